@@ -1,0 +1,21 @@
+"""scheduler_core: kube-scheduler v1.35's framework and default plugins, in pure Python.
+
+The public API is listed in docs/ENGINE_API.md; everything else is internal.
+"""
+
+from scheduler_core.events import Event, ExtensionPoint
+from scheduler_core.scenario import Limits, ScenarioError, ScenarioInvalid, load_scenario
+from scheduler_core.scheduler import simulate
+from scheduler_core.trace import TraceBuilder, trace_summary
+
+__all__ = [
+    "Event",
+    "ExtensionPoint",
+    "Limits",
+    "ScenarioError",
+    "ScenarioInvalid",
+    "TraceBuilder",
+    "load_scenario",
+    "simulate",
+    "trace_summary",
+]

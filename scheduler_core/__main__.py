@@ -1,0 +1,5 @@
+import sys
+
+from scheduler_core.cli import main
+
+sys.exit(main())

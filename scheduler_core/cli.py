@@ -1,0 +1,100 @@
+"""`python -m scheduler_core trace SCENARIO [--json]` and `python -m scheduler_core bench FILE`.
+
+Exit codes: 0 success, 2 invalid input (every problem listed on stderr, no traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Optional, Sequence
+
+from scheduler_core.report import render_report
+from scheduler_core.scenario import ScenarioInvalid, load_scenario
+from scheduler_core.scheduler import TIE_BREAK_FIRST, TIE_BREAK_RANDOM, simulate
+from scheduler_core.trace import TraceBuilder
+
+EXIT_INVALID = 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m scheduler_core",
+                                     description="Replay kube-scheduler v1.35's decisions on a scenario file.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    trace = commands.add_parser("trace", help="schedule the pending pods and report every step")
+    trace.add_argument("scenario", help="scenario YAML file ('-' for standard input)")
+    trace.add_argument("--json", action="store_true", help="print the trace summary JSON of the spec")
+    trace.add_argument("--events", action="store_true", help="print the raw event stream as JSON lines")
+    trace.add_argument("--tie-break", choices=(TIE_BREAK_FIRST, TIE_BREAK_RANDOM), default=TIE_BREAK_FIRST,
+                       help="first node in document order (default) or the real scheduler's random pick")
+    trace.add_argument("--seed", type=int, default=None, help="random seed for --tie-break random")
+    bench = commands.add_parser("bench", help="measure scheduling speed and memory on a scenario")
+    bench.add_argument("scenario")
+    bench.add_argument("--percentage", type=int, default=None,
+                       help="override percentageOfNodesToScore (0 = adaptive)")
+    bench.add_argument("--limit", type=int, default=None, help="schedule only the first N pending pods")
+    bench.add_argument("--json", action="store_true")
+    return parser
+
+
+def _read(path: str) -> bytes:
+    if path == "-":
+        return sys.stdin.buffer.read()
+    return Path(path).read_bytes()
+
+
+def _load(path: str):
+    try:
+        return load_scenario(_read(path))
+    except OSError as err:
+        print(f"error: cannot read {path}: {err.strerror}", file=sys.stderr)
+    except ScenarioInvalid as err:
+        print(f"error: {path} is not a valid scenario ({len(err.errors)} problem(s)):", file=sys.stderr)
+        for problem in err.errors:
+            print(f"  {problem}", file=sys.stderr)
+    return None
+
+
+def run_trace(args: argparse.Namespace) -> int:
+    scenario = _load(args.scenario)
+    if scenario is None:
+        return EXIT_INVALID
+    builder = TraceBuilder()
+    events = []
+    for event in simulate(scenario, tie_break=args.tie_break, seed=args.seed):
+        builder.add(event)
+        if args.events:
+            print(json.dumps(event.to_json(), sort_keys=True))
+        elif not args.json:
+            events.append(event)
+    if args.json:
+        print(json.dumps(builder.summary(), sort_keys=True))
+    elif not args.events:
+        print(render_report(events, scenario))
+    return 0
+
+
+def run_bench(args: argparse.Namespace) -> int:
+    from scheduler_core.bench import run_benchmark
+
+    scenario = _load(args.scenario)
+    if scenario is None:
+        return EXIT_INVALID
+    result = run_benchmark(scenario, percentage=args.percentage, limit=args.limit)
+    if args.json:
+        print(json.dumps(result.to_json(), sort_keys=True))
+    else:
+        print(result.render(args.scenario))
+    return 0
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "trace":
+            return run_trace(args)
+        return run_bench(args)
+    except BrokenPipeError:
+        return 0

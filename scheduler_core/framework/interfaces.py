@@ -1,0 +1,184 @@
+"""Extension-point protocols (framework/interface.go).
+
+A plugin is a class with a ``name``; it implements only the points it uses. The framework
+recognises a point by the method it defines, and a type checker can verify a plugin against the
+Protocol it claims. Methods return ``None`` for success, as Go returns a nil ``*Status``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar, Optional, Protocol, runtime_checkable
+
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot
+from scheduler_core.framework.status import MaybeStatus, Status
+from scheduler_core.model import Pod
+
+if TYPE_CHECKING:
+    from scheduler_core.framework.runtime import Framework
+
+MAX_NODE_SCORE = 100
+MIN_NODE_SCORE = 0
+
+
+@dataclass(frozen=True, slots=True)
+class PreFilterResult:
+    """The nodes a PreFilter plugin narrows the cycle to; ``None`` names means all nodes."""
+
+    node_names: Optional[frozenset[str]] = None
+
+    @property
+    def all_nodes(self) -> bool:
+        return self.node_names is None
+
+    def merge(self, other: Optional["PreFilterResult"]) -> "PreFilterResult":
+        if other is None or other.all_nodes:
+            return self
+        if self.all_nodes:
+            return other
+        return PreFilterResult(self.node_names & other.node_names)
+
+
+@dataclass(slots=True)
+class NodeScore:
+    name: str
+    score: int
+
+
+@dataclass(slots=True)
+class PostFilterResult:
+    nominated_node_name: Optional[str] = None
+    # Extra detail for pictures and the trace: node -> victims ("ns/name"), the victims picked.
+    candidates: dict[str, list[str]] = field(default_factory=dict)
+    victims: list[str] = field(default_factory=list)
+    nomination_tie: bool = False
+    # The FailedScheduling message's part after "<why>." ("preemption: 0/N nodes are available: ...",
+    # "preemption: not eligible due to preemptionPolicy=Never."); None when preemption made room.
+    message: Optional[str] = None
+
+
+@dataclass(slots=True)
+class NodeToStatus:
+    """framework.NodeToStatus: explicit per-node statuses, and one status for every other node."""
+
+    statuses: dict[str, Status]
+    absent: Status
+
+    def get(self, node: str) -> Status:
+        return self.statuses.get(node, self.absent)
+
+
+class Plugin(Protocol):
+    name: ClassVar[str]
+
+
+@runtime_checkable
+class QueueSortPlugin(Protocol):
+    name: ClassVar[str]
+
+    def less(self, a: Pod, b: Pod) -> bool: ...
+
+
+@runtime_checkable
+class PreFilterExtensions(Protocol):
+    """Incremental updates of PreFilter state when preemption adds or removes a pod."""
+
+    def add_pod(self, state: CycleState, pod: Pod, pod_to_add: PodInfo, node_info: NodeInfo) -> MaybeStatus: ...
+
+    def remove_pod(self, state: CycleState, pod: Pod, pod_to_remove: PodInfo, node_info: NodeInfo) -> MaybeStatus: ...
+
+
+@runtime_checkable
+class PreFilterPlugin(Protocol):
+    name: ClassVar[str]
+
+    def pre_filter(self, state: CycleState, pod: Pod,
+                   nodes: list[NodeInfo]) -> tuple[Optional[PreFilterResult], MaybeStatus]: ...
+
+    def pre_filter_extensions(self) -> Optional[PreFilterExtensions]: ...
+
+
+@runtime_checkable
+class FilterPlugin(Protocol):
+    name: ClassVar[str]
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus: ...
+
+
+@runtime_checkable
+class PostFilterPlugin(Protocol):
+    name: ClassVar[str]
+
+    def post_filter(self, state: CycleState, pod: Pod,
+                    statuses: "NodeToStatus") -> tuple[Optional[PostFilterResult], MaybeStatus]: ...
+
+
+@runtime_checkable
+class PreScorePlugin(Protocol):
+    name: ClassVar[str]
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> MaybeStatus: ...
+
+
+@runtime_checkable
+class ScorePlugin(Protocol):
+    name: ClassVar[str]
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, MaybeStatus]: ...
+
+
+@runtime_checkable
+class NormalizeScorePlugin(Protocol):
+    """A ScorePlugin with ScoreExtensions: rewrites ``scores`` in place to [0, 100]."""
+
+    name: ClassVar[str]
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> MaybeStatus: ...
+
+
+@runtime_checkable
+class ReservePlugin(Protocol):
+    name: ClassVar[str]
+
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> MaybeStatus: ...
+
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None: ...
+
+
+@runtime_checkable
+class PermitPlugin(Protocol):
+    name: ClassVar[str]
+
+    def permit(self, state: CycleState, pod: Pod, node_name: str) -> MaybeStatus: ...
+
+
+@runtime_checkable
+class PreBindPlugin(Protocol):
+    name: ClassVar[str]
+
+    def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> MaybeStatus: ...
+
+
+@runtime_checkable
+class BindPlugin(Protocol):
+    name: ClassVar[str]
+
+    def bind(self, state: CycleState, pod: Pod, node_name: str) -> MaybeStatus: ...
+
+
+@runtime_checkable
+class PostBindPlugin(Protocol):
+    name: ClassVar[str]
+
+    def post_bind(self, state: CycleState, pod: Pod, node_name: str) -> None: ...
+
+
+class Handle(Protocol):
+    """What a plugin may ask of the framework (framework.Handle), kept small on purpose."""
+
+    @property
+    def snapshot(self) -> Snapshot: ...
+
+    @property
+    def framework(self) -> "Framework": ...

@@ -1,0 +1,216 @@
+"""NodeInfo, PodInfo and the cycle's Snapshot (framework.NodeInfo / internal/cache.Snapshot).
+
+A NodeInfo aggregates what is bound to a node: its pods, the sum of their requests, used host
+ports, and the pods carrying (anti-)affinity, so plugins never rescan every pod.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping, Optional
+
+from scheduler_core.labels import Matcher, compile_selector, merge_match_label_keys
+from scheduler_core.model import CPU, MEMORY, Node, Pod, PodAffinityTerm, ResourceList, Scenario, Service, Workload
+from scheduler_core.resources import host_ports, non_zero_requests, pod_requests
+
+
+@dataclass(frozen=True, slots=True)
+class AffinityTerm:
+    """A PodAffinityTerm resolved for its pod: selector compiled, namespaces defaulted."""
+
+    namespaces: frozenset[str]
+    selector: Matcher
+    topology_key: str
+    namespace_selector: Matcher  # NOTHING when the term has none
+
+    def matches(self, pod: Pod, namespace_labels: Optional[Mapping[str, str]]) -> bool:
+        """framework.AffinityTerm.Matches: namespace (listed or selected) and labels."""
+        in_namespace = pod.namespace in self.namespaces or (
+            namespace_labels is not None and self.namespace_selector.matches(namespace_labels))
+        return in_namespace and self.selector.matches(pod.labels)
+
+
+@dataclass(frozen=True, slots=True)
+class WeightedAffinityTerm:
+    term: AffinityTerm
+    weight: int
+
+
+def resolve_term(pod: Pod, term: PodAffinityTerm) -> AffinityTerm:
+    """framework.newAffinityTerm: no namespaces and no namespaceSelector means the pod's own."""
+    selector = merge_match_label_keys(term.label_selector, term.match_label_keys, pod.labels, "In")
+    selector = merge_match_label_keys(selector, term.mismatch_label_keys, pod.labels, "NotIn")
+    namespaces = frozenset(term.namespaces)
+    if not namespaces and term.namespace_selector is None:
+        namespaces = frozenset((pod.namespace,))
+    return AffinityTerm(namespaces, compile_selector(selector), term.topology_key,
+                        compile_selector(term.namespace_selector))
+
+
+class PodInfo:
+    """A pod with its requests and affinity terms computed once (framework.PodInfo)."""
+
+    __slots__ = ("pod", "requests", "non_zero_requests", "required_affinity_terms",
+                 "required_anti_affinity_terms", "preferred_affinity_terms",
+                 "preferred_anti_affinity_terms")
+
+    def __init__(self, pod: Pod) -> None:
+        self.pod = pod
+        self.requests: ResourceList = pod_requests(pod)
+        self.non_zero_requests: ResourceList = non_zero_requests(pod)
+        affinity = pod.affinity
+        pod_aff = affinity.pod_affinity if affinity else None
+        anti = affinity.pod_anti_affinity if affinity else None
+        self.required_affinity_terms = [resolve_term(pod, t) for t in (pod_aff.required if pod_aff else ())]
+        self.required_anti_affinity_terms = [resolve_term(pod, t) for t in (anti.required if anti else ())]
+        self.preferred_affinity_terms = [
+            WeightedAffinityTerm(resolve_term(pod, w.term), w.weight) for w in (pod_aff.preferred if pod_aff else ())]
+        self.preferred_anti_affinity_terms = [
+            WeightedAffinityTerm(resolve_term(pod, w.term), w.weight) for w in (anti.preferred if anti else ())]
+
+    @property
+    def has_affinity(self) -> bool:
+        """Any pod (anti-)affinity at all: the pod goes on NodeInfo.pods_with_affinity."""
+        affinity = self.pod.affinity
+        return affinity is not None and (affinity.pod_affinity is not None or affinity.pod_anti_affinity is not None)
+
+    @property
+    def has_required_anti_affinity(self) -> bool:
+        return bool(self.required_anti_affinity_terms)
+
+    def __repr__(self) -> str:
+        return f"PodInfo({self.pod.key})"
+
+
+class NodeInfo:
+    """A node and what is bound to it. ``generation`` changes on every add/remove."""
+
+    __slots__ = ("node", "pods", "pods_with_affinity", "pods_with_required_anti_affinity",
+                 "requested", "non_zero_requested", "used_ports", "image_sizes", "generation")
+
+    def __init__(self, node: Node) -> None:
+        self.node = node
+        self.pods: list[PodInfo] = []
+        self.pods_with_affinity: list[PodInfo] = []
+        self.pods_with_required_anti_affinity: list[PodInfo] = []
+        self.requested: ResourceList = {}
+        self.non_zero_requested: ResourceList = {CPU: 0, MEMORY: 0}
+        # (hostIP, protocol, port) -> how many pods use it
+        self.used_ports: dict[tuple[str, str, int], int] = {}
+        # image name -> (size in bytes, number of nodes that have it), filled by the Snapshot
+        self.image_sizes: dict[str, tuple[int, int]] = {}
+        self.generation = 0
+
+    @property
+    def name(self) -> str:
+        return self.node.name
+
+    @property
+    def allocatable(self) -> ResourceList:
+        return self.node.allocatable
+
+    def add_pod(self, info: PodInfo) -> None:
+        self.pods.append(info)
+        if info.has_affinity:
+            self.pods_with_affinity.append(info)
+        if info.has_required_anti_affinity:
+            self.pods_with_required_anti_affinity.append(info)
+        self._account(info, +1)
+
+    def remove_pod(self, pod: Pod) -> PodInfo:
+        for index, info in enumerate(self.pods):
+            if info.pod is pod:
+                del self.pods[index]
+                break
+        else:
+            raise KeyError(f"pod {pod.key} is not on node {self.name}")
+        if info in self.pods_with_affinity:
+            self.pods_with_affinity.remove(info)
+        if info in self.pods_with_required_anti_affinity:
+            self.pods_with_required_anti_affinity.remove(info)
+        self._account(info, -1)
+        return info
+
+    def _account(self, info: PodInfo, sign: int) -> None:
+        for name, amount in info.requests.items():
+            self.requested[name] = self.requested.get(name, 0) + sign * amount
+        self.non_zero_requested[CPU] += sign * info.non_zero_requests.get(CPU, 0)
+        self.non_zero_requested[MEMORY] += sign * info.non_zero_requests.get(MEMORY, 0)
+        for port in host_ports(info.pod):
+            self.used_ports[port] = self.used_ports.get(port, 0) + sign
+            if self.used_ports[port] <= 0:
+                del self.used_ports[port]
+        self.generation += 1
+
+    def clone(self) -> "NodeInfo":
+        other = NodeInfo(self.node)
+        other.pods = list(self.pods)
+        other.pods_with_affinity = list(self.pods_with_affinity)
+        other.pods_with_required_anti_affinity = list(self.pods_with_required_anti_affinity)
+        other.requested = dict(self.requested)
+        other.non_zero_requested = dict(self.non_zero_requested)
+        other.used_ports = dict(self.used_ports)
+        other.image_sizes = self.image_sizes
+        other.generation = self.generation
+        return other
+
+    def __repr__(self) -> str:
+        return f"NodeInfo({self.name}, {len(self.pods)} pods)"
+
+
+@dataclass
+class Snapshot:
+    """The cluster as one cycle sees it: nodes in document order, pods bound to them."""
+
+    node_infos: list[NodeInfo]
+    namespace_labels: dict[str, dict[str, str]] = field(default_factory=dict)
+    services: list[Service] = field(default_factory=list)  # for PodTopologySpread's system defaults
+    workloads: list[Workload] = field(default_factory=list)  # ReplicaSets, StatefulSets, RCs
+    by_name: dict[str, NodeInfo] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.by_name = {info.name: info for info in self.node_infos}
+        self._index_images()
+
+    @classmethod
+    def from_scenario(cls, scenario: Scenario) -> "Snapshot":
+        snapshot = cls([NodeInfo(node) for node in scenario.nodes],
+                       {name: dict(ns.labels) for name, ns in scenario.namespaces.items()},
+                       list(scenario.services), list(scenario.workloads))
+        for pod in scenario.running_pods:
+            snapshot.by_name[pod.node_name].add_pod(PodInfo(pod))
+        return snapshot
+
+    def _index_images(self) -> None:
+        """framework.ImageStateSummary: each image's size and on how many nodes it is."""
+        counts: dict[str, int] = {}
+        for info in self.node_infos:
+            for image in info.node.images:
+                for name in image.names:
+                    counts[name] = counts.get(name, 0) + 1
+        for info in self.node_infos:
+            info.image_sizes = {name: (image.size_bytes, counts[name])
+                                for image in info.node.images for name in image.names}
+
+    def get(self, name: str) -> Optional[NodeInfo]:
+        return self.by_name.get(name)
+
+    def labels_of_namespace(self, namespace: str) -> dict[str, str]:
+        return self.namespace_labels.get(namespace, {})
+
+    def have_pods_with_affinity(self) -> list[NodeInfo]:
+        return [info for info in self.node_infos if info.pods_with_affinity]
+
+    def have_pods_with_required_anti_affinity(self) -> list[NodeInfo]:
+        return [info for info in self.node_infos if info.pods_with_required_anti_affinity]
+
+    def all_pods(self) -> Iterable[PodInfo]:
+        for info in self.node_infos:
+            yield from info.pods
+
+    def bind(self, pod: Pod, node_name: str) -> PodInfo:
+        """Assume the pod onto the node (the cache's AssumePod + FinishBinding)."""
+        pod.node_name = node_name
+        info = PodInfo(pod)
+        self.by_name[node_name].add_pod(info)
+        return info

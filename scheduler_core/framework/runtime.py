@@ -1,0 +1,270 @@
+"""Framework: runs the profile's plugins at each extension point (framework/runtime/framework.go).
+
+It returns what every plugin said, not only the verdict, because SchedLab shows each step.
+Two behaviours deliberately differ from the real framework, both for pictures only and both
+outcome-preserving: Filter runs EVERY plugin on a node (the verdict is still the first failure),
+and scoring also runs when a single node is feasible.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.interfaces import (
+    MAX_NODE_SCORE,
+    MIN_NODE_SCORE,
+    NodeScore,
+    NodeToStatus,
+    PostFilterResult,
+    PreFilterResult,
+)
+from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot
+from scheduler_core.framework.profile import Profile
+from scheduler_core.framework.status import Code, MaybeStatus, Status, is_success
+from scheduler_core.model import Pod
+
+
+@dataclass(slots=True)
+class PluginPreFilter:
+    plugin: str
+    result: Optional[PreFilterResult]
+    status: MaybeStatus
+
+
+@dataclass(slots=True)
+class PreFilterOutcome:
+    """RunPreFilterPlugins: the merged result and the status PreFilter stopped on, if any."""
+
+    per_plugin: list[PluginPreFilter]
+    result: PreFilterResult
+    status: MaybeStatus
+    narrowing_plugins: list[str]
+    skipped: list[str]
+    ran: list[str] = field(default_factory=list)  # plugins whose PreFilter returned Success
+
+
+@dataclass(slots=True)
+class NodeFilterOutcome:
+    """Every filter plugin's non-success status on one node, in Filter order."""
+
+    node: str
+    failures: list[Status]
+
+    @property
+    def first_failure(self) -> Optional[Status]:
+        return self.failures[0] if self.failures else None
+
+
+@dataclass(slots=True)
+class ScoreOutcome:
+    plugin: str
+    raw: dict[str, int]
+    normalized: dict[str, int]
+    weight: int
+    weighted: dict[str, int]
+
+
+class Framework:
+    def __init__(self, profile: Profile, snapshot: Snapshot) -> None:
+        self.profile = profile
+        self.snapshot = snapshot
+
+    # The Handle protocol, so plugins can reach the framework (preemption re-runs filters).
+    @property
+    def framework(self) -> "Framework":
+        return self
+
+    @property
+    def percentage_of_nodes_to_score(self) -> Optional[int]:
+        return self.profile.percentage_of_nodes_to_score
+
+    def plugin(self, name: str) -> Any:
+        return self.profile.instances.get(name)
+
+    # ------------------------------------------------------------------ PreFilter
+
+    def run_pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> PreFilterOutcome:
+        outcome = PreFilterOutcome([], PreFilterResult(), None, [], [])
+        for plugin in self.profile["preFilter"]:
+            result, status = plugin.pre_filter(state, pod, nodes)
+            outcome.per_plugin.append(PluginPreFilter(plugin.name, result, status))
+            if status is not None and status.is_skip:
+                state.skip_filter_plugins.add(plugin.name)
+                outcome.skipped.append(plugin.name)
+                continue
+            if not is_success(status):
+                status = status.with_plugin(plugin.name)
+                if status.code == Code.UNSCHEDULABLE:
+                    outcome.status = status  # later PreFilters still run (kubernetes#119770)
+                    continue
+                if status.code != Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                    status = Status(Code.ERROR, (f'running PreFilter plugin "{plugin.name}": {status.message}',),
+                                    plugin.name)
+                outcome.status = status
+                return outcome
+            outcome.ran.append(plugin.name)
+            if result is not None and not result.all_nodes:
+                outcome.narrowing_plugins.append(plugin.name)
+            outcome.result = outcome.result.merge(result)
+            if not outcome.result.all_nodes and not outcome.result.node_names:
+                outcome.status = Status.unresolvable(_narrowed_to_nothing(outcome.narrowing_plugins))
+                return outcome
+        return outcome
+
+    def run_pre_filter_add_pod(self, state: CycleState, pod: Pod, added: PodInfo, node_info: NodeInfo) -> MaybeStatus:
+        return self._run_extensions(state, pod, added, node_info, "add_pod")
+
+    def run_pre_filter_remove_pod(self, state: CycleState, pod: Pod, removed: PodInfo,
+                                  node_info: NodeInfo) -> MaybeStatus:
+        return self._run_extensions(state, pod, removed, node_info, "remove_pod")
+
+    def _run_extensions(self, state: CycleState, pod: Pod, other: PodInfo, node_info: NodeInfo,
+                        method: str) -> MaybeStatus:
+        for plugin in self.profile["preFilter"]:
+            extensions = plugin.pre_filter_extensions()
+            if extensions is None or plugin.name in state.skip_filter_plugins:
+                continue
+            status = getattr(extensions, method)(state, pod, other, node_info)
+            if not is_success(status):
+                return Status.error(f'running {method} on PreFilter plugin "{plugin.name}": {status.message}')
+        return None
+
+    # ------------------------------------------------------------------ Filter
+
+    def run_filter_all(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> NodeFilterOutcome:
+        """Every filter plugin on the node, recording each failure (the first is the verdict)."""
+        failures: list[Status] = []
+        for plugin in self.profile["filter"]:
+            if plugin.name in state.skip_filter_plugins:
+                continue
+            status = plugin.filter(state, pod, node_info)
+            if status is not None and status.code != Code.SUCCESS:
+                failures.append(self._filter_status(plugin.name, status))
+        return NodeFilterOutcome(node_info.name, failures)
+
+    def run_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus:
+        """RunFilterPlugins: stops at the first failure, as the real framework (and preemption) does."""
+        for plugin in self.profile["filter"]:
+            if plugin.name in state.skip_filter_plugins:
+                continue
+            status = plugin.filter(state, pod, node_info)
+            if status is not None and status.code != Code.SUCCESS:
+                return self._filter_status(plugin.name, status)
+        return None
+
+    @staticmethod
+    def _filter_status(plugin: str, status: Status) -> Status:
+        if status.is_rejected:
+            return status.with_plugin(plugin)
+        return Status(Code.ERROR, (f'running "{plugin}" filter plugin: {status.message}',), plugin)
+
+    @property
+    def has_filter_plugins(self) -> bool:
+        return bool(self.profile["filter"])
+
+    # ------------------------------------------------------------------ PostFilter
+
+    def run_post_filter(self, state: CycleState, pod: Pod,
+                        statuses: NodeToStatus) -> tuple[Optional[str], Optional[PostFilterResult], MaybeStatus]:
+        """RunPostFilterPlugins: the first plugin that succeeds wins; otherwise the last status."""
+        last: tuple[Optional[str], Optional[PostFilterResult], MaybeStatus] = (None, None, None)
+        for plugin in self.profile["postFilter"]:
+            result, status = plugin.post_filter(state, pod, statuses)
+            if is_success(status):
+                return plugin.name, result, None
+            last = (plugin.name, result, status.with_plugin(plugin.name))
+            if status.code != Code.UNSCHEDULABLE:
+                break
+        return last
+
+    @property
+    def has_post_filter_plugins(self) -> bool:
+        return bool(self.profile["postFilter"])
+
+    # ------------------------------------------------------------------ PreScore / Score
+
+    def run_pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> list[tuple[str, MaybeStatus]]:
+        results: list[tuple[str, MaybeStatus]] = []
+        for plugin in self.profile["preScore"]:
+            status = plugin.pre_score(state, pod, nodes)
+            if status is not None and status.is_skip:
+                state.skip_score_plugins.add(plugin.name)
+            results.append((plugin.name, status))
+        return results
+
+    def score_plugins(self, state: CycleState) -> list[Any]:
+        return [p for p in self.profile["score"] if p.name not in state.skip_score_plugins]
+
+    def run_score_plugin(self, plugin: Any, state: CycleState, pod: Pod,
+                         nodes: list[NodeInfo]) -> tuple[Optional[ScoreOutcome], MaybeStatus]:
+        """Score, NormalizeScore and weight for one plugin over the feasible nodes."""
+        scores: list[NodeScore] = []
+        for node_info in nodes:
+            value, status = plugin.score(state, pod, node_info)
+            if not is_success(status):
+                return None, Status.error(f'plugin "{plugin.name}" failed with: {status.message}')
+            scores.append(NodeScore(node_info.name, value))
+        raw = {s.name: s.score for s in scores}
+        if hasattr(plugin, "normalize_score"):
+            status = plugin.normalize_score(state, pod, scores)
+            if not is_success(status):
+                return None, Status.error(f'plugin "{plugin.name}" failed with: {status.message}')
+        weight = self.profile.weights.get(plugin.name, 1)
+        for s in scores:
+            if not MIN_NODE_SCORE <= s.score <= MAX_NODE_SCORE:
+                return None, Status.error(
+                    f'plugin "{plugin.name}" returns an invalid score {s.score}, '
+                    f"it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing")
+        normalized = {s.name: s.score for s in scores}
+        weighted = {name: value * weight for name, value in normalized.items()}
+        return ScoreOutcome(plugin.name, raw, normalized, weight, weighted), None
+
+    # ------------------------------------------------------------------ binding cycle
+
+    def run_reserve(self, state: CycleState, pod: Pod, node: str) -> list[tuple[str, MaybeStatus]]:
+        return self._run_each("reserve", state, pod, node)
+
+    def run_unreserve(self, state: CycleState, pod: Pod, node: str) -> None:
+        for plugin in reversed(self.profile["reserve"]):
+            plugin.unreserve(state, pod, node)
+
+    def run_permit(self, state: CycleState, pod: Pod, node: str) -> list[tuple[str, MaybeStatus]]:
+        return self._run_each("permit", state, pod, node)
+
+    def run_pre_bind(self, state: CycleState, pod: Pod, node: str) -> list[tuple[str, MaybeStatus]]:
+        return self._run_each("preBind", state, pod, node, method="pre_bind")
+
+    def run_bind(self, state: CycleState, pod: Pod, node: str) -> list[tuple[str, MaybeStatus]]:
+        """Bind plugins run until one does not Skip."""
+        results: list[tuple[str, MaybeStatus]] = []
+        for plugin in self.profile["bind"]:
+            status = plugin.bind(state, pod, node)
+            results.append((plugin.name, status))
+            if status is None or not status.is_skip:
+                break
+        return results
+
+    def run_post_bind(self, state: CycleState, pod: Pod, node: str) -> list[tuple[str, MaybeStatus]]:
+        results: list[tuple[str, MaybeStatus]] = []
+        for plugin in self.profile["postBind"]:
+            plugin.post_bind(state, pod, node)
+            results.append((plugin.name, None))
+        return results
+
+    def _run_each(self, point: str, state: CycleState, pod: Pod, node: str,
+                  method: Optional[str] = None) -> list[tuple[str, MaybeStatus]]:
+        results: list[tuple[str, MaybeStatus]] = []
+        for plugin in self.profile[point]:
+            status = getattr(plugin, method or point)(state, pod, node)
+            results.append((plugin.name, status))
+            if not is_success(status) and not status.is_skip:
+                break
+        return results
+
+
+def _narrowed_to_nothing(plugins: list[str]) -> str:
+    if len(plugins) == 1:
+        return f"node(s) didn't satisfy plugin {plugins[0]}"
+    return f"node(s) didn't satisfy plugin(s) [{' '.join(plugins)}] simultaneously"

@@ -1,0 +1,97 @@
+"""Status: what a plugin says at an extension point (framework.Status).
+
+Expected rejections are statuses, never exceptions. ``None`` stands for success, as a nil
+``*Status`` does in Go: it keeps the hot Filter/Score paths allocation-free.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Optional
+
+
+class Code(IntEnum):
+    SUCCESS = 0
+    ERROR = 1
+    UNSCHEDULABLE = 2
+    UNSCHEDULABLE_AND_UNRESOLVABLE = 3
+    WAIT = 4
+    SKIP = 5
+    PENDING = 6
+
+    @property
+    def label(self) -> str:
+        """The name the framework prints (``UnschedulableAndUnresolvable``)."""
+        return _CODE_LABELS[self]
+
+
+_CODE_LABELS = {
+    Code.SUCCESS: "Success",
+    Code.ERROR: "Error",
+    Code.UNSCHEDULABLE: "Unschedulable",
+    Code.UNSCHEDULABLE_AND_UNRESOLVABLE: "UnschedulableAndUnresolvable",
+    Code.WAIT: "Wait",
+    Code.SKIP: "Skip",
+    Code.PENDING: "Pending",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    code: Code
+    reasons: tuple[str, ...] = ()
+    plugin: str = ""
+
+    @staticmethod
+    def unschedulable(*reasons: str) -> "Status":
+        return Status(Code.UNSCHEDULABLE, reasons)
+
+    @staticmethod
+    def unresolvable(*reasons: str) -> "Status":
+        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, reasons)
+
+    @staticmethod
+    def error(message: str) -> "Status":
+        return Status(Code.ERROR, (message,))
+
+    @staticmethod
+    def skip() -> "Status":
+        return SKIP
+
+    @property
+    def is_success(self) -> bool:
+        return self.code == Code.SUCCESS
+
+    @property
+    def is_skip(self) -> bool:
+        return self.code == Code.SKIP
+
+    @property
+    def is_rejected(self) -> bool:
+        """Unschedulable or UnschedulableAndUnresolvable (framework.Status.IsRejected)."""
+        return self.code in (Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+
+    @property
+    def message(self) -> str:
+        return ", ".join(self.reasons)
+
+    def with_plugin(self, plugin: str) -> "Status":
+        return Status(self.code, self.reasons, plugin)
+
+    def to_json(self) -> dict:
+        return {"code": self.code.label, "reasons": list(self.reasons)}
+
+
+SKIP = Status(Code.SKIP)
+
+# A plugin returns ``None`` for success; helpers accept both spellings.
+MaybeStatus = Optional[Status]
+
+
+def is_success(status: MaybeStatus) -> bool:
+    return status is None or status.code == Code.SUCCESS
+
+
+def status_json(status: MaybeStatus) -> Optional[dict]:
+    return None if is_success(status) else status.to_json()

@@ -1,0 +1,47 @@
+"""The in-tree plugins of kube-scheduler v1.35 that a scenario without volumes or DRA objects needs.
+
+Each plugin module (or package, for the big ones) exposes ``new(args, handle)``, its factory.
+"""
+
+from __future__ import annotations
+
+from scheduler_core import names
+from scheduler_core.plugins import (
+    default_binder,
+    default_preemption,
+    dynamic_resources,
+    image_locality,
+    inter_pod_affinity,
+    node_affinity,
+    node_name,
+    node_ports,
+    node_resources,
+    node_unschedulable,
+    pod_topology_spread,
+    queue_sort,
+    scheduling_gates,
+    taint_toleration,
+    volumes,
+)
+
+IN_TREE = {
+    names.SCHEDULING_GATES: scheduling_gates.new,
+    names.PRIORITY_SORT: queue_sort.new,
+    names.NODE_UNSCHEDULABLE: node_unschedulable.new,
+    names.NODE_NAME: node_name.new,
+    names.TAINT_TOLERATION: taint_toleration.new,
+    names.NODE_AFFINITY: node_affinity.new,
+    names.NODE_PORTS: node_ports.new,
+    names.NODE_RESOURCES_FIT: node_resources.new_fit,
+    names.NODE_RESOURCES_BALANCED_ALLOCATION: node_resources.new_balanced_allocation,
+    names.VOLUME_RESTRICTIONS: volumes.new_volume_restrictions,
+    names.NODE_VOLUME_LIMITS: volumes.new_node_volume_limits,
+    names.VOLUME_BINDING: volumes.new_volume_binding,
+    names.VOLUME_ZONE: volumes.new_volume_zone,
+    names.POD_TOPOLOGY_SPREAD: pod_topology_spread.new,
+    names.INTER_POD_AFFINITY: inter_pod_affinity.new,
+    names.DYNAMIC_RESOURCES: dynamic_resources.new,
+    names.DEFAULT_PREEMPTION: default_preemption.new,
+    names.IMAGE_LOCALITY: image_locality.new,
+    names.DEFAULT_BINDER: default_binder.new,
+}

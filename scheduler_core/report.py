@@ -1,0 +1,68 @@
+"""The readable per-cycle report `python -m scheduler_core trace FILE` prints without --json."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from scheduler_core.events import Event, ExtensionPoint
+from scheduler_core.model import Scenario
+
+MAX_NODES_LISTED = 20
+
+
+def _status_text(status: dict) -> str:
+    return f"{status['code']}: {', '.join(status['reasons'])}" if status["reasons"] else status["code"]
+
+
+def _cut(names: list[str]) -> str:
+    shown = ", ".join(names[:MAX_NODES_LISTED])
+    more = len(names) - MAX_NODES_LISTED
+    return shown + (f", … (+{more})" if more > 0 else "")
+
+
+def _line(event: Event) -> list[str]:
+    p = event.payload.to_json()
+    point = event.extension_point
+    who = event.plugin or "framework"
+    if point is ExtensionPoint.CYCLE_START:
+        return [f"\n== cycle {event.cycle + 1}/{p['cycles']}: pod {p['pod']} (priority {p['priority']})"]
+    if point is ExtensionPoint.PRE_FILTER and event.plugin:
+        status = p["status"]
+        narrowed = f" -> nodes {_cut(p['nodeNames'])}" if p["nodeNames"] is not None else ""
+        return [f"  PreFilter  {who}: {_status_text(status) if status else 'Success'}{narrowed}"]
+    if point is ExtensionPoint.FILTER and event.plugin:
+        rejected = p["statuses"]
+        if not rejected:
+            return [f"  Filter     {who}: all {p['evaluated']} node(s) pass"]
+        lines = [f"  Filter     {who}: {len(rejected)} of {p['evaluated']} node(s) rejected"]
+        for node, status in list(rejected.items())[:MAX_NODES_LISTED]:
+            lines.append(f"               {node}: {_status_text(status)}")
+        return lines
+    if point is ExtensionPoint.FILTER:
+        return [f"  feasible:  {_cut(p['feasibleNodes']) or '(none)'}"]
+    if point is ExtensionPoint.POST_FILTER:
+        return [f"  PostFilter {who}: {p['code']} {'; '.join(p['reasons'])}"
+                f" nominated={p['nominatedNodeName']}"]
+    if point is ExtensionPoint.PRE_SCORE:
+        return [f"  PreScore   {who}: {_status_text(p['status']) if p['status'] else 'Success'}"]
+    if point is ExtensionPoint.NORMALIZE_SCORE:
+        pairs = [f"{n}={p['normalized'][n]}x{p['weight']}" for n in list(p["normalized"])[:MAX_NODES_LISTED]]
+        return [f"  Score      {who}: {', '.join(pairs)}"]
+    if point is ExtensionPoint.TOTAL:
+        if p.get("error"):
+            return [f"  error:     {p['error']}"]
+        ranked = sorted(p["totalScores"].items(), key=lambda kv: -kv[1])[:MAX_NODES_LISTED]
+        return [f"  total:     {', '.join(f'{n}={s}' for n, s in ranked)}"]
+    if point is ExtensionPoint.CYCLE_END:
+        if p["nodeName"]:
+            return [f"  => bound to {p['nodeName']}"]
+        return [f"  => unschedulable: {p.get('failedSchedulingMessage') or p.get('error')}"]
+    return []
+
+
+def render_report(events: Iterable[Event], scenario: Scenario) -> str:
+    lines = [f"{len(scenario.nodes)} node(s), {len(scenario.running_pods)} running pod(s), "
+             f"{len(scenario.pending_pods)} pending pod(s)"]
+    for event in events:
+        lines.extend(_line(event))
+    return "\n".join(lines)

@@ -1,0 +1,318 @@
+"""The scheduling loop: one cycle per pending pod, in queue order (schedule_one.go).
+
+Each cycle runs PreFilter, Filter (every plugin on every candidate node, from the rotating start
+index, until ``numFeasibleNodesToFind`` nodes fit), PostFilter when nothing fits, then PreScore,
+Score, NormalizeScore, host selection and the binding cycle; a bound pod joins the snapshot and
+counts as running for every later cycle. Everything it learns goes out as ``Event``s.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from dataclasses import dataclass
+from typing import Iterator, Optional
+
+from scheduler_core.events import (
+    BindingStep,
+    CycleEnd,
+    CycleStart,
+    Event,
+    ExtensionPoint,
+    FilterPluginResult,
+    FilterSummary,
+    NormalizeResult,
+    Payload,
+    PostFilterOutcome,
+    PreFilterPluginResult,
+    PreFilterSummary,
+    PreScorePluginResult,
+    QueueSortResult,
+    ScoreResult,
+    TotalResult,
+)
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.diagnosis import fit_error_message
+from scheduler_core.framework.interfaces import NodeToStatus
+from scheduler_core.framework.node_info import NodeInfo, Snapshot
+from scheduler_core.framework.profile import build_profile
+from scheduler_core.framework.runtime import Framework, NodeFilterOutcome, PreFilterOutcome
+from scheduler_core.framework.status import Code, Status, is_success, status_json
+from scheduler_core.model import Pod, Scenario
+
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+BASE_PERCENTAGE_OF_NODES_TO_SCORE = 50
+
+TIE_BREAK_FIRST = "first"
+TIE_BREAK_RANDOM = "random"
+
+
+def num_feasible_nodes_to_find(percentage: Optional[int], num_all_nodes: int) -> int:
+    """How many feasible nodes Filter looks for before it stops (seed 002).
+
+    Under 100 nodes, or at 100 %, every node. Percentage 0 is adaptive: 50 % minus 1 % per 125
+    nodes, never under 5 %; and never fewer than 100 nodes.
+    """
+    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        return num_all_nodes
+    percentage = percentage or 0
+    if percentage >= 100:
+        return num_all_nodes
+    if percentage == 0:
+        percentage = max(BASE_PERCENTAGE_OF_NODES_TO_SCORE - num_all_nodes // 125,
+                         MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
+    return max(num_all_nodes * percentage // 100, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+class FrameworkHandle:
+    """What plugins get at construction: the live snapshot, and the framework once it exists."""
+
+    def __init__(self, snapshot: Optional[Snapshot]) -> None:
+        self.snapshot = snapshot
+        self.framework: Optional[Framework] = None
+
+
+@dataclass(slots=True)
+class FilterPass:
+    candidates: list[NodeInfo]
+    outcomes: list[NodeFilterOutcome]  # evaluated nodes, in evaluation order
+    feasible: list[NodeInfo]  # in document order
+    start_index: int
+    num_to_find: int
+
+
+class Scheduler:
+    def __init__(self, scenario: Scenario, tie_break: str = TIE_BREAK_FIRST, seed: Optional[int] = None) -> None:
+        self.snapshot = Snapshot.from_scenario(scenario)
+        handle = FrameworkHandle(self.snapshot)
+        self.framework = Framework(build_profile(scenario.config, handle), self.snapshot)
+        handle.framework = self.framework
+        self.queue = self._sorted_queue(scenario.pending_pods)
+        self.tie_break = tie_break
+        self.rng = random.Random(seed)
+        self.next_start_node_index = 0
+
+    def _sorted_queue(self, pending: list[Pod]) -> list[Pod]:
+        sorter = self.framework.profile["queueSort"][0]
+        return sorted(pending, key=functools.cmp_to_key(
+            lambda a, b: -1 if sorter.less(a, b) else (1 if sorter.less(b, a) else 0)))
+
+    def run(self) -> Iterator[Event]:
+        for cycle, pod in enumerate(self.queue):
+            yield from Cycle(self, cycle, pod).run()
+
+
+class Cycle:
+    """One scheduling cycle of one pod; ``run`` yields its events."""
+
+    def __init__(self, scheduler: Scheduler, index: int, pod: Pod) -> None:
+        self.scheduler = scheduler
+        self.fw = scheduler.framework
+        self.snapshot = scheduler.snapshot
+        self.index = index
+        self.pod = pod
+        self.state = CycleState()
+
+    def event(self, point: ExtensionPoint, plugin: Optional[str], payload: Payload) -> Event:
+        return Event(self.index, self.pod.key, point, plugin, payload)
+
+    def run(self) -> Iterator[Event]:
+        yield from self._start()
+        nodes = self.snapshot.node_infos
+        pre = self.fw.run_pre_filter(self.state, self.pod, nodes)
+        yield from self._pre_filter_events(pre)
+        if not is_success(pre.status):
+            yield from self._unschedulable_after_pre_filter(pre.status)
+            return
+        absent = self._absent_status(pre)
+        passed = self._filter(nodes, pre)
+        yield from self._filter_events(passed)
+        if not passed.feasible:
+            yield from self._unschedulable_after_filter(passed, absent)
+            return
+        yield from self._score_and_bind(passed.feasible)
+
+    # ------------------------------------------------------------------ start and PreFilter
+
+    def _start(self) -> Iterator[Event]:
+        queue = [p.key for p in self.scheduler.queue[self.index:]]
+        pod = self.pod
+        yield self.event(ExtensionPoint.CYCLE_START, None, CycleStart(
+            pod.key, pod.namespace, pod.name, pod.priority, dict(pod.labels), queue,
+            len(self.snapshot.node_infos), len(self.scheduler.queue)))
+        sorter = self.fw.profile["queueSort"][0]
+        yield self.event(ExtensionPoint.QUEUE_SORT, sorter.name, QueueSortResult(queue))
+
+    def _pre_filter_events(self, pre: PreFilterOutcome) -> Iterator[Event]:
+        for item in pre.per_plugin:
+            names = sorted(item.result.node_names) if item.result and not item.result.all_nodes else None
+            state = None
+            if is_success(item.status):
+                state = _plugin_state_json(self.fw.plugin(item.plugin), "pre_filter_state_json", self.state)
+            yield self.event(ExtensionPoint.PRE_FILTER, item.plugin,
+                             PreFilterPluginResult(status_json(item.status), names, state))
+        merged = None if pre.result.all_nodes else sorted(pre.result.node_names)
+        yield self.event(ExtensionPoint.PRE_FILTER, None, PreFilterSummary(
+            status_json(pre.status), merged, list(pre.skipped), list(pre.narrowing_plugins)))
+
+    @staticmethod
+    def _absent_status(pre: PreFilterOutcome) -> Status:
+        if pre.result.all_nodes:
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+        plugins = " ".join(sorted(pre.narrowing_plugins))
+        return Status.unresolvable(f"node(s) didn't satisfy plugin(s) [{plugins}]")
+
+    # ------------------------------------------------------------------ Filter
+
+    def _filter(self, nodes: list[NodeInfo], pre: PreFilterOutcome) -> FilterPass:
+        candidates = nodes
+        if not pre.result.all_nodes:
+            candidates = [n for n in nodes if n.name in pre.result.node_names]
+        total = len(candidates)
+        num_to_find = num_feasible_nodes_to_find(self.fw.percentage_of_nodes_to_score, total)
+        start = self.scheduler.next_start_node_index
+        outcomes: list[NodeFilterOutcome] = []
+        feasible: list[NodeInfo] = []
+        for i in range(total):
+            node_info = candidates[(start + i) % total]
+            outcome = self.fw.run_filter_all(self.state, self.pod, node_info)
+            outcomes.append(outcome)
+            if not outcome.failures:
+                feasible.append(node_info)
+                if len(feasible) >= num_to_find:
+                    break
+        if nodes:
+            self.scheduler.next_start_node_index = (start + len(outcomes)) % len(nodes)
+        feasible.sort(key=lambda info: info.node.doc_index)
+        return FilterPass(candidates, outcomes, feasible, start % total if total else 0, num_to_find)
+
+    def _filter_events(self, passed: FilterPass) -> Iterator[Event]:
+        per_plugin: dict[str, dict[str, dict]] = {
+            p.name: {} for p in self.fw.profile["filter"] if p.name not in self.state.skip_filter_plugins}
+        for outcome in passed.outcomes:
+            for status in outcome.failures:
+                per_plugin[status.plugin][outcome.node] = status.to_json()
+        evaluated = len(passed.outcomes)
+        for plugin, statuses in per_plugin.items():
+            yield self.event(ExtensionPoint.FILTER, plugin, FilterPluginResult(statuses, evaluated))
+        yield self.event(ExtensionPoint.FILTER, None, FilterSummary(
+            [o.node for o in passed.outcomes], [n.name for n in passed.feasible], passed.num_to_find,
+            passed.start_index))
+
+    # ------------------------------------------------------------------ no node fits
+
+    def _unschedulable_after_pre_filter(self, status: Status) -> Iterator[Event]:
+        total = len(self.snapshot.node_infos)
+        if status.code == Code.ERROR:
+            yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(None, status.message))
+            return
+        post_message = yield from self._post_filter(NodeToStatus({}, status))
+        message = fit_error_message(total, pre_filter_message=status.message, post_filter_message=post_message)
+        yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(None, message))
+
+    def _unschedulable_after_filter(self, passed: FilterPass, absent: Status) -> Iterator[Event]:
+        statuses = {o.node: o.first_failure for o in passed.outcomes if o.first_failure is not None}
+        errors = [s for s in statuses.values() if s.code == Code.ERROR]
+        if errors:
+            yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(None, errors[0].message))
+            return
+        post_message = yield from self._post_filter(NodeToStatus(statuses, absent))
+        message = fit_error_message(len(self.snapshot.node_infos), node_statuses=statuses,
+                                    absent_reasons=absent.reasons, post_filter_message=post_message)
+        yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(None, message))
+
+    def _post_filter(self, statuses: NodeToStatus):
+        """Runs PostFilter (a dry run: nothing is evicted); returns the message's preemption part."""
+        if not self.fw.has_post_filter_plugins:
+            return None
+        plugin, result, status = self.fw.run_post_filter(self.state, self.pod, statuses)
+        code = "Success" if is_success(status) else status.code.label
+        reasons = [] if is_success(status) else list(status.reasons)
+        yield self.event(ExtensionPoint.POST_FILTER, plugin, PostFilterOutcome(
+            code, reasons, result.nominated_node_name if result else None,
+            dict(result.candidates) if result else {}, list(result.victims) if result else [],
+            result.nomination_tie if result else False))
+        if result is not None:
+            return result.message
+        return None if is_success(status) else status.message
+
+    # ------------------------------------------------------------------ scoring and binding
+
+    def _score_and_bind(self, feasible: list[NodeInfo]) -> Iterator[Event]:
+        for plugin, status in self.fw.run_pre_score(self.state, self.pod, feasible):
+            state = None
+            if is_success(status):
+                state = _plugin_state_json(self.fw.plugin(plugin), "pre_score_state_json", self.state)
+            yield self.event(ExtensionPoint.PRE_SCORE, plugin, PreScorePluginResult(status_json(status), state))
+            if not is_success(status) and not status.is_skip:
+                yield from self._scoring_error(f'running PreScore plugin "{plugin}": {status.message}')
+                return
+        totals = {info.name: 0 for info in feasible}
+        for plugin in self.fw.score_plugins(self.state):
+            outcome, error = self.fw.run_score_plugin(plugin, self.state, self.pod, feasible)
+            if error is not None:
+                yield from self._scoring_error(error.message)
+                return
+            yield self.event(ExtensionPoint.SCORE, plugin.name, ScoreResult(outcome.raw))
+            yield self.event(ExtensionPoint.NORMALIZE_SCORE, plugin.name,
+                             NormalizeResult(outcome.normalized, outcome.weight, outcome.weighted))
+            for name, value in outcome.weighted.items():
+                totals[name] += value
+        chosen, ties = self._select_host(totals)
+        yield self.event(ExtensionPoint.TOTAL, None, TotalResult(totals, chosen, ties))
+        yield from self._bind(chosen)
+
+    def _scoring_error(self, message: str) -> Iterator[Event]:
+        yield self.event(ExtensionPoint.TOTAL, None, TotalResult({}, None, [], error=message))
+        yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(None, error=message))
+
+    def _select_host(self, totals: dict[str, int]) -> tuple[str, list[str]]:
+        best = max(totals.values())
+        ties = [name for name, total in totals.items() if total == best]  # document order
+        if self.scheduler.tie_break == TIE_BREAK_RANDOM:
+            return self.scheduler.rng.choice(ties), ties
+        return ties[0], ties
+
+    def _bind(self, node: str) -> Iterator[Event]:
+        self.snapshot.bind(self.pod, node)  # assume: the pod counts on the node from now on
+        steps = (
+            (ExtensionPoint.RESERVE, self.fw.run_reserve),
+            (ExtensionPoint.PERMIT, self.fw.run_permit),
+            (ExtensionPoint.PRE_BIND, self.fw.run_pre_bind),
+            (ExtensionPoint.BIND, self.fw.run_bind),
+            (ExtensionPoint.POST_BIND, self.fw.run_post_bind),
+        )
+        for point, run in steps:
+            for plugin, status in run(self.state, self.pod, node):
+                yield self.event(point, plugin, BindingStep(status_json(status), node))
+                if not is_success(status) and not status.is_skip:
+                    yield from self._binding_failed(point, plugin, status, node)
+                    return
+        yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(node))
+
+    def _binding_failed(self, point: ExtensionPoint, plugin: str, status: Status, node: str) -> Iterator[Event]:
+        self.fw.run_unreserve(self.state, self.pod, node)
+        self.snapshot.by_name[node].remove_pod(self.pod)
+        self.pod.node_name = ""
+        message = f'running {point.value} plugin "{plugin}": {status.message}'
+        yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(None, error=message))
+
+
+def _plugin_state_json(plugin, method: str, state: CycleState):
+    describe = getattr(plugin, method, None)
+    return describe(state) if describe is not None else None
+
+
+def simulate(scenario: Scenario, *, tie_break: str = TIE_BREAK_FIRST, seed: Optional[int] = None) -> Iterator[Event]:
+    """Replays the scenario's scheduling cycles; the scenario's pods are not modified."""
+    return Scheduler(_fresh_copy(scenario), tie_break, seed).run()
+
+
+def _fresh_copy(scenario: Scenario) -> Scenario:
+    """Binding sets ``pod.node_name``: work on copies so a Scenario can be simulated twice."""
+    import copy
+
+    pods = [copy.copy(p) for p in scenario.pods]
+    return Scenario(scenario.nodes, pods, scenario.namespaces, scenario.services, scenario.workloads,
+                    scenario.config)

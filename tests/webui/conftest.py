@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+import os
+
+import pytest
+from django.test import Client
+
+from tests.webui import support
+
+SERVICES = {"PostgreSQL": ("127.0.0.1", 5432), "Redis": ("127.0.0.1", 6379)}
+
+
+@pytest.fixture(autouse=True)
+def _require_services(request) -> None:
+    """`service` tests skip when PostgreSQL/Redis are missing locally, but fail under CI."""
+    if request.node.get_closest_marker("service") is None:
+        return
+    missing = [name for name, address in SERVICES.items() if not support.reachable(*address)]
+    if not missing:
+        return
+    message = f"{', '.join(missing)} not reachable on 127.0.0.1"
+    if os.environ.get("CI"):
+        pytest.fail(message + " (CI is set: service tests must run)")
+    pytest.skip(message)
+
+
+@pytest.fixture
+def owner(db) -> Client:
+    """An anonymous visitor with a session (the embedded single-user default)."""
+    client = Client()
+    client.get("/api/session")
+    return client
+
+
+@pytest.fixture
+def stranger(db) -> Client:
+    client = Client()
+    client.get("/api/session")
+    return client
+
+
+@pytest.fixture
+def small_text() -> str:
+    return support.scenario_text(nodes=3, pending=2, running=1)
+
+
+@pytest.fixture
+def scenario(owner: Client, small_text: str) -> dict:
+    response = owner.post("/api/scenarios", {"name": "small", "text": small_text}, content_type="application/json")
+    assert response.status_code == 201, response.content
+    return response.json()

@@ -1,0 +1,238 @@
+"""Helpers for tests that talk to real processes: an HTTP client with session + CSRF, a minimal
+websocket client, scenario builders, and process management."""
+
+from __future__ import annotations
+
+import base64
+import http.cookiejar
+import json
+import os
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+PYTHON = sys.executable
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def reachable(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def wait_until(predicate, timeout: float, interval: float = 0.2, what: str = "condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+# --- scenarios ----------------------------------------------------------------------------------
+
+
+def node_yaml(name: str, zone: str) -> str:
+    return f"""apiVersion: v1
+kind: Node
+metadata:
+  name: {name}
+  labels: {{kubernetes.io/hostname: {name}, zone: {zone}}}
+status:
+  capacity: {{cpu: "8", memory: 16Gi, pods: "110"}}
+"""
+
+
+def pod_yaml(name: str, node: str | None = None) -> str:
+    node_line = f"  nodeName: {node}\n" if node else ""
+    return f"""apiVersion: v1
+kind: Pod
+metadata:
+  name: {name}
+  namespace: default
+  labels: {{app: web}}
+spec:
+{node_line}  topologySpreadConstraints:
+  - maxSkew: 1
+    topologyKey: zone
+    whenUnsatisfiable: ScheduleAnyway
+    labelSelector: {{matchLabels: {{app: web}}}}
+  containers:
+  - name: c
+    image: nginx
+    resources: {{requests: {{cpu: 100m, memory: 64Mi}}}}
+"""
+
+
+def scenario_text(nodes: int, pending: int, running: int = 0) -> str:
+    docs = [node_yaml(f"node-{i}", f"zone-{i % 3}") for i in range(nodes)]
+    docs += [pod_yaml(f"running-{i}", f"node-{i % nodes}") for i in range(running)]
+    docs += [pod_yaml(f"pending-{i}") for i in range(pending)]
+    return "---\n".join(docs)
+
+
+# --- HTTP ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class Response:
+    status: int
+    body: object
+
+
+class HttpClient:
+    """A browser-like client: keeps cookies, sends X-CSRFToken on writes."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base.rstrip("/")
+        self.jar = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
+        self.csrf = ""
+
+    def start_session(self) -> None:
+        self.csrf = self.request("GET", "/api/session").body["csrfToken"]
+
+    def cookie_header(self) -> str:
+        return "; ".join(f"{c.name}={c.value}" for c in self.jar)
+
+    def request(self, method: str, path: str, body: object | None = None, timeout: float = 30) -> Response:
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(self.base + path, data=data, method=method)
+        req.add_header("Content-Type", "application/json")
+        if self.csrf:
+            req.add_header("X-CSRFToken", self.csrf)
+        try:
+            with self.opener.open(req, timeout=timeout) as resp:
+                return Response(resp.status, _decode(resp.read()))
+        except urllib.error.HTTPError as err:
+            return Response(err.code, _decode(err.read()))
+
+
+def _decode(raw: bytes) -> object:
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw.decode(errors="replace")
+
+
+# --- websocket ------------------------------------------------------------------------------------
+
+
+class WebSocket:
+    """Just enough RFC 6455 for tests: handshake, unmasked text frames from the server, close."""
+
+    def __init__(self, host: str, port: int, path: str, cookie: str = "", timeout: float = 30) -> None:
+        self.sock = socket.create_connection((host, port), timeout=timeout)
+        key = base64.b64encode(os.urandom(16)).decode()
+        headers = [
+            f"GET {path} HTTP/1.1",
+            f"Host: {host}:{port}",
+            "Upgrade: websocket",
+            "Connection: Upgrade",
+            f"Sec-WebSocket-Key: {key}",
+            "Sec-WebSocket-Version: 13",
+            f"Origin: http://{host}:{port}",
+        ]
+        if cookie:
+            headers.append(f"Cookie: {cookie}")
+        self.sock.sendall(("\r\n".join(headers) + "\r\n\r\n").encode())
+        self.buffer = b""
+        status = self._read_until(b"\r\n\r\n").split(b"\r\n", 1)[0]
+        if b" 101 " not in status:
+            raise ConnectionError(f"websocket handshake refused: {status!r}")
+
+    def _read_until(self, marker: bytes) -> bytes:
+        while marker not in self.buffer:
+            self._fill()
+        head, self.buffer = self.buffer.split(marker, 1)
+        return head
+
+    def _fill(self) -> None:
+        chunk = self.sock.recv(65536)
+        if not chunk:
+            raise ConnectionError("connection closed")
+        self.buffer += chunk
+
+    def _read(self, n: int) -> bytes:
+        while len(self.buffer) < n:
+            self._fill()
+        data, self.buffer = self.buffer[:n], self.buffer[n:]
+        return data
+
+    def receive(self) -> dict | None:
+        """The next JSON message, or None when the server closed the socket."""
+        text = b""
+        while True:
+            first, second = self._read(2)
+            length = second & 0x7F
+            if length == 126:
+                length = struct.unpack("!H", self._read(2))[0]
+            elif length == 127:
+                length = struct.unpack("!Q", self._read(8))[0]
+            payload = self._read(length)
+            opcode = first & 0x0F
+            if opcode == 8:
+                return None
+            if opcode in (1, 0):
+                text += payload
+                if first & 0x80:
+                    return json.loads(text)
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def receive_all(ws: WebSocket) -> tuple[list[dict], dict | None]:
+    events, end = [], None
+    while (message := ws.receive()) is not None:
+        if message["type"] == "events":
+            events.extend(message["events"])
+        elif message["type"] == "end":
+            end = message
+    return events, end
+
+
+# --- processes ------------------------------------------------------------------------------------
+
+
+def spawn(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen:
+    handle = open(log, "ab")
+    # Own process group: a Celery worker forks pool children, and SIGKILL must reach all of them.
+    return subprocess.Popen(args, cwd=REPO, env=env, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def stop(process: subprocess.Popen, sig: int = signal.SIGTERM, timeout: float = 15) -> None:
+    if process.poll() is not None:
+        return
+    try:
+        os.killpg(process.pid, sig)
+        process.wait(timeout=timeout)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        process.wait(timeout=5)
+
+
+def clean_env(**overrides: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DJANGO_SETTINGS_MODULE")}
+    env.update(overrides)
+    return env

@@ -1,0 +1,39 @@
+"""/api/session, /api/demos, /api/docs."""
+
+import pytest
+from django.test import Client
+
+pytestmark = pytest.mark.django_db
+
+
+def test_it_hands_out_a_csrf_token_and_cookie():
+    client = Client()
+    body = client.get("/api/session").json()
+    assert body["anonymous"] is True and body["user"] is None
+    assert client.cookies["csrftoken"].value
+
+
+def test_it_lists_the_demo_scenarios(owner: Client):
+    demos = owner.get("/api/demos").json()
+    assert [d["slug"] for d in demos] == ["seed_pod_affinity", "seed_pts_conflict", "seed_pts_single_constraint", "seed_pts_two_constraints"]
+    assert all(d["name"] and d["description"] for d in demos)
+
+
+def test_it_creates_an_owned_scenario_from_a_demo(owner: Client):
+    response = owner.post("/api/demos/seed_pts_conflict/scenarios")
+    assert response.status_code == 201
+    body = response.json()
+    assert (body["owned"], body["demo"], body["valid"]) == (True, False, True)
+
+
+def test_it_answers_404_for_an_unknown_demo(owner: Client):
+    response = owner.post("/api/demos/nope/scenarios")
+    assert response.status_code == 404
+    assert response.json()["error"]["message"] == "no demo named 'nope'"
+
+
+def test_it_serves_openapi_docs(owner: Client):
+    assert owner.get("/api/docs").status_code == 200
+    paths = owner.get("/api/openapi.json").json()["paths"]
+    for path in ("/api/scenarios", "/api/scenarios/{scenario_id}", "/api/scenarios/{scenario_id}/runs", "/api/runs/{run_id}/events", "/api/runs/{run_id}/trace", "/api/scenarios/{scenario_id}/share"):
+        assert path in paths

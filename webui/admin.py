@@ -1,0 +1,46 @@
+from django.contrib import admin
+
+from webui.models import Run, RunEvent, Scenario, ScenarioVersion, ShareLink
+
+
+class VersionInline(admin.TabularInline):
+    model = ScenarioVersion
+    fields = ("number", "created")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+
+@admin.register(Scenario)
+class ScenarioAdmin(admin.ModelAdmin):
+    list_display = ("id", "name", "owner", "owner_session_key", "demo_slug", "updated")
+    search_fields = ("name", "description")
+    inlines = [VersionInline]
+
+
+@admin.register(ScenarioVersion)
+class ScenarioVersionAdmin(admin.ModelAdmin):
+    list_display = ("id", "scenario", "number", "created")
+    # Versions are immutable: what a run or a share link points at must not change under it.
+    readonly_fields = ("scenario", "number", "text", "created")
+
+
+@admin.register(Run)
+class RunAdmin(admin.ModelAdmin):
+    list_display = ("id", "version", "status", "cycle", "cycles", "event_count", "attempts", "claimed_by", "heartbeat")
+    list_filter = ("status",)
+    readonly_fields = ("version", "event_count", "claimed_by", "heartbeat", "attempts", "started", "finished")
+
+
+@admin.register(RunEvent)
+class RunEventAdmin(admin.ModelAdmin):
+    list_display = ("run", "seq", "cycle", "extension_point", "plugin", "pod")
+    list_filter = ("extension_point",)
+    readonly_fields = ("run", "seq", "cycle", "extension_point", "plugin", "pod", "payload")
+
+
+@admin.register(ShareLink)
+class ShareLinkAdmin(admin.ModelAdmin):
+    list_display = ("id", "version", "run", "step", "created", "revoked_at")
+    readonly_fields = ("token",)

@@ -1,0 +1,93 @@
+"""/ws/runs/<id>/?since=<seq>[&token=<share token>]: a thin relay of a run's events.
+
+The stored event log is the source of truth (channels_redis may drop messages, and in embedded mode
+the worker's messages never reach this process), so live messages are only a hint: whenever one
+does not continue exactly where we are, and every POLL_SECONDS anyway, we read the log after the
+last seq sent. The cursor makes delivery gap-free and duplicate-free.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+from webui import publisher
+from webui.services import access, events, runs
+from webui.services.errors import DomainError
+
+POLL_SECONDS = 0.5
+
+
+@database_sync_to_async
+def _authorize(scope, run_id: int, token: str) -> bool:
+    user = scope.get("user")
+    session = scope.get("session")
+    actor = access.Actor(
+        user_id=user.pk if user is not None and user.is_authenticated else None,
+        session_key=(session.session_key if session is not None else None) or "",
+        share=access.active_share(token) if token else None,
+    )
+    access.readable_run(actor, run_id)
+    return True
+
+
+@database_sync_to_async
+def _run_state(run_id: int):
+    return runs.recover_if_stale(runs.Run.objects.get(pk=run_id))
+
+
+class RunEventsConsumer(AsyncJsonWebsocketConsumer):
+    async def connect(self) -> None:
+        self.run_id = int(self.scope["url_route"]["kwargs"]["run_id"])
+        query = parse_qs(self.scope.get("query_string", b"").decode())
+        try:
+            self.cursor = max(0, int(query.get("since", ["0"])[0]))
+            await _authorize(self.scope, self.run_id, query.get("token", [""])[0])
+        except (ValueError, DomainError):
+            await self.close(code=4404)
+            return
+        self.lock = asyncio.Lock()
+        await self.channel_layer.group_add(publisher.group_name(self.run_id), self.channel_name)
+        await self.accept()
+        self.poller = asyncio.ensure_future(self._poll())
+
+    async def disconnect(self, code: int) -> None:
+        if hasattr(self, "poller"):
+            self.poller.cancel()
+            await self.channel_layer.group_discard(publisher.group_name(self.run_id), self.channel_name)
+
+    async def run_events(self, message: publisher.GroupEvents) -> None:
+        async with self.lock:
+            fresh = [e for e in message["events"] if e["seq"] >= self.cursor]
+            if fresh and fresh[0]["seq"] == self.cursor:
+                await self._send_events(fresh)
+            elif fresh:
+                await self._catch_up()  # a gap: some message was lost or arrived late
+
+    async def _poll(self) -> None:
+        with contextlib.suppress(asyncio.CancelledError):
+            while not await self._tick():
+                await asyncio.sleep(POLL_SECONDS)
+            await self.close()
+
+    async def _tick(self) -> bool:
+        """Catch up from the log; True once the run is finished and everything was sent."""
+        async with self.lock:
+            run = await _run_state(self.run_id)  # status first: a finished run has all events stored
+            await self._catch_up()
+            if runs.is_finished(run.status):
+                await self.send_json(publisher.end_message(run))
+                return True
+        return False
+
+    async def _catch_up(self) -> None:
+        while page := await database_sync_to_async(events.page)(self.run_id, self.cursor):
+            await self._send_events(page)
+
+    async def _send_events(self, batch: list[publisher.EventMessage]) -> None:
+        await self.send_json(publisher.events_message(batch))
+        self.cursor = batch[-1]["seq"] + 1

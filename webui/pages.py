@@ -1,0 +1,3 @@
+"""Page views; owned by the browser-UI work (this placeholder only keeps the URLconf importable)."""
+
+urlpatterns: list = []

@@ -1,0 +1,99 @@
+"""Model rows -> API output schemas (one function per schema, no logic beyond shaping)."""
+
+from __future__ import annotations
+
+
+from webui import schemas
+from webui.models import Run, Scenario, ScenarioVersion, ShareLink
+from webui.services import engine
+from webui.services.access import Actor
+
+
+def scenario_summary(actor: Actor, scenario: Scenario) -> schemas.ScenarioSummaryOut:
+    return schemas.ScenarioSummaryOut(
+        id=scenario.pk,
+        name=scenario.name,
+        description=scenario.description,
+        version=getattr(scenario, "version", None),
+        demo=scenario.is_demo,
+        owned=actor.owns(scenario),
+        updated=scenario.updated,
+    )
+
+
+def scenario(actor: Actor, scenario: Scenario, version: ScenarioVersion, check: engine.Check) -> schemas.ScenarioOut:
+    return schemas.ScenarioOut(
+        id=scenario.pk,
+        name=scenario.name,
+        description=scenario.description,
+        version=version.number,
+        demo=scenario.is_demo,
+        owned=actor.share is None and actor.owns(scenario),
+        updated=scenario.updated,
+        text=version.text,
+        created=scenario.created,
+        forkedFrom=scenario.forked_from.scenario_id if scenario.forked_from else None,
+        **validation(check).dict(),
+    )
+
+
+def validation(check: engine.Check) -> schemas.ValidationOut:
+    summary = schemas.SummaryOut(**vars(check.summary)) if check.summary else None
+    return schemas.ValidationOut(valid=check.valid, errors=check.errors, summary=summary)
+
+
+def version_summary(version: ScenarioVersion) -> schemas.VersionSummaryOut:
+    return schemas.VersionSummaryOut(number=version.number, created=version.created, size=len(version.text))
+
+
+def version(version: ScenarioVersion) -> schemas.VersionOut:
+    return schemas.VersionOut(
+        number=version.number, created=version.created, size=len(version.text), scenario=version.scenario_id, text=version.text
+    )
+
+
+def run(run: Run) -> schemas.RunOut:
+    return schemas.RunOut(
+        id=run.pk,
+        scenario=run.version.scenario_id,
+        version=run.version.number,
+        status=run.status,
+        progress=schemas.ProgressOut(cycle=run.cycle, cycles=run.cycles),
+        error=run.error,
+        attempts=run.attempts,
+        eventCount=run.event_count,
+        created=run.created,
+        started=run.started,
+        finished=run.finished,
+    )
+
+
+def share_url(request, link: ShareLink) -> str:
+    # The page at /share/<token> belongs to the browser UI (webui/pages.py).
+    return request.build_absolute_uri(f"/share/{link.token}")
+
+
+def share(request, link: ShareLink) -> schemas.ShareOut:
+    return schemas.ShareOut(
+        token=link.token,
+        url=share_url(request, link),
+        scenario=link.version.scenario_id,
+        version=link.version.number,
+        run=link.run_id,
+        step=link.step,
+        created=link.created,
+        revoked=not link.is_active,
+    )
+
+
+def share_resolved(link: ShareLink) -> schemas.ShareResolvedOut:
+    target = link.version.scenario
+    return schemas.ShareResolvedOut(
+        readOnly=True,
+        scenario=schemas.ShareScenarioOut(id=target.pk, name=target.name, description=target.description),
+        version=version(link.version),
+        run=run(link.run) if link.run else None,
+        step=link.step,
+    )
+
+

@@ -1,0 +1,171 @@
+"""API schemas. Field names are the public JSON contract (camelCase where the event stream uses it)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from ninja import Field, Schema
+
+
+class ErrorBody(Schema):
+    code: str
+    message: str
+    details: dict[str, Any] = {}
+
+
+class ErrorOut(Schema):
+    error: ErrorBody
+
+
+class SessionOut(Schema):
+    csrfToken: str  # noqa: N815
+    user: str | None
+    anonymous: bool
+
+
+class ScenarioIn(Schema):
+    name: str = Field(..., min_length=1, max_length=200)
+    text: str = ""
+    description: str = ""
+
+
+class ScenarioUpdateIn(Schema):
+    text: str
+    name: str | None = Field(None, min_length=1, max_length=200)
+    description: str | None = None
+
+
+class ForkIn(Schema):
+    version: int | None = None
+    name: str | None = Field(None, min_length=1, max_length=200)
+
+
+class TextIn(Schema):
+    text: str
+
+
+class ScenarioErrorOut(Schema):
+    object: str
+    path: str
+    line: int | None
+    message: str
+
+
+class SummaryOut(Schema):
+    nodes: int
+    pods: int
+    pendingPods: int  # noqa: N815
+
+
+class ValidationOut(Schema):
+    valid: bool
+    errors: list[ScenarioErrorOut]
+    summary: SummaryOut | None
+
+
+class ScenarioSummaryOut(Schema):
+    id: int
+    name: str
+    description: str
+    version: int | None
+    demo: bool
+    owned: bool
+    updated: datetime
+
+
+class ScenarioOut(ScenarioSummaryOut):
+    text: str
+    created: datetime
+    forkedFrom: int | None  # noqa: N815 - the scenario id this one was forked from
+    valid: bool
+    errors: list[ScenarioErrorOut]
+    summary: SummaryOut | None
+
+
+class VersionSummaryOut(Schema):
+    number: int
+    created: datetime
+    size: int
+
+
+class VersionOut(VersionSummaryOut):
+    scenario: int
+    text: str
+
+
+class DiffOut(Schema):
+    old: int
+    new: int
+    diff: str
+
+
+class ProgressOut(Schema):
+    cycle: int
+    cycles: int
+
+
+class RunOut(Schema):
+    id: int
+    scenario: int
+    version: int
+    status: str
+    progress: ProgressOut
+    error: str
+    attempts: int
+    eventCount: int  # noqa: N815
+    created: datetime
+    started: datetime | None
+    finished: datetime | None
+
+
+class EventOut(Schema):
+    seq: int
+    cycle: int
+    pod: str
+    extensionPoint: str  # noqa: N815
+    plugin: str | None
+    payload: Any
+
+
+class EventsPageOut(Schema):
+    events: list[EventOut]
+    next: int  # pass as ?since= to continue
+    done: bool  # the run finished and no stored event is left after `next`
+
+
+class ShareIn(Schema):
+    version: int | None = None  # default: the latest version
+    run: int | None = None
+    step: str = Field("", max_length=200)
+
+
+class ShareOut(Schema):
+    token: str
+    url: str
+    scenario: int
+    version: int
+    run: int | None
+    step: str
+    created: datetime
+    revoked: bool
+
+
+class ShareScenarioOut(Schema):
+    id: int
+    name: str
+    description: str
+
+
+class ShareResolvedOut(Schema):
+    readOnly: bool  # noqa: N815 - always true; the UI shows no edit controls
+    scenario: ShareScenarioOut
+    version: VersionOut
+    run: RunOut | None
+    step: str
+
+
+class DemoOut(Schema):
+    slug: str
+    name: str
+    description: str

@@ -1,0 +1,128 @@
+"""Who is asking, and what they may see or change.
+
+An actor is a Django user, or an anonymous visitor identified by their session (the embedded,
+single-user default), optionally holding a share token. A share token only ever grants reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db.models import Q
+from django.http import HttpRequest
+
+from webui.models import Owned, Run, Scenario, ShareLink
+from webui.services.errors import Forbidden, NotFound, ReadOnlyShare
+
+SHARE_HEADER = "X-Share-Token"
+SHARE_QUERY = "token"
+
+
+@dataclass(frozen=True)
+class Actor:
+    user_id: int | None = None
+    session_key: str = ""
+    share: ShareLink | None = None
+
+    def owns(self, obj: Owned) -> bool:
+        if obj.owner_id is not None:
+            return obj.owner_id == self.user_id
+        return bool(self.session_key) and obj.owner_session_key == self.session_key
+
+    def owner_fields(self) -> dict:
+        if self.user_id is not None:
+            return {"owner_id": self.user_id, "owner_session_key": ""}
+        return {"owner_id": None, "owner_session_key": self.session_key}
+
+    def owned_q(self, prefix: str = "") -> Q:
+        if self.user_id is not None:
+            return Q(**{f"{prefix}owner_id": self.user_id})
+        if not self.session_key:
+            return Q(pk__in=[])
+        return Q(**{f"{prefix}owner_id": None, f"{prefix}owner_session_key": self.session_key})
+
+
+def share_token(request: HttpRequest) -> str:
+    return request.headers.get(SHARE_HEADER) or request.GET.get(SHARE_QUERY) or ""
+
+
+def active_share(token: str) -> ShareLink:
+    link = ShareLink.objects.select_related("version__scenario", "run").filter(token=token).first()
+    if link is None or not link.is_active:
+        raise NotFound("this share link does not exist or was revoked")
+    return link
+
+
+def session_key(request: HttpRequest, *, create: bool) -> str:
+    """Anonymous owners are their session; a write creates it (and its cookie) if needed."""
+    session = request.session
+    if create and not session.session_key:
+        session["anonymous_owner"] = True  # non-empty, so the middleware sends the cookie
+        session.save()
+    return session.session_key or ""
+
+
+def actor_for(request: HttpRequest, *, token: str, writing: bool) -> Actor:
+    if token and writing:
+        raise ReadOnlyShare()
+    user_id = request.user.pk if request.user.is_authenticated else None
+    share = active_share(token) if token else None
+    return Actor(user_id=user_id, session_key=session_key(request, create=writing and user_id is None), share=share)
+
+
+def readable_scenario(actor: Actor, scenario_id: int) -> Scenario:
+    scenario = Scenario.objects.filter(pk=scenario_id).first()
+    if scenario is None or not can_read_scenario(actor, scenario):
+        raise NotFound(f"scenario {scenario_id} not found")
+    return scenario
+
+
+def can_read_scenario(actor: Actor, scenario: Scenario) -> bool:
+    if actor.share is not None:
+        return actor.share.version.scenario_id == scenario.pk
+    return scenario.is_demo or actor.owns(scenario)
+
+
+def writable_scenario(actor: Actor, scenario_id: int) -> Scenario:
+    scenario = readable_scenario(actor, scenario_id)
+    if actor.share is not None:
+        raise ReadOnlyShare()
+    if not actor.owns(scenario):
+        message = "demo scenarios are read-only; fork it to edit" if scenario.is_demo else "only the owner may change this scenario"
+        raise Forbidden(message)
+    return scenario
+
+
+def runnable_scenario(actor: Actor, scenario_id: int) -> Scenario:
+    """Owners run their scenarios; anyone may run a demo (the run is theirs)."""
+    scenario = readable_scenario(actor, scenario_id)
+    if actor.share is not None:
+        raise ReadOnlyShare()
+    if not (scenario.is_demo or actor.owns(scenario)):
+        raise Forbidden("only the owner may run this scenario")
+    return scenario
+
+
+def readable_run(actor: Actor, run_id: int) -> Run:
+    run = Run.objects.select_related("version__scenario").filter(pk=run_id).first()
+    if run is None or not can_read_run(actor, run):
+        raise NotFound(f"run {run_id} not found")
+    return run
+
+
+def can_read_run(actor: Actor, run: Run) -> bool:
+    if actor.share is not None:
+        share = actor.share
+        return share.run_id == run.pk or (share.run_id is None and share.version_id == run.version_id)
+    return actor.owns(run) or can_read_scenario(actor, run.version.scenario)
+
+
+def writable_run(actor: Actor, run_id: int) -> Run:
+    run = readable_run(actor, run_id)
+    if actor.share is not None:
+        raise ReadOnlyShare()
+    if not (actor.owns(run) or actor.owns(run.version.scenario)):
+        raise Forbidden("only the owner may change this run")
+    return run
+
+

@@ -1,0 +1,24 @@
+"""Reading a run's stored event log (API pages, websocket catch-up, trace)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from webui import publisher
+from webui.models import Run, RunEvent
+from webui.services import engine
+
+PAGE_SIZE = 500
+MAX_PAGE_SIZE = 5000
+
+
+def page(run_id: int, since: int, limit: int = PAGE_SIZE) -> list[publisher.EventMessage]:
+    """Events with seq >= since, in order; `since` is a cursor (the next seq the reader wants)."""
+    limit = max(1, min(limit, MAX_PAGE_SIZE))
+    rows = RunEvent.objects.filter(run_id=run_id, seq__gte=since).order_by("seq")[:limit]
+    return [publisher.event_message(row) for row in rows]
+
+
+def trace(run: Run) -> dict[str, Any]:
+    rows = RunEvent.objects.filter(run=run).order_by("seq").iterator(chunk_size=2000)
+    return engine.trace(publisher.engine_json(row) for row in rows)

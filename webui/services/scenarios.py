@@ -1,0 +1,93 @@
+"""Scenarios and their versions. Every save is a new immutable version, valid or not."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.db.models import Max, Q, QuerySet
+from django.utils import timezone
+
+from webui.models import Scenario, ScenarioVersion
+from webui.services import engine
+from webui.services.access import Actor
+from webui.services.errors import NotFound
+
+
+@dataclass(frozen=True)
+class Saved:
+    scenario: Scenario
+    version: ScenarioVersion
+    check: engine.Check
+
+
+def latest_version(scenario: Scenario) -> ScenarioVersion:
+    return scenario.versions.order_by("-number").first()
+
+
+def get_version(scenario: Scenario, number: int | None) -> ScenarioVersion:
+    if number is None:
+        return latest_version(scenario)
+    version = scenario.versions.filter(number=number).first()
+    if version is None:
+        raise NotFound(f"scenario {scenario.pk} has no version {number}")
+    return version
+
+
+def visible_version(actor: Actor, scenario: Scenario, number: int | None = None) -> ScenarioVersion:
+    """A share link shows exactly the version it was made for."""
+    if actor.share is None:
+        return get_version(scenario, number)
+    if number not in (None, actor.share.version.number):
+        raise NotFound(f"scenario {scenario.pk} has no version {number}")
+    return actor.share.version
+
+
+def create(actor: Actor, name: str, text: str, description: str = "", forked_from: ScenarioVersion | None = None) -> Saved:
+    engine.enforce_size(text)
+    with transaction.atomic():
+        scenario = Scenario.objects.create(name=name, description=description, text=text, forked_from=forked_from, **actor.owner_fields())
+        version = ScenarioVersion.objects.create(scenario=scenario, number=1, text=text)
+    return Saved(scenario, version, engine.check(text))
+
+
+def save(scenario: Scenario, text: str, name: str | None = None, description: str | None = None) -> Saved:
+    engine.enforce_size(text)
+    with transaction.atomic():
+        # Lock the scenario row so two concurrent saves cannot pick the same version number.
+        scenario = Scenario.objects.select_for_update().get(pk=scenario.pk)
+        number = (scenario.versions.aggregate(n=Max("number"))["n"] or 0) + 1
+        version = ScenarioVersion.objects.create(scenario=scenario, number=number, text=text)
+        scenario.text = text
+        scenario.name = name if name is not None else scenario.name
+        scenario.description = description if description is not None else scenario.description
+        scenario.updated = timezone.now()
+        scenario.save()
+    return Saved(scenario, version, engine.check(text))
+
+
+def delete(scenario: Scenario) -> None:
+    scenario.delete()
+
+
+def listing(actor: Actor, query: str = "") -> QuerySet[Scenario]:
+    scenarios = Scenario.objects.filter(actor.owned_q() | Q(demo_slug__isnull=False))
+    if query:
+        scenarios = scenarios.filter(Q(name__icontains=query) | Q(description__icontains=query))
+    return scenarios.annotate(version=Max("versions__number"))
+
+
+def fork(actor: Actor, scenario: Scenario, number: int | None, name: str | None) -> Saved:
+    source = visible_version(actor, scenario, number)
+    return create(actor, name or f"{scenario.name} (fork)", source.text, scenario.description, forked_from=source)
+
+
+def diff(before: ScenarioVersion, after: ScenarioVersion) -> str:
+    lines = difflib.unified_diff(
+        before.text.splitlines(keepends=True),
+        after.text.splitlines(keepends=True),
+        fromfile=f"v{before.number}",
+        tofile=f"v{after.number}",
+    )
+    return "".join(lines)

@@ -1,0 +1,38 @@
+"""Share links: unguessable read-only tokens for one version (optionally one run and UI step)."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from webui.models import Run, Scenario, ShareLink
+from webui.services import scenarios
+from webui.services.access import Actor
+from webui.services.errors import Forbidden, NotFound
+
+
+def create(actor: Actor, scenario: Scenario, version: int | None, run_id: int | None, step: str) -> ShareLink:
+    target = scenarios.get_version(scenario, version)
+    run = None
+    if run_id is not None:
+        run = Run.objects.filter(pk=run_id, version__scenario=scenario).first()
+        if run is None:
+            raise NotFound(f"scenario {scenario.pk} has no run {run_id}")
+        target = run.version  # a run is shown with the exact text it ran
+    return ShareLink.objects.create(version=target, run=run, step=step, created_by_id=actor.user_id)
+
+
+def listing(scenario: Scenario) -> QuerySet[ShareLink]:
+    return ShareLink.objects.filter(version__scenario=scenario).select_related("version").order_by("-created")
+
+
+def revoke(actor: Actor, token: str) -> ShareLink:
+    link = ShareLink.objects.select_related("version__scenario").filter(token=token).first()
+    if link is None:
+        raise NotFound("this share link does not exist")
+    if not actor.owns(link.version.scenario):
+        raise Forbidden("only the scenario's owner may revoke its share links")
+    if link.revoked_at is None:
+        link.revoked_at = timezone.now()
+        link.save(update_fields=["revoked_at"])
+    return link

@@ -1,0 +1,189 @@
+"""SchedLab settings: one file, everything that differs between deployments comes from the environment.
+
+Two modes share this file and every code path:
+- embedded (no SECRET_KEY in the environment): single user on localhost, SQLite in WAL mode,
+  kombu's filesystem broker, in-memory channel layer, secret key kept in var/secret_key;
+- production (SECRET_KEY set): DATABASE_URL, REDIS_URL, ALLOWED_HOSTS, HTTPS-only cookies and HSTS.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+from django.core.exceptions import ImproperlyConfigured
+
+from webui.env import env_bool, env_float, env_int, env_list, env_str, parse_database_url, sqlite_config
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(env_str("SCHEDLAB_VAR_DIR") or BASE_DIR / "var")
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+
+EMBEDDED = not os.environ.get("SECRET_KEY")
+DEBUG = env_bool("DEBUG", False)
+
+
+def _embedded_secret_key() -> str:
+    """Generated once per checkout so sessions survive restarts of the embedded server."""
+    path = VAR_DIR / "secret_key"
+    if not path.exists():
+        path.write_text(secrets.token_urlsafe(50))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+SECRET_KEY = os.environ.get("SECRET_KEY") or _embedded_secret_key()
+if len(SECRET_KEY) < 50:
+    raise ImproperlyConfigured("SECRET_KEY must be at least 50 characters")
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"] if EMBEDDED else [])
+if not ALLOWED_HOSTS:
+    raise ImproperlyConfigured("ALLOWED_HOSTS must be set (comma-separated) when SECRET_KEY is set")
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "daphne",  # first, so `runserver` is the ASGI one
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "channels",
+    "ninja",
+    "webui",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "webui.middleware.ContentSecurityPolicyMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "webui.urls"
+ASGI_APPLICATION = "webui.asgi.application"
+WSGI_APPLICATION = None
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+_database_url = env_str("DATABASE_URL")
+DATABASES = {"default": parse_database_url(_database_url) if _database_url else sqlite_config(VAR_DIR / "db.sqlite3")}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = VAR_DIR / "static"
+STATIC_ROOT.mkdir(exist_ok=True)  # whitenoise warns about a missing root
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    # Serves the plotly package's own plotly.min.js as vendor/plotly.min.js (4 MB we do not commit).
+    "webui.staticfinders.PlotlyFinder",
+]
+# Serve straight from the finders: `make run` on a fresh machine needs no collectstatic step.
+WHITENOISE_USE_FINDERS = True
+
+# --- Redis / channel layer / Celery -------------------------------------------------------
+REDIS_URL = env_str("REDIS_URL")
+if REDIS_URL:
+    CHANNEL_LAYERS = {
+        "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}
+    }
+    CELERY_BROKER_URL = REDIS_URL
+    # acks_late: a task killed mid-run is redelivered after this many seconds (the heartbeat sweep
+    # usually re-queues it sooner).
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=1)}
+else:
+    # Embedded: no servers. Events still reach browsers across processes because the consumer
+    # tails the database; the in-memory layer only carries messages within one process.
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    _broker_dir = VAR_DIR / "broker"
+    (_broker_dir / "queue").mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_URL = "filesystem://"
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(_broker_dir / "queue"),
+        "data_folder_out": str(_broker_dir / "queue"),
+        "store_processed": False,
+    }
+
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+# One run at a time per worker process: runs are long and CPU-bound.
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+
+# --- SchedLab limits (every one can be raised or lowered per deployment) ------------------------
+SCHEDLAB_MAX_BYTES = env_int("SCHEDLAB_MAX_BYTES", 2 * 1024 * 1024, minimum=1)
+SCHEDLAB_MAX_NODES = env_int("SCHEDLAB_MAX_NODES", 10_000, minimum=1)
+SCHEDLAB_MAX_PODS = env_int("SCHEDLAB_MAX_PODS", 50_000, minimum=1)
+SCHEDLAB_MAX_PENDING_PODS = env_int("SCHEDLAB_MAX_PENDING_PODS", 2_000, minimum=1)
+SCHEDLAB_MAX_EVENTS_PER_RUN = env_int("SCHEDLAB_MAX_EVENTS_PER_RUN", 1_000_000, minimum=1)
+SCHEDLAB_MAX_QUEUED_RUNS_PER_OWNER = env_int("SCHEDLAB_MAX_QUEUED_RUNS_PER_OWNER", 5, minimum=1)
+SCHEDLAB_MAX_RUN_ATTEMPTS = env_int("SCHEDLAB_MAX_RUN_ATTEMPTS", 3, minimum=1)
+# A running run whose heartbeat is older than this is considered abandoned by a dead worker.
+SCHEDLAB_HEARTBEAT_STALE_SECONDS = env_float("SCHEDLAB_HEARTBEAT_STALE_SECONDS", 60.0, minimum=1.0)
+SCHEDLAB_EVENT_BATCH_SIZE = env_int("SCHEDLAB_EVENT_BATCH_SIZE", 500, minimum=1)
+SCHEDLAB_EVENT_FLUSH_SECONDS = env_float("SCHEDLAB_EVENT_FLUSH_SECONDS", 0.25, minimum=0.0)
+# JSON envelope around a maximal scenario text (escaping can grow it) still has to fit.
+DATA_UPLOAD_MAX_MEMORY_SIZE = SCHEDLAB_MAX_BYTES * 2 + 65536
+FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
+
+# --- Security headers ---------------------------------------------------------------------------
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Lax"
+# The browser code reads the csrftoken cookie to send X-CSRFToken.
+CSRF_COOKIE_HTTPONLY = False
+HTTPS = env_bool("HTTPS", not EMBEDDED)
+SESSION_COOKIE_SECURE = HTTPS
+CSRF_COOKIE_SECURE = HTTPS
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", HTTPS)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31_536_000 if HTTPS else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
+SECURE_HSTS_PRELOAD = HTTPS
+if env_bool("BEHIND_TLS_PROXY", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+}
