@@ -63,8 +63,13 @@ def non_zero_requests(pod: Pod) -> ResourceList:
 
 
 def host_ports(pod: Pod) -> Iterable[tuple[str, str, int]]:
-    """(hostIP, protocol, hostPort) of every container port that asks for a host port."""
-    for container in (*pod.init_containers, *pod.containers):
+    """(hostIP, protocol, hostPort) of every container port that asks for a host port.
+
+    schedutil.GetHostPorts: the sidecar init containers (``restartPolicy: Always``, running for the
+    pod's whole life) first, then the containers; ordinary init containers hold no port.
+    """
+    sidecars = tuple(c for c in pod.init_containers if c.restart_policy == "Always")
+    for container in (*sidecars, *pod.containers):
         for port in container.ports:
             if port.host_port > 0:
                 yield (port.host_ip or "0.0.0.0", port.protocol or "TCP", port.host_port)

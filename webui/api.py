@@ -14,7 +14,7 @@ from ninja.security import APIKeyCookie
 from webui import presenters, schemas
 from webui.services import access, demos, engine, events, imports, runs, scenarios, shares
 from webui.services.access import Actor
-from webui.services.errors import DomainError, LimitExceeded
+from webui.services.errors import DomainError, LimitExceeded, ReadOnlyShare
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
@@ -31,9 +31,10 @@ class SessionActor(APIKeyCookie):
     def __call__(self, request: HttpRequest) -> Actor:
         writing = request.method not in SAFE_METHODS
         token = access.share_token(request)
-        actor = access.actor_for(request, token=token, writing=writing)  # refuses writes with a token first
+        if token and writing:
+            raise ReadOnlyShare()
         self._get_key(request)  # the CSRF check; raises HttpError(403) on failure
-        return actor
+        return access.actor_for(request, token=token, writing=writing)
 
     def authenticate(self, request: HttpRequest, key: str | None) -> Actor | None:  # pragma: no cover
         raise NotImplementedError  # __call__ does the work

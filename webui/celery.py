@@ -1,6 +1,9 @@
 """The Celery app: `celery -A webui worker` (embedded mode spawns one itself)."""
 
+import logging
 import os
+import threading
+import time
 
 from celery import Celery
 from celery.signals import worker_ready
@@ -10,11 +13,33 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webui.settings")
 app = Celery("webui")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks(["webui"])
+log = logging.getLogger(__name__)
 
 
 @worker_ready.connect
 def _recover_abandoned_runs(**_kwargs) -> None:
-    """A worker that starts after a crash picks up runs its predecessor left behind."""
+    """Every worker sweeps for runs a dead worker left "running": at start, then periodically,
+    so such a run is re-queued or failed even when nobody is looking at it."""
+    _sweep()
+    threading.Thread(target=_sweep_forever, name="schedlab-sweeper", daemon=True).start()
+
+
+def _sweep() -> None:
+    from django.db import close_old_connections
+
     from webui.services import runs
 
-    runs.sweep_stale_runs()
+    try:
+        runs.sweep_stale_runs()
+    except Exception:  # a database hiccup must not kill the sweeper thread
+        log.exception("sweeping abandoned runs failed")
+    finally:
+        close_old_connections()
+
+
+def _sweep_forever() -> None:
+    from django.conf import settings
+
+    while True:
+        time.sleep(settings.SCHEDLAB_HEARTBEAT_STALE_SECONDS)
+        _sweep()

@@ -16,6 +16,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from webui import publisher
+from webui.models import Run
 from webui.services import access, events, runs
 from webui.services.errors import DomainError
 
@@ -37,7 +38,7 @@ def _authorize(scope, run_id: int, token: str) -> bool:
 
 @database_sync_to_async
 def _run_state(run_id: int):
-    return runs.recover_if_stale(runs.Run.objects.get(pk=run_id))
+    return runs.recover_if_stale(Run.objects.get(pk=run_id))
 
 
 class RunEventsConsumer(AsyncJsonWebsocketConsumer):

@@ -66,12 +66,13 @@ def env_list(name: str, default: list[str]) -> list[str]:
 
 
 def parse_database_url(url: str) -> dict:
-    """postgres://user:pass@host:port/name?sslmode=require or sqlite:///abs/path -> DATABASES entry."""
+    """postgres://user:pass@host:port/name?sslmode=require or sqlite:////abs/path -> DATABASES entry."""
     parts = urlsplit(url)
     if parts.scheme in ("postgres", "postgresql", "pgsql"):
         return _postgres_config(parts)
     if parts.scheme == "sqlite":
-        return sqlite_config(Path(unquote(parts.path)))
+        # sqlite:///relative/path or sqlite:////absolute/path, as dj-database-url spells them
+        return sqlite_config(Path(unquote(parts.path[1:])))
     raise ImproperlyConfigured(f"DATABASE_URL scheme {parts.scheme!r} is not supported (postgres:// or sqlite:///)")
 
 

@@ -1,3 +1,48 @@
-"""Page views; owned by the browser-UI work (this placeholder only keeps the URLconf importable)."""
+"""Browser pages. Each view only renders a shell; the page's ES module reads the API (which checks access)."""
 
-urlpatterns: list = []
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import path
+from django.views.decorators.csrf import ensure_csrf_cookie
+
+app_name = "pages"
+
+
+@ensure_csrf_cookie
+def home(request: HttpRequest) -> HttpResponse:
+    return render(request, "schedlab/scenario_list.html")
+
+
+@ensure_csrf_cookie
+def scenario_editor(request: HttpRequest, scenario_id: int) -> HttpResponse:
+    return render(request, "schedlab/scenario_editor.html", {"scenario_id": scenario_id})
+
+
+@ensure_csrf_cookie
+def cluster(request: HttpRequest, scenario_id: int) -> HttpResponse:
+    return render(request, "schedlab/cluster.html", {"scenario_id": scenario_id})
+
+
+@ensure_csrf_cookie
+def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
+    return render(request, "schedlab/run.html", {"run_id": run_id})
+
+
+@ensure_csrf_cookie
+def share(request: HttpRequest, token: str) -> HttpResponse:
+    return render(request, "schedlab/share.html", {"token": token})
+
+
+urlpatterns = (
+    [
+        path("", home, name="home"),
+        path("scenarios/<int:scenario_id>/", scenario_editor, name="scenario"),
+        path("scenarios/<int:scenario_id>/cluster/", cluster, name="cluster"),
+        path("runs/<int:run_id>/", run_detail, name="run"),
+        path("share/<str:token>", share, name="share"),
+        path("share/<str:token>/", share),
+    ],
+    app_name,
+)

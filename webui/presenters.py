@@ -33,7 +33,7 @@ def scenario(actor: Actor, scenario: Scenario, version: ScenarioVersion, check: 
         text=version.text,
         created=scenario.created,
         forkedFrom=scenario.forked_from.scenario_id if scenario.forked_from else None,
-        **validation(check).dict(),
+        **validation(check).model_dump(),
     )
 
 

@@ -236,3 +236,90 @@ def clean_env(**overrides: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DJANGO_SETTINGS_MODULE")}
     env.update(overrides)
     return env
+
+
+# --- a production-like stack: PostgreSQL + Redis + daphne + Celery workers ------------------------
+
+POSTGRES_URL = "postgres://postgres@127.0.0.1:5432/test"
+REDIS_TEST_URL = "redis://127.0.0.1:6379/9"
+
+
+def reset_postgres(dbname: str = "test") -> None:
+    import psycopg
+
+    with psycopg.connect("host=127.0.0.1 port=5432 user=postgres dbname=postgres", autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (dbname,)).fetchone():
+            conn.execute(f'CREATE DATABASE "{dbname}"')
+    with psycopg.connect(f"host=127.0.0.1 port=5432 user=postgres dbname={dbname}", autocommit=True) as conn:
+        conn.execute("DROP SCHEMA public CASCADE")
+        conn.execute("CREATE SCHEMA public")
+
+
+def postgres_rows(sql: str, *params) -> list[tuple]:
+    import psycopg
+
+    with psycopg.connect("host=127.0.0.1 port=5432 user=postgres dbname=test") as conn:
+        return conn.execute(sql, params).fetchall()
+
+
+def flush_redis() -> None:
+    import redis
+
+    redis.Redis.from_url(REDIS_TEST_URL).flushdb()
+
+
+class Stack:
+    """daphne + N Celery workers against PostgreSQL and Redis, each its own process group."""
+
+    def __init__(self, tmp: Path, **env: str) -> None:
+        self.tmp = tmp
+        self.port = free_port()
+        self.env = clean_env(DATABASE_URL=POSTGRES_URL, REDIS_URL=REDIS_TEST_URL, SCHEDLAB_VAR_DIR=str(tmp / "var"), **env)
+        self.workers: list[subprocess.Popen] = []
+        self.server: subprocess.Popen | None = None
+
+    def start(self) -> "Stack":
+        reset_postgres()
+        flush_redis()
+        subprocess.run([PYTHON, "manage.py", "migrate", "--noinput", "-v0"], cwd=REPO, env=self.env, check=True, timeout=180)
+        args = [PYTHON, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port), "webui.asgi:application"]
+        self.server = spawn(args, self.env, self.tmp / "daphne.log")
+        wait_until(lambda: reachable("127.0.0.1", self.port), 60, what="daphne to listen")
+        return self
+
+    def start_worker(self, name: str, concurrency: int = 1) -> subprocess.Popen:
+        args = [PYTHON, "-m", "celery", "-A", "webui", "worker", "-n", f"{name}@%h", f"--concurrency={concurrency}",
+                "--loglevel=INFO", "--without-gossip", "--without-mingle"]
+        worker = spawn(args, self.env, self.tmp / f"{name}.log")
+        self.workers.append(worker)
+        return worker
+
+    def client(self) -> HttpClient:
+        client = HttpClient(f"http://127.0.0.1:{self.port}")
+        client.start_session()
+        return client
+
+    def websocket(self, client: HttpClient, path: str) -> WebSocket:
+        return WebSocket("127.0.0.1", self.port, path, cookie=client.cookie_header())
+
+    def stop(self) -> None:
+        for process in [*self.workers, self.server]:
+            if process is not None:
+                stop(process)
+
+    def logs(self) -> str:
+        return "\n".join(f"== {p.name}\n{p.read_text(errors='replace')[-3000:]}" for p in sorted(self.tmp.glob("*.log")))
+
+
+def wait_for_run(client: HttpClient, run_id: int, timeout: float) -> dict:
+    finished = ("succeeded", "failed", "cancelled")
+    return wait_until(lambda: (r := client.request("GET", f"/api/runs/{run_id}").body)["status"] in finished and r, timeout, 0.3, f"run {run_id}")
+
+
+def stored_seqs_ok(run_id: int) -> tuple[int, int, int, int]:
+    """(count, distinct seqs, max seq + 1, Run.event_count) from the database itself."""
+    [(count, distinct, top)] = postgres_rows(
+        "SELECT count(*), count(DISTINCT seq), coalesce(max(seq) + 1, 0) FROM webui_runevent WHERE run_id = %s", run_id
+    )
+    [(event_count,)] = postgres_rows("SELECT event_count FROM webui_run WHERE id = %s", run_id)
+    return count, distinct, top, event_count

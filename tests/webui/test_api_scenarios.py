@@ -170,3 +170,21 @@ def test_it_validates_text_without_saving(owner: Client):
     assert body == {"valid": True, "errors": [], "summary": {"nodes": 2, "pods": 1, "pendingPods": 1}}
     body = owner.post("/api/validate", {"text": "- just a list"}, content_type=JSON).json()
     assert body["valid"] is False and body["errors"]
+
+
+def test_it_answers_413_for_an_oversized_request_body(owner: Client, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    response = owner.post("/api/scenarios", {"name": "big", "text": "x" * 5000}, content_type=JSON)
+    assert response.status_code == 413
+    assert response.json()["error"]["details"]["limit"] == "max_bytes"
+
+
+from hypothesis import HealthCheck, given, settings as hypothesis_settings, strategies as st  # noqa: E402
+
+
+@hypothesis_settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.text(max_size=300) | st.sampled_from(["---\n---", "kind: List\nitems: 3", "apiVersion: v1\nkind: Pod", "&a [*a]", "- !!python/object:os.system x"]))
+def test_it_never_answers_500_to_arbitrary_text(owner: Client, text: str):
+    response = owner.post("/api/validate", {"text": text}, content_type=JSON)
+    assert response.status_code == 200
+    assert set(response.json()) == {"valid", "errors", "summary"}

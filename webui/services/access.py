@@ -63,8 +63,7 @@ def session_key(request: HttpRequest, *, create: bool) -> str:
 
 
 def actor_for(request: HttpRequest, *, token: str, writing: bool) -> Actor:
-    if token and writing:
-        raise ReadOnlyShare()
+    """The caller refuses writes made with a token before asking (share links are read-only)."""
     user_id = request.user.pk if request.user.is_authenticated else None
     share = active_share(token) if token else None
     return Actor(user_id=user_id, session_key=session_key(request, create=writing and user_id is None), share=share)
@@ -114,7 +113,9 @@ def can_read_run(actor: Actor, run: Run) -> bool:
     if actor.share is not None:
         share = actor.share
         return share.run_id == run.pk or (share.run_id is None and share.version_id == run.version_id)
-    return actor.owns(run) or can_read_scenario(actor, run.version.scenario)
+    scenario = run.version.scenario
+    # Runs of a demo belong to whoever started them; runs of an owned scenario are the owner's too.
+    return actor.owns(run) or (not scenario.is_demo and actor.owns(scenario))
 
 
 def writable_run(actor: Actor, run_id: int) -> Run:

@@ -9,13 +9,12 @@ Candidates are a superset: callers still evaluate the whole term on each of them
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator, Optional
+from typing import Iterable, Optional
 
 from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot
 from scheduler_core.labels import Matcher
 
 Pair = tuple[str, str]
-Candidate = tuple[NodeInfo, PodInfo]
 
 
 class _IndexedNode:
@@ -76,29 +75,44 @@ class PodLabelIndex:
                 del self._by_pair[pair]
                 del self._sizes[pair]
 
-    def candidates(self, selectors: Iterable[Matcher]) -> Optional[list[Candidate]]:
+    def candidates(self, selectors: Iterable[Matcher]) -> Optional["Candidates"]:
         """Pods that may match every selector given, or None when no selector narrows the search.
 
         Only one pair is used, the rarest one: each selector's pairs are all necessary conditions.
         """
-        best: Optional[dict[str, list[PodInfo]]] = None
+        best: Optional[Pair] = None
         best_size = -1
         for selector in selectors:
             if selector.is_nothing:
-                return []
+                return Candidates([], False)
             for pair in selector.pairs:
-                nodes = self._by_pair.get(pair)
-                if nodes is None:
-                    return []
-                size = self._sizes[pair]
+                size = self._sizes.get(pair, 0)
                 if best is None or size < best_size:
-                    best, best_size = nodes, size
+                    best, best_size = pair, size
         if best is None:
             return None
-        return [(self._nodes[name].node_info, pod_info) for name, pods in best.items() for pod_info in pods]
+        if best_size == 0:
+            return Candidates([], False)
+        groups = [(self._nodes[name].node_info, pods) for name, pods in self._by_pair[best].items()]
+        return Candidates(groups, False)
+
+    def candidates_for(self, selector: Matcher) -> Optional["Candidates"]:
+        """As ``candidates`` for one selector; ``certain`` when its one pair is the whole selector."""
+        found = self.candidates((selector,))
+        if found is not None and selector.exact and len(selector.pairs) == 1:
+            found.certain = True
+        return found
 
 
-def all_pods(nodes: Iterable[NodeInfo]) -> Iterator[Candidate]:
-    for node_info in nodes:
-        for pod_info in node_info.pods:
-            yield node_info, pod_info
+class Candidates:
+    """Candidate pods grouped by node; ``certain``: all of them match the selector's labels."""
+
+    __slots__ = ("groups", "certain")
+
+    def __init__(self, groups: list[tuple[NodeInfo, list[PodInfo]]], certain: bool) -> None:
+        self.groups = groups
+        self.certain = certain
+
+    @classmethod
+    def scan(cls, nodes: Iterable[NodeInfo]) -> "Candidates":
+        return cls([(info, info.pods) for info in nodes if info.pods], False)

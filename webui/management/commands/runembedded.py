@@ -14,7 +14,7 @@ import sys
 import time
 
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 
 class Command(BaseCommand):
@@ -33,11 +33,13 @@ class Command(BaseCommand):
         self.stdout.write(self.style.SUCCESS(f"SchedLab is running at http://{host}:{port}/  (Ctrl-C stops it)"), ending="\n")
         self.stdout.flush()
         try:
-            self._wait(children)
+            died = self._wait(children)
         except KeyboardInterrupt:
-            pass
+            died = None
         finally:
             _stop(children)
+        if died is not None:
+            raise CommandError(f"{' '.join(died.args[2:5])} exited with code {died.returncode}; stopped the rest")
 
     def _worker(self, concurrency: int) -> subprocess.Popen:
         cmd = [sys.executable, "-m", "celery", "-A", "webui", "worker", "--loglevel=INFO", f"--concurrency={concurrency}"]
@@ -47,11 +49,11 @@ class Command(BaseCommand):
         cmd = [sys.executable, "-m", "daphne", "-b", host, "-p", str(port), "webui.asgi:application"]
         return subprocess.Popen(cmd, env=os.environ.copy())
 
-    def _wait(self, children: list[subprocess.Popen]) -> None:
+    def _wait(self, children: list[subprocess.Popen]) -> subprocess.Popen:
         # If either process dies, stop the other: half a SchedLab would look up but never run anything.
         while all(child.poll() is None for child in children):
             time.sleep(0.5)
-        self.stderr.write("a child process exited; stopping")
+        return next(child for child in children if child.poll() is not None)
 
 
 def _stop(children: list[subprocess.Popen]) -> None:

@@ -1,0 +1,86 @@
+"""`python -m scheduler_core bench FILE`: scheduling speed and memory on a scenario.
+
+Schedules the pending pods exactly as `trace` does (every event built and folded into a trace
+summary) and times each cycle. Speed is measured here, never asserted by a test.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import resource
+import statistics
+import time
+from dataclasses import dataclass
+from typing import Optional
+
+from scheduler_core.events import ExtensionPoint
+from scheduler_core.model import Scenario, SchedulerConfig
+from scheduler_core.scheduler import Scheduler, _fresh_copy
+from scheduler_core.trace import TraceBuilder
+
+
+@dataclass(frozen=True)
+class BenchResult:
+    cycles: int
+    nodes: int
+    running_pods: int
+    percentage: Optional[int]
+    total_s: float
+    cycle_ms: list[float]
+    peak_rss_mb: float
+
+    @property
+    def pods_per_s(self) -> float:
+        return self.cycles / self.total_s if self.total_s else 0.0
+
+    @property
+    def median_ms(self) -> float:
+        return statistics.median(self.cycle_ms) if self.cycle_ms else 0.0
+
+    @property
+    def p90_ms(self) -> float:
+        if len(self.cycle_ms) < 2:
+            return self.median_ms
+        return statistics.quantiles(self.cycle_ms, n=10, method="inclusive")[-1]
+
+    def to_json(self) -> dict:
+        return {"pods_per_s": round(self.pods_per_s, 1), "median_ms": round(self.median_ms, 3),
+                "p90_ms": round(self.p90_ms, 3), "peak_rss_mb": round(self.peak_rss_mb, 1),
+                "cycles": self.cycles}
+
+    def render(self, name: str) -> str:
+        return (f"{name}: {self.nodes} nodes, {self.running_pods} running pods, {self.cycles} cycles, "
+                f"percentageOfNodesToScore {self.percentage}\n"
+                f"  {self.pods_per_s:.1f} pods/s, median {self.median_ms:.2f} ms, p90 {self.p90_ms:.2f} ms "
+                f"per cycle, peak RSS {self.peak_rss_mb:.0f} MB")
+
+
+def with_percentage(scenario: Scenario, percentage: Optional[int]) -> Scenario:
+    if percentage is None:
+        return scenario
+    config = scenario.config or SchedulerConfig()
+    config = dataclasses.replace(config, percentage_of_nodes_to_score=percentage)
+    return dataclasses.replace(scenario, config=config)
+
+
+def run_benchmark(scenario: Scenario, *, percentage: Optional[int] = None,
+                  limit: Optional[int] = None) -> BenchResult:
+    scenario = _fresh_copy(with_percentage(scenario, percentage))
+    scheduler = Scheduler(scenario)
+    running = len(scenario.running_pods)
+    if limit is not None:
+        scheduler.queue = scheduler.queue[:limit]
+    builder = TraceBuilder()
+    cycle_ms: list[float] = []
+    started = time.perf_counter()
+    cycle_started = started
+    for event in scheduler.run():
+        builder.add(event)
+        if event.extension_point is ExtensionPoint.CYCLE_END:
+            now = time.perf_counter()
+            cycle_ms.append((now - cycle_started) * 1000)
+            cycle_started = now
+    total = time.perf_counter() - started
+    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return BenchResult(len(cycle_ms), len(scenario.nodes), running,
+                       scheduler.framework.percentage_of_nodes_to_score, total, cycle_ms, peak_kb / 1024)

@@ -1,0 +1,116 @@
+"""Finding preemption candidates (DryRunPreemption) and picking one (pickOneNodeForPreemption).
+
+The real Evaluator dry-runs a random-offset sample of the potential nodes in parallel and stops
+once it has enough candidates; SchedLab evaluates every potential node, so the candidates map is
+complete and deterministic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.interfaces import NodeToStatus
+from scheduler_core.framework.node_info import NodeInfo
+from scheduler_core.framework.runtime import Framework
+from scheduler_core.framework.status import Code, Status, is_success
+from scheduler_core.model import Pod
+from scheduler_core.plugins.default_preemption.victims import (
+    REASON_NO_VICTIMS,
+    Victims,
+    has_potential_victims,
+    select_victims_on_node,
+)
+
+# Added to every priority before summing, so that negative priorities still sum "smaller is better".
+_PRIORITY_OFFSET = 2**31
+
+_NO_VICTIMS = Status.unresolvable(REASON_NO_VICTIMS)
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    node: str
+    victims: Victims
+
+
+@dataclass(slots=True)
+class DryRun:
+    """Every candidate (in node order), and why each other potential node is not one."""
+
+    candidates: list[Candidate] = field(default_factory=list)
+    node_statuses: dict[str, Status] = field(default_factory=dict)
+
+    @property
+    def errors(self) -> list[Status]:
+        return [s for s in self.node_statuses.values() if s.code == Code.ERROR]
+
+
+def potential_nodes(nodes: Iterable[NodeInfo], statuses: NodeToStatus) -> list[NodeInfo]:
+    """NodesForStatusCode(Unschedulable): nodes whose failure evicting pods might resolve.
+
+    An UnschedulableAndUnresolvable node (and every node a PreFilterResult left out) is skipped.
+    """
+    return [info for info in nodes if statuses.get(info.name).code == Code.UNSCHEDULABLE]
+
+
+def dry_run_preemption(framework: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> DryRun:
+    """SelectVictimsOnNode on a clone of each node and of the cycle state."""
+    result = DryRun()
+    for node_info in nodes:
+        if not has_potential_victims(node_info, pod):
+            # Same verdict select_victims_on_node would reach, without cloning anything.
+            result.node_statuses[node_info.name] = _NO_VICTIMS
+            continue
+        victims, status = select_victims_on_node(framework, state.clone(), pod, node_info.clone())
+        if is_success(status) and victims is not None and victims.pods:
+            result.candidates.append(Candidate(node_info.name, victims))
+            continue
+        if is_success(status):
+            status = Status.error(f'expected at least one victim pod on node "{node_info.name}"')
+        result.node_statuses[node_info.name] = status
+    # Candidates without PDB violations come first, as the real evaluator lists them.
+    result.candidates.sort(key=lambda c: c.victims.num_pdb_violations > 0)
+    return result
+
+
+ScoreFunc = Callable[[Victims], int]
+
+
+def _fewest_pdb_violations(victims: Victims) -> int:
+    return -victims.num_pdb_violations
+
+
+def _lowest_highest_priority(victims: Victims) -> int:
+    return -max(pod.priority for pod in victims.pods)
+
+
+def _smallest_priority_sum(victims: Victims) -> int:
+    return -sum(pod.priority + _PRIORITY_OFFSET for pod in victims.pods)
+
+
+def _fewest_victims(victims: Victims) -> int:
+    return -len(victims.pods)
+
+
+# The real fifth criterion, the latest start time of the highest-priority victims, is left out:
+# scenario pods have no start time, so it cannot separate nodes.
+SCORE_FUNCS: tuple[ScoreFunc, ...] = (
+    _fewest_pdb_violations,
+    _lowest_highest_priority,
+    _smallest_priority_sum,
+    _fewest_victims,
+)
+
+
+def best_candidates(candidates: list[Candidate]) -> list[Candidate]:
+    """pickOneNodeForPreemption's criteria in order; more than one left means a random pick."""
+    remaining = list(candidates)
+    for score in SCORE_FUNCS:
+        if len(remaining) <= 1:
+            break
+        scores = [score(c.victims) for c in remaining]
+        best = max(scores)
+        remaining = [c for c, s in zip(remaining, scores) if s == best]
+    return remaining

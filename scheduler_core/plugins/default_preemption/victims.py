@@ -1,0 +1,127 @@
+"""selectVictimsOnNode: the fewest lower-priority pods whose eviction lets the pod fit one node.
+
+Works on a CLONED NodeInfo and a CLONED CycleState: every lower-priority pod is removed (PreFilter
+states follow through their ``remove_pod`` extensions), the Filter plugins must then pass, and the
+removed pods are reprieved one by one, most important first, as long as the pod still fits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.node_info import NodeInfo, PodInfo
+from scheduler_core.framework.runtime import Framework
+from scheduler_core.framework.status import MaybeStatus, Status, is_success
+from scheduler_core.model import Pod
+
+REASON_NO_VICTIMS = "No preemption victims found for incoming pod"
+
+
+@dataclass(frozen=True, slots=True)
+class Victims:
+    """extenderv1.Victims: the pods to evict, most important first, and how many break a PDB."""
+
+    pods: tuple[Pod, ...]
+    num_pdb_violations: int = 0
+
+    @property
+    def keys(self) -> list[str]:
+        """"namespace/name" of each victim, sorted: how the trace lists them."""
+        return sorted(pod.key for pod in self.pods)
+
+
+def may_preempt(victim: Pod, preemptor: Pod) -> bool:
+    """isPreemptionAllowed: only strictly lower priority (the default IsEligiblePod allows all)."""
+    return victim.priority < preemptor.priority
+
+
+def has_potential_victims(node_info: NodeInfo, preemptor: Pod) -> bool:
+    """Cheap test: does the node run any pod the preemptor may evict?"""
+    return any(may_preempt(info.pod, preemptor) for info in node_info.pods)
+
+
+def by_importance(infos: Sequence[PodInfo]) -> list[PodInfo]:
+    """util.MoreImportantPod order: higher priority first.
+
+    The real tie-breaker is the earlier start time; scenario pods have none, so equal-priority
+    pods keep their order on the node.
+    """
+    return sorted(infos, key=lambda info: -info.pod.priority)
+
+
+def split_by_pdb_violation(infos: list[PodInfo]) -> tuple[list[PodInfo], list[PodInfo]]:
+    """filterPodsWithPDBViolation: (violating, non-violating), each in the given order.
+
+    Scenarios carry no PodDisruptionBudget, so no eviction violates one; the split is kept so the
+    reprieve order below reads as the real one does.
+    """
+    return [], list(infos)
+
+
+class _DryRunNode:
+    """One node's clone and state clone, with the PreFilter extensions kept in step."""
+
+    def __init__(self, framework: Framework, state: CycleState, pod: Pod, node_info: NodeInfo) -> None:
+        self.framework = framework
+        self.state = state
+        self.pod = pod
+        self.node_info = node_info
+
+    def remove(self, info: PodInfo) -> MaybeStatus:
+        self.node_info.remove_pod(info.pod)
+        return self.framework.run_pre_filter_remove_pod(self.state, self.pod, info, self.node_info)
+
+    def add(self, info: PodInfo) -> MaybeStatus:
+        self.node_info.add_pod(info)
+        return self.framework.run_pre_filter_add_pod(self.state, self.pod, info, self.node_info)
+
+    def fits(self) -> MaybeStatus:
+        return self.framework.run_filter(self.state, self.pod, self.node_info)
+
+
+def select_victims_on_node(framework: Framework, state: CycleState, pod: Pod,
+                           node_info: NodeInfo) -> tuple[Optional[Victims], MaybeStatus]:
+    """The victims on ``node_info`` (a clone, as ``state`` is), or the status saying why none work.
+
+    UnschedulableAndUnresolvable ``REASON_NO_VICTIMS`` when nothing may be evicted; the first
+    rejecting Filter status when the pod does not fit even with every lower-priority pod gone.
+    """
+    node = _DryRunNode(framework, state, pod, node_info)
+    potential = [info for info in node_info.pods if may_preempt(info.pod, pod)]
+    if not potential:
+        return None, Status.unresolvable(REASON_NO_VICTIMS)
+    for info in potential:
+        status = node.remove(info)
+        if not is_success(status):
+            return None, status
+    # Affinity of the pod to one of the removed pods is deliberately not considered (as upstream).
+    status = node.fits()
+    if not is_success(status):
+        return None, status
+    violating, non_violating = split_by_pdb_violation(by_importance(potential))
+    victims: list[PodInfo] = []
+    num_violations = 0
+    for group in (violating, non_violating):
+        for info in group:
+            reprieved, status = _reprieve(node, info)
+            if status is not None:
+                return None, status
+            if not reprieved:
+                victims.append(info)
+                num_violations += group is violating
+    if violating and non_violating:
+        victims = by_importance(victims)
+    return Victims(tuple(info.pod for info in victims), num_violations), None
+
+
+def _reprieve(node: _DryRunNode, info: PodInfo) -> tuple[bool, MaybeStatus]:
+    """Put the pod back; keep it if the preemptor still fits, else take it out again (a victim)."""
+    status = node.add(info)
+    if not is_success(status):
+        return False, status
+    if is_success(node.fits()):
+        return True, None
+    status = node.remove(info)
+    return False, (None if is_success(status) else status)

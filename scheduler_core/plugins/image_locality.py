@@ -1,0 +1,66 @@
+"""ImageLocality (imagelocality): favour nodes that already hold the pod's container images.
+
+Each image present on the node adds its size scaled by the share of nodes holding it (so an
+image everywhere counts fully, one on few nodes little — spreading avoids piling pods on one
+node). The sum is clamped to [23MB, 1000MB x containers] and mapped linearly onto [0, 100].
+Init containers count. There is no PreScore, so the plugin scores every cycle.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Mapping, Optional
+
+from scheduler_core import names
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.interfaces import MAX_NODE_SCORE
+from scheduler_core.framework.node_info import NodeInfo
+from scheduler_core.framework.status import MaybeStatus
+from scheduler_core.model import Pod
+from scheduler_core.plugins.helper import go_div
+
+MB = 1024 * 1024
+MIN_THRESHOLD = 23 * MB
+MAX_CONTAINER_THRESHOLD = 1000 * MB
+
+
+def normalized_image_name(name: str) -> str:
+    """An image named without a tag means ``:latest`` (a ':' before the last '/' is a registry port)."""
+    if name.rfind(":") <= name.rfind("/"):
+        return name + ":latest"
+    return name
+
+
+def scaled_image_score(size: int, num_nodes: int, total_nodes: int) -> int:
+    return int(size * (num_nodes / total_nodes))
+
+
+def sum_image_scores(node_info: NodeInfo, pod: Pod, total_nodes: int) -> int:
+    total = 0
+    for container in (*pod.init_containers, *pod.containers):
+        found = node_info.image_sizes.get(normalized_image_name(container.image))
+        if found is not None:
+            size, num_nodes = found
+            total += scaled_image_score(size, num_nodes, total_nodes)
+    return total
+
+
+def calculate_priority(sum_scores: int, num_containers: int) -> int:
+    max_threshold = MAX_CONTAINER_THRESHOLD * num_containers
+    clamped = min(max(sum_scores, MIN_THRESHOLD), max_threshold)
+    return go_div(MAX_NODE_SCORE * (clamped - MIN_THRESHOLD), max_threshold - MIN_THRESHOLD)
+
+
+class ImageLocality:
+    name: ClassVar[str] = names.IMAGE_LOCALITY
+
+    def __init__(self, handle) -> None:
+        self._handle = handle
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, MaybeStatus]:
+        total_nodes = len(self._handle.snapshot.node_infos)
+        image_scores = sum_image_scores(node_info, pod, total_nodes)
+        return calculate_priority(image_scores, len(pod.init_containers) + len(pod.containers)), None
+
+
+def new(args: Optional[Mapping], handle) -> ImageLocality:
+    return ImageLocality(handle)

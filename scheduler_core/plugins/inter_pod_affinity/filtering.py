@@ -1,0 +1,204 @@
+"""PreFilter and Filter: the required (anti-)affinity of the incoming pod and of running pods.
+
+PreFilter counts, per topology pair ``(key, value)``:
+- ``existing_anti``: required anti-affinity terms of running pods that match the incoming pod,
+  counted at the running pod's node for the term's key;
+- ``affinity``: running pods matching ALL the incoming pod's required affinity terms (one per term's
+  key at the pod's node);
+- ``anti``: running pods matching each of the incoming pod's required anti-affinity terms.
+Filter then reads only these maps, in O(terms + node labels) per node.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, Optional
+
+from scheduler_core.framework.cycle_state import CycleState, StateKey
+from scheduler_core.framework.node_info import AffinityTerm, NodeInfo, PodInfo, Snapshot
+from scheduler_core.framework.status import MaybeStatus, Status
+from scheduler_core.model import Node, Pod
+from scheduler_core.names import INTER_POD_AFFINITY
+from scheduler_core.plugins.inter_pod_affinity.matching import count_by_topology_value
+from scheduler_core.plugins.inter_pod_affinity.pod_index import Candidates, PodLabelIndex
+
+REASON_AFFINITY = "node(s) didn't match pod affinity rules"
+REASON_ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"
+REASON_EXISTING_ANTI_AFFINITY = "node(s) didn't satisfy existing pods anti-affinity rules"
+
+TopologyPair = tuple[str, str]
+PairCounts = dict[TopologyPair, int]
+
+
+class PreFilterState:
+    """What Filter reads; cloned before preemption's dry run changes it through add/remove_pod."""
+
+    __slots__ = ("existing_anti", "affinity", "anti", "pod_info", "namespace_labels", "matches_own_affinity")
+
+    def __init__(self, pod_info: PodInfo, namespace_labels: Mapping[str, str]) -> None:
+        self.existing_anti: PairCounts = {}
+        self.affinity: PairCounts = {}
+        self.anti: PairCounts = {}
+        self.pod_info = pod_info
+        self.namespace_labels = namespace_labels  # of the incoming pod's namespace
+        # The pod matches all its own required affinity terms (false when it has none).
+        self.matches_own_affinity = matches_all(pod_info.required_affinity_terms, pod_info.pod, namespace_labels)
+
+    def clone(self) -> "PreFilterState":
+        other = PreFilterState.__new__(PreFilterState)
+        other.existing_anti = dict(self.existing_anti)
+        other.affinity = dict(self.affinity)
+        other.anti = dict(self.anti)
+        other.pod_info = self.pod_info  # never changes
+        other.namespace_labels = self.namespace_labels
+        other.matches_own_affinity = self.matches_own_affinity
+        return other
+
+    def update_with_pod(self, other: PodInfo, node: Node, sign: int, snapshot: Snapshot) -> None:
+        """A running pod appears on (sign +1) or leaves (-1) ``node`` during preemption."""
+        incoming = self.pod_info
+        for term in other.required_anti_affinity_terms:
+            if term.matches(incoming.pod, self.namespace_labels):
+                _bump(self.existing_anti, node, term.topology_key, sign)
+        other_ns_labels = snapshot.labels_of_namespace(other.pod.namespace)
+        if matches_all(incoming.required_affinity_terms, other.pod, other_ns_labels):
+            for term in incoming.required_affinity_terms:
+                _bump(self.affinity, node, term.topology_key, sign)
+        for term in incoming.required_anti_affinity_terms:
+            if term.matches(other.pod, other_ns_labels):
+                _bump(self.anti, node, term.topology_key, sign)
+
+    def to_json(self) -> dict[str, dict[str, int]]:
+        return {"existingAntiAffinityCounts": pair_counts_json(self.existing_anti),
+                "affinityCounts": pair_counts_json(self.affinity),
+                "antiAffinityCounts": pair_counts_json(self.anti)}
+
+
+PRE_FILTER_STATE = StateKey[PreFilterState]("PreFilter" + INTER_POD_AFFINITY)
+
+
+def pair_counts_json(counts: PairCounts) -> dict[str, int]:
+    return {f"{key}={value}": counts[(key, value)] for key, value in sorted(counts)}
+
+
+def _bump(counts: PairCounts, node: Node, topology_key: str, delta: int) -> None:
+    """Add ``delta`` at the node's pair for the key (if it has the label); zero entries vanish."""
+    value = node.labels.get(topology_key)
+    if value is None:
+        return
+    pair = (topology_key, value)
+    total = counts.get(pair, 0) + delta
+    if total:
+        counts[pair] = total
+    else:
+        counts.pop(pair, None)
+
+
+def matches_all(terms: list[AffinityTerm], pod: Pod, namespace_labels: Mapping[str, str]) -> bool:
+    """True iff there is at least one term and the pod matches every one."""
+    if not terms:
+        return False
+    return all(term.matches(pod, namespace_labels) for term in terms)
+
+
+# ---------------------------------------------------------------------------- PreFilter
+
+
+def compute_pre_filter_state(pod: Pod, snapshot: Snapshot, index: PodLabelIndex) -> tuple[PreFilterState, bool]:
+    """The state, and whether Filter has anything to check (False means Skip)."""
+    pod_info = PodInfo(pod)
+    state = PreFilterState(pod_info, snapshot.labels_of_namespace(pod.namespace))
+    _count_existing_anti_affinity(state, snapshot)
+    if pod_info.required_affinity_terms or pod_info.required_anti_affinity_terms:
+        index.refresh(snapshot)
+        _count_incoming_affinity(state, snapshot, index)
+        _count_incoming_anti_affinity(state, snapshot, index)
+    needed = bool(state.existing_anti or pod_info.required_affinity_terms or pod_info.required_anti_affinity_terms)
+    return state, needed
+
+
+def _count_existing_anti_affinity(state: PreFilterState, snapshot: Snapshot) -> None:
+    pod, ns_labels, counts = state.pod_info.pod, state.namespace_labels, state.existing_anti
+    for node_info in snapshot.have_pods_with_required_anti_affinity():
+        node = node_info.node
+        for existing in node_info.pods_with_required_anti_affinity:
+            for term in existing.required_anti_affinity_terms:
+                if term.matches(pod, ns_labels):
+                    _add(counts, node, term.topology_key)
+
+
+def _count_incoming_affinity(state: PreFilterState, snapshot: Snapshot, index: PodLabelIndex) -> None:
+    terms = state.pod_info.required_affinity_terms
+    if not terms:
+        return
+    found = index.candidates([t.selector for t in terms])
+    if found is None:
+        found = Candidates.scan(snapshot.node_infos)
+    for node_info, pods in found.groups:
+        for existing in pods:
+            if matches_all(terms, existing.pod, snapshot.labels_of_namespace(existing.pod.namespace)):
+                for term in terms:
+                    _add(state.affinity, node_info.node, term.topology_key)
+
+
+def _count_incoming_anti_affinity(state: PreFilterState, snapshot: Snapshot, index: PodLabelIndex) -> None:
+    for term in state.pod_info.required_anti_affinity_terms:
+        for value, count in count_by_topology_value(term, index, snapshot).items():
+            pair = (term.topology_key, value)
+            state.anti[pair] = state.anti.get(pair, 0) + count
+
+
+def _add(counts: PairCounts, node: Node, topology_key: str) -> None:
+    value = node.labels.get(topology_key)
+    if value is not None:
+        pair = (topology_key, value)
+        counts[pair] = counts.get(pair, 0) + 1
+
+
+# ---------------------------------------------------------------------------- Filter
+
+
+def filter_node(state: PreFilterState, node_info: NodeInfo) -> MaybeStatus:
+    labels = node_info.node.labels
+    if not _satisfies_pod_affinity(state, labels):
+        return Status.unresolvable(REASON_AFFINITY)
+    if not _satisfies_pod_anti_affinity(state, labels):
+        return Status.unschedulable(REASON_ANTI_AFFINITY)
+    if not _satisfies_existing_anti_affinity(state, labels):
+        return Status.unschedulable(REASON_EXISTING_ANTI_AFFINITY)
+    return None
+
+
+def _satisfies_pod_affinity(state: PreFilterState, labels: Mapping[str, str]) -> bool:
+    pods_exist = True
+    for term in state.pod_info.required_affinity_terms:
+        value = labels.get(term.topology_key)
+        if value is None:
+            return False  # the node must have every topology key
+        if state.affinity.get((term.topology_key, value), 0) <= 0:
+            pods_exist = False
+    if pods_exist:
+        return True
+    # The first pod of a group with affinity to itself: nothing in the cluster matches the terms
+    # yet, but the pod matches its own terms, so it may go to any node with the keys.
+    return not state.affinity and state.matches_own_affinity
+
+
+def _satisfies_pod_anti_affinity(state: PreFilterState, labels: Mapping[str, str]) -> bool:
+    if not state.anti:
+        return True
+    for term in state.pod_info.required_anti_affinity_terms:
+        value = labels.get(term.topology_key)
+        if value is not None and state.anti.get((term.topology_key, value), 0) > 0:
+            return False
+    return True
+
+
+def _satisfies_existing_anti_affinity(state: PreFilterState, labels: Mapping[str, str]) -> bool:
+    counts = state.existing_anti
+    if not counts:
+        return True
+    return not any(counts.get(pair, 0) > 0 for pair in labels.items())
+
+
+def read_pre_filter_state(cycle_state: CycleState) -> Optional[PreFilterState]:
+    return cycle_state.read_optional(PRE_FILTER_STATE)

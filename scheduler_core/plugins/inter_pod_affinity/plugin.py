@@ -1,0 +1,102 @@
+"""The InterPodAffinity plugin (framework/plugins/interpodaffinity/plugin.go).
+
+The class is thin: PreFilter/Filter live in ``filtering``, PreScore/Score/NormalizeScore in
+``scoring``. It reads the cluster only through ``handle.snapshot``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Mapping, Optional
+
+from scheduler_core import names
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.interfaces import NodeScore, PreFilterResult
+from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot
+from scheduler_core.framework.status import SKIP, MaybeStatus, Status
+from scheduler_core.model import Pod
+from scheduler_core.plugins.inter_pod_affinity import filtering, scoring
+from scheduler_core.plugins.inter_pod_affinity.args import InterPodAffinityArgs
+from scheduler_core.plugins.inter_pod_affinity.pod_index import PodLabelIndex
+
+
+class InterPodAffinity:
+    name: ClassVar[str] = names.INTER_POD_AFFINITY
+
+    def __init__(self, args: InterPodAffinityArgs, handle: Any) -> None:
+        self.args = args
+        self._handle = handle
+        self._index = PodLabelIndex()  # running pods by label, shared by PreFilter and PreScore
+
+    @property
+    def _snapshot(self) -> Snapshot:
+        return self._handle.snapshot
+
+    # ------------------------------------------------------------------ PreFilter / Filter
+
+    def pre_filter(self, state: CycleState, pod: Pod,
+                   nodes: list[NodeInfo]) -> tuple[Optional[PreFilterResult], MaybeStatus]:
+        computed, needed = filtering.compute_pre_filter_state(pod, self._snapshot, self._index)
+        if not needed:
+            return None, SKIP
+        state.write(filtering.PRE_FILTER_STATE, computed)
+        return None, None
+
+    def pre_filter_extensions(self) -> "InterPodAffinity":
+        return self
+
+    def add_pod(self, state: CycleState, pod: Pod, pod_to_add: PodInfo, node_info: NodeInfo) -> MaybeStatus:
+        return self._update(state, pod_to_add, node_info, +1)
+
+    def remove_pod(self, state: CycleState, pod: Pod, pod_to_remove: PodInfo, node_info: NodeInfo) -> MaybeStatus:
+        return self._update(state, pod_to_remove, node_info, -1)
+
+    def _update(self, state: CycleState, other: PodInfo, node_info: NodeInfo, sign: int) -> MaybeStatus:
+        computed = filtering.read_pre_filter_state(state)
+        if computed is None:
+            return _missing_state(filtering.PRE_FILTER_STATE.name)
+        computed.update_with_pod(other, node_info.node, sign, self._snapshot)
+        return None
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus:
+        computed = filtering.read_pre_filter_state(state)
+        if computed is None:
+            return _missing_state(filtering.PRE_FILTER_STATE.name)
+        return filtering.filter_node(computed, node_info)
+
+    def pre_filter_state_json(self, state: CycleState) -> Optional[dict]:
+        computed = filtering.read_pre_filter_state(state)
+        return computed.to_json() if computed is not None else None
+
+    # ------------------------------------------------------------------ PreScore / Score
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> MaybeStatus:
+        computed = scoring.compute_pre_score_state(pod, self._snapshot, self._index, self.args)
+        if computed is None:
+            return SKIP
+        state.write(scoring.PRE_SCORE_STATE, computed)
+        return None
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, MaybeStatus]:
+        computed = scoring.read_pre_score_state(state)
+        if computed is None:
+            return 0, _missing_state(scoring.PRE_SCORE_STATE.name)
+        return scoring.score_node(computed, node_info), None
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> MaybeStatus:
+        computed = scoring.read_pre_score_state(state)
+        if computed is None:
+            return _missing_state(scoring.PRE_SCORE_STATE.name)
+        scoring.normalize(computed, scores)
+        return None
+
+    def pre_score_state_json(self, state: CycleState) -> Optional[dict]:
+        computed = scoring.read_pre_score_state(state)
+        return computed.to_json() if computed is not None else None
+
+
+def _missing_state(key: str) -> Status:
+    return Status.error(f'error reading "{key}" from cycleState: not found')
+
+
+def new(args: Optional[Mapping[str, Any]], handle: Any) -> InterPodAffinity:
+    return InterPodAffinity(InterPodAffinityArgs.parse(args), handle)

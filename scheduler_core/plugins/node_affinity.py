@@ -1,0 +1,212 @@
+"""NodeAffinity (nodeaffinity): a pod's nodeSelector and node affinity, plus the profile's added one.
+
+PreFilter skips a pod with nothing required; when every required term pins ``metadata.name``
+it narrows the cycle to those nodes (a PreFilterResult), and rejects the pod outright when the
+terms leave no name at all. Filter checks the nodeSelector and required terms. Score sums the
+weights of the preferred terms a node matches, normalised to [0, 100].
+
+Args (NodeAffinityArgs): ``addedAffinity`` — a required selector every pod must also match and
+preferred terms added to every pod's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, Mapping, Optional
+
+from scheduler_core import names
+from scheduler_core.framework.cycle_state import CycleState, StateKey
+from scheduler_core.framework.interfaces import MAX_NODE_SCORE, NodeScore, PreFilterResult
+from scheduler_core.framework.node_info import NodeInfo
+from scheduler_core.framework.registry import ArgsError, ArgsProblem
+from scheduler_core.framework.status import SKIP, MaybeStatus, Status
+from scheduler_core.labels import FIELD_NODE_NAME, node_selector_matches, node_selector_term_matches, parse_int64
+from scheduler_core.model import (
+    Node,
+    NodeAffinity as NodeAffinitySpec,
+    NodeSelector,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    Pod,
+    PreferredSchedulingTerm,
+)
+from scheduler_core.plugins.helper import default_normalize_score, required_node_affinity_matches
+
+REASON_POD = "node(s) didn't match Pod's node affinity/selector"
+REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
+REASON_CONFLICT = "pod affinity terms conflict"
+
+_LABEL_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+_FIELD_OPERATORS = ("In", "NotIn")
+
+
+# ---------------------------------------------------------------------------- args
+
+
+@dataclass(frozen=True)
+class NodeAffinityArgs:
+    added_affinity: Optional[NodeAffinitySpec] = None
+
+    @classmethod
+    def parse(cls, raw: Optional[Mapping[str, Any]]) -> "NodeAffinityArgs":
+        raw = raw or {}
+        added = raw.get("addedAffinity")
+        if added is None:
+            return cls()
+        problems: list[ArgsProblem] = []
+        required = None
+        raw_required = added.get("requiredDuringSchedulingIgnoredDuringExecution")
+        if raw_required is not None:
+            path = "addedAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+            terms = raw_required.get("nodeSelectorTerms") or ()
+            required = NodeSelector(tuple(_parse_term(t, f"{path}.nodeSelectorTerms[{i}]", problems)
+                                          for i, t in enumerate(terms)))
+        preferred = []
+        path = "addedAffinity.preferredDuringSchedulingIgnoredDuringExecution"
+        for i, raw_term in enumerate(added.get("preferredDuringSchedulingIgnoredDuringExecution") or ()):
+            term = _parse_term(raw_term.get("preference") or {}, f"{path}[{i}].preference", problems)
+            preferred.append(PreferredSchedulingTerm(int(raw_term.get("weight", 0)), term))
+        if problems:
+            raise ArgsError(problems)
+        return cls(NodeAffinitySpec(required, tuple(preferred)))
+
+
+def _parse_term(raw: Mapping[str, Any], path: str, problems: list[ArgsProblem]) -> NodeSelectorTerm:
+    expressions = tuple(_parse_requirement(r, f"{path}.matchExpressions[{i}]", False, problems)
+                        for i, r in enumerate(raw.get("matchExpressions") or ()))
+    fields = tuple(_parse_requirement(r, f"{path}.matchFields[{i}]", True, problems)
+                   for i, r in enumerate(raw.get("matchFields") or ()))
+    return NodeSelectorTerm(expressions, fields)
+
+
+def _parse_requirement(raw: Mapping[str, Any], path: str, is_field: bool,
+                       problems: list[ArgsProblem]) -> NodeSelectorRequirement:
+    """nodeaffinity.NewNodeSelector's checks of one requirement."""
+    key = str(raw.get("key", ""))
+    operator = str(raw.get("operator", ""))
+    values = tuple(str(v) for v in raw.get("values") or ())
+    if is_field:
+        if key != FIELD_NODE_NAME:
+            problems.append(ArgsProblem(f"{path}.key", f'Invalid value: "{key}": not a valid field selector key'))
+        if operator not in _FIELD_OPERATORS:
+            problems.append(ArgsProblem(f"{path}.operator", f'Invalid value: "{operator}": not a valid selector operator'))
+        elif len(values) != 1:
+            problems.append(ArgsProblem(f"{path}.values", "Required value: must have one element"))
+    elif operator not in _LABEL_OPERATORS:
+        problems.append(ArgsProblem(f"{path}.operator", f'Unsupported value: "{operator}"'))
+    elif operator in ("In", "NotIn") and not values:
+        problems.append(ArgsProblem(f"{path}.values",
+                                    "Required value: for 'in', 'notin' operators, values set can't be empty"))
+    elif operator in ("Exists", "DoesNotExist") and values:
+        problems.append(ArgsProblem(f"{path}.values", "Forbidden: may not be specified when `operator` is "
+                                                      "'Exists' or 'DoesNotExist'"))
+    elif operator in ("Gt", "Lt") and (len(values) != 1 or parse_int64(values[0]) is None):
+        problems.append(ArgsProblem(f"{path}.values",
+                                    "Invalid value: for 'Gt', 'Lt' operators, exactly one integer value is required"))
+    return NodeSelectorRequirement(key, operator, values)
+
+
+# ---------------------------------------------------------------------------- state
+
+
+@dataclass(frozen=True, slots=True)
+class _PreScoreState:
+    preferred: tuple[PreferredSchedulingTerm, ...]
+
+    def clone(self) -> "_PreScoreState":
+        return self
+
+
+_PRE_SCORE = StateKey[_PreScoreState]("PreScore" + names.NODE_AFFINITY)
+
+
+def _required_terms(pod: Pod) -> Optional[tuple[NodeSelectorTerm, ...]]:
+    """The required node selector's terms, or None when the pod has no required node affinity."""
+    affinity = pod.affinity
+    if affinity is None or affinity.node_affinity is None or affinity.node_affinity.required is None:
+        return None
+    return affinity.node_affinity.required.terms
+
+
+def _preferred_terms(pod: Pod) -> tuple[PreferredSchedulingTerm, ...]:
+    affinity = pod.affinity
+    if affinity is None or affinity.node_affinity is None:
+        return ()
+    return affinity.node_affinity.preferred
+
+
+def preferred_score(terms: tuple[PreferredSchedulingTerm, ...], node: Node) -> int:
+    """nodeaffinity.PreferredSchedulingTerms.Score: terms of weight 0 are dropped when parsed."""
+    return sum(t.weight for t in terms if t.weight != 0 and node_selector_term_matches(t.preference, node))
+
+
+def _pinned_node_names(terms: tuple[NodeSelectorTerm, ...]) -> Optional[frozenset[str]]:
+    """Node names the terms allow through ``metadata.name In``; None when some term allows any."""
+    allowed: set[str] = set()
+    for term in terms:
+        term_names: Optional[set[str]] = None
+        for req in term.match_fields:
+            if req.key == FIELD_NODE_NAME and req.operator == "In":
+                values = set(req.values)
+                term_names = values if term_names is None else term_names & values
+        if term_names is None:
+            return None  # terms are ORed: this one does not pin a name
+        allowed |= term_names
+    return frozenset(allowed)
+
+
+# ---------------------------------------------------------------------------- plugin
+
+
+class NodeAffinity:
+    name: ClassVar[str] = names.NODE_AFFINITY
+
+    def __init__(self, args: NodeAffinityArgs) -> None:
+        added = args.added_affinity
+        self._added_required: Optional[NodeSelector] = added.required if added else None
+        self._added_preferred: tuple[PreferredSchedulingTerm, ...] = added.preferred if added else ()
+
+    def pre_filter(self, state: CycleState, pod: Pod,
+                   nodes: list[NodeInfo]) -> tuple[Optional[PreFilterResult], MaybeStatus]:
+        terms = _required_terms(pod)
+        if terms is None and self._added_required is None and not pod.node_selector:
+            return None, SKIP
+        if not terms:
+            return None, None
+        pinned = _pinned_node_names(terms)
+        if pinned is None:
+            return None, None
+        if not pinned:
+            return None, Status.unresolvable(REASON_CONFLICT)
+        return PreFilterResult(pinned), None
+
+    def pre_filter_extensions(self) -> None:
+        return None
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus:
+        node = node_info.node
+        if self._added_required is not None and not node_selector_matches(self._added_required, node):
+            return Status.unresolvable(REASON_ENFORCED)
+        if not required_node_affinity_matches(pod, node):
+            return Status.unresolvable(REASON_POD)
+        return None
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> MaybeStatus:
+        preferred = _preferred_terms(pod)
+        if not preferred and not self._added_preferred:
+            return SKIP
+        state.write(_PRE_SCORE, _PreScoreState(preferred))
+        return None
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, MaybeStatus]:
+        pre_score = state.read_optional(_PRE_SCORE)
+        preferred = pre_score.preferred if pre_score is not None else _preferred_terms(pod)
+        node = node_info.node
+        return preferred_score(self._added_preferred, node) + preferred_score(preferred, node), None
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> MaybeStatus:
+        return default_normalize_score(MAX_NODE_SCORE, False, scores)
+
+
+def new(args: Optional[Mapping], handle) -> NodeAffinity:
+    return NodeAffinity(NodeAffinityArgs.parse(args))

@@ -1,0 +1,32 @@
+"""NodeName (nodename): a pod naming a node in ``spec.nodeName`` fits only that node.
+
+Pending pods of a scenario have no nodeName (a pod with one is already running), so this filter
+passes every node for them; the check is kept exact for any caller that asks anyway.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Mapping, Optional
+
+from scheduler_core import names
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.node_info import NodeInfo
+from scheduler_core.framework.status import MaybeStatus, Status
+from scheduler_core.model import Pod
+
+REASON_NODE_NAME = "node(s) didn't match the requested node name"
+
+
+def fits(pod: Pod, node_info: NodeInfo) -> bool:
+    return not pod.node_name or pod.node_name == node_info.name
+
+
+class NodeName:
+    name: ClassVar[str] = names.NODE_NAME
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus:
+        return None if fits(pod, node_info) else Status.unresolvable(REASON_NODE_NAME)
+
+
+def new(args: Optional[Mapping], handle) -> NodeName:
+    return NodeName()

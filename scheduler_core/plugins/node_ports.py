@@ -1,0 +1,74 @@
+"""NodePorts (nodeports): a pod's host ports must be free on the node.
+
+A wanted (hostIP, protocol, port) conflicts with a used one of the same protocol and port when
+either side binds 0.0.0.0 or both name the same IP (framework.HostPortInfo.CheckConflict). Host
+ports come from the containers and the sidecar init containers (restartPolicy: Always), as
+``resources.host_ports`` lists them with the empty IP and protocol already defaulted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Mapping, Optional
+
+from scheduler_core import names
+from scheduler_core.framework.cycle_state import CycleState, StateKey
+from scheduler_core.framework.interfaces import PreFilterResult
+from scheduler_core.framework.node_info import NodeInfo
+from scheduler_core.framework.status import SKIP, MaybeStatus, Status
+from scheduler_core.model import Pod
+from scheduler_core.resources import host_ports
+
+REASON_PORTS = "node(s) didn't have free ports for the requested pod ports"
+BIND_ALL_IP = "0.0.0.0"
+
+HostPort = tuple[str, str, int]  # (hostIP, protocol, port)
+
+
+@dataclass(frozen=True, slots=True)
+class _PreFilterState:
+    wanted: tuple[HostPort, ...]
+
+    def clone(self) -> "_PreFilterState":
+        return self  # not affected by adding or removing other pods
+
+
+_PRE_FILTER = StateKey[_PreFilterState]("PreFilter" + names.NODE_PORTS)
+
+
+def port_conflicts(used: Mapping[HostPort, int], wanted: HostPort) -> bool:
+    ip, protocol, port = wanted
+    if port <= 0:
+        return False
+    if ip == BIND_ALL_IP:
+        return any(p == protocol and n == port for (_, p, n) in used)
+    return (BIND_ALL_IP, protocol, port) in used or (ip, protocol, port) in used
+
+
+def fits_ports(wanted: tuple[HostPort, ...], node_info: NodeInfo) -> bool:
+    return not any(port_conflicts(node_info.used_ports, port) for port in wanted)
+
+
+class NodePorts:
+    name: ClassVar[str] = names.NODE_PORTS
+
+    def pre_filter(self, state: CycleState, pod: Pod,
+                   nodes: list[NodeInfo]) -> tuple[Optional[PreFilterResult], MaybeStatus]:
+        wanted = tuple(host_ports(pod))
+        if not wanted:
+            return None, SKIP
+        state.write(_PRE_FILTER, _PreFilterState(wanted))
+        return None, None
+
+    def pre_filter_extensions(self) -> None:
+        return None
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus:
+        pre_filter = state.read_optional(_PRE_FILTER)
+        if pre_filter is None:
+            return Status.error(f"reading {_PRE_FILTER.name!r} from cycleState: not found")
+        return None if fits_ports(pre_filter.wanted, node_info) else Status.unschedulable(REASON_PORTS)
+
+
+def new(args: Optional[Mapping], handle) -> NodePorts:
+    return NodePorts()

@@ -1,0 +1,264 @@
+"""NodeResourcesFit (noderesources.Fit): the node must have room for the pod's requests.
+
+Filter compares the pod's requests with what is left of the node's allocatable amounts and lists
+every shortfall ("Insufficient cpu", ..., "Too many pods"). A shortfall that no preemption could
+cure — the pod asks for more than the node has at all — makes the status
+UnschedulableAndUnresolvable; otherwise it is Unschedulable. Extended resources named in
+``ignoredResources`` or in a group of ``ignoredResourceGroups`` are not checked.
+
+Scoring uses the configured ``scoringStrategy`` (LeastAllocated by default, on cpu and memory).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Mapping, Optional
+
+from scheduler_core import names
+from scheduler_core.framework.cycle_state import CycleState, StateKey
+from scheduler_core.framework.interfaces import PreFilterResult
+from scheduler_core.framework.node_info import NodeInfo
+from scheduler_core.framework.registry import ArgsError, ArgsProblem
+from scheduler_core.framework.status import MaybeStatus, Status
+from scheduler_core.model import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Pod, ResourceList
+from scheduler_core.plugins.helper import FunctionShapePoint
+from scheduler_core.plugins.node_resources.least_allocated import least_resource_scorer
+from scheduler_core.plugins.node_resources.most_allocated import most_resource_scorer
+from scheduler_core.plugins.node_resources.requested_to_capacity_ratio import (
+    MAX_CUSTOM_PRIORITY_SCORE,
+    MAX_UTILIZATION,
+    requested_to_capacity_ratio_scorer,
+)
+from scheduler_core.plugins.node_resources.resource_allocation import (
+    DEFAULT_RESOURCES,
+    ResourceAllocationScorer,
+    ResourceSpec,
+    parse_resource_specs,
+)
+from scheduler_core.plugins.node_resources.resource_names import (
+    is_extended_resource_name,
+    is_scalar_resource_name,
+    qualified_name_problems,
+)
+from scheduler_core.resources import pod_requests
+
+REASON_TOO_MANY_PODS = "Too many pods"
+REASON_INSUFFICIENT = "Insufficient {resource}"
+
+LEAST_ALLOCATED = "LeastAllocated"
+MOST_ALLOCATED = "MostAllocated"
+REQUESTED_TO_CAPACITY_RATIO = "RequestedToCapacityRatio"
+STRATEGY_TYPES = (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO)
+
+
+# ---------------------------------------------------------------------------- args
+
+
+@dataclass(frozen=True)
+class ScoringStrategy:
+    type: str = LEAST_ALLOCATED
+    resources: tuple[ResourceSpec, ...] = DEFAULT_RESOURCES
+    shape: Optional[tuple[FunctionShapePoint, ...]] = None  # requestedToCapacityRatio.shape
+
+
+@dataclass(frozen=True)
+class NodeResourcesFitArgs:
+    ignored_resources: frozenset[str] = frozenset()
+    ignored_resource_groups: frozenset[str] = frozenset()
+    scoring_strategy: ScoringStrategy = field(default_factory=ScoringStrategy)
+
+    @classmethod
+    def parse(cls, raw: Optional[Mapping[str, Any]]) -> "NodeResourcesFitArgs":
+        """v1 defaults (SetDefaults_NodeResourcesFitArgs), then ValidateNodeResourcesFitArgs."""
+        raw = raw or {}
+        problems: list[ArgsProblem] = []
+        ignored = [str(r) for r in raw.get("ignoredResources") or ()]
+        groups = [str(g) for g in raw.get("ignoredResourceGroups") or ()]
+        for index, name in enumerate(ignored):
+            problems.extend(ArgsProblem(f"ignoredResources[{index}]", f'Invalid value: "{name}": {msg}')
+                            for msg in qualified_name_problems(name))
+        for index, group in enumerate(groups):
+            if "/" in group:
+                problems.append(ArgsProblem(f"ignoredResourceGroups[{index}]",
+                                            f'Invalid value: "{group}": resource group name can\'t contain \'/\''))
+            problems.extend(ArgsProblem(f"ignoredResourceGroups[{index}]", f'Invalid value: "{group}": {msg}')
+                            for msg in qualified_name_problems(group))
+        strategy = _parse_strategy(raw.get("scoringStrategy"), problems)
+        if problems:
+            raise ArgsError(problems)
+        return cls(frozenset(ignored), frozenset(groups), strategy)
+
+
+def _parse_strategy(raw: Optional[Mapping[str, Any]], problems: list[ArgsProblem]) -> ScoringStrategy:
+    if raw is None:
+        return ScoringStrategy()
+    kind = str(raw.get("type") or "")
+    if kind not in STRATEGY_TYPES:
+        supported = ", ".join(f'"{t}"' for t in STRATEGY_TYPES)
+        problems.append(ArgsProblem("scoringStrategy.type", f'Unsupported value: "{kind}": supported values: {supported}'))
+    resources = parse_resource_specs(raw.get("resources"), "scoringStrategy.resources", problems)
+    for index, spec in enumerate(resources):
+        if spec.weight <= 0 or spec.weight > 100:
+            problems.append(ArgsProblem(f"scoringStrategy.resources[{index}].weight",
+                                        f"Invalid value: {spec.weight}: resource weight of {spec.name} "
+                                        "not in valid range (0, 100]"))
+    shape = None
+    ratio = raw.get("requestedToCapacityRatio")
+    if ratio is not None:
+        shape = _parse_shape(ratio.get("shape") or (), problems)
+    elif kind == REQUESTED_TO_CAPACITY_RATIO:
+        problems.append(ArgsProblem("scoringStrategy.requestedToCapacityRatio", "Required value"))
+    return ScoringStrategy(kind, resources, shape)
+
+
+def _parse_shape(raw: list, problems: list[ArgsProblem]) -> tuple[FunctionShapePoint, ...]:
+    """validateFunctionShape; Go reports these under ``scoringStrategy.shape``."""
+    path = "scoringStrategy.shape"
+    points = tuple(FunctionShapePoint(int(p.get("utilization", 0)), int(p.get("score", 0))) for p in raw)
+    if not points:
+        problems.append(ArgsProblem(path, "Required value: at least one point must be specified"))
+        return points
+    for index in range(1, len(points)):
+        if points[index - 1].utilization >= points[index].utilization:
+            problems.append(ArgsProblem(f"{path}[{index}].utilization",
+                                        f"Invalid value: {points[index].utilization}: "
+                                        "values must be sorted in increasing order"))
+            break
+    for index, point in enumerate(points):
+        if not 0 <= point.utilization <= MAX_UTILIZATION:
+            problems.append(ArgsProblem(f"{path}[{index}].utilization",
+                                        f"Invalid value: {point.utilization}: not in valid range [0, 100]"))
+        if not 0 <= point.score <= MAX_CUSTOM_PRIORITY_SCORE:
+            problems.append(ArgsProblem(f"{path}[{index}].score",
+                                        f"Invalid value: {point.score}: not in valid range [0, 10]"))
+    return points
+
+
+def build_scorer(strategy: ScoringStrategy) -> ResourceAllocationScorer:
+    """nodeResourceStrategyTypeMap: the strategy's scorer over the non-zero requests."""
+    if strategy.type == MOST_ALLOCATED:
+        scorer = most_resource_scorer(strategy.resources)
+    elif strategy.type == REQUESTED_TO_CAPACITY_RATIO:
+        scorer = requested_to_capacity_ratio_scorer(strategy.resources, strategy.shape or ())
+    else:
+        scorer = least_resource_scorer(strategy.resources)
+    return ResourceAllocationScorer(strategy.resources, scorer, use_requested=False)
+
+
+# ---------------------------------------------------------------------------- filtering
+
+
+@dataclass(frozen=True, slots=True)
+class InsufficientResource:
+    resource: str
+    reason: str
+    requested: int
+    used: int
+    capacity: int
+    unresolvable: bool = False  # the node is too small even when empty: preemption cannot help
+
+
+@dataclass(frozen=True, slots=True)
+class _PreFilterState:
+    requests: ResourceList  # cpu, memory, ephemeral-storage and scalar resources only
+
+    def clone(self) -> "_PreFilterState":
+        return self
+
+
+@dataclass(frozen=True, slots=True)
+class _PreScoreState:
+    pod_requests: tuple[int, ...]
+
+    def clone(self) -> "_PreScoreState":
+        return self
+
+
+_PRE_FILTER = StateKey[_PreFilterState]("PreFilter" + names.NODE_RESOURCES_FIT)
+_PRE_SCORE = StateKey[_PreScoreState]("PreScore" + names.NODE_RESOURCES_FIT)
+
+_FIXED_RESOURCES = (CPU, MEMORY, EPHEMERAL_STORAGE)
+
+
+def compute_pod_request(pod: Pod) -> ResourceList:
+    """computePodResourceRequest: the pod's requests the scheduler keeps (framework.Resource)."""
+    return {name: amount for name, amount in pod_requests(pod).items()
+            if name in _FIXED_RESOURCES or is_scalar_resource_name(name)}
+
+
+def _is_ignored(name: str, ignored: frozenset[str], ignored_groups: frozenset[str]) -> bool:
+    if not is_extended_resource_name(name):
+        return False
+    return name in ignored or (bool(ignored_groups) and name.split("/")[0] in ignored_groups)
+
+
+def fits_request(request: ResourceList, node_info: NodeInfo, ignored: frozenset[str] = frozenset(),
+                 ignored_groups: frozenset[str] = frozenset()) -> list[InsufficientResource]:
+    """fitsRequest: every shortfall, pods first, then cpu, memory, ephemeral-storage, scalars."""
+    shortfalls: list[InsufficientResource] = []
+    allocatable = node_info.allocatable
+    pod_count = len(node_info.pods)
+    allowed = allocatable.get(PODS, 0)
+    if pod_count + 1 > allowed:
+        shortfalls.append(InsufficientResource(PODS, REASON_TOO_MANY_PODS, 1, pod_count, allowed))
+    scalars = sorted(name for name in request if name not in _FIXED_RESOURCES)
+    for name in (*_FIXED_RESOURCES, *scalars):
+        wanted = request.get(name, 0)
+        if wanted <= 0 or _is_ignored(name, ignored, ignored_groups):
+            continue
+        capacity = allocatable.get(name, 0)
+        used = node_info.requested.get(name, 0)
+        if wanted > capacity - used:
+            shortfalls.append(InsufficientResource(name, REASON_INSUFFICIENT.format(resource=name), wanted, used,
+                                                   capacity, unresolvable=wanted > capacity))
+    return shortfalls
+
+
+def fits(pod: Pod, node_info: NodeInfo) -> list[InsufficientResource]:
+    """noderesources.Fits: the shortfalls of a pod on a node, nothing ignored."""
+    return fits_request(compute_pod_request(pod), node_info)
+
+
+# ---------------------------------------------------------------------------- plugin
+
+
+class Fit:
+    name: ClassVar[str] = names.NODE_RESOURCES_FIT
+
+    def __init__(self, args: NodeResourcesFitArgs) -> None:
+        self._ignored = args.ignored_resources
+        self._ignored_groups = args.ignored_resource_groups
+        self._scorer = build_scorer(args.scoring_strategy)
+
+    def pre_filter(self, state: CycleState, pod: Pod,
+                   nodes: list[NodeInfo]) -> tuple[Optional[PreFilterResult], MaybeStatus]:
+        state.write(_PRE_FILTER, _PreFilterState(compute_pod_request(pod)))
+        return None, None
+
+    def pre_filter_extensions(self) -> None:
+        return None
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus:
+        pre_filter = state.read_optional(_PRE_FILTER)
+        if pre_filter is None:
+            return Status.error(f"error reading {_PRE_FILTER.name!r} from cycleState: not found")
+        shortfalls = fits_request(pre_filter.requests, node_info, self._ignored, self._ignored_groups)
+        if not shortfalls:
+            return None
+        reasons = tuple(s.reason for s in shortfalls)
+        if any(s.unresolvable for s in shortfalls):
+            return Status.unresolvable(*reasons)
+        return Status.unschedulable(*reasons)
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> MaybeStatus:
+        state.write(_PRE_SCORE, _PreScoreState(self._scorer.pod_request_list(pod)))
+        return None
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, MaybeStatus]:
+        pre_score = state.read_optional(_PRE_SCORE)
+        requests = pre_score.pod_requests if pre_score is not None else self._scorer.pod_request_list(pod)
+        return self._scorer.score(node_info, requests)
+
+
+def new_fit(args: Optional[Mapping], handle) -> Fit:
+    return Fit(NodeResourcesFitArgs.parse(args))

@@ -1,0 +1,29 @@
+"""LeastAllocated: favour nodes with more room left, as a weighted average of free fractions."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from scheduler_core.framework.interfaces import MAX_NODE_SCORE
+from scheduler_core.plugins.helper import go_div
+from scheduler_core.plugins.node_resources.resource_allocation import ResourceSpec, Scorer
+
+
+def least_requested_score(requested: int, capacity: int) -> int:
+    """Free capacity on a 0-100 scale; 0 once the request exceeds capacity."""
+    if capacity == 0 or requested > capacity:
+        return 0
+    return go_div((capacity - requested) * MAX_NODE_SCORE, capacity)
+
+
+def least_resource_scorer(resources: tuple[ResourceSpec, ...]) -> Scorer:
+    def score(requested: Sequence[int], allocatable: Sequence[int]) -> int:
+        total = weights = 0
+        for index, spec in enumerate(resources):
+            if allocatable[index] == 0:
+                continue
+            total += least_requested_score(requested[index], allocatable[index]) * spec.weight
+            weights += spec.weight
+        return go_div(total, weights) if weights else 0
+
+    return score

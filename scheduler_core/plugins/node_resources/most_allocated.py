@@ -1,0 +1,29 @@
+"""MostAllocated: favour fuller nodes (bin packing), as a weighted average of used fractions."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from scheduler_core.framework.interfaces import MAX_NODE_SCORE
+from scheduler_core.plugins.helper import go_div
+from scheduler_core.plugins.node_resources.resource_allocation import ResourceSpec, Scorer
+
+
+def most_requested_score(requested: int, capacity: int) -> int:
+    """Used capacity on a 0-100 scale; a request above capacity (non-zero defaults) counts as full."""
+    if capacity == 0:
+        return 0
+    return go_div(min(requested, capacity) * MAX_NODE_SCORE, capacity)
+
+
+def most_resource_scorer(resources: tuple[ResourceSpec, ...]) -> Scorer:
+    def score(requested: Sequence[int], allocatable: Sequence[int]) -> int:
+        total = weights = 0
+        for index, spec in enumerate(resources):
+            if allocatable[index] == 0:
+                continue
+            total += most_requested_score(requested[index], allocatable[index]) * spec.weight
+            weights += spec.weight
+        return go_div(total, weights) if weights else 0
+
+    return score

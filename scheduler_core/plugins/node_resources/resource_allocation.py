@@ -1,0 +1,88 @@
+"""Scoring by allocation (noderesources.resourceAllocationScorer), shared by Fit and BalancedAllocation.
+
+For each configured resource it pairs the node's allocatable amount with what would be requested
+after placing the pod, and hands both lists to a strategy (least/most allocated, requested to
+capacity ratio, balanced). A resource the node does not offer (allocatable 0) is left at (0, 0),
+which every strategy skips; a scalar resource the pod does not request is skipped the same way.
+
+``use_requested`` picks the amounts: Fit scores with the "non-zero" requests (a container without
+a cpu/memory request counts as 100m / 200Mi), BalancedAllocation with the plain requests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Optional, Sequence
+
+from scheduler_core.framework.node_info import NodeInfo
+from scheduler_core.framework.registry import ArgsProblem
+from scheduler_core.framework.status import MaybeStatus, Status
+from scheduler_core.model import CPU, EPHEMERAL_STORAGE, MEMORY, Pod
+from scheduler_core.plugins.node_resources.resource_names import is_scalar_resource_name
+from scheduler_core.resources import non_zero_requests, pod_requests
+
+# A strategy: (requested after placing the pod, allocatable), both per configured resource -> score.
+Scorer = Callable[[Sequence[int], Sequence[int]], int]
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceSpec:
+    name: str
+    weight: int = 1
+
+
+DEFAULT_RESOURCES: tuple[ResourceSpec, ...] = (ResourceSpec(CPU, 1), ResourceSpec(MEMORY, 1))
+
+
+def parse_resource_specs(raw: Optional[Sequence[Mapping[str, Any]]], path: str,
+                         problems: list[ArgsProblem]) -> tuple[ResourceSpec, ...]:
+    """v1 defaulting of a ``resources`` list: empty -> cpu and memory; weight 0 -> 1."""
+    if not raw:
+        return DEFAULT_RESOURCES
+    specs = []
+    for index, entry in enumerate(raw):
+        weight = entry.get("weight") or 0
+        if not isinstance(weight, int) or isinstance(weight, bool):
+            problems.append(ArgsProblem(f"{path}[{index}].weight", f"Invalid value: {weight!r}: must be an integer"))
+            weight = 1
+        specs.append(ResourceSpec(str(entry.get("name", "")), weight or 1))
+    return tuple(specs)
+
+
+class ResourceAllocationScorer:
+    def __init__(self, resources: tuple[ResourceSpec, ...], scorer: Scorer, use_requested: bool) -> None:
+        self.resources = resources
+        self.scorer = scorer
+        self.use_requested = use_requested
+
+    def pod_request_list(self, pod: Pod) -> tuple[int, ...]:
+        """calculatePodResourceRequestList: the pod's request for each configured resource."""
+        requests = pod_requests(pod) if self.use_requested else non_zero_requests(pod)
+        return tuple(requests.get(spec.name, 0) for spec in self.resources)
+
+    def score(self, node_info: NodeInfo, pod_request: Sequence[int]) -> tuple[int, MaybeStatus]:
+        if not self.resources:
+            return 0, Status.error("resources not found")
+        requested = [0] * len(self.resources)
+        allocatable = [0] * len(self.resources)
+        for index, spec in enumerate(self.resources):
+            alloc, req = self._allocatable_and_requested(node_info, spec.name, pod_request[index])
+            if alloc == 0:
+                continue
+            allocatable[index] = alloc
+            requested[index] = req
+        return self.scorer(requested, allocatable), None
+
+    def _allocatable_and_requested(self, node_info: NodeInfo, name: str, pod_request: int) -> tuple[int, int]:
+        """calculateResourceAllocatableRequest: (allocatable, requested including the pod)."""
+        if pod_request == 0 and is_scalar_resource_name(name):
+            return 0, 0
+        allocatable = node_info.allocatable
+        if name in (CPU, MEMORY):
+            used = node_info.requested if self.use_requested else node_info.non_zero_requested
+            return allocatable.get(name, 0), used.get(name, 0) + pod_request
+        if name == EPHEMERAL_STORAGE:
+            return allocatable.get(name, 0), node_info.requested.get(name, 0) + pod_request
+        if is_scalar_resource_name(name) and name in allocatable:
+            return allocatable[name], node_info.requested.get(name, 0) + pod_request
+        return 0, 0

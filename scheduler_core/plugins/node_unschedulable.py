@@ -1,0 +1,34 @@
+"""NodeUnschedulable (nodeunschedulable): a cordoned node takes only pods that tolerate it.
+
+A pod tolerating the ``node.kubernetes.io/unschedulable:NoSchedule`` taint also tolerates
+``spec.unschedulable``.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Mapping, Optional
+
+from scheduler_core import names
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.node_info import NodeInfo
+from scheduler_core.framework.status import MaybeStatus, Status
+from scheduler_core.model import Pod, Taint, TaintEffect
+from scheduler_core.plugins.helper import tolerations_tolerate_taint
+
+REASON_UNSCHEDULABLE = "node(s) were unschedulable"
+UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "", TaintEffect.NO_SCHEDULE.value)
+
+
+class NodeUnschedulable:
+    name: ClassVar[str] = names.NODE_UNSCHEDULABLE
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus:
+        if not node_info.node.unschedulable:
+            return None
+        if tolerations_tolerate_taint(pod.tolerations, UNSCHEDULABLE_TAINT):
+            return None
+        return Status.unresolvable(REASON_UNSCHEDULABLE)
+
+
+def new(args: Optional[Mapping], handle) -> NodeUnschedulable:
+    return NodeUnschedulable()

@@ -1,0 +1,161 @@
+"""PreFilter/Filter half of PodTopologySpread (podtopologyspread/filtering.go).
+
+For each hard constraint PreFilter counts the matching pods per topology domain over the nodes
+that carry every hard constraint's key and pass the constraint's inclusion policies. Filter then
+admits a node when ``matchNum[domain] + selfMatch - globalMinimum <= maxSkew``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from scheduler_core.framework.node_info import NodeInfo
+from scheduler_core.framework.status import MaybeStatus, Status
+from scheduler_core.model import Node, Pod
+from scheduler_core.plugins.pod_topology_spread.common import (
+    Constraint,
+    InclusionPolicy,
+    MatchCounter,
+    node_has_all_keys,
+)
+
+REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
+REASON_NODE_LABEL_NOT_MATCH = REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
+
+_MAX_INT32 = 2**31 - 1
+
+
+@dataclass(slots=True)
+class _Path:
+    value: str = ""
+    match_num: int = _MAX_INT32
+
+
+class CriticalPaths:
+    """The two smallest-count domains of one constraint, kept as Go keeps them.
+
+    ``paths[0].match_num`` is always the minimum; ``paths[1]`` is only "at least as large",
+    which is enough for preemption's one-node-at-a-time updates (and must be ported as is,
+    since after updates it decides what the minimum becomes).
+    """
+
+    __slots__ = ("paths",)
+
+    def __init__(self, paths: Optional[list[_Path]] = None) -> None:
+        self.paths = paths if paths is not None else [_Path(), _Path()]
+
+    @property
+    def minimum(self) -> int:
+        return self.paths[0].match_num
+
+    def update(self, value: str, num: int) -> None:
+        first, second = self.paths
+        if value == first.value:
+            index = 0
+        elif value == second.value:
+            index = 1
+        else:
+            index = -1
+        if index >= 0:
+            self.paths[index].match_num = num
+            if self.paths[0].match_num > self.paths[1].match_num:
+                self.paths.reverse()
+        elif num < first.match_num:
+            self.paths[1] = _Path(first.value, first.match_num)
+            self.paths[0] = _Path(value, num)
+        elif num < second.match_num:
+            self.paths[1] = _Path(value, num)
+
+    def clone(self) -> "CriticalPaths":
+        return CriticalPaths([_Path(p.value, p.match_num) for p in self.paths])
+
+
+class PreFilterState:
+    """Per hard constraint: matching pods per domain and the critical paths (preFilterState)."""
+
+    __slots__ = ("constraints", "match_num", "critical_paths")
+
+    def __init__(self, constraints: list[Constraint], match_num: list[dict[str, int]],
+                 critical_paths: list[CriticalPaths]) -> None:
+        self.constraints = constraints  # shared between clones: never changed
+        self.match_num = match_num
+        self.critical_paths = critical_paths
+
+    def min_match_num(self, index: int) -> int:
+        """The global minimum, 0 while fewer domains than minDomains are eligible."""
+        if len(self.match_num[index]) < self.constraints[index].min_domains:
+            return 0
+        return self.critical_paths[index].minimum
+
+    def clone(self) -> "PreFilterState":
+        return PreFilterState(self.constraints, [dict(m) for m in self.match_num],
+                              [p.clone() for p in self.critical_paths])
+
+    def to_json(self) -> list[dict]:
+        return [
+            {
+                "topologyKey": c.topology_key,
+                "maxSkew": c.max_skew,
+                "minDomains": c.min_domains,
+                "matchNum": dict(sorted(self.match_num[i].items())),
+                "minMatchNum": self.min_match_num(i),
+            }
+            for i, c in enumerate(self.constraints)
+        ]
+
+
+def compute_pre_filter_state(pod: Pod, constraints: list[Constraint], nodes: list[NodeInfo],
+                             counter: MatchCounter) -> PreFilterState:
+    """calPreFilterState over every node of the cycle."""
+    match_num: list[dict[str, int]] = [{} for _ in constraints]
+    policy = InclusionPolicy(pod)
+    counts = [counter.counter(pod.namespace, c) for c in constraints]
+    for node_info in nodes:
+        node = node_info.node
+        labels = node.labels
+        if not node_has_all_keys(labels, constraints):
+            continue
+        for i, constraint in enumerate(constraints):
+            if not policy.includes(constraint, node):
+                continue
+            value = labels[constraint.topology_key]
+            domains = match_num[i]
+            domains[value] = domains.get(value, 0) + counts[i](node_info)
+    paths = []
+    for domains in match_num:
+        critical = CriticalPaths()
+        for value, num in domains.items():
+            critical.update(value, num)
+        paths.append(critical)
+    return PreFilterState(constraints, match_num, paths)
+
+
+def filter_node(state: PreFilterState, pod: Pod, node: Node) -> MaybeStatus:
+    """Filter: every hard constraint's key present, and the skew within maxSkew."""
+    labels = node.labels
+    for i, constraint in enumerate(state.constraints):
+        value = labels.get(constraint.topology_key)
+        if value is None:
+            return Status.unresolvable(REASON_NODE_LABEL_NOT_MATCH)
+        self_match = 1 if constraint.matcher.matches(pod.labels) else 0
+        skew = state.match_num[i].get(value, 0) + self_match - state.min_match_num(i)
+        if skew > constraint.max_skew:
+            return Status.unschedulable(REASON_CONSTRAINTS_NOT_MATCH)
+    return None
+
+
+def update_with_pod(state: PreFilterState, changed: Pod, pod: Pod, node: Optional[Node], delta: int) -> None:
+    """updateWithPod: preemption added (+1) or removed (-1) ``changed`` on ``node``."""
+    if changed.namespace != pod.namespace or node is None:
+        return
+    labels = node.labels
+    if not node_has_all_keys(labels, state.constraints):
+        return
+    policy = InclusionPolicy(pod)
+    for i, constraint in enumerate(state.constraints):
+        if not constraint.matcher.matches(changed.labels) or not policy.includes(constraint, node):
+            continue
+        value = labels[constraint.topology_key]
+        state.match_num[i][value] = state.match_num[i].get(value, 0) + delta
+        state.critical_paths[i].update(value, state.match_num[i][value])

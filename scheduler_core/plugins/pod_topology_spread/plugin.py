@@ -1,0 +1,160 @@
+"""The PodTopologySpread plugin: wiring of the extension points (podtopologyspread/plugin.go).
+
+Hard (DoNotSchedule) constraints are enforced at PreFilter/Filter, soft (ScheduleAnyway) ones
+scored at PreScore/Score/NormalizeScore. A pod without constraints of its own gets the default
+constraints (the system ones unless ``defaultingType: List``), with a selector deduced from the
+Services and controller that select it; without such a selector it is not spread at all.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Mapping, Optional
+
+from scheduler_core import names
+from scheduler_core.framework.cycle_state import CycleState, StateKey
+from scheduler_core.framework.interfaces import Handle, NodeScore, PreFilterResult
+from scheduler_core.framework.node_info import NodeInfo, PodInfo
+from scheduler_core.framework.status import SKIP, MaybeStatus, Status
+from scheduler_core.model import Pod
+from scheduler_core.plugins.pod_topology_spread.args import (
+    DO_NOT_SCHEDULE,
+    SCHEDULE_ANYWAY,
+    PodTopologySpreadArgs,
+)
+from scheduler_core.plugins.pod_topology_spread.common import (
+    Constraint,
+    MatchCounter,
+    default_selector,
+    resolve_constraints,
+)
+from scheduler_core.plugins.pod_topology_spread.filtering import (
+    PreFilterState,
+    compute_pre_filter_state,
+    filter_node,
+    update_with_pod,
+)
+from scheduler_core.plugins.pod_topology_spread.scoring import (
+    PreScoreState,
+    compute_pre_score_state,
+    normalize,
+    score_node,
+)
+
+_PRE_FILTER_STATE = StateKey[PreFilterState]("PreFilter" + names.POD_TOPOLOGY_SPREAD)
+_PRE_SCORE_STATE = StateKey[PreScoreState]("PreScore" + names.POD_TOPOLOGY_SPREAD)
+
+
+class PodTopologySpread:
+    name: ClassVar[str] = names.POD_TOPOLOGY_SPREAD
+
+    def __init__(self, args: PodTopologySpreadArgs, handle: Handle) -> None:
+        self._handle = handle
+        self._default_constraints = args.effective_default_constraints
+        self._system_defaulted = args.system_defaulted
+        self._counter = MatchCounter()
+
+    # ------------------------------------------------------------------ constraints
+
+    def constraints(self, pod: Pod, action: str) -> list[Constraint]:
+        """getConstraints: the pod's own constraints for ``action``, else the applicable defaults."""
+        if pod.topology_spread_constraints:
+            return resolve_constraints(pod.topology_spread_constraints, action, pod.labels)
+        return self._default_constraints_for(pod, action)
+
+    def _default_constraints_for(self, pod: Pod, action: str) -> list[Constraint]:
+        """buildDefaultConstraints: defaults for ``action`` with the selector deduced for the pod."""
+        defaults = resolve_constraints(self._default_constraints, action, pod.labels)
+        if not defaults:
+            return []
+        snapshot = self._handle.snapshot
+        selector = default_selector(pod, snapshot.services, snapshot.workloads)
+        if selector.is_empty:
+            return []
+        return [Constraint(c.max_skew, c.topology_key, selector, c.min_domains,
+                           c.honor_node_affinity, c.honor_node_taints) for c in defaults]
+
+    # ------------------------------------------------------------------ PreFilter / Filter
+
+    def pre_filter(self, state: CycleState, pod: Pod,
+                   nodes: list[NodeInfo]) -> tuple[Optional[PreFilterResult], MaybeStatus]:
+        constraints = self.constraints(pod, DO_NOT_SCHEDULE)
+        if not constraints:
+            return None, SKIP
+        state.write(_PRE_FILTER_STATE, compute_pre_filter_state(pod, constraints, nodes, self._counter))
+        return None, None
+
+    def pre_filter_extensions(self) -> "PodTopologySpread":
+        return self
+
+    def add_pod(self, state: CycleState, pod: Pod, pod_to_add: PodInfo, node_info: NodeInfo) -> MaybeStatus:
+        return self._update(state, pod, pod_to_add, node_info, +1)
+
+    def remove_pod(self, state: CycleState, pod: Pod, pod_to_remove: PodInfo, node_info: NodeInfo) -> MaybeStatus:
+        return self._update(state, pod, pod_to_remove, node_info, -1)
+
+    def _update(self, state: CycleState, pod: Pod, changed: PodInfo, node_info: NodeInfo, delta: int) -> MaybeStatus:
+        pre_filter_state, status = self._pre_filter_state(state)
+        if pre_filter_state is None:
+            return status
+        update_with_pod(pre_filter_state, changed.pod, pod, node_info.node, delta)
+        return None
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus:
+        pre_filter_state, status = self._pre_filter_state(state)
+        if pre_filter_state is None:
+            return status
+        return filter_node(pre_filter_state, pod, node_info.node)
+
+    @staticmethod
+    def _pre_filter_state(state: CycleState) -> tuple[Optional[PreFilterState], MaybeStatus]:
+        value = state.read_optional(_PRE_FILTER_STATE)
+        if value is None:
+            return None, Status.error(f'reading "{_PRE_FILTER_STATE.name}" from cycleState: not found')
+        return value, None
+
+    # ------------------------------------------------------------------ PreScore / Score
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> MaybeStatus:
+        all_nodes = self._handle.snapshot.node_infos
+        if not all_nodes:
+            return SKIP
+        constraints = self.constraints(pod, SCHEDULE_ANYWAY)
+        if not constraints:
+            return SKIP
+        # Only the pod's own constraints or non-system defaults require every key on a node:
+        # system defaulting still spreads by hostname on nodes without a zone label.
+        require_all = bool(pod.topology_spread_constraints) or not self._system_defaulted
+        state.write(_PRE_SCORE_STATE, compute_pre_score_state(pod, constraints, nodes, all_nodes, require_all,
+                                                              self._counter))
+        return None
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, MaybeStatus]:
+        pre_score_state = state.read_optional(_PRE_SCORE_STATE)
+        if pre_score_state is None:
+            return 0, Status.error(f'error reading "{_PRE_SCORE_STATE.name}" from cycleState: not found')
+
+        def count_on_node(index: int, info: NodeInfo) -> int:
+            return self._counter.counter(pod.namespace, pre_score_state.constraints[index])(info)
+
+        return score_node(pre_score_state, node_info, count_on_node), None
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> MaybeStatus:
+        pre_score_state = state.read_optional(_PRE_SCORE_STATE)
+        if pre_score_state is None:
+            return Status.error(f'error reading "{_PRE_SCORE_STATE.name}" from cycleState: not found')
+        normalize(pre_score_state, scores)
+        return None
+
+    # ------------------------------------------------------------------ pictures
+
+    def pre_filter_state_json(self, state: CycleState) -> Optional[list[dict]]:
+        value = state.read_optional(_PRE_FILTER_STATE)
+        return value.to_json() if value is not None else None
+
+    def pre_score_state_json(self, state: CycleState) -> Optional[dict]:
+        value = state.read_optional(_PRE_SCORE_STATE)
+        return value.to_json() if value is not None else None
+
+
+def new(args: Optional[Mapping[str, Any]], handle: Handle) -> PodTopologySpread:
+    return PodTopologySpread(PodTopologySpreadArgs.parse(args), handle)

@@ -1,0 +1,165 @@
+"""Kubernetes ``resource.Quantity`` parsing, exact (k8s.io/apimachinery/pkg/api/resource).
+
+A quantity is ``<sign><digits>[.<digits>]<suffix>`` where the suffix is a binary SI suffix
+(Ki..Ei), a decimal SI suffix (n, u, m, "", k, M, G, T, P, E) or a decimal exponent (e3, E-2).
+Values are kept as ``Fraction`` so nothing is lost to floating point. As in ``ParseQuantity``,
+a non-zero value is rounded away from zero to a multiple of 1n (10^-9) and its magnitude is
+capped at 2^63-1; ``value``/``milli_value`` round away from zero as ``Quantity.ScaledValue``
+does (for the non-negative amounts a scheduler sees, that is the ceiling).
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from fractions import Fraction
+from typing import Union
+
+SPLIT_RE = r"^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
+FORMAT_INVALID = f"quantities must match the regular expression '{SPLIT_RE}'"
+NUMERIC_INVALID = "unable to parse numeric part of quantity"
+SUFFIX_INVALID = "unable to parse quantity's suffix"
+
+MAX_ALLOWED = 2**63 - 1  # Quantity's cap (maxAllowed)
+NANO = Fraction(1, 10**9)
+
+_BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
+_DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+_SUFFIX_CHARS = frozenset("eEinumkKMGTP")
+_DIGITS = frozenset("0123456789")
+# Beyond this many decimal digits a value is certainly above MAX_ALLOWED (or below 1n):
+# short-circuit so "1e999999999" does not build a billion-digit integer.
+_MAX_DIGITS = 40
+
+QuantityInput = Union[str, int, float]
+
+
+class QuantityError(ValueError):
+    """The text is not a Kubernetes quantity; the message is Kubernetes' own."""
+
+
+def _digits_end(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in _DIGITS:
+        pos += 1
+    return pos
+
+
+def _split(text: str) -> tuple[bool, str, str, str]:
+    """parseQuantityString: (positive, integer digits, fraction digits, suffix)."""
+    pos = 0
+    positive = True
+    if text[:1] in ("+", "-"):
+        positive = text[0] == "+"
+        pos = 1
+    num_end = _digits_end(text, pos)
+    num = text[pos:num_end]
+    pos = num_end
+    denom = ""
+    if pos < len(text) and text[pos] == ".":
+        denom_end = _digits_end(text, pos + 1)
+        denom = text[pos + 1:denom_end]
+        pos = denom_end
+    suffix_start = pos
+    while pos < len(text) and text[pos] in _SUFFIX_CHARS:
+        pos += 1
+    if pos < len(text) and text[pos] in "+-":
+        pos += 1
+    if _digits_end(text, pos) != len(text):
+        raise QuantityError(FORMAT_INVALID)
+    return positive, num, denom, text[suffix_start:]
+
+
+def _interpret_suffix(suffix: str) -> tuple[int, int]:
+    """quantitySuffixer.interpret: (base, exponent)."""
+    if suffix in _DECIMAL:
+        return 10, _DECIMAL[suffix]
+    if suffix in _BINARY:
+        return 2, _BINARY[suffix]
+    if len(suffix) > 1 and suffix[0] in "eE":
+        exponent = _parse_int64(suffix[1:])
+        if exponent is None:
+            raise QuantityError(SUFFIX_INVALID)
+        return 10, _to_int32(exponent)  # Go converts with int32(parsed): it wraps
+    raise QuantityError(SUFFIX_INVALID)
+
+
+def _parse_int64(text: str) -> int | None:
+    body = text[1:] if text[:1] in ("+", "-") else text
+    if not body or not all(c in _DIGITS for c in body):
+        return None
+    value = int(text)
+    return value if -(2**63) <= value < 2**63 else None
+
+
+def _to_int32(value: int) -> int:
+    return (value + 2**31) % 2**32 - 2**31
+
+
+def _magnitude(num: str, denom: str, base: int, exponent: int) -> Fraction:
+    """|value| before rounding, with huge exponents short-circuited to the cap or to 1n."""
+    digits = (num + denom).lstrip("0")
+    if not digits:
+        return Fraction(0)
+    if base == 10:
+        power = exponent - len(denom)
+        if power + len(digits) > _MAX_DIGITS:
+            return Fraction(MAX_ALLOWED + 1)
+        if power + len(digits) < -_MAX_DIGITS:
+            return NANO / 2  # non-zero and below 1n: rounds up to 1n
+        return Fraction(int(digits)) * Fraction(10) ** power
+    return Fraction(int(digits), 10 ** len(denom)) * 2**exponent
+
+
+def _round_and_cap(magnitude: Fraction) -> Fraction:
+    if magnitude == 0:
+        return magnitude
+    nanos = math.ceil(magnitude / NANO)  # inf.RoundUp at scale 9: away from zero
+    return min(Fraction(nanos, 10**9), Fraction(MAX_ALLOWED))
+
+
+def parse_quantity(text: QuantityInput) -> Fraction:
+    """resource.ParseQuantity. JSON numbers (YAML ints/floats) are accepted as Kubernetes does."""
+    if isinstance(text, bool) or not isinstance(text, (str, int, float)):
+        raise QuantityError(FORMAT_INVALID)
+    if isinstance(text, float):
+        if not math.isfinite(text):
+            raise QuantityError(FORMAT_INVALID)
+        text = repr(text)
+    elif isinstance(text, int):
+        text = str(text)
+    return _parse_text(text)
+
+
+@lru_cache(maxsize=4096)
+def _parse_text(text: str) -> Fraction:
+    # Scenarios repeat the same few quantities thousands of times; Fractions are immutable.
+    if not text:
+        raise QuantityError(FORMAT_INVALID)
+    positive, num, denom, suffix = _split(text)
+    base, exponent = _interpret_suffix(suffix)
+    value = _round_and_cap(_magnitude(num, denom, base, exponent))
+    return value if positive else -value
+
+
+def _scaled(quantity: Fraction, scale: int) -> int:
+    """Quantity.ScaledValue: rounds away from zero."""
+    scaled = quantity * scale
+    rounded = math.ceil(abs(scaled))
+    return rounded if scaled >= 0 else -rounded
+
+
+def value(quantity: Fraction) -> int:
+    """Quantity.Value: whole units, rounded up (1500m -> 2)."""
+    return _scaled(quantity, 1)
+
+
+def milli_value(quantity: Fraction) -> int:
+    """Quantity.MilliValue: thousandths, rounded up (0.1m -> 1)."""
+    return _scaled(quantity, 1000)
+
+
+def resource_amount(resource_name: str, quantity: Fraction) -> int:
+    """The integer kube-scheduler compares: millicores for cpu, whole units for the rest."""
+    if resource_name == "cpu":
+        return milli_value(quantity)
+    return value(quantity)

@@ -1,0 +1,37 @@
+"""Scenario problems: every one names the object, the field path, the YAML line and what was expected."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioError:
+    object: str  # "Pod default/web-1", "Node n1" or "document 3" when the object has no name
+    path: str  # "spec.containers[0].resources.requests.cpu"; "" for the object (or file) itself
+    line: Optional[int]  # 1-based YAML line, None when unknown
+    message: str
+
+    def to_json(self) -> dict:
+        return {"object": self.object, "path": self.path, "line": self.line, "message": self.message}
+
+    def __str__(self) -> str:
+        where = f"line {self.line}: " if self.line is not None else ""
+        path = f"{self.path}: " if self.path else ""
+        return f"{where}{self.object}: {path}{self.message}"
+
+
+def _sort_key(error: ScenarioError) -> tuple[int, int]:
+    # Errors without a line (whole-file problems) come first.
+    return (0, 0) if error.line is None else (1, error.line)
+
+
+class ScenarioInvalid(ValueError):
+    """The scenario cannot be loaded; ``errors`` holds every problem found, sorted by line."""
+
+    def __init__(self, errors: list[ScenarioError]) -> None:
+        self.errors = sorted(errors, key=_sort_key)
+        first = "; ".join(str(e) for e in self.errors[:3])
+        more = f" (and {len(self.errors) - 3} more)" if len(self.errors) > 3 else ""
+        super().__init__(f"{len(self.errors)} problem(s) in scenario: {first}{more}")

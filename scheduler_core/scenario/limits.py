@@ -1,0 +1,19 @@
+"""Size limits that keep a hostile or mistaken scenario from exhausting memory or time."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MIB = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    max_bytes: int = 5 * MIB
+    max_documents: int = 100_000
+    max_nodes: int = 10_000
+    max_pods: int = 60_000
+    max_pending_pods: int = 5_000
+    max_depth: int = 64  # nesting of YAML mappings/sequences
+    max_aliases: int = 100  # YAML aliases (*name) in the whole file
+    max_alias_expansion: int = 10_000  # YAML nodes reachable through aliases, summed

@@ -1,0 +1,278 @@
+"""load_scenario: a YAML stream (or a kind: List, YAML or JSON) of Kubernetes objects -> model.Scenario.
+
+Reads everything, collects every problem (object, field path, line, message) and raises
+``ScenarioInvalid`` with all of them; no other exception leaves ``load_scenario``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Union
+
+from scheduler_core.model import Namespace, Node, Pod, Scenario, SchedulerConfig, Service, Workload
+from scheduler_core.scenario import config as config_decoder
+from scheduler_core.scenario import objects, pods
+from scheduler_core.scenario.errors import ScenarioError, ScenarioInvalid
+from scheduler_core.scenario.fields import Context, Field
+from scheduler_core.scenario.limits import Limits
+from scheduler_core.scenario.metadata import Metadata, read_metadata
+from scheduler_core.scenario.validation import (
+    is_dns1035_label,
+    is_dns1123_label,
+    is_dns1123_subdomain,
+)
+from scheduler_core.scenario.yamltree import Document, YMap, compose
+
+FILE = "scenario"  # the object named by whole-file problems
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    api_versions: tuple[str, ...]
+    name_check: Callable[[str], list[str]]
+    namespaced: bool
+
+
+KINDS: dict[str, Kind] = {
+    "Namespace": Kind(("v1",), is_dns1123_label, False),
+    "Node": Kind(("v1",), is_dns1123_subdomain, False),
+    "Pod": Kind(("v1",), is_dns1123_subdomain, True),
+    "Service": Kind(("v1",), is_dns1035_label, True),
+    "ReplicationController": Kind(("v1",), is_dns1123_subdomain, True),
+    "ReplicaSet": Kind(("apps/v1",), is_dns1123_subdomain, True),
+    "StatefulSet": Kind(("apps/v1",), is_dns1123_subdomain, True),
+}
+CONFIG_KIND = "KubeSchedulerConfiguration"
+LIST_KIND = "List"
+
+
+@dataclass
+class _Collected:
+    nodes: list[Node] = field(default_factory=list)
+    pods: list[Pod] = field(default_factory=list)
+    namespaces: dict[str, Namespace] = field(default_factory=dict)
+    services: list[Service] = field(default_factory=list)
+    workloads: list[Workload] = field(default_factory=list)
+    config: Optional[SchedulerConfig] = None
+    seen: dict[tuple[str, str, str], int] = field(default_factory=dict)  # (kind, ns, name) -> line
+    bindings: list[tuple[Pod, str, Optional[int]]] = field(default_factory=list)  # pod, label, nodeName line
+
+
+class _LimitReached(Exception):
+    """Stop reading: the scenario is over a size limit (already recorded as an error)."""
+
+
+def load_scenario(text: Union[str, bytes], *, limits: Optional[Limits] = None) -> Scenario:
+    limits = limits or Limits()
+    errors: list[ScenarioError] = []
+    try:
+        scenario = _load(text, limits, errors)
+    except _LimitReached:
+        scenario = None
+    except RecursionError:
+        errors.append(ScenarioError(FILE, "", None, "the scenario is nested too deeply to read"))
+        scenario = None
+    except Exception as err:  # noqa: BLE001 - the API promises ScenarioInvalid only; tests show none happen
+        errors.append(ScenarioError(FILE, "", None, f"internal error while reading the scenario: {err!r}"))
+        scenario = None
+    if errors or scenario is None:
+        raise ScenarioInvalid(errors or [ScenarioError(FILE, "", None, "the scenario could not be read")])
+    return scenario
+
+
+def _load(text: Union[str, bytes], limits: Limits, errors: list[ScenarioError]) -> Optional[Scenario]:
+    decoded = _decode_text(text, limits, errors)
+    if decoded is None:
+        return None
+    documents, problems = compose(decoded, limits)
+    errors.extend(ScenarioError(f"document {p.document}", "", p.line, p.message) for p in problems)
+    collected = _Collected()
+    for document in documents:
+        _read_document(document, collected, limits, errors)
+    _finish(collected, limits, errors)
+    return Scenario(collected.nodes, collected.pods, collected.namespaces, collected.services,
+                    collected.workloads, collected.config)
+
+
+def _decode_text(text: Union[str, bytes], limits: Limits, errors: list[ScenarioError]) -> Optional[str]:
+    if not isinstance(text, (str, bytes)):
+        errors.append(ScenarioError(FILE, "", None, f"expected text or bytes, got {type(text).__name__}"))
+        return None
+    size = len(text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text)
+    if size > limits.max_bytes:
+        errors.append(ScenarioError(FILE, "", None, f"the scenario is {size} bytes, more than the limit of "
+                                                    f"{limits.max_bytes} (Limits.max_bytes)"))
+        return None
+    if isinstance(text, str):
+        return _check_str(text, errors)
+    try:
+        return text.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = text.count(b"\n", 0, err.start) + 1
+        errors.append(ScenarioError(FILE, "", line, f"the file is not valid UTF-8 (byte 0x{text[err.start]:02x} "
+                                                    f"at offset {err.start})"))
+        return None
+
+
+def _check_str(text: str, errors: list[ScenarioError]) -> Optional[str]:
+    """A str can hold lone surrogates (from bad decoding upstream): not UTF-8, and libyaml would choke."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as err:
+        line = text.count("\n", 0, err.start) + 1
+        errors.append(ScenarioError(FILE, "", line, "the text is not valid UTF-8 (lone surrogate)"))
+        return None
+    return text.removeprefix("\ufeff")
+
+
+# ---------------------------------------------------------------------- documents
+
+
+def _read_document(document: Document, collected: _Collected, limits: Limits, errors: list[ScenarioError]) -> None:
+    value = document.value
+    if value is None:
+        return  # an empty document ("---" at the end of a stream)
+    label = f"document {document.index}"
+    root = Field(value, "", getattr(value, "line", document.line), Context(label, errors))
+    if not root.expect_map():
+        return
+    if root.get_str("kind") == LIST_KIND:
+        _read_list(root, label, collected, limits, errors)
+    else:
+        _read_object(root, collected, limits)
+
+
+def _read_list(root: Field, label: str, collected: _Collected, limits: Limits, errors: list[ScenarioError]) -> None:
+    items = root.get("items")
+    if items is None:
+        return
+    for index, item in enumerate(items.items()):
+        item.ctx = Context(f"{label} items[{index}]", errors)
+        if item.expect_map():
+            _read_object(Field(item.value, "", item.line, item.ctx), collected, limits)
+
+
+def _read_object(obj: Field, collected: _Collected, limits: Limits) -> None:
+    kind_field = obj.get("kind")
+    kind = kind_field.as_str() if kind_field is not None else ""
+    api_version = obj.get_str("apiVersion")
+    if kind == CONFIG_KIND:
+        _read_config(obj, api_version, collected)
+        return
+    spec = KINDS.get(kind)
+    if spec is None:
+        _unknown_kind(obj, kind, kind_field)
+        return
+    if api_version and api_version not in spec.api_versions:
+        obj.error_at("apiVersion", f'unsupported value "{api_version[:80]}" for kind {kind}: supported values: '
+                                   + ", ".join(f'"{v}"' for v in spec.api_versions))
+    meta = read_metadata(obj, kind, spec.name_check, spec.namespaced)
+    if meta.name and not _register(obj, kind, meta, collected):
+        return
+    _add(obj, kind, meta, collected, limits)
+
+
+def _unknown_kind(obj: Field, kind: str, kind_field: Optional[Field]) -> None:
+    supported = ", ".join([*KINDS, CONFIG_KIND, LIST_KIND])
+    if kind_field is None:
+        obj.error_at("kind", f"Required value: one of {supported}")
+    elif kind:
+        kind_field.error(f'unsupported kind "{kind[:80]}": supported kinds: {supported}')
+
+
+def _register(obj: Field, kind: str, meta: Metadata, collected: _Collected) -> bool:
+    """Duplicate names are refused as the API server would (AlreadyExists)."""
+    key = (kind, meta.namespace, meta.name)
+    first = collected.seen.get(key)
+    if first is not None:
+        metadata = obj.get("metadata")
+        (metadata or obj).error_at("name", f'Duplicate value: {kind} "{meta.name}" already defined at line {first}')
+        return False
+    collected.seen[key] = obj.line
+    return True
+
+
+def _add(obj: Field, kind: str, meta: Metadata, collected: _Collected, limits: Limits) -> None:
+    if kind == "Pod":
+        _check_limit(obj, len(collected.pods), limits.max_pods, "pods", "max_pods")
+        pod = pods.decode_pod(obj, meta, len(collected.pods))
+        collected.pods.append(pod)
+        if pod.node_name:
+            spec = obj.get("spec")
+            node_name = spec.get("nodeName") if spec is not None else None
+            collected.bindings.append((pod, obj.ctx.object, node_name.line if node_name else obj.line))
+    elif kind == "Node":
+        _check_limit(obj, len(collected.nodes), limits.max_nodes, "nodes", "max_nodes")
+        collected.nodes.append(objects.decode_node(obj, meta, len(collected.nodes)))
+    elif kind == "Namespace":
+        collected.namespaces[meta.name] = objects.decode_namespace(meta)
+    elif kind == "Service":
+        collected.services.append(objects.decode_service(obj, meta))
+    elif kind == "ReplicationController":
+        collected.workloads.append(objects.decode_replication_controller(obj, meta))
+    else:
+        collected.workloads.append(objects.decode_workload(obj, meta, kind))
+
+
+def _check_limit(obj: Field, count: int, limit: int, what: str, name: str) -> None:
+    if count >= limit:
+        obj.ctx.error("", obj.line, f"more than {limit} {what} (Limits.{name})")
+        raise _LimitReached()
+
+
+def _read_config(obj: Field, api_version: str, collected: _Collected) -> None:
+    obj.ctx.object = CONFIG_KIND
+    if api_version and api_version != config_decoder.CONFIG_API_VERSION:
+        obj.error_at("apiVersion", f'unsupported value "{api_version[:80]}": supported values: '
+                                   f'"{config_decoder.CONFIG_API_VERSION}"')
+    if collected.config is not None:
+        obj.error(f"only one {CONFIG_KIND} is allowed (the first is at line {collected.config.line})")
+        return
+    errors_before = len(obj.ctx.errors)
+    collected.config = config_decoder.decode_config(obj)
+    if len(obj.ctx.errors) == errors_before:  # build the profile only from a well-formed config
+        config_decoder.validate_config(collected.config, obj)
+
+
+# ---------------------------------------------------------------------- whole-scenario checks
+
+
+def _finish(collected: _Collected, limits: Limits, errors: list[ScenarioError]) -> None:
+    _ensure_namespaces(collected)
+    _check_bindings(collected, errors)
+    pending = [pod for pod in collected.pods if not pod.node_name]
+    if len(pending) > limits.max_pending_pods:
+        errors.append(ScenarioError(FILE, "", pending[limits.max_pending_pods].line,
+                                    f"{len(pending)} pending pods, more than {limits.max_pending_pods} "
+                                    "(Limits.max_pending_pods)"))
+
+
+def _ensure_namespaces(collected: _Collected) -> None:
+    """A namespace a pod lives in or an affinity term names exists, with no labels unless declared."""
+    namespaces = collected.namespaces
+    for pod in collected.pods:
+        for name in (pod.namespace, *_term_namespaces(pod)):
+            if name not in namespaces:
+                namespaces[name] = Namespace(name)
+
+
+def _term_namespaces(pod: Pod) -> list[str]:
+    affinity = pod.affinity
+    if affinity is None:
+        return []
+    names: list[str] = []
+    for group in (affinity.pod_affinity, affinity.pod_anti_affinity):
+        if group is None:
+            continue
+        terms = [*group.required, *(w.term for w in group.preferred)]
+        names.extend(ns for term in terms for ns in term.namespaces)
+    return names
+
+
+def _check_bindings(collected: _Collected, errors: list[ScenarioError]) -> None:
+    """A pod bound to a node the scenario does not define is refused: it could only be a typo."""
+    node_names = {node.name for node in collected.nodes}
+    for pod, label, line in collected.bindings:
+        if pod.node_name not in node_names:
+            errors.append(ScenarioError(label, "spec.nodeName", line,
+                                        f'node "{pod.node_name}" is not defined in the scenario'))

@@ -1,0 +1,123 @@
+"""Node, Namespace, Service and workload (ReplicaSet, StatefulSet, ReplicationController) decoding."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from scheduler_core.labels import selector_from_map
+from scheduler_core.model import ContainerImage, Namespace, Node, Service, Taint, Workload
+from scheduler_core.scenario import resources
+from scheduler_core.scenario.fields import INT64_MAX, Field
+from scheduler_core.scenario.metadata import Metadata
+from scheduler_core.scenario.pods import TAINT_EFFECTS
+from scheduler_core.scenario.selectors import label_selector
+from scheduler_core.scenario.validation import check, check_str_enum, is_label_value, is_qualified_name, label_map
+
+
+# ---------------------------------------------------------------------- Node
+
+
+def decode_node(obj: Field, meta: Metadata, doc_index: int) -> Node:
+    node = Node(name=meta.name, labels=meta.labels, doc_index=doc_index, line=obj.line)
+    spec = obj.get_map("spec")
+    if spec is not None:
+        node.taints = _taints(spec)
+        node.unschedulable = spec.get_bool("unschedulable")
+    status = obj.get_map("status")
+    if status is not None:
+        node.allocatable = _allocatable(status)
+        node.images = tuple(i for i in (_image(f) for f in status.get_list("images")) if i)
+    return node
+
+
+def _allocatable(status: Field) -> dict[str, int]:
+    """SetDefaults_NodeStatus: a node without allocatable gets a copy of its capacity."""
+    capacity = resources.quantities(status.get("capacity"), container=False)
+    allocatable_field = status.get("allocatable")
+    if allocatable_field is None:
+        return resources.to_amounts(capacity)
+    return resources.to_amounts(resources.quantities(allocatable_field, container=False))
+
+
+def _taints(spec: Field) -> tuple[Taint, ...]:
+    taints: list[Taint] = []
+    seen: set[tuple[str, str]] = set()
+    for item in spec.get_list("taints"):
+        taint = _taint(item)
+        if taint is None:
+            continue
+        if (taint.key, taint.effect) in seen:
+            item.error("taints must be unique by key and effect pair")
+            continue
+        seen.add((taint.key, taint.effect))
+        taints.append(taint)
+    return tuple(taints)
+
+
+def _taint(item: Field) -> Optional[Taint]:
+    if not item.expect_map():
+        return None
+    errors_before = len(item.ctx.errors)
+    key = item.get_str("key")
+    if not key:
+        item.error_at("key", "Required value")
+    else:
+        check(item.get("key"), key, is_qualified_name(key))
+    value = item.get_str("value")
+    if value:
+        check(item.get("value"), value, is_label_value(value))
+    effect_field = item.get("effect")
+    effect = effect_field.as_str() if effect_field is not None else ""
+    if effect_field is None:
+        item.error_at("effect", "Required value")
+    else:
+        check_str_enum(effect_field, effect, TAINT_EFFECTS)
+    return Taint(key, value, effect) if len(item.ctx.errors) == errors_before else None
+
+
+def _image(item: Field) -> Optional[ContainerImage]:
+    if not item.expect_map():
+        return None
+    names = tuple(name for name, _ in item.get_str_list("names"))
+    return ContainerImage(names, item.get_int("sizeBytes", 0, 0, INT64_MAX))
+
+
+# ---------------------------------------------------------------------- others
+
+
+def decode_namespace(meta: Metadata) -> Namespace:
+    return Namespace(meta.name, meta.labels)
+
+
+def decode_service(obj: Field, meta: Metadata) -> Service:
+    spec = obj.get_map("spec")
+    selector = label_map(spec.get("selector")) if spec is not None else {}
+    return Service(meta.namespace, meta.name, selector)
+
+
+def decode_workload(obj: Field, meta: Metadata, kind: str) -> Workload:
+    """apps/v1 ReplicaSet/StatefulSet: a required, non-empty LabelSelector."""
+    spec = obj.get_map("spec")
+    selector_field = spec.get("selector") if spec is not None else None
+    if selector_field is None:
+        (spec or obj).error_at("selector", "Required value")
+        return Workload(kind, meta.namespace, meta.name, None)
+    selector = label_selector(selector_field)
+    if selector is not None and selector.is_empty:
+        selector_field.error("empty selector is invalid")
+    return Workload(kind, meta.namespace, meta.name, selector)
+
+
+def decode_replication_controller(obj: Field, meta: Metadata) -> Workload:
+    """v1 ReplicationController: a map selector, defaulted from the pod template's labels."""
+    spec = obj.get_map("spec")
+    selector: dict[str, str] = {}
+    if spec is not None:
+        selector = label_map(spec.get("selector"))
+        template = spec.get_map("template")
+        metadata = template.get_map("metadata") if template is not None else None
+        if not selector and metadata is not None:
+            selector = label_map(metadata.get("labels"))
+    if not selector:
+        (spec or obj).error_at("selector", "Required value")
+    return Workload("ReplicationController", meta.namespace, meta.name, selector_from_map(selector))

@@ -1,0 +1,314 @@
+"""YAML text -> plain values (``YMap``/``YList``/scalars) that remember their line numbers.
+
+A small composer over the parser's event stream (libyaml's when available): one pass, no recursion,
+so it can enforce the depth limit, refuse duplicate keys, budget aliases and record a 1-based line
+for every mapping key and sequence item at almost no cost. PyYAML's own composer/constructor would
+recurse (a deep document overflows the stack) and would silently keep the last duplicate key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
+
+import yaml
+from yaml.constructor import ConstructorError, SafeConstructor
+from yaml.events import (
+    AliasEvent,
+    DocumentEndEvent,
+    DocumentStartEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+)
+from yaml.nodes import ScalarNode
+
+from scheduler_core.scenario.limits import Limits
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+_TAG = "tag:yaml.org,2002:"
+_STR, _MERGE = _TAG + "str", _TAG + "merge"
+_CONSTRUCTED_TAGS = {_TAG + t for t in ("int", "float", "bool", "null")}
+_KNOWN_TAGS = _CONSTRUCTED_TAGS | {_STR, _TAG + "timestamp", _TAG + "binary", _TAG + "map", _TAG + "seq"}
+
+
+class YMap(dict):
+    """A YAML mapping: ``line`` of its start, ``lines[key]`` the line of each key."""
+
+    __slots__ = ("line", "lines")
+
+    def __init__(self, line: int) -> None:
+        super().__init__()
+        self.line = line
+        self.lines: dict[str, int] = {}
+
+
+class YList(list):
+    """A YAML sequence: ``line`` of its start, ``lines[i]`` the line of each item."""
+
+    __slots__ = ("line", "lines")
+
+    def __init__(self, line: int) -> None:
+        super().__init__()
+        self.line = line
+        self.lines: list[int] = []
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    index: int  # 1-based position in the stream
+    line: int
+    value: Any
+
+
+@dataclass(frozen=True, slots=True)
+class SyntaxProblem:
+    document: int
+    line: Optional[int]
+    message: str
+
+
+class _Frame:
+    """One open mapping or sequence while composing."""
+
+    __slots__ = ("container", "key", "key_line", "size", "anchor", "skipped")
+
+    def __init__(self, container: Any, anchor: Optional[str], skipped: bool = False) -> None:
+        self.container = container
+        self.key: Optional[str] = None
+        self.key_line = 0
+        self.size = 1
+        self.anchor = anchor
+        self.skipped = skipped  # deeper than the limit: consumed but not built
+
+
+class _AliasBudgetExceeded(Exception):
+    pass
+
+
+class Composer:
+    """Turns one YAML stream into ``Document``s, collecting every problem as a ``SyntaxProblem``."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.problems: list[SyntaxProblem] = []
+        self.documents: list[Document] = []
+        self._constructor = SafeConstructor()
+        self._resolver = yaml.resolver.Resolver()  # the SafeLoader's implicit types (YAML 1.1)
+        self._resolved: dict[str, Any] = {}
+        self._depth_reported = False
+        self._aliases = 0
+        self._alias_nodes = 0
+
+    # -------------------------------------------------------------- driver
+    def compose(self, text: str) -> list[Document]:
+        loader = _Loader(text)
+        try:
+            self._run(loader)
+        except yaml.MarkedYAMLError as err:
+            self._problem(_mark_line(err.problem_mark or err.context_mark), _yaml_message(err))
+        except yaml.YAMLError as err:
+            self._problem(None, str(err))
+        except _AliasBudgetExceeded:
+            pass
+        finally:
+            loader.dispose()
+        return self.documents
+
+    def _problem(self, line: Optional[int], message: str) -> None:
+        self.problems.append(SyntaxProblem(len(self.documents) + 1, line, message))
+
+    def _run(self, loader: Any) -> None:
+        # The hot loop of loading: dispatch on the exact event type, most frequent first.
+        stack: list[_Frame] = []
+        anchors: dict[str, tuple[Any, int]] = {}
+        doc_line = 1
+        root: Any = None
+        check_event, get_event = loader.check_event, loader.get_event
+        while check_event():
+            event = get_event()
+            kind = type(event)
+            if kind is ScalarEvent:
+                line = event.start_mark.line + 1
+                if event.tag is None and not event.implicit[0]:
+                    value: Any = event.value  # quoted: always a string
+                else:
+                    value = self._scalar(event, line, stack)
+                if event.anchor is None and stack and type(stack[-1].container) is YMap and stack[-1].key is None \
+                        and not stack[-1].skipped:
+                    frame = stack[-1]  # fast path: a mapping key
+                    frame.size += 1
+                    frame.key = _key_text(value)
+                    frame.key_line = line
+                    continue
+                root = self._add(stack, value, 1, line, event.anchor, anchors, root)
+            elif kind is MappingStartEvent or kind is SequenceStartEvent:
+                self._open(event, event.start_mark.line + 1, stack)
+            elif kind is MappingEndEvent or kind is SequenceEndEvent:
+                frame = stack.pop()
+                value = None if frame.skipped else frame.container
+                root = self._add(stack, value, frame.size, frame.container.line, frame.anchor, anchors, root)
+            elif kind is AliasEvent:
+                line = event.start_mark.line + 1
+                value, size = self._alias(event, line, anchors)
+                root = self._add(stack, value, size, line, None, anchors, root)
+            elif kind is DocumentStartEvent:
+                if len(self.documents) >= self.limits.max_documents:
+                    self._problem(event.start_mark.line + 1,
+                                  f"more than {self.limits.max_documents} documents (Limits.max_documents)")
+                    return
+                doc_line, root, anchors = event.start_mark.line + 1, None, {}
+                self._depth_reported = False
+            elif kind is DocumentEndEvent:
+                self.documents.append(Document(len(self.documents) + 1, doc_line, root))
+
+    # -------------------------------------------------------------- containers
+    def _open(self, event: Any, line: int, stack: list[_Frame]) -> None:
+        self._check_tag(event.tag, line, stack)
+        skipped = bool(stack) and stack[-1].skipped
+        if not skipped and len(stack) >= self.limits.max_depth:
+            skipped = True
+            if not self._depth_reported:
+                self._depth_reported = True
+                self._problem(line, f"nesting deeper than {self.limits.max_depth} levels (Limits.max_depth)")
+        container = YMap(line) if isinstance(event, MappingStartEvent) else YList(line)
+        stack.append(_Frame(container, event.anchor, skipped))
+
+    def _add(self, stack: list[_Frame], value: Any, size: int, line: int, anchor: Optional[str],
+             anchors: dict[str, tuple[Any, int]], root: Any) -> Any:
+        if anchor is not None:
+            anchors[anchor] = (value, size)
+        if not stack:
+            return value
+        frame = stack[-1]
+        frame.size += size
+        if frame.skipped:
+            return root
+        container = frame.container
+        if isinstance(container, YList):
+            container.append(value)
+            container.lines.append(line)
+        elif frame.key is None:
+            self._set_key(frame, value, line)
+        else:
+            self._set_value(frame, value)
+        return root
+
+    def _set_key(self, frame: _Frame, key: Any, line: int) -> None:
+        if isinstance(key, (YMap, YList)):
+            self._problem(line, "a mapping key must be a scalar")
+            key = f"<complex key at line {line}>"
+        frame.key = _key_text(key)
+        frame.key_line = line
+
+    def _set_value(self, frame: _Frame, value: Any) -> None:
+        mapping: YMap = frame.container
+        key, line = frame.key, frame.key_line
+        frame.key = None
+        if key == "<<" and isinstance(value, (YMap, YList)):
+            self._merge(mapping, value, line)
+            return
+        if key in mapping.lines:
+            self._problem(line, f'duplicate key "{key}" (first at line {mapping.lines[key]})')
+        mapping[key] = value
+        mapping.lines[key] = line
+
+    def _merge(self, mapping: YMap, value: Any, line: int) -> None:
+        """``<<: *base`` (YAML merge key): keys already present win."""
+        sources = value if isinstance(value, YList) else [value]
+        for source in sources:
+            if not isinstance(source, YMap):
+                self._problem(line, "a merge key (<<) needs a mapping or a list of mappings")
+                continue
+            for key, item in source.items():
+                if key not in mapping:
+                    mapping[key] = item
+                    mapping.lines[key] = source.lines[key]
+
+    # -------------------------------------------------------------- aliases
+    def _alias(self, event: AliasEvent, line: int, anchors: dict[str, tuple[Any, int]]) -> tuple[Any, int]:
+        if event.anchor not in anchors:
+            self._problem(line, f'found undefined alias "{event.anchor}" (or an alias to a node that is not yet complete)')
+            return None, 1
+        value, size = anchors[event.anchor]
+        self._aliases += 1
+        self._alias_nodes += size
+        if self._aliases > self.limits.max_aliases or self._alias_nodes > self.limits.max_alias_expansion:
+            self._problem(line, f"too many YAML aliases: more than {self.limits.max_aliases} aliases or "
+                                f"{self.limits.max_alias_expansion} aliased nodes (Limits.max_aliases)")
+            raise _AliasBudgetExceeded()
+        return value, size
+
+    # -------------------------------------------------------------- scalars
+    def _scalar(self, event: ScalarEvent, line: int, stack: list[_Frame]) -> Any:
+        tag = event.tag
+        if tag is None or tag == "!":
+            if not event.implicit[0]:
+                return event.value  # quoted (or "!"-tagged): always a string
+            return self._resolve_plain(event.value)
+        self._check_tag(tag, line, stack)
+        if tag in _CONSTRUCTED_TAGS:
+            return self._construct(tag, event.value, line)
+        return event.value
+
+    def _resolve_plain(self, text: str) -> Any:
+        # Plain scalars repeat a lot (labels, quantities): resolve each distinct text once.
+        try:
+            return self._resolved[text]
+        except KeyError:
+            pass
+        tag = self._resolver.resolve(ScalarNode, text, (True, False))
+        if tag == _MERGE:
+            value: Any = "<<"
+        elif tag in _CONSTRUCTED_TAGS:
+            value = self._construct(tag, text, None)
+        else:
+            value = text
+        self._resolved[text] = value
+        return value
+
+    def _construct(self, tag: str, text: str, line: Optional[int]) -> Any:
+        method: Callable[[ScalarNode], Any] = {
+            _TAG + "int": self._constructor.construct_yaml_int,
+            _TAG + "float": self._constructor.construct_yaml_float,
+            _TAG + "bool": self._constructor.construct_yaml_bool,
+            _TAG + "null": self._constructor.construct_yaml_null,
+        }[tag]
+        try:
+            return method(ScalarNode(tag, text))
+        except (ValueError, KeyError, ConstructorError):
+            self._problem(line, f'cannot read "{text[:40]}" as {tag.removeprefix(_TAG)}')
+            return text
+
+    def _check_tag(self, tag: Optional[str], line: int, stack: list[_Frame]) -> None:
+        if tag is None or tag == "!" or tag in _KNOWN_TAGS:
+            return
+        if not (stack and stack[-1].skipped):
+            self._problem(line, f"unsupported YAML tag {tag[:60]!r}")
+
+
+def _key_text(key: Any) -> str:
+    # sigs.k8s.io/yaml turns YAML into JSON, whose keys are strings: 80 -> "80", true -> "true".
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if key is None:
+        return "null"
+    return str(key)
+
+
+def _mark_line(mark: Any) -> Optional[int]:
+    return mark.line + 1 if mark is not None else None
+
+
+def _yaml_message(err: yaml.MarkedYAMLError) -> str:
+    parts = [p for p in (err.context, err.problem) if p]
+    return "YAML syntax error: " + (", ".join(parts) if parts else "invalid YAML")
+
+
+def compose(text: str, limits: Limits) -> tuple[list[Document], list[SyntaxProblem]]:
+    composer = Composer(limits)
+    documents = composer.compose(text)
+    return documents, composer.problems

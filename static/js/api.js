@@ -1,0 +1,99 @@
+// The JSON API under /api/: CSRF header on writes, share token on reads, one error shape.
+
+let shareToken = "";
+
+/** Reads made on behalf of a share link carry its token (the API then refuses every write). */
+export function useShareToken(token) {
+  shareToken = token || "";
+}
+
+export class ApiError extends Error {
+  constructor(status, body) {
+    const error = (body && body.error) || {};
+    super(error.message || `request failed (HTTP ${status})`);
+    this.status = status;
+    this.code = error.code || "http_error";
+    this.details = error.details || {};
+  }
+}
+
+function cookie(name) {
+  for (const part of document.cookie.split(";")) {
+    const [key, ...rest] = part.trim().split("=");
+    if (key === name) return decodeURIComponent(rest.join("="));
+  }
+  return "";
+}
+
+async function csrfToken() {
+  let token = cookie("csrftoken");
+  if (!token) {
+    const session = await request("GET", "/api/session");
+    token = session.csrfToken;
+  }
+  return token;
+}
+
+export async function request(method, path, { json, form, token = shareToken } = {}) {
+  const headers = { Accept: "application/json" };
+  const writing = !["GET", "HEAD"].includes(method);
+  if (writing) headers["X-CSRFToken"] = await csrfToken();
+  else if (token) headers["X-Share-Token"] = token;
+  let body;
+  if (json !== undefined) {
+    headers["Content-Type"] = "application/json";
+    body = JSON.stringify(json);
+  } else if (form) {
+    body = form;
+  }
+  const response = await fetch(path, { method, headers, body, credentials: "same-origin" });
+  if (response.status === 204) return null;
+  const text = await response.text();
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = null;
+  }
+  if (!response.ok) throw new ApiError(response.status, data);
+  return data;
+}
+
+/** A URL for links/downloads (no headers possible there): the token travels as ?token=. */
+export function withToken(path) {
+  if (!shareToken) return path;
+  return path + (path.includes("?") ? "&" : "?") + "token=" + encodeURIComponent(shareToken);
+}
+
+const q = encodeURIComponent;
+
+export const api = {
+  session: () => request("GET", "/api/session"),
+  validate: (text) => request("POST", "/api/validate", { json: { text } }),
+  demos: () => request("GET", "/api/demos"),
+  createFromDemo: (slug) => request("POST", `/api/demos/${q(slug)}/scenarios`),
+  scenarios: (query = "") => request("GET", `/api/scenarios?q=${q(query)}`),
+  createScenario: (name, text = "") => request("POST", "/api/scenarios", { json: { name, text } }),
+  importScenario: (form) => request("POST", "/api/scenarios/import", { form }),
+  scenario: (id) => request("GET", `/api/scenarios/${id}`),
+  saveScenario: (id, text, name) => request("PUT", `/api/scenarios/${id}`, { json: { text, name } }),
+  deleteScenario: (id) => request("DELETE", `/api/scenarios/${id}`),
+  forkScenario: (id, version = null, name = null) =>
+    request("POST", `/api/scenarios/${id}/fork`, { json: { version, name } }),
+  versions: (id) => request("GET", `/api/scenarios/${id}/versions`),
+  version: (id, number) => request("GET", `/api/scenarios/${id}/versions/${number}`),
+  objects: (id, version) => request("GET", `/api/scenarios/${id}/objects` + (version ? `?version=${version}` : "")),
+  exportUrl: (id, version) => withToken(`/api/scenarios/${id}/export` + (version ? `?version=${version}` : "")),
+  startRun: (id) => request("POST", `/api/scenarios/${id}/runs`),
+  scenarioRuns: (id) => request("GET", `/api/scenarios/${id}/runs`),
+  runs: () => request("GET", "/api/runs"),
+  run: (id) => request("GET", `/api/runs/${id}`),
+  cancelRun: (id) => request("POST", `/api/runs/${id}/cancel`),
+  events: (id, since = 0) => request("GET", `/api/runs/${id}/events?since=${since}`),
+  trace: (id) => request("GET", `/api/runs/${id}/trace`),
+  traceUrl: (id) => withToken(`/api/runs/${id}/trace`),
+  share: (id, { version = null, run = null, step = "" } = {}) =>
+    request("POST", `/api/scenarios/${id}/share`, { json: { version, run, step } }),
+  resolveShare: (token) => request("GET", `/api/share/${q(token)}`, { token }),
+  forkShare: (token, name = null) => request("POST", `/api/share/${q(token)}/fork`, { json: { name }, token: "" }),
+};

@@ -1,0 +1,53 @@
+// Generic labelled heatmap (InterPodAffinity topologyScore, its required-term counts, scores).
+
+import { safe } from "./plot.js";
+
+const MAX_TEXT_CELLS = 600;
+
+/**
+ * rows/cols: label arrays; z[r][c]: a number or null (absent). Every cell prints its number
+ * when the grid is small enough to read.
+ */
+export function heatmapFigure({ rows, cols, z, title, rowTitle, colTitle, diverging = false, highlightRows = new Map(), height }) {
+  const cells = rows.length * cols.length;
+  const values = z.flat().filter((v) => v !== null && v !== undefined);
+  const extreme = Math.max(1, ...values.map(Math.abs));
+  const trace = {
+    type: "heatmap",
+    x: cols.map(safe),
+    y: rows.map((r) => safe(highlightRows.has(r) ? `${highlightRows.get(r)} ${r}` : r)),
+    z,
+    xgap: 2,
+    ygap: 2,
+    hoverongaps: false,
+    colorscale: diverging
+      ? [[0, "#b71c1c"], [0.5, "#f5f5f5"], [1, "#1b5e20"]]
+      : [[0, "#f3f6fb"], [1, "#283593"]],
+    zmin: diverging ? -extreme : Math.min(0, ...values),
+    zmax: diverging ? extreme : Math.max(1, ...values),
+    hovertemplate: `${safe(rowTitle)} %{y}<br>${safe(colTitle)} %{x}<br>value %{z}<extra></extra>`,
+    showscale: true,
+    colorbar: { thickness: 12 },
+  };
+  if (cells <= MAX_TEXT_CELLS) {
+    trace.texttemplate = "%{z}";
+    trace.textfont = { size: 12 };
+  }
+  return {
+    data: [trace],
+    layout: {
+      title: { text: safe(title), font: { size: 13 } },
+      xaxis: { type: "category", title: { text: safe(colTitle) }, side: "bottom", automargin: true },
+      yaxis: { type: "category", title: { text: safe(rowTitle) }, autorange: "reversed", automargin: true },
+      height: height ?? Math.min(900, Math.max(200, 60 + rows.length * 28)),
+    },
+  };
+}
+
+/** {key: {value: n}} -> rows = keys, cols = union of values (sorted), z with null where absent. */
+export function nestedToGrid(nested) {
+  const rows = Object.keys(nested || {}).sort();
+  const cols = [...new Set(rows.flatMap((r) => Object.keys(nested[r] || {})))].sort();
+  const z = rows.map((r) => cols.map((c) => nested[r]?.[c] ?? null));
+  return { rows, cols, z };
+}

@@ -1,0 +1,133 @@
+// Cluster view: nodes grouped by a topology key, pods inside their nodes coloured by a label,
+// pending pods in a queue lane. Shaping is pure (clusterLayout); drawing is plain DOM.
+
+import { h, mount } from "./dom.js";
+import { defaultTopologyKey, FAIL } from "./steps/common.js";
+
+const PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f",
+  "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d", "#31a354", "#756bb1", "#636363"];
+const NO_VALUE = "(none)";
+const COLLAPSE_NODES = 40; // a domain with more nodes starts collapsed
+const MAX_NODES_DRAWN = 400; // per opened domain
+
+/**
+ * placements: Map(pod "ns/name" -> node name | null) from a run's trace (bound by the run, or
+ * left unschedulable); pods without a node and not placed stay in the queue lane.
+ */
+export function clusterLayout(nodes, pods, groupKey, placements = new Map()) {
+  const byNode = new Map(nodes.map((n) => [n.name, { ...n, pods: [] }]));
+  const pending = [];
+  for (const pod of pods) {
+    const id = `${pod.namespace}/${pod.name}`;
+    const placed = placements.get(id);
+    const nodeName = pod.nodeName || placed || "";
+    const entry = { ...pod, id, boundByRun: !pod.nodeName && Boolean(placed), unschedulable: !pod.nodeName && placements.has(id) && !placed };
+    if (nodeName && byNode.has(nodeName)) byNode.get(nodeName).pods.push(entry);
+    else if (!pod.nodeName) pending.push(entry);
+  }
+  pending.sort((a, b) => (Number(b.priority) || 0) - (Number(a.priority) || 0)); // stable: document order within a priority
+  const groups = new Map();
+  for (const node of byNode.values()) {
+    const domain = node.labels[groupKey] ?? NO_VALUE;
+    if (!groups.has(domain)) groups.set(domain, []);
+    groups.get(domain).push(node);
+  }
+  return {
+    groups: [...groups].sort(([a], [b]) => a.localeCompare(b)).map(([domain, members]) => ({ domain, nodes: members })),
+    pending,
+  };
+}
+
+/** value -> colour, in sorted order of the values present (stable for a given scenario). */
+export function colourMap(pods, colorKey) {
+  const values = [...new Set(pods.map((p) => p.labels[colorKey] ?? NO_VALUE))].sort();
+  return new Map(values.map((v, i) => [v, v === NO_VALUE ? "#bdbdbd" : PALETTE[i % PALETTE.length]]));
+}
+
+export function renderCluster(container, { nodes, pods, placements, state, onState }) {
+  const nodeKeys = [...new Set(nodes.flatMap((n) => Object.keys(n.labels)))].sort();
+  const podKeys = [...new Set(pods.flatMap((p) => Object.keys(p.labels)))].sort();
+  const groupKey = nodeKeys.includes(state.groupKey) ? state.groupKey : defaultTopologyKey(nodeKeys);
+  const colorKey = podKeys.includes(state.colorKey) ? state.colorKey : (podKeys.includes("app") ? "app" : podKeys[0] || "");
+  const layout = clusterLayout(nodes, pods, groupKey, placements);
+  const colours = colourMap(pods, colorKey);
+  const big = nodes.length > 300;
+  const opened = new Set(state.opened || []);
+  const isOpen = (g) => (state.opened ? opened.has(g.domain) : !big && g.nodes.length <= COLLAPSE_NODES);
+  const toggle = (g) => {
+    const now = new Set(layout.groups.filter(isOpen).map((x) => x.domain));
+    if (now.has(g.domain)) now.delete(g.domain); else now.add(g.domain);
+    onState({ opened: [...now] });
+  };
+
+  mount(container,
+    h("div.controls",
+      select("group-key", "group nodes by", nodeKeys, groupKey, (v) => onState({ groupKey: v, opened: null })),
+      select("color-key", "colour pods by", podKeys, colorKey, (v) => onState({ colorKey: v })),
+      h("span.muted", `${nodes.length} nodes · ${pods.length} pods · ${layout.pending.length} pending`)),
+    legend(colours, colorKey),
+    h("section.queue-lane", { "aria-label": "pending pods" },
+      h("h3", `Queue (${layout.pending.length} pending)`),
+      layout.pending.length ? h("div.pods", layout.pending.slice(0, 500).map((p) => podChip(p, colours, colorKey))) : h("p.muted", "No pending pods.")),
+    h("div.domains", layout.groups.map((g) => domainCard(g, groupKey, colours, colorKey, isOpen(g), () => toggle(g)))));
+}
+
+function select(id, label, keys, current, onChange) {
+  return h("label.inline", `${label} `,
+    h("select", { id, onchange: (e) => onChange(e.target.value) }, keys.map((k) => h("option", { value: k, selected: k === current }, k))));
+}
+
+function legend(colours, colorKey) {
+  return h("ul.legend", { "aria-label": `colours: ${colorKey}` },
+    [...colours].slice(0, 40).map(([value, colour]) => {
+      const swatch = h("span.swatch");
+      swatch.style.background = colour;
+      return h("li", swatch, `${colorKey}=${value}`);
+    }));
+}
+
+function domainCard(group, groupKey, colours, colorKey, open, onToggle) {
+  const podCount = group.nodes.reduce((n, node) => n + node.pods.length, 0);
+  return h("section.domain", { dataset: { domain: group.domain } },
+    h("h3", h("button.linkish", { type: "button", "aria-expanded": String(open), onclick: onToggle },
+      `${open ? "▾" : "▸"} ${groupKey}=${group.domain}`), h("span.muted", ` ${group.nodes.length} node(s) · ${podCount} pod(s)`)),
+    open
+      ? h("div.nodes", group.nodes.slice(0, MAX_NODES_DRAWN).map((n) => nodeCard(n, colours, colorKey)),
+        group.nodes.length > MAX_NODES_DRAWN ? h("p.muted", `… ${group.nodes.length - MAX_NODES_DRAWN} more nodes`) : null)
+      : composition(group, colours, colorKey));
+}
+
+/** A collapsed domain: one bar showing its pods' colours. */
+function composition(group, colours, colorKey) {
+  const counts = new Map();
+  for (const node of group.nodes) for (const p of node.pods) {
+    const v = p.labels[colorKey] ?? NO_VALUE;
+    counts.set(v, (counts.get(v) || 0) + 1);
+  }
+  const total = [...counts.values()].reduce((a, b) => a + b, 0);
+  return h("div.composition", { title: [...counts].map(([v, n]) => `${colorKey}=${v}: ${n}`).join("\n") || "no pods" },
+    [...counts].map(([v, n]) => {
+      const seg = h("span");
+      seg.style.background = colours.get(v);
+      seg.style.flexGrow = String(n / total);
+      return seg;
+    }));
+}
+
+function nodeCard(node, colours, colorKey) {
+  const flags = [node.unschedulable ? "unschedulable" : "", node.taints.length ? `${node.taints.length} taint(s)` : ""].filter(Boolean).join(" · ");
+  return h(node.unschedulable ? "div.node.cordoned" : "div.node", { dataset: { node: node.name }, title: Object.entries(node.labels).map(([k, v]) => `${k}=${v}`).join("\n") },
+    h("div.node-name", node.name),
+    h("div.node-meta", [node.allocatable.cpu ? `cpu ${node.allocatable.cpu}` : "", node.allocatable.memory ? `mem ${node.allocatable.memory}` : "", flags].filter(Boolean).join(" · ")),
+    h("div.pods", node.pods.map((p) => podChip(p, colours, colorKey))));
+}
+
+function podChip(pod, colours, colorKey) {
+  const value = pod.labels[colorKey] ?? NO_VALUE;
+  const chip = h(`span.pod${pod.boundByRun ? ".bound" : ""}${pod.unschedulable ? ".unschedulable" : ""}`, {
+    title: `${pod.id}\n${colorKey}=${value}${pod.priority !== "" ? `\npriority ${pod.priority}` : ""}${pod.boundByRun ? "\nplaced by the run" : ""}${pod.unschedulable ? "\nunschedulable in the run" : ""}`,
+    dataset: { pod: pod.id },
+  }, pod.unschedulable ? `${FAIL} ${pod.name}` : pod.boundByRun ? `★ ${pod.name}` : pod.name);
+  chip.style.borderLeftColor = colours.get(value);
+  return chip;
+}

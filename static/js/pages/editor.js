@@ -1,0 +1,240 @@
+// Scenario editor: YAML text with inline errors (debounced server validation), Nodes/Pods tables
+// editing the same text, local drafts, save (a new version), run, share, export, fork.
+
+import { api } from "../api.js";
+import { $, debounce, formatTime, h, mount, notify, pageData } from "../dom.js";
+import { clearDraft, loadDraft, saveDraft } from "../drafts.js";
+import { createEditor, describe } from "../editor.js";
+import { renderTables } from "../tables.js";
+import { readScenario } from "../yamldocs.js";
+
+const scenarioId = Number(pageData().scenarioId);
+const state = { scenario: null, savedText: "", savedName: "", validationSeq: 0, tables: { nodeFilter: "", podFilter: "", nodeLimit: 100, podLimit: 100 } };
+let editor;
+
+const nameInput = $("#scenario-name");
+const statusLine = $("#save-status");
+const validity = $("#validity");
+const errorList = $("#error-list");
+
+function currentDraft() {
+  return { text: editor.getText(), name: nameInput.value, version: state.scenario.version };
+}
+
+const dirty = () => editor.getText() !== state.savedText || nameInput.value !== state.savedName;
+
+function updateDirty() {
+  const isDirty = dirty();
+  document.body.classList.toggle("dirty", isDirty);
+  statusLine.textContent = isDirty ? "Unsaved changes (kept in this browser until you save)" : `Saved · version ${state.scenario.version}`;
+}
+
+const persistDraft = debounce(() => {
+  if (dirty()) saveDraft(scenarioId, currentDraft());
+  else clearDraft(scenarioId);
+}, 200);
+
+const validate = debounce(async () => {
+  const seq = ++state.validationSeq;
+  const text = editor.getText();
+  try {
+    const result = await api.validate(text);
+    if (seq === state.validationSeq) showValidation(result);
+  } catch (error) {
+    if (seq === state.validationSeq) showValidation({ valid: false, errors: [{ object: "", path: "", line: null, message: error.message }], summary: null });
+  }
+}, 400);
+
+function showValidation({ valid, errors, summary }) {
+  editor.setErrors(errors);
+  validity.className = valid ? "validity pass" : "validity fail";
+  validity.textContent = valid
+    ? `✓ valid · ${summary.nodes} node(s), ${summary.pods} pod(s), ${summary.pendingPods} pending`
+    : `✗ ${errors.length} problem(s)`;
+  mount(errorList, errors.map((e) => h("li",
+    e.line ? h("button.linkish.error-jump", { type: "button", onclick: () => editor.goToLine(e.line) }, `line ${e.line}`) : h("span.muted", "no line"),
+    " ", describe(e))));
+}
+
+const rerenderTables = debounce(() => {
+  const parsed = readScenario(editor.getText());
+  renderTables($("#tables"), parsed, {
+    readOnly: false,
+    state: state.tables,
+    onEdit: (fn) => {
+      let next;
+      try {
+        next = fn(editor.getText());
+      } catch (error) {
+        notify(`That document does not parse as YAML: ${error.message}`, "error");
+        return;
+      }
+      editor.setText(next);
+      changed();
+      rerenderTables.flush();
+    },
+  });
+}, 300);
+state.tables.rerender = () => rerenderTables.flush();
+
+function changed() {
+  updateDirty();
+  persistDraft();
+  validate();
+  rerenderTables();
+}
+
+async function save() {
+  const text = editor.getText();
+  const name = nameInput.value.trim() || state.scenario.name;
+  try {
+    let saved;
+    if (state.scenario.owned) {
+      saved = await api.saveScenario(scenarioId, text, name);
+    } else {
+      const copy = await api.forkScenario(scenarioId, null, name === state.scenario.name ? null : name);
+      saved = await api.saveScenario(copy.id, text, copy.name);
+      clearDraft(scenarioId);
+      location.href = `/scenarios/${saved.id}/`;
+      return saved;
+    }
+    state.scenario = saved;
+    state.savedText = text;
+    state.savedName = saved.name;
+    clearDraft(scenarioId);
+    updateDirty();
+    notify(`Saved version ${saved.version}.`);
+    loadRuns();
+    return saved;
+  } catch (error) {
+    notify(`Not saved: ${error.message} — your text is still here and in this browser.`, "error");
+    return null;
+  }
+}
+
+async function run() {
+  if (dirty()) {
+    const saved = await save();
+    if (!saved) return;
+    if (saved.id !== scenarioId) return; // a demo was forked first; the new page runs it
+  }
+  try {
+    const started = await api.startRun(scenarioId);
+    location.href = `/runs/${started.id}/`;
+  } catch (error) {
+    notify(error.message, "error");
+  }
+}
+
+async function share() {
+  try {
+    const link = await api.share(scenarioId, { version: state.scenario.version });
+    const out = $("#share-url");
+    out.value = link.url;
+    out.hidden = false;
+    out.select();
+  } catch (error) {
+    notify(error.message, "error");
+  }
+}
+
+async function fork() {
+  try {
+    const copy = await api.forkScenario(scenarioId);
+    location.href = `/scenarios/${copy.id}/`;
+  } catch (error) {
+    notify(error.message, "error");
+  }
+}
+
+async function loadRuns() {
+  try {
+    const runs = await api.scenarioRuns(scenarioId);
+    mount($("#runs"), runs.length
+      ? runs.slice(0, 10).map((r) => h("li", h("a", { href: `/runs/${r.id}/` }, `Run ${r.id}`), ` · v${r.version} · ${r.status} · ${formatTime(r.created)}`))
+      : h("li.muted", "No runs yet."));
+  } catch {
+    mount($("#runs"), h("li.muted", "Runs unavailable."));
+  }
+}
+
+function showTab(name) {
+  for (const tab of document.querySelectorAll("[role=tab]")) {
+    const selected = tab.dataset.tab === name;
+    tab.setAttribute("aria-selected", String(selected));
+    tab.tabIndex = selected ? 0 : -1;
+    $(`#${tab.getAttribute("aria-controls")}`).hidden = !selected;
+  }
+  if (name === "tables") rerenderTables.flush();
+}
+
+async function start() {
+  let scenario;
+  try {
+    scenario = await api.scenario(scenarioId);
+  } catch (error) {
+    mount($("#editor-root"), h("p.notice.notice-error", error.message));
+    return;
+  }
+  state.scenario = scenario;
+  state.savedText = scenario.text;
+  state.savedName = scenario.name;
+  document.title = `${scenario.name} · SchedLab`;
+  $("#scenario-title").textContent = scenario.name;
+  nameInput.value = scenario.name;
+  $("#export-link").href = api.exportUrl(scenarioId);
+  $("#cluster-link").href = `/scenarios/${scenarioId}/cluster/`;
+  $("#save-button").textContent = scenario.owned ? "Save" : "Save as my copy";
+  if (!scenario.owned) $("#owner-note").textContent = scenario.demo ? "This is a demo: saving makes your own copy." : "Read-only for you: saving makes your own copy.";
+
+  const draft = loadDraft(scenarioId);
+  let text = scenario.text;
+  if (draft && (draft.text !== scenario.text || (draft.name && draft.name !== scenario.name))) {
+    text = draft.text;
+    if (draft.name) nameInput.value = draft.name;
+    const banner = h("p.notice.notice-info#draft-banner", { role: "status" },
+      `Restored unsaved edits from ${formatTime(draft.at)} (based on version ${draft.version}; the latest is ${scenario.version}). `,
+      h("button.linkish", { type: "button", onclick: () => {
+        clearDraft(scenarioId);
+        editor.setText(scenario.text);
+        nameInput.value = scenario.name;
+        banner.remove();
+        changed();
+      } }, "Discard them"));
+    $("#editor-notices").append(banner);
+  }
+
+  editor = createEditor($("#editor-root"), { text, onChange: changed });
+  showValidation(scenario);
+  updateDirty();
+  if (text !== scenario.text) validate();
+  rerenderTables.flush();
+  loadRuns();
+}
+
+nameInput.addEventListener("input", () => { updateDirty(); persistDraft(); });
+$("#save-button").addEventListener("click", save);
+$("#run-button").addEventListener("click", run);
+$("#share-button").addEventListener("click", share);
+$("#fork-button").addEventListener("click", fork);
+for (const tab of document.querySelectorAll("[role=tab]")) {
+  tab.addEventListener("click", () => showTab(tab.dataset.tab));
+  tab.addEventListener("keydown", (e) => {
+    if (e.key === "ArrowRight" || e.key === "ArrowLeft") {
+      const tabs = [...document.querySelectorAll("[role=tab]")];
+      const next = tabs[(tabs.indexOf(tab) + (e.key === "ArrowRight" ? 1 : tabs.length - 1)) % tabs.length];
+      next.focus();
+      showTab(next.dataset.tab);
+    }
+  });
+}
+document.addEventListener("keydown", (e) => {
+  if ((e.ctrlKey || e.metaKey) && e.key === "s") {
+    e.preventDefault();
+    save();
+  }
+});
+window.addEventListener("pagehide", () => persistDraft.flush());
+window.addEventListener("beforeunload", () => persistDraft.flush());
+
+start();

@@ -1,0 +1,31 @@
+// Run page: /runs/<id>/?cycle=N&step=Filter
+
+import { api } from "../api.js";
+import { $, h, notify, pageData } from "../dom.js";
+import { mountRun, shareControl } from "../run.js";
+
+const runId = Number(pageData().runId);
+
+function actions(controller) {
+  const { run } = controller;
+  return h("span.actions",
+    h("a.button", { href: `/scenarios/${run.scenario}/` }, "Edit scenario"),
+    h("a.button", { href: `/scenarios/${run.scenario}/cluster/?version=${run.version}&run=${run.id}` }, "Cluster view"),
+    h("a.button", { href: api.exportUrl(run.scenario, run.version), download: "" }, "Export YAML"),
+    h("a.button#trace-link", { href: api.traceUrl(run.id), download: `trace-run-${run.id}.json` }, "Download trace JSON"),
+    shareControl(controller));
+}
+
+async function start() {
+  try {
+    const controller = await mountRun($("#run-root"), { runId, actions });
+    const scenario = await api.scenario(controller.run.scenario).catch(() => null);
+    const title = scenario ? `${scenario.name} · v${controller.run.version} · run ${runId}` : `Run ${runId}`;
+    $("#run-title").textContent = title;
+    document.title = `${title} · SchedLab`;
+  } catch (error) {
+    notify(error.message, "error");
+  }
+}
+
+start();

@@ -1,0 +1,61 @@
+// Read-only shared link: /share/<token>[?cycle=&step=]. No login; offers "Fork to edit".
+
+import { api, useShareToken } from "../api.js";
+import { $, h, mount, notify, pageData } from "../dom.js";
+import { mountClusterView } from "../clusterview.js";
+import { createEditor } from "../editor.js";
+import { mountRun, positionFromQuery } from "../run.js";
+
+const token = pageData().shareToken;
+
+async function forkToEdit(shared) {
+  const name = `${shared.scenario.name} (fork)`;
+  try {
+    let created;
+    try {
+      created = await api.forkShare(token, name);
+    } catch (error) {
+      if (error.status !== 404 && error.status !== 405) throw error;
+      created = await api.createScenario(name, shared.version.text); // no fork-by-token endpoint yet
+    }
+    location.href = `/scenarios/${created.id}/`;
+  } catch (error) {
+    notify(`Could not fork: ${error.message}`, "error");
+  }
+}
+
+function actions(shared) {
+  return () => h("span.actions",
+    h("button#fork-share", { type: "button", onclick: () => forkToEdit(shared) }, "Fork to edit"),
+    h("a.button", { href: api.exportUrl(shared.scenario.id, shared.version.number), download: "" }, "Export YAML"),
+    shared.run ? h("a.button#trace-link", { href: api.traceUrl(shared.run.id), download: `trace-run-${shared.run.id}.json` }, "Download trace JSON") : null);
+}
+
+async function start() {
+  useShareToken(token);
+  let shared;
+  try {
+    shared = await api.resolveShare(token);
+  } catch (error) {
+    mount($("#share-root"), h("p.notice.notice-error", error.message));
+    return;
+  }
+  const title = `${shared.scenario.name} · v${shared.version.number}${shared.run ? ` · run ${shared.run.id}` : ""}`;
+  $("#share-title").textContent = title;
+  document.title = `${title} · SchedLab (shared)`;
+  const yamlBox = h("div.yaml-readonly");
+  const clusterBox = h("div#cluster-root");
+  const runBox = h("div#run-root");
+  mount($("#share-root"),
+    shared.run ? runBox : h("div.run-status", actions(shared)()),
+    h("details.panel#shared-cluster", { open: !shared.run }, h("summary", "Cluster"), clusterBox),
+    h("details.panel#shared-yaml", h("summary", "Scenario YAML (read-only)"), yamlBox));
+  createEditor(yamlBox, { text: shared.version.text, readOnly: true });
+  mountClusterView(clusterBox, shared.version.text, { runId: shared.run?.id ?? null }).catch((e) => notify(e.message, "error"));
+  if (shared.run) {
+    const initial = positionFromQuery(location.search) || positionFromQuery(`?${shared.step || ""}`);
+    await mountRun(runBox, { runId: shared.run.id, token, readOnly: true, initial, actions: actions(shared) });
+  }
+}
+
+start();

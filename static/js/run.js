@@ -1,0 +1,269 @@
+// The run view: a stepper over cycles and extension points, live while the run streams, a replay
+// once it has finished. The URL names the step (?cycle=2&step=Filter), so a link opens it exactly.
+
+import { api } from "./api.js";
+import { h, mount, notify } from "./dom.js";
+import { availableSteps, hasStep, neighbour, outcome, RunModel, STEPS, stepId } from "./runmodel.js";
+import { streamRun } from "./socket.js";
+import { readScenario } from "./yamldocs.js";
+import * as bind from "./steps/bind.js";
+import * as filter from "./steps/filter.js";
+import * as postfilter from "./steps/postfilter.js";
+import * as prefilter from "./steps/prefilter.js";
+import * as prescore from "./steps/prescore.js";
+import * as queue from "./steps/queue.js";
+import { renderScores, renderTotal } from "./steps/scores.js";
+
+const VIEWS = {
+  QueueSort: queue.render,
+  PreFilter: prefilter.render,
+  Filter: filter.render,
+  PostFilter: postfilter.render,
+  PreScore: prescore.render,
+  Score: (ctx) => renderScores(ctx, "raw"),
+  NormalizeScore: (ctx) => renderScores(ctx, "normalized"),
+  Total: renderTotal,
+  Bind: bind.render,
+};
+
+const FINISHED = new Set(["succeeded", "failed", "cancelled"]);
+
+export function positionFromQuery(search) {
+  const params = new URLSearchParams(search);
+  if (!params.has("cycle") && !params.has("step")) return null;
+  const cycle = Math.max(0, Number.parseInt(params.get("cycle") || "0", 10) || 0);
+  return { cycle, step: stepId(params.get("step")) || "QueueSort" };
+}
+
+export function stepQuery(pos) {
+  return `cycle=${pos.cycle}&step=${pos.step}`;
+}
+
+/**
+ * mountRun(root, {runId, token, readOnly, initial, actions}) — actions(controller) returns extra
+ * header controls (share, fork, exports) so the owner's page and the share page differ only there.
+ */
+export async function mountRun(root, { runId, token = "", readOnly = false, initial = null, actions = null }) {
+  const c = new RunController(root, { runId, token, readOnly });
+  await c.start(initial, actions);
+  return c;
+}
+
+class RunController {
+  constructor(root, { runId, token, readOnly }) {
+    this.root = root;
+    this.runId = runId;
+    this.token = token;
+    this.readOnly = readOnly;
+    this.model = new RunModel();
+    this.nodeLabels = new Map();
+    this.pos = { cycle: 0, step: "QueueSort" };
+    this.ui = { scoreKind: null, groupKey: "", onlyFailing: false, expanded: [], nodeFilter: "" };
+    this.charts = new Map();
+    this.dirty = new Set();
+    this.frame = 0;
+    this.status = "queued";
+  }
+
+  async start(initial, actions) {
+    this.run = await api.run(this.runId);
+    this.status = this.run.status;
+    this.pos = initial || positionFromQuery(location.search) || this.pos;
+    this.buildShell(actions);
+    this.loadNodes();
+    this.stream = streamRun(this.runId, {
+      onEvents: (events) => this.onEvents(events),
+      onEnd: (status) => this.onEnd(status),
+      onError: (error) => notify(error.message, "error"),
+    }, { token: this.token });
+    document.addEventListener("keydown", (e) => this.onKey(e));
+    this.render(true);
+  }
+
+  async loadNodes() {
+    try {
+      const version = await api.version(this.run.scenario, this.run.version);
+      const parsed = readScenario(version.text);
+      this.nodeLabels = new Map(parsed.nodes.map((n) => [n.name, n.labels]));
+      this.render(true);
+    } catch (error) {
+      notify(`Node labels unavailable (${error.message}); domain views are limited.`, "info");
+    }
+  }
+
+  buildShell(actions) {
+    this.progress = h("progress", { max: "1", value: "0", "aria-label": "cycles finished" });
+    this.progressText = h("span.progress-text");
+    this.cycleSelect = h("select#cycle-select", { "aria-label": "cycle", onchange: (e) => this.go({ cycle: Number(e.target.value), step: this.pos.step }) });
+    this.tabs = h("ol.steps", { "aria-label": "extension points" },
+      STEPS.map((s) => h("li", h("button.step", { type: "button", dataset: { step: s.id }, onclick: () => this.go({ cycle: this.pos.cycle, step: s.id }) }, s.label))));
+    this.view = h("div#step-view", { tabindex: "-1" });
+    this.heading = h("h2#step-heading");
+    mount(this.root,
+      h("div.run-status", this.progress, this.progressText, actions ? actions(this) : null),
+      h("nav.stepper", { "aria-label": "run steps" },
+        h("div.cycle-nav",
+          h("button#prev-cycle", { type: "button", title: "previous cycle (Shift+←)", onclick: () => this.moveCycle(-1) }, "◀ cycle"),
+          this.cycleSelect,
+          h("button#next-cycle", { type: "button", title: "next cycle (Shift+→)", onclick: () => this.moveCycle(1) }, "cycle ▶")),
+        this.tabs,
+        h("p.hint", "Keys: ← → step · Shift+← → cycle")),
+      this.heading,
+      this.view);
+  }
+
+  onEvents(events) {
+    this.model.add(events);
+    for (const e of events) this.dirty.add(e.cycle);
+    this.schedule();
+  }
+
+  onEnd(status) {
+    this.status = status;
+    this.dirty.add(this.pos.cycle);
+    this.schedule();
+  }
+
+  schedule() {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      this.render(this.dirty.has(this.pos.cycle));
+      this.dirty.clear();
+    });
+  }
+
+  render(stepChanged) {
+    this.renderProgress();
+    this.renderCycleOptions();
+    this.renderTabs();
+    if (stepChanged) this.renderStep();
+  }
+
+  renderProgress() {
+    const total = this.model.totalCycles || this.run.progress?.cycles || 0;
+    const done = FINISHED.has(this.status) ? total : this.model.finishedCycles;
+    this.progress.max = Math.max(1, total);
+    this.progress.value = done;
+    const error = this.status === "failed" && this.run.error ? ` — ${this.run.error}` : "";
+    this.progressText.textContent = `${this.status} · ${done}/${total} cycle(s) · ${this.model.eventCount} events${error}`;
+    this.root.dataset.status = this.status;
+  }
+
+  renderCycleOptions() {
+    const select = this.cycleSelect;
+    this.model.cycles.forEach((cycle, i) => {
+      if (!cycle) return;
+      const result = outcome(cycle);
+      const tail = !result.done ? "…" : result.nodeName ? `→ ${result.nodeName}` : "✗ unschedulable";
+      const text = `cycle ${i}: ${cycle.pod} ${tail}`;
+      let option = select.options[i];
+      if (!option) {
+        option = h("option", { value: String(i) });
+        select.append(option);
+      }
+      if (option.textContent !== text) option.textContent = text;
+    });
+    if (select.value !== String(this.pos.cycle) && select.options[this.pos.cycle]) select.value = String(this.pos.cycle);
+  }
+
+  renderTabs() {
+    const cycle = this.model.cycles[this.pos.cycle];
+    for (const button of this.tabs.querySelectorAll("button.step")) {
+      const id = button.dataset.step;
+      button.disabled = !hasStep(cycle, id);
+      if (id === this.pos.step) button.setAttribute("aria-current", "step");
+      else button.removeAttribute("aria-current");
+    }
+  }
+
+  renderStep() {
+    const cycle = this.model.cycles[this.pos.cycle];
+    const step = STEPS.find((s) => s.id === this.pos.step);
+    this.heading.textContent = `Cycle ${this.pos.cycle}${cycle?.pod ? ` · ${cycle.pod}` : ""} · ${step.label}`;
+    if (!cycle || !hasStep(cycle, this.pos.step)) {
+      const waiting = !FINISHED.has(this.status);
+      mount(this.view, h("p.note", waiting ? "Waiting for this step's events…" : "This step did not run in this cycle."));
+      return;
+    }
+    const ctx = {
+      cycle,
+      model: this.model,
+      nodeLabels: this.nodeLabels,
+      ui: this.ui,
+      chart: (key) => this.chart(key),
+      update: (patch) => {
+        Object.assign(this.ui, patch);
+        this.renderStep();
+      },
+    };
+    mount(this.view, VIEWS[this.pos.step](ctx));
+  }
+
+  /** A persistent chart element per key, so Plotly.react updates in place (uirevision keeps zoom). */
+  chart(key) {
+    if (!this.charts.has(key)) this.charts.set(key, h("div.chart", { dataset: { chart: key } }));
+    return this.charts.get(key);
+  }
+
+  go(pos) {
+    const cycleChanged = pos.cycle !== this.pos.cycle;
+    this.pos = pos;
+    if (cycleChanged) this.ui.expanded = [];
+    history.replaceState(null, "", `${location.pathname}?${stepQuery(pos)}`);
+    this.render(true);
+  }
+
+  moveCycle(direction) {
+    const target = this.pos.cycle + direction;
+    const cycle = this.model.cycles[target];
+    if (!cycle) return;
+    const steps = availableSteps(cycle);
+    this.go({ cycle: target, step: steps.includes(this.pos.step) ? this.pos.step : steps[0] || "QueueSort" });
+  }
+
+  onKey(event) {
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.target.closest?.("input, textarea, select, [contenteditable]")) return;
+    if (event.key !== "ArrowLeft" && event.key !== "ArrowRight") return;
+    const direction = event.key === "ArrowRight" ? 1 : -1;
+    event.preventDefault();
+    if (event.shiftKey) {
+      this.moveCycle(direction);
+      return;
+    }
+    const next = neighbour(this.model, this.pos, direction);
+    if (next) this.go(next);
+  }
+
+  close() {
+    this.stream?.close();
+  }
+}
+
+/** The share box: makes a read-only link to this version, run and step. */
+export function shareControl(controller) {
+  const output = h("input.share-url", { type: "text", readonly: true, "aria-label": "share link", hidden: true });
+  const copy = h("button", { type: "button", hidden: true, onclick: async () => {
+    output.select();
+    try {
+      await navigator.clipboard.writeText(output.value);
+      notify("Link copied.");
+    } catch {
+      document.execCommand?.("copy");
+    }
+  } }, "Copy");
+  const button = h("button#share-button", { type: "button", onclick: async () => {
+    try {
+      const link = await api.share(controller.run.scenario, { run: controller.runId, step: stepQuery(controller.pos) });
+      output.value = link.url;
+      output.hidden = false;
+      copy.hidden = false;
+      output.select();
+    } catch (error) {
+      notify(error.code === "forbidden" ? `${error.message}` : `Could not share: ${error.message}`, "error");
+    }
+  } }, "Share this step");
+  return h("span.share", button, output, copy);
+}
+

@@ -1,0 +1,107 @@
+// Filter: node × plugin matrix (✓ / ✗ with the reason on hover and focus), the FailedScheduling
+// line, and the spread / affinity state the Filter decided with. Large clusters are aggregated by
+// a topology domain, with drill-down into one domain's nodes.
+
+import { h } from "../dom.js";
+import { filterMatrix, statusText } from "../runmodel.js";
+import { defaultTopologyKey, FAIL, keySelect, labelKeys, note, outcomeBanner, PASS, section } from "./common.js";
+import { affinityCountsSection, hardSpreadSection } from "./topology.js";
+
+export const LARGE = 150;
+const MAX_DOMAIN_ROWS = 300;
+
+export function render(ctx) {
+  const matrix = filterMatrix(ctx.cycle);
+  const summary = matrix.summary;
+  const detail = h("p.cell-detail", { "aria-live": "polite" }, "Hover or focus a cell to read its status.");
+  const counts = summary
+    ? `Evaluated ${summary.evaluated.length} node(s); ${summary.feasibleNodes.length} feasible` +
+      (summary.numFeasibleNodesToFind < summary.evaluated.length ? ` (stops after ${summary.numFeasibleNodesToFind})` : "") + "."
+    : "Filter is still running…";
+  const onlyFailing = ctx.ui.onlyFailing;
+  const controls = h("div.controls",
+    h("label.inline", h("input", { type: "checkbox", checked: onlyFailing, onchange: (e) => ctx.update({ onlyFailing: e.target.checked }) }), " only rejected nodes"));
+  const large = matrix.nodes.length > LARGE && ctx.nodeLabels.size > 0;
+  let body;
+  if (large) {
+    const keys = labelKeys(ctx.nodeLabels);
+    const key = keys.includes(ctx.ui.groupKey) ? ctx.ui.groupKey : defaultTopologyKey(keys);
+    controls.append(keySelect("filter-group-key", "group by", keys, key, (k) => ctx.update({ groupKey: k, expanded: [] })));
+    body = aggregated(ctx, matrix, key, detail);
+  } else {
+    body = matrixTable(matrix, matrix.nodes.filter((n) => !onlyFailing || n.feasible === false), detail);
+  }
+  return [
+    section("Result", outcomeBanner(ctx.cycle), note(counts)),
+    section("Filter: node × plugin", controls, body, detail),
+    hardSpreadSection(ctx),
+    affinityCountsSection(ctx),
+  ];
+}
+
+function cell(node, plugin) {
+  const status = node.cells[plugin];
+  const text = `${node.name} × ${plugin}: ${statusText(status)}`;
+  return h(status ? "td.cell.fail" : "td.cell.pass", { title: text, tabindex: "0", dataset: { detail: text } },
+    status ? FAIL : PASS);
+}
+
+function resultCell(node) {
+  if (node.feasible === null) return h("td.cell.result", "…");
+  return node.feasible ? h("td.cell.result.pass", `${PASS} feasible`) : h("td.cell.result.fail", `${FAIL} rejected`);
+}
+
+function showDetail(detail) {
+  return (event) => {
+    const text = event.target.closest?.("[data-detail]")?.dataset.detail;
+    if (text) detail.textContent = text;
+  };
+}
+
+function matrixTable(matrix, nodes, detail) {
+  if (!matrix.plugins.length) return note("No Filter plugin ran in this cycle.");
+  const show = showDetail(detail);
+  return h("div.scroll-x", h("table.data.matrix", { onmouseover: show, onfocusin: show },
+    h("thead", h("tr", h("th", { scope: "col" }, "node"), matrix.plugins.map((p) => h("th.rot", { scope: "col" }, h("span", p))), h("th", { scope: "col" }, "result"))),
+    h("tbody", nodes.map((n) => h(n.feasible === false ? "tr.rejected" : "tr", { dataset: { node: n.name } },
+      h("th", { scope: "row" }, n.name), matrix.plugins.map((p) => cell(n, p)), resultCell(n))))));
+}
+
+function aggregated(ctx, matrix, key, detail) {
+  const groups = new Map();
+  for (const node of matrix.nodes) {
+    const domain = ctx.nodeLabels.get(node.name)?.[key] ?? "(no label)";
+    if (!groups.has(domain)) groups.set(domain, []);
+    groups.get(domain).push(node);
+  }
+  const expanded = new Set(ctx.ui.expanded || []);
+  const show = showDetail(detail);
+  const rows = [];
+  for (const [domain, nodes] of [...groups].sort(([a], [b]) => a.localeCompare(b))) {
+    const feasible = nodes.filter((n) => n.feasible).length;
+    if (ctx.ui.onlyFailing && feasible === nodes.length) continue;
+    const open = expanded.has(domain);
+    rows.push(h("tr.domain",
+      h("th", { scope: "row" },
+        h("button.linkish", { type: "button", "aria-expanded": String(open), onclick: () => ctx.update({ expanded: open ? [...expanded].filter((d) => d !== domain) : [...expanded, domain] }) },
+          `${open ? "▾" : "▸"} ${domain}`)),
+      h("td", String(nodes.length)),
+      matrix.plugins.map((p) => {
+        const failed = nodes.filter((n) => n.cells[p]).length;
+        const text = `${key}=${domain} × ${p}: ${failed} of ${nodes.length} node(s) rejected`;
+        return h(failed ? "td.cell.fail" : "td.cell.pass", { title: text, tabindex: "0", dataset: { detail: text } }, failed ? `${FAIL} ${failed}` : PASS);
+      }),
+      h(feasible ? "td.cell.result.pass" : "td.cell.result.fail", feasible ? `${PASS} ${feasible} feasible` : `${FAIL} none`)));
+    if (open) {
+      const shown = nodes.filter((n) => !ctx.ui.onlyFailing || n.feasible === false).slice(0, MAX_DOMAIN_ROWS);
+      for (const n of shown) rows.push(h("tr.drill", h("th", { scope: "row" }, `  ${n.name}`), h("td", ""), matrix.plugins.map((p) => cell(n, p)), resultCell(n)));
+      if (nodes.length > shown.length) rows.push(h("tr.drill", h("td", { colspan: String(matrix.plugins.length + 3) }, `… ${nodes.length - shown.length} more in this domain`)));
+    }
+  }
+  return [
+    note(`${matrix.nodes.length} nodes, grouped by ${key}. Open a domain to see its nodes.`),
+    h("div.scroll-x", h("table.data.matrix.aggregated", { onmouseover: show, onfocusin: show },
+      h("thead", h("tr", h("th", { scope: "col" }, key), h("th", { scope: "col" }, "nodes"), matrix.plugins.map((p) => h("th.rot", { scope: "col" }, h("span", p))), h("th", { scope: "col" }, "result"))),
+      h("tbody", rows))),
+  ];
+}

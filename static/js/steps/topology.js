@@ -1,0 +1,120 @@
+// PodTopologySpread and InterPodAffinity state: skew bars, topologyScore heatmaps, counts.
+
+import { h } from "../dom.js";
+import { draw } from "../charts/plot.js";
+import { skewFigure } from "../charts/skew.js";
+import { heatmapFigure, nestedToGrid } from "../charts/heatmap.js";
+import { filterMatrix, PLUGIN, point, POINT, preFilterState, preScoreState } from "../runmodel.js";
+import { FAIL, note, PASS, section, table } from "./common.js";
+
+const MAX_COLUMNS = 120;
+
+/** domain -> whether some evaluated node in it passed PodTopologySpread's Filter (unknown: absent). */
+export function openDomains(ctx, topologyKey) {
+  const out = new Map();
+  const { nodes, plugins } = filterMatrix(ctx.cycle);
+  if (!nodes.length || !ctx.nodeLabels.size) return out;
+  const ptsRan = plugins.includes(PLUGIN.POD_TOPOLOGY_SPREAD);
+  for (const node of nodes) {
+    const domain = ctx.nodeLabels.get(node.name)?.[topologyKey];
+    if (domain === undefined) continue;
+    const passed = !ptsRan || !node.cells[PLUGIN.POD_TOPOLOGY_SPREAD];
+    out.set(domain, out.get(domain) || passed);
+  }
+  return out;
+}
+
+export function hardSpreadSection(ctx) {
+  const constraints = preFilterState(ctx.cycle, PLUGIN.POD_TOPOLOGY_SPREAD);
+  if (!Array.isArray(constraints) || !constraints.length) return null;
+  return section("PodTopologySpread — hard constraints (DoNotSchedule)",
+    note("Bars: running pods matching the constraint's selector per domain (the state PreFilter wrote, read by Filter). A domain is open (✓) when a node in it passed PodTopologySpread's Filter."),
+    constraints.map((c, i) => spreadBlock(ctx, c, i, "hard")));
+}
+
+export function softSpreadSection(ctx) {
+  const state = preScoreState(ctx.cycle, PLUGIN.POD_TOPOLOGY_SPREAD);
+  if (!state?.constraints?.length) return null;
+  return section("PodTopologySpread — soft constraints (ScheduleAnyway)",
+    note("Counts per domain over the scored nodes (for kubernetes.io/hostname: per node), and the plugin's normalizing weight."),
+    state.constraints.map((c, i) => spreadBlock(ctx, c, i, "soft")),
+    state.ignoredNodes?.length ? note(`Ignored nodes (missing a constraint's key): ${state.ignoredNodes.join(", ")}`) : null);
+}
+
+function spreadBlock(ctx, constraint, index, kind) {
+  const hard = kind === "hard";
+  const counts = (hard ? constraint.matchNum : constraint.counts) || {};
+  const domains = Object.keys(counts).sort();
+  const open = hard ? openDomains(ctx, constraint.topologyKey) : new Map();
+  const chart = ctx.chart(`skew-${kind}-${index}`);
+  draw(chart, ...Object.values(limitFigure(skewFigure(constraint, open))), `skew-${kind}-${index}`);
+  const facts = hard
+    ? [["topologyKey", constraint.topologyKey], ["maxSkew", constraint.maxSkew], ["minDomains", constraint.minDomains ?? 1],
+      ["domains", domains.length], ["global minimum (minMatchNum)", constraint.minMatchNum], ["min + maxSkew", constraint.minMatchNum + constraint.maxSkew]]
+    : [["topologyKey", constraint.topologyKey], ["maxSkew", constraint.maxSkew], ["domains", domains.length], ["weight", constraint.weight]];
+  const rows = domains.slice(0, 500).map((d) => [d, String(counts[d]), hard ? mayGoCell(open, d) : ""]);
+  return h(`div.spread.spread-${kind}`, { dataset: { constraint: String(index), topologyKey: constraint.topologyKey } },
+    h("dl.facts", facts.map(([k, v]) => [h("dt", k), h("dd", { dataset: { fact: k } }, String(v))])),
+    chart,
+    h("details.data-table", { open: domains.length <= 12 },
+      h("summary", `Numbers (${domains.length} domains)`),
+      table(["domain", hard ? "matching pods (matchNum)" : "count", hard ? "pod may go" : ""].filter(Boolean),
+        rows.map((r) => (hard ? r : r.slice(0, 2))), `skew-table`)));
+}
+
+function mayGoCell(open, domain) {
+  if (!open.has(domain)) return h("span.muted", "?");
+  return open.get(domain) ? h("span.pass", `${PASS} yes`) : h("span.fail", `${FAIL} no`);
+}
+
+function limitFigure(figure) {
+  return { data: figure.data, layout: figure.layout };
+}
+
+export function affinityCountsSection(ctx) {
+  const state = preFilterState(ctx.cycle, PLUGIN.INTER_POD_AFFINITY);
+  if (!state) return null;
+  const maps = [
+    ["existing anti-affinity", state.existingAntiAffinityCounts || {}],
+    ["affinity", state.affinityCounts || {}],
+    ["anti-affinity", state.antiAffinityCounts || {}],
+  ];
+  const pairs = [...new Set(maps.flatMap(([, m]) => Object.keys(m)))].sort();
+  const body = [
+    note("Required terms, counted per topology pair (key=value): existing pods' anti-affinity terms matching this pod, and running pods matching this pod's affinity / anti-affinity terms."),
+  ];
+  if (pairs.length) {
+    const shown = pairs.slice(0, MAX_COLUMNS);
+    const chart = ctx.chart("ipa-counts");
+    const fig = heatmapFigure({ rows: maps.map(([n]) => n), cols: shown, z: maps.map(([, m]) => shown.map((p) => m[p] ?? null)), title: "required (anti-)affinity counts per domain", rowTitle: "count", colTitle: "topology pair" });
+    draw(chart, fig.data, fig.layout, "ipa-counts");
+    body.push(chart);
+    if (pairs.length > shown.length) body.push(note(`Showing ${shown.length} of ${pairs.length} pairs.`));
+  } else {
+    body.push(note("All three counts are empty."));
+  }
+  body.push(h("details.data-table", h("summary", "Numbers"),
+    table(["count", ...pairs.slice(0, MAX_COLUMNS)], maps.map(([n, m]) => [n, ...pairs.slice(0, MAX_COLUMNS).map((p) => String(m[p] ?? ""))]), "ipa-counts-table")));
+  return section("InterPodAffinity — required terms (PreFilter state)", ...body);
+}
+
+export function topologyScoreSection(ctx) {
+  const state = preScoreState(ctx.cycle, PLUGIN.INTER_POD_AFFINITY);
+  if (!state?.topologyScore) return null;
+  const grid = nestedToGrid(state.topologyScore);
+  const cols = grid.cols.slice(0, MAX_COLUMNS);
+  const z = grid.z.map((row) => row.slice(0, MAX_COLUMNS));
+  const chart = ctx.chart("ipa-topology-score");
+  const fig = heatmapFigure({ rows: grid.rows, cols, z, title: "topologyScore (topology key × value)", rowTitle: "key", colTitle: "value", diverging: true });
+  draw(chart, fig.data, fig.layout, "ipa-topology-score");
+  const raw = point(ctx.cycle, POINT.SCORE).plugins.get(PLUGIN.INTER_POD_AFFINITY)?.raw;
+  const normalized = point(ctx.cycle, POINT.NORMALIZE_SCORE).plugins.get(PLUGIN.INTER_POD_AFFINITY)?.normalized;
+  return section("InterPodAffinity — preferred terms (PreScore state)",
+    note("Sums per topology pair: + for matched affinity, − for matched anti-affinity. A node's raw score is the sum over the keys it has."),
+    chart,
+    grid.cols.length > cols.length ? note(`Showing ${cols.length} of ${grid.cols.length} values.`) : null,
+    h("details.data-table", { open: grid.rows.length * grid.cols.length <= 24 }, h("summary", "Numbers"),
+      table(["key", ...cols], grid.rows.map((r, i) => [r, ...z[i].map((v) => (v === null ? "" : String(v)))]), "topology-score-table")),
+    raw ? h("details.data-table", { open: Object.keys(raw).length <= 12 }, h("summary", "Per-node InterPodAffinity scores"),
+      table(["node", "raw", "normalized"], Object.keys(raw).slice(0, 500).map((n) => [n, String(raw[n]), String(normalized?.[n] ?? "")]), "ipa-node-scores")) : null);
+}

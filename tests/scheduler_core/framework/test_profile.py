@@ -1,0 +1,93 @@
+"""Profiles from KubeSchedulerConfiguration: v1 merge, MultiPoint expansion, weights."""
+
+from __future__ import annotations
+
+import pytest
+
+from scheduler_core.framework.profile import ProfileError, build_profile, merge_plugin_set
+from scheduler_core.model import PluginRef, PluginSet, SchedulerConfig
+
+
+class _Plugin:
+    def __init__(self, name, methods):
+        self.name = name
+        for method in methods:
+            setattr(self, method, lambda *a, **k: None)
+
+
+def _registry():
+    shapes = {
+        "Sort": ("less",), "Fit": ("pre_filter", "filter", "pre_score", "score"),
+        "Taints": ("filter", "score"), "Spread": ("pre_filter", "filter", "pre_score", "score"),
+        "Binder": ("bind",), "Extra": ("filter",),
+    }
+    return {name: (lambda args, handle, n=name, m=methods: _Plugin(n, m)) for name, methods in shapes.items()}
+
+
+DEFAULTS = (PluginRef("Sort"), PluginRef("Fit", 1), PluginRef("Taints", 3), PluginRef("Spread", 2), PluginRef("Binder"))
+
+
+@pytest.fixture(autouse=True)
+def small_defaults(monkeypatch):
+    monkeypatch.setattr("scheduler_core.framework.profile.DEFAULT_MULTI_POINT", DEFAULTS)
+
+
+def _names(profile, point):
+    return [p.name for p in profile[point]]
+
+
+def _config(**plugins):
+    return SchedulerConfig(percentage_of_nodes_to_score=100, plugins=plugins)
+
+
+def test_the_default_profile_expands_multipoint_in_order():
+    profile = build_profile(None, None, _registry())
+    assert _names(profile, "filter") == ["Fit", "Taints", "Spread"]
+    assert profile.weights == {"Fit": 1, "Taints": 3, "Spread": 2}
+    assert profile.percentage_of_nodes_to_score == 100
+
+
+def test_disabling_a_plugin_at_one_point_keeps_it_elsewhere():
+    profile = build_profile(_config(score=PluginSet(disabled=(PluginRef("Spread"),))), None, _registry())
+    assert _names(profile, "score") == ["Fit", "Taints"]
+    assert _names(profile, "preScore") == ["Fit", "Spread"]
+
+
+def test_a_point_specific_enable_overrides_multipoint_order_and_weight():
+    config = _config(score=PluginSet(enabled=(PluginRef("Spread", 7),)))
+    profile = build_profile(config, None, _registry())
+    assert _names(profile, "score") == ["Spread", "Fit", "Taints"]
+    assert profile.weights["Spread"] == 7
+
+
+def test_an_unset_weight_on_a_point_specific_enable_counts_as_one():
+    profile = build_profile(_config(score=PluginSet(enabled=(PluginRef("Taints"),))), None, _registry())
+    assert profile.weights["Taints"] == 1
+
+
+def test_disabling_star_drops_every_default_at_that_point():
+    config = _config(filter=PluginSet(enabled=(PluginRef("Extra"),), disabled=(PluginRef("*"),)))
+    assert _names(build_profile(config, None, _registry()), "filter") == ["Extra"]
+
+
+def test_it_rejects_an_unknown_plugin():
+    with pytest.raises(ProfileError) as err:
+        build_profile(_config(filter=PluginSet(enabled=(PluginRef("Nope"),))), None, _registry())
+    assert ("profiles[0].plugins", 'unknown plugin "Nope"') in err.value.problems
+
+
+def test_it_rejects_a_plugin_enabled_at_a_point_it_does_not_extend():
+    with pytest.raises(ProfileError) as err:
+        build_profile(_config(bind=PluginSet(enabled=(PluginRef("Fit"),))), None, _registry())
+    assert any("does not extend bind" in message for _, message in err.value.problems)
+
+
+def test_a_configuration_without_percentage_is_adaptive():
+    profile = build_profile(SchedulerConfig(), None, _registry())
+    assert profile.percentage_of_nodes_to_score == 0
+
+
+def test_merge_replaces_a_default_in_place_and_appends_new_plugins():
+    merged = merge_plugin_set(PluginSet((PluginRef("A", 1), PluginRef("B", 2))),
+                              PluginSet((PluginRef("C"), PluginRef("A", 5))))
+    assert merged.enabled == (PluginRef("A", 5), PluginRef("B", 2), PluginRef("C"))

@@ -1,0 +1,238 @@
+"""DefaultPreemption: a dry run of preemption at PostFilter (victims, candidates, nomination, message)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Optional
+
+import pytest
+
+from scheduler_core.framework.cycle_state import CycleState, StateKey
+from scheduler_core.framework.interfaces import NodeToStatus, PostFilterResult
+from scheduler_core.framework.node_info import NodeInfo, PodInfo
+from scheduler_core.framework.profile import Profile
+from scheduler_core.framework.runtime import Framework
+from scheduler_core.framework.status import Code, MaybeStatus, Status
+from scheduler_core.model import CPU, Pod, Taint
+from scheduler_core.plugins import node_unschedulable, taint_toleration
+from scheduler_core.plugins.default_preemption import new
+from scheduler_core.plugins.node_resources import new_fit
+from tests.scheduler_core.builders import FakeHandle, make_node, make_pod, make_snapshot
+
+NOT_HELPFUL = "Preemption is not helpful for scheduling"
+NO_VICTIMS = "No preemption victims found for incoming pod"
+NO_SCHEDULE = Taint("dedicated", "gpu", "NoSchedule")
+
+
+def running(name: str, node: str, cpu: int, priority: int, namespace: str = "default", **fields) -> Pod:
+    return make_pod(name, namespace, node=node, requests={CPU: cpu}, priority=priority, **fields)
+
+
+def preemptor(cpu: int = 1000, priority: int = 10, **fields) -> Pod:
+    return make_pod("incoming", requests={CPU: cpu}, priority=priority, **fields)
+
+
+class LabelQuota:
+    """A test PreFilter/Filter plugin: at most ``limit`` pods labelled app=web in the whole cluster.
+
+    Its PreFilter state changes through add_pod/remove_pod, so preemption must clone it.
+    """
+
+    name: ClassVar[str] = "LabelQuota"
+    KEY = StateKey["LabelQuota.State"]("PreFilterLabelQuota")
+    REASON = "too many web pods"
+
+    @dataclass
+    class State:
+        count: int
+
+        def clone(self) -> "LabelQuota.State":
+            return LabelQuota.State(self.count)
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]):
+        count = sum(1 for n in nodes for info in n.pods if info.pod.labels.get("app") == "web")
+        state.write(self.KEY, LabelQuota.State(count))
+        return None, None
+
+    def pre_filter_extensions(self) -> "LabelQuota":
+        return self
+
+    def add_pod(self, state: CycleState, pod: Pod, pod_to_add: PodInfo, node_info: NodeInfo) -> MaybeStatus:
+        state.read(self.KEY).count += pod_to_add.pod.labels.get("app") == "web"
+        return None
+
+    def remove_pod(self, state: CycleState, pod: Pod, pod_to_remove: PodInfo, node_info: NodeInfo) -> MaybeStatus:
+        state.read(self.KEY).count -= pod_to_remove.pod.labels.get("app") == "web"
+        return None
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus:
+        if state.read(self.KEY).count >= self.limit:
+            return Status.unschedulable(self.REASON)
+        return None
+
+
+@dataclass
+class Outcome:
+    code: str
+    reasons: list[str]
+    result: Optional[PostFilterResult]
+    state: CycleState
+
+
+def run_post_filter(nodes, pods, pod: Pod, extra_plugins=(), pre_filter_status: Optional[Status] = None) -> Outcome:
+    """PreFilter and Filter as the scheduler runs them, then DefaultPreemption on what they said."""
+    snapshot = make_snapshot(nodes, pods)
+    handle = FakeHandle(snapshot)
+    fit = new_fit(None, handle)
+    filters = [node_unschedulable.new(None, handle), taint_toleration.new(None, handle), fit, *extra_plugins]
+    profile = Profile({"preFilter": [fit, *extra_plugins], "filter": filters,
+                       "postFilter": [new(None, handle)]}, {}, 100)
+    framework = Framework(profile, snapshot)
+    handle.framework = framework
+    state = CycleState()
+    framework.run_pre_filter(state, pod, snapshot.node_infos)
+    if pre_filter_status is not None:
+        statuses = NodeToStatus({}, pre_filter_status)
+    else:
+        first_failures = {n.name: framework.run_filter(state, pod, n) for n in snapshot.node_infos}
+        statuses = NodeToStatus({k: v for k, v in first_failures.items() if v is not None},
+                                Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE))
+    _, result, status = framework.run_post_filter(state, pod, statuses)
+    code = "Success" if status is None else status.code.label
+    return Outcome(code, [] if status is None else list(status.reasons), result, state)
+
+
+# ---------------------------------------------------------------------------- when preemption cannot help
+
+CANNOT_HELP = [
+    pytest.param(
+        [make_node("n1", cpu=1000)], [running("low", "n1", 1000, 0)], preemptor(preemption_policy="Never"),
+        ["preemption: not eligible due to preemptionPolicy=Never."],
+        "preemption: not eligible due to preemptionPolicy=Never.",
+        id="a pod with preemptionPolicy Never is not eligible even when a lower-priority pod is in the way"),
+    pytest.param(
+        [make_node("n1", taints=[NO_SCHEDULE]), make_node("n2", unschedulable=True)], [], preemptor(),
+        ["preemption: no potential nodes"],
+        f"preemption: 0/2 nodes are available: 2 {NOT_HELPFUL}.",
+        id="nodes rejected as unresolvable are not potential nodes and count as not helpful"),
+    pytest.param(
+        [make_node("n1", cpu=1000), make_node("n2", cpu=1000)],
+        [running("same", "n1", 1000, 10), running("higher", "n2", 1000, 50)], preemptor(),
+        ["preemption: no candidates"],
+        f"preemption: 0/2 nodes are available: 2 {NO_VICTIMS}.",
+        id="a node running only pods of equal or higher priority has no victims"),
+    pytest.param(
+        [make_node("n1", cpu=1000), make_node("n2", cpu=1000, taints=[NO_SCHEDULE]), make_node("n3", cpu=1000)],
+        [running("low", "n1", 300, 0), running("high", "n1", 600, 50), running("peer", "n3", 1000, 10)],
+        preemptor(cpu=500),
+        ["preemption: no candidates"],
+        f"preemption: 0/3 nodes are available: 1 Insufficient cpu, 1 {NO_VICTIMS}, 1 {NOT_HELPFUL}.",
+        id="a node still too small without its lower-priority pods counts with the filter's reason"),
+    pytest.param(
+        [make_node(f"n{i}", cpu=1000) for i in range(10)] + [make_node("small", cpu=1000)],
+        [running(f"peer{i}", f"n{i}", 1000, 20) for i in range(10)]
+        + [running("low", "small", 100, 0), running("high", "small", 400, 50)],
+        preemptor(),
+        ["preemption: no candidates"],
+        f"preemption: 0/11 nodes are available: 1 Insufficient cpu, 10 {NO_VICTIMS}.",
+        id="the message's fragments sort as plain strings"),
+]
+
+
+@pytest.mark.parametrize("nodes, pods, pod, reasons, message", CANNOT_HELP)
+def test_preemption_that_cannot_help_says_why(nodes, pods, pod, reasons, message):
+    outcome = run_post_filter(nodes, pods, pod)
+    assert (outcome.code, outcome.reasons) == ("Unschedulable", reasons)
+    assert outcome.result == PostFilterResult(message=message)
+
+
+def test_after_an_unschedulable_pre_filter_rejection_every_node_is_a_potential_node():
+    nodes = [make_node("n1", cpu=1000), make_node("n2", cpu=1000, taints=[NO_SCHEDULE])]
+    outcome = run_post_filter(nodes, [], preemptor(), pre_filter_status=Status.unschedulable("rejected"))
+    assert outcome.reasons == ["preemption: no candidates"]
+    assert outcome.result.message == f"preemption: 0/2 nodes are available: 2 {NO_VICTIMS}."
+
+
+# ---------------------------------------------------------------------------- victims and nomination
+
+NOMINATIONS = [
+    pytest.param(
+        [make_node("n1", cpu=1000)], [running("low", "n1", 800, 0)], preemptor(),
+        "n1", ["default/low"], {"n1": ["default/low"]},
+        id="the only node with a lower-priority pod in the way is nominated"),
+    pytest.param(
+        [make_node("n1", cpu=3000)],
+        [running("a", "n1", 1000, 1), running("b", "n1", 1000, 5), running("c", "n1", 1000, 100)], preemptor(),
+        "n1", ["default/a"], {"n1": ["default/a"]},
+        id="the most important lower-priority pod is reprieved first so the least important is evicted"),
+    pytest.param(
+        [make_node("n1", cpu=2000)],
+        [running("z", "n1", 1000, 1), running("y", "n1", 1000, 1, namespace="apps")], preemptor(cpu=2000),
+        "n1", ["apps/y", "default/z"], {"n1": ["apps/y", "default/z"]},
+        id="victims are listed as sorted namespace slash name"),
+    pytest.param(
+        [make_node("n1", cpu=1000), make_node("n2", cpu=1000)],
+        [running("mid", "n1", 1000, 5), running("low", "n2", 1000, 1)], preemptor(),
+        "n2", ["default/low"], {"n1": ["default/mid"], "n2": ["default/low"]},
+        id="the node whose highest-priority victim is lowest wins"),
+    pytest.param(
+        [make_node("n1", cpu=1000), make_node("n2", cpu=1000)],
+        [running("a", "n1", 500, 3), running("b", "n1", 500, 3), running("c", "n2", 500, 3),
+         running("d", "n2", 500, -5)], preemptor(),
+        "n2", ["default/c", "default/d"], {"n1": ["default/a", "default/b"], "n2": ["default/c", "default/d"]},
+        id="with equal highest priorities the smaller sum of victim priorities wins"),
+    pytest.param(
+        [make_node("n1", cpu=1000), make_node("n2", cpu=1000)],
+        [running("a", "n1", 500, -3), running("b", "n1", 500, -3), running("c", "n2", 1000, -3)], preemptor(),
+        "n2", ["default/c"], {"n1": ["default/a", "default/b"], "n2": ["default/c"]},
+        id="negative priorities still prefer fewer victims through the sum"),
+]
+
+
+@pytest.mark.parametrize("nodes, pods, pod, nominated, victims, candidates", NOMINATIONS)
+def test_preemption_nominates_the_best_candidate(nodes, pods, pod, nominated, victims, candidates):
+    outcome = run_post_filter(nodes, pods, pod)
+    assert (outcome.code, outcome.reasons) == ("Success", [])
+    assert outcome.result == PostFilterResult(nominated, candidates, victims)
+
+
+def test_a_tie_after_every_criterion_is_reported_instead_of_a_random_pick():
+    nodes = [make_node("n1", cpu=1000), make_node("n2", cpu=1000)]
+    pods = [running("a", "n1", 1000, 1), running("b", "n2", 1000, 1)]
+    outcome = run_post_filter(nodes, pods, preemptor())
+    assert outcome.code == "Success"
+    assert outcome.result == PostFilterResult(None, {"n1": ["default/a"], "n2": ["default/b"]}, [],
+                                              nomination_tie=True)
+
+
+def test_unresolvable_nodes_are_never_candidates_even_with_victims():
+    nodes = [make_node("n1", cpu=1000, taints=[NO_SCHEDULE]), make_node("n2", cpu=1000)]
+    pods = [running("a", "n1", 1000, 1), running("b", "n2", 1000, 5)]
+    outcome = run_post_filter(nodes, pods, preemptor())
+    assert outcome.result.candidates == {"n2": ["default/b"]}
+
+
+# ---------------------------------------------------------------------------- PreFilter state in the dry run
+
+def test_pre_filter_state_follows_removed_pods_and_the_cycle_state_is_left_untouched():
+    web = {"app": "web"}
+    nodes = [make_node("n1", cpu=4000), make_node("n2", cpu=4000)]
+    pods = [running("web-low", "n1", 100, 1, labels=web), running("web-high", "n2", 100, 50, labels=web),
+            running("other-low", "n2", 100, 1)]
+    outcome = run_post_filter(nodes, pods, preemptor(), extra_plugins=[LabelQuota(limit=2)])
+    assert outcome.result.candidates == {"n1": ["default/web-low"]}
+    assert outcome.result.nominated_node_name == "n1"
+    assert outcome.state.read(LabelQuota.KEY).count == 2
+
+
+def test_a_node_where_the_pod_still_fails_reports_that_filter_once_victims_are_gone():
+    web = {"app": "web"}
+    nodes = [make_node("n1", cpu=4000)]
+    pods = [running("web-a", "n1", 100, 50, labels=web), running("web-b", "n1", 100, 50, labels=web),
+            running("low", "n1", 100, 1)]
+    outcome = run_post_filter(nodes, pods, preemptor(), extra_plugins=[LabelQuota(limit=2)])
+    assert outcome.reasons == ["preemption: no candidates"]
+    assert outcome.result.message == "preemption: 0/1 nodes are available: 1 too many web pods."

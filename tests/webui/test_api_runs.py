@@ -1,0 +1,135 @@
+"""/api/scenarios/{id}/runs and /api/runs/*: start, read, events pages, trace, cancel, limits."""
+
+import pytest
+from django.test import Client
+
+from webui.models import Run, RunStatus
+from webui.tasks import execute_run
+
+pytestmark = pytest.mark.django_db
+JSON = "application/json"
+
+
+def start(client: Client, scenario_id: int):
+    return client.post(f"/api/scenarios/{scenario_id}/runs")
+
+
+def run_now(run_id: int) -> None:
+    """What a worker does with the message (on_commit never fires inside a test transaction)."""
+    execute_run.apply(args=[run_id])
+
+
+def test_it_queues_a_run_of_the_latest_version(owner: Client, scenario: dict):
+    response = start(owner, scenario["id"])
+    assert response.status_code == 201
+    body = response.json()
+    assert (body["status"], body["version"], body["progress"]) == ("queued", 1, {"cycle": 0, "cycles": 2})
+    assert body["error"] == "" and body["eventCount"] == 0
+
+
+def test_it_enqueues_the_task_only_after_commit(owner: Client, scenario: dict, django_capture_on_commit_callbacks, monkeypatch):
+    sent = []
+    monkeypatch.setattr(execute_run, "delay", lambda run_id: sent.append(run_id))
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        run = start(owner, scenario["id"]).json()
+    assert sent == []
+    for callback in callbacks:
+        callback()
+    assert sent == [run["id"]]
+
+
+def test_it_refuses_to_run_an_invalid_version_with_all_errors(owner: Client, scenario: dict):
+    owner.put(f"/api/scenarios/{scenario['id']}", {"text": "kind: [broken"}, content_type=JSON)
+    response = start(owner, scenario["id"])
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "scenario_invalid"
+    assert error["details"]["errors"] and error["details"]["errors"][0]["message"]
+    assert Run.objects.count() == 0
+
+
+def test_it_limits_queued_runs_per_owner(owner: Client, scenario: dict, settings):
+    settings.SCHEDLAB_MAX_QUEUED_RUNS_PER_OWNER = 2
+    assert [start(owner, scenario["id"]).status_code for _ in range(2)] == [201, 201]
+    response = start(owner, scenario["id"])
+    assert response.status_code == 429
+    assert response.json()["error"]["details"] == {"limit": "max_queued_runs_per_owner", "max": 2}
+
+
+def test_it_runs_and_pages_through_events(owner: Client, scenario: dict):
+    run = start(owner, scenario["id"]).json()
+    run_now(run["id"])
+    detail = owner.get(f"/api/runs/{run['id']}").json()
+    assert detail["status"] == "succeeded"
+    assert detail["progress"] == {"cycle": 2, "cycles": 2}
+    seen, cursor, done = [], 0, False
+    while not done:
+        page = owner.get(f"/api/runs/{run['id']}/events?since={cursor}&limit=3").json()
+        assert len(page["events"]) <= 3
+        seen += page["events"]
+        cursor, done = page["next"], page["done"]
+    assert [e["seq"] for e in seen] == list(range(detail["eventCount"]))
+    assert seen[0]["extensionPoint"] == "CycleStart" and seen[-1]["extensionPoint"] == "CycleEnd"
+    assert set(seen[0]) == {"seq", "cycle", "pod", "extensionPoint", "plugin", "payload"}
+
+
+def test_it_builds_the_trace_summary_from_stored_events(owner: Client, scenario: dict):
+    run = start(owner, scenario["id"]).json()
+    run_now(run["id"])
+    trace = owner.get(f"/api/runs/{run['id']}/trace").json()
+    assert [c["pod"] for c in trace["cycles"]] == ["default/pending-0", "default/pending-1"]
+    assert all(c["nodeName"] for c in trace["cycles"])
+
+
+def test_it_cancels_a_queued_run_once(owner: Client, scenario: dict):
+    run = start(owner, scenario["id"]).json()
+    body = owner.post(f"/api/runs/{run['id']}/cancel").json()
+    assert body["status"] == "cancelled" and body["finished"]
+    again = owner.post(f"/api/runs/{run['id']}/cancel")
+    assert again.status_code == 409
+    assert again.json()["error"]["code"] == "conflict"
+    run_now(run["id"])  # a late worker must not resurrect it
+    assert Run.objects.get(pk=run["id"]).status == RunStatus.CANCELLED
+
+
+def test_it_hides_runs_from_other_visitors(owner: Client, stranger: Client, scenario: dict):
+    run = start(owner, scenario["id"]).json()
+    for path in (f"/api/runs/{run['id']}", f"/api/runs/{run['id']}/events", f"/api/runs/{run['id']}/trace"):
+        assert stranger.get(path).status_code == 404
+    assert stranger.post(f"/api/runs/{run['id']}/cancel").status_code == 404
+    assert stranger.post(f"/api/scenarios/{scenario['id']}/runs").status_code == 404
+
+
+def test_it_lets_anyone_run_a_demo_as_their_own_run(stranger: Client):
+    from webui.services import demos
+
+    demos.load_all()
+    demo = stranger.get("/api/scenarios?q=conflict").json()[0]
+    run = start(stranger, demo["id"]).json()
+    run_now(run["id"])
+    assert stranger.get("/api/runs").json()[0]["id"] == run["id"]
+
+
+def test_it_lists_the_runs_of_a_scenario(owner: Client, scenario: dict):
+    ids = [start(owner, scenario["id"]).json()["id"] for _ in range(2)]
+    listed = owner.get(f"/api/scenarios/{scenario['id']}/runs").json()
+    assert [r["id"] for r in listed] == ids[::-1]
+
+
+def test_it_rejects_a_negative_or_silly_cursor_without_a_500(owner: Client, scenario: dict):
+    run = start(owner, scenario["id"]).json()
+    assert owner.get(f"/api/runs/{run['id']}/events?since=-5").json()["next"] == 0
+    response = owner.get(f"/api/runs/{run['id']}/events?since=abc")
+    assert response.status_code == 422
+    assert response.json()["error"]["code"] == "invalid_request"
+
+
+def test_it_refuses_a_run_over_the_node_limit_naming_the_limit(owner: Client, settings):
+    from tests.webui import support
+
+    settings.SCHEDLAB_MAX_NODES = 2
+    created = owner.post("/api/scenarios", {"name": "wide", "text": support.scenario_text(3, 1)}, content_type=JSON).json()
+    assert created["valid"] is False and "max_nodes" in created["errors"][0]["message"]
+    response = start(owner, created["id"])
+    assert response.status_code == 400
+    assert "max_nodes" in response.json()["error"]["details"]["errors"][0]["message"]

@@ -1,0 +1,86 @@
+"""Share links: read-only access to one version (and optionally one run), revocable."""
+
+import pytest
+from django.test import Client
+
+from webui.models import ShareLink
+from webui.tasks import execute_run
+
+pytestmark = pytest.mark.django_db
+JSON = "application/json"
+
+
+@pytest.fixture
+def run(owner: Client, scenario: dict) -> dict:
+    run = owner.post(f"/api/scenarios/{scenario['id']}/runs").json()
+    execute_run.apply(args=[run["id"]])
+    return run
+
+
+@pytest.fixture
+def token(owner: Client, scenario: dict, run: dict) -> str:
+    response = owner.post(f"/api/scenarios/{scenario['id']}/share", {"run": run["id"], "step": "cycle=1"}, content_type=JSON)
+    assert response.status_code == 201
+    body = response.json()
+    assert body["url"] == f"http://testserver/share/{body['token']}"
+    return body["token"]
+
+
+def test_it_makes_unguessable_tokens(token: str):
+    assert len(token) >= 43  # token_urlsafe(32): 256 random bits
+    assert ShareLink.objects.get(token=token).step == "cycle=1"
+
+
+def test_it_resolves_a_token_to_what_it_shows(stranger: Client, token: str, scenario: dict, run: dict):
+    body = stranger.get(f"/api/share/{token}").json()
+    assert body["readOnly"] is True
+    assert (body["scenario"]["id"], body["version"]["number"], body["run"]["id"], body["step"]) == (scenario["id"], 1, run["id"], "cycle=1")
+    assert body["version"]["text"] == scenario["text"]
+
+
+def test_it_lets_a_token_read_the_scenario_run_events_and_trace(stranger: Client, token: str, scenario: dict, run: dict):
+    headers = {"X-Share-Token": token}
+    assert stranger.get(f"/api/scenarios/{scenario['id']}", headers=headers).json()["owned"] is False
+    assert stranger.get(f"/api/runs/{run['id']}?token={token}").json()["status"] == "succeeded"
+    assert stranger.get(f"/api/runs/{run['id']}/events", headers=headers).json()["events"]
+    assert stranger.get(f"/api/runs/{run['id']}/trace", headers=headers).json()["cycles"]
+
+
+def test_it_shows_only_the_shared_version(owner: Client, stranger: Client, token: str, scenario: dict):
+    owner.put(f"/api/scenarios/{scenario['id']}", {"text": "secret: edit"}, content_type=JSON)
+    headers = {"X-Share-Token": token}
+    assert stranger.get(f"/api/scenarios/{scenario['id']}", headers=headers).json()["text"] == scenario["text"]
+    assert stranger.get(f"/api/scenarios/{scenario['id']}/versions/2", headers=headers).status_code == 404
+    assert [v["number"] for v in stranger.get(f"/api/scenarios/{scenario['id']}/versions", headers=headers).json()] == [1]
+
+
+@pytest.mark.parametrize(
+    "method, path",
+    [
+        ("put", "/api/scenarios/{sid}"),
+        ("delete", "/api/scenarios/{sid}"),
+        ("post", "/api/scenarios/{sid}/runs"),
+        ("post", "/api/scenarios/{sid}/share"),
+        ("post", "/api/scenarios/{sid}/fork"),
+        ("post", "/api/runs/{rid}/cancel"),
+    ],
+    ids=["it refuses a save", "it refuses a delete", "it refuses a run", "it refuses a re-share", "it refuses a fork", "it refuses a cancel"],
+)
+def test_it_refuses_every_write_made_with_a_share_token(owner: Client, token: str, scenario: dict, run: dict, method: str, path: str):
+    url = path.format(sid=scenario["id"], rid=run["id"])
+    response = getattr(owner, method)(url, {"text": "x"}, content_type=JSON, headers={"X-Share-Token": token})
+    assert response.status_code == 403
+    assert response.json()["error"] == {"code": "share_read_only", "message": "share links are read-only", "details": {}}
+
+
+def test_it_revokes_a_token(owner: Client, stranger: Client, token: str, scenario: dict):
+    assert stranger.delete(f"/api/share/{token}").status_code == 403
+    body = owner.delete(f"/api/share/{token}").json()
+    assert body["revoked"] is True
+    assert stranger.get(f"/api/share/{token}").status_code == 404
+    assert stranger.get(f"/api/scenarios/{scenario['id']}?token={token}").json()["error"]["code"] == "not_found"
+
+
+def test_it_lists_a_scenarios_links_for_the_owner_only(owner: Client, stranger: Client, token: str, scenario: dict):
+    assert [link["token"] for link in owner.get(f"/api/scenarios/{scenario['id']}/shares").json()] == [token]
+    assert stranger.get(f"/api/scenarios/{scenario['id']}/shares").status_code == 404

@@ -1,0 +1,146 @@
+"""/ws/runs/<id>/: stored events then live ones, every event exactly once and in order, then "end"."""
+
+import asyncio
+
+import pytest
+from channels.auth import AuthMiddlewareStack
+from channels.db import database_sync_to_async
+from channels.routing import URLRouter
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+
+from webui import consumers, publisher
+from webui.models import Run, RunEvent, RunStatus, Scenario, ScenarioVersion, ShareLink
+from webui.routing import websocket_urlpatterns
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+APP = AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+
+
+def owner_cookie() -> tuple[str, str]:
+    client = Client()
+    client.get("/api/session")
+    client.post("/api/validate", {"text": ""}, content_type="application/json")  # a write creates the session
+    key = client.session.session_key
+    return key, f"sessionid={key}"
+
+
+@database_sync_to_async
+def make_run(session_key: str, stored: int, status: str = RunStatus.RUNNING) -> Run:
+    scenario = Scenario.objects.create(name="s", owner_session_key=session_key)
+    version = ScenarioVersion.objects.create(scenario=scenario, number=1, text="")
+    run = Run.objects.create(version=version, status=status, owner_session_key=session_key)
+    store(run.pk, range(stored))
+    return run
+
+
+def store(run_id: int, seqs) -> list[RunEvent]:
+    rows = [RunEvent(run_id=run_id, seq=s, cycle=s // 10, extension_point="Filter", plugin="P", payload={"n": s}) for s in seqs]
+    return RunEvent.objects.bulk_create(rows)
+
+
+@database_sync_to_async
+def finish(run: Run) -> None:
+    Run.objects.filter(pk=run.pk).update(status=RunStatus.SUCCEEDED)
+
+
+async def connect(path: str, cookie: str = "") -> WebsocketCommunicator:
+    headers = [(b"cookie", cookie.encode())] if cookie else []
+    communicator = WebsocketCommunicator(APP, path, headers=headers)
+    connected, _ = await communicator.connect()
+    assert connected
+    return communicator
+
+
+async def collect(communicator: WebsocketCommunicator) -> tuple[list[int], dict]:
+    seqs = []
+    while True:
+        message = await communicator.receive_json_from(timeout=10)
+        if message["type"] == "end":
+            return seqs, message
+        seqs += [e["seq"] for e in message["events"]]
+
+
+@pytest.fixture
+def session():
+    return owner_cookie()
+
+
+async def test_it_sends_all_stored_events_then_end_for_a_finished_run(session):
+    key, cookie = session
+    run = await make_run(key, stored=1234, status=RunStatus.SUCCEEDED)
+    communicator = await connect(f"/ws/runs/{run.pk}/?since=0", cookie)
+    seqs, end = await collect(communicator)
+    assert seqs == list(range(1234))
+    assert end == {"type": "end", "status": "succeeded", "error": ""}
+    await communicator.disconnect()
+
+
+async def test_it_resumes_after_a_reconnect_without_gaps_or_duplicates(session):
+    key, cookie = session
+    run = await make_run(key, stored=30)
+    first = await connect(f"/ws/runs/{run.pk}/?since=0", cookie)
+    message = await first.receive_json_from(timeout=5)
+    received = [e["seq"] for e in message["events"]]
+    await first.disconnect()
+    await database_sync_to_async(store)(run.pk, range(30, 60))
+    await finish(run)
+    second = await connect(f"/ws/runs/{run.pk}/?since={received[-1] + 1}", cookie)
+    rest, end = await collect(second)
+    assert received + rest == list(range(60))
+    assert end["status"] == "succeeded"
+
+
+async def test_it_relays_live_batches_and_repairs_gaps_from_the_log(session, monkeypatch):
+    key, cookie = session
+    monkeypatch.setattr(consumers, "POLL_SECONDS", 30)  # only live messages (and gap repair) may deliver
+    run = await make_run(key, stored=5)
+    communicator = await connect(f"/ws/runs/{run.pk}/?since=0", cookie)
+    assert [e["seq"] for e in (await communicator.receive_json_from(timeout=5))["events"]] == list(range(5))
+    live = await database_sync_to_async(store)(run.pk, range(5, 8))
+    await database_sync_to_async(publisher.publish_events)(run.pk, live)
+    assert [e["seq"] for e in (await communicator.receive_json_from(timeout=5))["events"]] == [5, 6, 7]
+    # 8..9 are stored but their message is lost; the message for 10..11 reveals the gap.
+    await database_sync_to_async(store)(run.pk, range(8, 10))
+    later = await database_sync_to_async(store)(run.pk, range(10, 12))
+    await database_sync_to_async(publisher.publish_events)(run.pk, later)
+    assert [e["seq"] for e in (await communicator.receive_json_from(timeout=5))["events"]] == [8, 9, 10, 11]
+    await database_sync_to_async(publisher.publish_events)(run.pk, later)  # a duplicate delivery
+    assert await communicator.receive_nothing(timeout=0.3)
+    await communicator.disconnect()
+
+
+async def test_it_delivers_events_written_by_another_process_by_polling_the_log(session):
+    key, cookie = session
+    run = await make_run(key, stored=0)
+    communicator = await connect(f"/ws/runs/{run.pk}/", cookie)
+    await database_sync_to_async(store)(run.pk, range(3))  # no channel message at all (embedded mode)
+    await finish(run)
+    seqs, end = await collect(communicator)
+    assert seqs == [0, 1, 2] and end["status"] == "succeeded"
+
+
+async def test_it_refuses_a_visitor_who_may_not_read_the_run(session):
+    key, _ = session
+    run = await make_run(key, stored=1)
+    communicator = WebsocketCommunicator(APP, f"/ws/runs/{run.pk}/")
+    connected, _ = await communicator.connect()
+    assert not connected
+
+
+async def test_it_accepts_a_share_token(session):
+    key, _ = session
+    run = await make_run(key, stored=2, status=RunStatus.SUCCEEDED)
+    link = await database_sync_to_async(ShareLink.objects.create)(version_id=run.version_id, run=run)
+    communicator = await connect(f"/ws/runs/{run.pk}/?token={link.token}")
+    seqs, _ = await collect(communicator)
+    assert seqs == [0, 1]
+
+
+async def test_it_refuses_a_malformed_cursor(session):
+    key, cookie = session
+    run = await make_run(key, stored=1)
+    communicator = WebsocketCommunicator(APP, f"/ws/runs/{run.pk}/?since=abc", headers=[(b"cookie", cookie.encode())])
+    connected, _ = await communicator.connect()
+    assert not connected
+    await asyncio.sleep(0)

@@ -1,0 +1,39 @@
+"""webui.publisher: typed messages, one group message per batch."""
+
+import pytest
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+
+from webui import publisher
+from webui.models import Run, RunEvent, RunStatus
+
+
+def event(seq: int) -> RunEvent:
+    return RunEvent(run_id=7, seq=seq, cycle=0, pod="default/p", extension_point="Filter", plugin="NodeName", payload={"statuses": {}})
+
+
+def test_it_builds_event_messages_in_the_public_shape():
+    assert publisher.events_message([publisher.event_message(event(3))]) == {
+        "type": "events",
+        "events": [{"seq": 3, "cycle": 0, "pod": "default/p", "extensionPoint": "Filter", "plugin": "NodeName", "payload": {"statuses": {}}}],
+    }
+
+
+def test_it_builds_the_end_message():
+    run = Run(status=RunStatus.FAILED, error="boom")
+    assert publisher.end_message(run) == {"type": "end", "status": "failed", "error": "boom"}
+
+
+def test_it_gives_the_engine_back_its_own_event_json():
+    assert publisher.engine_json(event(1)) == {"cycle": 0, "pod": "default/p", "extensionPoint": "Filter", "plugin": "NodeName", "payload": {"statuses": {}}}
+
+
+@pytest.mark.skipif("channels.layers.InMemoryChannelLayer" not in str(get_channel_layer().__class__), reason="needs the in-memory layer")
+def test_it_sends_one_group_message_per_batch():
+    layer = get_channel_layer()
+    channel = async_to_sync(layer.new_channel)()
+    async_to_sync(layer.group_add)(publisher.group_name(7), channel)
+    publisher.publish_events(7, [event(0), event(1)])
+    message = async_to_sync(layer.receive)(channel)
+    assert message["type"] == "run.events"
+    assert [e["seq"] for e in message["events"]] == [0, 1]

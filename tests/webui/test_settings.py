@@ -1,0 +1,38 @@
+"""webui.settings: production configuration passes `check --deploy`; bad configuration stops start-up."""
+
+import secrets
+import subprocess
+
+from tests.webui import support
+
+
+def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
+    environment = support.clean_env(**env)
+    return subprocess.run([support.PYTHON, "manage.py", *args], cwd=support.REPO, env=environment, capture_output=True, text=True, timeout=120)
+
+
+def production(**extra: str) -> dict[str, str]:
+    return {"SECRET_KEY": secrets.token_urlsafe(50), "ALLOWED_HOSTS": "schedlab.example.com", **extra}
+
+
+def test_it_passes_the_deployment_checklist_in_production():
+    result = manage("check", "--deploy", "--fail-level", "DEBUG", **production())
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip() == "System check identified no issues (0 silenced)."
+
+
+def test_it_refuses_production_without_allowed_hosts():
+    result = manage("check", SECRET_KEY=secrets.token_urlsafe(50))
+    assert result.returncode != 0
+    assert "ALLOWED_HOSTS must be set" in result.stderr
+
+
+def test_it_refuses_a_bad_database_url():
+    result = manage("check", **production(DATABASE_URL="mysql://x/y"))
+    assert result.returncode != 0
+    assert "DATABASE_URL scheme 'mysql' is not supported" in result.stderr
+
+
+def test_it_refuses_a_short_secret_key():
+    result = manage("check", SECRET_KEY="short", ALLOWED_HOSTS="x.example.com")
+    assert "SECRET_KEY must be at least 50 characters" in result.stderr
