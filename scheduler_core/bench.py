@@ -1,7 +1,9 @@
 """`python -m scheduler_core bench FILE`: scheduling speed and memory on a scenario.
 
-Schedules the pending pods exactly as `trace` does (every event built and folded into a trace
-summary) and times each cycle. Speed is measured here, never asserted by a test.
+Schedules the pending pods exactly as `trace` does — the same engine, every plugin on every
+candidate node, the same typed event stream with every verdict and score — and times each cycle.
+It does not render that stream as JSON text (that is output formatting, done by whoever prints it).
+Speed is measured here, never asserted by a test.
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ from typing import Optional
 from scheduler_core.events import ExtensionPoint
 from scheduler_core.model import Scenario, SchedulerConfig
 from scheduler_core.scheduler import Scheduler, _fresh_copy
-from scheduler_core.trace import TraceBuilder
 
 
 @dataclass(frozen=True)
@@ -70,12 +71,10 @@ def run_benchmark(scenario: Scenario, *, percentage: Optional[int] = None,
     running = len(scenario.running_pods)
     if limit is not None:
         scheduler.queue = scheduler.queue[:limit]
-    builder = TraceBuilder()
     cycle_ms: list[float] = []
     started = time.perf_counter()
     cycle_started = started
     for event in scheduler.run():
-        builder.add(event)
         if event.extension_point is ExtensionPoint.CYCLE_END:
             now = time.perf_counter()
             cycle_ms.append((now - cycle_started) * 1000)

@@ -81,11 +81,19 @@ class PreFilterSummary:
 
 @dataclass(slots=True)
 class FilterPluginResult:
-    statuses: dict[str, dict]  # node -> status JSON, non-success only
-    evaluated: int
+    """One plugin's verdict on every evaluated node, compact: ``choice[i]`` indexes ``palette`` or is -1."""
+
+    nodes: list[str]  # evaluated nodes, in evaluation order
+    palette: list[Any]  # distinct Status objects
+    choice: Any  # int array aligned with ``nodes``
+
+    @property
+    def statuses(self) -> dict[str, dict]:
+        palette = [status.to_json() for status in self.palette]
+        return {node: palette[c] for node, c in zip(self.nodes, self.choice.tolist()) if c >= 0}
 
     def to_json(self) -> dict:
-        return {"statuses": self.statuses, "evaluated": self.evaluated}
+        return {"statuses": self.statuses, "evaluated": len(self.nodes)}
 
 
 @dataclass(slots=True)
@@ -126,36 +134,41 @@ class PreScorePluginResult:
         return {"status": self.status, "state": self.state}
 
 
+def _by_node(nodes: list[str], values: Any) -> dict[str, int]:
+    return dict(zip(nodes, values.tolist() if hasattr(values, "tolist") else values))
+
+
 @dataclass(slots=True)
 class ScoreResult:
-    raw: dict[str, int]
-    status: StatusJSON = None
+    nodes: list[str]  # the scored (feasible) nodes, in document order
+    raw: Any  # int array aligned with ``nodes``
 
     def to_json(self) -> dict:
-        return {"raw": self.raw, "status": self.status}
+        return {"raw": _by_node(self.nodes, self.raw)}
 
 
 @dataclass(slots=True)
 class NormalizeResult:
-    normalized: dict[str, int]
+    nodes: list[str]
+    normalized: Any
     weight: int
-    weighted: dict[str, int]
-    status: StatusJSON = None
+    weighted: Any
 
     def to_json(self) -> dict:
-        return {"normalized": self.normalized, "weight": self.weight, "weighted": self.weighted,
-                "status": self.status}
+        return {"normalized": _by_node(self.nodes, self.normalized), "weight": self.weight,
+                "weighted": _by_node(self.nodes, self.weighted)}
 
 
 @dataclass(slots=True)
 class TotalResult:
-    total_scores: dict[str, int]
+    nodes: list[str]
+    totals: Any
     node_name: Optional[str]
     ties: list[str]
     error: Optional[str] = None
 
     def to_json(self) -> dict:
-        out = {"totalScores": self.total_scores, "nodeName": self.node_name, "ties": self.ties}
+        out = {"totalScores": _by_node(self.nodes, self.totals), "nodeName": self.node_name, "ties": self.ties}
         if self.error is not None:
             out["error"] = self.error
         return out

@@ -13,6 +13,8 @@ import random
 from dataclasses import dataclass
 from typing import Iterator, Optional
 
+import numpy as np
+
 from scheduler_core.events import (
     BindingStep,
     CycleEnd,
@@ -31,12 +33,13 @@ from scheduler_core.events import (
     ScoreResult,
     TotalResult,
 )
+from scheduler_core.framework.batch import FilterVerdicts
 from scheduler_core.framework.cycle_state import CycleState
-from scheduler_core.framework.diagnosis import fit_error_message
+from scheduler_core.framework.diagnosis import NO_NODES_AVAILABLE, fit_error_message
 from scheduler_core.framework.interfaces import NodeToStatus
 from scheduler_core.framework.node_info import NodeInfo, Snapshot
 from scheduler_core.framework.profile import build_profile
-from scheduler_core.framework.runtime import Framework, NodeFilterOutcome, PreFilterOutcome
+from scheduler_core.framework.runtime import Framework, PreFilterOutcome
 from scheduler_core.framework.status import Code, Status, is_success, status_json
 from scheduler_core.model import Pod, Scenario
 
@@ -75,18 +78,21 @@ class FrameworkHandle:
 
 @dataclass(slots=True)
 class FilterPass:
-    candidates: list[NodeInfo]
-    outcomes: list[NodeFilterOutcome]  # evaluated nodes, in evaluation order
-    feasible: list[NodeInfo]  # in document order
+    """What Filter found: each plugin's verdicts over the evaluated nodes (evaluation order)."""
+
+    evaluated: np.ndarray  # node positions, in evaluation order (rotated from the start index)
+    verdicts: list[tuple[str, FilterVerdicts]]  # per active filter plugin, in Filter order
+    feasible: np.ndarray  # node positions, in document order
     start_index: int
     num_to_find: int
 
 
 class Scheduler:
-    def __init__(self, scenario: Scenario, tie_break: str = TIE_BREAK_FIRST, seed: Optional[int] = None) -> None:
+    def __init__(self, scenario: Scenario, tie_break: str = TIE_BREAK_FIRST, seed: Optional[int] = None,
+                 vectorized: bool = True) -> None:
         self.snapshot = Snapshot.from_scenario(scenario)
         handle = FrameworkHandle(self.snapshot)
-        self.framework = Framework(build_profile(scenario.config, handle), self.snapshot)
+        self.framework = Framework(build_profile(scenario.config, handle), self.snapshot, vectorized)
         handle.framework = self.framework
         self.queue = self._sorted_queue(scenario.pending_pods)
         self.tie_break = tie_break
@@ -120,6 +126,9 @@ class Cycle:
     def run(self) -> Iterator[Event]:
         yield from self._start()
         nodes = self.snapshot.node_infos
+        if not nodes:  # schedulePod returns ErrNoNodesAvailable before PreFilter; no PostFilter runs
+            yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(None, NO_NODES_AVAILABLE))
+            return
         pre = self.fw.run_pre_filter(self.state, self.pod, nodes)
         yield from self._pre_filter_events(pre)
         if not is_success(pre.status):
@@ -128,7 +137,7 @@ class Cycle:
         absent = self._absent_status(pre)
         passed = self._filter(nodes, pre)
         yield from self._filter_events(passed)
-        if not passed.feasible:
+        if not len(passed.feasible):
             yield from self._unschedulable_after_filter(passed, absent)
             return
         yield from self._score_and_bind(passed.feasible)
@@ -166,39 +175,49 @@ class Cycle:
     # ------------------------------------------------------------------ Filter
 
     def _filter(self, nodes: list[NodeInfo], pre: PreFilterOutcome) -> FilterPass:
-        candidates = nodes
-        if not pre.result.all_nodes:
-            candidates = [n for n in nodes if n.name in pre.result.node_names]
+        """findNodesThatPassFilters: from the rotating start index until enough nodes fit.
+
+        Each plugin judges every candidate at once (pure functions, so judging more nodes than the
+        real scheduler does changes nothing); the evaluated prefix is then cut where the
+        ``numFeasibleNodesToFind``-th feasible node was found, as the sequential loop would stop.
+        """
+        table = self.snapshot.table
+        candidates = table.positions(None if pre.result.all_nodes else
+                                     [n.name for n in nodes if n.name in pre.result.node_names])
         total = len(candidates)
         num_to_find = num_feasible_nodes_to_find(self.fw.percentage_of_nodes_to_score, total)
         start = self.scheduler.next_start_node_index
-        outcomes: list[NodeFilterOutcome] = []
-        feasible: list[NodeInfo] = []
-        for i in range(total):
-            node_info = candidates[(start + i) % total]
-            outcome = self.fw.run_filter_all(self.state, self.pod, node_info)
-            outcomes.append(outcome)
-            if not outcome.failures:
-                feasible.append(node_info)
-                if len(feasible) >= num_to_find:
-                    break
+        rotated = np.roll(candidates, -(start % total)) if total else candidates
+        verdicts = [(p.name, self.fw.filter_verdicts(p, self.state, self.pod, rotated))
+                    for p in self.fw.active_filter_plugins(self.state)]
+        fits = np.ones(total, dtype=bool)
+        for _, verdict in verdicts:
+            fits &= ~verdict.failed
+        found = np.cumsum(fits)
+        evaluated = total if not total or found[-1] < num_to_find else int(np.searchsorted(found, num_to_find)) + 1
         if nodes:
-            self.scheduler.next_start_node_index = (start + len(outcomes)) % len(nodes)
-        feasible.sort(key=lambda info: info.node.doc_index)
-        return FilterPass(candidates, outcomes, feasible, start % total if total else 0, num_to_find)
+            self.scheduler.next_start_node_index = (start + evaluated) % len(nodes)
+        verdicts = [(name, FilterVerdicts(v.palette, v.choice[:evaluated])) for name, v in verdicts]
+        feasible = np.sort(rotated[:evaluated][fits[:evaluated]])
+        return FilterPass(rotated[:evaluated], verdicts, feasible, start % total if total else 0, num_to_find)
 
     def _filter_events(self, passed: FilterPass) -> Iterator[Event]:
-        per_plugin: dict[str, dict[str, dict]] = {
-            p.name: {} for p in self.fw.profile["filter"] if p.name not in self.state.skip_filter_plugins}
-        for outcome in passed.outcomes:
-            for status in outcome.failures:
-                per_plugin[status.plugin][outcome.node] = status.to_json()
-        evaluated = len(passed.outcomes)
-        for plugin, statuses in per_plugin.items():
-            yield self.event(ExtensionPoint.FILTER, plugin, FilterPluginResult(statuses, evaluated))
+        names = self.snapshot.table.names
+        evaluated = [names[p] for p in passed.evaluated.tolist()]
+        for plugin, verdict in passed.verdicts:
+            yield self.event(ExtensionPoint.FILTER, plugin, FilterPluginResult(evaluated, verdict.palette, verdict.choice))
         yield self.event(ExtensionPoint.FILTER, None, FilterSummary(
-            [o.node for o in passed.outcomes], [n.name for n in passed.feasible], passed.num_to_find,
-            passed.start_index))
+            evaluated, [names[p] for p in passed.feasible.tolist()], passed.num_to_find, passed.start_index))
+
+    def _first_failures(self, passed: FilterPass) -> dict[str, Status]:
+        """Each evaluated node's first failing plugin in Filter order: the real scheduler's verdict."""
+        names = self.snapshot.table.names
+        first: dict[str, Status] = {}
+        for plugin, verdict in passed.verdicts:
+            for position, choice in zip(passed.evaluated.tolist(), verdict.choice.tolist()):
+                if choice >= 0 and names[position] not in first:
+                    first[names[position]] = Framework._filter_status(plugin, verdict.palette[choice])
+        return first
 
     # ------------------------------------------------------------------ no node fits
 
@@ -212,7 +231,7 @@ class Cycle:
         yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(None, message))
 
     def _unschedulable_after_filter(self, passed: FilterPass, absent: Status) -> Iterator[Event]:
-        statuses = {o.node: o.first_failure for o in passed.outcomes if o.first_failure is not None}
+        statuses = self._first_failures(passed)
         errors = [s for s in statuses.values() if s.code == Code.ERROR]
         if errors:
             yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(None, errors[0].message))
@@ -239,8 +258,12 @@ class Cycle:
 
     # ------------------------------------------------------------------ scoring and binding
 
-    def _score_and_bind(self, feasible: list[NodeInfo]) -> Iterator[Event]:
-        for plugin, status in self.fw.run_pre_score(self.state, self.pod, feasible):
+    def _score_and_bind(self, feasible: np.ndarray) -> Iterator[Event]:
+        table = self.snapshot.table
+        positions = feasible.tolist()
+        names = [table.names[p] for p in positions]
+        infos = [table.node_infos[p] for p in positions]
+        for plugin, status in self.fw.run_pre_score(self.state, self.pod, infos):
             state = None
             if is_success(status):
                 state = _plugin_state_json(self.fw.plugin(plugin), "pre_score_state_json", self.state)
@@ -248,28 +271,26 @@ class Cycle:
             if not is_success(status) and not status.is_skip:
                 yield from self._scoring_error(f'running PreScore plugin "{plugin}": {status.message}')
                 return
-        totals = {info.name: 0 for info in feasible}
+        totals = np.zeros(len(positions), dtype=np.int64)
         for plugin in self.fw.score_plugins(self.state):
-            outcome, error = self.fw.run_score_plugin(plugin, self.state, self.pod, feasible)
+            outcome, error = self.fw.run_score_plugin(plugin, self.state, self.pod, feasible, names)
             if error is not None:
                 yield from self._scoring_error(error.message)
                 return
-            yield self.event(ExtensionPoint.SCORE, plugin.name, ScoreResult(outcome.raw))
+            yield self.event(ExtensionPoint.SCORE, plugin.name, ScoreResult(names, outcome.raw))
             yield self.event(ExtensionPoint.NORMALIZE_SCORE, plugin.name,
-                             NormalizeResult(outcome.normalized, outcome.weight, outcome.weighted))
-            for name, value in outcome.weighted.items():
-                totals[name] += value
-        chosen, ties = self._select_host(totals)
-        yield self.event(ExtensionPoint.TOTAL, None, TotalResult(totals, chosen, ties))
+                             NormalizeResult(names, outcome.normalized, outcome.weight, outcome.weighted))
+            totals += outcome.weighted
+        chosen, ties = self._select_host(names, totals)
+        yield self.event(ExtensionPoint.TOTAL, None, TotalResult(names, totals, chosen, ties))
         yield from self._bind(chosen)
 
     def _scoring_error(self, message: str) -> Iterator[Event]:
-        yield self.event(ExtensionPoint.TOTAL, None, TotalResult({}, None, [], error=message))
+        yield self.event(ExtensionPoint.TOTAL, None, TotalResult([], [], None, [], error=message))
         yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(None, error=message))
 
-    def _select_host(self, totals: dict[str, int]) -> tuple[str, list[str]]:
-        best = max(totals.values())
-        ties = [name for name, total in totals.items() if total == best]  # document order
+    def _select_host(self, names: list[str], totals: np.ndarray) -> tuple[str, list[str]]:
+        ties = [names[i] for i in np.flatnonzero(totals == totals.max()).tolist()]  # document order
         if self.scheduler.tie_break == TIE_BREAK_RANDOM:
             return self.scheduler.rng.choice(ties), ties
         return ties[0], ties
@@ -304,9 +325,13 @@ def _plugin_state_json(plugin, method: str, state: CycleState):
     return describe(state) if describe is not None else None
 
 
-def simulate(scenario: Scenario, *, tie_break: str = TIE_BREAK_FIRST, seed: Optional[int] = None) -> Iterator[Event]:
-    """Replays the scenario's scheduling cycles; the scenario's pods are not modified."""
-    return Scheduler(_fresh_copy(scenario), tie_break, seed).run()
+def simulate(scenario: Scenario, *, tie_break: str = TIE_BREAK_FIRST, seed: Optional[int] = None,
+             vectorized: bool = True) -> Iterator[Event]:
+    """Replays the scenario's scheduling cycles; the scenario's pods are not modified.
+
+    ``vectorized=False`` runs every plugin node by node: the reference the fast path is tested against.
+    """
+    return Scheduler(_fresh_copy(scenario), tie_break, seed, vectorized).run()
 
 
 def _fresh_copy(scenario: Scenario) -> Scenario:

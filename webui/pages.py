@@ -7,9 +7,6 @@ from django.shortcuts import render
 from django.urls import path
 from django.views.decorators.csrf import ensure_csrf_cookie
 
-app_name = "pages"
-
-
 @ensure_csrf_cookie
 def home(request: HttpRequest) -> HttpResponse:
     return render(request, "schedlab/scenario_list.html")
@@ -35,14 +32,11 @@ def share(request: HttpRequest, token: str) -> HttpResponse:
     return render(request, "schedlab/share.html", {"token": token})
 
 
-urlpatterns = (
-    [
-        path("", home, name="home"),
-        path("scenarios/<int:scenario_id>/", scenario_editor, name="scenario"),
-        path("scenarios/<int:scenario_id>/cluster/", cluster, name="cluster"),
-        path("runs/<int:run_id>/", run_detail, name="run"),
-        path("share/<str:token>", share, name="share"),
-        path("share/<str:token>/", share),
-    ],
-    app_name,
-)
+urlpatterns = [
+    path("", home, name="home"),
+    path("scenarios/<int:scenario_id>/", scenario_editor, name="scenario"),
+    path("scenarios/<int:scenario_id>/cluster/", cluster, name="cluster"),
+    path("runs/<int:run_id>/", run_detail, name="run"),
+    path("share/<str:token>", share, name="share"),  # the URL the API hands out (no trailing slash)
+    path("share/<str:token>/", share),
+]

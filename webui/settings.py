@@ -150,7 +150,8 @@ SCHEDLAB_MAX_BYTES = env_int("SCHEDLAB_MAX_BYTES", 2 * 1024 * 1024, minimum=1)
 SCHEDLAB_MAX_NODES = env_int("SCHEDLAB_MAX_NODES", 10_000, minimum=1)
 SCHEDLAB_MAX_PODS = env_int("SCHEDLAB_MAX_PODS", 50_000, minimum=1)
 SCHEDLAB_MAX_PENDING_PODS = env_int("SCHEDLAB_MAX_PENDING_PODS", 2_000, minimum=1)
-SCHEDLAB_MAX_EVENTS_PER_RUN = env_int("SCHEDLAB_MAX_EVENTS_PER_RUN", 1_000_000, minimum=1)
+# About 45 events per cycle with the default profile: 2000 pending pods stay well inside this.
+SCHEDLAB_MAX_EVENTS_PER_RUN = env_int("SCHEDLAB_MAX_EVENTS_PER_RUN", 250_000, minimum=1)
 SCHEDLAB_MAX_QUEUED_RUNS_PER_OWNER = env_int("SCHEDLAB_MAX_QUEUED_RUNS_PER_OWNER", 5, minimum=1)
 SCHEDLAB_MAX_RUN_ATTEMPTS = env_int("SCHEDLAB_MAX_RUN_ATTEMPTS", 3, minimum=1)
 # A running run whose heartbeat is older than this is considered abandoned by a dead worker.

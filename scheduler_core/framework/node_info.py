@@ -7,11 +7,14 @@ ports, and the pods carrying (anti-)affinity, so plugins never rescan every pod.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Optional
+from typing import TYPE_CHECKING, Iterable, Mapping, Optional
 
 from scheduler_core.labels import Matcher, compile_selector, merge_match_label_keys
 from scheduler_core.model import CPU, MEMORY, Node, Pod, PodAffinityTerm, ResourceList, Scenario, Service, Workload
 from scheduler_core.resources import host_ports, non_zero_requests, pod_requests
+
+if TYPE_CHECKING:
+    from scheduler_core.framework.node_table import NodeTable
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,7 +173,17 @@ class Snapshot:
 
     def __post_init__(self) -> None:
         self.by_name = {info.name: info for info in self.node_infos}
+        self._table: Optional["NodeTable"] = None
         self._index_images()
+
+    @property
+    def table(self) -> "NodeTable":
+        """The columnar view for vectorised plugins, built on first use and kept in step by ``bind``."""
+        if self._table is None:
+            from scheduler_core.framework.node_table import NodeTable
+
+            self._table = NodeTable(self.node_infos)
+        return self._table
 
     @classmethod
     def from_scenario(cls, scenario: Scenario) -> "Snapshot":
@@ -213,4 +226,6 @@ class Snapshot:
         pod.node_name = node_name
         info = PodInfo(pod)
         self.by_name[node_name].add_pod(info)
+        if self._table is not None:
+            self._table.add_pod(node_name, info)
         return info

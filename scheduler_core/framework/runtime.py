@@ -11,6 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+import numpy as np
+
+from scheduler_core.framework.batch import (
+    FilterVerdicts,
+    filter_per_node,
+    normalize_per_node,
+    score_per_node,
+)
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import (
     MAX_NODE_SCORE,
@@ -46,30 +54,22 @@ class PreFilterOutcome:
 
 
 @dataclass(slots=True)
-class NodeFilterOutcome:
-    """Every filter plugin's non-success status on one node, in Filter order."""
-
-    node: str
-    failures: list[Status]
-
-    @property
-    def first_failure(self) -> Optional[Status]:
-        return self.failures[0] if self.failures else None
-
-
-@dataclass(slots=True)
 class ScoreOutcome:
+    """One score plugin over the feasible nodes (arrays aligned with the scored positions)."""
+
     plugin: str
-    raw: dict[str, int]
-    normalized: dict[str, int]
+    raw: np.ndarray
+    normalized: np.ndarray
     weight: int
-    weighted: dict[str, int]
+    weighted: np.ndarray
 
 
 class Framework:
-    def __init__(self, profile: Profile, snapshot: Snapshot) -> None:
+    def __init__(self, profile: Profile, snapshot: Snapshot, vectorized: bool = True) -> None:
         self.profile = profile
         self.snapshot = snapshot
+        # False forces every plugin through its per-node methods: the reference path tests compare with.
+        self.vectorized = vectorized
 
     # The Handle protocol, so plugins can reach the framework (preemption re-runs filters).
     @property
@@ -133,17 +133,6 @@ class Framework:
 
     # ------------------------------------------------------------------ Filter
 
-    def run_filter_all(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> NodeFilterOutcome:
-        """Every filter plugin on the node, recording each failure (the first is the verdict)."""
-        failures: list[Status] = []
-        for plugin in self.profile["filter"]:
-            if plugin.name in state.skip_filter_plugins:
-                continue
-            status = plugin.filter(state, pod, node_info)
-            if status is not None and status.code != Code.SUCCESS:
-                failures.append(self._filter_status(plugin.name, status))
-        return NodeFilterOutcome(node_info.name, failures)
-
     def run_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus:
         """RunFilterPlugins: stops at the first failure, as the real framework (and preemption) does."""
         for plugin in self.profile["filter"]:
@@ -159,6 +148,17 @@ class Framework:
         if status.is_rejected:
             return status.with_plugin(plugin)
         return Status(Code.ERROR, (f'running "{plugin}" filter plugin: {status.message}',), plugin)
+
+    def active_filter_plugins(self, state: CycleState) -> list[Any]:
+        return [p for p in self.profile["filter"] if p.name not in state.skip_filter_plugins]
+
+    def filter_verdicts(self, plugin: Any, state: CycleState, pod: Pod, positions: np.ndarray) -> FilterVerdicts:
+        """One filter plugin over many nodes: its batch method when it has one, else node by node."""
+        table = self.snapshot.table
+        if self.vectorized and hasattr(plugin, "filter_batch"):
+            verdicts = plugin.filter_batch(state, pod, table, positions)
+            return verdicts if verdicts is not None else FilterVerdicts.all_pass(len(positions))
+        return filter_per_node(plugin, state, pod, table, positions)
 
     @property
     def has_filter_plugins(self) -> bool:
@@ -197,29 +197,30 @@ class Framework:
     def score_plugins(self, state: CycleState) -> list[Any]:
         return [p for p in self.profile["score"] if p.name not in state.skip_score_plugins]
 
-    def run_score_plugin(self, plugin: Any, state: CycleState, pod: Pod,
-                         nodes: list[NodeInfo]) -> tuple[Optional[ScoreOutcome], MaybeStatus]:
+    def run_score_plugin(self, plugin: Any, state: CycleState, pod: Pod, positions: np.ndarray,
+                         names: list[str]) -> tuple[Optional[ScoreOutcome], MaybeStatus]:
         """Score, NormalizeScore and weight for one plugin over the feasible nodes."""
-        scores: list[NodeScore] = []
-        for node_info in nodes:
-            value, status = plugin.score(state, pod, node_info)
+        table = self.snapshot.table
+        if self.vectorized and hasattr(plugin, "score_batch"):
+            raw, status = plugin.score_batch(state, pod, table, positions), None
+        else:
+            raw, status = score_per_node(plugin, state, pod, table, positions)
+        if not is_success(status):
+            return None, Status.error(f'plugin "{plugin.name}" failed with: {status.message}')
+        normalized = raw
+        if self.vectorized and hasattr(plugin, "normalize_batch"):
+            normalized = plugin.normalize_batch(state, pod, raw)
+        elif hasattr(plugin, "normalize_score"):
+            normalized, status = normalize_per_node(plugin, state, pod, names, raw)
             if not is_success(status):
                 return None, Status.error(f'plugin "{plugin.name}" failed with: {status.message}')
-            scores.append(NodeScore(node_info.name, value))
-        raw = {s.name: s.score for s in scores}
-        if hasattr(plugin, "normalize_score"):
-            status = plugin.normalize_score(state, pod, scores)
-            if not is_success(status):
-                return None, Status.error(f'plugin "{plugin.name}" failed with: {status.message}')
+        if len(normalized) and (normalized.min() < MIN_NODE_SCORE or normalized.max() > MAX_NODE_SCORE):
+            bad = int(normalized[(normalized < MIN_NODE_SCORE) | (normalized > MAX_NODE_SCORE)][0])
+            return None, Status.error(
+                f'plugin "{plugin.name}" returns an invalid score {bad}, '
+                f"it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing")
         weight = self.profile.weights.get(plugin.name, 1)
-        for s in scores:
-            if not MIN_NODE_SCORE <= s.score <= MAX_NODE_SCORE:
-                return None, Status.error(
-                    f'plugin "{plugin.name}" returns an invalid score {s.score}, '
-                    f"it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing")
-        normalized = {s.name: s.score for s in scores}
-        weighted = {name: value * weight for name, value in normalized.items()}
-        return ScoreOutcome(plugin.name, raw, normalized, weight, weighted), None
+        return ScoreOutcome(plugin.name, raw, normalized, weight, normalized * weight), None
 
     # ------------------------------------------------------------------ binding cycle
 

@@ -8,6 +8,7 @@ recurse (a deep document overflows the stack) and would silently keep the last d
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
@@ -217,7 +218,8 @@ class Composer:
         mapping.lines[key] = line
 
     def _merge(self, mapping: YMap, value: Any, line: int) -> None:
-        """``<<: *base`` (YAML merge key): keys already present win."""
+        """``<<: *base`` (YAML merge key): explicit keys win, before or after it. Merged keys get no
+        entry in ``lines`` (errors on them use the mapping's line), so a later explicit key is no duplicate."""
         sources = value if isinstance(value, YList) else [value]
         for source in sources:
             if not isinstance(source, YMap):
@@ -226,7 +228,6 @@ class Composer:
             for key, item in source.items():
                 if key not in mapping:
                     mapping[key] = item
-                    mapping.lines[key] = source.lines[key]
 
     # -------------------------------------------------------------- aliases
     def _alias(self, event: AliasEvent, line: int, anchors: dict[str, tuple[Any, int]]) -> tuple[Any, int]:
@@ -308,7 +309,30 @@ def _yaml_message(err: yaml.MarkedYAMLError) -> str:
     return "YAML syntax error: " + (", ".join(parts) if parts else "invalid YAML")
 
 
+_FLOW_BRACKETS = re.compile(r"[\[\]{}]")
+
+
+def deep_flow_line(text: str, max_depth: int) -> Optional[int]:
+    """The line where ``[``/``{`` nesting first exceeds ``max_depth``, or None.
+
+    libyaml's scanner is quadratic in flow nesting (100k ``[`` take a minute), so this cheap scan
+    runs before parsing. It cannot tell brackets inside quoted strings or comments apart, which
+    only matters for a string holding more than ``max_depth`` unclosed brackets."""
+    depth = 0
+    for match in _FLOW_BRACKETS.finditer(text):
+        if match.group() in "[{":
+            depth += 1
+            if depth > max_depth:
+                return text.count("\n", 0, match.start()) + 1
+        elif depth:
+            depth -= 1
+    return None
+
+
 def compose(text: str, limits: Limits) -> tuple[list[Document], list[SyntaxProblem]]:
+    deep = deep_flow_line(text, limits.max_depth)
+    if deep is not None:
+        return [], [SyntaxProblem(1, deep, f"nesting deeper than {limits.max_depth} levels (Limits.max_depth)")]
     composer = Composer(limits)
     documents = composer.compose(text)
     return documents, composer.problems

@@ -1,13 +1,16 @@
 // Building DOM from untrusted data: every string becomes a text node (never innerHTML).
 
 /**
- * h("td.cell.fail", {title: reason, dataset: {node}}, "✗", child) — tag with optional .classes,
+ * h("td#id.cell.fail", {title: reason, dataset: {node}}, "✗", child) — tag with optional .classes,
  * attributes (on* handlers are functions attached with addEventListener, never strings), children
  * (strings become text nodes; null/false are skipped; arrays are flattened).
  */
 export function h(spec, attrs, ...children) {
-  const [tag, ...classes] = spec.split(".");
+  const tag = spec.match(/^[a-z0-9]*/i)[0];
+  const id = spec.match(/#([\w-]+)/)?.[1];
+  const classes = [...spec.matchAll(/\.([\w-]+)/g)].map((m) => m[1]);
   const el = document.createElement(tag || "div");
+  if (id) el.id = id;
   if (classes.length) el.className = classes.join(" ");
   if (attrs && (typeof attrs !== "object" || attrs instanceof Node || Array.isArray(attrs))) {
     children.unshift(attrs);

@@ -2,6 +2,7 @@
 // once it has finished. The URL names the step (?cycle=2&step=Filter), so a link opens it exactly.
 
 import { api } from "./api.js";
+import { draw } from "./charts/plot.js";
 import { h, mount, notify } from "./dom.js";
 import { availableSteps, hasStep, neighbour, outcome, RunModel, STEPS, stepId } from "./runmodel.js";
 import { streamRun } from "./socket.js";
@@ -191,13 +192,22 @@ class RunController {
       model: this.model,
       nodeLabels: this.nodeLabels,
       ui: this.ui,
-      chart: (key) => this.chart(key),
+      plot: (key, figure) => this.plot(key, figure),
       update: (patch) => {
         Object.assign(this.ui, patch);
         this.renderStep();
       },
     };
+    this.pendingDraws = [];
     mount(this.view, VIEWS[this.pos.step](ctx));
+    for (const drawNow of this.pendingDraws) drawNow(); // after mounting, so Plotly sizes to the page
+  }
+
+  /** A chart element for the view being built; drawn once it is in the document. */
+  plot(key, figure) {
+    const el = this.chart(key);
+    this.pendingDraws.push(() => draw(el, figure.data, figure.layout, key));
+    return el;
   }
 
   /** A persistent chart element per key, so Plotly.react updates in place (uirevision keeps zoom). */

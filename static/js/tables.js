@@ -74,11 +74,11 @@ function input(key, value, label, onCommit, readOnly, extra = {}) {
 
 function actions(kind, row, { edit, readOnly, names }) {
   if (readOnly) return h("td");
-  return h("td.row-actions",
+  return h("td", h("span.row-actions",
     h("button", { type: "button", title: `duplicate ${kind} ${row.name}`, "aria-label": `duplicate ${row.name}`, dataset: { action: "duplicate" },
-      onclick: () => edit((text) => insertAfter(text, row.ref, duplicate(getObject(text, row.ref), uniqueName(row.name, names)))) }, "⧉"),
+      onclick: () => edit((text) => insertAfter(text, row.ref, duplicate(getObject(text, row.ref), uniqueName(row.name, names)))) }, "Duplicate"),
     h("button", { type: "button", title: `remove ${kind} ${row.name}`, "aria-label": `remove ${row.name}`, dataset: { action: "remove" },
-      onclick: () => edit((text) => removeObject(text, row.ref)) }, "🗑"));
+      onclick: () => edit((text) => removeObject(text, row.ref)) }, "Remove")));
 }
 
 function nodeRow(row, i, { edit, readOnly, nodeNames }) {

@@ -24,6 +24,8 @@ def _require_services(request) -> None:
     pytest.skip(message)
 
 
+# API tests use Django's test Client rather than ninja's TestClient: ownership lives in the session
+# and CSRF in middleware-set cookies, and ninja's TestClient bypasses both.
 @pytest.fixture
 def owner(db) -> Client:
     """An anonymous visitor with a session (the embedded single-user default)."""

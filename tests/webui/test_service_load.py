@@ -22,7 +22,7 @@ def stack(tmp_path):
 
 def test_it_stores_every_event_of_50_concurrent_runs_exactly_once(stack):
     client = stack.client()
-    scenario = client.request("POST", "/api/scenarios", {"name": "load", "text": support.scenario_text(20, 6, 10)}).body
+    scenario = client.request("POST", "/api/scenarios", {"name": "load", "text": support.scenario_text(60, 12, 20)}).body
     started = time.monotonic()
     with ThreadPoolExecutor(10) as pool:
         created = list(pool.map(lambda _: client.request("POST", f"/api/scenarios/{scenario['id']}/runs"), range(RUNS)))

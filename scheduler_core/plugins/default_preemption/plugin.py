@@ -74,12 +74,12 @@ def eligible_to_preempt(pod: Pod) -> bool:
 
 def _nomination(candidates: list[Candidate]) -> PostFilterResult:
     """SelectCandidate: a unique best node is nominated; a tie is the real scheduler's coin toss."""
-    by_node = {c.node: c.victims.keys for c in candidates}
+    by_node = {c.node: c.victims.pod_keys for c in candidates}
     best = best_candidates(candidates)
     if len(best) > 1:
         return PostFilterResult(candidates=by_node, nomination_tie=True)
     chosen = best[0]
-    return PostFilterResult(nominated_node_name=chosen.node, candidates=by_node, victims=chosen.victims.keys)
+    return PostFilterResult(nominated_node_name=chosen.node, candidates=by_node, victims=chosen.victims.pod_keys)
 
 
 def _not_helpful_message(num_all_nodes: int, dry_run: DryRun) -> str:

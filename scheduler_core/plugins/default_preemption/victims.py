@@ -27,8 +27,8 @@ class Victims:
     num_pdb_violations: int = 0
 
     @property
-    def keys(self) -> list[str]:
-        """"namespace/name" of each victim, sorted: how the trace lists them."""
+    def pod_keys(self) -> list[str]:
+        """The victims as sorted "namespace/name" keys, as the trace lists them."""
         return sorted(pod.key for pod in self.pods)
 
 
@@ -43,12 +43,16 @@ def has_potential_victims(node_info: NodeInfo, preemptor: Pod) -> bool:
 
 
 def by_importance(infos: Sequence[PodInfo]) -> list[PodInfo]:
-    """util.MoreImportantPod order: higher priority first.
+    """The reprieve order: higher priority first; equal priorities in REVERSE node order.
 
-    The real tie-breaker is the earlier start time; scenario pods have none, so equal-priority
-    pods keep their order on the node.
+    Upstream sorts with util.MoreImportantPod, whose tie-breaker is the earlier start time. Scenario
+    pods have none, so each comparison reads ``time.Now()`` for both pods, the first one earlier:
+    every equal-priority pair compares as "more important" both ways. Go's sort.Slice is an
+    insertion sort up to 12 elements, and that moves each pod ahead of its equal-priority
+    predecessors, which reverses them (the corpus shows it). Beyond 12 potential victims on one
+    node Go switches to pdqsort, whose order for such ties this does not reproduce.
     """
-    return sorted(infos, key=lambda info: -info.pod.priority)
+    return sorted(reversed(infos), key=lambda info: -info.pod.priority)
 
 
 def split_by_pdb_violation(infos: list[PodInfo]) -> tuple[list[PodInfo], list[PodInfo]]:

@@ -18,8 +18,8 @@ from scheduler_core.framework.node_info import AffinityTerm, NodeInfo, PodInfo, 
 from scheduler_core.framework.status import MaybeStatus, Status
 from scheduler_core.model import Node, Pod
 from scheduler_core.names import INTER_POD_AFFINITY
-from scheduler_core.plugins.inter_pod_affinity.matching import count_by_topology_value
-from scheduler_core.plugins.inter_pod_affinity.pod_index import Candidates, PodLabelIndex
+from scheduler_core.plugins.inter_pod_affinity.matching import candidates, count_by_topology_value, namespace_check
+from scheduler_core.plugins.inter_pod_affinity.pod_index import PodLabelIndex
 
 REASON_AFFINITY = "node(s) didn't match pod affinity rules"
 REASON_ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"
@@ -130,12 +130,11 @@ def _count_incoming_affinity(state: PreFilterState, snapshot: Snapshot, index: P
     terms = state.pod_info.required_affinity_terms
     if not terms:
         return
-    found = index.candidates([t.selector for t in terms])
-    if found is None:
-        found = Candidates.scan(snapshot.node_infos)
+    allowed = namespace_check(terms, snapshot)
+    found = candidates(terms, index, snapshot, allowed)
     for node_info, pods in found.groups:
         for existing in pods:
-            if matches_all(terms, existing.pod, snapshot.labels_of_namespace(existing.pod.namespace)):
+            if allowed(existing.pod.namespace) and all(t.selector.matches(existing.pod.labels) for t in terms):
                 for term in terms:
                     _add(state.affinity, node_info.node, term.topology_key)
 

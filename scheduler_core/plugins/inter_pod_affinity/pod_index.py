@@ -1,118 +1,130 @@
-"""Running pods indexed by label pair, so an incoming pod's terms look at candidates only.
+"""Running pods indexed by namespace and label pair, so an incoming pod's terms see candidates only.
 
 kube-scheduler tests every term against every pod of every node (in parallel). At 10,000 running
 pods that is too slow for Python, so the plugin keeps this index beside the snapshot: a term's
-selector with a ``key=value`` equality (``Matcher.pairs``) can only match pods carrying that pair.
-The index follows the snapshot by each NodeInfo's ``generation`` and re-reads only changed nodes.
-Candidates are a superset: callers still evaluate the whole term on each of them.
+selector with a ``key=value`` equality (``Matcher.pairs``) can only match pods carrying that pair,
+and only pods in the term's namespaces count. The index follows the snapshot by each NodeInfo's
+``generation`` and re-reads only the nodes that changed since the last cycle.
 """
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from typing import Callable, Iterable, Optional
 
 from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot
 from scheduler_core.labels import Matcher
 
 Pair = tuple[str, str]
+Bucket = tuple[str, str, str]  # (namespace, label key, label value)
+NodePods = list[tuple[NodeInfo, list[PodInfo]]]
+
+
+class Candidates:
+    """Pods grouped by node. ``namespaces_checked``: all are in the term's namespaces;
+    ``labels_checked``: all match its label selector."""
+
+    __slots__ = ("groups", "namespaces_checked", "labels_checked")
+
+    def __init__(self, groups: NodePods, namespaces_checked: bool = True, labels_checked: bool = False) -> None:
+        self.groups = groups
+        self.namespaces_checked = namespaces_checked
+        self.labels_checked = labels_checked
+
+    @classmethod
+    def scan(cls, nodes: Iterable[NodeInfo]) -> "Candidates":
+        """Every running pod: nothing checked."""
+        return cls([(info, info.pods) for info in nodes if info.pods], False, False)
 
 
 class _IndexedNode:
-    __slots__ = ("node_info", "generation", "pairs")
+    __slots__ = ("node_info", "generation", "buckets")
 
-    def __init__(self, node_info: NodeInfo, pairs: set[Pair]) -> None:
+    def __init__(self, node_info: NodeInfo, buckets: set[Bucket]) -> None:
         self.node_info = node_info
         self.generation = node_info.generation
-        self.pairs = pairs
+        self.buckets = buckets
 
 
 class PodLabelIndex:
-    """``(label key, value) -> node name -> pods``, refreshed lazily from a Snapshot."""
+    """``(namespace, key, value) -> node name -> pods``, refreshed lazily from a Snapshot."""
 
     def __init__(self) -> None:
         self._snapshot: Optional[Snapshot] = None
         self._nodes: dict[str, _IndexedNode] = {}
-        self._by_pair: dict[Pair, dict[str, list[PodInfo]]] = {}
-        self._sizes: dict[Pair, int] = {}  # how many pods carry each pair
+        self._buckets: dict[Bucket, dict[str, list[PodInfo]]] = {}
+        # pair -> namespace -> how many pods carry the pair there
+        self._sizes: dict[Pair, dict[str, int]] = {}
 
     def refresh(self, snapshot: Snapshot) -> None:
+        """Re-read the nodes whose pods changed since the last call (all of them for a new snapshot)."""
         if snapshot is not self._snapshot:
             self._snapshot = snapshot
             self._nodes.clear()
-            self._by_pair.clear()
+            self._buckets.clear()
             self._sizes.clear()
+        nodes = self._nodes
         for node_info in snapshot.node_infos:
-            seen = self._nodes.get(node_info.name)
+            seen = nodes.get(node_info.node.name)
             if seen is not None and seen.node_info is node_info and seen.generation == node_info.generation:
                 continue
             if seen is not None:
-                self._forget(node_info.name, seen)
-            self._nodes[node_info.name] = self._learn(node_info)
-        if len(self._nodes) != len(snapshot.node_infos):
-            current = {info.name for info in snapshot.node_infos}
-            for name in [n for n in self._nodes if n not in current]:
-                self._forget(name, self._nodes.pop(name))
+                self._forget(node_info.node.name, seen)
+            nodes[node_info.node.name] = self._learn(node_info)
+        if len(nodes) != len(snapshot.node_infos):
+            current = {info.node.name for info in snapshot.node_infos}
+            for name in [n for n in nodes if n not in current]:
+                self._forget(name, nodes.pop(name))
 
     def _learn(self, node_info: NodeInfo) -> _IndexedNode:
-        pairs: set[Pair] = set()
+        buckets: set[Bucket] = set()
         name = node_info.name
         for pod_info in node_info.pods:
-            for pair in pod_info.pod.labels.items():
-                pairs.add(pair)
-                self._by_pair.setdefault(pair, {}).setdefault(name, []).append(pod_info)
-                self._sizes[pair] = self._sizes.get(pair, 0) + 1
-        return _IndexedNode(node_info, pairs)
+            namespace = pod_info.pod.namespace
+            for key, value in pod_info.pod.labels.items():
+                bucket = (namespace, key, value)
+                buckets.add(bucket)
+                self._buckets.setdefault(bucket, {}).setdefault(name, []).append(pod_info)
+                per_namespace = self._sizes.setdefault((key, value), {})
+                per_namespace[namespace] = per_namespace.get(namespace, 0) + 1
+        return _IndexedNode(node_info, buckets)
 
     def _forget(self, name: str, seen: _IndexedNode) -> None:
-        for pair in seen.pairs:
-            nodes = self._by_pair.get(pair)
-            if nodes is None:
-                continue
-            pods = nodes.pop(name, None)
-            if pods:
-                self._sizes[pair] -= len(pods)
+        for bucket in seen.buckets:
+            nodes = self._buckets[bucket]
+            pods = nodes.pop(name)
             if not nodes:
-                del self._by_pair[pair]
-                del self._sizes[pair]
+                del self._buckets[bucket]
+            namespace, key, value = bucket
+            per_namespace = self._sizes[(key, value)]
+            per_namespace[namespace] -= len(pods)
+            if not per_namespace[namespace]:
+                del per_namespace[namespace]
+                if not per_namespace:
+                    del self._sizes[(key, value)]
 
-    def candidates(self, selectors: Iterable[Matcher]) -> Optional["Candidates"]:
-        """Pods that may match every selector given, or None when no selector narrows the search.
+    def candidates(self, selectors: Iterable[Matcher], allowed: Callable[[str], bool]) -> Optional[Candidates]:
+        """Pods in an ``allowed`` namespace that may match every selector given, or None when no
+        selector has a pair to narrow the search by.
 
-        Only one pair is used, the rarest one: each selector's pairs are all necessary conditions.
+        One pair is used, the rarest: each selector's pairs are all necessary conditions. When the
+        only selector is exactly that pair, every candidate matches it (``labels_checked``).
         """
+        selectors = list(selectors)
         best: Optional[Pair] = None
         best_size = -1
         for selector in selectors:
             if selector.is_nothing:
-                return Candidates([], False)
+                return Candidates([])
             for pair in selector.pairs:
-                size = self._sizes.get(pair, 0)
+                size = sum(self._sizes.get(pair, {}).values())
                 if best is None or size < best_size:
                     best, best_size = pair, size
         if best is None:
             return None
-        if best_size == 0:
-            return Candidates([], False)
-        groups = [(self._nodes[name].node_info, pods) for name, pods in self._by_pair[best].items()]
-        return Candidates(groups, False)
-
-    def candidates_for(self, selector: Matcher) -> Optional["Candidates"]:
-        """As ``candidates`` for one selector; ``certain`` when its one pair is the whole selector."""
-        found = self.candidates((selector,))
-        if found is not None and selector.exact and len(selector.pairs) == 1:
-            found.certain = True
-        return found
-
-
-class Candidates:
-    """Candidate pods grouped by node; ``certain``: all of them match the selector's labels."""
-
-    __slots__ = ("groups", "certain")
-
-    def __init__(self, groups: list[tuple[NodeInfo, list[PodInfo]]], certain: bool) -> None:
-        self.groups = groups
-        self.certain = certain
-
-    @classmethod
-    def scan(cls, nodes: Iterable[NodeInfo]) -> "Candidates":
-        return cls([(info, info.pods) for info in nodes if info.pods], False)
+        groups: NodePods = []
+        for namespace in self._sizes.get(best, {}):
+            if allowed(namespace):
+                nodes = self._buckets[(namespace, *best)]
+                groups.extend((self._nodes[name].node_info, pods) for name, pods in nodes.items())
+        exact = len(selectors) == 1 and selectors[0].exact and len(selectors[0].pairs) == 1
+        return Candidates(groups, True, exact)

@@ -1,8 +1,8 @@
 """What Filter and Score share: resolved constraints, default selectors, inclusion policies, counting.
 
 Mirrors podtopologyspread/common.go and helper.DefaultSelector. Counting matching pods per node is
-the hot path at scale, so ``MatchCounter`` remembers each node's count per (namespace, selector)
-across cycles and recounts a node only when its pod list changed (``NodeInfo.generation``).
+the hot path at scale, so ``MatchCounter`` answers it from a label index kept in step with the
+snapshot (or, for selectors without equalities, from counts remembered per node between cycles).
 """
 
 from __future__ import annotations
@@ -13,13 +13,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Optional
 
 from scheduler_core.framework.node_info import NodeInfo
-from scheduler_core.labels import (
-    Matcher,
-    compile_selector,
-    map_selector_matches,
-    merge_match_label_keys,
-    node_selector_matches,
-)
+from scheduler_core.labels import Matcher, compile_selector, map_selector_matches, merge_match_label_keys
 from scheduler_core.model import (
     LABEL_HOSTNAME,
     LabelSelector,
@@ -27,10 +21,10 @@ from scheduler_core.model import (
     Node,
     Pod,
     Service,
-    TaintEffect,
     TopologySpreadConstraint,
     Workload,
 )
+from scheduler_core.plugins.helper import find_untolerated_taint, required_node_affinity_matches
 
 HONOR = "Honor"
 IGNORE = "Ignore"
@@ -41,7 +35,6 @@ _CONTROLLER_KINDS = {
     ("apps/v1", "ReplicaSet"),
     ("apps/v1", "StatefulSet"),
 }
-_DO_NOT_SCHEDULE_EFFECTS = (TaintEffect.NO_SCHEDULE.value, TaintEffect.NO_EXECUTE.value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,18 +117,10 @@ def node_has_all_keys(labels: Mapping[str, str], constraints: Iterable[Constrain
 
 def required_node_affinity(pod: Pod) -> Optional[Callable[[Node], bool]]:
     """nodeaffinity.GetRequiredNodeAffinity(pod).Match, or None when the pod requires nothing."""
-    node_selector = pod.node_selector
-    node_affinity = pod.affinity.node_affinity if pod.affinity else None
-    required = node_affinity.required if node_affinity else None
-    if not node_selector and required is None:
+    affinity = pod.affinity
+    if not pod.node_selector and not (affinity and affinity.node_affinity and affinity.node_affinity.required):
         return None
-
-    def matches(node: Node) -> bool:
-        if node_selector and not map_selector_matches(node_selector, node.labels):
-            return False
-        return required is None or node_selector_matches(required, node)
-
-    return matches
+    return lambda node: required_node_affinity_matches(pod, node)
 
 
 class InclusionPolicy:
@@ -165,12 +150,7 @@ class InclusionPolicy:
 
 def tolerates_do_not_schedule_taints(pod: Pod, node: Node) -> bool:
     """No NoSchedule/NoExecute taint of the node is left untolerated (FindMatchingUntoleratedTaint)."""
-    for taint in node.taints:
-        if taint.effect not in _DO_NOT_SCHEDULE_EFFECTS:
-            continue
-        if not any(toleration.tolerates(taint) for toleration in pod.tolerations):
-            return False
-    return True
+    return find_untolerated_taint(node.taints, pod.tolerations) is None
 
 
 def count_matching(node_info: NodeInfo, namespace: str, matcher: Matcher) -> int:
@@ -185,19 +165,81 @@ def count_matching(node_info: NodeInfo, namespace: str, matcher: Matcher) -> int
     return count
 
 
-class MatchCounter:
-    """Per-node counts of matching pods, remembered per (namespace, selector) between cycles.
+class LabelIndex:
+    """For each (namespace, label key, value): on which nodes, and how many pods carry it.
 
-    An entry is reused only for the very NodeInfo it was computed on and only while its
-    ``generation`` (bumped on every pod added or removed) is unchanged.
+    Kept in step with the snapshot lazily: a node is re-indexed when its NodeInfo object or its
+    ``generation`` (bumped on every pod added or removed) differs from what was indexed.
+    """
+
+    __slots__ = ("_nodes", "_by_pair")
+
+    def __init__(self) -> None:
+        self._nodes: dict[str, tuple[NodeInfo, int, list[tuple[str, str, str]]]] = {}
+        self._by_pair: dict[tuple[str, str, str], dict[str, int]] = {}
+
+    def sync(self, node_info: NodeInfo) -> None:
+        name = node_info.node.name
+        entry = self._nodes.get(name)
+        if entry is not None:
+            if entry[0] is node_info and entry[1] == node_info.generation:
+                return
+            for pair in entry[2]:
+                table = self._by_pair[pair]
+                table[name] -= 1
+                if not table[name]:
+                    del table[name]
+        pairs = [(info.pod.namespace, key, value) for info in node_info.pods for key, value in info.pod.labels.items()]
+        for pair in pairs:
+            table = self._by_pair.setdefault(pair, {})
+            table[name] = table.get(name, 0) + 1
+        self._nodes[name] = (node_info, node_info.generation, pairs)
+
+    def nodes_with(self, namespace: str, key: str, value: str) -> dict[str, int]:
+        return self._by_pair.get((namespace, key, value), {})
+
+
+class MatchCounter:
+    """Counts matching pods per node without rescanning every pod for every node.
+
+    A selector with key=value equalities is answered from the ``LabelIndex``: a node none of
+    whose pods carries one of the pairs counts 0, a one-pair selector reads the count directly,
+    and only the remaining nodes are scanned. Other selectors keep per-node counts per
+    (namespace, selector) between cycles, recounting a node only when its pods changed.
     """
 
     def __init__(self, max_selectors: int = 64) -> None:
         self._max = max_selectors
+        self._index = LabelIndex()
         self._tables: OrderedDict[tuple[str, Optional[LabelSelector]], dict[str, tuple[NodeInfo, int, int]]] = \
             OrderedDict()
 
     def counter(self, namespace: str, constraint: Constraint) -> Callable[[NodeInfo], int]:
+        matcher = constraint.matcher
+        if matcher.is_nothing:
+            return lambda node_info: 0
+        if matcher.pairs:
+            return self._indexed_counter(namespace, matcher)
+        return self._cached_counter(namespace, constraint)
+
+    def _indexed_counter(self, namespace: str, matcher: Matcher) -> Callable[[NodeInfo], int]:
+        index = self._index
+        pairs = matcher.pairs
+        direct = len(pairs) == 1 and matcher.exact
+
+        def count(node_info: NodeInfo) -> int:
+            index.sync(node_info)
+            name = node_info.node.name
+            tables = [index.nodes_with(namespace, key, value) for key, value in pairs]
+            if any(name not in table for table in tables):
+                return 0
+            if direct:
+                return tables[0][name]
+            return count_matching(node_info, namespace, matcher)
+
+        return count
+
+    def _cached_counter(self, namespace: str, constraint: Constraint) -> Callable[[NodeInfo], int]:
         key = (namespace, constraint.selector)
         table = self._tables.get(key)
         if table is None:
@@ -258,14 +300,11 @@ def go_log(x: float) -> float:
 
 
 def go_round(x: float) -> int:
-    """int64(math.Round(x)): halves away from zero, exact for every float."""
+    """int64(math.Round(x)): halves away from zero, exact for every float.
+
+    (``plugins.helper.go_round`` adds 0.5 and floors, which rounds 0.49999999999999994 up.)
+    """
     whole = math.trunc(x)
     if abs(x - whole) >= 0.5:
         whole += 1 if x > 0 else -1
     return int(whole)
-
-
-def go_div(a: int, b: int) -> int:
-    """Go's integer division truncates toward zero."""
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b > 0) else -q

@@ -14,11 +14,11 @@ from typing import Optional
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, NodeScore
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.model import Pod
+from scheduler_core.plugins.helper import go_div
 from scheduler_core.plugins.pod_topology_spread.common import (
     Constraint,
     InclusionPolicy,
     MatchCounter,
-    go_div,
     go_log,
     go_round,
     node_has_all_keys,

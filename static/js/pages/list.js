@@ -23,11 +23,11 @@ function scenarioTable(scenarios) {
         s.description ? h("div.muted.small", s.description.slice(0, 160)) : null),
       h("td", s.version ? `v${s.version}` : ""),
       h("td", formatTime(s.updated)),
-      h("td.row-actions",
+      h("td", h("span.row-actions",
         h("a.button", { href: `/scenarios/${s.id}/cluster/` }, "Cluster"),
         h("button", { type: "button", onclick: () => run(s) }, "Run"),
         h("button", { type: "button", onclick: () => fork(s) }, "Fork"),
-        s.owned ? h("button.danger", { type: "button", onclick: () => remove(s) }, "Delete") : null)))));
+        s.owned ? h("button.danger", { type: "button", onclick: () => remove(s) }, "Delete") : null))))));
 }
 
 async function run(s) {

@@ -2,7 +2,6 @@
 // total-score bars with the chosen node and ties marked. Large clusters show the best nodes first.
 
 import { h } from "../dom.js";
-import { draw } from "../charts/plot.js";
 import { SCORE_KINDS, scoresFigure, totalsFigure } from "../charts/scores.js";
 import { scoreTable } from "../runmodel.js";
 import { note, outcomeBanner, section, table } from "./common.js";
@@ -16,9 +15,7 @@ export function renderScores(ctx, defaultKind) {
   const nodes = visibleNodes(t, ctx.ui.nodeFilter);
   const switcher = h("div.segmented", { role: "radiogroup", "aria-label": "score kind" },
     SCORE_KINDS.map((k) => h("label", h("input", { type: "radio", name: "score-kind", value: k, checked: k === kind, onchange: () => ctx.update({ scoreKind: k }) }), ` ${k}`)));
-  const chart = ctx.chart("scores-heatmap");
-  const fig = scoresFigure(t, kind, nodes);
-  draw(chart, fig.data, fig.layout, "scores-heatmap");
+  const chart = ctx.plot("scores-heatmap", scoresFigure(t, kind, nodes));
   return [
     section("Scores: node × plugin", h("div.controls", switcher, filterBox(ctx, t)),
       note("★ chosen node, = tied for the highest total. Weighted = normalized × the plugin's weight."),
@@ -33,11 +30,7 @@ export function renderScores(ctx, defaultKind) {
 export function renderTotal(ctx) {
   const t = scoreTable(ctx.cycle);
   const nodes = visibleNodes(t, ctx.ui.nodeFilter);
-  const chart = ctx.chart("totals");
-  if (nodes.length) {
-    const fig = totalsFigure(t, nodes);
-    draw(chart, fig.data, fig.layout, "totals");
-  }
+  const chart = nodes.length ? ctx.plot("totals", totalsFigure(t, nodes)) : null;
   return [
     section("Outcome", outcomeBanner(ctx.cycle),
       t.ties.length > 1 ? note(`Tie between ${t.ties.join(", ")}: the first in the document order of the Node objects is chosen.`) : null,

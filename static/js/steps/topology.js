@@ -1,7 +1,6 @@
 // PodTopologySpread and InterPodAffinity state: skew bars, topologyScore heatmaps, counts.
 
 import { h } from "../dom.js";
-import { draw } from "../charts/plot.js";
 import { skewFigure } from "../charts/skew.js";
 import { heatmapFigure, nestedToGrid } from "../charts/heatmap.js";
 import { filterMatrix, PLUGIN, point, POINT, preFilterState, preScoreState } from "../runmodel.js";
@@ -46,8 +45,7 @@ function spreadBlock(ctx, constraint, index, kind) {
   const counts = (hard ? constraint.matchNum : constraint.counts) || {};
   const domains = Object.keys(counts).sort();
   const open = hard ? openDomains(ctx, constraint.topologyKey) : new Map();
-  const chart = ctx.chart(`skew-${kind}-${index}`);
-  draw(chart, ...Object.values(limitFigure(skewFigure(constraint, open))), `skew-${kind}-${index}`);
+  const chart = ctx.plot(`skew-${kind}-${index}`, skewFigure(constraint, open));
   const facts = hard
     ? [["topologyKey", constraint.topologyKey], ["maxSkew", constraint.maxSkew], ["minDomains", constraint.minDomains ?? 1],
       ["domains", domains.length], ["global minimum (minMatchNum)", constraint.minMatchNum], ["min + maxSkew", constraint.minMatchNum + constraint.maxSkew]]
@@ -67,10 +65,6 @@ function mayGoCell(open, domain) {
   return open.get(domain) ? h("span.pass", `${PASS} yes`) : h("span.fail", `${FAIL} no`);
 }
 
-function limitFigure(figure) {
-  return { data: figure.data, layout: figure.layout };
-}
-
 export function affinityCountsSection(ctx) {
   const state = preFilterState(ctx.cycle, PLUGIN.INTER_POD_AFFINITY);
   if (!state) return null;
@@ -85,9 +79,8 @@ export function affinityCountsSection(ctx) {
   ];
   if (pairs.length) {
     const shown = pairs.slice(0, MAX_COLUMNS);
-    const chart = ctx.chart("ipa-counts");
     const fig = heatmapFigure({ rows: maps.map(([n]) => n), cols: shown, z: maps.map(([, m]) => shown.map((p) => m[p] ?? null)), title: "required (anti-)affinity counts per domain", rowTitle: "count", colTitle: "topology pair" });
-    draw(chart, fig.data, fig.layout, "ipa-counts");
+    const chart = ctx.plot("ipa-counts", fig);
     body.push(chart);
     if (pairs.length > shown.length) body.push(note(`Showing ${shown.length} of ${pairs.length} pairs.`));
   } else {
@@ -104,9 +97,8 @@ export function topologyScoreSection(ctx) {
   const grid = nestedToGrid(state.topologyScore);
   const cols = grid.cols.slice(0, MAX_COLUMNS);
   const z = grid.z.map((row) => row.slice(0, MAX_COLUMNS));
-  const chart = ctx.chart("ipa-topology-score");
   const fig = heatmapFigure({ rows: grid.rows, cols, z, title: "topologyScore (topology key × value)", rowTitle: "key", colTitle: "value", diverging: true });
-  draw(chart, fig.data, fig.layout, "ipa-topology-score");
+  const chart = ctx.plot("ipa-topology-score", fig);
   const raw = point(ctx.cycle, POINT.SCORE).plugins.get(PLUGIN.INTER_POD_AFFINITY)?.raw;
   const normalized = point(ctx.cycle, POINT.NORMALIZE_SCORE).plugins.get(PLUGIN.INTER_POD_AFFINITY)?.normalized;
   return section("InterPodAffinity — preferred terms (PreScore state)",

@@ -170,6 +170,11 @@ NOMINATIONS = [
         id="the most important lower-priority pod is reprieved first so the least important is evicted"),
     pytest.param(
         [make_node("n1", cpu=2000)],
+        [running("first", "n1", 1000, 1), running("second", "n1", 1000, 1)], preemptor(),
+        "n1", ["default/first"], {"n1": ["default/first"]},
+        id="equal-priority pods are reprieved in reverse node order as Go's insertion sort leaves them"),
+    pytest.param(
+        [make_node("n1", cpu=2000)],
         [running("z", "n1", 1000, 1), running("y", "n1", 1000, 1, namespace="apps")], preemptor(cpu=2000),
         "n1", ["apps/y", "default/z"], {"n1": ["apps/y", "default/z"]},
         id="victims are listed as sorted namespace slash name"),
@@ -206,6 +211,14 @@ def test_a_tie_after_every_criterion_is_reported_instead_of_a_random_pick():
     assert outcome.code == "Success"
     assert outcome.result == PostFilterResult(None, {"n1": ["default/a"], "n2": ["default/b"]}, [],
                                               nomination_tie=True)
+
+
+def test_a_potential_node_that_needs_no_victim_is_an_error_when_no_node_is_a_candidate():
+    nodes = [make_node("n1", cpu=4000)]
+    outcome = run_post_filter(nodes, [running("low", "n1", 100, 1)], preemptor(),
+                              pre_filter_status=Status.unschedulable("rejected"))
+    assert (outcome.code, outcome.reasons) == ("Error", ['preemption: expected at least one victim pod on node "n1"'])
+    assert outcome.result is None
 
 
 def test_unresolvable_nodes_are_never_candidates_even_with_victims():

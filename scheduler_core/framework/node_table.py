@@ -1,0 +1,96 @@
+"""NodeTable: a columnar view of the snapshot's nodes for the vectorised fast path.
+
+kube-scheduler runs each Filter and Score plugin once per node in 16 goroutines; in Python the same
+per-node calls dominate a 5000-node cycle. Plugins that offer ``filter_batch`` / ``score_batch``
+read this table instead: one NumPy array per resource and per label key, indexed by the node's
+position in document order, kept in step with the snapshot as pods bind. The per-node methods stay
+the readable reference; tests check both paths agree.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterable, Optional
+
+import numpy as np
+
+from scheduler_core.model import CPU, MEMORY
+
+if TYPE_CHECKING:
+    from scheduler_core.framework.node_info import NodeInfo, PodInfo
+
+MISSING = -1  # label code of a node without the key
+
+
+class LabelColumn:
+    """One label key: an int32 code per node (MISSING without the key) and the values by code."""
+
+    __slots__ = ("codes", "values", "code_of")
+
+    def __init__(self, key: str, nodes: Iterable["NodeInfo"]) -> None:
+        self.code_of: dict[str, int] = {}
+        codes = []
+        for info in nodes:
+            value = info.node.labels.get(key)
+            if value is None:
+                codes.append(MISSING)
+            else:
+                codes.append(self.code_of.setdefault(value, len(self.code_of)))
+        self.codes = np.asarray(codes, dtype=np.int32)
+        self.values = list(self.code_of)
+
+    @property
+    def present(self) -> np.ndarray:
+        return self.codes != MISSING
+
+
+class NodeTable:
+    def __init__(self, node_infos: list["NodeInfo"]) -> None:
+        self.node_infos = node_infos
+        self.names = [info.name for info in node_infos]
+        self.index = {name: i for i, name in enumerate(self.names)}
+        self.size = len(node_infos)
+        self._labels: dict[str, LabelColumn] = {}
+        resources = sorted({r for info in node_infos for r in (*info.allocatable, *info.requested)} | {CPU, MEMORY})
+        self.allocatable = {r: self._column(info.allocatable.get(r, 0) for info in node_infos) for r in resources}
+        self.requested = {r: self._column(info.requested.get(r, 0) for info in node_infos) for r in resources}
+        self.non_zero_cpu = self._column(info.non_zero_requested[CPU] for info in node_infos)
+        self.non_zero_memory = self._column(info.non_zero_requested[MEMORY] for info in node_infos)
+        self.pod_count = self._column(len(info.pods) for info in node_infos)
+        self.unschedulable = np.asarray([info.node.unschedulable for info in node_infos], dtype=bool)
+        self.tainted = np.asarray([i for i, info in enumerate(node_infos) if info.node.taints], dtype=np.int64)
+        self.version = 0  # bumps on every bind, so plugins can cache per-cycle arrays safely
+
+    @staticmethod
+    def _column(values: Iterable[int]) -> np.ndarray:
+        return np.fromiter(values, dtype=np.int64)
+
+    def labels(self, key: str) -> LabelColumn:
+        column = self._labels.get(key)
+        if column is None:
+            column = self._labels[key] = LabelColumn(key, self.node_infos)
+        return column
+
+    def allocatable_of(self, resource: str) -> np.ndarray:
+        column = self.allocatable.get(resource)
+        return column if column is not None else np.zeros(self.size, dtype=np.int64)
+
+    def requested_of(self, resource: str) -> np.ndarray:
+        column = self.requested.get(resource)
+        if column is None:
+            column = self.requested[resource] = np.zeros(self.size, dtype=np.int64)
+        return column
+
+    def add_pod(self, node_name: str, info: "PodInfo") -> None:
+        """Keep the columns equal to the NodeInfo after ``NodeInfo.add_pod``."""
+        i = self.index[node_name]
+        for resource, amount in info.requests.items():
+            self.requested_of(resource)[i] += amount
+        self.non_zero_cpu[i] += info.non_zero_requests.get(CPU, 0)
+        self.non_zero_memory[i] += info.non_zero_requests.get(MEMORY, 0)
+        self.pod_count[i] += 1
+        self.version += 1
+
+    def positions(self, names: Optional[Iterable[str]] = None) -> np.ndarray:
+        if names is None:
+            return np.arange(self.size, dtype=np.int64)
+        return np.asarray([self.index[n] for n in names], dtype=np.int64)

@@ -1,0 +1,232 @@
+"""The browser UI end to end: scenario list → editor → run → steps → share → fork, plus XSS."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.helpers import api_post, create_from_demo, open_step, set_editor_text, start_run, table_rows
+
+pytestmark = pytest.mark.browser
+
+
+def test_it_creates_a_scenario_from_a_demo(page, snap):
+    page.goto(page.base_url + "/")
+    expect(page.locator("#scenarios-table")).to_contain_text("Topology spread: one zone constraint")
+    snap(page, "scenario-list")
+    create_from_demo(page)
+    expect(page.locator("#validity")).to_have_text("✓ valid · 4 node(s), 4 pod(s), 1 pending")
+    expect(page.locator("#save-status")).to_have_text("Saved · version 1")
+    snap(page, "editor")
+
+
+def test_it_marks_a_yaml_error_at_its_line_and_saves_the_fix(page, snap):
+    create_from_demo(page)
+    text = page.locator("#yaml-text").input_value()
+    line = text.splitlines().index("  - maxSkew: 1") + 1
+    set_editor_text(page, text.replace("  - maxSkew: 1", "  - maxSkew: 0"))
+
+    marked = page.locator(f".error-line[data-line='{line}']")
+    expect(marked).to_contain_text("must be between 1 and")
+    expect(page.locator(".code-editor .mark")).to_have_count(1)
+    expect(page.locator("#validity")).to_have_text("✗ 1 problem(s)")
+    expect(page.locator("#error-list")).to_contain_text(f"line {line}")
+    expect(page.locator("#save-status")).to_contain_text("Unsaved changes")
+    snap(page, "editor-error")
+
+    set_editor_text(page, text.replace("  - maxSkew: 1", "  - maxSkew: 2"))
+    expect(page.locator(".error-line")).to_have_count(0)
+    expect(page.locator("#validity")).to_contain_text("✓ valid")
+    page.click("#save-button")
+    expect(page.locator("#save-status")).to_have_text("Saved · version 2")
+    page.reload()
+    expect(page.locator("#yaml-text")).to_have_value(re.compile(r"- maxSkew: 2\n"))
+
+
+def test_unsaved_edits_survive_a_reload(page):
+    create_from_demo(page)
+    text = page.locator("#yaml-text").input_value()
+    set_editor_text(page, text + "# a note typed but never saved\n")
+    page.wait_for_timeout(400)  # the draft is written 200 ms after the last keystroke
+    page.reload()
+    expect(page.locator("#draft-banner")).to_contain_text("Restored unsaved edits")
+    expect(page.locator("#yaml-text")).to_have_value(re.compile("# a note typed but never saved"))
+    page.click("#draft-banner button")
+    expect(page.locator("#yaml-text")).to_have_value(text)
+
+
+def test_tables_edit_the_same_document(page, snap):
+    create_from_demo(page)
+    page.click("#tab-tables")
+    expect(page.locator("#nodes-table tbody tr")).to_have_count(4)
+    expect(page.locator("#pods-table tbody tr.pending")).to_have_count(1)
+
+    page.locator("#nodes-table tbody tr").nth(0).locator("[data-action=duplicate]").click()
+    expect(page.locator("#nodes-table tbody tr")).to_have_count(5)
+    expect(page.locator("#nodes-table tbody tr").nth(1).locator("input").first).to_have_value("node1-1")
+
+    labels = page.locator("[data-key='node-1-labels']")
+    labels.fill("kubernetes.io/hostname=node1-1, zone=zoneC")
+    labels.press("Enter")
+    page.click("#add-pod")
+    expect(page.locator("#pods-table tbody tr")).to_have_count(5)
+    page.locator("#pods-table tbody tr").nth(0).locator("[data-action=remove]").click()
+    expect(page.locator("#pods-table tbody tr")).to_have_count(4)
+    snap(page, "editor-tables")
+
+    page.click("#tab-yaml")
+    text = page.locator("#yaml-text").input_value()
+    assert "name: node1-1" in text and "zone: zoneC" in text and "name: pod-1" in text
+    assert "name: p1\n" not in text
+    assert text.startswith("# Hand-written"), "comments of untouched documents are kept"
+    expect(page.locator("#validity")).to_contain_text("✓ valid · 5 node(s), 4 pod(s), 2 pending")
+
+
+def test_a_run_steps_through_filter_and_score_with_the_seed_numbers(page, snap):
+    create_from_demo(page)
+    run_id = start_run(page)
+    snap(page, "run-queue")
+
+    open_step(page, run_id, 0, "Filter")
+    pts = table_rows(page, "table.matrix")
+    header = page.locator("table.matrix thead th").all_text_contents()
+    column = header.index("PodTopologySpread")
+    assert {row[0]: row[column] for row in pts} == {"node1": "✗", "node2": "✗", "node3": "✓", "node4": "✓"}
+    assert {row[0]: row[-1] for row in pts} == {"node1": "✗ rejected", "node2": "✗ rejected", "node3": "✓ feasible", "node4": "✓ feasible"}
+    reason = page.locator("table.matrix tbody tr[data-node=node1] td.cell.fail")
+    expect(reason).to_have_attribute("title", re.compile("node1 × PodTopologySpread: Unschedulable: node\\(s\\) didn't match pod topology spread constraints"))
+    reason.focus()
+    expect(page.locator(".cell-detail")).to_contain_text("didn't match pod topology spread constraints")
+
+    spread = page.locator(".spread-hard").first
+    expect(spread.locator("[data-fact='minMatchNum'], [data-fact='global minimum (minMatchNum)']")).to_have_text("1")
+    expect(spread.locator("[data-fact='min + maxSkew']")).to_have_text("2")
+    expect(spread.locator("[data-fact='minDomains']")).to_have_text("1")
+    assert table_rows(page, ".spread-hard table.skew-table") == [["zoneA", "2", "✗ no"], ["zoneB", "1", "✓ yes"]]
+    expect(spread.locator(".chart .main-svg").first).to_be_visible()
+    expect(spread.locator(".chart g.bartext")).to_have_count(2)
+    snap(page, "run-filter", full_page=True)
+
+    # ← / → walk the steps, and the URL names the step.
+    page.locator("body").press("ArrowRight")
+    expect(page).to_have_url(re.compile(r"cycle=0&step=PreScore"))
+    page.locator("body").press("ArrowRight")
+    expect(page).to_have_url(re.compile(r"cycle=0&step=Score"))
+    heat = page.locator("[data-chart=scores-heatmap]")
+    expect(heat.locator(".main-svg").first).to_be_visible()
+    scores = table_rows(page, "table.scores-table")
+    assert [row[0].lstrip("★ ") for row in scores] == ["node3", "node4"]
+    page.check("input[name=score-kind][value=weighted]")
+    expect(page.locator("input[name=score-kind][value=weighted]")).to_be_checked()
+    snap(page, "run-score", full_page=True)
+
+    open_step(page, run_id, 0, "Total")
+    chosen = page.locator("table.totals-table tbody th", has_text="★").text_content().lstrip("★ ")
+    assert chosen in {"node3", "node4"}
+    expect(page.locator(".outcome.pass")).to_contain_text(f"Bound to {chosen}")
+
+
+def test_an_unschedulable_cycle_shows_the_failed_scheduling_line(page):
+    create_from_demo(page, "seed_pts_two_constraints")
+    text = page.locator("#yaml-text").input_value()
+    # Cordon node4, the only node both constraints allow.
+    set_editor_text(page, text.replace("  name: node4\n", "  name: node4\nspec:\n  unschedulable: true\n", 1) if "spec:" not in text.split("name: node4", 1)[1].split("---", 1)[0] else text)
+    expect(page.locator("#validity")).to_contain_text("✓ valid")
+    page.click("#save-button")
+    expect(page.locator("#save-status")).to_contain_text("version 2")
+    run_id = start_run(page)
+    open_step(page, run_id, 0, "Filter")
+    expect(page.locator(".failed-scheduling")).to_contain_text(re.compile(r"FailedScheduling 0/4 nodes are available"))
+
+
+def test_a_share_link_opens_read_only_and_forks(page, fresh_page, snap):
+    create_from_demo(page)
+    run_id = start_run(page)
+    open_step(page, run_id, 0, "Filter")
+    page.click("#share-button")
+    url = page.locator(".share-url").input_value()
+    assert re.search(r"/share/[\w-]{20,}$", url)
+
+    visitor = fresh_page()
+    visitor.goto(url)
+    expect(visitor.locator(".readonly-banner")).to_be_visible()
+    expect(visitor.locator("#step-heading")).to_contain_text("Cycle 0 · default/mypod · Filter")
+    assert table_rows(visitor, ".spread-hard table.skew-table") == [["zoneA", "2", "✗ no"], ["zoneB", "1", "✓ yes"]]
+    expect(visitor.locator("#share-button")).to_have_count(0)
+    expect(visitor.locator("#trace-link")).to_have_attribute("href", re.compile(r"/api/runs/\d+/trace\?token="))
+    snap(visitor, "share", full_page=True)
+
+    with visitor.expect_download() as download:
+        visitor.click("#trace-link")
+    assert download.value.suggested_filename == f"trace-run-{run_id}.json"
+
+    visitor.click("#fork-share")
+    visitor.wait_for_url(re.compile(r"/scenarios/\d+/$"))
+    expect(visitor.locator("#save-status")).to_have_text("Saved · version 1")
+    expect(visitor.locator("#scenario-name")).to_have_value(re.compile(r"\(fork\)$"))
+    expect(visitor.locator("#validity")).to_contain_text("✓ valid")
+
+
+def test_the_cluster_view_groups_nodes_and_queues_pending_pods(page, snap):
+    scenario_id = create_from_demo(page)
+    page.goto(f"{page.base_url}/scenarios/{scenario_id}/cluster/")
+    expect(page.locator("section.domain")).to_have_count(2)
+    expect(page.locator("#group-key")).to_have_value("zone")
+    expect(page.locator("section.domain[data-domain=zoneA] .node")).to_have_count(2)
+    expect(page.locator(".queue-lane .pod")).to_have_text(["mypod"])
+    page.select_option("#group-key", "kubernetes.io/hostname")
+    expect(page.locator("section.domain")).to_have_count(4)
+    snap(page, "cluster")
+
+
+XSS_NAME = '<script>window.__xss = "name"</script>"><img src=x onerror="window.__xss=1">'
+XSS_TEXT = """apiVersion: v1
+kind: Node
+metadata:
+  name: node1
+  labels:
+    zone: '"><img src=x onerror="window.__xss=2">'
+status:
+  allocatable: {cpu: "4", memory: 8Gi, pods: "110"}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+  labels:
+    app: "<script>window.__xss = 3</script>"
+spec:
+  containers:
+  - name: c
+"""
+
+
+def test_untrusted_names_and_labels_render_as_inert_text(page, fresh_page):
+    page.goto(page.base_url + "/")
+    created = api_post(page, "/api/scenarios", {"name": XSS_NAME, "text": XSS_TEXT})
+    share = api_post(page, f"/api/scenarios/{created['id']}/share", {})
+
+    page.goto(page.base_url + "/")
+    expect(page.locator("#scenarios-table a.scenario-link", has_text="<script>")).to_have_text(XSS_NAME)
+
+    page.goto(f"{page.base_url}/scenarios/{created['id']}/")
+    expect(page.locator("#scenario-title")).to_have_text(XSS_NAME)
+    expect(page.locator("#error-list")).to_contain_text('"><img src=x onerror="window.__xss=2">')
+    expect(page.locator(".inline-error").first).to_contain_text("<img src=x")
+    page.click("#tab-tables")
+    expect(page.locator("[data-key='node-0-labels']")).to_have_value('zone="><img src=x onerror="window.__xss=2">')
+
+    page.goto(f"{page.base_url}/scenarios/{created['id']}/cluster/")
+    expect(page.locator(".legend")).to_contain_text("app=<script>window.__xss = 3</script>")
+    expect(page.locator("section.domain h3").first).to_contain_text('zone="><img src=x')
+
+    visitor = fresh_page()
+    visitor.goto(share["url"])
+    expect(visitor.locator("#share-title")).to_contain_text(XSS_NAME)
+
+    for p in (page, visitor):
+        assert p.evaluate("window.__xss") is None
+        assert p.locator("img[src=x]").count() == 0
+        assert p.locator("main script").count() == 0

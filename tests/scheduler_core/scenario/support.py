@@ -1,0 +1,56 @@
+"""Helpers for scenario tests: tiny YAML builders and error extraction."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Optional
+
+import pytest
+
+from scheduler_core.scenario import Limits, ScenarioError, ScenarioInvalid, load_scenario
+
+CONTAINER = """\
+containers:
+- name: c
+  image: nginx
+"""
+
+NODE = """\
+apiVersion: v1
+kind: Node
+metadata:
+  name: n1
+status:
+  capacity:
+    cpu: '4'
+    memory: 8Gi
+    pods: '110'
+"""
+
+
+def pod(spec: str, name: str = "web-1", extra_meta: str = "") -> str:
+    """A Pod document whose spec body is ``spec`` (indented for you)."""
+    if spec.startswith(CONTAINER):  # CONTAINER + an indented triple-quoted block
+        spec = CONTAINER + textwrap.dedent(spec[len(CONTAINER):])
+    body = textwrap.indent(textwrap.dedent(spec).strip("\n"), "  ")
+    meta = textwrap.indent(textwrap.dedent(extra_meta).strip("\n"), "  ") + "\n" if extra_meta else ""
+    return f"apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\n{meta}spec:\n{body}\n"
+
+
+def stream(*documents: str) -> str:
+    return "---\n".join(documents)
+
+
+def errors_of(text: str | bytes, limits: Optional[Limits] = None) -> list[ScenarioError]:
+    with pytest.raises(ScenarioInvalid) as raised:
+        load_scenario(text, limits=limits)
+    assert raised.value.errors, "ScenarioInvalid must carry at least one error"
+    return raised.value.errors
+
+
+def line_of(text: str, fragment: str) -> int:
+    """1-based line of the first line containing ``fragment``."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if fragment in line:
+            return number
+    raise AssertionError(f"{fragment!r} not in text")

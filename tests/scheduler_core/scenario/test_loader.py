@@ -1,0 +1,474 @@
+"""load_scenario: the objects it builds, the defaults it applies and every error it reports."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from scheduler_core.model import LabelSelector, Toleration
+from scheduler_core.scenario import Limits, ScenarioError, load_scenario
+
+from tests.scheduler_core.scenario.support import CONTAINER, NODE, errors_of, line_of, pod, stream
+
+
+
+# ---------------------------------------------------------------------------- happy path
+
+
+def test_it_builds_nodes_and_pods_in_document_order_with_lines():
+    text = stream(NODE, pod(CONTAINER, "a"), NODE.replace("n1", "n2"), pod(CONTAINER + "nodeName: n1\n", "b"))
+    scenario = load_scenario(text)
+    assert [n.name for n in scenario.nodes] == ["n1", "n2"]
+    assert [(p.name, p.doc_index) for p in scenario.pods] == [("a", 0), ("b", 1)]
+    assert [n.doc_index for n in scenario.nodes] == [0, 1]
+    starts = [i for i, line in enumerate(text.splitlines(), start=1) if line == "apiVersion: v1"]
+    assert [scenario.nodes[0].line, scenario.pods[0].line, scenario.nodes[1].line, scenario.pods[1].line] == starts
+    assert [p.name for p in scenario.pending_pods] == ["a"]
+
+
+def test_it_applies_the_api_servers_defaults():
+    text = stream(NODE, pod("""\
+        containers:
+        - name: c
+          resources:
+            requests: {memory: 1Gi}
+            limits: {cpu: 500m, memory: 2Gi}
+        tolerations:
+        - key: k
+          value: v
+        topologySpreadConstraints:
+        - maxSkew: 1
+          topologyKey: zone
+          whenUnsatisfiable: DoNotSchedule
+        """))
+    scenario = load_scenario(text)
+    web = scenario.pods[0]
+    assert web.namespace == "default"
+    assert web.priority == 0
+    assert web.preemption_policy == "PreemptLowerPriority"
+    assert web.containers[0].requests == {"cpu": 500, "memory": 2**30}
+    assert web.tolerations == (Toleration("k", "Equal", "v", ""),)
+    spread = web.topology_spread_constraints[0]
+    assert (spread.node_affinity_policy, spread.node_taints_policy, spread.min_domains) == (None, None, None)
+    assert scenario.nodes[0].allocatable == {"cpu": 4000, "memory": 8 * 2**30, "pods": 110}
+    assert set(scenario.namespaces) == {"default"}
+
+
+def test_it_creates_namespaces_named_by_pods_and_affinity_terms_without_labels():
+    text = stream(
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: prod\n  labels:\n    env: prod\n",
+        pod(CONTAINER + """\
+            affinity:
+              podAffinity:
+                requiredDuringSchedulingIgnoredDuringExecution:
+                - topologyKey: zone
+                  namespaces: [other]
+                  labelSelector: {matchLabels: {app: a}}
+            """, extra_meta="namespace: team"))
+    namespaces = load_scenario(text).namespaces
+    assert namespaces["prod"].labels == {"env": "prod"}
+    assert namespaces["team"].labels == {} and namespaces["other"].labels == {}
+
+
+def test_it_reads_every_pod_field_the_scheduler_uses():
+    text = stream(NODE, pod("""\
+        priority: 100
+        preemptionPolicy: Never
+        schedulerName: custom
+        nodeSelector: {disk: ssd}
+        overhead: {cpu: 100m}
+        containers:
+        - name: c
+          image: nginx:1
+          ports: [{containerPort: 80, hostPort: 8080, protocol: UDP, hostIP: 127.0.0.1}]
+          resources: {requests: {cpu: '1', example.com/gpu: '2'}, limits: {example.com/gpu: '2'}}
+        initContainers:
+        - name: sidecar
+          restartPolicy: Always
+          resources: {requests: {memory: 64Mi}}
+        affinity:
+          nodeAffinity:
+            requiredDuringSchedulingIgnoredDuringExecution:
+              nodeSelectorTerms:
+              - matchExpressions: [{key: cores, operator: Gt, values: ['4']}]
+                matchFields: [{key: metadata.name, operator: In, values: [n1]}]
+            preferredDuringSchedulingIgnoredDuringExecution:
+            - weight: 5
+              preference: {matchExpressions: [{key: zone, operator: Exists}]}
+          podAntiAffinity:
+            preferredDuringSchedulingIgnoredDuringExecution:
+            - weight: 100
+              podAffinityTerm:
+                topologyKey: kubernetes.io/hostname
+                labelSelector: {matchExpressions: [{key: app, operator: NotIn, values: [x]}]}
+                namespaceSelector: {}
+                matchLabelKeys: [tier]
+                mismatchLabelKeys: [team]
+        tolerations: [{operator: Exists}]
+        """, extra_meta="""\
+        labels: {app: web, tier: '1'}
+        ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: rs, uid: u1, controller: true}]
+        """))
+    web = load_scenario(text).pods[0]
+    assert (web.priority, web.preemption_policy, web.scheduler_name) == (100, "Never", "custom")
+    assert web.labels == {"app": "web", "tier": "1"} and web.node_selector == {"disk": "ssd"}
+    assert web.overhead == {"cpu": 100}
+    assert web.containers[0].requests == {"cpu": 1000, "example.com/gpu": 2}
+    assert web.containers[0].ports[0].host_port == 8080 and web.containers[0].ports[0].protocol == "UDP"
+    assert web.init_containers[0].restart_policy == "Always"
+    required = web.affinity.node_affinity.required.terms[0]
+    assert required.match_expressions[0].values == ("4",) and required.match_fields[0].key == "metadata.name"
+    term = web.affinity.pod_anti_affinity.preferred[0]
+    assert term.weight == 100 and term.term.namespace_selector == LabelSelector()
+    assert term.term.match_label_keys == ("tier",) and term.term.mismatch_label_keys == ("team",)
+    assert web.owner_references[0].controller and web.owner_references[0].kind == "ReplicaSet"
+
+
+def test_it_reads_node_taints_images_and_extended_resources():
+    text = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {zone: a}}
+spec:
+  unschedulable: true
+  taints: [{key: gpu, value: 'yes', effect: NoSchedule}]
+status:
+  capacity: {cpu: '8'}
+  allocatable: {cpu: 7500m, memory: 1Gi, example.com/gpu: '4', hugepages-2Mi: 4Mi, ephemeral-storage: 10Gi}
+  images: [{names: [nginx:1, nginx@sha256:abc], sizeBytes: 1000}]
+"""
+    node = load_scenario(text).nodes[0]
+    assert node.unschedulable and node.taints[0].effect == "NoSchedule"
+    assert node.allocatable == {"cpu": 7500, "memory": 2**30, "example.com/gpu": 4,
+                                "hugepages-2Mi": 4 * 2**20, "ephemeral-storage": 10 * 2**30}
+    assert node.images[0].names == ("nginx:1", "nginx@sha256:abc") and node.images[0].size_bytes == 1000
+
+
+def test_it_reads_services_and_workloads():
+    text = stream(
+        "apiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: prod}\nspec: {selector: {app: a}}\n",
+        "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: rs}\nspec: {selector: {matchLabels: {app: a}}}\n",
+        "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: ss}\nspec: {selector: {matchLabels: {app: b}}}\n",
+        "apiVersion: v1\nkind: ReplicationController\nmetadata: {name: rc}\n"
+        "spec: {template: {metadata: {labels: {app: c}}}}\n")
+    scenario = load_scenario(text)
+    assert scenario.services[0].selector == {"app": "a"} and scenario.services[0].namespace == "prod"
+    assert [w.kind for w in scenario.workloads] == ["ReplicaSet", "StatefulSet", "ReplicationController"]
+    assert scenario.workloads[2].selector == LabelSelector((("app", "c"),))
+
+
+def test_it_reads_a_kind_list_in_yaml_and_in_json():
+    items = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}},
+             {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+              "spec": {"containers": [{"name": "c"}]}}]
+    as_json = json.dumps({"apiVersion": "v1", "kind": "List", "items": items}, indent=2)
+    scenario = load_scenario(as_json)
+    assert [n.name for n in scenario.nodes] == ["n1"] and [p.name for p in scenario.pods] == ["p"]
+    errors = errors_of(as_json.replace('"name": "c"', '"name": 5'))
+    assert errors[0].object == "Pod default/p" and errors[0].path == "spec.containers[0].name"
+    assert errors[0].line == line_of(as_json, '"name": "c"')
+
+
+def test_it_ignores_status_managed_fields_and_unknown_fields():
+    text = pod(CONTAINER + "futureField: {x: 1}\n", extra_meta="""\
+        managedFields: [{manager: kubectl, operation: Update}]
+        creationTimestamp: "2024-01-01T00:00:00Z"
+        """) + "status:\n  phase: Pending\n  conditions: [{type: PodScheduled, status: 'False'}]\n"
+    assert load_scenario(text).pods[0].name == "web-1"
+
+
+def test_it_accepts_bytes_with_a_bom_and_skips_empty_documents():
+    text = ("\ufeff" + stream(NODE, "", "# only a comment\n")).encode("utf-8")
+    assert len(load_scenario(text).nodes) == 1
+
+
+def test_it_accepts_every_corpus_and_bench_file(corpus_files):
+    for path in corpus_files:
+        scenario = load_scenario(path.read_bytes(), limits=Limits(max_bytes=16 * 2**20))
+        assert scenario.nodes, path
+
+
+# ---------------------------------------------------------------------------- errors
+
+ERROR_CASES = [
+    ("a bare integer label value", pod(CONTAINER, extra_meta="labels: {tier: 1}"),
+     "metadata.labels.tier", "labels: {tier: 1}", 'quote it: "1"'),
+    ("labels that are not a map", pod(CONTAINER, extra_meta="labels: [a]"),
+     "metadata.labels", "labels: [a]", "expected a mapping"),
+    ("an invalid label key", pod(CONTAINER, extra_meta="labels: {'bad key': a}"),
+     "metadata.labels.bad key", "bad key", "name part must consist"),
+    ("a label value too long", pod(CONTAINER, extra_meta=f"labels: {{a: {'x' * 64}}}"),
+     "metadata.labels.a", "labels:", "no more than 63"),
+    ("an invalid pod name", pod(CONTAINER, name="Web_1"), "metadata.name", "Web_1", "RFC 1123 subdomain"),
+    ("a missing name", "apiVersion: v1\nkind: Node\nmetadata: {labels: {a: b}}\n", "metadata.name", "metadata:",
+     "Required value"),
+    ("an invalid namespace", pod(CONTAINER, extra_meta="namespace: Bad.NS"), "metadata.namespace", "Bad.NS",
+     "RFC 1123 label"),
+    ("a malformed cpu quantity", pod("containers:\n- name: c\n  resources: {requests: {cpu: 2x}}\n"),
+     "spec.containers[0].resources.requests.cpu", "2x", "quantities must match the regular expression"),
+    ("a negative memory quantity", pod("containers:\n- name: c\n  resources: {requests: {memory: -1Gi}}\n"),
+     "spec.containers[0].resources.requests.memory", "-1Gi", "greater than or equal to 0"),
+    ("a request above its limit",
+     pod("containers:\n- name: c\n  resources:\n    requests: {cpu: '2'}\n    limits: {cpu: '1'}\n"),
+     "spec.containers[0].resources.requests.cpu", "requests: {cpu", "less than or equal to cpu limit"),
+    ("an unknown unprefixed resource", pod("containers:\n- name: c\n  resources: {requests: {gpu: '1'}}\n"),
+     "spec.containers[0].resources.requests.gpu", "gpu", "standard resource type or fully qualified"),
+    ("a fractional extended resource",
+     pod("containers:\n- name: c\n  resources: {requests: {example.com/gpu: 500m}}\n"),
+     "spec.containers[0].resources.requests.example.com/gpu", "gpu", "must be an integer"),
+    ("no containers", pod("priority: 1\n"), "spec.containers", "spec:", "Required value"),
+    ("a duplicate container name", pod("containers:\n- name: c\n- name: c\n"), "spec.containers", "containers:",
+     "Duplicate value"),
+    ("an In requirement without values", pod(CONTAINER + """\
+        affinity:
+          podAffinity:
+            requiredDuringSchedulingIgnoredDuringExecution:
+            - topologyKey: zone
+              labelSelector: {matchExpressions: [{key: app, operator: In}]}
+        """), "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector"
+              ".matchExpressions[0].values", "operator: In", "must be specified"),
+    ("an Exists requirement with values", pod(CONTAINER + """\
+        affinity:
+          podAffinity:
+            requiredDuringSchedulingIgnoredDuringExecution:
+            - topologyKey: zone
+              labelSelector: {matchExpressions: [{key: app, operator: Exists, values: [a]}]}
+        """), "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector"
+              ".matchExpressions[0].values", "operator: Exists", "may not be specified"),
+    ("an unknown selector operator", pod(CONTAINER + """\
+        affinity:
+          podAffinity:
+            requiredDuringSchedulingIgnoredDuringExecution:
+            - topologyKey: zone
+              labelSelector:
+                matchExpressions:
+                - {key: app, operator: Gt, values: ['1']}
+        """), "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector"
+              ".matchExpressions[0].operator", "operator: Gt", 'unsupported value "Gt"'),
+    ("an empty topologyKey", pod(CONTAINER + """\
+        affinity:
+          podAntiAffinity:
+            requiredDuringSchedulingIgnoredDuringExecution:
+            - labelSelector: {matchLabels: {app: a}}
+              topologyKey: ""
+        """), "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey",
+     'topologyKey: ""', "can not be empty"),
+    ("a Gt node requirement with two values", pod(CONTAINER + """\
+        affinity:
+          nodeAffinity:
+            requiredDuringSchedulingIgnoredDuringExecution:
+              nodeSelectorTerms:
+              - matchExpressions: [{key: cores, operator: Gt, values: ['1', '2']}]
+        """), "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]"
+              ".matchExpressions[0].values", "operator: Gt", "single value"),
+    ("a Lt node requirement that is not an integer", pod(CONTAINER + """\
+        affinity:
+          nodeAffinity:
+            requiredDuringSchedulingIgnoredDuringExecution:
+              nodeSelectorTerms:
+              - matchExpressions: [{key: cores, operator: Lt, values: [four]}]
+        """), "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]"
+              ".matchExpressions[0].values", "four", "must be an integer"),
+    ("required node affinity without terms", pod(CONTAINER + """\
+        affinity:
+          nodeAffinity:
+            requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: []}
+        """), "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms",
+     "nodeSelectorTerms", "at least one node selector term"),
+    ("a preferred weight of 0", pod(CONTAINER + """\
+        affinity:
+          nodeAffinity:
+            preferredDuringSchedulingIgnoredDuringExecution:
+            - weight: 0
+              preference: {matchExpressions: [{key: a, operator: Exists}]}
+        """), "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight",
+     "weight: 0", "between 1 and 100"),
+    ("a pod affinity weight of 101", pod(CONTAINER + """\
+        affinity:
+          podAffinity:
+            preferredDuringSchedulingIgnoredDuringExecution:
+            - weight: 101
+              podAffinityTerm: {topologyKey: zone, labelSelector: {}}
+        """), "spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight",
+     "weight: 101", "between 1 and 100"),
+    ("maxSkew 0", pod(CONTAINER + """\
+        topologySpreadConstraints:
+        - {maxSkew: 0, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}
+        """), "spec.topologySpreadConstraints[0].maxSkew", "maxSkew: 0", "between 1 and"),
+    ("minDomains with ScheduleAnyway", pod(CONTAINER + """\
+        topologySpreadConstraints:
+        - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: ScheduleAnyway, minDomains: 2}
+        """), "spec.topologySpreadConstraints[0].minDomains", "minDomains", "whenUnsatisfiable=DoNotSchedule"),
+    ("minDomains 0", pod(CONTAINER + """\
+        topologySpreadConstraints:
+        - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, minDomains: 0}
+        """), "spec.topologySpreadConstraints[0].minDomains", "minDomains", "between 1 and"),
+    ("an unknown whenUnsatisfiable", pod(CONTAINER + """\
+        topologySpreadConstraints:
+        - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: Maybe}
+        """), "spec.topologySpreadConstraints[0].whenUnsatisfiable", "Maybe", 'unsupported value "Maybe"'),
+    ("a missing spread topologyKey", pod(CONTAINER + """\
+        topologySpreadConstraints:
+        - {maxSkew: 1, whenUnsatisfiable: DoNotSchedule}
+        """), "spec.topologySpreadConstraints[0].topologyKey", "maxSkew: 1", "Required value"),
+    ("a duplicate spread constraint", pod(CONTAINER + """\
+        topologySpreadConstraints:
+        - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}
+        - {maxSkew: 2, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}
+        """), "spec.topologySpreadConstraints[1]", "maxSkew: 2", "Duplicate value"),
+    ("an unknown nodeTaintsPolicy", pod(CONTAINER + """\
+        topologySpreadConstraints:
+        - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, nodeTaintsPolicy: Always}
+        """), "spec.topologySpreadConstraints[0].nodeTaintsPolicy", "Always", 'unsupported value "Always"'),
+    ("an unknown taint effect", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nspec:\n  taints:\n"
+                                "  - {key: a, effect: Sometimes}\n",
+     "spec.taints[0].effect", "Sometimes", 'unsupported value "Sometimes"'),
+    ("a taint without effect", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nspec:\n  taints:\n"
+                               "  - {key: a}\n", "spec.taints[0].effect", "key: a", "Required value"),
+    ("a toleration with an unknown effect", pod(CONTAINER + "tolerations: [{key: a, effect: Never}]\n"),
+     "spec.tolerations[0].effect", "Never", 'unsupported value "Never"'),
+    ("an Exists toleration with a value", pod(CONTAINER + "tolerations: [{key: a, operator: Exists, value: b}]\n"),
+     "spec.tolerations[0].operator", "tolerations", "value must be empty"),
+    ("tolerationSeconds without NoExecute",
+     pod(CONTAINER + "tolerations: [{key: a, value: b, effect: NoSchedule, tolerationSeconds: 5}]\n"),
+     "spec.tolerations[0].effect", "tolerations", "'NoExecute'"),
+    ("a hostPort out of range", pod("containers:\n- name: c\n  ports: [{containerPort: 80, hostPort: 70000}]\n"),
+     "spec.containers[0].ports[0].hostPort", "70000", "between 0 and 65535"),
+    ("an invalid hostIP", pod("containers:\n- name: c\n  ports: [{containerPort: 80, hostIP: nowhere}]\n"),
+     "spec.containers[0].ports[0].hostIP", "nowhere", "valid IP"),
+    ("an unknown protocol", pod("containers:\n- name: c\n  ports: [{containerPort: 80, protocol: ICMP}]\n"),
+     "spec.containers[0].ports[0].protocol", "ICMP", 'unsupported value "ICMP"'),
+    ("a priority that is not an integer", pod(CONTAINER + "priority: high\n"), "spec.priority", "high",
+     "expected an integer"),
+    ("a priority beyond int32", pod(CONTAINER + "priority: 4294967296\n"), "spec.priority", "4294967296",
+     "between"),
+    ("an unknown preemptionPolicy", pod(CONTAINER + "preemptionPolicy: Always\n"), "spec.preemptionPolicy",
+     "preemptionPolicy", 'unsupported value "Always"'),
+    ("a sidecar restartPolicy other than Always",
+     pod(CONTAINER + "initContainers: [{name: i, restartPolicy: Never}]\n"),
+     "spec.initContainers[0].restartPolicy", "initContainers", 'supported values: "Always"'),
+    ("two controller owner references", pod(CONTAINER, extra_meta="""\
+        ownerReferences:
+        - {kind: ReplicaSet, name: a, controller: true}
+        - {kind: ReplicaSet, name: b, controller: true}
+        """), "metadata.ownerReferences", "ownerReferences", "Only one reference"),
+    ("a string where a boolean is expected",
+     "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nspec: {unschedulable: 'yes'}\n",
+     "spec.unschedulable", "unschedulable", "expected a boolean"),
+    ("a wrong apiVersion", "apiVersion: apps/v1\nkind: Node\nmetadata: {name: n1}\n", "apiVersion", "apps/v1",
+     'unsupported value "apps/v1"'),
+    ("an unknown kind", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n", "kind", "Deployment",
+     'unsupported kind "Deployment"'),
+    ("a ReplicaSet without selector", "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: rs}\nspec: {}\n",
+     "spec.selector", "spec: {}", "Required value"),
+]
+
+
+@pytest.mark.parametrize("text, path, line_fragment, message",
+                         [case[1:] for case in ERROR_CASES], ids=[f"it reports {case[0]}" for case in ERROR_CASES])
+def test_it_reports_each_invalid_field_with_path_and_line(text, path, line_fragment, message):
+    errors = errors_of(text)
+    matching = [e for e in errors if e.path == path]
+    assert matching, f"no error at {path}: {[str(e) for e in errors]}"
+    error = matching[0]
+    assert message in error.message
+    assert error.line == line_of(text, line_fragment)
+    assert error.object.split()[0] in ("Pod", "Node", "ReplicaSet", "document")
+
+
+def test_it_reports_every_error_with_its_line_sorted():
+    text = stream(
+        NODE.replace("cpu: '4'", "cpu: four"),
+        pod(CONTAINER + "priority: high\n", "a"),
+        pod(CONTAINER + "nodeName: ghost\n", "b", extra_meta="labels: {x: 1}"),
+    )
+    errors = errors_of(text)
+    assert [e.path for e in errors] == ["status.capacity.cpu", "spec.priority", "metadata.labels.x", "spec.nodeName"]
+    assert [e.line for e in errors] == sorted(e.line for e in errors)
+    assert [e.object for e in errors] == ["Node n1", "Pod default/a", "Pod default/b", "Pod default/b"]
+
+
+def test_it_names_the_document_when_the_object_has_no_name():
+    errors = errors_of(stream(NODE, "apiVersion: v1\nkind: Pod\nmetadata: {}\nspec: {containers: [{name: c}]}\n"))
+    assert errors[0].object == "document 2" and errors[0].path == "metadata.name"
+
+
+def test_it_refuses_a_pod_bound_to_an_unknown_node():
+    text = stream(NODE, pod(CONTAINER + "nodeName: n9\n"))
+    [error] = errors_of(text)
+    assert (error.object, error.path, error.line) == ("Pod default/web-1", "spec.nodeName", line_of(text, "n9"))
+
+
+def test_it_refuses_duplicate_object_names_but_not_across_namespaces():
+    text = stream(pod(CONTAINER, "a"), pod(CONTAINER, "a"))
+    [error] = errors_of(text)
+    assert error.path == "metadata.name" and "already defined at line 1" in error.message
+    assert len(load_scenario(stream(pod(CONTAINER, "a"), pod(CONTAINER, "a", "namespace: prod"))).pods) == 2
+
+
+def test_it_reports_yaml_syntax_errors_with_their_line():
+    text = NODE + "---\nkind: Pod\nmetadata: {name: [unclosed\n"
+    errors = errors_of(text)
+    assert any("YAML syntax error" in e.message and e.line in (12, 13) for e in errors)
+
+
+def test_it_refuses_non_utf8_bytes_naming_the_line():
+    [error] = errors_of(NODE.encode() + b"---\nkind: Pod\nmetadata: {name: \xff}\n")
+    assert error.line == 12 and "UTF-8" in error.message
+
+
+def test_it_refuses_duplicate_mapping_keys():
+    text = NODE.replace("  name: n1\n", "  name: n1\n  name: n2\n")
+    [error] = errors_of(text)
+    assert 'duplicate key "name"' in error.message and error.line == 5
+
+
+def test_it_refuses_a_document_that_is_not_a_mapping():
+    [error] = errors_of(stream(NODE, "- a\n- b\n"))
+    assert error.object == "document 2" and "expected a mapping" in error.message
+
+
+@pytest.mark.parametrize("limits, text, fragment", [
+    (Limits(max_bytes=100), NODE * 2, "Limits.max_bytes"),
+    (Limits(max_nodes=1), stream(NODE, NODE.replace("n1", "n2")), "Limits.max_nodes"),
+    (Limits(max_pods=1), stream(pod(CONTAINER, "a"), pod(CONTAINER, "b")), "Limits.max_pods"),
+    (Limits(max_pending_pods=1), stream(pod(CONTAINER, "a"), pod(CONTAINER, "b")), "Limits.max_pending_pods"),
+    (Limits(max_documents=1), stream(NODE, NODE.replace("n1", "n2")), "Limits.max_documents"),
+    (Limits(max_depth=2), NODE, "Limits.max_depth"),
+], ids=["it enforces max_bytes", "it enforces max_nodes", "it enforces max_pods", "it enforces max_pending_pods",
+        "it enforces max_documents", "it enforces max_depth"])
+def test_it_names_the_limit_a_scenario_exceeds(limits, text, fragment):
+    assert any(fragment in e.message for e in errors_of(text, limits))
+
+
+def test_the_default_limits_match_the_brief():
+    limits = Limits()
+    assert (limits.max_bytes, limits.max_nodes, limits.max_pods, limits.max_pending_pods, limits.max_depth) == (
+        5 * 2**20, 10_000, 60_000, 5_000, 64)
+
+
+def test_it_refuses_an_alias_bomb_quickly():
+    bomb = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, 12):
+        bomb.append(f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]")
+    errors = errors_of("\n".join(bomb) + "\nkind: Node\nmetadata: {name: n1}\n")
+    assert any("Limits.max_aliases" in e.message for e in errors)
+
+
+def test_a_few_aliases_are_fine():
+    text = ("apiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: &l {a: b}}\n---\n"
+            "apiVersion: v1\nkind: Node\nmetadata: {name: n2, labels: &m {c: d}}\nspec: {}\n")
+    assert [n.labels for n in load_scenario(text).nodes] == [{"a": "b"}, {"c": "d"}]
+
+
+def test_error_json_and_str_have_the_documented_shape():
+    error = ScenarioError("Pod default/web-1", "spec.containers[0].resources.requests.cpu", 12, "bad")
+    assert error.to_json() == {"object": "Pod default/web-1", "path": "spec.containers[0].resources.requests.cpu",
+                               "line": 12, "message": "bad"}
+    assert str(error) == "line 12: Pod default/web-1: spec.containers[0].resources.requests.cpu: bad"
+
+
+def test_it_rejects_input_that_is_not_text():
+    [error] = errors_of(12345)  # type: ignore[arg-type]
+    assert "expected text or bytes" in error.message
