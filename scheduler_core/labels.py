@@ -148,6 +148,8 @@ def _compile_node_term(term: NodeSelectorTerm) -> Optional[Callable[[Node], bool
     """One term: all its expressions and fields must match. An empty term matches nothing (None)."""
     if not term.match_expressions and not term.match_fields:
         return None
+    if not all(map(_valid_node_requirement, term.match_expressions)):
+        return None  # nodeaffinity: a term whose requirements do not parse never matches
     label_preds = [_requirement_predicate(r.key, r.operator, r.values) for r in term.match_expressions]
     field_preds = [_field_predicate(r) for r in term.match_fields]
 
@@ -158,8 +160,20 @@ def _compile_node_term(term: NodeSelectorTerm) -> Optional[Callable[[Node], bool
     return matches
 
 
+def _valid_node_requirement(req: NodeSelectorRequirement) -> bool:
+    """nodeSelectorRequirementsAsSelector's checks: value counts per operator, integers for Gt/Lt."""
+    if req.operator in ("In", "NotIn"):
+        return len(req.values) > 0
+    if req.operator in ("Exists", "DoesNotExist"):
+        return len(req.values) == 0
+    if req.operator in ("Gt", "Lt"):
+        return len(req.values) == 1 and parse_int64(req.values[0]) is not None
+    return False
+
+
 def _field_predicate(req: NodeSelectorRequirement) -> Callable[[Node], bool]:
-    if req.key != FIELD_NODE_NAME:
+    # Fields support only metadata.name with In/NotIn and exactly one value; anything else never matches.
+    if req.key != FIELD_NODE_NAME or req.operator not in ("In", "NotIn") or len(req.values) != 1:
         return lambda node: False
     predicate = _requirement_predicate(FIELD_NODE_NAME, req.operator, req.values)
     return lambda node: predicate({FIELD_NODE_NAME: node.name})

@@ -93,9 +93,11 @@ export function createEditor(container, { text = "", readOnly = false, label = "
       if (!readOnly && value.length < 300_000 && document.execCommand) {
         const active = document.activeElement;
         textarea.focus({ preventScroll: true });
-        textarea.select();
-        done = document.execCommand("insertText", false, value);
-        active?.focus?.({ preventScroll: true });
+        if (document.activeElement === textarea) { // not when the YAML tab is hidden
+          textarea.select();
+          done = document.execCommand("insertText", false, value);
+          active?.focus?.({ preventScroll: true });
+        }
       }
       if (!done || textarea.value !== value) textarea.value = value;
       textarea.scrollTop = scrollTop;

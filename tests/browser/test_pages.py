@@ -95,7 +95,7 @@ def test_a_run_steps_through_filter_and_score_with_the_seed_numbers(page, snap):
     column = header.index("PodTopologySpread")
     assert {row[0]: row[column] for row in pts} == {"node1": "✗", "node2": "✗", "node3": "✓", "node4": "✓"}
     assert {row[0]: row[-1] for row in pts} == {"node1": "✗ rejected", "node2": "✗ rejected", "node3": "✓ feasible", "node4": "✓ feasible"}
-    reason = page.locator("table.matrix tbody tr[data-node=node1] td.cell.fail")
+    reason = page.locator("table.matrix tbody tr[data-node=node1] td.cell.fail[data-detail]")
     expect(reason).to_have_attribute("title", re.compile("node1 × PodTopologySpread: Unschedulable: node\\(s\\) didn't match pod topology spread constraints"))
     reason.focus()
     expect(page.locator(".cell-detail")).to_contain_text("didn't match pod topology spread constraints")

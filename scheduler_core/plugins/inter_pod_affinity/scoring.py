@@ -92,7 +92,12 @@ def _weigh_existing_pod_terms(state: PreScoreState, existing: PodInfo, node: Nod
 
 def score_node(state: PreScoreState, node_info: NodeInfo) -> int:
     labels = node_info.node.labels
-    return sum(values.get(labels[key], 0) for key, values in state.topology_score.items() if key in labels)
+    score = 0
+    for key, values in state.topology_score.items():
+        value = labels.get(key)
+        if value is not None:
+            score += values.get(value, 0)
+    return score
 
 
 def normalize(state: PreScoreState, scores: list[NodeScore]) -> None:
