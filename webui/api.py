@@ -204,7 +204,7 @@ def run_create(request: HttpRequest, scenario_id: int):
 @scenario_router.get("/{int:scenario_id}/runs", response={200: list[schemas.RunOut], **ERRORS})
 def scenario_runs(request: HttpRequest, scenario_id: int):
     scenario = access.readable_scenario(request.auth, scenario_id)
-    found = runs.listing(request.auth, scenario)
+    found = runs.listing(request.auth, scenario)[:200]
     return [presenters.run(r) for r in found if access.can_read_run(request.auth, r)]
 
 

@@ -80,6 +80,8 @@ class Run(Owned):
     created = models.DateTimeField(default=timezone.now)
     started = models.DateTimeField(null=True, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
+    # The trace summary of a succeeded run, built once from its events (they never change afterwards).
+    trace = models.JSONField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["-created", "-id"]

@@ -121,6 +121,7 @@ class RunController {
 
   onEnd(status) {
     this.status = status;
+    this.ended = true;
     this.dirty.add(this.pos.cycle);
     this.schedule();
   }
@@ -148,7 +149,8 @@ class RunController {
     this.progress.value = done;
     const error = this.status === "failed" && this.run.error ? ` — ${this.run.error}` : "";
     this.progressText.textContent = `${this.status} · ${done}/${total} cycle(s) · ${this.model.eventCount} events${error}`;
-    this.root.dataset.status = this.status;
+    // "succeeded" etc. only once every event has arrived (tests and links wait on it).
+    this.root.dataset.status = this.ended ? this.status : "streaming";
   }
 
   renderCycleOptions() {

@@ -46,6 +46,7 @@ def start_run(page: Page) -> int:
 
 def open_step(page: Page, run_id: int, cycle: int, step: str, base: str | None = None) -> None:
     page.goto(f"{base or page.base_url}/runs/{run_id}/?cycle={cycle}&step={step}")
+    expect(page.locator("#run-root")).to_have_attribute("data-status", "succeeded", timeout=60_000)
     expect(page.locator("#step-heading")).to_contain_text(step if step != "Bind" else "Bind")
 
 

@@ -106,7 +106,8 @@ def test_a_run_steps_through_filter_and_score_with_the_seed_numbers(page, snap):
     expect(spread.locator("[data-fact='minDomains']")).to_have_text("1")
     assert table_rows(page, ".spread-hard table.skew-table") == [["zoneA", "2", "✗ no"], ["zoneB", "1", "✓ yes"]]
     expect(spread.locator(".chart .main-svg").first).to_be_visible()
-    expect(spread.locator(".chart g.bartext")).to_have_count(2)
+    expect(spread.locator(".chart text.bartext")).to_have_text(["2 ✗", "1 ✓"])
+    expect(spread.locator(".chart .annotation-text")).to_have_text(["global minimum 1", "min + maxSkew = 2"])
     snap(page, "run-filter", full_page=True)
 
     # ← / → walk the steps, and the URL names the step.
@@ -151,6 +152,7 @@ def test_a_share_link_opens_read_only_and_forks(page, fresh_page, snap):
 
     visitor = fresh_page()
     visitor.goto(url)
+    expect(visitor.locator("#run-root")).to_have_attribute("data-status", "succeeded")
     expect(visitor.locator(".readonly-banner")).to_be_visible()
     expect(visitor.locator("#step-heading")).to_contain_text("Cycle 0 · default/mypod · Filter")
     assert table_rows(visitor, ".spread-hard table.skew-table") == [["zoneA", "2", "✗ no"], ["zoneB", "1", "✓ yes"]]

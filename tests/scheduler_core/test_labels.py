@@ -82,8 +82,24 @@ def test_compile_selector_agrees_with_the_reference(selector, labels):
 def test_node_selector_terms_agree_with_the_reference(requirements, labels):
     term = NodeSelectorTerm(tuple(requirements))
     node = Node("n1", labels=dict(labels))
-    expected = all(_reference_requirement(r.key, r.operator, r.values, labels) for r in requirements)
+    expected = all(_reference_parses(r) for r in requirements) and \
+        all(_reference_requirement(r.key, r.operator, r.values, labels) for r in requirements)
     assert node_selector_term_matches(term, node) == expected
+
+
+def _reference_parses(req: NodeSelectorRequirement) -> bool:
+    """A node-selector term with a requirement that does not parse never matches (nodeaffinity)."""
+    if req.operator in ("In", "NotIn"):
+        return len(req.values) > 0
+    if req.operator in ("Exists", "DoesNotExist"):
+        return not req.values
+    if len(req.values) != 1:
+        return False
+    try:
+        int(req.values[0])
+    except ValueError:
+        return False
+    return True
 
 
 @given(label_maps, label_maps)

@@ -11,6 +11,12 @@ SERVICES = {"PostgreSQL": ("127.0.0.1", 5432), "Redis": ("127.0.0.1", 6379)}
 
 
 @pytest.fixture(autouse=True)
+def _fast_password_hashing(settings) -> None:
+    # Tests create users; the production hasher is deliberately slow.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
 def _require_services(request) -> None:
     """`service` tests skip when PostgreSQL/Redis are missing locally, but fail under CI."""
     if request.node.get_closest_marker("service") is None:

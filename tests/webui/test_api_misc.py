@@ -37,3 +37,9 @@ def test_it_serves_openapi_docs(owner: Client):
     paths = owner.get("/api/openapi.json").json()["paths"]
     for path in ("/api/scenarios", "/api/scenarios/{scenario_id}", "/api/scenarios/{scenario_id}/runs", "/api/runs/{run_id}/events", "/api/runs/{run_id}/trace", "/api/scenarios/{scenario_id}/share"):
         assert path in paths
+
+
+def test_it_serves_the_docs_page_from_our_own_static_files(owner: Client):
+    html = owner.get("/api/docs").content.decode()
+    assert "/static/ninja/swagger-ui-bundle.js" in html
+    assert "cdn" not in html.lower()

@@ -133,3 +133,11 @@ def test_it_refuses_a_run_over_the_node_limit_naming_the_limit(owner: Client, se
     response = start(owner, created["id"])
     assert response.status_code == 400
     assert "max_nodes" in response.json()["error"]["details"]["errors"][0]["message"]
+
+
+def test_it_keeps_the_trace_of_a_finished_run(owner: Client, scenario: dict):
+    run = start(owner, scenario["id"]).json()
+    run_now(run["id"])
+    first = owner.get(f"/api/runs/{run['id']}/trace").json()
+    assert Run.objects.get(pk=run["id"]).trace == first
+    assert owner.get(f"/api/runs/{run['id']}/trace").json() == first

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from webui import publisher
-from webui.models import Run, RunEvent
+from webui.models import Run, RunEvent, RunStatus
 from webui.services import engine
 
 PAGE_SIZE = 500
@@ -20,5 +20,10 @@ def page(run_id: int, since: int, limit: int = PAGE_SIZE) -> list[publisher.Even
 
 
 def trace(run: Run) -> dict[str, Any]:
+    if run.trace is not None:
+        return run.trace
     rows = RunEvent.objects.filter(run=run).order_by("seq").iterator(chunk_size=2000)
-    return engine.trace(publisher.engine_json(row) for row in rows)
+    summary = engine.trace(publisher.engine_json(row) for row in rows)
+    if run.status == RunStatus.SUCCEEDED:  # a running run's trace is partial: build it again next time
+        Run.objects.filter(pk=run.pk).update(trace=summary)
+    return summary

@@ -172,31 +172,30 @@ class LabelIndex:
     ``generation`` (bumped on every pod added or removed) differs from what was indexed.
     """
 
-    __slots__ = ("_nodes", "_by_pair")
+    __slots__ = ("indexed_nodes", "by_pair")
 
     def __init__(self) -> None:
-        self._nodes: dict[str, tuple[NodeInfo, int, list[tuple[str, str, str]]]] = {}
-        self._by_pair: dict[tuple[str, str, str], dict[str, int]] = {}
+        # node name -> (the NodeInfo indexed, its generation then, the pairs its pods carried)
+        self.indexed_nodes: dict[str, tuple[NodeInfo, int, list[tuple[str, str, str]]]] = {}
+        # (namespace, key, value) -> node name -> pods there carrying the label
+        self.by_pair: dict[tuple[str, str, str], dict[str, int]] = {}
 
     def sync(self, node_info: NodeInfo) -> None:
         name = node_info.node.name
-        entry = self._nodes.get(name)
+        entry = self.indexed_nodes.get(name)
         if entry is not None:
             if entry[0] is node_info and entry[1] == node_info.generation:
                 return
             for pair in entry[2]:
-                table = self._by_pair[pair]
+                table = self.by_pair[pair]
                 table[name] -= 1
                 if not table[name]:
                     del table[name]
         pairs = [(info.pod.namespace, key, value) for info in node_info.pods for key, value in info.pod.labels.items()]
         for pair in pairs:
-            table = self._by_pair.setdefault(pair, {})
+            table = self.by_pair.setdefault(pair, {})
             table[name] = table.get(name, 0) + 1
-        self._nodes[name] = (node_info, node_info.generation, pairs)
-
-    def nodes_with(self, namespace: str, key: str, value: str) -> dict[str, int]:
-        return self._by_pair.get((namespace, key, value), {})
+        self.indexed_nodes[name] = (node_info, node_info.generation, pairs)
 
 
 class MatchCounter:
@@ -224,17 +223,22 @@ class MatchCounter:
 
     def _indexed_counter(self, namespace: str, matcher: Matcher) -> Callable[[NodeInfo], int]:
         index = self._index
-        pairs = matcher.pairs
-        direct = len(pairs) == 1 and matcher.exact
+        indexed_nodes = index.indexed_nodes
+        by_pair = index.by_pair
+        pair_keys = [(namespace, key, value) for key, value in matcher.pairs]
+        direct = len(pair_keys) == 1 and matcher.exact
 
         def count(node_info: NodeInfo) -> int:
-            index.sync(node_info)
             name = node_info.node.name
-            tables = [index.nodes_with(namespace, key, value) for key, value in pairs]
-            if any(name not in table for table in tables):
-                return 0
-            if direct:
-                return tables[0][name]
+            entry = indexed_nodes.get(name)
+            if entry is None or entry[0] is not node_info or entry[1] != node_info.generation:
+                index.sync(node_info)
+            for pair in pair_keys:
+                table = by_pair.get(pair)
+                if table is None or name not in table:
+                    return 0
+                if direct:
+                    return table[name]
             return count_matching(node_info, namespace, matcher)
 
         return count
