@@ -261,6 +261,13 @@ def share_resolve(request: HttpRequest, token: str):
     return presenters.share_resolved(access.active_share(token))
 
 
+@share_router.post("/{token}/fork", response={201: schemas.ScenarioOut, **ERRORS})
+def share_fork(request: HttpRequest, token: str, body: schemas.ForkIn | None = None):
+    """The token names the source (in the path); the new scenario is the caller's own."""
+    saved = shares.fork(request.auth, access.active_share(token), (body or schemas.ForkIn()).name)
+    return Status(201, _saved(request, saved))
+
+
 @share_router.delete("/{token}", response={200: schemas.ShareOut, **ERRORS})
 def share_revoke(request: HttpRequest, token: str):
     return presenters.share(request, shares.revoke(request.auth, token))

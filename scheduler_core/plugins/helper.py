@@ -8,13 +8,34 @@ corpus depend on the difference.
 from __future__ import annotations
 
 import math
+import weakref
 from dataclasses import dataclass
-from typing import Callable, Iterable, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Optional, Sequence
+
+import numpy as np
 
 from scheduler_core.framework.interfaces import NodeScore
 from scheduler_core.framework.status import MaybeStatus
-from scheduler_core.labels import map_selector_matches, node_selector_matches
-from scheduler_core.model import Node, Pod, Taint, TaintEffect, Toleration
+from scheduler_core.labels import (
+    FIELD_NODE_NAME,
+    map_selector_matches,
+    node_selector_matches,
+    parse_int64,
+    _valid_node_requirement as valid_node_requirement,
+)
+from scheduler_core.model import (
+    Node,
+    NodeSelector,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    Pod,
+    Taint,
+    TaintEffect,
+    Toleration,
+)
+
+if TYPE_CHECKING:
+    from scheduler_core.framework.node_table import LabelColumn, NodeTable
 
 # ---------------------------------------------------------------------------- Go arithmetic
 
@@ -110,3 +131,146 @@ def required_node_affinity_matches(pod: Pod, node: Node) -> bool:
     affinity = pod.affinity
     required = affinity.node_affinity.required if affinity and affinity.node_affinity else None
     return required is None or node_selector_matches(required, node)
+
+
+# ---------------------------------------------------------------------------- vectorised (NodeTable) forms
+#
+# The fast path's counterparts of the per-node checks above, over every node of a NodeTable at once.
+# Node labels, taints and images never change while a scenario runs (only pods bind), so the masks
+# below are cached per table; the per-node functions stay the reference the tests compare with.
+
+_TABLE_CACHES: "weakref.WeakKeyDictionary[NodeTable, dict]" = weakref.WeakKeyDictionary()
+_CACHE_LIMIT = 4096
+
+
+def table_cache(table: "NodeTable", kind: str) -> dict:
+    """A per-table dict for static (label/taint/image derived) arrays, bounded in size."""
+    caches = _TABLE_CACHES.get(table)
+    if caches is None:
+        caches = _TABLE_CACHES[table] = {}
+    cache = caches.get(kind)
+    if cache is None or len(cache) > _CACHE_LIMIT:
+        cache = caches[kind] = {}
+    return cache
+
+
+def _label_lookup(column: "LabelColumn", operator: str, values: tuple[str, ...],
+                  cache: dict) -> np.ndarray:
+    """One bool per column value code, plus a last entry for a node without the key (code -1)."""
+    size = len(column.values)
+    if operator == "In":
+        lookup = np.zeros(size + 1, dtype=bool)
+        codes = [column.code_of[v] for v in values if v in column.code_of]
+        lookup[codes] = True
+        return lookup
+    if operator == "NotIn":
+        lookup = np.ones(size + 1, dtype=bool)
+        codes = [column.code_of[v] for v in values if v in column.code_of]
+        lookup[codes] = False
+        return lookup
+    if operator == "Exists":
+        lookup = np.ones(size + 1, dtype=bool)
+        lookup[-1] = False
+        return lookup
+    if operator == "DoesNotExist":
+        lookup = np.zeros(size + 1, dtype=bool)
+        lookup[-1] = True
+        return lookup
+    if operator in ("Gt", "Lt"):
+        bound = parse_int64(values[0]) if len(values) == 1 else None
+        lookup = np.zeros(size + 1, dtype=bool)
+        if bound is None:
+            return lookup
+        parsed = cache.get(("ints", id(column)))
+        if parsed is None or parsed[0] is not column:
+            ints = [parse_int64(v) for v in column.values]
+            parsed = cache[("ints", id(column))] = (column, ints)
+        for code, value in enumerate(parsed[1]):
+            if value is not None:
+                lookup[code] = value > bound if operator == "Gt" else value < bound
+        return lookup
+    return np.zeros(size + 1, dtype=bool)
+
+
+def label_requirement_mask(table: "NodeTable", key: str, operator: str, values: tuple[str, ...]) -> np.ndarray:
+    """labels.Requirement.Matches over every node (as ``labels._requirement_predicate``)."""
+    cache = table_cache(table, "label")
+    mask = cache.get((key, operator, values))
+    if mask is None:
+        column = table.labels(key)
+        mask = cache[(key, operator, values)] = _label_lookup(column, operator, values, cache)[column.codes]
+    return mask
+
+
+def _field_mask(table: "NodeTable", req: NodeSelectorRequirement) -> np.ndarray:
+    """metadata.name In/NotIn with one value; anything else never matches (labels._field_predicate)."""
+    mask = np.zeros(table.size, dtype=bool)
+    if req.key != FIELD_NODE_NAME or req.operator not in ("In", "NotIn") or len(req.values) != 1:
+        return mask
+    position = table.index.get(req.values[0])
+    if position is not None:
+        mask[position] = True
+    return mask if req.operator == "In" else ~mask
+
+
+def node_selector_term_mask(table: "NodeTable", term: NodeSelectorTerm) -> np.ndarray:
+    """node_selector_term_matches over every node: all expressions and fields; an empty or
+    invalid term matches nothing."""
+    cache = table_cache(table, "term")
+    mask = cache.get(term)
+    if mask is not None:
+        return mask
+    mask = np.zeros(table.size, dtype=bool)
+    if (term.match_expressions or term.match_fields) and all(map(valid_node_requirement, term.match_expressions)):
+        mask = ~mask
+        for req in term.match_expressions:
+            mask &= label_requirement_mask(table, req.key, req.operator, req.values)
+        for req in term.match_fields:
+            mask &= _field_mask(table, req)
+    cache[term] = mask
+    return mask
+
+
+def node_selector_mask(table: "NodeTable", selector: NodeSelector) -> np.ndarray:
+    """node_selector_matches over every node: terms are ORed."""
+    mask = np.zeros(table.size, dtype=bool)
+    for term in selector.terms:
+        mask |= node_selector_term_mask(table, term)
+    return mask
+
+
+def required_node_affinity_mask(pod: Pod, table: "NodeTable") -> np.ndarray:
+    """required_node_affinity_matches over every node (a bool per table position; do not modify)."""
+    affinity = pod.affinity
+    required = affinity.node_affinity.required if affinity and affinity.node_affinity else None
+    if not pod.node_selector and required is None:
+        return np.ones(table.size, dtype=bool)
+    cache = table_cache(table, "required")
+    key = (tuple(sorted(pod.node_selector.items())), required)
+    mask = cache.get(key)
+    if mask is None:
+        mask = np.ones(table.size, dtype=bool)
+        for label, value in key[0]:
+            mask &= label_requirement_mask(table, label, "In", (value,))
+        if required is not None:
+            mask &= node_selector_mask(table, required)
+        cache[key] = mask
+    return mask
+
+
+def tainted_verdicts(table: "NodeTable", kind: str, key: Hashable,
+                     judge: Callable[[tuple[Taint, ...]], int]) -> np.ndarray:
+    """``judge(taints)`` for every node, as an int64 per table position: 0 where a node has no taints.
+
+    Only the (usually few) tainted nodes are looked at in Python; the result is cached under
+    ``(kind, key)``, which must determine the judgement (taints never change during a run).
+    """
+    cache = table_cache(table, "taint")
+    values = cache.get((kind, key))
+    if values is None:
+        values = np.zeros(table.size, dtype=np.int64)
+        infos = table.node_infos
+        for position in table.tainted.tolist():
+            values[position] = judge(infos[position].node.taints)
+        cache[(kind, key)] = values
+    return values

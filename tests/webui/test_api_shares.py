@@ -84,3 +84,11 @@ def test_it_revokes_a_token(owner: Client, stranger: Client, token: str, scenari
 def test_it_lists_a_scenarios_links_for_the_owner_only(owner: Client, stranger: Client, token: str, scenario: dict):
     assert [link["token"] for link in owner.get(f"/api/scenarios/{scenario['id']}/shares").json()] == [token]
     assert stranger.get(f"/api/scenarios/{scenario['id']}/shares").status_code == 404
+
+
+def test_it_forks_a_shared_version_into_the_visitors_own_scenario(owner: Client, stranger: Client, token: str, scenario: dict):
+    response = stranger.post(f"/api/share/{token}/fork", {"name": "my copy"}, content_type=JSON)
+    assert response.status_code == 201
+    fork = response.json()
+    assert (fork["name"], fork["owned"], fork["forkedFrom"], fork["text"]) == ("my copy", True, scenario["id"], scenario["text"])
+    assert owner.get(f"/api/scenarios/{scenario['id']}").json()["version"] == 1  # the original is untouched

@@ -22,6 +22,13 @@ def create(actor: Actor, scenario: Scenario, version: int | None, run_id: int | 
     return ShareLink.objects.create(version=target, run=run, step=step, created_by_id=actor.user_id)
 
 
+def fork(actor: Actor, link: ShareLink, name: str | None) -> scenarios.Saved:
+    """A visitor's own copy of the shared version; the shared scenario itself is untouched."""
+    source = link.version
+    title = name or f"{source.scenario.name} (fork)"
+    return scenarios.create(actor, title, source.text, source.scenario.description, forked_from=source)
+
+
 def listing(scenario: Scenario) -> QuerySet[ShareLink]:
     return ShareLink.objects.filter(version__scenario=scenario).select_related("version").order_by("-created")
 

@@ -10,6 +10,7 @@ from scheduler_core.framework.status import SKIP, Status
 from scheduler_core.model import (
     Affinity,
     LabelSelector,
+    LabelSelectorRequirement,
     NodeAffinity,
     NodeSelector,
     NodeSelectorRequirement,
@@ -260,3 +261,24 @@ def test_counts_follow_pods_bound_between_cycles():
     fresh = CycleState()
     plugin.pre_filter(fresh, pod, snapshot.node_infos)
     assert plugin.pre_filter_state_json(fresh)[0]["matchNum"] == {"zoneA": 1, "zoneB": 2}
+
+
+@pytest.mark.parametrize("selector, expected", [
+    pytest.param(LabelSelector(match_labels=(("foo", "bar"), ("tier", "web"))), {"zoneA": 1, "zoneB": 1},
+                 id="a selector with two equalities counts only pods carrying both"),
+    pytest.param(LabelSelector(match_expressions=(LabelSelectorRequirement("tier", "NotIn", ("db",)),)),
+                 {"zoneA": 2, "zoneB": 2}, id="a selector without equalities is counted by scanning"),
+    pytest.param(LabelSelector(), {"zoneA": 3, "zoneB": 2}, id="an empty selector counts every pod of the namespace"),
+])
+def test_counting_stays_right_as_pods_bind(selector, expected):
+    pods = [make_pod("a", labels={"foo": "bar", "tier": "web"}, node="node1"),
+            make_pod("b", labels={"foo": "bar", "tier": "db"}, node="node1"),
+            make_pod("c", labels={"foo": "bar"}, node="node2")]
+    pod = make_pod("mypod", labels={"foo": "bar"}, topology_spread_constraints=(hard("zone", selector=selector),))
+    plugin, state, _, _ = run_filters(seed_nodes(), pods, pod)
+    snapshot = plugin._handle.snapshot
+    snapshot.bind(make_pod("d", labels={"foo": "bar", "tier": "web"}), "node3")
+    snapshot.bind(make_pod("e", labels={"other": "x"}), "node4")
+    fresh = CycleState()
+    plugin.pre_filter(fresh, pod, snapshot.node_infos)
+    assert plugin.pre_filter_state_json(fresh)[0]["matchNum"] == expected
