@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from typing import ClassVar, Mapping, Optional
 
+import numpy as np
+
 from scheduler_core import names
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import PreFilterResult
 from scheduler_core.framework.node_info import NodeInfo
+from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.status import SKIP, MaybeStatus
 from scheduler_core.model import Pod
 
@@ -37,6 +40,9 @@ class DynamicResources:
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, MaybeStatus]:
         return 0, None
+
+    def score_batch(self, state: CycleState, pod: Pod, table: NodeTable, positions: np.ndarray) -> np.ndarray:
+        return np.zeros(len(positions), dtype=np.int64)
 
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> MaybeStatus:
         return None

@@ -34,6 +34,8 @@ from scheduler_core.model import (
     Toleration,
 )
 
+from scheduler_core.framework.batch import go_div as go_div_batch
+
 if TYPE_CHECKING:
     from scheduler_core.framework.node_table import LabelColumn, NodeTable
 
@@ -49,6 +51,11 @@ def go_div(numerator: int, denominator: int) -> int:
 def go_round(value: float) -> int:
     """Go's ``math.Round``: to the nearest integer, halves away from zero."""
     return int(math.copysign(math.floor(abs(value) + 0.5), value))
+
+
+def go_round_batch(values: np.ndarray) -> np.ndarray:
+    """go_round over a float64 array, as int64."""
+    return np.copysign(np.floor(np.abs(values) + 0.5), values).astype(np.int64)
 
 
 # ---------------------------------------------------------------------------- normalisation
@@ -95,6 +102,27 @@ def build_broken_linear_function(shape: Sequence[FunctionShapePoint]) -> Callabl
                 rise = (point.score - previous.score) * (utilization - previous.utilization)
                 return previous.score + go_div(rise, point.utilization - previous.utilization)
         return points[-1].score
+
+    return evaluate
+
+
+def build_broken_linear_function_batch(shape: Sequence[FunctionShapePoint]) -> Callable[[np.ndarray], np.ndarray]:
+    """build_broken_linear_function over an int64 array of utilisations (the same segments)."""
+    points = tuple(shape)
+
+    def evaluate(utilization: np.ndarray) -> np.ndarray:
+        result = np.full(len(utilization), points[-1].score if points else 0, dtype=np.int64)
+        done = np.zeros(len(utilization), dtype=bool)
+        for index, point in enumerate(points):
+            here = ~done & (utilization <= point.utilization)
+            if index == 0:
+                result[here] = points[0].score
+            else:
+                previous = points[index - 1]
+                rise = (point.score - previous.score) * (utilization[here] - previous.utilization)
+                result[here] = previous.score + go_div_batch(rise, point.utilization - previous.utilization)
+            done |= here
+        return result
 
     return evaluate
 

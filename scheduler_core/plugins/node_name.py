@@ -8,9 +8,13 @@ from __future__ import annotations
 
 from typing import ClassVar, Mapping, Optional
 
+import numpy as np
+
 from scheduler_core import names
+from scheduler_core.framework.batch import FilterVerdicts
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.node_info import NodeInfo
+from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.status import MaybeStatus, Status
 from scheduler_core.model import Pod
 
@@ -26,6 +30,13 @@ class NodeName:
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus:
         return None if fits(pod, node_info) else Status.unresolvable(REASON_NODE_NAME)
+
+    def filter_batch(self, state: CycleState, pod: Pod, table: NodeTable,
+                     positions: np.ndarray) -> Optional[FilterVerdicts]:
+        if not pod.node_name:
+            return None
+        wanted = table.index.get(pod.node_name, -1)
+        return FilterVerdicts.from_mask(positions != wanted, Status.unresolvable(REASON_NODE_NAME))
 
 
 def new(args: Optional[Mapping], handle) -> NodeName:

@@ -11,10 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Mapping, Optional
 
+import numpy as np
+
 from scheduler_core import names
+from scheduler_core.framework.batch import FilterVerdicts
 from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.interfaces import PreFilterResult
 from scheduler_core.framework.node_info import NodeInfo
+from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.status import SKIP, MaybeStatus, Status
 from scheduler_core.model import Pod
 from scheduler_core.resources import host_ports
@@ -68,6 +72,25 @@ class NodePorts:
         if pre_filter is None:
             return Status.error(f"reading {_PRE_FILTER.name!r} from cycleState: not found")
         return None if fits_ports(pre_filter.wanted, node_info) else Status.unschedulable(REASON_PORTS)
+
+    def filter_batch(self, state: CycleState, pod: Pod, table: NodeTable,
+                     positions: np.ndarray) -> Optional[FilterVerdicts]:
+        """Only nodes running pods can have used ports: those few are checked in Python."""
+        pre_filter = state.read_optional(_PRE_FILTER)
+        if pre_filter is None:
+            error = Status.error(f"reading {_PRE_FILTER.name!r} from cycleState: not found")
+            return FilterVerdicts.from_mask(np.ones(len(positions), dtype=bool), error)
+        occupied = np.flatnonzero(table.pod_count[positions] > 0)
+        if not len(occupied):
+            return None
+        infos = table.node_infos
+        wanted = pre_filter.wanted
+        failed = np.zeros(len(positions), dtype=bool)
+        for i, position in zip(occupied.tolist(), positions[occupied].tolist()):
+            used = infos[position].used_ports
+            if used and not fits_ports(wanted, infos[position]):
+                failed[i] = True
+        return FilterVerdicts.from_mask(failed, Status.unschedulable(REASON_PORTS))
 
 
 def new(args: Optional[Mapping], handle) -> NodePorts:

@@ -8,9 +8,13 @@ from __future__ import annotations
 
 from typing import ClassVar, Mapping, Optional
 
+import numpy as np
+
 from scheduler_core import names
+from scheduler_core.framework.batch import FilterVerdicts
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.node_info import NodeInfo
+from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.status import MaybeStatus, Status
 from scheduler_core.model import Pod, Taint, TaintEffect
 from scheduler_core.plugins.helper import tolerations_tolerate_taint
@@ -28,6 +32,13 @@ class NodeUnschedulable:
         if tolerations_tolerate_taint(pod.tolerations, UNSCHEDULABLE_TAINT):
             return None
         return Status.unresolvable(REASON_UNSCHEDULABLE)
+
+    def filter_batch(self, state: CycleState, pod: Pod, table: NodeTable,
+                     positions: np.ndarray) -> Optional[FilterVerdicts]:
+        cordoned = table.unschedulable[positions]
+        if not cordoned.any() or tolerations_tolerate_taint(pod.tolerations, UNSCHEDULABLE_TAINT):
+            return None
+        return FilterVerdicts.from_mask(cordoned, Status.unresolvable(REASON_UNSCHEDULABLE))
 
 
 def new(args: Optional[Mapping], handle) -> NodeUnschedulable:

@@ -8,15 +8,24 @@ PreferNoSchedule or no effect count) and reverses the scale, so fewer such taint
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Mapping, Optional
+from typing import ClassVar, Iterable, Mapping, Optional
+
+import numpy as np
 
 from scheduler_core import names
+from scheduler_core.framework.batch import FilterVerdicts, default_normalize
 from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, NodeScore
 from scheduler_core.framework.node_info import NodeInfo
+from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.status import MaybeStatus, Status
-from scheduler_core.model import Pod, TaintEffect, Toleration
-from scheduler_core.plugins.helper import default_normalize_score, find_untolerated_taint, tolerations_tolerate_taint
+from scheduler_core.model import Pod, Taint, TaintEffect, Toleration
+from scheduler_core.plugins.helper import (
+    default_normalize_score,
+    find_untolerated_taint,
+    tainted_verdicts,
+    tolerations_tolerate_taint,
+)
 
 REASON_UNTOLERATED = "node(s) had untolerated taint(s)"
 PREFER_NO_SCHEDULE = TaintEffect.PREFER_NO_SCHEDULE.value
@@ -38,8 +47,8 @@ def _prefer_no_schedule_tolerations(pod: Pod) -> tuple[Toleration, ...]:
     return tuple(t for t in pod.tolerations if not t.effect or t.effect == PREFER_NO_SCHEDULE)
 
 
-def _count_intolerable(node_info: NodeInfo, tolerations: tuple[Toleration, ...]) -> int:
-    return sum(1 for taint in node_info.node.taints
+def _count_intolerable(taints: Iterable[Taint], tolerations: tuple[Toleration, ...]) -> int:
+    return sum(1 for taint in taints
                if taint.effect == PREFER_NO_SCHEDULE and not tolerations_tolerate_taint(tolerations, taint))
 
 
@@ -59,10 +68,34 @@ class TaintToleration:
         pre_score = state.read_optional(_PRE_SCORE)
         if pre_score is None:
             return 0, Status.error(f"reading {_PRE_SCORE.name!r} from cycleState: not found")
-        return _count_intolerable(node_info, pre_score.prefer_no_schedule_tolerations), None
+        return _count_intolerable(node_info.node.taints, pre_score.prefer_no_schedule_tolerations), None
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> MaybeStatus:
         return default_normalize_score(MAX_NODE_SCORE, True, scores)
+
+    # The fast path: only tainted nodes (table.tainted) are looked at, once per set of tolerations.
+
+    def filter_batch(self, state: CycleState, pod: Pod, table: NodeTable,
+                     positions: np.ndarray) -> Optional[FilterVerdicts]:
+        if not len(table.tainted):
+            return None
+        tolerations = pod.tolerations
+        untolerated = tainted_verdicts(table, "filter", tolerations,
+                                       lambda taints: find_untolerated_taint(taints, tolerations) is not None)
+        return FilterVerdicts.from_mask(untolerated[positions] != 0, Status.unresolvable(REASON_UNTOLERATED))
+
+    def score_batch(self, state: CycleState, pod: Pod, table: NodeTable, positions: np.ndarray) -> np.ndarray:
+        pre_score = state.read_optional(_PRE_SCORE)
+        tolerations = (pre_score.prefer_no_schedule_tolerations if pre_score is not None
+                       else _prefer_no_schedule_tolerations(pod))
+        if not len(table.tainted):
+            return np.zeros(len(positions), dtype=np.int64)
+        counts = tainted_verdicts(table, "score", tolerations,
+                                  lambda taints: _count_intolerable(taints, tolerations))
+        return counts[positions]
+
+    def normalize_batch(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
+        return default_normalize(scores, MAX_NODE_SCORE, True)
 
 
 def new(args: Optional[Mapping], handle) -> TaintToleration:

@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import numpy as np
+
+from scheduler_core.framework import batch
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE
 from scheduler_core.plugins.helper import go_div
-from scheduler_core.plugins.node_resources.resource_allocation import ResourceSpec, Scorer
+from scheduler_core.plugins.node_resources.resource_allocation import (
+    BatchScorer,
+    ResourceSpec,
+    Scorer,
+    weighted_average_batch,
+)
 
 
 def least_requested_score(requested: int, capacity: int) -> int:
@@ -25,5 +33,17 @@ def least_resource_scorer(resources: tuple[ResourceSpec, ...]) -> Scorer:
             total += least_requested_score(requested[index], allocatable[index]) * spec.weight
             weights += spec.weight
         return go_div(total, weights) if weights else 0
+
+    return score
+
+
+def least_requested_score_batch(requested: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+    """least_requested_score per node; capacity is non-zero (weighted_average_batch drops the rest)."""
+    return np.where(requested > capacity, 0, batch.go_div((capacity - requested) * MAX_NODE_SCORE, capacity))
+
+
+def least_resource_scorer_batch(resources: tuple[ResourceSpec, ...]) -> BatchScorer:
+    def score(requested: list[np.ndarray], allocatable: list[np.ndarray]) -> np.ndarray:
+        return weighted_average_batch(resources, requested, allocatable, least_requested_score_batch)
 
     return score

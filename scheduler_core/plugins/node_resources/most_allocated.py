@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import numpy as np
+
+from scheduler_core.framework import batch
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE
 from scheduler_core.plugins.helper import go_div
-from scheduler_core.plugins.node_resources.resource_allocation import ResourceSpec, Scorer
+from scheduler_core.plugins.node_resources.resource_allocation import (
+    BatchScorer,
+    ResourceSpec,
+    Scorer,
+    weighted_average_batch,
+)
 
 
 def most_requested_score(requested: int, capacity: int) -> int:
@@ -25,5 +33,17 @@ def most_resource_scorer(resources: tuple[ResourceSpec, ...]) -> Scorer:
             total += most_requested_score(requested[index], allocatable[index]) * spec.weight
             weights += spec.weight
         return go_div(total, weights) if weights else 0
+
+    return score
+
+
+def most_requested_score_batch(requested: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+    """most_requested_score per node; capacity is non-zero (weighted_average_batch drops the rest)."""
+    return batch.go_div(np.minimum(requested, capacity) * MAX_NODE_SCORE, capacity)
+
+
+def most_resource_scorer_batch(resources: tuple[ResourceSpec, ...]) -> BatchScorer:
+    def score(requested: list[np.ndarray], allocatable: list[np.ndarray]) -> np.ndarray:
+        return weighted_average_batch(resources, requested, allocatable, most_requested_score_batch)
 
     return score

@@ -154,7 +154,8 @@ def test_system_default_spreading(snapshot_fields, pod_fields):
                  dict(owner_references=(OwnerReference("ReplicaSet", "web-rs", "apps/v1", controller=False),)),
                  id="an owner that is not the controller does not count"),
     pytest.param(dict(workloads=[Workload("ReplicaSet", "default", "web-rs", WEB)]),
-                 dict(owner_references=(OwnerReference("ReplicaSet", "web-rs", "extensions/v1beta1", controller=True),)),
+                 dict(owner_references=(
+                     OwnerReference("ReplicaSet", "web-rs", "extensions/v1beta1", controller=True),)),
                  id="a controller of an unsupported apiVersion does not count"),
 ])
 def test_no_default_spreading(snapshot_fields, pod_fields):
