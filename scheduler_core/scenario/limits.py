@@ -9,7 +9,7 @@ MIB = 1024 * 1024
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    max_bytes: int = 5 * MIB
+    max_bytes: int = 32 * MIB  # the CLI reads local files; the web app configures its own, smaller limit
     max_documents: int = 100_000
     max_nodes: int = 10_000
     max_pods: int = 60_000

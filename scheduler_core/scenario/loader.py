@@ -21,7 +21,7 @@ from scheduler_core.scenario.validation import (
     is_dns1123_label,
     is_dns1123_subdomain,
 )
-from scheduler_core.scenario.yamltree import Document, YMap, compose
+from scheduler_core.scenario.yamltree import Document, compose
 
 FILE = "scenario"  # the object named by whole-file problems
 

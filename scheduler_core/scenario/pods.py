@@ -7,6 +7,7 @@ from typing import Optional
 from scheduler_core.model import (
     Container,
     ContainerPort,
+    LabelSelector,
     OwnerReference,
     Pod,
     Toleration,
@@ -187,7 +188,7 @@ def _enum(field: Optional[Field], allowed: tuple[str, ...]) -> Optional[str]:
     return value if check_str_enum(field, value, allowed) else None
 
 
-def _match_label_keys(item: Field, selector) -> tuple[str, ...]:
+def _match_label_keys(item: Field, selector: Optional[LabelSelector]) -> tuple[str, ...]:
     keys = []
     in_selector = selector_keys(selector)
     for key, key_field in item.get_str_list("matchLabelKeys"):

@@ -61,6 +61,6 @@ def test_it_finishes_a_run_whose_worker_was_killed_mid_run(stack):
         assert final["attempts"] == 2 and final["progress"]["cycle"] == PENDING
     count, distinct, top, event_count = support.stored_seqs_ok(run["id"])
     assert count == distinct == top == event_count
-    assert [e["seq"] for e in seen["events"]] == list(range(count))
+    assert [e["seq"] for e in seen["events"]] == list(range(count)), stack.logs()
     assert seen["end"]["status"] == final["status"]
     print(f"\nkilled at event {at_kill['eventCount']} of {count}; final status {final['status']} after {final['attempts']} attempts")

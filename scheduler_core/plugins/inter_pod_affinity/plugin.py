@@ -1,20 +1,24 @@
 """The InterPodAffinity plugin (framework/plugins/interpodaffinity/plugin.go).
 
 The class is thin: PreFilter/Filter live in ``filtering``, PreScore/Score/NormalizeScore in
-``scoring``. It reads the cluster only through ``handle.snapshot``.
+``scoring``, their vectorised twins in ``batch``. It reads the cluster only through ``handle.snapshot``.
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar, Mapping, Optional
 
+import numpy as np
+
 from scheduler_core import names
+from scheduler_core.framework.batch import FilterVerdicts, filter_per_node
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import NodeScore, PreFilterResult
 from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot
+from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.status import SKIP, MaybeStatus, Status
 from scheduler_core.model import Pod
-from scheduler_core.plugins.inter_pod_affinity import filtering, scoring
+from scheduler_core.plugins.inter_pod_affinity import batch, filtering, scoring
 from scheduler_core.plugins.inter_pod_affinity.args import InterPodAffinityArgs
 from scheduler_core.plugins.inter_pod_affinity.pod_index import PodLabelIndex
 
@@ -92,6 +96,24 @@ class InterPodAffinity:
     def pre_score_state_json(self, state: CycleState) -> Optional[dict]:
         computed = scoring.read_pre_score_state(state)
         return computed.to_json() if computed is not None else None
+
+    # ------------------------------------------------------------------ the vectorised fast path
+
+    def filter_batch(self, state: CycleState, pod: Pod, table: NodeTable, positions: np.ndarray) -> FilterVerdicts:
+        computed = filtering.read_pre_filter_state(state)
+        if computed is None:
+            return filter_per_node(self, state, pod, table, positions)  # reports the missing state
+        return batch.filter_batch(computed, table, positions)
+
+    def score_batch(self, state: CycleState, pod: Pod, table: NodeTable, positions: np.ndarray) -> np.ndarray:
+        computed = scoring.read_pre_score_state(state)
+        if computed is None:
+            return np.zeros(len(positions), dtype=np.int64)  # PreScore skipped: Score is not run
+        return batch.score_batch(computed, table, positions)
+
+    def normalize_batch(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
+        computed = scoring.read_pre_score_state(state)
+        return scores if computed is None else batch.normalize_batch(computed, scores)
 
 
 def _missing_state(key: str) -> Status:

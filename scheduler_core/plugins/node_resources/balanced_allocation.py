@@ -12,10 +12,13 @@ import math
 from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping, Optional, Sequence
 
+import numpy as np
+
 from scheduler_core import names
 from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE
 from scheduler_core.framework.node_info import NodeInfo
+from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.registry import ArgsError, ArgsProblem
 from scheduler_core.framework.status import SKIP, MaybeStatus
 from scheduler_core.model import Pod
@@ -66,6 +69,48 @@ def balanced_resource_score(requested: Sequence[int], allocatable: Sequence[int]
     return int((1 - std) * MAX_NODE_SCORE)
 
 
+EXACT_FLOAT_LIMIT = 2**53  # int64 -> float64 is exact below this, so numpy's int/int equals Python's
+
+
+def _std_batch(fractions: list[np.ndarray], count: int) -> np.ndarray:
+    """balanced_resource_score's std for nodes sharing the same list of fractions (same op order)."""
+    if len(fractions) == 2:
+        return np.abs((fractions[0] - fractions[1]) / 2)
+    if len(fractions) > 2:
+        total = np.zeros(count, dtype=np.float64)
+        for fraction in fractions:
+            total += fraction
+        mean = total / len(fractions)
+        variance = np.zeros(count, dtype=np.float64)
+        for fraction in fractions:
+            variance += (fraction - mean) * (fraction - mean)
+        return np.sqrt(variance / len(fractions))
+    return np.zeros(count, dtype=np.float64)
+
+
+def balanced_resource_score_batch(requested: list[np.ndarray], allocatable: list[np.ndarray]) -> np.ndarray:
+    """balanced_resource_score per node, bit for bit: nodes are grouped by which resources they offer."""
+    count = len(requested[0]) if requested else 0
+    scores = np.full(count, MAX_NODE_SCORE, dtype=np.int64)
+    if not requested:
+        return scores
+    offered = [alloc != 0 for alloc in allocatable]
+    fractions = [np.minimum(req / np.where(o, alloc, 1), 1.0) for req, alloc, o in zip(requested, allocatable, offered)]
+    pattern = np.zeros(count, dtype=np.int64)
+    for index, o in enumerate(offered):
+        pattern |= o.astype(np.int64) << index
+    huge = np.zeros(count, dtype=bool)
+    for req, alloc in zip(requested, allocatable):
+        huge |= (np.abs(req) >= EXACT_FLOAT_LIMIT) | (np.abs(alloc) >= EXACT_FLOAT_LIMIT)
+    for value in np.unique(pattern[~huge]).tolist():
+        group = np.flatnonzero((pattern == value) & ~huge)
+        present = [fractions[i][group] for i in range(len(offered)) if value >> i & 1]
+        scores[group] = ((1 - _std_batch(present, len(group))) * MAX_NODE_SCORE).astype(np.int64)
+    for i in np.flatnonzero(huge).tolist():  # Python's exact int/int division: the reference itself
+        scores[i] = balanced_resource_score([int(r[i]) for r in requested], [int(a[i]) for a in allocatable])
+    return scores
+
+
 @dataclass(frozen=True, slots=True)
 class _PreScoreState:
     pod_requests: tuple[int, ...]
@@ -81,7 +126,8 @@ class BalancedAllocation:
     name: ClassVar[str] = names.NODE_RESOURCES_BALANCED_ALLOCATION
 
     def __init__(self, args: NodeResourcesBalancedAllocationArgs) -> None:
-        self._scorer = ResourceAllocationScorer(args.resources, balanced_resource_score, use_requested=True)
+        self._scorer = ResourceAllocationScorer(args.resources, balanced_resource_score, use_requested=True,
+                                                batch_scorer=balanced_resource_score_batch)
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> MaybeStatus:
         requests = self._scorer.pod_request_list(pod)
@@ -99,6 +145,16 @@ class BalancedAllocation:
         else:
             requests = pre_score.pod_requests
         return self._scorer.score(node_info, requests)
+
+    def score_batch(self, state: CycleState, pod: Pod, table: NodeTable, positions: np.ndarray) -> np.ndarray:
+        pre_score = state.read_optional(_PRE_SCORE)
+        if pre_score is None:
+            requests = self._scorer.pod_request_list(pod)
+            if not any(requests):
+                return np.zeros(len(positions), dtype=np.int64)
+        else:
+            requests = pre_score.pod_requests
+        return self._scorer.score_batch(table, positions, requests)
 
 
 def new_balanced_allocation(args: Optional[Mapping], handle) -> BalancedAllocation:

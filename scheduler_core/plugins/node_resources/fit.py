@@ -14,20 +14,25 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Mapping, Optional
 
+import numpy as np
+
 from scheduler_core import names
+from scheduler_core.framework.batch import PASS, FilterVerdicts
 from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.interfaces import PreFilterResult
 from scheduler_core.framework.node_info import NodeInfo
+from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.registry import ArgsError, ArgsProblem
 from scheduler_core.framework.status import MaybeStatus, Status
 from scheduler_core.model import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Pod, ResourceList
 from scheduler_core.plugins.helper import FunctionShapePoint
-from scheduler_core.plugins.node_resources.least_allocated import least_resource_scorer
-from scheduler_core.plugins.node_resources.most_allocated import most_resource_scorer
+from scheduler_core.plugins.node_resources.least_allocated import least_resource_scorer, least_resource_scorer_batch
+from scheduler_core.plugins.node_resources.most_allocated import most_resource_scorer, most_resource_scorer_batch
 from scheduler_core.plugins.node_resources.requested_to_capacity_ratio import (
     MAX_CUSTOM_PRIORITY_SCORE,
     MAX_UTILIZATION,
     requested_to_capacity_ratio_scorer,
+    requested_to_capacity_ratio_scorer_batch,
 )
 from scheduler_core.plugins.node_resources.resource_allocation import (
     DEFAULT_RESOURCES,
@@ -138,11 +143,14 @@ def build_scorer(strategy: ScoringStrategy) -> ResourceAllocationScorer:
     """nodeResourceStrategyTypeMap: the strategy's scorer over the non-zero requests."""
     if strategy.type == MOST_ALLOCATED:
         scorer = most_resource_scorer(strategy.resources)
+        batch_scorer = most_resource_scorer_batch(strategy.resources)
     elif strategy.type == REQUESTED_TO_CAPACITY_RATIO:
         scorer = requested_to_capacity_ratio_scorer(strategy.resources, strategy.shape or ())
+        batch_scorer = requested_to_capacity_ratio_scorer_batch(strategy.resources, strategy.shape or ())
     else:
         scorer = least_resource_scorer(strategy.resources)
-    return ResourceAllocationScorer(strategy.resources, scorer, use_requested=False)
+        batch_scorer = least_resource_scorer_batch(strategy.resources)
+    return ResourceAllocationScorer(strategy.resources, scorer, use_requested=False, batch_scorer=batch_scorer)
 
 
 # ---------------------------------------------------------------------------- filtering
@@ -192,6 +200,15 @@ def _is_ignored(name: str, ignored: frozenset[str], ignored_groups: frozenset[st
     return name in ignored or (bool(ignored_groups) and name.split("/")[0] in ignored_groups)
 
 
+def checked_requests(request: ResourceList, ignored: frozenset[str] = frozenset(),
+                     ignored_groups: frozenset[str] = frozenset()) -> list[tuple[str, int]]:
+    """The (resource, amount) pairs fitsRequest checks, in its order: cpu, memory,
+    ephemeral-storage, then scalars by name; zero requests and ignored resources left out."""
+    scalars = sorted(name for name in request if name not in _FIXED_RESOURCES)
+    return [(name, request.get(name, 0)) for name in (*_FIXED_RESOURCES, *scalars)
+            if request.get(name, 0) > 0 and not _is_ignored(name, ignored, ignored_groups)]
+
+
 def fits_request(request: ResourceList, node_info: NodeInfo, ignored: frozenset[str] = frozenset(),
                  ignored_groups: frozenset[str] = frozenset()) -> list[InsufficientResource]:
     """fitsRequest: every shortfall, pods first, then cpu, memory, ephemeral-storage, scalars."""
@@ -201,17 +218,47 @@ def fits_request(request: ResourceList, node_info: NodeInfo, ignored: frozenset[
     allowed = allocatable.get(PODS, 0)
     if pod_count + 1 > allowed:
         shortfalls.append(InsufficientResource(PODS, REASON_TOO_MANY_PODS, 1, pod_count, allowed))
-    scalars = sorted(name for name in request if name not in _FIXED_RESOURCES)
-    for name in (*_FIXED_RESOURCES, *scalars):
-        wanted = request.get(name, 0)
-        if wanted <= 0 or _is_ignored(name, ignored, ignored_groups):
-            continue
+    for name, wanted in checked_requests(request, ignored, ignored_groups):
         capacity = allocatable.get(name, 0)
         used = node_info.requested.get(name, 0)
         if wanted > capacity - used:
             shortfalls.append(InsufficientResource(name, REASON_INSUFFICIENT.format(resource=name), wanted, used,
                                                    capacity, unresolvable=wanted > capacity))
     return shortfalls
+
+
+def shortfall_verdicts(request: ResourceList, table: NodeTable, positions: np.ndarray,
+                       ignored: frozenset[str] = frozenset(),
+                       ignored_groups: frozenset[str] = frozenset()) -> Optional[FilterVerdicts]:
+    """fits_request over many nodes, as Fit.filter's statuses (None when every node fits).
+
+    Each node's shortfalls become a bit set (bit 0 pods, then checked_requests' order) plus an
+    "unresolvable" bit; each distinct set seen becomes one status, in order of first appearance.
+    """
+    reasons = [REASON_TOO_MANY_PODS]
+    short = (table.pod_count[positions] + 1 > table.allocatable_of(PODS)[positions]).astype(np.int64)
+    unresolvable = np.zeros(len(positions), dtype=bool)
+    for bit, (name, wanted) in enumerate(checked_requests(request, ignored, ignored_groups), start=1):
+        capacity = table.allocatable_of(name)[positions]
+        lacking = wanted > capacity - table.requested_of(name)[positions]
+        short |= lacking.astype(np.int64) << bit
+        unresolvable |= lacking & (wanted > capacity)
+        reasons.append(REASON_INSUFFICIENT.format(resource=name))
+    failed = np.flatnonzero(short)
+    if not len(failed):
+        return None
+    keys = (short[failed] << 1) | unresolvable[failed]
+    distinct, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty(len(order), dtype=np.int32)
+    rank[order] = np.arange(len(order), dtype=np.int32)
+    palette = []
+    for key in distinct[order].tolist():
+        found = tuple(reason for bit, reason in enumerate(reasons) if key >> (bit + 1) & 1)
+        palette.append(Status.unresolvable(*found) if key & 1 else Status.unschedulable(*found))
+    choice = np.full(len(positions), PASS, dtype=np.int32)
+    choice[failed] = rank[inverse.reshape(-1)]
+    return FilterVerdicts(palette, choice)
 
 
 def fits(pod: Pod, node_info: NodeInfo) -> list[InsufficientResource]:
@@ -250,6 +297,14 @@ class Fit:
             return Status.unresolvable(*reasons)
         return Status.unschedulable(*reasons)
 
+    def filter_batch(self, state: CycleState, pod: Pod, table: NodeTable,
+                     positions: np.ndarray) -> Optional[FilterVerdicts]:
+        pre_filter = state.read_optional(_PRE_FILTER)
+        if pre_filter is None:
+            error = Status.error(f"error reading {_PRE_FILTER.name!r} from cycleState: not found")
+            return FilterVerdicts.from_mask(np.ones(len(positions), dtype=bool), error)
+        return shortfall_verdicts(pre_filter.requests, table, positions, self._ignored, self._ignored_groups)
+
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> MaybeStatus:
         state.write(_PRE_SCORE, _PreScoreState(self._scorer.pod_request_list(pod)))
         return None
@@ -258,6 +313,11 @@ class Fit:
         pre_score = state.read_optional(_PRE_SCORE)
         requests = pre_score.pod_requests if pre_score is not None else self._scorer.pod_request_list(pod)
         return self._scorer.score(node_info, requests)
+
+    def score_batch(self, state: CycleState, pod: Pod, table: NodeTable, positions: np.ndarray) -> np.ndarray:
+        pre_score = state.read_optional(_PRE_SCORE)
+        requests = pre_score.pod_requests if pre_score is not None else self._scorer.pod_request_list(pod)
+        return self._scorer.score_batch(table, positions, requests)
 
 
 def new_fit(args: Optional[Mapping], handle) -> Fit:

@@ -46,6 +46,7 @@ export function skewFigure(constraint, mayGo = new Map()) {
       annotations,
       showlegend: false,
       height: 280,
+      width: domains.length <= 6 ? 360 + 110 * domains.length : undefined, // a few domains: no stretched bars
       margin: { l: 50, r: 150, t: 36, b: 60 },
     },
   };

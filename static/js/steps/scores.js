@@ -24,6 +24,7 @@ export function renderScores(ctx, defaultKind) {
       h("details.data-table", { open: nodes.length * t.plugins.length <= 40 }, h("summary", "Numbers"),
         table(["node", ...t.plugins.map((p) => (t.weights[p] === null ? p : `${p} (×${t.weights[p]})`)), "total"],
           nodes.map((n) => [mark(t, n), ...t.plugins.map((p) => String(t.value(p, n, kind) ?? "")), String(t.totals[n] ?? "")]), "scores-table"))),
+    Object.keys(t.totals).length ? section("Total scores", ctx.plot("score-totals", totalsFigure(t, nodes))) : null,
   ];
 }
 
