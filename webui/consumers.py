@@ -36,9 +36,16 @@ def _authorize(scope, run_id: int, token: str) -> bool:
     return True
 
 
+class RunGone(Exception):
+    """The run was deleted (with its scenario) while someone watched it."""
+
+
 @database_sync_to_async
-def _run_state(run_id: int):
-    return runs.recover_if_stale(Run.objects.get(pk=run_id))
+def _run_state(run_id: int) -> Run:
+    run = Run.objects.filter(pk=run_id).first()
+    if run is None:
+        raise RunGone()
+    return runs.recover_if_stale(run)
 
 
 class RunEventsConsumer(AsyncJsonWebsocketConsumer):
@@ -71,8 +78,12 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
 
     async def _poll(self) -> None:
         with contextlib.suppress(asyncio.CancelledError):
-            while not await self._tick():
-                await asyncio.sleep(POLL_SECONDS)
+            try:
+                while not await self._tick():
+                    await asyncio.sleep(POLL_SECONDS)
+            except RunGone:
+                await self.close(code=4404)
+                return
             await self.close()
 
     async def _tick(self) -> bool:
@@ -90,5 +101,6 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
             await self._send_events(page)
 
     async def _send_events(self, batch: list[publisher.EventMessage]) -> None:
-        await self.send_json(publisher.events_message(batch))
+        for message in publisher.websocket_messages(batch):
+            await self.send_json(message)
         self.cursor = batch[-1]["seq"] + 1

@@ -4,8 +4,9 @@ websocket sends to browsers. Tasks and consumers never assemble these dicts by h
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any, Literal, TypedDict
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any, Literal, NotRequired, TypedDict
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -14,6 +15,9 @@ from webui.models import Run, RunEvent
 
 # Channels dispatches a group message to the consumer method named by its type ("run.events" -> run_events).
 GROUP_EVENTS_TYPE = "run.events"
+# daphne refuses to send a websocket message over 1 MiB (its default --websocket-max-message-size,
+# which also bounds what clients may send us, so we keep it). Batches are split to stay well below.
+WEBSOCKET_BUDGET = 512 * 1024
 
 
 class EventMessage(TypedDict):
@@ -23,6 +27,9 @@ class EventMessage(TypedDict):
     extensionPoint: str  # noqa: N815 - the JSON contract is camelCase
     plugin: str | None
     payload: Any
+    # Set (with payload null) when one event alone is over WEBSOCKET_BUDGET, e.g. a Filter step over
+    # thousands of nodes: fetch it from GET /api/runs/<id>/events?since=<seq>&limit=1.
+    payloadOmitted: NotRequired[bool]  # noqa: N815
 
 
 class EventsMessage(TypedDict):
@@ -69,6 +76,23 @@ def engine_json(event: RunEvent) -> dict[str, Any]:
 
 def events_message(events: Iterable[EventMessage]) -> EventsMessage:
     return EventsMessage(type="events", events=list(events))
+
+
+def websocket_messages(events: list[EventMessage], budget: int = WEBSOCKET_BUDGET) -> Iterator[EventsMessage]:
+    """Split a batch into messages that daphne will send; seq order is kept."""
+    chunk: list[EventMessage] = []
+    size = 0
+    for event in events:
+        cost = len(json.dumps(event["payload"]))
+        if cost > budget:
+            event, cost = EventMessage(**{**event, "payload": None, "payloadOmitted": True}), 0
+        if chunk and size + cost > budget:
+            yield events_message(chunk)
+            chunk, size = [], 0
+        chunk.append(event)
+        size += cost + 200  # the event's other fields
+    if chunk:
+        yield events_message(chunk)
 
 
 def end_message(run: Run) -> EndMessage:

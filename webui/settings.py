@@ -17,8 +17,8 @@ from django.core.exceptions import ImproperlyConfigured
 from webui.env import env_bool, env_float, env_int, env_list, env_str, parse_database_url, sqlite_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+# Embedded mode's files (SQLite, broker queue, secret key); production needs none of them.
 VAR_DIR = Path(env_str("SCHEDLAB_VAR_DIR") or BASE_DIR / "var")
-VAR_DIR.mkdir(parents=True, exist_ok=True)
 
 EMBEDDED = not os.environ.get("SECRET_KEY")
 DEBUG = env_bool("DEBUG", False)
@@ -28,6 +28,7 @@ def _embedded_secret_key() -> str:
     """Generated once per checkout so sessions survive restarts of the embedded server."""
     path = VAR_DIR / "secret_key"
     if not path.exists():
+        VAR_DIR.mkdir(parents=True, exist_ok=True)
         path.write_text(secrets.token_urlsafe(50))
         path.chmod(0o600)
     return path.read_text().strip()
@@ -87,6 +88,8 @@ TEMPLATES = [
 ]
 
 _database_url = env_str("DATABASE_URL")
+if not _database_url:
+    VAR_DIR.mkdir(parents=True, exist_ok=True)
 DATABASES = {"default": parse_database_url(_database_url) if _database_url else sqlite_config(VAR_DIR / "db.sqlite3")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -103,8 +106,9 @@ USE_I18N = False
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = VAR_DIR / "static"
-STATIC_ROOT.mkdir(exist_ok=True)  # whitenoise warns about a missing root
+STATIC_ROOT = Path(env_str("STATIC_ROOT") or VAR_DIR / "static")
+if EMBEDDED:
+    STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise warns about a missing root
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATICFILES_FINDERS = [
     "django.contrib.staticfiles.finders.FileSystemFinder",

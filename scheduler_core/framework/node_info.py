@@ -28,8 +28,8 @@ class AffinityTerm:
 
     def matches(self, pod: Pod, namespace_labels: Optional[Mapping[str, str]]) -> bool:
         """framework.AffinityTerm.Matches: namespace (listed or selected) and labels."""
-        in_namespace = pod.namespace in self.namespaces or (
-            namespace_labels is not None and self.namespace_selector.matches(namespace_labels))
+        # An undeclared namespace has no labels; an empty selector still selects it, as in Go.
+        in_namespace = pod.namespace in self.namespaces or self.namespace_selector.matches(namespace_labels or {})
         return in_namespace and self.selector.matches(pod.labels)
 
 

@@ -100,8 +100,10 @@ class RunController {
       STEPS.map((s) => h("li", h("button.step", { type: "button", dataset: { step: s.id }, onclick: () => this.go({ cycle: this.pos.cycle, step: s.id }) }, s.label))));
     this.view = h("div#step-view", { tabindex: "-1" });
     this.heading = h("h2#step-heading");
+    this.errorLine = h("p.notice.notice-error.run-error", { role: "alert", hidden: true });
     mount(this.root,
       h("div.run-status", this.progress, this.progressText, actions ? actions(this) : null),
+      this.errorLine,
       h("nav.stepper", { "aria-label": "run steps" },
         h("div.cycle-nav",
           h("button#prev-cycle", { type: "button", title: "previous cycle (Shift+←)", onclick: () => this.moveCycle(-1) }, "◀ cycle"),
@@ -119,9 +121,10 @@ class RunController {
     this.schedule();
   }
 
-  onEnd(status) {
+  async onEnd(status) {
     this.status = status;
     this.ended = true;
+    if (status !== "succeeded") this.run = await api.run(this.runId).catch(() => this.run); // its error text
     this.dirty.add(this.pos.cycle);
     this.schedule();
   }
@@ -147,8 +150,9 @@ class RunController {
     const done = FINISHED.has(this.status) ? total : this.model.finishedCycles;
     this.progress.max = Math.max(1, total);
     this.progress.value = done;
-    const error = this.status === "failed" && this.run.error ? ` — ${this.run.error}` : "";
-    this.progressText.textContent = `${this.status} · ${done}/${total} cycle(s) · ${this.model.eventCount} events${error}`;
+    this.progressText.textContent = `${this.status} · ${done}/${total} cycle(s) · ${this.model.eventCount} events`;
+    this.errorLine.hidden = !(this.ended && this.run.error);
+    this.errorLine.textContent = this.run.error ? `The run ${this.status}: ${this.run.error}` : "";
     // "succeeded" etc. only once every event has arrived (tests and links wait on it).
     this.root.dataset.status = this.ended ? this.status : "streaming";
   }

@@ -119,8 +119,12 @@ def test_a_run_steps_through_filter_and_score_with_the_seed_numbers(page, snap):
     expect(heat.locator(".main-svg").first).to_be_visible()
     scores = table_rows(page, "table.scores-table")
     assert [row[0].lstrip("★ ") for row in scores] == ["node3", "node4"]
+    drawn = heat.evaluate("el => ({y: el.data[0].y, z: el.data[0].z})")
+    assert [[str(v) for v in row] for row in drawn["z"]] == [row[1:-1] for row in scores]
     page.check("input[name=score-kind][value=weighted]")
     expect(page.locator("input[name=score-kind][value=weighted]")).to_be_checked()
+    weighted = table_rows(page, "table.scores-table")
+    assert [row[-1] for row in weighted] == [row[-1] for row in scores], "totals do not depend on the switch"
     snap(page, "run-score", full_page=True)
 
     open_step(page, run_id, 0, "Total")
@@ -182,7 +186,57 @@ def test_the_cluster_view_groups_nodes_and_queues_pending_pods(page, snap):
     expect(page.locator(".queue-lane .pod")).to_have_text(["mypod"])
     page.select_option("#group-key", "kubernetes.io/hostname")
     expect(page.locator("section.domain")).to_have_count(4)
+
+    page.goto(f"{page.base_url}/scenarios/{scenario_id}/")
+    run_id = start_run(page)
+    page.goto(f"{page.base_url}/scenarios/{scenario_id}/cluster/?version=1&run={run_id}")
+    placed = page.locator("section.domain[data-domain=zoneB] .pod.bound")
+    expect(placed).to_have_text(["★ mypod"])
+    expect(page.locator(".queue-lane .pod")).to_have_count(0)
     snap(page, "cluster")
+
+
+AFFINITY_TEXT = """apiVersion: v1
+kind: Node
+metadata: {name: a1, labels: {kubernetes.io/hostname: a1, zone: zoneA}}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: b1, labels: {kubernetes.io/hostname: b1, zone: zoneB}}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: db, labels: {app: db}}
+spec: {nodeName: a1, containers: [{name: c}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web, labels: {app: web}}
+spec:
+  containers: [{name: c}]
+  affinity:
+    podAffinity:
+      preferredDuringSchedulingIgnoredDuringExecution:
+      - weight: 10
+        podAffinityTerm:
+          topologyKey: zone
+          labelSelector: {matchLabels: {app: db}}
+"""
+
+
+def test_the_inter_pod_affinity_heatmap_draws_topology_score(page, snap):
+    created = api_post(page, "/api/scenarios", {"name": "preferred affinity", "text": AFFINITY_TEXT})
+    page.goto(f"{page.base_url}/scenarios/{created['id']}/")
+    expect(page.locator("#validity")).to_contain_text("✓ valid")
+    run_id = start_run(page)
+    open_step(page, run_id, 0, "PreScore")
+    chart = page.locator("[data-chart=ipa-topology-score]")
+    expect(chart.locator(".main-svg").first).to_be_visible()
+    assert chart.evaluate("el => el.data[0].z") == [[10]]
+    assert table_rows(page, "table.topology-score-table") == [["zone", "10"]]
+    snap(page, "run-prescore-affinity", full_page=True)
 
 
 XSS_NAME = '<script>window.__xss = "name"</script>"><img src=x onerror="window.__xss=1">'

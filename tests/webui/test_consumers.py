@@ -144,3 +144,13 @@ async def test_it_refuses_a_malformed_cursor(session):
     connected, _ = await communicator.connect()
     assert not connected
     await asyncio.sleep(0)
+
+
+async def test_it_closes_when_the_run_is_deleted_while_watched(session):
+    key, cookie = session
+    run = await make_run(key, stored=1)
+    communicator = await connect(f"/ws/runs/{run.pk}/", cookie)
+    await communicator.receive_json_from(timeout=5)
+    await database_sync_to_async(Scenario.objects.filter(pk=run.version.scenario_id).delete)()
+    closed = await communicator.receive_output(timeout=5)
+    assert closed == {"type": "websocket.close", "code": 4404}

@@ -37,3 +37,20 @@ def test_it_sends_one_group_message_per_batch():
     message = async_to_sync(layer.receive)(channel)
     assert message["type"] == "run.events"
     assert [e["seq"] for e in message["events"]] == [0, 1]
+
+
+def message(seq: int, payload) -> publisher.EventMessage:
+    return publisher.EventMessage(seq=seq, cycle=0, pod="p", extensionPoint="Filter", plugin="P", payload=payload)
+
+
+def test_it_splits_a_batch_into_messages_daphne_will_send():
+    batch = [message(seq, {"blob": "x" * 400}) for seq in range(10)]
+    messages = list(publisher.websocket_messages(batch, budget=1000))
+    assert len(messages) > 1
+    assert [e["seq"] for m in messages for e in m["events"]] == list(range(10))
+    assert all(e["payload"] == {"blob": "x" * 400} for m in messages for e in m["events"])
+
+
+def test_it_omits_a_payload_too_big_for_any_message():
+    [only] = list(publisher.websocket_messages([message(4, {"blob": "x" * 5000})], budget=1000))
+    assert only["events"] == [{"seq": 4, "cycle": 0, "pod": "p", "extensionPoint": "Filter", "plugin": "P", "payload": None, "payloadOmitted": True}]

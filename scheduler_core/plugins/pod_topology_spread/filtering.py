@@ -74,13 +74,16 @@ class CriticalPaths:
 class PreFilterState:
     """Per hard constraint: matching pods per domain and the critical paths (preFilterState)."""
 
-    __slots__ = ("constraints", "match_num", "critical_paths")
+    __slots__ = ("constraints", "match_num", "critical_paths", "batch")
 
     def __init__(self, constraints: list[Constraint], match_num: list[dict[str, int]],
                  critical_paths: list[CriticalPaths]) -> None:
         self.constraints = constraints  # shared between clones: never changed
         self.match_num = match_num
         self.critical_paths = critical_paths
+        # The fast path's arrays (vectorized.FilterArrays), equal to match_num; dropped by clone
+        # and by update_with_pod, after which Filter goes node by node.
+        self.batch = None
 
     def min_match_num(self, index: int) -> int:
         """The global minimum, 0 while fewer domains than minDomains are eligible."""
@@ -152,6 +155,7 @@ def update_with_pod(state: PreFilterState, changed: Pod, pod: Pod, node: Optiona
     labels = node.labels
     if not node_has_all_keys(labels, state.constraints):
         return
+    state.batch = None
     policy = InclusionPolicy(pod)
     for i, constraint in enumerate(state.constraints):
         if not constraint.matcher.matches(changed.labels) or not policy.includes(constraint, node):

@@ -10,10 +10,14 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Mapping, Optional
 
+import numpy as np
+
 from scheduler_core import names
+from scheduler_core.framework.batch import FilterVerdicts, filter_per_node
 from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.interfaces import Handle, NodeScore, PreFilterResult
 from scheduler_core.framework.node_info import NodeInfo, PodInfo
+from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.status import SKIP, MaybeStatus, Status
 from scheduler_core.model import Pod
 from scheduler_core.plugins.pod_topology_spread.args import (
@@ -39,6 +43,7 @@ from scheduler_core.plugins.pod_topology_spread.scoring import (
     normalize,
     score_node,
 )
+from scheduler_core.plugins.pod_topology_spread import vectorized
 
 _PRE_FILTER_STATE = StateKey[PreFilterState]("PreFilter" + names.POD_TOPOLOGY_SPREAD)
 _PRE_SCORE_STATE = StateKey[PreScoreState]("PreScore" + names.POD_TOPOLOGY_SPREAD)
@@ -51,7 +56,8 @@ class PodTopologySpread:
         self._handle = handle
         self._default_constraints = args.effective_default_constraints
         self._system_defaulted = args.system_defaulted
-        self._counter = MatchCounter()
+        self._counter = MatchCounter()  # the per-node (reference) path's counts
+        self._pod_counts = vectorized.PodCounts()  # the fast path's counts, one array per selector
 
     # ------------------------------------------------------------------ constraints
 
@@ -80,8 +86,22 @@ class PodTopologySpread:
         constraints = self.constraints(pod, DO_NOT_SCHEDULE)
         if not constraints:
             return None, SKIP
-        state.write(_PRE_FILTER_STATE, compute_pre_filter_state(pod, constraints, nodes, self._counter))
+        table = self._fast_table()
+        if table is not None and nodes is table.node_infos:
+            self._pod_counts.sync(table)
+            pre_filter_state = vectorized.compute_pre_filter_state(pod, constraints, table, self._pod_counts)
+        else:
+            pre_filter_state = compute_pre_filter_state(pod, constraints, nodes, self._counter)
+        state.write(_PRE_FILTER_STATE, pre_filter_state)
         return None, None
+
+    def _fast_table(self) -> Optional[NodeTable]:
+        """The snapshot's NodeTable when the framework runs the fast path, else None (node by node)."""
+        framework = getattr(self._handle, "framework", None)
+        snapshot = getattr(self._handle, "snapshot", None)
+        if framework is None or snapshot is None or not getattr(framework, "vectorized", False):
+            return None
+        return snapshot.table
 
     def pre_filter_extensions(self) -> "PodTopologySpread":
         return self
@@ -105,6 +125,13 @@ class PodTopologySpread:
             return status
         return filter_node(pre_filter_state, pod, node_info.node)
 
+    def filter_batch(self, state: CycleState, pod: Pod, table: NodeTable,
+                     positions: np.ndarray) -> Optional[FilterVerdicts]:
+        pre_filter_state = state.read_optional(_PRE_FILTER_STATE)
+        if pre_filter_state is None or pre_filter_state.batch is None:
+            return filter_per_node(self, state, pod, table, positions)
+        return vectorized.filter_verdicts(pre_filter_state, pod, positions)
+
     @staticmethod
     def _pre_filter_state(state: CycleState) -> tuple[Optional[PreFilterState], MaybeStatus]:
         value = state.read_optional(_PRE_FILTER_STATE)
@@ -124,8 +151,17 @@ class PodTopologySpread:
         # Only the pod's own constraints or non-system defaults require every key on a node:
         # system defaulting still spreads by hostname on nodes without a zone label.
         require_all = bool(pod.topology_spread_constraints) or not self._system_defaulted
-        state.write(_PRE_SCORE_STATE, compute_pre_score_state(pod, constraints, nodes, all_nodes, require_all,
-                                                              self._counter))
+        table = self._fast_table()
+        positions = None
+        if table is not None and all_nodes is table.node_infos:
+            self._pod_counts.sync(table)
+            positions = self._pod_counts.positions_of(nodes)
+        if positions is not None:
+            pre_score_state = vectorized.compute_pre_score_state(pod, constraints, positions, table, require_all,
+                                                                 self._pod_counts)
+        else:
+            pre_score_state = compute_pre_score_state(pod, constraints, nodes, all_nodes, require_all, self._counter)
+        state.write(_PRE_SCORE_STATE, pre_score_state)
         return None
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, MaybeStatus]:
@@ -144,6 +180,25 @@ class PodTopologySpread:
             return Status.error(f'error reading "{_PRE_SCORE_STATE.name}" from cycleState: not found')
         normalize(pre_score_state, scores)
         return None
+
+    def score_batch(self, state: CycleState, pod: Pod, table: NodeTable, positions: np.ndarray) -> np.ndarray:
+        pre_score_state = state.read_optional(_PRE_SCORE_STATE)
+        if pre_score_state is None:  # Score runs only after a successful PreScore
+            raise RuntimeError(f'error reading "{_PRE_SCORE_STATE.name}" from cycleState: not found')
+        if pre_score_state.batch is not None:
+            return vectorized.score_positions(pre_score_state, positions)
+        infos = table.node_infos
+        names_ = table.names
+        pre_score_state.scored_ignored = np.fromiter(
+            (names_[p] in pre_score_state.ignored_nodes for p in positions.tolist()), dtype=bool, count=len(positions))
+        return np.fromiter((self.score(state, pod, infos[p])[0] for p in positions.tolist()), dtype=np.int64,
+                           count=len(positions))
+
+    def normalize_batch(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
+        pre_score_state = state.read_optional(_PRE_SCORE_STATE)
+        if pre_score_state is None:
+            raise RuntimeError(f'error reading "{_PRE_SCORE_STATE.name}" from cycleState: not found')
+        return vectorized.normalize_scores(pre_score_state, scores)
 
     # ------------------------------------------------------------------ pictures
 

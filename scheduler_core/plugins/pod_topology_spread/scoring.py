@@ -28,7 +28,8 @@ from scheduler_core.plugins.pod_topology_spread.common import (
 class PreScoreState:
     """preScoreState: soft constraints, ignored nodes, per-domain counts and normalising weights."""
 
-    __slots__ = ("constraints", "ignored_nodes", "domain_counts", "weights", "host_counts")
+    __slots__ = ("constraints", "ignored_nodes", "domain_counts", "weights", "host_counts", "batch",
+                 "scored_ignored")
 
     def __init__(self, constraints: list[Constraint]) -> None:
         self.constraints = constraints
@@ -38,6 +39,8 @@ class PreScoreState:
         self.weights: list[float] = []
         # Per hostname constraint: scored node name -> matching pods on it.
         self.host_counts: list[dict[str, int]] = [{} for _ in constraints]
+        self.batch = None  # the fast path's arrays (vectorized.ScoreArrays), when PreScore built them
+        self.scored_ignored = None  # bool per position of the last score_batch, for normalize_batch
 
     def clone(self) -> "PreScoreState":
         return self  # read-only after PreScore, as in Go
@@ -45,9 +48,12 @@ class PreScoreState:
     def to_json(self) -> dict:
         constraints = []
         for i, c in enumerate(self.constraints):
-            counts = self.host_counts[i] if c.is_hostname else self.domain_counts[i]
+            if c.is_hostname and self.batch is not None:
+                counts = dict(self.host_counts[i])  # the fast path builds it in name order already
+            else:
+                counts = dict(sorted((self.host_counts[i] if c.is_hostname else self.domain_counts[i]).items()))
             constraints.append({"topologyKey": c.topology_key, "maxSkew": c.max_skew,
-                                "counts": dict(sorted(counts.items())), "weight": self.weights[i]})
+                                "counts": counts, "weight": self.weights[i]})
         picture: dict = {"constraints": constraints}
         if self.ignored_nodes:
             picture["ignoredNodes"] = sorted(self.ignored_nodes)

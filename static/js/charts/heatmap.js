@@ -40,6 +40,7 @@ export function heatmapFigure({ rows, cols, z, title, rowTitle, colTitle, diverg
       xaxis: { type: "category", title: { text: safe(colTitle) }, side: "bottom", automargin: true },
       yaxis: { type: "category", title: { text: safe(rowTitle) }, autorange: "reversed", automargin: true },
       height: height ?? Math.min(900, Math.max(200, 60 + rows.length * 28)),
+      width: cols.length <= 6 ? 380 + 130 * cols.length : undefined, // few columns: no stretched cells
     },
   };
 }

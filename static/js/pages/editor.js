@@ -21,7 +21,7 @@ function currentDraft() {
   return { text: editor.getText(), name: nameInput.value, version: state.scenario.version };
 }
 
-const dirty = () => editor.getText() !== state.savedText || nameInput.value !== state.savedName;
+const dirty = () => Boolean(editor) && (editor.getText() !== state.savedText || nameInput.value !== state.savedName);
 
 function updateDirty() {
   const isDirty = dirty();
@@ -210,6 +210,7 @@ async function start() {
   if (text !== scenario.text) validate();
   rerenderTables.flush();
   loadRuns();
+  for (const id of ["#save-button", "#run-button", "#fork-button", "#share-button"]) $(id).disabled = false;
 }
 
 nameInput.addEventListener("input", () => { updateDirty(); persistDraft(); });

@@ -65,7 +65,8 @@ def make_plugin(running=(), namespaces: Optional[dict] = None, args: Optional[di
 @pytest.mark.parametrize(("raw", "expected"), [
     pytest.param(None, InterPodAffinityArgs(1, False), id="no args default hardPodAffinityWeight to 1"),
     pytest.param({}, InterPodAffinityArgs(1, False), id="empty args take the defaults"),
-    pytest.param({"hardPodAffinityWeight": 0, "ignorePreferredTermsOfExistingPods": True}, InterPodAffinityArgs(0, True),
+    pytest.param({"hardPodAffinityWeight": 0, "ignorePreferredTermsOfExistingPods": True},
+                 InterPodAffinityArgs(0, True),
                  id="a weight of 0 and the ignore flag are accepted"),
     pytest.param({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "InterPodAffinityArgs",
                   "hardPodAffinityWeight": 100}, InterPodAffinityArgs(100, False),

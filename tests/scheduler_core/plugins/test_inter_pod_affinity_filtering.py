@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+from scheduler_core.framework.batch import PASS
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.node_info import PodInfo
 from scheduler_core.framework.status import SKIP, Status
@@ -23,7 +25,9 @@ EXISTING = Status.unschedulable("node(s) didn't satisfy existing pods anti-affin
 
 TARGET = make_pod("pod-podaffinity-target", namespace="dev", labels={"podenv": "pro"}, node="node1")
 PRODUCTION = {"dev": {"environment": "production"}}
-SEED_TERM = term({"podenv": "pro"}, HOST, namespaces=("dev",), namespace_selector=selector({"environment": "production"}))
+SEED_TERM = term({"podenv": "pro"}, HOST, namespaces=("dev",),
+                 namespace_selector=selector({"environment": "production"}))
+IN_PRODUCTION = term({"app": "db"}, ZONE, namespace_selector=selector({"env": "production"}))
 
 
 def _filter_all(plugin, snapshot, pod):
@@ -69,13 +73,13 @@ FILTER_CASES = [
     ),
     pytest.param(
         [make_pod("db", namespace="prod", labels={"app": "db"}, node="node3")], {"prod": {"env": "production"}},
-        make_pod("web", affinity=affinity(required=[term({"app": "db"}, ZONE, namespace_selector=selector({"env": "production"}))])),
+        make_pod("web", affinity=affinity(required=[IN_PRODUCTION])),
         {"node1": AFFINITY, "node2": AFFINITY, "node3": None, "node4": AFFINITY},
         id="a namespaceSelector selects a declared namespace by its labels",
     ),
     pytest.param(
         [make_pod("db", namespace="prod", labels={"app": "db"}, node="node3")], {},
-        make_pod("web", affinity=affinity(required=[term({"app": "db"}, ZONE, namespace_selector=selector({"env": "production"}))])),
+        make_pod("web", affinity=affinity(required=[IN_PRODUCTION])),
         {"node1": AFFINITY, "node2": AFFINITY, "node3": AFFINITY, "node4": AFFINITY},
         id="an undeclared namespace has no labels so a namespaceSelector misses it",
     ),
@@ -129,7 +133,8 @@ FILTER_CASES = [
     ),
     pytest.param(
         [make_pod("guard", namespace="ops", node="node1",
-                  affinity=affinity(anti_required=[term({"app": "web"}, HOST, namespace_selector=selector({"team": "web"}))]))],
+                  affinity=affinity(anti_required=[
+                      term({"app": "web"}, HOST, namespace_selector=selector({"team": "web"}))]))],
         {"default": {"team": "web"}},
         make_pod("web", labels={"app": "web"}),
         {"node1": EXISTING, "node2": None, "node3": None, "node4": None},
@@ -157,6 +162,19 @@ def test_filter(running, namespaces, pod, expected):
     plugin, snapshot = make_plugin(running, namespaces)
     statuses, _ = _filter_all(plugin, snapshot, pod)
     assert statuses == expected
+
+
+@pytest.mark.parametrize(("running", "namespaces", "pod", "expected"), FILTER_CASES)
+def test_filter_batch_agrees_with_filter(running, namespaces, pod, expected):
+    plugin, snapshot = make_plugin(running, namespaces)
+    state = CycleState()
+    plugin.pre_filter(state, pod, snapshot.node_infos)
+    table = snapshot.table
+    positions = np.asarray([2, 0, 3, 1])  # any order and subset of the table's nodes
+    verdicts = plugin.filter_batch(state, pod, table, positions)
+    got = {table.names[p]: (None if c == PASS else verdicts.palette[c])
+           for p, c in zip(positions.tolist(), verdicts.choice.tolist())}
+    assert got == expected
 
 
 @pytest.mark.parametrize(("running", "pod"), [
@@ -207,7 +225,6 @@ def test_pre_filter_state_json(running, pod, expected):
     assert plugin.pre_filter(state, pod, snapshot.node_infos) == (None, None)
     picture = plugin.pre_filter_state_json(state)
     assert picture == expected
-    assert list(picture) == ["existingAntiAffinityCounts", "affinityCounts", "antiAffinityCounts"]
     for counts in picture.values():
         assert list(counts) == sorted(counts)
 

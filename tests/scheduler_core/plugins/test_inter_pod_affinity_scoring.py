@@ -142,6 +142,18 @@ def test_score(running, args, pod, raw, normalized, topology_score):
     assert picture == {"topologyScore": topology_score}
 
 
+@pytest.mark.parametrize(("running", "args", "pod", "raw", "normalized", "topology_score"), SCORE_CASES)
+def test_score_batch_agrees_with_score(running, args, pod, raw, normalized, topology_score):
+    plugin, snapshot = make_plugin(running, args=args)
+    state = CycleState()
+    assert plugin.pre_score(state, pod, snapshot.node_infos) is None
+    table = snapshot.table
+    positions = table.positions(SCORED)
+    got_raw = plugin.score_batch(state, pod, table, positions)
+    assert dict(zip(SCORED, got_raw.tolist())) == raw
+    assert dict(zip(SCORED, plugin.normalize_batch(state, pod, got_raw).tolist())) == normalized
+
+
 def test_scores_are_equal_on_the_scored_nodes_when_only_other_nodes_have_matches():
     plugin, snapshot = make_plugin([DB_ON_NODE1])
     pod = make_pod("web", affinity=affinity(preferred=[weighted(10, {"app": "db"}, HOST)]))

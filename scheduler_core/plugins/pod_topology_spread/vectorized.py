@@ -1,0 +1,456 @@
+"""The fast path of PodTopologySpread: PreFilter, Filter, PreScore, Score and NormalizeScore over
+the NodeTable's columns instead of node by node.
+
+Every function here computes exactly what its per-node counterpart in ``filtering.py`` /
+``scoring.py`` computes (those stay the readable reference; tests compare both paths):
+
+* a topology domain is a label code of the key's ``LabelColumn``; per-domain sums are
+  ``np.bincount`` over the nodes that pass the all-keys and inclusion-policy masks;
+* matching pods per node come from ``PodCounts``: one int64 array per (namespace, selector), kept in
+  step with the snapshot by re-counting only the nodes whose ``NodeInfo.generation`` changed;
+* scores use float64 with the reference's operation order (``count * weight + (maxSkew - 1)``
+  summed constraint by constraint), rounded as Go's ``math.Round``.
+
+Dicts that the pictures (``to_json``) and preemption (``update_with_pod``) read are still built,
+in the same insertion order as the reference, but only per domain, never per pod.
+"""
+
+from __future__ import annotations
+
+import operator
+import weakref
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Optional, Sequence
+
+import numpy as np
+
+from scheduler_core.framework.batch import PASS, FilterVerdicts, go_div
+from scheduler_core.framework.interfaces import MAX_NODE_SCORE
+from scheduler_core.framework.node_table import MISSING, LabelColumn, NodeTable
+from scheduler_core.framework.status import Status
+from scheduler_core.labels import Matcher
+from scheduler_core.model import LabelSelector, Pod
+from scheduler_core.plugins.helper import find_untolerated_taint, required_node_affinity_mask, tainted_verdicts
+from scheduler_core.plugins.pod_topology_spread.common import Constraint, count_matching, go_log
+from scheduler_core.plugins.pod_topology_spread.filtering import (
+    REASON_CONSTRAINTS_NOT_MATCH,
+    REASON_NODE_LABEL_NOT_MATCH,
+    CriticalPaths,
+    PreFilterState,
+)
+from scheduler_core.plugins.pod_topology_spread.scoring import PreScoreState
+
+if TYPE_CHECKING:
+    from scheduler_core.framework.node_info import NodeInfo
+
+_GENERATION = operator.attrgetter("generation")
+
+
+# ---------------------------------------------------------------------------- matching pods per node
+
+
+class PodCounts:
+    """Matching pods per node, as an int64 per table position, for each (namespace, selector).
+
+    A label index ``(namespace, key, value) -> {position: pods carrying it}`` answers selectors with
+    key=value equalities without scanning pods; the arrays of recently used selectors are cached.
+    ``sync`` finds the nodes whose ``generation`` moved since the last call (binds, and a failed
+    binding's removal) and re-counts only those, in the index and in every cached array.
+    """
+
+    def __init__(self, max_selectors: int = 64) -> None:
+        self._max = max_selectors
+        self._table: Optional[weakref.ref] = None
+        self._infos: list["NodeInfo"] = []
+        self._generations = np.zeros(0, dtype=np.int64)
+        self._node_pairs: list[list[tuple[str, str, str]]] = []
+        self._by_pair: dict[tuple[str, str, str], dict[int, int]] = {}
+        self._arrays: OrderedDict[tuple[str, Optional[LabelSelector]], tuple[Matcher, np.ndarray]] = OrderedDict()
+        self._position_of_id: dict[int, int] = {}
+        self._version = -1
+
+    # -- keeping in step
+
+    def sync(self, table: NodeTable) -> None:
+        infos = table.node_infos
+        if self._table is None or self._table() is not table or self._infos is not infos \
+                or len(infos) != len(self._generations):
+            self._reset(table)
+            return
+        # NodeInfos change only by binding (which bumps table.version) and, right after a bind,
+        # by a failed binding's removal: an unchanged version means nothing to re-count.
+        if table.version == self._version:
+            return
+        self._version = table.version
+        generations = np.fromiter(map(_GENERATION, infos), dtype=np.int64, count=len(infos))
+        changed = np.flatnonzero(generations != self._generations)
+        if not len(changed):
+            return
+        self._generations = generations
+        changed_list = changed.tolist()
+        for position in changed_list:
+            self._unindex(position)
+            self._index(position)
+        for (namespace, _), (matcher, counts) in self._arrays.items():
+            for position in changed_list:
+                counts[position] = self._count(position, namespace, matcher)
+
+    def _reset(self, table: NodeTable) -> None:
+        infos = table.node_infos
+        self._table = weakref.ref(table)
+        self._version = table.version
+        self._infos = infos
+        self._generations = np.fromiter(map(_GENERATION, infos), dtype=np.int64, count=len(infos))
+        self._arrays = OrderedDict()
+        self._position_of_id = {id(info): position for position, info in enumerate(infos)}
+        # _index for every node, inlined: this runs over every pod of the cluster once.
+        self._node_pairs = node_pairs = []
+        self._by_pair = by_pair = {}
+        for position, info in enumerate(infos):
+            pairs = [(p.pod.namespace, key, value) for p in info.pods for key, value in p.pod.labels.items()]
+            node_pairs.append(pairs)
+            for pair in pairs:
+                nodes = by_pair.get(pair)
+                if nodes is None:
+                    by_pair[pair] = {position: 1}
+                else:
+                    nodes[position] = nodes.get(position, 0) + 1
+
+    def _index(self, position: int) -> None:
+        pairs = [(info.pod.namespace, key, value)
+                 for info in self._infos[position].pods for key, value in info.pod.labels.items()]
+        by_pair = self._by_pair
+        for pair in pairs:
+            nodes = by_pair.get(pair)
+            if nodes is None:
+                nodes = by_pair[pair] = {}
+            nodes[position] = nodes.get(position, 0) + 1
+        self._node_pairs[position] = pairs
+
+    def _unindex(self, position: int) -> None:
+        by_pair = self._by_pair
+        for pair in self._node_pairs[position]:
+            nodes = by_pair[pair]
+            left = nodes[position] - 1
+            if left:
+                nodes[position] = left
+            else:
+                del nodes[position]
+                if not nodes:
+                    del by_pair[pair]
+        self._node_pairs[position] = []
+
+    # -- answers
+
+    def positions_of(self, nodes: Sequence["NodeInfo"]) -> Optional[np.ndarray]:
+        """The table positions of these NodeInfo objects, or None when one is not the table's own."""
+        if len(nodes) == len(self._infos) and nodes == self._infos:  # identity compare, in C
+            return np.arange(len(nodes), dtype=np.int64)
+        try:
+            return np.fromiter(map(self._position_of_id.__getitem__, map(id, nodes)), dtype=np.int64,
+                               count=len(nodes))
+        except KeyError:
+            return None
+
+    def array(self, namespace: str, constraint: Constraint) -> np.ndarray:
+        """countPodsMatchSelector for every node (read-only; valid until the next ``sync``)."""
+        key = (namespace, constraint.selector)
+        entry = self._arrays.get(key)
+        if entry is not None:
+            self._arrays.move_to_end(key)
+            return entry[1]
+        matcher = constraint.matcher
+        counts = self._full_count(namespace, matcher)
+        self._arrays[key] = (matcher, counts)
+        if len(self._arrays) > self._max:
+            self._arrays.popitem(last=False)
+        return counts
+
+    def _full_count(self, namespace: str, matcher: Matcher) -> np.ndarray:
+        counts = np.zeros(len(self._infos), dtype=np.int64)
+        if matcher.is_nothing:
+            return counts
+        if matcher.pairs:
+            tables = [self._by_pair.get((namespace, key, value)) for key, value in matcher.pairs]
+            if any(t is None for t in tables):
+                return counts
+            if len(tables) == 1 and matcher.exact:
+                only = tables[0]
+                counts[np.fromiter(only.keys(), dtype=np.int64, count=len(only))] = \
+                    np.fromiter(only.values(), dtype=np.int64, count=len(only))
+                return counts
+            smallest = min(tables, key=len)
+            candidates = [p for p in smallest if all(p in t for t in tables)]
+        else:
+            candidates = [p for p, info in enumerate(self._infos) if info.pods]
+        infos = self._infos
+        for position in candidates:
+            counts[position] = count_matching(infos[position], namespace, matcher)
+        return counts
+
+    def _count(self, position: int, namespace: str, matcher: Matcher) -> int:
+        if matcher.is_nothing:
+            return 0
+        if matcher.pairs:
+            for pair_index, (key, value) in enumerate(matcher.pairs):
+                nodes = self._by_pair.get((namespace, key, value))
+                if nodes is None or position not in nodes:
+                    return 0
+                if matcher.exact and len(matcher.pairs) == 1:
+                    return nodes[position]
+        return count_matching(self._infos[position], namespace, matcher)
+
+
+# ---------------------------------------------------------------------------- masks
+
+
+def all_keys_mask(table: NodeTable, constraints: Sequence[Constraint]) -> np.ndarray:
+    """nodeLabelsMatchSpreadConstraints for every node."""
+    mask = np.ones(table.size, dtype=bool)
+    for constraint in constraints:
+        mask &= table.labels(constraint.topology_key).codes != MISSING
+    return mask
+
+
+class InclusionMasks:
+    """matchNodeInclusionPolicies for every node: one mask per (affinity, taints) policy pair."""
+
+    __slots__ = ("_pod", "_table", "_affinity", "_tolerated")
+
+    def __init__(self, pod: Pod, table: NodeTable) -> None:
+        self._pod = pod
+        self._table = table
+        self._affinity: Optional[np.ndarray] = None
+        self._tolerated: Optional[np.ndarray] = None
+
+    def of(self, constraint: Constraint) -> Optional[np.ndarray]:
+        """The mask, or None when every node is included."""
+        mask = None
+        if constraint.honor_node_affinity:
+            if self._affinity is None:
+                self._affinity = required_node_affinity_mask(self._pod, self._table)
+            mask = self._affinity
+        if constraint.honor_node_taints and len(self._table.tainted):
+            if self._tolerated is None:
+                tolerations = self._pod.tolerations
+                untolerated = tainted_verdicts(
+                    self._table, "PodTopologySpread:untolerated", tolerations,
+                    lambda taints: find_untolerated_taint(taints, tolerations) is not None)
+                self._tolerated = untolerated == 0
+            mask = self._tolerated if mask is None else mask & self._tolerated
+        return mask
+
+
+def _first_seen_order(codes: np.ndarray) -> list[int]:
+    """The distinct codes in order of first appearance (the reference's dict insertion order)."""
+    unique, first = np.unique(codes, return_index=True)
+    return unique[np.argsort(first, kind="stable")].tolist()
+
+
+# ---------------------------------------------------------------------------- PreFilter / Filter
+
+
+class FilterArrays:
+    """What filter_batch reads: per hard constraint, its LabelColumn and matchNum by value code."""
+
+    __slots__ = ("columns", "match_by_code")
+
+    def __init__(self, columns: list[LabelColumn], match_by_code: list[np.ndarray]) -> None:
+        self.columns = columns
+        self.match_by_code = match_by_code
+
+
+def compute_pre_filter_state(pod: Pod, constraints: list[Constraint], table: NodeTable,
+                             counts: PodCounts) -> PreFilterState:
+    """calPreFilterState over every node of the table (filtering.compute_pre_filter_state)."""
+    has_all = all_keys_mask(table, constraints)
+    policies = InclusionMasks(pod, table)
+    match_num: list[dict[str, int]] = []
+    columns: list[LabelColumn] = []
+    match_by_code: list[np.ndarray] = []
+    for constraint in constraints:
+        column = table.labels(constraint.topology_key)
+        policy = policies.of(constraint)
+        mask = has_all if policy is None else has_all & policy
+        codes = column.codes[mask]
+        per_node = counts.array(pod.namespace, constraint)[mask]
+        by_code = np.bincount(codes, weights=per_node, minlength=len(column.values)).astype(np.int64) \
+            if len(codes) else np.zeros(len(column.values), dtype=np.int64)
+        values = column.values
+        match_num.append({values[code]: int(by_code[code]) for code in _first_seen_order(codes)})
+        columns.append(column)
+        match_by_code.append(by_code)
+    paths = []
+    for domains in match_num:
+        critical = CriticalPaths()
+        for value, num in domains.items():
+            critical.update(value, num)
+        paths.append(critical)
+    state = PreFilterState(constraints, match_num, paths)
+    state.batch = FilterArrays(columns, match_by_code)
+    return state
+
+
+def filter_verdicts(state: PreFilterState, pod: Pod, positions: np.ndarray) -> FilterVerdicts:
+    """filtering.filter_node over ``positions``: the first failing constraint decides a node's status."""
+    arrays: FilterArrays = state.batch
+    choice = np.full(len(positions), PASS, dtype=np.int32)
+    undecided = np.ones(len(positions), dtype=bool)
+    for i, constraint in enumerate(state.constraints):
+        codes = arrays.columns[i].codes[positions]
+        missing = codes == MISSING
+        self_match = 1 if constraint.matcher.matches(pod.labels) else 0
+        by_code = arrays.match_by_code[i]
+        nums = by_code[np.where(missing, 0, codes)] if len(by_code) else np.zeros(len(codes), dtype=np.int64)
+        skewed = ~missing & (nums + self_match - state.min_match_num(i) > constraint.max_skew)
+        choice[undecided & missing] = 0
+        choice[undecided & skewed] = 1
+        undecided &= ~(missing | skewed)
+    return FilterVerdicts([Status.unresolvable(REASON_NODE_LABEL_NOT_MATCH),
+                           Status.unschedulable(REASON_CONSTRAINTS_NOT_MATCH)], choice)
+
+
+# ---------------------------------------------------------------------------- PreScore / Score
+
+
+class ScoreArrays:
+    """What score_batch reads: per soft constraint, a count per table position (0 where unused)."""
+
+    __slots__ = ("columns", "count_at", "ignored")
+
+    def __init__(self, columns: list[LabelColumn], count_at: list[np.ndarray], ignored: np.ndarray) -> None:
+        self.columns = columns
+        self.count_at = count_at  # the node's domain count, or for hostname the node's own count
+        self.ignored = ignored  # bool per table position
+
+
+class _NameOrder:
+    """The table's node names in sorted order, so per-node pictures come out already sorted."""
+
+    __slots__ = ("rank", "names", "sorted_names")
+
+    def __init__(self, table: NodeTable) -> None:
+        order = np.asarray(sorted(range(table.size), key=table.names.__getitem__), dtype=np.int64)
+        self.rank = np.empty(table.size, dtype=np.int64)
+        self.rank[order] = np.arange(table.size, dtype=np.int64)
+        self.names = np.asarray(table.names, dtype=object)
+        self.sorted_names = [table.names[p] for p in order.tolist()]
+
+    def sorted_names_of(self, positions: np.ndarray) -> tuple[np.ndarray, list[str]]:
+        """``positions`` re-ordered by node name, and those names."""
+        ordered = positions[np.argsort(self.rank[positions], kind="stable")]
+        if len(ordered) == len(self.sorted_names):
+            return ordered, self.sorted_names
+        return ordered, self.names[ordered].tolist()
+
+
+_NAME_ORDER: "weakref.WeakKeyDictionary[NodeTable, _NameOrder]" = weakref.WeakKeyDictionary()
+
+
+def _name_order(table: NodeTable) -> _NameOrder:
+    order = _NAME_ORDER.get(table)
+    if order is None:
+        order = _NAME_ORDER[table] = _NameOrder(table)
+    return order
+
+
+def _domain_codes(column: LabelColumn) -> tuple[np.ndarray, list[str]]:
+    """Codes where a missing key reads as the value "" (Go's ``node.Labels[key]``), and their values."""
+    values = list(column.values)
+    empty = column.code_of.get("")
+    if empty is None:
+        empty = len(values)
+        values.append("")
+    return np.where(column.codes == MISSING, empty, column.codes), values
+
+
+def compute_pre_score_state(pod: Pod, constraints: list[Constraint], feasible: np.ndarray, table: NodeTable,
+                            require_all_topologies: bool, counts: PodCounts) -> PreScoreState:
+    """scoring.compute_pre_score_state with the scored nodes given as table positions."""
+    state = PreScoreState(constraints)
+    size = table.size
+    names = table.names
+    has_all = all_keys_mask(table, constraints) if require_all_topologies else None
+    ignored = np.zeros(size, dtype=bool)
+    kept = feasible
+    if has_all is not None:
+        dropped = ~has_all[feasible]
+        if dropped.any():
+            ignored[feasible[dropped]] = True
+            state.ignored_nodes = {names[p] for p in feasible[dropped].tolist()}
+            kept = feasible[~dropped]
+    policies = InclusionMasks(pod, table)
+    columns: list[LabelColumn] = []
+    count_at: list[np.ndarray] = []
+    weights: list[float] = []
+    for i, constraint in enumerate(constraints):
+        column = table.labels(constraint.topology_key)
+        columns.append(column)
+        per_node = counts.array(pod.namespace, constraint)
+        if constraint.is_hostname:
+            weights.append(go_log(float(len(kept) + 2)))
+            hosts, host_names = _name_order(table).sorted_names_of(kept[column.codes[kept] != MISSING])
+            state.host_counts[i] = dict(zip(host_names, per_node[hosts].tolist()))  # in name order
+            count_at.append(per_node)
+            continue
+        codes, values = _domain_codes(column)
+        domains = _first_seen_order(codes[kept])
+        weights.append(go_log(float(len(domains) + 2)))
+        in_domains = np.zeros(len(values), dtype=bool)
+        in_domains[domains] = True
+        mask = in_domains[codes]
+        if has_all is not None:
+            mask &= has_all
+        policy = policies.of(constraint)
+        if policy is not None:
+            mask &= policy
+        by_code = np.bincount(codes[mask], weights=per_node[mask], minlength=len(values)).astype(np.int64) \
+            if mask.any() else np.zeros(len(values), dtype=np.int64)
+        state.domain_counts[i] = {values[code]: int(by_code[code]) for code in domains}
+        count_at.append(by_code[codes])
+    state.weights = weights
+    state.batch = ScoreArrays(columns, count_at, ignored)
+    return state
+
+
+def _go_round(values: np.ndarray) -> np.ndarray:
+    """common.go_round over a float64 array: halves away from zero, exact for every float."""
+    whole = np.trunc(values)
+    away = np.abs(values - whole) >= 0.5
+    return (whole + np.where(away, np.sign(values), 0.0)).astype(np.int64)
+
+
+def score_positions(state: PreScoreState, positions: np.ndarray) -> np.ndarray:
+    """scoring.score_node over ``positions`` (the float sums in the reference's order)."""
+    arrays: ScoreArrays = state.batch
+    total = np.zeros(len(positions), dtype=np.float64)
+    for i, constraint in enumerate(state.constraints):
+        present = arrays.columns[i].codes[positions] != MISSING
+        term = arrays.count_at[i][positions].astype(np.float64) * state.weights[i] + float(constraint.max_skew - 1)
+        total = np.where(present, total + term, total)
+    ignored = arrays.ignored[positions]
+    state.scored_ignored = ignored
+    scores = _go_round(total)
+    scores[ignored] = 0
+    return scores
+
+
+def normalize_scores(state: PreScoreState, scores: np.ndarray) -> np.ndarray:
+    """scoring.normalize: ``100 * (max + min - s) / max``; ignored nodes get 0, all-zero gets 100.
+
+    ``scores`` are those score_positions (or the plugin's fallback) returned last for this state.
+    """
+    ignored = state.scored_ignored
+    if ignored is None or len(ignored) != len(scores):
+        if state.ignored_nodes:
+            raise RuntimeError("PodTopologySpread: normalize_batch without the matching score_batch")
+        ignored = np.zeros(len(scores), dtype=bool)
+    considered = scores[~ignored]
+    min_score = int(considered.min()) if len(considered) else 0
+    max_score = max(int(considered.max()) if len(considered) else 0, 0)
+    if max_score == 0:
+        normalized = np.full(len(scores), MAX_NODE_SCORE, dtype=np.int64)
+    else:
+        normalized = go_div(MAX_NODE_SCORE * (max_score + min_score - scores), max_score).astype(np.int64)
+    normalized[ignored] = 0
+    return normalized

@@ -1,0 +1,17 @@
+"""ImageLocality's score_batch against its per-node score."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.plugins.image_locality import ImageLocality
+from tests.scheduler_core.builders import FakeHandle
+from tests.scheduler_core.plugins.test_helper_batch import assert_score_same, clusters
+
+
+@settings(max_examples=200, deadline=None)
+@given(clusters())
+def test_score_batch_matches_score(cluster):
+    snapshot, pod, positions = cluster
+    assert_score_same(ImageLocality(FakeHandle(snapshot)), CycleState(), pod, snapshot.table, positions)
