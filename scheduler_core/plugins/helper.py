@@ -286,6 +286,15 @@ def required_node_affinity_mask(pod: Pod, table: "NodeTable") -> np.ndarray:
     return mask
 
 
+def distinct_values(keys: np.ndarray) -> list[int]:
+    """The distinct non-negative ints of ``keys``, ascending; bincount for small ones (np.unique sorts)."""
+    if not len(keys):
+        return []
+    if int(keys.max()) < 1 << 16:
+        return np.flatnonzero(np.bincount(keys)).tolist()
+    return np.unique(keys).tolist()
+
+
 def tainted_verdicts(table: "NodeTable", kind: str, key: Hashable,
                      judge: Callable[[tuple[Taint, ...]], int]) -> np.ndarray:
     """``judge(taints)`` for every node, as an int64 per table position: 0 where a node has no taints.

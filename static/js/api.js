@@ -89,7 +89,7 @@ export const api = {
   runs: () => request("GET", "/api/runs"),
   run: (id) => request("GET", `/api/runs/${id}`),
   cancelRun: (id) => request("POST", `/api/runs/${id}/cancel`),
-  events: (id, since = 0) => request("GET", `/api/runs/${id}/events?since=${since}`),
+  events: (id, since = 0, limit = 500) => request("GET", `/api/runs/${id}/events?since=${since}&limit=${limit}`),
   trace: (id) => request("GET", `/api/runs/${id}/trace`),
   traceUrl: (id) => withToken(`/api/runs/${id}/trace`),
   share: (id, { version = null, run = null, step = "" } = {}) =>

@@ -6,6 +6,7 @@ import { draw } from "./charts/plot.js";
 import { h, mount, notify } from "./dom.js";
 import { availableSteps, hasStep, neighbour, outcome, RunModel, STEPS, stepId } from "./runmodel.js";
 import { streamRun } from "./socket.js";
+import { CycleLoader } from "./cycleloader.js";
 import { readScenario } from "./yamldocs.js";
 import * as bind from "./steps/bind.js";
 import * as filter from "./steps/filter.js";
@@ -28,6 +29,11 @@ const VIEWS = {
 };
 
 const FINISHED = new Set(["succeeded", "failed", "cancelled"]);
+// Above these sizes the run view loads one cycle at a time instead of the whole event stream.
+const LAZY_EVENTS = 5000;
+const LAZY_NODE_CYCLES = 100_000;
+const LAZY_POLL_MS = 1500;
+const KEEP_CYCLES = 4;
 
 export function positionFromQuery(search) {
   const params = new URLSearchParams(search);
@@ -71,14 +77,57 @@ class RunController {
     this.status = this.run.status;
     this.pos = initial || positionFromQuery(location.search) || this.pos;
     this.buildShell(actions);
-    this.loadNodes();
-    this.stream = streamRun(this.runId, {
-      onEvents: (events) => this.onEvents(events),
-      onEnd: (status) => this.onEnd(status),
-      onError: (error) => notify(error.message, "error"),
-    }, { token: this.token });
+    await this.loadNodes();
+    const finished = FINISHED.has(this.run.status);
+    this.lazy = finished ? this.run.eventCount > LAZY_EVENTS : this.run.progress.cycles * this.nodeLabels.size > LAZY_NODE_CYCLES;
+    if (this.lazy) {
+      this.loader = new CycleLoader(this.runId);
+      this.loaded = []; // cycles held in the model, oldest first
+      this.pollLazy();
+    } else {
+      this.stream = streamRun(this.runId, {
+        onEvents: (events) => this.onEvents(events),
+        onEnd: (status) => this.onEnd(status),
+        onError: (error) => notify(error.message, "error"),
+      }, { token: this.token });
+    }
     document.addEventListener("keydown", (e) => this.onKey(e));
     this.render(true);
+  }
+
+  // --- large runs: one cycle at a time -------------------------------------------------------
+
+  async pollLazy() {
+    try {
+      this.run = await api.run(this.runId);
+      this.status = this.run.status;
+      this.model.totalCycles = this.run.progress.cycles;
+      await this.ensureCycle(this.pos.cycle);
+      if (FINISHED.has(this.status)) this.ended = true;
+      this.render(true);
+    } catch (error) {
+      notify(error.message, "error");
+    }
+    if (!this.ended) this.pollTimer = setTimeout(() => this.pollLazy(), LAZY_POLL_MS);
+  }
+
+  async ensureCycle(index) {
+    const have = this.model.cycles[index];
+    if (have?.end || this.loading === index) return;
+    if (index >= this.run.progress.cycles || this.run.eventCount === 0) return;
+    this.loading = index;
+    try {
+      const events = await this.loader.load(index, this.run.eventCount);
+      this.model.cycles[index] = undefined;
+      this.model.add(events);
+      this.loaded = [...this.loaded.filter((c) => c !== index), index];
+      while (this.loaded.length > KEEP_CYCLES) {
+        const old = this.loaded.shift();
+        if (old !== this.pos.cycle) this.model.cycles[old] = undefined;
+      }
+    } finally {
+      this.loading = null;
+    }
   }
 
   async loadNodes() {
@@ -147,10 +196,11 @@ class RunController {
 
   renderProgress() {
     const total = this.model.totalCycles || this.run.progress?.cycles || 0;
-    const done = FINISHED.has(this.status) ? total : this.model.finishedCycles;
+    const done = FINISHED.has(this.status) ? total : this.lazy ? this.run.progress.cycle : this.model.finishedCycles;
+    const events = this.lazy ? this.run.eventCount : this.model.eventCount;
     this.progress.max = Math.max(1, total);
     this.progress.value = done;
-    this.progressText.textContent = `${this.status} · ${done}/${total} cycle(s) · ${this.model.eventCount} events`;
+    this.progressText.textContent = `${this.status} · ${done}/${total} cycle(s) · ${events} events${this.lazy ? " · loading one cycle at a time" : ""}`;
     this.errorLine.hidden = !(this.ended && this.run.error);
     this.errorLine.textContent = this.run.error ? `The run ${this.status}: ${this.run.error}` : "";
     // "succeeded" etc. only once every event has arrived (tests and links wait on it).
@@ -159,18 +209,20 @@ class RunController {
 
   renderCycleOptions() {
     const select = this.cycleSelect;
-    this.model.cycles.forEach((cycle, i) => {
-      if (!cycle) return;
+    const count = this.lazy ? this.run.progress.cycles : this.model.cycles.length;
+    for (let i = 0; i < count; i += 1) {
+      const cycle = this.model.cycles[i];
+      if (!cycle && !this.lazy) continue;
       const result = outcome(cycle);
-      const tail = !result.done ? "…" : result.nodeName ? `→ ${result.nodeName}` : "✗ unschedulable";
-      const text = `cycle ${i}: ${cycle.pod} ${tail}`;
+      const tail = !cycle ? "" : !result.done ? "…" : result.nodeName ? `→ ${result.nodeName}` : "✗ unschedulable";
+      const text = cycle ? `cycle ${i}: ${cycle.pod} ${tail}` : `cycle ${i}`;
       let option = select.options[i];
       if (!option) {
         option = h("option", { value: String(i) });
         select.append(option);
       }
       if (option.textContent !== text) option.textContent = text;
-    });
+    }
     if (select.value !== String(this.pos.cycle) && select.options[this.pos.cycle]) select.value = String(this.pos.cycle);
   }
 
@@ -189,7 +241,7 @@ class RunController {
     const step = STEPS.find((s) => s.id === this.pos.step);
     this.heading.textContent = `Cycle ${this.pos.cycle}${cycle?.pod ? ` · ${cycle.pod}` : ""} · ${step.label}`;
     if (!cycle || !hasStep(cycle, this.pos.step)) {
-      const waiting = !FINISHED.has(this.status);
+      const waiting = !FINISHED.has(this.status) || (this.lazy && !cycle);
       mount(this.view, h("p.note", waiting ? "Waiting for this step's events…" : "This step did not run in this cycle."));
       return;
     }
@@ -228,11 +280,18 @@ class RunController {
     if (cycleChanged) this.ui.expanded = [];
     history.replaceState(null, "", `${location.pathname}?${stepQuery(pos)}`);
     this.render(true);
+    if (this.lazy && !this.model.cycles[pos.cycle]?.end) {
+      this.ensureCycle(pos.cycle).then(() => this.render(true), (error) => notify(error.message, "error"));
+    }
   }
 
   moveCycle(direction) {
     const target = this.pos.cycle + direction;
     const cycle = this.model.cycles[target];
+    if (this.lazy && !cycle && target >= 0 && target < this.run.progress.cycles) {
+      this.go({ cycle: target, step: this.pos.step });
+      return;
+    }
     if (!cycle) return;
     const steps = availableSteps(cycle);
     this.go({ cycle: target, step: steps.includes(this.pos.step) ? this.pos.step : steps[0] || "QueueSort" });
@@ -248,12 +307,17 @@ class RunController {
       this.moveCycle(direction);
       return;
     }
-    const next = neighbour(this.model, this.pos, direction);
+    let next = neighbour(this.model, this.pos, direction);
+    if (this.lazy && next && next.cycle !== this.pos.cycle) next = null; // other cached cycles are not adjacent
     if (next) this.go(next);
+    else if (this.lazy && this.pos.cycle + direction >= 0 && this.pos.cycle + direction < this.run.progress.cycles) {
+      this.go({ cycle: this.pos.cycle + direction, step: direction > 0 ? "QueueSort" : "Bind" });
+    }
   }
 
   close() {
     this.stream?.close();
+    clearTimeout(this.pollTimer);
   }
 }
 

@@ -74,6 +74,7 @@ def test_tables_edit_the_same_document(page, snap):
     expect(page.locator("#pods-table tbody tr")).to_have_count(5)
     page.locator("#pods-table tbody tr").nth(0).locator("[data-action=remove]").click()
     expect(page.locator("#pods-table tbody tr")).to_have_count(4)
+    expect(page.locator("#validity")).to_contain_text("✓ valid · 5 node(s), 4 pod(s), 2 pending")
     snap(page, "editor-tables")
 
     page.click("#tab-yaml")
@@ -153,8 +154,8 @@ def test_a_share_link_opens_read_only_and_forks(page, fresh_page, snap):
     run_id = start_run(page)
     open_step(page, run_id, 0, "Filter")
     page.click("#share-button")
+    expect(page.locator(".share-url")).to_have_value(re.compile(r"/share/[\w-]{20,}$"))
     url = page.locator(".share-url").input_value()
-    assert re.search(r"/share/[\w-]{20,}$", url)
 
     visitor = fresh_page()
     visitor.goto(url)

@@ -1,5 +1,7 @@
 """webui.publisher: typed messages, one group message per batch."""
 
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -30,11 +32,16 @@ def test_it_gives_the_engine_back_its_own_event_json():
 
 @pytest.mark.skipif("channels.layers.InMemoryChannelLayer" not in str(get_channel_layer().__class__), reason="needs the in-memory layer")
 def test_it_sends_one_group_message_per_batch():
-    layer = get_channel_layer()
-    channel = async_to_sync(layer.new_channel)()
-    async_to_sync(layer.group_add)(publisher.group_name(7), channel)
-    publisher.publish_events(7, [event(0), event(1)])
-    message = async_to_sync(layer.receive)(channel)
+    def publish_and_receive() -> dict:
+        layer = get_channel_layer()
+        channel = async_to_sync(layer.new_channel)()
+        async_to_sync(layer.group_add)(publisher.group_name(7), channel)
+        publisher.publish_events(7, [event(0), event(1)])
+        return async_to_sync(layer.receive)(channel)
+
+    # A worker thread, as in Celery: another test (Playwright's sync API) may own this thread's loop.
+    with ThreadPoolExecutor(1) as pool:
+        message = pool.submit(publish_and_receive).result(timeout=10)
     assert message["type"] == "run.events"
     assert [e["seq"] for e in message["events"]] == [0, 1]
 

@@ -20,6 +20,7 @@ from scheduler_core.framework.interfaces import MAX_NODE_SCORE
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.registry import ArgsError, ArgsProblem
+from scheduler_core.plugins.helper import distinct_values
 from scheduler_core.framework.status import SKIP, MaybeStatus
 from scheduler_core.model import Pod
 from scheduler_core.plugins.node_resources.resource_allocation import (
@@ -91,21 +92,28 @@ def _std_batch(fractions: list[np.ndarray], count: int) -> np.ndarray:
 def balanced_resource_score_batch(requested: list[np.ndarray], allocatable: list[np.ndarray]) -> np.ndarray:
     """balanced_resource_score per node, bit for bit: nodes are grouped by which resources they offer."""
     count = len(requested[0]) if requested else 0
-    scores = np.full(count, MAX_NODE_SCORE, dtype=np.int64)
-    if not requested:
-        return scores
-    offered = [alloc != 0 for alloc in allocatable]
-    fractions = [np.minimum(req / np.where(o, alloc, 1), 1.0) for req, alloc, o in zip(requested, allocatable, offered)]
-    pattern = np.zeros(count, dtype=np.int64)
-    for index, o in enumerate(offered):
-        pattern |= o.astype(np.int64) << index
+    if not count:
+        return np.zeros(count, dtype=np.int64)
     huge = np.zeros(count, dtype=bool)
-    for req, alloc in zip(requested, allocatable):
-        huge |= (np.abs(req) >= EXACT_FLOAT_LIMIT) | (np.abs(alloc) >= EXACT_FLOAT_LIMIT)
-    for value in np.unique(pattern[~huge]).tolist():
-        group = np.flatnonzero((pattern == value) & ~huge)
-        present = [fractions[i][group] for i in range(len(offered)) if value >> i & 1]
-        scores[group] = ((1 - _std_batch(present, len(group))) * MAX_NODE_SCORE).astype(np.int64)
+    for values in (*requested, *allocatable):
+        if values.max() >= EXACT_FLOAT_LIMIT or values.min() <= -EXACT_FLOAT_LIMIT:
+            huge |= np.abs(values) >= EXACT_FLOAT_LIMIT
+    offered = [alloc != 0 for alloc in allocatable]
+    everywhere = [bool(o.all()) for o in offered]
+    fractions = [np.minimum(req / (alloc if full else np.where(o, alloc, 1)), 1.0)
+                 for req, alloc, o, full in zip(requested, allocatable, offered, everywhere)]
+    if all(full or not o.any() for o, full in zip(offered, everywhere)):  # one group: the common case
+        present = [f for f, full in zip(fractions, everywhere) if full]
+        scores = ((1 - _std_batch(present, count)) * MAX_NODE_SCORE).astype(np.int64)
+    else:
+        scores = np.empty(count, dtype=np.int64)
+        pattern = np.zeros(count, dtype=np.int64)
+        for index, o in enumerate(offered):
+            pattern |= o.astype(np.int64) << index
+        for value in distinct_values(pattern):
+            group = np.flatnonzero(pattern == value)
+            present = [fractions[i][group] for i in range(len(offered)) if value >> i & 1]
+            scores[group] = ((1 - _std_batch(present, len(group))) * MAX_NODE_SCORE).astype(np.int64)
     for i in np.flatnonzero(huge).tolist():  # Python's exact int/int division: the reference itself
         scores[i] = balanced_resource_score([int(r[i]) for r in requested], [int(a[i]) for a in allocatable])
     return scores

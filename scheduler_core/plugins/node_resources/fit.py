@@ -25,7 +25,7 @@ from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.registry import ArgsError, ArgsProblem
 from scheduler_core.framework.status import MaybeStatus, Status
 from scheduler_core.model import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Pod, ResourceList
-from scheduler_core.plugins.helper import FunctionShapePoint
+from scheduler_core.plugins.helper import FunctionShapePoint, distinct_values
 from scheduler_core.plugins.node_resources.least_allocated import least_resource_scorer, least_resource_scorer_batch
 from scheduler_core.plugins.node_resources.most_allocated import most_resource_scorer, most_resource_scorer_batch
 from scheduler_core.plugins.node_resources.requested_to_capacity_ratio import (
@@ -232,32 +232,35 @@ def shortfall_verdicts(request: ResourceList, table: NodeTable, positions: np.nd
                        ignored_groups: frozenset[str] = frozenset()) -> Optional[FilterVerdicts]:
     """fits_request over many nodes, as Fit.filter's statuses (None when every node fits).
 
-    Each node's shortfalls become a bit set (bit 0 pods, then checked_requests' order) plus an
+    Each failing node's shortfalls become a bit set (pods, then checked_requests' order) plus an
     "unresolvable" bit; each distinct set seen becomes one status, in order of first appearance.
     """
     reasons = [REASON_TOO_MANY_PODS]
-    short = (table.pod_count[positions] + 1 > table.allocatable_of(PODS)[positions]).astype(np.int64)
-    unresolvable = np.zeros(len(positions), dtype=bool)
-    for bit, (name, wanted) in enumerate(checked_requests(request, ignored, ignored_groups), start=1):
+    lacking = [table.pod_count[positions] + 1 > table.allocatable_of(PODS)[positions]]
+    beyond = [None]  # per check: the node is too small even when empty (UnschedulableAndUnresolvable)
+    for name, wanted in checked_requests(request, ignored, ignored_groups):
         capacity = table.allocatable_of(name)[positions]
-        lacking = wanted > capacity - table.requested_of(name)[positions]
-        short |= lacking.astype(np.int64) << bit
-        unresolvable |= lacking & (wanted > capacity)
+        lacking.append(wanted > capacity - table.requested_of(name)[positions])
+        beyond.append(wanted > capacity)
         reasons.append(REASON_INSUFFICIENT.format(resource=name))
-    failed = np.flatnonzero(short)
+    any_lacking = np.logical_or.reduce(lacking) if len(lacking) > 1 else lacking[0]
+    failed = np.flatnonzero(any_lacking)
     if not len(failed):
         return None
-    keys = (short[failed] << 1) | unresolvable[failed]
-    distinct, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    order = np.argsort(first, kind="stable")
-    rank = np.empty(len(order), dtype=np.int32)
-    rank[order] = np.arange(len(order), dtype=np.int32)
+    keys = np.zeros(len(failed), dtype=np.int64)  # bit 0: unresolvable; bit i+1: reasons[i]
+    for bit, short in enumerate(lacking):
+        short = short[failed]
+        keys |= short.astype(np.int64) << (bit + 1)
+        if beyond[bit] is not None:
+            keys |= short & beyond[bit][failed]
+    distinct = distinct_values(keys)
+    distinct.sort(key=lambda k: int((keys == k).argmax()))  # palette in order of first appearance
     palette = []
-    for key in distinct[order].tolist():
+    choice = np.full(len(positions), PASS, dtype=np.int32)
+    for index, key in enumerate(distinct):
         found = tuple(reason for bit, reason in enumerate(reasons) if key >> (bit + 1) & 1)
         palette.append(Status.unresolvable(*found) if key & 1 else Status.unschedulable(*found))
-    choice = np.full(len(positions), PASS, dtype=np.int32)
-    choice[failed] = rank[inverse.reshape(-1)]
+        choice[failed[keys == key]] = index
     return FilterVerdicts(palette, choice)
 
 

@@ -3,6 +3,7 @@
 import { safe } from "./plot.js";
 
 const MAX_TEXT_CELLS = 600;
+const MAX_TEXT_COLUMNS = 40;
 
 /**
  * rows/cols: label arrays; z[r][c]: a number or null (absent). Every cell prints its number
@@ -29,7 +30,7 @@ export function heatmapFigure({ rows, cols, z, title, rowTitle, colTitle, diverg
     showscale: true,
     colorbar: { thickness: 12 },
   };
-  if (cells <= MAX_TEXT_CELLS) {
+  if (cells <= MAX_TEXT_CELLS && cols.length <= MAX_TEXT_COLUMNS) {
     trace.texttemplate = "%{z}";
     trace.textfont = { size: 12 };
   }
@@ -45,10 +46,19 @@ export function heatmapFigure({ rows, cols, z, title, rowTitle, colTitle, diverg
   };
 }
 
-/** {key: {value: n}} -> rows = keys, cols = union of values (sorted), z with null where absent. */
-export function nestedToGrid(nested) {
+/**
+ * {key: {value: n}} -> rows = keys, cols = union of values (sorted), z with null where absent.
+ * With more than maxCols values, each key keeps an equal share: its values of largest magnitude.
+ */
+export function nestedToGrid(nested, maxCols = Infinity) {
   const rows = Object.keys(nested || {}).sort();
-  const cols = [...new Set(rows.flatMap((r) => Object.keys(nested[r] || {})))].sort();
+  const share = Math.max(1, Math.floor(maxCols / Math.max(1, rows.length)));
+  const pick = (r) => {
+    const entries = Object.entries(nested[r] || {});
+    if (entries.length <= share || !Number.isFinite(maxCols)) return entries.map(([v]) => v);
+    return entries.sort((a, b) => Math.abs(b[1]) - Math.abs(a[1])).slice(0, share).map(([v]) => v);
+  };
+  const cols = [...new Set(rows.flatMap(pick))].sort();
   const z = rows.map((r) => cols.map((c) => nested[r]?.[c] ?? null));
   return { rows, cols, z };
 }

@@ -94,17 +94,18 @@ export function affinityCountsSection(ctx) {
 export function topologyScoreSection(ctx) {
   const state = preScoreState(ctx.cycle, PLUGIN.INTER_POD_AFFINITY);
   if (!state?.topologyScore) return null;
-  const grid = nestedToGrid(state.topologyScore);
-  const cols = grid.cols.slice(0, MAX_COLUMNS);
-  const z = grid.z.map((row) => row.slice(0, MAX_COLUMNS));
-  const fig = heatmapFigure({ rows: grid.rows, cols, z, title: "topologyScore (topology key × value)", rowTitle: "key", colTitle: "value", diverging: true });
+  const grid = nestedToGrid(state.topologyScore, MAX_COLUMNS);
+  const all = new Set(Object.values(state.topologyScore).flatMap((m) => Object.keys(m || {})));
+  const fig = heatmapFigure({ rows: grid.rows, cols: grid.cols, z: grid.z, title: "topologyScore (topology key × value)", rowTitle: "key", colTitle: "value", diverging: true });
   const chart = ctx.plot("ipa-topology-score", fig);
+  const cols = grid.cols;
+  const z = grid.z;
   const raw = point(ctx.cycle, POINT.SCORE).plugins.get(PLUGIN.INTER_POD_AFFINITY)?.raw;
   const normalized = point(ctx.cycle, POINT.NORMALIZE_SCORE).plugins.get(PLUGIN.INTER_POD_AFFINITY)?.normalized;
   return section("InterPodAffinity — preferred terms (PreScore state)",
     note("Sums per topology pair: + for matched affinity, − for matched anti-affinity. A node's raw score is the sum over the keys it has."),
     chart,
-    grid.cols.length > cols.length ? note(`Showing ${cols.length} of ${grid.cols.length} values.`) : null,
+    all.size > cols.length ? note(`Showing ${cols.length} of ${all.size} values (per key, those with the largest magnitude).`) : null,
     h("details.data-table", { open: grid.rows.length * grid.cols.length <= 24 }, h("summary", "Numbers"),
       table(["key", ...cols], grid.rows.map((r, i) => [r, ...z[i].map((v) => (v === null ? "" : String(v)))]), "topology-score-table")),
     raw ? h("details.data-table", { open: Object.keys(raw).length <= 12 }, h("summary", "Per-node InterPodAffinity scores"),

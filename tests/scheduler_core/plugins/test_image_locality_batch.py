@@ -10,7 +10,7 @@ from tests.scheduler_core.builders import FakeHandle
 from tests.scheduler_core.plugins.test_helper_batch import assert_score_same, clusters
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(clusters())
 def test_score_batch_matches_score(cluster):
     snapshot, pod, positions = cluster

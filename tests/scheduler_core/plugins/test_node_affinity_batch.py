@@ -3,13 +3,15 @@ with and without the profile's addedAffinity."""
 
 from __future__ import annotations
 
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scheduler_core.framework.cycle_state import CycleState
-from scheduler_core.model import NodeSelector
-from scheduler_core.plugins.node_affinity import NodeAffinity, NodeAffinityArgs
 from scheduler_core.model import NodeAffinity as NodeAffinitySpec
+from scheduler_core.model import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
+from scheduler_core.plugins.node_affinity import NodeAffinity, NodeAffinityArgs
+from tests.scheduler_core.builders import make_node, make_pod, make_snapshot
 from tests.scheduler_core.plugins.test_helper_batch import (
     assert_filter_same,
     assert_score_same,
@@ -18,7 +20,7 @@ from tests.scheduler_core.plugins.test_helper_batch import (
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(clusters(), st.one_of(st.none(), node_affinities()))
 def test_batch_methods_match_the_per_node_ones(cluster, added):
     snapshot, pod, positions = cluster
@@ -32,10 +34,6 @@ def test_batch_methods_match_the_per_node_ones(cluster, added):
 
 
 def test_enforced_affinity_comes_before_the_pod_s_own():
-    from tests.scheduler_core.builders import make_node, make_pod, make_snapshot
-    from scheduler_core.model import NodeSelectorRequirement, NodeSelectorTerm
-    import numpy as np
-
     term = NodeSelectorTerm((NodeSelectorRequirement("zone", "In", ("a",)),))
     snapshot = make_snapshot([make_node("n0", {"zone": "a"}), make_node("n1", {"zone": "b"})])
     plugin = NodeAffinity(NodeAffinityArgs(NodeAffinitySpec(NodeSelector((term,)))))

@@ -9,7 +9,7 @@ from scheduler_core.plugins.node_name import NodeName
 from tests.scheduler_core.plugins.test_helper_batch import assert_filter_same, clusters
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(clusters())
 def test_filter_batch_matches_filter(cluster):
     snapshot, pod, positions = cluster

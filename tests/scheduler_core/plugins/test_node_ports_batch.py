@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import numpy as np
 from hypothesis import given, settings
 
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.status import SKIP
 from scheduler_core.plugins.node_ports import NodePorts
+from tests.scheduler_core.builders import make_node, make_pod, make_snapshot
 from tests.scheduler_core.plugins.test_helper_batch import assert_filter_same, clusters
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(clusters())
 def test_filter_batch_matches_filter(cluster):
     snapshot, pod, positions = cluster
@@ -22,8 +24,5 @@ def test_filter_batch_matches_filter(cluster):
 
 
 def test_without_pre_filter_state_every_node_errors_both_ways():
-    import numpy as np
-    from tests.scheduler_core.builders import make_node, make_pod, make_snapshot
-
     snapshot = make_snapshot([make_node("n0"), make_node("n1")])
     assert_filter_same(NodePorts(), CycleState(), make_pod("p"), snapshot.table, np.arange(2))

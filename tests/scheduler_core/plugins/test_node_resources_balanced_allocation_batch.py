@@ -18,7 +18,7 @@ from tests.scheduler_core.plugins.test_helper_batch import RESOURCE_NAMES, asser
 amount = st.one_of(st.just(0), st.integers(0, 1000), st.integers(0, 1 << 40), st.integers(0, (1 << 62)))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(clusters(), st.lists(st.sampled_from(RESOURCE_NAMES), unique=True, max_size=4))
 def test_score_batch_matches_score(cluster, resources):
     snapshot, pod, positions = cluster

@@ -39,7 +39,7 @@ def fit_args(draw):
     return args
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(clusters(), fit_args())
 def test_batch_methods_match_the_per_node_ones(cluster, args):
     snapshot, pod, positions = cluster

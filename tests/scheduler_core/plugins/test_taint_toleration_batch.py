@@ -9,7 +9,7 @@ from scheduler_core.plugins.taint_toleration import TaintToleration
 from tests.scheduler_core.plugins.test_helper_batch import assert_filter_same, assert_score_same, clusters
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(clusters())
 def test_batch_methods_match_the_per_node_ones(cluster):
     snapshot, pod, positions = cluster
