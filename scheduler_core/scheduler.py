@@ -94,10 +94,21 @@ class Scheduler:
         handle = FrameworkHandle(self.snapshot)
         self.framework = Framework(build_profile(scenario.config, handle), self.snapshot, vectorized)
         handle.framework = self.framework
+        self.snapshot.table  # built now, not in the first timed cycle
         self.queue = self._sorted_queue(scenario.pending_pods)
         self.tie_break = tie_break
         self.rng = random.Random(seed)
         self.next_start_node_index = 0
+
+    @property
+    def queue(self) -> list[Pod]:
+        return self._queue
+
+    @queue.setter
+    def queue(self, pods: list[Pod]) -> None:
+        """Setting the queue (bench's --limit truncates it) recomputes the keys events carry."""
+        self._queue = pods
+        self.queue_keys = [pod.key for pod in pods]
 
     def _sorted_queue(self, pending: list[Pod]) -> list[Pod]:
         sorter = self.framework.profile["queueSort"][0]
@@ -145,7 +156,7 @@ class Cycle:
     # ------------------------------------------------------------------ start and PreFilter
 
     def _start(self) -> Iterator[Event]:
-        queue = [p.key for p in self.scheduler.queue[self.index:]]
+        queue = self.scheduler.queue_keys[self.index:]
         pod = self.pod
         yield self.event(ExtensionPoint.CYCLE_START, None, CycleStart(
             pod.key, pod.namespace, pod.name, pod.priority, dict(pod.labels), queue,
@@ -314,8 +325,7 @@ class Cycle:
 
     def _binding_failed(self, point: ExtensionPoint, plugin: str, status: Status, node: str) -> Iterator[Event]:
         self.fw.run_unreserve(self.state, self.pod, node)
-        self.snapshot.by_name[node].remove_pod(self.pod)
-        self.pod.node_name = ""
+        self.snapshot.unbind(self.pod)
         message = f'running {point.value} plugin "{plugin}": {status.message}'
         yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(None, error=message))
 

@@ -122,9 +122,10 @@ WHITENOISE_USE_FINDERS = True
 # --- Redis / channel layer / Celery -------------------------------------------------------
 REDIS_URL = env_str("REDIS_URL")
 if REDIS_URL:
-    CHANNEL_LAYERS = {
-        "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}
-    }
+    # redis-py 8 reads with a 5 s socket timeout by default, exactly channels_redis's 5 s BZPOPMIN
+    # wait: a quiet channel then raises TimeoutError and kills the websocket. Read longer than that.
+    _redis_host = {"address": REDIS_URL, "socket_timeout": env_float("REDIS_SOCKET_TIMEOUT", 30.0, minimum=6.0)}
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [_redis_host]}}}
     CELERY_BROKER_URL = REDIS_URL
     # acks_late: a task killed mid-run is redelivered after this many seconds (the heartbeat sweep
     # usually re-queues it sooner).

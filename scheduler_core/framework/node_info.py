@@ -174,6 +174,8 @@ class Snapshot:
     def __post_init__(self) -> None:
         self.by_name = {info.name: info for info in self.node_infos}
         self._table: Optional["NodeTable"] = None
+        self._with_affinity: Optional[list[NodeInfo]] = None
+        self._with_required_anti_affinity: Optional[list[NodeInfo]] = None
         self._index_images()
 
     @property
@@ -212,10 +214,20 @@ class Snapshot:
         return self.namespace_labels.get(namespace, {})
 
     def have_pods_with_affinity(self) -> list[NodeInfo]:
-        return [info for info in self.node_infos if info.pods_with_affinity]
+        """Nodes running a pod with (anti-)affinity; cached until the next bind or unbind."""
+        if self._with_affinity is None:
+            self._with_affinity = [info for info in self.node_infos if info.pods_with_affinity]
+        return self._with_affinity
 
     def have_pods_with_required_anti_affinity(self) -> list[NodeInfo]:
-        return [info for info in self.node_infos if info.pods_with_required_anti_affinity]
+        if self._with_required_anti_affinity is None:
+            self._with_required_anti_affinity = [
+                info for info in self.node_infos if info.pods_with_required_anti_affinity]
+        return self._with_required_anti_affinity
+
+    def _changed(self) -> None:
+        self._with_affinity = None
+        self._with_required_anti_affinity = None
 
     def all_pods(self) -> Iterable[PodInfo]:
         for info in self.node_infos:
@@ -228,4 +240,13 @@ class Snapshot:
         self.by_name[node_name].add_pod(info)
         if self._table is not None:
             self._table.add_pod(node_name, info)
+        self._changed()
         return info
+
+    def unbind(self, pod: Pod) -> None:
+        """Forget an assumed pod (ForgetPod), e.g. when its binding cycle fails."""
+        info = self.by_name[pod.node_name].remove_pod(pod)
+        if self._table is not None:
+            self._table.remove_pod(pod.node_name, info)
+        self._changed()
+        pod.node_name = ""

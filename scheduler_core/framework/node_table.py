@@ -82,12 +82,19 @@ class NodeTable:
 
     def add_pod(self, node_name: str, info: "PodInfo") -> None:
         """Keep the columns equal to the NodeInfo after ``NodeInfo.add_pod``."""
+        self._account(node_name, info, +1)
+
+    def remove_pod(self, node_name: str, info: "PodInfo") -> None:
+        """Keep the columns equal to the NodeInfo after ``NodeInfo.remove_pod``."""
+        self._account(node_name, info, -1)
+
+    def _account(self, node_name: str, info: "PodInfo", sign: int) -> None:
         i = self.index[node_name]
         for resource, amount in info.requests.items():
-            self.requested_of(resource)[i] += amount
-        self.non_zero_cpu[i] += info.non_zero_requests.get(CPU, 0)
-        self.non_zero_memory[i] += info.non_zero_requests.get(MEMORY, 0)
-        self.pod_count[i] += 1
+            self.requested_of(resource)[i] += sign * amount
+        self.non_zero_cpu[i] += sign * info.non_zero_requests.get(CPU, 0)
+        self.non_zero_memory[i] += sign * info.non_zero_requests.get(MEMORY, 0)
+        self.pod_count[i] += sign
         self.version += 1
 
     def positions(self, names: Optional[Iterable[str]] = None) -> np.ndarray:

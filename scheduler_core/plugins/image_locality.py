@@ -106,8 +106,12 @@ class ImageLocality:
 
     def score_batch(self, state: CycleState, pod: Pod, table: NodeTable, positions: np.ndarray) -> np.ndarray:
         total_nodes = len(self._handle.snapshot.node_infos)
+        num_containers = len(pod.init_containers) + len(pod.containers)
+        index = image_index(table)
+        if not any(normalized_image_name(c.image) in index for c in (*pod.init_containers, *pod.containers)):
+            return np.full(len(positions), calculate_priority(0, num_containers), dtype=np.int64)
         image_scores = sum_image_scores_batch(table, pod, total_nodes)[positions]
-        return calculate_priority_batch(image_scores, len(pod.init_containers) + len(pod.containers))
+        return calculate_priority_batch(image_scores, num_containers)
 
 
 def new(args: Optional[Mapping], handle) -> ImageLocality:

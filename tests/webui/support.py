@@ -200,12 +200,18 @@ class WebSocket:
 
 
 def receive_all(ws: WebSocket) -> tuple[list[dict], dict | None]:
+    """Everything until the server closes; end is None when it closed without an "end" message."""
     events, end = [], None
-    while (message := ws.receive()) is not None:
-        if message["type"] == "events":
-            events.extend(message["events"])
-        elif message["type"] == "end":
-            end = message
+    try:
+        while (message := ws.receive()) is not None:
+            if message["type"] == "events":
+                events.extend(message["events"])
+            elif message["type"] == "end":
+                end = message
+    except ConnectionError:
+        pass
+    finally:
+        ws.close()
     return events, end
 
 

@@ -20,9 +20,9 @@ from scheduler_core.framework.interfaces import MAX_NODE_SCORE
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.registry import ArgsError, ArgsProblem
-from scheduler_core.plugins.helper import distinct_values
 from scheduler_core.framework.status import SKIP, MaybeStatus
 from scheduler_core.model import Pod
+from scheduler_core.plugins.helper import distinct_values
 from scheduler_core.plugins.node_resources.resource_allocation import (
     DEFAULT_RESOURCES,
     ResourceAllocationScorer,

@@ -6,9 +6,8 @@ from typing import Sequence
 
 import numpy as np
 
-from scheduler_core.framework import batch
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE
-from scheduler_core.plugins.helper import go_div
+from scheduler_core.plugins.helper import go_div, go_div_batch_fast
 from scheduler_core.plugins.node_resources.resource_allocation import (
     BatchScorer,
     ResourceSpec,
@@ -39,7 +38,8 @@ def least_resource_scorer(resources: tuple[ResourceSpec, ...]) -> Scorer:
 
 def least_requested_score_batch(requested: np.ndarray, capacity: np.ndarray) -> np.ndarray:
     """least_requested_score per node; capacity is non-zero (weighted_average_batch drops the rest)."""
-    return np.where(requested > capacity, 0, batch.go_div((capacity - requested) * MAX_NODE_SCORE, capacity))
+    free = np.maximum(capacity - requested, 0)  # only changes entries the where discards
+    return np.where(requested > capacity, 0, go_div_batch_fast(free * MAX_NODE_SCORE, capacity))
 
 
 def least_resource_scorer_batch(resources: tuple[ResourceSpec, ...]) -> BatchScorer:

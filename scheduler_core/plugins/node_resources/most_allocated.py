@@ -6,9 +6,8 @@ from typing import Sequence
 
 import numpy as np
 
-from scheduler_core.framework import batch
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE
-from scheduler_core.plugins.helper import go_div
+from scheduler_core.plugins.helper import go_div, go_div_batch_fast
 from scheduler_core.plugins.node_resources.resource_allocation import (
     BatchScorer,
     ResourceSpec,
@@ -39,7 +38,7 @@ def most_resource_scorer(resources: tuple[ResourceSpec, ...]) -> Scorer:
 
 def most_requested_score_batch(requested: np.ndarray, capacity: np.ndarray) -> np.ndarray:
     """most_requested_score per node; capacity is non-zero (weighted_average_batch drops the rest)."""
-    return batch.go_div(np.minimum(requested, capacity) * MAX_NODE_SCORE, capacity)
+    return go_div_batch_fast(np.minimum(requested, capacity) * MAX_NODE_SCORE, capacity)
 
 
 def most_resource_scorer_batch(resources: tuple[ResourceSpec, ...]) -> BatchScorer:

@@ -18,10 +18,10 @@ import numpy as np
 
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
-from scheduler_core.framework.batch import go_div
 from scheduler_core.framework.registry import ArgsProblem
 from scheduler_core.framework.status import MaybeStatus, Status
 from scheduler_core.model import CPU, EPHEMERAL_STORAGE, MEMORY, Pod
+from scheduler_core.plugins.helper import go_div_batch_fast
 from scheduler_core.plugins.node_resources.resource_names import is_scalar_resource_name
 from scheduler_core.resources import non_zero_requests, pod_requests
 
@@ -103,7 +103,8 @@ class ResourceAllocationScorer:
         allocatable: list[np.ndarray] = []
         for index, spec in enumerate(self.resources):
             alloc, req = self._allocatable_and_requested_batch(table, positions, spec.name, pod_request[index])
-            requested.append(np.where(alloc != 0, req, 0))
+            offered = alloc != 0
+            requested.append(req if offered.all() else np.where(offered, req, 0))
             allocatable.append(alloc)
         return self.batch_scorer(requested, allocatable)
 
@@ -134,8 +135,14 @@ def weighted_average_batch(resources: tuple[ResourceSpec, ...], requested: list[
     weights = np.zeros(count, dtype=np.int64)
     for index, spec in enumerate(resources):
         offered = allocatable[index] != 0
+        if offered.all():  # the common case: no masking needed
+            total += resource_score(requested[index], allocatable[index]) * spec.weight
+            weights += spec.weight
+            continue
         value = resource_score(requested[index], np.where(offered, allocatable[index], 1))
         total += np.where(offered, value * spec.weight, 0)
         weights += np.where(offered, spec.weight, 0)
     has_weight = weights != 0
-    return np.where(has_weight, go_div(total, np.where(has_weight, weights, 1)), 0)
+    if has_weight.all():
+        return go_div_batch_fast(total, weights)
+    return np.where(has_weight, go_div_batch_fast(total, np.where(has_weight, weights, 1)), 0)

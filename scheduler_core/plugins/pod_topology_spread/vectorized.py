@@ -192,7 +192,7 @@ class PodCounts:
         if matcher.is_nothing:
             return 0
         if matcher.pairs:
-            for pair_index, (key, value) in enumerate(matcher.pairs):
+            for key, value in matcher.pairs:
                 nodes = self._by_pair.get((namespace, key, value))
                 if nodes is None or position not in nodes:
                     return 0
