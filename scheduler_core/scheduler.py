@@ -213,12 +213,12 @@ class Cycle:
         return FilterPass(rotated[:evaluated], verdicts, feasible, start % total if total else 0, num_to_find)
 
     def _filter_events(self, passed: FilterPass) -> Iterator[Event]:
-        names = self.snapshot.table.names
-        evaluated = [names[p] for p in passed.evaluated.tolist()]
+        table = self.snapshot.table
+        evaluated = table.names_at(passed.evaluated)
         for plugin, verdict in passed.verdicts:
             yield self.event(ExtensionPoint.FILTER, plugin, FilterPluginResult(evaluated, verdict.palette, verdict.choice))
         yield self.event(ExtensionPoint.FILTER, None, FilterSummary(
-            evaluated, [names[p] for p in passed.feasible.tolist()], passed.num_to_find, passed.start_index))
+            evaluated, table.names_at(passed.feasible), passed.num_to_find, passed.start_index))
 
     def _first_failures(self, passed: FilterPass) -> dict[str, Status]:
         """Each evaluated node's first failing plugin in Filter order: the real scheduler's verdict."""
@@ -271,9 +271,8 @@ class Cycle:
 
     def _score_and_bind(self, feasible: np.ndarray) -> Iterator[Event]:
         table = self.snapshot.table
-        positions = feasible.tolist()
-        names = [table.names[p] for p in positions]
-        infos = [table.node_infos[p] for p in positions]
+        names = table.names_at(feasible)
+        infos = table.infos_at(feasible)
         for plugin, status in self.fw.run_pre_score(self.state, self.pod, infos):
             state = None
             if is_success(status):
@@ -282,7 +281,7 @@ class Cycle:
             if not is_success(status) and not status.is_skip:
                 yield from self._scoring_error(f'running PreScore plugin "{plugin}": {status.message}')
                 return
-        totals = np.zeros(len(positions), dtype=np.int64)
+        totals = np.zeros(len(names), dtype=np.int64)
         for plugin in self.fw.score_plugins(self.state):
             outcome, error = self.fw.run_score_plugin(plugin, self.state, self.pod, feasible, names)
             if error is not None:
@@ -292,7 +291,7 @@ class Cycle:
             yield self.event(ExtensionPoint.NORMALIZE_SCORE, plugin.name,
                              NormalizeResult(names, outcome.normalized, outcome.weight, outcome.weighted))
             totals += outcome.weighted
-        chosen, ties = self._select_host(names, totals)
+        chosen, ties = self._select_host(table.names_array[feasible], totals)
         yield self.event(ExtensionPoint.TOTAL, None, TotalResult(names, totals, chosen, ties))
         yield from self._bind(chosen)
 
@@ -300,8 +299,8 @@ class Cycle:
         yield self.event(ExtensionPoint.TOTAL, None, TotalResult([], [], None, [], error=message))
         yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(None, error=message))
 
-    def _select_host(self, names: list[str], totals: np.ndarray) -> tuple[str, list[str]]:
-        ties = [names[i] for i in np.flatnonzero(totals == totals.max()).tolist()]  # document order
+    def _select_host(self, names: np.ndarray, totals: np.ndarray) -> tuple[str, list[str]]:
+        ties = names[totals == totals.max()].tolist()  # document order
         if self.scheduler.tie_break == TIE_BREAK_RANDOM:
             return self.scheduler.rng.choice(ties), ties
         return ties[0], ties

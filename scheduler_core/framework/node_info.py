@@ -6,6 +6,8 @@ ports, and the pods carrying (anti-)affinity, so plugins never rescan every pod.
 
 from __future__ import annotations
 
+import bisect
+
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Mapping, Optional
 
@@ -173,6 +175,7 @@ class Snapshot:
 
     def __post_init__(self) -> None:
         self.by_name = {info.name: info for info in self.node_infos}
+        self.position = {info.name: i for i, info in enumerate(self.node_infos)}
         self._table: Optional["NodeTable"] = None
         self._with_affinity: Optional[list[NodeInfo]] = None
         self._with_required_anti_affinity: Optional[list[NodeInfo]] = None
@@ -225,9 +228,12 @@ class Snapshot:
                 info for info in self.node_infos if info.pods_with_required_anti_affinity]
         return self._with_required_anti_affinity
 
-    def _changed(self) -> None:
-        self._with_affinity = None
-        self._with_required_anti_affinity = None
+    def _changed(self, node_info: NodeInfo) -> None:
+        """Keep the cached affinity node lists in document order after a pod joins or leaves."""
+        for cached, member in ((self._with_affinity, bool(node_info.pods_with_affinity)),
+                               (self._with_required_anti_affinity, bool(node_info.pods_with_required_anti_affinity))):
+            if cached is not None:
+                _set_membership(cached, node_info, member, self.position)
 
     def all_pods(self) -> Iterable[PodInfo]:
         for info in self.node_infos:
@@ -240,7 +246,7 @@ class Snapshot:
         self.by_name[node_name].add_pod(info)
         if self._table is not None:
             self._table.add_pod(node_name, info)
-        self._changed()
+        self._changed(self.by_name[node_name])
         return info
 
     def unbind(self, pod: Pod) -> None:
@@ -248,5 +254,15 @@ class Snapshot:
         info = self.by_name[pod.node_name].remove_pod(pod)
         if self._table is not None:
             self._table.remove_pod(pod.node_name, info)
-        self._changed()
+        self._changed(self.by_name[pod.node_name])
         pod.node_name = ""
+
+
+def _set_membership(nodes: list[NodeInfo], node_info: NodeInfo, member: bool, position: dict[str, int]) -> None:
+    """Insert or remove ``node_info`` in a list kept in snapshot order."""
+    index = bisect.bisect_left(nodes, position[node_info.name], key=lambda info: position[info.name])
+    present = index < len(nodes) and nodes[index] is node_info
+    if member and not present:
+        nodes.insert(index, node_info)
+    elif present and not member:
+        del nodes[index]

@@ -47,6 +47,10 @@ class NodeTable:
     def __init__(self, node_infos: list["NodeInfo"]) -> None:
         self.node_infos = node_infos
         self.names = [info.name for info in node_infos]
+        # Object arrays: ``names_at(positions)`` gathers thousands of names at C speed.
+        self.names_array = np.asarray(self.names, dtype=object)
+        self.infos_array = np.empty(len(node_infos), dtype=object)
+        self.infos_array[:] = node_infos
         self.index = {name: i for i, name in enumerate(self.names)}
         self.size = len(node_infos)
         self._labels: dict[str, LabelColumn] = {}
@@ -96,6 +100,12 @@ class NodeTable:
         self.non_zero_memory[i] += sign * info.non_zero_requests.get(MEMORY, 0)
         self.pod_count[i] += sign
         self.version += 1
+
+    def names_at(self, positions: np.ndarray) -> list[str]:
+        return self.names_array[positions].tolist()
+
+    def infos_at(self, positions: np.ndarray) -> list["NodeInfo"]:
+        return self.infos_array[positions].tolist()
 
     def positions(self, names: Optional[Iterable[str]] = None) -> np.ndarray:
         if names is None:

@@ -1,0 +1,38 @@
+"""Snapshot bookkeeping: binds keep NodeInfo, the NodeTable and the affinity node lists in step."""
+
+from __future__ import annotations
+
+from scheduler_core.model import Affinity, LabelSelector, PodAffinity, PodAffinityTerm
+from tests.scheduler_core.builders import make_node, make_pod, make_snapshot
+
+
+def _anti_affinity_pod(name: str):
+    term = PodAffinityTerm(LabelSelector((("app", "x"),)), "kubernetes.io/hostname")
+    return make_pod(name, labels={"app": "x"}, requests={"cpu": 100},
+                    affinity=Affinity(pod_anti_affinity=PodAffinity(required=(term,))))
+
+
+def test_bind_and_unbind_keep_the_affinity_lists_in_snapshot_order():
+    snapshot = make_snapshot([make_node(f"n{i}") for i in range(4)])
+    assert snapshot.have_pods_with_affinity() == []
+    for node in ("n2", "n0", "n3"):
+        snapshot.bind(_anti_affinity_pod(f"p-{node}"), node)
+    assert [n.name for n in snapshot.have_pods_with_affinity()] == ["n0", "n2", "n3"]
+    assert [n.name for n in snapshot.have_pods_with_required_anti_affinity()] == ["n0", "n2", "n3"]
+    pod = snapshot.by_name["n2"].pods[0].pod
+    snapshot.unbind(pod)
+    assert [n.name for n in snapshot.have_pods_with_affinity()] == ["n0", "n3"]
+    assert pod.node_name == ""
+
+
+def test_bind_and_unbind_keep_the_node_table_equal_to_the_node_infos():
+    snapshot = make_snapshot([make_node("a"), make_node("b")])
+    table = snapshot.table
+    pod = make_pod("p", requests={"cpu": 250, "memory": 1 << 20})
+    snapshot.bind(pod, "b")
+    assert table.requested_of("cpu").tolist() == [0, 250]
+    assert table.pod_count.tolist() == [0, 1]
+    snapshot.unbind(pod)
+    assert table.requested_of("cpu").tolist() == [0, 0]
+    assert table.pod_count.tolist() == [0, 0]
+    assert table.non_zero_cpu.tolist() == [0, 0]
