@@ -3,16 +3,21 @@
 Each topology key is a label column of value codes; a map of topology pairs becomes a lookup array
 indexed by code, with one extra slot at the end, so a node without the key (code -1) reads it.
 The per-node functions in ``filtering`` and ``scoring`` are the reference; tests compare the two.
+
+``TermCounter`` is the fast path of PreFilter's and PreScore's counting of the incoming pod's terms:
+matching pods per node come from ``PodCounts`` (scheduler_core/pod_counts.py), and a term's counts
+per topology value are an ``np.bincount`` over the key's label codes weighted by them.
 """
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Sequence
 
 import numpy as np
 
 from scheduler_core.framework.batch import PASS, FilterVerdicts
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE
+from scheduler_core.framework.node_info import AffinityTerm, Snapshot
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.status import Status
 from scheduler_core.plugins.inter_pod_affinity.filtering import (
@@ -23,8 +28,47 @@ from scheduler_core.plugins.inter_pod_affinity.filtering import (
     PreFilterState,
 )
 from scheduler_core.plugins.inter_pod_affinity.scoring import PreScoreState
+from scheduler_core.pod_counts import PodCounts, weighted_bincount
 
 _AFFINITY, _ANTI, _EXISTING = 0, 1, 2
+
+
+class TermCounter:
+    """Running pods matching the incoming pod's terms, per topology value, from the NodeTable.
+
+    What ``matching.count_by_topology_value`` answers by walking candidate pods: every matching pod
+    counts once at its node's value of the term's topology key; nodes without the key count nothing
+    and values without a matching pod do not appear. ``PodCounts`` is synced on first use only.
+    """
+
+    __slots__ = ("_table", "_counts", "_labels_of_namespace", "_synced")
+
+    def __init__(self, table: NodeTable, counts: PodCounts, snapshot: Snapshot) -> None:
+        self._table = table
+        self._counts = counts
+        self._labels_of_namespace = snapshot.labels_of_namespace
+        self._synced = False
+
+    def _pod_counts(self) -> PodCounts:
+        if not self._synced:
+            self._counts.sync(self._table)
+            self._synced = True
+        return self._counts
+
+    def by_value(self, term: AffinityTerm) -> list[tuple[str, int]]:
+        """(value, matching pods) for each value of the term's key with at least one."""
+        return self._by_value(term.topology_key, self._pod_counts().term_array(term, self._labels_of_namespace))
+
+    def all_terms_by_value(self, terms: Sequence[AffinityTerm]) -> list[list[tuple[str, int]]]:
+        """For each term, (value of its key, pods matching ALL the terms) as ``by_value``."""
+        per_node = self._pod_counts().all_terms_array(terms, self._labels_of_namespace)
+        return [self._by_value(term.topology_key, per_node) for term in terms]
+
+    def _by_value(self, key: str, per_node: np.ndarray) -> list[tuple[str, int]]:
+        column = self._table.labels(key)
+        codes, sums = weighted_bincount(column.codes, per_node)
+        values = column.values
+        return [(values[code], count) for code, count in zip(codes.tolist(), sums.tolist())]
 
 
 def _lookup(table: NodeTable, key: str, values: Iterable[tuple[str, int]], dtype) -> np.ndarray:

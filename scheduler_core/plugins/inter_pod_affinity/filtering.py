@@ -11,7 +11,7 @@ Filter then reads only these maps, in O(terms + node labels) per node.
 
 from __future__ import annotations
 
-from typing import Mapping, Optional
+from typing import TYPE_CHECKING, Mapping, Optional
 
 from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.node_info import AffinityTerm, NodeInfo, PodInfo, Snapshot
@@ -20,6 +20,9 @@ from scheduler_core.model import Node, Pod
 from scheduler_core.names import INTER_POD_AFFINITY
 from scheduler_core.plugins.inter_pod_affinity.matching import candidates, count_by_topology_value, namespace_check
 from scheduler_core.plugins.inter_pod_affinity.pod_index import PodLabelIndex
+
+if TYPE_CHECKING:
+    from scheduler_core.plugins.inter_pod_affinity.batch import TermCounter
 
 REASON_AFFINITY = "node(s) didn't match pod affinity rules"
 REASON_ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"
@@ -103,15 +106,23 @@ def matches_all(terms: list[AffinityTerm], pod: Pod, namespace_labels: Mapping[s
 # ---------------------------------------------------------------------------- PreFilter
 
 
-def compute_pre_filter_state(pod: Pod, snapshot: Snapshot, index: PodLabelIndex) -> tuple[PreFilterState, bool]:
-    """The state, and whether Filter has anything to check (False means Skip)."""
+def compute_pre_filter_state(pod: Pod, snapshot: Snapshot, index: PodLabelIndex,
+                             counter: Optional["TermCounter"] = None) -> tuple[PreFilterState, bool]:
+    """The state, and whether Filter has anything to check (False means Skip).
+
+    With a ``counter`` (the fast path) the incoming pod's terms are counted over the NodeTable
+    instead of through ``index``; the counts are the same.
+    """
     pod_info = PodInfo(pod)
     state = PreFilterState(pod_info, snapshot.labels_of_namespace(pod.namespace))
     _count_existing_anti_affinity(state, snapshot)
     if pod_info.required_affinity_terms or pod_info.required_anti_affinity_terms:
-        index.refresh(snapshot)
-        _count_incoming_affinity(state, snapshot, index)
-        _count_incoming_anti_affinity(state, snapshot, index)
+        if counter is not None:
+            _count_incoming_terms_fast(state, counter)
+        else:
+            index.refresh(snapshot)
+            _count_incoming_affinity(state, snapshot, index)
+            _count_incoming_anti_affinity(state, snapshot, index)
     needed = bool(state.existing_anti or pod_info.required_affinity_terms or pod_info.required_anti_affinity_terms)
     return state, needed
 
@@ -144,6 +155,22 @@ def _count_incoming_anti_affinity(state: PreFilterState, snapshot: Snapshot, ind
         for value, count in count_by_topology_value(term, index, snapshot).items():
             pair = (term.topology_key, value)
             state.anti[pair] = state.anti.get(pair, 0) + count
+
+
+def _count_incoming_terms_fast(state: PreFilterState, counter: "TermCounter") -> None:
+    """``_count_incoming_affinity`` and ``_count_incoming_anti_affinity`` from per-node counts."""
+    terms = state.pod_info.required_affinity_terms
+    if terms:
+        for term, found in zip(terms, counter.all_terms_by_value(terms)):
+            _add_counts(state.affinity, term.topology_key, found)
+    for term in state.pod_info.required_anti_affinity_terms:
+        _add_counts(state.anti, term.topology_key, counter.by_value(term))
+
+
+def _add_counts(counts: PairCounts, topology_key: str, found: list[tuple[str, int]]) -> None:
+    for value, count in found:
+        pair = (topology_key, value)
+        counts[pair] = counts.get(pair, 0) + count
 
 
 def _add(counts: PairCounts, node: Node, topology_key: str) -> None:

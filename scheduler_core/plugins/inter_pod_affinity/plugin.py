@@ -21,6 +21,7 @@ from scheduler_core.model import Pod
 from scheduler_core.plugins.inter_pod_affinity import batch, filtering, scoring
 from scheduler_core.plugins.inter_pod_affinity.args import InterPodAffinityArgs
 from scheduler_core.plugins.inter_pod_affinity.pod_index import PodLabelIndex
+from scheduler_core.pod_counts import PodCounts
 
 
 class InterPodAffinity:
@@ -30,16 +31,28 @@ class InterPodAffinity:
         self.args = args
         self._handle = handle
         self._index = PodLabelIndex()  # running pods by label, shared by PreFilter and PreScore
+        self._pod_counts = PodCounts()  # the fast path's matching pods per node, one array per term
 
     @property
     def _snapshot(self) -> Snapshot:
         return self._handle.snapshot
 
+    def _counter(self) -> Optional[batch.TermCounter]:
+        """Counting over the snapshot's NodeTable when the framework runs the fast path, else None."""
+        framework = getattr(self._handle, "framework", None)
+        if framework is None or not getattr(framework, "vectorized", False):
+            return None
+        snapshot = self._snapshot
+        table = snapshot.table
+        if table.node_infos is not snapshot.node_infos:
+            return None
+        return batch.TermCounter(table, self._pod_counts, snapshot)
+
     # ------------------------------------------------------------------ PreFilter / Filter
 
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: list[NodeInfo]) -> tuple[Optional[PreFilterResult], MaybeStatus]:
-        computed, needed = filtering.compute_pre_filter_state(pod, self._snapshot, self._index)
+        computed, needed = filtering.compute_pre_filter_state(pod, self._snapshot, self._index, self._counter())
         if not needed:
             return None, SKIP
         state.write(filtering.PRE_FILTER_STATE, computed)
@@ -74,7 +87,7 @@ class InterPodAffinity:
     # ------------------------------------------------------------------ PreScore / Score
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> MaybeStatus:
-        computed = scoring.compute_pre_score_state(pod, self._snapshot, self._index, self.args)
+        computed = scoring.compute_pre_score_state(pod, self._snapshot, self._index, self.args, self._counter())
         if computed is None:
             return SKIP
         state.write(scoring.PRE_SCORE_STATE, computed)

@@ -9,7 +9,7 @@ A node scores the sum over the topology keys it has; NormalizeScore maps [min, m
 
 from __future__ import annotations
 
-from typing import Mapping, Optional
+from typing import TYPE_CHECKING, Mapping, Optional
 
 from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, NodeScore
@@ -19,6 +19,9 @@ from scheduler_core.names import INTER_POD_AFFINITY
 from scheduler_core.plugins.inter_pod_affinity.args import InterPodAffinityArgs
 from scheduler_core.plugins.inter_pod_affinity.matching import count_by_topology_value
 from scheduler_core.plugins.inter_pod_affinity.pod_index import PodLabelIndex
+
+if TYPE_CHECKING:
+    from scheduler_core.plugins.inter_pod_affinity.batch import TermCounter
 
 # topology key -> value -> summed weight
 TopologyScore = dict[str, dict[str, int]]
@@ -46,18 +49,23 @@ class PreScoreState:
 PRE_SCORE_STATE = StateKey[PreScoreState]("PreScore" + INTER_POD_AFFINITY)
 
 
-def compute_pre_score_state(pod: Pod, snapshot: Snapshot, index: PodLabelIndex,
-                            args: InterPodAffinityArgs) -> Optional[PreScoreState]:
-    """The state, or None when PreScore skips (nothing to weigh, or nothing matched)."""
+def compute_pre_score_state(pod: Pod, snapshot: Snapshot, index: PodLabelIndex, args: InterPodAffinityArgs,
+                            counter: Optional["TermCounter"] = None) -> Optional[PreScoreState]:
+    """The state, or None when PreScore skips (nothing to weigh, or nothing matched).
+
+    With a ``counter`` (the fast path) the incoming pod's terms are counted over the NodeTable
+    instead of through ``index``; the state is the same.
+    """
     pod_info = PodInfo(pod)
     has_preferred = bool(pod_info.preferred_affinity_terms or pod_info.preferred_anti_affinity_terms)
     if args.ignore_preferred_terms_of_existing_pods and not has_preferred:
         return None
     state = PreScoreState(pod_info, snapshot.labels_of_namespace(pod.namespace))
     if has_preferred:
-        index.refresh(snapshot)
-        _weigh_incoming_terms(state, snapshot, index, pod_info.preferred_affinity_terms, +1)
-        _weigh_incoming_terms(state, snapshot, index, pod_info.preferred_anti_affinity_terms, -1)
+        if counter is None:
+            index.refresh(snapshot)
+        _weigh_incoming_terms(state, snapshot, index, pod_info.preferred_affinity_terms, +1, counter)
+        _weigh_incoming_terms(state, snapshot, index, pod_info.preferred_anti_affinity_terms, -1, counter)
     for node_info in snapshot.have_pods_with_affinity():
         if node_info.node.labels:
             for existing in node_info.pods_with_affinity:
@@ -66,13 +74,21 @@ def compute_pre_score_state(pod: Pod, snapshot: Snapshot, index: PodLabelIndex,
 
 
 def _weigh_incoming_terms(state: PreScoreState, snapshot: Snapshot, index: PodLabelIndex,
-                          terms: list[WeightedAffinityTerm], sign: int) -> None:
-    """The incoming pod's preferred terms against every running pod (candidates from the index)."""
+                          terms: list[WeightedAffinityTerm], sign: int, counter: Optional["TermCounter"]) -> None:
+    """The incoming pod's preferred terms against every running pod (candidates from the index,
+    or per-node counts from ``counter``)."""
     for weighted in terms:
         key = weighted.term.topology_key
-        for value, count in count_by_topology_value(weighted.term, index, snapshot).items():
-            values = state.topology_score.setdefault(key, {})
-            values[value] = values.get(value, 0) + sign * weighted.weight * count
+        if counter is not None:
+            found = counter.by_value(weighted.term)
+        else:
+            found = count_by_topology_value(weighted.term, index, snapshot).items()
+        if not found:
+            continue
+        values = state.topology_score.setdefault(key, {})
+        weight = sign * weighted.weight
+        for value, count in found:
+            values[value] = values.get(value, 0) + weight * count
 
 
 def _weigh_existing_pod_terms(state: PreScoreState, existing: PodInfo, node: Node, hard_weight: int) -> None:

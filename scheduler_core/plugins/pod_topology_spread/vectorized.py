@@ -6,8 +6,9 @@ Every function here computes exactly what its per-node counterpart in ``filterin
 
 * a topology domain is a label code of the key's ``LabelColumn``; per-domain sums are
   ``np.bincount`` over the nodes that pass the all-keys and inclusion-policy masks;
-* matching pods per node come from ``PodCounts``: one int64 array per (namespace, selector), kept in
-  step with the snapshot by re-counting only the nodes whose ``NodeInfo.generation`` changed;
+* matching pods per node come from ``PodCounts`` (scheduler_core/pod_counts.py): one int64 array per
+  (namespace, selector), kept in step with the snapshot by re-counting only the nodes whose
+  ``NodeInfo.generation`` changed;
 * scores use float64 with the reference's operation order (``count * weight + (maxSkew - 1)``
   summed constraint by constraint), rounded as Go's ``math.Round``.
 
@@ -17,10 +18,8 @@ in the same insertion order as the reference, but only per domain, never per pod
 
 from __future__ import annotations
 
-import operator
 import weakref
-from collections import OrderedDict
-from typing import TYPE_CHECKING, Optional, Sequence
+from typing import Optional, Sequence
 
 import numpy as np
 
@@ -28,10 +27,9 @@ from scheduler_core.framework.batch import PASS, FilterVerdicts, go_div
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE
 from scheduler_core.framework.node_table import MISSING, LabelColumn, NodeTable
 from scheduler_core.framework.status import Status
-from scheduler_core.labels import Matcher
-from scheduler_core.model import LabelSelector, Pod
+from scheduler_core.model import Pod
 from scheduler_core.plugins.helper import find_untolerated_taint, required_node_affinity_mask, tainted_verdicts
-from scheduler_core.plugins.pod_topology_spread.common import Constraint, count_matching, go_log
+from scheduler_core.plugins.pod_topology_spread.common import Constraint, go_log
 from scheduler_core.plugins.pod_topology_spread.filtering import (
     REASON_CONSTRAINTS_NOT_MATCH,
     REASON_NODE_LABEL_NOT_MATCH,
@@ -39,166 +37,7 @@ from scheduler_core.plugins.pod_topology_spread.filtering import (
     PreFilterState,
 )
 from scheduler_core.plugins.pod_topology_spread.scoring import PreScoreState
-
-if TYPE_CHECKING:
-    from scheduler_core.framework.node_info import NodeInfo
-
-_GENERATION = operator.attrgetter("generation")
-
-
-# ---------------------------------------------------------------------------- matching pods per node
-
-
-class PodCounts:
-    """Matching pods per node, as an int64 per table position, for each (namespace, selector).
-
-    A label index ``(namespace, key, value) -> {position: pods carrying it}`` answers selectors with
-    key=value equalities without scanning pods; the arrays of recently used selectors are cached.
-    ``sync`` finds the nodes whose ``generation`` moved since the last call (binds, and a failed
-    binding's removal) and re-counts only those, in the index and in every cached array.
-    """
-
-    def __init__(self, max_selectors: int = 64) -> None:
-        self._max = max_selectors
-        self._table: Optional[weakref.ref] = None
-        self._infos: list["NodeInfo"] = []
-        self._generations = np.zeros(0, dtype=np.int64)
-        self._node_pairs: list[list[tuple[str, str, str]]] = []
-        self._by_pair: dict[tuple[str, str, str], dict[int, int]] = {}
-        self._arrays: OrderedDict[tuple[str, Optional[LabelSelector]], tuple[Matcher, np.ndarray]] = OrderedDict()
-        self._position_of_id: dict[int, int] = {}
-        self._version = -1
-
-    # -- keeping in step
-
-    def sync(self, table: NodeTable) -> None:
-        infos = table.node_infos
-        if self._table is None or self._table() is not table or self._infos is not infos \
-                or len(infos) != len(self._generations):
-            self._reset(table)
-            return
-        # NodeInfos change only by binding (which bumps table.version) and, right after a bind,
-        # by a failed binding's removal: an unchanged version means nothing to re-count.
-        if table.version == self._version:
-            return
-        self._version = table.version
-        generations = np.fromiter(map(_GENERATION, infos), dtype=np.int64, count=len(infos))
-        changed = np.flatnonzero(generations != self._generations)
-        if not len(changed):
-            return
-        self._generations = generations
-        changed_list = changed.tolist()
-        for position in changed_list:
-            self._unindex(position)
-            self._index(position)
-        for (namespace, _), (matcher, counts) in self._arrays.items():
-            for position in changed_list:
-                counts[position] = self._count(position, namespace, matcher)
-
-    def _reset(self, table: NodeTable) -> None:
-        infos = table.node_infos
-        self._table = weakref.ref(table)
-        self._version = table.version
-        self._infos = infos
-        self._generations = np.fromiter(map(_GENERATION, infos), dtype=np.int64, count=len(infos))
-        self._arrays = OrderedDict()
-        self._position_of_id = {id(info): position for position, info in enumerate(infos)}
-        # _index for every node, inlined: this runs over every pod of the cluster once.
-        self._node_pairs = node_pairs = []
-        self._by_pair = by_pair = {}
-        for position, info in enumerate(infos):
-            pairs = [(p.pod.namespace, key, value) for p in info.pods for key, value in p.pod.labels.items()]
-            node_pairs.append(pairs)
-            for pair in pairs:
-                nodes = by_pair.get(pair)
-                if nodes is None:
-                    by_pair[pair] = {position: 1}
-                else:
-                    nodes[position] = nodes.get(position, 0) + 1
-
-    def _index(self, position: int) -> None:
-        pairs = [(info.pod.namespace, key, value)
-                 for info in self._infos[position].pods for key, value in info.pod.labels.items()]
-        by_pair = self._by_pair
-        for pair in pairs:
-            nodes = by_pair.get(pair)
-            if nodes is None:
-                nodes = by_pair[pair] = {}
-            nodes[position] = nodes.get(position, 0) + 1
-        self._node_pairs[position] = pairs
-
-    def _unindex(self, position: int) -> None:
-        by_pair = self._by_pair
-        for pair in self._node_pairs[position]:
-            nodes = by_pair[pair]
-            left = nodes[position] - 1
-            if left:
-                nodes[position] = left
-            else:
-                del nodes[position]
-                if not nodes:
-                    del by_pair[pair]
-        self._node_pairs[position] = []
-
-    # -- answers
-
-    def positions_of(self, nodes: Sequence["NodeInfo"]) -> Optional[np.ndarray]:
-        """The table positions of these NodeInfo objects, or None when one is not the table's own."""
-        if len(nodes) == len(self._infos) and nodes == self._infos:  # identity compare, in C
-            return np.arange(len(nodes), dtype=np.int64)
-        try:
-            return np.fromiter(map(self._position_of_id.__getitem__, map(id, nodes)), dtype=np.int64,
-                               count=len(nodes))
-        except KeyError:
-            return None
-
-    def array(self, namespace: str, constraint: Constraint) -> np.ndarray:
-        """countPodsMatchSelector for every node (read-only; valid until the next ``sync``)."""
-        key = (namespace, constraint.selector)
-        entry = self._arrays.get(key)
-        if entry is not None:
-            self._arrays.move_to_end(key)
-            return entry[1]
-        matcher = constraint.matcher
-        counts = self._full_count(namespace, matcher)
-        self._arrays[key] = (matcher, counts)
-        if len(self._arrays) > self._max:
-            self._arrays.popitem(last=False)
-        return counts
-
-    def _full_count(self, namespace: str, matcher: Matcher) -> np.ndarray:
-        counts = np.zeros(len(self._infos), dtype=np.int64)
-        if matcher.is_nothing:
-            return counts
-        if matcher.pairs:
-            tables = [self._by_pair.get((namespace, key, value)) for key, value in matcher.pairs]
-            if any(t is None for t in tables):
-                return counts
-            if len(tables) == 1 and matcher.exact:
-                only = tables[0]
-                counts[np.fromiter(only.keys(), dtype=np.int64, count=len(only))] = \
-                    np.fromiter(only.values(), dtype=np.int64, count=len(only))
-                return counts
-            smallest = min(tables, key=len)
-            candidates = [p for p in smallest if all(p in t for t in tables)]
-        else:
-            candidates = [p for p, info in enumerate(self._infos) if info.pods]
-        infos = self._infos
-        for position in candidates:
-            counts[position] = count_matching(infos[position], namespace, matcher)
-        return counts
-
-    def _count(self, position: int, namespace: str, matcher: Matcher) -> int:
-        if matcher.is_nothing:
-            return 0
-        if matcher.pairs:
-            for key, value in matcher.pairs:
-                nodes = self._by_pair.get((namespace, key, value))
-                if nodes is None or position not in nodes:
-                    return 0
-                if matcher.exact and len(matcher.pairs) == 1:
-                    return nodes[position]
-        return count_matching(self._infos[position], namespace, matcher)
+from scheduler_core.pod_counts import PodCounts  # shared with InterPodAffinity; plugin.py builds it from here
 
 
 # ---------------------------------------------------------------------------- masks
