@@ -4,6 +4,7 @@ The public API is listed in docs/ENGINE_API.md; everything else is internal.
 """
 
 from scheduler_core.events import Event, ExtensionPoint
+from scheduler_core.model import Scenario
 from scheduler_core.scenario import Limits, ScenarioError, ScenarioInvalid, load_scenario
 from scheduler_core.scheduler import simulate
 from scheduler_core.trace import TraceBuilder, trace_summary
@@ -12,6 +13,7 @@ __all__ = [
     "Event",
     "ExtensionPoint",
     "Limits",
+    "Scenario",
     "ScenarioError",
     "ScenarioInvalid",
     "TraceBuilder",

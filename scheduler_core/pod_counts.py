@@ -110,24 +110,27 @@ class PodCounts:
         self._arrays: OrderedDict[Hashable, tuple[Namespaces, object, np.ndarray]] = OrderedDict()
         self._position_of_id: dict[int, int] = {}
         self._version = -1
+        self.epoch = 0  # bumped by every full reset
 
     # -- keeping in step
 
-    def sync(self, table: "NodeTable") -> None:
+    def sync(self, table: "NodeTable") -> list[int]:
+        """Catch up with the table; returns the positions re-counted (all of them after a reset,
+        which also bumps ``epoch``), so structures kept beside this one can follow."""
         infos = table.node_infos
         if self._table is None or self._table() is not table or self._infos is not infos \
                 or len(infos) != len(self._generations):
             self._reset(table)
-            return
+            return list(range(len(infos)))
         # NodeInfos change only by binding (which bumps table.version) and, right after a bind,
         # by a failed binding's removal: an unchanged version means nothing to re-count.
         if table.version == self._version:
-            return
+            return []
         self._version = table.version
         generations = np.fromiter(map(_GENERATION, infos), dtype=np.int64, count=len(infos))
         changed = np.flatnonzero(generations != self._generations)
         if not len(changed):
-            return
+            return []
         self._generations = generations
         changed_list = changed.tolist()
         for position in changed_list:
@@ -136,9 +139,11 @@ class PodCounts:
         for namespaces, matcher, counts in self._arrays.values():
             for position in changed_list:
                 counts[position] = self._count(position, namespaces, matcher)
+        return changed_list
 
     def _reset(self, table: "NodeTable") -> None:
         infos = table.node_infos
+        self.epoch += 1
         self._table = weakref.ref(table)
         self._version = table.version
         self._infos = infos
@@ -212,6 +217,11 @@ class PodCounts:
                                count=len(nodes))
         except KeyError:
             return None
+
+    @property
+    def node_infos(self) -> list["NodeInfo"]:
+        """The table's NodeInfos as of the last ``sync`` (by position)."""
+        return self._infos
 
     @property
     def namespaces(self) -> list[str]:

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Optional
+
+INVALID = "invalid"
+LIMIT_EXCEEDED = "limit_exceeded"
+# Every size-limit message ends with the limit's name, e.g. "more than 10000 nodes (Limits.max_nodes)".
+_LIMIT_SUFFIX = re.compile(r"\(Limits\.(\w+)\)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -13,8 +19,19 @@ class ScenarioError:
     line: Optional[int]  # 1-based YAML line, None when unknown
     message: str
 
+    @property
+    def limit(self) -> Optional[str]:
+        """The name of the size limit this problem exceeds (a ``Limits`` field), if it is one."""
+        match = _LIMIT_SUFFIX.search(self.message)
+        return match.group(1) if match else None
+
+    @property
+    def code(self) -> str:
+        return LIMIT_EXCEEDED if self.limit else INVALID
+
     def to_json(self) -> dict:
-        return {"object": self.object, "path": self.path, "line": self.line, "message": self.message}
+        return {"object": self.object, "path": self.path, "line": self.line, "message": self.message,
+                "code": self.code}
 
     def __str__(self) -> str:
         where = f"line {self.line}: " if self.line is not None else ""

@@ -11,14 +11,14 @@ per topology value are an ``np.bincount`` over the key's label codes weighted by
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 
 from scheduler_core.framework.batch import PASS, FilterVerdicts
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE
 from scheduler_core.framework.node_info import AffinityTerm, Snapshot
-from scheduler_core.framework.node_table import NodeTable
+from scheduler_core.framework.node_table import LabelColumn, NodeTable
 from scheduler_core.framework.status import Status
 from scheduler_core.plugins.inter_pod_affinity.filtering import (
     REASON_AFFINITY,
@@ -27,48 +27,183 @@ from scheduler_core.plugins.inter_pod_affinity.filtering import (
     PairCounts,
     PreFilterState,
 )
+from scheduler_core.plugins.inter_pod_affinity.existing_terms import (
+    PREFERRED_AFFINITY,
+    PREFERRED_ANTI_AFFINITY,
+    REQUIRED_AFFINITY,
+    REQUIRED_ANTI_AFFINITY,
+    ExistingTerms,
+)
 from scheduler_core.plugins.inter_pod_affinity.scoring import PreScoreState
 from scheduler_core.pod_counts import PodCounts, weighted_bincount
 
 _AFFINITY, _ANTI, _EXISTING = 0, 1, 2
 
 
-class TermCounter:
-    """Running pods matching the incoming pod's terms, per topology value, from the NodeTable.
+class FastCounts:
+    """What the fast path keeps across cycles: matching pods per node (``PodCounts``), running
+    pods' terms grouped (``ExistingTerms``) and, per label column, its values in name order."""
 
-    What ``matching.count_by_topology_value`` answers by walking candidate pods: every matching pod
-    counts once at its node's value of the term's topology key; nodes without the key count nothing
-    and values without a matching pod do not appear. ``PodCounts`` is synced on first use only.
+    def __init__(self) -> None:
+        self.pod_counts = PodCounts()
+        self.existing = ExistingTerms()
+        self._names: dict[str, tuple[LabelColumn, np.ndarray, np.ndarray]] = {}
+
+    def cycle(self, table: NodeTable, snapshot: Snapshot) -> "TermCounter":
+        return TermCounter(self, table, snapshot)
+
+    def names(self, key: str, column: LabelColumn) -> tuple[np.ndarray, np.ndarray]:
+        """The column's values as an object array, and each code's rank in sorted value order."""
+        cached = self._names.get(key)
+        if cached is None or cached[0] is not column:
+            values = np.empty(len(column.values), dtype=object)
+            values[:] = column.values
+            rank = np.empty(len(values), dtype=np.int64)
+            rank[sorted(range(len(values)), key=column.values.__getitem__)] = np.arange(len(values))
+            cached = self._names[key] = (column, values, rank)
+        return cached[1], cached[2]
+
+
+class TermCounter:
+    """One cycle's counting over the NodeTable, for PreFilter and PreScore.
+
+    ``by_value`` is what ``matching.count_by_topology_value`` answers by walking candidate pods:
+    every matching pod counts once at its node's value of the term's topology key; nodes without
+    the key count nothing; values without a matching pod do not appear. The running pods' terms
+    are matched once per distinct term (``ExistingTerms``). Everything syncs on first use.
     """
 
-    __slots__ = ("_table", "_counts", "_labels_of_namespace", "_synced")
+    __slots__ = ("_fast", "_table", "_labels_of_namespace", "_synced")
 
-    def __init__(self, table: NodeTable, counts: PodCounts, snapshot: Snapshot) -> None:
+    def __init__(self, fast: FastCounts, table: NodeTable, snapshot: Snapshot) -> None:
+        self._fast = fast
         self._table = table
-        self._counts = counts
         self._labels_of_namespace = snapshot.labels_of_namespace
         self._synced = False
 
-    def _pod_counts(self) -> PodCounts:
+    def _sync(self) -> FastCounts:
+        fast = self._fast
         if not self._synced:
-            self._counts.sync(self._table)
+            fast.existing.follow(fast.pod_counts, fast.pod_counts.sync(self._table))
             self._synced = True
-        return self._counts
+        return fast
+
+    # -- the incoming pod's terms
+
+    def _codes_and_counts(self, key: str, per_node: np.ndarray) -> tuple[LabelColumn, np.ndarray, np.ndarray]:
+        column = self._table.labels(key)
+        codes, sums = weighted_bincount(column.codes, per_node)
+        return column, codes, sums
 
     def by_value(self, term: AffinityTerm) -> list[tuple[str, int]]:
         """(value, matching pods) for each value of the term's key with at least one."""
-        return self._by_value(term.topology_key, self._pod_counts().term_array(term, self._labels_of_namespace))
+        per_node = self._sync().pod_counts.term_array(term, self._labels_of_namespace)
+        column, codes, sums = self._codes_and_counts(term.topology_key, per_node)
+        values = column.values
+        return [(values[code], count) for code, count in zip(codes.tolist(), sums.tolist())]
 
     def all_terms_by_value(self, terms: Sequence[AffinityTerm]) -> list[list[tuple[str, int]]]:
         """For each term, (value of its key, pods matching ALL the terms) as ``by_value``."""
-        per_node = self._pod_counts().all_terms_array(terms, self._labels_of_namespace)
-        return [self._by_value(term.topology_key, per_node) for term in terms]
+        per_node = self._sync().pod_counts.all_terms_array(terms, self._labels_of_namespace)
+        found = []
+        for term in terms:
+            column, codes, sums = self._codes_and_counts(term.topology_key, per_node)
+            found.append([(column.values[code], count) for code, count in zip(codes.tolist(), sums.tolist())])
+        return found
 
-    def _by_value(self, key: str, per_node: np.ndarray) -> list[tuple[str, int]]:
-        column = self._table.labels(key)
-        codes, sums = weighted_bincount(column.codes, per_node)
-        values = column.values
-        return [(values[code], count) for code, count in zip(codes.tolist(), sums.tolist())]
+    # -- running pods' terms
+
+    def count_existing_anti_affinity(self, state: PreFilterState) -> None:
+        """filtering._count_existing_anti_affinity: one per matching term at its pod's node."""
+        sums = _Sums(self._table)
+        pod = state.pod_info.pod
+        for (_, term, _), nodes in self._sync().existing.matching(pod, state.namespace_labels, _REQUIRED_ANTI):
+            sums.add_at_positions(term.topology_key, nodes, 1)
+        for key, column, codes, totals in sums.entries():
+            values = column.values
+            for code, count in zip(codes.tolist(), totals.tolist()):
+                state.existing_anti[(key, values[code])] = count
+
+    def weigh(self, state: PreScoreState, has_preferred: bool, hard_weight: int) -> None:
+        """scoring.compute_pre_score_state's sums, from per-node counts; also the lookup arrays
+        score_batch reads (``state.lookups``)."""
+        sums = _Sums(self._table)
+        fast = self._sync()
+        info = state.pod_info
+        if has_preferred:
+            for sign, terms in ((1, info.preferred_affinity_terms), (-1, info.preferred_anti_affinity_terms)):
+                for weighted in terms:
+                    term = weighted.term
+                    per_node = fast.pod_counts.term_array(term, self._labels_of_namespace)
+                    _, codes, counts = self._codes_and_counts(term.topology_key, per_node)
+                    sums.add_at_codes(term.topology_key, codes, counts * (sign * weighted.weight))
+        kinds = _SCORED if hard_weight > 0 else _SCORED_SOFT
+        for (kind, term, weight), nodes in fast.existing.matching(info.pod, state.namespace_labels, kinds):
+            amount = hard_weight if kind == REQUIRED_AFFINITY else -weight if kind == PREFERRED_ANTI_AFFINITY \
+                else weight
+            sums.add_at_positions(term.topology_key, nodes, amount)
+        lookups = state.lookups = {}
+        for key, column, codes, totals in sums.entries(touched=True):
+            names, rank = fast.names(key, column)
+            order = np.argsort(rank[codes], kind="stable")  # in value order, as to_json shows them
+            codes = codes[order]
+            state.topology_score[key] = dict(zip(names[codes].tolist(), totals[order].tolist()))
+            lookup = np.zeros(len(column.values) + 1, dtype=np.int64)
+            lookup[codes] = totals[order]
+            lookups[key] = lookup
+        state.values_sorted = True
+
+
+_REQUIRED_ANTI = frozenset((REQUIRED_ANTI_AFFINITY,))
+_SCORED = frozenset((REQUIRED_AFFINITY, PREFERRED_AFFINITY, PREFERRED_ANTI_AFFINITY))
+_SCORED_SOFT = frozenset((PREFERRED_AFFINITY, PREFERRED_ANTI_AFFINITY))
+
+
+class _Sums:
+    """Per topology key: an int64 sum per label code, and which codes were touched at all."""
+
+    __slots__ = ("_table", "_by_key")
+
+    def __init__(self, table: NodeTable) -> None:
+        self._table = table
+        self._by_key: dict[str, tuple[LabelColumn, np.ndarray, np.ndarray]] = {}
+
+    def _entry(self, key: str) -> tuple[LabelColumn, np.ndarray, np.ndarray]:
+        entry = self._by_key.get(key)
+        if entry is None:
+            column = self._table.labels(key)
+            size = len(column.values)
+            entry = self._by_key[key] = (column, np.zeros(size, dtype=np.int64), np.zeros(size, dtype=bool))
+        return entry
+
+    def add_at_codes(self, key: str, codes: np.ndarray, amounts: np.ndarray) -> None:
+        """``codes`` distinct and present (as weighted_bincount returns them)."""
+        if not len(codes):
+            return
+        _, totals, touched = self._entry(key)
+        totals[codes] += amounts
+        touched[codes] = True
+
+    def add_at_positions(self, key: str, nodes: dict[int, int], amount: int) -> None:
+        """``amount`` for each pod counted in ``nodes`` (position -> pods), at the node's value."""
+        column, totals, touched = self._entry(key)
+        positions = np.fromiter(nodes.keys(), dtype=np.int64, count=len(nodes))
+        pods = np.fromiter(nodes.values(), dtype=np.int64, count=len(nodes))
+        codes = column.codes[positions]
+        present = codes >= 0
+        codes, pods = codes[present], pods[present]
+        if not len(codes):
+            return
+        totals += np.bincount(codes, weights=pods * amount, minlength=len(totals)).astype(np.int64)
+        touched[codes] = True
+
+    def entries(self, touched: bool = False) -> Iterator[tuple[str, LabelColumn, np.ndarray, np.ndarray]]:
+        """(key, column, codes, their sums) per key: codes with a non-zero sum, or with ``touched``
+        every code anything was added at (a zero sum included)."""
+        for key, (column, totals, hit) in self._by_key.items():
+            codes = np.flatnonzero(hit if touched else totals)
+            if len(codes):
+                yield key, column, codes, totals[codes]
 
 
 def _lookup(table: NodeTable, key: str, values: Iterable[tuple[str, int]], dtype) -> np.ndarray:
@@ -120,8 +255,9 @@ def _affinity_satisfied(state: PreFilterState, table: NodeTable, positions: np.n
 
 def score_batch(state: PreScoreState, table: NodeTable, positions: np.ndarray) -> np.ndarray:
     total = np.zeros(len(positions), dtype=np.int64)
+    lookups = state.lookups
     for key, values in state.topology_score.items():
-        lookup = _lookup(table, key, values.items(), np.int64)
+        lookup = lookups[key] if lookups is not None else _lookup(table, key, values.items(), np.int64)
         total += lookup[table.labels(key).codes[positions]]
     return total
 

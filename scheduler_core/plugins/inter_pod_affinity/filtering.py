@@ -110,12 +110,15 @@ def compute_pre_filter_state(pod: Pod, snapshot: Snapshot, index: PodLabelIndex,
                              counter: Optional["TermCounter"] = None) -> tuple[PreFilterState, bool]:
     """The state, and whether Filter has anything to check (False means Skip).
 
-    With a ``counter`` (the fast path) the incoming pod's terms are counted over the NodeTable
-    instead of through ``index``; the counts are the same.
+    With a ``counter`` (the fast path) the counting is done over the NodeTable and grouped terms
+    (``batch.TermCounter``) instead of pod by pod; the counts are the same.
     """
     pod_info = PodInfo(pod)
     state = PreFilterState(pod_info, snapshot.labels_of_namespace(pod.namespace))
-    _count_existing_anti_affinity(state, snapshot)
+    if counter is not None:
+        counter.count_existing_anti_affinity(state)
+    else:
+        _count_existing_anti_affinity(state, snapshot)
     if pod_info.required_affinity_terms or pod_info.required_anti_affinity_terms:
         if counter is not None:
             _count_incoming_terms_fast(state, counter)

@@ -21,7 +21,6 @@ from scheduler_core.model import Pod
 from scheduler_core.plugins.inter_pod_affinity import batch, filtering, scoring
 from scheduler_core.plugins.inter_pod_affinity.args import InterPodAffinityArgs
 from scheduler_core.plugins.inter_pod_affinity.pod_index import PodLabelIndex
-from scheduler_core.pod_counts import PodCounts
 
 
 class InterPodAffinity:
@@ -31,7 +30,7 @@ class InterPodAffinity:
         self.args = args
         self._handle = handle
         self._index = PodLabelIndex()  # running pods by label, shared by PreFilter and PreScore
-        self._pod_counts = PodCounts()  # the fast path's matching pods per node, one array per term
+        self._fast = batch.FastCounts()  # the fast path's per-node counts, kept across cycles
 
     @property
     def _snapshot(self) -> Snapshot:
@@ -46,7 +45,7 @@ class InterPodAffinity:
         table = snapshot.table
         if table.node_infos is not snapshot.node_infos:
             return None
-        return batch.TermCounter(table, self._pod_counts, snapshot)
+        return self._fast.cycle(table, snapshot)
 
     # ------------------------------------------------------------------ PreFilter / Filter
 

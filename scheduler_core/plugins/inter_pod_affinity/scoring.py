@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Mapping, Optional
 
+import numpy as np
+
 from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, NodeScore
 from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot, WeightedAffinityTerm
@@ -28,12 +30,16 @@ TopologyScore = dict[str, dict[str, int]]
 
 
 class PreScoreState:
-    __slots__ = ("topology_score", "pod_info", "namespace_labels")
+    __slots__ = ("topology_score", "pod_info", "namespace_labels", "lookups", "values_sorted")
 
     def __init__(self, pod_info: PodInfo, namespace_labels: Mapping[str, str]) -> None:
         self.topology_score: TopologyScore = {}
         self.pod_info = pod_info
         self.namespace_labels = namespace_labels  # of the incoming pod's namespace
+        # The fast path's topology_score as arrays: key -> score by label code (one extra slot,
+        # 0, read by nodes without the key); None when PreScore ran node by node.
+        self.lookups: Optional[dict[str, np.ndarray]] = None
+        self.values_sorted = False  # each key's values were inserted in sorted order (the fast path)
 
     def add(self, node: Node, topology_key: str, weight: int) -> None:
         value = node.labels.get(topology_key)
@@ -42,6 +48,8 @@ class PreScoreState:
             values[value] = values.get(value, 0) + weight
 
     def to_json(self) -> dict[str, TopologyScore]:
+        if self.values_sorted:
+            return {"topologyScore": {key: dict(values) for key, values in sorted(self.topology_score.items())}}
         return {"topologyScore": {key: dict(sorted(values.items()))
                                   for key, values in sorted(self.topology_score.items())}}
 
@@ -53,19 +61,21 @@ def compute_pre_score_state(pod: Pod, snapshot: Snapshot, index: PodLabelIndex, 
                             counter: Optional["TermCounter"] = None) -> Optional[PreScoreState]:
     """The state, or None when PreScore skips (nothing to weigh, or nothing matched).
 
-    With a ``counter`` (the fast path) the incoming pod's terms are counted over the NodeTable
-    instead of through ``index``; the state is the same.
+    With a ``counter`` (the fast path) the sums come from per-node counts and grouped terms
+    (``batch.TermCounter``) instead of pod by pod; the state is the same.
     """
     pod_info = PodInfo(pod)
     has_preferred = bool(pod_info.preferred_affinity_terms or pod_info.preferred_anti_affinity_terms)
     if args.ignore_preferred_terms_of_existing_pods and not has_preferred:
         return None
     state = PreScoreState(pod_info, snapshot.labels_of_namespace(pod.namespace))
+    if counter is not None:
+        counter.weigh(state, has_preferred, args.hard_pod_affinity_weight)
+        return state if state.topology_score else None
     if has_preferred:
-        if counter is None:
-            index.refresh(snapshot)
-        _weigh_incoming_terms(state, snapshot, index, pod_info.preferred_affinity_terms, +1, counter)
-        _weigh_incoming_terms(state, snapshot, index, pod_info.preferred_anti_affinity_terms, -1, counter)
+        index.refresh(snapshot)
+        _weigh_incoming_terms(state, snapshot, index, pod_info.preferred_affinity_terms, +1)
+        _weigh_incoming_terms(state, snapshot, index, pod_info.preferred_anti_affinity_terms, -1)
     for node_info in snapshot.have_pods_with_affinity():
         if node_info.node.labels:
             for existing in node_info.pods_with_affinity:
@@ -74,21 +84,13 @@ def compute_pre_score_state(pod: Pod, snapshot: Snapshot, index: PodLabelIndex, 
 
 
 def _weigh_incoming_terms(state: PreScoreState, snapshot: Snapshot, index: PodLabelIndex,
-                          terms: list[WeightedAffinityTerm], sign: int, counter: Optional["TermCounter"]) -> None:
-    """The incoming pod's preferred terms against every running pod (candidates from the index,
-    or per-node counts from ``counter``)."""
+                          terms: list[WeightedAffinityTerm], sign: int) -> None:
+    """The incoming pod's preferred terms against every running pod (candidates from the index)."""
     for weighted in terms:
         key = weighted.term.topology_key
-        if counter is not None:
-            found = counter.by_value(weighted.term)
-        else:
-            found = count_by_topology_value(weighted.term, index, snapshot).items()
-        if not found:
-            continue
-        values = state.topology_score.setdefault(key, {})
-        weight = sign * weighted.weight
-        for value, count in found:
-            values[value] = values.get(value, 0) + weight * count
+        for value, count in count_by_topology_value(weighted.term, index, snapshot).items():
+            values = state.topology_score.setdefault(key, {})
+            values[value] = values.get(value, 0) + sign * weighted.weight * count
 
 
 def _weigh_existing_pod_terms(state: PreScoreState, existing: PodInfo, node: Node, hard_weight: int) -> None:

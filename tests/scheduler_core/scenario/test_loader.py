@@ -7,7 +7,7 @@ import json
 import pytest
 
 from scheduler_core.model import LabelSelector, Toleration
-from scheduler_core.scenario import Limits, ScenarioError, load_scenario
+from scheduler_core.scenario import Limits, ScenarioError, ScenarioInvalid, load_scenario
 
 from tests.scheduler_core.scenario.support import CONTAINER, NODE, errors_of, line_of, pod, stream
 
@@ -465,10 +465,19 @@ def test_a_few_aliases_are_fine():
 def test_error_json_and_str_have_the_documented_shape():
     error = ScenarioError("Pod default/web-1", "spec.containers[0].resources.requests.cpu", 12, "bad")
     assert error.to_json() == {"object": "Pod default/web-1", "path": "spec.containers[0].resources.requests.cpu",
-                               "line": 12, "message": "bad"}
+                               "line": 12, "message": "bad", "code": "invalid"}
     assert str(error) == "line 12: Pod default/web-1: spec.containers[0].resources.requests.cpu: bad"
 
 
 def test_it_rejects_input_that_is_not_text():
     [error] = errors_of(12345)  # type: ignore[arg-type]
     assert "expected text or bytes" in error.message
+
+
+def test_a_limit_problem_says_which_limit_in_its_code():
+    text = "\n---\n".join(f"apiVersion: v1\nkind: Node\nmetadata:\n  name: n{i}" for i in range(3))
+    with pytest.raises(ScenarioInvalid) as err:
+        load_scenario(text, limits=Limits(max_nodes=2))
+    problem = err.value.errors[0]
+    assert (problem.code, problem.limit) == ("limit_exceeded", "max_nodes")
+    assert problem.to_json()["code"] == "limit_exceeded"
