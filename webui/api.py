@@ -12,7 +12,7 @@ from ninja.files import UploadedFile
 from ninja.security import APIKeyCookie
 
 from webui import presenters, schemas
-from webui.services import access, demos, engine, events, imports, runs, scenarios, shares
+from webui.services import access, demos, engine, events, imports, objects, runs, scenarios, shares
 from webui.services.access import Actor
 from webui.services.errors import DomainError, LimitExceeded, ReadOnlyShare
 
@@ -89,10 +89,14 @@ def session(request: HttpRequest):
     return schemas.SessionOut(csrfToken=get_token(request), user=user, anonymous=user is None)
 
 
-@misc_router.post("/validate", response=schemas.ValidationOut)
+@misc_router.post("/validate", response={200: schemas.ValidationOut, 413: schemas.ErrorOut})
 def validate(request: HttpRequest, body: schemas.TextIn):
+    """200 with every problem; 413 limit_exceeded (details: limit, max, errors) over a size limit."""
     engine.enforce_size(body.text)
-    return presenters.validation(engine.check(body.text))
+    check = engine.check(body.text)
+    if check.over_limit is not None:
+        raise check.over_limit
+    return presenters.validation(check)
 
 
 @misc_router.get("/demos", response=list[schemas.DemoOut])
@@ -195,6 +199,14 @@ def scenario_export(request: HttpRequest, scenario_id: int, version: int | None 
     return response
 
 
+@scenario_router.get("/{int:scenario_id}/objects", response={200: schemas.ObjectsOut, **ERRORS})
+def scenario_objects(request: HttpRequest, scenario_id: int, version: int | None = None):
+    """Nodes and pods as the engine reads them; 400/413 with every problem when the version does not validate."""
+    scenario = access.readable_scenario(request.auth, scenario_id)
+    chosen = scenarios.visible_version(request.auth, scenario, version)
+    return presenters.scenario_objects(objects.of_version(chosen))
+
+
 @scenario_router.post("/{int:scenario_id}/runs", response={201: schemas.RunOut, **ERRORS, 429: schemas.ErrorOut})
 def run_create(request: HttpRequest, scenario_id: int):
     scenario = access.runnable_scenario(request.auth, scenario_id)
@@ -240,12 +252,31 @@ def run_cancel(request: HttpRequest, run_id: int):
 
 
 @run_router.get("/{int:run_id}/events", response={200: schemas.EventsPageOut, **ERRORS})
-def run_events(request: HttpRequest, run_id: int, since: Query[int] = 0, limit: Query[int] = events.PAGE_SIZE):
+def run_events(
+    request: HttpRequest, run_id: int, since: Query[int] = 0, limit: Query[int] = events.PAGE_SIZE, cycle: Query[int | None] = None
+):
     run = runs.recover_if_stale(access.readable_run(request.auth, run_id))  # status before events: see consumers
+    if cycle is not None:
+        return _cycle_events(run, cycle)
     page = events.page(run.pk, max(since, 0), limit)
     cursor = page[-1]["seq"] + 1 if page else max(since, 0)
     done = run.is_finished and not events.page(run.pk, cursor, 1)
     return schemas.EventsPageOut(events=page, next=cursor, done=done)
+
+
+def _cycle_events(run, cycle: int) -> schemas.EventsPageOut:
+    """All of one cycle in one answer; `done` once its CycleEnd is among them (or the run finished)."""
+    found = events.cycle_events(run.pk, cycle)
+    cursor = found[-1]["seq"] + 1 if found else 0
+    ended = bool(found) and found[-1]["extensionPoint"] == events.CYCLE_END
+    return schemas.EventsPageOut(events=found, next=cursor, done=ended or run.is_finished)
+
+
+@run_router.get("/{int:run_id}/cycles", response={200: list[schemas.CycleOut], **ERRORS})
+def run_cycles(request: HttpRequest, run_id: int):
+    """The finished cycles of a run, from an index written at run time (no payload is read)."""
+    run = access.readable_run(request.auth, run_id)
+    return [presenters.cycle(row) for row in events.cycles(run.pk)]
 
 
 @run_router.get("/{int:run_id}/trace", response={200: dict, **ERRORS})

@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+import json
 import secrets
+import zlib
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -82,6 +85,7 @@ class Run(Owned):
     finished = models.DateTimeField(null=True, blank=True)
     # The trace summary of a succeeded run, built once from its events (they never change afterwards).
     trace = models.JSONField(null=True, blank=True, editable=False)
+    stored_bytes = models.BigIntegerField(default=0)  # compressed event payload bytes stored so far
 
     class Meta:
         ordering = ["-created", "-id"]
@@ -93,6 +97,22 @@ class Run(Owned):
     def is_finished(self) -> bool:
         return self.status in FINISHED_STATUSES
 
+    @property
+    def stored_bytes_per_cycle(self) -> int | None:
+        return self.stored_bytes // self.cycle if self.cycle else None
+
+
+# zlib's default level: a 5000-node cycle (~940 KiB of JSON) becomes ~100 KiB in ~50 ms.
+PAYLOAD_COMPRESSION_LEVEL = 6
+
+
+def compress_payload(payload: Any) -> bytes:
+    return zlib.compress(json.dumps(payload, separators=(",", ":")).encode(), PAYLOAD_COMPRESSION_LEVEL)
+
+
+def decompress_payload(blob: bytes | memoryview) -> Any:
+    return json.loads(zlib.decompress(blob))
+
 
 class RunEvent(models.Model):
     """The run's event log; the source of truth the websocket tails (channel messages may be dropped)."""
@@ -103,15 +123,48 @@ class RunEvent(models.Model):
     extension_point = models.CharField(max_length=32)
     plugin = models.CharField(max_length=100, null=True, blank=True)
     pod = models.CharField(max_length=400, blank=True, default="")
-    payload = models.JSONField()
+    # The payload's compact JSON, zlib-compressed: a 5000-node Filter step is ~10x smaller this way.
+    # Read and write it through `payload`; `RunEvent(payload=...)` works too.
+    payload_z = models.BinaryField()
 
     class Meta:
         ordering = ["run", "seq"]
         # A retried task re-inserts the same (run, seq) rows; the constraint makes that a no-op.
         constraints = [models.UniqueConstraint(fields=["run", "seq"], name="unique_run_event_seq")]
+        indexes = [models.Index(fields=["run", "cycle"], name="run_event_cycle")]
 
     def __str__(self) -> str:
         return f"{self.run_id}#{self.seq} {self.extension_point} {self.plugin or ''}"
+
+    @property
+    def payload(self) -> Any:
+        if getattr(self, "_payload_blob", None) is not self.payload_z:  # decode once per blob
+            self._payload, self._payload_blob = decompress_payload(self.payload_z), self.payload_z
+        return self._payload
+
+    @payload.setter
+    def payload(self, value: Any) -> None:
+        self.payload_z = compress_payload(value)
+        self._payload, self._payload_blob = value, self.payload_z
+
+
+class RunCycle(models.Model):
+    """One row per finished cycle, written with its CycleEnd event: the cycle index of a big run."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="cycle_rows")
+    cycle = models.PositiveIntegerField()
+    pod = models.CharField(max_length=400, blank=True, default="")
+    node_name = models.CharField(max_length=300, null=True, blank=True)
+    first_seq = models.PositiveIntegerField()  # the cycle's CycleStart event
+    end_seq = models.PositiveIntegerField()  # one past its CycleEnd event
+    failed_scheduling_message = models.TextField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["run", "cycle"]
+        constraints = [models.UniqueConstraint(fields=["run", "cycle"], name="unique_run_cycle")]
+
+    def __str__(self) -> str:
+        return f"{self.run_id} cycle {self.cycle}: {self.pod} -> {self.node_name or '-'}"
 
 
 def new_share_token() -> str:

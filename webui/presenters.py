@@ -4,8 +4,8 @@ from __future__ import annotations
 
 
 from webui import schemas
-from webui.models import Run, Scenario, ScenarioVersion, ShareLink
-from webui.services import engine
+from webui.models import Run, RunCycle, Scenario, ScenarioVersion, ShareLink
+from webui.services import engine, objects
 from webui.services.access import Actor
 
 
@@ -62,9 +62,55 @@ def run(run: Run) -> schemas.RunOut:
         error=run.error,
         attempts=run.attempts,
         eventCount=run.event_count,
+        storedBytes=run.stored_bytes,
+        storedBytesPerCycle=run.stored_bytes_per_cycle,
         created=run.created,
         started=run.started,
         finished=run.finished,
+    )
+
+
+def cycle(row: RunCycle) -> schemas.CycleOut:
+    return schemas.CycleOut(
+        cycle=row.cycle,
+        pod=row.pod,
+        nodeName=row.node_name,
+        firstSeq=row.first_seq,
+        endSeq=row.end_seq,
+        failedSchedulingMessage=row.failed_scheduling_message,
+    )
+
+
+def scenario_objects(found: objects.Objects) -> schemas.ObjectsOut:
+    return schemas.ObjectsOut(
+        version=found.version.number,
+        nodes=[node_object(node) for node in found.nodes],
+        pods=[pod_object(pod, id(pod) in found.pending) for pod in found.pods],
+    )
+
+
+def node_object(node) -> schemas.NodeObjectOut:
+    return schemas.NodeObjectOut(
+        name=node.name,
+        labels=node.labels,
+        taints=[{"key": t.key, "value": t.value, "effect": t.effect} for t in node.taints],
+        allocatable=node.allocatable,
+        allocatableText=objects.quantities_text(node.allocatable),
+        unschedulable=node.unschedulable,
+    )
+
+
+def pod_object(pod, pending: bool) -> schemas.PodObjectOut:
+    requests = engine.pod_requests(pod)
+    return schemas.PodObjectOut(
+        namespace=pod.namespace,
+        name=pod.name,
+        labels=pod.labels,
+        nodeName=pod.node_name or None,
+        priority=pod.priority,
+        requests=requests,
+        requestsText=objects.quantities_text(requests),
+        pending=pending,
     )
 
 

@@ -50,6 +50,8 @@ class ScenarioErrorOut(Schema):
     path: str
     line: int | None
     message: str
+    code: str = "invalid"  # or "limit_exceeded"
+    limit: str | None = None  # with limit_exceeded: the limit's name, e.g. "max_nodes"
 
 
 class SummaryOut(Schema):
@@ -114,6 +116,8 @@ class RunOut(Schema):
     error: str
     attempts: int
     eventCount: int  # noqa: N815
+    storedBytes: int  # noqa: N815 - compressed event payload bytes stored so far
+    storedBytesPerCycle: int | None  # noqa: N815 - storedBytes / finished cycles (null before the first)
     created: datetime
     started: datetime | None
     finished: datetime | None
@@ -132,6 +136,41 @@ class EventsPageOut(Schema):
     events: list[EventOut]
     next: int  # pass as ?since= to continue
     done: bool  # the run finished and no stored event is left after `next`
+
+
+class CycleOut(Schema):
+    cycle: int
+    pod: str
+    nodeName: str | None  # noqa: N815 - null when the pod was not scheduled
+    firstSeq: int  # noqa: N815 - seq of the cycle's CycleStart event
+    endSeq: int  # noqa: N815 - one past its CycleEnd event: the cycle is firstSeq <= seq < endSeq
+    failedSchedulingMessage: str | None  # noqa: N815 - null when the pod was scheduled
+
+
+class NodeObjectOut(Schema):
+    name: str
+    labels: dict[str, str]
+    taints: list[dict[str, str]]
+    allocatable: dict[str, int]  # the engine's integers: millicores for cpu, bytes for memory, else units
+    allocatableText: dict[str, str]  # noqa: N815 - the same as Kubernetes quantities ("500m", "16Gi")
+    unschedulable: bool
+
+
+class PodObjectOut(Schema):
+    namespace: str
+    name: str
+    labels: dict[str, str]
+    nodeName: str | None  # noqa: N815
+    priority: int
+    requests: dict[str, int]  # the pod's effective requests (containers, init containers, overhead)
+    requestsText: dict[str, str]  # noqa: N815
+    pending: bool
+
+
+class ObjectsOut(Schema):
+    version: int
+    nodes: list[NodeObjectOut]
+    pods: list[PodObjectOut]
 
 
 class ShareIn(Schema):

@@ -157,6 +157,10 @@ SCHEDLAB_MAX_PODS = env_int("SCHEDLAB_MAX_PODS", 50_000, minimum=1)
 SCHEDLAB_MAX_PENDING_PODS = env_int("SCHEDLAB_MAX_PENDING_PODS", 2_000, minimum=1)
 # About 45 events per cycle with the default profile: 2000 pending pods stay well inside this.
 SCHEDLAB_MAX_EVENTS_PER_RUN = env_int("SCHEDLAB_MAX_EVENTS_PER_RUN", 250_000, minimum=1)
+# Compressed payload bytes one run may store (a 5000-node cycle is ~100 KiB: ~5000 such cycles).
+SCHEDLAB_MAX_STORED_BYTES_PER_RUN = env_int("SCHEDLAB_MAX_STORED_BYTES_PER_RUN", 512 * 1024 * 1024, minimum=1)
+# Benchmarks only: stop a run (as succeeded) after its first N cycles; 0 runs every cycle.
+SCHEDLAB_RUN_FIRST_CYCLES = env_int("SCHEDLAB_RUN_FIRST_CYCLES", 0, minimum=0)
 SCHEDLAB_MAX_QUEUED_RUNS_PER_OWNER = env_int("SCHEDLAB_MAX_QUEUED_RUNS_PER_OWNER", 5, minimum=1)
 SCHEDLAB_MAX_RUN_ATTEMPTS = env_int("SCHEDLAB_MAX_RUN_ATTEMPTS", 3, minimum=1)
 # A running run whose heartbeat is older than this is considered abandoned by a dead worker.

@@ -118,7 +118,7 @@ def _expand_point(point_set: PluginSet, multi_point: PluginSet, method: str, ins
             overrides.append(ref.name)
             continue
         if ref.name in from_multi:
-            problems.append((f"profiles[0].plugins.multiPoint",
+            problems.append(("profiles[0].plugins.multiPoint",
                              f'plugin "{ref.name}" already registered as "{point}"'))
             continue
         from_multi.append(ref.name)

@@ -23,7 +23,6 @@ from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import (
     MAX_NODE_SCORE,
     MIN_NODE_SCORE,
-    NodeScore,
     NodeToStatus,
     PostFilterResult,
     PreFilterResult,

@@ -70,9 +70,9 @@ def is_qualified_name(value: str) -> list[str]:
         else:
             errors = ["prefix part " + msg for msg in is_dns1123_subdomain(prefix)]
     else:
-        return [f"a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and "
-                f"end with an alphanumeric character, with an optional DNS subdomain prefix and '/' "
-                f"(e.g. 'example.com/MyName')"]
+        return ["a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and "
+                "end with an alphanumeric character, with an optional DNS subdomain prefix and '/' "
+                "(e.g. 'example.com/MyName')"]
     if not name:
         return errors + ["name part must be non-empty"]
     if len(name) > MAX_LABEL_LENGTH:

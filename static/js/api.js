@@ -90,6 +90,8 @@ export const api = {
   run: (id) => request("GET", `/api/runs/${id}`),
   cancelRun: (id) => request("POST", `/api/runs/${id}/cancel`),
   events: (id, since = 0, limit = 500) => request("GET", `/api/runs/${id}/events?since=${since}&limit=${limit}`),
+  cycles: (id) => request("GET", `/api/runs/${id}/cycles`),
+  cycleEvents: (id, cycle) => request("GET", `/api/runs/${id}/events?cycle=${cycle}`),
   trace: (id) => request("GET", `/api/runs/${id}/trace`),
   traceUrl: (id) => withToken(`/api/runs/${id}/trace`),
   share: (id, { version = null, run = null, step = "" } = {}) =>

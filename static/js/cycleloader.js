@@ -1,6 +1,11 @@
-// Large runs: fetch one cycle's events on demand instead of the whole stream (a 500-node,
-// 500-pod run is ~90 MB of events). Events are stored in seq order and a cycle's events are
-// contiguous, so the first seq of a cycle is found by binary search with one-event probes.
+// Large runs: fetch one cycle's events on demand instead of the whole stream (a 5000-node,
+// 1000-pod run is hundreds of MB of events).
+//
+// The server indexes cycles: GET /api/runs/{id}/cycles lists every finished cycle's pod, outcome and
+// seq range, and GET /api/runs/{id}/events?cycle=N answers all events of one cycle in one request.
+// Against a server without them (404) the loader falls back to the plain cursor API: events are
+// stored in seq order and a cycle's events are contiguous, so the first seq of a cycle is found by
+// binary search with one-event probes, then pages are read until the cycle ends.
 
 import { api } from "./api.js";
 
@@ -9,8 +14,60 @@ const PAGE = 500;
 export class CycleLoader {
   constructor(runId) {
     this.runId = runId;
-    this.cycleAt = new Map(); // seq -> cycle (probe cache)
+    this.indexed = null; // null: not asked yet; true: /cycles and ?cycle= exist; false: fallback
+    this.entries = new Map(); // cycle -> {cycle, pod, nodeName, firstSeq, endSeq, failedSchedulingMessage?}
+    this.cycleAt = new Map(); // fallback: seq -> cycle (probe cache)
   }
+
+  /** Refresh the cycle index; returns it (Map cycle -> entry), or null when the server has none. */
+  async index() {
+    if (this.indexed === false) return null;
+    try {
+      const list = await api.cycles(this.runId);
+      this.indexed = true;
+      for (const entry of list || []) this.entries.set(entry.cycle, entry);
+      return this.entries;
+    } catch (error) {
+      if (error.status !== 404) throw error;
+      this.indexed = false; // an older server: the run itself was readable a moment ago
+      return null;
+    }
+  }
+
+  entry(cycle) {
+    return this.entries.get(cycle) || null;
+  }
+
+  /** Every stored event of one cycle, in seq order. */
+  async load(cycle, eventCount) {
+    if (this.indexed === null) await this.index();
+    if (this.indexed) {
+      const page = await api.cycleEvents(this.runId, cycle);
+      const events = page.events || [];
+      // A server that ignored ?cycle= answers the stream from seq 0: fall back for good.
+      if (events.every((e) => e.cycle === cycle)) return this.complete(cycle, events, page);
+      this.indexed = false;
+    }
+    return this.scan(cycle, eventCount);
+  }
+
+  /** The ?cycle= answer is the whole cycle; should a server ever page it, read on by cursor. */
+  async complete(cycle, events, page) {
+    const out = [...events];
+    let next = page.next;
+    let more = page.done === false && out.length > 0 && out[out.length - 1].extensionPoint !== "CycleEnd";
+    while (more && Number.isInteger(next)) {
+      const rest = await api.events(this.runId, next, PAGE * 4);
+      const mine = rest.events.filter((e) => e.cycle === cycle);
+      out.push(...mine);
+      more = mine.length === rest.events.length && rest.events.length > 0 && !rest.done &&
+        mine[mine.length - 1].extensionPoint !== "CycleEnd";
+      next = rest.next;
+    }
+    return out;
+  }
+
+  // --- fallback: the cursor API only ---------------------------------------------------------
 
   async cycleOf(seq) {
     if (!this.cycleAt.has(seq)) {
@@ -21,6 +78,8 @@ export class CycleLoader {
   }
 
   async firstSeq(cycle, eventCount) {
+    const known = this.entries.get(cycle)?.firstSeq;
+    if (Number.isInteger(known)) return known;
     let lo = 0;
     let hi = eventCount;
     while (lo < hi) {
@@ -31,8 +90,7 @@ export class CycleLoader {
     return lo;
   }
 
-  /** Every stored event of one cycle, in seq order. */
-  async load(cycle, eventCount) {
+  async scan(cycle, eventCount) {
     const out = [];
     let seq = await this.firstSeq(cycle, eventCount);
     for (;;) {
@@ -43,4 +101,18 @@ export class CycleLoader {
       seq = page.next;
     }
   }
+}
+
+/** The picker's text for a cycle: from its loaded events, else from the server's cycle index. */
+export function cycleLabel(index, cycle, entry, outcomeOf) {
+  if (cycle) {
+    const result = outcomeOf(cycle);
+    const tail = !result.done ? "…" : result.nodeName ? `→ ${result.nodeName}` : "✗ unschedulable";
+    return `cycle ${index}: ${cycle.pod} ${tail}`;
+  }
+  if (entry) {
+    const tail = entry.nodeName ? `→ ${entry.nodeName}` : entry.endSeq === null || entry.endSeq === undefined ? "…" : "✗ unschedulable";
+    return `cycle ${index}: ${entry.pod} ${tail}`;
+  }
+  return `cycle ${index}`;
 }

@@ -6,8 +6,8 @@ import { draw } from "./charts/plot.js";
 import { h, mount, notify } from "./dom.js";
 import { availableSteps, hasStep, neighbour, outcome, RunModel, STEPS, stepId } from "./runmodel.js";
 import { streamRun } from "./socket.js";
-import { CycleLoader } from "./cycleloader.js";
-import { readScenario } from "./yamldocs.js";
+import { CycleLoader, cycleLabel } from "./cycleloader.js";
+import { loadObjects } from "./objects.js";
 import * as bind from "./steps/bind.js";
 import * as filter from "./steps/filter.js";
 import * as postfilter from "./steps/postfilter.js";
@@ -77,13 +77,15 @@ class RunController {
     this.status = this.run.status;
     this.pos = initial || positionFromQuery(location.search) || this.pos;
     this.buildShell(actions);
-    await this.loadNodes();
+    // Node labels (for domain views) load beside the step's events; each renders when it arrives.
+    const nodes = this.loadNodes();
     const finished = FINISHED.has(this.run.status);
+    if (!finished) await nodes; // a live run's size is known from its node count
     this.lazy = finished ? this.run.eventCount > LAZY_EVENTS : this.run.progress.cycles * this.nodeLabels.size > LAZY_NODE_CYCLES;
     if (this.lazy) {
       this.loader = new CycleLoader(this.runId);
       this.loaded = []; // cycles held in the model, oldest first
-      this.pollLazy();
+      this.pollLazy(true);
     } else {
       this.stream = streamRun(this.runId, {
         onEvents: (events) => this.onEvents(events),
@@ -97,14 +99,18 @@ class RunController {
 
   // --- large runs: one cycle at a time -------------------------------------------------------
 
-  async pollLazy() {
+  async pollLazy(first = false) {
     try {
-      this.run = await api.run(this.runId);
+      if (!first) this.run = await api.run(this.runId);
       this.status = this.run.status;
       this.model.totalCycles = this.run.progress.cycles;
+      // The cycle index (every cycle's pod and outcome, for the picker) and the shown cycle's
+      // events are fetched side by side; the step renders as soon as its events are in.
+      const index = this.loader.index().then(() => this.render(false), (error) => notify(`Cycle list unavailable: ${error.message}`, "error"));
       await this.ensureCycle(this.pos.cycle);
       if (FINISHED.has(this.status)) this.ended = true;
       this.render(true);
+      await index;
     } catch (error) {
       notify(error.message, "error");
     }
@@ -132,10 +138,10 @@ class RunController {
 
   async loadNodes() {
     try {
-      const version = await api.version(this.run.scenario, this.run.version);
-      const parsed = readScenario(version.text);
-      this.nodeLabels = new Map(parsed.nodes.map((n) => [n.name, n.labels]));
-      this.render(true);
+      const objects = await loadObjects(this.run.scenario, this.run.version);
+      this.nodeLabels = new Map(objects.nodes.map((n) => [n.name, n.labels]));
+      this.root.dataset.nodes = String(this.nodeLabels.size);
+      if (this.view) this.render(true);
     } catch (error) {
       notify(`Node labels unavailable (${error.message}); domain views are limited.`, "info");
     }
@@ -213,9 +219,7 @@ class RunController {
     for (let i = 0; i < count; i += 1) {
       const cycle = this.model.cycles[i];
       if (!cycle && !this.lazy) continue;
-      const result = outcome(cycle);
-      const tail = !cycle ? "" : !result.done ? "…" : result.nodeName ? `→ ${result.nodeName}` : "✗ unschedulable";
-      const text = cycle ? `cycle ${i}: ${cycle.pod} ${tail}` : `cycle ${i}`;
+      const text = cycleLabel(i, cycle, this.loader?.entry(i), outcome);
       let option = select.options[i];
       if (!option) {
         option = h("option", { value: String(i) });

@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from webui import publisher
-from webui.models import Run, RunEvent, RunStatus
+from webui.models import Run, RunCycle, RunEvent, RunStatus
 from webui.services import engine
 
+CYCLE_START = engine.ExtensionPoint.CYCLE_START.value
+CYCLE_END = engine.ExtensionPoint.CYCLE_END.value
 PAGE_SIZE = 500
 MAX_PAGE_SIZE = 5000
 
@@ -17,6 +19,17 @@ def page(run_id: int, since: int, limit: int = PAGE_SIZE) -> list[publisher.Even
     limit = max(1, min(limit, MAX_PAGE_SIZE))
     rows = RunEvent.objects.filter(run_id=run_id, seq__gte=since).order_by("seq")[:limit]
     return [publisher.event_message(row) for row in rows]
+
+
+def cycle_events(run_id: int, cycle: int) -> list[publisher.EventMessage]:
+    """Every stored event of one cycle, in order (a cycle is a few dozen events, whatever its size)."""
+    rows = RunEvent.objects.filter(run_id=run_id, cycle=cycle).order_by("seq")
+    return [publisher.event_message(row) for row in rows]
+
+
+def cycles(run_id: int) -> list[RunCycle]:
+    """The finished cycles' index rows, written with each CycleEnd (no payload is decoded here)."""
+    return list(RunCycle.objects.filter(run_id=run_id).order_by("cycle"))
 
 
 def trace(run: Run) -> dict[str, Any]:

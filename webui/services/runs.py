@@ -17,7 +17,7 @@ from django.utils import timezone
 from webui.models import FINISHED_STATUSES, Run, RunEvent, RunStatus, Scenario
 from webui.services import engine, scenarios
 from webui.services.access import Actor
-from webui.services.errors import Conflict, InvalidScenario, LimitExceeded
+from webui.services.errors import Conflict, LimitExceeded
 
 log = logging.getLogger(__name__)
 ACTIVE_STATUSES = (RunStatus.QUEUED, RunStatus.RUNNING)
@@ -26,8 +26,7 @@ ACTIVE_STATUSES = (RunStatus.QUEUED, RunStatus.RUNNING)
 def start(actor: Actor, scenario: Scenario) -> Run:
     version = scenarios.latest_version(scenario)
     check = engine.check(version.text)
-    if not check.valid:
-        raise InvalidScenario(check.errors)
+    check.raise_if_invalid()  # 413 limit_exceeded for a size limit, else 400 scenario_invalid
     with transaction.atomic():
         _enforce_queue_limit(actor)
         run = Run.objects.create(version=version, cycles=check.summary.pendingPods, **actor.owner_fields())
@@ -81,11 +80,11 @@ def claim(run_id: int, worker: str) -> bool:
     return bool(updated)
 
 
-def beat(run_id: int, worker: str, *, cycle: int, event_count: int) -> bool:
+def beat(run_id: int, worker: str, *, cycle: int, event_count: int, stored_bytes: int = 0) -> bool:
     """Record progress; False when the run was cancelled or another worker took it over."""
     return bool(
         Run.objects.filter(pk=run_id, status=RunStatus.RUNNING, claimed_by=worker).update(
-            heartbeat=timezone.now(), cycle=cycle, event_count=event_count
+            heartbeat=timezone.now(), cycle=cycle, event_count=event_count, stored_bytes=stored_bytes
         )
     )
 

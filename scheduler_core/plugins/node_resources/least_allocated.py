@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Sequence
-
 import numpy as np
 
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE
@@ -12,6 +10,7 @@ from scheduler_core.plugins.node_resources.resource_allocation import (
     BatchScorer,
     ResourceSpec,
     Scorer,
+    weighted_average,
     weighted_average_batch,
 )
 
@@ -24,16 +23,7 @@ def least_requested_score(requested: int, capacity: int) -> int:
 
 
 def least_resource_scorer(resources: tuple[ResourceSpec, ...]) -> Scorer:
-    def score(requested: Sequence[int], allocatable: Sequence[int]) -> int:
-        total = weights = 0
-        for index, spec in enumerate(resources):
-            if allocatable[index] == 0:
-                continue
-            total += least_requested_score(requested[index], allocatable[index]) * spec.weight
-            weights += spec.weight
-        return go_div(total, weights) if weights else 0
-
-    return score
+    return weighted_average(resources, least_requested_score)
 
 
 def least_requested_score_batch(requested: np.ndarray, capacity: np.ndarray) -> np.ndarray:

@@ -21,7 +21,7 @@ from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.registry import ArgsProblem
 from scheduler_core.framework.status import MaybeStatus, Status
 from scheduler_core.model import CPU, EPHEMERAL_STORAGE, MEMORY, Pod
-from scheduler_core.plugins.helper import go_div_batch_fast
+from scheduler_core.plugins.helper import go_div, go_div_batch_fast
 from scheduler_core.plugins.node_resources.resource_names import is_scalar_resource_name
 from scheduler_core.resources import non_zero_requests, pod_requests
 
@@ -120,6 +120,21 @@ class ResourceAllocationScorer:
         else:
             used = table.requested_of(name)
         return table.allocatable_of(name)[positions], used[positions] + pod_request
+
+
+def weighted_average(resources: tuple[ResourceSpec, ...],
+                     per_resource: Callable[[int, int], int]) -> Scorer:
+    """A node's score: per-resource scores averaged by weight; resources the node lacks are skipped."""
+    def score(requested: Sequence[int], allocatable: Sequence[int]) -> int:
+        total = weights = 0
+        for index, spec in enumerate(resources):
+            if allocatable[index] == 0:
+                continue
+            total += per_resource(requested[index], allocatable[index]) * spec.weight
+            weights += spec.weight
+        return go_div(total, weights) if weights else 0
+
+    return score
 
 
 def weighted_average_batch(resources: tuple[ResourceSpec, ...], requested: list[np.ndarray],

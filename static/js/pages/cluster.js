@@ -11,7 +11,7 @@ async function start() {
   try {
     const scenario = await api.scenario(scenarioId);
     const number = Number(params.get("version")) || scenario.version;
-    const text = number === scenario.version ? scenario.text : (await api.version(scenarioId, number)).text;
+    const text = number === scenario.version ? scenario.text : null; // fetched only if needed
     $("#scenario-title").textContent = `${scenario.name} · v${number}`;
     $("#editor-link").href = `/scenarios/${scenarioId}/`;
     const runs = await api.scenarioRuns(scenarioId).catch(() => []);
@@ -23,7 +23,7 @@ async function start() {
       if (runSelect.value) next.set("run", runSelect.value);
       location.search = next.toString();
     });
-    await mountClusterView($("#cluster-root"), text, { runId: Number(params.get("run")) || null });
+    await mountClusterView($("#cluster-root"), { scenarioId, version: number, text, runId: Number(params.get("run")) || null });
   } catch (error) {
     notify(error.message, "error");
   }

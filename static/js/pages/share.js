@@ -51,7 +51,17 @@ async function start() {
     h("details.panel#shared-cluster", { open: !shared.run }, h("summary", "Cluster"), clusterBox),
     h("details.panel#shared-yaml", h("summary", "Scenario YAML (read-only)"), yamlBox));
   createEditor(yamlBox, { text: shared.version.text, readOnly: true });
-  mountClusterView(clusterBox, shared.version.text, { runId: shared.run?.id ?? null }).catch((e) => notify(e.message, "error"));
+  // The cluster is drawn when first shown (with a run it starts collapsed, and the run view goes first).
+  const clusterPanel = $("#shared-cluster");
+  let clusterDrawn = false;
+  const drawCluster = () => {
+    if (clusterDrawn || !clusterPanel.open) return;
+    clusterDrawn = true;
+    mountClusterView(clusterBox, { scenarioId: shared.scenario.id, version: shared.version.number, text: shared.version.text, runId: shared.run?.id ?? null })
+      .catch((e) => notify(e.message, "error"));
+  };
+  clusterPanel.addEventListener("toggle", drawCluster);
+  drawCluster();
   if (shared.run) {
     const initial = positionFromQuery(location.search) || positionFromQuery(`?${shared.step || ""}`);
     await mountRun(runBox, { runId: shared.run.id, token, readOnly: true, initial, actions: actions(shared) });
