@@ -18,6 +18,7 @@ GROUP_EVENTS_TYPE = "run.events"
 # daphne refuses to send a websocket message over 1 MiB (its default --websocket-max-message-size,
 # which also bounds what clients may send us, so we keep it). Batches are split to stay well below.
 WEBSOCKET_BUDGET = 512 * 1024
+EVENT_OVERHEAD = 600  # an event's fields besides its payload (pod and plugin names), and the envelope
 
 
 class EventMessage(TypedDict):
@@ -83,14 +84,14 @@ def websocket_messages(events: list[EventMessage], budget: int = WEBSOCKET_BUDGE
     chunk: list[EventMessage] = []
     size = 0
     for event in events:
-        cost = len(json.dumps(event["payload"]))
+        cost = len(json.dumps(event["payload"])) + EVENT_OVERHEAD
         if cost > budget:
-            event, cost = EventMessage(**{**event, "payload": None, "payloadOmitted": True}), 0
+            event, cost = EventMessage(**{**event, "payload": None, "payloadOmitted": True}), EVENT_OVERHEAD
         if chunk and size + cost > budget:
             yield events_message(chunk)
             chunk, size = [], 0
         chunk.append(event)
-        size += cost + 200  # the event's other fields
+        size += cost
     if chunk:
         yield events_message(chunk)
 

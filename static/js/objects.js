@@ -18,7 +18,9 @@ export function nodeFromApi(raw) {
   const meta = isObject(raw.metadata) ? raw.metadata : raw;
   const spec = isObject(raw.spec) ? raw.spec : raw;
   const status = isObject(raw.status) ? raw.status : raw;
-  const allocatable = isObject(status.allocatable) ? status.allocatable : isObject(status.capacity) ? status.capacity : {};
+  // The API gives the engine's integers (allocatable) and the same as quantities (allocatableText).
+  const allocatable = isObject(raw.allocatableText) ? raw.allocatableText
+    : isObject(status.allocatable) ? status.allocatable : isObject(status.capacity) ? status.capacity : {};
   return {
     name: text(meta.name),
     labels: stringMap(meta.labels),

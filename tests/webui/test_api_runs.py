@@ -124,15 +124,38 @@ def test_it_rejects_a_negative_or_silly_cursor_without_a_500(owner: Client, scen
     assert response.json()["error"]["code"] == "invalid_request"
 
 
-def test_it_refuses_a_run_over_the_node_limit_naming_the_limit(owner: Client, settings):
+def test_it_saves_a_version_over_the_node_limit_but_refuses_to_run_it_with_413(owner: Client, settings):
     from tests.webui import support
 
     settings.SCHEDLAB_MAX_NODES = 2
     created = owner.post("/api/scenarios", {"name": "wide", "text": support.scenario_text(3, 1)}, content_type=JSON).json()
-    assert created["valid"] is False and "max_nodes" in created["errors"][0]["message"]
+    assert (created["valid"], created["version"]) == (False, 1)
+    [problem] = created["errors"]
+    assert (problem["code"], problem["limit"]) == ("limit_exceeded", "max_nodes")
+    response = start(owner, created["id"])
+    assert response.status_code == 413
+    error = response.json()["error"]
+    assert (error["code"], error["details"]["limit"], error["details"]["max"]) == ("limit_exceeded", "max_nodes", 2)
+    assert "max_nodes" in error["message"] and error["details"]["errors"] == [problem]
+
+
+def test_it_answers_validate_over_a_size_limit_with_413_and_every_problem(owner: Client, settings):
+    from tests.webui import support
+
+    settings.SCHEDLAB_MAX_PENDING_PODS = 1
+    response = owner.post("/api/validate", {"text": support.scenario_text(2, 3)}, content_type=JSON)
+    assert response.status_code == 413
+    error = response.json()["error"]
+    assert (error["code"], error["details"]["limit"], error["details"]["max"]) == ("limit_exceeded", "max_pending_pods", 1)
+    assert [e["limit"] for e in error["details"]["errors"]] == ["max_pending_pods"]
+
+
+def test_it_still_refuses_an_invalid_run_with_400(owner: Client):
+    created = owner.post("/api/scenarios", {"name": "bad", "text": "kind: [broken"}, content_type=JSON).json()
     response = start(owner, created["id"])
     assert response.status_code == 400
-    assert "max_nodes" in response.json()["error"]["details"]["errors"][0]["message"]
+    error = response.json()["error"]
+    assert error["code"] == "scenario_invalid" and error["details"]["errors"][0]["code"] == "invalid"
 
 
 def test_it_keeps_the_trace_of_a_finished_run(owner: Client, scenario: dict):

@@ -1,5 +1,6 @@
 """webui.publisher: typed messages, one group message per batch."""
 
+import json
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -52,8 +53,9 @@ def message(seq: int, payload) -> publisher.EventMessage:
 
 def test_it_splits_a_batch_into_messages_daphne_will_send():
     batch = [message(seq, {"blob": "x" * 400}) for seq in range(10)]
-    messages = list(publisher.websocket_messages(batch, budget=1000))
+    messages = list(publisher.websocket_messages(batch, budget=3000))
     assert len(messages) > 1
+    assert all(len(json.dumps(m)) <= 3000 for m in messages)
     assert [e["seq"] for m in messages for e in m["events"]] == list(range(10))
     assert all(e["payload"] == {"blob": "x" * 400} for m in messages for e in m["events"])
 

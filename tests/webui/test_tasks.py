@@ -6,7 +6,7 @@ import pytest
 from django.utils import timezone
 
 from tests.webui import support
-from webui.models import Run, RunEvent, RunStatus, Scenario, ScenarioVersion
+from webui.models import Run, RunCycle, RunEvent, RunStatus, Scenario, ScenarioVersion
 from webui.services import engine, execution, runs
 from webui.tasks import execute_run
 
@@ -103,3 +103,40 @@ def test_it_publishes_each_stored_batch(run: Run, monkeypatch, settings):
     for batch in batches:  # a batch never splits an extension point of a cycle
         points = [(e.cycle, e.extension_point) for e in RunEvent.objects.filter(run=run, seq__in=batch).order_by("seq")]
         assert len(set(points)) == 1
+
+
+def test_it_fails_a_run_over_the_stored_bytes_limit_naming_it(run: Run, settings):
+    settings.SCHEDLAB_MAX_STORED_BYTES_PER_RUN = 300
+    execute_run.apply(args=[run.pk])
+    run.refresh_from_db()
+    assert run.status == RunStatus.FAILED
+    assert run.error == "the run's events take more than 300 bytes compressed (limit SCHEDLAB_MAX_STORED_BYTES_PER_RUN)"
+
+
+def test_it_records_the_stored_bytes_and_one_index_row_per_cycle(run: Run):
+    execute_run.apply(args=[run.pk])
+    run.refresh_from_db()
+    assert run.stored_bytes == sum(len(bytes(e.payload_z)) for e in RunEvent.objects.filter(run=run))
+    assert list(RunCycle.objects.filter(run=run).values_list("cycle", flat=True)) == [0, 1, 2]
+
+
+def test_it_stops_after_the_first_cycles_when_benchmarking(run: Run, settings):
+    settings.SCHEDLAB_RUN_FIRST_CYCLES = 1
+    execute_run.apply(args=[run.pk])
+    run.refresh_from_db()
+    assert (run.status, run.cycle) == (RunStatus.SUCCEEDED, 1)
+    assert set(RunEvent.objects.filter(run=run).values_list("cycle", flat=True)) == {0}
+
+
+def test_a_resumed_run_keeps_its_cycle_index_and_byte_count_whole(run: Run, settings):
+    settings.SCHEDLAB_EVENT_FLUSH_SECONDS = 0
+    execute_run.apply(args=[run.pk])
+    run.refresh_from_db()
+    complete = (run.stored_bytes, list(RunCycle.objects.filter(run=run).values_list("cycle", "first_seq", "end_seq")))
+    # Forget the second half, as if the worker had died there, and let another worker finish.
+    RunEvent.objects.filter(run=run, seq__gte=run.event_count // 2).delete()
+    RunCycle.objects.filter(run=run, cycle__gte=1).delete()
+    Run.objects.filter(pk=run.pk).update(status=RunStatus.QUEUED, stored_bytes=0)
+    execute_run.apply(args=[run.pk])
+    run.refresh_from_db()
+    assert (run.stored_bytes, list(RunCycle.objects.filter(run=run).values_list("cycle", "first_seq", "end_seq"))) == complete

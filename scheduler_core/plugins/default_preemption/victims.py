@@ -14,6 +14,7 @@ from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.node_info import NodeInfo, PodInfo
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.status import MaybeStatus, Status, is_success
+from scheduler_core.gosort import sorted_slice
 from scheduler_core.model import Pod
 
 REASON_NO_VICTIMS = "No preemption victims found for incoming pod"
@@ -42,17 +43,27 @@ def has_potential_victims(node_info: NodeInfo, preemptor: Pod) -> bool:
     return any(may_preempt(info.pod, preemptor) for info in node_info.pods)
 
 
-def by_importance(infos: Sequence[PodInfo]) -> list[PodInfo]:
-    """The reprieve order: higher priority first; equal priorities in REVERSE node order.
+def more_important(a: PodInfo, b: PodInfo) -> bool:
+    """util.MoreImportantPod as it behaves on scenario pods: higher priority, else always true.
 
-    Upstream sorts with util.MoreImportantPod, whose tie-breaker is the earlier start time. Scenario
-    pods have none, so each comparison reads ``time.Now()`` for both pods, the first one earlier:
-    every equal-priority pair compares as "more important" both ways. Go's sort.Slice is an
-    insertion sort up to 12 elements, and that moves each pod ahead of its equal-priority
-    predecessors, which reverses them (the corpus shows it). Beyond 12 potential victims on one
-    node Go switches to pdqsort, whose order for such ties this does not reproduce.
+    Upstream breaks priority ties with ``GetPodStartTime(a).Before(GetPodStartTime(b))``. Scenario
+    pods have no status.startTime, so each call reads ``time.Now()`` for ``a`` and then for ``b``
+    and ``a``'s is the earlier: an equal-priority pair compares "more important" both ways. The
+    comparator is inconsistent, so the order it produces is whatever Go's sort makes of it.
     """
-    return sorted(reversed(infos), key=lambda info: -info.pod.priority)
+    if a.pod.priority != b.pod.priority:
+        return a.pod.priority > b.pod.priority
+    return True
+
+
+def by_importance(infos: Sequence[PodInfo]) -> list[PodInfo]:
+    """The reprieve order: ``sort.Slice(infos, MoreImportantPod)`` as Go computes it.
+
+    Higher priorities come first; the order among equal priorities is the one Go's pdqsort leaves
+    with the always-true tie (reverse node order up to 12 pods, the insertion-sort range; beyond,
+    whatever the partitioning does), reproduced call for call by ``scheduler_core.gosort``.
+    """
+    return sorted_slice(infos, more_important)
 
 
 def split_by_pdb_violation(infos: list[PodInfo]) -> tuple[list[PodInfo], list[PodInfo]]:

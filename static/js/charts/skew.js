@@ -59,3 +59,65 @@ function hline(y, color, dash) {
 function lineLabel(y, text, color) {
   return { xref: "paper", x: 1, xanchor: "left", y, yanchor: "middle", text: safe(text), showarrow: false, font: { color, size: 11 } };
 }
+
+/**
+ * Many domains (e.g. kubernetes.io/hostname over thousands of nodes): one bar per matching-pod
+ * count, its height the number of domains with that count, split into open (✓) / closed (✗) /
+ * unknown domains; the global minimum and min + maxSkew as vertical lines (hard constraints).
+ */
+export function skewDistributionFigure(constraint, mayGo = new Map()) {
+  const counts = constraint.matchNum ?? constraint.counts ?? {};
+  const byValue = new Map(); // count -> {open, closed, unknown}
+  for (const [domain, n] of Object.entries(counts)) {
+    if (!byValue.has(n)) byValue.set(n, { open: 0, closed: 0, unknown: 0 });
+    const slot = byValue.get(n);
+    if (!mayGo.has(domain)) slot.unknown += 1;
+    else if (mayGo.get(domain)) slot.open += 1;
+    else slot.closed += 1;
+  }
+  const values = [...byValue.keys()].sort((a, b) => a - b);
+  const series = [
+    ["open", "✓ pod may go", COLORS.pass],
+    ["closed", "✗ closed", COLORS.fail],
+    ["unknown", "not evaluated", COLORS.unknown],
+  ].filter(([k]) => values.some((v) => byValue.get(v)[k] > 0));
+  const data = series.map(([k, name, color]) => ({
+    type: "bar",
+    name,
+    x: values,
+    y: values.map((v) => byValue.get(v)[k]),
+    text: values.map((v) => (byValue.get(v)[k] ? String(byValue.get(v)[k]) : "")),
+    textposition: "outside",
+    cliponaxis: false,
+    marker: { color },
+    hovertemplate: `%{y} domain(s) with %{x} matching pod(s) · ${name}<extra></extra>`,
+  }));
+  const shapes = [];
+  const annotations = [];
+  if (constraint.minMatchNum !== undefined) {
+    const threshold = constraint.minMatchNum + constraint.maxSkew;
+    shapes.push(vline(constraint.minMatchNum, COLORS.min, "dot"), vline(threshold, COLORS.line, "dash"));
+    annotations.push(
+      { x: constraint.minMatchNum, y: 1, yref: "paper", yanchor: "bottom", text: safe(`min ${constraint.minMatchNum}`), showarrow: false, font: { color: COLORS.min, size: 11 } },
+      { x: threshold, y: 1.08, yref: "paper", yanchor: "bottom", text: safe(`min + maxSkew = ${threshold}`), showarrow: false, font: { color: COLORS.line, size: 11 } },
+    );
+  }
+  return {
+    data,
+    layout: {
+      title: { text: safe(`${constraint.topologyKey} · maxSkew ${constraint.maxSkew} · ${Object.keys(counts).length} domains by matching-pod count`), font: { size: 13 } },
+      xaxis: { title: { text: "matching pods in the domain" }, dtick: values.length && values[values.length - 1] - values[0] <= 20 ? 1 : undefined },
+      yaxis: { title: { text: "domains" }, rangemode: "tozero" },
+      barmode: "stack",
+      shapes,
+      annotations,
+      height: 300,
+      margin: { l: 60, r: 30, t: 56, b: 50 },
+      legend: { orientation: "h", y: -0.25 },
+    },
+  };
+}
+
+function vline(x, color, dash) {
+  return { type: "line", yref: "paper", y0: 0, y1: 1, x0: x, x1: x, line: { color, width: 2, dash } };
+}

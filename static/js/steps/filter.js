@@ -21,13 +21,16 @@ export function render(ctx) {
   const onlyFailing = ctx.ui.onlyFailing;
   const controls = h("div.controls",
     h("label.inline", h("input", { type: "checkbox", checked: onlyFailing, onchange: (e) => ctx.update({ onlyFailing: e.target.checked }) }), " only rejected nodes"));
-  const large = matrix.nodes.length > LARGE && ctx.nodeLabels.size > 0;
+  const large = matrix.nodes.length > LARGE;
   let body;
-  if (large) {
+  if (large && ctx.nodeLabels.size > 0) {
     const keys = labelKeys(ctx.nodeLabels);
     const key = keys.includes(ctx.ui.groupKey) ? ctx.ui.groupKey : defaultTopologyKey(keys);
     controls.append(keySelect("filter-group-key", "group by", keys, key, (k) => ctx.update({ groupKey: k, expanded: [] })));
     body = aggregated(ctx, matrix, key, detail);
+  } else if (large) {
+    // Node labels are still loading (or unavailable): one group of every node until they arrive.
+    body = [note("Grouping by topology domain appears once the node labels have loaded."), aggregated(ctx, matrix, "", detail)];
   } else {
     body = matrixTable(matrix, matrix.nodes.filter((n) => !onlyFailing || n.feasible === false), detail);
   }
@@ -70,7 +73,7 @@ function matrixTable(matrix, nodes, detail) {
 function aggregated(ctx, matrix, key, detail) {
   const groups = new Map();
   for (const node of matrix.nodes) {
-    const domain = ctx.nodeLabels.get(node.name)?.[key] ?? "(no label)";
+    const domain = key ? ctx.nodeLabels.get(node.name)?.[key] ?? "(no label)" : "all nodes";
     if (!groups.has(domain)) groups.set(domain, []);
     groups.get(domain).push(node);
   }
@@ -88,7 +91,7 @@ function aggregated(ctx, matrix, key, detail) {
       h("td", String(nodes.length)),
       matrix.plugins.map((p) => {
         const failed = nodes.filter((n) => n.cells[p]).length;
-        const text = `${key}=${domain} × ${p}: ${failed} of ${nodes.length} node(s) rejected`;
+        const text = `${key ? `${key}=${domain}` : domain} × ${p}: ${failed} of ${nodes.length} node(s) rejected`;
         return h(failed ? "td.cell.fail" : "td.cell.pass", { title: text, tabindex: "0", dataset: { detail: text } }, failed ? `${FAIL} ${failed}` : PASS);
       }),
       h(feasible ? "td.cell.result.pass" : "td.cell.result.fail", feasible ? `${PASS} ${feasible} feasible` : `${FAIL} none`)));
@@ -99,9 +102,9 @@ function aggregated(ctx, matrix, key, detail) {
     }
   }
   return [
-    note(`${matrix.nodes.length} nodes, grouped by ${key}. Open a domain to see its nodes.`),
+    key ? note(`${matrix.nodes.length} nodes, grouped by ${key}. Open a domain to see its nodes.`) : null,
     h("div.scroll-x", h("table.data.matrix.aggregated", { onmouseover: show, onfocusin: show },
-      h("thead", h("tr", h("th", { scope: "col" }, key), h("th", { scope: "col" }, "nodes"), matrix.plugins.map((p) => h("th.rot", { scope: "col" }, h("span", p))), h("th", { scope: "col" }, "result"))),
+      h("thead", h("tr", h("th", { scope: "col" }, key || "nodes"), h("th", { scope: "col" }, "nodes"), matrix.plugins.map((p) => h("th.rot", { scope: "col" }, h("span", p))), h("th", { scope: "col" }, "result"))),
       h("tbody", rows))),
   ];
 }

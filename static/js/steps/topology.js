@@ -1,12 +1,13 @@
 // PodTopologySpread and InterPodAffinity state: skew bars, topologyScore heatmaps, counts.
 
 import { h } from "../dom.js";
-import { skewFigure } from "../charts/skew.js";
+import { skewDistributionFigure, skewFigure } from "../charts/skew.js";
 import { heatmapFigure, nestedToGrid } from "../charts/heatmap.js";
 import { filterMatrix, PLUGIN, point, POINT, preFilterState, preScoreState } from "../runmodel.js";
 import { FAIL, note, PASS, section, table } from "./common.js";
 
-const MAX_COLUMNS = 120;
+const MAX_COLUMNS = 60; // heatmap columns drawn (topology pairs / values); the rest are in the tables
+const MAX_BARS = 40; // more domains than this: the distribution of counts instead of one bar each
 
 /** domain -> whether some evaluated node in it passed PodTopologySpread's Filter (unknown: absent). */
 export function openDomains(ctx, topologyKey) {
@@ -43,9 +44,11 @@ export function softSpreadSection(ctx) {
 function spreadBlock(ctx, constraint, index, kind) {
   const hard = kind === "hard";
   const counts = (hard ? constraint.matchNum : constraint.counts) || {};
-  const domains = Object.keys(counts).sort();
+  const many = Object.keys(counts).length > MAX_BARS;
+  // Many domains: the table lists the emptiest first (where the pod may go), not by name.
+  const domains = many ? Object.keys(counts).sort((a, b) => counts[a] - counts[b] || a.localeCompare(b)) : Object.keys(counts).sort();
   const open = hard ? openDomains(ctx, constraint.topologyKey) : new Map();
-  const chart = ctx.plot(`skew-${kind}-${index}`, skewFigure(constraint, open));
+  const chart = ctx.plot(`skew-${kind}-${index}`, many ? skewDistributionFigure(constraint, open) : skewFigure(constraint, open));
   const facts = hard
     ? [["topologyKey", constraint.topologyKey], ["maxSkew", constraint.maxSkew], ["minDomains", constraint.minDomains ?? 1],
       ["domains", domains.length], ["global minimum (minMatchNum)", constraint.minMatchNum], ["min + maxSkew", constraint.minMatchNum + constraint.maxSkew]]
@@ -54,6 +57,7 @@ function spreadBlock(ctx, constraint, index, kind) {
   return h(`div.spread.spread-${kind}`, { dataset: { constraint: String(index), topologyKey: constraint.topologyKey } },
     h("dl.facts", facts.map(([k, v]) => [h("dt", k), h("dd", { dataset: { fact: k } }, String(v))])),
     chart,
+    many ? note(`${domains.length} domains: bars count the domains per number of matching pods. The table lists the domains with the fewest matching pods first${domains.length > 500 ? " (500 of them)" : ""}.`) : null,
     h("details.data-table", { open: domains.length <= 12 },
       h("summary", `Numbers (${domains.length} domains)`),
       table(["domain", hard ? "matching pods (matchNum)" : "count", hard ? "pod may go" : ""].filter(Boolean),
@@ -77,17 +81,19 @@ export function affinityCountsSection(ctx) {
   const body = [
     note("Required terms, counted per topology pair (key=value): existing pods' anti-affinity terms matching this pod, and running pods matching this pod's affinity / anti-affinity terms."),
   ];
+  // Many pairs (hostname terms over thousands of nodes): draw those with the largest counts.
+  const weight = (p) => Math.max(...maps.map(([, m]) => Math.abs(m[p] ?? 0)));
+  const shown = pairs.length <= MAX_COLUMNS ? pairs : [...pairs].sort((a, b) => weight(b) - weight(a) || a.localeCompare(b)).slice(0, MAX_COLUMNS).sort();
   if (pairs.length) {
-    const shown = pairs.slice(0, MAX_COLUMNS);
     const fig = heatmapFigure({ rows: maps.map(([n]) => n), cols: shown, z: maps.map(([, m]) => shown.map((p) => m[p] ?? null)), title: "required (anti-)affinity counts per domain", rowTitle: "count", colTitle: "topology pair" });
     const chart = ctx.plot("ipa-counts", fig);
     body.push(chart);
-    if (pairs.length > shown.length) body.push(note(`Showing ${shown.length} of ${pairs.length} pairs.`));
+    if (pairs.length > shown.length) body.push(note(`Showing the ${shown.length} pairs with the largest counts of ${pairs.length}; the table lists up to 500.`));
   } else {
     body.push(note("All three counts are empty."));
   }
   body.push(h("details.data-table", h("summary", "Numbers"),
-    table(["count", ...pairs.slice(0, MAX_COLUMNS)], maps.map(([n, m]) => [n, ...pairs.slice(0, MAX_COLUMNS).map((p) => String(m[p] ?? ""))]), "ipa-counts-table")));
+    table(["count", ...pairs.slice(0, 500)], maps.map(([n, m]) => [n, ...pairs.slice(0, 500).map((p) => String(m[p] ?? ""))]), "ipa-counts-table")));
   return section("InterPodAffinity — required terms (PreFilter state)", ...body);
 }
 

@@ -1,0 +1,37 @@
+"""Issue 6: a spread_5000 run through the real task stores each cycle's full detail compactly.
+
+`manage.py measure_run FILE [--cycles N]` prints the figures; the engine needs ~0.4 s per 5000-node
+cycle, so this runs the first MEASURE_CYCLES of the file's 1000 cycles (0 for all, ~8 minutes).
+"""
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.webui import support
+
+pytestmark = pytest.mark.service
+SPREAD_5000 = Path("/work/shared/bench/spread_5000.yaml")
+CYCLES = int(os.environ.get("MEASURE_CYCLES", "40"))
+KIB = 1024
+
+
+@pytest.mark.skipif(not SPREAD_5000.exists(), reason="the shared bench scenarios are not on this machine")
+def test_it_stores_a_spread_5000_cycle_in_about_100_kib(tmp_path):
+    env = support.clean_env(DATABASE_URL=support.POSTGRES_URL, REDIS_URL=support.REDIS_TEST_URL, SCHEDLAB_VAR_DIR=str(tmp_path))
+    support.reset_postgres()
+    subprocess.run([support.PYTHON, "manage.py", "migrate", "--noinput", "-v0"], cwd=support.REPO, env=env, check=True, timeout=180)
+    args = [support.PYTHON, "manage.py", "measure_run", str(SPREAD_5000), f"--cycles={CYCLES}"]
+    done = subprocess.run(args, cwd=support.REPO, env=env, capture_output=True, text=True, timeout=1200)
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    print(f"\nspread_5000, {result['cycles']} of {result['pending_pods']} cycles: {result}")
+
+    assert (result["status"], result["cycles"]) == ("succeeded", CYCLES or result["pending_pods"])
+    assert result["stored_bytes_per_cycle"] < 160 * KIB < 700 * KIB < result["json_bytes_per_cycle"]
+    assert result["table_bytes_per_cycle"] < 200 * KIB  # what PostgreSQL really spends, indexes included
+    assert result["compress_ms_per_cycle"] < 150
+    assert result["max_websocket_message_bytes"] <= 512 * KIB

@@ -1,0 +1,17 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand
+
+from webui.services import measure
+
+
+class Command(BaseCommand):
+    help = "Run a scenario file through the real task and print what it stores per cycle (issue 6)."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("file", type=Path)
+        parser.add_argument("--cycles", type=int, default=0, help="stop after the first N cycles (0: all)")
+
+    def handle(self, *args, file: Path, cycles: int, **options) -> None:
+        result = measure.measure(file, first_cycles=cycles)
+        self.stdout.write(result.to_json())
