@@ -131,6 +131,7 @@ def scenario_create(request: HttpRequest, body: schemas.ScenarioIn):
 def scenario_import(request: HttpRequest, name: Form[str] = "", text: Form[str] = "", file: File[UploadedFile] = None):
     """Multipart/form upload of a file, or pasted text; `kubectl get -o yaml` List output is tidied."""
     raw = _upload_text(file) if file is not None else text
+    engine.enforce_size(raw)  # before tidying: nothing over the limit is parsed
     title = name or (file.name if file is not None else "") or "Imported scenario"
     return Status(201, _saved(request, scenarios.create(request.auth, title[:200], imports.normalize(raw))))
 

@@ -40,8 +40,8 @@ export class CycleLoader {
 
   /** Every stored event of one cycle, in seq order. */
   async load(cycle, eventCount) {
-    if (this.indexed === null) await this.index();
-    if (this.indexed) {
+    // ?cycle= is tried until known to be missing (the index, fetched alongside, may still be on its way).
+    if (this.indexed !== false) {
       const page = await api.cycleEvents(this.runId, cycle);
       const events = page.events || [];
       // A server that ignored ?cycle= answers the stream from seq 0: fall back for good.

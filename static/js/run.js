@@ -77,16 +77,19 @@ class RunController {
     this.status = this.run.status;
     this.pos = initial || positionFromQuery(location.search) || this.pos;
     this.buildShell(actions);
-    // Node labels (for domain views) load beside the step's events; each renders when it arrives.
-    const nodes = this.loadNodes();
     const finished = FINISHED.has(this.run.status);
-    if (!finished) await nodes; // a live run's size is known from its node count
-    this.lazy = finished ? this.run.eventCount > LAZY_EVENTS : this.run.progress.cycles * this.nodeLabels.size > LAZY_NODE_CYCLES;
+    if (!finished) await this.loadNodes(); // a live run's size is known from its node count
+    const forced = new URLSearchParams(location.search).get("load") === "cycle"; // ?load=cycle: per cycle at any size
+    this.lazy = forced || (finished ? this.run.eventCount > LAZY_EVENTS : this.run.progress.cycles * this.nodeLabels.size > LAZY_NODE_CYCLES);
     if (this.lazy) {
       this.loader = new CycleLoader(this.runId);
       this.loaded = []; // cycles held in the model, oldest first
-      this.pollLazy(true);
+      // The step's events first, then the node labels (domain views re-render when they arrive):
+      // on a large scenario the labels are the slow part, and the step is readable without them.
+      const first = this.pollLazy(true);
+      if (finished) first.then(() => this.loadNodes());
     } else {
+      if (finished) await this.loadNodes();
       this.stream = streamRun(this.runId, {
         onEvents: (events) => this.onEvents(events),
         onEnd: (status) => this.onEnd(status),

@@ -154,8 +154,12 @@ def test_a_share_link_opens_read_only_and_forks(page, fresh_page, snap):
     run_id = start_run(page)
     open_step(page, run_id, 0, "Filter")
     page.click("#share-button")
-    expect(page.locator(".share-url")).to_have_value(re.compile(r"/share/[\w-]{20,}$"))
-    url = page.locator(".share-url").input_value()
+    # The field is filled when the POST answers: wait for the link itself, then read it.
+    link = page.locator(".share-url")
+    expect(link).to_be_visible()
+    expect(link).to_have_value(re.compile(r"^https?://[^/]+/share/[\w-]{20,}(\?.*)?$"), timeout=15_000)
+    url = link.input_value()
+    assert "/share/" in url, url
 
     visitor = fresh_page()
     visitor.goto(url)
@@ -289,3 +293,88 @@ def test_untrusted_names_and_labels_render_as_inert_text(page, fresh_page):
         assert p.evaluate("window.__xss") is None
         assert p.locator("img[src=x]").count() == 0
         assert p.locator("main script").count() == 0
+
+
+def _zoned_scenario(nodes: int = 210, pending: int = 3) -> str:
+    docs = []
+    for i in range(nodes):
+        zone = "zone-" + "abc"[i % 3]
+        docs.append(f"""apiVersion: v1
+kind: Node
+metadata: {{name: node-{i}, labels: {{kubernetes.io/hostname: node-{i}, zone: {zone}}}}}
+status: {{allocatable: {{cpu: "{4 + i % 5}", memory: 16Gi, pods: "110"}}}}""")
+    for i in range(pending):
+        docs.append(f"""apiVersion: v1
+kind: Pod
+metadata: {{name: web-{i}, labels: {{app: web}}}}
+spec:
+  containers: [{{name: c, resources: {{requests: {{cpu: "1", memory: 1Gi}}}}}}]
+  topologySpreadConstraints:
+  - {{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {{matchLabels: {{app: web}}}}}}
+  - {{maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway, labelSelector: {{matchLabels: {{app: web}}}}}}""")
+    return "\n---\n".join(docs) + "\n"
+
+
+def test_a_large_cluster_is_read_per_domain_one_cycle_at_a_time(page, snap):
+    created = api_post(page, "/api/scenarios", {"name": "210 nodes", "text": _zoned_scenario()})
+    page.goto(f"{page.base_url}/scenarios/{created['id']}/")
+    expect(page.locator("#validity")).to_contain_text("✓ valid")
+    run_id = start_run(page)
+
+    # ?load=cycle: the per-cycle loading of large runs. The picker names every cycle's pod and
+    # outcome from the server's cycle index, before those cycles are loaded.
+    page.goto(f"{page.base_url}/runs/{run_id}/?cycle=0&step=Score&load=cycle")
+    expect(page.locator(".progress-text")).to_contain_text("loading one cycle at a time")
+    expect(page.locator("#cycle-select option")).to_have_text([
+        re.compile(r"^cycle 0: default/web-0 → node-\d+$"),
+        re.compile(r"^cycle 1: default/web-1 → node-\d+$"),
+        re.compile(r"^cycle 2: default/web-2 → node-\d+$"),
+    ])
+    expect(page.locator("#run-root")).to_have_attribute("data-nodes", "210")
+    domains = page.locator("[data-chart=scores-domains]")
+    expect(domains.locator(".main-svg").first).to_be_visible()
+    rows = table_rows(page, "table.score-domain-table")
+    assert sorted(r[0].lstrip("▸▾ ") for r in rows) == ["zone-a", "zone-b", "zone-c"]
+    assert sorted(r[1] for r in rows) == ["70", "70", "70"]
+    drawn = domains.evaluate("el => el.data[0].y.length")
+    assert drawn == 3
+    expect(page.locator("[data-chart=score-totals-domains] .main-svg").first).to_be_visible()
+
+    # Drill down into one domain: its nodes only.
+    page.select_option("#score-domain", "zone-b")
+    expect(page.locator("section.panel h3", has_text="Nodes in zone=zone-b")).to_be_visible()
+    zones = {r[1] for r in table_rows(page, "table.scores-table")}
+    assert zones == {"zone-b"}, zones
+    snap(page, "run-score-domains", full_page=True)
+
+    # Filter: the matrix grouped by zone, a domain opens to its nodes.
+    page.click("button.step[data-step=Filter]")
+    expect(page.locator("table.matrix.aggregated tbody tr.domain")).to_have_count(3)
+    page.locator("table.matrix.aggregated tr.domain button", has_text="zone-a").click()
+    expect(page.locator("table.matrix.aggregated tr.drill")).to_have_count(70)
+
+    # PreScore: the soft hostname constraint (210 domains) is drawn as a distribution of counts.
+    page.click("button.step[data-step=PreScore]")
+    soft = page.locator(".spread-soft").filter(has=page.locator("[data-fact=topologyKey]", has_text="kubernetes.io/hostname"))
+    expect(soft.locator(".chart .main-svg").first).to_be_visible()
+    assert "domains by matching-pod count" in soft.locator(".chart").evaluate("el => el.layout.title.text")
+
+
+def test_payload_omitted_events_are_fetched_in_order(page):
+    page.goto(page.base_url + "/")
+    result = page.evaluate("""async () => {
+        const { completeEvents } = await import("/static/js/socket.js");
+        const asked = [];
+        const fetchOne = async (seq) => { asked.push(seq); return { events: [{ seq, cycle: 0, payload: { full: seq } }] }; };
+        const events = [
+            { seq: 4, cycle: 0, payload: { small: 1 } },
+            { seq: 5, cycle: 0, payload: null, payloadOmitted: true },
+            { seq: 6, cycle: 0, payload: { small: 2 } },
+            { seq: 7, cycle: 0, payload: null, payloadOmitted: true },
+        ];
+        const done = await completeEvents(1, events, fetchOne);
+        return { asked: asked.sort(), seqs: done.map((e) => e.seq), payloads: done.map((e) => e.payload) };
+    }""")
+    assert result["asked"] == [5, 7]
+    assert result["seqs"] == [4, 5, 6, 7]
+    assert result["payloads"] == [{"small": 1}, {"full": 5}, {"small": 2}, {"full": 7}]

@@ -32,3 +32,8 @@ def test_it_keeps_unparseable_text_exactly():
 def test_it_keeps_a_plain_stream_exactly():
     text = "# comment kept\nkind: Node\nmetadata: {name: n}\n---\nkind: Pod\n"
     assert imports.normalize(text) == text
+
+
+def test_it_keeps_text_nested_too_deep_for_the_yaml_parser_as_given():
+    deep = "[" * 20_000 + "]" * 20_000
+    assert normalize(deep) == deep

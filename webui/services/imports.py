@@ -18,7 +18,7 @@ LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 def normalize(text: str) -> str:
     try:
         documents = [doc for doc in yaml.safe_load_all(text) if doc is not None]
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):  # deep nesting overflows PyYAML; the engine's max_depth names it
         return text
     if not _is_kubectl_list(documents):
         return text

@@ -31,8 +31,9 @@ export function skewFigure(constraint, mayGo = new Map()) {
     const threshold = constraint.minMatchNum + constraint.maxSkew;
     shapes.push(hline(constraint.minMatchNum, COLORS.min, "dot"), hline(threshold, COLORS.line, "dash"));
     annotations.push(
-      lineLabel(constraint.minMatchNum, `global minimum ${constraint.minMatchNum}`, COLORS.min),
-      lineLabel(threshold, `min + maxSkew = ${threshold}`, COLORS.line),
+      // The two lines can be a pixel apart (large counts): their labels move apart instead.
+      lineLabel(constraint.minMatchNum, `global minimum ${constraint.minMatchNum}`, COLORS.min, -7),
+      lineLabel(threshold, `min + maxSkew = ${threshold}`, COLORS.line, 7),
     );
   }
   const top = Math.max(1, ...domains.map((d) => counts[d]), hard ? constraint.minMatchNum + constraint.maxSkew : 0);
@@ -56,8 +57,8 @@ function hline(y, color, dash) {
   return { type: "line", xref: "paper", x0: 0, x1: 1, y0: y, y1: y, line: { color, width: 2, dash } };
 }
 
-function lineLabel(y, text, color) {
-  return { xref: "paper", x: 1, xanchor: "left", y, yanchor: "middle", text: safe(text), showarrow: false, font: { color, size: 11 } };
+function lineLabel(y, text, color, yshift = 0) {
+  return { xref: "paper", x: 1, xanchor: "left", y, yanchor: "middle", yshift, text: safe(text), showarrow: false, font: { color, size: 11 } };
 }
 
 /**

@@ -19,7 +19,8 @@ function actions(controller) {
 async function start() {
   try {
     const controller = await mountRun($("#run-root"), { runId, actions });
-    const scenario = await api.scenario(controller.run.scenario).catch(() => null);
+    // The title needs only the name: the listing carries it without the (possibly megabytes of) text.
+    const scenario = (await api.scenarios().catch(() => [])).find((s) => s.id === controller.run.scenario);
     const title = scenario ? `${scenario.name} · v${controller.run.version} · run ${runId}` : `Run ${runId}`;
     $("#run-title").textContent = title;
     document.title = `${title} · SchedLab`;

@@ -103,7 +103,9 @@ function renderScoresByDomain(ctx, t, kind, switcher, agg) {
       note("★ chosen node, = tied for the highest total. Weighted = normalized × the plugin's weight."),
       nodes.length ? ctx.plot("scores-heatmap", scoresFigure(t, kind, nodes)) : note("No node matches."),
       nodeScoreTable(t, kind, nodes, ctx, agg.key)),
-    Object.keys(t.totals).length && nodes.length ? section("Total scores of these nodes", ctx.plot("score-totals", totalsFigure(t, nodes))) : null,
+    Object.keys(t.totals).length ? section(`Total scores per ${agg.key}`,
+      ctx.plot("score-totals-domains", domainTotalsFigure(drawn, agg.key)),
+      nodes.length ? ctx.plot("score-totals", totalsFigure(t, nodes)) : null) : null,
   ];
 }
 
