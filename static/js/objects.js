@@ -61,8 +61,10 @@ export async function loadObjects(scenarioId, version, { text: known = null } = 
   } catch (error) {
     // 404: a server without /objects. scenario_invalid: the engine cannot load this version, but
     // the cluster view still draws what the YAML says (its problems are listed in the editor).
-    if (error.status !== 404 && error.code !== "scenario_invalid") throw error;
-    if (error.code === "scenario_invalid") engineErrors = error.details?.errors || [];
+    // 413 limit_exceeded: a saved version over one of the engine's limits (nodes, pods, ...): same.
+    const unloadable = error.code === "scenario_invalid" || (error.status === 413 && error.code === "limit_exceeded");
+    if (error.status !== 404 && !unloadable) throw error;
+    if (unloadable) engineErrors = error.details?.errors || [error.message];
   }
   const source = known ?? (await api.version(scenarioId, version)).text;
   const parsed = readScenario(source);

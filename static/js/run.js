@@ -84,10 +84,10 @@ class RunController {
     if (this.lazy) {
       this.loader = new CycleLoader(this.runId);
       this.loaded = []; // cycles held in the model, oldest first
-      // The step's events first, then the node labels (domain views re-render when they arrive):
-      // on a large scenario the labels are the slow part, and the step is readable without them.
-      const first = this.pollLazy(true);
-      if (finished) first.then(() => this.loadNodes());
+      // The step's events and the node labels side by side; the step is drawn as soon as its events
+      // are in (on a large scenario the labels are the slow part) and regrouped when they arrive.
+      this.pollLazy(true);
+      if (finished) this.loadNodes();
     } else {
       if (finished) await this.loadNodes();
       this.stream = streamRun(this.runId, {
@@ -264,7 +264,11 @@ class RunController {
       },
     };
     this.pendingDraws = [];
+    performance.mark("step-build");
     mount(this.view, VIEWS[this.pos.step](ctx));
+    performance.mark("step-mounted");
+    requestAnimationFrame(() => setTimeout(() => performance.mark("step-painted"), 0));
+    this.root.dataset.shown = `${this.pos.cycle}:${this.pos.step}:${this.nodeLabels.size ? "grouped" : "plain"}`;
     for (const drawNow of this.pendingDraws) drawNow(); // after mounting, so Plotly sizes to the page
   }
 

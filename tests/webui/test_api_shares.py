@@ -92,3 +92,14 @@ def test_it_forks_a_shared_version_into_the_visitors_own_scenario(owner: Client,
     fork = response.json()
     assert (fork["name"], fork["owned"], fork["forkedFrom"], fork["text"]) == ("my copy", True, scenario["id"], scenario["text"])
     assert owner.get(f"/api/scenarios/{scenario['id']}").json()["version"] == 1  # the original is untouched
+
+
+def test_a_revoked_token_reads_nothing_and_still_writes_nothing(owner: Client, stranger: Client, token: str, scenario: dict, run: dict):
+    owner.delete(f"/api/share/{token}")
+    headers = {"X-Share-Token": token}
+    for path in (f"/api/runs/{run['id']}", f"/api/runs/{run['id']}/events", f"/api/runs/{run['id']}/cycles",
+                 f"/api/runs/{run['id']}/events?cycle=0", f"/api/scenarios/{scenario['id']}/objects"):
+        response = stranger.get(path, headers=headers)
+        assert (response.status_code, response.json()["error"]["code"]) == (404, "not_found"), path
+    response = stranger.put(f"/api/scenarios/{scenario['id']}", {"text": "x"}, content_type=JSON, headers=headers)
+    assert (response.status_code, response.json()["error"]["code"]) == (403, "share_read_only")

@@ -31,7 +31,7 @@ def test_it_stores_a_spread_5000_cycle_in_about_100_kib(tmp_path):
     print(f"\nspread_5000, {result['cycles']} of {result['pending_pods']} cycles: {result}")
 
     assert (result["status"], result["cycles"]) == ("succeeded", CYCLES or result["pending_pods"])
-    assert result["stored_bytes_per_cycle"] < 160 * KIB < 700 * KIB < result["json_bytes_per_cycle"]
-    assert result["table_bytes_per_cycle"] < 200 * KIB  # what PostgreSQL really spends, indexes included
-    assert result["compress_ms_per_cycle"] < 150
+    assert result["stored_bytes_per_cycle"] < 200 * KIB < 700 * KIB < result["json_bytes_per_cycle"]
+    assert result["table_bytes_per_cycle"] < 250 * KIB  # what PostgreSQL really spends, indexes included
+    assert result["compress_ms_per_cycle"] < 250  # next to the engine's ~170 ms cycle
     assert result["max_websocket_message_bytes"] <= 512 * KIB

@@ -139,7 +139,7 @@ function domainTable(ctx, t, rows, agg, kind) {
     `${r.total.max ?? ""} / ${r.total.median ?? ""}`, r.best ? mark(t, r.best) : "",
   ];
   return h("details.data-table", { open: rows.length <= 12 }, h("summary", `Numbers per ${agg.key} (${rows.length})`),
-    table([agg.key, "nodes", ...pluginHeads, "total max / median", "best node"], rows.slice(0, 500).map(cells), "score-domain-table"),
+    h("div.scroll-x", table([agg.key, "nodes", ...pluginHeads, "total max / median", "best node"], rows.slice(0, 500).map(cells), "score-domain-table")),
     rows.length > 500 ? note(`… ${rows.length - 500} more domains`) : null);
 }
 
