@@ -36,4 +36,4 @@ def test_it_keeps_a_plain_stream_exactly():
 
 def test_it_keeps_text_nested_too_deep_for_the_yaml_parser_as_given():
     deep = "[" * 20_000 + "]" * 20_000
-    assert normalize(deep) == deep
+    assert imports.normalize(deep) == deep
