@@ -5,6 +5,7 @@ The public API is listed in docs/ENGINE_API.md; everything else is internal.
 
 from scheduler_core.events import Event, ExtensionPoint
 from scheduler_core.model import Scenario
+from scheduler_core.resources import pod_requests
 from scheduler_core.scenario import Limits, ScenarioError, ScenarioInvalid, load_scenario
 from scheduler_core.scheduler import simulate
 from scheduler_core.trace import TraceBuilder, trace_summary
@@ -18,6 +19,7 @@ __all__ = [
     "ScenarioInvalid",
     "TraceBuilder",
     "load_scenario",
+    "pod_requests",
     "simulate",
     "trace_summary",
 ]

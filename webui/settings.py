@@ -151,7 +151,7 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 
 # --- SchedLab limits (every one can be raised or lowered per deployment) ------------------------
-SCHEDLAB_MAX_BYTES = env_int("SCHEDLAB_MAX_BYTES", 2 * 1024 * 1024, minimum=1)
+SCHEDLAB_MAX_BYTES = env_int("SCHEDLAB_MAX_BYTES", 8 * 1024 * 1024, minimum=1)  # fits the 5000-node bench files
 SCHEDLAB_MAX_NODES = env_int("SCHEDLAB_MAX_NODES", 10_000, minimum=1)
 SCHEDLAB_MAX_PODS = env_int("SCHEDLAB_MAX_PODS", 50_000, minimum=1)
 SCHEDLAB_MAX_PENDING_PODS = env_int("SCHEDLAB_MAX_PENDING_PODS", 2_000, minimum=1)

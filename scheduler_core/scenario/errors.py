@@ -31,7 +31,7 @@ class ScenarioError:
 
     def to_json(self) -> dict:
         return {"object": self.object, "path": self.path, "line": self.line, "message": self.message,
-                "code": self.code}
+                "code": self.code, "limit": self.limit}
 
     def __str__(self) -> str:
         where = f"line {self.line}: " if self.line is not None else ""

@@ -41,7 +41,12 @@ const validate = debounce(async () => {
     const result = await api.validate(text);
     if (seq === state.validationSeq) showValidation(result);
   } catch (error) {
-    if (seq === state.validationSeq) showValidation({ valid: false, errors: [{ object: "", path: "", line: null, message: error.message }], summary: null });
+    if (seq !== state.validationSeq) return;
+    // A scenario over a size limit is answered 413 with every problem in details.errors.
+    const errors = Array.isArray(error.details && error.details.errors) && error.details.errors.length
+      ? error.details.errors
+      : [{ object: "", path: "", line: null, message: error.message }];
+    showValidation({ valid: false, errors, summary: null });
   }
 }, 400);
 

@@ -465,7 +465,8 @@ def test_a_few_aliases_are_fine():
 def test_error_json_and_str_have_the_documented_shape():
     error = ScenarioError("Pod default/web-1", "spec.containers[0].resources.requests.cpu", 12, "bad")
     assert error.to_json() == {"object": "Pod default/web-1", "path": "spec.containers[0].resources.requests.cpu",
-                               "line": 12, "message": "bad", "code": "invalid"}
+                               "line": 12, "message": "bad", "code": "invalid",
+                               "limit": None}
     assert str(error) == "line 12: Pod default/web-1: spec.containers[0].resources.requests.cpu: bad"
 
 
