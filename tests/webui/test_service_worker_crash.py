@@ -21,7 +21,6 @@ def stack(tmp_path):
         SCHEDLAB_HEARTBEAT_STALE_SECONDS="3",
         CELERY_VISIBILITY_TIMEOUT="5",
         SCHEDLAB_EVENT_FLUSH_SECONDS="0.05",
-        FAKE_ENGINE_DELAY=os.environ.get("FAKE_ENGINE_DELAY", ""),
     ).start()
     yield stack
     stack.stop()
