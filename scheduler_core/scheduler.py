@@ -8,6 +8,7 @@ counts as running for every later cycle. Everything it learns goes out as ``Even
 
 from __future__ import annotations
 
+import copy
 import functools
 import random
 from dataclasses import dataclass
@@ -345,8 +346,6 @@ def simulate(scenario: Scenario, *, tie_break: str = TIE_BREAK_FIRST, seed: Opti
 
 def _fresh_copy(scenario: Scenario) -> Scenario:
     """Binding sets ``pod.node_name``: work on copies so a Scenario can be simulated twice."""
-    import copy
-
     pods = [copy.copy(p) for p in scenario.pods]
     return Scenario(scenario.nodes, pods, scenario.namespaces, scenario.services, scenario.workloads,
                     scenario.config)

@@ -27,11 +27,23 @@ def _pod_has_volumes(pod: Pod) -> bool:
     return bool(getattr(pod, "volumes", ()))
 
 
-class VolumeRestrictions:
-    name: ClassVar[str] = names.VOLUME_RESTRICTIONS
+class _SkipsWithoutVolumes:
+    """PreFilter skips a pod without volumes, so Filter never runs for it; both points are declared."""
+
+    name: ClassVar[str]
 
     def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> PreFilterOutcome:
         return None, (None if _pod_has_volumes(pod) else SKIP)
+
+    def pre_filter_extensions(self) -> object:
+        return None
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus:
+        return None
+
+
+class VolumeRestrictions(_SkipsWithoutVolumes):
+    name: ClassVar[str] = names.VOLUME_RESTRICTIONS
 
     def pre_filter_extensions(self) -> "VolumeRestrictions":
         return self
@@ -42,21 +54,9 @@ class VolumeRestrictions:
     def remove_pod(self, state: CycleState, pod: Pod, pod_to_remove: PodInfo, node_info: NodeInfo) -> MaybeStatus:
         return None
 
-    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus:
-        return None
 
-
-class NodeVolumeLimits:
+class NodeVolumeLimits(_SkipsWithoutVolumes):
     name: ClassVar[str] = names.NODE_VOLUME_LIMITS
-
-    def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> PreFilterOutcome:
-        return None, (None if _pod_has_volumes(pod) else SKIP)
-
-    def pre_filter_extensions(self) -> None:
-        return None
-
-    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus:
-        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,18 +72,12 @@ class _BindingState:
 _BINDING_STATE = StateKey[_BindingState]("VolumeBinding")
 
 
-class VolumeBinding:
+class VolumeBinding(_SkipsWithoutVolumes):
     name: ClassVar[str] = names.VOLUME_BINDING
 
     def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> PreFilterOutcome:
         state.write(_BINDING_STATE, _BindingState())
-        return None, (None if _pod_has_volumes(pod) else SKIP)
-
-    def pre_filter_extensions(self) -> None:
-        return None
-
-    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus:
-        return None
+        return super().pre_filter(state, pod, nodes)
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> MaybeStatus:
         return SKIP  # no static bindings and capacity scoring is off
@@ -101,17 +95,8 @@ class VolumeBinding:
         return None
 
 
-class VolumeZone:
+class VolumeZone(_SkipsWithoutVolumes):
     name: ClassVar[str] = names.VOLUME_ZONE
-
-    def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> PreFilterOutcome:
-        return None, (None if _pod_has_volumes(pod) else SKIP)
-
-    def pre_filter_extensions(self) -> None:
-        return None
-
-    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus:
-        return None
 
 
 def new_volume_restrictions(args: Optional[Mapping], handle) -> VolumeRestrictions:
