@@ -17,7 +17,7 @@ from typing import Optional
 
 from scheduler_core.events import ExtensionPoint
 from scheduler_core.model import Scenario, SchedulerConfig
-from scheduler_core.scheduler import Scheduler, _fresh_copy
+from scheduler_core.scheduler import Scheduler, fresh_copy
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ def with_percentage(scenario: Scenario, percentage: Optional[int]) -> Scenario:
 
 def run_benchmark(scenario: Scenario, *, percentage: Optional[int] = None,
                   limit: Optional[int] = None) -> BenchResult:
-    scenario = _fresh_copy(with_percentage(scenario, percentage))
+    scenario = fresh_copy(with_percentage(scenario, percentage))
     scheduler = Scheduler(scenario)
     running = len(scenario.running_pods)
     if limit is not None:

@@ -341,10 +341,10 @@ def simulate(scenario: Scenario, *, tie_break: str = TIE_BREAK_FIRST, seed: Opti
 
     ``vectorized=False`` runs every plugin node by node: the reference the fast path is tested against.
     """
-    return Scheduler(_fresh_copy(scenario), tie_break, seed, vectorized).run()
+    return Scheduler(fresh_copy(scenario), tie_break, seed, vectorized).run()
 
 
-def _fresh_copy(scenario: Scenario) -> Scenario:
+def fresh_copy(scenario: Scenario) -> Scenario:
     """Binding sets ``pod.node_name``: work on copies so a Scenario can be simulated twice."""
     pods = [copy.copy(p) for p in scenario.pods]
     return Scenario(scenario.nodes, pods, scenario.namespaces, scenario.services, scenario.workloads,

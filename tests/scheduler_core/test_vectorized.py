@@ -16,7 +16,7 @@ import pytest
 
 from scheduler_core import load_scenario, trace_summary
 from scheduler_core.bench import with_percentage
-from scheduler_core.scheduler import Scheduler, _fresh_copy, simulate
+from scheduler_core.scheduler import Scheduler, fresh_copy, simulate
 from tests.scheduler_core.conformance import diff_traces
 
 SHARED = Path(__file__).resolve().parents[3] / "shared"
@@ -55,7 +55,7 @@ def _bench_scenario(name: str):
 
 
 def _bench_summary(name: str, percentage, vectorized: bool) -> dict:
-    scenario = _fresh_copy(with_percentage(_bench_scenario(name), percentage))
+    scenario = fresh_copy(with_percentage(_bench_scenario(name), percentage))
     scheduler = Scheduler(scenario, vectorized=vectorized)
     scheduler.queue = scheduler.queue[:BENCH_PODS]
     return trace_summary(scheduler.run())

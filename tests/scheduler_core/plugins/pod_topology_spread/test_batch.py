@@ -38,7 +38,7 @@ from scheduler_core.model import (
 )
 from scheduler_core.plugins.pod_topology_spread import vectorized
 from scheduler_core.plugins.pod_topology_spread.common import Constraint, count_matching
-from scheduler_core.scheduler import Scheduler, _fresh_copy
+from scheduler_core.scheduler import Scheduler, fresh_copy
 from tests.scheduler_core.builders import make_node, make_pod
 
 ROOT = Path(__file__).resolve().parents[5] / "shared"
@@ -77,7 +77,7 @@ def _both_paths(scenario: Scenario, limit=None, **kwargs) -> tuple[str, str]:
         if limit is None:
             events = simulate(scenario, vectorized=fast, **kwargs)
         else:
-            scheduler = Scheduler(_fresh_copy(scenario), vectorized=fast, **kwargs)
+            scheduler = Scheduler(fresh_copy(scenario), vectorized=fast, **kwargs)
             scheduler.queue = scheduler.queue[:limit]
             events = scheduler.run()
         out.append(_summary(events))
