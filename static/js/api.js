@@ -83,6 +83,7 @@ export const api = {
   versions: (id) => request("GET", `/api/scenarios/${id}/versions`),
   version: (id, number) => request("GET", `/api/scenarios/${id}/versions/${number}`),
   objects: (id, version) => request("GET", `/api/scenarios/${id}/objects` + (version ? `?version=${version}` : "")),
+  nodes: (id, version) => request("GET", `/api/scenarios/${id}/nodes` + (version ? `?version=${version}` : "")),
   exportUrl: (id, version) => withToken(`/api/scenarios/${id}/export` + (version ? `?version=${version}` : "")),
   startRun: (id) => request("POST", `/api/scenarios/${id}/runs`),
   scenarioRuns: (id) => request("GET", `/api/scenarios/${id}/runs`),

@@ -7,7 +7,6 @@ import { h, mount, notify } from "./dom.js";
 import { availableSteps, hasStep, neighbour, outcome, RunModel, STEPS, stepId } from "./runmodel.js";
 import { streamRun } from "./socket.js";
 import { CycleLoader, cycleLabel } from "./cycleloader.js";
-import { loadObjects } from "./objects.js";
 import * as bind from "./steps/bind.js";
 import * as filter from "./steps/filter.js";
 import * as postfilter from "./steps/postfilter.js";
@@ -109,8 +108,10 @@ class RunController {
       this.model.totalCycles = this.run.progress.cycles;
       // The cycle index (every cycle's pod and outcome, for the picker) and the shown cycle's
       // events are fetched side by side; the step renders as soon as its events are in.
+      // The step's events are asked for first (one server thread answers in arrival order).
+      const shown = this.ensureCycle(this.pos.cycle);
       const index = this.loader.index().then(() => this.render(false), (error) => notify(`Cycle list unavailable: ${error.message}`, "error"));
-      await this.ensureCycle(this.pos.cycle);
+      await shown;
       if (FINISHED.has(this.status)) this.ended = true;
       this.render(true);
       await index;
@@ -139,10 +140,21 @@ class RunController {
     }
   }
 
+  /** The node labels (names + labels only, from /nodes); the full /objects (or the YAML) on an older server. */
+  async nodeList() {
+    try {
+      return (await api.nodes(this.run.scenario, this.run.version)).nodes || [];
+    } catch (error) {
+      if (error.status !== 404) throw error;
+    }
+    const { loadObjects } = await import("./objects.js");
+    return (await loadObjects(this.run.scenario, this.run.version)).nodes;
+  }
+
   async loadNodes() {
     try {
-      const objects = await loadObjects(this.run.scenario, this.run.version);
-      this.nodeLabels = new Map(objects.nodes.map((n) => [n.name, n.labels]));
+      const nodes = await this.nodeList();
+      this.nodeLabels = new Map(nodes.map((n) => [n.name, n.labels || {}]));
       this.root.dataset.nodes = String(this.nodeLabels.size);
       if (this.view) this.render(true);
     } catch (error) {

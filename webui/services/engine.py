@@ -131,6 +131,8 @@ class _Memo:
         return value
 
 
+Memo = _Memo  # for the services' own per-version caches
+
 _LOADED = _Memo(4)  # loaded scenarios can be large: keep a few
 _CHECKED = _Memo(256)  # a Check is small: its errors, or three counts
 
