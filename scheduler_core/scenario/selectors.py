@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Iterator, Optional
 
 from scheduler_core.model import (
     Affinity,
@@ -155,17 +155,22 @@ def node_affinity(field: Field) -> Optional[NodeAffinity]:
         return None
     required_field = field.get(REQUIRED)
     required = node_selector(required_field) if required_field is not None else None
-    preferred = []
+    preferred = [PreferredSchedulingTerm(weight, node_selector_term(preference))
+                 for weight, preference in _weighted_terms(field, "preference")]
+    return NodeAffinity(required, tuple(preferred))
+
+
+def _weighted_terms(field: Field, inner: str) -> Iterator[tuple[int, Field]]:
+    """The preferred list's items as (weight, the term under ``inner``), each problem reported once."""
     for item in field.get_list(PREFERRED):
         if not item.expect_map():
             continue
         weight = _weight(item)
-        preference = item.get("preference")
-        if preference is None:
-            item.error_at("preference", "Required value")
+        term = item.get(inner)
+        if term is None:
+            item.error_at(inner, "Required value")
             continue
-        preferred.append(PreferredSchedulingTerm(weight, node_selector_term(preference)))
-    return NodeAffinity(required, tuple(preferred))
+        yield weight, term
 
 
 # ---------------------------------------------------------------------- pod affinity
@@ -179,8 +184,7 @@ def _label_keys(term: Field, name: str) -> tuple[str, ...]:
     return tuple(keys)
 
 
-def _check_label_keys(term: Field, selector: Optional[LabelSelector], match: tuple[str, ...],
-                      mismatch: tuple[str, ...]) -> None:
+def _check_label_keys(term: Field, match: tuple[str, ...], mismatch: tuple[str, ...]) -> None:
     for key in sorted(set(match) & set(mismatch)):
         term.error_at("matchLabelKeys", f'invalid value "{key}": exists in both matchLabelKeys and mismatchLabelKeys')
 
@@ -200,7 +204,7 @@ def pod_affinity_term(term: Field) -> Optional[PodAffinityTerm]:
         check(item, namespace, is_dns1123_label(namespace))
         namespaces.append(namespace)
     match, mismatch = _label_keys(term, "matchLabelKeys"), _label_keys(term, "mismatchLabelKeys")
-    _check_label_keys(term, selector, match, mismatch)
+    _check_label_keys(term, match, mismatch)
     namespace_selector = label_selector(term.get("namespaceSelector"))
     return PodAffinityTerm(selector, topology_key, tuple(namespaces), namespace_selector, match, mismatch)
 
@@ -210,14 +214,7 @@ def pod_affinity(field: Field) -> Optional[PodAffinity]:
         return None
     required = [pod_affinity_term(t) for t in field.get_list(REQUIRED)]
     preferred = []
-    for item in field.get_list(PREFERRED):
-        if not item.expect_map():
-            continue
-        weight = _weight(item)
-        term_field = item.get("podAffinityTerm")
-        if term_field is None:
-            item.error_at("podAffinityTerm", "Required value")
-            continue
+    for weight, term_field in _weighted_terms(field, "podAffinityTerm"):
         term = pod_affinity_term(term_field)
         if term is not None:
             preferred.append(WeightedPodAffinityTerm(weight, term))
