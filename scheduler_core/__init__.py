@@ -4,6 +4,7 @@ The public API is listed in docs/ENGINE_API.md; everything else is internal.
 """
 
 from scheduler_core.events import Event, ExtensionPoint
+from scheduler_core.explain import CycleExplanation, explain_cycle
 from scheduler_core.model import Scenario
 from scheduler_core.resources import pod_requests
 from scheduler_core.scenario import Limits, ScenarioError, ScenarioInvalid, load_scenario
@@ -11,6 +12,7 @@ from scheduler_core.scheduler import simulate
 from scheduler_core.trace import TraceBuilder, trace_summary
 
 __all__ = [
+    "CycleExplanation",
     "Event",
     "ExtensionPoint",
     "Limits",
@@ -18,6 +20,7 @@ __all__ = [
     "ScenarioError",
     "ScenarioInvalid",
     "TraceBuilder",
+    "explain_cycle",
     "load_scenario",
     "pod_requests",
     "simulate",

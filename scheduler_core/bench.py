@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from scheduler_core.events import ExtensionPoint
-from scheduler_core.model import Scenario, SchedulerConfig
+from scheduler_core.model import Scenario, SchedulerConfig, SchedulerConfiguration
 from scheduler_core.scheduler import Scheduler, fresh_copy
 
 
@@ -59,9 +59,9 @@ class BenchResult:
 def with_percentage(scenario: Scenario, percentage: Optional[int]) -> Scenario:
     if percentage is None:
         return scenario
-    config = scenario.config or SchedulerConfig()
-    config = dataclasses.replace(config, percentage_of_nodes_to_score=percentage)
-    return dataclasses.replace(scenario, config=config)
+    config = scenario.config or SchedulerConfiguration((SchedulerConfig(),))
+    profiles = tuple(dataclasses.replace(p, percentage_of_nodes_to_score=percentage) for p in config.profiles)
+    return dataclasses.replace(scenario, config=dataclasses.replace(config, profiles=profiles))
 
 
 def run_benchmark(scenario: Scenario, *, percentage: Optional[int] = None,

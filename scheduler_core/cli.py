@@ -1,4 +1,4 @@
-"""`python -m scheduler_core trace SCENARIO [--json]` and `python -m scheduler_core bench FILE`.
+"""`python -m scheduler_core trace|timeline SCENARIO [--json]`, `bench FILE` and `snapshot [-o FILE]`.
 
 Exit codes: 0 success, 2 invalid input (every problem listed on stderr, no traceback).
 """
@@ -11,9 +11,12 @@ import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
-from scheduler_core.report import render_report
+from scheduler_core import snapshot
+from scheduler_core.loop import run_to_the_end
+from scheduler_core.report import TimelineReport, render_notices, render_report
 from scheduler_core.scenario import ScenarioInvalid, load_scenario
 from scheduler_core.scheduler import TIE_BREAK_FIRST, TIE_BREAK_RANDOM, simulate
+from scheduler_core.timeline import TimelineBuilder
 from scheduler_core.trace import TraceBuilder
 
 EXIT_INVALID = 2
@@ -30,12 +33,23 @@ def _parser() -> argparse.ArgumentParser:
     trace.add_argument("--tie-break", choices=(TIE_BREAK_FIRST, TIE_BREAK_RANDOM), default=TIE_BREAK_FIRST,
                        help="first node in document order (default) or the real scheduler's random pick")
     trace.add_argument("--seed", type=int, default=None, help="random seed for --tie-break random")
+    timeline = commands.add_parser("timeline", help="run the scheduler to the end: queue, retries, preemption")
+    timeline.add_argument("scenario", help="scenario YAML file ('-' for standard input)")
+    timeline.add_argument("--json", action="store_true", help="print the timeline JSON of spec/TIMELINE.md")
+    timeline.add_argument("--events", action="store_true", help="print the raw event stream as JSON lines")
+    timeline.add_argument("--tie-break", choices=(TIE_BREAK_FIRST, TIE_BREAK_RANDOM), default=TIE_BREAK_FIRST,
+                          help="first node in document order (default) or the real scheduler's random pick")
+    timeline.add_argument("--seed", type=int, default=None, help="random seed for --tie-break random")
     bench = commands.add_parser("bench", help="measure scheduling speed and memory on a scenario")
     bench.add_argument("scenario")
     bench.add_argument("--percentage", type=int, default=None,
                        help="override percentageOfNodesToScore (0 = adaptive)")
     bench.add_argument("--limit", type=int, default=None, help="schedule only the first N pending pods")
     bench.add_argument("--json", action="store_true")
+    snapshot = commands.add_parser("snapshot", help="write a scenario file from a live cluster (kubeconfig)")
+    snapshot.add_argument("-o", "--output", default="-", help="file to write ('-', the default: standard output)")
+    snapshot.add_argument("--kubeconfig", default=None, help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
+    snapshot.add_argument("--context", default=None, help="kubeconfig context (default: the current one)")
     return parser
 
 
@@ -76,6 +90,25 @@ def run_trace(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_timeline(args: argparse.Namespace) -> int:
+    scenario = _load(args.scenario)
+    if scenario is None:
+        return EXIT_INVALID
+    builder = TimelineBuilder()
+    report = TimelineReport()
+    for event in run_to_the_end(scenario, tie_break=args.tie_break, seed=args.seed):
+        builder.add(event)
+        if args.events:
+            print(json.dumps(event.to_json(), sort_keys=True))
+        elif not args.json:
+            report.add(event)
+    if args.json:
+        print(json.dumps(builder.summary(), sort_keys=True))
+    elif not args.events:
+        print("\n".join([*render_notices(scenario), *report.lines]))
+    return 0
+
+
 def run_bench(args: argparse.Namespace) -> int:
     from scheduler_core.bench import run_benchmark
 
@@ -90,11 +123,32 @@ def run_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_snapshot(args: argparse.Namespace) -> int:
+    try:
+        read_page, source = snapshot.kubeconfig_reader(args.kubeconfig, args.context)
+        taken = snapshot.take(read_page, source)
+    except snapshot.SnapshotError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_INVALID
+    text = taken.to_yaml()
+    if args.output == "-":
+        sys.stdout.write(text)
+    else:
+        Path(args.output).write_text(text, encoding="utf-8")
+    read = ", ".join(f"{n} {kind}" for kind, n in taken.counts.items())
+    print(f"read {read}" + "".join(f"; not read: {kind} ({why})" for kind, why in taken.skipped.items()), file=sys.stderr)
+    return 0
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = _parser().parse_args(argv)
     try:
         if args.command == "trace":
             return run_trace(args)
+        if args.command == "timeline":
+            return run_timeline(args)
+        if args.command == "snapshot":
+            return run_snapshot(args)
         return run_bench(args)
     except BrokenPipeError:
         return 0

@@ -28,6 +28,13 @@ class ExtensionPoint(str, Enum):
     BIND = "Bind"
     POST_BIND = "PostBind"
     CYCLE_END = "CycleEnd"
+    # The run to the end (timeline) adds what happens between cycles. These are not extension
+    # points; they share the enum so every consumer reads one stream.
+    RUN_START = "RunStart"
+    ATTEMPT_END = "AttemptEnd"
+    QUEUE_MOVE = "QueueMove"
+    CLUSTER = "Cluster"
+    RUN_END = "RunEnd"
 
 
 StatusJSON = Optional[dict]  # {"code": ..., "reasons": [...]}, None for success
@@ -43,10 +50,16 @@ class CycleStart:
     queue: list[str]
     node_count: int
     cycles: int
+    # The pod's volumes the volume plugins look at, with their claims' state (volume/pictures.py);
+    # left out of the JSON when there are none.
+    volumes: list[dict] = field(default_factory=list)
 
     def to_json(self) -> dict:
-        return {"pod": self.pod, "namespace": self.namespace, "name": self.name, "priority": self.priority,
-                "labels": self.labels, "queue": self.queue, "nodeCount": self.node_count, "cycles": self.cycles}
+        out = {"pod": self.pod, "namespace": self.namespace, "name": self.name, "priority": self.priority,
+               "labels": self.labels, "queue": self.queue, "nodeCount": self.node_count, "cycles": self.cycles}
+        if self.volumes:
+            out["volumes"] = self.volumes
+        return out
 
 
 @dataclass(slots=True)
@@ -62,9 +75,13 @@ class PreFilterPluginResult:
     status: StatusJSON
     node_names: Optional[list[str]]
     state: Any = None  # the plugin's state_json() after PreFilter, when it has one
+    picture: Any = None  # the plugin's pre_filter_picture(): typed verdicts for explanations (has to_json)
 
     def to_json(self) -> dict:
-        return {"status": self.status, "nodeNames": self.node_names, "state": self.state}
+        out = {"status": self.status, "nodeNames": self.node_names, "state": self.state}
+        if self.picture is not None:
+            out["picture"] = self.picture.to_json()
+        return out
 
 
 @dataclass(slots=True)
@@ -98,31 +115,58 @@ class FilterPluginResult:
 
 @dataclass(slots=True)
 class FilterSummary:
+    """Filter's result. ``nominated_only``: the pod's nominated node alone was tried first
+    (evaluateNominatedNode); when it fails, a full pass follows with its own events."""
+
     evaluated: list[str]
     feasible_nodes: list[str]
     num_feasible_nodes_to_find: int
     start_index: int
+    nominated_only: bool = False
 
     def to_json(self) -> dict:
-        return {"evaluated": self.evaluated, "feasibleNodes": self.feasible_nodes,
-                "numFeasibleNodesToFind": self.num_feasible_nodes_to_find, "startIndex": self.start_index}
+        out = {"evaluated": self.evaluated, "feasibleNodes": self.feasible_nodes,
+               "numFeasibleNodesToFind": self.num_feasible_nodes_to_find, "startIndex": self.start_index}
+        if self.nominated_only:
+            out["nominatedNodeOnly"] = True
+        return out
 
 
 @dataclass(slots=True)
 class PostFilterOutcome:
+    """One PostFilter plugin's answer. ``reasons`` are its status's reasons as the framework joins
+    them into the FailedScheduling message; ``summary`` is DefaultPreemption's short trace reason;
+    ``nominatedNodeName`` is None when the plugin nominates nothing, "" when it clears a nomination."""
+
     code: str
     reasons: list[str]
     nominated_node_name: Optional[str]
     candidates: dict[str, list[str]]
     victims: list[str]
     nomination_tie: bool = False
+    summary: Optional[str] = None
 
     def to_json(self) -> dict:
         out = {"code": self.code, "reasons": self.reasons, "nominatedNodeName": self.nominated_node_name,
                "victims": self.victims, "candidates": self.candidates}
         if self.nomination_tie:
             out["nominationTie"] = True
+        if self.summary is not None:
+            out["summary"] = self.summary
         return out
+
+
+@dataclass(slots=True)
+class PostFilterSummary:
+    """RunPostFilterPlugins' joined answer: its code, message (the FitError's PostFilter part) and
+    the plugin that rejected first (or failed)."""
+
+    code: str
+    message: str
+    plugin: Optional[str]
+
+    def to_json(self) -> dict:
+        return {"code": self.code, "message": self.message, "plugin": self.plugin}
 
 
 @dataclass(slots=True)
@@ -178,9 +222,13 @@ class TotalResult:
 class BindingStep:
     status: StatusJSON
     node_name: str
+    state: Any = None  # the plugin's binding_state_json() after its step, when it has one
 
     def to_json(self) -> dict:
-        return {"status": self.status, "nodeName": self.node_name}
+        out = {"status": self.status, "nodeName": self.node_name}
+        if self.state is not None:
+            out["state"] = self.state
+        return out
 
 
 @dataclass(slots=True)
@@ -198,8 +246,101 @@ class CycleEnd:
         return out
 
 
-Payload = Union[CycleStart, QueueSortResult, PreFilterPluginResult, PreFilterSummary, FilterPluginResult,
-                FilterSummary, PostFilterOutcome, PreScorePluginResult, ScoreResult, NormalizeResult,
+# ---------------------------------------------------------------------- the run to the end
+
+
+@dataclass(slots=True)
+class RunStart:
+    """The cluster when the run starts: every pod of the scenario and where it is (None: pending)."""
+
+    pods: dict[str, Optional[str]]
+    release: str
+
+    def to_json(self) -> dict:
+        return {"pods": self.pods, "release": self.release}
+
+
+@dataclass(slots=True)
+class AttemptEnd:
+    """A timeline attempt's result beyond CycleEnd: when it happened, the pod's attempt number,
+    the nomination it wrote (None: left as it was; "" cleared), the victims its preemption chose."""
+
+    time_ms: int
+    attempt: int
+    nominated_node_name: Optional[str] = None
+    victims: list[str] = field(default_factory=list)
+    binding_error: Optional[str] = None
+
+    def to_json(self) -> dict:
+        out: dict[str, Any] = {"timeMs": self.time_ms, "attempt": self.attempt}
+        if self.nominated_node_name is not None:
+            out["nominatedNodeName"] = self.nominated_node_name
+        if self.victims:
+            out["victims"] = self.victims
+        if self.binding_error is not None:
+            out["bindingError"] = self.binding_error
+        return out
+
+
+@dataclass(slots=True)
+class QueueMoved:
+    """A pod entered a queue: activeQ, backoffQ or unschedulablePods, and why (the event's label,
+    and for a cluster event the plugins whose queueing hints let it through)."""
+
+    time_ms: int
+    queue: str
+    event: str
+    plugins: list[str]
+
+    def to_json(self) -> dict:
+        return {"timeMs": self.time_ms, "queue": self.queue, "event": self.event, "plugins": self.plugins}
+
+
+class ClusterChangeKind(str, Enum):
+    POD_BOUND = "PodBound"  # the binding reached the API (the pod runs there)
+    POD_TERMINATING = "PodTerminating"  # a victim is being deleted (deletionTimestamp set)
+    POD_REMOVED = "PodRemoved"  # the stand-in kubelet removed a terminating victim
+    NOMINATION_SET = "NominationSet"  # status.nominatedNodeName written
+    NOMINATION_CLEARED = "NominationCleared"
+    STORAGE = "Storage"  # a PersistentVolume or claim written by the binder or the volume controller
+
+
+@dataclass(slots=True)
+class ClusterChanged:
+    """Something in the cluster changed between cycles (``pod`` of the Event is the object's key
+    for pods; ``object`` names others)."""
+
+    time_ms: int
+    kind: ClusterChangeKind
+    object: str
+    node: Optional[str] = None
+    detail: str = ""
+
+    def to_json(self) -> dict:
+        out: dict[str, Any] = {"timeMs": self.time_ms, "kind": self.kind.value, "object": self.object}
+        if self.node is not None:
+            out["node"] = self.node
+        if self.detail:
+            out["detail"] = self.detail
+        return out
+
+
+@dataclass(slots=True)
+class RunEnd:
+    """Where every pod is at the end (node, None pending, "deleted"), and remaining nominations."""
+
+    time_ms: int
+    attempts: int
+    final: dict[str, Optional[str]]
+    nominated: dict[str, str]
+
+    def to_json(self) -> dict:
+        return {"timeMs": self.time_ms, "attempts": self.attempts, "final": self.final, "nominated": self.nominated}
+
+
+Payload = Union[RunStart, AttemptEnd, QueueMoved, ClusterChanged, RunEnd,
+                CycleStart, QueueSortResult, PreFilterPluginResult, PreFilterSummary, FilterPluginResult,
+                FilterSummary, PostFilterOutcome, PostFilterSummary, PreScorePluginResult, ScoreResult, NormalizeResult,
                 TotalResult, BindingStep, CycleEnd]
 
 

@@ -132,12 +132,16 @@ def selector_from_map(labels: Mapping[str, str]) -> LabelSelector:
 
 def merge_match_label_keys(selector: Optional[LabelSelector], keys: tuple[str, ...], labels: Labels,
                            operator: str = "In") -> Optional[LabelSelector]:
-    """Add ``key In (labels[key])`` for each key the pod carries (matchLabelKeys / mismatchLabelKeys)."""
+    """Add ``key In (labels[key])`` for each key the pod carries (matchLabelKeys / mismatchLabelKeys).
+
+    A nil selector stays nil: it selects no pod, and the keys never turn it into one that does
+    (mergeLabelSetWithSelector keeps labels.Nothing(); the API server skips a nil selector too).
+    Merging a key the API server already merged at creation adds the same requirement twice,
+    which selects the same pods."""
     extra = tuple(LabelSelectorRequirement(k, operator, (labels[k],)) for k in keys if k in labels)
-    if not extra:
+    if not extra or selector is None:
         return selector
-    base = selector or LabelSelector()
-    return LabelSelector(base.match_labels, base.match_expressions + extra)
+    return LabelSelector(selector.match_labels, selector.match_expressions + extra)
 
 
 # ---------------------------------------------------------------------------- node selectors
@@ -161,14 +165,19 @@ def _compile_node_term(term: NodeSelectorTerm) -> Optional[Callable[[Node], bool
 
 
 def _valid_node_requirement(req: NodeSelectorRequirement) -> bool:
-    """nodeSelectorRequirementsAsSelector's checks: value counts per operator, integers for Gt/Lt."""
+    """labels.NewRequirement's checks, which the API server does not make for node affinity: value
+    counts per operator, an integer for Gt/Lt, and every value a valid label value."""
+    from scheduler_core.scenario.validation import is_label_value  # the loader's rules; imported late (cycle)
+
     if req.operator in ("In", "NotIn"):
-        return len(req.values) > 0
-    if req.operator in ("Exists", "DoesNotExist"):
-        return len(req.values) == 0
-    if req.operator in ("Gt", "Lt"):
-        return len(req.values) == 1 and parse_int64(req.values[0]) is not None
-    return False
+        counted = len(req.values) > 0
+    elif req.operator in ("Exists", "DoesNotExist"):
+        counted = len(req.values) == 0
+    elif req.operator in ("Gt", "Lt"):
+        counted = len(req.values) == 1 and parse_int64(req.values[0]) is not None
+    else:
+        return False
+    return counted and not any(is_label_value(value) for value in req.values)
 
 
 def _field_predicate(req: NodeSelectorRequirement) -> Callable[[Node], bool]:
@@ -192,3 +201,24 @@ def node_selector_matches(selector: NodeSelector, node: Node) -> bool:
 def map_selector_matches(required: Mapping[str, str], labels: Labels) -> bool:
     """A pod's ``nodeSelector`` map: every pair must be present."""
     return all(labels.get(k) == v for k, v in required.items())
+
+
+def node_selector_matches_labels(selector: NodeSelector, labels: Labels) -> bool:
+    """A node known only by its labels, as volume.CheckNodeAffinity builds it: terms ORed, an empty
+    term matches nothing, and with no node name there are no fields, so nodeSelectorTerm.match skips
+    a term's matchFields (a malformed one still fails the term, as its parse error does)."""
+    for term in selector.terms:
+        if not term.match_expressions and not term.match_fields:
+            continue
+        if not all(map(_valid_field_requirement, term.match_fields)):
+            continue
+        if term.match_expressions:
+            compiled = _compile_node_term(NodeSelectorTerm(term.match_expressions))
+            if compiled is None or not compiled(Node(name="", labels=labels)):
+                continue
+        return True
+    return False
+
+
+def _valid_field_requirement(req: NodeSelectorRequirement) -> bool:
+    return req.key == FIELD_NODE_NAME and req.operator in ("In", "NotIn") and len(req.values) == 1

@@ -8,8 +8,10 @@ for ``cpu``, whole units (bytes, counts) for everything else (see ``quantity.py`
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from enum import Enum
-from typing import Optional
+from fractions import Fraction
+from typing import Optional, Union
 
 CPU = "cpu"
 MEMORY = "memory"
@@ -161,6 +163,16 @@ class Container:
     requests: ResourceList = field(default_factory=dict)
     ports: tuple[ContainerPort, ...] = ()
     restart_policy: str = ""  # "Always" marks a sidecar init container
+    limits: ResourceList = field(default_factory=dict)  # read only to default pod-level resources
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerResourceStatus:
+    """status.containerStatuses[] as an in-place resize leaves it: what the kubelet allocated
+    (``allocatedResources``) and what the runtime actuated (``resources.requests``)."""
+
+    allocated: ResourceList = field(default_factory=dict)
+    actuated: Optional[ResourceList] = None  # None: status.resources absent (no resize information)
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,6 +181,15 @@ class OwnerReference:
     name: str
     api_version: str = ""
     controller: bool = False
+    uid: str = ""  # the owner's metadata.uid (metav1.IsControlledBy compares it)
+
+
+# status.phase values; the scheduler never sees a finished pod (its cache drops them).
+PHASE_SUCCEEDED = "Succeeded"
+PHASE_FAILED = "Failed"
+FINISHED_PHASES = (PHASE_SUCCEEDED, PHASE_FAILED)
+
+DEFAULT_SCHEDULER_NAME = "default-scheduler"
 
 
 @dataclass(slots=True, eq=False)
@@ -186,11 +207,38 @@ class Pod:
     containers: tuple[Container, ...] = ()
     init_containers: tuple[Container, ...] = ()
     overhead: ResourceList = field(default_factory=dict)
+    # spec.resources.requests (pod-level resources, after the API server's defaulting).
+    pod_level_requests: ResourceList = field(default_factory=dict)
+    # Resize state of running containers, by container name; a resize the kubelet marked
+    # Infeasible (condition PodResizePending) keeps the allocated and actuated amounts only.
+    container_statuses: dict[str, ContainerResourceStatus] = field(default_factory=dict)
+    resize_infeasible: bool = False
     owner_references: tuple[OwnerReference, ...] = ()
     preemption_policy: str = "PreemptLowerPriority"
     uid: str = ""
+    priority_class_name: str = ""
+    scheduling_gates: tuple[str, ...] = ()
+    # spec.resourceClaims names (DRA). Claims, slices and device classes are not modelled: a pending
+    # pod with claims is not attempted (NoticeCode.RESOURCE_CLAIMS) rather than answered wrongly.
+    resource_claims: tuple[str, ...] = ()
+    phase: str = ""  # status.phase ("" when the dump has no status)
+    deletion_timestamp: Optional[datetime] = None  # set: the pod is terminating
+    start_time: Optional[datetime] = None  # status.startTime (preemption's last tie-break)
+    nominated_node_name: str = ""  # status.nominatedNodeName (a preemption under way)
+    # status.conditions DisruptionTarget=True with reason PreemptionByScheduler: this pod is a
+    # victim the scheduler is deleting (podTerminatingByPreemption, with a deletionTimestamp).
+    preempted_by_scheduler: bool = False
     doc_index: int = 0  # position in the scenario file: the queue's FIFO order for equal priority
     line: Optional[int] = None  # YAML line of the object, for messages
+    volumes: tuple["Volume", ...] = ()  # spec.volumes (types in the storage section at the end)
+
+    @property
+    def is_finished(self) -> bool:
+        return self.phase in FINISHED_PHASES
+
+    @property
+    def is_terminating(self) -> bool:
+        return self.deletion_timestamp is not None
 
     @property
     def key(self) -> str:
@@ -257,10 +305,35 @@ class PluginSet:
 
 
 @dataclass(frozen=True, slots=True)
+class PodDisruptionBudget:
+    """policy/v1 PodDisruptionBudget: what preemption reads (filterPodsWithPDBViolation)."""
+
+    namespace: str
+    name: str
+    selector: Optional[LabelSelector]  # None selects nothing
+    disruptions_allowed: int
+    disrupted_pods: frozenset[str] = frozenset()  # status.disruptedPods: names already being evicted
+    line: Optional[int] = None
+
+
+@dataclass(frozen=True, slots=True)
+class PriorityClass:
+    """scheduling.k8s.io/v1 PriorityClass: what the Priority admission plugin resolves a pod's
+    ``priorityClassName`` to (``preemption_policy`` defaults to PreemptLowerPriority)."""
+
+    name: str
+    value: int
+    global_default: bool = False
+    preemption_policy: str = "PreemptLowerPriority"
+    line: Optional[int] = None
+
+
+@dataclass(frozen=True, slots=True)
 class SchedulerConfig:
     """One profile of a KubeSchedulerConfiguration, as written (defaults are applied in profile.py).
 
-    ``plugins`` maps an extension point's config name (``multiPoint``, ``preFilter``, ``filter``,
+    ``percentage_of_nodes_to_score`` is the profile's own value, else the configuration's (None when
+    neither sets it). ``plugins`` maps an extension point's config name (``multiPoint``, ``preFilter``, ``filter``,
     ``postFilter``, ``preScore``, ``score``, ``reserve``, ``permit``, ``preBind``, ``bind``,
     ``postBind``, ``queueSort``) to its enabled/disabled sets; ``plugin_args`` maps a plugin name
     to its raw args mapping (validated and typed by the plugin's args dataclass).
@@ -273,23 +346,419 @@ class SchedulerConfig:
     line: Optional[int] = None
 
 
+DEFAULT_POD_INITIAL_BACKOFF_SECONDS = 1
+DEFAULT_POD_MAX_BACKOFF_SECONDS = 10
+
+
+@dataclass(frozen=True, slots=True)
+class SchedulerConfiguration:
+    """A KubeSchedulerConfiguration: its profiles (one per schedulerName) and the queue's back-off."""
+
+    profiles: tuple[SchedulerConfig, ...]
+    pod_initial_backoff_seconds: int = DEFAULT_POD_INITIAL_BACKOFF_SECONDS
+    pod_max_backoff_seconds: int = DEFAULT_POD_MAX_BACKOFF_SECONDS
+    line: Optional[int] = None
+
+
+class NoticeCode(str, Enum):
+    """What the loader or the scheduler left out, and why: shown beside the result, never silent."""
+
+    IGNORED_KINDS = "ignored-kinds"  # objects of kinds the scheduler does not read
+    FINISHED_PODS = "finished-pods"  # phase Succeeded/Failed: not in the scheduler's cache
+    MISSING_NODE = "missing-node"  # bound to a node the scenario does not hold
+    OTHER_SCHEDULER = "other-scheduler"  # spec.schedulerName names no profile
+    SCHEDULING_GATED = "scheduling-gated"  # spec.schedulingGates: never attempted
+    PENDING_VOLUMES = "pending-volumes"  # PersistentVolumes without status.phase: stored as Pending
+    RESOURCE_CLAIMS = "resource-claims"  # pending pods with DRA claims: not modelled, not attempted
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    code: NoticeCode
+    message: str  # one sentence a user reads ("ignored: 3 Deployment, 12 ConfigMap")
+    objects: tuple[str, ...] = ()  # the objects concerned ("Pod ns/name"), in document order
+
+    def to_json(self) -> dict:
+        return {"code": self.code.value, "message": self.message, "objects": list(self.objects)}
+
+
 @dataclass(slots=True)
 class Scenario:
     nodes: list[Node]
-    pods: list[Pod]  # every pod in document order, running and pending
+    pods: list[Pod]  # every pod in document order, running, pending and finished
     namespaces: dict[str, Namespace]
     services: list[Service] = field(default_factory=list)
     workloads: list[Workload] = field(default_factory=list)
-    config: Optional[SchedulerConfig] = None
+    config: Optional[SchedulerConfiguration] = None
+    priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
+    notices: list[Notice] = field(default_factory=list)  # the loader's; see scheduling_notices()
+    pdbs: list[PodDisruptionBudget] = field(default_factory=list)
+    storage: "StorageObjects" = field(default_factory=lambda: StorageObjects())  # PVs, claims, classes...
+
+    @property
+    def profile_configs(self) -> list[Optional[SchedulerConfig]]:
+        """One entry per profile; ``[None]`` (the release's default profile) without a configuration."""
+        return list(self.config.profiles) if self.config is not None else [None]
+
+    @property
+    def scheduler_names(self) -> set[str]:
+        return {c.scheduler_name if c else DEFAULT_SCHEDULER_NAME for c in self.profile_configs}
 
     @property
     def running_pods(self) -> list[Pod]:
-        """Pods bound to a node that exists (a pod bound to an unknown node is ignored)."""
+        """Pods bound to a node that exists and not finished (others are ignored, with a notice)."""
         names = {n.name for n in self.nodes}
-        return [p for p in self.pods if p.node_name and p.node_name in names]
+        return [p for p in self.pods if p.node_name and p.node_name in names and not p.is_finished]
 
     @property
     def pending_pods(self) -> list[Pod]:
-        """Pods without a node, in queue order: higher priority first, then document order."""
-        pending = [p for p in self.pods if not p.node_name]
+        """Pods without a node that this scheduler would try, in queue order (higher priority
+        first, then document order): not finished, for one of its profiles, not gated."""
+        names = self.scheduler_names
+        pending = [p for p in self.pods if not p.node_name and not p.is_finished
+                   and p.scheduler_name in names and not p.scheduling_gates and not p.resource_claims]
         return sorted(pending, key=lambda p: (-p.priority, p.doc_index))
+
+    def scheduling_notices(self) -> list[Notice]:
+        """The loader's notices plus the pods this scheduler leaves alone (other scheduler, gated)."""
+        names = self.scheduler_names
+        waiting = [p for p in self.pods if not p.node_name and not p.is_finished]
+        other = [p for p in waiting if p.scheduler_name not in names]
+        gated = [p for p in waiting if p.scheduler_name in names and p.scheduling_gates]
+        notices = list(self.notices)
+        if other:
+            schedulers = ", ".join(sorted({p.scheduler_name for p in other}))
+            notices.append(Notice(NoticeCode.OTHER_SCHEDULER,
+                                  f"{len(other)} pending pod(s) not for this scheduler (schedulerName {schedulers}): "
+                                  "never attempted", tuple(f"Pod {p.key}" for p in other)))
+        if gated:
+            notices.append(Notice(NoticeCode.SCHEDULING_GATED,
+                                  f"{len(gated)} pending pod(s) with scheduling gates (SchedulingGated): "
+                                  "never attempted until the gates are removed", tuple(f"Pod {p.key}" for p in gated)))
+        claiming = [p for p in waiting if p.scheduler_name in names and not p.scheduling_gates and p.resource_claims]
+        if claiming:
+            notices.append(Notice(NoticeCode.RESOURCE_CLAIMS,
+                                  f"{len(claiming)} pending pod(s) with resource claims (DRA): SchedLab does not model "
+                                  "claim allocation yet, so they are not attempted rather than answered wrongly",
+                                  tuple(f"Pod {p.key}" for p in claiming)))
+        return notices
+
+
+# ============================================================================ storage
+# PersistentVolumeClaims, PersistentVolumes, StorageClasses, the CSI objects and pod volumes: what
+# the four volume plugins (VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone) read.
+# Storage sizes stay exact quantities (Fraction) because the release compares them with
+# Quantity.Cmp; ``quantity.value`` gives Quantity.Value() where the release uses it.
+
+LABEL_ZONE_BETA = "failure-domain.beta.kubernetes.io/zone"
+LABEL_REGION_BETA = "failure-domain.beta.kubernetes.io/region"
+
+READ_WRITE_ONCE = "ReadWriteOnce"
+READ_ONLY_MANY = "ReadOnlyMany"
+READ_WRITE_MANY = "ReadWriteMany"
+READ_WRITE_ONCE_POD = "ReadWriteOncePod"
+ACCESS_MODES = (READ_WRITE_ONCE, READ_ONLY_MANY, READ_WRITE_MANY, READ_WRITE_ONCE_POD)
+
+VOLUME_MODE_FILESYSTEM = "Filesystem"
+VOLUME_MODE_BLOCK = "Block"
+
+# PersistentVolume phases (status.phase); the API server stores a new volume as Pending.
+VOLUME_PENDING = "Pending"
+VOLUME_AVAILABLE = "Available"
+VOLUME_BOUND = "Bound"
+VOLUME_PHASES = (VOLUME_PENDING, VOLUME_AVAILABLE, VOLUME_BOUND, "Released", "Failed")
+# PersistentVolumeClaim phases.
+CLAIM_PENDING = "Pending"
+CLAIM_BOUND = "Bound"
+CLAIM_LOST = "Lost"
+CLAIM_PHASES = (CLAIM_PENDING, CLAIM_BOUND, CLAIM_LOST)
+
+BINDING_IMMEDIATE = "Immediate"
+BINDING_WAIT_FOR_FIRST_CONSUMER = "WaitForFirstConsumer"
+
+# Annotations of component-helpers/storage/volume and k8s.io/api.
+ANN_BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
+ANN_BOUND_BY_CONTROLLER = "pv.kubernetes.io/bound-by-controller"
+ANN_SELECTED_NODE = "volume.kubernetes.io/selected-node"
+ANN_PROVISIONED_BY = "pv.kubernetes.io/provisioned-by"
+ANN_BETA_STORAGE_CLASS = "volume.beta.kubernetes.io/storage-class"
+ANN_MIGRATED_PLUGINS = "storage.alpha.kubernetes.io/migrated-plugins"
+NOT_SUPPORTED_PROVISIONER = "kubernetes.io/no-provisioner"
+
+# Pod volume kinds the plugins look at (the VolumeSource field that is set).
+VOLUME_KIND_CLAIM = "persistentVolumeClaim"
+VOLUME_KIND_EPHEMERAL = "ephemeral"
+VOLUME_KIND_CSI = "csi"
+
+
+@dataclass(frozen=True, slots=True)
+class GCEPersistentDisk:
+    pd_name: str
+    fs_type: str = ""
+    partition: int = 0
+    read_only: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class AWSElasticBlockStore:
+    volume_id: str
+    fs_type: str = ""
+    partition: int = 0
+    read_only: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RBDVolume:
+    monitors: tuple[str, ...]
+    image: str
+    pool: str = "rbd"  # the API server's default
+    read_only: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ISCSIVolume:
+    target_portal: str
+    iqn: str
+    lun: int = 0
+    read_only: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CinderVolume:
+    volume_id: str
+    fs_type: str = ""
+    read_only: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class AzureDiskVolume:
+    disk_name: str
+    disk_uri: str
+    kind: str = "Shared"  # the API server's defaults: Shared, ReadWrite, ext4
+    caching_mode: str = "ReadWrite"
+    fs_type: str = "ext4"
+    read_only: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class AzureFileVolume:
+    secret_name: str
+    share_name: str
+    read_only: bool = False
+    secret_namespace: Optional[str] = None  # PersistentVolumes only
+
+
+@dataclass(frozen=True, slots=True)
+class VsphereVolume:
+    volume_path: str
+    fs_type: str = ""
+    storage_policy_name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PortworxVolume:
+    volume_id: str
+    fs_type: str = ""
+    read_only: bool = False
+
+
+# The in-tree volume sources VolumeRestrictions compares and CSI migration translates.
+InTreeSource = Union[GCEPersistentDisk, AWSElasticBlockStore, RBDVolume, ISCSIVolume, CinderVolume,
+                     AzureDiskVolume, AzureFileVolume, VsphereVolume, PortworxVolume]
+
+
+@dataclass(frozen=True, slots=True)
+class CSIPersistentSource:
+    """A PersistentVolume's ``spec.csi``."""
+
+    driver: str
+    volume_handle: str
+    read_only: bool = False
+    fs_type: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Volume:
+    """One entry of a pod's ``spec.volumes``: its name, which source it uses, and what the volume
+    plugins read of that source."""
+
+    name: str
+    kind: str  # the VolumeSource field set: "persistentVolumeClaim", "ephemeral", "emptyDir", ...
+    claim_name: str = ""  # persistentVolumeClaim.claimName
+    read_only: bool = False  # persistentVolumeClaim.readOnly
+    in_tree: Optional[InTreeSource] = None
+    csi_driver: str = ""  # an inline CSI volume's driver
+
+    @property
+    def is_claim(self) -> bool:
+        return self.kind == VOLUME_KIND_CLAIM
+
+    @property
+    def is_ephemeral(self) -> bool:
+        return self.kind == VOLUME_KIND_EPHEMERAL
+
+    def claim_for(self, pod_name: str) -> Optional[str]:
+        """The claim this volume uses: its claimName, or ``<pod>-<volume>`` for a generic ephemeral
+        volume (ephemeral.VolumeClaimName); None for any other source."""
+        if self.is_claim:
+            return self.claim_name
+        if self.is_ephemeral:
+            return f"{pod_name}-{self.name}"
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimRef:
+    namespace: str
+    name: str
+    uid: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PersistentVolumeClaim:
+    namespace: str
+    name: str
+    uid: str = ""
+    labels: dict[str, str] = field(default_factory=dict)
+    annotations: dict[str, str] = field(default_factory=dict)
+    access_modes: tuple[str, ...] = ()
+    storage_request: Optional[Fraction] = None  # spec.resources.requests.storage
+    storage_class_name: Optional[str] = None  # None: not set ("" is an explicit "no class")
+    volume_name: str = ""
+    selector: Optional[LabelSelector] = None
+    volume_mode: str = VOLUME_MODE_FILESYSTEM
+    volume_attributes_class_name: Optional[str] = None
+    phase: str = CLAIM_PENDING
+    terminating: bool = False  # metadata.deletionTimestamp is set
+    owner_references: tuple[OwnerReference, ...] = ()
+    capacity: Optional[Fraction] = None  # status.capacity.storage (for pictures)
+    doc_index: int = 0
+    line: Optional[int] = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def class_name(self) -> str:
+        """GetPersistentVolumeClaimClass: the beta annotation first, then spec.storageClassName."""
+        if ANN_BETA_STORAGE_CLASS in self.annotations:
+            return self.annotations[ANN_BETA_STORAGE_CLASS]
+        return self.storage_class_name or ""
+
+    @property
+    def is_fully_bound(self) -> bool:
+        """volumeBinder.isPVCFullyBound: a volume name and the bind-completed annotation."""
+        return bool(self.volume_name) and ANN_BIND_COMPLETED in self.annotations
+
+
+@dataclass(frozen=True, slots=True)
+class PersistentVolume:
+    name: str
+    labels: dict[str, str] = field(default_factory=dict)
+    annotations: dict[str, str] = field(default_factory=dict)
+    capacity: Optional[Fraction] = None  # spec.capacity.storage
+    access_modes: tuple[str, ...] = ()
+    storage_class_name: str = ""
+    volume_mode: str = VOLUME_MODE_FILESYSTEM
+    volume_attributes_class_name: Optional[str] = None
+    claim_ref: Optional[ClaimRef] = None
+    node_affinity: Optional[NodeSelector] = None  # spec.nodeAffinity.required
+    source_kind: str = ""  # the PersistentVolumeSource field set: "csi", "local", "gcePersistentDisk", ...
+    csi: Optional[CSIPersistentSource] = None
+    in_tree: Optional[InTreeSource] = None
+    reclaim_policy: str = "Retain"
+    phase: str = VOLUME_PENDING
+    terminating: bool = False
+    doc_index: int = 0
+    line: Optional[int] = None
+
+    @property
+    def class_name(self) -> str:
+        """GetPersistentVolumeClass: the beta annotation first."""
+        return self.annotations.get(ANN_BETA_STORAGE_CLASS, self.storage_class_name)
+
+
+@dataclass(frozen=True, slots=True)
+class TopologySelectorRequirement:
+    key: str
+    values: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StorageClass:
+    name: str
+    provisioner: str
+    volume_binding_mode: Optional[str] = BINDING_IMMEDIATE  # the API server defaults it
+    allowed_topologies: tuple[tuple[TopologySelectorRequirement, ...], ...] = ()  # terms, ORed
+    reclaim_policy: str = "Delete"
+    annotations: dict[str, str] = field(default_factory=dict)
+    created: Optional[datetime] = None  # metadata.creationTimestamp (the default class's tie-break)
+    line: Optional[int] = None
+
+
+@dataclass(frozen=True, slots=True)
+class CSINodeDriver:
+    name: str
+    node_id: str = ""
+    allocatable_count: Optional[int] = None  # allocatable.count: the attach limit, None for no limit
+    topology_keys: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CSINode:
+    name: str  # the node's name
+    drivers: tuple[CSINodeDriver, ...] = ()
+    annotations: dict[str, str] = field(default_factory=dict)
+    line: Optional[int] = None
+
+    @property
+    def migrated_plugins_annotation(self) -> str:
+        return self.annotations.get(ANN_MIGRATED_PLUGINS, "")
+
+    @property
+    def migrated_plugins(self) -> frozenset[str]:
+        """The in-tree plugins this node migrated to CSI (the migrated-plugins annotation)."""
+        value = self.annotations.get(ANN_MIGRATED_PLUGINS, "")
+        return frozenset(value.split(",")) if value else frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class CSIDriver:
+    name: str
+    attach_required: bool = True
+    storage_capacity: Optional[bool] = None  # spec.storageCapacity (the API server defaults false)
+    line: Optional[int] = None
+
+
+@dataclass(frozen=True, slots=True)
+class CSIStorageCapacity:
+    namespace: str
+    name: str
+    storage_class_name: str
+    node_topology: Optional[LabelSelector] = None  # None: available to no node
+    capacity: Optional[Fraction] = None
+    maximum_volume_size: Optional[Fraction] = None
+    line: Optional[int] = None
+
+
+@dataclass(frozen=True, slots=True)
+class VolumeAttachment:
+    name: str
+    attacher: str
+    node_name: str
+    persistent_volume_name: Optional[str] = None  # spec.source.persistentVolumeName
+    line: Optional[int] = None
+
+
+@dataclass(slots=True)
+class StorageObjects:
+    """The scenario's storage objects, each kind in document order."""
+
+    claims: list[PersistentVolumeClaim] = field(default_factory=list)
+    volumes: list[PersistentVolume] = field(default_factory=list)
+    classes: list[StorageClass] = field(default_factory=list)
+    csi_nodes: list[CSINode] = field(default_factory=list)
+    csi_drivers: list[CSIDriver] = field(default_factory=list)
+    capacities: list[CSIStorageCapacity] = field(default_factory=list)
+    attachments: list[VolumeAttachment] = field(default_factory=list)

@@ -69,14 +69,14 @@ class AllOf:
         return all(m.matches(labels) for m in self.matchers)
 
 
-def count_on_node(node_info: "NodeInfo", namespaces: Namespaces, matcher) -> int:
+def count_on_node(node_info: "NodeInfo", namespaces: Namespaces, matcher, skip_terminating: bool = False) -> int:
     """Pods on the node in one of ``namespaces`` that the matcher matches (the brute-force count)."""
     if matcher.is_nothing:
         return 0
     count = 0
     for info in node_info.pods:
         pod = info.pod
-        if pod.namespace in namespaces and matcher.matches(pod.labels):
+        if pod.namespace in namespaces and matcher.matches(pod.labels) and not (skip_terminating and pod.is_terminating):
             count += 1
     return count
 
@@ -98,8 +98,10 @@ def term_namespaces(term: "AffinityTerm", present: Sequence[str], labels_of_name
 class PodCounts:
     """Matching pods per node, as an int64 per table position, for each (namespaces, selector)."""
 
-    def __init__(self, max_selectors: int = 64) -> None:
+    def __init__(self, max_selectors: int = 64, skip_terminating: bool = False) -> None:
         self._max = max_selectors
+        # PodTopologySpread does not count terminating pods (countPodsMatchSelector); InterPodAffinity does.
+        self._skip_terminating = skip_terminating
         self._table: Optional[weakref.ref] = None
         self._infos: list["NodeInfo"] = []
         self._generations = np.zeros(0, dtype=np.int64)
@@ -156,7 +158,7 @@ class PodCounts:
         self._by_pair = by_pair = {}
         self._namespaces = namespace_sizes = {}
         for position, info in enumerate(infos):
-            pairs = [(p.pod.namespace, key, value) for p in info.pods for key, value in p.pod.labels.items()]
+            pairs = [(p.pod.namespace, key, value) for p in self._pods(info) for key, value in p.pod.labels.items()]
             node_pairs.append(pairs)
             for pair in pairs:
                 nodes = by_pair.get(pair)
@@ -164,13 +166,13 @@ class PodCounts:
                     by_pair[pair] = {position: 1}
                 else:
                     nodes[position] = nodes.get(position, 0) + 1
-            namespaces = [p.pod.namespace for p in info.pods]
+            namespaces = [p.pod.namespace for p in self._pods(info)]
             node_namespaces.append(namespaces)
             for namespace in namespaces:
                 namespace_sizes[namespace] = namespace_sizes.get(namespace, 0) + 1
 
     def _index(self, position: int) -> None:
-        pods = self._infos[position].pods
+        pods = self._pods(self._infos[position])
         pairs = [(info.pod.namespace, key, value) for info in pods for key, value in info.pod.labels.items()]
         by_pair = self._by_pair
         for pair in pairs:
@@ -205,6 +207,11 @@ class PodCounts:
             else:
                 del sizes[namespace]
         self._node_namespaces[position] = []
+
+    def _pods(self, info: "NodeInfo") -> list:
+        if self._skip_terminating:
+            return [p for p in info.pods if not p.pod.is_terminating]
+        return info.pods
 
     # -- answers
 
@@ -286,7 +293,7 @@ class PodCounts:
             candidates = [p for p, info in enumerate(self._infos) if info.pods]
         infos = self._infos
         for position in candidates:
-            counts[position] = count_on_node(infos[position], namespaces, matcher)
+            counts[position] = count_on_node(infos[position], namespaces, matcher, self._skip_terminating)
         return counts
 
     def _count(self, position: int, namespaces: Namespaces, matcher) -> int:
@@ -300,7 +307,7 @@ class PodCounts:
                     return 0
                 if matcher.exact and len(matcher.pairs) == 1:
                     return nodes[position]
-        return count_on_node(self._infos[position], namespaces, matcher)
+        return count_on_node(self._infos[position], namespaces, matcher, self._skip_terminating)
 
 
 def weighted_bincount(codes: np.ndarray, per_node: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -3,9 +3,15 @@
 A quantity is ``<sign><digits>[.<digits>]<suffix>`` where the suffix is a binary SI suffix
 (Ki..Ei), a decimal SI suffix (n, u, m, "", k, M, G, T, P, E) or a decimal exponent (e3, E-2).
 Values are kept as ``Fraction`` so nothing is lost to floating point. As in ``ParseQuantity``,
-a non-zero value is rounded away from zero to a multiple of 1n (10^-9) and its magnitude is
-capped at 2^63-1; ``value``/``milli_value`` round away from zero as ``Quantity.ScaledValue``
-does (for the non-negative amounts a scheduler sees, that is the ceiling).
+a non-zero value is rounded away from zero to a multiple of 1n (10^-9), and only a value with a
+binary suffix (Ki..Ei) is capped at 2^63-1: v1.35 leaves decimal values uncapped, so "1e30" parses
+to 10^30 (above 10^40 we keep a stand-in of 10^40 rather than build huge integers).
+``value``/``milli_value`` round away from zero as ``Quantity.ScaledValue`` does (for the
+non-negative amounts a scheduler sees, that is the ceiling).
+
+The scheduler counts in int64: cpu in millicores (``MilliValue``), everything else in units
+(``Value``). Go wraps silently when an amount does not fit (``MilliValue`` of 10^16 cores is
+negative), so ``amount_overflow`` names those amounts for the loader to refuse.
 """
 
 from __future__ import annotations
@@ -20,7 +26,8 @@ FORMAT_INVALID = f"quantities must match the regular expression '{SPLIT_RE}'"
 NUMERIC_INVALID = "unable to parse numeric part of quantity"
 SUFFIX_INVALID = "unable to parse quantity's suffix"
 
-MAX_ALLOWED = 2**63 - 1  # Quantity's cap (maxAllowed)
+MAX_ALLOWED = 2**63 - 1  # Quantity's cap (maxAllowed) for binary-suffixed values; also int64's maximum
+INT64_MAX = MAX_ALLOWED
 NANO = Fraction(1, 10**9)
 
 _BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
@@ -30,6 +37,10 @@ _DIGITS = frozenset("0123456789")
 # Beyond this many decimal digits a value is certainly above MAX_ALLOWED (or below 1n):
 # short-circuit so "1e999999999" does not build a billion-digit integer.
 _MAX_DIGITS = 40
+BEYOND_INT64 = Fraction(10**_MAX_DIGITS)  # the stand-in for a decimal value of more than 40 digits
+CPU_OVERFLOW = (
+    f"must be at most {INT64_MAX // 1000}.{INT64_MAX % 1000:03d} ({INT64_MAX}m): kube-scheduler counts cpu in int64 millicores"
+)
 
 QuantityInput = Union[str, int, float]
 
@@ -103,18 +114,19 @@ def _magnitude(num: str, denom: str, base: int, exponent: int) -> Fraction:
     if base == 10:
         power = exponent - len(denom)
         if power + len(digits) > _MAX_DIGITS:
-            return Fraction(MAX_ALLOWED + 1)
+            return BEYOND_INT64
         if power + len(digits) < -_MAX_DIGITS:
             return NANO / 2  # non-zero and below 1n: rounds up to 1n
         return Fraction(int(digits)) * Fraction(10) ** power
     return Fraction(int(digits), 10 ** len(denom)) * 2**exponent
 
 
-def _round_and_cap(magnitude: Fraction) -> Fraction:
+def _round_and_cap(magnitude: Fraction, binary: bool) -> Fraction:
     if magnitude == 0:
         return magnitude
-    nanos = math.ceil(magnitude / NANO)  # inf.RoundUp at scale 9: away from zero
-    return min(Fraction(nanos, 10**9), Fraction(MAX_ALLOWED))
+    rounded = Fraction(math.ceil(magnitude / NANO), 10**9)  # inf.RoundUp at scale 9: away from zero
+    # ParseQuantity caps only BinarySI values ("format == BinarySI && amount > maxAllowed").
+    return min(rounded, Fraction(MAX_ALLOWED)) if binary else rounded
 
 
 def parse_quantity(text: QuantityInput) -> Fraction:
@@ -137,7 +149,7 @@ def _parse_text(text: str) -> Fraction:
         raise QuantityError(FORMAT_INVALID)
     positive, num, denom, suffix = _split(text)
     base, exponent = _interpret_suffix(suffix)
-    value = _round_and_cap(_magnitude(num, denom, base, exponent))
+    value = _round_and_cap(_magnitude(num, denom, base, exponent), binary=base == 2)
     return value if positive else -value
 
 
@@ -163,3 +175,17 @@ def resource_amount(resource_name: str, quantity: Fraction) -> int:
     if resource_name == "cpu":
         return milli_value(quantity)
     return value(quantity)
+
+
+def amount_overflow(resource_name: str, quantity: Fraction) -> str | None:
+    """Why the scheduler cannot hold this amount in its int64 counters, or None when it can.
+
+    ``Quantity.MilliValue``/``Value`` overflow silently in Go ("this could overflow an int64"):
+    node allocatable cpu "10000000000000000" (10^16 cores) becomes a negative number of millicores
+    in kube-scheduler, and an uncapped decimal such as memory "1e30" a wrapped number of bytes.
+    """
+    if abs(resource_amount(resource_name, quantity)) <= INT64_MAX:
+        return None
+    if resource_name == "cpu":
+        return CPU_OVERFLOW
+    return f"must be at most {INT64_MAX}: kube-scheduler counts {resource_name} in int64 units"

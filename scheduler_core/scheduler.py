@@ -9,9 +9,10 @@ counts as running for every later cycle. Everything it learns goes out as ``Even
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
 import numpy as np
@@ -27,6 +28,7 @@ from scheduler_core.events import (
     NormalizeResult,
     Payload,
     PostFilterOutcome,
+    PostFilterSummary,
     PreFilterPluginResult,
     PreFilterSummary,
     PreScorePluginResult,
@@ -34,15 +36,17 @@ from scheduler_core.events import (
     ScoreResult,
     TotalResult,
 )
-from scheduler_core.framework.batch import FilterVerdicts
+from scheduler_core.backend.queue.nominator import CLEAR_NOMINATED_NODE, NominatingInfo, Nominator
+from scheduler_core.framework.batch import PASS, FilterVerdicts
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.diagnosis import NO_NODES_AVAILABLE, fit_error_message
 from scheduler_core.framework.interfaces import NodeToStatus
 from scheduler_core.framework.node_info import NodeInfo, Snapshot
 from scheduler_core.framework.profile import build_profile
 from scheduler_core.framework.runtime import Framework, PreFilterOutcome
-from scheduler_core.framework.status import Code, Status, is_success, status_json
-from scheduler_core.model import Pod, Scenario
+from scheduler_core.framework.status import Code, MaybeStatus, Status, is_success, status_json
+from scheduler_core.model import DEFAULT_SCHEDULER_NAME, Pod, Scenario
+from scheduler_core.volume.pictures import pod_volumes_json
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
@@ -92,10 +96,22 @@ class Scheduler:
     def __init__(self, scenario: Scenario, tie_break: str = TIE_BREAK_FIRST, seed: Optional[int] = None,
                  vectorized: bool = True) -> None:
         self.snapshot = Snapshot.from_scenario(scenario)
-        handle = FrameworkHandle(self.snapshot)
-        self.framework = Framework(build_profile(scenario.config, handle), self.snapshot, vectorized)
-        handle.framework = self.framework
+        # One framework per profile, keyed by its schedulerName (profile.NewMap); every profile
+        # sorts the queue the same way (validated), so the first one's QueueSort orders it.
+        self.frameworks: dict[str, Framework] = {}
+        for config in scenario.profile_configs:
+            handle = FrameworkHandle(self.snapshot)
+            handle.framework = Framework(build_profile(config, handle), self.snapshot, vectorized)
+            self.frameworks[config.scheduler_name if config else DEFAULT_SCHEDULER_NAME] = handle.framework
+        self.framework = next(iter(self.frameworks.values()))
         self.snapshot.table  # built now, not in the first timed cycle
+        # Nominations the pods carry (status.nominatedNodeName) reserve room on their nodes; a
+        # single pass makes no new ones (its preemption is a dry run).
+        self.nominator = Nominator(lambda pod: bool(pod.node_name))
+        for pod in scenario.pending_pods:
+            self.nominator.add_nominated_pod(pod, None)
+        for framework in self.frameworks.values():
+            framework.nominator = self.nominator
         self.queue = self._sorted_queue(scenario.pending_pods)
         self.tie_break = tie_break
         self.rng = random.Random(seed)
@@ -116,21 +132,45 @@ class Scheduler:
         return sorted(pending, key=functools.cmp_to_key(
             lambda a, b: -1 if sorter.less(a, b) else (1 if sorter.less(b, a) else 0)))
 
+    def framework_for(self, pod: Pod) -> Framework:
+        """The profile named by the pod's schedulerName (the queue holds only such pods)."""
+        return self.frameworks[pod.scheduler_name]
+
     def run(self) -> Iterator[Event]:
         for cycle, pod in enumerate(self.queue):
             yield from Cycle(self, cycle, pod).run()
 
 
-class Cycle:
-    """One scheduling cycle of one pod; ``run`` yields its events."""
+@dataclass(slots=True)
+class CycleOutcome:
+    """What the rest of the scheduler needs from a finished cycle (ScheduleResult + FitError)."""
 
-    def __init__(self, scheduler: Scheduler, index: int, pod: Pod) -> None:
+    node_name: Optional[str] = None  # bound there (the binding succeeded)
+    message: Optional[str] = None  # the FailedScheduling text (or the error's)
+    rejected: bool = False  # Unschedulable (a FitError) rather than an error
+    unschedulable_plugins: set[str] = field(default_factory=set)  # Diagnosis.UnschedulablePlugins
+    nominating: Optional[NominatingInfo] = None  # None: Noop, the nomination stays as it is
+    victims: tuple[Pod, ...] = ()  # to be deleted for this pod (preemption chose a node)
+
+
+class Cycle:
+    """One scheduling cycle of one pod; ``run`` yields its events and leaves ``outcome``."""
+
+    def __init__(self, scheduler: Scheduler, index: int, pod: Pod, queue_view: Optional[list[str]] = None,
+                 nominated_node: Optional[str] = None) -> None:
         self.scheduler = scheduler
-        self.fw = scheduler.framework
+        self.fw = scheduler.framework_for(pod)
         self.snapshot = scheduler.snapshot
         self.index = index
         self.pod = pod
         self.state = CycleState()
+        self.queue_view = queue_view if queue_view is not None else scheduler.queue_keys[index:]
+        # status.nominatedNodeName as the queue's copy of the pod has it (the run passes it: that
+        # copy can be older than the pod itself); a single pass reads the pod's own.
+        self.nominated_node = pod.nominated_node_name if nominated_node is None else nominated_node
+        self.outcome = CycleOutcome()
+        # Diagnosis.NodeToStatus entries found before the main Filter pass (the nominated node's).
+        self._early_statuses: dict[str, Status] = {}
 
     def event(self, point: ExtensionPoint, plugin: Optional[str], payload: Payload) -> Event:
         return Event(self.index, self.pod.key, point, plugin, payload)
@@ -139,12 +179,18 @@ class Cycle:
         yield from self._start()
         nodes = self.snapshot.node_infos
         if not nodes:  # schedulePod returns ErrNoNodesAvailable before PreFilter; no PostFilter runs
+            self._failed(NO_NODES_AVAILABLE, rejected=True, nominating=CLEAR_NOMINATED_NODE)
             yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(None, NO_NODES_AVAILABLE))
             return
         pre = self.fw.run_pre_filter(self.state, self.pod, nodes)
+        self.outcome.unschedulable_plugins.update(pre.narrowing_plugins)
         yield from self._pre_filter_events(pre)
         if not is_success(pre.status):
             yield from self._unschedulable_after_pre_filter(pre.status)
+            return
+        nominated = yield from self._evaluate_nominated_node()
+        if nominated is not None:  # the nominated node fits: no other node is looked at
+            yield from self._score_and_bind(nominated)
             return
         absent = self._absent_status(pre)
         passed = self._filter(nodes, pre)
@@ -154,25 +200,33 @@ class Cycle:
             return
         yield from self._score_and_bind(passed.feasible)
 
+    def _failed(self, message: Optional[str], *, rejected: bool, nominating: Optional[NominatingInfo]) -> None:
+        self.outcome.message = message
+        self.outcome.rejected = rejected
+        self.outcome.nominating = nominating
+
     # ------------------------------------------------------------------ start and PreFilter
 
     def _start(self) -> Iterator[Event]:
-        queue = self.scheduler.queue_keys[self.index:]
+        queue = self.queue_view
         pod = self.pod
         yield self.event(ExtensionPoint.CYCLE_START, None, CycleStart(
             pod.key, pod.namespace, pod.name, pod.priority, dict(pod.labels), queue,
-            len(self.snapshot.node_infos), len(self.scheduler.queue)))
+            len(self.snapshot.node_infos), len(self.scheduler.queue),
+            pod_volumes_json(pod, self.snapshot.storage) if pod.volumes else []))
         sorter = self.fw.profile["queueSort"][0]
         yield self.event(ExtensionPoint.QUEUE_SORT, sorter.name, QueueSortResult(queue))
 
     def _pre_filter_events(self, pre: PreFilterOutcome) -> Iterator[Event]:
         for item in pre.per_plugin:
             names = sorted(item.result.node_names) if item.result and not item.result.all_nodes else None
-            state = None
+            state = picture = None
             if is_success(item.status):
                 state = _plugin_state_json(self.fw.plugin(item.plugin), "pre_filter_state_json", self.state)
+                describe = getattr(self.fw.plugin(item.plugin), "pre_filter_picture", None)
+                picture = describe(self.state, self.pod) if describe is not None else None
             yield self.event(ExtensionPoint.PRE_FILTER, item.plugin,
-                             PreFilterPluginResult(status_json(item.status), names, state))
+                             PreFilterPluginResult(status_json(item.status), names, state, picture))
         merged = None if pre.result.all_nodes else sorted(pre.result.node_names)
         yield self.event(ExtensionPoint.PRE_FILTER, None, PreFilterSummary(
             status_json(pre.status), merged, list(pre.skipped), list(pre.narrowing_plugins)))
@@ -185,6 +239,56 @@ class Cycle:
         return Status.unresolvable(f"node(s) didn't satisfy plugin(s) [{plugins}]")
 
     # ------------------------------------------------------------------ Filter
+
+    def _evaluate_nominated_node(self):
+        """evaluateNominatedNode: a pod nominated by an earlier preemption tries that node alone
+        first; if it passes every filter it is chosen without looking at other nodes. Its status
+        stays in the Diagnosis when it fails (the full pass below evaluates it again)."""
+        name = self.nominated_node
+        node_info = self.snapshot.get(name) if name else None
+        if node_info is None:
+            return None
+        table = self.snapshot.table
+        position = np.asarray([table.index[name]], dtype=np.int64)
+        verdicts = [(p.name, self.fw.filter_verdicts(p, self.state, self.pod, position))
+                    for p in self.fw.active_filter_plugins(self.state)]
+        verdicts = self._with_nominated_pods(position, verdicts)
+        first = self._first_failure_at(0, verdicts)
+        feasible = position if first is None else position[:0]
+        yield from self._filter_events(FilterPass(position, verdicts, feasible, 0, 1), nominated_only=True)
+        if first is not None:
+            self._early_statuses[name] = first
+            if self.outcome.unschedulable_plugins and first.is_rejected:
+                # Diagnosis is passed by value: only an already existing plugin set sees this one.
+                self.outcome.unschedulable_plugins.add(first.plugin)
+            return None
+        return feasible
+
+    def _first_failure_at(self, i: int, verdicts: list[tuple[str, FilterVerdicts]]) -> Optional[Status]:
+        for plugin, verdict in verdicts:
+            choice = int(verdict.choice[i])
+            if choice >= 0:
+                return Framework._filter_status(plugin, verdict.palette[choice])
+        return None
+
+    def _with_nominated_pods(self, positions: np.ndarray,
+                             verdicts: list[tuple[str, FilterVerdicts]]) -> list[tuple[str, FilterVerdicts]]:
+        """RunFilterPluginsWithNominatedPods' first pass: on a node where nominated pods of equal
+        or higher priority wait, the pod is filtered with them added; where that fails, the node
+        takes that pass's verdicts (every plugin, for the picture). Elsewhere, and where it
+        passes, the verdicts are those without them (the second pass)."""
+        infos = self.snapshot.table.node_infos
+        for i, position in enumerate(positions.tolist()):
+            node_info = infos[position]
+            added, state, info = self.fw.add_nominated_pods(self.state, self.pod, node_info)
+            if added is False:
+                continue
+            statuses = [Status(Code.ERROR, (added.message,))] * len(verdicts) if isinstance(added, Status) else \
+                [p.filter(state, self.pod, info) for p in self.fw.active_filter_plugins(self.state)]
+            if all(is_success(status) for status in statuses):
+                continue
+            verdicts = [(plugin, _with_verdict(verdict, i, status)) for (plugin, verdict), status in zip(verdicts, statuses)]
+        return verdicts
 
     def _filter(self, nodes: list[NodeInfo], pre: PreFilterOutcome) -> FilterPass:
         """findNodesThatPassFilters: from the rotating start index until enough nodes fit.
@@ -202,6 +306,7 @@ class Cycle:
         rotated = np.roll(candidates, -(start % total)) if total else candidates
         verdicts = [(p.name, self.fw.filter_verdicts(p, self.state, self.pod, rotated))
                     for p in self.fw.active_filter_plugins(self.state)]
+        verdicts = self._with_nominated_pods(rotated, verdicts)
         fits = np.ones(total, dtype=bool)
         for _, verdict in verdicts:
             fits &= ~verdict.failed
@@ -213,13 +318,13 @@ class Cycle:
         feasible = np.sort(rotated[:evaluated][fits[:evaluated]])
         return FilterPass(rotated[:evaluated], verdicts, feasible, start % total if total else 0, num_to_find)
 
-    def _filter_events(self, passed: FilterPass) -> Iterator[Event]:
+    def _filter_events(self, passed: FilterPass, nominated_only: bool = False) -> Iterator[Event]:
         table = self.snapshot.table
         evaluated = table.names_at(passed.evaluated)
         for plugin, verdict in passed.verdicts:
             yield self.event(ExtensionPoint.FILTER, plugin, FilterPluginResult(evaluated, verdict.palette, verdict.choice))
         yield self.event(ExtensionPoint.FILTER, None, FilterSummary(
-            evaluated, table.names_at(passed.feasible), passed.num_to_find, passed.start_index))
+            evaluated, table.names_at(passed.feasible), passed.num_to_find, passed.start_index, nominated_only))
 
     def _first_failures(self, passed: FilterPass) -> dict[str, Status]:
         """Each evaluated node's first failing plugin in Filter order: the real scheduler's verdict."""
@@ -236,37 +341,44 @@ class Cycle:
     def _unschedulable_after_pre_filter(self, status: Status) -> Iterator[Event]:
         total = len(self.snapshot.node_infos)
         if status.code == Code.ERROR:
+            self._failed(status.message, rejected=False, nominating=CLEAR_NOMINATED_NODE)
             yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(None, status.message))
             return
+        if status.plugin:
+            self.outcome.unschedulable_plugins.add(status.plugin)
         post_message = yield from self._post_filter(NodeToStatus({}, status))
         message = fit_error_message(total, pre_filter_message=status.message, post_filter_message=post_message)
+        self.outcome.message, self.outcome.rejected = message, True
         yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(None, message))
 
     def _unschedulable_after_filter(self, passed: FilterPass, absent: Status) -> Iterator[Event]:
-        statuses = self._first_failures(passed)
+        statuses = {**self._early_statuses, **self._first_failures(passed)}
         errors = [s for s in statuses.values() if s.code == Code.ERROR]
         if errors:
+            self._failed(errors[0].message, rejected=False, nominating=CLEAR_NOMINATED_NODE)
             yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(None, errors[0].message))
             return
+        self.outcome.unschedulable_plugins.update(s.plugin for s in statuses.values() if s.is_rejected and s.plugin)
         post_message = yield from self._post_filter(NodeToStatus(statuses, absent))
         message = fit_error_message(len(self.snapshot.node_infos), node_statuses=statuses,
                                     absent_reasons=absent.reasons, post_filter_message=post_message)
+        self.outcome.message, self.outcome.rejected = message, True
         yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(None, message))
 
     def _post_filter(self, statuses: NodeToStatus):
-        """Runs PostFilter (a dry run: nothing is evicted); returns the message's preemption part."""
+        """Runs PostFilter (a dry run: nothing is evicted); returns the message's PostFilter part."""
         if not self.fw.has_post_filter_plugins:
             return None
-        plugin, result, status = self.fw.run_post_filter(self.state, self.pod, statuses)
-        code = "Success" if is_success(status) else status.code.label
-        reasons = [] if is_success(status) else list(status.reasons)
-        yield self.event(ExtensionPoint.POST_FILTER, plugin, PostFilterOutcome(
-            code, reasons, result.nominated_node_name if result else None,
-            dict(result.candidates) if result else {}, list(result.victims) if result else [],
-            result.nomination_tie if result else False))
-        if result is not None:
-            return result.message
-        return None if is_success(status) else status.message
+        run = self.fw.run_post_filter(self.state, self.pod, statuses)
+        if run.result is not None and run.result.nominates:
+            self.outcome.nominating = NominatingInfo(run.result.nominated_node_name)
+            self.outcome.victims = tuple(run.result.victim_pods)
+        for item in run.per_plugin:
+            yield self.event(ExtensionPoint.POST_FILTER, item.plugin, _post_filter_payload(item.result, item.status))
+        code = "Success" if is_success(run.status) else run.status.code.label
+        yield self.event(ExtensionPoint.POST_FILTER, None,
+                         PostFilterSummary(code, run.message, None if is_success(run.status) else run.status.plugin))
+        return run.message or None
 
     # ------------------------------------------------------------------ scoring and binding
 
@@ -297,6 +409,7 @@ class Cycle:
         yield from self._bind(chosen)
 
     def _scoring_error(self, message: str) -> Iterator[Event]:
+        self._failed(message, rejected=False, nominating=CLEAR_NOMINATED_NODE)
         yield self.event(ExtensionPoint.TOTAL, None, TotalResult([], [], None, [], error=message))
         yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(None, error=message))
 
@@ -308,6 +421,7 @@ class Cycle:
 
     def _bind(self, node: str) -> Iterator[Event]:
         self.snapshot.bind(self.pod, node)  # assume: the pod counts on the node from now on
+        self.scheduler.nominator.delete(self.pod)
         steps = (
             (ExtensionPoint.RESERVE, self.fw.run_reserve),
             (ExtensionPoint.PERMIT, self.fw.run_permit),
@@ -317,17 +431,47 @@ class Cycle:
         )
         for point, run in steps:
             for plugin, status in run(self.state, self.pod, node):
-                yield self.event(point, plugin, BindingStep(status_json(status), node))
+                state = _binding_state_json(self.fw.plugin(plugin), self.state, node)
+                yield self.event(point, plugin, BindingStep(status_json(status), node, state))
                 if not is_success(status) and not status.is_skip:
                     yield from self._binding_failed(point, plugin, status, node)
                     return
+        self.outcome.node_name = node
         yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(node))
 
     def _binding_failed(self, point: ExtensionPoint, plugin: str, status: Status, node: str) -> Iterator[Event]:
         self.fw.run_unreserve(self.state, self.pod, node)
         self.snapshot.unbind(self.pod)
         message = f'running {point.value} plugin "{plugin}": {status.message}'
+        self._failed(message, rejected=status.is_rejected, nominating=CLEAR_NOMINATED_NODE)
+        if status.is_rejected:
+            self.outcome.unschedulable_plugins.add(plugin)
         yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(None, error=message))
+
+
+def _with_verdict(verdict: FilterVerdicts, i: int, status: MaybeStatus) -> FilterVerdicts:
+    """A copy of one plugin's verdicts with node ``i``'s replaced."""
+    palette, choice = list(verdict.palette), verdict.choice.copy()
+    if is_success(status):
+        choice[i] = PASS
+    else:
+        choice[i] = len(palette)
+        palette.append(status)
+    return FilterVerdicts(palette, choice)
+
+
+def _post_filter_payload(result, status) -> PostFilterOutcome:
+    code = "Success" if is_success(status) else status.code.label
+    reasons = [] if is_success(status) else list(status.reasons)
+    if result is None:
+        return PostFilterOutcome(code, reasons, None, {}, [])
+    return PostFilterOutcome(code, reasons, result.nominated_node_name, dict(result.candidates),
+                             list(result.victims), result.nomination_tie, result.summary)
+
+
+def _binding_state_json(plugin, state: CycleState, node: str):
+    describe = getattr(plugin, "binding_state_json", None)
+    return describe(state, node) if describe is not None else None
 
 
 def _plugin_state_json(plugin, method: str, state: CycleState):
@@ -346,6 +490,4 @@ def simulate(scenario: Scenario, *, tie_break: str = TIE_BREAK_FIRST, seed: Opti
 
 def fresh_copy(scenario: Scenario) -> Scenario:
     """Binding sets ``pod.node_name``: work on copies so a Scenario can be simulated twice."""
-    pods = [copy.copy(p) for p in scenario.pods]
-    return Scenario(scenario.nodes, pods, scenario.namespaces, scenario.services, scenario.workloads,
-                    scenario.config)
+    return dataclasses.replace(scenario, pods=[copy.copy(p) for p in scenario.pods])

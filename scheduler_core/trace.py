@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Optional
 
 from scheduler_core.events import Event, ExtensionPoint
-from scheduler_core.names import INTER_POD_AFFINITY, POD_TOPOLOGY_SPREAD
+from scheduler_core.names import DEFAULT_PREEMPTION, INTER_POD_AFFINITY, POD_TOPOLOGY_SPREAD
 
 STATE_PLUGINS = (POD_TOPOLOGY_SPREAD, INTER_POD_AFFINITY)
 _QUIET_CODES = ("Success", "Skip")
@@ -68,7 +68,16 @@ def _filter(cycle: dict, extras: dict, plugin: Optional[str], payload: dict) -> 
 
 
 def _post_filter(cycle: dict, extras: dict, plugin: Optional[str], payload: dict) -> None:
-    extras["postFilter"] = dict(payload)
+    """The spec's ``postFilter`` is DefaultPreemption's dry run, only when it ran."""
+    if plugin != DEFAULT_PREEMPTION:
+        return
+    out = {key: payload[key] for key in ("code", "reasons", "victims", "candidates")}
+    if payload.get("summary") is not None:
+        out["reasons"] = [payload["summary"]]
+    out["nominatedNodeName"] = payload["nominatedNodeName"] or None  # "" (cleared) prints as null
+    if payload.get("nominationTie"):
+        out["nominationTie"] = True
+    extras["postFilter"] = out
 
 
 def _pre_score(cycle: dict, extras: dict, plugin: Optional[str], payload: dict) -> None:

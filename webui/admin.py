@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from webui.models import Run, RunEvent, Scenario, ScenarioVersion, ShareLink
+from webui.models import Run, RunSegment, Scenario, ScenarioVersion, ShareLink
 
 
 class VersionInline(admin.TabularInline):
@@ -33,11 +33,15 @@ class RunAdmin(admin.ModelAdmin):
     readonly_fields = ("version", "event_count", "claimed_by", "heartbeat", "attempts", "started", "finished")
 
 
-@admin.register(RunEvent)
-class RunEventAdmin(admin.ModelAdmin):
-    list_display = ("run", "seq", "cycle", "extension_point", "plugin", "pod")
-    list_filter = ("extension_point",)
-    readonly_fields = ("run", "seq", "cycle", "extension_point", "plugin", "pod", "payload")
+@admin.register(RunSegment)
+class RunSegmentAdmin(admin.ModelAdmin):
+    list_display = ("run", "cycle", "first_seq", "end_seq", "size")
+    readonly_fields = ("run", "cycle", "first_seq", "end_seq", "size")
+    exclude = ("blob",)  # binary (a NumPy .npz): read it through the API
+
+    @admin.display(description="bytes")
+    def size(self, segment: RunSegment) -> int:
+        return len(segment.blob)
 
 
 @admin.register(ShareLink)

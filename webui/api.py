@@ -6,6 +6,7 @@ import gzip
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
+from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.utils.cache import patch_vary_headers
@@ -14,10 +15,10 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.files import UploadedFile
 from ninja.security import APIKeyCookie
 
-from webui import presenters, schemas
-from webui.services import access, demos, engine, events, imports, objects, runs, scenarios, shares
+from webui import overload, presenters, schemas
+from webui.services import access, demos, engine, events, imports, objects, runs, scenarios, segments, shares
 from webui.services.access import Actor
-from webui.services.errors import DomainError, LimitExceeded, ReadOnlyShare
+from webui.services.errors import DomainError, LimitExceeded, NotFound, ReadOnlyShare
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 GZIP_LEVEL = 1  # fast: a 2 MB cycle compresses ~10x at level 1 in a few ms
@@ -32,6 +33,14 @@ class NodeLabelsOut(Schema):
 class NodesOut(Schema):
     version: int
     nodes: list[NodeLabelsOut]
+
+
+class RunNamesOut(Schema):
+    nodes: list[NodeLabelsOut]
+    pods: list[str]
+
+
+SEGMENT_CONTENT_TYPE = "application/x-npz"  # NumPy's .npz: a ZIP of .npy arrays
 
 
 class SessionActor(APIKeyCookie):
@@ -55,21 +64,39 @@ class SessionActor(APIKeyCookie):
         raise NotImplementedError  # __call__ does the work
 
 
-api = NinjaAPI(title="SchedLab API", version="1", auth=SessionActor(), urls_namespace="api")
+API_DESCRIPTION = (
+    "SchedLab re-runs kube-scheduler v1.35's decisions on a cluster scenario and shows every step. "
+    "Save scenarios (Kubernetes YAML), start runs, read each run's events (the engine's own, one per "
+    "extension point and plugin) and the engine's explanation of each cycle, and share read-only links. "
+    "Every error has one shape: {\"error\": {\"code\", \"message\", \"details\"}}. Writes need the "
+    "X-CSRFToken header (GET /api/session); a share token (X-Share-Token or ?token=) grants reads only."
+)
+api = NinjaAPI(title="SchedLab API", version="1", description=API_DESCRIPTION, auth=SessionActor(), urls_namespace="api")
 scenario_router = Router(tags=["scenarios"])
 run_router = Router(tags=["runs"])
 share_router = Router(tags=["share links"])
 misc_router = Router(tags=["misc"])
-ERRORS = {400: schemas.ErrorOut, 403: schemas.ErrorOut, 404: schemas.ErrorOut, 413: schemas.ErrorOut}
+ERRORS = {400: schemas.ErrorOut, 403: schemas.ErrorOut, 404: schemas.ErrorOut, 413: schemas.ErrorOut, 503: schemas.ErrorOut}
 
 
 def error_response(request: HttpRequest, status: int, code: str, message: str, details: dict | None = None) -> HttpResponse:
-    return api.create_response(request, {"error": {"code": code, "message": message, "details": details or {}}}, status=status)
+    return api.create_response(request, overload.error_body(code, message, details), status=status)
 
 
 @api.exception_handler(DomainError)
 def on_domain_error(request: HttpRequest, exc: DomainError) -> HttpResponse:
-    return error_response(request, exc.status, exc.code, exc.message, exc.details)
+    response = error_response(request, exc.status, exc.code, exc.message, exc.details)
+    if exc.retry_after is not None:
+        response["Retry-After"] = str(exc.retry_after)
+    return response
+
+
+@api.exception_handler(OperationalError)
+@api.exception_handler(InterfaceError)
+def on_database_unavailable(request: HttpRequest, exc: Exception) -> HttpResponse:
+    """Out of pooled connections, too many clients, a connection cut: 503, the client retries."""
+    overload.log_unavailable(request, exc)
+    return on_domain_error(request, overload.unavailable())
 
 
 @api.exception_handler(ValidationError)
@@ -97,16 +124,20 @@ def on_too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
 # --- misc ---------------------------------------------------------------------------------------
 
 
-@misc_router.get("/session", response=schemas.SessionOut)
+@misc_router.get("/session", response=schemas.SessionOut, summary="Who you are, and the CSRF token")
 def session(request: HttpRequest):
-    """Also sets the csrftoken cookie the browser echoes in X-CSRFToken."""
+    """The current user (or anonymous) and the CSRF token to send back as X-CSRFToken on every POST/PUT/DELETE; also
+    sets the csrftoken cookie.
+    """
     user = request.user.get_username() if request.user.is_authenticated else None
     return schemas.SessionOut(csrfToken=get_token(request), user=user, anonymous=user is None)
 
 
-@misc_router.post("/validate", response={200: schemas.ValidationOut, 413: schemas.ErrorOut})
+@misc_router.post("/validate", response={200: schemas.ValidationOut, 413: schemas.ErrorOut}, summary="Check scenario text without saving it")
 def validate(request: HttpRequest, body: schemas.TextIn):
-    """200 with every problem; 413 limit_exceeded (details: limit, max, errors) over a size limit."""
+    """Validates YAML text as the engine loads it: 200 with every problem (object, field path, line, message) and a
+    summary of nodes and pods; 413 limit_exceeded when the text is over a size limit.
+    """
     engine.enforce_size(body.text)
     check = engine.check(body.text)
     if check.over_limit is not None:
@@ -114,13 +145,15 @@ def validate(request: HttpRequest, body: schemas.TextIn):
     return presenters.validation(check)
 
 
-@misc_router.get("/demos", response=list[schemas.DemoOut])
+@misc_router.get("/demos", response=list[schemas.DemoOut], summary="List the demo scenarios")
 def demo_list(request: HttpRequest):
+    """The built-in examples, each with a plain-words description of what it teaches."""
     return [schemas.DemoOut(slug=d.slug, name=d.name, description=d.description) for d in demos.all_demos()]
 
 
-@misc_router.post("/demos/{slug}/scenarios", response={201: schemas.ScenarioOut, **ERRORS})
+@misc_router.post("/demos/{slug}/scenarios", response={201: schemas.ScenarioOut, **ERRORS}, summary="Copy a demo into your own scenario")
 def demo_create(request: HttpRequest, slug: str):
+    """Creates a new scenario of yours from the demo's text (demos themselves are read-only)."""
     saved = demos.create_from_demo(request.auth, slug)
     return Status(201, presenters.scenario(request.auth, saved.scenario, saved.version, saved.check))
 
@@ -132,19 +165,23 @@ def _saved(request: HttpRequest, saved: scenarios.Saved) -> schemas.ScenarioOut:
     return presenters.scenario(request.auth, saved.scenario, saved.version, saved.check)
 
 
-@scenario_router.get("", response=list[schemas.ScenarioSummaryOut])
+@scenario_router.get("", response=list[schemas.ScenarioSummaryOut], summary="List scenarios")
 def scenario_list(request: HttpRequest, q: str = ""):
+    """Your scenarios and the demos, newest first; `q` searches names and descriptions."""
     return [presenters.scenario_summary(request.auth, s) for s in scenarios.listing(request.auth, q)]
 
 
-@scenario_router.post("", response={201: schemas.ScenarioOut, **ERRORS})
+@scenario_router.post("", response={201: schemas.ScenarioOut, **ERRORS}, summary="Create a scenario")
 def scenario_create(request: HttpRequest, body: schemas.ScenarioIn):
+    """Saves the text as version 1, even when it does not validate (`valid` and `errors` say what is wrong)."""
     return Status(201, _saved(request, scenarios.create(request.auth, body.name, body.text, body.description)))
 
 
-@scenario_router.post("/import", response={201: schemas.ScenarioOut, **ERRORS})
+@scenario_router.post("/import", response={201: schemas.ScenarioOut, **ERRORS}, summary="Import a file as a scenario")
 def scenario_import(request: HttpRequest, name: Form[str] = "", text: Form[str] = "", file: File[UploadedFile] = None):
-    """Multipart/form upload of a file, or pasted text; `kubectl get -o yaml` List output is tidied."""
+    """Multipart upload of a file, or pasted text in a form field; `kubectl get -o yaml` List output is tidied into a
+    YAML stream.
+    """
     raw = _upload_text(file) if file is not None else text
     engine.enforce_size(raw)  # before tidying: nothing over the limit is parsed
     title = name or (file.name if file is not None else "") or "Imported scenario"
@@ -159,55 +196,66 @@ def _upload_text(file: UploadedFile) -> str:
         raise DomainError("the uploaded file is not UTF-8 text") from None
 
 
-@scenario_router.get("/{int:scenario_id}", response={200: schemas.ScenarioOut, **ERRORS})
+@scenario_router.get("/{int:scenario_id}", response={200: schemas.ScenarioOut, **ERRORS}, summary="Read a scenario")
 def scenario_detail(request: HttpRequest, scenario_id: int):
+    """The latest version's text with its validation result; with a share token, the shared version."""
     scenario = access.readable_scenario(request.auth, scenario_id)
     version = scenarios.visible_version(request.auth, scenario)
     return presenters.scenario(request.auth, scenario, version, engine.check(version.text))
 
 
-@scenario_router.put("/{int:scenario_id}", response={200: schemas.ScenarioOut, **ERRORS})
+@scenario_router.put("/{int:scenario_id}", response={200: schemas.ScenarioOut, **ERRORS}, summary="Save a new version")
 def scenario_update(request: HttpRequest, scenario_id: int, body: schemas.ScenarioUpdateIn):
+    """Always makes a new version (invalid YAML included); `valid` and `errors` describe it. Demos and other people's
+    scenarios are read-only.
+    """
     scenario = access.writable_scenario(request.auth, scenario_id)
     return _saved(request, scenarios.save(scenario, body.text, body.name, body.description))
 
 
-@scenario_router.delete("/{int:scenario_id}", response={204: None, **ERRORS})
+@scenario_router.delete("/{int:scenario_id}", response={204: None, **ERRORS}, summary="Delete a scenario")
 def scenario_delete(request: HttpRequest, scenario_id: int):
-    scenarios.delete(access.writable_scenario(request.auth, scenario_id))
+    """Deletes the scenario with all its versions, runs and share links (owner only). Its queued and
+    running runs are cancelled first (their workers stop at their next write)."""
+    runs.delete_scenario(access.writable_scenario(request.auth, scenario_id))
     return Status(204, None)
 
 
-@scenario_router.post("/{int:scenario_id}/fork", response={201: schemas.ScenarioOut, **ERRORS})
+@scenario_router.post("/{int:scenario_id}/fork", response={201: schemas.ScenarioOut, **ERRORS}, summary="Fork a scenario")
 def scenario_fork(request: HttpRequest, scenario_id: int, body: schemas.ForkIn | None = None):
+    """Copies one version (the latest by default) into a new scenario of yours."""
     body = body or schemas.ForkIn()
     scenario = access.readable_scenario(request.auth, scenario_id)
     return Status(201, _saved(request, scenarios.fork(request.auth, scenario, body.version, body.name)))
 
 
-@scenario_router.get("/{int:scenario_id}/versions", response={200: list[schemas.VersionSummaryOut], **ERRORS})
+@scenario_router.get("/{int:scenario_id}/versions", response={200: list[schemas.VersionSummaryOut], **ERRORS}, summary="List a scenario's versions")
 def version_list(request: HttpRequest, scenario_id: int):
+    """Every version's number, time and size (a share token sees only the shared version)."""
     scenario = access.readable_scenario(request.auth, scenario_id)
     if request.auth.share is not None:
         return [presenters.version_summary(request.auth.share.version)]
     return [presenters.version_summary(v) for v in scenario.versions.order_by("number")]
 
 
-@scenario_router.get("/{int:scenario_id}/versions/{int:number}", response={200: schemas.VersionOut, **ERRORS})
+@scenario_router.get("/{int:scenario_id}/versions/{int:number}", response={200: schemas.VersionOut, **ERRORS}, summary="Read one version")
 def version_detail(request: HttpRequest, scenario_id: int, number: int):
+    """The version's YAML text as saved."""
     scenario = access.readable_scenario(request.auth, scenario_id)
     return presenters.version(scenarios.visible_version(request.auth, scenario, number))
 
 
-@scenario_router.get("/{int:scenario_id}/diff", response={200: schemas.DiffOut, **ERRORS})
+@scenario_router.get("/{int:scenario_id}/diff", response={200: schemas.DiffOut, **ERRORS}, summary="Compare two versions")
 def version_diff(request: HttpRequest, scenario_id: int, old: int, new: int):
+    """A unified diff from version `old` to version `new`."""
     scenario = access.readable_scenario(request.auth, scenario_id)
     before, after = (scenarios.visible_version(request.auth, scenario, n) for n in (old, new))
     return schemas.DiffOut(old=old, new=new, diff=scenarios.diff(before, after))
 
 
-@scenario_router.get("/{int:scenario_id}/export", response={200: None, **ERRORS})
+@scenario_router.get("/{int:scenario_id}/export", response={200: None, **ERRORS}, summary="Download a version's YAML")
 def scenario_export(request: HttpRequest, scenario_id: int, version: int | None = None):
+    """The version's text as a YAML file download."""
     scenario = access.readable_scenario(request.auth, scenario_id)
     chosen = scenarios.visible_version(request.auth, scenario, version)
     response = HttpResponse(chosen.text, content_type="application/yaml; charset=utf-8")
@@ -215,46 +263,54 @@ def scenario_export(request: HttpRequest, scenario_id: int, version: int | None 
     return response
 
 
-@scenario_router.get("/{int:scenario_id}/objects", response={200: schemas.ObjectsOut, **ERRORS})
+@scenario_router.get("/{int:scenario_id}/objects", response={200: schemas.ObjectsOut, **ERRORS}, summary="Nodes and pods as the engine reads them")
 def scenario_objects(request: HttpRequest, scenario_id: int, version: int | None = None):
-    """Nodes and pods as the engine reads them; 400/413 with every problem when the version does not validate."""
+    """Every node (labels, taints, allocatable) and pod (labels, node, priority, effective requests) after the
+    engine's defaulting; 400/413 with every problem when the version does not validate.
+    """
     scenario = access.readable_scenario(request.auth, scenario_id)
     chosen = scenarios.visible_version(request.auth, scenario, version)
     return _json_bytes(request, objects.objects_json(chosen, lambda found: presenters.scenario_objects(found).model_dump_json().encode()))
 
 
-@scenario_router.get("/{int:scenario_id}/nodes", response={200: NodesOut, **ERRORS})
+@scenario_router.get("/{int:scenario_id}/nodes", response={200: NodesOut, **ERRORS}, summary="Node names and labels")
 def scenario_nodes(request: HttpRequest, scenario_id: int, version: int | None = None):
-    """Only the nodes' names and labels (what the run view groups by); the same errors as /objects."""
+    """Only each node's name and labels (what the run view groups by); the same errors as /objects."""
     scenario = access.readable_scenario(request.auth, scenario_id)
     chosen = scenarios.visible_version(request.auth, scenario, version)
     return _json_bytes(request, objects.nodes_json(chosen))
 
 
-@scenario_router.post("/{int:scenario_id}/runs", response={201: schemas.RunOut, **ERRORS, 429: schemas.ErrorOut})
+@scenario_router.post("/{int:scenario_id}/runs", response={201: schemas.RunOut, **ERRORS, 429: schemas.ErrorOut}, summary="Start a run")
 def run_create(request: HttpRequest, scenario_id: int):
+    """Queues a scheduling run of the latest version; 400 when it does not validate, 429 when you have too many runs
+    queued.
+    """
     scenario = access.runnable_scenario(request.auth, scenario_id)
     run = runs.start(request.auth, scenario)
     objects.warm(run.version_id)  # its run view asks for the node labels: have them ready
     return Status(201, presenters.run(run))
 
 
-@scenario_router.get("/{int:scenario_id}/runs", response={200: list[schemas.RunOut], **ERRORS})
+@scenario_router.get("/{int:scenario_id}/runs", response={200: list[schemas.RunOut], **ERRORS}, summary="List a scenario's runs")
 def scenario_runs(request: HttpRequest, scenario_id: int):
+    """The runs of this scenario you may read, newest first (at most 200)."""
     scenario = access.readable_scenario(request.auth, scenario_id)
     found = runs.listing(request.auth, scenario)[:200]
     return [presenters.run(r) for r in found if access.can_read_run(request.auth, r)]
 
 
-@scenario_router.post("/{int:scenario_id}/share", response={201: schemas.ShareOut, **ERRORS})
+@scenario_router.post("/{int:scenario_id}/share", response={201: schemas.ShareOut, **ERRORS}, summary="Make a share link")
 def share_create(request: HttpRequest, scenario_id: int, body: schemas.ShareIn | None = None):
+    """An unguessable read-only link to a version (and optionally a run and a step); owner only."""
     body = body or schemas.ShareIn()
     scenario = access.writable_scenario(request.auth, scenario_id)
     return Status(201, presenters.share(request, shares.create(request.auth, scenario, body.version, body.run, body.step)))
 
 
-@scenario_router.get("/{int:scenario_id}/shares", response={200: list[schemas.ShareOut], **ERRORS})
+@scenario_router.get("/{int:scenario_id}/shares", response={200: list[schemas.ShareOut], **ERRORS}, summary="List a scenario's share links")
 def share_list(request: HttpRequest, scenario_id: int):
+    """Every link made for this scenario, revoked ones included (owner only)."""
     scenario = access.writable_scenario(request.auth, scenario_id)
     return [presenters.share(request, link) for link in shares.listing(scenario)]
 
@@ -262,39 +318,82 @@ def share_list(request: HttpRequest, scenario_id: int):
 # --- runs ---------------------------------------------------------------------------------------
 
 
-@run_router.get("", response=list[schemas.RunOut])
+@run_router.get("", response=list[schemas.RunOut], summary="List your runs")
 def run_list(request: HttpRequest):
+    """Your runs, newest first (at most 200)."""
     return [presenters.run(r) for r in runs.listing(request.auth)[:200]]
 
 
-@run_router.get("/{int:run_id}", response={200: schemas.RunOut, **ERRORS})
+@run_router.get("/{int:run_id}", response={200: schemas.RunOut, **ERRORS}, summary="Read a run")
 def run_detail(request: HttpRequest, run_id: int):
+    """Status, progress, error and stored size; a run whose worker died is re-queued when read."""
     return presenters.run(runs.recover_if_stale(access.readable_run(request.auth, run_id)))
 
 
-@run_router.post("/{int:run_id}/cancel", response={200: schemas.RunOut, **ERRORS, 409: schemas.ErrorOut})
+@run_router.post("/{int:run_id}/cancel", response={200: schemas.RunOut, **ERRORS, 409: schemas.ErrorOut}, summary="Cancel a run")
 def run_cancel(request: HttpRequest, run_id: int):
+    """Stops a queued or running run; 409 when it has already finished."""
     return presenters.run(runs.cancel(access.writable_run(request.auth, run_id)))
 
 
-@run_router.get("/{int:run_id}/events", response={200: schemas.EventsPageOut, **ERRORS})
+@run_router.delete("/{int:run_id}", response={204: None, **ERRORS}, summary="Delete a run")
+def run_delete(request: HttpRequest, run_id: int):
+    """Deletes the run with its events (owner only). A queued or running run is cancelled first (its
+    worker stops at its next write)."""
+    runs.delete(access.writable_run(request.auth, run_id))
+    return Status(204, None)
+
+
+@run_router.get("/{int:run_id}/events", response={200: schemas.EventsPageOut, **ERRORS}, summary="Read a run's events")
 def run_events(
     request: HttpRequest, run_id: int, since: Query[int] = 0, limit: Query[int] = events.PAGE_SIZE, cycle: Query[int | None] = None
 ):
+    """A page of the engine's events from the cursor `since` (pass `next` back), or with `cycle=N` every event of one
+    cycle in one answer.
+    """
     run = runs.recover_if_stale(access.readable_run(request.auth, run_id))  # status before events: see consumers
     if cycle is not None:
         return _cycle_events(request, run, cycle)
-    page = events.page(run.pk, max(since, 0), limit)
+    page = events.page(run, max(since, 0), limit)
     cursor = page[-1]["seq"] + 1 if page else max(since, 0)
-    done = run.is_finished and not events.page(run.pk, cursor, 1)
+    done = run.is_finished and cursor >= segments.stored_event_count(run.pk)
     return schemas.EventsPageOut(events=page, next=cursor, done=done)
 
 
 def _cycle_events(request: HttpRequest, run, cycle: int) -> HttpResponse:
-    """All of one cycle in one answer; `done` once its CycleEnd is among them (or the run finished).
+    """All of one cycle in one answer; `done` once its CycleEnd is among them (or the run finished)."""
+    return _json_bytes(request, events.cycle_page_json(run, cycle, run.is_finished))
 
-    Same shape as EventsPageOut, but spliced from the stored payloads (a 5000-node cycle is ~2 MB)."""
-    return _json_bytes(request, events.cycle_page_json(run.pk, cycle, run.is_finished))
+
+@run_router.get("/{int:run_id}/segment", response={200: None, **ERRORS})
+def run_segment(request: HttpRequest, run_id: int, cycle: int):
+    """One cycle's events as stored: a NumPy .npz (docs/WEB_API.md, "Event segments"); 404 until it is stored."""
+    run = access.readable_run(request.auth, run_id)
+    blob = segments.cycle_blob(run, cycle)
+    if blob is None:
+        raise NotFound(f"run {run.pk} has no stored cycle {cycle}")
+    response = HttpResponse(blob, content_type=SEGMENT_CONTENT_TYPE)
+    # A stored cycle never changes; through a share link it is not kept, so a revoked link reads nothing.
+    cacheable = run.is_finished and request.auth.share is None
+    response["Cache-Control"] = "private, max-age=31536000, immutable" if cacheable else "no-store"
+    return response
+
+
+@run_router.get("/{int:run_id}/names", response={200: RunNamesOut, **ERRORS})
+def run_names(request: HttpRequest, run_id: int):
+    """What the segments' indices refer to: the nodes (with labels) and the pending pods, once per run."""
+    run = access.readable_run(request.auth, run_id)
+    return _gzipped_json(request, segments.stored_names_gz(run))
+
+
+def _gzipped_json(request: HttpRequest, gzipped: bytes) -> HttpResponse:
+    """JSON stored gzipped: sent as it is to clients that accept gzip, else decompressed."""
+    accepts = "gzip" in request.headers.get("Accept-Encoding", "")
+    response = HttpResponse(gzipped if accepts else gzip.decompress(gzipped), content_type="application/json; charset=utf-8")
+    if accepts:
+        response["Content-Encoding"] = "gzip"
+    patch_vary_headers(response, ("Accept-Encoding",))
+    return response
 
 
 def _json_bytes(request: HttpRequest, body: bytes) -> HttpResponse:
@@ -309,35 +408,51 @@ def _json_bytes(request: HttpRequest, body: bytes) -> HttpResponse:
     return response
 
 
-@run_router.get("/{int:run_id}/cycles", response={200: list[schemas.CycleOut], **ERRORS})
+@run_router.get("/{int:run_id}/cycles", response={200: list[schemas.CycleOut], **ERRORS}, summary="List a run's cycles")
 def run_cycles(request: HttpRequest, run_id: int):
-    """The finished cycles of a run, from an index written at run time (no payload is read)."""
+    """Each finished cycle's pod, node (or null) and FailedScheduling message, with its seq range; read from an
+    index, no payload is decoded.
+    """
     run = access.readable_run(request.auth, run_id)
     return [presenters.cycle(row) for row in events.cycles(run.pk)]
 
 
-@run_router.get("/{int:run_id}/trace", response={200: dict, **ERRORS})
+@run_router.get("/{int:run_id}/cycles/{int:cycle}/explain", response={200: schemas.CycleExplanationOut, **ERRORS}, summary="Explain one cycle")
+def run_cycle_explain(request: HttpRequest, run_id: int, cycle: int):
+    """Why the cycle's pod went where it did, or nowhere, computed by the engine from the cycle's events: PreFilter's
+    rejection or narrowing, the Filter reasons grouped with their nodes (as FailedScheduling counts them), each
+    PodTopologySpread constraint's allowed domains and the nodes all of them allow, and the winner's margin over
+    the runner-up per plugin. 404 when the cycle has no events yet.
+    """
+    run = access.readable_run(request.auth, run_id)
+    return presenters.explanation(events.explanation(run, cycle))
+
+
+@run_router.get("/{int:run_id}/trace", response={200: dict, **ERRORS}, summary="Download the run's trace")
 def run_trace(request: HttpRequest, run_id: int):
+    """The spec's trace summary (SCENARIO_AND_TRACE.md), rebuilt from the stored events."""
     return events.trace(access.readable_run(request.auth, run_id))
 
 
 # --- share links --------------------------------------------------------------------------------
 
 
-@share_router.get("/{token}", response={200: schemas.ShareResolvedOut, **ERRORS})
+@share_router.get("/{token}", response={200: schemas.ShareResolvedOut, **ERRORS}, summary="Open a share link")
 def share_resolve(request: HttpRequest, token: str):
+    """What the token shares: the scenario, the version's text, the run (if any) and the step."""
     return presenters.share_resolved(access.active_share(token))
 
 
-@share_router.post("/{token}/fork", response={201: schemas.ScenarioOut, **ERRORS})
+@share_router.post("/{token}/fork", response={201: schemas.ScenarioOut, **ERRORS}, summary="Fork a shared version")
 def share_fork(request: HttpRequest, token: str, body: schemas.ForkIn | None = None):
-    """The token names the source (in the path); the new scenario is the caller's own."""
+    """Copies the shared version into a new scenario of yours (the token is in the path, not a credential)."""
     saved = shares.fork(request.auth, access.active_share(token), (body or schemas.ForkIn()).name)
     return Status(201, _saved(request, saved))
 
 
-@share_router.delete("/{token}", response={200: schemas.ShareOut, **ERRORS})
+@share_router.delete("/{token}", response={200: schemas.ShareOut, **ERRORS}, summary="Revoke a share link")
 def share_revoke(request: HttpRequest, token: str):
+    """The link stops working at once (owner only)."""
     return presenters.share(request, shares.revoke(request.auth, token))
 
 

@@ -18,8 +18,13 @@ log = logging.getLogger(__name__)
 
 @worker_ready.connect
 def _recover_abandoned_runs(**_kwargs) -> None:
-    """Every worker sweeps for runs a dead worker left "running": at start, then periodically,
-    so such a run is re-queued or failed even when nobody is looking at it."""
+    """Every worker sweeps for runs left behind (services.runs: a dead worker's "running" runs, and
+    queued runs whose task message was lost or whose claim failed): at start, then every
+    SCHEDLAB_RECOVERY_SWEEP_SECONDS, so such a run is re-queued or failed even when nobody looks.
+
+    A thread in each worker rather than Celery beat: nothing more to deploy or to keep running
+    (embedded mode included), and sweeps by several workers at once are safe because every
+    recovery step is a conditional UPDATE."""
     _sweep()
     threading.Thread(target=_sweep_forever, name="schedlab-sweeper", daemon=True).start()
 
@@ -41,5 +46,5 @@ def _sweep_forever() -> None:
     from django.conf import settings
 
     while True:
-        time.sleep(settings.SCHEDLAB_HEARTBEAT_STALE_SECONDS)
+        time.sleep(settings.SCHEDLAB_RECOVERY_SWEEP_SECONDS)
         _sweep()

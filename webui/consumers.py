@@ -1,9 +1,9 @@
 """/ws/runs/<id>/?since=<seq>[&token=<share token>]: a thin relay of a run's events.
 
 The stored event log is the source of truth (channels_redis may drop messages, and in embedded mode
-the worker's messages never reach this process), so live messages are only a hint: whenever one
-does not continue exactly where we are, and every POLL_SECONDS anyway, we read the log after the
-last seq sent. The cursor makes delivery gap-free and duplicate-free.
+the worker's messages never reach this process), so live messages are only a hint ("stored up to
+seq N"): on one, and every POLL_SECONDS anyway, we read the log after the last seq sent. The
+cursor makes delivery gap-free and duplicate-free.
 """
 
 from __future__ import annotations
@@ -15,12 +15,14 @@ from urllib.parse import parse_qs
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from webui import publisher
+from webui import overload, publisher
 from webui.models import Run
 from webui.services import access, events, runs
 from webui.services.errors import DomainError
 
 POLL_SECONDS = 0.5
+CLOSE_NOT_FOUND = 4404
+CLOSE_TRY_AGAIN_LATER = 1013  # RFC 6455: the database is overloaded or unreachable; reconnect later
 
 
 @database_sync_to_async
@@ -56,7 +58,10 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
             self.cursor = max(0, int(query.get("since", ["0"])[0]))
             await _authorize(self.scope, self.run_id, query.get("token", [""])[0])
         except (ValueError, DomainError):
-            await self.close(code=4404)
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
+        except overload.UNAVAILABLE_ERRORS:
+            await self.close(code=CLOSE_TRY_AGAIN_LATER)
             return
         self.lock = asyncio.Lock()
         await self.channel_layer.group_add(publisher.group_name(self.run_id), self.channel_name)
@@ -68,13 +73,13 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
             self.poller.cancel()
             await self.channel_layer.group_discard(publisher.group_name(self.run_id), self.channel_name)
 
-    async def run_events(self, message: publisher.GroupEvents) -> None:
+    async def run_stored(self, message: publisher.GroupStored) -> None:
+        """A worker stored more events: read them from the log now rather than at the next poll."""
+        if message["next"] <= self.cursor:
+            return
         async with self.lock:
-            fresh = [e for e in message["events"] if e["seq"] >= self.cursor]
-            if fresh and fresh[0]["seq"] == self.cursor:
-                await self._send_events(fresh)
-            elif fresh:
-                await self._catch_up()  # a gap: some message was lost or arrived late
+            run = await _run_state(self.run_id)
+            await self._catch_up(run)
 
     async def _poll(self) -> None:
         with contextlib.suppress(asyncio.CancelledError):
@@ -82,7 +87,10 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
                 while not await self._tick():
                     await asyncio.sleep(POLL_SECONDS)
             except RunGone:
-                await self.close(code=4404)
+                await self.close(code=CLOSE_NOT_FOUND)
+                return
+            except overload.UNAVAILABLE_ERRORS:
+                await self.close(code=CLOSE_TRY_AGAIN_LATER)  # the browser reconnects from its cursor
                 return
             await self.close()
 
@@ -90,14 +98,14 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
         """Catch up from the log; True once the run is finished and everything was sent."""
         async with self.lock:
             run = await _run_state(self.run_id)  # status first: a finished run has all events stored
-            await self._catch_up()
+            await self._catch_up(run)
             if runs.is_finished(run.status):
                 await self.send_json(publisher.end_message(run))
                 return True
         return False
 
-    async def _catch_up(self) -> None:
-        while page := await database_sync_to_async(events.page)(self.run_id, self.cursor):
+    async def _catch_up(self, run: Run) -> None:
+        while page := await database_sync_to_async(events.stream_page)(run, self.cursor):
             await self._send_events(page)
 
     async def _send_events(self, batch: list[publisher.EventMessage]) -> None:

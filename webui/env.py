@@ -7,6 +7,8 @@ confusing default.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
+from ipaddress import IPv4Network, IPv6Network, ip_network
 from pathlib import Path
 from urllib.parse import parse_qsl, unquote, urlsplit
 
@@ -65,18 +67,41 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
-def parse_database_url(url: str) -> dict:
+@dataclass(frozen=True)
+class PoolBudget:
+    """One process's PostgreSQL connections (psycopg_pool, through Django's OPTIONS["pool"])."""
+
+    min_size: int  # kept open while idle
+    max_size: int  # never more, whatever the number of threads asking
+    timeout: float  # seconds a request waits for a free connection before it fails (503)
+
+    def options(self) -> dict:
+        return {"min_size": self.min_size, "max_size": self.max_size, "timeout": self.timeout}
+
+
+def env_networks(name: str) -> tuple[IPv4Network | IPv6Network, ...]:
+    """Comma-separated addresses or CIDR networks ("10.0.0.1, 192.168.0.0/16, ::1")."""
+    networks = []
+    for item in env_list(name, []):
+        try:
+            networks.append(ip_network(item, strict=False))
+        except ValueError:
+            raise ImproperlyConfigured(f"{name}: {item!r} is not an IP address or network") from None
+    return tuple(networks)
+
+
+def parse_database_url(url: str, pool: PoolBudget | None = None) -> dict:
     """postgres://user:pass@host:port/name?sslmode=require or sqlite:////abs/path -> DATABASES entry."""
     parts = urlsplit(url)
     if parts.scheme in ("postgres", "postgresql", "pgsql"):
-        return _postgres_config(parts)
+        return _postgres_config(parts, pool)
     if parts.scheme == "sqlite":
         # sqlite:///relative/path or sqlite:////absolute/path, as dj-database-url spells them
         return sqlite_config(Path(unquote(parts.path[1:])))
     raise ImproperlyConfigured(f"DATABASE_URL scheme {parts.scheme!r} is not supported (postgres:// or sqlite:///)")
 
 
-def _postgres_config(parts) -> dict:
+def _postgres_config(parts, pool: PoolBudget | None) -> dict:
     name = unquote(parts.path.lstrip("/"))
     if not name:
         raise ImproperlyConfigured("DATABASE_URL names no database (postgres://user@host:5432/NAME)")
@@ -84,6 +109,13 @@ def _postgres_config(parts) -> dict:
         port = parts.port
     except ValueError:
         raise ImproperlyConfigured("DATABASE_URL has an invalid port") from None
+    options: dict = dict(parse_qsl(parts.query))
+    if pool is not None:
+        # A bounded pool per process: daphne runs every request in a thread of its own, so a
+        # persistent connection per thread (CONN_MAX_AGE) grows with the load until PostgreSQL
+        # refuses clients. Pooled connections go back at the end of each request (Django requires
+        # CONN_MAX_AGE 0 with a pool) and health-checked ones come out.
+        options["pool"] = pool.options()
     return {
         "ENGINE": "django.db.backends.postgresql",
         "NAME": name,
@@ -91,9 +123,8 @@ def _postgres_config(parts) -> dict:
         "PASSWORD": unquote(parts.password or ""),
         "HOST": parts.hostname or "",
         "PORT": str(port or ""),
-        "OPTIONS": dict(parse_qsl(parts.query)),
-        # Workers and daphne hold connections for a while; reuse them instead of reconnecting per request.
-        "CONN_MAX_AGE": 60,
+        "OPTIONS": options,
+        "CONN_MAX_AGE": 0 if pool is not None else 60,
         "CONN_HEALTH_CHECKS": True,
     }
 

@@ -1,9 +1,6 @@
 from __future__ import annotations
 
-import json
 import secrets
-import zlib
-from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -69,7 +66,7 @@ FINISHED_STATUSES = (RunStatus.SUCCEEDED, RunStatus.FAILED, RunStatus.CANCELLED)
 
 
 class Run(Owned):
-    """Owner fields say who started the run (the queued-runs limit counts per starter)."""
+    """Owner fields and client_address say who started the run (the queued-runs limits count them)."""
 
     version = models.ForeignKey(ScenarioVersion, on_delete=models.CASCADE, related_name="runs")
     status = models.CharField(max_length=16, choices=RunStatus.choices, default=RunStatus.QUEUED, db_index=True)
@@ -85,7 +82,16 @@ class Run(Owned):
     finished = models.DateTimeField(null=True, blank=True)
     # The trace summary of a succeeded run, built once from its events (they never change afterwards).
     trace = models.JSONField(null=True, blank=True, editable=False)
-    stored_bytes = models.BigIntegerField(default=0)  # compressed event payload bytes stored so far
+    stored_bytes = models.BigIntegerField(default=0)  # bytes of the event segments stored so far
+    # The starter's address as the per-address limit counts it (IPv4, or an IPv6 /64); "" if unknown.
+    client_address = models.CharField(max_length=64, blank=True, default="", db_index=True)
+    # When its task message was last sent, and how many were sent: recovery re-sends a lost one and
+    # fails the run once SCHEDLAB_MAX_RUN_ATTEMPTS messages were sent beyond its claims.
+    queued_at = models.DateTimeField(default=timezone.now, db_index=True)
+    enqueues = models.PositiveIntegerField(default=0)
+    # The names the segments refer to by index, written when the run starts: gzip of the JSON
+    # {"nodes": [{"name", "labels"}], "pods": [pending pod, ...]} (served as is to the browser).
+    names_gz = models.BinaryField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["-created", "-id"]
@@ -102,50 +108,28 @@ class Run(Owned):
         return self.stored_bytes // self.cycle if self.cycle else None
 
 
-# zlib's default level: a 5000-node cycle (~940 KiB of JSON) becomes ~100 KiB in ~50 ms.
-PAYLOAD_COMPRESSION_LEVEL = 6
+class RunSegment(models.Model):
+    """The run's event log, one compressed columnar blob per cycle (scheduler_core.columnar).
 
+    A segment holds consecutive events (seq ``first_seq`` to ``end_seq - 1``) of one cycle; it is
+    written whole, once its CycleEnd (or the run's end) is reached. The names its columns refer to
+    are stored once per run (``Run.names_gz``). This log is the source of truth the websocket tails.
+    """
 
-def compress_payload(payload: Any) -> bytes:
-    return zlib.compress(json.dumps(payload, separators=(",", ":")).encode(), PAYLOAD_COMPRESSION_LEVEL)
-
-
-def decompress_payload(blob: bytes | memoryview) -> Any:
-    return json.loads(zlib.decompress(blob))
-
-
-class RunEvent(models.Model):
-    """The run's event log; the source of truth the websocket tails (channel messages may be dropped)."""
-
-    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="events")
-    seq = models.PositiveIntegerField()  # 0-based position in simulate()'s stream
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="segments")
     cycle = models.PositiveIntegerField()
-    extension_point = models.CharField(max_length=32)
-    plugin = models.CharField(max_length=100, null=True, blank=True)
-    pod = models.CharField(max_length=400, blank=True, default="")
-    # The payload's compact JSON, zlib-compressed: a 5000-node Filter step is ~10x smaller this way.
-    # Read and write it through `payload`; `RunEvent(payload=...)` works too.
-    payload_z = models.BinaryField()
+    first_seq = models.PositiveIntegerField()
+    end_seq = models.PositiveIntegerField()  # one past its last event
+    blob = models.BinaryField()  # a NumPy .npz archive: the format of scheduler_core.columnar
 
     class Meta:
-        ordering = ["run", "seq"]
-        # A retried task re-inserts the same (run, seq) rows; the constraint makes that a no-op.
-        constraints = [models.UniqueConstraint(fields=["run", "seq"], name="unique_run_event_seq")]
-        indexes = [models.Index(fields=["run", "cycle"], name="run_event_cycle")]
+        ordering = ["run", "first_seq"]
+        # A retried task re-inserts the same segments; the constraint makes that a no-op.
+        constraints = [models.UniqueConstraint(fields=["run", "first_seq"], name="unique_run_segment")]
+        indexes = [models.Index(fields=["run", "cycle"], name="run_segment_cycle"), models.Index(fields=["run", "end_seq"], name="run_segment_end")]
 
     def __str__(self) -> str:
-        return f"{self.run_id}#{self.seq} {self.extension_point} {self.plugin or ''}"
-
-    @property
-    def payload(self) -> Any:
-        if getattr(self, "_payload_blob", None) is not self.payload_z:  # decode once per blob
-            self._payload, self._payload_blob = decompress_payload(self.payload_z), self.payload_z
-        return self._payload
-
-    @payload.setter
-    def payload(self, value: Any) -> None:
-        self.payload_z = compress_payload(value)
-        self._payload, self._payload_blob = value, self.payload_z
+        return f"{self.run_id} cycle {self.cycle}: events {self.first_seq}..{self.end_seq - 1}"
 
 
 class RunCycle(models.Model):

@@ -7,9 +7,11 @@ from django.shortcuts import render
 from django.urls import path
 from django.views.decorators.csrf import ensure_csrf_cookie
 
+from webui.services import scenarios
+
 @ensure_csrf_cookie
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "schedlab/scenario_list.html")
+    return render(request, "schedlab/scenario_list.html", {"blank_template": scenarios.blank_template()})
 
 
 @ensure_csrf_cookie

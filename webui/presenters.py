@@ -39,7 +39,7 @@ def scenario(actor: Actor, scenario: Scenario, version: ScenarioVersion, check: 
 
 def validation(check: engine.Check) -> schemas.ValidationOut:
     summary = schemas.SummaryOut(**vars(check.summary)) if check.summary else None
-    return schemas.ValidationOut(valid=check.valid, errors=check.errors, summary=summary)
+    return schemas.ValidationOut(valid=check.valid, errors=check.errors, summary=summary, notices=check.notices)
 
 
 def version_summary(version: ScenarioVersion) -> schemas.VersionSummaryOut:
@@ -143,3 +143,8 @@ def share_resolved(link: ShareLink) -> schemas.ShareResolvedOut:
     )
 
 
+
+
+def explanation(found: engine.CycleExplanation) -> schemas.CycleExplanationOut:
+    """The engine's typed explanation, as its JSON (the same camelCase names) validated by the schema."""
+    return schemas.CycleExplanationOut.model_validate(found.to_json())

@@ -11,10 +11,10 @@ from typing import Any, Literal, NotRequired, TypedDict
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
-from webui.models import Run, RunEvent
+from webui.models import Run
 
-# Channels dispatches a group message to the consumer method named by its type ("run.events" -> run_events).
-GROUP_EVENTS_TYPE = "run.events"
+# Channels dispatches a group message to the consumer method named by its type ("run.stored" -> run_stored).
+GROUP_STORED_TYPE = "run.stored"
 # daphne refuses to send a websocket message over 1 MiB (its default --websocket-max-message-size,
 # which also bounds what clients may send us, so we keep it). Batches are split to stay well below.
 WEBSOCKET_BUDGET = 512 * 1024
@@ -44,35 +44,13 @@ class EndMessage(TypedDict):
     error: str
 
 
-class GroupEvents(TypedDict):
-    type: Literal["run.events"]
-    events: list[EventMessage]
+class GroupStored(TypedDict):
+    type: Literal["run.stored"]
+    next: int  # one past the last stored seq
 
 
 def group_name(run_id: int) -> str:
     return f"run_{run_id}"
-
-
-def event_message(event: RunEvent) -> EventMessage:
-    return EventMessage(
-        seq=event.seq,
-        cycle=event.cycle,
-        pod=event.pod,
-        extensionPoint=event.extension_point,
-        plugin=event.plugin,
-        payload=event.payload,
-    )
-
-
-def engine_json(event: RunEvent) -> dict[str, Any]:
-    """The engine's own Event.to_json() shape, for TraceBuilder.add_json."""
-    return {
-        "cycle": event.cycle,
-        "pod": event.pod,
-        "extensionPoint": event.extension_point,
-        "plugin": event.plugin,
-        "payload": event.payload,
-    }
 
 
 def events_message(events: Iterable[EventMessage]) -> EventsMessage:
@@ -100,10 +78,12 @@ def end_message(run: Run) -> EndMessage:
     return EndMessage(type="end", status=run.status, error=run.error)
 
 
-def publish_events(run_id: int, events: list[RunEvent]) -> None:
-    """One group message per stored batch. Best effort: the DB log is the source of truth."""
+def publish_stored(run_id: int, end_seq: int) -> None:
+    """Tell watchers that events up to ``end_seq`` are stored. Best effort: they poll the log anyway.
+
+    Only the cursor travels: the stored log is what every watcher reads, so the worker never turns
+    a 5000-node cycle back into JSON for a group message that nobody may be listening to."""
     layer = get_channel_layer()
-    if layer is None or not events:
+    if layer is None:
         return
-    message = GroupEvents(type=GROUP_EVENTS_TYPE, events=[event_message(e) for e in events])
-    async_to_sync(layer.group_send)(group_name(run_id), message)
+    async_to_sync(layer.group_send)(group_name(run_id), GroupStored(type=GROUP_STORED_TYPE, next=end_seq))

@@ -60,10 +60,19 @@ class SummaryOut(Schema):
     pendingPods: int  # noqa: N815
 
 
+class NoticeOut(Schema):
+    """Something the scheduler leaves out of a valid scenario, said once (never silently dropped)."""
+
+    code: str = Field(description="ignored-kinds, finished-pods, missing-node, other-scheduler, scheduling-gated, resource-claims, pending-volumes")
+    message: str
+    objects: list[str] = Field(description='the objects concerned, e.g. "Pod default/web-1", in document order')
+
+
 class ValidationOut(Schema):
     valid: bool
     errors: list[ScenarioErrorOut]
     summary: SummaryOut | None
+    notices: list[NoticeOut] = []
 
 
 class ScenarioSummaryOut(Schema):
@@ -83,6 +92,7 @@ class ScenarioOut(ScenarioSummaryOut):
     valid: bool
     errors: list[ScenarioErrorOut]
     summary: SummaryOut | None
+    notices: list[NoticeOut] = []
 
 
 class VersionSummaryOut(Schema):
@@ -145,6 +155,79 @@ class CycleOut(Schema):
     firstSeq: int  # noqa: N815 - seq of the cycle's CycleStart event
     endSeq: int  # noqa: N815 - one past its CycleEnd event: the cycle is firstSeq <= seq < endSeq
     failedSchedulingMessage: str | None  # noqa: N815 - null when the pod was scheduled
+
+
+class ReasonGroupOut(Schema):
+    reason: str  # a Filter reason, as FailedScheduling counts it (each node under its first failing plugin)
+    count: int
+    plugins: list[str]
+    nodes: list[str]  # empty for the nodes a PreFilterResult left out (the events do not name them)
+    outsidePreFilter: bool  # noqa: N815
+
+
+class PreFilterExplanationOut(Schema):
+    rejected: bool  # PreFilter stopped the cycle (Filter did not run)
+    plugins: list[str]  # the plugins that rejected, or that narrowed the nodes
+    reasons: list[str]
+    narrowedTo: list[str] | None  # noqa: N815 - the PreFilterResult's nodes; null: every node went to Filter
+    missingNodes: list[str]  # noqa: N815 - narrowed-to names that are not nodes of the cluster
+    sentence: str
+
+
+class FilterExplanationOut(Schema):
+    evaluated: int
+    feasible: int
+    groups: list[ReasonGroupOut]  # most nodes first
+    sentence: str
+
+
+class AllowedDomainOut(Schema):
+    value: str
+    nodes: list[str]
+
+
+class ConstraintAllowanceOut(Schema):
+    topologyKey: str  # noqa: N815
+    maxSkew: int  # noqa: N815
+    allowed: list[AllowedDomainOut]  # the domains this hard constraint alone allows
+    sentence: str
+
+
+class SpreadExplanationOut(Schema):
+    constraints: list[ConstraintAllowanceOut]
+    allowedByAll: list[str]  # noqa: N815 - the candidate nodes every hard constraint allows
+    sentence: str
+
+
+class PluginMarginOut(Schema):
+    plugin: str
+    weight: int
+    winner: int  # the chosen node's weighted score
+    runnerUp: int  # noqa: N815
+    difference: int
+
+
+class WinnerExplanationOut(Schema):
+    node: str
+    total: int
+    runnerUp: str | None  # noqa: N815 - null when one node was scored
+    runnerUpTotal: int | None  # noqa: N815
+    margin: int
+    plugins: list[PluginMarginOut]
+    ties: list[str]
+    sentence: str
+
+
+class CycleExplanationOut(Schema):
+    cycle: int
+    pod: str
+    outcome: str  # scheduled | unschedulable | error | running
+    node: str | None
+    headline: str
+    preFilter: PreFilterExplanationOut | None  # noqa: N815
+    filter: FilterExplanationOut | None
+    spread: SpreadExplanationOut | None
+    winner: WinnerExplanationOut | None
 
 
 class NodeObjectOut(Schema):

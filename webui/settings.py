@@ -14,7 +14,7 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from webui.env import env_bool, env_float, env_int, env_list, env_str, parse_database_url, sqlite_config
+from webui.env import PoolBudget, env_bool, env_float, env_int, env_list, env_networks, env_str, parse_database_url, sqlite_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # Embedded mode's files (SQLite, broker queue, secret key); production needs none of them.
@@ -87,10 +87,24 @@ TEMPLATES = [
     },
 ]
 
+# PostgreSQL connections per process (see README "Connection budget"): daphne holds at most
+# MAX_SIZE; a Celery worker process uses one per pool process plus one for its recovery sweep.
+# 0: a fresh pool opens nothing ahead of its first request (a worker pool process gets a new pool
+# per task, and an eager connection plus the one its first query asks for would be two).
+SCHEDLAB_DB_POOL_MIN_SIZE = env_int("SCHEDLAB_DB_POOL_MIN_SIZE", 0, minimum=0)
+SCHEDLAB_DB_POOL_MAX_SIZE = env_int("SCHEDLAB_DB_POOL_MAX_SIZE", 10, minimum=1)
+SCHEDLAB_DB_POOL_TIMEOUT = env_float("SCHEDLAB_DB_POOL_TIMEOUT", 10.0, minimum=0.1)
+if SCHEDLAB_DB_POOL_MIN_SIZE > SCHEDLAB_DB_POOL_MAX_SIZE:
+    raise ImproperlyConfigured(
+        f"SCHEDLAB_DB_POOL_MIN_SIZE={SCHEDLAB_DB_POOL_MIN_SIZE} is above SCHEDLAB_DB_POOL_MAX_SIZE={SCHEDLAB_DB_POOL_MAX_SIZE}"
+    )
+_pool = PoolBudget(SCHEDLAB_DB_POOL_MIN_SIZE, SCHEDLAB_DB_POOL_MAX_SIZE, SCHEDLAB_DB_POOL_TIMEOUT)
 _database_url = env_str("DATABASE_URL")
 if not _database_url:
     VAR_DIR.mkdir(parents=True, exist_ok=True)
-DATABASES = {"default": parse_database_url(_database_url) if _database_url else sqlite_config(VAR_DIR / "db.sqlite3")}
+DATABASES = {"default": parse_database_url(_database_url, _pool) if _database_url else sqlite_config(VAR_DIR / "db.sqlite3")}
+# An overloaded or unreachable database answers 503 with this Retry-After (seconds), never a 500.
+SCHEDLAB_RETRY_AFTER_SECONDS = env_int("SCHEDLAB_RETRY_AFTER_SECONDS", 5, minimum=1)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -161,10 +175,21 @@ SCHEDLAB_MAX_EVENTS_PER_RUN = env_int("SCHEDLAB_MAX_EVENTS_PER_RUN", 250_000, mi
 SCHEDLAB_MAX_STORED_BYTES_PER_RUN = env_int("SCHEDLAB_MAX_STORED_BYTES_PER_RUN", 512 * 1024 * 1024, minimum=1)
 # Benchmarks only: stop a run (as succeeded) after its first N cycles; 0 runs every cycle.
 SCHEDLAB_RUN_FIRST_CYCLES = env_int("SCHEDLAB_RUN_FIRST_CYCLES", 0, minimum=0)
+# Runs queued or running at once: per owner (user or anonymous session), per client address (an
+# IPv6 client counts by its /64), and on the whole server. Over one: 429 naming the limit.
 SCHEDLAB_MAX_QUEUED_RUNS_PER_OWNER = env_int("SCHEDLAB_MAX_QUEUED_RUNS_PER_OWNER", 5, minimum=1)
+SCHEDLAB_MAX_QUEUED_RUNS_PER_ADDRESS = env_int("SCHEDLAB_MAX_QUEUED_RUNS_PER_ADDRESS", 10, minimum=1)
+SCHEDLAB_MAX_QUEUED_RUNS = env_int("SCHEDLAB_MAX_QUEUED_RUNS", 100, minimum=1)
+# Addresses (or CIDR networks) of reverse proxies whose X-Forwarded-For is believed; empty: none is.
+SCHEDLAB_TRUSTED_PROXIES = env_networks("SCHEDLAB_TRUSTED_PROXIES")
 SCHEDLAB_MAX_RUN_ATTEMPTS = env_int("SCHEDLAB_MAX_RUN_ATTEMPTS", 3, minimum=1)
 # A running run whose heartbeat is older than this is considered abandoned by a dead worker.
 SCHEDLAB_HEARTBEAT_STALE_SECONDS = env_float("SCHEDLAB_HEARTBEAT_STALE_SECONDS", 60.0, minimum=1.0)
+# A queued run still unclaimed this long after it was put on the task queue, while the workers have
+# gone past it (claimed a run queued after it, or sit idle), lost its task message: it is queued again.
+SCHEDLAB_QUEUED_STALE_SECONDS = env_float("SCHEDLAB_QUEUED_STALE_SECONDS", 60.0, minimum=1.0)
+# How often each worker looks for abandoned running runs and lost queued ones.
+SCHEDLAB_RECOVERY_SWEEP_SECONDS = env_float("SCHEDLAB_RECOVERY_SWEEP_SECONDS", 15.0, minimum=0.1)
 SCHEDLAB_EVENT_BATCH_SIZE = env_int("SCHEDLAB_EVENT_BATCH_SIZE", 500, minimum=1)
 SCHEDLAB_EVENT_FLUSH_SECONDS = env_float("SCHEDLAB_EVENT_FLUSH_SECONDS", 0.25, minimum=0.0)
 # JSON envelope around a maximal scenario text (escaping can grow it) still has to fit.

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 
 from celery import shared_task
+from django.db import DatabaseError
 
 from webui.services import execution, runs
+
+log = logging.getLogger(__name__)
 
 
 def worker_id(hostname: str | None) -> str:
@@ -17,7 +21,14 @@ def worker_id(hostname: str | None) -> str:
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def execute_run(self, run_id: int) -> str:
     worker = worker_id(self.request.hostname)
-    if not runs.claim(run_id, worker):
+    try:
+        claimed = runs.claim(run_id, worker)
+    except DatabaseError as exc:
+        # The claim did not commit (or we cannot know): the run is still queued, or running with a
+        # fresh heartbeat that will go stale. The recovery sweep sends it again either way.
+        log.warning("run %s: claiming it failed (%s: %s); the recovery sweep will send it again", run_id, type(exc).__name__, exc)
+        return f"run {run_id}: claim failed"
+    if not claimed:
         return "not claimed (finished, running elsewhere, or out of attempts)"
     status = execution.execute(run_id, worker)
     return f"run {run_id}: {status or 'taken over'}"

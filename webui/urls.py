@@ -4,6 +4,10 @@ from django.urls import include, path
 from webui import pages
 from webui.api import api
 
+# Also for errors raised outside any view (middleware): JSON for the API, 503 when the database is
+# overloaded or unreachable.
+handler500 = "webui.overload.server_error"
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", api.urls),

@@ -17,6 +17,11 @@ from scheduler_core.framework.status import Status
 NO_NODES_AVAILABLE = "no nodes available to schedule pods"
 
 
+def pre_filter_absent_reason(plugins: Iterable[str]) -> str:
+    """The reason counted for the nodes a PreFilterResult left out (schedule_one.go's findNodesThatFitPod)."""
+    return f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(plugins))}]"
+
+
 def reason_histogram(num_all_nodes: int, node_statuses: Mapping[str, Status],
                      absent_reasons: Iterable[str] = ()) -> list[str]:
     """Counted, sorted fragments; nodes without an explicit status count under ``absent_reasons``."""

@@ -48,14 +48,25 @@ class NodeScore:
 
 @dataclass(slots=True)
 class PostFilterResult:
+    """framework.PostFilterResult: a nomination (``None`` is ModeNoop; ``""`` clears the nomination).
+
+    The rest is detail for pictures and the trace: every candidate node with its victims, the
+    victims picked, whether the pick was a random tie, and ``summary`` — the trace's short reason
+    ("preemption: no candidates") for the dry run's outcome.
+    """
+
     nominated_node_name: Optional[str] = None
-    # Extra detail for pictures and the trace: node -> victims ("ns/name"), the victims picked.
     candidates: dict[str, list[str]] = field(default_factory=dict)
     victims: list[str] = field(default_factory=list)
     nomination_tie: bool = False
-    # The FailedScheduling message's part after "<why>." ("preemption: 0/N nodes are available: ...",
-    # "preemption: not eligible due to preemptionPolicy=Never."); None when preemption made room.
-    message: Optional[str] = None
+    summary: Optional[str] = None
+    # The victims to delete, most important first (what prepareCandidate deletes).
+    victim_pods: tuple = field(default=(), compare=False, repr=False)
+
+    @property
+    def nominates(self) -> bool:
+        """NominatingMode is ModeOverride (the framework keeps the last such result)."""
+        return self.nominated_node_name is not None
 
 
 @dataclass(slots=True)

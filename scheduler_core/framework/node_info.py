@@ -11,8 +11,20 @@ import bisect
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Mapping, Optional
 
+from scheduler_core.framework.storage import StorageState, claim_key
 from scheduler_core.labels import Matcher, compile_selector, merge_match_label_keys
-from scheduler_core.model import CPU, MEMORY, Node, Pod, PodAffinityTerm, ResourceList, Scenario, Service, Workload
+from scheduler_core.model import (
+    CPU,
+    MEMORY,
+    Node,
+    Pod,
+    PodAffinityTerm,
+    PodDisruptionBudget,
+    ResourceList,
+    Scenario,
+    Service,
+    Workload,
+)
 from scheduler_core.resources import host_ports, non_zero_requests, pod_requests
 
 if TYPE_CHECKING:
@@ -91,7 +103,7 @@ class NodeInfo:
     """A node and what is bound to it. ``generation`` changes on every add/remove."""
 
     __slots__ = ("node", "pods", "pods_with_affinity", "pods_with_required_anti_affinity",
-                 "requested", "non_zero_requested", "used_ports", "image_sizes", "generation")
+                 "requested", "non_zero_requested", "used_ports", "image_sizes", "pvc_ref_counts", "generation")
 
     def __init__(self, node: Node) -> None:
         self.node = node
@@ -104,6 +116,8 @@ class NodeInfo:
         self.used_ports: dict[tuple[str, str, int], int] = {}
         # image name -> (size in bytes, number of nodes that have it), filled by the Snapshot
         self.image_sizes: dict[str, tuple[int, int]] = {}
+        # "namespace/claim" -> how many of the node's pods use it (persistentVolumeClaim volumes only)
+        self.pvc_ref_counts: dict[str, int] = {}
         self.generation = 0
 
     @property
@@ -145,7 +159,20 @@ class NodeInfo:
             self.used_ports[port] = self.used_ports.get(port, 0) + sign
             if self.used_ports[port] <= 0:
                 del self.used_ports[port]
+        self._count_claims(info.pod, sign)
         self.generation += 1
+
+    def _count_claims(self, pod: Pod, sign: int) -> None:
+        """NodeInfo.updatePVCRefCounts: only persistentVolumeClaim volumes (not ephemeral ones)."""
+        for volume in pod.volumes:
+            if not volume.is_claim:
+                continue
+            key = claim_key(pod.namespace, volume.claim_name)
+            count = self.pvc_ref_counts.get(key, 0) + sign
+            if count > 0:
+                self.pvc_ref_counts[key] = count
+            else:
+                self.pvc_ref_counts.pop(key, None)
 
     def clone(self) -> "NodeInfo":
         other = NodeInfo(self.node)
@@ -156,6 +183,7 @@ class NodeInfo:
         other.non_zero_requested = dict(self.non_zero_requested)
         other.used_ports = dict(self.used_ports)
         other.image_sizes = self.image_sizes
+        other.pvc_ref_counts = dict(self.pvc_ref_counts)
         other.generation = self.generation
         return other
 
@@ -171,7 +199,12 @@ class Snapshot:
     namespace_labels: dict[str, dict[str, str]] = field(default_factory=dict)
     services: list[Service] = field(default_factory=list)  # for PodTopologySpread's system defaults
     workloads: list[Workload] = field(default_factory=list)  # ReplicaSets, StatefulSets, RCs
+    storage: StorageState = field(default_factory=StorageState)  # claims, volumes, classes, CSI objects
+    pdbs: list[PodDisruptionBudget] = field(default_factory=list)  # what preemption must respect
     by_name: dict[str, NodeInfo] = field(init=False)
+    # Changes made during a run by components other than the scheduler's own pod binds (volume
+    # binding, stand-in controllers), drained by the run loop for the queue (ClusterChange).
+    cluster_changes: list = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.by_name = {info.name: info for info in self.node_infos}
@@ -194,7 +227,8 @@ class Snapshot:
     def from_scenario(cls, scenario: Scenario) -> "Snapshot":
         snapshot = cls([NodeInfo(node) for node in scenario.nodes],
                        {name: dict(ns.labels) for name, ns in scenario.namespaces.items()},
-                       list(scenario.services), list(scenario.workloads))
+                       list(scenario.services), list(scenario.workloads), StorageState(scenario.storage),
+                       list(scenario.pdbs))
         for pod in scenario.running_pods:
             snapshot.by_name[pod.node_name].add_pod(PodInfo(pod))
         return snapshot
@@ -235,6 +269,10 @@ class Snapshot:
             if cached is not None:
                 _set_membership(cached, node_info, member, self.position)
 
+    def is_pvc_used_by_pods(self, key: str) -> bool:
+        """Snapshot.IsPVCUsedByPods: a pod on some node uses the claim ("namespace/name")."""
+        return any(key in info.pvc_ref_counts for info in self.node_infos)
+
     def all_pods(self) -> Iterable[PodInfo]:
         for info in self.node_infos:
             yield from info.pods
@@ -251,11 +289,23 @@ class Snapshot:
 
     def unbind(self, pod: Pod) -> None:
         """Forget an assumed pod (ForgetPod), e.g. when its binding cycle fails."""
-        info = self.by_name[pod.node_name].remove_pod(pod)
+        self.remove_pod(pod)
+        pod.node_name = ""
+
+    def remove_pod(self, pod: Pod) -> PodInfo:
+        """The cache's RemovePod: the pod no longer counts on its node (it keeps its nodeName)."""
+        node_info = self.by_name[pod.node_name]
+        info = node_info.remove_pod(pod)
         if self._table is not None:
             self._table.remove_pod(pod.node_name, info)
-        self._changed(self.by_name[pod.node_name])
-        pod.node_name = ""
+        self._changed(node_info)
+        return info
+
+    def update_pod(self, pod: Pod) -> None:
+        """The cache's UpdatePod after the pod object changed in place (e.g. it started
+        terminating): removed and added again, so every index sees the new version."""
+        self.remove_pod(pod)
+        self.bind(pod, pod.node_name)
 
 
 def _set_membership(nodes: list[NodeInfo], node_info: NodeInfo, member: bool, position: dict[str, int]) -> None:

@@ -17,6 +17,7 @@ from scheduler_core.model import PluginRef, PluginSet, SchedulerConfig
 
 # (config field, plugin method that marks the extension point), in the framework's order.
 EXTENSION_POINTS: tuple[tuple[str, str], ...] = (
+    ("preEnqueue", "pre_enqueue"),
     ("queueSort", "less"),
     ("preFilter", "pre_filter"),
     ("filter", "filter"),
@@ -29,7 +30,7 @@ EXTENSION_POINTS: tuple[tuple[str, str], ...] = (
     ("bind", "bind"),
     ("postBind", "post_bind"),
 )
-CONFIG_POINTS = ("multiPoint", "preEnqueue") + tuple(point for point, _ in EXTENSION_POINTS)
+CONFIG_POINTS = ("multiPoint",) + tuple(point for point, _ in EXTENSION_POINTS)
 
 # getDefaultPlugins() of v1.35 with DynamicResources (GA) in place.
 DEFAULT_MULTI_POINT: tuple[PluginRef, ...] = (
@@ -58,7 +59,8 @@ DEFAULT_PERCENTAGE_OF_NODES_TO_SCORE = 100  # the spec's default when the scenar
 
 
 class ProfileError(ValueError):
-    """The configuration cannot make a profile; ``problems`` are (field path, message) pairs."""
+    """The configuration cannot make a profile; ``problems`` are (field path within the profile,
+    message) pairs ("plugins.score.enabled", ...)."""
 
     def __init__(self, problems: list[tuple[str, str]]) -> None:
         super().__init__("; ".join(f"{path}: {msg}" for path, msg in problems))
@@ -118,7 +120,7 @@ def _expand_point(point_set: PluginSet, multi_point: PluginSet, method: str, ins
             overrides.append(ref.name)
             continue
         if ref.name in from_multi:
-            problems.append(("profiles[0].plugins.multiPoint",
+            problems.append(("plugins.multiPoint",
                              f'plugin "{ref.name}" already registered as "{point}"'))
             continue
         from_multi.append(ref.name)
@@ -148,12 +150,12 @@ def build_profile(config: Optional[SchedulerConfig], handle: Any, registry: Opti
         order = _expand_point(sets[point], sets["multiPoint"], method, instances, problems, point)
         for name in order:
             if not hasattr(instances[name], method):
-                problems.append((f"profiles[0].plugins.{point}.enabled",
+                problems.append((f"plugins.{point}.enabled",
                                  f'plugin "{name}" does not extend {point}'))
         seen: set[str] = set()
         for name in order:
             if name in seen:
-                problems.append((f"profiles[0].plugins.{point}.enabled",
+                problems.append((f"plugins.{point}.enabled",
                                  f'plugin "{name}" already registered as "{point}"'))
             seen.add(name)
         plugins[point] = [instances[name] for name in order if hasattr(instances[name], method)]
@@ -177,22 +179,22 @@ def _instantiate(sets: dict[str, PluginSet], config: Optional[SchedulerConfig], 
     args = config.plugin_args if config else {}
     for name in args:
         if name not in registry:
-            problems.append(("profiles[0].pluginConfig", f'unknown plugin "{name}"'))
+            problems.append(("pluginConfig", f'unknown plugin "{name}"'))
     instances: dict[str, Any] = {}
     for name in needed:
         factory = registry.get(name)
         if factory is None:
-            problems.append(("profiles[0].plugins", f'unknown plugin "{name}"'))
+            problems.append(("plugins", f'unknown plugin "{name}"'))
             continue
         try:
             instances[name] = factory(args.get(name), handle)
         except ArgsError as err:
-            problems.extend((f"profiles[0].pluginConfig[{name}].args.{p.path}", p.message) for p in err.problems)
+            problems.extend((f"pluginConfig[{name}].args.{p.path}", p.message) for p in err.problems)
     return instances
 
 
 def _check_required_points(plugins: dict[str, list[Any]], problems: list[tuple[str, str]]) -> None:
     if len(plugins["queueSort"]) != 1:
-        problems.append(("profiles[0].plugins.queueSort", "exactly one queue sort plugin must be enabled"))
+        problems.append(("plugins.queueSort", "exactly one queue sort plugin must be enabled"))
     if not plugins["bind"]:
-        problems.append(("profiles[0].plugins.bind", "at least one bind plugin is needed"))
+        problems.append(("plugins.bind", "at least one bind plugin is needed"))

@@ -9,7 +9,7 @@ and scoring also runs when a single node is feasible.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Optional, Protocol
 
 import numpy as np
 
@@ -53,6 +53,27 @@ class PreFilterOutcome:
 
 
 @dataclass(slots=True)
+class PluginPostFilter:
+    plugin: str
+    result: Optional[PostFilterResult]
+    status: MaybeStatus
+
+
+@dataclass(slots=True)
+class PostFilterRun:
+    """RunPostFilterPlugins: what each plugin said, the result that nominates, the joined status."""
+
+    per_plugin: list[PluginPostFilter]
+    result: Optional[PostFilterResult]
+    status: MaybeStatus
+
+    @property
+    def message(self) -> str:
+        """The FitError's PostFilterMsg: the joined status's message, empty on success."""
+        return "" if is_success(self.status) else self.status.message
+
+
+@dataclass(slots=True)
 class ScoreOutcome:
     """One score plugin over the feasible nodes (arrays aligned with the scored positions)."""
 
@@ -63,12 +84,24 @@ class ScoreOutcome:
     weighted: np.ndarray
 
 
+class NominatedPods(Protocol):
+    """Where the framework learns which pending pods are nominated to a node (the PodNominator)."""
+
+    def nominated_pods_for_node(self, node: str) -> list[Pod]: ...
+
+
+class _NoNominations:
+    def nominated_pods_for_node(self, node: str) -> list[Pod]:
+        return []
+
+
 class Framework:
     def __init__(self, profile: Profile, snapshot: Snapshot, vectorized: bool = True) -> None:
         self.profile = profile
         self.snapshot = snapshot
         # False forces every plugin through its per-node methods: the reference path tests compare with.
         self.vectorized = vectorized
+        self.nominator: NominatedPods = _NoNominations()  # the scheduler's queue sets its own
 
     # The Handle protocol, so plugins can reach the framework (preemption re-runs filters).
     @property
@@ -142,6 +175,35 @@ class Framework:
                 return self._filter_status(plugin.name, status)
         return None
 
+    def run_filter_with_nominated_pods(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus:
+        """RunFilterPluginsWithNominatedPods: when nominated pods of equal or higher priority are
+        added to the node, the pod must fit with them (first pass) and without them (second pass:
+        affinity to a nominated pod must not count)."""
+        added, state_with, info_with = self.add_nominated_pods(state, pod, node_info)
+        if isinstance(added, Status):
+            return added
+        status = self.run_filter(state_with, pod, info_with)
+        if added and is_success(status):
+            status = self.run_filter(state, pod, node_info)
+        return status
+
+    def add_nominated_pods(self, state: CycleState, pod: Pod,
+                           node_info: NodeInfo) -> tuple["bool | Status", CycleState, NodeInfo]:
+        """addGENominatedPods: clones of the state and the node with the nominated pods of equal
+        or higher priority (the pod itself excluded) added; (False, state, node) when there are none."""
+        nominated = [p for p in self.nominator.nominated_pods_for_node(node_info.name)
+                     if p.priority >= pod.priority and p.key != pod.key]
+        if not nominated:
+            return False, state, node_info
+        state_out, info_out = state.clone(), node_info.clone()
+        for other in nominated:
+            added = PodInfo(other)
+            info_out.add_pod(added)
+            status = self.run_pre_filter_add_pod(state_out, pod, added, info_out)
+            if not is_success(status):
+                return Status.error(status.message), state, node_info
+        return True, state_out, info_out
+
     @staticmethod
     def _filter_status(plugin: str, status: Status) -> Status:
         if status.is_rejected:
@@ -165,18 +227,35 @@ class Framework:
 
     # ------------------------------------------------------------------ PostFilter
 
-    def run_post_filter(self, state: CycleState, pod: Pod,
-                        statuses: NodeToStatus) -> tuple[Optional[str], Optional[PostFilterResult], MaybeStatus]:
-        """RunPostFilterPlugins: the first plugin that succeeds wins; otherwise the last status."""
-        last: tuple[Optional[str], Optional[PostFilterResult], MaybeStatus] = (None, None, None)
+    def run_post_filter(self, state: CycleState, pod: Pod, statuses: NodeToStatus) -> PostFilterRun:
+        """RunPostFilterPlugins: plugins run in turn until one succeeds or fails hard.
+
+        Success ends PostFilter (earlier reasons are dropped); UnschedulableAndUnresolvable ends it
+        with that plugin's status alone; any other non-rejection is an Error and ends it; an
+        Unschedulable answer keeps its reasons and the next plugin runs. The joined status carries
+        every kept reason and the first rejecting plugin; the result is the last one that nominates.
+        """
+        outcome = PostFilterRun([], None, None)
+        reasons: list[str] = []
+        rejector = ""
         for plugin in self.profile["postFilter"]:
             result, status = plugin.post_filter(state, pod, statuses)
+            outcome.per_plugin.append(PluginPostFilter(plugin.name, result, status))
             if is_success(status):
-                return plugin.name, result, None
-            last = (plugin.name, result, status.with_plugin(plugin.name))
-            if status.code != Code.UNSCHEDULABLE:
-                break
-        return last
+                outcome.result, outcome.status = result, None
+                return outcome
+            if status.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                outcome.result, outcome.status = result, status.with_plugin(plugin.name)
+                return outcome
+            if not status.is_rejected:
+                outcome.result, outcome.status = None, Status(Code.ERROR, (status.message,), plugin.name)
+                return outcome
+            if result is not None and result.nominates:
+                outcome.result = result
+            reasons.extend(status.reasons)
+            rejector = rejector or plugin.name
+        outcome.status = Status(Code.UNSCHEDULABLE, tuple(reasons), rejector)
+        return outcome
 
     @property
     def has_post_filter_plugins(self) -> bool:

@@ -1,4 +1,4 @@
-"""The in-tree plugins of kube-scheduler v1.35 that a scenario without volumes or DRA objects needs.
+"""The in-tree plugins of kube-scheduler v1.35 that a scenario without DRA objects needs.
 
 Each plugin module (or package, for the big ones) exposes ``new(args, handle)``, its factory.
 """
@@ -17,11 +17,14 @@ from scheduler_core.plugins import (
     node_ports,
     node_resources,
     node_unschedulable,
+    node_volume_limits,
     pod_topology_spread,
     queue_sort,
     scheduling_gates,
     taint_toleration,
-    volumes,
+    volume_binding,
+    volume_restrictions,
+    volume_zone,
 )
 
 IN_TREE = {
@@ -34,10 +37,10 @@ IN_TREE = {
     names.NODE_PORTS: node_ports.new,
     names.NODE_RESOURCES_FIT: node_resources.new_fit,
     names.NODE_RESOURCES_BALANCED_ALLOCATION: node_resources.new_balanced_allocation,
-    names.VOLUME_RESTRICTIONS: volumes.new_volume_restrictions,
-    names.NODE_VOLUME_LIMITS: volumes.new_node_volume_limits,
-    names.VOLUME_BINDING: volumes.new_volume_binding,
-    names.VOLUME_ZONE: volumes.new_volume_zone,
+    names.VOLUME_RESTRICTIONS: volume_restrictions.new,
+    names.NODE_VOLUME_LIMITS: node_volume_limits.new,
+    names.VOLUME_BINDING: volume_binding.new,
+    names.VOLUME_ZONE: volume_zone.new,
     names.POD_TOPOLOGY_SPREAD: pod_topology_spread.new,
     names.INTER_POD_AFFINITY: inter_pod_affinity.new,
     names.DYNAMIC_RESOURCES: dynamic_resources.new,

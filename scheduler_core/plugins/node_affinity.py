@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Mapping, Optional
 import numpy as np
 
 from scheduler_core import names
+from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from scheduler_core.framework.batch import PASS, FilterVerdicts, default_normalize
 from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, NodeScore, PreFilterResult
@@ -180,6 +181,12 @@ def _pinned_node_names(terms: tuple[NodeSelectorTerm, ...]) -> Optional[frozense
 
 class NodeAffinity:
     name: ClassVar[str] = names.NODE_AFFINITY
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        """EventsToRegister (QueueingHints on). Nodes and a pod's tolerations never change during a
+        SchedLab run, so these registrations only declare the plugin's interest (what the queue's
+        isEventOfInterest reads); the release's hints for them are never asked and are not ported."""
+        return [ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL))]
 
     def __init__(self, args: NodeAffinityArgs) -> None:
         added = args.added_affinity

@@ -11,6 +11,7 @@ from typing import ClassVar, Mapping, Optional
 import numpy as np
 
 from scheduler_core import names
+from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from scheduler_core.framework.batch import FilterVerdicts
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.node_info import NodeInfo
@@ -27,6 +28,12 @@ def fits(pod: Pod, node_info: NodeInfo) -> bool:
 
 class NodeName:
     name: ClassVar[str] = names.NODE_NAME
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        """EventsToRegister (QueueingHints on). Nodes and a pod's tolerations never change during a
+        SchedLab run, so these registrations only declare the plugin's interest (what the queue's
+        isEventOfInterest reads); the release's hints for them are never asked and are not ported."""
+        return [ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD))]
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus:
         return None if fits(pod, node_info) else Status.unresolvable(REASON_NODE_NAME)

@@ -15,6 +15,13 @@ import numpy as np
 
 from scheduler_core import names
 from scheduler_core.framework.batch import FilterVerdicts
+from scheduler_core.framework.cluster_events import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+    QueueingHint,
+)
 from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.interfaces import PreFilterResult
 from scheduler_core.framework.node_info import NodeInfo
@@ -56,6 +63,10 @@ def fits_ports(wanted: tuple[HostPort, ...], node_info: NodeInfo) -> bool:
 class NodePorts:
     name: ClassVar[str] = names.NODE_PORTS
 
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        """EventsToRegister (QueueingHints on); node events never happen in a SchedLab run."""
+        return [ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.DELETE), pod_deleted_hint)]
+
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: list[NodeInfo]) -> tuple[Optional[PreFilterResult], MaybeStatus]:
         wanted = tuple(host_ports(pod))
@@ -91,6 +102,19 @@ class NodePorts:
             if used and not fits_ports(wanted, infos[position]):
                 failed[i] = True
         return FilterVerdicts.from_mask(failed, Status.unschedulable(REASON_PORTS))
+
+
+def pod_deleted_hint(pod: Pod, old: Pod, new: Optional[Pod]) -> QueueingHint:
+    """isSchedulableAfterPodDeleted: the deleted pod (bound, or nominated) held a host port the
+    pod wants."""
+    if not old.node_name and not old.nominated_node_name:
+        return QueueingHint.QUEUE_SKIP
+    freed = tuple(host_ports(old))
+    if not freed:
+        return QueueingHint.QUEUE_SKIP
+    in_use: dict[HostPort, int] = {port: 1 for port in freed}
+    conflict = any(port_conflicts(in_use, wanted) for wanted in host_ports(pod))
+    return QueueingHint.QUEUE if conflict else QueueingHint.QUEUE_SKIP
 
 
 def new(args: Optional[Mapping], handle) -> NodePorts:

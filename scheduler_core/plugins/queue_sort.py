@@ -1,13 +1,13 @@
 """PrioritySort (queuesort): the scheduling queue's order.
 
-Higher ``spec.priority`` first; equal priorities keep their arrival order. The real queue
-compares the time a pod was added; our stand-in for that timestamp is the pod's position in the
-scenario file (``doc_index``).
+Higher ``spec.priority`` first; equal priorities by the time the pod was (re)added to the queue.
+A single pass has no queue: there the stand-in for that time is the pod's position in the
+scenario file (``doc_index``), the order in which the pods were created.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar, Mapping, Optional
+from typing import Any, ClassVar, Mapping, Optional
 
 from scheduler_core import names
 from scheduler_core.model import Pod
@@ -19,6 +19,10 @@ class PrioritySort:
     def less(self, a: Pod, b: Pod) -> bool:
         """True when ``a`` should be scheduled before ``b``."""
         return a.priority > b.priority or (a.priority == b.priority and a.doc_index < b.doc_index)
+
+    def queue_key(self, info: Any) -> tuple:
+        """Less on QueuedPodInfo as a sort key: priority first, then the queue's timestamp."""
+        return (-info.pod.priority, info.timestamp)
 
 
 def new(args: Optional[Mapping], handle) -> PrioritySort:

@@ -13,6 +13,7 @@ from typing import ClassVar, Iterable, Mapping, Optional
 import numpy as np
 
 from scheduler_core import names
+from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from scheduler_core.framework.batch import FilterVerdicts, default_normalize
 from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, NodeScore
@@ -54,6 +55,13 @@ def _count_intolerable(taints: Iterable[Taint], tolerations: tuple[Toleration, .
 
 class TaintToleration:
     name: ClassVar[str] = names.TAINT_TOLERATION
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        """EventsToRegister (QueueingHints on). Nodes and a pod's tolerations never change during a
+        SchedLab run, so these registrations only declare the plugin's interest (what the queue's
+        isEventOfInterest reads); the release's hints for them are never asked and are not ported."""
+        return [ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT)),
+                ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATION))]
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus:
         if find_untolerated_taint(node_info.node.taints, pod.tolerations) is None:

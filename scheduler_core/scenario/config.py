@@ -1,5 +1,6 @@
-"""kubescheduler.config.k8s.io/v1 KubeSchedulerConfiguration -> model.SchedulerConfig, then validated
-by building the profile (framework/profile.py), so unknown plugins and bad args surface as scenario errors."""
+"""kubescheduler.config.k8s.io/v1 KubeSchedulerConfiguration -> model.SchedulerConfiguration (one
+SchedulerConfig per profile), then validated by building each profile (framework/profile.py), so
+unknown plugins and bad args surface as scenario errors."""
 
 from __future__ import annotations
 
@@ -7,8 +8,15 @@ import re
 from typing import Any, Optional
 
 from scheduler_core.framework.profile import CONFIG_POINTS, ProfileError, build_profile
-from scheduler_core.model import PluginRef, PluginSet, SchedulerConfig
-from scheduler_core.scenario.fields import INT32_MAX, Field
+from scheduler_core.model import (
+    DEFAULT_POD_INITIAL_BACKOFF_SECONDS,
+    DEFAULT_POD_MAX_BACKOFF_SECONDS,
+    PluginRef,
+    PluginSet,
+    SchedulerConfig,
+    SchedulerConfiguration,
+)
+from scheduler_core.scenario.fields import INT32_MAX, INT64_MAX, Field
 from scheduler_core.scenario.yamltree import YList, YMap
 
 CONFIG_API_VERSION = "kubescheduler.config.k8s.io/v1"
@@ -17,16 +25,44 @@ _ARGS_TYPE_KEYS = ("apiVersion", "kind")
 _PATH_PART = re.compile(r"([^.\[\]]+)|\[([^\]]*)\]")
 
 
-def decode_config(obj: Field) -> SchedulerConfig:
+def decode_config(obj: Field) -> SchedulerConfiguration:
+    """v1 defaulting: no profiles means one default profile; a lone profile without a
+    schedulerName is default-scheduler. A profile's percentageOfNodesToScore overrides the
+    configuration's."""
     percentage = obj.get_optional_int("percentageOfNodesToScore", 0, 100)
-    profiles = obj.get_list("profiles")
-    if len(profiles) > 1:
-        obj.error_at("profiles", f"exactly one profile is supported, got {len(profiles)}")
-    profile = profiles[0] if profiles else None
-    if profile is None or not profile.expect_map():
-        return SchedulerConfig(percentage, line=obj.line)
-    scheduler_name = profile.get_str("schedulerName") or DEFAULT_SCHEDULER
-    return SchedulerConfig(percentage, scheduler_name, _plugins(profile), _plugin_args(profile), obj.line)
+    initial = obj.get_int("podInitialBackoffSeconds", DEFAULT_POD_INITIAL_BACKOFF_SECONDS, 1, INT64_MAX)
+    maximum = obj.get_int("podMaxBackoffSeconds", DEFAULT_POD_MAX_BACKOFF_SECONDS, 1, INT64_MAX)
+    if maximum < initial:
+        obj.error_at("podMaxBackoffSeconds", f"Invalid value: {maximum}: must be greater than or equal to "
+                                             "PodInitialBackoffSeconds")
+    items = obj.get_list("profiles")
+    profiles = [_profile(item, percentage, lone=len(items) == 1) for item in items]
+    if not items:
+        profiles = [SchedulerConfig(percentage, line=obj.line)]
+    _check_unique_names(items, profiles)
+    return SchedulerConfiguration(tuple(p for p in profiles if p is not None), initial, maximum, obj.line)
+
+
+def _profile(item: Field, percentage: Optional[int], lone: bool) -> Optional[SchedulerConfig]:
+    if not item.expect_map():
+        return None
+    own = item.get_optional_int("percentageOfNodesToScore", 0, 100)
+    name_field = item.get("schedulerName")
+    name = name_field.as_str() if name_field is not None else (DEFAULT_SCHEDULER if lone else "")
+    if not name:
+        item.error_at("schedulerName", "Required value")
+    return SchedulerConfig(own if own is not None else percentage, name, _plugins(item), _plugin_args(item), item.line)
+
+
+def _check_unique_names(items: list[Field], profiles: list[Optional[SchedulerConfig]]) -> None:
+    first: dict[str, int] = {}
+    for index, (item, profile) in enumerate(zip(items, profiles)):
+        if profile is None or not profile.scheduler_name:
+            continue
+        if profile.scheduler_name in first:
+            item.error_at("schedulerName", f'Duplicate value: "{profile.scheduler_name}" '
+                                           f"(profiles[{first[profile.scheduler_name]}].schedulerName)")
+        first.setdefault(profile.scheduler_name, index)
 
 
 def _plugins(profile: Field) -> dict[str, PluginSet]:
@@ -86,14 +122,23 @@ def _strip_type_meta(raw: Field, plugin: str) -> dict:
 # ---------------------------------------------------------------------- validation through profile.py
 
 
-def validate_config(config: SchedulerConfig, obj: Field) -> None:
-    """build_profile is the single authority on plugins and args; map its problems to YAML lines."""
-    try:
-        build_profile(config, None)
-    except ProfileError as err:
-        for path, message in err.problems:
-            field_path, line = _locate(obj, path)
-            obj.ctx.error(field_path, line, message)
+def validate_config(config: SchedulerConfiguration, obj: Field) -> None:
+    """build_profile is the single authority on plugins and args; map its problems to YAML lines.
+    Every profile must also sort the queue the same way (validateCommonQueueSort): one queue serves them all."""
+    queue_sorts: list[tuple[str, ...]] = []
+    for index, profile in enumerate(config.profiles):
+        try:
+            built = build_profile(profile, None)
+        except ProfileError as err:
+            for path, message in err.problems:
+                field_path, line = _locate(obj, f"profiles[{index}].{path}")
+                obj.ctx.error(field_path, line, message)
+            continue
+        sorter = built["queueSort"][0].name
+        queue_sorts.append((sorter, repr(profile.plugin_args.get(sorter) or {})))
+        if queue_sorts[0] != queue_sorts[-1]:
+            field_path, line = _locate(obj, f"profiles[{index}].plugins.queueSort")
+            obj.ctx.error(field_path, line, "must be the same for all profiles")
 
 
 def _locate(obj: Field, path: str) -> tuple[str, Optional[int]]:

@@ -6,12 +6,26 @@ Reads everything, collects every problem (object, field path, line, message) and
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Union
 
-from scheduler_core.model import Namespace, Node, Pod, Scenario, SchedulerConfig, Service, Workload
+from scheduler_core.model import (
+    Namespace,
+    Node,
+    Notice,
+    NoticeCode,
+    Pod,
+    PodDisruptionBudget,
+    PriorityClass,
+    Scenario,
+    SchedulerConfiguration,
+    Service,
+    StorageObjects,
+    Workload,
+)
 from scheduler_core.scenario import config as config_decoder
-from scheduler_core.scenario import objects, pods
+from scheduler_core.scenario import objects, pods, storage
 from scheduler_core.scenario.errors import ScenarioError, ScenarioInvalid
 from scheduler_core.scenario.fields import Context, Field
 from scheduler_core.scenario.limits import Limits
@@ -41,6 +55,10 @@ KINDS: dict[str, Kind] = {
     "ReplicationController": Kind(("v1",), is_dns1123_subdomain, True),
     "ReplicaSet": Kind(("apps/v1",), is_dns1123_subdomain, True),
     "StatefulSet": Kind(("apps/v1",), is_dns1123_subdomain, True),
+    "PriorityClass": Kind(("scheduling.k8s.io/v1",), is_dns1123_subdomain, False),
+    "PodDisruptionBudget": Kind(("policy/v1",), is_dns1123_subdomain, True),
+    **{kind: Kind((api_version,), is_dns1123_subdomain, namespaced)
+       for kind, (api_version, namespaced) in storage.KINDS.items()},
 }
 CONFIG_KIND = "KubeSchedulerConfiguration"
 LIST_KIND = "List"
@@ -53,9 +71,15 @@ class _Collected:
     namespaces: dict[str, Namespace] = field(default_factory=dict)
     services: list[Service] = field(default_factory=list)
     workloads: list[Workload] = field(default_factory=list)
-    config: Optional[SchedulerConfig] = None
+    config: Optional[SchedulerConfiguration] = None
+    priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
+    pdbs: list[PodDisruptionBudget] = field(default_factory=list)
+    storage: StorageObjects = field(default_factory=StorageObjects)
+    pending_volumes: list[str] = field(default_factory=list)  # PVs without status.phase
     seen: dict[tuple[str, str, str], int] = field(default_factory=dict)  # (kind, ns, name) -> line
-    bindings: list[tuple[Pod, str, Optional[int]]] = field(default_factory=list)  # pod, label, nodeName line
+    ignored: Counter = field(default_factory=Counter)  # kind -> objects the scheduler does not read
+    # Every pod with its object and whether spec.priority is written, for the Priority admission.
+    admitted: list[tuple[Pod, Field, bool]] = field(default_factory=list)
 
 
 class _LimitReached(Exception):
@@ -91,7 +115,8 @@ def _load(text: Union[str, bytes], limits: Limits, errors: list[ScenarioError]) 
         _read_document(document, collected, limits, errors)
     _finish(collected, limits, errors)
     return Scenario(collected.nodes, collected.pods, collected.namespaces, collected.services,
-                    collected.workloads, collected.config)
+                    collected.workloads, collected.config, collected.priority_classes, _notices(collected),
+                    pdbs=collected.pdbs, storage=collected.storage)
 
 
 def _decode_text(text: Union[str, bytes], limits: Limits, errors: list[ScenarioError]) -> Optional[str]:
@@ -154,6 +179,10 @@ def _read_list(root: Field, label: str, collected: _Collected, limits: Limits, e
 
 def _read_object(obj: Field, collected: _Collected, limits: Limits) -> None:
     kind_field = obj.get("kind")
+    if kind_field is not None and not isinstance(kind_field.value, str):
+        _name_the_object(obj)
+        kind_field.as_str()  # the one error: kind is not a string (a list item names its object)
+        return
     kind = kind_field.as_str() if kind_field is not None else ""
     api_version = obj.get_str("apiVersion")
     if kind == CONFIG_KIND:
@@ -161,23 +190,34 @@ def _read_object(obj: Field, collected: _Collected, limits: Limits) -> None:
         return
     spec = KINDS.get(kind)
     if spec is None:
-        _unknown_kind(obj, kind, kind_field)
+        _other_kind(obj, kind, collected)
         return
+    meta = read_metadata(obj, kind, spec.name_check, spec.namespaced)  # errors below name the object
     if api_version and api_version not in spec.api_versions:
         obj.error_at("apiVersion", f'unsupported value "{api_version[:80]}" for kind {kind}: supported values: '
                                    + ", ".join(f'"{v}"' for v in spec.api_versions))
-    meta = read_metadata(obj, kind, spec.name_check, spec.namespaced)
     if meta.name and not _register(obj, kind, meta, collected):
         return
     _add(obj, kind, meta, collected, limits)
 
 
-def _unknown_kind(obj: Field, kind: str, kind_field: Optional[Field]) -> None:
-    supported = ", ".join([*KINDS, CONFIG_KIND, LIST_KIND])
-    if kind_field is None:
-        obj.error_at("kind", f"Required value: one of {supported}")
-    elif kind:
-        kind_field.error(f'unsupported kind "{kind[:80]}": supported kinds: {supported}')
+def _other_kind(obj: Field, kind: str, collected: _Collected) -> None:
+    """Any other object is accepted and counted as ignored (the scheduler does not read it); an
+    object without a kind is not a Kubernetes object at all."""
+    if kind:
+        collected.ignored[kind[:80]] += 1
+        return
+    _name_the_object(obj)
+    obj.error_at("kind", "Required value: every object needs apiVersion and kind "
+                         f"(the scheduler reads {', '.join([*KINDS, CONFIG_KIND])}; other kinds are ignored)")
+
+
+def _name_the_object(obj: Field) -> None:
+    """Errors about an object without a usable kind name it by metadata.name when it has one."""
+    metadata = obj.get("metadata")
+    name = metadata.get_str("name") if metadata is not None and metadata.expect_map() else ""
+    if name:
+        obj.ctx.object = f"object {name[:80]}"
 
 
 def _register(obj: Field, kind: str, meta: Metadata, collected: _Collected) -> bool:
@@ -197,10 +237,7 @@ def _add(obj: Field, kind: str, meta: Metadata, collected: _Collected, limits: L
         _check_limit(obj, len(collected.pods), limits.max_pods, "pods", "max_pods")
         pod = pods.decode_pod(obj, meta, len(collected.pods))
         collected.pods.append(pod)
-        if pod.node_name:
-            spec = obj.get("spec")
-            node_name = spec.get("nodeName") if spec is not None else None
-            collected.bindings.append((pod, obj.ctx.object, node_name.line if node_name else obj.line))
+        collected.admitted.append((pod, obj, pods.has_priority(obj)))
     elif kind == "Node":
         _check_limit(obj, len(collected.nodes), limits.max_nodes, "nodes", "max_nodes")
         collected.nodes.append(objects.decode_node(obj, meta, len(collected.nodes)))
@@ -208,8 +245,15 @@ def _add(obj: Field, kind: str, meta: Metadata, collected: _Collected, limits: L
         collected.namespaces[meta.name] = objects.decode_namespace(meta)
     elif kind == "Service":
         collected.services.append(objects.decode_service(obj, meta))
+    elif kind == "PodDisruptionBudget":
+        collected.pdbs.append(objects.decode_pod_disruption_budget(obj, meta))
+    elif kind == "PriorityClass":
+        collected.priority_classes[meta.name] = objects.decode_priority_class(obj, meta)
     elif kind == "ReplicationController":
         collected.workloads.append(objects.decode_replication_controller(obj, meta))
+    elif kind in storage.KINDS:
+        if storage.add(collected.storage, obj, kind, meta):
+            collected.pending_volumes.append(meta.name)
     else:
         collected.workloads.append(objects.decode_workload(obj, meta, kind))
 
@@ -239,12 +283,61 @@ def _read_config(obj: Field, api_version: str, collected: _Collected) -> None:
 
 def _finish(collected: _Collected, limits: Limits, errors: list[ScenarioError]) -> None:
     _ensure_namespaces(collected)
-    _check_bindings(collected, errors)
+    _resolve_priorities(collected)
+    storage.finish(collected.storage)
     pending = [pod for pod in collected.pods if not pod.node_name]
     if len(pending) > limits.max_pending_pods:
         errors.append(ScenarioError(FILE, "", pending[limits.max_pending_pods].line,
                                     f"{len(pending)} pending pods, more than {limits.max_pending_pods} "
                                     "(Limits.max_pending_pods)"))
+
+
+def _resolve_priorities(collected: _Collected) -> None:
+    """The Priority admission plugin: a pod's class is the one it names (the two system classes
+    always exist) or, naming none, the lowest-valued globalDefault class. A pod written without
+    ``spec.priority`` takes the class's value (0 without a class); a pod without
+    ``spec.preemptionPolicy`` takes the class's policy. A stored pod already carries both."""
+    classes = {**objects.SYSTEM_PRIORITY_CLASSES, **collected.priority_classes}
+    default = min((c for c in collected.priority_classes.values() if c.global_default),
+                  key=lambda c: c.value, default=None)
+    for pod, obj, priority_written in collected.admitted:
+        spec = obj.get("spec")
+        if spec is None:
+            continue
+        priority_class = classes.get(pod.priority_class_name) if pod.priority_class_name else default
+        if priority_class is None:
+            if pod.priority_class_name and not priority_written:
+                spec.error_at("priorityClassName", f'no PriorityClass with name "{pod.priority_class_name}" '
+                                                   "was found (add it to the scenario, or set spec.priority)")
+            continue
+        if not priority_written:
+            pod.priority = priority_class.value
+            pod.priority_class_name = priority_class.name
+        if spec.get("preemptionPolicy") is None:
+            pod.preemption_policy = priority_class.preemption_policy
+
+
+def _notices(collected: _Collected) -> list[Notice]:
+    """What the loader leaves out, said once each: other kinds, finished pods, pods on absent nodes."""
+    notices: list[Notice] = []
+    if collected.ignored:
+        counts = ", ".join(f"{n} {kind}" for kind, n in sorted(collected.ignored.items()))
+        notices.append(Notice(NoticeCode.IGNORED_KINDS, f"ignored (the scheduler does not read them): {counts}"))
+    finished = [p for p in collected.pods if p.is_finished]
+    if finished:
+        notices.append(Notice(NoticeCode.FINISHED_PODS, f"{len(finished)} finished pod(s) (phase Succeeded or Failed) "
+                              "left out: the scheduler does not see them", tuple(f"Pod {p.key}" for p in finished)))
+    pending_volumes = storage.pending_volumes_notice(collected.pending_volumes)
+    if pending_volumes is not None:
+        notices.append(pending_volumes)
+    node_names = {node.name for node in collected.nodes}
+    absent = [p for p in collected.pods if p.node_name and p.node_name not in node_names and not p.is_finished]
+    if absent:
+        missing = ", ".join(sorted({p.node_name for p in absent})[:5])
+        notices.append(Notice(NoticeCode.MISSING_NODE, f"{len(absent)} pod(s) bound to node(s) not in the scenario "
+                              f"({missing}{', ...' if len({p.node_name for p in absent}) > 5 else ''}) ignored",
+                              tuple(f"Pod {p.key}" for p in absent)))
+    return notices
 
 
 def _ensure_namespaces(collected: _Collected) -> None:
@@ -267,12 +360,3 @@ def _term_namespaces(pod: Pod) -> list[str]:
         terms = [*group.required, *(w.term for w in group.preferred)]
         names.extend(ns for term in terms for ns in term.namespaces)
     return names
-
-
-def _check_bindings(collected: _Collected, errors: list[ScenarioError]) -> None:
-    """A pod bound to a node the scenario does not define is refused: it could only be a typo."""
-    node_names = {node.name for node in collected.nodes}
-    for pod, label, line in collected.bindings:
-        if pod.node_name not in node_names:
-            errors.append(ScenarioError(label, "spec.nodeName", line,
-                                        f'node "{pod.node_name}" is not defined in the scenario'))

@@ -5,11 +5,20 @@ from __future__ import annotations
 from typing import Optional
 
 from scheduler_core.labels import selector_from_map
-from scheduler_core.model import ContainerImage, Namespace, Node, Service, Taint, Workload
+from scheduler_core.model import (
+    ContainerImage,
+    Namespace,
+    Node,
+    PodDisruptionBudget,
+    PriorityClass,
+    Service,
+    Taint,
+    Workload,
+)
 from scheduler_core.scenario import resources
-from scheduler_core.scenario.fields import INT64_MAX, Field
+from scheduler_core.scenario.fields import INT32_MAX, INT64_MAX, Field
 from scheduler_core.scenario.metadata import Metadata
-from scheduler_core.scenario.pods import TAINT_EFFECTS
+from scheduler_core.scenario.pods import PREEMPTION_POLICIES, TAINT_EFFECTS
 from scheduler_core.scenario.selectors import label_selector
 from scheduler_core.scenario.validation import check, check_str_enum, is_label_value, is_qualified_name, label_map
 
@@ -121,3 +130,63 @@ def decode_replication_controller(obj: Field, meta: Metadata) -> Workload:
     if not selector:
         (spec or obj).error_at("selector", "Required value")
     return Workload("ReplicationController", meta.namespace, meta.name, selector_from_map(selector))
+
+
+# ---------------------------------------------------------------------- PriorityClass
+
+# The API server creates these two itself (scheduling.SystemPriorityClasses); a dump may list them too.
+SYSTEM_PRIORITY_CLASSES = {
+    "system-node-critical": PriorityClass("system-node-critical", 2000001000),
+    "system-cluster-critical": PriorityClass("system-cluster-critical", 2000000000),
+}
+HIGHEST_USER_DEFINABLE_PRIORITY = 1000000000
+SYSTEM_PREFIX = "system-"
+
+
+def decode_priority_class(obj: Field, meta: Metadata) -> PriorityClass:
+    """scheduling.k8s.io/v1 PriorityClass with its defaulting (preemptionPolicy) and the API server's
+    checks: the reserved "system-" prefix and the highest user-definable value."""
+    value_field = obj.get("value")
+    if value_field is None:
+        obj.error_at("value", "Required value")
+    value = value_field.as_int(0, -(2**31), INT32_MAX) if value_field is not None else 0
+    system = meta.name in SYSTEM_PRIORITY_CLASSES
+    if meta.name.startswith(SYSTEM_PREFIX) and not system:
+        obj.error_at("metadata.name", f'invalid value "{meta.name[:80]}": priority class names with '
+                                      f'"{SYSTEM_PREFIX}" prefix are reserved for system use only')
+    elif system and value != SYSTEM_PRIORITY_CLASSES[meta.name].value:
+        value_field.error(f"Invalid value: {value}: the value of {meta.name} is "
+                          f"{SYSTEM_PRIORITY_CLASSES[meta.name].value}")
+    elif not system and value > HIGHEST_USER_DEFINABLE_PRIORITY:
+        value_field.error(f"Invalid value: {value}: maximum allowed value of a user defined priority is "
+                          f"{HIGHEST_USER_DEFINABLE_PRIORITY}")
+    policy = "PreemptLowerPriority"
+    policy_field = obj.get("preemptionPolicy")
+    if policy_field is not None and check_str_enum(policy_field, policy_field.as_str(), PREEMPTION_POLICIES):
+        policy = policy_field.as_str()
+    return PriorityClass(meta.name, value, obj.get_bool("globalDefault"), policy, obj.line)
+
+
+# ---------------------------------------------------------------------- PodDisruptionBudget
+
+
+def decode_pod_disruption_budget(obj: Field, meta: Metadata) -> PodDisruptionBudget:
+    """policy/v1 PodDisruptionBudget: its selector and status (what preemption reads). A missing
+    status reads as no disruption allowed, as a budget the disruption controller never saw."""
+    spec = obj.get_map("spec")
+    selector = label_selector(spec.get("selector")) if spec is not None else None
+    if spec is not None:
+        for key in ("minAvailable", "maxUnavailable"):
+            value = spec.get(key)
+            if value is not None and not isinstance(value.value, (int, str)):
+                value.error(f"expected an integer or a percentage, got {type(value.value).__name__}")
+        if spec.get("minAvailable") is not None and spec.get("maxUnavailable") is not None:
+            spec.error("minAvailable and maxUnavailable cannot be both set")
+    status = obj.get_map("status")
+    allowed, disrupted = 0, frozenset()
+    if status is not None:
+        allowed = status.get_int("disruptionsAllowed", 0, 0, INT32_MAX)
+        disrupted_field = status.get_map("disruptedPods")
+        if disrupted_field is not None:
+            disrupted = frozenset(key for key, _ in disrupted_field.entries())
+    return PodDisruptionBudget(meta.namespace, meta.name, selector, allowed, disrupted, obj.line)

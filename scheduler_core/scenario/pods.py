@@ -2,21 +2,28 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import Optional
 
 from scheduler_core.model import (
+    VOLUME_KIND_CLAIM,
+    VOLUME_KIND_CSI,
+    VOLUME_KIND_EPHEMERAL,
     Container,
     ContainerPort,
-    LabelSelector,
+    ContainerResourceStatus,
     OwnerReference,
     Pod,
+    ResourceList,
     Toleration,
     TopologySpreadConstraint,
+    Volume,
 )
-from scheduler_core.scenario import resources
+from scheduler_core.resources import aggregate_container_requests
+from scheduler_core.scenario import resources, volume_sources
 from scheduler_core.scenario.fields import INT32_MAX, Field
 from scheduler_core.scenario.metadata import Metadata
-from scheduler_core.scenario.selectors import affinity, label_selector, selector_keys
+from scheduler_core.scenario.selectors import affinity, label_selector
 from scheduler_core.scenario.validation import (
     check,
     check_str_enum,
@@ -35,12 +42,17 @@ INCLUSION_POLICIES = ("Honor", "Ignore")
 PROTOCOLS = ("TCP", "UDP", "SCTP")
 PREEMPTION_POLICIES = ("PreemptLowerPriority", "Never")
 DEFAULT_SCHEDULER = "default-scheduler"
+DISRUPTION_TARGET = "DisruptionTarget"  # the condition preemption writes on its victims
+PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
+RESIZE_PENDING = "PodResizePending"
+RESIZE_INFEASIBLE = "Infeasible"
 
 
 def decode_pod(obj: Field, meta: Metadata, doc_index: int) -> Pod:
     spec = obj.get_map("spec")
     pod = Pod(name=meta.name, namespace=meta.namespace, labels=meta.labels, uid=meta.uid,
               owner_references=owner_references(obj), doc_index=doc_index, line=obj.line)
+    _decode_lifecycle(obj, pod)
     if spec is None:
         obj.error_at("spec", "Required value")
         return pod
@@ -50,7 +62,53 @@ def decode_pod(obj: Field, meta: Metadata, doc_index: int) -> Pod:
     _check_unique_containers(pod.containers + pod.init_containers, spec)
     _check_host_ports(spec, pod)
     pod.overhead = resources.to_amounts(resources.quantities(spec.get("overhead"), container=True))
+    pod.pod_level_requests = _pod_level_requests(spec.get("resources"), pod)
+    _decode_resize_state(obj, pod)
+    pod.volumes = _volumes(spec)
     return pod
+
+
+# ---------------------------------------------------------------------- pod-level resources and resizes
+
+# Resources the API server may default pod-level requests for from the containers' requests
+# (IsOvercommitAllowed: not hugepages, which cannot be overcommitted).
+_OVERCOMMITTABLE_POD_LEVEL = ("cpu", "memory")
+
+
+def _pod_level_requests(field: Optional[Field], pod: Pod) -> ResourceList:
+    """spec.resources.requests after defaultPodRequests: with pod-level limits set, a resource
+    the pod does not request takes the containers' effective requests, else its limit."""
+    requests, limits = resources.pod_level_resources(field)
+    if not limits:
+        return requests
+    defaulted = dict(requests)
+    for name, amount in aggregate_container_requests(pod, use_status=False).items():
+        if name in _OVERCOMMITTABLE_POD_LEVEL:
+            defaulted.setdefault(name, amount)
+    for name, amount in limits.items():
+        defaulted.setdefault(name, amount)
+    return defaulted
+
+
+def _decode_resize_state(obj: Field, pod: Pod) -> None:
+    """status.containerStatuses / initContainerStatuses (allocatedResources, resources.requests)
+    and an Infeasible PodResizePending condition: what PodRequests reads of an in-place resize."""
+    status = obj.get_map("status")
+    if status is None:
+        return
+    for key in ("containerStatuses", "initContainerStatuses"):
+        for item in status.get_list(key):
+            if not item.expect_map() or not item.get_str("name"):
+                continue
+            allocated = resources.to_amounts(resources.quantities(item.get("allocatedResources"), container=True))
+            actual = item.get_map("resources")
+            actuated = None
+            if actual is not None:
+                actuated = resources.to_amounts(resources.quantities(actual.get("requests"), container=True))
+            pod.container_statuses[item.get_str("name")] = ContainerResourceStatus(allocated, actuated)
+    pod.resize_infeasible = any(
+        condition.expect_map() and condition.get_str("type") == RESIZE_PENDING
+        and condition.get_str("reason") == RESIZE_INFEASIBLE for condition in status.get_list("conditions"))
 
 
 def _decode_scheduling(spec: Field, pod: Pod) -> None:
@@ -60,6 +118,9 @@ def _decode_scheduling(spec: Field, pod: Pod) -> None:
         if pod.node_name:
             check(node_name, pod.node_name, is_dns1123_subdomain(pod.node_name))
     pod.priority = spec.get_int("priority", 0, -(2**31), INT32_MAX)
+    pod.priority_class_name = spec.get_str("priorityClassName")
+    pod.scheduling_gates = _scheduling_gates(spec)
+    pod.resource_claims = _resource_claims(spec)
     pod.scheduler_name = spec.get_str("schedulerName", DEFAULT_SCHEDULER) or DEFAULT_SCHEDULER
     pod.node_selector = label_map(spec.get("nodeSelector"))
     pod.affinity = affinity(spec.get("affinity"))
@@ -70,6 +131,81 @@ def _decode_scheduling(spec: Field, pod: Pod) -> None:
         value = policy.as_str()
         if check_str_enum(policy, value, PREEMPTION_POLICIES):
             pod.preemption_policy = value
+
+
+def has_priority(obj: Field) -> bool:
+    """Whether spec.priority is written (a stored pod always has it; a hand-written one may not)."""
+    spec = obj.get("spec")
+    return spec is not None and spec.get("priority") is not None
+
+
+def _scheduling_gates(spec: Field) -> tuple[str, ...]:
+    names: list[str] = []
+    for item in spec.get_list("schedulingGates"):
+        if not item.expect_map():
+            continue
+        name_field = _required(item, "name")
+        name = name_field.as_str() if name_field is not None else ""
+        if name and check(name_field, name, is_qualified_name(name)):
+            if name in names:
+                name_field.error(f'Duplicate value: "{name}"')
+            names.append(name)
+    return tuple(names)
+
+
+def _resource_claims(spec: Field) -> tuple[str, ...]:
+    """spec.resourceClaims: each a DNS label name and exactly one source (validatePodResourceClaim)."""
+    names: list[str] = []
+    for item in spec.get_list("resourceClaims"):
+        if not item.expect_map():
+            continue
+        name_field = _required(item, "name")
+        name = name_field.as_str() if name_field is not None else ""
+        if name and check(name_field, name, is_dns1123_label(name)):
+            if name in names:
+                name_field.error(f'Duplicate value: "{name}"')
+            names.append(name)
+        sources = [key for key in ("resourceClaimName", "resourceClaimTemplateName") if item.get_str(key)]
+        if len(sources) != 1:
+            item.error("must specify one of: `resourceClaimName`, `resourceClaimTemplateName`")
+    return tuple(names)
+
+
+# ---------------------------------------------------------------------- lifecycle
+
+
+def _decode_lifecycle(obj: Field, pod: Pod) -> None:
+    """What the scheduler reads of a pod's life: finished, terminating, started, nominated."""
+    metadata = obj.get_map("metadata")
+    if metadata is not None:
+        pod.deletion_timestamp = read_time(metadata.get("deletionTimestamp"))
+    status = obj.get_map("status")
+    if status is None:
+        return
+    pod.phase = status.get_str("phase")
+    pod.start_time = read_time(status.get("startTime"))
+    pod.nominated_node_name = status.get_str("nominatedNodeName")
+    pod.preempted_by_scheduler = any(
+        condition.expect_map() and condition.get_str("type") == DISRUPTION_TARGET
+        and condition.get_str("status") == "True" and condition.get_str("reason") == PREEMPTION_BY_SCHEDULER
+        for condition in status.get_list("conditions"))
+    if pod.nominated_node_name:
+        check(status.get("nominatedNodeName"), pod.nominated_node_name, is_dns1123_subdomain(pod.nominated_node_name))
+
+
+def read_time(field: Optional[Field]) -> Optional[datetime]:
+    """metav1.Time: RFC 3339 (kubectl writes "2024-05-01T10:00:00Z"); naive times are taken as UTC."""
+    if field is None:
+        return None
+    text = field.as_str()
+    if not text:
+        return None
+    try:
+        value = datetime.fromisoformat(text)
+    except ValueError:
+        field.error(f'invalid value "{text[:80]}": expected an RFC 3339 time such as "2024-05-01T10:00:00Z"')
+        return None
+    return value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
 
 
 # ---------------------------------------------------------------------- owner references
@@ -87,7 +223,7 @@ def owner_references(obj: Field) -> tuple[OwnerReference, ...]:
             if not item.get_str(key):
                 item.error_at(key, "Required value")
         refs.append(OwnerReference(item.get_str("kind"), item.get_str("name"), item.get_str("apiVersion"),
-                                   item.get_bool("controller")))
+                                   item.get_bool("controller"), item.get_str("uid")))
     if sum(ref.controller for ref in refs) > 1:
         metadata.error_at("ownerReferences", "Only one reference can have Controller set to true")
     return tuple(refs)
@@ -173,7 +309,7 @@ def _spread_constraint(item: Field) -> Optional[TopologySpreadConstraint]:
     if min_domains is not None and when != "DoNotSchedule":
         item.error_at("minDomains", f"can only use minDomains if whenUnsatisfiable=DoNotSchedule, not {when}")
     selector = label_selector(item.get("labelSelector"))
-    match_label_keys = _match_label_keys(item, selector)
+    match_label_keys = _match_label_keys(item)
     constraint = TopologySpreadConstraint(
         max_skew, key, when, selector, min_domains,
         _enum(item.get("nodeAffinityPolicy"), INCLUSION_POLICIES),
@@ -188,12 +324,12 @@ def _enum(field: Optional[Field], allowed: tuple[str, ...]) -> Optional[str]:
     return value if check_str_enum(field, value, allowed) else None
 
 
-def _match_label_keys(item: Field, selector: Optional[LabelSelector]) -> tuple[str, ...]:
+def _match_label_keys(item: Field) -> tuple[str, ...]:
     keys = []
-    in_selector = selector_keys(selector)
     for key, key_field in item.get_str_list("matchLabelKeys"):
-        if check(key_field, key, is_qualified_name(key)) and key in in_selector:
-            key_field.error(f'invalid value "{key}": exists in both matchLabelKeys and labelSelector')
+        # A v1.35 API server merges each key into the labelSelector at creation: a stored pod
+        # has it in both, which is accepted (the scheduler merges it again, harmlessly).
+        check(key_field, key, is_qualified_name(key))
         keys.append(key)
     return tuple(keys)
 
@@ -219,9 +355,9 @@ def _container(item: Field, init: bool) -> Optional[Container]:
     restart = item.get_str("restartPolicy")
     if init and restart and restart != "Always":
         item.error_at("restartPolicy", f'unsupported value "{restart[:80]}": supported values: "Always"')
-    requests = resources.container_requests(item.get("resources"))
+    requests, limits = resources.container_resources(item.get("resources"))
     ports = tuple(p for p in (_port(p) for p in item.get_list("ports")) if p)
-    return Container(name, item.get_str("image"), requests, ports, restart)
+    return Container(name, item.get_str("image"), requests, ports, restart, limits)
 
 
 def _port(item: Field) -> Optional[ContainerPort]:
@@ -257,3 +393,53 @@ def _check_host_ports(spec: Field, pod: Pod) -> None:
                 spec.error_at("containers", f'Duplicate value: "{port.protocol}/{port.host_ip}/{port.host_port}"'
                                             " (hostPort)")
             seen.add(key)
+
+
+# ---------------------------------------------------------------------- volumes
+
+
+def _volumes(spec: Field) -> tuple[Volume, ...]:
+    """spec.volumes: unique DNS-1123 names, one source each (none defaults to emptyDir)."""
+    volumes: list[Volume] = []
+    seen: set[str] = set()
+    for item in spec.get_list("volumes"):
+        volume = _volume(item)
+        if volume is None:
+            continue
+        if volume.name in seen:
+            item.error_at("name", f'Duplicate value: "{volume.name}"')
+        seen.add(volume.name)
+        volumes.append(volume)
+    return tuple(volumes)
+
+
+def _volume(item: Field) -> Optional[Volume]:
+    if not item.expect_map():
+        return None
+    name_field = _required(item, "name")
+    name = name_field.as_str() if name_field is not None else ""
+    if name:
+        check(name_field, name, is_dns1123_label(name))
+    kind = volume_sources.source_kind(item, volume_sources.POD_VOLUME_KINDS, "emptyDir")
+    source = item.get_map(kind)
+    if kind == VOLUME_KIND_CLAIM and source is not None:
+        return Volume(name, kind, volume_sources.required_str(source, "claimName"), source.get_bool("readOnly"))
+    if kind == VOLUME_KIND_EPHEMERAL and source is not None:
+        _ephemeral_template(source)
+    if kind == VOLUME_KIND_CSI and source is not None:
+        return Volume(name, kind, csi_driver=volume_sources.required_str(source, "driver"))
+    return Volume(name, kind, in_tree=volume_sources.in_tree_source(item, kind))
+
+
+def _ephemeral_template(source: Field) -> None:
+    """A generic ephemeral volume's claim template is checked as the claim it becomes would be; the
+    scheduler itself reads the claim the ephemeral volume controller creates, ``<pod>-<volume>``."""
+    template = source.get_map("volumeClaimTemplate")
+    if template is None:
+        source.error_at("volumeClaimTemplate", "Required value")
+        return
+    spec = template.get_map("spec")
+    if spec is None:
+        template.error_at("spec", "Required value")
+        return
+    volume_sources.claim_spec(spec)

@@ -32,7 +32,8 @@ def _check_container_name(item: Field, name: str) -> bool:
 
 
 def quantities(field: Optional[Field], container: bool) -> Quantities:
-    """A ResourceList as exact quantities; negative amounts and malformed names are errors."""
+    """A ResourceList as exact quantities; negative amounts, malformed names and amounts the
+    scheduler's int64 counters cannot hold are errors."""
     if field is None or not field.expect_map():
         return {}
     result: Quantities = {}
@@ -47,6 +48,10 @@ def quantities(field: Optional[Field], container: bool) -> Quantities:
         if is_extended(name) and amount.denominator != 1:
             item.error(f'invalid value "{item.value}": must be an integer')
             continue
+        overflow = quantity.amount_overflow(name, amount)
+        if overflow is not None:
+            item.error(f'invalid value "{str(item.value)[:80]}": {overflow}')
+            continue
         result[name] = amount
     return result
 
@@ -57,8 +62,14 @@ def to_amounts(values: Quantities) -> ResourceList:
 
 def container_requests(resources: Optional[Field]) -> ResourceList:
     """requests after defaulting: a resource with a limit and no request requests its limit."""
+    return container_resources(resources)[0]
+
+
+def container_resources(resources: Optional[Field]) -> tuple[ResourceList, ResourceList]:
+    """(requests after defaulting, limits): a resource with a limit and no request requests its
+    limit (SetDefaults_Pod)."""
     if resources is None or not resources.expect_map():
-        return {}
+        return {}, {}
     requests = quantities(resources.get("requests"), container=True)
     limits = quantities(resources.get("limits"), container=True)
     requests_field = resources.get("requests")
@@ -66,7 +77,28 @@ def container_requests(resources: Optional[Field]) -> ResourceList:
         _check_against_limits(requests_field, requests, limits)
     merged = dict(limits)
     merged.update(requests)
-    return to_amounts(merged)
+    return to_amounts(merged), to_amounts(limits)
+
+
+def pod_level_resources(resources: Optional[Field]) -> tuple[ResourceList, ResourceList]:
+    """spec.resources (PodLevelResources): (requests, limits) as written; only cpu, memory and
+    hugepages may be set for the whole pod (validatePodResourceRequirements)."""
+    if resources is None or not resources.expect_map():
+        return {}, {}
+    lists = []
+    for key in ("requests", "limits"):
+        field = resources.get(key)
+        values = quantities(field, container=True)
+        for name in list(values):
+            if name not in ("cpu", "memory") and not name.startswith(HUGEPAGES_PREFIX):
+                field.error_at(name, f'unsupported value "{name[:80]}": pod-level resources support cpu, memory '
+                                     "and hugepages only")
+                del values[name]
+        lists.append(values)
+    requests, limits = lists
+    if resources.get("requests") is not None:
+        _check_against_limits(resources.get("requests"), requests, limits)
+    return to_amounts(requests), to_amounts(limits)
 
 
 def _check_against_limits(requests_field: Field, requests: Quantities, limits: Quantities) -> None:

@@ -22,7 +22,6 @@ from scheduler_core.scenario.validation import (
     check,
     check_str_enum,
     is_dns1123_label,
-    is_integer_string,
     is_label_value,
     is_qualified_name,
     label_map,
@@ -44,11 +43,10 @@ def _check_operator_values(req: Field, operator: str, values: tuple[str, ...]) -
         req.error_at("values", "must be specified when `operator` is 'In' or 'NotIn'")
     elif operator in ("Exists", "DoesNotExist") and values:
         req.error_at("values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'")
-    elif operator in ("Gt", "Lt"):
-        if len(values) != 1:
-            req.error_at("values", "must be specified single value when `operator` is 'Lt' or 'Gt'")
-        elif not is_integer_string(values[0]):
-            req.error_at("values", f'invalid value "{values[0][:80]}": must be an integer')
+    elif operator in ("Gt", "Lt") and len(values) != 1:
+        # The API server checks the count only: a value that is no integer is stored, and the
+        # scheduler's node selector then matches nothing with that term (labels.py).
+        req.error_at("values", "must be specified single value when `operator` is 'Lt' or 'Gt'")
 
 
 def _key(req: Field) -> str:
@@ -92,12 +90,6 @@ def label_selector(field: Optional[Field]) -> Optional[LabelSelector]:
     match_labels = label_map(field.get("matchLabels"))
     expressions = [_label_requirement(req) for req in field.get_list("matchExpressions")]
     return LabelSelector(tuple(sorted(match_labels.items())), tuple(r for r in expressions if r is not None))
-
-
-def selector_keys(selector: Optional[LabelSelector]) -> set[str]:
-    if selector is None:
-        return set()
-    return {k for k, _ in selector.match_labels} | {r.key for r in selector.match_expressions}
 
 
 # ---------------------------------------------------------------------- node selectors

@@ -26,6 +26,7 @@ from yaml.events import (
 )
 from yaml.nodes import ScalarNode
 
+from scheduler_core.scenario.jsonstream import as_yaml_stream
 from scheduler_core.scenario.limits import Limits
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -330,6 +331,7 @@ def deep_flow_line(text: str, max_depth: int) -> Optional[int]:
 
 
 def compose(text: str, limits: Limits) -> tuple[list[Document], list[SyntaxProblem]]:
+    text = as_yaml_stream(text)  # several JSON values back to back: one document each
     deep = deep_flow_line(text, limits.max_depth)
     if deep is not None:
         return [], [SyntaxProblem(1, deep, f"nesting deeper than {limits.max_depth} levels (Limits.max_depth)")]

@@ -34,6 +34,11 @@ async function csrfToken() {
   return token;
 }
 
+/** The header every write carries (CSRF). */
+export async function csrfHeader() {
+  return { "X-CSRFToken": await csrfToken() };
+}
+
 export async function request(method, path, { json, form, token = shareToken } = {}) {
   const headers = { Accept: "application/json" };
   const writing = !["GET", "HEAD"].includes(method);
@@ -57,6 +62,23 @@ export async function request(method, path, { json, form, token = shareToken } =
   }
   if (!response.ok) throw new ApiError(response.status, data);
   return data;
+}
+
+/** A binary GET (ArrayBuffer); errors in the API's one shape. */
+export async function requestBinary(path, { token = shareToken } = {}) {
+  const headers = { Accept: "application/octet-stream, application/json" };
+  if (token) headers["X-Share-Token"] = token;
+  const response = await fetch(path, { headers, credentials: "same-origin" });
+  if (!response.ok) {
+    let data = null;
+    try {
+      data = await response.json();
+    } catch {
+      data = null;
+    }
+    throw new ApiError(response.status, data);
+  }
+  return response.arrayBuffer();
 }
 
 /** A URL for links/downloads (no headers possible there): the token travels as ?token=. */
@@ -93,6 +115,9 @@ export const api = {
   events: (id, since = 0, limit = 500) => request("GET", `/api/runs/${id}/events?since=${since}&limit=${limit}`),
   cycles: (id) => request("GET", `/api/runs/${id}/cycles`),
   cycleEvents: (id, cycle) => request("GET", `/api/runs/${id}/events?cycle=${cycle}`),
+  explain: (id, cycle) => request("GET", `/api/runs/${id}/cycles/${cycle}/explain`),
+  segment: (id, cycle) => requestBinary(`/api/runs/${id}/segment?cycle=${cycle}`),
+  runNames: (id) => request("GET", `/api/runs/${id}/names`),
   trace: (id) => request("GET", `/api/runs/${id}/trace`),
   traceUrl: (id) => withToken(`/api/runs/${id}/trace`),
   share: (id, { version = null, run = null, step = "" } = {}) =>

@@ -21,7 +21,7 @@ const VIEWS = {
   Filter: filter.render,
   PostFilter: postfilter.render,
   PreScore: prescore.render,
-  Score: (ctx) => renderScores(ctx, "raw"),
+  Score: (ctx) => renderScores(ctx, "weighted"), // the numbers that add up to the total
   NormalizeScore: (ctx) => renderScores(ctx, "normalized"),
   Total: renderTotal,
   Bind: bind.render,
@@ -33,6 +33,7 @@ const LAZY_EVENTS = 5000;
 const LAZY_NODE_CYCLES = 100_000;
 const LAZY_POLL_MS = 1500;
 const KEEP_CYCLES = 4;
+const KEEP_EXPLANATIONS = 16;
 
 export function positionFromQuery(search) {
   const params = new URLSearchParams(search);
@@ -66,22 +67,27 @@ class RunController {
     this.pos = { cycle: 0, step: "QueueSort" };
     this.ui = { scoreKind: null, groupKey: "", onlyFailing: false, expanded: [], nodeFilter: "" };
     this.charts = new Map();
+    this.explanations = new Map(); // cycle -> the engine's explanation (or {error}), once the cycle ended
     this.dirty = new Set();
     this.frame = 0;
     this.status = "queued";
+    this.pace = new Pace();
   }
 
   async start(initial, actions) {
+    this.loader = new CycleLoader(this.runId); // the run's names (node labels) come from it in any case
+    const wanted = initial || positionFromQuery(location.search);
+    // A big run shows one cycle as stored: ask for it and the names while the run itself is asked for.
+    if (wanted) this.loader.prefetch(wanted.cycle);
     this.run = await api.run(this.runId);
     this.status = this.run.status;
-    this.pos = initial || positionFromQuery(location.search) || this.pos;
+    this.pos = wanted || this.pos;
     this.buildShell(actions);
     const finished = FINISHED.has(this.run.status);
     if (!finished) await this.loadNodes(); // a live run's size is known from its node count
     const forced = new URLSearchParams(location.search).get("load") === "cycle"; // ?load=cycle: per cycle at any size
     this.lazy = forced || (finished ? this.run.eventCount > LAZY_EVENTS : this.run.progress.cycles * this.nodeLabels.size > LAZY_NODE_CYCLES);
     if (this.lazy) {
-      this.loader = new CycleLoader(this.runId);
       this.loaded = []; // cycles held in the model, oldest first
       // The step's events and the node labels side by side; the step is drawn as soon as its events
       // are in (on a large scenario the labels are the slow part) and regrouped when they arrive.
@@ -140,8 +146,11 @@ class RunController {
     }
   }
 
-  /** The node labels (names + labels only, from /nodes); the full /objects (or the YAML) on an older server. */
+  /** The node labels: from the run's names (kept with the run; the per-cycle loader decodes with
+   * them too), else the version's /nodes; the full /objects (or the YAML) on an older server. */
   async nodeList() {
+    const names = await this.loader.names().catch(() => null);
+    if (names) return names.nodes;
     try {
       return (await api.nodes(this.run.scenario, this.run.version)).nodes || [];
     } catch (error) {
@@ -221,7 +230,8 @@ class RunController {
     const events = this.lazy ? this.run.eventCount : this.model.eventCount;
     this.progress.max = Math.max(1, total);
     this.progress.value = done;
-    this.progressText.textContent = `${this.status} · ${done}/${total} cycle(s) · ${events} events${this.lazy ? " · loading one cycle at a time" : ""}`;
+    const pace = FINISHED.has(this.status) ? "" : this.pace.sample(done, total);
+    this.progressText.textContent = `${this.status} · ${done}/${total} cycle(s)${pace} · ${events} events${this.lazy ? " · loading one cycle at a time" : ""}`;
     this.errorLine.hidden = !(this.ended && this.run.error);
     this.errorLine.textContent = this.run.error ? `The run ${this.status}: ${this.run.error}` : "";
     // "succeeded" etc. only once every event has arrived (tests and links wait on it).
@@ -231,16 +241,20 @@ class RunController {
   renderCycleOptions() {
     const select = this.cycleSelect;
     const count = this.lazy ? this.run.progress.cycles : this.model.cycles.length;
-    for (let i = 0; i < count; i += 1) {
-      const cycle = this.model.cycles[i];
-      if (!cycle && !this.lazy) continue;
-      const text = cycleLabel(i, cycle, this.loader?.entry(i), outcome);
-      let option = select.options[i];
-      if (!option) {
-        option = h("option", { value: String(i) });
-        select.append(option);
+    // Every render passes here; the 1000 labels of a big run change only when cycles arrive.
+    const state = `${count}|${this.loader?.entries.size}|${this.model.eventCount}|${this.lazy ? this.loaded?.join(",") : ""}`;
+    if (state !== this.optionsState) {
+      this.optionsState = state;
+      const added = document.createDocumentFragment();
+      for (let i = 0; i < count; i += 1) {
+        const cycle = this.model.cycles[i];
+        if (!cycle && !this.lazy) continue;
+        const text = cycleLabel(i, cycle, this.loader?.entry(i), outcome);
+        const option = select.options[i];
+        if (!option) added.append(new Option(text, String(i)));
+        else if (option.text !== text) option.text = text;
       }
-      if (option.textContent !== text) option.textContent = text;
+      select.append(added);
     }
     if (select.value !== String(this.pos.cycle) && select.options[this.pos.cycle]) select.value = String(this.pos.cycle);
   }
@@ -269,11 +283,13 @@ class RunController {
       model: this.model,
       nodeLabels: this.nodeLabels,
       ui: this.ui,
+      explanation: this.explanation(cycle),
       plot: (key, figure) => this.plot(key, figure),
       update: (patch) => {
         Object.assign(this.ui, patch);
         this.renderStep();
       },
+      goStep: (step) => this.go({ cycle: this.pos.cycle, step }),
     };
     this.pendingDraws = [];
     performance.mark("step-build");
@@ -282,6 +298,31 @@ class RunController {
     requestAnimationFrame(() => setTimeout(() => performance.mark("step-painted"), 0));
     this.root.dataset.shown = `${this.pos.cycle}:${this.pos.step}:${this.nodeLabels.size ? "grouped" : "plain"}`;
     for (const drawNow of this.pendingDraws) drawNow(); // after mounting, so Plotly sizes to the page
+  }
+
+  /**
+   * The engine's explanation of a finished cycle (GET .../cycles/N/explain), fetched once and kept:
+   * null while it loads (the step redraws when it arrives), {error} when it could not be read.
+   */
+  explanation(cycle) {
+    const index = cycle.index;
+    if (this.explanations.has(index)) return this.explanations.get(index);
+    if (!cycle.end) return null; // a live cycle is explained once it has ended
+    this.explanations.set(index, null);
+    // Keep the last few (an explanation of a 5000-node cycle lists its nodes).
+    for (const old of this.explanations.keys()) {
+      if (this.explanations.size <= KEEP_EXPLANATIONS) break;
+      if (old !== index) this.explanations.delete(old);
+    }
+    api.explain(this.runId, index).then(
+      (found) => this.explained(index, found),
+      (error) => this.explained(index, { error: error.message }));
+    return null;
+  }
+
+  explained(index, found) {
+    this.explanations.set(index, found);
+    if (this.pos.cycle === index) this.renderStep();
   }
 
   /** A chart element for the view being built; drawn once it is in the document. */
@@ -300,7 +341,7 @@ class RunController {
   go(pos) {
     const cycleChanged = pos.cycle !== this.pos.cycle;
     this.pos = pos;
-    if (cycleChanged) this.ui.expanded = [];
+    if (cycleChanged) Object.assign(this.ui, { expanded: [], reason: null });
     history.replaceState(null, "", `${location.pathname}?${stepQuery(pos)}`);
     this.render(true);
     if (this.lazy && !this.model.cycles[pos.cycle]?.end) {
@@ -322,7 +363,9 @@ class RunController {
 
   onKey(event) {
     if (event.altKey || event.ctrlKey || event.metaKey) return;
-    if (event.target.closest?.("input, textarea, select, [contenteditable]")) return;
+    // The cycle picker is the stepper's own control: ←/→ step there too (instead of the select
+    // switching options by itself); in every other field the arrows edit as usual.
+    if (event.target !== this.cycleSelect && event.target.closest?.("input, textarea, select, [contenteditable]")) return;
     if (event.key !== "ArrowLeft" && event.key !== "ArrowRight") return;
     const direction = event.key === "ArrowRight" ? 1 : -1;
     event.preventDefault();
@@ -342,6 +385,35 @@ class RunController {
     this.stream?.close();
     clearTimeout(this.pollTimer);
   }
+}
+
+/** Attempts per second and the time left, from the cycles finished over the last few seconds
+ * (one scheduling attempt per cycle). Shown while a run is live; the counts come from the server. */
+export class Pace {
+  constructor(windowMs = 5000, now = () => performance.now()) {
+    this.windowMs = windowMs;
+    this.now = now;
+    this.samples = []; // [time, cycles done]
+  }
+
+  sample(done, total) {
+    const at = this.now();
+    const last = this.samples[this.samples.length - 1];
+    if (!last || last[1] !== done) this.samples.push([at, done]);
+    while (this.samples.length > 2 && at - this.samples[0][0] > this.windowMs) this.samples.shift();
+    const [firstAt, firstDone] = this.samples[0];
+    const seconds = (at - firstAt) / 1000;
+    if (seconds < 0.5 || done <= firstDone) return "";
+    const rate = (done - firstDone) / seconds;
+    const left = Math.max(0, total - done) / rate;
+    return ` · ${rate >= 10 ? Math.round(rate) : rate.toFixed(1)} attempts/s · ~${formatDuration(left)} left`;
+  }
+}
+
+function formatDuration(seconds) {
+  if (seconds < 60) return `${Math.ceil(seconds)} s`;
+  const minutes = Math.floor(seconds / 60);
+  return `${minutes} min ${Math.round(seconds - minutes * 60)} s`;
 }
 
 /** The share box: makes a read-only link to this version, run and step. */

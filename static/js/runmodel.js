@@ -89,6 +89,8 @@ export class RunModel {
 export function hasStep(cycle, id) {
   if (!cycle) return false;
   if (id === "QueueSort") return Boolean(cycle.start || cycle.points[POINT.QUEUE_SORT]);
+  // PreFilter rejected the pod: Filter did not run, but its step says so (and links to PreFilter).
+  if (id === "Filter" && cycle.points[POINT.PRE_FILTER]?.summary?.status) return true;
   const step = STEPS.find((s) => s.id === id);
   return step.points.some((p) => p !== POINT.CYCLE_END && cycle.points[p]) || (id === "Bind" && Boolean(cycle.end));
 }

@@ -1,5 +1,7 @@
 // Structured tables for Nodes and Pods that edit the same YAML text as the editor.
-// Every action is a text -> text function from yamldocs.js handed to onEdit.
+// Every action is a text -> text function from yamldocs.js handed to onEdit. Paged (PAGE rows at a
+// time, so 5000 nodes cost one page of DOM); every label and taint is shown as a chip, every
+// container's requests per resource, and the priority (or its PriorityClass name).
 
 import { $, h, mount } from "./dom.js";
 import {
@@ -7,11 +9,11 @@ import {
   nodeFields, podFields, removeObject, uniqueName, updateObject,
 } from "./yamldocs.js";
 
-const PAGE = 100;
+export const PAGE = 50;
 
 /**
  * renderTables(container, parsed, {onEdit, readOnly, state}) where parsed = readScenario(text)
- * and state keeps {nodeFilter, podFilter, nodeLimit, podLimit} across re-renders.
+ * and state keeps {nodeFilter, podFilter, nodePage, podPage} across re-renders.
  */
 export function renderTables(container, parsed, { onEdit, readOnly = false, state }) {
   const focusedKey = document.activeElement?.dataset?.key;
@@ -19,8 +21,12 @@ export function renderTables(container, parsed, { onEdit, readOnly = false, stat
   const nodeNames = parsed.nodes.map((n) => n.name);
   const podNames = parsed.pods.map((p) => p.name);
 
-  const nodeRows = filtered(parsed.nodes, state.nodeFilter, (n) => `${n.name} ${formatMap(n.labels)}`);
+  const nodeRows = filtered(parsed.nodes, state.nodeFilter, (n) => `${n.name} ${formatMap(n.labels)} ${formatTaints(n.taints)}`);
   const podRows = filtered(parsed.pods, state.podFilter, (p) => `${p.namespace}/${p.name} ${formatMap(p.labels)} ${p.nodeName}`);
+  const nodePage = pageOf(nodeRows, state.nodePage);
+  const podPage = pageOf(podRows, state.podPage);
+  state.nodePage = nodePage.index;
+  state.podPage = podPage.index;
 
   mount(container,
     parsed.errors.length
@@ -30,21 +36,21 @@ export function renderTables(container, parsed, { onEdit, readOnly = false, stat
     h("section.panel",
       h("div.table-head",
         h("h3", `Nodes (${parsed.nodes.length})`),
-        filterInput("node-filter", state.nodeFilter, (v) => { state.nodeFilter = v; state.rerender(); }),
+        filterInput("node-filter", state.nodeFilter, (v) => { state.nodeFilter = v; state.nodePage = 0; state.rerender(); }),
         readOnly ? null : h("button#add-node", { type: "button", onclick: () => edit((text) => appendObject(text, newNode(uniqueName("node-0", nodeNames)))) }, "+ Add node")),
+      pager("nodes", nodePage, nodeRows.length, (index) => { state.nodePage = index; state.rerender(); }),
       h("div.scroll-x", h("table.data.edit-table#nodes-table",
         h("thead", h("tr", ["name", "labels (k=v, …)", "taints (k=v:Effect, …)", "allocatable (cpu=…, memory=…, pods=…)", "unschedulable", ""].map((t) => h("th", { scope: "col" }, t)))),
-        h("tbody", nodeRows.slice(0, state.nodeLimit).map((row, i) => nodeRow(row, i, { edit, readOnly, nodeNames }))))),
-      more(nodeRows.length, state.nodeLimit, () => { state.nodeLimit += PAGE; state.rerender(); })),
+        h("tbody", nodePage.rows.map((row, i) => nodeRow(row, nodePage.start + i, { edit, readOnly, nodeNames })))))),
     h("section.panel",
       h("div.table-head",
         h("h3", `Pods (${parsed.pods.length}, ${parsed.pods.filter((p) => !p.nodeName).length} pending)`),
-        filterInput("pod-filter", state.podFilter, (v) => { state.podFilter = v; state.rerender(); }),
+        filterInput("pod-filter", state.podFilter, (v) => { state.podFilter = v; state.podPage = 0; state.rerender(); }),
         readOnly ? null : h("button#add-pod", { type: "button", onclick: () => edit((text) => appendObject(text, newPod(uniqueName("pod-0", podNames)))) }, "+ Add pod")),
+      pager("pods", podPage, podRows.length, (index) => { state.podPage = index; state.rerender(); }),
       h("div.scroll-x", h("table.data.edit-table#pods-table",
-        h("thead", h("tr", ["namespace/name", "labels", "node (empty: pending)", "priority", "requests (first container)", "constraints", ""].map((t) => h("th", { scope: "col" }, t)))),
-        h("tbody", podRows.slice(0, state.podLimit).map((row, i) => podRow(row, i, { edit, readOnly, podNames }))))),
-      more(podRows.length, state.podLimit, () => { state.podLimit += PAGE; state.rerender(); })));
+        h("thead", h("tr", ["namespace/name", "labels", "node (empty: pending)", "priority", "requests per container and resource", "constraints", ""].map((t) => h("th", { scope: "col" }, t)))),
+        h("tbody", podPage.rows.map((row, i) => podRow(row, podPage.start + i, { edit, readOnly, podNames })))))));
 
   if (focusedKey) $(`[data-key="${CSS.escape(focusedKey)}"]`, container)?.focus();
 }
@@ -59,10 +65,34 @@ function filterInput(id, value, onChange) {
   return h("input.filter", { id, type: "search", placeholder: "filter…", value: value || "", "aria-label": "filter rows", onchange: (e) => onChange(e.target.value) });
 }
 
-function more(total, limit, onMore) {
-  if (total <= limit) return null;
-  return h("p.note", `Showing ${limit} of ${total}. `, h("button.linkish", { type: "button", onclick: onMore }, "Show more"));
+function pageOf(rows, wanted) {
+  const pages = Math.max(1, Math.ceil(rows.length / PAGE));
+  const index = Math.min(Math.max(0, wanted || 0), pages - 1);
+  const start = index * PAGE;
+  return { index, pages, start, rows: rows.slice(start, start + PAGE) };
 }
+
+/** "Rows 51–100 of 5000 · ◀ page 2 of 100 ▶" with a page number to jump to. */
+function pager(kind, page, total, go) {
+  if (total <= PAGE) return null;
+  const last = Math.min(page.start + PAGE, total);
+  return h(`nav.pager#${kind}-pager`, { "aria-label": `${kind} pages` },
+    h("span.muted", `rows ${page.start + 1}–${last} of ${total}`),
+    h("button", { type: "button", disabled: page.index === 0, "aria-label": `previous ${kind} page`, dataset: { page: "prev" }, onclick: () => go(page.index - 1) }, "◀"),
+    h("label", "page ", h("input.page-input", {
+      type: "number", min: "1", max: String(page.pages), value: String(page.index + 1), "aria-label": `${kind} page`,
+      onchange: (e) => go(Number(e.target.value) - 1),
+    }), ` of ${page.pages}`),
+    h("button", { type: "button", disabled: page.index >= page.pages - 1, "aria-label": `next ${kind} page`, dataset: { page: "next" }, onclick: () => go(page.index + 1) }, "▶"));
+}
+
+function chips(items, kind) {
+  if (!items.length) return null;
+  return h("ul.chips", { "aria-label": kind }, items.map((text) => h("li.chip", { title: text }, text)));
+}
+
+const mapChips = (map) => Object.entries(map || {}).map(([k, v]) => (v === "" ? k : `${k}=${v}`));
+const taintChips = (taints) => formatTaints(taints).split(", ").filter(Boolean);
 
 function input(key, value, label, onCommit, readOnly, extra = {}) {
   return h("input.cell-input", {
@@ -86,13 +116,20 @@ function nodeRow(row, i, { edit, readOnly, nodeNames }) {
   const key = (field) => `node-${i}-${field}`;
   return h("tr", { dataset: { line: String(row.line) } },
     h("td", input(key("name"), row.name, "node name", set("name"), readOnly)),
-    h("td", input(key("labels"), formatMap(row.labels), `labels of ${row.name}`, set("labels"), readOnly)),
-    h("td", input(key("taints"), formatTaints(row.taints), `taints of ${row.name}`, set("taints"), readOnly)),
-    h("td", input(key("allocatable"), formatMap(row.allocatable), `allocatable of ${row.name}`, set("allocatable"), readOnly,
+    h("td", chips(mapChips(row.labels), `labels of ${row.name}`), input(key("labels"), formatMap(row.labels), `labels of ${row.name}`, set("labels"), readOnly)),
+    h("td", chips(taintChips(row.taints), `taints of ${row.name}`), input(key("taints"), formatTaints(row.taints), `taints of ${row.name}`, set("taints"), readOnly, { placeholder: "no taints" })),
+    h("td", chips(mapChips(row.allocatable), `allocatable of ${row.name}`), input(key("allocatable"), formatMap(row.allocatable), `allocatable of ${row.name}`, set("allocatable"), readOnly,
       row.allocatableFromCapacity ? { title: "from status.capacity (no allocatable given); editing writes status.allocatable" } : {})),
     h("td.center", h("input", { type: "checkbox", checked: row.unschedulable, disabled: readOnly, "aria-label": `${row.name} unschedulable`, dataset: { key: key("unschedulable") },
       onchange: (e) => set("unschedulable")(e.target.checked) })),
     actions("node", row, { edit, readOnly, names: nodeNames }));
+}
+
+/** Every container's requests, one chip per resource (as written; the engine's sum is in the run). */
+function requestChips(row) {
+  const several = row.requests.length > 1;
+  const items = row.requests.flatMap((requests, i) => mapChips(requests).map((text) => (several ? `${row.containerNames[i]}: ${text}` : text)));
+  return chips(items, `requests of ${row.name}`);
 }
 
 function podRow(row, i, { edit, readOnly, podNames }) {
@@ -101,12 +138,13 @@ function podRow(row, i, { edit, readOnly, podNames }) {
   const editableRequests = row.requests.length <= 1;
   return h(row.nodeName ? "tr" : "tr.pending", { dataset: { line: String(row.line) } },
     h("td", input(key("name"), `${row.namespace}/${row.name}`, "pod namespace/name", set("name"), readOnly)),
-    h("td", input(key("labels"), formatMap(row.labels), `labels of ${row.name}`, set("labels"), readOnly)),
+    h("td", chips(mapChips(row.labels), `labels of ${row.name}`), input(key("labels"), formatMap(row.labels), `labels of ${row.name}`, set("labels"), readOnly)),
     h("td", input(key("nodeName"), row.nodeName, `node of ${row.name}`, set("nodeName"), readOnly, { placeholder: "pending" })),
-    h("td", input(key("priority"), row.priority, `priority of ${row.name}`, set("priority"), readOnly, { inputmode: "numeric", size: "6" })),
-    h("td", editableRequests
-      ? input(key("requests"), formatMap(row.requests[0] || {}), `requests of ${row.name}`, set("requests"), readOnly)
-      : h("span", { title: "several containers: edit in YAML" }, row.requests.map(formatMap).join(" | "))),
+    h("td", input(key("priority"), row.priority, `priority of ${row.name}`, set("priority"), readOnly, { inputmode: "numeric", size: "6", placeholder: row.priorityClassName ? "from class" : "0" }),
+      row.priorityClassName ? chips([`class ${row.priorityClassName}`], `priority class of ${row.name}`) : null),
+    h("td", requestChips(row),
+      editableRequests ? input(key("requests"), formatMap(row.requests[0] || {}), `requests of ${row.name}`, set("requests"), readOnly, { placeholder: "no requests" })
+        : h("span.muted", "several containers: edit in YAML")),
     h("td.constraints", row.constraints.length ? h("ul", row.constraints.map((c) => h("li", c))) : h("span.muted", "—")),
     actions("pod", row, { edit, readOnly, names: podNames }));
 }

@@ -96,6 +96,8 @@ export function podRow(ref, obj, line) {
     labels: stringMap(meta(obj).labels),
     nodeName: str(s.nodeName),
     priority: s.priority === undefined || s.priority === null ? "" : str(s.priority),
+    priorityClassName: str(s.priorityClassName),
+    containerNames: containers.map((c, i) => str(c.name) || `#${i}`),
     requests: containers.map((c) => stringMap(c.resources?.requests)),
     constraints: describeConstraints(s),
   };

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import re
 
+import time
+
 from playwright.sync_api import Page, expect
 
 SEED_DEMO = "seed_pts_single_constraint"
@@ -37,6 +39,30 @@ def set_editor_text(page: Page, text: str) -> None:
     page.keyboard.insert_text(text)
 
 
+# The editor is CodeMirror: its text lives in its state (only the visible lines are in the DOM).
+EDITOR_TEXT = """async () => {
+    const { EditorView } = await import("/static/vendor/codemirror/codemirror.mjs");
+    const view = EditorView.findFromDOM(document.querySelector(".code-editor .cm-editor"));
+    return view ? view.state.doc.toString() : null;
+}"""
+
+
+def editor_text(page: Page) -> str:
+    page.locator(".code-editor .cm-editor").wait_for(state="attached")
+    return page.evaluate(EDITOR_TEXT)
+
+
+def expect_editor_text(page: Page, wanted: str | re.Pattern, timeout: float = 10.0) -> str:
+    """Waits until the editor's whole text equals `wanted` (or matches the pattern)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        text = editor_text(page)
+        if text is not None and (wanted.search(text) if isinstance(wanted, re.Pattern) else text == wanted):
+            return text
+        assert time.monotonic() < deadline, f"editor text never matched {wanted!r}:\n{text}"
+        page.wait_for_timeout(100)
+
+
 def start_run(page: Page) -> int:
     page.click("#run-button")
     page.wait_for_url(re.compile(r"/runs/\d+/"))
@@ -53,3 +79,34 @@ def open_step(page: Page, run_id: int, cycle: int, step: str, base: str | None =
 def table_rows(page: Page, selector: str) -> list[list[str]]:
     return page.locator(f"{selector} tbody tr").evaluate_all(
         "rows => rows.map(r => [...r.children].map(c => c.textContent.trim()))")
+
+
+def zoned_scenario(nodes: int = 210, pending: int = 3) -> str:
+    docs = []
+    for i in range(nodes):
+        zone = "zone-" + "abc"[i % 3]
+        docs.append(f"""apiVersion: v1
+kind: Node
+metadata: {{name: node-{i}, labels: {{kubernetes.io/hostname: node-{i}, zone: {zone}}}}}
+status: {{allocatable: {{cpu: "{4 + i % 5}", memory: 16Gi, pods: "110"}}}}""")
+    for i in range(pending):
+        docs.append(f"""apiVersion: v1
+kind: Pod
+metadata: {{name: web-{i}, labels: {{app: web}}}}
+spec:
+  containers: [{{name: c, resources: {{requests: {{cpu: "1", memory: 1Gi}}}}}}]
+  topologySpreadConstraints:
+  - {{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {{matchLabels: {{app: web}}}}}}
+  - {{maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway, labelSelector: {{matchLabels: {{app: web}}}}}}""")
+    return "\n---\n".join(docs) + "\n"
+
+
+def run_to_end(page: Page, scenario_id: int, timeout: float = 60.0) -> dict:
+    """Starts a run through the API and waits (polling the API) until it has finished."""
+    run = api_post(page, f"/api/scenarios/{scenario_id}/runs", {})
+    deadline = time.monotonic() + timeout
+    while run["status"] not in ("succeeded", "failed", "cancelled"):
+        assert time.monotonic() < deadline, f"run {run['id']} still {run['status']}"
+        time.sleep(0.3)
+        run = page.request.get(f"{page.base_url}/api/runs/{run['id']}").json()
+    return run

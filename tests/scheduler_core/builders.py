@@ -2,10 +2,35 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Iterable, Optional
 
 from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot
-from scheduler_core.model import CPU, MEMORY, PODS, Container, Node, Pod, Taint
+from scheduler_core.framework.storage import StorageState
+from scheduler_core.model import (
+    ANN_BIND_COMPLETED,
+    BINDING_IMMEDIATE,
+    BINDING_WAIT_FOR_FIRST_CONSUMER,
+    CPU,
+    LABEL_HOSTNAME,
+    MEMORY,
+    PODS,
+    VOLUME_KIND_CLAIM,
+    ClaimRef,
+    Container,
+    CSIPersistentSource,
+    Node,
+    NodeSelector,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    Pod,
+    StorageClass,
+    StorageObjects,
+    Taint,
+    Volume,
+)
 
 
 def make_node(name: str, labels: Optional[dict] = None, cpu: int = 4000, memory: int = 8 << 30,
@@ -36,3 +61,88 @@ class FakeHandle:
     def __init__(self, snapshot: Snapshot, framework=None) -> None:
         self.snapshot = snapshot
         self.framework = framework
+
+
+# YAML text for scenarios loaded as a user writes them (engine explanations, browser tests).
+
+
+def node_text(name: str, cpu: str = "4", labels: str = "", taints: str = "", pods: str = "110") -> str:
+    """A Node document; ``labels`` continues the label map (", zone: a"), ``taints`` fills the list."""
+    return f"""apiVersion: v1
+kind: Node
+metadata: {{name: {name}, labels: {{kubernetes.io/hostname: {name}{labels}}}}}
+spec: {{taints: [{taints}]}}
+status: {{allocatable: {{cpu: "{cpu}", memory: 8Gi, pods: "{pods}"}}}}
+"""
+
+
+def pod_text(name: str, spec: str = "", cpu: str = "1", node_name: str = "", labels: str = "{}") -> str:
+    """A Pod document, pending unless ``node_name``; ``spec`` adds indented spec fields."""
+    bound = f"\n  nodeName: {node_name}" if node_name else ""
+    return f"""apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, labels: {labels}}}
+spec:{bound}
+  containers: [{{name: c, resources: {{requests: {{cpu: "{cpu}"}}}}}}]
+{spec}"""
+
+
+def pinned_spec(*terms: str) -> str:
+    """Pod spec text: required node affinity with one matchFields term ANDing ``metadata.name In [name]``
+    per name given (two different names conflict: PreFilter rejects the pod)."""
+    fields = "".join(f"\n          - {{key: metadata.name, operator: In, values: [{name}]}}" for name in terms)
+    return f"""  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+        - matchFields:{fields}
+"""
+
+# ---------------------------------------------------------------------------- storage
+
+GI = 1 << 30
+
+
+def claim_volume(claim: str, name: str = "v") -> Volume:
+    """A pod volume using the claim ``claim``."""
+    return Volume(name, VOLUME_KIND_CLAIM, claim_name=claim)
+
+
+def make_claim(name: str, namespace: str = "default", *, size_gi: int = 1, storage_class: Optional[str] = None,
+               volume: str = "", modes: tuple[str, ...] = ("ReadWriteOnce",), bound: Optional[bool] = None,
+               **fields) -> PersistentVolumeClaim:
+    """A claim; ``volume`` set makes it bound (with the bind-completed annotation) unless bound=False."""
+    annotations = dict(fields.pop("annotations", {}))
+    if volume and bound is not False:
+        annotations[ANN_BIND_COMPLETED] = "yes"
+    phase = fields.pop("phase", "Bound" if volume and bound is not False else "Pending")
+    return PersistentVolumeClaim(namespace, name, fields.pop("uid", f"uid-{name}"), annotations=annotations,
+                                 access_modes=modes, storage_request=Fraction(size_gi * GI), storage_class_name=storage_class,
+                                 volume_name=volume, phase=phase, **fields)
+
+
+def make_volume(name: str, *, size_gi: int = 10, storage_class: str = "", claim: Optional[PersistentVolumeClaim] = None,
+                node: Optional[str] = None, labels: Optional[dict] = None, modes: tuple[str, ...] = ("ReadWriteOnce",),
+                phase: Optional[str] = None, driver: str = "csi.example.com", **fields) -> PersistentVolume:
+    """A CSI volume; ``node`` pins it by hostname, ``claim`` binds it (phase Bound, else Available)."""
+    affinity = fields.pop("node_affinity", None)
+    if node is not None:
+        affinity = NodeSelector((NodeSelectorTerm((NodeSelectorRequirement(LABEL_HOSTNAME, "In", (node,)),)),))
+    ref = ClaimRef(claim.namespace, claim.name, claim.uid) if claim is not None else None
+    csi = fields.pop("csi", CSIPersistentSource(driver, f"handle-{name}"))
+    return PersistentVolume(name, dict(labels or {}), capacity=Fraction(size_gi * GI), access_modes=modes,
+                            storage_class_name=storage_class, claim_ref=ref, node_affinity=affinity,
+                            source_kind=fields.pop("source_kind", "csi" if csi else ""), csi=csi,
+                            phase=phase or ("Bound" if claim is not None else "Available"), **fields)
+
+
+def make_class(name: str, *, wait: bool = True, provisioner: str = "csi.example.com", **fields) -> StorageClass:
+    mode = BINDING_WAIT_FOR_FIRST_CONSUMER if wait else BINDING_IMMEDIATE
+    return StorageClass(name, provisioner, mode, **fields)
+
+
+def storage_snapshot(nodes: Iterable[Node], pods: Iterable[Pod] = (), **objects) -> Snapshot:
+    """A snapshot with storage objects: claims=, volumes=, classes=, csi_nodes=, csi_drivers=, ..."""
+    snapshot = make_snapshot(nodes, pods)
+    snapshot.storage = StorageState(StorageObjects(**{k: list(v) for k, v in objects.items()}))
+    return snapshot

@@ -21,5 +21,5 @@ def test_it_schedules_only_the_first_n_pods_with_limit():
 
 def test_percentage_override_keeps_the_rest_of_the_configuration():
     scenario = load_scenario((BENCH / "basic_500.yaml").read_bytes())
-    assert with_percentage(scenario, 30).config.percentage_of_nodes_to_score == 30
+    assert with_percentage(scenario, 30).config.profiles[0].percentage_of_nodes_to_score == 30
     assert with_percentage(scenario, None) is scenario

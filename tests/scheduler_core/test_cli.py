@@ -50,13 +50,13 @@ def test_events_prints_one_json_event_per_line():
 
 def test_it_exits_2_listing_every_problem_without_a_traceback(tmp_path):
     bad = tmp_path / "bad.yaml"
-    bad.write_text("apiVersion: v1\nkind: Pod\nmetadata:\n  name: web-1\nspec:\n  nodeName: ghost\n"
+    bad.write_text("apiVersion: v1\nkind: Pod\nmetadata:\n  name: web-1\nspec:\n  nodeName: Ghost\n"
                    "  containers:\n  - name: c\n    resources:\n      requests:\n        cpu: lots\n")
     result = _run("trace", str(bad), "--json")
     err = result.stderr.decode()
     assert result.returncode == 2
     assert "Traceback" not in err
-    assert "Pod default/web-1" in err and "line 11" in err and "ghost" in err
+    assert "Pod default/web-1" in err and "line 11" in err and "Ghost" in err
     assert result.stdout == b""
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Mapping, Optional
 
 import pytest
@@ -13,6 +14,7 @@ from scheduler_core.labels import (
     map_selector_matches,
     merge_match_label_keys,
     node_selector_matches,
+    node_selector_matches_labels,
     node_selector_term_matches,
     selector_from_map,
     selector_matches,
@@ -87,8 +89,15 @@ def test_node_selector_terms_agree_with_the_reference(requirements, labels):
     assert node_selector_term_matches(term, node) == expected
 
 
+LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+
+
 def _reference_parses(req: NodeSelectorRequirement) -> bool:
-    """A node-selector term with a requirement that does not parse never matches (nodeaffinity)."""
+    """A node-selector term with a requirement that does not parse never matches (nodeaffinity).
+    labels.NewRequirement: counts per operator, an integer for Gt/Lt, then every value must be a
+    label value (so "-3" and "+4" never parse, even for Gt/Lt)."""
+    if not all(LABEL_VALUE.match(value) and len(value) <= 63 for value in req.values):
+        return False
     if req.operator in ("In", "NotIn"):
         return len(req.values) > 0
     if req.operator in ("Exists", "DoesNotExist"):
@@ -160,3 +169,42 @@ def test_match_label_keys_add_the_pods_own_values():
     assert selector_matches(merged, {"app": "a", "tier": "web"})
     assert not selector_matches(merged, {"app": "a", "tier": "db"})
     assert merge_match_label_keys(None, ("missing",), {}) is None
+
+
+@pytest.mark.parametrize("term, labels, expected", [
+    pytest.param(NodeSelectorTerm((NodeSelectorRequirement("zone", "In", ("a",)),)), {"zone": "a"}, True,
+                 id="a node known by its labels matches a term of expressions"),
+    pytest.param(NodeSelectorTerm((), (NodeSelectorRequirement("metadata.name", "In", ("n9",)),)), {}, True,
+                 id="match fields are skipped for a node without a name, as CheckNodeAffinity's node has none"),
+    pytest.param(NodeSelectorTerm((), (NodeSelectorRequirement("metadata.name", "In", ("a", "b")),)), {}, False,
+                 id="a malformed field requirement still fails its term"),
+    pytest.param(NodeSelectorTerm(), {"zone": "a"}, False, id="an empty term matches nothing"),
+])
+def test_node_selector_matches_labels(term, labels, expected):
+    assert node_selector_matches_labels(NodeSelector((term,)), labels) is expected
+
+
+def test_match_label_keys_never_turn_a_nil_selector_into_one_that_selects():
+    # mergeLabelSetWithSelector on labels.Nothing() keeps Nothing: the pod's keys select no pod.
+    assert merge_match_label_keys(None, ("tier",), {"tier": "web"}) is None
+
+
+def test_a_key_merged_twice_selects_the_same_pods():
+    once = merge_match_label_keys(LabelSelector((("app", "a"),)), ("tier",), {"tier": "web"})
+    twice = merge_match_label_keys(once, ("tier",), {"tier": "web"})
+    for labels in ({"app": "a", "tier": "web"}, {"app": "a", "tier": "db"}, {"app": "a"}):
+        assert selector_matches(once, labels) == selector_matches(twice, labels)
+
+
+
+@pytest.mark.parametrize("bad", [
+    pytest.param(NodeSelectorRequirement("cores", "Lt", ("four",)), id="Lt with a value that is no integer"),
+    pytest.param(NodeSelectorRequirement("zone", "In", ("a b",)), id="In with a value that is no label value"),
+    pytest.param(NodeSelectorRequirement("zone", "NotIn", ("x" * 64,)), id="a value over 63 characters"),
+])
+def test_a_term_whose_requirement_does_not_parse_matches_nothing_but_the_others_still_do(bad):
+    node = Node("n1", labels={"cores": "8", "zone": "a"})
+    broken = NodeSelectorTerm((bad,))
+    fine = NodeSelectorTerm((NodeSelectorRequirement("zone", "In", ("a",)),))
+    assert not node_selector_term_matches(broken, node)
+    assert node_selector_term_matches(fine, node)

@@ -9,10 +9,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scheduler_core.quantity import (
+    BEYOND_INT64,
+    CPU_OVERFLOW,
     FORMAT_INVALID,
     MAX_ALLOWED,
     SUFFIX_INVALID,
     QuantityError,
+    amount_overflow,
     milli_value,
     parse_quantity,
     resource_amount,
@@ -51,11 +54,35 @@ def test_it_rejects_non_finite_floats_and_booleans():
             parse_quantity(bad)
 
 
-def test_it_rounds_below_a_nano_up_to_one_nano_and_caps_huge_values():
+def test_it_rounds_below_a_nano_up_to_one_nano():
     assert parse_quantity("1e-999999") == Fraction(1, 10**9)
-    assert parse_quantity("1e999999999") == MAX_ALLOWED
-    assert parse_quantity("-1e999999999") == -MAX_ALLOWED
     assert parse_quantity("1.0000000001") == Fraction(1000000001, 10**9)
+
+
+@pytest.mark.parametrize("text, expected", [
+    pytest.param("16Ei", MAX_ALLOWED, id="a binary-suffixed value above int64 is capped"),
+    pytest.param("-16Ei", -MAX_ALLOWED, id="a negative binary-suffixed value is capped at minus the cap"),
+    pytest.param("1e30", 10**30, id="a decimal exponent is not capped (v1.35 caps only BinarySI)"),
+    pytest.param("10000000000000000000", 10**19, id="plain decimal digits are not capped"),
+    pytest.param("20E", 20 * 10**18, id="a decimal SI suffix is not capped"),
+    pytest.param("1e999999999", BEYOND_INT64, id="beyond 40 digits a stand-in above int64 is kept"),
+    pytest.param("-1e999999999", -BEYOND_INT64, id="and its negative"),
+])
+def test_it_caps_only_binary_suffixed_values_as_parse_quantity_does(text, expected):
+    assert parse_quantity(text) == expected
+
+
+@pytest.mark.parametrize("name, text, expected", [
+    pytest.param("cpu", "9223372036854775.807", None, id="int64 millicores exactly fit"),
+    pytest.param("cpu", "9223372036854775.8071", CPU_OVERFLOW, id="a fraction of a millicore more rounds up past int64"),
+    pytest.param("cpu", "10000000000000000", CPU_OVERFLOW, id="ten quadrillion cores do not fit"),
+    pytest.param("memory", "16Ei", None, id="capped binary memory fits"),
+    pytest.param("memory", "1e19", "must be at most 9223372036854775807: kube-scheduler counts memory in int64 units",
+                 id="uncapped decimal memory above int64 does not fit"),
+    pytest.param("example.com/gpu", "9223372036854775807", None, id="int64's maximum count fits"),
+])
+def test_amount_overflow_names_what_the_schedulers_int64_counters_cannot_hold(name, text, expected):
+    assert amount_overflow(name, parse_quantity(text)) == expected
 
 
 def test_value_and_milli_value_round_up_as_kubernetes_does():
@@ -83,10 +110,16 @@ def test_binary_suffixes_scale_exactly(number, suffix):
     assert parse_quantity(f"{number}{suffix}") == min(number * BINARY[suffix], MAX_ALLOWED)
 
 
+@settings(deadline=None)
+@given(st.integers(0, 10**15), st.sampled_from(sorted(DECIMAL)))
+def test_decimal_suffixes_are_never_capped(number, suffix):
+    assert parse_quantity(f"{number}{suffix}") == number * DECIMAL[suffix]
+
+
 @settings(deadline=None)  # timing under a loaded CI box is not what is tested
 @given(st.integers(0, 10**9), st.sampled_from(sorted(DECIMAL)))
 def test_decimal_suffixes_scale_exactly(number, suffix):
-    assert parse_quantity(f"{number}{suffix}") == min(number * DECIMAL[suffix], MAX_ALLOWED)
+    assert parse_quantity(f"{number}{suffix}") == number * DECIMAL[suffix]
 
 
 @settings(deadline=None)  # timing under a loaded CI box is not what is tested
@@ -127,5 +160,5 @@ def test_arbitrary_text_raises_only_quantity_error(text):
     except QuantityError:
         return
     assert isinstance(result, Fraction)
-    assert abs(result) <= MAX_ALLOWED
+    assert abs(result) <= BEYOND_INT64
     assert (result * 10**9).denominator == 1  # always a whole number of nanos

@@ -21,3 +21,34 @@ def test_it_cuts_long_node_lists():
     scenario = load_scenario((CORPUS / "large_710000.yaml").read_bytes())
     text = render_report(list(simulate(scenario)), scenario)
     assert "… (+" in text
+
+
+def test_it_says_what_was_left_out_and_why():
+    text = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {capacity: {cpu: '1', memory: 1Gi, pods: '10'}}
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: calico-node, namespace: kube-system}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: job-1}
+spec: {nodeName: n1, containers: [{name: c}]}
+status: {phase: Succeeded}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: gated}
+spec: {schedulingGates: [{name: wait}], containers: [{name: c}]}
+"""
+    scenario = load_scenario(text)
+    lines = render_report(list(simulate(scenario)), scenario).splitlines()
+    assert lines[1:4] == [
+        "note: ignored (the scheduler does not read them): 1 DaemonSet",
+        "note: 1 finished pod(s) (phase Succeeded or Failed) left out: the scheduler does not see them: Pod default/job-1",
+        "note: 1 pending pod(s) with scheduling gates (SchedulingGated): never attempted until the gates are removed: "
+        "Pod default/gated"]

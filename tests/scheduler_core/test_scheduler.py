@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scheduler_core.model import Scenario, SchedulerConfig
+from scheduler_core.model import Scenario, SchedulerConfig, SchedulerConfiguration
 from scheduler_core.scheduler import Scheduler, num_feasible_nodes_to_find, simulate
 from scheduler_core.trace import trace_summary
 from tests.scheduler_core.builders import make_node, make_pod
@@ -27,7 +27,7 @@ def test_num_feasible_nodes_to_find(percentage, nodes, expected):
 def _cluster(count: int, pending: int, percentage: int = 0) -> Scenario:
     nodes = [make_node(f"n{i:04d}", {"kubernetes.io/hostname": f"n{i:04d}"}, doc_index=i) for i in range(count)]
     pods = [make_pod(f"p{i}", requests={"cpu": 100}, doc_index=i) for i in range(pending)]
-    return Scenario(nodes, pods, {}, config=SchedulerConfig(percentage_of_nodes_to_score=percentage))
+    return Scenario(nodes, pods, {}, config=SchedulerConfiguration((SchedulerConfig(percentage_of_nodes_to_score=percentage),)))
 
 
 def test_it_evaluates_only_num_feasible_nodes_and_rotates_the_start_index():

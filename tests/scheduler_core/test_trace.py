@@ -35,3 +35,18 @@ def test_a_scheduled_cycle_has_no_optional_failure_keys():
     assert cycle["nodeName"] == "node4"
     assert "failedSchedulingMessage" not in cycle and "postFilter" not in cycle and "error" not in cycle
     assert cycle["preFilterState"]["PodTopologySpread"][0]["matchNum"] == {"zoneA": 2, "zoneB": 1}
+
+
+TIMELINE = CORPUS.parents[1] / "conformance-timeline" / "public"
+
+
+def test_volume_plugins_states_stay_out_of_the_trace_but_travel_in_the_event_stream():
+    """The spec's preFilterState is PodTopologySpread's and InterPodAffinity's only."""
+    events = list(simulate(load_scenario((TIMELINE / "volumes_2.yaml").read_bytes())))
+    states = {e.plugin for e in events if e.extension_point.value == "PreFilter" and e.plugin and e.payload.state}
+    assert "VolumeBinding" in states
+    assert all("preFilterState" not in cycle for cycle in trace_summary(events)["cycles"])
+    start = next(e for e in events if e.extension_point.value == "CycleStart").to_json()["payload"]
+    assert start["volumes"][0]["claim"] == "default/want-0"
+    reserve = next(e for e in events if e.extension_point.value == "Reserve" and e.plugin == "VolumeBinding")
+    assert reserve.to_json()["payload"]["state"]["staticBindings"] == [{"claim": "default/want-0", "volume": "lpv-1"}]

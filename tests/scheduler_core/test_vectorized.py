@@ -25,6 +25,9 @@ BENCH = SHARED / "bench"
 CASES = sorted(p.name[: -len(".yaml")] for p in CORPUS.glob("*.yaml"))
 BENCHES = sorted(p.name[: -len(".yaml")] for p in BENCH.glob("*.yaml"))
 BENCH_PODS = 30  # the first pending pods, as `bench --limit 30`
+# Scenarios with volumes: the volume plugins have no batch methods, the others must still agree.
+VOLUMES = SHARED / "conformance-timeline" / "public"
+VOLUME_CASES = sorted(p.name[: -len(".yaml")] for p in VOLUMES.glob("volumes_*.yaml"))
 
 
 def _normal(summary: dict) -> dict:
@@ -38,7 +41,7 @@ def _assert_same(fast: dict, reference: dict) -> None:
 
 def test_the_corpora_are_present():
     assert len(CASES) >= 134
-    assert len(BENCHES) == 8
+    assert len(BENCHES) == 10
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -47,6 +50,12 @@ def test_conformance_case_is_the_same_both_ways(case):
     fast = trace_summary(simulate(scenario, vectorized=True))
     reference = trace_summary(simulate(scenario, vectorized=False))
     _assert_same(fast, reference)
+
+
+@pytest.mark.parametrize("case", VOLUME_CASES)
+def test_volumes_case_is_the_same_both_ways(case):
+    scenario = load_scenario((VOLUMES / f"{case}.yaml").read_bytes())
+    _assert_same(trace_summary(simulate(scenario, vectorized=True)), trace_summary(simulate(scenario, vectorized=False)))
 
 
 @lru_cache(maxsize=2)

@@ -268,6 +268,14 @@ def postgres_rows(sql: str, *params) -> list[tuple]:
         return conn.execute(sql, params).fetchall()
 
 
+def postgres_execute(sql: str, *params) -> None:
+    """One statement as the superuser, committed at once (DDL, triggers, role changes)."""
+    import psycopg
+
+    with psycopg.connect("host=127.0.0.1 port=5432 user=postgres dbname=test", autocommit=True) as conn:
+        conn.execute(sql, params)
+
+
 def flush_redis() -> None:
     import redis
 
@@ -280,12 +288,15 @@ class Stack:
     def __init__(self, tmp: Path, **env: str) -> None:
         self.tmp = tmp
         self.port = free_port()
-        self.env = clean_env(DATABASE_URL=POSTGRES_URL, REDIS_URL=REDIS_TEST_URL, SCHEDLAB_VAR_DIR=str(tmp / "var"), **env)
+        defaults = {"DATABASE_URL": POSTGRES_URL, "REDIS_URL": REDIS_TEST_URL, "SCHEDLAB_VAR_DIR": str(tmp / "var")}
+        self.env = clean_env(**{**defaults, **env})
         self.workers: list[subprocess.Popen] = []
         self.server: subprocess.Popen | None = None
 
-    def start(self) -> "Stack":
+    def start(self, before_migrate=None) -> "Stack":
         reset_postgres()
+        if before_migrate is not None:
+            before_migrate()
         flush_redis()
         subprocess.run([PYTHON, "manage.py", "migrate", "--noinput", "-v0"], cwd=REPO, env=self.env, check=True, timeout=180)
         args = [PYTHON, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port), "webui.asgi:application"]
@@ -322,10 +333,18 @@ def wait_for_run(client: HttpClient, run_id: int, timeout: float) -> dict:
     return wait_until(lambda: (r := client.request("GET", f"/api/runs/{run_id}").body)["status"] in finished and r, timeout, 0.3, f"run {run_id}")
 
 
+STORED_SEQS = """
+SELECT coalesce(sum(end_seq - first_seq), 0),
+       coalesce(sum(CASE WHEN first_seq = coalesce(previous_end, 0) THEN end_seq - first_seq ELSE 0 END), 0),
+       coalesce(max(end_seq), 0)
+FROM (SELECT first_seq, end_seq, lag(end_seq) OVER (ORDER BY first_seq) AS previous_end
+      FROM webui_runsegment WHERE run_id = %s) AS segments
+"""
+
+
 def stored_seqs_ok(run_id: int) -> tuple[int, int, int, int]:
-    """(count, distinct seqs, max seq + 1, Run.event_count) from the database itself."""
-    [(count, distinct, top)] = postgres_rows(
-        "SELECT count(*), count(DISTINCT seq), coalesce(max(seq) + 1, 0) FROM webui_runevent WHERE run_id = %s", run_id
-    )
+    """(events stored, of them in segments that go on exactly where the previous one ended — so no
+    seq is stored twice or skipped —, max seq + 1, Run.event_count) from the database itself."""
+    [(count, distinct, top)] = postgres_rows(STORED_SEQS, run_id)
     [(event_count,)] = postgres_rows("SELECT event_count FROM webui_run WHERE id = %s", run_id)
     return count, distinct, top, event_count

@@ -3,12 +3,12 @@
 import pytest
 from django.test import Client
 
-from webui.models import Run, RunEvent, Scenario, ScenarioVersion, ShareLink
+from webui.models import Run, RunSegment, Scenario, ScenarioVersion, ShareLink
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.mark.parametrize("model", ["scenario", "scenarioversion", "run", "runevent", "sharelink"])
+@pytest.mark.parametrize("model", ["scenario", "scenarioversion", "run", "runsegment", "sharelink"])
 def test_it_shows_the_changelist_and_a_change_page(admin_client: Client, model: str):
     scenario = Scenario.objects.create(name="s")
     version = ScenarioVersion.objects.create(scenario=scenario, number=1, text="kind: Node")
@@ -17,7 +17,7 @@ def test_it_shows_the_changelist_and_a_change_page(admin_client: Client, model: 
         "scenario": scenario,
         "scenarioversion": version,
         "run": run,
-        "runevent": RunEvent.objects.create(run=run, seq=0, cycle=0, extension_point="CycleStart", payload={}),
+        "runsegment": RunSegment.objects.create(run=run, cycle=0, first_seq=0, end_seq=1, blob=b"npz"),
         "sharelink": ShareLink.objects.create(version=version),
     }
     assert admin_client.get(f"/admin/webui/{model}/").status_code == 200

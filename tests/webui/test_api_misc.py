@@ -43,3 +43,15 @@ def test_it_serves_the_docs_page_from_our_own_static_files(owner: Client):
     html = owner.get("/api/docs").content.decode()
     assert "/static/ninja/swagger-ui-bundle.js" in html
     assert "cdn" not in html.lower()
+
+
+def test_every_api_operation_has_a_summary_and_a_description(owner: Client):
+    paths = owner.get("/api/openapi.json").json()["paths"]
+    operations = [(method.upper(), path, op) for path, item in paths.items() for method, op in item.items()]
+    assert len(operations) >= 30
+    undocumented = [f"{method} {path}" for method, path, op in operations
+                    if not op.get("summary", "").strip() or len(op.get("description", "").strip()) < 20]
+    assert undocumented == []
+    # Our summaries, not ninja's title-cased function names ("Scenario List").
+    assert paths["/api/scenarios"]["get"]["summary"] == "List scenarios"
+    assert "runner-up" in paths["/api/runs/{run_id}/cycles/{cycle}/explain"]["get"]["description"]

@@ -1,9 +1,14 @@
 """/api/scenarios/{id}/runs and /api/runs/*: start, read, events pages, trace, cancel, limits."""
 
+from datetime import timedelta
+from ipaddress import ip_network
+
 import pytest
 from django.test import Client
+from django.utils import timezone
 
-from webui.models import Run, RunStatus
+from webui.models import Run, RunSegment, RunStatus
+from webui.services import engine, execution, runs
 from webui.tasks import execute_run
 
 pytestmark = pytest.mark.django_db
@@ -54,6 +59,57 @@ def test_it_limits_queued_runs_per_owner(owner: Client, scenario: dict, settings
     response = start(owner, scenario["id"])
     assert response.status_code == 429
     assert response.json()["error"]["details"] == {"limit": "max_queued_runs_per_owner", "max": 2}
+    assert response["Retry-After"] == str(settings.SCHEDLAB_RETRY_AFTER_SECONDS)
+
+
+def fresh_visitor_with_a_scenario(text: str, address: str = "127.0.0.1") -> tuple[Client, int]:
+    """A new anonymous session (a cleared cookie jar): a new owner, from `address`."""
+    client = Client(REMOTE_ADDR=address)
+    created = client.post("/api/scenarios", {"name": "s", "text": text}, content_type=JSON)
+    assert created.status_code == 201
+    return client, created.json()["id"]
+
+
+def test_it_limits_queued_runs_per_client_address_across_fresh_sessions(small_text: str, settings):
+    settings.SCHEDLAB_MAX_QUEUED_RUNS_PER_ADDRESS = 3
+    visitors = [fresh_visitor_with_a_scenario(small_text) for _ in range(10)]
+    statuses = [start(client, scenario_id).status_code for client, scenario_id in visitors]
+    assert statuses == [201] * 3 + [429] * 7
+    refused = start(*visitors[-1]).json()["error"]
+    assert refused["details"] == {"limit": "max_queued_runs_per_address", "max": 3}
+    assert "SCHEDLAB_MAX_QUEUED_RUNS_PER_ADDRESS" in refused["message"]
+    elsewhere = fresh_visitor_with_a_scenario(small_text, address="198.51.100.7")
+    assert start(*elsewhere).status_code == 201  # another address has its own budget
+
+
+def test_it_counts_the_address_a_trusted_proxy_forwards(small_text: str, settings):
+    settings.SCHEDLAB_MAX_QUEUED_RUNS_PER_ADDRESS = 1
+    settings.SCHEDLAB_TRUSTED_PROXIES = (ip_network("127.0.0.1/32"),)
+    first, second = (fresh_visitor_with_a_scenario(small_text) for _ in range(2))
+    forwarded = {"HTTP_X_FORWARDED_FOR": "198.51.100.1"}
+    assert first[0].post(f"/api/scenarios/{first[1]}/runs", **forwarded).status_code == 201
+    assert second[0].post(f"/api/scenarios/{second[1]}/runs", HTTP_X_FORWARDED_FOR="198.51.100.2").status_code == 201
+    assert second[0].post(f"/api/scenarios/{second[1]}/runs", **forwarded).status_code == 429
+    assert Run.objects.order_by("pk").first().client_address == "198.51.100.1"
+
+
+def test_it_caps_queued_runs_on_the_whole_server(small_text: str, settings):
+    settings.SCHEDLAB_MAX_QUEUED_RUNS = 2
+    visitors = [fresh_visitor_with_a_scenario(small_text, address=f"198.51.100.{i}") for i in range(3)]
+    assert [start(*visitor).status_code for visitor in visitors] == [201, 201, 429]
+    assert start(*visitors[0]).json()["error"]["details"] == {"limit": "max_queued_runs", "max": 2}
+
+
+def test_it_stops_counting_a_lost_queued_run_once_recovery_failed_it(owner: Client, scenario: dict, settings):
+    settings.SCHEDLAB_MAX_QUEUED_RUNS_PER_OWNER = 1
+    stuck = start(owner, scenario["id"]).json()
+    assert start(owner, scenario["id"]).status_code == 429
+    # Its task message was lost again and again, with no worker running anything meanwhile.
+    long_ago = timezone.now() - timedelta(seconds=settings.SCHEDLAB_QUEUED_STALE_SECONDS + 1)
+    Run.objects.filter(pk=stuck["id"]).update(queued_at=long_ago, enqueues=settings.SCHEDLAB_MAX_RUN_ATTEMPTS)
+    read = owner.get(f"/api/runs/{stuck['id']}").json()  # reading it recovers it
+    assert read["status"] == "failed" and read["error"].startswith("no worker could start it")
+    assert start(owner, scenario["id"]).status_code == 201
 
 
 def test_it_runs_and_pages_through_events(owner: Client, scenario: dict):
@@ -90,6 +146,36 @@ def test_it_cancels_a_queued_run_once(owner: Client, scenario: dict):
     assert again.json()["error"]["code"] == "conflict"
     run_now(run["id"])  # a late worker must not resurrect it
     assert Run.objects.get(pk=run["id"]).status == RunStatus.CANCELLED
+
+
+def test_it_deletes_a_run_with_its_events(owner: Client, scenario: dict):
+    run = start(owner, scenario["id"]).json()
+    run_now(run["id"])
+    assert RunSegment.objects.filter(run_id=run["id"]).exists()
+    assert owner.delete(f"/api/runs/{run['id']}").status_code == 204
+    assert not Run.objects.filter(pk=run["id"]).exists() and not RunSegment.objects.filter(run_id=run["id"]).exists()
+    assert owner.get(f"/api/runs/{run['id']}").status_code == 404
+
+
+def test_it_cancels_a_running_run_it_deletes_so_its_worker_stops(owner: Client, scenario: dict):
+    run = start(owner, scenario["id"]).json()
+    assert runs.claim(run["id"], "w")
+    loaded = engine.load(owner.get(f"/api/scenarios/{scenario['id']}").json()["text"])
+    writer = execution.writer_for(Run.objects.get(pk=run["id"]), "w", loaded)
+    events = iter(engine.simulate_events(loaded))
+    writer.add(next(events))
+    writer.flush()  # the worker is mid-run, one batch stored
+    assert owner.delete(f"/api/runs/{run['id']}").status_code == 204
+    writer.add(next(events))
+    with pytest.raises(execution.LostClaim):  # its next write finds the run gone: nothing written
+        writer.flush()
+    assert not RunSegment.objects.filter(run_id=run["id"]).exists()
+
+
+def test_it_lets_only_the_owner_delete_a_run(owner: Client, stranger: Client, scenario: dict):
+    run = start(owner, scenario["id"]).json()
+    assert stranger.delete(f"/api/runs/{run['id']}").status_code == 404
+    assert Run.objects.filter(pk=run["id"]).exists()
 
 
 def test_it_hides_runs_from_other_visitors(owner: Client, stranger: Client, scenario: dict):

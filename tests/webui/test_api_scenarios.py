@@ -139,6 +139,23 @@ def test_it_imports_an_uploaded_file(owner: Client, small_text: str):
     assert (body["name"], body["text"], body["valid"]) == ("cluster.yaml", small_text, True)
 
 
+@pytest.mark.parametrize("dump, pending, notice_codes", [
+    ("gke_gpu_pool.json", 2, {"other-scheduler"}),  # two JSON Lists back to back
+    ("kubeadm_calico.yaml", 1, {"ignored-kinds", "finished-pods", "scheduling-gated"}),  # one kind: List
+])
+def test_it_imports_a_real_clusters_dump_and_says_what_the_scheduler_leaves_out(owner: Client, dump, pending, notice_codes):
+    from pathlib import Path
+
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    data = (Path(__file__).resolve().parents[1] / "fixtures" / "dumps" / dump).read_bytes()
+    body = owner.post("/api/scenarios/import", {"file": SimpleUploadedFile(dump, data)}).json()
+    assert body["valid"] is True, body["errors"][:3]
+    assert body["summary"]["nodes"] == 3 and body["summary"]["pendingPods"] == pending
+    assert {notice["code"] for notice in body["notices"]} == notice_codes
+    assert "managedFields" not in body["text"] and body["text"].count("\nkind: Pod\n") >= 4  # an editable stream
+
+
 def test_it_exports_a_version_as_yaml(owner: Client, scenario: dict):
     response = owner.get(f"/api/scenarios/{scenario['id']}/export?version=1")
     assert response["Content-Type"].startswith("application/yaml")
@@ -167,9 +184,30 @@ def test_it_gives_each_logged_in_user_their_own_scenarios(django_user_model, sma
 
 def test_it_validates_text_without_saving(owner: Client):
     body = owner.post("/api/validate", {"text": support.scenario_text(2, 1)}, content_type=JSON).json()
-    assert body == {"valid": True, "errors": [], "summary": {"nodes": 2, "pods": 1, "pendingPods": 1}}
+    assert body == {"valid": True, "errors": [], "summary": {"nodes": 2, "pods": 1, "pendingPods": 1}, "notices": []}
     body = owner.post("/api/validate", {"text": "- just a list"}, content_type=JSON).json()
     assert body["valid"] is False and body["errors"]
+
+
+def test_validation_says_what_the_scheduler_leaves_out(owner: Client, scenario: dict):
+    extra = [
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec: {}\n",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: default}\ndata: {a: b}\n",
+        support.pod_yaml("gated").replace("spec:\n", "spec:\n  schedulingGates: [{name: wait}]\n", 1),
+        support.pod_yaml("elsewhere").replace("spec:\n", "spec:\n  schedulerName: my-scheduler\n", 1),
+        support.pod_yaml("done", "node-0").replace("spec:\n", "status: {phase: Succeeded}\nspec:\n", 1),
+    ]
+    text = "---\n".join([support.scenario_text(2, 1), *extra])
+    body = owner.post("/api/validate", {"text": text}, content_type=JSON).json()
+    assert body["valid"] is True
+    by_code = {notice["code"]: notice for notice in body["notices"]}
+    assert set(by_code) == {"ignored-kinds", "finished-pods", "other-scheduler", "scheduling-gated"}
+    assert "1 ConfigMap" in by_code["ignored-kinds"]["message"] and "1 Deployment" in by_code["ignored-kinds"]["message"]
+    assert by_code["scheduling-gated"]["objects"] == ["Pod default/gated"]
+    assert by_code["other-scheduler"]["objects"] == ["Pod default/elsewhere"]
+    assert by_code["finished-pods"]["objects"] == ["Pod default/done"]
+    saved = owner.put(f"/api/scenarios/{scenario['id']}", {"text": text}, content_type=JSON).json()
+    assert saved["notices"] == body["notices"]  # the scenario's own answer carries them too
 
 
 def test_it_answers_413_for_an_oversized_request_body(owner: Client, settings):
@@ -187,4 +225,4 @@ from hypothesis import HealthCheck, given, settings as hypothesis_settings, stra
 def test_it_never_answers_500_to_arbitrary_text(owner: Client, text: str):
     response = owner.post("/api/validate", {"text": text}, content_type=JSON)
     assert response.status_code == 200
-    assert set(response.json()) == {"valid", "errors", "summary"}
+    assert set(response.json()) == {"valid", "errors", "summary", "notices"}

@@ -10,7 +10,8 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 
 from webui import consumers, publisher
-from webui.models import Run, RunEvent, RunStatus, Scenario, ScenarioVersion, ShareLink
+from webui.models import Run, RunSegment, RunStatus, Scenario, ScenarioVersion, ShareLink
+from webui.services import engine, segments
 from webui.routing import websocket_urlpatterns
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
@@ -29,14 +30,25 @@ def owner_cookie() -> tuple[str, str]:
 def make_run(session_key: str, stored: int, status: str = RunStatus.RUNNING) -> Run:
     scenario = Scenario.objects.create(name="s", owner_session_key=session_key)
     version = ScenarioVersion.objects.create(scenario=scenario, number=1, text="")
-    run = Run.objects.create(version=version, status=status, owner_session_key=session_key)
-    store(run.pk, range(stored))
+    names = segments.names_gz(engine.load(""))
+    run = Run.objects.create(version=version, status=status, owner_session_key=session_key, names_gz=names)
+    if stored:
+        store(run.pk, range(stored))
     return run
 
 
-def store(run_id: int, seqs) -> list[RunEvent]:
-    rows = [RunEvent(run_id=run_id, seq=s, cycle=s // 10, extension_point="Filter", plugin="P", payload={"n": s}) for s in seqs]
-    return RunEvent.objects.bulk_create(rows)
+def store(run_id: int, seqs) -> int:
+    """Stores events with these seqs (cycle = seq // 10), one segment per cycle; returns one past the last."""
+    names = engine.RunNames([], [])
+    by_cycle: dict[int, list[int]] = {}
+    for seq in seqs:
+        by_cycle.setdefault(seq // 10, []).append(seq)
+    for cycle, group in by_cycle.items():
+        encoder = engine.SegmentEncoder(names, group[0])
+        for seq in group:
+            encoder.add_json({"cycle": cycle, "pod": "default/p", "extensionPoint": "Filter", "plugin": "P", "payload": {"n": seq}})
+        RunSegment.objects.create(run_id=run_id, cycle=cycle, first_seq=group[0], end_seq=group[-1] + 1, blob=encoder.finish())
+    return max(seqs) + 1
 
 
 @database_sync_to_async
@@ -91,21 +103,24 @@ async def test_it_resumes_after_a_reconnect_without_gaps_or_duplicates(session):
     assert end["status"] == "succeeded"
 
 
-async def test_it_relays_live_batches_and_repairs_gaps_from_the_log(session, monkeypatch):
+async def test_it_reads_the_log_when_told_more_is_stored_and_repairs_lost_messages(session, monkeypatch):
     key, cookie = session
-    monkeypatch.setattr(consumers, "POLL_SECONDS", 30)  # only live messages (and gap repair) may deliver
+    monkeypatch.setattr(consumers, "POLL_SECONDS", 30)  # only live messages may deliver
     run = await make_run(key, stored=5)
     communicator = await connect(f"/ws/runs/{run.pk}/?since=0", cookie)
     assert [e["seq"] for e in (await communicator.receive_json_from(timeout=5))["events"]] == list(range(5))
-    live = await database_sync_to_async(store)(run.pk, range(5, 8))
-    await database_sync_to_async(publisher.publish_events)(run.pk, live)
+    end = await database_sync_to_async(store)(run.pk, range(5, 8))
+    await database_sync_to_async(publisher.publish_stored)(run.pk, end)
     assert [e["seq"] for e in (await communicator.receive_json_from(timeout=5))["events"]] == [5, 6, 7]
-    # 8..9 are stored but their message is lost; the message for 10..11 reveals the gap.
+    # 8..9 are stored but their message is lost; the message for 10..11 brings them along.
     await database_sync_to_async(store)(run.pk, range(8, 10))
-    later = await database_sync_to_async(store)(run.pk, range(10, 12))
-    await database_sync_to_async(publisher.publish_events)(run.pk, later)
-    assert [e["seq"] for e in (await communicator.receive_json_from(timeout=5))["events"]] == [8, 9, 10, 11]
-    await database_sync_to_async(publisher.publish_events)(run.pk, later)  # a duplicate delivery
+    end = await database_sync_to_async(store)(run.pk, range(10, 12))
+    await database_sync_to_async(publisher.publish_stored)(run.pk, end)
+    seqs = []
+    while len(seqs) < 4:
+        seqs += [e["seq"] for e in (await communicator.receive_json_from(timeout=5))["events"]]
+    assert seqs == [8, 9, 10, 11]
+    await database_sync_to_async(publisher.publish_stored)(run.pk, end)  # a duplicate delivery
     assert await communicator.receive_nothing(timeout=0.3)
     await communicator.disconnect()
 

@@ -27,3 +27,21 @@ def test_it_adds_a_version_when_a_demo_changed():
     Scenario.objects.filter(pk=scenario.pk).update(text="old")
     demos.load_all()
     assert scenario.versions.count() == 2
+
+
+def test_each_demo_says_what_it_teaches_in_plain_words():
+    for demo in demos.all_demos():
+        assert demo.name != demo.slug and len(demo.description) > 80
+        # No scheduler jargon and no notes about where the file came from.
+        for jargon in ("maxSkew", "Hand-written", "seed document", "->", "topologyKey"):
+            assert jargon not in demo.description, (demo.slug, jargon)
+
+
+def test_it_rewords_a_demos_description_without_a_new_version():
+    demos.load_all()
+    scenario = Scenario.objects.get(demo_slug="seed_pts_conflict")
+    Scenario.objects.filter(pk=scenario.pk).update(description="old words")
+    demos.load_all()
+    scenario.refresh_from_db()
+    assert scenario.description == demos.get("seed_pts_conflict").description
+    assert scenario.versions.count() == 1

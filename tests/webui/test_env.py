@@ -58,3 +58,21 @@ def test_it_reads_integers_with_a_minimum(monkeypatch):
 def test_it_splits_lists(monkeypatch):
     monkeypatch.setenv("HOSTS", " a.example.com, b.example.com ,")
     assert env.env_list("HOSTS", []) == ["a.example.com", "b.example.com"]
+
+
+def test_it_gives_postgres_a_bounded_pool_without_persistent_connections():
+    config = env.parse_database_url("postgres://h/db?sslmode=require", env.PoolBudget(min_size=1, max_size=8, timeout=5.0))
+    assert config["OPTIONS"] == {"sslmode": "require", "pool": {"min_size": 1, "max_size": 8, "timeout": 5.0}}
+    assert config["CONN_MAX_AGE"] == 0  # Django refuses a pool with persistent connections
+
+
+def test_it_gives_sqlite_no_pool():
+    assert "pool" not in env.parse_database_url("sqlite:////tmp/x.sqlite3", env.PoolBudget(1, 8, 5.0))["OPTIONS"]
+
+
+def test_it_reads_trusted_proxy_networks_and_rejects_garbage(monkeypatch):
+    monkeypatch.setenv("PROXIES", "10.0.0.1, 192.168.0.0/16,::1")
+    assert [str(n) for n in env.env_networks("PROXIES")] == ["10.0.0.1/32", "192.168.0.0/16", "::1/128"]
+    monkeypatch.setenv("PROXIES", "10.0.0.1,proxy.example.com")
+    with pytest.raises(ImproperlyConfigured, match="PROXIES: 'proxy.example.com' is not an IP address or network"):
+        env.env_networks("PROXIES")

@@ -1,5 +1,8 @@
 """webui.services.imports: kubectl List output becomes an editable stream; anything else is kept."""
 
+import json
+
+import pytest
 import yaml
 
 from webui.services import imports
@@ -37,3 +40,118 @@ def test_it_keeps_a_plain_stream_exactly():
 def test_it_keeps_text_nested_too_deep_for_the_yaml_parser_as_given():
     deep = "[" * 20_000 + "]" * 20_000
     assert imports.normalize(deep) == deep
+
+
+KUBECTL_DUMP = """apiVersion: v1
+items:
+- apiVersion: v1
+  kind: Node
+  metadata:
+    annotations:
+      kubectl.kubernetes.io/last-applied-configuration: |
+        {"apiVersion":"v1","kind":"Node","metadata":{"annotations":{},"name":"n1"}}
+      node.alpha.kubernetes.io/ttl: "0"
+    creationTimestamp: "2024-05-01T10:00:00Z"
+    labels:
+      kubernetes.io/hostname: n1
+      topology.kubernetes.io/zone: a
+    managedFields:
+    - apiVersion: v1
+      fieldsType: FieldsV1
+      fieldsV1:
+        f:metadata:
+          f:labels: {}
+      manager: kubelet
+      operation: Update
+    name: n1
+    resourceVersion: "4242"
+    uid: 7b1c
+  spec:
+    taints:
+    - effect: NoSchedule
+      key: dedicated
+      value: gpu
+  status:
+    allocatable:
+      cpu: "4"
+      memory: 16Gi
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    annotations:
+      kubectl.kubernetes.io/last-applied-configuration: '{"kind":"Pod"}'
+    name: web-0
+    namespace: default
+    ownerReferences:
+    - apiVersion: apps/v1
+      kind: ReplicaSet
+      name: web-5d
+      uid: 99aa
+  spec:
+    containers:
+    - name: app
+      resources:
+        requests:
+          cpu: 500m
+kind: List
+metadata:
+  resourceVersion: ""
+"""
+
+
+def test_it_unwraps_kubectls_block_list_line_by_line_keeping_its_layout():
+    tidied = imports.normalize(KUBECTL_DUMP)
+    assert tidied == imports.unwrap_block_list(KUBECTL_DUMP)  # the line-by-line path, no parser
+    docs = list(yaml.safe_load_all(tidied))
+    assert docs == [_without_server_fields(item) for item in yaml.safe_load(KUBECTL_DUMP)["items"]]
+    assert "managedFields" not in tidied and "last-applied" not in tidied and "uid: 7b1c" not in tidied
+    assert "    ownerReferences:\n" not in tidied and "  ownerReferences:\n  - apiVersion: apps/v1\n" in tidied
+    assert tidied.startswith("apiVersion: v1\nkind: Node\nmetadata:\n  annotations:\n    node.alpha.kubernetes.io/ttl: \"0\"\n")
+
+
+def _without_server_fields(item: dict) -> dict:
+    metadata = {k: v for k, v in item["metadata"].items() if k not in imports.SERVER_METADATA}
+    annotations = {k: v for k, v in metadata.get("annotations", {}).items() if k != imports.LAST_APPLIED}
+    metadata.pop("annotations", None)
+    if annotations:
+        metadata = {"annotations": annotations, **metadata}
+    return {**item, "metadata": metadata}
+
+
+OTHER_LAYOUTS = {
+    "a JSON list": '{"kind": "List", "items": [{"kind": "Node", "metadata": {"name": "n", "uid": "u"}}]}',
+    "a comment inside the items": "apiVersion: v1\nitems:\n# note\n- kind: Node\n  metadata: {name: n, uid: u}\nkind: List\n",
+    "a flow-style item list": "apiVersion: v1\nitems: [{kind: Node, metadata: {name: n, uid: u}}]\nkind: List\n",
+    "a second document after the list": "kind: List\nitems:\n- kind: Node\n  metadata: {name: n}\n---\nkind: Pod\n",
+}
+
+
+@pytest.mark.parametrize("text", OTHER_LAYOUTS.values(), ids=OTHER_LAYOUTS.keys())
+def test_other_list_layouts_go_through_the_parser(text):
+    assert imports.unwrap_block_list(text) is None
+    tidied = imports.normalize(text)
+    documents = list(yaml.safe_load_all(tidied))
+    assert documents[0] == {"kind": "Node", "metadata": {"name": "n"}}
+    assert documents[1:] == ([{"kind": "Pod"}] if "---" in text else [])  # a List and more: all, in order
+
+
+def test_a_stream_that_never_mentions_a_list_is_not_parsed(monkeypatch):
+    monkeypatch.setattr(imports.yaml, "load_all", lambda *a, **k: pytest.fail("parsed"))
+    text = "kind: Node\nmetadata: {name: n}\n---\nkind: Pod\nmetadata: {name: p}\n"
+    assert imports.normalize(text) == text
+
+
+def test_it_joins_several_lists_in_one_file_in_file_order():
+    nodes = {"apiVersion": "v1", "kind": "List", "items": [{"kind": "Node", "metadata": {"name": "n", "uid": "u"}}]}
+    pods = {"apiVersion": "v1", "kind": "List", "items": [{"kind": "Pod", "metadata": {"name": "p"}}]}
+    loose = {"kind": "PriorityClass", "metadata": {"name": "high"}, "value": 1000}
+    as_yaml = yaml.safe_dump_all([nodes, loose, pods])
+    as_json = "\n".join(json.dumps(doc, indent=2) for doc in (nodes, loose, pods))
+    wanted = [{"kind": "Node", "metadata": {"name": "n"}}, loose, {"kind": "Pod", "metadata": {"name": "p"}}]
+    for text in (as_yaml, as_json):
+        assert list(yaml.safe_load_all(imports.normalize(text))) == wanted
+
+
+def test_it_keeps_a_file_of_lists_and_other_things_as_given():
+    text = '{"kind": "List", "items": []}\n[1, 2]\n'
+    assert imports.normalize(text) == text

@@ -1,4 +1,5 @@
-"""0003_compact_events converts stored JSON payloads and rebuilds the cycle index of old runs."""
+"""Data migrations: 0003_compact_events (compressed payloads, cycle index) and 0005_columnar_segments
+(one columnar segment per cycle), forwards and back."""
 
 import json
 import zlib
@@ -7,8 +8,11 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
+from scheduler_core.columnar import RunNames, decode_segment
+
 pytestmark = pytest.mark.django_db(transaction=True)
 BEFORE, AFTER = [("webui", "0002_run_trace")], [("webui", "0003_compact_events")]
+SEGMENTS = [("webui", "0005_columnar_segments")]
 
 
 def migrate(targets):
@@ -37,4 +41,34 @@ def test_it_compresses_existing_payloads_and_indexes_their_cycles():
 
     back = migrate(BEFORE)  # and back again
     assert [r.payload for r in back.get_model("webui", "RunEvent").objects.filter(run_id=run.pk).order_by("seq")] == payloads
-    migrate(AFTER)
+    migrate(SEGMENTS)  # the latest state, for the next tests
+
+
+def test_it_turns_stored_events_into_one_segment_per_cycle_and_back():
+    old = migrate(AFTER)
+    scenario = old.get_model("webui", "Scenario").objects.create(name="s")
+    version = old.get_model("webui", "ScenarioVersion").objects.create(scenario=scenario, number=1)
+    run = old.get_model("webui", "Run").objects.create(version=version)
+    RunEvent = old.get_model("webui", "RunEvent")
+    events = [  # two cycles; a payload key starting with "$" must survive the format's escaping
+        (0, "CycleStart", None, {"pod": "default/a", "queue": ["default/a", "default/b"]}),
+        (0, "Filter", "NodeName", {"statuses": {"n1": {"code": "Unschedulable", "reasons": ["x"]}}, "evaluated": 2}),
+        (0, "CycleEnd", None, {"nodeName": "n2"}),
+        (1, "CycleStart", None, {"pod": "default/b", "$odd": {"$deeper": [1, 2]}}),
+        (1, "CycleEnd", None, {"nodeName": None, "failedSchedulingMessage": "0/2 nodes are available"}),
+    ]
+    for seq, (cycle, point, plugin, payload) in enumerate(events):
+        RunEvent.objects.create(run=run, seq=seq, cycle=cycle, extension_point=point, plugin=plugin, pod="default/p",
+                                payload_z=zlib.compress(json.dumps(payload).encode()))
+
+    new = migrate(SEGMENTS)
+    rows = list(new.get_model("webui", "RunSegment").objects.filter(run_id=run.pk).order_by("first_seq"))
+    assert [(r.cycle, r.first_seq, r.end_seq) for r in rows] == [(0, 0, 3), (1, 3, 5)]
+    decoded = [e for r in rows for e in decode_segment(bytes(r.blob), RunNames([], [])).events]
+    assert [(e["cycle"], e["extensionPoint"], e["plugin"], e["payload"]) for e in decoded] == events
+    assert new.get_model("webui", "Run").objects.get(pk=run.pk).stored_bytes == sum(len(bytes(r.blob)) for r in rows)
+
+    back = migrate(AFTER)
+    restored = back.get_model("webui", "RunEvent").objects.filter(run_id=run.pk).order_by("seq")
+    assert [(r.cycle, r.extension_point, r.plugin, json.loads(zlib.decompress(r.payload_z))) for r in restored] == events
+    migrate(SEGMENTS)

@@ -1,11 +1,9 @@
 """webui.models: the constraints the task's idempotency relies on."""
 
-import json
-
 import pytest
 from django.db import IntegrityError
 
-from webui.models import Run, RunEvent, Scenario, ScenarioVersion, new_share_token
+from webui.models import Run, RunSegment, Scenario, ScenarioVersion, new_share_token
 
 pytestmark = pytest.mark.django_db
 
@@ -16,21 +14,16 @@ def test_it_makes_share_tokens_with_at_least_128_random_bits():
     assert all(len(t) >= 43 for t in tokens)  # 32 bytes, urlsafe base64
 
 
-def test_it_refuses_a_second_event_with_the_same_seq():
+def test_it_refuses_a_second_segment_starting_at_the_same_seq():
     scenario = Scenario.objects.create(name="s")
     run = Run.objects.create(version=ScenarioVersion.objects.create(scenario=scenario, number=1))
-    RunEvent.objects.create(run=run, seq=0, cycle=0, extension_point="CycleStart", payload={})
-    RunEvent.objects.bulk_create([RunEvent(run=run, seq=0, cycle=0, extension_point="X", payload={})], ignore_conflicts=True)
-    assert RunEvent.objects.get(run=run).extension_point == "CycleStart"
+    RunSegment.objects.create(run=run, cycle=0, first_seq=0, end_seq=3, blob=b"first")
+    RunSegment.objects.bulk_create([RunSegment(run=run, cycle=0, first_seq=0, end_seq=3, blob=b"again")], ignore_conflicts=True)
+    assert bytes(RunSegment.objects.get(run=run).blob) == b"first"
     with pytest.raises(IntegrityError):
-        RunEvent.objects.create(run=run, seq=0, cycle=0, extension_point="Dup", payload={})
+        RunSegment.objects.create(run=run, cycle=0, first_seq=0, end_seq=3, blob=b"dup")
 
 
-def test_it_stores_payloads_compressed_and_reads_them_back_unchanged():
-    scenario = Scenario.objects.create(name="s")
-    run = Run.objects.create(version=ScenarioVersion.objects.create(scenario=scenario, number=1))
-    payload = {"statuses": {f"node-{i}": {"code": "Unschedulable", "reasons": ["node(s) didn't match"]} for i in range(500)}}
-    RunEvent.objects.create(run=run, seq=0, cycle=0, extension_point="Filter", plugin="NodeAffinity", payload=payload)
-    stored = RunEvent.objects.get(run=run)
-    assert stored.payload == payload
-    assert len(bytes(stored.payload_z)) * 10 < len(json.dumps(payload))
+def test_it_says_the_stored_bytes_per_finished_cycle():
+    assert Run(stored_bytes=900, cycle=3).stored_bytes_per_cycle == 300
+    assert Run(stored_bytes=0, cycle=0).stored_bytes_per_cycle is None

@@ -1,4 +1,4 @@
-"""webui.publisher: typed messages, one group message per batch."""
+"""webui.publisher: typed messages; one group message per stored batch."""
 
 import json
 from concurrent.futures import ThreadPoolExecutor
@@ -8,15 +8,12 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
 from webui import publisher
-from webui.models import Run, RunEvent, RunStatus
-
-
-def event(seq: int) -> RunEvent:
-    return RunEvent(run_id=7, seq=seq, cycle=0, pod="default/p", extension_point="Filter", plugin="NodeName", payload={"statuses": {}})
+from webui.models import Run, RunStatus
 
 
 def test_it_builds_event_messages_in_the_public_shape():
-    assert publisher.events_message([publisher.event_message(event(3))]) == {
+    event = publisher.EventMessage(seq=3, cycle=0, pod="default/p", extensionPoint="Filter", plugin="NodeName", payload={"statuses": {}})
+    assert publisher.events_message([event]) == {
         "type": "events",
         "events": [{"seq": 3, "cycle": 0, "pod": "default/p", "extensionPoint": "Filter", "plugin": "NodeName", "payload": {"statuses": {}}}],
     }
@@ -27,24 +24,19 @@ def test_it_builds_the_end_message():
     assert publisher.end_message(run) == {"type": "end", "status": "failed", "error": "boom"}
 
 
-def test_it_gives_the_engine_back_its_own_event_json():
-    assert publisher.engine_json(event(1)) == {"cycle": 0, "pod": "default/p", "extensionPoint": "Filter", "plugin": "NodeName", "payload": {"statuses": {}}}
-
-
 @pytest.mark.skipif("channels.layers.InMemoryChannelLayer" not in str(get_channel_layer().__class__), reason="needs the in-memory layer")
-def test_it_sends_one_group_message_per_batch():
+def test_it_tells_the_group_how_far_the_log_is_stored():
     def publish_and_receive() -> dict:
         layer = get_channel_layer()
         channel = async_to_sync(layer.new_channel)()
         async_to_sync(layer.group_add)(publisher.group_name(7), channel)
-        publisher.publish_events(7, [event(0), event(1)])
+        publisher.publish_stored(7, 45)
         return async_to_sync(layer.receive)(channel)
 
     # A worker thread, as in Celery: another test (Playwright's sync API) may own this thread's loop.
     with ThreadPoolExecutor(1) as pool:
         message = pool.submit(publish_and_receive).result(timeout=10)
-    assert message["type"] == "run.events"
-    assert [e["seq"] for e in message["events"]] == [0, 1]
+    assert message == {"type": "run.stored", "next": 45}
 
 
 def message(seq: int, payload) -> publisher.EventMessage:

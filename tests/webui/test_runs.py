@@ -1,12 +1,14 @@
-"""webui.services.runs: recovery of runs a dead worker left behind."""
+"""webui.services.runs: recovery of runs a dead worker left behind or whose task message was lost,
+and deleting runs that a worker is still writing."""
 
 from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 
-from webui.models import Run, RunStatus, Scenario, ScenarioVersion
-from webui.services import runs
+from tests.webui import support
+from webui.models import Run, RunSegment, RunStatus, Scenario, ScenarioVersion
+from webui.services import engine, execution, runs
 
 pytestmark = pytest.mark.django_db
 
@@ -50,3 +52,104 @@ def test_it_sweeps_every_stale_run(abandoned: Run, monkeypatch):
     monkeypatch.setattr(execute_run, "delay", lambda run_id: None)
     assert runs.sweep_stale_runs() == 1
     assert Run.objects.get(pk=abandoned.pk).status == RunStatus.QUEUED
+
+
+# --- queued runs whose task message was lost ------------------------------------------------------
+
+
+def queued_run(version: ScenarioVersion, age_seconds: float, enqueues: int = 1, attempts: int = 0) -> Run:
+    queued_at = timezone.now() - timedelta(seconds=age_seconds)
+    return Run.objects.create(version=version, status=RunStatus.QUEUED, queued_at=queued_at, enqueues=enqueues, attempts=attempts)
+
+
+@pytest.fixture
+def version() -> ScenarioVersion:
+    scenario = Scenario.objects.create(name="s", owner_session_key="k")
+    return ScenarioVersion.objects.create(scenario=scenario, number=1, text="")
+
+
+@pytest.fixture
+def sent(monkeypatch) -> list[int]:
+    from webui.tasks import execute_run
+
+    messages: list[int] = []
+    monkeypatch.setattr(execute_run, "delay", messages.append)
+    return messages
+
+
+def test_it_sends_again_a_queued_run_the_idle_workers_never_claimed(version, settings, sent, django_capture_on_commit_callbacks):
+    lost = queued_run(version, settings.SCHEDLAB_QUEUED_STALE_SECONDS + 1)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert runs.sweep_stale_runs() == 1
+    lost.refresh_from_db()
+    assert (lost.status, lost.enqueues, sent) == (RunStatus.QUEUED, 2, [lost.pk])
+    assert lost.queued_at > timezone.now() - timedelta(seconds=5)
+
+
+def test_it_sends_again_a_queued_run_that_a_later_run_overtook(version, settings, sent, django_capture_on_commit_callbacks):
+    stale = settings.SCHEDLAB_QUEUED_STALE_SECONDS
+    lost = queued_run(version, stale + 30)
+    later = queued_run(version, stale + 10)
+    Run.objects.filter(pk=later.pk).update(status=RunStatus.RUNNING, started=timezone.now(), heartbeat=timezone.now(), attempts=1)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert runs.sweep_stale_runs() == 1
+    assert sent == [lost.pk]
+
+
+def test_it_leaves_alone_a_queued_run_waiting_its_turn_behind_a_running_one(version, settings, sent):
+    stale = settings.SCHEDLAB_QUEUED_STALE_SECONDS
+    earlier = queued_run(version, stale + 30)
+    Run.objects.filter(pk=earlier.pk).update(status=RunStatus.RUNNING, started=timezone.now(), heartbeat=timezone.now(), attempts=1)
+    waiting = [queued_run(version, stale + 20), queued_run(version, stale + 10)]
+    assert runs.sweep_stale_runs() == 0
+    assert [runs.recover_if_stale(run).enqueues for run in waiting] == [1, 1]
+    assert sent == []
+
+
+def test_it_leaves_alone_a_run_queued_a_moment_ago(version, sent):
+    fresh = queued_run(version, 1)
+    assert runs.sweep_stale_runs() == 0
+    assert runs.recover_if_stale(fresh).enqueues == 1 and sent == []
+
+
+def test_it_fails_with_the_reason_a_queued_run_no_worker_could_start(version, settings, sent):
+    tries = settings.SCHEDLAB_MAX_RUN_ATTEMPTS
+    lost = queued_run(version, settings.SCHEDLAB_QUEUED_STALE_SECONDS + 1, enqueues=tries)
+    run = runs.recover_if_stale(lost)
+    assert run.status == RunStatus.FAILED and run.finished is not None
+    assert run.error == (
+        f"no worker could start it: its task was sent {tries} times without being claimed "
+        "(SCHEDLAB_MAX_RUN_ATTEMPTS); the task queue or the database may be failing"
+    )
+    assert sent == []
+
+
+# --- deleting while a worker writes ---------------------------------------------------------------
+
+
+def test_it_cancels_the_runs_of_a_deleted_scenario_before_deleting_so_their_worker_writes_nothing(version, monkeypatch):
+    """The race itself needs PostgreSQL and a real worker (test_service_reliability.py); here: the
+    runs are cancelled first, on their own, and the worker's next write is refused."""
+    version.text = support.scenario_text(3, 2)
+    version.save()
+    run = Run.objects.create(version=version, cycles=2)
+    assert runs.claim(run.pk, "w")
+    loaded = engine.load(version.text)
+    writer = execution.writer_for(run, "w", loaded)
+    events = iter(engine.simulate_events(loaded))
+    writer.add(next(events))
+    writer.flush()
+    cancelled = []
+    real_stop = runs._stop_active
+
+    def record(found, reason):
+        cancelled.append(list(found.filter(status__in=runs.ACTIVE_STATUSES).values_list("pk", flat=True)))
+        return real_stop(found, reason)
+
+    monkeypatch.setattr(runs, "_stop_active", record)
+    runs.delete_scenario(version.scenario)
+    assert cancelled == [[run.pk]]
+    writer.add(next(events))
+    with pytest.raises(execution.LostClaim):
+        writer.flush()
+    assert not Run.objects.filter(pk=run.pk).exists() and not RunSegment.objects.filter(run_id=run.pk).exists()

@@ -1,7 +1,7 @@
-"""Issue 6: a spread_5000 run through the real task stores each cycle's full detail compactly.
+"""Issues 6 and 11: a spread_5000 run through the real task stores each cycle's full detail compactly.
 
-`manage.py measure_run FILE [--cycles N]` prints the figures; the engine needs ~0.4 s per 5000-node
-cycle, so this runs the first MEASURE_CYCLES of the file's 1000 cycles (0 for all, ~8 minutes).
+`manage.py measure_run FILE [--cycles N]` prints the figures (the engine alone, then the task); this
+runs the first MEASURE_CYCLES of the file's 1000 cycles (0 for all). Sizes are asserted, never times.
 """
 
 import json
@@ -20,7 +20,7 @@ KIB = 1024
 
 
 @pytest.mark.skipif(not SPREAD_5000.exists(), reason="the shared bench scenarios are not on this machine")
-def test_it_stores_a_spread_5000_cycle_in_under_200_kib(tmp_path):
+def test_it_stores_a_spread_5000_cycle_in_under_20_kib(tmp_path):
     env = support.clean_env(DATABASE_URL=support.POSTGRES_URL, REDIS_URL=support.REDIS_TEST_URL, SCHEDLAB_VAR_DIR=str(tmp_path))
     support.reset_postgres()
     subprocess.run([support.PYTHON, "manage.py", "migrate", "--noinput", "-v0"], cwd=support.REPO, env=env, check=True, timeout=180)
@@ -31,7 +31,7 @@ def test_it_stores_a_spread_5000_cycle_in_under_200_kib(tmp_path):
     print(f"\nspread_5000, {result['cycles']} of {result['pending_pods']} cycles: {result}")
 
     assert (result["status"], result["cycles"]) == ("succeeded", CYCLES or result["pending_pods"])
-    assert result["stored_bytes_per_cycle"] < 200 * KIB < 700 * KIB < result["json_bytes_per_cycle"]
-    assert result["table_bytes_per_cycle"] < 250 * KIB  # what PostgreSQL really spends, indexes included
-    assert result["compress_ms_per_cycle"] < 250  # next to the engine's ~170 ms cycle
+    assert result["stored_bytes_per_cycle"] <= 20 * KIB < 700 * KIB < result["json_bytes_per_cycle"]
+    assert result["table_bytes_per_cycle"] < 40 * KIB  # what PostgreSQL really spends, indexes included
     assert result["max_websocket_message_bytes"] <= 512 * KIB
+    assert result["engine_pods_per_s"] > 0 and result["app_pods_per_s"] > 0  # measured, never asserted

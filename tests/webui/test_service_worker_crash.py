@@ -10,8 +10,10 @@ import pytest
 from tests.webui import support
 
 pytestmark = pytest.mark.service
-# Big enough that the run is still going when we kill the worker (~seconds of engine time).
-NODES, PENDING, RUNNING = 500, 120, 200
+# Big enough that the run is still going when we kill the worker: the columnar writer stores 120
+# cycles of 500 nodes in under half a second, so 1500 cycles (~66,000 events, several seconds)
+# leave the kill, made after the first 1000 events, far inside the run.
+NODES, PENDING, RUNNING = 500, 1500, 200
 
 
 @pytest.fixture

@@ -36,3 +36,23 @@ def test_it_refuses_a_bad_database_url():
 def test_it_refuses_a_short_secret_key():
     result = manage("check", SECRET_KEY="short", ALLOWED_HOSTS="x.example.com")
     assert "SECRET_KEY must be at least 50 characters" in result.stderr
+
+
+def test_it_sizes_the_postgres_pool_from_the_environment():
+    code = "from django.conf import settings; d = settings.DATABASES['default']; print(d['OPTIONS']['pool'], d['CONN_MAX_AGE'])"
+    env = production(DATABASE_URL="postgres://u@db.example.com/app", SCHEDLAB_DB_POOL_MAX_SIZE="7", SCHEDLAB_DB_POOL_TIMEOUT="2.5")
+    result = manage("shell", "-c", code, **env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "{'min_size': 0, 'max_size': 7, 'timeout': 2.5} 0"
+
+
+def test_it_refuses_a_pool_whose_minimum_is_above_its_maximum():
+    result = manage("check", **production(SCHEDLAB_DB_POOL_MIN_SIZE="5", SCHEDLAB_DB_POOL_MAX_SIZE="2"))
+    assert result.returncode != 0
+    assert "SCHEDLAB_DB_POOL_MIN_SIZE=5 is above SCHEDLAB_DB_POOL_MAX_SIZE=2" in result.stderr
+
+
+def test_it_refuses_a_trusted_proxy_that_is_not_an_address():
+    result = manage("check", **production(SCHEDLAB_TRUSTED_PROXIES="proxy.example.com"))
+    assert result.returncode != 0
+    assert "SCHEDLAB_TRUSTED_PROXIES: 'proxy.example.com' is not an IP address or network" in result.stderr

@@ -1,13 +1,16 @@
 """webui.tasks.execute_run (and the execution service behind it): claim, idempotency, failure paths."""
 
+import gzip
+import json
 from datetime import timedelta
 
 import pytest
+from django.db import OperationalError
 from django.utils import timezone
 
 from tests.webui import support
-from webui.models import Run, RunCycle, RunEvent, RunStatus, Scenario, ScenarioVersion
-from webui.services import engine, execution, runs
+from webui.models import Run, RunCycle, RunSegment, RunStatus, Scenario, ScenarioVersion
+from webui.services import engine, events, execution, runs, segments
 from webui.tasks import execute_run
 
 pytestmark = pytest.mark.django_db
@@ -20,8 +23,12 @@ def run() -> Run:
     return Run.objects.create(version=version, cycles=3, owner_session_key="k")
 
 
+def stored(run: Run) -> list[dict]:
+    return events.page(run, 0, 5000)
+
+
 def events_of(run: Run) -> list[int]:
-    return list(RunEvent.objects.filter(run=run).order_by("seq").values_list("seq", flat=True))
+    return [event["seq"] for event in stored(run)]
 
 
 def test_it_runs_a_queued_run_to_success(run: Run):
@@ -49,9 +56,15 @@ def test_it_does_not_claim_a_run_another_worker_is_running(run: Run):
 
 def test_it_reclaims_a_run_whose_worker_stopped_beating_and_resumes_without_duplicates(run: Run, settings):
     assert runs.claim(run.pk, "dead-worker")
-    # The dead worker had stored the first 5 events before dying.
-    first = list(engine.simulate_events(engine.load(run.version.text)))[:5]
-    RunEvent.objects.bulk_create([execution._row(run.pk, seq, e.to_json()) for seq, e in enumerate(first)])
+    # The dead worker had stored the first cycle before dying.
+    scenario = engine.load(run.version.text)
+    writer = execution.writer_for(run, "dead-worker", scenario)
+    for event in engine.simulate_events(scenario):
+        writer.add(event)
+        if writer.cycles_done == 1:
+            break
+    writer.flush()
+    assert events_of(run) == list(range(writer.next_seq))
     Run.objects.filter(pk=run.pk).update(heartbeat=timezone.now() - timedelta(seconds=settings.SCHEDLAB_HEARTBEAT_STALE_SECONDS + 1))
     execute_run.apply(args=[run.pk])
     run.refresh_from_db()
@@ -93,16 +106,31 @@ def test_it_fails_a_run_whose_version_no_longer_validates(run: Run):
     assert run.status == RunStatus.FAILED and run.error.startswith("the scenario does not validate: ")
 
 
-def test_it_publishes_each_stored_batch(run: Run, monkeypatch, settings):
-    settings.SCHEDLAB_EVENT_FLUSH_SECONDS = 0  # flush at every extension-point boundary
-    batches = []
-    monkeypatch.setattr(execution.publisher, "publish_events", lambda run_id, batch: batches.append([e.seq for e in batch]))
+def test_it_tells_watchers_how_far_each_stored_batch_goes(run: Run, monkeypatch, settings):
+    settings.SCHEDLAB_EVENT_FLUSH_SECONDS = 0  # flush at every cycle boundary
+    told = []
+    monkeypatch.setattr(execution.publisher, "publish_stored", lambda run_id, end_seq: told.append(end_seq))
     execute_run.apply(args=[run.pk])
-    flat = [seq for batch in batches for seq in batch]
-    assert flat == events_of(run)
-    for batch in batches:  # a batch never splits an extension point of a cycle
-        points = [(e.cycle, e.extension_point) for e in RunEvent.objects.filter(run=run, seq__in=batch).order_by("seq")]
-        assert len(set(points)) == 1
+    ends = [row.end_seq for row in RunCycle.objects.filter(run=run).order_by("cycle")]
+    assert told == ends  # one batch per cycle here: a batch never splits a cycle
+    assert told[-1] == len(events_of(run))
+
+
+def test_it_stores_one_segment_per_cycle_that_decodes_to_the_engines_events(run: Run):
+    execute_run.apply(args=[run.pk])
+    expected = [e.to_json() for e in engine.simulate_events(engine.load(run.version.text))]
+    assert [{k: v for k, v in e.items() if k != "seq"} for e in stored(run)] == expected
+    rows = RunSegment.objects.filter(run=run).order_by("first_seq")
+    assert [(r.cycle, r.first_seq, r.end_seq) for r in rows] == list(RunCycle.objects.filter(run=run).values_list("cycle", "first_seq", "end_seq"))
+
+
+def test_it_keeps_the_runs_names_once(run: Run):
+    execute_run.apply(args=[run.pk])
+    run.refresh_from_db()
+    names = segments.run_names_from(json.loads(gzip.decompress(run.names_gz)))
+    scenario = engine.load(run.version.text)
+    assert names.nodes == [n.name for n in scenario.nodes]
+    assert names.pods == [p.key for p in scenario.pending_pods]
 
 
 def test_it_fails_a_run_over_the_stored_bytes_limit_naming_it(run: Run, settings):
@@ -116,7 +144,7 @@ def test_it_fails_a_run_over_the_stored_bytes_limit_naming_it(run: Run, settings
 def test_it_records_the_stored_bytes_and_one_index_row_per_cycle(run: Run):
     execute_run.apply(args=[run.pk])
     run.refresh_from_db()
-    assert run.stored_bytes == sum(len(bytes(e.payload_z)) for e in RunEvent.objects.filter(run=run))
+    assert run.stored_bytes == sum(len(bytes(s.blob)) for s in RunSegment.objects.filter(run=run))
     assert list(RunCycle.objects.filter(run=run).values_list("cycle", flat=True)) == [0, 1, 2]
 
 
@@ -125,7 +153,7 @@ def test_it_stops_after_the_first_cycles_when_benchmarking(run: Run, settings):
     execute_run.apply(args=[run.pk])
     run.refresh_from_db()
     assert (run.status, run.cycle) == (RunStatus.SUCCEEDED, 1)
-    assert set(RunEvent.objects.filter(run=run).values_list("cycle", flat=True)) == {0}
+    assert set(RunSegment.objects.filter(run=run).values_list("cycle", flat=True)) == {0}
 
 
 def test_a_resumed_run_keeps_its_cycle_index_and_byte_count_whole(run: Run, settings):
@@ -134,9 +162,45 @@ def test_a_resumed_run_keeps_its_cycle_index_and_byte_count_whole(run: Run, sett
     run.refresh_from_db()
     complete = (run.stored_bytes, list(RunCycle.objects.filter(run=run).values_list("cycle", "first_seq", "end_seq")))
     # Forget the second half, as if the worker had died there, and let another worker finish.
-    RunEvent.objects.filter(run=run, seq__gte=run.event_count // 2).delete()
+    RunSegment.objects.filter(run=run, cycle__gte=1).delete()
     RunCycle.objects.filter(run=run, cycle__gte=1).delete()
     Run.objects.filter(pk=run.pk).update(status=RunStatus.QUEUED, stored_bytes=0)
     execute_run.apply(args=[run.pk])
     run.refresh_from_db()
     assert (run.stored_bytes, list(RunCycle.objects.filter(run=run).values_list("cycle", "first_seq", "end_seq"))) == complete
+
+
+def test_it_leaves_a_run_queued_for_recovery_when_the_database_fails_at_claim_time(
+    run: Run, monkeypatch, settings, django_capture_on_commit_callbacks
+):
+    real_claim = runs.claim
+
+    def connection_killed(run_id, worker):
+        raise OperationalError("terminating connection due to administrator command")
+
+    monkeypatch.setattr(runs, "claim", connection_killed)
+    assert execute_run.apply(args=[run.pk]).get() == f"run {run.pk}: claim failed"
+    run.refresh_from_db()
+    assert (run.status, run.attempts) == (RunStatus.QUEUED, 0)
+
+    # Recovery finds it lost (nothing is running) and sends it again; this time the claim works.
+    monkeypatch.setattr(runs, "claim", real_claim)
+    Run.objects.filter(pk=run.pk).update(queued_at=timezone.now() - timedelta(seconds=settings.SCHEDLAB_QUEUED_STALE_SECONDS + 1))
+    sent = []
+    monkeypatch.setattr(execute_run, "delay", sent.append)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert runs.sweep_stale_runs() == 1
+    assert sent == [run.pk]
+    execute_run.apply(args=sent)
+    run.refresh_from_db()
+    assert (run.status, run.attempts, run.enqueues) == (RunStatus.SUCCEEDED, 1, 1)
+
+
+def test_it_leaves_a_run_to_recovery_when_the_database_fails_mid_run(run: Run, monkeypatch):
+    def connection_lost(*_args, **_kwargs):
+        raise OperationalError("server closed the connection unexpectedly")
+
+    monkeypatch.setattr(runs, "beat", connection_lost)
+    execute_run.apply(args=[run.pk])
+    run.refresh_from_db()
+    assert (run.status, run.error) == (RunStatus.RUNNING, "")  # not failed: its heartbeat goes stale, recovery re-queues it

@@ -7,7 +7,9 @@ single-user default), optionally holding a share token. A share token only ever 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from ipaddress import IPv4Address, IPv6Address, ip_address, ip_network
 
+from django.conf import settings
 from django.db.models import Q
 from django.http import HttpRequest
 
@@ -16,6 +18,9 @@ from webui.services.errors import Forbidden, NotFound, ReadOnlyShare
 
 SHARE_HEADER = "X-Share-Token"
 SHARE_QUERY = "token"
+FORWARDED_FOR_HEADER = "X-Forwarded-For"
+# One IPv6 subscriber usually holds a whole /64: counting its addresses apart would not limit it.
+IPV6_CLIENT_PREFIX = 64
 
 
 @dataclass(frozen=True)
@@ -23,6 +28,7 @@ class Actor:
     user_id: int | None = None
     session_key: str = ""
     share: ShareLink | None = None
+    address: str = ""  # client_address(): what the per-address limits count by
 
     def owns(self, obj: Owned) -> bool:
         if obj.owner_id is not None:
@@ -66,7 +72,48 @@ def actor_for(request: HttpRequest, *, token: str, writing: bool) -> Actor:
     """The caller refuses writes made with a token before asking (share links are read-only)."""
     user_id = request.user.pk if request.user.is_authenticated else None
     share = active_share(token) if token else None
-    return Actor(user_id=user_id, session_key=session_key(request, create=writing and user_id is None), share=share)
+    session = session_key(request, create=writing and user_id is None)
+    return Actor(user_id=user_id, session_key=session, share=share, address=client_address(request))
+
+
+def client_address(request: HttpRequest) -> str:
+    """The client's address as limits count it ("" when unknown).
+
+    X-Forwarded-For is believed only from SCHEDLAB_TRUSTED_PROXIES: walking it from the right, each
+    entry was appended by the hop after it, so the first entry not from a trusted proxy is the
+    client. Anyone can write the left part of the header; a malformed entry ends the walk.
+    """
+    peer = _parse_address(request.META.get("REMOTE_ADDR", ""))
+    if peer is None:
+        return ""
+    if _is_trusted_proxy(peer):
+        for hop in reversed(request.headers.get(FORWARDED_FOR_HEADER, "").split(",")):
+            forwarded = _parse_address(hop)
+            if forwarded is None:
+                break
+            peer = forwarded
+            if not _is_trusted_proxy(forwarded):
+                break
+    return _limit_key(peer)
+
+
+def _parse_address(text: str) -> IPv4Address | IPv6Address | None:
+    try:
+        address = ip_address(text.strip())
+    except ValueError:
+        return None
+    mapped = getattr(address, "ipv4_mapped", None)
+    return mapped or address
+
+
+def _is_trusted_proxy(address: IPv4Address | IPv6Address) -> bool:
+    return any(address in network for network in settings.SCHEDLAB_TRUSTED_PROXIES)
+
+
+def _limit_key(address: IPv4Address | IPv6Address) -> str:
+    if address.version == 6:
+        return str(ip_network(f"{address}/{IPV6_CLIENT_PREFIX}", strict=False))
+    return str(address)
 
 
 def readable_scenario(actor: Actor, scenario_id: int) -> Scenario:

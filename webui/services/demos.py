@@ -12,11 +12,35 @@ from webui.services import scenarios
 from webui.services.access import Actor
 from webui.services.errors import NotFound
 
-TITLES = {
-    "seed_pts_single_constraint": "Topology spread: one zone constraint",
-    "seed_pts_two_constraints": "Topology spread: zone and node constraints",
-    "seed_pts_conflict": "Topology spread: conflicting constraints",
-    "seed_pod_affinity": "Inter-pod affinity and anti-affinity",
+
+@dataclass(frozen=True)
+class Lesson:
+    """A demo's title and, in plain words, what it teaches (shown on the scenario list)."""
+
+    title: str
+    teaches: str
+
+
+LESSONS = {
+    "seed_pts_single_constraint": Lesson(
+        "Topology spread: one zone constraint",
+        "Keeping copies of an app evenly spread over zones: zoneA already runs two copies and zoneB one, "
+        "so the new copy may only go to zoneB. Open the Filter step to see the count per zone and which "
+        "zones the rule allows."),
+    "seed_pts_two_constraints": Lesson(
+        "Topology spread: zone and node constraints",
+        "Two spreading rules at once, even over zones and even over nodes: each rule rules out some nodes, "
+        "and only the node both rules allow can take the pod."),
+    "seed_pts_conflict": Lesson(
+        "Topology spread: conflicting constraints",
+        "Two spreading rules that cannot both be met: the zone rule allows only zoneB, the node rule only "
+        "node2, which is in zoneA. No node satisfies both, so the pod stays pending; the Filter step says "
+        "which nodes each rule allows."),
+    "seed_pod_affinity": Lesson(
+        "Inter-pod affinity and anti-affinity",
+        "Pods that must run next to, or away from, another pod: one pod has to share a node with the pod "
+        "labelled podenv=pro, the other must avoid that node. The Filter step shows which nodes each rule "
+        "leaves."),
 }
 
 
@@ -34,9 +58,11 @@ def all_demos() -> list[Demo]:
 
 
 def _demo(slug: str, text: str) -> Demo:
-    # The files open with '#' comment lines describing the case; they make a good description.
-    comments = [line.lstrip("# ").strip() for line in text.splitlines() if line.startswith("#")]
-    return Demo(slug=slug, name=TITLES.get(slug, slug), description=" ".join(comments), text=text)
+    lesson = LESSONS.get(slug)
+    if lesson is None:  # a demo file without a lesson written yet: its opening comments describe it
+        comments = [line.lstrip("# ").strip() for line in text.splitlines() if line.startswith("#")]
+        lesson = Lesson(slug, " ".join(comments))
+    return Demo(slug=slug, name=lesson.title, description=lesson.teaches, text=text)
 
 
 def get(slug: str) -> Demo:
@@ -64,6 +90,9 @@ def _load(demo: Demo) -> bool:
         ScenarioVersion.objects.create(scenario=scenario, number=1, text=demo.text)
         return True
     if scenario.text == demo.text:
-        return False
+        if (scenario.name, scenario.description) == (demo.name, demo.description):
+            return False
+        Scenario.objects.filter(pk=scenario.pk).update(name=demo.name, description=demo.description)
+        return True  # a reworded title or description: no new version, the text is the same
     scenarios.save(scenario, demo.text, demo.name, demo.description)
     return True

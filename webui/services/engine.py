@@ -11,21 +11,26 @@ from typing import Any
 
 from django.conf import settings
 from scheduler_core import (
+    CycleExplanation,
     Event,
     ExtensionPoint,
     Limits,
     ScenarioError,
     ScenarioInvalid,
     TraceBuilder,
+    explain_cycle,
     load_scenario,
     pod_requests,
     simulate,
 )
+from scheduler_core.columnar import FormatError, RunNames, SegmentEncoder, decode_segment
+from scheduler_core.scenario.jsonstream import as_yaml_stream
 
 from webui.services.errors import InvalidScenario, LimitExceeded
 
 __all__ = [
-    "Check", "Event", "ExtensionPoint", "ScenarioInvalid", "check", "engine_limits", "load", "load_valid", "pod_requests",
+    "Check", "CycleExplanation", "as_yaml_stream", "Event", "ExtensionPoint", "FormatError", "RunNames", "ScenarioInvalid",
+    "SegmentEncoder", "check", "decode_segment", "engine_limits", "explain", "load", "load_valid", "pod_requests",
     "simulate_events", "trace",
 ]
 
@@ -41,6 +46,9 @@ class Summary:
 class Check:
     errors: list[dict[str, Any]] = field(default_factory=list)
     summary: Summary | None = None
+    # What the scheduler leaves out of a valid scenario (ignored kinds, finished pods, pods for another
+    # scheduler, gated pods, pods on missing nodes): Notice.to_json() each, shown beside the summary.
+    notices: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def valid(self) -> bool:
@@ -161,7 +169,7 @@ def _check(text: str) -> Check:
     except ScenarioInvalid as exc:
         return Check(errors=[error_json(error) for error in exc.errors])
     summary = Summary(nodes=len(scenario.nodes), pods=len(scenario.pods), pendingPods=len(scenario.pending_pods))
-    return Check(summary=summary)
+    return Check(summary=summary, notices=[notice.to_json() for notice in scenario.scheduling_notices()])
 
 
 def simulate_events(scenario: Any) -> Iterator[Event]:
@@ -174,3 +182,8 @@ def trace(events_json: Iterable[dict[str, Any]]) -> dict[str, Any]:
     for event in events_json:
         builder.add_json(event)
     return builder.summary()
+
+
+def explain(events_json: Iterable[dict[str, Any]]) -> CycleExplanation:
+    """One cycle's explanation (why nothing fits, why the chosen node won), from its stored events."""
+    return explain_cycle(events_json)

@@ -8,6 +8,7 @@ from typing import Any
 class DomainError(Exception):
     status = 400
     code = "bad_request"
+    retry_after: int | None = None  # seconds, sent as the Retry-After header when set
 
     def __init__(self, message: str, details: dict[str, Any] | None = None) -> None:
         super().__init__(message)
@@ -47,6 +48,18 @@ class InvalidScenario(DomainError):
 class LimitExceeded(DomainError):
     code = "limit_exceeded"
 
-    def __init__(self, limit: str, value: int, message: str, status: int = 413) -> None:
+    def __init__(self, limit: str, value: int, message: str, status: int = 413, retry_after: int | None = None) -> None:
         super().__init__(message, {"limit": limit, "max": value})
         self.status = status
+        self.retry_after = retry_after
+
+
+class Unavailable(DomainError):
+    """The database is out of connections or unreachable: retry shortly (503 with Retry-After)."""
+
+    status = 503
+    code = "service_unavailable"
+
+    def __init__(self, retry_after: int) -> None:
+        super().__init__(f"the server is overloaded or its database is unreachable; retry in {retry_after} s", {"retryAfter": retry_after})
+        self.retry_after = retry_after

@@ -1,14 +1,15 @@
-"""Reading a run's stored event log (API pages, websocket catch-up, trace)."""
+"""Reading a run's stored event log as JSON (API pages, websocket catch-up, trace)."""
 
 from __future__ import annotations
 
 import json
-import zlib
+from collections.abc import Iterator
 from typing import Any
 
 from webui import publisher
-from webui.models import Run, RunCycle, RunEvent, RunStatus
-from webui.services import engine
+from webui.models import Run, RunCycle, RunSegment, RunStatus
+from webui.services import engine, segments
+from webui.services.errors import NotFound
 
 CYCLE_START = engine.ExtensionPoint.CYCLE_START.value
 CYCLE_END = engine.ExtensionPoint.CYCLE_END.value
@@ -16,38 +17,37 @@ PAGE_SIZE = 500
 MAX_PAGE_SIZE = 5000
 
 
-def page(run_id: int, since: int, limit: int = PAGE_SIZE) -> list[publisher.EventMessage]:
+def page(run: Run, since: int, limit: int = PAGE_SIZE) -> list[publisher.EventMessage]:
     """Events with seq >= since, in order; `since` is a cursor (the next seq the reader wants)."""
     limit = max(1, min(limit, MAX_PAGE_SIZE))
-    rows = RunEvent.objects.filter(run_id=run_id, seq__gte=since).order_by("seq")[:limit]
-    return [publisher.event_message(row) for row in rows]
+    return [publisher.EventMessage(**event) for event in segments.events_from(run, since, limit)]
 
 
-def cycle_events(run_id: int, cycle: int) -> list[publisher.EventMessage]:
-    """Every stored event of one cycle, in order (a cycle is a few dozen events, whatever its size)."""
-    rows = RunEvent.objects.filter(run_id=run_id, cycle=cycle).order_by("seq")
-    return [publisher.event_message(row) for row in rows]
+def stream_page(run: Run, since: int) -> list[publisher.EventMessage]:
+    """The websocket's next batch: about PAGE_SIZE events, ending where a stored cycle ends."""
+    return [publisher.EventMessage(**event) for event in segments.events_from(run, since, PAGE_SIZE, whole_segments=True)]
 
 
-def cycle_page_json(run_id: int, cycle: int, run_finished: bool) -> bytes:
-    """The ?cycle= answer (EventsPageOut) as JSON bytes, built without decoding the payloads.
+def cycle_page_json(run: Run, cycle: int, run_finished: bool) -> bytes:
+    """The ?cycle= answer (EventsPageOut) as JSON bytes: every event of one cycle."""
+    found = segments.cycle_events(run, cycle)
+    cursor = found[-1]["seq"] + 1 if found else 0
+    done = bool(found and found[-1]["extensionPoint"] == CYCLE_END) or run_finished
+    return json.dumps({"events": found, "next": cursor, "done": done}, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
-    Payloads are stored as zlib-compressed compact JSON; they are spliced in as they are, so a
-    5000-node cycle costs its decompression and nothing else (no parse, no validation, no re-encode).
-    """
-    rows = RunEvent.objects.filter(run_id=run_id, cycle=cycle).order_by("seq").values_list(
-        "seq", "cycle", "pod", "extension_point", "plugin", "payload_z"
-    )
-    parts: list[bytes] = []
-    last_seq, last_point = None, None
-    for seq, cyc, pod, point, plugin, blob in rows:
-        head = json.dumps({"seq": seq, "cycle": cyc, "pod": pod, "extensionPoint": point, "plugin": plugin}, separators=(",", ":"))
-        parts.append(head[:-1].encode() + b',"payload":' + zlib.decompress(blob) + b"}")
-        last_seq, last_point = seq, point
-    cursor = last_seq + 1 if last_seq is not None else 0
-    done = last_point == CYCLE_END or run_finished
-    tail = json.dumps({"next": cursor, "done": done}, separators=(",", ":"))
-    return b'{"events":[' + b",".join(parts) + b"]," + tail[1:].encode()
+
+def _all_events(run: Run) -> Iterator[dict[str, Any]]:
+    names = segments.run_names(run)
+    for row in RunSegment.objects.filter(run=run).order_by("first_seq").iterator(chunk_size=16):
+        yield from segments.decode(row, names)
+
+
+def explanation(run: Run, cycle: int) -> engine.CycleExplanation:
+    """Why the cycle's pod went where it did (or nowhere), put into words by the engine."""
+    found = segments.cycle_events(run, cycle)
+    if not found:
+        raise NotFound(f"cycle {cycle} of run {run.pk} has no events (yet)")
+    return engine.explain(found)
 
 
 def cycles(run_id: int) -> list[RunCycle]:
@@ -58,8 +58,7 @@ def cycles(run_id: int) -> list[RunCycle]:
 def trace(run: Run) -> dict[str, Any]:
     if run.trace is not None:
         return run.trace
-    rows = RunEvent.objects.filter(run=run).order_by("seq").iterator(chunk_size=2000)
-    summary = engine.trace(publisher.engine_json(row) for row in rows)
+    summary = engine.trace(_all_events(run))
     if run.status == RunStatus.SUCCEEDED:  # a running run's trace is partial: build it again next time
         Run.objects.filter(pk=run.pk).update(trace=summary)
     return summary

@@ -1,4 +1,4 @@
-"""Executing a claimed run: engine events -> stored batches -> published batches -> progress.
+"""Executing a claimed run: engine events -> columnar segments -> stored batches -> progress.
 
 Safe to run twice: the engine is deterministic (tie_break="first"), so a retry regenerates the same
 (seq -> event) stream; events already stored are skipped and (run, seq) is unique anyway.
@@ -11,14 +11,16 @@ import time
 from dataclasses import dataclass, field
 
 from django.conf import settings
-from django.db import transaction
+from django.db import DatabaseError, transaction
 
 from webui import publisher
-from webui.models import Run, RunCycle, RunEvent, RunStatus
-from webui.services import engine, runs
-from webui.services.events import CYCLE_END, CYCLE_START
+from webui.models import Run, RunCycle, RunSegment, RunStatus
+from webui.services import engine, runs, segments
 
 log = logging.getLogger(__name__)
+
+
+BATCH_BYTES = 1 << 20  # segments written together at most (time usually cuts first: SCHEDLAB_EVENT_FLUSH_SECONDS)
 
 
 class LostClaim(Exception):
@@ -35,39 +37,57 @@ class TooManyStoredBytes(Exception):
 
 @dataclass
 class EventWriter:
+    """Encodes the stream into one columnar segment per cycle and stores them in batches."""
+
     run_id: int
     worker: str
-    resume_from: int  # events with a lower seq are already stored
-    buffer: list[RunEvent] = field(default_factory=list)
+    names: engine.RunNames
+    resume_from: int  # events with a lower seq are already stored (whole segments)
+    stored_bytes: int = 0  # of every segment so far, stored before a retry or now (the stream is deterministic)
+    segments: list[RunSegment] = field(default_factory=list)
     cycle_rows: list[RunCycle] = field(default_factory=list)
     cycle_starts: dict[int, int] = field(default_factory=dict)  # cycle -> seq of its CycleStart
+    open: engine.SegmentEncoder | None = None  # the segment being built
+    open_cycle: int = -1
     cycles_done: int = 0
     next_seq: int = 0
-    stored_bytes: int = 0  # of every event so far, stored before a retry or now (the stream is deterministic)
     last_flush: float = field(default_factory=time.monotonic)
 
     def add(self, event: engine.Event) -> None:
-        data = event.to_json()
-        if self.buffer and self._at_batch_boundary(data):
-            self.flush()
         if self.next_seq >= settings.SCHEDLAB_MAX_EVENTS_PER_RUN:
             raise TooManyEvents()
-        row = _row(self.run_id, self.next_seq, data)
-        self.stored_bytes += len(row.payload_z)
+        if self.open is not None and event.cycle != self.open_cycle:
+            self._close()  # a segment holds one cycle's events
+        storing = self.next_seq >= self.resume_from
+        if storing:
+            if self.open is None:
+                self.open, self.open_cycle = engine.SegmentEncoder(self.names, self.next_seq), event.cycle
+            self.open.add(event)
+        self._index_cycle(event, storing)
+        self.next_seq += 1
+        if event.extension_point is engine.ExtensionPoint.CYCLE_END:
+            if self.open is not None:
+                self._close()
+            if self._due():
+                self.flush()
+
+    def _index_cycle(self, event: engine.Event, storing: bool) -> None:
+        if event.extension_point is engine.ExtensionPoint.CYCLE_START:
+            self.cycle_starts[event.cycle] = self.next_seq
+        elif event.extension_point is engine.ExtensionPoint.CYCLE_END:
+            self.cycles_done = event.cycle + 1
+            first_seq = self.cycle_starts.pop(event.cycle, self.next_seq)
+            if storing:
+                self.cycle_rows.append(_cycle_row(self.run_id, event, first_seq, self.next_seq + 1))
+
+    def _close(self) -> None:
+        blob = self.open.finish()
+        self.stored_bytes += len(blob)
         if self.stored_bytes > settings.SCHEDLAB_MAX_STORED_BYTES_PER_RUN:
             raise TooManyStoredBytes()
-        if self.next_seq >= self.resume_from:
-            self.buffer.append(row)
-        self._index_cycle(row)
-        self.next_seq += 1
-
-    def _index_cycle(self, row: RunEvent) -> None:
-        if row.extension_point == CYCLE_START:
-            self.cycle_starts[row.cycle] = row.seq
-        elif row.extension_point == CYCLE_END:
-            self.cycles_done = row.cycle + 1
-            if row.seq >= self.resume_from:
-                self.cycle_rows.append(_cycle_row(row, self.cycle_starts.pop(row.cycle, row.seq)))
+        first = self.open.first_seq
+        self.segments.append(RunSegment(run_id=self.run_id, cycle=self.open_cycle, first_seq=first, end_seq=first + len(self.open), blob=blob))
+        self.open = None
 
     @property
     def finished_enough(self) -> bool:
@@ -75,65 +95,70 @@ class EventWriter:
         first = settings.SCHEDLAB_RUN_FIRST_CYCLES
         return bool(first) and self.cycles_done >= first
 
-    def _at_batch_boundary(self, data: dict) -> bool:
-        # Batches end only between extension points (a live view never gets half a Filter step),
-        # and only once they are big or old enough to be worth a write.
-        last = self.buffer[-1]
-        if (last.extension_point, last.cycle) == (data["extensionPoint"], data["cycle"]):
-            return False
-        big = len(self.buffer) >= settings.SCHEDLAB_EVENT_BATCH_SIZE
-        return big or time.monotonic() - self.last_flush >= settings.SCHEDLAB_EVENT_FLUSH_SECONDS
+    def _due(self) -> bool:
+        # Batches end only between cycles (a live view never gets half a cycle), and only once they
+        # are old or big enough to be worth a write: a write (a transaction, a heartbeat, a message
+        # to watchers) costs milliseconds, a 5000-node cycle's segment ~7 KB.
+        pending = sum(len(segment.blob) for segment in self.segments)
+        return pending >= BATCH_BYTES or time.monotonic() - self.last_flush >= settings.SCHEDLAB_EVENT_FLUSH_SECONDS
 
     def flush(self) -> None:
-        batch, self.buffer = self.buffer, []
+        if self.open is not None:  # the run's end: its last events, even if their cycle did not end
+            self._close()
+        batch, self.segments = self.segments, []
         cycles, self.cycle_rows = self.cycle_rows, []
         progress = {"cycle": self.cycles_done, "event_count": self.next_seq, "stored_bytes": self.stored_bytes}
         with transaction.atomic():
             if not runs.beat(self.run_id, self.worker, **progress):
                 raise LostClaim()
-            RunEvent.objects.bulk_create(batch, ignore_conflicts=True)
+            RunSegment.objects.bulk_create(batch, ignore_conflicts=True)
             RunCycle.objects.bulk_create(cycles, ignore_conflicts=True)
         self.last_flush = time.monotonic()
-        publisher.publish_events(self.run_id, batch)
+        if batch:
+            publisher.publish_stored(self.run_id, batch[-1].end_seq)
 
 
-def _row(run_id: int, seq: int, data: dict) -> RunEvent:
-    return RunEvent(
-        run_id=run_id,
-        seq=seq,
-        cycle=data["cycle"],
-        pod=data.get("pod") or "",
-        extension_point=str(data["extensionPoint"]),
-        plugin=data.get("plugin"),
-        payload=data.get("payload"),
-    )
-
-
-def _cycle_row(end: RunEvent, first_seq: int) -> RunCycle:
-    payload = end.payload or {}
+def _cycle_row(run_id: int, end: engine.Event, first_seq: int, end_seq: int) -> RunCycle:
     return RunCycle(
-        run_id=end.run_id,
+        run_id=run_id,
         cycle=end.cycle,
         pod=end.pod,
-        node_name=payload.get("nodeName"),
+        node_name=end.payload.node_name,
         first_seq=first_seq,
-        end_seq=end.seq + 1,
-        failed_scheduling_message=payload.get("failedSchedulingMessage"),
+        end_seq=end_seq,
+        failed_scheduling_message=end.payload.failed_scheduling_message,
     )
+
+
+def writer_for(run: Run, worker: str, scenario) -> EventWriter:
+    """A writer that resumes after the segments a previous attempt stored; the run's names are kept first."""
+    if run.names_gz is None:
+        Run.objects.filter(pk=run.pk).update(names_gz=segments.names_gz(scenario))
+    names = segments.run_names_from(segments.names_document(scenario))
+    segments.remember_names(run.pk, names)
+    resume_from = segments.stored_event_count(run.pk)
+    stored = segments.stored_bytes(run.pk) if resume_from else 0
+    return EventWriter(run.pk, worker, names, resume_from=resume_from, stored_bytes=stored)
 
 
 def execute(run_id: int, worker: str) -> RunStatus | None:
     """Run a claimed run to the end; returns its final status (None when it was taken away)."""
-    run = Run.objects.select_related("version").get(pk=run_id)
-    writer = EventWriter(run_id, worker, resume_from=runs.stored_event_count(run_id))
     try:
-        for event in engine.simulate_events(engine.load(run.version.text)):
+        run = Run.objects.select_related("version").get(pk=run_id)
+        scenario = engine.load(run.version.text)
+        writer = writer_for(run, worker, scenario)
+        for event in engine.simulate_events(scenario):
             writer.add(event)
             if writer.finished_enough:
                 break
         writer.flush()
-    except LostClaim:
-        log.info("run %s: cancelled or claimed by another worker; stopping", run_id)
+    except (LostClaim, Run.DoesNotExist):
+        log.info("run %s: cancelled, deleted or claimed by another worker; stopping", run_id)
+        return None
+    except DatabaseError as exc:
+        # Not the run's fault: leave it running; its heartbeat goes stale and recovery re-queues it
+        # (resuming after the stored events) or fails it after SCHEDLAB_MAX_RUN_ATTEMPTS.
+        log.warning("run %s: database error, leaving it to recovery: %s: %s", run_id, type(exc).__name__, exc)
         return None
     except engine.ScenarioInvalid as exc:
         return _fail(run_id, worker, "the scenario does not validate: " + "; ".join(str(e) for e in exc.errors))

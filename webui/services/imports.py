@@ -3,31 +3,151 @@
 kubectl writes one `kind: List` document full of server bookkeeping (managedFields, uid,
 resourceVersion...). The engine reads Lists as they are, but a stream of plain objects is what a
 person wants to edit. Text that does not parse is kept exactly as given: nothing typed is lost.
+
+Speed: a 5 MB dump is parsed once, by the engine's own check of the saved text. Text that is not a
+List is kept without parsing; kubectl's block-style List is unwrapped line by line (each item's lines
+lose their two-space list indent, the server's metadata lines are dropped), keeping kubectl's own
+layout; any other List (JSON, flow style) goes through the YAML parser (libyaml when present).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import yaml
 
+from webui.services import engine
+
 SERVER_METADATA = ("managedFields", "uid", "resourceVersion", "creationTimestamp", "generation", "selfLink")
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+# A List somewhere at the top level, in block style or JSON: only then is the text looked into.
+MENTIONS_LIST = re.compile(r'^kind:[ \t]*["\']?List["\']?[ \t]*$|"kind"[ \t]*:[ \t]*"List"', re.MULTILINE)
+TOP_LEVEL_KEY = re.compile(r"^([A-Za-z]+):(.*)$")
+LIST_KEYS = {"apiVersion", "items", "kind", "metadata"}
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 def normalize(text: str) -> str:
+    if not MENTIONS_LIST.search(text):
+        return text
+    unwrapped = unwrap_block_list(text)
+    return unwrapped if unwrapped is not None else _reformat_list(text)
+
+
+# --- kubectl's block-style List, line by line --------------------------------------------------
+
+
+def unwrap_block_list(text: str) -> str | None:
+    """The items of a one-document block-style `kind: List` as a stream; None for any other layout."""
+    lines = text.split("\n")
+    items_at = _top_level_items(lines)
+    if items_at is None:
+        return None
+    start, end = items_at
+    items: list[list[str]] = []
+    for line in lines[start:end]:
+        if line.startswith("- "):
+            items.append([line[2:]])
+        elif items and (line.startswith("  ") or not line.strip()):
+            items[-1].append(line[2:])
+        else:
+            return None  # a comment or anything else at column 0 inside items: not kubectl's layout
+    if not items:
+        return None
+    documents = ["\n".join(_without_server_lines(_trimmed(item))) for item in items]
+    return "\n---\n".join(documents) + "\n"
+
+
+def _top_level_items(lines: list[str]) -> tuple[int, int] | None:
+    """Where the lines of `items:` are, when the text is exactly one block-style List document."""
+    keys: dict[str, int] = {}
+    values: dict[str, str] = {}
+    for number, line in enumerate(lines):
+        if not line or line[0] in " -":
+            continue
+        if line.startswith("---") and number == 0:
+            continue
+        match = TOP_LEVEL_KEY.match(line)
+        if match is None or match.group(1) not in LIST_KEYS or match.group(1) in keys:
+            return None  # a comment, a second document, a flow style, another key
+        keys[match.group(1)] = number
+        values[match.group(1)] = match.group(2).strip()
+    if values.get("kind", "").strip("\"'") != "List" or "items" not in keys or values["items"]:
+        return None
+    start = keys["items"] + 1
+    later = [n for n in keys.values() if n > keys["items"]]
+    return start, min(later) if later else len(lines)
+
+
+def _trimmed(lines: list[str]) -> list[str]:
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return lines
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _without_server_lines(lines: list[str]) -> list[str]:
+    """Drops metadata.{managedFields, uid, ...} and the last-applied annotation (with their nested
+    lines); an annotations block left empty goes too."""
+    out: list[str] = []
+    section = ""  # "metadata" or "annotations" while inside them
+    skip_deeper_than = None
+    for line in lines:
+        depth = _indent(line)
+        if skip_deeper_than is not None:
+            # A skipped key's value: deeper lines, and a sequence written at the key's own indent.
+            if not line.strip() or depth > skip_deeper_than or (depth == skip_deeper_than and line.lstrip().startswith("- ")):
+                continue
+            skip_deeper_than = None
+        key = line.strip().split(":", 1)[0].strip("\"'")
+        if depth == 0:
+            section = "metadata" if line.rstrip() == "metadata:" else ""
+        elif section and depth == 2:
+            section = "annotations" if line.rstrip() == "  annotations:" else "metadata"
+            if key in SERVER_METADATA:
+                skip_deeper_than = 2
+                continue
+        elif section == "annotations" and depth == 4 and key == LAST_APPLIED:
+            skip_deeper_than = 4
+            continue
+        out.append(line)
+    return _without_empty_annotations(out)
+
+
+def _without_empty_annotations(lines: list[str]) -> list[str]:
+    out: list[str] = []
+    for number, line in enumerate(lines):
+        following = lines[number + 1] if number + 1 < len(lines) else ""
+        if line.rstrip() == "  annotations:" and _indent(following) <= 2:
+            continue
+        out.append(line)
+    return out
+
+
+# --- any other List: through the YAML parser ---------------------------------------------------
+
+
+def _reformat_list(text: str) -> str:
+    """Every List's items (several Lists, JSON values back to back, objects between them) as one
+    stream, in file order; anything that does not parse, or holds something else, is kept as given."""
     try:
-        documents = [doc for doc in yaml.safe_load_all(text) if doc is not None]
+        documents = [doc for doc in yaml.load_all(engine.as_yaml_stream(text), Loader=LOADER) if doc is not None]
     except (yaml.YAMLError, RecursionError):  # deep nesting overflows PyYAML; the engine's max_depth names it
         return text
-    if not _is_kubectl_list(documents):
+    if not documents or not all(isinstance(doc, dict) for doc in documents) or not any(map(_is_list, documents)):
         return text
-    items = [_without_server_fields(item) for item in documents[0].get("items") or []]
-    return yaml.safe_dump_all(items, sort_keys=False, default_flow_style=False)
+    items = [item for doc in documents for item in (doc.get("items") or [] if _is_list(doc) else [doc])]
+    return yaml.dump_all([_without_server_fields(item) for item in items], Dumper=DUMPER, sort_keys=False,
+                         default_flow_style=False)
 
 
-def _is_kubectl_list(documents: list[Any]) -> bool:
-    return len(documents) == 1 and isinstance(documents[0], dict) and documents[0].get("kind") == "List"
+def _is_list(document: dict[str, Any]) -> bool:
+    return document.get("kind") == "List" and isinstance(document.get("items", []), (list, type(None)))
 
 
 def _without_server_fields(item: Any) -> Any:

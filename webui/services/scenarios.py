@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
+from functools import cache
+from importlib import resources
 
 from django.db import transaction
 from django.db.models import Max, Q, QuerySet
@@ -20,6 +22,12 @@ class Saved:
     scenario: Scenario
     version: ScenarioVersion
     check: engine.Check
+
+
+@cache
+def blank_template() -> str:
+    """What "Create blank" starts from: two nodes and one pending pod, with comments (starter/blank.yaml)."""
+    return resources.files("webui.starter").joinpath("blank.yaml").read_text(encoding="utf-8")
 
 
 def latest_version(scenario: Scenario) -> ScenarioVersion:
@@ -65,10 +73,6 @@ def save(scenario: Scenario, text: str, name: str | None = None, description: st
         scenario.updated = timezone.now()
         scenario.save()
     return Saved(scenario, version, engine.check(text))
-
-
-def delete(scenario: Scenario) -> None:
-    scenario.delete()
 
 
 def listing(actor: Actor, query: str = "") -> QuerySet[Scenario]:

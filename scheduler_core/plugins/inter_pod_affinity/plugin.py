@@ -12,9 +12,16 @@ import numpy as np
 
 from scheduler_core import names
 from scheduler_core.framework.batch import FilterVerdicts, filter_per_node
+from scheduler_core.framework.cluster_events import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+    QueueingHint,
+)
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import NodeScore, PreFilterResult
-from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot
+from scheduler_core.framework.node_info import AffinityTerm, NodeInfo, PodInfo, Snapshot
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.status import SKIP, MaybeStatus, Status
 from scheduler_core.model import Pod
@@ -31,6 +38,11 @@ class InterPodAffinity:
         self._handle = handle
         self._index = PodLabelIndex()  # running pods by label, shared by PreFilter and PreScore
         self._fast = batch.FastCounts()  # the fast path's per-node counts, kept across cycles
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        """EventsToRegister (QueueingHints on); node events never happen in a SchedLab run."""
+        pod_actions = ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.DELETE
+        return [ClusterEventWithHint(ClusterEvent(EventResource.POD, pod_actions), _pod_change_hint)]
 
     @property
     def _snapshot(self) -> Snapshot:
@@ -126,6 +138,28 @@ class InterPodAffinity:
     def normalize_batch(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
         computed = scoring.read_pre_score_state(state)
         return scores if computed is None else batch.normalize_batch(computed, scores)
+
+
+def _pod_change_hint(pod: Pod, old: Optional[Pod], new: Optional[Pod]) -> QueueingHint:
+    """isSchedulableAfterPodChange: a bound pod now matches all the pod's required affinity terms
+    (added, or relabelled to match), or no longer matches all its anti-affinity terms (deleted, or
+    relabelled away)."""
+    if (new is not None and not new.node_name) or (old is not None and not old.node_name):
+        return QueueingHint.QUEUE_SKIP
+    info = PodInfo(pod)
+    terms, anti_terms = info.required_affinity_terms, info.required_anti_affinity_terms
+    if new is not None and old is not None:
+        gained = not _matches_all(terms, old) and _matches_all(terms, new)
+        lost = _matches_all(anti_terms, old) and not _matches_all(anti_terms, new)
+        return QueueingHint.QUEUE if gained or lost else QueueingHint.QUEUE_SKIP
+    if new is not None:
+        return QueueingHint.QUEUE if _matches_all(terms, new) else QueueingHint.QUEUE_SKIP
+    return QueueingHint.QUEUE if _matches_all(anti_terms, old) else QueueingHint.QUEUE_SKIP
+
+
+def _matches_all(terms: list[AffinityTerm], pod: Pod) -> bool:
+    """podMatchesAllAffinityTerms: no terms match nothing; namespace labels are not looked up."""
+    return bool(terms) and all(term.matches(pod, None) for term in terms)
 
 
 def _missing_state(key: str) -> Status:

@@ -18,6 +18,13 @@ import numpy as np
 
 from scheduler_core import names
 from scheduler_core.framework.batch import PASS, FilterVerdicts
+from scheduler_core.framework.cluster_events import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+    QueueingHint,
+)
 from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.interfaces import PreFilterResult
 from scheduler_core.framework.node_info import NodeInfo
@@ -285,6 +292,12 @@ class Fit:
         state.write(_PRE_FILTER, _PreFilterState(compute_pod_request(pod)))
         return None, None
 
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        """EventsToRegister (QueueingHints on, InPlacePodVerticalScaling GA): pod deletions and
+        scale-downs free resources; node events never happen in a SchedLab run."""
+        pod_actions = ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN
+        return [ClusterEventWithHint(ClusterEvent(EventResource.POD, pod_actions), pod_event_hint)]
+
     def pre_filter_extensions(self) -> None:
         return None
 
@@ -321,6 +334,27 @@ class Fit:
         pre_score = state.read_optional(_PRE_SCORE)
         requests = pre_score.pod_requests if pre_score is not None else self._scorer.pod_request_list(pod)
         return self._scorer.score_batch(table, positions, requests)
+
+
+def pod_event_hint(pod: Pod, old: Pod, new: Optional[Pod]) -> QueueingHint:
+    """isSchedulableAfterPodEvent: a bound (or nominated) pod was deleted, or a pod was scaled
+    down in a resource the pod requests (or the pod itself was scaled down)."""
+    if new is None:
+        if not old.node_name and not old.nominated_node_name:
+            return QueueingHint.QUEUE_SKIP
+        return QueueingHint.QUEUE
+    return QueueingHint.QUEUE if _scale_down_helps(pod, old, new) else QueueingHint.QUEUE_SKIP
+
+
+def _scale_down_helps(pod: Pod, old: Pod, new: Pod) -> bool:
+    """isSchedulableAfterPodScaleDown."""
+    if new.key == pod.key:
+        return True
+    if not new.node_name:
+        return False
+    before, after = compute_pod_request(old), compute_pod_request(new)
+    return any(amount and before.get(name, 0) > after.get(name, 0)
+               for name, amount in compute_pod_request(pod).items())
 
 
 def new_fit(args: Optional[Mapping], handle) -> Fit:

@@ -154,19 +154,21 @@ def tolerates_do_not_schedule_taints(pod: Pod, node: Node) -> bool:
 
 
 def count_matching(node_info: NodeInfo, namespace: str, matcher: Matcher) -> int:
-    """countPodsMatchSelector: pods on the node in ``namespace`` that the selector matches."""
+    """countPodsMatchSelector: pods on the node in ``namespace`` that the selector matches;
+    terminating pods are bypassed (kubernetes#87621)."""
     if matcher.is_nothing:
         return 0
     count = 0
     for info in node_info.pods:
         pod = info.pod
-        if pod.namespace == namespace and matcher.matches(pod.labels):
+        if pod.namespace == namespace and not pod.is_terminating and matcher.matches(pod.labels):
             count += 1
     return count
 
 
 class LabelIndex:
-    """For each (namespace, label key, value): on which nodes, and how many pods carry it.
+    """For each (namespace, label key, value): on which nodes, and how many pods carry it
+    (terminating pods left out, as the plugin's counting leaves them out).
 
     Kept in step with the snapshot lazily: a node is re-indexed when its NodeInfo object or its
     ``generation`` (bumped on every pod added or removed) differs from what was indexed.
@@ -191,7 +193,8 @@ class LabelIndex:
                 table[name] -= 1
                 if not table[name]:
                     del table[name]
-        pairs = [(info.pod.namespace, key, value) for info in node_info.pods for key, value in info.pod.labels.items()]
+        pairs = [(info.pod.namespace, key, value) for info in node_info.pods if not info.pod.is_terminating
+                 for key, value in info.pod.labels.items()]
         for pair in pairs:
             table = self.by_pair.setdefault(pair, {})
             table[name] = table.get(name, 0) + 1

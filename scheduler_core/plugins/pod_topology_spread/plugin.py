@@ -14,6 +14,13 @@ import numpy as np
 
 from scheduler_core import names
 from scheduler_core.framework.batch import FilterVerdicts, filter_per_node
+from scheduler_core.framework.cluster_events import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+    QueueingHint,
+)
 from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.interfaces import Handle, NodeScore, PreFilterResult
 from scheduler_core.framework.node_info import NodeInfo, PodInfo
@@ -37,6 +44,13 @@ from scheduler_core.plugins.pod_topology_spread.filtering import (
     filter_node,
     update_with_pod,
 )
+from scheduler_core.plugins.pod_topology_spread.picture import (
+    DomainNodes,
+    SpreadPicture,
+    group_nodes,
+    group_table,
+    spread_picture,
+)
 from scheduler_core.plugins.pod_topology_spread.scoring import (
     PreScoreState,
     compute_pre_score_state,
@@ -57,7 +71,9 @@ class PodTopologySpread:
         self._default_constraints = args.effective_default_constraints
         self._system_defaulted = args.system_defaulted
         self._counter = MatchCounter()  # the per-node (reference) path's counts
-        self._pod_counts = vectorized.PodCounts()  # the fast path's counts, one array per selector
+        # The fast path's counts, one array per selector; terminating pods are not counted.
+        self._pod_counts = vectorized.PodCounts(skip_terminating=True)
+        self._groupings: dict[str, tuple[NodeTable, DomainNodes]] = {}  # the picture's nodes per domain, per key
 
     # ------------------------------------------------------------------ constraints
 
@@ -78,6 +94,32 @@ class PodTopologySpread:
             return []
         return [Constraint(c.max_skew, c.topology_key, selector, c.min_domains,
                            c.honor_node_affinity, c.honor_node_taints) for c in defaults]
+
+    # ------------------------------------------------------------------ queueing hints
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        """EventsToRegister (QueueingHints on). Node events are not registered here: nodes never
+        change during a SchedLab run, so their hints would never be asked."""
+        pod_actions = ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.UPDATE_POD_TOLERATION | ActionType.DELETE
+        return [ClusterEventWithHint(ClusterEvent(EventResource.POD, pod_actions), self.pod_change_hint)]
+
+    def pod_change_hint(self, pod: Pod, old: Optional[Pod], new: Optional[Pod]) -> QueueingHint:
+        """isSchedulableAfterPodChange: a bound pod of the namespace that the pod's hard
+        constraints count was added, deleted or relabelled (or the pod itself got a toleration
+        while a constraint honours taints)."""
+        if (new is not None and not _involved(new, pod)) or (old is not None and not _involved(old, pod)):
+            return QueueingHint.QUEUE_SKIP
+        constraints = self.constraints(pod, DO_NOT_SCHEDULE)
+        if new is not None and old is not None:
+            if pod.key == new.key and new.tolerations != old.tolerations and any(c.honor_node_taints for c in constraints):
+                return QueueingHint.QUEUE
+            if new.labels == old.labels:
+                return QueueingHint.QUEUE_SKIP
+            changed = any(c.matcher.matches(old.labels) != c.matcher.matches(new.labels) for c in constraints)
+            return QueueingHint.QUEUE if changed else QueueingHint.QUEUE_SKIP
+        changed_pod = new if new is not None else old
+        matches = any(c.matcher.matches(changed_pod.labels) for c in constraints)
+        return QueueingHint.QUEUE if matches else QueueingHint.QUEUE_SKIP
 
     # ------------------------------------------------------------------ PreFilter / Filter
 
@@ -206,9 +248,32 @@ class PodTopologySpread:
         value = state.read_optional(_PRE_FILTER_STATE)
         return value.to_json() if value is not None else None
 
+    def pre_filter_picture(self, state: CycleState, pod: Pod) -> Optional[SpreadPicture]:
+        """Each hard constraint's own verdict per domain (picture.py), for explanations."""
+        value = state.read_optional(_PRE_FILTER_STATE)
+        if value is None:
+            return None
+        return spread_picture(value, pod, [self._grouping(c.topology_key) for c in value.constraints])
+
+    def _grouping(self, key: str) -> DomainNodes:
+        """The snapshot's nodes by ``key``: once per NodeTable on the fast path (labels are fixed there)."""
+        table = self._fast_table()
+        if table is None or table.node_infos is not self._handle.snapshot.node_infos:
+            return group_nodes(self._handle.snapshot.node_infos, key)
+        cached = self._groupings.get(key)
+        if cached is None or cached[0] is not table:
+            cached = self._groupings[key] = (table, group_table(table, key))
+        return cached[1]
+
     def pre_score_state_json(self, state: CycleState) -> Optional[dict]:
         value = state.read_optional(_PRE_SCORE_STATE)
         return value.to_json() if value is not None else None
+
+
+def _involved(changed: Pod, pod_with_spreading: Pod) -> bool:
+    """involvedInTopologySpreading: the pod itself, or a bound pod of its namespace."""
+    return changed.key == pod_with_spreading.key or (
+        bool(changed.node_name) and changed.namespace == pod_with_spreading.namespace)
 
 
 def new(args: Optional[Mapping[str, Any]], handle: Handle) -> PodTopologySpread:

@@ -23,31 +23,41 @@ export function scoresFigure(table, kind, nodes) {
   });
 }
 
-export function totalsFigure(table, nodes) {
+const PLUGIN_COLORS = ["#3949ab", "#00897b", "#f4511e", "#8e24aa", "#c0ca33", "#6d4c41", "#039be5", "#d81b60", "#7cb342", "#546e7a"];
+
+/**
+ * Totals as stacked bars: each plugin's weighted score (the engine's NormalizeScore `weighted`) is
+ * one segment, so the bar's length is the total the engine reports; the total itself is printed at
+ * the end of each bar from the Total event. Plugins that gave every drawn node 0 are left out.
+ */
+export function stackedTotalsFigure(table, nodes) {
   const ties = new Set(table.ties);
-  const color = (n) => (n === table.chosen ? COLORS.chosen : ties.has(n) ? COLORS.tie : COLORS.bar);
-  const label = (n) => (n === table.chosen ? "★ chosen" : ties.has(n) ? "= tie" : "");
+  const plugins = table.plugins.filter((p) => nodes.some((n) => (table.value(p, n, "weighted") ?? 0) !== 0));
+  const data = plugins.map((p, i) => ({
+    type: "bar",
+    orientation: "h",
+    name: safe(table.weights[p] === null ? p : `${p} ×${table.weights[p]}`),
+    y: nodes.map(safe),
+    x: nodes.map((n) => table.value(p, n, "weighted")),
+    marker: { color: PLUGIN_COLORS[i % PLUGIN_COLORS.length] },
+    hovertemplate: `%{y} · ${safe(p)}: %{x} weighted<extra></extra>`,
+  }));
+  const mark = (n) => (n === table.chosen ? " ★ chosen" : ties.has(n) ? " = tie" : "");
+  const annotations = nodes.map((n) => ({
+    x: table.totals[n] ?? 0, y: safe(n), xanchor: "left", xshift: 4, showarrow: false,
+    text: safe(`${table.totals[n] ?? ""}${mark(n)}`), font: { size: 11, color: n === table.chosen ? COLORS.chosen : "#1c2230" },
+  }));
   return {
-    data: [
-      {
-        type: "bar",
-        orientation: "h",
-        y: nodes.map(safe),
-        x: nodes.map((n) => table.totals[n] ?? null),
-        text: nodes.map((n) => `${table.totals[n] ?? ""} ${label(n)}`.trim()),
-        textposition: "outside",
-        cliponaxis: false,
-        marker: { color: nodes.map(color), line: { color: nodes.map((n) => (ties.has(n) ? "#000" : "rgba(0,0,0,0)")), width: 1.5 } },
-        hovertemplate: "%{y}: total %{x}<extra></extra>",
-      },
-    ],
+    data,
     layout: {
-      title: { text: "total score (sum of weighted scores)", font: { size: 13 } },
+      title: { text: "total score = the sum of each plugin's weighted score", font: { size: 13 } },
+      barmode: "stack",
       yaxis: { type: "category", autorange: "reversed", automargin: true },
-      xaxis: { title: { text: "total" }, rangemode: "tozero" },
-      height: Math.min(1200, Math.max(200, 60 + nodes.length * 24)),
-      margin: { l: 80, r: 90, t: 36, b: 40 },
-      showlegend: false,
+      xaxis: { title: { text: "weighted score" }, rangemode: "tozero" },
+      annotations,
+      height: Math.min(1400, Math.max(220, 90 + nodes.length * 28)),
+      margin: { l: 80, r: 110, t: 36, b: 40 },
+      legend: { orientation: "h", y: -0.12, yanchor: "top" },
     },
   };
 }

@@ -1,42 +1,66 @@
 // Scenario editor: YAML text with inline errors (debounced server validation), Nodes/Pods tables
 // editing the same text, local drafts, save (a new version), run, share, export, fork.
+// The typing path is CodeMirror's own update plus a flag: everything that reads the whole text
+// (drafts, validation, the tables) waits for a pause in typing, and the tables only while shown.
 
 import { api } from "../api.js";
 import { $, debounce, formatTime, h, mount, notify, pageData } from "../dom.js";
 import { clearDraft, loadDraft, saveDraft } from "../drafts.js";
 import { createEditor, describe } from "../editor.js";
+import { ANSWERED_AT, UPLOADED_AT } from "../importer.js";
 import { renderTables } from "../tables.js";
 import { readScenario } from "../yamldocs.js";
 
 const scenarioId = Number(pageData().scenarioId);
-const state = { scenario: null, savedText: "", savedName: "", validationSeq: 0, tables: { nodeFilter: "", podFilter: "", nodeLimit: 100, podLimit: 100 } };
+const state = {
+  scenario: null, savedText: "", savedDoc: null, savedName: "", validationSeq: 0, draftTooLarge: 0,
+  tables: { nodeFilter: "", podFilter: "", nodePage: 0, podPage: 0 },
+};
 let editor;
 
 const nameInput = $("#scenario-name");
 const statusLine = $("#save-status");
 const validity = $("#validity");
 const errorList = $("#error-list");
+const noticeList = $("#notice-list");
 
 function currentDraft() {
   return { text: editor.getText(), name: nameInput.value, version: state.scenario.version };
 }
 
-const dirty = () => Boolean(editor) && (editor.getText() !== state.savedText || nameInput.value !== state.savedName);
+// Text.eq compares CodeMirror's chunks: no 5 MB string is built to answer "changed?".
+const dirty = () => Boolean(editor) && (!editor.getDoc().eq(state.savedDoc) || nameInput.value !== state.savedName);
 
-function updateDirty() {
-  const isDirty = dirty();
+function showDirty(isDirty) {
   document.body.classList.toggle("dirty", isDirty);
   statusLine.textContent = isDirty ? "Unsaved changes (kept in this browser until you save)" : `Saved · version ${state.scenario.version}`;
 }
 
+const updateDirty = () => showDirty(dirty());
+
+function markSaved(text) {
+  state.savedText = text;
+  state.savedDoc = editor ? editor.getDoc() : null;
+}
+
 const persistDraft = debounce(() => {
-  if (dirty()) saveDraft(scenarioId, currentDraft());
-  else clearDraft(scenarioId);
+  updateDirty();
+  if (!dirty()) {
+    clearDraft(scenarioId);
+    return;
+  }
+  const size = editor.getDoc().length;
+  if (state.draftTooLarge && size >= state.draftTooLarge) return; // it did not fit: do not try on every pause
+  if (saveDraft(scenarioId, currentDraft())) return;
+  state.draftTooLarge = size;
+  clearDraft(scenarioId); // an older, smaller draft must not come back over these edits
+  notify("This text is too large to keep as a draft in this browser (its storage is full): save to keep your edits.", "error");
 }, 200);
 
 const validate = debounce(async () => {
   const seq = ++state.validationSeq;
   const text = editor.getText();
+  showChecking(seq, text.length);
   try {
     const result = await api.validate(text);
     if (seq === state.validationSeq) showValidation(result);
@@ -46,11 +70,28 @@ const validate = debounce(async () => {
     const errors = Array.isArray(error.details && error.details.errors) && error.details.errors.length
       ? error.details.errors
       : [{ object: "", path: "", line: null, message: error.message }];
-    showValidation({ valid: false, errors, summary: null });
+    showValidation({ valid: false, errors, summary: null, notices: [] });
   }
 }, 400);
 
-function showValidation({ valid, errors, summary }) {
+/** Validation is on the server (the engine's own check): say so while it works, with its size and time. */
+function showChecking(seq, size) {
+  const started = performance.now();
+  validity.className = "validity checking";
+  const tick = () => {
+    if (seq !== state.validationSeq || !validity.classList.contains("checking")) return;
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    validity.textContent = `… checking ${formatBytes(size)} on the server (${seconds} s)`;
+    setTimeout(tick, 250);
+  };
+  tick();
+}
+
+function formatBytes(size) {
+  return size >= 1 << 20 ? `${(size / (1 << 20)).toFixed(1)} MB` : size >= 1024 ? `${Math.round(size / 1024)} KB` : `${size} B`;
+}
+
+function showValidation({ valid, errors, summary, notices = [] }) {
   editor.setErrors(errors);
   validity.className = valid ? "validity pass" : "validity fail";
   validity.textContent = valid
@@ -59,9 +100,25 @@ function showValidation({ valid, errors, summary }) {
   mount(errorList, errors.map((e) => h("li",
     e.line ? h("button.linkish.error-jump", { type: "button", onclick: () => editor.goToLine(e.line) }, `line ${e.line}`) : h("span.muted", "no line"),
     " ", describe(e))));
+  mount(noticeList, notices.map(noticeItem));
 }
 
+/** What the scheduler leaves out (ignored kinds, finished pods, other schedulers, gates): said, never dropped. */
+function noticeItem(notice) {
+  const item = h("li", { "data-code": notice.code }, notice.message);
+  if (!notice.objects.length) return item;
+  const shown = notice.objects.slice(0, 50);
+  const more = notice.objects.length - shown.length;
+  return h("li", { "data-code": notice.code },
+    h("details", h("summary", notice.message),
+      h("ul.plain.notice-objects", shown.map((name) => h("li", name)), more > 0 ? h("li.muted", `… and ${more} more`) : null)));
+}
+
+const tablesShown = () => !$("#panel-tables").hidden;
+const LARGE_TEXT = 256 * 1024;
+
 const rerenderTables = debounce(() => {
+  if (!tablesShown()) return; // parsed again when the tab opens
   const parsed = readScenario(editor.getText());
   renderTables($("#tables"), parsed, {
     readOnly: false,
@@ -83,7 +140,7 @@ const rerenderTables = debounce(() => {
 state.tables.rerender = () => rerenderTables.flush();
 
 function changed() {
-  updateDirty();
+  showDirty(true); // exact (an undo back to the saved text) once typing pauses: persistDraft
   persistDraft();
   validate();
   rerenderTables();
@@ -104,7 +161,7 @@ async function save() {
       return saved;
     }
     state.scenario = saved;
-    state.savedText = text;
+    markSaved(text);
     state.savedName = saved.name;
     clearDraft(scenarioId);
     updateDirty();
@@ -170,7 +227,29 @@ function showTab(name) {
     tab.tabIndex = selected ? 0 : -1;
     $(`#${tab.getAttribute("aria-controls")}`).hidden = !selected;
   }
-  if (name === "tables") rerenderTables.flush();
+  if (name !== "tables") return;
+  // Reading every document takes a moment on a big file: say so first, then parse.
+  const size = editor.getDoc().length;
+  if (size > LARGE_TEXT) {
+    mount($("#tables"), h("p.note#tables-reading", { role: "status" }, `Reading the YAML (${formatBytes(size)})…`));
+    requestAnimationFrame(() => setTimeout(() => rerenderTables.flush(), 0));
+  } else {
+    rerenderTables.flush();
+  }
+}
+
+/** After an import: how long from the end of the upload until the editor showed the scenario and
+ * its check (data-import-usable-ms on <body>, read by tools/measure_browser.py). */
+function noteUsableAfterImport() {
+  const uploadedAt = Number(sessionStorage.getItem(UPLOADED_AT));
+  const answeredAt = Number(sessionStorage.getItem(ANSWERED_AT));
+  if (!uploadedAt) return;
+  sessionStorage.removeItem(UPLOADED_AT);
+  sessionStorage.removeItem(ANSWERED_AT);
+  requestAnimationFrame(() => setTimeout(() => {
+    document.body.dataset.importCheckedMs = String(answeredAt - uploadedAt); // the server's save and check
+    document.body.dataset.importUsableMs = String(Date.now() - uploadedAt);
+  }, 0));
 }
 
 async function start() {
@@ -209,9 +288,12 @@ async function start() {
     $("#editor-notices").append(banner);
   }
 
-  editor = createEditor($("#editor-root"), { text, onChange: changed });
+  editor = createEditor($("#editor-root"), { text: scenario.text, onChange: changed });
+  markSaved(scenario.text);
+  if (text !== scenario.text) editor.setText(text); // the restored draft, undoable back to the saved text
   showValidation(scenario);
   updateDirty();
+  noteUsableAfterImport();
   if (text !== scenario.text) validate();
   rerenderTables.flush();
   loadRuns();

@@ -1,7 +1,8 @@
 // Scenario list: search, create (blank or from a demo), import a file, fork, open, run.
 
 import { api } from "../api.js";
-import { $, debounce, formatTime, h, mount, notify } from "../dom.js";
+import { importWithProgress } from "../importer.js";
+import { $, debounce, formatTime, h, mount, notify, pageData } from "../dom.js";
 
 const list = $("#scenario-list");
 const search = $("#scenario-search");
@@ -20,14 +21,21 @@ function scenarioTable(scenarios) {
     h("thead", h("tr", ["name", "version", "updated", ""].map((t) => h("th", { scope: "col" }, t)))),
     h("tbody", scenarios.map((s) => h("tr", { dataset: { id: String(s.id) } },
       h("th", { scope: "row" }, h("a.scenario-link", { href: `/scenarios/${s.id}/` }, s.name), s.demo ? h("span.badge.demo", "demo") : null,
-        s.description ? h("div.muted.small", s.description.slice(0, 160)) : null),
+        s.description ? h("div.muted.small", shorten(s.description, 220)) : null),
       h("td", s.version ? `v${s.version}` : ""),
-      h("td", formatTime(s.updated)),
-      h("td", h("span.row-actions",
+      h("td.when", formatTime(s.updated)),
+      h("td.actions-cell", h("span.row-actions",
         h("a.button", { href: `/scenarios/${s.id}/cluster/` }, "Cluster"),
         h("button", { type: "button", onclick: () => run(s) }, "Run"),
         h("button", { type: "button", onclick: () => fork(s) }, "Fork"),
         s.owned ? h("button.danger", { type: "button", onclick: () => remove(s) }, "Delete") : null))))));
+}
+
+/** At most `limit` characters, cut at a word boundary. */
+function shorten(text, limit) {
+  if (text.length <= limit) return text;
+  const cut = text.slice(0, limit);
+  return `${cut.slice(0, Math.max(cut.lastIndexOf(" "), limit / 2))}…`;
 }
 
 async function run(s) {
@@ -65,7 +73,7 @@ async function loadDemos() {
     const demos = await api.demos();
     mount(box, demos.map((d) => h("li",
       h("button.demo-create", { type: "button", dataset: { slug: d.slug }, onclick: () => fromDemo(d) }, d.name),
-      h("span.muted.small", ` ${d.description.slice(0, 140)}`))));
+      h("span.muted.small.demo-description", d.description))));
   } catch (error) {
     mount(box, h("li.muted", error.message));
   }
@@ -96,7 +104,8 @@ $("#new-scenario").addEventListener("submit", async (event) => {
   event.preventDefault();
   const name = $("#new-name").value.trim() || "Untitled scenario";
   try {
-    const created = await api.createScenario(name, "");
+    // A small valid cluster with comments (two nodes, one pending pod): something to run at once.
+    const created = await api.createScenario(name, pageData().blankTemplate || "");
     location.href = `/scenarios/${created.id}/`;
   } catch (error) {
     notify(error.message, "error");
@@ -112,7 +121,7 @@ $("#import-form").addEventListener("submit", async (event) => {
   }
   if (!form.get("file")?.size) form.delete("file");
   try {
-    const created = await api.importScenario(form);
+    const created = await importWithProgress(form, $("#import-progress"));
     location.href = `/scenarios/${created.id}/`;
   } catch (error) {
     notify(error.message, "error");

@@ -61,3 +61,15 @@ export function keySelect(id, label, keys, current, onChange) {
     h("select", { id, onchange: (e) => onChange(e.target.value) },
       keys.map((k) => h("option", { value: k, selected: k === current }, k))));
 }
+
+/**
+ * One sentence of the engine's explanation of this cycle (GET .../explain): pick(explanation)
+ * returns the sentence (or null when this step has nothing to say). Drawn as given, never composed here.
+ */
+export function explainLine(ctx, pick, className = "") {
+  const found = ctx.explanation;
+  if (found === null) return ctx.cycle.end ? h("p.explain.loading", "Reading the engine's explanation…") : null;
+  if (found.error) return h("p.explain.unavailable.muted", `No explanation: ${found.error}`);
+  const sentence = pick(found);
+  return sentence ? h(`p.explain${className ? "." + className : ""}`, h("span.explain-tag", "Why"), " ", h("span.explain-text", sentence)) : null;
+}

@@ -3,16 +3,22 @@
 // a topology domain, with drill-down into one domain's nodes.
 
 import { h } from "../dom.js";
-import { filterMatrix, statusText } from "../runmodel.js";
-import { defaultTopologyKey, FAIL, keySelect, labelKeys, note, outcomeBanner, PASS, section } from "./common.js";
+import { filterMatrix, point, POINT, statusText } from "../runmodel.js";
+import { defaultTopologyKey, explainLine, FAIL, keySelect, labelKeys, note, outcomeBanner, PASS, section } from "./common.js";
 import { affinityCountsSection, hardSpreadSection } from "./topology.js";
 
 export const LARGE = 150;
 const MAX_DOMAIN_ROWS = 300;
+const MAX_REASON_NODES = 200; // nodes listed under an opened reason (the count says how many in all)
 
 export function render(ctx) {
   const matrix = filterMatrix(ctx.cycle);
   const summary = matrix.summary;
+  const result = section("Result", outcomeBanner(ctx.cycle), explainLine(ctx, filterWhy, "cycle-why"));
+  if (!point(ctx.cycle, POINT.FILTER).summary && point(ctx.cycle, POINT.PRE_FILTER).summary?.status) {
+    // PreFilter rejected the pod: Filter never ran. Say so instead of drawing an empty matrix.
+    return [result, preFilterNotice(ctx, true)];
+  }
   const detail = h("p.cell-detail", { "aria-live": "polite" }, "Hover or focus a cell to read its status.");
   const counts = summary
     ? `Evaluated ${summary.evaluated.length} node(s); ${summary.feasibleNodes.length} feasible` +
@@ -32,14 +38,72 @@ export function render(ctx) {
     // Node labels are still loading (or unavailable): one group of every node until they arrive.
     body = [note("Grouping by topology domain appears once the node labels have loaded."), aggregated(ctx, matrix, "", detail)];
   } else {
-    body = matrixTable(matrix, matrix.nodes.filter((n) => !onlyFailing || n.feasible === false), detail);
+    body = matrixTable(matrix, matrix.nodes.filter((n) => !onlyFailing || n.feasible === false), detail, openedReasonNodes(ctx));
   }
+  result.append(note(counts));
+  const noNodes = summary && !summary.evaluated.length;
   return [
-    section("Result", outcomeBanner(ctx.cycle), note(counts)),
-    section("Filter: node × plugin", controls, body, detail),
-    hardSpreadSection(ctx),
+    result,
+    preFilterNotice(ctx, noNodes),
+    reasonsSection(ctx),
+    noNodes ? null : section("Filter: node × plugin", controls, body, detail),
+    hardSpreadSection(ctx, { why: !spreadIsTheHeadline(ctx.explanation) }),
     affinityCountsSection(ctx),
   ];
+}
+
+/** The engine's sentence for this step: why nothing fits, or (a pod was bound) what Filter left. */
+function filterWhy(explanation) {
+  return explanation.outcome === "scheduled" ? explanation.filter?.sentence ?? explanation.headline : explanation.headline;
+}
+
+function spreadIsTheHeadline(explanation) {
+  return Boolean(explanation?.spread && !explanation.error && filterWhy(explanation) === explanation.spread.sentence);
+}
+
+/**
+ * When PreFilter rejected the pod or narrowed the nodes, the Filter step says so (the engine's
+ * sentence) with a way to PreFilter. `always`: also when PreFilter let every node through (never
+ * the case when called with true, since then PreFilter rejected or left no node).
+ */
+function preFilterNotice(ctx, always) {
+  const pre = ctx.explanation?.preFilter;
+  const narrowed = pre && (pre.rejected || pre.narrowedTo !== null);
+  if (!narrowed && !always) return null;
+  const sentence = narrowed ? pre.sentence : explainLine(ctx, (e) => e.preFilter?.sentence);
+  return section("PreFilter decided first",
+    h("p.prefilter-notice", sentence),
+    h("button#goto-prefilter.linkish", { type: "button", onclick: () => ctx.goStep("PreFilter") }, "Open the PreFilter step →"));
+}
+
+/** The reasons nodes were rejected, grouped with counts as FailedScheduling counts them; a click lists the nodes. */
+function reasonsSection(ctx) {
+  const filter = ctx.explanation?.filter;
+  if (ctx.explanation === null) return section("Why nodes were rejected", explainLine(ctx, () => null));
+  if (!filter || !filter.groups.length) return null;
+  const opened = ctx.ui.reason ?? null;
+  const items = filter.groups.map((group, i) => {
+    const open = opened === i;
+    return h("li.reason-group", { dataset: { reason: group.reason } },
+      h("button.reason", { type: "button", "aria-expanded": String(open), onclick: () => ctx.update({ reason: open ? null : i }) },
+        h("span.reason-count", String(group.count)), " ", h("span.reason-text", group.reason),
+        h("span.reason-plugins.muted", ` — ${group.plugins.join(", ")}`)),
+      open ? reasonNodes(ctx, group) : null);
+  });
+  return section("Why nodes were rejected",
+    note("Each rejected node counts once, under the reasons of the first Filter plugin that rejected it (as the FailedScheduling message counts them). Click a reason for its nodes."),
+    h("ul.reason-groups", items));
+}
+
+function reasonNodes(ctx, group) {
+  if (group.outsidePreFilter) {
+    return h("div.reason-nodes", note(`${group.count} node(s) left out by PreFilter's result (the events count them but do not name them).`),
+      h("button.linkish", { type: "button", onclick: () => ctx.goStep("PreFilter") }, "Open the PreFilter step →"));
+  }
+  const shown = group.nodes.slice(0, MAX_REASON_NODES);
+  return h("div.reason-nodes",
+    h("ul.node-chips", shown.map((n) => h("li", h("code", n)))),
+    group.nodes.length > shown.length ? note(`… and ${group.nodes.length - shown.length} more`) : null);
 }
 
 function cell(node, plugin) {
@@ -61,12 +125,18 @@ function showDetail(detail) {
   };
 }
 
-function matrixTable(matrix, nodes, detail) {
+/** The nodes of the reason the reader opened, marked in the matrix. */
+function openedReasonNodes(ctx) {
+  const group = ctx.explanation?.filter?.groups?.[ctx.ui.reason ?? -1];
+  return new Set(group ? group.nodes : []);
+}
+
+function matrixTable(matrix, nodes, detail, marked = new Set()) {
   if (!matrix.plugins.length) return note("No Filter plugin ran in this cycle.");
   const show = showDetail(detail);
   return h("div.scroll-x", h("table.data.matrix", { onmouseover: show, onfocusin: show },
     h("thead", h("tr", h("th", { scope: "col" }, "node"), matrix.plugins.map((p) => h("th.rot", { scope: "col" }, h("span", p))), h("th", { scope: "col" }, "result"))),
-    h("tbody", nodes.map((n) => h(n.feasible === false ? "tr.rejected" : "tr", { dataset: { node: n.name } },
+    h("tbody", nodes.map((n) => h(`tr${n.feasible === false ? ".rejected" : ""}${marked.has(n.name) ? ".marked" : ""}`, { dataset: { node: n.name } },
       h("th", { scope: "row" }, n.name), matrix.plugins.map((p) => cell(n, p)), resultCell(n))))));
 }
 

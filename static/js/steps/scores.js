@@ -4,10 +4,10 @@
 // the best nodes; a domain can be opened to see its own nodes.
 
 import { h } from "../dom.js";
-import { SCORE_KINDS, domainScoresFigure, domainTotalsFigure, scoresFigure, totalsFigure } from "../charts/scores.js";
+import { SCORE_KINDS, domainScoresFigure, domainTotalsFigure, scoresFigure, stackedTotalsFigure } from "../charts/scores.js";
 import { domainScores, groupByDomain, topNodes } from "../aggregate.js";
 import { scoreTable } from "../runmodel.js";
-import { defaultTopologyKey, keySelect, labelKeys, note, outcomeBanner, section, table } from "./common.js";
+import { defaultTopologyKey, explainLine, keySelect, labelKeys, note, outcomeBanner, section, table } from "./common.js";
 import { LARGE } from "./filter.js";
 
 const MAX_ROWS = 60; // nodes drawn in one heatmap / bar chart
@@ -28,10 +28,11 @@ export function renderScores(ctx, defaultKind) {
   return [
     section("Scores: node × plugin", h("div.controls", switcher, filterBox(ctx, t)),
       note("★ chosen node, = tied for the highest total. Weighted = normalized × the plugin's weight."),
+      kindNote(kind),
       chart,
       t.nodes.length > nodes.length ? note(`Showing ${nodes.length} of ${t.nodes.length} nodes (highest totals first; use the filter to find one).`) : null,
       nodeScoreTable(t, kind, nodes)),
-    Object.keys(t.totals).length ? section("Total scores", ctx.plot("score-totals", totalsFigure(t, nodes))) : null,
+    Object.keys(t.totals).length ? section("Total scores", ctx.plot("score-totals", stackedTotalsFigure(t, nodes))) : null,
   ];
 }
 
@@ -39,7 +40,9 @@ export function renderTotal(ctx) {
   const t = scoreTable(ctx.cycle);
   const agg = aggregation(ctx, t);
   const outcomeSection = section("Outcome", outcomeBanner(ctx.cycle),
-    t.ties.length > 1 ? note(`Tie between ${tieText(t.ties)}: the first in the document order of the Node objects is chosen.`) : null,
+    explainLine(ctx, (e) => e.winner?.sentence, "winner-why"),
+    marginTable(ctx.explanation?.winner),
+    t.ties.length > 1 ? note(`Tied for the highest total: ${tieText(t.ties)}.`) : null,
     t.error ? note(`Error: ${t.error}`) : null);
   if (agg) {
     const rows = domainRows(t, "raw", agg);
@@ -51,13 +54,13 @@ export function renderTotal(ctx) {
         ctx.plot("totals-domains", domainTotalsFigure(rows.slice(0, MAX_DOMAINS), agg.key)),
         domainTable(ctx, t, rows, agg, null)),
       section(nodesTitle(ctx, agg), h("div.controls", domainSelect(ctx, agg), filterBox(ctx, t, true)),
-        nodes.length ? ctx.plot("totals", totalsFigure(t, nodes)) : note("No node matches."),
+        nodes.length ? ctx.plot("totals", stackedTotalsFigure(t, nodes)) : note("No node matches."),
         h("details.data-table", { open: nodes.length <= 12 }, h("summary", "Numbers"),
           table(["node", agg.key, "total"], nodes.map((n) => [mark(t, n), domainOf(ctx, n, agg.key), String(t.totals[n] ?? "")]), "totals-table"))),
     ];
   }
   const nodes = visibleNodes(t, ctx.ui.nodeFilter);
-  const chart = nodes.length ? ctx.plot("totals", totalsFigure(t, nodes)) : null;
+  const chart = nodes.length ? ctx.plot("totals", stackedTotalsFigure(t, nodes)) : null;
   return [
     outcomeSection,
     section("Total scores", h("div.controls", filterBox(ctx, t)), nodes.length ? chart : note("No node was scored."),
@@ -65,6 +68,22 @@ export function renderTotal(ctx) {
       h("details.data-table", { open: nodes.length <= 12 }, h("summary", "Numbers"),
         table(["node", "total"], nodes.map((n) => [mark(t, n), String(t.totals[n] ?? "")]), "totals-table"))),
   ];
+}
+
+/** The winner against the runner-up, plugin by plugin (the engine's explanation, as a table). */
+function marginTable(winner) {
+  if (!winner?.runnerUp) return null;
+  const sign = (d) => (d > 0 ? `+${d}` : String(d));
+  return h("details.data-table.margins", { open: true },
+    h("summary", `${winner.node} against ${winner.runnerUp}, per plugin (weighted)`),
+    table(["plugin", "weight", `★ ${winner.node}`, winner.runnerUp, "difference"],
+      [...winner.plugins.map((p) => [p.plugin, `×${p.weight}`, String(p.winner), String(p.runnerUp), sign(p.difference)]),
+        ["total", "", String(winner.total), String(winner.runnerUpTotal), sign(winner.margin)]], "margin-table"));
+}
+
+function kindNote(kind) {
+  if (kind === "weighted") return note("Weighted scores add up to each node's total.");
+  return note(`${kind === "raw" ? "Raw" : "Normalized"} scores are on each plugin's own scale and do not add up to the total; switch to weighted for the numbers that do.`);
 }
 
 // --- large clusters: per domain ----------------------------------------------------------------
@@ -105,7 +124,7 @@ function renderScoresByDomain(ctx, t, kind, switcher, agg) {
       nodeScoreTable(t, kind, nodes, ctx, agg.key)),
     Object.keys(t.totals).length ? section(`Total scores per ${agg.key}`,
       ctx.plot("score-totals-domains", domainTotalsFigure(drawn, agg.key)),
-      nodes.length ? ctx.plot("score-totals", totalsFigure(t, nodes)) : null) : null,
+      nodes.length ? ctx.plot("score-totals", stackedTotalsFigure(t, nodes)) : null) : null,
   ];
 }
 

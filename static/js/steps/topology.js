@@ -1,35 +1,39 @@
-// PodTopologySpread and InterPodAffinity state: skew bars, topologyScore heatmaps, counts.
+// PodTopologySpread and InterPodAffinity state: per-constraint verdicts, topologyScore heatmaps, counts.
 
 import { h } from "../dom.js";
-import { skewDistributionFigure, skewFigure } from "../charts/skew.js";
+import { countsDistributionFigure, countsFigure, verdictDistributionFigure, verdictFigure } from "../charts/skew.js";
 import { heatmapFigure, nestedToGrid } from "../charts/heatmap.js";
-import { filterMatrix, PLUGIN, point, POINT, preFilterState, preScoreState } from "../runmodel.js";
-import { FAIL, note, PASS, section, table } from "./common.js";
+import { PLUGIN, point, POINT, preFilterState, preScoreState } from "../runmodel.js";
+import { explainLine, FAIL, note, PASS, section, table } from "./common.js";
 
 const MAX_COLUMNS = 60; // heatmap columns drawn (topology pairs / values); the rest are in the tables
-const MAX_BARS = 40; // more domains than this: the distribution of counts instead of one bar each
+const MAX_BARS = 40; // more domains than this: the distribution instead of one bar each
+const MAX_TABLE_ROWS = 500;
+const MAX_NODES_IN_CELL = 8;
 
-/** domain -> whether some evaluated node in it passed PodTopologySpread's Filter (unknown: absent). */
-export function openDomains(ctx, topologyKey) {
-  const out = new Map();
-  const { nodes, plugins } = filterMatrix(ctx.cycle);
-  if (!nodes.length || !ctx.nodeLabels.size) return out;
-  const ptsRan = plugins.includes(PLUGIN.POD_TOPOLOGY_SPREAD);
-  for (const node of nodes) {
-    const domain = ctx.nodeLabels.get(node.name)?.[topologyKey];
-    if (domain === undefined) continue;
-    const passed = !ptsRan || !node.cells[PLUGIN.POD_TOPOLOGY_SPREAD];
-    out.set(domain, out.get(domain) || passed);
-  }
-  return out;
+/** PodTopologySpread's picture (PreFilter payload): each hard constraint's own verdict per domain. */
+function spreadPicture(cycle) {
+  return point(cycle, POINT.PRE_FILTER).plugins.get(PLUGIN.POD_TOPOLOGY_SPREAD)?.picture ?? null;
 }
 
-export function hardSpreadSection(ctx) {
+/** why: false when the step already shows the same sentence (the Filter step's headline). */
+export function hardSpreadSection(ctx, { why = true } = {}) {
+  const picture = spreadPicture(ctx.cycle);
+  if (picture?.constraints?.length) {
+    return section("PodTopologySpread — hard constraints (DoNotSchedule)",
+      why ? explainLine(ctx, (e) => e.spread?.sentence, "spread-why") : null,
+      note("Each constraint judges every domain on its own: the bar is the skew the pod would make there " +
+        "(matching pods + the pod itself − the global minimum), ✓ when it stays within maxSkew. " +
+        "A node passes PodTopologySpread only where every constraint allows its domain."),
+      picture.constraints.map((c, i) => verdictBlock(ctx, c, i)));
+  }
   const constraints = preFilterState(ctx.cycle, PLUGIN.POD_TOPOLOGY_SPREAD);
   if (!Array.isArray(constraints) || !constraints.length) return null;
+  // A run recorded before the engine drew per-constraint pictures: the counts only.
   return section("PodTopologySpread — hard constraints (DoNotSchedule)",
-    note("Bars: running pods matching the constraint's selector per domain (the state PreFilter wrote, read by Filter). A domain is open (✓) when a node in it passed PodTopologySpread's Filter."),
-    constraints.map((c, i) => spreadBlock(ctx, c, i, "hard")));
+    note("Matching pods per domain (the state PreFilter wrote). This run was recorded before the engine " +
+      "reported each constraint's own verdicts; run the scenario again to see them."),
+    constraints.map((c, i) => countsBlock(ctx, c, i, "hard")));
 }
 
 export function softSpreadSection(ctx) {
@@ -37,36 +41,62 @@ export function softSpreadSection(ctx) {
   if (!state?.constraints?.length) return null;
   return section("PodTopologySpread — soft constraints (ScheduleAnyway)",
     note("Counts per domain over the scored nodes (for kubernetes.io/hostname: per node), and the plugin's normalizing weight."),
-    state.constraints.map((c, i) => spreadBlock(ctx, c, i, "soft")),
+    state.constraints.map((c, i) => countsBlock(ctx, c, i, "soft")),
     state.ignoredNodes?.length ? note(`Ignored nodes (missing a constraint's key): ${state.ignoredNodes.join(", ")}`) : null);
 }
 
-function spreadBlock(ctx, constraint, index, kind) {
+function verdictBlock(ctx, constraint, index) {
+  const many = constraint.domains.length > MAX_BARS;
+  const figure = many ? verdictDistributionFigure(constraint) : verdictFigure(constraint);
+  const chart = ctx.plot(`skew-hard-${index}`, figure);
+  // Many domains: the table lists the allowed ones first, lowest skew first (where the pod may go).
+  const rows = many ? [...constraint.domains].sort((a, b) => a.skew - b.skew || a.value.localeCompare(b.value)) : constraint.domains;
+  const facts = [
+    ["topologyKey", constraint.topologyKey], ["maxSkew", constraint.maxSkew], ["minDomains", constraint.minDomains],
+    ["domains counted", constraint.eligibleDomains], ["global minimum (minMatchNum)", constraint.minMatchNum],
+    ["the pod matches its own selector", constraint.selfMatch ? "yes (+1)" : "no (+0)"],
+  ];
+  const allowance = ctx.explanation?.spread?.constraints?.[index]?.sentence ?? null;
+  return h("div.spread.spread-hard", { dataset: { constraint: String(index), topologyKey: constraint.topologyKey } },
+    h("dl.facts", facts.map(([k, v]) => [h("dt", k), h("dd", { dataset: { fact: k } }, String(v))])),
+    allowance ? h("p.allowance", allowance) : null,
+    chart,
+    many ? note(`${constraint.domains.length} domains: bars count the domains per skew. The table lists the lowest skews first${rows.length > MAX_TABLE_ROWS ? ` (${MAX_TABLE_ROWS} of them)` : ""}.`) : null,
+    constraint.nodesWithoutKey.length ? note(`Nodes without the ${constraint.topologyKey} label (this constraint rejects them): ${nodeList(constraint.nodesWithoutKey)}`) : null,
+    h("details.data-table", { open: rows.length <= 12 },
+      h("summary", `Numbers (${rows.length} domains)`),
+      table(["domain", "nodes", "matching pods (matchNum)", "skew with the pod", `within maxSkew ${constraint.maxSkew}`],
+        rows.slice(0, MAX_TABLE_ROWS).map((d) => [d.value, nodeList(d.nodes), `${d.matchNum}${d.counted ? "" : " (not counted)"}`, String(d.skew), verdictCell(d)]),
+        "skew-table")));
+}
+
+function verdictCell(domain) {
+  return domain.allowed ? h("span.pass", `${PASS} allowed`) : h("span.fail", `${FAIL} no`);
+}
+
+function nodeList(nodes) {
+  if (nodes.length <= MAX_NODES_IN_CELL) return nodes.join(", ");
+  return `${nodes.slice(0, MAX_NODES_IN_CELL).join(", ")} and ${nodes.length - MAX_NODES_IN_CELL} more`;
+}
+
+function countsBlock(ctx, constraint, index, kind) {
   const hard = kind === "hard";
   const counts = (hard ? constraint.matchNum : constraint.counts) || {};
   const many = Object.keys(counts).length > MAX_BARS;
-  // Many domains: the table lists the emptiest first (where the pod may go), not by name.
+  // Many domains: the table lists the emptiest first, not by name.
   const domains = many ? Object.keys(counts).sort((a, b) => counts[a] - counts[b] || a.localeCompare(b)) : Object.keys(counts).sort();
-  const open = hard ? openDomains(ctx, constraint.topologyKey) : new Map();
-  const chart = ctx.plot(`skew-${kind}-${index}`, many ? skewDistributionFigure(constraint, open) : skewFigure(constraint, open));
+  const chart = ctx.plot(`skew-${kind}-${index}`, many ? countsDistributionFigure(constraint) : countsFigure(constraint));
   const facts = hard
     ? [["topologyKey", constraint.topologyKey], ["maxSkew", constraint.maxSkew], ["minDomains", constraint.minDomains ?? 1],
-      ["domains", domains.length], ["global minimum (minMatchNum)", constraint.minMatchNum], ["min + maxSkew", constraint.minMatchNum + constraint.maxSkew]]
+      ["domains", domains.length], ["global minimum (minMatchNum)", constraint.minMatchNum]]
     : [["topologyKey", constraint.topologyKey], ["maxSkew", constraint.maxSkew], ["domains", domains.length], ["weight", constraint.weight]];
-  const rows = domains.slice(0, 500).map((d) => [d, String(counts[d]), hard ? mayGoCell(open, d) : ""]);
   return h(`div.spread.spread-${kind}`, { dataset: { constraint: String(index), topologyKey: constraint.topologyKey } },
     h("dl.facts", facts.map(([k, v]) => [h("dt", k), h("dd", { dataset: { fact: k } }, String(v))])),
     chart,
-    many ? note(`${domains.length} domains: bars count the domains per number of matching pods. The table lists the domains with the fewest matching pods first${domains.length > 500 ? " (500 of them)" : ""}.`) : null,
+    many ? note(`${domains.length} domains: bars count the domains per number of matching pods. The table lists the domains with the fewest matching pods first${domains.length > MAX_TABLE_ROWS ? ` (${MAX_TABLE_ROWS} of them)` : ""}.`) : null,
     h("details.data-table", { open: domains.length <= 12 },
       h("summary", `Numbers (${domains.length} domains)`),
-      table(["domain", hard ? "matching pods (matchNum)" : "count", hard ? "pod may go" : ""].filter(Boolean),
-        rows.map((r) => (hard ? r : r.slice(0, 2))), `skew-table`)));
-}
-
-function mayGoCell(open, domain) {
-  if (!open.has(domain)) return h("span.muted", "?");
-  return open.get(domain) ? h("span.pass", `${PASS} yes`) : h("span.fail", `${FAIL} no`);
+      table(["domain", hard ? "matching pods (matchNum)" : "count"], domains.slice(0, MAX_TABLE_ROWS).map((d) => [d, String(counts[d])]), "skew-table")));
 }
 
 export function affinityCountsSection(ctx) {

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scheduler_core.model import Affinity, LabelSelector, PodAffinity, PodAffinityTerm
+from scheduler_core.model import Affinity, LabelSelector, PodAffinity, PodAffinityTerm, Volume
 from tests.scheduler_core.builders import make_node, make_pod, make_snapshot
 
 
@@ -36,3 +36,17 @@ def test_bind_and_unbind_keep_the_node_table_equal_to_the_node_infos():
     assert table.requested_of("cpu").tolist() == [0, 0]
     assert table.pod_count.tolist() == [0, 0]
     assert table.non_zero_cpu.tolist() == [0, 0]
+
+
+def test_nodes_count_the_claims_their_pods_use_for_is_pvc_used_by_pods():
+    user = make_pod("user", volumes=(Volume("a", "persistentVolumeClaim", claim_name="data"),
+                                     Volume("b", "ephemeral")))
+    snapshot = make_snapshot([make_node("n1"), make_node("n2")])
+    snapshot.bind(user, "n2")
+    assert snapshot.get("n2").pvc_ref_counts == {"default/data": 1}  # ephemeral volumes are not counted
+    assert snapshot.is_pvc_used_by_pods("default/data") and not snapshot.is_pvc_used_by_pods("other/data")
+    clone = snapshot.get("n2").clone()
+    clone.remove_pod(user)
+    assert clone.pvc_ref_counts == {} and snapshot.get("n2").pvc_ref_counts == {"default/data": 1}
+    snapshot.unbind(user)
+    assert not snapshot.is_pvc_used_by_pods("default/data")

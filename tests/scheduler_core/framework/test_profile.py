@@ -73,7 +73,7 @@ def test_disabling_star_drops_every_default_at_that_point():
 def test_it_rejects_an_unknown_plugin():
     with pytest.raises(ProfileError) as err:
         build_profile(_config(filter=PluginSet(enabled=(PluginRef("Nope"),))), None, _registry())
-    assert ("profiles[0].plugins", 'unknown plugin "Nope"') in err.value.problems
+    assert ("plugins", 'unknown plugin "Nope"') in err.value.problems
 
 
 def test_it_rejects_a_plugin_enabled_at_a_point_it_does_not_extend():

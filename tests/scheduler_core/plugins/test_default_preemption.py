@@ -100,9 +100,9 @@ def run_post_filter(nodes, pods, pod: Pod, extra_plugins=(), pre_filter_status: 
         first_failures = {n.name: framework.run_filter(state, pod, n) for n in snapshot.node_infos}
         statuses = NodeToStatus({k: v for k, v in first_failures.items() if v is not None},
                                 Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE))
-    _, result, status = framework.run_post_filter(state, pod, statuses)
-    code = "Success" if status is None else status.code.label
-    return Outcome(code, [] if status is None else list(status.reasons), result, state)
+    run = framework.run_post_filter(state, pod, statuses)
+    code = "Success" if run.status is None else run.status.code.label
+    return Outcome(code, [] if run.status is None else list(run.status.reasons), run.result, state)
 
 
 # ---------------------------------------------------------------------------- when preemption cannot help
@@ -142,18 +142,21 @@ CANNOT_HELP = [
 ]
 
 
-@pytest.mark.parametrize("nodes, pods, pod, reasons, message", CANNOT_HELP)
-def test_preemption_that_cannot_help_says_why(nodes, pods, pod, reasons, message):
+@pytest.mark.parametrize("nodes, pods, pod, summary, message", CANNOT_HELP)
+def test_preemption_that_cannot_help_says_why(nodes, pods, pod, summary, message):
     outcome = run_post_filter(nodes, pods, pod)
-    assert (outcome.code, outcome.reasons) == ("Unschedulable", reasons)
-    assert outcome.result == PostFilterResult(message=message)
+    assert (outcome.code, outcome.reasons) == ("Unschedulable", [message])
+    if pod.preemption_policy == "Never":  # not eligible: no result, the nomination is left alone
+        assert outcome.result is None and summary == [message]
+    else:  # no candidate: the nomination is cleared
+        assert outcome.result == PostFilterResult(nominated_node_name="", summary=summary[0])
 
 
 def test_after_an_unschedulable_pre_filter_rejection_every_node_is_a_potential_node():
     nodes = [make_node("n1", cpu=1000), make_node("n2", cpu=1000, taints=[NO_SCHEDULE])]
     outcome = run_post_filter(nodes, [], preemptor(), pre_filter_status=Status.unschedulable("rejected"))
-    assert outcome.reasons == ["preemption: no candidates"]
-    assert outcome.result.message == f"preemption: 0/2 nodes are available: 2 {NO_VICTIMS}."
+    assert outcome.result.summary == "preemption: no candidates"
+    assert outcome.reasons == [f"preemption: 0/2 nodes are available: 2 {NO_VICTIMS}."]
 
 
 # ---------------------------------------------------------------------------- victims and nomination
@@ -247,5 +250,5 @@ def test_a_node_where_the_pod_still_fails_reports_that_filter_once_victims_are_g
     pods = [running("web-a", "n1", 100, 50, labels=web), running("web-b", "n1", 100, 50, labels=web),
             running("low", "n1", 100, 1)]
     outcome = run_post_filter(nodes, pods, preemptor(), extra_plugins=[LabelQuota(limit=2)])
-    assert outcome.reasons == ["preemption: no candidates"]
-    assert outcome.result.message == "preemption: 0/1 nodes are available: 1 too many web pods."
+    assert outcome.result.summary == "preemption: no candidates"
+    assert outcome.reasons == ["preemption: 0/1 nodes are available: 1 too many web pods."]

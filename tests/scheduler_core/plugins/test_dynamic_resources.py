@@ -1,6 +1,6 @@
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.node_info import NodeInfo
-from scheduler_core.framework.status import SKIP
+from scheduler_core.framework.status import SKIP, Status
 from scheduler_core.plugins import dynamic_resources
 from tests.scheduler_core.builders import make_node, make_pod
 from tests.scheduler_core.plugins.scoring import run_scoring
@@ -22,3 +22,16 @@ def test_reserve_and_pre_bind_succeed_without_claims():
     state = CycleState()
     assert plugin.reserve(state, make_pod("p"), "n1") is None
     assert plugin.pre_bind(state, make_pod("p"), "n1") is None
+
+
+def test_post_filter_after_its_pre_filter_has_no_claims_to_deallocate():
+    plugin = dynamic_resources.new(None, None)
+    state = CycleState()
+    plugin.pre_filter(state, make_pod("p"), [])
+    assert plugin.post_filter(state, make_pod("p"), None) == (None, Status.unschedulable("no new claims to deallocate"))
+
+
+def test_post_filter_without_its_pre_filter_state_fails_with_not_found():
+    """PreFilter stopped before DynamicResources ran: cycleState.Read's ErrNotFound, as an Error."""
+    plugin = dynamic_resources.new(None, None)
+    assert plugin.post_filter(CycleState(), make_pod("p"), None) == (None, Status.error("not found"))

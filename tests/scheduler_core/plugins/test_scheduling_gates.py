@@ -1,7 +1,6 @@
-from types import SimpleNamespace
-
 import pytest
 
+from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, EventResource, QueueingHint
 from scheduler_core.framework.profile import build_profile
 from scheduler_core.framework.status import Status
 from scheduler_core.plugins import scheduling_gates
@@ -13,8 +12,7 @@ def test_a_pod_without_gates_may_enter_the_queue():
 
 
 def test_a_gated_pod_waits_for_its_gates():
-    # Our Pod model has no schedulingGates field; a stand-in carrying one shows the message.
-    gated = SimpleNamespace(scheduling_gates=("a", "b"))
+    gated = make_pod("p", scheduling_gates=("a", "b"))
     assert scheduling_gates.new(None, None).pre_enqueue(gated) == Status.unresolvable(
         "waiting for scheduling gates: [a b]")
 
@@ -25,7 +23,18 @@ def test_the_plugin_has_no_scheduling_cycle_extension_point(method):
     assert not hasattr(scheduling_gates.new(None, None), method)
 
 
-def test_the_default_profile_builds_with_the_plugin_in_it():
+def test_the_default_profile_runs_it_at_pre_enqueue_only():
     profile = build_profile(None, FakeHandle(make_snapshot([make_node("n1")])))
-    assert "SchedulingGates" in profile.instances
-    assert all(p.name != "SchedulingGates" for plugins in profile.plugins.values() for p in plugins)
+    points = [point for point, plugins in profile.plugins.items() if any(p.name == "SchedulingGates" for p in plugins)]
+    assert points == ["preEnqueue"]
+
+
+@pytest.mark.parametrize("updated, hint", [
+    pytest.param("p", QueueingHint.QUEUE, id="the pod's own gates removed requeue it"),
+    pytest.param("other", QueueingHint.QUEUE_SKIP, id="another pod's gates do not"),
+])
+def test_it_requeues_only_when_the_pods_own_gates_are_eliminated(updated, hint):
+    """isSchedulableAfterUpdatePodSchedulingGatesEliminated."""
+    [registered] = scheduling_gates.new(None, None).events_to_register()
+    assert registered.event == ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED)
+    assert registered.hint(make_pod("p"), None, make_pod(updated)) == hint

@@ -29,12 +29,15 @@ profiles:
   - name: InterPodAffinity
     args: {hardPodAffinityWeight: 10}
 """)
-    scenario_config = load_scenario(text).config
+    configuration = load_scenario(text).config
+    [scenario_config] = configuration.profiles
     assert scenario_config.percentage_of_nodes_to_score == 50
+    assert scenario_config.scheduler_name == "default-scheduler"
     assert scenario_config.plugins["score"].enabled == (PluginRef("NodeResourcesFit", 5),)
     assert scenario_config.plugins["score"].disabled == (PluginRef("ImageLocality"),)
     assert scenario_config.plugin_args["InterPodAffinity"] == {"hardPodAffinityWeight": 10}
-    assert scenario_config.line == line_of(text, "apiVersion: kubescheduler")
+    assert configuration.line == line_of(text, "apiVersion: kubescheduler")
+    assert scenario_config.line == line_of(text, "- schedulerName")
 
 
 def test_a_scenario_without_configuration_has_none():
@@ -43,7 +46,14 @@ def test_a_scenario_without_configuration_has_none():
 
 @pytest.mark.parametrize("body, path, fragment, message", [
     ("percentageOfNodesToScore: 101\n", "percentageOfNodesToScore", "101", "between 0 and 100"),
-    ("profiles: [{schedulerName: a}, {schedulerName: b}]\n", "profiles", "profiles", "exactly one profile"),
+    ("profiles: [{schedulerName: a}, {schedulerName: a}]\n", "profiles[1].schedulerName", "profiles",
+     'Duplicate value: "a"'),
+    ("profiles: [{schedulerName: a}, {percentageOfNodesToScore: 5}]\n", "profiles[1].schedulerName", "profiles",
+     "Required value"),
+    ("profiles:\n- schedulerName: a\n- schedulerName: b\n  plugins:\n    queueSort:\n      enabled: [{name: Custom}]\n"
+     "      disabled: [{name: '*'}]\n", "profiles[1].plugins", "plugins:", 'unknown plugin "Custom"'),
+    ("podInitialBackoffSeconds: 5\npodMaxBackoffSeconds: 2\n", "podMaxBackoffSeconds", "podMaxBackoffSeconds",
+     "greater than or equal to PodInitialBackoffSeconds"),
     ("profiles:\n- plugins:\n    scores: {enabled: [{name: NodeResourcesFit}]}\n", "profiles[0].plugins.scores",
      "scores", 'unknown extension point "scores"'),
     ("profiles:\n- plugins:\n    score:\n      enabled:\n      - name: NoSuchPlugin\n", "profiles[0].plugins",
@@ -54,7 +64,9 @@ def test_a_scenario_without_configuration_has_none():
      "profiles[0].pluginConfig[1].name", "- {name: InterPodAffinity, args: {}}\n  - {", "Duplicate value"),
     ("profiles:\n- plugins:\n    score:\n      enabled: [{name: NodeResourcesFit, weight: -1}]\n",
      "profiles[0].plugins.score.enabled[0].weight", "weight: -1", "between 0 and"),
-], ids=["it rejects a percentage above 100", "it rejects two profiles", "it rejects an unknown extension point",
+], ids=["it rejects a percentage above 100", "it rejects two profiles with one schedulerName",
+        "it requires a schedulerName when there are several profiles", "it validates every profile",
+        "it rejects a max back-off below the initial one", "it rejects an unknown extension point",
         "it rejects an unknown plugin", "it rejects bad plugin args", "it rejects duplicate pluginConfig",
         "it rejects a negative weight"])
 def test_it_reports_configuration_problems_on_the_configuration(body, path, fragment, message):
@@ -71,3 +83,38 @@ def test_it_reports_configuration_problems_on_the_configuration(body, path, frag
 def test_it_refuses_a_second_configuration():
     errors = errors_of(stream(HEADER, HEADER))
     assert "only one KubeSchedulerConfiguration" in errors[0].message
+
+
+def test_it_reads_several_profiles_each_with_its_own_percentage_and_the_queue_back_off():
+    configuration = load_scenario(config("""\
+percentageOfNodesToScore: 30
+podInitialBackoffSeconds: 2
+podMaxBackoffSeconds: 20
+profiles:
+- schedulerName: default-scheduler
+- schedulerName: packer
+  percentageOfNodesToScore: 70
+  pluginConfig:
+  - name: NodeResourcesFit
+    args: {scoringStrategy: {type: MostAllocated}}
+""")).config
+    assert [(p.scheduler_name, p.percentage_of_nodes_to_score) for p in configuration.profiles] == [
+        ("default-scheduler", 30), ("packer", 70)]
+    assert (configuration.pod_initial_backoff_seconds, configuration.pod_max_backoff_seconds) == (2, 20)
+
+
+def test_profiles_must_sort_the_queue_alike():
+    text = config("""\
+profiles:
+- schedulerName: a
+- schedulerName: b
+  pluginConfig:
+  - name: PrioritySort
+    args: {}
+""")
+    assert load_scenario(text).config.profiles[1].scheduler_name == "b"  # same plugin, same (empty) args
+
+
+def test_a_configuration_without_profiles_has_the_default_one():
+    [profile] = load_scenario(config("percentageOfNodesToScore: 40\n")).config.profiles
+    assert (profile.scheduler_name, profile.percentage_of_nodes_to_score) == ("default-scheduler", 40)

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from scheduler_core.model import LabelSelector, Toleration
+from scheduler_core.model import LabelSelector, NoticeCode, Toleration
 from scheduler_core.scenario import Limits, ScenarioError, ScenarioInvalid, load_scenario
 
 from tests.scheduler_core.scenario.support import CONTAINER, NODE, errors_of, line_of, pod, stream
@@ -262,14 +262,6 @@ ERROR_CASES = [
               - matchExpressions: [{key: cores, operator: Gt, values: ['1', '2']}]
         """), "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]"
               ".matchExpressions[0].values", "operator: Gt", "single value"),
-    ("a Lt node requirement that is not an integer", pod(CONTAINER + """\
-        affinity:
-          nodeAffinity:
-            requiredDuringSchedulingIgnoredDuringExecution:
-              nodeSelectorTerms:
-              - matchExpressions: [{key: cores, operator: Lt, values: [four]}]
-        """), "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]"
-              ".matchExpressions[0].values", "four", "must be an integer"),
     ("required node affinity without terms", pod(CONTAINER + """\
         affinity:
           nodeAffinity:
@@ -358,8 +350,10 @@ ERROR_CASES = [
      "spec.unschedulable", "unschedulable", "expected a boolean"),
     ("a wrong apiVersion", "apiVersion: apps/v1\nkind: Node\nmetadata: {name: n1}\n", "apiVersion", "apps/v1",
      'unsupported value "apps/v1"'),
-    ("an unknown kind", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n", "kind", "Deployment",
-     'unsupported kind "Deployment"'),
+    ("an object without a kind", "apiVersion: v1\nmetadata: {name: d}\n", "kind", "apiVersion: v1",
+     "Required value: every object needs apiVersion and kind"),
+    ("a known kind with an unknown apiVersion", "apiVersion: v2\nkind: Pod\nmetadata: {name: d}\n", "apiVersion",
+     "apiVersion: v2", 'unsupported value "v2" for kind Pod'),
     ("a ReplicaSet without selector", "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: rs}\nspec: {}\n",
      "spec.selector", "spec: {}", "Required value"),
 ]
@@ -374,14 +368,14 @@ def test_it_reports_each_invalid_field_with_path_and_line(text, path, line_fragm
     error = matching[0]
     assert message in error.message
     assert error.line == line_of(text, line_fragment)
-    assert error.object.split()[0] in ("Pod", "Node", "ReplicaSet", "document")
+    assert error.object.split()[0] in ("Pod", "Node", "ReplicaSet", "document", "object")
 
 
 def test_it_reports_every_error_with_its_line_sorted():
     text = stream(
         NODE.replace("cpu: '4'", "cpu: four"),
         pod(CONTAINER + "priority: high\n", "a"),
-        pod(CONTAINER + "nodeName: ghost\n", "b", extra_meta="labels: {x: 1}"),
+        pod(CONTAINER + "nodeName: Ghost\n", "b", extra_meta="labels: {x: 1}"),
     )
     errors = errors_of(text)
     assert [e.path for e in errors] == ["status.capacity.cpu", "spec.priority", "metadata.labels.x", "spec.nodeName"]
@@ -394,10 +388,12 @@ def test_it_names_the_document_when_the_object_has_no_name():
     assert errors[0].object == "document 2" and errors[0].path == "metadata.name"
 
 
-def test_it_refuses_a_pod_bound_to_an_unknown_node():
-    text = stream(NODE, pod(CONTAINER + "nodeName: n9\n"))
-    [error] = errors_of(text)
-    assert (error.object, error.path, error.line) == ("Pod default/web-1", "spec.nodeName", line_of(text, "n9"))
+def test_it_ignores_a_pod_bound_to_a_node_not_in_the_scenario_with_a_notice():
+    scenario = load_scenario(stream(NODE, pod(CONTAINER + "nodeName: n9\n")))
+    assert scenario.running_pods == [] and scenario.pending_pods == []
+    [notice] = scenario.notices
+    assert notice.code is NoticeCode.MISSING_NODE and notice.objects == ("Pod default/web-1",)
+    assert "n9" in notice.message
 
 
 def test_it_refuses_duplicate_object_names_but_not_across_namespaces():
@@ -482,3 +478,206 @@ def test_a_limit_problem_says_which_limit_in_its_code():
     problem = err.value.errors[0]
     assert (problem.code, problem.limit) == ("limit_exceeded", "max_nodes")
     assert problem.to_json()["code"] == "limit_exceeded"
+
+
+# ---------------------------------------------------------------------- what a cluster dump holds
+
+PRIORITY_CLASSES = """\
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: batch}
+value: 100
+preemptionPolicy: Never
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: fallback}
+value: 7
+globalDefault: true
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: also-default}
+value: 9
+globalDefault: true
+"""
+
+
+@pytest.mark.parametrize("spec, priority, policy, class_name", [
+    pytest.param(CONTAINER + "priorityClassName: batch\n", 100, "Never", "batch",
+                 id="a named class gives its value and its preemption policy"),
+    pytest.param(CONTAINER + "priorityClassName: system-node-critical\n", 2000001000, "PreemptLowerPriority",
+                 "system-node-critical", id="the built-in system classes exist without being listed"),
+    pytest.param(CONTAINER, 7, "PreemptLowerPriority", "fallback",
+                 id="a pod without a class gets the lowest-valued globalDefault class"),
+    pytest.param(CONTAINER + "priorityClassName: batch\npriority: 5\n", 5, "Never", "batch",
+                 id="a stored pod keeps the priority the API server resolved at creation"),
+])
+def test_it_resolves_priority_as_the_priority_admission_plugin_does(spec, priority, policy, class_name):
+    [web] = load_scenario(stream(PRIORITY_CLASSES, pod(spec))).pods
+    assert (web.priority, web.preemption_policy, web.priority_class_name) == (priority, policy, class_name)
+
+
+def test_a_pod_without_priority_naming_a_missing_class_is_an_error_at_its_field():
+    text = stream(pod(CONTAINER + "priorityClassName: gold\n"))
+    [error] = errors_of(text)
+    assert (error.object, error.path, error.line) == ("Pod default/web-1", "spec.priorityClassName",
+                                                      line_of(text, "priorityClassName"))
+    assert 'no PriorityClass with name "gold" was found' in error.message
+
+
+def test_without_classes_a_pod_without_priority_has_priority_zero():
+    [web] = load_scenario(pod(CONTAINER)).pods
+    assert (web.priority, web.priority_class_name) == (0, "")
+
+
+@pytest.mark.parametrize("document, message", [
+    pytest.param("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: system-mine}\nvalue: 1\n",
+                 'priority class names with "system-" prefix are reserved', id="the system- prefix is reserved"),
+    pytest.param("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: huge}\nvalue: 1000000001\n",
+                 "maximum allowed value of a user defined priority is 1000000000", id="user values stop at one billion"),
+    pytest.param("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: novalue}\n",
+                 "Required value", id="the value is required"),
+])
+def test_it_refuses_priority_classes_the_api_server_refuses(document, message):
+    [error] = errors_of(document)
+    assert message in error.message and error.object.startswith("PriorityClass ")
+
+
+def test_it_accepts_the_system_classes_as_a_dump_lists_them():
+    text = ("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: system-cluster-critical}\n"
+            "value: 2000000000\n")
+    assert load_scenario(text).priority_classes["system-cluster-critical"].value == 2000000000
+
+
+def test_it_accepts_every_other_kind_and_reports_it_once_as_ignored():
+    deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: kube-system}\nspec: {}\n"
+    config_map = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: b}\n"
+    listed = ('{"apiVersion": "v1", "kind": "List", "items": ['
+              '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}]}')
+    scenario = load_scenario(stream(NODE, deployment, config_map, deployment.replace("name: d", "name: e"), listed))
+    [notice] = scenario.notices
+    assert notice.code is NoticeCode.IGNORED_KINDS
+    assert notice.message == "ignored (the scheduler does not read them): 2 ConfigMap, 2 Deployment"
+
+
+def test_errors_inside_a_list_name_the_object_not_its_position():
+    listed = ('{"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "ConfigMap", '
+              '"metadata": {"name": "x"}}, {"apiVersion": "v1", "kind": "Pod", "metadata": '
+              '{"name": "coredns-1", "namespace": "kube-system"}, "spec": {"containers": [{"name": "c", '
+              '"resources": {"requests": {"cpu": "lots"}}}]}}]}')
+    [error] = errors_of(listed)
+    assert error.object == "Pod kube-system/coredns-1"
+    assert error.path == "spec.containers[0].resources.requests.cpu"
+
+
+@pytest.mark.parametrize("phase", ["Succeeded", "Failed"])
+def test_finished_pods_are_left_out_with_a_notice(phase):
+    finished = pod(CONTAINER + "nodeName: n1\n", "done") + f"status: {{phase: {phase}}}\n"
+    pending_finished = pod(CONTAINER, "never-ran") + f"status: {{phase: {phase}}}\n"
+    scenario = load_scenario(stream(NODE, finished, pending_finished))
+    assert scenario.running_pods == [] and scenario.pending_pods == []
+    [notice] = scenario.notices
+    assert notice.code is NoticeCode.FINISHED_PODS and notice.objects == ("Pod default/done", "Pod default/never-ran")
+
+
+def test_it_reads_what_the_scheduler_reads_of_a_pods_life():
+    text = pod(CONTAINER + "nodeName: n1\n", extra_meta="deletionTimestamp: '2024-05-01T10:00:05Z'") + \
+        "status:\n  phase: Running\n  startTime: '2024-05-01T09:00:00Z'\n  nominatedNodeName: n2\n"
+    [web] = load_scenario(stream(NODE, text)).pods
+    assert web.is_terminating and web.deletion_timestamp.isoformat() == "2024-05-01T10:00:05+00:00"
+    assert web.start_time.isoformat() == "2024-05-01T09:00:00+00:00"
+    assert (web.phase, web.nominated_node_name) == ("Running", "n2")
+
+
+def test_it_reports_a_time_that_is_not_rfc_3339():
+    text = pod(CONTAINER) + "status:\n  startTime: yesterday\n"
+    [error] = errors_of(text)
+    assert error.path == "status.startTime" and "RFC 3339" in error.message
+
+
+def test_pods_for_another_scheduler_and_gated_pods_are_never_queued_and_are_reported():
+    other = pod(CONTAINER + "schedulerName: volcano\n", "batch-job")
+    gated = pod(CONTAINER + "schedulingGates: [{name: example.com/quota}]\n", "gated")
+    plain = pod(CONTAINER, "plain")
+    scenario = load_scenario(stream(NODE, other, gated, plain))
+    assert [p.name for p in scenario.pending_pods] == ["plain"]
+    assert [(n.code, n.objects) for n in scenario.scheduling_notices()] == [
+        (NoticeCode.OTHER_SCHEDULER, ("Pod default/batch-job",)),
+        (NoticeCode.SCHEDULING_GATED, ("Pod default/gated",))]
+
+
+def test_a_second_profile_takes_the_pods_that_name_it():
+    config = ("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+              "profiles: [{schedulerName: default-scheduler}, {schedulerName: packer}]\n")
+    packed = pod(CONTAINER + "schedulerName: packer\n", "packed")
+    scenario = load_scenario(stream(NODE, config, packed))
+    assert [p.name for p in scenario.pending_pods] == ["packed"] and scenario.scheduling_notices() == []
+
+
+def test_it_accepts_a_stored_pod_whose_match_label_keys_the_api_server_already_merged():
+    # A v1.35 API server merges matchLabelKeys into the labelSelector at creation, so `kubectl get`
+    # prints the key in both; that pod must load (refusing it would refuse every such real dump).
+    spread = """
+        topologySpreadConstraints:
+        - maxSkew: 1
+          topologyKey: zone
+          whenUnsatisfiable: DoNotSchedule
+          matchLabelKeys: [tier]
+          labelSelector:
+            matchLabels: {app: web}
+            matchExpressions: [{key: tier, operator: In, values: [front]}]
+        """
+    scenario = load_scenario(stream(NODE, pod(CONTAINER + spread, extra_meta="labels: {app: web, tier: front}")))
+    [constraint] = scenario.pending_pods[0].topology_spread_constraints
+    assert constraint.match_label_keys == ("tier",)
+    assert [r.key for r in constraint.label_selector.match_expressions] == ["tier"]
+
+
+def test_it_keeps_a_missing_spread_selector_missing_even_with_match_label_keys():
+    spread = """
+        topologySpreadConstraints:
+        - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, matchLabelKeys: [tier]}
+        """
+    scenario = load_scenario(stream(NODE, pod(CONTAINER + spread, extra_meta="labels: {tier: front}")))
+    [constraint] = scenario.pending_pods[0].topology_spread_constraints
+    assert constraint.label_selector is None and constraint.match_label_keys == ("tier",)
+
+
+def test_it_stores_node_affinity_values_the_api_server_does_not_check():
+    # ValidateNodeSelectorRequirement counts values only: "four" for Lt and "a b" for In are stored,
+    # and the scheduler's lazy-error node selector makes such a term match nothing (test_labels).
+    terms = """
+        affinity:
+          nodeAffinity:
+            requiredDuringSchedulingIgnoredDuringExecution:
+              nodeSelectorTerms:
+              - matchExpressions: [{key: cores, operator: Lt, values: [four]}]
+              - matchExpressions: [{key: zone, operator: In, values: ["a b"]}]
+        """
+    scenario = load_scenario(stream(NODE, pod(CONTAINER + terms)))
+    required = scenario.pending_pods[0].affinity.node_affinity.required
+    assert [term.match_expressions[0].values for term in required.terms] == [("four",), ("a b",)]
+
+
+def test_a_list_item_whose_kind_is_not_a_string_is_named_once_by_its_name():
+    text = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: 7\n  metadata: {name: weird}\n"
+    [error] = errors_of(text)
+    assert error.object == "object weird" and error.path == "kind" and error.line == 5
+    assert "expected a string" in error.message
+
+
+def test_a_pending_pod_with_resource_claims_is_said_not_attempted_never_answered():
+    claims = """
+        resourceClaims:
+        - {name: gpu, resourceClaimTemplateName: single-gpu}
+        """
+    scenario = load_scenario(stream(NODE, pod(CONTAINER + claims)))
+    assert scenario.pods[0].resource_claims == ("gpu",) and scenario.pending_pods == []
+    [notice] = scenario.scheduling_notices()
+    assert notice.code is NoticeCode.RESOURCE_CLAIMS and notice.objects == ("Pod default/web-1",)
+
+
+def test_a_resource_claim_names_exactly_one_source():
+    [error] = errors_of(stream(NODE, pod(CONTAINER + "resourceClaims: [{name: gpu}]\n")))
+    assert error.path == "spec.resourceClaims[0]" and "must specify one of" in error.message

@@ -2,7 +2,11 @@
 
 Same code path as production, with no servers to install: SQLite in WAL mode, kombu's filesystem
 broker and the in-memory channel layer (the websocket tails the database for cross-process events).
-Ctrl-C (or SIGTERM) stops both processes.
+
+This command supervises both: a process that dies is started again (a run its worker had in flight
+is picked up by the new worker's recovery sweep, as in production), so only Ctrl-C (or SIGTERM)
+stops the app. Each child runs in a process group of its own: stopping a Celery worker must also
+stop the pool processes it forked, even when the worker itself was killed.
 """
 
 from __future__ import annotations
@@ -12,13 +16,119 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from django.core.management import call_command
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
+
+POLL_SECONDS = 0.5
+STOP_SECONDS = 10.0
+# A child that dies soon after it started is restarted after a growing pause, so a broken
+# configuration does not spin; one that ran a while is restarted at once.
+FIRST_BACKOFF_SECONDS = 1.0
+MAX_BACKOFF_SECONDS = 30.0
+HEALTHY_AFTER_SECONDS = 60.0
+
+
+def _die_with_parent() -> None:
+    """In the child, before exec (Linux): SIGKILL it when the supervisor dies, even if the supervisor
+    itself is SIGKILLed, so no orphaned server keeps the port or a worker keeps claiming runs."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+
+
+PR_SET_PDEATHSIG = 1
+
+
+@dataclass
+class Child:
+    name: str
+    args: list[str]
+    process: subprocess.Popen | None = None
+    started_at: float = 0.0
+    restart_at: float | None = None  # set while it is down, waiting to be started again
+    backoff: float = 0.0
+    restarts: int = 0
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(self.args, env=os.environ.copy(), start_new_session=True,
+                                        preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
+        self.started_at, self.restart_at = time.monotonic(), None
+
+    def died(self) -> int | None:
+        """Its exit code, once, when it has just been found dead."""
+        if self.process is None or self.restart_at is not None:
+            return None
+        return self.process.poll()
+
+    def schedule_restart(self, now: float) -> float:
+        ran_for = now - self.started_at
+        self.backoff = 0.0 if ran_for >= HEALTHY_AFTER_SECONDS else min(MAX_BACKOFF_SECONDS, max(FIRST_BACKOFF_SECONDS, self.backoff * 2))
+        self.restart_at = now + self.backoff
+        return self.backoff
+
+    def stop(self, sig: int = signal.SIGTERM) -> None:
+        """Signal its whole process group (a dead worker's orphaned pool processes included)."""
+        if self.process is None:
+            return
+        try:
+            os.killpg(self.process.pid, sig)
+        except ProcessLookupError:
+            pass
+
+    def wait(self, deadline: float) -> None:
+        if self.process is None:
+            return
+        try:
+            self.process.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            self.stop(signal.SIGKILL)
+            self.process.wait(timeout=5)
+
+
+@dataclass
+class Supervisor:
+    children: list[Child]
+    say: Callable[[str], None] = print
+
+    def start_all(self) -> None:
+        for child in self.children:
+            child.start()
+
+    def supervise(self) -> None:
+        """Forever: only Ctrl-C or SIGTERM (raised as KeyboardInterrupt) ends it."""
+        while True:
+            self.tick(time.monotonic())
+            time.sleep(POLL_SECONDS)
+
+    def tick(self, now: float) -> None:
+        for child in self.children:
+            code = child.died()
+            if code is not None:
+                child.stop(signal.SIGKILL)  # what it forked must not keep running without it
+                pause = child.schedule_restart(now)
+                self.say(f"{child.name} exited with code {code}; starting it again in {pause:g} s")
+            elif child.restart_at is not None and now >= child.restart_at:
+                child.restarts += 1
+                child.start()
+                self.say(f"{child.name} started again (restart {child.restarts}, pid {child.process.pid})")
+
+    def stop_all(self) -> None:
+        for child in self.children:
+            child.stop(signal.SIGTERM)
+        deadline = time.monotonic() + STOP_SECONDS
+        for child in self.children:
+            child.wait(deadline)
+            child.stop(signal.SIGKILL)  # pool processes that outlived their worker
 
 
 class Command(BaseCommand):
-    help = "Run SchedLab on one machine: ASGI server and Celery worker together."
+    help = "Run SchedLab on one machine: ASGI server and Celery worker together, restarted if they die."
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
@@ -28,41 +138,23 @@ class Command(BaseCommand):
     def handle(self, *args, host: str, port: int, concurrency: int, **options) -> None:
         call_command("migrate", interactive=False, verbosity=0)
         call_command("load_demos")
-        children = [self._worker(concurrency), self._server(host, port)]
-        signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
-        self.stdout.write(self.style.SUCCESS(f"SchedLab is running at http://{host}:{port}/  (Ctrl-C stops it)"), ending="\n")
-        self.stdout.flush()
+        worker = [sys.executable, "-m", "celery", "-A", "webui", "worker", "--loglevel=INFO", f"--concurrency={concurrency}"]
+        server = [sys.executable, "-m", "daphne", "-b", host, "-p", str(port), "webui.asgi:application"]
+        supervisor = Supervisor([Child("celery worker", worker), Child("daphne", server)], say=self._say)
+        signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
         try:
-            died = self._wait(children)
+            supervisor.start_all()
+            self._say(self.style.SUCCESS(f"SchedLab is running at http://{host}:{port}/  (Ctrl-C stops it)"))
+            supervisor.supervise()
         except KeyboardInterrupt:
-            died = None
+            pass
         finally:
-            _stop(children)
-        if died is not None:
-            raise CommandError(f"{' '.join(died.args[2:5])} exited with code {died.returncode}; stopped the rest")
+            supervisor.stop_all()
 
-    def _worker(self, concurrency: int) -> subprocess.Popen:
-        cmd = [sys.executable, "-m", "celery", "-A", "webui", "worker", "--loglevel=INFO", f"--concurrency={concurrency}"]
-        return subprocess.Popen(cmd, env=os.environ.copy())
-
-    def _server(self, host: str, port: int) -> subprocess.Popen:
-        cmd = [sys.executable, "-m", "daphne", "-b", host, "-p", str(port), "webui.asgi:application"]
-        return subprocess.Popen(cmd, env=os.environ.copy())
-
-    def _wait(self, children: list[subprocess.Popen]) -> subprocess.Popen:
-        # If either process dies, stop the other: half a SchedLab would look up but never run anything.
-        while all(child.poll() is None for child in children):
-            time.sleep(0.5)
-        return next(child for child in children if child.poll() is not None)
+    def _say(self, message: str) -> None:
+        self.stdout.write(message, ending="\n")
+        self.stdout.flush()
 
 
-def _stop(children: list[subprocess.Popen]) -> None:
-    for child in children:
-        if child.poll() is None:
-            child.terminate()
-    deadline = time.monotonic() + 10
-    for child in children:
-        try:
-            child.wait(timeout=max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            child.kill()
+def _raise_keyboard_interrupt(_signum, _frame) -> None:
+    raise KeyboardInterrupt()

@@ -30,6 +30,7 @@ from scheduler_core.model import (
     OwnerReference,
     Scenario,
     SchedulerConfig,
+    SchedulerConfiguration,
     Service,
     Taint,
     Toleration,
@@ -231,10 +232,10 @@ def _random_scenario(seed: int) -> Scenario:
     workloads = [Workload("ReplicaSet", "default", "rs-b", LabelSelector((("app", "b"),)))]
     config = None
     if rng.random() < 0.3:
-        config = SchedulerConfig(plugin_args={"PodTopologySpread": {
+        config = SchedulerConfiguration((SchedulerConfig(plugin_args={"PodTopologySpread": {
             "defaultingType": "List",
             "defaultConstraints": [{"maxSkew": 1, "topologyKey": ZONE, "whenUnsatisfiable": "DoNotSchedule"},
-                                   {"maxSkew": 2, "topologyKey": HOST, "whenUnsatisfiable": "ScheduleAnyway"}]}})
+                                   {"maxSkew": 2, "topologyKey": HOST, "whenUnsatisfiable": "ScheduleAnyway"}]}}),))
     namespaces = {"default": Namespace("default"), "other": Namespace("other")}
     return Scenario(nodes, pods, namespaces, services, workloads, config)
 

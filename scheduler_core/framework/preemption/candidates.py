@@ -1,22 +1,23 @@
 """Finding preemption candidates (DryRunPreemption) and picking one (pickOneNodeForPreemption).
 
 The real Evaluator dry-runs a random-offset sample of the potential nodes in parallel and stops
-once it has enough candidates; SchedLab evaluates every potential node, so the candidates map is
-complete and deterministic.
+once it has enough candidates (at least max(10 %, 100) of them); SchedLab evaluates every potential
+node, so the candidates map is complete and deterministic (identical below 100 potential nodes).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from datetime import datetime
+from typing import Callable, Iterable, Optional, Sequence
 
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import NodeToStatus
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.status import Code, Status, is_success
-from scheduler_core.model import Pod
-from scheduler_core.plugins.default_preemption.victims import (
+from scheduler_core.model import Pod, PodDisruptionBudget
+from scheduler_core.framework.preemption.victims import (
     REASON_NO_VICTIMS,
     Victims,
     has_potential_victims,
@@ -55,7 +56,8 @@ def potential_nodes(nodes: Iterable[NodeInfo], statuses: NodeToStatus) -> list[N
     return [info for info in nodes if statuses.get(info.name).code == Code.UNSCHEDULABLE]
 
 
-def dry_run_preemption(framework: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> DryRun:
+def dry_run_preemption(framework: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo],
+                       pdbs: Sequence[PodDisruptionBudget] = ()) -> DryRun:
     """SelectVictimsOnNode on a clone of each node and of the cycle state."""
     result = DryRun()
     for node_info in nodes:
@@ -63,7 +65,7 @@ def dry_run_preemption(framework: Framework, state: CycleState, pod: Pod, nodes:
             # Same verdict select_victims_on_node would reach, without cloning anything.
             result.node_statuses[node_info.name] = _NO_VICTIMS
             continue
-        victims, status = select_victims_on_node(framework, state.clone(), pod, node_info.clone())
+        victims, status = select_victims_on_node(framework, state.clone(), pod, node_info.clone(), pdbs)
         if is_success(status) and victims is not None and victims.pods:
             result.candidates.append(Candidate(node_info.name, victims))
             continue
@@ -94,8 +96,26 @@ def _fewest_victims(victims: Victims) -> int:
     return -len(victims.pods)
 
 
-# The real fifth criterion, the latest start time of the highest-priority victims, is left out:
-# scenario pods have no start time, so it cannot separate nodes.
+def earliest_start_of_highest_priority(victims: Victims) -> Optional[datetime]:
+    """GetEarliestPodStartTime: among the highest-priority victims, the earliest start. A victim
+    without status.startTime reads ``time.Now()``, later than any recorded start, so the result is
+    the earliest recorded start, or None (``Now``) when none of them has one."""
+    top = max(pod.priority for pod in victims.pods)
+    starts = [pod.start_time for pod in victims.pods if pod.priority == top and pod.start_time is not None]
+    return min(starts) if starts else None
+
+
+def _latest_start(candidates: list[Candidate]) -> list[Candidate]:
+    """The fifth criterion: the node whose highest-priority victims started latest. ``Now``
+    (no start time) is later than any start, and every read of it later than the previous one,
+    so nodes that tie on ``Now`` are the real scheduler's random pick: they all stay."""
+    starts = [earliest_start_of_highest_priority(c.victims) for c in candidates]
+    if any(start is None for start in starts):
+        return [c for c, start in zip(candidates, starts) if start is None]
+    latest = max(starts)
+    return [c for c, start in zip(candidates, starts) if start == latest]
+
+
 SCORE_FUNCS: tuple[ScoreFunc, ...] = (
     _fewest_pdb_violations,
     _lowest_highest_priority,
@@ -105,12 +125,12 @@ SCORE_FUNCS: tuple[ScoreFunc, ...] = (
 
 
 def best_candidates(candidates: list[Candidate]) -> list[Candidate]:
-    """pickOneNodeForPreemption's criteria in order; more than one left means a random pick."""
+    """pickOneNodeForPreemption's five criteria in order; more than one left means a random pick."""
     remaining = list(candidates)
     for score in SCORE_FUNCS:
         if len(remaining) <= 1:
-            break
+            return remaining
         scores = [score(c.victims) for c in remaining]
         best = max(scores)
         remaining = [c for c, s in zip(remaining, scores) if s == best]
-    return remaining
+    return remaining if len(remaining) <= 1 else _latest_start(remaining)

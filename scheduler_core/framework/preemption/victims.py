@@ -15,7 +15,8 @@ from scheduler_core.framework.node_info import NodeInfo, PodInfo
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.status import MaybeStatus, Status, is_success
 from scheduler_core.gosort import sorted_slice
-from scheduler_core.model import Pod
+from scheduler_core.labels import compile_selector
+from scheduler_core.model import Pod, PodDisruptionBudget
 
 REASON_NO_VICTIMS = "No preemption victims found for incoming pod"
 
@@ -43,36 +44,63 @@ def has_potential_victims(node_info: NodeInfo, preemptor: Pod) -> bool:
     return any(may_preempt(info.pod, preemptor) for info in node_info.pods)
 
 
-def more_important(a: PodInfo, b: PodInfo) -> bool:
-    """util.MoreImportantPod as it behaves on scenario pods: higher priority, else always true.
+def started_before(a: Pod, b: Pod) -> bool:
+    """``GetPodStartTime(a).Before(GetPodStartTime(b))``: a pod without status.startTime reads
+    ``time.Now()``, later than any recorded start, and later than the previous ``Now`` read (the
+    comparator reads ``a``'s first): two pods without a start time compare "before" both ways."""
+    if a.start_time is None:
+        return b.start_time is None
+    return b.start_time is None or a.start_time < b.start_time
 
-    Upstream breaks priority ties with ``GetPodStartTime(a).Before(GetPodStartTime(b))``. Scenario
-    pods have no status.startTime, so each call reads ``time.Now()`` for ``a`` and then for ``b``
-    and ``a``'s is the earlier: an equal-priority pair compares "more important" both ways. The
-    comparator is inconsistent, so the order it produces is whatever Go's sort makes of it.
+
+def more_important(a: PodInfo, b: PodInfo) -> bool:
+    """util.MoreImportantPod: higher priority, then the earlier start.
+
+    Pods without status.startTime compare "more important" both ways (see ``started_before``):
+    the comparator is then inconsistent, and the order it produces is whatever Go's sort makes of it.
     """
     if a.pod.priority != b.pod.priority:
         return a.pod.priority > b.pod.priority
-    return True
+    return started_before(a.pod, b.pod)
 
 
 def by_importance(infos: Sequence[PodInfo]) -> list[PodInfo]:
     """The reprieve order: ``sort.Slice(infos, MoreImportantPod)`` as Go computes it.
 
-    Higher priorities come first; the order among equal priorities is the one Go's pdqsort leaves
-    with the always-true tie (reverse node order up to 12 pods, the insertion-sort range; beyond,
-    whatever the partitioning does), reproduced call for call by ``scheduler_core.gosort``.
+    Higher priorities come first; equal priorities by start time, and among pods without one, the
+    order Go's pdqsort leaves with the always-true tie (reverse node order up to 12 pods, the
+    insertion-sort range; beyond, whatever the partitioning does), reproduced call for call by
+    ``scheduler_core.gosort``.
     """
     return sorted_slice(infos, more_important)
 
 
-def split_by_pdb_violation(infos: list[PodInfo]) -> tuple[list[PodInfo], list[PodInfo]]:
+def split_by_pdb_violation(infos: list[PodInfo], pdbs: Sequence[PodDisruptionBudget]
+                           ) -> tuple[list[PodInfo], list[PodInfo]]:
     """filterPodsWithPDBViolation: (violating, non-violating), each in the given order.
 
-    Scenarios carry no PodDisruptionBudget, so no eviction violates one; the split is kept so the
-    reprieve order below reads as the real one does.
-    """
-    return [], list(infos)
+    Each budget's allowance is spent pod by pod in that order; a pod that takes a budget below
+    zero would violate it. Pods without labels, or already listed as disrupted, spend nothing."""
+    allowed = [pdb.disruptions_allowed for pdb in pdbs]
+    matchers = [compile_selector(pdb.selector) if pdb.selector is not None and not pdb.selector.is_empty else None
+                for pdb in pdbs]
+    violating: list[PodInfo] = []
+    non_violating: list[PodInfo] = []
+    for info in infos:
+        pod = info.pod
+        violated = False
+        if pod.labels:
+            for index, pdb in enumerate(pdbs):
+                matcher = matchers[index]
+                if pdb.namespace != pod.namespace or matcher is None or not matcher.matches(pod.labels):
+                    continue
+                if pod.name in pdb.disrupted_pods:
+                    continue
+                allowed[index] -= 1
+                if allowed[index] < 0:
+                    violated = True
+        (violating if violated else non_violating).append(info)
+    return violating, non_violating
 
 
 class _DryRunNode:
@@ -93,15 +121,17 @@ class _DryRunNode:
         return self.framework.run_pre_filter_add_pod(self.state, self.pod, info, self.node_info)
 
     def fits(self) -> MaybeStatus:
-        return self.framework.run_filter(self.state, self.pod, self.node_info)
+        """RunFilterPluginsWithNominatedPods: nominated pods of the node count here too."""
+        return self.framework.run_filter_with_nominated_pods(self.state, self.pod, self.node_info)
 
 
-def select_victims_on_node(framework: Framework, state: CycleState, pod: Pod,
-                           node_info: NodeInfo) -> tuple[Optional[Victims], MaybeStatus]:
+def select_victims_on_node(framework: Framework, state: CycleState, pod: Pod, node_info: NodeInfo,
+                           pdbs: Sequence[PodDisruptionBudget] = ()) -> tuple[Optional[Victims], MaybeStatus]:
     """The victims on ``node_info`` (a clone, as ``state`` is), or the status saying why none work.
 
     UnschedulableAndUnresolvable ``REASON_NO_VICTIMS`` when nothing may be evicted; the first
     rejecting Filter status when the pod does not fit even with every lower-priority pod gone.
+    Pods whose eviction would break a PodDisruptionBudget are reprieved first.
     """
     node = _DryRunNode(framework, state, pod, node_info)
     potential = [info for info in node_info.pods if may_preempt(info.pod, pod)]
@@ -115,7 +145,7 @@ def select_victims_on_node(framework: Framework, state: CycleState, pod: Pod,
     status = node.fits()
     if not is_success(status):
         return None, status
-    violating, non_violating = split_by_pdb_violation(by_importance(potential))
+    violating, non_violating = split_by_pdb_violation(by_importance(potential), pdbs)
     victims: list[PodInfo] = []
     num_violations = 0
     for group in (violating, non_violating):

@@ -1,0 +1,1 @@
+"""The scheduler's backend (pkg/scheduler/backend): the scheduling queue."""

@@ -1,0 +1,66 @@
+"""The nominator (backend/queue/nominator.go): which pending pod is nominated to which node.
+
+A nomination (set by preemption, or carried by a pod as ``status.nominatedNodeName``) reserves
+room: other pods of lower or equal priority are filtered on that node as if the nominee were
+running there (RunFilterPluginsWithNominatedPods).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from scheduler_core.model import Pod
+
+MODE_NOOP = "Noop"
+MODE_OVERRIDE = "Override"
+
+
+@dataclass(frozen=True, slots=True)
+class NominatingInfo:
+    """fwk.NominatingInfo: Override sets the node ("" clears it); Noop keeps the pod's own."""
+
+    nominated_node_name: str = ""
+    mode: str = MODE_OVERRIDE
+
+
+CLEAR_NOMINATED_NODE = NominatingInfo("", MODE_OVERRIDE)
+
+
+class Nominator:
+    def __init__(self, is_assigned: Callable[[Pod], bool]) -> None:
+        self.nominated_pods: dict[str, list[Pod]] = {}  # node -> pods, in nomination order
+        self.nominated_pod_to_node: dict[str, str] = {}  # pod key -> node
+        self._is_assigned = is_assigned  # the pod lister: a bound pod is never nominated
+
+    def add_nominated_pod(self, pod: Pod, nominating: Optional[NominatingInfo]) -> None:
+        """addNominatedPodUnlocked. A nil NominatingInfo is Noop: the pod's own status decides."""
+        self.delete(pod)
+        if nominating is not None and nominating.mode == MODE_OVERRIDE:
+            node = nominating.nominated_node_name
+        else:
+            if not pod.nominated_node_name:
+                return
+            node = pod.nominated_node_name
+        if self._is_assigned(pod):
+            return
+        self.nominated_pod_to_node[pod.key] = node
+        pods = self.nominated_pods.setdefault(node, [])
+        if all(p.key != pod.key for p in pods):
+            pods.append(pod)
+
+    def delete(self, pod: Pod) -> None:
+        node = self.nominated_pod_to_node.pop(pod.key, None)
+        if node is None:
+            return
+        pods = [p for p in self.nominated_pods.get(node, []) if p.key != pod.key]
+        if pods:
+            self.nominated_pods[node] = pods
+        else:
+            self.nominated_pods.pop(node, None)
+
+    def nominated_pods_for_node(self, node: str) -> list[Pod]:
+        return list(self.nominated_pods.get(node, ()))
+
+    def node_of(self, pod: Pod) -> Optional[str]:
+        return self.nominated_pod_to_node.get(pod.key)

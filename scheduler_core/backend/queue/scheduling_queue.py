@@ -1,0 +1,319 @@
+"""The scheduling queue (backend/queue/scheduling_queue.go, the PriorityQueue).
+
+Three places a pending pod can be: activeQ (ready, in QueueSort order), backoffQ (waiting out its
+back-off) and unschedulablePods (waiting for a cluster event that could help). A pod that fails
+goes to unschedulablePods; a cluster event moves it back only when one of the plugins that
+rejected it says, through its queueing hint, that the event may help (QueueingHints, GA). Every
+move is recorded (``moves``) so the run can show why a pod was tried again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum, IntEnum
+from typing import Any, Callable, Optional
+
+from scheduler_core.backend.queue.active_queue import ActiveQueue
+from scheduler_core.backend.queue.backoff_queue import BackoffQueue
+from scheduler_core.backend.queue.clock import LogicalClock
+from scheduler_core.backend.queue.nominator import NominatingInfo, Nominator
+from scheduler_core.backend.queue.queued_pod_info import QueuedPodInfo
+from scheduler_core.backend.queue.unschedulable_pods import UnschedulablePods
+from scheduler_core.framework.cluster_events import ClusterEvent, QueueingHint, QueueingHintFn
+from scheduler_core.framework.node_info import PodInfo
+from scheduler_core.framework.status import Code, MaybeStatus
+from scheduler_core.model import Pod
+
+# The event labels the release logs for moves that are not cluster events (framework/events.go).
+SCHEDULE_ATTEMPT_FAILURE = "ScheduleAttemptFailure"
+BACKOFF_COMPLETE = "BackoffComplete"
+POP_FROM_BACKOFF_Q = "PopFromBackoffQ"
+UNSCHEDULED_POD_ADD = "UnschedulablePodAdd"
+
+
+class QueueName(str, Enum):
+    ACTIVE = "activeQ"
+    BACKOFF = "backoffQ"
+    UNSCHEDULABLE = "unschedulablePods"
+
+
+class Strategy(IntEnum):
+    """queueingStrategy: what an event means for a rejected pod."""
+
+    SKIP = 0
+    AFTER_BACKOFF = 1
+    IMMEDIATELY = 2
+
+
+@dataclass(frozen=True, slots=True)
+class HintFunction:
+    plugin: str
+    fn: Optional[QueueingHintFn]  # None: always QUEUE (defaultQueueingHintFn)
+
+
+# Per profile (schedulerName): each registered event with the plugins' hints for it.
+QueueingHintMap = dict[ClusterEvent, list[HintFunction]]
+
+
+@dataclass(frozen=True, slots=True)
+class QueueMove:
+    """A pod moved into a queue: why (the event's label) and, for a cluster event, the plugins
+    whose hints said it may help."""
+
+    pod: str
+    to: QueueName
+    event: str
+    plugins: tuple[str, ...] = ()
+
+
+PreEnqueueFn = Callable[[Pod], MaybeStatus]
+
+
+@dataclass(frozen=True, slots=True)
+class PreEnqueuePlugin:
+    name: str
+    pre_enqueue: PreEnqueueFn
+
+
+class SchedulingQueue:
+    def __init__(self, clock: LogicalClock, sort_key: Callable[[QueuedPodInfo], tuple],
+                 hint_maps: dict[str, QueueingHintMap], pre_enqueue: dict[str, list[PreEnqueuePlugin]],
+                 initial_backoff_ms: int, max_backoff_ms: int, is_assigned: Callable[[Pod], bool]) -> None:
+        self.clock = clock
+        self.hint_maps = hint_maps
+        self.pre_enqueue = pre_enqueue
+        self.plugin_events = _events_by_plugin(hint_maps)
+        self.backoff = BackoffQueue(clock, initial_backoff_ms, max_backoff_ms, sort_key)
+        self.active = ActiveQueue(sort_key, self.backoff)
+        self.unschedulable = UnschedulablePods()
+        self.nominator = Nominator(is_assigned)
+        self.moves: list[QueueMove] = []  # drained by the run loop into the event stream
+
+    # ------------------------------------------------------------------ adding and popping
+
+    def new_queued_pod_info(self, pod: Pod) -> QueuedPodInfo:
+        return QueuedPodInfo(PodInfo(pod), self.clock.now(), nominated_node_name=pod.nominated_node_name)
+
+    def add(self, pod: Pod) -> None:
+        """A new pending pod (the unscheduled-pod informer's Add)."""
+        self._move_to_active(self.new_queued_pod_info(pod), UNSCHEDULED_POD_ADD, ())
+
+    def pop(self) -> Optional[QueuedPodInfo]:
+        info, from_backoff = self.active.pop()
+        if info is not None and from_backoff:
+            self.moves.append(QueueMove(info.key, QueueName.ACTIVE, POP_FROM_BACKOFF_Q))
+        return info
+
+    def has_work(self) -> bool:
+        return self.active.can_pop()
+
+    def done(self, pod: Pod) -> None:
+        self.active.done(pod.key)
+
+    # ------------------------------------------------------------------ PreEnqueue and the moves
+
+    def _run_pre_enqueue(self, info: QueuedPodInfo) -> None:
+        """runPreEnqueuePlugins: the gating plugin first; the first failure gates the pod."""
+        plugins = self.pre_enqueue.get(info.pod.scheduler_name, [])
+        ordered = sorted(plugins, key=lambda p: p.name != info.gating_plugin) if info.gating_plugin else plugins
+        for plugin in ordered:
+            status = plugin.pre_enqueue(info.pod)
+            if status is not None and status.code != Code.SUCCESS:
+                info.unschedulable_plugins.add(plugin.name)
+                info.gating_plugin = plugin.name
+                info.gating_plugin_events = self.plugin_events.get(plugin.name, [])
+                return
+        info.gating_plugin = ""
+
+    def _move_to_active(self, info: QueuedPodInfo, event: str, plugins: tuple[str, ...],
+                        from_backoff: bool = False) -> bool:
+        """moveToActiveQ: PreEnqueue (unless it ran when the pod entered backoffQ), then activeQ,
+        or unschedulablePods when a PreEnqueue plugin gates the pod."""
+        if not from_backoff:
+            self._run_pre_enqueue(info)
+        if info.gated:
+            if not (self.active.has(info) or self.backoff.has(info) or self.unschedulable.get(info.key)):
+                self.unschedulable.add_or_update(info)
+                self.moves.append(QueueMove(info.key, QueueName.UNSCHEDULABLE, event, plugins))
+            return False
+        if info.initial_attempt_timestamp is None:
+            info.initial_attempt_timestamp = self.clock.now()
+        self.unschedulable.delete(info.key)
+        self.backoff.delete(info)
+        self.active.add(info)
+        self.moves.append(QueueMove(info.key, QueueName.ACTIVE, event, plugins))
+        if event == UNSCHEDULED_POD_ADD:
+            self.nominator.add_nominated_pod(info.pod, None)
+        return True
+
+    def _move_to_backoff(self, info: QueuedPodInfo, event: str, plugins: tuple[str, ...]) -> bool:
+        """moveToBackoffQ: PreEnqueue runs on the way in (SchedulerPopFromBackoffQ)."""
+        self._run_pre_enqueue(info)
+        if info.gated:
+            if self.unschedulable.get(info.key) is None:
+                self.unschedulable.add_or_update(info)
+                self.moves.append(QueueMove(info.key, QueueName.UNSCHEDULABLE, event, plugins))
+            return False
+        self.unschedulable.delete(info.key)
+        self.backoff.add(info)
+        self.moves.append(QueueMove(info.key, QueueName.BACKOFF, event, plugins))
+        return True
+
+    def _requeue(self, info: QueuedPodInfo, strategy: Strategy, event: str, plugins: tuple[str, ...]) -> QueueName:
+        """requeuePodWithQueueingStrategy."""
+        if strategy == Strategy.SKIP:
+            self.unschedulable.add_or_update(info)
+            self.moves.append(QueueMove(info.key, QueueName.UNSCHEDULABLE, event, plugins))
+            return QueueName.UNSCHEDULABLE
+        if strategy == Strategy.AFTER_BACKOFF and self.backoff.is_backing_off(info):
+            return QueueName.BACKOFF if self._move_to_backoff(info, event, plugins) else QueueName.UNSCHEDULABLE
+        return QueueName.ACTIVE if self._move_to_active(info, event, plugins) else QueueName.UNSCHEDULABLE
+
+    # ------------------------------------------------------------------ failures
+
+    def add_unschedulable_if_not_present(self, info: QueuedPodInfo) -> None:
+        """AddUnschedulableIfNotPresent: back from a failed attempt; events seen in flight may
+        send it straight back to backoffQ or activeQ."""
+        try:
+            if self.unschedulable.get(info.key) or self.active.has(info) or self.backoff.has(info):
+                return
+            if not info.unschedulable_plugins and not info.pending_plugins:
+                info.consecutive_errors_count += 1
+            else:
+                info.unschedulable_count += 1
+                info.consecutive_errors_count = 0
+            info.timestamp = self.clock.now()
+            info.backoff_expiration_ms = None
+            strategy, plugins = self._strategy_for_in_flight_pod(info)
+            self._requeue(info, strategy, SCHEDULE_ATTEMPT_FAILURE, plugins)
+        finally:
+            self.done(info.pod)
+
+    def _strategy_for_in_flight_pod(self, info: QueuedPodInfo) -> tuple[Strategy, tuple[str, ...]]:
+        """determineSchedulingHintForInFlightPod."""
+        if not info.unschedulable_plugins and not info.pending_plugins:
+            return Strategy.AFTER_BACKOFF, ()
+        best: tuple[Strategy, tuple[str, ...]] = (Strategy.SKIP, ())
+        for seen in self.active.cluster_events_for_pod(info.key):
+            strategy, plugins = self._worth_requeuing(info, seen.event, seen.old, seen.new)
+            if strategy == Strategy.IMMEDIATELY:
+                return strategy, plugins
+            if strategy == Strategy.AFTER_BACKOFF:
+                best = (strategy, plugins)
+                if not info.pending_plugins:
+                    return best
+        return best
+
+    # ------------------------------------------------------------------ queueing hints
+
+    def _is_event_of_interest(self, event: ClusterEvent) -> bool:
+        if event.is_wildcard:
+            return True
+        return any(event.matches(registered) for hint_map in self.hint_maps.values() for registered in hint_map)
+
+    def _worth_requeuing(self, info: QueuedPodInfo, event: ClusterEvent, old: Any,
+                         new: Any) -> tuple[Strategy, tuple[str, ...]]:
+        """isPodWorthRequeuing: ask the hints of the plugins that rejected the pod."""
+        rejectors = info.rejector_plugins
+        if not rejectors:
+            return Strategy.AFTER_BACKOFF, ()
+        if event.is_wildcard:
+            if isinstance(new, Pod) and new.key != info.key:
+                return Strategy.SKIP, ()
+            return Strategy.AFTER_BACKOFF, ()
+        strategy = Strategy.SKIP
+        queued_by: list[str] = []
+        for registered, hints in self.hint_maps.get(info.pod.scheduler_name, {}).items():
+            if not event.matches(registered):
+                continue
+            for hint in hints:
+                if hint.plugin not in rejectors or _hint(hint, info.pod, old, new) == QueueingHint.QUEUE_SKIP:
+                    continue
+                queued_by.append(hint.plugin)
+                if hint.plugin in info.pending_plugins:
+                    return Strategy.IMMEDIATELY, (hint.plugin,)
+                if not info.pending_plugins:
+                    return Strategy.AFTER_BACKOFF, (hint.plugin,)
+                strategy = Strategy.AFTER_BACKOFF
+        return strategy, tuple(queued_by)
+
+    # ------------------------------------------------------------------ cluster events
+
+    def move_all_to_active_or_backoff(self, event: ClusterEvent, old: Any, new: Any,
+                                      pre_check: Optional[Callable[[Pod], bool]] = None) -> None:
+        """MoveAllToActiveOrBackoffQueue: every unschedulable pod whose rejectors' hints agree."""
+        if not self._is_event_of_interest(event):
+            return
+        candidates = [info for info in self.unschedulable.pod_infos.values() if pre_check is None or pre_check(info.pod)]
+        self._move_pods(candidates, event, old, new)
+
+    def _move_pods(self, infos: list[QueuedPodInfo], event: ClusterEvent, old: Any, new: Any) -> None:
+        """movePodsToActiveOrBackoffQueue."""
+        if not self._is_event_of_interest(event):
+            return
+        for info in infos:
+            if info.gated and not any(event.matches(e) for e in info.gating_plugin_events):
+                continue
+            strategy, plugins = self._worth_requeuing(info, event, old, new)
+            if strategy == Strategy.SKIP:
+                continue
+            self.unschedulable.delete(info.key)
+            self._requeue(info, strategy, event.label, plugins)
+        self.active.add_event_if_any_in_flight(event, old, new)
+
+    def delete(self, pod: Pod) -> None:
+        """Delete: the pod left the pending pods (bound, or deleted)."""
+        self.nominator.delete(pod)
+        info = self.active.get(pod.key)
+        if info is not None:
+            self.active.delete(info)
+            return
+        info = self.backoff.get(pod.key)
+        if info is not None:
+            self.backoff.delete(info)
+            return
+        self.unschedulable.delete(pod.key)
+
+    def flush_backoff_completed(self) -> None:
+        """flushBackoffQCompleted: the pump at each window boundary."""
+        for info in self.backoff.pop_all_backoff_completed():
+            self._move_to_active(info, BACKOFF_COMPLETE, (), from_backoff=True)
+
+    # ------------------------------------------------------------------ nominations and pictures
+
+    def add_nominated_pod(self, pod: Pod, nominating: Optional[NominatingInfo]) -> None:
+        self.nominator.add_nominated_pod(pod, nominating)
+
+    def nominated_pods_for_node(self, node: str) -> list[Pod]:
+        return self.nominator.nominated_pods_for_node(node)
+
+    def queued_info(self, key: str) -> Optional[QueuedPodInfo]:
+        """The pod in activeQ, unschedulablePods or backoffQ (nominatedPodToInfo's lookup);
+        None while it is being scheduled."""
+        return self.active.get(key) or self.unschedulable.get(key) or self.backoff.get(key)
+
+    def where(self) -> dict[QueueName, list[str]]:
+        """The pods in each queue now (activeQ and backoffQ in pop order)."""
+        return {QueueName.ACTIVE: [i.key for i in self.active.list()],
+                QueueName.BACKOFF: [i.key for i in self.backoff.list()],
+                QueueName.UNSCHEDULABLE: list(self.unschedulable.pod_infos)}
+
+
+def _hint(hint: HintFunction, pod: Pod, old: Any, new: Any) -> QueueingHint:
+    """A hint that fails counts as QUEUE, so a pod is never stuck by a hint's error."""
+    if hint.fn is None:
+        return QueueingHint.QUEUE
+    try:
+        return hint.fn(pod, old, new)
+    except Exception:  # noqa: BLE001 - the release treats any hint error as Queue
+        return QueueingHint.QUEUE
+
+
+def _events_by_plugin(hint_maps: dict[str, QueueingHintMap]) -> dict[str, list[ClusterEvent]]:
+    """buildEventMap: the events each plugin registered (a gated pod moves only on its gate's)."""
+    events: dict[str, list[ClusterEvent]] = {}
+    for hint_map in hint_maps.values():
+        for event, hints in hint_map.items():
+            for hint in hints:
+                events.setdefault(hint.plugin, []).append(event)
+    return events

@@ -1,0 +1,82 @@
+"""Cluster events -> the scheduler's cache and queue (pkg/scheduler/eventhandlers.go).
+
+Each handler is what the release's informer callbacks do for the changes a SchedLab run makes:
+a pod gets bound, a victim starts terminating, a victim is removed, a pending pod's nomination is
+written, a volume or claim is written. SchedulerQueueingHints is on (GA), so every event goes
+through MoveAllToActiveOrBackoffQueue and the rejecting plugins' hints.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from scheduler_core.backend.queue import SchedulingQueue
+from scheduler_core.framework.cluster_events import ActionType, ClusterChange, ClusterEvent, EventResource
+from scheduler_core.framework.node_info import Snapshot
+from scheduler_core.model import Pod
+from scheduler_core.resources import pod_requests
+
+ASSIGNED_POD_ADD = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD)
+ASSIGNED_POD_DELETE = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE)
+
+
+class EventHandlers:
+    def __init__(self, queue: SchedulingQueue, snapshot: Snapshot) -> None:
+        self.queue = queue
+        self.snapshot = snapshot
+
+    def pod_bound(self, pod: Pod) -> None:
+        """updatePod for a pod that became assigned: addAssignedPodToCache (the cache already
+        holds it, assumed), then it leaves the scheduling queue (and the nominator)."""
+        self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_ADD, None, pod)
+        self.queue.delete(pod)
+
+    def assigned_pod_updated(self, old: Pod, pod: Pod) -> None:
+        """updateAssignedPodInCache: the cache follows, and each kind of change is an event."""
+        self.snapshot.update_pod(pod)
+        for event in pod_scheduling_properties_change(pod, old):
+            self.queue.move_all_to_active_or_backoff(event, old, pod)
+
+    def assigned_pod_deleted(self, pod: Pod) -> None:
+        """deleteAssignedPodFromCache."""
+        self.snapshot.remove_pod(pod)
+        self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, pod, None)
+
+    def unscheduled_pod_updated(self, old: Pod, pod: Pod) -> None:
+        """updatePodInSchedulingQueue for a status write of a pending pod (its nomination, its
+        PodScheduled condition). It returns at once when the old and new objects carry the same
+        resourceVersion — and the reference runs' in-memory API never changes resourceVersion, so
+        there such writes reach the pod lister (preemption reads the nomination from it) but not
+        the queue: no queue update, no requeue of lower-priority pods when a nomination moves.
+        SchedLab's run follows the reference runs (spec/TIMELINE.md, the corpus)."""
+        return None
+
+    def cluster_changed(self, change: ClusterChange) -> None:
+        """The storage informers' handlers (buildEvtResHandler): straight to the queue."""
+        self.queue.move_all_to_active_or_backoff(change.event, change.old, change.new)
+
+
+def pod_scheduling_properties_change(new: Pod, old: Pod) -> list[ClusterEvent]:
+    """PodSchedulingPropertiesChange: the specific updates, else a general Update."""
+    resource = EventResource.ASSIGNED_POD if new.node_name else EventResource.UNSCHEDULABLE_POD
+    actions = []
+    if new.labels != old.labels:
+        actions.append(ActionType.UPDATE_POD_LABEL)
+    if _scaled_down(new, old):
+        actions.append(ActionType.UPDATE_POD_SCALE_DOWN)
+    if not new.scheduling_gates and old.scheduling_gates:
+        actions.append(ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED)
+    if len(new.tolerations) != len(old.tolerations):
+        actions.append(ActionType.UPDATE_POD_TOLERATION)
+    return [ClusterEvent(resource, action) for action in actions or [ActionType.UPDATE]]
+
+
+def _scaled_down(new: Pod, old: Pod) -> bool:
+    """extractPodScaleDown: a resource request removed or lowered."""
+    before, after = pod_requests(old), pod_requests(new)
+    return any(name not in after or after[name] < amount for name, amount in before.items())
+
+
+def snapshot_of(pod: Pod) -> Pod:
+    """The object as it was before a change (informers hand out old and new versions)."""
+    return copy.copy(pod)

@@ -1,0 +1,322 @@
+"""The scheduler run to the end (scheduler.go's Run + ScheduleOne, spec/TIMELINE.md).
+
+A discrete-event loop on the logical clock: pop the next pod (activeQ, else backoffQ), run its
+scheduling cycle (the same ``Cycle`` the single pass runs), then do what the release does after
+it — the binding and its informer events, or the failure handler (back to the queue, the
+nomination, the preemption carried out). When nothing is queued, time jumps to the next thing that
+happens on its own (the stand-in kubelet removing a victim, a back-off ending); the run ends when
+nothing is left to happen. Everything goes out as one typed event stream.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from typing import Callable, Iterator, Optional
+
+from scheduler_core import names
+from scheduler_core.backend.queue import (
+    MODE_OVERRIDE,
+    HintFunction,
+    LogicalClock,
+    PreEnqueuePlugin,
+    QueuedPodInfo,
+    QueueingHintMap,
+    SchedulingQueue,
+)
+from scheduler_core.eventhandlers import EventHandlers, snapshot_of
+from scheduler_core.events import (
+    AttemptEnd,
+    ClusterChanged,
+    ClusterChangeKind,
+    Event,
+    ExtensionPoint,
+    Payload,
+    QueueMoved,
+    RunEnd,
+    RunStart,
+)
+from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
+from scheduler_core.framework.runtime import Framework
+from scheduler_core.kubelet import StandInKubelet
+from scheduler_core.model import Pod, Scenario
+from scheduler_core.scheduler import TIE_BREAK_FIRST, Cycle, CycleOutcome, Scheduler, fresh_copy
+
+RELEASE = "v1.35.4"
+DELETED = "deleted"
+# Where the logical clock starts, for the timestamps the run writes (deletionTimestamp).
+EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
+MS_PER_SECOND = 1000
+_ENQUEUE_EXTENSION_METHODS = ("pre_enqueue", "pre_filter", "filter", "reserve", "permit")
+# defaultEnqueueExtension: a plugin that says nothing is moved by every kind of event.
+_EVERY_EVENT = tuple(ClusterEventWithHint(ClusterEvent(resource, ActionType.ALL)) for resource in EventResource
+                     if resource not in (EventResource.WILDCARD, EventResource.ASSIGNED_POD, EventResource.UNSCHEDULABLE_POD))
+
+
+class SchedulerLoop:
+    def __init__(self, scenario: Scenario, *, tie_break: str = TIE_BREAK_FIRST, seed: Optional[int] = None,
+                 vectorized: bool = True) -> None:
+        self.scenario = fresh_copy(scenario)
+        _start_running_pods(self.scenario)
+        self.scheduler = Scheduler(self.scenario, tie_break, seed, vectorized)
+        self.snapshot = self.scheduler.snapshot
+        self.clock = LogicalClock()
+        config = self.scenario.config
+        sorter = self.scheduler.framework.profile["queueSort"][0]
+        self.queue = SchedulingQueue(
+            self.clock, sorter.queue_key, {name: _hint_map(fw) for name, fw in self.scheduler.frameworks.items()},
+            {name: _pre_enqueue(fw) for name, fw in self.scheduler.frameworks.items()},
+            (config.pod_initial_backoff_seconds if config else 1) * MS_PER_SECOND,
+            (config.pod_max_backoff_seconds if config else 10) * MS_PER_SECOND,
+            lambda pod: bool(pod.node_name))
+        self.scheduler.nominator = self.queue.nominator
+        for framework in self.scheduler.frameworks.values():
+            framework.nominator = self.queue.nominator
+            preemption = framework.plugin(names.DEFAULT_PREEMPTION)
+            if preemption is not None:
+                preemption.break_ties_in_node_order = True  # the spec's rule for the random pick
+        self.handlers = EventHandlers(self.queue, self.snapshot)
+        self.kubelet = StandInKubelet()
+        self.attempts = 0
+        self.deleted: set[str] = set()
+        # Work the scheduler hands to goroutines — a binding cycle's API calls, a preemption's —
+        # comes back as informer events while the scheduler is already busy with the next pod:
+        # it lands once that pod's attempt is over (at once when nothing else is queued).
+        self._async_work: list[AsyncWork] = []
+
+    # ------------------------------------------------------------------ the run
+
+    def run(self) -> Iterator[Event]:
+        yield self._event(None, ExtensionPoint.RUN_START, RunStart(
+            {pod.key: pod.node_name or None for pod in self._scenario_pods()}, RELEASE))
+        for pod in self._pending_pods():  # created one at a time, in document order
+            self.queue.add(pod)
+        yield from self._moves()
+        while True:
+            if self.queue.has_work():
+                info = self.queue.pop()
+                yield from self._moves()
+                started, self._async_work = self._async_work, []
+                for work in started:
+                    work.begin()
+                yield from self._attempt(info)
+                for work in started:
+                    yield from work.land()
+                continue
+            if self._async_work:
+                started, self._async_work = self._async_work, []
+                for work in started:
+                    work.begin()
+                    yield from work.land()
+                continue
+            wake = self._next_wake()
+            if wake is None:
+                break
+            self.clock.advance_to(wake)
+            yield from self._kubelet_removals()
+            self.queue.flush_backoff_completed()
+            yield from self._moves()
+        yield self._event(None, ExtensionPoint.RUN_END, RunEnd(self.clock.ms, self.attempts, self._final(),
+                                                                self._nominated()))
+
+    def _scenario_pods(self) -> list[Pod]:
+        return [pod for pod in self.scenario.pods if not pod.is_finished]
+
+    def _pending_pods(self) -> list[Pod]:
+        """Pending pods for this scheduler's profiles, gated ones included (they wait in the queue);
+        pods with resource claims are left out, with a notice (DRA allocation is not modelled)."""
+        names_ = self.scenario.scheduler_names
+        return [pod for pod in self._scenario_pods()
+                if not pod.node_name and pod.scheduler_name in names_ and not pod.resource_claims]
+
+    def _next_wake(self) -> Optional[int]:
+        times = [t for t in (self.kubelet.next_removal_ms(), self.queue.backoff.next_window_after()) if t is not None]
+        return min(times) if times else None
+
+    # ------------------------------------------------------------------ one attempt
+
+    def _attempt(self, info: QueuedPodInfo) -> Iterator[Event]:
+        pod = info.pod
+        if pod.is_terminating:  # skipPodSchedule: a pod being deleted is not scheduled
+            self.queue.done(pod)
+            return
+        index = self.attempts
+        self.attempts += 1
+        view = [pod.key, *(queued.key for queued in self.queue.active.list())]
+        cycle = Cycle(self.scheduler, index, pod, queue_view=view, nominated_node=info.nominated_node_name)
+        yield from cycle.run()
+        outcome = cycle.outcome
+        if outcome.node_name is not None:
+            yield from self._bound(info, outcome)
+        else:
+            yield from self._failed(info, outcome)
+
+    def _bound(self, info: QueuedPodInfo, outcome: CycleOutcome) -> Iterator[Event]:
+        """The binding cycle calls Done before PreBind; its writes come back later."""
+        pod = info.pod
+        self.queue.done(pod)
+        yield self._event(pod.key, ExtensionPoint.ATTEMPT_END, AttemptEnd(self.clock.ms, info.attempts))
+        self._async_work.append(AsyncWork(lambda: None, lambda: self._binding_done(pod, outcome.node_name)))
+
+    def _binding_done(self, pod: Pod, node: str) -> Iterator[Event]:
+        """The informer events of a finished binding: PreBind's storage writes, then the pod bound."""
+        yield from self._storage_changes()
+        yield self._cluster(pod.key, ClusterChangeKind.POD_BOUND, node=node)
+        self.handlers.pod_bound(pod)
+        yield from self._moves()
+
+    def _failed(self, info: QueuedPodInfo, outcome: CycleOutcome) -> Iterator[Event]:
+        """handleSchedulingFailure: back to the queue, the nomination, the status patch. A
+        preemption that chose victims already marked its pod as preempting (prepareCandidateAsync
+        does so before PostFilter returns), and its API calls finish after the failure handler."""
+        pod = info.pod
+        to_delete = [victim for victim in outcome.victims if not victim.is_terminating]
+        preemption = self.scheduler.framework_for(pod).plugin(names.DEFAULT_PREEMPTION)
+        if to_delete:
+            preemption.preempting[pod.key] = None
+        info.unschedulable_plugins = set(outcome.unschedulable_plugins) if outcome.rejected else set()
+        info.nominated_node_name = pod.nominated_node_name  # the copy from the informer, before this patch
+        self.queue.add_unschedulable_if_not_present(info)
+        self.queue.add_nominated_pod(pod, outcome.nominating)
+        nominating = outcome.nominating
+        written = nominating.nominated_node_name if nominating and nominating.mode == MODE_OVERRIDE else None
+        victims = sorted(victim.key for victim in outcome.victims)
+        yield self._event(pod.key, ExtensionPoint.ATTEMPT_END, AttemptEnd(self.clock.ms, info.attempts, written, victims))
+        yield from self._moves()
+        if written is not None and written != pod.nominated_node_name:
+            yield from self._patch_nomination(pod, written)
+        if to_delete:
+            node = pod.nominated_node_name
+            nominees: list[Pod] = []
+            self._async_work.append(AsyncWork(
+                lambda: nominees.extend(self._lower_priority_nominees(pod, node)),
+                lambda: self._preempt(pod, preemption, nominees, to_delete)))
+
+    def _patch_nomination(self, pod: Pod, node: str) -> Iterator[Event]:
+        old = snapshot_of(pod)
+        pod.nominated_node_name = node
+        kind = ClusterChangeKind.NOMINATION_SET if node else ClusterChangeKind.NOMINATION_CLEARED
+        yield self._cluster(pod.key, kind, node=node or old.nominated_node_name)
+        self.handlers.unscheduled_pod_updated(old, pod)
+        yield from self._moves()
+
+    # ------------------------------------------------------------------ preemption carried out
+
+    def _lower_priority_nominees(self, preemptor: Pod, node: str) -> list[Pod]:
+        """getLowerPriorityNominatedPods, as the queue answers it: a pod being scheduled right
+        now is not in any queue, so the nominator hands out an empty pod for it, and an empty pod
+        has no nomination to clear (clearNominatedNodeName skips it)."""
+        nominees = []
+        for nominee in self.queue.nominated_pods_for_node(node):
+            queued = self.queue.queued_info(nominee.key)
+            if nominee.priority < preemptor.priority and queued is not None and queued.nominated_node_name:
+                nominees.append(nominee)
+        return nominees
+
+    def _preempt(self, preemptor: Pod, plugin, nominees: list[Pod], to_delete: list[Pod]) -> Iterator[Event]:
+        """prepareCandidateAsync's API calls: lower-priority nominations on the node are cleared,
+        then every victim gets the DisruptionTarget condition and is deleted gracefully (it stays,
+        terminating, until the stand-in kubelet removes it); the last victim is remembered until
+        it is being deleted, then the preemption is over."""
+        for nominee in nominees:
+            yield from self._patch_nomination(nominee, "")
+        plugin.preempting[preemptor.key] = to_delete[-1]
+        deleted = [victim for victim in to_delete if not victim.is_terminating]
+        for victim in deleted:
+            yield from self._delete_gracefully(victim, preemptor)
+        del plugin.preempting[preemptor.key]
+        self.kubelet.mark(deleted, self.clock.ms)
+
+    def _delete_gracefully(self, victim: Pod, preemptor: Pod) -> Iterator[Event]:
+        """PreemptPod: the condition, then a graceful delete (a victim another preemption already
+        deletes — its events had not arrived when this one chose it — is left to that one)."""
+        old = snapshot_of(victim)
+        victim.preempted_by_scheduler = True
+        self.handlers.assigned_pod_updated(old, victim)
+        old = snapshot_of(victim)
+        victim.deletion_timestamp = EPOCH + timedelta(milliseconds=self.clock.ms)
+        self.handlers.assigned_pod_updated(old, victim)
+        yield self._cluster(victim.key, ClusterChangeKind.POD_TERMINATING, node=victim.node_name,
+                            detail=f"preempted by {preemptor.key}")
+        yield from self._moves()
+
+    def _kubelet_removals(self) -> Iterator[Event]:
+        while (victim := self.kubelet.remove_due(self.clock.ms)) is not None:
+            self.handlers.assigned_pod_deleted(victim)
+            self.deleted.add(victim.key)
+            yield self._cluster(victim.key, ClusterChangeKind.POD_REMOVED, node=victim.node_name)
+            yield from self._moves()
+
+    # ------------------------------------------------------------------ storage and the queue's moves
+
+    def _storage_changes(self) -> Iterator[Event]:
+        changes = self.snapshot.cluster_changes
+        while changes:
+            change = changes.pop(0)
+            name = getattr(change.new if change.new is not None else change.old, "key", "") or ""
+            yield self._cluster(name, ClusterChangeKind.STORAGE, detail=change.event.label)
+            self.handlers.cluster_changed(change)
+            yield from self._moves()
+
+    def _moves(self) -> Iterator[Event]:
+        moves = self.queue.moves
+        for move in moves:
+            yield self._event(move.pod, ExtensionPoint.QUEUE_MOVE,
+                              QueueMoved(self.clock.ms, move.to.value, move.event, list(move.plugins)))
+        moves.clear()
+
+    # ------------------------------------------------------------------ events and the end state
+
+    def _event(self, pod: Optional[str], point: ExtensionPoint, payload: Payload) -> Event:
+        return Event(max(self.attempts - 1, 0), pod or "", point, None, payload)
+
+    def _cluster(self, key: str, kind: ClusterChangeKind, node: Optional[str] = None, detail: str = "") -> Event:
+        return self._event(key, ExtensionPoint.CLUSTER, ClusterChanged(self.clock.ms, kind, key, node, detail))
+
+    def _final(self) -> dict[str, Optional[str]]:
+        return {pod.key: DELETED if pod.key in self.deleted else (pod.node_name or None)
+                for pod in sorted(self._scenario_pods(), key=lambda p: p.key)}
+
+    def _nominated(self) -> dict[str, str]:
+        return {pod.key: pod.nominated_node_name for pod in sorted(self._scenario_pods(), key=lambda p: p.key)
+                if not pod.node_name and pod.nominated_node_name}
+
+
+def _start_running_pods(scenario: Scenario) -> None:
+    """Running pods without status.startTime started before the run, in the order they were
+    created (document order); their kubelet wrote the time (experiment)."""
+    running = [pod for pod in scenario.pods if pod.node_name and pod.start_time is None and not pod.is_finished]
+    for offset, pod in enumerate(reversed(running), start=1):
+        pod.start_time = EPOCH - timedelta(seconds=offset)
+
+
+class AsyncWork:
+    """What a goroutine of the scheduler does: it reads the scheduler's state when it starts
+    (``begin``, once the next pod has been popped) and its API writes come back as informer
+    events later (``land``, once that pod's attempt is over)."""
+
+    def __init__(self, begin: Callable[[], None], land: Callable[[], Iterator[Event]]) -> None:
+        self.begin = begin
+        self.land = land
+
+
+def _hint_map(framework: Framework) -> QueueingHintMap:
+    """buildQueueingHintMap: every plugin at PreEnqueue, PreFilter, Filter, Reserve or Permit
+    registers its events (a plugin that declares none is moved by every event)."""
+    hints: QueueingHintMap = {}
+    for plugin in framework.profile.instances.values():
+        if not any(hasattr(plugin, method) for method in _ENQUEUE_EXTENSION_METHODS):
+            continue
+        registrations = plugin.events_to_register() if hasattr(plugin, "events_to_register") else _EVERY_EVENT
+        for registration in registrations:
+            hints.setdefault(registration.event, []).append(HintFunction(plugin.name, registration.hint))
+    return hints
+
+
+def _pre_enqueue(framework: Framework) -> list[PreEnqueuePlugin]:
+    return [PreEnqueuePlugin(plugin.name, plugin.pre_enqueue) for plugin in framework.profile["preEnqueue"]]
+
+
+def run_to_the_end(scenario: Scenario, *, tie_break: str = TIE_BREAK_FIRST, seed: Optional[int] = None,
+                   vectorized: bool = True) -> Iterator[Event]:
+    """The scheduler as it really runs, to the end: the timeline's event stream."""
+    return SchedulerLoop(scenario, tie_break=tie_break, seed=seed, vectorized=vectorized).run()

@@ -1,0 +1,107 @@
+"""What a picture of a pod's volumes needs, as JSON the browser draws (never computes): each
+volume's claim and its state, the bound volume's node affinity and zone labels, the class's
+binding mode and provisioner. Documented in docs/ENGINE_API.md (CycleStart ``volumes``)."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from scheduler_core import quantity
+from scheduler_core.framework.storage import StorageState
+from scheduler_core.model import (
+    ANN_SELECTED_NODE,
+    CLAIM_LOST,
+    LABEL_REGION,
+    LABEL_REGION_BETA,
+    LABEL_ZONE,
+    LABEL_ZONE_BETA,
+    NodeSelector,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    Pod,
+    Volume,
+)
+from scheduler_core.volume import translation
+
+TOPOLOGY_LABELS = (LABEL_ZONE_BETA, LABEL_REGION_BETA, LABEL_ZONE, LABEL_REGION)
+
+CLAIM_MISSING = "missing"
+CLAIM_BOUND = "bound"
+CLAIM_UNBOUND = "unbound"
+CLAIM_PRE_BOUND = "preBound"  # spec.volumeName set, binding not completed
+CLAIM_LOST_STATE = "lost"
+CLAIM_TERMINATING = "terminating"
+
+
+def node_affinity_json(selector: Optional[NodeSelector]) -> Optional[list[list[dict]]]:
+    """Required node affinity as terms (ORed) of requirements (ANDed)."""
+    if selector is None:
+        return None
+    return [[{"key": r.key, "operator": r.operator, "values": list(r.values)} for r in term.match_expressions]
+            + [{"field": r.key, "operator": r.operator, "values": list(r.values)} for r in term.match_fields]
+            for term in selector.terms]
+
+
+def volume_json(volume: PersistentVolume) -> dict:
+    out = {"name": volume.name, "phase": volume.phase, "storageClass": volume.class_name,
+           "accessModes": list(volume.access_modes), "nodeAffinity": node_affinity_json(volume.node_affinity),
+           "topologyLabels": {k: volume.labels[k] for k in TOPOLOGY_LABELS if k in volume.labels},
+           "source": volume.source_kind}
+    if volume.capacity is not None:
+        out["capacityBytes"] = quantity.value(volume.capacity)
+    if volume.csi is not None:
+        out["driver"] = volume.csi.driver
+    plugin = translation.plugin_for(volume.in_tree)
+    if plugin is not None:
+        out["migratesTo"] = plugin.driver_name
+    return out
+
+
+def _claim_state(claim: PersistentVolumeClaim) -> str:
+    if claim.phase == CLAIM_LOST:
+        return CLAIM_LOST_STATE
+    if claim.terminating:
+        return CLAIM_TERMINATING
+    if claim.is_fully_bound:
+        return CLAIM_BOUND
+    return CLAIM_PRE_BOUND if claim.volume_name else CLAIM_UNBOUND
+
+
+def claim_json(claim: PersistentVolumeClaim, storage: StorageState) -> dict:
+    storage_class = storage.storage_class(claim.class_name) if claim.class_name else None
+    out = {"claim": claim.key, "state": _claim_state(claim), "phase": claim.phase,
+           "storageClass": claim.class_name or None, "accessModes": list(claim.access_modes),
+           "bindingMode": storage_class.volume_binding_mode if storage_class else None,
+           "provisioner": storage_class.provisioner if storage_class else None}
+    if claim.storage_request is not None:
+        out["requestBytes"] = quantity.value(claim.storage_request)
+    if ANN_SELECTED_NODE in claim.annotations:
+        out["selectedNode"] = claim.annotations[ANN_SELECTED_NODE]
+    volume = storage.volume(claim.volume_name) if claim.volume_name else None
+    if volume is not None:
+        out["persistentVolume"] = volume_json(volume)
+    elif claim.volume_name:
+        out["missingVolume"] = claim.volume_name
+    return out
+
+
+def pod_volume_json(pod: Pod, volume: Volume, storage: StorageState) -> dict:
+    out: dict = {"volume": volume.name, "kind": volume.kind}
+    claim_name = volume.claim_for(pod.name)
+    if claim_name is not None:
+        claim = storage.claim(pod.namespace, claim_name)
+        out.update(claim_json(claim, storage) if claim is not None
+                   else {"claim": f"{pod.namespace}/{claim_name}", "state": CLAIM_MISSING})
+    plugin = translation.plugin_for(volume.in_tree)
+    if plugin is not None:
+        out["migratesTo"] = plugin.driver_name
+    if volume.csi_driver:
+        out["driver"] = volume.csi_driver
+    return out
+
+
+def pod_volumes_json(pod: Pod, storage: StorageState) -> list[dict]:
+    """The pod's volumes that the volume plugins look at (claims, ephemeral claims, in-tree disks,
+    inline CSI); others (emptyDir, configMap, ...) are left out."""
+    return [pod_volume_json(pod, v, storage) for v in pod.volumes
+            if v.claim_for(pod.name) is not None or v.in_tree is not None or v.csi_driver]

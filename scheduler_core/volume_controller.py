@@ -1,0 +1,141 @@
+"""The stand-in volume controller of ../shared/spec/TIMELINE.md, and API writes of storage objects.
+
+Nothing else acts on the cluster in a run, except these stand-ins for the PV controller and an
+external provisioner, which act at once on what VolumeBinding's PreBind wrote:
+
+- a claim whose volume the scheduler pre-bound (the volume's ``claimRef`` names it) becomes bound
+  to that volume;
+- a claim with the ``volume.kubernetes.io/selected-node`` annotation, of a WaitForFirstConsumer
+  class that provisions, gets a new volume pinned to that node by a required node affinity on
+  ``kubernetes.io/hostname``, and is bound to it;
+- Immediate claims that are unbound stay unbound (nobody provisions them).
+
+Every write goes to the snapshot's storage state (the scheduler's informers) and is appended to
+``snapshot.cluster_changes`` as a ClusterChange, in the order the API server would see the writes,
+for the run loop to hand to the queue's hints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Optional
+
+from scheduler_core.framework.cluster_events import ActionType, ClusterChange, ClusterEvent, EventResource
+from scheduler_core.model import (
+    ANN_BIND_COMPLETED,
+    ANN_BOUND_BY_CONTROLLER,
+    ANN_PROVISIONED_BY,
+    ANN_SELECTED_NODE,
+    BINDING_WAIT_FOR_FIRST_CONSUMER,
+    CLAIM_BOUND,
+    LABEL_HOSTNAME,
+    NOT_SUPPORTED_PROVISIONER,
+    VOLUME_BOUND,
+    VOLUME_PENDING,
+    ClaimRef,
+    CSIPersistentSource,
+    NodeSelector,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    PersistentVolume,
+    PersistentVolumeClaim,
+)
+from scheduler_core.volume import translation
+
+if TYPE_CHECKING:
+    from scheduler_core.framework.node_info import Snapshot
+
+PROVISIONED_NAME_PREFIX = "pvc"  # external-provisioner names a volume pvc-<claim uid>
+
+
+# ---------------------------------------------------------------------- API writes
+
+
+def write_claim(snapshot: "Snapshot", claim: PersistentVolumeClaim) -> None:
+    """Create or update a claim in the API server: the informer sees it, the queue hears of it."""
+    old = snapshot.storage.put_claim(claim)
+    snapshot.cluster_changes.append(_change(EventResource.PERSISTENT_VOLUME_CLAIM, old, claim))
+
+
+def write_volume(snapshot: "Snapshot", volume: PersistentVolume) -> None:
+    old = snapshot.storage.put_volume(volume)
+    snapshot.cluster_changes.append(_change(EventResource.PERSISTENT_VOLUME, old, volume))
+
+
+def _change(resource: EventResource, old, new) -> ClusterChange:
+    action = ActionType.ADD if old is None else ActionType.UPDATE
+    return ClusterChange(ClusterEvent(resource, action), old, new)
+
+
+# ---------------------------------------------------------------------- the controller
+
+
+def settle(snapshot: "Snapshot", claim_keys: list[str]) -> None:
+    """Let the stand-in controllers act on these claims (``namespace/name``), at once."""
+    for key in claim_keys:
+        claim = snapshot.storage.claims.get(key)
+        if claim is None or claim.is_fully_bound:
+            continue
+        volume = _volume_pre_bound_to(snapshot, claim)
+        if volume is None and _should_provision(snapshot, claim):
+            volume = _provision(snapshot, claim)
+        if volume is not None:
+            _bind(snapshot, claim, volume)
+
+
+def _volume_pre_bound_to(snapshot: "Snapshot", claim: PersistentVolumeClaim) -> Optional[PersistentVolume]:
+    """The volume whose claimRef names this claim (the scheduler wrote it at PreBind)."""
+    for volume in snapshot.storage.volumes.values():
+        ref = volume.claim_ref
+        if ref is not None and (ref.namespace, ref.name) == (claim.namespace, claim.name) \
+                and (not ref.uid or ref.uid == claim.uid):
+            return volume
+    return None
+
+
+def _should_provision(snapshot: "Snapshot", claim: PersistentVolumeClaim) -> bool:
+    """A WaitForFirstConsumer claim the scheduler chose a node for, of a class that provisions."""
+    storage_class = snapshot.storage.storage_class(claim.class_name)
+    return (ANN_SELECTED_NODE in claim.annotations and storage_class is not None
+            and storage_class.volume_binding_mode == BINDING_WAIT_FOR_FIRST_CONSUMER
+            and storage_class.provisioner not in ("", NOT_SUPPORTED_PROVISIONER))
+
+
+def _provision(snapshot: "Snapshot", claim: PersistentVolumeClaim) -> PersistentVolume:
+    """The provisioner creates a volume on the selected node, already naming the claim."""
+    storage_class = snapshot.storage.storage_class(claim.class_name)
+    node_name = claim.annotations[ANN_SELECTED_NODE]
+    node_info = snapshot.get(node_name)
+    hostname = node_info.node.labels.get(LABEL_HOSTNAME, node_name) if node_info is not None else node_name
+    plugin = translation.plugin_named(storage_class.provisioner)
+    driver = plugin.driver_name if plugin is not None else storage_class.provisioner  # in-tree names migrate
+    name = _volume_name(snapshot, claim)
+    volume = PersistentVolume(
+        name, annotations={ANN_PROVISIONED_BY: storage_class.provisioner}, capacity=claim.storage_request,
+        access_modes=claim.access_modes, storage_class_name=storage_class.name, volume_mode=claim.volume_mode,
+        volume_attributes_class_name=claim.volume_attributes_class_name,
+        claim_ref=ClaimRef(claim.namespace, claim.name, claim.uid),
+        node_affinity=NodeSelector((NodeSelectorTerm((NodeSelectorRequirement(LABEL_HOSTNAME, "In", (hostname,)),)),)),
+        source_kind="csi", csi=CSIPersistentSource(driver, name), reclaim_policy=storage_class.reclaim_policy,
+        phase=VOLUME_PENDING, doc_index=len(snapshot.storage.volumes))
+    write_volume(snapshot, volume)
+    return volume
+
+
+def _volume_name(snapshot: "Snapshot", claim: PersistentVolumeClaim) -> str:
+    base = f"{PROVISIONED_NAME_PREFIX}-{claim.uid or f'{claim.namespace}-{claim.name}'}"
+    name, suffix = base, 1
+    while name in snapshot.storage.volumes:
+        suffix += 1
+        name = f"{base}-{suffix}"
+    return name
+
+
+def _bind(snapshot: "Snapshot", claim: PersistentVolumeClaim, volume: PersistentVolume) -> None:
+    """The PV controller's bind: the volume's phase, then the claim's volumeName, annotations and
+    status (one update here; the controller writes the claim's spec and status separately)."""
+    if volume.phase != VOLUME_BOUND:
+        write_volume(snapshot, replace(volume, phase=VOLUME_BOUND))
+    annotations = {**claim.annotations, ANN_BIND_COMPLETED: "yes", ANN_BOUND_BY_CONTROLLER: "yes"}
+    write_claim(snapshot, replace(claim, volume_name=volume.name, annotations=annotations, phase=CLAIM_BOUND,
+                                  capacity=volume.capacity))

@@ -1,0 +1,196 @@
+"""The scenario editor in Chromium: CodeMirror (highlighting, folding, search, lint markers from the
+server's problems, typing, Ctrl+S) and the paged Nodes & Pods tables with chips."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.helpers import api_post, create_from_demo, editor_text, expect_editor_text, table_rows
+
+pytestmark = pytest.mark.browser
+
+
+def cluster_text(nodes: int, pods: int) -> str:
+    docs = []
+    for i in range(nodes):
+        docs.append(f"""apiVersion: v1
+kind: Node
+metadata:
+  name: node-{i:03d}
+  labels: {{kubernetes.io/hostname: node-{i:03d}, zone: zone-{"abc"[i % 3]}, pool: pool-{i % 4}, disk: ssd}}
+spec:
+  taints: [{{key: dedicated, value: team-{i % 2}, effect: NoSchedule}}, {{key: spot, effect: PreferNoSchedule}}]
+status: {{allocatable: {{cpu: "8", memory: 32Gi, pods: "110", nvidia.com/gpu: "2"}}}}""")
+    for i in range(pods):
+        docs.append(f"""apiVersion: v1
+kind: Pod
+metadata: {{name: web-{i}, labels: {{app: web, tier: front}}}}
+spec:
+  priority: {100 + i}
+  containers:
+  - {{name: app, resources: {{requests: {{cpu: 500m, memory: 1Gi, nvidia.com/gpu: "1"}}}}}}
+  - {{name: sidecar, resources: {{requests: {{cpu: 100m, memory: 64Mi}}}}}}""")
+    return "\n---\n".join(docs) + "\n"
+
+
+def open_editor(page, text: str) -> int:
+    created = api_post(page, "/api/scenarios", {"name": "editor", "text": text})
+    page.goto(f"{page.base_url}/scenarios/{created['id']}/")
+    expect(page.locator("#validity")).to_contain_text("valid")
+    return created["id"]
+
+
+def test_it_highlights_folds_and_searches_the_yaml(page):
+    create_from_demo(page)
+    editor = page.locator(".code-editor .cm-editor")
+    expect(editor.locator(".cm-foldGutter")).to_be_visible()
+    # Keys and values are told apart by the YAML grammar (differently styled spans).
+    styled = page.evaluate("""() => new Set([...document.querySelectorAll('.cm-line span')].map((s) => getComputedStyle(s).color)).size""")
+    assert styled >= 2
+    # Fold the first document's metadata block, then search.
+    folds = editor.locator(".cm-foldGutter span[title='Fold line']")
+    expect(folds.first).to_be_visible()
+    folds.first.click()
+    expect(editor.locator(".cm-foldPlaceholder")).to_have_count(1)
+    page.locator("#yaml-text").click()
+    page.keyboard.press("Control+f")
+    search = page.locator(".cm-search input[name=search]")
+    expect(search).to_be_focused()
+    page.keyboard.type("maxSkew")
+    page.keyboard.press("Enter")
+    expect(page.locator(".cm-searchMatch-selected")).to_have_count(1)
+    selected = page.evaluate("""async () => {
+        const { EditorView } = await import("/static/vendor/codemirror/codemirror.mjs");
+        const view = EditorView.findFromDOM(document.querySelector(".code-editor .cm-editor"));
+        const range = view.state.selection.main;
+        return view.state.sliceDoc(range.from, range.to);
+    }""")
+    assert selected == "maxSkew"
+
+
+def test_typing_marks_the_text_unsaved_and_ctrl_s_saves_a_version(page):
+    create_from_demo(page)
+    page.locator("#yaml-text").click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("# typed by hand\n")
+    expect(page.locator("#save-status")).to_contain_text("Unsaved changes")
+    page.keyboard.press("Control+s")
+    expect(page.locator("#save-status")).to_have_text("Saved · version 2")
+    page.reload()
+    expect_editor_text(page, re.compile(r"# typed by hand\n$"))
+
+
+def test_a_server_problem_becomes_a_lint_marker_at_its_line_with_the_message(page):
+    create_from_demo(page)
+    text = editor_text(page)
+    line = text.splitlines().index("  - maxSkew: 1") + 1
+    page.locator("#error-list").wait_for(state="attached")
+    # Type the bad value in place, as a person would: select the "1" and type "0".
+    page.evaluate("""async (line) => {
+        const { EditorView } = await import("/static/vendor/codemirror/codemirror.mjs");
+        const view = EditorView.findFromDOM(document.querySelector(".code-editor .cm-editor"));
+        const at = view.state.doc.line(line);
+        view.dispatch({ selection: { anchor: at.to - 1, head: at.to }, scrollIntoView: true });
+        view.focus();
+    }""", line)
+    page.keyboard.type("0")
+    marker = page.locator(".code-editor .cm-lint-marker-error")
+    expect(marker).to_have_count(1)
+    expect(page.locator(f".error-line[data-line='{line}'] .inline-error")).to_contain_text("must be between 1 and")
+    expect(page.locator("#validity")).to_have_text("✗ 1 problem(s)")
+    marker.hover()
+    expect(page.locator(".cm-tooltip-lint")).to_contain_text("maxSkew")
+    page.keyboard.press("Control+z")  # undo: the problem goes away with the next check
+    expect(page.locator("#validity")).to_contain_text("✓ valid")
+    expect(marker).to_have_count(0)
+
+
+def test_the_tables_are_paged_and_show_every_label_taint_request_and_priority(page):
+    open_editor(page, cluster_text(120, 3))
+    page.click("#tab-tables")
+    expect(page.locator("#nodes-table tbody tr")).to_have_count(50)
+    expect(page.locator("#nodes-pager")).to_contain_text("rows 1–50 of 120")
+    first = page.locator("#nodes-table tbody tr").first
+    expect(first.locator("ul.chips li.chip")).to_contain_text([
+        "kubernetes.io/hostname=node-000", "zone=zone-a", "pool=pool-0", "disk=ssd",
+        "dedicated=team-0:NoSchedule", "spot:PreferNoSchedule",
+        "cpu=8", "memory=32Gi", "pods=110", "nvidia.com/gpu=2",
+    ])
+    page.click("#nodes-pager [data-page=next]")
+    expect(page.locator("#nodes-pager")).to_contain_text("rows 51–100 of 120")
+    assert table_rows(page, "#nodes-table")[0] == table_rows(page, "#nodes-table")[0]
+    expect(page.locator("#nodes-table tbody tr").first.locator("input.cell-input").first).to_have_value("node-050")
+    page.fill("#nodes-pager input.page-input", "3")
+    page.press("#nodes-pager input.page-input", "Enter")
+    expect(page.locator("#nodes-table tbody tr")).to_have_count(20)
+    expect(page.locator("#nodes-table tbody tr").first.locator("input.cell-input").first).to_have_value("node-100")
+
+    # An edit on page 3 changes that node's document and keeps the page.
+    labels = page.locator("[data-key='node-100-labels']")
+    labels.fill("zone=zone-z")
+    labels.press("Enter")
+    expect(page.locator("#nodes-pager")).to_contain_text("rows 101–120 of 120")
+    expect_editor_text(page, re.compile(r"name: node-100\n  labels:\n    zone: zone-z\n"))
+
+    pod = page.locator("#pods-table tbody tr").first
+    expect(pod.locator("ul.chips li.chip")).to_contain_text([
+        "app=web", "tier=front", "app: cpu=500m", "app: memory=1Gi", "app: nvidia.com/gpu=1", "sidecar: cpu=100m", "sidecar: memory=64Mi",
+    ])
+    expect(pod.locator("[data-key='pod-0-priority']")).to_have_value("100")
+    # The inputs look like inputs: a visible border on every editable cell.
+    border = page.locator("[data-key='pod-0-priority']").evaluate("el => getComputedStyle(el).borderTopStyle + ' ' + getComputedStyle(el).borderTopColor")
+    assert border.startswith("solid") and "0, 0, 0, 0" not in border
+
+
+def test_the_node_filter_pages_its_matches(page):
+    open_editor(page, cluster_text(120, 1))
+    page.click("#tab-tables")
+    page.fill("#node-filter", "pool-1")
+    page.press("#node-filter", "Enter")
+    expect(page.locator("#nodes-table tbody tr")).to_have_count(30)
+    expect(page.locator("#nodes-pager")).to_have_count(0)  # 30 matches fit one page
+
+
+def test_the_check_shows_its_progress_while_the_server_works(page):
+    create_from_demo(page)
+    release = []
+
+    def slow_validate(route):
+        release.append(route)  # answered below, once the progress line has been seen
+
+    page.route("**/api/validate", slow_validate)
+    page.locator("#yaml-text").click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("# a comment\n")
+    expect(page.locator("#validity")).to_have_class(re.compile(r"\bchecking\b"))
+    expect(page.locator("#validity")).to_contain_text(re.compile(r"checking \d+(\.\d)? KB on the server \(\d+\.\d s\)"))
+    page.wait_for_timeout(100)
+    release[0].continue_()
+    expect(page.locator("#validity")).to_contain_text("✓ valid")
+
+
+def test_the_check_says_what_the_scheduler_leaves_out(page):
+    extra = """
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, namespace: default}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: gated, namespace: default}
+spec:
+  schedulingGates: [{name: example.com/approval}]
+  containers: [{name: app}]
+"""
+    open_editor(page, cluster_text(2, 1) + extra)
+    notices = page.locator("#notice-list > li")
+    expect(notices).to_have_count(2)
+    expect(notices.nth(0)).to_have_text("ignored (the scheduler does not read them): 1 ConfigMap")
+    gated = page.locator("#notice-list li[data-code=scheduling-gated]")
+    expect(gated.locator("summary")).to_contain_text("1 pending pod(s) with scheduling gates")
+    gated.locator("summary").click()
+    expect(gated.locator(".notice-objects li")).to_have_text(["Pod default/gated"])

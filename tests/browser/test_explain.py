@@ -1,0 +1,240 @@
+"""Issue 12: the run view explains — each point tried as a new user would, in Chromium at 1440×900.
+
+Every sentence and number checked here is the engine's: the tests compare what is drawn with the
+run's own events and its /explain answer, never with arithmetic done in the browser.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.helpers import api_post, create_from_demo, expect_editor_text, open_step, start_run, table_rows
+from tests.scheduler_core.builders import node_text, pinned_spec, pod_text
+
+pytestmark = pytest.mark.browser
+
+
+def run_text(page, name: str, text: str) -> int:
+    created = api_post(page, "/api/scenarios", {"name": name, "text": text})
+    page.goto(f"{page.base_url}/scenarios/{created['id']}/")
+    expect(page.locator("#validity")).to_contain_text("✓ valid")
+    return start_run(page)
+
+
+def cycle_events(page, run_id: int, cycle: int = 0) -> list[dict]:
+    return page.request.get(f"{page.base_url}/api/runs/{run_id}/events?cycle={cycle}").json()["events"]
+
+
+def payload(events: list[dict], point: str, plugin: str | None) -> dict:
+    return next(e["payload"] for e in events if e["extensionPoint"] == point and e["plugin"] == plugin)
+
+
+# ---------------------------------------------------------------------------- 1. the first page
+
+
+def test_the_first_page_fits_at_1440_and_every_row_button_takes_its_click(page, snap):
+    long_name = "A scenario with a rather long name to see that it wraps inside its card " * 2
+    api_post(page, "/api/scenarios", {"name": long_name.strip(), "text": "", "description": "x" * 300})
+    page.goto(page.base_url + "/")
+    expect(page.locator("#scenarios-table tbody tr")).to_have_count(5)
+    table = page.locator("#scenarios-table").bounding_box()
+    card = page.locator("section.panel.grow").bounding_box()
+    sidebar = page.locator("aside.side").bounding_box()
+    assert table["x"] + table["width"] <= card["x"] + card["width"] + 0.5
+    assert card["x"] + card["width"] <= sidebar["x"]
+    missed = page.evaluate("""() => [...document.querySelectorAll('#scenarios-table .row-actions > *')].flatMap((b) => {
+        b.scrollIntoView({block: 'center'});
+        const box = b.getBoundingClientRect();
+        const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+        return hit === b || b.contains(hit) ? [] : [`${b.textContent} of ${b.closest('tr').dataset.id} is covered by ${hit && hit.outerHTML.slice(0, 80)}`];
+    })""")
+    assert missed == []
+    labels = page.locator("#scenarios-table .row-actions > *").all_text_contents()
+    assert {"Cluster", "Run", "Fork"} <= set(labels) and len(labels) >= 15
+    page.evaluate("window.scrollTo(0, 0)")
+    snap(page, "scenario-list")
+
+
+# ---------------------------------------------------------------------------- 2. skew bars
+
+
+def test_the_conflicting_example_shows_each_constraints_own_verdict_and_why_nothing_fits(page, snap):
+    create_from_demo(page, "seed_pts_conflict")
+    run_id = start_run(page)
+    open_step(page, run_id, 0, "Filter")
+    why = "zone allows zoneB (node3); node allows node2 (zoneA): no node is allowed by both."
+    expect(page.locator(".cycle-why .explain-text")).to_have_text(why)
+    assert page.request.get(f"{page.base_url}/api/runs/{run_id}/cycles/0/explain").json()["headline"] == why
+
+    zone, node_chart = page.locator(".spread-hard").nth(0), page.locator(".spread-hard").nth(1)
+    expect(zone.locator("p.allowance")).to_have_text("zone allows zoneB (node3)")
+    expect(node_chart.locator("p.allowance")).to_have_text("node allows node2 (zoneA)")
+    # Each chart shows its OWN constraint's verdict: zoneB ✓ although node3 failed the node constraint.
+    expect(zone.locator(".chart text.bartext")).to_have_text(["2 ✗", "1 ✓"])
+    expect(node_chart.locator(".chart text.bartext")).to_have_text(["2 ✗", "1 ✓", "2 ✗"])
+    assert table_rows(page, ".spread-hard[data-topology-key=zone] table.skew-table") == [
+        ["zoneA", "node1, node2", "3", "2", "✗ no"], ["zoneB", "node3", "2", "1", "✓ allowed"]]
+
+    # The drawn bars are the engine's picture, number for number.
+    picture = payload(cycle_events(page, run_id), "PreFilter", "PodTopologySpread")["picture"]
+    for i, constraint in enumerate(picture["constraints"]):
+        drawn = page.locator(f".spread-hard[data-constraint='{i}'] .chart").evaluate("el => ({x: el.data[0].x, y: el.data[0].y})")
+        assert drawn == {"x": [d["value"] for d in constraint["domains"]], "y": [d["skew"] for d in constraint["domains"]]}
+    snap(page, "run-conflict-filter", full_page=True)
+
+
+def test_large_counts_are_drawn_as_the_skew_from_the_minimum(page, snap):
+    nodes = [node_text(f"n{i}", labels=f", zone: z{i}", pods="500") for i in range(3)]
+    running = [pod_text(f"w{i}-{k}", node_name=f"n{i}", cpu="0", labels="{app: web}")
+               for i, count in enumerate([337, 336, 337]) for k in range(count)]
+    spread = """  topologySpreadConstraints:
+  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: web}}}
+"""
+    run_id = run_text(page, "337 336 337", "---\n".join(nodes + running + [pod_text("new", spread, cpu="0", labels="{app: web}")]))
+    open_step(page, run_id, 0, "Filter")
+    chart = page.locator(".spread-hard .chart")
+    expect(chart.locator("text.bartext")).to_have_text(["2 ✗", "1 ✓", "2 ✗"])
+    drawn = chart.evaluate("el => ({y: el.data[0].y, top: el.layout.yaxis.range[1]})")
+    assert drawn["y"] == [2, 1, 2] and drawn["top"] < 10, "the difference is visible, not lost on a 0-400 axis"
+    assert table_rows(page, "table.skew-table") == [["z0", "n0", "337", "2", "✗ no"], ["z1", "n1", "336", "1", "✓ allowed"],
+                                                     ["z2", "n2", "337", "2", "✗ no"]]
+    expect(page.locator(".outcome.pass")).to_contain_text("Bound to n1")
+    expect(page.locator(".cycle-why .explain-text")).to_have_text(
+        "1 of 3 node(s) passed every Filter plugin; rejected: 2 node(s) didn't match pod topology spread constraints (n0, n2).")
+    snap(page, "run-skew-large-counts", full_page=True)
+
+
+# ---------------------------------------------------------------------------- 3. scores and the winner
+
+
+def test_score_opens_on_weighted_and_the_total_step_explains_the_winner(page, snap):
+    create_from_demo(page)
+    run_id = start_run(page)
+    events = cycle_events(page, run_id)
+    open_step(page, run_id, 0, "Score")
+    expect(page.locator("input[name=score-kind][value=weighted]")).to_be_checked()
+    weighted = {p: payload(events, "NormalizeScore", p)["weighted"] for p in
+                [e["plugin"] for e in events if e["extensionPoint"] == "NormalizeScore"]}
+    rows = table_rows(page, "table.scores-table")
+    header = page.locator("table.scores-table thead th").all_text_contents()
+    for row in rows:
+        node_name = row[0].lstrip("★= ")
+        for column, plugin in enumerate(header[1:-1], start=1):
+            assert row[column] == str(weighted[plugin.split(" (")[0]][node_name])
+
+    open_step(page, run_id, 0, "Total")
+    expect(page.locator(".winner-why .explain-text")).to_have_text("node4 beat node3 by 2: NodeResourcesFit +2.")
+    assert ["NodeResourcesFit", "×1", "97", "95", "+2"] in table_rows(page, "table.margin-table")
+    # Plotly loads after the step's tables: wait for the chart to be drawn before reading it.
+    expect(page.locator("[data-chart=totals] .main-svg").first).to_be_visible()
+    stacked = page.locator("[data-chart=totals]").evaluate(
+        "el => ({mode: el.layout.barmode, traces: el.data.map((t) => ({name: t.name, y: t.y, x: t.x}))})")
+    assert stacked["mode"] == "stack"
+    for trace in stacked["traces"]:
+        plugin = trace["name"].split(" ×")[0]
+        assert trace["x"] == [weighted[plugin][n] for n in trace["y"]]
+    totals = payload(events, "Total", None)["totalScores"]
+    labels = page.locator("[data-chart=totals]").evaluate("el => el.layout.annotations.map((a) => a.text)")
+    assert labels == [f"{totals['node3']}", f"{totals['node4']} ★ chosen"]
+    snap(page, "run-total-winner", full_page=True)
+
+
+# ---------------------------------------------------------------------------- 4. Filter reasons
+
+
+def test_filter_reasons_are_grouped_with_counts_and_open_to_their_nodes(page, snap):
+    text = "---\n".join([node_text("a", cpu="1"), node_text("b", taints="{key: gpu, effect: NoSchedule}"), node_text("c", cpu="1"), pod_text("web", cpu="2")])
+    run_id = run_text(page, "no room", text)
+    open_step(page, run_id, 0, "Filter")
+    groups = page.locator("li.reason-group button.reason")
+    expect(groups).to_have_text([re.compile(r"^2\s+Insufficient cpu — NodeResourcesFit$"),
+                                 re.compile(r"^1\s+node\(s\) had untolerated taint\(s\) — TaintToleration$")])
+    expect(page.locator(".failed-scheduling")).to_contain_text("2 Insufficient cpu")
+    groups.first.click()
+    expect(page.locator(".reason-nodes ul.node-chips li")).to_have_text(["a", "c"])
+    expect(page.locator("table.matrix tr.marked")).to_have_count(2)
+    expect(page.locator("table.matrix tr.marked th")).to_have_text([re.compile("a$"), re.compile("c$")])
+    snap(page, "run-filter-reasons", full_page=True)
+
+
+
+
+def test_filter_says_when_pre_filter_narrowed_the_nodes_to_one_that_does_not_exist(page, snap):
+    run_id = run_text(page, "pinned to a ghost", "---\n".join([node_text("a"), node_text("b"), pod_text("web", pinned_spec("ghost"))]))
+    open_step(page, run_id, 0, "Filter")
+    expect(page.locator(".prefilter-notice")).to_have_text(
+        "PreFilter (NodeAffinity) narrowed the nodes to ghost, which is not a node of the cluster: Filter had no node to check.")
+    expect(page.locator("table.matrix")).to_have_count(0)
+    expect(page.locator("li.reason-group button.reason")).to_have_text(
+        [re.compile(r"^2\s+node\(s\) didn't satisfy plugin\(s\) \[NodeAffinity\] — NodeAffinity$")])
+    snap(page, "run-filter-prefilter", full_page=True)
+    page.click("#goto-prefilter")
+    expect(page).to_have_url(re.compile(r"cycle=0&step=PreFilter"))
+    expect(page.locator(".prefilter-why .explain-text")).to_contain_text("narrowed the nodes to ghost")
+
+
+def test_filter_says_when_pre_filter_rejected_the_pod(page):
+    run_id = run_text(page, "conflicting pins", "---\n".join([node_text("a"), node_text("b"), pod_text("web", pinned_spec("a", "b"))]))
+    open_step(page, run_id, 0, "Filter")
+    expect(page.locator("button.step[data-step=Filter]")).to_be_enabled()
+    expect(page.locator(".prefilter-notice")).to_have_text(
+        "PreFilter rejected the pod (NodeAffinity): pod affinity terms conflict; Filter did not run.")
+    expect(page.locator("table.matrix")).to_have_count(0)
+    page.click("#goto-prefilter")
+    expect(page).to_have_url(re.compile(r"step=PreFilter"))
+
+
+# ---------------------------------------------------------------------------- 6. newcomers
+
+
+def test_create_blank_opens_a_small_valid_template(page, snap):
+    page.goto(page.base_url + "/")
+    page.fill("#new-name", "my first scenario")
+    page.click("#new-scenario button[type=submit]")
+    page.wait_for_url(re.compile(r"/scenarios/\d+/$"))
+    expect(page.locator("#validity")).to_have_text("✓ valid · 2 node(s), 1 pod(s), 1 pending")
+    expect_editor_text(page, re.compile(r"^# A small cluster to start from"))
+    snap(page, "editor-blank")
+    start_run(page)
+    expect(page.locator("#cycle-select option")).to_have_text([re.compile(r"cycle 0: default/web → node-a")])
+
+
+def test_demo_descriptions_say_what_each_example_teaches(page):
+    page.goto(page.base_url + "/")
+    descriptions = page.locator("#demo-list .demo-description")
+    expect(descriptions).to_have_count(4)
+    for text in descriptions.all_text_contents():
+        assert len(text) > 80 and "maxSkew" not in text and "Hand-written" not in text and not text.endswith(","), text
+    expect(page.locator("#demo-list li", has_text="conflicting")).to_contain_text("No node satisfies both")
+
+
+def test_arrows_step_even_when_the_cycle_picker_has_focus(page):
+    text = "---\n".join([node_text("a"), node_text("b"), pod_text("one"), pod_text("two")])
+    run_id = run_text(page, "two pods", text)
+    open_step(page, run_id, 0, "PreFilter")
+    page.focus("#cycle-select")
+    page.keyboard.press("ArrowRight")
+    expect(page).to_have_url(re.compile(r"cycle=0&step=Filter"))
+    expect(page.locator("#cycle-select")).to_have_value("0")
+    page.keyboard.press("ArrowLeft")
+    expect(page).to_have_url(re.compile(r"cycle=0&step=PreFilter"))
+    page.keyboard.press("Shift+ArrowRight")
+    expect(page).to_have_url(re.compile(r"cycle=1&step=PreFilter"))
+    expect(page.locator("#cycle-select")).to_have_value("1")
+
+
+def test_the_api_docs_describe_every_operation(page, snap):
+    spec = page.request.get(page.base_url + "/api/openapi.json").json()
+    operations = [op for item in spec["paths"].values() for op in item.values()]
+    assert operations and all(op.get("summary") and op.get("description") for op in operations)
+    page.goto(page.base_url + "/api/docs")
+    expect(page.locator(".opblock-summary-description")).to_have_count(len(operations))
+    explain = page.locator(".opblock-summary-description", has_text="Explain one cycle")
+    explain.click()
+    expect(page.locator(".opblock-description-wrapper", has_text="the winner's margin over the runner-up")).to_be_visible()
+    explain.scroll_into_view_if_needed()
+    page.evaluate("window.scrollBy(0, -120)")
+    snap(page, "api-docs")

@@ -1,0 +1,69 @@
+"""Framework.run_post_filter follows RunPostFilterPlugins (framework/runtime/framework.go)."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import pytest
+
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.interfaces import NodeToStatus, PostFilterResult
+from scheduler_core.framework.profile import Profile
+from scheduler_core.framework.runtime import Framework
+from scheduler_core.framework.status import Code, Status
+from tests.scheduler_core.builders import make_node, make_pod, make_snapshot
+
+
+class Answer:
+    """A PostFilter plugin that answers what it is told and records that it ran."""
+
+    def __init__(self, name: str, status: Optional[Status], result: Optional[PostFilterResult] = None) -> None:
+        self.name = name
+        self.status = status
+        self.result = result
+        self.ran = False
+
+    def post_filter(self, state, pod, statuses):
+        self.ran = True
+        return self.result, self.status
+
+
+def run(*plugins: Answer):
+    snapshot = make_snapshot([make_node("n1")])
+    framework = Framework(Profile({"postFilter": list(plugins)}, {}, 100), snapshot)
+    return framework.run_post_filter(CycleState(), make_pod("p"), NodeToStatus({}, Status(Code.UNSCHEDULABLE)))
+
+
+def test_unschedulable_answers_are_joined_in_plugin_order_and_the_first_rejector_is_named():
+    outcome = run(Answer("A", Status.unschedulable("no new claims to deallocate")),
+                  Answer("B", Status.unschedulable("preemption: 0/1 nodes are available: 1 x.")))
+    assert outcome.status == Status(Code.UNSCHEDULABLE, (
+        "no new claims to deallocate", "preemption: 0/1 nodes are available: 1 x."), "A")
+    assert outcome.message == "no new claims to deallocate, preemption: 0/1 nodes are available: 1 x."
+
+
+def test_a_success_ends_post_filter_and_drops_earlier_reasons():
+    nominated = PostFilterResult(nominated_node_name="n1")
+    later = Answer("C", Status.unschedulable("never asked"))
+    outcome = run(Answer("A", Status.unschedulable("dropped")), Answer("B", None, nominated), later)
+    assert (outcome.status, outcome.result, outcome.message) == (None, nominated, "")
+    assert not later.ran
+
+
+@pytest.mark.parametrize("status, expected", [
+    pytest.param(Status.error("not found"), Status(Code.ERROR, ("not found",), "A"),
+                 id="an error ends post filter with its text alone"),
+    pytest.param(Status.unresolvable("hopeless"), Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("hopeless",), "A"),
+                 id="an unresolvable answer ends post filter with that plugin's status alone"),
+])
+def test_a_hard_failure_stops_the_remaining_plugins(status, expected):
+    later = Answer("B", None, PostFilterResult(nominated_node_name="n1"))
+    outcome = run(Answer("A", status), later)
+    assert outcome.status == expected and outcome.message == expected.message
+    assert not later.ran
+
+
+def test_the_last_nominating_result_is_kept_when_every_plugin_rejects():
+    cleared = PostFilterResult(nominated_node_name="")
+    outcome = run(Answer("A", Status.unschedulable("x"), PostFilterResult()), Answer("B", Status.unschedulable("y"), cleared))
+    assert outcome.result is cleared

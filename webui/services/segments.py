@@ -1,0 +1,122 @@
+"""A run's stored event log: columnar segments (one per cycle) and the names they refer to.
+
+Segments are written by services.execution and read here for every JSON answer (event pages, a
+cycle's events, the websocket, the trace); the browser's run view reads the blobs themselves
+(``GET /api/runs/{id}/segment?cycle=N``) with the names (``GET /api/runs/{id}/names``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from typing import Any, Iterator
+
+from django.db.models import Max, Sum
+from django.db.models.functions import Length
+
+from webui.models import Run, RunSegment
+from webui.services import engine
+
+NAMES_GZIP_LEVEL = 6  # once per run: ~45 KB for 5000 nodes with their labels
+_NAMES = engine.Memo(16)  # run id -> RunNames (the names of a run never change)
+
+
+def names_document(scenario: Any) -> dict[str, Any]:
+    """What the segments' indices refer to: nodes in document order (with labels), pending pods in queue order."""
+    return {
+        "nodes": [{"name": node.name, "labels": dict(node.labels)} for node in scenario.nodes],
+        "pods": [pod.key for pod in scenario.pending_pods],
+    }
+
+
+def names_gz(scenario: Any) -> bytes:
+    body = json.dumps(names_document(scenario), separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return gzip.compress(body, compresslevel=NAMES_GZIP_LEVEL, mtime=0)
+
+
+def run_names_from(document: dict[str, Any]) -> engine.RunNames:
+    return engine.RunNames([node["name"] for node in document["nodes"]], list(document["pods"]))
+
+
+def stored_names_gz(run: Run) -> bytes:
+    """The run's names (gzip JSON). A run stored before they were kept gets them from its version."""
+    if run.names_gz is None:
+        blob = names_gz(engine.load_valid(run.version.text))
+        Run.objects.filter(pk=run.pk, names_gz__isnull=True).update(names_gz=blob)
+        run.names_gz = blob
+    return bytes(run.names_gz)
+
+
+def run_names(run: Run) -> engine.RunNames:
+    names = _NAMES.get(run.pk)
+    if names is None:
+        names = _NAMES.put(run.pk, run_names_from(json.loads(gzip.decompress(stored_names_gz(run)))))
+    return names
+
+
+def remember_names(run_id: int, names: engine.RunNames) -> None:
+    """The writer already has them: readers in the same process need not decompress them again."""
+    _NAMES.put(run_id, names)
+
+
+def decode(row: RunSegment, names: engine.RunNames) -> list[dict[str, Any]]:
+    """The segment's events, each as the API shows it: the engine's JSON plus its seq."""
+    segment = engine.decode_segment(row.blob, names)
+    return [{"seq": segment.first_seq + i, **event} for i, event in enumerate(segment.events)]
+
+
+def events_from(run: Run, since: int, limit: int, whole_segments: bool = False) -> list[dict[str, Any]]:
+    """Up to ``limit`` events with seq >= since, in seq order; with ``whole_segments``, the last
+    segment read is given whole (so a batch ends at a cycle's end), even past the limit."""
+    out: list[dict[str, Any]] = []
+    names = None
+    for row in _segments_from(run.pk, since):
+        names = names or run_names(run)
+        out.extend(event for event in decode(row, names) if event["seq"] >= since)
+        if len(out) >= limit:
+            break
+    return out if whole_segments else out[:limit]
+
+
+def _segments_from(run_id: int, since: int, batch: int = 8) -> Iterator[RunSegment]:
+    """Segments ending after `since`, in order, read a few at a time by plain keyset queries: no
+    server-side cursor is left open on a pooled connection when the reader stops early."""
+    after = since
+    while True:
+        rows = list(RunSegment.objects.filter(run_id=run_id, end_seq__gt=after).order_by("first_seq")[:batch])
+        yield from rows
+        if len(rows) < batch:
+            return
+        after = rows[-1].end_seq
+
+
+def cycle_rows(run_id: int, cycle: int) -> list[RunSegment]:
+    return list(RunSegment.objects.filter(run_id=run_id, cycle=cycle).order_by("first_seq"))
+
+
+def cycle_events(run: Run, cycle: int) -> list[dict[str, Any]]:
+    names = run_names(run)
+    return [event for row in cycle_rows(run.pk, cycle) for event in decode(row, names) if event["cycle"] == cycle]
+
+
+def cycle_blob(run: Run, cycle: int) -> bytes | None:
+    """The stored blob of a cycle (a cycle is one segment; should it span several, they are joined)."""
+    rows = cycle_rows(run.pk, cycle)
+    if not rows:
+        return None
+    if len(rows) == 1:
+        return bytes(rows[0].blob)
+    names = run_names(run)
+    encoder = engine.SegmentEncoder(names, rows[0].first_seq)
+    for event in (e for row in rows for e in decode(row, names)):
+        encoder.add_json(event)
+    return encoder.finish()
+
+
+def stored_event_count(run_id: int) -> int:
+    # Segments are written whole and in order, so the stored seqs are always 0..count-1.
+    return RunSegment.objects.filter(run_id=run_id).aggregate(n=Max("end_seq"))["n"] or 0
+
+
+def stored_bytes(run_id: int) -> int:
+    return RunSegment.objects.filter(run_id=run_id).aggregate(n=Sum(Length("blob")))["n"] or 0
