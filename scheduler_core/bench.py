@@ -83,3 +83,63 @@ def run_benchmark(scenario: Scenario, *, percentage: Optional[int] = None,
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return BenchResult(len(cycle_ms), len(scenario.nodes), running,
                        scheduler.framework.percentage_of_nodes_to_score, total, cycle_ms, peak_kb / 1024)
+
+
+@dataclass(frozen=True)
+class LoopBenchResult:
+    """The scheduler run to the end (`bench --loop`): every attempt, retries and preemption included."""
+
+    attempts: int
+    bound: int
+    pending_at_start: int
+    nodes: int
+    running_pods: int
+    total_s: float
+    attempt_ms: list[float]
+    peak_rss_mb: float
+
+    @property
+    def attempts_per_s(self) -> float:
+        return self.attempts / self.total_s if self.total_s else 0.0
+
+    @property
+    def pods_per_s(self) -> float:
+        """Pods bound per second of the whole run."""
+        return self.bound / self.total_s if self.total_s else 0.0
+
+    def to_json(self) -> dict:
+        median = statistics.median(self.attempt_ms) if self.attempt_ms else 0.0
+        return {"attempts": self.attempts, "bound": self.bound, "pending_at_start": self.pending_at_start,
+                "attempts_per_s": round(self.attempts_per_s, 1), "pods_per_s": round(self.pods_per_s, 1),
+                "median_attempt_ms": round(median, 3), "total_s": round(self.total_s, 2),
+                "peak_rss_mb": round(self.peak_rss_mb, 1)}
+
+    def render(self, name: str) -> str:
+        out = self.to_json()
+        return (f"{name}: {self.nodes} nodes, {self.running_pods} running pods, {self.pending_at_start} pending, "
+                f"run to the end\n  {out['attempts']} attempts ({out['attempts_per_s']}/s), {out['bound']} pods bound "
+                f"({out['pods_per_s']}/s), median {out['median_attempt_ms']} ms per attempt, {out['total_s']} s, "
+                f"peak RSS {out['peak_rss_mb']:.0f} MB")
+
+
+def run_loop_benchmark(scenario: Scenario, *, percentage: Optional[int] = None) -> LoopBenchResult:
+    from scheduler_core.events import ClusterChangeKind
+    from scheduler_core.loop import run_to_the_end
+
+    scenario = fresh_copy(with_percentage(scenario, percentage))
+    running, pending = len(scenario.running_pods), len(scenario.pending_pods)
+    attempt_ms: list[float] = []
+    bound = 0
+    started = time.perf_counter()
+    attempt_started = started
+    for event in run_to_the_end(scenario):
+        point = event.extension_point
+        if point is ExtensionPoint.CYCLE_START:
+            attempt_started = time.perf_counter()
+        elif point is ExtensionPoint.CYCLE_END:
+            attempt_ms.append((time.perf_counter() - attempt_started) * 1000)
+        elif point is ExtensionPoint.CLUSTER and event.payload.kind is ClusterChangeKind.POD_BOUND:
+            bound += 1
+    total = time.perf_counter() - started
+    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return LoopBenchResult(len(attempt_ms), bound, pending, len(scenario.nodes), running, total, attempt_ms, peak_kb / 1024)

@@ -6,6 +6,7 @@ Exit codes: 0 success, 2 invalid input (every problem listed on stderr, no trace
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import Optional, Sequence
 
 from scheduler_core import snapshot
 from scheduler_core.loop import run_to_the_end
-from scheduler_core.report import TimelineReport, render_notices, render_report
+from scheduler_core.report import TimelineReport, render_comparison, render_notices, render_report
 from scheduler_core.scenario import ScenarioInvalid, load_scenario
 from scheduler_core.scheduler import TIE_BREAK_FIRST, TIE_BREAK_RANDOM, simulate
 from scheduler_core.timeline import TimelineBuilder
@@ -46,6 +47,14 @@ def _parser() -> argparse.ArgumentParser:
                        help="override percentageOfNodesToScore (0 = adaptive)")
     bench.add_argument("--limit", type=int, default=None, help="schedule only the first N pending pods")
     bench.add_argument("--json", action="store_true")
+    bench.add_argument("--loop", action="store_true",
+                       help="run the scheduler to the end (queue, retries, preemption): attempts/s and pods bound/s")
+    compare = commands.add_parser("compare", help="two runs to the end side by side: scenarios or configurations")
+    compare.add_argument("scenarios", nargs="+", metavar="SCENARIO", help="A [B]: one scenario with two --config, or two")
+    compare.add_argument("--config", action="append", default=[], metavar="FILE",
+                         help="a KubeSchedulerConfiguration for A, then one for B (replaces the scenario's own)")
+    compare.add_argument("--pod", default=None, help="also compare this pod's weighted scores per node and plugin")
+    compare.add_argument("--json", action="store_true", help="print the comparison as JSON")
     snapshot = commands.add_parser("snapshot", help="write a scenario file from a live cluster (kubeconfig)")
     snapshot.add_argument("-o", "--output", default="-", help="file to write ('-', the default: standard output)")
     snapshot.add_argument("--kubeconfig", default=None, help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
@@ -110,16 +119,45 @@ def run_timeline(args: argparse.Namespace) -> int:
 
 
 def run_bench(args: argparse.Namespace) -> int:
-    from scheduler_core.bench import run_benchmark
+    from scheduler_core.bench import run_benchmark, run_loop_benchmark
 
     scenario = _load(args.scenario)
     if scenario is None:
         return EXIT_INVALID
-    result = run_benchmark(scenario, percentage=args.percentage, limit=args.limit)
+    if args.loop:
+        result = run_loop_benchmark(scenario, percentage=args.percentage)
+    else:
+        result = run_benchmark(scenario, percentage=args.percentage, limit=args.limit)
     if args.json:
         print(json.dumps(result.to_json(), sort_keys=True))
     else:
         print(result.render(args.scenario))
+    return 0
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    from scheduler_core.compare import compare
+
+    if len(args.scenarios) > 2 or len(args.config) not in (0, 2) or (len(args.scenarios) == 1 and len(args.config) != 2):
+        print("error: give two scenarios, or one scenario and two --config files (or two of each)", file=sys.stderr)
+        return EXIT_INVALID
+    paths = args.scenarios * (2 // len(args.scenarios))
+    sides = []
+    for index, path in enumerate(paths):
+        scenario = _load(path)
+        if scenario is None:
+            return EXIT_INVALID
+        if args.config:
+            configured = _load(args.config[index])
+            if configured is None:
+                return EXIT_INVALID
+            scenario = dataclasses.replace(scenario, config=configured.config)
+        sides.append((e.to_json() for e in run_to_the_end(scenario)))
+    result = compare(sides[0], sides[1], pod=args.pod)
+    if args.json:
+        print(json.dumps(result, sort_keys=True))
+    else:
+        print(render_comparison(result))
     return 0
 
 
@@ -149,6 +187,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return run_timeline(args)
         if args.command == "snapshot":
             return run_snapshot(args)
+        if args.command == "compare":
+            return run_compare(args)
         return run_bench(args)
     except BrokenPipeError:
         return 0

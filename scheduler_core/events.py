@@ -53,12 +53,17 @@ class CycleStart:
     # The pod's volumes the volume plugins look at, with their claims' state (volume/pictures.py);
     # left out of the JSON when there are none.
     volumes: list[dict] = field(default_factory=list)
+    # The run to the end only: every queue as the attempt starts (the pod itself is in flight),
+    # {"activeQ": [...], "backoffQ": [...], "unschedulablePods": [...]} in pop order.
+    queues: Optional[dict[str, list[str]]] = None
 
     def to_json(self) -> dict:
         out = {"pod": self.pod, "namespace": self.namespace, "name": self.name, "priority": self.priority,
                "labels": self.labels, "queue": self.queue, "nodeCount": self.node_count, "cycles": self.cycles}
         if self.volumes:
             out["volumes"] = self.volumes
+        if self.queues is not None:
+            out["queues"] = self.queues
         return out
 
 

@@ -142,7 +142,8 @@ class SchedulerLoop:
         index = self.attempts
         self.attempts += 1
         view = [pod.key, *(queued.key for queued in self.queue.active.list())]
-        cycle = Cycle(self.scheduler, index, pod, queue_view=view, nominated_node=info.nominated_node_name)
+        queues = {name.value: keys for name, keys in self.queue.where().items()}
+        cycle = Cycle(self.scheduler, index, pod, queue_view=view, nominated_node=info.nominated_node_name, queues=queues)
         yield from cycle.run()
         outcome = cycle.outcome
         if outcome.node_name is not None:

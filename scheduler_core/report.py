@@ -6,6 +6,7 @@ from typing import Iterable
 
 from scheduler_core.events import Event, ExtensionPoint
 from scheduler_core.model import Scenario
+from scheduler_core.timeline import StoryBuilder
 
 MAX_NODES_LISTED = 20
 
@@ -79,67 +80,18 @@ def render_report(events: Iterable[Event], scenario: Scenario) -> str:
 
 # ---------------------------------------------------------------------- the run to the end
 
-_EVENT_WORDS = {"UnschedulablePodAdd": "created", "AssignedPodAdd": "pod {other} bound",
-                "AssignedPodDelete": "pod {other} deleted", "AssignedPodUpdate": "pod {other} updated"}
-
-
-def _clock(ms: int) -> str:
-    """Minutes:seconds.milliseconds of the run's logical clock (12:00.000 is twelve minutes in)."""
-    return f"{ms // 60000}:{ms // 1000 % 60:02d}.{ms % 1000:03d}"
-
-
 class TimelineReport:
-    """The readable account `timeline` prints without --json: attempts, moves, evictions, bindings."""
+    """The readable account `timeline` prints without --json: the story's sentences, timed."""
 
     def __init__(self) -> None:
-        self.lines: list[str] = []
-        self._cause = ""  # the last cluster change, named in the moves it causes
-        self._attempt: dict = {}
+        self.story = StoryBuilder()
 
     def add(self, event: Event) -> None:
-        point, payload = event.extension_point, event.payload.to_json()
-        if point is ExtensionPoint.CYCLE_START:
-            self._attempt = {"pod": event.pod}
-        elif point is ExtensionPoint.CYCLE_END:
-            self._attempt.update(payload)
-        elif point is ExtensionPoint.ATTEMPT_END:
-            self._attempt_line(payload)
-        elif point is ExtensionPoint.QUEUE_MOVE:
-            self._move_line(event.pod, payload)
-        elif point is ExtensionPoint.CLUSTER:
-            self._cluster_line(event.pod, payload)
-        elif point is ExtensionPoint.RUN_END:
-            self.lines.append(f"{_clock(payload['timeMs'])} run ended after {payload['attempts']} attempt(s)")
+        self.story.add_json(event.to_json())
 
-    def _attempt_line(self, payload: dict) -> None:
-        attempt, when = self._attempt, _clock(payload["timeMs"])
-        if attempt.get("nodeName"):
-            self.lines.append(f"{when} {attempt['pod']} (attempt {payload['attempt']}): scheduled to {attempt['nodeName']}")
-            return
-        why = attempt.get("failedSchedulingMessage") or attempt.get("error") or ""
-        line = f"{when} {attempt['pod']} (attempt {payload['attempt']}): unschedulable — {why}"
-        if payload.get("victims"):
-            line += f" → preempts {', '.join(payload['victims'])} on {payload.get('nominatedNodeName')}"
-        self.lines.append(line)
-
-    def _move_line(self, pod: str, payload: dict) -> None:
-        if payload["event"] == "ScheduleAttemptFailure":
-            return  # said by the attempt's own line
-        reason = _EVENT_WORDS.get(payload["event"], payload["event"]).format(other=self._cause or "?")
-        plugins = f" ({', '.join(payload['plugins'])})" if payload["plugins"] else ""
-        self.lines.append(f"{_clock(payload['timeMs'])} {pod} moved to {payload['queue']}: {reason}{plugins}")
-
-    def _cluster_line(self, pod: str, payload: dict) -> None:
-        self._cause = payload["object"]
-        when, kind, node = _clock(payload["timeMs"]), payload["kind"], payload.get("node")
-        text = {
-            "PodBound": f"{pod} bound to {node}",
-            "PodTerminating": f"{pod} on {node} terminating ({payload.get('detail', '')})",
-            "PodRemoved": f"{pod} removed from {node}",
-            "NominationSet": f"{pod} nominated to {node}",
-            "NominationCleared": f"{pod} nomination to {node} cleared",
-        }.get(kind, f"{payload['object']}: {payload.get('detail', kind)}")
-        self.lines.append(f"{when} {text}")
+    @property
+    def lines(self) -> list[str]:
+        return self.story.lines()
 
 
 def render_timeline(events: Iterable[Event], scenario: Scenario) -> str:
@@ -149,3 +101,23 @@ def render_timeline(events: Iterable[Event], scenario: Scenario) -> str:
     header = [f"{len(scenario.nodes)} node(s), {len(scenario.running_pods)} running pod(s), "
               f"{len(scenario.pending_pods)} pending pod(s)", *render_notices(scenario)]
     return "\n".join([*header, *report.lines])
+
+
+def render_comparison(result: dict) -> str:
+    """`compare` without --json: the summary, the pods that end differently, the first divergence."""
+    lines = [result["summary"]]
+    for row in result["pods"]:
+        if row["a"] != row["b"]:
+            lines.append(f"  {row['pod']}: A {row['a'] or 'Pending'} → B {row['b'] or 'Pending'}")
+    split = result["firstDivergence"]
+    if split is not None:
+        lines.append(f"The runs part at attempt {split['index']}: "
+                     f"A {split['a']['text'] if split['a'] else '(no attempt)'} | B {split['b']['text'] if split['b'] else '(no attempt)'}")
+    scores = result.get("scores")
+    if scores:
+        lines.append(f"Weighted scores of {scores['pod']} (A → B):")
+        for node in scores["nodes"]:
+            cells = [f"{plugin} {v['a']}→{v['b']}" for plugin, v in node["plugins"].items() if v["a"] != v["b"]]
+            total = node["total"]
+            lines.append(f"  {node['node']}: total {total['a']}→{total['b']}" + (f" ({', '.join(cells)})" if cells else ""))
+    return "\n".join(lines)

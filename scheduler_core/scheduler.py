@@ -157,7 +157,7 @@ class Cycle:
     """One scheduling cycle of one pod; ``run`` yields its events and leaves ``outcome``."""
 
     def __init__(self, scheduler: Scheduler, index: int, pod: Pod, queue_view: Optional[list[str]] = None,
-                 nominated_node: Optional[str] = None) -> None:
+                 nominated_node: Optional[str] = None, queues: Optional[dict[str, list[str]]] = None) -> None:
         self.scheduler = scheduler
         self.fw = scheduler.framework_for(pod)
         self.snapshot = scheduler.snapshot
@@ -165,6 +165,7 @@ class Cycle:
         self.pod = pod
         self.state = CycleState()
         self.queue_view = queue_view if queue_view is not None else scheduler.queue_keys[index:]
+        self.queues = queues  # the run to the end's three queues as the attempt starts
         # status.nominatedNodeName as the queue's copy of the pod has it (the run passes it: that
         # copy can be older than the pod itself); a single pass reads the pod's own.
         self.nominated_node = pod.nominated_node_name if nominated_node is None else nominated_node
@@ -213,7 +214,7 @@ class Cycle:
         yield self.event(ExtensionPoint.CYCLE_START, None, CycleStart(
             pod.key, pod.namespace, pod.name, pod.priority, dict(pod.labels), queue,
             len(self.snapshot.node_infos), len(self.scheduler.queue),
-            pod_volumes_json(pod, self.snapshot.storage) if pod.volumes else []))
+            pod_volumes_json(pod, self.snapshot.storage) if pod.volumes else [], self.queues))
         sorter = self.fw.profile["queueSort"][0]
         yield self.event(ExtensionPoint.QUEUE_SORT, sorter.name, QueueSortResult(queue))
 

@@ -6,7 +6,7 @@ a timeline from stored events exactly as the CLI builds it from live ones.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Optional
 
 from scheduler_core.events import Event, ExtensionPoint
 
@@ -62,4 +62,127 @@ def timeline_summary(events: Iterable[Event]) -> dict:
     builder = TimelineBuilder()
     for event in events:
         builder.add(event)
+    return builder.summary()
+
+
+# How a queue move's cause reads ({other}: the object of the last cluster change).
+_EVENT_WORDS = {"UnschedulablePodAdd": "created", "AssignedPodAdd": "pod {other} bound",
+                "AssignedPodDelete": "pod {other} deleted", "AssignedPodUpdate": "pod {other} updated"}
+
+
+def clock_text(ms: int) -> str:
+    """Minutes:seconds.milliseconds of the run's logical clock (12:00.000 is twelve minutes in)."""
+    return f"{ms // 60000}:{ms // 1000 % 60:02d}.{ms % 1000:03d}"
+
+
+class StoryBuilder:
+    """What the run view draws for a run to the end, from the same stream: every attempt with its
+    time, the pod's attempt number and outcome; every queue move (which event, which plugins'
+    hints); every change to the cluster (bindings, victims terminating and removed, nominations).
+    ``cycle`` on a move or a change is the attempt it followed (-1: before the first). Each item
+    carries ``text``, the sentence `timeline` prints for it (the browser shows it as it is), and
+    ``entries`` lists every item in stream order as (kind, index)."""
+
+    def __init__(self) -> None:
+        self.attempts: list[dict[str, Any]] = []
+        self.moves: list[dict[str, Any]] = []
+        self.changes: list[dict[str, Any]] = []
+        self.entries: list[tuple[str, int]] = []
+        self.end: dict[str, Any] = {}
+        self._cause = ""  # the object of the last cluster change, named in the moves it causes
+
+    def add_json(self, event: dict) -> None:
+        point = ExtensionPoint(event["extensionPoint"])
+        payload = event["payload"]
+        if point is ExtensionPoint.CYCLE_START:
+            self.attempts.append({"cycle": event["cycle"], "pod": payload["pod"], "priority": payload["priority"],
+                                  "nodeName": None})
+        elif point is ExtensionPoint.CYCLE_END and self.attempts:
+            TimelineBuilder._cycle_end(self.attempts[-1], payload)
+            if "timeMs" not in self.attempts[-1]:  # a single pass has no AttemptEnd
+                self.attempts[-1]["text"] = _attempt_text(self.attempts[-1], None)
+        elif point is ExtensionPoint.ATTEMPT_END and self.attempts:
+            attempt = self.attempts[-1]
+            attempt["timeMs"], attempt["attempt"] = payload["timeMs"], payload["attempt"]
+            attempt["time"] = clock_text(payload["timeMs"])
+            TimelineBuilder._attempt_end(attempt, payload)
+            attempt["text"] = _attempt_text(attempt, payload["attempt"])
+            self.entries.append(("attempt", len(self.attempts) - 1))
+        elif point is ExtensionPoint.QUEUE_MOVE:
+            self._move(event["pod"], payload)
+        elif point is ExtensionPoint.CLUSTER:
+            self._cause = payload["object"]
+            self.changes.append({"cycle": self._after(), "pod": event["pod"], **payload,
+                                 "time": clock_text(payload["timeMs"]), "text": _change_text(event["pod"], payload)})
+            self.entries.append(("change", len(self.changes) - 1))
+        elif point is ExtensionPoint.RUN_END:
+            self.end = payload
+
+    def _move(self, pod: str, payload: dict) -> None:
+        reason = _EVENT_WORDS.get(payload["event"], payload["event"]).format(other=self._cause or "?")
+        plugins = f" ({', '.join(payload['plugins'])})" if payload["plugins"] else ""
+        self.moves.append({"cycle": self._after(), "pod": pod, **payload, "time": clock_text(payload["timeMs"]),
+                           "text": f"{pod} moved to {payload['queue']}: {reason}{plugins}"})
+        if payload["event"] != "ScheduleAttemptFailure":  # said by the attempt's own sentence
+            self.entries.append(("move", len(self.moves) - 1))
+
+    def _after(self) -> int:
+        return self.attempts[-1]["cycle"] if self.attempts else -1
+
+    def lines(self) -> list[str]:
+        """The readable account: one timed sentence per entry, then the end."""
+        items = {"attempt": self.attempts, "move": self.moves, "change": self.changes}
+        out = [f"{items[kind][i]['time']} {items[kind][i]['text']}" for kind, i in self.entries]
+        if self.end:
+            out.append(f"{clock_text(self.end['timeMs'])} {self._end_text()}")
+        return out
+
+    def _end_text(self) -> str:
+        return f"run ended after {self.end['attempts']} attempt(s)"
+
+    def _outcome_text(self) -> str:
+        """The end in one sentence: who is still pending, who is nominated where."""
+        if not self.end:
+            return "The run has not ended yet."
+        pending = [pod for pod, node in sorted(self.end["final"].items()) if node is None]
+        nominated = [f"{pod} → {node}" for pod, node in sorted(self.end["nominated"].items())]
+        parts = [f"At {clock_text(self.end['timeMs'])} the {self._end_text()}.",
+                 f"Still pending: {', '.join(pending)}." if pending else "Every pod is placed."]
+        if nominated:
+            parts.append(f"Nominated: {', '.join(nominated)}.")
+        return " ".join(parts)
+
+    def summary(self) -> dict:
+        return {"attempts": self.attempts, "moves": self.moves, "changes": self.changes,
+                "entries": [{"kind": kind, "index": i} for kind, i in self.entries],
+                "final": dict(sorted((self.end.get("final") or {}).items())),
+                "nominated": dict(sorted((self.end.get("nominated") or {}).items())),
+                "timeMs": self.end.get("timeMs"), "finished": bool(self.end), "outcome": self._outcome_text()}
+
+
+def _attempt_text(attempt: dict, number: Optional[int]) -> str:
+    which = f"{attempt['pod']} (attempt {number})" if number is not None else attempt["pod"]
+    if attempt.get("nodeName"):
+        return f"{which}: scheduled to {attempt['nodeName']}"
+    text = f"{which}: unschedulable — {attempt.get('failedSchedulingMessage', '')}"
+    if attempt.get("victims"):
+        text += f" → preempts {', '.join(attempt['victims'])} on {attempt.get('nominatedNodeName')}"
+    return text
+
+
+def _change_text(pod: str, payload: dict) -> str:
+    node = payload.get("node")
+    return {
+        "PodBound": f"{pod} bound to {node}",
+        "PodTerminating": f"{pod} on {node} terminating ({payload.get('detail', '')})",
+        "PodRemoved": f"{pod} removed from {node}",
+        "NominationSet": f"{pod} nominated to {node}",
+        "NominationCleared": f"{pod} nomination to {node} cleared",
+    }.get(payload["kind"], f"{payload['object']}: {payload.get('detail', payload['kind'])}")
+
+
+def run_story(events_json: Iterable[dict]) -> dict:
+    builder = StoryBuilder()
+    for event in events_json:
+        builder.add_json(event)
     return builder.summary()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+from typing import Literal
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
@@ -282,12 +283,13 @@ def scenario_nodes(request: HttpRequest, scenario_id: int, version: int | None =
 
 
 @scenario_router.post("/{int:scenario_id}/runs", response={201: schemas.RunOut, **ERRORS, 429: schemas.ErrorOut}, summary="Start a run")
-def run_create(request: HttpRequest, scenario_id: int):
+def run_create(request: HttpRequest, scenario_id: int, mode: Query[Literal["timeline", "single"]] = "timeline"):
     """Queues a scheduling run of the latest version; 400 when it does not validate, 429 when you have too many runs
-    queued.
+    queued. `mode=timeline` (the default) runs the scheduler to the end — queue, retries, preemption carried out;
+    `mode=single` gives each pending pod one cycle in queue order (the trace's single pass).
     """
     scenario = access.runnable_scenario(request.auth, scenario_id)
-    run = runs.start(request.auth, scenario)
+    run = runs.start(request.auth, scenario, mode)
     objects.warm(run.version_id)  # its run view asks for the node labels: have them ready
     return Status(201, presenters.run(run))
 
@@ -426,6 +428,17 @@ def run_cycle_explain(request: HttpRequest, run_id: int, cycle: int):
     """
     run = access.readable_run(request.auth, run_id)
     return presenters.explanation(events.explanation(run, cycle))
+
+
+@run_router.get("/{int:run_id}/timeline", response={200: dict, **ERRORS}, summary="The run's attempts, queue moves and cluster changes")
+def run_timeline(request: HttpRequest, run_id: int):
+    """Every attempt (`cycle`, `pod`, `attempt`, `timeMs`, `nodeName` or `failedSchedulingMessage`, the nomination it
+    wrote, its preemption's `victims`), every queue move (`pod`, `queue`, `event`, `plugins`: whose queueing hints let it
+    through) and every cluster change (`kind`: PodBound, PodTerminating, PodRemoved, NominationSet/Cleared, Storage),
+    each with the `cycle` it followed; then `final` placements and remaining `nominated` pods. A single-pass run has
+    attempts only.
+    """
+    return events.story(access.readable_run(request.auth, run_id))
 
 
 @run_router.get("/{int:run_id}/trace", response={200: dict, **ERRORS}, summary="Download the run's trace")

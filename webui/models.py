@@ -65,13 +65,20 @@ class RunStatus(models.TextChoices):
 FINISHED_STATUSES = (RunStatus.SUCCEEDED, RunStatus.FAILED, RunStatus.CANCELLED)
 
 
+class RunMode(models.TextChoices):
+    TIMELINE = "timeline"  # the scheduler run to the end: queue, retries, preemption carried out
+    SINGLE = "single"  # one cycle per pending pod in queue order (the trace's single pass)
+
+
 class Run(Owned):
     """Owner fields and client_address say who started the run (the queued-runs limits count them)."""
 
     version = models.ForeignKey(ScenarioVersion, on_delete=models.CASCADE, related_name="runs")
     status = models.CharField(max_length=16, choices=RunStatus.choices, default=RunStatus.QUEUED, db_index=True)
-    cycle = models.PositiveIntegerField(default=0)  # cycles finished so far
-    cycles = models.PositiveIntegerField(default=0)  # cycles the run will have (pending pods)
+    mode = models.CharField(max_length=16, choices=RunMode.choices, default=RunMode.TIMELINE)
+    cycle = models.PositiveIntegerField(default=0)  # cycles (attempts) finished so far
+    # Cycles the run will have: the pending pods (a timeline may retry them, so at least that many).
+    cycles = models.PositiveIntegerField(default=0)
     event_count = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True, default="")
     attempts = models.PositiveIntegerField(default=0)

@@ -58,6 +58,7 @@ def run(run: Run) -> schemas.RunOut:
         scenario=run.version.scenario_id,
         version=run.version.number,
         status=run.status,
+        mode=run.mode,
         progress=schemas.ProgressOut(cycle=run.cycle, cycles=run.cycles),
         error=run.error,
         attempts=run.attempts,

@@ -122,6 +122,7 @@ class RunOut(Schema):
     scenario: int
     version: int
     status: str
+    mode: str  # timeline (run to the end) or single (one cycle per pending pod)
     progress: ProgressOut
     error: str
     attempts: int

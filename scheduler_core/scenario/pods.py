@@ -140,35 +140,34 @@ def has_priority(obj: Field) -> bool:
 
 
 def _scheduling_gates(spec: Field) -> tuple[str, ...]:
-    names: list[str] = []
-    for item in spec.get_list("schedulingGates"):
-        if not item.expect_map():
-            continue
-        name_field = _required(item, "name")
-        name = name_field.as_str() if name_field is not None else ""
-        if name and check(name_field, name, is_qualified_name(name)):
-            if name in names:
-                name_field.error(f'Duplicate value: "{name}"')
-            names.append(name)
-    return tuple(names)
+    return tuple(name for _, name in _named_items(spec, "schedulingGates", is_qualified_name))
 
 
 def _resource_claims(spec: Field) -> tuple[str, ...]:
     """spec.resourceClaims: each a DNS label name and exactly one source (validatePodResourceClaim)."""
-    names: list[str] = []
+    claims = _named_items(spec, "resourceClaims", is_dns1123_label)
     for item in spec.get_list("resourceClaims"):
+        if item.value is None or not isinstance(item.value, dict):
+            continue  # already reported by _named_items
+        sources = [key for key in ("resourceClaimName", "resourceClaimTemplateName") if item.get_str(key)]
+        if len(sources) != 1:
+            item.error("must specify one of: `resourceClaimName`, `resourceClaimTemplateName`")
+    return tuple(name for _, name in claims)
+
+
+def _named_items(spec: Field, key: str, is_valid_name) -> list[tuple[Field, str]]:
+    """A list of maps keyed by a required, valid, unique `name` (as the API server checks them)."""
+    found: list[tuple[Field, str]] = []
+    for item in spec.get_list(key):
         if not item.expect_map():
             continue
         name_field = _required(item, "name")
         name = name_field.as_str() if name_field is not None else ""
-        if name and check(name_field, name, is_dns1123_label(name)):
-            if name in names:
+        if name and check(name_field, name, is_valid_name(name)):
+            if any(name == seen for _, seen in found):
                 name_field.error(f'Duplicate value: "{name}"')
-            names.append(name)
-        sources = [key for key in ("resourceClaimName", "resourceClaimTemplateName") if item.get_str(key)]
-        if len(sources) != 1:
-            item.error("must specify one of: `resourceClaimName`, `resourceClaimTemplateName`")
-    return tuple(names)
+            found.append((item, name))
+    return found
 
 
 # ---------------------------------------------------------------------- lifecycle

@@ -116,6 +116,7 @@ export const api = {
   cycles: (id) => request("GET", `/api/runs/${id}/cycles`),
   cycleEvents: (id, cycle) => request("GET", `/api/runs/${id}/events?cycle=${cycle}`),
   explain: (id, cycle) => request("GET", `/api/runs/${id}/cycles/${cycle}/explain`),
+  timeline: (id) => request("GET", `/api/runs/${id}/timeline`),
   segment: (id, cycle) => requestBinary(`/api/runs/${id}/segment?cycle=${cycle}`),
   runNames: (id) => request("GET", `/api/runs/${id}/names`),
   trace: (id) => request("GET", `/api/runs/${id}/trace`),

@@ -7,12 +7,14 @@ import { defaultTopologyKey, FAIL } from "./steps/common.js";
 const PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f",
   "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d", "#31a354", "#756bb1", "#636363"];
 const NO_VALUE = "(none)";
+const DELETED = "deleted"; // a run to the end's final place of a preemption victim
 const COLLAPSE_NODES = 40; // a domain with more nodes starts collapsed
 const MAX_NODES_DRAWN = 400; // per opened domain
 
 /**
- * placements: Map(pod "ns/name" -> node name | null) from a run's trace (bound by the run, or
- * left unschedulable); pods without a node and not placed stay in the queue lane.
+ * placements: Map(pod "ns/name" -> node name | null | "deleted") from a run (bound by the run, left
+ * unschedulable, or evicted by its preemption), with .nominated: Map(pod -> node) for a run to the
+ * end; pods without a node and not placed stay in the queue lane.
  */
 export function clusterLayout(nodes, pods, groupKey, placements = new Map()) {
   const byNode = new Map(nodes.map((n) => [n.name, { ...n, pods: [] }]));
@@ -21,8 +23,13 @@ export function clusterLayout(nodes, pods, groupKey, placements = new Map()) {
     const id = `${pod.namespace}/${pod.name}`;
     const placed = placements.get(id);
     const nodeName = pod.nodeName || placed || "";
-    const entry = { ...pod, id, boundByRun: !pod.nodeName && Boolean(placed), unschedulable: !pod.nodeName && placements.has(id) && !placed };
-    if (nodeName && byNode.has(nodeName)) byNode.get(nodeName).pods.push(entry);
+    const evicted = placed === DELETED;
+    const entry = {
+      ...pod, id, evicted, nominatedTo: placements.nominated?.get(id) ?? "",
+      boundByRun: !pod.nodeName && Boolean(placed) && !evicted, unschedulable: !pod.nodeName && placements.has(id) && !placed,
+    };
+    if (evicted && pod.nodeName && byNode.has(pod.nodeName)) byNode.get(pod.nodeName).pods.push(entry);
+    else if (nodeName && byNode.has(nodeName) && !evicted) byNode.get(nodeName).pods.push(entry);
     else if (!pod.nodeName) pending.push(entry);
   }
   pending.sort((a, b) => (Number(b.priority) || 0) - (Number(a.priority) || 0)); // stable: document order within a priority
@@ -124,10 +131,10 @@ function nodeCard(node, colours, colorKey) {
 
 function podChip(pod, colours, colorKey) {
   const value = pod.labels[colorKey] ?? NO_VALUE;
-  const chip = h(`span.pod${pod.boundByRun ? ".bound" : ""}${pod.unschedulable ? ".unschedulable" : ""}`, {
-    title: `${pod.id}\n${colorKey}=${value}${pod.priority !== "" ? `\npriority ${pod.priority}` : ""}${pod.boundByRun ? "\nplaced by the run" : ""}${pod.unschedulable ? "\nunschedulable in the run" : ""}`,
+  const chip = h(`span.pod${pod.boundByRun ? ".bound" : ""}${pod.unschedulable ? ".unschedulable" : ""}${pod.evicted ? ".evicted" : ""}`, {
+    title: `${pod.id}\n${colorKey}=${value}${pod.priority !== "" ? `\npriority ${pod.priority}` : ""}${pod.boundByRun ? "\nplaced by the run" : ""}${pod.unschedulable ? "\nunschedulable in the run" : ""}${pod.evicted ? "\nevicted by the run's preemption" : ""}${pod.nominatedTo ? `\nnominated to ${pod.nominatedTo}` : ""}`,
     dataset: { pod: pod.id },
-  }, pod.unschedulable ? `${FAIL} ${pod.name}` : pod.boundByRun ? `★ ${pod.name}` : pod.name);
+  }, pod.evicted ? `✕ ${pod.name}` : pod.unschedulable ? `${FAIL} ${pod.name}${pod.nominatedTo ? ` ⇢ ${pod.nominatedTo}` : ""}` : pod.boundByRun ? `★ ${pod.name}` : pod.name);
   chip.style.borderLeftColor = colours.get(value);
   return chip;
 }

@@ -31,6 +31,14 @@ export async function mountClusterView(container, { scenarioId, version, text = 
 }
 
 async function runPlacements(runId) {
+  // A run to the end says where every pod ended: placed, still pending (maybe nominated), or
+  // deleted as a preemption victim.
+  const story = await api.timeline(runId).catch(() => null);
+  if (story?.mode === "timeline" && story.finished) {
+    const placements = new Map(Object.entries(story.final));
+    placements.nominated = new Map(Object.entries(story.nominated));
+    return placements;
+  }
   const placements = new Map();
   // The cycle index (pod, nodeName per cycle) is small; the trace summary is the fallback.
   const cycles = await api.cycles(runId).catch((error) => (error.status === 404 ? null : Promise.reject(error)));

@@ -1,6 +1,7 @@
 // The run view: a stepper over cycles and extension points, live while the run streams, a replay
 // once it has finished. The URL names the step (?cycle=2&step=Filter), so a link opens it exactly.
 
+import { TimelinePanel } from "./timelinepanel.js";
 import { api } from "./api.js";
 import { draw } from "./charts/plot.js";
 import { h, mount, notify } from "./dom.js";
@@ -84,6 +85,7 @@ class RunController {
     this.pos = wanted || this.pos;
     this.buildShell(actions);
     const finished = FINISHED.has(this.run.status);
+    if (finished) this.timeline?.load();
     if (!finished) await this.loadNodes(); // a live run's size is known from its node count
     const forced = new URLSearchParams(location.search).get("load") === "cycle"; // ?load=cycle: per cycle at any size
     this.lazy = forced || (finished ? this.run.eventCount > LAZY_EVENTS : this.run.progress.cycles * this.nodeLabels.size > LAZY_NODE_CYCLES);
@@ -118,7 +120,10 @@ class RunController {
       const shown = this.ensureCycle(this.pos.cycle);
       const index = this.loader.index().then(() => this.render(false), (error) => notify(`Cycle list unavailable: ${error.message}`, "error"));
       await shown;
-      if (FINISHED.has(this.status)) this.ended = true;
+      if (FINISHED.has(this.status) && !this.ended) {
+        this.ended = true;
+        if (!first) this.timeline?.load(); // a finished run's timeline was asked for at the start
+      }
       this.render(true);
       await index;
     } catch (error) {
@@ -172,6 +177,11 @@ class RunController {
   }
 
   buildShell(actions) {
+    // A run to the end: its attempts, queue moves and cluster changes in order, read once it has ended.
+    this.timeline = this.run.mode === "timeline"
+      ? new TimelinePanel(this.runId, (cycle) => this.goAttempt(cycle))
+      : null;
+    if (this.timeline) this.timeline.current = this.pos.cycle;
     this.progress = h("progress", { max: "1", value: "0", "aria-label": "cycles finished" });
     this.progressText = h("span.progress-text");
     this.cycleSelect = h("select#cycle-select", { "aria-label": "cycle", onchange: (e) => this.go({ cycle: Number(e.target.value), step: this.pos.step }) });
@@ -183,6 +193,7 @@ class RunController {
     mount(this.root,
       h("div.run-status", this.progress, this.progressText, actions ? actions(this) : null),
       this.errorLine,
+      this.timeline?.el ?? null,
       h("nav.stepper", { "aria-label": "run steps" },
         h("div.cycle-nav",
           h("button#prev-cycle", { type: "button", title: "previous cycle (Shift+←)", onclick: () => this.moveCycle(-1) }, "◀ cycle"),
@@ -203,6 +214,7 @@ class RunController {
   async onEnd(status) {
     this.status = status;
     this.ended = true;
+    this.timeline?.load();
     if (status !== "succeeded") this.run = await api.run(this.runId).catch(() => this.run); // its error text
     this.dirty.add(this.pos.cycle);
     this.schedule();
@@ -225,8 +237,10 @@ class RunController {
   }
 
   renderProgress() {
-    const total = this.model.totalCycles || this.run.progress?.cycles || 0;
-    const done = FINISHED.has(this.status) ? total : this.lazy ? this.run.progress.cycle : this.model.finishedCycles;
+    // A run to the end may retry pods: more attempts than pending pods (the server's count decides).
+    const counted = this.lazy ? this.run.progress.cycle : this.model.finishedCycles;
+    const total = Math.max(this.model.totalCycles || this.run.progress?.cycles || 0, counted);
+    const done = FINISHED.has(this.status) ? total : counted;
     const events = this.lazy ? this.run.eventCount : this.model.eventCount;
     this.progress.max = Math.max(1, total);
     this.progress.value = done;
@@ -343,10 +357,18 @@ class RunController {
     this.pos = pos;
     if (cycleChanged) Object.assign(this.ui, { expanded: [], reason: null });
     history.replaceState(null, "", `${location.pathname}?${stepQuery(pos)}`);
+    this.timeline?.select(pos.cycle);
     this.render(true);
     if (this.lazy && !this.model.cycles[pos.cycle]?.end) {
       this.ensureCycle(pos.cycle).then(() => this.render(true), (error) => notify(error.message, "error"));
     }
+  }
+
+  /** From the timeline: the attempt's cycle, on the same step when it ran there, else its first. */
+  goAttempt(cycle) {
+    const target = this.model.cycles[cycle];
+    const steps = target ? availableSteps(target) : [];
+    this.go({ cycle, step: !target || steps.includes(this.pos.step) ? this.pos.step : steps[0] || "QueueSort" });
   }
 
   moveCycle(direction) {

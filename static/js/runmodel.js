@@ -18,6 +18,9 @@ export const POINT = Object.freeze({
   CYCLE_END: "CycleEnd",
 });
 
+/** What a run to the end adds between cycles (not extension points: kept apart from the steps). */
+const LOOP_POINTS = new Set(["RunStart", "AttemptEnd", "QueueMove", "Cluster", "RunEnd"]);
+
 export const PLUGIN = Object.freeze({
   POD_TOPOLOGY_SPREAD: "PodTopologySpread",
   INTER_POD_AFFINITY: "InterPodAffinity",
@@ -67,9 +70,14 @@ export class RunModel {
 
   addOne(event) {
     this.eventCount += 1;
+    const point = event.extensionPoint;
+    if (LOOP_POINTS.has(point)) {
+      // Queue moves and cluster changes name other pods: the cycle's pod comes from its own events.
+      if (point === "AttemptEnd") (this.cycles[event.cycle] ||= newCycle(event.cycle)).attemptEnd = event.payload;
+      return;
+    }
     const cycle = (this.cycles[event.cycle] ||= newCycle(event.cycle));
     cycle.pod ||= event.pod || "";
-    const point = event.extensionPoint;
     if (point === POINT.CYCLE_START) {
       cycle.start = event.payload;
       this.totalCycles = Math.max(this.totalCycles, event.payload?.cycles || 0);

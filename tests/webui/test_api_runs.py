@@ -125,8 +125,35 @@ def test_it_runs_and_pages_through_events(owner: Client, scenario: dict):
         seen += page["events"]
         cursor, done = page["next"], page["done"]
     assert [e["seq"] for e in seen] == list(range(detail["eventCount"]))
-    assert seen[0]["extensionPoint"] == "CycleStart" and seen[-1]["extensionPoint"] == "CycleEnd"
+    # A run is the scheduler run to the end by default: the stream opens with the cluster and ends with
+    # where every pod is.
+    assert seen[0]["extensionPoint"] == "RunStart" and seen[-1]["extensionPoint"] == "RunEnd"
+    assert detail["mode"] == "timeline"
     assert set(seen[0]) == {"seq", "cycle", "pod", "extensionPoint", "plugin", "payload"}
+
+
+def test_a_single_pass_run_is_the_traces_cycles_only(owner: Client, scenario: dict):
+    run = owner.post(f"/api/scenarios/{scenario['id']}/runs?mode=single").json()
+    run_now(run["id"])
+    events = owner.get(f"/api/runs/{run['id']}/events?limit=1000").json()["events"]
+    assert run["mode"] == "single"
+    assert events[0]["extensionPoint"] == "CycleStart" and events[-1]["extensionPoint"] == "CycleEnd"
+    assert owner.post(f"/api/scenarios/{scenario['id']}/runs?mode=sideways").status_code == 422
+
+
+def test_the_timeline_lists_attempts_moves_and_changes(owner: Client, scenario: dict):
+    run = start(owner, scenario["id"]).json()
+    run_now(run["id"])
+    story = owner.get(f"/api/runs/{run['id']}/timeline").json()
+    assert story["mode"] == "timeline" and story["finished"] is True
+    assert [(a["cycle"], a["pod"], a["attempt"]) for a in story["attempts"]] == \
+        [(0, "default/pending-0", 1), (1, "default/pending-1", 1)]
+    assert all(a["nodeName"] and a["timeMs"] == 0 for a in story["attempts"])
+    assert [(m["pod"], m["queue"], m["event"], m["text"]) for m in story["moves"]][:2] == [
+        ("default/pending-0", "activeQ", "UnschedulablePodAdd", "default/pending-0 moved to activeQ: created"),
+        ("default/pending-1", "activeQ", "UnschedulablePodAdd", "default/pending-1 moved to activeQ: created")]
+    assert {c["kind"] for c in story["changes"]} == {"PodBound"}
+    assert set(story["final"]) >= {"default/pending-0", "default/pending-1"}
 
 
 def test_it_builds_the_trace_summary_from_stored_events(owner: Client, scenario: dict):

@@ -43,7 +43,7 @@ def test_it_serves_a_run_over_the_websocket_in_embedded_mode(embedded):
     events, end = support.receive_all(ws)
     assert end and end["status"] == "succeeded", log.read_text()[-3000:]
     assert [e["seq"] for e in events] == list(range(len(events)))
-    assert events[-1]["extensionPoint"] == "CycleEnd"
+    assert events[-1]["extensionPoint"] == "RunEnd"  # a run is the scheduler run to the end
 
 
 def test_it_stops_the_worker_with_the_server(tmp_path):

@@ -89,7 +89,7 @@ def test_it_fails_a_run_over_the_events_limit_naming_it(run: Run, settings):
 
 
 def test_it_fails_the_run_with_a_message_when_the_engine_raises(run: Run, monkeypatch):
-    def explode(_scenario):
+    def explode(_scenario, _mode=None):
         raise RuntimeError("boom")
         yield
 
@@ -111,9 +111,11 @@ def test_it_tells_watchers_how_far_each_stored_batch_goes(run: Run, monkeypatch,
     told = []
     monkeypatch.setattr(execution.publisher, "publish_stored", lambda run_id, end_seq: told.append(end_seq))
     execute_run.apply(args=[run.pk])
-    ends = [row.end_seq for row in RunCycle.objects.filter(run=run).order_by("cycle")]
+    ends = [row.end_seq for row in RunSegment.objects.filter(run=run).order_by("first_seq")]
     assert told == ends  # one batch per cycle here: a batch never splits a cycle
     assert told[-1] == len(events_of(run))
+    for row in RunCycle.objects.filter(run=run):  # every cycle's own events are in the batch told of it
+        assert any(row.first_seq >= start and row.end_seq <= end for start, end in zip([0, *told], told))
 
 
 def test_it_stores_one_segment_per_cycle_that_decodes_to_the_engines_events(run: Run):
@@ -121,7 +123,12 @@ def test_it_stores_one_segment_per_cycle_that_decodes_to_the_engines_events(run:
     expected = [e.to_json() for e in engine.simulate_events(engine.load(run.version.text))]
     assert [{k: v for k, v in e.items() if k != "seq"} for e in stored(run)] == expected
     rows = RunSegment.objects.filter(run=run).order_by("first_seq")
-    assert [(r.cycle, r.first_seq, r.end_seq) for r in rows] == list(RunCycle.objects.filter(run=run).values_list("cycle", "first_seq", "end_seq"))
+    by_cycle = {}
+    for event in stored(run):
+        first, end = by_cycle.get(event["cycle"], (event["seq"], event["seq"]))
+        by_cycle[event["cycle"]] = (first, event["seq"] + 1)
+    # One segment per cycle number: the attempt and what follows it until the next attempt.
+    assert [(r.cycle, r.first_seq, r.end_seq) for r in rows] == [(c, *span) for c, span in sorted(by_cycle.items())]
 
 
 def test_it_keeps_the_runs_names_once(run: Run):

@@ -24,6 +24,8 @@ from scheduler_core import (
     simulate,
 )
 from scheduler_core.columnar import FormatError, RunNames, SegmentEncoder, decode_segment
+from scheduler_core.loop import run_to_the_end
+from scheduler_core.timeline import run_story
 from scheduler_core.scenario.jsonstream import as_yaml_stream
 
 from webui.services.errors import InvalidScenario, LimitExceeded
@@ -31,7 +33,7 @@ from webui.services.errors import InvalidScenario, LimitExceeded
 __all__ = [
     "Check", "CycleExplanation", "as_yaml_stream", "Event", "ExtensionPoint", "FormatError", "RunNames", "ScenarioInvalid",
     "SegmentEncoder", "check", "decode_segment", "engine_limits", "explain", "load", "load_valid", "pod_requests",
-    "simulate_events", "trace",
+    "simulate_events", "story", "trace", "MODE_SINGLE", "MODE_TIMELINE",
 ]
 
 
@@ -172,9 +174,20 @@ def _check(text: str) -> Check:
     return Check(summary=summary, notices=[notice.to_json() for notice in scenario.scheduling_notices()])
 
 
-def simulate_events(scenario: Any) -> Iterator[Event]:
-    # Deterministic tie-break: a retried run must reproduce the same (seq -> event) stream.
-    return simulate(scenario, tie_break="first")
+MODE_TIMELINE, MODE_SINGLE = "timeline", "single"
+
+
+def simulate_events(scenario: Any, mode: str = MODE_TIMELINE) -> Iterator[Event]:
+    """The run's one stream: the scheduler run to the end (timeline), or the single pass (trace).
+    Deterministic tie-break: a retried run must reproduce the same (seq -> event) stream."""
+    if mode == MODE_SINGLE:
+        return simulate(scenario, tie_break="first")
+    return run_to_the_end(scenario, tie_break="first")
+
+
+def story(events_json: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """A timeline run's attempts, queue moves and cluster changes (scheduler_core.timeline.run_story)."""
+    return run_story(events_json)
 
 
 def trace(events_json: Iterable[dict[str, Any]]) -> dict[str, Any]:

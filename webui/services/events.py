@@ -55,6 +55,19 @@ def cycles(run_id: int) -> list[RunCycle]:
     return list(RunCycle.objects.filter(run_id=run_id).order_by("cycle"))
 
 
+_STORIES = engine.Memo(32)  # run id -> story of a finished run (its events never change)
+
+
+def story(run: Run) -> dict[str, Any]:
+    """The run's attempts, queue moves and cluster changes (a single pass has attempts only)."""
+    found = _STORIES.get(run.pk)
+    if found is None:
+        found = engine.story(_all_events(run))
+        if run.status == RunStatus.SUCCEEDED:
+            _STORIES.put(run.pk, found)
+    return {"mode": run.mode, **found}
+
+
 def trace(run: Run) -> dict[str, Any]:
     if run.trace is not None:
         return run.trace

@@ -37,7 +37,11 @@ class TooManyStoredBytes(Exception):
 
 @dataclass
 class EventWriter:
-    """Encodes the stream into one columnar segment per cycle and stores them in batches."""
+    """Encodes the stream into one columnar segment per cycle and stores them in batches.
+
+    A segment holds every event of one cycle number: in a run to the end that is the attempt
+    (CycleStart..CycleEnd) with what follows it before the next attempt (AttemptEnd, queue moves,
+    cluster changes), so a segment closes when the next cycle's first event arrives."""
 
     run_id: int
     worker: str
@@ -58,6 +62,8 @@ class EventWriter:
             raise TooManyEvents()
         if self.open is not None and event.cycle != self.open_cycle:
             self._close()  # a segment holds one cycle's events
+            if self._due():
+                self.flush()
         storing = self.next_seq >= self.resume_from
         if storing:
             if self.open is None:
@@ -65,11 +71,6 @@ class EventWriter:
             self.open.add(event)
         self._index_cycle(event, storing)
         self.next_seq += 1
-        if event.extension_point is engine.ExtensionPoint.CYCLE_END:
-            if self.open is not None:
-                self._close()
-            if self._due():
-                self.flush()
 
     def _index_cycle(self, event: engine.Event, storing: bool) -> None:
         if event.extension_point is engine.ExtensionPoint.CYCLE_START:
@@ -147,7 +148,7 @@ def execute(run_id: int, worker: str) -> RunStatus | None:
         run = Run.objects.select_related("version").get(pk=run_id)
         scenario = engine.load(run.version.text)
         writer = writer_for(run, worker, scenario)
-        for event in engine.simulate_events(scenario):
+        for event in engine.simulate_events(scenario, run.mode):
             writer.add(event)
             if writer.finished_enough:
                 break

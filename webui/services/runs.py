@@ -17,7 +17,7 @@ from django.db import connection, transaction
 from django.db.models import F, Max, Q, QuerySet
 from django.utils import timezone
 
-from webui.models import FINISHED_STATUSES, Run, RunStatus, Scenario
+from webui.models import FINISHED_STATUSES, Run, RunMode, RunStatus, Scenario
 from webui.services import engine, scenarios
 from webui.services.access import Actor
 from webui.services.errors import Conflict, LimitExceeded
@@ -69,7 +69,7 @@ QUEUE_LIMITS = (
 )
 
 
-def start(actor: Actor, scenario: Scenario) -> Run:
+def start(actor: Actor, scenario: Scenario, mode: str = RunMode.TIMELINE) -> Run:
     version = scenarios.latest_version(scenario)
     check = engine.check(version.text)
     check.raise_if_invalid()  # 413 limit_exceeded for a size limit, else 400 scenario_invalid
@@ -78,7 +78,8 @@ def start(actor: Actor, scenario: Scenario) -> Run:
         for limit in QUEUE_LIMITS:
             limit.check(actor)
         run = Run.objects.create(
-            version=version, cycles=check.summary.pendingPods, client_address=actor.address, enqueues=1, **actor.owner_fields()
+            version=version, mode=mode, cycles=check.summary.pendingPods, client_address=actor.address, enqueues=1,
+            **actor.owner_fields()
         )
         _enqueue_on_commit(run.pk)
     return run

@@ -1,0 +1,62 @@
+"""compare: two runs to the end side by side, from their event streams."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+from scheduler_core import load_scenario
+from scheduler_core.cli import main
+from scheduler_core.compare import compare
+from scheduler_core.loop import run_to_the_end
+
+HERE = Path(__file__).resolve().parents[1] / "fixtures" / "compare"
+TIMELINE = Path(__file__).resolve().parents[3] / "shared" / "conformance-timeline" / "public"
+
+
+def stream(scenario):
+    return [event.to_json() for event in run_to_the_end(scenario)]
+
+
+def configured(name: str):
+    scenario = load_scenario((HERE / "two_nodes.yaml").read_text())
+    return dataclasses.replace(scenario, config=load_scenario((HERE / name).read_text()).config)
+
+
+def test_most_allocated_packs_the_pod_onto_the_busy_node():
+    # LeastAllocated prefers the empty n2; MostAllocated the busy n1 (NodeResourcesFit's weighted score).
+    result = compare(stream(configured("least_allocated.yaml")), stream(configured("most_allocated.yaml")), pod="default/web")
+    assert result["summary"] == "1 pod(s) land elsewhere in B than in A."
+    assert [row for row in result["pods"] if row["a"] != row["b"]] == [{"pod": "default/web", "a": "n2", "b": "n1"}]
+    assert result["firstDivergence"]["index"] == 0
+    n2 = next(node for node in result["scores"]["nodes"] if node["node"] == "n2")
+    assert n2["plugins"]["NodeResourcesFit"]["difference"] < 0 and n2["total"]["difference"] < 0
+
+
+def test_the_same_run_twice_ends_the_same():
+    scenario = load_scenario((TIMELINE / "preempt_3.yaml").read_text())
+    result = compare(stream(scenario), stream(load_scenario((TIMELINE / "preempt_3.yaml").read_text())))
+    assert result["summary"] == "Both runs end the same: every pod in the same place."
+    assert result["changed"] == 0 and result["firstDivergence"] is None
+
+
+def test_a_preemption_fewer_is_counted_and_the_victims_stay():
+    # B gives the preemptor's node the room it needs: no preemption, no victim deleted.
+    text = (TIMELINE / "preempt_3.yaml").read_text()
+    a = load_scenario(text)
+    b = load_scenario(text)
+    node = next(n for n in b.nodes if n.name == "node-7")
+    b.nodes[b.nodes.index(node)] = dataclasses.replace(node, allocatable={**node.allocatable, "cpu": node.allocatable["cpu"] * 4})
+    result = compare(stream(a), stream(b))
+    assert result["counts"]["morePreemptions"] == -1 and result["counts"]["moreEvicted"] == -2
+    assert "1 preemption(s) fewer" in result["summary"] and "2 fewer evicted" in result["summary"]
+
+
+def test_the_cli_compares_one_scenario_under_two_configurations(capsys):
+    args = ["compare", str(HERE / "two_nodes.yaml"), "--config", str(HERE / "least_allocated.yaml"),
+            "--config", str(HERE / "most_allocated.yaml"), "--json"]
+    assert main(args) == 0
+    assert json.loads(capsys.readouterr().out)["pods"][-1] == {"pod": "default/web", "a": "n2", "b": "n1"}
+    assert main(["compare", str(HERE / "two_nodes.yaml")]) == 2
+    assert "two scenarios, or one scenario and two --config" in capsys.readouterr().err
