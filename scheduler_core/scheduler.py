@@ -279,8 +279,13 @@ class Cycle:
         takes that pass's verdicts (every plugin, for the picture). Elsewhere, and where it
         passes, the verdicts are those without them (the second pass)."""
         infos = self.snapshot.table.node_infos
+        nominated_nodes = self.fw.nominator.nodes_with_nominated_pods()
+        if not nominated_nodes:
+            return verdicts  # no node has a nominated pod: the first pass is the second
         for i, position in enumerate(positions.tolist()):
             node_info = infos[position]
+            if node_info.name not in nominated_nodes:
+                continue
             added, state, info = self.fw.add_nominated_pods(self.state, self.pod, node_info)
             if added is False:
                 continue

@@ -441,6 +441,18 @@ def run_timeline(request: HttpRequest, run_id: int):
     return events.story(access.readable_run(request.auth, run_id))
 
 
+@misc_router.get("/comparisons", response={200: dict, **ERRORS}, summary="Two finished runs side by side")
+def comparison(request: HttpRequest, a: int, b: int, pod: str | None = None):
+    """Runs `a` and `b` (any two you may read; typically two configurations or two versions of one scenario):
+    `summary` ("1 pod(s) land elsewhere in B than in A."), `counts` (`elsewhere`, `morePending`, `moreEvicted`,
+    `morePreemptions`, `attempts`), `pods` (`[{pod, a, b, aWhy?, bWhy?}]`: node, null for pending, "deleted" for a
+    preemption victim), `firstDivergence` (the first attempt where they part) and, with `pod=`, `scores`: that pod's
+    weighted score per node and plugin in its first scored attempt of each run, with the difference.
+    """
+    run_a, run_b = access.readable_run(request.auth, a), access.readable_run(request.auth, b)
+    return events.comparison(run_a, run_b, pod)
+
+
 @run_router.get("/{int:run_id}/trace", response={200: dict, **ERRORS}, summary="Download the run's trace")
 def run_trace(request: HttpRequest, run_id: int):
     """The spec's trace summary (SCENARIO_AND_TRACE.md), rebuilt from the stored events."""

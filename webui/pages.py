@@ -30,6 +30,12 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
 
 
 @ensure_csrf_cookie
+def compare(request: HttpRequest) -> HttpResponse:
+    """/compare/?a=RUN&b=RUN[&pod=ns/name]: the page reads /api/comparisons (which checks access)."""
+    return render(request, "schedlab/compare.html")
+
+
+@ensure_csrf_cookie
 def share(request: HttpRequest, token: str) -> HttpResponse:
     return render(request, "schedlab/share.html", {"token": token})
 
@@ -39,6 +45,7 @@ urlpatterns = [
     path("scenarios/<int:scenario_id>/", scenario_editor, name="scenario"),
     path("scenarios/<int:scenario_id>/cluster/", cluster, name="cluster"),
     path("runs/<int:run_id>/", run_detail, name="run"),
+    path("compare/", compare, name="compare"),
     path("share/<str:token>", share, name="share"),  # the URL the API hands out (no trailing slash)
     path("share/<str:token>/", share),
 ]

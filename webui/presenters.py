@@ -87,6 +87,7 @@ def scenario_objects(found: objects.Objects) -> schemas.ObjectsOut:
         version=found.version.number,
         nodes=[node_object(node) for node in found.nodes],
         pods=[pod_object(pod, id(pod) in found.pending) for pod in found.pods],
+        volumes=found.volumes,
     )
 
 

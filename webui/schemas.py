@@ -251,10 +251,20 @@ class PodObjectOut(Schema):
     pending: bool
 
 
+class VolumeObjectOut(Schema):
+    name: str
+    phase: str
+    storageClass: str | None  # noqa: N815
+    claim: str | None  # the bound claim (spec.claimRef), "namespace/name"
+    domains: dict[str, list[str]]  # topology key -> values the volume can be used in (labels and node affinity)
+    capacityBytes: int | None = None  # noqa: N815
+
+
 class ObjectsOut(Schema):
     version: int
     nodes: list[NodeObjectOut]
     pods: list[PodObjectOut]
+    volumes: list[VolumeObjectOut] = []
 
 
 class ShareIn(Schema):

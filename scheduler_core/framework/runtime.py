@@ -89,10 +89,15 @@ class NominatedPods(Protocol):
 
     def nominated_pods_for_node(self, node: str) -> list[Pod]: ...
 
+    def nodes_with_nominated_pods(self) -> set[str]: ...
+
 
 class _NoNominations:
     def nominated_pods_for_node(self, node: str) -> list[Pod]:
         return []
+
+    def nodes_with_nominated_pods(self) -> set[str]:
+        return set()
 
 
 class Framework:

@@ -57,6 +57,34 @@ def volume_json(volume: PersistentVolume) -> dict:
     return out
 
 
+def volume_domains(volume: PersistentVolume) -> dict[str, list[str]]:
+    """Where a volume can be used, per topology key: its zone/region labels (what VolumeZone reads)
+    and the values its required node affinity allows with In (what VolumeBinding checks), merged."""
+    domains: dict[str, list[str]] = {}
+    for key in TOPOLOGY_LABELS:
+        if key in volume.labels:
+            domains.setdefault(key, [])
+            for value in volume.labels[key].split("__"):  # the multi-zone label joins zones with "__"
+                if value not in domains[key]:
+                    domains[key].append(value)
+    for term in (volume.node_affinity.terms if volume.node_affinity else ()):
+        for requirement in term.match_expressions:
+            if requirement.operator == "In":
+                values = domains.setdefault(requirement.key, [])
+                values.extend(v for v in requirement.values if v not in values)
+    return domains
+
+
+def cluster_volume_json(volume: PersistentVolume) -> dict:
+    """A PersistentVolume as the cluster view draws it: its domains, state and claim."""
+    out = {"name": volume.name, "phase": volume.phase, "storageClass": volume.class_name or None,
+           "claim": f"{volume.claim_ref.namespace}/{volume.claim_ref.name}" if volume.claim_ref else None,
+           "domains": volume_domains(volume)}
+    if volume.capacity is not None:
+        out["capacityBytes"] = quantity.value(volume.capacity)
+    return out
+
+
 def _claim_state(claim: PersistentVolumeClaim) -> str:
     if claim.phase == CLAIM_LOST:
         return CLAIM_LOST_STATE

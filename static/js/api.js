@@ -117,6 +117,7 @@ export const api = {
   cycleEvents: (id, cycle) => request("GET", `/api/runs/${id}/events?cycle=${cycle}`),
   explain: (id, cycle) => request("GET", `/api/runs/${id}/cycles/${cycle}/explain`),
   timeline: (id) => request("GET", `/api/runs/${id}/timeline`),
+  comparison: (a, b, pod = "") => request("GET", `/api/comparisons?a=${a}&b=${b}${pod ? `&pod=${encodeURIComponent(pod)}` : ""}`),
   segment: (id, cycle) => requestBinary(`/api/runs/${id}/segment?cycle=${cycle}`),
   runNames: (id) => request("GET", `/api/runs/${id}/names`),
   trace: (id) => request("GET", `/api/runs/${id}/trace`),

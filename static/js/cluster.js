@@ -51,7 +51,7 @@ export function colourMap(pods, colorKey) {
   return new Map(values.map((v, i) => [v, v === NO_VALUE ? "#bdbdbd" : PALETTE[i % PALETTE.length]]));
 }
 
-export function renderCluster(container, { nodes, pods, placements, state, onState }) {
+export function renderCluster(container, { nodes, pods, volumes = [], placements, state, onState }) {
   const nodeKeys = [...new Set(nodes.flatMap((n) => Object.keys(n.labels)))].sort();
   const podKeys = [...new Set(pods.flatMap((p) => Object.keys(p.labels)))].sort();
   const groupKey = nodeKeys.includes(state.groupKey) ? state.groupKey : defaultTopologyKey(nodeKeys);
@@ -76,7 +76,29 @@ export function renderCluster(container, { nodes, pods, placements, state, onSta
     h("section.queue-lane", { "aria-label": "pending pods" },
       h("h3", `Queue (${layout.pending.length} pending)`),
       layout.pending.length ? h("div.pods", layout.pending.slice(0, 500).map((p) => podChip(p, colours, colorKey))) : h("p.muted", "No pending pods.")),
-    h("div.domains", layout.groups.map((g) => domainCard(g, groupKey, colours, colorKey, isOpen(g), () => toggle(g)))));
+    h("div.domains", layout.groups.map((g) => domainCard(g, groupKey, colours, colorKey, isOpen(g), () => toggle(g)))),
+    volumes.length ? volumesByDomain(volumes, groupKey) : null);
+}
+
+/** PersistentVolumes under the domain (of the nodes' grouping key) they can be used in. */
+function volumesByDomain(volumes, groupKey) {
+  const byDomain = new Map();
+  for (const volume of volumes) {
+    for (const domain of volume.domains[groupKey] || [NO_VALUE]) {
+      if (!byDomain.has(domain)) byDomain.set(domain, []);
+      byDomain.get(domain).push(volume);
+    }
+  }
+  const domains = [...byDomain].sort(([a], [b]) => a.localeCompare(b));
+  return h("section.volumes-by-domain", { "aria-label": "persistent volumes" },
+    h("h3", `PersistentVolumes by ${groupKey} (${volumes.length})`),
+    h("div.domains", domains.map(([domain, members]) => h("div.volume-domain", { dataset: { domain } },
+      h("h4", domain === NO_VALUE ? `not limited by ${groupKey}` : `${groupKey}=${domain}`),
+      h("ul.plain", members.map((v) => h("li.volume", { dataset: { volume: v.name } },
+        h("code", v.name), ` ${v.phase}`, v.claim ? ` → ${v.claim}` : " (unclaimed)", v.storageClass ? ` · ${v.storageClass}` : "",
+        Object.keys(v.domains).length
+          ? h("div.muted", Object.entries(v.domains).map(([key, values]) => `${key}=${values.join(" | ")}`).join(", "))
+          : h("div.muted", "no topology: usable on any node"))))))));
 }
 
 function select(id, label, keys, current, onChange) {

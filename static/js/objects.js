@@ -55,6 +55,7 @@ export async function loadObjects(scenarioId, version, { text: known = null } = 
     return {
       nodes: (answer?.nodes || []).map(nodeFromApi),
       pods: (answer?.pods || []).map(podFromApi),
+      volumes: answer?.volumes || [], // PersistentVolumes with the domains they can be used in (engine's)
       source: "api",
       errors: [],
     };

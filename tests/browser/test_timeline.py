@@ -132,3 +132,40 @@ def test_a_pods_claims_show_their_state_class_and_bound_volume(page):
     expect(row).to_contain_text("gp2 · WaitForFirstConsumer")
     expect(row).to_contain_text("pvc-c5e7a9b1-3d4f-4c8e-a5e7-9b1d3f5a7c9e")
     expect(row).to_contain_text("topology.kubernetes.io/zone In us-east-1c")
+
+
+def test_the_cluster_view_shows_persistent_volumes_by_zone(page):
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "fixtures" / "statefulset_ebs.yaml").read_text()
+    created = api_post(page, "/api/scenarios", {"name": "statefulset", "text": text})
+    page.goto(f"{page.base_url}/scenarios/{created['id']}/cluster/?version=1")
+    page.select_option("#group-key", "topology.kubernetes.io/zone")
+    section = page.locator(".volumes-by-domain")
+    expect(section.locator("h3")).to_have_text("PersistentVolumes by topology.kubernetes.io/zone (4)")
+    zone_c = section.locator(".volume-domain[data-domain=us-east-1c]")
+    expect(zone_c.locator("li.volume[data-volume=pvc-c5e7a9b1-3d4f-4c8e-a5e7-9b1d3f5a7c9e]")).to_contain_text("→ shop/data-web-2")
+
+
+def test_two_configurations_of_a_scenario_compared_side_by_side(page):
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parents[1] / "fixtures" / "compare"
+    text = (here / "two_nodes.yaml").read_text()
+    created = api_post(page, "/api/scenarios", {"name": "least vs most", "text": text})
+    page.goto(f"{page.base_url}/scenarios/{created['id']}/")
+    first = start_run(page)
+    # The same cluster with MostAllocated: a second version, run from the editor.
+    page.goto(f"{page.base_url}/scenarios/{created['id']}/")
+    token = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
+    page.request.put(f"{page.base_url}/api/scenarios/{created['id']}", headers={"X-CSRFToken": token, "Content-Type": "application/json"},
+                     data=__import__("json").dumps({"text": text + "---\n" + (here / "most_allocated.yaml").read_text()}))
+    page.reload()
+    second = start_run(page)
+    page.select_option("#compare-with", str(first))
+    page.wait_for_url(re.compile(rf"/compare/\?a={second}&b={first}"))
+    expect(page.locator(".compare-summary")).to_have_text("1 pod(s) land elsewhere in B than in A.")
+    assert page.locator("table.compare-pods tbody tr").all_text_contents() == ["default/webn1n2"]
+    page.select_option("#compare-pod", "default/web")
+    expect(page.locator("table.compare-scores")).to_contain_text("NodeResourcesFit")
+    expect(page).to_have_url(re.compile(r"pod=default%2Fweb"))

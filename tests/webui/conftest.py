@@ -11,6 +11,15 @@ SERVICES = {"PostgreSQL": ("127.0.0.1", 5432), "Redis": ("127.0.0.1", 6379)}
 
 
 @pytest.fixture(autouse=True)
+def _fresh_memos() -> None:
+    # The services keep answers per version / run id in process memos; each test's database starts
+    # over at id 1, so a memo from the previous test would answer for another object.
+    from webui.services import engine
+
+    engine.forget_everything()
+
+
+@pytest.fixture(autouse=True)
 def _fast_password_hashing(settings) -> None:
     # Tests create users; the production hasher is deliberately slow.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -53,3 +53,14 @@ def test_it_is_readable_with_a_share_token_only_for_the_shared_version(owner: Cl
 )
 def test_it_writes_amounts_as_kubernetes_quantities(resource: str, amount: int, text: str):
     assert quantity_text(resource, amount) == text
+
+
+def test_it_lists_persistent_volumes_with_the_domains_they_can_be_used_in(owner: Client):
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "fixtures" / "statefulset_ebs.yaml").read_text()
+    created = owner.post("/api/scenarios", {"name": "sts", "text": text}, content_type=JSON).json()
+    volumes = {v["name"]: v for v in owner.get(f"/api/scenarios/{created['id']}/objects").json()["volumes"]}
+    web2 = volumes["pvc-c5e7a9b1-3d4f-4c8e-a5e7-9b1d3f5a7c9e"]
+    assert (web2["claim"], web2["phase"], web2["storageClass"]) == ("shop/data-web-2", "Bound", "gp2")
+    assert web2["domains"]["topology.kubernetes.io/zone"] == ["us-east-1c"]

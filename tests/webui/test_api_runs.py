@@ -277,3 +277,29 @@ def test_it_keeps_the_trace_of_a_finished_run(owner: Client, scenario: dict):
     first = owner.get(f"/api/runs/{run['id']}/trace").json()
     assert Run.objects.get(pk=run["id"]).trace == first
     assert owner.get(f"/api/runs/{run['id']}/trace").json() == first
+
+
+def test_it_compares_two_runs_of_two_configurations(owner: Client):
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parents[1] / "fixtures" / "compare"
+    text = (here / "two_nodes.yaml").read_text()
+    created = owner.post("/api/scenarios", {"name": "cmp", "text": text}, content_type=JSON).json()
+    first = start(owner, created["id"]).json()
+    run_now(first["id"])
+    owner.put(f"/api/scenarios/{created['id']}", {"text": text + "---\n" + (here / "most_allocated.yaml").read_text()},
+              content_type=JSON)
+    second = start(owner, created["id"]).json()
+    run_now(second["id"])
+    result = owner.get(f"/api/comparisons?a={first['id']}&b={second['id']}&pod=default/web").json()
+    assert result["summary"] == "1 pod(s) land elsewhere in B than in A."
+    assert {"pod": "default/web", "a": "n2", "b": "n1"} in result["pods"]  # LeastAllocated, then MostAllocated
+    assert result["scores"]["pod"] == "default/web" and result["modes"] == ["timeline", "timeline"]
+
+
+def test_it_refuses_to_compare_a_run_that_has_not_finished(owner: Client, scenario: dict):
+    finished = start(owner, scenario["id"]).json()
+    run_now(finished["id"])
+    queued = start(owner, scenario["id"]).json()
+    response = owner.get(f"/api/comparisons?a={finished['id']}&b={queued['id']}")
+    assert response.status_code == 400 and "have not succeeded" in response.json()["error"]["message"]

@@ -25,7 +25,9 @@ from scheduler_core import (
 )
 from scheduler_core.columnar import FormatError, RunNames, SegmentEncoder, decode_segment
 from scheduler_core.loop import run_to_the_end
+from scheduler_core.compare import compare as compare_runs
 from scheduler_core.timeline import run_story
+from scheduler_core.volume.pictures import cluster_volume_json
 from scheduler_core.scenario.jsonstream import as_yaml_stream
 
 from webui.services.errors import InvalidScenario, LimitExceeded
@@ -33,7 +35,7 @@ from webui.services.errors import InvalidScenario, LimitExceeded
 __all__ = [
     "Check", "CycleExplanation", "as_yaml_stream", "Event", "ExtensionPoint", "FormatError", "RunNames", "ScenarioInvalid",
     "SegmentEncoder", "check", "decode_segment", "engine_limits", "explain", "load", "load_valid", "pod_requests",
-    "simulate_events", "story", "trace", "MODE_SINGLE", "MODE_TIMELINE",
+    "simulate_events", "story", "cluster_volumes", "compare", "trace", "MODE_SINGLE", "MODE_TIMELINE",
 ]
 
 
@@ -117,6 +119,16 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+_ALL_MEMOS: list["_Memo"] = []
+
+
+def forget_everything() -> None:
+    """Empty every per-process memo. Production ids are never reused, so this is for tests, whose
+    database is rolled back between them (the next test's run 1 is another run)."""
+    for memo in _ALL_MEMOS:
+        memo.clear()
+
+
 class _Memo:
     """A small LRU keyed by a text's digest (never by the text, which may be megabytes)."""
 
@@ -124,6 +136,11 @@ class _Memo:
         self.size = size
         self._items: OrderedDict[Any, Any] = OrderedDict()
         self._lock = threading.Lock()
+        _ALL_MEMOS.append(self)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
 
     def get(self, key: Any) -> Any:
         with self._lock:
@@ -183,6 +200,16 @@ def simulate_events(scenario: Any, mode: str = MODE_TIMELINE) -> Iterator[Event]
     if mode == MODE_SINGLE:
         return simulate(scenario, tie_break="first")
     return run_to_the_end(scenario, tie_break="first")
+
+
+def cluster_volumes(scenario: Any) -> list[dict[str, Any]]:
+    """The scenario's PersistentVolumes with the topology domains they can be used in."""
+    return [cluster_volume_json(volume) for volume in scenario.storage.volumes]
+
+
+def compare(events_a: Iterable[dict[str, Any]], events_b: Iterable[dict[str, Any]], pod: str | None = None) -> dict[str, Any]:
+    """Two runs side by side (scheduler_core.compare)."""
+    return compare_runs(events_a, events_b, pod=pod)
 
 
 def story(events_json: Iterable[dict[str, Any]]) -> dict[str, Any]:

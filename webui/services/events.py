@@ -9,7 +9,7 @@ from typing import Any
 from webui import publisher
 from webui.models import Run, RunCycle, RunSegment, RunStatus
 from webui.services import engine, segments
-from webui.services.errors import NotFound
+from webui.services.errors import DomainError, NotFound
 
 CYCLE_START = engine.ExtensionPoint.CYCLE_START.value
 CYCLE_END = engine.ExtensionPoint.CYCLE_END.value
@@ -66,6 +66,23 @@ def story(run: Run) -> dict[str, Any]:
         if run.status == RunStatus.SUCCEEDED:
             _STORIES.put(run.pk, found)
     return {"mode": run.mode, **found}
+
+
+_COMPARISONS = engine.Memo(16)  # (run a, run b, pod) -> comparison of two finished runs
+
+
+def comparison(a: Run, b: Run, pod: str | None) -> dict[str, Any]:
+    """Two finished runs side by side: where each pod ended, the counts, the first divergence and,
+    for `pod`, its weighted scores per node and plugin in both."""
+    unfinished = [run.pk for run in (a, b) if run.status != RunStatus.SUCCEEDED]
+    if unfinished:
+        raise DomainError(f"run(s) {', '.join(map(str, unfinished))} have not succeeded: only finished runs are compared",
+                          {"runs": unfinished})
+    key = (a.pk, b.pk, pod)
+    found = _COMPARISONS.get(key)
+    if found is None:
+        found = _COMPARISONS.put(key, engine.compare(_all_events(a), _all_events(b), pod=pod))
+    return {"a": a.pk, "b": b.pk, "modes": [a.mode, b.mode], **found}
 
 
 def trace(run: Run) -> dict[str, Any]:

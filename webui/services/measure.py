@@ -56,15 +56,15 @@ class Measurement:
         return json.dumps(asdict(self))
 
 
-def measure(path: Path, first_cycles: int = 0) -> Measurement:
+def measure(path: Path, first_cycles: int = 0, mode: str = engine.MODE_TIMELINE) -> Measurement:
     text = path.read_text()
     limits = {"SCHEDLAB_MAX_BYTES": max(len(text.encode()) + 1, 1 << 20), "SCHEDLAB_RUN_FIRST_CYCLES": first_cycles}
     with override_settings(**limits):
         started = time.perf_counter()
         scenario = engine.load(text)
         load_seconds = time.perf_counter() - started
-        alone = _engine_alone(scenario, first_cycles)
-        run = _queued_run(path.name, text)
+        alone = _engine_alone(scenario, first_cycles, mode)
+        run = _queued_run(path.name, text, mode)
         table_before = _table_bytes()
         first_event = _FirstEvent()
         started = time.perf_counter()
@@ -118,9 +118,9 @@ def _ratio(app: float, alone: float) -> float:
     return round(alone / app, 3) if app > 0 else 0.0
 
 
-def _engine_alone(scenario, first_cycles: int) -> Clock:
+def _engine_alone(scenario, first_cycles: int, mode: str) -> Clock:
     """The engine's own stream over the same cycles, timed as the task is: from its first event."""
-    events = engine.simulate_events(scenario)
+    events = engine.simulate_events(scenario, mode)
     first = next(events, None)
     start = Clock.now()
     done = 0
@@ -150,10 +150,11 @@ class _FirstEvent:
         return timed
 
 
-def _queued_run(name: str, text: str) -> Run:
+def _queued_run(name: str, text: str, mode: str) -> Run:
     scenario = Scenario.objects.create(name=f"measure {name}", owner_session_key=OWNER, text=text)
     version = ScenarioVersion.objects.create(scenario=scenario, number=1, text=text)
-    return Run.objects.create(version=version, cycles=engine.check(text).summary.pendingPods, owner_session_key=OWNER)
+    return Run.objects.create(version=version, mode=mode, cycles=engine.check(text).summary.pendingPods,
+                              owner_session_key=OWNER)
 
 
 def _replay(run: Run) -> tuple[int, float, int]:

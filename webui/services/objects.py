@@ -23,12 +23,14 @@ class Objects:
     nodes: list[Any]  # scheduler_core Node, document order
     pods: list[Any]  # scheduler_core Pod, document order
     pending: set[int]  # id() of the pending pods
+    volumes: list[dict]  # PersistentVolumes as the cluster view draws them (the engine's picture)
 
 
 def of_version(version: ScenarioVersion) -> Objects:
     """Raises the API's 400 (scenario_invalid) or 413 (limit_exceeded) when the version does not validate."""
     scenario = engine.load_valid(version.text)
-    return Objects(version, list(scenario.nodes), list(scenario.pods), {id(pod) for pod in scenario.pending_pods})
+    return Objects(version, list(scenario.nodes), list(scenario.pods), {id(pod) for pod in scenario.pending_pods},
+                   engine.cluster_volumes(scenario))
 
 
 # Versions never change: their JSON answers are computed once per process and kept (a few, they

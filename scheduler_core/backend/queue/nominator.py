@@ -62,5 +62,9 @@ class Nominator:
     def nominated_pods_for_node(self, node: str) -> list[Pod]:
         return list(self.nominated_pods.get(node, ()))
 
+    def nodes_with_nominated_pods(self) -> set[str]:
+        """The nodes some pending pod is nominated to: the only ones the first filter pass changes."""
+        return {node for node, pods in self.nominated_pods.items() if pods}
+
     def node_of(self, pod: Pod) -> Optional[str]:
         return self.nominated_pod_to_node.get(pod.key)

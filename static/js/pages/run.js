@@ -13,7 +13,21 @@ function actions(controller) {
     h("a.button", { href: `/scenarios/${run.scenario}/cluster/?version=${run.version}&run=${run.id}` }, "Cluster view"),
     h("a.button", { href: api.exportUrl(run.scenario, run.version), download: "" }, "Export YAML"),
     h("a.button#trace-link", { href: api.traceUrl(run.id), download: `trace-run-${run.id}.json` }, "Download trace JSON"),
+    compareControl(run),
     shareControl(controller));
+}
+
+/** "Compare with": another finished run of this scenario (another version or configuration). */
+function compareControl(run) {
+  const picker = h("select#compare-with", { "aria-label": "compare with run", onchange: (e) => {
+    if (e.target.value) location.href = `/compare/?a=${run.id}&b=${e.target.value}`;
+  } }, new Option("Compare with…", ""));
+  api.scenarioRuns(run.scenario).then((runs) => {
+    for (const other of runs) {
+      if (other.id !== run.id && other.status === "succeeded") picker.append(new Option(`run ${other.id} (v${other.version})`, String(other.id)));
+    }
+  }, () => {});
+  return picker;
 }
 
 async function start() {

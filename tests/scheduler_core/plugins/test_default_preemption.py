@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import ClassVar, Optional
 
 import pytest
@@ -252,3 +253,34 @@ def test_a_node_where_the_pod_still_fails_reports_that_filter_once_victims_are_g
     outcome = run_post_filter(nodes, pods, preemptor(), extra_plugins=[LabelQuota(limit=2)])
     assert outcome.result.summary == "preemption: no candidates"
     assert outcome.reasons == ["preemption: 0/1 nodes are available: 1 too many web pods."]
+
+
+# ---------------------------------------------------------------------------- PodEligibleToPreemptOthers
+
+DELETED_AT = datetime(2026, 11, 1, tzinfo=timezone.utc)
+
+
+@pytest.mark.parametrize("victim_fields, node_status, eligible", [
+    pytest.param({"deletion_timestamp": DELETED_AT, "preempted_by_scheduler": True}, Status.unschedulable("Insufficient cpu"),
+                 False, id="a lower-priority victim the scheduler is deleting on the nominated node: wait for it"),
+    pytest.param({"deletion_timestamp": DELETED_AT}, Status.unschedulable("Insufficient cpu"),
+                 True, id="terminating for another reason (no DisruptionTarget from the scheduler): not a victim"),
+    pytest.param({"deletion_timestamp": DELETED_AT, "preempted_by_scheduler": True}, Status.unresolvable("node(s) had untolerated taint(s)"),
+                 True, id="the nominated node became unresolvable: preempt elsewhere"),
+    pytest.param({}, Status.unschedulable("Insufficient cpu"), True, id="nothing terminating: eligible"),
+])
+def test_a_terminating_victim_on_the_nominated_node_makes_the_pod_wait(victim_fields, node_status, eligible):
+    # PodEligibleToPreemptOthers (defaultpreemption/default_preemption.go): with a nominated node,
+    # a lower-priority pod there that is terminating by preemption (podTerminatingByPreemption:
+    # DeletionTimestamp set and DisruptionTarget=PreemptionByScheduler) keeps the pod from preempting.
+    snapshot = make_snapshot([make_node("n1", cpu=1000)], [running("victim", "n1", 1000, 0, **victim_fields)])
+    plugin = new(None, FakeHandle(snapshot))
+    pod = preemptor(nominated_node_name="n1")
+    ok, reason = plugin.eligible_to_preempt_others(pod, NodeToStatus({"n1": node_status}, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)))
+    assert (ok, reason) == ((True, "") if eligible else (False, "not eligible due to a terminating pod on the nominated node."))
+
+
+def test_preemption_policy_never_never_preempts():
+    plugin = new(None, FakeHandle(make_snapshot([make_node("n1")])))
+    assert plugin.eligible_to_preempt_others(preemptor(preemption_policy="Never"), NodeToStatus({}, Status.unschedulable("x"))) == \
+        (False, "not eligible due to preemptionPolicy=Never.")

@@ -29,3 +29,14 @@ def test_a_pods_volumes_picture_shows_each_claim_its_state_and_its_volume():
     assert (pictures[1]["state"], pictures[2]) == ("unbound", {"volume": "c", "kind": "persistentVolumeClaim",
                                                                "claim": "default/gone", "state": "missing"})
     assert pictures[3]["migratesTo"] == "pd.csi.storage.gke.io"
+
+
+def test_a_volumes_domains_merge_its_zone_labels_and_its_node_affinity():
+    from scheduler_core.volume.pictures import cluster_volume_json, volume_domains
+
+    bound = make_claim("data", volume="pv")
+    zonal = make_volume("pv", claim=bound, node="n1", labels={LABEL_ZONE: "a__b"})
+    assert volume_domains(zonal) == {LABEL_ZONE: ["a", "b"], "kubernetes.io/hostname": ["n1"]}
+    assert volume_domains(make_volume("anywhere")) == {}
+    picture = cluster_volume_json(zonal)
+    assert (picture["claim"], picture["domains"][LABEL_ZONE]) == ("default/data", ["a", "b"])

@@ -1,0 +1,62 @@
+// Compare page: /compare/?a=RUN&b=RUN[&pod=ns/name]. Two finished runs side by side, as the engine
+// compared them (GET /api/comparisons): the summary, each pod's place in both, the first attempt
+// where they part, and one pod's weighted scores per node and plugin in both runs.
+
+import { api } from "../api.js";
+import { $, h, mount, notify } from "../dom.js";
+import { section, table } from "../steps/common.js";
+
+const params = new URLSearchParams(location.search);
+const [a, b] = [Number(params.get("a")), Number(params.get("b"))];
+
+async function show(pod) {
+  const root = $("#compare-root");
+  let result;
+  try {
+    result = await api.comparison(a, b, pod);
+  } catch (error) {
+    mount(root, h("p.notice.notice-error", { role: "alert" }, error.message));
+    return;
+  }
+  const changed = result.pods.filter((row) => row.a !== row.b);
+  const place = (node, why) => (node === null ? h("span.fail", { title: why || "" }, "Pending") : node === "deleted" ? h("span.muted", "evicted") : node);
+  const pods = [...new Set(result.pods.map((row) => row.pod))];
+  const podSelect = h("select#compare-pod", { "aria-label": "pod", onchange: (e) => navigate(e.target.value) },
+    new Option("choose a pod", ""), pods.map((name) => new Option(name, name)));
+  podSelect.value = pod;
+  mount(root,
+    h("p.compare-summary", result.summary),
+    h("p", "A: ", h("a", { href: `/runs/${a}/` }, `run ${a}`), " · B: ", h("a", { href: `/runs/${b}/` }, `run ${b}`),
+      ` · attempts ${result.counts.attempts[0]} / ${result.counts.attempts[1]}`),
+    divergence(result.firstDivergence),
+    section(`Pods that end differently (${changed.length})`,
+      changed.length
+        ? table(["pod", "A", "B"], changed.map((row) => [row.pod, place(row.a, row.aWhy), place(row.b, row.bWhy)]), "compare-pods")
+        : h("p.muted", "None: every pod ends in the same place.")),
+    section("One pod's scores, A → B", h("label", "Pod ", podSelect), result.scores ? scoresTable(result.scores) : null));
+}
+
+function divergence(split) {
+  if (!split) return h("p.compare-divergence", "The runs never part: the same attempts with the same outcomes.");
+  const side = (name, run, attempt) => attempt
+    ? h("li", `${name}: `, h("a", { href: `/runs/${run}/?cycle=${attempt.cycle}&step=QueueSort` }, attempt.text))
+    : h("li", `${name}: no attempt`);
+  return h("div.compare-divergence", h("p", `The runs part at attempt ${split.index}:`),
+    h("ul", side("A", a, split.a), side("B", b, split.b)));
+}
+
+function scoresTable(scores) {
+  const cell = (x) => (x.a === x.b ? String(x.a ?? "—") : `${x.a ?? "—"} → ${x.b ?? "—"}${x.difference !== null ? ` (${x.difference > 0 ? "+" : ""}${x.difference})` : ""}`);
+  return table(["node", ...scores.plugins, "total"],
+    scores.nodes.map((node) => [node.node, ...scores.plugins.map((plugin) => cell(node.plugins[plugin])), cell(node.total)]), "compare-scores");
+}
+
+function navigate(pod) {
+  const query = new URLSearchParams({ a: String(a), b: String(b) });
+  if (pod) query.set("pod", pod);
+  history.replaceState(null, "", `${location.pathname}?${query}`);
+  show(pod).catch((error) => notify(error.message, "error"));
+}
+
+$("#compare-title").textContent = `Compare run ${a} with run ${b}`;
+show(params.get("pod") || "").catch((error) => notify(error.message, "error"));

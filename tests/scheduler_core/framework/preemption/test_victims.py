@@ -1,0 +1,68 @@
+"""Victim selection rules, after pkg/scheduler/framework/preemption and plugins/defaultpreemption
+(v1.35.4): MoreImportantPod with GetPodStartTime, filterPodsWithPDBViolation, isPreemptionAllowed."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from scheduler_core.framework.node_info import PodInfo
+from scheduler_core.framework.preemption.victims import may_preempt, more_important, split_by_pdb_violation, started_before
+from scheduler_core.model import LabelSelector, PodDisruptionBudget
+from tests.scheduler_core.builders import make_pod
+
+T0 = datetime(2026, 11, 1, tzinfo=timezone.utc)
+
+
+def info(name: str, priority: int = 0, started: int | None = None, labels: dict | None = None, namespace: str = "default"):
+    start = None if started is None else T0 + timedelta(minutes=started)
+    return PodInfo(make_pod(name, namespace, labels=labels or {"app": "web"}, priority=priority, start_time=start))
+
+
+def names(infos) -> list[str]:
+    return [i.pod.name for i in infos]
+
+
+def test_only_strictly_lower_priority_pods_may_be_preempted():
+    # isPreemptionAllowed (with the default IsEligiblePod): victim.priority < preemptor.priority.
+    assert may_preempt(info("low", 1).pod, info("p", 2).pod)
+    assert not may_preempt(info("same", 2).pod, info("p", 2).pod)
+
+
+def test_more_important_is_higher_priority_then_the_earlier_start():
+    # util.MoreImportantPod: priority first, then GetPodStartTime(a).Before(GetPodStartTime(b)).
+    assert more_important(info("high", 5, started=10), info("low", 1, started=0))
+    assert more_important(info("early", 1, started=0), info("late", 1, started=10))
+    assert not more_important(info("late", 1, started=10), info("early", 1, started=0))
+
+
+def test_a_pod_without_a_start_time_reads_now():
+    # GetPodStartTime returns time.Now() for a pod without status.startTime: later than any start,
+    # and two such pods are each "before" the other (the comparator reads a's Now first).
+    no_start, started = info("new").pod, info("old", started=0).pod
+    assert started_before(started, no_start) and not started_before(no_start, started)
+    assert started_before(no_start, info("also-new").pod)
+
+
+def test_pdb_allowance_is_spent_pod_by_pod_in_the_given_order():
+    # filterPodsWithPDBViolation: each matching pod spends one of disruptionsAllowed; once it goes
+    # below zero, that pod (and every later matching one) violates the budget.
+    budget = PodDisruptionBudget("default", "web", LabelSelector((("app", "web"),)), disruptions_allowed=1)
+    pods = [info("a"), info("b"), info("c", labels={"app": "db"}), info("d")]
+    violating, fine = split_by_pdb_violation(pods, [budget])
+    assert (names(violating), names(fine)) == (["b", "d"], ["a", "c"])
+
+
+def test_a_pdb_counts_only_pods_of_its_namespace_and_not_those_already_disrupted():
+    budget = PodDisruptionBudget("default", "web", LabelSelector((("app", "web"),)), disruptions_allowed=0,
+                                 disrupted_pods=frozenset({"evicting"}))
+    pods = [info("elsewhere", namespace="other"), info("evicting"), info("guarded")]
+    violating, fine = split_by_pdb_violation(pods, [budget])
+    assert (names(violating), names(fine)) == (["guarded"], ["elsewhere", "evicting"])
+
+
+def test_a_pdb_with_an_empty_or_missing_selector_selects_nothing():
+    # The release skips a budget whose selector is empty (selector.Empty()) or does not convert.
+    for selector in (None, LabelSelector()):
+        budget = PodDisruptionBudget("default", "all", selector, disruptions_allowed=0)
+        violating, fine = split_by_pdb_violation([info("a")], [budget])
+        assert (names(violating), names(fine)) == ([], ["a"])
