@@ -55,6 +55,10 @@ def _parser() -> argparse.ArgumentParser:
                          help="a KubeSchedulerConfiguration for A, then one for B (replaces the scenario's own)")
     compare.add_argument("--pod", default=None, help="also compare this pod's weighted scores per node and plugin")
     compare.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    whatif = commands.add_parser("whatif", help="the smallest single changes that would let a pending pod fit")
+    whatif.add_argument("scenario")
+    whatif.add_argument("pod", help="namespace/name of a pending pod")
+    whatif.add_argument("--json", action="store_true", help="print the suggestions as JSON")
     snapshot = commands.add_parser("snapshot", help="write a scenario file from a live cluster (kubeconfig)")
     snapshot.add_argument("-o", "--output", default="-", help="file to write ('-', the default: standard output)")
     snapshot.add_argument("--kubeconfig", default=None, help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
@@ -161,6 +165,30 @@ def run_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_whatif(args: argparse.Namespace) -> int:
+    from scheduler_core.whatif import NotPending, what_if
+
+    scenario = _load(args.scenario)
+    if scenario is None:
+        return EXIT_INVALID
+    try:
+        answer = what_if(scenario, args.pod)
+    except NotPending as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_INVALID
+    if args.json:
+        print(json.dumps(answer, sort_keys=True))
+        return 0
+    lines = [answer["summary"]]
+    for suggestion in answer["suggestions"]:
+        lines.append(f"  {suggestion['text']}: fits on {suggestion['nodeCount']} node(s) ({', '.join(suggestion['nodes'][:5])}"
+                     f"{', …' if suggestion['nodeCount'] > 5 else ''})")
+    if answer["moreSuggestions"]:
+        lines.append(f"  …and {answer['moreSuggestions']} more, more intrusive or opening fewer nodes (only the first 25 are listed)")
+    print("\n".join(lines))
+    return 0
+
+
 def run_snapshot(args: argparse.Namespace) -> int:
     try:
         read_page, source = snapshot.kubeconfig_reader(args.kubeconfig, args.context)
@@ -189,6 +217,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return run_snapshot(args)
         if args.command == "compare":
             return run_compare(args)
+        if args.command == "whatif":
+            return run_whatif(args)
         return run_bench(args)
     except BrokenPipeError:
         return 0

@@ -296,6 +296,26 @@ class Cycle:
             verdicts = [(plugin, _with_verdict(verdict, i, status)) for (plugin, verdict), status in zip(verdicts, statuses)]
         return verdicts
 
+    def feasibility(self) -> tuple[PreFilterOutcome, FilterPass]:
+        """PreFilter, then every Filter plugin (nominated pods included) on every node the PreFilter
+        result allows — no numFeasibleNodesToFind cut, no start index, nothing scheduled: which nodes
+        the pod fits as the cluster stands (what-if questions re-ask it on modified input)."""
+        nodes = self.snapshot.node_infos
+        pre = self.fw.run_pre_filter(self.state, self.pod, nodes)
+        table = self.snapshot.table
+        if pre.status is not None:
+            empty = np.zeros(0, dtype=np.int64)
+            return pre, FilterPass(empty, [], empty, 0, 0)
+        candidates = table.positions(None if pre.result.all_nodes else
+                                     [n.name for n in nodes if n.name in pre.result.node_names])
+        verdicts = [(p.name, self.fw.filter_verdicts(p, self.state, self.pod, candidates))
+                    for p in self.fw.active_filter_plugins(self.state)]
+        verdicts = self._with_nominated_pods(candidates, verdicts)
+        fits = np.ones(len(candidates), dtype=bool)
+        for _, verdict in verdicts:
+            fits &= ~verdict.failed
+        return pre, FilterPass(candidates, verdicts, candidates[fits], 0, len(candidates))
+
     def _filter(self, nodes: list[NodeInfo], pre: PreFilterOutcome) -> FilterPass:
         """findNodesThatPassFilters: from the rotating start index until enough nodes fit.
 

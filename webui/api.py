@@ -17,7 +17,7 @@ from ninja.files import UploadedFile
 from ninja.security import APIKeyCookie
 
 from webui import overload, presenters, schemas
-from webui.services import access, demos, engine, events, imports, objects, runs, scenarios, segments, shares
+from webui.services import access, configs, demos, engine, events, imports, objects, runs, scenarios, segments, shares, whatif
 from webui.services.access import Actor
 from webui.services.errors import DomainError, LimitExceeded, NotFound, ReadOnlyShare
 
@@ -307,7 +307,8 @@ def share_create(request: HttpRequest, scenario_id: int, body: schemas.ShareIn |
     """An unguessable read-only link to a version (and optionally a run and a step); owner only."""
     body = body or schemas.ShareIn()
     scenario = access.writable_scenario(request.auth, scenario_id)
-    return Status(201, presenters.share(request, shares.create(request.auth, scenario, body.version, body.run, body.step)))
+    link = shares.create(request.auth, scenario, body.version, body.run, body.step, body.compareRun)
+    return Status(201, presenters.share(request, link))
 
 
 @scenario_router.get("/{int:scenario_id}/shares", response={200: list[schemas.ShareOut], **ERRORS}, summary="List a scenario's share links")
@@ -439,6 +440,53 @@ def run_timeline(request: HttpRequest, run_id: int):
     attempts only.
     """
     return events.story(access.readable_run(request.auth, run_id))
+
+
+@run_router.get("/{int:run_id}/whatif", response={200: dict, **ERRORS}, summary="What would make a pod fit")
+def run_whatif(request: HttpRequest, run_id: int, pod: str):
+    """For a pod that is pending in the run's version: `suggestions` — single changes (`kind`: toleration, maxSkew,
+    scheduleAnyway, dropAffinityTerm, dropNodeSelector, requests, evict; `text`, `change`, the `nodes` it opens), each
+    verified by re-running the engine's PreFilter and Filter on the changed input, least intrusive first;
+    `noSingleChange` when none opens a node; `fitsNow` when nothing needs to change.
+    """
+    return whatif.suggestions(access.readable_run(request.auth, run_id), pod)
+
+
+class WhatIfApplyIn(Schema):
+    pod: str
+    suggestion: int = 0
+
+
+@run_router.post("/{int:run_id}/whatif/apply", response={201: schemas.RunOut, **ERRORS, 429: schemas.ErrorOut},
+                 summary="Apply a suggestion as a new version and run it")
+def run_whatif_apply(request: HttpRequest, run_id: int, body: WhatIfApplyIn):
+    """Saves the run's version with the suggestion applied (only the pod's document, the node's, or the victims'
+    documents change) as the scenario's new version — in your fork when the scenario is a demo (the answer's
+    `scenario` says which) — and starts a run of it (the same mode)."""
+    run = access.derivable_run(request.auth, run_id)
+    saved = whatif.apply(request.auth, run, body.pod, body.suggestion)
+    return Status(201, presenters.run(runs.start(request.auth, saved.scenario, run.mode)))
+
+
+@run_router.get("/{int:run_id}/config", response={200: dict, **ERRORS}, summary="The run's scheduler configuration")
+def run_config(request: HttpRequest, run_id: int):
+    """`config`: the KubeSchedulerConfiguration document of the run's version as typed, or the release's
+    defaults written out when it has none (`fromScenario` false): what "Try another configuration" edits."""
+    return configs.config_of(access.readable_run(request.auth, run_id).version.text)
+
+
+class TryConfigIn(Schema):
+    config: str
+
+
+@run_router.post("/{int:run_id}/try-config", response={201: schemas.RunOut, **ERRORS, 429: schemas.ErrorOut},
+                 summary="Run the run's version with another configuration")
+def run_try_config(request: HttpRequest, run_id: int, body: TryConfigIn):
+    """Saves the run's version with its KubeSchedulerConfiguration replaced by `config` (checked on its own
+    first: problems name its lines) as a new version, and starts a run of it in the same mode — in your fork
+    when the scenario is a demo (the answer's `scenario` says which). Compare the two with /api/comparisons."""
+    run = access.derivable_run(request.auth, run_id)
+    return Status(201, presenters.run(configs.try_config(request.auth, run, body.config)))
 
 
 @misc_router.get("/comparisons", response={200: dict, **ERRORS}, summary="Two finished runs side by side")

@@ -166,6 +166,8 @@ class ShareLink(models.Model):
     token = models.CharField(max_length=64, unique=True, default=new_share_token)
     version = models.ForeignKey(ScenarioVersion, on_delete=models.CASCADE, related_name="share_links")
     run = models.ForeignKey(Run, null=True, blank=True, on_delete=models.CASCADE, related_name="share_links")
+    # A comparison's link: `run` (A) side by side with this run (B) of the same scenario; both readable.
+    compare_run = models.ForeignKey(Run, null=True, blank=True, on_delete=models.CASCADE, related_name="compare_share_links")
     step = models.CharField(max_length=200, blank=True, default="")  # UI position, e.g. "cycle=2&point=Filter"
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created = models.DateTimeField(default=timezone.now)

@@ -128,6 +128,7 @@ def share(request, link: ShareLink) -> schemas.ShareOut:
         scenario=link.version.scenario_id,
         version=link.version.number,
         run=link.run_id,
+        compareRun=link.compare_run_id,
         step=link.step,
         created=link.created,
         revoked=not link.is_active,
@@ -141,6 +142,7 @@ def share_resolved(link: ShareLink) -> schemas.ShareResolvedOut:
         scenario=schemas.ShareScenarioOut(id=target.pk, name=target.name, description=target.description),
         version=version(link.version),
         run=run(link.run) if link.run else None,
+        compareRun=link.compare_run_id,
         step=link.step,
     )
 

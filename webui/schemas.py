@@ -270,6 +270,7 @@ class ObjectsOut(Schema):
 class ShareIn(Schema):
     version: int | None = None  # default: the latest version
     run: int | None = None
+    compareRun: int | None = None  # noqa: N815 - a comparison's link: `run` side by side with this run
     step: str = Field("", max_length=200)
 
 
@@ -279,6 +280,7 @@ class ShareOut(Schema):
     scenario: int
     version: int
     run: int | None
+    compareRun: int | None = None  # noqa: N815
     step: str
     created: datetime
     revoked: bool
@@ -295,6 +297,7 @@ class ShareResolvedOut(Schema):
     scenario: ShareScenarioOut
     version: VersionOut
     run: RunOut | None
+    compareRun: int | None = None  # noqa: N815 - a comparison's link: open /compare/?a=run&b=compareRun
     step: str
 
 

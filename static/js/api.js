@@ -117,13 +117,17 @@ export const api = {
   cycleEvents: (id, cycle) => request("GET", `/api/runs/${id}/events?cycle=${cycle}`),
   explain: (id, cycle) => request("GET", `/api/runs/${id}/cycles/${cycle}/explain`),
   timeline: (id) => request("GET", `/api/runs/${id}/timeline`),
+  whatif: (id, pod) => request("GET", `/api/runs/${id}/whatif?pod=${encodeURIComponent(pod)}`),
+  applyWhatIf: (id, pod, suggestion) => request("POST", `/api/runs/${id}/whatif/apply`, { json: { pod, suggestion } }),
+  runConfig: (id) => request("GET", `/api/runs/${id}/config`),
+  tryConfig: (id, config) => request("POST", `/api/runs/${id}/try-config`, { json: { config } }),
   comparison: (a, b, pod = "") => request("GET", `/api/comparisons?a=${a}&b=${b}${pod ? `&pod=${encodeURIComponent(pod)}` : ""}`),
   segment: (id, cycle) => requestBinary(`/api/runs/${id}/segment?cycle=${cycle}`),
   runNames: (id) => request("GET", `/api/runs/${id}/names`),
   trace: (id) => request("GET", `/api/runs/${id}/trace`),
   traceUrl: (id) => withToken(`/api/runs/${id}/trace`),
-  share: (id, { version = null, run = null, step = "" } = {}) =>
-    request("POST", `/api/scenarios/${id}/share`, { json: { version, run, step } }),
+  share: (id, { version = null, run = null, step = "", compareRun = null } = {}) =>
+    request("POST", `/api/scenarios/${id}/share`, { json: { version, run, step, compareRun } }),
   resolveShare: (token) => request("GET", `/api/share/${q(token)}`, { token }),
   forkShare: (token, name = null) => request("POST", `/api/share/${q(token)}/fork`, { json: { name }, token: "" }),
 };

@@ -294,6 +294,8 @@ class RunController {
     }
     const ctx = {
       cycle,
+      runId: this.runId,
+      readOnly: this.readOnly,
       model: this.model,
       nodeLabels: this.nodeLabels,
       ui: this.ui,

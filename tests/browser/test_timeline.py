@@ -12,11 +12,12 @@ to `a`.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.helpers import api_post, open_step, start_run
+from tests.browser.helpers import api_post, create_from_demo, open_step, start_run
 
 pytestmark = pytest.mark.browser
 
@@ -118,8 +119,6 @@ def test_a_share_link_opens_an_attempts_step_with_its_timeline(page, fresh_page)
 
 
 def test_a_pods_claims_show_their_state_class_and_bound_volume(page):
-    from pathlib import Path
-
     text = (Path(__file__).resolve().parents[1] / "fixtures" / "statefulset_ebs.yaml").read_text()
     created = api_post(page, "/api/scenarios", {"name": "statefulset", "text": text})
     page.goto(f"{page.base_url}/scenarios/{created['id']}/")
@@ -135,8 +134,6 @@ def test_a_pods_claims_show_their_state_class_and_bound_volume(page):
 
 
 def test_the_cluster_view_shows_persistent_volumes_by_zone(page):
-    from pathlib import Path
-
     text = (Path(__file__).resolve().parents[1] / "fixtures" / "statefulset_ebs.yaml").read_text()
     created = api_post(page, "/api/scenarios", {"name": "statefulset", "text": text})
     page.goto(f"{page.base_url}/scenarios/{created['id']}/cluster/?version=1")
@@ -147,9 +144,7 @@ def test_the_cluster_view_shows_persistent_volumes_by_zone(page):
     expect(zone_c.locator("li.volume[data-volume=pvc-c5e7a9b1-3d4f-4c8e-a5e7-9b1d3f5a7c9e]")).to_contain_text("→ shop/data-web-2")
 
 
-def test_two_configurations_of_a_scenario_compared_side_by_side(page):
-    from pathlib import Path
-
+def test_two_configurations_of_a_scenario_compared_side_by_side(page, fresh_page):
     here = Path(__file__).resolve().parents[1] / "fixtures" / "compare"
     text = (here / "two_nodes.yaml").read_text()
     created = api_post(page, "/api/scenarios", {"name": "least vs most", "text": text})
@@ -169,3 +164,58 @@ def test_two_configurations_of_a_scenario_compared_side_by_side(page):
     page.select_option("#compare-pod", "default/web")
     expect(page.locator("table.compare-scores")).to_contain_text("NodeResourcesFit")
     expect(page).to_have_url(re.compile(r"pod=default%2Fweb"))
+
+    # Shared like a run: a read-only link a visitor opens without an account.
+    page.click("#share-comparison")
+    link = page.locator(".share-url")
+    expect(link).to_have_value(re.compile(r"/share/[\w-]{20,}"), timeout=15_000)
+    visitor = fresh_page()
+    visitor.goto(link.input_value())
+    visitor.wait_for_url(re.compile(r"/compare/\?a=\d+&b=\d+&token="))
+    expect(visitor.locator(".compare-summary")).to_have_text("1 pod(s) land elsewhere in B than in A.")
+    expect(visitor.locator(".readonly-banner")).to_be_visible()
+
+
+def test_what_would_make_it_fit_applies_a_suggestion_and_runs_it(page):
+    text = (Path(__file__).resolve().parents[1] / "fixtures" / "whatif" / "tainted.yaml").read_text()
+    created = api_post(page, "/api/scenarios", {"name": "tainted", "text": text})
+    page.goto(f"{page.base_url}/scenarios/{created['id']}/")
+    run_id = start_run(page)
+    open_step(page, run_id, 0, "PostFilter")
+    page.click("#whatif-button")
+    expect(page.locator(".whatif-list li .text")).to_have_text(["tolerate the taint gpu=a100:NoSchedule"])
+    page.click(".whatif-list li .whatif-apply")
+    page.wait_for_url(re.compile(r"/runs/(?!%d/)\d+/" % run_id))
+    expect(page.locator("#run-root")).to_have_attribute("data-status", "succeeded", timeout=60_000)
+    expect(page.locator("#timeline-panel li.attempt .text")).to_have_text(["default/p (attempt 1): scheduled to n1"])
+
+
+def test_a_demo_with_another_configuration_compared_then_a_what_if_applied(page):
+    """The conflicting-spread demo: "Try another configuration" runs it with MostAllocated and opens the
+    comparison (waiting while the new run works); then the pending pod's smallest change is applied."""
+    scenario = create_from_demo(page, "seed_pts_conflict")
+    first = start_run(page)
+    page.click("#try-config")
+    expect(page.locator("#try-config-dialog")).to_be_visible()
+    expect(page.locator("#try-config-text")).to_have_value(re.compile(r"kind: KubeSchedulerConfiguration"))
+    page.locator("#try-config-text").fill("kind: KubeSchedulerConfiguration\nprofiles: nope\n")
+    page.click("#try-config-run")
+    expect(page.locator(".try-config-problems li")).not_to_have_count(0)  # named at the configuration's own line
+    page.select_option("#try-config-preset", "MostAllocated (bin packing)")
+    expect(page.locator("#try-config-text")).to_have_value(re.compile(r"type: MostAllocated"))
+    page.click("#try-config-run")
+    page.wait_for_url(re.compile(rf"/compare/\?a={first}&b=\d+"))
+    expect(page.locator(".compare-summary")).to_be_visible(timeout=60_000)
+    expect(page.locator(".compare-summary")).to_have_text(re.compile(r"\S"))
+    second = int(re.search(r"b=(\d+)", page.url).group(1))
+    versions = page.request.get(f"{page.base_url}/api/scenarios/{scenario}/versions").json()
+    assert len(versions) == 2  # the configuration became version 2 of the user's scenario
+
+    open_step(page, first, 0, "PostFilter")
+    page.click("#whatif-button")
+    first_suggestion = page.locator(".whatif-list li .text").first
+    expect(first_suggestion).to_have_text(re.compile(r"^raise maxSkew of the .* from 1 to 2$"))
+    page.locator(".whatif-list li .whatif-apply").first.click()
+    page.wait_for_url(re.compile(r"/runs/(?!%d/|%d/)\d+/" % (first, second)))
+    expect(page.locator("#run-root")).to_have_attribute("data-status", "succeeded", timeout=60_000)
+    expect(page.locator("#timeline-panel li.attempt .text")).to_have_text([re.compile(r"^default/mypod \(attempt 1\): scheduled to node[23]$")])

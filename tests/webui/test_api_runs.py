@@ -2,6 +2,7 @@
 
 from datetime import timedelta
 from ipaddress import ip_network
+from pathlib import Path
 
 import pytest
 from django.test import Client
@@ -303,3 +304,104 @@ def test_it_refuses_to_compare_a_run_that_has_not_finished(owner: Client, scenar
     queued = start(owner, scenario["id"]).json()
     response = owner.get(f"/api/comparisons?a={finished['id']}&b={queued['id']}")
     assert response.status_code == 400 and "have not succeeded" in response.json()["error"]["message"]
+
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+WHATIF_SCENARIO = (FIXTURES / "whatif" / "tainted.yaml").read_text()
+
+
+def test_what_would_make_it_fit_then_apply_and_run_it(owner: Client):
+    created = owner.post("/api/scenarios", {"name": "taint", "text": WHATIF_SCENARIO}, content_type=JSON).json()
+    run = start(owner, created["id"]).json()
+    run_now(run["id"])
+    answer = owner.get(f"/api/runs/{run['id']}/whatif?pod=default/p").json()
+    assert [s["text"] for s in answer["suggestions"]] == ["tolerate the taint gpu=a100:NoSchedule"]
+    applied = owner.post(f"/api/runs/{run['id']}/whatif/apply", {"pod": "default/p", "suggestion": 0}, content_type=JSON)
+    assert applied.status_code == 201, applied.content
+    new_run = applied.json()
+    assert new_run["version"] == 2
+    run_now(new_run["id"])
+    assert owner.get(f"/api/runs/{new_run['id']}/timeline").json()["final"]["default/p"] == "n1"
+    text = owner.get(f"/api/scenarios/{created['id']}").json()["text"]
+    assert text.startswith("# a tainted node and a pod without the toleration\n")  # untouched documents keep their text
+    assert "tolerations" in text
+
+
+def test_what_if_for_a_pod_that_is_not_pending_is_a_clear_400(owner: Client, scenario: dict):
+    run = start(owner, scenario["id"]).json()
+    response = owner.get(f"/api/runs/{run['id']}/whatif?pod=default/nobody")
+    assert response.status_code == 400 and "not a pending pod" in response.json()["error"]["message"]
+
+
+def test_a_comparison_share_link_reads_both_runs_and_nothing_else(owner: Client, stranger: Client, scenario: dict):
+    a, b, other = (start(owner, scenario["id"]).json() for _ in range(3))
+    for run in (a, b, other):
+        run_now(run["id"])
+    link = owner.post(f"/api/scenarios/{scenario['id']}/share", {"run": a["id"], "compareRun": b["id"]}, content_type=JSON).json()
+    assert link["compareRun"] == b["id"]
+    token = {"HTTP_X_SHARE_TOKEN": link["token"]}
+    assert stranger.get(f"/api/comparisons?a={a['id']}&b={b['id']}", **token).status_code == 200
+    assert stranger.get(f"/api/comparisons?a={a['id']}&b={other['id']}", **token).status_code == 404
+    assert stranger.get(f"/api/share/{link['token']}").json()["compareRun"] == b["id"]
+    tried = stranger.post(f"/api/runs/{a['id']}/try-config", {"config": MOST_ALLOCATED}, content_type=JSON, **token)
+    assert tried.status_code == 403
+
+
+MOST_ALLOCATED = (FIXTURES / "compare" / "most_allocated.yaml").read_text()
+
+
+def test_another_configuration_is_a_new_version_run_and_compared(owner: Client, scenario: dict):
+    first = start(owner, scenario["id"]).json()
+    run_now(first["id"])
+    assert owner.get(f"/api/runs/{first['id']}/config").json()["fromScenario"] is False
+    response = owner.post(f"/api/runs/{first['id']}/try-config", {"config": MOST_ALLOCATED}, content_type=JSON)
+    assert response.status_code == 201, response.content
+    second = response.json()
+    assert (second["scenario"], second["version"], second["mode"]) == (scenario["id"], 2, first["mode"])
+    config = owner.get(f"/api/runs/{second['id']}/config").json()
+    assert (config["config"], config["fromScenario"]) == (MOST_ALLOCATED, True) and config["presets"]
+    run_now(second["id"])
+    comparison = owner.get(f"/api/comparisons?a={first['id']}&b={second['id']}")
+    assert comparison.status_code == 200 and comparison.json()["summary"]
+
+
+def test_another_configuration_of_a_demo_runs_in_a_fork(stranger: Client):
+    from webui.services import demos
+
+    demos.load_all()
+    demo = stranger.get("/api/scenarios?q=conflict").json()[0]
+    first = start(stranger, demo["id"]).json()
+    second = stranger.post(f"/api/runs/{first['id']}/try-config", {"config": MOST_ALLOCATED}, content_type=JSON).json()
+    assert second["scenario"] != demo["id"] and second["version"] == 1
+    fork = stranger.get(f"/api/scenarios/{second['scenario']}").json()
+    assert fork["name"].endswith("(another configuration)") and "MostAllocated" in fork["text"]
+    assert "MostAllocated" not in stranger.get(f"/api/scenarios/{demo['id']}").json()["text"]
+
+
+def test_a_bad_configuration_names_its_own_line_and_changes_nothing(owner: Client, scenario: dict):
+    run = start(owner, scenario["id"]).json()
+    response = owner.post(f"/api/runs/{run['id']}/try-config", {"config": MOST_ALLOCATED.replace("MostAllocated", "Cheapest")},
+                          content_type=JSON)
+    assert response.status_code == 400
+    [error] = response.json()["error"]["details"]["errors"]
+    assert error["line"] == 9
+    assert owner.post(f"/api/runs/{run['id']}/try-config", {"config": "kind: Node\n"}, content_type=JSON).status_code == 400
+    assert len(owner.get(f"/api/scenarios/{scenario['id']}/versions").json()) == 1
+
+
+def test_applying_a_what_if_to_a_demo_run_saves_it_in_a_fork(stranger: Client):
+    from webui.services import demos
+
+    demos.load_all()
+    demo = stranger.get("/api/scenarios?q=conflict").json()[0]
+    run = start(stranger, demo["id"]).json()
+    run_now(run["id"])
+    answer = stranger.get(f"/api/runs/{run['id']}/whatif?pod=default/mypod").json()
+    assert answer["suggestions"][0]["kind"] == "maxSkew"
+    applied = stranger.post(f"/api/runs/{run['id']}/whatif/apply", {"pod": "default/mypod", "suggestion": 0}, content_type=JSON)
+    assert applied.status_code == 201, applied.content
+    new_run = applied.json()
+    assert new_run["scenario"] != demo["id"]
+    run_now(new_run["id"])
+    assert stranger.get(f"/api/runs/{new_run['id']}/timeline").json()["final"]["default/mypod"] is not None
+    assert stranger.get(f"/api/scenarios/{new_run['scenario']}").json()["name"].endswith("(what if)")

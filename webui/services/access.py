@@ -156,10 +156,20 @@ def readable_run(actor: Actor, run_id: int) -> Run:
     return run
 
 
+def derivable_run(actor: Actor, run_id: int) -> Run:
+    """A run whose version the actor may build a new version from: their own scenario's, or a demo's
+    (the new version goes to their fork). Never through a share link (read-only)."""
+    run = readable_run(actor, run_id)
+    if actor.share is not None:
+        raise ReadOnlyShare()
+    return run
+
+
 def can_read_run(actor: Actor, run: Run) -> bool:
     if actor.share is not None:
         share = actor.share
-        return share.run_id == run.pk or (share.run_id is None and share.version_id == run.version_id)
+        return share.run_id == run.pk or share.compare_run_id == run.pk or (
+            share.run_id is None and share.version_id == run.version_id)
     scenario = run.version.scenario
     # Runs of a demo belong to whoever started them; runs of an owned scenario are the owner's too.
     return actor.owns(run) or (not scenario.is_demo and actor.owns(scenario))

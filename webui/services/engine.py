@@ -26,6 +26,8 @@ from scheduler_core import (
 from scheduler_core.columnar import FormatError, RunNames, SegmentEncoder, decode_segment
 from scheduler_core.loop import run_to_the_end
 from scheduler_core.compare import compare as compare_runs
+from scheduler_core.whatif import NotPending
+from scheduler_core.whatif import what_if as scheduler_what_if
 from scheduler_core.timeline import run_story
 from scheduler_core.volume.pictures import cluster_volume_json
 from scheduler_core.scenario.jsonstream import as_yaml_stream
@@ -35,7 +37,7 @@ from webui.services.errors import InvalidScenario, LimitExceeded
 __all__ = [
     "Check", "CycleExplanation", "as_yaml_stream", "Event", "ExtensionPoint", "FormatError", "RunNames", "ScenarioInvalid",
     "SegmentEncoder", "check", "decode_segment", "engine_limits", "explain", "load", "load_valid", "pod_requests",
-    "simulate_events", "story", "cluster_volumes", "compare", "trace", "MODE_SINGLE", "MODE_TIMELINE",
+    "simulate_events", "story", "cluster_volumes", "compare", "what_if", "NotPending", "trace", "MODE_SINGLE", "MODE_TIMELINE",
 ]
 
 
@@ -205,6 +207,12 @@ def simulate_events(scenario: Any, mode: str = MODE_TIMELINE) -> Iterator[Event]
 def cluster_volumes(scenario: Any) -> list[dict[str, Any]]:
     """The scenario's PersistentVolumes with the topology domains they can be used in."""
     return [cluster_volume_json(volume) for volume in scenario.storage.volumes]
+
+
+def what_if(scenario: Any, pod: str, placements: dict[str, Any] | None = None,
+            nominated: dict[str, str] | None = None) -> dict[str, Any]:
+    """Single changes that would let a pending pod fit, each verified by the engine (scheduler_core.whatif)."""
+    return scheduler_what_if(scenario, pod, placements, nominated)
 
 
 def compare(events_a: Iterable[dict[str, Any]], events_b: Iterable[dict[str, Any]], pod: str | None = None) -> dict[str, Any]:

@@ -75,6 +75,15 @@ def save(scenario: Scenario, text: str, name: str | None = None, description: st
     return Saved(scenario, version, engine.check(text))
 
 
+def save_derived(actor: Actor, source: ScenarioVersion, text: str, why: str) -> Saved:
+    """`text`, made from version `source`, saved as the next version of its scenario when `actor`
+    may change it, else (a demo) as a new scenario of theirs forked from `source`, named for `why`."""
+    scenario = source.scenario
+    if actor.owns(scenario):
+        return save(scenario, text)
+    return create(actor, f"{scenario.name} ({why})", text, scenario.description, forked_from=source)
+
+
 def listing(actor: Actor, query: str = "") -> QuerySet[Scenario]:
     scenarios = Scenario.objects.filter(actor.owned_q() | Q(demo_slug__isnull=False))
     if query:

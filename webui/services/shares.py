@@ -8,18 +8,26 @@ from django.utils import timezone
 from webui.models import Run, Scenario, ShareLink
 from webui.services import scenarios
 from webui.services.access import Actor
-from webui.services.errors import Forbidden, NotFound
+from webui.services.errors import DomainError, Forbidden, NotFound
 
 
-def create(actor: Actor, scenario: Scenario, version: int | None, run_id: int | None, step: str) -> ShareLink:
+def create(actor: Actor, scenario: Scenario, version: int | None, run_id: int | None, step: str,
+           compare_run_id: int | None = None) -> ShareLink:
     target = scenarios.get_version(scenario, version)
     run = None
+    compared = None
+    if compare_run_id is not None:
+        if run_id is None:
+            raise DomainError("a comparison link needs both runs: run and compareRun")
+        compared = Run.objects.filter(pk=compare_run_id, version__scenario=scenario).first()
+        if compared is None:
+            raise NotFound(f"scenario {scenario.pk} has no run {compare_run_id}")
     if run_id is not None:
         run = Run.objects.filter(pk=run_id, version__scenario=scenario).first()
         if run is None:
             raise NotFound(f"scenario {scenario.pk} has no run {run_id}")
         target = run.version  # a run is shown with the exact text it ran
-    return ShareLink.objects.create(version=target, run=run, step=step, created_by_id=actor.user_id)
+    return ShareLink.objects.create(version=target, run=run, compare_run=compared, step=step, created_by_id=actor.user_id)
 
 
 def fork(actor: Actor, link: ShareLink, name: str | None) -> scenarios.Saved:

@@ -2,17 +2,33 @@
 // compared them (GET /api/comparisons): the summary, each pod's place in both, the first attempt
 // where they part, and one pod's weighted scores per node and plugin in both runs.
 
-import { api } from "../api.js";
+import { api, useShareToken } from "../api.js";
 import { $, h, mount, notify } from "../dom.js";
 import { section, table } from "../steps/common.js";
 
 const params = new URLSearchParams(location.search);
 const [a, b] = [Number(params.get("a")), Number(params.get("b"))];
+const token = params.get("token") || ""; // opened from a comparison's share link: read-only
+useShareToken(token);
+
+const UNFINISHED = new Set(["queued", "running"]);
+
+/** A run still going (B, just started by "Try another configuration"): say so and look again. */
+async function stillRunning(root, pod) {
+  const runs = await Promise.all([api.run(a), api.run(b)]);
+  const going = runs.find((run) => UNFINISHED.has(run.status));
+  if (!going) return false;
+  const progress = going.progress.cycles ? ` (${going.progress.cycle} of ${going.progress.cycles} pods)` : "";
+  mount(root, h("p.compare-waiting.muted", { role: "status" }, `Waiting for run ${going.id} to finish: ${going.status}${progress}…`));
+  setTimeout(() => show(pod).catch((error) => notify(error.message, "error")), 1000);
+  return true;
+}
 
 async function show(pod) {
   const root = $("#compare-root");
   let result;
   try {
+    if (await stillRunning(root, pod)) return;
     result = await api.comparison(a, b, pod);
   } catch (error) {
     mount(root, h("p.notice.notice-error", { role: "alert" }, error.message));
@@ -25,6 +41,7 @@ async function show(pod) {
     new Option("choose a pod", ""), pods.map((name) => new Option(name, name)));
   podSelect.value = pod;
   mount(root,
+    token ? h("p.readonly-banner", "Shared comparison (read-only).") : shareButton(),
     h("p.compare-summary", result.summary),
     h("p", "A: ", h("a", { href: `/runs/${a}/` }, `run ${a}`), " · B: ", h("a", { href: `/runs/${b}/` }, `run ${b}`),
       ` · attempts ${result.counts.attempts[0]} / ${result.counts.attempts[1]}`),
@@ -34,6 +51,23 @@ async function show(pod) {
         ? table(["pod", "A", "B"], changed.map((row) => [row.pod, place(row.a, row.aWhy), place(row.b, row.bWhy)]), "compare-pods")
         : h("p.muted", "None: every pod ends in the same place.")),
     section("One pod's scores, A → B", h("label", "Pod ", podSelect), result.scores ? scoresTable(result.scores) : null));
+}
+
+/** An unguessable read-only link to this comparison (owner of the scenario only). */
+function shareButton() {
+  const out = h("input.share-url", { type: "text", readonly: true, hidden: true, "aria-label": "share link" });
+  const button = h("button#share-comparison", { type: "button", onclick: async () => {
+    try {
+      const run = await api.run(a);
+      const link = await api.share(run.scenario, { run: a, compareRun: b });
+      out.value = link.url;
+      out.hidden = false;
+      out.select();
+    } catch (error) {
+      notify(`Could not make a link: ${error.message}`, "error");
+    }
+  } }, "Share this comparison");
+  return h("p", button, " ", out);
 }
 
 function divergence(split) {

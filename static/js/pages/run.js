@@ -3,6 +3,7 @@
 import { api } from "../api.js";
 import { $, h, notify, pageData } from "../dom.js";
 import { mountRun, shareControl } from "../run.js";
+import { tryConfigControl } from "../try_config.js";
 
 const runId = Number(pageData().runId);
 
@@ -14,6 +15,7 @@ function actions(controller) {
     h("a.button", { href: api.exportUrl(run.scenario, run.version), download: "" }, "Export YAML"),
     h("a.button#trace-link", { href: api.traceUrl(run.id), download: `trace-run-${run.id}.json` }, "Download trace JSON"),
     compareControl(run),
+    tryConfigControl(run),
     shareControl(controller));
 }
 

@@ -40,6 +40,10 @@ async function start() {
     mount($("#share-root"), h("p.notice.notice-error", error.message));
     return;
   }
+  if (shared.compareRun && shared.run) {
+    location.replace(`/compare/?a=${shared.run.id}&b=${shared.compareRun}&token=${encodeURIComponent(token)}`);
+    return;
+  }
   const title = `${shared.scenario.name} · v${shared.version.number}${shared.run ? ` · run ${shared.run.id}` : ""}`;
   $("#share-title").textContent = title;
   document.title = `${title} · SchedLab (shared)`;

@@ -1,6 +1,7 @@
 // PostFilter (DefaultPreemption dry run): candidates, victims and the nominated node.
 
-import { h } from "../dom.js";
+import { api } from "../api.js";
+import { h, notify } from "../dom.js";
 import { point, POINT } from "../runmodel.js";
 import { note, outcomeBanner, section, statusBadge, table } from "./common.js";
 
@@ -24,5 +25,40 @@ export function render(ctx) {
           candidates.map(([node, victims]) => [node === nominated ? `★ ${node}` : node, victims.length ? victims.join(", ") : "—"]), "candidates")
         : note("No node would have room even after preempting lower-priority pods.")));
   }
+  if (ctx.cycle.end && !ctx.cycle.end.nodeName) out.push(whatIf(ctx));
   return out;
+}
+
+/** What would make it fit: the engine's verified single changes, each one click from a new run. */
+function whatIf(ctx) {
+  const pod = ctx.cycle.pod;
+  const found = ctx.ui.whatIf?.pod === pod ? ctx.ui.whatIf : null;
+  const ask = async () => {
+    ctx.update({ whatIf: { pod, loading: true } });
+    try {
+      ctx.update({ whatIf: { pod, answer: await api.whatif(ctx.runId, pod) } });
+    } catch (error) {
+      ctx.update({ whatIf: { pod, error: error.message } });
+    }
+  };
+  const apply = async (index) => {
+    try {
+      const run = await api.applyWhatIf(ctx.runId, pod, index);
+      location.href = `/runs/${run.id}/`;
+    } catch (error) {
+      notify(error.message, "error");
+    }
+  };
+  if (!found) return section("What would make it fit?", h("button#whatif-button", { type: "button", onclick: ask }, "Find the smallest changes"));
+  if (found.loading) return section("What would make it fit?", note("Asking the engine…"));
+  if (found.error) return section("What would make it fit?", h("p.notice.notice-error", found.error));
+  const answer = found.answer;
+  return section("What would make it fit?",
+    h("p.whatif-summary", answer.summary),
+    answer.suggestions.length
+      ? h("ol.whatif-list", answer.suggestions.map((s, index) => h("li", { dataset: { kind: s.kind } },
+        h("span.text", s.text), ` — fits on ${s.nodeCount} node(s)${s.nodeCount ? `: ${s.nodes.slice(0, 5).join(", ")}${s.nodeCount > 5 ? ", …" : ""}` : ""} `,
+        ctx.readOnly ? null : h("button.whatif-apply", { type: "button", onclick: () => apply(index) }, "Apply and run"))))
+      : null,
+    answer.moreSuggestions ? note(`…and ${answer.moreSuggestions} more of the same kinds, more intrusive or opening fewer nodes.`) : null);
 }

@@ -1,0 +1,420 @@
+"""What would make a pending pod fit? (`python -m scheduler_core whatif SCENARIO POD`)
+
+The pod is taken where the single pass meets it (the pods before it in the queue placed as the
+scheduler places them). Every suggestion is one change, and it is kept only if the engine's own
+PreFilter and Filter, re-run on the changed input (nominated pods included), then let the pod onto
+at least one node — nothing is guessed. Changes come from what rejected the pod:
+
+- TaintToleration: tolerate one of the taints that kept it off a node;
+- PodTopologySpread: the smallest maxSkew (up to +8) that opens a node, or ScheduleAnyway;
+- InterPodAffinity: drop one required (anti-)affinity term;
+- NodeAffinity: drop the nodeSelector or the required node affinity;
+- NodeResourcesFit: ask for no more of a resource than the roomiest node has free;
+- on the node side, for a node that only NodeAffinity rejected, the labels it lacks (fewest first),
+  and for a node that only NodeResourcesFit rejected, the allocatable it would need (smallest
+  shortfall first) — a changed node is checked by rebuilding the cluster with it, so only the best
+  few nodes are tried;
+- DefaultPreemption: the victims its dry run finds per node (it verifies that the pod then fits).
+
+They are ranked by how intrusive the change is, then by how many nodes it opens. When none of them
+opens a node, the answer says that no single change suffices.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import numpy as np
+
+from scheduler_core import names
+from scheduler_core.framework.interfaces import NodeToStatus
+from scheduler_core.framework.status import Code, Status
+from scheduler_core.labels import parse_int64
+from scheduler_core.model import CPU, MEMORY, PODS, Node, NodeSelectorTerm, Pod, Scenario, Toleration
+from scheduler_core.scheduler import Cycle, Scheduler, fresh_copy
+
+MAX_SKEW_STEPS = 8
+MAX_SUGGESTIONS = 25  # the least intrusive; on a big cluster eviction alone can offer one per node
+NODES_TRIED = 2  # node-side changes: the best few nodes are rebuilt and re-checked
+DELETED = "deleted"  # a run's final place of a preemption victim
+SHRINKABLE = (CPU, MEMORY)  # pod-level requests (PodLevelResources) may set only these
+
+
+class NotPending(ValueError):
+    """The pod is not one this scheduler would try (unknown, bound, gated, another scheduler)."""
+
+
+@dataclass
+class Suggestion:
+    kind: str  # toleration | maxSkew | scheduleAnyway | dropAffinityTerm | dropNodeSelector | requests
+    #            | nodeLabels | allocatable | evict
+    text: str
+    cost: int  # how intrusive: lower first
+    nodes: list[str] = field(default_factory=list)  # where the pod then fits (document order)
+    change: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "text": self.text, "change": self.change, "nodes": self.nodes[:50],
+                "nodeCount": len(self.nodes)}
+
+
+@dataclass
+class _Baseline:
+    scheduler: Scheduler
+    scenario: Scenario  # the cluster as the pod meets it (earlier pods placed), for node variants
+    pod: Pod
+    fits: list[str]
+    rejected_by: dict[str, list[str]]  # plugin -> nodes it rejected (document order)
+    message: str
+    only_by: dict[str, list[str]] = field(default_factory=dict)  # plugin -> nodes only it rejected
+
+
+def what_if(scenario: Scenario, pod_key: str, placements: Optional[dict[str, Optional[str]]] = None,
+            nominated: Optional[dict[str, str]] = None) -> dict[str, Any]:
+    """Suggestions for `pod_key`. Without `placements` the pod is taken where the single pass meets
+    it; with them (a run's result: pod -> node, None for pending, "deleted" for a preemption victim,
+    and `nominated` pods -> node), against the cluster as that run left it."""
+    baseline = _baseline(scenario, pod_key) if placements is None else _baseline_after(scenario, pod_key, placements, nominated or {})
+    if baseline.fits:
+        return {"pod": pod_key, "fitsNow": baseline.fits[:50], "suggestions": [], "moreSuggestions": 0, "noSingleChange": False,
+                "summary": f"{pod_key} already fits on {len(baseline.fits)} node(s): nothing needs to change."}
+    suggestions = [s for s in _candidates(baseline) if s.nodes]
+    suggestions.sort(key=lambda s: (s.cost, -len(s.nodes), s.text))
+    summary = (f"{len(suggestions)} single change(s) would let {pod_key} in; the least intrusive: {suggestions[0].text}."
+               if suggestions else f"No single change lets {pod_key} onto any node.")
+    return {"pod": pod_key, "fitsNow": [], "rejectedBy": {k: len(v) for k, v in baseline.rejected_by.items()},
+            "failedSchedulingMessage": baseline.message, "suggestions": [s.to_json() for s in suggestions[:MAX_SUGGESTIONS]],
+            "moreSuggestions": max(0, len(suggestions) - MAX_SUGGESTIONS), "noSingleChange": not suggestions, "summary": summary}
+
+
+# ---------------------------------------------------------------------------- the pod where it is tried
+
+
+def _baseline(scenario: Scenario, pod_key: str) -> _Baseline:
+    scenario = fresh_copy(scenario)  # the cycles below bind its pods
+    scheduler = Scheduler(scenario)
+    index = next((i for i, pod in enumerate(scheduler.queue) if pod.key == pod_key), None)
+    if index is None:
+        raise NotPending(f"{pod_key} is not a pending pod this scheduler tries")
+    for earlier in range(index):  # the pods before it are placed as the single pass places them
+        for _ in Cycle(scheduler, earlier, scheduler.queue[earlier]).run():
+            pass
+    return _measured(scheduler, scenario, index)
+
+
+def _measured(scheduler: Scheduler, scenario: Scenario, index: int) -> _Baseline:
+    pod = scheduler.queue[index]
+    fits, rejected, only_by = _fits(scheduler, pod, with_sole_rejections=True)
+    message = "" if fits else _failed_scheduling_message(scheduler, index, pod)
+    return _Baseline(scheduler, scenario, pod, fits, rejected, message, only_by)
+
+
+def _baseline_after(scenario: Scenario, pod_key: str, placements: dict[str, Optional[str]],
+                    nominated: dict[str, str]) -> _Baseline:
+    """The cluster as a run left it: its bindings made, its victims gone, its nominations kept."""
+    pods = []
+    for pod in scenario.pods:
+        placed = placements.get(pod.key, pod.node_name or None)
+        if placed == DELETED:
+            continue
+        copied = copy.copy(pod)
+        if not copied.node_name and placed and pod.key != pod_key:
+            copied.node_name = placed
+        copied.nominated_node_name = nominated.get(pod.key, "") if not copied.node_name else copied.nominated_node_name
+        pods.append(copied)
+    scenario = dataclasses.replace(scenario, pods=pods)
+    scheduler = Scheduler(scenario)
+    index = next((i for i, pod in enumerate(scheduler.queue) if pod.key == pod_key), None)
+    if index is None:
+        raise NotPending(f"{pod_key} is not a pending pod this scheduler tries")
+    return _measured(scheduler, scenario, index)
+
+
+def _failed_scheduling_message(scheduler: Scheduler, index: int, pod: Pod) -> str:
+    """The pod's own cycle, for its FailedScheduling text (it binds nothing: the pod fits nowhere,
+    and a single pass's preemption is a dry run)."""
+    message = ""
+    for event in Cycle(scheduler, index, pod).run():
+        if event.extension_point.value == "CycleEnd":
+            message = event.payload.failed_scheduling_message or ""
+    return message
+
+
+def _fits(scheduler: Scheduler, pod: Pod, with_sole_rejections: bool = False):
+    """Nodes the pod fits as the cluster stands, and per Filter plugin the nodes it rejected (and,
+    asked for, per plugin the nodes no other plugin rejected)."""
+    pre, passed = Cycle(scheduler, 0, pod).feasibility()
+    table = scheduler.snapshot.table
+    if pre.status is not None:
+        everything = {pre.status.plugin or "PreFilter": [n.name for n in scheduler.snapshot.node_infos]}
+        return ([], everything, {}) if with_sole_rejections else ([], everything)
+    rejected = {plugin: table.names_at(passed.evaluated[verdict.failed]) for plugin, verdict in passed.verdicts
+                if verdict.failed.any()}
+    if not with_sole_rejections:
+        return table.names_at(passed.feasible), rejected
+    failures = sum((verdict.failed.astype(np.int32) for _, verdict in passed.verdicts),
+                   np.zeros(len(passed.evaluated), dtype=np.int32))
+    only_by = {plugin: table.names_at(passed.evaluated[verdict.failed & (failures == 1)])
+               for plugin, verdict in passed.verdicts if (verdict.failed & (failures == 1)).any()}
+    return table.names_at(passed.feasible), rejected, only_by
+
+
+# ---------------------------------------------------------------------------- candidate changes
+
+
+def _candidates(base: _Baseline) -> list[Suggestion]:
+    rejected = base.rejected_by
+    out: list[Suggestion] = []
+    if names.TAINT_TOLERATION in rejected:
+        out += _tolerations(base)
+    if names.POD_TOPOLOGY_SPREAD in rejected:
+        out += _relaxed_spread(base)
+    if names.INTER_POD_AFFINITY in rejected:
+        out += _dropped_pod_affinity_terms(base)
+    if names.NODE_AFFINITY in rejected:
+        out += _dropped_node_affinity(base)
+    if names.NODE_RESOURCES_FIT in rejected:
+        out += _smaller_requests(base)
+    if names.NODE_AFFINITY in base.only_by:
+        out += _node_labels(base)
+    if names.NODE_RESOURCES_FIT in base.only_by:
+        out += _more_allocatable(base)
+    out += _evictions(base)
+    return out
+
+
+def _verified(base: _Baseline, variant: Pod, suggestion: Suggestion) -> Suggestion:
+    suggestion.nodes, _ = _fits(base.scheduler, variant)
+    return suggestion
+
+
+def _tolerations(base: _Baseline) -> list[Suggestion]:
+    pod = base.pod
+    taints = []
+    for node_name in base.rejected_by[names.TAINT_TOLERATION]:
+        node = base.scheduler.snapshot.get(node_name).node
+        for taint in node.taints:
+            if taint.effect in ("NoSchedule", "NoExecute") and not any(t.tolerates(taint) for t in pod.tolerations) \
+                    and taint not in taints:
+                taints.append(taint)
+    out = []
+    for taint in taints:
+        toleration = Toleration(taint.key, "Equal" if taint.value else "Exists", taint.value, taint.effect)
+        variant = dataclasses.replace(pod, tolerations=(*pod.tolerations, toleration))
+        value = f"={taint.value}" if taint.value else ""
+        out.append(_verified(base, variant, Suggestion(
+            "toleration", f"tolerate the taint {taint.key}{value}:{taint.effect}", 1,
+            change={"key": taint.key, "operator": toleration.operator, "value": taint.value, "effect": taint.effect})))
+    return out
+
+
+def _relaxed_spread(base: _Baseline) -> list[Suggestion]:
+    pod = base.pod
+    out = []
+    for index, constraint in enumerate(pod.topology_spread_constraints):
+        if constraint.when_unsatisfiable != "DoNotSchedule":
+            continue
+        for skew in range(constraint.max_skew + 1, constraint.max_skew + MAX_SKEW_STEPS + 1):
+            variant = _with_constraint(pod, index, dataclasses.replace(constraint, max_skew=skew))
+            found = _verified(base, variant, Suggestion(
+                "maxSkew", f"raise maxSkew of the {constraint.topology_key} spread constraint from {constraint.max_skew} to {skew}",
+                2 + (skew - constraint.max_skew), change={"constraint": index, "maxSkew": skew}))
+            if found.nodes:
+                out.append(found)
+                break
+        variant = _with_constraint(pod, index, dataclasses.replace(constraint, when_unsatisfiable="ScheduleAnyway", min_domains=None))
+        out.append(_verified(base, variant, Suggestion(
+            "scheduleAnyway", f"make the {constraint.topology_key} spread constraint ScheduleAnyway", 4,
+            change={"constraint": index, "whenUnsatisfiable": "ScheduleAnyway"})))
+    return out
+
+
+def _with_constraint(pod: Pod, index: int, constraint) -> Pod:
+    constraints = list(pod.topology_spread_constraints)
+    constraints[index] = constraint
+    return dataclasses.replace(pod, topology_spread_constraints=tuple(constraints))
+
+
+def _dropped_pod_affinity_terms(base: _Baseline) -> list[Suggestion]:
+    pod, affinity = base.pod, base.pod.affinity
+    out = []
+    for field_name, word in (("pod_affinity", "affinity"), ("pod_anti_affinity", "anti-affinity")):
+        terms = getattr(affinity, field_name) if affinity else None
+        for index, term in enumerate(terms.required if terms else ()):
+            kept = dataclasses.replace(terms, required=terms.required[:index] + terms.required[index + 1:])
+            variant = dataclasses.replace(pod, affinity=dataclasses.replace(affinity, **{field_name: kept}))
+            out.append(_verified(base, variant, Suggestion(
+                "dropAffinityTerm", f"drop required pod {word} term {index} (topologyKey {term.topology_key})", 3,
+                change={"kind": word, "term": index})))
+    return out
+
+
+def _dropped_node_affinity(base: _Baseline) -> list[Suggestion]:
+    pod = base.pod
+    out = []
+    if pod.node_selector:
+        out.append(_verified(base, dataclasses.replace(pod, node_selector={}), Suggestion(
+            "dropNodeSelector", "drop the nodeSelector " + ", ".join(f"{k}={v}" for k, v in sorted(pod.node_selector.items())),
+            5, change={"nodeSelector": None})))
+    if pod.affinity and pod.affinity.node_affinity and pod.affinity.node_affinity.required:
+        affinity = dataclasses.replace(pod.affinity, node_affinity=dataclasses.replace(pod.affinity.node_affinity, required=None))
+        out.append(_verified(base, dataclasses.replace(pod, affinity=affinity), Suggestion(
+            "dropNodeSelector", "drop the required node affinity", 5, change={"requiredNodeAffinity": None})))
+    return out
+
+
+def _smaller_requests(base: _Baseline) -> list[Suggestion]:
+    from scheduler_core.resources import pod_requests
+
+    pod = base.pod
+    asked = pod_requests(pod)
+    out = []
+    for resource in SHRINKABLE:
+        if not asked.get(resource):
+            continue
+        free = max((info.allocatable.get(resource, 0) - info.requested.get(resource, 0)
+                    for info in base.scheduler.snapshot.node_infos), default=0)
+        if free <= 0 or free >= asked[resource]:
+            continue
+        variant = dataclasses.replace(pod, pod_level_requests={**pod.pod_level_requests, resource: free})
+        shown = f"{free}m" if resource == CPU else f"{free // (1 << 20)}Mi"
+        out.append(_verified(base, variant, Suggestion(
+            "requests", f"request at most {shown} of {resource} (the most any node has free)", 6,
+            change={"resource": resource, "amount": free})))
+    return out
+
+
+# ---------------------------------------------------------------------------- node-side changes
+
+
+def _node_labels(base: _Baseline) -> list[Suggestion]:
+    """A node only NodeAffinity rejected: the labels it lacks for the nodeSelector and the required
+    term needing fewest changes (None removes a label). Nodes needing fewest changes are tried."""
+    wanted = []
+    for node_name in base.only_by[names.NODE_AFFINITY]:
+        node = base.scheduler.snapshot.get(node_name).node
+        changes = _labels_needed(base.pod, node)
+        if changes:
+            wanted.append((len(changes), base.scheduler.snapshot.position[node_name], node, changes))
+    wanted.sort(key=lambda w: w[:2])
+    out = []
+    for _, _, node, changes in wanted[:NODES_TRIED]:
+        labels = {k: v for k, v in {**node.labels, **changes}.items() if v is not None}
+        shown = ", ".join(f"{k}={v}" if v is not None else f"remove {k}" for k, v in changes.items())
+        suggestion = Suggestion("nodeLabels", f"label node {node.name}: {shown}", 5 + len(changes),
+                                change={"node": node.name, "labels": changes})
+        suggestion.nodes = _fits_with_node(base, dataclasses.replace(node, labels=labels))
+        if suggestion.nodes:
+            out.append(suggestion)
+            break
+    return out
+
+
+def _labels_needed(pod: Pod, node: Node) -> Optional[dict[str, Optional[str]]]:
+    """Label changes that make `node` match the pod's nodeSelector and required node affinity;
+    None when no label change can (a term on metadata.name, say)."""
+    changes: dict[str, Optional[str]] = {k: v for k, v in pod.node_selector.items() if node.labels.get(k) != v}
+    required = pod.affinity.node_affinity.required if pod.affinity and pod.affinity.node_affinity else None
+    if required is not None:
+        options = [c for c in (_term_changes(term, {**node.labels, **changes}) for term in required.terms)
+                   if c is not None]
+        if not options:
+            return None
+        changes.update(min(options, key=len))
+    return changes
+
+
+def _term_changes(term: NodeSelectorTerm, labels: dict[str, str]) -> Optional[dict[str, Optional[str]]]:
+    if term.match_fields or not term.match_expressions:
+        return None
+    changes: dict[str, Optional[str]] = {}
+    for requirement in term.match_expressions:
+        key, values, current = requirement.key, requirement.values, labels.get(requirement.key)
+        if requirement.operator == "In" and current not in values and values:
+            changes[key] = values[0]
+        elif requirement.operator == "NotIn" and current in values:
+            changes[key] = None
+        elif requirement.operator == "Exists" and current is None:
+            changes[key] = "true"
+        elif requirement.operator == "DoesNotExist" and current is not None:
+            changes[key] = None
+        elif requirement.operator in ("Gt", "Lt"):
+            bound = parse_int64(values[0]) if len(values) == 1 else None
+            have = parse_int64(current) if current is not None else None
+            if bound is None:
+                return None
+            if have is None or (have <= bound if requirement.operator == "Gt" else have >= bound):
+                changes[key] = str(bound + 1 if requirement.operator == "Gt" else bound - 1)
+    return changes
+
+
+def _more_allocatable(base: _Baseline) -> list[Suggestion]:
+    """A node only NodeResourcesFit rejected: how much more allocatable it would need, for the
+    nodes with the smallest shortfall (relative to what they have)."""
+    from scheduler_core.plugins.node_resources.fit import fits
+
+    wanted = []
+    for node_name in base.only_by[names.NODE_RESOURCES_FIT]:
+        info = base.scheduler.snapshot.get(node_name)
+        needs = {s.resource: s.used + s.requested for s in fits(base.pod, info)}
+        if needs:
+            relative = sum(need / max(info.allocatable.get(r, 0), 1) for r, need in needs.items())
+            wanted.append((relative, base.scheduler.snapshot.position[node_name], info.node, needs))
+    wanted.sort(key=lambda w: w[:2])
+    out = []
+    for _, _, node, needs in wanted[:NODES_TRIED]:
+        shown = ", ".join(f"{r} {_amount(r, node.allocatable.get(r, 0))} → {_amount(r, n)}" for r, n in needs.items())
+        suggestion = Suggestion("allocatable", f"give node {node.name} more allocatable: {shown}", 8,
+                                change={"node": node.name, "allocatable": needs})
+        suggestion.nodes = _fits_with_node(base, dataclasses.replace(node, allocatable={**node.allocatable, **needs}))
+        if suggestion.nodes:
+            out.append(suggestion)
+            break
+    return out
+
+
+def _amount(resource: str, amount: int) -> str:
+    if resource == CPU:
+        return f"{amount}m"
+    if resource == PODS or amount % (1 << 20):
+        return str(amount)
+    return f"{amount >> 20}Mi"
+
+
+def _fits_with_node(base: _Baseline, changed: Node) -> list[str]:
+    """The pod's feasible nodes in the cluster rebuilt with `changed` in place of its node."""
+    nodes = [changed if node.name == changed.name else node for node in base.scenario.nodes]
+    variant = fresh_copy(dataclasses.replace(base.scenario, nodes=nodes))
+    scheduler = Scheduler(variant)
+    pod = next(p for p in scheduler.queue if p.key == base.pod.key)
+    return _fits(scheduler, pod)[0]
+
+
+def _evictions(base: _Baseline) -> list[Suggestion]:
+    """DefaultPreemption's dry run: per candidate node, the victims it would evict (it checks the
+    pod fits once they are gone)."""
+    scheduler, pod = base.scheduler, base.pod
+    cycle = Cycle(scheduler, 0, pod)
+    pre, passed = cycle.feasibility()
+    if pre.status is not None or pod.preemption_policy == "Never":
+        return []
+    first: dict[str, Status] = {}
+    table = scheduler.snapshot.table
+    for plugin, verdict in passed.verdicts:
+        for position, choice in zip(passed.evaluated.tolist(), verdict.choice.tolist()):
+            name = table.names[position]
+            if choice >= 0 and name not in first:
+                first[name] = verdict.palette[choice].with_plugin(plugin)
+    preemption = next((p for p in cycle.fw.profile["postFilter"] if p.name == names.DEFAULT_PREEMPTION), None)
+    if preemption is None:
+        return []
+    statuses = NodeToStatus(first, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE))
+    result, _ = preemption.post_filter(cycle.state, pod, statuses)
+    out = []
+    for node, victims in (result.candidates if result else {}).items():
+        out.append(Suggestion("evict", f"evict {', '.join(victims)} from {node}", 7 + len(victims), [node],
+                              change={"node": node, "victims": victims}))
+    return out

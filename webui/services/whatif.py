@@ -1,0 +1,233 @@
+"""What would make a pod fit: the engine's suggestions for a run's pod, and a suggestion applied to
+the scenario text as a new version.
+
+Applying edits only the documents it must: the pod's own document, the node's for a node-side
+change (labels, allocatable), or, for an eviction, the victims' documents are removed; every other
+document keeps its text, comments and layout. An object inside a `kind: List` is edited inside that
+List document (which is then written anew).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+import yaml
+
+from webui.models import Run
+from webui.services import engine, events, scenarios
+from webui.services.access import Actor
+from webui.services.errors import DomainError
+
+DOCUMENT_START = re.compile(r"^---[ \t]*(?:#.*)?$", re.MULTILINE)
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+def suggestions(run: Run, pod: str) -> dict[str, Any]:
+    """The engine's answer for `pod`, against the cluster as the run left it (its bindings and
+    evictions made, its nominations kept): read from the run's stored story, not re-run."""
+    scenario = engine.load_valid(run.version.text)
+    story = events.story(run)
+    placements = dict(story["final"]) if story["finished"] else None
+    if placements is not None and run.mode == "single":  # a single pass has no RunEnd: its cycles say
+        placements = None
+    try:
+        answer = engine.what_if(scenario, pod, placements, story.get("nominated") or {})
+        return {"run": run.pk, "version": run.version.number, **answer}
+    except engine.NotPending as exc:
+        raise DomainError(str(exc), {"pod": pod}) from None
+
+
+def apply(actor: Actor, run: Run, pod: str, index: int) -> scenarios.Saved:
+    """Saves the run's version with suggestion `index` applied as the scenario's new version (in the
+    actor's fork when it is a demo)."""
+    answer = suggestions(run, pod)
+    if not 0 <= index < len(answer["suggestions"]):
+        raise DomainError(f"no suggestion {index} for {pod}", {"suggestions": len(answer["suggestions"])})
+    suggestion = answer["suggestions"][index]
+    text = apply_to_text(run.version.text, pod, suggestion)
+    return scenarios.save_derived(actor, run.version, text, "what if")
+
+
+# ---------------------------------------------------------------------------- text edits
+
+
+def apply_to_text(text: str, pod_key: str, suggestion: dict[str, Any]) -> str:
+    kind, change = suggestion["kind"], suggestion["change"]
+    if kind == "evict":
+        victims = set(change["victims"])
+        return _edit_objects(text, "Pod", lambda key, _: None if key in victims else _KEEP)
+    if kind in _NODE_EDITS:
+        edit = _NODE_EDITS[kind]
+        return _edit_objects(text, "Node", lambda key, obj: edit(obj, change) if key == change["node"] else _KEEP)
+    edit = _EDITS[kind]
+    return _edit_objects(text, "Pod", lambda key, obj: edit(obj, change) if key == pod_key else _KEEP)
+
+
+_KEEP = object()  # an edit's answer: leave this object as it is
+
+
+def _edit_objects(text: str, kind: str, edit: Callable[[str, dict], Any]) -> str:
+    """Each document (or List item) of `kind` goes through `edit` with its key (namespace/name for a
+    Pod, the name for a Node): _KEEP leaves it, None removes it, a dict replaces it. Documents
+    without a change keep their exact text."""
+    chunks = documents(text)
+    out = []
+    for chunk in chunks:
+        try:
+            document = yaml.load(chunk.body, Loader=LOADER)
+        except yaml.YAMLError:
+            out.append(chunk.original)
+            continue
+        changed, new = _edit_document(document, kind, edit)
+        if not changed:
+            out.append(chunk.original)
+        elif new is not None:
+            out.append(chunk.separator + yaml.dump(new, Dumper=DUMPER, sort_keys=False, default_flow_style=False))
+    return "".join(out)
+
+
+def _edit_document(document: Any, kind: str, edit: Callable[[str, dict], Any]) -> tuple[bool, Any]:
+    if not isinstance(document, dict):
+        return False, document
+    if document.get("kind") == "List" and isinstance(document.get("items"), list):
+        items, changed = [], False
+        for item in document["items"]:
+            item_changed, new = _edit_document(item, kind, edit)
+            changed |= item_changed
+            if new is not None:
+                items.append(new)
+        return changed, {**document, "items": items} if changed else document
+    if document.get("kind") != kind:
+        return False, document
+    metadata = document.get("metadata") or {}
+    key = f"{metadata.get('namespace') or 'default'}/{metadata.get('name')}" if kind == "Pod" else str(metadata.get("name"))
+    result = edit(key, document)
+    if result is _KEEP:
+        return False, document
+    return True, result
+
+
+class _Chunk:
+    def __init__(self, separator: str, body: str) -> None:
+        self.separator, self.body = separator, body
+
+    @property
+    def original(self) -> str:
+        return self.separator + self.body
+
+
+def documents(text: str) -> list[_Chunk]:
+    """The stream split at its `---` lines, each part keeping its separator line."""
+    chunks, last, separator = [], 0, ""
+    for match in DOCUMENT_START.finditer(text):
+        chunks.append(_Chunk(separator, text[last:match.start()]))
+        end = match.end() + (1 if match.end() < len(text) and text[match.end()] == "\n" else 0)
+        separator, last = text[match.start():end], end
+    chunks.append(_Chunk(separator, text[last:]))
+    return [c for c in chunks if c.separator or c.body]
+
+
+def _spec(pod: dict) -> dict:
+    pod = dict(pod)
+    pod["spec"] = dict(pod.get("spec") or {})
+    return pod
+
+
+def _toleration(pod: dict, change: dict) -> dict:
+    pod = _spec(pod)
+    toleration = {"key": change["key"], "operator": change["operator"], "effect": change["effect"]}
+    if change["operator"] == "Equal":
+        toleration["value"] = change["value"]
+    pod["spec"]["tolerations"] = [*(pod["spec"].get("tolerations") or []), toleration]
+    return pod
+
+
+def _constraint(pod: dict, change: dict, update: dict) -> dict:
+    pod = _spec(pod)
+    constraints = [dict(c) for c in pod["spec"].get("topologySpreadConstraints") or []]
+    constraints[change["constraint"]].update(update)
+    if update.get("whenUnsatisfiable") == "ScheduleAnyway":
+        constraints[change["constraint"]].pop("minDomains", None)
+    pod["spec"]["topologySpreadConstraints"] = constraints
+    return pod
+
+
+def _drop_affinity_term(pod: dict, change: dict) -> dict:
+    pod = _spec(pod)
+    field = "podAffinity" if change["kind"] == "affinity" else "podAntiAffinity"
+    affinity = dict(pod["spec"].get("affinity") or {})
+    section = dict(affinity.get(field) or {})
+    required = list(section.get("requiredDuringSchedulingIgnoredDuringExecution") or [])
+    del required[change["term"]]
+    section["requiredDuringSchedulingIgnoredDuringExecution"] = required
+    affinity[field] = section
+    pod["spec"]["affinity"] = affinity
+    return pod
+
+
+def _drop_node_selector(pod: dict, change: dict) -> dict:
+    pod = _spec(pod)
+    if "nodeSelector" in change:
+        pod["spec"].pop("nodeSelector", None)
+    else:
+        affinity = dict(pod["spec"].get("affinity") or {})
+        node_affinity = dict(affinity.get("nodeAffinity") or {})
+        node_affinity.pop("requiredDuringSchedulingIgnoredDuringExecution", None)
+        affinity["nodeAffinity"] = node_affinity
+        pod["spec"]["affinity"] = affinity
+    return pod
+
+
+def _requests(pod: dict, change: dict) -> dict:
+    pod = _spec(pod)
+    resources = dict(pod["spec"].get("resources") or {})
+    requests = dict(resources.get("requests") or {})
+    amount = change["amount"]
+    requests[change["resource"]] = f"{amount}m" if change["resource"] == "cpu" else str(amount)
+    resources["requests"] = requests
+    pod["spec"]["resources"] = resources  # pod-level requests (PodLevelResources)
+    return pod
+
+
+_EDITS: dict[str, Callable[[dict, dict], dict]] = {
+    "toleration": _toleration,
+    "maxSkew": lambda pod, change: _constraint(pod, change, {"maxSkew": change["maxSkew"]}),
+    "scheduleAnyway": lambda pod, change: _constraint(pod, change, {"whenUnsatisfiable": "ScheduleAnyway"}),
+    "dropAffinityTerm": _drop_affinity_term,
+    "dropNodeSelector": _drop_node_selector,
+    "requests": _requests,
+}
+
+
+def _node_labels(node: dict, change: dict) -> dict:
+    node = dict(node)
+    metadata = dict(node.get("metadata") or {})
+    labels = dict(metadata.get("labels") or {})
+    for key, value in change["labels"].items():
+        if value is None:
+            labels.pop(key, None)
+        else:
+            labels[key] = value
+    metadata["labels"] = labels
+    node["metadata"] = metadata
+    return node
+
+
+def _node_allocatable(node: dict, change: dict) -> dict:
+    node = dict(node)
+    status = dict(node.get("status") or {})
+    # A node that lists only capacity has that as its allocatable: keep the rest of it.
+    allocatable = dict(status.get("allocatable") or status.get("capacity") or {})
+    for resource, amount in change["allocatable"].items():
+        allocatable[resource] = f"{amount}m" if resource == "cpu" else str(amount)
+    status["allocatable"] = allocatable
+    node["status"] = status
+    return node
+
+
+_NODE_EDITS: dict[str, Callable[[dict, dict], dict]] = {
+    "nodeLabels": _node_labels,
+    "allocatable": _node_allocatable,
+}
