@@ -30,8 +30,6 @@ from typing import Any, Optional
 import numpy as np
 
 from scheduler_core import names
-from scheduler_core.framework.interfaces import NodeToStatus
-from scheduler_core.framework.status import Code, Status
 from scheduler_core.labels import parse_int64
 from scheduler_core.model import CPU, MEMORY, PODS, Node, NodeSelectorTerm, Pod, Scenario, Toleration
 from scheduler_core.scheduler import Cycle, Scheduler, fresh_copy
@@ -62,14 +60,32 @@ class Suggestion:
 
 
 @dataclass
+class _Feasibility:
+    fits: list[str]  # nodes the pod fits (document order)
+    rejected_by: dict[str, list[str]]  # plugin -> nodes it rejected (document order)
+    only_by: dict[str, list[str]]  # plugin -> nodes no other plugin rejected
+
+
+@dataclass
 class _Baseline:
     scheduler: Scheduler
     scenario: Scenario  # the cluster as the pod meets it (earlier pods placed), for node variants
     pod: Pod
-    fits: list[str]
-    rejected_by: dict[str, list[str]]  # plugin -> nodes it rejected (document order)
-    message: str
-    only_by: dict[str, list[str]] = field(default_factory=dict)  # plugin -> nodes only it rejected
+    feasibility: _Feasibility
+    message: str = ""  # its FailedScheduling text
+    preemption_candidates: dict[str, list[str]] = field(default_factory=dict)  # node -> victims (dry run)
+
+    @property
+    def fits(self) -> list[str]:
+        return self.feasibility.fits
+
+    @property
+    def rejected_by(self) -> dict[str, list[str]]:
+        return self.feasibility.rejected_by
+
+    @property
+    def only_by(self) -> dict[str, list[str]]:
+        return self.feasibility.only_by
 
 
 def what_if(scenario: Scenario, pod_key: str, placements: Optional[dict[str, Optional[str]]] = None,
@@ -96,20 +112,26 @@ def what_if(scenario: Scenario, pod_key: str, placements: Optional[dict[str, Opt
 def _baseline(scenario: Scenario, pod_key: str) -> _Baseline:
     scenario = fresh_copy(scenario)  # the cycles below bind its pods
     scheduler = Scheduler(scenario)
-    index = next((i for i, pod in enumerate(scheduler.queue) if pod.key == pod_key), None)
-    if index is None:
-        raise NotPending(f"{pod_key} is not a pending pod this scheduler tries")
+    index = _queue_index(scheduler, pod_key)
     for earlier in range(index):  # the pods before it are placed as the single pass places them
         for _ in Cycle(scheduler, earlier, scheduler.queue[earlier]).run():
             pass
     return _measured(scheduler, scenario, index)
 
 
+def _queue_index(scheduler: Scheduler, pod_key: str) -> int:
+    index = next((i for i, pod in enumerate(scheduler.queue) if pod.key == pod_key), None)
+    if index is None:
+        raise NotPending(f"{pod_key} is not a pending pod this scheduler tries")
+    return index
+
+
 def _measured(scheduler: Scheduler, scenario: Scenario, index: int) -> _Baseline:
     pod = scheduler.queue[index]
-    fits, rejected, only_by = _fits(scheduler, pod, with_sole_rejections=True)
-    message = "" if fits else _failed_scheduling_message(scheduler, index, pod)
-    return _Baseline(scheduler, scenario, pod, fits, rejected, message, only_by)
+    base = _Baseline(scheduler, scenario, pod, _feasibility(scheduler, pod))
+    if not base.fits:
+        base.message, base.preemption_candidates = _own_cycle(scheduler, index, pod)
+    return base
 
 
 def _baseline_after(scenario: Scenario, pod_key: str, placements: dict[str, Optional[str]],
@@ -127,39 +149,43 @@ def _baseline_after(scenario: Scenario, pod_key: str, placements: dict[str, Opti
         pods.append(copied)
     scenario = dataclasses.replace(scenario, pods=pods)
     scheduler = Scheduler(scenario)
-    index = next((i for i, pod in enumerate(scheduler.queue) if pod.key == pod_key), None)
-    if index is None:
-        raise NotPending(f"{pod_key} is not a pending pod this scheduler tries")
-    return _measured(scheduler, scenario, index)
+    return _measured(scheduler, scenario, _queue_index(scheduler, pod_key))
 
 
-def _failed_scheduling_message(scheduler: Scheduler, index: int, pod: Pod) -> str:
-    """The pod's own cycle, for its FailedScheduling text (it binds nothing: the pod fits nowhere,
-    and a single pass's preemption is a dry run)."""
-    message = ""
+def _own_cycle(scheduler: Scheduler, index: int, pod: Pod) -> tuple[str, dict[str, list[str]]]:
+    """The pod's own cycle (it binds nothing: the pod fits nowhere, and a single pass's preemption
+    is a dry run): its FailedScheduling text, and the victims DefaultPreemption found per node."""
+    message, candidates = "", {}
     for event in Cycle(scheduler, index, pod).run():
-        if event.extension_point.value == "CycleEnd":
+        point = event.extension_point.value
+        if point == "PostFilter" and event.plugin == names.DEFAULT_PREEMPTION:
+            candidates = event.payload.candidates
+        elif point == "CycleEnd":
             message = event.payload.failed_scheduling_message or ""
-    return message
+    return message, candidates
 
 
-def _fits(scheduler: Scheduler, pod: Pod, with_sole_rejections: bool = False):
-    """Nodes the pod fits as the cluster stands, and per Filter plugin the nodes it rejected (and,
-    asked for, per plugin the nodes no other plugin rejected)."""
+def _feasibility(scheduler: Scheduler, pod: Pod) -> _Feasibility:
+    """Nodes the pod fits as the cluster stands, and per Filter plugin the nodes it rejected and
+    those it alone rejected."""
     pre, passed = Cycle(scheduler, 0, pod).feasibility()
     table = scheduler.snapshot.table
     if pre.status is not None:
-        everything = {pre.status.plugin or "PreFilter": [n.name for n in scheduler.snapshot.node_infos]}
-        return ([], everything, {}) if with_sole_rejections else ([], everything)
-    rejected = {plugin: table.names_at(passed.evaluated[verdict.failed]) for plugin, verdict in passed.verdicts
-                if verdict.failed.any()}
-    if not with_sole_rejections:
-        return table.names_at(passed.feasible), rejected
+        return _Feasibility([], {pre.status.plugin or "PreFilter": [n.name for n in scheduler.snapshot.node_infos]}, {})
     failures = sum((verdict.failed.astype(np.int32) for _, verdict in passed.verdicts),
                    np.zeros(len(passed.evaluated), dtype=np.int32))
-    only_by = {plugin: table.names_at(passed.evaluated[verdict.failed & (failures == 1)])
-               for plugin, verdict in passed.verdicts if (verdict.failed & (failures == 1)).any()}
-    return table.names_at(passed.feasible), rejected, only_by
+    rejected, only_by = {}, {}
+    for plugin, verdict in passed.verdicts:
+        if verdict.failed.any():
+            rejected[plugin] = table.names_at(passed.evaluated[verdict.failed])
+        alone = verdict.failed & (failures == 1)
+        if alone.any():
+            only_by[plugin] = table.names_at(passed.evaluated[alone])
+    return _Feasibility(table.names_at(passed.feasible), rejected, only_by)
+
+
+def _fits(scheduler: Scheduler, pod: Pod) -> list[str]:
+    return _feasibility(scheduler, pod).fits
 
 
 # ---------------------------------------------------------------------------- candidate changes
@@ -187,7 +213,7 @@ def _candidates(base: _Baseline) -> list[Suggestion]:
 
 
 def _verified(base: _Baseline, variant: Pod, suggestion: Suggestion) -> Suggestion:
-    suggestion.nodes, _ = _fits(base.scheduler, variant)
+    suggestion.nodes = _fits(base.scheduler, variant)
     return suggestion
 
 
@@ -389,32 +415,12 @@ def _fits_with_node(base: _Baseline, changed: Node) -> list[str]:
     nodes = [changed if node.name == changed.name else node for node in base.scenario.nodes]
     variant = fresh_copy(dataclasses.replace(base.scenario, nodes=nodes))
     scheduler = Scheduler(variant)
-    pod = next(p for p in scheduler.queue if p.key == base.pod.key)
-    return _fits(scheduler, pod)[0]
+    return _fits(scheduler, scheduler.queue[_queue_index(scheduler, base.pod.key)])
 
 
 def _evictions(base: _Baseline) -> list[Suggestion]:
-    """DefaultPreemption's dry run: per candidate node, the victims it would evict (it checks the
-    pod fits once they are gone)."""
-    scheduler, pod = base.scheduler, base.pod
-    cycle = Cycle(scheduler, 0, pod)
-    pre, passed = cycle.feasibility()
-    if pre.status is not None or pod.preemption_policy == "Never":
-        return []
-    first: dict[str, Status] = {}
-    table = scheduler.snapshot.table
-    for plugin, verdict in passed.verdicts:
-        for position, choice in zip(passed.evaluated.tolist(), verdict.choice.tolist()):
-            name = table.names[position]
-            if choice >= 0 and name not in first:
-                first[name] = verdict.palette[choice].with_plugin(plugin)
-    preemption = next((p for p in cycle.fw.profile["postFilter"] if p.name == names.DEFAULT_PREEMPTION), None)
-    if preemption is None:
-        return []
-    statuses = NodeToStatus(first, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE))
-    result, _ = preemption.post_filter(cycle.state, pod, statuses)
-    out = []
-    for node, victims in (result.candidates if result else {}).items():
-        out.append(Suggestion("evict", f"evict {', '.join(victims)} from {node}", 7 + len(victims), [node],
-                              change={"node": node, "victims": victims}))
-    return out
+    """DefaultPreemption's dry run in the pod's own cycle: per candidate node, the victims it would
+    evict (it checked that the pod fits once they are gone)."""
+    return [Suggestion("evict", f"evict {', '.join(victims)} from {node}", 7 + len(victims), [node],
+                       change={"node": node, "victims": victims})
+            for node, victims in base.preemption_candidates.items()]
