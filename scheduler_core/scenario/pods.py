@@ -291,6 +291,15 @@ def _required(field: Field, key: str) -> Optional[Field]:
     return child
 
 
+def _dns_label_name(item: Field) -> str:
+    """A required `name` that must be a DNS-1123 label (containers, volumes): checked, "" if absent."""
+    name_field = _required(item, "name")
+    name = name_field.as_str() if name_field is not None else ""
+    if name:
+        check(name_field, name, is_dns1123_label(name))
+    return name
+
+
 def _spread_constraint(item: Field) -> Optional[TopologySpreadConstraint]:
     if not item.expect_map():
         return None
@@ -347,10 +356,7 @@ def _containers(spec: Field, key: str, required: bool) -> tuple[Container, ...]:
 def _container(item: Field, init: bool) -> Optional[Container]:
     if not item.expect_map():
         return None
-    name_field = _required(item, "name")
-    name = name_field.as_str() if name_field is not None else ""
-    if name:
-        check(name_field, name, is_dns1123_label(name))
+    name = _dns_label_name(item)
     restart = item.get_str("restartPolicy")
     if init and restart and restart != "Always":
         item.error_at("restartPolicy", f'unsupported value "{restart[:80]}": supported values: "Always"')
@@ -415,10 +421,7 @@ def _volumes(spec: Field) -> tuple[Volume, ...]:
 def _volume(item: Field) -> Optional[Volume]:
     if not item.expect_map():
         return None
-    name_field = _required(item, "name")
-    name = name_field.as_str() if name_field is not None else ""
-    if name:
-        check(name_field, name, is_dns1123_label(name))
+    name = _dns_label_name(item)
     kind = volume_sources.source_kind(item, volume_sources.POD_VOLUME_KINDS, "emptyDir")
     source = item.get_map(kind)
     if kind == VOLUME_KIND_CLAIM and source is not None:
