@@ -36,10 +36,11 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import struct
 import zipfile
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -364,7 +365,7 @@ class Segment:
 
 
 class _Decoder:
-    def __init__(self, names: RunNames, located: list[list], members: dict[str, np.ndarray]) -> None:
+    def __init__(self, names: RunNames, located: list[list], members: _Members) -> None:
         self.names = names
         self.located = located
         self.members = members
@@ -404,26 +405,90 @@ class _Decoder:
         return {key: self.value(item) for key, item in value.items()}
 
 
-def read_archive(blob: bytes | memoryview) -> tuple[dict, dict[str, np.ndarray]]:
-    """The segment's meta JSON and its members (one array per integer type)."""
+# The one header form a segment's members have (``_npy`` writes it, as numpy.save does for a 1-D
+# integer array). Read here by a pattern, not by numpy.lib.format: NumPy parses the header with
+# ast.literal_eval, and CPython 3.11 before 3.11.8 builds AST objects with one recursion counter per
+# interpreter, so two server threads reading segments at once could fail with "SystemError: AST
+# constructor recursion depth mismatch" (seen as a 500 under load; CPython gh-106905).
+_NPY_HEADER = re.compile(rb"\{'descr': '([<|])([iu][1248])', 'fortran_order': False, 'shape': \((\d+),\), \} *\n")
+
+
+def _read_npy(data: bytes) -> np.ndarray:
+    """A member's 1-D integer array (read-only, over ``data``)."""
+    if data[: len(NPY_MAGIC)] != NPY_MAGIC or len(data) < len(NPY_MAGIC) + 2:
+        raise ValueError("not a version 1.0 .npy member")
+    start = len(NPY_MAGIC) + 2
+    (header_length,) = struct.unpack_from("<H", data, len(NPY_MAGIC))
+    header = _NPY_HEADER.fullmatch(data, start, start + header_length)
+    if header is None:
+        raise ValueError("not a 1-D little-endian integer .npy member")
+    dtype, count = np.dtype("<" + header[2].decode()), int(header[3])
+    if len(data) - start - header_length != count * dtype.itemsize:
+        raise ValueError(f"member holds {len(data) - start - header_length} bytes, its header says {count} × {dtype.itemsize}")
+    return np.frombuffer(data, dtype=dtype, count=count, offset=start + header_length)
+
+
+class _Members:
+    """The archive's members, each read (and inflated) only when a decoded payload refers to it: a
+    reader that wants only some events (the story wants no per-node array) skips the rest."""
+
+    def __init__(self, archive: zipfile.ZipFile) -> None:
+        self._archive = archive
+        self._read: dict[str, np.ndarray] = {}
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        if name not in self._read:
+            try:
+                self._read[name] = _read_npy(self._archive.read(f"{name}.npy"))
+            except (KeyError, OSError, ValueError, EOFError, zlib.error, zipfile.BadZipFile) as exc:
+                raise FormatError(f"not an events segment: member {name}: {exc}") from None
+        return self._read[name]
+
+    def names(self) -> list[str]:
+        return [info.filename.removesuffix(".npy") for info in self._archive.infolist()]
+
+
+def _open(blob: bytes | memoryview) -> tuple[dict, _Members]:
     try:
-        with np.load(io.BytesIO(bytes(blob)), allow_pickle=False) as archive:
-            members = {name: archive[name] for name in archive.files}
+        archive = zipfile.ZipFile(io.BytesIO(bytes(blob)))
     except (OSError, ValueError, zipfile.BadZipFile) as exc:
         raise FormatError(f"not an events segment: {exc}") from None
-    if META not in members:
+    members = _Members(archive)
+    if META not in members.names():
         raise FormatError("not an events segment: no meta member")
-    meta = json.loads(members.pop(META).tobytes())
+    meta = json.loads(members[META].tobytes())
     if meta.get("format") != FORMAT or meta.get("version") != VERSION:
         raise FormatError(f"unsupported events segment: {meta.get('format')} version {meta.get('version')}")
     return meta, members
 
 
+def read_archive(blob: bytes | memoryview) -> tuple[dict, dict[str, np.ndarray]]:
+    """The segment's meta JSON and its members (one array per integer type)."""
+    meta, members = _open(blob)
+    return meta, {name: members[name] for name in members.names() if name != META}
+
+
+# Which events a reader wants, from what the segment's meta says of each without decoding it.
+EventFilter = Callable[[str, str], bool]  # (pod, extensionPoint) -> decode this event
+
+
 def decode_segment(blob: bytes | memoryview, names: RunNames) -> Segment:
-    meta, members = read_archive(blob)
+    meta, members = _open(blob)
     decoder = _Decoder(names, meta["arrays"], members)
     events = [
         {"cycle": cycle, "pod": pod, "extensionPoint": point, "plugin": plugin, "payload": decoder.value(payload)}
         for cycle, pod, point, plugin, payload in meta["events"]
     ]
     return Segment(meta["firstSeq"], events)
+
+
+def decode_selected(blob: bytes | memoryview, names: RunNames, wanted: EventFilter) -> list[tuple[int, dict]]:
+    """(seq, event) for the segment's events that ``wanted`` picks; the others are never decoded,
+    nor are the members only they refer to."""
+    meta, members = _open(blob)
+    decoder = _Decoder(names, meta["arrays"], members)
+    first = meta["firstSeq"]
+    return [
+        (first + i, {"cycle": cycle, "pod": pod, "extensionPoint": point, "plugin": plugin, "payload": decoder.value(payload)})
+        for i, (cycle, pod, point, plugin, payload) in enumerate(meta["events"]) if wanted(pod, point)
+    ]

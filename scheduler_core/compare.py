@@ -10,10 +10,10 @@ node in its first scored attempt of each run, with the difference.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 from scheduler_core.events import ExtensionPoint
-from scheduler_core.timeline import StoryBuilder
+from scheduler_core.timeline import STORY_POINTS, StoryBuilder
 
 DELETED = "deleted"
 
@@ -47,6 +47,13 @@ class _Side:
 
     def last_attempt(self, pod: str) -> Optional[dict]:
         return next((a for a in reversed(self.story.attempts) if a["pod"] == pod), None)
+
+
+def compare_reads(pod: Optional[str]) -> Callable[[str, str], bool]:
+    """An event filter (columnar.EventFilter) for a comparison: the story's events, and the scores
+    of the one pod asked about (nobody else's are read)."""
+    scores = {ExtensionPoint.NORMALIZE_SCORE.value, ExtensionPoint.TOTAL.value}
+    return lambda event_pod, point: point in STORY_POINTS or (point in scores and pod is not None and event_pod == pod)
 
 
 def _read(events_json: Iterable[dict]) -> _Side:

@@ -170,8 +170,10 @@ def milli_value(quantity: Fraction) -> int:
     return _scaled(quantity, 1000)
 
 
+@lru_cache(maxsize=4096)
 def resource_amount(resource_name: str, quantity: Fraction) -> int:
     """The integer kube-scheduler compares: millicores for cpu, whole units for the rest."""
+    # Cached like parsing: a cluster's thousands of containers ask for a few distinct amounts.
     if resource_name == "cpu":
         return milli_value(quantity)
     return value(quantity)

@@ -181,6 +181,18 @@ def _change_text(pod: str, payload: dict) -> str:
     }.get(payload["kind"], f"{payload['object']}: {payload.get('detail', payload['kind'])}")
 
 
+# The only events StoryBuilder reads: a stored run's story is rebuilt from these alone, without
+# decoding any cycle's per-node verdicts and scores (seconds on a 5000-node run).
+STORY_POINTS = frozenset(point.value for point in (
+    ExtensionPoint.CYCLE_START, ExtensionPoint.CYCLE_END, ExtensionPoint.ATTEMPT_END,
+    ExtensionPoint.QUEUE_MOVE, ExtensionPoint.CLUSTER, ExtensionPoint.RUN_END))
+
+
+def story_reads(pod: str, point: str) -> bool:
+    """An event filter (columnar.EventFilter): does the story read this event?"""
+    return point in STORY_POINTS
+
+
 def run_story(events_json: Iterable[dict]) -> dict:
     builder = StoryBuilder()
     for event in events_json:

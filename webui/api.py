@@ -179,14 +179,17 @@ def scenario_create(request: HttpRequest, body: schemas.ScenarioIn):
 
 
 @scenario_router.post("/import", response={201: schemas.ScenarioOut, **ERRORS}, summary="Import a file as a scenario")
-def scenario_import(request: HttpRequest, name: Form[str] = "", text: Form[str] = "", file: File[UploadedFile] = None):
+def scenario_import(request: HttpRequest, name: Form[str] = "", text: Form[str] = "", file: File[UploadedFile] = None,
+                    check: Form[Literal["now", "later"]] = "now"):
     """Multipart upload of a file, or pasted text in a form field; `kubectl get -o yaml` List output is tidied into a
-    YAML stream.
+    YAML stream. `check=later` answers as soon as the text is saved (`checked` false) and checks it in the
+    background: the scenario's GET gives the result, waiting for it (the browser opens the editor meanwhile).
     """
     raw = _upload_text(file) if file is not None else text
     engine.enforce_size(raw)  # before tidying: nothing over the limit is parsed
     title = name or (file.name if file is not None else "") or "Imported scenario"
-    return Status(201, _saved(request, scenarios.create(request.auth, title[:200], imports.normalize(raw))))
+    saved = scenarios.create(request.auth, title[:200], imports.normalize(raw), check_later=check == "later")
+    return Status(201, _saved(request, saved))
 
 
 def _upload_text(file: UploadedFile) -> str:

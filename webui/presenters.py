@@ -21,7 +21,7 @@ def scenario_summary(actor: Actor, scenario: Scenario) -> schemas.ScenarioSummar
     )
 
 
-def scenario(actor: Actor, scenario: Scenario, version: ScenarioVersion, check: engine.Check) -> schemas.ScenarioOut:
+def scenario(actor: Actor, scenario: Scenario, version: ScenarioVersion, check: engine.Check | None) -> schemas.ScenarioOut:
     return schemas.ScenarioOut(
         id=scenario.pk,
         name=scenario.name,
@@ -33,8 +33,11 @@ def scenario(actor: Actor, scenario: Scenario, version: ScenarioVersion, check: 
         text=version.text,
         created=scenario.created,
         forkedFrom=scenario.forked_from.scenario_id if scenario.forked_from else None,
-        **validation(check).model_dump(),
+        **(validation(check).model_dump() if check is not None else UNCHECKED),
     )
+
+
+UNCHECKED = {"valid": False, "errors": [], "summary": None, "notices": [], "checked": False}
 
 
 def validation(check: engine.Check) -> schemas.ValidationOut:

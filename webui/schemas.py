@@ -93,6 +93,9 @@ class ScenarioOut(ScenarioSummaryOut):
     errors: list[ScenarioErrorOut]
     summary: SummaryOut | None
     notices: list[NoticeOut] = []
+    # False only in the answer to an import with check=later: valid/errors/summary are not known
+    # yet (GET /api/scenarios/{id} gives them, waiting for the check under way).
+    checked: bool = True
 
 
 class VersionSummaryOut(Schema):

@@ -1,13 +1,14 @@
 // Importing a file: the upload with its progress (XMLHttpRequest: fetch cannot report upload
-// progress), then the server's check (its own parse and validation of the whole file) with the
-// time it has taken, then the editor. The moment the upload completed is kept in sessionStorage,
-// so the editor page can tell how long the scenario took to become usable.
+// progress), the save, then the editor, which shows the server's check (its own parse and
+// validation of the whole file, begun as soon as the file was saved) with the time it has taken.
+// The moment the upload completed is kept in sessionStorage, so the editor page can tell how long
+// the scenario took to become usable.
 
 import { h, mount } from "./dom.js";
 import { ApiError, csrfHeader } from "./api.js";
 
 export const UPLOADED_AT = "schedlab:import-uploaded-at";
-export const ANSWERED_AT = "schedlab:import-answered-at"; // the server's answer (saved and checked) arrived
+export const ANSWERED_AT = "schedlab:import-answered-at"; // the server's answer (saved) arrived
 
 function megabytes(bytes) {
   return (bytes / (1 << 20)).toFixed(1);
@@ -41,6 +42,8 @@ export function uploadScenario(form, { onUpload = () => {}, onUploaded = () => {
 
 /** Runs the import, drawing its progress into `panel`; resolves with the new scenario. */
 export async function importWithProgress(form, panel) {
+  // The server answers once the text is saved and checks it meanwhile; the editor waits for the check.
+  form.set("check", "later");
   const bar = h("progress", { max: "1", value: "0", "aria-label": "import progress" });
   const text = h("span.progress-text", { role: "status" }, "Starting the upload…");
   mount(panel, h("div.import-progress", bar, " ", text));
@@ -62,7 +65,7 @@ export async function importWithProgress(form, panel) {
         const started = performance.now();
         const size = bar.max > 1 ? `${megabytes(bar.max)} MB` : "the file";
         const tick = () => {
-          text.textContent = `Uploaded. Checking ${size} on the server (parsing and validating every object)… ${((performance.now() - started) / 1000).toFixed(1)} s`;
+          text.textContent = `Uploaded. Saving ${size} on the server… ${((performance.now() - started) / 1000).toFixed(1)} s`;
         };
         tick();
         checking = setInterval(tick, 200);
@@ -72,9 +75,9 @@ export async function importWithProgress(form, panel) {
     sessionStorage.setItem(ANSWERED_AT, String(Date.now()));
     bar.max = 1;
     bar.value = 1;
-    text.textContent = created.valid
-      ? `✓ valid · ${created.summary.nodes} node(s), ${created.summary.pods} pod(s), ${created.summary.pendingPods} pending. Opening the editor…`
-      : `Imported with ${created.errors.length} problem(s). Opening the editor…`;
+    if (!created.checked) text.textContent = "Saved. Opening the editor (the server's check goes on)…";
+    else if (created.valid) text.textContent = `✓ valid · ${created.summary.nodes} node(s), ${created.summary.pods} pod(s), ${created.summary.pendingPods} pending. Opening the editor…`;
+    else text.textContent = `Imported with ${created.errors.length} problem(s). Opening the editor…`;
     return created;
   } catch (error) {
     clearInterval(checking);

@@ -35,6 +35,7 @@ const LAZY_NODE_CYCLES = 100_000;
 const LAZY_POLL_MS = 1500;
 const KEEP_CYCLES = 4;
 const KEEP_EXPLANATIONS = 16;
+const TIMELINE_WAIT_MS = 3000;
 
 export function positionFromQuery(search) {
   const params = new URLSearchParams(search);
@@ -85,7 +86,9 @@ class RunController {
     this.pos = wanted || this.pos;
     this.buildShell(actions);
     const finished = FINISHED.has(this.run.status);
-    if (finished) this.timeline?.load();
+    // A finished run's story (thousands of entries on a big run) is read once its first step is on
+    // screen: the step's own requests and drawing go first.
+    if (finished) this.afterFirstStep(() => this.timeline?.load());
     if (!finished) await this.loadNodes(); // a live run's size is known from its node count
     const forced = new URLSearchParams(location.search).get("load") === "cycle"; // ?load=cycle: per cycle at any size
     this.lazy = forced || (finished ? this.run.eventCount > LAZY_EVENTS : this.run.progress.cycles * this.nodeLabels.size > LAZY_NODE_CYCLES);
@@ -105,6 +108,17 @@ class RunController {
     }
     document.addEventListener("keydown", (e) => this.onKey(e));
     this.render(true);
+  }
+
+  /** then() after the first step is painted, or after TIMELINE_WAIT_MS should no step show. */
+  afterFirstStep(then) {
+    let done = false;
+    const once = () => {
+      if (!done) then();
+      done = true;
+    };
+    this.firstStepShown = () => requestAnimationFrame(() => setTimeout(once, 0));
+    setTimeout(once, TIMELINE_WAIT_MS);
   }
 
   // --- large runs: one cycle at a time -------------------------------------------------------
@@ -314,6 +328,7 @@ class RunController {
     requestAnimationFrame(() => setTimeout(() => performance.mark("step-painted"), 0));
     this.root.dataset.shown = `${this.pos.cycle}:${this.pos.step}:${this.nodeLabels.size ? "grouped" : "plain"}`;
     for (const drawNow of this.pendingDraws) drawNow(); // after mounting, so Plotly sizes to the page
+    this.firstStepShown?.();
   }
 
   /**

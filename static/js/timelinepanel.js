@@ -17,6 +17,8 @@ export class TimelinePanel {
     this.story = null;
     this.pod = "";
     this.current = null;
+    this.attemptItems = new Map(); // cycle -> its attempt's list item
+    this.marked = null; // the list item marked current
     this.list = h("ol.timeline-list", { "aria-label": "attempts, queue moves and cluster changes" });
     this.podSelect = h("select#journey-pod", { "aria-label": "pod", onchange: (e) => this.showPod(e.target.value) });
     this.summary = h("p.timeline-summary");
@@ -45,14 +47,14 @@ export class TimelinePanel {
     this.render();
   }
 
-  /** The stepper moved: mark the attempt it shows. */
+  /** The stepper moved: mark the attempt it shows (a big run lists thousands: touch only two). */
   select(cycle) {
     this.current = cycle;
-    for (const li of this.list.querySelectorAll("li[data-cycle]")) {
-      const current = Number(li.dataset.cycle) === cycle;
-      li.classList.toggle("current", current);
-      if (current) this.list.scrollTop = Math.max(0, li.offsetTop - this.list.offsetTop - this.list.clientHeight / 3);
-    }
+    this.marked?.classList.remove("current");
+    this.marked = this.attemptItems.get(cycle) ?? null;
+    if (!this.marked) return;
+    this.marked.classList.add("current");
+    this.list.scrollTop = Math.max(0, this.marked.offsetTop - this.list.offsetTop - this.list.clientHeight / 3);
   }
 
   render() {
@@ -61,7 +63,10 @@ export class TimelinePanel {
     const items = { attempt: story.attempts, move: story.moves, change: story.changes };
     const entries = story.entries.map(({ kind, index }) => ({ kind, item: items[kind][index] }))
       .filter(({ item }) => !this.pod || item.pod === this.pod);
-    mount(this.list, entries.map(({ kind, item }) => this.entry(kind, item)));
+    const rows = entries.map(({ kind, item }) => this.entry(kind, item));
+    this.attemptItems = new Map(rows.filter((li) => li.dataset.cycle !== undefined).map((li) => [Number(li.dataset.cycle), li]));
+    this.marked = null;
+    mount(this.list, rows);
     this.summary.textContent = story.outcome;
     this.select(this.current);
   }

@@ -12,6 +12,7 @@ import io
 import itertools
 import json
 import typing
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,11 +20,13 @@ import numpy as np
 import pytest
 
 from scheduler_core import load_scenario, simulate
+from scheduler_core import columnar
 from scheduler_core.columnar import (
-    FormatError, RunNames, SegmentEncoder, decode_segment, encode_json_segment, encode_segment, read_archive,
+    FormatError, RunNames, SegmentEncoder, decode_segment, decode_selected, encode_json_segment, encode_segment, read_archive,
 )
 from scheduler_core.events import Event, ExtensionPoint, Payload, ScoreResult
 from scheduler_core.loop import run_to_the_end
+from scheduler_core.timeline import STORY_POINTS
 
 SHARED = Path(__file__).resolve().parents[3] / "shared"
 CORPUS = SHARED / "conformance" / "public"
@@ -90,6 +93,36 @@ def test_every_event_of_a_timeline_run_round_trips_exactly(case):
         assert json.dumps(decoded.events) == json.dumps([event.to_json() for event in group])
         SEEN_TYPES.update(type(event.payload).__name__ for event in group)
         seq += len(group)
+
+
+@pytest.mark.parametrize("case", TIMELINE_CASES)
+def test_selected_events_decode_exactly_as_in_the_whole_segment_with_their_seqs(case):
+    scenario = load_scenario((TIMELINE / f"{case}.yaml").read_bytes())
+    names = names_of(scenario)
+    seq = 0
+    for _, group in itertools.groupby(run_to_the_end(scenario), key=lambda event: event.cycle):
+        group = list(group)
+        whole = [event.to_json() for event in group]
+        blob = encode_segment(group, names, seq)
+        picked = decode_selected(blob, names, lambda pod, point: point in STORY_POINTS)
+        assert picked == [(seq + i, event) for i, event in enumerate(whole) if event["extensionPoint"] in STORY_POINTS]
+        seq += len(whole)
+
+
+def test_members_only_unselected_events_refer_to_are_never_read(monkeypatch):
+    scenario = load_scenario((BENCH / "spread_500.yaml").read_bytes())
+    names = names_of(scenario)
+    first_cycle = next(group for group, _ in segments(simulate(scenario), names))
+    blob = encode_segment(first_cycle, names, 0)
+    read: list[str] = []
+    original = columnar._Members.__getitem__
+    monkeypatch.setattr(columnar._Members, "__getitem__", lambda self, name: read.append(name) or original(self, name))
+    picked = decode_selected(blob, names, lambda pod, point: point == ExtensionPoint.CYCLE_END.value)
+    assert picked == [(len(first_cycle) - 1, {**first_cycle[-1].to_json()})]
+    assert read == ["meta"]  # the Filter verdicts' and scores' arrays stayed deflated
+    read.clear()
+    decode_selected(blob, names, lambda pod, point: point == ExtensionPoint.FILTER.value)
+    assert len(read) > 1
 
 
 def test_the_corpus_and_bench_files_exercised_every_payload_type():
@@ -169,6 +202,55 @@ def test_it_refuses_what_is_not_a_segment():
     np.savez(buffer, meta=np.frombuffer(b'{"format":"other","version":1}', dtype=np.uint8))
     with pytest.raises(FormatError, match="unsupported"):
         decode_segment(buffer.getvalue(), RunNames([]))
+
+
+def test_a_damaged_member_is_refused_as_not_a_segment():
+    names = RunNames(NODES, PODS)
+    blob = bytearray(encode_json_segment([{"cycle": 0, "pod": "", "extensionPoint": "X", "plugin": None,
+                                           "payload": {"s": list(range(0, 2000, 7))}}], names, 0))
+    member = next(info for info in zipfile.ZipFile(io.BytesIO(bytes(blob))).infolist() if info.filename != "meta.npy")
+    data_at = member.header_offset + 30 + len(member.filename) + len(member.extra)
+    blob[data_at + member.compress_size // 2] ^= 0xFF
+    with pytest.raises(FormatError):
+        decode_segment(bytes(blob), names)
+
+
+def test_segments_are_read_without_python_syntax_parsing(monkeypatch):
+    # numpy.lib.format parses .npy headers with ast.literal_eval, which CPython 3.11.7 cannot run in
+    # two threads at once (a server's 500 under load): the reader must never reach the ast module.
+    import ast
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a segment's member was read through ast")
+
+    monkeypatch.setattr(ast, "parse", refuse)
+    monkeypatch.setattr(ast, "literal_eval", refuse)
+    names = RunNames(NODES, PODS)
+    events = [{"cycle": 0, "pod": "", "extensionPoint": "X", "plugin": None,
+               "payload": {"s": list(range(0, 70000, 3)), "n": list(range(-300, 300)), "on": NODES * 3}}]
+    assert decode_segment(encode_json_segment(events, names, 0), names).events == events
+
+
+@pytest.mark.parametrize("header, problem", [
+    (b"{'descr': '>i4', 'fortran_order': False, 'shape': (3,), }", "little-endian"),
+    (b"{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }", "integer"),
+    (b"{'descr': '<i4', 'fortran_order': True, 'shape': (3,), }", "1-D"),
+    (b"{'descr': '<i4', 'fortran_order': False, 'shape': (3, 2), }", "1-D"),
+    (b"{'descr': '<i4', 'fortran_order': False, 'shape': (4,), }", "header says 4"),
+])
+def test_a_member_whose_header_is_not_the_written_form_is_refused(header, problem):
+    header += b" " * (-(len(columnar.NPY_MAGIC) + 2 + len(header) + 1) % 64) + b"\n"
+    data = columnar.NPY_MAGIC + len(header).to_bytes(2, "little") + header + np.arange(3, dtype="<i4").tobytes()
+    with pytest.raises(ValueError, match=problem):
+        columnar._read_npy(data)
+
+
+def test_numpy_save_output_reads_as_the_same_array():
+    for values in (np.arange(5, dtype=np.uint8), np.array([-(2 ** 40), 0, 7], dtype=np.int64), np.array([], dtype=np.int16)):
+        buffer = io.BytesIO()
+        np.save(buffer, values)
+        read = columnar._read_npy(buffer.getvalue())
+        assert read.dtype == values.dtype and read.tolist() == values.tolist()
 
 
 def test_equal_name_lists_reuse_their_indices_but_a_changed_list_does_not():

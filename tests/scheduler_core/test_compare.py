@@ -8,7 +8,7 @@ from pathlib import Path
 
 from scheduler_core import load_scenario
 from scheduler_core.cli import main
-from scheduler_core.compare import compare
+from scheduler_core.compare import compare, compare_reads
 from scheduler_core.loop import run_to_the_end
 
 HERE = Path(__file__).resolve().parents[1] / "fixtures" / "compare"
@@ -60,3 +60,15 @@ def test_the_cli_compares_one_scenario_under_two_configurations(capsys):
     assert json.loads(capsys.readouterr().out)["pods"][-1] == {"pod": "default/web", "a": "n2", "b": "n1"}
     assert main(["compare", str(HERE / "two_nodes.yaml")]) == 2
     assert "two scenarios, or one scenario and two --config" in capsys.readouterr().err
+
+
+def test_a_comparison_reads_the_story_and_only_the_asked_pods_scores():
+    a, b = stream(configured("least_allocated.yaml")), stream(configured("most_allocated.yaml"))
+    for pod in ("default/web", None):
+        reads = compare_reads(pod)
+        picked_a = [e for e in a if reads(e["pod"], e["extensionPoint"])]
+        picked_b = [e for e in b if reads(e["pod"], e["extensionPoint"])]
+        assert compare(picked_a, picked_b, pod=pod) == compare(a, b, pod=pod)
+        assert not any(e["extensionPoint"] in ("Filter", "Score") for e in picked_a)
+    assert not compare_reads(None)("default/web", "Total") and compare_reads("default/web")("default/web", "Total")
+    assert not compare_reads("default/web")("default/other", "NormalizeScore")

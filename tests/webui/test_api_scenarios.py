@@ -136,7 +136,22 @@ def test_it_imports_an_uploaded_file(owner: Client, small_text: str):
 
     upload = SimpleUploadedFile("cluster.yaml", small_text.encode(), content_type="application/yaml")
     body = owner.post("/api/scenarios/import", {"file": upload}).json()
-    assert (body["name"], body["text"], body["valid"]) == ("cluster.yaml", small_text, True)
+    assert (body["name"], body["text"], body["valid"], body["checked"]) == ("cluster.yaml", small_text, True, True)
+
+
+def test_an_import_checked_later_answers_once_saved_and_its_read_waits_for_the_check(owner: Client, monkeypatch):
+    from webui.services import engine
+
+    text = "apiVersion: v1\nkind: Node\nmetadata:\n  name: checked-later\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers: [{name: c, image: x}]\n"
+    checks = []
+    real = engine._check
+    monkeypatch.setattr(engine, "_check", lambda t: checks.append(1) or real(t))
+    body = owner.post("/api/scenarios/import", {"text": text, "check": "later"}).json()
+    assert (body["checked"], body["valid"], body["errors"], body["summary"]) == (False, False, [], None)
+    read = owner.get(f"/api/scenarios/{body['id']}").json()
+    assert (read["checked"], read["valid"], read["summary"]) == (True, True, {"nodes": 1, "pods": 1, "pendingPods": 1})
+    assert checks == [1]  # the background check, waited for: the text was parsed once
+    assert owner.post("/api/scenarios/import", {"text": text, "check": "soon"}).status_code == 422
 
 
 @pytest.mark.parametrize("dump, pending, notice_codes", [

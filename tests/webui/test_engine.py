@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 from django.test import override_settings
 
 from webui.services import engine
@@ -27,3 +29,35 @@ def test_changed_limits_are_checked_afresh():
         check = engine.check(text)
     assert not check.valid and check.over_limit is not None
     assert check.errors[0]["limit"] == "max_nodes"
+
+
+def test_a_memo_makes_a_value_once_while_several_threads_ask_for_it():
+    memo = engine.Memo(4)
+    started, release = threading.Event(), threading.Event()
+    made = []
+
+    def make():
+        made.append(1)
+        started.set()
+        release.wait(5)
+        return {"story": len(made)}
+
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(memo.get_or_make("run-1", make))) for _ in range(4)]
+    threads[0].start()
+    started.wait(5)
+    for thread in threads[1:]:
+        thread.start()
+    release.set()
+    for thread in threads:
+        thread.join(5)
+    assert made == [1] and results == [{"story": 1}] * 4
+    assert memo.get("run-1") == {"story": 1} and not memo._making
+
+
+def test_a_memo_value_not_kept_is_made_again():
+    memo = engine.Memo(4)
+    made = []
+    assert memo.get_or_make("live", lambda: made.append(1) or len(made), keep=False) == 1
+    assert memo.get_or_make("live", lambda: made.append(1) or len(made), keep=False) == 2
+    assert memo.get("live") is None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,12 +23,12 @@ from scheduler_core import (
     pod_requests,
     simulate,
 )
-from scheduler_core.columnar import FormatError, RunNames, SegmentEncoder, decode_segment
+from scheduler_core.columnar import EventFilter, FormatError, RunNames, SegmentEncoder, decode_segment, decode_selected
 from scheduler_core.loop import run_to_the_end
-from scheduler_core.compare import compare as compare_runs
+from scheduler_core.compare import compare as compare_runs, compare_reads
 from scheduler_core.whatif import NotPending
 from scheduler_core.whatif import what_if as scheduler_what_if
-from scheduler_core.timeline import run_story
+from scheduler_core.timeline import run_story, story_reads
 from scheduler_core.volume.pictures import cluster_volume_json
 from scheduler_core.scenario.jsonstream import as_yaml_stream
 
@@ -36,7 +36,7 @@ from webui.services.errors import InvalidScenario, LimitExceeded
 
 __all__ = [
     "Check", "CycleExplanation", "as_yaml_stream", "Event", "ExtensionPoint", "FormatError", "RunNames", "ScenarioInvalid",
-    "SegmentEncoder", "check", "decode_segment", "engine_limits", "explain", "load", "load_valid", "pod_requests",
+    "EventFilter", "SegmentEncoder", "check", "check_soon", "compare_reads", "decode_segment", "decode_selected", "story_reads", "engine_limits", "explain", "load", "load_valid", "pod_requests",
     "simulate_events", "story", "cluster_volumes", "compare", "what_if", "NotPending", "trace", "MODE_SINGLE", "MODE_TIMELINE",
 ]
 
@@ -138,6 +138,7 @@ class _Memo:
         self.size = size
         self._items: OrderedDict[Any, Any] = OrderedDict()
         self._lock = threading.Lock()
+        self._making: dict[Any, list] = {}  # key -> [its lock, how many callers want it]
         _ALL_MEMOS.append(self)
 
     def clear(self) -> None:
@@ -159,6 +160,30 @@ class _Memo:
                 self._items.popitem(last=False)
         return value
 
+    def get_or_make(self, key: Any, make: Callable[[], Any], keep: bool = True) -> Any:
+        """The kept value, or make() — once at a time per key: requests that ask meanwhile wait for
+        it instead of making it again (several page loads of one big run at once). ``keep`` False:
+        made for this caller only (e.g. a run still being written)."""
+        found = self.get(key)
+        if found is not None:
+            return found
+        with self._lock:
+            making = self._making.setdefault(key, [threading.Lock(), 0])
+            making[1] += 1
+        try:
+            with making[0]:
+                found = self.get(key)
+                if found is None:
+                    found = make()
+                    if keep:
+                        self.put(key, found)
+                return found
+        finally:
+            with self._lock:
+                making[1] -= 1
+                if not making[1]:
+                    self._making.pop(key, None)
+
 
 Memo = _Memo  # for the services' own per-version caches
 
@@ -176,12 +201,15 @@ def load_valid(text: str) -> Any:
 
 
 def check(text: str) -> Check:
-    """Every problem of a text, or its summary; remembered per distinct text (and limits)."""
-    key = (_digest(text), engine_limits())
-    checked = _CHECKED.get(key)
-    if checked is None:
-        checked = _CHECKED.put(key, _check(text))
-    return checked
+    """Every problem of a text, or its summary; remembered per distinct text (and limits). A check
+    of the same text already under way (check_soon) is waited for, not started again."""
+    return _CHECKED.get_or_make((_digest(text), engine_limits()), lambda: _check(text))
+
+
+def check_soon(text: str) -> None:
+    """Start checking a text in the background (an import answers once it is saved): the next
+    check() of it, the editor's, waits for this one. Seconds on a 5 MB dump."""
+    threading.Thread(target=check, args=(text,), name="schedlab-check", daemon=True).start()
 
 
 def _check(text: str) -> Check:

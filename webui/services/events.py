@@ -36,10 +36,11 @@ def cycle_page_json(run: Run, cycle: int, run_finished: bool) -> bytes:
     return json.dumps({"events": found, "next": cursor, "done": done}, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
-def _all_events(run: Run) -> Iterator[dict[str, Any]]:
+def _all_events(run: Run, wanted: engine.EventFilter | None = None) -> Iterator[dict[str, Any]]:
+    """Every stored event in order, or only those ``wanted`` picks (the rest are never decoded)."""
     names = segments.run_names(run)
     for row in RunSegment.objects.filter(run=run).order_by("first_seq").iterator(chunk_size=16):
-        yield from segments.decode(row, names)
+        yield from segments.decode(row, names) if wanted is None else segments.decode_selected(row, names, wanted)
 
 
 def explanation(run: Run, cycle: int) -> engine.CycleExplanation:
@@ -60,11 +61,8 @@ _STORIES = engine.Memo(32)  # run id -> story of a finished run (its events neve
 
 def story(run: Run) -> dict[str, Any]:
     """The run's attempts, queue moves and cluster changes (a single pass has attempts only)."""
-    found = _STORIES.get(run.pk)
-    if found is None:
-        found = engine.story(_all_events(run))
-        if run.status == RunStatus.SUCCEEDED:
-            _STORIES.put(run.pk, found)
+    found = _STORIES.get_or_make(run.pk, lambda: engine.story(_all_events(run, engine.story_reads)),
+                                 keep=run.status == RunStatus.SUCCEEDED)
     return {"mode": run.mode, **found}
 
 
@@ -78,10 +76,8 @@ def comparison(a: Run, b: Run, pod: str | None) -> dict[str, Any]:
     if unfinished:
         raise DomainError(f"run(s) {', '.join(map(str, unfinished))} have not succeeded: only finished runs are compared",
                           {"runs": unfinished})
-    key = (a.pk, b.pk, pod)
-    found = _COMPARISONS.get(key)
-    if found is None:
-        found = _COMPARISONS.put(key, engine.compare(_all_events(a), _all_events(b), pod=pod))
+    reads = engine.compare_reads(pod)
+    found = _COMPARISONS.get_or_make((a.pk, b.pk, pod), lambda: engine.compare(_all_events(a, reads), _all_events(b, reads), pod=pod))
     return {"a": a.pk, "b": b.pk, "modes": [a.mode, b.mode], **found}
 
 

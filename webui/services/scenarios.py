@@ -21,7 +21,7 @@ from webui.services.errors import NotFound
 class Saved:
     scenario: Scenario
     version: ScenarioVersion
-    check: engine.Check
+    check: engine.Check | None  # None: being checked in the background (create(check_later=True))
 
 
 @cache
@@ -52,11 +52,15 @@ def visible_version(actor: Actor, scenario: Scenario, number: int | None = None)
     return actor.share.version
 
 
-def create(actor: Actor, name: str, text: str, description: str = "", forked_from: ScenarioVersion | None = None) -> Saved:
+def create(actor: Actor, name: str, text: str, description: str = "", forked_from: ScenarioVersion | None = None,
+           check_later: bool = False) -> Saved:
     engine.enforce_size(text)
     with transaction.atomic():
         scenario = Scenario.objects.create(name=name, description=description, text=text, forked_from=forked_from, **actor.owner_fields())
         version = ScenarioVersion.objects.create(scenario=scenario, number=1, text=text)
+    if check_later:
+        engine.check_soon(text)
+        return Saved(scenario, version, None)
     return Saved(scenario, version, engine.check(text))
 
 

@@ -65,6 +65,11 @@ def decode(row: RunSegment, names: engine.RunNames) -> list[dict[str, Any]]:
     return [{"seq": segment.first_seq + i, **event} for i, event in enumerate(segment.events)]
 
 
+def decode_selected(row: RunSegment, names: engine.RunNames, wanted: engine.EventFilter) -> list[dict[str, Any]]:
+    """The segment's events that ``wanted`` picks (the others are not decoded), as decode() gives them."""
+    return [{"seq": seq, **event} for seq, event in engine.decode_selected(row.blob, names, wanted)]
+
+
 def events_from(run: Run, since: int, limit: int, whole_segments: bool = False) -> list[dict[str, Any]]:
     """Up to ``limit`` events with seq >= since, in seq order; with ``whole_segments``, the last
     segment read is given whole (so a batch ends at a cycle's end), even past the limit."""

@@ -1,9 +1,11 @@
 // Generic labelled heatmap (InterPodAffinity topologyScore, its required-term counts, scores).
 
-import { safe } from "./plot.js";
+import { bottomAxis, leftMargin, safe, textWidth } from "./plot.js";
 
 const MAX_TEXT_CELLS = 600;
 const MAX_TEXT_COLUMNS = 40;
+const RESPONSIVE_WIDTH = 900; // a chart without a width of its own fills about this much of the page
+const COLORBAR_SPACE = 70; // the colour bar, its padding and ticks, beside its labels' width
 
 /**
  * rows/cols: label arrays; z[r][c]: a number or null (absent). Every cell prints its number
@@ -13,10 +15,17 @@ export function heatmapFigure({ rows, cols, z, title, rowTitle, colTitle, diverg
   const cells = rows.length * cols.length;
   const values = z.flat().filter((v) => v !== null && v !== undefined);
   const extreme = Math.max(1, ...values.map(Math.abs));
+  const rowLabels = rows.map((r) => (highlightRows.has(r) ? `${highlightRows.get(r)} ${r}` : r));
+  const zmin = diverging ? -extreme : Math.min(0, ...values);
+  const zmax = diverging ? extreme : Math.max(1, ...values);
+  const width = cols.length <= 6 ? 380 + 130 * cols.length : undefined; // few columns: no stretched cells
+  const left = leftMargin(rowLabels, Boolean(rowTitle));
+  const right = 20 + COLORBAR_SPACE + textWidth([zmin, zmax]);
+  const bottom = bottomAxis(cols, (width ?? RESPONSIVE_WIDTH) - left - right, Boolean(colTitle));
   const trace = {
     type: "heatmap",
     x: cols.map(safe),
-    y: rows.map((r) => safe(highlightRows.has(r) ? `${highlightRows.get(r)} ${r}` : r)),
+    y: rowLabels.map(safe),
     z,
     xgap: 2,
     ygap: 2,
@@ -24,8 +33,8 @@ export function heatmapFigure({ rows, cols, z, title, rowTitle, colTitle, diverg
     colorscale: diverging
       ? [[0, "#b71c1c"], [0.5, "#f5f5f5"], [1, "#1b5e20"]]
       : [[0, "#f3f6fb"], [1, "#283593"]],
-    zmin: diverging ? -extreme : Math.min(0, ...values),
-    zmax: diverging ? extreme : Math.max(1, ...values),
+    zmin,
+    zmax,
     hovertemplate: `${safe(rowTitle)} %{y}<br>${safe(colTitle)} %{x}<br>value %{z}<extra></extra>`,
     showscale: true,
     colorbar: { thickness: 12 },
@@ -38,10 +47,11 @@ export function heatmapFigure({ rows, cols, z, title, rowTitle, colTitle, diverg
     data: [trace],
     layout: {
       title: { text: safe(title), font: { size: 13 } },
-      xaxis: { type: "category", title: { text: safe(colTitle) }, side: "bottom", automargin: true },
+      xaxis: { type: "category", title: { text: safe(colTitle) }, side: "bottom", automargin: true, tickangle: bottom.tickangle },
       yaxis: { type: "category", title: { text: safe(rowTitle) }, autorange: "reversed", automargin: true },
-      height: height ?? Math.min(900, Math.max(200, 60 + rows.length * 28)),
-      width: cols.length <= 6 ? 380 + 130 * cols.length : undefined, // few columns: no stretched cells
+      margin: { l: left, r: right, t: 36, b: bottom.margin },
+      height: (height ?? Math.min(900, Math.max(200, 60 + rows.length * 28))) + bottom.margin - 60,
+      width,
     },
   };
 }

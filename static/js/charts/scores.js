@@ -2,7 +2,7 @@
 // Every number is the engine's (Score, NormalizeScore and Total events); nothing is recomputed.
 
 import { heatmapFigure } from "./heatmap.js";
-import { COLORS, safe } from "./plot.js";
+import { COLORS, leftMargin, safe } from "./plot.js";
 
 export const SCORE_KINDS = Object.freeze(["raw", "normalized", "weighted"]);
 
@@ -56,7 +56,7 @@ export function stackedTotalsFigure(table, nodes) {
       xaxis: { title: { text: "weighted score" }, rangemode: "tozero" },
       annotations,
       height: Math.min(1400, Math.max(220, 90 + nodes.length * 28)),
-      margin: { l: 80, r: 110, t: 36, b: 40 },
+      margin: { l: leftMargin(nodes, false, 80), r: 110, t: 36, b: 40 },
       legend: { orientation: "h", y: -0.12, yanchor: "top" },
     },
   };
@@ -86,7 +86,8 @@ function label(row) {
 
 /** Per domain: the highest total and the median total, side by side; ★ the chosen node's domain. */
 export function domainTotalsFigure(rows, key) {
-  const y = rows.map((r) => safe(`${r.chosen ? "★ " : ""}${label(r)}`));
+  const labels = rows.map((r) => `${r.chosen ? "★ " : ""}${label(r)}`);
+  const y = labels.map(safe);
   return {
     data: [
       {
@@ -108,7 +109,7 @@ export function domainTotalsFigure(rows, key) {
       yaxis: { type: "category", autorange: "reversed", automargin: true },
       xaxis: { title: { text: "total" }, rangemode: "tozero" },
       height: Math.min(1200, Math.max(220, 80 + rows.length * 48)),
-      margin: { l: 80, r: 160, t: 36, b: 40 },
+      margin: { l: leftMargin(labels, false, 80), r: 160, t: 36, b: 40 },
       legend: { orientation: "h", y: -0.2 },
     },
   };

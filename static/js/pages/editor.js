@@ -75,13 +75,13 @@ const validate = debounce(async () => {
 }, 400);
 
 /** Validation is on the server (the engine's own check): say so while it works, with its size and time. */
-function showChecking(seq, size) {
-  const started = performance.now();
+function showChecking(seq, size, started = performance.now()) {
   validity.className = "validity checking";
+  const what = size === null ? "the imported file" : formatBytes(size);
   const tick = () => {
     if (seq !== state.validationSeq || !validity.classList.contains("checking")) return;
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    validity.textContent = `… checking ${formatBytes(size)} on the server (${seconds} s)`;
+    validity.textContent = `… checking ${what} on the server (${seconds} s)`;
     setTimeout(tick, 250);
   };
   tick();
@@ -247,16 +247,22 @@ function noteUsableAfterImport() {
   sessionStorage.removeItem(UPLOADED_AT);
   sessionStorage.removeItem(ANSWERED_AT);
   requestAnimationFrame(() => setTimeout(() => {
-    document.body.dataset.importCheckedMs = String(answeredAt - uploadedAt); // the server's save and check
+    document.body.dataset.importSavedMs = String(answeredAt - uploadedAt); // the server saved it (its check went on)
     document.body.dataset.importUsableMs = String(Date.now() - uploadedAt);
   }, 0));
 }
 
 async function start() {
+  // Just imported: the server checks the file while this page loads, and answers once it is checked.
+  const uploadedAt = Number(sessionStorage.getItem(UPLOADED_AT));
+  if (uploadedAt) showChecking(state.validationSeq, null, performance.now() - Math.max(0, Date.now() - uploadedAt));
   let scenario;
   try {
     scenario = await api.scenario(scenarioId);
   } catch (error) {
+    state.validationSeq += 1; // no check to wait for
+    validity.className = "validity";
+    validity.textContent = "";
     mount($("#editor-root"), h("p.notice.notice-error", error.message));
     return;
   }

@@ -1,0 +1,58 @@
+"""timeline: the story of a run (what the run view's Timeline panel shows) from its event stream."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scheduler_core import load_scenario, simulate
+from scheduler_core.loop import run_to_the_end
+from scheduler_core.timeline import STORY_POINTS, clock_text, run_story, story_reads
+
+SHARED = Path(__file__).resolve().parents[3] / "shared"
+TIMELINE = SHARED / "conformance-timeline" / "public"
+CASES = sorted(p.name[: -len(".yaml")] for p in TIMELINE.glob("*.yaml"))
+
+
+def stream(case: str) -> list[dict]:
+    return [event.to_json() for event in run_to_the_end(load_scenario((TIMELINE / f"{case}.yaml").read_bytes()))]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_story_reads_only_its_own_events(case):
+    # The web app rebuilds a stored run's story from these events alone (the rest is never decoded).
+    events = stream(case)
+    picked = [event for event in events if story_reads(event["pod"], event["extensionPoint"])]
+    assert run_story(picked) == run_story(events)
+
+
+def test_a_preemption_is_told_with_its_victims_and_the_pod_still_pending_is_named():
+    story = run_story(stream("preempt_3"))
+    preempting = [a for a in story["attempts"] if a.get("victims")]
+    assert preempting and all(" → preempts " in a["text"] for a in preempting)
+    assert story["finished"] and story["outcome"].startswith("At ")
+    kinds = {entry["kind"] for entry in story["entries"]}
+    assert kinds == {"attempt", "move", "change"}
+
+
+def test_a_single_pass_has_attempts_without_times():
+    scenario = load_scenario((SHARED / "bench" / "spread_500.yaml").read_bytes())
+    events = []
+    for event in simulate(scenario):
+        events.append(event.to_json())
+        if event.cycle >= 2:
+            break
+    story = run_story(events)
+    assert [a["cycle"] for a in story["attempts"]][:2] == [0, 1]
+    assert "timeMs" not in story["attempts"][0] and story["attempts"][0]["text"].endswith(story["attempts"][0]["nodeName"])
+    assert not story["finished"]
+
+
+def test_the_clock_reads_minutes_seconds_and_milliseconds():
+    assert clock_text(0) == "0:00.000"
+    assert clock_text(12 * 60_000 + 3_045) == "12:03.045"
+
+
+def test_story_points_are_extension_point_names():
+    assert {"CycleStart", "CycleEnd", "AttemptEnd", "QueueMove", "Cluster", "RunEnd"} == STORY_POINTS
