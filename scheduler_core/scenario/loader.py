@@ -28,6 +28,7 @@ from scheduler_core.scenario import config as config_decoder
 from scheduler_core.scenario import objects, pods, storage
 from scheduler_core.scenario.errors import ScenarioError, ScenarioInvalid
 from scheduler_core.scenario.fields import Context, Field
+from scheduler_core.scenario.gcpause import collector_paused
 from scheduler_core.scenario.limits import Limits
 from scheduler_core.scenario.metadata import Metadata, read_metadata
 from scheduler_core.scenario.validation import (
@@ -90,7 +91,8 @@ def load_scenario(text: Union[str, bytes], *, limits: Optional[Limits] = None) -
     limits = limits or Limits()
     errors: list[ScenarioError] = []
     try:
-        scenario = _load(text, limits, errors)
+        with collector_paused():
+            scenario = _load(text, limits, errors)
     except _LimitReached:
         scenario = None
     except RecursionError:
