@@ -474,21 +474,18 @@ EventFilter = Callable[[str, str], bool]  # (pod, extensionPoint) -> decode this
 
 def decode_segment(blob: bytes | memoryview, names: RunNames) -> Segment:
     meta, members = _open(blob)
-    decoder = _Decoder(names, meta["arrays"], members)
-    events = [
-        {"cycle": cycle, "pod": pod, "extensionPoint": point, "plugin": plugin, "payload": decoder.value(payload)}
-        for cycle, pod, point, plugin, payload in meta["events"]
-    ]
-    return Segment(meta["firstSeq"], events)
+    return Segment(meta["firstSeq"], [event for _, event in _decoded(meta, members, names)])
 
 
 def decode_selected(blob: bytes | memoryview, names: RunNames, wanted: EventFilter) -> list[tuple[int, dict]]:
     """(seq, event) for the segment's events that ``wanted`` picks; the others are never decoded,
     nor are the members only they refer to."""
     meta, members = _open(blob)
+    return list(_decoded(meta, members, names, wanted))
+
+
+def _decoded(meta: dict, members: _Members, names: RunNames, wanted: EventFilter | None = None) -> Iterable[tuple[int, dict]]:
     decoder = _Decoder(names, meta["arrays"], members)
-    first = meta["firstSeq"]
-    return [
-        (first + i, {"cycle": cycle, "pod": pod, "extensionPoint": point, "plugin": plugin, "payload": decoder.value(payload)})
-        for i, (cycle, pod, point, plugin, payload) in enumerate(meta["events"]) if wanted(pod, point)
-    ]
+    for seq, (cycle, pod, point, plugin, payload) in enumerate(meta["events"], start=meta["firstSeq"]):
+        if wanted is None or wanted(pod, point):
+            yield seq, {"cycle": cycle, "pod": pod, "extensionPoint": point, "plugin": plugin, "payload": decoder.value(payload)}
