@@ -90,9 +90,12 @@ def aggregate_container_requests(pod: Pod, non_missing: Optional[ResourceList] =
     return total
 
 
-def pod_requests(pod: Pod, non_missing: Optional[ResourceList] = None) -> ResourceList:
-    total = aggregate_container_requests(pod, non_missing)
-    if has_pod_level_requests(pod):
+def pod_requests(pod: Pod, non_missing: Optional[ResourceList] = None, *, pod_level: bool = True,
+                 use_status: bool = True) -> ResourceList:
+    """PodRequests. ``pod_level`` False is SkipPodLevelResources, ``use_status`` False leaves out the
+    container statuses of an in-place resize (UseStatusResources false)."""
+    total = aggregate_container_requests(pod, non_missing, use_status)
+    if pod_level and has_pod_level_requests(pod):
         for name, amount in pod.pod_level_requests.items():
             if is_supported_pod_level_resource(name):
                 total[name] = amount

@@ -134,8 +134,11 @@ class BalancedAllocation:
     name: ClassVar[str] = names.NODE_RESOURCES_BALANCED_ALLOCATION
 
     def __init__(self, args: NodeResourcesBalancedAllocationArgs) -> None:
+        # Both feature flags on (PodLevelResources and InPlacePodVerticalScaling are on by default),
+        # as New passes them; Fit's scorer has neither (resource_allocation's docstring).
         self._scorer = ResourceAllocationScorer(args.resources, balanced_resource_score, use_requested=True,
-                                                batch_scorer=balanced_resource_score_batch)
+                                                batch_scorer=balanced_resource_score_batch,
+                                                enable_pod_level_resources=True, enable_in_place_resize=True)
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> MaybeStatus:
         requests = self._scorer.pod_request_list(pod)

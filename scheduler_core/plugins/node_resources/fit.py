@@ -147,7 +147,8 @@ def _parse_shape(raw: list, problems: list[ArgsProblem]) -> tuple[FunctionShapeP
 
 
 def build_scorer(strategy: ScoringStrategy) -> ResourceAllocationScorer:
-    """nodeResourceStrategyTypeMap: the strategy's scorer over the non-zero requests."""
+    """nodeResourceStrategyTypeMap: the strategy's scorer over the non-zero requests. Like upstream's
+    table it passes no feature flag: the pod is scored by its containers' spec requests."""
     if strategy.type == MOST_ALLOCATED:
         scorer = most_resource_scorer(strategy.resources)
         batch_scorer = most_resource_scorer_batch(strategy.resources)

@@ -7,6 +7,14 @@ which every strategy skips; a scalar resource the pod does not request is skippe
 
 ``use_requested`` picks the amounts: Fit scores with the "non-zero" requests (a container without
 a cpu/memory request counts as 100m / 200Mi), BalancedAllocation with the plain requests.
+
+The incoming pod's requests also depend on two feature flags the scorer carries, as upstream's
+does: ``enable_pod_level_resources`` (pod-level ``spec.resources.requests`` replace the containers'
+sum) and ``enable_in_place_resize`` (a resize under way counts its larger amounts). In v1.35.4
+BalancedAllocation sets both from the feature gates, but Fit's strategy table
+(``nodeResourceStrategyTypeMap``) builds its scorer without them, so Fit *scores* a pod by its
+containers' spec requests even when it states pod-level ones (its Filter does honour them). The
+node side (NodeInfo's requested and non-zero requested) is the same for both.
 """
 
 from __future__ import annotations
@@ -23,7 +31,7 @@ from scheduler_core.framework.status import MaybeStatus, Status
 from scheduler_core.model import CPU, EPHEMERAL_STORAGE, MEMORY, Pod
 from scheduler_core.plugins.helper import go_div, go_div_batch_fast
 from scheduler_core.plugins.node_resources.resource_names import is_scalar_resource_name
-from scheduler_core.resources import non_zero_requests, pod_requests
+from scheduler_core.resources import NON_ZERO_DEFAULTS, pod_requests
 
 # A strategy: (requested after placing the pod, allocatable), both per configured resource -> score.
 Scorer = Callable[[Sequence[int], Sequence[int]], int]
@@ -57,15 +65,19 @@ def parse_resource_specs(raw: Optional[Sequence[Mapping[str, Any]]], path: str,
 
 class ResourceAllocationScorer:
     def __init__(self, resources: tuple[ResourceSpec, ...], scorer: Scorer, use_requested: bool,
-                 batch_scorer: Optional[BatchScorer] = None) -> None:
+                 batch_scorer: Optional[BatchScorer] = None, *, enable_pod_level_resources: bool = False,
+                 enable_in_place_resize: bool = False) -> None:
         self.resources = resources
         self.scorer = scorer
         self.use_requested = use_requested
         self.batch_scorer = batch_scorer
+        self.enable_pod_level_resources = enable_pod_level_resources
+        self.enable_in_place_resize = enable_in_place_resize
 
     def pod_request_list(self, pod: Pod) -> tuple[int, ...]:
         """calculatePodResourceRequestList: the pod's request for each configured resource."""
-        requests = pod_requests(pod) if self.use_requested else non_zero_requests(pod)
+        requests = pod_requests(pod, None if self.use_requested else NON_ZERO_DEFAULTS,
+                                pod_level=self.enable_pod_level_resources, use_status=self.enable_in_place_resize)
         return tuple(requests.get(spec.name, 0) for spec in self.resources)
 
     def score(self, node_info: NodeInfo, pod_request: Sequence[int]) -> tuple[int, MaybeStatus]:

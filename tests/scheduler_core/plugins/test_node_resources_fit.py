@@ -129,3 +129,38 @@ def test_fit_scoring(strategy, requests, raw):
     args = None if strategy is None else {"scoringStrategy": strategy}
     pod = make_pod("p", requests=requests)
     assert run_scoring(node_resources.new_fit(args, None), pod, scored_nodes()) == (None, raw, raw)
+
+
+MI = 1 << 20
+
+
+def pod_with_pod_level_requests():
+    """Containers ask for 500m / 256Mi, the pod as a whole for 3 cpu / 2Gi (PodLevelResources)."""
+    containers = (Container(name="query", requests={CPU: 300, MEMORY: 128 * MI}),
+                  Container(name="exporter", requests={CPU: 200, MEMORY: 128 * MI}))
+    return make_pod("analytics", containers=containers, pod_level_requests={CPU: 3000, MEMORY: 2 * GI})
+
+
+def test_fit_filters_by_pod_level_requests():
+    # 4 cpu with 800m in use: the pod-level 3 cpu still fits, 3.3 would not.
+    node = node_with(cpu=4000, memory=16 * GI, running=[{CPU: 800, MEMORY: 256 * MI}])
+    assert run_filter(pod_with_pod_level_requests(), node) is None
+    bigger = make_pod("bigger", containers=pod_with_pod_level_requests().containers,
+                      pod_level_requests={CPU: 3300, MEMORY: 2 * GI})
+    assert run_filter(bigger, node) == Status.unschedulable("Insufficient cpu")
+
+
+def test_fit_scores_a_pod_by_its_containers_even_when_it_states_pod_level_requests():
+    # v1.35.4's strategy table builds Fit's scorer without the PodLevelResources flag, so the score
+    # counts the containers' 500m / 256Mi: cpu (4000-1300)*100/4000 = 67, memory 96, average 81
+    # (the real kube-scheduler gives 81 on this node; with the pod-level 3 cpu / 2Gi it would be 45).
+    node = node_with(cpu=4000, memory=16 * GI, running=[{CPU: 800, MEMORY: 256 * MI}])
+    assert run_scoring(node_resources.new_fit(None, None), pod_with_pod_level_requests(), [node]) == (None, [81], [81])
+
+
+def test_balanced_allocation_scores_a_pod_by_its_pod_level_requests():
+    # BalancedAllocation does get the flag: cpu 3800/4000, memory 2304Mi/16Gi -> 59 (the real
+    # scheduler's figure; the containers' requests would give 85).
+    node = node_with(cpu=4000, memory=16 * GI, running=[{CPU: 800, MEMORY: 256 * MI}])
+    plugin = node_resources.new_balanced_allocation(None, None)
+    assert run_scoring(plugin, pod_with_pod_level_requests(), [node]) == (None, [59], [59])
