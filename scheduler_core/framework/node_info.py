@@ -234,14 +234,19 @@ class Snapshot:
         return snapshot
 
     def _index_images(self) -> None:
-        """framework.ImageStateSummary: each image's size and on how many nodes it is."""
-        counts: dict[str, int] = {}
+        """The scheduler cache's image states (cacheImpl.addNodeImageStates): one summary per image
+        name, shared by every node listing it. Its size is the one reported by the first node that
+        listed the name (nodes enter the cache in document order; a later node with another size
+        for the same name only joins the summary's set of nodes), and it counts distinct nodes."""
+        sizes: dict[str, int] = {}
+        holders: dict[str, set[str]] = {}
         for info in self.node_infos:
             for image in info.node.images:
                 for name in image.names:
-                    counts[name] = counts.get(name, 0) + 1
+                    sizes.setdefault(name, image.size_bytes)
+                    holders.setdefault(name, set()).add(info.name)
         for info in self.node_infos:
-            info.image_sizes = {name: (image.size_bytes, counts[name])
+            info.image_sizes = {name: (sizes[name], len(holders[name]))
                                 for image in info.node.images for name in image.names}
 
     def get(self, name: str) -> Optional[NodeInfo]:

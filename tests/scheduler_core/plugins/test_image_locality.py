@@ -43,3 +43,22 @@ def test_image_locality_scores_present_images(containers, raw):
 
 def test_image_locality_has_no_pre_score():
     assert not hasattr(image_locality.new(None, None), "pre_score")
+
+
+def score_image(nodes, image):
+    snapshot = make_snapshot(nodes)
+    plugin = image_locality.new(None, FakeHandle(snapshot))
+    return run_scoring(plugin, make_pod("p", containers=(Container("c", image=image),)), snapshot.node_infos)[1]
+
+
+def test_an_image_name_keeps_the_size_the_first_node_reported_on_every_node():
+    # The scheduler cache keeps one summary per image name: a later node listing the name with
+    # another size only joins it. 300MB on 2 of 3 nodes: 200MB -> (200-23)*100/977 = 18 on both
+    # (the real kube-scheduler's figures; n2's own 900MB would give 59).
+    nodes = [node_with_images("n1", ("app:1", 300 * MB)), node_with_images("n2", ("app:1", 900 * MB)), make_node("n3")]
+    assert score_image(nodes, "app:1") == [18, 18, 0]
+
+
+def test_a_node_listing_an_image_name_twice_counts_once_with_the_first_size():
+    nodes = [node_with_images("n1", ("app:1", 300 * MB), ("app:1", 900 * MB)), make_node("n2"), make_node("n3")]
+    assert score_image(nodes, "app:1") == [7, 0, 0]  # 300MB on 1 of 3 nodes: 100MB -> 7
