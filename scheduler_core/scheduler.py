@@ -319,15 +319,18 @@ class Cycle:
     def _filter(self, nodes: list[NodeInfo], pre: PreFilterOutcome) -> FilterPass:
         """findNodesThatPassFilters: from the rotating start index until enough nodes fit.
 
+        The nodes are walked as the snapshot lists them (zones round-robin, backend/cache/node_tree).
         Each plugin judges every candidate at once (pure functions, so judging more nodes than the
-        real scheduler does changes nothing); the evaluated prefix is then cut where the
-        ``numFeasibleNodesToFind``-th feasible node was found, as the sequential loop would stop.
+        real scheduler does changes nothing); the evaluated prefix is then cut where the sequential
+        loop would stop: just before the feasible node after the ``numFeasibleNodesToFind``-th. A
+        profile without score plugins looks for one feasible node only.
         """
         table = self.snapshot.table
-        candidates = table.positions(None if pre.result.all_nodes else
-                                     [n.name for n in nodes if n.name in pre.result.node_names])
+        candidates = table.tree_order if pre.result.all_nodes else table.in_tree_order(
+            table.positions([n.name for n in nodes if n.name in pre.result.node_names]))
         total = len(candidates)
-        num_to_find = num_feasible_nodes_to_find(self.fw.percentage_of_nodes_to_score, total)
+        num_to_find = num_feasible_nodes_to_find(self.fw.percentage_of_nodes_to_score, total) \
+            if self.fw.has_score_plugins() else min(1, total)
         start = self.scheduler.next_start_node_index
         rotated = np.roll(candidates, -(start % total)) if total else candidates
         verdicts = [(p.name, self.fw.filter_verdicts(p, self.state, self.pod, rotated))
@@ -336,8 +339,10 @@ class Cycle:
         fits = np.ones(total, dtype=bool)
         for _, verdict in verdicts:
             fits &= ~verdict.failed
+        # checkNode cancels the walk only when it finds one feasible node more than it needs (and
+        # drops that one): the nodes failing before it are still evaluated and counted.
         found = np.cumsum(fits)
-        evaluated = total if not total or found[-1] < num_to_find else int(np.searchsorted(found, num_to_find)) + 1
+        evaluated = total if not total or found[-1] <= num_to_find else int(np.searchsorted(found, num_to_find + 1))
         if nodes:
             self.scheduler.next_start_node_index = (start + evaluated) % len(nodes)
         verdicts = [(name, FilterVerdicts(v.palette, v.choice[:evaluated])) for name, v in verdicts]

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Iterable, Optional
 
 import numpy as np
 
+from scheduler_core.backend.cache.node_tree import tree_order
 from scheduler_core.model import CPU, MEMORY
 
 if TYPE_CHECKING:
@@ -63,6 +64,11 @@ class NodeTable:
         self.unschedulable = np.asarray([info.node.unschedulable for info in node_infos], dtype=bool)
         self.tainted = np.asarray([i for i, info in enumerate(node_infos) if info.node.taints], dtype=np.int64)
         self.version = 0  # bumps on every bind, so plugins can cache per-cycle arrays safely
+        # The snapshot's own listing order (zones round-robin), which Filter walks; positions stay
+        # document order everywhere else.
+        self.tree_order = tree_order(info.node.labels for info in node_infos)
+        self._tree_rank = np.empty(self.size, dtype=np.int64)
+        self._tree_rank[self.tree_order] = np.arange(self.size, dtype=np.int64)
 
     @staticmethod
     def _column(values: Iterable[int]) -> np.ndarray:
@@ -106,6 +112,10 @@ class NodeTable:
 
     def infos_at(self, positions: np.ndarray) -> list["NodeInfo"]:
         return self.infos_array[positions].tolist()
+
+    def in_tree_order(self, positions: np.ndarray) -> np.ndarray:
+        """These positions as the snapshot lists them (backend/cache/node_tree)."""
+        return positions[np.argsort(self._tree_rank[positions], kind="stable")]
 
     def positions(self, names: Optional[Iterable[str]] = None) -> np.ndarray:
         if names is None:

@@ -277,6 +277,10 @@ class Framework:
             results.append((plugin.name, status))
         return results
 
+    def has_score_plugins(self) -> bool:
+        """HasScorePlugins: the profile scores at all (whatever PreScore skips in a cycle)."""
+        return bool(self.profile["score"])
+
     def score_plugins(self, state: CycleState) -> list[Any]:
         return [p for p in self.profile["score"] if p.name not in state.skip_score_plugins]
 

@@ -66,3 +66,59 @@ def test_it_reports_no_nodes_available_with_an_empty_cluster():
     cycle = trace_summary(simulate(scenario))["cycles"][0]
     assert cycle["nodeName"] is None
     assert cycle["failedSchedulingMessage"] == "no nodes available to schedule pods"
+
+
+def _zoned(count: int, zone_of, **node_fields) -> list:
+    return [make_node(f"n{i:04d}", {"kubernetes.io/hostname": f"n{i:04d}", "topology.kubernetes.io/zone": zone_of(i)},
+                      doc_index=i, **node_fields.get(i, {})) for i in range(count)]
+
+
+def _filter_summaries(scenario: Scenario) -> list:
+    return [e.payload for e in Scheduler(scenario).run() if e.extension_point.value == "Filter" and e.plugin is None]
+
+
+def test_it_walks_the_nodes_zone_by_zone_as_the_snapshot_lists_them():
+    # 100 nodes in zone a then 50 in zone b: the first 100 nodes walked are a0 b0 a1 b1 ... a49 b49.
+    nodes = _zoned(150, lambda i: "a" if i < 100 else "b")
+    scenario = Scenario(nodes, [make_pod("p", requests={"cpu": 100})], {},
+                        config=SchedulerConfiguration((SchedulerConfig(percentage_of_nodes_to_score=0),)))
+    evaluated = _filter_summaries(scenario)[0].evaluated
+    assert evaluated[:4] == ["n0000", "n0100", "n0001", "n0101"]
+    assert sorted(evaluated) == [f"n{i:04d}" for i in (*range(50), *range(100, 150))]
+
+
+def test_nodes_failing_before_the_next_feasible_one_are_still_evaluated_and_counted():
+    # 100 feasible nodes are wanted; n0100..n0109 fail, n0110 is the 101st feasible node: the walk
+    # stops there (without it) and the next cycle starts after the ten failures.
+    nodes = [make_node(f"n{i:04d}", {"kubernetes.io/hostname": f"n{i:04d}"}, doc_index=i,
+                       unschedulable=100 <= i < 110) for i in range(150)]
+    pods = [make_pod(f"p{i}", requests={"cpu": 100}, doc_index=i) for i in range(2)]
+    scenario = Scenario(nodes, pods, {}, config=SchedulerConfiguration((SchedulerConfig(percentage_of_nodes_to_score=0),)))
+    first, second = _filter_summaries(scenario)
+    assert len(first.evaluated) == 110 and len(first.feasible_nodes) == 100
+    assert second.start_index == 110 and second.evaluated[0] == "n0110"
+
+
+NO_SCORING = """apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    score:
+      disabled: [{name: '*'}]
+"""
+
+
+def test_a_profile_without_score_plugins_takes_the_first_feasible_node_of_its_walk():
+    from scheduler_core import load_scenario
+    from tests.scheduler_core.builders import node_text
+
+    # Without scoring the scheduler looks for one feasible node: n0 for the first pod (n1, failing
+    # before n2, is evaluated too); the second pod's walk starts at n2, past n1.
+    nodes = [node_text(f"n{i}") for i in range(4)]
+    nodes[1] = nodes[1].replace("spec: {taints: []}", "spec: {unschedulable: true}")
+    pods = [f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}}}\nspec:\n  containers: [{{name: c, image: x}}]\n"
+            for i in range(2)]
+    trace = trace_summary(simulate(load_scenario("---\n".join([*nodes, *pods, NO_SCORING]))))
+    assert [c["nodeName"] for c in trace["cycles"]] == ["n0", "n2"]
+    assert list(trace["cycles"][0]["filter"]) == ["n1"] and trace["cycles"][1]["filter"] == {}
