@@ -57,8 +57,9 @@ def decode_pod(obj: Field, meta: Metadata, doc_index: int) -> Pod:
         obj.error_at("spec", "Required value")
         return pod
     _decode_scheduling(spec, pod)
-    pod.containers = _containers(spec, "containers", required=True)
-    pod.init_containers = _containers(spec, "initContainers", required=False)
+    host_network = spec.get_bool("hostNetwork")
+    pod.containers = _containers(spec, "containers", required=True, host_network=host_network)
+    pod.init_containers = _containers(spec, "initContainers", required=False, host_network=host_network)
     _check_unique_containers(pod.containers + pod.init_containers, spec)
     _check_host_ports(spec, pod)
     pod.overhead = resources.to_amounts(resources.quantities(spec.get("overhead"), container=True))
@@ -345,15 +346,15 @@ def _match_label_keys(item: Field) -> tuple[str, ...]:
 # ---------------------------------------------------------------------- containers
 
 
-def _containers(spec: Field, key: str, required: bool) -> tuple[Container, ...]:
+def _containers(spec: Field, key: str, required: bool, host_network: bool) -> tuple[Container, ...]:
     items = spec.get_list(key)
     if required and not items:
         spec.error_at(key, "Required value")
-    containers = (_container(item, init=not required) for item in items)
+    containers = (_container(item, init=not required, host_network=host_network) for item in items)
     return tuple(c for c in containers if c is not None)
 
 
-def _container(item: Field, init: bool) -> Optional[Container]:
+def _container(item: Field, init: bool, host_network: bool) -> Optional[Container]:
     if not item.expect_map():
         return None
     name = _dns_label_name(item)
@@ -361,17 +362,24 @@ def _container(item: Field, init: bool) -> Optional[Container]:
     if init and restart and restart != "Always":
         item.error_at("restartPolicy", f'unsupported value "{restart[:80]}": supported values: "Always"')
     requests, limits = resources.container_resources(item.get("resources"))
-    ports = tuple(p for p in (_port(p) for p in item.get_list("ports")) if p)
+    ports = tuple(p for p in (_port(p, host_network, check_host_network=not init) for p in item.get_list("ports")) if p)
     return Container(name, item.get_str("image"), requests, ports, restart, limits)
 
 
-def _port(item: Field) -> Optional[ContainerPort]:
+def _port(item: Field, host_network: bool, check_host_network: bool) -> Optional[ContainerPort]:
+    """A container port. On a hostNetwork pod the port listens on the node: a missing hostPort is its
+    containerPort (defaultHostNetworkPorts, every container and init container), and a regular
+    container's hostPort must equal it (validateHostNetwork)."""
     if not item.expect_map():
         return None
     container_port = item.get_int("containerPort", 0, 1, 65535)
     if item.get("containerPort") is None:
         item.error_at("containerPort", "Required value")
     host_port = item.get_int("hostPort", 0, 0, 65535)
+    if host_network:
+        if check_host_network and host_port and host_port != container_port:
+            item.error_at("containerPort", f"Invalid value: {container_port}: must match `hostPort` when `hostNetwork` is true")
+        host_port = host_port or container_port
     protocol = _enum(item.get("protocol"), PROTOCOLS) or "TCP"
     host_ip = item.get_str("hostIP")
     if host_ip and not is_ip(host_ip):

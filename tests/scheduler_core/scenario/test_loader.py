@@ -327,6 +327,9 @@ ERROR_CASES = [
      "spec.tolerations[0].effect", "tolerations", "'NoExecute'"),
     ("a hostPort out of range", pod("containers:\n- name: c\n  ports: [{containerPort: 80, hostPort: 70000}]\n"),
      "spec.containers[0].ports[0].hostPort", "70000", "between 0 and 65535"),
+    ("a hostNetwork pod with a hostPort other than its containerPort",
+     pod("hostNetwork: true\ncontainers:\n- name: c\n  ports: [{containerPort: 80, hostPort: 8080}]\n"),
+     "spec.containers[0].ports[0].containerPort", "hostPort: 8080", "must match `hostPort` when `hostNetwork` is true"),
     ("an invalid hostIP", pod("containers:\n- name: c\n  ports: [{containerPort: 80, hostIP: nowhere}]\n"),
      "spec.containers[0].ports[0].hostIP", "nowhere", "valid IP"),
     ("an unknown protocol", pod("containers:\n- name: c\n  ports: [{containerPort: 80, protocol: ICMP}]\n"),
@@ -681,3 +684,17 @@ def test_a_pending_pod_with_resource_claims_is_said_not_attempted_never_answered
 def test_a_resource_claim_names_exactly_one_source():
     [error] = errors_of(stream(NODE, pod(CONTAINER + "resourceClaims: [{name: gpu}]\n")))
     assert error.path == "spec.resourceClaims[0]" and "must specify one of" in error.message
+
+
+def test_a_host_network_pods_ports_default_their_host_port_to_the_container_port():
+    # SetDefaults_Pod's defaultHostNetworkPorts, for containers and init containers alike.
+    text = stream(NODE, pod("""\
+        hostNetwork: true
+        containers:
+        - {name: c, image: x, ports: [{containerPort: 9100}, {containerPort: 53, protocol: UDP}]}
+        initContainers:
+        - {name: i, image: x, restartPolicy: Always, ports: [{containerPort: 15000}]}
+        """))
+    pod_ = load_scenario(text).pods[0]
+    assert [(p.container_port, p.host_port, p.protocol) for p in pod_.containers[0].ports] == [(9100, 9100, "TCP"), (53, 53, "UDP")]
+    assert pod_.init_containers[0].ports[0].host_port == 15000
