@@ -156,9 +156,13 @@ class NodeInfo:
         self.non_zero_requested[CPU] += sign * info.non_zero_requests.get(CPU, 0)
         self.non_zero_requested[MEMORY] += sign * info.non_zero_requests.get(MEMORY, 0)
         for port in host_ports(info.pod):
-            self.used_ports[port] = self.used_ports.get(port, 0) + sign
-            if self.used_ports[port] <= 0:
-                del self.used_ports[port]
+            # HostPortInfo is a set, not a count: removing a pod frees its ports even when another
+            # pod on the node declares the same one (the release's cache, and so its preemption
+            # dry run, do this).
+            if sign > 0:
+                self.used_ports[port] = 1
+            else:
+                self.used_ports.pop(port, None)
         self._count_claims(info.pod, sign)
         self.generation += 1
 

@@ -50,3 +50,23 @@ def test_nodes_count_the_claims_their_pods_use_for_is_pvc_used_by_pods():
     assert clone.pvc_ref_counts == {} and snapshot.get("n2").pvc_ref_counts == {"default/data": 1}
     snapshot.unbind(user)
     assert not snapshot.is_pvc_used_by_pods("default/data")
+
+
+def test_removing_a_pod_frees_its_host_ports_even_when_another_pod_declares_them():
+    # framework.HostPortInfo is a set: two pods on a node declaring hostPort 80 leave one entry, and
+    # removing either deletes it (the release's preemption dry run then sees port 80 free).
+    from scheduler_core.framework.node_info import NodeInfo, PodInfo
+    from scheduler_core.model import Container, ContainerPort
+
+    def web(name):
+        return make_pod(name, node="n1", containers=(Container("c", ports=(ContainerPort(8080, 80),)),))
+
+    info = NodeInfo(make_node("n1"))
+    first, second = web("a"), web("b")
+    info.add_pod(PodInfo(first))
+    info.add_pod(PodInfo(second))
+    assert list(info.used_ports) == [("0.0.0.0", "TCP", 80)]
+    info.remove_pod(second)
+    assert info.used_ports == {}
+    info.add_pod(PodInfo(second))
+    assert list(info.used_ports) == [("0.0.0.0", "TCP", 80)]
