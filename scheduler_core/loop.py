@@ -182,6 +182,9 @@ class SchedulerLoop:
         written = nominating.nominated_node_name if nominating and nominating.mode == MODE_OVERRIDE else None
         victims = sorted(victim.key for victim in outcome.victims)
         yield self._event(pod.key, ExtensionPoint.ATTEMPT_END, AttemptEnd(self.clock.ms, info.attempts, written, victims))
+        # A PreBind that failed after writing (VolumeBinding's claim annotation, a provisioned volume)
+        # leaves those writes: the API has no rollback, so their events still reach the queue.
+        yield from self._storage_changes()
         yield from self._moves()
         if written is not None and written != pod.nominated_node_name:
             yield from self._patch_nomination(pod, written)
@@ -253,7 +256,8 @@ class SchedulerLoop:
         changes = self.snapshot.cluster_changes
         while changes:
             change = changes.pop(0)
-            name = getattr(change.new if change.new is not None else change.old, "key", "") or ""
+            changed = change.new if change.new is not None else change.old
+            name = getattr(changed, "key", "") or getattr(changed, "name", "") or ""  # a PV has no namespace
             yield self._cluster(name, ClusterChangeKind.STORAGE, detail=change.event.label)
             self.handlers.cluster_changed(change)
             yield from self._moves()
