@@ -184,7 +184,7 @@ class Cycle:
             yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(None, NO_NODES_AVAILABLE))
             return
         pre = self.fw.run_pre_filter(self.state, self.pod, nodes)
-        self.outcome.unschedulable_plugins.update(pre.narrowing_plugins)
+        self.outcome.unschedulable_plugins.update(pre.unschedulable_plugins)
         yield from self._pre_filter_events(pre)
         if not is_success(pre.status):
             yield from self._unschedulable_after_pre_filter(pre.status)

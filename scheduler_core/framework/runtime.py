@@ -51,6 +51,14 @@ class PreFilterOutcome:
     skipped: list[str]
     ran: list[str] = field(default_factory=list)  # plugins whose PreFilter returned Success
 
+    @property
+    def unschedulable_plugins(self) -> list[str]:
+        """RunPreFilterPlugins' third value, which seeds Diagnosis.UnschedulablePlugins: the plugins
+        that narrowed the nodes — none when a plugin's UnschedulableAndUnresolvable or error
+        stopped PreFilter (that plugin alone is recorded, from its status)."""
+        stopped_by_plugin = self.status is not None and self.status.code != Code.UNSCHEDULABLE and self.status.plugin
+        return [] if stopped_by_plugin else list(self.narrowing_plugins)
+
 
 @dataclass(slots=True)
 class PluginPostFilter:

@@ -122,3 +122,29 @@ def test_a_profile_without_score_plugins_takes_the_first_feasible_node_of_its_wa
     trace = trace_summary(simulate(load_scenario("---\n".join([*nodes, *pods, NO_SCORING]))))
     assert [c["nodeName"] for c in trace["cycles"]] == ["n0", "n2"]
     assert list(trace["cycles"][0]["filter"]) == ["n1"] and trace["cycles"][1]["filter"] == {}
+
+
+def test_a_prefilter_stop_after_a_narrowing_records_only_the_plugin_that_stopped_it():
+    # RunPreFilterPlugins returns no "plugins with nodes" when a plugin's UnschedulableAndUnresolvable
+    # ends PreFilter: NodeAffinity narrowed (matchFields), VolumeRestrictions then found the claim
+    # missing; only VolumeRestrictions' hints may requeue the pod.
+    from scheduler_core import load_scenario
+    from scheduler_core.scheduler import Cycle
+    from tests.scheduler_core.builders import node_text
+
+    pod = """apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers: [{name: c, image: x}]
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms: [{matchFields: [{key: metadata.name, operator: In, values: [n0]}]}]
+  volumes: [{name: v, persistentVolumeClaim: {claimName: missing}}]
+"""
+    scheduler = Scheduler(load_scenario("---\n".join([node_text("n0"), node_text("n1"), pod])))
+    cycle = Cycle(scheduler, 0, scheduler.queue[0])
+    list(cycle.run())
+    assert cycle.outcome.node_name is None
+    assert cycle.outcome.unschedulable_plugins == {"VolumeRestrictions"}

@@ -15,6 +15,9 @@ from scheduler_core.backend.queue.heap import KeyedHeap
 from scheduler_core.backend.queue.queued_pod_info import QueuedPodInfo
 
 SortKey = Callable[[QueuedPodInfo], tuple]
+# getBackoffTime's zero time.Time for a pod that never failed: before every clock reading (the
+# logical clock starts at 0, so 0 itself would read as "backing off" for the first second).
+NO_BACKOFF_MS = -1
 
 
 class BackoffQueue:
@@ -34,10 +37,10 @@ class BackoffQueue:
     def backoff_time(self, info: QueuedPodInfo) -> int:
         """getBackoffTime: when the pod's back-off ends (ms, window-aligned), cached on the pod."""
         if self.max_backoff_ms == 0:
-            return 0
+            return NO_BACKOFF_MS
         count = info.consecutive_errors_count or info.unschedulable_count
         if count == 0:
-            return 0
+            return NO_BACKOFF_MS
         if info.backoff_expiration_ms is None:
             duration = self.backoff_duration(count)
             info.backoff_expiration_ms = truncate_to_second(info.timestamp.ms + duration)

@@ -218,12 +218,16 @@ class SchedulingQueue:
         if not rejectors:
             return Strategy.AFTER_BACKOFF, ()
         if event.is_wildcard:
-            if isinstance(new, Pod) and new.key != info.key:
+            # A wildcard event carrying an object is meant for that one pod (e.g. ForceActivate).
+            if new is not None and (not isinstance(new, Pod) or new.key != info.key):
                 return Strategy.SKIP, ()
+            return Strategy.AFTER_BACKOFF, ()
+        hint_map = self.hint_maps.get(info.pod.scheduler_name)
+        if hint_map is None:  # no profile registered hints for it ("shouldn't reach here")
             return Strategy.AFTER_BACKOFF, ()
         strategy = Strategy.SKIP
         queued_by: list[str] = []
-        for registered, hints in self.hint_maps.get(info.pod.scheduler_name, {}).items():
+        for registered, hints in hint_map.items():
             if not event.matches(registered):
                 continue
             for hint in hints:

@@ -86,3 +86,11 @@ def test_pop_backoff_takes_the_head_even_while_it_backs_off(clock, backoff):
     info = queued(clock, "a", failures=4)
     backoff.add(info)
     assert backoff.is_backing_off(info) and backoff.pop_backoff() is info
+
+
+def test_a_pod_that_never_failed_is_not_backing_off_even_in_the_first_second(clock, backoff):
+    # getBackoffTime returns the zero time.Time for it, which lies before every window.
+    fresh = queued(clock, "fresh", failures=0)
+    assert not backoff.is_backing_off(fresh)
+    clock.advance_to(999)
+    assert not backoff.is_backing_off(fresh)

@@ -122,3 +122,28 @@ def test_the_nominator_follows_override_noop_and_bound_pods(queue):
     assert queue.nominator.node_of(preemptor) == "" and queue.nominated_pods_for_node("n2") == []
     queue.add_nominated_pod(Pod("bound", node_name="n3"), NominatingInfo("n3"))
     assert queue.nominated_pods_for_node("n3") == []
+
+
+WILDCARD = ClusterEvent(EventResource.WILDCARD, ActionType.ALL)
+
+
+@pytest.mark.parametrize("new, moved", [
+    pytest.param(None, True, id="a wildcard event without an object moves every pod"),
+    pytest.param(Pod("p"), True, id="one carrying the pod itself moves it"),
+    pytest.param(Pod("other"), False, id="one carrying another pod leaves it"),
+    pytest.param(object(), False, id="one carrying something that is not a pod leaves it"),
+])
+def test_a_wildcard_event_is_for_the_pod_it_carries(queue, new, moved):
+    fail(queue, Pod("p"), "NodeResourcesFit")
+    queue.move_all_to_active_or_backoff(WILDCARD, None, new)
+    assert (queue.where()[QueueName.UNSCHEDULABLE] == []) is moved
+
+
+def test_a_pod_whose_profile_has_no_hint_map_is_requeued_after_backoff(clock):
+    # isPodWorthRequeuing: no QueueingHintMap for the pod's profile -> queueAfterBackoff.
+    sort_key = lambda info: (-info.pod.priority, info.timestamp)  # noqa: E731
+    hints = {"default-scheduler": {NODE_ADDED: [HintFunction("NodeResourcesFit", None)]}}
+    queue = SchedulingQueue(clock, sort_key, hints, {}, 1000, 10_000, lambda pod: bool(pod.node_name))
+    fail(queue, Pod("q", scheduler_name="other-scheduler"), "NodeResourcesFit")
+    queue.move_all_to_active_or_backoff(NODE_ADDED, None, None)
+    assert queue.where()[QueueName.UNSCHEDULABLE] == []
