@@ -42,6 +42,13 @@ class EventHandlers:
         self.snapshot.remove_pod(pod)
         self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, pod, None)
 
+    def assumed_pod_forgotten(self, pod: Pod, skip_itself: bool) -> None:
+        """handleBindingCycleError: forgetting an assumed pod frees what it held on its node, an
+        AssignedPodDelete for the pods waiting (the cache already dropped it). ``pod`` carries the
+        node it was being bound to."""
+        self.queue.move_all_to_active_or_backoff(
+            ASSIGNED_POD_DELETE, pod, None, pre_check=(lambda other: other.key != pod.key) if skip_itself else None)
+
     def unscheduled_pod_updated(self, old: Pod, pod: Pod) -> None:
         """updatePodInSchedulingQueue for a status write of a pending pod (its nomination, its
         PodScheduled condition). It returns at once when the old and new objects carry the same

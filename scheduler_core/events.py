@@ -274,7 +274,8 @@ class AttemptEnd:
     attempt: int
     nominated_node_name: Optional[str] = None
     victims: list[str] = field(default_factory=list)
-    binding_error: Optional[str] = None
+    binding_error: Optional[str] = None  # the binding cycle (PreBind or Bind) failed with this
+    binding_node: Optional[str] = None  # ... while binding the pod to this node
 
     def to_json(self) -> dict:
         out: dict[str, Any] = {"timeMs": self.time_ms, "attempt": self.attempt}
@@ -284,6 +285,7 @@ class AttemptEnd:
             out["victims"] = self.victims
         if self.binding_error is not None:
             out["bindingError"] = self.binding_error
+            out["bindingNode"] = self.binding_node
         return out
 
 
@@ -305,6 +307,7 @@ class ClusterChangeKind(str, Enum):
     POD_BOUND = "PodBound"  # the binding reached the API (the pod runs there)
     POD_TERMINATING = "PodTerminating"  # a victim is being deleted (deletionTimestamp set)
     POD_REMOVED = "PodRemoved"  # the stand-in kubelet removed a terminating victim
+    BINDING_FAILED = "BindingFailed"  # the binding cycle failed: the assumed pod is forgotten on its node
     NOMINATION_SET = "NominationSet"  # status.nominatedNodeName written
     NOMINATION_CLEARED = "NominationCleared"
     STORAGE = "Storage"  # a PersistentVolume or claim written by the binder or the volume controller

@@ -174,14 +174,23 @@ class SchedulerLoop:
         preemption = self.scheduler.framework_for(pod).plugin(names.DEFAULT_PREEMPTION)
         if to_delete:
             preemption.preempting[pod.key] = None
+        forgotten = self._forgotten(pod, outcome)
+        if forgotten is not None and not outcome.binding_rejected:
+            self.handlers.assumed_pod_forgotten(forgotten, skip_itself=False)
         info.unschedulable_plugins = set(outcome.unschedulable_plugins) if outcome.rejected else set()
         info.nominated_node_name = pod.nominated_node_name  # the copy from the informer, before this patch
         self.queue.add_unschedulable_if_not_present(info)
         self.queue.add_nominated_pod(pod, outcome.nominating)
+        if forgotten is not None and outcome.binding_rejected:  # deferred past the failure handler
+            self.handlers.assumed_pod_forgotten(forgotten, skip_itself=True)
         nominating = outcome.nominating
         written = nominating.nominated_node_name if nominating and nominating.mode == MODE_OVERRIDE else None
         victims = sorted(victim.key for victim in outcome.victims)
-        yield self._event(pod.key, ExtensionPoint.ATTEMPT_END, AttemptEnd(self.clock.ms, info.attempts, written, victims))
+        yield self._event(pod.key, ExtensionPoint.ATTEMPT_END, AttemptEnd(
+            self.clock.ms, info.attempts, written, victims, outcome.binding_error, outcome.binding_node))
+        if forgotten is not None:  # told before the moves it caused
+            yield self._cluster(pod.key, ClusterChangeKind.BINDING_FAILED, node=forgotten.node_name)
+            yield from self._moves()
         # A PreBind that failed after writing (VolumeBinding's claim annotation, a provisioned volume)
         # leaves those writes: the API has no rollback, so their events still reach the queue.
         yield from self._storage_changes()
@@ -194,6 +203,16 @@ class SchedulerLoop:
             self._async_work.append(AsyncWork(
                 lambda: nominees.extend(self._lower_priority_nominees(pod, node)),
                 lambda: self._preempt(pod, preemption, nominees, to_delete)))
+
+    def _forgotten(self, pod: Pod, outcome: CycleOutcome) -> Optional[Pod]:
+        """The assumed pod a failed binding cycle forgets (on the node it was binding to), after
+        the queue's Done that the binding cycle calls before PreBind; None when binding never began."""
+        if outcome.binding_node is None:
+            return None
+        self.queue.done(pod)
+        forgotten = snapshot_of(pod)
+        forgotten.node_name = outcome.binding_node
+        return forgotten
 
     def _patch_nomination(self, pod: Pod, node: str) -> Iterator[Event]:
         old = snapshot_of(pod)

@@ -151,6 +151,11 @@ class CycleOutcome:
     unschedulable_plugins: set[str] = field(default_factory=set)  # Diagnosis.UnschedulablePlugins
     nominating: Optional[NominatingInfo] = None  # None: Noop, the nomination stays as it is
     victims: tuple[Pod, ...] = ()  # to be deleted for this pod (preemption chose a node)
+    # The binding cycle failed (PreBind or Bind, after the queue's Done): the node it was binding
+    # to, the error (status message) and whether a plugin rejected rather than erred.
+    binding_node: Optional[str] = None
+    binding_error: Optional[str] = None
+    binding_rejected: bool = False
 
 
 class Cycle:
@@ -471,12 +476,25 @@ class Cycle:
         yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(node))
 
     def _binding_failed(self, point: ExtensionPoint, plugin: str, status: Status, node: str) -> Iterator[Event]:
+        """Unreserve and forget the assumed pod. A Reserve or Permit rejection is a FitError over
+        the one node (schedulingCycle); a PreBind or Bind failure happens in the binding cycle,
+        after Done, and goes back as an error whatever its code (handleBindingCycleError). The
+        framework wraps an error's message, not a rejection's."""
         self.fw.run_unreserve(self.state, self.pod, node)
         self.snapshot.unbind(self.pod)
-        message = f'running {point.value} plugin "{plugin}": {status.message}'
-        self._failed(message, rejected=status.is_rejected, nominating=CLEAR_NOMINATED_NODE)
-        if status.is_rejected:
+        status = status.with_plugin(plugin)
+        in_binding_cycle = point in (ExtensionPoint.PRE_BIND, ExtensionPoint.BIND)
+        if not status.is_rejected:
+            message = f'running {point.value} plugin "{plugin}": {status.message}'
+        elif in_binding_cycle:
+            message = status.message
+        else:
+            message = fit_error_message(1, node_statuses={node: status})
             self.outcome.unschedulable_plugins.add(plugin)
+        self._failed(message, rejected=status.is_rejected and not in_binding_cycle, nominating=CLEAR_NOMINATED_NODE)
+        if in_binding_cycle:
+            self.outcome.binding_node, self.outcome.binding_error = node, message
+            self.outcome.binding_rejected = status.is_rejected
         yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(None, error=message))
 
 

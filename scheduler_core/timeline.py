@@ -49,6 +49,9 @@ class TimelineBuilder:
         for key in ("nominatedNodeName", "victims", "bindingError"):
             if key in payload:
                 attempt[key] = payload[key]
+        if "bindingError" in payload:  # a node was chosen; its binding failed (no FailedScheduling text)
+            attempt["nodeName"] = payload["bindingNode"]
+            attempt.pop("failedSchedulingMessage", None)
 
     def summary(self) -> dict:
         out: dict[str, Any] = {"release": self.release, "attempts": self.attempts,
@@ -162,6 +165,8 @@ class StoryBuilder:
 
 def _attempt_text(attempt: dict, number: Optional[int]) -> str:
     which = f"{attempt['pod']} (attempt {number})" if number is not None else attempt["pod"]
+    if attempt.get("bindingError"):
+        return f"{which}: chose {attempt['nodeName']}, binding failed — {attempt['bindingError']}"
     if attempt.get("nodeName"):
         return f"{which}: scheduled to {attempt['nodeName']}"
     text = f"{which}: unschedulable — {attempt.get('failedSchedulingMessage', '')}"
@@ -176,6 +181,7 @@ def _change_text(pod: str, payload: dict) -> str:
         "PodBound": f"{pod} bound to {node}",
         "PodTerminating": f"{pod} on {node} terminating ({payload.get('detail', '')})",
         "PodRemoved": f"{pod} removed from {node}",
+        "BindingFailed": f"{pod} no longer counted on {node} (its binding failed)",
         "NominationSet": f"{pod} nominated to {node}",
         "NominationCleared": f"{pod} nomination to {node} cleared",
     }.get(payload["kind"], f"{payload['object']}: {payload.get('detail', payload['kind'])}")

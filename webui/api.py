@@ -438,7 +438,7 @@ def run_cycle_explain(request: HttpRequest, run_id: int, cycle: int):
 def run_timeline(request: HttpRequest, run_id: int):
     """Every attempt (`cycle`, `pod`, `attempt`, `timeMs`, `nodeName` or `failedSchedulingMessage`, the nomination it
     wrote, its preemption's `victims`), every queue move (`pod`, `queue`, `event`, `plugins`: whose queueing hints let it
-    through) and every cluster change (`kind`: PodBound, PodTerminating, PodRemoved, NominationSet/Cleared, Storage),
+    through) and every cluster change (`kind`: PodBound, PodTerminating, PodRemoved, BindingFailed, NominationSet/Cleared, Storage),
     each with the `cycle` it followed; then `final` placements and remaining `nominated` pods. A single-pass run has
     attempts only.
     """

@@ -39,10 +39,42 @@ def test_the_writes_of_a_prebind_that_failed_still_reach_the_queue_as_events():
     events = list(run_to_the_end(load_scenario(PREBIND_FAILS), tie_break="first"))
     first_end = next(i for i, e in enumerate(events) if e.extension_point is ExtensionPoint.ATTEMPT_END)
     second_start = next(i for i, e in enumerate(events) if e.extension_point is ExtensionPoint.CYCLE_START and i > first_end)
-    between = [e.payload for e in events[first_end:second_start] if isinstance(e.payload, ClusterChanged)]
+    between = [e.payload for e in events[first_end:second_start]
+               if isinstance(e.payload, ClusterChanged) and e.payload.kind is ClusterChangeKind.STORAGE]
     assert [(c.kind, c.object, c.detail) for c in between] == [
         (ClusterChangeKind.STORAGE, "default/c1", "PersistentVolumeClaimUpdate"),
         (ClusterChangeKind.STORAGE, "pvc-u1", "PersistentVolumeAdd"),
         (ClusterChangeKind.STORAGE, "pvc-u1", "PersistentVolumeUpdate"),
         (ClusterChangeKind.STORAGE, "default/c1", "PersistentVolumeClaimUpdate"),
     ]
+
+
+def test_a_failed_binding_reports_the_node_and_wakes_the_pods_the_assumed_pod_kept_out():
+    # `big` (priority 10) is tried first and does not fit next to the running `hog`; then `a` is
+    # chosen for n1 and its PreBind fails. Forgetting the assumed `a` is an AssignedPodDelete
+    # (handleBindingCycleError), which NodeResourcesFit's hint lets through for `big`; `a` itself
+    # goes back as an error (no rejecting plugin), its attempt reporting the node and the error.
+    text = PREBIND_FAILS.replace("status: {allocatable: {cpu: '8'", "status: {allocatable: {cpu: '1'") + """\
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: hog, namespace: default}
+spec: {nodeName: n1, priority: 100, containers: [{name: c, image: x, resources: {requests: {cpu: 800m}}}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: big, namespace: default}
+spec: {priority: 10, containers: [{name: c, image: x, resources: {requests: {cpu: 500m}}}]}
+"""
+    from scheduler_core.timeline import timeline_summary
+
+    events = list(run_to_the_end(load_scenario(text), tie_break="first"))
+    attempts = timeline_summary(events)["attempts"]
+    assert attempts[0]["pod"] == "default/big" and attempts[0]["nodeName"] is None
+    failed = attempts[1]
+    assert (failed["pod"], failed["nodeName"]) == ("default/a", "n1") and "failedSchedulingMessage" not in failed
+    assert failed["bindingError"].startswith('running PreBind plugin "VolumeBinding": binding volumes:')
+    a_end = next(i for i, e in enumerate(events) if e.extension_point is ExtensionPoint.ATTEMPT_END and e.pod == "default/a")
+    after = [e for e in events[a_end + 1:] if e.extension_point in (ExtensionPoint.CLUSTER, ExtensionPoint.QUEUE_MOVE)][:2]
+    assert (after[0].pod, after[0].payload.kind, after[0].payload.node) == ("default/a", ClusterChangeKind.BINDING_FAILED, "n1")
+    assert (after[1].pod, after[1].payload.event, after[1].payload.plugins) == ("default/big", "AssignedPodDelete", ["NodeResourcesFit"])
