@@ -48,8 +48,12 @@ EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
 MS_PER_SECOND = 1000
 _ENQUEUE_EXTENSION_METHODS = ("pre_enqueue", "pre_filter", "filter", "reserve", "permit")
 # defaultEnqueueExtension: a plugin that says nothing is moved by every kind of event.
-_EVERY_EVENT = tuple(ClusterEventWithHint(ClusterEvent(resource, ActionType.ALL)) for resource in EventResource
-                     if resource not in (EventResource.WILDCARD, EventResource.ASSIGNED_POD, EventResource.UNSCHEDULABLE_POD))
+# UnrollWildCardResource: what a plugin without EventsToRegister is moved by (GenericWorkload is off).
+_EVERY_EVENT = tuple(ClusterEventWithHint(ClusterEvent(resource, ActionType.ALL)) for resource in (
+    EventResource.POD, EventResource.NODE, EventResource.PERSISTENT_VOLUME, EventResource.PERSISTENT_VOLUME_CLAIM,
+    EventResource.CSI_NODE, EventResource.CSI_DRIVER, EventResource.CSI_STORAGE_CAPACITY, EventResource.STORAGE_CLASS,
+    EventResource.RESOURCE_CLAIM, EventResource.DEVICE_CLASS))
+NODE_TAINT_UPDATE = ClusterEvent(EventResource.NODE, ActionType.UPDATE_NODE_TAINT)
 
 
 class SchedulerLoop:
@@ -331,8 +335,13 @@ def _hint_map(framework: Framework) -> QueueingHintMap:
         if not any(hasattr(plugin, method) for method in _ENQUEUE_EXTENSION_METHODS):
             continue
         registrations = plugin.events_to_register() if hasattr(plugin, "events_to_register") else _EVERY_EVENT
+        node_events = [r.event.action for r in registrations if r.event.resource is EventResource.NODE]
         for registration in registrations:
             hints.setdefault(registration.event, []).append(HintFunction(plugin.name, registration.hint))
+        # kubernetes#109437: a plugin moved by Node/Add but not by taint updates also gets those,
+        # always queueing (the preCheck could otherwise keep its pods stuck).
+        if any(a & ActionType.ADD for a in node_events) and not any(a & ActionType.UPDATE_NODE_TAINT for a in node_events):
+            hints.setdefault(NODE_TAINT_UPDATE, []).append(HintFunction(plugin.name, None))
     return hints
 
 

@@ -78,3 +78,14 @@ spec: {priority: 10, containers: [{name: c, image: x, resources: {requests: {cpu
     after = [e for e in events[a_end + 1:] if e.extension_point in (ExtensionPoint.CLUSTER, ExtensionPoint.QUEUE_MOVE)][:2]
     assert (after[0].pod, after[0].payload.kind, after[0].payload.node) == ("default/a", ClusterChangeKind.BINDING_FAILED, "n1")
     assert (after[1].pod, after[1].payload.event, after[1].payload.plugins) == ("default/big", "AssignedPodDelete", ["NodeResourcesFit"])
+
+
+def test_plugins_moved_by_node_add_are_also_moved_by_node_taint_updates():
+    # buildQueueingHintMap's mitigation for kubernetes#109437, with the default (always Queue) hint.
+    from scheduler_core.loop import NODE_TAINT_UPDATE, SchedulerLoop
+
+    loop = SchedulerLoop(load_scenario(PREBIND_FAILS))
+    hints = loop.queue.hint_maps["default-scheduler"][NODE_TAINT_UPDATE]
+    assert {"NodeAffinity", "NodeName", "VolumeBinding", "VolumeZone"} <= {h.plugin for h in hints}
+    assert all(h.fn is None for h in hints if h.plugin in ("NodeAffinity", "VolumeBinding"))
+    assert "TaintToleration" not in {h.plugin for h in hints}  # it registers taint updates itself
