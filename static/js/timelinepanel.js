@@ -75,7 +75,7 @@ export class TimelinePanel {
     const time = h("span.time", item.time ?? "");
     const label = h("span.kind", KIND_LABEL[kind]);
     if (kind !== "attempt") return h(`li.${kind}`, { dataset: { kind } }, time, label, h("span.text", item.text));
-    const outcome = item.nodeName ? "pass" : "fail";
+    const outcome = item.nodeName && !item.bindingError ? "pass" : "fail"; // a failed binding chose a node
     return h(`li.attempt.${outcome}`, { dataset: { kind, cycle: String(item.cycle) } }, time, label,
       h("button.linkish.text", { type: "button", title: `open cycle ${item.cycle} in the stepper`, onclick: () => this.goCycle(item.cycle) },
         item.text));
