@@ -3,7 +3,7 @@
     .venv/bin/python tools/random_scenarios.py KIND OUT_DIR --seed 1 --count 100
 
 KIND is one of ``general``, ``big`` (100-260 nodes, percentageOfNodesToScore below 100),
-``preemption`` and ``volumes``. The same arguments always write the same files. They were made to
+``preemption``, ``volumes`` and ``config`` (profiles, plugin sets, weights and plugin args). The same arguments always write the same files. They were made to
 diff SchedLab against the real kube-scheduler framework (README, "Checked against the real
 scheduler") and reach what the conformance generator does not: pod-level resources, sidecars with
 ports, overhead, hugepages, extended resources, images named every way, Gt/Lt and matchFields,
@@ -579,11 +579,82 @@ def big_scenario(seed: int) -> list[dict]:
     return docs
 
 
+SCORE_PLUGINS = ["NodeResourcesFit", "NodeResourcesBalancedAllocation", "ImageLocality", "TaintToleration",
+                 "NodeAffinity", "PodTopologySpread", "InterPodAffinity"]
+FILTER_PLUGINS = ["NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit",
+                  "PodTopologySpread", "InterPodAffinity"]
+
+
+def _profile(g: ClusterGenerator, name: str) -> dict:
+    """A profile with random plugin sets (multiPoint, per point, weights, disabling) and args."""
+    profile: dict = {"schedulerName": name}
+    plugins: dict = {}
+    if g.p(0.3):
+        plugins["multiPoint"] = {"enabled": [{"name": g.pick(SCORE_PLUGINS), "weight": g.r.randint(1, 5)}]}
+        if g.p(0.5):
+            plugins["multiPoint"]["disabled"] = [{"name": g.pick(["ImageLocality", "NodeResourcesBalancedAllocation", "NodePorts"])}]
+    if g.p(0.4):
+        plugins["score"] = {"enabled": [{"name": n, "weight": g.r.randint(1, 10)} for n in g.r.sample(SCORE_PLUGINS, g.r.randint(1, 3))]}
+        if g.p(0.3):
+            plugins["score"]["disabled"] = [{"name": g.pick(SCORE_PLUGINS + ["*"])}]
+    if g.p(0.2):
+        plugins["filter"] = {"disabled": [{"name": g.pick(FILTER_PLUGINS)}]}
+    if plugins:
+        profile["plugins"] = plugins
+    args = []
+    if g.p(0.4):
+        added: dict = {}
+        if g.p(0.7):
+            added["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": [g.node_term()]}
+        if g.p(0.5):
+            added["preferredDuringSchedulingIgnoredDuringExecution"] = [{"weight": g.r.randint(1, 100), "preference": g.node_term()}]
+        args.append({"name": "NodeAffinity", "args": {"addedAffinity": added}})
+    if g.p(0.4):
+        fit: dict = {"scoringStrategy": g.pick([{"type": "LeastAllocated"}, {"type": "MostAllocated"},
+                                                {"type": "LeastAllocated", "resources": [{"name": "cpu", "weight": 1}, {"name": "example.com/gpu", "weight": 2}]}])}
+        if g.p(0.5):
+            fit["ignoredResources"] = ["example.com/gpu"]
+        if g.p(0.3):
+            fit["ignoredResourceGroups"] = ["nvidia.com"]
+        args.append({"name": "NodeResourcesFit", "args": fit})
+    if g.p(0.4):
+        spread: dict = {"defaultingType": g.pick(["System", "List"])}
+        if spread["defaultingType"] == "List" and g.p(0.8):
+            spread["defaultConstraints"] = [{"maxSkew": g.r.randint(1, 2), "topologyKey": g.pick(["topology.kubernetes.io/zone", "kubernetes.io/hostname"]),
+                                             "whenUnsatisfiable": g.pick(["DoNotSchedule", "ScheduleAnyway"])}]
+        args.append({"name": "PodTopologySpread", "args": spread})
+    if g.p(0.3):
+        args.append({"name": "InterPodAffinity", "args": {"hardPodAffinityWeight": g.r.randint(0, 100)}})
+    if g.p(0.2):
+        args.append({"name": "DefaultPreemption", "args": {"minCandidateNodesPercentage": g.r.randint(0, 100), "minCandidateNodesAbsolute": g.r.randint(1, 100)}})
+    if args:
+        profile["pluginConfig"] = args
+    if g.p(0.2):
+        profile["percentageOfNodesToScore"] = g.pick([0, 50, 100])
+    return profile
+
+
+def config_scenario(seed: int) -> list[dict]:
+    """Scheduler configurations: one or two profiles (pods pick theirs by schedulerName, some a
+    scheduler nobody runs), multiPoint and per-point plugin sets with weights, NodeAffinity's
+    addedAffinity, Fit's ignored resources, spreading defaults, per-profile percentages."""
+    g = ClusterGenerator(seed)
+    docs = [d for d in g.scenario() if d["kind"] != "KubeSchedulerConfiguration"]
+    names = ["default-scheduler"] + (["batch-scheduler"] if g.p(0.4) else [])
+    for doc in docs:
+        if doc["kind"] == "Pod" and "nodeName" not in doc["spec"] and g.p(0.5):
+            doc["spec"]["schedulerName"] = g.pick(names + (["nobody-runs-this"] if g.p(0.1) else []))
+    docs.append({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+                 "profiles": [_profile(g, name) for name in names]})
+    return docs
+
+
 KINDS = {
     "general": lambda seed: ClusterGenerator(seed).scenario(),
     "big": big_scenario,
     "preemption": preemption_scenario,
     "volumes": lambda seed: VolumeGenerator(seed).scenario(),
+    "config": config_scenario,
 }
 
 
