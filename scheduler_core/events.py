@@ -120,20 +120,24 @@ class FilterPluginResult:
 
 @dataclass(slots=True)
 class FilterSummary:
-    """Filter's result. ``nominated_only``: the pod's nominated node alone was tried first
-    (evaluateNominatedNode); when it fails, a full pass follows with its own events."""
+    """Filter's result. ``nominated_only``: the pod's nominated node (or, with ``batch_hint``,
+    the node OpportunisticBatching offered) alone was tried first (evaluateNominatedNode); when it
+    fails, a full pass follows with its own events."""
 
     evaluated: list[str]
     feasible_nodes: list[str]
     num_feasible_nodes_to_find: int
     start_index: int
     nominated_only: bool = False
+    batch_hint: bool = False  # that node was OpportunisticBatching's hint, not a nomination
 
     def to_json(self) -> dict:
         out = {"evaluated": self.evaluated, "feasibleNodes": self.feasible_nodes,
                "numFeasibleNodesToFind": self.num_feasible_nodes_to_find, "startIndex": self.start_index}
         if self.nominated_only:
             out["nominatedNodeOnly"] = True
+        if self.batch_hint:
+            out["batchHint"] = True
         return out
 
 

@@ -327,7 +327,20 @@ def _filter(cycle: _Cycle, pre_filter: Optional[PreFilterExplanation]) -> Option
         found.append(outside)
     found.sort(key=lambda g: (-g.count, g.reason))
     feasible = len(summary["feasibleNodes"])
-    return FilterExplanation(len(evaluated), feasible, tuple(found), _filter_sentence(len(evaluated), feasible, found))
+    sentence = _filter_sentence(len(evaluated), feasible, found)
+    if summary.get("nominatedNodeOnly") and feasible:
+        sentence = _one_node_sentence(summary["feasibleNodes"][0], bool(summary.get("batchHint")))
+    return FilterExplanation(len(evaluated), feasible, tuple(found), sentence)
+
+
+def _one_node_sentence(node: str, batch_hint: bool) -> str:
+    """A cycle that tried one node alone and took it (evaluateNominatedNode)."""
+    if batch_hint:
+        return (f"OpportunisticBatching: the previous pod had the same signature and its node can take no "
+                f"more, so this pod was offered {node}, the next node of that cycle's ranking; {node} passed "
+                f"every Filter plugin and was taken without filtering or scoring any other node.")
+    return (f"Only its nominated node {node} was checked first; it passed every Filter plugin, so no other "
+            f"node was looked at.")
 
 
 def _outside_pre_filter(cycle: _Cycle, pre_filter: Optional[PreFilterExplanation],

@@ -36,6 +36,7 @@ from scheduler_core.events import (
     RunStart,
 )
 from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
+from scheduler_core.framework.opportunistic_batch import OpportunisticBatch
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.kubelet import StandInKubelet
 from scheduler_core.model import Pod, Scenario
@@ -78,6 +79,11 @@ class SchedulerLoop:
             preemption = framework.plugin(names.DEFAULT_PREEMPTION)
             if preemption is not None:
                 preemption.break_ties_in_node_order = True  # the spec's rule for the random pick
+        # OpportunisticBatching (on by default in the release): each profile keeps its last
+        # cycle's sorted nodes; its batch ages on the logical clock.
+        self.scheduler.clock_ms = lambda: self.clock.ms
+        for framework in self.scheduler.frameworks.values():
+            framework.batch = OpportunisticBatch()
         self.handlers = EventHandlers(self.queue, self.snapshot)
         self.kubelet = StandInKubelet()
         self.attempts = 0
@@ -147,7 +153,8 @@ class SchedulerLoop:
         self.attempts += 1
         view = [pod.key, *(queued.key for queued in self.queue.active.list())]
         queues = {name.value: keys for name, keys in self.queue.where().items()}
-        cycle = Cycle(self.scheduler, index, pod, queue_view=view, nominated_node=info.nominated_node_name, queues=queues)
+        cycle = Cycle(self.scheduler, index, pod, queue_view=view, nominated_node=info.nominated_node_name, queues=queues,
+                      cycle_count=self.queue.active.scheduling_cycle)
         yield from cycle.run()
         outcome = cycle.outcome
         if outcome.node_name is not None:

@@ -45,6 +45,9 @@ class Toleration:
     operator: str = "Equal"  # "Equal" or "Exists"
     value: str = ""
     effect: str = ""  # "" tolerates every effect
+    # tolerationSeconds (NoExecute only): the scheduler never reads it, but it is part of the
+    # pod's signature (two pods that differ in it are not batched together).
+    seconds: Optional[int] = None
 
     def tolerates(self, taint: Taint) -> bool:
         """k8s.io/api/core/v1 Toleration.ToleratesTaint."""
@@ -588,6 +591,8 @@ class Volume:
     read_only: bool = False  # persistentVolumeClaim.readOnly
     in_tree: Optional[InTreeSource] = None
     csi_driver: str = ""  # an inline CSI volume's driver
+    # The source as canonical JSON (the volume's name left out): what the pod's signature compares.
+    source_key: str = ""
 
     @property
     def is_claim(self) -> bool:

@@ -13,7 +13,7 @@ import dataclasses
 import functools
 import random
 from dataclasses import dataclass, field
-from typing import Iterator, Optional
+from typing import Callable, Iterator, Optional
 
 import numpy as np
 
@@ -44,6 +44,7 @@ from scheduler_core.framework.interfaces import NodeToStatus
 from scheduler_core.framework.node_info import NodeInfo, Snapshot
 from scheduler_core.framework.profile import build_profile
 from scheduler_core.framework.runtime import Framework, PreFilterOutcome
+from scheduler_core.framework.signers import Signature
 from scheduler_core.framework.status import Code, MaybeStatus, Status, is_success, status_json
 from scheduler_core.model import DEFAULT_SCHEDULER_NAME, Pod, Scenario
 from scheduler_core.volume.pictures import pod_volumes_json
@@ -116,6 +117,7 @@ class Scheduler:
         self.tie_break = tie_break
         self.rng = random.Random(seed)
         self.next_start_node_index = 0
+        self.clock_ms: Callable[[], int] = lambda: 0  # the run to the end reads its logical clock
 
     @property
     def queue(self) -> list[Pod]:
@@ -162,7 +164,8 @@ class Cycle:
     """One scheduling cycle of one pod; ``run`` yields its events and leaves ``outcome``."""
 
     def __init__(self, scheduler: Scheduler, index: int, pod: Pod, queue_view: Optional[list[str]] = None,
-                 nominated_node: Optional[str] = None, queues: Optional[dict[str, list[str]]] = None) -> None:
+                 nominated_node: Optional[str] = None, queues: Optional[dict[str, list[str]]] = None,
+                 cycle_count: int = 0) -> None:
         self.scheduler = scheduler
         self.fw = scheduler.framework_for(pod)
         self.snapshot = scheduler.snapshot
@@ -175,6 +178,7 @@ class Cycle:
         # copy can be older than the pod itself); a single pass reads the pod's own.
         self.nominated_node = pod.nominated_node_name if nominated_node is None else nominated_node
         self.outcome = CycleOutcome()
+        self.cycle_count = cycle_count  # the queue's scheduling cycle (pops so far), for OpportunisticBatching
         # Diagnosis.NodeToStatus entries found before the main Filter pass (the nominated node's).
         self._early_statuses: dict[str, Status] = {}
 
@@ -194,9 +198,10 @@ class Cycle:
         if not is_success(pre.status):
             yield from self._unschedulable_after_pre_filter(pre.status)
             return
-        nominated = yield from self._evaluate_nominated_node()
-        if nominated is not None:  # the nominated node fits: no other node is looked at
-            yield from self._score_and_bind(nominated)
+        signature, hint = self._node_hint()
+        nominated = yield from self._evaluate_nominated_node(hint)
+        if nominated is not None:  # the nominated (or hinted) node fits: no other node is looked at
+            yield from self._score_and_bind(nominated, signature, hint)
             return
         absent = self._absent_status(pre)
         passed = self._filter(nodes, pre)
@@ -204,7 +209,7 @@ class Cycle:
         if not len(passed.feasible):
             yield from self._unschedulable_after_filter(passed, absent)
             return
-        yield from self._score_and_bind(passed.feasible)
+        yield from self._score_and_bind(passed.feasible, signature, hint)
 
     def _failed(self, message: Optional[str], *, rejected: bool, nominating: Optional[NominatingInfo]) -> None:
         self.outcome.message = message
@@ -246,11 +251,24 @@ class Cycle:
 
     # ------------------------------------------------------------------ Filter
 
-    def _evaluate_nominated_node(self):
+    def _node_hint(self) -> tuple[Optional[Signature], Optional[str]]:
+        """GetNodeHint (OpportunisticBatching, when the run has it on): the pod's signature and,
+        when the last cycle's sorted nodes apply to this pod, the next of them to try alone."""
+        batch = self.fw.batch
+        if batch is None:
+            return None, None
+        signed = self.fw.sign_pod(self.pod)
+        signature = signed if isinstance(signed, tuple) else None
+        hint = batch.node_hint(signature, self.cycle_count, self.scheduler.clock_ms(),
+                               lambda node: self.fw.rejects_on(self.state, self.pod, node))
+        return signature, hint
+
+    def _evaluate_nominated_node(self, hint: Optional[str] = None):
         """evaluateNominatedNode: a pod nominated by an earlier preemption tries that node alone
         first; if it passes every filter it is chosen without looking at other nodes. Its status
-        stays in the Diagnosis when it fails (the full pass below evaluates it again)."""
-        name = self.nominated_node
+        stays in the Diagnosis when it fails (the full pass below evaluates it again). A pod with
+        no nomination does the same with OpportunisticBatching's hint."""
+        name = self.nominated_node or hint
         node_info = self.snapshot.get(name) if name else None
         if node_info is None:
             return None
@@ -261,7 +279,8 @@ class Cycle:
         verdicts = self._with_nominated_pods(position, verdicts)
         first = self._first_failure_at(0, verdicts)
         feasible = position if first is None else position[:0]
-        yield from self._filter_events(FilterPass(position, verdicts, feasible, 0, 1), nominated_only=True)
+        yield from self._filter_events(FilterPass(position, verdicts, feasible, 0, 1), nominated_only=True,
+                                       batch_hint=not self.nominated_node)
         if first is not None:
             self._early_statuses[name] = first
             if self.outcome.unschedulable_plugins and first.is_rejected:
@@ -354,13 +373,15 @@ class Cycle:
         feasible = np.sort(rotated[:evaluated][fits[:evaluated]])
         return FilterPass(rotated[:evaluated], verdicts, feasible, start % total if total else 0, num_to_find)
 
-    def _filter_events(self, passed: FilterPass, nominated_only: bool = False) -> Iterator[Event]:
+    def _filter_events(self, passed: FilterPass, nominated_only: bool = False,
+                       batch_hint: bool = False) -> Iterator[Event]:
         table = self.snapshot.table
         evaluated = table.names_at(passed.evaluated)
         for plugin, verdict in passed.verdicts:
             yield self.event(ExtensionPoint.FILTER, plugin, FilterPluginResult(evaluated, verdict.palette, verdict.choice))
         yield self.event(ExtensionPoint.FILTER, None, FilterSummary(
-            evaluated, table.names_at(passed.feasible), passed.num_to_find, passed.start_index, nominated_only))
+            evaluated, table.names_at(passed.feasible), passed.num_to_find, passed.start_index, nominated_only,
+            batch_hint))
 
     def _first_failures(self, passed: FilterPass) -> dict[str, Status]:
         """Each evaluated node's first failing plugin in Filter order: the real scheduler's verdict."""
@@ -418,7 +439,8 @@ class Cycle:
 
     # ------------------------------------------------------------------ scoring and binding
 
-    def _score_and_bind(self, feasible: np.ndarray) -> Iterator[Event]:
+    def _score_and_bind(self, feasible: np.ndarray, signature: Optional[Signature] = None,
+                        hint: Optional[str] = None) -> Iterator[Event]:
         table = self.snapshot.table
         names = table.names_at(feasible)
         infos = table.infos_at(feasible)
@@ -441,8 +463,23 @@ class Cycle:
                              NormalizeResult(names, outcome.normalized, outcome.weight, outcome.weighted))
             totals += outcome.weighted
         chosen, ties = self._select_host(table.names_array[feasible], totals)
+        self._store_batch(signature, hint, chosen, names, totals)
         yield self.event(ExtensionPoint.TOTAL, None, TotalResult(names, totals, chosen, ties))
         yield from self._bind(chosen)
+
+    def _store_batch(self, signature: Optional[Signature], hint: Optional[str], chosen: str,
+                     names: list[str], totals: np.ndarray) -> None:
+        """StoreScheduleResults: the other feasible nodes best first (ties in document order, the
+        spec's rule for the pick); a cycle with one feasible node keeps none (the release scores
+        nothing then)."""
+        batch = self.fw.batch
+        if batch is None:
+            return
+        others = None
+        if len(names) > 1:
+            order = np.lexsort((np.arange(len(names)), -totals))
+            others = [names[i] for i in order.tolist() if names[i] != chosen]
+        batch.store(signature, hint, chosen, others, self.cycle_count, self.scheduler.clock_ms())
 
     def _scoring_error(self, message: str) -> Iterator[Event]:
         self._failed(message, rejected=False, nominating=CLEAR_NOMINATED_NODE)

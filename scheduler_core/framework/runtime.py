@@ -28,7 +28,9 @@ from scheduler_core.framework.interfaces import (
     PreFilterResult,
 )
 from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot
+from scheduler_core.framework.opportunistic_batch import OpportunisticBatch
 from scheduler_core.framework.profile import Profile
+from scheduler_core.framework.signers import Signature, Unsignable, sign_pod
 from scheduler_core.framework.status import Code, MaybeStatus, Status, is_success
 from scheduler_core.model import Pod
 
@@ -115,6 +117,10 @@ class Framework:
         # False forces every plugin through its per-node methods: the reference path tests compare with.
         self.vectorized = vectorized
         self.nominator: NominatedPods = _NoNominations()  # the scheduler's queue sets its own
+        self.signing_plugins, self.signatures_enabled = _signing_plugins(profile)
+        # OpportunisticBatching's kept results; the run to the end turns it on (a single pass, like
+        # the corpus it reproduces, calls the plugins without it).
+        self.batch: Optional[OpportunisticBatch] = None
 
     # The Handle protocol, so plugins can reach the framework (preemption re-runs filters).
     @property
@@ -222,6 +228,25 @@ class Framework:
         if status.is_rejected:
             return status.with_plugin(plugin)
         return Status(Code.ERROR, (f'running "{plugin}" filter plugin: {status.message}',), plugin)
+
+    def sign_pod(self, pod: Pod) -> Optional[Signature | Unsignable]:
+        """SignPod; None when the profile cannot sign any pod (a plugin there has no signer)."""
+        if not self.signatures_enabled:
+            return None
+        return sign_pod(pod, self.signing_plugins)
+
+    def rejects_on(self, state: CycleState, pod: Pod, node: str) -> bool:
+        """RunFilterPlugins on one node (nominated pods not added) and IsRejected of the result."""
+        position = self.snapshot.table.index.get(node)
+        if position is None or self.snapshot.get(node) is None:
+            return False
+        positions = np.asarray([position], dtype=np.int64)
+        for plugin in self.active_filter_plugins(state):
+            verdict = self.filter_verdicts(plugin, state, pod, positions)
+            choice = int(verdict.choice[0])
+            if choice >= 0:
+                return verdict.palette[choice].is_rejected
+        return False
 
     def active_filter_plugins(self, state: CycleState) -> list[Any]:
         return [p for p in self.profile["filter"] if p.name not in state.skip_filter_plugins]
@@ -364,3 +389,17 @@ def _narrowed_to_nothing(plugins: list[str]) -> str:
     if len(plugins) == 1:
         return f"node(s) didn't satisfy plugin {plugins[0]}"
     return f"node(s) didn't satisfy plugin(s) [{' '.join(plugins)}] simultaneously"
+
+
+_SIGNED_POINTS = ("preFilter", "filter", "preScore", "score")
+
+
+def _signing_plugins(profile: Profile) -> tuple[list[Any], bool]:
+    """computeBatchablePlugins: every plugin at PreFilter, Filter, PreScore or Score, once, in that
+    order; signatures are off for the profile when one of them cannot sign."""
+    plugins: dict[str, Any] = {}
+    for point in _SIGNED_POINTS:
+        for plugin in profile[point]:
+            plugins.setdefault(plugin.name, plugin)
+    signing = list(plugins.values())
+    return signing, all(hasattr(plugin, "sign_pod") for plugin in signing)

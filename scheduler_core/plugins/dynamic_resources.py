@@ -16,6 +16,7 @@ from typing import ClassVar, Mapping, Optional
 import numpy as np
 
 from scheduler_core import names
+from scheduler_core.framework import signers
 from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from scheduler_core.framework.cycle_state import CycleState, StateKey, StateNotFound
 from scheduler_core.framework.interfaces import NodeToStatus, PostFilterResult, PreFilterResult
@@ -49,6 +50,12 @@ _STATE = StateKey[_ClaimsState]("DynamicResources")
 
 class DynamicResources:
     name: ClassVar[str] = names.DYNAMIC_RESOURCES
+
+    def sign_pod(self, pod: Pod) -> signers.SignResult:
+        if pod.resource_claims:
+            return signers.Unsignable(self.name, "pods with dra resource claims are not signable")
+        return []
+
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         """The release registers claim, slice, device-class and pod-claim events; a pod without

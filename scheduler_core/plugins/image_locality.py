@@ -13,6 +13,7 @@ from typing import ClassVar, Mapping, Optional
 import numpy as np
 
 from scheduler_core import names
+from scheduler_core.framework import signers
 from scheduler_core.framework import batch
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE
@@ -95,6 +96,12 @@ def sum_image_scores_batch(table: NodeTable, pod: Pod, total_nodes: int) -> np.n
 
 class ImageLocality:
     name: ClassVar[str] = names.IMAGE_LOCALITY
+
+    def sign_pod(self, pod: Pod) -> signers.SignResult:
+        """The distinct images of containers and init containers, as the plugin names them."""
+        images = {normalized_image_name(c.image) for c in (*pod.containers, *pod.init_containers)}
+        return [(signers.IMAGE_NAMES, tuple(sorted(images)))]
+
 
     def __init__(self, handle) -> None:
         self._handle = handle

@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Mapping, Optional
 import numpy as np
 
 from scheduler_core import names
+from scheduler_core.framework import signers
 from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from scheduler_core.framework.batch import PASS, FilterVerdicts, default_normalize
 from scheduler_core.framework.cycle_state import CycleState, StateKey
@@ -181,6 +182,11 @@ def _pinned_node_names(terms: tuple[NodeSelectorTerm, ...]) -> Optional[frozense
 
 class NodeAffinity:
     name: ClassVar[str] = names.NODE_AFFINITY
+
+    def sign_pod(self, pod: Pod) -> signers.SignResult:
+        """The pod's node affinity and nodeSelector (addedAffinity is the profile's, not the pod's)."""
+        return [(signers.NODE_AFFINITY, signers.node_affinity(pod)), (signers.NODE_SELECTOR, signers.node_selector(pod))]
+
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         """EventsToRegister (QueueingHints on). Nodes and a pod's tolerations never change during a

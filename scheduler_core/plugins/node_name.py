@@ -11,6 +11,7 @@ from typing import ClassVar, Mapping, Optional
 import numpy as np
 
 from scheduler_core import names
+from scheduler_core.framework import signers
 from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from scheduler_core.framework.batch import FilterVerdicts
 from scheduler_core.framework.cycle_state import CycleState
@@ -28,6 +29,10 @@ def fits(pod: Pod, node_info: NodeInfo) -> bool:
 
 class NodeName:
     name: ClassVar[str] = names.NODE_NAME
+
+    def sign_pod(self, pod: Pod) -> signers.SignResult:
+        return [(signers.NODE_NAME, pod.node_name)]
+
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         """EventsToRegister (QueueingHints on). Nodes and a pod's tolerations never change during a

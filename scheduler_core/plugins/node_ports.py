@@ -14,6 +14,7 @@ from typing import ClassVar, Mapping, Optional
 import numpy as np
 
 from scheduler_core import names
+from scheduler_core.framework import signers
 from scheduler_core.framework.batch import FilterVerdicts
 from scheduler_core.framework.cluster_events import (
     ActionType,
@@ -62,6 +63,10 @@ def fits_ports(wanted: tuple[HostPort, ...], node_info: NodeInfo) -> bool:
 
 class NodePorts:
     name: ClassVar[str] = names.NODE_PORTS
+
+    def sign_pod(self, pod: Pod) -> signers.SignResult:
+        return [(signers.HOST_PORTS, signers.host_ports(pod))]
+
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         """EventsToRegister (QueueingHints on); node events never happen in a SchedLab run."""

@@ -11,6 +11,7 @@ from typing import ClassVar, Mapping, Optional
 import numpy as np
 
 from scheduler_core import names
+from scheduler_core.framework import signers
 from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from scheduler_core.framework.batch import FilterVerdicts
 from scheduler_core.framework.cycle_state import CycleState
@@ -26,6 +27,10 @@ UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "", TaintEffect.
 
 class NodeUnschedulable:
     name: ClassVar[str] = names.NODE_UNSCHEDULABLE
+
+    def sign_pod(self, pod: Pod) -> signers.SignResult:
+        return [(signers.TOLERATIONS, signers.tolerations(pod))]
+
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         """EventsToRegister (QueueingHints on). Nodes and a pod's tolerations never change during a

@@ -14,6 +14,7 @@ import os
 from typing import ClassVar, Mapping, Optional
 
 from scheduler_core import names
+from scheduler_core.framework import signers
 from scheduler_core.framework.cluster_events import (
     ActionType,
     ClusterEvent,
@@ -53,6 +54,10 @@ def volume_limits(csi_node: Optional[CSINode]) -> dict[str, int]:
 
 class NodeVolumeLimits:
     name: ClassVar[str] = names.NODE_VOLUME_LIMITS
+
+    def sign_pod(self, pod: Pod) -> signers.SignResult:
+        return [(signers.VOLUMES, signers.volumes(pod))]
+
 
     def __init__(self, handle) -> None:
         self.handle = handle

@@ -13,6 +13,7 @@ from typing import ClassVar, Iterable, Mapping, Optional
 import numpy as np
 
 from scheduler_core import names
+from scheduler_core.framework import signers
 from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from scheduler_core.framework.batch import FilterVerdicts, default_normalize
 from scheduler_core.framework.cycle_state import CycleState, StateKey
@@ -55,6 +56,10 @@ def _count_intolerable(taints: Iterable[Taint], tolerations: tuple[Toleration, .
 
 class TaintToleration:
     name: ClassVar[str] = names.TAINT_TOLERATION
+
+    def sign_pod(self, pod: Pod) -> signers.SignResult:
+        return [(signers.TOLERATIONS, signers.tolerations(pod))]
+
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         """EventsToRegister (QueueingHints on). Nodes and a pod's tolerations never change during a

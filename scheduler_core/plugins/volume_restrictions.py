@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Mapping, Optional
 
 from scheduler_core import names
+from scheduler_core.framework import signers
 from scheduler_core.framework.cluster_events import (
     ActionType,
     ClusterEvent,
@@ -106,6 +107,10 @@ def satisfies_volume_conflicts(pod: Pod, pods: list[Pod]) -> bool:
 
 class VolumeRestrictions:
     name: ClassVar[str] = names.VOLUME_RESTRICTIONS
+
+    def sign_pod(self, pod: Pod) -> signers.SignResult:
+        return [(signers.VOLUMES, signers.volumes(pod))]
+
 
     def __init__(self, handle) -> None:
         self.handle = handle

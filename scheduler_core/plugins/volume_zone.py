@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Mapping, Optional
 
 from scheduler_core import names
+from scheduler_core.framework import signers
 from scheduler_core.framework.cluster_events import (
     ActionType,
     ClusterEvent,
@@ -85,6 +86,10 @@ def volume_topologies(volume: PersistentVolume) -> tuple[VolumeTopology, ...]:
 
 class VolumeZone:
     name: ClassVar[str] = names.VOLUME_ZONE
+
+    def sign_pod(self, pod: Pod) -> signers.SignResult:
+        return [(signers.VOLUMES, signers.volumes(pod))]
+
 
     def __init__(self, handle) -> None:
         self.handle = handle

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from datetime import datetime, timezone
 from typing import Optional
 
@@ -242,7 +244,8 @@ def _toleration(field: Field) -> Optional[Toleration]:
     value = field.get_str("value")
     effect = field.get_str("effect")
     ok = _check_toleration(field, key, operator, value, effect)
-    return Toleration(key, operator, value, effect) if ok else None
+    seconds = field.get_optional_int("tolerationSeconds") if field.get("tolerationSeconds") is not None else None
+    return Toleration(key, operator, value, effect, seconds) if ok else None
 
 
 def _check_toleration(field: Field, key: str, operator: str, value: str, effect: str) -> bool:
@@ -261,7 +264,7 @@ def _check_toleration(field: Field, key: str, operator: str, value: str, effect:
         field.error_at("effect", f'unsupported value "{effect[:80]}": supported values: '
                                  '"NoSchedule", "PreferNoSchedule", "NoExecute"')
     if field.get("tolerationSeconds") is not None:
-        field.get_int("tolerationSeconds", 0, -(2**63), 2**63 - 1)
+        field.get_int("tolerationSeconds", 0, -(2**63), 2**63 - 1)  # reported once, here
         if effect != "NoExecute":
             field.error_at("effect", "effect must be 'NoExecute' when `tolerationSeconds` is set")
     return len(field.ctx.errors) == errors_before
@@ -432,13 +435,22 @@ def _volume(item: Field) -> Optional[Volume]:
     name = _dns_label_name(item)
     kind = volume_sources.source_kind(item, volume_sources.POD_VOLUME_KINDS, "emptyDir")
     source = item.get_map(kind)
+    key = _source_key(item, kind)
     if kind == VOLUME_KIND_CLAIM and source is not None:
-        return Volume(name, kind, volume_sources.required_str(source, "claimName"), source.get_bool("readOnly"))
+        return Volume(name, kind, volume_sources.required_str(source, "claimName"), source.get_bool("readOnly"),
+                      source_key=key)
     if kind == VOLUME_KIND_EPHEMERAL and source is not None:
         _ephemeral_template(source)
     if kind == VOLUME_KIND_CSI and source is not None:
-        return Volume(name, kind, csi_driver=volume_sources.required_str(source, "driver"))
-    return Volume(name, kind, in_tree=volume_sources.in_tree_source(item, kind))
+        return Volume(name, kind, csi_driver=volume_sources.required_str(source, "driver"), source_key=key)
+    return Volume(name, kind, in_tree=volume_sources.in_tree_source(item, kind), source_key=key)
+
+
+def _source_key(item: Field, kind: str) -> str:
+    """The volume source as canonical JSON (keys sorted, the name left out), for the pod's
+    signature; a volume written without a source is the emptyDir the API server makes of it."""
+    source = {key: value for key, value in item.value.items() if key != "name"} or {kind: {}}
+    return json.dumps(source, sort_keys=True, separators=(",", ":"), default=str)
 
 
 def _ephemeral_template(source: Field) -> None:

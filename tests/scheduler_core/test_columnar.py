@@ -303,3 +303,16 @@ def test_a_score_event_with_unusual_arrays_falls_back_to_json_exactly(raw):
     names = RunNames(NODES, PODS)
     event = Event(0, "default/p-0", ExtensionPoint.SCORE, "X", ScoreResult(NODES[:20], raw))
     assert json.dumps(decode_segment(encode_segment([event], names, 0), names).events) == json.dumps([event.to_json()])
+
+
+def test_a_run_with_batching_hints_round_trips_exactly():
+    from tests.scheduler_core.test_loop import NO_DEFAULT_SPREADING, _fill_one_node_each
+    scenario = load_scenario(NO_DEFAULT_SPREADING + _fill_one_node_each())
+    names = names_of(scenario)
+    hinted = 0
+    for _, group in itertools.groupby(run_to_the_end(scenario), key=lambda event: event.cycle):
+        group = list(group)
+        decoded = decode_segment(encode_segment(group, names, 0), names)
+        assert json.dumps(decoded.events) == json.dumps([event.to_json() for event in group])
+        hinted += sum(1 for event in decoded.events if event["payload"].get("batchHint"))
+    assert hinted == 2

@@ -206,3 +206,18 @@ def test_the_winners_margins_add_up_to_the_engines_totals_across_the_corpus(corp
 
 def payload_of(events: list[dict], point: str, plugin, default=None) -> dict:
     return next((e["payload"] for e in events if e["extensionPoint"] == point and e["plugin"] == plugin), default)
+
+
+# ---------------------------------------------------------------------------- a node tried alone
+
+def test_a_hinted_cycle_says_the_node_came_from_the_last_pod_ranking():
+    from scheduler_core.loop import run_to_the_end
+    from tests.scheduler_core.test_loop import NO_DEFAULT_SPREADING, _fill_one_node_each
+    by_cycle: dict[int, list[dict]] = {}
+    for event in run_to_the_end(load_scenario(NO_DEFAULT_SPREADING + _fill_one_node_each()), tie_break="first"):
+        wire = json.loads(json.dumps(event.to_json()))
+        by_cycle.setdefault(wire["cycle"], []).append(wire)
+    first, second = explain_cycle(by_cycle[0]), explain_cycle(by_cycle[1])
+    assert "OpportunisticBatching" not in first.filter.sentence
+    assert second.filter.sentence.startswith("OpportunisticBatching: the previous pod had the same signature")
+    assert "offered n020" in second.filter.sentence

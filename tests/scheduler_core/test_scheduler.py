@@ -148,3 +148,61 @@ spec:
     list(cycle.run())
     assert cycle.outcome.node_name is None
     assert cycle.outcome.unschedulable_plugins == {"VolumeRestrictions"}
+
+
+# ---------------------------------------------------------------------------- OpportunisticBatching
+
+def _batching_scheduler():
+    """Three nodes, no default spreading (pods are signable); n1 is full, n2 too small for the pod."""
+    from scheduler_core import load_scenario
+    from scheduler_core.framework.opportunistic_batch import OpportunisticBatch
+    text = """\
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- pluginConfig:
+  - name: PodTopologySpread
+    args: {defaultingType: List}
+"""
+    for name, cpu in (("n1", "1"), ("n2", "1"), ("n3", "4"), ("n4", "4")):
+        text += f"---\napiVersion: v1\nkind: Node\nmetadata: {{name: {name}}}\nstatus: {{allocatable: {{cpu: '{cpu}', memory: 4Gi, pods: '10'}}}}\n"
+    text += "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: x, resources: {requests: {cpu: '2'}}}]}\n"
+    scheduler = Scheduler(load_scenario(text))
+    scheduler.framework.batch = OpportunisticBatch()
+    return scheduler, scheduler.queue[0]
+
+
+def test_a_hint_that_does_not_fit_is_followed_by_the_usual_pass_whose_ranking_replaces_it():
+    from scheduler_core.events import ExtensionPoint
+    from scheduler_core.scheduler import Cycle
+    scheduler, pod = _batching_scheduler()
+    batch = scheduler.framework.batch
+    batch.store(scheduler.framework.sign_pod(pod), None, "n1", ["n2", "n4"], 1, 0)
+    cycle = Cycle(scheduler, 0, pod, cycle_count=2)
+    summaries = [e.payload.to_json() for e in cycle.run() if e.extension_point is ExtensionPoint.FILTER and e.plugin is None]
+    assert summaries[0]["evaluated"] == ["n2"] and summaries[0]["feasibleNodes"] == [] and summaries[0]["batchHint"]
+    assert summaries[1]["feasibleNodes"] == ["n3", "n4"] and "batchHint" not in summaries[1]
+    assert cycle.outcome.node_name == "n3"
+    assert batch.state.sorted_nodes == ["n4"] and batch.last_cycle.chosen_node == "n3" and batch.batched_pods == 0
+
+
+def test_a_nominated_pod_tries_its_nomination_not_the_hint():
+    from scheduler_core.scheduler import Cycle
+    scheduler, pod = _batching_scheduler()
+    batch = scheduler.framework.batch
+    batch.store(scheduler.framework.sign_pod(pod), None, "n1", ["n3"], 1, 0)
+    cycle = Cycle(scheduler, 0, pod, cycle_count=2, nominated_node="n4")
+    list(cycle.run())
+    assert cycle.outcome.node_name == "n4"
+    # the hint was handed out (and lost); one feasible node keeps no ranking
+    assert batch.state is None and batch.batched_pods == 0
+
+
+def test_a_single_pass_never_batches():
+    """The single pass calls the plugins as the corpus was made: every pod gets a full pass."""
+    from scheduler_core import load_scenario
+    from scheduler_core.events import ExtensionPoint
+    from tests.scheduler_core.test_loop import NO_DEFAULT_SPREADING, _fill_one_node_each
+    events = list(simulate(load_scenario(NO_DEFAULT_SPREADING + _fill_one_node_each())))
+    chosen = [e.payload.node_name for e in events if e.extension_point is ExtensionPoint.TOTAL]
+    assert chosen == ["n010", "n120", "n000"]

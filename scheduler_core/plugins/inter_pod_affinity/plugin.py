@@ -11,6 +11,7 @@ from typing import Any, ClassVar, Mapping, Optional
 import numpy as np
 
 from scheduler_core import names
+from scheduler_core.framework import signers
 from scheduler_core.framework.batch import FilterVerdicts, filter_per_node
 from scheduler_core.framework.cluster_events import (
     ActionType,
@@ -32,6 +33,17 @@ from scheduler_core.plugins.inter_pod_affinity.pod_index import PodLabelIndex
 
 class InterPodAffinity:
     name: ClassVar[str] = names.INTER_POD_AFFINITY
+
+    def sign_pod(self, pod: Pod) -> signers.SignResult:
+        """A pod with pod (anti-)affinity is never batched; otherwise its labels matter (existing
+        pods' terms may select it) unless only pods with terms of their own are considered."""
+        affinity = pod.affinity
+        if affinity is not None and (affinity.pod_affinity is not None or affinity.pod_anti_affinity is not None):
+            return signers.Unsignable(self.name, "pods with InterPodAffinity are not signable")
+        if self.args.ignore_preferred_terms_of_existing_pods:
+            return []
+        return [(signers.LABELS, signers.labels(pod))]
+
 
     def __init__(self, args: InterPodAffinityArgs, handle: Any) -> None:
         self.args = args

@@ -15,6 +15,7 @@ from typing import Any, ClassVar, Mapping, Optional, Sequence
 import numpy as np
 
 from scheduler_core import names
+from scheduler_core.framework import signers
 from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE
 from scheduler_core.framework.node_info import NodeInfo
@@ -23,6 +24,7 @@ from scheduler_core.framework.registry import ArgsError, ArgsProblem
 from scheduler_core.framework.status import SKIP, MaybeStatus
 from scheduler_core.model import Pod
 from scheduler_core.plugins.helper import distinct_values
+from scheduler_core.plugins.node_resources.fit import resources_signature
 from scheduler_core.plugins.node_resources.resource_allocation import (
     DEFAULT_RESOURCES,
     ResourceAllocationScorer,
@@ -132,6 +134,10 @@ _PRE_SCORE = StateKey[_PreScoreState]("PreScore" + names.NODE_RESOURCES_BALANCED
 
 class BalancedAllocation:
     name: ClassVar[str] = names.NODE_RESOURCES_BALANCED_ALLOCATION
+
+    def sign_pod(self, pod: Pod) -> signers.SignResult:
+        return [(signers.RESOURCES, resources_signature(pod))]
+
 
     def __init__(self, args: NodeResourcesBalancedAllocationArgs) -> None:
         # Both feature flags on (PodLevelResources and InPlacePodVerticalScaling are on by default),

@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Mapping, Optional
 import numpy as np
 
 from scheduler_core import names
+from scheduler_core.framework import signers
 from scheduler_core.framework.batch import PASS, FilterVerdicts
 from scheduler_core.framework.cluster_events import (
     ActionType,
@@ -202,6 +203,15 @@ def compute_pod_request(pod: Pod) -> ResourceList:
             if name in _FIXED_RESOURCES or is_scalar_resource_name(name)}
 
 
+def resources_signature(pod: Pod) -> tuple:
+    """The pod's requests as its signature holds them (computePodResourceRequest marshalled): cpu,
+    memory and ephemeral storage always, scalar resources when requested."""
+    requests = compute_pod_request(pod)
+    fixed = tuple(requests.get(name, 0) for name in _FIXED_RESOURCES)
+    scalars = tuple(sorted((name, amount) for name, amount in requests.items() if name not in _FIXED_RESOURCES))
+    return fixed, scalars
+
+
 def _is_ignored(name: str, ignored: frozenset[str], ignored_groups: frozenset[str]) -> bool:
     if not is_extended_resource_name(name):
         return False
@@ -282,6 +292,10 @@ def fits(pod: Pod, node_info: NodeInfo) -> list[InsufficientResource]:
 
 class Fit:
     name: ClassVar[str] = names.NODE_RESOURCES_FIT
+
+    def sign_pod(self, pod: Pod) -> signers.SignResult:
+        return [(signers.RESOURCES, resources_signature(pod))]
+
 
     def __init__(self, args: NodeResourcesFitArgs) -> None:
         self._ignored = args.ignored_resources

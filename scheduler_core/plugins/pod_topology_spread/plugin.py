@@ -13,6 +13,7 @@ from typing import Any, ClassVar, Mapping, Optional
 import numpy as np
 
 from scheduler_core import names
+from scheduler_core.framework import signers
 from scheduler_core.framework.batch import FilterVerdicts, filter_per_node
 from scheduler_core.framework.cluster_events import (
     ActionType,
@@ -65,6 +66,16 @@ _PRE_SCORE_STATE = StateKey[PreScoreState]("PreScore" + names.POD_TOPOLOGY_SPREA
 
 class PodTopologySpread:
     name: ClassVar[str] = names.POD_TOPOLOGY_SPREAD
+
+    def sign_pod(self, pod: Pod) -> signers.SignResult:
+        """Spreading depends on where earlier pods went: a pod with constraints, or any pod while
+        default constraints exist (the system ones unless ``defaultingType: List``), is not signable."""
+        if pod.topology_spread_constraints:
+            return signers.Unsignable(self.name, "pods with topology constraints are not signable")
+        if self._default_constraints:
+            return signers.Unsignable(self.name, "pods with default topology constraints are not signable")
+        return []
+
 
     def __init__(self, args: PodTopologySpreadArgs, handle: Handle) -> None:
         self._handle = handle

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar, Mapping, Optional
 
 from scheduler_core import names
+from scheduler_core.framework import signers
 from scheduler_core.framework.cluster_events import (
     ActionType,
     ClusterEvent,
@@ -64,6 +65,10 @@ _STATE = StateKey[_State]("VolumeBinding")
 
 class VolumeBinding:
     name: ClassVar[str] = names.VOLUME_BINDING
+
+    def sign_pod(self, pod: Pod) -> signers.SignResult:
+        return [(signers.VOLUMES, signers.volumes(pod))]
+
 
     def __init__(self, args: VolumeBindingArgs, handle) -> None:
         self.args = args

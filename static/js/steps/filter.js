@@ -22,7 +22,9 @@ export function render(ctx) {
   const detail = h("p.cell-detail", { "aria-live": "polite" }, "Hover or focus a cell to read its status.");
   const counts = summary
     ? `Evaluated ${summary.evaluated.length} node(s); ${summary.feasibleNodes.length} feasible` +
-      (summary.numFeasibleNodesToFind < summary.evaluated.length ? ` (stops after ${summary.numFeasibleNodesToFind})` : "") + "."
+      (summary.numFeasibleNodesToFind < summary.evaluated.length ? ` (stops after ${summary.numFeasibleNodesToFind})` : "") + "." +
+      (summary.batchHint ? " That node was tried alone: OpportunisticBatching's hint." :
+        summary.nominatedNodeOnly ? " That node was tried alone: the pod's nominated node." : "")
     : "Filter is still running…";
   const onlyFailing = ctx.ui.onlyFailing;
   const controls = h("div.controls",

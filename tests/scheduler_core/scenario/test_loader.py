@@ -698,3 +698,15 @@ def test_a_host_network_pods_ports_default_their_host_port_to_the_container_port
     pod_ = load_scenario(text).pods[0]
     assert [(p.container_port, p.host_port, p.protocol) for p in pod_.containers[0].ports] == [(9100, 9100, "TCP"), (53, 53, "UDP")]
     assert pod_.init_containers[0].ports[0].host_port == 15000
+
+
+def test_toleration_seconds_and_each_volume_source_are_kept_for_the_pod_signature():
+    text = stream(NODE, pod(CONTAINER + """\
+      tolerations: [{key: node.kubernetes.io/not-ready, operator: Exists, effect: NoExecute, tolerationSeconds: 300}]
+      volumes:
+      - {name: data, persistentVolumeClaim: {claimName: c1}}
+      - {name: scratch}
+"""))
+    loaded = load_scenario(text).pods[0]
+    assert loaded.tolerations[0].seconds == 300
+    assert [v.source_key for v in loaded.volumes] == ['{"persistentVolumeClaim":{"claimName":"c1"}}', '{"emptyDir":{}}']

@@ -1,0 +1,110 @@
+"""Pod signatures for OpportunisticBatching (kube-scheduler/framework/signers.go).
+
+Two pods with the same signature get the same Filter and Score results on the same nodes in the
+same state, so the scheduler may reuse one's sorted nodes for the next. Each plugin that reads a
+part of the pod contributes that part as a fragment (``sign_pod``); a plugin that cannot vouch for
+a pod (InterPodAffinity for a pod with pod affinity, PodTopologySpread with constraints of any
+kind) says so with ``Unsignable``, and then the pod has no signature at all.
+
+The release compares signatures as JSON bytes. Here each fragment's value is a hashable tuple
+built so that two values are equal exactly when the release's JSON is: lists it sorts are sorted
+here, maps become sorted items, and what it leaves out (configMap and secret volumes) is left out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Hashable, Optional, Union
+
+from scheduler_core.gosort import sorted_slice
+from scheduler_core.model import NodeSelectorRequirement, NodeSelectorTerm, Pod
+
+# The fragments' keys (what the release calls its signer names): fragments with the same key
+# carry the same part of the pod, whichever plugin adds them.
+DYNAMIC_RESOURCES = "v1.Pod.Spec.DynamicResources"
+IMAGE_NAMES = "v1.Pod.Spec.CanonicalImageNames()"
+LABELS = "v1.Pod.Labels"
+NODE_NAME = "v1.Pod.Spec.NodeName"
+NODE_AFFINITY = "v1.Pod.Spec.Affinity.NodeAffinity"
+NODE_SELECTOR = "v1.Pod.Spec.Affinity.NodeSelector"
+HOST_PORTS = "v1.Pod.Spec.HostPorts()"
+RESOURCES = "v1.Pod.Spec.ContainerRequestsAndOverheads()"
+SCHEDULER_NAME = "v1.Pod.Spec.SchedulerName"
+TOLERATIONS = "v1.Pod.Spec.Tolerations"
+VOLUMES = "v1.Pod.Spec.Volumes.NonSyntheticSources()"
+
+SignFragment = tuple[str, Hashable]
+Signature = tuple[SignFragment, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Unsignable:
+    """A plugin's refusal to sign a pod (the release's Unschedulable status from SignPod)."""
+
+    plugin: str
+    reason: str
+
+
+SignResult = Union[list[SignFragment], Unsignable]
+
+
+def host_ports(pod: Pod) -> tuple[int, ...]:
+    """HostPortsSigner: the distinct non-zero host ports of containers and init containers, sorted
+    (protocol and host IP are not part of it)."""
+    ports = {port.host_port for container in (*pod.containers, *pod.init_containers)
+             for port in container.ports if port.host_port}
+    return tuple(sorted(ports))
+
+
+def _requirements(requirements: tuple[NodeSelectorRequirement, ...]) -> tuple:
+    """NodeSelectorRequirementsSigner: each requirement with its values sorted; the list sorted."""
+    return tuple(sorted((r.key, r.operator, tuple(sorted(r.values))) for r in requirements))
+
+
+def _term(term: NodeSelectorTerm) -> tuple:
+    return _requirements(term.match_expressions), _requirements(term.match_fields)
+
+
+def node_affinity(pod: Pod) -> Optional[tuple]:
+    """NodeAffinitySigner: None without spec.affinity.nodeAffinity; else its required terms and its
+    weighted preferred terms, each list sorted (term order never matters to the plugin)."""
+    affinity = pod.affinity.node_affinity if pod.affinity is not None else None
+    if affinity is None:
+        return None
+    required = tuple(sorted(_term(t) for t in affinity.required.terms)) if affinity.required is not None else ()
+    preferred = tuple(sorted((t.weight, _term(t.preference)) for t in affinity.preferred))
+    return required, preferred
+
+
+def node_selector(pod: Pod) -> tuple:
+    return tuple(sorted(pod.node_selector.items()))
+
+
+def tolerations(pod: Pod) -> tuple:
+    """TolerationsSigner: every toleration, whole, in the order Go's sort.Slice by key then value
+    leaves them (not a stable sort: tolerations equal in both keep the order it gives them)."""
+    ordered = sorted_slice(pod.tolerations, lambda a, b: a.key < b.key or (a.key == b.key and a.value < b.value))
+    return tuple((t.key, t.operator, t.value, t.effect, t.seconds) for t in ordered)
+
+
+def volumes(pod: Pod) -> tuple:
+    """VolumesSigner: every volume source but configMap and secret ones (they never matter to
+    scheduling and would make every pod unique), as its canonical JSON, sorted. The volume's name is
+    not part of it."""
+    return tuple(sorted(v.source_key for v in pod.volumes if v.kind not in ("configMap", "secret")))
+
+
+def labels(pod: Pod) -> tuple:
+    return tuple(sorted(pod.labels.items()))
+
+
+def sign_pod(pod: Pod, plugins: list) -> Union[Signature, Unsignable]:
+    """SignPod: the schedulerName and every signing plugin's fragments (a later fragment with the
+    same key replaces an earlier one, as in the release's map); the first refusal wins."""
+    fragments: dict[str, Hashable] = {SCHEDULER_NAME: pod.scheduler_name}
+    for plugin in plugins:
+        result = plugin.sign_pod(pod)
+        if isinstance(result, Unsignable):
+            return result
+        fragments.update(result)
+    return tuple(sorted(fragments.items()))
