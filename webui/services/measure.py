@@ -6,12 +6,16 @@ Both start from the loaded scenario (the task finds it in the engine memo, as va
 leaves it) and both count from the engine's first event (the scheduler's set-up before it, ~0.4 s at
 5000 nodes, is reported apart), so the ratio compares scheduling with scheduling-and-storing. Wall
 and CPU time are both given: on a machine shared with other work, CPU time is the steadier figure.
+With ``repeat`` > 1 the pair (engine, then task) is measured that many times, alternating, and the
+speeds and ratios are the medians (each pair's ratio is kept in ``app_to_engine_each``): on a
+virtual machine whose speed drifts from minute to minute one pair can land far from the rest.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import statistics
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -49,6 +53,7 @@ class Measurement:
     decode_ms_per_cycle: float  # the server decoding one stored segment back to event JSON
     max_websocket_message_bytes: int
     seconds: float  # the whole task
+    app_to_engine_each: list[float]  # every pair's ratio, in the order measured (one per repeat)
     setup_seconds: float  # of which before the engine's first event (building the scheduler's snapshot)
     load_seconds: float  # loading the scenario (once per version; not part of the above)
 
@@ -56,31 +61,35 @@ class Measurement:
         return json.dumps(asdict(self))
 
 
-def measure(path: Path, first_cycles: int = 0, mode: str = engine.MODE_TIMELINE) -> Measurement:
+def measure(path: Path, first_cycles: int = 0, mode: str = engine.MODE_TIMELINE, repeat: int = 1) -> Measurement:
     text = path.read_text()
     limits = {"SCHEDLAB_MAX_BYTES": max(len(text.encode()) + 1, 1 << 20), "SCHEDLAB_RUN_FIRST_CYCLES": first_cycles}
+    pairs: list[tuple[Clock, Clock]] = []
     with override_settings(**limits):
         started = time.perf_counter()
         scenario = engine.load(text)
         load_seconds = time.perf_counter() - started
-        alone = _engine_alone(scenario, first_cycles, mode)
-        run = _queued_run(path.name, text, mode)
-        table_before = _table_bytes()
-        first_event = _FirstEvent()
-        started = time.perf_counter()
-        with mock.patch.object(engine, "simulate_events", first_event.wrap(engine.simulate_events)):
-            execute_run.apply(args=[run.pk])
-        app = Clock.since(first_event.at)
-        seconds = time.perf_counter() - started
+        for _ in range(max(repeat, 1)):
+            alone = _engine_alone(scenario, first_cycles, mode)
+            run = _queued_run(path.name, text, mode)
+            table_before = _table_bytes()
+            first_event = _FirstEvent()
+            started = time.perf_counter()
+            with mock.patch.object(engine, "simulate_events", first_event.wrap(engine.simulate_events)):
+                execute_run.apply(args=[run.pk])
+            pairs.append((alone, Clock.since(first_event.at)))
+            seconds = time.perf_counter() - started
     run.refresh_from_db()
     cycles = max(run.cycle, 1)
     table_after = _table_bytes()
     json_bytes, decode_seconds, widest = _replay(run)
+    alone, app = _median_clock([a for a, _ in pairs]), _median_clock([b for _, b in pairs])
+    each = [_ratio(b.wall, a.wall) for a, b in pairs]
     return Measurement(
         file=str(path), status=run.status, error=run.error, cycles=run.cycle, pending_pods=run.cycles, events=run.event_count,
         engine_pods_per_s=alone.pods_per_s(run.cycle), app_pods_per_s=app.pods_per_s(run.cycle),
-        app_to_engine=_ratio(app.wall, alone.wall), engine_cpu_ms_per_cycle=alone.cpu_ms(run.cycle), app_cpu_ms_per_cycle=app.cpu_ms(run.cycle),
-        app_to_engine_cpu=_ratio(app.cpu, alone.cpu),
+        app_to_engine=statistics.median(each), engine_cpu_ms_per_cycle=alone.cpu_ms(run.cycle), app_cpu_ms_per_cycle=app.cpu_ms(run.cycle),
+        app_to_engine_cpu=statistics.median(_ratio(b.cpu, a.cpu) for a, b in pairs), app_to_engine_each=each,
         stored_bytes_per_cycle=run.stored_bytes // cycles, json_bytes_per_cycle=json_bytes // cycles,
         table_bytes_per_cycle=(table_after - table_before) // cycles if table_after is not None else None,
         seconds_per_cycle=round(seconds / cycles, 4), decode_ms_per_cycle=round(decode_seconds * 1000 / cycles, 2),
@@ -111,6 +120,10 @@ class Clock:
 
     def cpu_ms(self, cycles: int) -> float:
         return round(self.cpu * 1000 / max(cycles, 1), 3)
+
+
+def _median_clock(clocks: list[Clock]) -> Clock:
+    return Clock(statistics.median(c.wall for c in clocks), statistics.median(c.cpu for c in clocks))
 
 
 def _ratio(app: float, alone: float) -> float:

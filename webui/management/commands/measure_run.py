@@ -1,6 +1,6 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from webui.services import measure
 
@@ -13,7 +13,11 @@ class Command(BaseCommand):
         parser.add_argument("--cycles", type=int, default=0, help="stop after the first N cycles (0: all)")
         parser.add_argument("--mode", choices=("timeline", "single"), default="timeline",
                             help="a run to the end (the app's default) or the single pass")
+        parser.add_argument("--repeat", type=int, default=1,
+                            help="measure the (engine, task) pair N times, alternating; report the medians")
 
-    def handle(self, *args, file: Path, cycles: int, mode: str, **options) -> None:
-        result = measure.measure(file, first_cycles=cycles, mode=mode)
+    def handle(self, *args, file: Path, cycles: int, mode: str, repeat: int, **options) -> None:
+        if repeat < 1:
+            raise CommandError("--repeat must be at least 1")
+        result = measure.measure(file, first_cycles=cycles, mode=mode, repeat=repeat)
         self.stdout.write(result.to_json())
