@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from scheduler_core.events import (
-    Event, FilterPluginResult, FilterSummary, NormalizeResult, ScoreResult, TotalResult,
+    Event, FilterPluginResult, FilterSummary, NormalizeResult, PreFilterPluginResult, PreScorePluginResult, ScoreResult, TotalResult,
 )
 
 FORMAT = "schedlab.events"
@@ -55,6 +55,7 @@ VERSION = 1
 META = "meta"
 MIN_COLUMN = 16
 RECENT_LISTS = 8  # shorter lists stay JSON: a column costs more than a few names
+PINNED_TUPLES = 256  # tuples of names remembered by identity (forgotten all at once beyond that)
 COMPRESS_LEVEL = 1  # deflate level: ~2x faster than 6 on these arrays for a few % more bytes
 REF_NODES, REF_PODS, REF_INTS, REF_NODE_MAP, REF_STATUSES, REF_LITERAL = "$n", "$p", "$i", "$nm", "$st", "$lit"
 NPY_MAGIC, NPY_ALIGN = b"\x93NUMPY\x01\x00", 64
@@ -84,6 +85,9 @@ class RunNames:
         # Consecutive cycles repeat the same name lists (feasible nodes, the queue): a list equal to
         # a recent one reuses its indices; comparing two lists of the same str objects is cheap.
         self._recent: list[tuple[str, list[str], np.ndarray]] = []
+        # Tuples never change: one the engine hands out again (a picture's domain nodes, fixed per
+        # snapshot) is found by identity. The tuple is kept with its indices so its id stays its own.
+        self._tuples: dict[tuple[str, int], tuple[tuple, np.ndarray]] = {}
 
     def _consecutive(self, names: Sequence[str], kind: str) -> np.ndarray | None:
         """Indices of a list that is a run of the table wrapping around its end (the nodes Filter
@@ -101,19 +105,36 @@ class RunNames:
 
     def indices(self, names: Sequence[str], kind: str) -> np.ndarray | None:
         """Each name's index in the node (kind REF_NODES) or pod table; None if one is not there."""
+        if type(names) is tuple:
+            pinned = self._tuples.get((kind, id(names)))
+            if pinned is not None:
+                return pinned[1]
+            indices = self._lookup(names, kind)
+            if indices is not None:
+                if len(self._tuples) >= PINNED_TUPLES:
+                    self._tuples.clear()
+                self._tuples[kind, id(names)] = (names, indices)
+            return indices
         for cached_kind, cached, indices in self._recent:
             if cached_kind == kind and len(cached) == len(names) and cached == names:
                 return indices
-        indices = self._consecutive(names, kind)
-        if indices is None:
-            index = self.node_index if kind == REF_NODES else self.pod_index
-            try:
-                indices = np.fromiter(map(index.__getitem__, names), dtype=np.int64, count=len(names))
-            except (KeyError, TypeError):
-                return None
-        # A copy of the list: the cache must not follow later changes to the caller's list.
-        self._recent = [(kind, list(names), indices), *self._recent[: RECENT_LISTS - 1]]
+        indices = self._lookup(names, kind)
+        if indices is not None:
+            # A copy of the list: the cache must not follow later changes to the caller's list.
+            self._recent = [(kind, list(names), indices), *self._recent[: RECENT_LISTS - 1]]
         return indices
+
+    def _lookup(self, names: Sequence[str], kind: str) -> np.ndarray | None:
+        indices = self._consecutive(names, kind)
+        if indices is not None:
+            return indices
+        index = self.node_index if kind == REF_NODES else self.pod_index
+        if names and index.get(names[0]) is None:
+            return None  # the common miss (pod names tried as nodes) without raising
+        try:
+            return np.fromiter(map(index.__getitem__, names), dtype=np.int64, count=len(names))
+        except (KeyError, TypeError):
+            return None
 
 
 # --- encoding ----------------------------------------------------------------------------------
@@ -188,6 +209,12 @@ class _Encoder:
         column = self.columns.names(nodes, self.names, REF_NODES) if len(nodes) >= MIN_COLUMN else None
         return {REF_NODES: column} if column is not None else self.value(list(nodes))
 
+    def node_column(self, nodes: Sequence[str]) -> Any:
+        """A node list inside JSON that ``value`` will read: a column reference it keeps as is, or
+        the names as a list (which ``value`` encodes as it encodes any list)."""
+        column = self.columns.names(nodes, self.names, REF_NODES) if len(nodes) >= MIN_COLUMN else None
+        return _Encoded({REF_NODES: column}) if column is not None else list(nodes)
+
     def node_map(self, nodes: Sequence[str], values: Any) -> Any | None:
         ints = _int_array(values)
         keys = self.columns.names(nodes, self.names, REF_NODES) if ints is not None else None
@@ -202,6 +229,19 @@ class _Encoder:
             return None
         palette = [self.value(status.to_json()) for status in result.palette]
         return {"statuses": {REF_STATUSES: keys, "c": self.columns.add(codes), "pal": palette}, "evaluated": len(result.nodes)}
+
+    def pre_score(self, result: PreScorePluginResult) -> Any:
+        """A typed state's per-node counts straight from their arrays."""
+        return self.value(result.to_json(node_counts=self.node_counts))
+
+    def node_counts(self, nodes: Sequence[str], counts: Any) -> Any | None:
+        """``{node: int}`` inside JSON that ``value`` will read, as ``mapping`` would encode it."""
+        encoded = self.node_map(nodes, counts) if len(nodes) >= MIN_COLUMN else None
+        return _Encoded(encoded) if encoded is not None else None
+
+    def pre_filter(self, result: PreFilterPluginResult) -> Any:
+        """The picture's node lists (tuples fixed per snapshot) straight into columns."""
+        return self.value(result.to_json(node_list=self.node_column))
 
     def filter_summary(self, summary: FilterSummary) -> Any:
         """The summary's own JSON (its optional keys included) with the node lists as columns."""
@@ -225,10 +265,19 @@ class _Encoder:
         totals = self.node_map(result.nodes, result.totals)
         if totals is None:
             return None
-        out = {"totalScores": totals, "nodeName": result.node_name, "ties": self.value(list(result.ties))}
+        out = {"totalScores": totals, "nodeName": result.node_name, "ties": self.ties(result)}
         if result.error is not None:
             out["error"] = result.error
         return out
+
+    def ties(self, result: TotalResult) -> Any:
+        """The nodes with the top total, from their positions in ``nodes`` when the event has them."""
+        positions = result.tie_positions
+        if positions is not None and len(positions) >= MIN_COLUMN:
+            indices = self.names.indices(result.nodes, REF_NODES)
+            if indices is not None:
+                return {REF_NODES: self.columns.add(indices[positions], delta=True)}
+        return self.value(list(result.ties))
 
     # any JSON value: long lists of names and {node: int} maps still become columns
 
@@ -240,6 +289,8 @@ class _Encoder:
         return value
 
     def mapping(self, value: dict) -> Any:
+        if type(value) is _Encoded:
+            return value
         if len(value) >= MIN_COLUMN:
             encoded = self.node_map(list(value), list(value.values()))
             if encoded is not None:
@@ -260,7 +311,14 @@ class _Encoder:
         return [self.value(item) for item in value]
 
 
+class _Encoded(dict):
+    """A reference a typed encoder put inside JSON that ``value`` then walks: kept as it is (a
+    plain dict with a ``$`` key would be escaped as a literal)."""
+
+
 _TYPED = {
+    PreFilterPluginResult: _Encoder.pre_filter,
+    PreScorePluginResult: _Encoder.pre_score,
     FilterPluginResult: _Encoder.filter_result,
     FilterSummary: _Encoder.filter_summary,
     ScoreResult: _Encoder.score,

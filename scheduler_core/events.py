@@ -7,6 +7,7 @@ docs/ENGINE_API.md. Per-node results travel inside one event per plugin (never o
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Optional, Union
@@ -80,12 +81,14 @@ class PreFilterPluginResult:
     status: StatusJSON
     node_names: Optional[list[str]]
     state: Any = None  # the plugin's state_json() after PreFilter, when it has one
-    picture: Any = None  # the plugin's pre_filter_picture(): typed verdicts for explanations (has to_json)
+    # the plugin's pre_filter_picture(): typed verdicts for explanations, with to_json(node_list)
+    picture: Any = None
 
-    def to_json(self) -> dict:
+    def to_json(self, node_list: Callable[[Sequence[str]], Any] = list) -> dict:
+        """``node_list``: what the picture's node lists become (lists; the columnar encoder's columns)."""
         out = {"status": self.status, "nodeNames": self.node_names, "state": self.state}
         if self.picture is not None:
-            out["picture"] = self.picture.to_json()
+            out["picture"] = self.picture.to_json(node_list)
         return out
 
 
@@ -181,10 +184,14 @@ class PostFilterSummary:
 @dataclass(slots=True)
 class PreScorePluginResult:
     status: StatusJSON
+    # The plugin's state as JSON, or its typed state (read-only after PreScore) whose to_json makes
+    # it when the event is written: PodTopologySpread's per-node counts stay arrays until then.
     state: Any = None
 
-    def to_json(self) -> dict:
-        return {"status": self.status, "state": self.state}
+    def to_json(self, node_counts: Optional[Callable[[Sequence[str], Any], Any]] = None) -> dict:
+        """``node_counts``: passed to a typed state's to_json (the columnar encoder's columns)."""
+        state = self.state.to_json(node_counts) if hasattr(self.state, "to_json") else self.state
+        return {"status": self.status, "state": state}
 
 
 def _by_node(nodes: list[str], values: Any) -> dict[str, int]:
@@ -219,6 +226,9 @@ class TotalResult:
     node_name: Optional[str]
     ties: list[str]
     error: Optional[str] = None
+    # Where the ties are in ``nodes`` when the scheduler knows it (ties == [nodes[p] for p in it]):
+    # the columnar encoder stores them from it without looking up thousands of names.
+    tie_positions: Any = None
 
     def to_json(self) -> dict:
         out = {"totalScores": _by_node(self.nodes, self.totals), "nodeName": self.node_name, "ties": self.ties}

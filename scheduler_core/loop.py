@@ -36,6 +36,7 @@ from scheduler_core.events import (
     RunStart,
 )
 from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
+from scheduler_core.gcfreeze import frozen_after_first
 from scheduler_core.framework.opportunistic_batch import OpportunisticBatch
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.kubelet import StandInKubelet
@@ -359,4 +360,4 @@ def _pre_enqueue(framework: Framework) -> list[PreEnqueuePlugin]:
 def run_to_the_end(scenario: Scenario, *, tie_break: str = TIE_BREAK_FIRST, seed: Optional[int] = None,
                    vectorized: bool = True) -> Iterator[Event]:
     """The scheduler as it really runs, to the end: the timeline's event stream."""
-    return SchedulerLoop(scenario, tie_break=tie_break, seed=seed, vectorized=vectorized).run()
+    return frozen_after_first(SchedulerLoop(scenario, tie_break=tie_break, seed=seed, vectorized=vectorized).run())

@@ -40,6 +40,7 @@ from scheduler_core.backend.queue.nominator import CLEAR_NOMINATED_NODE, Nominat
 from scheduler_core.framework.batch import PASS, FilterVerdicts
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.diagnosis import NO_NODES_AVAILABLE, fit_error_message
+from scheduler_core.gcfreeze import frozen_after_first
 from scheduler_core.framework.interfaces import NodeToStatus
 from scheduler_core.framework.node_info import NodeInfo, Snapshot
 from scheduler_core.framework.profile import build_profile
@@ -447,7 +448,7 @@ class Cycle:
         for plugin, status in self.fw.run_pre_score(self.state, self.pod, infos):
             state = None
             if is_success(status):
-                state = _plugin_state_json(self.fw.plugin(plugin), "pre_score_state_json", self.state)
+                state = _pre_score_state(self.fw.plugin(plugin), self.state)
             yield self.event(ExtensionPoint.PRE_SCORE, plugin, PreScorePluginResult(status_json(status), state))
             if not is_success(status) and not status.is_skip:
                 yield from self._scoring_error(f'running PreScore plugin "{plugin}": {status.message}')
@@ -462,9 +463,9 @@ class Cycle:
             yield self.event(ExtensionPoint.NORMALIZE_SCORE, plugin.name,
                              NormalizeResult(names, outcome.normalized, outcome.weight, outcome.weighted))
             totals += outcome.weighted
-        chosen, ties = self._select_host(table.names_array[feasible], totals)
+        chosen, ties, tie_positions = self._select_host(table.names_array[feasible], totals)
         self._store_batch(signature, hint, chosen, names, totals)
-        yield self.event(ExtensionPoint.TOTAL, None, TotalResult(names, totals, chosen, ties))
+        yield self.event(ExtensionPoint.TOTAL, None, TotalResult(names, totals, chosen, ties, tie_positions=tie_positions))
         yield from self._bind(chosen)
 
     def _store_batch(self, signature: Optional[Signature], hint: Optional[str], chosen: str,
@@ -486,11 +487,13 @@ class Cycle:
         yield self.event(ExtensionPoint.TOTAL, None, TotalResult([], [], None, [], error=message))
         yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(None, error=message))
 
-    def _select_host(self, names: np.ndarray, totals: np.ndarray) -> tuple[str, list[str]]:
-        ties = names[totals == totals.max()].tolist()  # document order
+    def _select_host(self, names: np.ndarray, totals: np.ndarray) -> tuple[str, list[str], np.ndarray]:
+        """The chosen node, the nodes with the top total (document order) and their positions."""
+        positions = np.flatnonzero(totals == totals.max())
+        ties = names[positions].tolist()
         if self.scheduler.tie_break == TIE_BREAK_RANDOM:
-            return self.scheduler.rng.choice(ties), ties
-        return ties[0], ties
+            return self.scheduler.rng.choice(ties), ties, positions
+        return ties[0], ties, positions
 
     def _bind(self, node: str) -> Iterator[Event]:
         self.snapshot.bind(self.pod, node)  # assume: the pod counts on the node from now on
@@ -560,6 +563,13 @@ def _binding_state_json(plugin, state: CycleState, node: str):
     return describe(state, node) if describe is not None else None
 
 
+def _pre_score_state(plugin, state: CycleState):
+    """The plugin's typed PreScore state when it offers one (its JSON is made when the event is
+    written), else its state JSON."""
+    typed = getattr(plugin, "pre_score_state", None)
+    return typed(state) if typed is not None else _plugin_state_json(plugin, "pre_score_state_json", state)
+
+
 def _plugin_state_json(plugin, method: str, state: CycleState):
     describe = getattr(plugin, method, None)
     return describe(state) if describe is not None else None
@@ -571,7 +581,7 @@ def simulate(scenario: Scenario, *, tie_break: str = TIE_BREAK_FIRST, seed: Opti
 
     ``vectorized=False`` runs every plugin node by node: the reference the fast path is tested against.
     """
-    return Scheduler(fresh_copy(scenario), tie_break, seed, vectorized).run()
+    return frozen_after_first(Scheduler(fresh_copy(scenario), tie_break, seed, vectorized).run())
 
 
 def fresh_copy(scenario: Scenario) -> Scenario:

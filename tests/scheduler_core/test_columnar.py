@@ -24,7 +24,7 @@ from scheduler_core import columnar
 from scheduler_core.columnar import (
     FormatError, RunNames, SegmentEncoder, decode_segment, decode_selected, encode_json_segment, encode_segment, read_archive,
 )
-from scheduler_core.events import Event, ExtensionPoint, Payload, ScoreResult
+from scheduler_core.events import Event, ExtensionPoint, Payload, ScoreResult, TotalResult
 from scheduler_core.loop import run_to_the_end
 from scheduler_core.timeline import STORY_POINTS
 
@@ -316,3 +316,46 @@ def test_a_run_with_batching_hints_round_trips_exactly():
         assert json.dumps(decoded.events) == json.dumps([event.to_json() for event in group])
         hinted += sum(1 for event in decoded.events if event["payload"].get("batchHint"))
     assert hinted == 2
+
+
+def _stored_payload(event: Event, names: RunNames):
+    """The payload as the segment's meta holds it (references, not decoded)."""
+    meta, _ = columnar.read_archive(encode_segment([event], names, 0))
+    return meta["events"][0][4]
+
+
+def test_a_tuple_of_names_handed_out_again_is_found_by_identity(monkeypatch):
+    names = RunNames(NODES, PODS)
+    domain = tuple(NODES[::3])  # not a run of the table: a lookup per name the first time
+    first = names.indices(domain, "$n")
+    assert first.tolist() == list(range(0, 40, 3))
+    monkeypatch.setattr(columnar.np, "fromiter", None)  # no lookup per name the second time
+    assert names.indices(domain, "$n") is first
+    assert names.indices(("node-1", "unknown") * 8, "$n") is None  # refused, and not remembered
+
+
+def test_the_spread_picture_s_domain_nodes_and_the_hostname_counts_are_columns():
+    scenario = load_scenario((BENCH / "spread_5000.yaml").read_bytes())
+    names = names_of(scenario)
+    first_cycle = list(itertools.takewhile(lambda e: e.extension_point is not ExtensionPoint.CYCLE_END, simulate(scenario)))
+    spread = [e for e in first_cycle if e.plugin == "PodTopologySpread"]
+    pre_filter = [e for e in spread if e.extension_point is ExtensionPoint.PRE_FILTER]
+    pre_score = [e for e in spread if e.extension_point is ExtensionPoint.PRE_SCORE]
+    picture = _stored_payload(pre_filter[0], names)["picture"]["constraints"][0]
+    assert all(set(domain["nodes"]) == {"$n"} for domain in picture["domains"])
+    counts = _stored_payload(pre_score[0], names)["state"]["constraints"][0]["counts"]
+    assert set(counts) == {"$nm", "v"}
+    for event in pre_filter + pre_score:
+        assert decode_segment(encode_segment([event], names, 0), names).events == [event.to_json()]
+
+
+def test_ties_are_stored_from_their_positions_and_decode_to_the_same_names():
+    names = RunNames(NODES, PODS)
+    totals = np.array([5, 9] * 20)
+    positions = np.flatnonzero(totals == 9)
+    result = TotalResult(NODES, totals, NODES[1], [NODES[p] for p in positions], tie_positions=positions)
+    event = Event(0, "default/p-0", ExtensionPoint.TOTAL, None, result)
+    assert set(_stored_payload(event, names)["ties"]) == {"$n"}
+    assert decode_segment(encode_segment([event], names, 0), names).events == [event.to_json()]
+    short = TotalResult(NODES, totals, NODES[1], NODES[1:4:2], tie_positions=np.array([1, 3]))
+    assert _stored_payload(Event(0, "default/p-0", ExtensionPoint.TOTAL, None, short), names)["ties"] == NODES[1:4:2]

@@ -15,7 +15,7 @@ then adds one array operation per constraint. The JSON is made only when the eve
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
@@ -86,15 +86,17 @@ class ConstraintVerdicts:
     skew: np.ndarray  # match_num + self_match - min_match_num: what placing the pod there would make
     allowed: np.ndarray  # bool: skew <= max_skew
 
-    def to_json(self) -> dict:
+    def to_json(self, node_list: Callable[[tuple[str, ...]], Any] = list) -> dict:
+        """``node_list`` turns a domain's node names into their JSON (a list; the columnar encoder
+        passes its own, which stores the same, fixed, tuple once per run instead of once per cycle)."""
         rows = zip(self.domains.values, self.match_num.tolist(), self.skew.tolist(), self.allowed.tolist(),
                    self.counted.tolist(), self.domains.nodes)
         return {"topologyKey": self.topology_key, "maxSkew": self.max_skew, "minDomains": self.min_domains,
                 "selfMatch": self.self_match, "minMatchNum": self.min_match_num,
                 "eligibleDomains": self.eligible_domains,
                 "domains": [{"value": value, "matchNum": match, "skew": skew, "allowed": allowed, "counted": counted,
-                             "nodes": list(nodes)} for value, match, skew, allowed, counted, nodes in rows],
-                "nodesWithoutKey": list(self.domains.without_key)}
+                             "nodes": node_list(nodes)} for value, match, skew, allowed, counted, nodes in rows],
+                "nodesWithoutKey": node_list(self.domains.without_key)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,8 +105,8 @@ class SpreadPicture:
 
     constraints: tuple[ConstraintVerdicts, ...]
 
-    def to_json(self) -> dict:
-        return {"constraints": [c.to_json() for c in self.constraints]}
+    def to_json(self, node_list: Callable[[tuple[str, ...]], Any] = list) -> dict:
+        return {"constraints": [c.to_json(node_list) for c in self.constraints]}
 
 
 def spread_picture(state: PreFilterState, pod: Pod, groupings: list[DomainNodes]) -> SpreadPicture:

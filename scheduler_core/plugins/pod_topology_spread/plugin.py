@@ -276,8 +276,13 @@ class PodTopologySpread:
             cached = self._groupings[key] = (table, group_table(table, key))
         return cached[1]
 
+    def pre_score_state(self, state: CycleState) -> Optional[PreScoreState]:
+        """The PreScore state itself (read-only from now on, as in Go): its JSON is made when the
+        event is written, its per-node counts straight from their arrays."""
+        return state.read_optional(_PRE_SCORE_STATE)
+
     def pre_score_state_json(self, state: CycleState) -> Optional[dict]:
-        value = state.read_optional(_PRE_SCORE_STATE)
+        value = self.pre_score_state(state)
         return value.to_json() if value is not None else None
 
 

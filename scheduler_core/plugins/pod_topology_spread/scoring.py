@@ -9,7 +9,10 @@ counts it in Score, on the same snapshot).
 
 from __future__ import annotations
 
-from typing import Optional
+from collections.abc import Callable, Sequence
+from typing import Any, Optional
+
+import numpy as np
 
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, NodeScore
 from scheduler_core.framework.node_info import NodeInfo
@@ -24,12 +27,15 @@ from scheduler_core.plugins.pod_topology_spread.common import (
     node_has_all_keys,
 )
 
+# (node names, their counts) -> their JSON, or None for the plain {node: count} dict
+NodeCountsJSON = Callable[[Sequence[str], np.ndarray], Any]
+
 
 class PreScoreState:
     """preScoreState: soft constraints, ignored nodes, per-domain counts and normalising weights."""
 
-    __slots__ = ("constraints", "ignored_nodes", "domain_counts", "weights", "host_counts", "batch",
-                 "scored_ignored")
+    __slots__ = ("constraints", "ignored_nodes", "domain_counts", "weights", "host_counts", "host_arrays",
+                 "batch", "scored_ignored")
 
     def __init__(self, constraints: list[Constraint]) -> None:
         self.constraints = constraints
@@ -39,17 +45,26 @@ class PreScoreState:
         self.weights: list[float] = []
         # Per hostname constraint: scored node name -> matching pods on it.
         self.host_counts: list[dict[str, int]] = [{} for _ in constraints]
+        # The fast path's instead (nothing reads them but the picture): per hostname constraint the
+        # scored node names in name order and their counts, an array; made into a dict only as JSON.
+        self.host_arrays: list[Optional[tuple[Sequence[str], np.ndarray]]] = [None for _ in constraints]
         self.batch = None  # the fast path's arrays (vectorized.ScoreArrays), when PreScore built them
         self.scored_ignored = None  # bool per position of the last score_batch, for normalize_batch
 
     def clone(self) -> "PreScoreState":
         return self  # read-only after PreScore, as in Go
 
-    def to_json(self) -> dict:
+    def to_json(self, node_counts: Optional[NodeCountsJSON] = None) -> dict:
+        """``node_counts(names, counts)``: the JSON of the fast path's per-node counts, or None for a
+        plain dict (the columnar encoder passes its own: the arrays go into columns as they are)."""
         constraints = []
         for i, c in enumerate(self.constraints):
-            if c.is_hostname and self.batch is not None:
-                counts = dict(self.host_counts[i])  # the fast path builds it in name order already
+            arrays = self.host_arrays[i]
+            if arrays is not None:
+                names, values = arrays
+                counts = node_counts(names, values) if node_counts is not None else None
+                if counts is None:
+                    counts = dict(zip(names, values.tolist()))
             else:
                 counts = dict(sorted((self.host_counts[i] if c.is_hostname else self.domain_counts[i]).items()))
             constraints.append({"topologyKey": c.topology_key, "maxSkew": c.max_skew,

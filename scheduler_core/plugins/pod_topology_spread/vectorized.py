@@ -229,7 +229,7 @@ def compute_pre_score_state(pod: Pod, constraints: list[Constraint], feasible: n
         if constraint.is_hostname:
             weights.append(go_log(float(len(kept) + 2)))
             hosts, host_names = _name_order(table).sorted_names_of(kept[column.codes[kept] != MISSING])
-            state.host_counts[i] = dict(zip(host_names, per_node[hosts].tolist()))  # in name order
+            state.host_arrays[i] = (host_names, per_node[hosts])  # in name order
             count_at.append(per_node)
             continue
         codes, values = _domain_codes(column)
