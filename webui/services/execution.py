@@ -56,9 +56,15 @@ class EventWriter:
     cycles_done: int = 0
     next_seq: int = 0
     last_flush: float = field(default_factory=time.monotonic)
+    # The limits, read once: Django's settings object costs microseconds per read, and add() runs
+    # for every event (thousands per second).
+    max_events: int = field(default_factory=lambda: settings.SCHEDLAB_MAX_EVENTS_PER_RUN)
+    max_stored_bytes: int = field(default_factory=lambda: settings.SCHEDLAB_MAX_STORED_BYTES_PER_RUN)
+    first_cycles: int = field(default_factory=lambda: settings.SCHEDLAB_RUN_FIRST_CYCLES)
+    flush_seconds: float = field(default_factory=lambda: settings.SCHEDLAB_EVENT_FLUSH_SECONDS)
 
     def add(self, event: engine.Event) -> None:
-        if self.next_seq >= settings.SCHEDLAB_MAX_EVENTS_PER_RUN:
+        if self.next_seq >= self.max_events:
             raise TooManyEvents()
         if self.open is not None and event.cycle != self.open_cycle:
             self._close()  # a segment holds one cycle's events
@@ -84,7 +90,7 @@ class EventWriter:
     def _close(self) -> None:
         blob = self.open.finish()
         self.stored_bytes += len(blob)
-        if self.stored_bytes > settings.SCHEDLAB_MAX_STORED_BYTES_PER_RUN:
+        if self.stored_bytes > self.max_stored_bytes:
             raise TooManyStoredBytes()
         first = self.open.first_seq
         self.segments.append(RunSegment(run_id=self.run_id, cycle=self.open_cycle, first_seq=first, end_seq=first + len(self.open), blob=blob))
@@ -93,15 +99,14 @@ class EventWriter:
     @property
     def finished_enough(self) -> bool:
         """The benchmark-only cut (SCHEDLAB_RUN_FIRST_CYCLES) was reached."""
-        first = settings.SCHEDLAB_RUN_FIRST_CYCLES
-        return bool(first) and self.cycles_done >= first
+        return bool(self.first_cycles) and self.cycles_done >= self.first_cycles
 
     def _due(self) -> bool:
         # Batches end only between cycles (a live view never gets half a cycle), and only once they
         # are old or big enough to be worth a write: a write (a transaction, a heartbeat, a message
         # to watchers) costs milliseconds, a 5000-node cycle's segment ~7 KB.
         pending = sum(len(segment.blob) for segment in self.segments)
-        return pending >= BATCH_BYTES or time.monotonic() - self.last_flush >= settings.SCHEDLAB_EVENT_FLUSH_SECONDS
+        return pending >= BATCH_BYTES or time.monotonic() - self.last_flush >= self.flush_seconds
 
     def flush(self) -> None:
         if self.open is not None:  # the run's end: its last events, even if their cycle did not end
