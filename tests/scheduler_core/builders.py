@@ -146,3 +146,39 @@ def storage_snapshot(nodes: Iterable[Node], pods: Iterable[Pod] = (), **objects)
     snapshot = make_snapshot(nodes, pods)
     snapshot.storage = StorageState(StorageObjects(**{k: list(v) for k, v in objects.items()}))
     return snapshot
+
+
+# ---------------------------------------------------------------------------- OpportunisticBatching
+
+
+def no_default_spreading(*plugin_config: str) -> str:
+    """A KubeSchedulerConfiguration document without PodTopologySpread's system default constraints
+    (the default profile never batches while they exist), with further ``pluginConfig`` entries."""
+    extra = "".join(f"  - {entry}\n" for entry in plugin_config)
+    return ("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
+            "- schedulerName: default-scheduler\n  pluginConfig:\n"
+            "  - name: PodTopologySpread\n    args: {defaultingType: List}\n" + extra + "---\n")
+
+
+def fill_one_node_each(nodes: int = 150, pods: int = 3) -> str:
+    """150 nodes of 4 CPUs (more than Filter looks at: it stops after 100 feasible ones); n010 and
+    n120 are the preferred size, n020 the second choice; each pod needs 3 CPUs, so a node takes one."""
+    sizes = {10: "xl", 20: "l", 120: "xl"}
+    docs = []
+    for i in range(nodes):
+        size = f", size: {sizes[i]}" if i in sizes else ""
+        docs.append(f"apiVersion: v1\nkind: Node\nmetadata: {{name: n{i:03d}, labels: {{kubernetes.io/hostname: n{i:03d}{size}}}}}\n"
+                    "status: {allocatable: {cpu: '4', memory: 16Gi, pods: '110'}}\n")
+    for j in range(pods):
+        docs.append(f"""apiVersion: v1
+kind: Pod
+metadata: {{name: p{j}, namespace: default, labels: {{app: web}}}}
+spec:
+  containers: [{{name: c, image: nginx, resources: {{requests: {{cpu: '3', memory: 1Gi}}}}}}]
+  affinity:
+    nodeAffinity:
+      preferredDuringSchedulingIgnoredDuringExecution:
+      - {{weight: 100, preference: {{matchExpressions: [{{key: size, operator: In, values: [xl]}}]}}}}
+      - {{weight: 50, preference: {{matchExpressions: [{{key: size, operator: In, values: [l]}}]}}}}
+""")
+    return "---\n".join(docs)

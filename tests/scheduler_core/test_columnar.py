@@ -27,6 +27,7 @@ from scheduler_core.columnar import (
 from scheduler_core.events import Event, ExtensionPoint, Payload, ScoreResult, TotalResult
 from scheduler_core.loop import run_to_the_end
 from scheduler_core.timeline import STORY_POINTS
+from tests.scheduler_core.builders import fill_one_node_each, no_default_spreading
 
 SHARED = Path(__file__).resolve().parents[3] / "shared"
 CORPUS = SHARED / "conformance" / "public"
@@ -306,8 +307,7 @@ def test_a_score_event_with_unusual_arrays_falls_back_to_json_exactly(raw):
 
 
 def test_a_run_with_batching_hints_round_trips_exactly():
-    from tests.scheduler_core.test_loop import NO_DEFAULT_SPREADING, _fill_one_node_each
-    scenario = load_scenario(NO_DEFAULT_SPREADING + _fill_one_node_each())
+    scenario = load_scenario(no_default_spreading() + fill_one_node_each())
     names = names_of(scenario)
     hinted = 0
     for _, group in itertools.groupby(run_to_the_end(scenario), key=lambda event: event.cycle):

@@ -212,9 +212,9 @@ def payload_of(events: list[dict], point: str, plugin, default=None) -> dict:
 
 def test_a_hinted_cycle_says_the_node_came_from_the_last_pod_ranking():
     from scheduler_core.loop import run_to_the_end
-    from tests.scheduler_core.test_loop import NO_DEFAULT_SPREADING, _fill_one_node_each
+    from tests.scheduler_core.builders import fill_one_node_each, no_default_spreading
     by_cycle: dict[int, list[dict]] = {}
-    for event in run_to_the_end(load_scenario(NO_DEFAULT_SPREADING + _fill_one_node_each()), tie_break="first"):
+    for event in run_to_the_end(load_scenario(no_default_spreading() + fill_one_node_each()), tie_break="first"):
         wire = json.loads(json.dumps(event.to_json()))
         by_cycle.setdefault(wire["cycle"], []).append(wire)
     first, second = explain_cycle(by_cycle[0]), explain_cycle(by_cycle[1])

@@ -5,6 +5,7 @@ from __future__ import annotations
 from scheduler_core import load_scenario
 from scheduler_core.events import ClusterChanged, ClusterChangeKind, ExtensionPoint
 from scheduler_core.loop import run_to_the_end
+from tests.scheduler_core.builders import fill_one_node_each, no_default_spreading
 
 # A WaitForFirstConsumer claim on a node without a kubernetes.io/hostname label: the stand-in
 # provisions a volume pinned to that label, so VolumeBinding's PreBind writes, then fails.
@@ -93,41 +94,6 @@ def test_plugins_moved_by_node_add_are_also_moved_by_node_taint_updates():
 
 # ---------------------------------------------------------------------------- OpportunisticBatching
 
-NO_DEFAULT_SPREADING = """\
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- schedulerName: default-scheduler
-  pluginConfig:
-  - name: PodTopologySpread
-    args: {defaultingType: List}
----
-"""
-
-
-def _fill_one_node_each(nodes: int = 150, pods: int = 3) -> str:
-    """150 nodes of 4 CPUs (more than Filter looks at: it stops after 100 feasible ones); n010 and
-    n120 are the preferred size, n020 the second choice; each pod needs 3 CPUs, so a node takes one."""
-    sizes = {10: "xl", 20: "l", 120: "xl"}
-    docs = []
-    for i in range(nodes):
-        size = f", size: {sizes[i]}" if i in sizes else ""
-        docs.append(f"apiVersion: v1\nkind: Node\nmetadata: {{name: n{i:03d}, labels: {{kubernetes.io/hostname: n{i:03d}{size}}}}}\n"
-                    "status: {allocatable: {cpu: '4', memory: 16Gi, pods: '110'}}\n")
-    for j in range(pods):
-        docs.append(f"""apiVersion: v1
-kind: Pod
-metadata: {{name: p{j}, namespace: default, labels: {{app: web}}}}
-spec:
-  containers: [{{name: c, image: nginx, resources: {{requests: {{cpu: '3', memory: 1Gi}}}}}}]
-  affinity:
-    nodeAffinity:
-      preferredDuringSchedulingIgnoredDuringExecution:
-      - {{weight: 100, preference: {{matchExpressions: [{{key: size, operator: In, values: [xl]}}]}}}}
-      - {{weight: 50, preference: {{matchExpressions: [{{key: size, operator: In, values: [l]}}]}}}}
-""")
-    return "---\n".join(docs)
-
 
 def _attempts(text: str):
     """(pod, node, the Filter summaries' JSON) per attempt of the run to the end."""
@@ -144,7 +110,7 @@ def _attempts(text: str):
 
 
 def test_a_pod_like_the_last_one_takes_the_next_node_of_its_ranking_without_a_new_pass():
-    attempts = _attempts(NO_DEFAULT_SPREADING + _fill_one_node_each())
+    attempts = _attempts(no_default_spreading() + fill_one_node_each())
     (p0, node0, f0), (p1, node1, f1), (p2, node2, f2) = attempts
     # p0 filters n000..n099 and takes n010; n020 comes next in its ranking, then the rest in order.
     assert (node0, len(f0[0]["evaluated"]), f0[0].get("batchHint")) == ("n010", 100, None)
@@ -158,14 +124,14 @@ def test_a_pod_like_the_last_one_takes_the_next_node_of_its_ranking_without_a_ne
 
 
 def test_the_default_profile_never_batches():
-    attempts = _attempts(_fill_one_node_each())
+    attempts = _attempts(fill_one_node_each())
     assert [node for _, node, _ in attempts] == ["n010", "n120", "n020"]
     assert not any(s.get("batchHint") for _, _, summaries in attempts for s in summaries)
 
 
 def test_a_pod_that_still_fits_the_last_node_gets_a_fresh_pass():
     # 8 CPUs per node: the node p0 took still fits p1, so the kept ranking says nothing about it.
-    text = (NO_DEFAULT_SPREADING + _fill_one_node_each()).replace("cpu: '4'", "cpu: '8'")
+    text = (no_default_spreading() + fill_one_node_each()).replace("cpu: '4'", "cpu: '8'")
     attempts = _attempts(text)
     assert [node for _, node, _ in attempts][:2] == ["n010", "n120"]
     assert all(len(summaries) == 1 and not summaries[0].get("batchHint") for _, _, summaries in attempts)

@@ -202,7 +202,7 @@ def test_a_single_pass_never_batches():
     """The single pass calls the plugins as the corpus was made: every pod gets a full pass."""
     from scheduler_core import load_scenario
     from scheduler_core.events import ExtensionPoint
-    from tests.scheduler_core.test_loop import NO_DEFAULT_SPREADING, _fill_one_node_each
-    events = list(simulate(load_scenario(NO_DEFAULT_SPREADING + _fill_one_node_each())))
+    from tests.scheduler_core.builders import fill_one_node_each, no_default_spreading
+    events = list(simulate(load_scenario(no_default_spreading() + fill_one_node_each())))
     chosen = [e.payload.node_name for e in events if e.extension_point is ExtensionPoint.TOTAL]
     assert chosen == ["n010", "n120", "n000"]

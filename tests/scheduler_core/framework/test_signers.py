@@ -19,20 +19,11 @@ from scheduler_core.model import (
 )
 from scheduler_core.model import Container
 from scheduler_core.scheduler import Scheduler
-from tests.scheduler_core.builders import make_pod, node_text
+from tests.scheduler_core.builders import make_pod, no_default_spreading, node_text
 
-LIST_DEFAULTING = """\
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- schedulerName: default-scheduler
-  pluginConfig:
-  - name: PodTopologySpread
-    args: {defaultingType: List}
-  - name: InterPodAffinity
-    args: {ignorePreferredTermsOfExistingPods: %s}
----
-"""
+
+def list_defaulting(ignore_preferred: str) -> str:
+    return no_default_spreading(f"{{name: InterPodAffinity, args: {{ignorePreferredTermsOfExistingPods: {ignore_preferred}}}}}")
 
 
 def _framework(config: str = ""):
@@ -116,7 +107,7 @@ def test_the_default_profile_signs_no_pod_system_spreading_depends_on_earlier_po
 
 
 def test_without_default_spreading_equal_pods_sign_alike_and_labels_count():
-    framework = _framework(LIST_DEFAULTING % "false")
+    framework = _framework(list_defaulting("false"))
     a = framework.sign_pod(make_pod("a", labels={"app": "web"}, requests={"cpu": 500}))
     b = framework.sign_pod(make_pod("b", labels={"app": "web"}, requests={"cpu": 500}))
     assert isinstance(a, tuple) and a == b
@@ -125,12 +116,12 @@ def test_without_default_spreading_equal_pods_sign_alike_and_labels_count():
 
 
 def test_labels_do_not_count_when_only_pods_with_terms_are_considered():
-    framework = _framework(LIST_DEFAULTING % "true")
+    framework = _framework(list_defaulting("true"))
     assert framework.sign_pod(make_pod("a", labels={"app": "web"})) == framework.sign_pod(make_pod("b", labels={"app": "db"}))
 
 
 def test_pods_with_pod_affinity_or_spread_constraints_are_not_signable():
-    framework = _framework(LIST_DEFAULTING % "false")
+    framework = _framework(list_defaulting("false"))
     term = PodAffinityTerm(None, "zone")
     affine = make_pod("a", affinity=Affinity(pod_anti_affinity=PodAffinity(required=(term,))))
     assert framework.sign_pod(affine).plugin == "InterPodAffinity"
