@@ -206,8 +206,7 @@ class _Encoder:
         return encoded if encoded is not None else self.value(payload.to_json())
 
     def node_list(self, nodes: Sequence[str]) -> Any:
-        column = self.columns.names(nodes, self.names, REF_NODES) if len(nodes) >= MIN_COLUMN else None
-        return {REF_NODES: column} if column is not None else self.value(list(nodes))
+        return self.value(self.node_column(nodes))
 
     def node_column(self, nodes: Sequence[str]) -> Any:
         """A node list inside JSON that ``value`` will read: a column reference it keeps as is, or
