@@ -67,3 +67,15 @@ def placed(text: str) -> str:
 
     ends = [e.payload.node_name for e in Scheduler(load_scenario(text)).run() if e.extension_point.value == "CycleEnd"]
     return ends[-1]
+
+
+def test_the_defaults_preset_is_the_releases_defaults_with_an_adaptive_share_of_nodes_scored():
+    """numFeasibleNodesToFind (schedule_one.go): no percentageOfNodesToScore means adaptive — 230 of 500 nodes."""
+    from scheduler_core import load_scenario
+    from scheduler_core.scheduler import Scheduler, num_feasible_nodes_to_find
+
+    from webui.services.configs import DEFAULTS_PRESET
+
+    assert PRESETS[DEFAULTS_PRESET] == DEFAULT_CONFIG and "percentageOfNodesToScore" not in DEFAULT_CONFIG
+    percentage = Scheduler(load_scenario(NODE + "---\n" + DEFAULT_CONFIG)).framework.percentage_of_nodes_to_score
+    assert num_feasible_nodes_to_find(percentage, 500) == 230
