@@ -88,6 +88,38 @@ def scenario_text(nodes: int, pending: int, running: int = 0) -> str:
     return "---\n".join(docs)
 
 
+# --- dumps as uploaded: archives built from a fixture directory -----------------------------------
+
+CLUSTER_INFO_DUMP = REPO / "tests" / "fixtures" / "webui_import" / "cluster-info"
+
+
+def dump_files(root: Path = CLUSTER_INFO_DUMP) -> list[tuple[str, bytes]]:
+    """Every file under root (README.md excepted) as (path relative to root's parent, bytes), sorted."""
+    return [(str(path.relative_to(root.parent)), path.read_bytes()) for path in sorted(root.rglob("*"))
+            if path.is_file() and path.name != "README.md"]
+
+
+def dump_archive(kind: str = "tar.gz", root: Path = CLUSTER_INFO_DUMP, extra: list[tuple[str, bytes]] = ()) -> bytes:
+    """The dump directory as an archive (kind: tar, tar.gz or zip), as a user would upload it."""
+    import io
+    import tarfile
+    import zipfile
+
+    buffer = io.BytesIO()
+    members = [*dump_files(root), *extra]
+    if kind == "zip":
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            for name, data in members:
+                archive.writestr(name, data)
+        return buffer.getvalue()
+    with tarfile.open(fileobj=buffer, mode="w:gz" if kind == "tar.gz" else "w") as archive:
+        for name, data in members:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
 # --- HTTP ---------------------------------------------------------------------------------------
 
 
