@@ -373,6 +373,13 @@ class NoticeCode(str, Enum):
     SCHEDULING_GATED = "scheduling-gated"  # spec.schedulingGates: never attempted
     PENDING_VOLUMES = "pending-volumes"  # PersistentVolumes without status.phase: stored as Pending
     RESOURCE_CLAIMS = "resource-claims"  # pending pods with DRA claims: not modelled, not attempted
+    NO_NODES = "no-nodes"  # no Node objects: nothing to schedule against (the CLI exits 3)
+    NO_PENDING_PODS = "no-pending-pods"  # no pod waits for a node: nothing to schedule
+    UNREAD_FILES = "unread-files"  # files of a directory or archive that are not YAML/JSON (logs, ...)
+    NOT_OBJECTS = "not-objects"  # YAML/JSON files of a dump that hold no Kubernetes object (tool metadata)
+    LINKS = "links"  # symbolic/hard links and special files of a directory or archive: not followed
+    CONTAINER_LOGS = "container-logs"  # container logs between the lists of `kubectl cluster-info dump`
+    DUPLICATE_OBJECTS = "duplicate-objects"  # the same object (same uid) written twice by a dump tool: read once
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ class ScenarioError:
     path: str  # "spec.containers[0].resources.requests.cpu"; "" for the object (or file) itself
     line: Optional[int]  # 1-based YAML line, None when unknown
     message: str
+    file: Optional[str] = None  # the file (inside a directory or archive) when several are read as one scenario
 
     @property
     def limit(self) -> Optional[str]:
@@ -30,25 +31,31 @@ class ScenarioError:
         return LIMIT_EXCEEDED if self.limit else INVALID
 
     def to_json(self) -> dict:
-        return {"object": self.object, "path": self.path, "line": self.line, "message": self.message,
+        located = {"file": self.file} if self.file is not None else {}
+        return {**located, "object": self.object, "path": self.path, "line": self.line, "message": self.message,
                 "code": self.code, "limit": self.limit}
 
     def __str__(self) -> str:
-        where = f"line {self.line}: " if self.line is not None else ""
+        line = f"line {self.line}: " if self.line is not None else ""
+        where = f"{self.file}: {line}" if self.file is not None else line
         path = f"{self.path}: " if self.path else ""
         return f"{where}{self.object}: {path}{self.message}"
 
 
-def _sort_key(error: ScenarioError) -> tuple[int, int]:
-    # Errors without a line (whole-file problems) come first.
-    return (0, 0) if error.line is None else (1, error.line)
+def _sorted(errors: list[ScenarioError]) -> list[ScenarioError]:
+    """File by file in the order the files were read, then by line; errors without a line
+    (whole-file problems) come first within their file."""
+    files: dict[Optional[str], int] = {}
+    for error in errors:
+        files.setdefault(error.file, len(files))
+    return sorted(errors, key=lambda e: (files[e.file], 0, 0) if e.line is None else (files[e.file], 1, e.line))
 
 
 class ScenarioInvalid(ValueError):
     """The scenario cannot be loaded; ``errors`` holds every problem found, sorted by line."""
 
     def __init__(self, errors: list[ScenarioError]) -> None:
-        self.errors = sorted(errors, key=_sort_key)
+        self.errors = _sorted(errors)
         first = "; ".join(str(e) for e in self.errors[:3])
         more = f" (and {len(self.errors) - 3} more)" if len(self.errors) > 3 else ""
         super().__init__(f"{len(self.errors)} problem(s) in scenario: {first}{more}")

@@ -18,14 +18,15 @@ INT64_MAX = 2**63 - 1
 class Context:
     """The object being decoded (its display name can change once metadata is read) and the error sink."""
 
-    __slots__ = ("object", "errors")
+    __slots__ = ("object", "errors", "file")
 
-    def __init__(self, object_name: str, errors: list[ScenarioError]) -> None:
+    def __init__(self, object_name: str, errors: list[ScenarioError], file: Optional[str] = None) -> None:
         self.object = object_name
         self.errors = errors
+        self.file = file  # the file being read when a scenario comes from several (None: the one text)
 
     def error(self, path: str, line: Optional[int], message: str) -> None:
-        self.errors.append(ScenarioError(self.object, path, line, message))
+        self.errors.append(ScenarioError(self.object, path, line, message, self.file))
 
 
 def describe(value: Any) -> str:

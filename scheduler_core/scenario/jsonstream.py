@@ -63,3 +63,34 @@ def as_yaml_stream(text: str) -> str:
         previous = cut
     pieces.append(text[previous:])
     return "".join(pieces)
+
+
+# `kubectl cluster-info dump` (standard output) writes each namespace's pods' container logs between
+# its JSON lists, each framed by these lines (kubectl/pkg/cmd/clusterinfo/clusterinfo_dump.go).
+_LOG_START = "==== START logs for container "
+_LOG_FRAME = re.compile(r"^==== (START|END) logs for container (\S+) of pod (\S+) ====[ \t\r]*$", re.MULTILINE)
+
+
+def blank_container_logs(text: str) -> tuple[str, list[str]]:
+    """The text with every container log block (its frame lines included) replaced by empty lines,
+    so the JSON lists around them read as a stream and every line number stays the file's; and the
+    blocks skipped ("namespace/pod container"). A start without its end runs to the end of the text."""
+    if _LOG_START not in text:
+        return text, []
+    pieces: list[str] = []
+    skipped: list[str] = []
+    kept_from = 0
+    open_at: Optional[int] = None
+    for frame in _LOG_FRAME.finditer(text):
+        if frame.group(1) == "START" and open_at is None:
+            pieces.append(text[kept_from:frame.start()])
+            open_at = frame.start()
+            skipped.append(f"{frame.group(3)} {frame.group(2)}")
+        elif frame.group(1) == "END" and open_at is not None:
+            pieces.append("\n" * text.count("\n", open_at, frame.end()))
+            kept_from, open_at = frame.end(), None
+    if open_at is not None:
+        pieces.append("\n" * text.count("\n", open_at))
+    else:
+        pieces.append(text[kept_from:])
+    return "".join(pieces), skipped

@@ -17,3 +17,7 @@ class Limits:
     max_depth: int = 64  # nesting of YAML mappings/sequences
     max_aliases: int = 100  # YAML aliases (*name) in the whole file
     max_alias_expansion: int = 10_000  # YAML nodes reachable through aliases, summed
+    # Directories and archives (scenario/sources.py). ``max_bytes`` bounds the YAML/JSON read from
+    # them, all files together; these bound the walk itself, members that are not read included.
+    max_files: int = 20_000  # entries of a directory tree or an archive
+    max_unpacked_bytes: int = 1024 * MIB  # bytes an archive inflates to, skipped members included

@@ -2,13 +2,18 @@
 
 Reads everything, collects every problem (object, field path, line, message) and raises
 ``ScenarioInvalid`` with all of them; no other exception leaves ``load_scenario``.
+
+``load_sources`` reads several files as one scenario (scenario/sources.py gathers them from
+directories and archives): each problem then also names its file. Typed lists (``NodeList``,
+``PodList``, any ``*List``, and lists or JSON arrays without a kind) give their items the kind
+their own kind, or the file's place in a dump layout, says.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Union
+from typing import Callable, Optional, Sequence, Union
 
 from scheduler_core.model import (
     Namespace,
@@ -27,6 +32,7 @@ from scheduler_core.model import (
 from scheduler_core.scenario import config as config_decoder
 from scheduler_core.scenario import objects, pods, storage
 from scheduler_core.scenario.errors import ScenarioError, ScenarioInvalid
+from scheduler_core.scenario.jsonstream import blank_container_logs
 from scheduler_core.scenario.fields import Context, Field
 from scheduler_core.scenario.gcpause import collector_paused
 from scheduler_core.scenario.limits import Limits
@@ -36,7 +42,7 @@ from scheduler_core.scenario.validation import (
     is_dns1123_label,
     is_dns1123_subdomain,
 )
-from scheduler_core.scenario.yamltree import Document, compose
+from scheduler_core.scenario.yamltree import Document, YList, YMap, compose
 
 FILE = "scenario"  # the object named by whole-file problems
 
@@ -63,6 +69,24 @@ KINDS: dict[str, Kind] = {
 }
 CONFIG_KIND = "KubeSchedulerConfiguration"
 LIST_KIND = "List"
+LIST_SUFFIX = "List"  # NodeList, PodList, ...: what the API answers a list request with
+
+
+@dataclass(frozen=True, slots=True)
+class SourceText:
+    """One file's text, read with others into one scenario."""
+
+    name: Optional[str]  # the file as errors name it (inside its directory or archive); None: the only text
+    text: Union[str, bytes]
+    kind_hint: str = ""  # the kind the file's place in a dump names, for objects written without one
+    lenient: bool = False  # found in a directory or archive: a file holding no object is skipped with a notice
+
+
+@dataclass(frozen=True, slots=True)
+class _Seen:
+    line: Optional[int]
+    file: Optional[str]
+    uid: str
 
 
 @dataclass
@@ -77,8 +101,11 @@ class _Collected:
     pdbs: list[PodDisruptionBudget] = field(default_factory=list)
     storage: StorageObjects = field(default_factory=StorageObjects)
     pending_volumes: list[str] = field(default_factory=list)  # PVs without status.phase
-    seen: dict[tuple[str, str, str], int] = field(default_factory=dict)  # (kind, ns, name) -> line
+    seen: dict[tuple[str, str, str], _Seen] = field(default_factory=dict)  # (kind, ns, name) -> first one
     ignored: Counter = field(default_factory=Counter)  # kind -> objects the scheduler does not read
+    not_objects: list[str] = field(default_factory=list)  # lenient files holding no Kubernetes object
+    duplicates: list[str] = field(default_factory=list)  # objects met again in another file (same uid)
+    container_logs: list[str] = field(default_factory=list)  # "ns/pod container" blocks skipped
     # Every pod with its object and whether spec.priority is written, for the Priority admission.
     admitted: list[tuple[Pod, Field, bool]] = field(default_factory=list)
 
@@ -88,11 +115,17 @@ class _LimitReached(Exception):
 
 
 def load_scenario(text: Union[str, bytes], *, limits: Optional[Limits] = None) -> Scenario:
+    return load_sources([SourceText(None, text)], limits=limits)
+
+
+def load_sources(sources: Sequence[SourceText], *, limits: Optional[Limits] = None) -> Scenario:
+    """Several files as one scenario, in the order given (the order of their Node objects is the
+    tie-break's document order); raises ``ScenarioInvalid`` with every problem, each naming its file."""
     limits = limits or Limits()
     errors: list[ScenarioError] = []
     try:
         with collector_paused():
-            scenario = _load(text, limits, errors)
+            scenario = _load(sources, limits, errors)
     except _LimitReached:
         scenario = None
     except RecursionError:
@@ -106,48 +139,73 @@ def load_scenario(text: Union[str, bytes], *, limits: Optional[Limits] = None) -
     return scenario
 
 
-def _load(text: Union[str, bytes], limits: Limits, errors: list[ScenarioError]) -> Optional[Scenario]:
-    decoded = _decode_text(text, limits, errors)
-    if decoded is None:
+def _load(sources: Sequence[SourceText], limits: Limits, errors: list[ScenarioError]) -> Optional[Scenario]:
+    if not _within_total_size(sources, limits, errors):
         return None
-    documents, problems = compose(decoded, limits)
-    errors.extend(ScenarioError(f"document {p.document}", "", p.line, p.message) for p in problems)
     collected = _Collected()
-    for document in documents:
-        _read_document(document, collected, limits, errors)
+    for source in sources:
+        _read_source(source, collected, limits, errors)
     _finish(collected, limits, errors)
     return Scenario(collected.nodes, collected.pods, collected.namespaces, collected.services,
                     collected.workloads, collected.config, collected.priority_classes, _notices(collected),
                     pdbs=collected.pdbs, storage=collected.storage)
 
 
-def _decode_text(text: Union[str, bytes], limits: Limits, errors: list[ScenarioError]) -> Optional[str]:
+def _within_total_size(sources: Sequence[SourceText], limits: Limits, errors: list[ScenarioError]) -> bool:
+    if len(sources) < 2:
+        return True  # one text: _decode_text says it, with the file's own words
+    size = sum(_size(source.text) for source in sources if isinstance(source.text, (str, bytes)))
+    if size > limits.max_bytes:
+        errors.append(ScenarioError(FILE, "", None, f"the scenario's files hold {size} bytes together, more than the "
+                                                    f"limit of {limits.max_bytes} (Limits.max_bytes)"))
+        return False
+    return True
+
+
+def _size(text: Union[str, bytes]) -> int:
+    return len(text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text)
+
+
+def _read_source(source: SourceText, collected: _Collected, limits: Limits, errors: list[ScenarioError]) -> None:
+    decoded = _decode_text(source.text, source.name, limits, errors)
+    if decoded is None:
+        return
+    decoded, logs = blank_container_logs(decoded)
+    collected.container_logs.extend(logs)
+    documents, problems = compose(decoded, limits)
+    errors.extend(ScenarioError(f"document {p.document}", "", p.line, p.message, source.name) for p in problems)
+    for document in documents:
+        _read_document(document, source, collected, limits, errors)
+
+
+def _decode_text(text: Union[str, bytes], file: Optional[str], limits: Limits,
+                 errors: list[ScenarioError]) -> Optional[str]:
     if not isinstance(text, (str, bytes)):
-        errors.append(ScenarioError(FILE, "", None, f"expected text or bytes, got {type(text).__name__}"))
+        errors.append(ScenarioError(FILE, "", None, f"expected text or bytes, got {type(text).__name__}", file))
         return None
-    size = len(text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text)
+    size = _size(text)
     if size > limits.max_bytes:
         errors.append(ScenarioError(FILE, "", None, f"the scenario is {size} bytes, more than the limit of "
-                                                    f"{limits.max_bytes} (Limits.max_bytes)"))
+                                                    f"{limits.max_bytes} (Limits.max_bytes)", file))
         return None
     if isinstance(text, str):
-        return _check_str(text, errors)
+        return _check_str(text, file, errors)
     try:
         return text.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         line = text.count(b"\n", 0, err.start) + 1
         errors.append(ScenarioError(FILE, "", line, f"the file is not valid UTF-8 (byte 0x{text[err.start]:02x} "
-                                                    f"at offset {err.start})"))
+                                                    f"at offset {err.start})", file))
         return None
 
 
-def _check_str(text: str, errors: list[ScenarioError]) -> Optional[str]:
+def _check_str(text: str, file: Optional[str], errors: list[ScenarioError]) -> Optional[str]:
     """A str can hold lone surrogates (from bad decoding upstream): not UTF-8, and libyaml would choke."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as err:
         line = text.count("\n", 0, err.start) + 1
-        errors.append(ScenarioError(FILE, "", line, "the text is not valid UTF-8 (lone surrogate)"))
+        errors.append(ScenarioError(FILE, "", line, "the text is not valid UTF-8 (lone surrogate)", file))
         return None
     return text.removeprefix("\ufeff")
 
@@ -155,38 +213,84 @@ def _check_str(text: str, errors: list[ScenarioError]) -> Optional[str]:
 # ---------------------------------------------------------------------- documents
 
 
-def _read_document(document: Document, collected: _Collected, limits: Limits, errors: list[ScenarioError]) -> None:
+def _read_document(document: Document, source: SourceText, collected: _Collected, limits: Limits,
+                   errors: list[ScenarioError]) -> None:
     value = document.value
     if value is None:
         return  # an empty document ("---" at the end of a stream)
+    if source.lenient and not _holds_objects(value):
+        if source.name not in collected.not_objects[-1:]:
+            collected.not_objects.append(source.name or FILE)
+        return
     label = f"document {document.index}"
-    root = Field(value, "", getattr(value, "line", document.line), Context(label, errors))
+    root = Field(value, "", getattr(value, "line", document.line), Context(label, errors, source.name))
+    if isinstance(value, YList) and value and _holds_objects(value):  # a JSON array of objects (sonobuoy)
+        _read_items(root, label, source.kind_hint, "", collected, limits, errors)
+        return
     if not root.expect_map():
         return
-    if root.get_str("kind") == LIST_KIND:
-        _read_list(root, label, collected, limits, errors)
-    else:
-        _read_object(root, collected, limits)
-
-
-def _read_list(root: Field, label: str, collected: _Collected, limits: Limits, errors: list[ScenarioError]) -> None:
-    items = root.get("items")
-    if items is None:
+    item_type = _list_item_type(value, source.kind_hint)
+    if item_type is None:
+        _read_object(root, collected, limits, source.kind_hint)
         return
+    items = root.get("items")
+    if items is not None:
+        _read_items(items, label, *item_type, collected, limits, errors)
+
+
+def _list_item_type(value: YMap, kind_hint: str) -> Optional[tuple[str, str]]:
+    """(kind, apiVersion) a list gives its items written without them ("" for none), or None when
+    the document is an object, not a list. ``kind: List`` items carry their own; a typed list
+    (``NodeList``, as the API answers a list request) names its items' kind and its apiVersion is
+    theirs; a list without a kind has the kind the file's place in a dump names, if any."""
+    kind = value.get("kind", "")
+    if kind == LIST_KIND:
+        return kind_hint, ""
+    if not isinstance(kind, str) or "items" not in value:
+        return None
+    if not kind:
+        return kind_hint, ""
+    if kind.endswith(LIST_SUFFIX) and kind not in KINDS and kind != CONFIG_KIND:
+        api_version = value.get("apiVersion", "")
+        return kind[:-len(LIST_SUFFIX)], api_version if isinstance(api_version, str) else ""
+    return None
+
+
+def _holds_objects(value: object) -> bool:
+    """Whether a document found in a dump holds Kubernetes objects (tools also write their own
+    metadata, reports and settings as YAML/JSON: those are skipped with a notice)."""
+    if isinstance(value, YMap):
+        if _object_like(value):
+            return True
+        items = value.get("items")
+        return isinstance(items, YList) and (not items or _object_like(items[0]))
+    if isinstance(value, YList):
+        return not value or _object_like(value[0])
+    return False
+
+
+def _object_like(value: object) -> bool:
+    return isinstance(value, YMap) and ("kind" in value or "apiVersion" in value or "metadata" in value)
+
+
+def _read_items(items: Field, label: str, item_kind: str, api_version: str, collected: _Collected,
+                limits: Limits, errors: list[ScenarioError]) -> None:
+    file = items.ctx.file
     for index, item in enumerate(items.items()):
-        item.ctx = Context(f"{label} items[{index}]", errors)
+        item.ctx = Context(f"{label} items[{index}]", errors, file)
         if item.expect_map():
-            _read_object(Field(item.value, "", item.line, item.ctx), collected, limits)
+            _read_object(Field(item.value, "", item.line, item.ctx), collected, limits, item_kind, api_version)
 
 
-def _read_object(obj: Field, collected: _Collected, limits: Limits) -> None:
+def _read_object(obj: Field, collected: _Collected, limits: Limits, default_kind: str = "",
+                 default_api_version: str = "") -> None:
     kind_field = obj.get("kind")
     if kind_field is not None and not isinstance(kind_field.value, str):
         _name_the_object(obj)
         kind_field.as_str()  # the one error: kind is not a string (a list item names its object)
         return
-    kind = kind_field.as_str() if kind_field is not None else ""
-    api_version = obj.get_str("apiVersion")
+    kind = kind_field.as_str() if kind_field is not None else default_kind
+    api_version = obj.get_str("apiVersion") or (default_api_version if kind_field is None else "")
     if kind == CONFIG_KIND:
         _read_config(obj, api_version, collected)
         return
@@ -223,14 +327,21 @@ def _name_the_object(obj: Field) -> None:
 
 
 def _register(obj: Field, kind: str, meta: Metadata, collected: _Collected) -> bool:
-    """Duplicate names are refused as the API server would (AlreadyExists)."""
+    """Duplicate names are refused as the API server would (AlreadyExists). A dump tool may write
+    one object twice in two files (must-gather: a namespace's pods.yaml and each pod's own file):
+    the same uid in another file is that same object, read once with a notice."""
     key = (kind, meta.namespace, meta.name)
     first = collected.seen.get(key)
+    file = obj.ctx.file
     if first is not None:
+        if meta.uid and first.uid == meta.uid and first.file != file:
+            collected.duplicates.append(obj.ctx.object)
+            return False
+        where = f"line {first.line}" + (f" of {first.file}" if first.file != file and first.file else "")
         metadata = obj.get("metadata")
-        (metadata or obj).error_at("name", f'Duplicate value: {kind} "{meta.name}" already defined at line {first}')
+        (metadata or obj).error_at("name", f'Duplicate value: {kind} "{meta.name}" already defined at {where}')
         return False
-    collected.seen[key] = obj.line
+    collected.seen[key] = _Seen(obj.line, file, meta.uid)
     return True
 
 
@@ -339,6 +450,40 @@ def _notices(collected: _Collected) -> list[Notice]:
         notices.append(Notice(NoticeCode.MISSING_NODE, f"{len(absent)} pod(s) bound to node(s) not in the scenario "
                               f"({missing}{', ...' if len({p.node_name for p in absent}) > 5 else ''}) ignored",
                               tuple(f"Pod {p.key}" for p in absent)))
+    return [*notices, *_reading_notices(collected), *_emptiness_notices(collected)]
+
+
+def _reading_notices(collected: _Collected) -> list[Notice]:
+    """What was read around the objects: files of a dump that hold none, objects a dump tool wrote
+    twice, the container logs of ``kubectl cluster-info dump``."""
+    notices: list[Notice] = []
+    if collected.not_objects:
+        notices.append(Notice(NoticeCode.NOT_OBJECTS, f"{len(collected.not_objects)} YAML/JSON file(s) hold no "
+                              "Kubernetes object (a tool's own metadata or reports): not read",
+                              tuple(collected.not_objects)))
+    if collected.duplicates:
+        notices.append(Notice(NoticeCode.DUPLICATE_OBJECTS, f"{len(collected.duplicates)} object(s) written again in "
+                              "another file with the same uid: read once", tuple(collected.duplicates)))
+    if collected.container_logs:
+        notices.append(Notice(NoticeCode.CONTAINER_LOGS, f"the logs of {len(collected.container_logs)} container(s) "
+                              "between the lists (kubectl cluster-info dump): skipped, the scheduler does not read logs",
+                              tuple(collected.container_logs)))
+    return notices
+
+
+def _emptiness_notices(collected: _Collected) -> list[Notice]:
+    """A scenario with nothing to schedule against, or nothing to schedule, is never valid in silence:
+    a dump read wrong (or a dump of something else) would otherwise answer "every pod is placed"."""
+    notices: list[Notice] = []
+    if not collected.nodes:
+        notices.append(Notice(NoticeCode.NO_NODES, "no Node objects were read: there is nothing to schedule "
+                              "against, so every pending pod would stay pending (include the nodes: "
+                              "kubectl get nodes -o yaml)"))
+    waiting = sum(1 for pod in collected.pods if not pod.node_name and not pod.is_finished)
+    if not waiting:
+        running = len(collected.pods) - sum(1 for pod in collected.pods if pod.is_finished)
+        notices.append(Notice(NoticeCode.NO_PENDING_PODS, f"no pending pods: nothing to schedule ({running} pod(s) "
+                              "already on nodes); add a pod without spec.nodeName to see where it would go"))
     return notices
 
 

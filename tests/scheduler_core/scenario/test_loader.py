@@ -394,7 +394,8 @@ def test_it_names_the_document_when_the_object_has_no_name():
 def test_it_ignores_a_pod_bound_to_a_node_not_in_the_scenario_with_a_notice():
     scenario = load_scenario(stream(NODE, pod(CONTAINER + "nodeName: n9\n")))
     assert scenario.running_pods == [] and scenario.pending_pods == []
-    [notice] = scenario.notices
+    notice, nothing_pending = scenario.notices
+    assert nothing_pending.code is NoticeCode.NO_PENDING_PODS
     assert notice.code is NoticeCode.MISSING_NODE and notice.objects == ("Pod default/web-1",)
     assert "n9" in notice.message
 
@@ -558,7 +559,8 @@ def test_it_accepts_every_other_kind_and_reports_it_once_as_ignored():
     config_map = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: b}\n"
     listed = ('{"apiVersion": "v1", "kind": "List", "items": ['
               '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}]}')
-    scenario = load_scenario(stream(NODE, deployment, config_map, deployment.replace("name: d", "name: e"), listed))
+    scenario = load_scenario(stream(NODE, deployment, config_map, deployment.replace("name: d", "name: e"), listed + "\n",
+                                    pod(CONTAINER)))
     [notice] = scenario.notices
     assert notice.code is NoticeCode.IGNORED_KINDS
     assert notice.message == "ignored (the scheduler does not read them): 2 ConfigMap, 2 Deployment"
@@ -580,7 +582,8 @@ def test_finished_pods_are_left_out_with_a_notice(phase):
     pending_finished = pod(CONTAINER, "never-ran") + f"status: {{phase: {phase}}}\n"
     scenario = load_scenario(stream(NODE, finished, pending_finished))
     assert scenario.running_pods == [] and scenario.pending_pods == []
-    [notice] = scenario.notices
+    notice, nothing_pending = scenario.notices
+    assert nothing_pending.code is NoticeCode.NO_PENDING_PODS
     assert notice.code is NoticeCode.FINISHED_PODS and notice.objects == ("Pod default/done", "Pod default/never-ran")
 
 

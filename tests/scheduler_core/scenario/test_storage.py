@@ -103,7 +103,7 @@ def test_it_reads_claims_volumes_and_classes():
     storage_class, = scenario.storage.classes
     assert (storage_class.volume_binding_mode, storage_class.allowed_topologies) == (
         "WaitForFirstConsumer", ((TopologySelectorRequirement("topology.kubernetes.io/zone", ("a", "b")),),))
-    assert not scenario.notices  # nothing ignored any more
+    assert [n.code.value for n in scenario.notices] == ["no-pending-pods"]  # nothing ignored any more
 
 
 def test_it_reads_the_csi_objects():
@@ -139,8 +139,9 @@ def test_a_volume_written_without_phase_is_pending_and_said_so():
     text = ("apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: bare}\n"
             "spec: {capacity: {storage: 1Gi}, accessModes: [ReadWriteOnce], hostPath: {path: /x}}\n")
     loaded = load_scenario(stream(text, VOLUME))
-    notice, = loaded.notices
+    notice, *empty = loaded.notices
     assert (notice.code.value, notice.objects) == ("pending-volumes", ("PersistentVolume bare",))
+    assert [n.code.value for n in empty] == ["no-nodes", "no-pending-pods"]
     assert [v.phase for v in loaded.storage.volumes] == ["Pending", "Bound"]
 
 
