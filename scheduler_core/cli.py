@@ -1,4 +1,5 @@
-"""`python -m scheduler_core trace|timeline SCENARIO [--json]`, `bench FILE` and `snapshot [-o FILE]`.
+"""`python -m scheduler_core trace|timeline|check SCENARIO [--json]`, `explain-pod SCENARIO NS/POD`, `bench FILE`
+and `snapshot [-o FILE]`.
 
 Exit codes: 0 success, 2 invalid input (every problem listed on stderr, no traceback).
 """
@@ -13,7 +14,11 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from scheduler_core import snapshot
+from scheduler_core.findings import find_all
 from scheduler_core.loop import run_to_the_end
+from scheduler_core.model import Scenario
+from scheduler_core.node_taints import NodeTaintChange, controller_taint_changes, taint_text, with_controller_taints
+from scheduler_core.recorded import compare_recorded, replayed_from_timeline, replayed_from_trace, with_recorded
 from scheduler_core.report import TimelineReport, render_comparison, render_notices, render_report
 from scheduler_core.scenario import ScenarioInvalid, load_scenario
 from scheduler_core.scheduler import TIE_BREAK_FIRST, TIE_BREAK_RANDOM, simulate
@@ -34,6 +39,7 @@ def _parser() -> argparse.ArgumentParser:
     trace.add_argument("--tie-break", choices=(TIE_BREAK_FIRST, TIE_BREAK_RANDOM), default=TIE_BREAK_FIRST,
                        help="first node in document order (default) or the real scheduler's random pick")
     trace.add_argument("--seed", type=int, default=None, help="random seed for --tie-break random")
+    _add_taints_flag(trace)
     timeline = commands.add_parser("timeline", help="run the scheduler to the end: queue, retries, preemption")
     timeline.add_argument("scenario", help="scenario YAML file ('-' for standard input)")
     timeline.add_argument("--json", action="store_true", help="print the timeline JSON of spec/TIMELINE.md")
@@ -41,6 +47,16 @@ def _parser() -> argparse.ArgumentParser:
     timeline.add_argument("--tie-break", choices=(TIE_BREAK_FIRST, TIE_BREAK_RANDOM), default=TIE_BREAK_FIRST,
                           help="first node in document order (default) or the real scheduler's random pick")
     timeline.add_argument("--seed", type=int, default=None, help="random seed for --tie-break random")
+    _add_taints_flag(timeline)
+    check = commands.add_parser("check", help="what was read, what was left out, what the dump lacks (no run)")
+    check.add_argument("scenario", help="scenario YAML/JSON file ('-' for standard input)")
+    check.add_argument("--json", action="store_true", help="print the check as JSON (docs/CHECK.md)")
+    _add_taints_flag(check)
+    explain_pod = commands.add_parser("explain-pod", help="why is this running pod on its node? (its cycle re-run now)")
+    explain_pod.add_argument("scenario")
+    explain_pod.add_argument("pod", help="namespace/name of a running pod")
+    explain_pod.add_argument("--json", action="store_true", help="print the answer as JSON")
+    _add_taints_flag(explain_pod)
     bench = commands.add_parser("bench", help="measure scheduling speed and memory on a scenario")
     bench.add_argument("scenario")
     bench.add_argument("--percentage", type=int, default=None,
@@ -66,6 +82,12 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_taints_flag(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--add-node-taints", action="store_true",
+                         help="first give nodes the taints the node lifecycle controller keeps in step with their "
+                              "conditions (not-ready, unreachable, pressure, unschedulable)")
+
+
 def _read(path: str) -> bytes:
     if path == "-":
         return sys.stdin.buffer.read()
@@ -84,10 +106,29 @@ def _load(path: str):
     return None
 
 
+def _with_taints(scenario: Scenario, args: argparse.Namespace) -> tuple[Scenario, Optional[list[NodeTaintChange]]]:
+    """--add-node-taints: the scenario with the controller's taint changes made, and those changes."""
+    if not getattr(args, "add_node_taints", False):
+        return scenario, None
+    changes = controller_taint_changes(scenario)
+    return with_controller_taints(scenario, changes), changes
+
+
+def _taint_lines(changes: Optional[list[NodeTaintChange]]) -> list[str]:
+    if changes is None:
+        return []
+    if not changes:
+        return ["note: --add-node-taints: every node already carries the taints its conditions call for"]
+    return [f"note: --add-node-taints: {c.node} " + " ".join([f"+{taint_text(t)}" for t in c.add]
+                                                            + [f"-{taint_text(t)}" for t in c.remove])
+            for c in changes]
+
+
 def run_trace(args: argparse.Namespace) -> int:
     scenario = _load(args.scenario)
     if scenario is None:
         return EXIT_INVALID
+    scenario, changes = _with_taints(scenario, args)
     builder = TraceBuilder()
     events = []
     for event in simulate(scenario, tie_break=args.tie_break, seed=args.seed):
@@ -97,9 +138,12 @@ def run_trace(args: argparse.Namespace) -> int:
         elif not args.json:
             events.append(event)
     if args.json:
-        print(json.dumps(builder.summary(), sort_keys=True))
+        summary = builder.summary()
+        recorded = compare_recorded(scenario, replayed_from_trace(summary), find_all(scenario))
+        print(json.dumps(with_recorded(summary, recorded), sort_keys=True))
     elif not args.events:
-        print(render_report(events, scenario))
+        recorded = compare_recorded(scenario, replayed_from_trace(builder.summary()), find_all(scenario))
+        print("\n".join([*_taint_lines(changes), render_report(events, scenario), *recorded.lines()]))
     return 0
 
 
@@ -107,6 +151,7 @@ def run_timeline(args: argparse.Namespace) -> int:
     scenario = _load(args.scenario)
     if scenario is None:
         return EXIT_INVALID
+    scenario, changes = _with_taints(scenario, args)
     builder = TimelineBuilder()
     report = TimelineReport()
     for event in run_to_the_end(scenario, tie_break=args.tie_break, seed=args.seed):
@@ -116,9 +161,46 @@ def run_timeline(args: argparse.Namespace) -> int:
         elif not args.json:
             report.add(event)
     if args.json:
-        print(json.dumps(builder.summary(), sort_keys=True))
+        summary = builder.summary()
+        recorded = compare_recorded(scenario, replayed_from_timeline(summary), find_all(scenario))
+        print(json.dumps(with_recorded(summary, recorded), sort_keys=True))
     elif not args.events:
-        print("\n".join([*render_notices(scenario), *report.lines]))
+        recorded = compare_recorded(scenario, replayed_from_timeline(builder.summary()), find_all(scenario))
+        print("\n".join([*_taint_lines(changes), *render_notices(scenario), *report.lines, *recorded.lines()]))
+    return 0
+
+
+def run_check(args: argparse.Namespace) -> int:
+    from scheduler_core.check import check_scenario
+
+    scenario = _load(args.scenario)
+    if scenario is None:
+        return EXIT_INVALID
+    scenario, changes = _with_taints(scenario, args)
+    report = check_scenario(scenario, changes)
+    if args.json:
+        print(json.dumps(report.to_json(), sort_keys=True))
+    else:
+        print("\n".join(report.lines()))
+    return 0
+
+
+def run_explain_pod(args: argparse.Namespace) -> int:
+    from scheduler_core.explain_pod import NotBound, explain_pod
+
+    scenario = _load(args.scenario)
+    if scenario is None:
+        return EXIT_INVALID
+    scenario, changes = _with_taints(scenario, args)
+    try:
+        answer = explain_pod(scenario, args.pod)
+    except NotBound as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_INVALID
+    if args.json:
+        print(json.dumps(answer.to_json(), sort_keys=True))
+    else:
+        print("\n".join([*_taint_lines(changes), *answer.lines()]))
     return 0
 
 
@@ -219,6 +301,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return run_compare(args)
         if args.command == "whatif":
             return run_whatif(args)
+        if args.command == "check":
+            return run_check(args)
+        if args.command == "explain-pod":
+            return run_explain_pod(args)
         return run_bench(args)
     except BrokenPipeError:
         return 0

@@ -195,6 +195,19 @@ FINISHED_PHASES = (PHASE_SUCCEEDED, PHASE_FAILED)
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 
 
+@dataclass(frozen=True, slots=True)
+class RecordedScheduling:
+    """A dumped pod's ``status.conditions[type=PodScheduled]``: the real scheduler's last word on it
+    (status "False" with reason Unschedulable or SchedulingGated and the FailedScheduling text, or
+    "True" once bound). The scheduler never reads it; SchedLab shows it beside the replay."""
+
+    status: str  # "True", "False" or "Unknown"
+    reason: str = ""
+    message: str = ""
+    time: Optional[datetime] = None  # lastTransitionTime
+    time_text: str = ""  # lastTransitionTime as written, for output
+
+
 @dataclass(slots=True, eq=False)
 class Pod:
     name: str
@@ -234,6 +247,7 @@ class Pod:
     doc_index: int = 0  # position in the scenario file: the queue's FIFO order for equal priority
     line: Optional[int] = None  # YAML line of the object, for messages
     volumes: tuple["Volume", ...] = ()  # spec.volumes (types in the storage section at the end)
+    recorded: Optional[RecordedScheduling] = None  # status.conditions[type=PodScheduled], when dumped
 
     @property
     def is_finished(self) -> bool:
@@ -257,6 +271,15 @@ class ContainerImage:
     size_bytes: int
 
 
+@dataclass(frozen=True, slots=True)
+class NodeCondition:
+    """One of a node's ``status.conditions``: the scheduler does not read them, the node lifecycle
+    controller turns them into taints (see node_taints.py)."""
+
+    type: str  # Ready, MemoryPressure, DiskPressure, PIDPressure, NetworkUnavailable, ...
+    status: str  # "True", "False" or "Unknown"
+
+
 @dataclass(slots=True, eq=False)
 class Node:
     name: str
@@ -267,6 +290,7 @@ class Node:
     images: tuple[ContainerImage, ...] = ()
     doc_index: int = 0
     line: Optional[int] = None
+    conditions: tuple[NodeCondition, ...] = ()  # status.conditions, in the order written
 
     def __repr__(self) -> str:
         return f"Node({self.name})"
@@ -276,6 +300,9 @@ class Node:
 class Namespace:
     name: str
     labels: dict[str, str] = field(default_factory=dict)
+    # False: no Namespace object in the scenario, only pods (or affinity terms) naming it; its
+    # labels are unknown (see findings.py).
+    declared: bool = True
 
 
 @dataclass(frozen=True, slots=True)

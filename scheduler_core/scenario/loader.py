@@ -493,7 +493,7 @@ def _ensure_namespaces(collected: _Collected) -> None:
     for pod in collected.pods:
         for name in (pod.namespace, *_term_namespaces(pod)):
             if name not in namespaces:
-                namespaces[name] = Namespace(name)
+                namespaces[name] = Namespace(name, declared=False)
 
 
 def _term_namespaces(pod: Pod) -> list[str]:

@@ -9,6 +9,7 @@ from scheduler_core.model import (
     ContainerImage,
     Namespace,
     Node,
+    NodeCondition,
     PodDisruptionBudget,
     PriorityClass,
     Service,
@@ -36,7 +37,18 @@ def decode_node(obj: Field, meta: Metadata, doc_index: int) -> Node:
     if status is not None:
         node.allocatable = _allocatable(status)
         node.images = tuple(i for i in (_image(f) for f in status.get_list("images")) if i)
+        node.conditions = _conditions(status)
     return node
+
+
+def _conditions(status: Field) -> tuple[NodeCondition, ...]:
+    """status.conditions' type and status (what the node lifecycle controller turns into taints);
+    the scheduler does not read them, so an entry without both is passed over, not refused."""
+    found = []
+    for item in status.get_list("conditions"):
+        if item.expect_map() and item.get_str("type") and item.get_str("status"):
+            found.append(NodeCondition(item.get_str("type"), item.get_str("status")))
+    return tuple(found)
 
 
 def _allocatable(status: Field) -> dict[str, int]:

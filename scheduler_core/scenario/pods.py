@@ -16,6 +16,7 @@ from scheduler_core.model import (
     ContainerResourceStatus,
     OwnerReference,
     Pod,
+    RecordedScheduling,
     ResourceList,
     Toleration,
     TopologySpreadConstraint,
@@ -45,6 +46,7 @@ PROTOCOLS = ("TCP", "UDP", "SCTP")
 PREEMPTION_POLICIES = ("PreemptLowerPriority", "Never")
 DEFAULT_SCHEDULER = "default-scheduler"
 DISRUPTION_TARGET = "DisruptionTarget"  # the condition preemption writes on its victims
+POD_SCHEDULED = "PodScheduled"  # the condition the scheduler writes (its last word on the pod)
 PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
 RESIZE_PENDING = "PodResizePending"
 RESIZE_INFEASIBLE = "Infeasible"
@@ -193,6 +195,20 @@ def _decode_lifecycle(obj: Field, pod: Pod) -> None:
         for condition in status.get_list("conditions"))
     if pod.nominated_node_name:
         check(status.get("nominatedNodeName"), pod.nominated_node_name, is_dns1123_subdomain(pod.nominated_node_name))
+    pod.recorded = _recorded_scheduling(status)
+
+
+def _recorded_scheduling(status: Field) -> Optional[RecordedScheduling]:
+    """status.conditions[type=PodScheduled]: kept to be shown beside the replay, never read by it."""
+    for condition in status.get_list("conditions"):
+        if condition.expect_map() and condition.get_str("type") == POD_SCHEDULED:
+            time_field = condition.get("lastTransitionTime")
+            if time_field is not None and time_field.value is None:
+                time_field = None  # written as null
+            return RecordedScheduling(condition.get_str("status"), condition.get_str("reason"),
+                                      condition.get_str("message"), read_time(time_field),
+                                      time_field.as_str() if time_field is not None else "")
+    return None
 
 
 def read_time(field: Optional[Field]) -> Optional[datetime]:

@@ -12,11 +12,11 @@ from typing import Any
 
 import yaml
 
+from scheduler_core.scenario.textedit import LOADER, documents
 from webui.models import Run
 from webui.services import engine, runs, scenarios
 from webui.services.access import Actor
 from webui.services.errors import DomainError
-from webui.services.whatif import LOADER, documents
 
 CONFIG_KIND = "KubeSchedulerConfiguration"
 MAX_CONFIG_CHARS = 64 * 1024

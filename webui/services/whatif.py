@@ -4,24 +4,19 @@ the scenario text as a new version.
 Applying edits only the documents it must: the pod's own document, the node's for a node-side
 change (labels, allocatable), or, for an eviction, the victims' documents are removed; every other
 document keeps its text, comments and layout. An object inside a `kind: List` is edited inside that
-List document (which is then written anew).
+List document (which is then written anew). The text edits themselves are the engine's
+(scheduler_core/scenario/textedit.py), shared with the node taints the controller would add.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any, Callable
 
-import yaml
-
+from scheduler_core.scenario.textedit import KEEP, edit_objects
 from webui.models import Run
 from webui.services import engine, events, scenarios
 from webui.services.access import Actor
 from webui.services.errors import DomainError
-
-DOCUMENT_START = re.compile(r"^---[ \t]*(?:#.*)?$", re.MULTILINE)
-LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 def suggestions(run: Run, pod: str) -> dict[str, Any]:
@@ -57,76 +52,12 @@ def apply_to_text(text: str, pod_key: str, suggestion: dict[str, Any]) -> str:
     kind, change = suggestion["kind"], suggestion["change"]
     if kind == "evict":
         victims = set(change["victims"])
-        return _edit_objects(text, "Pod", lambda key, _: None if key in victims else _KEEP)
+        return edit_objects(text, "Pod", lambda key, _: None if key in victims else KEEP)
     if kind in _NODE_EDITS:
         edit = _NODE_EDITS[kind]
-        return _edit_objects(text, "Node", lambda key, obj: edit(obj, change) if key == change["node"] else _KEEP)
+        return edit_objects(text, "Node", lambda key, obj: edit(obj, change) if key == change["node"] else KEEP)
     edit = _EDITS[kind]
-    return _edit_objects(text, "Pod", lambda key, obj: edit(obj, change) if key == pod_key else _KEEP)
-
-
-_KEEP = object()  # an edit's answer: leave this object as it is
-
-
-def _edit_objects(text: str, kind: str, edit: Callable[[str, dict], Any]) -> str:
-    """Each document (or List item) of `kind` goes through `edit` with its key (namespace/name for a
-    Pod, the name for a Node): _KEEP leaves it, None removes it, a dict replaces it. Documents
-    without a change keep their exact text."""
-    chunks = documents(text)
-    out = []
-    for chunk in chunks:
-        try:
-            document = yaml.load(chunk.body, Loader=LOADER)
-        except yaml.YAMLError:
-            out.append(chunk.original)
-            continue
-        changed, new = _edit_document(document, kind, edit)
-        if not changed:
-            out.append(chunk.original)
-        elif new is not None:
-            out.append(chunk.separator + yaml.dump(new, Dumper=DUMPER, sort_keys=False, default_flow_style=False))
-    return "".join(out)
-
-
-def _edit_document(document: Any, kind: str, edit: Callable[[str, dict], Any]) -> tuple[bool, Any]:
-    if not isinstance(document, dict):
-        return False, document
-    if document.get("kind") == "List" and isinstance(document.get("items"), list):
-        items, changed = [], False
-        for item in document["items"]:
-            item_changed, new = _edit_document(item, kind, edit)
-            changed |= item_changed
-            if new is not None:
-                items.append(new)
-        return changed, {**document, "items": items} if changed else document
-    if document.get("kind") != kind:
-        return False, document
-    metadata = document.get("metadata") or {}
-    key = f"{metadata.get('namespace') or 'default'}/{metadata.get('name')}" if kind == "Pod" else str(metadata.get("name"))
-    result = edit(key, document)
-    if result is _KEEP:
-        return False, document
-    return True, result
-
-
-class _Chunk:
-    def __init__(self, separator: str, body: str) -> None:
-        self.separator, self.body = separator, body
-
-    @property
-    def original(self) -> str:
-        return self.separator + self.body
-
-
-def documents(text: str) -> list[_Chunk]:
-    """The stream split at its `---` lines, each part keeping its separator line."""
-    chunks, last, separator = [], 0, ""
-    for match in DOCUMENT_START.finditer(text):
-        chunks.append(_Chunk(separator, text[last:match.start()]))
-        end = match.end() + (1 if match.end() < len(text) and text[match.end()] == "\n" else 0)
-        separator, last = text[match.start():end], end
-    chunks.append(_Chunk(separator, text[last:]))
-    return [c for c in chunks if c.separator or c.body]
+    return edit_objects(text, "Pod", lambda key, obj: edit(obj, change) if key == pod_key else KEEP)
 
 
 def _spec(pod: dict) -> dict:

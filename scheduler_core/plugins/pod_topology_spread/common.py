@@ -30,7 +30,7 @@ HONOR = "Honor"
 IGNORE = "Ignore"
 
 # helper.DefaultSelector accepts a controller only with these exact group/version/kind.
-_CONTROLLER_KINDS = {
+CONTROLLER_KINDS = {
     ("v1", "ReplicationController"),
     ("apps/v1", "ReplicaSet"),
     ("apps/v1", "StatefulSet"),
@@ -90,7 +90,7 @@ def default_selector(pod: Pod, services: Iterable[Service], workloads: Iterable[
             label_set.update(service.selector)
     extra: tuple[LabelSelectorRequirement, ...] = ()
     owner = next((ref for ref in pod.owner_references if ref.controller), None)
-    if owner is not None and (owner.api_version, owner.kind) in _CONTROLLER_KINDS:
+    if owner is not None and (owner.api_version, owner.kind) in CONTROLLER_KINDS:
         workload = _find_workload(workloads, owner.kind, pod.namespace, owner.name)
         if workload is not None and workload.selector is not None:
             if owner.kind == "ReplicationController":

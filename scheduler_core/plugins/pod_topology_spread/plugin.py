@@ -27,7 +27,7 @@ from scheduler_core.framework.interfaces import Handle, NodeScore, PreFilterResu
 from scheduler_core.framework.node_info import NodeInfo, PodInfo
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.status import SKIP, MaybeStatus, Status
-from scheduler_core.model import Pod
+from scheduler_core.model import Pod, TopologySpreadConstraint
 from scheduler_core.plugins.pod_topology_spread.args import (
     DO_NOT_SCHEDULE,
     SCHEDULE_ANYWAY,
@@ -87,6 +87,11 @@ class PodTopologySpread:
         self._groupings: dict[str, tuple[NodeTable, DomainNodes]] = {}  # the picture's nodes per domain, per key
 
     # ------------------------------------------------------------------ constraints
+
+    @property
+    def default_constraints(self) -> tuple[TopologySpreadConstraint, ...]:
+        """The profile's default constraints (the system ones unless ``defaultingType: List``)."""
+        return self._default_constraints
 
     def constraints(self, pod: Pod, action: str) -> list[Constraint]:
         """getConstraints: the pod's own constraints for ``action``, else the applicable defaults."""
