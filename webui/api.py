@@ -17,7 +17,8 @@ from ninja.files import UploadedFile
 from ninja.security import APIKeyCookie
 
 from webui import overload, presenters, schemas
-from webui.services import access, configs, demos, engine, events, imports, objects, runs, scenarios, segments, shares, whatif
+from webui.services import (access, configs, demos, engine, events, fixes, imports, objects, recorded, runs, scenarios, segments,
+                            shares, whatif, whyhere)
 from webui.services.access import Actor
 from webui.services.errors import DomainError, LimitExceeded, NotFound, ReadOnlyShare
 
@@ -178,26 +179,32 @@ def scenario_create(request: HttpRequest, body: schemas.ScenarioIn):
     return Status(201, _saved(request, scenarios.create(request.auth, body.name, body.text, body.description)))
 
 
-@scenario_router.post("/import", response={201: schemas.ScenarioOut, **ERRORS}, summary="Import a file as a scenario")
-def scenario_import(request: HttpRequest, name: Form[str] = "", text: Form[str] = "", file: File[UploadedFile] = None,
+@scenario_router.post("/import", response={201: schemas.ScenarioOut, **ERRORS}, summary="Import files or an archive as a scenario")
+def scenario_import(request: HttpRequest, name: Form[str] = "", text: Form[str] = "", file: File[list[UploadedFile]] = None,
                     check: Form[Literal["now", "later"]] = "now"):
-    """Multipart upload of a file, or pasted text in a form field; `kubectl get -o yaml` List output is tidied into a
-    YAML stream. `check=later` answers as soon as the text is saved (`checked` false) and checks it in the
-    background: the scenario's GET gives the result, waiting for it (the browser opens the editor meanwhile).
+    """Multipart upload of one or more files (repeat the `file` field), one of them possibly an archive
+    (.tar, .tar.gz/.tgz, .zip: a support bundle, must-gather, sonobuoy results), or pasted text in a form
+    field. One plain file is kept as typed (`kubectl get -o yaml` List output tidied into a YAML stream);
+    several files or an archive are read by the engine (typed lists, layouts) into one YAML stream of every
+    object, each with its apiVersion and kind. 400 `scenario_invalid` with every problem (naming the file or
+    archive member and its line) when they cannot be read — nothing is saved then; 413 `limit_exceeded`
+    naming the limit (`details.limit`) when the upload, an archive's unpacked size or file count, or the
+    text is over it. `check=later` answers as soon as the text is saved (`checked` false) and checks it in
+    the background: the scenario's GET gives the result, waiting for it (the browser opens the editor meanwhile).
     """
-    raw = _upload_text(file) if file is not None else text
-    engine.enforce_size(raw)  # before tidying: nothing over the limit is parsed
-    title = name or (file.name if file is not None else "") or "Imported scenario"
-    saved = scenarios.create(request.auth, title[:200], imports.normalize(raw), check_later=check == "later")
+    uploads = [_upload(f) for f in file or []]
+    if not uploads:
+        engine.enforce_size(text)  # before tidying: nothing over the limit is parsed
+    raw = imports.upload_text(uploads) if uploads else imports.normalize(text)
+    engine.enforce_size(raw)  # what several files or an archive became: nothing over the limit is stored
+    title = name or imports.title_of(uploads) or "Imported scenario"
+    saved = scenarios.create(request.auth, title[:200], raw, check_later=check == "later")
     return Status(201, _saved(request, saved))
 
 
-def _upload_text(file: UploadedFile) -> str:
+def _upload(file: UploadedFile) -> imports.Upload:
     engine.enforce_size_bytes(file.size)
-    try:
-        return file.read().decode("utf-8")
-    except UnicodeDecodeError:
-        raise DomainError("the uploaded file is not UTF-8 text") from None
+    return imports.Upload(name=file.name or "upload", data=file.read())
 
 
 @scenario_router.get("/{int:scenario_id}", response={200: schemas.ScenarioOut, **ERRORS}, summary="Read a scenario")
@@ -283,6 +290,34 @@ def scenario_nodes(request: HttpRequest, scenario_id: int, version: int | None =
     scenario = access.readable_scenario(request.auth, scenario_id)
     chosen = scenarios.visible_version(request.auth, scenario, version)
     return _json_bytes(request, objects.nodes_json(chosen))
+
+
+class FixIn(Schema):
+    version: int | None = None  # default: the latest version
+
+
+@scenario_router.post("/{int:scenario_id}/fixes/node-taints", response={201: schemas.ScenarioOut, **ERRORS, 409: schemas.ErrorOut},
+                      summary="Add the taints the node lifecycle controller would add")
+def scenario_fix_node_taints(request: HttpRequest, scenario_id: int, body: FixIn | None = None):
+    """The finding `node-taints-missing`, fixed: saves the version (the latest by default) with every node's
+    taints as kube-controller-manager's node lifecycle controller keeps them in step with its conditions
+    (Ready False/Unknown, memory/disk/PID pressure, network unavailable, unschedulable) as the scenario's new
+    version — in your fork when the scenario is a demo (the answer's `id` says which). Only node documents
+    change. 400 when the version does not load, 409 when no node needs a change."""
+    scenario = access.readable_scenario(request.auth, scenario_id)
+    saved = fixes.add_node_taints(request.auth, scenario, (body or FixIn()).version)
+    return Status(201, _saved(request, saved))
+
+
+@scenario_router.get("/{int:scenario_id}/explain-pod", response={200: schemas.ExplainPodOut, **ERRORS}, summary="Why is this running pod here?")
+def scenario_explain_pod(request: HttpRequest, scenario_id: int, pod: str, version: int | None = None):
+    """For a pod bound in the version (`pod` = namespace/name): its scheduling cycle run again against the
+    rest of the cluster, its own node included, with the pod taken off — whether its node would still win
+    now (`stillWins`), by how much (`margin`), where else it fits (`fitsOn`), the ranking of the scored nodes,
+    and the caveat that the cluster may have changed since the pod was placed. 400 when the pod is not
+    bound or the version does not load, 404 when there is no such pod."""
+    scenario = access.readable_scenario(request.auth, scenario_id)
+    return whyhere.explain(scenarios.visible_version(request.auth, scenario, version), pod)
 
 
 @scenario_router.post("/{int:scenario_id}/runs", response={201: schemas.RunOut, **ERRORS, 429: schemas.ErrorOut}, summary="Start a run")
@@ -440,9 +475,15 @@ def run_timeline(request: HttpRequest, run_id: int):
     wrote, its preemption's `victims`), every queue move (`pod`, `queue`, `event`, `plugins`: whose queueing hints let it
     through) and every cluster change (`kind`: PodBound, PodTerminating, PodRemoved, BindingFailed, NominationSet/Cleared, Storage),
     each with the `cycle` it followed; then `final` placements and remaining `nominated` pods. A single-pass run has
-    attempts only.
+    attempts only. `recorded` (RecordedComparisonOut, null when no pending pod carries one): each pending pod's
+    PodScheduled condition as dumped — the real scheduler's reason, message and time — beside the replay's answer,
+    whether they agree and, when not, the likely causes; `summary` "the replay agrees with your cluster on N of M
+    pending pod(s)".
     """
-    return events.story(access.readable_run(request.auth, run_id))
+    run = access.readable_run(request.auth, run_id)
+    story = events.story(run)
+    found = presenters.recorded(recorded.of_run(run, story))
+    return {**story, "recorded": found.model_dump() if found is not None else None}
 
 
 @run_router.get("/{int:run_id}/whatif", response={200: dict, **ERRORS}, summary="What would make a pod fit")

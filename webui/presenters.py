@@ -37,12 +37,13 @@ def scenario(actor: Actor, scenario: Scenario, version: ScenarioVersion, check: 
     )
 
 
-UNCHECKED = {"valid": False, "errors": [], "summary": None, "notices": [], "checked": False}
+UNCHECKED = {"valid": False, "errors": [], "summary": None, "notices": [], "objects": {}, "findings": [], "checked": False}
 
 
 def validation(check: engine.Check) -> schemas.ValidationOut:
     summary = schemas.SummaryOut(**vars(check.summary)) if check.summary else None
-    return schemas.ValidationOut(valid=check.valid, errors=check.errors, summary=summary, notices=check.notices)
+    return schemas.ValidationOut(valid=check.valid, errors=check.errors, summary=summary, notices=check.notices,
+                                 objects=check.objects, findings=check.findings)
 
 
 def version_summary(version: ScenarioVersion) -> schemas.VersionSummaryOut:
@@ -155,3 +156,14 @@ def share_resolved(link: ShareLink) -> schemas.ShareResolvedOut:
 def explanation(found: engine.CycleExplanation) -> schemas.CycleExplanationOut:
     """The engine's typed explanation, as its JSON (the same camelCase names) validated by the schema."""
     return schemas.CycleExplanationOut.model_validate(found.to_json())
+
+
+def recorded(comparison: engine.RecordedComparison | None) -> schemas.RecordedComparisonOut | None:
+    """The engine's comparison, typed: every compared pod in queue order, with the summary line."""
+    if comparison is None:
+        return None
+    pods = [schemas.RecordedPodOut(pod=o.pod, reason=o.reason, message=o.message, time=o.time or None,
+                                   replayed=o.replayed_text, replayedNode=o.replayed.node if o.replayed else None,
+                                   agrees=o.agrees, causes=list(o.causes)) for o in comparison.outcomes]
+    return schemas.RecordedComparisonOut(compared=len(pods), agree=comparison.agreeing, summary=comparison.summary,
+                                         withoutCondition=len(comparison.without_condition), pods=pods)

@@ -63,9 +63,23 @@ class SummaryOut(Schema):
 class NoticeOut(Schema):
     """Something the scheduler leaves out of a valid scenario, said once (never silently dropped)."""
 
-    code: str = Field(description="ignored-kinds, finished-pods, missing-node, other-scheduler, scheduling-gated, resource-claims, pending-volumes")
+    code: str = Field(description="no-nodes (loud: nothing can be scheduled), no-pending-pods, ignored-kinds, finished-pods, missing-node, "
+                                  "other-scheduler, scheduling-gated, resource-claims, pending-volumes, unread-files, not-objects, links, "
+                                  "container-logs, duplicate-objects")
     message: str
     objects: list[str] = Field(description='the objects concerned, e.g. "Pod default/web-1", in document order')
+
+
+class FindingOut(Schema):
+    """Something the dump lacks that the replay reads (`check --json`'s findings): said before the run."""
+
+    code: str = Field(description="controller-absent, services-absent, namespaces-absent, claims-absent, volumes-absent, "
+                                  "storage-classes-absent, priority-classes-absent, node-taints-missing, no-config")
+    message: str
+    objects: list[str] = Field(description='the objects concerned, e.g. "Pod kube-system/coredns-1"')
+    kubectl: str | None = Field(None, description="kubectl command line(s), one per line, that fetch exactly what is missing")
+    action: str | None = Field(None, description='a one-click change the API makes: "add-node-taints" '
+                                                 "(POST /api/scenarios/{id}/fixes/node-taints)")
 
 
 class ValidationOut(Schema):
@@ -73,6 +87,10 @@ class ValidationOut(Schema):
     errors: list[ScenarioErrorOut]
     summary: SummaryOut | None
     notices: list[NoticeOut] = []
+    # What `python -m scheduler_core check --json` says of the same text: objects the scheduler uses,
+    # counted per kind, and the completeness findings (empty while the text does not load).
+    objects: dict[str, int] = {}
+    findings: list[FindingOut] = []
 
 
 class ScenarioSummaryOut(Schema):
@@ -93,6 +111,8 @@ class ScenarioOut(ScenarioSummaryOut):
     errors: list[ScenarioErrorOut]
     summary: SummaryOut | None
     notices: list[NoticeOut] = []
+    objects: dict[str, int] = {}
+    findings: list[FindingOut] = []
     # False only in the answer to an import with check=later: valid/errors/summary are not known
     # yet (GET /api/scenarios/{id} gives them, waiting for the check under way).
     checked: bool = True
@@ -308,3 +328,63 @@ class DemoOut(Schema):
     slug: str
     name: str
     description: str
+
+
+class NodeTotalOut(Schema):
+    node: str
+    total: int  # the weighted total of the pod's re-run cycle
+
+
+class PluginGapOut(Schema):
+    plugin: str
+    own: int  # weighted points on the pod's node
+    other: int  # on the node compared (the winner, or the runner-up when its node wins)
+    difference: int
+
+
+class ExplainPodOut(Schema):
+    """Why is this running pod here: its cycle re-run now, the pod taken off its node, against the rest of
+    the cluster (its node included) — scheduler_core.explain_pod's answer."""
+
+    pod: str
+    node: str  # where it runs
+    outcome: str = Field(description="stays | tie | moves | unschedulable | error")
+    chosen: str | None  # where the cycle would bind it now
+    ownNodeFits: bool  # noqa: N815
+    ownNodeRejection: str | None  # noqa: N815 - "Plugin: reason" when its node would no longer take it
+    ownRank: int | None  # noqa: N815 - 1 = best total (ties share a rank); null when its node was not scored
+    ownTotal: int | None  # noqa: N815
+    comparedWith: str | None  # noqa: N815 - the winner, or the runner-up when its node wins
+    margin: int | None  # its node's total minus comparedWith's
+    top: list[NodeTotalOut]  # best first
+    scored: int
+    feasible: list[str]  # the nodes it fits now (the first 50, document order)
+    feasibleCount: int  # noqa: N815
+    plugins: list[PluginGapOut]
+    failedSchedulingMessage: str | None  # noqa: N815 - when it would fit nowhere
+    placedAt: str | None  # noqa: N815 - its PodScheduled=True time, when dumped
+    caveats: list[str]  # always first: the cluster may have changed since the pod was placed
+    summary: str
+
+
+class RecordedPodOut(Schema):
+    """One pending pod: its PodScheduled condition as dumped (the real scheduler's last word) beside the replay."""
+
+    pod: str
+    reason: str  # Unschedulable, SchedulingGated
+    message: str
+    time: str | None  # lastTransitionTime as written
+    replayed: str  # the replay's FailedScheduling text, "bound to NODE", or "not attempted (scheduling gates)"
+    replayedNode: str | None  # noqa: N815 - where the replay bound it (null: left pending)
+    agrees: bool
+    causes: list[str]  # when they differ: the likely causes (the dump's findings first), most specific first
+
+
+class RecordedComparisonOut(Schema):
+    """The recorded answers beside the replay, for every pending pod that carries one."""
+
+    compared: int  # pending pods with a PodScheduled=False condition
+    agree: int
+    withoutCondition: int  # noqa: N815 - pending pods the dump gives no condition
+    summary: str  # "the replay agrees with your cluster on 23 of 25 pending pod(s)"
+    pods: list[RecordedPodOut]  # queue order

@@ -169,6 +169,11 @@ SCHEDLAB_MAX_BYTES = env_int("SCHEDLAB_MAX_BYTES", 8 * 1024 * 1024, minimum=1)  
 SCHEDLAB_MAX_NODES = env_int("SCHEDLAB_MAX_NODES", 10_000, minimum=1)
 SCHEDLAB_MAX_PODS = env_int("SCHEDLAB_MAX_PODS", 50_000, minimum=1)
 SCHEDLAB_MAX_PENDING_PODS = env_int("SCHEDLAB_MAX_PENDING_PODS", 2_000, minimum=1)
+# An uploaded archive (support bundle, must-gather...) is untrusted: what it may inflate to, skipped
+# members (logs) included, and how many entries it may hold; the YAML/JSON read from it is bounded
+# by SCHEDLAB_MAX_BYTES like any scenario text.
+SCHEDLAB_MAX_UNPACKED_BYTES = env_int("SCHEDLAB_MAX_UNPACKED_BYTES", 256 * 1024 * 1024, minimum=1)
+SCHEDLAB_MAX_ARCHIVE_FILES = env_int("SCHEDLAB_MAX_ARCHIVE_FILES", 20_000, minimum=1)
 # About 45 events per cycle with the default profile: 2000 pending pods stay well inside this.
 SCHEDLAB_MAX_EVENTS_PER_RUN = env_int("SCHEDLAB_MAX_EVENTS_PER_RUN", 250_000, minimum=1)
 # Compressed payload bytes one run may store (a 5000-node cycle is ~100 KiB: ~5000 such cycles).

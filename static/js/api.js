@@ -108,6 +108,8 @@ export const api = {
   nodes: (id, version) => request("GET", `/api/scenarios/${id}/nodes` + (version ? `?version=${version}` : "")),
   exportUrl: (id, version) => withToken(`/api/scenarios/${id}/export` + (version ? `?version=${version}` : "")),
   startRun: (id) => request("POST", `/api/scenarios/${id}/runs`),
+  fixNodeTaints: (id) => request("POST", `/api/scenarios/${id}/fixes/node-taints`),
+  explainPod: (id, version, pod) => request("GET", `/api/scenarios/${id}/explain-pod?version=${version}&pod=${q(pod)}`),
   scenarioRuns: (id) => request("GET", `/api/scenarios/${id}/runs`),
   runs: () => request("GET", "/api/runs"),
   run: (id) => request("GET", `/api/runs/${id}`),

@@ -51,7 +51,7 @@ export function colourMap(pods, colorKey) {
   return new Map(values.map((v, i) => [v, v === NO_VALUE ? "#bdbdbd" : PALETTE[i % PALETTE.length]]));
 }
 
-export function renderCluster(container, { nodes, pods, volumes = [], placements, state, onState }) {
+export function renderCluster(container, { nodes, pods, volumes = [], placements, state, onState, onPod = null }) {
   const nodeKeys = [...new Set(nodes.flatMap((n) => Object.keys(n.labels)))].sort();
   const podKeys = [...new Set(pods.flatMap((p) => Object.keys(p.labels)))].sort();
   const groupKey = nodeKeys.includes(state.groupKey) ? state.groupKey : defaultTopologyKey(nodeKeys);
@@ -76,7 +76,8 @@ export function renderCluster(container, { nodes, pods, volumes = [], placements
     h("section.queue-lane", { "aria-label": "pending pods" },
       h("h3", `Queue (${layout.pending.length} pending)`),
       layout.pending.length ? h("div.pods", layout.pending.slice(0, 500).map((p) => podChip(p, colours, colorKey))) : h("p.muted", "No pending pods.")),
-    h("div.domains", layout.groups.map((g) => domainCard(g, groupKey, colours, colorKey, isOpen(g), () => toggle(g)))),
+    onPod ? h("p.muted.small.why-hint", "Click a running pod (bound in the scenario) to ask why it is on its node.") : null,
+    h("div.domains", layout.groups.map((g) => domainCard(g, groupKey, colours, colorKey, isOpen(g), () => toggle(g), onPod))),
     volumes.length ? volumesByDomain(volumes, groupKey) : null);
 }
 
@@ -115,13 +116,13 @@ function legend(colours, colorKey) {
     }));
 }
 
-function domainCard(group, groupKey, colours, colorKey, open, onToggle) {
+function domainCard(group, groupKey, colours, colorKey, open, onToggle, onPod) {
   const podCount = group.nodes.reduce((n, node) => n + node.pods.length, 0);
   return h("section.domain", { dataset: { domain: group.domain } },
     h("h3", h("button.linkish", { type: "button", "aria-expanded": String(open), onclick: onToggle },
       `${open ? "▾" : "▸"} ${groupKey}=${group.domain}`), h("span.muted", ` ${group.nodes.length} node(s) · ${podCount} pod(s)`)),
     open
-      ? h("div.nodes", group.nodes.slice(0, MAX_NODES_DRAWN).map((n) => nodeCard(n, colours, colorKey)),
+      ? h("div.nodes", group.nodes.slice(0, MAX_NODES_DRAWN).map((n) => nodeCard(n, colours, colorKey, onPod)),
         group.nodes.length > MAX_NODES_DRAWN ? h("p.muted", `… ${group.nodes.length - MAX_NODES_DRAWN} more nodes`) : null)
       : composition(group, colours, colorKey));
 }
@@ -143,15 +144,33 @@ function composition(group, colours, colorKey) {
     }));
 }
 
-function nodeCard(node, colours, colorKey) {
+function nodeCard(node, colours, colorKey, onPod) {
   const flags = [node.unschedulable ? "unschedulable" : "", node.taints.length ? `${node.taints.length} taint(s)` : ""].filter(Boolean).join(" · ");
   return h(node.unschedulable ? "div.node.cordoned" : "div.node", { dataset: { node: node.name }, title: Object.entries(node.labels).map(([k, v]) => `${k}=${v}`).join("\n") },
     h("div.node-name", node.name),
     h("div.node-meta", [node.allocatable.cpu ? `cpu ${node.allocatable.cpu}` : "", node.allocatable.memory ? `mem ${node.allocatable.memory}` : "", flags].filter(Boolean).join(" · ")),
-    h("div.pods", node.pods.map((p) => podChip(p, colours, colorKey))));
+    h("div.pods", node.pods.map((p) => podChip(p, colours, colorKey, onPod))));
 }
 
-function podChip(pod, colours, colorKey) {
+/** A pod bound in the scenario (running on its node) can be asked "Why here?": its chip is a button then. */
+function podChip(pod, colours, colorKey, onPod = null) {
+  const chip = podChipSpan(pod, colours, colorKey);
+  if (!onPod || !pod.nodeName || pod.evicted) return chip;
+  chip.classList.add("explainable");
+  chip.setAttribute("role", "button");
+  chip.tabIndex = 0;
+  chip.title += "\nclick: Why here?";
+  chip.addEventListener("click", () => onPod(pod));
+  chip.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      onPod(pod);
+    }
+  });
+  return chip;
+}
+
+function podChipSpan(pod, colours, colorKey) {
   const value = pod.labels[colorKey] ?? NO_VALUE;
   const chip = h(`span.pod${pod.boundByRun ? ".bound" : ""}${pod.unschedulable ? ".unschedulable" : ""}${pod.evicted ? ".evicted" : ""}`, {
     title: `${pod.id}\n${colorKey}=${value}${pod.priority !== "" ? `\npriority ${pod.priority}` : ""}${pod.boundByRun ? "\nplaced by the run" : ""}${pod.unschedulable ? "\nunschedulable in the run" : ""}${pod.evicted ? "\nevicted by the run's preemption" : ""}${pod.nominatedTo ? `\nnominated to ${pod.nominatedTo}` : ""}`,

@@ -180,6 +180,6 @@ function tabIndentsWithSpaces(readOnly) {
 }
 
 export function describe(error) {
-  const where = [error.object, error.path].filter(Boolean).join(" ");
+  const where = [error.file, error.object, error.path].filter(Boolean).join(" ");
   return where ? `${where}: ${error.message}` : error.message;
 }

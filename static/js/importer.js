@@ -1,4 +1,4 @@
-// Importing a file: the upload with its progress (XMLHttpRequest: fetch cannot report upload
+// Importing files (several at once, or an archive the server unpacks): the upload with its progress (XMLHttpRequest: fetch cannot report upload
 // progress), the save, then the editor, which shows the server's check (its own parse and
 // validation of the whole file, begun as soon as the file was saved) with the time it has taken.
 // The moment the upload completed is kept in sessionStorage, so the editor page can tell how long
@@ -63,9 +63,9 @@ export async function importWithProgress(form, panel) {
         sessionStorage.setItem(UPLOADED_AT, String(Date.now()));
         bar.removeAttribute("value"); // indeterminate: the server's check has no steps to count
         const started = performance.now();
-        const size = bar.max > 1 ? `${megabytes(bar.max)} MB` : "the file";
+        const size = bar.max > 1 ? `${megabytes(bar.max)} MB` : "the files";
         const tick = () => {
-          text.textContent = `Uploaded. Saving ${size} on the server… ${((performance.now() - started) / 1000).toFixed(1)} s`;
+          text.textContent = `Uploaded. Reading and saving ${size} on the server… ${((performance.now() - started) / 1000).toFixed(1)} s`;
         };
         tick();
         checking = setInterval(tick, 200);
@@ -76,6 +76,7 @@ export async function importWithProgress(form, panel) {
     bar.max = 1;
     bar.value = 1;
     if (!created.checked) text.textContent = "Saved. Opening the editor (the server's check goes on)…";
+    else if (created.valid && !created.summary.nodes) text.textContent = "Imported, but no nodes were read: nothing can be scheduled. Opening the editor…";
     else if (created.valid) text.textContent = `✓ valid · ${created.summary.nodes} node(s), ${created.summary.pods} pod(s), ${created.summary.pendingPods} pending. Opening the editor…`;
     else text.textContent = `Imported with ${created.errors.length} problem(s). Opening the editor…`;
     return created;

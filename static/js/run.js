@@ -1,6 +1,7 @@
 // The run view: a stepper over cycles and extension points, live while the run streams, a replay
 // once it has finished. The URL names the step (?cycle=2&step=Filter), so a link opens it exactly.
 
+import { RecordedPanel } from "./recordedpanel.js";
 import { TimelinePanel } from "./timelinepanel.js";
 import { api } from "./api.js";
 import { draw } from "./charts/plot.js";
@@ -88,7 +89,7 @@ class RunController {
     const finished = FINISHED.has(this.run.status);
     // A finished run's story (thousands of entries on a big run) is read once its first step is on
     // screen: the step's own requests and drawing go first.
-    if (finished) this.afterFirstStep(() => this.timeline?.load());
+    if (finished) this.afterFirstStep(() => this.loadStory());
     if (!finished) await this.loadNodes(); // a live run's size is known from its node count
     const forced = new URLSearchParams(location.search).get("load") === "cycle"; // ?load=cycle: per cycle at any size
     this.lazy = forced || (finished ? this.run.eventCount > LAZY_EVENTS : this.run.progress.cycles * this.nodeLabels.size > LAZY_NODE_CYCLES);
@@ -108,6 +109,13 @@ class RunController {
     }
     document.addEventListener("keydown", (e) => this.onKey(e));
     this.render(true);
+  }
+
+  /** The run's story (GET /api/runs/N/timeline), read once the run has ended: the timeline panel
+   * (a run to the end) and the recorded answers beside the replay (any run) draw from it. */
+  loadStory() {
+    if (this.timeline) this.timeline.load();
+    else api.timeline(this.runId).then((story) => this.recorded.show(story), () => {});
   }
 
   /** then() after the first step is painted, or after TIMELINE_WAIT_MS should no step show. */
@@ -136,7 +144,7 @@ class RunController {
       await shown;
       if (FINISHED.has(this.status) && !this.ended) {
         this.ended = true;
-        if (!first) this.timeline?.load(); // a finished run's timeline was asked for at the start
+        if (!first) this.loadStory(); // a finished run's timeline was asked for at the start
       }
       this.render(true);
       await index;
@@ -192,8 +200,9 @@ class RunController {
 
   buildShell(actions) {
     // A run to the end: its attempts, queue moves and cluster changes in order, read once it has ended.
+    this.recorded = new RecordedPanel();
     this.timeline = this.run.mode === "timeline"
-      ? new TimelinePanel(this.runId, (cycle) => this.goAttempt(cycle))
+      ? new TimelinePanel(this.runId, (cycle) => this.goAttempt(cycle), (story) => this.recorded.show(story))
       : null;
     if (this.timeline) this.timeline.current = this.pos.cycle;
     this.progress = h("progress", { max: "1", value: "0", "aria-label": "cycles finished" });
@@ -207,6 +216,7 @@ class RunController {
     mount(this.root,
       h("div.run-status", this.progress, this.progressText, actions ? actions(this) : null),
       this.errorLine,
+      this.recorded.el,
       this.timeline?.el ?? null,
       h("nav.stepper", { "aria-label": "run steps" },
         h("div.cycle-nav",
@@ -228,7 +238,7 @@ class RunController {
   async onEnd(status) {
     this.status = status;
     this.ended = true;
-    this.timeline?.load();
+    this.loadStory();
     if (status !== "succeeded") this.run = await api.run(this.runId).catch(() => this.run); // its error text
     this.dirty.add(this.pos.cycle);
     this.schedule();

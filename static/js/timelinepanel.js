@@ -10,10 +10,11 @@ import { h, mount } from "./dom.js";
 const KIND_LABEL = { attempt: "attempt", move: "queue", change: "cluster" };
 
 export class TimelinePanel {
-  /** goCycle(n): open the stepper on cycle n. */
-  constructor(runId, goCycle) {
+  /** goCycle(n): open the stepper on cycle n; onStory(story): the story as read (other panels draw from it). */
+  constructor(runId, goCycle, onStory = () => {}) {
     this.runId = runId;
     this.goCycle = goCycle;
+    this.onStory = onStory;
     this.story = null;
     this.pod = "";
     this.current = null;
@@ -36,6 +37,7 @@ export class TimelinePanel {
       mount(this.list, h("li.muted", `The timeline could not be read: ${error.message}`));
       return;
     }
+    this.onStory(this.story);
     const pods = [...new Set(this.story.attempts.map((a) => a.pod))];
     mount(this.podSelect, new Option("every pod", ""), pods.map((pod) => new Option(pod, pod)));
     this.podSelect.value = this.pod;

@@ -99,6 +99,19 @@ def dump_files(root: Path = CLUSTER_INFO_DUMP) -> list[tuple[str, bytes]]:
             if path.is_file() and path.name != "README.md"]
 
 
+def dump_as_stream(root: Path = CLUSTER_INFO_DUMP) -> str:
+    """The dump's nodes and pods as one YAML stream, written by hand from its raw lists (each item
+    given the list's apiVersion and kind): the scenario its import should amount to."""
+    import yaml
+
+    documents = []
+    for name in ("nodes.json", "kube-system/pods.json", "default/pods.json"):
+        listed = json.loads((root / name).read_text())
+        kind = listed["kind"].removesuffix("List")
+        documents += [{"apiVersion": listed["apiVersion"], "kind": kind, **item} for item in listed["items"]]
+    return yaml.safe_dump_all(documents, sort_keys=False)
+
+
 def dump_archive(kind: str = "tar.gz", root: Path = CLUSTER_INFO_DUMP, extra: list[tuple[str, bytes]] = ()) -> bytes:
     """The dump directory as an archive (kind: tar, tar.gz or zip), as a user would upload it."""
     import io

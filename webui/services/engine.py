@@ -23,9 +23,15 @@ from scheduler_core import (
     pod_requests,
     simulate,
 )
+from scheduler_core.check import check_scenario
 from scheduler_core.columnar import EventFilter, FormatError, RunNames, SegmentEncoder, decode_segment, decode_selected
 from scheduler_core.loop import run_to_the_end
 from scheduler_core.compare import compare as compare_runs, compare_reads
+from scheduler_core.explain_pod import NotBound, PodPlacementExplanation
+from scheduler_core.explain_pod import explain_pod as scheduler_explain_pod
+from scheduler_core.findings import NODE_TAINTS_MISSING, find_all
+from scheduler_core.node_taints import add_node_taints_to_text, controller_taint_changes
+from scheduler_core.recorded import RecordedComparison, compare_recorded, replayed_from_timeline, replayed_from_trace
 from scheduler_core.whatif import NotPending
 from scheduler_core.whatif import what_if as scheduler_what_if
 from scheduler_core.timeline import run_story, story_reads
@@ -38,6 +44,7 @@ __all__ = [
     "Check", "CycleExplanation", "as_yaml_stream", "Event", "ExtensionPoint", "FormatError", "RunNames", "ScenarioInvalid",
     "EventFilter", "SegmentEncoder", "check", "check_soon", "compare_reads", "decode_segment", "decode_selected", "story_reads", "engine_limits", "explain", "load", "load_valid", "pod_requests",
     "simulate_events", "story", "cluster_volumes", "compare", "what_if", "NotPending", "trace", "MODE_SINGLE", "MODE_TIMELINE",
+    "NotBound", "PodPlacementExplanation", "RecordedComparison", "explain_pod", "recorded", "with_node_taints",
 ]
 
 
@@ -53,8 +60,11 @@ class Check:
     errors: list[dict[str, Any]] = field(default_factory=list)
     summary: Summary | None = None
     # What the scheduler leaves out of a valid scenario (ignored kinds, finished pods, pods for another
-    # scheduler, gated pods, pods on missing nodes): Notice.to_json() each, shown beside the summary.
+    # scheduler, gated pods, pods on missing nodes, no nodes at all): Notice.to_json() each, shown
+    # beside the summary — what `check --json` calls notices.
     notices: list[dict[str, Any]] = field(default_factory=list)
+    objects: dict[str, int] = field(default_factory=dict)  # `check --json`'s objects: kind -> count
+    findings: list[dict[str, Any]] = field(default_factory=list)  # its completeness findings, as JSON
 
     @property
     def valid(self) -> bool:
@@ -90,6 +100,8 @@ def engine_limits() -> Limits:
         max_nodes=settings.SCHEDLAB_MAX_NODES,
         max_pods=settings.SCHEDLAB_MAX_PODS,
         max_pending_pods=settings.SCHEDLAB_MAX_PENDING_PODS,
+        max_unpacked_bytes=settings.SCHEDLAB_MAX_UNPACKED_BYTES,
+        max_files=settings.SCHEDLAB_MAX_ARCHIVE_FILES,
     )
 
 
@@ -218,7 +230,20 @@ def _check(text: str) -> Check:
     except ScenarioInvalid as exc:
         return Check(errors=[error_json(error) for error in exc.errors])
     summary = Summary(nodes=len(scenario.nodes), pods=len(scenario.pods), pendingPods=len(scenario.pending_pods))
-    return Check(summary=summary, notices=[notice.to_json() for notice in scenario.scheduling_notices()])
+    report = check_scenario(scenario).to_json()  # what `python -m scheduler_core check --json` prints
+    return Check(summary=summary, notices=report["notices"], objects=report["objects"],
+                 findings=[_finding_json(finding) for finding in report["findings"]])
+
+
+# The findings the API changes in one click (POST /api/scenarios/{id}/fixes/...), by code.
+FINDING_ACTIONS = {NODE_TAINTS_MISSING: "add-node-taints"}
+
+
+def _finding_json(finding: dict[str, Any]) -> dict[str, Any]:
+    """A finding as the API gives it: its kubectl lines under `kubectl` (the engine's `fix`), and the
+    one-click change the API makes for it, if any."""
+    return {"code": finding["code"], "message": finding["message"], "objects": finding["objects"],
+            "kubectl": finding["fix"], "action": FINDING_ACTIONS.get(finding["code"])}
 
 
 MODE_TIMELINE, MODE_SINGLE = "timeline", "single"
@@ -263,3 +288,32 @@ def trace(events_json: Iterable[dict[str, Any]]) -> dict[str, Any]:
 def explain(events_json: Iterable[dict[str, Any]]) -> CycleExplanation:
     """One cycle's explanation (why nothing fits, why the chosen node won), from its stored events."""
     return explain_cycle(events_json)
+
+
+def with_node_taints(text: str) -> str:
+    """The text with the taints the node lifecycle controller would add (or remove) written into its
+    node documents; the text itself when no node needs a change. 400/413 when it does not load."""
+    changes = controller_taint_changes(load_valid(text))
+    return add_node_taints_to_text(text, changes) if changes else text
+
+
+def explain_pod(scenario: Any, pod: str) -> PodPlacementExplanation:
+    """Why is this running pod here: its cycle re-run without it (scheduler_core.explain_pod);
+    NotBound when the pod is not running on a node of the scenario."""
+    return scheduler_explain_pod(scenario, pod)
+
+
+def recorded(scenario: Any, mode: str, summary: dict[str, Any]) -> RecordedComparison:
+    """Each pending pod's recorded PodScheduled condition beside the replay's answer for it, read
+    from the run's timeline story (a run to the end) or its trace summary (a single pass), with the
+    dump's findings as likely causes (scheduler_core.recorded)."""
+    replayed = replayed_from_trace(summary) if mode == MODE_SINGLE else replayed_from_timeline(summary)
+    return compare_recorded(scenario, replayed, find_all(scenario))
+
+
+def is_archive(name: str, data: bytes) -> bool:  # TEMPORARY until sources.py lands
+    return False
+
+
+def upload_to_text(files: list[tuple[str, bytes]]) -> str:  # TEMPORARY until sources.py lands
+    raise NotImplementedError

@@ -1,4 +1,5 @@
-"""Imported text: `kubectl get -o yaml` output is tidied into an editable YAML stream.
+"""Imported text: `kubectl get -o yaml` output is tidied into an editable YAML stream; several
+files or an archive are read by the engine into one stream of every object (a scenario is text).
 
 kubectl writes one `kind: List` document full of server bookkeeping (managedFields, uid,
 resourceVersion...). The engine reads Lists as they are, but a stream of plain objects is what a
@@ -13,11 +14,13 @@ layout; any other List (JSON, flow style) goes through the YAML parser (libyaml 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
 from webui.services import engine
+from webui.services.errors import DomainError
 
 SERVER_METADATA = ("managedFields", "uid", "resourceVersion", "creationTimestamp", "generation", "selfLink")
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
@@ -27,6 +30,41 @@ TOP_LEVEL_KEY = re.compile(r"^([A-Za-z]+):(.*)$")
 LIST_KEYS = {"apiVersion", "items", "kind", "metadata"}
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+@dataclass(frozen=True)
+class Upload:
+    """One uploaded file as the browser sent it: its name (an archive's decides how it is unpacked)."""
+
+    name: str
+    data: bytes
+
+
+def upload_text(uploads: list[Upload]) -> str:
+    """The scenario text of an upload. One plain file is kept as typed (tidied when it is kubectl's
+    List), so its comments and layout stay and its problems are shown at its own lines in the editor;
+    several files, or an archive, are read by the engine (typed lists, layouts, archive limits) and
+    written out as one stream — their problems answer the import (400 naming file and line, 413 naming
+    the limit), as there is no single text to show them in."""
+    engine.enforce_size_bytes(sum(len(upload.data) for upload in uploads))
+    if len(uploads) == 1 and not engine.is_archive(uploads[0].name, uploads[0].data):
+        return normalize(_utf8(uploads[0]))
+    return engine.upload_to_text([(upload.name, upload.data) for upload in uploads])
+
+
+def title_of(uploads: list[Upload]) -> str:
+    """A name for the scenario: the one file's, or the first file's "and N more"."""
+    if not uploads:
+        return ""
+    first = uploads[0].name
+    return first if len(uploads) == 1 else f"{first} and {len(uploads) - 1} more"
+
+
+def _utf8(upload: Upload) -> str:
+    try:
+        return upload.data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise DomainError(f"{upload.name} is not UTF-8 text (nor a .tar, .tar.gz, .tgz or .zip archive)") from None
 
 
 def normalize(text: str) -> str:

@@ -91,27 +91,84 @@ function formatBytes(size) {
   return size >= 1 << 20 ? `${(size / (1 << 20)).toFixed(1)} MB` : size >= 1024 ? `${Math.round(size / 1024)} KB` : `${size} B`;
 }
 
-function showValidation({ valid, errors, summary, notices = [] }) {
+function showValidation({ valid, errors, summary, notices = [], objects = {}, findings = [] }) {
   editor.setErrors(errors);
-  validity.className = valid ? "validity pass" : "validity fail";
-  validity.textContent = valid
-    ? `✓ valid · ${summary.nodes} node(s), ${summary.pods} pod(s), ${summary.pendingPods} pending`
-    : `✗ ${errors.length} problem(s)`;
+  const noNodes = valid && !summary.nodes;
+  // A scenario with no nodes loads, but nothing can be scheduled: never a green "valid" then.
+  validity.className = noNodes ? "validity warn" : valid ? "validity pass" : "validity fail";
+  validity.textContent = noNodes
+    ? `⚠ no nodes · ${summary.pods} pod(s), ${summary.pendingPods} pending: nothing can be scheduled`
+    : valid
+      ? `✓ valid · ${summary.nodes} node(s), ${summary.pods} pod(s), ${summary.pendingPods} pending`
+      : `✗ ${errors.length} problem(s)`;
   mount(errorList, errors.map((e) => h("li",
     e.line ? h("button.linkish.error-jump", { type: "button", onclick: () => editor.goToLine(e.line) }, `line ${e.line}`) : h("span.muted", "no line"),
     " ", describe(e))));
+  const counted = Object.entries(objects);
+  $("#object-counts").textContent = counted.length ? `Read: ${counted.map(([kind, count]) => `${count} ${kind}`).join(" · ")}` : "";
   mount(noticeList, notices.map(noticeItem));
+  showFindings(findings);
 }
 
 /** What the scheduler leaves out (ignored kinds, finished pods, other schedulers, gates): said, never dropped. */
 function noticeItem(notice) {
-  const item = h("li", { "data-code": notice.code }, notice.message);
-  if (!notice.objects.length) return item;
-  const shown = notice.objects.slice(0, 50);
-  const more = notice.objects.length - shown.length;
-  return h("li", { "data-code": notice.code },
-    h("details", h("summary", notice.message),
-      h("ul.plain.notice-objects", shown.map((name) => h("li", name)), more > 0 ? h("li.muted", `… and ${more} more`) : null)));
+  const tag = LOUD_NOTICES.has(notice.code) ? "li.loud" : "li";
+  if (!notice.objects.length) return h(tag, { "data-code": notice.code }, notice.message);
+  return h(tag, { "data-code": notice.code }, h("details", h("summary", notice.message), objectList(notice.objects)));
+}
+
+const LOUD_NOTICES = new Set(["no-nodes"]);
+
+function objectList(names) {
+  const shown = names.slice(0, 50);
+  const more = names.length - shown.length;
+  return h("ul.plain.notice-objects", shown.map((name) => h("li", name)), more > 0 ? h("li.muted", `… and ${more} more`) : null);
+}
+
+/** What the dump lacks that the replay reads: each finding's objects and the kubectl command that
+ * fetches exactly them; the node taints the lifecycle controller would add, in one click. */
+function showFindings(findings) {
+  $("#findings-heading").hidden = !findings.length;
+  mount($("#finding-list"), findings.map((finding) => h("li", { "data-code": finding.code },
+    h("details", h("summary", finding.message),
+      finding.objects.length ? objectList(finding.objects) : null,
+      finding.kubectl ? h("div", h("span.muted.small", "Fetch it with:"), h("pre.kubectl", finding.kubectl),
+        h("button.linkish.small", { type: "button", onclick: () => copyText(finding.kubectl) }, "Copy the command")) : null))));
+  const fixable = findings.some((finding) => finding.action === "add-node-taints");
+  mount($("#finding-fixes"), fixable
+    ? h("button#fix-node-taints", { type: "button", onclick: addNodeTaints }, "Add the taints the node lifecycle controller would add")
+    : null);
+}
+
+function copyText(text) {
+  navigator.clipboard?.writeText(text).then(() => notify("Copied."), () => notify("Select the command and copy it.", "error"));
+}
+
+/** Saves (a new version, or your copy of a demo) the text with the node taints added. */
+async function addNodeTaints() {
+  if (dirty()) {
+    const saved = await save();
+    if (!saved) return;
+    if (saved.id !== scenarioId) return; // a demo was forked first; the new page offers the fix again
+  }
+  try {
+    const fixed = await api.fixNodeTaints(scenarioId);
+    if (fixed.id !== scenarioId) {
+      location.href = `/scenarios/${fixed.id}/`;
+      return;
+    }
+    state.scenario = fixed;
+    editor.setText(fixed.text);
+    markSaved(fixed.text);
+    clearDraft(scenarioId);
+    updateDirty();
+    state.validationSeq += 1; // a check under way was for the older text
+    showValidation(fixed);
+    notify(`Added the node taints: saved version ${fixed.version}.`);
+    loadRuns();
+  } catch (error) {
+    notify(error.message, "error");
+  }
 }
 
 const tablesShown = () => !$("#panel-tables").hidden;

@@ -1,4 +1,5 @@
-// Scenario list: search, create (blank or from a demo), import a file, fork, open, run.
+// Scenario list: search, create (blank or from a demo), import files or an archive (chosen or
+// dropped), fork, open, run.
 
 import { api } from "../api.js";
 import { importWithProgress } from "../importer.js";
@@ -112,19 +113,67 @@ $("#new-scenario").addEventListener("submit", async (event) => {
   }
 });
 
+const importInput = $("#import-file");
+const dropZone = $("#import-drop");
+
+/** The chosen files by name and size (an archive counts as one file: the server unpacks it). */
+function showChosen() {
+  const files = [...importInput.files];
+  mount($("#import-chosen"), files.map((file) => h("li", `${file.name} · ${formatSize(file.size)}`)));
+}
+
+function formatSize(bytes) {
+  return bytes >= 1 << 20 ? `${(bytes / (1 << 20)).toFixed(1)} MB` : bytes >= 1024 ? `${Math.round(bytes / 1024)} KB` : `${bytes} B`;
+}
+
+importInput.addEventListener("change", showChosen);
+for (const type of ["dragenter", "dragover"]) {
+  dropZone.addEventListener(type, (event) => {
+    event.preventDefault();
+    dropZone.classList.add("dragging");
+  });
+}
+dropZone.addEventListener("dragleave", () => dropZone.classList.remove("dragging"));
+dropZone.addEventListener("drop", (event) => {
+  event.preventDefault();
+  dropZone.classList.remove("dragging");
+  if (!event.dataTransfer?.files?.length) return;
+  importInput.files = event.dataTransfer.files; // the dropped files become the form's files
+  showChosen();
+});
+
+/** "nodes/n1.json, line 3: Node n1 spec.taints: message": where, what, then the message. */
+function describe(error) {
+  const at = [error.file, error.line ? `line ${error.line}` : ""].filter(Boolean).join(", ");
+  const what = [error.object, error.path].filter(Boolean).join(" ");
+  return `${at ? `${at}: ` : ""}${what ? `${what}: ` : ""}${error.message}`;
+}
+
+/** Problems in the uploaded files, each naming its file (an archive's member) and line. */
+function showImportErrors(error) {
+  const found = Array.isArray(error.details?.errors) ? error.details.errors : [];
+  mount($("#import-errors"), found.slice(0, 200).map((e) => h("li", describe(e))),
+    found.length > 200 ? h("li.muted", `… and ${found.length - 200} more`) : null);
+}
+
 $("#import-form").addEventListener("submit", async (event) => {
   event.preventDefault();
+  mount($("#import-errors"));
   const form = new FormData(event.target);
-  if (!form.get("file")?.size && !String(form.get("text") || "").trim()) {
-    notify("Choose a file (or paste text) to import.", "error");
+  const files = form.getAll("file").filter((file) => file.size);
+  form.delete("file");
+  for (const file of files) form.append("file", file, file.name);
+  if (!files.length && !String(form.get("text") || "").trim()) {
+    notify("Choose files or an archive (or paste text) to import.", "error");
     return;
   }
-  if (!form.get("file")?.size) form.delete("file");
   try {
     const created = await importWithProgress(form, $("#import-progress"));
     location.href = `/scenarios/${created.id}/`;
   } catch (error) {
-    notify(error.message, "error");
+    showImportErrors(error);
+    const limit = error.details?.limit ? ` (limit ${error.details.limit}: ${error.details.max})` : "";
+    notify(`Not imported: ${error.message}${limit}`, "error");
   }
 });
 
