@@ -218,13 +218,13 @@ def _read_document(document: Document, source: SourceText, collected: _Collected
     value = document.value
     if value is None:
         return  # an empty document ("---" at the end of a stream)
-    if source.lenient and not _holds_objects(value):
+    if source.lenient and not _holds_objects(value, source.kind_hint):
         if source.name not in collected.not_objects[-1:]:
             collected.not_objects.append(source.name or FILE)
         return
     label = f"document {document.index}"
     root = Field(value, "", getattr(value, "line", document.line), Context(label, errors, source.name))
-    if isinstance(value, YList) and value and _holds_objects(value):  # a JSON array of objects (sonobuoy)
+    if isinstance(value, YList) and (not value or _named(value[0], source.kind_hint)):  # a JSON array (sonobuoy)
         _read_items(root, label, source.kind_hint, "", collected, limits, errors)
         return
     if not root.expect_map():
@@ -256,21 +256,28 @@ def _list_item_type(value: YMap, kind_hint: str) -> Optional[tuple[str, str]]:
     return None
 
 
-def _holds_objects(value: object) -> bool:
-    """Whether a document found in a dump holds Kubernetes objects (tools also write their own
-    metadata, reports and settings as YAML/JSON: those are skipped with a notice)."""
+def _holds_objects(value: object, kind_hint: str) -> bool:
+    """Whether a document found in a dump holds Kubernetes objects the loader can name: tools also
+    write their own metadata, reports and objects of kinds nobody says (a kind-less object in a
+    folder that names no kind); those files are skipped with a notice rather than refused."""
     if isinstance(value, YMap):
-        if _object_like(value):
+        if "kind" in value:
             return True
         items = value.get("items")
-        return isinstance(items, YList) and (not items or _object_like(items[0]))
+        if isinstance(items, YList):
+            return not items or _named(items[0], kind_hint)
+        return bool(kind_hint) and _object_like(value)
     if isinstance(value, YList):
-        return not value or _object_like(value[0])
+        return not value or _named(value[0], kind_hint)
     return False
 
 
+def _named(item: object, kind_hint: str) -> bool:
+    return isinstance(item, YMap) and ("kind" in item or (bool(kind_hint) and _object_like(item)))
+
+
 def _object_like(value: object) -> bool:
-    return isinstance(value, YMap) and ("kind" in value or "apiVersion" in value or "metadata" in value)
+    return isinstance(value, YMap) and ("apiVersion" in value or "metadata" in value)
 
 
 def _read_items(items: Field, label: str, item_kind: str, api_version: str, collected: _Collected,

@@ -1,0 +1,193 @@
+"""Every form a user has, read as one scenario: a file, several files, a directory, an archive.
+
+``load_paths`` (the CLI) and ``load_upload`` (the web app: names and bytes) gather the YAML/JSON
+files — a directory's tree, an archive's members (.tar, .tar.gz/.tgz, .zip, read in memory) — and
+hand them to the loader as one scenario, in path order. What is not read is said in notices:
+files that are not YAML/JSON (container logs, ...), YAML/JSON holding no object, links (never
+followed). Errors name the file (inside its directory or archive) and the line. docs/INPUT_FORMS.md
+describes the forms, the dump layouts recognised and the limits.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import BinaryIO, Optional, Sequence, Union
+
+from scheduler_core.model import Notice, NoticeCode, Scenario
+from scheduler_core.scenario.archives import ArchiveContents, Budget, ReadRefused, archive_kind, open_bytes, read_archive
+from scheduler_core.scenario.errors import ScenarioError, ScenarioInvalid
+from scheduler_core.scenario.layouts import is_yaml_or_json, kind_from_path, vocabulary
+from scheduler_core.scenario.limits import Limits
+from scheduler_core.scenario.loader import CONFIG_KIND, FILE, KINDS, SourceText, load_sources
+
+STDIN = "-"
+_LISTED = 50  # file names listed in a notice (the count says the rest)
+_WORDS = vocabulary([*KINDS, CONFIG_KIND])
+_HEAD = 512  # bytes read to tell an archive by its magic
+
+
+@dataclass
+class SourceSet:
+    """The files to read as one scenario, and what was left unread, by reason."""
+
+    sources: list[SourceText] = field(default_factory=list)
+    unread: list[str] = field(default_factory=list)  # not YAML/JSON
+    links: list[str] = field(default_factory=list)  # links and special files: not followed
+
+    def notices(self) -> list[Notice]:
+        notices: list[Notice] = []
+        if self.unread:
+            notices.append(Notice(NoticeCode.UNREAD_FILES, f"{len(self.unread)} file(s) that are not YAML/JSON "
+                                  "(container logs and others) not read: the scheduler does not read them",
+                                  _listed(self.unread)))
+        if self.links:
+            notices.append(Notice(NoticeCode.LINKS, f"{len(self.links)} link(s) or special file(s) not followed "
+                                  "(a dump's links are never followed)", _listed(self.links)))
+        return notices
+
+
+def _listed(names: list[str]) -> tuple[str, ...]:
+    more = len(names) - _LISTED
+    return tuple(names[:_LISTED]) + ((f"... and {more} more",) if more > 0 else ())
+
+
+# ---------------------------------------------------------------------- public entry points
+
+
+def load_paths(paths: Sequence[Union[str, Path]], limits: Optional[Limits] = None) -> Scenario:
+    """The scenario in ``paths`` (files, directories, archives; '-' is standard input)."""
+    return _load(read_sources(paths, limits), limits)
+
+
+def load_upload(files: Sequence[tuple[str, bytes]], limits: Optional[Limits] = None) -> Scenario:
+    """The scenario in uploaded files (name, bytes); an archive among them is unpacked."""
+    return _load(read_upload(files, limits), limits)
+
+
+def read_sources(paths: Sequence[Union[str, Path]], limits: Optional[Limits] = None) -> SourceSet:
+    """The files ``paths`` hold, unread; raises ``ScenarioInvalid`` when one cannot be read."""
+    budget = Budget(limits or Limits())
+    found = SourceSet()
+    only = len(paths) == 1
+    try:
+        for path in paths:
+            _add_path(str(path), only, found, budget)
+    except ReadRefused as err:
+        raise _invalid(str(err)) from None
+    return found
+
+
+def read_upload(files: Sequence[tuple[str, bytes]], limits: Optional[Limits] = None) -> SourceSet:
+    budget = Budget(limits or Limits())
+    found = SourceSet()
+    try:
+        for name, data in files:
+            _add_bytes(name, data, len(files) == 1, found, budget)
+    except ReadRefused as err:
+        raise _invalid(str(err)) from None
+    return found
+
+
+def _load(found: SourceSet, limits: Optional[Limits]) -> Scenario:
+    if not found.sources:
+        raise _invalid("no YAML or JSON file found" + (f" (not read: {', '.join(found.unread[:5])})"
+                                                       if found.unread else ""))
+    scenario = load_sources(found.sources, limits=limits)
+    scenario.notices.extend(found.notices())
+    return scenario
+
+
+def _invalid(message: str) -> ScenarioInvalid:
+    return ScenarioInvalid([ScenarioError(FILE, "", None, message)])
+
+
+# ---------------------------------------------------------------------- paths
+
+
+def _add_path(path: str, only: bool, found: SourceSet, budget: Budget) -> None:
+    if path == STDIN:
+        _add_bytes(STDIN, sys.stdin.buffer.read(), only, found, budget)
+        return
+    try:
+        if os.path.isdir(path):
+            _add_directory(path, found, budget)
+            return
+        with open(path, "rb") as stream:
+            _add_file(path, stream, os.fstat(stream.fileno()).st_size, only, found, budget)
+    except OSError as err:
+        raise ReadRefused(f"cannot read {path}: {err.strerror or err}") from None
+
+
+def _add_file(path: str, stream: BinaryIO, size: int, only: bool, found: SourceSet, budget: Budget) -> None:
+    kind = archive_kind(stream.read(_HEAD))
+    stream.seek(0)
+    if kind is not None:
+        _add_archive(read_archive(stream, path, kind, is_yaml_or_json, budget), path, found)
+        return
+    budget.count_file(path)
+    if size > budget.limits.max_bytes:  # refused before it is read, as the loader would after
+        raise ReadRefused(f"{path}: the scenario is {size} bytes, more than the limit of {budget.limits.max_bytes} "
+                          "(Limits.max_bytes)")
+    data = stream.read()
+    budget.keep(len(data), path)
+    found.sources.append(_given_file(path, data, only))
+
+
+def _add_bytes(name: str, data: bytes, only: bool, found: SourceSet, budget: Budget) -> None:
+    kind = archive_kind(data[:_HEAD])
+    if kind is not None:
+        _add_archive(read_archive(open_bytes(data), name, kind, is_yaml_or_json, budget), name, found)
+        return
+    budget.count_file(name)
+    budget.keep(len(data), name)
+    found.sources.append(_given_file(name, data, only))
+
+
+def _given_file(name: str, data: bytes, only: bool) -> SourceText:
+    """A file the user named: read strictly (an object without a kind is an error), named in errors
+    unless it is the only one (then errors read as they always have: line numbers of that file)."""
+    hint = kind_from_path((PurePosixPath(name.replace("\\", "/")).name,), _WORDS) if name != STDIN else ""
+    return SourceText(None if only else name, data, hint)
+
+
+def _add_archive(contents: ArchiveContents, archive: str, found: SourceSet) -> None:
+    """A dump packed as an archive: each member found the way a directory's files are."""
+    for member in contents.members:
+        parts = PurePosixPath(member.name).parts
+        found.sources.append(SourceText(f"{archive}:{member.name}", member.data, kind_from_path(parts, _WORDS),
+                                        lenient=True))
+    found.unread.extend(f"{archive}:{name}" for name in contents.unread)
+    found.links.extend(f"{archive}:{name}" for name in contents.links)
+
+
+def _add_directory(root: str, found: SourceSet, budget: Budget) -> None:
+    """A dump unpacked in a directory: every YAML/JSON file of its tree, in path order; links are
+    reported, never followed (the tree is what the dump tool wrote, nothing it points to)."""
+    for folder, subfolders, files in os.walk(root, followlinks=False):
+        subfolders.sort()
+        for name in [d for d in subfolders if os.path.islink(os.path.join(folder, d))]:
+            budget.count_file(os.path.join(folder, name))
+            found.links.append(os.path.join(folder, name))
+            subfolders.remove(name)
+        for name in sorted(files):
+            _add_directory_file(root, os.path.join(folder, name), found, budget)
+
+
+def _add_directory_file(root: str, path: str, found: SourceSet, budget: Budget) -> None:
+    budget.count_file(path)
+    if os.path.islink(path) or not os.path.isfile(path):
+        found.links.append(path)
+        return
+    if not is_yaml_or_json(path):
+        found.unread.append(path)  # logs and everything else: not opened
+        return
+    parts = PurePosixPath(Path(os.path.relpath(path, root)).as_posix()).parts
+    size = os.path.getsize(path)
+    budget.keep(size, path)
+    with open(path, "rb") as stream:
+        data = stream.read(size + 1)
+    budget.keep(len(data) - size, path)  # a file that grew while read is still bounded
+    found.sources.append(SourceText(path, data, kind_from_path(parts, _WORDS), lenient=True))
