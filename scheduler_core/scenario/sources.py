@@ -14,14 +14,20 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import BinaryIO, Optional, Sequence, Union
+from typing import Any, BinaryIO, Iterator, Optional, Sequence, Union
+
+import yaml
 
 from scheduler_core.model import Notice, NoticeCode, Scenario
 from scheduler_core.scenario.archives import ArchiveContents, Budget, ReadRefused, archive_kind, open_bytes, read_archive
 from scheduler_core.scenario.errors import ScenarioError, ScenarioInvalid
 from scheduler_core.scenario.layouts import is_yaml_or_json, kind_from_path, vocabulary
 from scheduler_core.scenario.limits import Limits
-from scheduler_core.scenario.loader import CONFIG_KIND, FILE, KINDS, SourceText, load_sources
+from scheduler_core.scenario.jsonstream import blank_container_logs
+from scheduler_core.scenario.loader import (CONFIG_KIND, FILE, KINDS, SourceText, _holds_objects, _list_item_type, _named,
+                                            load_sources)
+from scheduler_core.scenario.textedit import DUMPER
+from scheduler_core.scenario.yamltree import YList, YMap, compose
 
 STDIN = "-"
 _LISTED = 50  # file names listed in a notice (the count says the rest)
@@ -65,6 +71,11 @@ def load_paths(paths: Sequence[Union[str, Path]], limits: Optional[Limits] = Non
 def load_upload(files: Sequence[tuple[str, bytes]], limits: Optional[Limits] = None) -> Scenario:
     """The scenario in uploaded files (name, bytes); an archive among them is unpacked."""
     return _load(read_upload(files, limits), limits)
+
+
+def is_archive(data: bytes) -> bool:
+    """Whether uploaded bytes are an archive (.tar, .tar.gz/.tgz, .zip; a gzip of one file), by their magic."""
+    return archive_kind(data[:_HEAD]) is not None
 
 
 def read_sources(paths: Sequence[Union[str, Path]], limits: Optional[Limits] = None) -> SourceSet:
@@ -191,3 +202,93 @@ def _add_directory_file(root: str, path: str, found: SourceSet, budget: Budget) 
         data = stream.read(size + 1)
     budget.keep(len(data) - size, path)  # a file that grew while read is still bounded
     found.sources.append(SourceText(path, data, kind_from_path(parts, _WORDS), lenient=True))
+
+
+# ---------------------------------------------------------------------- one text of an upload
+
+CONFIG_API_VERSION = "kubescheduler.config.k8s.io/v1"
+# Notices about input the text cannot carry (it holds objects only): written as its first comments.
+_NOT_CARRIED = (NoticeCode.UNREAD_FILES, NoticeCode.LINKS, NoticeCode.CONTAINER_LOGS, NoticeCode.NOT_OBJECTS,
+                NoticeCode.DUPLICATE_OBJECTS)
+
+
+def upload_to_text(files: Sequence[tuple[str, bytes]], limits: Optional[Limits] = None) -> str:
+    """Uploaded files (an archive among them unpacked) as one scenario text — a web app stores a
+    scenario as text: every object ``load_upload`` reads, in file order, as a YAML stream, each with
+    the ``apiVersion`` and ``kind`` its list or its file's place in the dump gives it (kinds the
+    scheduler does not read included, an object a dump tool wrote twice once). What the text cannot
+    hold (files not read, links, container logs) is said in comments at its top. Raises
+    ``ScenarioInvalid`` as ``load_upload`` does, every problem naming its file and line: nothing is
+    written from files that do not load."""
+    found = read_upload(files, limits)
+    scenario = _load(found, limits)
+    seen: dict[tuple[str, str, str], str] = {}
+    objects = [_plain(obj) for source in found.sources for obj in _source_objects(source, limits or Limits())
+               if _first_time(obj, seen)]
+    names = ", ".join(name for name, _ in files)
+    header = [f"Imported from {names}: {len(objects)} object(s), apiVersion and kind filled in from their lists or files."]
+    for notice in scenario.notices:
+        if notice.code in _NOT_CARRIED:
+            header += [notice.message, *(f"  {name}" for name in notice.objects)]
+    body = yaml.dump_all(objects, Dumper=DUMPER, sort_keys=False, default_flow_style=False, allow_unicode=True)
+    return "".join(f"# {_one_line(line)}\n" for line in header) + body
+
+
+def _one_line(text: str) -> str:
+    """A comment line of untrusted names: no line break (nor other control character) can end it."""
+    return "".join(c if c.isprintable() else "?" for c in text)
+
+
+def _source_objects(source: SourceText, limits: Limits) -> Iterator[YMap]:
+    """The objects of one file as the loader reads them (``_read_document``): lists unwrapped, each
+    item and kind-less object given its kind and apiVersion; files holding no object skipped."""
+    text = source.text.decode("utf-8-sig") if isinstance(source.text, bytes) else source.text
+    documents, _ = compose(blank_container_logs(text)[0], limits)
+    for document in documents:
+        value = document.value
+        if value is None or (source.lenient and not _holds_objects(value, source.kind_hint)):
+            continue
+        if isinstance(value, YList) and (not value or _named(value[0], source.kind_hint)):
+            yield from (_typed(item, source.kind_hint, "") for item in value)
+            continue
+        item_type = _list_item_type(value, source.kind_hint) if isinstance(value, YMap) else None
+        if item_type is None:
+            yield _typed(value, source.kind_hint, "")
+        else:
+            yield from (_typed(item, *item_type) for item in value.get("items") or ())
+
+
+def _typed(obj: YMap, default_kind: str, default_api_version: str) -> YMap:
+    """The object with apiVersion and kind first: its own, else its list's or its file's; an
+    apiVersion still missing is the one the loader accepts for the kind."""
+    kind = obj.get("kind") or default_kind
+    api_version = obj.get("apiVersion") or (default_api_version if "kind" not in obj else "")
+    if not api_version:
+        api_version = CONFIG_API_VERSION if kind == CONFIG_KIND else KINDS[kind].api_versions[0] if kind in KINDS else ""
+    typed = YMap(getattr(obj, "line", 0))
+    if api_version:
+        typed["apiVersion"] = api_version
+    typed["kind"] = kind
+    typed.update((key, value) for key, value in obj.items() if key not in ("apiVersion", "kind"))
+    return typed
+
+
+def _first_time(obj: YMap, seen: dict[tuple[str, str, str], str]) -> bool:
+    """False for an object a dump tool wrote twice (same kind, namespace, name and uid: read once,
+    as the loader reads it once with a notice)."""
+    metadata = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    key = (str(obj.get("kind")), str(metadata.get("namespace") or ""), str(metadata.get("name") or ""))
+    uid = str(metadata.get("uid") or "")
+    if not key[2] or key not in seen:
+        seen[key] = uid
+        return True
+    return not (uid and seen[key] == uid)
+
+
+def _plain(value: Any) -> Any:
+    """Plain dicts and lists for the YAML writer (the reader's mappings remember their lines)."""
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value

@@ -37,8 +37,9 @@ def test_a_dumped_archive_becomes_one_scenario_text_of_every_object(owner: Clien
     assert body["name"] == f"cluster-info.{kind}" and body["valid"] is True, body["errors"]
     documents = list(yaml.safe_load_all(body["text"]))
     assert all(doc["apiVersion"] and doc["kind"] for doc in documents)  # filled in from the lists
-    assert sorted(doc["kind"] for doc in documents if doc["kind"] in ("Node", "Pod")) == ["Node", "Node", "Pod", "Pod", "Pod"]
+    assert [doc["kind"] for doc in documents] == ["Event", "Pod", "Pod", "Pod", "Node", "Node"]  # file order
     assert body["summary"] == {"nodes": 2, "pods": 3, "pendingPods": 2}
+    assert "logs.txt" in body["text"].split("\napiVersion:")[0]  # what the text cannot hold: said at its top
 
 
 def test_several_files_at_once_are_read_as_one_scenario(owner: Client):

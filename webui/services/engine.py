@@ -36,6 +36,7 @@ from scheduler_core.whatif import NotPending
 from scheduler_core.whatif import what_if as scheduler_what_if
 from scheduler_core.timeline import run_story, story_reads
 from scheduler_core.volume.pictures import cluster_volume_json
+from scheduler_core.scenario import sources
 from scheduler_core.scenario.jsonstream import as_yaml_stream
 
 from webui.services.errors import InvalidScenario, LimitExceeded
@@ -45,6 +46,7 @@ __all__ = [
     "EventFilter", "SegmentEncoder", "check", "check_soon", "compare_reads", "decode_segment", "decode_selected", "story_reads", "engine_limits", "explain", "load", "load_valid", "pod_requests",
     "simulate_events", "story", "cluster_volumes", "compare", "what_if", "NotPending", "trace", "MODE_SINGLE", "MODE_TIMELINE",
     "NotBound", "PodPlacementExplanation", "RecordedComparison", "explain_pod", "recorded", "with_node_taints",
+    "is_archive", "upload_to_text",
 ]
 
 
@@ -311,9 +313,18 @@ def recorded(scenario: Any, mode: str, summary: dict[str, Any]) -> RecordedCompa
     return compare_recorded(scenario, replayed, find_all(scenario))
 
 
-def is_archive(name: str, data: bytes) -> bool:  # TEMPORARY until sources.py lands
-    return False
+
+def is_archive(data: bytes) -> bool:
+    """An uploaded archive (.tar, .tar.gz/.tgz, .zip), told by its first bytes, not its name."""
+    return sources.is_archive(data)
 
 
-def upload_to_text(files: list[tuple[str, bytes]]) -> str:  # TEMPORARY until sources.py lands
-    raise NotImplementedError
+def upload_to_text(files: list[tuple[str, bytes]]) -> str:
+    """Several uploaded files, or an archive, read by the engine as one scenario and written out as
+    one YAML stream of every object (scheduler_core.scenario.sources.upload_to_text); the API's
+    error (400 naming file and line, 413 naming the limit) when they do not load."""
+    try:
+        return sources.upload_to_text(files, limits=engine_limits())
+    except ScenarioInvalid as exc:
+        Check(errors=[error_json(error) for error in exc.errors]).raise_if_invalid()
+        raise  # pragma: no cover - ScenarioInvalid always carries errors

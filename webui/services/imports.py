@@ -47,7 +47,7 @@ def upload_text(uploads: list[Upload]) -> str:
     written out as one stream — their problems answer the import (400 naming file and line, 413 naming
     the limit), as there is no single text to show them in."""
     engine.enforce_size_bytes(sum(len(upload.data) for upload in uploads))
-    if len(uploads) == 1 and not engine.is_archive(uploads[0].name, uploads[0].data):
+    if len(uploads) == 1 and not engine.is_archive(uploads[0].data):
         return normalize(_utf8(uploads[0]))
     return engine.upload_to_text([(upload.name, upload.data) for upload in uploads])
 
