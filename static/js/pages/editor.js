@@ -44,6 +44,7 @@ function markSaved(text) {
 }
 
 const persistDraft = debounce(() => {
+  if (!state.scenario) return; // left (or reloaded) before the scenario arrived: nothing typed yet
   updateDirty();
   if (!dirty()) {
     clearDraft(scenarioId);
