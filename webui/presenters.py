@@ -37,13 +37,13 @@ def scenario(actor: Actor, scenario: Scenario, version: ScenarioVersion, check: 
     )
 
 
-UNCHECKED = {"valid": False, "errors": [], "summary": None, "notices": [], "objects": {}, "findings": [], "checked": False}
+UNCHECKED = {"valid": False, "errors": [], "summary": None, "notices": [], "objects": {}, "findings": [], "fetch": [], "checked": False}
 
 
 def validation(check: engine.Check) -> schemas.ValidationOut:
     summary = schemas.SummaryOut(**vars(check.summary)) if check.summary else None
     return schemas.ValidationOut(valid=check.valid, errors=check.errors, summary=summary, notices=check.notices,
-                                 objects=check.objects, findings=check.findings)
+                                 objects=check.objects, findings=check.findings, fetch=check.fetch)
 
 
 def version_summary(version: ScenarioVersion) -> schemas.VersionSummaryOut:

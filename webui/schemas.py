@@ -91,6 +91,7 @@ class ValidationOut(Schema):
     # counted per kind, and the completeness findings (empty while the text does not load).
     objects: dict[str, int] = {}
     findings: list[FindingOut] = []
+    fetch: list[str] = []  # every finding's kubectl lines, each once: fetch everything the dump lacks
 
 
 class ScenarioSummaryOut(Schema):
@@ -113,6 +114,7 @@ class ScenarioOut(ScenarioSummaryOut):
     notices: list[NoticeOut] = []
     objects: dict[str, int] = {}
     findings: list[FindingOut] = []
+    fetch: list[str] = []  # every finding's kubectl lines, each once: fetch everything the dump lacks
     # False only in the answer to an import with check=later: valid/errors/summary are not known
     # yet (GET /api/scenarios/{id} gives them, waiting for the check under way).
     checked: bool = True

@@ -92,7 +92,7 @@ def test_the_check_says_what_check_json_says(owner: Client, imported: dict):
     validated = owner.post("/api/validate", {"text": imported["text"]}, content_type=JSON).json()
     for answer in (imported, validated):
         assert answer["objects"] == report["objects"] and answer["objects"]["Node"] == 2
-        assert answer["notices"] == report["notices"]
+        assert answer["notices"] == report["notices"] and answer["fetch"] == report["fetch"]
         assert [f["code"] for f in answer["findings"]] == [f["code"] for f in report["findings"]]
     codes = {f["code"]: f for f in imported["findings"]}
     assert codes["node-taints-missing"]["action"] == "add-node-taints" and "Node worker-2" in codes["node-taints-missing"]["objects"]

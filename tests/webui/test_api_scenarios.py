@@ -201,7 +201,7 @@ def test_it_validates_text_without_saving(owner: Client):
     body = owner.post("/api/validate", {"text": support.scenario_text(2, 1)}, content_type=JSON).json()
     no_config = {"code": "no-config", "message": body["findings"][0]["message"], "objects": [], "kubectl": None, "action": None}
     assert body == {"valid": True, "errors": [], "summary": {"nodes": 2, "pods": 1, "pendingPods": 1}, "notices": [],
-                    "objects": {"Node": 2, "Pod": 1}, "findings": [no_config]}
+                    "objects": {"Node": 2, "Pod": 1}, "findings": [no_config], "fetch": []}
     body = owner.post("/api/validate", {"text": "- just a list"}, content_type=JSON).json()
     assert body["valid"] is False and body["errors"]
 
@@ -242,4 +242,4 @@ from hypothesis import HealthCheck, given, settings as hypothesis_settings, stra
 def test_it_never_answers_500_to_arbitrary_text(owner: Client, text: str):
     response = owner.post("/api/validate", {"text": text}, content_type=JSON)
     assert response.status_code == 200
-    assert set(response.json()) == {"valid", "errors", "summary", "notices", "objects", "findings"}
+    assert set(response.json()) == {"valid", "errors", "summary", "notices", "objects", "findings", "fetch"}

@@ -67,6 +67,7 @@ class Check:
     notices: list[dict[str, Any]] = field(default_factory=list)
     objects: dict[str, int] = field(default_factory=dict)  # `check --json`'s objects: kind -> count
     findings: list[dict[str, Any]] = field(default_factory=list)  # its completeness findings, as JSON
+    fetch: list[str] = field(default_factory=list)  # the findings' kubectl lines, each once
 
     @property
     def valid(self) -> bool:
@@ -234,7 +235,7 @@ def _check(text: str) -> Check:
     summary = Summary(nodes=len(scenario.nodes), pods=len(scenario.pods), pendingPods=len(scenario.pending_pods))
     report = check_scenario(scenario).to_json()  # what `python -m scheduler_core check --json` prints
     return Check(summary=summary, notices=report["notices"], objects=report["objects"],
-                 findings=[_finding_json(finding) for finding in report["findings"]])
+                 findings=[_finding_json(finding) for finding in report["findings"]], fetch=report["fetch"])
 
 
 # The findings the API changes in one click (POST /api/scenarios/{id}/fixes/...), by code.

@@ -92,7 +92,7 @@ function formatBytes(size) {
   return size >= 1 << 20 ? `${(size / (1 << 20)).toFixed(1)} MB` : size >= 1024 ? `${Math.round(size / 1024)} KB` : `${size} B`;
 }
 
-function showValidation({ valid, errors, summary, notices = [], objects = {}, findings = [] }) {
+function showValidation({ valid, errors, summary, notices = [], objects = {}, findings = [], fetch = [] }) {
   editor.setErrors(errors);
   const noNodes = valid && !summary.nodes;
   // A scenario with no nodes loads, but nothing can be scheduled: never a green "valid" then.
@@ -108,7 +108,7 @@ function showValidation({ valid, errors, summary, notices = [], objects = {}, fi
   const counted = Object.entries(objects);
   $("#object-counts").textContent = counted.length ? `Read: ${counted.map(([kind, count]) => `${count} ${kind}`).join(" · ")}` : "";
   mount(noticeList, notices.map(noticeItem));
-  showFindings(findings);
+  showFindings(findings, fetch);
 }
 
 /** What the scheduler leaves out (ignored kinds, finished pods, other schedulers, gates): said, never dropped. */
@@ -128,7 +128,7 @@ function objectList(names) {
 
 /** What the dump lacks that the replay reads: each finding's objects and the kubectl command that
  * fetches exactly them; the node taints the lifecycle controller would add, in one click. */
-function showFindings(findings) {
+function showFindings(findings, fetch) {
   $("#findings-heading").hidden = !findings.length;
   mount($("#finding-list"), findings.map((finding) => h("li", { "data-code": finding.code },
     h("details", h("summary", finding.message),
@@ -136,9 +136,11 @@ function showFindings(findings) {
       finding.kubectl ? h("div", h("span.muted.small", "Fetch it with:"), h("pre.kubectl", finding.kubectl),
         h("button.linkish.small", { type: "button", onclick: () => copyText(finding.kubectl) }, "Copy the command")) : null))));
   const fixable = findings.some((finding) => finding.action === "add-node-taints");
-  mount($("#finding-fixes"), fixable
-    ? h("button#fix-node-taints", { type: "button", onclick: addNodeTaints }, "Add the taints the node lifecycle controller would add")
-    : null);
+  const commands = fetch.join("\n");
+  mount($("#finding-fixes"),
+    fixable ? h("button#fix-node-taints", { type: "button", onclick: addNodeTaints }, "Add the taints the node lifecycle controller would add") : null,
+    fetch.length ? h("details#fetch-all", h("summary", `Fetch everything the dump lacks (${fetch.length} command(s))`),
+      h("pre.kubectl", commands), h("button.linkish.small", { type: "button", onclick: () => copyText(commands) }, "Copy the commands")) : null);
 }
 
 function copyText(text) {
