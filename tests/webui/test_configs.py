@@ -50,6 +50,8 @@ def test_every_preset_is_a_configuration_the_engine_runs_with_what_it_says():
     assert placed(NODE_PAIR) == "n2" and placed(NODE_PAIR + "---\n" + PRESETS["MostAllocated (bin packing)"]) == "n1"
     assert profile("InterPodAffinity weighs 10 (default 2)").weights["InterPodAffinity"] == 10
     assert profile("Score every node (percentageOfNodesToScore 100)").percentage_of_nodes_to_score == 100
+    assert profile("The release's defaults").percentage_of_nodes_to_score == 0  # adaptive, as without a configuration
+    assert Scheduler(load_scenario(NODE)).framework.profile.percentage_of_nodes_to_score == 0
     assert "PodTopologySpread" not in [p.name for p in profile("No PodTopologySpread scoring")["score"]]
 
 

@@ -25,6 +25,7 @@ MAX_CONFIG_CHARS = 64 * 1024
 # so there is something to edit.
 DEFAULT_CONFIG = """apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
+# percentageOfNodesToScore unset (0): the release's adaptive share of nodes scored above 100 nodes
 profiles:
 - schedulerName: default-scheduler
   pluginConfig:
@@ -45,6 +46,7 @@ _CPU_AND_MEMORY = "        resources:\n        - {name: cpu, weight: 1}\n       
 # Whole configurations to start from (the user can edit them before running): the questions users
 # ask most — bin packing instead of spreading, affinity weighing more, every node scored.
 PRESETS: dict[str, str] = {
+    "The release's defaults": DEFAULT_CONFIG,
     "MostAllocated (bin packing)": _HEADER + _FIT + "        type: MostAllocated\n" + _CPU_AND_MEMORY,
     "RequestedToCapacityRatio": _HEADER + _FIT + "        type: RequestedToCapacityRatio\n" + _CPU_AND_MEMORY
     + "        requestedToCapacityRatio:\n          shape:\n          - {utilization: 0, score: 0}\n"
