@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
-import tarfile
-import zipfile
+import re
 import subprocess
 import sys
+import tarfile
+import zipfile
 from pathlib import Path
+
+import pytest
 
 from tests.scheduler_core.conformance import diff_traces
 
@@ -123,3 +126,22 @@ def test_an_error_inside_an_archive_names_the_member_and_line(tmp_path):
     result = _run("trace", str(archive))
     assert result.returncode == 2
     assert f"{archive}:dump/pods.yaml: line 6: Pod default/web-1: spec.priority" in result.stderr.decode()
+
+
+def _example_commands() -> list[list[str]]:
+    """The `python -m scheduler_core ...` commands of examples/README.md, as argument lists."""
+    text = (ROOT / "examples" / "README.md").read_text()
+    return [command.split()[1:] for command in re.findall(r"`\.venv/bin/python -m (scheduler_core [^`]+)`", text)]
+
+
+def test_every_example_path_the_readmes_name_exists():
+    named = set(re.findall(r"\bexamples/[\w./-]+", (ROOT / "README.md").read_text() + (ROOT / "examples" / "README.md").read_text()))
+    assert named and all((ROOT / path.rstrip(".")).exists() for path in named), named
+    assert "../shared" not in "".join(re.findall(r"python -m scheduler_core [^\n]*", (ROOT / "README.md").read_text()))
+
+
+@pytest.mark.parametrize("command", [c for c in _example_commands() if c[0] != "bench"], ids=lambda c: " ".join(c))
+def test_every_example_command_runs_from_a_fresh_clone(command):
+    result = _run(*command)
+    assert result.returncode == 0, result.stderr.decode()
+    assert result.stdout
