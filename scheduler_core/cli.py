@@ -1,7 +1,13 @@
-"""`python -m scheduler_core trace|timeline|check SCENARIO [--json]`, `explain-pod SCENARIO NS/POD`, `bench FILE`
+"""`python -m scheduler_core trace|timeline|check SCENARIO... [--json]`, `explain-pod SCENARIO NS/POD`, `bench FILE`
 and `snapshot [-o FILE]`.
 
-Exit codes: 0 success, 2 invalid input (every problem listed on stderr, no traceback).
+A SCENARIO is a file, several files, a directory or an archive (.tar, .tar.gz/.tgz, .zip) of
+YAML/JSON, or '-' for standard input (scenario/sources.py; docs/INPUT_FORMS.md).
+
+Exit codes: 0 success, 2 invalid input (every problem listed on stderr, no traceback), 3 for
+`trace`/`timeline` when the scenario holds no Node: there is nothing to schedule against, so the
+answer ("every pending pod stays pending") says nothing about a cluster — most often the dump was
+read without its nodes.
 """
 
 from __future__ import annotations
@@ -16,16 +22,19 @@ from typing import Optional, Sequence
 from scheduler_core import snapshot
 from scheduler_core.findings import find_all
 from scheduler_core.loop import run_to_the_end
-from scheduler_core.model import Scenario
+from scheduler_core.model import NoticeCode, Scenario
 from scheduler_core.node_taints import NodeTaintChange, controller_taint_changes, taint_text, with_controller_taints
 from scheduler_core.recorded import compare_recorded, replayed_from_timeline, replayed_from_trace, with_recorded
 from scheduler_core.report import TimelineReport, render_comparison, render_notices, render_report
-from scheduler_core.scenario import ScenarioInvalid, load_scenario
+from scheduler_core.scenario import ScenarioInvalid
+from scheduler_core.scenario.sources import load_paths
 from scheduler_core.scheduler import TIE_BREAK_FIRST, TIE_BREAK_RANDOM, simulate
 from scheduler_core.timeline import TimelineBuilder
 from scheduler_core.trace import TraceBuilder
 
 EXIT_INVALID = 2
+EXIT_NO_NODES = 3
+SCENARIO_HELP = "scenario: YAML/JSON file(s), a directory or an archive (.tar, .tar.gz, .zip) of a dump; '-' for standard input"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -33,7 +42,7 @@ def _parser() -> argparse.ArgumentParser:
                                      description="Replay kube-scheduler v1.35's decisions on a scenario file.")
     commands = parser.add_subparsers(dest="command", required=True)
     trace = commands.add_parser("trace", help="schedule the pending pods and report every step")
-    trace.add_argument("scenario", help="scenario YAML file ('-' for standard input)")
+    trace.add_argument("scenario", nargs="+", help=SCENARIO_HELP)
     trace.add_argument("--json", action="store_true", help="print the trace summary JSON of the spec")
     trace.add_argument("--events", action="store_true", help="print the raw event stream as JSON lines")
     trace.add_argument("--tie-break", choices=(TIE_BREAK_FIRST, TIE_BREAK_RANDOM), default=TIE_BREAK_FIRST,
@@ -41,7 +50,7 @@ def _parser() -> argparse.ArgumentParser:
     trace.add_argument("--seed", type=int, default=None, help="random seed for --tie-break random")
     _add_taints_flag(trace)
     timeline = commands.add_parser("timeline", help="run the scheduler to the end: queue, retries, preemption")
-    timeline.add_argument("scenario", help="scenario YAML file ('-' for standard input)")
+    timeline.add_argument("scenario", nargs="+", help=SCENARIO_HELP)
     timeline.add_argument("--json", action="store_true", help="print the timeline JSON of spec/TIMELINE.md")
     timeline.add_argument("--events", action="store_true", help="print the raw event stream as JSON lines")
     timeline.add_argument("--tie-break", choices=(TIE_BREAK_FIRST, TIE_BREAK_RANDOM), default=TIE_BREAK_FIRST,
@@ -49,16 +58,16 @@ def _parser() -> argparse.ArgumentParser:
     timeline.add_argument("--seed", type=int, default=None, help="random seed for --tie-break random")
     _add_taints_flag(timeline)
     check = commands.add_parser("check", help="what was read, what was left out, what the dump lacks (no run)")
-    check.add_argument("scenario", help="scenario YAML/JSON file ('-' for standard input)")
+    check.add_argument("scenario", nargs="+", help=SCENARIO_HELP)
     check.add_argument("--json", action="store_true", help="print the check as JSON (docs/CHECK.md)")
     _add_taints_flag(check)
     explain_pod = commands.add_parser("explain-pod", help="why is this running pod on its node? (its cycle re-run now)")
-    explain_pod.add_argument("scenario")
+    explain_pod.add_argument("scenario", help="scenario: a YAML/JSON file, a directory or an archive of a dump")
     explain_pod.add_argument("pod", help="namespace/name of a running pod")
     explain_pod.add_argument("--json", action="store_true", help="print the answer as JSON")
     _add_taints_flag(explain_pod)
     bench = commands.add_parser("bench", help="measure scheduling speed and memory on a scenario")
-    bench.add_argument("scenario")
+    bench.add_argument("scenario", nargs="+", help=SCENARIO_HELP)
     bench.add_argument("--percentage", type=int, default=None,
                        help="override percentageOfNodesToScore (0 = adaptive)")
     bench.add_argument("--limit", type=int, default=None, help="schedule only the first N pending pods")
@@ -66,13 +75,14 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--loop", action="store_true",
                        help="run the scheduler to the end (queue, retries, preemption): attempts/s and pods bound/s")
     compare = commands.add_parser("compare", help="two runs to the end side by side: scenarios or configurations")
-    compare.add_argument("scenarios", nargs="+", metavar="SCENARIO", help="A [B]: one scenario with two --config, or two")
+    compare.add_argument("scenarios", nargs="+", metavar="SCENARIO",
+                         help="A [B]: one scenario with two --config, or two (each a file, a directory or an archive)")
     compare.add_argument("--config", action="append", default=[], metavar="FILE",
                          help="a KubeSchedulerConfiguration for A, then one for B (replaces the scenario's own)")
     compare.add_argument("--pod", default=None, help="also compare this pod's weighted scores per node and plugin")
     compare.add_argument("--json", action="store_true", help="print the comparison as JSON")
     whatif = commands.add_parser("whatif", help="the smallest single changes that would let a pending pod fit")
-    whatif.add_argument("scenario")
+    whatif.add_argument("scenario", help="scenario: a YAML/JSON file, a directory or an archive of a dump")
     whatif.add_argument("pod", help="namespace/name of a pending pod")
     whatif.add_argument("--json", action="store_true", help="print the suggestions as JSON")
     snapshot = commands.add_parser("snapshot", help="write a scenario file from a live cluster (kubeconfig)")
@@ -88,19 +98,13 @@ def _add_taints_flag(command: argparse.ArgumentParser) -> None:
                               "conditions (not-ready, unreachable, pressure, unschedulable)")
 
 
-def _read(path: str) -> bytes:
-    if path == "-":
-        return sys.stdin.buffer.read()
-    return Path(path).read_bytes()
-
-
-def _load(path: str):
+def _load(paths: Sequence[str] | str) -> Optional[Scenario]:
+    """The scenario in ``paths`` (one path, or several read as one), or None once every problem is on stderr."""
+    paths = [paths] if isinstance(paths, str) else list(paths)
     try:
-        return load_scenario(_read(path))
-    except OSError as err:
-        print(f"error: cannot read {path}: {err.strerror}", file=sys.stderr)
+        return load_paths(paths)
     except ScenarioInvalid as err:
-        print(f"error: {path} is not a valid scenario ({len(err.errors)} problem(s)):", file=sys.stderr)
+        print(f"error: {' '.join(paths)} is not a valid scenario ({len(err.errors)} problem(s)):", file=sys.stderr)
         for problem in err.errors:
             print(f"  {problem}", file=sys.stderr)
     return None
@@ -124,6 +128,15 @@ def _taint_lines(changes: Optional[list[NodeTaintChange]]) -> list[str]:
             for c in changes]
 
 
+def _exit_code(scenario: Scenario) -> int:
+    """0, or 3 when there is no node to schedule against (said on stderr, beside the output)."""
+    for notice in scenario.notices:
+        if notice.code is NoticeCode.NO_NODES:
+            print(f"error: {notice.message}", file=sys.stderr)
+            return EXIT_NO_NODES
+    return 0
+
+
 def run_trace(args: argparse.Namespace) -> int:
     scenario = _load(args.scenario)
     if scenario is None:
@@ -144,7 +157,7 @@ def run_trace(args: argparse.Namespace) -> int:
     elif not args.events:
         recorded = compare_recorded(scenario, replayed_from_trace(builder.summary()), find_all(scenario))
         print("\n".join([*_taint_lines(changes), render_report(events, scenario), *recorded.lines()]))
-    return 0
+    return _exit_code(scenario)
 
 
 def run_timeline(args: argparse.Namespace) -> int:
@@ -152,6 +165,11 @@ def run_timeline(args: argparse.Namespace) -> int:
     if scenario is None:
         return EXIT_INVALID
     scenario, changes = _with_taints(scenario, args)
+    if not scenario.nodes:
+        # Without a node a pending pod is retried with back-off for ever (ErrNoNodesAvailable is
+        # no unschedulable status that would park it): there is no end to run to.
+        print("\n".join(render_notices(scenario)))
+        return _exit_code(scenario)
     builder = TimelineBuilder()
     report = TimelineReport()
     for event in run_to_the_end(scenario, tie_break=args.tie_break, seed=args.seed):
@@ -167,7 +185,7 @@ def run_timeline(args: argparse.Namespace) -> int:
     elif not args.events:
         recorded = compare_recorded(scenario, replayed_from_timeline(builder.summary()), find_all(scenario))
         print("\n".join([*_taint_lines(changes), *render_notices(scenario), *report.lines, *recorded.lines()]))
-    return 0
+    return _exit_code(scenario)
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -217,7 +235,7 @@ def run_bench(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.to_json(), sort_keys=True))
     else:
-        print(result.render(args.scenario))
+        print(result.render(" ".join(args.scenario)))
     return 0
 
 

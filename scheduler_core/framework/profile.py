@@ -55,7 +55,10 @@ DEFAULT_MULTI_POINT: tuple[PluginRef, ...] = (
     PluginRef(names.DEFAULT_BINDER),
 )
 
-DEFAULT_PERCENTAGE_OF_NODES_TO_SCORE = 100  # the spec's default when the scenario has no configuration
+# No configuration = the release's defaults exactly (spec/SCENARIO_AND_TRACE.md): v1's
+# percentageOfNodesToScore defaults to 0, the adaptive share of numFeasibleNodesToFind (every node
+# below 100 nodes; above, 50 % minus 1 % per 125 nodes, at least 5 % and 100 nodes).
+DEFAULT_PERCENTAGE_OF_NODES_TO_SCORE = 0
 
 
 class ProfileError(ValueError):
@@ -164,8 +167,8 @@ def build_profile(config: Optional[SchedulerConfig], handle: Any, registry: Opti
         raise ProfileError(problems)
     if config is None:
         percentage = DEFAULT_PERCENTAGE_OF_NODES_TO_SCORE
-    else:  # a configuration without the field gets v1's default, 0: adaptive
-        percentage = config.percentage_of_nodes_to_score or 0
+    else:  # a configuration without the field gets v1's default too
+        percentage = config.percentage_of_nodes_to_score or DEFAULT_PERCENTAGE_OF_NODES_TO_SCORE
     return Profile(plugins, _score_weights(sets, instances), percentage, instances)
 
 

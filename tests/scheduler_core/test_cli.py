@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+import tarfile
+import zipfile
 from pathlib import Path
+
+import pytest
 
 from tests.scheduler_core.conformance import diff_traces
 
@@ -70,3 +75,73 @@ def test_bench_json_reports_the_documented_keys():
     data = json.loads(result.stdout)
     assert set(data) == {"pods_per_s", "median_ms", "p90_ms", "peak_rss_mb", "cycles"}
     assert data["cycles"] == 1
+
+
+FORMS = ROOT / "tests" / "fixtures" / "dumps" / "forms"
+
+
+def test_trace_reads_a_dump_directory():
+    result = _run("trace", str(FORMS / "cluster-info-dump-dir"), "--json")
+    assert result.returncode == 0, result.stderr.decode()
+    [cycle] = json.loads(result.stdout)["cycles"]
+    assert (cycle["pod"], cycle["nodeName"]) == ("default/web-6b7f6d9f4c-pq8rn", None)
+
+
+def test_timeline_reads_an_archive_and_reports_what_it_did_not_read(tmp_path):
+    archive = tmp_path / "bundle.tar.gz"
+    with tarfile.open(archive, "w:gz") as packed:
+        packed.add(FORMS / "troubleshoot", arcname="troubleshoot")
+    result = _run("timeline", str(archive))
+    out = result.stdout.decode()
+    assert result.returncode == 0, result.stderr.decode()
+    assert "file(s) that are not YAML/JSON" in out and "default/web-6b7f6d9f4c-pq8rn" in out
+
+
+def test_trace_reads_several_files_as_one_scenario():
+    lists = FORMS / "raw-api-lists"
+    result = _run("trace", str(lists / "nodes.json"), str(lists / "pods.json"), "--json")
+    assert result.returncode == 0 and len(json.loads(result.stdout)["cycles"]) == 1
+
+
+def test_trace_exits_3_when_there_is_no_node_to_schedule_against(tmp_path):
+    only_pods = tmp_path / "pods.json"
+    only_pods.write_bytes((FORMS / "raw-api-lists" / "pods.json").read_bytes())
+    result = _run("trace", str(only_pods), "--json")
+    assert result.returncode == 3
+    assert "no Node objects were read" in result.stderr.decode() and json.loads(result.stdout)["cycles"]
+
+
+def test_timeline_exits_3_without_nodes_at_once_with_its_notices(tmp_path):
+    only_pods = tmp_path / "pods.json"
+    only_pods.write_bytes((FORMS / "raw-api-lists" / "pods.json").read_bytes())
+    result = _run("timeline", str(only_pods))
+    assert result.returncode == 3 and "no Node objects were read" in result.stdout.decode()
+
+
+def test_an_error_inside_an_archive_names_the_member_and_line(tmp_path):
+    archive = tmp_path / "dump.zip"
+    with zipfile.ZipFile(archive, "w") as packed:
+        packed.writestr("dump/pods.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web-1\nspec:\n  priority: high\n"
+                                          "  containers:\n  - name: c\n")
+    result = _run("trace", str(archive))
+    assert result.returncode == 2
+    assert f"{archive}:dump/pods.yaml: line 6: Pod default/web-1: spec.priority" in result.stderr.decode()
+
+
+def _example_commands() -> list[list[str]]:
+    """The `python -m scheduler_core ...` commands of examples/README.md, as argument lists."""
+    text = (ROOT / "examples" / "README.md").read_text()
+    return [command.split()[1:] for command in re.findall(r"`\.venv/bin/python -m (scheduler_core [^`]+)`", text)]
+
+
+def test_every_example_path_the_readmes_name_exists():
+    named = set(re.findall(r"\bexamples/[\w./-]+", (ROOT / "README.md").read_text() + (ROOT / "examples" / "README.md").read_text()))
+    assert named and all((ROOT / path.rstrip(".")).exists() for path in named), named
+    assert "../shared" not in "".join(re.findall(r"python -m scheduler_core [^\n]*", (ROOT / "README.md").read_text()))
+
+
+@pytest.mark.parametrize("command", [c for c in _example_commands() if c[0] != "bench"], ids=lambda c: " ".join(c))
+def test_every_example_command_runs_from_a_fresh_clone(command):
+    result = _run(*command)
+    assert result.returncode == 0, result.stderr.decode()
+    assert result.stdout

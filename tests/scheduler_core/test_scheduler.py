@@ -206,3 +206,12 @@ def test_a_single_pass_never_batches():
     events = list(simulate(load_scenario(no_default_spreading() + fill_one_node_each())))
     chosen = [e.payload.node_name for e in events if e.extension_point is ExtensionPoint.TOTAL]
     assert chosen == ["n010", "n120", "n000"]
+
+
+def test_without_a_configuration_the_release_scores_an_adaptive_share_of_a_large_cluster():
+    # v1's percentageOfNodesToScore defaults to 0 (adaptive): on 500 nodes, 50 % - 500 // 125 % = 46 %,
+    # 230 feasible nodes, as a cluster without a configuration file runs (numFeasibleNodesToFind).
+    nodes = [make_node(f"n{i:04d}", {"kubernetes.io/hostname": f"n{i:04d}"}, doc_index=i) for i in range(500)]
+    scenario = Scenario(nodes, [make_pod("p", requests={"cpu": 100})], {})
+    [summary] = _filter_summaries(scenario)
+    assert len(summary.feasible_nodes) == 230

@@ -50,6 +50,8 @@ def test_every_preset_is_a_configuration_the_engine_runs_with_what_it_says():
     assert placed(NODE_PAIR) == "n2" and placed(NODE_PAIR + "---\n" + PRESETS["MostAllocated (bin packing)"]) == "n1"
     assert profile("InterPodAffinity weighs 10 (default 2)").weights["InterPodAffinity"] == 10
     assert profile("Score every node (percentageOfNodesToScore 100)").percentage_of_nodes_to_score == 100
+    assert profile("The release's defaults").percentage_of_nodes_to_score == 0  # adaptive, as without a configuration
+    assert Scheduler(load_scenario(NODE)).framework.profile.percentage_of_nodes_to_score == 0
     assert "PodTopologySpread" not in [p.name for p in profile("No PodTopologySpread scoring")["score"]]
 
 
@@ -67,15 +69,3 @@ def placed(text: str) -> str:
 
     ends = [e.payload.node_name for e in Scheduler(load_scenario(text)).run() if e.extension_point.value == "CycleEnd"]
     return ends[-1]
-
-
-def test_the_defaults_preset_is_the_releases_defaults_with_an_adaptive_share_of_nodes_scored():
-    """numFeasibleNodesToFind (schedule_one.go): no percentageOfNodesToScore means adaptive — 230 of 500 nodes."""
-    from scheduler_core import load_scenario
-    from scheduler_core.scheduler import Scheduler, num_feasible_nodes_to_find
-
-    from webui.services.configs import DEFAULTS_PRESET
-
-    assert PRESETS[DEFAULTS_PRESET] == DEFAULT_CONFIG and "percentageOfNodesToScore" not in DEFAULT_CONFIG
-    percentage = Scheduler(load_scenario(NODE + "---\n" + DEFAULT_CONFIG)).framework.percentage_of_nodes_to_score
-    assert num_feasible_nodes_to_find(percentage, 500) == 230

@@ -22,11 +22,10 @@ CONFIG_KIND = "KubeSchedulerConfiguration"
 MAX_CONFIG_CHARS = 64 * 1024
 
 # What a scenario without a configuration document runs with (the release's defaults), written out
-# so there is something to edit. percentageOfNodesToScore is absent on purpose: the release's default
-# is adaptive (every node up to 100 nodes, then a share falling with the cluster's size, never under
-# 5% — numFeasibleNodesToFind), and writing 100 here would make "defaults" score every node.
+# so there is something to edit.
 DEFAULT_CONFIG = """apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
+# percentageOfNodesToScore unset (0): the release's adaptive share of nodes scored above 100 nodes
 profiles:
 - schedulerName: default-scheduler
   pluginConfig:
@@ -44,12 +43,10 @@ _HEADER = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfig
 _FIT = "profiles:\n- schedulerName: default-scheduler\n  pluginConfig:\n  - name: NodeResourcesFit\n    args:\n      scoringStrategy:\n"
 _CPU_AND_MEMORY = "        resources:\n        - {name: cpu, weight: 1}\n        - {name: memory, weight: 1}\n"
 
-DEFAULTS_PRESET = "The release's defaults (adaptive percentageOfNodesToScore)"
-
 # Whole configurations to start from (the user can edit them before running): the questions users
 # ask most — bin packing instead of spreading, affinity weighing more, every node scored.
 PRESETS: dict[str, str] = {
-    DEFAULTS_PRESET: DEFAULT_CONFIG,
+    "The release's defaults": DEFAULT_CONFIG,
     "MostAllocated (bin packing)": _HEADER + _FIT + "        type: MostAllocated\n" + _CPU_AND_MEMORY,
     "RequestedToCapacityRatio": _HEADER + _FIT + "        type: RequestedToCapacityRatio\n" + _CPU_AND_MEMORY
     + "        requestedToCapacityRatio:\n          shape:\n          - {utilization: 0, score: 0}\n"

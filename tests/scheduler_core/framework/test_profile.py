@@ -44,7 +44,7 @@ def test_the_default_profile_expands_multipoint_in_order():
     profile = build_profile(None, None, _registry())
     assert _names(profile, "filter") == ["Fit", "Taints", "Spread"]
     assert profile.weights == {"Fit": 1, "Taints": 3, "Spread": 2}
-    assert profile.percentage_of_nodes_to_score == 100
+    assert profile.percentage_of_nodes_to_score == 0  # the release's default: the adaptive share
 
 
 def test_disabling_a_plugin_at_one_point_keeps_it_elsewhere():

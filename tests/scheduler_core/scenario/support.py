@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import io
+import tarfile
 import textwrap
+import zipfile
+from pathlib import Path
 from typing import Optional
 
 import pytest
@@ -54,3 +58,46 @@ def line_of(text: str, fragment: str) -> int:
         if fragment in line:
             return number
     raise AssertionError(f"{fragment!r} not in text")
+
+
+# ---------------------------------------------------------------------------- dumps and archives
+
+FORMS = Path(__file__).resolve().parents[2] / "fixtures" / "dumps" / "forms"
+
+
+def tar_of(directory: Path, target: Path, mode: str = "w:gz") -> Path:
+    """``directory`` packed as a tar (``mode`` "w", "w:gz") at ``target``, under its own name."""
+    with tarfile.open(target, mode) as archive:
+        archive.add(directory, arcname=directory.name)
+    return target
+
+
+def zip_of(directory: Path, target: Path) -> Path:
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(directory.rglob("*")):
+            if path.is_file():
+                archive.write(path, f"{directory.name}/{path.relative_to(directory).as_posix()}")
+    return target
+
+
+def tar_bytes(members: dict[str, bytes], links: Optional[dict[str, str]] = None, mode: str = "w:gz") -> bytes:
+    """A tar built in memory: regular members (name -> data) and symbolic links (name -> target)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode=mode) as archive:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+        for name, target in (links or {}).items():
+            info = tarfile.TarInfo(name)
+            info.type, info.linkname = tarfile.SYMTYPE, target
+            archive.addfile(info)
+    return buffer.getvalue()
+
+
+def zip_bytes(members: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()

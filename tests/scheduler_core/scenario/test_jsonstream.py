@@ -7,7 +7,7 @@ import json
 import pytest
 
 from scheduler_core.scenario import load_scenario
-from scheduler_core.scenario.jsonstream import as_yaml_stream, value_starts
+from scheduler_core.scenario.jsonstream import as_yaml_stream, blank_container_logs, value_starts
 from tests.scheduler_core.scenario.support import errors_of
 
 NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
@@ -58,3 +58,38 @@ def test_brackets_inside_strings_do_not_count():
 
 def test_two_values_on_one_line_are_split():
     assert as_yaml_stream('{"a": 1}{"b": 2}') == '{"a": 1}\n--- {"b": 2}'
+
+
+def logs(pod: str, container: str, *lines: str) -> str:
+    """A container's log as `kubectl cluster-info dump` frames it between its lists."""
+    return (f"==== START logs for container {container} of pod {pod} ====\n" + "".join(f"{line}\n" for line in lines)
+            + f"==== END logs for container {container} of pod {pod} ====\n")
+
+
+def test_container_logs_between_the_lists_are_blanked_keeping_every_line():
+    text = (json.dumps(listed(NODE), indent=4) + "\n" + logs("kube-system/dns-1", "dns", '{"json": "in a log"', "[")
+            + json.dumps(listed(POD), indent=4) + "\n")
+    blanked, skipped = blank_container_logs(text)
+    assert skipped == ["kube-system/dns-1 dns"] and len(blanked) < len(text)
+    assert blanked.splitlines() == [line if "logs for" not in line and "in a log" not in line and line != "[" else ""
+                                    for line in text.splitlines()]
+    assert value_starts(blanked) is not None
+
+
+def test_a_log_without_its_end_runs_to_the_end_of_the_text():
+    text = json.dumps(listed(NODE)) + "\n==== START logs for container c of pod ns/p ====\n{ not json\n"
+    blanked, skipped = blank_container_logs(text)
+    assert skipped == ["ns/p c"] and blanked == json.dumps(listed(NODE)) + "\n\n\n"
+
+
+def test_a_dump_with_its_logs_loads_and_errors_keep_their_lines():
+    bad_pod = {**POD, "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "lots"}}}]}}
+    text = (json.dumps(listed(NODE), indent=2) + "\n" + logs("ns/p", "c", "line 1", "line 2")
+            + json.dumps(bad_pod, indent=2) + "\n")
+    [error] = errors_of(text)
+    assert error.line == next(i for i, line in enumerate(text.splitlines(), 1) if '"lots"' in line)
+
+
+def test_text_without_logs_is_returned_as_it_is():
+    text = json.dumps(listed(NODE))
+    assert blank_container_logs(text) == (text, [])

@@ -713,3 +713,62 @@ def test_toleration_seconds_and_each_volume_source_are_kept_for_the_pod_signatur
     loaded = load_scenario(text).pods[0]
     assert loaded.tolerations[0].seconds == 300
     assert [v.source_key for v in loaded.volumes] == ['{"persistentVolumeClaim":{"claimName":"c1"}}', '{"emptyDir":{}}']
+
+
+# ---------------------------------------------------------------------------- typed lists, empty scenarios
+
+
+def raw_list(kind: str, *items: dict, api_version: str = "v1") -> str:
+    """A list as the API answers a list request (kubectl get --raw): its items carry no kind."""
+    return json.dumps({"kind": kind, "apiVersion": api_version, "metadata": {"resourceVersion": "7"}, "items": list(items)})
+
+
+RAW_NODE = {"metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "110"}}}
+RAW_POD = {"metadata": {"name": "web", "namespace": "prod"}, "spec": {"containers": [{"name": "c"}]}}
+
+
+def test_the_items_of_a_typed_list_take_their_kind_from_the_list():
+    scenario = load_scenario(raw_list("NodeList", RAW_NODE) + "\n" + raw_list("PodList", RAW_POD))
+    assert [n.name for n in scenario.nodes] == ["n1"] and [p.key for p in scenario.pending_pods] == ["prod/web"]
+
+
+def test_the_items_of_a_typed_list_take_its_api_version_and_it_is_checked():
+    rs = {"metadata": {"name": "web", "namespace": "prod"}, "spec": {"selector": {"matchLabels": {"app": "web"}}}}
+    assert [w.name for w in load_scenario(stream(NODE, raw_list("ReplicaSetList", rs, api_version="apps/v1"))).workloads] \
+        == ["web"]
+    [error] = errors_of(stream(NODE, raw_list("ReplicaSetList", rs, api_version="extensions/v1beta1")))
+    assert error.path == "apiVersion" and 'unsupported value "extensions/v1beta1" for kind ReplicaSet' in error.message
+
+
+def test_the_items_of_a_typed_list_of_another_kind_are_counted_as_ignored():
+    events = raw_list("EventList", {"metadata": {"name": "e1"}}, {"metadata": {"name": "e2"}})
+    scenario = load_scenario(stream(NODE, pod(CONTAINER), events + "\n"))
+    [ignored] = [n for n in scenario.notices if n.code is NoticeCode.IGNORED_KINDS]
+    assert ignored.message.endswith(": 2 Event")
+
+
+def test_an_item_of_a_plain_list_still_needs_its_kind():
+    [error] = errors_of(json.dumps({"apiVersion": "v1", "kind": "List", "items": [RAW_NODE]}))
+    assert error.object == "object n1" and error.path == "kind"
+
+
+def test_a_top_level_json_array_of_objects_is_read_as_a_list():
+    node = {"apiVersion": "v1", "kind": "Node", **RAW_NODE}
+    assert [n.name for n in load_scenario(json.dumps([node])).nodes] == ["n1"]
+
+
+def test_a_scenario_without_nodes_says_so_loudly():
+    scenario = load_scenario(pod(CONTAINER))
+    [no_nodes] = [n for n in scenario.notices if n.code is NoticeCode.NO_NODES]
+    assert "nothing to schedule against" in no_nodes.message
+
+
+def test_a_scenario_without_pending_pods_says_there_is_nothing_to_schedule():
+    scenario = load_scenario(stream(NODE, pod(CONTAINER + "nodeName: n1\n")))
+    assert [n.code for n in scenario.notices] == [NoticeCode.NO_PENDING_PODS]
+    assert "1 pod(s) already on nodes" in scenario.notices[0].message
+
+
+def test_an_empty_list_reads_as_nothing_and_says_so():
+    scenario = load_scenario(raw_list("NodeList"))
+    assert [n.code for n in scenario.notices] == [NoticeCode.NO_NODES, NoticeCode.NO_PENDING_PODS]
