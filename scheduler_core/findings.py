@@ -8,8 +8,9 @@ command per namespace that fetches exactly that. Only what the scheduler would r
   while its profile spreads by default constraints (PodTopologySpread's system defaults, or a
   ``List`` of them): helper.DefaultSelector reads the controller's selector, and without it the
   pod loses (part of) its default spreading.
-- ``services-absent``: the dump holds no Service at all while such pods exist: DefaultSelector
-  also merges the selectors of the Services that select the pod.
+- ``services-absent``: the dump holds no Service at all (every cluster has at least ``default/
+  kubernetes``) while such pods have labels: DefaultSelector also merges the selectors of the
+  Services that select the pod.
 - ``namespaces-absent``: pods select namespaces by labels (an affinity term's non-empty
   ``namespaceSelector``) while some namespaces have no Namespace object: their labels are unknown
   (an undeclared namespace exists with no labels).
@@ -102,8 +103,9 @@ def _default_spreading(scenario: Scenario) -> list[Finding]:
     if not readers:
         return []
     found = [_controllers(scenario, readers)]
-    if not scenario.services:
-        found.append(_services(readers))
+    labelled = [pod for pod in readers if pod.labels]  # a Service's selector is never empty
+    if not scenario.services and labelled:
+        found.append(_services(labelled))
     return [finding for finding in found if finding is not None]
 
 
