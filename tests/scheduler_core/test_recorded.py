@@ -127,3 +127,13 @@ def test_pending_pods_without_a_condition_are_counted_apart():
     assert comparison.lines() == []
     assert comparison.summary == ("no pending pod carries your cluster's PodScheduled condition "
                                   "(1 more pending pod(s) carry no PodScheduled condition)")
+
+
+def test_a_nominated_pod_names_the_preemption_under_way():
+    """aks_mid_preemption.yaml: month-end-close was nominated to vmss000001 and its victim is
+    terminating; the condition is the preempting attempt's text, the replay's says the nominated
+    node has a terminating pod."""
+    scenario = load("aks_mid_preemption.yaml")
+    [outcome] = single_pass(scenario).outcomes
+    assert outcome.pod == "batch/month-end-close-29377890-h7j2k" and not outcome.agrees
+    assert outcome.causes[0].startswith("your cluster nominated the pod to aks-nodepool1-27318453-vmss000001")
