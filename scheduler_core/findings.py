@@ -9,8 +9,9 @@ command per namespace that fetches exactly that. Only what the scheduler would r
   ``List`` of them): helper.DefaultSelector reads the controller's selector, and without it the
   pod loses (part of) its default spreading.
 - ``services-absent``: the dump holds no Service at all (every cluster has at least ``default/
-  kubernetes``) while such pods have labels: DefaultSelector also merges the selectors of the
-  Services that select the pod.
+  kubernetes``) while such pods have labels and an owner (a controller made them: a dump, not a
+  scenario written by hand): DefaultSelector also merges the selectors of the Services that
+  select the pod.
 - ``namespaces-absent``: pods select namespaces by labels (an affinity term's non-empty
   ``namespaceSelector``) while some namespaces have no Namespace object: their labels are unknown
   (an undeclared namespace exists with no labels).
@@ -103,9 +104,11 @@ def _default_spreading(scenario: Scenario) -> list[Finding]:
     if not readers:
         return []
     found = [_controllers(scenario, readers)]
-    labelled = [pod for pod in readers if pod.labels]  # a Service's selector is never empty
-    if not scenario.services and labelled:
-        found.append(_services(labelled))
+    # A Service's selector is never empty, so only labelled pods can be selected; and only pods a
+    # workload controller made (an owner reference) tell a dump from a scenario written by hand.
+    selectable = [pod for pod in readers if pod.labels and pod.owner_references]
+    if not scenario.services and selectable:
+        found.append(_services(selectable))
     return [finding for finding in found if finding is not None]
 
 

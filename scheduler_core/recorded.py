@@ -71,7 +71,7 @@ class RecordedOutcome:
 @dataclass(slots=True)
 class RecordedComparison:
     outcomes: list[RecordedOutcome] = field(default_factory=list)  # queue order
-    without_condition: list[str] = field(default_factory=list)  # pending pods the dump gives no condition
+    without_condition: list[str] = field(default_factory=list)  # pending pods without a PodScheduled=False
 
     @property
     def agreeing(self) -> int:
@@ -82,7 +82,7 @@ class RecordedComparison:
         line = (f"the replay agrees with your cluster on {self.agreeing} of {len(self.outcomes)} pending pod(s)"
                 if self.outcomes else "no pending pod carries your cluster's PodScheduled condition")
         if self.without_condition:
-            line += f" ({len(self.without_condition)} more pending pod(s) carry no PodScheduled condition)"
+            line += f" ({len(self.without_condition)} more pending pod(s) carry no PodScheduled=False condition)"
         return line
 
     def to_json(self) -> dict:

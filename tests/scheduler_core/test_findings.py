@@ -195,3 +195,10 @@ def test_the_fetch_lines_group_names_by_kind_and_namespace_once_each():
     findings = find_all(load_scenario(text))
     assert fetch_commands(findings) == ["kubectl get persistentvolumeclaims -n default x y -o yaml"]
     assert [f.to_json()["code"] for f in findings] == [CLAIMS_ABSENT, NO_CONFIG]
+
+
+def test_hand_written_pods_without_an_owner_do_not_ask_for_services():
+    """No owner reference: a scenario written by hand, not a dump that lost its Services."""
+    found = findings_of(node_text("n1") + "---\n" + pod_text("web", labels="{app: web}"))
+    assert SERVICES_ABSENT not in found
+    assert SERVICES_ABSENT in findings_of(node_text("n1") + "---\n" + owned_pod("web-1"))

@@ -3,6 +3,9 @@ loader) against the replay's outcome, agree or differ, the likely causes and the
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 from scheduler_core import load_scenario, simulate, trace_summary
@@ -126,7 +129,7 @@ def test_pending_pods_without_a_condition_are_counted_apart():
     assert comparison.outcomes == [] and comparison.without_condition == ["default/p"]
     assert comparison.lines() == []
     assert comparison.summary == ("no pending pod carries your cluster's PodScheduled condition "
-                                  "(1 more pending pod(s) carry no PodScheduled condition)")
+                                  "(1 more pending pod(s) carry no PodScheduled=False condition)")
 
 
 def test_a_nominated_pod_names_the_preemption_under_way():
@@ -137,3 +140,23 @@ def test_a_nominated_pod_names_the_preemption_under_way():
     [outcome] = single_pass(scenario).outcomes
     assert outcome.pod == "batch/month-end-close-29377890-h7j2k" and not outcome.agrees
     assert outcome.causes[0].startswith("your cluster nominated the pod to aks-nodepool1-27318453-vmss000001")
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    root = Path(__file__).resolve().parents[2]
+    return subprocess.run([sys.executable, "-m", "scheduler_core", *args], cwd=root, capture_output=True, timeout=120)
+
+
+def test_the_cli_shows_the_comparison_and_the_taint_flag_brings_agreement():
+    dump = str(DUMPS / EKS)
+    plain = _cli("trace", dump)
+    assert plain.returncode == 0
+    assert "the replay agrees with your cluster on 2 of 4 pending pod(s)" in plain.stdout.decode()
+    fixed = _cli("timeline", dump, "--json", "--add-node-taints")
+    assert fixed.returncode == 0
+    recorded = json.loads(fixed.stdout)["recorded"]
+    assert sorted(recorded) == sorted([API, GPU, ETL, CANARY]) and all(r["agrees"] for r in recorded.values())
+    readable = _cli("timeline", dump, "--add-node-taints").stdout.decode()
+    assert readable.splitlines()[0].startswith("note: --add-node-taints: ip-10-0-3-77.eu-west-1.compute.internal "
+                                               "+node.kubernetes.io/not-ready:NoSchedule")
+    assert readable.rstrip().endswith("the replay agrees with your cluster on 4 of 4 pending pod(s)")
