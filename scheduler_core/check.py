@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Optional
 
-from scheduler_core.findings import Finding, fetch_commands, find_all
+from scheduler_core.findings import MAX_NAMED, Finding, fetch_commands, find_all
 from scheduler_core.model import Notice, Scenario
 from scheduler_core.node_taints import NodeTaintChange, taint_text
 
@@ -47,7 +47,7 @@ class CheckReport:
             out.append("added the node lifecycle controller's taints: " + "; ".join(
                 f"{c.node} " + " ".join([f"+{taint_text(t)}" for t in c.add] + [f"-{taint_text(t)}" for t in c.remove])
                 for c in self.added_node_taints))
-        out.extend(f"note: {notice.message}" for notice in self.notices)
+        out.extend(_notice_line(notice) for notice in self.notices)
         if not self.findings:
             out.append("nothing the scheduler reads is missing")
         for finding in self.findings:
@@ -56,6 +56,11 @@ class CheckReport:
             out.append("fetch what is missing with:")
             out.extend(f"  {line}" for line in self.fetch)
         return out
+
+
+def _notice_line(notice: Notice) -> str:
+    shown = ", ".join(notice.objects[:MAX_NAMED]) + (", …" if len(notice.objects) > MAX_NAMED else "")
+    return f"note: {notice.message}" + (f": {shown}" if shown else "")
 
 
 def check_scenario(scenario: Scenario, added_node_taints: Optional[list[NodeTaintChange]] = None) -> CheckReport:

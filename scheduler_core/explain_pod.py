@@ -161,27 +161,40 @@ def _feasibility(scheduler: Scheduler, pod: Pod, own: str) -> tuple[list[str], O
     return feasible, "a nominated pod's reservation leaves no room"
 
 
+@dataclass(frozen=True, slots=True)
+class _CycleResult:
+    """What the re-run cycle's events say: its end, the totals (best first) and the tied nodes."""
+
+    end: dict
+    ranked: list[tuple[str, int]]
+    ties: list[str]
+
+    @classmethod
+    def read(cls, events: list[dict]) -> "_CycleResult":
+        total = next((e["payload"] for e in events if e["extensionPoint"] == ExtensionPoint.TOTAL.value), None)
+        end = next(e["payload"] for e in events if e["extensionPoint"] == ExtensionPoint.CYCLE_END.value)
+        totals = dict(total["totalScores"]) if total and not total.get("error") else {}
+        return cls(end, sorted(totals.items(), key=lambda kv: -kv[1]), list(total.get("ties") or []) if total else [])
+
+    def total_of(self, node: Optional[str]) -> Optional[int]:
+        return next((value for name, value in self.ranked if name == node), None)
+
+
 def _answer(pod: Pod, events: list[dict], feasible: list[str], rejection: Optional[str]) -> PodPlacementExplanation:
-    explanation = explain_cycle(events)
-    total = next((e["payload"] for e in events if e["extensionPoint"] == ExtensionPoint.TOTAL.value), None)
-    end = next(e["payload"] for e in events if e["extensionPoint"] == ExtensionPoint.CYCLE_END.value)
-    totals: dict[str, int] = dict(total["totalScores"]) if total and not total.get("error") else {}
-    chosen = end.get("nodeName")
-    own = pod.node_name
-    ranked = sorted(totals.items(), key=lambda kv: -kv[1])
-    own_total = totals.get(own)
-    own_rank = 1 + sum(1 for value in totals.values() if value > own_total) if own_total is not None else None
-    ties = list(total.get("ties") or []) if total else []
-    outcome = _outcome(own, chosen, ties, end)
-    compared = _compared_with(own, chosen, ranked) if own_total is not None else None
-    margin = own_total - totals[compared] if compared is not None else None
-    plugins = _gaps(events, own, compared) if compared is not None else []
-    caveats = _caveats(pod, own in feasible and own_total is None, len(totals), len(ties) > 1)
+    result = _CycleResult.read(events)
+    own, chosen = pod.node_name, result.end.get("nodeName")
+    own_total = result.total_of(own)
+    own_rank = 1 + sum(1 for _, value in result.ranked if value > own_total) if own_total is not None else None
+    compared = _compared_with(own, chosen, result.ranked) if own_total is not None else None
+    compared_total = result.total_of(compared)
+    margin = own_total - compared_total if own_total is not None and compared_total is not None else None
     answer = PodPlacementExplanation(
-        pod.key, own, outcome, chosen, own in feasible, rejection, own_rank, own_total, compared, margin,
-        [NodeTotal(n, v) for n, v in ranked[:TOP_NODES]], len(totals), feasible, plugins,
-        end.get("failedSchedulingMessage") or end.get("error"), _placed_at(pod), caveats)
-    return _with_summary(answer, explanation.headline)
+        pod.key, own, _outcome(own, chosen, result.ties, result.end), chosen, own in feasible, rejection, own_rank,
+        own_total, compared, margin, [NodeTotal(n, v) for n, v in result.ranked[:TOP_NODES]], len(result.ranked),
+        feasible, _gaps(events, own, compared) if compared is not None else [],
+        result.end.get("failedSchedulingMessage") or result.end.get("error"), _placed_at(pod),
+        _caveats(pod, own in feasible and own_total is None, len(result.ranked), len(result.ties) > 1))
+    return _with_summary(answer, explain_cycle(events).headline)
 
 
 def _placed_at(pod: Pod) -> Optional[str]:
@@ -245,6 +258,7 @@ def _with_summary(answer: PodPlacementExplanation, headline: str) -> PodPlacemen
     elif answer.own_rank is None:
         text = f"{pod} would go to {answer.chosen}; {own} fits but was not scored in this cycle."
     else:
+        behind = -(answer.margin or 0)
         text = (f"{pod} would go to {answer.chosen} now: {own} ranks {answer.own_rank} of {answer.scored}, "
-                f"{-answer.margin} point(s) behind.")
+                f"{behind} point(s) behind.")
     return dataclasses.replace(answer, summary=text)

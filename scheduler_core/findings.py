@@ -8,8 +8,10 @@ command per namespace that fetches exactly that. Only what the scheduler would r
   while its profile spreads by default constraints (PodTopologySpread's system defaults, or a
   ``List`` of them): helper.DefaultSelector reads the controller's selector, and without it the
   pod loses (part of) its default spreading.
-- ``services-absent``: the dump holds no Service at all while such pods exist: DefaultSelector
-  also merges the selectors of the Services that select the pod.
+- ``services-absent``: the dump holds no Service at all (every cluster has at least ``default/
+  kubernetes``) while such pods have labels and an owner (a controller made them: a dump, not a
+  scenario written by hand): DefaultSelector also merges the selectors of the Services that
+  select the pod.
 - ``namespaces-absent``: pods select namespaces by labels (an affinity term's non-empty
   ``namespaceSelector``) while some namespaces have no Namespace object: their labels are unknown
   (an undeclared namespace exists with no labels).
@@ -102,8 +104,11 @@ def _default_spreading(scenario: Scenario) -> list[Finding]:
     if not readers:
         return []
     found = [_controllers(scenario, readers)]
-    if not scenario.services:
-        found.append(_services(readers))
+    # A Service's selector is never empty, so only labelled pods can be selected; and only pods a
+    # workload controller made (an owner reference) tell a dump from a scenario written by hand.
+    selectable = [pod for pod in readers if pod.labels and pod.owner_references]
+    if not scenario.services and selectable:
+        found.append(_services(selectable))
     return [finding for finding in found if finding is not None]
 
 

@@ -18,7 +18,10 @@ the scenario's text:
   (every zone fully disrupted) the controller stops tainting and removes both from every node.
 
 New taints go at the end of the node's list, as AddOrUpdateTaint appends them. A node written
-without any condition (a hand-written scenario) gets only the ``unschedulable`` taint.
+without any condition (a hand-written scenario) gets only the ``unschedulable`` taint. For
+``spec.unschedulable`` the scheduler's NodeUnschedulable plugin already keeps pods off (it runs
+before TaintToleration, so the message does not change either); the missing taint only changes
+PodTopologySpread's counting for constraints with ``nodeTaintsPolicy: Honor``.
 """
 
 from __future__ import annotations

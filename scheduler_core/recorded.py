@@ -5,9 +5,10 @@ A pending pod in a dump carries ``status.conditions[type=PodScheduled]``: status
 ``Unschedulable`` with the FailedScheduling text (``0/N nodes are available: ...``) or
 ``SchedulingGated``. The replay agrees when it leaves the pod pending with exactly that text (a
 gated pod: when the replay leaves it alone too). When they differ, the likely causes are named:
-a different node count (the text counts the cluster's nodes when it tried), the completeness
-findings that concern the pod or every pod, a host port held by a pod the dump lacks, and always
-that the cluster may have changed since the condition was written.
+a preemption under way (the pod is nominated), a different node count (the text counts the
+cluster's nodes when it tried), a host port held by a pod the dump lacks, the completeness
+findings that concern the pod or every pod, and always that the cluster may have changed since
+the condition was written.
 
 The comparison reads the trace or timeline JSON (what the CLI prints and the web app stores), so
 both build it the same way; it adds a top-level ``recorded`` object to that JSON only when some
@@ -18,10 +19,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
+from typing import Any, Iterable, Optional
 
 from scheduler_core.findings import NO_CONFIG, NODE_TAINTS_MISSING, SERVICES_ABSENT, Finding
-from scheduler_core.model import Pod, Scenario
+from scheduler_core.model import Pod, RecordedScheduling, Scenario
 
 REASON_GATED = "SchedulingGated"
 REASON_UNSCHEDULABLE = "Unschedulable"
@@ -58,7 +59,7 @@ class RecordedOutcome:
         return self.replayed.text if self.replayed is not None else "not attempted (scheduling gates)"
 
     def to_json(self) -> dict:
-        out = {"reason": self.reason, "message": self.message, "time": self.time or None,
+        out: dict[str, Any] = {"reason": self.reason, "message": self.message, "time": self.time or None,
                "replayed": self.replayed_text, "agrees": self.agrees}
         if self.replayed is not None and self.replayed.node:
             out["replayedNode"] = self.replayed.node
@@ -70,7 +71,7 @@ class RecordedOutcome:
 @dataclass(slots=True)
 class RecordedComparison:
     outcomes: list[RecordedOutcome] = field(default_factory=list)  # queue order
-    without_condition: list[str] = field(default_factory=list)  # pending pods the dump gives no condition
+    without_condition: list[str] = field(default_factory=list)  # pending pods without a PodScheduled=False
 
     @property
     def agreeing(self) -> int:
@@ -81,7 +82,7 @@ class RecordedComparison:
         line = (f"the replay agrees with your cluster on {self.agreeing} of {len(self.outcomes)} pending pod(s)"
                 if self.outcomes else "no pending pod carries your cluster's PodScheduled condition")
         if self.without_condition:
-            line += f" ({len(self.without_condition)} more pending pod(s) carry no PodScheduled condition)"
+            line += f" ({len(self.without_condition)} more pending pod(s) carry no PodScheduled=False condition)"
         return line
 
     def to_json(self) -> dict:
@@ -139,7 +140,7 @@ def compare_recorded(scenario: Scenario, replayed: dict[str, Replayed],
         if recorded is None or recorded.status == "True":
             comparison.without_condition.append(pod.key)
             continue
-        comparison.outcomes.append(_outcome(pod, replayed.get(pod.key), node_count, findings))
+        comparison.outcomes.append(_outcome(pod, recorded, replayed.get(pod.key), node_count, findings))
     return comparison
 
 
@@ -159,8 +160,8 @@ def _waiting(scenario: Scenario) -> list[Pod]:
     return [*scenario.pending_pods, *gated]
 
 
-def _outcome(pod: Pod, replayed: Optional[Replayed], node_count: int, findings: list[Finding]) -> RecordedOutcome:
-    recorded = pod.recorded
+def _outcome(pod: Pod, recorded: RecordedScheduling, replayed: Optional[Replayed], node_count: int,
+             findings: list[Finding]) -> RecordedOutcome:
     if pod.scheduling_gates:
         replayed = None
         agrees = recorded.reason == REASON_GATED
@@ -169,13 +170,16 @@ def _outcome(pod: Pod, replayed: Optional[Replayed], node_count: int, findings: 
         agrees = False
     else:
         agrees = replayed.node is None and replayed.message == recorded.message
-    causes = () if agrees else _causes(pod, replayed, node_count, findings)
+    causes = () if agrees else _causes(pod, recorded, replayed, node_count, findings)
     return RecordedOutcome(pod.key, recorded.reason, recorded.message, recorded.time_text, replayed, agrees, causes)
 
 
-def _causes(pod: Pod, replayed: Optional[Replayed], node_count: int, findings: list[Finding]) -> tuple[str, ...]:
-    recorded = pod.recorded
+def _causes(pod: Pod, recorded: RecordedScheduling, replayed: Optional[Replayed], node_count: int,
+            findings: list[Finding]) -> tuple[str, ...]:
     causes = []
+    if pod.nominated_node_name:
+        causes.append(f"your cluster nominated the pod to {pod.nominated_node_name} (a preemption under way): the "
+                      "condition was written by the attempt that preempted, before its victims were gone")
     if recorded.reason == REASON_GATED and replayed is not None:
         causes.append("the pod's scheduling gates were removed after your cluster wrote the condition")
     counted = _NODE_COUNT.match(recorded.message)
