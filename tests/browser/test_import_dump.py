@@ -23,7 +23,7 @@ DROP = """([name, encoded]) => {
 }"""
 
 
-def test_a_dropped_dump_shows_what_was_read_and_missing_then_the_recorded_answer_beside_the_replay(page):
+def test_a_dropped_dump_shows_what_was_read_and_missing_then_the_recorded_answer_beside_the_replay(page, snap):
     archive = support.dump_archive("tar.gz")
     page.goto(page.base_url + "/")
     transfer = page.evaluate_handle(DROP, ["cluster-info.tar.gz", base64.b64encode(archive).decode()])
@@ -42,6 +42,7 @@ def test_a_dropped_dump_shows_what_was_read_and_missing_then_the_recorded_answer
     expect(page.locator("#finding-list > li[data-code=controller-absent] pre.kubectl")).to_contain_text("kubectl get replicasets")
     expect(page.locator("#finding-list > li[data-code=node-taints-missing]")).to_have_count(1)
     assert "apiVersion: v1\nkind: Node\n" in editor_text(page)  # filled in from the NodeList
+    snap(page, "import-dump-check")
 
     page.click("#fix-node-taints")
     expect(page.locator("#save-status")).to_have_text("Saved · version 2")
@@ -55,9 +56,11 @@ def test_a_dropped_dump_shows_what_was_read_and_missing_then_the_recorded_answer
     expect(differs.locator("td.recorded")).to_contain_text("2 Insufficient cpu")
     expect(differs.locator("td.replay")).to_contain_text("1 node(s) had untolerated taint(s)")
     expect(differs.locator("td.causes")).to_contain_text("controller-absent")
+    page.locator("#recorded-panel").scroll_into_view_if_needed()
+    snap(page, "run-recorded-beside-replay")
 
 
-def test_why_here_on_the_cluster_view_reruns_a_running_pods_cycle(page):
+def test_why_here_on_the_cluster_view_reruns_a_running_pods_cycle(page, snap):
     scenario = _import_dump(page)
     page.goto(f"{page.base_url}/scenarios/{scenario['id']}/cluster/")
     page.locator("span.pod[data-pod='kube-system/coredns-6d4b-x7k2p']").click()
@@ -66,6 +69,7 @@ def test_why_here_on_the_cluster_view_reruns_a_running_pods_cycle(page):
     expect(panel.locator(".why-verdict")).to_contain_text("would go to worker-2")
     expect(panel.locator(".why-ranking tr.current")).to_contain_text("worker-1 (where it runs)")
     expect(panel.locator(".caveat")).to_contain_text("may have changed since the pod was placed")
+    snap(page, "cluster-why-here")
 
 
 def test_a_scenario_without_nodes_is_never_green(page):
