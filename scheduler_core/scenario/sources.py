@@ -160,8 +160,12 @@ def _add_bytes(name: str, data: bytes, only: bool, found: SourceSet, budget: Bud
 def _given_file(name: str, data: bytes, only: bool) -> SourceText:
     """A file the user named: read strictly (an object without a kind is an error), named in errors
     unless it is the only one (then errors read as they always have: line numbers of that file)."""
-    hint = kind_from_path((PurePosixPath(name.replace("\\", "/")).name,), _WORDS) if name != STDIN else ""
-    return SourceText(None if only else name, data, hint)
+    return SourceText(None if only else name, data, kind_named_by(name))
+
+
+def kind_named_by(name: str) -> str:
+    """The kind a given file's own name says ("nodes.json": Node), for objects written without one; "" for none."""
+    return kind_from_path((PurePosixPath(name.replace("\\", "/")).name,), _WORDS) if name != STDIN else ""
 
 
 def _add_archive(contents: ArchiveContents, archive: str, found: SourceSet) -> None:

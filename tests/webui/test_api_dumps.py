@@ -54,6 +54,20 @@ def test_several_files_at_once_are_read_as_one_scenario(owner: Client):
 def test_one_plain_file_is_kept_as_typed(owner: Client, small_text: str):
     body = _import(owner, ("cluster.yaml", small_text.encode())).json()
     assert body["text"] == small_text and body["valid"] is True
+    named = "# my pods\n" + small_text  # named after a kind, and loads as typed: kept, comments and all
+    assert _import(owner, ("pods.yaml", named.encode())).json()["text"] == named
+
+
+@pytest.mark.parametrize("name, valid_as_named", [("nodes.json", True), ("cluster.json", False)])
+def test_a_kind_less_list_is_read_with_the_kind_its_file_name_says(owner: Client, name: str, valid_as_named: bool):
+    """A support bundle's cluster-resources/nodes.json, uploaded alone: a list whose items carry no kind."""
+    data = (support.REPO / "tests" / "fixtures" / "dumps" / "forms" / "troubleshoot" / "cluster-resources" / "nodes.json").read_bytes()
+    body = _import(owner, (name, data)).json()
+    assert body["valid"] is valid_as_named
+    if valid_as_named:  # written out with the kind its name says
+        assert body["summary"]["nodes"] == 3 and body["text"].count("\nkind: Node\n") == 3
+    else:  # nothing says what the items are: kept as typed, its problems at its lines
+        assert body["text"] == data.decode() and body["errors"][0]["line"]
 
 
 def test_a_bad_member_is_named_with_its_line_and_nothing_is_saved(owner: Client):

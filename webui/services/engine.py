@@ -46,7 +46,7 @@ __all__ = [
     "EventFilter", "SegmentEncoder", "check", "check_soon", "compare_reads", "decode_segment", "decode_selected", "story_reads", "engine_limits", "explain", "load", "load_valid", "pod_requests",
     "simulate_events", "story", "cluster_volumes", "compare", "what_if", "NotPending", "trace", "MODE_SINGLE", "MODE_TIMELINE",
     "NotBound", "PodPlacementExplanation", "RecordedComparison", "explain_pod", "recorded", "with_node_taints",
-    "is_archive", "upload_to_text",
+    "is_archive", "kind_named_by", "upload_to_text",
 ]
 
 
@@ -318,6 +318,11 @@ def recorded(scenario: Any, mode: str, summary: dict[str, Any]) -> RecordedCompa
 def is_archive(data: bytes) -> bool:
     """An uploaded archive (.tar, .tar.gz/.tgz, .zip), told by its first bytes, not its name."""
     return sources.is_archive(data)
+
+
+def kind_named_by(file_name: str) -> str:
+    """The kind a file's name says ("nodes.json": Node), or ""."""
+    return sources.kind_named_by(file_name)
 
 
 def upload_to_text(files: list[tuple[str, bytes]]) -> str:

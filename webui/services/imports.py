@@ -48,8 +48,21 @@ def upload_text(uploads: list[Upload]) -> str:
     the limit), as there is no single text to show them in."""
     engine.enforce_size_bytes(sum(len(upload.data) for upload in uploads))
     if len(uploads) == 1 and not engine.is_archive(uploads[0].data):
-        return normalize(_utf8(uploads[0]))
+        return _one_file(uploads[0])
     return engine.upload_to_text([(upload.name, upload.data) for upload in uploads])
+
+
+def _one_file(upload: Upload) -> str:
+    """One plain file, as typed — unless only its name says what its kind-less objects are (a support
+    bundle's `nodes.json`: a list whose items carry no kind) and it loads so, but not as typed: then it is
+    written out as the engine reads it with its name. Only a file named after a kind is checked here."""
+    text = normalize(_utf8(upload))
+    if not engine.kind_named_by(upload.name) or engine.check(text).valid:
+        return text
+    try:
+        return engine.upload_to_text([(upload.name, upload.data)])
+    except DomainError:
+        return text  # it does not load with its name either: kept as typed, its problems at its own lines
 
 
 def title_of(uploads: list[Upload]) -> str:

@@ -18,7 +18,7 @@ import yaml
 from scheduler_core import load_scenario
 from scheduler_core.scenario.errors import ScenarioInvalid
 from scheduler_core.scenario.loader import KINDS
-from scheduler_core.scenario.sources import is_archive, load_upload, upload_to_text
+from scheduler_core.scenario.sources import is_archive, kind_named_by, load_upload, upload_to_text
 
 FORMS = Path(__file__).resolve().parents[2] / "fixtures" / "dumps" / "forms"
 DIRECTORIES = ["cluster-info-dump-dir", "insights", "must-gather", "raw-api-lists", "sonobuoy", "troubleshoot"]
@@ -89,3 +89,8 @@ def test_a_member_that_does_not_load_is_named_and_nothing_is_written():
 
 def test_archives_are_told_by_their_first_bytes():
     assert is_archive(tar_gz(FORMS / "raw-api-lists")) and not is_archive(b"apiVersion: v1\nkind: Node\n")
+
+
+@pytest.mark.parametrize("name, kind", [("nodes.json", "Node"), ("dump/Pods.yaml", "Pod"), ("cluster.yaml", ""), ("-", "")])
+def test_a_given_files_own_name_may_say_its_kind(name: str, kind: str):
+    assert kind_named_by(name) == kind
