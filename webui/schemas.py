@@ -46,6 +46,7 @@ class TextIn(Schema):
 
 
 class ScenarioErrorOut(Schema):
+    file: str | None = None  # the file (inside a directory or archive) when several were read as one scenario
     object: str
     path: str
     line: int | None
@@ -63,9 +64,9 @@ class SummaryOut(Schema):
 class NoticeOut(Schema):
     """Something the scheduler leaves out of a valid scenario, said once (never silently dropped)."""
 
-    code: str = Field(description="no-nodes (loud: nothing can be scheduled), no-pending-pods, ignored-kinds, finished-pods, missing-node, "
-                                  "other-scheduler, scheduling-gated, resource-claims, pending-volumes, unread-files, not-objects, links, "
-                                  "container-logs, duplicate-objects")
+    code: str = Field(description="ignored-kinds, finished-pods, missing-node, other-scheduler, scheduling-gated, resource-claims, "
+                                  "pending-volumes, no-nodes, no-pending-pods, unread-files, not-objects, links, container-logs, "
+                                  "duplicate-objects")
     message: str
     objects: list[str] = Field(description='the objects concerned, e.g. "Pod default/web-1", in document order')
 

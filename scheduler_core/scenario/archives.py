@@ -16,7 +16,7 @@ import tarfile
 import zipfile
 import zlib
 from dataclasses import dataclass, field
-from typing import BinaryIO, Callable, Optional
+from typing import IO, BinaryIO, Callable, Optional
 
 from scheduler_core.scenario.limits import Limits
 
@@ -178,9 +178,9 @@ def _decompressor(stream: BinaryIO) -> BinaryIO:
     return lzma.LZMAFile(stream)  # type: ignore[return-value]
 
 
-def _bounded_read(member: BinaryIO, where: str, budget: Budget) -> bytes:
+def _bounded_read(member: IO[bytes], where: str, budget: Budget) -> bytes:
     """Reads in chunks, charging the budget as it goes: a bomb stops at the limit, not at its end."""
-    chunks = []
+    chunks: list[bytes] = []
     while True:
         chunk = member.read(CHUNK)
         if not chunk:
