@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from scheduler_core import snapshot
-from scheduler_core.findings import find_all
 from scheduler_core.loop import run_to_the_end
 from scheduler_core.model import Scenario
 from scheduler_core.node_taints import NodeTaintChange, controller_taint_changes, taint_text, with_controller_taints
@@ -139,10 +138,10 @@ def run_trace(args: argparse.Namespace) -> int:
             events.append(event)
     if args.json:
         summary = builder.summary()
-        recorded = compare_recorded(scenario, replayed_from_trace(summary), find_all(scenario))
+        recorded = compare_recorded(scenario, replayed_from_trace(summary))
         print(json.dumps(with_recorded(summary, recorded), sort_keys=True))
     elif not args.events:
-        recorded = compare_recorded(scenario, replayed_from_trace(builder.summary()), find_all(scenario))
+        recorded = compare_recorded(scenario, replayed_from_trace(builder.summary()))
         print("\n".join([*_taint_lines(changes), render_report(events, scenario), *recorded.lines()]))
     return 0
 
@@ -162,10 +161,10 @@ def run_timeline(args: argparse.Namespace) -> int:
             report.add(event)
     if args.json:
         summary = builder.summary()
-        recorded = compare_recorded(scenario, replayed_from_timeline(summary), find_all(scenario))
+        recorded = compare_recorded(scenario, replayed_from_timeline(summary))
         print(json.dumps(with_recorded(summary, recorded), sort_keys=True))
     elif not args.events:
-        recorded = compare_recorded(scenario, replayed_from_timeline(builder.summary()), find_all(scenario))
+        recorded = compare_recorded(scenario, replayed_from_timeline(builder.summary()))
         print("\n".join([*_taint_lines(changes), *render_notices(scenario), *report.lines, *recorded.lines()]))
     return 0
 

@@ -83,6 +83,8 @@ def controller_taint_changes(scenario: Scenario) -> list[NodeTaintChange]:
     disrupted = _fully_disrupted(scenario.nodes)
     changes = []
     for node in scenario.nodes:
+        if not node.conditions and not node.unschedulable and not node.taints:
+            continue  # nothing to add, nothing of the controller's to remove
         change = _change(node, disrupted)
         if change.add or change.remove:
             changes.append(change)
