@@ -16,7 +16,7 @@ from typing import Optional, Sequence
 from scheduler_core import snapshot
 from scheduler_core.loop import run_to_the_end
 from scheduler_core.model import Scenario
-from scheduler_core.node_taints import NodeTaintChange, controller_taint_changes, taint_text, with_controller_taints
+from scheduler_core.node_taints import NodeTaintChange, controller_taint_changes, with_controller_taints
 from scheduler_core.recorded import compare_recorded, replayed_from_timeline, replayed_from_trace, with_recorded
 from scheduler_core.report import TimelineReport, render_comparison, render_notices, render_report
 from scheduler_core.scenario import ScenarioInvalid, load_scenario
@@ -118,9 +118,7 @@ def _taint_lines(changes: Optional[list[NodeTaintChange]]) -> list[str]:
         return []
     if not changes:
         return ["note: --add-node-taints: every node already carries the taints its conditions call for"]
-    return [f"note: --add-node-taints: {c.node} " + " ".join([f"+{taint_text(t)}" for t in c.add]
-                                                            + [f"-{taint_text(t)}" for t in c.remove])
-            for c in changes]
+    return [f"note: --add-node-taints: {change.text}" for change in changes]
 
 
 def run_trace(args: argparse.Namespace) -> int:

@@ -67,6 +67,11 @@ class NodeTaintChange:
     remove: tuple[Taint, ...]
     conditions: tuple[NodeCondition, ...]  # the conditions that call for them (for messages)
 
+    @property
+    def text(self) -> str:
+        """``node +key:Effect -key:Effect``: the change in one line."""
+        return " ".join([self.node, *(f"+{taint_text(t)}" for t in self.add), *(f"-{taint_text(t)}" for t in self.remove)])
+
     def to_json(self) -> dict:
         return {"node": self.node, "add": [taint_text(t) for t in self.add],
                 "remove": [taint_text(t) for t in self.remove],
