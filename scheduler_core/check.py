@@ -13,7 +13,7 @@ from typing import Optional
 
 from scheduler_core.findings import MAX_NAMED, Finding, fetch_commands, find_all
 from scheduler_core.model import Notice, Scenario
-from scheduler_core.node_taints import NodeTaintChange, taint_text
+from scheduler_core.node_taints import NodeTaintChange
 
 # The order kinds are counted in (the scheduler's own first, then storage).
 KIND_ORDER = ("Node", "Pod", "Namespace", "Service", "ReplicaSet", "StatefulSet", "ReplicationController",
@@ -44,9 +44,8 @@ class CheckReport:
         counts = ", ".join(f"{n} {kind}" for kind, n in self.objects.items())
         out = [f"read: {counts}", f"pods the scheduler sees: {self.running_pods} running, {self.pending_pods} pending"]
         if self.added_node_taints:
-            out.append("added the node lifecycle controller's taints: " + "; ".join(
-                f"{c.node} " + " ".join([f"+{taint_text(t)}" for t in c.add] + [f"-{taint_text(t)}" for t in c.remove])
-                for c in self.added_node_taints))
+            out.append("added the node lifecycle controller's taints: "
+                       + "; ".join(change.text for change in self.added_node_taints))
         out.extend(_notice_line(notice) for notice in self.notices)
         if not self.findings:
             out.append("nothing the scheduler reads is missing")

@@ -20,10 +20,9 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from scheduler_core import snapshot
-from scheduler_core.findings import find_all
 from scheduler_core.loop import run_to_the_end
 from scheduler_core.model import NoticeCode, Scenario
-from scheduler_core.node_taints import NodeTaintChange, controller_taint_changes, taint_text, with_controller_taints
+from scheduler_core.node_taints import NodeTaintChange, controller_taint_changes, with_controller_taints
 from scheduler_core.recorded import compare_recorded, replayed_from_timeline, replayed_from_trace, with_recorded
 from scheduler_core.report import TimelineReport, render_comparison, render_notices, render_report
 from scheduler_core.scenario import ScenarioInvalid
@@ -123,9 +122,7 @@ def _taint_lines(changes: Optional[list[NodeTaintChange]]) -> list[str]:
         return []
     if not changes:
         return ["note: --add-node-taints: every node already carries the taints its conditions call for"]
-    return [f"note: --add-node-taints: {c.node} " + " ".join([f"+{taint_text(t)}" for t in c.add]
-                                                            + [f"-{taint_text(t)}" for t in c.remove])
-            for c in changes]
+    return [f"note: --add-node-taints: {change.text}" for change in changes]
 
 
 def _exit_code(scenario: Scenario) -> int:
@@ -152,10 +149,10 @@ def run_trace(args: argparse.Namespace) -> int:
             events.append(event)
     if args.json:
         summary = builder.summary()
-        recorded = compare_recorded(scenario, replayed_from_trace(summary), find_all(scenario))
+        recorded = compare_recorded(scenario, replayed_from_trace(summary))
         print(json.dumps(with_recorded(summary, recorded), sort_keys=True))
     elif not args.events:
-        recorded = compare_recorded(scenario, replayed_from_trace(builder.summary()), find_all(scenario))
+        recorded = compare_recorded(scenario, replayed_from_trace(builder.summary()))
         print("\n".join([*_taint_lines(changes), render_report(events, scenario), *recorded.lines()]))
     return _exit_code(scenario)
 
@@ -180,10 +177,10 @@ def run_timeline(args: argparse.Namespace) -> int:
             report.add(event)
     if args.json:
         summary = builder.summary()
-        recorded = compare_recorded(scenario, replayed_from_timeline(summary), find_all(scenario))
+        recorded = compare_recorded(scenario, replayed_from_timeline(summary))
         print(json.dumps(with_recorded(summary, recorded), sort_keys=True))
     elif not args.events:
-        recorded = compare_recorded(scenario, replayed_from_timeline(builder.summary()), find_all(scenario))
+        recorded = compare_recorded(scenario, replayed_from_timeline(builder.summary()))
         print("\n".join([*_taint_lines(changes), *render_notices(scenario), *report.lines, *recorded.lines()]))
     return _exit_code(scenario)
 

@@ -100,7 +100,8 @@ def fetch_commands(findings: Iterable[Finding]) -> list[str]:
 
 
 def _default_spreading(scenario: Scenario) -> list[Finding]:
-    readers = [pod for pod in scenario.pending_pods if _reads_default_selector(scenario, pod)]
+    spreading = _spreading_profiles(scenario)
+    readers = [pod for pod in scenario.pending_pods if _reads_default_selector(pod, spreading)]
     if not readers:
         return []
     found = [_controllers(scenario, readers)]
@@ -112,10 +113,10 @@ def _default_spreading(scenario: Scenario) -> list[Finding]:
     return [finding for finding in found if finding is not None]
 
 
-def _reads_default_selector(scenario: Scenario, pod: Pod) -> bool:
+def _reads_default_selector(pod: Pod, spreading_profiles: set[str]) -> bool:
     """buildDefaultConstraints runs for the pod: it has no constraints of its own and its profile
     runs PodTopologySpread where default constraints of that kind are read."""
-    return not pod.topology_spread_constraints and pod.scheduler_name in _spreading_profiles(scenario)
+    return not pod.topology_spread_constraints and pod.scheduler_name in spreading_profiles
 
 
 def _spreading_profiles(scenario: Scenario) -> set[str]:

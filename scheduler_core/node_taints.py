@@ -67,6 +67,11 @@ class NodeTaintChange:
     remove: tuple[Taint, ...]
     conditions: tuple[NodeCondition, ...]  # the conditions that call for them (for messages)
 
+    @property
+    def text(self) -> str:
+        """``node +key:Effect -key:Effect``: the change in one line."""
+        return " ".join([self.node, *(f"+{taint_text(t)}" for t in self.add), *(f"-{taint_text(t)}" for t in self.remove)])
+
     def to_json(self) -> dict:
         return {"node": self.node, "add": [taint_text(t) for t in self.add],
                 "remove": [taint_text(t) for t in self.remove],
@@ -83,6 +88,8 @@ def controller_taint_changes(scenario: Scenario) -> list[NodeTaintChange]:
     disrupted = _fully_disrupted(scenario.nodes)
     changes = []
     for node in scenario.nodes:
+        if not node.conditions and not node.unschedulable and not node.taints:
+            continue  # nothing to add, nothing of the controller's to remove
         change = _change(node, disrupted)
         if change.add or change.remove:
             changes.append(change)

@@ -17,11 +17,12 @@ pod carries such a condition.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
-from scheduler_core.findings import NO_CONFIG, NODE_TAINTS_MISSING, SERVICES_ABSENT, Finding
+from scheduler_core.findings import NO_CONFIG, NODE_TAINTS_MISSING, SERVICES_ABSENT, Finding, find_all
 from scheduler_core.model import Pod, RecordedScheduling, Scenario
 
 REASON_GATED = "SchedulingGated"
@@ -129,18 +130,23 @@ def replayed_from_timeline(summary: dict) -> dict[str, Replayed]:
 
 
 def compare_recorded(scenario: Scenario, replayed: dict[str, Replayed],
-                     findings: Iterable[Finding] = ()) -> RecordedComparison:
+                     findings: Optional[Iterable[Finding]] = None) -> RecordedComparison:
     """Every pending pod of this scheduler that carries a PodScheduled=False condition, beside the
-    replay's outcome for it."""
-    findings = list(findings)
-    node_count = len(scenario.nodes)
+    replay's outcome for it. ``findings`` (the scenario's, for the likely causes) are computed only
+    when None is given and some pod differs."""
+    known = list(findings) if findings is not None else None
     comparison = RecordedComparison()
     for pod in _waiting(scenario):
         recorded = pod.recorded
         if recorded is None or recorded.status == "True":
             comparison.without_condition.append(pod.key)
             continue
-        comparison.outcomes.append(_outcome(pod, recorded, replayed.get(pod.key), node_count, findings))
+        outcome = _outcome(pod, recorded, replayed.get(pod.key))
+        if not outcome.agrees:
+            known = find_all(scenario) if known is None else known
+            outcome = dataclasses.replace(outcome, causes=_causes(pod, recorded, outcome.replayed,
+                                                                  len(scenario.nodes), known))
+        comparison.outcomes.append(outcome)
     return comparison
 
 
@@ -160,8 +166,8 @@ def _waiting(scenario: Scenario) -> list[Pod]:
     return [*scenario.pending_pods, *gated]
 
 
-def _outcome(pod: Pod, recorded: RecordedScheduling, replayed: Optional[Replayed], node_count: int,
-             findings: list[Finding]) -> RecordedOutcome:
+def _outcome(pod: Pod, recorded: RecordedScheduling, replayed: Optional[Replayed]) -> RecordedOutcome:
+    """Agree or not; the causes of a difference are added by the caller."""
     if pod.scheduling_gates:
         replayed = None
         agrees = recorded.reason == REASON_GATED
@@ -170,8 +176,7 @@ def _outcome(pod: Pod, recorded: RecordedScheduling, replayed: Optional[Replayed
         agrees = False
     else:
         agrees = replayed.node is None and replayed.message == recorded.message
-    causes = () if agrees else _causes(pod, recorded, replayed, node_count, findings)
-    return RecordedOutcome(pod.key, recorded.reason, recorded.message, recorded.time_text, replayed, agrees, causes)
+    return RecordedOutcome(pod.key, recorded.reason, recorded.message, recorded.time_text, replayed, agrees)
 
 
 def _causes(pod: Pod, recorded: RecordedScheduling, replayed: Optional[Replayed], node_count: int,

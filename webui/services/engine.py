@@ -29,7 +29,7 @@ from scheduler_core.loop import run_to_the_end
 from scheduler_core.compare import compare as compare_runs, compare_reads
 from scheduler_core.explain_pod import NotBound, PodPlacementExplanation
 from scheduler_core.explain_pod import explain_pod as scheduler_explain_pod
-from scheduler_core.findings import NODE_TAINTS_MISSING, find_all
+from scheduler_core.findings import NODE_TAINTS_MISSING
 from scheduler_core.node_taints import add_node_taints_to_text, controller_taint_changes
 from scheduler_core.recorded import RecordedComparison, compare_recorded, replayed_from_timeline, replayed_from_trace
 from scheduler_core.whatif import NotPending
@@ -311,7 +311,7 @@ def recorded(scenario: Any, mode: str, summary: dict[str, Any]) -> RecordedCompa
     from the run's timeline story (a run to the end) or its trace summary (a single pass), with the
     dump's findings as likely causes (scheduler_core.recorded)."""
     replayed = replayed_from_trace(summary) if mode == MODE_SINGLE else replayed_from_timeline(summary)
-    return compare_recorded(scenario, replayed, find_all(scenario))
+    return compare_recorded(scenario, replayed)  # the findings, as likely causes, only when some pod differs
 
 
 
