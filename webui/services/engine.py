@@ -94,7 +94,9 @@ def _limit_exceeded(error: dict[str, Any], errors: list[dict[str, Any]]) -> Limi
 
 
 def error_json(error: ScenarioError) -> dict[str, Any]:
-    return error.to_json()
+    """The problem as every answer gives it: `file` always present (null for a single text), so an
+    error's details list and the scenario's `errors` (ScenarioErrorOut) are the same JSON."""
+    return {"file": None, **error.to_json()}
 
 
 def engine_limits() -> Limits:
