@@ -312,10 +312,11 @@ def scenario_fix_node_taints(request: HttpRequest, scenario_id: int, body: FixIn
 @scenario_router.get("/{int:scenario_id}/explain-pod", response={200: schemas.ExplainPodOut, **ERRORS}, summary="Why is this running pod here?")
 def scenario_explain_pod(request: HttpRequest, scenario_id: int, pod: str, version: int | None = None):
     """For a pod bound in the version (`pod` = namespace/name): its scheduling cycle run again against the
-    rest of the cluster, its own node included, with the pod taken off — whether its node would still win
-    now (`stillWins`), by how much (`margin`), where else it fits (`fitsOn`), the ranking of the scored nodes,
-    and the caveat that the cluster may have changed since the pod was placed. 400 when the pod is not
-    bound or the version does not load, 404 when there is no such pod."""
+    rest of the cluster, its own node included, with the pod taken off (scheduler_core.explain_pod) — whether
+    its node would still win now (`outcome`: stays, tie, moves, unschedulable; `chosen`), by how much (`margin`
+    against `comparedWith`, `plugins` one by one), where else it fits (`feasible`), the best totals (`top`),
+    and `caveats`, the first always that the cluster may have changed since the pod was placed. 400 when the
+    pod is not running on a node of the version or the version does not load, 404 when there is no such pod."""
     scenario = access.readable_scenario(request.auth, scenario_id)
     return whyhere.explain(scenarios.visible_version(request.auth, scenario, version), pod)
 
