@@ -25,6 +25,7 @@ from scheduler_core.model import (
     Workload,
 )
 from scheduler_core.scenario import config as config_decoder
+from scheduler_core.scenario import changes as changes_reader
 from scheduler_core.scenario import objects, pods, storage
 from scheduler_core.scenario.errors import ScenarioError, ScenarioInvalid
 from scheduler_core.scenario.fields import Context, Field
@@ -81,6 +82,8 @@ class _Collected:
     ignored: Counter = field(default_factory=Counter)  # kind -> objects the scheduler does not read
     # Every pod with its object and whether spec.priority is written, for the Priority admission.
     admitted: list[tuple[Pod, Field, bool]] = field(default_factory=list)
+    # The Changes document and every object, for a run with steps (scenario/changes.py).
+    changes_input: changes_reader.ChangesInput = field(default_factory=changes_reader.ChangesInput)
 
 
 class _LimitReached(Exception):
@@ -116,9 +119,13 @@ def _load(text: Union[str, bytes], limits: Limits, errors: list[ScenarioError]) 
     for document in documents:
         _read_document(document, collected, limits, errors)
     _finish(collected, limits, errors)
+    changes = changes_reader.finish(collected.changes_input, collected.nodes, collected.pods, errors)
+    if changes is not None:  # the stand-in controllers read these kinds: no longer ignored
+        for kind in changes_reader.CONTROLLED_KINDS:
+            collected.ignored.pop(kind, None)
     return Scenario(collected.nodes, collected.pods, collected.namespaces, collected.services,
                     collected.workloads, collected.config, collected.priority_classes, _notices(collected),
-                    pdbs=collected.pdbs, storage=collected.storage)
+                    pdbs=collected.pdbs, storage=collected.storage, changes=changes)
 
 
 def _decode_text(text: Union[str, bytes], limits: Limits, errors: list[ScenarioError]) -> Optional[str]:
@@ -189,6 +196,8 @@ def _read_object(obj: Field, collected: _Collected, limits: Limits) -> None:
     api_version = obj.get_str("apiVersion")
     if kind == CONFIG_KIND:
         _read_config(obj, api_version, collected)
+        return
+    if changes_reader.note_object(obj, kind, collected.changes_input):
         return
     spec = KINDS.get(kind)
     if spec is None:
