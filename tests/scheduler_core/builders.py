@@ -182,3 +182,53 @@ spec:
       - {{weight: 50, preference: {{matchExpressions: [{{key: size, operator: In, values: [l]}}]}}}}
 """)
     return "---\n".join(docs)
+
+
+# ---------------------------------------------------------------------------- runs with steps (spec/CHANGES.md)
+
+
+def workload_text(kind: str, name: str, replicas: int = 1, cpu: str = "1", labels: str = "", extra_spec: str = "",
+                  pod_spec: str = "", metadata: str = "") -> str:
+    """A Deployment / ReplicaSet / StatefulSet / DaemonSet / Job document selecting ``app: <name>``.
+    ``extra_spec`` adds indented spec fields, ``pod_spec`` indented template spec fields
+    (6 spaces), ``metadata`` indented metadata fields."""
+    api_version = "batch/v1" if kind == "Job" else "apps/v1"
+    count = "" if kind == "DaemonSet" else (f"  parallelism: {replicas}\n" if kind == "Job" else f"  replicas: {replicas}\n")
+    return f"""apiVersion: {api_version}
+kind: {kind}
+metadata:
+  name: {name}
+  namespace: default
+  uid: uid-{name}
+{metadata}spec:
+{count}  selector: {{matchLabels: {{app: {name}}}}}
+{extra_spec}  template:
+    metadata: {{labels: {{app: {name}{labels}}}}}
+    spec:
+      containers: [{{name: c, image: pause, resources: {{requests: {{cpu: "{cpu}"}}}}}}]
+{pod_spec}"""
+
+
+def budget_text(name: str, app: str, min_available: str = "", max_unavailable: str = "", allowed: int = 0) -> str:
+    field = f"minAvailable: {min_available}" if min_available else f"maxUnavailable: {max_unavailable}"
+    return f"""apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {{name: {name}, namespace: default}}
+spec:
+  {field}
+  selector: {{matchLabels: {{app: {app}}}}}
+status: {{disruptionsAllowed: {allowed}}}
+"""
+
+
+def changes_text(*steps: list[str]) -> str:
+    """A Changes document: each step a list of operations written in flow style."""
+    lines = ["apiVersion: schedlab.io/v1alpha1", "kind: Changes", "steps:"]
+    for operations in steps:
+        lines.append("- operations:")
+        lines.extend(f"  - {operation}" for operation in operations)
+    return "\n".join(lines) + "\n"
+
+
+def scenario_text(*documents: str) -> str:
+    return "---\n".join(documents)
