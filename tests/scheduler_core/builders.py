@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from fractions import Fraction
 from typing import Iterable, Optional
 
+from scheduler_core.controllers.state import ClusterState
 from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot
 from scheduler_core.framework.storage import StorageState
 from scheduler_core.model import (
@@ -18,6 +20,7 @@ from scheduler_core.model import (
     VOLUME_KIND_CLAIM,
     ClaimRef,
     Container,
+    ControlledWorkload,
     CSIPersistentSource,
     Node,
     NodeSelector,
@@ -25,6 +28,7 @@ from scheduler_core.model import (
     NodeSelectorTerm,
     PersistentVolume,
     PersistentVolumeClaim,
+    LabelSelector,
     Pod,
     StorageClass,
     StorageObjects,
@@ -232,3 +236,15 @@ def changes_text(*steps: list[str]) -> str:
 
 def scenario_text(*documents: str) -> str:
     return "---\n".join(documents)
+
+
+def cluster_state(nodes=(), pods=(), workloads=()):
+    """A ClusterState for the controllers' unit tests (the run's clock at 0)."""
+    return ClusterState(list(nodes), list(pods), list(workloads), {}, datetime(2026, 1, 1, tzinfo=timezone.utc))
+
+
+def controlled_workload(kind: str, name: str, replicas: int = 1, template_spec: Optional[dict] = None, **fields):
+    spec = template_spec or {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}
+    template = {"metadata": {"labels": {"app": name}}, "spec": spec}
+    return ControlledWorkload(kind, "default", name, f"uid-{name}", LabelSelector((("app", name),)), template,
+                              replicas, **fields)
