@@ -11,7 +11,7 @@ nothing is left to happen. Everything goes out as one typed event stream.
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
-from typing import Callable, Iterator, Optional
+from typing import Callable, Generator, Iterator, Optional
 
 from scheduler_core import names
 from scheduler_core.backend.queue import (
@@ -142,7 +142,7 @@ class SchedulerLoop:
         yield self._event(None, ExtensionPoint.RUN_END, RunEnd(self.clock.ms, self.attempts, final,
                                                                 self._nominated()))
 
-    def _step_over(self) -> Iterator[Event]:
+    def _step_over(self) -> Generator[Event, None, Optional[int]]:
         """Nothing more happens on its own: a run with steps closes the step and names the time
         the next one starts (None: the run ends)."""
         if self.steps is None:

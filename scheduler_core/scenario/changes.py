@@ -165,7 +165,8 @@ def decode_workload(kind: str, obj: Field, namespace: str, name: str, uid: str,
     selector = label_selector(selector_field)
     if kind != KIND_JOB and selector is None:
         spec.error_at("selector", "Required value")
-    template_labels = label_map(template.get_map("metadata").get("labels")) if template.get_map("metadata") else {}
+    template_metadata = template.get_map("metadata")
+    template_labels = label_map(template_metadata.get("labels")) if template_metadata is not None else {}
     if selector is not None and not selector.is_empty and not _selects(selector, template_labels):
         spec.error_at("template", "metadata.labels: Invalid value: `selector` does not match template `labels`")
     _check_template(template, namespace, name)
@@ -387,7 +388,7 @@ def _read_create(body: Field, names: _Names) -> Optional[OperationSpec]:
     kind = body.get_str("kind")
     metadata = body.get_map("metadata")
     name = metadata.get_str("name") if metadata is not None else ""
-    if not name:
+    if metadata is None or not name:
         body.error_at("metadata.name", "Required value")
         return None
     namespace = "" if kind in CLUSTER_SCOPED else (metadata.get_str("namespace") or "default")
