@@ -66,7 +66,8 @@ from scheduler_core.scenario.storage import default_storage_class
 if TYPE_CHECKING:
     from scheduler_core.loop import SchedulerLoop
 
-STEP_GAP_MS = 1000  # step k starts 1 s after step k-1 went quiet
+STEP_GAP_MS = 1000
+MAX_CONTROLLER_PASSES = 10000  # every pass writes something or the controllers have settled  # step k starts 1 s after step k-1 went quiet
 # The kinds the default spreading reads as workloads (PodTopologySpread's system defaults).
 _SPREADING_KINDS = (KIND_REPLICA_SET, KIND_STATEFUL_SET)
 
@@ -114,7 +115,7 @@ class StepDriver:
         (at the very start only if the controllers wrote: until a change, the dump's status holds)."""
         self.state.now_ms = self.loop.clock.ms
         wrote = False
-        while True:
+        for _ in range(MAX_CONTROLLER_PASSES):
             writes = self._controller_writes()
             yield from self._flush_workload_events()
             if not writes:
@@ -122,6 +123,8 @@ class StepDriver:
             wrote = True
             for write in writes:
                 yield from self._apply(write)
+        else:  # the controllers never settled: a bug of the stand-ins, not an answer to give
+            raise RuntimeError(f"the stand-in controllers did not settle after {MAX_CONTROLLER_PASSES} passes")
         if wrote or not initial:
             yield from self._recompute_budgets()
 
@@ -326,6 +329,11 @@ class StepDriver:
             old, claim))
         yield from self.loop.storage_changes(f"created {by}")
 
+    def _storage_written(self, resource: EventResource, old, new) -> None:
+        """The storage informers' Add (or Update) for the queue (buildEvtResHandler)."""
+        action = ActionType.ADD if old is None else ActionType.UPDATE
+        self.loop.snapshot.cluster_changes.append(ClusterChange(ClusterEvent(resource, action), old, new))
+
     def _recompute_budgets(self) -> Iterator[Event]:
         snapshot = self.loop.snapshot
         for index, budget in enumerate(snapshot.pdbs):
@@ -492,6 +500,18 @@ class StepDriver:
             claim = manifests.decode_claim(manifest, len(self.state.claims), line)
             claim = default_storage_class([claim], list(self.loop.snapshot.storage.classes.values()))[0]
             yield from self._claim_created(claim, "by the step")
+        elif ref.kind == "PersistentVolume":
+            storage = self.loop.snapshot.storage
+            volume = manifests.decode_volume(manifest, len(storage.volumes), line)
+            old = storage.put_volume(volume)
+            self._storage_written(EventResource.PERSISTENT_VOLUME, old, volume)
+            yield from self.loop.storage_changes("created by the step")
+        elif ref.kind == "StorageClass":
+            storage_class = manifests.decode_storage_class(manifest, line)
+            old_class = self.loop.snapshot.storage.classes.get(storage_class.name)
+            self.loop.snapshot.storage.classes[storage_class.name] = storage_class
+            self._storage_written(EventResource.STORAGE_CLASS, old_class, storage_class)
+            yield from self.loop.storage_changes("created by the step")
         else:
             yield from self._add_workload(workload_from_manifest(manifest, line), "by the step")
 

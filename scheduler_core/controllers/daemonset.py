@@ -78,7 +78,8 @@ def reconcile(state: ClusterState, daemon_set: ControlledWorkload) -> list[Write
     for node in state.nodes:
         verdict = should_run(daemon_set, node, template_pod)
         on_node = [pod for pod in owned if nodes_by_pod[pod.key] == node.name and not pod.is_terminating]
-        if verdict.should_run and not on_node:
+        if verdict.should_run and not on_node and not state.name_in_use(daemon_set.namespace, _pod_name(daemon_set, node.name)):
+            # (a pod of that name still terminating is waited for: names are unique)
             writes.append(CreatePod(_new_pod(state, daemon_set, node.name), by))
         elif not verdict.should_continue_running:
             writes.extend(DeletePod(pod, by) for pod in on_node)
@@ -106,8 +107,12 @@ def _pod_node(pod: Pod) -> str:
     return ""
 
 
+def _pod_name(daemon_set: ControlledWorkload, node_name: str) -> str:
+    return f"{daemon_set.name}-{node_name}"
+
+
 def _new_pod(state: ClusterState, daemon_set: ControlledWorkload, node_name: str) -> Pod:
-    name = f"{daemon_set.name}-{node_name}"
+    name = _pod_name(daemon_set, node_name)
     pod = make_pod(pod_manifest(daemon_set, name, {}, daemon_pod_spec(daemon_set, node_name)), len(state.pods),
                    state.priority_classes, daemon_set.line)
     state.pods.append(pod)

@@ -56,9 +56,10 @@ API_VERSION = "schedlab.io/v1alpha1"
 ANN_REVISION = "deployment.kubernetes.io/revision"
 SCALABLE_KINDS = (KIND_DEPLOYMENT, KIND_REPLICA_SET, KIND_STATEFUL_SET, KIND_JOB)
 # What a step may create, patch or delete (the kinds the run follows as they change).
-WRITABLE_KINDS = ("Pod", "Node", "PodDisruptionBudget", "PersistentVolumeClaim", *CONTROLLED_KINDS)
+WRITABLE_KINDS = ("Pod", "Node", "PodDisruptionBudget", "PersistentVolumeClaim", "PersistentVolume", "StorageClass",
+                  *CONTROLLED_KINDS)
 PATCHABLE_KINDS = ("Node", "PodDisruptionBudget", *CONTROLLED_KINDS)
-CLUSTER_SCOPED = ("Node",)
+CLUSTER_SCOPED = ("Node", "PersistentVolume", "StorageClass")
 VERBS = ("scale", "drain", "cordon", "uncordon", "addNodes", "deleteNodes", "patch", "create", "delete", "complete")
 
 
@@ -401,7 +402,7 @@ def _read_create(body: Field, names: _Names) -> Optional[OperationSpec]:
     if kind in CONTROLLED_KINDS:
         meta_labels = label_map(metadata.get("labels"))
         decode_workload(kind, body, namespace, name, "", meta_labels)  # its problems, located here
-    elif kind in ("Pod", "Node", "PodDisruptionBudget", "PersistentVolumeClaim"):
+    else:
         _check_manifest(body, kind)
     names.add(ref, label_map(metadata.get("labels")))
     return CreateOp(ref, body.value)
@@ -416,6 +417,10 @@ def _check_manifest(body: Field, kind: str) -> None:
             manifests.decode_node(body.value, 0, body.line)
         elif kind == "PersistentVolumeClaim":
             manifests.decode_claim(body.value, 0, body.line)
+        elif kind == "PersistentVolume":
+            manifests.decode_volume(body.value, 0, body.line)
+        elif kind == "StorageClass":
+            manifests.decode_storage_class(body.value, body.line)
         else:
             manifests.decode_budget(body.value, body.line)
     except ScenarioInvalid as invalid:

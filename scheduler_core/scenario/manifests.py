@@ -15,8 +15,10 @@ from scheduler_core.model import (
     BudgetSpec,
     Manifest,
     Node,
+    PersistentVolume,
     PersistentVolumeClaim,
     Pod,
+    StorageClass,
     PodDisruptionBudget,
 )
 from scheduler_core.scenario import objects, pods, storage
@@ -101,6 +103,15 @@ def decode_node(manifest: Manifest, doc_index: int, line: Optional[int] = None) 
 def decode_claim(manifest: Manifest, doc_index: int, line: Optional[int] = None) -> PersistentVolumeClaim:
     return _decode("PersistentVolumeClaim", manifest, line,
                    lambda obj, meta: storage.decode_claim(obj, meta, doc_index), True)
+
+
+def decode_volume(manifest: Manifest, doc_index: int, line: Optional[int] = None) -> PersistentVolume:
+    return _decode("PersistentVolume", manifest, line, lambda obj, meta: storage.decode_volume(obj, meta, doc_index),
+                   False)
+
+
+def decode_storage_class(manifest: Manifest, line: Optional[int] = None) -> StorageClass:
+    return _decode("StorageClass", manifest, line, storage.decode_storage_class, False)
 
 
 def decode_budget(manifest: Manifest, line: Optional[int] = None) -> tuple[PodDisruptionBudget, BudgetSpec]:

@@ -261,3 +261,26 @@ def test_it_reproduces_the_hand_checked_case(case):
     text = (FIXTURES / f"{case}.yaml").read_text()
     expected = json.loads((FIXTURES / f"{case}.expected.json").read_text())
     assert timeline_summary(run_to_the_end(load_scenario(text))) == expected
+
+
+def test_it_moves_a_pod_waiting_for_a_volume_when_a_step_creates_a_matching_persistent_volume():
+    """VolumeBinding rejects a pod whose claim (WaitForFirstConsumer, no provisioner) no volume
+    matches; a step creates a matching volume: PersistentVolume/Add, VolumeBinding's hint queues
+    the pod, and it binds."""
+    storage_class = """apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: manual}
+provisioner: kubernetes.io/no-provisioner
+volumeBindingMode: WaitForFirstConsumer
+"""
+    claim = """apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data, namespace: default}
+spec: {storageClassName: manual, accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
+"""
+    pod = pod_text("p", spec="  volumes: [{name: v, persistentVolumeClaim: {claimName: data}}]\n")
+    volume = ("create: {apiVersion: v1, kind: PersistentVolume, metadata: {name: pv1}, spec: {storageClassName: manual, "
+              "capacity: {storage: 1Gi}, accessModes: [ReadWriteOnce], hostPath: {path: /x}}, status: {phase: Available}}")
+    _, events, timeline = run(scenario_text(node_text("n1"), storage_class, claim, pod, changes_text([volume])))
+    assert [a["nodeName"] for a in timeline["attempts"]] == [None, "n1"]
+    assert [m.plugins for m in moves_of(events, "default/p") if m.event == "PersistentVolumeAdd"] == [["VolumeBinding"]]
