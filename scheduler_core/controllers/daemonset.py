@@ -32,15 +32,21 @@ class Verdict:
 
 
 def daemon_pod_spec(daemon_set: ControlledWorkload, node_name: str) -> dict[str, Any]:
-    """NewPod for a node: the template's spec with the daemon tolerations added (an existing
-    toleration for the same key and effect is replaced) and the required node affinity replaced
-    by the one term ``matchFields: metadata.name In [node]``."""
+    """NewPod for a node: the template's spec with the daemon tolerations added
+    (AddOrUpdateTolerationInPodSpec: one that MatchToleration finds — same key, operator, value
+    and effect — is replaced in place, otherwise it is appended) and the required node affinity
+    replaced by the one term ``matchFields: metadata.name In [node]``."""
     spec = dict(daemon_set.template.get("spec") or {})
     wanted = list(_DAEMON_TOLERATIONS) + ([_HOST_NETWORK_TOLERATION] if spec.get("hostNetwork") else [])
     tolerations = list(spec.get("tolerations") or [])
     for key, effect in wanted:
-        tolerations = [t for t in tolerations if not (t.get("key") == key and t.get("effect") == effect)]
-        tolerations.append({"key": key, "operator": "Exists", "effect": effect})
+        toleration = {"key": key, "operator": "Exists", "effect": effect}
+        same = [i for i, t in enumerate(tolerations) if t.get("key") == key and t.get("operator") == "Exists"
+                and not t.get("value") and t.get("effect") == effect]
+        if same:
+            tolerations[same[0]] = toleration
+        else:
+            tolerations.append(toleration)
     spec["tolerations"] = tolerations
     affinity = dict(spec.get("affinity") or {})
     node_affinity = dict(affinity.get("nodeAffinity") or {})
