@@ -4,7 +4,7 @@ created before its pod unless it exists (spec/CHANGES.md)."""
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from scheduler_core.controllers.pods import make_pod, pod_manifest
 from scheduler_core.controllers.state import ClusterState, CreateClaim, CreatePod, DeletePod, Write, is_running
@@ -92,7 +92,3 @@ def _missing_claims(state: ClusterState, stateful_set: ControlledWorkload, ordin
         claims.append(default_storage_class([claim], classes)[0])
         state.claims.add(key)
     return claims
-
-
-def claim_template_line(stateful_set: ControlledWorkload) -> Optional[int]:
-    return stateful_set.line

@@ -80,10 +80,6 @@ def note_object(obj: Field, kind: str, collected: ChangesInput) -> bool:
     return False
 
 
-def is_controlled_kind(kind: str) -> bool:
-    return kind in CONTROLLED_KINDS
-
-
 def finish(collected: ChangesInput, nodes: list[Node], scenario_pods: list[Pod],
            errors: list[ScenarioError]) -> Optional[Changes]:
     """The decoded Changes (None without a document); every problem goes to ``errors``."""
@@ -456,10 +452,6 @@ def owner_reference(workload: ControlledWorkload) -> OwnerReference:
     """The controller reference a stand-in writes on what it makes."""
     api_version = "batch/v1" if workload.kind == KIND_JOB else "apps/v1"
     return OwnerReference(workload.kind, workload.name, api_version, True, workload.uid)
-
-
-def budgets_of(changes: Changes) -> dict[str, BudgetSpec]:
-    return changes.budgets
 
 
 def workload_from_manifest(manifest: dict, line: Optional[int]) -> ControlledWorkload:

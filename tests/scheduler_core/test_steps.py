@@ -284,3 +284,17 @@ spec: {storageClassName: manual, accessModes: [ReadWriteOnce], resources: {reque
     _, events, timeline = run(scenario_text(node_text("n1"), storage_class, claim, pod, changes_text([volume])))
     assert [a["nodeName"] for a in timeline["attempts"]] == [None, "n1"]
     assert [m.plugins for m in moves_of(events, "default/p") if m.event == "PersistentVolumeAdd"] == [["VolumeBinding"]]
+
+
+def test_it_creates_a_deployment_in_one_step_and_scales_it_in_the_next():
+    """create (Deployment) -> the Deployment stand-in's ReplicaSet -> its pods; scale later."""
+    deployment = ("create: {apiVersion: apps/v1, kind: Deployment, metadata: {name: api, namespace: default}, spec: "
+                  "{replicas: 1, selector: {matchLabels: {app: api}}, template: {metadata: {labels: {app: api}}, "
+                  "spec: {containers: [{name: c, resources: {requests: {cpu: '1'}}}]}}}}")
+    text = scenario_text(node_text("n1"), changes_text([deployment],
+                                                       ["scale: {kind: Deployment, name: api, replicas: 3}"],
+                                                       ["deleteNodes: {names: [n1]}"]))
+    _, _, timeline = run(text)
+    assert [len(s["created"]) for s in timeline["steps"]] == [0, 1, 2, 3]
+    assert [len(s["pending"]) for s in timeline["steps"]] == [0, 0, 0, 3]
+    assert sorted(v for v in timeline["final"].values() if v) == ["deleted"] * 3
