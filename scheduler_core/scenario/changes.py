@@ -60,6 +60,8 @@ WRITABLE_KINDS = ("Pod", "Node", "PodDisruptionBudget", "PersistentVolumeClaim",
                   *CONTROLLED_KINDS)
 PATCHABLE_KINDS = ("Node", "PodDisruptionBudget", *CONTROLLED_KINDS)
 CLUSTER_SCOPED = ("Node", "PersistentVolume", "StorageClass")
+# Workload kinds only the stand-ins read (the loader counts them as ignored): checked here.
+_UNREGISTERED_KINDS = {KIND_DEPLOYMENT: "apps/v1", KIND_DAEMON_SET: "apps/v1", KIND_JOB: "batch/v1"}
 VERBS = ("scale", "drain", "cordon", "uncordon", "addNodes", "deleteNodes", "patch", "create", "delete", "complete")
 
 
@@ -130,11 +132,19 @@ def _read_object(kind: str, obj: Field, changes: Changes, names: _Names, errors:
     quiet = Field(obj.value, obj.path, obj.line, Context(obj.ctx.object, []))  # metadata was checked already
     namespaced = kind not in CLUSTER_SCOPED and kind not in ("Namespace", "PriorityClass", "StorageClass",
                                                                "PersistentVolume", "CSINode", "CSIDriver")
-    meta = read_metadata(quiet if kind not in (KIND_DEPLOYMENT, KIND_DAEMON_SET, KIND_JOB) else obj,
+    meta = read_metadata(quiet if kind not in _UNREGISTERED_KINDS else obj,
                          kind, is_dns1123_subdomain, namespaced)
     if not meta.name:
         return
     ref = ObjectRef(kind, meta.namespace if namespaced else "", meta.name)
+    if kind in _UNREGISTERED_KINDS:  # kinds the loader itself does not check
+        api_version = obj.get_str("apiVersion")
+        if api_version != _UNREGISTERED_KINDS[kind]:
+            obj.error_at("apiVersion", f'unsupported value "{api_version[:80]}" for kind {kind}: supported values: '
+                                       f'"{_UNREGISTERED_KINDS[kind]}"')
+        if names.exists(ref):
+            obj.error_at("metadata.name", f'Duplicate value: {kind} "{meta.name}" is defined twice')
+            return
     names.add(ref)
     if kind in WRITABLE_KINDS:
         changes.manifests[ref] = obj.value

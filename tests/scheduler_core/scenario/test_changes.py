@@ -102,3 +102,9 @@ def test_it_reads_stateful_set_claim_templates_policy_and_replica_set_revision()
     db, rs = changes.workloads
     assert db.pod_management_policy == "Parallel" and [t["metadata"]["name"] for t in db.claim_templates] == ["data"]
     assert rs.revision == 3
+
+
+def test_it_checks_the_api_version_and_duplicates_of_kinds_only_the_stand_ins_read():
+    wrong = workload_text("Deployment", "web").replace("apiVersion: apps/v1", "apiVersion: extensions/v1beta1")
+    errors = problems(scenario_text(node_text("n1"), wrong, workload_text("Deployment", "web"), changes_text([])))
+    assert [e.path for e in errors] == ["apiVersion", "metadata.name"]
