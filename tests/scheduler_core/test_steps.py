@@ -298,3 +298,25 @@ def test_it_creates_a_deployment_in_one_step_and_scales_it_in_the_next():
     assert [len(s["created"]) for s in timeline["steps"]] == [0, 1, 2, 3]
     assert [len(s["pending"]) for s in timeline["steps"]] == [0, 0, 0, 3]
     assert sorted(v for v in timeline["final"].values() if v) == ["deleted"] * 3
+
+
+def test_it_deletes_a_workloads_pods_through_the_garbage_collector_when_the_workload_is_deleted():
+    """delete (ReplicaSet): background propagation, the garbage collector deletes the pods it
+    controls (gracefully: the kubelet stand-in removes them 300 ms apart)."""
+    text = scenario_text(node_text("n1"), workload_text("ReplicaSet", "web", replicas=2, cpu="1"),
+                         changes_text(["delete: {kind: ReplicaSet, name: web}"]))
+    _, events, timeline = run(text)
+    assert timeline["steps"][1]["deleted"] == ["default/web-1", "default/web-2"]
+    assert [e.payload.time_ms for e in changes_of(events, ClusterChangeKind.POD_REMOVED)] == [1300, 1600]
+    assert timeline["final"] == {"default/web-1": "deleted", "default/web-2": "deleted"}
+
+
+def test_it_blocks_a_drain_after_a_patch_raises_the_budget():
+    """patch (PodDisruptionBudget): the disruption stand-in recomputes with the new spec before
+    the drain's eviction asks (minAvailable 2 of 2 running: 0 allowed)."""
+    text = scenario_text(node_text("n1"), node_text("n2"), workload_text("ReplicaSet", "db", replicas=2, cpu="3"),
+                         budget_text("db-pdb", "db", min_available="1", allowed=1),
+                         changes_text(["patch: {kind: PodDisruptionBudget, name: db-pdb, patch: {spec: {minAvailable: 2}}}"],
+                                      ["drain: {node: n1}"]))
+    _, _, timeline = run(text)
+    assert timeline["steps"][2]["blocked"] == [{"pod": "default/db-1", "budget": "default/db-pdb"}]
