@@ -291,6 +291,8 @@ class SchedulerLoop:
             yield from self._delete_gracefully(victim, preemptor)
         del plugin.preempting[preemptor.key]
         self.kubelet.mark(deleted, self.clock.ms)
+        if self.steps is not None:  # the victims' controllers replace them at once
+            yield from self.steps.pods_preempted(deleted)
 
     def _delete_gracefully(self, victim: Pod, preemptor: Pod) -> Iterator[Event]:
         """PreemptPod: the condition, then a graceful delete (a victim another preemption already

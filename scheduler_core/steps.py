@@ -138,6 +138,11 @@ class StepDriver:
         self.last_activity_ms = self.loop.clock.ms
         yield from self.react()
 
+    def pods_preempted(self, victims: list[Pod]) -> Iterator[Event]:
+        """The scheduler deleted preemption victims (terminating now): deleted in this step."""
+        self.record.deleted.extend(victim.key for victim in victims)
+        yield from self.react()
+
     def attempted(self) -> None:
         self.last_activity_ms = self.loop.clock.ms
 

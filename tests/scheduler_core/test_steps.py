@@ -320,3 +320,16 @@ def test_it_blocks_a_drain_after_a_patch_raises_the_budget():
                                       ["drain: {node: n1}"]))
     _, _, timeline = run(text)
     assert timeline["steps"][2]["blocked"] == [{"pod": "default/db-1", "budget": "default/db-pdb"}]
+
+
+def test_it_replaces_a_preemption_victim_of_a_replica_set_as_soon_as_it_terminates():
+    """The ReplicaSet stand-in counts a terminating victim as gone (FilterActivePods): its
+    replacement is created when the scheduler deletes the victim, and stays pending."""
+    create_urgent = ("create: {apiVersion: v1, kind: Pod, metadata: {name: urgent}, spec: {priority: 100, "
+                     "containers: [{name: c, resources: {requests: {cpu: '2'}}}]}}")
+    text = scenario_text(node_text("n1", cpu="2"), workload_text("ReplicaSet", "web", replicas=1, cpu="2"),
+                         changes_text([create_urgent]))
+    _, events, timeline = run(text)
+    assert timeline["final"] == {"default/urgent": "n1", "default/web-1": "deleted", "default/web-2": None}
+    step = timeline["steps"][1]
+    assert step["deleted"] == ["default/web-1"] and step["created"] == ["default/urgent", "default/web-2"]
