@@ -283,9 +283,9 @@ class StepDriver:
     def _pod_created(self, pod: Pod, by: str) -> Iterator[Event]:
         """The pod informer's Add: a pending pod enters the queue (UnschedulablePodAdd); one
         written with a node is an assigned pod (AssignedPodAdd)."""
-        self.state.created_ms.setdefault(pod.key, self.loop.clock.ms)
-        if pod not in self.state.pods:
-            self.state.pods.append(pod)
+        if not self.state.knows(pod):  # a step's own pod (the controllers' are known already)
+            self.state.created_ms[pod.key] = self.loop.clock.ms
+            self.state.add_pod(pod)
         self.record.created.append(pod.key)
         yield self._cluster(pod.key, ClusterChangeKind.POD_CREATED, node=pod.node_name or None, detail=by)
         if pod.node_name:

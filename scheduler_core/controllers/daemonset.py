@@ -121,6 +121,6 @@ def _new_pod(state: ClusterState, daemon_set: ControlledWorkload, node_name: str
     name = _pod_name(daemon_set, node_name)
     pod = make_pod(pod_manifest(daemon_set, name, {}, daemon_pod_spec(daemon_set, node_name)), len(state.pods),
                    state.priority_classes, daemon_set.line)
-    state.pods.append(pod)
+    state.add_pod(pod)
     state.created_ms[pod.key] = state.now_ms
     return pod

@@ -31,8 +31,7 @@ def recompute(state: ClusterState, budget: PodDisruptionBudget, spec: Optional[B
     if spec is None or budget.selector is None or budget.selector.is_empty:
         return budget  # a selector that selects nothing: the controller leaves no disruptions
     matcher = compile_selector(budget.selector)
-    pods = [pod for pod in state.pods if state.live(pod) and pod.namespace == budget.namespace
-            and matcher.matches(pod.labels)]
+    pods = [pod for pod in state.pods_in(budget.namespace) if state.live(pod) and matcher.matches(pod.labels)]
     healthy = sum(1 for pod in pods if is_running(pod))
     expected, desired = _expected_and_desired(state, spec, pods)
     allowed = healthy - desired

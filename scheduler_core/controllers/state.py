@@ -55,6 +55,32 @@ class ClusterState:
     completed_jobs: set[str] = field(default_factory=set)
     now_ms: int = 0
 
+    def __post_init__(self) -> None:
+        # Indexes over ``pods`` (kept by ``add_pod``): the controllers run after every binding, so
+        # they must not scan every pod of a large cluster each time.
+        self._by_owner: dict[tuple[str, str, str], list[Pod]] = {}
+        self._by_namespace: dict[str, list[Pod]] = {}
+        self._by_name: dict[str, list[Pod]] = {}
+        for pod in self.pods:
+            self._index(pod)
+
+    def add_pod(self, pod: Pod) -> None:
+        self.pods.append(pod)
+        self._index(pod)
+
+    def _index(self, pod: Pod) -> None:
+        for ref in pod.owner_references:
+            if ref.controller:
+                self._by_owner.setdefault((ref.kind, pod.namespace, ref.name), []).append(pod)
+        self._by_namespace.setdefault(pod.namespace, []).append(pod)
+        self._by_name.setdefault(pod.key, []).append(pod)
+
+    def knows(self, pod: Pod) -> bool:
+        return any(known is pod for known in self._by_name.get(pod.key, []))
+
+    def pods_in(self, namespace: str) -> list[Pod]:
+        return self._by_namespace.get(namespace, [])
+
     def live(self, pod: Pod) -> bool:
         """In the API and not finished (terminating pods are live until removed)."""
         return pod.key not in self.gone and not pod.is_finished
@@ -62,7 +88,8 @@ class ClusterState:
     def owned_pods(self, workload: ControlledWorkload) -> list[Pod]:
         """Live pods controlled by the workload (controller reference) and matching its selector."""
         matcher = compile_selector(workload.selector) if workload.selector is not None else None
-        return [pod for pod in self.pods if self.live(pod) and _controlled_by(pod, workload)
+        candidates = self._by_owner.get((workload.kind, workload.namespace, workload.name), [])
+        return [pod for pod in candidates if self.live(pod) and _controlled_by(pod, workload)
                 and (matcher is None or matcher.matches(pod.labels))]
 
     def created(self, pod: Pod) -> datetime:
@@ -72,7 +99,7 @@ class ClusterState:
         return self.created_at.get(pod.key) or (self.epoch - timedelta(days=1))
 
     def name_in_use(self, namespace: str, name: str) -> bool:
-        return any(pod.namespace == namespace and pod.name == name and self.live(pod) for pod in self.pods)
+        return any(self.live(pod) for pod in self._by_name.get(f"{namespace}/{name}", []))
 
     def node(self, name: str) -> Optional[Node]:
         return next((node for node in self.nodes if node.name == name), None)

@@ -59,7 +59,7 @@ def _new_pod(state: ClusterState, stateful_set: ControlledWorkload, ordinal: int
     labels = {LABEL_POD_NAME: name, LABEL_POD_INDEX: str(ordinal)}
     pod = make_pod(pod_manifest(stateful_set, name, labels, spec), len(state.pods), state.priority_classes,
                    stateful_set.line)
-    state.pods.append(pod)
+    state.add_pod(pod)
     state.created_ms[pod.key] = state.now_ms
     return pod
 
