@@ -75,15 +75,19 @@ def should_run(daemon_set: ControlledWorkload, node: Node, template_pod: Pod) ->
 def reconcile(state: ClusterState, daemon_set: ControlledWorkload) -> list[Write]:
     """syncNodes: in node document order, a pod for each node that should run one and has none;
     pods on nodes where they should not continue running, or whose node is gone, are deleted."""
-    template_pod = _template_pod(state, daemon_set)
+    verdicts = _verdicts(state, daemon_set)
     by = f"DaemonSet {daemon_set.key}"
     owned = state.owned_pods(daemon_set)
     nodes_by_pod = {pod.key: _pod_node(pod) for pod in owned}
+    by_node: dict[str, list[Pod]] = {}
+    for pod in owned:
+        if not pod.is_terminating:
+            by_node.setdefault(nodes_by_pod[pod.key], []).append(pod)
     writes: list[Write] = []
     node_names = {node.name for node in state.nodes}
     for node in state.nodes:
-        verdict = should_run(daemon_set, node, template_pod)
-        on_node = [pod for pod in owned if nodes_by_pod[pod.key] == node.name and not pod.is_terminating]
+        verdict = verdicts(node)
+        on_node = by_node.get(node.name, [])
         if verdict.should_run and not on_node and not state.name_in_use(daemon_set.namespace, _pod_name(daemon_set, node.name)):
             # (a pod of that name still terminating is waited for: names are unique)
             writes.append(CreatePod(_new_pod(state, daemon_set, node.name), by))
@@ -92,6 +96,24 @@ def reconcile(state: ClusterState, daemon_set: ControlledWorkload) -> list[Write
     writes.extend(DeletePod(pod, by, graceful=False) for pod in owned
                   if nodes_by_pod[pod.key] not in node_names and not pod.is_terminating)
     return writes
+
+
+def _verdicts(state: ClusterState, daemon_set: ControlledWorkload):
+    """NodeShouldRunDaemonPod per node, remembered while neither the node object nor the template
+    changes (the controller runs after every binding; nodes rarely change)."""
+    cache = state.daemon_verdicts.get(daemon_set.key)
+    if cache is None or cache[0] is not daemon_set.template:
+        cache = (daemon_set.template, _template_pod(state, daemon_set), {})
+        state.daemon_verdicts[daemon_set.key] = cache
+    _, template_pod, known = cache
+
+    def verdict(node: Node) -> Verdict:
+        found = known.get(node.name)
+        if found is None or found[0] is not node:
+            found = known[node.name] = (node, should_run(daemon_set, node, template_pod))
+        return found[1]
+
+    return verdict
 
 
 def _template_pod(state: ClusterState, daemon_set: ControlledWorkload) -> Pod:

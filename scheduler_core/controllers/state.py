@@ -54,6 +54,8 @@ class ClusterState:
     claims: set[str] = field(default_factory=set)  # "namespace/name" of every claim that exists
     completed_jobs: set[str] = field(default_factory=set)
     now_ms: int = 0
+    # DaemonSet key -> (its template, the template as a pod, node name -> (node, verdict)).
+    daemon_verdicts: dict[str, tuple] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         # Indexes over ``pods`` (kept by ``add_pod``): the controllers run after every binding, so
