@@ -17,22 +17,26 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Iterator, Optional
+from typing import Iterator, Optional, Protocol
 
 from scheduler_core.controllers import daemonset, deployment, disruption, job, replicaset, statefulset
 from scheduler_core.controllers.pods import admit_priority
 from scheduler_core.controllers.drain import GIVE_UP_MS, RETRY_MS, Drain, evict, pods_to_evict
 from scheduler_core.controllers.state import ClusterState, CreateClaim, CreatePod, DeletePod, Write
-from scheduler_core.eventhandlers import snapshot_of
+from scheduler_core.backend.queue import LogicalClock, SchedulingQueue
+from scheduler_core.eventhandlers import EventHandlers, snapshot_of
 from scheduler_core.events import (
     BlockedEviction,
     ClusterChangeKind,
     Event,
     ExtensionPoint,
+    Payload,
     StepEnded,
     StepStarted,
 )
 from scheduler_core.framework.cluster_events import ActionType, ClusterChange, ClusterEvent, EventResource
+from scheduler_core.framework.node_info import Snapshot
+from scheduler_core.kubelet import StandInKubelet
 from scheduler_core.model import (
     KIND_DAEMON_SET,
     KIND_DEPLOYMENT,
@@ -56,6 +60,7 @@ from scheduler_core.model import (
     PatchOp,
     Pod,
     ScaleOp,
+    Scenario,
     Step,
     Workload,
 )
@@ -63,8 +68,27 @@ from scheduler_core.scenario import manifests
 from scheduler_core.scenario.changes import workload_from_manifest
 from scheduler_core.scenario.storage import default_storage_class
 
-if TYPE_CHECKING:
-    from scheduler_core.loop import SchedulerLoop
+
+class RunLoop(Protocol):
+    """What the driver uses of the run loop (``loop.SchedulerLoop``; named here, not imported,
+    so the loop can import the driver without a cycle)."""
+
+    clock: LogicalClock
+    scenario: Scenario
+    snapshot: Snapshot
+    queue: SchedulingQueue
+    handlers: EventHandlers
+    kubelet: StandInKubelet
+    deleted: set[str]
+
+    def drain_moves(self) -> Iterator[Event]: ...
+
+    def storage_changes(self, detail: str = "") -> Iterator[Event]: ...
+
+    def event(self, pod: Optional[str], point: ExtensionPoint, payload: Payload) -> Event: ...
+
+    def cluster(self, key: str, kind: ClusterChangeKind, node: Optional[str] = None, detail: str = "") -> Event: ...
+
 
 STEP_GAP_MS = 1000
 MAX_CONTROLLER_PASSES = 10000  # every pass writes something or the controllers have settled  # step k starts 1 s after step k-1 went quiet
@@ -87,7 +111,7 @@ class StepRecord:
 
 
 class StepDriver:
-    def __init__(self, loop: "SchedulerLoop", changes: Changes, epoch: datetime) -> None:
+    def __init__(self, loop: RunLoop, changes: Changes, epoch: datetime) -> None:
         self.loop = loop
         self.changes = changes
         scenario = loop.scenario

@@ -23,7 +23,6 @@ from scheduler_core.model import (
     POLICY_ORDERED_READY,
     POLICY_PARALLEL,
     AddNodesOp,
-    BudgetSpec,
     Changes,
     CompleteOp,
     ControlledWorkload,
