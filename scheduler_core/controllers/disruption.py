@@ -69,8 +69,15 @@ def _expected_scale(state: ClusterState, pods: list[Pod]) -> Optional[int]:
     """getExpectedScale: the sum of the scale of each pod's controller, counted once; a pod
     without a controller the release can scale makes the budget unusable (None)."""
     scales: dict[str, int] = {}
+    controllers: dict[tuple[str, str], Optional[ControlledWorkload]] = {}  # (kind, name) -> found
     for pod in pods:
-        controller = _scaled_controller(state, pod)
+        ref = next((ref for ref in pod.owner_references if ref.controller), None)
+        if ref is None:
+            return None
+        key = (ref.kind, ref.name)
+        if key not in controllers:
+            controllers[key] = _scaled_controller(state, pod)
+        controller = controllers[key]
         if controller is None:
             return None
         scales[f"{controller.kind}/{controller.key}"] = controller.replicas

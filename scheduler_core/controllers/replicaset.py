@@ -19,6 +19,8 @@ def reconcile(state: ClusterState, workload: ControlledWorkload, wanted: Optiona
     by = f"{workload.kind} {workload.key}"
     if len(active) < wanted:
         return [CreatePod(new_pod(state, workload, extra_labels or {}), by) for _ in range(wanted - len(active))]
+    if len(active) == wanted:
+        return []
     return [DeletePod(pod, by) for pod in pods_to_delete(state, active, len(active) - wanted)]
 
 

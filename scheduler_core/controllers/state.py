@@ -85,7 +85,7 @@ class ClusterState:
 
     def live(self, pod: Pod) -> bool:
         """In the API and not finished (terminating pods are live until removed)."""
-        return pod.key not in self.gone and not pod.is_finished
+        return not pod.is_finished and not (self.gone and pod.key in self.gone)
 
     def owned_pods(self, workload: ControlledWorkload) -> list[Pod]:
         """Live pods controlled by the workload (controller reference) and matching its selector."""
