@@ -37,6 +37,7 @@ from scheduler_core.events import (
 from scheduler_core.framework.cluster_events import ActionType, ClusterChange, ClusterEvent, EventResource
 from scheduler_core.framework.node_info import Snapshot
 from scheduler_core.kubelet import StandInKubelet
+from scheduler_core.labels import compile_selector
 from scheduler_core.model import (
     KIND_DAEMON_SET,
     KIND_DEPLOYMENT,
@@ -59,6 +60,7 @@ from scheduler_core.model import (
     Operation,
     PatchOp,
     Pod,
+    PodDisruptionBudget,
     ScaleOp,
     Scenario,
     Step,
@@ -90,8 +92,9 @@ class RunLoop(Protocol):
     def cluster(self, key: str, kind: ClusterChangeKind, node: Optional[str] = None, detail: str = "") -> Event: ...
 
 
-STEP_GAP_MS = 1000
-MAX_CONTROLLER_PASSES = 10000  # every pass writes something or the controllers have settled  # step k starts 1 s after step k-1 went quiet
+STEP_GAP_MS = 1000  # step k starts 1 s after step k-1 went quiet
+MAX_CONTROLLER_PASSES = 10000  # every pass writes something or the controllers have settled
+ALL_CONTROLLERS = (KIND_DEPLOYMENT, KIND_REPLICA_SET, KIND_STATEFUL_SET, KIND_DAEMON_SET, KIND_JOB)
 # The kinds the default spreading reads as workloads (PodTopologySpread's system defaults).
 _SPREADING_KINDS = (KIND_REPLICA_SET, KIND_STATEFUL_SET)
 
@@ -134,13 +137,15 @@ class StepDriver:
     def begin(self) -> Iterator[Event]:
         yield self._event("", ExtensionPoint.STEP_START, StepStarted(0, "scenario", 0, []))
 
-    def react(self, initial: bool = False) -> Iterator[Event]:
+    def react(self, initial: bool = False, kinds: tuple[str, ...] = ALL_CONTROLLERS,
+              changed: Optional[Pod] = None) -> Iterator[Event]:
         """The controllers, in the spec's order, until none has more to write; then the budgets
-        (at the very start only if the controllers wrote: until a change, the dump's status holds)."""
+        (at the very start only if the controllers wrote: until a change, the dump's status holds).
+        ``kinds`` and ``changed`` narrow a reaction to a binding (see ``pod_bound``)."""
         self.state.now_ms = self.loop.clock.ms
         wrote = False
         for _ in range(MAX_CONTROLLER_PASSES):
-            writes = self._controller_writes()
+            writes = self._controller_writes(kinds)
             yield from self._flush_workload_events()
             if not writes:
                 break
@@ -150,12 +155,15 @@ class StepDriver:
         else:  # the controllers never settled: a bug of the stand-ins, not an answer to give
             raise RuntimeError(f"the stand-in controllers did not settle after {MAX_CONTROLLER_PASSES} passes")
         if wrote or not initial:
-            yield from self._recompute_budgets()
+            yield from self._recompute_budgets(None if wrote else changed)
 
     def pod_bound(self, pod: Pod) -> Iterator[Event]:
+        """A binding changes only what depends on pods running: a StatefulSet's OrderedReady
+        progress and the budgets that select the pod (the other controllers count pending and
+        bound pods alike, so they would write nothing)."""
         self.record.placed.append(pod.key)
         self.last_activity_ms = self.loop.clock.ms
-        yield from self.react()
+        yield from self.react(kinds=(KIND_STATEFUL_SET,), changed=pod)
 
     def pod_removed(self, pod: Pod) -> Iterator[Event]:
         self.state.gone.add(pod.key)
@@ -268,16 +276,18 @@ class StepDriver:
                                                          workload.selector))
         yield self._cluster(workload.key, ClusterChangeKind.WORKLOAD_CHANGED, detail=f"{workload.kind} created {by}")
 
-    def _controller_writes(self) -> list[Write]:
-        """One pass of every controller over every workload, in the spec's order."""
+    def _controller_writes(self, kinds: tuple[str, ...]) -> list[Write]:
+        """One pass of the controllers of ``kinds`` over their workloads, in the spec's order."""
         state = self.state
-        for workload in [w for w in state.workloads if w.kind == KIND_DEPLOYMENT]:
+        for workload in [w for w in state.workloads if w.kind == KIND_DEPLOYMENT and KIND_DEPLOYMENT in kinds]:
             for created in deployment.reconcile(state, workload):
                 state.workloads.remove(created)
                 self._pending_workload_events.extend(self._add_workload(created, f"by Deployment {workload.key}"))
         writes: list[Write] = []
         classes = list(self.loop.snapshot.storage.classes.values())
         for kind in (KIND_REPLICA_SET, KIND_STATEFUL_SET, KIND_DAEMON_SET, KIND_JOB):
+            if kind not in kinds:
+                continue
             for workload in [w for w in state.workloads if w.kind == kind]:
                 if kind == KIND_REPLICA_SET:
                     writes.extend(replicaset.reconcile(state, workload))
@@ -363,9 +373,12 @@ class StepDriver:
         action = ActionType.ADD if old is None else ActionType.UPDATE
         self.loop.snapshot.cluster_changes.append(ClusterChange(ClusterEvent(resource, action), old, new))
 
-    def _recompute_budgets(self) -> Iterator[Event]:
+    def _recompute_budgets(self, changed: Optional[Pod] = None) -> Iterator[Event]:
+        """Every budget's status; with ``changed``, only the budgets that select that pod."""
         snapshot = self.loop.snapshot
         for index, budget in enumerate(snapshot.pdbs):
+            if changed is not None and not _selects(budget, changed):
+                continue
             updated = disruption.recompute(self.state, budget, self.budgets.get(f"{budget.namespace}/{budget.name}"))
             if updated.disruptions_allowed != budget.disruptions_allowed:
                 snapshot.pdbs[index] = updated
@@ -610,6 +623,11 @@ class StepDriver:
 
     def _cluster(self, key: str, kind: ClusterChangeKind, node: Optional[str] = None, detail: str = "") -> Event:
         return self.loop.cluster(key, kind, node, detail)
+
+
+def _selects(budget: PodDisruptionBudget, pod: Pod) -> bool:
+    return budget.namespace == pod.namespace and budget.selector is not None \
+        and compile_selector(budget.selector).matches(pod.labels)
 
 
 def _ms(ms: int) -> timedelta:
