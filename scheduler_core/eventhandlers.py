@@ -9,15 +9,18 @@ through MoveAllToActiveOrBackoffQueue and the rejecting plugins' hints.
 from __future__ import annotations
 
 import copy
+from typing import Optional
 
 from scheduler_core.backend.queue import SchedulingQueue
 from scheduler_core.framework.cluster_events import ActionType, ClusterChange, ClusterEvent, EventResource
 from scheduler_core.framework.node_info import Snapshot
-from scheduler_core.model import Pod
+from scheduler_core.model import Node, Pod
 from scheduler_core.resources import pod_requests
 
 ASSIGNED_POD_ADD = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD)
 ASSIGNED_POD_DELETE = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE)
+NODE_ADD = ClusterEvent(EventResource.NODE, ActionType.ADD)
+NODE_DELETE = ClusterEvent(EventResource.NODE, ActionType.DELETE)
 
 
 class EventHandlers:
@@ -58,6 +61,44 @@ class EventHandlers:
         SchedLab's run follows the reference runs (spec/TIMELINE.md, the corpus)."""
         return None
 
+    # ------------------------------------------------------------------ runs with steps (spec/CHANGES.md)
+
+    def node_added(self, node: Node) -> None:
+        """addNodeToCache: the cache adds it, then Node/Add (no preCheck with QueueingHints)."""
+        self.snapshot.add_node(node)
+        self.queue.move_all_to_active_or_backoff(NODE_ADD, None, node)
+
+    def node_updated(self, old: Node, node: Node, old_manifest: Optional[dict] = None,
+                     new_manifest: Optional[dict] = None) -> list[ClusterEvent]:
+        """updateNodeInCache: the cache follows, then one move per NodeSchedulingPropertiesChange
+        event (the manifests, when known, say whether conditions or annotations changed)."""
+        self.snapshot.update_node(node)
+        events = node_scheduling_properties_change(node, old, new_manifest, old_manifest)
+        for event in events:
+            self.queue.move_all_to_active_or_backoff(event, old, node)
+        return events
+
+    def node_deleted(self, node: Node) -> None:
+        """deleteNodeFromCache: Node/Delete first, then the cache drops it."""
+        self.queue.move_all_to_active_or_backoff(NODE_DELETE, node, None)
+        self.snapshot.remove_node(node.name)
+
+    def unscheduled_pod_added(self, pod: Pod) -> None:
+        """addPodToSchedulingQueue (GangScheduling is off: no UnscheduledPodAdd broadcast)."""
+        self.queue.add(pod)
+
+    def unscheduled_pod_deleted(self, pod: Pod) -> None:
+        """deletePodFromSchedulingQueue: out of the queue; a pod that carried a nomination frees
+        its room for pods of lower or equal priority."""
+        self.queue.delete(pod)
+        if pod.nominated_node_name:
+            self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, pod, None,
+                                                     pre_check=lambda other: other.priority <= pod.priority)
+
+    def assigned_pod_gone(self, pod: Pod) -> None:
+        """deleteAssignedPodFromCache for a pod whose node the cache already dropped."""
+        self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, pod, None)
+
     def cluster_changed(self, change: ClusterChange) -> None:
         """The storage informers' handlers (buildEvtResHandler): straight to the queue."""
         self.queue.move_all_to_active_or_backoff(change.event, change.old, change.new)
@@ -76,6 +117,36 @@ def pod_scheduling_properties_change(new: Pod, old: Pod) -> list[ClusterEvent]:
     if len(new.tolerations) != len(old.tolerations):
         actions.append(ActionType.UPDATE_POD_TOLERATION)
     return [ClusterEvent(resource, action) for action in actions or [ActionType.UPDATE]]
+
+
+def node_scheduling_properties_change(new: Node, old: Node, new_manifest: Optional[dict] = None,
+                                      old_manifest: Optional[dict] = None) -> list[ClusterEvent]:
+    """NodeSchedulingPropertiesChange, its extractors in the release's order: spec.unschedulable
+    cleared (as a taint update), allocatable, labels, taints, conditions (type -> status),
+    annotations. NodeDeclaredFeatures is off by default."""
+    actions = []
+    if old.unschedulable and not new.unschedulable:
+        actions.append(ActionType.UPDATE_NODE_TAINT)
+    if old.allocatable != new.allocatable:
+        actions.append(ActionType.UPDATE_NODE_ALLOCATABLE)
+    if old.labels != new.labels:
+        actions.append(ActionType.UPDATE_NODE_LABEL)
+    if old.taints != new.taints:
+        actions.append(ActionType.UPDATE_NODE_TAINT)
+    if _conditions(old_manifest) != _conditions(new_manifest):
+        actions.append(ActionType.UPDATE_NODE_CONDITION)
+    if _annotations(old_manifest) != _annotations(new_manifest):
+        actions.append(ActionType.UPDATE_NODE_ANNOTATION)
+    return [ClusterEvent(EventResource.NODE, action) for action in actions]
+
+
+def _conditions(manifest: Optional[dict]) -> dict:
+    conditions = ((manifest or {}).get("status") or {}).get("conditions") or []
+    return {c.get("type"): c.get("status") for c in conditions if isinstance(c, dict)}
+
+
+def _annotations(manifest: Optional[dict]) -> dict:
+    return dict(((manifest or {}).get("metadata") or {}).get("annotations") or {})
 
 
 def _scaled_down(new: Pod, old: Pod) -> bool:

@@ -36,6 +36,9 @@ class ExtensionPoint(str, Enum):
     QUEUE_MOVE = "QueueMove"
     CLUSTER = "Cluster"
     RUN_END = "RunEnd"
+    # A run with steps (spec/CHANGES.md): each step's start (step 0 is the scenario itself) and end.
+    STEP_START = "StepStart"
+    STEP_END = "StepEnd"
 
 
 StatusJSON = Optional[dict]  # {"code": ..., "reasons": [...]}, None for success
@@ -325,6 +328,18 @@ class ClusterChangeKind(str, Enum):
     NOMINATION_SET = "NominationSet"  # status.nominatedNodeName written
     NOMINATION_CLEARED = "NominationCleared"
     STORAGE = "Storage"  # a PersistentVolume or claim written by the binder or the volume controller
+    # Runs with steps: the operations' and the stand-in controllers' writes ("detail" says who).
+    POD_CREATED = "PodCreated"  # a pod created (by a controller or a step)
+    POD_DELETED = "PodDeleted"  # a pod deleted at once (pending, or its node lost)
+    POD_EVICTED = "PodEvicted"  # the eviction API let a drain delete it (it terminates)
+    POD_SUCCEEDED = "PodSucceeded"  # a Job's pod completed (`complete`)
+    EVICTION_REFUSED = "EvictionRefused"  # a budget refused the eviction (detail: the budget)
+    DRAIN_BLOCKED = "DrainBlocked"  # the drain gave up on this pod (detail: the budget)
+    NODE_ADDED = "NodeAdded"
+    NODE_UPDATED = "NodeUpdated"  # detail: the events it gave (NodeUpdateNodeTaint, ...)
+    NODE_DELETED = "NodeDeleted"
+    WORKLOAD_CHANGED = "WorkloadChanged"  # a workload created, scaled, patched or deleted
+    BUDGET_CHANGED = "BudgetChanged"  # a PodDisruptionBudget's disruptionsAllowed recomputed
 
 
 @dataclass(slots=True)
@@ -360,7 +375,51 @@ class RunEnd:
         return {"timeMs": self.time_ms, "attempts": self.attempts, "final": self.final, "nominated": self.nominated}
 
 
-Payload = Union[RunStart, AttemptEnd, QueueMoved, ClusterChanged, RunEnd,
+@dataclass(slots=True)
+class StepStarted:
+    """A step begins: its number (0: the scenario itself), name and operations, in order."""
+
+    step: int
+    name: str
+    time_ms: int
+    operations: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {"step": self.step, "name": self.name, "timeMs": self.time_ms, "operations": self.operations}
+
+
+@dataclass(slots=True)
+class BlockedEviction:
+    pod: str
+    budget: str
+
+    def to_json(self) -> dict:
+        return {"pod": self.pod, "budget": self.budget}
+
+
+@dataclass(slots=True)
+class StepEnded:
+    """A step went quiet: what it created, deleted, evicted, placed (bound), which evictions a
+    budget blocked, and the pods still pending then (all ``namespace/name``, in the order they happened)."""
+
+    step: int
+    name: str
+    started_ms: int
+    time_ms: int
+    created: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    evicted: list[str] = field(default_factory=list)
+    placed: list[str] = field(default_factory=list)
+    blocked: list[BlockedEviction] = field(default_factory=list)
+    pending: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {"step": self.step, "name": self.name, "startedMs": self.started_ms, "timeMs": self.time_ms,
+                "created": self.created, "deleted": self.deleted, "evicted": self.evicted, "placed": self.placed,
+                "blocked": [b.to_json() for b in self.blocked], "pending": self.pending}
+
+
+Payload = Union[RunStart, StepStarted, StepEnded, AttemptEnd, QueueMoved, ClusterChanged, RunEnd,
                 CycleStart, QueueSortResult, PreFilterPluginResult, PreFilterSummary, FilterPluginResult,
                 FilterSummary, PostFilterOutcome, PostFilterSummary, PreScorePluginResult, ScoreResult, NormalizeResult,
                 TotalResult, BindingStep, CycleEnd]

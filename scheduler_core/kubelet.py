@@ -42,3 +42,7 @@ class StandInKubelet:
         victim, _ = self._terminating.popleft()
         self._last_removal_ms = now_ms
         return victim
+
+    def forget(self, keys: set[str]) -> None:
+        """Pods that are gone otherwise (their node was lost): nothing left to remove."""
+        self._terminating = deque(item for item in self._terminating if item[0].key not in keys)

@@ -11,7 +11,7 @@ nothing is left to happen. Everything goes out as one typed event stream.
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
-from typing import Callable, Iterator, Optional
+from typing import Callable, Generator, Iterator, Optional
 
 from scheduler_core import names
 from scheduler_core.backend.queue import (
@@ -42,6 +42,7 @@ from scheduler_core.framework.runtime import Framework
 from scheduler_core.kubelet import StandInKubelet
 from scheduler_core.model import Pod, Scenario
 from scheduler_core.scheduler import TIE_BREAK_FIRST, Cycle, CycleOutcome, Scheduler, fresh_copy
+from scheduler_core.steps import StepDriver
 
 RELEASE = "v1.35.4"
 DELETED = "deleted"
@@ -93,14 +94,21 @@ class SchedulerLoop:
         # comes back as informer events while the scheduler is already busy with the next pod:
         # it lands once that pod's attempt is over (at once when nothing else is queued).
         self._async_work: list[AsyncWork] = []
+        # A run with steps (spec/CHANGES.md): operations and stand-in controllers (steps.py).
+        self.steps: Optional[StepDriver] = (StepDriver(self, self.scenario.changes, EPOCH)
+                                            if self.scenario.changes is not None else None)
 
     # ------------------------------------------------------------------ the run
 
     def run(self) -> Iterator[Event]:
         yield self._event(None, ExtensionPoint.RUN_START, RunStart(
             {pod.key: pod.node_name or None for pod in self._scenario_pods()}, RELEASE))
+        if self.steps is not None:
+            yield from self.steps.begin()
         for pod in self._pending_pods():  # created one at a time, in document order
             self.queue.add(pod)
+        if self.steps is not None:  # workloads short of pods get them now, after the scenario's own
+            yield from self.steps.react(initial=True)
         yield from self._moves()
         while True:
             if self.queue.has_work():
@@ -121,13 +129,26 @@ class SchedulerLoop:
                 continue
             wake = self._next_wake()
             if wake is None:
-                break
+                wake = yield from self._step_over()
+                if wake is None:
+                    break
             self.clock.advance_to(wake)
             yield from self._kubelet_removals()
             self.queue.flush_backoff_completed()
+            if self.steps is not None:
+                yield from self.steps.wake()
             yield from self._moves()
-        yield self._event(None, ExtensionPoint.RUN_END, RunEnd(self.clock.ms, self.attempts, self._final(),
+        final = self.steps.final() if self.steps is not None else self._final()
+        yield self._event(None, ExtensionPoint.RUN_END, RunEnd(self.clock.ms, self.attempts, final,
                                                                 self._nominated()))
+
+    def _step_over(self) -> Generator[Event, None, Optional[int]]:
+        """Nothing more happens on its own: a run with steps closes the step and names the time
+        the next one starts (None: the run ends)."""
+        if self.steps is None:
+            return None
+        yield from self.steps.quiet()
+        return self.steps.next_step_ms()
 
     def _scenario_pods(self) -> list[Pod]:
         return [pod for pod in self.scenario.pods if not pod.is_finished]
@@ -140,7 +161,13 @@ class SchedulerLoop:
                 if not pod.node_name and pod.scheduler_name in names_ and not pod.resource_claims]
 
     def _next_wake(self) -> Optional[int]:
-        times = [t for t in (self.kubelet.next_removal_ms(), self.queue.backoff.next_window_after()) if t is not None]
+        retry = self.steps.next_wake() if self.steps is not None else None
+        backoff = self.queue.backoff.next_window_after()
+        if self.steps is not None and not self.snapshot.node_infos:
+            # Every node is gone: the release retries its pods every 10 s for ever (ErrNoNodesAvailable
+            # rejects by no plugin); the step is over once only those retries are left (docs/CHANGES.md).
+            backoff = None
+        times = [t for t in (self.kubelet.next_removal_ms(), backoff, retry) if t is not None]
         return min(times) if times else None
 
     # ------------------------------------------------------------------ one attempt
@@ -152,6 +179,8 @@ class SchedulerLoop:
             return
         index = self.attempts
         self.attempts += 1
+        if self.steps is not None:
+            self.steps.attempted()
         view = [pod.key, *(queued.key for queued in self.queue.active.list())]
         queues = {name.value: keys for name, keys in self.queue.where().items()}
         cycle = Cycle(self.scheduler, index, pod, queue_view=view, nominated_node=info.nominated_node_name, queues=queues,
@@ -176,6 +205,8 @@ class SchedulerLoop:
         yield self._cluster(pod.key, ClusterChangeKind.POD_BOUND, node=node)
         self.handlers.pod_bound(pod)
         yield from self._moves()
+        if self.steps is not None:
+            yield from self.steps.pod_bound(pod)
 
     def _failed(self, info: QueuedPodInfo, outcome: CycleOutcome) -> Iterator[Event]:
         """handleSchedulingFailure: back to the queue, the nomination, the status patch. A
@@ -260,6 +291,8 @@ class SchedulerLoop:
             yield from self._delete_gracefully(victim, preemptor)
         del plugin.preempting[preemptor.key]
         self.kubelet.mark(deleted, self.clock.ms)
+        if self.steps is not None:  # the victims' controllers replace them at once
+            yield from self.steps.pods_preempted(deleted)
 
     def _delete_gracefully(self, victim: Pod, preemptor: Pod) -> Iterator[Event]:
         """PreemptPod: the condition, then a graceful delete (a victim another preemption already
@@ -280,6 +313,8 @@ class SchedulerLoop:
             self.deleted.add(victim.key)
             yield self._cluster(victim.key, ClusterChangeKind.POD_REMOVED, node=victim.node_name)
             yield from self._moves()
+            if self.steps is not None:
+                yield from self.steps.pod_removed(victim)
 
     # ------------------------------------------------------------------ storage and the queue's moves
 
@@ -299,6 +334,20 @@ class SchedulerLoop:
             yield self._event(move.pod, ExtensionPoint.QUEUE_MOVE,
                               QueueMoved(self.clock.ms, move.to.value, move.event, list(move.plugins)))
         moves.clear()
+
+    # ------------------------------------------------------------------ what the step driver calls
+
+    def drain_moves(self) -> Iterator[Event]:
+        return self._moves()
+
+    def storage_changes(self, detail: str = "") -> Iterator[Event]:
+        return self._storage_changes()
+
+    def event(self, pod: Optional[str], point: ExtensionPoint, payload: Payload) -> Event:
+        return self._event(pod, point, payload)
+
+    def cluster(self, key: str, kind: ClusterChangeKind, node: Optional[str] = None, detail: str = "") -> Event:
+        return self._cluster(key, kind, node, detail)
 
     # ------------------------------------------------------------------ events and the end state
 

@@ -431,6 +431,9 @@ class Scenario:
     notices: list[Notice] = field(default_factory=list)  # the loader's; see scheduling_notices()
     pdbs: list[PodDisruptionBudget] = field(default_factory=list)
     storage: "StorageObjects" = field(default_factory=lambda: StorageObjects())  # PVs, claims, classes...
+    # A run with steps (spec/CHANGES.md): the Changes document and what the stand-in controllers
+    # read. None: no Changes document, the run is exactly spec/TIMELINE.md's.
+    changes: Optional["Changes"] = None
 
     @property
     def profile_configs(self) -> list[Optional[SchedulerConfig]]:
@@ -801,3 +804,169 @@ class StorageObjects:
     csi_drivers: list[CSIDriver] = field(default_factory=list)
     capacities: list[CSIStorageCapacity] = field(default_factory=list)
     attachments: list[VolumeAttachment] = field(default_factory=list)
+
+
+# ============================================================================ workloads and changes
+# spec/CHANGES.md: the objects the stand-in controllers read, and the steps of a run. Manifests are
+# kept as the YAML gave them (plain mappings): pods are made from templates, and a JSON merge
+# patch applies to the object as written, then the object is decoded again.
+
+Manifest = dict  # a Kubernetes object as a mapping (the loader's located YAML values)
+
+KIND_DEPLOYMENT = "Deployment"
+KIND_REPLICA_SET = "ReplicaSet"
+KIND_STATEFUL_SET = "StatefulSet"
+KIND_DAEMON_SET = "DaemonSet"
+KIND_JOB = "Job"
+CONTROLLED_KINDS = (KIND_DEPLOYMENT, KIND_REPLICA_SET, KIND_STATEFUL_SET, KIND_DAEMON_SET, KIND_JOB)
+POLICY_PARALLEL = "Parallel"
+POLICY_ORDERED_READY = "OrderedReady"
+
+
+@dataclass(slots=True, eq=False)
+class ControlledWorkload:
+    """A Deployment, ReplicaSet, StatefulSet, DaemonSet or Job as its stand-in controller reads it.
+    ``replicas`` is a Job's ``parallelism``; a DaemonSet has none."""
+
+    kind: str
+    namespace: str
+    name: str
+    uid: str
+    selector: Optional[LabelSelector]
+    template: Manifest  # spec.template (metadata and spec)
+    replicas: int = 1
+    labels: dict[str, str] = field(default_factory=dict)
+    owner: Optional[OwnerReference] = None  # a ReplicaSet's Deployment
+    revision: int = 0  # deployment.kubernetes.io/revision
+    pod_management_policy: str = POLICY_ORDERED_READY
+    claim_templates: tuple[Manifest, ...] = ()  # a StatefulSet's volumeClaimTemplates
+    created_ms: int = -1  # when a step created it (-1: in the scenario)
+    manifest: Manifest = field(default_factory=dict)  # the object as written (a patch applies to it)
+    line: Optional[int] = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetSpec:
+    """A PodDisruptionBudget's spec as the disruption controller reads it: an int or "N%"."""
+
+    namespace: str
+    name: str
+    min_available: Optional[Union[int, str]] = None
+    max_unavailable: Optional[Union[int, str]] = None
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectRef:
+    kind: str
+    namespace: str  # "" for a cluster-scoped kind
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.namespace}/{self.name}" if self.namespace else f"{self.kind} {self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class ScaleOp:
+    target: ObjectRef
+    replicas: int
+
+
+@dataclass(frozen=True, slots=True)
+class DrainOp:
+    node: str
+
+
+@dataclass(frozen=True, slots=True)
+class CordonOp:
+    node: str
+    unschedulable: bool  # cordon: True, uncordon: False
+
+
+@dataclass(frozen=True, slots=True)
+class AddNodesOp:
+    like: str
+    count: int
+    prefix: str
+    labels: tuple[tuple[str, str], ...] = ()
+    taints: tuple[Taint, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteNodesOp:
+    selector: tuple[tuple[str, str], ...] = ()  # label = value, all must hold
+    names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PatchOp:
+    target: ObjectRef
+    patch: Manifest  # a JSON merge patch (RFC 7386)
+
+
+@dataclass(frozen=True, slots=True)
+class CreateOp:
+    target: ObjectRef
+    manifest: Manifest
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteOp:
+    target: ObjectRef
+
+
+@dataclass(frozen=True, slots=True)
+class CompleteOp:
+    target: ObjectRef  # a Job
+
+
+OperationSpec = Union[ScaleOp, DrainOp, CordonOp, AddNodesOp, DeleteNodesOp, PatchOp, CreateOp, DeleteOp, CompleteOp]
+
+
+@dataclass(frozen=True, slots=True)
+class Operation:
+    verb: str  # the key written: "scale", "drain", "cordon", ...
+    spec: OperationSpec
+    index: int  # position in the step's operations
+    line: Optional[int] = None
+
+    @property
+    def text(self) -> str:
+        """How reports name it: "drain node-7", "scale Deployment default/web to 30"."""
+        spec = self.spec
+        if isinstance(spec, ScaleOp):
+            return f"scale {spec.target} to {spec.replicas}"
+        if isinstance(spec, (DrainOp, CordonOp)):
+            return f"{self.verb} {spec.node}"
+        if isinstance(spec, AddNodesOp):
+            return f"add {spec.count} node(s) like {spec.like}"
+        if isinstance(spec, DeleteNodesOp):
+            chosen = [f"{k}={v}" for k, v in spec.selector] + list(spec.names)
+            return f"delete nodes {', '.join(chosen)}"
+        return f"{self.verb} {spec.target}"
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    number: int  # 1, 2, ... (step 0 is the scenario itself)
+    name: str
+    operations: tuple[Operation, ...]
+    line: Optional[int] = None
+
+    @property
+    def title(self) -> str:
+        return self.name or "; ".join(op.text for op in self.operations) or "no operations"
+
+
+@dataclass(slots=True)
+class Changes:
+    """The Changes document and what the stand-ins need from the rest of the scenario."""
+
+    steps: tuple[Step, ...]
+    workloads: list[ControlledWorkload] = field(default_factory=list)  # document order
+    budgets: dict[str, BudgetSpec] = field(default_factory=dict)  # "namespace/name" -> spec
+    manifests: dict[ObjectRef, Manifest] = field(default_factory=dict)  # nodes and pods as written
+    line: Optional[int] = None

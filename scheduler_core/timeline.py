@@ -17,6 +17,8 @@ class TimelineBuilder:
         self.attempts: list[dict[str, Any]] = []
         self.final: dict[str, Any] = {}
         self.nominated: dict[str, str] = {}
+        self.steps: list[dict[str, Any]] = []  # a run with steps (spec/CHANGES.md) only
+        self._step: Optional[int] = None  # the step under way; None: a run without steps
 
     def add(self, event: Event) -> None:
         self.add_json(event.to_json())
@@ -27,7 +29,14 @@ class TimelineBuilder:
         if point is ExtensionPoint.RUN_START:
             self.release = payload["release"]
         elif point is ExtensionPoint.CYCLE_START:
-            self.attempts.append({"pod": payload["pod"], "nodeName": None})
+            attempt = {"pod": payload["pod"], "nodeName": None}
+            if self._step is not None:
+                attempt["step"] = self._step
+            self.attempts.append(attempt)
+        elif point is ExtensionPoint.STEP_START:
+            self._step = payload["step"]
+        elif point is ExtensionPoint.STEP_END:
+            self.steps.append(step_entry(payload))
         elif point is ExtensionPoint.CYCLE_END:
             self._cycle_end(self.attempts[-1], payload)
         elif point is ExtensionPoint.ATTEMPT_END:
@@ -54,11 +63,35 @@ class TimelineBuilder:
             attempt.pop("failedSchedulingMessage", None)
 
     def summary(self) -> dict:
-        out: dict[str, Any] = {"release": self.release, "attempts": self.attempts,
-                               "final": dict(sorted(self.final.items()))}
+        out: dict[str, Any] = {"release": self.release, "attempts": self.attempts}
+        if self._step is not None:
+            out["steps"] = self.steps
+        out["final"] = dict(sorted(self.final.items()))
         if self.nominated:
             out["nominated"] = dict(sorted(self.nominated.items()))
         return out
+
+
+def step_entry(payload: dict) -> dict[str, Any]:
+    """A step of ``timeline --json`` (spec/CHANGES.md "Output") from its StepEnd payload."""
+    return {"step": payload["step"], "name": payload["name"], "at": clock_text(payload["startedMs"]),
+            "created": payload["created"], "deleted": payload["deleted"], "evicted": payload["evicted"],
+            "blocked": payload["blocked"], "pending": payload["pending"]}
+
+
+def step_heading(payload: dict) -> str:
+    """The readable account's heading of a step: "step 2 — drain node-7: 6 pods evicted, 5
+    placed, 1 pending: default/x"."""
+    counts = [f"{len(payload[key])} {label}" for key, label in (
+        ("created", "created"), ("deleted", "deleted"), ("evicted", "evicted"), ("placed", "placed"))
+        if payload[key]]
+    pending = payload["pending"]
+    counts.append(f"{len(pending)} pending" + (f": {', '.join(pending[:10])}" + (", …" if len(pending) > 10 else "")
+                                               if pending else ""))
+    text = f"step {payload['step']} — {payload['name']}: {', '.join(counts)}"
+    for blocked in payload["blocked"]:
+        text += f"; drain blocked: {blocked['pod']} (budget {blocked['budget']})"
+    return text
 
 
 def timeline_summary(events: Iterable[Event]) -> dict:
@@ -92,6 +125,7 @@ class StoryBuilder:
         self.changes: list[dict[str, Any]] = []
         self.entries: list[tuple[str, int]] = []
         self.end: dict[str, Any] = {}
+        self.steps: list[dict[str, Any]] = []  # a run with steps: one heading each
         self._cause = ""  # the object of the last cluster change, named in the moves it causes
 
     def add_json(self, event: dict) -> None:
@@ -118,6 +152,13 @@ class StoryBuilder:
             self.changes.append({"cycle": self._after(), "pod": event["pod"], **payload,
                                  "time": clock_text(payload["timeMs"]), "text": _change_text(event["pod"], payload)})
             self.entries.append(("change", len(self.changes) - 1))
+        elif point is ExtensionPoint.STEP_START:
+            self.steps.append({"step": payload["step"], "name": payload["name"], "timeMs": payload["timeMs"],
+                               "time": clock_text(payload["timeMs"]), "operations": payload["operations"],
+                               "text": f"step {payload['step']} — {payload['name']}"})
+            self.entries.append(("step", len(self.steps) - 1))
+        elif point is ExtensionPoint.STEP_END and self.steps:
+            self.steps[-1].update(summary=payload, text=step_heading(payload))
         elif point is ExtensionPoint.RUN_END:
             self.end = payload
 
@@ -134,8 +175,9 @@ class StoryBuilder:
 
     def lines(self) -> list[str]:
         """The readable account: one timed sentence per entry, then the end."""
-        items = {"attempt": self.attempts, "move": self.moves, "change": self.changes}
-        out = [f"{items[kind][i]['time']} {items[kind][i]['text']}" for kind, i in self.entries]
+        items = {"attempt": self.attempts, "move": self.moves, "change": self.changes, "step": self.steps}
+        out = [f"{items[kind][i]['time']} {items[kind][i]['text']}" if kind != "step"
+               else f"\n== {items[kind][i]['time']} {items[kind][i]['text']}" for kind, i in self.entries]
         if self.end:
             out.append(f"{clock_text(self.end['timeMs'])} {self._end_text()}")
         return out
@@ -156,11 +198,14 @@ class StoryBuilder:
         return " ".join(parts)
 
     def summary(self) -> dict:
-        return {"attempts": self.attempts, "moves": self.moves, "changes": self.changes,
+        out = {"attempts": self.attempts, "moves": self.moves, "changes": self.changes,
                 "entries": [{"kind": kind, "index": i} for kind, i in self.entries],
                 "final": dict(sorted((self.end.get("final") or {}).items())),
                 "nominated": dict(sorted((self.end.get("nominated") or {}).items())),
                 "timeMs": self.end.get("timeMs"), "finished": bool(self.end), "outcome": self._outcome_text()}
+        if self.steps:  # a run with steps only: the story of a run without keeps its shape
+            out["steps"] = self.steps
+        return out
 
 
 def _attempt_text(attempt: dict, number: Optional[int]) -> str:
@@ -184,6 +229,15 @@ def _change_text(pod: str, payload: dict) -> str:
         "BindingFailed": f"{pod} no longer counted on {node} (its binding failed)",
         "NominationSet": f"{pod} nominated to {node}",
         "NominationCleared": f"{pod} nomination to {node} cleared",
+        "PodCreated": f"{pod} created ({payload.get('detail', '')})" + (f" on {node}" if node else ""),
+        "PodDeleted": f"{pod} deleted ({payload.get('detail', '')})",
+        "PodEvicted": f"{pod} on {node} evicted ({payload.get('detail', '')}), terminating",
+        "PodSucceeded": f"{pod} succeeded ({payload.get('detail', '')})",
+        "EvictionRefused": f"eviction of {pod} from {node} refused ({payload.get('detail', '')}); retried in 5 s",
+        "DrainBlocked": f"drain of {node} blocked on {pod} ({payload.get('detail', '')})",
+        "NodeAdded": f"node {payload['object']} added ({payload.get('detail', '')})",
+        "NodeUpdated": f"node {payload['object']} updated: {payload.get('detail', '')}",
+        "NodeDeleted": f"node {payload['object']} deleted",
     }.get(payload["kind"], f"{payload['object']}: {payload.get('detail', payload['kind'])}")
 
 
@@ -191,7 +245,8 @@ def _change_text(pod: str, payload: dict) -> str:
 # decoding any cycle's per-node verdicts and scores (seconds on a 5000-node run).
 STORY_POINTS = frozenset(point.value for point in (
     ExtensionPoint.CYCLE_START, ExtensionPoint.CYCLE_END, ExtensionPoint.ATTEMPT_END,
-    ExtensionPoint.QUEUE_MOVE, ExtensionPoint.CLUSTER, ExtensionPoint.RUN_END))
+    ExtensionPoint.QUEUE_MOVE, ExtensionPoint.CLUSTER, ExtensionPoint.RUN_END,
+    ExtensionPoint.STEP_START, ExtensionPoint.STEP_END))
 
 
 def story_reads(pod: str, point: str) -> bool:

@@ -317,6 +317,35 @@ class Snapshot:
         self.bind(pod, pod.node_name)
 
 
+    # ------------------------------------------------------------------ nodes that change (runs with steps)
+
+    def add_node(self, node: Node) -> NodeInfo:
+        """The cache's AddNode: the node joins at the end of the listing (document order)."""
+        info = NodeInfo(node)
+        self._set_nodes([*self.node_infos, info])
+        return info
+
+    def update_node(self, node: Node) -> NodeInfo:
+        """The cache's UpdateNode: the node object changes, what is bound to it stays."""
+        info = self.by_name[node.name]
+        info.node = node
+        info.generation += 1
+        self._set_nodes(list(self.node_infos))
+        return info
+
+    def remove_node(self, name: str) -> NodeInfo:
+        """The cache's RemoveNode, with every pod bound to it (they go with the node)."""
+        info = self.by_name[name]
+        self._set_nodes([other for other in self.node_infos if other is not info])
+        return info
+
+    def _set_nodes(self, node_infos: list[NodeInfo]) -> None:
+        """A new node list: every view built on the old one (the NodeTable, per-table caches that
+        compare the list by identity, the affinity lists, image states) is rebuilt from it."""
+        self.node_infos = node_infos
+        self.__post_init__()
+
+
 def _set_membership(nodes: list[NodeInfo], node_info: NodeInfo, member: bool, position: dict[str, int]) -> None:
     """Insert or remove ``node_info`` in a list kept in snapshot order."""
     index = bisect.bisect_left(nodes, position[node_info.name], key=lambda info: position[info.name])

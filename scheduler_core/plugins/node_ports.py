@@ -69,8 +69,9 @@ class NodePorts:
 
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
-        """EventsToRegister (QueueingHints on); node events never happen in a SchedLab run."""
-        return [ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.DELETE), pod_deleted_hint)]
+        """EventsToRegister (QueueingHints on): pods deleted; a node added (no hint: always)."""
+        return [ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.DELETE), pod_deleted_hint),
+                ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD))]
 
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: list[NodeInfo]) -> tuple[Optional[PreFilterResult], MaybeStatus]:

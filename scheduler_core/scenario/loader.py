@@ -30,6 +30,7 @@ from scheduler_core.model import (
     Workload,
 )
 from scheduler_core.scenario import config as config_decoder
+from scheduler_core.scenario import changes as changes_reader
 from scheduler_core.scenario import objects, pods, storage
 from scheduler_core.scenario.errors import ScenarioError, ScenarioInvalid
 from scheduler_core.scenario.jsonstream import blank_container_logs
@@ -108,6 +109,8 @@ class _Collected:
     container_logs: list[str] = field(default_factory=list)  # "ns/pod container" blocks skipped
     # Every pod with its object and whether spec.priority is written, for the Priority admission.
     admitted: list[tuple[Pod, Field, bool]] = field(default_factory=list)
+    # The Changes document and every object, for a run with steps (scenario/changes.py).
+    changes_input: changes_reader.ChangesInput = field(default_factory=changes_reader.ChangesInput)
 
 
 class _LimitReached(Exception):
@@ -146,9 +149,13 @@ def _load(sources: Sequence[SourceText], limits: Limits, errors: list[ScenarioEr
     for source in sources:
         _read_source(source, collected, limits, errors)
     _finish(collected, limits, errors)
+    changes = changes_reader.finish(collected.changes_input, collected.nodes, collected.pods, errors)
+    if changes is not None:  # the stand-in controllers read these kinds: no longer ignored
+        for kind in changes_reader.CONTROLLED_KINDS:
+            collected.ignored.pop(kind, None)
     return Scenario(collected.nodes, collected.pods, collected.namespaces, collected.services,
                     collected.workloads, collected.config, collected.priority_classes, _notices(collected),
-                    pdbs=collected.pdbs, storage=collected.storage)
+                    pdbs=collected.pdbs, storage=collected.storage, changes=changes)
 
 
 def _within_total_size(sources: Sequence[SourceText], limits: Limits, errors: list[ScenarioError]) -> bool:
@@ -300,6 +307,8 @@ def _read_object(obj: Field, collected: _Collected, limits: Limits, default_kind
     api_version = obj.get_str("apiVersion") or (default_api_version if kind_field is None else "")
     if kind == CONFIG_KIND:
         _read_config(obj, api_version, collected)
+        return
+    if changes_reader.note_object(obj, kind, collected.changes_input):
         return
     spec = KINDS.get(kind)
     if spec is None:

@@ -75,6 +75,11 @@ def _taints(spec: Field) -> tuple[Taint, ...]:
     return tuple(taints)
 
 
+def decode_taints(spec: Field) -> tuple[Taint, ...]:
+    """The ``taints`` list of a mapping (a Node's spec, an addNodes operation)."""
+    return _taints(spec)
+
+
 def _taint(item: Field) -> Optional[Taint]:
     if not item.expect_map():
         return None

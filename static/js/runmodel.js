@@ -19,7 +19,7 @@ export const POINT = Object.freeze({
 });
 
 /** What a run to the end adds between cycles (not extension points: kept apart from the steps). */
-const LOOP_POINTS = new Set(["RunStart", "AttemptEnd", "QueueMove", "Cluster", "RunEnd"]);
+const LOOP_POINTS = new Set(["RunStart", "AttemptEnd", "QueueMove", "Cluster", "RunEnd", "StepStart", "StepEnd"]);
 
 export const PLUGIN = Object.freeze({
   POD_TOPOLOGY_SPREAD: "PodTopologySpread",

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from fractions import Fraction
 from typing import Iterable, Optional
 
+from scheduler_core.controllers.state import ClusterState
 from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot
 from scheduler_core.framework.storage import StorageState
 from scheduler_core.model import (
@@ -18,6 +20,7 @@ from scheduler_core.model import (
     VOLUME_KIND_CLAIM,
     ClaimRef,
     Container,
+    ControlledWorkload,
     CSIPersistentSource,
     Node,
     NodeSelector,
@@ -25,6 +28,7 @@ from scheduler_core.model import (
     NodeSelectorTerm,
     PersistentVolume,
     PersistentVolumeClaim,
+    LabelSelector,
     Pod,
     StorageClass,
     StorageObjects,
@@ -182,3 +186,65 @@ spec:
       - {{weight: 50, preference: {{matchExpressions: [{{key: size, operator: In, values: [l]}}]}}}}
 """)
     return "---\n".join(docs)
+
+
+# ---------------------------------------------------------------------------- runs with steps (spec/CHANGES.md)
+
+
+def workload_text(kind: str, name: str, replicas: int = 1, cpu: str = "1", labels: str = "", extra_spec: str = "",
+                  pod_spec: str = "", metadata: str = "") -> str:
+    """A Deployment / ReplicaSet / StatefulSet / DaemonSet / Job document selecting ``app: <name>``.
+    ``extra_spec`` adds indented spec fields, ``pod_spec`` indented template spec fields
+    (6 spaces), ``metadata`` indented metadata fields."""
+    api_version = "batch/v1" if kind == "Job" else "apps/v1"
+    count = "" if kind == "DaemonSet" else (f"  parallelism: {replicas}\n" if kind == "Job" else f"  replicas: {replicas}\n")
+    return f"""apiVersion: {api_version}
+kind: {kind}
+metadata:
+  name: {name}
+  namespace: default
+  uid: uid-{name}
+{metadata}spec:
+{count}  selector: {{matchLabels: {{app: {name}}}}}
+{extra_spec}  template:
+    metadata: {{labels: {{app: {name}{labels}}}}}
+    spec:
+      containers: [{{name: c, image: pause, resources: {{requests: {{cpu: "{cpu}"}}}}}}]
+{pod_spec}"""
+
+
+def budget_text(name: str, app: str, min_available: str = "", max_unavailable: str = "", allowed: int = 0) -> str:
+    field = f"minAvailable: {min_available}" if min_available else f"maxUnavailable: {max_unavailable}"
+    return f"""apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {{name: {name}, namespace: default}}
+spec:
+  {field}
+  selector: {{matchLabels: {{app: {app}}}}}
+status: {{disruptionsAllowed: {allowed}}}
+"""
+
+
+def changes_text(*steps: list[str]) -> str:
+    """A Changes document: each step a list of operations written in flow style."""
+    lines = ["apiVersion: schedlab.io/v1alpha1", "kind: Changes", "steps:"]
+    for operations in steps:
+        lines.append("- operations:")
+        lines.extend(f"  - {operation}" for operation in operations)
+    return "\n".join(lines) + "\n"
+
+
+def scenario_text(*documents: str) -> str:
+    return "---\n".join(documents)
+
+
+def cluster_state(nodes=(), pods=(), workloads=()):
+    """A ClusterState for the controllers' unit tests (the run's clock at 0)."""
+    return ClusterState(list(nodes), list(pods), list(workloads), {}, datetime(2026, 1, 1, tzinfo=timezone.utc))
+
+
+def controlled_workload(kind: str, name: str, replicas: int = 1, template_spec: Optional[dict] = None, **fields):
+    spec = template_spec or {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}
+    template = {"metadata": {"labels": {"app": name}}, "spec": spec}
+    return ControlledWorkload(kind, "default", name, f"uid-{name}", LabelSelector((("app", name),)), template,
+                              replicas, **fields)

@@ -126,6 +126,24 @@ def test_members_only_unselected_events_refer_to_are_never_read(monkeypatch):
     assert len(read) > 1
 
 
+CHANGES_CASES = sorted((Path(__file__).resolve().parents[1] / "fixtures" / "changes").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", CHANGES_CASES, ids=lambda path: path.stem)
+def test_every_event_of_a_run_with_steps_round_trips_exactly(path):
+    """Runs with steps add step events and pods the controllers create (names the run's table
+    of pending pods does not hold)."""
+    scenario = load_scenario(path.read_bytes())
+    names = names_of(scenario)
+    seq = 0
+    for _, group in itertools.groupby(run_to_the_end(scenario), key=lambda event: event.cycle):
+        group = list(group)
+        decoded = decode_segment(encode_segment(group, names, seq), names)
+        assert json.dumps(decoded.events) == json.dumps([event.to_json() for event in group])
+        SEEN_TYPES.update(type(event.payload).__name__ for event in group)
+        seq += len(group)
+
+
 def test_the_corpus_and_bench_files_exercised_every_payload_type():
     # Runs after the parametrized tests above (pytest keeps file order).
     every = {payload_type.__name__ for payload_type in typing.get_args(Payload)}

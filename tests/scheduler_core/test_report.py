@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from scheduler_core import load_scenario, simulate
-from scheduler_core.report import render_report
+from scheduler_core.loop import run_to_the_end
+from scheduler_core.report import render_report, render_timeline
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "conformance" / "public"
 
@@ -52,3 +53,13 @@ spec: {schedulingGates: [{name: wait}], containers: [{name: c}]}
         "note: 1 finished pod(s) (phase Succeeded or Failed) left out: the scheduler does not see them: Pod default/job-1",
         "note: 1 pending pod(s) with scheduling gates (SchedulingGated): never attempted until the gates are removed: "
         "Pod default/gated"]
+
+
+def test_it_heads_each_step_of_a_run_with_steps_with_its_summary():
+    example = Path(__file__).resolve().parents[2] / "examples" / "changes_scale_drain.yaml"
+    scenario = load_scenario(example.read_text())
+    text = render_timeline(run_to_the_end(scenario), scenario)
+    headings = [line for line in text.splitlines() if line.startswith("== ")]
+    assert headings == ["== 0:00.000 step 0 — scenario: 4 created, 4 placed, 0 pending",
+                        "== 0:01.000 step 1 — scale web to 6: 2 created, 2 placed, 0 pending",
+                        "== 0:02.000 step 2 — maintenance on node-1: 2 created, 2 evicted, 2 placed, 0 pending"]

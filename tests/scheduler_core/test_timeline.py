@@ -55,4 +55,4 @@ def test_the_clock_reads_minutes_seconds_and_milliseconds():
 
 
 def test_story_points_are_extension_point_names():
-    assert {"CycleStart", "CycleEnd", "AttemptEnd", "QueueMove", "Cluster", "RunEnd"} == STORY_POINTS
+    assert {"CycleStart", "CycleEnd", "AttemptEnd", "QueueMove", "Cluster", "RunEnd", "StepStart", "StepEnd"} == STORY_POINTS

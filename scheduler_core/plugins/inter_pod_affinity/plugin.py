@@ -25,7 +25,7 @@ from scheduler_core.framework.interfaces import NodeScore, PreFilterResult
 from scheduler_core.framework.node_info import AffinityTerm, NodeInfo, PodInfo, Snapshot
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.status import SKIP, MaybeStatus, Status
-from scheduler_core.model import Pod
+from scheduler_core.model import Node, Pod
 from scheduler_core.plugins.inter_pod_affinity import batch, filtering, scoring
 from scheduler_core.plugins.inter_pod_affinity.args import InterPodAffinityArgs
 from scheduler_core.plugins.inter_pod_affinity.pod_index import PodLabelIndex
@@ -52,9 +52,11 @@ class InterPodAffinity:
         self._fast = batch.FastCounts()  # the fast path's per-node counts, kept across cycles
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
-        """EventsToRegister (QueueingHints on); node events never happen in a SchedLab run."""
+        """EventsToRegister (QueueingHints on): pod changes; nodes added or relabelled."""
         pod_actions = ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.DELETE
-        return [ClusterEventWithHint(ClusterEvent(EventResource.POD, pod_actions), _pod_change_hint)]
+        node_actions = ActionType.ADD | ActionType.UPDATE_NODE_LABEL
+        return [ClusterEventWithHint(ClusterEvent(EventResource.POD, pod_actions), _pod_change_hint),
+                ClusterEventWithHint(ClusterEvent(EventResource.NODE, node_actions), _node_change_hint)]
 
     @property
     def _snapshot(self) -> Snapshot:
@@ -167,6 +169,28 @@ def _pod_change_hint(pod: Pod, old: Optional[Pod], new: Optional[Pod]) -> Queuei
     if new is not None:
         return QueueingHint.QUEUE if _matches_all(terms, new) else QueueingHint.QUEUE_SKIP
     return QueueingHint.QUEUE if _matches_all(anti_terms, old) else QueueingHint.QUEUE_SKIP
+
+
+def _node_change_hint(pod: Pod, old: Optional[Node], new: Node) -> QueueingHint:
+    """isSchedulableAfterNodeChange: for a required affinity term, a node added with its topology
+    key, or updated to gain the key or move to another domain; for a required anti-affinity
+    term, any node added, or one that lost the key or moved to another domain."""
+    info = PodInfo(pod)
+    for term in info.required_affinity_terms:
+        key = term.topology_key
+        if old is None:
+            if key in new.labels:
+                return QueueingHint.QUEUE
+            continue
+        if key in new.labels and (key not in old.labels or old.labels[key] != new.labels[key]):
+            return QueueingHint.QUEUE
+    for term in info.required_anti_affinity_terms:
+        key = term.topology_key
+        if old is None:
+            return QueueingHint.QUEUE
+        if key in old.labels and (key not in new.labels or old.labels[key] != new.labels[key]):
+            return QueueingHint.QUEUE
+    return QueueingHint.QUEUE_SKIP
 
 
 def _matches_all(terms: list[AffinityTerm], pod: Pod) -> bool:

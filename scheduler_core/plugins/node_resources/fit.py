@@ -32,7 +32,7 @@ from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.registry import ArgsError, ArgsProblem
 from scheduler_core.framework.status import MaybeStatus, Status
-from scheduler_core.model import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Pod, ResourceList
+from scheduler_core.model import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Node, Pod, ResourceList
 from scheduler_core.plugins.helper import FunctionShapePoint, distinct_values
 from scheduler_core.plugins.node_resources.least_allocated import least_resource_scorer, least_resource_scorer_batch
 from scheduler_core.plugins.node_resources.most_allocated import most_resource_scorer, most_resource_scorer_batch
@@ -309,9 +309,12 @@ class Fit:
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         """EventsToRegister (QueueingHints on, InPlacePodVerticalScaling GA): pod deletions and
-        scale-downs free resources; node events never happen in a SchedLab run."""
+        scale-downs free resources; a node added or with more allocatable may have room (with
+        QueueingHints the release registers Add | UpdateNodeAllocatable only)."""
         pod_actions = ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN
-        return [ClusterEventWithHint(ClusterEvent(EventResource.POD, pod_actions), pod_event_hint)]
+        node_actions = ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE
+        return [ClusterEventWithHint(ClusterEvent(EventResource.POD, pod_actions), pod_event_hint),
+                ClusterEventWithHint(ClusterEvent(EventResource.NODE, node_actions), node_change_hint)]
 
     def pre_filter_extensions(self) -> None:
         return None
@@ -359,6 +362,26 @@ def pod_event_hint(pod: Pod, old: Pod, new: Optional[Pod]) -> QueueingHint:
             return QueueingHint.QUEUE_SKIP
         return QueueingHint.QUEUE
     return QueueingHint.QUEUE if _scale_down_helps(pod, old, new) else QueueingHint.QUEUE_SKIP
+
+
+def node_change_hint(pod: Pod, old: Optional[Node], new: Node) -> QueueingHint:
+    """isSchedulableAfterNodeChange: the pod must fit the node's allocatable when it is empty
+    (isFit); an added node then queues it, an updated one only when an amount the pod requests
+    (or the pod count) grew (haveAnyRequestedResourcesIncreased)."""
+    if fits(pod, NodeInfo(new)):
+        return QueueingHint.QUEUE_SKIP
+    if old is None:
+        return QueueingHint.QUEUE
+    return QueueingHint.QUEUE if _requested_allocatable_increased(pod, old, new) else QueueingHint.QUEUE_SKIP
+
+
+def _requested_allocatable_increased(pod: Pod, old: Node, new: Node) -> bool:
+    """haveAnyRequestedResourcesIncreased."""
+    if new.allocatable.get(PODS, 0) > old.allocatable.get(PODS, 0):
+        return True
+    request = compute_pod_request(pod)
+    return any(amount > 0 and new.allocatable.get(name, 0) > old.allocatable.get(name, 0)
+               for name, amount in request.items() if name != PODS)
 
 
 def _scale_down_helps(pod: Pod, old: Pod, new: Pod) -> bool:

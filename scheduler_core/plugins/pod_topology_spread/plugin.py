@@ -27,7 +27,7 @@ from scheduler_core.framework.interfaces import Handle, NodeScore, PreFilterResu
 from scheduler_core.framework.node_info import NodeInfo, PodInfo
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.status import SKIP, MaybeStatus, Status
-from scheduler_core.model import Pod, TopologySpreadConstraint
+from scheduler_core.model import Node, Pod, TopologySpreadConstraint
 from scheduler_core.plugins.pod_topology_spread.args import (
     DO_NOT_SCHEDULE,
     SCHEDULE_ANYWAY,
@@ -114,10 +114,28 @@ class PodTopologySpread:
     # ------------------------------------------------------------------ queueing hints
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
-        """EventsToRegister (QueueingHints on). Node events are not registered here: nodes never
-        change during a SchedLab run, so their hints would never be asked."""
+        """EventsToRegister (QueueingHints on): pod changes, and nodes added, deleted, relabelled
+        or retainted (isSchedulableAfterNodeChange)."""
         pod_actions = ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.UPDATE_POD_TOLERATION | ActionType.DELETE
-        return [ClusterEventWithHint(ClusterEvent(EventResource.POD, pod_actions), self.pod_change_hint)]
+        node_actions = ActionType.ADD | ActionType.DELETE | ActionType.UPDATE_NODE_LABEL | ActionType.UPDATE_NODE_TAINT
+        return [ClusterEventWithHint(ClusterEvent(EventResource.POD, pod_actions), self.pod_change_hint),
+                ClusterEventWithHint(ClusterEvent(EventResource.NODE, node_actions), self.node_change_hint)]
+
+    def node_change_hint(self, pod: Pod, old: Optional[Node], new: Optional[Node]) -> QueueingHint:
+        """isSchedulableAfterNodeChange: a node that carries every hard constraint's topology key
+        was added or deleted, came to (or stopped) carrying them all, or, carrying them, changed
+        a topology value or its taints."""
+        constraints = self.constraints(pod, DO_NOT_SCHEDULE)
+        old_matching = old is not None and all(c.topology_key in old.labels for c in constraints)
+        new_matching = new is not None and all(c.topology_key in new.labels for c in constraints)
+        if old is not None and new is not None:
+            if old_matching != new_matching:
+                return QueueingHint.QUEUE
+            moved = any(old.labels.get(c.topology_key) != new.labels.get(c.topology_key) for c in constraints)
+            if new_matching and (moved or old.taints != new.taints):
+                return QueueingHint.QUEUE
+            return QueueingHint.QUEUE_SKIP
+        return QueueingHint.QUEUE if (new_matching if new is not None else old_matching) else QueueingHint.QUEUE_SKIP
 
     def pod_change_hint(self, pod: Pod, old: Optional[Pod], new: Optional[Pod]) -> QueueingHint:
         """isSchedulableAfterPodChange: a bound pod of the namespace that the pod's hard

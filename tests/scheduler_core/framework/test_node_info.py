@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace as replace_fields
+
 from scheduler_core.model import Affinity, LabelSelector, PodAffinity, PodAffinityTerm, Volume
 from tests.scheduler_core.builders import make_node, make_pod, make_snapshot
 
@@ -70,3 +72,18 @@ def test_removing_a_pod_frees_its_host_ports_even_when_another_pod_declares_them
     assert info.used_ports == {}
     info.add_pod(PodInfo(second))
     assert list(info.used_ports) == [("0.0.0.0", "TCP", 80)]
+
+
+def test_the_snapshot_adds_updates_and_removes_nodes_and_rebuilds_its_views():
+    """The cache's AddNode / UpdateNode / RemoveNode (runs with steps): a new node list, so views
+    compared by identity (the NodeTable, plugins' per-table caches) are rebuilt."""
+    snapshot = make_snapshot([make_node("a"), make_node("b")], [make_pod("p", node="b")])
+    before, table = snapshot.node_infos, snapshot.table
+    snapshot.add_node(make_node("c"))
+    assert [i.name for i in snapshot.node_infos] == ["a", "b", "c"] and snapshot.node_infos is not before
+    assert snapshot.table is not table and snapshot.table.names == ["a", "b", "c"]
+    snapshot.update_node(replace_fields(snapshot.get("b").node, labels={"zone": "z"}))
+    assert snapshot.get("b").node.labels == {"zone": "z"} and len(snapshot.get("b").pods) == 1
+    assert snapshot.table.labels("zone").values == ["z"]
+    snapshot.remove_node("b")
+    assert snapshot.get("b") is None and snapshot.position == {"a": 0, "c": 1}

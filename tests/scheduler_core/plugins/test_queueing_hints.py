@@ -9,7 +9,9 @@ import pytest
 from scheduler_core.framework.cluster_events import ActionType, EventResource, QueueingHint
 from scheduler_core.model import CPU, MEMORY, Affinity, LabelSelector, PodAffinity, PodAffinityTerm, TopologySpreadConstraint
 from scheduler_core.plugins import node_resources
+from scheduler_core.plugins.inter_pod_affinity.plugin import _node_change_hint as affinity_node_hint
 from scheduler_core.plugins.inter_pod_affinity.plugin import _pod_change_hint as affinity_hint
+from scheduler_core.plugins.node_resources.fit import node_change_hint as fit_node_hint
 from scheduler_core.plugins.node_resources.fit import pod_event_hint as fit_hint
 from scheduler_core.plugins.pod_topology_spread.plugin import new as new_spread
 from tests.scheduler_core.builders import FakeHandle, make_node, make_pod, make_snapshot
@@ -33,12 +35,33 @@ def test_node_resources_fit_is_schedulable_after_pod_event(old, new, hint):
     assert fit_hint(PENDING, old, new) == hint
 
 
-def test_node_resources_fit_registers_pod_deletes_and_scale_downs():
-    [registered] = node_resources.new_fit(None, None).events_to_register()
-    assert registered.event.resource is EventResource.POD
-    assert registered.event.action == ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN
+def test_node_resources_fit_registers_pod_deletes_and_scale_downs_and_node_adds_and_allocatable_updates():
+    # Fit.EventsToRegister with QueueingHints on: Pod Delete|UpdatePodScaleDown, Node Add|UpdateNodeAllocatable.
+    pods, nodes = node_resources.new_fit(None, None).events_to_register()
+    assert pods.event.resource is EventResource.POD
+    assert pods.event.action == ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN
+    assert nodes.event.resource is EventResource.NODE
+    assert nodes.event.action == ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE
 
 
+@pytest.mark.parametrize("old, new, hint", [
+    pytest.param(None, make_node("big", cpu=2000), QUEUE, id="a node added that fits the pod's requests"),
+    pytest.param(None, make_node("small", cpu=500), SKIP, id="a node added too small even when empty (isFit)"),
+    pytest.param(make_node("n", cpu=500), make_node("n", cpu=2000), QUEUE, id="allocatable cpu grew to fit"),
+    pytest.param(make_node("n", cpu=2000, memory=1 << 30), make_node("n", cpu=2000, memory=2 << 30), SKIP,
+                 id="fits, but only a resource the pod does not request grew (haveAnyRequestedResourcesIncreased)"),
+])
+def test_node_resources_fit_is_schedulable_after_node_change(old, new, hint):
+    # isSchedulableAfterNodeChange (noderesources/fit.go).
+    assert fit_node_hint(PENDING, old, new) == hint
+
+
+
+
+WANTS_ZONE = make_pod("z", affinity=Affinity(pod_affinity=PodAffinity(required=(
+    PodAffinityTerm(LabelSelector((("app", "web"),)), "zone"),))))
+AVOIDS_ZONE = make_pod("y", affinity=Affinity(pod_anti_affinity=PodAffinity(required=(
+    PodAffinityTerm(LabelSelector((("app", "db"),)), "zone"),))))
 WANTS_WEB = make_pod("b", affinity=Affinity(pod_affinity=PodAffinity(required=(
     PodAffinityTerm(LabelSelector((("app", "web"),)), "kubernetes.io/hostname"),))))
 AVOIDS_DB = make_pod("c", affinity=Affinity(pod_anti_affinity=PodAffinity(required=(
@@ -81,3 +104,33 @@ def test_pod_topology_spread_is_schedulable_after_pod_change(old, new, hint):
     # isSchedulableAfterPodChange (podtopologyspread/plugin.go).
     plugin = new_spread(None, FakeHandle(make_snapshot([make_node("n1")])))
     assert plugin.pod_change_hint(SPREAD, old, new) == hint
+
+
+@pytest.mark.parametrize("old, new, hint", [
+    pytest.param(None, make_node("n", labels={"zone": "a"}), QUEUE, id="a node added with every constraint's topology key"),
+    pytest.param(None, make_node("n"), SKIP, id="a node added without the topology key"),
+    pytest.param(make_node("n", labels={"zone": "a"}), None, QUEUE, id="a node with the key deleted"),
+    pytest.param(make_node("n", labels={"zone": "a"}), make_node("n", labels={"zone": "b"}), QUEUE,
+                 id="a node moved to another domain (checkTopologyKeyLabelsChanged)"),
+    pytest.param(make_node("n", labels={"zone": "a"}), make_node("n", labels={"zone": "a", "x": "y"}), SKIP,
+                 id="an unrelated label changed"),
+])
+def test_pod_topology_spread_is_schedulable_after_node_change(old, new, hint):
+    # isSchedulableAfterNodeChange (podtopologyspread/plugin.go).
+    plugin = new_spread(None, FakeHandle(make_snapshot([make_node("n1")])))
+    assert plugin.node_change_hint(SPREAD, old, new) == hint
+
+
+@pytest.mark.parametrize("pod, old, new, hint", [
+    pytest.param(WANTS_ZONE, None, make_node("n", labels={"zone": "a"}), QUEUE,
+                 id="affinity: a node added with the term's topology key"),
+    pytest.param(WANTS_ZONE, None, make_node("n"), SKIP, id="affinity: a node added without the key"),
+    pytest.param(WANTS_ZONE, make_node("n", labels={"zone": "a"}), make_node("n", labels={"zone": "b"}), QUEUE,
+                 id="affinity: a node moved to another domain"),
+    pytest.param(AVOIDS_ZONE, None, make_node("n"), QUEUE, id="anti-affinity: any node added"),
+    pytest.param(AVOIDS_ZONE, make_node("n", labels={"zone": "a"}), make_node("n", labels={"zone": "a", "x": "y"}), SKIP,
+                 id="anti-affinity: the domain did not change"),
+])
+def test_inter_pod_affinity_is_schedulable_after_node_change(pod, old, new, hint):
+    # isSchedulableAfterNodeChange (interpodaffinity/plugin.go).
+    assert affinity_node_hint(pod, old, new) == hint

@@ -1,0 +1,476 @@
+"""The ``Changes`` document (spec/CHANGES.md) and the workloads its stand-in controllers read.
+
+The loader hands every object it reads to ``note_object``; a ``Changes`` document is kept aside.
+Once the whole scenario is read, ``finish`` decodes the steps — each operation checked against the
+scenario and against what earlier steps create or delete — and the Deployments, ReplicaSets,
+StatefulSets, DaemonSets and Jobs, the budgets' specs and the manifests of nodes and pods. Without
+a Changes document nothing of this happens: the run is the timeline of spec/TIMELINE.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from scheduler_core.model import (
+    CONTROLLED_KINDS,
+    KIND_DAEMON_SET,
+    KIND_DEPLOYMENT,
+    KIND_JOB,
+    KIND_REPLICA_SET,
+    KIND_STATEFUL_SET,
+    LabelSelector,
+    POLICY_ORDERED_READY,
+    POLICY_PARALLEL,
+    AddNodesOp,
+    Changes,
+    CompleteOp,
+    ControlledWorkload,
+    CordonOp,
+    CreateOp,
+    DeleteNodesOp,
+    DeleteOp,
+    DrainOp,
+    Node,
+    ObjectRef,
+    Operation,
+    OperationSpec,
+    OwnerReference,
+    PatchOp,
+    Pod,
+    ScaleOp,
+    Step,
+)
+from scheduler_core.labels import compile_selector
+from scheduler_core.scenario import manifests, objects, pods
+from scheduler_core.scenario.errors import ScenarioError, ScenarioInvalid
+from scheduler_core.scenario.fields import INT32_MAX, Context, Field
+from scheduler_core.scenario.metadata import read_metadata
+from scheduler_core.scenario.pods import owner_references
+from scheduler_core.scenario.selectors import label_selector
+from scheduler_core.scenario.validation import is_dns1123_subdomain, label_map
+
+KIND = "Changes"
+API_VERSION = "schedlab.io/v1alpha1"
+ANN_REVISION = "deployment.kubernetes.io/revision"
+SCALABLE_KINDS = (KIND_DEPLOYMENT, KIND_REPLICA_SET, KIND_STATEFUL_SET, KIND_JOB)
+# What a step may create, patch or delete (the kinds the run follows as they change).
+WRITABLE_KINDS = ("Pod", "Node", "PodDisruptionBudget", "PersistentVolumeClaim", "PersistentVolume", "StorageClass",
+                  *CONTROLLED_KINDS)
+PATCHABLE_KINDS = ("Node", "PodDisruptionBudget", *CONTROLLED_KINDS)
+CLUSTER_SCOPED = ("Node", "PersistentVolume", "StorageClass")
+# Workload kinds only the stand-ins read (the loader counts them as ignored): checked here.
+_UNREGISTERED_KINDS = {KIND_DEPLOYMENT: "apps/v1", KIND_DAEMON_SET: "apps/v1", KIND_JOB: "batch/v1"}
+VERBS = ("scale", "drain", "cordon", "uncordon", "addNodes", "deleteNodes", "patch", "create", "delete", "complete")
+
+
+@dataclass
+class ChangesInput:
+    """What the loader collects for ``finish``: the Changes documents and every object read."""
+
+    documents: list[Field] = field(default_factory=list)
+    objects: list[tuple[str, Field]] = field(default_factory=list)  # (kind, object), document order
+
+
+def note_object(obj: Field, kind: str, collected: ChangesInput) -> bool:
+    """Remember an object; True when it is a Changes document (the loader reads nothing more of it)."""
+    if kind == KIND:
+        collected.documents.append(obj)
+        return True
+    collected.objects.append((kind, obj))
+    return False
+
+
+def finish(collected: ChangesInput, nodes: list[Node], scenario_pods: list[Pod],
+           errors: list[ScenarioError]) -> Optional[Changes]:
+    """The decoded Changes (None without a document); every problem goes to ``errors``."""
+    if not collected.documents:
+        return None
+    document = collected.documents[0]
+    document.ctx.object = KIND
+    for extra in collected.documents[1:]:
+        extra.ctx.object = KIND
+        extra.error(f"only one {KIND} document is allowed (the first is at line {document.line})")
+    api_version = document.get_str("apiVersion")
+    if api_version != API_VERSION:
+        document.error_at("apiVersion", f'expected "{API_VERSION}", got "{api_version[:80]}"')
+    changes = Changes((), line=document.line)
+    names = _Names(nodes, scenario_pods)
+    for kind, obj in collected.objects:
+        _read_object(kind, obj, changes, names, errors)
+    changes.steps = tuple(_steps(document, names))
+    return changes
+
+
+# ---------------------------------------------------------------------- the scenario's objects
+
+
+class _Names:
+    """Which objects exist, as the steps go: checked by each operation, changed by it."""
+
+    def __init__(self, nodes: list[Node], scenario_pods: list[Pod]) -> None:
+        self.node_labels: dict[str, dict[str, str]] = {node.name: dict(node.labels) for node in nodes}
+        self.objects: set[ObjectRef] = {ObjectRef("Pod", pod.namespace, pod.name) for pod in scenario_pods}
+        self.objects.update(ObjectRef("Node", "", node.name) for node in nodes)
+
+    def exists(self, ref: ObjectRef) -> bool:
+        return ref in self.objects
+
+    def add(self, ref: ObjectRef, labels: Optional[dict[str, str]] = None) -> None:
+        self.objects.add(ref)
+        if ref.kind == "Node":
+            self.node_labels[ref.name] = dict(labels or {})
+
+    def remove(self, ref: ObjectRef) -> None:
+        self.objects.discard(ref)
+        if ref.kind == "Node":
+            self.node_labels.pop(ref.name, None)
+
+
+def _read_object(kind: str, obj: Field, changes: Changes, names: _Names, errors: list[ScenarioError]) -> None:
+    quiet = Field(obj.value, obj.path, obj.line, Context(obj.ctx.object, []))  # metadata was checked already
+    namespaced = kind not in CLUSTER_SCOPED and kind not in ("Namespace", "PriorityClass", "StorageClass",
+                                                               "PersistentVolume", "CSINode", "CSIDriver")
+    meta = read_metadata(quiet if kind not in _UNREGISTERED_KINDS else obj,
+                         kind, is_dns1123_subdomain, namespaced)
+    if not meta.name:
+        return
+    ref = ObjectRef(kind, meta.namespace if namespaced else "", meta.name)
+    if kind in _UNREGISTERED_KINDS:  # kinds the loader itself does not check
+        api_version = obj.get_str("apiVersion")
+        if api_version != _UNREGISTERED_KINDS[kind]:
+            obj.error_at("apiVersion", f'unsupported value "{api_version[:80]}" for kind {kind}: supported values: '
+                                       f'"{_UNREGISTERED_KINDS[kind]}"')
+        if names.exists(ref):
+            obj.error_at("metadata.name", f'Duplicate value: {kind} "{meta.name}" is defined twice')
+            return
+    names.add(ref)
+    if kind in WRITABLE_KINDS:
+        changes.manifests[ref] = obj.value
+    if kind in CONTROLLED_KINDS:
+        workload = decode_workload(kind, obj, meta.namespace, meta.name, meta.uid, meta.labels)
+        if workload is not None:
+            changes.workloads.append(workload)
+    elif kind == "PodDisruptionBudget":
+        changes.budgets[f"{meta.namespace}/{meta.name}"] = manifests.budget_spec(quiet, meta)
+
+
+def decode_workload(kind: str, obj: Field, namespace: str, name: str, uid: str,
+                    labels: dict[str, str]) -> Optional[ControlledWorkload]:
+    """apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job: what the stand-ins read.
+    The pod template is decoded once as a pod here, so a bad template is reported at load time."""
+    spec = obj.get_map("spec")
+    if spec is None:
+        obj.error_at("spec", "Required value")
+        return None
+    template = spec.get_map("template")
+    if template is None:
+        spec.error_at("template", "Required value")
+        return None
+    selector_field = spec.get("selector")
+    selector = label_selector(selector_field)
+    if kind != KIND_JOB and selector is None:
+        spec.error_at("selector", "Required value")
+    template_metadata = template.get_map("metadata")
+    template_labels = label_map(template_metadata.get("labels")) if template_metadata is not None else {}
+    if selector is not None and not selector.is_empty and not _selects(selector, template_labels):
+        spec.error_at("template", "metadata.labels: Invalid value: `selector` does not match template `labels`")
+    _check_template(template, namespace, name)
+    workload = ControlledWorkload(kind, namespace, name, uid or f"uid-{namespace}-{name}", selector, template.value,
+                                  labels=labels, manifest=obj.value, line=obj.line)
+    if kind == KIND_JOB:
+        workload.replicas = spec.get_int("parallelism", 1, 0, INT32_MAX)
+    elif kind != KIND_DAEMON_SET:
+        workload.replicas = spec.get_int("replicas", 1, 0, INT32_MAX)
+    if kind == KIND_REPLICA_SET:
+        owner = next((ref for ref in owner_references(obj) if ref.controller and ref.kind == KIND_DEPLOYMENT), None)
+        workload.owner = owner
+        revision = _annotation(obj, ANN_REVISION)
+        workload.revision = int(revision) if revision.isdigit() else 0
+    if kind == KIND_STATEFUL_SET:
+        policy = spec.get_str("podManagementPolicy", POLICY_ORDERED_READY)
+        if policy not in (POLICY_ORDERED_READY, POLICY_PARALLEL):
+            spec.error_at("podManagementPolicy", f'Unsupported value: "{policy[:40]}": supported values: '
+                                                 f'"{POLICY_ORDERED_READY}", "{POLICY_PARALLEL}"')
+        workload.pod_management_policy = policy
+        workload.claim_templates = tuple(_claim_template(item) for item in spec.get_list("volumeClaimTemplates"))
+    return workload
+
+
+def _selects(selector: LabelSelector, labels: dict[str, str]) -> bool:
+    return compile_selector(selector).matches(labels)
+
+
+def _annotation(obj: Field, key: str) -> str:
+    metadata = obj.get_map("metadata")
+    annotations = metadata.get_map("annotations") if metadata is not None else None
+    value = annotations.get(key) if annotations is not None else None
+    return value.value if value is not None and isinstance(value.value, str) else ""
+
+
+def _check_template(template: Field, namespace: str, name: str) -> None:
+    """The template must make a valid pod: decoded once, its problems located in the template."""
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": namespace},
+           "spec": template.value.get("spec")}
+    tree = manifests.to_tree(pod, template.line)
+    if template.value.get("spec") is not None:
+        tree.lines["spec"] = template.value.lines.get("spec", template.line)
+    root = Field(tree, template.path, template.line, template.ctx)
+    meta = read_metadata(Field(tree, template.path, template.line, Context("", [])), "Pod", is_dns1123_subdomain, True)
+    pods.decode_pod(root, meta, 0)
+
+
+def _claim_template(item: Field) -> dict:
+    if item.expect_map():
+        metadata = item.get_map("metadata")
+        if metadata is None or not metadata.get_str("name"):
+            item.error_at("metadata.name", "Required value")
+        if item.get_map("spec") is None:
+            item.error_at("spec", "Required value")
+        return item.value
+    return {}
+
+
+# ---------------------------------------------------------------------- steps and operations
+
+
+def _steps(document: Field, names: _Names) -> list[Step]:
+    steps: list[Step] = []
+    steps_field = document.get("steps")
+    if steps_field is None:
+        document.error_at("steps", "Required value: a list of steps (each with operations)")
+        return steps
+    for number, step in enumerate(steps_field.items(), start=1):
+        if not step.expect_map():
+            continue
+        for key in step.value:
+            if key not in ("name", "operations"):
+                step.error_at(key, f'unknown field "{key[:40]}" (a step has name and operations)')
+        operations = [_operation(item, index, number, names) for index, item in enumerate(step.get_list("operations"))]
+        steps.append(Step(number, step.get_str("name"), tuple(op for op in operations if op is not None), step.line))
+    return steps
+
+
+def _operation(item: Field, index: int, step: int, names: _Names) -> Optional[Operation]:
+    if not item.expect_map():
+        return None
+    if len(item.value) != 1:
+        item.error(f"an operation has exactly one of {', '.join(VERBS)} (got {', '.join(map(str, item.value)) or 'none'})")
+        return None
+    verb = next(iter(item.value))
+    body = item.get(verb)
+    if verb not in VERBS:
+        item.error_at(verb, f"unknown operation (one of {', '.join(VERBS)})")
+        return None
+    if body is None or not body.expect_map():
+        return None
+    item.ctx = body.ctx = Context(f"Changes step {step} operation {index}", item.ctx.errors)
+    spec = _READERS[verb](body, names)
+    return Operation(verb, spec, index, item.line) if spec is not None else None
+
+
+def _ref(body: Field, default_kind: str = "") -> ObjectRef:
+    kind = body.get_str("kind", default_kind)
+    if not kind:
+        body.error_at("kind", "Required value")
+    name = body.get_str("name")
+    if not name:
+        body.error_at("name", "Required value")
+    namespace = "" if kind in CLUSTER_SCOPED else body.get_str("namespace") or "default"
+    return ObjectRef(kind, namespace, name)
+
+
+def _existing(body: Field, ref: ObjectRef, names: _Names, field_name: str = "name") -> bool:
+    if ref.name and not names.exists(ref):
+        body.error_at(field_name, f"{ref} does not exist (not in the scenario, not created by an earlier step; "
+                                  "pods the controllers make cannot be named here)")
+        return False
+    return True
+
+
+def _read_scale(body: Field, names: _Names) -> Optional[OperationSpec]:
+    ref = _ref(body)
+    if ref.kind and ref.kind not in SCALABLE_KINDS:
+        body.error_at("kind", f'cannot scale a {ref.kind[:40]} (one of {", ".join(SCALABLE_KINDS)})')
+        return None
+    replicas = body.get("replicas")
+    if replicas is None:
+        body.error_at("replicas", "Required value")
+        return None
+    count = replicas.as_int(-1, 0, INT32_MAX)
+    return ScaleOp(ref, count) if _existing(body, ref, names) and count >= 0 else None
+
+
+def _node_name(body: Field, names: _Names) -> str:
+    name = body.get_str("node")
+    if not name:
+        body.error_at("node", "Required value")
+    elif not names.exists(ObjectRef("Node", "", name)):
+        body.error_at("node", f"Node {name[:80]} does not exist (not in the scenario, not added by an earlier step)")
+        return ""
+    return name
+
+
+def _read_drain(body: Field, names: _Names) -> Optional[OperationSpec]:
+    name = _node_name(body, names)
+    return DrainOp(name) if name else None
+
+
+def _read_cordon(body: Field, names: _Names, unschedulable: bool = True) -> Optional[OperationSpec]:
+    name = _node_name(body, names)
+    return CordonOp(name, unschedulable) if name else None
+
+
+def _read_add_nodes(body: Field, names: _Names) -> Optional[OperationSpec]:
+    like = body.get_str("like")
+    if not like:
+        body.error_at("like", "Required value: the node to copy")
+        return None
+    if like not in names.node_labels:
+        body.error_at("like", f"Node {like[:80]} does not exist (not in the scenario, not added by an earlier step)")
+        return None
+    count = body.get_int("count", 1, 1, 10000)
+    prefix = body.get_str("prefix", f"{like}-copy-")
+    labels = label_map(body.get("labels"))
+    taints = objects.decode_taints(body)
+    for number in range(1, count + 1):
+        new_name = f"{prefix}{number}"
+        problems = is_dns1123_subdomain(new_name)
+        if problems:
+            body.error_at("prefix", f'"{new_name[:80]}" is not a valid node name: {problems[0]}')
+            return None
+        if names.exists(ObjectRef("Node", "", new_name)):
+            body.error_at("prefix", f"Node {new_name} already exists")
+            return None
+        names.add(ObjectRef("Node", "", new_name), {**names.node_labels[like], **labels})
+    return AddNodesOp(like, count, prefix, tuple(sorted(labels.items())), taints)
+
+
+def _read_delete_nodes(body: Field, names: _Names) -> Optional[OperationSpec]:
+    selector = label_map(body.get("selector"))
+    listed = [name for name, _ in body.get_str_list("names")]
+    if not selector and not listed:
+        body.error("Required value: selector (labels every deleted node has) or names")
+        return None
+    for name in listed:
+        if not names.exists(ObjectRef("Node", "", name)):
+            body.error_at("names", f"Node {name[:80]} does not exist")
+            return None
+    chosen = [name for name, labels in names.node_labels.items()
+              if (selector and all(labels.get(k) == v for k, v in selector.items())) or name in listed]
+    for name in chosen:
+        names.remove(ObjectRef("Node", "", name))
+    return DeleteNodesOp(tuple(sorted(selector.items())), tuple(listed))
+
+
+def _read_patch(body: Field, names: _Names) -> Optional[OperationSpec]:
+    ref = _ref(body)
+    patch = body.get("patch")
+    if patch is None:
+        body.error_at("patch", "Required value: a JSON merge patch")
+        return None
+    if not patch.expect_map() or not _writable(body, ref) or not _existing(body, ref, names):
+        return None
+    if ref.kind not in PATCHABLE_KINDS:
+        body.error_at("kind", f"patching a {ref.kind} is not modelled (one of {', '.join(PATCHABLE_KINDS)}); "
+                              "delete it and create it again instead")
+        return None
+    if ref.kind == "Node":
+        labels = (patch.value.get("metadata") or {}).get("labels")
+        if isinstance(labels, dict):
+            merged = manifests.merge_patch(names.node_labels.get(ref.name, {}), labels)
+            names.node_labels[ref.name] = merged
+    return PatchOp(ref, patch.value)
+
+
+def _writable(body: Field, ref: ObjectRef) -> bool:
+    if ref.kind and ref.kind not in WRITABLE_KINDS:
+        body.error_at("kind", f"a step cannot write a {ref.kind[:40]} (one of {', '.join(WRITABLE_KINDS)})")
+        return False
+    return True
+
+
+def _read_create(body: Field, names: _Names) -> Optional[OperationSpec]:
+    kind = body.get_str("kind")
+    metadata = body.get_map("metadata")
+    name = metadata.get_str("name") if metadata is not None else ""
+    if metadata is None or not name:
+        body.error_at("metadata.name", "Required value")
+        return None
+    namespace = "" if kind in CLUSTER_SCOPED else (metadata.get_str("namespace") or "default")
+    ref = ObjectRef(kind, namespace, name)
+    if not _writable(body, ref):
+        return None
+    if names.exists(ref):
+        body.error_at("metadata.name", f"{ref} already exists")
+        return None
+    if kind in CONTROLLED_KINDS:
+        meta_labels = label_map(metadata.get("labels"))
+        decode_workload(kind, body, namespace, name, "", meta_labels)  # its problems, located here
+    else:
+        _check_manifest(body, kind)
+    names.add(ref, label_map(metadata.get("labels")))
+    return CreateOp(ref, body.value)
+
+
+def _check_manifest(body: Field, kind: str) -> None:
+    """Decode the object as the run will, reporting its problems at the operation's lines."""
+    try:
+        if kind == "Pod":
+            manifests.decode_pod(body.value, 0, body.line)
+        elif kind == "Node":
+            manifests.decode_node(body.value, 0, body.line)
+        elif kind == "PersistentVolumeClaim":
+            manifests.decode_claim(body.value, 0, body.line)
+        elif kind == "PersistentVolume":
+            manifests.decode_volume(body.value, 0, body.line)
+        elif kind == "StorageClass":
+            manifests.decode_storage_class(body.value, body.line)
+        else:
+            manifests.decode_budget(body.value, body.line)
+    except ScenarioInvalid as invalid:
+        for error in invalid.errors:
+            body.ctx.error(error.path, error.line, error.message)
+
+
+def _read_delete(body: Field, names: _Names) -> Optional[OperationSpec]:
+    ref = _ref(body)
+    if not _writable(body, ref) or not _existing(body, ref, names):
+        return None
+    names.remove(ref)
+    return DeleteOp(ref)
+
+
+def _read_complete(body: Field, names: _Names) -> Optional[OperationSpec]:
+    ref = _ref(body, KIND_JOB)
+    if ref.kind != KIND_JOB:
+        body.error_at("kind", "only a Job can be completed")
+        return None
+    return CompleteOp(ref) if _existing(body, ref, names) else None
+
+
+_READERS: dict[str, Any] = {
+    "scale": _read_scale, "drain": _read_drain, "cordon": _read_cordon,
+    "uncordon": lambda body, names: _read_cordon(body, names, unschedulable=False),
+    "addNodes": _read_add_nodes, "deleteNodes": _read_delete_nodes, "patch": _read_patch,
+    "create": _read_create, "delete": _read_delete, "complete": _read_complete,
+}
+
+
+def owner_reference(workload: ControlledWorkload) -> OwnerReference:
+    """The controller reference a stand-in writes on what it makes."""
+    api_version = "batch/v1" if workload.kind == KIND_JOB else "apps/v1"
+    return OwnerReference(workload.kind, workload.name, api_version, True, workload.uid)
+
+
+def workload_from_manifest(manifest: dict, line: Optional[int]) -> ControlledWorkload:
+    """A workload a step creates, decoded as the scenario's own (ScenarioInvalid on problems)."""
+    errors: list[ScenarioError] = []
+    tree = manifests.to_tree(manifest, line)
+    kind = tree.get("kind", "")
+    root = Field(tree, "", tree.line, Context(kind, errors))
+    meta = read_metadata(root, kind, is_dns1123_subdomain, True)
+    workload = decode_workload(kind, root, meta.namespace, meta.name, meta.uid, meta.labels)
+    if errors or workload is None:
+        raise ScenarioInvalid(errors or [ScenarioError(kind, "", line, "cannot be decoded")])
+    return workload

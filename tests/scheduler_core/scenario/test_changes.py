@@ -1,0 +1,110 @@
+"""The Changes document (spec/CHANGES.md "Input"): steps and operations read and checked, every
+problem located (step, operation index, field, line); workloads the stand-ins read."""
+
+from __future__ import annotations
+
+import pytest
+
+from scheduler_core.model import (
+    AddNodesOp,
+    CompleteOp,
+    CordonOp,
+    CreateOp,
+    DeleteNodesOp,
+    DeleteOp,
+    DrainOp,
+    NoticeCode,
+    PatchOp,
+    ScaleOp,
+)
+from scheduler_core.scenario import ScenarioInvalid, load_scenario
+from tests.scheduler_core.builders import changes_text, node_text, pod_text, scenario_text, workload_text
+
+
+def problems(text: str) -> list:
+    with pytest.raises(ScenarioInvalid) as raised:
+        load_scenario(text)
+    return raised.value.errors
+
+
+def test_it_reads_every_operation_into_typed_operations():
+    text = scenario_text(node_text("n1"), node_text("n2", labels=", zone: a"), pod_text("p", node_name="n1"),
+                         workload_text("Deployment", "web"), workload_text("Job", "etl"), changes_text([
+                             "scale: {kind: Deployment, name: web, replicas: 3}",
+                             "drain: {node: n1}", "cordon: {node: n1}", "uncordon: {node: n1}",
+                             "addNodes: {like: n1, count: 2, prefix: pool-}",
+                             "deleteNodes: {selector: {zone: a}}",
+                             "patch: {kind: Node, name: n1, patch: {metadata: {labels: {disk: ssd}}}}",
+                             "create: {apiVersion: v1, kind: Pod, metadata: {name: q}, spec: {containers: [{name: c}]}}",
+                             "delete: {kind: Pod, name: p}", "complete: {kind: Job, name: etl}"]))
+    changes = load_scenario(text).changes
+    kinds = [type(op.spec) for op in changes.steps[0].operations]
+    assert kinds == [ScaleOp, DrainOp, CordonOp, CordonOp, AddNodesOp, DeleteNodesOp, PatchOp, CreateOp, DeleteOp,
+                     CompleteOp]
+    assert changes.steps[0].operations[3].spec.unschedulable is False
+    assert [w.kind for w in changes.workloads] == ["Deployment", "Job"]
+
+
+def test_it_names_the_step_operation_field_and_line_of_a_node_that_does_not_exist():
+    text = scenario_text(node_text("n1"), changes_text(["cordon: {node: n1}"], ["drain: {node: node-7}"]))
+    [error] = problems(text)
+    assert error.object == "Changes step 2 operation 0" and error.path == "steps[1].operations[0].drain.node"
+    assert error.line == text.splitlines().index("  - drain: {node: node-7}") + 1
+    assert "Node node-7 does not exist" in error.message
+
+
+def test_it_refuses_to_scale_a_workload_that_does_not_exist():
+    [error] = problems(scenario_text(node_text("n1"), changes_text(["scale: {kind: Deployment, name: api, replicas: 2}"])))
+    assert error.path == "steps[0].operations[0].scale.name" and "Deployment default/api does not exist" in error.message
+
+
+def test_it_accepts_nodes_and_objects_an_earlier_step_creates_and_refuses_what_an_earlier_step_deleted():
+    ok = scenario_text(node_text("n1"), changes_text(["addNodes: {like: n1, count: 1, prefix: extra-}"],
+                                                     ["drain: {node: extra-1}"]))
+    assert len(load_scenario(ok).changes.steps) == 2
+    gone = scenario_text(node_text("n1"), node_text("n2"), changes_text(["delete: {kind: Node, name: n2}"],
+                                                                        ["cordon: {node: n2}"]))
+    [error] = problems(gone)
+    assert error.object == "Changes step 2 operation 0"
+
+
+def test_it_refuses_an_unknown_operation_and_a_pod_patch():
+    errors = problems(scenario_text(node_text("n1"), pod_text("p"), changes_text([
+        "reboot: {node: n1}", "patch: {kind: Pod, name: p, patch: {metadata: {labels: {a: b}}}}"])))
+    assert ["unknown operation" in e.message or "not modelled" in e.message for e in errors] == [True, True]
+
+
+def test_it_reports_a_bad_template_at_load_time_located_in_the_workload():
+    bad = workload_text("Deployment", "web", cpu="lots")
+    errors = problems(scenario_text(node_text("n1"), bad, changes_text([])))
+    assert any(e.object == "Deployment default/web" and "spec.template.spec.containers[0]" in e.path for e in errors)
+
+
+def test_it_leaves_deployments_ignored_without_a_changes_document():
+    scenario = load_scenario(scenario_text(node_text("n1"), workload_text("Deployment", "web")))
+    assert scenario.changes is None
+    assert any(n.code is NoticeCode.IGNORED_KINDS and "Deployment" in n.message for n in scenario.notices)
+    with_steps = load_scenario(scenario_text(node_text("n1"), workload_text("Deployment", "web"), changes_text([])))
+    assert not any(n.code is NoticeCode.IGNORED_KINDS for n in with_steps.notices)
+
+
+def test_it_refuses_a_second_changes_document():
+    errors = problems(scenario_text(node_text("n1"), changes_text([]), changes_text([])))
+    assert any("only one Changes document" in e.message for e in errors)
+
+
+def test_it_reads_stateful_set_claim_templates_policy_and_replica_set_revision():
+    claims = "  podManagementPolicy: Parallel\n  volumeClaimTemplates:\n  - metadata: {name: data}\n    spec: {}\n"
+    revision = "  annotations: {deployment.kubernetes.io/revision: '3'}\n"
+    changes = load_scenario(scenario_text(node_text("n1"), workload_text("StatefulSet", "db", extra_spec=claims),
+                                          workload_text("ReplicaSet", "rs", metadata=revision),
+                                          changes_text([]))).changes
+    db, rs = changes.workloads
+    assert db.pod_management_policy == "Parallel" and [t["metadata"]["name"] for t in db.claim_templates] == ["data"]
+    assert rs.revision == 3
+
+
+def test_it_checks_the_api_version_and_duplicates_of_kinds_only_the_stand_ins_read():
+    wrong = workload_text("Deployment", "web").replace("apiVersion: apps/v1", "apiVersion: extensions/v1beta1")
+    errors = problems(scenario_text(node_text("n1"), wrong, workload_text("Deployment", "web"), changes_text([])))
+    assert [e.path for e in errors] == ["apiVersion", "metadata.name"]
