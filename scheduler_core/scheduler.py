@@ -44,10 +44,12 @@ from scheduler_core.gcfreeze import frozen_after_first
 from scheduler_core.framework.interfaces import NodeToStatus
 from scheduler_core.framework.node_info import NodeInfo, Snapshot
 from scheduler_core.framework.profile import build_profile
+from scheduler_core.framework.registry import Registry
 from scheduler_core.framework.runtime import Framework, PreFilterOutcome
 from scheduler_core.framework.signers import Signature
 from scheduler_core.framework.status import Code, MaybeStatus, Status, is_success, status_json
 from scheduler_core.model import DEFAULT_SCHEDULER_NAME, Pod, Scenario
+from scheduler_core.plugins.registry import in_tree_registry
 from scheduler_core.volume.pictures import pod_volumes_json
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
@@ -96,14 +98,15 @@ class FilterPass:
 
 class Scheduler:
     def __init__(self, scenario: Scenario, tie_break: str = TIE_BREAK_FIRST, seed: Optional[int] = None,
-                 vectorized: bool = True) -> None:
+                 vectorized: bool = True, registry: Optional[Registry] = None) -> None:
         self.snapshot = Snapshot.from_scenario(scenario)
+        registry = registry if registry is not None else in_tree_registry()
         # One framework per profile, keyed by its schedulerName (profile.NewMap); every profile
         # sorts the queue the same way (validated), so the first one's QueueSort orders it.
         self.frameworks: dict[str, Framework] = {}
         for config in scenario.profile_configs:
             handle = FrameworkHandle(self.snapshot)
-            handle.framework = Framework(build_profile(config, handle), self.snapshot, vectorized)
+            handle.framework = Framework(build_profile(config, handle, registry), self.snapshot, vectorized)
             self.frameworks[config.scheduler_name if config else DEFAULT_SCHEDULER_NAME] = handle.framework
         self.framework = next(iter(self.frameworks.values()))
         self.snapshot.table  # built now, not in the first timed cycle

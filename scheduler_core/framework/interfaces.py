@@ -8,15 +8,12 @@ Protocol it claims. Methods return ``None`` for success, as Go returns a nil ``*
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar, Optional, Protocol, runtime_checkable
+from typing import ClassVar, Optional, Protocol, runtime_checkable
 
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot
 from scheduler_core.framework.status import MaybeStatus, Status
 from scheduler_core.model import Pod
-
-if TYPE_CHECKING:
-    from scheduler_core.framework.runtime import Framework
 
 MAX_NODE_SCORE = 100
 MIN_NODE_SCORE = 0
@@ -185,6 +182,20 @@ class PostBindPlugin(Protocol):
     def post_bind(self, state: CycleState, pod: Pod, node_name: str) -> None: ...
 
 
+class PluginsRunner(Protocol):
+    """framework.PluginsRunner, the part preemption's dry run uses: Filter (with the nominated
+    pods) and the PreFilter extensions on a node with pods removed or added back.
+    runtime.Framework is one."""
+
+    def run_pre_filter_add_pod(self, state: CycleState, pod: Pod, added: PodInfo,
+                               node_info: NodeInfo) -> MaybeStatus: ...
+
+    def run_pre_filter_remove_pod(self, state: CycleState, pod: Pod, removed: PodInfo,
+                                  node_info: NodeInfo) -> MaybeStatus: ...
+
+    def run_filter_with_nominated_pods(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus: ...
+
+
 class Handle(Protocol):
     """What a plugin may ask of the framework (framework.Handle), kept small on purpose."""
 
@@ -192,4 +203,4 @@ class Handle(Protocol):
     def snapshot(self) -> Snapshot: ...
 
     @property
-    def framework(self) -> "Framework": ...
+    def framework(self) -> PluginsRunner: ...

@@ -9,8 +9,9 @@ from __future__ import annotations
 import bisect
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable, Mapping, Optional
+from typing import Iterable, Mapping, Optional
 
+from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.storage import StorageState, claim_key
 from scheduler_core.labels import Matcher, compile_selector, merge_match_label_keys
 from scheduler_core.model import (
@@ -26,9 +27,6 @@ from scheduler_core.model import (
     Workload,
 )
 from scheduler_core.resources import host_ports, non_zero_requests, pod_requests
-
-if TYPE_CHECKING:
-    from scheduler_core.framework.node_table import NodeTable
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,17 +211,15 @@ class Snapshot:
     def __post_init__(self) -> None:
         self.by_name = {info.name: info for info in self.node_infos}
         self.position = {info.name: i for i, info in enumerate(self.node_infos)}
-        self._table: Optional["NodeTable"] = None
+        self._table: Optional[NodeTable[NodeInfo]] = None
         self._with_affinity: Optional[list[NodeInfo]] = None
         self._with_required_anti_affinity: Optional[list[NodeInfo]] = None
         self._index_images()
 
     @property
-    def table(self) -> "NodeTable":
+    def table(self) -> NodeTable[NodeInfo]:
         """The columnar view for vectorised plugins, built on first use and kept in step by ``bind``."""
         if self._table is None:
-            from scheduler_core.framework.node_table import NodeTable
-
             self._table = NodeTable(self.node_infos)
         return self._table
 

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from scheduler_core import names
-from scheduler_core.framework.registry import ArgsError, Registry, in_tree_registry
+from scheduler_core.framework.args_errors import ArgsError
+from scheduler_core.framework.registry import Registry
 from scheduler_core.model import PluginRef, PluginSet, SchedulerConfig
 
 # (config field, plugin method that marks the extension point), in the framework's order.
@@ -138,8 +139,9 @@ def _score_weights(sets: dict[str, PluginSet], instances: dict[str, Any]) -> dic
     return weights
 
 
-def build_profile(config: Optional[SchedulerConfig], handle: Any, registry: Optional[Registry] = None) -> Profile:
-    registry = registry if registry is not None else in_tree_registry()
+def build_profile(config: Optional[SchedulerConfig], handle: Any, registry: Registry) -> Profile:
+    """The profile ``config`` makes with the plugins of ``registry`` (the in-tree one is
+    plugins/registry.py's ``in_tree_registry()``, handed in by the caller)."""
     sets = merged_plugin_sets(config)
     problems: list[tuple[str, str]] = []
     instances = _instantiate(sets, config, handle, registry, problems)

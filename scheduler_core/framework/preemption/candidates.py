@@ -12,9 +12,8 @@ from datetime import datetime
 from typing import Callable, Iterable, Optional, Sequence
 
 from scheduler_core.framework.cycle_state import CycleState
-from scheduler_core.framework.interfaces import NodeToStatus
+from scheduler_core.framework.interfaces import NodeToStatus, PluginsRunner
 from scheduler_core.framework.node_info import NodeInfo
-from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.status import Code, Status, is_success
 from scheduler_core.model import Pod, PodDisruptionBudget
 from scheduler_core.framework.preemption.victims import (
@@ -56,7 +55,7 @@ def potential_nodes(nodes: Iterable[NodeInfo], statuses: NodeToStatus) -> list[N
     return [info for info in nodes if statuses.get(info.name).code == Code.UNSCHEDULABLE]
 
 
-def dry_run_preemption(framework: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo],
+def dry_run_preemption(framework: PluginsRunner, state: CycleState, pod: Pod, nodes: list[NodeInfo],
                        pdbs: Sequence[PodDisruptionBudget] = ()) -> DryRun:
     """SelectVictimsOnNode on a clone of each node and of the cycle state."""
     result = DryRun()

@@ -16,7 +16,7 @@ from scheduler_core.model import (
     PodAffinityTerm,
     WeightedPodAffinityTerm,
 )
-from scheduler_core.framework.registry import ArgsError, ArgsProblem
+from scheduler_core.framework.args_errors import ArgsError, ArgsProblem
 from scheduler_core.plugins.inter_pod_affinity import InterPodAffinityArgs, new
 from tests.scheduler_core.builders import FakeHandle, make_node, make_snapshot
 
