@@ -30,9 +30,9 @@ class PreFilterResult:
         return self.node_names is None
 
     def merge(self, other: Optional["PreFilterResult"]) -> "PreFilterResult":
-        if other is None or other.all_nodes:
+        if other is None or other.node_names is None:  # other.all_nodes
             return self
-        if self.all_nodes:
+        if self.node_names is None:
             return other
         return PreFilterResult(self.node_names & other.node_names)
 
@@ -58,7 +58,7 @@ class PostFilterResult:
     nomination_tie: bool = False
     summary: Optional[str] = None
     # The victims to delete, most important first (what prepareCandidate deletes).
-    victim_pods: tuple = field(default=(), compare=False, repr=False)
+    victim_pods: tuple[Pod, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def nominates(self) -> bool:

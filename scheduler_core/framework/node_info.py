@@ -11,6 +11,7 @@ import bisect
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Optional
 
+from scheduler_core.framework.cluster_events import ClusterChange
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.storage import StorageState, claim_key
 from scheduler_core.labels import Matcher, compile_selector, merge_match_label_keys
@@ -206,7 +207,7 @@ class Snapshot:
     by_name: dict[str, NodeInfo] = field(init=False)
     # Changes made during a run by components other than the scheduler's own pod binds (volume
     # binding, stand-in controllers), drained by the run loop for the queue (ClusterChange).
-    cluster_changes: list = field(default_factory=list)
+    cluster_changes: list[ClusterChange] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.by_name = {info.name: info for info in self.node_infos}

@@ -75,7 +75,8 @@ class LabelColumn:
 
     @property
     def present(self) -> np.ndarray:
-        return self.codes != MISSING
+        present: np.ndarray = self.codes != MISSING
+        return present
 
 
 class NodeTable(Generic[InfoT]):
@@ -142,10 +143,12 @@ class NodeTable(Generic[InfoT]):
         self.version += 1
 
     def names_at(self, positions: np.ndarray) -> list[str]:
-        return self.names_array[positions].tolist()
+        names: list[str] = self.names_array[positions].tolist()
+        return names
 
     def infos_at(self, positions: np.ndarray) -> list[InfoT]:
-        return self.infos_array[positions].tolist()
+        infos: list[InfoT] = self.infos_array[positions].tolist()
+        return infos
 
     def in_tree_order(self, positions: np.ndarray) -> np.ndarray:
         """These positions as the snapshot lists them (backend/cache/node_tree)."""

@@ -31,7 +31,7 @@ from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot
 from scheduler_core.framework.opportunistic_batch import OpportunisticBatch
 from scheduler_core.framework.profile import Profile
 from scheduler_core.framework.signers import Signature, Unsignable, sign_pod
-from scheduler_core.framework.status import Code, MaybeStatus, Status, is_success
+from scheduler_core.framework.status import Code, MaybeStatus, Status, is_failure, is_success
 from scheduler_core.model import Pod
 
 
@@ -80,7 +80,7 @@ class PostFilterRun:
     @property
     def message(self) -> str:
         """The FitError's PostFilterMsg: the joined status's message, empty on success."""
-        return "" if is_success(self.status) else self.status.message
+        return self.status.message if is_failure(self.status) else ""
 
 
 @dataclass(slots=True)
@@ -219,7 +219,7 @@ class Framework:
             added = PodInfo(other)
             info_out.add_pod(added)
             status = self.run_pre_filter_add_pod(state_out, pod, added, info_out)
-            if not is_success(status):
+            if is_failure(status):
                 return Status.error(status.message), state, node_info
         return True, state_out, info_out
 
@@ -325,14 +325,14 @@ class Framework:
             raw, status = plugin.score_batch(state, pod, table, positions), None
         else:
             raw, status = score_per_node(plugin, state, pod, table, positions)
-        if not is_success(status):
+        if is_failure(status):
             return None, Status.error(f'plugin "{plugin.name}" failed with: {status.message}')
         normalized = raw
         if self.vectorized and hasattr(plugin, "normalize_batch"):
             normalized = plugin.normalize_batch(state, pod, raw)
         elif hasattr(plugin, "normalize_score"):
             normalized, status = normalize_per_node(plugin, state, pod, names, raw)
-            if not is_success(status):
+            if is_failure(status):
                 return None, Status.error(f'plugin "{plugin.name}" failed with: {status.message}')
         if len(normalized) and (normalized.min() < MIN_NODE_SCORE or normalized.max() > MAX_NODE_SCORE):
             bad = int(normalized[(normalized < MIN_NODE_SCORE) | (normalized > MAX_NODE_SCORE)][0])
