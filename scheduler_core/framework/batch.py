@@ -19,7 +19,7 @@ from typing import Any, Optional
 import numpy as np
 
 from scheduler_core.framework.cycle_state import CycleState
-from scheduler_core.framework.interfaces import NodeScore
+from scheduler_core.framework.interfaces import FilterPlugin, NodeScore, NormalizeScorePlugin, ScorePlugin
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.status import Code, MaybeStatus, Status
@@ -64,7 +64,7 @@ class Palette:
         return index
 
 
-def filter_per_node(plugin: Any, state: CycleState, pod: Pod, table: NodeTable[NodeInfo],
+def filter_per_node(plugin: FilterPlugin, state: CycleState, pod: Pod, table: NodeTable[NodeInfo],
                     positions: np.ndarray) -> FilterVerdicts:
     """The fallback: the plugin's own ``filter`` on each node."""
     palette = Palette()
@@ -77,25 +77,27 @@ def filter_per_node(plugin: Any, state: CycleState, pod: Pod, table: NodeTable[N
     return FilterVerdicts(palette.statuses, choice)
 
 
-def score_per_node(plugin: Any, state: CycleState, pod: Pod, table: NodeTable[NodeInfo],
-                   positions: np.ndarray) -> tuple[Optional[np.ndarray], MaybeStatus]:
+def score_per_node(plugin: ScorePlugin, state: CycleState, pod: Pod, table: NodeTable[NodeInfo],
+                   positions: np.ndarray) -> np.ndarray | Status:
+    """The fallback: the plugin's own ``score`` on each node; the first failed status instead."""
     infos = table.node_infos
     values = np.empty(len(positions), dtype=np.int64)
     for i, position in enumerate(positions.tolist()):
         value, status = plugin.score(state, pod, infos[position])
         if status is not None and status.code != Code.SUCCESS:
-            return None, status
+            return status
         values[i] = value
-    return values, None
+    return values
 
 
-def normalize_per_node(plugin: Any, state: CycleState, pod: Pod, names: list[str],
-                       raw: np.ndarray) -> tuple[Optional[np.ndarray], MaybeStatus]:
+def normalize_per_node(plugin: NormalizeScorePlugin, state: CycleState, pod: Pod, names: list[str],
+                       raw: np.ndarray) -> np.ndarray | Status:
+    """The plugin's own ``normalize_score`` over NodeScores; its failed status instead."""
     scores = [NodeScore(name, int(value)) for name, value in zip(names, raw.tolist())]
     status = plugin.normalize_score(state, pod, scores)
     if status is not None and status.code != Code.SUCCESS:
-        return None, status
-    return np.fromiter((s.score for s in scores), dtype=np.int64, count=len(scores)), None
+        return status
+    return np.fromiter((s.score for s in scores), dtype=np.int64, count=len(scores))
 
 
 def go_div(numerator: np.ndarray, denominator: Any) -> np.ndarray:

@@ -1,8 +1,11 @@
 """Extension-point protocols (framework/interface.go).
 
-A plugin is a class with a ``name``; it implements only the points it uses. The framework
-recognises a point by the method it defines, and a type checker can verify a plugin against the
-Protocol it claims. Methods return ``None`` for success, as Go returns a nil ``*Status``.
+A plugin is a class with a ``name``; it implements only the points it uses. The profile builder
+(framework/profile.py) sorts each plugin into a typed list per extension point by checking it
+against these runtime-checkable Protocols once, and the type checker verifies the lists' uses.
+The optional capabilities beside the points (batch methods, pictures for the browser, signing,
+events to register) are declared protocols too: framework/capabilities.py, signers.SignPlugin and
+``EnqueueExtensions`` here. Methods return ``None`` for success, as Go returns a nil ``*Status``.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar, Optional, Protocol, runtime_checkable
 
+from scheduler_core.framework.cluster_events import ClusterEventWithHint
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot
 from scheduler_core.framework.status import MaybeStatus, Status
@@ -79,6 +83,13 @@ class NodeToStatus:
 
 class Plugin(Protocol):
     name: ClassVar[str]
+
+
+@runtime_checkable
+class PreEnqueuePlugin(Protocol):
+    name: ClassVar[str]
+
+    def pre_enqueue(self, pod: Pod) -> MaybeStatus: ...
 
 
 @runtime_checkable
@@ -180,6 +191,14 @@ class PostBindPlugin(Protocol):
     name: ClassVar[str]
 
     def post_bind(self, state: CycleState, pod: Pod, node_name: str) -> None: ...
+
+
+@runtime_checkable
+class EnqueueExtensions(Protocol):
+    """framework.EnqueueExtensions: the cluster events that may make a pod this plugin rejected
+    schedulable, each with its queueing hint. A plugin without it is moved by every event."""
+
+    def events_to_register(self) -> list[ClusterEventWithHint]: ...
 
 
 class PluginsRunner(Protocol):

@@ -89,7 +89,7 @@ def run_post_filter(nodes, pods, pod: Pod, extra_plugins=(), pre_filter_status: 
     handle = FakeHandle(snapshot)
     fit = new_fit(None, handle)
     filters = [node_unschedulable.new(None, handle), taint_toleration.new(None, handle), fit, *extra_plugins]
-    profile = Profile({"preFilter": [fit, *extra_plugins], "filter": filters,
+    profile = Profile.of({"preFilter": [fit, *extra_plugins], "filter": filters,
                        "postFilter": [new(None, handle)]}, {}, 100)
     framework = Framework(profile, snapshot)
     handle.framework = framework

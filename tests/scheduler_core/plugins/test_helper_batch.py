@@ -16,6 +16,7 @@ from scheduler_core.framework.batch import (
     normalize_per_node,
     score_per_node,
 )
+from scheduler_core.framework.status import Status
 from scheduler_core.labels import node_selector_matches, node_selector_term_matches
 from scheduler_core.model import (
     CPU,
@@ -149,15 +150,15 @@ def assert_filter_same(plugin, state, pod, table, positions) -> None:
 
 
 def assert_score_same(plugin, state, pod, table, positions) -> None:
-    reference, status = score_per_node(plugin, state, pod, table, positions)
-    assert status is None
+    reference = score_per_node(plugin, state, pod, table, positions)
+    assert not isinstance(reference, Status)
     fast = plugin.score_batch(state, pod, table, positions)
     assert fast.dtype == np.int64
     assert fast.tolist() == reference.tolist()
     if hasattr(plugin, "normalize_score"):
         names = [table.names[p] for p in positions.tolist()]
-        normalized, status = normalize_per_node(plugin, state, pod, names, reference)
-        assert status is None
+        normalized = normalize_per_node(plugin, state, pod, names, reference)
+        assert not isinstance(normalized, Status)
         assert plugin.normalize_batch(state, pod, fast.copy()).tolist() == normalized.tolist()
 
 
