@@ -49,7 +49,6 @@ DELETED = "deleted"
 # Where the logical clock starts, for the timestamps the run writes (deletionTimestamp).
 EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
 MS_PER_SECOND = 1000
-_ENQUEUE_EXTENSION_METHODS = ("pre_enqueue", "pre_filter", "filter", "reserve", "permit")
 # defaultEnqueueExtension: a plugin that says nothing is moved by every kind of event.
 # UnrollWildCardResource: what a plugin without EventsToRegister is moved by (GenericWorkload is off).
 _EVERY_EVENT = tuple(ClusterEventWithHint(ClusterEvent(resource, ActionType.ALL)) for resource in (
@@ -388,22 +387,20 @@ def _hint_map(framework: Framework) -> QueueingHintMap:
     """buildQueueingHintMap: every plugin at PreEnqueue, PreFilter, Filter, Reserve or Permit
     registers its events (a plugin that declares none is moved by every event)."""
     hints: QueueingHintMap = {}
-    for plugin in framework.profile.instances.values():
-        if not any(hasattr(plugin, method) for method in _ENQUEUE_EXTENSION_METHODS):
-            continue
-        registrations = plugin.events_to_register() if hasattr(plugin, "events_to_register") else _EVERY_EVENT
+    for name, extensions in framework.profile.capabilities.enqueue_extensions:
+        registrations = extensions.events_to_register() if extensions is not None else _EVERY_EVENT
         node_events = [r.event.action for r in registrations if r.event.resource is EventResource.NODE]
         for registration in registrations:
-            hints.setdefault(registration.event, []).append(HintFunction(plugin.name, registration.hint))
+            hints.setdefault(registration.event, []).append(HintFunction(name, registration.hint))
         # kubernetes#109437: a plugin moved by Node/Add but not by taint updates also gets those,
         # always queueing (the preCheck could otherwise keep its pods stuck).
         if any(a & ActionType.ADD for a in node_events) and not any(a & ActionType.UPDATE_NODE_TAINT for a in node_events):
-            hints.setdefault(NODE_TAINT_UPDATE, []).append(HintFunction(plugin.name, None))
+            hints.setdefault(NODE_TAINT_UPDATE, []).append(HintFunction(name, None))
     return hints
 
 
 def _pre_enqueue(framework: Framework) -> list[PreEnqueuePlugin]:
-    return [PreEnqueuePlugin(plugin.name, plugin.pre_enqueue) for plugin in framework.profile["preEnqueue"]]
+    return [PreEnqueuePlugin(plugin.name, plugin.pre_enqueue) for plugin in framework.profile.pre_enqueue]
 
 
 def run_to_the_end(scenario: Scenario, *, tie_break: str = TIE_BREAK_FIRST, seed: Optional[int] = None,

@@ -38,16 +38,19 @@ from scheduler_core.events import (
 )
 from scheduler_core.backend.queue.nominator import CLEAR_NOMINATED_NODE, NominatingInfo, Nominator
 from scheduler_core.framework.batch import PASS, FilterVerdicts
+from scheduler_core.framework.capabilities import Capabilities
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.diagnosis import NO_NODES_AVAILABLE, fit_error_message
 from scheduler_core.gcfreeze import frozen_after_first
 from scheduler_core.framework.interfaces import NodeToStatus
 from scheduler_core.framework.node_info import NodeInfo, Snapshot
 from scheduler_core.framework.profile import build_profile
-from scheduler_core.framework.runtime import Framework, PreFilterOutcome
+from scheduler_core.framework.registry import Registry
+from scheduler_core.framework.runtime import Framework, PreFilterOutcome, filter_failure_status
 from scheduler_core.framework.signers import Signature
 from scheduler_core.framework.status import Code, MaybeStatus, Status, is_success, status_json
 from scheduler_core.model import DEFAULT_SCHEDULER_NAME, Pod, Scenario
+from scheduler_core.plugins.registry import in_tree_registry
 from scheduler_core.volume.pictures import pod_volumes_json
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
@@ -96,14 +99,15 @@ class FilterPass:
 
 class Scheduler:
     def __init__(self, scenario: Scenario, tie_break: str = TIE_BREAK_FIRST, seed: Optional[int] = None,
-                 vectorized: bool = True) -> None:
+                 vectorized: bool = True, registry: Optional[Registry] = None) -> None:
         self.snapshot = Snapshot.from_scenario(scenario)
+        registry = registry if registry is not None else in_tree_registry()
         # One framework per profile, keyed by its schedulerName (profile.NewMap); every profile
         # sorts the queue the same way (validated), so the first one's QueueSort orders it.
         self.frameworks: dict[str, Framework] = {}
         for config in scenario.profile_configs:
             handle = FrameworkHandle(self.snapshot)
-            handle.framework = Framework(build_profile(config, handle), self.snapshot, vectorized)
+            handle.framework = Framework(build_profile(config, handle, registry), self.snapshot, vectorized)
             self.frameworks[config.scheduler_name if config else DEFAULT_SCHEDULER_NAME] = handle.framework
         self.framework = next(iter(self.frameworks.values()))
         self.snapshot.table  # built now, not in the first timed cycle
@@ -234,9 +238,10 @@ class Cycle:
             names = sorted(item.result.node_names) if item.result and not item.result.all_nodes else None
             state = picture = None
             if is_success(item.status):
-                state = _plugin_state_json(self.fw.plugin(item.plugin), "pre_filter_state_json", self.state)
-                describe = getattr(self.fw.plugin(item.plugin), "pre_filter_picture", None)
-                picture = describe(self.state, self.pod) if describe is not None else None
+                capabilities = self.fw.profile.capabilities
+                state = _pre_filter_state_json(capabilities, item.plugin, self.state)
+                describe = capabilities.pre_filter_picture.get(item.plugin)
+                picture = describe.pre_filter_picture(self.state, self.pod) if describe is not None else None
             yield self.event(ExtensionPoint.PRE_FILTER, item.plugin,
                              PreFilterPluginResult(status_json(item.status), names, state, picture))
         merged = None if pre.result.all_nodes else sorted(pre.result.node_names)
@@ -294,7 +299,7 @@ class Cycle:
         for plugin, verdict in verdicts:
             choice = int(verdict.choice[i])
             if choice >= 0:
-                return Framework._filter_status(plugin, verdict.palette[choice])
+                return filter_failure_status(plugin, verdict.palette[choice])
         return None
 
     def _with_nominated_pods(self, positions: np.ndarray,
@@ -391,7 +396,7 @@ class Cycle:
         for plugin, verdict in passed.verdicts:
             for position, choice in zip(passed.evaluated.tolist(), verdict.choice.tolist()):
                 if choice >= 0 and names[position] not in first:
-                    first[names[position]] = Framework._filter_status(plugin, verdict.palette[choice])
+                    first[names[position]] = filter_failure_status(plugin, verdict.palette[choice])
         return first
 
     # ------------------------------------------------------------------ no node fits
@@ -448,7 +453,7 @@ class Cycle:
         for plugin, status in self.fw.run_pre_score(self.state, self.pod, infos):
             state = None
             if is_success(status):
-                state = _pre_score_state(self.fw.plugin(plugin), self.state)
+                state = _pre_score_state(self.fw.profile.capabilities, plugin, self.state)
             yield self.event(ExtensionPoint.PRE_SCORE, plugin, PreScorePluginResult(status_json(status), state))
             if not is_success(status) and not status.is_skip:
                 yield from self._scoring_error(f'running PreScore plugin "{plugin}": {status.message}')
@@ -507,7 +512,7 @@ class Cycle:
         )
         for point, run in steps:
             for plugin, status in run(self.state, self.pod, node):
-                state = _binding_state_json(self.fw.plugin(plugin), self.state, node)
+                state = _binding_state_json(self.fw.profile.capabilities, plugin, self.state, node)
                 yield self.event(point, plugin, BindingStep(status_json(status), node, state))
                 if not is_success(status) and not status.is_skip:
                     yield from self._binding_failed(point, plugin, status, node)
@@ -558,21 +563,24 @@ def _post_filter_payload(result, status) -> PostFilterOutcome:
                              list(result.victims), result.nomination_tie, result.summary)
 
 
-def _binding_state_json(plugin, state: CycleState, node: str):
-    describe = getattr(plugin, "binding_state_json", None)
-    return describe(state, node) if describe is not None else None
+def _binding_state_json(capabilities: Capabilities, plugin: str, state: CycleState, node: str):
+    describe = capabilities.binding_state_json.get(plugin)
+    return describe.binding_state_json(state, node) if describe is not None else None
 
 
-def _pre_score_state(plugin, state: CycleState):
+def _pre_score_state(capabilities: Capabilities, plugin: str, state: CycleState):
     """The plugin's typed PreScore state when it offers one (its JSON is made when the event is
     written), else its state JSON."""
-    typed = getattr(plugin, "pre_score_state", None)
-    return typed(state) if typed is not None else _plugin_state_json(plugin, "pre_score_state_json", state)
+    typed = capabilities.pre_score_state.get(plugin)
+    if typed is not None:
+        return typed.pre_score_state(state)
+    describe = capabilities.pre_score_state_json.get(plugin)
+    return describe.pre_score_state_json(state) if describe is not None else None
 
 
-def _plugin_state_json(plugin, method: str, state: CycleState):
-    describe = getattr(plugin, method, None)
-    return describe(state) if describe is not None else None
+def _pre_filter_state_json(capabilities: Capabilities, plugin: str, state: CycleState):
+    describe = capabilities.pre_filter_state_json.get(plugin)
+    return describe.pre_filter_state_json(state) if describe is not None else None
 
 
 def simulate(scenario: Scenario, *, tie_break: str = TIE_BREAK_FIRST, seed: Optional[int] = None,

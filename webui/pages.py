@@ -1,13 +1,27 @@
-"""Browser pages. Each view only renders a shell; the page's ES module reads the API (which checks access)."""
+"""Browser pages. Each view only renders a shell; the page's ES module reads the API (which checks access).
+A page about one scenario or run is a 404 when the API would not show it to this visitor (it does
+not exist, or it is someone else's), so a wrong link never renders an empty shell."""
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from typing import Callable
+
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import path
 from django.views.decorators.csrf import ensure_csrf_cookie
 
-from webui.services import scenarios
+from webui.services import access, scenarios
+from webui.services.access import Actor
+from webui.services.errors import NotFound
+
+
+def _require_readable(request: HttpRequest, find: Callable[[Actor], object]) -> None:
+    try:
+        find(access.actor_for(request, token=access.share_token(request), writing=False))
+    except NotFound as err:
+        raise Http404(str(err)) from None
+
 
 @ensure_csrf_cookie
 def home(request: HttpRequest) -> HttpResponse:
@@ -16,16 +30,19 @@ def home(request: HttpRequest) -> HttpResponse:
 
 @ensure_csrf_cookie
 def scenario_editor(request: HttpRequest, scenario_id: int) -> HttpResponse:
+    _require_readable(request, lambda actor: access.readable_scenario(actor, scenario_id))
     return render(request, "schedlab/scenario_editor.html", {"scenario_id": scenario_id})
 
 
 @ensure_csrf_cookie
 def cluster(request: HttpRequest, scenario_id: int) -> HttpResponse:
+    _require_readable(request, lambda actor: access.readable_scenario(actor, scenario_id))
     return render(request, "schedlab/cluster.html", {"scenario_id": scenario_id})
 
 
 @ensure_csrf_cookie
 def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
+    _require_readable(request, lambda actor: access.readable_run(actor, run_id))
     return render(request, "schedlab/run.html", {"run_id": run_id})
 
 

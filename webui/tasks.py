@@ -9,7 +9,7 @@ import socket
 from celery import shared_task
 from django.db import DatabaseError
 
-from webui.services import execution, runs
+from webui.services import claims, execution
 
 log = logging.getLogger(__name__)
 
@@ -22,7 +22,7 @@ def worker_id(hostname: str | None) -> str:
 def execute_run(self, run_id: int) -> str:
     worker = worker_id(self.request.hostname)
     try:
-        claimed = runs.claim(run_id, worker)
+        claimed = claims.claim(run_id, worker)
     except DatabaseError as exc:
         # The claim did not commit (or we cannot know): the run is still queued, or running with a
         # fresh heartbeat that will go stale. The recovery sweep sends it again either way.

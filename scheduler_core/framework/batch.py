@@ -19,7 +19,8 @@ from typing import Any, Optional
 import numpy as np
 
 from scheduler_core.framework.cycle_state import CycleState
-from scheduler_core.framework.interfaces import NodeScore
+from scheduler_core.framework.interfaces import FilterPlugin, NodeScore, NormalizeScorePlugin, ScorePlugin
+from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.status import Code, MaybeStatus, Status
 from scheduler_core.model import Pod
@@ -44,7 +45,8 @@ class FilterVerdicts:
 
     @property
     def failed(self) -> np.ndarray:
-        return self.choice != PASS
+        failed: np.ndarray = self.choice != PASS
+        return failed
 
 
 class Palette:
@@ -62,7 +64,7 @@ class Palette:
         return index
 
 
-def filter_per_node(plugin: Any, state: CycleState, pod: Pod, table: NodeTable,
+def filter_per_node(plugin: FilterPlugin, state: CycleState, pod: Pod, table: NodeTable[NodeInfo],
                     positions: np.ndarray) -> FilterVerdicts:
     """The fallback: the plugin's own ``filter`` on each node."""
     palette = Palette()
@@ -75,31 +77,34 @@ def filter_per_node(plugin: Any, state: CycleState, pod: Pod, table: NodeTable,
     return FilterVerdicts(palette.statuses, choice)
 
 
-def score_per_node(plugin: Any, state: CycleState, pod: Pod, table: NodeTable,
-                   positions: np.ndarray) -> tuple[Optional[np.ndarray], MaybeStatus]:
+def score_per_node(plugin: ScorePlugin, state: CycleState, pod: Pod, table: NodeTable[NodeInfo],
+                   positions: np.ndarray) -> np.ndarray | Status:
+    """The fallback: the plugin's own ``score`` on each node; the first failed status instead."""
     infos = table.node_infos
     values = np.empty(len(positions), dtype=np.int64)
     for i, position in enumerate(positions.tolist()):
         value, status = plugin.score(state, pod, infos[position])
         if status is not None and status.code != Code.SUCCESS:
-            return None, status
+            return status
         values[i] = value
-    return values, None
+    return values
 
 
-def normalize_per_node(plugin: Any, state: CycleState, pod: Pod, names: list[str],
-                       raw: np.ndarray) -> tuple[Optional[np.ndarray], MaybeStatus]:
+def normalize_per_node(plugin: NormalizeScorePlugin, state: CycleState, pod: Pod, names: list[str],
+                       raw: np.ndarray) -> np.ndarray | Status:
+    """The plugin's own ``normalize_score`` over NodeScores; its failed status instead."""
     scores = [NodeScore(name, int(value)) for name, value in zip(names, raw.tolist())]
     status = plugin.normalize_score(state, pod, scores)
     if status is not None and status.code != Code.SUCCESS:
-        return None, status
-    return np.fromiter((s.score for s in scores), dtype=np.int64, count=len(scores)), None
+        return status
+    return np.fromiter((s.score for s in scores), dtype=np.int64, count=len(scores))
 
 
 def go_div(numerator: np.ndarray, denominator: Any) -> np.ndarray:
     """Go's integer division (truncates toward zero) on int64 arrays; denominators are non-zero."""
     quotient = np.abs(numerator) // np.abs(denominator)
-    return np.where((numerator < 0) != (np.asarray(denominator) < 0), -quotient, quotient)
+    truncated: np.ndarray = np.where((numerator < 0) != (np.asarray(denominator) < 0), -quotient, quotient)
+    return truncated
 
 
 def default_normalize(scores: np.ndarray, max_priority: int, reverse: bool) -> np.ndarray:

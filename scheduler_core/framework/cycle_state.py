@@ -39,9 +39,10 @@ class CycleState:
 
     def read(self, key: StateKey[T]) -> T:
         try:
-            return self._values[key]
+            value: T = self._values[key]
         except KeyError:
             raise StateNotFound(f"error reading {key.name!r} from cycleState: not found") from None
+        return value
 
     def read_optional(self, key: StateKey[T]) -> Optional[T]:
         return self._values.get(key)

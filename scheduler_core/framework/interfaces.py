@@ -1,22 +1,23 @@
 """Extension-point protocols (framework/interface.go).
 
-A plugin is a class with a ``name``; it implements only the points it uses. The framework
-recognises a point by the method it defines, and a type checker can verify a plugin against the
-Protocol it claims. Methods return ``None`` for success, as Go returns a nil ``*Status``.
+A plugin is a class with a ``name``; it implements only the points it uses. The profile builder
+(framework/profile.py) sorts each plugin into a typed list per extension point by checking it
+against these runtime-checkable Protocols once, and the type checker verifies the lists' uses.
+The optional capabilities beside the points (batch methods, pictures for the browser, signing,
+events to register) are declared protocols too: framework/capabilities.py, signers.SignPlugin and
+``EnqueueExtensions`` here. Methods return ``None`` for success, as Go returns a nil ``*Status``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar, Optional, Protocol, runtime_checkable
+from typing import ClassVar, Optional, Protocol, runtime_checkable
 
+from scheduler_core.framework.cluster_events import ClusterEventWithHint
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot
 from scheduler_core.framework.status import MaybeStatus, Status
 from scheduler_core.model import Pod
-
-if TYPE_CHECKING:
-    from scheduler_core.framework.runtime import Framework
 
 MAX_NODE_SCORE = 100
 MIN_NODE_SCORE = 0
@@ -33,9 +34,9 @@ class PreFilterResult:
         return self.node_names is None
 
     def merge(self, other: Optional["PreFilterResult"]) -> "PreFilterResult":
-        if other is None or other.all_nodes:
+        if other is None or other.node_names is None:  # other.all_nodes
             return self
-        if self.all_nodes:
+        if self.node_names is None:
             return other
         return PreFilterResult(self.node_names & other.node_names)
 
@@ -61,7 +62,7 @@ class PostFilterResult:
     nomination_tie: bool = False
     summary: Optional[str] = None
     # The victims to delete, most important first (what prepareCandidate deletes).
-    victim_pods: tuple = field(default=(), compare=False, repr=False)
+    victim_pods: tuple[Pod, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def nominates(self) -> bool:
@@ -82,6 +83,13 @@ class NodeToStatus:
 
 class Plugin(Protocol):
     name: ClassVar[str]
+
+
+@runtime_checkable
+class PreEnqueuePlugin(Protocol):
+    name: ClassVar[str]
+
+    def pre_enqueue(self, pod: Pod) -> MaybeStatus: ...
 
 
 @runtime_checkable
@@ -185,6 +193,28 @@ class PostBindPlugin(Protocol):
     def post_bind(self, state: CycleState, pod: Pod, node_name: str) -> None: ...
 
 
+@runtime_checkable
+class EnqueueExtensions(Protocol):
+    """framework.EnqueueExtensions: the cluster events that may make a pod this plugin rejected
+    schedulable, each with its queueing hint. A plugin without it is moved by every event."""
+
+    def events_to_register(self) -> list[ClusterEventWithHint]: ...
+
+
+class PluginsRunner(Protocol):
+    """framework.PluginsRunner, the part preemption's dry run uses: Filter (with the nominated
+    pods) and the PreFilter extensions on a node with pods removed or added back.
+    runtime.Framework is one."""
+
+    def run_pre_filter_add_pod(self, state: CycleState, pod: Pod, added: PodInfo,
+                               node_info: NodeInfo) -> MaybeStatus: ...
+
+    def run_pre_filter_remove_pod(self, state: CycleState, pod: Pod, removed: PodInfo,
+                                  node_info: NodeInfo) -> MaybeStatus: ...
+
+    def run_filter_with_nominated_pods(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus: ...
+
+
 class Handle(Protocol):
     """What a plugin may ask of the framework (framework.Handle), kept small on purpose."""
 
@@ -192,4 +222,4 @@ class Handle(Protocol):
     def snapshot(self) -> Snapshot: ...
 
     @property
-    def framework(self) -> "Framework": ...
+    def framework(self) -> PluginsRunner: ...

@@ -9,8 +9,10 @@ from __future__ import annotations
 import bisect
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable, Mapping, Optional
+from typing import Iterable, Mapping, Optional
 
+from scheduler_core.framework.cluster_events import ClusterChange
+from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.storage import StorageState, claim_key
 from scheduler_core.labels import Matcher, compile_selector, merge_match_label_keys
 from scheduler_core.model import (
@@ -26,9 +28,6 @@ from scheduler_core.model import (
     Workload,
 )
 from scheduler_core.resources import host_ports, non_zero_requests, pod_requests
-
-if TYPE_CHECKING:
-    from scheduler_core.framework.node_table import NodeTable
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,22 +207,20 @@ class Snapshot:
     by_name: dict[str, NodeInfo] = field(init=False)
     # Changes made during a run by components other than the scheduler's own pod binds (volume
     # binding, stand-in controllers), drained by the run loop for the queue (ClusterChange).
-    cluster_changes: list = field(default_factory=list)
+    cluster_changes: list[ClusterChange] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.by_name = {info.name: info for info in self.node_infos}
         self.position = {info.name: i for i, info in enumerate(self.node_infos)}
-        self._table: Optional["NodeTable"] = None
+        self._table: Optional[NodeTable[NodeInfo]] = None
         self._with_affinity: Optional[list[NodeInfo]] = None
         self._with_required_anti_affinity: Optional[list[NodeInfo]] = None
         self._index_images()
 
     @property
-    def table(self) -> "NodeTable":
+    def table(self) -> NodeTable[NodeInfo]:
         """The columnar view for vectorised plugins, built on first use and kept in step by ``bind``."""
         if self._table is None:
-            from scheduler_core.framework.node_table import NodeTable
-
             self._table = NodeTable(self.node_infos)
         return self._table
 

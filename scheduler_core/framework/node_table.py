@@ -9,17 +9,51 @@ the readable reference; tests check both paths agree.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable, Optional
+from typing import Generic, Iterable, Optional, Protocol, Sized, TypeVar
 
 import numpy as np
 
 from scheduler_core.backend.cache.node_tree import tree_order
-from scheduler_core.model import CPU, MEMORY
-
-if TYPE_CHECKING:
-    from scheduler_core.framework.node_info import NodeInfo, PodInfo
+from scheduler_core.model import CPU, MEMORY, Node, ResourceList
 
 MISSING = -1  # label code of a node without the key
+
+
+# The table is a view of node_info's NodeInfo and PodInfo; it names only what it reads of them, so
+# node_info (whose Snapshot builds the table) is the one module that imports the other.
+class TablePod(Protocol):
+    """What a column reads of a pod; framework.node_info.PodInfo is one."""
+
+    @property
+    def requests(self) -> ResourceList: ...
+
+    @property
+    def non_zero_requests(self) -> ResourceList: ...
+
+
+class TableNode(Protocol):
+    """What a row reads of a node; framework.node_info.NodeInfo is one."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def node(self) -> Node: ...
+
+    @property
+    def allocatable(self) -> ResourceList: ...
+
+    @property
+    def requested(self) -> ResourceList: ...
+
+    @property
+    def non_zero_requested(self) -> ResourceList: ...
+
+    @property
+    def pods(self) -> Sized: ...
+
+
+InfoT = TypeVar("InfoT", bound=TableNode)
 
 
 class LabelColumn:
@@ -27,7 +61,7 @@ class LabelColumn:
 
     __slots__ = ("codes", "values", "code_of")
 
-    def __init__(self, key: str, nodes: Iterable["NodeInfo"]) -> None:
+    def __init__(self, key: str, nodes: Iterable[TableNode]) -> None:
         self.code_of: dict[str, int] = {}
         codes = []
         for info in nodes:
@@ -41,11 +75,12 @@ class LabelColumn:
 
     @property
     def present(self) -> np.ndarray:
-        return self.codes != MISSING
+        present: np.ndarray = self.codes != MISSING
+        return present
 
 
-class NodeTable:
-    def __init__(self, node_infos: list["NodeInfo"]) -> None:
+class NodeTable(Generic[InfoT]):
+    def __init__(self, node_infos: list[InfoT]) -> None:
         self.node_infos = node_infos
         self.names = [info.name for info in node_infos]
         # Object arrays: ``names_at(positions)`` gathers thousands of names at C speed.
@@ -90,15 +125,15 @@ class NodeTable:
             column = self.requested[resource] = np.zeros(self.size, dtype=np.int64)
         return column
 
-    def add_pod(self, node_name: str, info: "PodInfo") -> None:
+    def add_pod(self, node_name: str, info: TablePod) -> None:
         """Keep the columns equal to the NodeInfo after ``NodeInfo.add_pod``."""
         self._account(node_name, info, +1)
 
-    def remove_pod(self, node_name: str, info: "PodInfo") -> None:
+    def remove_pod(self, node_name: str, info: TablePod) -> None:
         """Keep the columns equal to the NodeInfo after ``NodeInfo.remove_pod``."""
         self._account(node_name, info, -1)
 
-    def _account(self, node_name: str, info: "PodInfo", sign: int) -> None:
+    def _account(self, node_name: str, info: TablePod, sign: int) -> None:
         i = self.index[node_name]
         for resource, amount in info.requests.items():
             self.requested_of(resource)[i] += sign * amount
@@ -108,10 +143,12 @@ class NodeTable:
         self.version += 1
 
     def names_at(self, positions: np.ndarray) -> list[str]:
-        return self.names_array[positions].tolist()
+        names: list[str] = self.names_array[positions].tolist()
+        return names
 
-    def infos_at(self, positions: np.ndarray) -> list["NodeInfo"]:
-        return self.infos_array[positions].tolist()
+    def infos_at(self, positions: np.ndarray) -> list[InfoT]:
+        infos: list[InfoT] = self.infos_array[positions].tolist()
+        return infos
 
     def in_tree_order(self, positions: np.ndarray) -> np.ndarray:
         """These positions as the snapshot lists them (backend/cache/node_tree)."""

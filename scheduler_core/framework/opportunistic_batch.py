@@ -53,9 +53,10 @@ class OpportunisticBatch:
         and says whether they rejected it. An unusable state is not thrown away here: the cycle's
         own results replace it when they are stored.
         """
-        if not self._compatible(signature, cycle_count, now_ms, rejects):
+        state = self.state
+        if state is None or not self._compatible(signature, cycle_count, now_ms, rejects):
             return None
-        return self.state.sorted_nodes.pop(0)
+        return state.sorted_nodes.pop(0)
 
     def _compatible(self, signature: Optional[Signature], cycle_count: int, now_ms: int,
                     rejects: Callable[[str], bool]) -> bool:

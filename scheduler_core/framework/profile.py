@@ -9,26 +9,42 @@ ordering rule (explicit overrides, then MultiPoint plugins, then the rest), and 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Mapping, Optional, Sequence, TypeVar
 
 from scheduler_core import names
-from scheduler_core.framework.registry import ArgsError, Registry, in_tree_registry
+from scheduler_core.framework.args_errors import ArgsError
+from scheduler_core.framework.capabilities import Capabilities
+from scheduler_core.framework.interfaces import (
+    BindPlugin,
+    FilterPlugin,
+    PermitPlugin,
+    PostBindPlugin,
+    PostFilterPlugin,
+    PreBindPlugin,
+    PreEnqueuePlugin,
+    PreFilterPlugin,
+    PreScorePlugin,
+    QueueSortPlugin,
+    ReservePlugin,
+    ScorePlugin,
+)
+from scheduler_core.framework.registry import Registry
 from scheduler_core.model import PluginRef, PluginSet, SchedulerConfig
 
-# (config field, plugin method that marks the extension point), in the framework's order.
-EXTENSION_POINTS: tuple[tuple[str, str], ...] = (
-    ("preEnqueue", "pre_enqueue"),
-    ("queueSort", "less"),
-    ("preFilter", "pre_filter"),
-    ("filter", "filter"),
-    ("postFilter", "post_filter"),
-    ("preScore", "pre_score"),
-    ("score", "score"),
-    ("reserve", "reserve"),
-    ("permit", "permit"),
-    ("preBind", "pre_bind"),
-    ("bind", "bind"),
-    ("postBind", "post_bind"),
+# (config field, the protocol a plugin at that extension point implements), in the framework's order.
+EXTENSION_POINTS: tuple[tuple[str, type], ...] = (
+    ("preEnqueue", PreEnqueuePlugin),
+    ("queueSort", QueueSortPlugin),
+    ("preFilter", PreFilterPlugin),
+    ("filter", FilterPlugin),
+    ("postFilter", PostFilterPlugin),
+    ("preScore", PreScorePlugin),
+    ("score", ScorePlugin),
+    ("reserve", ReservePlugin),
+    ("permit", PermitPlugin),
+    ("preBind", PreBindPlugin),
+    ("bind", BindPlugin),
+    ("postBind", PostBindPlugin),
 )
 CONFIG_POINTS = ("multiPoint",) + tuple(point for point, _ in EXTENSION_POINTS)
 
@@ -72,13 +88,86 @@ class ProfileError(ValueError):
 
 @dataclass
 class Profile:
-    plugins: dict[str, list[Any]]  # extension point -> plugin instances in run order
+    """One typed list per extension point (plugins in run order), checked when the profile is made
+    (``Profile.of``), and what the plugins offer beside the points (``capabilities``), found once."""
+
+    pre_enqueue: list[PreEnqueuePlugin]
+    queue_sort: list[QueueSortPlugin]
+    pre_filter: list[PreFilterPlugin]
+    filter: list[FilterPlugin]
+    post_filter: list[PostFilterPlugin]
+    pre_score: list[PreScorePlugin]
+    score: list[ScorePlugin]
+    reserve: list[ReservePlugin]
+    permit: list[PermitPlugin]
+    pre_bind: list[PreBindPlugin]
+    bind: list[BindPlugin]
+    post_bind: list[PostBindPlugin]
     weights: dict[str, int]  # score plugin -> weight
     percentage_of_nodes_to_score: Optional[int]
-    instances: dict[str, Any] = field(default_factory=dict)
+    instances: dict[str, Any]  # every plugin of the profile by name, whatever its points
+    capabilities: Capabilities = field(init=False)
+    _by_point: dict[str, Sequence[object]] = field(init=False, repr=False)
 
-    def __getitem__(self, point: str) -> list[Any]:
-        return self.plugins.get(point, [])
+    def __post_init__(self) -> None:
+        self.capabilities = Capabilities.of(self.instances)
+        self._by_point = {
+            "preEnqueue": self.pre_enqueue, "queueSort": self.queue_sort, "preFilter": self.pre_filter,
+            "filter": self.filter, "postFilter": self.post_filter, "preScore": self.pre_score,
+            "score": self.score, "reserve": self.reserve, "permit": self.permit,
+            "preBind": self.pre_bind, "bind": self.bind, "postBind": self.post_bind,
+        }
+
+    @classmethod
+    def of(cls, points: Mapping[str, Sequence[object]], weights: dict[str, int],
+           percentage_of_nodes_to_score: Optional[int], instances: Optional[dict[str, Any]] = None) -> "Profile":
+        """A profile from plugin lists by configuration point name ("filter", "preScore", ...).
+        Raises ProfileError when a plugin does not implement its point's protocol or a point is
+        unknown. Without ``instances``, the profile's plugins are those of the points."""
+        problems = [(f"plugins.{point}", f'unknown extension point "{point}"')
+                    for point in points if point not in _PROTOCOLS]
+        profile = cls(
+            _typed(points, "preEnqueue", PreEnqueuePlugin, problems),
+            _typed(points, "queueSort", QueueSortPlugin, problems),
+            _typed(points, "preFilter", PreFilterPlugin, problems),
+            _typed(points, "filter", FilterPlugin, problems),
+            _typed(points, "postFilter", PostFilterPlugin, problems),
+            _typed(points, "preScore", PreScorePlugin, problems),
+            _typed(points, "score", ScorePlugin, problems),
+            _typed(points, "reserve", ReservePlugin, problems),
+            _typed(points, "permit", PermitPlugin, problems),
+            _typed(points, "preBind", PreBindPlugin, problems),
+            _typed(points, "bind", BindPlugin, problems),
+            _typed(points, "postBind", PostBindPlugin, problems),
+            weights, percentage_of_nodes_to_score,
+            instances if instances is not None else {_name(p): p for plugins in points.values() for p in plugins})
+        if problems:
+            raise ProfileError(problems)
+        return profile
+
+    def __getitem__(self, point: str) -> Sequence[Any]:
+        """The plugins at a point by its configuration name ("queueSort", "preFilter", ...)."""
+        return self._by_point.get(point, ())
+
+
+_PROTOCOLS: dict[str, type] = dict(EXTENSION_POINTS)
+PluginT = TypeVar("PluginT")
+
+
+def _typed(points: Mapping[str, Sequence[object]], point: str, protocol: type[PluginT],
+           problems: list[tuple[str, str]]) -> list[PluginT]:
+    typed: list[PluginT] = []
+    for plugin in points.get(point, ()):
+        if isinstance(plugin, protocol):
+            typed.append(plugin)
+        else:
+            problems.append((f"plugins.{point}.enabled", f'plugin "{_name(plugin)}" does not extend {point}'))
+    return typed
+
+
+def _name(plugin: object) -> str:
+    name = getattr(plugin, "name", None)  # a plugin that is none of the protocols may lack it
+    return name if isinstance(name, str) else type(plugin).__name__
 
 
 def merge_plugin_set(default: PluginSet, custom: PluginSet) -> PluginSet:
@@ -107,7 +196,7 @@ def merged_plugin_sets(config: Optional[SchedulerConfig]) -> dict[str, PluginSet
     return {point: merge_plugin_set(defaults[point], custom.get(point, PluginSet())) for point in CONFIG_POINTS}
 
 
-def _expand_point(point_set: PluginSet, multi_point: PluginSet, method: str, instances: dict[str, Any],
+def _expand_point(point_set: PluginSet, multi_point: PluginSet, protocol: type, instances: dict[str, Any],
                   problems: list[tuple[str, str]], point: str) -> list[str]:
     """framework.expandMultiPointPlugins for one extension point: returns plugin names in order."""
     enabled = [p.name for p in point_set.enabled]
@@ -117,7 +206,7 @@ def _expand_point(point_set: PluginSet, multi_point: PluginSet, method: str, ins
     overrides: list[str] = []
     from_multi: list[str] = []
     for ref in multi_point.enabled:
-        if not hasattr(instances[ref.name], method) or ref.name in disabled:
+        if not isinstance(instances[ref.name], protocol) or ref.name in disabled:
             continue
         if ref.name in enabled:
             overrides.append(ref.name)
@@ -135,24 +224,25 @@ def _expand_point(point_set: PluginSet, multi_point: PluginSet, method: str, ins
 def _score_weights(sets: dict[str, PluginSet], instances: dict[str, Any]) -> dict[str, int]:
     weights: dict[str, int] = {}
     for ref in (*sets["score"].enabled, *sets["multiPoint"].enabled):
-        if ref.name in weights or not hasattr(instances[ref.name], "score"):
+        if ref.name in weights or not isinstance(instances[ref.name], ScorePlugin):
             continue
         weights[ref.name] = ref.weight or 1
     return weights
 
 
-def build_profile(config: Optional[SchedulerConfig], handle: Any, registry: Optional[Registry] = None) -> Profile:
-    registry = registry if registry is not None else in_tree_registry()
+def build_profile(config: Optional[SchedulerConfig], handle: Any, registry: Registry) -> Profile:
+    """The profile ``config`` makes with the plugins of ``registry`` (the in-tree one is
+    plugins/registry.py's ``in_tree_registry()``, handed in by the caller)."""
     sets = merged_plugin_sets(config)
     problems: list[tuple[str, str]] = []
     instances = _instantiate(sets, config, handle, registry, problems)
     if problems:
         raise ProfileError(problems)
     plugins: dict[str, list[Any]] = {}
-    for point, method in EXTENSION_POINTS:
-        order = _expand_point(sets[point], sets["multiPoint"], method, instances, problems, point)
+    for point, protocol in EXTENSION_POINTS:
+        order = _expand_point(sets[point], sets["multiPoint"], protocol, instances, problems, point)
         for name in order:
-            if not hasattr(instances[name], method):
+            if not isinstance(instances[name], protocol):
                 problems.append((f"plugins.{point}.enabled",
                                  f'plugin "{name}" does not extend {point}'))
         seen: set[str] = set()
@@ -161,7 +251,7 @@ def build_profile(config: Optional[SchedulerConfig], handle: Any, registry: Opti
                 problems.append((f"plugins.{point}.enabled",
                                  f'plugin "{name}" already registered as "{point}"'))
             seen.add(name)
-        plugins[point] = [instances[name] for name in order if hasattr(instances[name], method)]
+        plugins[point] = [instances[name] for name in order if isinstance(instances[name], protocol)]
     _check_required_points(plugins, problems)
     if problems:
         raise ProfileError(problems)
@@ -169,7 +259,7 @@ def build_profile(config: Optional[SchedulerConfig], handle: Any, registry: Opti
         percentage = DEFAULT_PERCENTAGE_OF_NODES_TO_SCORE
     else:  # a configuration without the field gets v1's default too
         percentage = config.percentage_of_nodes_to_score or DEFAULT_PERCENTAGE_OF_NODES_TO_SCORE
-    return Profile(plugins, _score_weights(sets, instances), percentage, instances)
+    return Profile.of(plugins, _score_weights(sets, instances), percentage, instances)
 
 
 def _instantiate(sets: dict[str, PluginSet], config: Optional[SchedulerConfig], handle: Any,

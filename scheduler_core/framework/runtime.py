@@ -9,7 +9,7 @@ and scoring also runs when a single node is feasible.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional, Protocol
+from typing import Any, Callable, Optional, Protocol
 
 import numpy as np
 
@@ -23,15 +23,17 @@ from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import (
     MAX_NODE_SCORE,
     MIN_NODE_SCORE,
+    FilterPlugin,
     NodeToStatus,
     PostFilterResult,
     PreFilterResult,
+    ScorePlugin,
 )
 from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot
 from scheduler_core.framework.opportunistic_batch import OpportunisticBatch
 from scheduler_core.framework.profile import Profile
-from scheduler_core.framework.signers import Signature, Unsignable, sign_pod
-from scheduler_core.framework.status import Code, MaybeStatus, Status, is_success
+from scheduler_core.framework.signers import Signature, SignPlugin, Unsignable, sign_pod
+from scheduler_core.framework.status import Code, MaybeStatus, Status, is_failure, is_success
 from scheduler_core.model import Pod
 
 
@@ -80,7 +82,7 @@ class PostFilterRun:
     @property
     def message(self) -> str:
         """The FitError's PostFilterMsg: the joined status's message, empty on success."""
-        return "" if is_success(self.status) else self.status.message
+        return self.status.message if is_failure(self.status) else ""
 
 
 @dataclass(slots=True)
@@ -118,6 +120,11 @@ class Framework:
         self.vectorized = vectorized
         self.nominator: NominatedPods = _NoNominations()  # the scheduler's queue sets its own
         self.signing_plugins, self.signatures_enabled = _signing_plugins(profile)
+        # Each plugin's fast path and NormalizeScore, found once (capabilities.py).
+        self._filter_batch = profile.capabilities.filter_batch
+        self._score_batch = profile.capabilities.score_batch
+        self._normalize_batch = profile.capabilities.normalize_batch
+        self._normalize_score = profile.capabilities.normalize_score
         # OpportunisticBatching's kept results; the run to the end turns it on (a single pass, like
         # the corpus it reproduces, calls the plugins without it).
         self.batch: Optional[OpportunisticBatch] = None
@@ -138,14 +145,14 @@ class Framework:
 
     def run_pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> PreFilterOutcome:
         outcome = PreFilterOutcome([], PreFilterResult(), None, [], [])
-        for plugin in self.profile["preFilter"]:
+        for plugin in self.profile.pre_filter:
             result, status = plugin.pre_filter(state, pod, nodes)
             outcome.per_plugin.append(PluginPreFilter(plugin.name, result, status))
             if status is not None and status.is_skip:
                 state.skip_filter_plugins.add(plugin.name)
                 outcome.skipped.append(plugin.name)
                 continue
-            if not is_success(status):
+            if is_failure(status):
                 status = status.with_plugin(plugin.name)
                 if status.code == Code.UNSCHEDULABLE:
                     outcome.status = status  # later PreFilters still run (kubernetes#119770)
@@ -165,20 +172,24 @@ class Framework:
         return outcome
 
     def run_pre_filter_add_pod(self, state: CycleState, pod: Pod, added: PodInfo, node_info: NodeInfo) -> MaybeStatus:
-        return self._run_extensions(state, pod, added, node_info, "add_pod")
+        return self._run_extensions(state, pod, added, node_info, adding=True)
 
     def run_pre_filter_remove_pod(self, state: CycleState, pod: Pod, removed: PodInfo,
                                   node_info: NodeInfo) -> MaybeStatus:
-        return self._run_extensions(state, pod, removed, node_info, "remove_pod")
+        return self._run_extensions(state, pod, removed, node_info, adding=False)
 
     def _run_extensions(self, state: CycleState, pod: Pod, other: PodInfo, node_info: NodeInfo,
-                        method: str) -> MaybeStatus:
-        for plugin in self.profile["preFilter"]:
+                        adding: bool) -> MaybeStatus:
+        for plugin in self.profile.pre_filter:
             extensions = plugin.pre_filter_extensions()
             if extensions is None or plugin.name in state.skip_filter_plugins:
                 continue
-            status = getattr(extensions, method)(state, pod, other, node_info)
-            if not is_success(status):
+            if adding:
+                status = extensions.add_pod(state, pod, other, node_info)
+            else:
+                status = extensions.remove_pod(state, pod, other, node_info)
+            if is_failure(status):
+                method = "add_pod" if adding else "remove_pod"
                 return Status.error(f'running {method} on PreFilter plugin "{plugin.name}": {status.message}')
         return None
 
@@ -186,12 +197,12 @@ class Framework:
 
     def run_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus:
         """RunFilterPlugins: stops at the first failure, as the real framework (and preemption) does."""
-        for plugin in self.profile["filter"]:
+        for plugin in self.profile.filter:
             if plugin.name in state.skip_filter_plugins:
                 continue
             status = plugin.filter(state, pod, node_info)
             if status is not None and status.code != Code.SUCCESS:
-                return self._filter_status(plugin.name, status)
+                return filter_failure_status(plugin.name, status)
         return None
 
     def run_filter_with_nominated_pods(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus:
@@ -219,15 +230,9 @@ class Framework:
             added = PodInfo(other)
             info_out.add_pod(added)
             status = self.run_pre_filter_add_pod(state_out, pod, added, info_out)
-            if not is_success(status):
+            if is_failure(status):
                 return Status.error(status.message), state, node_info
         return True, state_out, info_out
-
-    @staticmethod
-    def _filter_status(plugin: str, status: Status) -> Status:
-        if status.is_rejected:
-            return status.with_plugin(plugin)
-        return Status(Code.ERROR, (f'running "{plugin}" filter plugin: {status.message}',), plugin)
 
     def sign_pod(self, pod: Pod) -> Optional[Signature | Unsignable]:
         """SignPod; None when the profile cannot sign any pod (a plugin there has no signer)."""
@@ -248,20 +253,21 @@ class Framework:
                 return verdict.palette[choice].is_rejected
         return False
 
-    def active_filter_plugins(self, state: CycleState) -> list[Any]:
-        return [p for p in self.profile["filter"] if p.name not in state.skip_filter_plugins]
+    def active_filter_plugins(self, state: CycleState) -> list[FilterPlugin]:
+        return [p for p in self.profile.filter if p.name not in state.skip_filter_plugins]
 
-    def filter_verdicts(self, plugin: Any, state: CycleState, pod: Pod, positions: np.ndarray) -> FilterVerdicts:
+    def filter_verdicts(self, plugin: FilterPlugin, state: CycleState, pod: Pod, positions: np.ndarray) -> FilterVerdicts:
         """One filter plugin over many nodes: its batch method when it has one, else node by node."""
         table = self.snapshot.table
-        if self.vectorized and hasattr(plugin, "filter_batch"):
-            verdicts = plugin.filter_batch(state, pod, table, positions)
+        batch = self._filter_batch.get(plugin.name) if self.vectorized else None
+        if batch is not None:
+            verdicts = batch.filter_batch(state, pod, table, positions)
             return verdicts if verdicts is not None else FilterVerdicts.all_pass(len(positions))
         return filter_per_node(plugin, state, pod, table, positions)
 
     @property
     def has_filter_plugins(self) -> bool:
-        return bool(self.profile["filter"])
+        return bool(self.profile.filter)
 
     # ------------------------------------------------------------------ PostFilter
 
@@ -276,10 +282,10 @@ class Framework:
         outcome = PostFilterRun([], None, None)
         reasons: list[str] = []
         rejector = ""
-        for plugin in self.profile["postFilter"]:
+        for plugin in self.profile.post_filter:
             result, status = plugin.post_filter(state, pod, statuses)
             outcome.per_plugin.append(PluginPostFilter(plugin.name, result, status))
-            if is_success(status):
+            if not is_failure(status):
                 outcome.result, outcome.status = result, None
                 return outcome
             if status.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
@@ -297,13 +303,13 @@ class Framework:
 
     @property
     def has_post_filter_plugins(self) -> bool:
-        return bool(self.profile["postFilter"])
+        return bool(self.profile.post_filter)
 
     # ------------------------------------------------------------------ PreScore / Score
 
     def run_pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> list[tuple[str, MaybeStatus]]:
         results: list[tuple[str, MaybeStatus]] = []
-        for plugin in self.profile["preScore"]:
+        for plugin in self.profile.pre_score:
             status = plugin.pre_score(state, pod, nodes)
             if status is not None and status.is_skip:
                 state.skip_score_plugins.add(plugin.name)
@@ -312,28 +318,20 @@ class Framework:
 
     def has_score_plugins(self) -> bool:
         """HasScorePlugins: the profile scores at all (whatever PreScore skips in a cycle)."""
-        return bool(self.profile["score"])
+        return bool(self.profile.score)
 
-    def score_plugins(self, state: CycleState) -> list[Any]:
-        return [p for p in self.profile["score"] if p.name not in state.skip_score_plugins]
+    def score_plugins(self, state: CycleState) -> list[ScorePlugin]:
+        return [p for p in self.profile.score if p.name not in state.skip_score_plugins]
 
-    def run_score_plugin(self, plugin: Any, state: CycleState, pod: Pod, positions: np.ndarray,
+    def run_score_plugin(self, plugin: ScorePlugin, state: CycleState, pod: Pod, positions: np.ndarray,
                          names: list[str]) -> tuple[Optional[ScoreOutcome], MaybeStatus]:
         """Score, NormalizeScore and weight for one plugin over the feasible nodes."""
-        table = self.snapshot.table
-        if self.vectorized and hasattr(plugin, "score_batch"):
-            raw, status = plugin.score_batch(state, pod, table, positions), None
-        else:
-            raw, status = score_per_node(plugin, state, pod, table, positions)
-        if not is_success(status):
-            return None, Status.error(f'plugin "{plugin.name}" failed with: {status.message}')
-        normalized = raw
-        if self.vectorized and hasattr(plugin, "normalize_batch"):
-            normalized = plugin.normalize_batch(state, pod, raw)
-        elif hasattr(plugin, "normalize_score"):
-            normalized, status = normalize_per_node(plugin, state, pod, names, raw)
-            if not is_success(status):
-                return None, Status.error(f'plugin "{plugin.name}" failed with: {status.message}')
+        raw = self._raw_scores(plugin, state, pod, positions)
+        if isinstance(raw, Status):
+            return None, Status.error(f'plugin "{plugin.name}" failed with: {raw.message}')
+        normalized = self._normalized_scores(plugin, state, pod, names, raw)
+        if isinstance(normalized, Status):
+            return None, Status.error(f'plugin "{plugin.name}" failed with: {normalized.message}')
         if len(normalized) and (normalized.min() < MIN_NODE_SCORE or normalized.max() > MAX_NODE_SCORE):
             bad = int(normalized[(normalized < MIN_NODE_SCORE) | (normalized > MAX_NODE_SCORE)][0])
             return None, Status.error(
@@ -342,25 +340,42 @@ class Framework:
         weight = self.profile.weights.get(plugin.name, 1)
         return ScoreOutcome(plugin.name, raw, normalized, weight, normalized * weight), None
 
+    def _raw_scores(self, plugin: ScorePlugin, state: CycleState, pod: Pod, positions: np.ndarray) -> np.ndarray | Status:
+        table = self.snapshot.table
+        batch = self._score_batch.get(plugin.name) if self.vectorized else None
+        if batch is not None:
+            return batch.score_batch(state, pod, table, positions)
+        return score_per_node(plugin, state, pod, table, positions)
+
+    def _normalized_scores(self, plugin: ScorePlugin, state: CycleState, pod: Pod, names: list[str],
+                           raw: np.ndarray) -> np.ndarray | Status:
+        batch = self._normalize_batch.get(plugin.name) if self.vectorized else None
+        if batch is not None:
+            return batch.normalize_batch(state, pod, raw)
+        normalize = self._normalize_score.get(plugin.name)
+        if normalize is not None:
+            return normalize_per_node(normalize, state, pod, names, raw)
+        return raw
+
     # ------------------------------------------------------------------ binding cycle
 
     def run_reserve(self, state: CycleState, pod: Pod, node: str) -> list[tuple[str, MaybeStatus]]:
-        return self._run_each("reserve", state, pod, node)
+        return _run_each([(p.name, p.reserve) for p in self.profile.reserve], state, pod, node)
 
     def run_unreserve(self, state: CycleState, pod: Pod, node: str) -> None:
-        for plugin in reversed(self.profile["reserve"]):
+        for plugin in reversed(self.profile.reserve):
             plugin.unreserve(state, pod, node)
 
     def run_permit(self, state: CycleState, pod: Pod, node: str) -> list[tuple[str, MaybeStatus]]:
-        return self._run_each("permit", state, pod, node)
+        return _run_each([(p.name, p.permit) for p in self.profile.permit], state, pod, node)
 
     def run_pre_bind(self, state: CycleState, pod: Pod, node: str) -> list[tuple[str, MaybeStatus]]:
-        return self._run_each("preBind", state, pod, node, method="pre_bind")
+        return _run_each([(p.name, p.pre_bind) for p in self.profile.pre_bind], state, pod, node)
 
     def run_bind(self, state: CycleState, pod: Pod, node: str) -> list[tuple[str, MaybeStatus]]:
         """Bind plugins run until one does not Skip."""
         results: list[tuple[str, MaybeStatus]] = []
-        for plugin in self.profile["bind"]:
+        for plugin in self.profile.bind:
             status = plugin.bind(state, pod, node)
             results.append((plugin.name, status))
             if status is None or not status.is_skip:
@@ -369,20 +384,34 @@ class Framework:
 
     def run_post_bind(self, state: CycleState, pod: Pod, node: str) -> list[tuple[str, MaybeStatus]]:
         results: list[tuple[str, MaybeStatus]] = []
-        for plugin in self.profile["postBind"]:
+        for plugin in self.profile.post_bind:
             plugin.post_bind(state, pod, node)
             results.append((plugin.name, None))
         return results
 
-    def _run_each(self, point: str, state: CycleState, pod: Pod, node: str,
-                  method: Optional[str] = None) -> list[tuple[str, MaybeStatus]]:
-        results: list[tuple[str, MaybeStatus]] = []
-        for plugin in self.profile[point]:
-            status = getattr(plugin, method or point)(state, pod, node)
-            results.append((plugin.name, status))
-            if not is_success(status) and not status.is_skip:
-                break
-        return results
+
+
+BindingStep = Callable[[CycleState, Pod, str], MaybeStatus]
+
+
+def _run_each(steps: list[tuple[str, BindingStep]], state: CycleState, pod: Pod,
+              node: str) -> list[tuple[str, MaybeStatus]]:
+    """Reserve, Permit or PreBind: each plugin's step in turn until one fails (a Skip goes on)."""
+    results: list[tuple[str, MaybeStatus]] = []
+    for name, step in steps:
+        status = step(state, pod, node)
+        results.append((name, status))
+        if is_failure(status) and not status.is_skip:
+            break
+    return results
+
+
+def filter_failure_status(plugin: str, status: Status) -> Status:
+    """A Filter plugin's failure as RunFilterPlugins reports it: a rejection keeps its code and
+    names the plugin; anything else becomes an Error naming it."""
+    if status.is_rejected:
+        return status.with_plugin(plugin)
+    return Status(Code.ERROR, (f'running "{plugin}" filter plugin: {status.message}',), plugin)
 
 
 def _narrowed_to_nothing(plugins: list[str]) -> str:
@@ -391,15 +420,12 @@ def _narrowed_to_nothing(plugins: list[str]) -> str:
     return f"node(s) didn't satisfy plugin(s) [{' '.join(plugins)}] simultaneously"
 
 
-_SIGNED_POINTS = ("preFilter", "filter", "preScore", "score")
-
-
-def _signing_plugins(profile: Profile) -> tuple[list[Any], bool]:
+def _signing_plugins(profile: Profile) -> tuple[list[SignPlugin], bool]:
     """computeBatchablePlugins: every plugin at PreFilter, Filter, PreScore or Score, once, in that
     order; signatures are off for the profile when one of them cannot sign."""
-    plugins: dict[str, Any] = {}
-    for point in _SIGNED_POINTS:
-        for plugin in profile[point]:
+    plugins: dict[str, object] = {}
+    for point in (profile.pre_filter, profile.filter, profile.pre_score, profile.score):
+        for plugin in point:
             plugins.setdefault(plugin.name, plugin)
-    signing = list(plugins.values())
-    return signing, all(hasattr(plugin, "sign_pod") for plugin in signing)
+    signing = [plugin for plugin in plugins.values() if isinstance(plugin, SignPlugin)]
+    return signing, len(signing) == len(plugins)

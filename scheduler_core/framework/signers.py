@@ -14,7 +14,7 @@ here, maps become sorted items, and what it leaves out (configMap and secret vol
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Hashable, Optional, Union
+from typing import ClassVar, Hashable, Optional, Protocol, Sequence, Union, runtime_checkable
 
 from scheduler_core.gosort import sorted_slice
 from scheduler_core.model import NodeSelectorRequirement, NodeSelectorTerm, Pod
@@ -34,6 +34,7 @@ TOLERATIONS = "v1.Pod.Spec.Tolerations"
 VOLUMES = "v1.Pod.Spec.Volumes.NonSyntheticSources()"
 
 SignFragment = tuple[str, Hashable]
+SignedPart = tuple[Hashable, ...]  # one fragment's value: hashable, compared whole
 Signature = tuple[SignFragment, ...]
 
 
@@ -48,6 +49,15 @@ class Unsignable:
 SignResult = Union[list[SignFragment], Unsignable]
 
 
+@runtime_checkable
+class SignPlugin(Protocol):
+    """framework.SignPlugin: a plugin that says which parts of a pod its verdicts depend on."""
+
+    name: ClassVar[str]
+
+    def sign_pod(self, pod: Pod) -> SignResult: ...
+
+
 def host_ports(pod: Pod) -> tuple[int, ...]:
     """HostPortsSigner: the distinct non-zero host ports of containers and init containers, sorted
     (protocol and host IP are not part of it)."""
@@ -56,16 +66,16 @@ def host_ports(pod: Pod) -> tuple[int, ...]:
     return tuple(sorted(ports))
 
 
-def _requirements(requirements: tuple[NodeSelectorRequirement, ...]) -> tuple:
+def _requirements(requirements: tuple[NodeSelectorRequirement, ...]) -> SignedPart:
     """NodeSelectorRequirementsSigner: each requirement with its values sorted; the list sorted."""
     return tuple(sorted((r.key, r.operator, tuple(sorted(r.values))) for r in requirements))
 
 
-def _term(term: NodeSelectorTerm) -> tuple:
+def _term(term: NodeSelectorTerm) -> SignedPart:
     return _requirements(term.match_expressions), _requirements(term.match_fields)
 
 
-def node_affinity(pod: Pod) -> Optional[tuple]:
+def node_affinity(pod: Pod) -> Optional[SignedPart]:
     """NodeAffinitySigner: None without spec.affinity.nodeAffinity; else its required terms and its
     weighted preferred terms, each list sorted (term order never matters to the plugin)."""
     affinity = pod.affinity.node_affinity if pod.affinity is not None else None
@@ -76,29 +86,29 @@ def node_affinity(pod: Pod) -> Optional[tuple]:
     return required, preferred
 
 
-def node_selector(pod: Pod) -> tuple:
+def node_selector(pod: Pod) -> SignedPart:
     return tuple(sorted(pod.node_selector.items()))
 
 
-def tolerations(pod: Pod) -> tuple:
+def tolerations(pod: Pod) -> SignedPart:
     """TolerationsSigner: every toleration, whole, in the order Go's sort.Slice by key then value
     leaves them (not a stable sort: tolerations equal in both keep the order it gives them)."""
     ordered = sorted_slice(pod.tolerations, lambda a, b: a.key < b.key or (a.key == b.key and a.value < b.value))
     return tuple((t.key, t.operator, t.value, t.effect, t.seconds) for t in ordered)
 
 
-def volumes(pod: Pod) -> tuple:
+def volumes(pod: Pod) -> SignedPart:
     """VolumesSigner: every volume source but configMap and secret ones (they never matter to
     scheduling and would make every pod unique), as its canonical JSON, sorted. The volume's name is
     not part of it."""
     return tuple(sorted(v.source_key for v in pod.volumes if v.kind not in ("configMap", "secret")))
 
 
-def labels(pod: Pod) -> tuple:
+def labels(pod: Pod) -> SignedPart:
     return tuple(sorted(pod.labels.items()))
 
 
-def sign_pod(pod: Pod, plugins: list) -> Union[Signature, Unsignable]:
+def sign_pod(pod: Pod, plugins: Sequence[SignPlugin]) -> Union[Signature, Unsignable]:
     """SignPod: the schedulerName and every signing plugin's fragments (a later fragment with the
     same key replaces an earlier one, as in the release's map); the first refusal wins."""
     fragments: dict[str, Hashable] = {SCHEDULER_NAME: pod.scheduler_name}

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Optional
+from typing import Optional, TypeGuard, TypedDict
+
+
+class StatusJson(TypedDict):
+    """A failed status as events carry it: ``{"code": "Unschedulable", "reasons": [...]}``."""
+
+    code: str
+    reasons: list[str]
 
 
 class Code(IntEnum):
@@ -79,7 +86,7 @@ class Status:
     def with_plugin(self, plugin: str) -> "Status":
         return Status(self.code, self.reasons, plugin)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> StatusJson:
         return {"code": self.code.label, "reasons": list(self.reasons)}
 
 
@@ -93,5 +100,10 @@ def is_success(status: MaybeStatus) -> bool:
     return status is None or status.code == Code.SUCCESS
 
 
-def status_json(status: MaybeStatus) -> Optional[dict]:
-    return None if is_success(status) else status.to_json()
+def is_failure(status: MaybeStatus) -> TypeGuard[Status]:
+    """``not is_success(status)``, said so the type checker knows a failure is a Status."""
+    return status is not None and status.code != Code.SUCCESS
+
+
+def status_json(status: MaybeStatus) -> Optional[StatusJson]:
+    return status.to_json() if is_failure(status) else None

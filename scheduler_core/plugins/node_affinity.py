@@ -24,7 +24,7 @@ from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, NodeScore, PreFilterResult
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
-from scheduler_core.framework.registry import ArgsError, ArgsProblem
+from scheduler_core.framework.args_errors import ArgsError, ArgsProblem
 from scheduler_core.framework.status import SKIP, MaybeStatus, Status
 from scheduler_core.labels import FIELD_NODE_NAME, node_selector_matches, node_selector_term_matches, parse_int64
 from scheduler_core.model import (

@@ -1,6 +1,7 @@
 """kubescheduler.config.k8s.io/v1 KubeSchedulerConfiguration -> model.SchedulerConfiguration (one
-SchedulerConfig per profile), then validated by building each profile (framework/profile.py), so
-unknown plugins and bad args surface as scenario errors."""
+SchedulerConfig per profile), then validated by building each profile (framework/profile.py) from
+the in-tree registry (plugins/registry.py) without a snapshot or a framework, so unknown plugins,
+plugins enabled at points they do not extend, and bad args surface as scenario errors."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from scheduler_core.model import (
     SchedulerConfig,
     SchedulerConfiguration,
 )
+from scheduler_core.plugins.registry import in_tree_registry
 from scheduler_core.scenario.fields import INT32_MAX, INT64_MAX, Field
 from scheduler_core.scenario.yamltree import YList, YMap
 
@@ -126,9 +128,10 @@ def validate_config(config: SchedulerConfiguration, obj: Field) -> None:
     """build_profile is the single authority on plugins and args; map its problems to YAML lines.
     Every profile must also sort the queue the same way (validateCommonQueueSort): one queue serves them all."""
     queue_sorts: list[tuple[str, ...]] = []
+    registry = in_tree_registry()
     for index, profile in enumerate(config.profiles):
         try:
-            built = build_profile(profile, None)
+            built = build_profile(profile, None, registry)
         except ProfileError as err:
             for path, message in err.problems:
                 field_path, line = _locate(obj, f"profiles[{index}].{path}")

@@ -1,22 +1,47 @@
-"""Small builders for nodes, pods and snapshots in unit tests (like the framework's st.MakePod())."""
+"""Small builders for nodes, pods and snapshots in unit tests (like the framework's st.MakePod()),
+and the builders several test modules share: random clusters for the batch-vs-per-node tests,
+InterPodAffinity's terms, and DefaultPreemption's dry run (no test module imports another)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from fractions import Fraction
 from typing import Iterable, Optional
 
+import numpy as np
+from hypothesis import strategies as st
+
 from scheduler_core.controllers.state import ClusterState
+from scheduler_core.framework.batch import FilterVerdicts, filter_per_node, normalize_per_node, score_per_node
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.interfaces import NodeToStatus, PostFilterResult
 from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot
+from scheduler_core.framework.profile import Profile
+from scheduler_core.framework.runtime import Framework
+from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.storage import StorageState
 from scheduler_core.model import (
     ANN_BIND_COMPLETED,
     BINDING_IMMEDIATE,
     BINDING_WAIT_FOR_FIRST_CONSUMER,
     CPU,
+    EPHEMERAL_STORAGE,
     LABEL_HOSTNAME,
+    LABEL_ZONE,
     MEMORY,
     PODS,
+    Affinity,
+    ContainerImage,
+    ContainerPort,
+    LabelSelector,
+    LabelSelectorRequirement,
+    NodeAffinity,
+    PodAffinity,
+    PodAffinityTerm,
+    PreferredSchedulingTerm,
+    Toleration,
+    WeightedPodAffinityTerm,
     VOLUME_KIND_CLAIM,
     ClaimRef,
     Container,
@@ -35,6 +60,10 @@ from scheduler_core.model import (
     Taint,
     Volume,
 )
+from scheduler_core.plugins import node_unschedulable, taint_toleration
+from scheduler_core.plugins.default_preemption import new as new_default_preemption
+from scheduler_core.plugins.inter_pod_affinity import new as new_inter_pod_affinity
+from scheduler_core.plugins.node_resources import new_fit
 
 
 def make_node(name: str, labels: Optional[dict] = None, cpu: int = 4000, memory: int = 8 << 30,
@@ -248,3 +277,202 @@ def controlled_workload(kind: str, name: str, replicas: int = 1, template_spec: 
     template = {"metadata": {"labels": {"app": name}}, "spec": spec}
     return ControlledWorkload(kind, "default", name, f"uid-{name}", LabelSelector((("app", name),)), template,
                               replicas, **fields)
+# ---------------------------------------------------------------------------- random clusters (batch tests)
+# Each test_*_batch.py compares a plugin's batch methods with its per-node ones on these.
+
+GPU = "example.com/gpu"
+HUGEPAGES = "hugepages-2Mi"
+LABEL_KEYS = ("zone", "pool", "num", "gpu")
+LABEL_VALUES = ("a", "b", "c", "1", "5", "10", "-3", "+7", "x1", "")
+OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Bogus")
+IMAGES = ("nginx", "nginx:1.25", "redis:7", "reg.io:5000/app", "busybox:latest")
+RESOURCE_NAMES = (CPU, MEMORY, EPHEMERAL_STORAGE, GPU, HUGEPAGES, "foo")
+
+# ---------------------------------------------------------------------------- random clusters
+
+taints = st.builds(Taint, st.sampled_from(("k1", "k2", "node.kubernetes.io/unschedulable")),
+                   st.sampled_from(("", "v")), st.sampled_from(("NoSchedule", "PreferNoSchedule", "NoExecute")))
+tolerations = st.builds(Toleration, st.sampled_from(("", "k1", "k2", "node.kubernetes.io/unschedulable")),
+                        st.sampled_from(("Equal", "Exists", "")), st.sampled_from(("", "v")),
+                        st.sampled_from(("", "NoSchedule", "PreferNoSchedule", "NoExecute")))
+amounts = st.one_of(st.just(0), st.integers(1, 10), st.integers(0, 64_000), st.integers(0, 1 << 40))
+
+
+def requirements(node_names=("n0", "n1", "n2")):
+    label = st.builds(NodeSelectorRequirement, st.sampled_from(LABEL_KEYS), st.sampled_from(OPERATORS),
+                      st.lists(st.sampled_from(LABEL_VALUES), max_size=3).map(tuple))
+    field = st.builds(NodeSelectorRequirement, st.sampled_from(("metadata.name", "metadata.uid")),
+                      st.sampled_from(("In", "NotIn", "Exists")),
+                      st.lists(st.sampled_from(node_names + ("zz",)), max_size=2).map(tuple))
+    return label, field
+
+
+def terms():
+    label, field = requirements()
+    return st.builds(NodeSelectorTerm, st.lists(label, max_size=3).map(tuple), st.lists(field, max_size=1).map(tuple))
+
+
+def node_affinities():
+    return st.builds(NodeAffinity,
+                     st.one_of(st.none(), st.builds(NodeSelector, st.lists(terms(), max_size=3).map(tuple))),
+                     st.lists(st.builds(PreferredSchedulingTerm, st.integers(0, 100), terms()),
+                              max_size=3).map(tuple))
+
+
+@st.composite
+def nodes(draw, index: int):
+    labels = draw(st.dictionaries(st.sampled_from(LABEL_KEYS), st.sampled_from(LABEL_VALUES), max_size=4))
+    allocatable = {}
+    for name in RESOURCE_NAMES:
+        if draw(st.booleans()):
+            allocatable[name] = draw(amounts)
+    allocatable[PODS] = draw(st.integers(0, 4))
+    images = tuple(ContainerImage(tuple(draw(st.sets(st.sampled_from(IMAGES), min_size=1, max_size=2))),
+                                  draw(st.integers(0, 3000)) << 20)
+                   for _ in range(draw(st.integers(0, 2))))
+    node = make_node(f"n{index}", labels, taints=draw(st.lists(taints, max_size=3)),
+                     unschedulable=draw(st.booleans()), images=images, doc_index=index)
+    node.allocatable.clear()
+    node.allocatable.update(allocatable)
+    return node
+
+
+def containers(ports: bool = True):
+    port = st.builds(ContainerPort, st.integers(80, 81), st.sampled_from((0, 80, 8080)),
+                     st.sampled_from(("TCP", "UDP")), st.sampled_from(("", "0.0.0.0", "10.0.0.1")))
+    requests = st.dictionaries(st.sampled_from(RESOURCE_NAMES), amounts, max_size=4)
+    return st.builds(Container, st.just("c"), st.sampled_from(IMAGES), requests,
+                     st.lists(port, max_size=2 if ports else 0).map(tuple))
+
+
+@st.composite
+def clusters(draw, max_nodes: int = 12):
+    """(snapshot, pending pod, positions in a random evaluation order)."""
+    count = draw(st.integers(1, max_nodes))
+    node_list = [draw(nodes(i)) for i in range(count)]
+    running = []
+    for i in range(draw(st.integers(0, 2 * count))):
+        host = draw(st.integers(0, count - 1))
+        running.append(make_pod(f"r{i}", node=f"n{host}", containers=(draw(containers()),)))
+    affinity = draw(node_affinities())
+    pod = make_pod("p", containers=tuple(draw(st.lists(containers(), min_size=0, max_size=2))),
+                   init_containers=tuple(draw(st.lists(containers(ports=False), max_size=1))),
+                   tolerations=tuple(draw(st.lists(tolerations, max_size=3))),
+                   node_selector=draw(st.dictionaries(st.sampled_from(LABEL_KEYS), st.sampled_from(LABEL_VALUES),
+                                                      max_size=2)),
+                   affinity=Affinity(node_affinity=affinity) if draw(st.booleans()) else None,
+                   node=draw(st.sampled_from(("", "", "n0", "n1", "zz"))))
+    snapshot = make_snapshot(node_list, running)
+    positions = np.asarray(draw(st.permutations(range(count)))[:draw(st.integers(1, count))], dtype=np.int64)
+    return snapshot, pod, positions
+
+
+# ---------------------------------------------------------------------------- comparisons
+
+
+def statuses(verdicts: FilterVerdicts) -> list:
+    return [verdicts.palette[c] if c >= 0 else None for c in verdicts.choice.tolist()]
+
+
+def assert_filter_same(plugin, state, pod, table, positions) -> None:
+    fast = plugin.filter_batch(state, pod, table, positions)
+    fast = fast if fast is not None else FilterVerdicts.all_pass(len(positions))
+    assert len(fast.choice) == len(positions)
+    assert statuses(fast) == statuses(filter_per_node(plugin, state, pod, table, positions))
+
+
+def assert_score_same(plugin, state, pod, table, positions) -> None:
+    reference = score_per_node(plugin, state, pod, table, positions)
+    assert not isinstance(reference, Status)
+    fast = plugin.score_batch(state, pod, table, positions)
+    assert fast.dtype == np.int64
+    assert fast.tolist() == reference.tolist()
+    if hasattr(plugin, "normalize_score"):
+        names = [table.names[p] for p in positions.tolist()]
+        normalized = normalize_per_node(plugin, state, pod, names, reference)
+        assert not isinstance(normalized, Status)
+        assert plugin.normalize_batch(state, pod, fast.copy()).tolist() == normalized.tolist()
+
+
+# ---------------------------------------------------------------------------- InterPodAffinity's terms
+
+ZONE = LABEL_ZONE
+HOST = LABEL_HOSTNAME
+
+
+def selector(labels: Optional[dict] = None, **exists) -> LabelSelector:
+    """matchLabels from ``labels``; ``exists=("key",)`` adds an Exists expression per key."""
+    expressions = tuple(LabelSelectorRequirement(key, "Exists") for key in exists.get("exists", ()))
+    return LabelSelector(tuple(sorted((labels or {}).items())), expressions)
+
+
+def term(labels: Optional[dict] = None, key: str = ZONE, namespaces: tuple[str, ...] = (),
+         namespace_selector: Optional[LabelSelector] = None, label_selector: Optional[LabelSelector] = None,
+         ) -> PodAffinityTerm:
+    return PodAffinityTerm(label_selector or selector(labels), key, namespaces, namespace_selector)
+
+
+def weighted(weight: int, labels: dict, key: str = ZONE, **fields) -> WeightedPodAffinityTerm:
+    return WeightedPodAffinityTerm(weight, term(labels, key, **fields))
+
+
+def affinity(required=(), preferred=(), anti_required=(), anti_preferred=()) -> Affinity:
+    pod_affinity = PodAffinity(tuple(required), tuple(preferred)) if required or preferred else None
+    anti = PodAffinity(tuple(anti_required), tuple(anti_preferred)) if anti_required or anti_preferred else None
+    return Affinity(pod_affinity=pod_affinity, pod_anti_affinity=anti)
+
+
+def cluster_nodes():
+    """node1, node2 in zone a; node3 in zone b; node4 without a zone label."""
+    return [
+        make_node("node1", {ZONE: "a", HOST: "node1"}),
+        make_node("node2", {ZONE: "a", HOST: "node2"}),
+        make_node("node3", {ZONE: "b", HOST: "node3"}),
+        make_node("node4", {HOST: "node4"}),
+    ]
+
+
+def make_inter_pod_affinity(running=(), namespaces: Optional[dict] = None, args: Optional[dict] = None, nodes=None):
+    snapshot = make_snapshot(nodes if nodes is not None else cluster_nodes(), running, namespaces)
+    return new_inter_pod_affinity(args, FakeHandle(snapshot)), snapshot
+
+
+# ---------------------------------------------------------------------------- DefaultPreemption's dry run
+
+def running(name: str, node: str, cpu: int, priority: int, namespace: str = "default", **fields) -> Pod:
+    return make_pod(name, namespace, node=node, requests={CPU: cpu}, priority=priority, **fields)
+
+
+def preemptor(cpu: int = 1000, priority: int = 10, **fields) -> Pod:
+    return make_pod("incoming", requests={CPU: cpu}, priority=priority, **fields)
+
+
+@dataclass
+class Outcome:
+    code: str
+    reasons: list[str]
+    result: Optional[PostFilterResult]
+    state: CycleState
+
+
+def run_post_filter(nodes, pods, pod: Pod, extra_plugins=(), pre_filter_status: Optional[Status] = None) -> Outcome:
+    """PreFilter and Filter as the scheduler runs them, then DefaultPreemption on what they said."""
+    snapshot = make_snapshot(nodes, pods)
+    handle = FakeHandle(snapshot)
+    fit = new_fit(None, handle)
+    filters = [node_unschedulable.new(None, handle), taint_toleration.new(None, handle), fit, *extra_plugins]
+    profile = Profile.of({"preFilter": [fit, *extra_plugins], "filter": filters,
+                          "postFilter": [new_default_preemption(None, handle)]}, {}, 100)
+    framework = Framework(profile, snapshot)
+    handle.framework = framework
+    state = CycleState()
+    framework.run_pre_filter(state, pod, snapshot.node_infos)
+    if pre_filter_status is not None:
+        statuses = NodeToStatus({}, pre_filter_status)
+    else:
+        first_failures = {n.name: framework.run_filter(state, pod, n) for n in snapshot.node_infos}
+        statuses = NodeToStatus({k: v for k, v in first_failures.items() if v is not None},
+                                Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE))
+    run = framework.run_post_filter(state, pod, statuses)
+    code = "Success" if run.status is None else run.status.code.label
+    return Outcome(code, [] if run.status is None else list(run.status.reasons), run.result, state)

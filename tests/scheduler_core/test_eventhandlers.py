@@ -1,13 +1,145 @@
-"""The informer handlers for nodes (pkg/scheduler/eventhandlers.go and framework/events.go's
-NodeSchedulingPropertiesChange)."""
+"""eventhandlers.py: what each informer callback does to the cache and the queue (eventhandlers.go),
+PodSchedulingPropertiesChange's events for an updated pod, and NodeSchedulingPropertiesChange's
+for an updated node (framework/events.go)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
-from scheduler_core.eventhandlers import node_scheduling_properties_change
-from scheduler_core.model import Taint
-from tests.scheduler_core.builders import make_node
+from scheduler_core.eventhandlers import (
+    ASSIGNED_POD_ADD,
+    ASSIGNED_POD_DELETE,
+    EventHandlers,
+    node_scheduling_properties_change,
+    pod_scheduling_properties_change,
+    snapshot_of,
+)
+from scheduler_core.framework.cluster_events import ActionType, ClusterChange, ClusterEvent, EventResource
+from scheduler_core.model import CPU, MEMORY, Taint, Toleration
+from tests.scheduler_core.builders import make_node, make_pod, make_snapshot
+
+class RecordingQueue:
+    """The two queue calls the handlers make, recorded in order."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple] = []
+
+    def move_all_to_active_or_backoff(self, event, old, new, pre_check=None) -> None:
+        self.calls.append(("move", event, old, new, pre_check))
+
+    def delete(self, pod) -> None:
+        self.calls.append(("delete", pod))
+
+
+def _assigned(action: ActionType) -> ClusterEvent:
+    return ClusterEvent(EventResource.ASSIGNED_POD, action)
+
+
+BASE = make_pod("p", labels={"app": "web"}, node="n1", requests={CPU: 500, MEMORY: 1 << 20})
+
+
+@pytest.mark.parametrize(("change", "expected"), [
+    pytest.param({}, [ActionType.UPDATE], id="a change the scheduler does not single out is a general Update"),
+    pytest.param({"labels": {"app": "db"}}, [ActionType.UPDATE_POD_LABEL], id="new labels are UpdatePodLabel"),
+    pytest.param({"requests": {CPU: 250, MEMORY: 1 << 20}}, [ActionType.UPDATE_POD_SCALE_DOWN],
+                 id="a lowered request is UpdatePodScaleDown"),
+    pytest.param({"requests": {CPU: 500}}, [ActionType.UPDATE_POD_SCALE_DOWN],
+                 id="a request removed is UpdatePodScaleDown"),
+    pytest.param({"requests": {CPU: 900, MEMORY: 1 << 20}}, [ActionType.UPDATE],
+                 id="a raised request is only a general Update"),
+    pytest.param({"tolerations": (Toleration("k", "Exists"),)}, [ActionType.UPDATE_POD_TOLERATION],
+                 id="a toleration added is UpdatePodToleration"),
+    pytest.param({"labels": {}, "tolerations": (Toleration("k", "Exists"),)},
+                 [ActionType.UPDATE_POD_LABEL, ActionType.UPDATE_POD_TOLERATION],
+                 id="several kinds of change are each their own event, in the release's order"),
+])
+def test_an_assigned_pods_update_is_the_events_of_what_changed(change, expected):
+    requests = change.pop("requests", {CPU: 500, MEMORY: 1 << 20})
+    new = make_pod("p", labels=change.pop("labels", {"app": "web"}), node="n1", requests=requests, **change)
+    assert pod_scheduling_properties_change(new, BASE) == [_assigned(action) for action in expected]
+
+
+def test_gates_removed_from_a_pending_pod_is_an_unscheduled_pod_event():
+    gated = make_pod("p", scheduling_gates=("wait",))
+    released = dataclasses.replace(gated, scheduling_gates=())
+    assert pod_scheduling_properties_change(released, gated) == [
+        ClusterEvent(EventResource.UNSCHEDULABLE_POD, ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED)]
+
+
+def test_a_gate_added_is_not_gates_eliminated():
+    open_pod = make_pod("p")
+    gated = dataclasses.replace(open_pod, scheduling_gates=("wait",))
+    assert pod_scheduling_properties_change(gated, open_pod) == [
+        ClusterEvent(EventResource.UNSCHEDULABLE_POD, ActionType.UPDATE)]
+
+
+@pytest.fixture
+def cluster():
+    running = make_pod("running", node="n1", requests={CPU: 1000})
+    snapshot = make_snapshot([make_node("n1")], [running])
+    queue = RecordingQueue()
+    return EventHandlers(queue, snapshot), queue, snapshot, running
+
+
+def test_a_bound_pod_moves_the_waiting_pods_then_leaves_the_queue(cluster):
+    handlers, queue, _, _ = cluster
+    pod = make_pod("new", node="n1")
+    handlers.pod_bound(pod)
+    assert queue.calls == [("move", ASSIGNED_POD_ADD, None, pod, None), ("delete", pod)]
+
+
+def test_a_deleted_assigned_pod_leaves_its_node_then_moves_the_waiting_pods(cluster):
+    handlers, queue, snapshot, running = cluster
+    handlers.assigned_pod_deleted(running)
+    assert snapshot.get("n1").pods == []
+    assert snapshot.get("n1").requested.get(CPU, 0) == 0
+    assert queue.calls == [("move", ASSIGNED_POD_DELETE, running, None, None)]
+
+
+def test_an_updated_assigned_pod_is_seen_by_the_cache_and_each_change_is_an_event(cluster):
+    handlers, queue, snapshot, running = cluster
+    old = snapshot_of(running)
+    running.labels = {"app": "web"}
+    handlers.assigned_pod_updated(old, running)
+    assert [info.pod for info in snapshot.get("n1").pods] == [running]
+    assert queue.calls == [("move", _assigned(ActionType.UPDATE_POD_LABEL), old, running, None)]
+
+
+@pytest.mark.parametrize("skip_itself", [True, False], ids=["the forgotten pod itself is skipped when asked",
+                                                             "every waiting pod is a candidate otherwise"])
+def test_a_forgotten_assumed_pod_is_an_assigned_pod_delete(cluster, skip_itself):
+    handlers, queue, _, _ = cluster
+    pod = make_pod("assumed", node="n1")
+    handlers.assumed_pod_forgotten(pod, skip_itself)
+    [(kind, event, old, new, pre_check)] = queue.calls
+    assert (kind, event, old, new) == ("move", ASSIGNED_POD_DELETE, pod, None)
+    if skip_itself:
+        assert (pre_check(pod), pre_check(make_pod("other"))) == (False, True)
+    else:
+        assert pre_check is None
+
+
+def test_a_pending_pods_status_write_does_not_reach_the_queue(cluster):
+    handlers, queue, _, _ = cluster
+    pending = make_pod("pending")
+    handlers.unscheduled_pod_updated(pending, dataclasses.replace(pending, nominated_node_name="n1"))
+    assert queue.calls == []
+
+
+def test_a_storage_change_goes_to_the_queue_as_it_came(cluster):
+    handlers, queue, _, _ = cluster
+    change = ClusterChange(ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.UPDATE), "old", "new")
+    handlers.cluster_changed(change)
+    assert queue.calls == [("move", change.event, "old", "new", None)]
+
+
+def test_the_old_version_is_a_copy_the_change_does_not_touch():
+    pod = make_pod("p", labels={"app": "web"})
+    old = snapshot_of(pod)
+    pod.labels = {"app": "db"}
+    assert (old is not pod, old.labels) == (True, {"app": "web"})
 
 
 @pytest.mark.parametrize("old, new, manifests, labels", [

@@ -9,7 +9,7 @@ from django.test import Client
 from django.utils import timezone
 
 from webui.models import Run, RunSegment, RunStatus
-from webui.services import engine, execution, runs
+from webui.services import claims, engine, execution, runs
 from webui.tasks import execute_run
 
 pytestmark = pytest.mark.django_db
@@ -187,7 +187,7 @@ def test_it_deletes_a_run_with_its_events(owner: Client, scenario: dict):
 
 def test_it_cancels_a_running_run_it_deletes_so_its_worker_stops(owner: Client, scenario: dict):
     run = start(owner, scenario["id"]).json()
-    assert runs.claim(run["id"], "w")
+    assert claims.claim(run["id"], "w")
     loaded = engine.load(owner.get(f"/api/scenarios/{scenario['id']}").json()["text"])
     writer = execution.writer_for(Run.objects.get(pk=run["id"]), "w", loaded)
     events = iter(engine.simulate_events(loaded))

@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from tests.webui import support
 from webui.models import Run, RunSegment, RunStatus, Scenario, ScenarioVersion
-from webui.services import engine, execution, runs
+from webui.services import claims, engine, execution, runs
 
 pytestmark = pytest.mark.django_db
 
@@ -133,7 +133,7 @@ def test_it_cancels_the_runs_of_a_deleted_scenario_before_deleting_so_their_work
     version.text = support.scenario_text(3, 2)
     version.save()
     run = Run.objects.create(version=version, cycles=2)
-    assert runs.claim(run.pk, "w")
+    assert claims.claim(run.pk, "w")
     loaded = engine.load(version.text)
     writer = execution.writer_for(run, "w", loaded)
     events = iter(engine.simulate_events(loaded))

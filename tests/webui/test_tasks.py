@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from tests.webui import support
 from webui.models import Run, RunCycle, RunSegment, RunStatus, Scenario, ScenarioVersion
-from webui.services import engine, events, execution, runs, segments
+from webui.services import claims, engine, events, execution, runs, segments
 from webui.tasks import execute_run
 
 pytestmark = pytest.mark.django_db
@@ -49,13 +49,13 @@ def test_it_is_a_no_op_when_delivered_twice(run: Run):
 
 
 def test_it_does_not_claim_a_run_another_worker_is_running(run: Run):
-    assert runs.claim(run.pk, "worker-a")
-    assert not runs.claim(run.pk, "worker-b")
+    assert claims.claim(run.pk, "worker-a")
+    assert not claims.claim(run.pk, "worker-b")
     assert Run.objects.get(pk=run.pk).claimed_by == "worker-a"
 
 
 def test_it_reclaims_a_run_whose_worker_stopped_beating_and_resumes_without_duplicates(run: Run, settings):
-    assert runs.claim(run.pk, "dead-worker")
+    assert claims.claim(run.pk, "dead-worker")
     # The dead worker had stored the first cycle before dying.
     scenario = engine.load(run.version.text)
     writer = execution.writer_for(run, "dead-worker", scenario)
@@ -73,7 +73,7 @@ def test_it_reclaims_a_run_whose_worker_stopped_beating_and_resumes_without_dupl
 
 
 def test_it_stops_when_the_run_is_cancelled_meanwhile(run: Run, monkeypatch):
-    assert runs.claim(run.pk, "w")
+    assert claims.claim(run.pk, "w")
     runs.cancel(run)
     assert execution.execute(run.pk, "w") is None
     run.refresh_from_db()
@@ -180,18 +180,18 @@ def test_a_resumed_run_keeps_its_cycle_index_and_byte_count_whole(run: Run, sett
 def test_it_leaves_a_run_queued_for_recovery_when_the_database_fails_at_claim_time(
     run: Run, monkeypatch, settings, django_capture_on_commit_callbacks
 ):
-    real_claim = runs.claim
+    real_claim = claims.claim
 
     def connection_killed(run_id, worker):
         raise OperationalError("terminating connection due to administrator command")
 
-    monkeypatch.setattr(runs, "claim", connection_killed)
+    monkeypatch.setattr(claims, "claim", connection_killed)
     assert execute_run.apply(args=[run.pk]).get() == f"run {run.pk}: claim failed"
     run.refresh_from_db()
     assert (run.status, run.attempts) == (RunStatus.QUEUED, 0)
 
     # Recovery finds it lost (nothing is running) and sends it again; this time the claim works.
-    monkeypatch.setattr(runs, "claim", real_claim)
+    monkeypatch.setattr(claims, "claim", real_claim)
     Run.objects.filter(pk=run.pk).update(queued_at=timezone.now() - timedelta(seconds=settings.SCHEDLAB_QUEUED_STALE_SECONDS + 1))
     sent = []
     monkeypatch.setattr(execute_run, "delay", sent.append)
@@ -207,7 +207,7 @@ def test_it_leaves_a_run_to_recovery_when_the_database_fails_mid_run(run: Run, m
     def connection_lost(*_args, **_kwargs):
         raise OperationalError("server closed the connection unexpectedly")
 
-    monkeypatch.setattr(runs, "beat", connection_lost)
+    monkeypatch.setattr(claims, "beat", connection_lost)
     execute_run.apply(args=[run.pk])
     run.refresh_from_db()
     assert (run.status, run.error) == (RunStatus.RUNNING, "")  # not failed: its heartbeat goes stale, recovery re-queues it

@@ -15,7 +15,7 @@ from django.db import DatabaseError, transaction
 
 from webui import publisher
 from webui.models import Run, RunCycle, RunSegment, RunStatus
-from webui.services import engine, runs, segments
+from webui.services import claims, engine, segments
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +115,7 @@ class EventWriter:
         cycles, self.cycle_rows = self.cycle_rows, []
         progress = {"cycle": self.cycles_done, "event_count": self.next_seq, "stored_bytes": self.stored_bytes}
         with transaction.atomic():
-            if not runs.beat(self.run_id, self.worker, **progress):
+            if not claims.beat(self.run_id, self.worker, **progress):
                 raise LostClaim()
             RunSegment.objects.bulk_create(batch, ignore_conflicts=True)
             RunCycle.objects.bulk_create(cycles, ignore_conflicts=True)
@@ -178,8 +178,8 @@ def execute(run_id: int, worker: str) -> RunStatus | None:
     except Exception as exc:  # an engine bug must fail the run visibly, not leave it running
         log.exception("run %s failed", run_id)
         return _fail(run_id, worker, f"the simulation failed: {type(exc).__name__}: {exc}")
-    return RunStatus.SUCCEEDED if runs.finish(run_id, worker, RunStatus.SUCCEEDED) else None
+    return RunStatus.SUCCEEDED if claims.finish(run_id, worker, RunStatus.SUCCEEDED) else None
 
 
 def _fail(run_id: int, worker: str, message: str) -> RunStatus | None:
-    return RunStatus.FAILED if runs.finish(run_id, worker, RunStatus.FAILED, message) else None
+    return RunStatus.FAILED if claims.finish(run_id, worker, RunStatus.FAILED, message) else None

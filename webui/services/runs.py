@@ -1,5 +1,5 @@
-"""Run lifecycle: start, claim, heartbeat, finish, cancel, delete, and recovery of runs that a dead
-worker left running or whose task message was lost.
+"""Run lifecycle: start, cancel, delete, and recovery of runs that a dead worker left running or
+whose task message was lost. The worker's own side (claim, heartbeat, finish) is services/claims.py.
 
 Every state change is a conditional UPDATE, so two workers (or a worker and a cancel) racing for
 the same row cannot both win: "another worker got there first" is a normal outcome.
@@ -19,8 +19,10 @@ from django.utils import timezone
 
 from webui.models import FINISHED_STATUSES, Run, RunMode, RunStatus, Scenario
 from webui.services import engine, scenarios
+from webui.services.claims import stale_before
 from webui.services.access import Actor
 from webui.services.errors import Conflict, LimitExceeded
+from webui.tasks import execute_run
 
 log = logging.getLogger(__name__)
 ACTIVE_STATUSES = (RunStatus.QUEUED, RunStatus.RUNNING)
@@ -98,8 +100,6 @@ def _enqueue_on_commit(run_id: int) -> None:
 
 
 def _send_task(run_id: int) -> None:
-    from webui.tasks import execute_run  # tasks import services; import here to avoid the cycle
-
     execute_run.delay(run_id)
 
 
@@ -142,40 +142,6 @@ def listing(actor: Actor, scenario: Scenario | None = None) -> QuerySet[Run]:
     return runs.filter(actor.owned_q())
 
 
-# --- worker side --------------------------------------------------------------------------------
-
-
-def _stale_before():
-    return timezone.now() - timedelta(seconds=settings.SCHEDLAB_HEARTBEAT_STALE_SECONDS)
-
-
-def claim(run_id: int, worker: str) -> bool:
-    """queued -> running; or re-claim a running run whose worker stopped sending heartbeats."""
-    claimable = Q(status=RunStatus.QUEUED) | Q(status=RunStatus.RUNNING, heartbeat__lt=_stale_before())
-    now = timezone.now()
-    updated = Run.objects.filter(claimable, pk=run_id, attempts__lt=settings.SCHEDLAB_MAX_RUN_ATTEMPTS).update(
-        status=RunStatus.RUNNING, claimed_by=worker, heartbeat=now, started=now, attempts=F("attempts") + 1
-    )
-    return bool(updated)
-
-
-def beat(run_id: int, worker: str, *, cycle: int, event_count: int, stored_bytes: int = 0) -> bool:
-    """Record progress; False when the run was cancelled or another worker took it over."""
-    return bool(
-        Run.objects.filter(pk=run_id, status=RunStatus.RUNNING, claimed_by=worker).update(
-            heartbeat=timezone.now(), cycle=cycle, event_count=event_count, stored_bytes=stored_bytes
-        )
-    )
-
-
-def finish(run_id: int, worker: str, status: RunStatus, error: str = "") -> bool:
-    return bool(
-        Run.objects.filter(pk=run_id, status=RunStatus.RUNNING, claimed_by=worker).update(
-            status=status, error=error[:10_000], finished=timezone.now(), heartbeat=timezone.now()
-        )
-    )
-
-
 # --- recovery -------------------------------------------------------------------------------------
 # One recovery for every way a run can be left behind, run by each worker at start and every
 # SCHEDLAB_RECOVERY_SWEEP_SECONDS (celery.py), and for a single run whenever someone reads it:
@@ -198,7 +164,7 @@ def recover_if_stale(run: Run) -> Run:
 
 
 def _is_abandoned(run: Run) -> bool:
-    return run.status == RunStatus.RUNNING and run.heartbeat is not None and run.heartbeat < _stale_before()
+    return run.status == RunStatus.RUNNING and run.heartbeat is not None and run.heartbeat < stale_before()
 
 
 def _recover_abandoned(run: Run) -> None:
@@ -293,7 +259,7 @@ def _fail_lost(run: Run, sent_unclaimed: int) -> None:
 
 def sweep_stale_runs() -> int:
     """Recover every run left behind; returns how many were found."""
-    abandoned = list(Run.objects.filter(status=RunStatus.RUNNING, heartbeat__lt=_stale_before()))
+    abandoned = list(Run.objects.filter(status=RunStatus.RUNNING, heartbeat__lt=stale_before()))
     waiting = list(Run.objects.filter(status=RunStatus.QUEUED, queued_at__lt=_lost_before()).order_by("queued_at"))
     progress = queue_progress(waiting[0].queued_at) if waiting else None
     lost = [run for run in waiting if progress.lost(run)]

@@ -12,10 +12,9 @@ from datetime import datetime
 from typing import Callable, Iterable, Optional, Sequence
 
 from scheduler_core.framework.cycle_state import CycleState
-from scheduler_core.framework.interfaces import NodeToStatus
+from scheduler_core.framework.interfaces import NodeToStatus, PluginsRunner
 from scheduler_core.framework.node_info import NodeInfo
-from scheduler_core.framework.runtime import Framework
-from scheduler_core.framework.status import Code, Status, is_success
+from scheduler_core.framework.status import Code, Status, is_failure, is_success
 from scheduler_core.model import Pod, PodDisruptionBudget
 from scheduler_core.framework.preemption.victims import (
     REASON_NO_VICTIMS,
@@ -56,7 +55,7 @@ def potential_nodes(nodes: Iterable[NodeInfo], statuses: NodeToStatus) -> list[N
     return [info for info in nodes if statuses.get(info.name).code == Code.UNSCHEDULABLE]
 
 
-def dry_run_preemption(framework: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo],
+def dry_run_preemption(framework: PluginsRunner, state: CycleState, pod: Pod, nodes: list[NodeInfo],
                        pdbs: Sequence[PodDisruptionBudget] = ()) -> DryRun:
     """SelectVictimsOnNode on a clone of each node and of the cycle state."""
     result = DryRun()
@@ -69,7 +68,7 @@ def dry_run_preemption(framework: Framework, state: CycleState, pod: Pod, nodes:
         if is_success(status) and victims is not None and victims.pods:
             result.candidates.append(Candidate(node_info.name, victims))
             continue
-        if is_success(status):
+        if not is_failure(status):
             status = Status.error(f'expected at least one victim pod on node "{node_info.name}"')
         result.node_statuses[node_info.name] = status
     # Candidates without PDB violations come first, as the real evaluator lists them.
@@ -112,7 +111,7 @@ def _latest_start(candidates: list[Candidate]) -> list[Candidate]:
     starts = [earliest_start_of_highest_priority(c.victims) for c in candidates]
     if any(start is None for start in starts):
         return [c for c, start in zip(candidates, starts) if start is None]
-    latest = max(starts)
+    latest = max(start for start in starts if start is not None)  # none is None here
     return [c for c, start in zip(candidates, starts) if start == latest]
 
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.interfaces import PluginsRunner
 from scheduler_core.framework.node_info import NodeInfo, PodInfo
-from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.status import MaybeStatus, Status, is_success
 from scheduler_core.gosort import sorted_slice
 from scheduler_core.labels import compile_selector
@@ -106,7 +106,7 @@ def split_by_pdb_violation(infos: list[PodInfo], pdbs: Sequence[PodDisruptionBud
 class _DryRunNode:
     """One node's clone and state clone, with the PreFilter extensions kept in step."""
 
-    def __init__(self, framework: Framework, state: CycleState, pod: Pod, node_info: NodeInfo) -> None:
+    def __init__(self, framework: PluginsRunner, state: CycleState, pod: Pod, node_info: NodeInfo) -> None:
         self.framework = framework
         self.state = state
         self.pod = pod
@@ -125,7 +125,7 @@ class _DryRunNode:
         return self.framework.run_filter_with_nominated_pods(self.state, self.pod, self.node_info)
 
 
-def select_victims_on_node(framework: Framework, state: CycleState, pod: Pod, node_info: NodeInfo,
+def select_victims_on_node(framework: PluginsRunner, state: CycleState, pod: Pod, node_info: NodeInfo,
                            pdbs: Sequence[PodDisruptionBudget] = ()) -> tuple[Optional[Victims], MaybeStatus]:
     """The victims on ``node_info`` (a clone, as ``state`` is), or the status saying why none work.
 

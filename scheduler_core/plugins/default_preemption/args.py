@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
-from scheduler_core.framework.registry import ArgsError, ArgsProblem
+from scheduler_core.framework.args_errors import ArgsError, ArgsProblem
 
 DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE = 10
 DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE = 100

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
-from scheduler_core.framework.registry import ArgsError, ArgsProblem
+from scheduler_core.framework.args_errors import ArgsError, ArgsProblem
 
 HARD_WEIGHT_FIELD = "hardPodAffinityWeight"
 IGNORE_PREFERRED_FIELD = "ignorePreferredTermsOfExistingPods"

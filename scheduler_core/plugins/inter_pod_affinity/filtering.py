@@ -11,7 +11,7 @@ Filter then reads only these maps, in O(terms + node labels) per node.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping, Optional
+from typing import Mapping, Optional, Protocol, Sequence
 
 from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.node_info import AffinityTerm, NodeInfo, PodInfo, Snapshot
@@ -21,8 +21,16 @@ from scheduler_core.names import INTER_POD_AFFINITY
 from scheduler_core.plugins.inter_pod_affinity.matching import candidates, count_by_topology_value, namespace_check
 from scheduler_core.plugins.inter_pod_affinity.pod_index import PodLabelIndex
 
-if TYPE_CHECKING:
-    from scheduler_core.plugins.inter_pod_affinity.batch import TermCounter
+
+class FastTermCounts(Protocol):
+    """What PreFilter reads of the fast counting (batch.TermCounter is one; batch imports this
+    module, so this one names the methods it calls instead of the class)."""
+
+    def by_value(self, term: AffinityTerm) -> list[tuple[str, int]]: ...
+
+    def all_terms_by_value(self, terms: Sequence[AffinityTerm]) -> list[list[tuple[str, int]]]: ...
+
+    def count_existing_anti_affinity(self, state: "PreFilterState") -> None: ...
 
 REASON_AFFINITY = "node(s) didn't match pod affinity rules"
 REASON_ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"
@@ -107,7 +115,7 @@ def matches_all(terms: list[AffinityTerm], pod: Pod, namespace_labels: Mapping[s
 
 
 def compute_pre_filter_state(pod: Pod, snapshot: Snapshot, index: PodLabelIndex,
-                             counter: Optional["TermCounter"] = None) -> tuple[PreFilterState, bool]:
+                             counter: Optional[FastTermCounts] = None) -> tuple[PreFilterState, bool]:
     """The state, and whether Filter has anything to check (False means Skip).
 
     With a ``counter`` (the fast path) the counting is done over the NodeTable and grouped terms
@@ -160,7 +168,7 @@ def _count_incoming_anti_affinity(state: PreFilterState, snapshot: Snapshot, ind
             state.anti[pair] = state.anti.get(pair, 0) + count
 
 
-def _count_incoming_terms_fast(state: PreFilterState, counter: "TermCounter") -> None:
+def _count_incoming_terms_fast(state: PreFilterState, counter: FastTermCounts) -> None:
     """``_count_incoming_affinity`` and ``_count_incoming_anti_affinity`` from per-node counts."""
     terms = state.pod_info.required_affinity_terms
     if terms:

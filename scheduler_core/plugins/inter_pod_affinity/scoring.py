@@ -9,7 +9,7 @@ A node scores the sum over the topology keys it has; NormalizeScore maps [min, m
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping, Optional
+from typing import Mapping, Optional, Protocol
 
 import numpy as np
 
@@ -22,8 +22,12 @@ from scheduler_core.plugins.inter_pod_affinity.args import InterPodAffinityArgs
 from scheduler_core.plugins.inter_pod_affinity.matching import count_by_topology_value
 from scheduler_core.plugins.inter_pod_affinity.pod_index import PodLabelIndex
 
-if TYPE_CHECKING:
-    from scheduler_core.plugins.inter_pod_affinity.batch import TermCounter
+
+class FastWeigher(Protocol):
+    """What PreScore reads of the fast counting (batch.TermCounter is one; batch imports this
+    module, so this one names the method it calls instead of the class)."""
+
+    def weigh(self, state: "PreScoreState", has_preferred: bool, hard_weight: int) -> None: ...
 
 # topology key -> value -> summed weight
 TopologyScore = dict[str, dict[str, int]]
@@ -58,7 +62,7 @@ PRE_SCORE_STATE = StateKey[PreScoreState]("PreScore" + INTER_POD_AFFINITY)
 
 
 def compute_pre_score_state(pod: Pod, snapshot: Snapshot, index: PodLabelIndex, args: InterPodAffinityArgs,
-                            counter: Optional["TermCounter"] = None) -> Optional[PreScoreState]:
+                            counter: Optional[FastWeigher] = None) -> Optional[PreScoreState]:
     """The state, or None when PreScore skips (nothing to weigh, or nothing matched).
 
     With a ``counter`` (the fast path) the sums come from per-node counts and grouped terms

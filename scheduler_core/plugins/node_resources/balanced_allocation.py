@@ -20,7 +20,7 @@ from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
-from scheduler_core.framework.registry import ArgsError, ArgsProblem
+from scheduler_core.framework.args_errors import ArgsError, ArgsProblem
 from scheduler_core.framework.status import SKIP, MaybeStatus
 from scheduler_core.model import Pod
 from scheduler_core.plugins.helper import distinct_values

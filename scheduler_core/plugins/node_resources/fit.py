@@ -30,7 +30,7 @@ from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.interfaces import PreFilterResult
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
-from scheduler_core.framework.registry import ArgsError, ArgsProblem
+from scheduler_core.framework.args_errors import ArgsError, ArgsProblem
 from scheduler_core.framework.status import MaybeStatus, Status
 from scheduler_core.model import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Node, Pod, ResourceList
 from scheduler_core.plugins.helper import FunctionShapePoint, distinct_values

@@ -26,7 +26,7 @@ import numpy as np
 
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
-from scheduler_core.framework.registry import ArgsProblem
+from scheduler_core.framework.args_errors import ArgsProblem
 from scheduler_core.framework.status import MaybeStatus, Status
 from scheduler_core.model import CPU, EPHEMERAL_STORAGE, MEMORY, Pod
 from scheduler_core.plugins.helper import go_div, go_div_batch_fast

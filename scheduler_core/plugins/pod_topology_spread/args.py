@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
-from scheduler_core.framework.registry import ArgsError, ArgsProblem
+from scheduler_core.framework.args_errors import ArgsError, ArgsProblem
 from scheduler_core.model import (
     LABEL_HOSTNAME,
     LABEL_ZONE,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
-from scheduler_core.framework.registry import ArgsError, ArgsProblem
+from scheduler_core.framework.args_errors import ArgsError, ArgsProblem
 
 BIND_TIMEOUT_FIELD = "bindTimeoutSeconds"
 SHAPE_FIELD = "shape"

@@ -13,6 +13,8 @@ class _Plugin:
         self.name = name
         for method in methods:
             setattr(self, method, lambda *a, **k: None)
+        if "pre_filter" in methods:  # the PreFilter protocol asks for its extensions too
+            self.pre_filter_extensions = lambda: None
 
 
 def _registry():

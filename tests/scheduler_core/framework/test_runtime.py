@@ -30,7 +30,7 @@ class Answer:
 
 def run(*plugins: Answer):
     snapshot = make_snapshot([make_node("n1")])
-    framework = Framework(Profile({"postFilter": list(plugins)}, {}, 100), snapshot)
+    framework = Framework(Profile.of({"postFilter": list(plugins)}, {}, 100), snapshot)
     return framework.run_post_filter(CycleState(), make_pod("p"), NodeToStatus({}, Status(Code.UNSCHEDULABLE)))
 
 

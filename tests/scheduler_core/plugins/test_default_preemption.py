@@ -4,33 +4,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import ClassVar, Optional
+from typing import ClassVar
 
 import pytest
 
 from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.interfaces import NodeToStatus, PostFilterResult
 from scheduler_core.framework.node_info import NodeInfo, PodInfo
-from scheduler_core.framework.profile import Profile
-from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.status import Code, MaybeStatus, Status
-from scheduler_core.model import CPU, Pod, Taint
-from scheduler_core.plugins import node_unschedulable, taint_toleration
+from scheduler_core.model import Pod, Taint
 from scheduler_core.plugins.default_preemption import new
-from scheduler_core.plugins.node_resources import new_fit
-from tests.scheduler_core.builders import FakeHandle, make_node, make_pod, make_snapshot
+from tests.scheduler_core.builders import FakeHandle, make_node, make_snapshot, preemptor, run_post_filter, running
 
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
 NO_VICTIMS = "No preemption victims found for incoming pod"
 NO_SCHEDULE = Taint("dedicated", "gpu", "NoSchedule")
-
-
-def running(name: str, node: str, cpu: int, priority: int, namespace: str = "default", **fields) -> Pod:
-    return make_pod(name, namespace, node=node, requests={CPU: cpu}, priority=priority, **fields)
-
-
-def preemptor(cpu: int = 1000, priority: int = 10, **fields) -> Pod:
-    return make_pod("incoming", requests={CPU: cpu}, priority=priority, **fields)
 
 
 class LabelQuota:
@@ -73,37 +61,6 @@ class LabelQuota:
         if state.read(self.KEY).count >= self.limit:
             return Status.unschedulable(self.REASON)
         return None
-
-
-@dataclass
-class Outcome:
-    code: str
-    reasons: list[str]
-    result: Optional[PostFilterResult]
-    state: CycleState
-
-
-def run_post_filter(nodes, pods, pod: Pod, extra_plugins=(), pre_filter_status: Optional[Status] = None) -> Outcome:
-    """PreFilter and Filter as the scheduler runs them, then DefaultPreemption on what they said."""
-    snapshot = make_snapshot(nodes, pods)
-    handle = FakeHandle(snapshot)
-    fit = new_fit(None, handle)
-    filters = [node_unschedulable.new(None, handle), taint_toleration.new(None, handle), fit, *extra_plugins]
-    profile = Profile({"preFilter": [fit, *extra_plugins], "filter": filters,
-                       "postFilter": [new(None, handle)]}, {}, 100)
-    framework = Framework(profile, snapshot)
-    handle.framework = framework
-    state = CycleState()
-    framework.run_pre_filter(state, pod, snapshot.node_infos)
-    if pre_filter_status is not None:
-        statuses = NodeToStatus({}, pre_filter_status)
-    else:
-        first_failures = {n.name: framework.run_filter(state, pod, n) for n in snapshot.node_infos}
-        statuses = NodeToStatus({k: v for k, v in first_failures.items() if v is not None},
-                                Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE))
-    run = framework.run_post_filter(state, pod, statuses)
-    code = "Success" if run.status is None else run.status.code.label
-    return Outcome(code, [] if run.status is None else list(run.status.reasons), run.result, state)
 
 
 # ---------------------------------------------------------------------------- when preemption cannot help

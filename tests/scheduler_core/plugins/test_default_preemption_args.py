@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scheduler_core.framework.registry import ArgsError, ArgsProblem
+from scheduler_core.framework.args_errors import ArgsError, ArgsProblem
 from scheduler_core.plugins.default_preemption import DefaultPreemptionArgs
 
 ZERO_PERCENTAGE = ArgsProblem("minCandidateNodesPercentage",

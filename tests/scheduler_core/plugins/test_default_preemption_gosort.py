@@ -13,8 +13,7 @@ import pytest
 from scheduler_core.framework.node_info import PodInfo
 from scheduler_core.framework.interfaces import PostFilterResult
 from scheduler_core.framework.preemption.victims import by_importance, more_important
-from tests.scheduler_core.builders import make_node
-from tests.scheduler_core.plugins.test_default_preemption import preemptor, run_post_filter, running
+from tests.scheduler_core.builders import make_node, preemptor, run_post_filter, running
 
 # Priorities by node order, and the node-order indexes in the order Go's sort.Slice leaves them.
 TWENTY_EQUAL = [1] * 20

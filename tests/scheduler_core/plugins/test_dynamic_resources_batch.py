@@ -6,7 +6,7 @@ from hypothesis import given, settings
 
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.plugins.dynamic_resources import DynamicResources
-from tests.scheduler_core.plugins.test_helper_batch import assert_score_same, clusters
+from tests.scheduler_core.builders import assert_score_same, clusters
 
 
 @settings(max_examples=30, deadline=None)

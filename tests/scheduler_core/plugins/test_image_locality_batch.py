@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.plugins.image_locality import ImageLocality
 from tests.scheduler_core.builders import FakeHandle
-from tests.scheduler_core.plugins.test_helper_batch import assert_score_same, clusters
+from tests.scheduler_core.builders import assert_score_same, clusters
 
 
 @settings(max_examples=100, deadline=None)

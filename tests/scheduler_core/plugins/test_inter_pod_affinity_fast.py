@@ -15,7 +15,7 @@ from scheduler_core.plugins.inter_pod_affinity.existing_terms import ExistingTer
 from scheduler_core.plugins.inter_pod_affinity.pod_index import PodLabelIndex
 from scheduler_core.pod_counts import PodCounts
 from tests.scheduler_core.builders import make_node, make_pod, make_snapshot
-from tests.scheduler_core.plugins.test_inter_pod_affinity import HOST, ZONE, affinity, term, weighted
+from tests.scheduler_core.builders import HOST, ZONE, affinity, term, weighted
 
 NAMESPACES = ["default", "other", "undeclared"]
 NAMESPACE_LABELS = {"default": {"team": "a"}, "other": {"team": "b"}}

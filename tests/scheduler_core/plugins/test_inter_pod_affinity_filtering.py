@@ -10,11 +10,11 @@ from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.node_info import PodInfo
 from scheduler_core.framework.status import SKIP, Status
 from tests.scheduler_core.builders import make_pod
-from tests.scheduler_core.plugins.test_inter_pod_affinity import (
+from tests.scheduler_core.builders import (
     HOST,
     ZONE,
     affinity,
-    make_plugin,
+    make_inter_pod_affinity,
     selector,
     term,
 )
@@ -159,14 +159,14 @@ FILTER_CASES = [
 
 @pytest.mark.parametrize(("running", "namespaces", "pod", "expected"), FILTER_CASES)
 def test_filter(running, namespaces, pod, expected):
-    plugin, snapshot = make_plugin(running, namespaces)
+    plugin, snapshot = make_inter_pod_affinity(running, namespaces)
     statuses, _ = _filter_all(plugin, snapshot, pod)
     assert statuses == expected
 
 
 @pytest.mark.parametrize(("running", "namespaces", "pod", "expected"), FILTER_CASES)
 def test_filter_batch_agrees_with_filter(running, namespaces, pod, expected):
-    plugin, snapshot = make_plugin(running, namespaces)
+    plugin, snapshot = make_inter_pod_affinity(running, namespaces)
     state = CycleState()
     plugin.pre_filter(state, pod, snapshot.node_infos)
     table = snapshot.table
@@ -186,7 +186,7 @@ def test_filter_batch_agrees_with_filter(running, namespaces, pod, expected):
                  id="a pod with an empty podAffinity is skipped"),
 ])
 def test_pre_filter_skips(running, pod):
-    plugin, snapshot = make_plugin(running)
+    plugin, snapshot = make_inter_pod_affinity(running)
     state = CycleState()
     assert plugin.pre_filter(state, pod, snapshot.node_infos) == (None, SKIP)
     assert plugin.pre_filter_state_json(state) is None
@@ -220,7 +220,7 @@ STATE_CASES = [
 
 @pytest.mark.parametrize(("running", "pod", "expected"), STATE_CASES)
 def test_pre_filter_state_json(running, pod, expected):
-    plugin, snapshot = make_plugin(running)
+    plugin, snapshot = make_inter_pod_affinity(running)
     state = CycleState()
     assert plugin.pre_filter(state, pod, snapshot.node_infos) == (None, None)
     picture = plugin.pre_filter_state_json(state)
@@ -231,7 +231,7 @@ def test_pre_filter_state_json(running, pod, expected):
 
 def test_add_and_remove_pod_update_a_clone_and_leave_the_original_alone():
     db = make_pod("db", labels={"app": "db"}, node="node1")
-    plugin, snapshot = make_plugin([db])
+    plugin, snapshot = make_inter_pod_affinity([db])
     pod = make_pod("web", labels={"app": "web"},
                    affinity=affinity(required=[term({"app": "db"}, ZONE)], anti_required=[term({"app": "db"}, HOST)]))
     state = CycleState()
@@ -258,7 +258,7 @@ def test_add_and_remove_pod_update_a_clone_and_leave_the_original_alone():
 
 
 def test_pre_filter_sees_pods_bound_after_an_earlier_cycle():
-    plugin, snapshot = make_plugin([])
+    plugin, snapshot = make_inter_pod_affinity([])
     pod = make_pod("web", affinity=affinity(anti_required=[term({"app": "db"}, HOST)]))
     first, _ = _filter_all(plugin, snapshot, pod)
     assert first == {"node1": None, "node2": None, "node3": None, "node4": None}
@@ -271,6 +271,6 @@ def test_pre_filter_sees_pods_bound_after_an_earlier_cycle():
 
 
 def test_filter_without_pre_filter_state_is_an_error():
-    plugin, snapshot = make_plugin([])
+    plugin, snapshot = make_inter_pod_affinity([])
     status = plugin.filter(CycleState(), make_pod("web"), snapshot.get("node1"))
     assert status == Status.error('error reading "PreFilterInterPodAffinity" from cycleState: not found')

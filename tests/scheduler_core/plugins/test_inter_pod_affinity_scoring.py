@@ -8,11 +8,11 @@ from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import NodeScore
 from scheduler_core.framework.status import SKIP, Status
 from tests.scheduler_core.builders import make_node, make_pod
-from tests.scheduler_core.plugins.test_inter_pod_affinity import (
+from tests.scheduler_core.builders import (
     HOST,
     ZONE,
     affinity,
-    make_plugin,
+    make_inter_pod_affinity,
     selector,
     term,
     weighted,
@@ -134,7 +134,7 @@ SCORE_CASES = [
 
 @pytest.mark.parametrize(("running", "args", "pod", "raw", "normalized", "topology_score"), SCORE_CASES)
 def test_score(running, args, pod, raw, normalized, topology_score):
-    plugin, snapshot = make_plugin(running, args=args)
+    plugin, snapshot = make_inter_pod_affinity(running, args=args)
     status, got_raw, got_normalized, picture = _score(plugin, snapshot, pod)
     assert status is None
     assert got_raw == raw
@@ -144,7 +144,7 @@ def test_score(running, args, pod, raw, normalized, topology_score):
 
 @pytest.mark.parametrize(("running", "args", "pod", "raw", "normalized", "topology_score"), SCORE_CASES)
 def test_score_batch_agrees_with_score(running, args, pod, raw, normalized, topology_score):
-    plugin, snapshot = make_plugin(running, args=args)
+    plugin, snapshot = make_inter_pod_affinity(running, args=args)
     state = CycleState()
     assert plugin.pre_score(state, pod, snapshot.node_infos) is None
     table = snapshot.table
@@ -155,7 +155,7 @@ def test_score_batch_agrees_with_score(running, args, pod, raw, normalized, topo
 
 
 def test_scores_are_equal_on_the_scored_nodes_when_only_other_nodes_have_matches():
-    plugin, snapshot = make_plugin([DB_ON_NODE1])
+    plugin, snapshot = make_inter_pod_affinity([DB_ON_NODE1])
     pod = make_pod("web", affinity=affinity(preferred=[weighted(10, {"app": "db"}, HOST)]))
     status, raw, normalized, _ = _score(plugin, snapshot, pod, nodes=("node3", "node4"))
     assert (status, raw, normalized) == (None, {"node3": 0, "node4": 0}, {"node3": 0, "node4": 0})
@@ -177,13 +177,13 @@ def test_scores_are_equal_on_the_scored_nodes_when_only_other_nodes_have_matches
 ])
 def test_pre_score_skips(running, args, pod):
     nodes = [make_node("bare"), make_node("node1", {ZONE: "a", HOST: "node1"}), make_node("node2", {ZONE: "a"})]
-    plugin, snapshot = make_plugin(running, args=args, nodes=nodes)
+    plugin, snapshot = make_inter_pod_affinity(running, args=args, nodes=nodes)
     state = CycleState()
     assert plugin.pre_score(state, pod, snapshot.node_infos) == SKIP
     assert plugin.pre_score_state_json(state) is None
 
 
 def test_score_without_pre_score_state_is_an_error():
-    plugin, snapshot = make_plugin([])
+    plugin, snapshot = make_inter_pod_affinity([])
     expected = Status.error('error reading "PreScoreInterPodAffinity" from cycleState: not found')
     assert plugin.score(CycleState(), make_pod("web"), snapshot.get("node1")) == (0, expected)

@@ -3,7 +3,7 @@ import pytest
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import PreFilterResult
 from scheduler_core.framework.node_info import NodeInfo
-from scheduler_core.framework.registry import ArgsError
+from scheduler_core.framework.args_errors import ArgsError
 from scheduler_core.framework.status import SKIP, Status
 from scheduler_core.model import (
     Affinity,

@@ -12,7 +12,7 @@ from scheduler_core.model import NodeAffinity as NodeAffinitySpec
 from scheduler_core.model import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
 from scheduler_core.plugins.node_affinity import NodeAffinity, NodeAffinityArgs
 from tests.scheduler_core.builders import make_node, make_pod, make_snapshot
-from tests.scheduler_core.plugins.test_helper_batch import (
+from tests.scheduler_core.builders import (
     assert_filter_same,
     assert_score_same,
     clusters,

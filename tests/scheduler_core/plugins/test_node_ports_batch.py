@@ -9,7 +9,7 @@ from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.status import SKIP
 from scheduler_core.plugins.node_ports import NodePorts
 from tests.scheduler_core.builders import make_node, make_pod, make_snapshot
-from tests.scheduler_core.plugins.test_helper_batch import assert_filter_same, clusters
+from tests.scheduler_core.builders import assert_filter_same, clusters
 
 
 @settings(max_examples=100, deadline=None)

@@ -1,7 +1,7 @@
 import pytest
 
 from scheduler_core.framework.node_info import NodeInfo, PodInfo
-from scheduler_core.framework.registry import ArgsError
+from scheduler_core.framework.args_errors import ArgsError
 from scheduler_core.framework.status import SKIP
 from scheduler_core.model import CPU, MEMORY
 from scheduler_core.plugins import node_resources

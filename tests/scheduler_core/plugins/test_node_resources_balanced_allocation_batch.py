@@ -13,7 +13,7 @@ from scheduler_core.plugins.node_resources.balanced_allocation import (
     balanced_resource_score,
     balanced_resource_score_batch,
 )
-from tests.scheduler_core.plugins.test_helper_batch import RESOURCE_NAMES, assert_score_same, clusters
+from tests.scheduler_core.builders import RESOURCE_NAMES, assert_score_same, clusters
 
 amount = st.one_of(st.just(0), st.integers(0, 1000), st.integers(0, 1 << 40), st.integers(0, (1 << 62)))
 

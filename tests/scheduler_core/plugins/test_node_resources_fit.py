@@ -2,7 +2,7 @@ import pytest
 
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.node_info import NodeInfo, PodInfo
-from scheduler_core.framework.registry import ArgsError
+from scheduler_core.framework.args_errors import ArgsError
 from scheduler_core.framework.status import Status
 from scheduler_core.model import CPU, EPHEMERAL_STORAGE, MEMORY, Container
 from scheduler_core.plugins import node_resources

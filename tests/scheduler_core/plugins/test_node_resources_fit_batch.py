@@ -13,7 +13,7 @@ from scheduler_core.framework.status import Status
 from scheduler_core.model import CPU, MEMORY
 from scheduler_core.plugins import node_resources
 from tests.scheduler_core.builders import make_node, make_pod, make_snapshot
-from tests.scheduler_core.plugins.test_helper_batch import (
+from tests.scheduler_core.builders import (
     GPU,
     RESOURCE_NAMES,
     assert_filter_same,

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.plugins.node_unschedulable import NodeUnschedulable
-from tests.scheduler_core.plugins.test_helper_batch import assert_filter_same, clusters
+from tests.scheduler_core.builders import assert_filter_same, clusters
 
 
 @settings(max_examples=50, deadline=None)

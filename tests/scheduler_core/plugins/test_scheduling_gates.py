@@ -1,7 +1,8 @@
 import pytest
 
 from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, EventResource, QueueingHint
-from scheduler_core.framework.profile import build_profile
+from scheduler_core.framework.profile import EXTENSION_POINTS, build_profile
+from scheduler_core.plugins.registry import in_tree_registry
 from scheduler_core.framework.status import Status
 from scheduler_core.plugins import scheduling_gates
 from tests.scheduler_core.builders import FakeHandle, make_node, make_pod, make_snapshot
@@ -24,8 +25,8 @@ def test_the_plugin_has_no_scheduling_cycle_extension_point(method):
 
 
 def test_the_default_profile_runs_it_at_pre_enqueue_only():
-    profile = build_profile(None, FakeHandle(make_snapshot([make_node("n1")])))
-    points = [point for point, plugins in profile.plugins.items() if any(p.name == "SchedulingGates" for p in plugins)]
+    profile = build_profile(None, FakeHandle(make_snapshot([make_node("n1")])), in_tree_registry())
+    points = [point for point, _ in EXTENSION_POINTS if any(p.name == "SchedulingGates" for p in profile[point])]
     assert points == ["preEnqueue"]
 
 

@@ -1,6 +1,6 @@
 import pytest
 
-from scheduler_core.framework.registry import ArgsError
+from scheduler_core.framework.args_errors import ArgsError
 from scheduler_core.plugins.volume_binding import VolumeBindingArgs
 
 

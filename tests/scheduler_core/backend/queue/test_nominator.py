@@ -1,0 +1,54 @@
+"""backend/queue/nominator.py: which pending pod is nominated to which node (nominator.go)."""
+
+from __future__ import annotations
+
+from scheduler_core.backend.queue.nominator import CLEAR_NOMINATED_NODE, MODE_NOOP, NominatingInfo, Nominator
+from tests.scheduler_core.builders import make_pod
+
+
+def _nominator() -> Nominator:
+    return Nominator(lambda pod: bool(pod.node_name))
+
+
+def test_an_override_nominates_the_pod_to_that_node():
+    nominator, pod = _nominator(), make_pod("p")
+    nominator.add_nominated_pod(pod, NominatingInfo("n1"))
+    assert (nominator.node_of(pod), nominator.nominated_pods_for_node("n1")) == ("n1", [pod])
+    assert nominator.nodes_with_nominated_pods() == {"n1"}
+
+
+def test_noop_or_none_keeps_the_nomination_the_pod_carries():
+    nominator = _nominator()
+    carried, plain = make_pod("carried", nominated_node_name="n2"), make_pod("plain")
+    nominator.add_nominated_pod(carried, None)
+    nominator.add_nominated_pod(plain, NominatingInfo("n3", MODE_NOOP))
+    assert (nominator.node_of(carried), nominator.node_of(plain)) == ("n2", None)
+
+
+def test_a_new_nomination_moves_the_pod_and_delete_removes_it():
+    nominator, pod = _nominator(), make_pod("p")
+    nominator.add_nominated_pod(pod, NominatingInfo("n1"))
+    nominator.add_nominated_pod(pod, NominatingInfo("n2"))
+    assert (nominator.nominated_pods_for_node("n1"), nominator.node_of(pod)) == ([], "n2")
+    nominator.delete(pod)
+    assert nominator.nodes_with_nominated_pods() == set() and nominator.node_of(pod) is None
+
+
+def test_an_override_to_no_node_is_recorded_under_the_empty_name_as_addNominatedPodUnlocked_does():
+    nominator, pod = _nominator(), make_pod("p")
+    nominator.add_nominated_pod(pod, CLEAR_NOMINATED_NODE)
+    assert (nominator.node_of(pod), nominator.nominated_pods_for_node("")) == ("", [pod])
+
+
+def test_a_bound_pod_is_never_nominated():
+    nominator = _nominator()
+    nominator.add_nominated_pod(make_pod("bound", node="n1"), NominatingInfo("n2"))
+    assert nominator.nodes_with_nominated_pods() == set()
+
+
+def test_pods_on_one_node_keep_their_nomination_order():
+    nominator = _nominator()
+    first, second = make_pod("first"), make_pod("second")
+    for pod in (first, second):
+        nominator.add_nominated_pod(pod, NominatingInfo("n1"))
+    assert nominator.nominated_pods_for_node("n1") == [first, second]

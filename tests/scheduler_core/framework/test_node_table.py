@@ -1,0 +1,69 @@
+"""framework/node_table.py: the columnar view of the snapshot's nodes the fast paths read, kept
+equal to the NodeInfos as pods bind and leave."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scheduler_core.framework.node_info import PodInfo
+from scheduler_core.framework.node_table import MISSING
+from scheduler_core.model import CPU, MEMORY, LABEL_ZONE
+from tests.scheduler_core.builders import make_node, make_pod, make_snapshot
+
+
+def _snapshot():
+    nodes = [make_node("n0", {LABEL_ZONE: "a"}, cpu=2000), make_node("n1", {LABEL_ZONE: "b"}, unschedulable=True),
+             make_node("n2", {}, cpu=8000)]
+    return make_snapshot(nodes, [make_pod("r", node="n2", requests={CPU: 500, MEMORY: 1 << 20})])
+
+
+def test_each_resource_and_label_is_a_column_in_document_order():
+    table = _snapshot().table
+    assert table.names == ["n0", "n1", "n2"]
+    assert table.allocatable_of(CPU).tolist() == [2000, 4000, 8000]
+    assert table.requested_of(CPU).tolist() == [0, 0, 500]
+    assert table.pod_count.tolist() == [0, 0, 1]
+    assert table.unschedulable.tolist() == [False, True, False]
+    zone = table.labels(LABEL_ZONE)
+    assert (zone.codes.tolist(), zone.values, zone.present.tolist()) == ([0, 1, MISSING], ["a", "b"], [True, True, False])
+
+
+def test_a_resource_no_node_has_reads_as_zeros():
+    table = _snapshot().table
+    assert table.allocatable_of("example.com/gpu").tolist() == [0, 0, 0]
+
+
+def test_binding_and_removing_a_pod_keeps_the_columns_equal_to_the_node_infos():
+    snapshot = _snapshot()
+    table = snapshot.table
+    version = table.version
+    pod = make_pod("p", node="n0", requests={CPU: 300})
+    snapshot.bind(pod, "n0")
+    assert (table.requested_of(CPU)[0], table.pod_count[0], table.non_zero_cpu[0]) == (300, 1, 300)
+    assert table.version > version, "plugins caching per-table arrays see the change"
+    snapshot.remove_pod(pod)
+    assert (table.requested_of(CPU)[0], table.pod_count[0]) == (0, 0)
+    assert table.requested_of(CPU).tolist() == [info.requested.get(CPU, 0) for info in snapshot.node_infos]
+
+
+def test_a_pod_added_directly_counts_its_non_zero_defaults():
+    snapshot = _snapshot()
+    table = snapshot.table
+    table.add_pod("n1", PodInfo(make_pod("empty", node="n1")))
+    assert (table.non_zero_cpu[1], table.non_zero_memory[1]) == (100, 200 << 20)
+
+
+def test_positions_names_and_infos_read_the_same_rows():
+    snapshot = _snapshot()
+    table = snapshot.table
+    positions = table.positions(["n2", "n0"])
+    assert positions.tolist() == [2, 0]
+    assert table.names_at(positions) == ["n2", "n0"]
+    assert table.infos_at(positions) == [snapshot.get("n2"), snapshot.get("n0")]
+    assert table.positions().tolist() == [0, 1, 2]
+
+
+def test_tree_order_lists_positions_zone_by_zone_as_the_snapshot_does():
+    nodes = [make_node("a1", {LABEL_ZONE: "a"}), make_node("a2", {LABEL_ZONE: "a"}), make_node("b1", {LABEL_ZONE: "b"})]
+    table = make_snapshot(nodes).table
+    assert table.in_tree_order(np.arange(3, dtype=np.int64)).tolist() == table.tree_order.tolist() == [0, 2, 1]

@@ -1,0 +1,215 @@
+"""scenario/pods.py: what a Pod document turns into — its life (terminating, started, nominated,
+preempted), owners, tolerations, spreading, pod-level resources, in-place resizes, claims and gates —
+and the API server's validation of those fields, each problem with its path and line."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from scheduler_core.model import CPU, MEMORY, OwnerReference, Toleration
+from scheduler_core.scenario import load_scenario
+from tests.scheduler_core.scenario.support import CONTAINER, NODE, errors_of, line_of, pod, stream
+
+
+def the_pod(spec: str = CONTAINER, extra_meta: str = "", status: str = ""):
+    text = stream(NODE, pod(spec, extra_meta=extra_meta) + status)
+    return load_scenario(text).pods[0]
+
+
+def problems(spec: str = CONTAINER, extra_meta: str = "", status: str = "") -> list[tuple[str, str, int]]:
+    text = stream(NODE, pod(spec, extra_meta=extra_meta) + status)
+    return [(e.path, e.message, e.line) for e in errors_of(text)], text
+
+
+# ---------------------------------------------------------------------- life: terminating, started, nominated
+
+
+def test_it_reads_the_pods_life_from_metadata_and_status():
+    status = """status:
+  phase: Running
+  startTime: "2024-05-01T10:00:00Z"
+  nominatedNodeName: n1
+  conditions:
+  - {type: DisruptionTarget, status: "True", reason: PreemptionByScheduler}
+"""
+    found = the_pod(CONTAINER + "nodeName: n1\n", extra_meta='deletionTimestamp: "2024-05-01T10:05:00+02:00"', status=status)
+    assert found.phase == "Running"
+    assert found.start_time == datetime(2024, 5, 1, 10, 0, tzinfo=timezone.utc)
+    assert found.deletion_timestamp == datetime(2024, 5, 1, 8, 5, tzinfo=timezone.utc)
+    assert (found.nominated_node_name, found.preempted_by_scheduler) == ("n1", True)
+
+
+@pytest.mark.parametrize("condition", [
+    '{type: DisruptionTarget, status: "False", reason: PreemptionByScheduler}',
+    '{type: DisruptionTarget, status: "True", reason: EvictionByEvictionAPI}',
+    '{type: Ready, status: "True", reason: PreemptionByScheduler}',
+], ids=["a DisruptionTarget that is not True", "a disruption by another component", "another condition"])
+def test_only_the_schedulers_own_disruption_marks_a_victim(condition):
+    found = the_pod(status=f"status:\n  conditions:\n  - {condition}\n")
+    assert found.preempted_by_scheduler is False
+
+
+def test_a_time_without_a_zone_is_utc():
+    found = the_pod(status='status:\n  startTime: "2024-05-01T10:00:00"\n')
+    assert found.start_time == datetime(2024, 5, 1, 10, 0, tzinfo=timezone.utc)
+
+
+def test_a_time_that_is_not_rfc_3339_is_an_error_at_its_line():
+    found, text = problems(status="status:\n  startTime: yesterday\n")
+    assert found == [("status.startTime", 'invalid value "yesterday": expected an RFC 3339 time such as '
+                      '"2024-05-01T10:00:00Z"', line_of(text, "startTime"))]
+
+
+# ---------------------------------------------------------------------- owners
+
+
+def test_it_reads_owner_references():
+    meta = """ownerReferences:
+- {apiVersion: apps/v1, kind: ReplicaSet, name: web-5d8f, uid: u-1, controller: true}
+- {kind: Node, name: n1}
+"""
+    assert the_pod(extra_meta=meta).owner_references == (
+        OwnerReference("ReplicaSet", "web-5d8f", "apps/v1", True, "u-1"), OwnerReference("Node", "n1", "", False, ""))
+
+
+def test_an_owner_needs_a_kind_and_a_name_and_only_one_controller():
+    meta = """ownerReferences:
+- {kind: ReplicaSet, name: a, controller: true}
+- {name: b, controller: true}
+"""
+    found, text = problems(extra_meta=meta)
+    assert ("metadata.ownerReferences[1].kind", "Required value", line_of(text, "{name: b")) in found
+    assert ("metadata.ownerReferences", "Only one reference can have Controller set to true",
+            line_of(text, "ownerReferences:")) in found
+
+
+# ---------------------------------------------------------------------- tolerations
+
+
+def test_it_reads_tolerations_with_the_default_operator():
+    spec = CONTAINER + """tolerations:
+- {key: dedicated, value: gpu, effect: NoSchedule}
+- {operator: Exists}
+- {key: node.kubernetes.io/not-ready, operator: Exists, effect: NoExecute, tolerationSeconds: 300}
+"""
+    assert the_pod(spec).tolerations == (
+        Toleration("dedicated", "Equal", "gpu", "NoSchedule"), Toleration("", "Exists", "", ""),
+        Toleration("node.kubernetes.io/not-ready", "Exists", "", "NoExecute", 300))
+
+
+@pytest.mark.parametrize(("toleration", "path", "message"), [
+    ("{value: x}", "operator", 'invalid value "Equal": operator must be Exists when `key` is empty, '
+                               'which means "match all values and all keys"'),
+    ("{key: k, operator: Exists, value: x}", "operator", "value must be empty when `operator` is 'Exists'"),
+    ("{key: k, operator: Matches}", "operator", 'unsupported value "Matches": supported values: "Equal", "Exists"'),
+    ("{key: k, effect: NoRun}", "effect", 'unsupported value "NoRun": supported values: '
+                                          '"NoSchedule", "PreferNoSchedule", "NoExecute"'),
+    ("{key: k, effect: NoSchedule, tolerationSeconds: 5}", "effect",
+     "effect must be 'NoExecute' when `tolerationSeconds` is set"),
+], ids=["an empty key needs Exists", "Exists takes no value", "an unknown operator",
+        "an unknown effect", "tolerationSeconds only with NoExecute"])
+def test_an_invalid_toleration_is_refused_at_its_field(toleration, path, message):
+    found, text = problems(CONTAINER + f"tolerations:\n- {toleration}\n")
+    assert found == [(f"spec.tolerations[0].{path}", message, line_of(text, toleration))]
+
+
+# ---------------------------------------------------------------------- topology spread
+
+
+def test_two_constraints_on_the_same_key_and_action_are_a_duplicate():
+    spec = CONTAINER + """topologySpreadConstraints:
+- {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: a}}}
+- {maxSkew: 2, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: b}}}
+- {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: ScheduleAnyway}
+"""
+    found, text = problems(spec)
+    assert found == [("spec.topologySpreadConstraints[1]", 'Duplicate value: {"zone", "DoNotSchedule"}',
+                      line_of(text, "maxSkew: 2"))]
+
+
+# ---------------------------------------------------------------------- pod-level resources and resizes
+
+
+def test_pod_level_limits_default_the_requests_the_pod_does_not_make():
+    spec = """containers:
+- name: c
+  image: nginx
+  resources: {requests: {cpu: 200m, memory: 64Mi}}
+- name: d
+  image: nginx
+  resources: {requests: {cpu: 300m}}
+resources:
+  requests: {memory: 256Mi}
+  limits: {cpu: '2', memory: 1Gi, hugepages-2Mi: 4Mi}
+"""
+    assert the_pod(spec).pod_level_requests == {CPU: 500, MEMORY: 256 << 20, "hugepages-2Mi": 4 << 20}
+
+
+def test_pod_level_requests_without_limits_stay_as_written():
+    spec = CONTAINER + "resources:\n  requests: {cpu: '1'}\n"
+    assert the_pod(spec).pod_level_requests == {CPU: 1000}
+
+
+def test_it_reads_an_in_place_resize_from_the_container_statuses():
+    status = """status:
+  containerStatuses:
+  - name: c
+    allocatedResources: {cpu: 500m}
+    resources: {requests: {cpu: 250m}}
+  - {allocatedResources: {cpu: 9}}
+  conditions:
+  - {type: PodResizePending, reason: Infeasible}
+"""
+    found = the_pod(status=status)
+    assert list(found.container_statuses) == ["c"], "a status without a container name is skipped"
+    assert (found.container_statuses["c"].allocated, found.container_statuses["c"].actuated) == (
+        {CPU: 500}, {CPU: 250})
+    assert found.resize_infeasible is True
+
+
+def test_a_deferred_resize_is_not_infeasible():
+    found = the_pod(status="status:\n  conditions:\n  - {type: PodResizePending, reason: Deferred}\n")
+    assert found.resize_infeasible is False
+
+
+# ---------------------------------------------------------------------- claims, gates, scheduling fields
+
+
+def test_it_reads_resource_claims_gates_scheduler_and_preemption_policy():
+    spec = CONTAINER + """resourceClaims:
+- {name: gpu, resourceClaimName: shared-gpu}
+- {name: scratch, resourceClaimTemplateName: scratch-template}
+schedulingGates:
+- {name: example.com/wait}
+schedulerName: my-scheduler
+preemptionPolicy: Never
+priority: 7
+"""
+    found = the_pod(spec)
+    assert (found.resource_claims, found.scheduling_gates) == (("gpu", "scratch"), ("example.com/wait",))
+    assert (found.scheduler_name, found.preemption_policy, found.priority) == ("my-scheduler", "Never", 7)
+
+
+def test_an_empty_scheduler_name_is_the_default_scheduler():
+    assert the_pod(CONTAINER + 'schedulerName: ""\n').scheduler_name == "default-scheduler"
+
+
+@pytest.mark.parametrize("claim", ["{name: gpu}", "{name: gpu, resourceClaimName: a, resourceClaimTemplateName: b}"],
+                         ids=["a claim without a source", "a claim with two sources"])
+def test_a_resource_claim_names_exactly_one_source(claim):
+    found, text = problems(CONTAINER + f"resourceClaims:\n- {claim}\n")
+    assert found == [("spec.resourceClaims[0]", "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`",
+                      line_of(text, claim))]
+
+
+def test_an_unknown_preemption_policy_is_refused():
+    found, text = problems(CONTAINER + "preemptionPolicy: Sometimes\n")
+    assert [(path, line) for path, _, line in found] == [("spec.preemptionPolicy", line_of(text, "Sometimes"))]
+    assert "Sometimes" in found[0][1]
+
+
+def test_a_pod_without_spec_is_an_error_naming_the_field():
+    text = stream(NODE, "apiVersion: v1\nkind: Pod\nmetadata: {name: bare}\n")
+    assert [(e.object, e.path, e.message) for e in errors_of(text)] == [("Pod default/bare", "spec", "Required value")]

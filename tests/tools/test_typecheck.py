@@ -1,0 +1,38 @@
+"""The type checker passes (issue 23): mypy, strict on the framework (scheduler_core/framework/, the
+plugin interfaces in framework/interfaces.py included), as configured in pyproject.toml's
+[tool.mypy]. Its cache (.mypy_cache) keeps a re-run to a few seconds."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_it_finds_no_type_error_in_the_strictly_typed_packages():
+    checked = subprocess.run([sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml")],
+                             cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert checked.stdout.startswith("Success: no issues found")
+
+
+def test_it_reports_a_plugin_method_whose_signature_does_not_match_its_extension_point(tmp_path):
+    """A protocol-typed plugin list catches a filter that forgot a parameter."""
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "from typing import ClassVar\n"
+        "from scheduler_core.framework.interfaces import FilterPlugin\n"
+        "from scheduler_core.framework.status import MaybeStatus\n"
+        "class Broken:\n"
+        "    name: ClassVar[str] = 'Broken'\n"
+        "    def filter(self, pod: object) -> MaybeStatus:\n"
+        "        return None\n"
+        "plugins: list[FilterPlugin] = [Broken()]\n"
+    )
+    checked = subprocess.run([sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"),
+                              "--cache-dir", str(ROOT / ".mypy_cache"), str(probe)],
+                             cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert checked.returncode == 1
+    assert 'List item 0 has incompatible type "Broken"; expected "FilterPlugin"' in checked.stdout

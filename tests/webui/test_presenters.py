@@ -1,0 +1,125 @@
+"""webui.presenters: model rows and engine answers shaped into the API's output schemas."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import RequestFactory
+from django.utils import timezone
+
+from scheduler_core.model import CPU, MEMORY, PODS, Taint
+from tests.scheduler_core.builders import make_node, make_pod
+from tests.webui.support import node_yaml, pod_yaml
+from webui import presenters
+from webui.models import Run, RunCycle, RunStatus, Scenario, ScenarioVersion, ShareLink
+from webui.services import engine
+from webui.services.access import Actor
+
+pytestmark = pytest.mark.django_db
+
+OWNER = Actor(session_key="owner-session")
+STRANGER = Actor(session_key="someone-else")
+
+
+@pytest.fixture
+def version() -> ScenarioVersion:
+    scenario = Scenario.objects.create(name="spread", description="three zones", owner_session_key="owner-session")
+    return ScenarioVersion.objects.create(scenario=scenario, number=2, text="kind: Node\n")
+
+
+def test_a_scenario_summary_says_whose_it_is_and_its_latest_version(version: ScenarioVersion):
+    scenario = version.scenario
+    scenario.version = 2  # the listing annotates the latest version number
+    mine, theirs = presenters.scenario_summary(OWNER, scenario), presenters.scenario_summary(STRANGER, scenario)
+    assert (mine.id, mine.name, mine.description, mine.version, mine.demo) == (scenario.pk, "spread", "three zones", 2, False)
+    assert (mine.owned, theirs.owned) == (True, False)
+
+
+def test_a_scenario_without_the_listings_annotation_has_no_version_number(version: ScenarioVersion):
+    assert presenters.scenario_summary(OWNER, Scenario.objects.get(pk=version.scenario_id)).version is None
+
+
+def test_a_scenario_carries_its_check_or_says_it_was_not_checked(version: ScenarioVersion):
+    text = "---\n".join([node_yaml("n1", "a"), pod_yaml("bound", "n1"), pod_yaml("waiting"),
+                          "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n"])
+    check = engine.check(text)
+    checked = presenters.scenario(OWNER, version.scenario, version, check)
+    assert (checked.version, checked.text, checked.valid, checked.checked) == (2, "kind: Node\n", True, True)
+    assert (checked.summary.nodes, checked.summary.pods, checked.summary.pendingPods) == (1, 2, 1)
+    assert [notice.model_dump() for notice in checked.notices] == check.notices
+    assert any("ConfigMap" in str(notice) for notice in check.notices), "the ignored kind is a notice"
+    unchecked = presenters.scenario(OWNER, version.scenario, version, None)
+    assert (unchecked.valid, unchecked.checked, unchecked.errors, unchecked.summary) == (False, False, [], None)
+
+
+def test_through_a_share_link_even_the_owner_does_not_own_the_scenario(version: ScenarioVersion):
+    link = ShareLink.objects.create(version=version)
+    shared = Actor(session_key="owner-session", share=link)
+    assert presenters.scenario(shared, version.scenario, version, None).owned is False
+
+
+def test_an_invalid_check_lists_its_errors_naming_object_field_and_line():
+    check = engine.check("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {priority: high}\n")
+    out = presenters.validation(check)
+    assert (out.valid, out.summary) == (False, None)
+    assert [error.model_dump(exclude_none=True) for error in out.errors] == [
+        {k: v for k, v in error.items() if v is not None} for error in check.errors]
+    assert (out.errors[0].object, out.errors[0].line) == ("Pod default/p", 4)
+
+
+def test_versions_give_their_size_and_only_the_full_one_its_text(version: ScenarioVersion):
+    summary, full = presenters.version_summary(version), presenters.version(version)
+    assert (summary.number, summary.size) == (2, len("kind: Node\n"))
+    assert (full.scenario, full.text, full.size) == (version.scenario_id, "kind: Node\n", 11)
+
+
+def test_a_run_reports_its_progress_and_storage(version: ScenarioVersion):
+    run = Run.objects.create(version=version, status=RunStatus.RUNNING, cycle=3, cycles=10, attempts=1,
+                             event_count=42, stored_bytes=900)
+    out = presenters.run(run)
+    assert (out.id, out.scenario, out.version, out.status) == (run.pk, version.scenario_id, 2, "running")
+    assert (out.progress.cycle, out.progress.cycles, out.eventCount, out.storedBytes) == (3, 10, 42, 900)
+
+
+def test_a_cycle_row_names_its_pod_node_and_event_range(version: ScenarioVersion):
+    run = Run.objects.create(version=version)
+    row = RunCycle.objects.create(run=run, cycle=4, pod="default/p", node_name=None, first_seq=10, end_seq=17,
+                                  failed_scheduling_message="0/3 nodes are available")
+    out = presenters.cycle(row)
+    assert (out.cycle, out.pod, out.nodeName, out.firstSeq, out.endSeq) == (4, "default/p", None, 10, 17)
+    assert out.failedSchedulingMessage == "0/3 nodes are available"
+
+
+def test_a_node_shows_its_taints_and_allocatable_as_quantities():
+    node = make_node("n1", {"zone": "a"}, cpu=1500, memory=2 << 30, pods=110,
+                     taints=[Taint("dedicated", "gpu", "NoSchedule")], unschedulable=True)
+    out = presenters.node_object(node)
+    assert out.taints == [{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]
+    assert out.allocatableText == {CPU: "1500m", MEMORY: "2Gi", PODS: "110"}
+    assert (out.labels, out.unschedulable) == ({"zone": "a"}, True)
+
+
+def test_a_pod_shows_its_requests_and_whether_it_waits():
+    pending = presenters.pod_object(make_pod("p", requests={CPU: 2000, MEMORY: 512 << 20}), pending=True)
+    assert (pending.nodeName, pending.pending) == (None, True)
+    assert pending.requestsText == {CPU: "2", MEMORY: "512Mi"}
+    bound = presenters.pod_object(make_pod("q", node="n1"), pending=False)
+    assert (bound.nodeName, bound.pending) == ("n1", False)
+
+
+def test_a_share_link_has_an_absolute_url_and_says_when_it_is_revoked(version: ScenarioVersion, settings):
+    settings.ALLOWED_HOSTS = ["schedlab.example"]
+    request = RequestFactory().get("/api/shares", HTTP_HOST="schedlab.example")
+    link = ShareLink.objects.create(version=version, step="Filter")
+    out = presenters.share(request, link)
+    assert out.url == f"http://schedlab.example/share/{link.token}"
+    assert (out.scenario, out.version, out.step, out.revoked) == (version.scenario_id, 2, "Filter", False)
+    link.revoked_at = timezone.now()
+    assert presenters.share(request, link).revoked is True
+
+
+def test_a_resolved_share_is_read_only_and_carries_its_run(version: ScenarioVersion):
+    run = Run.objects.create(version=version, status=RunStatus.SUCCEEDED)
+    resolved = presenters.share_resolved(ShareLink.objects.create(version=version, run=run))
+    assert resolved.readOnly is True
+    assert (resolved.scenario.name, resolved.version.text, resolved.run.id) == ("spread", "kind: Node\n", run.pk)
+    assert presenters.share_resolved(ShareLink.objects.create(version=version)).run is None
