@@ -39,6 +39,7 @@ from scheduler_core.model import Pod, Scenario, SchedulerConfig
 from scheduler_core.node_taints import NodeTaintChange, controller_taint_changes, taint_text
 from scheduler_core.plugins.pod_topology_spread.args import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
 from scheduler_core.plugins.pod_topology_spread.common import CONTROLLER_KINDS
+from scheduler_core.plugins.registry import in_tree_registry
 from scheduler_core.scenario.objects import SYSTEM_PRIORITY_CLASSES
 from scheduler_core.scheduler import FrameworkHandle
 
@@ -128,7 +129,7 @@ def _profiles(scenario: Scenario) -> dict[str, Optional[SchedulerConfig]]:
 
 
 def _spreads_by_default(config: Optional[SchedulerConfig]) -> bool:
-    profile = build_profile(config, FrameworkHandle(None))
+    profile = build_profile(config, FrameworkHandle(None), in_tree_registry())
     plugin = profile.instances.get(names.POD_TOPOLOGY_SPREAD)
     if plugin is None:
         return False
