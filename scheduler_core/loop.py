@@ -162,9 +162,10 @@ class SchedulerLoop:
     def _next_wake(self) -> Optional[int]:
         retry = self.steps.next_wake() if self.steps is not None else None
         backoff = self.queue.backoff.next_window_after()
-        if self.steps is not None and not self.snapshot.node_infos:
-            # Every node is gone: the release retries its pods every 10 s for ever (ErrNoNodesAvailable
-            # rejects by no plugin); the step is over once only those retries are left (docs/CHANGES.md).
+        if not self.snapshot.node_infos:
+            # No node at all (a dump without nodes, or every node gone in a step): the release retries
+            # its pods every 10 s for ever (ErrNoNodesAvailable rejects by no plugin), so the run (or the
+            # step) is over once only those retries are left (docs/CHANGES.md, docs/INPUT_FORMS.md).
             backoff = None
         times = [t for t in (self.kubelet.next_removal_ms(), backoff, retry) if t is not None]
         return min(times) if times else None

@@ -125,7 +125,10 @@ def test_a_pod_like_the_last_one_takes_the_next_node_of_its_ranking_without_a_ne
 
 def test_the_default_profile_never_batches():
     attempts = _attempts(fill_one_node_each())
-    assert [node for _, node, _ in attempts] == ["n010", "n120", "n020"]
+    # Without a configuration the release's adaptive share applies (100 of 150 nodes): p2's fresh pass
+    # walks n051..n149, n000, n001, so it never sees n020 and takes the first of the equal rest.
+    assert [node for _, node, _ in attempts] == ["n010", "n120", "n000"]
+    assert [summaries[0]["startIndex"] for _, _, summaries in attempts] == [0, 100, 51]
     assert not any(s.get("batchHint") for _, _, summaries in attempts for s in summaries)
 
 
@@ -135,3 +138,19 @@ def test_a_pod_that_still_fits_the_last_node_gets_a_fresh_pass():
     attempts = _attempts(text)
     assert [node for _, node, _ in attempts][:2] == ["n010", "n120"]
     assert all(len(summaries) == 1 and not summaries[0].get("batchHint") for _, _, summaries in attempts)
+
+
+def test_a_run_without_nodes_ends_after_the_first_attempt_instead_of_retrying_for_ever():
+    """schedulePod returns ErrNoNodesAvailable (UnschedulableAndUnresolvable, no rejector plugin): the
+    release puts the pod in backoffQ and retries it for ever; the run ends once only that is left."""
+    scenario = load_scenario("""apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default}
+spec:
+  containers: [{name: c, image: pause}]
+""")
+    events = list(run_to_the_end(scenario))
+    ends = [event.payload for event in events if event.extension_point is ExtensionPoint.CYCLE_END]
+    assert [end.failed_scheduling_message for end in ends] == ["no nodes available to schedule pods"]
+    assert events[-1].extension_point is ExtensionPoint.RUN_END
+    assert events[-1].payload.final == {"default/p": None}
