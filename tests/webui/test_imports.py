@@ -155,3 +155,24 @@ def test_it_joins_several_lists_in_one_file_in_file_order():
 def test_it_keeps_a_file_of_lists_and_other_things_as_given():
     text = '{"kind": "List", "items": []}\n[1, 2]\n'
     assert imports.normalize(text) == text
+
+
+def test_an_upload_of_one_plain_file_is_kept_as_typed_and_several_are_read_as_one():
+    from tests.webui import support
+
+    text = "# mine\napiVersion: v1\nkind: Node\nmetadata: {name: n}\n"
+    assert imports.upload_text([imports.Upload("cluster.yaml", text.encode())]) == text
+    joined = imports.upload_text([imports.Upload(name, data) for name, data in support.dump_files() if name.endswith(".json")])
+    assert joined.count("\nkind: Node\n") == 2 and joined.count("\nkind: Pod\n") == 3
+
+
+def test_an_uploaded_file_that_is_neither_text_nor_an_archive_is_refused_by_name():
+    from webui.services.errors import DomainError
+
+    with pytest.raises(DomainError, match=r"blob.bin is not UTF-8 text \(nor a .tar"):
+        imports.upload_text([imports.Upload("blob.bin", b"\xff\xfe\x00")])
+
+
+@pytest.mark.parametrize("names, title", [([], ""), (["a.yaml"], "a.yaml"), (["a.json", "b.json", "c.json"], "a.json and 2 more")])
+def test_an_upload_is_named_after_its_files(names, title):
+    assert imports.title_of([imports.Upload(name, b"") for name in names]) == title
