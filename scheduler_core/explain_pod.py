@@ -20,7 +20,7 @@ import numpy as np
 
 from scheduler_core.events import ExtensionPoint
 from scheduler_core.explain import explain_cycle
-from scheduler_core.framework.runtime import Framework
+from scheduler_core.framework.runtime import filter_failure_status
 from scheduler_core.model import Pod, Scenario
 from scheduler_core.scheduler import Cycle, Scheduler, fresh_copy
 
@@ -156,7 +156,7 @@ def _feasibility(scheduler: Scheduler, pod: Pod, own: str) -> tuple[list[str], O
     for plugin, verdict in passed.verdicts:
         choice = int(verdict.choice[where[0]])
         if choice >= 0:
-            status = Framework._filter_status(plugin, verdict.palette[choice])
+            status = filter_failure_status(plugin, verdict.palette[choice])
             return feasible, f"{plugin}: {', '.join(status.reasons)}"
     return feasible, "a nominated pod's reservation leaves no room"
 
