@@ -1,0 +1,84 @@
+"""Runs with steps in the UI: the editor's Changes panel writes the scenario's Changes document (one
+source of truth with the YAML), the run view groups its timeline by step with each step's summary,
+the cluster at the end of a step marks what moved, and a link opens that step."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.helpers import api_post, editor_text, expect_editor_text, start_run
+
+pytestmark = pytest.mark.browser
+
+NODES = [f"apiVersion: v1\nkind: Node\nmetadata: {{name: {name}, labels: {{kubernetes.io/hostname: {name}, zone: {zone}}}}}\n"
+         f"status: {{allocatable: {{cpu: \"2\", memory: 8Gi, pods: \"110\"}}}}\n" for name, zone in (("n1", "a"), ("n2", "b"), ("n3", "a"))]
+DEPLOYMENT = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: web, image: nginx, resources: {requests: {cpu: 500m}}}]
+"""
+SCENARIO = "---\n".join(NODES + [DEPLOYMENT])
+
+
+def test_a_step_built_in_the_changes_panel_runs_and_its_summary_is_shown(page, fresh_page, snap):
+    created = api_post(page, "/api/scenarios", {"name": "scale web", "text": SCENARIO})
+    page.goto(f"{page.base_url}/scenarios/{created['id']}/")
+    expect(page.locator("#validity")).to_contain_text("valid")
+    page.click("#tab-changes")
+    expect(page.locator("#changes-empty")).to_be_visible()
+    expect(page.locator("#changes-workload")).to_have_value("Deployment/default/web")
+    page.fill("#changes-name", "scale web to 5")
+    page.fill("#changes-replicas", "5")
+    page.click("#changes-add")
+    text = expect_editor_text(page, re.compile(r"kind: Changes"))
+    assert "name: scale web to 5" in text and "kind: Deployment" in text and "replicas: 5" in text
+    expect(page.locator("#changes-steps li.changes-op")).to_have_text(["scale Deployment default/web to 5 ✕"])
+    expect(page.locator("#validity")).to_contain_text("✓ valid")
+
+    # A second operation into step 1, then removed again: only the Changes document changes.
+    page.select_option("#changes-target", "1")
+    page.select_option("#changes-verb", "drain")
+    page.select_option("#changes-node", "n2")
+    page.click("#changes-add")
+    expect(page.locator("#changes-steps li.changes-op")).to_have_count(2)
+    assert "drain:" in editor_text(page)
+    page.click("button[aria-label='remove operation 2 of step 1']")
+    expect(page.locator("#changes-steps li.changes-op")).to_have_count(1)
+    assert "drain:" not in editor_text(page) and editor_text(page).startswith(SCENARIO)
+    snap(page, "editor-changes-panel")
+
+    start_run(page)  # saves the new version first
+    panel = page.locator("#timeline-panel")
+    row = panel.locator("#steps-summary tr.step-row[data-step='1']")
+    expect(row.locator("td.created")).to_have_text("3")
+    expect(row.locator("td.placed")).to_have_text("3")
+    expect(row.locator("td.pending")).to_have_text("0")
+    expect(row.locator("td.blocked")).to_have_text("—")
+    expect(panel.locator("li.step-heading .text")).to_have_text([
+        "step 0 — scenario: 2 created, 2 placed, 0 pending",
+        "step 1 — scale web to 5: 3 created, 3 placed, 0 pending"])
+
+    row.locator(".step-cluster-button").click()
+    cluster = page.locator("#step-cluster")
+    expect(cluster.locator(".cluster-body")).to_be_visible()
+    expect(cluster.locator(".pod.mark-new")).to_have_count(3)
+    expect(cluster.locator(".pod:not(.mark-new)")).to_have_count(2)
+    snap(page, "run-step-cluster")
+
+    # A link to the step opens the cluster at its end, read-only, without a login.
+    row.locator(".step-share-button").click()
+    expect(page.locator("#step-share-url")).to_have_value(re.compile(r"/share/"))
+    url = page.locator("#step-share-url").input_value()
+    shared = fresh_page()
+    shared.goto(url)
+    expect(shared.locator("#step-cluster .pod.mark-new")).to_have_count(3, timeout=30_000)
+    expect(shared.locator("#steps-summary tr.step-row[data-step='1'].current")).to_have_count(1)
