@@ -37,13 +37,13 @@ function stepList(steps, { edit, readOnly }) {
     return h("li.changes-step", { dataset: { step: String(i + 1) } },
       h("div.changes-step-head", h("strong", `Step ${i + 1}`), step?.name ? ` — ${step.name}` : "",
         readOnly ? null : h("button.linkish.small.remove-step", { type: "button", "aria-label": `remove step ${i + 1}`,
-          onclick: () => edit((all) => all.filter((_, k) => k !== i)) }, " remove step")),
+          onclick: () => edit((all) => all.filter((_, k) => k !== i)) }, "remove step")),
       h("ul.plain.changes-ops", operations.map((op, j) => h("li.changes-op", describeOperation(op),
         readOnly ? null : h("button.linkish.small", { type: "button", "aria-label": `remove operation ${j + 1} of step ${i + 1}`,
           onclick: () => edit((all) => {
             all[i].operations.splice(j, 1);
             return all[i].operations.length ? all : all.filter((_, k) => k !== i);
-          }) }, " ✕")))));
+          }) }, "✕")))));
   }));
 }
 

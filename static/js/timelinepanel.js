@@ -73,7 +73,7 @@ export class TimelinePanel {
               : [h("td", { colspan: "6" }, "under way")]),
             h("td.step-actions", sum ? [
               h("button.linkish.small.step-cluster-button", { type: "button", onclick: () => this.openStep(step.step) }, "cluster at its end"),
-              this.stepOptions.share ? h("button.linkish.small.step-share-button", { type: "button", onclick: () => this.shareStep(step.step) }, " share") : null,
+              this.stepOptions.share ? h("button.linkish.small.step-share-button", { type: "button", onclick: () => this.shareStep(step.step) }, "share") : null,
             ] : null));
         }))),
       this.shareBox,

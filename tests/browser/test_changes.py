@@ -41,7 +41,9 @@ def test_a_step_built_in_the_changes_panel_runs_and_its_summary_is_shown(page, f
     page.click("#changes-add")
     text = expect_editor_text(page, re.compile(r"kind: Changes"))
     assert "name: scale web to 5" in text and "kind: Deployment" in text and "replicas: 5" in text
-    expect(page.locator("#changes-steps li.changes-op")).to_have_text(["scale Deployment default/web to 5 ✕"])
+    expect(page.locator("#changes-steps li.changes-op")).to_have_text(["scale Deployment default/web to 5✕"])
+    # The server's check of the new text: with a Changes document the Deployment is read (no longer ignored).
+    expect(page.locator("#notice-list")).not_to_contain_text("Deployment")
     expect(page.locator("#validity")).to_contain_text("✓ valid")
 
     # A second operation into step 1, then removed again: only the Changes document changes.
