@@ -58,7 +58,7 @@ def test_a_step_built_in_the_changes_panel_runs_and_its_summary_is_shown(page, f
     assert "drain:" not in editor_text(page) and editor_text(page).startswith(SCENARIO)
     snap(page, "editor-changes-panel")
 
-    start_run(page)  # saves the new version first
+    run_id = start_run(page)  # saves the new version first
     panel = page.locator("#timeline-panel")
     row = panel.locator("#steps-summary tr.step-row[data-step='1']")
     expect(row.locator("td.created")).to_have_text("3")
@@ -84,3 +84,11 @@ def test_a_step_built_in_the_changes_panel_runs_and_its_summary_is_shown(page, f
     shared.goto(url)
     expect(shared.locator("#step-cluster .pod.mark-new")).to_have_count(3, timeout=30_000)
     expect(shared.locator("#steps-summary tr.step-row[data-step='1'].current")).to_have_count(1)
+
+    # The cluster page offers the end of each step too (?step=K), drawn from the same server answer.
+    page.goto(f"{page.base_url}/scenarios/{created['id']}/cluster/?version=2&run={run_id}&step=1")
+    expect(page.locator("#cluster-root .pod.mark-new")).to_have_count(3)
+    expect(page.locator("#step-select")).to_have_value("1")
+    page.select_option("#step-select", "0")
+    expect(page.locator("#cluster-root")).to_have_attribute("data-step", "0")
+    expect(page.locator("#cluster-root .pod.mark-new")).to_have_count(2)

@@ -58,3 +58,16 @@ def test_the_cluster_at_the_end_of_a_step_marks_what_it_created_and_evicted(owne
 
 def test_the_cluster_of_a_step_is_read_only_to_others(stranger: Client, stepped_run: dict):
     assert stranger.get(f"/api/runs/{stepped_run['id']}/steps/1/cluster").status_code == 404
+
+
+def test_a_drain_blocked_by_a_budget_is_in_the_steps_summary_with_the_budget(owner: Client):
+    text = EXAMPLE.read_text().replace("minAvailable: 5", "minAvailable: 4").replace(
+        "replicas: 6}", "replicas: 4}")  # 4 running, 4 wanted: no eviction is allowed
+    created = owner.post("/api/scenarios", {"name": "blocked", "text": text}, content_type="application/json").json()
+    run = owner.post(f"/api/scenarios/{created['id']}/runs").json()
+    execute_run.apply(args=[run["id"]])
+    drain = owner.get(f"/api/runs/{run['id']}/timeline").json()["steps"][2]["summary"]
+    assert drain["evicted"] == [] and drain["blocked"]
+    assert {b["budget"] for b in drain["blocked"]} == {"default/web-pdb"}
+    cluster = owner.get(f"/api/runs/{run['id']}/steps/2/cluster").json()
+    assert cluster["gone"] == [] and next(n for n in cluster["nodes"] if n["name"] == "node-1")["unschedulable"] is True
