@@ -123,8 +123,10 @@ def step_placements(scenario: Scenario, events_json: Iterable[dict]) -> list[Ste
 
 def _start(scenario: Scenario) -> _Cluster:
     nodes = {n.name: NodeAtStep(n.name, dict(n.labels), n.unschedulable, False) for n in scenario.nodes}
-    pods = [p for p in scenario.pods if not p.is_finished]
-    return _Cluster(nodes=nodes, pods={p.key: (p.node_name if p.node_name in nodes else None) for p in pods},
+    # The pods the scheduler sees: pending ones, and those bound to a node of the scenario (a pod on a
+    # node the scenario lacks, or finished, is left out with a notice when the scenario loads).
+    pods = [p for p in scenario.pods if not p.is_finished and (not p.node_name or p.node_name in nodes)]
+    return _Cluster(nodes=nodes, pods={p.key: p.node_name or None for p in pods},
                     labels={p.key: dict(p.labels) for p in pods})
 
 

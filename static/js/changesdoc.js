@@ -67,7 +67,10 @@ export function writeSteps(text, changes, steps) {
     if (!steps.length) return text;
     return appendObject(text, { apiVersion: CHANGES_API_VERSION, kind: "Changes", steps });
   }
-  if (!steps.length) return removeObject(text, { doc: changes.doc, item: null });
+  if (!steps.length) {
+    const left = removeObject(text, { doc: changes.doc, item: null });
+    return text.endsWith("\n") && !left.endsWith("\n") ? `${left}\n` : left; // the last document's line end stays
+  }
   return updateObject(text, { doc: changes.doc, item: null }, (obj) => { obj.steps = steps; });
 }
 

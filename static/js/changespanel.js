@@ -22,7 +22,11 @@ const FIELDS_OF = { scale: ["workload", "replicas"], drain: ["node"], cordon: ["
 export function renderChangesPanel(container, text, { onEdit, form, readOnly = false }) {
   const read = readChanges(text);
   const steps = read.changes ? read.changes.steps : [];
-  const edit = (next) => onEdit((current) => writeSteps(current, readChanges(current).changes, next(structuredClone(steps))));
+  // Each edit reads the text as it is when applied (typing may have changed it since this drawing).
+  const edit = (next) => onEdit((current) => {
+    const fresh = readChanges(current).changes;
+    return writeSteps(current, fresh, next(structuredClone(fresh ? fresh.steps : [])));
+  });
   mount(container,
     h("p.muted", "Steps are written into the scenario's Changes document (the YAML tab shows it; editing it there updates this list). Step 0 is the scenario itself; each step runs to quiescence."),
     read.error ? h("p.notice.notice-error#changes-error", read.error) : null,

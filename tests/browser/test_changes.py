@@ -92,3 +92,27 @@ def test_a_step_built_in_the_changes_panel_runs_and_its_summary_is_shown(page, f
     page.select_option("#step-select", "0")
     expect(page.locator("#cluster-root")).to_have_attribute("data-step", "0")
     expect(page.locator("#cluster-root .pod.mark-new")).to_have_count(2)
+
+
+CHANGES_DOC = """async ([text]) => {
+    const m = await import("/static/js/changesdoc.js");
+    const read = m.readChanges(text);
+    const added = m.writeSteps(text, read.changes, [{ name: "lose zone a", operations: [m.operation("deleteNodes", { label: "zone=a" })] },
+                                                   { operations: [m.operation("addNodes", { node: "n2", count: "2", prefix: "b-" })] }]);
+    const again = m.readChanges(added);
+    const removed = m.writeSteps(added, again.changes, []);
+    const twice = m.readChanges(added + "---\\nkind: Changes\\nsteps: []\\n");
+    return { workloads: read.workloads, labels: read.labels, added, steps: again.changes.steps.map((s) => s.operations.map(m.describeOperation)),
+             removed, twice: twice.error };
+}"""
+
+
+def test_the_changes_document_is_written_alone_and_removed_with_its_last_step(page):
+    page.goto(page.base_url + "/")
+    out = page.evaluate(CHANGES_DOC, [SCENARIO])
+    assert out["workloads"] == [{"kind": "Deployment", "namespace": "default", "name": "web", "replicas": 2}]
+    assert ["zone", "a"] in out["labels"] and ["kubernetes.io/hostname", "n3"] in out["labels"]
+    assert out["added"].startswith(SCENARIO) and "kind: Changes" in out["added"][len(SCENARIO):]
+    assert out["steps"] == [["lose the nodes labelled zone=a"], ["add 2 node(s) like n2 (b-1…)"]]
+    assert out["removed"] == SCENARIO
+    assert out["twice"] == "The text holds 2 Changes documents; one per scenario"

@@ -185,18 +185,7 @@ const rerenderTables = debounce(() => {
   renderTables($("#tables"), parsed, {
     readOnly: false,
     state: state.tables,
-    onEdit: (fn) => {
-      let next;
-      try {
-        next = fn(editor.getText());
-      } catch (error) {
-        notify(`That document does not parse as YAML: ${error.message}`, "error");
-        return;
-      }
-      editor.setText(next);
-      changed();
-      rerenderTables.flush();
-    },
+    onEdit: (fn) => { if (applyEdit(fn)) rerenderTables.flush(); },
   });
 }, 300);
 state.tables.rerender = () => rerenderTables.flush();
