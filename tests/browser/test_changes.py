@@ -116,3 +116,23 @@ def test_the_changes_document_is_written_alone_and_removed_with_its_last_step(pa
     assert out["steps"] == [["lose the nodes labelled zone=a"], ["add 2 node(s) like n2 (b-1…)"]]
     assert out["removed"] == SCENARIO
     assert out["twice"] == "The text holds 2 Changes documents; one per scenario"
+
+
+REPLACE_IN_EDITOR = """async ([before, after]) => {
+    const { EditorView } = await import("/static/vendor/codemirror/codemirror.mjs");
+    const view = EditorView.findFromDOM(document.querySelector(".code-editor .cm-editor"));
+    const from = view.state.doc.toString().indexOf(before);
+    view.dispatch({ changes: { from, to: from + before.length, insert: after } });
+}"""
+
+
+def test_editing_the_changes_document_in_the_yaml_updates_the_panel(page):
+    text = SCENARIO + "---\nkind: Changes\napiVersion: schedlab.io/v1alpha1\nsteps:\n- operations:\n  - cordon: {node: n3}\n"
+    created = api_post(page, "/api/scenarios", {"name": "hand-written step", "text": text})
+    page.goto(f"{page.base_url}/scenarios/{created['id']}/")
+    page.click("#tab-changes")
+    expect(page.locator("#changes-steps li.changes-op")).to_have_text(["cordon n3✕"])
+    page.evaluate(REPLACE_IN_EDITOR, ["cordon: {node: n3}", "uncordon: {node: n1}"])
+    expect(page.locator("#changes-steps li.changes-op")).to_have_text(["uncordon n1✕"])
+    page.evaluate(REPLACE_IN_EDITOR, ["steps:", "steps: [oops"])
+    expect(page.locator("#changes-error")).to_contain_text("The Changes document does not parse")
