@@ -502,7 +502,8 @@ def run_step_cluster(request: HttpRequest, run_id: int, step: int):
     stored story events and its version; 404 when the run has no such step, or it has not ended yet.
     """
     run = access.readable_run(request.auth, run_id)
-    return presenters.step_cluster(events.step_cluster(run, step))
+    # Validated by its schema, sent gzipped when large (5000 nodes' labels: 1.3 MB of JSON).
+    return _json_bytes(request, presenters.step_cluster(events.step_cluster(run, step)).model_dump_json().encode())
 
 
 @run_router.get("/{int:run_id}/whatif", response={200: dict, **ERRORS}, summary="What would make a pod fit")

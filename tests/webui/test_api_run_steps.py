@@ -1,11 +1,14 @@
 """A run with steps through the API: the timeline's typed `steps` (each step's summary) and
 GET /api/runs/{id}/steps/{k}/cluster (the cluster at the end of a step, what moved marked)."""
 
+import gzip
+import json
 from pathlib import Path
 
 import pytest
 from django.test import Client
 
+from webui import api
 from webui.tasks import execute_run
 
 pytestmark = pytest.mark.django_db
@@ -71,3 +74,10 @@ def test_a_drain_blocked_by_a_budget_is_in_the_steps_summary_with_the_budget(own
     assert {b["budget"] for b in drain["blocked"]} == {"default/web-pdb"}
     cluster = owner.get(f"/api/runs/{run['id']}/steps/2/cluster").json()
     assert cluster["gone"] == [] and next(n for n in cluster["nodes"] if n["name"] == "node-1")["unschedulable"] is True
+
+
+def test_a_large_step_cluster_is_sent_gzipped_to_clients_that_accept_it(owner: Client, stepped_run: dict, monkeypatch):
+    monkeypatch.setattr(api, "GZIP_MIN_BYTES", 100)
+    response = owner.get(f"/api/runs/{stepped_run['id']}/steps/1/cluster", HTTP_ACCEPT_ENCODING="gzip")
+    assert response["Content-Encoding"] == "gzip"
+    assert json.loads(gzip.decompress(response.content))["step"] == 1
