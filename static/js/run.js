@@ -4,7 +4,6 @@
 import { RecordedPanel } from "./recordedpanel.js";
 import { TimelinePanel } from "./timelinepanel.js";
 import { api } from "./api.js";
-import { mountClusterView } from "./clusterview.js";
 import { draw } from "./charts/plot.js";
 import { h, mount, notify } from "./dom.js";
 import { availableSteps, hasStep, neighbour, outcome, RunModel, STEPS, stepId } from "./runmodel.js";
@@ -211,7 +210,9 @@ class RunController {
     const run = this.run;
     return {
       open: this.changeStep,
-      showCluster: (step, box) => mountClusterView(box, { scenarioId: run.scenario, version: run.version, runId: this.runId, runStep: step }),
+      // Loaded when first asked for: the run view's own modules stay as they were (no YAML parser, no cluster layout).
+      showCluster: async (step, box) => (await import("./clusterview.js")).mountClusterView(box,
+        { scenarioId: run.scenario, version: run.version, runId: this.runId, runStep: step }),
       share: this.readOnly ? null : async (step) => (await api.share(run.scenario, { run: this.runId, step: `changeStep=${step}` })).url,
     };
   }
