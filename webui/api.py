@@ -476,7 +476,9 @@ def run_timeline(request: HttpRequest, run_id: int):
     wrote, its preemption's `victims`), every queue move (`pod`, `queue`, `event`, `plugins`: whose queueing hints let it
     through) and every cluster change (`kind`: PodBound, PodTerminating, PodRemoved, BindingFailed, NominationSet/Cleared, Storage),
     each with the `cycle` it followed; then `final` placements and remaining `nominated` pods. A single-pass run has
-    attempts only. `recorded` (RecordedComparisonOut, null when no pending pod carries one): each pending pod's
+    attempts only. A run with steps adds `steps` (TimelineStepOut: each step's heading, operations and `summary` —
+    created, deleted, evicted, placed, `blocked` drains with their budget, pending —) and `{kind: "step", index}`
+    entries where each step begins. `recorded` (RecordedComparisonOut, null when no pending pod carries one): each pending pod's
     PodScheduled condition as dumped — the real scheduler's reason, message and time — beside the replay's answer,
     whether they agree and, when not, the likely causes; `summary` "the replay agrees with your cluster on N of M
     pending pod(s)".
@@ -484,7 +486,24 @@ def run_timeline(request: HttpRequest, run_id: int):
     run = access.readable_run(request.auth, run_id)
     story = events.story(run)
     found = presenters.recorded(recorded.of_run(run, story))
-    return {**story, "recorded": found.model_dump() if found is not None else None}
+    steps = presenters.timeline_steps(story)
+    return {**story, **({"steps": steps} if steps is not None else {}),
+            "recorded": found.model_dump() if found is not None else None}
+
+
+@run_router.get("/{int:run_id}/steps/{int:step}/cluster", response={200: schemas.StepClusterOut, **ERRORS},
+                summary="The cluster at the end of a step")
+def run_step_cluster(request: HttpRequest, run_id: int, step: int):
+    """For a run with steps (a `Changes` document): every node at the end of step `step` (`added` during it,
+    `unschedulable` as cordoned or drained), every pod with its node (null: pending), its node at the end of the
+    step before and its `mark` — `new` (created in the step), `placed` (pending before), `moved` (another node),
+    `pending`, or "" (where it was) —, and the pods that left during the step (`gone`: `evicted`, `deleted`,
+    `succeeded`, with the node they left). Computed by the engine (scheduler_core.stepplacements) from the run's
+    stored story events and its version; 404 when the run has no such step, or it has not ended yet.
+    """
+    run = access.readable_run(request.auth, run_id)
+    # Validated by its schema, sent gzipped when large (5000 nodes' labels: 1.3 MB of JSON).
+    return _json_bytes(request, presenters.step_cluster(events.step_cluster(run, step)).model_dump_json().encode())
 
 
 @run_router.get("/{int:run_id}/whatif", response={200: dict, **ERRORS}, summary="What would make a pod fit")

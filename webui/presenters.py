@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from typing import Any
 
 from webui import schemas
 from webui.models import Run, RunCycle, Scenario, ScenarioVersion, ShareLink
@@ -167,3 +168,15 @@ def recorded(comparison: engine.RecordedComparison | None) -> schemas.RecordedCo
                                    agrees=o.agrees, causes=list(o.causes)) for o in comparison.outcomes]
     return schemas.RecordedComparisonOut(compared=len(pods), agree=comparison.agreeing, summary=comparison.summary,
                                          withoutCondition=len(comparison.without_condition), pods=pods)
+
+
+def timeline_steps(story: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """The story's steps, checked against their schema (None: a run without steps keeps its shape)."""
+    if "steps" not in story:
+        return None
+    return [schemas.TimelineStepOut.model_validate(step).model_dump() for step in story["steps"]]
+
+
+def step_cluster(found: engine.StepPlacement) -> schemas.StepClusterOut:
+    """The engine's typed placement at the end of a step, as its JSON validated by the schema."""
+    return schemas.StepClusterOut.model_validate(found.to_json())

@@ -391,3 +391,71 @@ class RecordedComparisonOut(Schema):
     withoutCondition: int  # noqa: N815 - pending pods the dump gives no condition
     summary: str  # "the replay agrees with your cluster on 23 of 25 pending pod(s)"
     pods: list[RecordedPodOut]  # queue order
+
+
+# ---------------------------------------------------------------- runs with steps (spec/CHANGES.md)
+
+
+class StepBlockedOut(Schema):
+    pod: str  # the pod whose eviction a budget kept refusing
+    budget: str  # namespace/name of that PodDisruptionBudget
+
+
+class StepSummaryOut(Schema):
+    """What a step did, as its StepEnd event says it (pods as namespace/name, in the order they happened)."""
+
+    step: int
+    name: str
+    startedMs: int  # noqa: N815
+    timeMs: int  # noqa: N815 - when the step went quiet
+    created: list[str]
+    deleted: list[str]
+    evicted: list[str]
+    placed: list[str]
+    blocked: list[StepBlockedOut]  # drains blocked, with the budget that blocked them
+    pending: list[str]  # still pending when the step went quiet
+
+
+class TimelineStepOut(Schema):
+    """A step of the run's story: its heading, operations and, once it went quiet, its summary."""
+
+    step: int
+    name: str
+    timeMs: int  # noqa: N815
+    time: str
+    operations: list[str]
+    text: str  # the heading `timeline` prints ("step 2 — drain node-1: 2 evicted, 2 placed, 0 pending")
+    summary: StepSummaryOut | None = None  # null while the step is under way
+
+
+class StepNodeOut(Schema):
+    name: str
+    labels: dict[str, str]
+    unschedulable: bool
+    added: bool  # added during this step
+
+
+class StepPodOut(Schema):
+    pod: str
+    node: str | None  # null: pending at the end of the step
+    mark: str  # "new" | "placed" | "moved" | "pending" | "" (where it was)
+    previousNode: str | None  # noqa: N815 - at the end of the step before
+    labels: dict[str, str]  # as written, or its controller's template ({} when unknown)
+
+
+class StepGoneOut(Schema):
+    pod: str
+    node: str | None  # where it was when it left
+    how: str  # "evicted" | "deleted" | "succeeded"
+    labels: dict[str, str]
+
+
+class StepClusterOut(Schema):
+    """The cluster at the end of a step (scheduler_core.stepplacements)."""
+
+    step: int
+    name: str
+    nodes: list[StepNodeOut]
+    deletedNodes: list[str]  # noqa: N815
+    pods: list[StepPodOut]
+    gone: list[StepGoneOut]

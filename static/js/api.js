@@ -119,6 +119,7 @@ export const api = {
   cycleEvents: (id, cycle) => request("GET", `/api/runs/${id}/events?cycle=${cycle}`),
   explain: (id, cycle) => request("GET", `/api/runs/${id}/cycles/${cycle}/explain`),
   timeline: (id) => request("GET", `/api/runs/${id}/timeline`),
+  stepCluster: (id, step) => request("GET", `/api/runs/${id}/steps/${step}/cluster`),
   whatif: (id, pod) => request("GET", `/api/runs/${id}/whatif?pod=${encodeURIComponent(pod)}`),
   applyWhatIf: (id, pod, suggestion) => request("POST", `/api/runs/${id}/whatif/apply`, { json: { pod, suggestion } }),
   runConfig: (id) => request("GET", `/api/runs/${id}/config`),

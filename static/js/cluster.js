@@ -23,10 +23,11 @@ export function clusterLayout(nodes, pods, groupKey, placements = new Map()) {
     const id = `${pod.namespace}/${pod.name}`;
     const placed = placements.get(id);
     const nodeName = pod.nodeName || placed || "";
-    const evicted = placed === DELETED;
+    const evicted = placed === DELETED || Boolean(pod.gone);
     const entry = {
       ...pod, id, evicted, nominatedTo: placements.nominated?.get(id) ?? "",
-      boundByRun: !pod.nodeName && Boolean(placed) && !evicted, unschedulable: !pod.nodeName && placements.has(id) && !placed,
+      boundByRun: !pod.nodeName && Boolean(placed) && !evicted,
+      unschedulable: (!pod.nodeName && placements.has(id) && !placed) || (pod.mark !== undefined && !pod.nodeName && !pod.gone),
     };
     if (evicted && pod.nodeName && byNode.has(pod.nodeName)) byNode.get(pod.nodeName).pods.push(entry);
     else if (nodeName && byNode.has(nodeName) && !evicted) byNode.get(nodeName).pods.push(entry);
@@ -145,8 +146,8 @@ function composition(group, colours, colorKey) {
 }
 
 function nodeCard(node, colours, colorKey, onPod) {
-  const flags = [node.unschedulable ? "unschedulable" : "", node.taints.length ? `${node.taints.length} taint(s)` : ""].filter(Boolean).join(" · ");
-  return h(node.unschedulable ? "div.node.cordoned" : "div.node", { dataset: { node: node.name }, title: Object.entries(node.labels).map(([k, v]) => `${k}=${v}`).join("\n") },
+  const flags = [node.added ? "added in this step" : "", node.unschedulable ? "unschedulable" : "", node.taints.length ? `${node.taints.length} taint(s)` : ""].filter(Boolean).join(" · ");
+  return h(`div.node${node.unschedulable ? ".cordoned" : ""}${node.added ? ".added" : ""}`, { dataset: { node: node.name }, title: Object.entries(node.labels).map(([k, v]) => `${k}=${v}`).join("\n") },
     h("div.node-name", node.name),
     h("div.node-meta", [node.allocatable.cpu ? `cpu ${node.allocatable.cpu}` : "", node.allocatable.memory ? `mem ${node.allocatable.memory}` : "", flags].filter(Boolean).join(" · ")),
     h("div.pods", node.pods.map((p) => podChip(p, colours, colorKey, onPod))));
@@ -170,12 +171,19 @@ function podChip(pod, colours, colorKey, onPod = null) {
   return chip;
 }
 
+// A pod at the end of a step (its mark from the server) -> its symbol and what the title says.
+const STEP_MARKS = { new: ["+", "created in this step"], placed: ["★", "placed in this step (pending before)"],
+  moved: ["→", "moved in this step"], pending: ["", "pending at the end of the step"] };
+
 function podChipSpan(pod, colours, colorKey) {
   const value = pod.labels[colorKey] ?? NO_VALUE;
-  const chip = h(`span.pod${pod.boundByRun ? ".bound" : ""}${pod.unschedulable ? ".unschedulable" : ""}${pod.evicted ? ".evicted" : ""}`, {
-    title: `${pod.id}\n${colorKey}=${value}${pod.priority !== "" ? `\npriority ${pod.priority}` : ""}${pod.boundByRun ? "\nplaced by the run" : ""}${pod.unschedulable ? "\nunschedulable in the run" : ""}${pod.evicted ? "\nevicted by the run's preemption" : ""}${pod.nominatedTo ? `\nnominated to ${pod.nominatedTo}` : ""}`,
-    dataset: { pod: pod.id },
-  }, pod.evicted ? `✕ ${pod.name}` : pod.unschedulable ? `${FAIL} ${pod.name}${pod.nominatedTo ? ` ⇢ ${pod.nominatedTo}` : ""}` : pod.boundByRun ? `★ ${pod.name}` : pod.name);
+  const [symbol, said] = STEP_MARKS[pod.mark] || ["", ""];
+  const stepText = said ? `\n${said}${pod.mark === "moved" ? ` (from ${pod.previousNode})` : ""}` : "";
+  const evictedText = pod.gone ? `\n${pod.gone} during this step` : "\nevicted by the run's preemption";
+  const chip = h(`span.pod${pod.boundByRun ? ".bound" : ""}${pod.unschedulable ? ".unschedulable" : ""}${pod.evicted ? ".evicted" : ""}${pod.mark ? `.mark-${pod.mark}` : ""}`, {
+    title: `${pod.id}\n${colorKey}=${value}${pod.priority !== "" ? `\npriority ${pod.priority}` : ""}${pod.boundByRun ? "\nplaced by the run" : ""}${pod.unschedulable && !pod.mark ? "\nunschedulable in the run" : ""}${pod.evicted ? evictedText : ""}${pod.nominatedTo ? `\nnominated to ${pod.nominatedTo}` : ""}${stepText}`,
+    dataset: { pod: pod.id, mark: pod.gone || pod.mark || "" },
+  }, pod.evicted ? `✕ ${pod.name}` : pod.unschedulable ? `${FAIL} ${symbol ? `${symbol} ` : ""}${pod.name}${pod.nominatedTo ? ` ⇢ ${pod.nominatedTo}` : ""}` : pod.boundByRun ? `★ ${pod.name}` : symbol ? `${symbol} ${pod.name}` : pod.name);
   chip.style.borderLeftColor = colours.get(value);
   return chip;
 }

@@ -8,11 +8,14 @@ import { renderCluster } from "./cluster.js";
 import { h, mount } from "./dom.js";
 import { loadObjects } from "./objects.js";
 
-export async function mountClusterView(container, { scenarioId, version, text = null, runId = null }) {
-  const [objects, placements] = await Promise.all([
+export async function mountClusterView(container, { scenarioId, version, text = null, runId = null, runStep = null }) {
+  const [loaded, placements, atStep] = await Promise.all([
     loadObjects(scenarioId, version, { text }),
-    runId ? runPlacements(runId) : new Map(),
+    runId && runStep === null ? runPlacements(runId) : new Map(),
+    runId && runStep !== null ? api.stepCluster(runId, runStep) : null,
   ]);
+  const objects = atStep ? stepObjects(loaded, atStep) : loaded;
+  container.dataset.step = atStep ? String(atStep.step) : "";
   container.dataset.source = objects.source;
   if (objects.errors.length && !objects.nodes.length) {
     mount(container, h("p.notice.notice-error", `The scenario does not parse: ${objects.errors[0].message} (line ${objects.errors[0].line}).`));
@@ -24,13 +27,38 @@ export async function mountClusterView(container, { scenarioId, version, text = 
     : null;
   const body = h("div.cluster-body");
   const why = h("section.why-here#why-here", { "aria-live": "polite", hidden: true });
-  mount(container, banner, why, body);
-  const onPod = objects.engineErrors?.length ? null : (pod) => whyHere(why, { scenarioId, version }, pod);
+  mount(container, banner, atStep ? stepBanner(atStep) : null, why, body);
+  const onPod = objects.engineErrors?.length || atStep ? null : (pod) => whyHere(why, { scenarioId, version }, pod);
   const draw = () => renderCluster(body, {
     nodes: objects.nodes, pods: objects.pods, volumes: objects.volumes || [], placements, state, onPod,
     onState: (patch) => { Object.assign(state, patch); draw(); },
   });
   draw();
+}
+
+/**
+ * The cluster at the end of a step, as the server computed it (GET /api/runs/{id}/steps/{k}/cluster):
+ * its nodes (with the scenario's allocatable and taints for those it had), every pod where it is, marked
+ * new / placed / moved / pending, and the pods that left during the step drawn crossed out where they were.
+ */
+function stepObjects(loaded, atStep) {
+  const written = new Map(loaded.nodes.map((n) => [n.name, n]));
+  const nodes = atStep.nodes.map((n) => ({
+    taints: [], allocatable: {}, ...(written.get(n.name) || {}), name: n.name, labels: n.labels, unschedulable: n.unschedulable, added: n.added,
+  }));
+  const podOf = (key, labels) => {
+    const at = key.indexOf("/");
+    return { namespace: key.slice(0, at), name: key.slice(at + 1), labels, priority: "" };
+  };
+  const pods = atStep.pods.map((p) => ({ ...podOf(p.pod, p.labels), nodeName: p.node || "", mark: p.mark, previousNode: p.previousNode }));
+  const gone = atStep.gone.map((g) => ({ ...podOf(g.pod, g.labels), nodeName: g.node || "", gone: g.how }));
+  return { ...loaded, nodes, pods: [...pods, ...gone], volumes: [], engineErrors: [] };
+}
+
+function stepBanner(atStep) {
+  return h("p.notice.notice-info.step-banner", `At the end of step ${atStep.step} — ${atStep.name}: `,
+    "+ new, ★ placed (pending before), → moved, ✕ left during the step (evicted or deleted), ✗ pending.",
+    atStep.deletedNodes.length ? ` Nodes lost: ${atStep.deletedNodes.join(", ")}.` : "");
 }
 
 async function runPlacements(runId) {

@@ -45,6 +45,12 @@ export function positionFromQuery(search) {
   return { cycle, step: stepId(params.get("step")) || "QueueSort" };
 }
 
+/** ?changeStep=K: the step of a run with steps to open (a link to a step). */
+export function changeStepFromQuery(search) {
+  const value = new URLSearchParams(search).get("changeStep");
+  return value !== null && /^\d+$/.test(value) ? Number(value) : null;
+}
+
 export function stepQuery(pos) {
   return `cycle=${pos.cycle}&step=${pos.step}`;
 }
@@ -53,8 +59,9 @@ export function stepQuery(pos) {
  * mountRun(root, {runId, token, readOnly, initial, actions}) — actions(controller) returns extra
  * header controls (share, fork, exports) so the owner's page and the share page differ only there.
  */
-export async function mountRun(root, { runId, token = "", readOnly = false, initial = null, actions = null }) {
+export async function mountRun(root, { runId, token = "", readOnly = false, initial = null, actions = null, changeStep = null }) {
   const c = new RunController(root, { runId, token, readOnly });
+  c.changeStep = changeStep; // a run with steps: the step whose cluster opens first (?changeStep=K)
   await c.start(initial, actions);
   return c;
 }
@@ -198,11 +205,23 @@ class RunController {
     }
   }
 
+  /** A run with steps: the cluster at the end of a step drawn in the timeline panel, a link that opens it. */
+  stepOptions() {
+    const run = this.run;
+    return {
+      open: this.changeStep,
+      // Loaded when first asked for: the run view's own modules stay as they were (no YAML parser, no cluster layout).
+      showCluster: async (step, box) => (await import("./clusterview.js")).mountClusterView(box,
+        { scenarioId: run.scenario, version: run.version, runId: this.runId, runStep: step }),
+      share: this.readOnly ? null : async (step) => (await api.share(run.scenario, { run: this.runId, step: `changeStep=${step}` })).url,
+    };
+  }
+
   buildShell(actions) {
     // A run to the end: its attempts, queue moves and cluster changes in order, read once it has ended.
     this.recorded = new RecordedPanel();
     this.timeline = this.run.mode === "timeline"
-      ? new TimelinePanel(this.runId, (cycle) => this.goAttempt(cycle), (story) => this.recorded.show(story))
+      ? new TimelinePanel(this.runId, (cycle) => this.goAttempt(cycle), (story) => this.recorded.show(story), this.stepOptions())
       : null;
     if (this.timeline) this.timeline.current = this.pos.cycle;
     this.progress = h("progress", { max: "1", value: "0", "aria-label": "cycles finished" });

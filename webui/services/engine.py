@@ -34,6 +34,7 @@ from scheduler_core.node_taints import add_node_taints_to_text, controller_taint
 from scheduler_core.recorded import RecordedComparison, compare_recorded, replayed_from_timeline, replayed_from_trace
 from scheduler_core.whatif import NotPending
 from scheduler_core.whatif import what_if as scheduler_what_if
+from scheduler_core.stepplacements import StepPlacement, step_placements
 from scheduler_core.timeline import run_story, story_reads
 from scheduler_core.volume.pictures import cluster_volume_json
 from scheduler_core.scenario import sources
@@ -44,7 +45,7 @@ from webui.services.errors import InvalidScenario, LimitExceeded
 __all__ = [
     "Check", "CycleExplanation", "as_yaml_stream", "Event", "ExtensionPoint", "FormatError", "RunNames", "ScenarioInvalid",
     "EventFilter", "SegmentEncoder", "check", "check_soon", "compare_reads", "decode_segment", "decode_selected", "story_reads", "engine_limits", "explain", "load", "load_valid", "pod_requests",
-    "simulate_events", "story", "cluster_volumes", "compare", "what_if", "NotPending", "trace", "MODE_SINGLE", "MODE_TIMELINE",
+    "simulate_events", "story", "steps_cluster", "StepPlacement", "cluster_volumes", "compare", "what_if", "NotPending", "trace", "MODE_SINGLE", "MODE_TIMELINE",
     "NotBound", "PodPlacementExplanation", "RecordedComparison", "explain_pod", "recorded", "with_node_taints",
     "is_archive", "kind_named_by", "upload_to_text",
 ]
@@ -281,6 +282,11 @@ def compare(events_a: Iterable[dict[str, Any]], events_b: Iterable[dict[str, Any
 def story(events_json: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """A timeline run's attempts, queue moves and cluster changes (scheduler_core.timeline.run_story)."""
     return run_story(events_json)
+
+
+def steps_cluster(scenario: Any, events_json: Iterable[dict[str, Any]]) -> list[StepPlacement]:
+    """Where every pod is at the end of each step of a run with steps (scheduler_core.stepplacements)."""
+    return step_placements(scenario, events_json)
 
 
 def trace(events_json: Iterable[dict[str, Any]]) -> dict[str, Any]:

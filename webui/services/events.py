@@ -66,6 +66,21 @@ def story(run: Run) -> dict[str, Any]:
     return {"mode": run.mode, **found}
 
 
+_STEP_CLUSTERS = engine.Memo(8)  # run id -> the cluster at the end of each step (a finished run's)
+
+
+def step_cluster(run: Run, step: int) -> engine.StepPlacement:
+    """The cluster at the end of one step of a run with steps: every node and pod, what the step
+    created, placed, moved, evicted or deleted (the engine's projection of the stored story events
+    over the run's own version). 404 when the run has no such step (yet)."""
+    found = _STEP_CLUSTERS.get_or_make(run.pk, lambda: engine.steps_cluster(
+        engine.load_valid(run.version.text), _all_events(run, engine.story_reads)), keep=run.status == RunStatus.SUCCEEDED)
+    for placement in found:
+        if placement.step == step:
+            return placement
+    raise NotFound(f"run {run.pk} has no step {step}" + ("" if found else " (it has no steps, or none has ended yet)"))
+
+
 _COMPARISONS = engine.Memo(16)  # (run a, run b, pod) -> comparison of two finished runs
 
 

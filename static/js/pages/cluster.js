@@ -23,10 +23,26 @@ async function start() {
       if (runSelect.value) next.set("run", runSelect.value);
       location.search = next.toString();
     });
-    await mountClusterView($("#cluster-root"), { scenarioId, version: number, text, runId: Number(params.get("run")) || null });
+    const runId = Number(params.get("run")) || null;
+    const runStep = runId && params.get("step") !== null && params.get("step") !== "" ? Number(params.get("step")) : null;
+    if (runId) await stepChoice(runId, number, runStep);
+    await mountClusterView($("#cluster-root"), { scenarioId, version: number, text, runId, runStep });
   } catch (error) {
     notify(error.message, "error");
   }
+}
+
+/** A run with steps: the cluster at the end of any step (the server computes it; ?step=K). */
+async function stepChoice(runId, version, current) {
+  const story = await api.timeline(runId).catch(() => null);
+  if (!story?.steps?.length) return;
+  const chooser = h("select#step-select", { "aria-label": "step", onchange: (e) => {
+    const next = new URLSearchParams({ version: String(version), run: String(runId) });
+    if (e.target.value !== "") next.set("step", e.target.value);
+    location.search = next.toString();
+  } }, h("option", { value: "" }, "at the end of the run"),
+  story.steps.filter((s) => s.summary).map((s) => h("option", { value: String(s.step), selected: s.step === current }, `at the end of step ${s.step} — ${s.name}`)));
+  $("#run-select").after(" ", chooser);
 }
 
 start();

@@ -8,6 +8,7 @@ import { $, debounce, formatTime, h, mount, notify, pageData } from "../dom.js";
 import { clearDraft, loadDraft, saveDraft } from "../drafts.js";
 import { createEditor, describe } from "../editor.js";
 import { ANSWERED_AT, UPLOADED_AT } from "../importer.js";
+import { renderChangesPanel } from "../changespanel.js";
 import { renderTables } from "../tables.js";
 import { readScenario } from "../yamldocs.js";
 
@@ -15,6 +16,7 @@ const scenarioId = Number(pageData().scenarioId);
 const state = {
   scenario: null, savedText: "", savedDoc: null, savedName: "", validationSeq: 0, draftTooLarge: 0,
   tables: { nodeFilter: "", podFilter: "", nodePage: 0, podPage: 0 },
+  changesForm: {}, // the Changes panel's choices, kept across redraws
 };
 let editor;
 
@@ -183,27 +185,43 @@ const rerenderTables = debounce(() => {
   renderTables($("#tables"), parsed, {
     readOnly: false,
     state: state.tables,
-    onEdit: (fn) => {
-      let next;
-      try {
-        next = fn(editor.getText());
-      } catch (error) {
-        notify(`That document does not parse as YAML: ${error.message}`, "error");
-        return;
-      }
-      editor.setText(next);
-      changed();
-      rerenderTables.flush();
-    },
+    onEdit: (fn) => { if (applyEdit(fn)) rerenderTables.flush(); },
   });
 }, 300);
 state.tables.rerender = () => rerenderTables.flush();
+
+const changesShown = () => !$("#panel-changes").hidden;
+
+/** Apply a text -> text edit of a panel (tables, changes) to the YAML, as one undoable change. */
+function applyEdit(fn) {
+  let next;
+  try {
+    next = fn(editor.getText());
+  } catch (error) {
+    notify(`That document does not parse as YAML: ${error.message}`, "error");
+    return false;
+  }
+  editor.setText(next);
+  changed();
+  return true;
+}
+
+// The Changes panel reads the text again after each pause in typing (only while it is shown).
+const rerenderChanges = debounce(() => {
+  if (!changesShown()) return;
+  state.changesForm.redraw = () => rerenderChanges.flush();
+  renderChangesPanel($("#changes"), editor.getText(), {
+    form: state.changesForm,
+    onEdit: (fn) => { if (applyEdit(fn)) rerenderChanges.flush(); },
+  });
+}, 300);
 
 function changed() {
   showDirty(true); // exact (an undo back to the saved text) once typing pauses: persistDraft
   persistDraft();
   validate();
   rerenderTables();
+  rerenderChanges();
 }
 
 async function save() {
@@ -287,6 +305,7 @@ function showTab(name) {
     tab.tabIndex = selected ? 0 : -1;
     $(`#${tab.getAttribute("aria-controls")}`).hidden = !selected;
   }
+  if (name === "changes") rerenderChanges.flush();
   if (name !== "tables") return;
   // Reading every document takes a moment on a big file: say so first, then parse.
   const size = editor.getDoc().length;

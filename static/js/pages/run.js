@@ -2,7 +2,7 @@
 
 import { api } from "../api.js";
 import { $, h, notify, pageData } from "../dom.js";
-import { mountRun, shareControl } from "../run.js";
+import { changeStepFromQuery, mountRun, shareControl } from "../run.js";
 import { tryConfigControl } from "../try_config.js";
 
 const runId = Number(pageData().runId);
@@ -34,7 +34,7 @@ function compareControl(run) {
 
 async function start() {
   try {
-    const controller = await mountRun($("#run-root"), { runId, actions });
+    const controller = await mountRun($("#run-root"), { runId, actions, changeStep: changeStepFromQuery(location.search) });
     // The title needs only the name: the listing carries it without the (possibly megabytes of) text.
     const scenario = (await api.scenarios().catch(() => [])).find((s) => s.id === controller.run.scenario);
     const title = scenario ? `${scenario.name} · v${controller.run.version} · run ${runId}` : `Run ${runId}`;

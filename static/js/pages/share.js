@@ -4,7 +4,7 @@ import { api, useShareToken } from "../api.js";
 import { $, h, mount, notify, pageData } from "../dom.js";
 import { mountClusterView } from "../clusterview.js";
 import { createEditor } from "../editor.js";
-import { mountRun, positionFromQuery } from "../run.js";
+import { changeStepFromQuery, mountRun, positionFromQuery } from "../run.js";
 
 const token = pageData().shareToken;
 
@@ -68,7 +68,9 @@ async function start() {
   drawCluster();
   if (shared.run) {
     const initial = positionFromQuery(location.search) || positionFromQuery(`?${shared.step || ""}`);
-    await mountRun(runBox, { runId: shared.run.id, token, readOnly: true, initial, actions: actions(shared) });
+    // A link to a step of a run with steps (?changeStep=K) opens the cluster at the end of that step.
+    const changeStep = changeStepFromQuery(location.search) ?? changeStepFromQuery(`?${shared.step || ""}`);
+    await mountRun(runBox, { runId: shared.run.id, token, readOnly: true, initial, actions: actions(shared), changeStep });
   }
 }
 
