@@ -14,7 +14,8 @@ from typing import Optional, Sequence
 
 from scheduler_core import snapshot
 from scheduler_core.loop import run_to_the_end
-from scheduler_core.report import TimelineReport, render_comparison, render_notices, render_report
+from scheduler_core.filter_details import collect_details
+from scheduler_core.report import MAX_NODES_LISTED, TimelineReport, render_comparison, render_notices, render_report
 from scheduler_core.scenario import ScenarioInvalid, load_scenario
 from scheduler_core.scheduler import TIE_BREAK_FIRST, TIE_BREAK_RANDOM, simulate
 from scheduler_core.timeline import TimelineBuilder
@@ -99,7 +100,8 @@ def run_trace(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(builder.summary(), sort_keys=True))
     elif not args.events:
-        print(render_report(events, scenario))
+        details = collect_details(scenario, tie_break=args.tie_break, seed=args.seed, per_plugin=MAX_NODES_LISTED)
+        print(render_report(events, scenario, details))
     return 0
 
 

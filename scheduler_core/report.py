@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Optional
 
 from scheduler_core.events import Event, ExtensionPoint
+from scheduler_core.framework.filter_facts import CycleDetails
 from scheduler_core.model import Scenario
 from scheduler_core.timeline import StoryBuilder
 
@@ -21,7 +22,14 @@ def _cut(names: list[str]) -> str:
     return shown + (f", … (+{more})" if more > 0 else "")
 
 
-def _line(event: Event) -> list[str]:
+def _numbers(details: Optional[CycleDetails], node: str, plugin: str) -> str:
+    """`` — <the facts behind the plugin's rejection of node>`` when the report was given them."""
+    detail = details.nodes.get(node) if details is not None else None
+    found = detail.plugin(plugin) if detail is not None else None
+    return f" — {found.text()}" if found is not None else ""
+
+
+def _line(event: Event, details: Optional[CycleDetails] = None) -> list[str]:
     p = event.payload.to_json()
     point = event.extension_point
     who = event.plugin or "framework"
@@ -37,7 +45,7 @@ def _line(event: Event) -> list[str]:
             return [f"  Filter     {who}: all {p['evaluated']} node(s) pass"]
         lines = [f"  Filter     {who}: {len(rejected)} of {p['evaluated']} node(s) rejected"]
         for node, status in list(rejected.items())[:MAX_NODES_LISTED]:
-            lines.append(f"               {node}: {_status_text(status)}")
+            lines.append(f"               {node}: {_status_text(status)}{_numbers(details, node, who)}")
         return lines
     if point is ExtensionPoint.FILTER:
         return [f"  feasible:  {_cut(p['feasibleNodes']) or '(none)'}"]
@@ -70,11 +78,14 @@ def render_notices(scenario: Scenario) -> list[str]:
     return lines
 
 
-def render_report(events: Iterable[Event], scenario: Scenario) -> str:
+def render_report(events: Iterable[Event], scenario: Scenario,
+                  details: Optional[dict[int, CycleDetails]] = None) -> str:
+    """``details``: per cycle, the facts behind Filter rejections (filter_details.collect_details with
+    ``per_plugin=MAX_NODES_LISTED``); each listed rejection then carries its numbers."""
     lines = [f"{len(scenario.nodes)} node(s), {len(scenario.running_pods)} running pod(s), "
              f"{len(scenario.pending_pods)} pending pod(s)", *render_notices(scenario)]
     for event in events:
-        lines.extend(_line(event))
+        lines.extend(_line(event, (details or {}).get(event.cycle)))
     return "\n".join(lines)
 
 

@@ -222,6 +222,29 @@ class WinnerExplanationOut(Schema):
     sentence: str
 
 
+class PluginDetailOut(Schema):
+    plugin: str
+    code: str  # the recorded status's code
+    reasons: list[str]  # the recorded status's reasons
+    # typed facts by "kind": resource (resource, requested, used, allocatable, free, pods), taint (key,
+    # value, effect), port (protocol, hostIP, port, usedBy), label (source, key, operator, values,
+    # nodeValue), spread (topologyKey, domain, matching, selfMatch, globalMinimum, maxSkew, skew),
+    # volume (subject, detail, count, limit), node; each with its "reason" and "text"
+    facts: list[dict]
+    text: str
+
+
+class NodeDetailOut(Schema):
+    plugins: dict[str, PluginDetailOut]  # every plugin that rejected the node, in Filter order
+    nominatedPods: list[str] = []  # noqa: N815 - nominated pods counted on the node (first filter pass)
+
+
+class CycleDetailsOut(Schema):
+    cycle: int
+    pod: str
+    nodes: dict[str, NodeDetailOut]  # every rejected node, in evaluation order
+
+
 class CycleExplanationOut(Schema):
     cycle: int
     pod: str
@@ -232,6 +255,8 @@ class CycleExplanationOut(Schema):
     filter: FilterExplanationOut | None
     spread: SpreadExplanationOut | None
     winner: WinnerExplanationOut | None
+    filterDetails: CycleDetailsOut | None = None  # noqa: N815 - the numbers behind each Filter rejection
+    filterDetailsNote: str | None = None  # noqa: N815 - why filterDetails is null when some node was rejected
 
 
 class NodeObjectOut(Schema):

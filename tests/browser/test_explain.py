@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.helpers import api_post, create_from_demo, expect_editor_text, open_step, start_run, table_rows
-from tests.scheduler_core.builders import node_text, pinned_spec, pod_text
+from tests.scheduler_core.builders import node_text, numbers_scenario, pinned_spec, pod_text
 
 pytestmark = pytest.mark.browser
 
@@ -154,10 +154,35 @@ def test_filter_reasons_are_grouped_with_counts_and_open_to_their_nodes(page, sn
                                  re.compile(r"^1\s+node\(s\) had untolerated taint\(s\) — TaintToleration$")])
     expect(page.locator(".failed-scheduling")).to_contain_text("2 Insufficient cpu")
     groups.first.click()
-    expect(page.locator(".reason-nodes ul.node-chips li")).to_have_text(["a", "c"])
+    expect(page.locator(".reason-nodes ul.node-numbers li")).to_have_text([
+        re.compile(r"^a\s+cpu: asks 2000m; free 1000m of 1000m allocatable \(0m requested by 0 pod\(s\)\)$"),
+        re.compile(r"^c\s+cpu: asks 2000m; free 1000m of 1000m allocatable")])
     expect(page.locator("table.matrix tr.marked")).to_have_count(2)
     expect(page.locator("table.matrix tr.marked th")).to_have_text([re.compile("a$"), re.compile("c$")])
     snap(page, "run-filter-reasons", full_page=True)
+
+
+def test_filter_cells_and_the_why_sentence_carry_the_engines_numbers(page, snap):
+    """Issue 28: request against free room, the taint, the port's holder, the label wanted — the
+    texts drawn are the /explain answer's, the browser computes none of them."""
+    run_id = run_text(page, "numbers", numbers_scenario())
+    open_step(page, run_id, 0, "Filter")
+    explained = page.request.get(f"{page.base_url}/api/runs/{run_id}/cycles/0/explain").json()
+    expect(page.locator(".cycle-why .explain-text")).to_have_text(explained["headline"])
+    expect(page.locator(".cycle-why .explain-text")).to_contain_text(
+        "full: cpu: asks 2500m; free 1800m of 4000m allocatable (2200m requested by 9 pod(s))")
+    nodes = explained["filterDetails"]["nodes"]
+    for node, plugin in [("full", "NodeResourcesFit"), ("tainted", "TaintToleration"), ("ports", "NodePorts"), ("hdd", "NodeAffinity")]:
+        cell = page.locator(f"table.matrix tr[data-node='{node}'] td.cell.fail.has-numbers")
+        expect(cell).to_have_count(1)
+        cell.focus()
+        expect(page.locator("p.cell-detail")).to_contain_text(f"{node} × {plugin}: ")
+        expect(page.locator("p.cell-detail")).to_contain_text(nodes[node]["plugins"][plugin]["text"])
+    expect(page.locator("p.cell-detail")).to_contain_text("nodeSelector wants disktype=ssd; the node has disktype=hdd")
+    page.locator("li.reason-group button.reason", has_text="Insufficient cpu").click()
+    expect(page.locator(".reason-nodes ul.node-numbers li")).to_have_text(
+        [re.compile(r"^full\s+cpu: asks 2500m; free 1800m of 4000m allocatable \(2200m requested by 9 pod\(s\)\)$")])
+    snap(page, "run-filter-numbers", full_page=True)
 
 
 

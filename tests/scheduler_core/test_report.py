@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from scheduler_core import load_scenario, simulate
-from scheduler_core.report import render_report
+from scheduler_core.filter_details import collect_details
+from scheduler_core.report import MAX_NODES_LISTED, render_report
+from tests.scheduler_core.builders import numbers_scenario
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "conformance" / "public"
 
@@ -52,3 +54,12 @@ spec: {schedulingGates: [{name: wait}], containers: [{name: c}]}
         "note: 1 finished pod(s) (phase Succeeded or Failed) left out: the scheduler does not see them: Pod default/job-1",
         "note: 1 pending pod(s) with scheduling gates (SchedulingGated): never attempted until the gates are removed: "
         "Pod default/gated"]
+
+
+def test_it_prints_the_numbers_behind_each_listed_rejection():
+    scenario = load_scenario(numbers_scenario())
+    details = collect_details(scenario, per_plugin=MAX_NODES_LISTED)
+    report = render_report(list(simulate(scenario)), scenario, details)
+    assert ("full: Unschedulable: Insufficient cpu — cpu: asks 2500m; free 1800m of 4000m allocatable "
+            "(2200m requested by 9 pod(s))") in report
+    assert "tainted: UnschedulableAndUnresolvable: node(s) had untolerated taint(s) — untolerated taint dedicated=gpu:NoSchedule" in report

@@ -25,6 +25,7 @@ from scheduler_core import (
 )
 from scheduler_core.columnar import EventFilter, FormatError, RunNames, SegmentEncoder, decode_segment, decode_selected
 from scheduler_core.loop import run_to_the_end
+from scheduler_core.filter_details import CycleDetails, cycle_details
 from scheduler_core.compare import compare as compare_runs, compare_reads
 from scheduler_core.whatif import NotPending
 from scheduler_core.whatif import what_if as scheduler_what_if
@@ -37,7 +38,7 @@ from webui.services.errors import InvalidScenario, LimitExceeded
 __all__ = [
     "Check", "CycleExplanation", "as_yaml_stream", "Event", "ExtensionPoint", "FormatError", "RunNames", "ScenarioInvalid",
     "EventFilter", "SegmentEncoder", "check", "check_soon", "compare_reads", "decode_segment", "decode_selected", "story_reads", "engine_limits", "explain", "load", "load_valid", "pod_requests",
-    "simulate_events", "story", "cluster_volumes", "compare", "what_if", "NotPending", "trace", "MODE_SINGLE", "MODE_TIMELINE",
+    "simulate_events", "story", "filter_details", "CycleDetails", "cluster_volumes", "compare", "what_if", "NotPending", "trace", "MODE_SINGLE", "MODE_TIMELINE",
 ]
 
 
@@ -260,6 +261,14 @@ def trace(events_json: Iterable[dict[str, Any]]) -> dict[str, Any]:
     return builder.summary()
 
 
-def explain(events_json: Iterable[dict[str, Any]]) -> CycleExplanation:
-    """One cycle's explanation (why nothing fits, why the chosen node won), from its stored events."""
-    return explain_cycle(events_json)
+def explain(events_json: Iterable[dict[str, Any]], details: CycleDetails | None = None,
+            details_note: str | None = None) -> CycleExplanation:
+    """One cycle's explanation (why nothing fits, why the chosen node won), from its stored events,
+    with the numbers behind its Filter reasons when given them (filter_details)."""
+    return explain_cycle(events_json, details, details_note)
+
+
+def filter_details(scenario: Any, cycle: int, mode: str = MODE_TIMELINE) -> CycleDetails | None:
+    """The facts behind a cycle's Filter rejections, from a replay of the run as simulate_events
+    runs it (same mode, same deterministic tie-break)."""
+    return cycle_details(scenario, cycle, mode=mode, tie_break="first")

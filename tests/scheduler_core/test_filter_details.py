@@ -1,0 +1,136 @@
+"""scheduler_core.filter_details: the numbers behind each Filter rejection, from a replay of the run.
+
+On the conformance corpora every reason of the plugins that give facts carries them, and the facts
+add up to what the plugin compared (for "Insufficient X": request > allocatable − requested).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scheduler_core import load_scenario, simulate
+from scheduler_core.explain import explain_cycle
+from scheduler_core.filter_details import MODE_SINGLE, MODE_TIMELINE, collect_details, cycle_details
+from scheduler_core.framework.filter_facts import LabelFact, PortFact, ResourceFact, SpreadFact, TaintFact
+from scheduler_core.loop import run_to_the_end
+from scheduler_core.names import (
+    NODE_AFFINITY,
+    NODE_PORTS,
+    NODE_RESOURCES_FIT,
+    NODE_UNSCHEDULABLE,
+    POD_TOPOLOGY_SPREAD,
+    TAINT_TOLERATION,
+)
+from tests.scheduler_core.builders import node_text, numbers_scenario, pod_text
+
+SHARED = Path(__file__).resolve().parents[3] / "shared"
+CORPUS = SHARED / "conformance" / "public"
+TIMELINE = SHARED / "conformance-timeline" / "public"
+WITH_FACTS = (NODE_RESOURCES_FIT, TAINT_TOLERATION, NODE_PORTS, NODE_AFFINITY, POD_TOPOLOGY_SPREAD, NODE_UNSCHEDULABLE)
+
+
+def facts_of(plugin: str, node: str, text: str = numbers_scenario()):
+    details = cycle_details(load_scenario(text), 0)
+    return details.nodes[node].plugin(plugin).facts
+
+
+def test_it_gives_request_against_free_room_with_what_the_node_already_runs():
+    [fact] = facts_of(NODE_RESOURCES_FIT, "full")
+    assert fact == ResourceFact("Insufficient cpu", "cpu", 2500, 2200, 4000, 9)
+    assert fact.text() == "cpu: asks 2500m; free 1800m of 4000m allocatable (2200m requested by 9 pod(s))"
+
+
+def test_it_names_the_taint_the_port_holder_and_the_label_the_pod_wanted():
+    assert facts_of(TAINT_TOLERATION, "tainted") == (TaintFact("node(s) had untolerated taint(s)", "dedicated", "gpu", "NoSchedule"),)
+    [port] = facts_of(NODE_PORTS, "ports")
+    assert (port.port, port.protocol, port.host_ip, port.used_by) == (8080, "TCP", "0.0.0.0", ("default/web-0",))
+    [label] = facts_of(NODE_AFFINITY, "hdd")
+    assert label.text() == "nodeSelector wants disktype=ssd; the node has disktype=hdd"
+
+
+def test_it_counts_pods_against_the_pods_allocatable():
+    text = "---\n".join([node_text("small", pods="1"), pod_text("old", node_name="small"), pod_text("new")])
+    [fact] = facts_of(NODE_RESOURCES_FIT, "small", text)
+    assert (fact.reason, fact.resource, fact.used, fact.allocatable) == ("Too many pods", "pods", 1, 1)
+
+
+def test_it_puts_the_numbers_into_the_why_sentence():
+    text = numbers_scenario()
+    events = [event.to_json() for event in simulate(load_scenario(text))]
+    explanation = explain_cycle(events, cycle_details(load_scenario(text), 0))
+    assert explanation.headline == (
+        "No node passed every Filter plugin: 1 Insufficient cpu (full: cpu: asks 2500m; free 1800m of 4000m allocatable "
+        "(2200m requested by 9 pod(s))); 1 node(s) didn't have free ports for the requested pod ports (ports: hostPort "
+        "8080/TCP on 0.0.0.0 is in use by default/web-0); 1 node(s) didn't match Pod's node affinity/selector (hdd: "
+        "nodeSelector wants disktype=ssd; the node has disktype=hdd); 1 node(s) had untolerated taint(s) (tainted: "
+        "untolerated taint dedicated=gpu:NoSchedule).")
+    assert explanation.to_json()["filterDetails"]["nodes"]["full"]["plugins"][NODE_RESOURCES_FIT]["facts"][0]["free"] == 1800
+
+
+def test_it_refuses_details_of_another_cycle():
+    text = numbers_scenario()
+    events = [event.to_json() for event in simulate(load_scenario(text))]
+    with pytest.raises(ValueError, match="cycle"):
+        explain_cycle(events, cycle_details(load_scenario(text), 0).__class__(3, "default/big", {}))
+
+
+def _check_facts(details) -> int:
+    """Every reason of a plugin with facts has facts, and they add up to what the plugin compared."""
+    checked = 0
+    for cycle in details.values():
+        for node, detail in cycle.nodes.items():
+            for plugin in detail.plugins:
+                if plugin.plugin not in WITH_FACTS:
+                    continue
+                for reason in plugin.reasons:
+                    assert plugin.facts_for(reason), (cycle.cycle, node, plugin.plugin, reason)
+                for fact in plugin.facts:
+                    checked += 1
+                    if isinstance(fact, ResourceFact):
+                        wanted = fact.used + 1 if fact.resource == "pods" else fact.used + fact.requested
+                        assert wanted > fact.allocatable, fact
+                    elif isinstance(fact, SpreadFact):
+                        assert fact.domain is None or fact.skew > fact.max_skew, fact
+                    elif isinstance(fact, LabelFact) and fact.operator == "In" and not fact.never_matches:
+                        assert fact.node_value not in fact.values, fact
+                    elif isinstance(fact, TaintFact):
+                        assert fact.effect in ("NoSchedule", "NoExecute"), fact
+                    elif isinstance(fact, PortFact):
+                        assert fact.port > 0, fact
+    return checked
+
+
+def test_every_reason_of_the_conformance_corpus_carries_numbers_that_add_up():
+    files = sorted(CORPUS.glob("*.yaml"))
+    if not files:
+        pytest.skip(f"no corpus under {CORPUS}")
+    checked = 0
+    for path in files:
+        scenario = load_scenario(path.read_bytes())
+        details = collect_details(scenario, mode=MODE_SINGLE)
+        rejected = {e.cycle: set(e.payload.statuses) for e in simulate(scenario)
+                    if e.extension_point.value == "Filter" and e.plugin is not None and e.payload.statuses}
+        for cycle in rejected:
+            assert cycle in details, (path.name, cycle)
+        checked += _check_facts(details)
+    assert checked > 5000
+
+
+def test_every_reason_of_the_timeline_corpus_carries_numbers_that_add_up():
+    files = sorted(TIMELINE.glob("*.yaml"))
+    if not files:
+        pytest.skip(f"no corpus under {TIMELINE}")
+    checked = 0
+    for path in files:
+        scenario = load_scenario(path.read_bytes())
+        details = collect_details(scenario, mode=MODE_TIMELINE)
+        recorded = {}
+        for event in run_to_the_end(scenario):
+            if event.extension_point.value == "Filter" and event.plugin is not None:
+                recorded.setdefault(event.cycle, set()).update(event.payload.statuses)
+        for cycle, nodes in recorded.items():
+            assert nodes <= details.get(cycle).nodes.keys() if nodes else True, (path.name, cycle)
+        checked += _check_facts(details)
+    assert checked > 100
