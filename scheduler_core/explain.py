@@ -26,6 +26,7 @@ from typing import Iterable, Mapping, Optional, Sequence
 from scheduler_core.events import ExtensionPoint
 from scheduler_core.framework.diagnosis import pre_filter_absent_reason
 from scheduler_core.framework.filter_facts import CycleDetails, NodeDetail
+from scheduler_core.framework.preemption.candidates import PreemptionRanking
 from scheduler_core.names import POD_TOPOLOGY_SPREAD
 
 OUTCOME_SCHEDULED = "scheduled"
@@ -178,7 +179,13 @@ class CycleExplanation:
                 "spread": self.spread.to_json() if self.spread else None,
                 "winner": self.winner.to_json() if self.winner else None,
                 "filterDetails": self.filter_details.to_json() if self.filter_details else None,
-                "filterDetailsNote": self.filter_details_note}
+                "filterDetailsNote": self.filter_details_note,
+                "preemption": self.preemption.to_json() if self.preemption else None}
+
+    @property
+    def preemption(self) -> Optional[PreemptionRanking]:
+        """DefaultPreemption's ranking of its candidates (from the replay), when it picked among some."""
+        return self.filter_details.preemption if self.filter_details else None
 
 
 # ---------------------------------------------------------------------------- reading the events

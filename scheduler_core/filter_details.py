@@ -13,14 +13,17 @@ numbers could be given (never a guess).
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator
+from dataclasses import replace
 from typing import Any, Optional
 
+from scheduler_core import names
 from scheduler_core.events import Event, ExtensionPoint
+from scheduler_core.framework.preemption.candidates import PreemptionRanking
 from scheduler_core.framework.filter_facts import CycleDetails, NodeDetail, PluginDetail
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.status import Status, is_success
 from scheduler_core.loop import SchedulerLoop
-from scheduler_core.model import Scenario
+from scheduler_core.model import Pod, Scenario
 from scheduler_core.scheduler import TIE_BREAK_FIRST, Cycle, FilterPass, Scheduler, fresh_copy
 
 MODE_SINGLE = "single"
@@ -97,11 +100,26 @@ def collect_details(scenario: Scenario, *, mode: str = MODE_SINGLE, cycles: Opti
             return
         known = found.get(cycle.index)
         nodes = {**(known.nodes if known else {}), **details_of_pass(cycle, passed, per_plugin)}
-        found[cycle.index] = CycleDetails(cycle.index, cycle.pod.key, nodes)
+        found[cycle.index] = CycleDetails(cycle.index, cycle.pod.key, nodes, known.preemption if known else None)
+
+    current = {"cycle": -1}
+
+    def ranked(pod: Pod, ranking: PreemptionRanking) -> None:
+        index = current["cycle"]
+        if wanted is not None and index not in wanted:
+            return
+        known = found.get(index)
+        found[index] = replace(known, preemption=ranking) if known else CycleDetails(index, pod.key, {}, ranking)
 
     scheduler.filter_observer = observe
+    for framework in scheduler.frameworks.values():
+        preemption = framework.plugin(names.DEFAULT_PREEMPTION)
+        if preemption is not None:
+            preemption.ranking_observer = ranked
     last = max(wanted) if wanted else None
     for event in events:
+        if event.extension_point is ExtensionPoint.CYCLE_START:
+            current["cycle"] = event.cycle
         if last is not None and event.extension_point is ExtensionPoint.CYCLE_END and event.cycle >= last:
             break
     return found

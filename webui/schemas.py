@@ -245,6 +245,31 @@ class CycleDetailsOut(Schema):
     nodes: dict[str, NodeDetailOut]  # every rejected node, in evaluation order
 
 
+class CriterionOut(Schema):
+    key: str  # pdbViolations | highestPriority | prioritySum | victims | latestStart
+    prefers: str
+
+
+class CandidateCriteriaOut(Schema):
+    node: str
+    victims: list[str]
+    pdbViolations: int  # noqa: N815
+    highestPriority: int  # noqa: N815
+    prioritySum: int  # noqa: N815
+    victimCount: int  # noqa: N815
+    earliestStart: str | None  # noqa: N815 - of its highest-priority victims; null: none has a start time ("now")
+    droppedAt: str | None  # noqa: N815 - the criterion key that ruled it out; null: best on every criterion
+    chosen: bool
+
+
+class PreemptionRankingOut(Schema):
+    criteria: list[CriterionOut]  # pickOneNodeForPreemption's criteria, in order
+    candidates: list[CandidateCriteriaOut]  # node order
+    chosen: str | None  # null: a random tie left open (single pass)
+    deciding: str  # a criterion key, or onlyCandidate | tieBreak | randomTie
+    sentence: str
+
+
 class CycleExplanationOut(Schema):
     cycle: int
     pod: str
@@ -257,6 +282,7 @@ class CycleExplanationOut(Schema):
     winner: WinnerExplanationOut | None
     filterDetails: CycleDetailsOut | None = None  # noqa: N815 - the numbers behind each Filter rejection
     filterDetailsNote: str | None = None  # noqa: N815 - why filterDetails is null when some node was rejected
+    preemption: PreemptionRankingOut | None = None  # DefaultPreemption's ranking of its candidates (from the replay)
 
 
 class NodeObjectOut(Schema):

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional, Union
 
+from scheduler_core.framework.preemption.candidates import PreemptionRanking
 from scheduler_core.quantity import format_amount
 
 PODS = "pods"
@@ -243,9 +244,14 @@ class NodeDetail:
 
 @dataclass(frozen=True, slots=True)
 class CycleDetails:
+    """What a replay learns of one cycle beyond its events: the facts behind each Filter rejection
+    and, when DefaultPreemption picked among candidates, its ranking."""
+
     cycle: int
     pod: str
     nodes: dict[str, NodeDetail]  # rejected nodes, in evaluation order
+    preemption: Optional[PreemptionRanking] = None
 
     def to_json(self) -> dict[str, Any]:
+        """The Filter facts (the ranking is written by the explanation, beside them)."""
         return {"cycle": self.cycle, "pod": self.pod, "nodes": {name: d.to_json() for name, d in self.nodes.items()}}

@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.helpers import api_post, create_from_demo, expect_editor_text, open_step, start_run, table_rows
-from tests.scheduler_core.builders import node_text, numbers_scenario, pinned_spec, pod_text
+from tests.scheduler_core.builders import node_text, numbers_scenario, pinned_spec, pod_text, preemption_scenario
 
 pytestmark = pytest.mark.browser
 
@@ -185,6 +185,23 @@ def test_filter_cells_and_the_why_sentence_carry_the_engines_numbers(page, snap)
     snap(page, "run-filter-numbers", full_page=True)
 
 
+
+
+def test_postfilter_ranks_the_candidates_and_marks_the_criterion_that_decided(page, snap):
+    """Issue 28: DefaultPreemption's criteria per candidate, the deciding one marked (◆), the
+    chosen node starred — as the /explain answer gives them."""
+    run_id = run_text(page, "preempting", preemption_scenario())
+    open_step(page, run_id, 0, "PostFilter")
+    ranking = page.request.get(f"{page.base_url}/api/runs/{run_id}/cycles/0/explain").json()["preemption"]
+    expect(page.locator(".preemption-why .explain-text")).to_have_text(ranking["sentence"])
+    expect(page.locator("table.ranking th.deciding")).to_have_text("2. highest victim priority ◆")
+    rows = table_rows(page, "table.ranking")
+    starts = [c["earliestStart"] for c in ranking["candidates"]]  # the run's stand-in start times
+    assert all(starts)
+    assert rows == [["★ a", "0", "1", "1", "1", starts[0], "chosen"],
+                    ["b", "0", "5", "5", "1", starts[1], "criterion 2"]]
+    expect(page.locator("table.ranking tr[data-node='b'] td.dropped")).to_have_text("5")
+    snap(page, "run-postfilter-ranking", full_page=True)
 
 
 def test_filter_says_when_pre_filter_narrowed_the_nodes_to_one_that_does_not_exist(page, snap):

@@ -114,6 +114,15 @@ def numbers_scenario() -> str:
     return "---\n".join([*nodes, *running, holder, pending])
 
 
+def preemption_scenario() -> str:
+    """Two full one-cpu nodes; "high" (priority 100) must preempt: a's victim has priority 1, b's
+    priority 5, so DefaultPreemption picks a on its second criterion (lowest highest victim priority)."""
+    return "---\n".join([node_text("a", cpu="1"), node_text("b", cpu="1"),
+                          pod_text("low-a", node_name="a", spec="  priority: 1\n"),
+                          pod_text("low-b", node_name="b", spec="  priority: 5\n"),
+                          pod_text("high", spec="  priority: 100\n")])
+
+
 # ---------------------------------------------------------------------------- storage
 
 GI = 1 << 30

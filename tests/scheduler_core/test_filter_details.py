@@ -134,3 +134,77 @@ def test_every_reason_of_the_timeline_corpus_carries_numbers_that_add_up():
             assert nodes <= details.get(cycle).nodes.keys() if nodes else True, (path.name, cycle)
         checked += _check_facts(details)
     assert checked > 100
+
+
+# ---------------------------------------------------------------------------- preemption's ranking
+
+OFFSET = 2**31
+
+
+def _deciding_by_hand(rows) -> tuple[list[str], str | None]:
+    """pickOneNodeForPreemption read from the typed criteria alone: each criterion keeps the best
+    (the release's sum adds 2^31 per victim; no start time reads as "now", the latest)."""
+    keys = [
+        ("pdbViolations", lambda r: r.pdb_violations),
+        ("highestPriority", lambda r: r.highest_priority),
+        ("prioritySum", lambda r: r.priority_sum + OFFSET * r.victim_count),
+        ("victims", lambda r: r.victim_count),
+    ]
+    remaining = list(rows)
+    for key, value in keys:
+        if len(remaining) == 1:
+            break
+        best = min(value(r) for r in remaining)
+        remaining = [r for r in remaining if value(r) == best]
+        if len(remaining) == 1:
+            return [r.node for r in remaining], key
+    if len(remaining) > 1:
+        now = [r for r in remaining if r.earliest_start is None]
+        latest = now or [r for r in remaining if r.earliest_start == max(x.earliest_start for x in remaining)]
+        if len(latest) < len(remaining):
+            remaining = latest
+            if len(remaining) == 1:
+                return [r.node for r in remaining], "latestStart"
+    return [r.node for r in remaining], None
+
+
+def test_the_deciding_criterion_of_every_preemption_of_the_timeline_corpus_is_the_one_that_left_one_node():
+    files = sorted(TIMELINE.glob("*.yaml"))
+    if not files:
+        pytest.skip(f"no corpus under {TIMELINE}")
+    decided = {}
+    for path in files:
+        scenario = load_scenario(path.read_bytes())
+        nominated = {e.cycle: e.payload.nominated_node_name for e in run_to_the_end(scenario)
+                     if e.extension_point.value == "PostFilter" and e.plugin == "DefaultPreemption"}
+        for cycle, details in collect_details(scenario, mode=MODE_TIMELINE).items():
+            ranking = details.preemption
+            if ranking is None:
+                continue
+            best, key = _deciding_by_hand(ranking.candidates)
+            assert ranking.chosen == nominated[cycle], (path.name, cycle)
+            assert [r.node for r in ranking.candidates if r.chosen] == [ranking.chosen]
+            if len(ranking.candidates) == 1:
+                assert ranking.deciding == "onlyCandidate"
+            elif key is None:
+                assert (ranking.deciding, ranking.chosen) == ("tieBreak", best[0]), (path.name, cycle)
+            else:
+                assert (ranking.deciding, [ranking.chosen]) == (key, best), (path.name, cycle)
+            survivors = [r.node for r in ranking.candidates if r.dropped_at is None]
+            assert ranking.chosen in survivors
+            decided[key or ranking.deciding] = decided.get(key or ranking.deciding, 0) + 1
+    assert {"highestPriority", "prioritySum", "latestStart"} <= decided.keys(), decided
+
+
+def test_a_single_pass_leaves_a_tie_of_candidates_to_the_release_s_coin():
+    """Two nodes each with one victim of the same priority and no start time: a random tie."""
+    text = "---\n".join([node_text("a", cpu="1"), node_text("b", cpu="1"),
+                         pod_text("low-a", node_name="a", spec="  priority: 1\n"),
+                         pod_text("low-b", node_name="b", spec="  priority: 1\n"),
+                         pod_text("high", spec="  priority: 100\n")])
+    details = cycle_details(load_scenario(text), 0)
+    ranking = details.preemption
+    assert (ranking.chosen, ranking.deciding) == (None, "randomTie")
+    assert ranking.sentence == "a, b tie on every criterion: kube-scheduler picks one at random (the single pass nominates none)."
+    assert [(r.node, r.victims, r.highest_priority, r.dropped_at) for r in ranking.candidates] == [
+        ("a", ("default/low-a",), 1, None), ("b", ("default/low-b",), 1, None)]

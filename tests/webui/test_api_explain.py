@@ -3,7 +3,7 @@
 import pytest
 from django.test import Client
 
-from tests.scheduler_core.builders import numbers_scenario
+from tests.scheduler_core.builders import numbers_scenario, preemption_scenario
 from webui.services import demos, events
 from webui.tasks import execute_run
 
@@ -85,3 +85,14 @@ def test_it_says_why_a_run_too_large_to_replay_has_no_numbers(owner: Client, mon
     assert body["filterDetails"] is None
     assert body["filterDetailsNote"].startswith("the numbers behind the reasons need a replay of 1 cycles over 4 nodes")
     assert "(full, hdd, ports, tainted)" not in body["headline"] and "1 Insufficient cpu (full)" in body["headline"]
+
+
+def test_it_ranks_the_preemption_candidates_with_the_deciding_criterion(owner: Client):
+    run = finished_run(owner, preemption_scenario())
+    body = owner.get(f"/api/runs/{run['id']}/cycles/0/explain").json()
+    ranking = body["preemption"]
+    assert (ranking["chosen"], ranking["deciding"]) == ("a", "highestPriority")
+    assert ranking["sentence"] == "a won on lowest highest victim priority (criterion 2 of 5)."
+    assert [(c["node"], c["highestPriority"], c["droppedAt"], c["chosen"]) for c in ranking["candidates"]] == [
+        ("a", 1, None, True), ("b", 5, "highestPriority", False)]
+    assert [c["key"] for c in ranking["criteria"]] == ["pdbViolations", "highestPriority", "prioritySum", "victims", "latestStart"]
