@@ -157,6 +157,28 @@ class WinnerExplanation:
 
 
 @dataclass(frozen=True, slots=True)
+class ScoringExplanation:
+    """Whether kube-scheduler scored this cycle. With one feasible node it does not (schedulePod:
+    "When only one node after predicate, just use it"): PreScore, Score and NormalizeScore never
+    run. The spec's trace still lists scores for such a cycle, so the engine computes them; they
+    decided nothing and are shown as skipped."""
+
+    skipped: bool
+    node: Optional[str]  # the one feasible node, when skipped
+    sentence: str
+
+    def to_json(self) -> dict:
+        return {"skipped": self.skipped, "node": self.node, "sentence": self.sentence}
+
+
+def skipped_scoring_sentence(node: str) -> str:
+    """Why a cycle's scores are shown as skipped (also said by compare)."""
+    return (f"Skipped by kube-scheduler: only {node} passed Filter, and with one feasible node the release runs no "
+            f"PreScore, Score or NormalizeScore (\"When only one node after predicate, just use it\"). The numbers "
+            f"shown are SchedLab's, computed because the trace lists them; they decided nothing.")
+
+
+@dataclass(frozen=True, slots=True)
 class CycleExplanation:
     cycle: int
     pod: str
@@ -170,6 +192,7 @@ class CycleExplanation:
     # The facts behind each rejection (None: not asked for, or not available: see the note).
     filter_details: Optional[CycleDetails] = None
     filter_details_note: Optional[str] = None
+    scoring: Optional[ScoringExplanation] = None  # None: the cycle reached no scoring
 
     def to_json(self) -> dict:
         return {"cycle": self.cycle, "pod": self.pod, "outcome": self.outcome, "node": self.node,
@@ -180,7 +203,8 @@ class CycleExplanation:
                 "winner": self.winner.to_json() if self.winner else None,
                 "filterDetails": self.filter_details.to_json() if self.filter_details else None,
                 "filterDetailsNote": self.filter_details_note,
-                "preemption": self.preemption.to_json() if self.preemption else None}
+                "preemption": self.preemption.to_json() if self.preemption else None,
+                "scoring": self.scoring.to_json() if self.scoring else None}
 
     @property
     def preemption(self) -> Optional[PreemptionRanking]:
@@ -241,7 +265,19 @@ def explain_cycle(events: Iterable[Mapping], details: Optional[CycleDetails] = N
     outcome, node = _outcome(cycle)
     headline = _headline(cycle, outcome, pre_filter, filtering, spread, winner)
     return CycleExplanation(cycle.index, cycle.pod, outcome, node, headline, pre_filter, filtering, spread, winner,
-                            details, details_note)
+                            details, details_note, _scoring(cycle))
+
+
+def _scoring(cycle: _Cycle) -> Optional[ScoringExplanation]:
+    """Scoring covers the feasible nodes only, so one total means one feasible node: skipped."""
+    total = cycle.summary(ExtensionPoint.TOTAL)
+    if total is None or total.get("error"):
+        return None
+    totals = total["totalScores"]
+    if len(totals) == 1:
+        node = next(iter(totals))
+        return ScoringExplanation(True, node, skipped_scoring_sentence(node))
+    return ScoringExplanation(False, None, f"kube-scheduler scored the {len(totals)} feasible nodes.")
 
 
 def _outcome(cycle: _Cycle) -> tuple[str, Optional[str]]:
@@ -517,7 +553,8 @@ def _runner_up(totals: Mapping[str, int], chosen: str, ties: Sequence[str]) -> O
 def _winner_sentence(chosen: str, total: int, runner_up: Optional[str], margin: int,
                      margins: Sequence[PluginMargin], ties: Sequence[str]) -> str:
     if runner_up is None:
-        return f"{chosen} was the only node that passed Filter, so it was chosen without competition."
+        return (f"{chosen} was the only node that passed Filter, so it was chosen without scoring "
+                f"(kube-scheduler runs no PreScore or Score for a single feasible node).")
     if margin == 0:
         others = [n for n in ties if n != chosen]
         how = ("SchedLab takes the first of them in node order (kube-scheduler picks one at random)"

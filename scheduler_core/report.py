@@ -10,6 +10,8 @@ from scheduler_core.model import Scenario
 from scheduler_core.timeline import StoryBuilder
 
 MAX_NODES_LISTED = 20
+SKIPPED_SCORING = ("one feasible node: kube-scheduler runs no PreScore, Score or NormalizeScore and takes it; "
+                   "the scores below are SchedLab's, for the trace only")
 
 
 def _status_text(status: dict) -> str:
@@ -48,7 +50,10 @@ def _line(event: Event, details: Optional[CycleDetails] = None) -> list[str]:
             lines.append(f"               {node}: {_status_text(status)}{_numbers(details, node, who)}")
         return lines
     if point is ExtensionPoint.FILTER:
-        return [f"  feasible:  {_cut(p['feasibleNodes']) or '(none)'}"]
+        lines = [f"  feasible:  {_cut(p['feasibleNodes']) or '(none)'}"]
+        if len(p["feasibleNodes"]) == 1:
+            lines.append(f"  {SKIPPED_SCORING}")
+        return lines
     if point is ExtensionPoint.POST_FILTER and event.plugin:
         nominated = f" nominated={p['nominatedNodeName']}" if p["nominatedNodeName"] is not None else ""
         return [f"  PostFilter {who}: {p['code']} {'; '.join(p['reasons'])}{nominated}"]
@@ -56,7 +61,8 @@ def _line(event: Event, details: Optional[CycleDetails] = None) -> list[str]:
         return [f"  PreScore   {who}: {_status_text(p['status']) if p['status'] else 'Success'}"]
     if point is ExtensionPoint.NORMALIZE_SCORE:
         pairs = [f"{n}={p['normalized'][n]}x{p['weight']}" for n in list(p["normalized"])[:MAX_NODES_LISTED]]
-        return [f"  Score      {who}: {', '.join(pairs)}"]
+        skipped = " (skipped by kube-scheduler)" if len(p["normalized"]) == 1 else ""
+        return [f"  Score      {who}: {', '.join(pairs)}{skipped}"]
     if point is ExtensionPoint.TOTAL:
         if p.get("error"):
             return [f"  error:     {p['error']}"]
@@ -131,4 +137,7 @@ def render_comparison(result: dict) -> str:
             cells = [f"{plugin} {v['a']}→{v['b']}" for plugin, v in node["plugins"].items() if v["a"] != v["b"]]
             total = node["total"]
             lines.append(f"  {node['node']}: total {total['a']}→{total['b']}" + (f" ({', '.join(cells)})" if cells else ""))
+        for side in ("a", "b"):
+            if scores.get("skipped", {}).get(side):
+                lines.append(f"  {side.upper()}: {scores['skipped'][side]}")
     return "\n".join(lines)

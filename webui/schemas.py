@@ -270,6 +270,12 @@ class PreemptionRankingOut(Schema):
     sentence: str
 
 
+class ScoringExplanationOut(Schema):
+    skipped: bool  # one feasible node: kube-scheduler ran no PreScore / Score / NormalizeScore
+    node: str | None
+    sentence: str
+
+
 class CycleExplanationOut(Schema):
     cycle: int
     pod: str
@@ -283,6 +289,8 @@ class CycleExplanationOut(Schema):
     filterDetails: CycleDetailsOut | None = None  # noqa: N815 - the numbers behind each Filter rejection
     filterDetailsNote: str | None = None  # noqa: N815 - why filterDetails is null when some node was rejected
     preemption: PreemptionRankingOut | None = None  # DefaultPreemption's ranking of its candidates (from the replay)
+    scoring: ScoringExplanationOut | None = None  # null: the cycle reached no scoring
+
 
 
 class NodeObjectOut(Schema):

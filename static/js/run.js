@@ -16,6 +16,8 @@ import * as prescore from "./steps/prescore.js";
 import * as queue from "./steps/queue.js";
 import { renderScores, renderTotal } from "./steps/scores.js";
 
+const SCORING_STEPS = new Set(["PreScore", "Score", "NormalizeScore"]); // what one feasible node skips
+
 const VIEWS = {
   QueueSort: queue.render,
   PreFilter: prefilter.render,
@@ -289,9 +291,15 @@ class RunController {
 
   renderTabs() {
     const cycle = this.model.cycles[this.pos.cycle];
+    // One feasible node: the release scores nothing (the engine's explanation says so).
+    const skipped = cycle?.end ? this.explanations.get(cycle.index)?.scoring?.skipped === true : false;
     for (const button of this.tabs.querySelectorAll("button.step")) {
       const id = button.dataset.step;
       button.disabled = !hasStep(cycle, id);
+      const skip = skipped && SCORING_STEPS.has(id);
+      button.classList.toggle("skipped", skip);
+      if (skip) button.title = "Skipped by kube-scheduler: one feasible node";
+      else button.removeAttribute("title");
       if (id === this.pos.step) button.setAttribute("aria-current", "step");
       else button.removeAttribute("aria-current");
     }
@@ -353,7 +361,10 @@ class RunController {
 
   explained(index, found) {
     this.explanations.set(index, found);
-    if (this.pos.cycle === index) this.renderStep();
+    if (this.pos.cycle === index) {
+      this.renderTabs();
+      this.renderStep();
+    }
   }
 
   /** A chart element for the view being built; drawn once it is in the document. */

@@ -7,6 +7,7 @@ run's own events and its /explain answer, never with arithmetic done in the brow
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -15,6 +16,7 @@ from tests.browser.helpers import api_post, create_from_demo, expect_editor_text
 from tests.scheduler_core.builders import node_text, numbers_scenario, pinned_spec, pod_text, preemption_scenario
 
 pytestmark = pytest.mark.browser
+REPO = Path(__file__).resolve().parents[2]
 
 
 def run_text(page, name: str, text: str) -> int:
@@ -202,6 +204,30 @@ def test_postfilter_ranks_the_candidates_and_marks_the_criterion_that_decided(pa
                     ["b", "0", "5", "5", "1", starts[1], "criterion 2"]]
     expect(page.locator("table.ranking tr[data-node='b'] td.dropped")).to_have_text("5")
     snap(page, "run-postfilter-ranking", full_page=True)
+
+
+def test_scoring_steps_of_a_single_feasible_node_are_drawn_as_skipped(page, snap):
+    """Issue 28: with one feasible node kube-scheduler runs no PreScore / Score / NormalizeScore; the
+    steps say so (the engine's sentence), the stepper strikes them and their numbers are folded away."""
+    run_id = run_text(page, "one feasible", (REPO / "webui" / "demos" / "seed_pts_two_constraints.yaml").read_text())
+    open_step(page, run_id, 0, "Score")
+    scoring = page.request.get(f"{page.base_url}/api/runs/{run_id}/cycles/0/explain").json()["scoring"]
+    assert scoring["skipped"] and scoring["node"] == "node4"
+    expect(page.locator(".skipped-notice")).to_contain_text(scoring["sentence"])
+    for step in ("PreScore", "Score", "NormalizeScore"):
+        expect(page.locator(f"ol.steps button.step[data-step='{step}']")).to_have_class(re.compile(r"\bskipped\b"))
+    expect(page.locator("ol.steps button.step[data-step='Filter']")).not_to_have_class(re.compile(r"\bskipped\b"))
+    numbers = page.locator("details.skipped-numbers")
+    expect(numbers).not_to_have_attribute("open", "")
+    expect(numbers.locator(":scope > summary")).to_have_text("SchedLab's numbers for the trace (they decided nothing)")
+    snap(page, "run-score-skipped", full_page=True)
+    open_step(page, run_id, 0, "PreScore")
+    expect(page.locator(".skipped-notice")).to_contain_text("only node4 passed Filter")
+    open_step(page, run_id, 0, "Total")
+    expect(page.locator(".winner-why .explain-text")).to_have_text(
+        "node4 was the only node that passed Filter, so it was chosen without scoring "
+        "(kube-scheduler runs no PreScore or Score for a single feasible node).")
+    expect(page.locator(".skipped-notice")).to_contain_text("they decided nothing")
 
 
 def test_filter_says_when_pre_filter_narrowed_the_nodes_to_one_that_does_not_exist(page, snap):

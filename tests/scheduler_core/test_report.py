@@ -63,3 +63,10 @@ def test_it_prints_the_numbers_behind_each_listed_rejection():
     assert ("full: Unschedulable: Insufficient cpu — cpu: asks 2500m; free 1800m of 4000m allocatable "
             "(2200m requested by 9 pod(s))") in report
     assert "tainted: UnschedulableAndUnresolvable: node(s) had untolerated taint(s) — untolerated taint dedicated=gpu:NoSchedule" in report
+
+
+def test_it_says_when_the_release_skips_scoring_for_one_feasible_node():
+    scenario = load_scenario((CORPUS / "seed_pts_two_constraints.yaml").read_bytes())
+    report = render_report(list(simulate(scenario)), scenario)
+    assert "  one feasible node: kube-scheduler runs no PreScore, Score or NormalizeScore" in report
+    assert "Score      NodeResourcesFit: node4=" in report and "(skipped by kube-scheduler)" in report

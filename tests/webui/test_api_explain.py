@@ -96,3 +96,12 @@ def test_it_ranks_the_preemption_candidates_with_the_deciding_criterion(owner: C
     assert [(c["node"], c["highestPriority"], c["droppedAt"], c["chosen"]) for c in ranking["candidates"]] == [
         ("a", 1, None, True), ("b", 5, "highestPriority", False)]
     assert [c["key"] for c in ranking["criteria"]] == ["pdbViolations", "highestPriority", "prioritySum", "victims", "latestStart"]
+
+
+def test_it_says_the_release_skipped_scoring_for_a_single_feasible_node(owner: Client):
+    run = finished_run(owner, demos.get("seed_pts_two_constraints").text)
+    body = owner.get(f"/api/runs/{run['id']}/cycles/0/explain").json()
+    assert (body["scoring"]["skipped"], body["scoring"]["node"]) == (True, "node4")
+    assert "When only one node after predicate, just use it" in body["scoring"]["sentence"]
+    scored = finished_run(owner, demos.get("seed_pts_single_constraint").text)
+    assert owner.get(f"/api/runs/{scored['id']}/cycles/0/explain").json()["scoring"]["skipped"] is False

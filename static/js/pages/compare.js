@@ -81,8 +81,11 @@ function divergence(split) {
 
 function scoresTable(scores) {
   const cell = (x) => (x.a === x.b ? String(x.a ?? "—") : `${x.a ?? "—"} → ${x.b ?? "—"}${x.difference !== null ? ` (${x.difference > 0 ? "+" : ""}${x.difference})` : ""}`);
-  return table(["node", ...scores.plugins, "total"],
-    scores.nodes.map((node) => [node.node, ...scores.plugins.map((plugin) => cell(node.plugins[plugin])), cell(node.total)]), "compare-scores");
+  // One feasible node in a run: the release scored nothing there (the engine's sentence says so).
+  const skipped = Object.entries(scores.skipped || {}).filter(([, why]) => why)
+    .map(([side, why]) => h("p.skipped-notice", { dataset: { side } }, h("span.badge.skip", "↷ Skipped"), ` ${side.toUpperCase()}: ${why}`));
+  return [...skipped, table(["node", ...scores.plugins, "total"],
+    scores.nodes.map((node) => [node.node, ...scores.plugins.map((plugin) => cell(node.plugins[plugin])), cell(node.total)]), "compare-scores")];
 }
 
 function navigate(pod) {
