@@ -206,6 +206,16 @@ def test_postfilter_ranks_the_candidates_and_marks_the_criterion_that_decided(pa
     snap(page, "run-postfilter-ranking", full_page=True)
 
 
+def test_only_preemption_says_no_node_would_have_room_and_never_above_a_preemption_that_succeeded(page):
+    """Issue 28: the DynamicResources card showed preemption's sentence above a successful preemption."""
+    run_id = run_text(page, "preempting", preemption_scenario())
+    open_step(page, run_id, 0, "PostFilter")
+    dra = page.locator("section.panel", has=page.locator("h3", has_text="DynamicResources"))
+    expect(dra).to_contain_text("no new claims to deallocate")
+    expect(page.locator("section.panel", has=page.locator("h3", has_text="DefaultPreemption"))).to_contain_text("★ a")
+    expect(page.get_by_text("No node would have room even after preempting lower-priority pods.")).to_have_count(0)
+
+
 def test_scoring_steps_of_a_single_feasible_node_are_drawn_as_skipped(page, snap):
     """Issue 28: with one feasible node kube-scheduler runs no PreScore / Score / NormalizeScore; the
     steps say so (the engine's sentence), the stepper strikes them and their numbers are folded away."""

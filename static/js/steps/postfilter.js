@@ -23,11 +23,20 @@ export function render(ctx) {
       candidates.length
         ? table(["candidate node", victimsHeader],
           candidates.map(([node, victims]) => [node === nominated ? `★ ${node}` : node, victims.length ? victims.join(", ") : "—"]), "candidates")
-        : note("No node would have room even after preempting lower-priority pods.")));
+        : noCandidates(plugin, payload)));
     if (plugin === "DefaultPreemption" && candidates.length) out.push(rankingSection(ctx));
   }
   if (ctx.cycle.end && !ctx.cycle.end.nodeName) out.push(whatIf(ctx));
   return out;
+}
+
+/**
+ * Only preemption's dry run has candidates: its empty list is the sentence below, said only when it
+ * did not succeed. Another PostFilter plugin (DynamicResources deallocating claims) has its status alone.
+ */
+function noCandidates(plugin, payload) {
+  if (plugin !== "DefaultPreemption" || payload.code === "Success") return null;
+  return note("No node would have room even after preempting lower-priority pods.");
 }
 
 /**
