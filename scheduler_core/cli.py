@@ -101,7 +101,7 @@ def run_trace(args: argparse.Namespace) -> int:
         print(json.dumps(builder.summary(), sort_keys=True))
     elif not args.events:
         details = collect_details(scenario, tie_break=args.tie_break, seed=args.seed, per_plugin=MAX_NODES_LISTED)
-        print(render_report(events, scenario, details))
+        print(render_report(events, scenario, details, args.tie_break))
     return 0
 
 

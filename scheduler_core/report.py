@@ -7,6 +7,7 @@ from typing import Iterable, Optional
 from scheduler_core.events import Event, ExtensionPoint
 from scheduler_core.framework.filter_facts import CycleDetails
 from scheduler_core.model import Scenario
+from scheduler_core.scheduler import TIE_BREAK_FIRST
 from scheduler_core.timeline import StoryBuilder
 
 MAX_NODES_LISTED = 20
@@ -31,7 +32,19 @@ def _numbers(details: Optional[CycleDetails], node: str, plugin: str) -> str:
     return f" — {found.text()}" if found is not None else ""
 
 
-def _line(event: Event, details: Optional[CycleDetails] = None) -> list[str]:
+def _tie_line(total: dict, tie_break: str) -> list[str]:
+    """Nodes sharing the top total: the release picks among them at random; say which one this run took."""
+    ties = total.get("ties") or []
+    if len(ties) < 2:
+        return []
+    top = total["totalScores"][ties[0]]
+    how = ("the first in node order, as the spec's deterministic rule takes" if tie_break == TIE_BREAK_FIRST
+           else "picked at random (--tie-break random)")
+    return [f"  tie:       {len(ties)} nodes share the top total {top} ({_cut(ties)}): kube-scheduler would pick one "
+            f"of them at random; this run took {total['nodeName']}, {how}"]
+
+
+def _line(event: Event, details: Optional[CycleDetails] = None, tie_break: str = TIE_BREAK_FIRST) -> list[str]:
     p = event.payload.to_json()
     point = event.extension_point
     who = event.plugin or "framework"
@@ -67,7 +80,7 @@ def _line(event: Event, details: Optional[CycleDetails] = None) -> list[str]:
         if p.get("error"):
             return [f"  error:     {p['error']}"]
         ranked = sorted(p["totalScores"].items(), key=lambda kv: -kv[1])[:MAX_NODES_LISTED]
-        return [f"  total:     {', '.join(f'{n}={s}' for n, s in ranked)}"]
+        return [f"  total:     {', '.join(f'{n}={s}' for n, s in ranked)}", *_tie_line(p, tie_break)]
     if point is ExtensionPoint.CYCLE_END:
         if p["nodeName"]:
             return [f"  => bound to {p['nodeName']}"]
@@ -85,13 +98,13 @@ def render_notices(scenario: Scenario) -> list[str]:
 
 
 def render_report(events: Iterable[Event], scenario: Scenario,
-                  details: Optional[dict[int, CycleDetails]] = None) -> str:
+                  details: Optional[dict[int, CycleDetails]] = None, tie_break: str = TIE_BREAK_FIRST) -> str:
     """``details``: per cycle, the facts behind Filter rejections (filter_details.collect_details with
     ``per_plugin=MAX_NODES_LISTED``); each listed rejection then carries its numbers."""
     lines = [f"{len(scenario.nodes)} node(s), {len(scenario.running_pods)} running pod(s), "
              f"{len(scenario.pending_pods)} pending pod(s)", *render_notices(scenario)]
     for event in events:
-        lines.extend(_line(event, (details or {}).get(event.cycle)))
+        lines.extend(_line(event, (details or {}).get(event.cycle), tie_break))
     return "\n".join(lines)
 
 

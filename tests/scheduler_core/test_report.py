@@ -7,7 +7,7 @@ from pathlib import Path
 from scheduler_core import load_scenario, simulate
 from scheduler_core.filter_details import collect_details
 from scheduler_core.report import MAX_NODES_LISTED, render_report
-from tests.scheduler_core.builders import numbers_scenario
+from tests.scheduler_core.builders import node_text, numbers_scenario, pod_text
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "conformance" / "public"
 
@@ -70,3 +70,14 @@ def test_it_says_when_the_release_skips_scoring_for_one_feasible_node():
     report = render_report(list(simulate(scenario)), scenario)
     assert "  one feasible node: kube-scheduler runs no PreScore, Score or NormalizeScore" in report
     assert "Score      NodeResourcesFit: node4=" in report and "(skipped by kube-scheduler)" in report
+
+
+def test_it_says_when_top_nodes_tie_and_that_the_release_would_pick_at_random():
+    scenario = load_scenario("---\n".join([node_text("a"), node_text("b"), pod_text("web")]))
+    report = render_report(list(simulate(scenario)), scenario)
+    [line] = [line for line in report.splitlines() if line.startswith("  tie:")]
+    assert line.startswith("  tie:       2 nodes share the top total ")
+    assert line.endswith("(a, b): kube-scheduler would pick one of them at random; this run took a, "
+                         "the first in node order, as the spec's deterministic rule takes")
+    single = load_scenario("---\n".join([node_text("a", cpu="8"), node_text("b"), pod_text("web")]))
+    assert "  tie:" not in render_report(list(simulate(single)), single)
