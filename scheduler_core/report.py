@@ -141,7 +141,7 @@ def render_comparison(result: dict) -> str:
             lines.append(f"  {row['pod']}: A {row['a'] or 'Pending'} → B {row['b'] or 'Pending'}")
     split = result["firstDivergence"]
     if split is not None:
-        lines.append(f"The runs part at attempt {split['index']}: "
+        lines.append(f"The runs part at attempt {split['index'] + 1}: "  # 1-based, as "(attempt 1)"; the JSON keeps the index
                      f"A {split['a']['text'] if split['a'] else '(no attempt)'} | B {split['b']['text'] if split['b'] else '(no attempt)'}")
     scores = result.get("scores")
     if scores:

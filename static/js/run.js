@@ -308,7 +308,8 @@ class RunController {
   renderStep() {
     const cycle = this.model.cycles[this.pos.cycle];
     const step = STEPS.find((s) => s.id === this.pos.step);
-    this.heading.textContent = `Cycle ${this.pos.cycle}${cycle?.pod ? ` · ${cycle.pod}` : ""} · ${step.label}`;
+    // 1-based for people, as the CLI and the timeline count attempts (the URL keeps the index).
+    this.heading.textContent = `Cycle ${this.pos.cycle + 1}${cycle?.pod ? ` · ${cycle.pod}` : ""} · ${step.label}`;
     if (!cycle || !hasStep(cycle, this.pos.step)) {
       const waiting = !FINISHED.has(this.status) || (this.lazy && !cycle);
       mount(this.view, h("p.note", waiting ? "Waiting for this step's events…" : "This step did not run in this cycle."));

@@ -277,7 +277,7 @@ def test_create_blank_opens_a_small_valid_template(page, snap):
     expect_editor_text(page, re.compile(r"^# A small cluster to start from"))
     snap(page, "editor-blank")
     start_run(page)
-    expect(page.locator("#cycle-select option")).to_have_text([re.compile(r"cycle 0: default/web → node-a")])
+    expect(page.locator("#cycle-select option")).to_have_text([re.compile(r"cycle 1: default/web → node-a")])
 
 
 def test_demo_descriptions_say_what_each_example_teaches(page):

@@ -75,7 +75,8 @@ function divergence(split) {
   const side = (name, run, attempt) => attempt
     ? h("li", `${name}: `, h("a", { href: `/runs/${run}/?cycle=${attempt.cycle}&step=QueueSort` }, attempt.text))
     : h("li", `${name}: no attempt`);
-  return h("div.compare-divergence", h("p", `The runs part at attempt ${split.index}:`),
+  // firstDivergence.index is 0-based; people count attempts from 1 (as "(attempt 1)" and the CLI do).
+  return h("div.compare-divergence", h("p", `The runs part at attempt ${split.index + 1}:`),
     h("ul", side("A", a, split.a), side("B", b, split.b)));
 }
 
