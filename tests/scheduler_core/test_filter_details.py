@@ -13,22 +13,27 @@ import pytest
 from scheduler_core import load_scenario, simulate
 from scheduler_core.explain import explain_cycle
 from scheduler_core.filter_details import MODE_SINGLE, MODE_TIMELINE, collect_details, cycle_details
-from scheduler_core.framework.filter_facts import LabelFact, PortFact, ResourceFact, SpreadFact, TaintFact
+from scheduler_core.framework.filter_facts import LabelFact, PortFact, ResourceFact, SpreadFact, TaintFact, VolumeFact
 from scheduler_core.loop import run_to_the_end
 from scheduler_core.names import (
     NODE_AFFINITY,
     NODE_PORTS,
     NODE_RESOURCES_FIT,
     NODE_UNSCHEDULABLE,
+    NODE_VOLUME_LIMITS,
     POD_TOPOLOGY_SPREAD,
     TAINT_TOLERATION,
+    VOLUME_BINDING,
+    VOLUME_RESTRICTIONS,
+    VOLUME_ZONE,
 )
 from tests.scheduler_core.builders import node_text, numbers_scenario, pod_text
 
 SHARED = Path(__file__).resolve().parents[3] / "shared"
 CORPUS = SHARED / "conformance" / "public"
 TIMELINE = SHARED / "conformance-timeline" / "public"
-WITH_FACTS = (NODE_RESOURCES_FIT, TAINT_TOLERATION, NODE_PORTS, NODE_AFFINITY, POD_TOPOLOGY_SPREAD, NODE_UNSCHEDULABLE)
+WITH_FACTS = (NODE_RESOURCES_FIT, TAINT_TOLERATION, NODE_PORTS, NODE_AFFINITY, POD_TOPOLOGY_SPREAD, NODE_UNSCHEDULABLE,
+              NODE_VOLUME_LIMITS, VOLUME_RESTRICTIONS, VOLUME_ZONE, VOLUME_BINDING)
 
 
 def facts_of(plugin: str, node: str, text: str = numbers_scenario()):
@@ -99,6 +104,10 @@ def _check_facts(details) -> int:
                         assert fact.effect in ("NoSchedule", "NoExecute"), fact
                     elif isinstance(fact, PortFact):
                         assert fact.port > 0, fact
+                    elif isinstance(fact, VolumeFact) and fact.limit is not None:
+                        assert fact.count > fact.limit, fact
+                    elif isinstance(fact, VolumeFact) and fact.count is not None:
+                        assert fact.count > 0, fact  # ReadWriteOncePod claims in use
     return checked
 
 
@@ -208,3 +217,20 @@ def test_a_single_pass_leaves_a_tie_of_candidates_to_the_release_s_coin():
     assert ranking.sentence == "a, b tie on every criterion: kube-scheduler picks one at random (the single pass nominates none)."
     assert [(r.node, r.victims, r.highest_priority, r.dropped_at) for r in ranking.candidates] == [
         ("a", ("default/low-a",), 1, None), ("b", ("default/low-b",), 1, None)]
+
+
+@pytest.mark.parametrize("case, plugin, text", [
+    pytest.param("volumes_11", NODE_VOLUME_LIMITS, "CSI driver ebs.csi.aws.com: 2 volume(s) attached + 1 new > limit 2",
+                 id="an attach limit gives the driver, the attached and new volumes and the limit"),
+    pytest.param("volumes_4", VOLUME_RESTRICTIONS, "PersistentVolumeClaim solo: ReadWriteOncePod, already in use by default/holder",
+                 id="a ReadWriteOncePod claim in use names the pod using it"),
+    pytest.param("volumes_3", VOLUME_ZONE, "PersistentVolume zpv: can be used only where topology.kubernetes.io/zone is one of "
+                 "(zone-b); the node has topology.kubernetes.io/zone=zone-a", id="a zonal volume gives its zone and the node's"),
+])
+def test_volume_plugins_name_the_claim_or_volume_and_what_collided(case, plugin, text):
+    path = TIMELINE / f"{case}.yaml"
+    if not path.exists():
+        pytest.skip(f"no corpus under {TIMELINE}")
+    details = collect_details(load_scenario(path.read_bytes()), mode=MODE_TIMELINE)
+    texts = {p.text() for cycle in details.values() for node in cycle.nodes.values() for p in node.plugins if p.plugin == plugin}
+    assert text in texts
