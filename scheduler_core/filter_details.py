@@ -126,9 +126,10 @@ def collect_details(scenario: Scenario, *, mode: str = MODE_SINGLE, cycles: Opti
 
 
 def cycle_details(scenario: Scenario, cycle: int, *, mode: str = MODE_SINGLE, tie_break: str = TIE_BREAK_FIRST,
-                  seed: Optional[int] = None) -> Optional[CycleDetails]:
+                  seed: Optional[int] = None, per_plugin: Optional[int] = None) -> Optional[CycleDetails]:
     """One cycle's facts (None when that cycle ran no Filter pass)."""
-    return collect_details(scenario, mode=mode, cycles=(cycle,), tie_break=tie_break, seed=seed).get(cycle)
+    return collect_details(scenario, mode=mode, cycles=(cycle,), tie_break=tie_break, seed=seed,
+                           per_plugin=per_plugin).get(cycle)
 
 
 def _replay(scenario: Scenario, mode: str, tie_break: str, seed: Optional[int]) -> tuple[Scheduler, Iterator[Event]]:

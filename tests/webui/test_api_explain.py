@@ -3,7 +3,7 @@
 import pytest
 from django.test import Client
 
-from tests.scheduler_core.builders import numbers_scenario, preemption_scenario
+from tests.scheduler_core.builders import node_text, numbers_scenario, pod_text, preemption_scenario
 from webui.services import demos, events
 from webui.tasks import execute_run
 
@@ -105,3 +105,12 @@ def test_it_says_the_release_skipped_scoring_for_a_single_feasible_node(owner: C
     assert "When only one node after predicate, just use it" in body["scoring"]["sentence"]
     scored = finished_run(owner, demos.get("seed_pts_single_constraint").text)
     assert owner.get(f"/api/runs/{scored['id']}/cycles/0/explain").json()["scoring"]["skipped"] is False
+
+
+def test_it_says_when_only_some_rejected_nodes_have_numbers(owner: Client, monkeypatch):
+    monkeypatch.setattr(events, "EXPLAIN_NODES_PER_PLUGIN", 1)
+    text = "---\n".join([node_text(name, cpu="1") for name in ("a", "b", "c")] + [pod_text("web", cpu="2")])
+    run = finished_run(owner, text)
+    body = owner.get(f"/api/runs/{run['id']}/cycles/0/explain").json()
+    assert list(body["filterDetails"]["nodes"]) == ["a"]
+    assert body["filterDetailsNote"] == "numbers for the first 1 nodes each plugin rejected (1 of 3 rejected nodes)"

@@ -268,7 +268,7 @@ def explain(events_json: Iterable[dict[str, Any]], details: CycleDetails | None 
     return explain_cycle(events_json, details, details_note)
 
 
-def filter_details(scenario: Any, cycle: int, mode: str = MODE_TIMELINE) -> CycleDetails | None:
-    """The facts behind a cycle's Filter rejections, from a replay of the run as simulate_events
-    runs it (same mode, same deterministic tie-break)."""
-    return cycle_details(scenario, cycle, mode=mode, tie_break="first")
+def filter_details(scenario: Any, cycle: int, mode: str = MODE_TIMELINE, per_plugin: int | None = None) -> CycleDetails | None:
+    """The facts behind a cycle's Filter rejections (of the first ``per_plugin`` nodes each plugin
+    rejected), from a replay of the run as simulate_events runs it (same mode and tie-break)."""
+    return cycle_details(scenario, cycle, mode=mode, tie_break="first", per_plugin=per_plugin)

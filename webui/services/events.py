@@ -44,8 +44,10 @@ def _all_events(run: Run, wanted: engine.EventFilter | None = None) -> Iterator[
 
 
 # The numbers behind Filter reasons come from a replay of the run up to the cycle: at most this many
-# node-cycles (nodes × cycles replayed; spread_5000's cycle 400 is 2 million, about 2 s on 2 cores).
-EXPLAIN_REPLAY_NODE_CYCLES = 2_000_000
+# node-cycles (nodes × cycles replayed: 100 cycles of a 5000-node run, ~1-2 s on 2 cores), and for
+# at most so many nodes per rejecting plugin (what the Filter step lists of one domain or reason).
+EXPLAIN_REPLAY_NODE_CYCLES = 500_000
+EXPLAIN_NODES_PER_PLUGIN = 300
 _DETAILS = engine.Memo(64)  # (run id, cycle) -> CycleDetails of a finished run
 
 
@@ -63,6 +65,7 @@ def explanation(run: Run, cycle: int) -> engine.CycleExplanation:
 
 
 def _filter_details(run: Run, cycle: int, plain: engine.CycleExplanation) -> tuple[engine.CycleDetails | None, str | None]:
+    """The replay's facts, or why there are none; a note also says when only some nodes have them."""
     if run.status != RunStatus.SUCCEEDED:
         return None, "the numbers behind the reasons are given once the run has finished"
     scenario = engine.load_valid(run.version.text)
@@ -70,10 +73,13 @@ def _filter_details(run: Run, cycle: int, plain: engine.CycleExplanation) -> tup
     if replayed > EXPLAIN_REPLAY_NODE_CYCLES:
         return None, (f"the numbers behind the reasons need a replay of {cycle + 1} cycles over {len(scenario.nodes)} nodes, "
                       f"more than this server does per request; `python -m scheduler_core trace` prints them")
-    details = _DETAILS.get_or_make((run.pk, cycle), lambda: engine.filter_details(scenario, cycle, run.mode))
+    details = _DETAILS.get_or_make((run.pk, cycle), lambda: engine.filter_details(scenario, cycle, run.mode, EXPLAIN_NODES_PER_PLUGIN))
     rejected = {node for group in plain.filter.groups for node in group.nodes}
-    if details is None or details.pod != plain.pod or not rejected <= details.nodes.keys():
+    if details is None or details.pod != plain.pod or not details.nodes.keys() <= rejected:
         return None, "the replay did not reach this cycle as recorded: no numbers are given rather than other ones"
+    if len(details.nodes) < len(rejected):
+        return details, (f"numbers for the first {EXPLAIN_NODES_PER_PLUGIN} nodes each plugin rejected "
+                         f"({len(details.nodes)} of {len(rejected)} rejected nodes)")
     return details, None
 
 

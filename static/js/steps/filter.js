@@ -110,7 +110,7 @@ function reasonNodes(ctx, group) {
     withNumbers
       ? h("ul.node-numbers", shown.map((n) => h("li", { dataset: { node: n } }, h("code", n), " ", h("span.numbers", facts(n) ?? ""))))
       : h("ul.node-chips", shown.map((n) => h("li", h("code", n)))),
-    !withNumbers && ctx.explanation?.filterDetailsNote ? note(`No numbers: ${ctx.explanation.filterDetailsNote}.`) : null,
+    ctx.explanation?.filterDetailsNote ? note(`${withNumbers ? "Numbers" : "No numbers"}: ${ctx.explanation.filterDetailsNote}.`) : null,
     group.nodes.length > shown.length ? note(`… and ${group.nodes.length - shown.length} more`) : null);
 }
 
