@@ -159,6 +159,36 @@ class SpreadFact:
 
 
 @dataclass(frozen=True, slots=True)
+class AffinityFact:
+    """InterPodAffinity: one required term (the pod's affinity or anti-affinity term, 1-based, or
+    running pods' anti-affinity terms against the pod) and the matching pods counted in the node's
+    domain. ``domain`` None: the node lacks the term's topology key."""
+
+    reason: str
+    term: str  # "affinity term 1", "anti-affinity term 2", "existing pods' anti-affinity"
+    topology_key: str
+    domain: Optional[str]
+    matching: int
+
+    kind = "affinity"
+
+    def text(self) -> str:
+        if self.domain is None:
+            return f"{self.term}: the node has no {self.topology_key} label"
+        where = f"{self.topology_key}={self.domain}"
+        if self.term.startswith("affinity"):
+            # PreFilter counts pods matching every affinity term of the pod (one count per key).
+            return f"{self.term}: no pod matching all of the pod's affinity terms runs in {where}"
+        if self.term.startswith("anti-affinity"):
+            return f"{self.term}: {self.matching} pod(s) matching it run in {where}"
+        return f"{self.term}: {self.matching} running pod(s) whose required anti-affinity matches this pod are in {where}"
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "reason": self.reason, "term": self.term, "topologyKey": self.topology_key,
+                "domain": self.domain, "matching": self.matching, "text": self.text()}
+
+
+@dataclass(frozen=True, slots=True)
 class VolumeFact:
     """A volume plugin's finding on the node: the claim or volume concerned and what collided
     (another pod, a zone label, an attach limit); ``count``/``limit`` for NodeVolumeLimits."""
@@ -198,7 +228,7 @@ class NodeFact:
         return {"kind": self.kind, "reason": self.reason, "text": self.text()}
 
 
-FilterFact = Union[ResourceFact, TaintFact, PortFact, LabelFact, SpreadFact, VolumeFact, NodeFact]
+FilterFact = Union[ResourceFact, TaintFact, PortFact, LabelFact, SpreadFact, AffinityFact, VolumeFact, NodeFact]
 
 
 # ---------------------------------------------------------------------------- per node, per cycle

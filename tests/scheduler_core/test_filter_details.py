@@ -13,9 +13,18 @@ import pytest
 from scheduler_core import load_scenario, simulate
 from scheduler_core.explain import explain_cycle
 from scheduler_core.filter_details import MODE_SINGLE, MODE_TIMELINE, collect_details, cycle_details
-from scheduler_core.framework.filter_facts import LabelFact, PortFact, ResourceFact, SpreadFact, TaintFact, VolumeFact
+from scheduler_core.framework.filter_facts import (
+    AffinityFact,
+    LabelFact,
+    PortFact,
+    ResourceFact,
+    SpreadFact,
+    TaintFact,
+    VolumeFact,
+)
 from scheduler_core.loop import run_to_the_end
 from scheduler_core.names import (
+    INTER_POD_AFFINITY,
     NODE_AFFINITY,
     NODE_PORTS,
     NODE_RESOURCES_FIT,
@@ -33,7 +42,7 @@ SHARED = Path(__file__).resolve().parents[3] / "shared"
 CORPUS = SHARED / "conformance" / "public"
 TIMELINE = SHARED / "conformance-timeline" / "public"
 WITH_FACTS = (NODE_RESOURCES_FIT, TAINT_TOLERATION, NODE_PORTS, NODE_AFFINITY, POD_TOPOLOGY_SPREAD, NODE_UNSCHEDULABLE,
-              NODE_VOLUME_LIMITS, VOLUME_RESTRICTIONS, VOLUME_ZONE, VOLUME_BINDING)
+              NODE_VOLUME_LIMITS, VOLUME_RESTRICTIONS, VOLUME_ZONE, VOLUME_BINDING, INTER_POD_AFFINITY)
 
 
 def facts_of(plugin: str, node: str, text: str = numbers_scenario()):
@@ -104,6 +113,8 @@ def _check_facts(details) -> int:
                         assert fact.effect in ("NoSchedule", "NoExecute"), fact
                     elif isinstance(fact, PortFact):
                         assert fact.port > 0, fact
+                    elif isinstance(fact, AffinityFact) and fact.domain is not None:
+                        assert (fact.matching == 0) == fact.term.startswith("affinity term"), fact
                     elif isinstance(fact, VolumeFact) and fact.limit is not None:
                         assert fact.count > fact.limit, fact
                     elif isinstance(fact, VolumeFact) and fact.count is not None:
