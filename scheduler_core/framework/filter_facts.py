@@ -205,8 +205,8 @@ class VolumeFact:
         return f"{self.subject}: {self.detail}"
 
     def to_json(self) -> dict:
-        out = {"kind": self.kind, "reason": self.reason, "subject": self.subject, "detail": self.detail,
-               "text": self.text()}
+        out: dict[str, Any] = {"kind": self.kind, "reason": self.reason, "subject": self.subject,
+                               "detail": self.detail, "text": self.text()}
         if self.count is not None:
             out["count"], out["limit"] = self.count, self.limit
         return out
