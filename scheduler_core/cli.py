@@ -21,10 +21,11 @@ from typing import Optional, Sequence
 
 from scheduler_core import snapshot
 from scheduler_core.loop import run_to_the_end
+from scheduler_core.filter_details import collect_details
 from scheduler_core.model import NoticeCode, Scenario
 from scheduler_core.node_taints import NodeTaintChange, controller_taint_changes, with_controller_taints
 from scheduler_core.recorded import compare_recorded, replayed_from_timeline, replayed_from_trace, with_recorded
-from scheduler_core.report import TimelineReport, render_comparison, render_notices, render_report
+from scheduler_core.report import MAX_NODES_LISTED, TimelineReport, render_comparison, render_notices, render_report
 from scheduler_core.scenario import ScenarioInvalid
 from scheduler_core.scenario.sources import load_paths
 from scheduler_core.scheduler import TIE_BREAK_FIRST, TIE_BREAK_RANDOM, simulate
@@ -153,7 +154,9 @@ def run_trace(args: argparse.Namespace) -> int:
         print(json.dumps(with_recorded(summary, recorded), sort_keys=True))
     elif not args.events:
         recorded = compare_recorded(scenario, replayed_from_trace(builder.summary()))
-        print("\n".join([*_taint_lines(changes), render_report(events, scenario), *recorded.lines()]))
+        details = collect_details(scenario, tie_break=args.tie_break, seed=args.seed, per_plugin=MAX_NODES_LISTED)
+        print("\n".join([*_taint_lines(changes), render_report(events, scenario, details, args.tie_break),
+                         *recorded.lines()]))
     return _exit_code(scenario)
 
 

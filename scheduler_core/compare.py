@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional
 
 from scheduler_core.events import ExtensionPoint
+from scheduler_core.explain import skipped_scoring_sentence
 from scheduler_core.timeline import STORY_POINTS, StoryBuilder
 
 DELETED = "deleted"
@@ -117,8 +118,16 @@ def _attempt_brief(attempt: dict) -> dict[str, Any]:
             "text": attempt.get("text", "")}
 
 
+def _skipped(side: _Side, pod: str) -> Optional[str]:
+    """Why that run's scores of the pod decided nothing (one feasible node: the release scores
+    nothing), or None when they were the release's."""
+    totals = side.totals.get(pod, {})
+    return skipped_scoring_sentence(next(iter(totals))) if len(totals) == 1 else None
+
+
 def _score_difference(pod: str, a: _Side, b: _Side) -> dict[str, Any]:
-    """Per node and plugin, the weighted score in each run's first scored attempt of the pod."""
+    """Per node and plugin, the weighted score in each run's first scored attempt of the pod; with
+    ``skipped`` saying for each run whether the release scored that attempt at all."""
     plugins = sorted(set(a.weighted.get(pod, {})) | set(b.weighted.get(pod, {})))
     nodes = sorted(set(a.totals.get(pod, {})) | set(b.totals.get(pod, {})))
     rows = []
@@ -131,7 +140,7 @@ def _score_difference(pod: str, a: _Side, b: _Side) -> dict[str, Any]:
         x, y = a.totals.get(pod, {}).get(node), b.totals.get(pod, {}).get(node)
         rows.append({"node": node, "plugins": per_plugin,
                      "total": {"a": x, "b": y, "difference": None if x is None or y is None else y - x}})
-    return {"pod": pod, "plugins": plugins, "nodes": rows}
+    return {"pod": pod, "plugins": plugins, "nodes": rows, "skipped": {"a": _skipped(a, pod), "b": _skipped(b, pod)}}
 
 
 def _summary_text(counts: dict[str, Any], changed: int) -> str:

@@ -9,6 +9,10 @@ the weighted scores and the Total — and is only regrouped and put into words h
   or else the Filter reasons grouped as the FailedScheduling message counts them;
 - why the chosen node won: its margin over the runner-up, plugin by plugin, in weighted points.
 
+The numbers behind Filter reasons (requests against free room, the taint, the port, the label, the
+skew) are not in the events: ``scheduler_core.filter_details`` replays the run for them, and
+``explain_cycle`` puts them into the sentences when it is given them.
+
 The web app serves these with a cycle (GET /api/runs/{id}/cycles/{n}/explain); the browser only
 draws them.
 """
@@ -21,6 +25,8 @@ from typing import Iterable, Mapping, Optional, Sequence
 
 from scheduler_core.events import ExtensionPoint
 from scheduler_core.framework.diagnosis import pre_filter_absent_reason
+from scheduler_core.framework.filter_facts import CycleDetails, NodeDetail
+from scheduler_core.framework.preemption.candidates import PreemptionRanking
 from scheduler_core.names import POD_TOPOLOGY_SPREAD
 
 OUTCOME_SCHEDULED = "scheduled"
@@ -30,6 +36,7 @@ OUTCOME_RUNNING = "running"
 
 _QUIET_CODES = ("Success", "Skip")
 MAX_NAMED = 5  # names a sentence lists before "and N more"; the typed fields keep them all
+MAX_WITH_NUMBERS = 2  # nodes a reason's sentence gives numbers for; filterDetails has every node's
 
 
 # ---------------------------------------------------------------------------- typed answers
@@ -150,6 +157,28 @@ class WinnerExplanation:
 
 
 @dataclass(frozen=True, slots=True)
+class ScoringExplanation:
+    """Whether kube-scheduler scored this cycle. With one feasible node it does not (schedulePod:
+    "When only one node after predicate, just use it"): PreScore, Score and NormalizeScore never
+    run. The spec's trace still lists scores for such a cycle, so the engine computes them; they
+    decided nothing and are shown as skipped."""
+
+    skipped: bool
+    node: Optional[str]  # the one feasible node, when skipped
+    sentence: str
+
+    def to_json(self) -> dict:
+        return {"skipped": self.skipped, "node": self.node, "sentence": self.sentence}
+
+
+def skipped_scoring_sentence(node: str) -> str:
+    """Why a cycle's scores are shown as skipped (also said by compare)."""
+    return (f"Skipped by kube-scheduler: only {node} passed Filter, and with one feasible node the release runs no "
+            f"PreScore, Score or NormalizeScore (\"When only one node after predicate, just use it\"). The numbers "
+            f"shown are SchedLab's, computed because the trace lists them; they decided nothing.")
+
+
+@dataclass(frozen=True, slots=True)
 class CycleExplanation:
     cycle: int
     pod: str
@@ -160,6 +189,10 @@ class CycleExplanation:
     filter: Optional[FilterExplanation]
     spread: Optional[SpreadExplanation]
     winner: Optional[WinnerExplanation]
+    # The facts behind each rejection (None: not asked for, or not available: see the note).
+    filter_details: Optional[CycleDetails] = None
+    filter_details_note: Optional[str] = None
+    scoring: Optional[ScoringExplanation] = None  # None: the cycle reached no scoring
 
     def to_json(self) -> dict:
         return {"cycle": self.cycle, "pod": self.pod, "outcome": self.outcome, "node": self.node,
@@ -167,7 +200,16 @@ class CycleExplanation:
                 "preFilter": self.pre_filter.to_json() if self.pre_filter else None,
                 "filter": self.filter.to_json() if self.filter else None,
                 "spread": self.spread.to_json() if self.spread else None,
-                "winner": self.winner.to_json() if self.winner else None}
+                "winner": self.winner.to_json() if self.winner else None,
+                "filterDetails": self.filter_details.to_json() if self.filter_details else None,
+                "filterDetailsNote": self.filter_details_note,
+                "preemption": self.preemption.to_json() if self.preemption else None,
+                "scoring": self.scoring.to_json() if self.scoring else None}
+
+    @property
+    def preemption(self) -> Optional[PreemptionRanking]:
+        """DefaultPreemption's ranking of its candidates (from the replay), when it picked among some."""
+        return self.filter_details.preemption if self.filter_details else None
 
 
 # ---------------------------------------------------------------------------- reading the events
@@ -206,16 +248,36 @@ class _Cycle:
         return self.summaries.get(point.value)
 
 
-def explain_cycle(events: Iterable[Mapping]) -> CycleExplanation:
-    """The explanation of one cycle from its events' JSON (``Event.to_json()``), in stream order."""
+def explain_cycle(events: Iterable[Mapping], details: Optional[CycleDetails] = None,
+                  details_note: Optional[str] = None) -> CycleExplanation:
+    """The explanation of one cycle from its events' JSON (``Event.to_json()``), in stream order.
+
+    ``details``: the cycle's Filter facts (``filter_details.cycle_details``); with them each reason's
+    sentence carries its numbers. ``details_note`` says why they are missing when they are.
+    """
     cycle = _Cycle(events)
+    if details is not None and details.cycle != cycle.index:
+        raise ValueError(f"the details are of cycle {details.cycle}, the events of cycle {cycle.index}")
     pre_filter = _pre_filter(cycle)
-    filtering = _filter(cycle, pre_filter)
+    filtering = _filter(cycle, pre_filter, details)
     spread = _spread(cycle)
     winner = _winner(cycle)
     outcome, node = _outcome(cycle)
     headline = _headline(cycle, outcome, pre_filter, filtering, spread, winner)
-    return CycleExplanation(cycle.index, cycle.pod, outcome, node, headline, pre_filter, filtering, spread, winner)
+    return CycleExplanation(cycle.index, cycle.pod, outcome, node, headline, pre_filter, filtering, spread, winner,
+                            details, details_note, _scoring(cycle))
+
+
+def _scoring(cycle: _Cycle) -> Optional[ScoringExplanation]:
+    """Scoring covers the feasible nodes only, so one total means one feasible node: skipped."""
+    total = cycle.summary(ExtensionPoint.TOTAL)
+    if total is None or total.get("error"):
+        return None
+    totals = total["totalScores"]
+    if len(totals) == 1:
+        node = next(iter(totals))
+        return ScoringExplanation(True, node, skipped_scoring_sentence(node))
+    return ScoringExplanation(False, None, f"kube-scheduler scored the {len(totals)} feasible nodes.")
 
 
 def _outcome(cycle: _Cycle) -> tuple[str, Optional[str]]:
@@ -308,7 +370,8 @@ def _first_failures(cycle: _Cycle) -> OrderedDict[str, tuple[str, Mapping]]:
     return first
 
 
-def _filter(cycle: _Cycle, pre_filter: Optional[PreFilterExplanation]) -> Optional[FilterExplanation]:
+def _filter(cycle: _Cycle, pre_filter: Optional[PreFilterExplanation],
+            details: Optional[CycleDetails] = None) -> Optional[FilterExplanation]:
     summary = cycle.summary(ExtensionPoint.FILTER)
     if summary is None:
         return None
@@ -327,7 +390,7 @@ def _filter(cycle: _Cycle, pre_filter: Optional[PreFilterExplanation]) -> Option
         found.append(outside)
     found.sort(key=lambda g: (-g.count, g.reason))
     feasible = len(summary["feasibleNodes"])
-    sentence = _filter_sentence(len(evaluated), feasible, found)
+    sentence = _filter_sentence(len(evaluated), feasible, found, details)
     if summary.get("nominatedNodeOnly") and feasible:
         sentence = _one_node_sentence(summary["feasibleNodes"][0], bool(summary.get("batchHint")))
     return FilterExplanation(len(evaluated), feasible, tuple(found), sentence)
@@ -359,19 +422,33 @@ def _outside_pre_filter(cycle: _Cycle, pre_filter: Optional[PreFilterExplanation
     return ReasonGroup(pre_filter_absent_reason(pre_filter.plugins), count, pre_filter.plugins, (), True)
 
 
-def _filter_sentence(evaluated: int, feasible: int, groups: Sequence[ReasonGroup]) -> str:
+def _filter_sentence(evaluated: int, feasible: int, groups: Sequence[ReasonGroup],
+                     details: Optional[CycleDetails] = None) -> str:
     if not evaluated and not groups:
         return "Filter had no node to check."
-    parts = "; ".join(_group_text(g) for g in groups)
+    parts = "; ".join(_group_text(g, details) for g in groups)
     if feasible:
         head = f"{feasible} of {evaluated} node(s) passed every Filter plugin"
         return f"{head}; rejected: {parts}." if parts else f"{head}."
     return f"No node passed every Filter plugin: {parts}."
 
 
-def _group_text(group: ReasonGroup) -> str:
-    where = "outside the PreFilter result" if group.outside_pre_filter else _named(group.nodes)
-    return f"{group.count} {group.reason} ({where})"
+def _group_text(group: ReasonGroup, details: Optional[CycleDetails] = None) -> str:
+    if group.outside_pre_filter:
+        return f"{group.count} {group.reason} (outside the PreFilter result)"
+    if details is None:
+        return f"{group.count} {group.reason} ({_named(group.nodes)})"
+    shown = [_node_numbers(node, group, details.nodes.get(node)) for node in group.nodes[:MAX_WITH_NUMBERS]]
+    more = len(group.nodes) - len(shown)
+    return f"{group.count} {group.reason} ({'; '.join(shown)}{f'; and {more} more' if more else ''})"
+
+
+def _node_numbers(node: str, group: ReasonGroup, detail: Optional[NodeDetail]) -> str:
+    """``node: <the facts behind the group's reason>`` from the plugin that decided the node."""
+    facts = ()
+    if detail is not None:
+        facts = next((p.facts_for(group.reason) for p in detail.plugins if group.reason in p.reasons), ())
+    return f"{node}: {', '.join(f.text() for f in facts)}" if facts else node
 
 
 # ---------------------------------------------------------------------------- PodTopologySpread
@@ -476,7 +553,8 @@ def _runner_up(totals: Mapping[str, int], chosen: str, ties: Sequence[str]) -> O
 def _winner_sentence(chosen: str, total: int, runner_up: Optional[str], margin: int,
                      margins: Sequence[PluginMargin], ties: Sequence[str]) -> str:
     if runner_up is None:
-        return f"{chosen} was the only node that passed Filter, so it was chosen without competition."
+        return (f"{chosen} was the only node that passed Filter, so it was chosen without scoring "
+                f"(kube-scheduler runs no PreScore or Score for a single feasible node).")
     if margin == 0:
         others = [n for n in ties if n != chosen]
         how = ("SchedLab takes the first of them in node order (kube-scheduler picks one at random)"

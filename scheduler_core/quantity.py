@@ -191,3 +191,28 @@ def amount_overflow(resource_name: str, quantity: Fraction) -> str | None:
     if resource_name == "cpu":
         return CPU_OVERFLOW
     return f"must be at most {INT64_MAX}: kube-scheduler counts {resource_name} in int64 units"
+
+
+# ---------------------------------------------------------------------------- amounts in words
+
+_BYTE_RESOURCES = ("memory", "ephemeral-storage")
+_BINARY_SHOWN = (("Ti", 40), ("Gi", 30), ("Mi", 20), ("Ki", 10))
+
+
+def counts_bytes(resource: str) -> bool:
+    """Memory, ephemeral storage and hugepages are bytes; everything else but cpu is a count."""
+    return resource in _BYTE_RESOURCES or resource.startswith("hugepages-")
+
+
+def format_amount(resource: str, amount: int) -> str:
+    """An amount as the scheduler counts it, for people: cpu in millicores ("2500m"), bytes with the
+    largest binary suffix that divides them exactly ("512Mi", else plain bytes), every other
+    resource (pods, extended and scalar resources such as nvidia.com/gpu) as a plain count."""
+    if resource == "cpu":
+        return f"{amount}m"
+    if not counts_bytes(resource) or amount == 0:
+        return str(amount)
+    for suffix, shift in _BINARY_SHOWN:
+        if amount % (1 << shift) == 0:
+            return f"{amount >> shift}{suffix}"
+    return str(amount)

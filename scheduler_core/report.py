@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Optional
 
 from scheduler_core.events import Event, ExtensionPoint
+from scheduler_core.framework.filter_facts import CycleDetails
 from scheduler_core.model import Scenario
+from scheduler_core.scheduler import TIE_BREAK_FIRST
 from scheduler_core.timeline import StoryBuilder
 
 MAX_NODES_LISTED = 20
+SKIPPED_SCORING = ("one feasible node: kube-scheduler runs no PreScore, Score or NormalizeScore and takes it; "
+                   "the scores below are SchedLab's, for the trace only")
 
 
 def _status_text(status: dict) -> str:
@@ -21,7 +25,26 @@ def _cut(names: list[str]) -> str:
     return shown + (f", … (+{more})" if more > 0 else "")
 
 
-def _line(event: Event) -> list[str]:
+def _numbers(details: Optional[CycleDetails], node: str, plugin: str) -> str:
+    """`` — <the facts behind the plugin's rejection of node>`` when the report was given them."""
+    detail = details.nodes.get(node) if details is not None else None
+    found = detail.plugin(plugin) if detail is not None else None
+    return f" — {found.text()}" if found is not None else ""
+
+
+def _tie_line(total: dict, tie_break: str) -> list[str]:
+    """Nodes sharing the top total: the release picks among them at random; say which one this run took."""
+    ties = total.get("ties") or []
+    if len(ties) < 2:
+        return []
+    top = total["totalScores"][ties[0]]
+    how = ("the first in node order, as the spec's deterministic rule takes" if tie_break == TIE_BREAK_FIRST
+           else "picked at random (--tie-break random)")
+    return [f"  tie:       {len(ties)} nodes share the top total {top} ({_cut(ties)}): kube-scheduler would pick one "
+            f"of them at random; this run took {total['nodeName']}, {how}"]
+
+
+def _line(event: Event, details: Optional[CycleDetails] = None, tie_break: str = TIE_BREAK_FIRST) -> list[str]:
     p = event.payload.to_json()
     point = event.extension_point
     who = event.plugin or "framework"
@@ -37,10 +60,13 @@ def _line(event: Event) -> list[str]:
             return [f"  Filter     {who}: all {p['evaluated']} node(s) pass"]
         lines = [f"  Filter     {who}: {len(rejected)} of {p['evaluated']} node(s) rejected"]
         for node, status in list(rejected.items())[:MAX_NODES_LISTED]:
-            lines.append(f"               {node}: {_status_text(status)}")
+            lines.append(f"               {node}: {_status_text(status)}{_numbers(details, node, who)}")
         return lines
     if point is ExtensionPoint.FILTER:
-        return [f"  feasible:  {_cut(p['feasibleNodes']) or '(none)'}"]
+        lines = [f"  feasible:  {_cut(p['feasibleNodes']) or '(none)'}"]
+        if len(p["feasibleNodes"]) == 1:
+            lines.append(f"  {SKIPPED_SCORING}")
+        return lines
     if point is ExtensionPoint.POST_FILTER and event.plugin:
         nominated = f" nominated={p['nominatedNodeName']}" if p["nominatedNodeName"] is not None else ""
         return [f"  PostFilter {who}: {p['code']} {'; '.join(p['reasons'])}{nominated}"]
@@ -48,12 +74,13 @@ def _line(event: Event) -> list[str]:
         return [f"  PreScore   {who}: {_status_text(p['status']) if p['status'] else 'Success'}"]
     if point is ExtensionPoint.NORMALIZE_SCORE:
         pairs = [f"{n}={p['normalized'][n]}x{p['weight']}" for n in list(p["normalized"])[:MAX_NODES_LISTED]]
-        return [f"  Score      {who}: {', '.join(pairs)}"]
+        skipped = " (skipped by kube-scheduler)" if len(p["normalized"]) == 1 else ""
+        return [f"  Score      {who}: {', '.join(pairs)}{skipped}"]
     if point is ExtensionPoint.TOTAL:
         if p.get("error"):
             return [f"  error:     {p['error']}"]
         ranked = sorted(p["totalScores"].items(), key=lambda kv: -kv[1])[:MAX_NODES_LISTED]
-        return [f"  total:     {', '.join(f'{n}={s}' for n, s in ranked)}"]
+        return [f"  total:     {', '.join(f'{n}={s}' for n, s in ranked)}", *_tie_line(p, tie_break)]
     if point is ExtensionPoint.CYCLE_END:
         if p["nodeName"]:
             return [f"  => bound to {p['nodeName']}"]
@@ -70,11 +97,14 @@ def render_notices(scenario: Scenario) -> list[str]:
     return lines
 
 
-def render_report(events: Iterable[Event], scenario: Scenario) -> str:
+def render_report(events: Iterable[Event], scenario: Scenario,
+                  details: Optional[dict[int, CycleDetails]] = None, tie_break: str = TIE_BREAK_FIRST) -> str:
+    """``details``: per cycle, the facts behind Filter rejections (filter_details.collect_details with
+    ``per_plugin=MAX_NODES_LISTED``); each listed rejection then carries its numbers."""
     lines = [f"{len(scenario.nodes)} node(s), {len(scenario.running_pods)} running pod(s), "
              f"{len(scenario.pending_pods)} pending pod(s)", *render_notices(scenario)]
     for event in events:
-        lines.extend(_line(event))
+        lines.extend(_line(event, (details or {}).get(event.cycle), tie_break))
     return "\n".join(lines)
 
 
@@ -111,7 +141,7 @@ def render_comparison(result: dict) -> str:
             lines.append(f"  {row['pod']}: A {row['a'] or 'Pending'} → B {row['b'] or 'Pending'}")
     split = result["firstDivergence"]
     if split is not None:
-        lines.append(f"The runs part at attempt {split['index']}: "
+        lines.append(f"The runs part at attempt {split['index'] + 1}: "  # 1-based, as "(attempt 1)"; the JSON keeps the index
                      f"A {split['a']['text'] if split['a'] else '(no attempt)'} | B {split['b']['text'] if split['b'] else '(no attempt)'}")
     scores = result.get("scores")
     if scores:
@@ -120,4 +150,7 @@ def render_comparison(result: dict) -> str:
             cells = [f"{plugin} {v['a']}→{v['b']}" for plugin, v in node["plugins"].items() if v["a"] != v["b"]]
             total = node["total"]
             lines.append(f"  {node['node']}: total {total['a']}→{total['b']}" + (f" ({', '.join(cells)})" if cells else ""))
+        for side in ("a", "b"):
+            if scores.get("skipped", {}).get(side):
+                lines.append(f"  {side.upper()}: {scores['skipped'][side]}")
     return "\n".join(lines)

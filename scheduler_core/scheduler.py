@@ -123,6 +123,9 @@ class Scheduler:
         self.rng = random.Random(seed)
         self.next_start_node_index = 0
         self.clock_ms: Callable[[], int] = lambda: 0  # the run to the end reads its logical clock
+        # Explanations only (scheduler_core.filter_details): sees each Filter pass while the
+        # snapshot and the cycle state are as the plugins judged them. Never set in a run.
+        self.filter_observer: Optional[Callable[["Cycle", FilterPass], None]] = None
 
     @property
     def queue(self) -> list[Pod]:
@@ -210,6 +213,7 @@ class Cycle:
             return
         absent = self._absent_status(pre)
         passed = self._filter(nodes, pre)
+        self._observe(passed)
         yield from self._filter_events(passed)
         if not len(passed.feasible):
             yield from self._unschedulable_after_filter(passed, absent)
@@ -285,8 +289,9 @@ class Cycle:
         verdicts = self._with_nominated_pods(position, verdicts)
         first = self._first_failure_at(0, verdicts)
         feasible = position if first is None else position[:0]
-        yield from self._filter_events(FilterPass(position, verdicts, feasible, 0, 1), nominated_only=True,
-                                       batch_hint=not self.nominated_node)
+        passed = FilterPass(position, verdicts, feasible, 0, 1)
+        self._observe(passed)
+        yield from self._filter_events(passed, nominated_only=True, batch_hint=not self.nominated_node)
         if first is not None:
             self._early_statuses[name] = first
             if self.outcome.unschedulable_plugins and first.is_rejected:
@@ -378,6 +383,11 @@ class Cycle:
         verdicts = [(name, FilterVerdicts(v.palette, v.choice[:evaluated])) for name, v in verdicts]
         feasible = np.sort(rotated[:evaluated][fits[:evaluated]])
         return FilterPass(rotated[:evaluated], verdicts, feasible, start % total if total else 0, num_to_find)
+
+    def _observe(self, passed: FilterPass) -> None:
+        observer = self.scheduler.filter_observer
+        if observer is not None:
+            observer(self, passed)
 
     def _filter_events(self, passed: FilterPass, nominated_only: bool = False,
                        batch_hint: bool = False) -> Iterator[Event]:

@@ -31,7 +31,8 @@ import numpy as np
 
 from scheduler_core import names
 from scheduler_core.labels import parse_int64
-from scheduler_core.model import CPU, MEMORY, PODS, Node, NodeSelectorTerm, Pod, Scenario, Toleration
+from scheduler_core.model import CPU, MEMORY, Node, NodeSelectorTerm, Pod, Scenario, Toleration
+from scheduler_core.quantity import format_amount
 from scheduler_core.scheduler import Cycle, Scheduler, fresh_copy
 
 MAX_SKEW_STEPS = 8
@@ -306,7 +307,7 @@ def _smaller_requests(base: _Baseline) -> list[Suggestion]:
         if free <= 0 or free >= asked[resource]:
             continue
         variant = dataclasses.replace(pod, pod_level_requests={**pod.pod_level_requests, resource: free})
-        shown = f"{free}m" if resource == CPU else f"{free // (1 << 20)}Mi"
+        shown = format_amount(resource, free)
         out.append(_verified(base, variant, Suggestion(
             "requests", f"request at most {shown} of {resource} (the most any node has free)", 6,
             change={"resource": resource, "amount": free})))
@@ -392,7 +393,7 @@ def _more_allocatable(base: _Baseline) -> list[Suggestion]:
     wanted.sort(key=lambda w: w[:2])
     out = []
     for _, _, node, needs in wanted[:NODES_TRIED]:
-        shown = ", ".join(f"{r} {_amount(r, node.allocatable.get(r, 0))} → {_amount(r, n)}" for r, n in needs.items())
+        shown = ", ".join(f"{r} {format_amount(r, node.allocatable.get(r, 0))} → {format_amount(r, n)}" for r, n in needs.items())
         suggestion = Suggestion("allocatable", f"give node {node.name} more allocatable: {shown}", 8,
                                 change={"node": node.name, "allocatable": needs})
         suggestion.nodes = _fits_with_node(base, dataclasses.replace(node, allocatable={**node.allocatable, **needs}))
@@ -400,14 +401,6 @@ def _more_allocatable(base: _Baseline) -> list[Suggestion]:
             out.append(suggestion)
             break
     return out
-
-
-def _amount(resource: str, amount: int) -> str:
-    if resource == CPU:
-        return f"{amount}m"
-    if resource == PODS or amount % (1 << 20):
-        return str(amount)
-    return f"{amount >> 20}Mi"
 
 
 def _fits_with_node(base: _Baseline, changed: Node) -> list[str]:

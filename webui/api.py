@@ -343,9 +343,11 @@ def scenario_runs(request: HttpRequest, scenario_id: int):
 
 @scenario_router.post("/{int:scenario_id}/share", response={201: schemas.ShareOut, **ERRORS}, summary="Make a share link")
 def share_create(request: HttpRequest, scenario_id: int, body: schemas.ShareIn | None = None):
-    """An unguessable read-only link to a version (and optionally a run and a step); owner only."""
+    """An unguessable read-only link to a version (and optionally a run and a step, or two runs compared, the second
+    of any scenario you may read); the owner's scenarios, and demos (public) with your own runs of them.
+    """
     body = body or schemas.ShareIn()
-    scenario = access.writable_scenario(request.auth, scenario_id)
+    scenario = access.shareable_scenario(request.auth, scenario_id)
     link = shares.create(request.auth, scenario, body.version, body.run, body.step, body.compareRun)
     return Status(201, presenters.share(request, link))
 

@@ -245,6 +245,60 @@ class WinnerExplanationOut(Schema):
     sentence: str
 
 
+class PluginDetailOut(Schema):
+    plugin: str
+    code: str  # the recorded status's code
+    reasons: list[str]  # the recorded status's reasons
+    # typed facts by "kind": resource (resource, requested, used, allocatable, free, pods), taint (key,
+    # value, effect), port (protocol, hostIP, port, usedBy), label (source, key, operator, values,
+    # nodeValue), spread (topologyKey, domain, matching, selfMatch, globalMinimum, maxSkew, skew),
+    # volume (subject, detail, count, limit), node; each with its "reason" and "text"
+    facts: list[dict]
+    text: str
+
+
+class NodeDetailOut(Schema):
+    plugins: dict[str, PluginDetailOut]  # every plugin that rejected the node, in Filter order
+    nominatedPods: list[str] = []  # noqa: N815 - nominated pods counted on the node (first filter pass)
+
+
+class CycleDetailsOut(Schema):
+    cycle: int
+    pod: str
+    nodes: dict[str, NodeDetailOut]  # every rejected node, in evaluation order
+
+
+class CriterionOut(Schema):
+    key: str  # pdbViolations | highestPriority | prioritySum | victims | latestStart
+    prefers: str
+
+
+class CandidateCriteriaOut(Schema):
+    node: str
+    victims: list[str]
+    pdbViolations: int  # noqa: N815
+    highestPriority: int  # noqa: N815
+    prioritySum: int  # noqa: N815
+    victimCount: int  # noqa: N815
+    earliestStart: str | None  # noqa: N815 - of its highest-priority victims; null: none has a start time ("now")
+    droppedAt: str | None  # noqa: N815 - the criterion key that ruled it out; null: best on every criterion
+    chosen: bool
+
+
+class PreemptionRankingOut(Schema):
+    criteria: list[CriterionOut]  # pickOneNodeForPreemption's criteria, in order
+    candidates: list[CandidateCriteriaOut]  # node order
+    chosen: str | None  # null: a random tie left open (single pass)
+    deciding: str  # a criterion key, or onlyCandidate | tieBreak | randomTie
+    sentence: str
+
+
+class ScoringExplanationOut(Schema):
+    skipped: bool  # one feasible node: kube-scheduler ran no PreScore / Score / NormalizeScore
+    node: str | None
+    sentence: str
+
+
 class CycleExplanationOut(Schema):
     cycle: int
     pod: str
@@ -255,6 +309,11 @@ class CycleExplanationOut(Schema):
     filter: FilterExplanationOut | None
     spread: SpreadExplanationOut | None
     winner: WinnerExplanationOut | None
+    filterDetails: CycleDetailsOut | None = None  # noqa: N815 - the numbers behind each Filter rejection
+    filterDetailsNote: str | None = None  # noqa: N815 - why filterDetails is null when some node was rejected
+    preemption: PreemptionRankingOut | None = None  # DefaultPreemption's ranking of its candidates (from the replay)
+    scoring: ScoringExplanationOut | None = None  # null: the cycle reached no scoring
+
 
 
 class NodeObjectOut(Schema):

@@ -21,6 +21,7 @@ from scheduler_core.framework import signers
 from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from scheduler_core.framework.batch import PASS, FilterVerdicts, default_normalize
 from scheduler_core.framework.cycle_state import CycleState, StateKey
+from scheduler_core.framework.filter_facts import LabelFact
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, NodeScore, PreFilterResult
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
@@ -224,6 +225,20 @@ class NodeAffinity:
             return Status.unresolvable(REASON_POD)
         return None
 
+    def filter_detail(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[LabelFact, ...]:
+        """The requirements the node fails, with its own values, for the reason filter gave
+        (explanations only): the profile's addedAffinity, else the pod's nodeSelector and each
+        required term (terms are ORed: every term's failing requirements are listed)."""
+        node = node_info.node
+        if self._added_required is not None and not node_selector_matches(self._added_required, node):
+            return _failed_terms(self._added_required.terms, node, "addedAffinity term", REASON_ENFORCED)
+        facts = [LabelFact(REASON_POD, "nodeSelector", key, "In", (value,), node.labels.get(key))
+                 for key, value in pod.node_selector.items() if node.labels.get(key) != value]
+        terms = _required_terms(pod)
+        if terms is not None and not any(node_selector_term_matches(term, node) for term in terms):
+            facts.extend(_failed_terms(terms, node, "required term", REASON_POD))
+        return tuple(facts)
+
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> MaybeStatus:
         preferred = _preferred_terms(pod)
         if not preferred and not self._added_preferred:
@@ -258,6 +273,42 @@ class NodeAffinity:
 
     def normalize_batch(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
         return default_normalize(scores, MAX_NODE_SCORE, False)
+
+
+def _failed_terms(terms: tuple[NodeSelectorTerm, ...], node: Node, source: str, reason: str) -> tuple[LabelFact, ...]:
+    """Each term's requirements (expressions, then metadata.name fields) the node fails; an empty
+    term, which matches nothing, says so."""
+    facts = []
+    for number, term in enumerate(terms, 1):
+        if not term.match_expressions and not term.match_fields:
+            facts.append(LabelFact(reason, f"{source} {number}", "(empty term)", "matches no node", (), None))
+            continue
+        for requirement in term.match_expressions:
+            if not node_selector_term_matches(NodeSelectorTerm(match_expressions=(requirement,)), node):
+                value = node.labels.get(requirement.key)
+                facts.append(LabelFact(reason, f"{source} {number}", requirement.key, requirement.operator,
+                                       tuple(requirement.values), value, _plainly_matches(requirement, value)))
+        for requirement in term.match_fields:
+            if not node_selector_term_matches(NodeSelectorTerm(match_fields=(requirement,)), node):
+                facts.append(LabelFact(reason, f"{source} {number}", requirement.key, requirement.operator,
+                                       tuple(requirement.values), node.name, _plainly_matches(requirement, node.name)))
+    return tuple(facts)
+
+
+def _plainly_matches(requirement: NodeSelectorRequirement, value: Optional[str]) -> bool:
+    """Whether the requirement would match ``value`` read plainly; when it does and yet failed, the
+    release finds it malformed (a matchFields entry needs exactly one value, values must be label
+    values): it matches no node."""
+    operator, values = requirement.operator, requirement.values
+    if operator == "In":
+        return value is not None and value in values
+    if operator == "NotIn":
+        return value is None or value not in values
+    if operator == "Exists":
+        return value is not None
+    if operator == "DoesNotExist":
+        return value is None
+    return False
 
 
 def new(args: Optional[Mapping], handle) -> NodeAffinity:

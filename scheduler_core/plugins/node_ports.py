@@ -24,6 +24,7 @@ from scheduler_core.framework.cluster_events import (
     QueueingHint,
 )
 from scheduler_core.framework.cycle_state import CycleState, StateKey
+from scheduler_core.framework.filter_facts import PortFact
 from scheduler_core.framework.interfaces import PreFilterResult
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
@@ -89,6 +90,21 @@ class NodePorts:
         if pre_filter is None:
             return Status.error(f"reading {_PRE_FILTER.name!r} from cycleState: not found")
         return None if fits_ports(pre_filter.wanted, node_info) else Status.unschedulable(REASON_PORTS)
+
+    def filter_detail(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[PortFact, ...]:
+        """Each wanted host port in use on the node, with the node's pods holding it (explanations only)."""
+        pre_filter = state.read_optional(_PRE_FILTER)
+        if pre_filter is None:
+            return ()
+        facts = []
+        for wanted in pre_filter.wanted:
+            if not port_conflicts(node_info.used_ports, wanted):
+                continue
+            users = tuple(info.pod.key for info in node_info.pods
+                          if port_conflicts({port: 1 for port in host_ports(info.pod)}, wanted))
+            ip, protocol, port = wanted
+            facts.append(PortFact(REASON_PORTS, protocol, ip, port, users))
+        return tuple(facts)
 
     def filter_batch(self, state: CycleState, pod: Pod, table: NodeTable,
                      positions: np.ndarray) -> Optional[FilterVerdicts]:

@@ -15,6 +15,7 @@ from scheduler_core.framework import signers
 from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from scheduler_core.framework.batch import FilterVerdicts
 from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.filter_facts import NodeFact
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.status import MaybeStatus, Status
@@ -45,6 +46,13 @@ class NodeUnschedulable:
         if tolerations_tolerate_taint(pod.tolerations, UNSCHEDULABLE_TAINT):
             return None
         return Status.unresolvable(REASON_UNSCHEDULABLE)
+
+    def filter_detail(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[NodeFact, ...]:
+        """Explanations only: the cordon, which no toleration of the pod covers."""
+        if self.filter(state, pod, node_info) is None:
+            return ()
+        return (NodeFact(REASON_UNSCHEDULABLE, "the node is cordoned (spec.unschedulable: true) and the pod does not "
+                                               "tolerate node.kubernetes.io/unschedulable:NoSchedule"),)
 
     def filter_batch(self, state: CycleState, pod: Pod, table: NodeTable,
                      positions: np.ndarray) -> Optional[FilterVerdicts]:

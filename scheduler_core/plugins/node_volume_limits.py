@@ -23,6 +23,7 @@ from scheduler_core.framework.cluster_events import (
     QueueingHint,
 )
 from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.filter_facts import VolumeFact
 from scheduler_core.framework.interfaces import PreFilterResult
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.status import SKIP, MaybeStatus, Status
@@ -78,29 +79,44 @@ class NodeVolumeLimits:
         return None
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus:
+        status, _ = self._judge(pod, node_info)
+        return status
+
+    def filter_detail(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[VolumeFact, ...]:
+        """The driver whose attach limit the pod's new volumes would pass, with the counts (explanations only)."""
+        _, over = self._judge(pod, node_info)
+        if over is None:
+            return ()
+        driver, attached, new, limit = over
+        return (VolumeFact(REASON_MAX_VOLUME_COUNT_EXCEEDED, f"CSI driver {driver}",
+                           f"{attached} volume(s) attached + {new} new > limit {limit}", attached + new, limit),)
+
+    def _judge(self, pod: Pod, node_info: NodeInfo) -> tuple[MaybeStatus, Optional[tuple[str, int, int, int]]]:
+        """Filter's verdict, and when a limit is passed: (driver, attached, new, limit)."""
         if not pod.volumes:
-            return None
+            return None, None
         csi_node = self.storage.csi_node(node_info.name)
         try:
             new_volumes = self._attachable_volumes([pod], csi_node, new_pod=True)
         except _ClaimMissing as missing:
-            return Status.unresolvable(str(missing))
+            return Status.unresolvable(str(missing)), None
         except _CountError as err:
-            return Status.error(str(err))
+            return Status.error(str(err)), None
         if not new_volumes:
-            return None
+            return None, None
         limits = volume_limits(csi_node)
         if not limits:
-            return None
+            return None, None
         try:
             attached = self._attachable_volumes([info.pod for info in node_info.pods], csi_node, new_pod=False)
         except _CountError as err:
-            return Status.error(str(err))
-        return self._check_limits(new_volumes, attached, self._attachments(node_info.name), limits)
+            return Status.error(str(err)), None
+        over = self._over_limit(new_volumes, attached, self._attachments(node_info.name), limits)
+        return (None if over is None else Status.unschedulable(REASON_MAX_VOLUME_COUNT_EXCEEDED)), over
 
     @staticmethod
-    def _check_limits(new_volumes: dict[str, str], attached: dict[str, str], attachments: dict[str, str],
-                      limits: dict[str, int]) -> MaybeStatus:
+    def _over_limit(new_volumes: dict[str, str], attached: dict[str, str], attachments: dict[str, str],
+                    limits: dict[str, int]) -> Optional[tuple[str, int, int, int]]:
         attached_count: dict[str, int] = {}
         for unique_name, driver in attached.items():
             new_volumes.pop(unique_name, None)  # a volume already used on the node is not new
@@ -114,7 +130,7 @@ class NodeVolumeLimits:
         for driver, count in new_count.items():
             limit = limits.get(driver)
             if limit is not None and attached_count.get(driver, 0) + count > limit:
-                return Status.unschedulable(REASON_MAX_VOLUME_COUNT_EXCEEDED)
+                return driver, attached_count.get(driver, 0), count, limit
         return None
 
     # ------------------------------------------------------------------ counting

@@ -17,6 +17,7 @@ from scheduler_core.framework import signers
 from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from scheduler_core.framework.batch import FilterVerdicts, default_normalize
 from scheduler_core.framework.cycle_state import CycleState, StateKey
+from scheduler_core.framework.filter_facts import TaintFact
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, NodeScore
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
@@ -72,6 +73,11 @@ class TaintToleration:
         if find_untolerated_taint(node_info.node.taints, pod.tolerations) is None:
             return None
         return Status.unresolvable(REASON_UNTOLERATED)
+
+    def filter_detail(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[TaintFact, ...]:
+        """The taint filter stopped at (explanations only)."""
+        taint = find_untolerated_taint(node_info.node.taints, pod.tolerations)
+        return () if taint is None else (TaintFact(REASON_UNTOLERATED, taint.key, taint.value, taint.effect),)
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> MaybeStatus:
         state.write(_PRE_SCORE, _PreScoreState(_prefer_no_schedule_tolerations(pod)))

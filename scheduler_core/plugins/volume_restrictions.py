@@ -22,6 +22,7 @@ from scheduler_core.framework.cluster_events import (
     QueueingHint,
 )
 from scheduler_core.framework.cycle_state import CycleState, StateKey, StateNotFound
+from scheduler_core.framework.filter_facts import VolumeFact
 from scheduler_core.framework.interfaces import PreFilterResult
 from scheduler_core.framework.node_info import NodeInfo, PodInfo
 from scheduler_core.framework.storage import claim_key
@@ -96,10 +97,17 @@ def needs_restrictions_check(volume: Volume) -> bool:
 
 def satisfies_volume_conflicts(pod: Pod, pods: list[Pod]) -> bool:
     """satisfyVolumeConflicts against the pods on a node."""
+    return first_volume_conflict(pod, pods) is None
+
+
+def first_volume_conflict(pod: Pod, pods: list[Pod]) -> Optional[tuple[Volume, Pod]]:
+    """The pod's first restricted volume that one of ``pods`` also mounts (not read-only on both), and that pod."""
     for volume in pod.volumes:
-        if needs_restrictions_check(volume) and any(is_volume_conflict(volume, other) for other in pods):
-            return False
-    return True
+        if needs_restrictions_check(volume):
+            for other in pods:
+                if is_volume_conflict(volume, other):
+                    return volume, other
+    return None
 
 
 # ---------------------------------------------------------------------- the plugin
@@ -169,6 +177,24 @@ class VolumeRestrictions:
         if data.conflicting_claim_refs > 0:
             return Status.unschedulable(REASON_READ_WRITE_ONCE_POD_CONFLICT)
         return None
+
+    def filter_detail(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[VolumeFact, ...]:
+        """The disk another pod on the node mounts, or the ReadWriteOncePod claims and the pods
+        already using them (explanations only)."""
+        conflict = first_volume_conflict(pod, [info.pod for info in node_info.pods])
+        if conflict is not None:
+            volume, other = conflict
+            return (VolumeFact(REASON_DISK_CONFLICT, f"volume {volume.name}", f"the same disk is mounted by {other.key}"),)
+        data = state.read_optional(_STATE)
+        if data is None or data.conflicting_claim_refs <= 0:
+            return ()
+        claims = sorted(data.read_write_once_pod_claims)
+        users = sorted({info.pod.key for other in self.handle.snapshot.node_infos for info in other.pods
+                        if info.pod.namespace == pod.namespace
+                        and any(v.is_claim and v.claim_name in data.read_write_once_pod_claims for v in info.pod.volumes)})
+        holders = ", ".join(users) if users else "a pod counted by the scheduler"
+        return (VolumeFact(REASON_READ_WRITE_ONCE_POD_CONFLICT, f"PersistentVolumeClaim {', '.join(claims)}",
+                           f"ReadWriteOncePod, already in use by {holders}", data.conflicting_claim_refs),)
 
     def pre_filter_state_json(self, state: CycleState) -> Optional[dict]:
         data = state.read_optional(_STATE)

@@ -21,6 +21,7 @@ from scheduler_core.framework.cluster_events import (
     QueueingHint,
 )
 from scheduler_core.framework.cycle_state import CycleState, StateKey
+from scheduler_core.framework.filter_facts import VolumeFact
 from scheduler_core.framework.interfaces import PreFilterResult
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.status import SKIP, MaybeStatus, Status
@@ -153,14 +154,18 @@ class VolumeZone:
             topologies, status = self._pod_volume_topologies(pod)
             if status is not None:
                 return status
-        labels = node_info.node.labels
-        if not any(key in labels for key in TOPOLOGY_LABELS):
-            return None  # a node without topology labels: a one-zone cluster
-        for topology in topologies:
-            value = labels.get(topology.key, labels.get(_GA_LABEL.get(topology.key, topology.key)))
-            if value is None or value not in topology.values:
-                return Status.unresolvable(REASON_CONFLICT)
-        return None
+        return None if _mismatch(topologies, node_info) is None else Status.unresolvable(REASON_CONFLICT)
+
+    def filter_detail(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[VolumeFact, ...]:
+        """The volume whose topology label the node does not match, and the node's value (explanations only)."""
+        data = state.read_optional(_STATE)
+        found = _mismatch(data.topologies, node_info) if data is not None else None
+        if found is None:
+            return ()
+        topology, value = found
+        has = f"the node has {topology.key}={value}" if value is not None else f"the node has no {topology.key} label"
+        return (VolumeFact(REASON_CONFLICT, f"PersistentVolume {topology.volume}",
+                           f"can be used only where {topology.key} is one of ({', '.join(sorted(topology.values))}); {has}"),)
 
     def pre_filter_state_json(self, state: CycleState) -> Optional[dict]:
         data = state.read_optional(_STATE)
@@ -179,6 +184,19 @@ class VolumeZone:
             ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME, ActionType.ADD | ActionType.UPDATE),
                                  volume_hint),
         ]
+
+
+def _mismatch(topologies, node_info: NodeInfo) -> Optional[tuple[VolumeTopology, Optional[str]]]:
+    """The first volume topology the node's labels do not satisfy, with the node's value; None when
+    all match or the node has no topology label at all (a one-zone cluster)."""
+    labels = node_info.node.labels
+    if not any(key in labels for key in TOPOLOGY_LABELS):
+        return None
+    for topology in topologies:
+        value = labels.get(topology.key, labels.get(_GA_LABEL.get(topology.key, topology.key)))
+        if value is None or value not in topology.values:
+            return topology, value
+    return None
 
 
 def claim_hint(pod: Pod, old: Optional[PersistentVolumeClaim], new: PersistentVolumeClaim) -> QueueingHint:

@@ -157,8 +157,16 @@ export class CycleLoader {
   }
 }
 
-/** The picker's text for a cycle: from its loaded events, else from the server's cycle index. */
+/**
+ * The picker's text for a cycle: from its loaded events, else from the server's cycle index.
+ * People count from 1 everywhere (cycle 1, attempt 1, as the CLI prints); `?cycle=` and the JSON
+ * keep the 0-based index.
+ */
 export function cycleLabel(index, cycle, entry, outcomeOf) {
+  return shownCycleLabel(index + 1, cycle, entry, outcomeOf);
+}
+
+function shownCycleLabel(index, cycle, entry, outcomeOf) {
   if (cycle) {
     const result = outcomeOf(cycle);
     const tail = !result.done ? "…" : result.nodeName ? `→ ${result.nodeName}` : "✗ unschedulable";

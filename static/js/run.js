@@ -17,6 +17,8 @@ import * as prescore from "./steps/prescore.js";
 import * as queue from "./steps/queue.js";
 import { renderScores, renderTotal } from "./steps/scores.js";
 
+const SCORING_STEPS = new Set(["PreScore", "Score", "NormalizeScore"]); // what one feasible node skips
+
 const VIEWS = {
   QueueSort: queue.render,
   PreFilter: prefilter.render,
@@ -318,9 +320,15 @@ class RunController {
 
   renderTabs() {
     const cycle = this.model.cycles[this.pos.cycle];
+    // One feasible node: the release scores nothing (the engine's explanation says so).
+    const skipped = cycle?.end ? this.explanations.get(cycle.index)?.scoring?.skipped === true : false;
     for (const button of this.tabs.querySelectorAll("button.step")) {
       const id = button.dataset.step;
       button.disabled = !hasStep(cycle, id);
+      const skip = skipped && SCORING_STEPS.has(id);
+      button.classList.toggle("skipped", skip);
+      if (skip) button.title = "Skipped by kube-scheduler: one feasible node";
+      else button.removeAttribute("title");
       if (id === this.pos.step) button.setAttribute("aria-current", "step");
       else button.removeAttribute("aria-current");
     }
@@ -329,7 +337,8 @@ class RunController {
   renderStep() {
     const cycle = this.model.cycles[this.pos.cycle];
     const step = STEPS.find((s) => s.id === this.pos.step);
-    this.heading.textContent = `Cycle ${this.pos.cycle}${cycle?.pod ? ` · ${cycle.pod}` : ""} · ${step.label}`;
+    // 1-based for people, as the CLI and the timeline count attempts (the URL keeps the index).
+    this.heading.textContent = `Cycle ${this.pos.cycle + 1}${cycle?.pod ? ` · ${cycle.pod}` : ""} · ${step.label}`;
     if (!cycle || !hasStep(cycle, this.pos.step)) {
       const waiting = !FINISHED.has(this.status) || (this.lazy && !cycle);
       mount(this.view, h("p.note", waiting ? "Waiting for this step's events…" : "This step did not run in this cycle."));
@@ -382,7 +391,10 @@ class RunController {
 
   explained(index, found) {
     this.explanations.set(index, found);
-    if (this.pos.cycle === index) this.renderStep();
+    if (this.pos.cycle === index) {
+      this.renderTabs();
+      this.renderStep();
+    }
   }
 
   /** A chart element for the view being built; drawn once it is in the document. */

@@ -7,14 +7,16 @@ run's own events and its /explain answer, never with arithmetic done in the brow
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
 from tests.browser.helpers import api_post, create_from_demo, expect_editor_text, open_step, start_run, table_rows
-from tests.scheduler_core.builders import node_text, pinned_spec, pod_text
+from tests.scheduler_core.builders import node_text, numbers_scenario, pinned_spec, pod_text, preemption_scenario
 
 pytestmark = pytest.mark.browser
+REPO = Path(__file__).resolve().parents[2]
 
 
 def run_text(page, name: str, text: str) -> int:
@@ -154,12 +156,88 @@ def test_filter_reasons_are_grouped_with_counts_and_open_to_their_nodes(page, sn
                                  re.compile(r"^1\s+node\(s\) had untolerated taint\(s\) — TaintToleration$")])
     expect(page.locator(".failed-scheduling")).to_contain_text("2 Insufficient cpu")
     groups.first.click()
-    expect(page.locator(".reason-nodes ul.node-chips li")).to_have_text(["a", "c"])
+    expect(page.locator(".reason-nodes ul.node-numbers li")).to_have_text([
+        re.compile(r"^a\s+cpu: asks 2000m; free 1000m of 1000m allocatable \(0m requested by 0 pod\(s\)\)$"),
+        re.compile(r"^c\s+cpu: asks 2000m; free 1000m of 1000m allocatable")])
     expect(page.locator("table.matrix tr.marked")).to_have_count(2)
     expect(page.locator("table.matrix tr.marked th")).to_have_text([re.compile("a$"), re.compile("c$")])
     snap(page, "run-filter-reasons", full_page=True)
 
 
+def test_filter_cells_and_the_why_sentence_carry_the_engines_numbers(page, snap):
+    """Issue 28: request against free room, the taint, the port's holder, the label wanted — the
+    texts drawn are the /explain answer's, the browser computes none of them."""
+    run_id = run_text(page, "numbers", numbers_scenario())
+    open_step(page, run_id, 0, "Filter")
+    explained = page.request.get(f"{page.base_url}/api/runs/{run_id}/cycles/0/explain").json()
+    expect(page.locator(".cycle-why .explain-text")).to_have_text(explained["headline"])
+    expect(page.locator(".cycle-why .explain-text")).to_contain_text(
+        "full: cpu: asks 2500m; free 1800m of 4000m allocatable (2200m requested by 9 pod(s))")
+    nodes = explained["filterDetails"]["nodes"]
+    for node, plugin in [("full", "NodeResourcesFit"), ("tainted", "TaintToleration"), ("ports", "NodePorts"), ("hdd", "NodeAffinity")]:
+        cell = page.locator(f"table.matrix tr[data-node='{node}'] td.cell.fail.has-numbers")
+        expect(cell).to_have_count(1)
+        cell.focus()
+        expect(page.locator("p.cell-detail")).to_contain_text(f"{node} × {plugin}: ")
+        expect(page.locator("p.cell-detail")).to_contain_text(nodes[node]["plugins"][plugin]["text"])
+    expect(page.locator("p.cell-detail")).to_contain_text("nodeSelector wants disktype=ssd; the node has disktype=hdd")
+    page.locator("li.reason-group button.reason", has_text="Insufficient cpu").click()
+    expect(page.locator(".reason-nodes ul.node-numbers li")).to_have_text(
+        [re.compile(r"^full\s+cpu: asks 2500m; free 1800m of 4000m allocatable \(2200m requested by 9 pod\(s\)\)$")])
+    snap(page, "run-filter-numbers", full_page=True)
+
+
+
+
+def test_postfilter_ranks_the_candidates_and_marks_the_criterion_that_decided(page, snap):
+    """Issue 28: DefaultPreemption's criteria per candidate, the deciding one marked (◆), the
+    chosen node starred — as the /explain answer gives them."""
+    run_id = run_text(page, "preempting", preemption_scenario())
+    open_step(page, run_id, 0, "PostFilter")
+    ranking = page.request.get(f"{page.base_url}/api/runs/{run_id}/cycles/0/explain").json()["preemption"]
+    expect(page.locator(".preemption-why .explain-text")).to_have_text(ranking["sentence"])
+    expect(page.locator("table.ranking th.deciding")).to_have_text("2. highest victim priority ◆")
+    rows = table_rows(page, "table.ranking")
+    starts = [c["earliestStart"] for c in ranking["candidates"]]  # the run's stand-in start times
+    assert all(starts)
+    assert rows == [["★ a", "0", "1", "1", "1", starts[0], "chosen"],
+                    ["b", "0", "5", "5", "1", starts[1], "criterion 2"]]
+    expect(page.locator("table.ranking tr[data-node='b'] td.dropped")).to_have_text("5")
+    snap(page, "run-postfilter-ranking", full_page=True)
+
+
+def test_only_preemption_says_no_node_would_have_room_and_never_above_a_preemption_that_succeeded(page):
+    """Issue 28: the DynamicResources card showed preemption's sentence above a successful preemption."""
+    run_id = run_text(page, "preempting", preemption_scenario())
+    open_step(page, run_id, 0, "PostFilter")
+    dra = page.locator("section.panel", has=page.locator("h3", has_text="DynamicResources"))
+    expect(dra).to_contain_text("no new claims to deallocate")
+    expect(page.locator("section.panel", has=page.locator("h3", has_text="DefaultPreemption"))).to_contain_text("★ a")
+    expect(page.get_by_text("No node would have room even after preempting lower-priority pods.")).to_have_count(0)
+
+
+def test_scoring_steps_of_a_single_feasible_node_are_drawn_as_skipped(page, snap):
+    """Issue 28: with one feasible node kube-scheduler runs no PreScore / Score / NormalizeScore; the
+    steps say so (the engine's sentence), the stepper strikes them and their numbers are folded away."""
+    run_id = run_text(page, "one feasible", (REPO / "webui" / "demos" / "seed_pts_two_constraints.yaml").read_text())
+    open_step(page, run_id, 0, "Score")
+    scoring = page.request.get(f"{page.base_url}/api/runs/{run_id}/cycles/0/explain").json()["scoring"]
+    assert scoring["skipped"] and scoring["node"] == "node4"
+    expect(page.locator(".skipped-notice")).to_contain_text(scoring["sentence"])
+    for step in ("PreScore", "Score", "NormalizeScore"):
+        expect(page.locator(f"ol.steps button.step[data-step='{step}']")).to_have_class(re.compile(r"\bskipped\b"))
+    expect(page.locator("ol.steps button.step[data-step='Filter']")).not_to_have_class(re.compile(r"\bskipped\b"))
+    numbers = page.locator("details.skipped-numbers")
+    expect(numbers).not_to_have_attribute("open", "")
+    expect(numbers.locator(":scope > summary")).to_have_text("SchedLab's numbers for the trace (they decided nothing)")
+    snap(page, "run-score-skipped", full_page=True)
+    open_step(page, run_id, 0, "PreScore")
+    expect(page.locator(".skipped-notice")).to_contain_text("only node4 passed Filter")
+    open_step(page, run_id, 0, "Total")
+    expect(page.locator(".winner-why .explain-text")).to_have_text(
+        "node4 was the only node that passed Filter, so it was chosen without scoring "
+        "(kube-scheduler runs no PreScore or Score for a single feasible node).")
+    expect(page.locator(".skipped-notice")).to_contain_text("they decided nothing")
 
 
 def test_filter_says_when_pre_filter_narrowed_the_nodes_to_one_that_does_not_exist(page, snap):
@@ -199,7 +277,7 @@ def test_create_blank_opens_a_small_valid_template(page, snap):
     expect_editor_text(page, re.compile(r"^# A small cluster to start from"))
     snap(page, "editor-blank")
     start_run(page)
-    expect(page.locator("#cycle-select option")).to_have_text([re.compile(r"cycle 0: default/web → node-a")])
+    expect(page.locator("#cycle-select option")).to_have_text([re.compile(r"cycle 1: default/web → node-a")])
 
 
 def test_demo_descriptions_say_what_each_example_teaches(page):

@@ -60,18 +60,18 @@ def test_the_timeline_steps_through_a_preemption_and_a_retry_caused_by_a_binding
 
     # Attempt 1 of high: the preemption, carried out.
     panel.locator("li.attempt .text").nth(0).click()
-    expect(page.locator("#step-heading")).to_contain_text("Cycle 0 · default/high")
+    expect(page.locator("#step-heading")).to_contain_text("Cycle 1 · default/high")
     open_step(page, run_id, 0, "PostFilter")
     expect(page.locator(".carried-out")).to_have_text("Evicted default/low-1, default/low-2 and nominated the pod to n1.")
     # Attempt 2: retried when low-1 was removed; low-2 still terminating, so no new preemption.
     panel.locator("li.attempt .text").nth(4).click()
-    expect(page.locator("#step-heading")).to_contain_text("Cycle 4 · default/high")
+    expect(page.locator("#step-heading")).to_contain_text("Cycle 5 · default/high")
     expect(page.locator("#timeline-panel li.attempt.current .text")).to_have_text(told[4])
     page.click("button.step[data-step=PostFilter]")
     expect(page.locator("#step-view")).to_contain_text(TERMINATING)
     # Attempt 3: bound to n1.
     panel.locator("li.attempt .text").nth(5).click()
-    expect(page.locator("#step-heading")).to_contain_text("Cycle 5 · default/high")
+    expect(page.locator("#step-heading")).to_contain_text("Cycle 6 · default/high")
     snap(page, "run-timeline", full_page=True)
 
     # b's journey: rejected, moved back by a's binding through InterPodAffinity's hint, bound.
@@ -112,7 +112,7 @@ def test_a_share_link_opens_an_attempts_step_with_its_timeline(page, fresh_page)
     expect(link).to_have_value(re.compile(r"/share/[\w-]{20,}"), timeout=15_000)
     visitor = fresh_page()
     visitor.goto(link.input_value())
-    expect(visitor.locator("#step-heading")).to_contain_text("Cycle 4 · default/high · PostFilter")
+    expect(visitor.locator("#step-heading")).to_contain_text("Cycle 5 · default/high · PostFilter")
     expect(visitor.locator("#step-view")).to_contain_text(TERMINATING)
     expect(visitor.locator("#timeline-panel li.attempt")).to_have_count(6)
     expect(visitor.locator("#timeline-panel li.attempt.current .text")).to_contain_text("default/high (attempt 2)")
@@ -157,6 +157,7 @@ def test_two_configurations_of_a_scenario_compared_side_by_side(page, fresh_page
                      data=__import__("json").dumps({"text": text + "---\n" + (here / "most_allocated.yaml").read_text()}))
     page.reload()
     second = start_run(page)
+    page.click("#compare-search")  # the list is asked for when the control is first used
     page.select_option("#compare-with", str(first))
     page.wait_for_url(re.compile(rf"/compare/\?a={second}&b={first}"))
     expect(page.locator(".compare-summary")).to_have_text("1 pod(s) land elsewhere in B than in A.")
@@ -219,3 +220,35 @@ def test_a_demo_with_another_configuration_compared_then_a_what_if_applied(page)
     page.wait_for_url(re.compile(r"/runs/(?!%d/|%d/)\d+/" % (first, second)))
     expect(page.locator("#run-root")).to_have_attribute("data-status", "succeeded", timeout=60_000)
     expect(page.locator("#timeline-panel li.attempt .text")).to_have_text([re.compile(r"^default/mypod \(attempt 1\): scheduled to node[23]$")])
+
+
+def test_compare_with_lists_runs_of_other_scenarios_with_a_search_and_a_demo_comparison_is_shared(page, fresh_page):
+    """Issue 28's dead ends: "Compare with…" was empty for a single run (it listed only this
+    scenario's runs), and "Share this comparison" was offered on demo runs, then refused."""
+    here = Path(__file__).resolve().parents[1] / "fixtures" / "compare"
+    other = api_post(page, "/api/scenarios", {"name": "another cluster", "text": (here / "two_nodes.yaml").read_text()})
+    page.goto(f"{page.base_url}/scenarios/{other['id']}/")
+    other_run = start_run(page)
+    demo = next(s for s in page.request.get(f"{page.base_url}/api/scenarios").json() if s["demo"] and s["name"])
+    demo_run = api_post(page, f"/api/scenarios/{demo['id']}/runs", {})
+    page.goto(f"{page.base_url}/runs/{demo_run['id']}/")
+    expect(page.locator("#run-root")).to_have_attribute("data-status", "succeeded", timeout=60_000)
+    page.click("#compare-search")
+    option = page.locator(f"#compare-with option[value='{other_run}']")
+    expect(option).to_have_text(re.compile(rf"^run {other_run} · another cluster v1 \(timeline\)$"))
+    page.fill("#compare-search", "no such run")
+    expect(option).to_be_hidden()
+    expect(page.locator("#compare-with option").first).to_have_text("Compare with… (no run matches)")
+    page.fill("#compare-search", "another")
+    expect(page.locator("#compare-with option").first).to_have_text("Compare with…")
+    page.select_option("#compare-with", str(other_run))
+    page.wait_for_url(re.compile(rf"/compare/\?a={demo_run['id']}&b={other_run}"))
+    expect(page.locator(".compare-divergence p")).to_have_text(re.compile(r"^The runs part at attempt 1:"))
+    page.click("#share-comparison")
+    link = page.locator(".share-url")
+    expect(link).to_have_value(re.compile(r"/share/[\w-]{20,}"), timeout=15_000)
+    visitor = fresh_page()
+    visitor.goto(link.input_value())
+    visitor.wait_for_url(re.compile(r"/compare/\?a=\d+&b=\d+&token="))
+    expect(visitor.locator(".compare-summary")).to_be_visible()
+    expect(visitor.locator(".readonly-banner")).to_be_visible()

@@ -131,6 +131,31 @@ def pinned_spec(*terms: str) -> str:
         - matchFields:{fields}
 """
 
+def numbers_scenario() -> str:
+    """Four nodes, each rejected by one plugin with numbers to give: "full" lacks cpu (the pod asks
+    2500m; 9 pods request 2200m of its 4000m), "tainted" has dedicated=gpu:NoSchedule, "hdd" has
+    disktype=hdd where the pod's nodeSelector wants ssd, and on "ports" default/web-0 holds hostPort
+    8080 the pod wants."""
+    nodes = [node_text("full", labels=", disktype: ssd"), node_text("tainted", labels=", disktype: ssd",
+             taints="{key: dedicated, value: gpu, effect: NoSchedule}"), node_text("hdd", labels=", disktype: hdd"),
+             node_text("ports", labels=", disktype: ssd")]
+    running = [pod_text(f"filler-{i}", cpu="250m" if i < 8 else "200m", node_name="full") for i in range(9)]
+    holder = pod_text("web-0", node_name="ports").replace(
+        "containers: [{name: c, ", "containers: [{name: c, ports: [{containerPort: 80, hostPort: 8080}], ")
+    pending = pod_text("big", cpu="2500m", spec="  nodeSelector: {disktype: ssd}\n").replace(
+        "containers: [{name: c, ", "containers: [{name: c, ports: [{containerPort: 80, hostPort: 8080}], ")
+    return "---\n".join([*nodes, *running, holder, pending])
+
+
+def preemption_scenario() -> str:
+    """Two full one-cpu nodes; "high" (priority 100) must preempt: a's victim has priority 1, b's
+    priority 5, so DefaultPreemption picks a on its second criterion (lowest highest victim priority)."""
+    return "---\n".join([node_text("a", cpu="1"), node_text("b", cpu="1"),
+                          pod_text("low-a", node_name="a", spec="  priority: 1\n"),
+                          pod_text("low-b", node_name="b", spec="  priority: 5\n"),
+                          pod_text("high", spec="  priority: 100\n")])
+
+
 # ---------------------------------------------------------------------------- storage
 
 GI = 1 << 30

@@ -72,3 +72,22 @@ def test_a_comparison_reads_the_story_and_only_the_asked_pods_scores():
         assert not any(e["extensionPoint"] in ("Filter", "Score") for e in picked_a)
     assert not compare_reads(None)("default/web", "Total") and compare_reads("default/web")("default/web", "Total")
     assert not compare_reads("default/web")("default/other", "NormalizeScore")
+
+
+def test_a_run_whose_pod_had_one_feasible_node_says_its_scores_decided_nothing():
+    """schedulePod: "When only one node after predicate, just use it" — B's scores are the trace's only."""
+    a = configured("least_allocated.yaml")
+    node = a.nodes[0]
+    b = dataclasses.replace(a, nodes=[node])  # one node: the only feasible one
+    result = compare(stream(a), stream(b), pod="default/web")
+    assert result["scores"]["skipped"]["a"] is None
+    assert result["scores"]["skipped"]["b"].startswith(f"Skipped by kube-scheduler: only {node.name} passed Filter")
+
+
+def test_the_cli_counts_attempts_from_1_as_the_timeline_does(capsys):
+    """Issue 28: "The runs part at attempt 0" beside "(attempt 1)": people count from 1 everywhere."""
+    args = ["compare", str(HERE / "two_nodes.yaml"), "--config", str(HERE / "least_allocated.yaml"),
+            "--config", str(HERE / "most_allocated.yaml")]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "The runs part at attempt 1: A default/web (attempt 1): scheduled to n2 | B default/web (attempt 1): scheduled to n1" in out

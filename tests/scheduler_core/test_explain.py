@@ -58,7 +58,8 @@ def demo(slug: str) -> str:
                  "node4 beat node3 by 2: NodeResourcesFit +2.",
                  id="the winner's margin over the runner-up is given per plugin in weighted points"),
     pytest.param(demo("seed_pts_two_constraints"), OUTCOME_SCHEDULED,
-                 "node4 was the only node that passed Filter, so it was chosen without competition.",
+                 "node4 was the only node that passed Filter, so it was chosen without scoring "
+                 "(kube-scheduler runs no PreScore or Score for a single feasible node).",
                  id="a single feasible node wins without a runner-up"),
     pytest.param(node_text("a") + "---\n" + node_text("b") + "---\n" + pod_text("web"), OUTCOME_SCHEDULED,
                  "a tied with b at {total}: SchedLab takes the first of them in node order (kube-scheduler picks one at random).",
@@ -152,7 +153,8 @@ def test_an_error_cycle_says_so():
 
 def test_its_json_is_camel_case_and_complete():
     out = explain_first(demo("seed_pts_conflict")).to_json()
-    assert set(out) == {"cycle", "pod", "outcome", "node", "headline", "preFilter", "filter", "spread", "winner"}
+    assert set(out) == {"cycle", "pod", "outcome", "node", "headline", "preFilter", "filter", "spread", "winner",
+                        "filterDetails", "filterDetailsNote", "preemption", "scoring"}
     assert out["spread"]["constraints"][0]["allowed"] == [{"value": "zoneB", "nodes": ["node3"]}]
     assert out["filter"]["groups"][0] == {"reason": "node(s) didn't match pod topology spread constraints", "count": 3,
                                           "plugins": [POD_TOPOLOGY_SPREAD], "nodes": ["node1", "node2", "node3"],
@@ -221,3 +223,21 @@ def test_a_hinted_cycle_says_the_node_came_from_the_last_pod_ranking():
     assert "OpportunisticBatching" not in first.filter.sentence
     assert second.filter.sentence.startswith("OpportunisticBatching: the previous pod had the same signature")
     assert "offered n020" in second.filter.sentence
+
+
+# ---------------------------------------------------------------------------- skipped scoring
+
+
+def test_one_feasible_node_is_explained_as_scoring_skipped_by_the_release():
+    """schedulePod: "When only one node after predicate, just use it" — no PreScore, no Score. The
+    trace still lists the scores (the spec asks for them): the explanation marks them skipped."""
+    explanation = explain_first(demo("seed_pts_two_constraints"))
+    assert explanation.scoring.skipped and explanation.scoring.node == "node4"
+    assert explanation.scoring.sentence.startswith("Skipped by kube-scheduler: only node4 passed Filter")
+    assert explanation.to_json()["scoring"]["skipped"] is True
+    scored = explain_first(demo("seed_pts_single_constraint")).scoring
+    assert not scored.skipped and scored.sentence == "kube-scheduler scored the 2 feasible nodes."
+
+
+def test_a_cycle_without_a_feasible_node_has_no_scoring_to_explain():
+    assert explain_first(demo("seed_pts_conflict")).scoring is None

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scheduler_core.quantity import (
+    format_amount,
     BEYOND_INT64,
     CPU_OVERFLOW,
     FORMAT_INVALID,
@@ -162,3 +163,16 @@ def test_arbitrary_text_raises_only_quantity_error(text):
     assert isinstance(result, Fraction)
     assert abs(result) <= BEYOND_INT64
     assert (result * 10**9).denominator == 1  # always a whole number of nanos
+
+
+@pytest.mark.parametrize("resource, amount, shown", [
+    pytest.param("cpu", 2500, "2500m", id="cpu is shown in millicores"),
+    pytest.param("memory", 512 << 20, "512Mi", id="memory takes the largest binary unit that divides it"),
+    pytest.param("memory", 1000, "1000", id="memory no binary unit divides stays in bytes"),
+    pytest.param("hugepages-2Mi", 4 << 20, "4Mi", id="hugepages are bytes"),
+    pytest.param("nvidia.com/gpu", 0, "0", id="an extended resource is a count, never 0Mi"),
+    pytest.param("nvidia.com/gpu", 1 << 20, "1048576", id="a large count stays a count"),
+    pytest.param("pods", 110, "110", id="pods are a count"),
+])
+def test_it_formats_amounts_in_the_unit_of_their_resource(resource, amount, shown):
+    assert format_amount(resource, amount) == shown

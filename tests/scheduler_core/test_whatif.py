@@ -133,3 +133,11 @@ def test_only_the_least_intrusive_suggestions_are_listed_the_rest_counted():
     # one eviction per node, smaller requests, and the allocatable of the first node: 32 in all
     assert result["moreSuggestions"] == 32 - whatif.MAX_SUGGESTIONS
     assert result["summary"].startswith("32 single change(s)")
+
+
+def test_an_extended_resource_is_offered_as_a_count_not_in_memory_units():
+    """Issue 28: "nvidia.com/gpu 0Mi → 5" put units of memory on a count of devices."""
+    gpu_pod = pod("p", "1").replace('requests: {cpu: "1"}', 'requests: {cpu: "1", nvidia.com/gpu: "5"}, limits: {nvidia.com/gpu: "5"}')
+    [more] = [s for s in answer(node("n1"), gpu_pod)["suggestions"] if s["kind"] == "allocatable"]
+    assert more["text"] == "give node n1 more allocatable: nvidia.com/gpu 0 → 5"
+    assert more["change"] == {"node": "n1", "allocatable": {"nvidia.com/gpu": 5}}

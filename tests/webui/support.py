@@ -7,6 +7,7 @@ import base64
 import http.cookiejar
 import json
 import os
+import re
 import signal
 import socket
 import struct
@@ -355,6 +356,18 @@ class Stack:
         worker = spawn(args, self.env, self.tmp / f"{name}.log")
         self.workers.append(worker)
         return worker
+
+    def wait_for_worker(self, name: str, worker: subprocess.Popen, timeout: float = 180) -> None:
+        """Until the worker says it consumes its queue ("celery@… ready."): a test that counts what
+        the worker does must not start the count while the worker is still importing."""
+        log = self.tmp / f"{name}.log"
+
+        def ready() -> bool:
+            if worker.poll() is not None:
+                raise AssertionError(f"worker {name} exited early:\n{log.read_text(errors='replace')[-3000:]}")
+            return log.exists() and re.search(rf"{re.escape(name)}@\S+ ready\.", log.read_text(errors="replace")) is not None
+
+        wait_until(ready, timeout, 0.2, f"worker {name} to be ready")
 
     def client(self) -> HttpClient:
         client = HttpClient(f"http://127.0.0.1:{self.port}")

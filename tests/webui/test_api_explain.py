@@ -3,7 +3,8 @@
 import pytest
 from django.test import Client
 
-from webui.services import demos
+from tests.scheduler_core.builders import node_text, numbers_scenario, pod_text, preemption_scenario
+from webui.services import demos, events
 from webui.tasks import execute_run
 
 pytestmark = pytest.mark.django_db
@@ -59,3 +60,57 @@ def test_it_lets_a_share_token_read_explanations_but_not_strangers(owner: Client
     path = f"/api/runs/{conflict_run['id']}/cycles/0/explain"
     assert stranger.get(path, headers={"X-Share-Token": token}).json()["outcome"] == "unschedulable"
     assert stranger.get(path).status_code == 404
+
+
+def test_it_gives_the_numbers_behind_each_filter_reason(owner: Client):
+    """The engine's facts (a replay of the run): request against free room, the taint, the port's
+    holder, the label the nodeSelector wanted — in the sentence and typed per node and plugin."""
+    run = finished_run(owner, numbers_scenario())
+    body = owner.get(f"/api/runs/{run['id']}/cycles/0/explain").json()
+    assert "1 Insufficient cpu (full: cpu: asks 2500m; free 1800m of 4000m allocatable (2200m requested by 9 pod(s)))" in body["headline"]
+    nodes = body["filterDetails"]["nodes"]
+    [cpu] = nodes["full"]["plugins"]["NodeResourcesFit"]["facts"]
+    assert (cpu["requested"], cpu["free"], cpu["allocatable"], cpu["used"], cpu["pods"]) == (2500, 1800, 4000, 2200, 9)
+    assert cpu["requested"] > cpu["allocatable"] - cpu["used"]
+    assert nodes["tainted"]["plugins"]["TaintToleration"]["facts"][0]["text"] == "untolerated taint dedicated=gpu:NoSchedule"
+    assert nodes["ports"]["plugins"]["NodePorts"]["facts"][0]["usedBy"] == ["default/web-0"]
+    assert nodes["hdd"]["plugins"]["NodeAffinity"]["facts"][0]["nodeValue"] == "hdd"
+    assert body["filterDetailsNote"] is None
+
+
+def test_it_says_why_a_run_too_large_to_replay_has_no_numbers(owner: Client, monkeypatch):
+    monkeypatch.setattr(events, "EXPLAIN_REPLAY_NODE_CYCLES", 3)
+    run = finished_run(owner, numbers_scenario())
+    body = owner.get(f"/api/runs/{run['id']}/cycles/0/explain").json()
+    assert body["filterDetails"] is None
+    assert body["filterDetailsNote"].startswith("the numbers behind the reasons need a replay of 1 cycles over 4 nodes")
+    assert "(full, hdd, ports, tainted)" not in body["headline"] and "1 Insufficient cpu (full)" in body["headline"]
+
+
+def test_it_ranks_the_preemption_candidates_with_the_deciding_criterion(owner: Client):
+    run = finished_run(owner, preemption_scenario())
+    body = owner.get(f"/api/runs/{run['id']}/cycles/0/explain").json()
+    ranking = body["preemption"]
+    assert (ranking["chosen"], ranking["deciding"]) == ("a", "highestPriority")
+    assert ranking["sentence"] == "a won on lowest highest victim priority (criterion 2 of 5)."
+    assert [(c["node"], c["highestPriority"], c["droppedAt"], c["chosen"]) for c in ranking["candidates"]] == [
+        ("a", 1, None, True), ("b", 5, "highestPriority", False)]
+    assert [c["key"] for c in ranking["criteria"]] == ["pdbViolations", "highestPriority", "prioritySum", "victims", "latestStart"]
+
+
+def test_it_says_the_release_skipped_scoring_for_a_single_feasible_node(owner: Client):
+    run = finished_run(owner, demos.get("seed_pts_two_constraints").text)
+    body = owner.get(f"/api/runs/{run['id']}/cycles/0/explain").json()
+    assert (body["scoring"]["skipped"], body["scoring"]["node"]) == (True, "node4")
+    assert "When only one node after predicate, just use it" in body["scoring"]["sentence"]
+    scored = finished_run(owner, demos.get("seed_pts_single_constraint").text)
+    assert owner.get(f"/api/runs/{scored['id']}/cycles/0/explain").json()["scoring"]["skipped"] is False
+
+
+def test_it_says_when_only_some_rejected_nodes_have_numbers(owner: Client, monkeypatch):
+    monkeypatch.setattr(events, "EXPLAIN_NODES_PER_PLUGIN", 1)
+    text = "---\n".join([node_text(name, cpu="1") for name in ("a", "b", "c")] + [pod_text("web", cpu="2")])
+    run = finished_run(owner, text)
+    body = owner.get(f"/api/runs/{run['id']}/cycles/0/explain").json()
+    assert list(body["filterDetails"]["nodes"]) == ["a"]
+    assert body["filterDetailsNote"] == "numbers for the first 1 nodes each plugin rejected (1 of 3 rejected nodes)"

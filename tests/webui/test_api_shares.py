@@ -1,9 +1,10 @@
 """Share links: read-only access to one version (and optionally one run), revocable."""
 
 import pytest
+from django.core.management import call_command
 from django.test import Client
 
-from webui.models import ShareLink
+from webui.models import Scenario, ShareLink
 from webui.tasks import execute_run
 
 pytestmark = pytest.mark.django_db
@@ -103,3 +104,35 @@ def test_a_revoked_token_reads_nothing_and_still_writes_nothing(owner: Client, s
         assert (response.status_code, response.json()["error"]["code"]) == (404, "not_found"), path
     response = stranger.put(f"/api/scenarios/{scenario['id']}", {"text": "x"}, content_type=JSON, headers=headers)
     assert (response.status_code, response.json()["error"]["code"]) == (403, "share_read_only")
+
+
+def demo_scenario_id() -> int:
+    call_command("load_demos")
+    return Scenario.objects.get(demo_slug="seed_pts_conflict").pk
+
+
+def finished(client: Client, scenario_id: int) -> dict:
+    run = client.post(f"/api/scenarios/{scenario_id}/runs").json()
+    execute_run.apply(args=[run["id"]])
+    return run
+
+
+def test_it_shares_a_comparison_of_a_demo_run_with_a_run_of_another_scenario(owner: Client, stranger: Client, scenario: dict):
+    """Issue 28: "Share this comparison" was offered on demo runs and then refused. A demo is public:
+    a link to your own run of it (compared with any run you may read) is allowed, and read-only."""
+    demo_run = finished(owner, demo_scenario_id())
+    other = finished(owner, scenario["id"])
+    response = owner.post(f"/api/scenarios/{demo_run['scenario']}/share", {"run": demo_run["id"], "compareRun": other["id"]},
+                          content_type=JSON)
+    assert response.status_code == 201, response.json()
+    token = response.json()["token"]
+    answer = stranger.get(f"/api/comparisons?a={demo_run['id']}&b={other['id']}", headers={"X-Share-Token": token})
+    assert answer.status_code == 200 and answer.json()["a"] == demo_run["id"]
+    assert stranger.post(f"/api/scenarios/{demo_run['scenario']}/runs", headers={"X-Share-Token": token}).status_code == 403
+
+
+def test_it_refuses_a_demo_link_to_someone_elses_run(owner: Client, stranger: Client):
+    demo_run = finished(owner, demo_scenario_id())
+    response = stranger.post(f"/api/scenarios/{demo_run['scenario']}/share", {"run": demo_run["id"]}, content_type=JSON)
+    assert response.status_code == 404
+

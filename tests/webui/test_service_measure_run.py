@@ -7,14 +7,13 @@ runs the first MEASURE_CYCLES of the file's 1000 cycles (0 for all). Sizes are a
 import json
 import os
 import subprocess
-from pathlib import Path
 
 import pytest
 
 from tests.webui import support
 
 pytestmark = pytest.mark.service
-SPREAD_5000 = Path("/work/shared/bench/spread_5000.yaml")
+SPREAD_5000 = support.REPO.parent / "shared" / "bench" / "spread_5000.yaml"  # ../shared beside the checkout
 CYCLES = int(os.environ.get("MEASURE_CYCLES", "40"))
 KIB = 1024
 

@@ -182,11 +182,16 @@ def test_it_runs_exactly_once_a_run_whose_claim_lost_its_database_connection(rec
 
 
 def test_it_fails_with_the_reason_a_run_that_no_claim_can_start(recovering):
+    """Every claim is killed: the run fails after its second unclaimed send. The count of claims is
+    what is checked, so the run starts only once the worker consumes its queue (a worker still
+    importing on a busy machine let both sends go stale unseen: claims_seen() == 0), and each send
+    is awaited by its claim, not by a time."""
     kill_claims(times=1000)
-    recovering.start_worker("claims")
+    recovering.wait_for_worker("claims", recovering.start_worker("claims"))
     client = recovering.client()
     scenario = client.request("POST", "/api/scenarios", {"name": "s", "text": support.scenario_text(3, 1)}).body
     run = client.request("POST", f"/api/scenarios/{scenario['id']}/runs").body
+    support.wait_until(lambda: claims_seen() >= 1, 120, 0.1, "the first claim")
     final = support.wait_for_run(client, run["id"], 120)
     assert final["status"] == "failed" and final["attempts"] == 0
     assert final["error"].startswith("no worker could start it: its task was sent 2 times without being claimed")

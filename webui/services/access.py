@@ -139,6 +139,17 @@ def writable_scenario(actor: Actor, scenario_id: int) -> Scenario:
     return scenario
 
 
+def shareable_scenario(actor: Actor, scenario_id: int) -> Scenario:
+    """Owners share their scenarios; anyone may share a demo (it is public; a link to a run of it
+    must be to a run the actor may read, which shares.create checks). Never through a share link."""
+    scenario = readable_scenario(actor, scenario_id)
+    if actor.share is not None:
+        raise ReadOnlyShare()
+    if not (scenario.is_demo or actor.owns(scenario)):
+        raise Forbidden("only the owner may share this scenario")
+    return scenario
+
+
 def runnable_scenario(actor: Actor, scenario_id: int) -> Scenario:
     """Owners run their scenarios; anyone may run a demo (the run is theirs)."""
     scenario = readable_scenario(actor, scenario_id)

@@ -26,6 +26,7 @@ from scheduler_core import (
 from scheduler_core.check import check_scenario
 from scheduler_core.columnar import EventFilter, FormatError, RunNames, SegmentEncoder, decode_segment, decode_selected
 from scheduler_core.loop import run_to_the_end
+from scheduler_core.filter_details import CycleDetails, cycle_details
 from scheduler_core.compare import compare as compare_runs, compare_reads
 from scheduler_core.explain_pod import NotBound, PodPlacementExplanation
 from scheduler_core.explain_pod import explain_pod as scheduler_explain_pod
@@ -45,7 +46,8 @@ from webui.services.errors import InvalidScenario, LimitExceeded
 __all__ = [
     "Check", "CycleExplanation", "as_yaml_stream", "Event", "ExtensionPoint", "FormatError", "RunNames", "ScenarioInvalid",
     "EventFilter", "SegmentEncoder", "check", "check_soon", "compare_reads", "decode_segment", "decode_selected", "story_reads", "engine_limits", "explain", "load", "load_valid", "pod_requests",
-    "simulate_events", "story", "steps_cluster", "StepPlacement", "cluster_volumes", "compare", "what_if", "NotPending", "trace", "MODE_SINGLE", "MODE_TIMELINE",
+    "simulate_events", "story", "steps_cluster", "StepPlacement", "filter_details", "CycleDetails", "cluster_volumes", "compare",
+    "what_if", "NotPending", "trace", "MODE_SINGLE", "MODE_TIMELINE",
     "NotBound", "PodPlacementExplanation", "RecordedComparison", "explain_pod", "recorded", "with_node_taints",
     "is_archive", "kind_named_by", "upload_to_text",
 ]
@@ -296,9 +298,17 @@ def trace(events_json: Iterable[dict[str, Any]]) -> dict[str, Any]:
     return builder.summary()
 
 
-def explain(events_json: Iterable[dict[str, Any]]) -> CycleExplanation:
-    """One cycle's explanation (why nothing fits, why the chosen node won), from its stored events."""
-    return explain_cycle(events_json)
+def explain(events_json: Iterable[dict[str, Any]], details: CycleDetails | None = None,
+            details_note: str | None = None) -> CycleExplanation:
+    """One cycle's explanation (why nothing fits, why the chosen node won), from its stored events,
+    with the numbers behind its Filter reasons when given them (filter_details)."""
+    return explain_cycle(events_json, details, details_note)
+
+
+def filter_details(scenario: Any, cycle: int, mode: str = MODE_TIMELINE, per_plugin: int | None = None) -> CycleDetails | None:
+    """The facts behind a cycle's Filter rejections (of the first ``per_plugin`` nodes each plugin
+    rejected), from a replay of the run as simulate_events runs it (same mode and tie-break)."""
+    return cycle_details(scenario, cycle, mode=mode, tie_break="first", per_plugin=per_plugin)
 
 
 def with_node_taints(text: str) -> str:

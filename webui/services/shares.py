@@ -7,24 +7,27 @@ from django.utils import timezone
 
 from webui.models import Run, Scenario, ShareLink
 from webui.services import scenarios
-from webui.services.access import Actor
+from webui.services.access import Actor, can_read_run
 from webui.services.errors import DomainError, Forbidden, NotFound
 
 
 def create(actor: Actor, scenario: Scenario, version: int | None, run_id: int | None, step: str,
            compare_run_id: int | None = None) -> ShareLink:
+    """``scenario`` is one the actor may share (access.shareable_scenario). The run must be one of
+    its runs the actor may read (on a demo: their own); the compared run any run they may read,
+    of any scenario (Compare with… lists them all)."""
     target = scenarios.get_version(scenario, version)
     run = None
     compared = None
     if compare_run_id is not None:
         if run_id is None:
             raise DomainError("a comparison link needs both runs: run and compareRun")
-        compared = Run.objects.filter(pk=compare_run_id, version__scenario=scenario).first()
-        if compared is None:
-            raise NotFound(f"scenario {scenario.pk} has no run {compare_run_id}")
+        compared = Run.objects.select_related("version__scenario").filter(pk=compare_run_id).first()
+        if compared is None or not can_read_run(actor, compared):
+            raise NotFound(f"run {compare_run_id} not found")
     if run_id is not None:
-        run = Run.objects.filter(pk=run_id, version__scenario=scenario).first()
-        if run is None:
+        run = Run.objects.select_related("version__scenario").filter(pk=run_id, version__scenario=scenario).first()
+        if run is None or not can_read_run(actor, run):
             raise NotFound(f"scenario {scenario.pk} has no run {run_id}")
         target = run.version  # a run is shown with the exact text it ran
     return ShareLink.objects.create(version=target, run=run, compare_run=compared, step=step, created_by_id=actor.user_id)

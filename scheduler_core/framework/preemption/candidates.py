@@ -7,6 +7,7 @@ node, so the candidates map is complete and deterministic (identical below 100 p
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Callable, Iterable, Optional, Sequence
@@ -123,13 +124,131 @@ SCORE_FUNCS: tuple[ScoreFunc, ...] = (
 )
 
 
+# pickOneNodeForPreemption's criteria, in order: (key, what it prefers).
+CRITERIA: tuple[tuple[str, str], ...] = (
+    ("pdbViolations", "fewest PodDisruptionBudget violations"),
+    ("highestPriority", "lowest highest victim priority"),
+    ("prioritySum", "smallest sum of victim priorities"),
+    ("victims", "fewest victims"),
+    ("latestStart", "latest start of the highest-priority victims"),
+)
+ONLY_CANDIDATE = "onlyCandidate"  # nothing to compare
+TIE_BREAK = "tieBreak"  # still tied after every criterion: the first in node order (the run's rule)
+RANDOM_TIE = "randomTie"  # still tied after every criterion: the release picks at random (a single pass says so)
+
+
+@dataclass(slots=True)
+class _Walk:
+    remaining: list[Candidate]
+    dropped_at: dict[str, str]  # node -> the criterion that ruled it out
+    decided_by: Optional[str]  # the criterion that left one candidate; None: none did
+
+
+def _walk(candidates: list[Candidate]) -> _Walk:
+    """The criteria in order, each keeping the candidates best by it, until one is left."""
+    walk = _Walk(list(candidates), {}, None)
+    steps: list[tuple[str, Callable[[list[Candidate]], list[Candidate]]]] = [
+        (key, functools.partial(_best_by, score)) for (key, _), score in zip(CRITERIA, SCORE_FUNCS)]
+    steps.append((CRITERIA[-1][0], _latest_start))
+    for key, keep in steps:
+        if len(walk.remaining) <= 1:
+            break
+        kept = keep(walk.remaining)
+        kept_ids = {id(candidate) for candidate in kept}  # identity: comparing victims' pods would be slow
+        for candidate in walk.remaining:
+            if id(candidate) not in kept_ids:
+                walk.dropped_at[candidate.node] = key
+        walk.remaining = kept
+        if len(kept) == 1:
+            walk.decided_by = key
+    return walk
+
+
+def _best_by(score: ScoreFunc, candidates: list[Candidate]) -> list[Candidate]:
+    scores = [score(c.victims) for c in candidates]
+    best = max(scores)
+    return [c for c, s in zip(candidates, scores) if s == best]
+
+
 def best_candidates(candidates: list[Candidate]) -> list[Candidate]:
     """pickOneNodeForPreemption's five criteria in order; more than one left means a random pick."""
-    remaining = list(candidates)
-    for score in SCORE_FUNCS:
-        if len(remaining) <= 1:
-            return remaining
-        scores = [score(c.victims) for c in remaining]
-        best = max(scores)
-        remaining = [c for c, s in zip(remaining, scores) if s == best]
-    return remaining if len(remaining) <= 1 else _latest_start(remaining)
+    return _walk(candidates).remaining
+
+
+# ---------------------------------------------------------------------------- the ranking, explained
+
+
+@dataclass(frozen=True, slots=True)
+class CandidateCriteria:
+    """What pickOneNodeForPreemption compared for one candidate, and where it was ruled out."""
+
+    node: str
+    victims: tuple[str, ...]  # sorted keys
+    pdb_violations: int
+    highest_priority: int
+    priority_sum: int  # the plain sum (the release adds 2^31 to each priority: same order for equal counts)
+    victim_count: int
+    earliest_start: Optional[datetime]  # of its highest-priority victims; None: none has a start time ("now")
+    dropped_at: Optional[str]  # the criterion key that ruled it out; None: among the best after every one
+    chosen: bool
+
+    def to_json(self) -> dict:
+        return {"node": self.node, "victims": list(self.victims), "pdbViolations": self.pdb_violations,
+                "highestPriority": self.highest_priority, "prioritySum": self.priority_sum,
+                "victimCount": self.victim_count,
+                "earliestStart": self.earliest_start.isoformat().replace("+00:00", "Z") if self.earliest_start else None,
+                "droppedAt": self.dropped_at, "chosen": self.chosen}
+
+
+@dataclass(frozen=True, slots=True)
+class PreemptionRanking:
+    """Every candidate's criteria in node order, the chosen node (None: a random tie left open) and
+    the criterion that decided: a key of CRITERIA, or ONLY_CANDIDATE, TIE_BREAK, RANDOM_TIE."""
+
+    candidates: tuple[CandidateCriteria, ...]
+    chosen: Optional[str]
+    deciding: str
+
+    @property
+    def sentence(self) -> str:
+        if self.deciding == ONLY_CANDIDATE:
+            return f"{self.chosen} was the only candidate."
+        tied = [c.node for c in self.candidates if c.dropped_at is None]
+        if self.deciding == RANDOM_TIE:
+            return (f"{', '.join(tied)} tie on every criterion: kube-scheduler picks one at random "
+                    f"(the single pass nominates none).")
+        if self.deciding == TIE_BREAK:
+            return f"{', '.join(tied)} tie on every criterion: the run takes the first in node order, {self.chosen}."
+        words = dict(CRITERIA)[self.deciding]
+        return f"{self.chosen} won on {words} (criterion {_criterion_number(self.deciding)} of 5)."
+
+    def to_json(self) -> dict:
+        return {"criteria": [{"key": key, "prefers": words} for key, words in CRITERIA],
+                "candidates": [c.to_json() for c in self.candidates], "chosen": self.chosen,
+                "deciding": self.deciding, "sentence": self.sentence}
+
+
+def _criterion_number(key: str) -> int:
+    return [k for k, _ in CRITERIA].index(key) + 1
+
+
+def rank_candidates(candidates: list[Candidate], chosen: Optional[str], node_order: Callable[[str], int]) -> PreemptionRanking:
+    """The ranking behind SelectCandidate's pick (``chosen``: the node it nominated, None when it
+    left a random tie open), every candidate listed in node order."""
+    walk = _walk(candidates)
+    if len(candidates) == 1:
+        deciding = ONLY_CANDIDATE
+    elif walk.decided_by is not None:
+        deciding = walk.decided_by
+    else:
+        deciding = TIE_BREAK if chosen is not None else RANDOM_TIE
+    rows = tuple(_criteria(c, walk.dropped_at.get(c.node), c.node == chosen)
+                 for c in sorted(candidates, key=lambda c: node_order(c.node)))
+    return PreemptionRanking(rows, chosen, deciding)
+
+
+def _criteria(candidate: Candidate, dropped_at: Optional[str], chosen: bool) -> CandidateCriteria:
+    victims = candidate.victims
+    return CandidateCriteria(candidate.node, tuple(victims.pod_keys), victims.num_pdb_violations,
+                             max(pod.priority for pod in victims.pods), sum(pod.priority for pod in victims.pods),
+                             len(victims.pods), earliest_start_of_highest_priority(victims), dropped_at, chosen)

@@ -10,7 +10,7 @@ preemption out (``prepareCandidateAsync``); a single-pass ``trace`` only reports
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Mapping, Optional
+from typing import Any, Callable, ClassVar, Mapping, Optional
 
 from scheduler_core import names
 from scheduler_core.framework.cluster_events import (
@@ -26,9 +26,11 @@ from scheduler_core.framework.interfaces import Handle, NodeToStatus, PostFilter
 from scheduler_core.framework.preemption.candidates import (
     Candidate,
     DryRun,
+    PreemptionRanking,
     best_candidates,
     dry_run_preemption,
     potential_nodes,
+    rank_candidates,
 )
 from scheduler_core.framework.preemption.victims import may_preempt
 from scheduler_core.framework.status import Code, MaybeStatus, Status
@@ -60,6 +62,8 @@ class DefaultPreemption:
         self.break_ties_in_node_order = False
         # Evaluator.preempting / lastVictimsPendingPreemption: preemptor -> its last victim, once known.
         self.preempting: dict[str, Optional[Pod]] = {}
+        # Explanations only (scheduler_core.filter_details): told each pick's ranking. Never set in a run.
+        self.ranking_observer: Optional[Callable[[Pod, PreemptionRanking], None]] = None
 
     def post_filter(self, state: CycleState, pod: Pod,
                     statuses: NodeToStatus) -> tuple[Optional[PostFilterResult], Optional[Status]]:
@@ -82,7 +86,7 @@ class DefaultPreemption:
             if dry_run.errors:
                 return None, Status.error(MESSAGE_PREFIX + _aggregate(dry_run.errors))
             return _not_helpful(len(all_nodes), dry_run, TRACE_NO_CANDIDATES)
-        return self._nomination(dry_run.candidates), None
+        return self._nomination(pod, dry_run.candidates), None
 
     def eligible_to_preempt_others(self, pod: Pod, statuses: NodeToStatus) -> tuple[bool, str]:
         """PodEligibleToPreemptOthers: preemptionPolicy Never never preempts; a pod whose
@@ -100,16 +104,23 @@ class DefaultPreemption:
                 return False, REASON_TERMINATING_VICTIM
         return True, ""
 
-    def _nomination(self, candidates: list[Candidate]) -> PostFilterResult:
+    def _nomination(self, pod: Pod, candidates: list[Candidate]) -> PostFilterResult:
         """SelectCandidate: a unique best node is nominated; a tie is the real scheduler's coin toss."""
         by_node = {c.node: c.victims.pod_keys for c in candidates}
         best = best_candidates(candidates)
-        if len(best) > 1 and not self.break_ties_in_node_order:
-            return PostFilterResult(candidates=by_node, nomination_tie=True)
         position = self._handle.snapshot.position
+        if len(best) > 1 and not self.break_ties_in_node_order:
+            self._tell_ranking(pod, candidates, None)
+            return PostFilterResult(candidates=by_node, nomination_tie=True)
         chosen = min(best, key=lambda c: position[c.node])
+        self._tell_ranking(pod, candidates, chosen.node)
         return PostFilterResult(nominated_node_name=chosen.node, candidates=by_node, victims=chosen.victims.pod_keys,
                                 victim_pods=chosen.victims.pods)
+
+    def _tell_ranking(self, pod: Pod, candidates: list[Candidate], chosen: Optional[str]) -> None:
+        if self.ranking_observer is not None:
+            position = self._handle.snapshot.position
+            self.ranking_observer(pod, rank_candidates(candidates, chosen, lambda node: position[node]))
 
     # ------------------------------------------------------------------ async preemption
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Mapping, Optional, Protocol, Sequence
 
 from scheduler_core.framework.cycle_state import CycleState, StateKey
+from scheduler_core.framework.filter_facts import AffinityFact
 from scheduler_core.framework.node_info import AffinityTerm, NodeInfo, PodInfo, Snapshot
 from scheduler_core.framework.status import MaybeStatus, Status
 from scheduler_core.model import Node, Pod
@@ -235,6 +236,30 @@ def _satisfies_existing_anti_affinity(state: PreFilterState, labels: Mapping[str
     if not counts:
         return True
     return not any(counts.get(pair, 0) > 0 for pair in labels.items())
+
+
+def filter_facts(state: PreFilterState, node_info: NodeInfo) -> tuple[AffinityFact, ...]:
+    """What filter_node compared for the check that rejected the node (explanations only)."""
+    labels = node_info.node.labels
+    if not _satisfies_pod_affinity(state, labels):
+        return tuple(_term_fact(REASON_AFFINITY, f"affinity term {n}", term.topology_key, labels, state.affinity)
+                     for n, term in enumerate(state.pod_info.required_affinity_terms, 1)
+                     if state.affinity.get((term.topology_key, labels.get(term.topology_key, "")), 0) <= 0
+                     or term.topology_key not in labels)
+    if not _satisfies_pod_anti_affinity(state, labels):
+        return tuple(_term_fact(REASON_ANTI_AFFINITY, f"anti-affinity term {n}", term.topology_key, labels, state.anti)
+                     for n, term in enumerate(state.pod_info.required_anti_affinity_terms, 1)
+                     if state.anti.get((term.topology_key, labels.get(term.topology_key, "")), 0) > 0)
+    if not _satisfies_existing_anti_affinity(state, labels):
+        return tuple(AffinityFact(REASON_EXISTING_ANTI_AFFINITY, "existing pods' anti-affinity", key, value,
+                                  state.existing_anti[(key, value)])
+                     for key, value in labels.items() if state.existing_anti.get((key, value), 0) > 0)
+    return ()
+
+
+def _term_fact(reason: str, term: str, key: str, labels: Mapping[str, str], counts: PairCounts) -> AffinityFact:
+    value = labels.get(key)
+    return AffinityFact(reason, term, key, value, counts.get((key, value), 0) if value is not None else 0)
 
 
 def read_pre_filter_state(cycle_state: CycleState) -> Optional[PreFilterState]:

@@ -105,6 +105,11 @@ class InterPodAffinity:
             return _missing_state(filtering.PRE_FILTER_STATE.name)
         return filtering.filter_node(computed, node_info)
 
+    def filter_detail(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple:
+        """The rejecting term and the pods counted in the node's domain (explanations only)."""
+        computed = filtering.read_pre_filter_state(state)
+        return () if computed is None else filtering.filter_facts(computed, node_info)
+
     def pre_filter_state_json(self, state: CycleState) -> Optional[dict]:
         computed = filtering.read_pre_filter_state(state)
         return computed.to_json() if computed is not None else None

@@ -27,6 +27,7 @@ from scheduler_core.framework.cluster_events import (
     QueueingHint,
 )
 from scheduler_core.framework.cycle_state import CycleState, StateKey
+from scheduler_core.framework.filter_facts import ResourceFact
 from scheduler_core.framework.interfaces import PreFilterResult
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
@@ -330,6 +331,15 @@ class Fit:
         if any(s.unresolvable for s in shortfalls):
             return Status.unresolvable(*reasons)
         return Status.unschedulable(*reasons)
+
+    def filter_detail(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[ResourceFact, ...]:
+        """Every shortfall filter found, with the amounts fitsRequest compared (explanations only)."""
+        pre_filter = state.read_optional(_PRE_FILTER)
+        if pre_filter is None:
+            return ()
+        pods = len(node_info.pods)
+        return tuple(ResourceFact(s.reason, s.resource, s.requested, s.used, s.capacity, pods)
+                     for s in fits_request(pre_filter.requests, node_info, self._ignored, self._ignored_groups))
 
     def filter_batch(self, state: CycleState, pod: Pod, table: NodeTable,
                      positions: np.ndarray) -> Optional[FilterVerdicts]:

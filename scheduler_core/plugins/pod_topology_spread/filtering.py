@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+from scheduler_core.framework.filter_facts import SpreadFact
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.status import MaybeStatus, Status
 from scheduler_core.model import Node, Pod
@@ -146,6 +147,22 @@ def filter_node(state: PreFilterState, pod: Pod, node: Node) -> MaybeStatus:
         if skew > constraint.max_skew:
             return Status.unschedulable(REASON_CONSTRAINTS_NOT_MATCH)
     return None
+
+
+def filter_facts(state: PreFilterState, pod: Pod, node: Node) -> tuple[SpreadFact, ...]:
+    """filter_node's comparison for the constraint that rejected the node (the first one, as
+    filter_node stops there): its domain, counts and skew. Explanations only."""
+    labels = node.labels
+    for i, constraint in enumerate(state.constraints):
+        value = labels.get(constraint.topology_key)
+        if value is None:
+            return (SpreadFact(REASON_NODE_LABEL_NOT_MATCH, constraint.topology_key, None, 0, 0, 0, constraint.max_skew),)
+        self_match = 1 if constraint.matcher.matches(pod.labels) else 0
+        fact = SpreadFact(REASON_CONSTRAINTS_NOT_MATCH, constraint.topology_key, value,
+                          state.match_num[i].get(value, 0), self_match, state.min_match_num(i), constraint.max_skew)
+        if fact.skew > constraint.max_skew:
+            return (fact,)
+    return ()
 
 
 def update_with_pod(state: PreFilterState, changed: Pod, pod: Pod, node: Optional[Node], delta: int) -> None:

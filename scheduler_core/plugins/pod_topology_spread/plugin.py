@@ -42,6 +42,7 @@ from scheduler_core.plugins.pod_topology_spread.common import (
 from scheduler_core.plugins.pod_topology_spread.filtering import (
     PreFilterState,
     compute_pre_filter_state,
+    filter_facts,
     filter_node,
     update_with_pod,
 )
@@ -200,6 +201,11 @@ class PodTopologySpread:
         if pre_filter_state is None:
             return status
         return filter_node(pre_filter_state, pod, node_info.node)
+
+    def filter_detail(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple:
+        """The rejecting constraint's domain, counts and skew (explanations only)."""
+        pre_filter_state = state.read_optional(_PRE_FILTER_STATE)
+        return () if pre_filter_state is None else filter_facts(pre_filter_state, pod, node_info.node)
 
     def filter_batch(self, state: CycleState, pod: Pod, table: NodeTable,
                      positions: np.ndarray) -> Optional[FilterVerdicts]:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from scheduler_core import quantity, volume_controller
+from scheduler_core.framework.filter_facts import VolumeFact
 from scheduler_core.framework.node_info import Snapshot
 from scheduler_core.gosort import sorted_slice
 from scheduler_core.labels import compile_selector
@@ -168,6 +169,30 @@ class VolumeBinder:
             verdict.unbound_satisfied, verdict.sufficient_storage, result.dynamic_provisions = \
                 self._check_volume_provisions(to_provision, node)
         return result, verdict.reasons
+
+    def explain_reasons(self, pod: Pod, claims: PodVolumeClaims, node: Node, reasons: list[str]) -> list[VolumeFact]:
+        """The claims and volumes behind find_pod_volumes' reasons on this node (explanations only)."""
+        facts: list[VolumeFact] = []
+        csi_node = self.storage.csi_node(node.name)
+        for claim in claims.bound:
+            volume = self.storage.assumed_volume(claim.volume_name)
+            subject = f"claim {claim.namespace}/{claim.name}"
+            if volume is None and REASON_PV_NOT_EXIST in reasons:
+                facts.append(VolumeFact(REASON_PV_NOT_EXIST, subject, f"bound to PersistentVolume {claim.volume_name}, which does not exist"))
+            elif volume is not None and REASON_NODE_CONFLICT in reasons and \
+                    not helpers.check_node_affinity(self.translate(volume, csi_node), node.labels):
+                facts.append(VolumeFact(REASON_NODE_CONFLICT, subject, f"its PersistentVolume {volume.name}'s node affinity does not admit this node"))
+        for claim in claims.unbound_delay_binding:
+            subject = f"claim {claim.namespace}/{claim.name}"
+            selected = claim.annotations.get(ANN_SELECTED_NODE)
+            if REASON_BIND_CONFLICT in reasons:
+                facts.append(VolumeFact(REASON_BIND_CONFLICT, subject, f"provisioning was started for node {selected}" if selected
+                                        and selected != node.name else f"no available PersistentVolume of class "
+                                        f"{claim.class_name or '(none)'} can be bound to it on this node"))
+            if REASON_NOT_ENOUGH_SPACE in reasons:
+                facts.append(VolumeFact(REASON_NOT_ENOUGH_SPACE, subject, f"class {claim.class_name}'s storage capacity "
+                                                                       f"for this node is smaller than the claim's request"))
+        return facts
 
     def _check_bound_claims(self, claims: list[PersistentVolumeClaim], node: Node) -> tuple[bool, bool]:
         """checkBoundClaims: (every bound volume's node affinity fits, every bound volume exists)."""

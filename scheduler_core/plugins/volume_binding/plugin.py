@@ -141,6 +141,17 @@ class VolumeBinding:
         data.has_static_bindings = data.has_static_bindings or bool(pod_volumes.static_bindings)
         return None
 
+    def filter_detail(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple:
+        """The claims and volumes behind filter's reasons (explanations only; nothing is stored)."""
+        data = state.read_optional(_STATE)
+        if data is None:
+            return ()
+        try:
+            _, reasons = self.binder.find_pod_volumes(pod, data.claims, node_info.node)
+        except BinderError:
+            return ()
+        return tuple(self.binder.explain_reasons(pod, data.claims, node_info.node, reasons))
+
     # ------------------------------------------------------------------ PreScore / Score
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> MaybeStatus:

@@ -75,14 +75,18 @@ function divergence(split) {
   const side = (name, run, attempt) => attempt
     ? h("li", `${name}: `, h("a", { href: `/runs/${run}/?cycle=${attempt.cycle}&step=QueueSort` }, attempt.text))
     : h("li", `${name}: no attempt`);
-  return h("div.compare-divergence", h("p", `The runs part at attempt ${split.index}:`),
+  // firstDivergence.index is 0-based; people count attempts from 1 (as "(attempt 1)" and the CLI do).
+  return h("div.compare-divergence", h("p", `The runs part at attempt ${split.index + 1}:`),
     h("ul", side("A", a, split.a), side("B", b, split.b)));
 }
 
 function scoresTable(scores) {
   const cell = (x) => (x.a === x.b ? String(x.a ?? "—") : `${x.a ?? "—"} → ${x.b ?? "—"}${x.difference !== null ? ` (${x.difference > 0 ? "+" : ""}${x.difference})` : ""}`);
-  return table(["node", ...scores.plugins, "total"],
-    scores.nodes.map((node) => [node.node, ...scores.plugins.map((plugin) => cell(node.plugins[plugin])), cell(node.total)]), "compare-scores");
+  // One feasible node in a run: the release scored nothing there (the engine's sentence says so).
+  const skipped = Object.entries(scores.skipped || {}).filter(([, why]) => why)
+    .map(([side, why]) => h("p.skipped-notice", { dataset: { side } }, h("span.badge.skip", "↷ Skipped"), ` ${side.toUpperCase()}: ${why}`));
+  return [...skipped, table(["node", ...scores.plugins, "total"],
+    scores.nodes.map((node) => [node.node, ...scores.plugins.map((plugin) => cell(node.plugins[plugin])), cell(node.total)]), "compare-scores")];
 }
 
 function navigate(pod) {

@@ -19,17 +19,54 @@ function actions(controller) {
     shareControl(controller));
 }
 
-/** "Compare with": another finished run of this scenario (another version or configuration). */
+/**
+ * "Compare with": any finished run you may read — this scenario's (other versions, configurations),
+ * your runs of other scenarios (a what-if fork, another cluster) — with a search box over the list.
+ * The list is asked for when the control is first used (focus or pointer), not with the page: the
+ * server answers one request at a time, and the step's own requests go first.
+ */
 function compareControl(run) {
   const picker = h("select#compare-with", { "aria-label": "compare with run", onchange: (e) => {
     if (e.target.value) location.href = `/compare/?a=${run.id}&b=${e.target.value}`;
   } }, new Option("Compare with…", ""));
-  api.scenarioRuns(run.scenario).then((runs) => {
-    for (const other of runs) {
-      if (other.id !== run.id && other.status === "succeeded") picker.append(new Option(`run ${other.id} (v${other.version})`, String(other.id)));
-    }
-  }, () => {});
-  return picker;
+  const search = h("input#compare-search", { type: "search", placeholder: "search runs", "aria-label": "search runs to compare with",
+    oninput: () => filterOptions(picker, search.value) });
+  let asked = false;
+  const load = () => {
+    if (asked) return;
+    asked = true;
+    fillCompareList(run, picker, search);
+  };
+  for (const control of [picker, search]) {
+    control.addEventListener("focus", load);
+    control.addEventListener("pointerdown", load);
+  }
+  return h("span.compare-with", search, picker);
+}
+
+function fillCompareList(run, picker, search) {
+  picker.options[0].text = "Compare with… (loading)";
+  const lists = [api.scenarioRuns(run.scenario), api.runs(), api.scenarios()].map((asked) => asked.catch(() => []));
+  Promise.all(lists).then(([own, mine, scenarios]) => {
+    const names = new Map(scenarios.map((s) => [s.id, s.name]));
+    const seen = new Set([run.id]);
+    const others = [...own, ...mine].filter((other) => other.status === "succeeded" && !seen.has(other.id) && seen.add(other.id));
+    const label = (other) => `run ${other.id} · ${other.scenario === run.scenario ? "this scenario" : names.get(other.scenario) ?? `scenario ${other.scenario}`} v${other.version} (${other.mode})`;
+    picker.append(...others.map((other) => new Option(label(other), String(other.id))));
+    picker.options[0].text = others.length ? "Compare with…" : "Compare with… (no other finished run)";
+    filterOptions(picker, search.value);
+  });
+}
+
+/** Hides the runs whose label does not contain the search text (case-insensitive). */
+function filterOptions(picker, text) {
+  const wanted = text.trim().toLowerCase();
+  let first = null;
+  for (const option of [...picker.options].slice(1)) {
+    option.hidden = Boolean(wanted) && !option.text.toLowerCase().includes(wanted);
+    if (!option.hidden && first === null) first = option;
+  }
+  if (picker.options.length > 1) picker.options[0].text = wanted && !first ? "Compare with… (no run matches)" : "Compare with…";
 }
 
 async function start() {

@@ -73,3 +73,17 @@ export function explainLine(ctx, pick, className = "") {
   const sentence = pick(found);
   return sentence ? h(`p.explain${className ? "." + className : ""}`, h("span.explain-tag", "Why"), " ", h("span.explain-text", sentence)) : null;
 }
+
+/**
+ * One feasible node: kube-scheduler runs no PreScore / Score / NormalizeScore. The step says so
+ * with the engine's sentence and folds the numbers (computed for the trace only) away. Returns
+ * null when the release did score this cycle (or the explanation has not arrived).
+ */
+export function skippedScoring(ctx, ...numbers) {
+  const scoring = ctx.explanation?.scoring;
+  if (!scoring?.skipped) return null;
+  return [
+    section("Skipped by kube-scheduler", h("p.skipped-notice", h("span.badge.skip", `${SKIP} Skipped`), " ", scoring.sentence)),
+    h("details.skipped-numbers", h("summary", "SchedLab's numbers for the trace (they decided nothing)"), ...numbers),
+  ];
+}

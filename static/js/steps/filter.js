@@ -40,7 +40,7 @@ export function render(ctx) {
     // Node labels are still loading (or unavailable): one group of every node until they arrive.
     body = [note("Grouping by topology domain appears once the node labels have loaded."), aggregated(ctx, matrix, "", detail)];
   } else {
-    body = matrixTable(matrix, matrix.nodes.filter((n) => !onlyFailing || n.feasible === false), detail, openedReasonNodes(ctx));
+    body = matrixTable(matrix, matrix.nodes.filter((n) => !onlyFailing || n.feasible === false), detail, openedReasonNodes(ctx), numbersOf(ctx));
   }
   result.append(note(counts));
   const noNodes = summary && !summary.evaluated.length;
@@ -103,15 +103,31 @@ function reasonNodes(ctx, group) {
       h("button.linkish", { type: "button", onclick: () => ctx.goStep("PreFilter") }, "Open the PreFilter step →"));
   }
   const shown = group.nodes.slice(0, MAX_REASON_NODES);
+  const numbers = numbersOf(ctx);
+  const facts = (node) => group.plugins.map((p) => numbers(node, p)).find((text) => text) ?? null;
+  const withNumbers = shown.some((n) => facts(n));
   return h("div.reason-nodes",
-    h("ul.node-chips", shown.map((n) => h("li", h("code", n)))),
+    withNumbers
+      ? h("ul.node-numbers", shown.map((n) => h("li", { dataset: { node: n } }, h("code", n), " ", h("span.numbers", facts(n) ?? ""))))
+      : h("ul.node-chips", shown.map((n) => h("li", h("code", n)))),
+    ctx.explanation?.filterDetailsNote ? note(`${withNumbers ? "Numbers" : "No numbers"}: ${ctx.explanation.filterDetailsNote}.`) : null,
     group.nodes.length > shown.length ? note(`… and ${group.nodes.length - shown.length} more`) : null);
 }
 
-function cell(node, plugin) {
+/**
+ * The engine's numbers behind a rejection (the explanation's filterDetails: a replay of the run),
+ * as (node, plugin) => text or null. Drawn as given: the browser computes none of them.
+ */
+function numbersOf(ctx) {
+  const nodes = ctx.explanation?.filterDetails?.nodes;
+  return (node, plugin) => nodes?.[node]?.plugins?.[plugin]?.text ?? null;
+}
+
+function cell(node, plugin, numbers = () => null) {
   const status = node.cells[plugin];
-  const text = `${node.name} × ${plugin}: ${statusText(status)}`;
-  return h(status ? "td.cell.fail" : "td.cell.pass", { title: text, tabindex: "0", dataset: { detail: text } },
+  const facts = status ? numbers(node.name, plugin) : null;
+  const text = `${node.name} × ${plugin}: ${statusText(status)}${facts ? ` — ${facts}` : ""}`;
+  return h(status ? `td.cell.fail${facts ? ".has-numbers" : ""}` : "td.cell.pass", { title: text, tabindex: "0", dataset: { detail: text } },
     status ? FAIL : PASS);
 }
 
@@ -133,13 +149,13 @@ function openedReasonNodes(ctx) {
   return new Set(group ? group.nodes : []);
 }
 
-function matrixTable(matrix, nodes, detail, marked = new Set()) {
+function matrixTable(matrix, nodes, detail, marked = new Set(), numbers = () => null) {
   if (!matrix.plugins.length) return note("No Filter plugin ran in this cycle.");
   const show = showDetail(detail);
   return h("div.scroll-x", h("table.data.matrix", { onmouseover: show, onfocusin: show },
     h("thead", h("tr", h("th", { scope: "col" }, "node"), matrix.plugins.map((p) => h("th.rot", { scope: "col" }, h("span", p))), h("th", { scope: "col" }, "result"))),
     h("tbody", nodes.map((n) => h(`tr${n.feasible === false ? ".rejected" : ""}${marked.has(n.name) ? ".marked" : ""}`, { dataset: { node: n.name } },
-      h("th", { scope: "row" }, n.name), matrix.plugins.map((p) => cell(n, p)), resultCell(n))))));
+      h("th", { scope: "row" }, n.name), matrix.plugins.map((p) => cell(n, p, numbers)), resultCell(n))))));
 }
 
 function aggregated(ctx, matrix, key, detail) {
@@ -169,7 +185,8 @@ function aggregated(ctx, matrix, key, detail) {
       h(feasible ? "td.cell.result.pass" : "td.cell.result.fail", feasible ? `${PASS} ${feasible} feasible` : `${FAIL} none`)));
     if (open) {
       const shown = nodes.filter((n) => !ctx.ui.onlyFailing || n.feasible === false).slice(0, MAX_DOMAIN_ROWS);
-      for (const n of shown) rows.push(h("tr.drill", h("th", { scope: "row" }, `  ${n.name}`), h("td", ""), matrix.plugins.map((p) => cell(n, p)), resultCell(n)));
+      const numbers = numbersOf(ctx);
+      for (const n of shown) rows.push(h("tr.drill", h("th", { scope: "row" }, `  ${n.name}`), h("td", ""), matrix.plugins.map((p) => cell(n, p, numbers)), resultCell(n)));
       if (nodes.length > shown.length) rows.push(h("tr.drill", h("td", { colspan: String(matrix.plugins.length + 3) }, `… ${nodes.length - shown.length} more in this domain`)));
     }
   }

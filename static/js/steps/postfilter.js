@@ -3,7 +3,7 @@
 import { api } from "../api.js";
 import { h, notify } from "../dom.js";
 import { point, POINT } from "../runmodel.js";
-import { note, outcomeBanner, section, statusBadge, table } from "./common.js";
+import { explainLine, note, outcomeBanner, section, statusBadge, table } from "./common.js";
 
 export function render(ctx) {
   const out = [section("Outcome", outcomeBanner(ctx.cycle))];
@@ -23,10 +23,55 @@ export function render(ctx) {
       candidates.length
         ? table(["candidate node", victimsHeader],
           candidates.map(([node, victims]) => [node === nominated ? `★ ${node}` : node, victims.length ? victims.join(", ") : "—"]), "candidates")
-        : note("No node would have room even after preempting lower-priority pods.")));
+        : noCandidates(plugin, payload)));
+    if (plugin === "DefaultPreemption" && candidates.length) out.push(rankingSection(ctx));
   }
   if (ctx.cycle.end && !ctx.cycle.end.nodeName) out.push(whatIf(ctx));
   return out;
+}
+
+/**
+ * Only preemption's dry run has candidates: its empty list is the sentence below, said only when it
+ * did not succeed. Another PostFilter plugin (DynamicResources deallocating claims) has its status alone.
+ */
+function noCandidates(plugin, payload) {
+  if (plugin !== "DefaultPreemption" || payload.code === "Success") return null;
+  return note("No node would have room even after preempting lower-priority pods.");
+}
+
+/**
+ * DefaultPreemption's criteria for every candidate, in the release's order, with the criterion
+ * that decided marked (◆) and the chosen node starred: the explanation's `preemption` (a replay of
+ * the run), drawn as given.
+ */
+function rankingSection(ctx) {
+  const ranking = ctx.explanation?.preemption;
+  if (ctx.explanation === null) return section("Why this candidate", explainLine(ctx, () => null));
+  if (!ranking) {
+    const why = ctx.explanation?.filterDetailsNote;
+    return section("Why this candidate", note(why ? `No ranking: ${why}.` : "No ranking was given for this cycle."));
+  }
+  const columns = [
+    ["pdbViolations", "PDB violations", (c) => String(c.pdbViolations)],
+    ["highestPriority", "highest victim priority", (c) => String(c.highestPriority)],
+    ["prioritySum", "sum of priorities", (c) => String(c.prioritySum)],
+    ["victims", "victims", (c) => String(c.victimCount)],
+    ["latestStart", "earliest start of its highest-priority victims", (c) => c.earliestStart ?? "none (reads as now)"],
+  ];
+  const order = new Map(ranking.criteria.map((c, i) => [c.key, i + 1]));
+  const header = (key, label) => h(`th${key === ranking.deciding ? ".deciding" : ""}`, { scope: "col", dataset: { key } },
+    `${order.get(key)}. ${label}${key === ranking.deciding ? " ◆" : ""}`);
+  const droppedText = (c) => (c.droppedAt ? `criterion ${order.get(c.droppedAt)}` : c.chosen ? "chosen" : "tied to the end");
+  const rows = ranking.candidates.map((c) => h(`tr${c.chosen ? ".chosen" : ""}`, { dataset: { node: c.node } },
+    h("th", { scope: "row" }, c.chosen ? `★ ${c.node}` : c.node),
+    columns.map(([key, , value]) => h(`td${key === ranking.deciding ? ".deciding" : ""}${c.droppedAt === key ? ".dropped" : ""}`, value(c))),
+    h("td.ruled-out", droppedText(c))));
+  return section("Why this candidate",
+    h("p.explain.preemption-why", h("span.explain-tag", "Why"), " ", h("span.explain-text", ranking.sentence)),
+    note("pickOneNodeForPreemption compares the candidates criterion by criterion, keeping the best each time; ◆ marks the criterion that left one node."),
+    h("div.scroll-x", h("table.data.ranking",
+      h("thead", h("tr", h("th", { scope: "col" }, "candidate"), columns.map(([key, label]) => header(key, label)), h("th", { scope: "col" }, "ruled out at"))),
+      h("tbody", rows))));
 }
 
 /** What would make it fit: the engine's verified single changes, each one click from a new run. */

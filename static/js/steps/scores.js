@@ -7,7 +7,7 @@ import { h } from "../dom.js";
 import { SCORE_KINDS, domainScoresFigure, domainTotalsFigure, scoresFigure, stackedTotalsFigure } from "../charts/scores.js";
 import { domainScores, groupByDomain, topNodes } from "../aggregate.js";
 import { scoreTable } from "../runmodel.js";
-import { defaultTopologyKey, explainLine, keySelect, labelKeys, note, outcomeBanner, section, table } from "./common.js";
+import { defaultTopologyKey, explainLine, keySelect, labelKeys, note, outcomeBanner, section, SKIP, skippedScoring, table } from "./common.js";
 import { LARGE } from "./filter.js";
 
 const MAX_ROWS = 60; // nodes drawn in one heatmap / bar chart
@@ -16,6 +16,11 @@ const MAX_DOMAINS = 60; // domain rows drawn (by highest total)
 const STAT_NAMES = ["max", "median"];
 
 export function renderScores(ctx, defaultKind) {
+  const drawn = scoresView(ctx, defaultKind);
+  return skippedScoring(ctx, ...drawn.filter(Boolean)) ?? drawn;
+}
+
+function scoresView(ctx, defaultKind) {
   const t = scoreTable(ctx.cycle);
   if (!t.plugins.length) return [section("Scores", note("No score plugin ran in this cycle (no feasible node)."))];
   const kind = SCORE_KINDS.includes(ctx.ui.scoreKind) ? ctx.ui.scoreKind : defaultKind;
@@ -61,9 +66,11 @@ export function renderTotal(ctx) {
   }
   const nodes = visibleNodes(t, ctx.ui.nodeFilter);
   const chart = nodes.length ? ctx.plot("totals", stackedTotalsFigure(t, nodes)) : null;
+  const skipped = ctx.explanation?.scoring?.skipped;
   return [
     outcomeSection,
-    section("Total scores", h("div.controls", filterBox(ctx, t)), nodes.length ? chart : note("No node was scored."),
+    skipped ? h("p.skipped-notice", h("span.badge.skip", `${SKIP} Skipped`), " ", ctx.explanation.scoring.sentence) : null,
+    section(skipped ? "Total scores (SchedLab's, for the trace only)" : "Total scores", h("div.controls", filterBox(ctx, t)), nodes.length ? chart : note("No node was scored."),
       t.nodes.length > nodes.length ? note(`Showing ${nodes.length} of ${t.nodes.length} nodes (highest totals first).`) : null,
       h("details.data-table", { open: nodes.length <= 12 }, h("summary", "Numbers"),
         table(["node", "total"], nodes.map((n) => [mark(t, n), String(t.totals[n] ?? "")]), "totals-table"))),
