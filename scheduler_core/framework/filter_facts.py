@@ -39,11 +39,12 @@ class ResourceFact:
     def text(self) -> str:
         if self.resource == PODS:
             return f"pods: {self.used} of {self.allocatable} allowed already run here; the pod would be one more"
-        amount = lambda value: format_amount(self.resource, value)  # noqa: E731 - local shorthand
+        def amount(value: int) -> str:
+            return format_amount(self.resource, value)
         return (f"{self.resource}: asks {amount(self.requested)}; free {amount(self.free)} of "
                 f"{amount(self.allocatable)} allocatable ({amount(self.used)} requested by {self.pods} pod(s))")
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "reason": self.reason, "resource": self.resource, "requested": self.requested,
                 "used": self.used, "allocatable": self.allocatable, "free": self.free, "pods": self.pods,
                 "text": self.text()}
@@ -64,7 +65,7 @@ class TaintFact:
         shown = f"{self.key}={self.value}" if self.value else self.key
         return f"untolerated taint {shown}:{self.effect}"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "reason": self.reason, "key": self.key, "value": self.value,
                 "effect": self.effect, "text": self.text()}
 
@@ -85,7 +86,7 @@ class PortFact:
         users = ", ".join(self.used_by) if self.used_by else "a pod counted on the node"
         return f"hostPort {self.port}/{self.protocol} on {self.host_ip} is in use by {users}"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "reason": self.reason, "protocol": self.protocol, "hostIP": self.host_ip,
                 "port": self.port, "usedBy": list(self.used_by), "text": self.text()}
 
@@ -119,7 +120,7 @@ class LabelFact:
             return f"{self.source} wants {wanted}, which as written matches no node; {has}"
         return f"{self.source} wants {wanted}; {has}"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "reason": self.reason, "source": self.source, "key": self.key,
                 "operator": self.operator, "values": list(self.values), "nodeValue": self.node_value,
                 "neverMatches": self.never_matches, "text": self.text()}
@@ -152,7 +153,7 @@ class SpreadFact:
         return (f"{self.topology_key}={self.domain}: {self.matching} matching pod(s) + {self.self_match} (this pod) "
                 f"− minimum {self.global_minimum} = skew {self.skew} {verdict} maxSkew {self.max_skew}")
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "reason": self.reason, "topologyKey": self.topology_key, "domain": self.domain,
                 "matching": self.matching, "selfMatch": self.self_match, "globalMinimum": self.global_minimum,
                 "maxSkew": self.max_skew, "skew": self.skew, "text": self.text()}
@@ -183,7 +184,7 @@ class AffinityFact:
             return f"{self.term}: {self.matching} pod(s) matching it run in {where}"
         return f"{self.term}: {self.matching} running pod(s) whose required anti-affinity matches this pod are in {where}"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "reason": self.reason, "term": self.term, "topologyKey": self.topology_key,
                 "domain": self.domain, "matching": self.matching, "text": self.text()}
 
@@ -204,7 +205,7 @@ class VolumeFact:
     def text(self) -> str:
         return f"{self.subject}: {self.detail}"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind, "reason": self.reason, "subject": self.subject,
                                "detail": self.detail, "text": self.text()}
         if self.count is not None:
@@ -224,7 +225,7 @@ class NodeFact:
     def text(self) -> str:
         return self.detail
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "reason": self.reason, "text": self.text()}
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Callable, Iterable, Optional, Sequence
+from typing import Any, Callable, Iterable, Optional, Sequence
 
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import NodeToStatus, PluginsRunner
@@ -192,7 +192,7 @@ class CandidateCriteria:
     dropped_at: Optional[str]  # the criterion key that ruled it out; None: among the best after every one
     chosen: bool
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"node": self.node, "victims": list(self.victims), "pdbViolations": self.pdb_violations,
                 "highestPriority": self.highest_priority, "prioritySum": self.priority_sum,
                 "victimCount": self.victim_count,
@@ -222,7 +222,7 @@ class PreemptionRanking:
         words = dict(CRITERIA)[self.deciding]
         return f"{self.chosen} won on {words} (criterion {_criterion_number(self.deciding)} of 5)."
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"criteria": [{"key": key, "prefers": words} for key, words in CRITERIA],
                 "candidates": [c.to_json() for c in self.candidates], "chosen": self.chosen,
                 "deciding": self.deciding, "sentence": self.sentence}
