@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional, Union
 
 from scheduler_core.model import (
+    DraObjects,
     Namespace,
     Node,
     Notice,
@@ -25,7 +26,7 @@ from scheduler_core.model import (
     Workload,
 )
 from scheduler_core.scenario import config as config_decoder
-from scheduler_core.scenario import objects, pods, storage
+from scheduler_core.scenario import dra, objects, pods, storage
 from scheduler_core.scenario.errors import ScenarioError, ScenarioInvalid
 from scheduler_core.scenario.fields import Context, Field
 from scheduler_core.scenario.gcpause import collector_paused
@@ -60,6 +61,7 @@ KINDS: dict[str, Kind] = {
     "PodDisruptionBudget": Kind(("policy/v1",), is_dns1123_subdomain, True),
     **{kind: Kind((api_version,), is_dns1123_subdomain, namespaced)
        for kind, (api_version, namespaced) in storage.KINDS.items()},
+    **{kind: Kind((dra.API_VERSION,), is_dns1123_subdomain, namespaced) for kind, namespaced in dra.KINDS.items()},
 }
 CONFIG_KIND = "KubeSchedulerConfiguration"
 LIST_KIND = "List"
@@ -76,6 +78,8 @@ class _Collected:
     priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
     pdbs: list[PodDisruptionBudget] = field(default_factory=list)
     storage: StorageObjects = field(default_factory=StorageObjects)
+    dra: DraObjects = field(default_factory=DraObjects)
+    dra_dropped: list[str] = field(default_factory=list)  # fields of DRA features that are off
     pending_volumes: list[str] = field(default_factory=list)  # PVs without status.phase
     seen: dict[tuple[str, str, str], int] = field(default_factory=dict)  # (kind, ns, name) -> line
     ignored: Counter = field(default_factory=Counter)  # kind -> objects the scheduler does not read
@@ -118,7 +122,7 @@ def _load(text: Union[str, bytes], limits: Limits, errors: list[ScenarioError]) 
     _finish(collected, limits, errors)
     return Scenario(collected.nodes, collected.pods, collected.namespaces, collected.services,
                     collected.workloads, collected.config, collected.priority_classes, _notices(collected),
-                    pdbs=collected.pdbs, storage=collected.storage)
+                    pdbs=collected.pdbs, storage=collected.storage, dra=collected.dra)
 
 
 def _decode_text(text: Union[str, bytes], limits: Limits, errors: list[ScenarioError]) -> Optional[str]:
@@ -253,6 +257,8 @@ def _add(obj: Field, kind: str, meta: Metadata, collected: _Collected, limits: L
         collected.priority_classes[meta.name] = objects.decode_priority_class(obj, meta)
     elif kind == "ReplicationController":
         collected.workloads.append(objects.decode_replication_controller(obj, meta))
+    elif kind in dra.KINDS:
+        dra.add(collected.dra, obj, kind, meta, collected.dra_dropped)
     elif kind in storage.KINDS:
         if storage.add(collected.storage, obj, kind, meta):
             collected.pending_volumes.append(meta.name)
@@ -332,6 +338,11 @@ def _notices(collected: _Collected) -> list[Notice]:
     pending_volumes = storage.pending_volumes_notice(collected.pending_volumes)
     if pending_volumes is not None:
         notices.append(pending_volumes)
+    if collected.dra_dropped:
+        notices.append(Notice(NoticeCode.DRA_FEATURE_OFF,
+                              f"{len(collected.dra_dropped)} field(s) of DRA features that are off by default in "
+                              "v1.35.4 dropped, as the API server drops them: " + "; ".join(collected.dra_dropped[:5])
+                              + ("; ..." if len(collected.dra_dropped) > 5 else ""), tuple(collected.dra_dropped)))
     node_names = {node.name for node in collected.nodes}
     absent = [p for p in collected.pods if p.node_name and p.node_name not in node_names and not p.is_finished]
     if absent:
