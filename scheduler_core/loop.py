@@ -41,6 +41,7 @@ from scheduler_core.framework.opportunistic_batch import OpportunisticBatch
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.kubelet import StandInKubelet
 from scheduler_core.model import Pod, Scenario
+from scheduler_core.resourceclaim_controller import ResourceClaimController
 from scheduler_core.scheduler import TIE_BREAK_FIRST, Cycle, CycleOutcome, Scheduler, fresh_copy
 
 RELEASE = "v1.35.4"
@@ -87,6 +88,7 @@ class SchedulerLoop:
             framework.batch = OpportunisticBatch()
         self.handlers = EventHandlers(self.queue, self.snapshot)
         self.kubelet = StandInKubelet()
+        self.claim_controller = ResourceClaimController(self.snapshot.dra, self.snapshot.cluster_changes)
         self.attempts = 0
         self.deleted: set[str] = set()
         # Work the scheduler hands to goroutines — a binding cycle's API calls, a preemption's —
@@ -99,8 +101,12 @@ class SchedulerLoop:
     def run(self) -> Iterator[Event]:
         yield self._event(None, ExtensionPoint.RUN_START, RunStart(
             {pod.key: pod.node_name or None for pod in self._scenario_pods()}, RELEASE))
+        for pod in self.scenario.running_pods:  # their claims exist before the run
+            self.claim_controller.create_claims(pod)
+        self.snapshot.cluster_changes.clear()
         for pod in self._pending_pods():  # created one at a time, in document order
             self.queue.add(pod)
+            yield from self._claims_for_new_pod(pod)
         yield from self._moves()
         while True:
             if self.queue.has_work():
@@ -124,6 +130,7 @@ class SchedulerLoop:
                 break
             self.clock.advance_to(wake)
             yield from self._kubelet_removals()
+            yield from self._claim_releases()
             self.queue.flush_backoff_completed()
             yield from self._moves()
         yield self._event(None, ExtensionPoint.RUN_END, RunEnd(self.clock.ms, self.attempts, self._final(),
@@ -133,14 +140,13 @@ class SchedulerLoop:
         return [pod for pod in self.scenario.pods if not pod.is_finished]
 
     def _pending_pods(self) -> list[Pod]:
-        """Pending pods for this scheduler's profiles, gated ones included (they wait in the queue);
-        pods with resource claims are left out, with a notice (DRA allocation is not modelled)."""
+        """Pending pods for this scheduler's profiles, gated ones included (they wait in the queue)."""
         names_ = self.scenario.scheduler_names
-        return [pod for pod in self._scenario_pods()
-                if not pod.node_name and pod.scheduler_name in names_ and not pod.resource_claims]
+        return [pod for pod in self._scenario_pods() if not pod.node_name and pod.scheduler_name in names_]
 
     def _next_wake(self) -> Optional[int]:
-        times = [t for t in (self.kubelet.next_removal_ms(), self.queue.backoff.next_window_after()) if t is not None]
+        times = [t for t in (self.kubelet.next_removal_ms(), self.queue.backoff.next_window_after(),
+                             self.claim_controller.next_release_ms()) if t is not None]
         return min(times) if times else None
 
     # ------------------------------------------------------------------ one attempt
@@ -280,6 +286,22 @@ class SchedulerLoop:
             self.deleted.add(victim.key)
             yield self._cluster(victim.key, ClusterChangeKind.POD_REMOVED, node=victim.node_name)
             yield from self._moves()
+            self.claim_controller.pod_removed(victim, self.clock.ms)
+
+    # ------------------------------------------------------------------ the resourceclaim controller
+
+    def _claims_for_new_pod(self, pod: Pod) -> Iterator[Event]:
+        """Right after a pending pod is created the stand-in controller makes its claims from
+        templates, then writes the pod's resourceClaimStatuses (an update the queue hears)."""
+        old = snapshot_of(pod)
+        if self.claim_controller.create_claims(pod):
+            yield from self._storage_changes()
+            self.handlers.unscheduled_pod_status_updated(old, pod)
+            yield from self._moves()
+
+    def _claim_releases(self) -> Iterator[Event]:
+        if self.claim_controller.release_due(self.clock.ms):
+            yield from self._storage_changes()
 
     # ------------------------------------------------------------------ storage and the queue's moves
 

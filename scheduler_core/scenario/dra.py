@@ -309,7 +309,8 @@ def _resource_claim(obj: Field, meta: Metadata, doc_index: int, dropped: list[st
         obj.error_at("spec", "Required value")
     claim_spec = _claim_spec(spec, owner, dropped) if spec is not None else ClaimSpec()
     allocation, reserved = _claim_status(obj.get_map("status"))
-    return ResourceClaim(meta.namespace, meta.name, meta.uid, dict(meta.labels), annotations(obj),
+    uid = meta.uid or f"uid-resourceclaim-{meta.namespace}-{meta.name}"  # the API server always sets one
+    return ResourceClaim(meta.namespace, meta.name, uid, dict(meta.labels), annotations(obj),
                          owner_references(obj), finalizers, terminating, claim_spec, allocation, reserved,
                          doc_index, obj.line)
 

@@ -293,6 +293,9 @@ def _finish(collected: _Collected, limits: Limits, errors: list[ScenarioError]) 
     _ensure_namespaces(collected)
     _resolve_priorities(collected)
     storage.finish(collected.storage)
+    for pod in collected.pods:
+        if pod.claim_sources and not pod.uid:  # reservations and owner references name pods by uid
+            pod.uid = f"uid-pod-{pod.namespace}-{pod.name}"
     pending = [pod for pod in collected.pods if not pod.node_name]
     if len(pending) > limits.max_pending_pods:
         errors.append(ScenarioError(FILE, "", pending[limits.max_pending_pods].line,
