@@ -64,7 +64,7 @@ class SchedulerLoop:
                  vectorized: bool = True) -> None:
         self.scenario = fresh_copy(scenario)
         _start_running_pods(self.scenario)
-        self.scheduler = Scheduler(self.scenario, tie_break, seed, vectorized)
+        self.scheduler = Scheduler(self.scenario, tie_break, seed, vectorized, single_pass=False)
         self.snapshot = self.scheduler.snapshot
         self.clock = LogicalClock()
         config = self.scenario.config

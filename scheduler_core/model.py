@@ -373,6 +373,7 @@ class NoticeCode(str, Enum):
     OTHER_SCHEDULER = "other-scheduler"  # spec.schedulerName names no profile
     SCHEDULING_GATED = "scheduling-gated"  # spec.schedulingGates: never attempted
     PENDING_VOLUMES = "pending-volumes"  # PersistentVolumes without status.phase: stored as Pending
+    RESOURCE_CLAIMS = "resource-claims"  # pending pods whose claims are missing: PreEnqueue holds them
     DRA_FEATURE_OFF = "dra-feature-off"  # resource.k8s.io fields of features off in v1.35.4: dropped
 
 

@@ -63,7 +63,7 @@ class SummaryOut(Schema):
 class NoticeOut(Schema):
     """Something the scheduler leaves out of a valid scenario, said once (never silently dropped)."""
 
-    code: str = Field(description="ignored-kinds, finished-pods, missing-node, other-scheduler, scheduling-gated, resource-claims, pending-volumes")
+    code: str = Field(description="ignored-kinds, finished-pods, missing-node, other-scheduler, scheduling-gated, resource-claims, dra-feature-off, pending-volumes")
     message: str
     objects: list[str] = Field(description='the objects concerned, e.g. "Pod default/web-1", in document order')
 

@@ -25,6 +25,7 @@ from scheduler_core.model import (
     StorageObjects,
     Workload,
 )
+from scheduler_core.dra.claims import pods_held_at_pre_enqueue
 from scheduler_core.scenario import config as config_decoder
 from scheduler_core.scenario import dra, objects, pods, storage
 from scheduler_core.scenario.errors import ScenarioError, ScenarioInvalid
@@ -346,6 +347,12 @@ def _notices(collected: _Collected) -> list[Notice]:
                               f"{len(collected.dra_dropped)} field(s) of DRA features that are off by default in "
                               "v1.35.4 dropped, as the API server drops them: " + "; ".join(collected.dra_dropped[:5])
                               + ("; ..." if len(collected.dra_dropped) > 5 else ""), tuple(collected.dra_dropped)))
+    held = pods_held_at_pre_enqueue([p for p in collected.pods if not p.is_finished], collected.dra)
+    if held:
+        notices.append(Notice(NoticeCode.RESOURCE_CLAIMS,
+                              f"{len(held)} pending pod(s) whose resource claims are missing or not theirs: "
+                              "DynamicResources' PreEnqueue holds them, never attempted (" + held[0][1]
+                              + (", ..." if len(held) > 1 else "") + ")", tuple(f"Pod {p.key}" for p, _ in held)))
     node_names = {node.name for node in collected.nodes}
     absent = [p for p in collected.pods if p.node_name and p.node_name not in node_names and not p.is_finished]
     if absent:

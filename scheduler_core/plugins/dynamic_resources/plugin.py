@@ -25,6 +25,7 @@ from typing import ClassVar, Mapping, Optional
 import numpy as np
 
 from scheduler_core import names
+from scheduler_core.dra import claims as pod_claims
 from scheduler_core.dra.allocator import AllocationError, Allocator, gather_pools
 from scheduler_core.dra.state import DraState
 from scheduler_core.framework import signers
@@ -45,7 +46,6 @@ from scheduler_core.model import (
     Pod,
     ResourceClaim,
 )
-from scheduler_core.plugins.dynamic_resources import claims as pod_claims
 from scheduler_core.plugins.dynamic_resources.picture import (
     DeviceVerdict,
     NodePicture,

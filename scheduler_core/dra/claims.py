@@ -1,13 +1,16 @@
 """A pod's resource claims as DynamicResources finds them (foreachPodResourceClaim, resourceclaim.Name,
-resourceclaim.IsForPod) and the queueing hints that depend on them."""
+resourceclaim.IsForPod) and the queueing hints that depend on them. Shared by the plugin, the
+single pass (which pods PreEnqueue holds) and the loader's notice."""
 
 from __future__ import annotations
 
+import copy
 from typing import Optional, Union
 
 from scheduler_core.dra.state import DraState
 from scheduler_core.framework.cluster_events import QueueingHint
-from scheduler_core.model import Pod, ResourceClaim
+from scheduler_core.model import DraObjects, Pod, ResourceClaim
+from scheduler_core.resourceclaim_controller import ResourceClaimController
 
 
 class ClaimProblem(Exception):
@@ -76,3 +79,20 @@ def after_pod_change(pod: Pod, dra: DraState, new: Pod) -> QueueingHint:
     if isinstance(claims_or_problem(new, dra), ClaimProblem):
         return QueueingHint.QUEUE_SKIP
     return QueueingHint.QUEUE
+
+
+def pods_held_at_pre_enqueue(pods: list[Pod], objects: DraObjects) -> list[tuple[Pod, str]]:
+    """The pending pods among ``pods`` (document order) that DynamicResources' PreEnqueue would
+    hold once the stand-in controller made the claims of every pod: with the reason."""
+    state = DraState(objects)
+    controller = ResourceClaimController(state, [])
+    held: list[tuple[Pod, str]] = []
+    for pod in pods:
+        if not pod.claim_sources:
+            continue
+        probe = copy.copy(pod)
+        controller.create_claims(probe)
+        problem = claims_or_problem(probe, state)
+        if not pod.node_name and isinstance(problem, ClaimProblem):
+            held.append((pod, str(problem)))
+    return held
