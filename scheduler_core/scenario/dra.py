@@ -208,7 +208,10 @@ def _attribute(value: Field) -> Optional[AttributeValue]:
         return child.as_int()
     if kind == "bool":
         return child.as_bool()
-    text = child.as_str()
+    if not isinstance(child.value, str):
+        child.as_str()  # reports the wrong type once
+        return None
+    text = child.value
     if kind == "version":
         if parse_semver(text) is None:
             child.error(f'Invalid value: "{text[:80]}": must be a string compatible with semver.org spec 2.0.0')

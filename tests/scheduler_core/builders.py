@@ -229,7 +229,7 @@ def make_resource_claim(name: str, *requests: DeviceRequest, namespace: str = "d
                         node: str = "", reserved_for: tuple[Pod, ...] = (), owner: Optional[Pod] = None,
                         **fields) -> ResourceClaim:
     """A claim; ``on`` (devices of ``node``'s GPU pool) makes it allocated there, reserved for those pods."""
-    allocation = None
+    allocation = fields.pop("allocation", None)
     if on is not None:
         results = tuple(DeviceResult(requests[0].name if requests else "gpu", GPU_DRIVER, node, device)
                         for device in on)
