@@ -202,6 +202,24 @@ class _MaxSizeExceeded(Exception):
     pass
 
 
+# ---------------------------------------------------------------------- selectors
+
+
+def selectors_match(owner: str, selectors: tuple[str, ...], device_id: DeviceId, device: Device) -> bool:
+    """selectorsMatch: every CEL selector of a class ("class <name>") or a request ("claim <ns>/<name>")
+    accepts the device; AllocationError with the release's text when one fails to compile or run."""
+    for index, expression in enumerate(selectors):
+        compiled = compile_selector(expression)
+        if compiled.error is not None:
+            raise AllocationError(f"{owner}: selector #{index}: CEL compile error: {compiled.error}")
+        try:
+            if not compiled.matches(device_id[0], device):
+                return False
+        except CelRuntimeError as err:
+            raise AllocationError(f"{owner}: selector #{index}: CEL runtime error: {err}") from None
+    return True
+
+
 # ---------------------------------------------------------------------- the allocator
 
 
@@ -328,26 +346,11 @@ class _Run:
         claim = self.claims[key[0]]
         match = True
         if data.device_class is not None:
-            match = self._selectors_match(claim, data.device_class, data.device_class.selectors, device_id, device)
+            match = selectors_match(f"class {data.device_class.name}", data.device_class.selectors, device_id, device)
         if match:
-            match = self._selectors_match(claim, None, data.request.selectors, device_id, device)
+            match = selectors_match(f"claim {claim.key}", data.request.selectors, device_id, device)
         self.matches[cache_key] = match
         return match
-
-    @staticmethod
-    def _selectors_match(claim: ResourceClaim, device_class: Optional[DeviceClass], selectors: tuple[str, ...],
-                         device_id: DeviceId, device: Device) -> bool:
-        owner = f"class {device_class.name}" if device_class is not None else f"claim {claim.key}"
-        for index, expression in enumerate(selectors):
-            compiled = compile_selector(expression)
-            if compiled.error is not None:
-                raise AllocationError(f"{owner}: selector #{index}: CEL compile error: {compiled.error}")
-            try:
-                if not compiled.matches(device_id[0], device):
-                    return False
-            except CelRuntimeError as err:
-                raise AllocationError(f"{owner}: selector #{index}: CEL runtime error: {err}") from None
-        return True
 
     def _in_use(self, device_id: DeviceId) -> bool:
         return device_id in self.owner.allocated or bool(self.allocating.get(device_id))

@@ -26,7 +26,7 @@ import numpy as np
 
 from scheduler_core import names
 from scheduler_core.dra import claims as pod_claims
-from scheduler_core.dra.allocator import AllocationError, Allocator, gather_pools
+from scheduler_core.dra.allocator import AllocationError, Allocator, Pool, gather_pools, selectors_match
 from scheduler_core.dra.state import DraState
 from scheduler_core.framework import signers
 from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
@@ -42,6 +42,9 @@ from scheduler_core.model import (
     FIRST_AVAILABLE_MAX_SIZE,
     AllocationResult,
     ConsumerRef,
+    DeviceClass,
+    DeviceRequest,
+    DeviceResult,
     NodeSelector,
     Pod,
     ResourceClaim,
@@ -266,20 +269,19 @@ class DynamicResources:
                 verdicts.append(self._request_verdict(data, claim, request, pools, allocated))
         return NodePicture(node_info.name, status.message if status is not None else None, tuple(verdicts))
 
-    def _request_verdict(self, data: _ClaimsState, claim: ResourceClaim, request, pools, allocated) -> RequestVerdict:
+    def _request_verdict(self, data: _ClaimsState, claim: ResourceClaim, request: DeviceRequest,
+                         pools: list[Pool], allocated: tuple[DeviceResult, ...]) -> RequestVerdict:
+        """The node's devices the request's class and selectors accept (the first alternative of a
+        firstAvailable request), free or held by which claim."""
         exact = request.exactly if request.exactly is not None else request.first_available[0]
         device_class = self.dra.device_class(exact.device_class_name)
-        single = Allocator(set(), self.dra.device_class, self.dra.slices)
         matching = []
         for pool in pools:
             for slice_ in pool.slices:
                 for device in slice_.devices:
-                    probe = replace(claim, spec=replace(claim.spec, requests=(replace(request, exactly=replace(
-                        exact, allocation_mode="ExactCount", count=1)) if request.exactly is not None else request,),
-                        constraints=()))
-                    if device_class is None or not _accepts(single, probe, slice_, device):
-                        continue
                     device_id = (slice_.driver, slice_.pool, device.name)
+                    if device_class is None or not _accepts(device_class, claim, exact.selectors, device_id, device):
+                        continue
                     holder = data.device_owners.get(device_id, "")
                     matching.append(DeviceVerdict("/".join(device_id), not holder, holder))
         wanted = "all" if exact.allocation_mode == ALLOCATION_MODE_ALL else str(exact.count)
@@ -421,13 +423,11 @@ class DynamicResources:
         return {data.claims[index].key: allocation.to_json() for index, allocation in sorted(data.allocations.items())}
 
 
-def _accepts(allocator: Allocator, probe: ResourceClaim, slice_, device) -> bool:
-    """Whether the class and request selectors accept this one device (errors count as no)."""
-    single_slice = replace(slice_, devices=(device,), slice_count=1, generation=0, node_name="", all_nodes=True,
-                           node_selector=None, pool=f"{slice_.pool}")
-    probe_allocator = Allocator(set(), allocator.classes, [single_slice])
+def _accepts(device_class: DeviceClass, claim: ResourceClaim, selectors: tuple[str, ...], device_id, device) -> bool:
+    """Whether the class's and the request's selectors accept the device (a selector error counts as no)."""
     try:
-        return probe_allocator.allocate(None, [probe]) is not None
+        return (selectors_match(f"class {device_class.name}", device_class.selectors, device_id, device)
+                and selectors_match(f"claim {claim.key}", selectors, device_id, device))
     except AllocationError:
         return False
 
