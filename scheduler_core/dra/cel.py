@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any, Optional
+from typing import Any, NoReturn, Optional
 
 import celpy
 from celpy import celtypes
@@ -72,7 +72,7 @@ def parse_semver(text: str) -> Optional[Semver]:
     return Semver(int(match.group(1)), int(match.group(2)), int(match.group(3)), pre)
 
 
-def _fail(message: str):
+def _fail(message: str) -> NoReturn:
     raise CelRuntimeError(message)
 
 
@@ -81,7 +81,6 @@ def _quantity(text: Any) -> Quantity:
         return Quantity(parse_quantity(str(text)))
     except QuantityError as err:
         _fail(f"quantities must match the regular expression: {err}")
-    raise AssertionError("unreachable")
 
 
 def _is_quantity(text: Any) -> celtypes.BoolType:
@@ -104,7 +103,10 @@ def _semver(text: Any, normalize: Any = False) -> Semver:
 
 def _normalize_semver(text: str) -> str:
     """semver(s, true): a leading "v" dropped, missing minor/patch added, leading zeros removed."""
-    core, rest = re.match(r"^([0-9.]*)(.*)$", text.removeprefix("v"), re.DOTALL).groups()
+    stripped = text.removeprefix("v")
+    digits = re.match(r"^[0-9.]*", stripped)
+    core = digits.group(0) if digits else ""
+    rest = stripped[len(core):]
     parts = [part.lstrip("0") or "0" for part in core.split(".")] if core else []
     while len(parts) < 3:
         parts.append("0")
@@ -122,7 +124,6 @@ def _compare(a: Any, b: Any) -> int:
     if isinstance(a, Semver) and isinstance(b, Semver):
         return (a.key() > b.key()) - (a.key() < b.key())
     _fail(f"no such overload: compareTo({type(a).__name__}, {type(b).__name__})")
-    return 0
 
 
 def _compare_to(a: Any, b: Any) -> celtypes.IntType:
@@ -143,7 +144,6 @@ def _operand(value: Any) -> Fraction:
     if isinstance(value, int):
         return Fraction(int(value))
     _fail(f"no such overload: {type(value).__name__}")
-    return Fraction(0)
 
 
 def _add(a: Any, b: Any) -> Quantity:

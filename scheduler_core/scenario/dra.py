@@ -14,7 +14,7 @@ DRAExtendedResource (a class's extendedResourceName) and DRADeviceBindingConditi
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional
 
 from scheduler_core.dra.cel import compile_selector, parse_semver
 from scheduler_core.model import (
@@ -44,7 +44,7 @@ from scheduler_core.scenario.fields import Field
 from scheduler_core.scenario.metadata import Metadata
 from scheduler_core.scenario.pods import owner_references, read_time
 from scheduler_core.scenario.selectors import node_selector
-from scheduler_core.scenario.storage import annotations
+from scheduler_core.scenario import storage
 from scheduler_core.scenario.validation import check, check_str_enum, is_dns1123_label, is_dns1123_subdomain, \
     read_quantity
 
@@ -77,10 +77,21 @@ def add(objects: DraObjects, obj: Field, kind: str, meta: Metadata, dropped: lis
             (spec or obj).error_at("spec", "Required value")
         claim_spec = _claim_spec(inner, f"ResourceClaimTemplate {meta.namespace}/{meta.name}", dropped) \
             if inner is not None else ClaimSpec()
-        objects.templates.append(ResourceClaimTemplate(meta.namespace, meta.name, dict(meta.labels), annotations(obj),
+        objects.templates.append(ResourceClaimTemplate(meta.namespace, meta.name, dict(meta.labels), storage.annotations(obj),
                                                        claim_spec, obj.line))
     else:
         objects.claims.append(_resource_claim(obj, meta, len(objects.claims), dropped))
+
+
+def _required_name(parent: Field, key: str, validate: Callable[[str], list[str]]) -> str:
+    """A required string field, checked by ``validate`` (the API server's name rules)."""
+    child = parent.get(key)
+    value = child.as_str() if child is not None else ""
+    if child is None or not value:
+        parent.error_at(key, "Required value")
+    else:
+        check(child, value, validate(value))
+    return value
 
 
 def _drop(field: Field, gated: tuple[tuple[str, str], ...], owner: str, dropped: list[str]) -> None:
@@ -116,7 +127,7 @@ def _selectors(parent: Field) -> tuple[str, ...]:
             cel.error_at("expression", "Required value")
             continue
         compiled = compile_selector(expression)
-        if compiled.error is not None:
+        if compiled.error is not None and expression_field is not None:
             expression_field.error(f"Invalid value: {compiled.error}")
             continue
         expressions.append(expression)
@@ -132,11 +143,7 @@ def _resource_slice(obj: Field, meta: Metadata, doc_index: int, dropped: list[st
     if spec is None:
         obj.error_at("spec", "Required value")
         return ResourceSlice(meta.name, "", "", doc_index=doc_index, line=obj.line)
-    driver = spec.get_str("driver")
-    if not driver:
-        spec.error_at("driver", "Required value")
-    else:
-        check(spec.get("driver"), driver, is_dns1123_subdomain(driver.lower()))
+    driver = _required_name(spec, "driver", lambda value: is_dns1123_subdomain(value.lower()))
     pool = spec.get_map("pool")
     pool_name, generation, count = "", 0, 1
     if pool is None:
@@ -166,11 +173,7 @@ def _resource_slice(obj: Field, meta: Metadata, doc_index: int, dropped: list[st
 
 
 def _device(item: Field, owner: str, dropped: list[str]) -> Device:
-    name = item.get_str("name")
-    if not name:
-        item.error_at("name", "Required value")
-    else:
-        check(item.get("name"), name, is_dns1123_label(name))
+    name = _required_name(item, "name", is_dns1123_label)
     _drop(item, _DEVICE_GATED, owner, dropped)
     attributes: dict[str, AttributeValue] = {}
     attributes_field = item.get_map("attributes")
@@ -204,6 +207,7 @@ def _attribute(value: Field) -> Optional[AttributeValue]:
         return None
     kind = present[0]
     child = value.get(kind)
+    assert child is not None  # present above
     if kind == "int":
         return child.as_int()
     if kind == "bool":
@@ -252,11 +256,7 @@ def _claim_spec(spec: Field, owner: str, dropped: list[str]) -> ClaimSpec:
 
 
 def _request(item: Field, owner: str, dropped: list[str]) -> DeviceRequest:
-    name = item.get_str("name")
-    if not name:
-        item.error_at("name", "Required value")
-    else:
-        check(item.get("name"), name, is_dns1123_label(name))
+    name = _required_name(item, "name", is_dns1123_label)
     exactly = item.get_map("exactly")
     first = item.get_list("firstAvailable")
     if (exactly is None) == (not first):
@@ -284,11 +284,7 @@ def _request(item: Field, owner: str, dropped: list[str]) -> DeviceRequest:
 
 def _exact_fields(field: Field) -> tuple[str, tuple[str, ...], str, int]:
     """deviceClassName (required), selectors, allocationMode (default ExactCount), count (default 1)."""
-    class_name = field.get_str("deviceClassName")
-    if not class_name:
-        field.error_at("deviceClassName", "Required value")
-    else:
-        check(field.get("deviceClassName"), class_name, is_dns1123_subdomain(class_name))
+    class_name = _required_name(field, "deviceClassName", is_dns1123_subdomain)
     mode_field = field.get("allocationMode")
     mode = mode_field.as_str() if mode_field is not None else ALLOCATION_MODE_EXACT_COUNT
     if mode_field is not None and not check_str_enum(mode_field, mode, ALLOCATION_MODES):
@@ -313,7 +309,7 @@ def _resource_claim(obj: Field, meta: Metadata, doc_index: int, dropped: list[st
     claim_spec = _claim_spec(spec, owner, dropped) if spec is not None else ClaimSpec()
     allocation, reserved = _claim_status(obj.get_map("status"))
     uid = meta.uid or f"uid-resourceclaim-{meta.namespace}-{meta.name}"  # the API server always sets one
-    return ResourceClaim(meta.namespace, meta.name, uid, dict(meta.labels), annotations(obj),
+    return ResourceClaim(meta.namespace, meta.name, uid, dict(meta.labels), storage.annotations(obj),
                          owner_references(obj), finalizers, terminating, claim_spec, allocation, reserved,
                          doc_index, obj.line)
 
