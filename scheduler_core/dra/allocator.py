@@ -80,11 +80,13 @@ def slice_matches_node(slice_: ResourceSlice, node: Optional[Node]) -> Optional[
     return None
 
 
-def gather_pools(slices: list[ResourceSlice], node: Optional[Node]) -> list[Pool]:
+def gather_pools(slices: list[ResourceSlice], node: Optional[Node],
+                 candidates: Optional[list[ResourceSlice]] = None) -> list[Pool]:
     """GatherPools: the pools with devices for this node, the newest generation of each; a pool
-    missing some of its slices is incomplete, one with a duplicate device name invalid."""
+    missing some of its slices is incomplete, one with a duplicate device name invalid.
+    ``candidates``: the slices that may target the node, in ``slices``' order (all by default)."""
     targeting: dict[tuple[str, str], list[ResourceSlice]] = {}
-    for slice_ in slices:
+    for slice_ in slices if candidates is None else candidates:
         if slice_.partitionable:
             continue  # PartitionableDevices is off
         if slice_matches_node(slice_, node):
@@ -205,19 +207,38 @@ class _MaxSizeExceeded(Exception):
 # ---------------------------------------------------------------------- selectors
 
 
-def selectors_match(owner: str, selectors: tuple[str, ...], device_id: DeviceId, device: Device) -> bool:
+# A selector's verdict on a device does not change while the device does not: results (or the
+# error text) are kept per (expression, device object), with the device itself so its id stays its own.
+SelectorCache = dict[tuple[str, str, int], tuple[Device, Optional[bool], str]]
+
+
+def selectors_match(owner: str, selectors: tuple[str, ...], device_id: DeviceId, device: Device,
+                    cache: Optional[SelectorCache] = None) -> bool:
     """selectorsMatch: every CEL selector of a class ("class <name>") or a request ("claim <ns>/<name>")
     accepts the device; AllocationError with the release's text when one fails to compile or run."""
     for index, expression in enumerate(selectors):
-        compiled = compile_selector(expression)
-        if compiled.error is not None:
-            raise AllocationError(f"{owner}: selector #{index}: CEL compile error: {compiled.error}")
-        try:
-            if not compiled.matches(device_id[0], device):
-                return False
-        except CelRuntimeError as err:
-            raise AllocationError(f"{owner}: selector #{index}: CEL runtime error: {err}") from None
+        key = (expression, device_id[0], id(device))
+        known = cache.get(key) if cache is not None else None
+        if known is None:
+            known = (device, *_evaluate(expression, device_id[0], device))
+            if cache is not None:
+                cache[key] = known
+        _, matched, error = known
+        if error:
+            raise AllocationError(f"{owner}: selector #{index}: {error}")
+        if not matched:
+            return False
     return True
+
+
+def _evaluate(expression: str, driver: str, device: Device) -> tuple[Optional[bool], str]:
+    compiled = compile_selector(expression)
+    if compiled.error is not None:
+        return None, f"CEL compile error: {compiled.error}"
+    try:
+        return compiled.matches(driver, device), ""
+    except CelRuntimeError as err:
+        return None, f"CEL runtime error: {err}"
 
 
 # ---------------------------------------------------------------------- the allocator
@@ -227,10 +248,24 @@ class Allocator:
     """NewAllocator: built once per PreFilter from the devices in use, the classes and slices."""
 
     def __init__(self, allocated: set[DeviceId], classes: Callable[[str], Optional[DeviceClass]],
-                 slices: list[ResourceSlice]) -> None:
+                 slices: list[ResourceSlice], selector_cache: Optional[SelectorCache] = None) -> None:
         self.allocated = allocated
         self.classes = classes
         self.slices = slices
+        self.selector_cache = selector_cache
+        # Slices by the node they name; the others (node selector, all nodes) may target any node.
+        self._by_node: dict[str, list[tuple[int, ResourceSlice]]] = {}
+        self._anywhere: list[tuple[int, ResourceSlice]] = []
+        for position, slice_ in enumerate(slices):
+            if slice_.node_name:
+                self._by_node.setdefault(slice_.node_name, []).append((position, slice_))
+            else:
+                self._anywhere.append((position, slice_))
+
+    def candidates(self, node: Optional[Node]) -> list[ResourceSlice]:
+        """The slices that may have devices for the node, in slice order."""
+        named = self._by_node.get(node.name, []) if node is not None else []
+        return [slice_ for _, slice_ in sorted(named + self._anywhere, key=lambda item: item[0])]
 
     def allocate(self, node: Node, claims: list[ResourceClaim]) -> Optional[list[AllocationResult]]:
         """Allocate: one result per claim, None when the claims do not fit on the node, or
@@ -254,7 +289,7 @@ class _Run:
         self.results: list[list[tuple[Request, DeviceId, ResourceSlice]]] = [[] for _ in claims]
 
     def allocate(self) -> Optional[list[AllocationResult]]:
-        self.pools = gather_pools(self.owner.slices, self.node)
+        self.pools = gather_pools(self.owner.slices, self.node, self.owner.candidates(self.node))
         for claim_index, claim in enumerate(self.claims):
             minimum = 0
             for request_index, request in enumerate(claim.spec.requests):
@@ -346,9 +381,11 @@ class _Run:
         claim = self.claims[key[0]]
         match = True
         if data.device_class is not None:
-            match = selectors_match(f"class {data.device_class.name}", data.device_class.selectors, device_id, device)
+            match = selectors_match(f"class {data.device_class.name}", data.device_class.selectors, device_id, device,
+                                    self.owner.selector_cache)
         if match:
-            match = selectors_match(f"claim {claim.key}", data.request.selectors, device_id, device)
+            match = selectors_match(f"claim {claim.key}", data.request.selectors, device_id, device,
+                                    self.owner.selector_cache)
         self.matches[cache_key] = match
         return match
 

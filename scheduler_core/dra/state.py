@@ -26,6 +26,7 @@ class DraState:
         self.claims: dict[str, ResourceClaim] = {c.key: c for c in objects.claims}
         self.templates: dict[str, ResourceClaimTemplate] = {t.key: t for t in objects.templates}
         self.in_flight: dict[str, ResourceClaim] = {}  # claim uid -> the claim with its allocation
+        self.selector_cache: dict = {}  # CEL verdicts per (expression, device): allocator.SelectorCache
 
     # ------------------------------------------------------------------ listers
 

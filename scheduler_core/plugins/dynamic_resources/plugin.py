@@ -26,7 +26,14 @@ import numpy as np
 
 from scheduler_core import names
 from scheduler_core.dra import claims as pod_claims
-from scheduler_core.dra.allocator import AllocationError, Allocator, Pool, gather_pools, selectors_match
+from scheduler_core.dra.allocator import (
+    AllocationError,
+    Allocator,
+    Pool,
+    SelectorCache,
+    gather_pools,
+    selectors_match,
+)
 from scheduler_core.dra.state import DraState
 from scheduler_core.framework import signers
 from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
@@ -160,7 +167,8 @@ class DynamicResources:
         data.available_on = available_on
         if to_allocate:
             data.device_owners = self.dra.device_owners()
-            data.allocator = Allocator(set(data.device_owners), self.dra.device_class, self.dra.slices)
+            data.allocator = Allocator(set(data.device_owners), self.dra.device_class, self.dra.slices,
+                                       self.dra.selector_cache)
         data.claims = list(found)
         data.picture = self._picture(data)
         return None, None
@@ -280,7 +288,8 @@ class DynamicResources:
             for slice_ in pool.slices:
                 for device in slice_.devices:
                     device_id = (slice_.driver, slice_.pool, device.name)
-                    if device_class is None or not _accepts(device_class, claim, exact.selectors, device_id, device):
+                    if device_class is None or not _accepts(device_class, claim, exact.selectors, device_id, device,
+                                                            self.dra.selector_cache):
                         continue
                     holder = data.device_owners.get(device_id, "")
                     matching.append(DeviceVerdict("/".join(device_id), not holder, holder))
@@ -423,11 +432,12 @@ class DynamicResources:
         return {data.claims[index].key: allocation.to_json() for index, allocation in sorted(data.allocations.items())}
 
 
-def _accepts(device_class: DeviceClass, claim: ResourceClaim, selectors: tuple[str, ...], device_id, device) -> bool:
+def _accepts(device_class: DeviceClass, claim: ResourceClaim, selectors: tuple[str, ...], device_id, device,
+             cache: SelectorCache) -> bool:
     """Whether the class's and the request's selectors accept the device (a selector error counts as no)."""
     try:
-        return (selectors_match(f"class {device_class.name}", device_class.selectors, device_id, device)
-                and selectors_match(f"claim {claim.key}", selectors, device_id, device))
+        return (selectors_match(f"class {device_class.name}", device_class.selectors, device_id, device, cache)
+                and selectors_match(f"claim {claim.key}", selectors, device_id, device, cache))
     except AllocationError:
         return False
 
