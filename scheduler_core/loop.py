@@ -293,9 +293,11 @@ class SchedulerLoop:
     def _claims_for_new_pod(self, pod: Pod) -> Iterator[Event]:
         """Right after a pending pod is created the stand-in controller makes its claims from
         templates, then writes the pod's resourceClaimStatuses (an update the queue hears)."""
-        old = snapshot_of(pod)
-        if self.claim_controller.create_claims(pod):
-            yield from self._storage_changes()
+        added = self.claim_controller.create_claim_objects(pod)
+        if added:
+            yield from self._storage_changes()  # the claims' Add events see the pod without its status
+            old = snapshot_of(pod)
+            self.claim_controller.write_pod_status(pod, added)
             self.handlers.unscheduled_pod_status_updated(old, pod)
             yield from self._moves()
 

@@ -55,8 +55,21 @@ class ResourceClaimController:
     # ------------------------------------------------------------------ claims from templates
 
     def create_claims(self, pod: Pod) -> bool:
-        """Creates the pod's missing claims and, when it made any, writes the pod's
-        resourceClaimStatuses (in place); True when the pod's status changed."""
+        """Creates the pod's missing claims and writes the pod's resourceClaimStatuses at once
+        (in place); True when the pod's status changed."""
+        added = self.create_claim_objects(pod)
+        self.write_pod_status(pod, added)
+        return bool(added)
+
+    @staticmethod
+    def write_pod_status(pod: Pod, added: tuple[tuple[str, str], ...]) -> None:
+        """The one status update naming the claims made for the pod."""
+        if added:
+            pod.claim_statuses = (*pod.claim_statuses, *added)
+
+    def create_claim_objects(self, pod: Pod) -> tuple[tuple[str, str], ...]:
+        """Creates the pod's missing claims (API writes); the (pod claim, claim name) pairs for the
+        pod's status update, which the caller makes once the claims' events went out."""
         known = {name for name, _ in pod.claim_statuses}
         added: list[tuple[str, str]] = []
         for source in pod.claim_sources:
@@ -72,9 +85,7 @@ class ResourceClaimController:
                                   spec=template.spec, doc_index=len(self.dra.claims))
             self.dra.write_claim(claim, self.changes)
             added.append((source.name, name))
-        if added:
-            pod.claim_statuses = (*pod.claim_statuses, *added)
-        return bool(added)
+        return tuple(added)
 
     # ------------------------------------------------------------------ release
 

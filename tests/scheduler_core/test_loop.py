@@ -135,3 +135,91 @@ def test_a_pod_that_still_fits_the_last_node_gets_a_fresh_pass():
     attempts = _attempts(text)
     assert [node for _, node, _ in attempts][:2] == ["n010", "n120"]
     assert all(len(summaries) == 1 and not summaries[0].get("batchHint") for _, _, summaries in attempts)
+
+
+# A pod using a claim from a template, and a cpu-only pod of higher priority that must preempt the
+# device holder on the only node: the stand-in resourceclaim controller (spec/TIMELINE.md) makes the
+# claim, and releases the victim's claim 100 ms after the stand-in kubelet removed it.
+DRA_RUN = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
+status: {allocatable: {cpu: '2', memory: 8Gi, pods: '110'}}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu}
+spec: {selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: n1-gpu}
+spec:
+  driver: gpu.example.com
+  nodeName: n1
+  pool: {name: n1, generation: 1, resourceSliceCount: 1}
+  devices: [{name: gpu-0}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one, namespace: default}
+spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: held
+  namespace: default
+  finalizers: [resource.kubernetes.io/delete-protection]
+spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}
+status:
+  allocation:
+    devices: {results: [{request: gpu, driver: gpu.example.com, pool: n1, device: gpu-0}]}
+    nodeSelector: {nodeSelectorTerms: [{matchFields: [{key: metadata.name, operator: In, values: [n1]}]}]}
+  reservedFor: [{resource: pods, name: holder, uid: u-holder}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: holder, namespace: default, uid: u-holder}
+spec:
+  nodeName: n1
+  priority: 1
+  containers: [{name: c, image: x, resources: {requests: {cpu: '2'}, claims: [{name: gpu}]}}]
+  resourceClaims: [{name: gpu, resourceClaimName: held}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: urgent, namespace: default, uid: u-urgent}
+spec:
+  priority: 100
+  containers: [{name: c, image: x, resources: {requests: {cpu: '1'}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: trainer, namespace: default, uid: u-trainer}
+spec:
+  priority: 10
+  containers: [{name: c, image: x, resources: {requests: {cpu: '1'}, claims: [{name: gpu}]}}]
+  resourceClaims: [{name: gpu, resourceClaimTemplateName: one}]
+"""
+
+
+def test_a_pod_with_a_template_claim_waits_at_pre_enqueue_until_its_claim_is_named():
+    """The stand-in controller: the claim (an Add), then the pod's status update moves it to activeQ."""
+    events = list(run_to_the_end(load_scenario(DRA_RUN), tie_break="first"))
+    moves = [(e.payload.queue, e.payload.event) for e in events
+             if e.extension_point is ExtensionPoint.QUEUE_MOVE and e.pod == "default/trainer"]
+    assert moves[:2] == [("unschedulablePods", "UnschedulablePodAdd"),
+                         ("activeQ", "UnschedulablePodUpdatePodGeneratedResourceClaim")]
+
+
+def test_a_victims_claim_is_released_100_ms_after_its_removal_and_the_waiting_pod_gets_the_device():
+    events = list(run_to_the_end(load_scenario(DRA_RUN), tie_break="first"))
+    changes = [(e.payload.time_ms, e.payload.kind, e.payload.object, e.payload.detail) for e in events
+               if isinstance(e.payload, ClusterChanged)]
+    removed = next(at for at, kind, name, _ in changes if kind is ClusterChangeKind.POD_REMOVED and name == "default/holder")
+    released = [(at, name, detail) for at, kind, name, detail in changes
+                if name == "default/held" and at > removed]
+    assert released[0] == (removed + 100, "default/held", "resource.k8s.io/ResourceClaimUpdate")
+    summary_final = events[-1].payload.final
+    assert summary_final == {"default/holder": "deleted", "default/trainer": "n1", "default/urgent": "n1"}
