@@ -43,17 +43,21 @@ class DraState:
         """ClaimHasPendingAllocation."""
         return uid in self.in_flight
 
-    def device_owners(self) -> dict[DeviceId, str]:
+    def device_holders(self) -> dict[DeviceId, ResourceClaim]:
         """ListAllAllocatedDevices, with the claim holding each device: every device of an
         allocated claim (admin access left out), then those of allocations in flight."""
-        owners: dict[DeviceId, str] = {}
+        holders: dict[DeviceId, ResourceClaim] = {}
         for claim in [*self.claims.values(), *self.in_flight.values()]:
             if claim.allocation is None:
                 continue
             for result in claim.allocation.results:
                 if not result.admin_access:
-                    owners.setdefault(result.device_id, claim.key)
-        return owners
+                    holders.setdefault(result.device_id, claim)
+        return holders
+
+    def device_owners(self) -> dict[DeviceId, str]:
+        """The devices in use, each with its claim's ``namespace/name``."""
+        return {device: claim.key for device, claim in self.device_holders().items()}
 
     # ------------------------------------------------------------------ writes (API calls)
 
