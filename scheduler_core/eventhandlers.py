@@ -98,6 +98,11 @@ class EventHandlers:
     def assigned_pod_gone(self, pod: Pod) -> None:
         """deleteAssignedPodFromCache for a pod whose node the cache already dropped."""
         self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, pod, None)
+    def unscheduled_pod_status_updated(self, old: Pod, pod: Pod) -> None:
+        """updatePodInSchedulingQueue for a status write another component made (the stand-in
+        resourceclaim controller's resourceClaimStatuses): such writes do change the object, so
+        the queue's Update asks the hints."""
+        self.queue.update(old, pod, pod_scheduling_properties_change(pod, old))
 
     def cluster_changed(self, change: ClusterChange) -> None:
         """The storage informers' handlers (buildEvtResHandler): straight to the queue."""
@@ -116,6 +121,8 @@ def pod_scheduling_properties_change(new: Pod, old: Pod) -> list[ClusterEvent]:
         actions.append(ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED)
     if len(new.tolerations) != len(old.tolerations):
         actions.append(ActionType.UPDATE_POD_TOLERATION)
+    if new.claim_statuses != old.claim_statuses:
+        actions.append(ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM)
     return [ClusterEvent(resource, action) for action in actions or [ActionType.UPDATE]]
 
 

@@ -41,6 +41,7 @@ from scheduler_core.framework.opportunistic_batch import OpportunisticBatch
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.kubelet import StandInKubelet
 from scheduler_core.model import Pod, Scenario
+from scheduler_core.resourceclaim_controller import ResourceClaimController
 from scheduler_core.scheduler import TIE_BREAK_FIRST, Cycle, CycleOutcome, Scheduler, fresh_copy
 from scheduler_core.steps import StepDriver
 
@@ -56,6 +57,9 @@ _EVERY_EVENT = tuple(ClusterEventWithHint(ClusterEvent(resource, ActionType.ALL)
     EventResource.CSI_NODE, EventResource.CSI_DRIVER, EventResource.CSI_STORAGE_CAPACITY, EventResource.STORAGE_CLASS,
     EventResource.RESOURCE_CLAIM, EventResource.DEVICE_CLASS))
 NODE_TAINT_UPDATE = ClusterEvent(EventResource.NODE, ActionType.UPDATE_NODE_TAINT)
+# A pod failing with an error goes back to backoffQ and is retried forever (a CEL runtime error in a
+# device selector, a pool being updated): after this long with nothing but such retries the run stops.
+ERROR_RETRY_HORIZON_MS = 60 * MS_PER_SECOND
 
 
 class SchedulerLoop:
@@ -63,7 +67,7 @@ class SchedulerLoop:
                  vectorized: bool = True) -> None:
         self.scenario = fresh_copy(scenario)
         _start_running_pods(self.scenario)
-        self.scheduler = Scheduler(self.scenario, tie_break, seed, vectorized)
+        self.scheduler = Scheduler(self.scenario, tie_break, seed, vectorized, single_pass=False)
         self.snapshot = self.scheduler.snapshot
         self.clock = LogicalClock()
         config = self.scenario.config
@@ -87,8 +91,11 @@ class SchedulerLoop:
             framework.batch = OpportunisticBatch()
         self.handlers = EventHandlers(self.queue, self.snapshot)
         self.kubelet = StandInKubelet()
+        self.claim_controller = ResourceClaimController(self.snapshot.dra, self.snapshot.cluster_changes)
         self.attempts = 0
         self.deleted: set[str] = set()
+        self._last_progress_ms = 0  # when something other than an error retry last happened
+        self._erroring: dict[str, None] = {}  # pods whose last attempt ended in an error
         # Work the scheduler hands to goroutines — a binding cycle's API calls, a preemption's —
         # comes back as informer events while the scheduler is already busy with the next pod:
         # it lands once that pod's attempt is over (at once when nothing else is queued).
@@ -102,10 +109,14 @@ class SchedulerLoop:
     def run(self) -> Iterator[Event]:
         yield self._event(None, ExtensionPoint.RUN_START, RunStart(
             {pod.key: pod.node_name or None for pod in self._scenario_pods()}, RELEASE))
+        for pod in self.scenario.running_pods:  # their claims exist before the run
+            self.claim_controller.create_claims(pod)
+        self.snapshot.cluster_changes.clear()
         if self.steps is not None:
             yield from self.steps.begin()
         for pod in self._pending_pods():  # created one at a time, in document order
             self.queue.add(pod)
+            yield from self._claims_for_new_pod(pod)
         if self.steps is not None:  # workloads short of pods get them now, after the scenario's own
             yield from self.steps.react(initial=True)
         yield from self._moves()
@@ -127,19 +138,37 @@ class SchedulerLoop:
                     yield from work.land()
                 continue
             wake = self._next_wake()
+            if wake is not None and self.steps is None and self._only_error_retries_until(wake):
+                wake = None  # the release would retry those pods for ever: the run is over
             if wake is None:
                 wake = yield from self._step_over()
                 if wake is None:
                     break
             self.clock.advance_to(wake)
             yield from self._kubelet_removals()
+            yield from self._claim_releases()
             self.queue.flush_backoff_completed()
             if self.steps is not None:
                 yield from self.steps.wake()
             yield from self._moves()
         final = self.steps.final() if self.steps is not None else self._final()
+        stopped = [key for key in self._erroring if self.queue.queued_info(key) is not None]
         yield self._event(None, ExtensionPoint.RUN_END, RunEnd(self.clock.ms, self.attempts, final,
-                                                                self._nominated()))
+                                                                self._nominated(), stopped))
+
+    def _note_progress(self, pod: Pod, outcome: CycleOutcome) -> None:
+        if outcome.node_name is None and not outcome.rejected:
+            self._erroring[pod.key] = None
+            return
+        self._erroring.pop(pod.key, None)
+        self._last_progress_ms = self.clock.ms
+
+    def _only_error_retries_until(self, wake: int) -> bool:
+        """Nothing but pods failing with errors for a while, and nothing else due (no victim to
+        remove, no claim to release): the release would go on retrying them forever."""
+        if not self._erroring or wake - self._last_progress_ms < ERROR_RETRY_HORIZON_MS:
+            return False
+        return self.kubelet.next_removal_ms() is None and self.claim_controller.next_release_ms() is None
 
     def _step_over(self) -> Generator[Event, None, Optional[int]]:
         """Nothing more happens on its own: a run with steps closes the step and names the time
@@ -153,11 +182,9 @@ class SchedulerLoop:
         return [pod for pod in self.scenario.pods if not pod.is_finished]
 
     def _pending_pods(self) -> list[Pod]:
-        """Pending pods for this scheduler's profiles, gated ones included (they wait in the queue);
-        pods with resource claims are left out, with a notice (DRA allocation is not modelled)."""
+        """Pending pods for this scheduler's profiles, gated ones included (they wait in the queue)."""
         names_ = self.scenario.scheduler_names
-        return [pod for pod in self._scenario_pods()
-                if not pod.node_name and pod.scheduler_name in names_ and not pod.resource_claims]
+        return [pod for pod in self._scenario_pods() if not pod.node_name and pod.scheduler_name in names_]
 
     def _next_wake(self) -> Optional[int]:
         retry = self.steps.next_wake() if self.steps is not None else None
@@ -167,7 +194,8 @@ class SchedulerLoop:
             # its pods every 10 s for ever (ErrNoNodesAvailable rejects by no plugin), so the run (or the
             # step) is over once only those retries are left (docs/CHANGES.md, docs/INPUT_FORMS.md).
             backoff = None
-        times = [t for t in (self.kubelet.next_removal_ms(), backoff, retry) if t is not None]
+        times = [t for t in (self.kubelet.next_removal_ms(), backoff, retry,
+                             self.claim_controller.next_release_ms()) if t is not None]
         return min(times) if times else None
 
     # ------------------------------------------------------------------ one attempt
@@ -187,6 +215,7 @@ class SchedulerLoop:
                       cycle_count=self.queue.active.scheduling_cycle)
         yield from cycle.run()
         outcome = cycle.outcome
+        self._note_progress(pod, outcome)
         if outcome.node_name is not None:
             yield from self._bound(info, outcome)
         else:
@@ -315,6 +344,24 @@ class SchedulerLoop:
             yield from self._moves()
             if self.steps is not None:
                 yield from self.steps.pod_removed(victim)
+            self.claim_controller.pod_removed(victim, self.clock.ms)
+
+    # ------------------------------------------------------------------ the resourceclaim controller
+
+    def _claims_for_new_pod(self, pod: Pod) -> Iterator[Event]:
+        """Right after a pending pod is created the stand-in controller makes its claims from
+        templates, then writes the pod's resourceClaimStatuses (an update the queue hears)."""
+        added = self.claim_controller.create_claim_objects(pod)
+        if added:
+            yield from self._storage_changes()  # the claims' Add events see the pod without its status
+            old = snapshot_of(pod)
+            self.claim_controller.write_pod_status(pod, added)
+            self.handlers.unscheduled_pod_status_updated(old, pod)
+            yield from self._moves()
+
+    def _claim_releases(self) -> Iterator[Event]:
+        if self.claim_controller.release_due(self.clock.ms):
+            yield from self._storage_changes()
 
     # ------------------------------------------------------------------ storage and the queue's moves
 

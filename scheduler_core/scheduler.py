@@ -51,6 +51,7 @@ from scheduler_core.framework.signers import Signature
 from scheduler_core.framework.status import Code, MaybeStatus, Status, is_success, status_json
 from scheduler_core.model import DEFAULT_SCHEDULER_NAME, Pod, Scenario
 from scheduler_core.plugins.registry import in_tree_registry
+from scheduler_core.resourceclaim_controller import ResourceClaimController
 from scheduler_core.volume.pictures import pod_volumes_json
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
@@ -99,7 +100,7 @@ class FilterPass:
 
 class Scheduler:
     def __init__(self, scenario: Scenario, tie_break: str = TIE_BREAK_FIRST, seed: Optional[int] = None,
-                 vectorized: bool = True, registry: Optional[Registry] = None) -> None:
+                 vectorized: bool = True, registry: Optional[Registry] = None, single_pass: bool = True) -> None:
         self.snapshot = Snapshot.from_scenario(scenario)
         registry = registry if registry is not None else in_tree_registry()
         # One framework per profile, keyed by its schedulerName (profile.NewMap); every profile
@@ -118,7 +119,10 @@ class Scheduler:
             self.nominator.add_nominated_pod(pod, None)
         for framework in self.frameworks.values():
             framework.nominator = self.nominator
-        self.queue = self._sorted_queue(scenario.pending_pods)
+        pending = scenario.pending_pods
+        if single_pass:  # the run to the end creates claims and runs PreEnqueue in its queue
+            pending = self._past_pre_enqueue(scenario, pending)
+        self.queue = self._sorted_queue(pending)
         self.tie_break = tie_break
         self.rng = random.Random(seed)
         self.next_start_node_index = 0
@@ -126,6 +130,18 @@ class Scheduler:
         # Explanations only (scheduler_core.filter_details): sees each Filter pass while the
         # snapshot and the cycle state are as the plugins judged them. Never set in a run.
         self.filter_observer: Optional[Callable[["Cycle", FilterPass], None]] = None
+
+    def _past_pre_enqueue(self, scenario: Scenario, pending: list[Pod]) -> list[Pod]:
+        """The single pass: the stand-in resourceclaim controller makes every pod's claims from
+        templates first (spec/TIMELINE.md), then a pod that a PreEnqueue plugin holds (its
+        claims missing) gets no cycle, as in the real queue (the loader's notice names it)."""
+        controller = ResourceClaimController(self.snapshot.dra, self.snapshot.cluster_changes)
+        for pod in scenario.pods:
+            if not pod.is_finished:
+                controller.create_claims(pod)
+        self.snapshot.cluster_changes.clear()
+        return [pod for pod in pending if all(
+            is_success(plugin.pre_enqueue(pod)) for plugin in self.framework_for(pod).profile["preEnqueue"])]
 
     @property
     def queue(self) -> list[Pod]:

@@ -57,6 +57,11 @@ RESOURCES: tuple[Resource, ...] = (
     Resource("ReplicaSet", "apps/v1", "replicasets"),
     Resource("StatefulSet", "apps/v1", "statefulsets"),
     Resource("PodDisruptionBudget", "policy/v1", "poddisruptionbudgets"),
+    # Dynamic resource allocation (resource.k8s.io/v1, GA in v1.34): what DynamicResources reads.
+    Resource("DeviceClass", "resource.k8s.io/v1", "deviceclasses"),
+    Resource("ResourceSlice", "resource.k8s.io/v1", "resourceslices"),
+    Resource("ResourceClaimTemplate", "resource.k8s.io/v1", "resourceclaimtemplates"),
+    Resource("ResourceClaim", "resource.k8s.io/v1", "resourceclaims"),
     Resource("Pod", "v1", "pods", UNFINISHED_PODS),
 )
 

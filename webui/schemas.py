@@ -65,8 +65,8 @@ class NoticeOut(Schema):
     """Something the scheduler leaves out of a valid scenario, said once (never silently dropped)."""
 
     code: str = Field(description="ignored-kinds, finished-pods, missing-node, other-scheduler, scheduling-gated, resource-claims, "
-                                  "pending-volumes, no-nodes, no-pending-pods, unread-files, not-objects, links, container-logs, "
-                                  "duplicate-objects")
+                                  "dra-feature-off, pending-volumes, no-nodes, no-pending-pods, unread-files, not-objects, links, "
+                                  "container-logs, duplicate-objects")
     message: str
     objects: list[str] = Field(description='the objects concerned, e.g. "Pod default/web-1", in document order')
 

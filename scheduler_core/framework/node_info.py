@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Optional
 
 from scheduler_core.framework.cluster_events import ClusterChange
+from scheduler_core.framework.dra_state import DraState
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.storage import StorageState, claim_key
 from scheduler_core.labels import Matcher, compile_selector, merge_match_label_keys
@@ -208,6 +209,7 @@ class Snapshot:
     # Changes made during a run by components other than the scheduler's own pod binds (volume
     # binding, stand-in controllers), drained by the run loop for the queue (ClusterChange).
     cluster_changes: list[ClusterChange] = field(default_factory=list)
+    dra: DraState = field(default_factory=DraState)  # device classes, slices, resource claims
 
     def __post_init__(self) -> None:
         self.by_name = {info.name: info for info in self.node_infos}
@@ -230,6 +232,7 @@ class Snapshot:
                        {name: dict(ns.labels) for name, ns in scenario.namespaces.items()},
                        list(scenario.services), list(scenario.workloads), StorageState(scenario.storage),
                        list(scenario.pdbs))
+        snapshot.dra = DraState(scenario.dra)
         for pod in scenario.running_pods:
             snapshot.by_name[pod.node_name].add_pod(PodInfo(pod))
         return snapshot

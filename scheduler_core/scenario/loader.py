@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence, Union
 
 from scheduler_core.model import (
+    DraObjects,
     Namespace,
     Node,
     Notice,
@@ -29,9 +30,10 @@ from scheduler_core.model import (
     StorageObjects,
     Workload,
 )
+from scheduler_core.dra.claims import pods_held_at_pre_enqueue
 from scheduler_core.scenario import config as config_decoder
 from scheduler_core.scenario import changes as changes_reader
-from scheduler_core.scenario import objects, pods, storage
+from scheduler_core.scenario import dra, objects, pods, storage
 from scheduler_core.scenario.errors import ScenarioError, ScenarioInvalid
 from scheduler_core.scenario.jsonstream import blank_container_logs
 from scheduler_core.scenario.fields import Context, Field
@@ -67,6 +69,7 @@ KINDS: dict[str, Kind] = {
     "PodDisruptionBudget": Kind(("policy/v1",), is_dns1123_subdomain, True),
     **{kind: Kind((api_version,), is_dns1123_subdomain, namespaced)
        for kind, (api_version, namespaced) in storage.KINDS.items()},
+    **{kind: Kind((dra.API_VERSION,), is_dns1123_subdomain, namespaced) for kind, namespaced in dra.KINDS.items()},
 }
 CONFIG_KIND = "KubeSchedulerConfiguration"
 LIST_KIND = "List"
@@ -101,6 +104,8 @@ class _Collected:
     priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
     pdbs: list[PodDisruptionBudget] = field(default_factory=list)
     storage: StorageObjects = field(default_factory=StorageObjects)
+    dra: DraObjects = field(default_factory=DraObjects)
+    dra_dropped: list[str] = field(default_factory=list)  # fields of DRA features that are off
     pending_volumes: list[str] = field(default_factory=list)  # PVs without status.phase
     seen: dict[tuple[str, str, str], _Seen] = field(default_factory=dict)  # (kind, ns, name) -> first one
     ignored: Counter = field(default_factory=Counter)  # kind -> objects the scheduler does not read
@@ -155,7 +160,7 @@ def _load(sources: Sequence[SourceText], limits: Limits, errors: list[ScenarioEr
             collected.ignored.pop(kind, None)
     return Scenario(collected.nodes, collected.pods, collected.namespaces, collected.services,
                     collected.workloads, collected.config, collected.priority_classes, _notices(collected),
-                    pdbs=collected.pdbs, storage=collected.storage, changes=changes)
+                    pdbs=collected.pdbs, storage=collected.storage, changes=changes, dra=collected.dra)
 
 
 def _within_total_size(sources: Sequence[SourceText], limits: Limits, errors: list[ScenarioError]) -> bool:
@@ -380,6 +385,8 @@ def _add(obj: Field, kind: str, meta: Metadata, collected: _Collected, limits: L
         collected.priority_classes[meta.name] = objects.decode_priority_class(obj, meta)
     elif kind == "ReplicationController":
         collected.workloads.append(objects.decode_replication_controller(obj, meta))
+    elif kind in dra.KINDS:
+        dra.add(collected.dra, obj, kind, meta, collected.dra_dropped)
     elif kind in storage.KINDS:
         if storage.add(collected.storage, obj, kind, meta):
             collected.pending_volumes.append(meta.name)
@@ -414,6 +421,9 @@ def _finish(collected: _Collected, limits: Limits, errors: list[ScenarioError]) 
     _ensure_namespaces(collected)
     _resolve_priorities(collected)
     storage.finish(collected.storage)
+    for pod in collected.pods:
+        if pod.claim_sources and not pod.uid:  # reservations and owner references name pods by uid
+            pod.uid = f"uid-pod-{pod.namespace}-{pod.name}"
     pending = [pod for pod in collected.pods if not pod.node_name]
     if len(pending) > limits.max_pending_pods:
         errors.append(ScenarioError(FILE, "", pending[limits.max_pending_pods].line,
@@ -459,6 +469,17 @@ def _notices(collected: _Collected) -> list[Notice]:
     pending_volumes = storage.pending_volumes_notice(collected.pending_volumes)
     if pending_volumes is not None:
         notices.append(pending_volumes)
+    if collected.dra_dropped:
+        notices.append(Notice(NoticeCode.DRA_FEATURE_OFF,
+                              f"{len(collected.dra_dropped)} field(s) of DRA features that are off by default in "
+                              "v1.35.4 dropped, as the API server drops them: " + "; ".join(collected.dra_dropped[:5])
+                              + ("; ..." if len(collected.dra_dropped) > 5 else ""), tuple(collected.dra_dropped)))
+    held = pods_held_at_pre_enqueue([p for p in collected.pods if not p.is_finished], collected.dra)
+    if held:
+        notices.append(Notice(NoticeCode.RESOURCE_CLAIMS,
+                              f"{len(held)} pending pod(s) whose resource claims are missing or not theirs: "
+                              "DynamicResources' PreEnqueue holds them, never attempted (" + held[0][1]
+                              + (", ..." if len(held) > 1 else "") + ")", tuple(f"Pod {p.key}" for p, _ in held)))
     node_names = {node.name for node in collected.nodes}
     absent = [p for p in collected.pods if p.node_name and p.node_name not in node_names and not p.is_finished]
     if absent:

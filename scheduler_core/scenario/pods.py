@@ -17,6 +17,7 @@ from scheduler_core.model import (
     OwnerReference,
     Pod,
     RecordedScheduling,
+    PodResourceClaim,
     ResourceList,
     Toleration,
     TopologySpreadConstraint,
@@ -125,7 +126,8 @@ def _decode_scheduling(spec: Field, pod: Pod) -> None:
     pod.priority = spec.get_int("priority", 0, -(2**31), INT32_MAX)
     pod.priority_class_name = spec.get_str("priorityClassName")
     pod.scheduling_gates = _scheduling_gates(spec)
-    pod.resource_claims = _resource_claims(spec)
+    pod.claim_sources = _resource_claims(spec)
+    pod.resource_claims = tuple(source.name for source in pod.claim_sources)
     pod.scheduler_name = spec.get_str("schedulerName", DEFAULT_SCHEDULER) or DEFAULT_SCHEDULER
     pod.node_selector = label_map(spec.get("nodeSelector"))
     pod.affinity = affinity(spec.get("affinity"))
@@ -148,16 +150,29 @@ def _scheduling_gates(spec: Field) -> tuple[str, ...]:
     return tuple(name for _, name in _named_items(spec, "schedulingGates", is_qualified_name))
 
 
-def _resource_claims(spec: Field) -> tuple[str, ...]:
+def _resource_claims(spec: Field) -> tuple[PodResourceClaim, ...]:
     """spec.resourceClaims: each a DNS label name and exactly one source (validatePodResourceClaim)."""
     claims = _named_items(spec, "resourceClaims", is_dns1123_label)
-    for item in spec.get_list("resourceClaims"):
-        if item.value is None or not isinstance(item.value, dict):
-            continue  # already reported by _named_items
-        sources = [key for key in ("resourceClaimName", "resourceClaimTemplateName") if item.get_str(key)]
-        if len(sources) != 1:
+    sources: list[PodResourceClaim] = []
+    for item, name in claims:
+        claim_name, template_name = item.get_str("resourceClaimName"), item.get_str("resourceClaimTemplateName")
+        if bool(claim_name) == bool(template_name):
             item.error("must specify one of: `resourceClaimName`, `resourceClaimTemplateName`")
-    return tuple(name for _, name in claims)
+            continue
+        for key, value in (("resourceClaimName", claim_name), ("resourceClaimTemplateName", template_name)):
+            if value:
+                check(item.get(key), value, is_dns1123_subdomain(value))
+        sources.append(PodResourceClaim(name, claim_name, template_name))
+    return tuple(sources)
+
+
+def claim_statuses(status: Field) -> tuple[tuple[str, str], ...]:
+    """status.resourceClaimStatuses: (pod claim name, generated ResourceClaim name)."""
+    found: list[tuple[str, str]] = []
+    for item in status.get_list("resourceClaimStatuses"):
+        if item.expect_map() and item.get_str("name"):
+            found.append((item.get_str("name"), item.get_str("resourceClaimName")))
+    return tuple(found)
 
 
 def _named_items(spec: Field, key: str, is_valid_name) -> list[tuple[Field, str]]:
@@ -187,6 +202,7 @@ def _decode_lifecycle(obj: Field, pod: Pod) -> None:
     if status is None:
         return
     pod.phase = status.get_str("phase")
+    pod.claim_statuses = claim_statuses(status)
     pod.start_time = read_time(status.get("startTime"))
     pod.nominated_node_name = status.get_str("nominatedNodeName")
     pod.preempted_by_scheduler = any(

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from scheduler_core.controllers.state import ClusterState
 from scheduler_core.framework.batch import FilterVerdicts, filter_per_node, normalize_per_node, score_per_node
 from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.dra_state import DraState
 from scheduler_core.framework.interfaces import NodeToStatus, PostFilterResult
 from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot
 from scheduler_core.framework.profile import Profile
@@ -23,6 +24,21 @@ from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.storage import StorageState
 from scheduler_core.model import (
     ANN_BIND_COMPLETED,
+    AllocationResult,
+    ClaimSpec,
+    ConsumerRef,
+    Device,
+    DeviceClass,
+    DeviceConstraint,
+    DeviceRequest,
+    DeviceResult,
+    DraObjects,
+    ExactRequest,
+    OwnerReference,
+    PodResourceClaim,
+    ResourceClaim,
+    ResourceClaimTemplate,
+    ResourceSlice,
     BINDING_IMMEDIATE,
     BINDING_WAIT_FOR_FIRST_CONSUMER,
     CPU,
@@ -501,3 +517,61 @@ def run_post_filter(nodes, pods, pod: Pod, extra_plugins=(), pre_filter_status: 
     run = framework.run_post_filter(state, pod, statuses)
     code = "Success" if run.status is None else run.status.code.label
     return Outcome(code, [] if run.status is None else list(run.status.reasons), run.result, state)
+
+
+# ---------------------------------------------------------------------- dynamic resource allocation
+
+GPU_DRIVER = "gpu.example.com"
+
+
+def make_device_class(name: str = "gpu", *selectors: str) -> DeviceClass:
+    """A DeviceClass; without selectors it selects every device of the GPU driver."""
+    return DeviceClass(name, selectors or (f'device.driver == "{GPU_DRIVER}"',))
+
+
+def make_gpu_slice(node: str, count: int = 2, model: str = "h100", memory_gi: int = 80, numa_split: int = 0,
+                   driver: str = GPU_DRIVER, **fields) -> ResourceSlice:
+    """One node-local slice of ``count`` GPUs gpu-0..; devices from ``numa_split`` on sit on NUMA 1."""
+    devices = tuple(Device(f"gpu-{i}", {"model": model, "index": i, "numa": int(bool(numa_split) and i >= numa_split)},
+                           {"memory": Fraction(memory_gi << 30)}) for i in range(count))
+    fields.setdefault("node_name", node)
+    return ResourceSlice(f"{node}-{driver}", driver, fields.pop("pool", node), devices=devices, **fields)
+
+
+def exact(name: str = "gpu", device_class: str = "gpu", count: int = 1, mode: str = "ExactCount",
+          selectors: tuple[str, ...] = (), admin: Optional[bool] = None) -> DeviceRequest:
+    return DeviceRequest(name, ExactRequest(device_class, selectors, mode, count, admin))
+
+
+def make_resource_claim(name: str, *requests: DeviceRequest, namespace: str = "default",
+                        constraints: tuple[DeviceConstraint, ...] = (), on: Optional[tuple[str, ...]] = None,
+                        node: str = "", reserved_for: tuple[Pod, ...] = (), owner: Optional[Pod] = None,
+                        **fields) -> ResourceClaim:
+    """A claim; ``on`` (devices of ``node``'s GPU pool) makes it allocated there, reserved for those pods."""
+    allocation = fields.pop("allocation", None)
+    if on is not None:
+        results = tuple(DeviceResult(requests[0].name if requests else "gpu", GPU_DRIVER, node, device)
+                        for device in on)
+        selector = NodeSelector((NodeSelectorTerm(match_fields=(NodeSelectorRequirement("metadata.name", "In",
+                                                                                         (node,)),)),))
+        allocation = AllocationResult(results, selector)
+    owners = (OwnerReference("Pod", owner.name, "v1", True, owner.uid),) if owner is not None else ()
+    return ResourceClaim(namespace, name, fields.pop("uid", f"uid-claim-{name}"), owner_references=owners,
+                         spec=ClaimSpec(tuple(requests or (exact(),)), constraints), allocation=allocation,
+                         reserved_for=tuple(ConsumerRef("pods", p.name, p.uid) for p in reserved_for), **fields)
+
+
+def claiming_pod(name: str, *claims: str, templates: tuple[str, ...] = (), node: str = "", **fields) -> Pod:
+    """A pod using ResourceClaims by name (``claims``) or from templates (one pod claim per template)."""
+    sources = tuple(PodResourceClaim(claim, claim_name=claim) for claim in claims) + tuple(
+        PodResourceClaim(f"t{i}", template_name=template) for i, template in enumerate(templates))
+    return make_pod(name, node=node, uid=fields.pop("uid", f"uid-{name}"), claim_sources=sources,
+                    resource_claims=tuple(s.name for s in sources), **fields)
+
+
+def dra_snapshot(nodes: Iterable[Node], pods: Iterable[Pod] = (), *, classes: Iterable[DeviceClass] = (),
+                 slices: Iterable[ResourceSlice] = (), claims: Iterable[ResourceClaim] = (),
+                 templates: Iterable[ResourceClaimTemplate] = ()) -> Snapshot:
+    snapshot = make_snapshot(nodes, pods)
+    snapshot.dra = DraState(DraObjects(list(classes), list(slices), list(claims), list(templates)))
+    return snapshot

@@ -5,6 +5,7 @@ from __future__ import annotations
 from scheduler_core import load_scenario
 from scheduler_core.events import ClusterChanged, ClusterChangeKind, ExtensionPoint
 from scheduler_core.loop import run_to_the_end
+from scheduler_core.timeline import timeline_summary
 from tests.scheduler_core.builders import fill_one_node_each, no_default_spreading
 
 # A WaitForFirstConsumer claim on a node without a kubernetes.io/hostname label: the stand-in
@@ -154,3 +155,103 @@ spec:
     assert [end.failed_scheduling_message for end in ends] == ["no nodes available to schedule pods"]
     assert events[-1].extension_point is ExtensionPoint.RUN_END
     assert events[-1].payload.final == {"default/p": None}
+
+
+# A pod using a claim from a template, and a cpu-only pod of higher priority that must preempt the
+# device holder on the only node: the stand-in resourceclaim controller (spec/TIMELINE.md) makes the
+# claim, and releases the victim's claim 100 ms after the stand-in kubelet removed it.
+DRA_RUN = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
+status: {allocatable: {cpu: '2', memory: 8Gi, pods: '110'}}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu}
+spec: {selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: n1-gpu}
+spec:
+  driver: gpu.example.com
+  nodeName: n1
+  pool: {name: n1, generation: 1, resourceSliceCount: 1}
+  devices: [{name: gpu-0}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one, namespace: default}
+spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: held
+  namespace: default
+  finalizers: [resource.kubernetes.io/delete-protection]
+spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}
+status:
+  allocation:
+    devices: {results: [{request: gpu, driver: gpu.example.com, pool: n1, device: gpu-0}]}
+    nodeSelector: {nodeSelectorTerms: [{matchFields: [{key: metadata.name, operator: In, values: [n1]}]}]}
+  reservedFor: [{resource: pods, name: holder, uid: u-holder}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: holder, namespace: default, uid: u-holder}
+spec:
+  nodeName: n1
+  priority: 1
+  containers: [{name: c, image: x, resources: {requests: {cpu: '2'}, claims: [{name: gpu}]}}]
+  resourceClaims: [{name: gpu, resourceClaimName: held}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: urgent, namespace: default, uid: u-urgent}
+spec:
+  priority: 100
+  containers: [{name: c, image: x, resources: {requests: {cpu: '1'}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: trainer, namespace: default, uid: u-trainer}
+spec:
+  priority: 10
+  containers: [{name: c, image: x, resources: {requests: {cpu: '1'}, claims: [{name: gpu}]}}]
+  resourceClaims: [{name: gpu, resourceClaimTemplateName: one}]
+"""
+
+
+def test_a_pod_with_a_template_claim_waits_at_pre_enqueue_until_its_claim_is_named():
+    """The stand-in controller: the claim (an Add), then the pod's status update moves it to activeQ."""
+    events = list(run_to_the_end(load_scenario(DRA_RUN), tie_break="first"))
+    moves = [(e.payload.queue, e.payload.event) for e in events
+             if e.extension_point is ExtensionPoint.QUEUE_MOVE and e.pod == "default/trainer"]
+    assert moves[:2] == [("unschedulablePods", "UnschedulablePodAdd"),
+                         ("activeQ", "UnschedulablePodUpdatePodGeneratedResourceClaim")]
+
+
+def test_a_victims_claim_is_released_100_ms_after_its_removal_and_the_waiting_pod_gets_the_device():
+    events = list(run_to_the_end(load_scenario(DRA_RUN), tie_break="first"))
+    changes = [(e.payload.time_ms, e.payload.kind, e.payload.object, e.payload.detail) for e in events
+               if isinstance(e.payload, ClusterChanged)]
+    removed = next(at for at, kind, name, _ in changes if kind is ClusterChangeKind.POD_REMOVED and name == "default/holder")
+    released = [(at, name, detail) for at, kind, name, detail in changes
+                if name == "default/held" and at > removed]
+    assert released[0] == (removed + 100, "default/held", "resource.k8s.io/ResourceClaimUpdate")
+    summary_final = events[-1].payload.final
+    assert summary_final == {"default/holder": "deleted", "default/trainer": "n1", "default/urgent": "n1"}
+
+
+def test_a_pod_failing_with_an_error_forever_stops_the_run_and_is_named():
+    """A CEL runtime error is the plugin's Error: the release retries the pod every back-off
+    forever; the run stops after a minute of nothing else and says which pods it gave up on."""
+    broken = DRA_RUN.replace("""spec: {selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]}""",
+                             """spec: {selectors: [{cel: {expression: 'device.attributes["x.example.com"].size > 1'}}]}""")
+    summary = timeline_summary(run_to_the_end(load_scenario(broken), tie_break="first"))
+    error = ('running "DynamicResources" filter plugin: class gpu: selector #0: CEL runtime error: no such key: size')
+    errors = [a for a in summary["attempts"] if a.get("failedSchedulingMessage") == error]
+    assert len(errors) >= 6 and summary["attempts"][-1] == errors[-1] and errors[-1]["pod"] == "default/trainer"
+    assert summary["stoppedRetrying"] == ["default/trainer"] and summary["final"]["default/trainer"] is None

@@ -59,6 +59,12 @@ ANSWERS = {
         {"metadata": {"name": "high"}, "value": 1000, "preemptionPolicy": "PreemptLowerPriority"}])],
     "/api/v1/pods": [answer("Pod", [pod("running-1", "node-a", cpu="1500m")], token="page-2"),
                      answer("Pod", [pod("pending-1", priority_class="high")])],
+    "/apis/resource.k8s.io/v1/deviceclasses": [answer("DeviceClass", [
+        {"metadata": {"name": "gpu"}, "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]}}])],
+    "/apis/resource.k8s.io/v1/resourceslices": [answer("ResourceSlice", [
+        {"metadata": {"name": "node-a-gpu"}, "spec": {"driver": "gpu.example.com", "nodeName": "node-a",
+                                                      "pool": {"name": "node-a", "generation": 1, "resourceSliceCount": 1},
+                                                      "devices": [{"name": "gpu-0"}]}}])],
 }
 NOT_SERVED = {"/apis/storage.k8s.io/v1/csistoragecapacities": 404, "/apis/storage.k8s.io/v1/volumeattachments": 403}
 
@@ -136,6 +142,14 @@ def test_it_asks_only_for_what_the_scheduler_reads_as_the_scheduler_asks(kubecon
     assert [q.get("continue") for q in pods] == [None, "page-2"]  # paged to the end
     assert all(q["fieldSelector"] == snapshot.UNFINISHED_PODS and q["limit"] == "500" for q in pods)
     assert {auth for _, _, auth in FakeApiServer.requests} == {f"Bearer {TOKEN}"}
+
+
+def test_it_reads_the_dynamic_resource_allocation_kinds(kubeconfig: Path, tmp_path: Path):
+    out = tmp_path / "c.yaml"
+    main(["snapshot", "--kubeconfig", str(kubeconfig), "-o", str(out)])
+    dra = load_scenario(out.read_bytes()).dra
+    assert [c.name for c in dra.classes] == ["gpu"]
+    assert [(s.name, s.node_name, [d.name for d in s.devices]) for s in dra.slices] == [("node-a-gpu", "node-a", ["gpu-0"])]
 
 
 def test_it_leaves_out_server_bookkeeping_and_says_what_it_did_not_read(kubeconfig: Path, tmp_path: Path):

@@ -265,6 +265,24 @@ class SchedulingQueue:
             self._requeue(info, strategy, event.label, plugins)
         self.active.add_event_if_any_in_flight(event, old, new)
 
+    def update(self, old: Pod, pod: Pod, events: list[ClusterEvent]) -> None:
+        """Update for a pending pod whose object changed (``events``: PodSchedulingPropertiesChange).
+        In activeQ or backoffQ it only takes the new object; in unschedulablePods the rejecting
+        plugins' hints are asked for each event until one moves it. (A pod being scheduled is
+        not updated here: SchedLab's updates all happen before the scheduler starts.)"""
+        if self.active.get(pod.key) is not None or self.backoff.get(pod.key) is not None:
+            return
+        info = self.unschedulable.get(pod.key)
+        if info is None:
+            return
+        for event in events:
+            strategy, plugins = self._worth_requeuing(info, event, old, pod)
+            if strategy == Strategy.SKIP:
+                continue
+            self.unschedulable.delete(info.key)
+            if self._requeue(info, strategy, event.label, plugins) != QueueName.UNSCHEDULABLE:
+                break
+
     def delete(self, pod: Pod) -> None:
         """Delete: the pod left the pending pods (bound, or deleted)."""
         self.nominator.delete(pod)

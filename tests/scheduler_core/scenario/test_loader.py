@@ -673,15 +673,17 @@ def test_a_list_item_whose_kind_is_not_a_string_is_named_once_by_its_name():
     assert "expected a string" in error.message
 
 
-def test_a_pending_pod_with_resource_claims_is_said_not_attempted_never_answered():
+def test_a_pending_pod_whose_claim_template_is_missing_is_said_held_at_pre_enqueue():
+    """DynamicResources.PreEnqueue: no template, so the controller makes no claim and the pod waits."""
     claims = """
         resourceClaims:
         - {name: gpu, resourceClaimTemplateName: single-gpu}
         """
     scenario = load_scenario(stream(NODE, pod(CONTAINER + claims)))
-    assert scenario.pods[0].resource_claims == ("gpu",) and scenario.pending_pods == []
+    assert scenario.pods[0].resource_claims == ("gpu",) and scenario.pending_pods == scenario.pods
     [notice] = scenario.scheduling_notices()
     assert notice.code is NoticeCode.RESOURCE_CLAIMS and notice.objects == ("Pod default/web-1",)
+    assert 'pod "default/web-1": ResourceClaim not created yet' in notice.message
 
 
 def test_a_resource_claim_names_exactly_one_source():

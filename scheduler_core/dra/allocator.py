@@ -1,0 +1,544 @@
+"""The structured allocator of k8s.io/dynamic-resource-allocation/structured, as v1.35.4 runs it.
+
+With the release's default feature gates the allocator features are AdminAccess and
+PrioritizedList, so ``NewAllocator`` picks the "incubating" variant (the first whose supported
+features cover those): ``internal/incubating/allocator_incubating.go`` and ``pools_incubating.go``.
+PartitionableDevices, DeviceTaints, ConsumableCapacity and binding conditions are off: slices with
+partitionable fields are skipped, as GatherPools does then.
+
+Allocation is a depth-first search: claims in order, their requests in order, each request's
+devices one after the other, every candidate device taken in pool order and slice order; a
+candidate that is in use, does not match the class and request selectors or breaks a
+``matchAttribute`` constraint is passed over, and the search backtracks when a later device cannot
+be found. The first complete solution wins. Deterministic where the release is not: pools are
+visited in the order their first slice appears (the release collects them in a Go map).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+from scheduler_core.dra.cel import CelRuntimeError, compile_selector
+from scheduler_core.labels import node_selector_matches
+from scheduler_core.model import (
+    ALLOCATION_MODE_ALL,
+    ALLOCATION_MODE_EXACT_COUNT,
+    ALLOCATION_RESULTS_MAX_SIZE,
+    AllocationResult,
+    AttributeValue,
+    Device,
+    DeviceClass,
+    DeviceResult,
+    Node,
+    NodeSelector,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    ResourceClaim,
+    ResourceSlice,
+)
+
+DeviceId = tuple[str, str, str]  # (driver, pool, device)
+FIELD_NODE_NAME = "metadata.name"
+
+
+class AllocationError(Exception):
+    """An error that stops allocation. ``on_node``: ErrFailedAllocationOnNode (the node is
+    unschedulable, others may work); otherwise the plugin's Filter answers with an Error."""
+
+    def __init__(self, message: str, on_node: bool = False) -> None:
+        super().__init__(message)
+        self.message = message
+        self.on_node = on_node
+
+
+# ---------------------------------------------------------------------- pools
+
+
+@dataclass(slots=True)
+class Pool:
+    driver: str
+    name: str
+    slices: list[ResourceSlice] = field(default_factory=list)  # those targeting the node
+    incomplete: bool = False
+    invalid: bool = False
+    invalid_reason: str = ""
+
+    @property
+    def pool_id(self) -> str:
+        return f"{self.driver}/{self.name}"
+
+
+def slice_matches_node(slice_: ResourceSlice, node: Optional[Node]) -> Optional[bool]:
+    """NodeMatches for a slice; None when the slice names no node selection (unknown extension)."""
+    if slice_.node_name:
+        return node is not None and node.name == slice_.node_name
+    if slice_.all_nodes:
+        return True
+    if slice_.node_selector is not None:
+        return node is not None and node_selector_matches(slice_.node_selector, node)
+    return None
+
+
+def gather_pools(slices: list[ResourceSlice], node: Optional[Node],
+                 candidates: Optional[list[ResourceSlice]] = None) -> list[Pool]:
+    """GatherPools: the pools with devices for this node, the newest generation of each; a pool
+    missing some of its slices is incomplete, one with a duplicate device name invalid.
+    ``candidates``: the slices that may target the node, in ``slices``' order (all by default)."""
+    targeting: dict[tuple[str, str], list[ResourceSlice]] = {}
+    for slice_ in slices if candidates is None else candidates:
+        if slice_.partitionable:
+            continue  # PartitionableDevices is off
+        if slice_matches_node(slice_, node):
+            _add_slice(targeting, slice_)
+    pools: list[Pool] = []
+    for (driver, name), members in targeting.items():
+        generation = members[0].generation
+        pool = Pool(driver, name)
+        if len(members) != members[0].slice_count:
+            newer = any(s.driver == driver and s.pool == name and s.generation > generation for s in slices)
+            if newer:
+                continue  # the driver is replacing this generation: ignore the old one
+            everything = [s for s in slices if s.driver == driver and s.pool == name and s.generation == generation]
+            if len(everything) != members[0].slice_count:
+                pool.incomplete = True
+                pools.append(pool)
+                continue
+        duplicate = _duplicate_device(members)
+        if duplicate is not None:
+            pool.invalid, pool.invalid_reason = True, f"duplicate device name {duplicate}"
+        else:
+            pool.slices = members
+        pools.append(pool)
+    return pools
+
+
+def _add_slice(pools: dict[tuple[str, str], list[ResourceSlice]], slice_: ResourceSlice) -> None:
+    key = (slice_.driver, slice_.pool)
+    members = pools.get(key)
+    if members is None or slice_.generation > members[0].generation:
+        pools[key] = [slice_]
+    elif slice_.generation == members[0].generation:
+        members.append(slice_)
+
+
+def _duplicate_device(slices: list[ResourceSlice]) -> Optional[str]:
+    seen: set[str] = set()
+    for slice_ in slices:
+        for device in slice_.devices:
+            if device.name in seen:
+                return device.name
+            seen.add(device.name)
+    return None
+
+
+# ---------------------------------------------------------------------- requests
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """requestAccessor: a request's ``exactly`` part or one ``firstAvailable`` subrequest."""
+
+    name: str
+    class_name: str
+    selectors: tuple[str, ...]
+    mode: str
+    count: int
+    admin_access: Optional[bool] = None
+    parent: str = ""  # the request holding this subrequest
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.parent}/{self.name}" if self.parent else self.name
+
+
+@dataclass(slots=True)
+class RequestData:
+    request: Request
+    device_class: Optional[DeviceClass]
+    num_devices: int = 0
+    all_devices: list[tuple[DeviceId, Device, ResourceSlice]] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Candidate:
+    device_id: DeviceId
+    device: Device
+    slice: ResourceSlice
+
+
+class _MatchAttribute:
+    """matchAttributeConstraint: every device of the named requests has the same value."""
+
+    def __init__(self, requests: tuple[str, ...], attribute: str) -> None:
+        self.requests = set(requests)
+        self.attribute = attribute
+        self.value: Optional[AttributeValue] = None
+        self.count = 0
+
+    def _applies(self, request: str, sub: str) -> bool:
+        if not self.requests:
+            return True
+        return request in self.requests or (bool(sub) and f"{request}/{sub}" in self.requests)
+
+    def add(self, request: str, sub: str, device: Device, device_id: DeviceId) -> bool:
+        if not self._applies(request, sub):
+            return True
+        value = device.attribute(device_id[0], self.attribute)
+        if value is None:
+            return False
+        if self.count == 0:
+            self.value, self.count = value, 1
+            return True
+        if type(value) is not type(self.value) or value != self.value:
+            return False
+        self.count += 1
+        return True
+
+    def remove(self, request: str, sub: str) -> None:
+        if self._applies(request, sub):
+            self.count -= 1
+
+
+class _MaxSizeExceeded(Exception):
+    pass
+
+
+# ---------------------------------------------------------------------- selectors
+
+
+# A selector's verdict on a device does not change while the device does not: results (or the
+# error text) are kept per (expression, device object), with the device itself so its id stays its own.
+SelectorCache = dict[tuple[str, str, int], tuple[Device, Optional[bool], str]]
+
+
+def selectors_match(owner: str, selectors: tuple[str, ...], device_id: DeviceId, device: Device,
+                    cache: Optional[SelectorCache] = None) -> bool:
+    """selectorsMatch: every CEL selector of a class ("class <name>") or a request ("claim <ns>/<name>")
+    accepts the device; AllocationError with the release's text when one fails to compile or run."""
+    for index, expression in enumerate(selectors):
+        key = (expression, device_id[0], id(device))
+        known = cache.get(key) if cache is not None else None
+        if known is None:
+            known = (device, *_evaluate(expression, device_id[0], device))
+            if cache is not None:
+                cache[key] = known
+        _, matched, error = known
+        if error:
+            raise AllocationError(f"{owner}: selector #{index}: {error}")
+        if not matched:
+            return False
+    return True
+
+
+def _evaluate(expression: str, driver: str, device: Device) -> tuple[Optional[bool], str]:
+    compiled = compile_selector(expression)
+    if compiled.error is not None:
+        return None, f"CEL compile error: {compiled.error}"
+    try:
+        return compiled.matches(driver, device), ""
+    except CelRuntimeError as err:
+        return None, f"CEL runtime error: {err}"
+
+
+# ---------------------------------------------------------------------- the allocator
+
+
+class Allocator:
+    """NewAllocator: built once per PreFilter from the devices in use, the classes and slices."""
+
+    def __init__(self, allocated: set[DeviceId], classes: Callable[[str], Optional[DeviceClass]],
+                 slices: list[ResourceSlice], selector_cache: Optional[SelectorCache] = None) -> None:
+        self.allocated = allocated
+        self.classes = classes
+        self.slices = slices
+        self.selector_cache = selector_cache
+        # Slices by the node they name; the others (node selector, all nodes) may target any node.
+        self._by_node: dict[str, list[tuple[int, ResourceSlice]]] = {}
+        self._anywhere: list[tuple[int, ResourceSlice]] = []
+        for position, slice_ in enumerate(slices):
+            if slice_.node_name:
+                self._by_node.setdefault(slice_.node_name, []).append((position, slice_))
+            else:
+                self._anywhere.append((position, slice_))
+
+    def candidates(self, node: Optional[Node]) -> list[ResourceSlice]:
+        """The slices that may have devices for the node, in slice order."""
+        named = self._by_node.get(node.name, []) if node is not None else []
+        return [slice_ for _, slice_ in sorted(named + self._anywhere, key=lambda item: item[0])]
+
+    def allocate(self, node: Node, claims: list[ResourceClaim]) -> Optional[list[AllocationResult]]:
+        """Allocate: one result per claim, None when the claims do not fit on the node, or
+        AllocationError."""
+        return _Run(self, node, claims).allocate()
+
+
+class _Run:
+    """allocator: the state of one Allocate call."""
+
+    def __init__(self, owner: Allocator, node: Node, claims: list[ResourceClaim]) -> None:
+        self.owner = owner
+        self.node = node
+        self.claims = claims
+        self.pools: list[Pool] = []
+        self.request_data: dict[tuple[int, int, int], RequestData] = {}
+        self.selected_sub: dict[tuple[int, int], int] = {}
+        self.constraints: list[list[_MatchAttribute]] = []
+        self.matches: dict[tuple[DeviceId, int, int, int], bool] = {}
+        self.allocating: dict[DeviceId, set[int]] = {}
+        self.results: list[list[tuple[Request, DeviceId, ResourceSlice]]] = [[] for _ in claims]
+
+    def allocate(self) -> Optional[list[AllocationResult]]:
+        self.pools = gather_pools(self.owner.slices, self.node, self.owner.candidates(self.node))
+        for claim_index, claim in enumerate(self.claims):
+            minimum = 0
+            for request_index, request in enumerate(claim.spec.requests):
+                minimum += self._prepare_request(claim_index, request_index, claim)
+            if minimum > ALLOCATION_RESULTS_MAX_SIZE:
+                raise AllocationError(f"claim {claim.key}: number of requested devices {minimum} exceeds the claim "
+                                      f"limit of {ALLOCATION_RESULTS_MAX_SIZE}")
+            self.constraints.append(self._constraints(claim))
+        try:
+            done = self._allocate_one(0, 0, 0, 0, False)
+        except _MaxSizeExceeded:
+            raise AllocationError("allocation max size exceeded") from None
+        if not done:
+            if any(pool.invalid for pool in self.pools):
+                raise AllocationError("invalid resource pools were encountered", on_node=True)
+            return None
+        return [self._result(index) for index in range(len(self.claims))]
+
+    # ------------------------------------------------------------------ preparation
+
+    def _prepare_request(self, claim_index: int, request_index: int, claim: ResourceClaim) -> int:
+        request = claim.spec.requests[request_index]
+        if request.first_available:
+            minimum = None
+            for sub_index, sub in enumerate(request.first_available):
+                accessor = Request(sub.name, sub.device_class_name, sub.selectors, sub.allocation_mode, sub.count,
+                                   None, request.name)
+                data = self._validate(claim, accessor, (claim_index, request_index, sub_index))
+                self.request_data[(claim_index, request_index, sub_index)] = data
+                minimum = data.num_devices if minimum is None else min(minimum, data.num_devices)
+            return minimum or 0
+        exact = request.exactly
+        if exact is None:
+            raise AllocationError(f"claim {claim.key}, request {request.name}: missing device class name "
+                                  "(unsupported request type?)")
+        accessor = Request(request.name, exact.device_class_name, exact.selectors, exact.allocation_mode, exact.count,
+                           exact.admin_access)
+        data = self._validate(claim, accessor, (claim_index, request_index, 0))
+        self.request_data[(claim_index, request_index, 0)] = data
+        return data.num_devices
+
+    def _validate(self, claim: ResourceClaim, request: Request, key: tuple[int, int, int]) -> RequestData:
+        """validateDeviceRequest."""
+        if not request.class_name:
+            raise AllocationError(f"claim {claim.key}, request {request.name}: missing device class name "
+                                  "(unsupported request type?)")
+        device_class = self.owner.classes(request.class_name)
+        if device_class is None:
+            raise AllocationError(f'claim {claim.key}, request {request.name}: could not retrieve device class '
+                                  f'{request.class_name}: deviceclass.resource.k8s.io "{request.class_name}" not found')
+        data = RequestData(request, device_class)
+        if request.mode == ALLOCATION_MODE_EXACT_COUNT:
+            data.num_devices = request.count
+        elif request.mode == ALLOCATION_MODE_ALL:
+            for pool in self.pools:
+                if pool.incomplete:
+                    raise AllocationError(f"claim {claim.key}, request {request.name}: asks for all devices, but "
+                                          f"resource pool {pool.pool_id} is currently being updated")
+                if pool.invalid:
+                    raise AllocationError(f"claim {claim.key}, request {request.name}: asks for all devices, but "
+                                          f"resource pool {pool.pool_id} is currently invalid")
+                for slice_ in pool.slices:
+                    for device in slice_.devices:
+                        device_id = (slice_.driver, slice_.pool, device.name)
+                        if self._selectable(key, data, device_id, device):
+                            data.all_devices.append((device_id, device, slice_))
+            data.num_devices = len(data.all_devices)
+        else:
+            raise AllocationError(f"claim {claim.key}, request {request.name}: unsupported count mode {request.mode}")
+        return data
+
+    def _constraints(self, claim: ResourceClaim) -> list[_MatchAttribute]:
+        constraints = []
+        for index, constraint in enumerate(claim.spec.constraints):
+            if constraint.match_attribute is None:
+                raise AllocationError(f"claim {claim.key}, constraint #{index}: empty constraint "
+                                      "(unsupported constraint type?)")
+            constraints.append(_MatchAttribute(constraint.requests, constraint.match_attribute))
+        return constraints
+
+    # ------------------------------------------------------------------ selection
+
+    def _selectable(self, key: tuple[int, int, int], data: RequestData, device_id: DeviceId, device: Device) -> bool:
+        """isSelectable: the class's selectors, then the request's (results cached per request)."""
+        cache_key = (device_id, *key)
+        known = self.matches.get(cache_key)
+        if known is not None:
+            return known
+        claim = self.claims[key[0]]
+        match = True
+        if data.device_class is not None:
+            match = selectors_match(f"class {data.device_class.name}", data.device_class.selectors, device_id, device,
+                                    self.owner.selector_cache)
+        if match:
+            match = selectors_match(f"claim {claim.key}", data.request.selectors, device_id, device,
+                                    self.owner.selector_cache)
+        self.matches[cache_key] = match
+        return match
+
+    def _in_use(self, device_id: DeviceId) -> bool:
+        return device_id in self.owner.allocated or bool(self.allocating.get(device_id))
+
+    # ------------------------------------------------------------------ the search
+
+    def _allocate_one(self, claim_index: int, request_index: int, sub_index: int, device_index: int,
+                      in_sub_request: bool) -> bool:
+        """allocateOne: find a device for this position, then recurse to the next one."""
+        if claim_index >= len(self.claims):
+            return True
+        claim = self.claims[claim_index]
+        if request_index >= len(claim.spec.requests):
+            try:
+                return self._allocate_one(claim_index + 1, 0, 0, 0, False)
+            except _MaxSizeExceeded:
+                return False
+        key = (claim_index, request_index, sub_index)
+        data = self.request_data[key]
+        if not in_sub_request and data.request.parent:
+            return self._allocate_sub_requests(claim_index, request_index, device_index)
+        request = data.request
+        all_devices = request.mode == ALLOCATION_MODE_ALL
+        if all_devices and not data.all_devices:
+            return False
+        if device_index >= data.num_devices:
+            return self._allocate_one(claim_index, request_index + 1, 0, 0, False)
+        if len(self.results[claim_index]) + data.num_devices - device_index > ALLOCATION_RESULTS_MAX_SIZE:
+            raise _MaxSizeExceeded()
+        if all_devices:
+            device_id, device, slice_ = data.all_devices[device_index]
+            undo = self._allocate_device(claim_index, key, _Candidate(device_id, device, slice_), must=True)
+            if undo is None:
+                return False
+            try:
+                done = self._allocate_one(claim_index, request_index, sub_index, device_index + 1, in_sub_request)
+            except _MaxSizeExceeded:
+                undo()
+                raise
+            if not done:
+                undo()
+            return done
+        for pool in self.pools:
+            if pool.incomplete or pool.invalid:
+                continue
+            for slice_ in pool.slices:
+                for device in slice_.devices:
+                    device_id = (pool.driver, pool.name, device.name)
+                    if request.admin_access and claim_index in self.allocating.get(device_id, ()):
+                        continue
+                    if not request.admin_access and self._in_use(device_id):
+                        continue
+                    if not self._selectable(key, data, device_id, device):
+                        continue
+                    undo = self._allocate_device(claim_index, key, _Candidate(device_id, device, slice_), must=False)
+                    if undo is None:
+                        continue
+                    try:
+                        done = self._allocate_one(claim_index, request_index, sub_index, device_index + 1,
+                                                  in_sub_request)
+                    except _MaxSizeExceeded:
+                        undo()
+                        raise
+                    if done:
+                        return True
+                    undo()
+        return False
+
+    def _allocate_sub_requests(self, claim_index: int, request_index: int, device_index: int) -> bool:
+        """The subrequests of a firstAvailable request, in order: the first that fits is kept."""
+        all_exceeded = True
+        sub_index = 0
+        while (claim_index, request_index, sub_index) in self.request_data:
+            try:
+                done = self._allocate_one(claim_index, request_index, sub_index, device_index, True)
+            except _MaxSizeExceeded:
+                sub_index += 1
+                continue
+            all_exceeded = False
+            if done:
+                self.selected_sub[(claim_index, request_index)] = sub_index
+                return True
+            sub_index += 1
+        if all_exceeded:
+            raise _MaxSizeExceeded()
+        return False
+
+    def _allocate_device(self, claim_index: int, key: tuple[int, int, int], candidate: _Candidate,
+                         must: bool) -> Optional[Callable[[], None]]:
+        """allocateDevice: availability and constraints; the undo function when it is taken."""
+        request = self.request_data[key].request
+        device_id = candidate.device_id
+        if request.admin_access and claim_index in self.allocating.get(device_id, ()):
+            return None
+        if not request.admin_access and self._in_use(device_id):
+            return None
+        base, sub = (request.parent, request.name) if request.parent else (request.name, "")
+        constraints = self.constraints[claim_index]
+        for index, constraint in enumerate(constraints):
+            if not constraint.add(base, sub, candidate.device, device_id):
+                if must:
+                    claim = self.claims[claim_index]
+                    raise AllocationError(f"claim {claim.key}, request {request.name}: cannot add device "
+                                          f"{'/'.join(device_id)} because a claim constraint would not be satisfied")
+                for earlier in constraints[:index]:
+                    earlier.remove(base, sub)
+                return None
+        self.allocating.setdefault(device_id, set()).add(claim_index)
+        results = self.results[claim_index]
+        results.append((request, device_id, candidate.slice))
+        size = len(results) - 1
+
+        def undo() -> None:
+            for constraint in constraints:
+                constraint.remove(base, sub)
+            self.allocating[device_id].discard(claim_index)
+            del results[size:]
+
+        return undo
+
+    # ------------------------------------------------------------------ results
+
+    def _result(self, claim_index: int) -> AllocationResult:
+        devices = tuple(DeviceResult(request.full_name, *device_id,
+                                     admin_access=True if request.admin_access else None)
+                        for request, device_id, _ in self.results[claim_index])
+        return AllocationResult(devices, _node_selector([slice_ for _, _, slice_ in self.results[claim_index]]))
+
+
+def _node_selector(slices: list[ResourceSlice]) -> Optional[NodeSelector]:
+    """createNodeSelector: the node of a node-local device, else the slices' selectors merged,
+    else none (available everywhere)."""
+    fields: list[NodeSelectorRequirement] = []
+    expressions: list[NodeSelectorRequirement] = []
+    for slice_ in slices:
+        if slice_.node_name:
+            return NodeSelector((NodeSelectorTerm(match_fields=(
+                NodeSelectorRequirement(FIELD_NODE_NAME, "In", (slice_.node_name,)),)),))
+        selector = slice_.node_selector
+        if selector is not None and len(selector.terms) == 1:
+            _merge(selector.terms[0].match_fields, fields)
+            _merge(selector.terms[0].match_expressions, expressions)
+        elif selector is not None and len(selector.terms) > 1:
+            raise AllocationError(f"unsupported ResourceSlice.NodeSelector with {len(selector.terms)} terms")
+    if fields or expressions:
+        return NodeSelector((NodeSelectorTerm(tuple(expressions), tuple(fields)),))
+    return None
+
+
+def _merge(source: tuple[NodeSelectorRequirement, ...], into: list[NodeSelectorRequirement]) -> None:
+    for requirement in source:
+        if not any(r.key == requirement.key and r.operator == requirement.operator
+                   and set(r.values) == set(requirement.values) for r in into):
+            into.append(requirement)

@@ -1,0 +1,98 @@
+"""A pod's resource claims as DynamicResources finds them (foreachPodResourceClaim, resourceclaim.Name,
+resourceclaim.IsForPod) and the queueing hints that depend on them. Shared by the plugin, the
+single pass (which pods PreEnqueue holds) and the loader's notice."""
+
+from __future__ import annotations
+
+import copy
+from typing import Optional, Union
+
+from scheduler_core.framework.dra_state import DraState
+from scheduler_core.framework.cluster_events import QueueingHint
+from scheduler_core.model import DraObjects, Pod, ResourceClaim
+from scheduler_core.resourceclaim_controller import ResourceClaimController
+
+
+class ClaimProblem(Exception):
+    """Why the pod cannot be scheduled now (the release's error text)."""
+
+
+def claim_name(pod: Pod, source_name: str, claim_name_: str, template: str) -> tuple[Optional[str], bool]:
+    """resourceclaim.Name: the claim's name (None: the controller made none, skip it) and whether
+    the pod must own it; ClaimProblem when a template's claim is not created yet."""
+    if claim_name_:
+        return claim_name_, False
+    for name, generated in pod.claim_statuses:
+        if name == source_name:
+            return (generated or None), True
+    raise ClaimProblem(f'pod "{pod.namespace}/{pod.name}": ResourceClaim not created yet')
+
+
+def pod_claims(pod: Pod, dra: DraState) -> list[ResourceClaim]:
+    """foreachPodResourceClaim: every claim of the pod, in spec order, or ClaimProblem."""
+    claims: list[ResourceClaim] = []
+    for source in pod.claim_sources:
+        name, must_own = claim_name(pod, source.name, source.claim_name, source.template_name)
+        if name is None:
+            continue
+        claim = dra.claim(pod.namespace, name)
+        if claim is None:
+            raise ClaimProblem(f'could not find ResourceClaim "{pod.namespace}/{name}"')
+        if claim.terminating:
+            raise ClaimProblem(f'resourceclaim "{claim.name}" is being deleted')
+        if must_own and (claim.namespace != pod.namespace or not claim.controlled_by(pod.uid)):
+            raise ClaimProblem(f"ResourceClaim {claim.namespace}/{claim.name} was not created for pod "
+                               f"{pod.namespace}/{pod.name} (pod is not owner)")
+        claims.append(claim)
+    return claims
+
+
+def claims_or_problem(pod: Pod, dra: DraState) -> Union[list[ResourceClaim], ClaimProblem]:
+    try:
+        return pod_claims(pod, dra)
+    except ClaimProblem as problem:
+        return problem
+
+
+def after_claim_change(pod: Pod, dra: DraState, old: Optional[ResourceClaim],
+                       new: ResourceClaim) -> QueueingHint:
+    """isSchedulableAfterClaimChange: the pod's own claim created or its status changed, or any
+    claim deallocated; not while the pod still misses a claim."""
+    claims = claims_or_problem(pod, dra)
+    if isinstance(claims, ClaimProblem):
+        return QueueingHint.QUEUE_SKIP
+    if old is not None and old.allocation is not None and new.allocation is None:
+        return QueueingHint.QUEUE
+    if not any(claim.uid == new.uid for claim in claims):
+        return QueueingHint.QUEUE_SKIP
+    if old is None:
+        return QueueingHint.QUEUE
+    if (old.allocation, old.reserved_for) == (new.allocation, new.reserved_for):
+        return QueueingHint.QUEUE_SKIP
+    return QueueingHint.QUEUE
+
+
+def after_pod_change(pod: Pod, dra: DraState, new: Pod) -> QueueingHint:
+    """isSchedulableAfterPodChange: the pod itself got its generated claims' names."""
+    if pod.uid != new.uid or pod.key != new.key:
+        return QueueingHint.QUEUE_SKIP
+    if isinstance(claims_or_problem(new, dra), ClaimProblem):
+        return QueueingHint.QUEUE_SKIP
+    return QueueingHint.QUEUE
+
+
+def pods_held_at_pre_enqueue(pods: list[Pod], objects: DraObjects) -> list[tuple[Pod, str]]:
+    """The pending pods among ``pods`` (document order) that DynamicResources' PreEnqueue would
+    hold once the stand-in controller made the claims of every pod: with the reason."""
+    state = DraState(objects)
+    controller = ResourceClaimController(state, [])
+    held: list[tuple[Pod, str]] = []
+    for pod in pods:
+        if not pod.claim_sources:
+            continue
+        probe = copy.copy(pod)
+        controller.create_claims(probe)
+        problem = claims_or_problem(probe, state)
+        if not pod.node_name and isinstance(problem, ClaimProblem):
+            held.append((pod, str(problem)))
+    return held

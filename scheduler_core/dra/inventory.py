@@ -1,0 +1,116 @@
+"""The devices of each node as the scheduler sees them, for the cluster view (a node x device map
+coloured by class and allocation) and for claims per pod: typed, each with ``to_json``.
+
+A device belongs to a node when its slice targets the node (GatherPools: node name, node selector
+or all nodes), so a device of an all-nodes slice is listed under every node. Its classes are the
+DeviceClasses whose selectors accept it; its holder is the claim whose allocation (or allocation
+in flight) has it, with the pods the claim is reserved for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from scheduler_core.dra.allocator import AllocationError, gather_pools, selectors_match
+from scheduler_core.framework.dra_state import DraState
+from scheduler_core.model import AttributeValue, Node, Pod, ResourceClaim, Version
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceEntry:
+    device: str  # driver/pool/device
+    name: str
+    attributes: dict[str, AttributeValue]
+    classes: tuple[str, ...]  # the DeviceClasses that select it
+    claim: str = ""  # the claim holding it (namespace/name), "" when free
+    reserved_for: tuple[str, ...] = ()  # that claim's pods
+
+    def to_json(self) -> dict:
+        return {"device": self.device, "name": self.name,
+                "attributes": {k: (v.text if isinstance(v, Version) else v) for k, v in self.attributes.items()},
+                "classes": list(self.classes), "claim": self.claim or None, "reservedFor": list(self.reserved_for)}
+
+
+@dataclass(frozen=True, slots=True)
+class NodeDevices:
+    node: str
+    devices: tuple[DeviceEntry, ...]
+
+    @property
+    def free(self) -> int:
+        return sum(1 for device in self.devices if not device.claim)
+
+    def to_json(self) -> dict:
+        return {"node": self.node, "free": self.free, "devices": [d.to_json() for d in self.devices]}
+
+
+@dataclass(frozen=True, slots=True)
+class PodClaim:
+    """One of a pod's claims: its requests, the devices allocated, the pods it is reserved for."""
+
+    pod_claim: str  # the name in the pod's spec.resourceClaims
+    claim: str  # namespace/name, "" when not created yet
+    requests: tuple[str, ...]  # "gpu: 2 x gpu-l4", "gpu: all of gpu"
+    devices: tuple[str, ...]  # driver/pool/device of the allocation
+    reserved_for: tuple[str, ...]
+
+    def to_json(self) -> dict:
+        return {"podClaim": self.pod_claim, "claim": self.claim or None, "requests": list(self.requests),
+                "devices": list(self.devices), "reservedFor": list(self.reserved_for)}
+
+
+def node_devices(dra: DraState, nodes: list[Node]) -> list[NodeDevices]:
+    """Every node's devices, in node order, then slice order."""
+    holders = dra.device_holders()
+    result = []
+    for node in nodes:
+        entries = []
+        for pool in gather_pools(dra.slices, node):
+            for slice_ in pool.slices:
+                for device in slice_.devices:
+                    device_id = (slice_.driver, slice_.pool, device.name)
+                    holder = holders.get(device_id)
+                    entries.append(DeviceEntry("/".join(device_id), device.name, dict(device.attributes),
+                                               _classes(dra, device_id, device),
+                                               holder.key if holder else "",
+                                               tuple(ref.name for ref in holder.reserved_for) if holder else ()))
+        result.append(NodeDevices(node.name, tuple(entries)))
+    return result
+
+
+def pod_claims(dra: DraState, pod: Pod) -> list[PodClaim]:
+    """The pod's claims in spec order, as far as they exist."""
+    statuses = dict(pod.claim_statuses)
+    result = []
+    for source in pod.claim_sources:
+        name = source.claim_name or statuses.get(source.name, "")
+        claim: Optional[ResourceClaim] = dra.claim(pod.namespace, name) if name else None
+        if claim is None:
+            result.append(PodClaim(source.name, "", (), (), ()))
+            continue
+        devices = tuple("/".join(r.device_id) for r in claim.allocation.results) if claim.allocation else ()
+        result.append(PodClaim(source.name, claim.key, tuple(_describe(r) for r in claim.spec.requests), devices,
+                               tuple(ref.name for ref in claim.reserved_for)))
+    return result
+
+
+def _classes(dra: DraState, device_id: tuple[str, str, str], device) -> tuple[str, ...]:
+    names = []
+    for device_class in dra.classes.values():
+        try:
+            if selectors_match(f"class {device_class.name}", device_class.selectors, device_id, device,
+                               dra.selector_cache):
+                names.append(device_class.name)
+        except AllocationError:
+            continue  # a selector that fails on this device does not select it
+    return tuple(names)
+
+
+def _describe(request) -> str:
+    if request.exactly is not None:
+        exact = request.exactly
+        amount = "all" if exact.allocation_mode == "All" else str(exact.count)
+        return f"{request.name}: {amount} x {exact.device_class_name}"
+    options = " | ".join(f"{sub.count} x {sub.device_class_name}" for sub in request.first_available)
+    return f"{request.name}: first of {options}"

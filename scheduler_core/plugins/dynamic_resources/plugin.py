@@ -1,0 +1,463 @@
+"""DynamicResources (pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go, v1.35.4).
+
+- PreEnqueue: every claim of the pod must exist, not be terminating and, for a claim made from a
+  template, be owned by the pod; otherwise the pod waits (UnschedulableAndUnresolvable).
+- PreFilter: writes its state first (so PostFilter can tell "no claims" from "never ran"), skips a
+  pod without claims, limits allocated claims to their allocation's node selector, fails on a claim
+  whose allocation is in flight or a request whose class does not exist, and builds the structured
+  allocator over all slices and the devices in use (allocated or in flight).
+- Filter: per node, the allocated claims' node selectors and the allocator's answer for all
+  unallocated claims together.
+- PostFilter: deallocates one claim that was unavailable on some node and is reserved by nobody
+  else (a claim status update), else "still not schedulable".
+- Score: only firstAvailable subrequests score; NormalizeScore is the default normalization.
+- Reserve marks the allocations in flight; Unreserve takes them back (and the pod's reservation);
+  PreBind writes each claim: the finalizer (an update), then allocation and reservedFor (a status
+  update). The feature gates that are off in v1.35.4 (DRAExtendedResource,
+  DRADeviceBindingConditions, DRAConsumableCapacity, ...) take their "off" paths.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import ClassVar, Mapping, Optional
+
+import numpy as np
+
+from scheduler_core import names
+from scheduler_core.dra import claims as pod_claims
+from scheduler_core.dra.allocator import (
+    AllocationError,
+    Allocator,
+    Pool,
+    SelectorCache,
+    gather_pools,
+    selectors_match,
+)
+from scheduler_core.framework.dra_state import DraState
+from scheduler_core.framework import signers
+from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
+from scheduler_core.framework.cycle_state import CycleState, StateKey, StateNotFound
+from scheduler_core.framework.interfaces import NodeScore, NodeToStatus, PostFilterResult, PreFilterResult
+from scheduler_core.framework.node_info import NodeInfo
+from scheduler_core.framework.node_table import NodeTable
+from scheduler_core.framework.status import SKIP, MaybeStatus, Status
+from scheduler_core.labels import node_selector_matches
+from scheduler_core.model import (
+    ALLOCATION_MODE_ALL,
+    FINALIZER,
+    FIRST_AVAILABLE_MAX_SIZE,
+    AllocationResult,
+    ConsumerRef,
+    DeviceClass,
+    DeviceRequest,
+    DeviceResult,
+    NodeSelector,
+    Pod,
+    ResourceClaim,
+)
+from scheduler_core.plugins.dynamic_resources.picture import (
+    DeviceVerdict,
+    NodePicture,
+    PreFilterPicture,
+    RequestVerdict,
+    claim_picture,
+)
+from scheduler_core.plugins.helper import default_normalize_score
+
+REASON_NO_CLAIMS_TO_DEALLOCATE = "no new claims to deallocate"
+REASON_NOT_AVAILABLE = "resourceclaim not available on the node"
+REASON_CANNOT_ALLOCATE = "cannot allocate all claims"
+REASON_DEALLOCATED = "deallocation of ResourceClaim completed"
+REASON_STILL_NOT_SCHEDULABLE = "still not schedulable"
+# cycleState.Read's ErrNotFound text: PostFilter's answer when PreFilter stored no state.
+ERROR_STATE_NOT_FOUND = "not found"
+MAX_NODE_SCORE = 100
+
+
+@dataclass(slots=True)
+class _ClaimsState:
+    """stateData: the pod's claims as PreFilter found them (replaced as PreBind writes them)."""
+
+    claims: list[ResourceClaim] = field(default_factory=list)
+    available_on: list[Optional[NodeSelector]] = field(default_factory=list)  # allocated claims' selectors
+    allocator: Optional[Allocator] = None
+    node_allocations: dict[str, list[AllocationResult]] = field(default_factory=dict)
+    node_failures: dict[str, Status] = field(default_factory=dict)  # Filter's verdicts, memoized per node
+    allocations: dict[int, AllocationResult] = field(default_factory=dict)  # set by Reserve
+    device_owners: dict[tuple[str, str, str], str] = field(default_factory=dict)
+    picture: Optional[PreFilterPicture] = None
+
+    def clone(self) -> "_ClaimsState":
+        return self  # the release's Clone returns the same pointer
+
+    def to_allocate(self) -> list[int]:
+        return [index for index, claim in enumerate(self.claims) if claim.allocation is None]
+
+
+_STATE = StateKey[_ClaimsState]("DynamicResources")
+
+
+class DynamicResources:
+    name: ClassVar[str] = names.DYNAMIC_RESOURCES
+
+    def __init__(self, handle) -> None:
+        self.handle = handle
+
+    @property
+    def dra(self) -> DraState:
+        return self.handle.snapshot.dra
+
+    def _changes(self) -> list:
+        return self.handle.snapshot.cluster_changes
+
+    # ------------------------------------------------------------------ signature and events
+
+    def sign_pod(self, pod: Pod) -> signers.SignResult:
+        if pod.resource_claims:
+            return signers.Unsignable(self.name, "pods with dra resource claims are not signable")
+        return []
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        """EventsToRegister with SchedulerQueueingHints on (GA)."""
+        node_actions = ActionType.ADD | ActionType.UPDATE_NODE_LABEL | ActionType.UPDATE_NODE_ALLOCATABLE
+        add_or_update = ActionType.ADD | ActionType.UPDATE
+        return [
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE, node_actions)),
+            ClusterEventWithHint(ClusterEvent(EventResource.RESOURCE_CLAIM, add_or_update), self.claim_hint),
+            ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM),
+                                 self.pod_hint),
+            ClusterEventWithHint(ClusterEvent(EventResource.DEVICE_CLASS, add_or_update)),
+            ClusterEventWithHint(ClusterEvent(EventResource.RESOURCE_SLICE, add_or_update)),
+        ]
+
+    def claim_hint(self, pod: Pod, old, new):
+        return pod_claims.after_claim_change(pod, self.dra, old, new)
+
+    def pod_hint(self, pod: Pod, old, new):
+        return pod_claims.after_pod_change(pod, self.dra, new)
+
+    # ------------------------------------------------------------------ PreEnqueue and PreFilter
+
+    def pre_enqueue(self, pod: Pod) -> MaybeStatus:
+        found = pod_claims.claims_or_problem(pod, self.dra)
+        return Status.unresolvable(str(found)) if isinstance(found, pod_claims.ClaimProblem) else None
+
+    def pre_filter(self, state: CycleState, pod: Pod,
+                   nodes: list[NodeInfo]) -> tuple[Optional[PreFilterResult], MaybeStatus]:
+        data = _ClaimsState()
+        state.write(_STATE, data)  # written before anything else, as upstream does
+        found = pod_claims.claims_or_problem(pod, self.dra)
+        if isinstance(found, pod_claims.ClaimProblem):
+            return None, Status.unresolvable(str(found))
+        if not found:
+            return None, SKIP
+        available_on: list[Optional[NodeSelector]] = []
+        to_allocate = 0
+        for claim in found:
+            available_on.append(claim.allocation.node_selector if claim.allocation is not None else None)
+            if claim.allocation is not None:
+                continue
+            to_allocate += 1
+            if self.dra.has_pending_allocation(claim.uid):
+                return None, Status.unresolvable(f"resource claim {claim.key} is in the process of being allocated")
+            status = self._validate_requests(claim)
+            if status is not None:
+                return None, status
+        data.available_on = available_on
+        if to_allocate:
+            data.device_owners = self.dra.device_owners()
+            data.allocator = Allocator(set(data.device_owners), self.dra.device_class, self.dra.slices,
+                                       self.dra.selector_cache)
+        data.claims = list(found)
+        data.picture = self._picture(data)
+        return None, None
+
+    def _validate_requests(self, claim: ResourceClaim) -> MaybeStatus:
+        for request in claim.spec.requests:
+            if request.exactly is not None:
+                status = self._validate_class(request.exactly.device_class_name, request.name)
+            elif request.first_available:
+                status = None
+                for sub in request.first_available:
+                    status = status or self._validate_class(sub.device_class_name, f"{request.name}/{sub.name}")
+            else:
+                status = Status.unresolvable(f"resource claim {claim.key}, request {request.name}: "
+                                             "unknown request type")
+            if status is not None:
+                return status
+        return None
+
+    def _validate_class(self, class_name: str, request: str) -> MaybeStatus:
+        if not class_name:
+            return Status.error(f"request {request}: unsupported request type")
+        if self.dra.device_class(class_name) is None:
+            return Status.unresolvable(f"request {request}: device class {class_name} does not exist")
+        return None
+
+    def pre_filter_extensions(self) -> None:
+        return None
+
+    def pre_filter_picture(self, state: CycleState, pod: Pod) -> Optional[PreFilterPicture]:
+        data = state.read_optional(_STATE)
+        return data.picture if data is not None else None
+
+    def _picture(self, data: _ClaimsState) -> PreFilterPicture:
+        classes: dict[str, tuple[str, ...]] = {}
+        missing: list[str] = []
+        for claim in data.claims:
+            for request in claim.spec.requests:
+                wanted = [request.exactly.device_class_name] if request.exactly is not None else \
+                    [sub.device_class_name for sub in request.first_available]
+                for name in wanted:
+                    device_class = self.dra.device_class(name)
+                    if device_class is not None:
+                        classes[name] = device_class.selectors
+                    elif name not in missing:
+                        missing.append(name)
+        pictures = tuple(claim_picture(claim, self.dra.has_pending_allocation(claim.uid)) for claim in data.claims)
+        return PreFilterPicture(pictures, classes, tuple(missing), len(data.device_owners))
+
+    # ------------------------------------------------------------------ Filter
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus:
+        try:
+            data = state.read(_STATE)
+        except StateNotFound:
+            return Status.error(ERROR_STATE_NOT_FOUND)
+        if not data.claims:
+            return None
+        name = node_info.name
+        if name in data.node_failures:
+            return data.node_failures[name]
+        if name in data.node_allocations or (data.allocator is None and not self._unavailable(data, node_info)):
+            return None
+        status = self._filter_node(data, node_info)
+        if status is not None:
+            data.node_failures[name] = status
+        return status
+
+    def _filter_node(self, data: _ClaimsState, node_info: NodeInfo) -> MaybeStatus:
+        allocations: list[AllocationResult] = []
+        if data.allocator is not None:
+            pending = [data.claims[index] for index in data.to_allocate()]
+            try:
+                found = data.allocator.allocate(node_info.node, pending)
+            except AllocationError as err:
+                return Status.unresolvable(err.message) if err.on_node else Status.error(err.message)
+            if found is None or len(found) != len(pending):
+                return Status.unresolvable(REASON_CANNOT_ALLOCATE)
+            allocations = found
+        if self._unavailable(data, node_info):
+            return Status.unresolvable(REASON_NOT_AVAILABLE)
+        if data.allocator is not None:
+            data.node_allocations[node_info.name] = allocations
+        return None
+
+    @staticmethod
+    def _unavailable(data: _ClaimsState, node_info: NodeInfo) -> list[int]:
+        """The allocated claims whose allocation's node selector does not match this node."""
+        return [index for index, selector in enumerate(data.available_on)
+                if selector is not None and not node_selector_matches(selector, node_info.node)]
+
+    def node_picture(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Optional[NodePicture]:
+        """Per request on this node: the devices its class and selectors accept, which are free
+        and who holds the others, and the devices the allocator would give (for explanations)."""
+        data = state.read_optional(_STATE)
+        if data is None or not data.claims:
+            return None
+        status = self.filter(state, pod, node_info)
+        chosen = data.node_allocations.get(node_info.name, [])
+        verdicts = []
+        pools = gather_pools(self.dra.slices, node_info.node)
+        for position, index in enumerate(data.to_allocate()):
+            claim = data.claims[index]
+            allocated = chosen[position].results if position < len(chosen) else ()
+            for request in claim.spec.requests:
+                verdicts.append(self._request_verdict(data, claim, request, pools, allocated))
+        return NodePicture(node_info.name, status.message if status is not None else None, tuple(verdicts))
+
+    def _request_verdict(self, data: _ClaimsState, claim: ResourceClaim, request: DeviceRequest,
+                         pools: list[Pool], allocated: tuple[DeviceResult, ...]) -> RequestVerdict:
+        """The node's devices the request's class and selectors accept (the first alternative of a
+        firstAvailable request), free or held by which claim."""
+        exact = request.exactly if request.exactly is not None else request.first_available[0]
+        device_class = self.dra.device_class(exact.device_class_name)
+        matching = []
+        for pool in pools:
+            for slice_ in pool.slices:
+                for device in slice_.devices:
+                    device_id = (slice_.driver, slice_.pool, device.name)
+                    if device_class is None or not _accepts(device_class, claim, exact.selectors, device_id, device,
+                                                            self.dra.selector_cache):
+                        continue
+                    holder = data.device_owners.get(device_id, "")
+                    matching.append(DeviceVerdict("/".join(device_id), not holder, holder))
+        wanted = "all" if exact.allocation_mode == ALLOCATION_MODE_ALL else str(exact.count)
+        chosen = tuple(r.device for r in allocated if r.request.split("/")[0] == request.name)
+        return RequestVerdict(claim.key, request.name, exact.device_class_name, wanted, tuple(matching), chosen)
+
+    # ------------------------------------------------------------------ PostFilter
+
+    def post_filter(self, state: CycleState, pod: Pod,
+                    statuses: NodeToStatus) -> tuple[Optional[PostFilterResult], MaybeStatus]:
+        try:
+            data = state.read(_STATE)
+        except StateNotFound:
+            return None, Status.error(ERROR_STATE_NOT_FOUND)
+        if not data.claims:
+            return None, Status.unschedulable(REASON_NO_CLAIMS_TO_DEALLOCATE)
+        for index in self._unavailable_claims(data, statuses):
+            claim = data.claims[index]
+            reserved = claim.reserved_for
+            if not reserved or (len(reserved) == 1 and reserved[0].uid == pod.uid):
+                current = self.dra.claims.get(claim.key, claim)
+                self.dra.write_claim(current.deallocated(), self._changes())
+                return None, Status.unschedulable(REASON_DEALLOCATED)
+        return None, Status.unschedulable(REASON_STILL_NOT_SCHEDULABLE)
+
+    def _unavailable_claims(self, data: _ClaimsState, statuses: NodeToStatus) -> list[int]:
+        """unavailableClaims: the claims Filter found unavailable on some node — the nodes where
+        this plugin answered "resourceclaim not available on the node". The release iterates a Go
+        set (random order); SchedLab takes the claims in the pod's order."""
+        found: set[int] = set()
+        snapshot = self.handle.snapshot
+        for node, status in statuses.statuses.items():
+            if status.plugin == self.name and REASON_NOT_AVAILABLE in status.reasons:
+                node_info = snapshot.get(node)
+                if node_info is not None:
+                    found.update(self._unavailable(data, node_info))
+        return sorted(found)
+
+    # ------------------------------------------------------------------ Score
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, MaybeStatus]:
+        data = state.read_optional(_STATE)
+        if data is None:
+            return 0, Status.error(ERROR_STATE_NOT_FOUND)
+        if not data.claims or node_info.name not in data.node_allocations:
+            return 0, None
+        return _compute_score(data.claims, data.node_allocations[node_info.name])
+
+    def score_batch(self, state: CycleState, pod: Pod, table: NodeTable, positions: np.ndarray) -> np.ndarray:
+        data = state.read_optional(_STATE)
+        if data is None or not data.claims:
+            return np.zeros(len(positions), dtype=np.int64)
+        infos = table.node_infos
+        return np.asarray([self.score(state, pod, infos[p])[0] for p in positions.tolist()], dtype=np.int64)
+
+    def score_extensions(self) -> "DynamicResources":
+        return self
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> MaybeStatus:
+        return default_normalize_score(MAX_NODE_SCORE, False, scores)
+
+    # ------------------------------------------------------------------ Reserve, Unreserve, PreBind
+
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> MaybeStatus:
+        data = state.read_optional(_STATE)
+        if data is None or not data.claims:
+            return None
+        to_allocate = data.to_allocate()
+        if not to_allocate or data.allocator is None:
+            return None
+        allocations = data.node_allocations.get(node_name)
+        if not allocations:
+            return Status.error("claim allocation not found for node")
+        if len(allocations) != len(to_allocate):
+            return Status.error(f"internal error, have {len(allocations)} allocations, {len(to_allocate)} claims "
+                                f"to allocate, want {len(to_allocate)} claims")
+        for allocation, index in zip(allocations, to_allocate):
+            data.allocations[index] = allocation
+            claim = data.claims[index]
+            finalizers = claim.finalizers if FINALIZER in claim.finalizers else (*claim.finalizers, FINALIZER)
+            self.dra.in_flight[claim.uid] = replace(claim, finalizers=finalizers, allocation=allocation)
+        return None
+
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        data = state.read_optional(_STATE)
+        if data is None:
+            return
+        for claim in data.claims:
+            self.dra.in_flight.pop(claim.uid, None)
+            if claim.allocation is not None and claim.is_reserved_for(pod.uid):
+                current = self.dra.claims.get(claim.key)
+                if current is not None:
+                    kept = tuple(ref for ref in current.reserved_for if ref.uid != pod.uid)
+                    self.dra.write_claim(replace(current, reserved_for=kept), self._changes())
+
+    def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> MaybeStatus:
+        data = state.read_optional(_STATE)
+        if data is None:
+            return Status.error(ERROR_STATE_NOT_FOUND)
+        for index, claim in enumerate(data.claims):
+            if claim.is_reserved_for(pod.uid):
+                continue
+            bound = self._bind_claim(data, index, pod)
+            if isinstance(bound, Status):
+                return bound
+            data.claims[index] = bound
+        return None
+
+    def _bind_claim(self, data: _ClaimsState, index: int, pod: Pod):
+        """bindClaim: the finalizer (an update), then allocation and reservedFor (a status update)."""
+        claim = data.claims[index]
+        allocation = data.allocations.get(index)
+        try:
+            current = self.dra.claims.get(claim.key)
+            if current is None:
+                return Status.error(f'add reservation to claim {claim.key}: resourceclaims.resource.k8s.io '
+                                    f'"{claim.name}" not found')
+            if current.terminating:
+                return Status.error(f"claim {claim.key} got deleted in the meantime")
+            if allocation is not None:
+                if current.allocation is not None:
+                    return Status.error(f"claim {claim.key} got allocated elsewhere in the meantime")
+                if FINALIZER not in current.finalizers:
+                    current = replace(current, finalizers=(*current.finalizers, FINALIZER))
+                    self.dra.write_claim(current, self._changes())
+                current = replace(current, allocation=allocation)
+            current = replace(current, reserved_for=(*current.reserved_for, ConsumerRef("pods", pod.name, pod.uid)))
+            self.dra.write_claim(current, self._changes())
+            return current
+        finally:
+            if allocation is not None:
+                self.dra.in_flight.pop(claim.uid, None)
+
+    def binding_state_json(self, state: CycleState, node: str):
+        """The allocations PreBind writes (after Reserve), for the event stream."""
+        data = state.read_optional(_STATE)
+        if data is None or not data.allocations:
+            return None
+        return {data.claims[index].key: allocation.to_json() for index, allocation in sorted(data.allocations.items())}
+
+
+def _accepts(device_class: DeviceClass, claim: ResourceClaim, selectors: tuple[str, ...], device_id, device,
+             cache: SelectorCache) -> bool:
+    """Whether the class's and the request's selectors accept the device (a selector error counts as no)."""
+    try:
+        return (selectors_match(f"class {device_class.name}", device_class.selectors, device_id, device, cache)
+                and selectors_match(f"claim {claim.key}", selectors, device_id, device, cache))
+    except AllocationError:
+        return False
+
+
+def _compute_score(claims: list[ResourceClaim], allocations: list[AllocationResult]) -> tuple[int, MaybeStatus]:
+    """computeScore, as v1.35.4 has it: claim i is read against allocation i, and a pod with more
+    claims than allocations (some already allocated) gets the release's error."""
+    score = 0
+    for index, claim in enumerate(claims):
+        if index >= len(allocations):
+            return 0, Status.error(f"number of allocations {len(allocations)} is smaller than number of claims")
+        chosen = {result.request for result in allocations[index].results if len(result.request.split("/")) == 2}
+        for request in claim.spec.requests:
+            if request.exactly is not None:
+                continue
+            for position, sub in enumerate(request.first_available):
+                if f"{request.name}/{sub.name}" in chosen:
+                    score += FIRST_AVAILABLE_MAX_SIZE - position
+    return score, None
+
+
+def new(args: Optional[Mapping], handle) -> DynamicResources:
+    return DynamicResources(handle)

@@ -1,0 +1,135 @@
+"""The stand-in for kube-controller-manager's resourceclaim controller (spec/TIMELINE.md, "Dynamic
+resource allocation").
+
+- Claims from templates: for each claim of a pod that names a ResourceClaimTemplate and has no
+  ``status.resourceClaimStatuses`` entry, a ResourceClaim is created in the pod's namespace, named
+  ``<pod>-<claim>`` cut to 57 characters, ``-`` and 5 characters picked by the SHA-256 digest of
+  ``<namespace>/<pod>/<claim>`` (the real controller's generateName suffix is random), owned by the
+  pod, annotated with the pod's claim name, with the template's labels, annotations and spec. One
+  status update of the pod then adds all their names. A missing template creates nothing.
+- Release: 100 ms after a removed pod that had claims, every claim of its namespace (name order)
+  loses the pod's reservation (status update; with no reservation left and the delete-protection
+  finalizer, the allocation goes too, then the finalizer in a second update); a claim the pod owns
+  that is no longer reserved is then deleted.
+
+Writes go through ``DraState.write_claim`` / ``delete_claim`` (the run loop hands them to the queue).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, replace
+from typing import Optional
+
+from scheduler_core.framework.dra_state import DraState
+from scheduler_core.model import FINALIZER, POD_CLAIM_NAME_ANNOTATION, OwnerReference, Pod, ResourceClaim
+
+SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+NAME_PREFIX_LIMIT = 57
+RELEASE_DELAY_MS = 100
+
+
+def generated_claim_name(namespace: str, pod: str, claim: str) -> str:
+    digest = hashlib.sha256(f"{namespace}/{pod}/{claim}".encode()).digest()
+    suffix = "".join(SUFFIX_ALPHABET[digest[i] % len(SUFFIX_ALPHABET)] for i in range(5))
+    return f"{f'{pod}-{claim}'[:NAME_PREFIX_LIMIT]}-{suffix}"
+
+
+def claim_uid(namespace: str, name: str) -> str:
+    """The uid the stand-in API server gives a claim it creates (deterministic)."""
+    return f"uid-resourceclaim-{namespace}-{name}"
+
+
+@dataclass(slots=True)
+class _Release:
+    pod: Pod
+    due_ms: int
+
+
+class ResourceClaimController:
+    def __init__(self, dra: DraState, changes: list) -> None:
+        self.dra = dra
+        self.changes = changes  # the snapshot's cluster_changes
+        self._releases: list[_Release] = []
+
+    # ------------------------------------------------------------------ claims from templates
+
+    def create_claims(self, pod: Pod) -> bool:
+        """Creates the pod's missing claims and writes the pod's resourceClaimStatuses at once
+        (in place); True when the pod's status changed."""
+        added = self.create_claim_objects(pod)
+        self.write_pod_status(pod, added)
+        return bool(added)
+
+    @staticmethod
+    def write_pod_status(pod: Pod, added: tuple[tuple[str, str], ...]) -> None:
+        """The one status update naming the claims made for the pod."""
+        if added:
+            pod.claim_statuses = (*pod.claim_statuses, *added)
+
+    def create_claim_objects(self, pod: Pod) -> tuple[tuple[str, str], ...]:
+        """Creates the pod's missing claims (API writes); the (pod claim, claim name) pairs for the
+        pod's status update, which the caller makes once the claims' events went out."""
+        known = {name for name, _ in pod.claim_statuses}
+        added: list[tuple[str, str]] = []
+        for source in pod.claim_sources:
+            if not source.template_name or source.name in known:
+                continue
+            template = self.dra.template(pod.namespace, source.template_name)
+            if template is None:
+                continue
+            name = generated_claim_name(pod.namespace, pod.name, source.name)
+            owner = OwnerReference("Pod", pod.name, "v1", True, pod.uid)
+            claim = ResourceClaim(pod.namespace, name, claim_uid(pod.namespace, name), dict(template.labels),
+                                  {**template.annotations, POD_CLAIM_NAME_ANNOTATION: source.name}, (owner,),
+                                  spec=template.spec, doc_index=len(self.dra.claims))
+            self.dra.write_claim(claim, self.changes)
+            added.append((source.name, name))
+        return tuple(added)
+
+    # ------------------------------------------------------------------ release
+
+    def pod_removed(self, pod: Pod, now_ms: int) -> None:
+        if pod.claim_sources:
+            self._releases.append(_Release(pod, now_ms + RELEASE_DELAY_MS))
+
+    def next_release_ms(self) -> Optional[int]:
+        return min((release.due_ms for release in self._releases), default=None)
+
+    def release_due(self, now_ms: int) -> list[Pod]:
+        """Releases the claims of every removed pod whose time has come; the pods released."""
+        due = [release for release in self._releases if release.due_ms <= now_ms]
+        self._releases = [release for release in self._releases if release.due_ms > now_ms]
+        for release in due:
+            self._release(release.pod)
+        return [release.pod for release in due]
+
+    def _release(self, pod: Pod) -> None:
+        in_namespace = sorted((claim for claim in self.dra.claims.values() if claim.namespace == pod.namespace),
+                              key=lambda claim: claim.name)
+        for claim in in_namespace:
+            if claim.is_reserved_for(pod.uid):
+                claim = self._unreserve(claim, pod.uid)
+            if claim.controlled_by(pod.uid) and not claim.reserved_for:
+                if claim.allocation is not None or FINALIZER in claim.finalizers:
+                    claim = self._deallocate(claim)
+                self.dra.delete_claim(claim.key, self.changes)
+
+    def _unreserve(self, claim: ResourceClaim, uid: str) -> ResourceClaim:
+        kept = tuple(ref for ref in claim.reserved_for if ref.uid != uid)
+        updated = replace(claim, reserved_for=kept)
+        if not kept and FINALIZER in claim.finalizers:
+            updated = replace(updated, allocation=None)
+            self.dra.write_claim(updated, self.changes)
+            updated = replace(updated, finalizers=tuple(f for f in updated.finalizers if f != FINALIZER))
+        self.dra.write_claim(updated, self.changes)
+        return updated
+
+    def _deallocate(self, claim: ResourceClaim) -> ResourceClaim:
+        updated = replace(claim, allocation=None, reserved_for=())
+        if claim.allocation is not None:
+            self.dra.write_claim(updated, self.changes)
+        if FINALIZER in updated.finalizers:
+            updated = replace(updated, finalizers=tuple(f for f in updated.finalizers if f != FINALIZER))
+            self.dra.write_claim(updated, self.changes)
+        return updated

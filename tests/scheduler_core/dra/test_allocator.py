@@ -1,0 +1,166 @@
+"""The structured allocator, incubating variant (structured/internal/incubating, v1.35.4)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from scheduler_core.dra.allocator import AllocationError, Allocator, gather_pools
+from scheduler_core.model import (
+    DeviceConstraint,
+    DeviceRequest,
+    NodeSelector,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    SubRequest,
+)
+from tests.scheduler_core.builders import exact, make_device_class, make_gpu_slice, make_node, make_resource_claim
+
+NODE = make_node("n1", labels={"zone": "a"})
+CLASSES = {c.name: c for c in (make_device_class("gpu"),
+                               make_device_class("big", 'device.capacity["gpu.example.com"].memory.compareTo('
+                                                        'quantity("40Gi")) >= 0'))}
+
+
+def allocate(claims, slices, allocated=()):
+    return Allocator(set(allocated), CLASSES.get, slices).allocate(NODE, list(claims))
+
+
+def devices(results):
+    return [[r.device for r in result.results] for result in results]
+
+
+def test_devices_are_taken_first_fit_in_slice_order():
+    """allocateOne: candidates in pool and slice order, the first complete solution wins."""
+    assert devices(allocate([make_resource_claim("c", exact(count=2))], [make_gpu_slice("n1", 3)])) == [
+        ["gpu-0", "gpu-1"]]
+
+
+def test_devices_in_use_are_passed_over():
+    """deviceInUse: allocated devices (ListAllAllocatedDevices) are not candidates."""
+    allocated = {("gpu.example.com", "n1", "gpu-0")}
+    assert devices(allocate([make_resource_claim("c")], [make_gpu_slice("n1", 2)], allocated)) == [["gpu-1"]]
+
+
+def test_two_claims_of_one_pod_do_not_share_a_device():
+    """allocatingDevices: a device chosen for an earlier claim of the pod is in use for the next."""
+    claims = [make_resource_claim("a"), make_resource_claim("b")]
+    assert devices(allocate(claims, [make_gpu_slice("n1", 2)])) == [["gpu-0"], ["gpu-1"]]
+
+
+def test_too_few_devices_is_no_solution():
+    assert allocate([make_resource_claim("c", exact(count=3))], [make_gpu_slice("n1", 2)]) is None
+
+
+def test_allocation_mode_all_takes_every_matching_device_and_needs_at_least_one():
+    """validateDeviceRequest (All): the matching devices of the node's pools; none -> no solution."""
+    claim = make_resource_claim("c", exact(mode="All"))
+    assert devices(allocate([claim], [make_gpu_slice("n1", 3)])) == [["gpu-0", "gpu-1", "gpu-2"]]
+    assert allocate([claim], []) is None
+    assert allocate([claim], [make_gpu_slice("n1", 3)], {("gpu.example.com", "n1", "gpu-1")}) is None
+
+
+def test_class_selectors_with_quantities_filter_devices():
+    """isSelectable: the class's CEL selectors (capacity compared as quantities)."""
+    slices = [make_gpu_slice("n1", 1, memory_gi=24, pool="small"),
+              replace(make_gpu_slice("n1", 1, memory_gi=80, pool="large"), name="large")]
+    assert [[(r.pool, r.device) for r in result.results]
+            for result in allocate([make_resource_claim("c", exact(device_class="big"))], slices)] == [
+        [("large", "gpu-0")]]
+
+
+def test_request_selectors_filter_devices():
+    request = exact(selectors=('device.attributes["gpu.example.com"].index >= 1',))
+    assert devices(allocate([make_resource_claim("c", request)], [make_gpu_slice("n1", 3)])) == [["gpu-1"]]
+
+
+def test_a_match_attribute_constraint_backtracks_to_a_matching_pair():
+    """matchAttributeConstraint + allocateOne's backtracking."""
+    claim = make_resource_claim("c", exact(count=2), constraints=(DeviceConstraint(("gpu",), "gpu.example.com/numa"),))
+    assert devices(allocate([claim], [make_gpu_slice("n1", 4, numa_split=1)])) == [["gpu-1", "gpu-2"]]
+
+
+def test_all_devices_breaking_a_constraint_is_an_error():
+    """allocateDevice with must=true: the constraint makes "All" impossible, an error."""
+    claim = make_resource_claim("c", exact(mode="All"),
+                                constraints=(DeviceConstraint(("gpu",), "gpu.example.com/numa"),))
+    with pytest.raises(AllocationError, match="cannot add device gpu.example.com/n1/gpu-1 because a claim "
+                                              "constraint would not be satisfied"):
+        allocate([claim], [make_gpu_slice("n1", 2, numa_split=1)])
+
+
+def test_first_available_takes_the_first_subrequest_that_fits():
+    """allocateOne's subrequest loop: the first subrequest with a solution, named request/subrequest."""
+    request = DeviceRequest("gpu", first_available=(SubRequest("four", "gpu", count=4), SubRequest("two", "gpu",
+                                                                                                    count=2)))
+    [result] = allocate([make_resource_claim("c", request)], [make_gpu_slice("n1", 3)])
+    assert [(r.request, r.device) for r in result.results] == [("gpu/two", "gpu-0"), ("gpu/two", "gpu-1")]
+
+
+def test_admin_access_may_use_devices_in_use():
+    """adminAccess: in-use devices are not passed over (DRAAdminAccess is on in v1.35)."""
+    allocated = {("gpu.example.com", "n1", "gpu-0")}
+    [result] = allocate([make_resource_claim("c", exact(admin=True))], [make_gpu_slice("n1", 1)], allocated)
+    assert [(r.device, r.admin_access) for r in result.results] == [("gpu-0", True)]
+
+
+def test_the_allocation_is_pinned_to_the_node_of_a_node_local_slice():
+    """createNodeSelector: a device from a slice with nodeName -> matchFields metadata.name In [node]."""
+    [result] = allocate([make_resource_claim("c")], [make_gpu_slice("n1", 1)])
+    assert result.node_selector == NodeSelector((NodeSelectorTerm(match_fields=(
+        NodeSelectorRequirement("metadata.name", "In", ("n1",)),)),))
+
+
+def test_a_device_from_an_all_nodes_slice_is_available_everywhere():
+    slice_ = make_gpu_slice("n1", 1, node_name="", all_nodes=True, pool="shared")
+    [result] = allocate([make_resource_claim("c")], [slice_])
+    assert result.node_selector is None
+
+
+def test_slices_for_other_nodes_are_not_used():
+    """GatherPools: NodeMatches by nodeName, nodeSelector, allNodes."""
+    selector = NodeSelector((NodeSelectorTerm((NodeSelectorRequirement("zone", "In", ("b",)),)),))
+    slices = [make_gpu_slice("n2", 2), make_gpu_slice("n1", 1, node_name="", node_selector=selector, pool="zb")]
+    assert allocate([make_resource_claim("c")], slices) is None
+
+
+def test_an_incomplete_pool_is_not_used_and_refuses_all_mode():
+    """GatherPools: fewer slices than resourceSliceCount -> IsIncomplete."""
+    slice_ = make_gpu_slice("n1", 2, slice_count=2)
+    assert allocate([make_resource_claim("c")], [slice_]) is None
+    with pytest.raises(AllocationError, match="asks for all devices, but resource pool gpu.example.com/n1 is "
+                                              "currently being updated"):
+        allocate([make_resource_claim("c", exact(mode="All"))], [slice_])
+
+
+def test_the_newest_generation_of_a_pool_wins():
+    old = make_gpu_slice("n1", 1, generation=1)
+    new = replace(make_gpu_slice("n1", 2, generation=2), name="newer")
+    assert devices(allocate([make_resource_claim("c", exact(count=2))], [old, new])) == [["gpu-0", "gpu-1"]]
+    assert [pool.slices[0].name for pool in gather_pools([old, new], NODE)] == ["newer"]
+
+
+def test_a_pool_with_duplicate_devices_is_invalid_and_says_so_when_nothing_fits():
+    """buildPool -> validateDeviceNames; Allocate: "invalid resource pools were encountered" (on the node)."""
+    first, second = make_gpu_slice("n1", 1, slice_count=2), replace(make_gpu_slice("n1", 1, slice_count=2), name="b")
+    with pytest.raises(AllocationError, match="invalid resource pools were encountered") as raised:
+        allocate([make_resource_claim("c")], [first, second])
+    assert raised.value.on_node
+
+
+def test_a_partitionable_slice_is_skipped_while_the_feature_is_off():
+    """GatherPools: PartitionableDevices off -> slices with its fields are skipped."""
+    assert allocate([make_resource_claim("c")], [make_gpu_slice("n1", 1, partitionable=True)]) is None
+
+
+def test_a_missing_class_is_an_error():
+    with pytest.raises(AllocationError, match="could not retrieve device class tpu"):
+        allocate([make_resource_claim("c", exact(device_class="tpu"))], [make_gpu_slice("n1", 1)])
+
+
+def test_more_than_32_devices_for_one_claim_is_an_error():
+    """Allocate: minDevicesPerClaim > AllocationResultsMaxSize."""
+    with pytest.raises(AllocationError, match="number of requested devices 33 exceeds the claim limit of 32"):
+        allocate([make_resource_claim("c", exact(count=33))], [make_gpu_slice("n1", 1)])
+

@@ -1,0 +1,59 @@
+"""The DRA CEL environment (dynamic-resource-allocation/cel/compile.go, apiserver cel/library)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from scheduler_core.dra.cel import CelRuntimeError, compile_selector, parse_semver
+from scheduler_core.model import Device, Version
+
+DRIVER = "gpu.example.com"
+DEVICE = Device("gpu-0", {"model": "h100", "index": 3, "ecc": True, "gpu.example.com/driverVersion": Version("1.2.3"),
+                          "other.example.com/zone": "a"},
+                {"memory": Fraction(80 << 30)})
+
+
+@pytest.mark.parametrize("expression, expected", [
+    ('device.driver == "gpu.example.com"', True),
+    ('device.attributes["gpu.example.com"].model == "h100"', True),
+    ('device.attributes["gpu.example.com"].index >= 4', False),
+    ('device.attributes["gpu.example.com"].ecc', True),
+    ('device.attributes["other.example.com"].zone == "a"', True),
+    ('device.capacity["gpu.example.com"].memory.compareTo(quantity("80Gi")) >= 0', True),
+    ('device.capacity["gpu.example.com"].memory.isGreaterThan(quantity("40Gi"))', True),
+    ('device.capacity["gpu.example.com"].memory.isLessThan(quantity("40Gi"))', False),
+    ('quantity("1Gi").add(quantity("1Gi")).compareTo(quantity("2Gi")) == 0', True),
+    ('quantity("1500m").isInteger()', False),
+    ('quantity("2").asInteger() == 2', True),
+    ('isQuantity("2Gi") && !isQuantity("two")', True),
+    ('device.attributes["gpu.example.com"].driverVersion.isGreaterThan(semver("1.2.0"))', True),
+    ('device.attributes["gpu.example.com"].driverVersion.major() == 1', True),
+    ('semver("1.0.0-alpha").isLessThan(semver("1.0.0"))', True),
+    ('semver("v1.2", true).compareTo(semver("1.2.0")) == 0', True),
+    ('"model" in device.attributes["unknown.example.com"]', False),
+], ids=lambda value: value if isinstance(value, str) else None)
+def test_selectors_see_the_device_as_the_release_binds_it(expression, expected):
+    """DeviceMatches: driver, attributes and capacity by domain (a bare id is the driver's domain)."""
+    assert compile_selector(expression).matches(DRIVER, DEVICE) is expected
+
+
+def test_a_missing_domain_is_an_empty_map_so_its_attribute_is_no_such_key():
+    """compile.go's mapper default: device.attributes["x"] is {} and .index fails at run time."""
+    with pytest.raises(CelRuntimeError, match="^no such key: index$"):
+        compile_selector('device.attributes["x.example.com"].index >= 1').matches(DRIVER, DEVICE)
+
+
+def test_an_expression_that_does_not_parse_reports_a_compile_error():
+    assert compile_selector("device.driver ==").error.startswith("compilation failed")
+
+
+def test_a_non_boolean_result_is_an_error():
+    with pytest.raises(CelRuntimeError, match="could not be converted to bool"):
+        compile_selector('device.driver').matches(DRIVER, DEVICE)
+
+
+def test_semantic_versions_follow_semver_2():
+    assert parse_semver("1.2.3-rc.1+build") is not None
+    assert parse_semver("01.2.3") is None

@@ -1,0 +1,55 @@
+"""DynamicResources' pictures: PreFilter's claims and classes, per node what each request would get
+or why not."""
+
+from __future__ import annotations
+
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.plugins import dynamic_resources
+from tests.scheduler_core.builders import (
+    FakeHandle,
+    claiming_pod,
+    dra_snapshot,
+    exact,
+    make_device_class,
+    make_gpu_slice,
+    make_node,
+    make_resource_claim,
+)
+
+
+def scene():
+    held = make_resource_claim("held", on=("gpu-0",), node="n1")
+    snapshot = dra_snapshot([make_node("n1"), make_node("n2")], classes=[make_device_class("gpu")],
+                            slices=[make_gpu_slice("n1", 2), make_gpu_slice("n2", 2)],
+                            claims=[held, make_resource_claim("c", exact(count=2))])
+    plugin = dynamic_resources.new(None, FakeHandle(snapshot))
+    state, pod = CycleState(), claiming_pod("p", "c")
+    plugin.pre_filter(state, pod, [])
+    return snapshot, plugin, state, pod
+
+
+def test_the_pre_filter_picture_lists_the_claims_and_their_classes():
+    _, plugin, state, pod = scene()
+    picture = plugin.pre_filter_picture(state, pod).to_json()
+    assert picture["claims"] == [{"claim": "default/c", "requests": [
+        {"name": "gpu", "deviceClass": "gpu", "allocationMode": "ExactCount", "count": 2, "selectors": []}],
+        "allocation": None, "reservedFor": [], "inFlight": False}]
+    assert picture["classes"] == {"gpu": ['device.driver == "gpu.example.com"']}
+    assert picture["devicesInUse"] == 1
+
+
+def test_a_node_that_lacks_devices_says_which_are_taken_and_by_whom():
+    snapshot, plugin, state, pod = scene()
+    n1 = plugin.node_picture(state, pod, snapshot.get("n1"))
+    assert n1.status == "cannot allocate all claims"
+    [request] = n1.requests
+    assert request.free == 1
+    assert request.sentence("n1") == ("request `gpu`: 2 device(s) of class `gpu` — n1 has 1 free: "
+                                      "gpu-0 allocated to default/held")
+
+
+def test_a_node_that_fits_names_the_devices_the_request_would_get():
+    snapshot, plugin, state, pod = scene()
+    n2 = plugin.node_picture(state, pod, snapshot.get("n2"))
+    assert n2.status is None and n2.requests[0].allocated == ("gpu-0", "gpu-1")
+    assert n2.to_json()["sentences"] == ["request `gpu`: 2 device(s) of class `gpu` — n2 has 2 free"]

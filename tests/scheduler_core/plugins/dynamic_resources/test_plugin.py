@@ -1,0 +1,366 @@
+"""DynamicResources at each extension point (dynamicresources.go, v1.35.4); each test names the
+release function it follows."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from scheduler_core.framework.cluster_events import ActionType, EventResource, QueueingHint
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.interfaces import NodeToStatus
+from scheduler_core.framework.signers import Unsignable
+from scheduler_core.framework.status import SKIP, Code, Status
+from scheduler_core.model import (
+    FINALIZER,
+    DeviceConstraint,
+    DeviceRequest,
+    PodResourceClaim,
+    SubRequest,
+)
+from scheduler_core.plugins import dynamic_resources
+from tests.scheduler_core.builders import (
+    FakeHandle,
+    claiming_pod,
+    dra_snapshot,
+    exact,
+    make_device_class,
+    make_gpu_slice,
+    make_node,
+    make_pod,
+    make_resource_claim,
+)
+from tests.scheduler_core.plugins.scoring import run_scoring
+
+NODES = [make_node("n1"), make_node("n2")]
+
+
+def plugin_for(snapshot):
+    return dynamic_resources.new(None, FakeHandle(snapshot))
+
+
+def cluster(*claims, pods=(), slices=None, classes=None):
+    snapshot = dra_snapshot(NODES, pods, classes=classes if classes is not None else [make_device_class()],
+                            slices=slices if slices is not None else [make_gpu_slice("n1", 2), make_gpu_slice("n2", 1)],
+                            claims=claims)
+    return snapshot, plugin_for(snapshot)
+
+
+def filter_all(plugin, state, pod, snapshot):
+    return {info.name: plugin.filter(state, pod, info) for info in snapshot.node_infos}
+
+
+# ---------------------------------------------------------------------- pods without claims
+
+
+def test_pre_filter_skips_a_pod_without_claims():
+    """PreFilter: claims.empty() -> Skip (after writing the empty state)."""
+    _, plugin = cluster()
+    assert plugin.pre_filter(CycleState(), make_pod("p"), []) == (None, SKIP)
+
+
+def test_score_runs_without_pre_score_and_gives_zero_to_a_pod_without_claims():
+    """Score: no PreScore in v1.35; state.claims.empty() -> 0."""
+    snapshot, plugin = cluster()
+    state = CycleState()
+    plugin.pre_filter(state, make_pod("p"), [])
+    assert not hasattr(plugin, "pre_score")
+    assert run_scoring(plugin, make_pod("p"), snapshot.node_infos, state) == (None, [0, 0], [0, 0])
+
+
+def test_post_filter_without_claims_has_no_new_claims_to_deallocate():
+    """PostFilter: state.claims.empty() -> Unschedulable "no new claims to deallocate"."""
+    _, plugin = cluster()
+    state = CycleState()
+    plugin.pre_filter(state, make_pod("p"), [])
+    assert plugin.post_filter(state, make_pod("p"), NodeToStatus({}, Status(Code.UNSCHEDULABLE))) == (
+        None, Status.unschedulable("no new claims to deallocate"))
+
+
+def test_post_filter_without_its_pre_filter_state_fails_with_not_found():
+    """PostFilter: getStateData's cycleState.Read ErrNotFound, as an Error."""
+    _, plugin = cluster()
+    assert plugin.post_filter(CycleState(), make_pod("p"), None) == (None, Status.error("not found"))
+
+
+# ---------------------------------------------------------------------- PreEnqueue
+
+
+@pytest.mark.parametrize("pod, claims, message", [
+    (claiming_pod("p", "missing"), [], 'could not find ResourceClaim "default/missing"'),
+    (claiming_pod("p", templates=("tpl",)), [], 'pod "default/p": ResourceClaim not created yet'),
+    (claiming_pod("p", "c"), [make_resource_claim("c", terminating=True)], 'resourceclaim "c" is being deleted'),
+    (replace(claiming_pod("p"), claim_sources=(PodResourceClaim("t0", template_name="tpl"),),
+             claim_statuses=(("t0", "c"),)), [make_resource_claim("c")],
+     "ResourceClaim default/c was not created for pod default/p (pod is not owner)"),
+], ids=["a claim that does not exist", "a template's claim not created yet", "a claim being deleted",
+        "a generated claim the pod does not own"])
+def test_pre_enqueue_holds_the_pod_with_the_release_message(pod, claims, message):
+    """PreEnqueue -> foreachPodResourceClaim / resourceclaim.Name / resourceclaim.IsForPod."""
+    _, plugin = cluster(*claims)
+    assert plugin.pre_enqueue(pod) == Status.unresolvable(message)
+
+
+def test_pre_enqueue_lets_a_pod_with_its_own_generated_claim_in():
+    pod = replace(claiming_pod("p"), claim_sources=(PodResourceClaim("t0", template_name="tpl"),),
+                  claim_statuses=(("t0", "c"),))
+    _, plugin = cluster(make_resource_claim("c", owner=pod))
+    assert plugin.pre_enqueue(pod) is None
+
+
+def test_a_generated_claim_status_without_a_name_is_skipped():
+    """resourceclaim.Name returns nil (no claim needed): foreachPodResourceClaim continues."""
+    pod = replace(claiming_pod("p"), claim_sources=(PodResourceClaim("t0", template_name="tpl"),),
+                  claim_statuses=(("t0", ""),))
+    _, plugin = cluster()
+    assert plugin.pre_enqueue(pod) is None
+    assert plugin.pre_filter(CycleState(), pod, []) == (None, SKIP)
+
+
+# ---------------------------------------------------------------------- PreFilter
+
+
+def test_pre_filter_fails_when_a_request_names_a_class_that_does_not_exist():
+    """PreFilter -> validateDeviceClass: "request <req>: device class <class> does not exist"."""
+    pod = claiming_pod("p", "c")
+    _, plugin = cluster(make_resource_claim("c", exact("gpu", "tpu")))
+    assert plugin.pre_filter(CycleState(), pod, []) == (
+        None, Status.unresolvable("request gpu: device class tpu does not exist"))
+
+
+def test_pre_filter_checks_every_first_available_subrequest_class():
+    """PreFilter: firstAvailable subrequests are validated as "<request>/<subrequest>"."""
+    pod = claiming_pod("p", "c")
+    request = DeviceRequest("gpu", first_available=(SubRequest("big", "gpu"), SubRequest("small", "nope")))
+    _, plugin = cluster(make_resource_claim("c", request))
+    assert plugin.pre_filter(CycleState(), pod, []) == (
+        None, Status.unresolvable("request gpu/small: device class nope does not exist"))
+
+
+def test_pre_filter_fails_while_a_claims_allocation_is_in_flight():
+    """PreFilter: ClaimHasPendingAllocation -> "resource claim <ns>/<name> is in the process of being allocated"."""
+    claim = make_resource_claim("c")
+    snapshot, plugin = cluster(claim)
+    snapshot.dra.in_flight[claim.uid] = claim
+    assert plugin.pre_filter(CycleState(), claiming_pod("p", "c"), []) == (
+        None, Status.unresolvable("resource claim default/c is in the process of being allocated"))
+
+
+# ---------------------------------------------------------------------- Filter
+
+
+def test_filter_keeps_a_pod_with_an_allocated_claim_to_the_allocations_node():
+    """Filter: availableOnNodes (the allocation's node selector) -> "resourceclaim not available on the node"."""
+    holder = claiming_pod("holder", "c", node="n1")
+    snapshot, plugin = cluster(make_resource_claim("c", on=("gpu-0",), node="n1", reserved_for=(holder,)),
+                               pods=[holder])
+    state = CycleState()
+    pod = claiming_pod("p", "c")
+    assert plugin.pre_filter(state, pod, []) == (None, None)
+    assert filter_all(plugin, state, pod, snapshot) == {
+        "n1": None, "n2": Status.unresolvable("resourceclaim not available on the node")}
+
+
+def test_filter_runs_the_allocator_per_node_with_devices_in_use_taken():
+    """Filter -> Allocator.Allocate; devices of allocated claims are in use (ListAllAllocatedDevices)."""
+    held = make_resource_claim("held", on=("gpu-0",), node="n2")
+    snapshot, plugin = cluster(held, make_resource_claim("c", exact(count=2)))
+    state = CycleState()
+    pod = claiming_pod("p", "c")
+    plugin.pre_filter(state, pod, [])
+    assert filter_all(plugin, state, pod, snapshot) == {
+        "n1": None, "n2": Status.unresolvable("cannot allocate all claims")}
+
+
+def test_a_cel_runtime_error_is_the_filters_error_with_the_release_text():
+    """selectorsMatch: "claim <ns>/<name>: selector #0: CEL runtime error: no such key: <id>"."""
+    request = exact(selectors=('device.attributes["other.example.com"].size > 1',))
+    snapshot, plugin = cluster(make_resource_claim("c", request))
+    state = CycleState()
+    pod = claiming_pod("p", "c")
+    plugin.pre_filter(state, pod, [])
+    assert plugin.filter(state, pod, snapshot.node_infos[0]) == Status.error(
+        "claim default/c: selector #0: CEL runtime error: no such key: size")
+
+
+# ---------------------------------------------------------------------- PostFilter
+
+
+def test_post_filter_deallocates_an_unreserved_claim_that_was_unavailable():
+    """PostFilter: an unavailable claim reserved by nobody gets its allocation cleared (UpdateStatus)."""
+    snapshot, plugin = cluster(make_resource_claim("c", on=("gpu-0",), node="n2"))
+    state = CycleState()
+    pod = claiming_pod("p", "c")
+    plugin.pre_filter(state, pod, [])
+    statuses = {name: status.with_plugin("DynamicResources")
+                for name, status in filter_all(plugin, state, pod, snapshot).items() if status is not None}
+    assert plugin.post_filter(state, pod, NodeToStatus(statuses, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE))) == (
+        None, Status.unschedulable("deallocation of ResourceClaim completed"))
+    assert snapshot.dra.claim("default", "c").allocation is None
+    [change] = snapshot.cluster_changes
+    assert change.event.resource is EventResource.RESOURCE_CLAIM and change.new.allocation is None
+
+
+def test_post_filter_leaves_a_claim_another_pod_holds():
+    """PostFilter: a claim reserved by another pod is not deallocated: "still not schedulable"."""
+    other = claiming_pod("other", "c", node="n2")
+    snapshot, plugin = cluster(make_resource_claim("c", on=("gpu-0",), node="n2", reserved_for=(other,)),
+                               pods=[other])
+    state = CycleState()
+    pod = claiming_pod("p", "c")
+    plugin.pre_filter(state, pod, [])
+    statuses = {"n1": Status.unresolvable("resourceclaim not available on the node").with_plugin("DynamicResources")}
+    assert plugin.post_filter(state, pod, NodeToStatus(statuses, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE))) == (
+        None, Status.unschedulable("still not schedulable"))
+    assert snapshot.dra.claim("default", "c").allocation is not None
+
+
+# ---------------------------------------------------------------------- Reserve, PreBind, Unreserve
+
+
+def test_reserve_marks_the_allocation_in_flight_and_pre_bind_writes_it():
+    """Reserve -> SignalClaimPendingAllocation; PreBind -> bindClaim: finalizer update, then status update."""
+    snapshot, plugin = cluster(make_resource_claim("c"))
+    state = CycleState()
+    pod = claiming_pod("p", "c")
+    plugin.pre_filter(state, pod, [])
+    assert plugin.filter(state, pod, snapshot.node_infos[0]) is None
+    assert plugin.reserve(state, pod, "n1") is None
+    assert snapshot.dra.has_pending_allocation("uid-claim-c")
+    assert plugin.pre_bind(state, pod, "n1") is None
+    claim = snapshot.dra.claim("default", "c")
+    assert not snapshot.dra.has_pending_allocation("uid-claim-c")
+    assert FINALIZER in claim.finalizers and [r.device for r in claim.allocation.results] == ["gpu-0"]
+    assert [ref.uid for ref in claim.reserved_for] == ["uid-p"]
+    finalizer, status = snapshot.cluster_changes
+    assert finalizer.new.allocation is None and status.new.allocation is not None
+
+
+def test_pre_bind_appends_the_pod_to_an_allocated_claims_reservations():
+    """bindClaim for an allocated claim: only reservedFor grows."""
+    holder = claiming_pod("holder", "c", node="n1")
+    snapshot, plugin = cluster(make_resource_claim("c", on=("gpu-0",), node="n1", reserved_for=(holder,)),
+                               pods=[holder])
+    state = CycleState()
+    pod = claiming_pod("p", "c")
+    plugin.pre_filter(state, pod, [])
+    assert plugin.reserve(state, pod, "n1") is None
+    assert plugin.pre_bind(state, pod, "n1") is None
+    assert [ref.name for ref in snapshot.dra.claim("default", "c").reserved_for] == ["holder", "p"]
+    assert len(snapshot.cluster_changes) == 1
+
+
+def test_unreserve_takes_the_allocation_in_flight_back():
+    """Unreserve -> RemoveClaimPendingAllocation."""
+    snapshot, plugin = cluster(make_resource_claim("c"))
+    state = CycleState()
+    pod = claiming_pod("p", "c")
+    plugin.pre_filter(state, pod, [])
+    plugin.filter(state, pod, snapshot.node_infos[0])
+    plugin.reserve(state, pod, "n1")
+    plugin.unreserve(state, pod, "n1")
+    assert not snapshot.dra.has_pending_allocation("uid-claim-c")
+
+
+# ---------------------------------------------------------------------- Score
+
+
+def test_score_rewards_the_first_available_subrequest_that_was_chosen():
+    """computeScore: FirstAvailableDeviceRequestMaxSize - index of the chosen subrequest; normalized."""
+    request = DeviceRequest("gpu", first_available=(SubRequest("two", "gpu", count=2), SubRequest("one", "gpu")))
+    snapshot, plugin = cluster(make_resource_claim("c", request))
+    state = CycleState()
+    pod = claiming_pod("p", "c")
+    plugin.pre_filter(state, pod, [])
+    filter_all(plugin, state, pod, snapshot)
+    assert run_scoring(plugin, pod, snapshot.node_infos, state) == (None, [8, 7], [100, 87])
+
+
+def test_score_of_a_pod_with_allocated_and_new_claims_is_the_release_error():
+    """computeScore indexes all claims against the allocations of the unallocated ones only."""
+    holder = claiming_pod("holder", "a", node="n1")
+    snapshot, plugin = cluster(make_resource_claim("a", on=("gpu-0",), node="n1", reserved_for=(holder,)),
+                               make_resource_claim("b"), pods=[holder])
+    state = CycleState()
+    pod = claiming_pod("p", "a", "b")
+    plugin.pre_filter(state, pod, [])
+    assert plugin.filter(state, pod, snapshot.node_infos[0]) is None
+    assert plugin.score(state, pod, snapshot.node_infos[0]) == (
+        0, Status.error("number of allocations 1 is smaller than number of claims"))
+
+
+def test_score_batch_matches_score():
+    request = DeviceRequest("gpu", first_available=(SubRequest("two", "gpu", count=2), SubRequest("one", "gpu")))
+    snapshot, plugin = cluster(make_resource_claim("c", request))
+    state = CycleState()
+    pod = claiming_pod("p", "c")
+    plugin.pre_filter(state, pod, [])
+    filter_all(plugin, state, pod, snapshot)
+    positions = snapshot.table.positions(["n1", "n2"])
+    assert plugin.score_batch(state, pod, snapshot.table, positions).tolist() == [
+        plugin.score(state, pod, info)[0] for info in snapshot.node_infos]
+
+
+# ---------------------------------------------------------------------- events, hints, signature
+
+
+def test_events_to_register_are_the_releases_with_queueing_hints_on():
+    """EventsToRegister (SchedulerQueueingHints GA): nodes, claims (hint), the pod's generated claims
+    (hint), device classes, resource slices."""
+    _, plugin = cluster()
+    events = {(r.event.resource, r.event.action): r.hint is not None for r in plugin.events_to_register()}
+    add_update = ActionType.ADD | ActionType.UPDATE
+    assert events == {
+        (EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL | ActionType.UPDATE_NODE_ALLOCATABLE): False,
+        (EventResource.RESOURCE_CLAIM, add_update): True,
+        (EventResource.POD, ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM): True,
+        (EventResource.DEVICE_CLASS, add_update): False,
+        (EventResource.RESOURCE_SLICE, add_update): False,
+    }
+
+
+def test_the_claim_hint_queues_on_the_pods_own_claim_and_on_any_deallocation():
+    """isSchedulableAfterClaimChange."""
+    mine, other = make_resource_claim("c"), make_resource_claim("d", on=("gpu-0",), node="n1")
+    _, plugin = cluster(mine, other)
+    pod = claiming_pod("p", "c")
+    allocated = make_resource_claim("c", on=("gpu-1",), node="n1")
+    assert plugin.claim_hint(pod, None, mine) == QueueingHint.QUEUE
+    assert plugin.claim_hint(pod, mine, allocated) == QueueingHint.QUEUE
+    assert plugin.claim_hint(pod, mine, replace(mine, finalizers=(FINALIZER,))) == QueueingHint.QUEUE_SKIP
+    assert plugin.claim_hint(pod, other, other.deallocated()) == QueueingHint.QUEUE
+    assert plugin.claim_hint(pod, None, other) == QueueingHint.QUEUE_SKIP
+
+
+def test_the_pod_hint_queues_the_pod_once_its_generated_claim_is_named():
+    """isSchedulableAfterPodChange."""
+    pod = claiming_pod("p", templates=("tpl",))
+    named = replace(pod, claim_statuses=(("t0", "c"),))
+    _, plugin = cluster(make_resource_claim("c", owner=pod))
+    assert plugin.pod_hint(pod, pod, pod) == QueueingHint.QUEUE_SKIP
+    assert plugin.pod_hint(pod, pod, named) == QueueingHint.QUEUE
+    assert plugin.pod_hint(pod, pod, replace(named, uid="someone-else")) == QueueingHint.QUEUE_SKIP
+
+
+def test_a_pod_with_claims_is_not_signable():
+    """SignPod: "pods with dra resource claims are not signable"."""
+    _, plugin = cluster()
+    assert plugin.sign_pod(claiming_pod("p", "c")) == Unsignable("DynamicResources",
+                                                                  "pods with dra resource claims are not signable")
+    assert plugin.sign_pod(make_pod("p")) == []
+
+
+def test_a_same_numa_constraint_needs_devices_with_one_value():
+    """matchAttributeConstraint: n1's two NUMA-1 devices fit, n2's split pair does not."""
+    constraint = DeviceConstraint(("gpu",), "gpu.example.com/numa")
+    slices = [make_gpu_slice("n1", 4, numa_split=1), make_gpu_slice("n2", 2, numa_split=1)]
+    snapshot, plugin = cluster(make_resource_claim("c", exact(count=2), constraints=(constraint,)), slices=slices)
+    state = CycleState()
+    pod = claiming_pod("p", "c")
+    plugin.pre_filter(state, pod, [])
+    assert filter_all(plugin, state, pod, snapshot) == {
+        "n1": None, "n2": Status.unresolvable("cannot allocate all claims")}
+    plugin.reserve(state, pod, "n1")
+    plugin.pre_bind(state, pod, "n1")
+    assert [r.device for r in snapshot.dra.claim("default", "c").allocation.results] == ["gpu-1", "gpu-2"]

@@ -1,0 +1,30 @@
+"""Every public DRA timeline case (the real scheduler run to the end with the resourceclaim
+controller's stand-in), through the same code path as `python -m scheduler_core timeline FILE --json`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from scheduler_core import load_scenario
+from scheduler_core.loop import run_to_the_end
+from scheduler_core.timeline import timeline_summary
+from tests.scheduler_core.conformance import diff
+
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "conformance-timeline-dra" / "public"
+CASES = sorted(p.name[: -len(".yaml")] for p in CORPUS.glob("*.yaml"))
+
+
+def test_the_public_dra_timeline_corpus_is_present():
+    assert len(CASES) >= 18, f"expected the public DRA timeline corpus at {CORPUS}"
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_dra_timeline_matches_the_real_scheduler(case):
+    scenario = load_scenario((CORPUS / f"{case}.yaml").read_bytes())
+    expected = json.loads((CORPUS / f"{case}.expected.json").read_text())
+    actual = json.loads(json.dumps(timeline_summary(run_to_the_end(scenario))))
+    problems = diff(expected, actual)
+    assert not problems, "\n".join(problems[:40])
