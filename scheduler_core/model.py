@@ -841,6 +841,10 @@ class ControlledWorkload:
     manifest: Manifest = field(default_factory=dict)  # the object as written (a patch applies to it)
     line: Optional[int] = None
 
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
 
 # ============================================================================ dynamic resource allocation
 # resource.k8s.io/v1 DeviceClass, ResourceSlice, ResourceClaimTemplate and ResourceClaim as the
