@@ -221,3 +221,22 @@ def test_a_hinted_cycle_says_the_node_came_from_the_last_pod_ranking():
     assert "OpportunisticBatching" not in first.filter.sentence
     assert second.filter.sentence.startswith("OpportunisticBatching: the previous pod had the same signature")
     assert "offered n020" in second.filter.sentence
+
+
+PENDING_GPU = REPO / "tests" / "fixtures" / "dra" / "pending_gpu.yaml"
+
+
+def test_it_says_per_node_what_a_claim_s_request_finds_and_which_node_comes_closest():
+    """DynamicResources' Filter (dynamicresources.go Filter): no node has 2 free devices of the class."""
+    explanation = explain_first(PENDING_GPU.read_text())
+    assert explanation.claims.per_node["node-1"] == (
+        "request `gpu`: 2 device(s) of class `gpu.example.com` — node-1 has 1 free: "
+        "gpu-0 allocated to default/train-1 (claim train-1-gpu)",)
+    assert explanation.headline.endswith(
+        "request `gpu` of claim default/train-2-gpu asks for 2 device(s) of class `gpu.example.com`, "
+        "and no node has more than 1 free (node-1, node-2).")
+    assert explanation.to_json()["claims"]["shortfalls"][0]["mostFree"] == 1
+
+
+def test_it_gives_no_claims_explanation_for_a_pod_without_claims():
+    assert explain_first(demo("seed_pts_single_constraint")).claims is None

@@ -133,3 +133,28 @@ def test_only_the_least_intrusive_suggestions_are_listed_the_rest_counted():
     # one eviction per node, smaller requests, and the allocatable of the first node: 32 in all
     assert result["moreSuggestions"] == 32 - whatif.MAX_SUGGESTIONS
     assert result["summary"].startswith("32 single change(s)")
+
+
+PENDING_GPU = Path(__file__).resolve().parents[1] / "fixtures" / "dra" / "pending_gpu.yaml"
+
+
+def test_a_claim_asking_more_devices_than_any_node_has_free_gets_a_smaller_count_and_the_holder_s_eviction():
+    """DynamicResources rejects both nodes (1 free each, 2 asked); each suggestion re-runs PreFilter/Filter."""
+    result = what_if(load_scenario(PENDING_GPU.read_text()), "default/train-2")
+    by_kind = {s["kind"]: s for s in result["suggestions"]}
+    assert by_kind["claimCount"]["change"] == {"claim": "default/train-2-gpu", "request": "gpu", "count": 1}
+    assert by_kind["claimCount"]["nodes"] == ["node-1", "node-2"]
+    assert by_kind["evictHolder"]["change"] == {"node": "node-1", "victims": ["default/train-1"],
+                                                "claims": ["default/train-1-gpu"]}
+    assert by_kind["evictHolder"]["nodes"] == ["node-1"]
+    assert "claimClass" not in by_kind  # gpu-small selects index 0 only: one device per node
+
+
+def test_another_claim_class_whose_devices_are_free_is_suggested_when_the_class_is_missing():
+    """PreFilter rejects a request naming a class that does not exist (dynamicresources.go PreFilter)."""
+    text = PENDING_GPU.read_text().replace("count: 2}", "count: 1}").replace(
+        "exactly: {deviceClassName: gpu.example.com, count: 1}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: train-2",
+        "exactly: {deviceClassName: missing.example.com, count: 1}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: train-2")
+    result = what_if(load_scenario(text), "default/train-2")
+    classes = [s["change"]["deviceClassName"] for s in result["suggestions"] if s["kind"] == "claimClass"]
+    assert sorted(classes) == ["gpu-small.example.com", "gpu.example.com"]
