@@ -243,6 +243,14 @@ class NodeObjectOut(Schema):
     unschedulable: bool
 
 
+class PodClaimOut(Schema):
+    podClaim: str  # noqa: N815 - the entry's name in spec.resourceClaims
+    claim: str | None  # namespace/name; None while a template's claim is not created yet
+    requests: list[str]  # "gpu: 2 x gpu.example.com", "gpu: all of ...", "gpu: first of ..."
+    devices: list[str]  # driver/pool/device of its allocation
+    reservedFor: list[str]  # noqa: N815 - pod names
+
+
 class PodObjectOut(Schema):
     namespace: str
     name: str
@@ -252,6 +260,23 @@ class PodObjectOut(Schema):
     requests: dict[str, int]  # the pod's effective requests (containers, init containers, overhead)
     requestsText: dict[str, str]  # noqa: N815
     pending: bool
+    claims: list[PodClaimOut] = []  # its ResourceClaims (DRA), in spec.resourceClaims order
+
+
+class DeviceOut(Schema):
+    device: str  # driver/pool/device
+    name: str
+    attributes: dict[str, int | bool | str]
+    classes: list[str]  # the DeviceClasses whose selectors accept it
+    claim: str | None  # the claim holding it (namespace/name), None when free
+    reservedFor: list[str]  # noqa: N815 - that claim's pods
+    inFlight: bool = False  # noqa: N815 - held by an allocation Reserve made and PreBind has not written
+
+
+class NodeDevicesOut(Schema):
+    node: str
+    free: int
+    devices: list[DeviceOut]
 
 
 class VolumeObjectOut(Schema):
@@ -268,6 +293,7 @@ class ObjectsOut(Schema):
     nodes: list[NodeObjectOut]
     pods: list[PodObjectOut]
     volumes: list[VolumeObjectOut] = []
+    devices: list[NodeDevicesOut] = []  # DRA devices per node (nodes with ResourceSlices)
 
 
 class ShareIn(Schema):
