@@ -1,6 +1,7 @@
 // Cluster view: nodes grouped by a topology key, pods inside their nodes coloured by a label,
 // pending pods in a queue lane. Shaping is pure (clusterLayout); drawing is plain DOM.
 
+import { claimsSection, devicesSection } from "./devicemap.js";
 import { h, mount } from "./dom.js";
 import { defaultTopologyKey, FAIL } from "./steps/common.js";
 
@@ -51,7 +52,7 @@ export function colourMap(pods, colorKey) {
   return new Map(values.map((v, i) => [v, v === NO_VALUE ? "#bdbdbd" : PALETTE[i % PALETTE.length]]));
 }
 
-export function renderCluster(container, { nodes, pods, volumes = [], placements, state, onState }) {
+export function renderCluster(container, { nodes, pods, volumes = [], devices = [], placements, state, onState }) {
   const nodeKeys = [...new Set(nodes.flatMap((n) => Object.keys(n.labels)))].sort();
   const podKeys = [...new Set(pods.flatMap((p) => Object.keys(p.labels)))].sort();
   const groupKey = nodeKeys.includes(state.groupKey) ? state.groupKey : defaultTopologyKey(nodeKeys);
@@ -77,7 +78,9 @@ export function renderCluster(container, { nodes, pods, volumes = [], placements
       h("h3", `Queue (${layout.pending.length} pending)`),
       layout.pending.length ? h("div.pods", layout.pending.slice(0, 500).map((p) => podChip(p, colours, colorKey))) : h("p.muted", "No pending pods.")),
     h("div.domains", layout.groups.map((g) => domainCard(g, groupKey, colours, colorKey, isOpen(g), () => toggle(g)))),
-    volumes.length ? volumesByDomain(volumes, groupKey) : null);
+    volumes.length ? volumesByDomain(volumes, groupKey) : null,
+    devicesSection(devices),
+    claimsSection(pods));
 }
 
 /** PersistentVolumes under the domain (of the nodes' grouping key) they can be used in. */
@@ -154,7 +157,7 @@ function nodeCard(node, colours, colorKey) {
 function podChip(pod, colours, colorKey) {
   const value = pod.labels[colorKey] ?? NO_VALUE;
   const chip = h(`span.pod${pod.boundByRun ? ".bound" : ""}${pod.unschedulable ? ".unschedulable" : ""}${pod.evicted ? ".evicted" : ""}`, {
-    title: `${pod.id}\n${colorKey}=${value}${pod.priority !== "" ? `\npriority ${pod.priority}` : ""}${pod.boundByRun ? "\nplaced by the run" : ""}${pod.unschedulable ? "\nunschedulable in the run" : ""}${pod.evicted ? "\nevicted by the run's preemption" : ""}${pod.nominatedTo ? `\nnominated to ${pod.nominatedTo}` : ""}`,
+    title: `${pod.id}\n${colorKey}=${value}${pod.priority !== "" ? `\npriority ${pod.priority}` : ""}${pod.boundByRun ? "\nplaced by the run" : ""}${pod.unschedulable ? "\nunschedulable in the run" : ""}${pod.evicted ? "\nevicted by the run's preemption" : ""}${pod.nominatedTo ? `\nnominated to ${pod.nominatedTo}` : ""}${(pod.claims || []).map((c) => `\nclaim ${c.claim ?? c.podClaim}: ${c.requests.join("; ")}${c.devices.length ? ` → ${c.devices.join(", ")}` : ""}`).join("")}`,
     dataset: { pod: pod.id },
   }, pod.evicted ? `✕ ${pod.name}` : pod.unschedulable ? `${FAIL} ${pod.name}${pod.nominatedTo ? ` ⇢ ${pod.nominatedTo}` : ""}` : pod.boundByRun ? `★ ${pod.name}` : pod.name);
   chip.style.borderLeftColor = colours.get(value);

@@ -24,7 +24,7 @@ export async function mountClusterView(container, { scenarioId, version, text = 
   const body = h("div.cluster-body");
   mount(container, banner, body);
   const draw = () => renderCluster(body, {
-    nodes: objects.nodes, pods: objects.pods, volumes: objects.volumes || [], placements, state,
+    nodes: objects.nodes, pods: objects.pods, volumes: objects.volumes || [], devices: objects.devices || [], placements, state,
     onState: (patch) => { Object.assign(state, patch); draw(); },
   });
   draw();
