@@ -59,7 +59,7 @@ export function devicesSection(devices) {
       h("table.data.devices",
         h("thead", h("tr", ["node", "device", "classes", "allocation"].map((x) => h("th", { scope: "col" }, x)))),
         h("tbody", rows.map(({ n, d }) => h(`tr.device-${stateOf(d).replace(" ", "-")}`, { dataset: { node: n.node, device: d.device } },
-          h("th", { scope: "row" }, n.node), h("td", h("code", d.device)), h("td", d.classes.join(", ") || "—"), h("td", holderText(d))))))),
+          h("th", { scope: "row" }, n.node), h("td", h("code", d.device)), h("td", d.classes.join(", ") || "—"), h("td", holderText(d)))))),
       total > rows.length ? h("p.muted", `… ${total - rows.length} more device(s)`) : null));
 }
 
