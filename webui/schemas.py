@@ -222,6 +222,21 @@ class WinnerExplanationOut(Schema):
     sentence: str
 
 
+class RequestShortfallOut(Schema):
+    claim: str  # namespace/name
+    request: str
+    deviceClass: str  # noqa: N815
+    wanted: str  # a count, or "all"
+    mostFree: int  # noqa: N815 - the most devices of the class any one node has free
+    bestNodes: list[str]  # noqa: N815 - the nodes with that many free
+
+
+class ClaimsExplanationOut(Schema):
+    perNode: dict[str, list[str]]  # noqa: N815 - node -> DynamicResources' sentence per request
+    shortfalls: list[RequestShortfallOut]
+    sentence: str
+
+
 class CycleExplanationOut(Schema):
     cycle: int
     pod: str
@@ -232,6 +247,7 @@ class CycleExplanationOut(Schema):
     filter: FilterExplanationOut | None
     spread: SpreadExplanationOut | None
     winner: WinnerExplanationOut | None
+    claims: ClaimsExplanationOut | None = None  # a pod with claims: DynamicResources' per-node verdicts
 
 
 class NodeObjectOut(Schema):
