@@ -45,6 +45,7 @@ export function devicesSection(devices) {
     height: Math.max(160, 60 + 34 * nodes.length),
     xaxis: { title: { text: "device (slice order)" }, dtick: 1, range: [-0.5, widest - 0.5], zeroline: false },
     yaxis: { type: "category", autorange: "reversed" },
+    showlegend: true,
     legend: { title: { text: "class (filled: allocated · open: free · crossed: in flight)" }, orientation: "h", y: -0.35 },
     margin: { l: 90, r: 20, t: 10, b: 90 },
   };
