@@ -111,8 +111,8 @@ class FilterPluginResult:
     nodes: list[str]  # evaluated nodes, in evaluation order
     palette: list[Any]  # distinct Status objects
     choice: Any  # int array aligned with ``nodes``
-    # the plugin's node_picture() per evaluated node, when it has one for this pod (DynamicResources:
-    # per request, the devices it would get or why not): typed, each with to_json()
+    # the plugin's node_picture() per node it rejected, when it has one for this pod
+    # (DynamicResources: per request, the devices of its class on the node and who holds them)
     pictures: dict[str, Any] = field(default_factory=dict)
 
     @property

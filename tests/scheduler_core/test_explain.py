@@ -152,7 +152,7 @@ def test_an_error_cycle_says_so():
 
 def test_its_json_is_camel_case_and_complete():
     out = explain_first(demo("seed_pts_conflict")).to_json()
-    assert set(out) == {"cycle", "pod", "outcome", "node", "headline", "preFilter", "filter", "spread", "winner"}
+    assert set(out) == {"cycle", "pod", "outcome", "node", "headline", "preFilter", "filter", "spread", "winner", "claims"}
     assert out["spread"]["constraints"][0]["allowed"] == [{"value": "zoneB", "nodes": ["node3"]}]
     assert out["filter"]["groups"][0] == {"reason": "node(s) didn't match pod topology spread constraints", "count": 3,
                                           "plugins": [POD_TOPOLOGY_SPREAD], "nodes": ["node1", "node2", "node3"],

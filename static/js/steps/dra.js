@@ -1,5 +1,5 @@
-// DynamicResources in the run view: PreFilter's claims and classes, per node what each request
-// would get or why not (Filter), the allocation written at PreBind. Everything shown is the
+// DynamicResources in the run view: PreFilter's claims and classes, per node it rejected what each
+// request finds there (Filter), the allocation written at PreBind. Everything shown is the
 // engine's: its pictures (text and numbers) in the events, and its explanation's sentences.
 
 import { h } from "../dom.js";
@@ -32,7 +32,7 @@ export function preFilterClaims(ctx) {
     note(`${picture.devicesInUse} device(s) in use in the cluster (allocated claims and allocations in flight).`));
 }
 
-/** Filter: per node, each request's sentence with its numbers (free of wanted, devices it would get). */
+/** Filter: per node it rejected, each request's sentence with its numbers (free of wanted). */
 export function filterClaims(ctx) {
   const pictures = payloadOf(ctx, POINT.FILTER)?.pictures;
   if (!pictures) return null;
@@ -40,13 +40,12 @@ export function filterClaims(ctx) {
   const rows = nodes.slice(0, MAX_NODES).flatMap(([node, picture]) => picture.requests.map((request, i) => h(
     `tr${picture.status ? ".rejected" : ""}`, { dataset: { node, request: request.request } },
     h("th", { scope: "row" }, node), h("td", request.request), h("td", `${request.free} of ${request.wanted}`),
-    h("td", request.allocated.length ? request.allocated.join(", ") : "—"),
     h("td.dra-sentence", picture.sentences[i]),
     h("td", picture.status ?? "fits"))));
   return section("DynamicResources: devices per request and node",
     ctx.explanation?.claims?.sentence && ctx.explanation.claims.shortfalls.length ? h("p.dra-why", ctx.explanation.claims.sentence) : null,
     h("table.data.dra-requests",
-      h("thead", h("tr", ["node", "request", "free of wanted", "would get", "why", "verdict"].map((x) => h("th", { scope: "col" }, x)))),
+      h("thead", h("tr", ["node", "request", "free of wanted", "why", "verdict"].map((x) => h("th", { scope: "col" }, x)))),
       h("tbody", rows)),
     nodes.length > MAX_NODES ? note(`… and ${nodes.length - MAX_NODES} more node(s)`) : null);
 }
