@@ -483,7 +483,8 @@ def _claim_changes(base: _Baseline) -> list[Suggestion]:
             exact = request.exactly
             if exact is None:
                 continue
-            where = f"request `{request.name}` of claim {claim.key}"
+            where = f"request `{request.name}` of claim {claim.key}" + (
+                f" (made from template {owned.target['template']}, which the change edits)" if "template" in owned.target else "")
             change = {**owned.target, "request": request.name}
             if exact.allocation_mode == ALLOCATION_MODE_EXACT_COUNT:
                 for count in range(exact.count - 1, 0, -1):

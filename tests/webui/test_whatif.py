@@ -116,3 +116,17 @@ def test_a_claim_class_change_made_from_a_template_edits_the_template():
     changed = apply_to_text(text, "default/p", {"kind": "claimClass", "change": {
         "template": "default/tpl", "request": "gpu", "deviceClassName": "b"}})
     assert docs(changed)[0]["spec"]["spec"]["devices"]["requests"][0]["exactly"] == {"deviceClassName": "b"}
+
+
+def test_a_class_suggestion_for_a_template_s_claim_applied_to_the_template_lets_the_pod_in():
+    """dra_alloc_0: job-tpu's template names a DeviceClass that does not exist (PreFilter rejects it)."""
+    from pathlib import Path
+
+    from scheduler_core import load_scenario
+    from scheduler_core.whatif import what_if
+
+    path = Path(__file__).resolve().parents[3] / "shared" / "conformance-timeline-dra" / "public" / "dra_alloc_0.yaml"
+    text = path.read_text()
+    [first, *_] = [s for s in what_if(load_scenario(text), "default/job-tpu")["suggestions"] if s["kind"] == "claimClass"]
+    assert first["change"] == {"template": "default/x1-tpu", "request": "gpu", "deviceClassName": "gpu"}
+    assert what_if(load_scenario(apply_to_text(text, "default/job-tpu", first)), "default/job-tpu")["fitsNow"] == first["nodes"][:50]
