@@ -364,9 +364,15 @@ class RunEnd:
     attempts: int
     final: dict[str, Optional[str]]
     nominated: dict[str, str]
+    # Pods the run stopped retrying: they kept failing with an error (the release retries them every
+    # back-off forever) while nothing else happened; empty when the run ended on its own.
+    stopped_retrying: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
-        return {"timeMs": self.time_ms, "attempts": self.attempts, "final": self.final, "nominated": self.nominated}
+        out = {"timeMs": self.time_ms, "attempts": self.attempts, "final": self.final, "nominated": self.nominated}
+        if self.stopped_retrying:
+            out["stoppedRetrying"] = self.stopped_retrying
+        return out
 
 
 Payload = Union[RunStart, AttemptEnd, QueueMoved, ClusterChanged, RunEnd,

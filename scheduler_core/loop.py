@@ -57,6 +57,9 @@ _EVERY_EVENT = tuple(ClusterEventWithHint(ClusterEvent(resource, ActionType.ALL)
     EventResource.CSI_NODE, EventResource.CSI_DRIVER, EventResource.CSI_STORAGE_CAPACITY, EventResource.STORAGE_CLASS,
     EventResource.RESOURCE_CLAIM, EventResource.DEVICE_CLASS))
 NODE_TAINT_UPDATE = ClusterEvent(EventResource.NODE, ActionType.UPDATE_NODE_TAINT)
+# A pod failing with an error goes back to backoffQ and is retried forever (a CEL runtime error in a
+# device selector, a pool being updated): after this long with nothing but such retries the run stops.
+ERROR_RETRY_HORIZON_MS = 60 * MS_PER_SECOND
 
 
 class SchedulerLoop:
@@ -91,6 +94,8 @@ class SchedulerLoop:
         self.claim_controller = ResourceClaimController(self.snapshot.dra, self.snapshot.cluster_changes)
         self.attempts = 0
         self.deleted: set[str] = set()
+        self._last_progress_ms = 0  # when something other than an error retry last happened
+        self._erroring: dict[str, None] = {}  # pods whose last attempt ended in an error
         # Work the scheduler hands to goroutines — a binding cycle's API calls, a preemption's —
         # comes back as informer events while the scheduler is already busy with the next pod:
         # it lands once that pod's attempt is over (at once when nothing else is queued).
@@ -126,15 +131,30 @@ class SchedulerLoop:
                     yield from work.land()
                 continue
             wake = self._next_wake()
-            if wake is None:
+            if wake is None or self._only_error_retries_until(wake):
                 break
             self.clock.advance_to(wake)
             yield from self._kubelet_removals()
             yield from self._claim_releases()
             self.queue.flush_backoff_completed()
             yield from self._moves()
+        stopped = [key for key in self._erroring if self.queue.queued_info(key) is not None]
         yield self._event(None, ExtensionPoint.RUN_END, RunEnd(self.clock.ms, self.attempts, self._final(),
-                                                                self._nominated()))
+                                                                self._nominated(), stopped))
+
+    def _note_progress(self, pod: Pod, outcome: CycleOutcome) -> None:
+        if outcome.node_name is None and not outcome.rejected:
+            self._erroring[pod.key] = None
+            return
+        self._erroring.pop(pod.key, None)
+        self._last_progress_ms = self.clock.ms
+
+    def _only_error_retries_until(self, wake: int) -> bool:
+        """Nothing but pods failing with errors for a while, and nothing else due (no victim to
+        remove, no claim to release): the release would go on retrying them forever."""
+        if not self._erroring or wake - self._last_progress_ms < ERROR_RETRY_HORIZON_MS:
+            return False
+        return self.kubelet.next_removal_ms() is None and self.claim_controller.next_release_ms() is None
 
     def _scenario_pods(self) -> list[Pod]:
         return [pod for pod in self.scenario.pods if not pod.is_finished]
@@ -164,6 +184,7 @@ class SchedulerLoop:
                       cycle_count=self.queue.active.scheduling_cycle)
         yield from cycle.run()
         outcome = cycle.outcome
+        self._note_progress(pod, outcome)
         if outcome.node_name is not None:
             yield from self._bound(info, outcome)
         else:

@@ -21,7 +21,7 @@ import hashlib
 from dataclasses import dataclass, replace
 from typing import Optional
 
-from scheduler_core.dra.state import DraState
+from scheduler_core.framework.dra_state import DraState
 from scheduler_core.model import FINALIZER, POD_CLAIM_NAME_ANNOTATION, OwnerReference, Pod, ResourceClaim
 
 SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"

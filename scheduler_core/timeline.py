@@ -17,6 +17,7 @@ class TimelineBuilder:
         self.attempts: list[dict[str, Any]] = []
         self.final: dict[str, Any] = {}
         self.nominated: dict[str, str] = {}
+        self.stopped_retrying: list[str] = []
 
     def add(self, event: Event) -> None:
         self.add_json(event.to_json())
@@ -35,6 +36,7 @@ class TimelineBuilder:
         elif point is ExtensionPoint.RUN_END:
             self.final = dict(payload["final"])
             self.nominated = dict(payload["nominated"])
+            self.stopped_retrying = list(payload.get("stoppedRetrying", []))
 
     @staticmethod
     def _cycle_end(attempt: dict, payload: dict) -> None:
@@ -58,6 +60,8 @@ class TimelineBuilder:
                                "final": dict(sorted(self.final.items()))}
         if self.nominated:
             out["nominated"] = dict(sorted(self.nominated.items()))
+        if self.stopped_retrying:  # not in the spec's output: only when the release would never end
+            out["stoppedRetrying"] = self.stopped_retrying
         return out
 
 
@@ -141,6 +145,10 @@ class StoryBuilder:
         return out
 
     def _end_text(self) -> str:
+        stopped = self.end.get("stoppedRetrying") or []
+        if stopped:
+            return (f"run stopped after {self.end['attempts']} attempt(s): {', '.join(stopped)} kept failing with "
+                    "an error and nothing else happened (the real scheduler retries them forever)")
         return f"run ended after {self.end['attempts']} attempt(s)"
 
     def _outcome_text(self) -> str:

@@ -3,7 +3,8 @@
     .venv/bin/python tools/random_scenarios.py KIND OUT_DIR --seed 1 --count 100
 
 KIND is one of ``general``, ``big`` (100-260 nodes, percentageOfNodesToScore below 100),
-``preemption``, ``volumes`` and ``config`` (profiles, plugin sets, weights and plugin args). The same arguments always write the same files. They were made to
+``preemption``, ``volumes``, ``config`` (profiles, plugin sets, weights and plugin args) and
+``dra`` (GPU-like clusters with resource slices, device classes, claims and templates). The same arguments always write the same files. They were made to
 diff SchedLab against the real kube-scheduler framework (README, "Checked against the real
 scheduler") and reach what the conformance generator does not: pod-level resources, sidecars with
 ports, overhead, hugepages, extended resources, images named every way, Gt/Lt and matchFields,
@@ -15,6 +16,7 @@ the API server accepts.
 from __future__ import annotations
 
 import argparse
+from typing import Optional
 import random
 from pathlib import Path
 
@@ -649,12 +651,233 @@ def config_scenario(seed: int) -> list[dict]:
     return docs
 
 
+GPU_DRIVER = "gpu.example.com"
+GPU_MODELS = {"h100": "80Gi", "a100": "40Gi", "l4": "24Gi"}
+FINALIZER = "resource.kubernetes.io/delete-protection"
+
+
+class DraGenerator:
+    """Random GPU-like clusters for Dynamic Resource Allocation: one node-local slice per GPU node
+    (sometimes a pool of two slices, sometimes incomplete, sometimes a network-attached all-nodes
+    pool), device classes with CEL selectors (model, memory as a quantity, driver version as
+    semver), running pods holding allocated claims (from templates or shared), an allocated claim
+    nobody reserves, an unallocated shared claim, and pending pods asking by count, All, selector,
+    same-NUMA constraint or firstAvailable, some of a class or template that does not exist, beside
+    low-priority cpu fillers that preemption may evict."""
+
+    def __init__(self, seed: int) -> None:
+        self.g = ClusterGenerator(seed)
+        self.r = self.g.r
+        self.docs: list[dict] = []
+        self.free: dict[str, list[str]] = {}  # node -> free device names
+        self.models: dict[str, str] = {}
+
+    def scenario(self) -> list[dict]:
+        nodes = [self._node(i) for i in range(self.r.randint(3, 14))]
+        self._classes()
+        self._templates()
+        if self.r.random() < 0.3:
+            self._network_pool()
+        for node in nodes:
+            self._running(node)
+        self._shared(nodes)
+        for i in range(self.r.randint(3, 12)):
+            self._pending(i)
+        return self.docs
+
+    # ------------------------------------------------------------------ cluster
+
+    def _node(self, i: int) -> str:
+        name = f"node-{i}"
+        zone = self.g.pick(ZONES)
+        model = self.g.pick(list(GPU_MODELS)) if self.r.random() < 0.8 else ""
+        labels = {"kubernetes.io/hostname": name, "topology.kubernetes.io/zone": zone}
+        if model:
+            labels["gpu.example.com/model"] = model
+        cpu = self.g.pick(["8", "16", "32"])
+        self.docs.append({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels},
+                          "status": {"allocatable": {"cpu": cpu, "memory": "64Gi", "pods": "110"},
+                                     "capacity": {"cpu": cpu, "memory": "64Gi", "pods": "110"}}})
+        if model:
+            self._slices(name, model)
+        return name
+
+    def _device(self, index: int, model: str, numa_split: int) -> dict:
+        return {"name": f"gpu-{index}",
+                "attributes": {"model": {"string": model}, "index": {"int": index},
+                               "numa": {"int": int(index >= numa_split)},
+                               "driverVersion": {"version": self.g.pick(["1.2.3", "1.3.0", "2.0.0-rc.1"])}},
+                "capacity": {"memory": {"value": GPU_MODELS[model]}}}
+
+    def _slices(self, node: str, model: str) -> None:
+        count = self.r.choice([1, 2, 4, 4, 8])
+        devices = [self._device(i, model, count // 2 or 1) for i in range(count)]
+        self.models[node] = model
+        split = count > 1 and self.r.random() < 0.15
+        incomplete = split and self.r.random() < 0.3
+        parts = [devices[: count // 2], devices[count // 2:]] if split else [devices]
+        for n, part in enumerate(parts):
+            if incomplete and n == 1:
+                continue
+            self.docs.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+                              "metadata": {"name": f"{node}-gpu-{n}"},
+                              "spec": {"driver": GPU_DRIVER, "nodeName": node,
+                                       "pool": {"name": node, "generation": 1, "resourceSliceCount": len(parts)},
+                                       "devices": part}})
+        self.free[node] = [] if incomplete else [d["name"] for d in devices]
+
+    def _network_pool(self) -> None:
+        devices = [self._device(i, "a100", 2) for i in range(self.r.randint(1, 3))]
+        self.docs.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+                          "metadata": {"name": "fabric-gpus"},
+                          "spec": {"driver": GPU_DRIVER, "allNodes": True,
+                                   "pool": {"name": "fabric", "generation": 1, "resourceSliceCount": 1},
+                                   "devices": devices}})
+
+    def _classes(self) -> None:
+        classes = {"gpu": f'device.driver == "{GPU_DRIVER}"',
+                   "gpu-big": f'device.driver == "{GPU_DRIVER}" && '
+                              f'device.capacity["{GPU_DRIVER}"].memory.compareTo(quantity("40Gi")) >= 0',
+                   "gpu-new-driver": f'device.attributes["{GPU_DRIVER}"].driverVersion.isGreaterThan(semver("1.2.5"))'}
+        classes.update({f"gpu-{m}": f'device.driver == "{GPU_DRIVER}" && device.attributes["{GPU_DRIVER}"].model == "{m}"'
+                        for m in GPU_MODELS})
+        for name, expression in classes.items():
+            self.docs.append({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": name},
+                              "spec": {"selectors": [{"cel": {"expression": expression}}]}})
+
+    # ------------------------------------------------------------------ claims
+
+    def _request(self) -> tuple[dict, list]:
+        cls = self.g.pick(["gpu", "gpu", "gpu-big", "gpu-h100", "gpu-a100", "gpu-l4", "gpu-new-driver", "tpu"])
+        shape = self.r.random()
+        if shape < 0.45:
+            return {"name": "gpu", "exactly": {"deviceClassName": cls, "count": self.r.randint(1, 4)}}, []
+        if shape < 0.55:
+            return {"name": "gpu", "exactly": {"deviceClassName": cls, "allocationMode": "All"}}, []
+        if shape < 0.7:
+            selector = f'device.attributes["{GPU_DRIVER}"].index >= {self.r.randint(1, 4)}'
+            return {"name": "gpu", "exactly": {"deviceClassName": cls, "count": self.r.randint(1, 2),
+                                               "selectors": [{"cel": {"expression": selector}}]}}, []
+        if shape < 0.85:
+            return ({"name": "gpu", "exactly": {"deviceClassName": cls, "count": 2}},
+                    [{"requests": ["gpu"], "matchAttribute": f"{GPU_DRIVER}/numa"}])
+        return {"name": "gpu", "firstAvailable": [{"name": "many", "deviceClassName": cls, "count": 4},
+                                                  {"name": "few", "deviceClassName": "gpu", "count": 1}]}, []
+
+    def _templates(self) -> None:
+        self.templates = []
+        for i in range(self.r.randint(2, 5)):
+            request, constraints = self._request()
+            devices: dict = {"requests": [request]}
+            if constraints:
+                devices["constraints"] = constraints
+            name = f"tpl-{i}"
+            self.templates.append(name)
+            self.docs.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+                              "metadata": {"name": name, "namespace": "default"}, "spec": {"spec": {"devices": devices}}})
+
+    def _claim(self, name: str, node: str, devices: list[str], users: list[str], owner: str = "") -> dict:
+        metadata: dict = {"name": name, "namespace": "default", "uid": f"uid-claim-{name}", "finalizers": [FINALIZER]}
+        if owner:
+            metadata["annotations"] = {"resource.kubernetes.io/pod-claim-name": "gpus"}
+            metadata["ownerReferences"] = [{"apiVersion": "v1", "kind": "Pod", "name": owner, "uid": f"uid-{owner}",
+                                            "controller": True, "blockOwnerDeletion": True}]
+        status: dict = {}
+        if devices:
+            status["allocation"] = {
+                "devices": {"results": [{"request": "gpu", "driver": GPU_DRIVER, "pool": node, "device": d}
+                                        for d in devices]},
+                "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                    {"key": "metadata.name", "operator": "In", "values": [node]}]}]}}
+            if users:
+                status["reservedFor"] = [{"resource": "pods", "name": u, "uid": f"uid-{u}"} for u in users]
+        doc = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": metadata,
+               "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {
+                   "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": max(len(devices), 1)}}]}}}
+        if status:
+            doc["status"] = status
+        return doc
+
+    def _pod(self, name: str, priority: int, cpu: str, node: str = "", claim: Optional[dict] = None) -> dict:
+        container: dict = {"name": "c", "image": "registry.k8s.io/pause:3.10", "resources": {"requests": {"cpu": cpu}}}
+        spec: dict = {"containers": [container], "priority": priority}
+        doc: dict = {"apiVersion": "v1", "kind": "Pod",
+                     "metadata": {"name": name, "namespace": "default", "uid": f"uid-{name}",
+                                  "labels": {"app": name.split("-")[0]}}, "spec": spec}
+        if claim is not None:
+            container["resources"]["claims"] = [{"name": "gpus"}]
+            spec["resourceClaims"] = [{"name": "gpus", **claim}]
+        if node:
+            spec["nodeName"] = node
+            doc["status"] = {"phase": "Running"}
+        return doc
+
+    def _running(self, node: str) -> None:
+        for i in range(self.r.randint(0, 3)):
+            self.docs.append(self._pod(f"filler-{node}-{i}", self.r.randint(0, 20), self.g.pick(["1", "2", "4"]), node))
+        free = self.free.get(node, [])
+        if free and self.r.random() < 0.6:
+            taken = [free.pop(0) for _ in range(min(len(free), self.r.randint(1, 2)))]
+            holder = f"holder-{node}"
+            if self.r.random() < 0.5:
+                claim_name = f"{holder}-gpus-abcde"
+                pod = self._pod(holder, self.r.randint(0, 50), "1", node, {"resourceClaimTemplateName": self.templates[0]})
+                pod["status"]["resourceClaimStatuses"] = [{"name": "gpus", "resourceClaimName": claim_name}]
+                self.docs.append(self._claim(claim_name, node, taken, [holder], owner=holder))
+            else:
+                claim_name = f"{holder}-gpus"
+                pod = self._pod(holder, self.r.randint(0, 50), "1", node, {"resourceClaimName": claim_name})
+                self.docs.append(self._claim(claim_name, node, taken, [holder]))
+            self.docs.append(pod)
+
+    def _shared(self, nodes: list[str]) -> None:
+        self.shared = []
+        gpu_nodes = [n for n in nodes if self.free.get(n)]
+        if gpu_nodes:
+            node = self.g.pick(gpu_nodes)
+            user = f"sharer-{node}"
+            self.docs.append(self._claim("shared-model", node, [self.free[node].pop(0)], [user]))
+            self.docs.append(self._pod(user, 5, "1", node, {"resourceClaimName": "shared-model"}))
+            self.shared.append("shared-model")
+        gpu_nodes = [n for n in nodes if self.free.get(n)]
+        if gpu_nodes and self.r.random() < 0.5:
+            node = self.g.pick(gpu_nodes)
+            self.docs.append(self._claim("orphan", node, [self.free[node].pop(0)], []))
+            self.shared.append("orphan")
+        if self.r.random() < 0.5:
+            self.docs.append(self._claim("fresh", "", [], []))
+            self.shared.append("fresh")
+
+    def _pending(self, i: int) -> None:
+        priority = self.g.pick([0, 10, 100, 1000])
+        cpu = self.g.pick(["500m", "1", "2", "8"])
+        roll = self.r.random()
+        if roll < 0.15:
+            self.docs.append(self._pod(f"web-{i}", priority, cpu))
+            return
+        if roll < 0.35 and self.shared:
+            claim = {"resourceClaimName": self.g.pick(self.shared)}
+        elif roll < 0.4:
+            claim = {"resourceClaimTemplateName": "no-such-template"}
+        else:
+            claim = {"resourceClaimTemplateName": self.g.pick(self.templates)}
+        pod = self._pod(f"job-{i}", priority, cpu, claim=claim)
+        if self.r.random() < 0.1:
+            pod["spec"]["preemptionPolicy"] = "Never"
+        self.docs.append(pod)
+
+
+def dra_scenario(seed: int) -> list[dict]:
+    return DraGenerator(seed).scenario()
+
+
 KINDS = {
     "general": lambda seed: ClusterGenerator(seed).scenario(),
     "big": big_scenario,
     "preemption": preemption_scenario,
     "volumes": lambda seed: VolumeGenerator(seed).scenario(),
     "config": config_scenario,
+    "dra": dra_scenario,
 }
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import copy
 from typing import Optional, Union
 
-from scheduler_core.dra.state import DraState
+from scheduler_core.framework.dra_state import DraState
 from scheduler_core.framework.cluster_events import QueueingHint
 from scheduler_core.model import DraObjects, Pod, ResourceClaim
 from scheduler_core.resourceclaim_controller import ResourceClaimController

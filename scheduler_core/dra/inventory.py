@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from scheduler_core.dra.allocator import AllocationError, gather_pools, selectors_match
-from scheduler_core.dra.state import DraState
+from scheduler_core.framework.dra_state import DraState
 from scheduler_core.model import AttributeValue, Node, Pod, ResourceClaim, Version
 
 

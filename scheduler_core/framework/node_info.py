@@ -11,7 +11,7 @@ import bisect
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Mapping, Optional
 
-from scheduler_core.dra.state import DraState
+from scheduler_core.framework.dra_state import DraState
 from scheduler_core.framework.storage import StorageState, claim_key
 from scheduler_core.labels import Matcher, compile_selector, merge_match_label_keys
 from scheduler_core.model import (

@@ -5,6 +5,7 @@ from __future__ import annotations
 from scheduler_core import load_scenario
 from scheduler_core.events import ClusterChanged, ClusterChangeKind, ExtensionPoint
 from scheduler_core.loop import run_to_the_end
+from scheduler_core.timeline import timeline_summary
 from tests.scheduler_core.builders import fill_one_node_each, no_default_spreading
 
 # A WaitForFirstConsumer claim on a node without a kubernetes.io/hostname label: the stand-in
@@ -223,3 +224,15 @@ def test_a_victims_claim_is_released_100_ms_after_its_removal_and_the_waiting_po
     assert released[0] == (removed + 100, "default/held", "resource.k8s.io/ResourceClaimUpdate")
     summary_final = events[-1].payload.final
     assert summary_final == {"default/holder": "deleted", "default/trainer": "n1", "default/urgent": "n1"}
+
+
+def test_a_pod_failing_with_an_error_forever_stops_the_run_and_is_named():
+    """A CEL runtime error is the plugin's Error: the release retries the pod every back-off
+    forever; the run stops after a minute of nothing else and says which pods it gave up on."""
+    broken = DRA_RUN.replace("""spec: {selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]}""",
+                             """spec: {selectors: [{cel: {expression: 'device.attributes["x.example.com"].size > 1'}}]}""")
+    summary = timeline_summary(run_to_the_end(load_scenario(broken), tie_break="first"))
+    error = ('running "DynamicResources" filter plugin: class gpu: selector #0: CEL runtime error: no such key: size')
+    errors = [a for a in summary["attempts"] if a.get("failedSchedulingMessage") == error]
+    assert len(errors) >= 6 and summary["attempts"][-1] == errors[-1] and errors[-1]["pod"] == "default/trainer"
+    assert summary["stoppedRetrying"] == ["default/trainer"] and summary["final"]["default/trainer"] is None

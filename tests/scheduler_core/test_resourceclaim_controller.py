@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
-from scheduler_core.dra.state import DraState
+from scheduler_core.framework.dra_state import DraState
 from scheduler_core.framework.cluster_events import ActionType
 from scheduler_core.model import FINALIZER, POD_CLAIM_NAME_ANNOTATION, ClaimSpec, DraObjects, ResourceClaimTemplate
 from scheduler_core.resourceclaim_controller import RELEASE_DELAY_MS, ResourceClaimController, generated_claim_name

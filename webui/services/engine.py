@@ -11,7 +11,7 @@ from typing import Any
 
 from django.conf import settings
 from scheduler_core.dra.inventory import node_devices, pod_claims
-from scheduler_core.dra.state import DraState
+from scheduler_core.framework.dra_state import DraState
 from scheduler_core import (
     CycleExplanation,
     Event,

@@ -34,7 +34,7 @@ from scheduler_core.dra.allocator import (
     gather_pools,
     selectors_match,
 )
-from scheduler_core.dra.state import DraState
+from scheduler_core.framework.dra_state import DraState
 from scheduler_core.framework import signers
 from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from scheduler_core.framework.cycle_state import CycleState, StateKey, StateNotFound

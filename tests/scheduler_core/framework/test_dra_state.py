@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scheduler_core.dra.state import DraState
+from scheduler_core.framework.dra_state import DraState
 from scheduler_core.framework.cluster_events import ActionType, EventResource
 from scheduler_core.model import AllocationResult, DeviceResult, DraObjects
 from tests.scheduler_core.builders import make_resource_claim
