@@ -524,7 +524,8 @@ def _holder_evictions(base: _Baseline) -> list[Suggestion]:
     snapshot = base.scheduler.snapshot
     wanted = {request.exactly.device_class_name for owned in _unallocated_claims(base)
               for request in owned.claim.spec.requests if request.exactly is not None}
-    nodes = [snapshot.get(name).node for name in base.rejected_by[names.DYNAMIC_RESOURCES]]
+    infos = [snapshot.get(name) for name in base.rejected_by[names.DYNAMIC_RESOURCES]]
+    nodes = [info.node for info in infos if info is not None]
     options = []
     for listed in node_devices(snapshot.dra, nodes):
         holders = sorted({d.claim for d in listed.devices if d.claim and wanted.intersection(d.classes)})
