@@ -227,7 +227,10 @@ class _Encoder:
         if keys is None or len(codes) != len(result.nodes):
             return None
         palette = [self.value(status.to_json()) for status in result.palette]
-        return {"statuses": {REF_STATUSES: keys, "c": self.columns.add(codes), "pal": palette}, "evaluated": len(result.nodes)}
+        out = {"statuses": {REF_STATUSES: keys, "c": self.columns.add(codes), "pal": palette}, "evaluated": len(result.nodes)}
+        if result.pictures:
+            out["pictures"] = self.value(result.pictures_json())
+        return out
 
     def pre_score(self, result: PreScorePluginResult) -> Any:
         """A typed state's per-node counts straight from their arrays."""

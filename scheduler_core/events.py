@@ -114,6 +114,9 @@ class FilterPluginResult:
     nodes: list[str]  # evaluated nodes, in evaluation order
     palette: list[Any]  # distinct Status objects
     choice: Any  # int array aligned with ``nodes``
+    # the plugin's node_picture() per node it rejected, when it has one for this pod
+    # (DynamicResources: per request, the devices of its class on the node and who holds them)
+    pictures: dict[str, Any] = field(default_factory=dict)
 
     @property
     def statuses(self) -> dict[str, dict]:
@@ -121,7 +124,13 @@ class FilterPluginResult:
         return {node: palette[c] for node, c in zip(self.nodes, self.choice.tolist()) if c >= 0}
 
     def to_json(self) -> dict:
-        return {"statuses": self.statuses, "evaluated": len(self.nodes)}
+        out: dict[str, Any] = {"statuses": self.statuses, "evaluated": len(self.nodes)}
+        if self.pictures:
+            out["pictures"] = self.pictures_json()
+        return out
+
+    def pictures_json(self) -> dict[str, dict]:
+        return {node: picture.to_json() for node, picture in self.pictures.items()}
 
 
 @dataclass(slots=True)

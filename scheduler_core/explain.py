@@ -7,7 +7,9 @@ the weighted scores and the Total — and is only regrouped and put into words h
 - why nothing fits: PreFilter rejected the pod, or narrowed the nodes to ones that do not exist,
   or (PodTopologySpread) each hard constraint allows some domains but no node is allowed by all,
   or else the Filter reasons grouped as the FailedScheduling message counts them;
-- why the chosen node won: its margin over the runner-up, plugin by plugin, in weighted points.
+- why the chosen node won: its margin over the runner-up, plugin by plugin, in weighted points;
+- for a pod with claims (DynamicResources), per request what each node has free of its class and
+  who holds the rest (the plugin's node pictures), and which node comes closest.
 
 The numbers behind Filter reasons (requests against free room, the taint, the port, the label, the
 skew) are not in the events: ``scheduler_core.filter_details`` replays the run for them, and
@@ -27,7 +29,7 @@ from scheduler_core.events import ExtensionPoint
 from scheduler_core.framework.diagnosis import pre_filter_absent_reason
 from scheduler_core.framework.filter_facts import CycleDetails, NodeDetail
 from scheduler_core.framework.preemption.candidates import PreemptionRanking
-from scheduler_core.names import POD_TOPOLOGY_SPREAD
+from scheduler_core.names import DYNAMIC_RESOURCES, POD_TOPOLOGY_SPREAD
 
 OUTCOME_SCHEDULED = "scheduled"
 OUTCOME_UNSCHEDULABLE = "unschedulable"
@@ -179,6 +181,37 @@ def skipped_scoring_sentence(node: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class RequestShortfall:
+    """One request of a claim across the nodes DynamicResources looked at: the most devices of its
+    class any one node has free, and where."""
+
+    claim: str
+    request: str
+    device_class: str
+    wanted: str  # a count, or "all"
+    most_free: int
+    best_nodes: tuple[str, ...]  # the nodes with that many free
+
+    def to_json(self) -> dict:
+        return {"claim": self.claim, "request": self.request, "deviceClass": self.device_class, "wanted": self.wanted,
+                "mostFree": self.most_free, "bestNodes": list(self.best_nodes)}
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimsExplanation:
+    """DynamicResources' per-node verdicts put into words: ``per_node`` holds the plugin's sentences
+    (one per request), ``sentence`` sums up the requests no node could serve."""
+
+    per_node: dict[str, tuple[str, ...]]
+    shortfalls: tuple[RequestShortfall, ...]
+    sentence: str
+
+    def to_json(self) -> dict:
+        return {"perNode": {node: list(sentences) for node, sentences in self.per_node.items()},
+                "shortfalls": [s.to_json() for s in self.shortfalls], "sentence": self.sentence}
+
+
+@dataclass(frozen=True, slots=True)
 class CycleExplanation:
     cycle: int
     pod: str
@@ -193,6 +226,7 @@ class CycleExplanation:
     filter_details: Optional[CycleDetails] = None
     filter_details_note: Optional[str] = None
     scoring: Optional[ScoringExplanation] = None  # None: the cycle reached no scoring
+    claims: Optional[ClaimsExplanation] = None
 
     def to_json(self) -> dict:
         return {"cycle": self.cycle, "pod": self.pod, "outcome": self.outcome, "node": self.node,
@@ -204,7 +238,8 @@ class CycleExplanation:
                 "filterDetails": self.filter_details.to_json() if self.filter_details else None,
                 "filterDetailsNote": self.filter_details_note,
                 "preemption": self.preemption.to_json() if self.preemption else None,
-                "scoring": self.scoring.to_json() if self.scoring else None}
+                "scoring": self.scoring.to_json() if self.scoring else None,
+                "claims": self.claims.to_json() if self.claims else None}
 
     @property
     def preemption(self) -> Optional[PreemptionRanking]:
@@ -263,9 +298,13 @@ def explain_cycle(events: Iterable[Mapping], details: Optional[CycleDetails] = N
     spread = _spread(cycle)
     winner = _winner(cycle)
     outcome, node = _outcome(cycle)
+    claims = _claims(cycle)
     headline = _headline(cycle, outcome, pre_filter, filtering, spread, winner)
+    if outcome == OUTCOME_UNSCHEDULABLE and claims is not None and claims.shortfalls and filtering is not None \
+            and all(DYNAMIC_RESOURCES in g.plugins for g in filtering.groups):
+        headline = f"{headline} {claims.sentence}"
     return CycleExplanation(cycle.index, cycle.pod, outcome, node, headline, pre_filter, filtering, spread, winner,
-                            details, details_note, _scoring(cycle))
+                            details, details_note, _scoring(cycle), claims)
 
 
 def _scoring(cycle: _Cycle) -> Optional[ScoringExplanation]:
@@ -449,6 +488,50 @@ def _node_numbers(node: str, group: ReasonGroup, detail: Optional[NodeDetail]) -
     if detail is not None:
         facts = next((p.facts_for(group.reason) for p in detail.plugins if group.reason in p.reasons), ())
     return f"{node}: {', '.join(f.text() for f in facts)}" if facts else node
+
+
+# ---------------------------------------------------------------------------- DynamicResources
+
+
+def _claims(cycle: _Cycle) -> Optional[ClaimsExplanation]:
+    payload = cycle.per_plugin(ExtensionPoint.FILTER).get(DYNAMIC_RESOURCES)
+    pictures = (payload or {}).get("pictures") or {}
+    if not pictures:
+        return None
+    per_node = {node: tuple(picture.get("sentences") or ()) for node, picture in pictures.items()}
+    shortfalls = _shortfalls(pictures)
+    return ClaimsExplanation(per_node, shortfalls, _claims_sentence(shortfalls))
+
+
+def _shortfalls(pictures: Mapping[str, Mapping]) -> tuple[RequestShortfall, ...]:
+    """Requests that no node served (no node fit), with the most free any one node had."""
+    if any(picture.get("status") is None for picture in pictures.values()):
+        return ()
+    best: OrderedDict[tuple[str, str], tuple[Mapping, int, list[str]]] = OrderedDict()
+    for node, picture in pictures.items():
+        for request in picture.get("requests") or ():
+            key = (request["claim"], request["request"])
+            _, most, nodes = best.get(key, (request, -1, []))
+            if request["free"] > most:
+                best[key] = (request, request["free"], [node])
+            else:
+                if request["free"] == most:
+                    nodes.append(node)
+                best[key] = (request, most, nodes)
+    return tuple(RequestShortfall(r["claim"], r["request"], r["deviceClass"], r["wanted"], most, tuple(nodes))
+                 for r, most, nodes in best.values())
+
+
+def _claims_sentence(shortfalls: Sequence[RequestShortfall]) -> str:
+    parts = []
+    for s in shortfalls:
+        if s.wanted.isdigit() and s.most_free >= int(s.wanted):
+            continue  # this request alone fits somewhere: the claims together (or constraints) do not
+        parts.append(f"request `{s.request}` of claim {s.claim} asks for {s.wanted} device(s) of class "
+                     f"`{s.device_class}`, and no node has more than {s.most_free} free ({_named(s.best_nodes)})")
+    if not parts:
+        return "Each request alone finds devices on some node, but no node has devices for all of them together."
+    return "; ".join(parts) + "."
 
 
 # ---------------------------------------------------------------------------- PodTopologySpread

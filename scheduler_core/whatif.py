@@ -14,7 +14,12 @@ at least one node — nothing is guessed. Changes come from what rejected the po
   and for a node that only NodeResourcesFit rejected, the allocatable it would need (smallest
   shortfall first) — a changed node is checked by rebuilding the cluster with it, so only the best
   few nodes are tried;
-- DefaultPreemption: the victims its dry run finds per node (it verifies that the pod then fits).
+- DefaultPreemption: the victims its dry run finds per node (it verifies that the pod then fits);
+- DynamicResources (a claim not yet allocated): a smaller device count in a request, another device
+  class, or, on a node it rejected, evicting the pods the devices' holding claims are reserved for
+  (their claims then released, as the resourceclaim controller releases them) — claim changes are
+  checked by re-running PreFilter/Filter with the changed claim in the scheduler's claim cache, an
+  eviction by rebuilding the cluster without those pods.
 
 They are ranked by how intrusive the change is, then by how many nodes it opens. When none of them
 opens a node, the answer says that no single change suffices.
@@ -31,7 +36,21 @@ import numpy as np
 
 from scheduler_core import names
 from scheduler_core.labels import parse_int64
-from scheduler_core.model import CPU, MEMORY, Node, NodeSelectorTerm, Pod, Scenario, Toleration
+from scheduler_core.dra.inventory import node_devices
+from scheduler_core.model import (
+    ALLOCATION_MODE_EXACT_COUNT,
+    CPU,
+    MEMORY,
+    PODS,
+    DraObjects,
+    ExactRequest,
+    Node,
+    NodeSelectorTerm,
+    Pod,
+    ResourceClaim,
+    Scenario,
+    Toleration,
+)
 from scheduler_core.quantity import format_amount
 from scheduler_core.scheduler import Cycle, Scheduler, fresh_copy
 
@@ -49,7 +68,7 @@ class NotPending(ValueError):
 @dataclass
 class Suggestion:
     kind: str  # toleration | maxSkew | scheduleAnyway | dropAffinityTerm | dropNodeSelector | requests
-    #            | nodeLabels | allocatable | evict
+    #            | nodeLabels | allocatable | evict | claimCount | claimClass | evictHolder
     text: str
     cost: int  # how intrusive: lower first
     nodes: list[str] = field(default_factory=list)  # where the pod then fits (document order)
@@ -209,6 +228,9 @@ def _candidates(base: _Baseline) -> list[Suggestion]:
         out += _node_labels(base)
     if names.NODE_RESOURCES_FIT in base.only_by:
         out += _more_allocatable(base)
+    if names.DYNAMIC_RESOURCES in rejected:
+        out += _claim_changes(base)
+        out += _holder_evictions(base)
     out += _evictions(base)
     return out
 
@@ -417,3 +439,120 @@ def _evictions(base: _Baseline) -> list[Suggestion]:
     return [Suggestion("evict", f"evict {', '.join(victims)} from {node}", 7 + len(victims), [node],
                        change={"node": node, "victims": victims})
             for node, victims in base.preemption_candidates.items()]
+
+
+# ---------------------------------------------------------------------------- claims (DynamicResources)
+
+
+@dataclass(frozen=True)
+class _PodClaim:
+    claim: ResourceClaim
+    target: dict[str, str]  # what an edit changes: {"claim": ns/name} or {"template": ns/name}
+
+
+def _unallocated_claims(base: _Baseline) -> list[_PodClaim]:
+    """The pod's claims DynamicResources must allocate, with the object a change is written to (a
+    claim made from a template is changed through its template)."""
+    dra, pod = base.scheduler.snapshot.dra, base.pod
+    statuses = dict(pod.claim_statuses)
+    out = []
+    for source in pod.claim_sources:
+        name = source.claim_name or statuses.get(source.name, "")
+        claim = dra.claim(pod.namespace, name) if name else None
+        if claim is None or claim.allocation is not None:
+            continue
+        target = ({"template": f"{pod.namespace}/{source.template_name}"} if source.template_name
+                  else {"claim": claim.key})
+        out.append(_PodClaim(claim, target))
+    return out
+
+
+def _claim_changes(base: _Baseline) -> list[Suggestion]:
+    out: list[Suggestion] = []
+    classes = sorted(base.scheduler.snapshot.dra.classes)
+    for owned in _unallocated_claims(base):
+        claim = owned.claim
+        for index, request in enumerate(claim.spec.requests):
+            exact = request.exactly
+            if exact is None:
+                continue
+            where = f"request `{request.name}` of claim {claim.key}" + (
+                f" (made from template {owned.target['template']}, which the change edits)" if "template" in owned.target else "")
+            change = {**owned.target, "request": request.name}
+            if exact.allocation_mode == ALLOCATION_MODE_EXACT_COUNT:
+                for count in range(exact.count - 1, 0, -1):
+                    found = _verified_claim(base, claim, index, dataclasses.replace(exact, count=count), Suggestion(
+                        "claimCount", f"ask for {count} device(s) instead of {exact.count} in {where}",
+                        4 + exact.count - count, change={**change, "count": count}))
+                    if found.nodes:
+                        out.append(found)
+                        break
+            for other in classes:
+                if other != exact.device_class_name:
+                    out.append(_verified_claim(base, claim, index, dataclasses.replace(exact, device_class_name=other),
+                                               Suggestion("claimClass", f"use device class `{other}` instead of "
+                                                          f"`{exact.device_class_name}` in {where}", 6,
+                                                          change={**change, "deviceClassName": other})))
+    return out
+
+
+def _verified_claim(base: _Baseline, claim: ResourceClaim, index: int, exact: ExactRequest,
+                    suggestion: Suggestion) -> Suggestion:
+    """PreFilter/Filter re-run with the changed claim in the scheduler's claim cache (put back after)."""
+    requests = list(claim.spec.requests)
+    requests[index] = dataclasses.replace(requests[index], exactly=exact)
+    changed = dataclasses.replace(claim, spec=dataclasses.replace(claim.spec, requests=tuple(requests)))
+    dra = base.scheduler.snapshot.dra
+    dra.claims[claim.key] = changed
+    try:
+        suggestion.nodes = _fits(base.scheduler, base.pod)
+    finally:
+        dra.claims[claim.key] = claim
+    return suggestion
+
+
+def _holder_evictions(base: _Baseline) -> list[Suggestion]:
+    """On the nodes DynamicResources rejected: the claims holding devices of the classes the pod
+    asks for, and the pods they are reserved for. The nodes needing fewest evictions are tried."""
+    snapshot = base.scheduler.snapshot
+    wanted = {request.exactly.device_class_name for owned in _unallocated_claims(base)
+              for request in owned.claim.spec.requests if request.exactly is not None}
+    infos = [snapshot.get(name) for name in base.rejected_by[names.DYNAMIC_RESOURCES]]
+    nodes = [info.node for info in infos if info is not None]
+    options = []
+    for listed in node_devices(snapshot.dra, nodes):
+        holders = sorted({d.claim for d in listed.devices if d.claim and wanted.intersection(d.classes)})
+        claims = [snapshot.dra.claims[key] for key in holders if key in snapshot.dra.claims]
+        if claims:
+            victims = sorted({f"{claim.namespace}/{ref.name}" for claim in claims for ref in claim.reserved_for})
+            options.append((len(victims), snapshot.position[listed.node], listed.node, claims, victims))
+    options.sort(key=lambda option: option[:2])
+    out = []
+    for _, _, node, claims, victims in options[:NODES_TRIED]:
+        keys = [claim.key for claim in claims]
+        who = f"evict {', '.join(victims)} from {node}" if victims else f"release {', '.join(keys)} (reserved for no pod)"
+        suggestion = Suggestion("evictHolder", f"{who}, freeing the devices of {', '.join(keys)}", 7 + len(victims),
+                                change={"node": node, "victims": victims, "claims": keys})
+        suggestion.nodes = _fits_without_holders(base, set(victims), set(keys))
+        if suggestion.nodes:
+            out.append(suggestion)
+    return out
+
+
+def _fits_without_holders(base: _Baseline, victims: set[str], released: set[str]) -> list[str]:
+    """The pod's feasible nodes in the cluster rebuilt without the victims, their claims released as
+    the resourceclaim controller releases them: a claim owned by a victim is deleted, another one
+    loses its allocation and reservations."""
+    dra = base.scheduler.snapshot.dra
+    claims = []
+    for claim in dra.claims.values():
+        if claim.key not in released:
+            claims.append(claim)
+        elif not any(f"{claim.namespace}/{owner.name}" in victims for owner in claim.owner_references
+                     if owner.kind == "Pod"):
+            claims.append(dataclasses.replace(claim, allocation=None, reserved_for=()))
+    objects = DraObjects(list(dra.classes.values()), list(dra.slices), claims, list(dra.templates.values()))
+    pods = [pod for pod in base.scenario.pods if pod.key not in victims]
+    variant = fresh_copy(dataclasses.replace(base.scenario, pods=pods, dra=objects))
+    scheduler = Scheduler(variant)
+    return _fits(scheduler, scheduler.queue[_queue_index(scheduler, base.pod.key)])

@@ -91,8 +91,9 @@ def scenario_objects(found: objects.Objects) -> schemas.ObjectsOut:
     return schemas.ObjectsOut(
         version=found.version.number,
         nodes=[node_object(node) for node in found.nodes],
-        pods=[pod_object(pod, id(pod) in found.pending) for pod in found.pods],
+        pods=[pod_object(pod, id(pod) in found.pending, found.claims.get(pod.key, [])) for pod in found.pods],
         volumes=found.volumes,
+        devices=found.devices,
     )
 
 
@@ -107,7 +108,7 @@ def node_object(node) -> schemas.NodeObjectOut:
     )
 
 
-def pod_object(pod, pending: bool) -> schemas.PodObjectOut:
+def pod_object(pod, pending: bool, claims: list[dict] | None = None) -> schemas.PodObjectOut:
     requests = engine.pod_requests(pod)
     return schemas.PodObjectOut(
         namespace=pod.namespace,
@@ -118,6 +119,7 @@ def pod_object(pod, pending: bool) -> schemas.PodObjectOut:
         requests=requests,
         requestsText=objects.quantities_text(requests),
         pending=pending,
+        claims=claims or [],
     )
 
 

@@ -299,6 +299,21 @@ class ScoringExplanationOut(Schema):
     sentence: str
 
 
+class RequestShortfallOut(Schema):
+    claim: str  # namespace/name
+    request: str
+    deviceClass: str  # noqa: N815
+    wanted: str  # a count, or "all"
+    mostFree: int  # noqa: N815 - the most devices of the class any one node has free
+    bestNodes: list[str]  # noqa: N815 - the nodes with that many free
+
+
+class ClaimsExplanationOut(Schema):
+    perNode: dict[str, list[str]]  # noqa: N815 - node -> DynamicResources' sentence per request
+    shortfalls: list[RequestShortfallOut]
+    sentence: str
+
+
 class CycleExplanationOut(Schema):
     cycle: int
     pod: str
@@ -313,7 +328,7 @@ class CycleExplanationOut(Schema):
     filterDetailsNote: str | None = None  # noqa: N815 - why filterDetails is null when some node was rejected
     preemption: PreemptionRankingOut | None = None  # DefaultPreemption's ranking of its candidates (from the replay)
     scoring: ScoringExplanationOut | None = None  # null: the cycle reached no scoring
-
+    claims: ClaimsExplanationOut | None = None  # a pod with claims: DynamicResources' per-node verdicts
 
 
 class NodeObjectOut(Schema):
@@ -325,6 +340,14 @@ class NodeObjectOut(Schema):
     unschedulable: bool
 
 
+class PodClaimOut(Schema):
+    podClaim: str  # noqa: N815 - the entry's name in spec.resourceClaims
+    claim: str | None  # namespace/name; None while a template's claim is not created yet
+    requests: list[str]  # "gpu: 2 x gpu.example.com", "gpu: all of ...", "gpu: first of ..."
+    devices: list[str]  # driver/pool/device of its allocation
+    reservedFor: list[str]  # noqa: N815 - pod names
+
+
 class PodObjectOut(Schema):
     namespace: str
     name: str
@@ -334,6 +357,23 @@ class PodObjectOut(Schema):
     requests: dict[str, int]  # the pod's effective requests (containers, init containers, overhead)
     requestsText: dict[str, str]  # noqa: N815
     pending: bool
+    claims: list[PodClaimOut] = []  # its ResourceClaims (DRA), in spec.resourceClaims order
+
+
+class DeviceOut(Schema):
+    device: str  # driver/pool/device
+    name: str
+    attributes: dict[str, int | bool | str]
+    classes: list[str]  # the DeviceClasses whose selectors accept it
+    claim: str | None  # the claim holding it (namespace/name), None when free
+    reservedFor: list[str]  # noqa: N815 - that claim's pods
+    inFlight: bool = False  # noqa: N815 - held by an allocation Reserve made and PreBind has not written
+
+
+class NodeDevicesOut(Schema):
+    node: str
+    free: int
+    devices: list[DeviceOut]
 
 
 class VolumeObjectOut(Schema):
@@ -350,6 +390,7 @@ class ObjectsOut(Schema):
     nodes: list[NodeObjectOut]
     pods: list[PodObjectOut]
     volumes: list[VolumeObjectOut] = []
+    devices: list[NodeDevicesOut] = []  # DRA devices per node (nodes with ResourceSlices)
 
 
 class ShareIn(Schema):

@@ -25,11 +25,13 @@ class DeviceEntry:
     classes: tuple[str, ...]  # the DeviceClasses that select it
     claim: str = ""  # the claim holding it (namespace/name), "" when free
     reserved_for: tuple[str, ...] = ()  # that claim's pods
+    in_flight: bool = False  # held by an allocation Reserve made that PreBind has not written yet
 
     def to_json(self) -> dict:
         return {"device": self.device, "name": self.name,
                 "attributes": {k: (v.text if isinstance(v, Version) else v) for k, v in self.attributes.items()},
-                "classes": list(self.classes), "claim": self.claim or None, "reservedFor": list(self.reserved_for)}
+                "classes": list(self.classes), "claim": self.claim or None, "reservedFor": list(self.reserved_for),
+                "inFlight": self.in_flight}
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +76,8 @@ def node_devices(dra: DraState, nodes: list[Node]) -> list[NodeDevices]:
                     entries.append(DeviceEntry("/".join(device_id), device.name, dict(device.attributes),
                                                _classes(dra, device_id, device),
                                                holder.key if holder else "",
-                                               tuple(ref.name for ref in holder.reserved_for) if holder else ()))
+                                               tuple(ref.name for ref in holder.reserved_for) if holder else (),
+                                               holder is not None and dra.has_pending_allocation(holder.uid)))
         result.append(NodeDevices(node.name, tuple(entries)))
     return result
 

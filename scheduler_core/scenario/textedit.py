@@ -25,7 +25,7 @@ LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 LIST_SUFFIX = "List"  # kind: List, and the typed lists the API returns (NodeList, PodList, ...)
 NAMESPACED = {"Pod", "Service", "ReplicaSet", "StatefulSet", "ReplicationController", "PodDisruptionBudget",
-              "PersistentVolumeClaim", "CSIStorageCapacity"}
+              "PersistentVolumeClaim", "CSIStorageCapacity", "ResourceClaim", "ResourceClaimTemplate"}
 
 KEEP = object()  # an edit's answer: leave this object as it is
 

@@ -1,6 +1,7 @@
 // Cluster view: nodes grouped by a topology key, pods inside their nodes coloured by a label,
 // pending pods in a queue lane. Shaping is pure (clusterLayout); drawing is plain DOM.
 
+import { claimsSection, devicesSection } from "./devicemap.js";
 import { h, mount } from "./dom.js";
 import { defaultTopologyKey, FAIL } from "./steps/common.js";
 
@@ -52,7 +53,7 @@ export function colourMap(pods, colorKey) {
   return new Map(values.map((v, i) => [v, v === NO_VALUE ? "#bdbdbd" : PALETTE[i % PALETTE.length]]));
 }
 
-export function renderCluster(container, { nodes, pods, volumes = [], placements, state, onState, onPod = null }) {
+export function renderCluster(container, { nodes, pods, volumes = [], devices = [], placements, state, onState, onPod = null }) {
   const nodeKeys = [...new Set(nodes.flatMap((n) => Object.keys(n.labels)))].sort();
   const podKeys = [...new Set(pods.flatMap((p) => Object.keys(p.labels)))].sort();
   const groupKey = nodeKeys.includes(state.groupKey) ? state.groupKey : defaultTopologyKey(nodeKeys);
@@ -79,7 +80,9 @@ export function renderCluster(container, { nodes, pods, volumes = [], placements
       layout.pending.length ? h("div.pods", layout.pending.slice(0, 500).map((p) => podChip(p, colours, colorKey))) : h("p.muted", "No pending pods.")),
     onPod ? h("p.muted.small.why-hint", "Click a running pod (bound in the scenario) to ask why it is on its node.") : null,
     h("div.domains", layout.groups.map((g) => domainCard(g, groupKey, colours, colorKey, isOpen(g), () => toggle(g), onPod))),
-    volumes.length ? volumesByDomain(volumes, groupKey) : null);
+    volumes.length ? volumesByDomain(volumes, groupKey) : null,
+    devicesSection(devices),
+    claimsSection(pods));
 }
 
 /** PersistentVolumes under the domain (of the nodes' grouping key) they can be used in. */
@@ -181,7 +184,7 @@ function podChipSpan(pod, colours, colorKey) {
   const stepText = said ? `\n${said}${pod.mark === "moved" ? ` (from ${pod.previousNode})` : ""}` : "";
   const evictedText = pod.gone ? `\n${pod.gone} during this step` : "\nevicted by the run's preemption";
   const chip = h(`span.pod${pod.boundByRun ? ".bound" : ""}${pod.unschedulable ? ".unschedulable" : ""}${pod.evicted ? ".evicted" : ""}${pod.mark ? `.mark-${pod.mark}` : ""}`, {
-    title: `${pod.id}\n${colorKey}=${value}${pod.priority !== "" ? `\npriority ${pod.priority}` : ""}${pod.boundByRun ? "\nplaced by the run" : ""}${pod.unschedulable && !pod.mark ? "\nunschedulable in the run" : ""}${pod.evicted ? evictedText : ""}${pod.nominatedTo ? `\nnominated to ${pod.nominatedTo}` : ""}${stepText}`,
+    title: `${pod.id}\n${colorKey}=${value}${pod.priority !== "" ? `\npriority ${pod.priority}` : ""}${pod.boundByRun ? "\nplaced by the run" : ""}${pod.unschedulable && !pod.mark ? "\nunschedulable in the run" : ""}${pod.evicted ? evictedText : ""}${pod.nominatedTo ? `\nnominated to ${pod.nominatedTo}` : ""}${stepText}${(pod.claims || []).map((c) => `\nclaim ${c.claim ?? c.podClaim}: ${c.requests.join("; ")}${c.devices.length ? ` → ${c.devices.join(", ")}` : ""}`).join("")}`,
     dataset: { pod: pod.id, mark: pod.gone || pod.mark || "" },
   }, pod.evicted ? `✕ ${pod.name}` : pod.unschedulable ? `${FAIL} ${symbol ? `${symbol} ` : ""}${pod.name}${pod.nominatedTo ? ` ⇢ ${pod.nominatedTo}` : ""}` : pod.boundByRun ? `★ ${pod.name}` : symbol ? `${symbol} ${pod.name}` : pod.name);
   chip.style.borderLeftColor = colours.get(value);

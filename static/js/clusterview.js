@@ -30,7 +30,7 @@ export async function mountClusterView(container, { scenarioId, version, text = 
   mount(container, banner, atStep ? stepBanner(atStep) : null, why, body);
   const onPod = objects.engineErrors?.length || atStep ? null : (pod) => whyHere(why, { scenarioId, version }, pod);
   const draw = () => renderCluster(body, {
-    nodes: objects.nodes, pods: objects.pods, volumes: objects.volumes || [], placements, state, onPod,
+    nodes: objects.nodes, pods: objects.pods, volumes: objects.volumes || [], devices: objects.devices || [], placements, state, onPod,
     onState: (patch) => { Object.assign(state, patch); draw(); },
   });
   draw();

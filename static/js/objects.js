@@ -40,6 +40,7 @@ export function podFromApi(raw) {
     labels: stringMap(meta.labels),
     nodeName: text(spec.nodeName ?? raw.nodeName),
     priority: priority === undefined || priority === null ? "" : text(priority),
+    claims: Array.isArray(raw.claims) ? raw.claims : [], // the engine's claims per pod (DRA)
   };
 }
 
@@ -56,6 +57,7 @@ export async function loadObjects(scenarioId, version, { text: known = null } = 
       nodes: (answer?.nodes || []).map(nodeFromApi),
       pods: (answer?.pods || []).map(podFromApi),
       volumes: answer?.volumes || [], // PersistentVolumes with the domains they can be used in (engine's)
+      devices: answer?.devices || [], // DRA devices per node (engine's inventory)
       source: "api",
       errors: [],
     };

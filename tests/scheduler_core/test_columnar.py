@@ -377,3 +377,13 @@ def test_ties_are_stored_from_their_positions_and_decode_to_the_same_names():
     assert decode_segment(encode_segment([event], names, 0), names).events == [event.to_json()]
     short = TotalResult(NODES, totals, NODES[1], NODES[1:4:2], tie_positions=np.array([1, 3]))
     assert _stored_payload(Event(0, "default/p-0", ExtensionPoint.TOTAL, None, short), names)["ties"] == NODES[1:4:2]
+
+
+def test_dynamic_resources_node_pictures_in_filter_events_round_trip_exactly():
+    """A pending GPU pod: DynamicResources' Filter event carries a picture per node it rejected."""
+    scenario = load_scenario((Path(__file__).resolve().parents[1] / "fixtures" / "dra" / "pending_gpu.yaml").read_text())
+    names = names_of(scenario)
+    events = list(simulate(scenario))
+    [filtered] = [e for e in events if e.extension_point is ExtensionPoint.FILTER and e.plugin == "DynamicResources"]
+    assert sorted(filtered.payload.pictures) == ["node-1", "node-2"]
+    assert assert_round_trip(events, names) == 1

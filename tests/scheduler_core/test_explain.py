@@ -154,7 +154,7 @@ def test_an_error_cycle_says_so():
 def test_its_json_is_camel_case_and_complete():
     out = explain_first(demo("seed_pts_conflict")).to_json()
     assert set(out) == {"cycle", "pod", "outcome", "node", "headline", "preFilter", "filter", "spread", "winner",
-                        "filterDetails", "filterDetailsNote", "preemption", "scoring"}
+                        "filterDetails", "filterDetailsNote", "preemption", "scoring", "claims"}
     assert out["spread"]["constraints"][0]["allowed"] == [{"value": "zoneB", "nodes": ["node3"]}]
     assert out["filter"]["groups"][0] == {"reason": "node(s) didn't match pod topology spread constraints", "count": 3,
                                           "plugins": [POD_TOPOLOGY_SPREAD], "nodes": ["node1", "node2", "node3"],
@@ -241,3 +241,22 @@ def test_one_feasible_node_is_explained_as_scoring_skipped_by_the_release():
 
 def test_a_cycle_without_a_feasible_node_has_no_scoring_to_explain():
     assert explain_first(demo("seed_pts_conflict")).scoring is None
+
+
+PENDING_GPU = REPO / "tests" / "fixtures" / "dra" / "pending_gpu.yaml"
+
+
+def test_it_says_per_node_what_a_claim_s_request_finds_and_which_node_comes_closest():
+    """DynamicResources' Filter (dynamicresources.go Filter): no node has 2 free devices of the class."""
+    explanation = explain_first(PENDING_GPU.read_text())
+    assert explanation.claims.per_node["node-1"] == (
+        "request `gpu`: 2 device(s) of class `gpu.example.com` — node-1 has 1 free: "
+        "gpu-0 allocated to default/train-1 (claim train-1-gpu)",)
+    assert explanation.headline.endswith(
+        "request `gpu` of claim default/train-2-gpu asks for 2 device(s) of class `gpu.example.com`, "
+        "and no node has more than 1 free (node-1, node-2).")
+    assert explanation.to_json()["claims"]["shortfalls"][0]["mostFree"] == 1
+
+
+def test_it_gives_no_claims_explanation_for_a_pod_without_claims():
+    assert explain_first(demo("seed_pts_single_constraint")).claims is None

@@ -141,3 +141,28 @@ def test_an_extended_resource_is_offered_as_a_count_not_in_memory_units():
     [more] = [s for s in answer(node("n1"), gpu_pod)["suggestions"] if s["kind"] == "allocatable"]
     assert more["text"] == "give node n1 more allocatable: nvidia.com/gpu 0 → 5"
     assert more["change"] == {"node": "n1", "allocatable": {"nvidia.com/gpu": 5}}
+
+
+PENDING_GPU = Path(__file__).resolve().parents[1] / "fixtures" / "dra" / "pending_gpu.yaml"
+
+
+def test_a_claim_asking_more_devices_than_any_node_has_free_gets_a_smaller_count_and_the_holder_s_eviction():
+    """DynamicResources rejects both nodes (1 free each, 2 asked); each suggestion re-runs PreFilter/Filter."""
+    result = what_if(load_scenario(PENDING_GPU.read_text()), "default/train-2")
+    by_kind = {s["kind"]: s for s in result["suggestions"]}
+    assert by_kind["claimCount"]["change"] == {"claim": "default/train-2-gpu", "request": "gpu", "count": 1}
+    assert by_kind["claimCount"]["nodes"] == ["node-1", "node-2"]
+    assert by_kind["evictHolder"]["change"] == {"node": "node-1", "victims": ["default/train-1"],
+                                                "claims": ["default/train-1-gpu"]}
+    assert by_kind["evictHolder"]["nodes"] == ["node-1"]
+    assert "claimClass" not in by_kind  # gpu-small selects index 0 only: one device per node
+
+
+def test_another_claim_class_whose_devices_are_free_is_suggested_when_the_class_is_missing():
+    """PreFilter rejects a request naming a class that does not exist (dynamicresources.go PreFilter)."""
+    text = PENDING_GPU.read_text().replace("count: 2}", "count: 1}").replace(
+        "exactly: {deviceClassName: gpu.example.com, count: 1}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: train-2",
+        "exactly: {deviceClassName: missing.example.com, count: 1}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: train-2")
+    result = what_if(load_scenario(text), "default/train-2")
+    classes = [s["change"]["deviceClassName"] for s in result["suggestions"] if s["kind"] == "claimClass"]
+    assert sorted(classes) == ["gpu-small.example.com", "gpu.example.com"]

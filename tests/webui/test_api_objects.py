@@ -64,3 +64,20 @@ def test_it_lists_persistent_volumes_with_the_domains_they_can_be_used_in(owner:
     web2 = volumes["pvc-c5e7a9b1-3d4f-4c8e-a5e7-9b1d3f5a7c9e"]
     assert (web2["claim"], web2["phase"], web2["storageClass"]) == ("shop/data-web-2", "Bound", "gp2")
     assert web2["domains"]["topology.kubernetes.io/zone"] == ["us-east-1c"]
+
+
+def test_it_lists_dra_devices_per_node_and_each_pods_claims(owner: Client):
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "fixtures" / "dra" / "pending_gpu.yaml").read_text()
+    created = owner.post("/api/scenarios", {"name": "gpu", "text": text}, content_type=JSON).json()
+    body = owner.get(f"/api/scenarios/{created['id']}/objects").json()
+    node_1, node_2 = body["devices"]
+    assert (node_1["node"], node_1["free"], node_2["free"]) == ("node-1", 1, 1)
+    held = node_1["devices"][0]
+    assert (held["name"], held["claim"], held["reservedFor"], held["inFlight"]) == ("gpu-0", "default/train-1-gpu", ["train-1"], False)
+    assert held["classes"] == ["gpu.example.com", "gpu-small.example.com"]
+    pods = {p["name"]: p for p in body["pods"]}
+    assert pods["train-2"]["claims"] == [{"podClaim": "gpu", "claim": "default/train-2-gpu", "requests": ["gpu: 2 x gpu.example.com"],
+                                          "devices": [], "reservedFor": []}]
+    assert pods["train-1"]["claims"][0]["devices"] == ["gpu.example.com/node-1/gpu-0"]

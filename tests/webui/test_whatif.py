@@ -90,3 +90,43 @@ def test_every_suggestion_applied_to_the_text_lets_the_pod_in():
     big = text.replace("nodeSelector: {tier: web}, ", "")
     [more] = [s for s in what_if(load_scenario(big), "default/p")["suggestions"] if s["kind"] == "allocatable"]
     assert what_if(load_scenario(apply_to_text(big, "default/p", more)), "default/p")["fitsNow"] == ["n1"]
+
+
+def test_every_claim_suggestion_applied_to_the_text_lets_the_gpu_pod_in():
+    """A smaller count edits the ResourceClaim; evicting the holder removes its Pod and releases its claim."""
+    from pathlib import Path
+
+    from scheduler_core import load_scenario
+    from scheduler_core.whatif import what_if
+
+    text = (Path(__file__).resolve().parents[1] / "fixtures" / "dra" / "pending_gpu.yaml").read_text()
+    answer = what_if(load_scenario(text), "default/train-2")
+    assert sorted(s["kind"] for s in answer["suggestions"]) == ["claimCount", "evictHolder"]
+    for suggestion in answer["suggestions"]:
+        changed = apply_to_text(text, "default/train-2", suggestion)
+        assert what_if(load_scenario(changed), "default/train-2")["fitsNow"] == suggestion["nodes"]
+    evicted = apply_to_text(text, "default/train-2", next(s for s in answer["suggestions"] if s["kind"] == "evictHolder"))
+    held = next(d for d in docs(evicted) if d["kind"] == "ResourceClaim" and d["metadata"]["name"] == "train-1-gpu")
+    assert "status" not in held and not any(d["kind"] == "Pod" and d["metadata"]["name"] == "train-1" for d in docs(evicted))
+
+
+def test_a_claim_class_change_made_from_a_template_edits_the_template():
+    text = ("apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: tpl, namespace: default}\n"
+            "spec:\n  spec:\n    devices:\n      requests:\n      - name: gpu\n        exactly: {deviceClassName: a}\n")
+    changed = apply_to_text(text, "default/p", {"kind": "claimClass", "change": {
+        "template": "default/tpl", "request": "gpu", "deviceClassName": "b"}})
+    assert docs(changed)[0]["spec"]["spec"]["devices"]["requests"][0]["exactly"] == {"deviceClassName": "b"}
+
+
+def test_a_class_suggestion_for_a_template_s_claim_applied_to_the_template_lets_the_pod_in():
+    """dra_alloc_0: job-tpu's template names a DeviceClass that does not exist (PreFilter rejects it)."""
+    from pathlib import Path
+
+    from scheduler_core import load_scenario
+    from scheduler_core.whatif import what_if
+
+    path = Path(__file__).resolve().parents[3] / "shared" / "conformance-timeline-dra" / "public" / "dra_alloc_0.yaml"
+    text = path.read_text()
+    [first, *_] = [s for s in what_if(load_scenario(text), "default/job-tpu")["suggestions"] if s["kind"] == "claimClass"]
+    assert first["change"] == {"template": "default/x1-tpu", "request": "gpu", "deviceClassName": "gpu"}
+    assert what_if(load_scenario(apply_to_text(text, "default/job-tpu", first)), "default/job-tpu")["fitsNow"] == first["nodes"][:50]

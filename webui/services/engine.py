@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
+from scheduler_core.dra.inventory import node_devices, pod_claims
+from scheduler_core.framework.dra_state import DraState
 from scheduler_core import (
     CycleExplanation,
     Event,
@@ -263,6 +265,18 @@ def simulate_events(scenario: Any, mode: str = MODE_TIMELINE) -> Iterator[Event]
     if mode == MODE_SINGLE:
         return simulate(scenario, tie_break="first")
     return run_to_the_end(scenario, tie_break="first")
+
+
+def cluster_devices(scenario: Any) -> tuple[list[dict[str, Any]], dict[str, list[dict[str, Any]]]]:
+    """DRA devices per node (scheduler_core.dra.inventory: classes, holder claim and its pods) and
+    each pod's claims (requests, allocated devices, reserved for), keyed by namespace/name; both
+    empty for a scenario without ResourceSlices or claims."""
+    if not (scenario.dra.slices or scenario.dra.claims):
+        return [], {}
+    dra = DraState(scenario.dra)
+    devices = [listed.to_json() for listed in node_devices(dra, list(scenario.nodes))] if scenario.dra.slices else []
+    claims = {pod.key: [claim.to_json() for claim in pod_claims(dra, pod)] for pod in scenario.pods if pod.claim_sources}
+    return devices, claims
 
 
 def cluster_volumes(scenario: Any) -> list[dict[str, Any]]:

@@ -24,13 +24,16 @@ class Objects:
     pods: list[Any]  # scheduler_core Pod, document order
     pending: set[int]  # id() of the pending pods
     volumes: list[dict]  # PersistentVolumes as the cluster view draws them (the engine's picture)
+    devices: list[dict]  # DRA devices per node (scheduler_core.dra.inventory.NodeDevices JSON)
+    claims: dict[str, list[dict]]  # pod namespace/name -> its claims (inventory.PodClaim JSON)
 
 
 def of_version(version: ScenarioVersion) -> Objects:
     """Raises the API's 400 (scenario_invalid) or 413 (limit_exceeded) when the version does not validate."""
     scenario = engine.load_valid(version.text)
+    devices, claims = engine.cluster_devices(scenario)
     return Objects(version, list(scenario.nodes), list(scenario.pods), {id(pod) for pod in scenario.pending_pods},
-                   engine.cluster_volumes(scenario))
+                   engine.cluster_volumes(scenario), devices, claims)
 
 
 # Versions never change: their JSON answers are computed once per process and kept (a few, they

@@ -53,6 +53,12 @@ def apply_to_text(text: str, pod_key: str, suggestion: dict[str, Any]) -> str:
     if kind == "evict":
         victims = set(change["victims"])
         return edit_objects(text, "Pod", lambda key, _: None if key in victims else KEEP)
+    if kind == "evictHolder":
+        return _evict_holders(text, change)
+    if kind in _CLAIM_EDITS:
+        edit = _CLAIM_EDITS[kind]
+        document_kind, key = ("ResourceClaimTemplate", change["template"]) if "template" in change else ("ResourceClaim", change["claim"])
+        return edit_objects(text, document_kind, lambda found, obj: edit(obj, change) if found == key else KEEP)
     if kind in _NODE_EDITS:
         edit = _NODE_EDITS[kind]
         return edit_objects(text, "Node", lambda key, obj: edit(obj, change) if key == change["node"] else KEEP)
@@ -162,3 +168,52 @@ _NODE_EDITS: dict[str, Callable[[dict, dict], dict]] = {
     "nodeLabels": _node_labels,
     "allocatable": _node_allocatable,
 }
+
+
+# ---------------------------------------------------------------------------- claims (DynamicResources)
+
+
+def _claim_request(obj: dict, change: dict, update: dict) -> dict:
+    """The named request's `exactly` updated, in a ResourceClaim (spec.devices) or a
+    ResourceClaimTemplate (spec.spec.devices)."""
+    obj = dict(obj)
+    spec = dict(obj.get("spec") or {})
+    inner = dict(spec.get("spec") or {}) if obj.get("kind") == "ResourceClaimTemplate" else spec
+    devices = dict(inner.get("devices") or {})
+    requests = []
+    for request in devices.get("requests") or []:
+        if isinstance(request, dict) and request.get("name") == change["request"]:
+            request = {**request, "exactly": {**(request.get("exactly") or {}), **update}}
+        requests.append(request)
+    devices["requests"] = requests
+    inner["devices"] = devices
+    if obj.get("kind") == "ResourceClaimTemplate":
+        spec["spec"] = inner
+    obj["spec"] = inner if obj.get("kind") != "ResourceClaimTemplate" else spec
+    return obj
+
+
+_CLAIM_EDITS: dict[str, Callable[[dict, dict], dict]] = {
+    "claimCount": lambda obj, change: _claim_request(obj, change, {"count": change["count"]}),
+    "claimClass": lambda obj, change: _claim_request(obj, change, {"deviceClassName": change["deviceClassName"]}),
+}
+
+
+def _evict_holders(text: str, change: dict) -> str:
+    """The victims' documents removed and their claims released as the resourceclaim controller
+    releases them: a claim owned by a victim is removed, another loses status.allocation and
+    status.reservedFor."""
+    victims, released = set(change["victims"]), set(change["claims"])
+    text = edit_objects(text, "Pod", lambda key, _: None if key in victims else KEEP)
+
+    def release(key: str, claim: dict) -> Any:
+        if key not in released:
+            return KEEP
+        namespace = key.split("/", 1)[0]
+        owners = (claim.get("metadata") or {}).get("ownerReferences") or []
+        if any(isinstance(o, dict) and o.get("kind") == "Pod" and f"{namespace}/{o.get('name')}" in victims for o in owners):
+            return None
+        status = {k: v for k, v in (claim.get("status") or {}).items() if k not in ("allocation", "reservedFor")}
+        return {k: v for k, v in {**claim, "status": status}.items() if k != "status" or status}
+
+    return edit_objects(text, "ResourceClaim", release)

@@ -56,9 +56,17 @@ class DeviceVerdict:
     device: str  # driver/pool/device
     free: bool
     holder: str = ""  # the claim holding it (namespace/name) when it is not free
+    pods: tuple[str, ...] = ()  # the pods (namespace/name) that claim is reserved for
+
+    @property
+    def held_by_text(self) -> str:
+        """"default/train-1 (claim train-1-gpu)", or the claim alone when it is reserved for nobody."""
+        if not self.pods:
+            return f"claim {self.holder}"
+        return f"{', '.join(self.pods)} (claim {self.holder.split('/', 1)[-1]})"
 
     def to_json(self) -> dict:
-        return {"device": self.device, "free": self.free, "heldBy": self.holder or None}
+        return {"device": self.device, "free": self.free, "heldBy": self.holder or None, "pods": list(self.pods)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +87,7 @@ class RequestVerdict:
 
     def sentence(self, node: str) -> str:
         """"request `gpu`: 2 devices of class `gpu.example.com` — node-3 has 1 free: gpu-0 allocated to ..."."""
-        taken = [f"{d.device.rsplit('/', 1)[-1]} allocated to {d.holder}" for d in self.matching if not d.free]
+        taken = [f"{d.device.rsplit('/', 1)[-1]} allocated to {d.held_by_text}" for d in self.matching if not d.free]
         text = (f"request `{self.request}`: {self.wanted} device(s) of class `{self.device_class}` — "
                 f"{node} has {self.free} free")
         return text + (": " + ", ".join(taken) if taken else "")

@@ -292,10 +292,14 @@ class DynamicResources:
                                                             self.dra.selector_cache):
                         continue
                     holder = data.device_owners.get(device_id, "")
-                    matching.append(DeviceVerdict("/".join(device_id), not holder, holder))
+                    matching.append(DeviceVerdict("/".join(device_id), not holder, holder, self._reserved_for(holder)))
         wanted = "all" if exact.allocation_mode == ALLOCATION_MODE_ALL else str(exact.count)
         chosen = tuple(r.device for r in allocated if r.request.split("/")[0] == request.name)
         return RequestVerdict(claim.key, request.name, exact.device_class_name, wanted, tuple(matching), chosen)
+
+    def _reserved_for(self, claim_key: str) -> tuple[str, ...]:
+        claim = self.dra.claims.get(claim_key) if claim_key else None
+        return tuple(f"{claim.namespace}/{ref.name}" for ref in claim.reserved_for) if claim is not None else ()
 
     # ------------------------------------------------------------------ PostFilter
 

@@ -2,6 +2,7 @@
 
 import { point, POINT } from "../runmodel.js";
 import { outcomeBanner, section, statusBadge, table, note } from "./common.js";
+import { bindingAllocations } from "./dra.js";
 
 const BINDING = [POINT.RESERVE, POINT.PERMIT, POINT.PRE_BIND, POINT.BIND, POINT.POST_BIND];
 
@@ -13,5 +14,6 @@ export function render(ctx) {
   return [
     section("Outcome", outcomeBanner(ctx.cycle)),
     section("Binding cycle", rows.length ? table(["point", "plugin", "node", "status"], rows) : note("No binding steps ran (no node was chosen).")),
+    bindingAllocations(ctx),
   ];
 }

@@ -5,6 +5,7 @@
 import { h } from "../dom.js";
 import { filterMatrix, point, POINT, statusText } from "../runmodel.js";
 import { defaultTopologyKey, explainLine, FAIL, keySelect, labelKeys, note, outcomeBanner, PASS, section } from "./common.js";
+import { filterClaims } from "./dra.js";
 import { affinityCountsSection, hardSpreadSection } from "./topology.js";
 
 export const LARGE = 150;
@@ -48,6 +49,7 @@ export function render(ctx) {
     result,
     preFilterNotice(ctx, noNodes),
     reasonsSection(ctx),
+    filterClaims(ctx),
     noNodes ? null : section("Filter: node × plugin", controls, body, detail),
     hardSpreadSection(ctx, { why: !spreadIsTheHeadline(ctx.explanation) }),
     affinityCountsSection(ctx),

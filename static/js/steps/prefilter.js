@@ -3,6 +3,7 @@
 
 import { point, POINT } from "../runmodel.js";
 import { explainLine, note, outcomeBanner, section, statusBadge, table } from "./common.js";
+import { preFilterClaims } from "./dra.js";
 import { affinityCountsSection, hardSpreadSection } from "./topology.js";
 
 export function render(ctx) {
@@ -16,6 +17,7 @@ export function render(ctx) {
       explainLine(ctx, (e) => e.preFilter?.sentence, "prefilter-why"),
       table(["plugin", "status", "nodes allowed (PreFilterResult)"], rows),
       merged ? note(`Merged: ${merged.nodeNames ? `only ${merged.nodeNames.join(", ")}` : "all nodes go to Filter"}${merged.skipped?.length ? `; skipped at Filter: ${merged.skipped.join(", ")}` : ""}.`) : null),
+    preFilterClaims(ctx),
     hardSpreadSection(ctx),
     affinityCountsSection(ctx),
   ];

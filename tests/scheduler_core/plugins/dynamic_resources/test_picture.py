@@ -45,7 +45,7 @@ def test_a_node_that_lacks_devices_says_which_are_taken_and_by_whom():
     [request] = n1.requests
     assert request.free == 1
     assert request.sentence("n1") == ("request `gpu`: 2 device(s) of class `gpu` — n1 has 1 free: "
-                                      "gpu-0 allocated to default/held")
+                                      "gpu-0 allocated to claim default/held")
 
 
 def test_a_node_that_fits_names_the_devices_the_request_would_get():
@@ -53,3 +53,18 @@ def test_a_node_that_fits_names_the_devices_the_request_would_get():
     n2 = plugin.node_picture(state, pod, snapshot.get("n2"))
     assert n2.status is None and n2.requests[0].allocated == ("gpu-0", "gpu-1")
     assert n2.to_json()["sentences"] == ["request `gpu`: 2 device(s) of class `gpu` — n2 has 2 free"]
+
+
+def test_a_taken_device_names_the_pods_its_claim_is_reserved_for():
+    holder = claiming_pod("train-1", "held", node="n1")
+    snapshot = dra_snapshot([make_node("n1")], [holder], classes=[make_device_class("gpu")],
+                            slices=[make_gpu_slice("n1", 1)],
+                            claims=[make_resource_claim("held", on=("gpu-0",), node="n1", reserved_for=(holder,)),
+                                    make_resource_claim("c", exact(count=1))])
+    plugin = dynamic_resources.new(None, FakeHandle(snapshot))
+    state, pod = CycleState(), claiming_pod("p", "c")
+    plugin.pre_filter(state, pod, [])
+    [request] = plugin.node_picture(state, pod, snapshot.get("n1")).requests
+    assert request.sentence("n1") == ("request `gpu`: 1 device(s) of class `gpu` — n1 has 0 free: "
+                                      "gpu-0 allocated to default/train-1 (claim held)")
+    assert request.to_json()["devices"][0]["pods"] == ["default/train-1"]
