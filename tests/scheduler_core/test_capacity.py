@@ -1,0 +1,191 @@
+"""Capacity answers (scheduler_core/capacity.py) against hand-worked cases, and each answer's
+deciding trial re-run from its written scenario text showing what the answer says."""
+
+from __future__ import annotations
+
+import json
+
+from scheduler_core.capacity import TrialBase, TrialChanges, fragmentation_of, how_many_fit, nodes_needed, \
+    removable_nodes, run_trial
+from scheduler_core.cli import main
+from scheduler_core.loop import run_to_the_end
+from scheduler_core.scenario import load_scenario
+from scheduler_core.timeline import timeline_summary
+
+
+def node(name: str, cpu: str = "2", pods: int = 110, zone: str = "", labels: str = "", unschedulable: bool = False) -> str:
+    extra = f", topology.kubernetes.io/zone: {zone}" if zone else ""
+    extra += f", {labels}" if labels else ""
+    spec = "\nspec: {unschedulable: true}" if unschedulable else ""
+    return (f"apiVersion: v1\nkind: Node\nmetadata: {{name: {name}, labels: {{kubernetes.io/hostname: {name}{extra}}}}}"
+            f"{spec}\nstatus: {{allocatable: {{cpu: '{cpu}', memory: 8Gi, pods: '{pods}'}}}}\n")
+
+
+def deployment(name: str, replicas: int, cpu: str = "500m", spec_extra: str = "") -> str:
+    return f"""apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: {name}, namespace: default}}
+spec:
+  replicas: {replicas}
+  selector: {{matchLabels: {{app: {name}}}}}
+  template:
+    metadata: {{labels: {{app: {name}}}}}
+    spec:
+      containers:
+      - name: c
+        image: x
+        resources: {{requests: {{cpu: {cpu}}}}}
+{spec_extra}"""
+
+
+def pod(name: str, cpu: str = "100m", node_name: str = "", spec_extra: str = "", labels: str = "") -> str:
+    bound = f"\n  nodeName: {node_name}" if node_name else ""
+    phase = "Running" if node_name else "Pending"
+    return f"""apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: default, labels: {{app: {labels or name}}}}}
+spec:{bound}
+  containers:
+  - name: c
+    image: x
+    resources: {{requests: {{cpu: {cpu}}}}}
+{spec_extra}status: {{phase: {phase}}}
+"""
+
+
+def scenario(*documents: str) -> TrialBase:
+    return TrialBase.from_text("---\n".join(documents))
+
+
+SPREAD = """      topologySpreadConstraints:
+      - maxSkew: 1
+        topologyKey: topology.kubernetes.io/zone
+        whenUnsatisfiable: DoNotSchedule
+        labelSelector: {matchLabels: {app: web}}
+"""
+ANTI_AFFINITY = """      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - topologyKey: kubernetes.io/hostname
+            labelSelector: {matchLabels: {app: web}}
+"""
+
+
+def rerun(text: str) -> dict:
+    """The deciding trial as the app would open it: its scenario text loaded and run to the end."""
+    return timeline_summary(run_to_the_end(load_scenario(text)))
+
+
+def test_it_counts_copies_spread_over_two_zones_with_uneven_room():
+    # zone a has room for 4 copies (2 CPU), zone b for 2 (1 CPU); maxSkew 1 lets a reach 3 while b
+    # holds 2, and the 6th copy would make the skew 2 in a and finds b full: 5, not the 6 a sum gives.
+    base = scenario(node("a1", cpu="2", zone="a"), node("b1", cpu="1", zone="b"),
+                    deployment("web", 0, spec_extra=SPREAD))
+    answer = how_many_fit(base, workload="default/web")
+    assert (answer.fits, answer.checked_next, answer.placements) == (5, True, {"a1": 3, "b1": 2})
+    assert "1 Insufficient cpu" in answer.message and "1 node(s) didn't match pod topology spread constraints" \
+        in answer.message
+    timeline = rerun(answer.deciding.scenario_text)
+    step = next(s for s in timeline["steps"] if s["step"] == 1)
+    assert step["pending"] == answer.stopped_by and len(step["created"]) == 6
+    last = [a for a in timeline["attempts"] if a["pod"] == answer.stopped_by[0]][-1]
+    assert last["failedSchedulingMessage"] == answer.message
+
+
+def test_it_counts_one_copy_per_free_node_under_hostname_anti_affinity():
+    base = scenario(node("n1"), node("n2"), node("n3"), node("n4"), deployment("web", 1, spec_extra=ANTI_AFFINITY))
+    answer = how_many_fit(base, workload="default/web")
+    assert answer.fits == 3 and sorted(answer.placements.values()) == [1, 1, 1]
+    assert "n1" not in answer.placements or answer.placements.get("n1") == 0 or len(answer.placements) == 3
+    assert "4 node(s) didn't match pod anti-affinity rules" in answer.message
+
+
+def test_it_counts_copies_of_a_pod_with_a_host_port():
+    ports = "    ports: [{containerPort: 80, hostPort: 8080}]\n"
+    base = scenario(node("n1"), node("n2"), node("n3"), pod("p", node_name="n1", spec_extra=ports))
+    answer = how_many_fit(base, pod="default/p")
+    assert answer.fits == 2 and answer.placements == {"n2": 1, "n3": 1}
+    assert "3 node(s) didn't have free ports for the requested pod ports" in answer.message
+    assert rerun(answer.deciding.scenario_text)["final"][answer.stopped_by[0]] is None
+
+
+def test_it_stops_at_the_pod_slots_and_still_shows_the_next_copy():
+    base = scenario(node("n1", pods=2), deployment("web", 0, cpu="10m"))
+    answer = how_many_fit(base, workload="default/web")
+    assert (answer.fits, answer.bound, answer.checked_next) == (2, 2, True)
+    assert "Too many pods" in answer.message
+
+
+def test_it_names_the_budget_that_blocks_a_drain_and_the_pod_without_a_controller():
+    budget = """apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: web-pdb, namespace: default}
+spec:
+  minAvailable: 2
+  selector: {matchLabels: {app: web}}
+"""
+    base = scenario(node("n1"), node("n2"), node("n3"), node("n4"),
+                    deployment("web", 2, spec_extra=ANTI_AFFINITY), budget, pod("lone", node_name="n4"))
+    answer = removable_nodes(base)
+    verdicts = {v.node: v for v in answer.verdicts}
+    # web lands on n1 and n2 (anti-affinity); n3 is empty, n4 holds a pod nobody would recreate.
+    assert verdicts["n3"].removable and verdicts["n3"].reasons == []
+    assert not verdicts["n1"].removable
+    assert any("blocked by budget default/web-pdb" in r for r in verdicts["n1"].reasons)
+    assert verdicts["n4"].reasons == ["default/lone has no controller: evicting it deletes it"]
+    assert answer.together == ["n3"]
+    blocked = answer.deciding["n1"].outcome.step(1).blocked
+    assert [b.budget for b in blocked] == ["default/web-pdb"]
+
+
+def test_it_removes_nodes_together_only_while_the_pods_still_fit():
+    base = scenario(node("n1", cpu="1"), node("n2", cpu="1"), node("n3", cpu="1"), node("n4", cpu="1"),
+                    deployment("web", 3, cpu="400m"))
+    answer = removable_nodes(base)
+    # 3 pods of 400m spread over n1-n3, n4 empty: any one node can go; two together (the empty one
+    # first, least requested), not three (1200m on one 1-CPU node).
+    assert all(v.removable for v in answer.verdicts)
+    assert answer.together[0] == "n4" and len(answer.together) == 2
+    assert answer.together_trial is not None and answer.together_trial.outcome.step(1).pending == []
+
+
+def test_it_counts_nodes_like_a_template_and_names_the_pods_none_can_take():
+    selector = "  nodeSelector: {disk: ssd}\n"
+    base = scenario(node("n1", cpu="2"), pod("busy", cpu="1", node_name="n1"),
+                    pod("a", cpu="1500m"), pod("b", cpu="1500m"), pod("sel", spec_extra=selector), pod("huge", cpu="3"))
+    answer = nodes_needed(base, ["n1"])
+    assert answer.pending == ["default/a", "default/b", "default/huge", "default/sel"]
+    template = answer.templates[0]
+    assert template.needed == 2
+    assert sorted(p for pods in template.pods_per_node.values() for p in pods) == ["default/a", "default/b"]
+    reasons = {u.pod: u.reason for u in template.unplaceable}
+    assert "Insufficient cpu" in reasons["default/huge"]
+    assert "didn't match Pod's node affinity/selector" in reasons["default/sel"]
+    assert template.deciding is not None
+    assert len([p for p, n in template.deciding.outcome.final.items() if n is None]) == 3
+
+
+def test_it_reports_free_capacity_against_the_largest_request_and_stranded_remainders():
+    # n2's CPU is stranded: its pods allocatable is used up.
+    base = scenario(node("n1", cpu="2"), node("n2", cpu="4", pods=1),
+                    pod("x", cpu="1", node_name="n1"), pod("y", cpu="1", node_name="n2"))
+    answer = fragmentation_of(base)
+    cpu = next(r for r in answer.resources if r.resource == "cpu")
+    assert (cpu.free_total, cpu.largest_fit, cpu.largest_node) == (4000, 3000, "n2")
+    assert [(s.node, s.free, s.blocked_by) for s in cpu.stranded] == [("n2", 3000, "pods")]
+
+
+def test_a_trial_depends_only_on_its_base_and_changes():
+    base = scenario(node("n1"), deployment("web", 1))
+    assert run_trial(base, TrialChanges()).final == run_trial(base, TrialChanges()).final
+
+
+def test_the_cli_answers_in_json(tmp_path, capsys):
+    path = tmp_path / "s.yaml"
+    path.write_text("---\n".join([node("a1", cpu="2", zone="a"), node("b1", cpu="1", zone="b"),
+                                  deployment("web", 0, spec_extra=SPREAD)]))
+    assert main(["capacity", str(path), "--workload", "default/web", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["fits"] == 5 and out["placements"] == {"a1": 3, "b1": 2}
+    assert main(["capacity", str(path), "--workload", "default/nope"]) == 2
+    assert "no Deployment, ReplicaSet, StatefulSet or Job default/nope" in capsys.readouterr().err
