@@ -235,7 +235,12 @@ class Trial:
     label: str
     changes: TrialChanges
     outcome: TrialOutcome
-    scenario_text: str
+    base: TrialBase = field(repr=False)
+
+    @property
+    def scenario_text(self) -> str:
+        """Written only when asked for (a trial of thousands of copies is a long document)."""
+        return self.base.trial_text(self.changes)
 
     def to_json(self) -> dict:
         return {"label": self.label, "changesText": self.changes.to_yaml(), "scenarioText": self.scenario_text,
@@ -254,7 +259,7 @@ class TrialRunner:
 
     def run(self, label: str, changes: TrialChanges) -> Trial:
         self.count += 1
-        return Trial(label, changes, self._trial(self.base, changes), self.base.trial_text(changes))
+        return Trial(label, changes, self._trial(self.base, changes), self.base)
 
 
 def _land(outcome: TrialOutcome, pods: Sequence[str]) -> dict[str, int]:
@@ -291,12 +296,14 @@ class FitAnswer:
     tried: dict[int, bool]  # every count tried: did it fit?
     deciding: Optional[Trial]  # the trial of N+1 (its step 1 leaves ``stopped_by`` pending)
     fitting: Trial  # the trial of N
+    displaced: list[str] = field(default_factory=list)  # pods placed before, pending or deleted in trial N (preempted)
 
     def to_json(self) -> dict:
         return {"target": self.target, "fits": self.fits, "checkedNext": self.checked_next, "bound": self.bound,
                 "placements": self.placements, "stoppedBy": self.stopped_by, "message": self.message,
                 "trials": self.trials, "tried": {str(n): ok for n, ok in sorted(self.tried.items())},
-                "deciding": self.deciding.to_json() if self.deciding else None, "fitting": self.fitting.to_json()}
+                "deciding": self.deciding.to_json() if self.deciding else None, "fitting": self.fitting.to_json(),
+                "displaced": self.displaced}
 
     def lines(self) -> list[str]:
         out = [f"{self.target}: {self.fits} more fit ({self.trials} trial runs; counts tried: "
@@ -306,7 +313,9 @@ class FitAnswer:
         if self.checked_next:
             out.append(f"  copy {self.fits + 1} stays pending ({', '.join(self.stopped_by)}): {self.message}")
         else:
-            out.append(f"  stopped at the bound ({self.bound}: the pod slots the nodes have left)")
+            out.append(f"  stopped at the bound ({self.bound}: the pod slots the nodes have left, or --max)")
+        if self.displaced:
+            out.append(f"  placing them preempts {len(self.displaced)} pod(s): {', '.join(self.displaced[:10])}")
         return out
 
 
@@ -362,8 +371,10 @@ def _fit_answer(target: str, fits: int, checked_next: bool, bound: int, trials: 
     if deciding is not None:
         stopped = deciding.outcome.pending(deciding.outcome.step(1).created)
         message = deciding.outcome.messages.get(stopped[0], "") if stopped else ""
+    placed_before = trials[0].outcome.placed()
+    displaced = sorted(pod for pod in placed_before if fitting.outcome.final.get(pod, DELETED) in (None, DELETED))
     return FitAnswer(target, fits, checked_next, bound, _land(fitting.outcome, created), stopped, message, count,
-                     tried, deciding, fitting)
+                     tried, deciding, fitting, displaced)
 
 
 def _copies_maker(scenario: Scenario, workload: Optional[str],

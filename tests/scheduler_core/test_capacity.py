@@ -95,9 +95,10 @@ def test_it_counts_copies_spread_over_two_zones_with_uneven_room():
 def test_it_counts_one_copy_per_free_node_under_hostname_anti_affinity():
     base = scenario(node("n1"), node("n2"), node("n3"), node("n4"), deployment("web", 1, spec_extra=ANTI_AFFINITY))
     answer = how_many_fit(base, workload="default/web")
-    assert answer.fits == 3 and sorted(answer.placements.values()) == [1, 1, 1]
-    assert "n1" not in answer.placements or answer.placements.get("n1") == 0 or len(answer.placements) == 3
+    # the existing replica holds n1: one copy on each of the three other nodes, the 4th has none left.
+    assert (answer.fits, answer.placements) == (3, {"n2": 1, "n3": 1, "n4": 1})
     assert "4 node(s) didn't match pod anti-affinity rules" in answer.message
+    assert rerun(answer.deciding.scenario_text)["final"][answer.stopped_by[0]] is None
 
 
 def test_it_counts_copies_of_a_pod_with_a_host_port():
@@ -189,3 +190,18 @@ def test_the_cli_answers_in_json(tmp_path, capsys):
     assert out["fits"] == 5 and out["placements"] == {"a1": 3, "b1": 2}
     assert main(["capacity", str(path), "--workload", "default/nope"]) == 2
     assert "no Deployment, ReplicaSet, StatefulSet or Job default/nope" in capsys.readouterr().err
+
+
+def test_it_names_the_pods_the_copies_preempt():
+    classes = """apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: high}
+value: 100
+"""
+    high = "  priorityClassName: high\n"
+    base = scenario(classes, node("n1", cpu="1"), node("n2", cpu="1"),
+                    pod("hi", cpu="600m", node_name="n2", spec_extra=high), pod("low", cpu="600m", node_name="n1"))
+    answer = how_many_fit(base, pod="default/hi")
+    # the one copy fits by preempting low on n1; a second finds nothing of lower priority to preempt.
+    assert (answer.fits, answer.placements, answer.displaced) == (1, {"n1": 1}, ["default/low"])
+    assert "Insufficient cpu" in answer.message
