@@ -228,6 +228,10 @@ def _reasons(status: object) -> list[str]:
 # ---------------------------------------------------------------------- shared pieces
 
 
+Progress = Callable[[int, str], None]  # (trial number, what it tries), told as each trial starts
+TrialFunction = Callable[[TrialBase, TrialChanges], TrialOutcome]
+
+
 @dataclass
 class Trial:
     """A trial a question ran: its changes, its outcome and its scenario text (open it as a run)."""
@@ -252,13 +256,17 @@ class Trial:
 class TrialRunner:
     """Runs and remembers trials for one question (a driver; ``run_trial`` does the work)."""
 
-    def __init__(self, base: TrialBase, trial: Callable[[TrialBase, TrialChanges], TrialOutcome] = run_trial) -> None:
+    def __init__(self, base: TrialBase, trial: Callable[[TrialBase, TrialChanges], TrialOutcome] = run_trial,
+                 progress: Optional[Progress] = None) -> None:
         self.base = base
         self._trial = trial
+        self._progress = progress
         self.count = 0
 
     def run(self, label: str, changes: TrialChanges) -> Trial:
         self.count += 1
+        if self._progress is not None:
+            self._progress(self.count, label)
         return Trial(label, changes, self._trial(self.base, changes), self.base)
 
 
@@ -321,10 +329,10 @@ class FitAnswer:
 
 def how_many_fit(base: TrialBase, workload: Optional[str] = None, pod: Optional[str] = None,
                  max_count: Optional[int] = None,
-                 trial: Callable[[TrialBase, TrialChanges], TrialOutcome] = run_trial) -> FitAnswer:
+                 trial: TrialFunction = run_trial, progress: Optional[Progress] = None) -> FitAnswer:
     """The largest N such that N more copies (a workload scaled by N, or N copies of a pod) leave
     none of them pending: doubling from 1, then bisection (docs/CAPACITY.md)."""
-    runner = TrialRunner(base, trial)
+    runner = TrialRunner(base, trial, progress)
     make, target = _copies_maker(base.scenario, workload, pod)
     baseline = runner.run("the scenario's own run", TrialChanges())
     bound = _free_pod_slots(base.scenario, baseline.outcome) if max_count is None else max_count
@@ -421,16 +429,16 @@ def _named(template: dict, name: str) -> dict:
 
 def answer(base: TrialBase, *, workload: Optional[str] = None, pod: Optional[str] = None,
            add_like: Optional[Sequence[str]] = None, removable: bool = False, fragmentation: bool = False,
-           max_count: Optional[int] = None) -> "CapacityAnswer":
+           max_count: Optional[int] = None, progress: Optional[Progress] = None) -> "CapacityAnswer":
     """The question the CLI's flags ask (exactly one)."""
     if workload is not None or pod is not None:
-        return how_many_fit(base, workload=workload, pod=pod, max_count=max_count)
+        return how_many_fit(base, workload=workload, pod=pod, max_count=max_count, progress=progress)
     if add_like:
-        return nodes_needed(base, list(add_like), max_count=max_count)
+        return nodes_needed(base, list(add_like), max_count=max_count, progress=progress)
     if removable:
-        return removable_nodes(base, max_count=max_count)
+        return removable_nodes(base, max_count=max_count, progress=progress)
     if fragmentation:
-        return fragmentation_of(base)
+        return fragmentation_of(base, progress=progress)
     raise CapacityError("ask one question: --workload, --pod, --add-like, --removable or --fragmentation")
 
 
@@ -486,7 +494,7 @@ class NodesAnswer:
 
 
 def nodes_needed(base: TrialBase, likes: Sequence[str], max_count: Optional[int] = None,
-                 trial: Callable[[TrialBase, TrialChanges], TrialOutcome] = run_trial) -> NodesAnswer:
+                 trial: TrialFunction = run_trial, progress: Optional[Progress] = None) -> NodesAnswer:
     """For each template node: the fewest copies that leave no pending pod pending that any number
     of copies could place. One node per pending pod is the most tried: with that many, each pod
     met a node no other pending pod had taken (docs/CAPACITY.md)."""
@@ -494,7 +502,7 @@ def nodes_needed(base: TrialBase, likes: Sequence[str], max_count: Optional[int]
     for like in likes:
         if like not in names:
             raise CapacityError(f"no node {like} in the scenario")
-    runner = TrialRunner(base, trial)
+    runner = TrialRunner(base, trial, progress)
     baseline = runner.run("the scenario's own run", TrialChanges())
     pending = sorted(pod for pod, node in baseline.outcome.final.items() if node is None)
     templates = [_template_answer(runner, baseline, like, pending, max_count) for like in likes] if pending else []
@@ -583,10 +591,10 @@ REMOVAL_ORDER = "least requested first (the largest share of allocatable CPU or 
 
 
 def removable_nodes(base: TrialBase, max_count: Optional[int] = None,
-                    trial: Callable[[TrialBase, TrialChanges], TrialOutcome] = run_trial) -> RemovableAnswer:
+                    trial: TrialFunction = run_trial, progress: Optional[Progress] = None) -> RemovableAnswer:
     """Each node drained alone; then the removable ones drained together, added one at a time in
     ``REMOVAL_ORDER`` and kept when everything still fits (a greedy set, not the largest possible)."""
-    runner = TrialRunner(base, trial)
+    runner = TrialRunner(base, trial, progress)
     baseline = runner.run("the scenario's own run", TrialChanges())
     order = sorted(baseline.outcome.nodes, key=lambda node: (_share(node), node.name))
     if max_count is not None:
@@ -681,11 +689,11 @@ FRAGMENTATION_RESOURCES = (CPU, MEMORY, PODS)
 
 
 def fragmentation_of(base: TrialBase,
-                     trial: Callable[[TrialBase, TrialChanges], TrialOutcome] = run_trial) -> FragmentationAnswer:
+                     trial: TrialFunction = run_trial, progress: Optional[Progress] = None) -> FragmentationAnswer:
     """Per resource: free capacity in total against the largest single request that still fits,
     and the stranded remainders — free on a node that has less of another resource than the
     smallest request of it among the placed pods (so no such pod fits there)."""
-    runner = TrialRunner(base, trial)
+    runner = TrialRunner(base, trial, progress)
     baseline = runner.run("the scenario's own run", TrialChanges())
     nodes = [node for node in baseline.outcome.nodes if not node.unschedulable]
     smallest = {r: _smallest_request(baseline.outcome.nodes, r) for r in FRAGMENTATION_RESOURCES}

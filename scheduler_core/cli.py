@@ -95,6 +95,7 @@ def _parser() -> argparse.ArgumentParser:
     question.add_argument("--fragmentation", action="store_true", help="free capacity against the largest request that fits")
     capacity.add_argument("--max", type=int, default=None, help="the most copies (--workload/--pod) or nodes to try")
     capacity.add_argument("--json", action="store_true", help="print the answer as JSON (docs/CAPACITY.md)")
+    capacity.add_argument("--progress", action="store_true", help="say each trial run on stderr as it starts")
     snapshot = commands.add_parser("snapshot", help="write a scenario file from a live cluster (kubeconfig)")
     snapshot.add_argument("-o", "--output", default="-", help="file to write ('-', the default: standard output)")
     snapshot.add_argument("--kubeconfig", default=None, help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
@@ -304,7 +305,8 @@ def run_capacity(args: argparse.Namespace) -> int:
     try:
         base = capacity.TrialBase.from_sources(read_sources(args.scenario).sources)
         answer = capacity.answer(base, workload=args.workload, pod=args.pod, add_like=args.add_like,
-                                 removable=args.removable, fragmentation=args.fragmentation, max_count=args.max)
+                                 removable=args.removable, fragmentation=args.fragmentation, max_count=args.max,
+                                 progress=_say_trial if args.progress else None)
     except ScenarioInvalid as err:
         print(f"error: {' '.join(args.scenario)} is not a valid scenario ({len(err.errors)} problem(s)):", file=sys.stderr)
         for problem in err.errors:
@@ -318,6 +320,10 @@ def run_capacity(args: argparse.Namespace) -> int:
     else:
         print("\n".join(answer.lines()))
     return 0
+
+
+def _say_trial(number: int, label: str) -> None:
+    print(f"trial {number}: {label}", file=sys.stderr, flush=True)
 
 
 def run_snapshot(args: argparse.Namespace) -> int:

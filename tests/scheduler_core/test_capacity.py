@@ -94,7 +94,11 @@ def test_it_counts_copies_spread_over_two_zones_with_uneven_room():
 
 def test_it_counts_one_copy_per_free_node_under_hostname_anti_affinity():
     base = scenario(node("n1"), node("n2"), node("n3"), node("n4"), deployment("web", 1, spec_extra=ANTI_AFFINITY))
-    answer = how_many_fit(base, workload="default/web")
+    told: list[tuple[int, str]] = []
+    answer = how_many_fit(base, workload="default/web", progress=lambda number, label: told.append((number, label)))
+    # baseline, then doubling 1, 2, 4 (4 fails), then bisection tries 3
+    assert told == [(1, "the scenario's own run"), (2, "1 more"), (3, "2 more"), (4, "4 more"), (5, "3 more")]
+    assert answer.trials == 5 and answer.tried == {1: True, 2: True, 3: True, 4: False}
     # the existing replica holds n1: one copy on each of the three other nodes, the 4th has none left.
     assert (answer.fits, answer.placements) == (3, {"n2": 1, "n3": 1, "n4": 1})
     assert "4 node(s) didn't match pod anti-affinity rules" in answer.message
@@ -188,6 +192,9 @@ def test_the_cli_answers_in_json(tmp_path, capsys):
     assert main(["capacity", str(path), "--workload", "default/web", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["fits"] == 5 and out["placements"] == {"a1": 3, "b1": 2}
+    assert main(["capacity", str(path), "--fragmentation", "--progress"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == "trial 1: the scenario's own run\n" and "cpu: 3000 free in total" in captured.out
     assert main(["capacity", str(path), "--workload", "default/nope"]) == 2
     assert "no Deployment, ReplicaSet, StatefulSet or Job default/nope" in capsys.readouterr().err
 
