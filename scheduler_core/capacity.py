@@ -321,7 +321,8 @@ class FitAnswer:
         if self.checked_next:
             out.append(f"  copy {self.fits + 1} stays pending ({', '.join(self.stopped_by)}): {self.message}")
         else:
-            out.append(f"  stopped at the bound ({self.bound}: the pod slots the nodes have left, or --max)")
+            out.append(f"  no count that fails was found: {self.fits} is one past the bound ({self.bound}: the pod "
+                       "slots the nodes have left, or --max); at least this many fit")
         if self.displaced:
             out.append(f"  placing them preempts {len(self.displaced)} pod(s): {', '.join(self.displaced[:10])}")
         return out

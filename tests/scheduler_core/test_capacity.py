@@ -212,3 +212,20 @@ value: 100
     # the one copy fits by preempting low on n1; a second finds nothing of lower priority to preempt.
     assert (answer.fits, answer.placements, answer.displaced) == (1, {"n1": 1}, ["default/low"])
     assert "Insufficient cpu" in answer.message
+
+
+def test_it_refuses_a_scenario_that_has_steps_of_its_own_and_replaces_an_empty_changes_document():
+    import pytest
+
+    from scheduler_core.capacity import CapacityError
+
+    steps = "apiVersion: schedlab.io/v1alpha1\nkind: Changes\nsteps:\n- operations:\n  - cordon: {node: n1}\n"
+    with pytest.raises(CapacityError, match="has its own steps"):
+        scenario(node("n1"), steps)
+    empty = scenario(node("n1"), node("n2"), deployment("web", 1), "apiVersion: schedlab.io/v1alpha1\nkind: Changes\nsteps: []\n")
+    answer = how_many_fit(empty, workload="default/web", max_count=1)
+    # --max 1 fits, and so does the one more run to show what stops the next: no boundary found
+    assert (answer.fits, answer.checked_next, answer.deciding) == (2, False, None)
+    assert answer.fitting.scenario_text.count("kind: Changes") == 1
+    timeline = rerun(answer.fitting.scenario_text)  # the written trial loads and runs as the answer says
+    assert timeline["steps"][1]["pending"] == [] and len(timeline["steps"][1]["created"]) == 2
