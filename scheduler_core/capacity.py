@@ -22,7 +22,6 @@ from scheduler_core.gcfreeze import frozen_after_first
 from scheduler_core.loop import SchedulerLoop
 from scheduler_core.model import (
     CPU,
-    KIND_DAEMON_SET,
     MEMORY,
     PODS,
     AddNodesOp,
@@ -32,7 +31,6 @@ from scheduler_core.model import (
     ObjectRef,
     Operation,
     OperationSpec,
-    Pod,
     ScaleOp,
     Scenario,
     Step,
@@ -43,6 +41,7 @@ from scheduler_core.scenario.changes import API_VERSION, KIND as CHANGES_KIND, S
 from scheduler_core.scenario.loader import SourceText, load_sources
 
 DELETED = "deleted"
+LISTED = 20  # nodes or pods a readable answer lists (the JSON has them all)
 CAPACITY_SOURCE = "capacity-changes.yaml"  # the name the trial's Changes document is read under
 EMPTY_CHANGES = f"apiVersion: {API_VERSION}\nkind: {CHANGES_KIND}\nsteps: []\n"
 
@@ -317,7 +316,10 @@ class FitAnswer:
         out = [f"{self.target}: {self.fits} more fit ({self.trials} trial runs; counts tried: "
                f"{', '.join(f'{n} ' + ('fits' if ok else 'does not') for n, ok in sorted(self.tried.items()))})"]
         if self.placements:
-            out.append("  where they land: " + ", ".join(f"{node} {count}" for node, count in self.placements.items()))
+            shown = list(self.placements.items())[:LISTED]
+            more = len(self.placements) - len(shown)
+            out.append(f"  where they land ({len(self.placements)} node(s)): "
+                       + ", ".join(f"{node} {count}" for node, count in shown) + (f", … {more} more" if more > 0 else ""))
         if self.checked_next:
             out.append(f"  copy {self.fits + 1} stays pending ({', '.join(self.stopped_by)}): {self.message}")
         else:
@@ -471,8 +473,10 @@ class TemplateAnswer:
     def lines(self) -> list[str]:
         out = [f"nodes like {self.like}: {self.needed} needed (nodes added → pods still pending: "
                f"{', '.join(f'{n} → {left}' for n, left in sorted(self.tried.items()))})"]
-        out += [f"  {node}: {', '.join(pods) or 'nothing'}" for node, pods in self.pods_per_node.items()]
-        out += [f"  no number of them takes {u.pod}: {u.reason}" for u in self.unplaceable]
+        out += [f"  {node}: {', '.join(pods) or 'nothing'}" for node, pods in list(self.pods_per_node.items())[:LISTED]]
+        out += [f"  no number of them takes {u.pod}: {u.reason}" for u in self.unplaceable[:LISTED]]
+        if len(self.pods_per_node) > LISTED or len(self.unplaceable) > LISTED:
+            out.append(f"  … ({len(self.pods_per_node)} nodes added, {len(self.unplaceable)} pods no node takes; --json lists all)")
         return out
 
 
@@ -680,9 +684,9 @@ class FragmentationAnswer:
             stranded = sum(s.free for s in r.stranded)
             out.append(f"  {r.resource}: {r.free_total} free in total, the largest request that fits is {r.largest_fit}"
                        f" (on {r.largest_node or 'no node'}); {stranded} stranded on {len(r.stranded)} node(s)")
-            out += [f"    {s.node}: {s.free} free, but too little {s.blocked_by}" for s in r.stranded[:20]]
-            if len(r.stranded) > 20:
-                out.append(f"    … and {len(r.stranded) - 20} more")
+            out += [f"    {s.node}: {s.free} free, but too little {s.blocked_by}" for s in r.stranded[:LISTED]]
+            if len(r.stranded) > LISTED:
+                out.append(f"    … and {len(r.stranded) - LISTED} more")
         return out
 
 
