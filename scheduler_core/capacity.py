@@ -521,7 +521,7 @@ def _template_answer(runner: TrialRunner, baseline: Trial, like: str, pending: l
 
     def left(count: int) -> list[str]:
         if count not in trials:
-            trials[count] = runner.run(f"{count} nodes like {like}", TrialChanges((TrialStep(
+            trials[count] = runner.run(f"{count} node(s) like {like}", TrialChanges((TrialStep(
                 f"add {count} node(s) like {like}", (AddNodesOp(like, count, prefix),)),)))
         return [pod for pod, node in trials[count].outcome.final.items() if node is None]
 
