@@ -229,3 +229,25 @@ def test_it_refuses_a_scenario_that_has_steps_of_its_own_and_replaces_an_empty_c
     assert answer.fitting.scenario_text.count("kind: Changes") == 1
     timeline = rerun(answer.fitting.scenario_text)  # the written trial loads and runs as the answer says
     assert timeline["steps"][1]["pending"] == [] and len(timeline["steps"][1]["created"]) == 2
+
+
+def test_it_counts_the_ordinals_of_a_stateful_set_that_stops_at_the_first_pending_one():
+    stateful = """apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db, namespace: default}
+spec:
+  replicas: 0
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers:
+      - name: c
+        image: x
+        resources: {requests: {cpu: '1'}}
+"""
+    base = scenario(node("n1", cpu="2"), node("n2", cpu="1500m"), stateful)
+    answer = how_many_fit(base, workload="default/db")
+    # OrderedReady: db-3 is created once db-2 runs and stays pending; nothing after it is created.
+    assert (answer.fits, answer.placements, answer.stopped_by) == (3, {"n1": 2, "n2": 1}, ["default/db-3"])
+    assert answer.tried[4] is False and answer.tried[3] is True
