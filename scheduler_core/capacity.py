@@ -18,6 +18,7 @@ from typing import Callable, Iterable, Optional, Sequence, Union
 import yaml
 
 from scheduler_core.events import CycleEnd, Event, ExtensionPoint, FilterPluginResult, RunEnd, StepEnded
+from scheduler_core.explain import CycleExplanation, explain_cycle
 from scheduler_core.gcfreeze import frozen_after_first
 from scheduler_core.loop import SchedulerLoop
 from scheduler_core.model import (
@@ -167,6 +168,7 @@ class TrialOutcome:
     messages: dict[str, str] = field(default_factory=dict)
     last_rejections: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     nodes: list[NodeAtEnd] = field(default_factory=list)
+    explanation: Optional[CycleExplanation] = None  # the last failed cycle of one pending pod (_pod_to_explain)
 
     def step(self, number: int) -> StepEnded:
         return next(s for s in self.steps if s.step == number)
@@ -198,10 +200,13 @@ def run_trial(base: Union[TrialBase, str], changes: TrialChanges) -> TrialOutcom
 def _outcome(events: Iterable[Event]) -> TrialOutcome:
     outcome = TrialOutcome({}, [])
     attempt: dict[str, list[str]] = {}
+    cycle: list[Event] = []
+    failed_cycles: dict[str, list[Event]] = {}  # each pod's last failed cycle, until the run ends
     for event in events:
         payload = event.payload
+        cycle.append(event)
         if event.extension_point is ExtensionPoint.CYCLE_START:
-            attempt = {}
+            attempt, cycle = {}, [event]
         elif isinstance(payload, FilterPluginResult):
             for node, status in payload.statuses.items():
                 attempt.setdefault(node, []).extend(_reasons(status))
@@ -210,11 +215,23 @@ def _outcome(events: Iterable[Event]) -> TrialOutcome:
             if message:
                 outcome.messages[event.pod] = message
             outcome.last_rejections[event.pod] = attempt
+            failed_cycles[event.pod] = cycle
         elif isinstance(payload, StepEnded):
             outcome.steps.append(payload)
         elif isinstance(payload, RunEnd):
             outcome.final = dict(payload.final)
+    explained = _pod_to_explain(outcome)
+    if explained is not None and explained in failed_cycles:
+        outcome.explanation = explain_cycle(e.to_json() for e in failed_cycles[explained])
     return outcome
+
+
+def _pod_to_explain(outcome: TrialOutcome) -> Optional[str]:
+    """One pod per trial is explained (the cycles of the others are not kept): the first pod the
+    last step created that is pending at the end, else the first pending pod."""
+    created = outcome.steps[-1].created if outcome.steps else []
+    pending = outcome.pending(created) or sorted(pod for pod, node in outcome.final.items() if node is None)
+    return pending[0] if pending else None
 
 
 def _reasons(status: object) -> list[str]:
@@ -305,12 +322,21 @@ class FitAnswer:
     fitting: Trial  # the trial of N
     displaced: list[str] = field(default_factory=list)  # pods placed before, pending or deleted in trial N (preempted)
 
+    @property
+    def explanation(self) -> Optional[CycleExplanation]:
+        """The explanation of the first stopped copy's last failed cycle in the deciding trial."""
+        if self.deciding is None or self.deciding.outcome.explanation is None or not self.stopped_by:
+            return None
+        explanation = self.deciding.outcome.explanation
+        return explanation if explanation.pod == self.stopped_by[0] else None
+
     def to_json(self) -> dict:
         return {"target": self.target, "fits": self.fits, "checkedNext": self.checked_next, "bound": self.bound,
                 "placements": self.placements, "stoppedBy": self.stopped_by, "message": self.message,
                 "trials": self.trials, "tried": {str(n): ok for n, ok in sorted(self.tried.items())},
                 "deciding": self.deciding.to_json() if self.deciding else None, "fitting": self.fitting.to_json(),
-                "displaced": self.displaced}
+                "displaced": self.displaced,
+                "explanation": self.explanation.to_json() if self.explanation is not None else None}
 
     def lines(self) -> list[str]:
         out = [f"{self.target}: {self.fits} more fit ({self.trials} trial runs; counts tried: "
@@ -322,6 +348,8 @@ class FitAnswer:
                        + ", ".join(f"{node} {count}" for node, count in shown) + (f", … {more} more" if more > 0 else ""))
         if self.checked_next:
             out.append(f"  copy {self.fits + 1} stays pending ({', '.join(self.stopped_by)}): {self.message}")
+            if self.explanation is not None:
+                out.append(f"  why: {self.explanation.headline}")
         else:
             out.append(f"  no count that fails was found: {self.fits} is one past the bound ({self.bound}: the pod "
                        "slots the nodes have left, or --max); at least this many fit")

@@ -85,6 +85,9 @@ def test_it_counts_copies_spread_over_two_zones_with_uneven_room():
     assert (answer.fits, answer.checked_next, answer.placements) == (5, True, {"a1": 3, "b1": 2})
     assert "1 Insufficient cpu" in answer.message and "1 node(s) didn't match pod topology spread constraints" \
         in answer.message
+    assert answer.explanation is not None and answer.explanation.pod == answer.stopped_by[0]
+    assert answer.explanation.headline == ("No node passed every Filter plugin: 1 Insufficient cpu (b1); "
+                                           "1 node(s) didn't match pod topology spread constraints (a1).")
     timeline = rerun(answer.deciding.scenario_text)
     step = next(s for s in timeline["steps"] if s["step"] == 1)
     assert step["pending"] == answer.stopped_by and len(step["created"]) == 6
