@@ -394,6 +394,8 @@ def how_many_fit(base: TrialBase, workload: Optional[str] = None, pod: Optional[
         if fits(hi):  # beyond the pod slots (preemption can make room): say it, do not search on
             return _fit_answer(target, hi, False, bound, trials, tried, runner.count, None)
     while hi - lo > 1:
+        for passed in [n for n in trials if n not in (0, lo, hi)]:  # only the baseline and the bracket are read later
+            del trials[passed]
         mid = (lo + hi) // 2
         if fits(mid):
             lo = mid
