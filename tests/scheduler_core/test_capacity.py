@@ -254,3 +254,19 @@ spec:
     # OrderedReady: db-3 is created once db-2 runs and stays pending; nothing after it is created.
     assert (answer.fits, answer.placements, answer.stopped_by) == (3, {"n1": 2, "n2": 1}, ["default/db-3"])
     assert answer.tried[4] is False and answer.tried[3] is True
+
+
+def test_the_cli_answers_nodes_needed_and_removable_in_json(tmp_path, capsys):
+    path = tmp_path / "s.yaml"
+    path.write_text("---\n".join([node("n1", cpu="1"), node("n2", cpu="1"), pod("a", cpu="1", node_name="n1"),
+                                  pod("b", cpu="800m")]))
+    assert main(["capacity", str(path), "--add-like", "n1", "--json"]) == 0
+    nodes = json.loads(capsys.readouterr().out)
+    # b fits n2 in the scenario's own run: nothing is pending, no node is needed
+    assert (nodes["pending"], nodes["templates"]) == ([], [])
+    assert main(["capacity", str(path), "--removable", "--json"]) == 0
+    removable = json.loads(capsys.readouterr().out)
+    assert [(v["node"], v["removable"]) for v in removable["verdicts"]] == [("n2", False), ("n1", False)]
+    assert removable["together"] == [] and "no controller" in removable["verdicts"][0]["reasons"][0]
+    assert main(["capacity", str(path), "--add-like", "n9"]) == 2
+    assert "no node n9 in the scenario" in capsys.readouterr().err
