@@ -493,9 +493,11 @@ class TemplateAnswer:
     tried: dict[int, int]  # nodes added -> pods still pending
     deciding: Optional[Trial]  # the trial of needed-1 nodes (a pod still pending), None when needed is 0
     fitting: Trial
+    most: int = 0  # the most nodes tried; below one per pending pod (--max), "unplaceable" means "not by that many"
+    exhaustive: bool = True  # one node per pending pod was tried
 
     def to_json(self) -> dict:
-        return {"like": self.like, "needed": self.needed, "podsPerNode": self.pods_per_node,
+        return {"like": self.like, "needed": self.needed, "most": self.most, "exhaustive": self.exhaustive, "podsPerNode": self.pods_per_node,
                 "unplaceable": [{"pod": u.pod, "reason": u.reason} for u in self.unplaceable],
                 "tried": {str(n): left for n, left in sorted(self.tried.items())},
                 "deciding": self.deciding.to_json() if self.deciding else None, "fitting": self.fitting.to_json()}
@@ -504,7 +506,8 @@ class TemplateAnswer:
         out = [f"nodes like {self.like}: {self.needed} needed (nodes added → pods still pending: "
                f"{', '.join(f'{n} → {left}' for n, left in sorted(self.tried.items()))})"]
         out += [f"  {node}: {', '.join(pods) or 'nothing'}" for node, pods in list(self.pods_per_node.items())[:LISTED]]
-        out += [f"  no number of them takes {u.pod}: {u.reason}" for u in self.unplaceable[:LISTED]]
+        unplaced = "no number of them takes" if self.exhaustive else f"{self.most} of them do not take"
+        out += [f"  {unplaced} {u.pod}: {u.reason}" for u in self.unplaceable[:LISTED]]
         if len(self.pods_per_node) > LISTED or len(self.unplaceable) > LISTED:
             out.append(f"  … ({len(self.pods_per_node)} nodes added, {len(self.unplaceable)} pods no node takes; --json lists all)")
         return out
@@ -578,7 +581,7 @@ def _template_answer(runner: TrialRunner, baseline: Trial, like: str, pending: l
                 for node in added}
     unplaceable = [Unplaceable(pod, _reason_on(trials[most].outcome, pod, f"{prefix}1")) for pod in never]
     return TemplateAnswer(like, hi, per_node, unplaceable, {n: len(left(n)) for n in sorted(trials)},
-                          trials[lo] if hi > 0 else None, fitting)
+                          trials[lo] if hi > 0 else None, fitting, most, most >= len(pending))
 
 
 def _reason_on(outcome: TrialOutcome, pod: str, node: str) -> str:

@@ -171,6 +171,11 @@ def test_it_counts_nodes_like_a_template_and_names_the_pods_none_can_take():
     assert "didn't match Pod's node affinity/selector" in reasons["default/sel"]
     assert template.deciding is not None
     assert len([p for p, n in template.deciding.outcome.final.items() if n is None]) == 3
+    assert (template.most, template.exhaustive) == (4, True)
+    bounded = nodes_needed(base, ["n1"], max_count=1).templates[0]
+    # one node takes a or b, not both: the other is "not taken by 1 node", not "by no number"
+    assert (bounded.needed, bounded.exhaustive, len(bounded.unplaceable)) == (1, False, 3)
+    assert "1 of them do not take" in "\n".join(bounded.lines())
 
 
 def test_it_reports_free_capacity_against_the_largest_request_and_stranded_remainders():
