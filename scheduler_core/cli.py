@@ -1,4 +1,4 @@
-"""`python -m scheduler_core trace|timeline|check SCENARIO... [--json]`, `explain-pod SCENARIO NS/POD`, `bench FILE`
+"""`python -m scheduler_core trace|timeline|check|capacity SCENARIO... [--json]`, `explain-pod SCENARIO NS/POD`, `bench FILE`
 and `snapshot [-o FILE]`.
 
 A SCENARIO is a file, several files, a directory or an archive (.tar, .tar.gz/.tgz, .zip) of
@@ -85,6 +85,18 @@ def _parser() -> argparse.ArgumentParser:
     whatif.add_argument("scenario", help="scenario: a YAML/JSON file, a directory or an archive of a dump")
     whatif.add_argument("pod", help="namespace/name of a pending pod")
     whatif.add_argument("--json", action="store_true", help="print the suggestions as JSON")
+    capacity = commands.add_parser("capacity", help="how many more fit, nodes needed, nodes that can go, fragmentation")
+    capacity.add_argument("scenario", nargs="+", help=SCENARIO_HELP)
+    question = capacity.add_mutually_exclusive_group(required=True)
+    question.add_argument("--workload", metavar="NS/NAME", help="how many more replicas of this workload fit")
+    question.add_argument("--pod", metavar="NS/NAME", help="how many more copies of this pod fit")
+    question.add_argument("--add-like", action="append", metavar="NODE",
+                          help="how many nodes like NODE the pending pods need (repeat to compare templates)")
+    question.add_argument("--removable", action="store_true", help="which nodes can be drained and removed")
+    question.add_argument("--fragmentation", action="store_true", help="free capacity against the largest request that fits")
+    capacity.add_argument("--max", type=int, default=None, help="the most copies (--workload/--pod) or nodes to try")
+    capacity.add_argument("--json", action="store_true", help="print the answer as JSON (docs/CAPACITY.md)")
+    capacity.add_argument("--progress", action="store_true", help="say each trial run on stderr as it starts")
     snapshot = commands.add_parser("snapshot", help="write a scenario file from a live cluster (kubeconfig)")
     snapshot.add_argument("-o", "--output", default="-", help="file to write ('-', the default: standard output)")
     snapshot.add_argument("--kubeconfig", default=None, help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
@@ -289,6 +301,34 @@ def run_whatif(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_capacity(args: argparse.Namespace) -> int:
+    from scheduler_core import capacity
+    from scheduler_core.scenario.sources import read_sources
+
+    try:
+        base = capacity.TrialBase.from_sources(read_sources(args.scenario).sources)
+        answer = capacity.answer(base, workload=args.workload, pod=args.pod, add_like=args.add_like,
+                                 removable=args.removable, fragmentation=args.fragmentation, max_count=args.max,
+                                 progress=_say_trial if args.progress else None)
+    except ScenarioInvalid as err:
+        print(f"error: {' '.join(args.scenario)} is not a valid scenario ({len(err.errors)} problem(s)):", file=sys.stderr)
+        for problem in err.errors:
+            print(f"  {problem}", file=sys.stderr)
+        return EXIT_INVALID
+    except capacity.CapacityError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_INVALID
+    if args.json:
+        print(json.dumps(answer.to_json(), sort_keys=True))
+    else:
+        print("\n".join(answer.lines()))
+    return 0
+
+
+def _say_trial(number: int, label: str) -> None:
+    print(f"trial {number}: {label}", file=sys.stderr, flush=True)
+
+
 def run_snapshot(args: argparse.Namespace) -> int:
     try:
         read_page, source = snapshot.kubeconfig_reader(args.kubeconfig, args.context)
@@ -321,6 +361,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return run_whatif(args)
         if args.command == "check":
             return run_check(args)
+        if args.command == "capacity":
+            return run_capacity(args)
         if args.command == "explain-pod":
             return run_explain_pod(args)
         return run_bench(args)
