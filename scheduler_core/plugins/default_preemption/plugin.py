@@ -120,11 +120,17 @@ class DefaultPreemption:
         return None
 
     def is_pod_running_preemption(self, pod: Pod) -> bool:
-        """IsPodRunningPreemption: running until its last victim is being deleted."""
+        """IsPodRunningPreemption: running until its last victim is being deleted or is gone
+        (a victim with a zero grace period is deleted at once)."""
         if pod.key not in self.preempting:
             return False
         last_victim = self.preempting[pod.key]
-        return last_victim is None or not last_victim.is_terminating
+        return last_victim is None or not (last_victim.is_terminating or self._is_gone(last_victim))
+
+    def _is_gone(self, victim: Pod) -> bool:
+        """The pod lister no longer has the victim: it left its node in the cluster's state."""
+        node_info = self._handle.snapshot.get(victim.node_name)
+        return node_info is None or all(info.pod is not victim for info in node_info.pods)
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         """A pod deletion may end a preemption; the hint itself never requeues (the release's)."""
