@@ -15,7 +15,7 @@ from typing import Optional, Sequence
 from scheduler_core import snapshot
 from scheduler_core.loop import run_to_the_end
 from scheduler_core.report import TimelineReport, render_comparison, render_notices, render_report
-from scheduler_core.scenario import ScenarioInvalid, load_scenario
+from scheduler_core.scenario import Limits, ScenarioInvalid, load_scenario
 from scheduler_core.scheduler import TIE_BREAK_FIRST, TIE_BREAK_RANDOM, simulate
 from scheduler_core.timeline import TimelineBuilder
 from scheduler_core.trace import TraceBuilder
@@ -49,6 +49,8 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", action="store_true")
     bench.add_argument("--loop", action="store_true",
                        help="run the scheduler to the end (queue, retries, preemption): attempts/s and pods bound/s")
+    for command in (trace, timeline, bench):
+        _add_limit_flags(command)
     compare = commands.add_parser("compare", help="two runs to the end side by side: scenarios or configurations")
     compare.add_argument("scenarios", nargs="+", metavar="SCENARIO", help="A [B]: one scenario with two --config, or two")
     compare.add_argument("--config", action="append", default=[], metavar="FILE",
@@ -66,26 +68,62 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _limit_flag(name: str) -> str:
+    """--max-pending-pods for Limits.max_pending_pods."""
+    return "--" + name.replace("_", "-")
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _add_limit_flags(command: argparse.ArgumentParser) -> None:
+    """One flag per size limit the loader enforces (scenario.limits.Limits), defaulting to its value."""
+    group = command.add_argument_group("size limits (a larger scenario is refused, naming the flag)")
+    for limit in dataclasses.fields(Limits):
+        group.add_argument(_limit_flag(limit.name), dest=limit.name, type=_positive, default=limit.default,
+                           metavar="N", help=f"default {limit.default}")
+
+
+def limits_from(args: argparse.Namespace) -> Limits:
+    """The Limits the flags ask for (the defaults when a command has none)."""
+    return Limits(**{limit.name: getattr(args, limit.name, limit.default) for limit in dataclasses.fields(Limits)})
+
+
+def _with_flag(message: str) -> str:
+    """A size-limit message names its field ("(Limits.max_pending_pods)"): add the flag that raises it."""
+    for limit in dataclasses.fields(Limits):
+        if message.endswith(f"(Limits.{limit.name})"):
+            return f"{message}; raise it with {_limit_flag(limit.name)}"
+    return message
+
+
 def _read(path: str) -> bytes:
     if path == "-":
         return sys.stdin.buffer.read()
     return Path(path).read_bytes()
 
 
-def _load(path: str):
+def _load(path: str, limits: Optional[Limits] = None):
     try:
-        return load_scenario(_read(path))
+        return load_scenario(_read(path), limits=limits or Limits())
     except OSError as err:
         print(f"error: cannot read {path}: {err.strerror}", file=sys.stderr)
     except ScenarioInvalid as err:
         print(f"error: {path} is not a valid scenario ({len(err.errors)} problem(s)):", file=sys.stderr)
         for problem in err.errors:
-            print(f"  {problem}", file=sys.stderr)
+            print(f"  {_with_flag(str(problem))}", file=sys.stderr)
     return None
 
 
 def run_trace(args: argparse.Namespace) -> int:
-    scenario = _load(args.scenario)
+    scenario = _load(args.scenario, limits_from(args))
     if scenario is None:
         return EXIT_INVALID
     builder = TraceBuilder()
@@ -104,7 +142,7 @@ def run_trace(args: argparse.Namespace) -> int:
 
 
 def run_timeline(args: argparse.Namespace) -> int:
-    scenario = _load(args.scenario)
+    scenario = _load(args.scenario, limits_from(args))
     if scenario is None:
         return EXIT_INVALID
     builder = TimelineBuilder()
@@ -125,7 +163,7 @@ def run_timeline(args: argparse.Namespace) -> int:
 def run_bench(args: argparse.Namespace) -> int:
     from scheduler_core.bench import run_benchmark, run_loop_benchmark
 
-    scenario = _load(args.scenario)
+    scenario = _load(args.scenario, limits_from(args))
     if scenario is None:
         return EXIT_INVALID
     if args.loop:
