@@ -97,6 +97,7 @@ class LoopBenchResult:
     total_s: float
     attempt_ms: list[float]
     peak_rss_mb: float
+    load_s: Optional[float] = None  # reading and validating the file, before the run (set by the CLI)
 
     @property
     def attempts_per_s(self) -> float:
@@ -112,14 +113,16 @@ class LoopBenchResult:
         return {"attempts": self.attempts, "bound": self.bound, "pending_at_start": self.pending_at_start,
                 "attempts_per_s": round(self.attempts_per_s, 1), "pods_per_s": round(self.pods_per_s, 1),
                 "median_attempt_ms": round(median, 3), "total_s": round(self.total_s, 2),
-                "peak_rss_mb": round(self.peak_rss_mb, 1)}
+                "peak_rss_mb": round(self.peak_rss_mb, 1),
+                **({"load_s": round(self.load_s, 2)} if self.load_s is not None else {})}
 
     def render(self, name: str) -> str:
         out = self.to_json()
+        loading = f"; loading {out['load_s']} s apart" if "load_s" in out else ""
         return (f"{name}: {self.nodes} nodes, {self.running_pods} running pods, {self.pending_at_start} pending, "
                 f"run to the end\n  {out['attempts']} attempts ({out['attempts_per_s']}/s), {out['bound']} pods bound "
-                f"({out['pods_per_s']}/s), median {out['median_attempt_ms']} ms per attempt, {out['total_s']} s, "
-                f"peak RSS {out['peak_rss_mb']:.0f} MB")
+                f"({out['pods_per_s']}/s), median {out['median_attempt_ms']} ms per attempt, {out['total_s']} s run"
+                f"{loading}, peak RSS {out['peak_rss_mb']:.0f} MB")
 
 
 def run_loop_benchmark(scenario: Scenario, *, percentage: Optional[int] = None) -> LoopBenchResult:

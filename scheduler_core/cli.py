@@ -161,13 +161,17 @@ def run_timeline(args: argparse.Namespace) -> int:
 
 
 def run_bench(args: argparse.Namespace) -> int:
+    import time
+
     from scheduler_core.bench import run_benchmark, run_loop_benchmark
 
+    load_started = time.perf_counter()
     scenario = _load(args.scenario, limits_from(args))
+    load_s = time.perf_counter() - load_started
     if scenario is None:
         return EXIT_INVALID
     if args.loop:
-        result = run_loop_benchmark(scenario, percentage=args.percentage)
+        result = dataclasses.replace(run_loop_benchmark(scenario, percentage=args.percentage), load_s=load_s)
     else:
         result = run_benchmark(scenario, percentage=args.percentage, limit=args.limit)
     if args.json:

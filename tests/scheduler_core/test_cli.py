@@ -114,3 +114,12 @@ def test_the_flags_build_the_loaders_limits():
     args = _parser().parse_args(["bench", "x.yaml", "--max-pending-pods", "20000", "--max-bytes", "99"])
     assert limits_from(args) == Limits(max_pending_pods=20000, max_bytes=99)
     assert limits_from(_parser().parse_args(["timeline", "x.yaml"])) == Limits()
+
+
+def test_bench_loop_reports_loading_apart_from_the_run():
+    result = _run("bench", str(SEED), "--loop", "--json")
+    data = json.loads(result.stdout)
+    assert {"attempts", "attempts_per_s", "bound", "pods_per_s", "total_s", "load_s", "peak_rss_mb"} <= set(data)
+    assert (data["attempts"], data["bound"]) == (1, 1)
+    text = _run("bench", str(SEED), "--loop").stdout.decode()
+    assert "1 attempts" in text and "loading" in text and "peak RSS" in text
