@@ -21,6 +21,7 @@ from scheduler_core.backend.queue import (
     PreEnqueuePlugin,
     QueuedPodInfo,
     QueueingHintMap,
+    QueueName,
     SchedulingQueue,
 )
 from scheduler_core.eventhandlers import EventHandlers, snapshot_of
@@ -152,8 +153,8 @@ class SchedulerLoop:
             return
         index = self.attempts
         self.attempts += 1
-        view = [pod.key, *(queued.key for queued in self.queue.active.list())]
         queues = {name.value: keys for name, keys in self.queue.where().items()}
+        view = [pod.key, *queues[QueueName.ACTIVE.value]]
         cycle = Cycle(self.scheduler, index, pod, queue_view=view, nominated_node=info.nominated_node_name, queues=queues,
                       cycle_count=self.queue.active.scheduling_cycle)
         yield from cycle.run()

@@ -224,6 +224,11 @@ class Framework:
         return True, state_out, info_out
 
     @staticmethod
+    def filter_status(plugin: str, status: Status) -> Status:
+        """RunFilterPlugins' status for a plugin's rejection or error."""
+        return Framework._filter_status(plugin, status)
+
+    @staticmethod
     def _filter_status(plugin: str, status: Status) -> Status:
         if status.is_rejected:
             return status.with_plugin(plugin)

@@ -298,8 +298,8 @@ class SchedulingQueue:
 
     def where(self) -> dict[QueueName, list[str]]:
         """The pods in each queue now (activeQ and backoffQ in pop order)."""
-        return {QueueName.ACTIVE: [i.key for i in self.active.list()],
-                QueueName.BACKOFF: [i.key for i in self.backoff.list()],
+        return {QueueName.ACTIVE: self.active.keys(),
+                QueueName.BACKOFF: self.backoff.keys(),
                 QueueName.UNSCHEDULABLE: list(self.unschedulable.pod_infos)}
 
 

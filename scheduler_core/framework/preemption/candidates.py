@@ -27,7 +27,7 @@ from scheduler_core.framework.preemption.victims import (
 # Added to every priority before summing, so that negative priorities still sum "smaller is better".
 _PRIORITY_OFFSET = 2**31
 
-_NO_VICTIMS = Status.unresolvable(REASON_NO_VICTIMS)
+NO_VICTIMS = Status.unresolvable(REASON_NO_VICTIMS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +47,16 @@ class DryRun:
     def errors(self) -> list[Status]:
         return [s for s in self.node_statuses.values() if s.code == Code.ERROR]
 
+    def ordered(self) -> "DryRun":
+        """Candidates without PDB violations come first, as the real evaluator lists them."""
+        self.candidates.sort(key=lambda c: c.victims.num_pdb_violations > 0)
+        return self
+
+
+def expected_a_victim(node: str) -> Status:
+    """The evaluator's error for a node where the pod fits with every lower-priority pod reprieved."""
+    return Status.error(f'expected at least one victim pod on node "{node}"')
+
 
 def potential_nodes(nodes: Iterable[NodeInfo], statuses: NodeToStatus) -> list[NodeInfo]:
     """NodesForStatusCode(Unschedulable): nodes whose failure evicting pods might resolve.
@@ -63,18 +73,16 @@ def dry_run_preemption(framework: Framework, state: CycleState, pod: Pod, nodes:
     for node_info in nodes:
         if not has_potential_victims(node_info, pod):
             # Same verdict select_victims_on_node would reach, without cloning anything.
-            result.node_statuses[node_info.name] = _NO_VICTIMS
+            result.node_statuses[node_info.name] = NO_VICTIMS
             continue
         victims, status = select_victims_on_node(framework, state.clone(), pod, node_info.clone(), pdbs)
         if is_success(status) and victims is not None and victims.pods:
             result.candidates.append(Candidate(node_info.name, victims))
             continue
         if is_success(status):
-            status = Status.error(f'expected at least one victim pod on node "{node_info.name}"')
+            status = expected_a_victim(node_info.name)
         result.node_statuses[node_info.name] = status
-    # Candidates without PDB violations come first, as the real evaluator lists them.
-    result.candidates.sort(key=lambda c: c.victims.num_pdb_violations > 0)
-    return result
+    return result.ordered()
 
 
 ScoreFunc = Callable[[Victims], int]

@@ -30,10 +30,12 @@ from scheduler_core.framework.preemption.candidates import (
     dry_run_preemption,
     potential_nodes,
 )
+from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.preemption.victims import may_preempt
 from scheduler_core.framework.status import Code, MaybeStatus, Status
 from scheduler_core.model import Pod
 from scheduler_core.plugins.default_preemption.args import DefaultPreemptionArgs
+from scheduler_core.plugins.default_preemption.batch import NodeVerdictMemo, numeric_dry_run, numeric_dry_run_applies
 
 PREEMPT_NEVER = "Never"
 MESSAGE_PREFIX = "preemption: "
@@ -60,6 +62,8 @@ class DefaultPreemption:
         self.break_ties_in_node_order = False
         # Evaluator.preempting / lastVictimsPendingPreemption: preemptor -> its last victim, once known.
         self.preempting: dict[str, Optional[Pod]] = {}
+        # The numeric dry run's per-node verdicts, kept across cycles (batch.NodeVerdictMemo).
+        self._verdicts = NodeVerdictMemo()
 
     def post_filter(self, state: CycleState, pod: Pod,
                     statuses: NodeToStatus) -> tuple[Optional[PostFilterResult], Optional[Status]]:
@@ -77,12 +81,20 @@ class DefaultPreemption:
         potential = potential_nodes(all_nodes, statuses)
         if not potential:
             return _not_helpful(len(all_nodes), DryRun(), TRACE_NO_POTENTIAL_NODES)
-        dry_run = dry_run_preemption(self._handle.framework, state, pod, potential, self._handle.snapshot.pdbs)
+        dry_run = self._dry_run(state, pod, potential)
         if not dry_run.candidates:
             if dry_run.errors:
                 return None, Status.error(MESSAGE_PREFIX + _aggregate(dry_run.errors))
             return _not_helpful(len(all_nodes), dry_run, TRACE_NO_CANDIDATES)
         return self._nomination(dry_run.candidates), None
+
+    def _dry_run(self, state: CycleState, pod: Pod, potential: list[NodeInfo]) -> DryRun:
+        """DryRunPreemption: on numbers when only NodeResourcesFit decides (batch.py), else node by node."""
+        framework, pdbs = self._handle.framework, self._handle.snapshot.pdbs
+        checked = numeric_dry_run_applies(framework, state)
+        if checked is not None:
+            return numeric_dry_run(framework, state, pod, potential, checked, pdbs, self._verdicts)
+        return dry_run_preemption(framework, state, pod, potential, pdbs)
 
     def eligible_to_preempt_others(self, pod: Pod, statuses: NodeToStatus) -> tuple[bool, str]:
         """PodEligibleToPreemptOthers: preemptionPolicy Never never preempts; a pod whose

@@ -230,19 +230,35 @@ def checked_requests(request: ResourceList, ignored: frozenset[str] = frozenset(
 def fits_request(request: ResourceList, node_info: NodeInfo, ignored: frozenset[str] = frozenset(),
                  ignored_groups: frozenset[str] = frozenset()) -> list[InsufficientResource]:
     """fitsRequest: every shortfall, pods first, then cpu, memory, ephemeral-storage, scalars."""
+    return shortfalls_of(checked_requests(request, ignored, ignored_groups), node_info.allocatable,
+                         node_info.requested, len(node_info.pods))
+
+
+def shortfalls_of(checked: list[tuple[str, int]], allocatable: ResourceList, requested: ResourceList,
+                  pod_count: int) -> list[InsufficientResource]:
+    """fitsRequest on a node's numbers: ``checked`` as checked_requests gives it, ``requested``
+    what the node's ``pod_count`` pods request."""
     shortfalls: list[InsufficientResource] = []
-    allocatable = node_info.allocatable
-    pod_count = len(node_info.pods)
     allowed = allocatable.get(PODS, 0)
     if pod_count + 1 > allowed:
         shortfalls.append(InsufficientResource(PODS, REASON_TOO_MANY_PODS, 1, pod_count, allowed))
-    for name, wanted in checked_requests(request, ignored, ignored_groups):
+    for name, wanted in checked:
         capacity = allocatable.get(name, 0)
-        used = node_info.requested.get(name, 0)
+        used = requested.get(name, 0)
         if wanted > capacity - used:
             shortfalls.append(InsufficientResource(name, REASON_INSUFFICIENT.format(resource=name), wanted, used,
                                                    capacity, unresolvable=wanted > capacity))
     return shortfalls
+
+
+def shortfall_status(shortfalls: list[InsufficientResource]) -> MaybeStatus:
+    """Fit.filter's answer for these shortfalls."""
+    if not shortfalls:
+        return None
+    reasons = tuple(s.reason for s in shortfalls)
+    if any(s.unresolvable for s in shortfalls):
+        return Status.unresolvable(*reasons)
+    return Status.unschedulable(*reasons)
 
 
 def shortfall_verdicts(request: ResourceList, table: NodeTable, positions: np.ndarray,
@@ -320,13 +336,15 @@ class Fit:
         pre_filter = state.read_optional(_PRE_FILTER)
         if pre_filter is None:
             return Status.error(f"error reading {_PRE_FILTER.name!r} from cycleState: not found")
-        shortfalls = fits_request(pre_filter.requests, node_info, self._ignored, self._ignored_groups)
-        if not shortfalls:
+        return shortfall_status(fits_request(pre_filter.requests, node_info, self._ignored, self._ignored_groups))
+
+    def checked_requests(self, state: CycleState) -> Optional[list[tuple[str, int]]]:
+        """What filter compares on every node for this cycle's pod (checked_requests of its
+        PreFilter state, ignored resources left out); None when PreFilter did not run."""
+        pre_filter = state.read_optional(_PRE_FILTER)
+        if pre_filter is None:
             return None
-        reasons = tuple(s.reason for s in shortfalls)
-        if any(s.unresolvable for s in shortfalls):
-            return Status.unresolvable(*reasons)
-        return Status.unschedulable(*reasons)
+        return checked_requests(pre_filter.requests, self._ignored, self._ignored_groups)
 
     def filter_batch(self, state: CycleState, pod: Pod, table: NodeTable,
                      positions: np.ndarray) -> Optional[FilterVerdicts]:
