@@ -303,14 +303,16 @@ class Cycle:
         or higher priority wait, the pod is filtered with them added; where that fails, the node
         takes that pass's verdicts (every plugin, for the picture). Elsewhere, and where it
         passes, the verdicts are those without them (the second pass)."""
-        infos = self.snapshot.table.node_infos
+        table = self.snapshot.table
+        infos = table.node_infos
         nominated_nodes = self.fw.nominator.nodes_with_nominated_pods()
         if not nominated_nodes:
             return verdicts  # no node has a nominated pod: the first pass is the second
-        for i, position in enumerate(positions.tolist()):
-            node_info = infos[position]
-            if node_info.name not in nominated_nodes:
-                continue
+        # Only the slots of nodes with nominated pods, in the order ``positions`` lists them.
+        nominated_positions = [table.index[name] for name in nominated_nodes if name in table.index]
+        slots = np.flatnonzero(np.isin(positions, np.asarray(nominated_positions, dtype=np.int64))).tolist()
+        for i in slots:
+            node_info = infos[int(positions[i])]
             added, state, info = self.fw.add_nominated_pods(self.state, self.pod, node_info)
             if added is False:
                 continue
@@ -388,10 +390,19 @@ class Cycle:
         """Each evaluated node's first failing plugin in Filter order: the real scheduler's verdict."""
         names = self.snapshot.table.names
         first: dict[str, Status] = {}
+        undecided = np.ones(len(passed.evaluated), dtype=bool)
         for plugin, verdict in passed.verdicts:
-            for position, choice in zip(passed.evaluated.tolist(), verdict.choice.tolist()):
-                if choice >= 0 and names[position] not in first:
-                    first[names[position]] = Framework._filter_status(plugin, verdict.palette[choice])
+            failing = np.flatnonzero(undecided & (verdict.choice >= 0))
+            if not len(failing):
+                continue
+            undecided[failing] = False
+            # One status per palette entry, shared by every node it judged (statuses are immutable).
+            converted: dict[int, Status] = {}
+            for position, choice in zip(passed.evaluated[failing].tolist(), verdict.choice[failing].tolist()):
+                status = converted.get(choice)
+                if status is None:
+                    status = converted[choice] = Framework._filter_status(plugin, verdict.palette[choice])
+                first[names[position]] = status
         return first
 
     # ------------------------------------------------------------------ no node fits
@@ -411,12 +422,13 @@ class Cycle:
 
     def _unschedulable_after_filter(self, passed: FilterPass, absent: Status) -> Iterator[Event]:
         statuses = {**self._early_statuses, **self._first_failures(passed)}
-        errors = [s for s in statuses.values() if s.code == Code.ERROR]
+        distinct = list({id(s): s for s in statuses.values()}.values())  # nodes share status objects
+        errors = [s for s in distinct if s.code == Code.ERROR]
         if errors:
             self._failed(errors[0].message, rejected=False, nominating=CLEAR_NOMINATED_NODE)
             yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(None, errors[0].message))
             return
-        self.outcome.unschedulable_plugins.update(s.plugin for s in statuses.values() if s.is_rejected and s.plugin)
+        self.outcome.unschedulable_plugins.update(s.plugin for s in distinct if s.is_rejected and s.plugin)
         post_message = yield from self._post_filter(NodeToStatus(statuses, absent))
         message = fit_error_message(len(self.snapshot.node_infos), node_statuses=statuses,
                                     absent_reasons=absent.reasons, post_filter_message=post_message)

@@ -24,9 +24,6 @@ from scheduler_core.framework.preemption.victims import (
     select_victims_on_node,
 )
 
-# Added to every priority before summing, so that negative priorities still sum "smaller is better".
-_PRIORITY_OFFSET = 2**31
-
 NO_VICTIMS = Status.unresolvable(REASON_NO_VICTIMS)
 
 
@@ -63,7 +60,11 @@ def potential_nodes(nodes: Iterable[NodeInfo], statuses: NodeToStatus) -> list[N
 
     An UnschedulableAndUnresolvable node (and every node a PreFilterResult left out) is skipped.
     """
-    return [info for info in nodes if statuses.get(info.name).code == Code.UNSCHEDULABLE]
+    if statuses.absent.code == Code.UNSCHEDULABLE:
+        return [info for info in nodes if statuses.get(info.name).code == Code.UNSCHEDULABLE]
+    # Only nodes with an explicit status can be potential: look those up, not every node's.
+    wanted = {name for name, status in statuses.statuses.items() if status.code == Code.UNSCHEDULABLE}
+    return [info for info in nodes if info.node.name in wanted] if wanted else []
 
 
 def dry_run_preemption(framework: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo],
@@ -93,11 +94,11 @@ def _fewest_pdb_violations(victims: Victims) -> int:
 
 
 def _lowest_highest_priority(victims: Victims) -> int:
-    return -max(pod.priority for pod in victims.pods)
+    return -victims.highest_priority
 
 
 def _smallest_priority_sum(victims: Victims) -> int:
-    return -sum(pod.priority + _PRIORITY_OFFSET for pod in victims.pods)
+    return -victims.priority_sum
 
 
 def _fewest_victims(victims: Victims) -> int:

@@ -98,13 +98,13 @@ class NodeVerdictMemo:
         self._by_node: dict[str, tuple[NodeInfo, tuple, NodeVerdict]] = {}
 
     def get(self, node_info: NodeInfo, key: tuple) -> Optional[NodeVerdict]:
-        entry = self._by_node.get(node_info.name)
+        entry = self._by_node.get(node_info.node.name)
         if entry is None or entry[0] is not node_info or entry[1] != key:
             return None
         return entry[2]
 
     def put(self, node_info: NodeInfo, key: tuple, verdict: NodeVerdict) -> None:
-        self._by_node[node_info.name] = (node_info, key, verdict)
+        self._by_node[node_info.node.name] = (node_info, key, verdict)
 
 
 def numeric_dry_run(framework: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo],
@@ -112,25 +112,20 @@ def numeric_dry_run(framework: Framework, state: CycleState, pod: Pod, nodes: li
                     memo: Optional[NodeVerdictMemo] = None) -> DryRun:
     """dry_run_preemption's answer, every potential node judged on its numbers."""
     rules = _Rules(framework, state, checked)
-    with_victims = [info for info in nodes if any(may_preempt(p.pod, pod) for p in info.pods)]
-    before = dict(zip((info.name for info in with_victims), rules.constant_verdicts(rules.before, pod, with_victims)))
-    after = dict(zip((info.name for info in with_victims), rules.constant_verdicts(rules.after, pod, with_victims)))
+    before = rules.constant_verdicts(rules.before, pod, nodes)
+    after = rules.constant_verdicts(rules.after, pod, nodes)
     memo = memo if not pdbs else None
+    preemptor = (pod.priority, tuple(checked))  # one object: the per-node keys share it
+    nominated_nodes = framework.nominator.nodes_with_nominated_pods()
     result = DryRun()
-    for node_info in nodes:
-        name = node_info.name
-        if name not in before:
-            result.node_statuses[name] = NO_VICTIMS
-            continue
+    for slot, node_info in enumerate(nodes):
+        name = node_info.node.name
         nominated = [other for other in framework.nominator.nominated_pods_for_node(name)
-                     if other.priority >= pod.priority and other.key != pod.key]
-        verdict, key = None, ()
-        if memo is not None:
-            key = (node_info.generation, pod.priority, tuple(checked), tuple(other.key for other in nominated),
-                   before[name], after[name])
-            verdict = memo.get(node_info, key)
+                     if other.priority >= pod.priority and other.key != pod.key] if name in nominated_nodes else []
+        key = (node_info.generation, preemptor, tuple(other.key for other in nominated), before[slot], after[slot])
+        verdict = memo.get(node_info, key) if memo is not None else None
         if verdict is None:
-            verdict = _victims_on_node(rules, pod, node_info, nominated, before[name], after[name], pdbs)
+            verdict = _verdict(rules, pod, node_info, nominated, before[slot], after[slot], pdbs)
             if memo is not None:
                 memo.put(node_info, key, verdict)
         victims, status = verdict
@@ -139,6 +134,14 @@ def numeric_dry_run(framework: Framework, state: CycleState, pod: Pod, nodes: li
         else:
             result.node_statuses[name] = status
     return result.ordered()
+
+
+def _verdict(rules: _Rules, pod: Pod, node_info: NodeInfo, nominated: list[Pod], before: MaybeStatus,
+             after: MaybeStatus, pdbs: Sequence[PodDisruptionBudget]) -> NodeVerdict:
+    """dry_run_preemption's verdict on one node (a node without lower-priority pods has no victims)."""
+    if not any(may_preempt(info.pod, pod) for info in node_info.pods):
+        return None, NO_VICTIMS
+    return _victims_on_node(rules, pod, node_info, nominated, before, after, pdbs)
 
 
 class _NodeNumbers:
