@@ -489,7 +489,8 @@ class Cycle:
         if batch is None:
             return
         others = None
-        if len(names) > 1:
+        # Without a signature, or when the hint was taken, the store keeps no list: none is built.
+        if len(names) > 1 and signature is not None and not (hint is not None and hint == chosen):
             order = np.lexsort((np.arange(len(names)), -totals))
             others = [names[i] for i in order.tolist() if names[i] != chosen]
         batch.store(signature, hint, chosen, others, self.cycle_count, self.scheduler.clock_ms())

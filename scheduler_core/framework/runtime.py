@@ -102,6 +102,9 @@ class NominatedPods(Protocol):
     def nodes_with_nominated_pods(self) -> set[str]: ...
 
 
+_NOMINATED_INFOS_KEPT = 10_000
+
+
 class _NoNominations:
     def nominated_pods_for_node(self, node: str) -> list[Pod]:
         return []
@@ -117,6 +120,7 @@ class Framework:
         # False forces every plugin through its per-node methods: the reference path tests compare with.
         self.vectorized = vectorized
         self.nominator: NominatedPods = _NoNominations()  # the scheduler's queue sets its own
+        self._nominated_infos: dict[str, tuple[PodInfo, tuple]] = {}
         self.signing_plugins, self.signatures_enabled = _signing_plugins(profile)
         # OpportunisticBatching's kept results; the run to the end turns it on (a single pass, like
         # the corpus it reproduces, calls the plugins without it).
@@ -216,12 +220,26 @@ class Framework:
             return False, state, node_info
         state_out, info_out = state.clone(), node_info.clone()
         for other in nominated:
-            added = PodInfo(other)
+            added = self._nominated_pod_info(other)
             info_out.add_pod(added)
             status = self.run_pre_filter_add_pod(state_out, pod, added, info_out)
             if not is_success(status):
                 return Status.error(status.message), state, node_info
         return True, state_out, info_out
+
+    def _nominated_pod_info(self, pod: Pod) -> PodInfo:
+        """PodInfo of a nominated pod, built once while nothing it is computed from changed (the
+        run updates pending pods in place: their spec's parts and labels are compared)."""
+        fingerprint = (pod.namespace, pod.containers, pod.init_containers, pod.overhead, pod.pod_level_requests,
+                       pod.container_statuses, pod.resize_infeasible, pod.affinity, tuple(pod.labels.items()))
+        known = self._nominated_infos.get(pod.key)
+        if known is not None and known[0].pod is pod and known[1] == fingerprint:
+            return known[0]
+        if len(self._nominated_infos) >= _NOMINATED_INFOS_KEPT:
+            self._nominated_infos.clear()
+        info = PodInfo(pod)
+        self._nominated_infos[pod.key] = (info, fingerprint)
+        return info
 
     @staticmethod
     def filter_status(plugin: str, status: Status) -> Status:
