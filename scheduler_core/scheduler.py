@@ -17,6 +17,8 @@ from typing import Callable, Iterator, Optional
 
 import numpy as np
 
+from scheduler_core import names
+
 from scheduler_core.events import (
     BindingStep,
     CycleEnd,
@@ -48,6 +50,7 @@ from scheduler_core.framework.runtime import Framework, PreFilterOutcome
 from scheduler_core.framework.signers import Signature
 from scheduler_core.framework.status import Code, MaybeStatus, Status, is_success, status_json
 from scheduler_core.model import DEFAULT_SCHEDULER_NAME, Pod, Scenario
+from scheduler_core.plugins.node_resources.numeric import fit_status_with, numeric_fit_applies
 from scheduler_core.volume.pictures import pod_volumes_json
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
@@ -311,17 +314,34 @@ class Cycle:
         # Only the slots of nodes with nominated pods, in the order ``positions`` lists them.
         nominated_positions = [table.index[name] for name in nominated_nodes if name in table.index]
         slots = np.flatnonzero(np.isin(positions, np.asarray(nominated_positions, dtype=np.int64))).tolist()
+        checked = numeric_fit_applies(self.fw, self.state)
+        replaced: list[tuple[int, list[MaybeStatus]]] = []
         for i in slots:
             node_info = infos[int(positions[i])]
-            added, state, info = self.fw.add_nominated_pods(self.state, self.pod, node_info)
-            if added is False:
-                continue
-            statuses = [Status(Code.ERROR, (added.message,))] * len(verdicts) if isinstance(added, Status) else \
-                [p.filter(state, self.pod, info) for p in self.fw.active_filter_plugins(self.state)]
-            if all(is_success(status) for status in statuses):
-                continue
-            verdicts = [(plugin, _with_verdict(verdict, i, status)) for (plugin, verdict), status in zip(verdicts, statuses)]
-        return verdicts
+            statuses = self._nominated_pass(node_info, i, verdicts, checked)
+            if statuses is not None and not all(is_success(status) for status in statuses):
+                replaced.append((i, statuses))
+        return _with_verdicts(verdicts, replaced)
+
+    def _nominated_pass(self, node_info: NodeInfo, i: int, verdicts: list[tuple[str, FilterVerdicts]],
+                        checked) -> Optional[list[MaybeStatus]]:
+        """Each active Filter plugin's answer on the node with its nominated pods added (None: none
+        to add). When only NodeResourcesFit reads the node's pods (plugins/node_resources/numeric.py),
+        the others' answers are those already given and Fit's is worked out on numbers."""
+        if checked is not None:
+            nominated = self.fw.nominated_pods_to_add(self.pod, node_info.name)
+            if not nominated:
+                return None
+            added = [self.fw.nominated_pod_info(other) for other in nominated]
+            return [fit_status_with(checked, node_info, added) if plugin == names.NODE_RESOURCES_FIT else
+                    (verdict.palette[verdict.choice[i]] if verdict.choice[i] >= 0 else None)
+                    for plugin, verdict in verdicts]
+        added, state, info = self.fw.add_nominated_pods(self.state, self.pod, node_info)
+        if added is False:
+            return None
+        if isinstance(added, Status):
+            return [Status(Code.ERROR, (added.message,))] * len(verdicts)
+        return [p.filter(state, self.pod, info) for p in self.fw.active_filter_plugins(self.state)]
 
     def feasibility(self) -> tuple[PreFilterOutcome, FilterPass]:
         """PreFilter, then every Filter plugin (nominated pods included) on every node the PreFilter
@@ -551,15 +571,24 @@ class Cycle:
         yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(None, error=message))
 
 
-def _with_verdict(verdict: FilterVerdicts, i: int, status: MaybeStatus) -> FilterVerdicts:
-    """A copy of one plugin's verdicts with node ``i``'s replaced."""
-    palette, choice = list(verdict.palette), verdict.choice.copy()
-    if is_success(status):
-        choice[i] = PASS
-    else:
-        choice[i] = len(palette)
-        palette.append(status)
-    return FilterVerdicts(palette, choice)
+def _with_verdicts(verdicts: list[tuple[str, FilterVerdicts]],
+                   replaced: list[tuple[int, list[MaybeStatus]]]) -> list[tuple[str, FilterVerdicts]]:
+    """Copies of the plugins' verdicts with the listed nodes' replaced, in that order (a failing
+    status is appended to the plugin's palette each time)."""
+    if not replaced:
+        return verdicts
+    out = []
+    for index, (plugin, verdict) in enumerate(verdicts):
+        palette, choice = list(verdict.palette), verdict.choice.copy()
+        for i, statuses in replaced:
+            status = statuses[index]
+            if is_success(status):
+                choice[i] = PASS
+            else:
+                choice[i] = len(palette)
+                palette.append(status)
+        out.append((plugin, FilterVerdicts(palette, choice)))
+    return out
 
 
 def _post_filter_payload(result, status) -> PostFilterOutcome:

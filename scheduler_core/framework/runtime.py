@@ -214,20 +214,23 @@ class Framework:
                            node_info: NodeInfo) -> tuple["bool | Status", CycleState, NodeInfo]:
         """addGENominatedPods: clones of the state and the node with the nominated pods of equal
         or higher priority (the pod itself excluded) added; (False, state, node) when there are none."""
-        nominated = [p for p in self.nominator.nominated_pods_for_node(node_info.name)
-                     if p.priority >= pod.priority and p.key != pod.key]
+        nominated = self.nominated_pods_to_add(pod, node_info.name)
         if not nominated:
             return False, state, node_info
         state_out, info_out = state.clone(), node_info.clone()
         for other in nominated:
-            added = self._nominated_pod_info(other)
+            added = self.nominated_pod_info(other)
             info_out.add_pod(added)
             status = self.run_pre_filter_add_pod(state_out, pod, added, info_out)
             if not is_success(status):
                 return Status.error(status.message), state, node_info
         return True, state_out, info_out
 
-    def _nominated_pod_info(self, pod: Pod) -> PodInfo:
+    def nominated_pods_to_add(self, pod: Pod, node: str) -> list[Pod]:
+        """addGENominatedPods' choice: the node's nominated pods of equal or higher priority, not the pod itself."""
+        return [p for p in self.nominator.nominated_pods_for_node(node) if p.priority >= pod.priority and p.key != pod.key]
+
+    def nominated_pod_info(self, pod: Pod) -> PodInfo:
         """PodInfo of a nominated pod, built once while nothing it is computed from changed (the
         run updates pending pods in place: their spec's parts and labels are compared)."""
         fingerprint = (pod.namespace, pod.containers, pod.init_containers, pod.overhead, pod.pod_level_requests,

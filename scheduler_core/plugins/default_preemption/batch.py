@@ -32,11 +32,7 @@ from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.status import MaybeStatus, Status
 from scheduler_core.model import PODS, Pod, PodDisruptionBudget, ResourceList
 from scheduler_core.plugins.node_resources.fit import shortfall_status, shortfalls_of
-
-# Filter plugins whose verdict on a node never depends on the pods running there.
-NODE_ONLY_FILTERS = frozenset({names.NODE_UNSCHEDULABLE, names.NODE_NAME, names.TAINT_TOLERATION,
-                               names.NODE_AFFINITY})
-
+from scheduler_core.plugins.node_resources.numeric import numeric_fit_applies
 
 class _Rules:
     """One cycle's Filter plugins, split as the numeric dry run needs them."""
@@ -71,18 +67,7 @@ class _Rules:
 
 def numeric_dry_run_applies(framework: Framework, state: CycleState) -> Optional[list[tuple[str, int]]]:
     """Fit's checked requests when this path gives the reference's answers, else None."""
-    if not framework.vectorized:
-        return None
-    active = framework.active_filter_plugins(state)
-    fit = next((plugin for plugin in active if plugin.name == names.NODE_RESOURCES_FIT), None)
-    if fit is None:
-        return None
-    if any(plugin is not fit and plugin.name not in NODE_ONLY_FILTERS for plugin in active):
-        return None
-    if any(plugin.name not in state.skip_filter_plugins and plugin.pre_filter_extensions() is not None
-           for plugin in framework.profile["preFilter"]):
-        return None
-    return fit.checked_requests(state)
+    return numeric_fit_applies(framework, state)
 
 
 NodeVerdict = tuple[Optional[Victims], MaybeStatus]
