@@ -109,9 +109,7 @@ def earliest_start_of_highest_priority(victims: Victims) -> Optional[datetime]:
     """GetEarliestPodStartTime: among the highest-priority victims, the earliest start. A victim
     without status.startTime reads ``time.Now()``, later than any recorded start, so the result is
     the earliest recorded start, or None (``Now``) when none of them has one."""
-    top = max(pod.priority for pod in victims.pods)
-    starts = [pod.start_time for pod in victims.pods if pod.priority == top and pod.start_time is not None]
-    return min(starts) if starts else None
+    return victims.earliest_top_start  # worked out once, when the victims were chosen
 
 
 def _latest_start(candidates: list[Candidate]) -> list[Candidate]:

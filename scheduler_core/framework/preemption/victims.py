@@ -8,6 +8,7 @@ removed pods are reprieved one by one, most important first, as long as the pod 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Optional, Sequence
 
 from scheduler_core.framework.cycle_state import CycleState
@@ -35,11 +36,16 @@ class Victims:
     keys: tuple[str, ...] = field(init=False, repr=False, compare=False)
     highest_priority: int = field(init=False, repr=False, compare=False)
     priority_sum: int = field(init=False, repr=False, compare=False)
+    # GetEarliestPodStartTime among the highest-priority victims (None: none has a start time, ``Now``).
+    earliest_top_start: Optional[datetime] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "keys", tuple(sorted(pod.key for pod in self.pods)))
         priorities = [pod.priority for pod in self.pods]
-        object.__setattr__(self, "highest_priority", max(priorities) if priorities else 0)
+        top = max(priorities) if priorities else 0
+        object.__setattr__(self, "highest_priority", top)
+        starts = [pod.start_time for pod in self.pods if pod.priority == top and pod.start_time is not None]
+        object.__setattr__(self, "earliest_top_start", min(starts) if starts else None)
         object.__setattr__(self, "priority_sum", sum(priorities) + len(priorities) * PRIORITY_OFFSET)
 
     @property
