@@ -93,7 +93,9 @@ def _add_limit_flags(command: argparse.ArgumentParser) -> None:
 
 def limits_from(args: argparse.Namespace) -> Limits:
     """The Limits the flags ask for (the defaults when a command has none)."""
-    return Limits(**{limit.name: getattr(args, limit.name, limit.default) for limit in dataclasses.fields(Limits)})
+    defaults = Limits()
+    return Limits(**{limit.name: getattr(args, limit.name, getattr(defaults, limit.name))
+                     for limit in dataclasses.fields(Limits)})
 
 
 def _with_flag(message: str) -> str:
@@ -163,13 +165,14 @@ def run_timeline(args: argparse.Namespace) -> int:
 def run_bench(args: argparse.Namespace) -> int:
     import time
 
-    from scheduler_core.bench import run_benchmark, run_loop_benchmark
+    from scheduler_core.bench import BenchResult, LoopBenchResult, run_benchmark, run_loop_benchmark
 
     load_started = time.perf_counter()
     scenario = _load(args.scenario, limits_from(args))
     load_s = time.perf_counter() - load_started
     if scenario is None:
         return EXIT_INVALID
+    result: BenchResult | LoopBenchResult
     if args.loop:
         result = dataclasses.replace(run_loop_benchmark(scenario, percentage=args.percentage), load_s=load_s)
     else:

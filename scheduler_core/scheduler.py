@@ -332,8 +332,8 @@ class Cycle:
             nominated = self.fw.nominated_pods_to_add(self.pod, node_info.name)
             if not nominated:
                 return None
-            added = [self.fw.nominated_pod_info(other) for other in nominated]
-            return [fit_status_with(checked, node_info, added) if plugin == names.NODE_RESOURCES_FIT else
+            infos = [self.fw.nominated_pod_info(other) for other in nominated]
+            return [fit_status_with(checked, node_info, infos) if plugin == names.NODE_RESOURCES_FIT else
                     (verdict.palette[verdict.choice[i]] if verdict.choice[i] >= 0 else None)
                     for plugin, verdict in verdicts]
         added, state, info = self.fw.add_nominated_pods(self.state, self.pod, node_info)

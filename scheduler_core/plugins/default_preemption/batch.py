@@ -116,7 +116,7 @@ def numeric_dry_run(framework: Framework, state: CycleState, pod: Pod, nodes: li
         victims, status = verdict
         if victims is not None:
             result.candidates.append(Candidate(name, victims))
-        else:
+        elif status is not None:
             result.node_statuses[name] = status
     return result.ordered()
 
