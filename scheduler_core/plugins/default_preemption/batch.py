@@ -105,9 +105,9 @@ def numeric_dry_run(framework: Framework, state: CycleState, pod: Pod, nodes: li
     result = DryRun()
     for slot, node_info in enumerate(nodes):
         name = node_info.node.name
-        nominated = [other for other in framework.nominator.nominated_pods_for_node(name)
-                     if other.priority >= pod.priority and other.key != pod.key] if name in nominated_nodes else []
-        key = (node_info.generation, preemptor, tuple(other.key for other in nominated), before[slot], after[slot])
+        nominated = framework.nominated_pods_to_add(pod, name) if name in nominated_nodes else []
+        key = (node_info.generation, preemptor, tuple(other.key for other in nominated) if nominated else (),
+               before[slot], after[slot])
         verdict = memo.get(node_info, key) if memo is not None else None
         if verdict is None:
             verdict = _verdict(rules, pod, node_info, nominated, before[slot], after[slot], pdbs)
