@@ -50,7 +50,7 @@ from scheduler_core.framework.runtime import Framework, PreFilterOutcome
 from scheduler_core.framework.signers import Signature
 from scheduler_core.framework.status import Code, MaybeStatus, Status, is_success, status_json
 from scheduler_core.model import DEFAULT_SCHEDULER_NAME, Pod, Scenario
-from scheduler_core.plugins.node_resources.numeric import fit_status_with, numeric_fit_applies
+from scheduler_core.plugins.node_resources.numeric import fit_verdicts_with, numeric_fit_applies
 from scheduler_core.volume.pictures import pod_volumes_json
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
@@ -315,33 +315,50 @@ class Cycle:
         nominated_positions = [table.index[name] for name in nominated_nodes if name in table.index]
         slots = np.flatnonzero(np.isin(positions, np.asarray(nominated_positions, dtype=np.int64))).tolist()
         checked = numeric_fit_applies(self.fw, self.state)
+        if checked is not None:
+            return _with_verdicts(verdicts, self._nominated_pass_on_numbers(positions, slots, verdicts, checked))
         replaced: list[tuple[int, list[MaybeStatus]]] = []
         for i in slots:
-            node_info = infos[int(positions[i])]
-            statuses = self._nominated_pass(node_info, i, verdicts, checked)
+            statuses = self._nominated_pass(infos[int(positions[i])])
             if statuses is not None and not all(is_success(status) for status in statuses):
                 replaced.append((i, statuses))
         return _with_verdicts(verdicts, replaced)
 
-    def _nominated_pass(self, node_info: NodeInfo, i: int, verdicts: list[tuple[str, FilterVerdicts]],
-                        checked) -> Optional[list[MaybeStatus]]:
-        """Each active Filter plugin's answer on the node with its nominated pods added (None: none
-        to add). When only NodeResourcesFit reads the node's pods (plugins/node_resources/numeric.py),
-        the others' answers are those already given and Fit's is worked out on numbers."""
-        if checked is not None:
-            nominated = self.fw.nominated_pods_to_add(self.pod, node_info.name)
-            if not nominated:
-                return None
-            infos = [self.fw.nominated_pod_info(other) for other in nominated]
-            return [fit_status_with(checked, node_info, infos) if plugin == names.NODE_RESOURCES_FIT else
-                    (verdict.palette[verdict.choice[i]] if verdict.choice[i] >= 0 else None)
-                    for plugin, verdict in verdicts]
+    def _nominated_pass_on_numbers(self, positions: np.ndarray, slots: list[int],
+                                   verdicts: list[tuple[str, FilterVerdicts]],
+                                   checked) -> list[tuple[int, list[MaybeStatus]]]:
+        """The nominated pass when only NodeResourcesFit reads the node's pods
+        (plugins/node_resources/numeric.py): the other plugins' answers are those already given,
+        Fit's is judged with the nominated pods' requests added, on all those nodes at once."""
+        table = self.snapshot.table
+        kept, added = [], []
+        for i in slots:
+            nominated = self.fw.nominated_pods_to_add(self.pod, table.names[int(positions[i])])
+            if nominated:
+                kept.append(i)
+                added.append([self.fw.nominated_pod_info(other) for other in nominated])
+        if not kept:
+            return []
+        fit = fit_verdicts_with(checked, table, positions[np.asarray(kept, dtype=np.int64)], added)
+        replaced = []
+        for k, i in enumerate(kept):
+            fit_status = fit.palette[fit.choice[k]] if fit is not None and fit.choice[k] >= 0 else None
+            statuses = [fit_status if plugin == names.NODE_RESOURCES_FIT else
+                        (verdict.palette[verdict.choice[i]] if verdict.choice[i] >= 0 else None)
+                        for plugin, verdict in verdicts]
+            if not all(is_success(status) for status in statuses):
+                replaced.append((i, statuses))
+        return replaced
+
+    def _nominated_pass(self, node_info: NodeInfo) -> Optional[list[MaybeStatus]]:
+        """Each active Filter plugin's answer on the node with its nominated pods added (None: none to add)."""
         added, state, info = self.fw.add_nominated_pods(self.state, self.pod, node_info)
         if added is False:
             return None
+        plugins = self.fw.active_filter_plugins(self.state)
         if isinstance(added, Status):
-            return [Status(Code.ERROR, (added.message,))] * len(verdicts)
-        return [p.filter(state, self.pod, info) for p in self.fw.active_filter_plugins(self.state)]
+            return [Status(Code.ERROR, (added.message,))] * len(plugins)
+        return [p.filter(state, self.pod, info) for p in plugins]
 
     def feasibility(self) -> tuple[PreFilterOutcome, FilterPass]:
         """PreFilter, then every Filter plugin (nominated pods included) on every node the PreFilter

@@ -145,6 +145,12 @@ profiles:
       enabled: [{name: NodeResourcesFit}, {name: TaintToleration}, {name: NodeUnschedulable}]
 """
 TAINT = "taints: [{key: k, effect: NoSchedule}]"
+SMALL = "".join(f"""---
+apiVersion: v1
+kind: Pod
+metadata: {{name: small-{i}, namespace: default}}
+spec: {{priority: 10, containers: [{{name: c, resources: {{requests: {{cpu: 100m}}}}}}]}}
+""" for i in range(6))
 
 
 @pytest.mark.parametrize("text", [
@@ -155,6 +161,7 @@ TAINT = "taints: [{key: k, effect: NoSchedule}]"
                  id="a node-only plugin rejecting after Fit in the profile's order"),
     pytest.param(_preemption_basic(12, 10, node_spec="unschedulable: true"), id="unschedulable nodes"),
     pytest.param(_preemption_basic(6, 8, victim_spec="ports: [],"), id="few nodes: the nominated pods fill them"),
+    pytest.param(_preemption_basic(6, 4, extra=SMALL), id="small pods that fit next to the nominated ones"),
 ])
 def test_preemption_runs_the_same_both_ways(text):
     scenario = load_scenario(text)

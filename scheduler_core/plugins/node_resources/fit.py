@@ -269,12 +269,24 @@ def shortfall_verdicts(request: ResourceList, table: NodeTable, positions: np.nd
     Each failing node's shortfalls become a bit set (pods, then checked_requests' order) plus an
     "unresolvable" bit; each distinct set seen becomes one status, in order of first appearance.
     """
+    return checked_shortfall_verdicts(checked_requests(request, ignored, ignored_groups), table, positions)
+
+
+def checked_shortfall_verdicts(checked: list[tuple[str, int]], table: NodeTable, positions: np.ndarray,
+                               added_requested: Optional[dict[str, np.ndarray]] = None,
+                               added_pods: Optional[np.ndarray] = None) -> Optional[FilterVerdicts]:
+    """shortfall_verdicts for checked requests, optionally with more pods counted on each node
+    (``added_requested`` per checked resource and ``added_pods``, one value per position)."""
     reasons = [REASON_TOO_MANY_PODS]
-    lacking = [table.pod_count[positions] + 1 > table.allocatable_of(PODS)[positions]]
+    pod_count = table.pod_count[positions] if added_pods is None else table.pod_count[positions] + added_pods
+    lacking = [pod_count + 1 > table.allocatable_of(PODS)[positions]]
     beyond = [None]  # per check: the node is too small even when empty (UnschedulableAndUnresolvable)
-    for name, wanted in checked_requests(request, ignored, ignored_groups):
+    for name, wanted in checked:
         capacity = table.allocatable_of(name)[positions]
-        lacking.append(wanted > capacity - table.requested_of(name)[positions])
+        requested = table.requested_of(name)[positions]
+        if added_requested is not None:
+            requested = requested + added_requested[name]
+        lacking.append(wanted > capacity - requested)
         beyond.append(wanted > capacity)
         reasons.append(REASON_INSUFFICIENT.format(resource=name))
     any_lacking = np.logical_or.reduce(lacking) if len(lacking) > 1 else lacking[0]

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 from typing import Optional
 
+import numpy as np
+
 from scheduler_core import names
+from scheduler_core.framework.batch import FilterVerdicts
+from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.cycle_state import CycleState
-from scheduler_core.framework.node_info import NodeInfo, PodInfo
+from scheduler_core.framework.node_info import PodInfo
 from scheduler_core.framework.runtime import Framework
-from scheduler_core.framework.status import MaybeStatus
-from scheduler_core.plugins.node_resources.fit import shortfall_status, shortfalls_of
+from scheduler_core.plugins.node_resources.fit import checked_shortfall_verdicts
 
 # Filter plugins whose verdict on a node never depends on the pods running there.
 NODE_ONLY_FILTERS = frozenset({names.NODE_UNSCHEDULABLE, names.NODE_NAME, names.TAINT_TOLERATION,
@@ -45,8 +48,11 @@ def numeric_fit_applies(framework: Framework, state: CycleState) -> Optional[Che
     return fit.checked_requests(state)
 
 
-def fit_status_with(checked: Checked, node_info: NodeInfo, added: list[PodInfo]) -> MaybeStatus:
-    """Fit.filter's answer on the node with ``added`` pods counted in."""
-    requested = {name: node_info.requested.get(name, 0) + sum(info.requests.get(name, 0) for info in added)
-                 for name, _ in checked}
-    return shortfall_status(shortfalls_of(checked, node_info.allocatable, requested, len(node_info.pods) + len(added)))
+def fit_verdicts_with(checked: Checked, table: NodeTable, positions: np.ndarray,
+                      added: list[list[PodInfo]]) -> Optional[FilterVerdicts]:
+    """Fit.filter's answers on many nodes at once, each with its ``added`` pods counted in (None:
+    every node fits)."""
+    added_requested = {name: np.fromiter((sum(info.requests.get(name, 0) for info in infos) for infos in added),
+                                         dtype=np.int64, count=len(added)) for name, _ in checked}
+    added_pods = np.fromiter((len(infos) for infos in added), dtype=np.int64, count=len(added))
+    return checked_shortfall_verdicts(checked, table, positions, added_requested, added_pods)
