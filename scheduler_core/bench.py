@@ -97,6 +97,8 @@ class LoopBenchResult:
     total_s: float
     attempt_ms: list[float]
     peak_rss_mb: float
+    load_s: Optional[float] = None  # reading and validating the file, before the run (set by the CLI)
+    cpu_s: Optional[float] = None  # the run's CPU time (process_time): its wall time on an idle machine
 
     @property
     def attempts_per_s(self) -> float:
@@ -112,14 +114,20 @@ class LoopBenchResult:
         return {"attempts": self.attempts, "bound": self.bound, "pending_at_start": self.pending_at_start,
                 "attempts_per_s": round(self.attempts_per_s, 1), "pods_per_s": round(self.pods_per_s, 1),
                 "median_attempt_ms": round(median, 3), "total_s": round(self.total_s, 2),
-                "peak_rss_mb": round(self.peak_rss_mb, 1)}
+                "peak_rss_mb": round(self.peak_rss_mb, 1),
+                **({"load_s": round(self.load_s, 2)} if self.load_s is not None else {}),
+                **({"cpu_s": round(self.cpu_s, 2), "attempts_per_cpu_s": round(self.attempts / self.cpu_s, 1)}
+                   if self.cpu_s else {})}
 
     def render(self, name: str) -> str:
         out = self.to_json()
+        loading = f"; loading {out['load_s']} s apart" if "load_s" in out else ""
+        if "cpu_s" in out:
+            loading = f" ({out['cpu_s']} s CPU, {out['attempts_per_cpu_s']} attempts per CPU second){loading}"
         return (f"{name}: {self.nodes} nodes, {self.running_pods} running pods, {self.pending_at_start} pending, "
                 f"run to the end\n  {out['attempts']} attempts ({out['attempts_per_s']}/s), {out['bound']} pods bound "
-                f"({out['pods_per_s']}/s), median {out['median_attempt_ms']} ms per attempt, {out['total_s']} s, "
-                f"peak RSS {out['peak_rss_mb']:.0f} MB")
+                f"({out['pods_per_s']}/s), median {out['median_attempt_ms']} ms per attempt, {out['total_s']} s run"
+                f"{loading}, peak RSS {out['peak_rss_mb']:.0f} MB")
 
 
 def run_loop_benchmark(scenario: Scenario, *, percentage: Optional[int] = None) -> LoopBenchResult:
@@ -131,6 +139,7 @@ def run_loop_benchmark(scenario: Scenario, *, percentage: Optional[int] = None) 
     attempt_ms: list[float] = []
     bound = 0
     started = time.perf_counter()
+    cpu_started = time.process_time()
     attempt_started = started
     for event in run_to_the_end(scenario):
         point = event.extension_point
@@ -141,5 +150,7 @@ def run_loop_benchmark(scenario: Scenario, *, percentage: Optional[int] = None) 
         elif point is ExtensionPoint.CLUSTER and event.payload.kind is ClusterChangeKind.POD_BOUND:
             bound += 1
     total = time.perf_counter() - started
+    cpu = time.process_time() - cpu_started
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return LoopBenchResult(len(attempt_ms), bound, pending, len(scenario.nodes), running, total, attempt_ms, peak_kb / 1024)
+    return LoopBenchResult(len(attempt_ms), bound, pending, len(scenario.nodes), running, total, attempt_ms,
+                           peak_kb / 1024, cpu_s=cpu)

@@ -26,7 +26,7 @@ from scheduler_core.model import NoticeCode, Scenario
 from scheduler_core.node_taints import NodeTaintChange, controller_taint_changes, with_controller_taints
 from scheduler_core.recorded import compare_recorded, replayed_from_timeline, replayed_from_trace, with_recorded
 from scheduler_core.report import MAX_NODES_LISTED, TimelineReport, render_comparison, render_notices, render_report
-from scheduler_core.scenario import ScenarioInvalid
+from scheduler_core.scenario import Limits, ScenarioInvalid
 from scheduler_core.scenario.sources import load_paths
 from scheduler_core.scheduler import TIE_BREAK_FIRST, TIE_BREAK_RANDOM, simulate
 from scheduler_core.timeline import TimelineBuilder
@@ -74,6 +74,8 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", action="store_true")
     bench.add_argument("--loop", action="store_true",
                        help="run the scheduler to the end (queue, retries, preemption): attempts/s and pods bound/s")
+    for command in (trace, timeline, bench):
+        _add_limit_flags(command)
     compare = commands.add_parser("compare", help="two runs to the end side by side: scenarios or configurations")
     compare.add_argument("scenarios", nargs="+", metavar="SCENARIO",
                          help="A [B]: one scenario with two --config, or two (each a file, a directory or an archive)")
@@ -110,15 +112,55 @@ def _add_taints_flag(command: argparse.ArgumentParser) -> None:
                               "conditions (not-ready, unreachable, pressure, unschedulable)")
 
 
-def _load(paths: Sequence[str] | str) -> Optional[Scenario]:
+def _limit_flag(name: str) -> str:
+    """--max-pending-pods for Limits.max_pending_pods."""
+    return "--" + name.replace("_", "-")
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _add_limit_flags(command: argparse.ArgumentParser) -> None:
+    """One flag per size limit the loader enforces (scenario.limits.Limits), defaulting to its value."""
+    group = command.add_argument_group("size limits (a larger scenario is refused, naming the flag)")
+    for limit in dataclasses.fields(Limits):
+        group.add_argument(_limit_flag(limit.name), dest=limit.name, type=_positive, default=limit.default,
+                           metavar="N", help=f"default {limit.default}")
+
+
+def limits_from(args: argparse.Namespace) -> Limits:
+    """The Limits the flags ask for (the defaults when a command has none)."""
+    defaults = Limits()
+    return Limits(**{limit.name: getattr(args, limit.name, getattr(defaults, limit.name))
+                     for limit in dataclasses.fields(Limits)})
+
+
+def _with_flag(message: str) -> str:
+    """A size-limit message names its field ("(Limits.max_pending_pods)"): add the flag that raises it."""
+    for limit in dataclasses.fields(Limits):
+        if message.endswith(f"(Limits.{limit.name})"):
+            return f"{message}; raise it with {_limit_flag(limit.name)}"
+    return message
+
+
+def _load(paths: Sequence[str] | str, limits: Optional[Limits] = None) -> Optional[Scenario]:
     """The scenario in ``paths`` (one path, or several read as one), or None once every problem is on stderr."""
     paths = [paths] if isinstance(paths, str) else list(paths)
     try:
-        return load_paths(paths)
+        return load_paths(paths, limits=limits or Limits())
+    except OSError as err:
+        print(f"error: cannot read {' '.join(paths)}: {err.strerror}", file=sys.stderr)
     except ScenarioInvalid as err:
         print(f"error: {' '.join(paths)} is not a valid scenario ({len(err.errors)} problem(s)):", file=sys.stderr)
         for problem in err.errors:
-            print(f"  {problem}", file=sys.stderr)
+            print(f"  {_with_flag(str(problem))}", file=sys.stderr)
     return None
 
 
@@ -148,7 +190,7 @@ def _exit_code(scenario: Scenario) -> int:
 
 
 def run_trace(args: argparse.Namespace) -> int:
-    scenario = _load(args.scenario)
+    scenario = _load(args.scenario, limits_from(args))
     if scenario is None:
         return EXIT_INVALID
     scenario, changes = _with_taints(scenario, args)
@@ -173,7 +215,7 @@ def run_trace(args: argparse.Namespace) -> int:
 
 
 def run_timeline(args: argparse.Namespace) -> int:
-    scenario = _load(args.scenario)
+    scenario = _load(args.scenario, limits_from(args))
     if scenario is None:
         return EXIT_INVALID
     scenario, changes = _with_taints(scenario, args)
@@ -235,13 +277,18 @@ def run_explain_pod(args: argparse.Namespace) -> int:
 
 
 def run_bench(args: argparse.Namespace) -> int:
-    from scheduler_core.bench import run_benchmark, run_loop_benchmark
+    import time
 
-    scenario = _load(args.scenario)
+    from scheduler_core.bench import BenchResult, LoopBenchResult, run_benchmark, run_loop_benchmark
+
+    load_started = time.perf_counter()
+    scenario = _load(args.scenario, limits_from(args))
+    load_s = time.perf_counter() - load_started
     if scenario is None:
         return EXIT_INVALID
+    result: BenchResult | LoopBenchResult
     if args.loop:
-        result = run_loop_benchmark(scenario, percentage=args.percentage)
+        result = dataclasses.replace(run_loop_benchmark(scenario, percentage=args.percentage), load_s=load_s)
     else:
         result = run_benchmark(scenario, percentage=args.percentage, limit=args.limit)
     if args.json:

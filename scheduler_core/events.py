@@ -332,7 +332,7 @@ class QueueMoved:
 class ClusterChangeKind(str, Enum):
     POD_BOUND = "PodBound"  # the binding reached the API (the pod runs there)
     POD_TERMINATING = "PodTerminating"  # a victim is being deleted (deletionTimestamp set)
-    POD_REMOVED = "PodRemoved"  # the stand-in kubelet removed a terminating victim
+    POD_REMOVED = "PodRemoved"  # a victim is gone: removed by the stand-in kubelet, or at once (grace period 0)
     BINDING_FAILED = "BindingFailed"  # the binding cycle failed: the assumed pod is forgotten on its node
     NOMINATION_SET = "NominationSet"  # status.nominatedNodeName written
     NOMINATION_CLEARED = "NominationCleared"

@@ -21,6 +21,7 @@ from scheduler_core.backend.queue import (
     PreEnqueuePlugin,
     QueuedPodInfo,
     QueueingHintMap,
+    QueueName,
     SchedulingQueue,
 )
 from scheduler_core.eventhandlers import EventHandlers, snapshot_of
@@ -209,8 +210,8 @@ class SchedulerLoop:
         self.attempts += 1
         if self.steps is not None:
             self.steps.attempted()
-        view = [pod.key, *(queued.key for queued in self.queue.active.list())]
         queues = {name.value: keys for name, keys in self.queue.where().items()}
+        view = [pod.key, *queues[QueueName.ACTIVE.value]]
         cycle = Cycle(self.scheduler, index, pod, queue_view=view, nominated_node=info.nominated_node_name, queues=queues,
                       cycle_count=self.queue.active.scheduling_cycle)
         yield from cycle.run()
@@ -315,20 +316,25 @@ class SchedulerLoop:
         for nominee in nominees:
             yield from self._patch_nomination(nominee, "")
         plugin.preempting[preemptor.key] = to_delete[-1]
-        deleted = [victim for victim in to_delete if not victim.is_terminating]
+        deleted = [victim for victim in to_delete if not victim.is_terminating and victim.key not in self.deleted]
         for victim in deleted:
-            yield from self._delete_gracefully(victim, preemptor)
+            yield from self._delete_victim(victim, preemptor)
         del plugin.preempting[preemptor.key]
-        self.kubelet.mark(deleted, self.clock.ms)
+        self.kubelet.mark([victim for victim in deleted if victim.is_terminating], self.clock.ms)
         if self.steps is not None:  # the victims' controllers replace them at once
             yield from self.steps.pods_preempted(deleted)
 
-    def _delete_gracefully(self, victim: Pod, preemptor: Pod) -> Iterator[Event]:
-        """PreemptPod: the condition, then a graceful delete (a victim another preemption already
-        deletes — its events had not arrived when this one chose it — is left to that one)."""
+    def _delete_victim(self, victim: Pod, preemptor: Pod) -> Iterator[Event]:
+        """PreemptPod: the condition, then the delete (a victim another preemption already
+        deletes — its events had not arrived when this one chose it — is left to that one). A
+        victim with a zero grace period and no finalizers is deleted by the API server at once
+        (spec/TIMELINE.md); any other stays, terminating, for the stand-in kubelet."""
         old = snapshot_of(victim)
         victim.preempted_by_scheduler = True
         self.handlers.assigned_pod_updated(old, victim)
+        if victim.is_deleted_at_once:
+            yield from self._removed(victim, detail=f"preempted by {preemptor.key}, grace period 0")
+            return
         old = snapshot_of(victim)
         victim.deletion_timestamp = EPOCH + timedelta(milliseconds=self.clock.ms)
         self.handlers.assigned_pod_updated(old, victim)
@@ -338,13 +344,17 @@ class SchedulerLoop:
 
     def _kubelet_removals(self) -> Iterator[Event]:
         while (victim := self.kubelet.remove_due(self.clock.ms)) is not None:
-            self.handlers.assigned_pod_deleted(victim)
-            self.deleted.add(victim.key)
-            yield self._cluster(victim.key, ClusterChangeKind.POD_REMOVED, node=victim.node_name)
-            yield from self._moves()
-            if self.steps is not None:
-                yield from self.steps.pod_removed(victim)
-            self.claim_controller.pod_removed(victim, self.clock.ms)
+            yield from self._removed(victim)
+
+    def _removed(self, victim: Pod, detail: str = "") -> Iterator[Event]:
+        """The victim's Pod/Delete event reaches the cache and the queue."""
+        self.handlers.assigned_pod_deleted(victim)
+        self.deleted.add(victim.key)
+        yield self._cluster(victim.key, ClusterChangeKind.POD_REMOVED, node=victim.node_name, detail=detail)
+        yield from self._moves()
+        if self.steps is not None:
+            yield from self.steps.pod_removed(victim)
+        self.claim_controller.pod_removed(victim, self.clock.ms)
 
     # ------------------------------------------------------------------ the resourceclaim controller
 

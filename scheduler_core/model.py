@@ -240,6 +240,10 @@ class Pod:
     claim_statuses: tuple[tuple[str, str], ...] = ()  # (pod claim name, ResourceClaim name)
     phase: str = ""  # status.phase ("" when the dump has no status)
     deletion_timestamp: Optional[datetime] = None  # set: the pod is terminating
+    # spec.terminationGracePeriodSeconds (the API server defaults it to 30) and metadata.finalizers:
+    # a delete of a pod with grace 0 and no finalizers removes it at once (no terminating phase).
+    termination_grace_period_seconds: int = 30
+    finalizers: tuple[str, ...] = ()
     start_time: Optional[datetime] = None  # status.startTime (preemption's last tie-break)
     nominated_node_name: str = ""  # status.nominatedNodeName (a preemption under way)
     # status.conditions DisruptionTarget=True with reason PreemptionByScheduler: this pod is a
@@ -257,6 +261,12 @@ class Pod:
     @property
     def is_terminating(self) -> bool:
         return self.deletion_timestamp is not None
+
+    @property
+    def is_deleted_at_once(self) -> bool:
+        """Whether the API server deletes this pod immediately when asked to (rest.BeforeDelete:
+        grace period 0, so not graceful; store.Delete: no finalizers keep the object)."""
+        return self.termination_grace_period_seconds == 0 and not self.finalizers
 
     @property
     def key(self) -> str:

@@ -128,13 +128,18 @@ class PodCounts:
         # by a failed binding's removal: an unchanged version means nothing to re-count.
         if table.version == self._version:
             return []
+        touched = table.changed_since(self._version)
         self._version = table.version
-        generations = np.fromiter(map(_GENERATION, infos), dtype=np.int64, count=len(infos))
-        changed = np.flatnonzero(generations != self._generations)
-        if not len(changed):
+        if touched is None:
+            generations = np.fromiter(map(_GENERATION, infos), dtype=np.int64, count=len(infos))
+            changed_list = np.flatnonzero(generations != self._generations).tolist()
+            self._generations = generations
+        else:  # only the nodes the table says were touched can have moved
+            changed_list = [p for p in touched if infos[p].generation != self._generations[p]]
+            for position in changed_list:
+                self._generations[position] = infos[position].generation
+        if not changed_list:
             return []
-        self._generations = generations
-        changed_list = changed.tolist()
         for position in changed_list:
             self._unindex(position)
             self._index(position)

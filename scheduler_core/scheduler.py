@@ -17,6 +17,8 @@ from typing import Any, Callable, Iterator, Optional
 
 import numpy as np
 
+from scheduler_core import names
+
 from scheduler_core.events import (
     BindingStep,
     CycleEnd,
@@ -52,6 +54,7 @@ from scheduler_core.framework.status import Code, MaybeStatus, Status, is_succes
 from scheduler_core.model import DEFAULT_SCHEDULER_NAME, Pod, Scenario
 from scheduler_core.plugins.registry import in_tree_registry
 from scheduler_core.resourceclaim_controller import ResourceClaimController
+from scheduler_core.plugins.node_resources.numeric import fit_verdicts_with, numeric_fit_applies
 from scheduler_core.volume.pictures import pod_volumes_json
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
@@ -329,23 +332,59 @@ class Cycle:
         or higher priority wait, the pod is filtered with them added; where that fails, the node
         takes that pass's verdicts (every plugin, for the picture). Elsewhere, and where it
         passes, the verdicts are those without them (the second pass)."""
-        infos = self.snapshot.table.node_infos
+        table = self.snapshot.table
+        infos = table.node_infos
         nominated_nodes = self.fw.nominator.nodes_with_nominated_pods()
         if not nominated_nodes:
             return verdicts  # no node has a nominated pod: the first pass is the second
-        for i, position in enumerate(positions.tolist()):
-            node_info = infos[position]
-            if node_info.name not in nominated_nodes:
-                continue
-            added, state, info = self.fw.add_nominated_pods(self.state, self.pod, node_info)
-            if added is False:
-                continue
-            statuses = [Status(Code.ERROR, (added.message,))] * len(verdicts) if isinstance(added, Status) else \
-                [p.filter(state, self.pod, info) for p in self.fw.active_filter_plugins(self.state)]
-            if all(is_success(status) for status in statuses):
-                continue
-            verdicts = [(plugin, _with_verdict(verdict, i, status)) for (plugin, verdict), status in zip(verdicts, statuses)]
-        return verdicts
+        # Only the slots of nodes with nominated pods, in the order ``positions`` lists them.
+        nominated_positions = [table.index[name] for name in nominated_nodes if name in table.index]
+        slots = np.flatnonzero(np.isin(positions, np.asarray(nominated_positions, dtype=np.int64))).tolist()
+        checked = numeric_fit_applies(self.fw, self.state)
+        if checked is not None:
+            return _with_verdicts(verdicts, self._nominated_pass_on_numbers(positions, slots, verdicts, checked))
+        replaced: list[tuple[int, list[MaybeStatus]]] = []
+        for i in slots:
+            statuses = self._nominated_pass(infos[int(positions[i])])
+            if statuses is not None and not all(is_success(status) for status in statuses):
+                replaced.append((i, statuses))
+        return _with_verdicts(verdicts, replaced)
+
+    def _nominated_pass_on_numbers(self, positions: np.ndarray, slots: list[int],
+                                   verdicts: list[tuple[str, FilterVerdicts]],
+                                   checked) -> list[tuple[int, list[MaybeStatus]]]:
+        """The nominated pass when only NodeResourcesFit reads the node's pods
+        (plugins/node_resources/numeric.py): the other plugins' answers are those already given,
+        Fit's is judged with the nominated pods' requests added, on all those nodes at once."""
+        table = self.snapshot.table
+        kept, added = [], []
+        for i in slots:
+            nominated = self.fw.nominated_pods_to_add(self.pod, table.names[int(positions[i])])
+            if nominated:
+                kept.append(i)
+                added.append([self.fw.nominated_pod_info(other) for other in nominated])
+        if not kept:
+            return []
+        fit = fit_verdicts_with(checked, table, positions[np.asarray(kept, dtype=np.int64)], added)
+        replaced = []
+        for k, i in enumerate(kept):
+            fit_status = fit.palette[fit.choice[k]] if fit is not None and fit.choice[k] >= 0 else None
+            statuses = [fit_status if plugin == names.NODE_RESOURCES_FIT else
+                        (verdict.palette[verdict.choice[i]] if verdict.choice[i] >= 0 else None)
+                        for plugin, verdict in verdicts]
+            if not all(is_success(status) for status in statuses):
+                replaced.append((i, statuses))
+        return replaced
+
+    def _nominated_pass(self, node_info: NodeInfo) -> Optional[list[MaybeStatus]]:
+        """Each active Filter plugin's answer on the node with its nominated pods added (None: none to add)."""
+        added, state, info = self.fw.add_nominated_pods(self.state, self.pod, node_info)
+        if added is False:
+            return None
+        plugins = self.fw.active_filter_plugins(self.state)
+        if isinstance(added, Status):
+            return [Status(Code.ERROR, (added.message,))] * len(plugins)
+        return [p.filter(state, self.pod, info) for p in plugins]
 
     def feasibility(self) -> tuple[PreFilterOutcome, FilterPass]:
         """PreFilter, then every Filter plugin (nominated pods included) on every node the PreFilter
@@ -438,10 +477,19 @@ class Cycle:
         """Each evaluated node's first failing plugin in Filter order: the real scheduler's verdict."""
         names = self.snapshot.table.names
         first: dict[str, Status] = {}
+        undecided = np.ones(len(passed.evaluated), dtype=bool)
         for plugin, verdict in passed.verdicts:
-            for position, choice in zip(passed.evaluated.tolist(), verdict.choice.tolist()):
-                if choice >= 0 and names[position] not in first:
-                    first[names[position]] = filter_failure_status(plugin, verdict.palette[choice])
+            failing = np.flatnonzero(undecided & (verdict.choice >= 0))
+            if not len(failing):
+                continue
+            undecided[failing] = False
+            # One status per palette entry, shared by every node it judged (statuses are immutable).
+            converted: dict[int, Status] = {}
+            for position, choice in zip(passed.evaluated[failing].tolist(), verdict.choice[failing].tolist()):
+                status = converted.get(choice)
+                if status is None:
+                    status = converted[choice] = filter_failure_status(plugin, verdict.palette[choice])
+                first[names[position]] = status
         return first
 
     # ------------------------------------------------------------------ no node fits
@@ -461,12 +509,13 @@ class Cycle:
 
     def _unschedulable_after_filter(self, passed: FilterPass, absent: Status) -> Iterator[Event]:
         statuses = {**self._early_statuses, **self._first_failures(passed)}
-        errors = [s for s in statuses.values() if s.code == Code.ERROR]
+        distinct = list({id(s): s for s in statuses.values()}.values())  # nodes share status objects
+        errors = [s for s in distinct if s.code == Code.ERROR]
         if errors:
             self._failed(errors[0].message, rejected=False, nominating=CLEAR_NOMINATED_NODE)
             yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(None, errors[0].message))
             return
-        self.outcome.unschedulable_plugins.update(s.plugin for s in statuses.values() if s.is_rejected and s.plugin)
+        self.outcome.unschedulable_plugins.update(s.plugin for s in distinct if s.is_rejected and s.plugin)
         post_message = yield from self._post_filter(NodeToStatus(statuses, absent))
         message = fit_error_message(len(self.snapshot.node_infos), node_statuses=statuses,
                                     absent_reasons=absent.reasons, post_filter_message=post_message)
@@ -527,7 +576,8 @@ class Cycle:
         if batch is None:
             return
         others = None
-        if len(names) > 1:
+        # Without a signature, or when the hint was taken, the store keeps no list: none is built.
+        if len(names) > 1 and signature is not None and not (hint is not None and hint == chosen):
             order = np.lexsort((np.arange(len(names)), -totals))
             others = [names[i] for i in order.tolist() if names[i] != chosen]
         batch.store(signature, hint, chosen, others, self.cycle_count, self.scheduler.clock_ms())
@@ -588,15 +638,24 @@ class Cycle:
         yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(None, error=message))
 
 
-def _with_verdict(verdict: FilterVerdicts, i: int, status: MaybeStatus) -> FilterVerdicts:
-    """A copy of one plugin's verdicts with node ``i``'s replaced."""
-    palette, choice = list(verdict.palette), verdict.choice.copy()
-    if is_success(status):
-        choice[i] = PASS
-    else:
-        choice[i] = len(palette)
-        palette.append(status)
-    return FilterVerdicts(palette, choice)
+def _with_verdicts(verdicts: list[tuple[str, FilterVerdicts]],
+                   replaced: list[tuple[int, list[MaybeStatus]]]) -> list[tuple[str, FilterVerdicts]]:
+    """Copies of the plugins' verdicts with the listed nodes' replaced, in that order (a failing
+    status is appended to the plugin's palette each time)."""
+    if not replaced:
+        return verdicts
+    out = []
+    for index, (plugin, verdict) in enumerate(verdicts):
+        palette, choice = list(verdict.palette), verdict.choice.copy()
+        for i, statuses in replaced:
+            status = statuses[index]
+            if is_success(status):
+                choice[i] = PASS
+            else:
+                choice[i] = len(palette)
+                palette.append(status)
+        out.append((plugin, FilterVerdicts(palette, choice)))
+    return out
 
 
 def _post_filter_payload(result, status) -> PostFilterOutcome:

@@ -233,7 +233,7 @@ def _change_text(pod: str, payload: dict) -> str:
     return {
         "PodBound": f"{pod} bound to {node}",
         "PodTerminating": f"{pod} on {node} terminating ({payload.get('detail', '')})",
-        "PodRemoved": f"{pod} removed from {node}",
+        "PodRemoved": f"{pod} removed from {node}" + (f" ({payload['detail']})" if payload.get("detail") else ""),
         "BindingFailed": f"{pod} no longer counted on {node} (its binding failed)",
         "NominationSet": f"{pod} nominated to {node}",
         "NominationCleared": f"{pod} nomination to {node} cleared",

@@ -26,8 +26,14 @@ def reason_histogram(num_all_nodes: int, node_statuses: Mapping[str, Status],
                      absent_reasons: Iterable[str] = ()) -> list[str]:
     """Counted, sorted fragments; nodes without an explicit status count under ``absent_reasons``."""
     counts: Counter[str] = Counter()
+    # Many nodes share one status object (a plugin's verdict palette): count each object's nodes once.
+    by_object: dict[int, tuple[Status, int]] = {}
     for status in node_statuses.values():
-        counts.update(status.reasons)
+        seen = by_object.get(id(status))
+        by_object[id(status)] = (status, 1 if seen is None else seen[1] + 1)
+    for status, nodes in by_object.values():
+        for reason in status.reasons:
+            counts[reason] += nodes
     absent = num_all_nodes - len(node_statuses)
     if absent > 0:
         for reason in absent_reasons:

@@ -79,6 +79,9 @@ class LabelColumn:
         return present
 
 
+_CHANGES_KEPT = 100_000
+
+
 class NodeTable(Generic[InfoT]):
     def __init__(self, node_infos: list[InfoT]) -> None:
         self.node_infos = node_infos
@@ -99,6 +102,9 @@ class NodeTable(Generic[InfoT]):
         self.unschedulable = np.asarray([info.node.unschedulable for info in node_infos], dtype=bool)
         self.tainted = np.asarray([i for i, info in enumerate(node_infos) if info.node.taints], dtype=np.int64)
         self.version = 0  # bumps on every bind, so plugins can cache per-cycle arrays safely
+        # The position each version bump touched: _changes[v - _changes_from] moved version v to v+1.
+        self._changes: list[int] = []
+        self._changes_from = 0
         # The snapshot's own listing order (zones round-robin), which Filter walks; positions stay
         # document order everywhere else.
         self.tree_order = tree_order(info.node.labels for info in node_infos)
@@ -141,6 +147,22 @@ class NodeTable(Generic[InfoT]):
         self.non_zero_memory[i] += sign * info.non_zero_requests.get(MEMORY, 0)
         self.pod_count[i] += sign
         self.version += 1
+        self._changes.append(i)
+        if len(self._changes) > _CHANGES_KEPT:
+            half = len(self._changes) // 2
+            del self._changes[:half]
+            self._changes_from += half
+
+    def changed_since(self, version: int) -> Optional[list[int]]:
+        """The positions whose pods changed after ``version`` (sorted, distinct); None when that is
+        too long ago to tell."""
+        if self._changes_from + len(self._changes) != self.version:
+            # The version was bumped without a change logged here: start the log afresh.
+            self._changes, self._changes_from = [], self.version
+            return None
+        if version < self._changes_from or version > self.version:
+            return None
+        return sorted(set(self._changes[version - self._changes_from:]))
 
     def names_at(self, positions: np.ndarray) -> list[str]:
         names: list[str] = self.names_array[positions].tolist()

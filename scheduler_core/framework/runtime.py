@@ -104,6 +104,9 @@ class NominatedPods(Protocol):
     def nodes_with_nominated_pods(self) -> set[str]: ...
 
 
+_NOMINATED_INFOS_KEPT = 10_000
+
+
 class _NoNominations:
     def nominated_pods_for_node(self, node: str) -> list[Pod]:
         return []
@@ -119,6 +122,7 @@ class Framework:
         # False forces every plugin through its per-node methods: the reference path tests compare with.
         self.vectorized = vectorized
         self.nominator: NominatedPods = _NoNominations()  # the scheduler's queue sets its own
+        self._nominated_infos: dict[str, tuple[PodInfo, tuple[object, ...]]] = {}
         self.signing_plugins, self.signatures_enabled = _signing_plugins(profile)
         # Each plugin's fast path and NormalizeScore, found once (capabilities.py).
         self._filter_batch = profile.capabilities.filter_batch
@@ -221,18 +225,35 @@ class Framework:
                            node_info: NodeInfo) -> tuple["bool | Status", CycleState, NodeInfo]:
         """addGENominatedPods: clones of the state and the node with the nominated pods of equal
         or higher priority (the pod itself excluded) added; (False, state, node) when there are none."""
-        nominated = [p for p in self.nominator.nominated_pods_for_node(node_info.name)
-                     if p.priority >= pod.priority and p.key != pod.key]
+        nominated = self.nominated_pods_to_add(pod, node_info.name)
         if not nominated:
             return False, state, node_info
         state_out, info_out = state.clone(), node_info.clone()
         for other in nominated:
-            added = PodInfo(other)
+            added = self.nominated_pod_info(other)
             info_out.add_pod(added)
             status = self.run_pre_filter_add_pod(state_out, pod, added, info_out)
             if is_failure(status):
                 return Status.error(status.message), state, node_info
         return True, state_out, info_out
+
+    def nominated_pods_to_add(self, pod: Pod, node: str) -> list[Pod]:
+        """addGENominatedPods' choice: the node's nominated pods of equal or higher priority, not the pod itself."""
+        return [p for p in self.nominator.nominated_pods_for_node(node) if p.priority >= pod.priority and p.key != pod.key]
+
+    def nominated_pod_info(self, pod: Pod) -> PodInfo:
+        """PodInfo of a nominated pod, built once while nothing it is computed from changed (the
+        run updates pending pods in place: their spec's parts and labels are compared)."""
+        fingerprint = (pod.namespace, pod.containers, pod.init_containers, pod.overhead, pod.pod_level_requests,
+                       pod.container_statuses, pod.resize_infeasible, pod.affinity, tuple(pod.labels.items()))
+        known = self._nominated_infos.get(pod.key)
+        if known is not None and known[0].pod is pod and known[1] == fingerprint:
+            return known[0]
+        if len(self._nominated_infos) >= _NOMINATED_INFOS_KEPT:
+            self._nominated_infos.clear()
+        info = PodInfo(pod)
+        self._nominated_infos[pod.key] = (info, fingerprint)
+        return info
 
     def sign_pod(self, pod: Pod) -> Optional[Signature | Unsignable]:
         """SignPod; None when the profile cannot sign any pod (a plugin there has no signer)."""

@@ -25,7 +25,7 @@ from scheduler_core.model import (
 )
 from scheduler_core.resources import aggregate_container_requests
 from scheduler_core.scenario import resources, volume_sources
-from scheduler_core.scenario.fields import INT32_MAX, Field
+from scheduler_core.scenario.fields import INT32_MAX, INT64_MAX, Field
 from scheduler_core.scenario.metadata import Metadata
 from scheduler_core.scenario.selectors import affinity, label_selector
 from scheduler_core.scenario.validation import (
@@ -46,6 +46,7 @@ INCLUSION_POLICIES = ("Honor", "Ignore")
 PROTOCOLS = ("TCP", "UDP", "SCTP")
 PREEMPTION_POLICIES = ("PreemptLowerPriority", "Never")
 DEFAULT_SCHEDULER = "default-scheduler"
+DEFAULT_GRACE_SECONDS = 30
 DISRUPTION_TARGET = "DisruptionTarget"  # the condition preemption writes on its victims
 POD_SCHEDULED = "PodScheduled"  # the condition the scheduler writes (its last word on the pod)
 PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
@@ -125,6 +126,9 @@ def _decode_scheduling(spec: Field, pod: Pod) -> None:
             check(node_name, pod.node_name, is_dns1123_subdomain(pod.node_name))
     pod.priority = spec.get_int("priority", 0, -(2**31), INT32_MAX)
     pod.priority_class_name = spec.get_str("priorityClassName")
+    # ValidateNonnegativeField; the API server defaults a missing value to 30 (DefaultTerminationGracePeriodSeconds).
+    pod.termination_grace_period_seconds = spec.get_int("terminationGracePeriodSeconds", DEFAULT_GRACE_SECONDS, 0,
+                                                        INT64_MAX)
     pod.scheduling_gates = _scheduling_gates(spec)
     pod.claim_sources = _resource_claims(spec)
     pod.resource_claims = tuple(source.name for source in pod.claim_sources)
@@ -198,6 +202,7 @@ def _decode_lifecycle(obj: Field, pod: Pod) -> None:
     metadata = obj.get_map("metadata")
     if metadata is not None:
         pod.deletion_timestamp = read_time(metadata.get("deletionTimestamp"))
+        pod.finalizers = tuple(name for name, _ in metadata.get_str_list("finalizers") if name)
     status = obj.get_map("status")
     if status is None:
         return

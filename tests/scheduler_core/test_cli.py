@@ -145,3 +145,54 @@ def test_every_example_command_runs_from_a_fresh_clone(command):
     result = _run(*command)
     assert result.returncode == 0, result.stderr.decode()
     assert result.stdout
+
+
+def _pending_pods(count: int) -> bytes:
+    node = "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}\n"
+    pods = "".join(f"---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}}}\nspec: {{containers: [{{name: c}}]}}\n"
+                   for i in range(count))
+    return (node + pods).encode()
+
+
+def test_a_size_limit_names_the_flag_that_raises_it():
+    result = _run("trace", "-", "--json", "--max-pending-pods", "2", stdin=_pending_pods(3))
+    assert result.returncode == 2
+    assert b"3 pending pods, more than 2 (Limits.max_pending_pods); raise it with --max-pending-pods" in result.stderr
+
+
+@pytest.mark.parametrize("command", ["trace", "timeline", "bench"])
+def test_every_loading_command_takes_the_size_limits_as_flags(command):
+    text = _pending_pods(3)
+    refused = _run(command, "-", "--json", "--max-pending-pods", "2", stdin=text)
+    assert refused.returncode == 2 and b"more than 2 (Limits.max_pending_pods)" in refused.stderr
+    accepted = _run(command, "-", "--json", "--max-pending-pods", "3", "--max-nodes", "1", stdin=text)
+    assert accepted.returncode == 0, accepted.stderr.decode()[-500:]
+
+
+def test_the_default_limits_are_the_loaders():
+    """Without flags, scheduler_core.scenario.limits.Limits: at most 5,000 pending pods."""
+    refused = _run("timeline", "-", "--json", stdin=_pending_pods(5001))
+    assert refused.returncode == 2 and b"5001 pending pods, more than 5000 (Limits.max_pending_pods)" in refused.stderr
+
+
+def test_a_limit_flag_must_be_a_positive_whole_number():
+    result = _run("timeline", "-", "--max-nodes", "0", stdin=b"")
+    assert result.returncode == 2 and b"--max-nodes: must be at least 1, got 0" in result.stderr
+
+
+def test_the_flags_build_the_loaders_limits():
+    from scheduler_core.cli import _parser, limits_from
+    from scheduler_core.scenario import Limits
+
+    args = _parser().parse_args(["bench", "x.yaml", "--max-pending-pods", "20000", "--max-bytes", "99"])
+    assert limits_from(args) == Limits(max_pending_pods=20000, max_bytes=99)
+    assert limits_from(_parser().parse_args(["timeline", "x.yaml"])) == Limits()
+
+
+def test_bench_loop_reports_loading_apart_from_the_run():
+    result = _run("bench", str(SEED), "--loop", "--json")
+    data = json.loads(result.stdout)
+    assert {"attempts", "attempts_per_s", "bound", "pods_per_s", "total_s", "load_s", "peak_rss_mb"} <= set(data)
+    assert (data["attempts"], data["bound"]) == (1, 1)
+    text = _run("bench", str(SEED), "--loop").stdout.decode()
+    assert "1 attempts" in text and "loading" in text and "peak RSS" in text

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from scheduler_core import load_scenario
 from scheduler_core.events import ClusterChanged, ClusterChangeKind, ExtensionPoint
 from scheduler_core.loop import run_to_the_end
@@ -255,3 +257,62 @@ def test_a_pod_failing_with_an_error_forever_stops_the_run_and_is_named():
     errors = [a for a in summary["attempts"] if a.get("failedSchedulingMessage") == error]
     assert len(errors) >= 6 and summary["attempts"][-1] == errors[-1] and errors[-1]["pod"] == "default/trainer"
     assert summary["stoppedRetrying"] == ["default/trainer"] and summary["final"]["default/trainer"] is None
+
+
+# ---------------------------------------------------------------------------- preemption's victims deleted
+
+
+def _four_victims(grace: str, finalizers: str = "[]") -> str:
+    """n1 full of four low-priority 250m pods; `urgent` (1 CPU, priority 100) must preempt them all."""
+    victims = "".join(f"""---
+apiVersion: v1
+kind: Pod
+metadata: {{name: low-{i}, namespace: default, finalizers: {finalizers}}}
+spec: {{nodeName: n1, {grace}containers: [{{name: c, image: x, resources: {{requests: {{cpu: 250m}}}}}}]}}
+""" for i in range(4))
+    return f"""apiVersion: v1
+kind: Node
+metadata: {{name: n1, labels: {{kubernetes.io/hostname: n1}}}}
+status: {{allocatable: {{cpu: '1', memory: 8Gi, pods: '110'}}}}
+{victims}---
+apiVersion: v1
+kind: Pod
+metadata: {{name: urgent, namespace: default}}
+spec: {{priority: 100, containers: [{{name: c, image: x, resources: {{requests: {{cpu: '1'}}}}}}]}}
+"""
+
+
+def _victim_changes(text: str) -> tuple[list[tuple[int, str, str]], list[tuple[str, object]]]:
+    """(time, kind, pod) of every victim change, and (pod, time) per attempt, of the run to the end."""
+    changes, attempts = [], []
+    for event in run_to_the_end(load_scenario(text), tie_break="first"):
+        payload = event.payload
+        if isinstance(payload, ClusterChanged) and payload.kind in (ClusterChangeKind.POD_TERMINATING,
+                                                                    ClusterChangeKind.POD_REMOVED):
+            changes.append((payload.time_ms, payload.kind.value, payload.object))
+        if event.extension_point is ExtensionPoint.ATTEMPT_END:
+            attempts.append((event.pod, payload.time_ms))
+    return changes, attempts
+
+
+def test_victims_with_a_zero_grace_period_are_removed_when_the_scheduler_deletes_them():
+    """spec/TIMELINE.md: the API server deletes a pod with grace period 0 and no finalizers at once
+    (rest.BeforeDelete / store.Delete), so the victims never terminate and the preemptor binds as
+    soon as its back-off is over."""
+    changes, attempts = _victim_changes(_four_victims("terminationGracePeriodSeconds: 0, "))
+    assert changes == [(0, "PodRemoved", f"default/low-{i}") for i in range(4)]
+    # Nothing else is queued: the preemptor is popped from the back-off queue at once and binds.
+    assert attempts == [("default/urgent", 0), ("default/urgent", 0)]
+
+
+@pytest.mark.parametrize("grace, finalizers", [
+    pytest.param("", "[]", id="the default grace period of 30 s keeps victims terminating for the stand-in kubelet"),
+    pytest.param("terminationGracePeriodSeconds: 0, ", "[example.com/keep]",
+                 id="a finalizer keeps a zero-grace victim terminating for the stand-in kubelet"),
+])
+def test_other_victims_wait_for_the_stand_in_kubelet(grace, finalizers):
+    changes, attempts = _victim_changes(_four_victims(grace, finalizers))
+    assert changes == [(0, "PodTerminating", f"default/low-{i}") for i in range(4)] + [
+        (300 * (i + 1), "PodRemoved", f"default/low-{i}") for i in range(4)]
+    # Each removal moves the preemptor; it fails until the last victim is gone.
+    assert attempts == [("default/urgent", ms) for ms in (0, 300, 600, 900, 1200)]

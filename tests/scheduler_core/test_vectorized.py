@@ -77,3 +77,94 @@ def test_bench_scenario_is_the_same_both_ways(name, percentage):
     reference = _bench_summary(name, percentage, False)
     assert len(fast["cycles"]) == min(BENCH_PODS, len(fast["cycles"])) and fast["cycles"]
     _assert_same(fast, reference)
+
+
+# ---------------------------------------------------------------------------- runs to the end
+# The numeric preemption dry run (plugins/default_preemption/batch.py) and the per-node verdicts it
+# keeps across cycles against select_victims_on_node on cloned nodes: every event of the run, each
+# cycle's per-node statuses and the preemption's candidates included, must be the same both ways.
+
+TIMELINE_CASES = sorted(p.name[: -len(".yaml")] for p in VOLUMES.glob("*.yaml"))
+
+
+def _run_events(scenario, vectorized: bool) -> list[dict]:
+    from scheduler_core.loop import run_to_the_end
+
+    return [event.to_json() for event in run_to_the_end(scenario, vectorized=vectorized)]
+
+
+@pytest.mark.parametrize("case", [c for c in TIMELINE_CASES if not c.startswith("volumes_")])
+def test_timeline_case_runs_the_same_both_ways(case):
+    scenario = load_scenario((VOLUMES / f"{case}.yaml").read_bytes())
+    assert _run_events(scenario, True) == _run_events(scenario, False)
+
+
+def _preemption_basic(nodes: int, preemptors: int, extra: str = "", victim_spec: str = "", node_spec: str = "") -> str:
+    """PreemptionBasic in small (bench/perf): 4 low-priority 900m pods per 4-CPU node, preemptors of
+    3 CPU at priority 10, every pod with a zero grace period."""
+    docs = []
+    for n in range(nodes):
+        docs.append(f"""apiVersion: v1
+kind: Node
+metadata: {{name: node-{n}, labels: {{kubernetes.io/hostname: node-{n}, app: {'a' if n % 3 else 'b'}}}}}
+spec: {{{node_spec if n % 4 == 1 else ''}}}
+status: {{allocatable: {{cpu: '4', memory: 32Gi, pods: '110'}}}}
+""")
+        for v in range(4):
+            docs.append(f"""apiVersion: v1
+kind: Pod
+metadata: {{name: low-{n}-{v}, namespace: default, labels: {{app: low}}}}
+spec: {{nodeName: node-{n}, terminationGracePeriodSeconds: 0, priority: {v % 2}, {victim_spec}
+  containers: [{{name: c, resources: {{requests: {{cpu: 900m, memory: 500Mi}}}}}}]}}
+""")
+    for p in range(preemptors):
+        docs.append(f"""apiVersion: v1
+kind: Pod
+metadata: {{name: high-{p}, namespace: default}}
+spec: {{priority: 10, terminationGracePeriodSeconds: 0,
+  containers: [{{name: c, resources: {{requests: {{cpu: '3', memory: 500Mi}}}}}}]}}
+""")
+    return "---\n".join(docs) + extra
+
+
+PDB = """---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: keep, namespace: default}
+spec: {selector: {matchLabels: {app: low}}}
+status: {disruptionsAllowed: 3}
+"""
+FIT_FIRST = """---
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    filter:
+      disabled: [{name: '*'}]
+      enabled: [{name: NodeResourcesFit}, {name: TaintToleration}, {name: NodeUnschedulable}]
+"""
+TAINT = "taints: [{key: k, effect: NoSchedule}]"
+SMALL = "".join(f"""---
+apiVersion: v1
+kind: Pod
+metadata: {{name: small-{i}, namespace: default}}
+spec: {{priority: 10, containers: [{{name: c, resources: {{requests: {{cpu: 100m}}}}}}]}}
+""" for i in range(6))
+
+
+@pytest.mark.parametrize("text", [
+    pytest.param(_preemption_basic(12, 14), id="preemptors outnumbering the nodes, victims at two priorities"),
+    pytest.param(_preemption_basic(12, 14, extra=PDB), id="a PodDisruptionBudget on the victims (verdicts not kept)"),
+    pytest.param(_preemption_basic(12, 10, node_spec=TAINT), id="a node-only plugin rejecting before Fit"),
+    pytest.param(_preemption_basic(12, 10, extra=FIT_FIRST, node_spec=TAINT),
+                 id="a node-only plugin rejecting after Fit in the profile's order"),
+    pytest.param(_preemption_basic(12, 10, node_spec="unschedulable: true"), id="unschedulable nodes"),
+    pytest.param(_preemption_basic(6, 8, victim_spec="ports: [],"), id="few nodes: the nominated pods fill them"),
+    pytest.param(_preemption_basic(6, 4, extra=SMALL), id="small pods that fit next to the nominated ones"),
+])
+def test_preemption_runs_the_same_both_ways(text):
+    scenario = load_scenario(text)
+    fast, reference = _run_events(scenario, True), _run_events(scenario, False)
+    assert any(e.get("payload", {}).get("victims") for e in fast)  # preemption did happen
+    assert fast == reference

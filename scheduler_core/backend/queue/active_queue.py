@@ -91,3 +91,7 @@ class ActiveQueue:
 
     def list(self) -> list[QueuedPodInfo]:
         return list(self.queue)
+
+    def keys(self) -> list[str]:
+        """The pods' keys in pop order."""
+        return self.queue.keys()

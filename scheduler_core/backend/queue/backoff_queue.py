@@ -110,3 +110,7 @@ class BackoffQueue:
 
     def list(self) -> list[QueuedPodInfo]:
         return [*self.pods, *self.error_pods]
+
+    def keys(self) -> list[str]:
+        """The pods' keys as ``list`` orders them."""
+        return [*self.pods.keys(), *self.error_pods.keys()]

@@ -83,6 +83,10 @@ class SchedulingQueue:
         self.hint_maps = hint_maps
         self.pre_enqueue = pre_enqueue
         self.plugin_events = _events_by_plugin(hint_maps)
+        # Per profile and event: the hints registered for events it matches, in the map's order,
+        # and their plugins (the hint maps are fixed for the queue's life).
+        self._hints_for: dict[tuple[str, ClusterEvent], tuple[list[HintFunction], frozenset[str]]] = {}
+        self._of_interest: dict[ClusterEvent, bool] = {}
         self.backoff = BackoffQueue(clock, initial_backoff_ms, max_backoff_ms, sort_key)
         self.active = ActiveQueue(sort_key, self.backoff)
         self.unschedulable = UnschedulablePods()
@@ -207,9 +211,20 @@ class SchedulingQueue:
     # ------------------------------------------------------------------ queueing hints
 
     def _is_event_of_interest(self, event: ClusterEvent) -> bool:
-        if event.is_wildcard:
-            return True
-        return any(event.matches(registered) for hint_map in self.hint_maps.values() for registered in hint_map)
+        known = self._of_interest.get(event)
+        if known is None:
+            known = self._of_interest[event] = event.is_wildcard or any(
+                event.matches(registered) for hint_map in self.hint_maps.values() for registered in hint_map)
+        return known
+
+    def _matching_hints(self, profile: str, hint_map: QueueingHintMap,
+                        event: ClusterEvent) -> tuple[list[HintFunction], frozenset[str]]:
+        found = self._hints_for.get((profile, event))
+        if found is None:
+            hints = [hint for registered, registered_hints in hint_map.items() if event.matches(registered)
+                     for hint in registered_hints]
+            found = self._hints_for[(profile, event)] = (hints, frozenset(hint.plugin for hint in hints))
+        return found
 
     def _worth_requeuing(self, info: QueuedPodInfo, event: ClusterEvent, old: Any,
                          new: Any) -> tuple[Strategy, tuple[str, ...]]:
@@ -225,20 +240,21 @@ class SchedulingQueue:
         hint_map = self.hint_maps.get(info.pod.scheduler_name)
         if hint_map is None:  # no profile registered hints for it ("shouldn't reach here")
             return Strategy.AFTER_BACKOFF, ()
+        # Only the hints of plugins registered for this event are asked, and only a rejector's.
+        hints, plugins = self._matching_hints(info.pod.scheduler_name, hint_map, event)
+        if plugins.isdisjoint(rejectors):
+            return Strategy.SKIP, ()
         strategy = Strategy.SKIP
         queued_by: list[str] = []
-        for registered, hints in hint_map.items():
-            if not event.matches(registered):
+        for hint in hints:
+            if hint.plugin not in rejectors or _hint(hint, info.pod, old, new) == QueueingHint.QUEUE_SKIP:
                 continue
-            for hint in hints:
-                if hint.plugin not in rejectors or _hint(hint, info.pod, old, new) == QueueingHint.QUEUE_SKIP:
-                    continue
-                queued_by.append(hint.plugin)
-                if hint.plugin in info.pending_plugins:
-                    return Strategy.IMMEDIATELY, (hint.plugin,)
-                if not info.pending_plugins:
-                    return Strategy.AFTER_BACKOFF, (hint.plugin,)
-                strategy = Strategy.AFTER_BACKOFF
+            queued_by.append(hint.plugin)
+            if hint.plugin in info.pending_plugins:
+                return Strategy.IMMEDIATELY, (hint.plugin,)
+            if not info.pending_plugins:
+                return Strategy.AFTER_BACKOFF, (hint.plugin,)
+            strategy = Strategy.AFTER_BACKOFF
         return strategy, tuple(queued_by)
 
     # ------------------------------------------------------------------ cluster events
@@ -316,8 +332,8 @@ class SchedulingQueue:
 
     def where(self) -> dict[QueueName, list[str]]:
         """The pods in each queue now (activeQ and backoffQ in pop order)."""
-        return {QueueName.ACTIVE: [i.key for i in self.active.list()],
-                QueueName.BACKOFF: [i.key for i in self.backoff.list()],
+        return {QueueName.ACTIVE: self.active.keys(),
+                QueueName.BACKOFF: self.backoff.keys(),
                 QueueName.UNSCHEDULABLE: list(self.unschedulable.pod_infos)}
 
 

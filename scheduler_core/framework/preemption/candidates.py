@@ -24,10 +24,7 @@ from scheduler_core.framework.preemption.victims import (
     select_victims_on_node,
 )
 
-# Added to every priority before summing, so that negative priorities still sum "smaller is better".
-_PRIORITY_OFFSET = 2**31
-
-_NO_VICTIMS = Status.unresolvable(REASON_NO_VICTIMS)
+NO_VICTIMS = Status.unresolvable(REASON_NO_VICTIMS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,13 +44,27 @@ class DryRun:
     def errors(self) -> list[Status]:
         return [s for s in self.node_statuses.values() if s.code == Code.ERROR]
 
+    def ordered(self) -> "DryRun":
+        """Candidates without PDB violations come first, as the real evaluator lists them."""
+        self.candidates.sort(key=lambda c: c.victims.num_pdb_violations > 0)
+        return self
+
+
+def expected_a_victim(node: str) -> Status:
+    """The evaluator's error for a node where the pod fits with every lower-priority pod reprieved."""
+    return Status.error(f'expected at least one victim pod on node "{node}"')
+
 
 def potential_nodes(nodes: Iterable[NodeInfo], statuses: NodeToStatus) -> list[NodeInfo]:
     """NodesForStatusCode(Unschedulable): nodes whose failure evicting pods might resolve.
 
     An UnschedulableAndUnresolvable node (and every node a PreFilterResult left out) is skipped.
     """
-    return [info for info in nodes if statuses.get(info.name).code == Code.UNSCHEDULABLE]
+    if statuses.absent.code == Code.UNSCHEDULABLE:
+        return [info for info in nodes if statuses.get(info.name).code == Code.UNSCHEDULABLE]
+    # Only nodes with an explicit status can be potential: look those up, not every node's.
+    wanted = {name for name, status in statuses.statuses.items() if status.code == Code.UNSCHEDULABLE}
+    return [info for info in nodes if info.node.name in wanted] if wanted else []
 
 
 def dry_run_preemption(framework: PluginsRunner, state: CycleState, pod: Pod, nodes: list[NodeInfo],
@@ -63,18 +74,16 @@ def dry_run_preemption(framework: PluginsRunner, state: CycleState, pod: Pod, no
     for node_info in nodes:
         if not has_potential_victims(node_info, pod):
             # Same verdict select_victims_on_node would reach, without cloning anything.
-            result.node_statuses[node_info.name] = _NO_VICTIMS
+            result.node_statuses[node_info.name] = NO_VICTIMS
             continue
         victims, status = select_victims_on_node(framework, state.clone(), pod, node_info.clone(), pdbs)
         if is_success(status) and victims is not None and victims.pods:
             result.candidates.append(Candidate(node_info.name, victims))
             continue
         if not is_failure(status):
-            status = Status.error(f'expected at least one victim pod on node "{node_info.name}"')
+            status = expected_a_victim(node_info.name)
         result.node_statuses[node_info.name] = status
-    # Candidates without PDB violations come first, as the real evaluator lists them.
-    result.candidates.sort(key=lambda c: c.victims.num_pdb_violations > 0)
-    return result
+    return result.ordered()
 
 
 ScoreFunc = Callable[[Victims], int]
@@ -85,11 +94,11 @@ def _fewest_pdb_violations(victims: Victims) -> int:
 
 
 def _lowest_highest_priority(victims: Victims) -> int:
-    return -max(pod.priority for pod in victims.pods)
+    return -victims.highest_priority
 
 
 def _smallest_priority_sum(victims: Victims) -> int:
-    return -sum(pod.priority + _PRIORITY_OFFSET for pod in victims.pods)
+    return -victims.priority_sum
 
 
 def _fewest_victims(victims: Victims) -> int:
@@ -100,9 +109,7 @@ def earliest_start_of_highest_priority(victims: Victims) -> Optional[datetime]:
     """GetEarliestPodStartTime: among the highest-priority victims, the earliest start. A victim
     without status.startTime reads ``time.Now()``, later than any recorded start, so the result is
     the earliest recorded start, or None (``Now``) when none of them has one."""
-    top = max(pod.priority for pod in victims.pods)
-    starts = [pod.start_time for pod in victims.pods if pod.priority == top and pod.start_time is not None]
-    return min(starts) if starts else None
+    return victims.earliest_top_start  # worked out once, when the victims were chosen
 
 
 def _latest_start(candidates: list[Candidate]) -> list[Candidate]:

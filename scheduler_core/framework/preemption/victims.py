@@ -7,7 +7,8 @@ removed pods are reprieved one by one, most important first, as long as the pod 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Optional, Sequence
 
 from scheduler_core.framework.cycle_state import CycleState
@@ -19,19 +20,38 @@ from scheduler_core.labels import compile_selector
 from scheduler_core.model import Pod, PodDisruptionBudget
 
 REASON_NO_VICTIMS = "No preemption victims found for incoming pod"
+# Added to every priority before summing, so that negative priorities still sum "smaller is better".
+PRIORITY_OFFSET = 2**31
 
 
 @dataclass(frozen=True, slots=True)
 class Victims:
-    """extenderv1.Victims: the pods to evict, most important first, and how many break a PDB."""
+    """extenderv1.Victims: the pods to evict, most important first, and how many break a PDB.
+
+    What candidates are compared and listed by is worked out once, when the victims are chosen
+    (a candidate's victims are compared and listed in every cycle that reuses them)."""
 
     pods: tuple[Pod, ...]
     num_pdb_violations: int = 0
+    keys: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    highest_priority: int = field(init=False, repr=False, compare=False)
+    priority_sum: int = field(init=False, repr=False, compare=False)
+    # GetEarliestPodStartTime among the highest-priority victims (None: none has a start time, ``Now``).
+    earliest_top_start: Optional[datetime] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "keys", tuple(sorted(pod.key for pod in self.pods)))
+        priorities = [pod.priority for pod in self.pods]
+        top = max(priorities) if priorities else 0
+        object.__setattr__(self, "highest_priority", top)
+        starts = [pod.start_time for pod in self.pods if pod.priority == top and pod.start_time is not None]
+        object.__setattr__(self, "earliest_top_start", min(starts) if starts else None)
+        object.__setattr__(self, "priority_sum", sum(priorities) + len(priorities) * PRIORITY_OFFSET)
 
     @property
     def pod_keys(self) -> list[str]:
         """The victims as sorted "namespace/name" keys, as the trace lists them."""
-        return sorted(pod.key for pod in self.pods)
+        return list(self.keys)
 
 
 def may_preempt(victim: Pod, preemptor: Pod) -> bool:

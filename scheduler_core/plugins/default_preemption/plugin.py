@@ -32,10 +32,12 @@ from scheduler_core.framework.preemption.candidates import (
     potential_nodes,
     rank_candidates,
 )
+from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.preemption.victims import may_preempt
 from scheduler_core.framework.status import Code, MaybeStatus, Status
 from scheduler_core.model import Pod
 from scheduler_core.plugins.default_preemption.args import DefaultPreemptionArgs
+from scheduler_core.plugins.default_preemption.batch import NodeVerdictMemo, numeric_dry_run, numeric_dry_run_applies
 
 PREEMPT_NEVER = "Never"
 MESSAGE_PREFIX = "preemption: "
@@ -64,6 +66,8 @@ class DefaultPreemption:
         self.preempting: dict[str, Optional[Pod]] = {}
         # Explanations only (scheduler_core.filter_details): told each pick's ranking. Never set in a run.
         self.ranking_observer: Optional[Callable[[Pod, PreemptionRanking], None]] = None
+        # The numeric dry run's per-node verdicts, kept across cycles (batch.NodeVerdictMemo).
+        self._verdicts = NodeVerdictMemo()
 
     def post_filter(self, state: CycleState, pod: Pod,
                     statuses: NodeToStatus) -> tuple[Optional[PostFilterResult], Optional[Status]]:
@@ -81,12 +85,20 @@ class DefaultPreemption:
         potential = potential_nodes(all_nodes, statuses)
         if not potential:
             return _not_helpful(len(all_nodes), DryRun(), TRACE_NO_POTENTIAL_NODES)
-        dry_run = dry_run_preemption(self._handle.framework, state, pod, potential, self._handle.snapshot.pdbs)
+        dry_run = self._dry_run(state, pod, potential)
         if not dry_run.candidates:
             if dry_run.errors:
                 return None, Status.error(MESSAGE_PREFIX + _aggregate(dry_run.errors))
             return _not_helpful(len(all_nodes), dry_run, TRACE_NO_CANDIDATES)
         return self._nomination(pod, dry_run.candidates), None
+
+    def _dry_run(self, state: CycleState, pod: Pod, potential: list[NodeInfo]) -> DryRun:
+        """DryRunPreemption: on numbers when only NodeResourcesFit decides (batch.py), else node by node."""
+        framework, pdbs = self._handle.framework, self._handle.snapshot.pdbs
+        checked = numeric_dry_run_applies(framework, state)
+        if checked is not None:
+            return numeric_dry_run(framework, state, pod, potential, checked, pdbs, self._verdicts)
+        return dry_run_preemption(framework, state, pod, potential, pdbs)
 
     def eligible_to_preempt_others(self, pod: Pod, statuses: NodeToStatus) -> tuple[bool, str]:
         """PodEligibleToPreemptOthers: preemptionPolicy Never never preempts; a pod whose
@@ -131,11 +143,17 @@ class DefaultPreemption:
         return None
 
     def is_pod_running_preemption(self, pod: Pod) -> bool:
-        """IsPodRunningPreemption: running until its last victim is being deleted."""
+        """IsPodRunningPreemption: running until its last victim is being deleted or is gone
+        (a victim with a zero grace period is deleted at once)."""
         if pod.key not in self.preempting:
             return False
         last_victim = self.preempting[pod.key]
-        return last_victim is None or not last_victim.is_terminating
+        return last_victim is None or not (last_victim.is_terminating or self._is_gone(last_victim))
+
+    def _is_gone(self, victim: Pod) -> bool:
+        """The pod lister no longer has the victim: it left its node in the cluster's state."""
+        node_info = self._handle.snapshot.get(victim.node_name)
+        return node_info is None or all(info.pod is not victim for info in node_info.pods)
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         """A pod deletion may end a preemption; the hint itself never requeues (the release's)."""

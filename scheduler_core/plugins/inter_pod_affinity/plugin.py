@@ -22,7 +22,7 @@ from scheduler_core.framework.cluster_events import (
 )
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import NodeScore, PreFilterResult
-from scheduler_core.framework.node_info import AffinityTerm, NodeInfo, PodInfo, Snapshot
+from scheduler_core.framework.node_info import AffinityTerm, NodeInfo, PodInfo, Snapshot, resolve_term
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.status import SKIP, MaybeStatus, Status
 from scheduler_core.model import Node, Pod
@@ -165,8 +165,7 @@ def _pod_change_hint(pod: Pod, old: Optional[Pod], new: Optional[Pod]) -> Queuei
     relabelled away)."""
     if (new is not None and not new.node_name) or (old is not None and not old.node_name):
         return QueueingHint.QUEUE_SKIP
-    info = PodInfo(pod)
-    terms, anti_terms = info.required_affinity_terms, info.required_anti_affinity_terms
+    terms, anti_terms = _required_terms(pod)
     if new is not None and old is not None:
         gained = not _matches_all(terms, old) and _matches_all(terms, new)
         lost = _matches_all(anti_terms, old) and not _matches_all(anti_terms, new)
@@ -196,6 +195,28 @@ def _node_change_hint(pod: Pod, old: Optional[Node], new: Node) -> QueueingHint:
         if key in old.labels and (key not in new.labels or old.labels[key] != new.labels[key]):
             return QueueingHint.QUEUE
     return QueueingHint.QUEUE_SKIP
+
+
+# The hint runs for every waiting pod on every pod event: each pod's required terms are resolved
+# once (pod key -> the pod object, affinity and labels they were resolved from, and the terms).
+_TERMS: dict[str, tuple[Pod, Any, dict[str, str], list[AffinityTerm], list[AffinityTerm]]] = {}
+_TERMS_KEPT = 10_000
+
+
+def _required_terms(pod: Pod) -> tuple[list[AffinityTerm], list[AffinityTerm]]:
+    """PodInfo's required affinity and anti-affinity terms of the pod, without its requests."""
+    known = _TERMS.get(pod.key)
+    if known is not None and known[0] is pod and known[1] is pod.affinity and known[2] == pod.labels:
+        return known[3], known[4]
+    affinity = pod.affinity
+    pod_affinity = affinity.pod_affinity if affinity else None
+    anti = affinity.pod_anti_affinity if affinity else None
+    terms = [resolve_term(pod, term) for term in (pod_affinity.required if pod_affinity else ())]
+    anti_terms = [resolve_term(pod, term) for term in (anti.required if anti else ())]
+    if len(_TERMS) >= _TERMS_KEPT:
+        _TERMS.clear()
+    _TERMS[pod.key] = (pod, affinity, dict(pod.labels), terms, anti_terms)
+    return terms, anti_terms
 
 
 def _matches_all(terms: list[AffinityTerm], pod: Pod) -> bool:

@@ -231,19 +231,35 @@ def checked_requests(request: ResourceList, ignored: frozenset[str] = frozenset(
 def fits_request(request: ResourceList, node_info: NodeInfo, ignored: frozenset[str] = frozenset(),
                  ignored_groups: frozenset[str] = frozenset()) -> list[InsufficientResource]:
     """fitsRequest: every shortfall, pods first, then cpu, memory, ephemeral-storage, scalars."""
+    return shortfalls_of(checked_requests(request, ignored, ignored_groups), node_info.allocatable,
+                         node_info.requested, len(node_info.pods))
+
+
+def shortfalls_of(checked: list[tuple[str, int]], allocatable: ResourceList, requested: ResourceList,
+                  pod_count: int) -> list[InsufficientResource]:
+    """fitsRequest on a node's numbers: ``checked`` as checked_requests gives it, ``requested``
+    what the node's ``pod_count`` pods request."""
     shortfalls: list[InsufficientResource] = []
-    allocatable = node_info.allocatable
-    pod_count = len(node_info.pods)
     allowed = allocatable.get(PODS, 0)
     if pod_count + 1 > allowed:
         shortfalls.append(InsufficientResource(PODS, REASON_TOO_MANY_PODS, 1, pod_count, allowed))
-    for name, wanted in checked_requests(request, ignored, ignored_groups):
+    for name, wanted in checked:
         capacity = allocatable.get(name, 0)
-        used = node_info.requested.get(name, 0)
+        used = requested.get(name, 0)
         if wanted > capacity - used:
             shortfalls.append(InsufficientResource(name, REASON_INSUFFICIENT.format(resource=name), wanted, used,
                                                    capacity, unresolvable=wanted > capacity))
     return shortfalls
+
+
+def shortfall_status(shortfalls: list[InsufficientResource]) -> MaybeStatus:
+    """Fit.filter's answer for these shortfalls."""
+    if not shortfalls:
+        return None
+    reasons = tuple(s.reason for s in shortfalls)
+    if any(s.unresolvable for s in shortfalls):
+        return Status.unresolvable(*reasons)
+    return Status.unschedulable(*reasons)
 
 
 def shortfall_verdicts(request: ResourceList, table: NodeTable, positions: np.ndarray,
@@ -254,12 +270,24 @@ def shortfall_verdicts(request: ResourceList, table: NodeTable, positions: np.nd
     Each failing node's shortfalls become a bit set (pods, then checked_requests' order) plus an
     "unresolvable" bit; each distinct set seen becomes one status, in order of first appearance.
     """
+    return checked_shortfall_verdicts(checked_requests(request, ignored, ignored_groups), table, positions)
+
+
+def checked_shortfall_verdicts(checked: list[tuple[str, int]], table: NodeTable, positions: np.ndarray,
+                               added_requested: Optional[dict[str, np.ndarray]] = None,
+                               added_pods: Optional[np.ndarray] = None) -> Optional[FilterVerdicts]:
+    """shortfall_verdicts for checked requests, optionally with more pods counted on each node
+    (``added_requested`` per checked resource and ``added_pods``, one value per position)."""
     reasons = [REASON_TOO_MANY_PODS]
-    lacking = [table.pod_count[positions] + 1 > table.allocatable_of(PODS)[positions]]
+    pod_count = table.pod_count[positions] if added_pods is None else table.pod_count[positions] + added_pods
+    lacking = [pod_count + 1 > table.allocatable_of(PODS)[positions]]
     beyond = [None]  # per check: the node is too small even when empty (UnschedulableAndUnresolvable)
-    for name, wanted in checked_requests(request, ignored, ignored_groups):
+    for name, wanted in checked:
         capacity = table.allocatable_of(name)[positions]
-        lacking.append(wanted > capacity - table.requested_of(name)[positions])
+        requested = table.requested_of(name)[positions]
+        if added_requested is not None:
+            requested = requested + added_requested[name]
+        lacking.append(wanted > capacity - requested)
         beyond.append(wanted > capacity)
         reasons.append(REASON_INSUFFICIENT.format(resource=name))
     any_lacking = np.logical_or.reduce(lacking) if len(lacking) > 1 else lacking[0]
@@ -324,13 +352,15 @@ class Fit:
         pre_filter = state.read_optional(_PRE_FILTER)
         if pre_filter is None:
             return Status.error(f"error reading {_PRE_FILTER.name!r} from cycleState: not found")
-        shortfalls = fits_request(pre_filter.requests, node_info, self._ignored, self._ignored_groups)
-        if not shortfalls:
+        return shortfall_status(fits_request(pre_filter.requests, node_info, self._ignored, self._ignored_groups))
+
+    def checked_requests(self, state: CycleState) -> Optional[list[tuple[str, int]]]:
+        """What filter compares on every node for this cycle's pod (checked_requests of its
+        PreFilter state, ignored resources left out); None when PreFilter did not run."""
+        pre_filter = state.read_optional(_PRE_FILTER)
+        if pre_filter is None:
             return None
-        reasons = tuple(s.reason for s in shortfalls)
-        if any(s.unresolvable for s in shortfalls):
-            return Status.unresolvable(*reasons)
-        return Status.unschedulable(*reasons)
+        return checked_requests(pre_filter.requests, self._ignored, self._ignored_groups)
 
     def filter_detail(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[ResourceFact, ...]:
         """Every shortfall filter found, with the amounts fitsRequest compared (explanations only)."""

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from scheduler_core.framework.node_info import PodInfo
-from scheduler_core.framework.node_table import MISSING
+from scheduler_core.framework.node_info import NodeInfo, PodInfo
+from scheduler_core.framework.node_table import MISSING, NodeTable
 from scheduler_core.model import CPU, MEMORY, LABEL_ZONE
 from tests.scheduler_core.builders import make_node, make_pod, make_snapshot
 
@@ -67,3 +67,22 @@ def test_tree_order_lists_positions_zone_by_zone_as_the_snapshot_does():
     nodes = [make_node("a1", {LABEL_ZONE: "a"}), make_node("a2", {LABEL_ZONE: "a"}), make_node("b1", {LABEL_ZONE: "b"})]
     table = make_snapshot(nodes).table
     assert table.in_tree_order(np.arange(3, dtype=np.int64)).tolist() == table.tree_order.tolist() == [0, 2, 1]
+
+
+def test_it_tells_the_positions_changed_since_a_version_and_when_it_cannot():
+    nodes = [NodeInfo(make_node(f"n{i}")) for i in range(4)]
+    table = NodeTable(nodes)
+    start = table.version
+    for node, name in ((2, "a"), (0, "b"), (2, "c")):
+        info = PodInfo(make_pod(name, requests={"cpu": 100}))
+        nodes[node].add_pod(info)
+        table.add_pod(nodes[node].name, info)
+    assert table.changed_since(start) == [0, 2]
+    assert table.changed_since(start + 2) == [2] and table.changed_since(table.version) == []
+    assert table.requested_of("cpu").tolist() == [100, 0, 200, 0]
+    table.version += 1  # a bump the table did not log: it cannot tell any more
+    assert table.changed_since(start) is None
+    info = PodInfo(make_pod("d"))
+    nodes[3].add_pod(info)
+    table.add_pod("n3", info)
+    assert table.changed_since(table.version - 1) == [3]

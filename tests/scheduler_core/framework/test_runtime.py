@@ -67,3 +67,32 @@ def test_the_last_nominating_result_is_kept_when_every_plugin_rejects():
     cleared = PostFilterResult(nominated_node_name="")
     outcome = run(Answer("A", Status.unschedulable("x"), PostFilterResult()), Answer("B", Status.unschedulable("y"), cleared))
     assert outcome.result is cleared
+
+
+class _OneNomination:
+    def __init__(self, pod) -> None:
+        self.pod = pod
+
+    def nominated_pods_for_node(self, node: str):
+        return [self.pod] if node == "n1" else []
+
+    def nodes_with_nominated_pods(self):
+        return {"n1"}
+
+
+def test_a_nominated_pods_info_is_built_once_and_again_after_it_changed_in_place():
+    """addGENominatedPods adds each nominated pod's PodInfo; the run patches pending pods in place."""
+    snapshot = make_snapshot([make_node("n1")])
+    framework = Framework(Profile({}, {}, 100), snapshot)
+    nominated = make_pod("nominated", priority=10, requests={"cpu": 500})
+    framework.nominator = _OneNomination(nominated)
+    node = snapshot.get("n1")
+
+    def added():
+        _, _, info = framework.add_nominated_pods(CycleState(), make_pod("incoming"), node)
+        return info.pods[-1]
+
+    first = added()
+    assert added() is first and first.requests["cpu"] == 500
+    nominated.labels["app"] = "web"  # an in-place update: its PodInfo is rebuilt
+    assert added() is not first and added().pod is nominated

@@ -51,6 +51,7 @@ def test_it_applies_the_api_servers_defaults():
     assert web.tolerations == (Toleration("k", "Equal", "v", ""),)
     spread = web.topology_spread_constraints[0]
     assert (spread.node_affinity_policy, spread.node_taints_policy, spread.min_domains) == (None, None, None)
+    assert (web.termination_grace_period_seconds, web.finalizers, web.is_deleted_at_once) == (30, (), False)
     assert scenario.nodes[0].allocatable == {"cpu": 4000, "memory": 8 * 2**30, "pods": 110}
     assert set(scenario.namespaces) == {"default"}
 
@@ -123,6 +124,14 @@ def test_it_reads_every_pod_field_the_scheduler_uses():
     assert term.weight == 100 and term.term.namespace_selector == LabelSelector()
     assert term.term.match_label_keys == ("tier",) and term.term.mismatch_label_keys == ("team",)
     assert web.owner_references[0].controller and web.owner_references[0].kind == "ReplicaSet"
+
+
+def test_it_reads_what_decides_whether_a_delete_removes_the_pod_at_once():
+    """rest.BeforeDelete: grace period 0 is not graceful; store.Delete keeps an object with finalizers."""
+    at_once, kept = load_scenario(stream(NODE, pod(CONTAINER + "terminationGracePeriodSeconds: 0\n"), pod(
+        CONTAINER + "terminationGracePeriodSeconds: 0\n", name="kept", extra_meta="finalizers: [example.com/keep]\n"))).pods
+    assert (at_once.termination_grace_period_seconds, at_once.is_deleted_at_once) == (0, True)
+    assert (kept.finalizers, kept.is_deleted_at_once) == (("example.com/keep",), False)
 
 
 def test_it_reads_node_taints_images_and_extended_resources():
@@ -338,6 +347,8 @@ ERROR_CASES = [
      "expected an integer"),
     ("a priority beyond int32", pod(CONTAINER + "priority: 4294967296\n"), "spec.priority", "4294967296",
      "between"),
+    ("a negative terminationGracePeriodSeconds", pod(CONTAINER + "terminationGracePeriodSeconds: -1\n"),
+     "spec.terminationGracePeriodSeconds", "terminationGracePeriodSeconds", "must be between 0 and"),
     ("an unknown preemptionPolicy", pod(CONTAINER + "preemptionPolicy: Always\n"), "spec.preemptionPolicy",
      "preemptionPolicy", 'unsupported value "Always"'),
     ("a sidecar restartPolicy other than Always",

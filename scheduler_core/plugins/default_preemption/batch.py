@@ -1,0 +1,194 @@
+"""DryRunPreemption judged on numbers when only NodeResourcesFit can change its mind.
+
+The reference dry run (``framework.preemption.candidates.dry_run_preemption``) clones every
+potential node and the cycle state, removes the lower-priority pods, runs every Filter plugin
+(with the node's nominated pods added), then puts the pods back one by one, filtering again after
+each. When the only active Filter plugin whose verdict depends on the pods of a node is
+NodeResourcesFit — every other active one reads the node alone (NodeUnschedulable, NodeName,
+TaintToleration, NodeAffinity) and no active PreFilter plugin keeps per-pod state (no
+PreFilterExtensions) — each of those Filter calls is decided by the node's requested amounts and
+pod count: this path keeps those numbers per node instead, and asks the node-only plugins once
+per node for all candidates at once (their batch methods over the NodeTable). Same candidates,
+same victims in the same order, same statuses; ``vectorized=False`` runs the reference path.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from scheduler_core import names
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.node_info import NodeInfo, PodInfo
+from scheduler_core.framework.preemption.candidates import NO_VICTIMS, Candidate, DryRun, expected_a_victim
+from scheduler_core.framework.preemption.victims import (
+    Victims,
+    by_importance,
+    may_preempt,
+    split_by_pdb_violation,
+)
+from scheduler_core.framework.runtime import Framework, filter_failure_status
+from scheduler_core.framework.status import MaybeStatus, Status
+from scheduler_core.model import PODS, Pod, PodDisruptionBudget, ResourceList
+from scheduler_core.plugins.node_resources.fit import shortfall_status, shortfalls_of
+from scheduler_core.plugins.node_resources.numeric import numeric_fit_applies
+
+class _Rules:
+    """One cycle's Filter plugins, split as the numeric dry run needs them."""
+
+    def __init__(self, framework: Framework, state: CycleState, checked: list[tuple[str, int]]) -> None:
+        self.framework = framework
+        self.state = state
+        self.checked = checked
+        active = framework.active_filter_plugins(state)
+        fit_at = next(i for i, plugin in enumerate(active) if plugin.name == names.NODE_RESOURCES_FIT)
+        self.before: list[Any] = active[:fit_at]  # node-only plugins Filter runs before Fit
+        self.after: list[Any] = active[fit_at + 1:]
+
+    def constant_verdicts(self, plugins: list[Any], pod: Pod, nodes: list[NodeInfo]) -> list[MaybeStatus]:
+        """The first rejection among ``plugins`` on each node (None: all pass), in their order."""
+        verdicts: list[MaybeStatus] = [None] * len(nodes)
+        if not plugins or not nodes:
+            return verdicts
+        table = self.framework.snapshot.table
+        positions = np.fromiter((table.index[info.name] for info in nodes), dtype=np.int64, count=len(nodes))
+        for plugin in plugins:
+            judged = self.framework.filter_verdicts(plugin, self.state, pod, positions)
+            for slot in np.flatnonzero(judged.choice >= 0):
+                if verdicts[slot] is None:
+                    verdicts[slot] = filter_failure_status(plugin.name, judged.palette[judged.choice[slot]])
+        return verdicts
+
+    def fit_status(self, allocatable: ResourceList, requested: ResourceList, pod_count: int) -> MaybeStatus:
+        status = shortfall_status(shortfalls_of(self.checked, allocatable, requested, pod_count))
+        return None if status is None else filter_failure_status(names.NODE_RESOURCES_FIT, status)
+
+
+def numeric_dry_run_applies(framework: Framework, state: CycleState) -> Optional[list[tuple[str, int]]]:
+    """Fit's checked requests when this path gives the reference's answers, else None."""
+    return numeric_fit_applies(framework, state)
+
+
+NodeVerdict = tuple[Optional[Victims], MaybeStatus]
+
+
+class NodeVerdictMemo:
+    """Each node's last numeric verdict, reused by later cycles while nothing it depends on has
+    changed: the node's pods (its NodeInfo's generation), the preemptor's priority and checked
+    requests, the nominated pods counted there, and the node-only plugins' answers. Only used
+    without PodDisruptionBudgets (their allowances are not part of the key)."""
+
+    def __init__(self) -> None:
+        self._by_node: dict[str, tuple[NodeInfo, tuple, NodeVerdict]] = {}
+
+    def get(self, node_info: NodeInfo, key: tuple) -> Optional[NodeVerdict]:
+        entry = self._by_node.get(node_info.node.name)
+        if entry is None or entry[0] is not node_info or entry[1] != key:
+            return None
+        return entry[2]
+
+    def put(self, node_info: NodeInfo, key: tuple, verdict: NodeVerdict) -> None:
+        self._by_node[node_info.node.name] = (node_info, key, verdict)
+
+
+def numeric_dry_run(framework: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo],
+                    checked: list[tuple[str, int]], pdbs: Sequence[PodDisruptionBudget] = (),
+                    memo: Optional[NodeVerdictMemo] = None) -> DryRun:
+    """dry_run_preemption's answer, every potential node judged on its numbers."""
+    rules = _Rules(framework, state, checked)
+    before = rules.constant_verdicts(rules.before, pod, nodes)
+    after = rules.constant_verdicts(rules.after, pod, nodes)
+    memo = memo if not pdbs else None
+    preemptor = (pod.priority, tuple(checked))  # one object: the per-node keys share it
+    nominated_nodes = framework.nominator.nodes_with_nominated_pods()
+    result = DryRun()
+    for slot, node_info in enumerate(nodes):
+        name = node_info.node.name
+        nominated = framework.nominated_pods_to_add(pod, name) if name in nominated_nodes else []
+        key = (node_info.generation, preemptor, tuple(other.key for other in nominated) if nominated else (),
+               before[slot], after[slot])
+        verdict = memo.get(node_info, key) if memo is not None else None
+        if verdict is None:
+            verdict = _verdict(rules, pod, node_info, nominated, before[slot], after[slot], pdbs)
+            if memo is not None:
+                memo.put(node_info, key, verdict)
+        victims, status = verdict
+        if victims is not None:
+            result.candidates.append(Candidate(name, victims))
+        elif status is not None:
+            result.node_statuses[name] = status
+    return result.ordered()
+
+
+def _verdict(rules: _Rules, pod: Pod, node_info: NodeInfo, nominated: list[Pod], before: MaybeStatus,
+             after: MaybeStatus, pdbs: Sequence[PodDisruptionBudget]) -> NodeVerdict:
+    """dry_run_preemption's verdict on one node (a node without lower-priority pods has no victims)."""
+    if not any(may_preempt(info.pod, pod) for info in node_info.pods):
+        return None, NO_VICTIMS
+    return _victims_on_node(rules, pod, node_info, nominated, before, after, pdbs)
+
+
+class _NodeNumbers:
+    """What Fit reads of one node while pods leave and come back: requested amounts and pod count,
+    the node's nominated pods of equal or higher priority always added (as every Filter call does)."""
+
+    __slots__ = ("names", "requested", "pod_count", "room", "pod_room")
+
+    def __init__(self, node_info: NodeInfo, checked: list[tuple[str, int]], nominated: list[PodInfo]) -> None:
+        self.names = [name for name, _ in checked]
+        self.requested = [node_info.requested.get(name, 0) for name in self.names]
+        self.pod_count = len(node_info.pods)
+        allocatable = node_info.allocatable
+        # fitsRequest's tests, wanted > capacity - used and count + 1 > allowed, as room left.
+        self.room = [allocatable.get(name, 0) - wanted for name, wanted in checked]
+        self.pod_room = allocatable.get(PODS, 0) - 1
+        for info in nominated:
+            self.add(info)
+
+    def remove(self, info: PodInfo) -> None:
+        requests = info.requests
+        self.requested = [used - requests.get(name, 0) for name, used in zip(self.names, self.requested)]
+        self.pod_count -= 1
+
+    def add(self, info: PodInfo) -> None:
+        requests = info.requests
+        self.requested = [used + requests.get(name, 0) for name, used in zip(self.names, self.requested)]
+        self.pod_count += 1
+
+    def fit(self) -> bool:
+        return self.pod_count <= self.pod_room and all(used <= room for used, room in zip(self.requested, self.room))
+
+    def as_requested(self) -> ResourceList:
+        return dict(zip(self.names, self.requested))
+
+
+def _victims_on_node(rules: _Rules, pod: Pod, node_info: NodeInfo, nominated: list[Pod], before: MaybeStatus,
+                     after: MaybeStatus, pdbs: Sequence[PodDisruptionBudget]) -> NodeVerdict:
+    """select_victims_on_node on numbers: the Filter answer is ``before``, else Fit's, else ``after``."""
+    if before is not None:  # every Filter call on this node stops there
+        return None, before
+    numbers = _NodeNumbers(node_info, rules.checked, [PodInfo(other) for other in nominated])
+    potential = [info for info in node_info.pods if may_preempt(info.pod, pod)]
+    for info in potential:
+        numbers.remove(info)
+    if not numbers.fit():
+        return None, rules.fit_status(node_info.allocatable, numbers.as_requested(), numbers.pod_count)
+    if after is not None:
+        return None, after
+    violating, non_violating = split_by_pdb_violation(by_importance(potential), pdbs)
+    victims: list[PodInfo] = []
+    num_violations = 0
+    for group in (violating, non_violating):
+        for info in group:
+            numbers.add(info)
+            if numbers.fit():
+                continue  # reprieved
+            numbers.remove(info)
+            victims.append(info)
+            num_violations += group is violating
+    if not victims:
+        return None, expected_a_victim(node_info.name)
+    if violating and non_violating:
+        victims = by_importance(victims)
+    return Victims(tuple(info.pod for info in victims), num_violations), None

@@ -1,0 +1,58 @@
+"""Filter on numbers when NodeResourcesFit is the only active Filter plugin that reads a node's pods.
+
+Pods added to or removed from a node (nominated pods counted in, preemption's victims taken out)
+change a Filter verdict only through the plugins that read the node's pods. When every other
+active Filter plugin reads the node alone (NodeUnschedulable, NodeName, TaintToleration,
+NodeAffinity) and no active PreFilter plugin keeps per-pod state (no PreFilterExtensions),
+NodeResourcesFit's verdict on the node's requested amounts and pod count is the only one that
+moves: callers keep those numbers instead of cloning nodes and cycle states. Used by the
+preemption dry run (plugins/default_preemption/batch.py) and the Filter pass with nominated pods
+(scheduler.Cycle); both are compared with the per-node path in tests/scheduler_core/test_vectorized.py.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from scheduler_core import names
+from scheduler_core.framework.batch import FilterVerdicts
+from scheduler_core.framework.node_table import NodeTable
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.node_info import PodInfo
+from scheduler_core.framework.runtime import Framework
+from scheduler_core.plugins.node_resources.fit import checked_shortfall_verdicts
+
+# Filter plugins whose verdict on a node never depends on the pods running there.
+NODE_ONLY_FILTERS = frozenset({names.NODE_UNSCHEDULABLE, names.NODE_NAME, names.TAINT_TOLERATION,
+                               names.NODE_AFFINITY})
+
+Checked = list[tuple[str, int]]
+
+
+def numeric_fit_applies(framework: Framework, state: CycleState) -> Optional[Checked]:
+    """Fit's checked requests for this cycle when only Fit's verdict can move, else None (also
+    when the per-node reference path is asked for)."""
+    if not framework.vectorized:
+        return None
+    active = framework.active_filter_plugins(state)
+    fit = next((plugin for plugin in active if plugin.name == names.NODE_RESOURCES_FIT), None)
+    if fit is None:
+        return None
+    if any(plugin is not fit and plugin.name not in NODE_ONLY_FILTERS for plugin in active):
+        return None
+    if any(plugin.name not in state.skip_filter_plugins and plugin.pre_filter_extensions() is not None
+           for plugin in framework.profile["preFilter"]):
+        return None
+    return fit.checked_requests(state)
+
+
+def fit_verdicts_with(checked: Checked, table: NodeTable, positions: np.ndarray,
+                      added: list[list[PodInfo]]) -> Optional[FilterVerdicts]:
+    """Fit.filter's answers on many nodes at once, each with its ``added`` pods counted in (None:
+    every node fits)."""
+    added_requested = {name: np.fromiter((sum(info.requests.get(name, 0) for info in infos) for infos in added),
+                                         dtype=np.int64, count=len(added)) for name, _ in checked}
+    added_pods = np.fromiter((len(infos) for infos in added), dtype=np.int64, count=len(added))
+    return checked_shortfall_verdicts(checked, table, positions, added_requested, added_pods)

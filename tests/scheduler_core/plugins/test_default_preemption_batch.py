@@ -1,0 +1,76 @@
+"""DefaultPreemption's numeric dry run (plugins/default_preemption/batch.py): when it applies, and
+that it answers as DryRunPreemption node by node (the runs to the end are compared in test_vectorized)."""
+
+from __future__ import annotations
+
+import pytest
+
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.interfaces import NodeToStatus
+from scheduler_core.framework.preemption.candidates import dry_run_preemption, potential_nodes
+from scheduler_core.framework.profile import Profile
+from scheduler_core.framework.runtime import Framework
+from scheduler_core.framework.status import Code, Status
+from scheduler_core.model import CPU, Affinity, LabelSelector, PodAffinity, PodAffinityTerm, Taint
+from scheduler_core.plugins import inter_pod_affinity, node_unschedulable, taint_toleration
+from scheduler_core.plugins.default_preemption import new
+from scheduler_core.plugins.default_preemption.batch import NodeVerdictMemo, numeric_dry_run, numeric_dry_run_applies
+from scheduler_core.plugins.node_resources import new_fit
+from tests.scheduler_core.builders import FakeHandle, make_node, make_pod, make_snapshot
+
+TAINT = Taint("dedicated", "gpu", "NoSchedule")
+
+
+def _cycle(extra=(), vectorized: bool = True, pod=None):
+    """One cycle's PreFilter and Filter on four nodes; ``extra`` are plugin factories (args, handle)."""
+    nodes = [make_node("n1", cpu=2000), make_node("n2", cpu=2000, taints=[TAINT]), make_node("n3", cpu=1000),
+             make_node("n4", cpu=2000)]
+    pods = [make_pod(f"low-{n}-{i}", node=n, requests={CPU: 500}, priority=i) for n in ("n1", "n2", "n3", "n4")
+            for i in range(2)] + [make_pod("high", node="n4", requests={CPU: 1000}, priority=50)]
+    snapshot = make_snapshot(nodes, pods)
+    handle = FakeHandle(snapshot)
+    fit = new_fit(None, handle)
+    extra = [factory(None, handle) for factory in extra]
+    filters = [node_unschedulable.new(None, handle), taint_toleration.new(None, handle), fit, *extra]
+    profile = Profile({"preFilter": [fit, *extra], "filter": filters, "postFilter": [new(None, handle)]}, {}, 100)
+    framework = Framework(profile, snapshot, vectorized)
+    handle.framework = framework
+    pod = pod or make_pod("incoming", requests={CPU: 1500}, priority=10)
+    state = CycleState()
+    framework.run_pre_filter(state, pod, snapshot.node_infos)
+    statuses = {n.name: framework.run_filter(state, pod, n) for n in snapshot.node_infos}
+    to_status = NodeToStatus({k: v for k, v in statuses.items() if v is not None}, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE))
+    return framework, state, pod, potential_nodes(snapshot.node_infos, to_status)
+
+
+def _picture(dry_run):
+    return ([(c.node, [p.key for p in c.victims.pods], c.victims.num_pdb_violations) for c in dry_run.candidates],
+            dry_run.node_statuses)
+
+
+def test_it_answers_as_the_per_node_dry_run_and_reuses_a_verdict_only_while_the_node_is_unchanged():
+    framework, state, pod, potential = _cycle()
+    checked = numeric_dry_run_applies(framework, state)
+    assert checked == [(CPU, 1500)]
+    memo = NodeVerdictMemo()
+    fast = numeric_dry_run(framework, state, pod, potential, checked, memo=memo)
+    assert _picture(fast) == _picture(dry_run_preemption(framework, state, pod, potential))
+    # n2 (tainted) and n3 (too small) are no potential nodes; n4 is still too full without its low pods.
+    assert [c.node for c in fast.candidates] == ["n1"] and set(fast.node_statuses) == {"n4"}
+    n1 = framework.snapshot.get("n1")
+    key = (n1.generation, (pod.priority, tuple(checked)), (), None, None)
+    assert memo.get(n1, key) is not None
+    framework.snapshot.remove_pod(n1.pods[0].pod)  # a pod leaves n1: its generation moves on
+    assert memo.get(n1, (n1.generation, *key[1:])) is None
+
+
+@pytest.mark.parametrize("extra, vectorized", [
+    pytest.param(True, True, id="a Filter plugin that reads the node's pods is active: node by node"),
+    pytest.param(False, False, id="the per-node reference path asked for"),
+])
+def test_it_does_not_apply(extra, vectorized):
+    anti = make_pod("incoming", requests={CPU: 1500}, priority=10, labels={"app": "x"})
+    anti.affinity = Affinity(pod_anti_affinity=PodAffinity(required=(
+        PodAffinityTerm(LabelSelector(match_labels=(("app", "x"),)), "kubernetes.io/hostname"),)))
+    framework, state, _, _ = _cycle((inter_pod_affinity.new,) if extra else (), vectorized, anti)
+    assert numeric_dry_run_applies(framework, state) is None

@@ -1,0 +1,111 @@
+"""Measure kube-scheduler's own performance workloads (../shared/bench/perf) run to the end.
+
+    python tools/perf_table.py [--perf-dir DIR] [--jobs N] [FILE ...]
+
+Each file is run as a user runs it — the whole process of
+``python -m scheduler_core timeline FILE --json --max-pending-pods 20000`` (loading, the run to the
+end, the JSON written) — and the table row gives: attempts, pods bound, wall and CPU seconds of the
+process, pods bound per second (per wall second and per CPU second: on a shared machine the CPU
+figure is what an idle machine would show), attempts per CPU second, peak RSS, and the upstream
+threshold from the folder's README with the ratio. ``--jobs`` runs that many files at once
+(each process is single-threaded). The printed table is Markdown (docs/PERFORMANCE.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+ROOT = Path(__file__).resolve().parents[1]
+PERF_DIR = ROOT.parent / "shared" / "bench" / "perf"
+MAX_PENDING = "20000"
+
+
+@dataclass(frozen=True)
+class Row:
+    file: str
+    attempts: int
+    bound: int
+    wall_s: float
+    cpu_s: float
+    peak_rss_mb: float
+    threshold: Optional[float]
+    error: str = ""
+
+    def cells(self) -> list[str]:
+        if self.error:
+            return [f"`{self.file}`", self.error] + [""] * 9
+        per_wall, per_cpu = self.bound / self.wall_s, self.bound / self.cpu_s
+        ratio = f"{per_wall / self.threshold:.2f} / {per_cpu / self.threshold:.2f}" if self.threshold else "—"
+        return [f"`{self.file}`", str(self.attempts), str(self.bound), f"{self.wall_s:.0f}", f"{self.cpu_s:.0f}",
+                f"{per_wall:.0f}", f"{per_cpu:.0f}", f"{self.attempts / self.cpu_s:.0f}",
+                f"{self.threshold:.0f}" if self.threshold else "—", ratio, f"{self.peak_rss_mb:.0f}"]
+
+
+HEADER = ["file", "attempts", "pods bound", "wall s", "CPU s", "pods/s (wall)", "pods/s (CPU)",
+          "attempts/s (CPU)", "threshold", "ratio (wall / CPU)", "peak RSS MB"]
+
+
+def thresholds(readme: Path) -> dict[str, float]:
+    """The README's table: file name -> upstream threshold (pods/s), where it has one."""
+    found: dict[str, float] = {}
+    for line in readme.read_text(encoding="utf-8").splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) >= 6 and cells[0].startswith("`") and cells[0].endswith(".yaml`"):
+            try:
+                found[cells[0].strip("`")] = float(cells[5].replace(",", ""))
+            except ValueError:
+                continue  # "— (none)"
+    return found
+
+
+# The child reports its own CPU time and peak RSS when it exits (whole process, interpreter included).
+_CHILD = ("import atexit, json, resource, sys\n"
+          "def _report():\n"
+          "    usage = resource.getrusage(resource.RUSAGE_SELF)\n"
+          "    sys.stderr.write('\\nRUSAGE ' + json.dumps([usage.ru_utime + usage.ru_stime, usage.ru_maxrss]) + '\\n')\n"
+          "atexit.register(_report)\n"
+          "from scheduler_core.cli import main\n"
+          "sys.exit(main(sys.argv[1:]))\n")
+
+
+def measure(path: Path, threshold: Optional[float]) -> Row:
+    """One whole `timeline --json` process: wall time, its own CPU time and peak RSS."""
+    command = [sys.executable, "-c", _CHILD, "timeline", str(path), "--json", "--max-pending-pods", MAX_PENDING]
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, capture_output=True)
+    wall = time.perf_counter() - started
+    err = done.stderr.decode(errors="replace")
+    if done.returncode:
+        return Row(path.name, 0, 0, wall, 0.0, 0.0, threshold, f"exit {done.returncode}: {err[-200:]}")
+    cpu, rss_kb = json.loads(err.rsplit("RUSAGE ", 1)[1])
+    attempts = json.loads(done.stdout)["attempts"]
+    bound = sum(1 for attempt in attempts if attempt.get("nodeName"))
+    return Row(path.name, len(attempts), bound, wall, cpu, rss_kb / 1024, threshold)
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("files", nargs="*", help="file names in the folder (default: every *.yaml)")
+    parser.add_argument("--perf-dir", type=Path, default=PERF_DIR)
+    parser.add_argument("--jobs", type=int, default=1)
+    args = parser.parse_args(argv)
+    limits = thresholds(args.perf_dir / "README.md")
+    paths = [args.perf_dir / name for name in args.files] if args.files else sorted(args.perf_dir.glob("*.yaml"))
+    print("| " + " | ".join(HEADER) + " |")
+    print("|" + "---|" * len(HEADER))
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for row in pool.map(lambda p: measure(p, limits.get(p.name)), paths):
+            print("| " + " | ".join(row.cells()) + " |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
