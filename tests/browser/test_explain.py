@@ -105,7 +105,9 @@ def test_large_counts_are_drawn_as_the_skew_from_the_minimum(page, snap):
                                                      ["z2", "n2", "337", "2", "✗ no"]]
     expect(page.locator(".outcome.pass")).to_contain_text("Bound to n1")
     expect(page.locator(".cycle-why .explain-text")).to_have_text(
-        "1 of 3 node(s) passed every Filter plugin; rejected: 2 node(s) didn't match pod topology spread constraints (n0, n2).")
+        "1 of 3 node(s) passed every Filter plugin; rejected: 2 node(s) didn't match pod topology spread constraints "
+        "(n0: zone=z0: 337 matching pod(s) + 1 (this pod) − minimum 336 = skew 2 > maxSkew 1; "
+        "n2: zone=z2: 337 matching pod(s) + 1 (this pod) − minimum 336 = skew 2 > maxSkew 1).")
     snap(page, "run-skew-large-counts", full_page=True)
 
 

@@ -63,7 +63,10 @@ def child_pids(parent: int) -> dict[str, int]:
     """runembedded's children by role, read from their command lines."""
     found = {}
     for pid in subprocess.run(["pgrep", "-P", str(parent)], capture_output=True, text=True).stdout.split():
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except FileNotFoundError:  # a child that ended between pgrep and the read (a restart under way)
+            continue
         found["worker" if "celery" in cmdline else "server"] = int(pid)
     return found
 

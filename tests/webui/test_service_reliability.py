@@ -164,7 +164,9 @@ def recovering(tmp_path):
 
 def test_it_runs_exactly_once_a_run_whose_claim_lost_its_database_connection(recovering):
     kill_claims(times=1)
-    recovering.start_worker("claims")
+    # The count starts once the worker consumes its queue (a worker still importing on a busy machine
+    # would let the first send go stale before its claim was even tried).
+    recovering.wait_for_worker("claims", recovering.start_worker("claims"))
     client = recovering.client()
     scenario = client.request("POST", "/api/scenarios", {"name": "s", "text": support.scenario_text(6, 4, 2)}).body
     run = client.request("POST", f"/api/scenarios/{scenario['id']}/runs").body
