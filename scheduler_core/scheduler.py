@@ -461,10 +461,11 @@ class Cycle:
         let through would cost a picture per feasible node for every pod, 2.5x the run's time on 200
         GPU nodes). A plugin without a picture for this pod answers None for the first node: the
         other nodes are not asked."""
-        describe = getattr(self.fw.plugin(plugin), "node_picture", None)
+        offering = self.fw.profile.capabilities.node_picture.get(plugin)
         pictures: dict[str, Any] = {}
-        if describe is None:
+        if offering is None:
             return pictures
+        describe = offering.node_picture
         for name in evaluated:
             info = self.snapshot.get(name)
             picture = describe(self.state, self.pod, info) if info is not None else None

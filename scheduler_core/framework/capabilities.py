@@ -95,6 +95,14 @@ class BindingStateJson(Protocol):
     def binding_state_json(self, state: CycleState, node: str) -> object: ...
 
 
+@runtime_checkable
+class NodePicture(Protocol):
+    """Why the plugin rejected one node, for explanations (DynamicResources' per-request verdicts);
+    None: the plugin has no picture for this pod."""
+
+    def node_picture(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> object: ...
+
+
 # The points whose plugins register queueing hints (buildQueueingHintMap).
 _ENQUEUE_POINTS = (PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, ReservePlugin, PermitPlugin)
 
@@ -118,6 +126,7 @@ class Capabilities:
     pre_score_state: dict[str, TypedPreScoreState]
     pre_score_state_json: dict[str, PreScoreStateJson]
     binding_state_json: dict[str, BindingStateJson]
+    node_picture: dict[str, NodePicture]
     # Every plugin at PreEnqueue, PreFilter, Filter, Reserve or Permit, in the profile's plugin
     # order, with its EnqueueExtensions (None: it declares none and is moved by every event).
     enqueue_extensions: list[tuple[str, Optional[EnqueueExtensions]]]
@@ -129,7 +138,8 @@ class Capabilities:
             _offering(plugins, NormalizeBatchPlugin), _offering(plugins, NormalizeScorePlugin),
             _offering(plugins, PreFilterStateJson), _offering(plugins, PreFilterPicture),
             _offering(plugins, TypedPreScoreState), _offering(plugins, PreScoreStateJson),
-            _offering(plugins, BindingStateJson), _enqueue_extensions(plugins.items()))
+            _offering(plugins, BindingStateJson), _offering(plugins, NodePicture),
+            _enqueue_extensions(plugins.items()))
 
 
 def _enqueue_extensions(plugins: Iterable[tuple[str, object]]) -> list[tuple[str, Optional[EnqueueExtensions]]]:
