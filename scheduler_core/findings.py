@@ -50,6 +50,7 @@ CLAIMS_ABSENT = "claims-absent"
 VOLUMES_ABSENT = "volumes-absent"
 STORAGE_CLASSES_ABSENT = "storage-classes-absent"
 PRIORITY_CLASSES_ABSENT = "priority-classes-absent"
+DRA_OBJECTS_ABSENT = "dra-objects-absent"
 NODE_TAINTS_MISSING = "node-taints-missing"
 NO_CONFIG = "no-config"
 
@@ -58,7 +59,8 @@ RESOURCES = {"ReplicaSet": "replicasets", "StatefulSet": "statefulsets",
              "ReplicationController": "replicationcontrollers", "Service": "services",
              "Namespace": "namespaces", "PersistentVolumeClaim": "persistentvolumeclaims",
              "PersistentVolume": "persistentvolumes", "StorageClass": "storageclasses",
-             "PriorityClass": "priorityclasses"}
+             "PriorityClass": "priorityclasses", "ResourceClaim": "resourceclaims",
+             "ResourceClaimTemplate": "resourceclaimtemplates", "DeviceClass": "deviceclasses"}
 MAX_NAMED = 5  # names a message lists before "and N more" (the objects list keeps them all)
 
 
@@ -81,6 +83,7 @@ def find_all(scenario: Scenario, taint_changes: Optional[list[NodeTaintChange]] 
         *_default_spreading(scenario),
         _namespaces(scenario),
         *_storage(scenario),
+        _dra_objects(scenario),
         _priority_classes(scenario),
         _no_config(scenario),
     ]
@@ -242,6 +245,40 @@ def _storage(scenario: Scenario) -> list[Finding]:
                              + [f"PersistentVolumeClaim {c.key}" for c in missing_classes.values()],
                              _fetch([("StorageClass", "", n) for n in missing_classes])))
     return found
+
+
+def _dra_objects(scenario: Scenario) -> Optional[Finding]:
+    """ResourceClaims and ResourceClaimTemplates pods name, and DeviceClasses their requests name,
+    that the dump lacks: DynamicResources' PreEnqueue holds such a pod, or its PreFilter rejects it."""
+    dra = scenario.dra
+    claims = {claim.key for claim in dra.claims}
+    templates = {template.key for template in dra.templates}
+    classes = {device_class.name for device_class in dra.classes}
+    missing: list[tuple[str, str, str]] = []
+    pods: list[str] = []
+    for pod in _seen_pods(scenario):
+        for source in pod.claim_sources:
+            kind, name = (("ResourceClaim", source.claim_name) if source.claim_name
+                          else ("ResourceClaimTemplate", source.template_name))
+            known = claims if kind == "ResourceClaim" else templates
+            made = dict(pod.claim_statuses).get(source.name)  # a template's claim the controller already made
+            if kind == "ResourceClaimTemplate" and made:
+                kind, name, known = "ResourceClaim", made, claims
+            if name and f"{pod.namespace}/{name}" not in known:
+                missing.append((kind, pod.namespace, name))
+                pods.append(pod.key)
+    for spec in [claim.spec for claim in dra.claims] + [template.spec for template in dra.templates]:
+        for request in spec.requests:
+            wanted = [request.exactly.device_class_name] if request.exactly else [
+                sub.device_class_name for sub in request.first_available]
+            missing += [("DeviceClass", "", name) for name in wanted if name and name not in classes]
+    missing = list(dict.fromkeys(missing))
+    if not missing:
+        return None
+    names = [f"{kind} {f'{ns}/' if ns else ''}{name}" for kind, ns, name in missing]
+    return Finding(DRA_OBJECTS_ABSENT, f"{len(missing)} resource.k8s.io object(s) named but not in the dump "
+                   f"({_named(names)}): DynamicResources holds or rejects the pods that use them",
+                   names + [f"Pod {key}" for key in dict.fromkeys(pods)], _fetch(missing))
 
 
 def _priority_classes(scenario: Scenario) -> Optional[Finding]:

@@ -11,6 +11,7 @@ from scheduler_core import load_scenario, simulate, trace_summary
 from scheduler_core.findings import (
     CLAIMS_ABSENT,
     CONTROLLER_ABSENT,
+    DRA_OBJECTS_ABSENT,
     NAMESPACES_ABSENT,
     NO_CONFIG,
     NODE_TAINTS_MISSING,
@@ -202,3 +203,31 @@ def test_hand_written_pods_without_an_owner_do_not_ask_for_services():
     found = findings_of(node_text("n1") + "---\n" + pod_text("web", labels="{app: web}"))
     assert SERVICES_ABSENT not in found
     assert SERVICES_ABSENT in findings_of(node_text("n1") + "---\n" + owned_pod("web-1"))
+
+
+def test_it_names_the_claims_templates_and_device_classes_a_dump_lacks():
+    """DynamicResources' PreEnqueue holds a pod whose claim or template is absent (isSchedulable's
+    'ResourceClaim not created yet' / not found) and PreFilter rejects a request whose class is absent."""
+    scenario = load_scenario("""apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one-gpu, namespace: default}
+spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: train, namespace: default}
+spec:
+  containers: [{name: c, image: pause, resources: {claims: [{name: gpu}, {name: shared}]}}]
+  resourceClaims:
+  - {name: gpu, resourceClaimTemplateName: one-gpu}
+  - {name: shared, resourceClaimName: shared-gpus}
+""")
+    [finding] = [f for f in find_all(scenario) if f.code == DRA_OBJECTS_ABSENT]
+    assert finding.objects == ["ResourceClaim default/shared-gpus", "DeviceClass gpu.example.com", "Pod default/train"]
+    assert "kubectl get resourceclaims -n default shared-gpus -o yaml" in finding.fix
+    assert "kubectl get deviceclasses gpu.example.com -o yaml" in finding.fix
