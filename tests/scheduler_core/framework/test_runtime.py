@@ -83,7 +83,7 @@ class _OneNomination:
 def test_a_nominated_pods_info_is_built_once_and_again_after_it_changed_in_place():
     """addGENominatedPods adds each nominated pod's PodInfo; the run patches pending pods in place."""
     snapshot = make_snapshot([make_node("n1")])
-    framework = Framework(Profile({}, {}, 100), snapshot)
+    framework = Framework(Profile.of({}, {}, 100), snapshot)
     nominated = make_pod("nominated", priority=10, requests={"cpu": 500})
     framework.nominator = _OneNomination(nominated)
     node = snapshot.get("n1")

@@ -32,7 +32,7 @@ def _cycle(extra=(), vectorized: bool = True, pod=None):
     fit = new_fit(None, handle)
     extra = [factory(None, handle) for factory in extra]
     filters = [node_unschedulable.new(None, handle), taint_toleration.new(None, handle), fit, *extra]
-    profile = Profile({"preFilter": [fit, *extra], "filter": filters, "postFilter": [new(None, handle)]}, {}, 100)
+    profile = Profile.of({"preFilter": [fit, *extra], "filter": filters, "postFilter": [new(None, handle)]}, {}, 100)
     framework = Framework(profile, snapshot, vectorized)
     handle.framework = framework
     pod = pod or make_pod("incoming", requests={CPU: 1500}, priority=10)
