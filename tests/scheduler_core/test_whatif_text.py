@@ -1,8 +1,8 @@
-"""webui.services.whatif: a suggestion applied to the scenario text, touching only what it must."""
+"""scheduler_core.whatif_text: a suggestion applied to the scenario text, touching only what it must."""
 
 import yaml
 
-from webui.services.whatif import apply_to_text
+from scheduler_core.whatif_text import apply_to_text
 
 STREAM = """# cluster notes kept as typed
 apiVersion: v1
