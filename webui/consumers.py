@@ -4,6 +4,10 @@ The stored event log is the source of truth (channels_redis may drop messages, a
 the worker's messages never reach this process), so live messages are only a hint ("stored up to
 seq N"): on one, and every POLL_SECONDS anyway, we read the log after the last seq sent. The
 cursor makes delivery gap-free and duplicate-free.
+
+It only reads and relays: a run whose worker died is re-queued or failed where a run is read through
+the API (GET /api/runs/N and its events pages: the run view reads it when it opens) and by every
+worker's sweep (webui/celery.py); the new status then reaches the watcher on the next tick.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from webui import overload, publisher
 from webui.models import Run
-from webui.services import access, events, runs
+from webui.services import access, events
 from webui.services.errors import DomainError
 
 POLL_SECONDS = 0.5
@@ -47,7 +51,7 @@ def _run_state(run_id: int) -> Run:
     run = Run.objects.filter(pk=run_id).first()
     if run is None:
         raise RunGone()
-    return runs.recover_if_stale(run)
+    return run
 
 
 class RunEventsConsumer(AsyncJsonWebsocketConsumer):
@@ -99,7 +103,7 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
         async with self.lock:
             run = await _run_state(self.run_id)  # status first: a finished run has all events stored
             await self._catch_up(run)
-            if runs.is_finished(run.status):
+            if run.is_finished:
                 await self.send_json(publisher.end_message(run))
                 return True
         return False

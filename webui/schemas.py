@@ -18,6 +18,10 @@ class ErrorOut(Schema):
     error: ErrorBody
 
 
+# The error answers every operation may give (one shape: ErrorOut); an operation adds 409 or 429 itself.
+ERRORS = {400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 413: ErrorOut, 503: ErrorOut}
+
+
 class SessionOut(Schema):
     csrfToken: str  # noqa: N815
     user: str | None
@@ -393,6 +397,149 @@ class ObjectsOut(Schema):
     devices: list[NodeDevicesOut] = []  # DRA devices per node (nodes with ResourceSlices)
 
 
+class NodeLabelsOut(Schema):
+    name: str
+    labels: dict[str, str]
+
+
+class NodesOut(Schema):
+    version: int
+    nodes: list[NodeLabelsOut]
+
+
+class RunNamesOut(Schema):
+    nodes: list[NodeLabelsOut]
+    pods: list[str]
+
+
+class FixIn(Schema):
+    version: int | None = None  # default: the latest version
+
+
+# ---------------------------------------------------------------- what if, another configuration
+
+
+class WhatIfApplyIn(Schema):
+    pod: str
+    suggestion: int = 0
+
+
+class SuggestionOut(Schema):
+    """One verified change (scheduler_core.whatif.Suggestion); `change` is what whatif_text writes into the text."""
+
+    kind: str  # toleration | maxSkew | scheduleAnyway | dropAffinityTerm | dropNodeSelector | requests | nodeLabels
+    #            | allocatable | evict | claimCount | claimClass | evictHolder
+    text: str
+    change: dict[str, Any]  # its fields depend on `kind` (docs/WEB_API.md)
+    nodes: list[str]  # where the pod then fits (the first 50)
+    nodeCount: int  # noqa: N815
+
+
+class WhatIfOut(Schema):
+    """scheduler_core.whatif.what_if's answer for one pod of a run. `rejectedBy` and
+    `failedSchedulingMessage` are absent when the pod fits now."""
+
+    run: int
+    version: int
+    pod: str
+    fitsNow: list[str]  # noqa: N815 - the nodes it fits as things stand (the first 50)
+    rejectedBy: dict[str, int] | None = None  # noqa: N815 - plugin -> how many nodes it rejected
+    failedSchedulingMessage: str | None = None  # noqa: N815
+    suggestions: list[SuggestionOut]  # least intrusive first
+    moreSuggestions: int  # noqa: N815 - verified but not listed
+    noSingleChange: bool  # noqa: N815
+    summary: str
+
+
+class TryConfigIn(Schema):
+    config: str
+
+
+class RunConfigOut(Schema):
+    config: str  # the version's KubeSchedulerConfiguration document as typed, or the release's defaults
+    fromScenario: bool  # noqa: N815
+    presets: dict[str, str]  # name -> a configuration to start from
+
+
+# ---------------------------------------------------------------- comparisons (scheduler_core.compare)
+
+
+class ComparisonCountsOut(Schema):
+    elsewhere: int
+    morePending: int  # noqa: N815
+    moreEvicted: int  # noqa: N815
+    morePreemptions: int  # noqa: N815
+    attempts: list[int]  # [in A, in B]
+
+
+class ComparedPodOut(Schema):
+    """Where a pod ended in each run: a node, null (pending) or "deleted" (a preemption victim).
+    `aWhy`/`bWhy` (its FailedScheduling text) only where that run left it pending."""
+
+    pod: str
+    a: str | None
+    b: str | None
+    aWhy: str | None = None  # noqa: N815
+    bWhy: str | None = None  # noqa: N815
+
+
+class AttemptBriefOut(Schema):
+    cycle: int
+    pod: str
+    nodeName: str | None  # noqa: N815
+    text: str
+
+
+class DivergenceOut(Schema):
+    index: int  # the attempt's position in both runs
+    a: AttemptBriefOut | None  # null: run A had no more attempts
+    b: AttemptBriefOut | None
+
+
+class ScoreDifferenceOut(Schema):
+    pod: str
+    plugins: list[str]
+    nodes: list[dict[str, Any]]  # {node, plugins: {plugin: {a, b, difference}}, total: {a, b, difference}}
+    skipped: dict[str, str | None]  # "a"/"b" -> why that run scored nothing, or null
+
+
+class ComparisonOut(Schema):
+    a: int
+    b: int
+    modes: list[str]
+    summary: str
+    counts: ComparisonCountsOut
+    changed: int
+    pods: list[ComparedPodOut]
+    firstDivergence: DivergenceOut | None  # noqa: N815
+    scores: ScoreDifferenceOut | None = None  # only with ?pod=
+
+
+# ---------------------------------------------------------------- trace (spec/SCENARIO_AND_TRACE.md)
+
+
+class TraceCycleOut(Schema):
+    """One cycle of the spec's trace summary; the last five fields only when the cycle has them."""
+
+    pod: str
+    preFilter: dict[str, Any]  # noqa: N815
+    preFilterNodeNames: list[str] | None  # noqa: N815
+    filter: dict[str, Any]
+    feasibleNodes: list[str]  # noqa: N815
+    scores: dict[str, Any]
+    totalScores: dict[str, Any]  # noqa: N815
+    nodeName: str | None  # noqa: N815
+    postFilter: dict[str, Any] | None = None  # noqa: N815
+    error: Any = None
+    failedSchedulingMessage: str | None = None  # noqa: N815
+    preFilterState: dict[str, Any] | None = None  # noqa: N815
+    preScoreState: dict[str, Any] | None = None  # noqa: N815
+
+
+class TraceOut(Schema):
+    cycles: list[TraceCycleOut]
+
+
 class ShareIn(Schema):
     version: int | None = None  # default: the latest version
     run: int | None = None
@@ -526,6 +673,29 @@ class TimelineStepOut(Schema):
     operations: list[str]
     text: str  # the heading `timeline` prints ("step 2 — drain node-1: 2 evicted, 2 placed, 0 pending")
     summary: StepSummaryOut | None = None  # null while the step is under way
+
+
+class TimelineEntryOut(Schema):
+    kind: str  # attempt | move | change | step
+    index: int  # into that list
+
+
+class TimelineOut(Schema):
+    """The run's story (scheduler_core.timeline.StoryBuilder.summary). Attempts, queue moves and cluster
+    changes each carry the fields their kind has (docs/WEB_API.md); `steps` only for a run with steps."""
+
+    mode: str
+    attempts: list[dict[str, Any]]
+    moves: list[dict[str, Any]]
+    changes: list[dict[str, Any]]
+    entries: list[TimelineEntryOut]  # every attempt, move, change and step in the order they happened
+    final: dict[str, str | None]  # pod -> node (null: pending; "deleted": a preemption victim)
+    nominated: dict[str, str]
+    timeMs: int | None  # noqa: N815 - when the run ended (null: not yet)
+    finished: bool
+    outcome: str
+    steps: list[TimelineStepOut] | None = None
+    recorded: RecordedComparisonOut | None
 
 
 class StepNodeOut(Schema):

@@ -1,13 +1,16 @@
 """/ws/runs/<id>/: stored events then live ones, every event exactly once and in order, then "end"."""
 
 import asyncio
+from datetime import timedelta
 
 import pytest
 from channels.auth import AuthMiddlewareStack
 from channels.db import database_sync_to_async
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
+from django.conf import settings
 from django.test import Client
+from django.utils import timezone
 
 from webui import consumers, publisher
 from webui.models import Run, RunSegment, RunStatus, Scenario, ScenarioVersion, ShareLink
@@ -169,3 +172,31 @@ async def test_it_closes_when_the_run_is_deleted_while_watched(session):
     await database_sync_to_async(Scenario.objects.filter(pk=run.version.scenario_id).delete)()
     closed = await communicator.receive_output(timeout=5)
     assert closed == {"type": "websocket.close", "code": 4404}
+
+
+@database_sync_to_async
+def abandon(run: Run) -> None:
+    """The run's worker died: no heartbeat for longer than allowed, and no attempt left."""
+    stale = timezone.now() - timedelta(seconds=settings.SCHEDLAB_HEARTBEAT_STALE_SECONDS + 5)
+    Run.objects.filter(pk=run.pk).update(heartbeat=stale, attempts=settings.SCHEDLAB_MAX_RUN_ATTEMPTS, claimed_by="gone")
+
+
+@database_sync_to_async
+def read_through_the_api(run: Run, session_key: str) -> dict:
+    client = Client()
+    client.cookies["sessionid"] = session_key
+    return client.get(f"/api/runs/{run.pk}").json()
+
+
+async def test_it_only_relays_a_run_whose_worker_died_and_the_api_read_marks_it(session):
+    key, cookie = session
+    run = await make_run(key, stored=2)
+    await abandon(run)
+    communicator = await connect(f"/ws/runs/{run.pk}/", cookie)
+    assert [e["seq"] for e in (await communicator.receive_json_from(timeout=5))["events"]] == [0, 1]
+    # The consumer read the run before sending its events, and wrote nothing.
+    assert (await database_sync_to_async(Run.objects.get)(pk=run.pk)).status == RunStatus.RUNNING
+    assert (await read_through_the_api(run, key))["status"] == RunStatus.FAILED
+    end = await communicator.receive_json_from(timeout=5)
+    assert end["type"] == "end" and end["status"] == "failed" and "stopped responding" in end["error"]
+    await communicator.disconnect()

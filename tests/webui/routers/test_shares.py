@@ -1,4 +1,5 @@
-"""Share links: read-only access to one version (and optionally one run), revocable."""
+"""Share links (webui/routers/shares.py and /api/scenarios/{id}/share): read-only access to one version
+(and optionally one run), revocable."""
 
 import pytest
 from django.core.management import call_command
@@ -135,4 +136,3 @@ def test_it_refuses_a_demo_link_to_someone_elses_run(owner: Client, stranger: Cl
     demo_run = finished(owner, demo_scenario_id())
     response = stranger.post(f"/api/scenarios/{demo_run['scenario']}/share", {"run": demo_run["id"]}, content_type=JSON)
     assert response.status_code == 404
-
