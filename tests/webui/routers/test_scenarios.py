@@ -200,16 +200,6 @@ def test_it_exports_a_version_as_yaml(owner: Client, scenario: dict):
     assert response.content.decode() == scenario["text"]
 
 
-def test_it_requires_csrf_on_writes(small_text: str):
-    client = Client(enforce_csrf_checks=True)
-    token = client.get("/api/session").json()["csrfToken"]
-    refused = client.post("/api/scenarios", {"name": "x", "text": small_text}, content_type=JSON)
-    assert refused.status_code == 403
-    assert refused.json()["error"]["code"] == "csrf_failed"
-    accepted = client.post("/api/scenarios", {"name": "x", "text": small_text}, content_type=JSON, headers={"X-CSRFToken": token})
-    assert accepted.status_code == 201
-
-
 def test_it_gives_each_logged_in_user_their_own_scenarios(django_user_model, small_text: str):
     alice, bob = Client(), Client()
     alice.force_login(django_user_model.objects.create_user("alice", password="pw-alice-123"))
@@ -249,17 +239,7 @@ def test_validation_says_what_the_scheduler_leaves_out(owner: Client, scenario: 
     assert saved["notices"] == body["notices"]  # the scenario's own answer carries them too
 
 
-def test_it_answers_413_for_an_oversized_request_body(owner: Client, settings):
-    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
-    response = owner.post("/api/scenarios", {"name": "big", "text": "x" * 5000}, content_type=JSON)
-    assert response.status_code == 413
-    assert response.json()["error"]["details"]["limit"] == "max_bytes"
-
-
-from hypothesis import HealthCheck, given, settings as hypothesis_settings, strategies as st  # noqa: E402
-
-
-@hypothesis_settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=st.text(max_size=300) | st.sampled_from(["---\n---", "kind: List\nitems: 3", "apiVersion: v1\nkind: Pod", "&a [*a]", "- !!python/object:os.system x"]))
 def test_it_never_answers_500_to_arbitrary_text(owner: Client, text: str):
     response = owner.post("/api/validate", {"text": text}, content_type=JSON)

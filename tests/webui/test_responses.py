@@ -1,0 +1,41 @@
+"""webui.responses: prebuilt JSON sent as it is, gzipped only when large and the client accepts it;
+JSON stored gzipped sent gzipped or decompressed."""
+
+import gzip
+import json
+
+import pytest
+from django.test import RequestFactory
+
+from webui import responses
+
+BODY = json.dumps({"nodes": [{"name": f"node-{i}", "labels": {"zone": "a"}} for i in range(50)]}).encode()
+
+
+def request(accepts_gzip: bool):
+    headers = {"Accept-Encoding": "gzip, deflate"} if accepts_gzip else {}
+    return RequestFactory().get("/api/anything", headers=headers)
+
+
+@pytest.mark.parametrize(("limit", "accepts", "gzipped", "varies"), [
+    (len(BODY) + 1, True, False, False),
+    (len(BODY), True, True, True),
+    (len(BODY), False, False, True),
+], ids=["a small answer is sent as it is", "a large answer is gzipped for a client that accepts it",
+        "a large answer is plain for a client that does not, and says it varies"])
+def test_prebuilt_json_is_gzipped_only_when_large_and_accepted(monkeypatch, limit, accepts, gzipped, varies):
+    monkeypatch.setattr(responses, "GZIP_MIN_BYTES", limit)
+    response = responses.json_bytes(request(accepts), BODY)
+    assert response["Content-Type"] == "application/json; charset=utf-8"
+    assert (response.get("Content-Encoding") == "gzip") is gzipped
+    assert (gzip.decompress(response.content) if gzipped else response.content) == BODY
+    assert ("Accept-Encoding" in response.get("Vary", "")) is varies
+
+
+@pytest.mark.parametrize("accepts", [True, False], ids=["sent as stored", "decompressed for a client without gzip"])
+def test_stored_gzipped_json_is_sent_as_the_client_can_read_it(accepts):
+    stored = gzip.compress(BODY)
+    response = responses.gzipped_json(request(accepts), stored)
+    assert response.content == (stored if accepts else BODY)
+    assert (response.get("Content-Encoding") == "gzip") is accepts
+    assert "Accept-Encoding" in response["Vary"]
