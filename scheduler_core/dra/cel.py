@@ -25,6 +25,7 @@ from typing import Any, NoReturn, Optional
 import celpy
 from celpy import celtypes
 
+from scheduler_core.dra.celcheck import check_selector
 from scheduler_core.model import Device, Version
 from scheduler_core.quantity import QuantityError, parse_quantity
 
@@ -308,4 +309,7 @@ def compile_selector(expression: str) -> CompiledSelector:
         ast = _ENVIRONMENT.compile(expression)
     except celpy.CELParseError as err:
         return CompiledSelector(expression, None, f"compilation failed: {str(err).strip()}")
+    checked = check_selector(ast, expression)  # the API server type-checks what it compiles
+    if checked.error is not None:
+        return CompiledSelector(expression, None, checked.error)
     return CompiledSelector(expression, _ENVIRONMENT.program(ast, functions=FUNCTIONS))

@@ -49,9 +49,15 @@ def test_an_expression_that_does_not_parse_reports_a_compile_error():
     assert compile_selector("device.driver ==").error.startswith("compilation failed")
 
 
-def test_a_non_boolean_result_is_an_error():
-    with pytest.raises(CelRuntimeError, match="could not be converted to bool"):
-        compile_selector('device.driver').matches(DRIVER, DEVICE)
+def test_a_non_boolean_result_of_the_unknown_type_is_an_error_at_evaluation():
+    """DeviceMatches: an attribute is dyn at compile time, so a string only shows when evaluated."""
+    with pytest.raises(CelRuntimeError, match="CEL result of type string could not be converted to bool"):
+        compile_selector('device.attributes["gpu.example.com"].model').matches(DRIVER, DEVICE)
+
+
+def test_a_result_known_not_to_be_bool_does_not_compile():
+    """CompileCELExpression: "must evaluate to bool or the unknown type" (celcheck.check_selector)."""
+    assert compile_selector("device.driver").error == "must evaluate to bool or the unknown type, not string"
 
 
 def test_semantic_versions_follow_semver_2():

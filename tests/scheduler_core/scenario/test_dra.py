@@ -233,3 +233,22 @@ def test_what_the_api_server_accepts_loads_however_close_to_its_limits():
     dra = scenario.dra
     assert len(dra.claims[0].spec.requests) == 32 and dra.claims[0].spec.requests[0].exactly.count == 33
     assert f"{domain}/{'m' * 32}" in dra.slices[0].devices[0].attributes
+
+
+@pytest.mark.parametrize("document, path, message", [
+    (CLASS.replace('device.driver == "gpu.example.com"', "device.driver"), "spec.selectors[0].cel.expression",
+     "must evaluate to bool or the unknown type, not string"),
+    (CLAIM.replace("exactly: {deviceClassName: gpu}",
+                   "exactly: {deviceClassName: gpu, selectors: [{cel: {expression: 'device.model == 1'}}]}"),
+     "spec.devices.requests[0].exactly.selectors[0].cel.expression", "undefined field 'model'"),
+    (TEMPLATE.replace("{name: small, deviceClassName: gpu}",
+                      "{name: small, deviceClassName: gpu, selectors: [{cel: {expression: 'device.driver == 1'}}]}"),
+     "spec.spec.devices.requests[0].firstAvailable[1].selectors[0].cel.expression",
+     "found no matching overload for '_==_' applied to '(string, int)'"),
+], ids=["a class selector that is not bool", "a claim selector on an unknown field", "a template selector ill-typed"])
+def test_a_selector_the_api_servers_type_check_refuses_is_a_located_error(document, path, message):
+    """validateCELExpression -> CompileCELExpression: every DeviceClass, ResourceClaim and
+    ResourceClaimTemplate selector is compiled (type-checked) at create."""
+    text = stream(NODE, document)
+    [error] = errors_of(text)
+    assert error.path == path and message in error.message and error.line == line_of(text, "expression")
