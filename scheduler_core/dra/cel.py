@@ -10,8 +10,10 @@ versions, with the functions of k8s.io/apiserver/pkg/cel/library (quantity.go, s
 ``sub``, ``sign``, ``isInteger``, ``asInteger``, ``asApproximateFloat``, ``semver("1.2.3")``,
 ``isSemver``, ``major``, ``minor``, ``patch``.
 
-Not modelled: the cost limit (resourceapi.CELSelectorExpressionMaxCost) — cel-python has no
-cost accounting, so an expression the release would interrupt for cost runs to its end here.
+The cost limit (resourceapi.CELSelectorExpressionMaxCost) is applied where the API server applies
+it, to the worst-case estimate at create (celcost.py); cel-python has no runtime cost accounting,
+which is never reached here: a device has at most 32 attributes (validation), so an expression
+within the estimate stays within the limit when it runs.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import celpy
 from celpy import celtypes
 
 from scheduler_core.dra.celcheck import check_selector
+from scheduler_core.dra.celcost import estimate_selector_cost
 from scheduler_core.model import Device, Version
 from scheduler_core.quantity import QuantityError, parse_quantity
 
@@ -256,6 +259,7 @@ class CompiledSelector:
     expression: str
     program: Any = None
     error: Optional[str] = None  # "compilation failed: ..." when it does not compile
+    max_cost: int = 0  # the API server's worst-case estimate (celcost), compared with its limit at create
 
     def matches(self, driver: str, device: Device) -> bool:
         """CompilationResult.DeviceMatches; raises CelRuntimeError with the release's wording."""
@@ -312,4 +316,5 @@ def compile_selector(expression: str) -> CompiledSelector:
     checked = check_selector(ast, expression)  # the API server type-checks what it compiles
     if checked.error is not None:
         return CompiledSelector(expression, None, checked.error)
-    return CompiledSelector(expression, _ENVIRONMENT.program(ast, functions=FUNCTIONS))
+    return CompiledSelector(expression, _ENVIRONMENT.program(ast, functions=FUNCTIONS),
+                            max_cost=estimate_selector_cost(ast))

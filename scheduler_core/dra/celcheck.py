@@ -15,6 +15,7 @@ offending sub-expression (cel-go points at the operator).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Optional, Union
 
@@ -67,7 +68,7 @@ def check_selector(tree: Tree, expression: str) -> CheckResult:
     """The compile-time verdict on a parsed selector: its output type, or the error the API
     server answers with."""
     try:
-        output = _Checker(frozenset()).infer(tree)
+        output = _Checker({}).infer(tree)
     except CelCheckError as err:
         return CheckResult(DYN, "compilation failed: " + _issue(err, expression))
     if output not in (BOOL, DYN):
@@ -97,8 +98,8 @@ def _no_overload(function: str, types: tuple[str, ...], node: Node) -> CelCheckE
 
 
 class _Checker:
-    def __init__(self, bound: frozenset[str]) -> None:
-        self.bound = bound  # variables a comprehension macro declared
+    def __init__(self, bound: Mapping[str, str]) -> None:
+        self.bound = bound  # variables a comprehension macro or cel.bind declared, with their types
 
     def infer(self, node: Node) -> str:
         if isinstance(node, Token):
@@ -213,19 +214,29 @@ class _Checker:
         method = str(name)
         if method in _MACROS:
             return self._macro(method, target, rest)
+        if method == "bind" and _is_cel_namespace(target):
+            return self._bind(_arguments(rest))
         self.infer(target)
         for argument in _arguments(rest):
             self.infer(argument)
         return _MEMBER_RESULTS.get(method, DYN)
 
     def _macro(self, method: str, target: Node, rest: list) -> str:
-        self.infer(target)
         arguments = _arguments(rest)
         variable = _identifier(arguments[0]) if arguments else None
-        inner = _Checker(self.bound | {variable}) if variable else self
+        receiver = self.infer(target)
+        element = STRING if receiver in (ATTRIBUTES, CAPACITY, *_INNER.values()) else DYN  # a map's keys
+        inner = _Checker({**self.bound, variable: element}) if variable else self
         for argument in arguments[1:]:
             inner.infer(argument)
         return BOOL if method in ("all", "exists", "exists_one") else DYN
+
+    def _bind(self, arguments: list) -> str:
+        """cel.bind(name, value, result) (ext.Bindings, in the Kubernetes base environment)."""
+        variable = _identifier(arguments[0]) if len(arguments) == 3 else None
+        if variable is None:
+            return DYN
+        return _Checker({**self.bound, variable: self.infer(arguments[1])}).infer(arguments[2])
 
     def _ident_arg(self, node: Tree) -> str:
         name, *rest = node.children
@@ -241,7 +252,7 @@ class _Checker:
         if name == "device":
             return DEVICE
         if name in self.bound:
-            return DYN
+            return self.bound[name]
         line, column = _position(node)
         raise CelCheckError(f"undeclared reference to '{name}' (in container '')", line, column)
 
@@ -277,6 +288,15 @@ def _identifier(node: Node) -> Optional[str]:
     """The variable a macro declares: its first argument must be a plain identifier."""
     idents = [child for child in node.iter_subtrees() if child.data == "ident"] if isinstance(node, Tree) else []
     return str(idents[0].children[0]) if len(idents) == 1 else None
+
+
+def _is_cel_namespace(node: Node) -> bool:
+    """The target ``cel`` of ``cel.bind``: a bare identifier, not a variable."""
+    if not isinstance(node, Tree):
+        return False
+    idents = [sub for sub in node.iter_subtrees() if sub.data == "ident"]
+    selects = [sub for sub in node.iter_subtrees() if sub.data in ("member_dot", "member_index", "member_dot_arg")]
+    return len(idents) == 1 and str(idents[0].children[0]) == "cel" and not selects
 
 
 def _relation_fits(function: str, left: str, right: str) -> bool:

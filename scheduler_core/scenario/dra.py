@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Callable, Optional
 
 from scheduler_core.dra.cel import compile_selector, parse_semver
+from scheduler_core.dra.celcost import SELECTOR_MAX_COST
 from scheduler_core.model import (
     ALLOCATION_MODE_ALL,
     ALLOCATION_MODE_EXACT_COUNT,
@@ -156,6 +157,9 @@ def _selectors(parent: Field) -> tuple[str, ...]:
         compiled = compile_selector(expression)
         if compiled.error is not None and expression_field is not None:
             expression_field.error(f"Invalid value: {compiled.error}")
+            continue
+        if compiled.max_cost > SELECTOR_MAX_COST and expression_field is not None:  # validateCELExpression
+            expression_field.error("Forbidden: too complex, exceeds cost limit")
             continue
         expressions.append(expression)
     return tuple(expressions)

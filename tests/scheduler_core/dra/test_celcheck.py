@@ -30,6 +30,8 @@ def verdict(expression: str):
     'device.driver.startsWith("gpu") ? true : device.attributes["x"].y',
     'size(device.driver) > 3 || !(device.driver == "a")',
     "device.attributes['gpu.example.com'].someFunctionNotListed(1) == 2",
+    'cel.bind(dra, device.attributes["dra.example.com"], dra.name)',  # compile_test.go "bind"
+    'device.attributes["dra.example.com"].name.exists(x, x > 0)',  # a dyn range checks
 ])
 def test_what_cel_go_accepts_passes(expression):
     assert verdict(expression).error is None
@@ -49,6 +51,8 @@ def test_what_cel_go_accepts_passes(expression):
     ("1u + 1 > 0", "found no matching overload for '_+_' applied to '(uint, int)'"),
     ("device.driver && true", "found no matching overload for '_&&_' applied to '(string, bool)'"),
     ("1 ? true : false", "found no matching overload for '_?_:_' applied to '(int, bool, bool)'"),
+    ("1", "must evaluate to bool or the unknown type, not int"),  # compile_test.go "type-error"
+    ('cel.bind(d, device.driver, d.size)', "type 'string' does not support field selection"),
 ])
 def test_what_cel_go_refuses_is_the_api_servers_error(expression, message):
     error = verdict(expression).error

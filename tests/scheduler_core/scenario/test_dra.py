@@ -252,3 +252,15 @@ def test_a_selector_the_api_servers_type_check_refuses_is_a_located_error(docume
     text = stream(NODE, document)
     [error] = errors_of(text)
     assert error.path == path and message in error.message and error.line == line_of(text, "expression")
+
+
+def test_a_selector_past_the_cost_limit_is_refused_as_the_api_server_refuses_it():
+    """validateCELExpression: result.MaxCost > CELSelectorExpressionMaxCost ->
+    field.Forbidden(..., "too complex, exceeds cost limit") (estimate: dra/celcost.py)."""
+    nested = ('device.attributes.all(d, device.attributes[d].all(i, device.attributes[d].all(j, '
+              'device.attributes[d].all(k, device.attributes[d][i] == device.attributes[d][j]))))')
+    text = stream(NODE, CLASS.replace("'device.driver == \"gpu.example.com\"'", f"'{nested}'"))
+    [error] = errors_of(text)
+    assert (error.path, error.message) == ("spec.selectors[0].cel.expression",
+                                           "Forbidden: too complex, exceeds cost limit")
+    assert error.line == line_of(text, "expression")
