@@ -14,6 +14,7 @@ DRAExtendedResource (a class's extendedResourceName) and DRADeviceBindingConditi
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable, Optional
 
 from scheduler_core.dra.cel import compile_selector, parse_semver
@@ -35,12 +36,14 @@ from scheduler_core.model import (
     DeviceResult,
     DraObjects,
     ExactRequest,
+    Namespace,
     ResourceClaim,
     ResourceClaimTemplate,
     ResourceSlice,
     SubRequest,
     Version,
 )
+from scheduler_core.scenario.errors import ScenarioError
 from scheduler_core.scenario.fields import Field
 from scheduler_core.scenario.metadata import Metadata
 from scheduler_core.scenario.pods import owner_references, read_time
@@ -70,8 +73,39 @@ _DEVICE_GATED = (("consumesCounters", "DRAPartitionableDevices"), ("nodeName", "
 _REQUEST_GATED = (("tolerations", "DRADeviceTaints"), ("capacity", "DRAConsumableCapacity"))
 
 
-def add(objects: DraObjects, obj: Field, kind: str, meta: Metadata, dropped: list[str]) -> None:
-    """Decode one object of ``kind`` into ``objects``; ``dropped`` collects "Kind name: field (Gate)"."""
+@dataclass(frozen=True, slots=True)
+class AdminAccessRequest:
+    """A claim or template asking for admin access: the API server's AuthorizedForAdmin looks up
+    its namespace (the first such request is where its error points)."""
+
+    namespace: str
+    object: str  # "ResourceClaim default/x"
+    path: str
+    line: Optional[int]
+    file: Optional[str]
+
+
+ADMIN_NAMESPACE_LABEL = "resource.kubernetes.io/admin-access"  # resource.DRAAdminNamespaceLabelKey
+
+
+def admin_access_errors(requests: list[AdminAccessRequest], namespaces: dict[str, Namespace]) -> list[ScenarioError]:
+    """AuthorizedForAdmin (pkg/registry/resource): a claim or template with adminAccess in a namespace
+    without the label ``resource.kubernetes.io/admin-access: "true"`` is refused at create. Only
+    namespaces the scenario declares are known; an undeclared one is given the benefit of the doubt."""
+    errors = []
+    for request in requests:
+        namespace = namespaces.get(request.namespace)
+        if namespace is not None and namespace.declared and namespace.labels.get(ADMIN_NAMESPACE_LABEL) != "true":
+            errors.append(ScenarioError(request.object, request.path, request.line,
+                                        f"Forbidden: admin access to devices requires the `{ADMIN_NAMESPACE_LABEL}: "
+                                        "true` label on the containing namespace", request.file))
+    return errors
+
+
+def add(objects: DraObjects, obj: Field, kind: str, meta: Metadata, dropped: list[str],
+        admin: Optional[list[AdminAccessRequest]] = None) -> None:
+    """Decode one object of ``kind`` into ``objects``; ``dropped`` collects "Kind name: field (Gate)",
+    ``admin`` the claims and templates asking for admin access."""
     if kind == "DeviceClass":
         objects.classes.append(_device_class(obj, meta, dropped))
     elif kind == "ResourceSlice":
@@ -85,8 +119,23 @@ def add(objects: DraObjects, obj: Field, kind: str, meta: Metadata, dropped: lis
             if inner is not None else ClaimSpec()
         objects.templates.append(ResourceClaimTemplate(meta.namespace, meta.name, dict(meta.labels), storage.annotations(obj),
                                                        claim_spec, obj.line))
+        _note_admin_access(inner, meta.namespace, admin)
     else:
         objects.claims.append(_resource_claim(obj, meta, len(objects.claims), dropped))
+        _note_admin_access(obj.get_map("spec"), meta.namespace, admin)
+
+
+def _note_admin_access(spec: Optional[Field], namespace: str, admin: Optional[list[AdminAccessRequest]]) -> None:
+    """The first `exactly` request with ``adminAccess: true`` (AuthorizedForAdmin stops there)."""
+    devices = spec.get_map("devices") if spec is not None else None
+    if admin is None or devices is None:
+        return
+    for item in devices.get_list("requests"):
+        exactly = item.get_map("exactly") if item.expect_map() else None
+        flag = exactly.get("adminAccess") if exactly is not None else None
+        if flag is not None and flag.value is True:
+            admin.append(AdminAccessRequest(namespace, flag.ctx.object, flag.path, flag.line, flag.ctx.file))
+            return
 
 
 def _required_name(parent: Field, key: str, validate: Callable[[str], list[str]]) -> str:

@@ -264,3 +264,25 @@ def test_a_selector_past_the_cost_limit_is_refused_as_the_api_server_refuses_it(
     assert (error.path, error.message) == ("spec.selectors[0].cel.expression",
                                            "Forbidden: too complex, exceeds cost limit")
     assert error.line == line_of(text, "expression")
+
+
+ADMIN_CLAIM = CLAIM.replace("exactly: {deviceClassName: gpu}", "exactly: {deviceClassName: gpu, adminAccess: true}")
+NAMESPACE = "apiVersion: v1\nkind: Namespace\nmetadata: {name: default%s}\n"
+
+
+def test_admin_access_in_a_declared_namespace_without_the_label_is_refused():
+    """AuthorizedForAdmin (pkg/registry/resource/authz): the namespace must carry
+    `resource.kubernetes.io/admin-access: "true"`; the error points at the first such request."""
+    text = stream(NODE, NAMESPACE % "", ADMIN_CLAIM)
+    [error] = errors_of(text)
+    assert (error.object, error.path) == ("ResourceClaim default/shared", "spec.devices.requests[0].exactly.adminAccess")
+    assert error.message == ("Forbidden: admin access to devices requires the `resource.kubernetes.io/admin-access: "
+                             "true` label on the containing namespace")
+    assert error.line == line_of(text, "adminAccess: true")
+
+
+def test_admin_access_loads_in_a_labelled_namespace_and_in_one_the_scenario_does_not_declare():
+    labelled = NAMESPACE % ", labels: {resource.kubernetes.io/admin-access: 'true'}"
+    for documents in ((NODE, labelled, ADMIN_CLAIM), (NODE, ADMIN_CLAIM)):
+        [claim] = load_scenario(stream(*documents)).dra.claims
+        assert claim.spec.requests[0].exactly.admin_access is True
