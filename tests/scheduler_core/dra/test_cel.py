@@ -63,3 +63,13 @@ def test_a_result_known_not_to_be_bool_does_not_compile():
 def test_semantic_versions_follow_semver_2():
     assert parse_semver("1.2.3-rc.1+build") is not None
     assert parse_semver("01.2.3") is None
+
+
+def test_cel_bind_binds_a_name_for_the_result_as_the_kubernetes_environment_does():
+    """ext.Bindings (cel.bind), part of the environment compile.go builds on: compile_test.go's
+    "bind" case, nested binds, and a bound value the result rejects."""
+    bound = 'cel.bind(dra, device.attributes["gpu.example.com"], dra.model == "h100")'
+    assert compile_selector(bound).matches(DRIVER, DEVICE) is True
+    assert compile_selector("cel.bind(a, 1, cel.bind(b, a + 1, b == 2))").matches(DRIVER, DEVICE) is True
+    assert compile_selector('cel.bind(d, device.attributes["gpu.example.com"], d.index > 5)').matches(
+        DRIVER, DEVICE) is False
