@@ -46,6 +46,7 @@ _GLOBAL_RESULTS = {"quantity": QUANTITY, "isQuantity": BOOL, "semver": SEMVER, "
                    "has": BOOL, "matches": BOOL}
 _MACROS = ("all", "exists", "exists_one", "map", "filter")
 _ORDERED = (*NUMBERS, STRING, BYTES, BOOL)
+_TYPE_NAMES = ("bool", "int", "uint", "double", "string", "bytes", "list", "map", "null_type", "type", "dyn")
 _PRIMITIVES = (*_ORDERED, NULL)
 
 
@@ -216,6 +217,10 @@ class _Checker:
             return self._macro(method, target, rest)
         if method == "bind" and _is_cel_namespace(target):
             return self._bind(_arguments(rest))
+        if _is_namespace(target, self.bound):  # math.greatest(...), sets.contains(...): a library's function
+            for argument in _arguments(rest):
+                self.infer(argument)
+            return DYN
         self.infer(target)
         for argument in _arguments(rest):
             self.infer(argument)
@@ -253,6 +258,8 @@ class _Checker:
             return DEVICE
         if name in self.bound:
             return self.bound[name]
+        if name in _TYPE_NAMES:  # type(x) == string: types are values too
+            return DYN
         line, column = _position(node)
         raise CelCheckError(f"undeclared reference to '{name}' (in container '')", line, column)
 
@@ -288,6 +295,15 @@ def _identifier(node: Node) -> Optional[str]:
     """The variable a macro declares: its first argument must be a plain identifier."""
     idents = [child for child in node.iter_subtrees() if child.data == "ident"] if isinstance(node, Tree) else []
     return str(idents[0].children[0]) if len(idents) == 1 else None
+
+
+def _is_namespace(node: Node, bound: Mapping[str, str]) -> bool:
+    """A bare identifier that is not a variable, as the target of a call: a function namespace."""
+    if not isinstance(node, Tree):
+        return False
+    idents = [sub for sub in node.iter_subtrees() if sub.data == "ident"]
+    members = [sub for sub in node.iter_subtrees() if sub.data.startswith("member_")]
+    return len(idents) == 1 and not members and str(idents[0].children[0]) not in ("device", *bound)
 
 
 def _is_cel_namespace(node: Node) -> bool:

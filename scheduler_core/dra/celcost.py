@@ -177,7 +177,8 @@ class _Coster:
             return self._comprehension(method, target, arguments)
         if method == "bind" and _is_ident(target, "cel") and len(arguments) == 3:
             return self._bind(arguments)
-        receiver = self.estimate(target)
+        namespace = celcheck._is_namespace(target, {name: v.kind for name, v in self.variables.items()})
+        receiver = _Estimate(0) if namespace else self.estimate(target)  # math.greatest(...): a global call
         costs = [self.estimate(argument) for argument in arguments]
         paid = _add(receiver.cost, *(c.cost for c in costs))
         if method in ("startsWith", "endsWith") and len(costs) == 1:

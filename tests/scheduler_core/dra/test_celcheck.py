@@ -32,6 +32,8 @@ def verdict(expression: str):
     "device.attributes['gpu.example.com'].someFunctionNotListed(1) == 2",
     'cel.bind(dra, device.attributes["dra.example.com"], dra.name)',  # compile_test.go "bind"
     'device.attributes["dra.example.com"].name.exists(x, x > 0)',  # a dyn range checks
+    "type(device.driver) == string",  # type names are values
+    'math.greatest(1, 2) > 1 && sets.contains(["a"], ["a"])',  # library namespaces
 ])
 def test_what_cel_go_accepts_passes(expression):
     assert verdict(expression).error is None
