@@ -9,8 +9,8 @@ types of the DRA environment: ``device`` is ``kubernetes.DRADevice`` with ``driv
 cel-go's checker — an undeclared variable, a field ``device`` does not have, an operator applied
 to two known types it has no overload for, a known result that is not bool — and treats anything
 it cannot be sure of as ``dyn``, which cel-go accepts too, so that every expression the API
-server accepts loads. The message is cel-go's issue text; its location is the start of the
-offending sub-expression (cel-go points at the operator).
+server accepts loads. The message is cel-go's issue text, located where cel-go locates it: at
+the operator, the '.' of a field selection, the identifier.
 """
 
 from __future__ import annotations
@@ -51,9 +51,9 @@ _PRIMITIVES = (*_ORDERED, NULL)
 
 
 class CelCheckError(Exception):
-    def __init__(self, message: str, line: int, column: int) -> None:
+    def __init__(self, message: str, offset: int) -> None:
         super().__init__(message)
-        self.message, self.line, self.column = message, line, column
+        self.message, self.offset = message, offset  # where cel-go locates it (0-based, in the text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +69,7 @@ def check_selector(tree: Tree, expression: str) -> CheckResult:
     """The compile-time verdict on a parsed selector: its output type, or the error the API
     server answers with."""
     try:
-        output = _Checker({}).infer(tree)
+        output = _Checker({}, expression).infer(tree)
     except CelCheckError as err:
         return CheckResult(DYN, "compilation failed: " + _issue(err, expression))
     if output not in (BOOL, DYN):
@@ -79,28 +79,47 @@ def check_selector(tree: Tree, expression: str) -> CheckResult:
 
 def _issue(err: CelCheckError, expression: str) -> str:
     """cel-go's issue: ``ERROR: <input>:line:col: message`` and the source line with a caret."""
-    lines = expression.splitlines() or [""]
-    source = lines[min(err.line, len(lines)) - 1]
-    return f"ERROR: <input>:{err.line}:{err.column}: {err.message}\n | {source}\n | {'.' * (err.column - 1)}^"
+    before = expression[:err.offset]
+    line = before.count("\n") + 1
+    column = err.offset - (before.rfind("\n") + 1)  # 0-based; cel-go prints it plus one
+    source = expression.splitlines()[line - 1] if expression.strip() else ""
+    return f"ERROR: <input>:{line}:{column + 1}: {err.message}\n | {source}\n | {'.' * column}^"
 
 
-def _position(node: Node) -> tuple[int, int]:
+def _tokens(node: Node) -> list[Token]:
     tokens = [node] if isinstance(node, Token) else list(node.scan_values(lambda v: isinstance(v, Token)))
-    for token in tokens:
-        if token.line is not None:
-            return token.line, token.column or 1
-    return 1, 1
+    return [token for token in tokens if token.start_pos is not None]
 
 
-def _no_overload(function: str, types: tuple[str, ...], node: Node) -> CelCheckError:
-    line, column = _position(node)
-    return CelCheckError(f"found no matching overload for '{function}' applied to '({', '.join(types)})'", line,
-                         column)
+def _start(node: Node) -> int:
+    return min((token.start_pos for token in _tokens(node)), default=0)  # type: ignore[type-var]
+
+
+def _no_overload(function: str, types: tuple[str, ...], at: int) -> CelCheckError:
+    return CelCheckError(f"found no matching overload for '{function}' applied to '({', '.join(types)})'", at)
 
 
 class _Checker:
-    def __init__(self, bound: Mapping[str, str]) -> None:
+    def __init__(self, bound: Mapping[str, str], text: str = "") -> None:
         self.bound = bound  # variables a comprehension macro or cel.bind declared, with their types
+        self.text = text  # the expression: cel-go locates an operator's error at the operator
+
+    def _after(self, node: Node) -> int:
+        """The operator following ``node`` (a binary operator's left operand)."""
+        at = max((token.end_pos for token in _tokens(node)), default=0)  # type: ignore[type-var]
+        while at < len(self.text) and self.text[at] in " \t\r\n)":
+            at += 1
+        return at
+
+    def _before(self, node: Node) -> int:
+        """The operator or '.' preceding ``node`` (a unary operand, a field name)."""
+        at = _start(node) - 1
+        while at > 0 and self.text[at:at + 1] in (" ", "\t", "\r", "\n", "("):
+            at -= 1
+        return max(at, 0)
+
+    def _inner(self, bound: Mapping[str, str]) -> _Checker:
+        return _Checker(bound, self.text)
 
     def infer(self, node: Node) -> str:
         if isinstance(node, Token):
@@ -120,7 +139,7 @@ class _Checker:
         condition, when_true, when_false = node.children
         found, left, right = self.infer(condition), self.infer(when_true), self.infer(when_false)
         if found not in (BOOL, DYN):
-            raise _no_overload("_?_:_", (found, left, right), node)
+            raise _no_overload("_?_:_", (found, left, right), self._after(condition))
         return left if left == right else DYN
 
     def _conditionalor(self, node: Tree) -> str:
@@ -134,7 +153,7 @@ class _Checker:
             return self.infer(node.children[0])
         left, right = self.infer(node.children[0]), self.infer(node.children[1])
         if any(side not in (BOOL, DYN) for side in (left, right)):
-            raise _no_overload(function, (left, right), node)
+            raise _no_overload(function, (left, right), self._after(node.children[0]))
         return BOOL
 
     def _relation(self, node: Tree) -> str:
@@ -145,7 +164,7 @@ class _Checker:
         function = _RELATIONS[operator.data]
         left, right = self.infer(operator.children[0]), self.infer(right_node)
         if DYN not in (left, right) and not _relation_fits(function, left, right):
-            raise _no_overload(function, (left, right), node)
+            raise _no_overload(function, (left, right), self._after(operator.children[0]))
         return BOOL
 
     def _addition(self, node: Tree) -> str:
@@ -166,7 +185,7 @@ class _Checker:
         allowed = (INT, UINT, DOUBLE) + ((STRING, BYTES) if function == "_+_" else ())
         if left != right or left not in allowed:
             if not (function == "_+_" and left == right and left.startswith("list(")):
-                raise _no_overload(function, (left, right), node)
+                raise _no_overload(function, (left, right), self._after(operator.children[0]))
         return left
 
     def _unary(self, node: Tree) -> str:
@@ -177,10 +196,10 @@ class _Checker:
         found = self.infer(operand)
         if operator.data == "unary_not":
             if found not in (BOOL, DYN):
-                raise _no_overload("!_", (found,), node)
+                raise _no_overload("!_", (found,), self._before(operand))
             return BOOL
         if found not in (INT, DOUBLE, DYN):
-            raise _no_overload("-_", (found,), node)
+            raise _no_overload("-_", (found,), self._before(operand))
         return found
 
     # -------------------------------------------------------------- members and primaries
@@ -191,14 +210,12 @@ class _Checker:
         field = str(name)
         if receiver == DEVICE:
             if field not in DEVICE_FIELDS:
-                line, column = _position(name)
-                raise CelCheckError(f"undefined field '{field}'", line, column)
+                raise CelCheckError(f"undefined field '{field}'", self._before(name))
             return DEVICE_FIELDS[field]
         if receiver in _VALUES:
             return _VALUES[receiver]
         if receiver in _PRIMITIVES:
-            line, column = _position(name)
-            raise CelCheckError(f"type '{receiver}' does not support field selection", line, column)
+            raise CelCheckError(f"type '{receiver}' does not support field selection", self._before(name))
         return DYN
 
     def _member_index(self, node: Tree) -> str:
@@ -206,7 +223,7 @@ class _Checker:
         receiver, key = self.infer(target), self.infer(index)
         if receiver in _VALUES:
             if key not in (STRING, DYN):
-                raise _no_overload("_[_]", (receiver, key), node)
+                raise _no_overload("_[_]", (receiver, key), self._after(target))
             return _VALUES[receiver]
         return DYN
 
@@ -231,7 +248,7 @@ class _Checker:
         variable = _identifier(arguments[0]) if arguments else None
         receiver = self.infer(target)
         element = STRING if receiver in (ATTRIBUTES, CAPACITY, *_INNER.values()) else DYN  # a map's keys
-        inner = _Checker({**self.bound, variable: element}) if variable else self
+        inner = self._inner({**self.bound, variable: element}) if variable else self
         for argument in arguments[1:]:
             inner.infer(argument)
         return BOOL if method in ("all", "exists", "exists_one") else DYN
@@ -241,7 +258,7 @@ class _Checker:
         variable = _identifier(arguments[0]) if len(arguments) == 3 else None
         if variable is None:
             return DYN
-        return _Checker({**self.bound, variable: self.infer(arguments[1])}).infer(arguments[2])
+        return self._inner({**self.bound, variable: self.infer(arguments[1])}).infer(arguments[2])
 
     def _ident_arg(self, node: Tree) -> str:
         name, *rest = node.children
@@ -260,8 +277,7 @@ class _Checker:
             return self.bound[name]
         if name in _TYPE_NAMES:  # type(x) == string: types are values too
             return DYN
-        line, column = _position(node)
-        raise CelCheckError(f"undeclared reference to '{name}' (in container '')", line, column)
+        raise CelCheckError(f"undeclared reference to '{name}' (in container '')", _start(node))
 
     def _literal(self, node: Tree) -> str:
         token = node.children[0]

@@ -62,6 +62,12 @@ def test_what_cel_go_refuses_is_the_api_servers_error(expression, message):
 
 
 def test_a_compile_issue_reads_as_cel_go_prints_it():
-    """issues.String(): ERROR: <input>:line:column: message, the source line and a caret."""
+    """issues.String(): ERROR: <input>:line:column: message, the source line and a caret at the
+    expression's location (a selection's '.', an operator)."""
     assert verdict("device.model == 'x'").error == (
-        "compilation failed: ERROR: <input>:1:8: undefined field 'model'\n | device.model == 'x'\n | .......^")
+        "compilation failed: ERROR: <input>:1:7: undefined field 'model'\n | device.model == 'x'\n | ......^")
+    assert verdict("true &&\n  (device.driver) == 2").error == (
+        "compilation failed: ERROR: <input>:2:19: found no matching overload for '_==_' applied to '(string, int)'"
+        "\n |   (device.driver) == 2\n | ..................^")
+    assert verdict("!device.driver").error.startswith("compilation failed: ERROR: <input>:1:1: ")
+    assert verdict("1 ? true : false").error.startswith("compilation failed: ERROR: <input>:1:3: ")
