@@ -229,8 +229,13 @@ def _configs(parent: Field, requests: Optional[dict[str, tuple[str, ...]]] = Non
         opaque = config.get_map("opaque")
         if opaque is None:
             config.error_at("opaque", "Required value")
-        else:
-            _required_name(opaque, "driver", dra_names.driver_name)
+            continue
+        _required_name(opaque, "driver", dra_names.driver_name)
+        parameters = opaque.get("parameters")  # validateRawExtension: a JSON object is required
+        if parameters is None or parameters.value is None:
+            opaque.error_at("parameters", "Required value")
+        elif not isinstance(parameters.value, dict):
+            parameters.error("Invalid value: parameters must be a valid JSON object")
     return configs
 
 

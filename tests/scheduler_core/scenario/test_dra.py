@@ -286,3 +286,22 @@ def test_admin_access_loads_in_a_labelled_namespace_and_in_one_the_scenario_does
     for documents in ((NODE, labelled, ADMIN_CLAIM), (NODE, ADMIN_CLAIM)):
         [claim] = load_scenario(stream(*documents)).dra.claims
         assert claim.spec.requests[0].exactly.admin_access is True
+
+
+@pytest.mark.parametrize("config, path, message", [
+    ("{requests: [gpu], opaque: {driver: gpu.example.com, parameters: {mode: fast}}}", None, None),
+    ("{requests: [gpu]}", "spec.devices.config[0].opaque", "Required value"),
+    ("{requests: [nope], opaque: {driver: gpu.example.com, parameters: {a: 1}}}", "spec.devices.config[0].requests[0]",
+     "must be the name of a request"),
+    ("{opaque: {driver: gpu.example.com}}", "spec.devices.config[0].opaque.parameters", "Required value"),
+    ("{opaque: {driver: gpu.example.com, parameters: [1]}}", "spec.devices.config[0].opaque.parameters",
+     "must be a valid JSON object"),
+], ids=["a valid config", "no opaque", "a config naming no request", "no parameters", "parameters not an object"])
+def test_a_claims_config_follows_validate_device_claim_configuration(config, path, message):
+    """validateDeviceClaimConfiguration: request references, opaque (driver, parameters as a JSON object)."""
+    document = CLAIM.replace("    constraints:\n", f"    config:\n    - {config}\n    constraints:\n")
+    if path is None:
+        assert load_scenario(stream(NODE, document)).dra.claims[0].spec.config_count == 1
+        return
+    [error] = errors_of(stream(NODE, document))
+    assert error.path == path and message in error.message
