@@ -400,6 +400,14 @@ class SchedulerLoop:
     def storage_changes(self, detail: str = "") -> Iterator[Event]:
         return self._storage_changes()
 
+    def claims_for_new_pod(self, pod: Pod) -> Iterator[Event]:
+        return self._claims_for_new_pod(pod)
+
+    def pod_claims_released_later(self, pod: Pod) -> None:
+        """A pod gone from the API without the stand-in kubelet (a pending pod deleted, a bound
+        pod deleted without grace): the resourceclaim controller releases its claims later."""
+        self.claim_controller.pod_removed(pod, self.clock.ms)
+
     def event(self, pod: Optional[str], point: ExtensionPoint, payload: Payload) -> Event:
         return self._event(pod, point, payload)
 

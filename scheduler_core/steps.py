@@ -87,6 +87,10 @@ class RunLoop(Protocol):
 
     def storage_changes(self, detail: str = "") -> Iterator[Event]: ...
 
+    def claims_for_new_pod(self, pod: Pod) -> Iterator[Event]: ...
+
+    def pod_claims_released_later(self, pod: Pod) -> None: ...
+
     def event(self, pod: Optional[str], point: ExtensionPoint, payload: Payload) -> Event: ...
 
     def cluster(self, key: str, kind: ClusterChangeKind, node: Optional[str] = None, detail: str = "") -> Event: ...
@@ -327,8 +331,12 @@ class StepDriver:
                 self.loop.snapshot.bind(pod, pod.node_name)
                 self.loop.queue.move_all_to_active_or_backoff(
                     ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD), None, pod)
-        elif pod.scheduler_name in self.loop.scenario.scheduler_names and not pod.resource_claims:
+        elif pod.scheduler_name in self.loop.scenario.scheduler_names:
             self.loop.handlers.unscheduled_pod_added(pod)
+            yield from self.loop.drain_moves()
+            # As for the scenario's pending pods: the resourceclaim controller makes the claims of
+            # the pod's templates, then names them in the pod's status (PreEnqueue held it till then).
+            yield from self.loop.claims_for_new_pod(pod)
         yield from self.loop.drain_moves()
 
     def _delete_pod(self, pod: Pod, by: str, graceful: bool, evicted: bool = False) -> Iterator[Event]:
@@ -342,6 +350,7 @@ class StepDriver:
             self.loop.deleted.add(pod.key)
             yield self._cluster(pod.key, ClusterChangeKind.POD_DELETED, detail=by)
             self.loop.handlers.unscheduled_pod_deleted(pod)
+            self.loop.pod_claims_released_later(pod)
         elif graceful:
             old = snapshot_of(pod)
             pod.deletion_timestamp = self.state.epoch + _ms(now)
@@ -357,6 +366,7 @@ class StepDriver:
                 self.loop.handlers.assigned_pod_deleted(pod)
             else:
                 self.loop.handlers.assigned_pod_gone(pod)
+            self.loop.pod_claims_released_later(pod)
         yield from self.loop.drain_moves()
 
     def _claim_created(self, claim, by: str) -> Iterator[Event]:

@@ -10,8 +10,10 @@ versions, with the functions of k8s.io/apiserver/pkg/cel/library (quantity.go, s
 ``sub``, ``sign``, ``isInteger``, ``asInteger``, ``asApproximateFloat``, ``semver("1.2.3")``,
 ``isSemver``, ``major``, ``minor``, ``patch``.
 
-Not modelled: the cost limit (resourceapi.CELSelectorExpressionMaxCost) — cel-python has no
-cost accounting, so an expression the release would interrupt for cost runs to its end here.
+The cost limit (resourceapi.CELSelectorExpressionMaxCost) is applied where the API server applies
+it, to the worst-case estimate at create (celcost.py); cel-python has no runtime cost accounting,
+which is never reached here: a device has at most 32 attributes (validation), so an expression
+within the estimate stays within the limit when it runs.
 """
 
 from __future__ import annotations
@@ -24,7 +26,10 @@ from typing import Any, NoReturn, Optional
 
 import celpy
 from celpy import celtypes
+from lark import Tree
 
+from scheduler_core.dra.celcheck import check_selector
+from scheduler_core.dra.celcost import estimate_selector_cost
 from scheduler_core.model import Device, Version
 from scheduler_core.quantity import QuantityError, parse_quantity
 
@@ -255,6 +260,7 @@ class CompiledSelector:
     expression: str
     program: Any = None
     error: Optional[str] = None  # "compilation failed: ..." when it does not compile
+    max_cost: int = 0  # the API server's worst-case estimate (celcost), compared with its limit at create
 
     def matches(self, driver: str, device: Device) -> bool:
         """CompilationResult.DeviceMatches; raises CelRuntimeError with the release's wording."""
@@ -308,4 +314,52 @@ def compile_selector(expression: str) -> CompiledSelector:
         ast = _ENVIRONMENT.compile(expression)
     except celpy.CELParseError as err:
         return CompiledSelector(expression, None, f"compilation failed: {str(err).strip()}")
-    return CompiledSelector(expression, _ENVIRONMENT.program(ast, functions=FUNCTIONS))
+    checked = check_selector(ast, expression)  # the API server type-checks what it compiles
+    if checked.error is not None:
+        return CompiledSelector(expression, None, checked.error)
+    max_cost = estimate_selector_cost(ast)
+    runnable = _expand_binds(_ENVIRONMENT.compile(expression))  # a fresh tree: the rewrite is in place
+    return CompiledSelector(expression, _ENVIRONMENT.program(runnable, functions=FUNCTIONS), max_cost=max_cost)
+
+
+_BIND_VALUE, _BIND_RESULT = "__schedlab_bind_value__", "__schedlab_bind_result__"
+
+
+def _expand_binds(tree: Tree) -> Tree:
+    """cel.bind(v, value, result) (cel-go's ext.Bindings, in the Kubernetes environment) is not
+    known to cel-python: each one becomes ``[value].map(v, result)[0]``, which binds ``v`` to
+    ``value`` for ``result`` alike (the value is computed even when ``result`` does not read it;
+    cel-go computes it lazily, which only differs when computing it fails)."""
+    for member in [node for node in tree.iter_subtrees() if node.data == "member"]:
+        call = member.children[0] if len(member.children) == 1 else None
+        if not isinstance(call, Tree) or call.data != "member_dot_arg" or str(call.children[1]) != "bind":
+            continue
+        arguments = _call_arguments(call)
+        variable = _bound_name(arguments[0]) if len(arguments) == 3 else None
+        if variable is None or not _is_cel_namespace(call.children[0]):
+            continue
+        template = _ENVIRONMENT.compile(f"[{_BIND_VALUE}].map({variable}, {_BIND_RESULT})[0]")
+        replacement = next(node for node in template.iter_subtrees_topdown() if node.data == "member")
+        for slot in [node for node in replacement.iter_subtrees() if node.data == "expr"]:
+            names = [str(ident.children[0]) for ident in slot.iter_subtrees() if ident.data == "ident"]
+            if names == [_BIND_VALUE]:
+                slot.children = arguments[1].children
+            elif names == [_BIND_RESULT]:
+                slot.children = arguments[2].children
+        member.children = replacement.children
+    return tree
+
+
+def _call_arguments(call: Tree) -> list[Tree]:
+    lists = [child for child in call.children if isinstance(child, Tree) and child.data == "exprlist"]
+    return [child for child in lists[0].children if isinstance(child, Tree)] if lists else []
+
+
+def _bound_name(argument: Tree) -> Optional[str]:
+    idents = [node for node in argument.iter_subtrees() if node.data == "ident"]
+    return str(idents[0].children[0]) if len(idents) == 1 else None
+
+
+def _is_cel_namespace(target: Any) -> bool:
+    return isinstance(target, Tree) and [str(n.children[0]) for n in target.iter_subtrees() if n.data == "ident"] \
+        == ["cel"] and not any(n.data.startswith("member_") for n in target.iter_subtrees())

@@ -14,9 +14,11 @@ DRAExtendedResource (a class's extendedResourceName) and DRADeviceBindingConditi
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable, Optional
 
 from scheduler_core.dra.cel import compile_selector, parse_semver
+from scheduler_core.dra.celcost import SELECTOR_MAX_COST
 from scheduler_core.model import (
     ALLOCATION_MODE_ALL,
     ALLOCATION_MODE_EXACT_COUNT,
@@ -34,17 +36,19 @@ from scheduler_core.model import (
     DeviceResult,
     DraObjects,
     ExactRequest,
+    Namespace,
     ResourceClaim,
     ResourceClaimTemplate,
     ResourceSlice,
     SubRequest,
     Version,
 )
+from scheduler_core.scenario.errors import ScenarioError
 from scheduler_core.scenario.fields import Field
 from scheduler_core.scenario.metadata import Metadata
 from scheduler_core.scenario.pods import owner_references, read_time
 from scheduler_core.scenario.selectors import node_selector
-from scheduler_core.scenario import storage
+from scheduler_core.scenario import dra_names, storage
 from scheduler_core.scenario.validation import check, check_str_enum, is_dns1123_label, is_dns1123_subdomain, \
     read_quantity
 
@@ -52,6 +56,11 @@ API_VERSION = "resource.k8s.io/v1"
 KINDS = {"DeviceClass": False, "ResourceSlice": False, "ResourceClaimTemplate": True, "ResourceClaim": True}
 ATTRIBUTE_TYPES = ("int", "bool", "string", "version")
 MAX_DEVICES_PER_SLICE = 128  # resourceapi.ResourceSliceMaxDevices
+MAX_LIST_SIZE = 32  # DeviceRequestsMaxSize, DeviceConstraintsMaxSize, DeviceSelectorsMaxSize, DeviceConfigMaxSize
+MAX_ATTRIBUTES_AND_CAPACITIES = 32  # ResourceSliceMaxAttributesAndCapacitiesPerDevice
+ATTRIBUTE_VALUE_MAX_LENGTH = 64  # DeviceAttributeMaxValueLength
+CEL_EXPRESSION_MAX_LENGTH = 10 * 1024  # CELSelectorExpressionMaxLength
+RESERVED_FOR_MAX_SIZE = 256  # ResourceClaimReservedForMaxSize
 
 # (field, feature gate) pairs the API server drops while the gate is off.
 _SLICE_GATED = (("sharedCounters", "DRAPartitionableDevices"), ("perDeviceNodeSelection", "DRAPartitionableDevices"))
@@ -64,8 +73,39 @@ _DEVICE_GATED = (("consumesCounters", "DRAPartitionableDevices"), ("nodeName", "
 _REQUEST_GATED = (("tolerations", "DRADeviceTaints"), ("capacity", "DRAConsumableCapacity"))
 
 
-def add(objects: DraObjects, obj: Field, kind: str, meta: Metadata, dropped: list[str]) -> None:
-    """Decode one object of ``kind`` into ``objects``; ``dropped`` collects "Kind name: field (Gate)"."""
+@dataclass(frozen=True, slots=True)
+class AdminAccessRequest:
+    """A claim or template asking for admin access: the API server's AuthorizedForAdmin looks up
+    its namespace (the first such request is where its error points)."""
+
+    namespace: str
+    object: str  # "ResourceClaim default/x"
+    path: str
+    line: Optional[int]
+    file: Optional[str]
+
+
+ADMIN_NAMESPACE_LABEL = "resource.kubernetes.io/admin-access"  # resource.DRAAdminNamespaceLabelKey
+
+
+def admin_access_errors(requests: list[AdminAccessRequest], namespaces: dict[str, Namespace]) -> list[ScenarioError]:
+    """AuthorizedForAdmin (pkg/registry/resource): a claim or template with adminAccess in a namespace
+    without the label ``resource.kubernetes.io/admin-access: "true"`` is refused at create. Only
+    namespaces the scenario declares are known; an undeclared one is given the benefit of the doubt."""
+    errors = []
+    for request in requests:
+        namespace = namespaces.get(request.namespace)
+        if namespace is not None and namespace.declared and namespace.labels.get(ADMIN_NAMESPACE_LABEL) != "true":
+            errors.append(ScenarioError(request.object, request.path, request.line,
+                                        f"Forbidden: admin access to devices requires the `{ADMIN_NAMESPACE_LABEL}: "
+                                        "true` label on the containing namespace", request.file))
+    return errors
+
+
+def add(objects: DraObjects, obj: Field, kind: str, meta: Metadata, dropped: list[str],
+        admin: Optional[list[AdminAccessRequest]] = None) -> None:
+    """Decode one object of ``kind`` into ``objects``; ``dropped`` collects "Kind name: field (Gate)",
+    ``admin`` the claims and templates asking for admin access."""
     if kind == "DeviceClass":
         objects.classes.append(_device_class(obj, meta, dropped))
     elif kind == "ResourceSlice":
@@ -79,8 +119,23 @@ def add(objects: DraObjects, obj: Field, kind: str, meta: Metadata, dropped: lis
             if inner is not None else ClaimSpec()
         objects.templates.append(ResourceClaimTemplate(meta.namespace, meta.name, dict(meta.labels), storage.annotations(obj),
                                                        claim_spec, obj.line))
+        _note_admin_access(inner, meta.namespace, admin)
     else:
         objects.claims.append(_resource_claim(obj, meta, len(objects.claims), dropped))
+        _note_admin_access(obj.get_map("spec"), meta.namespace, admin)
+
+
+def _note_admin_access(spec: Optional[Field], namespace: str, admin: Optional[list[AdminAccessRequest]]) -> None:
+    """The first `exactly` request with ``adminAccess: true`` (AuthorizedForAdmin stops there)."""
+    devices = spec.get_map("devices") if spec is not None else None
+    if admin is None or devices is None:
+        return
+    for item in devices.get_list("requests"):
+        exactly = item.get_map("exactly") if item.expect_map() else None
+        flag = exactly.get("adminAccess") if exactly is not None else None
+        if flag is not None and flag.value is True:
+            admin.append(AdminAccessRequest(namespace, flag.ctx.object, flag.path, flag.line, flag.ctx.file))
+            return
 
 
 def _required_name(parent: Field, key: str, validate: Callable[[str], list[str]]) -> str:
@@ -92,6 +147,25 @@ def _required_name(parent: Field, key: str, validate: Callable[[str], list[str]]
     else:
         check(child, value, validate(value))
     return value
+
+
+def _bounded_list(parent: Field, key: str, limit: int) -> list[Field]:
+    """validateSlice / validateSet's size check: a list past ``limit`` is one error and its
+    items are not looked at (the API server short-circuits for DOS protection)."""
+    items = parent.get_list(key)
+    if len(items) > limit:
+        parent.error_at(key, f"Too many: {len(items)}: must have at most {limit} items")
+        return []
+    return items
+
+
+def _duplicates(named: list[tuple[str, Field]]) -> None:
+    """validateSet's uniqueness check: each repeated name is an error at its item."""
+    seen: set[str] = set()
+    for name, field in named:
+        if name in seen:
+            field.error(f'Duplicate value: "{name[:80]}"')
+        seen.add(name)
 
 
 def _drop(field: Field, gated: tuple[tuple[str, str], ...], owner: str, dropped: list[str]) -> None:
@@ -108,13 +182,13 @@ def _device_class(obj: Field, meta: Metadata, dropped: list[str]) -> DeviceClass
     if spec is None:
         return DeviceClass(meta.name, line=obj.line)
     _drop(spec, (("extendedResourceName", "DRAExtendedResource"),), f"DeviceClass {meta.name}", dropped)
-    return DeviceClass(meta.name, _selectors(spec), len(spec.get_list("config")), obj.line)
+    return DeviceClass(meta.name, _selectors(spec), len(_configs(spec)), obj.line)
 
 
 def _selectors(parent: Field) -> tuple[str, ...]:
     """selectors[].cel.expression: required, and it must compile (the API server compiles it)."""
     expressions: list[str] = []
-    for item in parent.get_list("selectors"):
+    for item in _bounded_list(parent, "selectors", MAX_LIST_SIZE):
         if not item.expect_map():
             continue
         cel = item.get_map("cel")
@@ -126,9 +200,15 @@ def _selectors(parent: Field) -> tuple[str, ...]:
         if not expression:
             cel.error_at("expression", "Required value")
             continue
+        if len(expression) > CEL_EXPRESSION_MAX_LENGTH and expression_field is not None:
+            expression_field.error(dra_names.too_long(CEL_EXPRESSION_MAX_LENGTH))  # not compiled, as the release
+            continue
         compiled = compile_selector(expression)
         if compiled.error is not None and expression_field is not None:
             expression_field.error(f"Invalid value: {compiled.error}")
+            continue
+        if compiled.max_cost > SELECTOR_MAX_COST and expression_field is not None:  # validateCELExpression
+            expression_field.error("Forbidden: too complex, exceeds cost limit")
             continue
         expressions.append(expression)
     return tuple(expressions)
@@ -137,39 +217,102 @@ def _selectors(parent: Field) -> tuple[str, ...]:
 # ---------------------------------------------------------------------- ResourceSlice
 
 
+def _configs(parent: Field, requests: Optional[dict[str, tuple[str, ...]]] = None) -> list[Field]:
+    """config[] (DeviceClass and claim): at most 32, each with ``opaque`` naming a valid driver;
+    a claim's config names only its requests."""
+    configs = _bounded_list(parent, "config", MAX_LIST_SIZE)
+    for config in configs:
+        if not config.expect_map():
+            continue
+        if requests is not None:
+            _request_references(config, requests)
+        opaque = config.get_map("opaque")
+        if opaque is None:
+            config.error_at("opaque", "Required value")
+            continue
+        _required_name(opaque, "driver", dra_names.driver_name)
+        parameters = opaque.get("parameters")  # validateRawExtension: a JSON object is required
+        if parameters is None or parameters.value is None:
+            opaque.error_at("parameters", "Required value")
+        elif not isinstance(parameters.value, dict):
+            parameters.error("Invalid value: parameters must be a valid JSON object")
+    return configs
+
+
+def _request_references(item: Field, requests: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+    """``requests`` of a constraint or a config: a set of references to the claim's requests."""
+    references = item.get_str_list("requests")
+    if len(references) > MAX_LIST_SIZE:
+        item.error_at("requests", f"Too many: {len(references)}: must have at most {MAX_LIST_SIZE} items")
+        return ()
+    for name, field in references:
+        check(field, name, dra_names.request_reference(name, requests))
+    _duplicates(list(references))
+    return tuple(name for name, _ in references)
+
+
 def _resource_slice(obj: Field, meta: Metadata, doc_index: int, dropped: list[str]) -> ResourceSlice:
     owner = f"ResourceSlice {meta.name}"
     spec = obj.get_map("spec")
     if spec is None:
         obj.error_at("spec", "Required value")
         return ResourceSlice(meta.name, "", "", doc_index=doc_index, line=obj.line)
-    driver = _required_name(spec, "driver", lambda value: is_dns1123_subdomain(value.lower()))
+    driver = _required_name(spec, "driver", dra_names.driver_name)
     pool = spec.get_map("pool")
     pool_name, generation, count = "", 0, 1
     if pool is None:
         spec.error_at("pool", "Required value")
     else:
-        pool_name = pool.get_str("name")
-        if not pool_name:
-            pool.error_at("name", "Required value")
-        generation = pool.get_int("generation", 0, 0)
-        count = pool.get_int("resourceSliceCount", 0, 1)
-        if pool.get("resourceSliceCount") is None:
-            pool.error_at("resourceSliceCount", "Required value")
+        pool_name = _required_name(pool, "name", dra_names.pool_name)
+        generation = _bounded_int(pool, "generation", 0, "must be greater than or equal to zero")
+        count = _bounded_int(pool, "resourceSliceCount", 1, "must be greater than zero")
     partitionable = any(spec.get(key) is not None for key, _ in _SLICE_GATED)
     _drop(spec, _SLICE_GATED, owner, dropped)
     node_name = spec.get_str("nodeName")
     selector_field = spec.get("nodeSelector")
     selector = node_selector(selector_field) if selector_field is not None else None
-    all_nodes = spec.get_bool("allNodes")
-    chosen = sum((bool(node_name), selector_field is not None, all_nodes, spec.get("perDeviceNodeSelection") is not None))
+    if node_name:
+        check(spec.get("nodeName"), node_name, is_dns1123_subdomain(node_name))  # type: ignore[arg-type]
+    if selector_field is not None and len((selector_field.get_list("nodeSelectorTerms"))) != 1:
+        selector_field.error_at("nodeSelectorTerms", "Invalid value: must have exactly one node selector term")
+    all_nodes = _true_or_unset(spec, "allNodes")
+    per_device = _true_or_unset(spec, "perDeviceNodeSelection")
+    chosen = sum((bool(node_name), selector_field is not None, all_nodes, per_device))
     if chosen != 1:
-        spec.error("exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required")
-    devices = tuple(_device(item, owner, dropped) for item in spec.get_list("devices") if item.expect_map())
-    if len(devices) > MAX_DEVICES_PER_SLICE:
-        spec.error_at("devices", f"Too many: {len(devices)}: must have at most {MAX_DEVICES_PER_SLICE} items")
+        spec.error("exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required"
+                   + (", but multiple fields are set" if chosen else ""))
+    items = [item for item in spec.get_list("devices") if item.expect_map()]
+    if len(items) > MAX_DEVICES_PER_SLICE:
+        spec.error_at("devices", f"Too many: {len(items)}: must have at most {MAX_DEVICES_PER_SLICE} items")
+        items = []
+    devices = tuple(_device(item, owner, dropped) for item in items)
+    _duplicates([(device.name, item.get("name") or item) for device, item in zip(devices, items) if device.name])
     return ResourceSlice(meta.name, driver, pool_name, generation, count, node_name, selector, all_nodes, devices,
                          partitionable, doc_index, obj.line)
+
+
+def _bounded_int(parent: Field, key: str, low: int, message: str) -> int:
+    """A required integer at least ``low`` (validateResourcePool)."""
+    child = parent.get(key)
+    if child is None:
+        parent.error_at(key, "Required value")
+        return low
+    value = child.as_int(low)
+    if value < low:
+        child.error(f"Invalid value: {value}: {message}")
+        return low
+    return value
+
+
+def _true_or_unset(parent: Field, key: str) -> bool:
+    """allNodes / perDeviceNodeSelection: ``false`` is refused rather than read as unset."""
+    child = parent.get(key)
+    if child is None:
+        return False
+    value = child.as_bool()
+    if not value:
+        child.error("Invalid value: false: must be either unset or set to true")
+    return value
 
 
 def _device(item: Field, owner: str, dropped: list[str]) -> Device:
@@ -177,13 +320,19 @@ def _device(item: Field, owner: str, dropped: list[str]) -> Device:
     _drop(item, _DEVICE_GATED, owner, dropped)
     attributes: dict[str, AttributeValue] = {}
     attributes_field = item.get_map("attributes")
+    capacity_field = item.get_map("capacity")
+    total = sum(len(list(field.entries())) for field in (attributes_field, capacity_field) if field is not None)
+    if total > MAX_ATTRIBUTES_AND_CAPACITIES:
+        item.error(f"Invalid value: {total}: the total number of attributes and capacities must not exceed "
+                   f"{MAX_ATTRIBUTES_AND_CAPACITIES}")
     for key, value in (attributes_field.entries() if attributes_field is not None else ()):
+        check(value, key, dra_names.attribute_key(key))
         parsed = _attribute(value)
         if parsed is not None:
             attributes[key] = parsed
     capacity = {}
-    capacity_field = item.get_map("capacity")
     for key, value in (capacity_field.entries() if capacity_field is not None else ()):
+        check(value, key, dra_names.attribute_key(key))
         if not value.expect_map():
             continue
         _drop(value, (("requestPolicy", "DRAConsumableCapacity"),), owner, dropped)
@@ -216,6 +365,8 @@ def _attribute(value: Field) -> Optional[AttributeValue]:
         child.as_str()  # reports the wrong type once
         return None
     text = child.value
+    if len(text) > ATTRIBUTE_VALUE_MAX_LENGTH:
+        child.error(dra_names.too_long(ATTRIBUTE_VALUE_MAX_LENGTH))
     if kind == "version":
         if parse_semver(text) is None:
             child.error(f'Invalid value: "{text[:80]}": must be a string compatible with semver.org spec 2.0.0')
@@ -231,28 +382,25 @@ def _claim_spec(spec: Field, owner: str, dropped: list[str]) -> ClaimSpec:
     if devices is None:
         return ClaimSpec()
     requests = []
-    names: set[str] = set()
-    for item in devices.get_list("requests"):
-        if not item.expect_map():
-            continue
-        request = _request(item, owner, dropped)
-        if request.name in names:
-            item.error_at("name", f'Duplicate value: "{request.name}"')
-        names.add(request.name)
-        requests.append(request)
+    items = [item for item in _bounded_list(devices, "requests", MAX_LIST_SIZE) if item.expect_map()]
+    for item in items:
+        requests.append(_request(item, owner, dropped))
+    _duplicates([(request.name, item.get("name") or item) for request, item in zip(requests, items) if request.name])
+    # gatherRequestNames: each request with its subrequests' names (none for `exactly`).
+    names = {request.name: tuple(sub.name for sub in request.first_available) for request in requests}
     constraints = []
-    for item in devices.get_list("constraints"):
+    for item in _bounded_list(devices, "constraints", MAX_LIST_SIZE):
         if not item.expect_map():
             continue
         _drop(item, (("distinctAttribute", "DRAConsumableCapacity"),), owner, dropped)
-        referenced = tuple(name for name, _ in item.get_str_list("requests"))
-        for name, field in item.get_str_list("requests"):
-            if name.split("/")[0] not in names:
-                field.error(f'Invalid value: "{name}": must be the name of a request in the claim or the name of '
-                            'a request and a subrequest separated by \'/\'')
+        referenced = _request_references(item, names)
         match = item.get("matchAttribute")
+        if match is None:
+            item.error_at("matchAttribute", "Required value")
+        else:
+            check(match, match.as_str(), dra_names.fully_qualified_name(match.as_str()))
         constraints.append(DeviceConstraint(referenced, match.as_str() if match is not None else None))
-    return ClaimSpec(tuple(requests), tuple(constraints), len(devices.get_list("config")))
+    return ClaimSpec(tuple(requests), tuple(constraints), len(_configs(devices, names)))
 
 
 def _request(item: Field, owner: str, dropped: list[str]) -> DeviceRequest:
@@ -269,16 +417,19 @@ def _request(item: Field, owner: str, dropped: list[str]) -> DeviceRequest:
                                                 admin.as_bool() if admin is not None else None))
     if len(first) > FIRST_AVAILABLE_MAX_SIZE:
         item.error_at("firstAvailable", f"Too many: {len(first)}: must have at most {FIRST_AVAILABLE_MAX_SIZE} items")
+        first = []
     subs = []
+    named: list[tuple[str, Field]] = []
     for sub in first:
         if not sub.expect_map():
             continue
         _drop(sub, _REQUEST_GATED, owner, dropped)
-        sub_name = sub.get_str("name")
-        if not sub_name:
-            sub.error_at("name", "Required value")
+        sub_name = _required_name(sub, "name", is_dns1123_label)
         class_name, selectors, mode, count = _exact_fields(sub)
         subs.append(SubRequest(sub_name, class_name, selectors, mode, count))
+        if sub_name:
+            named.append((sub_name, sub.get("name") or sub))
+    _duplicates(named)
     return DeviceRequest(name, None, tuple(subs))
 
 
@@ -291,8 +442,13 @@ def _exact_fields(field: Field) -> tuple[str, tuple[str, ...], str, int]:
         mode = ALLOCATION_MODE_EXACT_COUNT
     count_field = field.get("count")
     count = 1
-    if mode == ALLOCATION_MODE_EXACT_COUNT:
-        count = count_field.as_int(1, 1, ALLOCATION_RESULTS_MAX_SIZE) if count_field is not None else 1
+    if mode == ALLOCATION_MODE_EXACT_COUNT and count_field is not None:
+        # validateDeviceAllocationMode: positive, no upper bound (the allocator refuses more than
+        # AllocationResultsMaxSize devices at scheduling time, with its own error).
+        count = count_field.as_int(1)
+        if count <= 0:
+            count_field.error(f"Invalid value: {count}: must be greater than zero")
+            count = 1
     elif count_field is not None and mode == ALLOCATION_MODE_ALL:
         count_field.error("Invalid value: must not be specified when allocationMode is 'All'")
     return class_name, _selectors(field), mode, count
@@ -307,14 +463,18 @@ def _resource_claim(obj: Field, meta: Metadata, doc_index: int, dropped: list[st
     if spec is None:
         obj.error_at("spec", "Required value")
     claim_spec = _claim_spec(spec, owner, dropped) if spec is not None else ClaimSpec()
-    allocation, reserved = _claim_status(obj.get_map("status"))
+    names = {request.name: tuple(sub.name for sub in request.first_available) for request in claim_spec.requests}
+    allocation, reserved = _claim_status(obj.get_map("status"), names)
     uid = meta.uid or f"uid-resourceclaim-{meta.namespace}-{meta.name}"  # the API server always sets one
     return ResourceClaim(meta.namespace, meta.name, uid, dict(meta.labels), storage.annotations(obj),
                          owner_references(obj), finalizers, terminating, claim_spec, allocation, reserved,
                          doc_index, obj.line)
 
 
-def _claim_status(status: Optional[Field]) -> tuple[Optional[AllocationResult], tuple[ConsumerRef, ...]]:
+def _claim_status(status: Optional[Field], names: dict[str, tuple[str, ...]]
+                  ) -> tuple[Optional[AllocationResult], tuple[ConsumerRef, ...]]:
+    """validateResourceClaimStatusUpdate: reservedFor (at most 256, unique by uid) and the
+    allocation (at most 32 results, each naming a request of the claim)."""
     if status is None:
         return None, ()
     allocation = None
@@ -322,12 +482,18 @@ def _claim_status(status: Optional[Field]) -> tuple[Optional[AllocationResult], 
     if allocation_field is not None:
         devices = allocation_field.get_map("devices")
         results = []
-        for item in devices.get_list("results") if devices is not None else ():
+        listed = _bounded_list(devices, "results", ALLOCATION_RESULTS_MAX_SIZE) if devices is not None else []
+        for item in listed:
             if not item.expect_map():
                 continue
-            for key in ("request", "driver", "pool", "device"):
+            for key in ("driver", "pool", "device"):
                 if not item.get_str(key):
                     item.error_at(key, "Required value")
+            request = item.get("request")
+            if request is None or not request.as_str():
+                item.error_at("request", "Required value")
+            else:
+                check(request, request.as_str(), dra_names.request_reference(request.as_str(), names))
             admin = item.get("adminAccess")
             results.append(DeviceResult(item.get_str("request"), item.get_str("driver"), item.get_str("pool"),
                                         item.get_str("device"), admin.as_bool() if admin is not None else None))
@@ -335,9 +501,9 @@ def _claim_status(status: Optional[Field]) -> tuple[Optional[AllocationResult], 
         selector = node_selector(selector_field) if selector_field is not None else None
         allocation = AllocationResult(tuple(results), selector)
     reserved = []
-    for item in status.get_list("reservedFor"):
-        if not item.expect_map():
-            continue
+    consumers = [item for item in _bounded_list(status, "reservedFor", RESERVED_FOR_MAX_SIZE) if item.expect_map()]
+    _duplicates([(item.get_str("uid"), item) for item in consumers if item.get_str("uid")])
+    for item in consumers:
         for key in ("resource", "name", "uid"):
             if not item.get_str(key):
                 item.error_at(key, "Required value")

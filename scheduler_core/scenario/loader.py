@@ -106,6 +106,7 @@ class _Collected:
     storage: StorageObjects = field(default_factory=StorageObjects)
     dra: DraObjects = field(default_factory=DraObjects)
     dra_dropped: list[str] = field(default_factory=list)  # fields of DRA features that are off
+    dra_admin: list[dra.AdminAccessRequest] = field(default_factory=list)  # claims asking for admin access
     pending_volumes: list[str] = field(default_factory=list)  # PVs without status.phase
     seen: dict[tuple[str, str, str], _Seen] = field(default_factory=dict)  # (kind, ns, name) -> first one
     ignored: Counter = field(default_factory=Counter)  # kind -> objects the scheduler does not read
@@ -386,7 +387,7 @@ def _add(obj: Field, kind: str, meta: Metadata, collected: _Collected, limits: L
     elif kind == "ReplicationController":
         collected.workloads.append(objects.decode_replication_controller(obj, meta))
     elif kind in dra.KINDS:
-        dra.add(collected.dra, obj, kind, meta, collected.dra_dropped)
+        dra.add(collected.dra, obj, kind, meta, collected.dra_dropped, collected.dra_admin)
     elif kind in storage.KINDS:
         if storage.add(collected.storage, obj, kind, meta):
             collected.pending_volumes.append(meta.name)
@@ -419,6 +420,7 @@ def _read_config(obj: Field, api_version: str, collected: _Collected) -> None:
 
 def _finish(collected: _Collected, limits: Limits, errors: list[ScenarioError]) -> None:
     _ensure_namespaces(collected)
+    errors.extend(dra.admin_access_errors(collected.dra_admin, collected.namespaces))
     _resolve_priorities(collected)
     storage.finish(collected.storage)
     for pod in collected.pods:

@@ -333,3 +333,64 @@ def test_it_replaces_a_preemption_victim_of_a_replica_set_as_soon_as_it_terminat
     assert timeline["final"] == {"default/urgent": "n1", "default/web-1": "deleted", "default/web-2": None}
     step = timeline["steps"][1]
     assert step["deleted"] == ["default/web-1"] and step["created"] == ["default/urgent", "default/web-2"]
+
+
+# ---------------------------------------------------------------------------- claims of controller-made pods
+
+GPU_CLUSTER = """\
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu}
+spec: {selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: n1-gpu}
+spec:
+  driver: gpu.example.com
+  nodeName: n1
+  pool: {name: n1, generation: 1, resourceSliceCount: 1}
+  devices: [{name: gpu-0}, {name: gpu-1}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one-gpu, namespace: default}
+spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}}
+"""
+
+GPU_POD_SPEC = "      resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]\n"
+
+
+def test_pods_a_deployment_scale_up_creates_get_claims_from_templates_and_release_them_when_they_go():
+    """resourceclaim controller (pkg/controller/resourceclaim/controller.go, syncPod -> handleClaim):
+    a pod the ReplicaSet stand-in creates gets one claim per template (named as the stand-in names
+    them, owned by the pod) and then its status.resourceClaimStatuses, exactly as a pending pod of
+    the scenario; DynamicResources.PreEnqueue holds it till then. The third pod finds no free GPU
+    (Filter: cannot allocate all claims). Scaling down deletes the pending pod at once and the newest
+    bound one through the kubelet; their claims are released and deleted (the pods' claims go)."""
+    from scheduler_core.resourceclaim_controller import generated_claim_name
+
+    deployment = workload_text("Deployment", "train", replicas=1, cpu="1", pod_spec=GPU_POD_SPEC)
+    text = scenario_text(node_text("n1", cpu="8"), GPU_CLUSTER, deployment,
+                         changes_text(["scale: {kind: Deployment, name: train, replicas: 3}"],
+                                      ["scale: {kind: Deployment, name: train, replicas: 1}"]))
+    loop, events, timeline = run(text)
+    made = [pod for pod in loop.steps.state.pods if pod.name.startswith("train-")]
+    assert len(made) == 3
+    for pod in made:
+        expected = generated_claim_name("default", pod.name, "gpu")
+        assert pod.claim_statuses == (("gpu", expected),)
+        holds = [m for m in moves_of(events, pod.key)][:2]
+        assert [(m.queue, m.event) for m in holds] == [
+            ("unschedulablePods", "UnschedulablePodAdd"),
+            ("activeQ", "UnschedulablePodUpdatePodGeneratedResourceClaim")]
+    placed = [a for a in timeline["attempts"] if a["nodeName"] == "n1"]
+    refused = [a for a in timeline["attempts"] if a["nodeName"] is None]
+    assert len(placed) == 2 and refused
+    assert "cannot allocate all claims" in refused[0]["failedSchedulingMessage"]
+    kept = [pod for pod in made if timeline["final"].get(pod.key) == "n1"]
+    assert len(kept) == 1
+    claims = loop.snapshot.dra.claims
+    assert sorted(claims) == [f"default/{generated_claim_name('default', kept[0].name, 'gpu')}"]
+    remaining = next(iter(claims.values()))
+    assert [ref.uid for ref in remaining.reserved_for] == [kept[0].uid] and remaining.allocation is not None

@@ -49,11 +49,27 @@ def test_an_expression_that_does_not_parse_reports_a_compile_error():
     assert compile_selector("device.driver ==").error.startswith("compilation failed")
 
 
-def test_a_non_boolean_result_is_an_error():
-    with pytest.raises(CelRuntimeError, match="could not be converted to bool"):
-        compile_selector('device.driver').matches(DRIVER, DEVICE)
+def test_a_non_boolean_result_of_the_unknown_type_is_an_error_at_evaluation():
+    """DeviceMatches: an attribute is dyn at compile time, so a string only shows when evaluated."""
+    with pytest.raises(CelRuntimeError, match="CEL result of type string could not be converted to bool"):
+        compile_selector('device.attributes["gpu.example.com"].model').matches(DRIVER, DEVICE)
+
+
+def test_a_result_known_not_to_be_bool_does_not_compile():
+    """CompileCELExpression: "must evaluate to bool or the unknown type" (celcheck.check_selector)."""
+    assert compile_selector("device.driver").error == "must evaluate to bool or the unknown type, not string"
 
 
 def test_semantic_versions_follow_semver_2():
     assert parse_semver("1.2.3-rc.1+build") is not None
     assert parse_semver("01.2.3") is None
+
+
+def test_cel_bind_binds_a_name_for_the_result_as_the_kubernetes_environment_does():
+    """ext.Bindings (cel.bind), part of the environment compile.go builds on: compile_test.go's
+    "bind" case, nested binds, and a bound value the result rejects."""
+    bound = 'cel.bind(dra, device.attributes["gpu.example.com"], dra.model == "h100")'
+    assert compile_selector(bound).matches(DRIVER, DEVICE) is True
+    assert compile_selector("cel.bind(a, 1, cel.bind(b, a + 1, b == 2))").matches(DRIVER, DEVICE) is True
+    assert compile_selector('cel.bind(d, device.attributes["gpu.example.com"], d.index > 5)').matches(
+        DRIVER, DEVICE) is False
