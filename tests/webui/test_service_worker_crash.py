@@ -67,7 +67,9 @@ def test_it_finishes_a_run_whose_worker_was_killed_mid_run(stack):
     if final["status"] == "failed":
         assert "stopped responding" in final["error"]
     else:
-        assert final["attempts"] == 2 and final["progress"]["cycle"] == PENDING
+        # At least the doomed worker's attempt and the rescuer's; a busy machine may let the rescuer's
+        # own heartbeat go stale once more (3 s here), which re-queues it without storing twice.
+        assert final["attempts"] >= 2 and final["progress"]["cycle"] == PENDING
     count, distinct, top, event_count = support.stored_seqs_ok(run["id"])
     assert count == distinct == top == event_count
     assert [e["seq"] for e in seen["events"]] == list(range(count)), stack.logs()
