@@ -99,7 +99,7 @@ def test_every_claim_suggestion_applied_to_the_text_lets_the_gpu_pod_in():
     from scheduler_core import load_scenario
     from scheduler_core.whatif import what_if
 
-    text = (Path(__file__).resolve().parents[1] / "fixtures" / "dra" / "pending_gpu.yaml").read_text()
+    text = (Path(__file__).resolve().parents[2] / "fixtures" / "dra" / "pending_gpu.yaml").read_text()
     answer = what_if(load_scenario(text), "default/train-2")
     assert sorted(s["kind"] for s in answer["suggestions"]) == ["claimCount", "evictHolder"]
     for suggestion in answer["suggestions"]:
@@ -125,7 +125,7 @@ def test_a_class_suggestion_for_a_template_s_claim_applied_to_the_template_lets_
     from scheduler_core import load_scenario
     from scheduler_core.whatif import what_if
 
-    path = Path(__file__).resolve().parents[3] / "shared" / "conformance-timeline-dra" / "public" / "dra_alloc_0.yaml"
+    path = Path(__file__).resolve().parents[4] / "shared" / "conformance-timeline-dra" / "public" / "dra_alloc_0.yaml"
     text = path.read_text()
     [first, *_] = [s for s in what_if(load_scenario(text), "default/job-tpu")["suggestions"] if s["kind"] == "claimClass"]
     assert first["change"] == {"template": "default/x1-tpu", "request": "gpu", "deviceClassName": "gpu"}
