@@ -3,6 +3,7 @@ sweeper recovers abandoned runs and survives a failing sweep (a database hiccup 
 
 import logging
 
+import pytest
 from django.conf import settings
 
 from webui import celery
@@ -14,6 +15,7 @@ def test_the_app_takes_djangos_celery_settings():
     assert celery.app.conf.broker_url == settings.CELERY_BROKER_URL
 
 
+@pytest.mark.django_db  # the sweep closes the thread's old connections when it is done
 def test_a_sweep_recovers_abandoned_runs(monkeypatch):
     swept = []
     monkeypatch.setattr(runs, "sweep_stale_runs", lambda: swept.append(True))
@@ -21,6 +23,7 @@ def test_a_sweep_recovers_abandoned_runs(monkeypatch):
     assert swept == [True]
 
 
+@pytest.mark.django_db
 def test_a_failing_sweep_is_logged_and_the_sweeper_goes_on(monkeypatch, caplog):
     def broken():
         raise RuntimeError("database went away")
