@@ -94,7 +94,9 @@ _POD_KINDS = (EventResource.ASSIGNED_POD, EventResource.UNSCHEDULABLE_POD)
 
 # QueueingHintFn(pod, old, new) -> hint. ``old`` is None for an Add, ``new`` is None for a Delete.
 # A hint function that raises is taken as QUEUE by the queue (the release does the same with errors).
-QueueingHintFn = Callable[[Pod, Optional[Any], Optional[Any]], QueueingHint]
+# ``old`` and ``new`` are Any, not Optional[Any]: each plugin's hint names the object type of its
+# event (a Node hint takes ``Optional[Node]``), which a callable typed on ``Optional[Any]`` rejects.
+QueueingHintFn = Callable[[Pod, Any, Any], QueueingHint]
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,10 +6,11 @@ snapshot itself; Bind records the node on the pod and succeeds.
 
 from __future__ import annotations
 
-from typing import ClassVar, Mapping, Optional
+from typing import Any, ClassVar, Mapping, Optional
 
 from scheduler_core import names
 from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.interfaces import Handle
 from scheduler_core.framework.status import MaybeStatus
 from scheduler_core.model import Pod
 
@@ -22,5 +23,5 @@ class DefaultBinder:
         return None
 
 
-def new(args: Optional[Mapping], handle) -> DefaultBinder:
+def new(args: Optional[Mapping[str, Any]], handle: Handle) -> DefaultBinder:
     return DefaultBinder()

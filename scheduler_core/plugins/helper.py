@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import weakref
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, Optional, Sequence
 
 import numpy as np
 
@@ -37,6 +37,7 @@ from scheduler_core.model import (
 from scheduler_core.framework.batch import go_div as go_div_batch
 
 if TYPE_CHECKING:
+    from scheduler_core.framework.node_info import NodeInfo
     from scheduler_core.framework.node_table import LabelColumn, NodeTable
 
 # ---------------------------------------------------------------------------- Go arithmetic
@@ -56,13 +57,15 @@ def go_round(value: float) -> int:
 def go_div_batch_fast(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
     """batch.go_div, taking NumPy's floor division directly when it cannot differ (n >= 0, d > 0)."""
     if numerator.min(initial=0) >= 0 and denominator.min(initial=1) > 0:
-        return numerator // denominator
+        quotient: np.ndarray = numerator // denominator
+        return quotient
     return go_div_batch(numerator, denominator)
 
 
 def go_round_batch(values: np.ndarray) -> np.ndarray:
     """go_round over a float64 array, as int64."""
-    return np.copysign(np.floor(np.abs(values) + 0.5), values).astype(np.int64)
+    rounded: np.ndarray = np.copysign(np.floor(np.abs(values) + 0.5), values).astype(np.int64)
+    return rounded
 
 
 # ---------------------------------------------------------------------------- normalisation
@@ -174,11 +177,11 @@ def required_node_affinity_matches(pod: Pod, node: Node) -> bool:
 # Node labels, taints and images never change while a scenario runs (only pods bind), so the masks
 # below are cached per table; the per-node functions stay the reference the tests compare with.
 
-_TABLE_CACHES: "weakref.WeakKeyDictionary[NodeTable, dict]" = weakref.WeakKeyDictionary()
+_TABLE_CACHES: "weakref.WeakKeyDictionary[NodeTable[NodeInfo], dict[Hashable, Any]]" = weakref.WeakKeyDictionary()
 _CACHE_LIMIT = 4096
 
 
-def table_cache(table: "NodeTable", kind: str) -> dict:
+def table_cache(table: "NodeTable[NodeInfo]", kind: str) -> dict[Hashable, Any]:
     """A per-table dict for static (label/taint/image derived) arrays, bounded in size."""
     caches = _TABLE_CACHES.get(table)
     if caches is None:
@@ -190,7 +193,7 @@ def table_cache(table: "NodeTable", kind: str) -> dict:
 
 
 def _label_lookup(column: "LabelColumn", operator: str, values: tuple[str, ...],
-                  cache: dict) -> np.ndarray:
+                  cache: dict[Hashable, Any]) -> np.ndarray:
     """One bool per column value code, plus a last entry for a node without the key (code -1)."""
     size = len(column.values)
     if operator == "In":
@@ -227,17 +230,17 @@ def _label_lookup(column: "LabelColumn", operator: str, values: tuple[str, ...],
     return np.zeros(size + 1, dtype=bool)
 
 
-def label_requirement_mask(table: "NodeTable", key: str, operator: str, values: tuple[str, ...]) -> np.ndarray:
+def label_requirement_mask(table: "NodeTable[NodeInfo]", key: str, operator: str, values: tuple[str, ...]) -> np.ndarray:
     """labels.Requirement.Matches over every node (as ``labels._requirement_predicate``)."""
     cache = table_cache(table, "label")
-    mask = cache.get((key, operator, values))
+    mask: Optional[np.ndarray] = cache.get((key, operator, values))
     if mask is None:
         column = table.labels(key)
         mask = cache[(key, operator, values)] = _label_lookup(column, operator, values, cache)[column.codes]
     return mask
 
 
-def _field_mask(table: "NodeTable", req: NodeSelectorRequirement) -> np.ndarray:
+def _field_mask(table: "NodeTable[NodeInfo]", req: NodeSelectorRequirement) -> np.ndarray:
     """metadata.name In/NotIn with one value; anything else never matches (labels._field_predicate)."""
     mask = np.zeros(table.size, dtype=bool)
     if req.key != FIELD_NODE_NAME or req.operator not in ("In", "NotIn") or len(req.values) != 1:
@@ -248,11 +251,11 @@ def _field_mask(table: "NodeTable", req: NodeSelectorRequirement) -> np.ndarray:
     return mask if req.operator == "In" else ~mask
 
 
-def node_selector_term_mask(table: "NodeTable", term: NodeSelectorTerm) -> np.ndarray:
+def node_selector_term_mask(table: "NodeTable[NodeInfo]", term: NodeSelectorTerm) -> np.ndarray:
     """node_selector_term_matches over every node: all expressions and fields; an empty or
     invalid term matches nothing."""
     cache = table_cache(table, "term")
-    mask = cache.get(term)
+    mask: Optional[np.ndarray] = cache.get(term)
     if mask is not None:
         return mask
     mask = np.zeros(table.size, dtype=bool)
@@ -266,7 +269,7 @@ def node_selector_term_mask(table: "NodeTable", term: NodeSelectorTerm) -> np.nd
     return mask
 
 
-def node_selector_mask(table: "NodeTable", selector: NodeSelector) -> np.ndarray:
+def node_selector_mask(table: "NodeTable[NodeInfo]", selector: NodeSelector) -> np.ndarray:
     """node_selector_matches over every node: terms are ORed."""
     mask = np.zeros(table.size, dtype=bool)
     for term in selector.terms:
@@ -274,7 +277,7 @@ def node_selector_mask(table: "NodeTable", selector: NodeSelector) -> np.ndarray
     return mask
 
 
-def required_node_affinity_mask(pod: Pod, table: "NodeTable") -> np.ndarray:
+def required_node_affinity_mask(pod: Pod, table: "NodeTable[NodeInfo]") -> np.ndarray:
     """required_node_affinity_matches over every node (a bool per table position; do not modify)."""
     affinity = pod.affinity
     required = affinity.node_affinity.required if affinity and affinity.node_affinity else None
@@ -282,7 +285,7 @@ def required_node_affinity_mask(pod: Pod, table: "NodeTable") -> np.ndarray:
         return np.ones(table.size, dtype=bool)
     cache = table_cache(table, "required")
     key = (tuple(sorted(pod.node_selector.items())), required)
-    mask = cache.get(key)
+    mask: Optional[np.ndarray] = cache.get(key)
     if mask is None:
         mask = np.ones(table.size, dtype=bool)
         for label, value in key[0]:
@@ -299,10 +302,11 @@ def distinct_values(keys: np.ndarray) -> list[int]:
         return []
     if int(keys.max()) < 1 << 16:
         return np.flatnonzero(np.bincount(keys)).tolist()
-    return np.unique(keys).tolist()
+    distinct: list[int] = np.unique(keys).tolist()
+    return distinct
 
 
-def tainted_verdicts(table: "NodeTable", kind: str, key: Hashable,
+def tainted_verdicts(table: "NodeTable[NodeInfo]", kind: str, key: Hashable,
                      judge: Callable[[tuple[Taint, ...]], int]) -> np.ndarray:
     """``judge(taints)`` for every node, as an int64 per table position: 0 where a node has no taints.
 
@@ -310,7 +314,7 @@ def tainted_verdicts(table: "NodeTable", kind: str, key: Hashable,
     ``(kind, key)``, which must determine the judgement (taints never change during a run).
     """
     cache = table_cache(table, "taint")
-    values = cache.get((kind, key))
+    values: Optional[np.ndarray] = cache.get((kind, key))
     if values is None:
         values = np.zeros(table.size, dtype=np.int64)
         infos = table.node_infos

@@ -8,7 +8,7 @@ Init containers count. There is no PreScore, so the plugin scores every cycle.
 
 from __future__ import annotations
 
-from typing import ClassVar, Mapping, Optional
+from typing import Any, ClassVar, Mapping, Optional
 
 import numpy as np
 
@@ -16,7 +16,7 @@ from scheduler_core import names
 from scheduler_core.framework import signers
 from scheduler_core.framework import batch
 from scheduler_core.framework.cycle_state import CycleState
-from scheduler_core.framework.interfaces import MAX_NODE_SCORE
+from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.status import MaybeStatus
@@ -65,7 +65,7 @@ def calculate_priority_batch(sum_scores: np.ndarray, num_containers: int) -> np.
 ImageIndex = dict[str, tuple[np.ndarray, np.ndarray, int]]
 
 
-def image_index(table: NodeTable) -> ImageIndex:
+def image_index(table: NodeTable[NodeInfo]) -> ImageIndex:
     """Image name -> (positions of the nodes holding it, its size on each, number of nodes)."""
     cache = table_cache(table, "images")
     index = cache.get("index")
@@ -81,7 +81,7 @@ def image_index(table: NodeTable) -> ImageIndex:
     return index
 
 
-def sum_image_scores_batch(table: NodeTable, pod: Pod, total_nodes: int) -> np.ndarray:
+def sum_image_scores_batch(table: NodeTable[NodeInfo], pod: Pod, total_nodes: int) -> np.ndarray:
     """sum_image_scores for every table position, visiting only the nodes holding the pod's images."""
     index = image_index(table)
     totals = np.zeros(table.size, dtype=np.int64)
@@ -103,7 +103,7 @@ class ImageLocality:
         return [(signers.IMAGE_NAMES, tuple(sorted(images)))]
 
 
-    def __init__(self, handle) -> None:
+    def __init__(self, handle: Handle) -> None:
         self._handle = handle
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, MaybeStatus]:
@@ -111,7 +111,7 @@ class ImageLocality:
         image_scores = sum_image_scores(node_info, pod, total_nodes)
         return calculate_priority(image_scores, len(pod.init_containers) + len(pod.containers)), None
 
-    def score_batch(self, state: CycleState, pod: Pod, table: NodeTable, positions: np.ndarray) -> np.ndarray:
+    def score_batch(self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo], positions: np.ndarray) -> np.ndarray:
         total_nodes = len(self._handle.snapshot.node_infos)
         num_containers = len(pod.init_containers) + len(pod.containers)
         index = image_index(table)
@@ -121,5 +121,5 @@ class ImageLocality:
         return calculate_priority_batch(image_scores, num_containers)
 
 
-def new(args: Optional[Mapping], handle) -> ImageLocality:
+def new(args: Optional[Mapping[str, Any]], handle: Handle) -> ImageLocality:
     return ImageLocality(handle)

@@ -22,7 +22,7 @@ from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, Cl
 from scheduler_core.framework.batch import PASS, FilterVerdicts, default_normalize
 from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.filter_facts import LabelFact
-from scheduler_core.framework.interfaces import MAX_NODE_SCORE, NodeScore, PreFilterResult
+from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle, NodeScore, PreFilterResult
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.args_errors import ArgsError, ArgsProblem
@@ -153,7 +153,7 @@ def preferred_score(terms: tuple[PreferredSchedulingTerm, ...], node: Node) -> i
     return sum(t.weight for t in terms if t.weight != 0 and node_selector_term_matches(t.preference, node))
 
 
-def preferred_score_batch(terms: tuple[PreferredSchedulingTerm, ...], table: NodeTable,
+def preferred_score_batch(terms: tuple[PreferredSchedulingTerm, ...], table: NodeTable[NodeInfo],
                           positions: np.ndarray) -> np.ndarray:
     """preferred_score over many nodes: one label-column mask per term."""
     total = np.zeros(len(positions), dtype=np.int64)
@@ -257,7 +257,7 @@ class NodeAffinity:
 
     # The fast path: each requirement becomes a lookup over its label column's value codes.
 
-    def filter_batch(self, state: CycleState, pod: Pod, table: NodeTable,
+    def filter_batch(self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo],
                      positions: np.ndarray) -> Optional[FilterVerdicts]:
         choice = np.full(len(positions), PASS, dtype=np.int32)
         choice[~required_node_affinity_mask(pod, table)[positions]] = 1
@@ -265,11 +265,12 @@ class NodeAffinity:
             choice[~node_selector_mask(table, self._added_required)[positions]] = 0
         return FilterVerdicts([Status.unresolvable(REASON_ENFORCED), Status.unresolvable(REASON_POD)], choice)
 
-    def score_batch(self, state: CycleState, pod: Pod, table: NodeTable, positions: np.ndarray) -> np.ndarray:
+    def score_batch(self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo], positions: np.ndarray) -> np.ndarray:
         pre_score = state.read_optional(_PRE_SCORE)
         preferred = pre_score.preferred if pre_score is not None else _preferred_terms(pod)
-        return (preferred_score_batch(self._added_preferred, table, positions)
-                + preferred_score_batch(preferred, table, positions))
+        scores: np.ndarray = (preferred_score_batch(self._added_preferred, table, positions)
+                              + preferred_score_batch(preferred, table, positions))
+        return scores
 
     def normalize_batch(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
         return default_normalize(scores, MAX_NODE_SCORE, False)
@@ -311,5 +312,5 @@ def _plainly_matches(requirement: NodeSelectorRequirement, value: Optional[str])
     return False
 
 
-def new(args: Optional[Mapping], handle) -> NodeAffinity:
+def new(args: Optional[Mapping[str, Any]], handle: Handle) -> NodeAffinity:
     return NodeAffinity(NodeAffinityArgs.parse(args))

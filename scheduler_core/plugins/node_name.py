@@ -6,7 +6,7 @@ passes every node for them; the check is kept exact for any caller that asks any
 
 from __future__ import annotations
 
-from typing import ClassVar, Mapping, Optional
+from typing import Any, ClassVar, Mapping, Optional
 
 import numpy as np
 
@@ -15,6 +15,7 @@ from scheduler_core.framework import signers
 from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from scheduler_core.framework.batch import FilterVerdicts
 from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.interfaces import Handle
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.status import MaybeStatus, Status
@@ -43,7 +44,7 @@ class NodeName:
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus:
         return None if fits(pod, node_info) else Status.unresolvable(REASON_NODE_NAME)
 
-    def filter_batch(self, state: CycleState, pod: Pod, table: NodeTable,
+    def filter_batch(self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo],
                      positions: np.ndarray) -> Optional[FilterVerdicts]:
         if not pod.node_name:
             return None
@@ -51,5 +52,5 @@ class NodeName:
         return FilterVerdicts.from_mask(positions != wanted, Status.unresolvable(REASON_NODE_NAME))
 
 
-def new(args: Optional[Mapping], handle) -> NodeName:
+def new(args: Optional[Mapping[str, Any]], handle: Handle) -> NodeName:
     return NodeName()

@@ -9,7 +9,7 @@ ports come from the containers and the sidecar init containers (restartPolicy: A
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Mapping, Optional
+from typing import Any, ClassVar, Mapping, Optional
 
 import numpy as np
 
@@ -25,7 +25,7 @@ from scheduler_core.framework.cluster_events import (
 )
 from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.filter_facts import PortFact
-from scheduler_core.framework.interfaces import PreFilterResult
+from scheduler_core.framework.interfaces import Handle, PreFilterResult
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.status import SKIP, MaybeStatus, Status
@@ -106,7 +106,7 @@ class NodePorts:
             facts.append(PortFact(REASON_PORTS, protocol, ip, port, users))
         return tuple(facts)
 
-    def filter_batch(self, state: CycleState, pod: Pod, table: NodeTable,
+    def filter_batch(self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo],
                      positions: np.ndarray) -> Optional[FilterVerdicts]:
         """Only nodes running pods can have used ports: those few are checked in Python."""
         pre_filter = state.read_optional(_PRE_FILTER)
@@ -139,5 +139,5 @@ def pod_deleted_hint(pod: Pod, old: Pod, new: Optional[Pod]) -> QueueingHint:
     return QueueingHint.QUEUE if conflict else QueueingHint.QUEUE_SKIP
 
 
-def new(args: Optional[Mapping], handle) -> NodePorts:
+def new(args: Optional[Mapping[str, Any]], handle: Handle) -> NodePorts:
     return NodePorts()

@@ -6,7 +6,7 @@ A pod tolerating the ``node.kubernetes.io/unschedulable:NoSchedule`` taint also 
 
 from __future__ import annotations
 
-from typing import ClassVar, Mapping, Optional
+from typing import Any, ClassVar, Mapping, Optional
 
 import numpy as np
 
@@ -16,6 +16,7 @@ from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, Cl
 from scheduler_core.framework.batch import FilterVerdicts
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.filter_facts import NodeFact
+from scheduler_core.framework.interfaces import Handle
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.status import MaybeStatus, Status
@@ -54,7 +55,7 @@ class NodeUnschedulable:
         return (NodeFact(REASON_UNSCHEDULABLE, "the node is cordoned (spec.unschedulable: true) and the pod does not "
                                                "tolerate node.kubernetes.io/unschedulable:NoSchedule"),)
 
-    def filter_batch(self, state: CycleState, pod: Pod, table: NodeTable,
+    def filter_batch(self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo],
                      positions: np.ndarray) -> Optional[FilterVerdicts]:
         cordoned = table.unschedulable[positions]
         if not cordoned.any() or tolerations_tolerate_taint(pod.tolerations, UNSCHEDULABLE_TAINT):
@@ -62,5 +63,5 @@ class NodeUnschedulable:
         return FilterVerdicts.from_mask(cordoned, Status.unresolvable(REASON_UNSCHEDULABLE))
 
 
-def new(args: Optional[Mapping], handle) -> NodeUnschedulable:
+def new(args: Optional[Mapping[str, Any]], handle: Handle) -> NodeUnschedulable:
     return NodeUnschedulable()

@@ -11,7 +11,7 @@ and a claim not yet bound under its StorageClass's provisioner (with a handle un
 from __future__ import annotations
 
 import os
-from typing import ClassVar, Mapping, Optional
+from typing import Any, ClassVar, Mapping, Optional
 
 from scheduler_core import names
 from scheduler_core.framework import signers
@@ -24,11 +24,11 @@ from scheduler_core.framework.cluster_events import (
 )
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.filter_facts import VolumeFact
-from scheduler_core.framework.interfaces import PreFilterResult
+from scheduler_core.framework.interfaces import Handle, PreFilterResult
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.status import SKIP, MaybeStatus, Status
 from scheduler_core.framework.storage import StorageState
-from scheduler_core.model import CSINode, PersistentVolumeClaim, Pod, Volume, VolumeAttachment
+from scheduler_core.model import CSINode, PersistentVolume, PersistentVolumeClaim, Pod, Volume, VolumeAttachment
 from scheduler_core.volume import helpers, translation
 
 REASON_MAX_VOLUME_COUNT_EXCEEDED = "node(s) exceed max volume count"
@@ -60,7 +60,7 @@ class NodeVolumeLimits:
         return [(signers.VOLUMES, signers.volumes(pod))]
 
 
-    def __init__(self, handle) -> None:
+    def __init__(self, handle: Handle) -> None:
         self.handle = handle
         # The release prefixes the handle of a claim counted through its class with a random string
         # (so it never equals a real handle); only its uniqueness matters.
@@ -220,7 +220,7 @@ class NodeVolumeLimits:
                 result[volume_unique_name(attachment.attacher, volume.csi.volume_handle)] = attachment.attacher
         return result
 
-    def _attached_volume(self, attachment: VolumeAttachment, node_name: str):
+    def _attached_volume(self, attachment: VolumeAttachment, node_name: str) -> Optional[PersistentVolume]:
         if attachment.node_name != node_name or not attachment.attacher or attachment.persistent_volume_name is None:
             return None
         volume = self.storage.volume(attachment.persistent_volume_name)
@@ -282,5 +282,5 @@ def csi_node_updated_hint(pod: Pod, old: CSINode, new: CSINode) -> QueueingHint:
     return QueueingHint.QUEUE_SKIP
 
 
-def new(args: Optional[Mapping], handle) -> NodeVolumeLimits:
+def new(args: Optional[Mapping[str, Any]], handle: Handle) -> NodeVolumeLimits:
     return NodeVolumeLimits(handle)

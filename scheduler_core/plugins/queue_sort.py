@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, ClassVar, Mapping, Optional
 
 from scheduler_core import names
+from scheduler_core.framework.interfaces import Handle
 from scheduler_core.model import Pod
 
 
@@ -20,10 +21,10 @@ class PrioritySort:
         """True when ``a`` should be scheduled before ``b``."""
         return a.priority > b.priority or (a.priority == b.priority and a.doc_index < b.doc_index)
 
-    def queue_key(self, info: Any) -> tuple:
+    def queue_key(self, info: Any) -> tuple[Any, ...]:
         """Less on QueuedPodInfo as a sort key: priority first, then the queue's timestamp."""
         return (-info.pod.priority, info.timestamp)
 
 
-def new(args: Optional[Mapping], handle) -> PrioritySort:
+def new(args: Optional[Mapping[str, Any]], handle: Handle) -> PrioritySort:
     return PrioritySort()

@@ -6,7 +6,7 @@ scheduling-cycle extension point and building a profile with it adds nothing to 
 
 from __future__ import annotations
 
-from typing import ClassVar, Mapping, Optional
+from typing import Any, ClassVar, Mapping, Optional
 
 from scheduler_core import names
 from scheduler_core.framework.cluster_events import (
@@ -16,6 +16,7 @@ from scheduler_core.framework.cluster_events import (
     EventResource,
     QueueingHint,
 )
+from scheduler_core.framework.interfaces import Handle
 from scheduler_core.framework.status import MaybeStatus, Status
 from scheduler_core.model import Pod
 
@@ -41,5 +42,5 @@ def gates_removed_hint(pod: Pod, old: Optional[Pod], new: Pod) -> QueueingHint:
     return QueueingHint.QUEUE if new.key == pod.key else QueueingHint.QUEUE_SKIP
 
 
-def new(args: Optional[Mapping], handle) -> SchedulingGates:
+def new(args: Optional[Mapping[str, Any]], handle: Handle) -> SchedulingGates:
     return SchedulingGates()

@@ -8,7 +8,7 @@ PreferNoSchedule or no effect count) and reverses the scale, so fewer such taint
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Iterable, Mapping, Optional
+from typing import Any, ClassVar, Iterable, Mapping, Optional
 
 import numpy as np
 
@@ -18,7 +18,7 @@ from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, Cl
 from scheduler_core.framework.batch import FilterVerdicts, default_normalize
 from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.filter_facts import TaintFact
-from scheduler_core.framework.interfaces import MAX_NODE_SCORE, NodeScore
+from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle, NodeScore
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.status import MaybeStatus, Status
@@ -94,7 +94,7 @@ class TaintToleration:
 
     # The fast path: only tainted nodes (table.tainted) are looked at, once per set of tolerations.
 
-    def filter_batch(self, state: CycleState, pod: Pod, table: NodeTable,
+    def filter_batch(self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo],
                      positions: np.ndarray) -> Optional[FilterVerdicts]:
         if not len(table.tainted):
             return None
@@ -103,7 +103,7 @@ class TaintToleration:
                                        lambda taints: find_untolerated_taint(taints, tolerations) is not None)
         return FilterVerdicts.from_mask(untolerated[positions] != 0, Status.unresolvable(REASON_UNTOLERATED))
 
-    def score_batch(self, state: CycleState, pod: Pod, table: NodeTable, positions: np.ndarray) -> np.ndarray:
+    def score_batch(self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo], positions: np.ndarray) -> np.ndarray:
         pre_score = state.read_optional(_PRE_SCORE)
         tolerations = (pre_score.prefer_no_schedule_tolerations if pre_score is not None
                        else _prefer_no_schedule_tolerations(pod))
@@ -111,11 +111,12 @@ class TaintToleration:
             return np.zeros(len(positions), dtype=np.int64)
         counts = tainted_verdicts(table, "score", tolerations,
                                   lambda taints: _count_intolerable(taints, tolerations))
-        return counts[positions]
+        at_positions: np.ndarray = counts[positions]
+        return at_positions
 
     def normalize_batch(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
         return default_normalize(scores, MAX_NODE_SCORE, True)
 
 
-def new(args: Optional[Mapping], handle) -> TaintToleration:
+def new(args: Optional[Mapping[str, Any]], handle: Handle) -> TaintToleration:
     return TaintToleration()

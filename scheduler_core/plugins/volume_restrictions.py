@@ -10,7 +10,7 @@ evict the user — AddPod/RemovePod keep the count right during its dry run).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Mapping, Optional
+from typing import Any, ClassVar, Mapping, Optional
 
 from scheduler_core import names
 from scheduler_core.framework import signers
@@ -23,7 +23,7 @@ from scheduler_core.framework.cluster_events import (
 )
 from scheduler_core.framework.cycle_state import CycleState, StateKey, StateNotFound
 from scheduler_core.framework.filter_facts import VolumeFact
-from scheduler_core.framework.interfaces import PreFilterResult
+from scheduler_core.framework.interfaces import Handle, PreFilterResult
 from scheduler_core.framework.node_info import NodeInfo, PodInfo
 from scheduler_core.framework.storage import claim_key
 from scheduler_core.framework.status import SKIP, MaybeStatus, Status
@@ -120,7 +120,7 @@ class VolumeRestrictions:
         return [(signers.VOLUMES, signers.volumes(pod))]
 
 
-    def __init__(self, handle) -> None:
+    def __init__(self, handle: Handle) -> None:
         self.handle = handle
 
     def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> tuple[Optional[PreFilterResult], MaybeStatus]:
@@ -196,7 +196,7 @@ class VolumeRestrictions:
         return (VolumeFact(REASON_READ_WRITE_ONCE_POD_CONFLICT, f"PersistentVolumeClaim {', '.join(claims)}",
                            f"ReadWriteOncePod, already in use by {holders}", data.conflicting_claim_refs),)
 
-    def pre_filter_state_json(self, state: CycleState) -> Optional[dict]:
+    def pre_filter_state_json(self, state: CycleState) -> Optional[dict[str, Any]]:
         data = state.read_optional(_STATE)
         if data is None:
             return None
@@ -233,5 +233,5 @@ def pod_deleted_hint(pod: Pod, old: Pod, new: Optional[Pod]) -> QueueingHint:
     return QueueingHint.QUEUE_SKIP
 
 
-def new(args: Optional[Mapping], handle) -> VolumeRestrictions:
+def new(args: Optional[Mapping[str, Any]], handle: Handle) -> VolumeRestrictions:
     return VolumeRestrictions(handle)

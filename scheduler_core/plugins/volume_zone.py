@@ -9,7 +9,7 @@ same key (a beta key may be matched by the node's GA key) with one of the volume
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Mapping, Optional
+from typing import Any, ClassVar, Mapping, Optional
 
 from scheduler_core import names
 from scheduler_core.framework import signers
@@ -22,7 +22,7 @@ from scheduler_core.framework.cluster_events import (
 )
 from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.filter_facts import VolumeFact
-from scheduler_core.framework.interfaces import PreFilterResult
+from scheduler_core.framework.interfaces import Handle, PreFilterResult
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.status import SKIP, MaybeStatus, Status
 from scheduler_core.model import (
@@ -92,7 +92,7 @@ class VolumeZone:
         return [(signers.VOLUMES, signers.volumes(pod))]
 
 
-    def __init__(self, handle) -> None:
+    def __init__(self, handle: Handle) -> None:
         self.handle = handle
 
     def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> tuple[Optional[PreFilterResult], MaybeStatus]:
@@ -167,7 +167,7 @@ class VolumeZone:
         return (VolumeFact(REASON_CONFLICT, f"PersistentVolume {topology.volume}",
                            f"can be used only where {topology.key} is one of ({', '.join(sorted(topology.values))}); {has}"),)
 
-    def pre_filter_state_json(self, state: CycleState) -> Optional[dict]:
+    def pre_filter_state_json(self, state: CycleState) -> Optional[dict[str, Any]]:
         data = state.read_optional(_STATE)
         if data is None:
             return None
@@ -186,7 +186,7 @@ class VolumeZone:
         ]
 
 
-def _mismatch(topologies, node_info: NodeInfo) -> Optional[tuple[VolumeTopology, Optional[str]]]:
+def _mismatch(topologies: tuple[VolumeTopology, ...], node_info: NodeInfo) -> Optional[tuple[VolumeTopology, Optional[str]]]:
     """The first volume topology the node's labels do not satisfy, with the node's value; None when
     all match or the node has no topology label at all (a one-zone cluster)."""
     labels = node_info.node.labels
@@ -221,5 +221,5 @@ def volume_hint(pod: Pod, old: Optional[PersistentVolume], new: PersistentVolume
     return QueueingHint.QUEUE_SKIP
 
 
-def new(args: Optional[Mapping], handle) -> VolumeZone:
+def new(args: Optional[Mapping[str, Any]], handle: Handle) -> VolumeZone:
     return VolumeZone(handle)

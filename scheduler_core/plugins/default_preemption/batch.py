@@ -80,15 +80,15 @@ class NodeVerdictMemo:
     without PodDisruptionBudgets (their allowances are not part of the key)."""
 
     def __init__(self) -> None:
-        self._by_node: dict[str, tuple[NodeInfo, tuple, NodeVerdict]] = {}
+        self._by_node: dict[str, tuple[NodeInfo, tuple[Any, ...], NodeVerdict]] = {}
 
-    def get(self, node_info: NodeInfo, key: tuple) -> Optional[NodeVerdict]:
+    def get(self, node_info: NodeInfo, key: tuple[Any, ...]) -> Optional[NodeVerdict]:
         entry = self._by_node.get(node_info.node.name)
         if entry is None or entry[0] is not node_info or entry[1] != key:
             return None
         return entry[2]
 
-    def put(self, node_info: NodeInfo, key: tuple, verdict: NodeVerdict) -> None:
+    def put(self, node_info: NodeInfo, key: tuple[Any, ...], verdict: NodeVerdict) -> None:
         self._by_node[node_info.node.name] = (node_info, key, verdict)
 
 

@@ -17,7 +17,7 @@ class RequestPicture:
     count: int
     selectors: tuple[str, ...] = ()
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "deviceClass": self.device_class, "allocationMode": self.mode,
                 "count": self.count, "selectors": list(self.selectors)}
 
@@ -30,7 +30,7 @@ class ClaimPicture:
     reserved_for: tuple[str, ...] = ()  # pod names
     in_flight: bool = False
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"claim": self.claim, "requests": [r.to_json() for r in self.requests],
                 "allocation": self.allocation.to_json() if self.allocation is not None else None,
                 "reservedFor": list(self.reserved_for), "inFlight": self.in_flight}
@@ -45,7 +45,7 @@ class PreFilterPicture:
     missing_classes: tuple[str, ...] = ()
     devices_in_use: int = 0
 
-    def to_json(self, node_list: Callable[[Sequence[str]], Any] = list) -> dict:
+    def to_json(self, node_list: Callable[[Sequence[str]], Any] = list) -> dict[str, Any]:
         return {"claims": [c.to_json() for c in self.claims],
                 "classes": {name: list(selectors) for name, selectors in self.classes.items()},
                 "missingClasses": list(self.missing_classes), "devicesInUse": self.devices_in_use}
@@ -65,7 +65,7 @@ class DeviceVerdict:
             return f"claim {self.holder}"
         return f"{', '.join(self.pods)} (claim {self.holder.split('/', 1)[-1]})"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"device": self.device, "free": self.free, "heldBy": self.holder or None, "pods": list(self.pods)}
 
 
@@ -92,7 +92,7 @@ class RequestVerdict:
                 f"{node} has {self.free} free")
         return text + (": " + ", ".join(taken) if taken else "")
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"claim": self.claim, "request": self.request, "deviceClass": self.device_class,
                 "wanted": self.wanted, "free": self.free, "devices": [d.to_json() for d in self.matching],
                 "allocated": list(self.allocated)}
@@ -104,7 +104,7 @@ class NodePicture:
     status: Optional[str]  # None: the node fits
     requests: tuple[RequestVerdict, ...] = ()
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"node": self.node, "status": self.status, "requests": [r.to_json() for r in self.requests],
                 "sentences": [r.sentence(self.node) for r in self.requests]}
 

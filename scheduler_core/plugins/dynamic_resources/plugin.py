@@ -20,7 +20,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import ClassVar, Mapping, Optional
+from typing import Any, ClassVar, Mapping, Optional
 
 import numpy as np
 
@@ -29,6 +29,7 @@ from scheduler_core.dra import claims as pod_claims
 from scheduler_core.dra.allocator import (
     AllocationError,
     Allocator,
+    DeviceId,
     Pool,
     SelectorCache,
     gather_pools,
@@ -36,9 +37,15 @@ from scheduler_core.dra.allocator import (
 )
 from scheduler_core.framework.dra_state import DraState
 from scheduler_core.framework import signers
-from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
+from scheduler_core.framework.cluster_events import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+    QueueingHint,
+)
 from scheduler_core.framework.cycle_state import CycleState, StateKey, StateNotFound
-from scheduler_core.framework.interfaces import NodeScore, NodeToStatus, PostFilterResult, PreFilterResult
+from scheduler_core.framework.interfaces import Handle, NodeScore, NodeToStatus, PostFilterResult, PreFilterResult
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.status import SKIP, MaybeStatus, Status
@@ -49,6 +56,7 @@ from scheduler_core.model import (
     FIRST_AVAILABLE_MAX_SIZE,
     AllocationResult,
     ConsumerRef,
+    Device,
     DeviceClass,
     DeviceRequest,
     DeviceResult,
@@ -101,14 +109,14 @@ _STATE = StateKey[_ClaimsState]("DynamicResources")
 class DynamicResources:
     name: ClassVar[str] = names.DYNAMIC_RESOURCES
 
-    def __init__(self, handle) -> None:
+    def __init__(self, handle: Handle) -> None:
         self.handle = handle
 
     @property
     def dra(self) -> DraState:
         return self.handle.snapshot.dra
 
-    def _changes(self) -> list:
+    def _changes(self) -> list[Any]:
         return self.handle.snapshot.cluster_changes
 
     # ------------------------------------------------------------------ signature and events
@@ -131,10 +139,10 @@ class DynamicResources:
             ClusterEventWithHint(ClusterEvent(EventResource.RESOURCE_SLICE, add_or_update)),
         ]
 
-    def claim_hint(self, pod: Pod, old, new):
+    def claim_hint(self, pod: Pod, old: Optional[ResourceClaim], new: ResourceClaim) -> QueueingHint:
         return pod_claims.after_claim_change(pod, self.dra, old, new)
 
-    def pod_hint(self, pod: Pod, old, new):
+    def pod_hint(self, pod: Pod, old: Optional[Pod], new: Pod) -> QueueingHint:
         return pod_claims.after_pod_change(pod, self.dra, new)
 
     # ------------------------------------------------------------------ PreEnqueue and PreFilter
@@ -343,7 +351,7 @@ class DynamicResources:
             return 0, None
         return _compute_score(data.claims, data.node_allocations[node_info.name])
 
-    def score_batch(self, state: CycleState, pod: Pod, table: NodeTable, positions: np.ndarray) -> np.ndarray:
+    def score_batch(self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo], positions: np.ndarray) -> np.ndarray:
         data = state.read_optional(_STATE)
         if data is None or not data.claims:
             return np.zeros(len(positions), dtype=np.int64)
@@ -403,7 +411,7 @@ class DynamicResources:
             data.claims[index] = bound
         return None
 
-    def _bind_claim(self, data: _ClaimsState, index: int, pod: Pod):
+    def _bind_claim(self, data: _ClaimsState, index: int, pod: Pod) -> ResourceClaim | Status:
         """bindClaim: the finalizer (an update), then allocation and reservedFor (a status update)."""
         claim = data.claims[index]
         allocation = data.allocations.get(index)
@@ -428,7 +436,7 @@ class DynamicResources:
             if allocation is not None:
                 self.dra.in_flight.pop(claim.uid, None)
 
-    def binding_state_json(self, state: CycleState, node: str):
+    def binding_state_json(self, state: CycleState, node: str) -> Optional[dict[str, Any]]:
         """The allocations PreBind writes (after Reserve), for the event stream."""
         data = state.read_optional(_STATE)
         if data is None or not data.allocations:
@@ -436,7 +444,7 @@ class DynamicResources:
         return {data.claims[index].key: allocation.to_json() for index, allocation in sorted(data.allocations.items())}
 
 
-def _accepts(device_class: DeviceClass, claim: ResourceClaim, selectors: tuple[str, ...], device_id, device,
+def _accepts(device_class: DeviceClass, claim: ResourceClaim, selectors: tuple[str, ...], device_id: DeviceId, device: Device,
              cache: SelectorCache) -> bool:
     """Whether the class's and the request's selectors accept the device (a selector error counts as no)."""
     try:
@@ -463,5 +471,5 @@ def _compute_score(claims: list[ResourceClaim], allocations: list[AllocationResu
     return score, None
 
 
-def new(args: Optional[Mapping], handle) -> DynamicResources:
+def new(args: Optional[Mapping[str, Any]], handle: Handle) -> DynamicResources:
     return DynamicResources(handle)

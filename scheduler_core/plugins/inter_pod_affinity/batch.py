@@ -11,13 +11,13 @@ per topology value are an ``np.bincount`` over the key's label codes weighted by
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
 from scheduler_core.framework.batch import PASS, FilterVerdicts
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE
-from scheduler_core.framework.node_info import AffinityTerm, Snapshot
+from scheduler_core.framework.node_info import AffinityTerm, NodeInfo, Snapshot
 from scheduler_core.framework.node_table import LabelColumn, NodeTable
 from scheduler_core.framework.status import Status
 from scheduler_core.plugins.inter_pod_affinity.filtering import (
@@ -49,7 +49,7 @@ class FastCounts:
         self.existing = ExistingTerms()
         self._names: dict[str, tuple[LabelColumn, np.ndarray, np.ndarray]] = {}
 
-    def cycle(self, table: NodeTable, snapshot: Snapshot) -> "TermCounter":
+    def cycle(self, table: NodeTable[NodeInfo], snapshot: Snapshot) -> "TermCounter":
         return TermCounter(self, table, snapshot)
 
     def names(self, key: str, column: LabelColumn) -> tuple[np.ndarray, np.ndarray]:
@@ -75,7 +75,7 @@ class TermCounter:
 
     __slots__ = ("_fast", "_table", "_labels_of_namespace", "_synced")
 
-    def __init__(self, fast: FastCounts, table: NodeTable, snapshot: Snapshot) -> None:
+    def __init__(self, fast: FastCounts, table: NodeTable[NodeInfo], snapshot: Snapshot) -> None:
         self._fast = fast
         self._table = table
         self._labels_of_namespace = snapshot.labels_of_namespace
@@ -164,7 +164,7 @@ class _Sums:
 
     __slots__ = ("_table", "_by_key")
 
-    def __init__(self, table: NodeTable) -> None:
+    def __init__(self, table: NodeTable[NodeInfo]) -> None:
         self._table = table
         self._by_key: dict[str, tuple[LabelColumn, np.ndarray, np.ndarray]] = {}
 
@@ -206,7 +206,7 @@ class _Sums:
                 yield key, column, codes, totals[codes]
 
 
-def _lookup(table: NodeTable, key: str, values: Iterable[tuple[str, int]], dtype) -> np.ndarray:
+def _lookup(table: NodeTable[NodeInfo], key: str, values: Iterable[tuple[str, int]], dtype: type[Any]) -> np.ndarray:
     """An array over the key's value codes (plus the missing slot, left 0) holding each value's number."""
     column = table.labels(key)
     lookup = np.zeros(len(column.values) + 1, dtype=dtype)
@@ -217,13 +217,14 @@ def _lookup(table: NodeTable, key: str, values: Iterable[tuple[str, int]], dtype
     return lookup
 
 
-def _positive_at(counts: PairCounts, table: NodeTable, key: str, codes: np.ndarray) -> np.ndarray:
+def _positive_at(counts: PairCounts, table: NodeTable[NodeInfo], key: str, codes: np.ndarray) -> np.ndarray:
     """Per node: the count at (key, node's value) is positive (False without the key)."""
     lookup = _lookup(table, key, ((v, True) for (k, v), n in counts.items() if k == key and n > 0), bool)
-    return lookup[codes]
+    at_codes: np.ndarray = lookup[codes]
+    return at_codes
 
 
-def filter_batch(state: PreFilterState, table: NodeTable, positions: np.ndarray) -> FilterVerdicts:
+def filter_batch(state: PreFilterState, table: NodeTable[NodeInfo], positions: np.ndarray) -> FilterVerdicts:
     choice = np.full(len(positions), PASS, dtype=np.int32)
     # Assigned in reverse order of the checks, so the first failing check's status wins.
     if state.existing_anti:
@@ -240,7 +241,7 @@ def filter_batch(state: PreFilterState, table: NodeTable, positions: np.ndarray)
     return FilterVerdicts(palette, choice)
 
 
-def _affinity_satisfied(state: PreFilterState, table: NodeTable, positions: np.ndarray) -> np.ndarray:
+def _affinity_satisfied(state: PreFilterState, table: NodeTable[NodeInfo], positions: np.ndarray) -> np.ndarray:
     has_keys = np.ones(len(positions), dtype=bool)
     pods_exist = np.ones(len(positions), dtype=bool)
     for term in state.pod_info.required_affinity_terms:
@@ -253,7 +254,7 @@ def _affinity_satisfied(state: PreFilterState, table: NodeTable, positions: np.n
     return has_keys & pods_exist
 
 
-def score_batch(state: PreScoreState, table: NodeTable, positions: np.ndarray) -> np.ndarray:
+def score_batch(state: PreScoreState, table: NodeTable[NodeInfo], positions: np.ndarray) -> np.ndarray:
     total = np.zeros(len(positions), dtype=np.int64)
     lookups = state.lookups
     for key, values in state.topology_score.items():

@@ -21,7 +21,7 @@ from scheduler_core.framework.cluster_events import (
     QueueingHint,
 )
 from scheduler_core.framework.cycle_state import CycleState
-from scheduler_core.framework.interfaces import NodeScore, PreFilterResult
+from scheduler_core.framework.interfaces import Handle, NodeScore, PreFilterResult
 from scheduler_core.framework.node_info import AffinityTerm, NodeInfo, PodInfo, Snapshot, resolve_term
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.status import SKIP, MaybeStatus, Status
@@ -45,7 +45,7 @@ class InterPodAffinity:
         return [(signers.LABELS, signers.labels(pod))]
 
 
-    def __init__(self, args: InterPodAffinityArgs, handle: Any) -> None:
+    def __init__(self, args: InterPodAffinityArgs, handle: Handle) -> None:
         self.args = args
         self._handle = handle
         self._index = PodLabelIndex()  # running pods by label, shared by PreFilter and PreScore
@@ -105,12 +105,12 @@ class InterPodAffinity:
             return _missing_state(filtering.PRE_FILTER_STATE.name)
         return filtering.filter_node(computed, node_info)
 
-    def filter_detail(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple:
+    def filter_detail(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[Any, ...]:
         """The rejecting term and the pods counted in the node's domain (explanations only)."""
         computed = filtering.read_pre_filter_state(state)
         return () if computed is None else filtering.filter_facts(computed, node_info)
 
-    def pre_filter_state_json(self, state: CycleState) -> Optional[dict]:
+    def pre_filter_state_json(self, state: CycleState) -> Optional[dict[str, Any]]:
         computed = filtering.read_pre_filter_state(state)
         return computed.to_json() if computed is not None else None
 
@@ -136,19 +136,19 @@ class InterPodAffinity:
         scoring.normalize(computed, scores)
         return None
 
-    def pre_score_state_json(self, state: CycleState) -> Optional[dict]:
+    def pre_score_state_json(self, state: CycleState) -> Optional[dict[str, Any]]:
         computed = scoring.read_pre_score_state(state)
         return computed.to_json() if computed is not None else None
 
     # ------------------------------------------------------------------ the vectorised fast path
 
-    def filter_batch(self, state: CycleState, pod: Pod, table: NodeTable, positions: np.ndarray) -> FilterVerdicts:
+    def filter_batch(self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo], positions: np.ndarray) -> FilterVerdicts:
         computed = filtering.read_pre_filter_state(state)
         if computed is None:
             return filter_per_node(self, state, pod, table, positions)  # reports the missing state
         return batch.filter_batch(computed, table, positions)
 
-    def score_batch(self, state: CycleState, pod: Pod, table: NodeTable, positions: np.ndarray) -> np.ndarray:
+    def score_batch(self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo], positions: np.ndarray) -> np.ndarray:
         computed = scoring.read_pre_score_state(state)
         if computed is None:
             return np.zeros(len(positions), dtype=np.int64)  # PreScore skipped: Score is not run
@@ -228,5 +228,5 @@ def _missing_state(key: str) -> Status:
     return Status.error(f'error reading "{key}" from cycleState: not found')
 
 
-def new(args: Optional[Mapping[str, Any]], handle: Any) -> InterPodAffinity:
+def new(args: Optional[Mapping[str, Any]], handle: Handle) -> InterPodAffinity:
     return InterPodAffinity(InterPodAffinityArgs.parse(args), handle)

@@ -17,7 +17,7 @@ import numpy as np
 from scheduler_core import names
 from scheduler_core.framework import signers
 from scheduler_core.framework.cycle_state import CycleState, StateKey
-from scheduler_core.framework.interfaces import MAX_NODE_SCORE
+from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.args_errors import ArgsError, ArgsProblem
@@ -78,7 +78,8 @@ EXACT_FLOAT_LIMIT = 2**53  # int64 -> float64 is exact below this, so numpy's in
 def _std_batch(fractions: list[np.ndarray], count: int) -> np.ndarray:
     """balanced_resource_score's std for nodes sharing the same list of fractions (same op order)."""
     if len(fractions) == 2:
-        return np.abs((fractions[0] - fractions[1]) / 2)
+        half_difference: np.ndarray = np.abs((fractions[0] - fractions[1]) / 2)
+        return half_difference
     if len(fractions) > 2:
         total = np.zeros(count, dtype=np.float64)
         for fraction in fractions:
@@ -163,7 +164,7 @@ class BalancedAllocation:
             requests = pre_score.pod_requests
         return self._scorer.score(node_info, requests)
 
-    def score_batch(self, state: CycleState, pod: Pod, table: NodeTable, positions: np.ndarray) -> np.ndarray:
+    def score_batch(self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo], positions: np.ndarray) -> np.ndarray:
         pre_score = state.read_optional(_PRE_SCORE)
         if pre_score is None:
             requests = self._scorer.pod_request_list(pod)
@@ -174,5 +175,5 @@ class BalancedAllocation:
         return self._scorer.score_batch(table, positions, requests)
 
 
-def new_balanced_allocation(args: Optional[Mapping], handle) -> BalancedAllocation:
+def new_balanced_allocation(args: Optional[Mapping[str, Any]], handle: Handle) -> BalancedAllocation:
     return BalancedAllocation(NodeResourcesBalancedAllocationArgs.parse(args))

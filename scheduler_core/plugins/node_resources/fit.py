@@ -28,7 +28,7 @@ from scheduler_core.framework.cluster_events import (
 )
 from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.filter_facts import ResourceFact
-from scheduler_core.framework.interfaces import PreFilterResult
+from scheduler_core.framework.interfaces import Handle, PreFilterResult
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.args_errors import ArgsError, ArgsProblem
@@ -125,7 +125,7 @@ def _parse_strategy(raw: Optional[Mapping[str, Any]], problems: list[ArgsProblem
     return ScoringStrategy(kind, resources, shape)
 
 
-def _parse_shape(raw: list, problems: list[ArgsProblem]) -> tuple[FunctionShapePoint, ...]:
+def _parse_shape(raw: list[Any], problems: list[ArgsProblem]) -> tuple[FunctionShapePoint, ...]:
     """validateFunctionShape; Go reports these under ``scoringStrategy.shape``."""
     path = "scoringStrategy.shape"
     points = tuple(FunctionShapePoint(int(p.get("utilization", 0)), int(p.get("score", 0))) for p in raw)
@@ -204,7 +204,7 @@ def compute_pod_request(pod: Pod) -> ResourceList:
             if name in _FIXED_RESOURCES or is_scalar_resource_name(name)}
 
 
-def resources_signature(pod: Pod) -> tuple:
+def resources_signature(pod: Pod) -> tuple[Any, ...]:
     """The pod's requests as its signature holds them (computePodResourceRequest marshalled): cpu,
     memory and ephemeral storage always, scalar resources when requested."""
     requests = compute_pod_request(pod)
@@ -262,7 +262,7 @@ def shortfall_status(shortfalls: list[InsufficientResource]) -> MaybeStatus:
     return Status.unschedulable(*reasons)
 
 
-def shortfall_verdicts(request: ResourceList, table: NodeTable, positions: np.ndarray,
+def shortfall_verdicts(request: ResourceList, table: NodeTable[NodeInfo], positions: np.ndarray,
                        ignored: frozenset[str] = frozenset(),
                        ignored_groups: frozenset[str] = frozenset()) -> Optional[FilterVerdicts]:
     """fits_request over many nodes, as Fit.filter's statuses (None when every node fits).
@@ -273,7 +273,7 @@ def shortfall_verdicts(request: ResourceList, table: NodeTable, positions: np.nd
     return checked_shortfall_verdicts(checked_requests(request, ignored, ignored_groups), table, positions)
 
 
-def checked_shortfall_verdicts(checked: list[tuple[str, int]], table: NodeTable, positions: np.ndarray,
+def checked_shortfall_verdicts(checked: list[tuple[str, int]], table: NodeTable[NodeInfo], positions: np.ndarray,
                                added_requested: Optional[dict[str, np.ndarray]] = None,
                                added_pods: Optional[np.ndarray] = None) -> Optional[FilterVerdicts]:
     """shortfall_verdicts for checked requests, optionally with more pods counted on each node
@@ -371,7 +371,7 @@ class Fit:
         return tuple(ResourceFact(s.reason, s.resource, s.requested, s.used, s.capacity, pods)
                      for s in fits_request(pre_filter.requests, node_info, self._ignored, self._ignored_groups))
 
-    def filter_batch(self, state: CycleState, pod: Pod, table: NodeTable,
+    def filter_batch(self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo],
                      positions: np.ndarray) -> Optional[FilterVerdicts]:
         pre_filter = state.read_optional(_PRE_FILTER)
         if pre_filter is None:
@@ -388,7 +388,7 @@ class Fit:
         requests = pre_score.pod_requests if pre_score is not None else self._scorer.pod_request_list(pod)
         return self._scorer.score(node_info, requests)
 
-    def score_batch(self, state: CycleState, pod: Pod, table: NodeTable, positions: np.ndarray) -> np.ndarray:
+    def score_batch(self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo], positions: np.ndarray) -> np.ndarray:
         pre_score = state.read_optional(_PRE_SCORE)
         requests = pre_score.pod_requests if pre_score is not None else self._scorer.pod_request_list(pod)
         return self._scorer.score_batch(table, positions, requests)
@@ -435,5 +435,5 @@ def _scale_down_helps(pod: Pod, old: Pod, new: Pod) -> bool:
                for name, amount in compute_pod_request(pod).items())
 
 
-def new_fit(args: Optional[Mapping], handle) -> Fit:
+def new_fit(args: Optional[Mapping[str, Any]], handle: Handle) -> Fit:
     return Fit(NodeResourcesFitArgs.parse(args))

@@ -20,7 +20,7 @@ from scheduler_core import names
 from scheduler_core.framework.batch import FilterVerdicts
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.cycle_state import CycleState
-from scheduler_core.framework.node_info import PodInfo
+from scheduler_core.framework.node_info import NodeInfo, PodInfo
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.plugins.node_resources.fit import checked_shortfall_verdicts
 
@@ -48,7 +48,7 @@ def numeric_fit_applies(framework: Framework, state: CycleState) -> Optional[Che
     return fit.checked_requests(state)
 
 
-def fit_verdicts_with(checked: Checked, table: NodeTable, positions: np.ndarray,
+def fit_verdicts_with(checked: Checked, table: NodeTable[NodeInfo], positions: np.ndarray,
                       added: list[list[PodInfo]]) -> Optional[FilterVerdicts]:
     """Fit.filter's answers on many nodes at once, each with its ``added`` pods counted in (None:
     every node fits)."""

@@ -109,7 +109,7 @@ class ResourceAllocationScorer:
 
     # ------------------------------------------------------------------ the fast path
 
-    def score_batch(self, table: NodeTable, positions: np.ndarray, pod_request: Sequence[int]) -> np.ndarray:
+    def score_batch(self, table: NodeTable[NodeInfo], positions: np.ndarray, pod_request: Sequence[int]) -> np.ndarray:
         """``score`` over many nodes: the same (allocatable, requested) pairs as NodeTable columns."""
         requested: list[np.ndarray] = []
         allocatable: list[np.ndarray] = []
@@ -120,7 +120,7 @@ class ResourceAllocationScorer:
             allocatable.append(alloc)
         return self.batch_scorer(requested, allocatable)
 
-    def _allocatable_and_requested_batch(self, table: NodeTable, positions: np.ndarray, name: str,
+    def _allocatable_and_requested_batch(self, table: NodeTable[NodeInfo], positions: np.ndarray, name: str,
                                          pod_request: int) -> tuple[np.ndarray, np.ndarray]:
         """_allocatable_and_requested per position; a node without the resource has allocatable 0."""
         if (pod_request == 0 and is_scalar_resource_name(name)) or not (

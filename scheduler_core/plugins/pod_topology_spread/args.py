@@ -158,7 +158,7 @@ def _parse_constraint(path: str, raw: Any, problems: list[ArgsProblem]) -> Optio
     )
 
 
-def _int_field(raw: Mapping, key: str, default: Optional[int], path: str,
+def _int_field(raw: Mapping[str, Any], key: str, default: Optional[int], path: str,
                problems: list[ArgsProblem]) -> Optional[int]:
     value = raw.get(key, default)
     if value is None or (isinstance(value, int) and not isinstance(value, bool)):

@@ -8,7 +8,7 @@ admits a node when ``matchNum[domain] + selfMatch - globalMinimum <= maxSkew``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
 from scheduler_core.framework.filter_facts import SpreadFact
 from scheduler_core.framework.node_info import NodeInfo
@@ -83,8 +83,9 @@ class PreFilterState:
         self.match_num = match_num
         self.critical_paths = critical_paths
         # The fast path's arrays (vectorized.FilterArrays), equal to match_num; dropped by clone
-        # and by update_with_pod, after which Filter goes node by node.
-        self.batch = None
+        # and by update_with_pod, after which Filter goes node by node. Any: vectorized.py imports
+        # this module, so the type cannot be named here without an import cycle.
+        self.batch: Any = None
 
     def min_match_num(self, index: int) -> int:
         """The global minimum, 0 while fewer domains than minDomains are eligible."""
@@ -96,7 +97,7 @@ class PreFilterState:
         return PreFilterState(self.constraints, [dict(m) for m in self.match_num],
                               [p.clone() for p in self.critical_paths])
 
-    def to_json(self) -> list[dict]:
+    def to_json(self) -> list[dict[str, Any]]:
         return [
             {
                 "topologyKey": c.topology_key,

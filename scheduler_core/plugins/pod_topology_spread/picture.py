@@ -57,7 +57,7 @@ def group_nodes(nodes: Iterable[NodeInfo], key: str) -> DomainNodes:
     return DomainNodes(values, tuple(tuple(by_value[v]) for v in values), tuple(without))
 
 
-def group_table(table: NodeTable, key: str) -> DomainNodes:
+def group_table(table: NodeTable[NodeInfo], key: str) -> DomainNodes:
     """The same grouping over the table's label column (a stable sort keeps node order)."""
     column = table.labels(key)
     codes = column.codes
@@ -86,7 +86,7 @@ class ConstraintVerdicts:
     skew: np.ndarray  # match_num + self_match - min_match_num: what placing the pod there would make
     allowed: np.ndarray  # bool: skew <= max_skew
 
-    def to_json(self, node_list: Callable[[tuple[str, ...]], Any] = list) -> dict:
+    def to_json(self, node_list: Callable[[tuple[str, ...]], Any] = list) -> dict[str, Any]:
         """``node_list`` turns a domain's node names into their JSON (a list; the columnar encoder
         passes its own, which stores the same, fixed, tuple once per run instead of once per cycle)."""
         rows = zip(self.domains.values, self.match_num.tolist(), self.skew.tolist(), self.allowed.tolist(),
@@ -105,7 +105,7 @@ class SpreadPicture:
 
     constraints: tuple[ConstraintVerdicts, ...]
 
-    def to_json(self, node_list: Callable[[tuple[str, ...]], Any] = list) -> dict:
+    def to_json(self, node_list: Callable[[tuple[str, ...]], Any] = list) -> dict[str, Any]:
         return {"constraints": [c.to_json(node_list) for c in self.constraints]}
 
 

@@ -85,7 +85,7 @@ class PodTopologySpread:
         self._counter = MatchCounter()  # the per-node (reference) path's counts
         # The fast path's counts, one array per selector; terminating pods are not counted.
         self._pod_counts = vectorized.PodCounts(skip_terminating=True)
-        self._groupings: dict[str, tuple[NodeTable, DomainNodes]] = {}  # the picture's nodes per domain, per key
+        self._groupings: dict[str, tuple[NodeTable[NodeInfo], DomainNodes]] = {}  # the picture's nodes per domain, per key
 
     # ------------------------------------------------------------------ constraints
 
@@ -172,7 +172,7 @@ class PodTopologySpread:
         state.write(_PRE_FILTER_STATE, pre_filter_state)
         return None, None
 
-    def _fast_table(self) -> Optional[NodeTable]:
+    def _fast_table(self) -> Optional[NodeTable[NodeInfo]]:
         """The snapshot's NodeTable when the framework runs the fast path, else None (node by node)."""
         framework = getattr(self._handle, "framework", None)
         snapshot = getattr(self._handle, "snapshot", None)
@@ -202,12 +202,12 @@ class PodTopologySpread:
             return status
         return filter_node(pre_filter_state, pod, node_info.node)
 
-    def filter_detail(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple:
+    def filter_detail(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[Any, ...]:
         """The rejecting constraint's domain, counts and skew (explanations only)."""
         pre_filter_state = state.read_optional(_PRE_FILTER_STATE)
         return () if pre_filter_state is None else filter_facts(pre_filter_state, pod, node_info.node)
 
-    def filter_batch(self, state: CycleState, pod: Pod, table: NodeTable,
+    def filter_batch(self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo],
                      positions: np.ndarray) -> Optional[FilterVerdicts]:
         pre_filter_state = state.read_optional(_PRE_FILTER_STATE)
         if pre_filter_state is None or pre_filter_state.batch is None:
@@ -263,7 +263,7 @@ class PodTopologySpread:
         normalize(pre_score_state, scores)
         return None
 
-    def score_batch(self, state: CycleState, pod: Pod, table: NodeTable, positions: np.ndarray) -> np.ndarray:
+    def score_batch(self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo], positions: np.ndarray) -> np.ndarray:
         pre_score_state = state.read_optional(_PRE_SCORE_STATE)
         if pre_score_state is None:  # Score runs only after a successful PreScore
             raise RuntimeError(f'error reading "{_PRE_SCORE_STATE.name}" from cycleState: not found')
@@ -284,7 +284,7 @@ class PodTopologySpread:
 
     # ------------------------------------------------------------------ pictures
 
-    def pre_filter_state_json(self, state: CycleState) -> Optional[list[dict]]:
+    def pre_filter_state_json(self, state: CycleState) -> Optional[list[dict[str, Any]]]:
         value = state.read_optional(_PRE_FILTER_STATE)
         return value.to_json() if value is not None else None
 
@@ -310,7 +310,7 @@ class PodTopologySpread:
         event is written, its per-node counts straight from their arrays."""
         return state.read_optional(_PRE_SCORE_STATE)
 
-    def pre_score_state_json(self, state: CycleState) -> Optional[dict]:
+    def pre_score_state_json(self, state: CycleState) -> Optional[dict[str, Any]]:
         value = self.pre_score_state(state)
         return value.to_json() if value is not None else None
 

@@ -48,13 +48,13 @@ class PreScoreState:
         # The fast path's instead (nothing reads them but the picture): per hostname constraint the
         # scored node names in name order and their counts, an array; made into a dict only as JSON.
         self.host_arrays: list[Optional[tuple[Sequence[str], np.ndarray]]] = [None for _ in constraints]
-        self.batch = None  # the fast path's arrays (vectorized.ScoreArrays), when PreScore built them
+        self.batch: Any = None  # the fast path's arrays (vectorized.ScoreArrays), when PreScore built them
         self.scored_ignored = None  # bool per position of the last score_batch, for normalize_batch
 
     def clone(self) -> "PreScoreState":
         return self  # read-only after PreScore, as in Go
 
-    def to_json(self, node_counts: Optional[NodeCountsJSON] = None) -> dict:
+    def to_json(self, node_counts: Optional[NodeCountsJSON] = None) -> dict[str, Any]:
         """``node_counts(names, counts)``: the JSON of the fast path's per-node counts, or None for a
         plain dict (the columnar encoder passes its own: the arrays go into columns as they are)."""
         constraints = []
@@ -69,7 +69,7 @@ class PreScoreState:
                 counts = dict(sorted((self.host_counts[i] if c.is_hostname else self.domain_counts[i]).items()))
             constraints.append({"topologyKey": c.topology_key, "maxSkew": c.max_skew,
                                 "counts": counts, "weight": self.weights[i]})
-        picture: dict = {"constraints": constraints}
+        picture: dict[str, Any] = {"constraints": constraints}
         if self.ignored_nodes:
             picture["ignoredNodes"] = sorted(self.ignored_nodes)
         return picture
@@ -131,7 +131,7 @@ def _init_domains(state: PreScoreState, feasible: list[NodeInfo], require_all_to
                      for i, c in enumerate(state.constraints)]
 
 
-def score_node(state: PreScoreState, node_info: NodeInfo, count_on_node) -> int:
+def score_node(state: PreScoreState, node_info: NodeInfo, count_on_node: Callable[[int, NodeInfo], int]) -> int:
     """Score: the summed, weighted counts of the node's domains (0 for an ignored node)."""
     node = node_info.node
     if node.name in state.ignored_nodes:

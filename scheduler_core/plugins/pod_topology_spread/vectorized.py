@@ -25,6 +25,7 @@ import numpy as np
 
 from scheduler_core.framework.batch import PASS, FilterVerdicts, go_div
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE
+from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import MISSING, LabelColumn, NodeTable
 from scheduler_core.framework.status import Status
 from scheduler_core.model import Pod
@@ -43,7 +44,7 @@ from scheduler_core.pod_counts import PodCounts  # shared with InterPodAffinity;
 # ---------------------------------------------------------------------------- masks
 
 
-def all_keys_mask(table: NodeTable, constraints: Sequence[Constraint]) -> np.ndarray:
+def all_keys_mask(table: NodeTable[NodeInfo], constraints: Sequence[Constraint]) -> np.ndarray:
     """nodeLabelsMatchSpreadConstraints for every node."""
     mask = np.ones(table.size, dtype=bool)
     for constraint in constraints:
@@ -56,7 +57,7 @@ class InclusionMasks:
 
     __slots__ = ("_pod", "_table", "_affinity", "_tolerated")
 
-    def __init__(self, pod: Pod, table: NodeTable) -> None:
+    def __init__(self, pod: Pod, table: NodeTable[NodeInfo]) -> None:
         self._pod = pod
         self._table = table
         self._affinity: Optional[np.ndarray] = None
@@ -83,7 +84,8 @@ class InclusionMasks:
 def _first_seen_order(codes: np.ndarray) -> list[int]:
     """The distinct codes in order of first appearance (the reference's dict insertion order)."""
     unique, first = np.unique(codes, return_index=True)
-    return unique[np.argsort(first, kind="stable")].tolist()
+    in_first_seen_order: list[int] = unique[np.argsort(first, kind="stable")].tolist()
+    return in_first_seen_order
 
 
 # ---------------------------------------------------------------------------- PreFilter / Filter
@@ -99,7 +101,7 @@ class FilterArrays:
         self.match_by_code = match_by_code
 
 
-def compute_pre_filter_state(pod: Pod, constraints: list[Constraint], table: NodeTable,
+def compute_pre_filter_state(pod: Pod, constraints: list[Constraint], table: NodeTable[NodeInfo],
                              counts: PodCounts) -> PreFilterState:
     """calPreFilterState over every node of the table (filtering.compute_pre_filter_state)."""
     has_all = all_keys_mask(table, constraints)
@@ -168,7 +170,7 @@ class _NameOrder:
 
     __slots__ = ("rank", "names", "sorted_names")
 
-    def __init__(self, table: NodeTable) -> None:
+    def __init__(self, table: NodeTable[NodeInfo]) -> None:
         order = np.asarray(sorted(range(table.size), key=table.names.__getitem__), dtype=np.int64)
         self.rank = np.empty(table.size, dtype=np.int64)
         self.rank[order] = np.arange(table.size, dtype=np.int64)
@@ -183,10 +185,10 @@ class _NameOrder:
         return ordered, self.names[ordered].tolist()
 
 
-_NAME_ORDER: "weakref.WeakKeyDictionary[NodeTable, _NameOrder]" = weakref.WeakKeyDictionary()
+_NAME_ORDER: "weakref.WeakKeyDictionary[NodeTable[NodeInfo], _NameOrder]" = weakref.WeakKeyDictionary()
 
 
-def _name_order(table: NodeTable) -> _NameOrder:
+def _name_order(table: NodeTable[NodeInfo]) -> _NameOrder:
     order = _NAME_ORDER.get(table)
     if order is None:
         order = _NAME_ORDER[table] = _NameOrder(table)
@@ -203,7 +205,7 @@ def _domain_codes(column: LabelColumn) -> tuple[np.ndarray, list[str]]:
     return np.where(column.codes == MISSING, empty, column.codes), values
 
 
-def compute_pre_score_state(pod: Pod, constraints: list[Constraint], feasible: np.ndarray, table: NodeTable,
+def compute_pre_score_state(pod: Pod, constraints: list[Constraint], feasible: np.ndarray, table: NodeTable[NodeInfo],
                             require_all_topologies: bool, counts: PodCounts) -> PreScoreState:
     """scoring.compute_pre_score_state with the scored nodes given as table positions."""
     state = PreScoreState(constraints)
@@ -256,7 +258,8 @@ def _go_round(values: np.ndarray) -> np.ndarray:
     """common.go_round over a float64 array: halves away from zero, exact for every float."""
     whole = np.trunc(values)
     away = np.abs(values - whole) >= 0.5
-    return (whole + np.where(away, np.sign(values), 0.0)).astype(np.int64)
+    rounded: np.ndarray = (whole + np.where(away, np.sign(values), 0.0)).astype(np.int64)
+    return rounded
 
 
 def score_positions(state: PreScoreState, positions: np.ndarray) -> np.ndarray:

@@ -10,11 +10,12 @@ stand-in volume controller finish the binding (``volume_controller``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Optional
+from typing import Any, Optional
 
 from scheduler_core import quantity, volume_controller
 from scheduler_core.framework.filter_facts import VolumeFact
 from scheduler_core.framework.node_info import Snapshot
+from scheduler_core.framework.storage import StorageState
 from scheduler_core.gosort import sorted_slice
 from scheduler_core.labels import compile_selector
 from scheduler_core.model import (
@@ -99,7 +100,7 @@ class VolumeBinder:
         self.bind_timeout_seconds = bind_timeout_seconds
 
     @property
-    def storage(self):
+    def storage(self) -> StorageState:
         return self.snapshot.storage
 
     # ------------------------------------------------------------------ PreFilter
@@ -216,7 +217,7 @@ class VolumeBinder:
         except translation.TranslationError as err:
             raise BinderError(f"could not translate pv: {err}") from None
 
-    def _find_matching_volumes(self, claims: list[PersistentVolumeClaim], volumes_by_class: dict,
+    def _find_matching_volumes(self, claims: list[PersistentVolumeClaim], volumes_by_class: dict[str, Any],
                                node: Node) -> tuple[bool, list[BindingInfo], list[PersistentVolumeClaim]]:
         """findMatchingVolumes: the smallest claims first, each taking a volume no other took."""
         by_size = sorted_slice(claims, lambda a, b: (a.storage_request or 0) < (b.storage_request or 0))

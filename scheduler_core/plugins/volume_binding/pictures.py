@@ -3,11 +3,13 @@ Reserve / PreBind (shapes in docs/ENGINE_API.md)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from scheduler_core.framework.storage import StorageState
 from scheduler_core.plugins.volume_binding.binder import PodVolumeClaims, PodVolumes
 
 
-def claims_picture(claims: PodVolumeClaims, storage: StorageState) -> dict:
+def claims_picture(claims: PodVolumeClaims, storage: StorageState) -> dict[str, Any]:
     """The pod's bound claims (with their volume) and WaitForFirstConsumer claims (with the volumes
     of their class the binder will consider)."""
     return {
@@ -18,7 +20,7 @@ def claims_picture(claims: PodVolumeClaims, storage: StorageState) -> dict:
     }
 
 
-def node_bindings_picture(pod_volumes: PodVolumes, all_bound: bool) -> dict:
+def node_bindings_picture(pod_volumes: PodVolumes, all_bound: bool) -> dict[str, Any]:
     """On the chosen node: volumes to bind to claims and claims to provision."""
     return {
         "allBound": all_bound,

@@ -11,7 +11,7 @@ scoring needs the StorageCapacityScoring gate, off (alpha) in the release.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar, Mapping, Optional
+from typing import Any, ClassVar, Mapping, Optional
 
 from scheduler_core import names
 from scheduler_core.framework import signers
@@ -23,7 +23,7 @@ from scheduler_core.framework.cluster_events import (
     QueueingHint,
 )
 from scheduler_core.framework.cycle_state import CycleState, StateKey
-from scheduler_core.framework.interfaces import PreFilterResult
+from scheduler_core.framework.interfaces import Handle, PreFilterResult
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.status import SKIP, MaybeStatus, Status
 from scheduler_core.model import (
@@ -70,7 +70,7 @@ class VolumeBinding:
         return [(signers.VOLUMES, signers.volumes(pod))]
 
 
-    def __init__(self, args: VolumeBindingArgs, handle) -> None:
+    def __init__(self, args: VolumeBindingArgs, handle: Handle) -> None:
         self.args = args
         self.handle = handle
 
@@ -141,7 +141,7 @@ class VolumeBinding:
         data.has_static_bindings = data.has_static_bindings or bool(pod_volumes.static_bindings)
         return None
 
-    def filter_detail(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple:
+    def filter_detail(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[Any, ...]:
         """The claims and volumes behind filter's reasons (explanations only; nothing is stored)."""
         data = state.read_optional(_STATE)
         if data is None:
@@ -204,13 +204,13 @@ class VolumeBinding:
 
     # ------------------------------------------------------------------ pictures
 
-    def pre_filter_state_json(self, state: CycleState) -> Optional[dict]:
+    def pre_filter_state_json(self, state: CycleState) -> Optional[dict[str, Any]]:
         data = state.read_optional(_STATE)
         if data is None or data.claims is None:
             return None
         return claims_picture(data.claims, self.handle.snapshot.storage)
 
-    def binding_state_json(self, state: CycleState, node_name: str) -> Optional[dict]:
+    def binding_state_json(self, state: CycleState, node_name: str) -> Optional[dict[str, Any]]:
         data = state.read_optional(_STATE)
         pod_volumes = data.pod_volumes_by_node.get(node_name) if data is not None else None
         if pod_volumes is None:
@@ -283,5 +283,5 @@ def csi_driver_hint(pod: Pod, old: CSIDriver, new: CSIDriver) -> QueueingHint:
     return QueueingHint.QUEUE_SKIP
 
 
-def new(args: Optional[Mapping], handle) -> VolumeBinding:
+def new(args: Optional[Mapping[str, Any]], handle: Handle) -> VolumeBinding:
     return VolumeBinding(VolumeBindingArgs.parse(args), handle)

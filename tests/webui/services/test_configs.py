@@ -10,7 +10,7 @@ from webui.services.errors import DomainError, InvalidScenario
 
 NODE = "# the cluster\napiVersion: v1\nkind: Node\nmetadata: {name: n1}  # kept as typed\n"
 CONFIG = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\npercentageOfNodesToScore: 50\n"
-MOST = (Path(__file__).resolve().parents[1] / "fixtures" / "compare" / "most_allocated.yaml").read_text()
+MOST = (Path(__file__).resolve().parents[2] / "fixtures" / "compare" / "most_allocated.yaml").read_text()
 
 
 def test_the_config_as_typed_or_the_defaults_written_out():

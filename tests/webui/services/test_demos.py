@@ -1,7 +1,6 @@
-"""webui.services.demos and `manage.py load_demos`."""
+"""webui.services.demos (the command is in tests/webui/management/commands/test_load_demos.py)."""
 
 import pytest
-from django.core.management import call_command
 
 from webui.models import Scenario
 from webui.services import demos
@@ -11,14 +10,6 @@ pytestmark = pytest.mark.django_db
 
 def test_it_ships_the_four_seed_examples_as_package_data():
     assert [d.slug for d in demos.all_demos()] == ["seed_pod_affinity", "seed_pts_conflict", "seed_pts_single_constraint", "seed_pts_two_constraints"]
-
-
-def test_it_loads_the_demos_idempotently(capsys):
-    call_command("load_demos")
-    call_command("load_demos")
-    assert Scenario.objects.filter(demo_slug__isnull=False).count() == 4
-    assert all(s.versions.count() == 1 for s in Scenario.objects.all())
-    assert capsys.readouterr().out.count("up to date") == 4
 
 
 def test_it_adds_a_version_when_a_demo_changed():

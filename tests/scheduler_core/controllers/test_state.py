@@ -1,0 +1,58 @@
+"""controllers/state.py: what the stand-in controllers read of the cluster — live pods, the pods a
+workload controls (metav1.IsControlledBy plus its selector), creation times, names in use."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from scheduler_core.controllers.state import ClusterState, is_running
+from scheduler_core.model import OwnerReference
+from tests.scheduler_core.builders import cluster_state, controlled_workload, make_node, make_pod
+
+EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+
+def _owned(name: str, owner: str = "web", uid: str = "uid-web", **fields):
+    ref = OwnerReference("ReplicaSet", owner, "apps/v1", controller=True, uid=uid)
+    return make_pod(name, labels={"app": owner}, owner_references=(ref,), **fields)
+
+
+def test_owned_pods_are_live_controlled_and_selected():
+    web = controlled_workload("ReplicaSet", "web")
+    mine, relabelled, finished, other_uid = (_owned("a"), _owned("b"), _owned("c", phase="Succeeded"),
+                                             _owned("d", uid="uid-old"))
+    relabelled.labels = {"app": "other"}
+    not_controller = make_pod("e", labels={"app": "web"},
+                              owner_references=(OwnerReference("ReplicaSet", "web", "apps/v1", controller=False),))
+    state = cluster_state(pods=[mine, relabelled, finished, other_uid, not_controller], workloads=[web])
+    assert state.owned_pods(web) == [mine]
+    state.gone.add(mine.key)
+    assert state.owned_pods(web) == []
+
+
+def test_pods_added_later_are_indexed_by_owner_namespace_and_name():
+    web = controlled_workload("ReplicaSet", "web")
+    state = cluster_state(workloads=[web])
+    late = _owned("late", namespace="default")
+    state.add_pod(late)
+    assert state.owned_pods(web) == [late] and state.pods_in("default") == [late]
+    assert state.knows(late) and not state.knows(_owned("late"))  # the same key, another object
+    assert state.name_in_use("default", "late") and not state.name_in_use("default", "other")
+
+
+def test_creation_time_is_the_runs_clock_for_its_pods_and_the_dumps_for_the_rest():
+    made, dumped, unknown = make_pod("made"), make_pod("dumped"), make_pod("unknown")
+    state = ClusterState([], [made, dumped, unknown], [], {}, EPOCH, created_ms={made.key: 1500},
+                         created_at={dumped.key: EPOCH - timedelta(hours=2)})
+    assert state.created(made) == EPOCH + timedelta(milliseconds=1500)
+    assert state.created(dumped) == EPOCH - timedelta(hours=2)
+    assert state.created(unknown) == EPOCH - timedelta(days=1)  # older than anything the run makes
+
+
+def test_nodes_are_found_by_name_and_a_bound_pod_runs_until_it_terminates():
+    state = cluster_state(nodes=[make_node("n1")])
+    assert state.node("n1").name == "n1" and state.node("n2") is None
+    assert is_running(make_pod("p", node="n1"))
+    assert not is_running(make_pod("p"))
+    assert not is_running(make_pod("p", node="n1", deletion_timestamp=EPOCH))
+    assert not is_running(make_pod("p", node="n1", phase="Failed"))

@@ -1,0 +1,89 @@
+"""webui/services/execution.py: the EventWriter turns the engine's stream into one segment per cycle
+with an index row per finished cycle, resumes after what a previous attempt stored, and execute()
+answers with the run's final status (the task around it is in tests/webui/test_tasks.py)."""
+
+import pytest
+
+from tests.webui import support
+from webui.models import Run, RunCycle, RunSegment, RunStatus, Scenario, ScenarioVersion
+from webui.services import claims, engine, execution, segments
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def run() -> Run:
+    scenario = Scenario.objects.create(name="s", owner_session_key="k")
+    version = ScenarioVersion.objects.create(scenario=scenario, number=1, text=support.scenario_text(3, 2))
+    run = Run.objects.create(version=version, cycles=2, owner_session_key="k")
+    assert claims.claim(run.pk, "w")
+    return run
+
+
+def _engine_events(run: Run) -> list[engine.Event]:
+    return list(engine.simulate_events(engine.load(run.version.text)))
+
+
+def _write(run: Run, events) -> execution.EventWriter:
+    writer = execution.writer_for(run, "w", engine.load(run.version.text))
+    for event in events:
+        writer.add(event)
+    writer.flush()
+    return writer
+
+
+def test_each_cycle_is_one_segment_and_each_finished_cycle_one_index_row(run: Run):
+    stream = _engine_events(run)
+    writer = _write(run, stream)
+    stored = list(RunSegment.objects.filter(run=run).order_by("first_seq"))
+    assert [s.cycle for s in stored] == sorted({e.cycle for e in stream})
+    assert stored[0].first_seq == 0 and stored[-1].end_seq == len(stream) == writer.next_seq
+    assert all(a.end_seq == b.first_seq for a, b in zip(stored, stored[1:]))
+    rows = list(RunCycle.objects.filter(run=run).order_by("cycle"))
+    assert [(r.cycle, r.pod) for r in rows] == [(0, "default/pending-0"), (1, "default/pending-1")]
+    starts = [seq for seq, e in enumerate(stream) if e.extension_point is engine.ExtensionPoint.CYCLE_START]
+    assert [r.first_seq for r in rows] == starts
+    run.refresh_from_db()
+    assert (run.cycle, run.event_count, run.stored_bytes) == (2, len(stream), sum(len(s.blob) for s in stored))
+
+
+def test_a_writer_resumes_after_the_segments_already_stored(run: Run):
+    stream = _engine_events(run)
+    first_cycle = [e for e in stream if e.cycle == 0]
+    _write(run, first_cycle + [stream[len(first_cycle)]])  # the second cycle's first event opens a segment
+    assert segments.stored_event_count(run.pk) > len(first_cycle)  # that open segment was flushed at the end
+    RunSegment.objects.filter(run=run, cycle=1).delete()  # as if the worker died before storing it
+    again = execution.writer_for(run, "w", engine.load(run.version.text))
+    assert again.resume_from == len(first_cycle)
+    for event in stream:
+        again.add(event)
+    again.flush()
+    assert segments.stored_event_count(run.pk) == len(stream)
+
+
+def test_the_stored_bytes_limit_stops_the_writer(run: Run, settings):
+    settings.SCHEDLAB_MAX_STORED_BYTES_PER_RUN = 10
+    writer = execution.writer_for(run, "w", engine.load(run.version.text))
+    with pytest.raises(execution.TooManyStoredBytes):
+        for event in _engine_events(run):
+            writer.add(event)
+
+
+def test_the_benchmark_cut_ends_after_the_first_cycles(run: Run, settings):
+    settings.SCHEDLAB_RUN_FIRST_CYCLES = 1
+    assert execution.execute(run.pk, "w") == RunStatus.SUCCEEDED
+    run.refresh_from_db()
+    assert run.cycle == 1 and RunCycle.objects.filter(run=run).count() == 1
+
+
+def test_execute_fails_a_run_over_the_stored_bytes_limit_naming_it(run: Run, settings):
+    settings.SCHEDLAB_MAX_STORED_BYTES_PER_RUN = 10
+    assert execution.execute(run.pk, "w") == RunStatus.FAILED
+    run.refresh_from_db()
+    assert "SCHEDLAB_MAX_STORED_BYTES_PER_RUN" in run.error
+
+
+def test_execute_gives_up_quietly_on_a_run_another_worker_holds(run: Run):
+    assert execution.execute(run.pk, "another-worker") is None
+    run.refresh_from_db()
+    assert (run.status, run.event_count) == (RunStatus.RUNNING, 0)

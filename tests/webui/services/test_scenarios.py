@@ -1,0 +1,75 @@
+"""webui/services/scenarios.py: every save is a new immutable version (valid or not), numbered in
+order; versions are read by number; demos are copied rather than changed; forks keep their source."""
+
+import pytest
+
+from tests.webui import support
+from webui.models import Scenario
+from webui.services import scenarios
+from webui.services.access import Actor
+from webui.services.errors import LimitExceeded, NotFound
+
+pytestmark = pytest.mark.django_db
+OWNER = Actor(session_key="owner-session")
+VISITOR = Actor(session_key="visitor-session")
+BROKEN = "apiVersion: v1\nkind: Node\nmetadata: {}\n"
+
+
+@pytest.fixture
+def saved():
+    return scenarios.create(OWNER, "small", support.scenario_text(nodes=2, pending=1), "two nodes")
+
+
+def test_create_saves_version_one_and_its_check(saved):
+    assert (saved.version.number, saved.scenario.text, saved.scenario.description) == (1, saved.version.text, "two nodes")
+    assert saved.check.valid and saved.check.summary.nodes == 2
+    assert OWNER.owns(saved.scenario)
+
+
+def test_every_save_is_a_new_version_even_an_invalid_one(saved):
+    second = scenarios.save(saved.scenario, BROKEN, name="renamed")
+    assert (second.version.number, second.scenario.name, second.scenario.description) == (2, "renamed", "two nodes")
+    assert not second.check.valid
+    assert scenarios.latest_version(saved.scenario) == second.version
+    assert scenarios.get_version(saved.scenario, 1).text == saved.version.text
+    with pytest.raises(NotFound):
+        scenarios.get_version(saved.scenario, 3)
+
+
+def test_text_over_the_byte_limit_is_refused_before_anything_is_saved(settings, saved):
+    settings.SCHEDLAB_MAX_BYTES = 10
+    with pytest.raises(LimitExceeded):
+        scenarios.save(saved.scenario, "x" * 11)
+    assert saved.scenario.versions.count() == 1
+
+
+def test_a_derived_text_is_the_owners_next_version_and_a_visitors_fork(saved):
+    own = scenarios.save_derived(OWNER, saved.version, BROKEN, "taints added")
+    assert own.scenario.pk == saved.scenario.pk and own.version.number == 2
+    theirs = scenarios.save_derived(VISITOR, saved.version, BROKEN, "taints added")
+    assert theirs.scenario.name == "small (taints added)" and theirs.scenario.forked_from == saved.version
+    assert VISITOR.owns(theirs.scenario)
+
+
+def test_a_fork_copies_the_version_asked_for(saved):
+    scenarios.save(saved.scenario, BROKEN)
+    fork = scenarios.fork(VISITOR, saved.scenario, 1, None)
+    assert (fork.scenario.name, fork.version.text, fork.version.number) == ("small (fork)", saved.version.text, 1)
+
+
+def test_the_listing_shows_own_scenarios_and_demos_with_their_latest_version(saved):
+    scenarios.save(saved.scenario, BROKEN)
+    scenarios.create(VISITOR, "theirs", BROKEN)
+    Scenario.objects.create(name="a demo", demo_slug="demo", text="")
+    assert sorted((s.name, s.version) for s in scenarios.listing(OWNER)) == [("a demo", None), ("small", 2)]
+    assert [s.name for s in scenarios.listing(OWNER, "SMA")] == ["small"]
+
+
+def test_the_diff_is_unified_between_version_numbers(saved):
+    second = scenarios.save(saved.scenario, saved.version.text + "# more\n").version
+    diff = scenarios.diff(saved.version, second)
+    assert diff.startswith("--- v1\n+++ v2\n") and "+# more\n" in diff
+
+
+def test_the_blank_template_loads():
+    assert scenarios.blank_template().count("kind: Node") == 2
