@@ -13,7 +13,7 @@ from webui.services.errors import DomainError
 from webui.tasks import execute_run
 
 pytestmark = pytest.mark.django_db
-TAINTED = (Path(__file__).resolve().parents[1] / "fixtures" / "whatif" / "tainted.yaml").read_text()
+TAINTED = (Path(__file__).resolve().parents[2] / "fixtures" / "whatif" / "tainted.yaml").read_text()
 OWNER = Actor(session_key="owner-session")
 
 
