@@ -11,7 +11,7 @@ from ninja import Field, Router, Schema, Status
 
 from webui import schemas
 from webui.models import CapacityQuestion
-from webui.services import access, capacity
+from webui.services import access, capacity, scenarios
 from webui.services.capacity import Asked
 from scheduler_core.capacity_rounds import Question
 
@@ -213,3 +213,30 @@ def capacity_cancel(request: HttpRequest, question_id: int):
     question = capacity.readable_question(request.auth, question_id)
     capacity.cancel(question)
     return present(_fresh(question_id))
+
+
+class WorkloadOut(Schema):
+    kind: str
+    namespace: str
+    name: str
+    replicas: int
+
+
+class TargetsOut(Schema):
+    """What a question may name: the scalable workloads, the nodes and the pods, as the engine reads them."""
+
+    version: int
+    workloads: list[WorkloadOut]
+    nodes: list[str]
+    pods: list[str]
+
+
+@router.get("/scenarios/{int:scenario_id}/capacity/targets", response={200: TargetsOut, **ERRORS},
+            summary="What capacity questions can name")
+def capacity_targets(request: HttpRequest, scenario_id: int, version: Optional[int] = None):
+    """The Deployments, ReplicaSets, StatefulSets and Jobs (for `fit`), the nodes (for `nodes` and `removable`) and
+    the pods of a version, as the engine loads them. 400 when the version does not validate or has steps of its own."""
+    scenario = access.readable_scenario(request.auth, scenario_id)
+    found = capacity.targets(scenarios.visible_version(request.auth, scenario, version))
+    return TargetsOut(version=found.version, workloads=[WorkloadOut(**w) for w in found.workloads], nodes=found.nodes,
+                      pods=found.pods)

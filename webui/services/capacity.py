@@ -35,7 +35,8 @@ from django.utils import timezone
 
 from scheduler_core.capacity import (CapacityAnswer, CapacityError, FitAnswer, FragmentationAnswer, NodesAnswer,
                                      RemovableAnswer, Trial, TrialBase, TrialChanges, TrialOutcome, run_trial)
-from scheduler_core.capacity_rounds import Question, Round, replay, search_for
+from scheduler_core.capacity_rounds import Question, replay, search_for
+from scheduler_core.scenario.changes import SCALABLE_KINDS
 from webui import publisher
 from webui.models import FINISHED_STATUSES, CapacityKind, CapacityQuestion, CapacityTrial, Run, RunStatus, Scenario, \
     ScenarioVersion
@@ -78,6 +79,24 @@ def ask(actor: Actor, scenario: Scenario, asked: Asked) -> CapacityQuestion:
             **actor.owner_fields())
         transaction.on_commit(lambda: _send_advance(question.pk), robust=True)
     return question
+
+
+@dataclass(frozen=True)
+class Targets:
+    version: int
+    workloads: list[dict[str, Any]]  # kind, namespace, name, replicas
+    nodes: list[str]
+    pods: list[str]
+
+
+def targets(version: ScenarioVersion) -> Targets:
+    """What a question about ``version`` may name (the scenario loaded, nothing scheduled)."""
+    engine.check(version.text).raise_if_invalid()
+    scenario = trial_base(version).scenario
+    assert scenario.changes is not None
+    workloads = [{"kind": w.kind, "namespace": w.namespace, "name": w.name, "replicas": w.replicas}
+                 for w in scenario.changes.workloads if w.kind in SCALABLE_KINDS]
+    return Targets(version.number, workloads, [node.name for node in scenario.nodes], [pod.key for pod in scenario.pods])
 
 
 def parameters_of(question: Question) -> dict[str, Any]:
