@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from webui.models import CapacityTrial
-from webui.services import capacity, runs
+from webui.services import capacity
 
 REPO = Path(__file__).resolve().parents[2]
 CAPACITY_WEB = (REPO / "examples" / "capacity_web.yaml").read_text()
@@ -22,7 +22,7 @@ class InProcessWorkers:
         self.rounds: list[list[int]] = []
         monkeypatch.setattr(capacity, "_dispatch", self._dispatch)
         monkeypatch.setattr(capacity, "_send_advance", self.advances.append)
-        monkeypatch.setattr(runs, "_send_task", self.runs.append)
+        monkeypatch.setattr(capacity, "_send_run", self.runs.append)
 
     def _dispatch(self, trial_ids: list[int]) -> None:
         for trial_id in trial_ids:  # the task ids a cancel revokes

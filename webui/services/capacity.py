@@ -27,7 +27,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from celery import group
+from celery import current_app, group, signature
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F, QuerySet
@@ -40,7 +40,7 @@ from scheduler_core.scenario.changes import SCALABLE_KINDS
 from webui import publisher
 from webui.models import FINISHED_STATUSES, CapacityKind, CapacityQuestion, CapacityTrial, Run, RunStatus, Scenario, \
     ScenarioVersion
-from webui.services import engine, runs, scenarios
+from webui.services import engine, scenarios
 from webui.services.access import Actor
 from webui.services.errors import Conflict, DomainError, NotFound
 
@@ -116,10 +116,8 @@ def trial_slots() -> int:
         return settings.SCHEDLAB_CAPACITY_TRIALS_PER_ROUND
     if settings.EMBEDDED:
         return EMBEDDED_WORKER_SLOTS
-    from webui.celery import app
-
     try:
-        stats = app.control.inspect(timeout=INSPECT_TIMEOUT_SECONDS).stats() or {}
+        stats = current_app.control.inspect(timeout=INSPECT_TIMEOUT_SECONDS).stats() or {}
     except Exception:  # a broker without broadcast, or none reachable: the embedded worker's size
         log.info("capacity: the workers could not be asked their pool sizes; %s trials a round", EMBEDDED_WORKER_SLOTS)
         return EMBEDDED_WORKER_SLOTS
@@ -127,10 +125,19 @@ def trial_slots() -> int:
     return max(1, slots or EMBEDDED_WORKER_SLOTS)
 
 
-def _send_advance(question_id: int) -> None:
-    from webui.tasks import advance_capacity
+# Tasks are sent by name: webui.tasks imports this module (and services.runs imports webui.tasks).
+ADVANCE_TASK = "webui.tasks.advance_capacity"
+TRIAL_TASK = "webui.tasks.run_capacity_trial"
+RUN_TASK = "webui.tasks.execute_run"
+ACTIVE_STATUSES = (RunStatus.QUEUED, RunStatus.RUNNING)
 
-    advance_capacity.delay(question_id)
+
+def _send_advance(question_id: int) -> None:
+    current_app.send_task(ADVANCE_TASK, args=[question_id])
+
+
+def _send_run(run_id: int) -> None:
+    current_app.send_task(RUN_TASK, args=[run_id])
 
 
 def readable_question(actor: Actor, question_id: int) -> CapacityQuestion:
@@ -147,7 +154,7 @@ def listing(actor: Actor, scenario: Scenario) -> QuerySet[CapacityQuestion]:
 
 def cancel(question: CapacityQuestion) -> CapacityQuestion:
     """Stop it: status cancelled, outstanding trials revoked (and skipped by workers that got them)."""
-    stopped = CapacityQuestion.objects.filter(pk=question.pk, status__in=runs.ACTIVE_STATUSES).update(
+    stopped = CapacityQuestion.objects.filter(pk=question.pk, status__in=ACTIVE_STATUSES).update(
         status=RunStatus.CANCELLED, finished=timezone.now(), error=CANCELLED_BY_OWNER)
     if not stopped:
         raise Conflict(f"capacity question {question.pk} already finished ({CapacityQuestion.objects.get(pk=question.pk).status})")
@@ -161,10 +168,8 @@ def cancel(question: CapacityQuestion) -> CapacityQuestion:
 def _revoke(task_ids: list[str]) -> None:
     if not task_ids:
         return
-    from webui.celery import app
-
     try:
-        app.control.revoke(task_ids)
+        current_app.control.revoke(task_ids)
     except Exception as exc:  # best effort: a worker that gets one anyway sees the question cancelled
         log.info("capacity: revoking %d trial(s) failed (%s); the workers skip them", len(task_ids), exc)
 
@@ -237,9 +242,7 @@ def _stored_rounds(question: CapacityQuestion) -> list[list[TrialOutcome]]:
 
 def _dispatch(trial_ids: list[int]) -> None:
     """The round as one Celery group: each trial goes to whichever worker is free."""
-    from webui.tasks import run_capacity_trial
-
-    sent = group(run_capacity_trial.si(trial_id) for trial_id in trial_ids).apply_async()
+    sent = group(signature(TRIAL_TASK, args=(trial_id,), immutable=True) for trial_id in trial_ids).apply_async()
     for trial_id, result in zip(trial_ids, sent.results):
         CapacityTrial.objects.filter(pk=trial_id).update(task_id=result.id)
 
@@ -316,7 +319,7 @@ def _save_deciding_run(question: CapacityQuestion, trial: Trial) -> Run:
     version = ScenarioVersion.objects.create(scenario=scenario, number=1, text=text)
     pending = sum(1 for node in trial.outcome.final.values() if node is None)
     run = Run.objects.create(version=version, cycles=pending, enqueues=1, **owner)
-    transaction.on_commit(lambda: runs._send_task(run.pk), robust=True)
+    transaction.on_commit(lambda: _send_run(run.pk), robust=True)
     return run
 
 
