@@ -12,14 +12,17 @@ const FINISHED = new Set(["succeeded", "failed", "cancelled"]);
 const POLL_MS = 1000;
 const LISTED = 20;
 
-/** mountCapacity(container, {scenarioId, version}) — the panel; resolves once its targets are listed. */
+/**
+ * mountCapacity(container, {scenarioId, version}) — the panel; resolves to {ask(question)} once its
+ * targets are listed (null when this version cannot be asked), for the node cards' own buttons.
+ */
 export async function mountCapacity(container, { scenarioId, version }) {
   let targets;
   try {
     targets = await api.capacityTargets(scenarioId, version);
   } catch (error) {
     mount(container, h("p.muted", `Capacity questions: ${error.message}`));
-    return;
+    return null;
   }
   const answer = h("div.capacity-answer#capacity-answer", { "aria-live": "polite" });
   const ask = (question) => follow(answer, scenarioId, { version: targets.version, ...question });
@@ -41,6 +44,17 @@ export async function mountCapacity(container, { scenarioId, version }) {
       h("button.small#capacity-removable", { type: "button", onclick: () => ask({ kind: "removable" }) }, "Which nodes can go?"), " ",
       h("button.small#capacity-fragmentation", { type: "button", onclick: () => ask({ kind: "fragmentation" }) }, "Fragmentation")),
     answer);
+  return { ask: (question) => { answer.scrollIntoView({ block: "nearest" }); return ask(question); } };
+}
+
+/** The capacity questions about one node, as buttons for its card in the cluster view. */
+export function nodeCapacityActions(panel) {
+  const asking = (question) => async () => (await panel)?.ask(question);
+  return (node) => h("div.node-capacity",
+    h("button.linkish.small.capacity-node-like", { type: "button", title: `How many nodes like ${node.name} do the pending pods need?`,
+      onclick: asking({ kind: "nodes", likes: [node.name] }) }, "How many like this?"), " · ",
+    h("button.linkish.small.capacity-node-go", { type: "button", title: `Can ${node.name} be drained and go?`,
+      onclick: asking({ kind: "removable", nodes: [node.name] }) }, "Can it go?"));
 }
 
 /** Ask, then show "trial k of ~n" with a cancel button until the answer arrives. */

@@ -41,3 +41,15 @@ def test_how_many_more_fit_opens_the_deciding_step(page):
 
     page.goto(share_url if share_url.startswith("http") else page.base_url + share_url)
     expect(page.locator("body")).to_contain_text(stopped, timeout=60_000)
+
+
+def test_can_this_node_go_names_the_budget_that_keeps_it(page):
+    scenario_id = create_from_demo(page, "capacity_web")
+    page.goto(f"{page.base_url}/scenarios/{scenario_id}/cluster/")
+    page.locator(".node[data-node='node-1'] button.capacity-node-go").click()
+    answer = page.locator("#capacity-answer")
+    expect(answer.locator("h3")).to_have_text("Can node-1 go?")
+    verdict = answer.locator(".capacity-verdicts li[data-node='node-1']")
+    expect(verdict).to_contain_text("must stay", timeout=ANSWER_MS)
+    expect(verdict).to_contain_text("blocked by budget default/web-pdb")
+    expect(answer.locator("#capacity-deciding-link")).to_have_attribute("href", re.compile(r"/runs/\d+/\?changeStep=1$"))
