@@ -9,11 +9,11 @@ from typing import Literal, Optional
 from django.http import HttpRequest
 from ninja import Field, Router, Schema, Status
 
+from scheduler_core.capacity_rounds import Question
 from webui import schemas
 from webui.models import CapacityQuestion
 from webui.services import access, capacity, scenarios
 from webui.services.capacity import Asked
-from scheduler_core.capacity_rounds import Question
 
 router = Router(tags=["capacity"])
 ERRORS = {400: schemas.ErrorOut, 403: schemas.ErrorOut, 404: schemas.ErrorOut, 413: schemas.ErrorOut, 503: schemas.ErrorOut}
