@@ -12,7 +12,7 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.security import APIKeyCookie
 
 from webui import overload
-from webui.routers import misc, runs, scenarios, shares
+from webui.routers import capacity, misc, runs, scenarios, shares
 from webui.services import access
 from webui.services.access import Actor
 from webui.services.errors import DomainError, LimitExceeded, ReadOnlyShare
@@ -98,3 +98,4 @@ api.add_router("/", misc.router)
 api.add_router("/scenarios", scenarios.router)
 api.add_router("/runs", runs.router)
 api.add_router("/share", shares.router)
+api.add_router("/", capacity.router)

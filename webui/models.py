@@ -179,3 +179,63 @@ class ShareLink(models.Model):
     @property
     def is_active(self) -> bool:
         return self.revoked_at is None
+
+
+class CapacityKind(models.TextChoices):
+    FIT = "fit"  # how many more copies of a workload (or pod) fit
+    NODES = "nodes"  # how many nodes like a given one the pending pods need
+    REMOVABLE = "removable"  # which nodes can be drained and go (or: can this one go?)
+    FRAGMENTATION = "fragmentation"  # free capacity against the largest request that fits
+
+
+class CapacityQuestion(Owned):
+    """A capacity question (issue 26) and its answer, found by trial runs fanned out to the workers
+    in rounds (scheduler_core.capacity_rounds); services/capacity.py drives it."""
+
+    version = models.ForeignKey(ScenarioVersion, on_delete=models.CASCADE, related_name="capacity_questions")
+    kind = models.CharField(max_length=16, choices=CapacityKind.choices)
+    parameters = models.JSONField(default=dict)  # workload, pod, likes, nodes, max (the engine's Question)
+    status = models.CharField(max_length=16, choices=RunStatus.choices, default=RunStatus.QUEUED, db_index=True)
+    width = models.PositiveIntegerField(default=1)  # trials a narrowing round may hold (the workers' slots)
+    rounds = models.PositiveIntegerField(default=0)  # rounds dispatched so far
+    trials_done = models.PositiveIntegerField(default=0)
+    trials_estimate = models.PositiveIntegerField(default=0)  # the search's current guess of its total
+    answer = models.JSONField(null=True, blank=True)  # {"fit"|"nodes"|"removable"|"fragmentation": the answer}
+    error = models.TextField(blank=True, default="")
+    # The deciding trial, saved as a scenario of the asker's and run like any run (share links work).
+    deciding_run = models.ForeignKey(Run, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    deciding_label = models.CharField(max_length=500, blank=True, default="")
+    deciding_cycle = models.IntegerField(null=True, blank=True)  # the cycle that shows the answer, when one does
+    deciding_step = models.IntegerField(null=True, blank=True)  # the run's step (of the trial's Changes) to open
+    created = models.DateTimeField(default=timezone.now)
+    finished = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created", "-id"]
+
+    def __str__(self) -> str:
+        return f"capacity {self.kind} {self.pk} of {self.version} ({self.status})"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in FINISHED_STATUSES
+
+
+class CapacityTrial(models.Model):
+    """One trial of a question's round: its changes, and its outcome once a worker ran it. Both are
+    signed pickles (services/capacity.py) read back only by the workers that drive the search."""
+
+    question = models.ForeignKey(CapacityQuestion, on_delete=models.CASCADE, related_name="trials")
+    round = models.PositiveIntegerField()
+    index = models.PositiveIntegerField()  # its place in the round (outcomes are fed back in this order)
+    label = models.CharField(max_length=500)
+    changes = models.BinaryField()
+    outcome = models.BinaryField(null=True, blank=True)
+    task_id = models.CharField(max_length=64, blank=True, default="")
+
+    class Meta:
+        ordering = ["question", "round", "index"]
+        constraints = [models.UniqueConstraint(fields=["question", "round", "index"], name="unique_capacity_trial")]
+
+    def __str__(self) -> str:
+        return f"trial {self.round}.{self.index} of question {self.question_id}: {self.label}"

@@ -87,3 +87,42 @@ def publish_stored(run_id: int, end_seq: int) -> None:
     if layer is None:
         return
     async_to_sync(layer.group_send)(group_name(run_id), GroupStored(type=GROUP_STORED_TYPE, next=end_seq))
+
+
+# --- capacity questions (services/capacity.py): progress, as a hint that the row changed ----------
+
+GROUP_CAPACITY_TYPE = "capacity.changed"
+
+
+class CapacityProgressMessage(TypedDict):
+    type: Literal["progress"]
+    status: str
+    done: int  # trials run so far
+    estimate: int  # the search's current guess of its total ("trial 7 of ~12")
+    error: str
+
+
+class CapacityEndMessage(TypedDict):
+    type: Literal["end"]
+    status: str
+    error: str
+
+
+def capacity_group_name(question_id: int) -> str:
+    return f"capacity_{question_id}"
+
+
+def capacity_progress_message(status: str, done: int, estimate: int, error: str) -> CapacityProgressMessage:
+    return CapacityProgressMessage(type="progress", status=status, done=done, estimate=max(done, estimate), error=error)
+
+
+def capacity_end_message(status: str, error: str) -> CapacityEndMessage:
+    return CapacityEndMessage(type="end", status=status, error=error)
+
+
+def publish_capacity(question_id: int) -> None:
+    """Tell watchers the question's row changed (best effort: they poll it anyway)."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    async_to_sync(layer.group_send)(capacity_group_name(question_id), {"type": GROUP_CAPACITY_TYPE})

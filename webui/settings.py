@@ -197,6 +197,9 @@ SCHEDLAB_QUEUED_STALE_SECONDS = env_float("SCHEDLAB_QUEUED_STALE_SECONDS", 60.0,
 SCHEDLAB_RECOVERY_SWEEP_SECONDS = env_float("SCHEDLAB_RECOVERY_SWEEP_SECONDS", 15.0, minimum=0.1)
 SCHEDLAB_EVENT_BATCH_SIZE = env_int("SCHEDLAB_EVENT_BATCH_SIZE", 500, minimum=1)
 SCHEDLAB_EVENT_FLUSH_SECONDS = env_float("SCHEDLAB_EVENT_FLUSH_SECONDS", 0.25, minimum=0.0)
+# Trials a round of a capacity question may hold: the Celery worker slots that run them at once.
+# 0: ask the workers (their pools' sizes added up), or 2 (the embedded worker) when they cannot be asked.
+SCHEDLAB_CAPACITY_TRIALS_PER_ROUND = env_int("SCHEDLAB_CAPACITY_TRIALS_PER_ROUND", 0, minimum=0)
 # JSON envelope around a maximal scenario text (escaping can grow it) still has to fit.
 DATA_UPLOAD_MAX_MEMORY_SIZE = SCHEDLAB_MAX_BYTES * 2 + 65536
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE

@@ -9,7 +9,7 @@ import socket
 from celery import shared_task
 from django.db import DatabaseError
 
-from webui.services import claims, execution
+from webui.services import capacity, claims, execution
 
 log = logging.getLogger(__name__)
 
@@ -32,3 +32,15 @@ def execute_run(self, run_id: int) -> str:
         return "not claimed (finished, running elsewhere, or out of attempts)"
     status = execution.execute(run_id, worker)
     return f"run {run_id}: {status or 'taken over'}"
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def advance_capacity(question_id: int) -> None:
+    """A capacity question's next round (a group of run_capacity_trial), or its answer."""
+    capacity.advance(question_id)
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def run_capacity_trial(trial_id: int) -> str:
+    """One trial of a capacity question; the last of its round advances the question."""
+    return capacity.run_one_trial(trial_id)

@@ -53,7 +53,7 @@ export function colourMap(pods, colorKey) {
   return new Map(values.map((v, i) => [v, v === NO_VALUE ? "#bdbdbd" : PALETTE[i % PALETTE.length]]));
 }
 
-export function renderCluster(container, { nodes, pods, volumes = [], devices = [], placements, state, onState, onPod = null }) {
+export function renderCluster(container, { nodes, pods, volumes = [], devices = [], placements, state, onState, onPod = null, nodeActions = null }) {
   const nodeKeys = [...new Set(nodes.flatMap((n) => Object.keys(n.labels)))].sort();
   const podKeys = [...new Set(pods.flatMap((p) => Object.keys(p.labels)))].sort();
   const groupKey = nodeKeys.includes(state.groupKey) ? state.groupKey : defaultTopologyKey(nodeKeys);
@@ -79,7 +79,7 @@ export function renderCluster(container, { nodes, pods, volumes = [], devices = 
       h("h3", `Queue (${layout.pending.length} pending)`),
       layout.pending.length ? h("div.pods", layout.pending.slice(0, 500).map((p) => podChip(p, colours, colorKey))) : h("p.muted", "No pending pods.")),
     onPod ? h("p.muted.small.why-hint", "Click a running pod (bound in the scenario) to ask why it is on its node.") : null,
-    h("div.domains", layout.groups.map((g) => domainCard(g, groupKey, colours, colorKey, isOpen(g), () => toggle(g), onPod))),
+    h("div.domains", layout.groups.map((g) => domainCard(g, groupKey, colours, colorKey, isOpen(g), () => toggle(g), onPod, nodeActions))),
     volumes.length ? volumesByDomain(volumes, groupKey) : null,
     devicesSection(devices),
     claimsSection(pods));
@@ -120,13 +120,13 @@ function legend(colours, colorKey) {
     }));
 }
 
-function domainCard(group, groupKey, colours, colorKey, open, onToggle, onPod) {
+function domainCard(group, groupKey, colours, colorKey, open, onToggle, onPod, nodeActions = null) {
   const podCount = group.nodes.reduce((n, node) => n + node.pods.length, 0);
   return h("section.domain", { dataset: { domain: group.domain } },
     h("h3", h("button.linkish", { type: "button", "aria-expanded": String(open), onclick: onToggle },
       `${open ? "▾" : "▸"} ${groupKey}=${group.domain}`), h("span.muted", ` ${group.nodes.length} node(s) · ${podCount} pod(s)`)),
     open
-      ? h("div.nodes", group.nodes.slice(0, MAX_NODES_DRAWN).map((n) => nodeCard(n, colours, colorKey, onPod)),
+      ? h("div.nodes", group.nodes.slice(0, MAX_NODES_DRAWN).map((n) => nodeCard(n, colours, colorKey, onPod, nodeActions)),
         group.nodes.length > MAX_NODES_DRAWN ? h("p.muted", `… ${group.nodes.length - MAX_NODES_DRAWN} more nodes`) : null)
       : composition(group, colours, colorKey));
 }
@@ -148,11 +148,13 @@ function composition(group, colours, colorKey) {
     }));
 }
 
-function nodeCard(node, colours, colorKey, onPod) {
+/** nodeActions(node) -> extra controls in the card (the capacity questions about that node), or null. */
+function nodeCard(node, colours, colorKey, onPod, nodeActions = null) {
   const flags = [node.added ? "added in this step" : "", node.unschedulable ? "unschedulable" : "", node.taints.length ? `${node.taints.length} taint(s)` : ""].filter(Boolean).join(" · ");
   return h(`div.node${node.unschedulable ? ".cordoned" : ""}${node.added ? ".added" : ""}`, { dataset: { node: node.name }, title: Object.entries(node.labels).map(([k, v]) => `${k}=${v}`).join("\n") },
     h("div.node-name", node.name),
     h("div.node-meta", [node.allocatable.cpu ? `cpu ${node.allocatable.cpu}` : "", node.allocatable.memory ? `mem ${node.allocatable.memory}` : "", flags].filter(Boolean).join(" · ")),
+    nodeActions ? nodeActions(node) : null,
     h("div.pods", node.pods.map((p) => podChip(p, colours, colorKey, onPod))));
 }
 

@@ -8,7 +8,7 @@ import { renderCluster } from "./cluster.js";
 import { h, mount } from "./dom.js";
 import { loadObjects } from "./objects.js";
 
-export async function mountClusterView(container, { scenarioId, version, text = null, runId = null, runStep = null }) {
+export async function mountClusterView(container, { scenarioId, version, text = null, runId = null, runStep = null, nodeActions = null }) {
   const [loaded, placements, atStep] = await Promise.all([
     loadObjects(scenarioId, version, { text }),
     runId && runStep === null ? runPlacements(runId) : new Map(),
@@ -30,7 +30,7 @@ export async function mountClusterView(container, { scenarioId, version, text = 
   mount(container, banner, atStep ? stepBanner(atStep) : null, why, body);
   const onPod = objects.engineErrors?.length || atStep ? null : (pod) => whyHere(why, { scenarioId, version }, pod);
   const draw = () => renderCluster(body, {
-    nodes: objects.nodes, pods: objects.pods, volumes: objects.volumes || [], devices: objects.devices || [], placements, state, onPod,
+    nodes: objects.nodes, pods: objects.pods, volumes: objects.volumes || [], devices: objects.devices || [], placements, state, onPod, nodeActions,
     onState: (patch) => { Object.assign(state, patch); draw(); },
   });
   draw();

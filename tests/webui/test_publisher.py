@@ -55,3 +55,11 @@ def test_it_splits_a_batch_into_messages_daphne_will_send():
 def test_it_omits_a_payload_too_big_for_any_message():
     [only] = list(publisher.websocket_messages([message(4, {"blob": "x" * 5000})], budget=1000))
     assert only["events"] == [{"seq": 4, "cycle": 0, "pod": "p", "extensionPoint": "Filter", "plugin": "P", "payload": None, "payloadOmitted": True}]
+
+
+def test_capacity_progress_never_estimates_fewer_trials_than_done():
+    assert publisher.capacity_progress_message("running", 7, 5, "") == \
+        {"type": "progress", "status": "running", "done": 7, "estimate": 7, "error": ""}
+    assert publisher.capacity_end_message("cancelled", "cancelled by the owner") == \
+        {"type": "end", "status": "cancelled", "error": "cancelled by the owner"}
+    assert publisher.capacity_group_name(3) != publisher.group_name(3)

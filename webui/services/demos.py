@@ -22,6 +22,11 @@ class Lesson:
 
 
 LESSONS = {
+    "capacity_web": Lesson(
+        "Capacity: how many more copies fit",
+        "Three nodes of 2 CPU run four copies of a web app (500m each). How many more fit? Open the cluster view "
+        "and ask: the server runs trial runs through the real scheduler rules, shows where the new copies land, "
+        "what stops the next one (its FailedScheduling message), and opens the deciding trial at that step."),
     "seed_pts_single_constraint": Lesson(
         "Topology spread: one zone constraint",
         "Keeping copies of an app evenly spread over zones: zoneA already runs two copies and zoneB one, "

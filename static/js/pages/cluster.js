@@ -2,6 +2,7 @@
 
 import { api } from "../api.js";
 import { $, h, mount, notify, pageData } from "../dom.js";
+import { mountCapacity, nodeCapacityActions } from "../capacity.js";
 import { mountClusterView } from "../clusterview.js";
 
 const scenarioId = Number(pageData().scenarioId);
@@ -26,7 +27,9 @@ async function start() {
     const runId = Number(params.get("run")) || null;
     const runStep = runId && params.get("step") !== null && params.get("step") !== "" ? Number(params.get("step")) : null;
     if (runId) await stepChoice(runId, number, runStep);
-    await mountClusterView($("#cluster-root"), { scenarioId, version: number, text, runId, runStep });
+    const panel = mountCapacity($("#capacity-root"), { scenarioId, version: number }); // its own errors stay in its panel
+    const nodeActions = runStep === null ? nodeCapacityActions(panel) : null; // questions are about the version, not a step
+    await mountClusterView($("#cluster-root"), { scenarioId, version: number, text, runId, runStep, nodeActions });
   } catch (error) {
     notify(error.message, "error");
   }

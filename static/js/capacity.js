@@ -1,0 +1,202 @@
+// Capacity questions in the cluster view (issue 26): "How many more fit?" on a workload, "How many
+// nodes like this?" and "Can this node go?" on a node, "Which nodes can go?" and the fragmentation
+// chart for the cluster. The server runs every trial (on its workers) and computes every number; this
+// module asks, follows the progress over /ws/capacity/{id}/ and shows the answer. Every scenario
+// string goes into text nodes (dom.js h()) or through safe() for Plotly.
+
+import { api } from "./api.js";
+import { draw, safe } from "./charts/plot.js";
+import { h, mount } from "./dom.js";
+
+const FINISHED = new Set(["succeeded", "failed", "cancelled"]);
+const POLL_MS = 1000;
+const LISTED = 20;
+
+/**
+ * mountCapacity(container, {scenarioId, version}) — the panel; resolves to {ask(question)} once its
+ * targets are listed (null when this version cannot be asked), for the node cards' own buttons.
+ */
+export async function mountCapacity(container, { scenarioId, version }) {
+  let targets;
+  try {
+    targets = await api.capacityTargets(scenarioId, version);
+  } catch (error) {
+    mount(container, h("p.muted", `Capacity questions: ${error.message}`));
+    return null;
+  }
+  const answer = h("div.capacity-answer#capacity-answer", { "aria-live": "polite" });
+  const ask = (question) => follow(answer, scenarioId, { version: targets.version, ...question });
+  const nodeSelect = h("select#capacity-node", { "aria-label": "node" }, targets.nodes.map((n) => h("option", { value: n }, n)));
+  mount(container,
+    h("h2", "Capacity"),
+    h("table.data.capacity-workloads",
+      h("caption", "Workloads"),
+      h("tbody", targets.workloads.length ? targets.workloads.map((w) => h("tr", { dataset: { workload: `${w.namespace}/${w.name}` } },
+        h("td", `${w.kind} ${w.namespace}/${w.name}`), h("td", `${w.replicas} replica(s)`),
+        h("td", h("button.small.capacity-fit", { type: "button", onclick: () => ask({ kind: "fit", workload: `${w.namespace}/${w.name}` }) },
+          "How many more fit?"))))
+        : h("tr", h("td.muted", "No Deployment, ReplicaSet, StatefulSet or Job in this version."))),
+    ),
+    h("p.capacity-node-actions", h("label.inline", "Node ", nodeSelect), " ",
+      h("button.small#capacity-add-like", { type: "button", onclick: () => ask({ kind: "nodes", likes: [nodeSelect.value] }) }, "How many nodes like this?"), " ",
+      h("button.small#capacity-can-go", { type: "button", onclick: () => ask({ kind: "removable", nodes: [nodeSelect.value] }) }, "Can this node go?")),
+    h("p.capacity-cluster-actions",
+      h("button.small#capacity-removable", { type: "button", onclick: () => ask({ kind: "removable" }) }, "Which nodes can go?"), " ",
+      h("button.small#capacity-fragmentation", { type: "button", onclick: () => ask({ kind: "fragmentation" }) }, "Fragmentation")),
+    answer);
+  return { ask: (question) => { answer.scrollIntoView({ block: "nearest" }); return ask(question); } };
+}
+
+/** The capacity questions about one node, as buttons for its card in the cluster view. */
+export function nodeCapacityActions(panel) {
+  const asking = (question) => async () => (await panel)?.ask(question);
+  return (node) => h("div.node-capacity",
+    h("button.linkish.small.capacity-node-like", { type: "button", title: `How many nodes like ${node.name} do the pending pods need?`,
+      onclick: asking({ kind: "nodes", likes: [node.name] }) }, "How many like this?"), " · ",
+    h("button.linkish.small.capacity-node-go", { type: "button", title: `Can ${node.name} be drained and go?`,
+      onclick: asking({ kind: "removable", nodes: [node.name] }) }, "Can it go?"));
+}
+
+/** Ask, then show "trial k of ~n" with a cancel button until the answer arrives. */
+async function follow(box, scenarioId, question) {
+  let asked;
+  try {
+    asked = await api.askCapacity(scenarioId, question);
+  } catch (error) {
+    mount(box, h("p.notice.notice-error", error.message));
+    return;
+  }
+  const progress = h("p.capacity-progress", "Starting…");
+  const cancel = h("button.small#capacity-cancel", { type: "button", onclick: async () => {
+    cancel.disabled = true;
+    try { await api.cancelCapacity(asked.id); } catch (error) { progress.textContent = error.message; }
+  } }, "Cancel");
+  mount(box, h("h3", title(asked)), progress, cancel);
+  const shown = (state) => { progress.textContent = progressText(state); };
+  shown({ status: asked.status, done: asked.progress.done, estimate: asked.progress.estimate });
+  await watch(asked.id, shown);
+  const done = await api.capacity(asked.id);
+  mount(box, h("h3", title(done)), renderAnswer(done));
+}
+
+export function progressText({ status, done, estimate }) {
+  if (status === "queued") return "Queued: waiting for a worker…";
+  if (FINISHED.has(status)) return `${status} after ${done} trial(s)`;
+  return `trial ${Math.min(done + 1, Math.max(estimate, 1))} of ~${Math.max(estimate, done + 1)}`;
+}
+
+/** Progress over the websocket until "end"; polling the API when the socket cannot be used. */
+function watch(id, shown) {
+  return new Promise((resolve) => {
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    let ended = false;
+    const finish = () => { if (!ended) { ended = true; resolve(); } };
+    const poll = async () => {
+      while (!ended) {
+        const state = await api.capacity(id).catch(() => null);
+        if (state) {
+          shown({ status: state.status, done: state.progress.done, estimate: state.progress.estimate });
+          if (FINISHED.has(state.status)) { finish(); return; }
+        }
+        await new Promise((r) => setTimeout(r, POLL_MS));
+      }
+    };
+    let socket;
+    try {
+      socket = new WebSocket(`${scheme}://${location.host}/ws/capacity/${id}/`);
+    } catch {
+      poll();
+      return;
+    }
+    socket.addEventListener("message", (event) => {
+      const message = JSON.parse(event.data);
+      if (message.type === "progress") shown(message);
+      if (message.type === "end") { finish(); socket.close(); }
+    });
+    socket.addEventListener("close", () => { if (!ended) poll(); });
+  });
+}
+
+function title(q) {
+  const p = q.parameters;
+  if (q.kind === "fit") return `How many more of ${p.workload || p.pod} fit?`;
+  if (q.kind === "nodes") return `How many nodes like ${p.likes.join(", ")}?`;
+  if (q.kind === "removable") return p.nodes.length ? `Can ${p.nodes.join(", ")} go?` : "Which nodes can go?";
+  return "Fragmentation";
+}
+
+export function renderAnswer(q) {
+  if (q.status !== "succeeded") return h("p.notice.notice-error.capacity-error", `The question ${q.status}${q.error ? `: ${q.error}` : "."}`);
+  const a = q.answer;
+  return [
+    a.fit ? fitView(a.fit) : null,
+    a.nodes ? nodesView(a.nodes) : null,
+    a.removable ? removableView(a.removable) : null,
+    a.fragmentation ? fragmentationView(a.fragmentation) : null,
+    q.deciding ? decidingView(q) : null,
+  ];
+}
+
+function fitView(fit) {
+  const where = Object.entries(fit.placements);
+  return h("div.capacity-fit-answer",
+    h("p.capacity-verdict", `${fit.fits} more fit (${fit.target}; ${fit.trials} trial runs).`),
+    where.length ? h("p", `Where they land: ${where.slice(0, LISTED).map(([node, n]) => `${node} ${n}`).join(", ")}${where.length > LISTED ? ", …" : ""}.`) : null,
+    fit.checkedNext
+      ? [h("p.capacity-stopper", `Copy ${fit.fits + 1} stays pending (${fit.stoppedBy.join(", ")}): `, h("code", fit.message)),
+        fit.explanation ? h("p.capacity-why", `Why: ${fit.explanation}`) : null]
+      : h("p", `No count that fails was found: at least ${fit.fits} fit (the bound was ${fit.bound}).`),
+    fit.displaced.length ? h("p", `Placing them preempts ${fit.displaced.length} pod(s): ${fit.displaced.slice(0, 10).join(", ")}`) : null);
+}
+
+function nodesView(nodes) {
+  if (!nodes.pending.length) return h("p.capacity-verdict", "No pod is pending after the scenario's run: no node is needed.");
+  return h("div", h("p", `${nodes.pending.length} pod(s) pending after the scenario's run (${nodes.trials} trial runs).`),
+    nodes.templates.map((t) => h("div.capacity-template",
+      h("p.capacity-verdict", `Nodes like ${t.like}: ${t.needed} needed.`),
+      h("ul", Object.entries(t.podsPerNode).slice(0, LISTED).map(([node, pods]) => h("li", `${node}: ${pods.join(", ") || "nothing"}`))),
+      t.unplaceable.length ? h("ul.capacity-unplaceable", t.unplaceable.slice(0, LISTED).map((u) =>
+        h("li", `${t.exhaustive ? "No number of them takes" : `${t.most} of them do not take`} ${u.pod}: ${u.reason}`))) : null)));
+}
+
+function removableView(r) {
+  return h("div",
+    h("p.capacity-verdict", `Can go together (${r.order}): ${r.together.join(", ") || "none"}.`),
+    h("ul.capacity-verdicts", r.verdicts.map((v) => h("li", { dataset: { node: v.node, removable: String(v.removable) } },
+      `${v.node}: `, v.removable ? "can go" : `must stay — ${v.reasons.join("; ")}`))));
+}
+
+function fragmentationView(f) {
+  const chart = h("div.chart.capacity-fragmentation-chart");
+  const names = f.resources.map((r) => safe(r.resource));
+  const share = (value, total) => (total ? (100 * value) / total : 0);
+  const hover = (label, key) => f.resources.map((r) => safe(`${label}: ${r[key]} of ${r.freeTotal} free (${r.resource})`));
+  draw(chart, [
+    { type: "bar", name: "largest request that fits on one node", x: names, y: f.resources.map((r) => share(r.largestFit, r.freeTotal)),
+      hovertext: hover("largest fit", "largestFit"), hoverinfo: "text" },
+    { type: "bar", name: "stranded (no pod can use it)", x: names, y: f.resources.map((r) => share(r.strandedTotal, r.freeTotal)),
+      hovertext: hover("stranded", "strandedTotal"), hoverinfo: "text" },
+  ], { barmode: "group", yaxis: { title: { text: "% of the free capacity" }, range: [0, 100] }, height: 280 }, "fragmentation");
+  return h("div.capacity-fragmentation", chart,
+    h("table.data", h("thead", h("tr", ["resource", "free in total", "largest that fits (node)", "stranded (nodes)"].map((t) => h("th", { scope: "col" }, t)))),
+      h("tbody", f.resources.map((r) => h("tr", h("td", r.resource), h("td", String(r.freeTotal)),
+        h("td", `${r.largestFit} (${r.largestNode || "no node"})`),
+        h("td", `${r.strandedTotal}${r.stranded.length ? ` (${r.stranded.slice(0, 5).map((s) => s.node).join(", ")}${r.stranded.length > 5 ? ", …" : ""})` : ""}`))))));
+}
+
+function decidingView(q) {
+  const d = q.deciding;
+  const shareBox = h("span.capacity-share");
+  const share = h("button.small#capacity-share", { type: "button", onclick: async () => {
+    share.disabled = true;
+    try {
+      const step = d.cycle !== null ? `cycle=${d.cycle}&step=Filter` : (d.step !== null ? `changeStep=${d.step}` : "");
+      const link = await api.share(d.scenario, { run: d.run, step });
+      mount(shareBox, " ", h("a.capacity-share-link", { href: link.url }, link.url));
+    } catch (error) {
+      mount(shareBox, ` ${error.message}`);
+    }
+  } }, "Share");
+  return h("p.capacity-deciding", "The deciding trial (", d.label, ") was saved as a run: ",
+    h("a#capacity-deciding-link", { href: d.url }, d.cycle !== null ? `open it at cycle ${d.cycle}` : `open it at step ${d.step}`), " ", share, shareBox);
+}

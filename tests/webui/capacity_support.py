@@ -1,0 +1,45 @@
+"""Drives capacity questions in this process, as the workers would (shared by the capacity tests):
+the round's group is recorded instead of sent, then its trials are run one by one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from webui.models import CapacityTrial
+from webui.services import capacity
+
+REPO = Path(__file__).resolve().parents[2]
+CAPACITY_WEB = (REPO / "examples" / "capacity_web.yaml").read_text()
+
+
+class InProcessWorkers:
+    """Stands in for Celery: records what would be sent, runs it on ``drain``."""
+
+    def __init__(self, monkeypatch) -> None:
+        self.trials: list[int] = []
+        self.advances: list[int] = []
+        self.runs: list[int] = []
+        self.rounds: list[list[int]] = []
+        monkeypatch.setattr(capacity, "_dispatch", self._dispatch)
+        monkeypatch.setattr(capacity, "_send_advance", self.advances.append)
+        monkeypatch.setattr(capacity, "_send_run", self.runs.append)
+
+    def _dispatch(self, trial_ids: list[int]) -> None:
+        for trial_id in trial_ids:  # the task ids a cancel revokes
+            CapacityTrial.objects.filter(pk=trial_id).update(task_id=f"task-{trial_id}")
+        self.rounds.append(list(trial_ids))
+        self.trials.extend(trial_ids)
+
+    def drain(self, capture, stop_after: int | None = None) -> int:
+        """Run everything sent (on_commit callbacks executed by ``capture``); returns trials run."""
+        ran = 0
+        while self.advances or self.trials:
+            if stop_after is not None and ran >= stop_after:
+                break
+            with capture(execute=True):
+                if self.advances:
+                    capacity.advance(self.advances.pop(0))
+                else:
+                    capacity.run_one_trial(self.trials.pop(0))
+                    ran += 1
+        return ran

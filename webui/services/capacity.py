@@ -1,0 +1,367 @@
+"""Capacity questions (issue 26) answered by trials fanned out to the Celery workers.
+
+The search is scheduler_core.capacity_rounds': a proposer of rounds of independent trials. This
+module only stores and dispatches:
+
+- ``ask`` saves the question and sends ``advance_capacity``;
+- ``advance`` rebuilds the search from the question, replays the outcomes of the rounds already run
+  (the search is pure, so it reaches the same round), and either dispatches the next round as a
+  Celery ``group`` of ``run_capacity_trial`` tasks (one per trial) or saves the answer;
+- ``run_one_trial`` runs one trial, stores its outcome, and calls ``advance`` when it was the last of
+  its round: the database counts a round's outcomes, so this is a chord whose join is a query, not
+  a result backend (the embedded filesystem broker has none). Two trials ending at once both call
+  ``advance``; the question row lock (and the round's unique rows) let one of them dispatch.
+
+The answer's deciding trial is saved as a scenario of the asker's, forked from the question's
+version, and run like any run, so it opens in the run view at the deciding step and share links work.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import pickle
+import zlib
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from celery import current_app, group, signature
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import F, QuerySet
+from django.utils import timezone
+
+from scheduler_core.capacity import (CapacityAnswer, CapacityError, FitAnswer, FragmentationAnswer, NodesAnswer,
+                                     RemovableAnswer, Trial, TrialBase, TrialChanges, TrialOutcome, run_trial)
+from scheduler_core.capacity_rounds import Question, replay, search_for
+from scheduler_core.scenario.changes import SCALABLE_KINDS
+from webui import publisher
+from webui.models import FINISHED_STATUSES, CapacityKind, CapacityQuestion, CapacityTrial, Run, RunStatus, Scenario, \
+    ScenarioVersion
+from webui.services import engine, scenarios
+from webui.services.access import Actor
+from webui.services.errors import Conflict, DomainError, NotFound
+
+log = logging.getLogger(__name__)
+CANCELLED_BY_OWNER = "cancelled by the owner"
+EMBEDDED_WORKER_SLOTS = 2  # runembedded's default --concurrency
+INSPECT_TIMEOUT_SECONDS = 1.0
+BASES_KEPT = 2  # scenarios a worker process keeps loaded (a 5000-node one takes seconds to load)
+
+
+# --- asking ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What the API was asked: the engine's Question and the version it is about."""
+
+    question: Question
+    version: Optional[int] = None
+
+
+def ask(actor: Actor, scenario: Scenario, asked: Asked) -> CapacityQuestion:
+    """Save the question (refused at once when the scenario cannot answer it) and start it."""
+    version = scenarios.visible_version(actor, scenario, asked.version)
+    engine.check(version.text).raise_if_invalid()
+    base = trial_base(version)
+    try:
+        search = search_for(base, asked.question)
+        next(search)  # a missing workload or node is refused before the first round
+        search.close()
+    except CapacityError as exc:
+        raise DomainError(str(exc), {"kind": asked.question.kind}) from None
+    with transaction.atomic():
+        question = CapacityQuestion.objects.create(
+            version=version, kind=asked.question.kind, parameters=parameters_of(asked.question), width=trial_slots(),
+            **actor.owner_fields())
+        transaction.on_commit(lambda: _send_advance(question.pk), robust=True)
+    return question
+
+
+@dataclass(frozen=True)
+class Targets:
+    version: int
+    workloads: list[dict[str, Any]]  # kind, namespace, name, replicas
+    nodes: list[str]
+    pods: list[str]
+
+
+def targets(version: ScenarioVersion) -> Targets:
+    """What a question about ``version`` may name (the scenario loaded, nothing scheduled)."""
+    engine.check(version.text).raise_if_invalid()
+    scenario = trial_base(version).scenario
+    assert scenario.changes is not None
+    workloads = [{"kind": w.kind, "namespace": w.namespace, "name": w.name, "replicas": w.replicas}
+                 for w in scenario.changes.workloads if w.kind in SCALABLE_KINDS]
+    return Targets(version.number, workloads, [node.name for node in scenario.nodes], [pod.key for pod in scenario.pods])
+
+
+def parameters_of(question: Question) -> dict[str, Any]:
+    return {"workload": question.workload, "pod": question.pod, "likes": list(question.likes),
+            "nodes": list(question.nodes), "max": question.max_count}
+
+
+def question_of(row: CapacityQuestion) -> Question:
+    p = row.parameters
+    return Question(row.kind, p.get("workload"), p.get("pod"), tuple(p.get("likes") or ()), tuple(p.get("nodes") or ()),
+                    p.get("max"))
+
+
+def trial_slots() -> int:
+    """How many trials a round holds: the setting, else the workers' pool sizes added up."""
+    if settings.SCHEDLAB_CAPACITY_TRIALS_PER_ROUND:
+        return settings.SCHEDLAB_CAPACITY_TRIALS_PER_ROUND
+    if settings.EMBEDDED:
+        return EMBEDDED_WORKER_SLOTS
+    try:
+        stats = current_app.control.inspect(timeout=INSPECT_TIMEOUT_SECONDS).stats() or {}
+    except Exception:  # a broker without broadcast, or none reachable: the embedded worker's size
+        log.info("capacity: the workers could not be asked their pool sizes; %s trials a round", EMBEDDED_WORKER_SLOTS)
+        return EMBEDDED_WORKER_SLOTS
+    slots = sum(int(s.get("pool", {}).get("max-concurrency", 1)) for s in stats.values())
+    return max(1, slots or EMBEDDED_WORKER_SLOTS)
+
+
+# Tasks are sent by name: webui.tasks imports this module (and services.runs imports webui.tasks).
+ADVANCE_TASK = "webui.tasks.advance_capacity"
+TRIAL_TASK = "webui.tasks.run_capacity_trial"
+RUN_TASK = "webui.tasks.execute_run"
+ACTIVE_STATUSES = (RunStatus.QUEUED, RunStatus.RUNNING)
+
+
+def _send_advance(question_id: int) -> None:
+    current_app.send_task(ADVANCE_TASK, args=[question_id])
+
+
+def _send_run(run_id: int) -> None:
+    current_app.send_task(RUN_TASK, args=[run_id])
+
+
+def readable_question(actor: Actor, question_id: int) -> CapacityQuestion:
+    """Questions are their asker's (a share link shows the deciding run, not the question)."""
+    question = CapacityQuestion.objects.select_related("version__scenario", "deciding_run").filter(pk=question_id).first()
+    if question is None or actor.share is not None or not actor.owns(question):
+        raise NotFound(f"capacity question {question_id} not found")
+    return question
+
+
+def listing(actor: Actor, scenario: Scenario) -> QuerySet[CapacityQuestion]:
+    return CapacityQuestion.objects.filter(actor.owned_q(), version__scenario=scenario).select_related("version")
+
+
+def cancel(question: CapacityQuestion) -> CapacityQuestion:
+    """Stop it: status cancelled, outstanding trials revoked (and skipped by workers that got them)."""
+    stopped = CapacityQuestion.objects.filter(pk=question.pk, status__in=ACTIVE_STATUSES).update(
+        status=RunStatus.CANCELLED, finished=timezone.now(), error=CANCELLED_BY_OWNER)
+    if not stopped:
+        raise Conflict(f"capacity question {question.pk} already finished ({CapacityQuestion.objects.get(pk=question.pk).status})")
+    outstanding = list(CapacityTrial.objects.filter(question=question, outcome__isnull=True).exclude(task_id="")
+                       .values_list("task_id", flat=True))
+    _revoke(outstanding)
+    publisher.publish_capacity(question.pk)
+    return CapacityQuestion.objects.get(pk=question.pk)
+
+
+def _revoke(task_ids: list[str]) -> None:
+    if not task_ids:
+        return
+    try:
+        current_app.control.revoke(task_ids)
+    except Exception as exc:  # best effort: a worker that gets one anyway sees the question cancelled
+        log.info("capacity: revoking %d trial(s) failed (%s); the workers skip them", len(task_ids), exc)
+
+
+# --- the worker side ------------------------------------------------------------------------------
+
+
+_bases: "OrderedDict[int, TrialBase]" = OrderedDict()
+
+
+def trial_base(version: ScenarioVersion) -> TrialBase:
+    """The version loaded for trials, kept per process: every trial and every replay needs it."""
+    base = _bases.get(version.pk)
+    if base is None:
+        try:
+            base = TrialBase.from_text(version.text)
+        except CapacityError as exc:
+            raise DomainError(str(exc)) from None
+        _bases[version.pk] = base
+        while len(_bases) > BASES_KEPT:
+            _bases.popitem(last=False)
+    _bases.move_to_end(version.pk)
+    return base
+
+
+def advance(question_id: int) -> None:
+    """Dispatch the question's next round, or save its answer, once its last round is complete."""
+    try:
+        with transaction.atomic():
+            question = CapacityQuestion.objects.select_for_update().select_related("version__scenario").get(pk=question_id)
+            if question.is_finished or _round_open(question):
+                return
+            _step(question)
+    except IntegrityError:
+        log.info("capacity question %s: another worker dispatched this round", question_id)
+    except CapacityQuestion.DoesNotExist:
+        return
+    except Exception as exc:  # an engine or data error fails the question visibly, never leaves it running
+        log.exception("capacity question %s failed", question_id)
+        _fail(question_id, f"the search failed: {type(exc).__name__}: {exc}")
+    publisher.publish_capacity(question_id)
+
+
+def _round_open(question: CapacityQuestion) -> bool:
+    return CapacityTrial.objects.filter(question=question, round=question.rounds - 1, outcome__isnull=True).exists()
+
+
+def _step(question: CapacityQuestion) -> None:
+    base = trial_base(question.version)
+    upcoming, answer = replay(search_for(base, question_of(question), question.width), _stored_rounds(question))
+    if answer is not None:
+        _finish(question, base, answer)
+        return
+    assert upcoming is not None
+    rows = CapacityTrial.objects.bulk_create([
+        CapacityTrial(question=question, round=question.rounds, index=i, label=p.label[:500], changes=seal(p.changes))
+        for i, p in enumerate(upcoming.proposals)])
+    CapacityQuestion.objects.filter(pk=question.pk).update(
+        status=RunStatus.RUNNING, rounds=question.rounds + 1, trials_estimate=upcoming.estimate)
+    ids = [row.pk for row in rows]
+    transaction.on_commit(lambda: _dispatch(ids), robust=True)
+
+
+def _stored_rounds(question: CapacityQuestion) -> list[list[TrialOutcome]]:
+    rounds: list[list[TrialOutcome]] = [[] for _ in range(question.rounds)]
+    for row in CapacityTrial.objects.filter(question=question).order_by("round", "index").only("round", "outcome"):
+        rounds[row.round].append(unseal(bytes(row.outcome)))
+    return rounds
+
+
+def _dispatch(trial_ids: list[int]) -> None:
+    """The round as one Celery group: each trial goes to whichever worker is free."""
+    sent = group(signature(TRIAL_TASK, args=(trial_id,), immutable=True) for trial_id in trial_ids).apply_async()
+    for trial_id, result in zip(trial_ids, sent.results):
+        CapacityTrial.objects.filter(pk=trial_id).update(task_id=result.id)
+
+
+def run_one_trial(trial_id: int) -> str:
+    """Run one trial of a question still running, store its outcome, advance when the round is done."""
+    row = CapacityTrial.objects.select_related("question__version").filter(pk=trial_id).first()
+    if row is None or row.question.is_finished:
+        return "skipped: the question is finished, cancelled or deleted"
+    if row.outcome is not None:
+        return "already run"
+    try:
+        outcome = run_trial(trial_base(row.question.version), unseal(bytes(row.changes)))
+    except Exception as exc:
+        log.exception("capacity trial %s failed", trial_id)
+        _fail(row.question_id, f"trial {row.label!r} failed: {type(exc).__name__}: {exc}")
+        publisher.publish_capacity(row.question_id)
+        return "failed"
+    with transaction.atomic():
+        stored = CapacityTrial.objects.filter(pk=trial_id, outcome__isnull=True).update(outcome=seal(outcome))
+        if stored:
+            CapacityQuestion.objects.filter(pk=row.question_id).update(trials_done=F("trials_done") + 1)
+    publisher.publish_capacity(row.question_id)
+    advance(row.question_id)
+    return f"trial {row.round}.{row.index}: {row.label}"
+
+
+def _fail(question_id: int, message: str) -> None:
+    CapacityQuestion.objects.filter(pk=question_id).exclude(status__in=FINISHED_STATUSES).update(
+        status=RunStatus.FAILED, error=message[:2000], finished=timezone.now())
+
+
+# --- the answer -----------------------------------------------------------------------------------
+
+
+def _finish(question: CapacityQuestion, base: TrialBase, answer: CapacityAnswer) -> None:
+    deciding = deciding_of(answer)
+    fields: dict[str, Any] = {"answer": answer_json(answer), "status": RunStatus.SUCCEEDED, "finished": timezone.now(),
+                              "trials_estimate": F("trials_done")}
+    if deciding is not None:
+        trial, cycle, step = deciding
+        fields.update(deciding_run=_save_deciding_run(question, trial), deciding_label=trial.label[:500],
+                      deciding_cycle=cycle, deciding_step=step)
+    CapacityQuestion.objects.filter(pk=question.pk).update(**fields)
+
+
+def deciding_of(answer: CapacityAnswer) -> Optional[tuple[Trial, Optional[int], Optional[int]]]:
+    """The trial that shows the answer, the cycle in it that does, and the step of its Changes."""
+    if isinstance(answer, FitAnswer):
+        if answer.deciding is None:
+            return answer.fitting, None, 1
+        explanation = answer.explanation
+        return answer.deciding, explanation.cycle if explanation is not None else None, 1
+    if isinstance(answer, NodesAnswer):
+        for template in answer.templates:
+            return template.deciding or template.fitting, None, 1
+        return None
+    if isinstance(answer, RemovableAnswer):
+        staying = next((v.node for v in answer.verdicts if not v.removable), None)
+        if staying is not None:
+            return answer.deciding[staying], None, 1
+        return (answer.together_trial, None, 1) if answer.together_trial is not None else None
+    return None
+
+
+def _save_deciding_run(question: CapacityQuestion, trial: Trial) -> Run:
+    """The deciding trial as a scenario of the asker's (forked from the question's version) and its run."""
+    source = question.version
+    owner = {"owner_id": question.owner_id, "owner_session_key": question.owner_session_key}
+    text = trial.scenario_text
+    name = f"{source.scenario.name} · capacity trial: {trial.label}"[:200]
+    scenario = Scenario.objects.create(name=name, description=source.scenario.description, text=text, forked_from=source,
+                                       **owner)
+    version = ScenarioVersion.objects.create(scenario=scenario, number=1, text=text)
+    pending = sum(1 for node in trial.outcome.final.values() if node is None)
+    run = Run.objects.create(version=version, cycles=pending, enqueues=1, **owner)
+    transaction.on_commit(lambda: _send_run(run.pk), robust=True)
+    return run
+
+
+def answer_json(answer: CapacityAnswer) -> dict[str, Any]:
+    """The answer as the API serves it: the engine's JSON without the trials' scenario texts (the
+    deciding one is saved as a run; they can be megabytes)."""
+    if isinstance(answer, FitAnswer):
+        return {"fit": {**_without_trials(answer.to_json(), ("deciding", "fitting", "explanation")),
+                        "explanation": answer.explanation.headline if answer.explanation is not None else None}}
+    if isinstance(answer, NodesAnswer):
+        return {"nodes": {**answer.to_json(), "templates": [_without_trials(t.to_json(), ("deciding", "fitting"))
+                                                            for t in answer.templates]}}
+    if isinstance(answer, RemovableAnswer):
+        return {"removable": _without_trials(answer.to_json(), ("togetherTrial", "drainTrials"))}
+    assert isinstance(answer, FragmentationAnswer)
+    return {"fragmentation": answer.to_json()}
+
+
+def _without_trials(document: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    return {k: v for k, v in document.items() if k not in keys}
+
+
+# --- sealed pickles -------------------------------------------------------------------------------
+# Trial changes and outcomes are engine dataclasses that only the workers read back. Pickle keeps
+# them whole; the HMAC (keyed by SECRET_KEY) means a row not written by this deployment is refused
+# rather than unpickled.
+
+
+def seal(value: TrialChanges | TrialOutcome) -> bytes:
+    body = zlib.compress(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL), 1)
+    return _mac(body) + body
+
+
+def unseal(blob: bytes) -> Any:
+    mac, body = blob[:32], blob[32:]
+    if not hmac.compare_digest(mac, _mac(body)):
+        raise ValueError("a capacity trial's stored data does not carry this deployment's signature")
+    return pickle.loads(zlib.decompress(body))
+
+
+def _mac(body: bytes) -> bytes:
+    return hmac.new(settings.SECRET_KEY.encode(), body, hashlib.sha256).digest()
+
+
+KINDS = tuple(CapacityKind.values)
