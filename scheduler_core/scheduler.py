@@ -449,14 +449,13 @@ class Cycle:
         table = self.snapshot.table
         evaluated = table.names_at(passed.evaluated)
         for plugin, verdict in passed.verdicts:
-            rejected = [name for name, choice in zip(evaluated, verdict.choice.tolist()) if choice >= 0]
             yield self.event(ExtensionPoint.FILTER, plugin, FilterPluginResult(
-                evaluated, verdict.palette, verdict.choice, self._node_pictures(plugin, rejected)))
+                evaluated, verdict.palette, verdict.choice, self._node_pictures(plugin, evaluated, verdict.choice)))
         yield self.event(ExtensionPoint.FILTER, None, FilterSummary(
             evaluated, table.names_at(passed.feasible), passed.num_to_find, passed.start_index, nominated_only,
             batch_hint))
 
-    def _node_pictures(self, plugin: str, evaluated: list[str]) -> dict[str, Any]:
+    def _node_pictures(self, plugin: str, evaluated: list[str], choice: np.ndarray) -> dict[str, Any]:
         """The plugin's node_picture() per node it rejected (explanations: why not there; a node it
         let through would cost a picture per feasible node for every pod, 2.5x the run's time on 200
         GPU nodes). A plugin without a picture for this pod answers None for the first node: the
@@ -466,7 +465,7 @@ class Cycle:
         if offering is None:
             return pictures
         describe = offering.node_picture
-        for name in evaluated:
+        for name in [evaluated[i] for i in np.flatnonzero(choice >= 0).tolist()]:
             info = self.snapshot.get(name)
             picture = describe(self.state, self.pod, info) if info is not None else None
             if picture is None:
