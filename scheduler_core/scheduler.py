@@ -422,7 +422,7 @@ class Cycle:
         num_to_find = num_feasible_nodes_to_find(self.fw.percentage_of_nodes_to_score, total) \
             if self.fw.has_score_plugins() else min(1, total)
         start = self.scheduler.next_start_node_index
-        rotated = np.roll(candidates, -(start % total)) if total else candidates
+        rotated = _rotated(candidates, start % total) if total else candidates
         verdicts = [(p.name, self.fw.filter_verdicts(p, self.state, self.pod, rotated))
                     for p in self.fw.active_filter_plugins(self.state)]
         verdicts = self._with_nominated_pods(rotated, verdicts)
@@ -636,6 +636,12 @@ class Cycle:
             self.outcome.binding_node, self.outcome.binding_error = node, message
             self.outcome.binding_rejected = status.is_rejected
         yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(None, error=message))
+
+
+def _rotated(candidates: np.ndarray, first: int) -> np.ndarray:
+    """The candidates from index ``first`` on, then those before it: np.roll by -first (a new
+    array either way), without np.roll's general-axis overhead."""
+    return np.concatenate((candidates[first:], candidates[:first])) if first else candidates.copy()
 
 
 def _with_verdicts(verdicts: list[tuple[str, FilterVerdicts]],
