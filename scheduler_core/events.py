@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Optional, Union
 
+import numpy as np
+
 
 class ExtensionPoint(str, Enum):
     CYCLE_START = "CycleStart"
@@ -121,7 +123,10 @@ class FilterPluginResult:
     @property
     def statuses(self) -> dict[str, dict]:
         palette = [status.to_json() for status in self.palette]
-        return {node: palette[c] for node, c in zip(self.nodes, self.choice.tolist()) if c >= 0}
+        choice = np.asarray(self.choice)
+        rejected = np.flatnonzero(choice >= 0)  # most nodes pass: only the rejected ones are visited
+        nodes = self.nodes
+        return {nodes[i]: palette[c] for i, c in zip(rejected.tolist(), choice[rejected].tolist())}
 
     def to_json(self) -> dict:
         out: dict[str, Any] = {"statuses": self.statuses, "evaluated": len(self.nodes)}

@@ -8,7 +8,7 @@ from scheduler_core.events import Event, ExtensionPoint
 from scheduler_core.framework.filter_facts import CycleDetails
 from scheduler_core.model import Scenario
 from scheduler_core.scheduler import TIE_BREAK_FIRST
-from scheduler_core.timeline import StoryBuilder
+from scheduler_core.timeline import STORY_POINTS, StoryBuilder
 
 MAX_NODES_LISTED = 20
 SKIPPED_SCORING = ("one feasible node: kube-scheduler runs no PreScore, Score or NormalizeScore and takes it; "
@@ -117,7 +117,8 @@ class TimelineReport:
         self.story = StoryBuilder()
 
     def add(self, event: Event) -> None:
-        self.story.add_json(event.to_json())
+        if event.extension_point.value in STORY_POINTS:  # the story reads no other event: none rendered
+            self.story.add_json(event.to_json())
 
     @property
     def lines(self) -> list[str]:

@@ -422,7 +422,7 @@ class Cycle:
         num_to_find = num_feasible_nodes_to_find(self.fw.percentage_of_nodes_to_score, total) \
             if self.fw.has_score_plugins() else min(1, total)
         start = self.scheduler.next_start_node_index
-        rotated = np.roll(candidates, -(start % total)) if total else candidates
+        rotated = _rotated(candidates, start % total) if total else candidates
         verdicts = [(p.name, self.fw.filter_verdicts(p, self.state, self.pod, rotated))
                     for p in self.fw.active_filter_plugins(self.state)]
         verdicts = self._with_nominated_pods(rotated, verdicts)
@@ -449,14 +449,13 @@ class Cycle:
         table = self.snapshot.table
         evaluated = table.names_at(passed.evaluated)
         for plugin, verdict in passed.verdicts:
-            rejected = [name for name, choice in zip(evaluated, verdict.choice.tolist()) if choice >= 0]
             yield self.event(ExtensionPoint.FILTER, plugin, FilterPluginResult(
-                evaluated, verdict.palette, verdict.choice, self._node_pictures(plugin, rejected)))
+                evaluated, verdict.palette, verdict.choice, self._node_pictures(plugin, evaluated, verdict.choice)))
         yield self.event(ExtensionPoint.FILTER, None, FilterSummary(
             evaluated, table.names_at(passed.feasible), passed.num_to_find, passed.start_index, nominated_only,
             batch_hint))
 
-    def _node_pictures(self, plugin: str, evaluated: list[str]) -> dict[str, Any]:
+    def _node_pictures(self, plugin: str, evaluated: list[str], choice: np.ndarray) -> dict[str, Any]:
         """The plugin's node_picture() per node it rejected (explanations: why not there; a node it
         let through would cost a picture per feasible node for every pod, 2.5x the run's time on 200
         GPU nodes). A plugin without a picture for this pod answers None for the first node: the
@@ -466,7 +465,7 @@ class Cycle:
         if offering is None:
             return pictures
         describe = offering.node_picture
-        for name in evaluated:
+        for name in [evaluated[i] for i in np.flatnonzero(choice >= 0).tolist()]:
             info = self.snapshot.get(name)
             picture = describe(self.state, self.pod, info) if info is not None else None
             if picture is None:
@@ -637,6 +636,12 @@ class Cycle:
             self.outcome.binding_node, self.outcome.binding_error = node, message
             self.outcome.binding_rejected = status.is_rejected
         yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(None, error=message))
+
+
+def _rotated(candidates: np.ndarray, first: int) -> np.ndarray:
+    """The candidates from index ``first`` on, then those before it: np.roll by -first (a new
+    array either way), without np.roll's general-axis overhead."""
+    return np.concatenate((candidates[first:], candidates[:first])) if first else candidates.copy()
 
 
 def _with_verdicts(verdicts: list[tuple[str, FilterVerdicts]],

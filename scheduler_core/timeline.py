@@ -11,6 +11,12 @@ from typing import Any, Iterable, Optional
 from scheduler_core.events import Event, ExtensionPoint
 
 
+# The extension points add_json reads; every other event leaves the timeline as it is.
+_READ = frozenset({ExtensionPoint.RUN_START, ExtensionPoint.CYCLE_START, ExtensionPoint.STEP_START,
+                   ExtensionPoint.STEP_END, ExtensionPoint.CYCLE_END, ExtensionPoint.ATTEMPT_END,
+                   ExtensionPoint.RUN_END})
+
+
 class TimelineBuilder:
     def __init__(self) -> None:
         self.release = ""
@@ -22,7 +28,10 @@ class TimelineBuilder:
         self.stopped_retrying: list[str] = []
 
     def add(self, event: Event) -> None:
-        self.add_json(event.to_json())
+        # Only the run's, steps' and attempts' bounds make the timeline: the cycle's own events
+        # (Filter's verdicts on every node, Score's per-node tables) are not rendered to be dropped.
+        if event.extension_point in _READ:
+            self.add_json(event.to_json())
 
     def add_json(self, event: dict) -> None:
         point = ExtensionPoint(event["extensionPoint"])

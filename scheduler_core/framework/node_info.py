@@ -99,6 +99,47 @@ class PodInfo:
         return f"PodInfo({self.pod.key})"
 
 
+class PodInfoCache:
+    """PodInfo of pods seen recently, built once while nothing it is computed from changed.
+
+    Keyed by the pod's key; an entry is used only for the very same Pod object with the same
+    fingerprint (the run updates pending pods in place — labels, resizes — so the parts PodInfo
+    reads are compared, not trusted). At most ``kept`` entries: the whole cache is dropped when full.
+    """
+
+    __slots__ = ("_kept", "_infos")
+
+    def __init__(self, kept: int) -> None:
+        self._kept = kept
+        self._infos: dict[str, tuple[PodInfo, tuple[object, ...]]] = {}
+
+    def of(self, pod: Pod) -> PodInfo:
+        fingerprint = pod_info_fingerprint(pod)
+        known = self._infos.get(pod.key)
+        if known is not None and known[0].pod is pod and known[1] == fingerprint:
+            return known[0]
+        if len(self._infos) >= self._kept:
+            self._infos.clear()
+        info = PodInfo(pod)
+        self._infos[pod.key] = (info, fingerprint)
+        return info
+
+
+def pod_info_fingerprint(pod: Pod) -> tuple[object, ...]:
+    """What PodInfo is computed from (requests, affinity terms and their namespace and labels)."""
+    return (pod.namespace, pod.containers, pod.init_containers, pod.overhead, pod.pod_level_requests,
+            pod.container_statuses, pod.resize_infeasible, pod.affinity, tuple(pod.labels.items()))
+
+
+# The cycle's pod: its PreFilter, PreScore and binding each want its PodInfo.
+_CYCLE_PODS = PodInfoCache(64)
+
+
+def cycle_pod_info(pod: Pod) -> PodInfo:
+    """PodInfo(pod), shared by the plugins of a cycle and its binding (same pod, same answer)."""
+    return _CYCLE_PODS.of(pod)
+
+
 class NodeInfo:
     """A node and what is bound to it. ``generation`` changes on every add/remove."""
 
@@ -289,7 +330,7 @@ class Snapshot:
     def bind(self, pod: Pod, node_name: str) -> PodInfo:
         """Assume the pod onto the node (the cache's AssumePod + FinishBinding)."""
         pod.node_name = node_name
-        info = PodInfo(pod)
+        info = cycle_pod_info(pod)
         self.by_name[node_name].add_pod(info)
         if self._table is not None:
             self._table.add_pod(node_name, info)

@@ -29,7 +29,7 @@ from scheduler_core.framework.interfaces import (
     PreFilterResult,
     ScorePlugin,
 )
-from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot
+from scheduler_core.framework.node_info import NodeInfo, PodInfo, PodInfoCache, Snapshot
 from scheduler_core.framework.opportunistic_batch import OpportunisticBatch
 from scheduler_core.framework.profile import Profile
 from scheduler_core.framework.signers import Signature, SignPlugin, Unsignable, sign_pod
@@ -122,7 +122,7 @@ class Framework:
         # False forces every plugin through its per-node methods: the reference path tests compare with.
         self.vectorized = vectorized
         self.nominator: NominatedPods = _NoNominations()  # the scheduler's queue sets its own
-        self._nominated_infos: dict[str, tuple[PodInfo, tuple[object, ...]]] = {}
+        self._nominated_infos = PodInfoCache(_NOMINATED_INFOS_KEPT)
         self.signing_plugins, self.signatures_enabled = _signing_plugins(profile)
         # Each plugin's fast path and NormalizeScore, found once (capabilities.py).
         self._filter_batch = profile.capabilities.filter_batch
@@ -244,16 +244,7 @@ class Framework:
     def nominated_pod_info(self, pod: Pod) -> PodInfo:
         """PodInfo of a nominated pod, built once while nothing it is computed from changed (the
         run updates pending pods in place: their spec's parts and labels are compared)."""
-        fingerprint = (pod.namespace, pod.containers, pod.init_containers, pod.overhead, pod.pod_level_requests,
-                       pod.container_statuses, pod.resize_infeasible, pod.affinity, tuple(pod.labels.items()))
-        known = self._nominated_infos.get(pod.key)
-        if known is not None and known[0].pod is pod and known[1] == fingerprint:
-            return known[0]
-        if len(self._nominated_infos) >= _NOMINATED_INFOS_KEPT:
-            self._nominated_infos.clear()
-        info = PodInfo(pod)
-        self._nominated_infos[pod.key] = (info, fingerprint)
-        return info
+        return self._nominated_infos.of(pod)
 
     def sign_pod(self, pod: Pod) -> Optional[Signature | Unsignable]:
         """SignPod; None when the profile cannot sign any pod (a plugin there has no signer)."""

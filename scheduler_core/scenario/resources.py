@@ -9,6 +9,7 @@ from scheduler_core import quantity
 from scheduler_core.model import ResourceList
 from scheduler_core.scenario.fields import Field
 from scheduler_core.scenario.validation import check, is_qualified_name, read_quantity
+from scheduler_core.scenario.yamltree import YMap
 
 STANDARD_CONTAINER_RESOURCES = ("cpu", "memory", "ephemeral-storage")
 HUGEPAGES_PREFIX = "hugepages-"
@@ -65,11 +66,50 @@ def container_requests(resources: Optional[Field]) -> ResourceList:
     return container_resources(resources)[0]
 
 
+# container_resources' answers by the resources mapping as written: pods made from one template
+# repeat the same few mappings thousands of times. Only answers that recorded no error are kept.
+_KEPT_RESOURCES = 256
+_resources_read: dict[tuple, tuple[ResourceList, ResourceList]] = {}
+
+
+def _written(resources: Field) -> Optional[tuple]:
+    """The mapping's sections and scalars in document order, typed (1 and 1.0 and "1" differ),
+    or None when it holds anything else (then it is read the long way)."""
+    value = resources.value
+    if not isinstance(value, YMap):
+        return None
+    sections = []
+    for section, inner in value.items():
+        if not isinstance(inner, YMap):
+            return None
+        items = []
+        for name, amount in inner.items():
+            if type(amount) not in (str, int, float):
+                return None
+            items.append((name, type(amount), amount))
+        sections.append((section, tuple(items)))
+    return tuple(sections)
+
+
 def container_resources(resources: Optional[Field]) -> tuple[ResourceList, ResourceList]:
     """(requests after defaulting, limits): a resource with a limit and no request requests its
     limit (SetDefaults_Pod)."""
     if resources is None or not resources.expect_map():
         return {}, {}
+    written = _written(resources)
+    known = _resources_read.get(written) if written is not None else None
+    if known is not None:
+        return dict(known[0]), dict(known[1])
+    errors = len(resources.ctx.errors)
+    requests, limits = _read_container_resources(resources)
+    if written is not None and len(resources.ctx.errors) == errors:
+        if len(_resources_read) >= _KEPT_RESOURCES:
+            _resources_read.clear()
+        _resources_read[written] = (dict(requests), dict(limits))
+    return requests, limits
+
+
+def _read_container_resources(resources: Field) -> tuple[ResourceList, ResourceList]:
     requests = quantities(resources.get("requests"), container=True)
     limits = quantities(resources.get("limits"), container=True)
     requests_field = resources.get("requests")

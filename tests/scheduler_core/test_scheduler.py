@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from scheduler_core.model import Scenario, SchedulerConfig, SchedulerConfiguration
-from scheduler_core.scheduler import Scheduler, num_feasible_nodes_to_find, simulate
+from scheduler_core.scheduler import Scheduler, _rotated, num_feasible_nodes_to_find, simulate
 from scheduler_core.trace import trace_summary
 from tests.scheduler_core.builders import make_node, make_pod
 
@@ -28,6 +29,15 @@ def _cluster(count: int, pending: int, percentage: int = 0) -> Scenario:
     nodes = [make_node(f"n{i:04d}", {"kubernetes.io/hostname": f"n{i:04d}"}, doc_index=i) for i in range(count)]
     pods = [make_pod(f"p{i}", requests={"cpu": 100}, doc_index=i) for i in range(pending)]
     return Scenario(nodes, pods, {}, config=SchedulerConfiguration((SchedulerConfig(percentage_of_nodes_to_score=percentage),)))
+
+
+@pytest.mark.parametrize("size", [1, 2, 7])
+def test_the_walk_starts_where_np_roll_would_put_it(size):
+    candidates = np.arange(10, 10 + size, dtype=np.int64)
+    for first in range(size):
+        rotated = _rotated(candidates, first)
+        assert rotated.tolist() == np.roll(candidates, -first).tolist()
+        assert not np.shares_memory(rotated, candidates)  # a new array, as np.roll's
 
 
 def test_it_evaluates_only_num_feasible_nodes_and_rotates_the_start_index():

@@ -8,11 +8,12 @@ import pytest
 
 from scheduler_core import load_scenario, simulate
 from scheduler_core.loop import run_to_the_end
-from scheduler_core.timeline import STORY_POINTS, clock_text, run_story, story_reads
+from scheduler_core.timeline import STORY_POINTS, TimelineBuilder, clock_text, run_story, story_reads
 
 SHARED = Path(__file__).resolve().parents[3] / "shared"
 TIMELINE = SHARED / "conformance-timeline" / "public"
 CASES = sorted(p.name[: -len(".yaml")] for p in TIMELINE.glob("*.yaml"))
+DRA_FILES = sorted((SHARED / "conformance-timeline-dra" / "public").glob("*.yaml"))
 
 
 def stream(case: str) -> list[dict]:
@@ -25,6 +26,22 @@ def test_the_story_reads_only_its_own_events(case):
     events = stream(case)
     picked = [event for event in events if story_reads(event["pod"], event["extensionPoint"])]
     assert run_story(picked) == run_story(events)
+
+
+@pytest.mark.parametrize("path", [TIMELINE / f"{case}.yaml" for case in CASES] + DRA_FILES,
+                         ids=lambda path: path.name)
+def test_the_timeline_renders_only_the_events_it_reads(path):
+    # TimelineBuilder.add skips the cycle's own events (Filter, Score, ...) unrendered; the summary
+    # must be the one every event's wire form gives (what the web app feeds add_json).
+    events = list(run_to_the_end(load_scenario(path.read_bytes())))
+    every = TimelineBuilder()
+    for event in events:
+        every.add_json(event.to_json())
+    skipping = TimelineBuilder()
+    for event in events:
+        skipping.add(event)
+    assert skipping.summary() == every.summary()
+    assert skipping.summary()["attempts"]
 
 
 def test_a_preemption_is_told_with_its_victims_and_the_pod_still_pending_is_named():

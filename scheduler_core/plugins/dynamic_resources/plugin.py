@@ -35,6 +35,7 @@ from scheduler_core.dra.allocator import (
     gather_pools,
     selectors_match,
 )
+from scheduler_core.framework.batch import default_normalize
 from scheduler_core.framework.dra_state import DraState
 from scheduler_core.framework import signers
 from scheduler_core.framework.cluster_events import (
@@ -363,6 +364,10 @@ class DynamicResources:
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> MaybeStatus:
         return default_normalize_score(MAX_NODE_SCORE, False, scores)
+
+    def normalize_batch(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
+        # Every pod of a default profile passes here, with or without claims: no NodeScore per node.
+        return default_normalize(scores, MAX_NODE_SCORE, False)
 
     # ------------------------------------------------------------------ Reserve, Unreserve, PreBind
 

@@ -15,7 +15,7 @@ from typing import Mapping, Optional, Protocol, Sequence
 
 from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.filter_facts import AffinityFact
-from scheduler_core.framework.node_info import AffinityTerm, NodeInfo, PodInfo, Snapshot
+from scheduler_core.framework.node_info import AffinityTerm, NodeInfo, PodInfo, Snapshot, cycle_pod_info
 from scheduler_core.framework.status import MaybeStatus, Status
 from scheduler_core.model import Node, Pod
 from scheduler_core.names import INTER_POD_AFFINITY
@@ -122,7 +122,7 @@ def compute_pre_filter_state(pod: Pod, snapshot: Snapshot, index: PodLabelIndex,
     With a ``counter`` (the fast path) the counting is done over the NodeTable and grouped terms
     (``batch.TermCounter``) instead of pod by pod; the counts are the same.
     """
-    pod_info = PodInfo(pod)
+    pod_info = cycle_pod_info(pod)
     state = PreFilterState(pod_info, snapshot.labels_of_namespace(pod.namespace))
     if counter is not None:
         counter.count_existing_anti_affinity(state)

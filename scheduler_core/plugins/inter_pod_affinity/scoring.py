@@ -15,7 +15,7 @@ import numpy as np
 
 from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, NodeScore
-from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot, WeightedAffinityTerm
+from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot, WeightedAffinityTerm, cycle_pod_info
 from scheduler_core.model import Node, Pod
 from scheduler_core.names import INTER_POD_AFFINITY
 from scheduler_core.plugins.inter_pod_affinity.args import InterPodAffinityArgs
@@ -68,7 +68,7 @@ def compute_pre_score_state(pod: Pod, snapshot: Snapshot, index: PodLabelIndex, 
     With a ``counter`` (the fast path) the sums come from per-node counts and grouped terms
     (``batch.TermCounter``) instead of pod by pod; the state is the same.
     """
-    pod_info = PodInfo(pod)
+    pod_info = cycle_pod_info(pod)
     has_preferred = bool(pod_info.preferred_affinity_terms or pod_info.preferred_anti_affinity_terms)
     if args.ignore_preferred_terms_of_existing_pods and not has_preferred:
         return None

@@ -83,9 +83,41 @@ class InclusionMasks:
 
 def _first_seen_order(codes: np.ndarray) -> list[int]:
     """The distinct codes in order of first appearance (the reference's dict insertion order)."""
-    unique, first = np.unique(codes, return_index=True)
-    in_first_seen_order: list[int] = unique[np.argsort(first, kind="stable")].tolist()
+    if not len(codes):
+        return []
+    if int(codes.min()) < 0:  # not a table's value codes: sort them
+        unique, first_at = np.unique(codes, return_index=True)
+        sorted_order: list[int] = unique[np.argsort(first_at, kind="stable")].tolist()
+        return sorted_order
+    # Codes index a column's few values: each code's first position, without sorting the codes.
+    first = np.full(int(codes.max()) + 1, len(codes), dtype=np.int64)
+    np.minimum.at(first, codes, np.arange(len(codes), dtype=np.int64))
+    present = np.flatnonzero(first < len(codes))
+    in_first_seen_order: list[int] = present[np.argsort(first[present], kind="stable")].tolist()
     return in_first_seen_order
+
+
+class _FirstSeenOrders:
+    """_first_seen_order of codes seen lately: every PreFilter of a run reads the same nodes' codes
+    (the table's column under the same mask), so the answer is kept per distinct codes array."""
+
+    __slots__ = ("_kept", "_orders")
+
+    def __init__(self, kept: int) -> None:
+        self._kept = kept
+        self._orders: dict[tuple[str, bytes], tuple[int, ...]] = {}
+
+    def __call__(self, codes: np.ndarray) -> tuple[int, ...]:
+        key = (codes.dtype.str, codes.tobytes())
+        order = self._orders.get(key)
+        if order is None:
+            if len(self._orders) >= self._kept:
+                self._orders.clear()
+            order = self._orders[key] = tuple(_first_seen_order(codes))
+        return order
+
+
+_first_seen_orders = _FirstSeenOrders(16)
 
 
 # ---------------------------------------------------------------------------- PreFilter / Filter
@@ -118,7 +150,7 @@ def compute_pre_filter_state(pod: Pod, constraints: list[Constraint], table: Nod
         by_code = np.bincount(codes, weights=per_node, minlength=len(column.values)).astype(np.int64) \
             if len(codes) else np.zeros(len(column.values), dtype=np.int64)
         values = column.values
-        match_num.append({values[code]: int(by_code[code]) for code in _first_seen_order(codes)})
+        match_num.append({values[code]: int(by_code[code]) for code in _first_seen_orders(codes)})
         columns.append(column)
         match_by_code.append(by_code)
     paths = []

@@ -23,7 +23,7 @@ def default_profile() -> Profile:
     ("filter_batch", {names.NODE_UNSCHEDULABLE, names.NODE_NAME, names.TAINT_TOLERATION, names.NODE_AFFINITY,
                       names.NODE_PORTS, names.NODE_RESOURCES_FIT, names.POD_TOPOLOGY_SPREAD, names.INTER_POD_AFFINITY}),
     ("normalize_batch", {names.TAINT_TOLERATION, names.NODE_AFFINITY, names.POD_TOPOLOGY_SPREAD,
-                         names.INTER_POD_AFFINITY}),
+                         names.INTER_POD_AFFINITY, names.DYNAMIC_RESOURCES}),
     ("pre_filter_picture", {names.POD_TOPOLOGY_SPREAD, names.DYNAMIC_RESOURCES}),
     ("pre_score_state", {names.POD_TOPOLOGY_SPREAD}),
     ("binding_state_json", {names.VOLUME_BINDING, names.DYNAMIC_RESOURCES}),

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from dataclasses import replace as replace_fields
 
-from scheduler_core.model import Affinity, LabelSelector, PodAffinity, PodAffinityTerm, Volume
+from scheduler_core.framework.node_info import PodInfo, PodInfoCache
+from scheduler_core.model import (
+    Affinity,
+    Container,
+    LabelSelector,
+    PodAffinity,
+    PodAffinityTerm,
+    Volume,
+)
 from tests.scheduler_core.builders import make_node, make_pod, make_snapshot
 
 
@@ -87,3 +95,38 @@ def test_the_snapshot_adds_updates_and_removes_nodes_and_rebuilds_its_views():
     assert snapshot.table.labels("zone").values == ["z"]
     snapshot.remove_node("b")
     assert snapshot.get("b") is None and snapshot.position == {"a": 0, "c": 1}
+
+
+def _pod_info_fields(info) -> tuple:
+    return (info.pod, info.requests, info.non_zero_requests, info.required_affinity_terms,
+            info.required_anti_affinity_terms, info.preferred_affinity_terms, info.preferred_anti_affinity_terms)
+
+
+def _anti_affinity(app: str) -> Affinity:
+    term = PodAffinityTerm(LabelSelector(match_labels=(("app", app),)), "kubernetes.io/hostname")
+    return Affinity(pod_anti_affinity=PodAffinity(required=(term,)))
+
+
+def test_the_pod_info_cache_answers_what_a_fresh_pod_info_would():
+    cache = PodInfoCache(kept=2)
+    pod = make_pod("p", labels={"app": "a"}, requests={"cpu": 100}, affinity=_anti_affinity("a"))
+    first = cache.of(pod)
+    assert cache.of(pod) is first  # unchanged: built once
+    assert _pod_info_fields(first) == _pod_info_fields(PodInfo(pod))
+    # the run changes pending pods in place: each change is seen
+    for change in (lambda p: p.labels.update(app="b"),
+                   lambda p: setattr(p, "containers", (Container(name="c", requests={"cpu": 300}),)),
+                   lambda p: setattr(p, "affinity", _anti_affinity("c")),
+                   lambda p: setattr(p, "namespace", "other")):
+        before = cache.of(pod)
+        change(pod)
+        after = cache.of(pod)
+        assert after is not before
+        assert _pod_info_fields(after) == _pod_info_fields(PodInfo(pod))
+    # another object under the same key is never answered from the first one's entry
+    twin = replace_fields(pod)
+    assert cache.of(twin).pod is twin
+    # a full cache is dropped, not grown
+    for name in ("q", "r", "s"):
+        cache.of(make_pod(name))
+    assert len(cache._infos) <= 2

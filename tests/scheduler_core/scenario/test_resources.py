@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from scheduler_core import simulate
 from scheduler_core.quantity import CPU_OVERFLOW
 from scheduler_core.scenario import load_scenario
+from scheduler_core.scenario.fields import Context, Field
+from scheduler_core.scenario.resources import _read_container_resources, container_resources
+from scheduler_core.scenario.yamltree import YMap
 
 from tests.scheduler_core.scenario.support import errors_of, line_of, pod, stream
 
@@ -60,3 +65,34 @@ def test_a_node_at_the_cpu_limit_runs_without_overflow():
     events = list(simulate(load_scenario(text)))
     [end] = [e for e in events if e.extension_point == "CycleEnd"]
     assert end.payload.node_name == "n1"
+
+
+_NAMES = st.sampled_from(["cpu", "memory", "ephemeral-storage", "example.com/gpu", "hugepages-2Mi", "bad name", "pods"])
+_AMOUNTS = st.one_of(st.sampled_from(["100m", "1", "1.5", "2Gi", "-1", "abc", "1e16", "0"]),
+                     st.integers(min_value=-2, max_value=2000), st.floats(allow_nan=False, width=32), st.booleans())
+
+
+def _ymap(entries: dict) -> YMap:
+    mapping = YMap(1)
+    for line, (key, value) in enumerate(entries.items(), start=2):
+        mapping[key] = value
+        mapping.lines[key] = line
+    return mapping
+
+
+def _read(reader, written: dict) -> tuple:
+    errors: list = []
+    field = Field(_ymap({section: _ymap(amounts) for section, amounts in written.items()}),
+                  "spec.containers[0].resources", 1, Context("Pod default/p", errors))
+    requests, limits = reader(field)
+    return requests, list(requests), limits, list(limits), errors
+
+
+@given(st.dictionaries(st.sampled_from(["requests", "limits"]), st.dictionaries(_NAMES, _AMOUNTS, max_size=4),
+                       max_size=2))
+def test_a_resources_mapping_read_again_answers_as_the_first_reading(written):
+    # container_resources keeps the answers of mappings it read without error; the reference reads
+    # every mapping field by field. Same amounts, same key order, same errors, however often asked.
+    reference = _read(_read_container_resources, written)
+    assert _read(container_resources, written) == reference
+    assert _read(container_resources, written) == reference

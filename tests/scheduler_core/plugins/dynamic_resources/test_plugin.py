@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from scheduler_core.framework.cluster_events import ActionType, EventResource, QueueingHint
 from scheduler_core.framework.cycle_state import CycleState
-from scheduler_core.framework.interfaces import NodeToStatus
+from scheduler_core.framework.interfaces import NodeScore, NodeToStatus
 from scheduler_core.framework.signers import Unsignable
 from scheduler_core.framework.status import SKIP, Code, Status
 from scheduler_core.model import (
@@ -300,6 +303,18 @@ def test_score_batch_matches_score():
     positions = snapshot.table.positions(["n1", "n2"])
     assert plugin.score_batch(state, pod, snapshot.table, positions).tolist() == [
         plugin.score(state, pod, info)[0] for info in snapshot.node_infos]
+
+
+@given(st.lists(st.integers(min_value=0, max_value=8), max_size=30))
+def test_normalize_batch_matches_normalize_score(raw):
+    """helper.DefaultNormalizeScore (maxPriority 100, not reversed): the batch form against NodeScores."""
+    plugin = plugin_for(dra_snapshot(NODES, ()))
+    pod = claiming_pod("p", "c")
+    scores = [NodeScore(f"n{i}", value) for i, value in enumerate(raw)]
+    assert plugin.normalize_score(CycleState(), pod, scores) is None
+    fast = plugin.normalize_batch(CycleState(), pod, np.asarray(raw, dtype=np.int64))
+    assert fast.dtype == np.int64
+    assert fast.tolist() == [score.score for score in scores]
 
 
 # ---------------------------------------------------------------------- events, hints, signature

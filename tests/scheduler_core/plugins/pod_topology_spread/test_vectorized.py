@@ -14,10 +14,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from scheduler_core import load_scenario, simulate, trace_summary
 from scheduler_core.framework.node_info import NodeInfo, PodInfo
 from scheduler_core.framework.node_table import NodeTable
+from scheduler_core.plugins.pod_topology_spread.vectorized import _first_seen_order, _FirstSeenOrders
 from scheduler_core.model import (
     Affinity,
     LabelSelector,
@@ -298,3 +301,24 @@ def test_go_round_matches_the_scalar_one():
 
     values = np.array([0.49999999999999994, 0.5, 1.5, 2.5, -0.5, -1.5, 3.4999999, 7.0, 1e15 + 0.5, 0.0])
     assert vectorized._go_round(values).tolist() == [go_round(v) for v in values.tolist()]
+
+
+# ---- the pieces below the batch methods: first-seen orders
+
+
+def _reference(codes: list[int]) -> list[int]:
+    """The per-node path's order: a dict filled node by node keeps each value where it first appeared."""
+    return list(dict.fromkeys(codes))
+
+
+@given(st.lists(st.integers(min_value=-1, max_value=12), max_size=60))
+def test_first_seen_order_is_the_order_a_dict_would_keep(codes):
+    assert _first_seen_order(np.asarray(codes, dtype=np.int32)) == _reference(codes)
+
+
+@given(st.lists(st.lists(st.integers(min_value=0, max_value=5), max_size=20), min_size=1, max_size=8))
+def test_kept_orders_answer_as_computed_ones(arrays):
+    orders = _FirstSeenOrders(kept=3)
+    for codes in arrays + arrays:  # each seen twice: the second answer may come from the memory
+        assert list(orders(np.asarray(codes, dtype=np.int32))) == _reference(codes)
+    assert len(orders._orders) <= 3
