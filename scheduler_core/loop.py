@@ -4,9 +4,10 @@ A discrete-event loop on the logical clock: pop the next pod (activeQ, else back
 schedule it (scheduleOne): its scheduling cycle (the same ``Cycle`` the single pass runs) returns
 a typed ending (scheduler_core.outcomes), then the loop does what the release does after it — the
 binding cycle's informer events (Bound), or handleSchedulingFailure (back to the queue, the
-nomination; a preemption's goroutine, started by the evaluator, lands after it). When nothing is queued, time jumps to the next thing that
-happens on its own (the stand-in kubelet removing a victim, a back-off ending); the run ends when
-nothing is left to happen. Everything goes out as one typed event stream.
+nomination; a preemption's goroutine, started by the evaluator, lands after it). When nothing is
+queued, time jumps to the next thing that happens on its own (the stand-in kubelet removing a
+victim, a back-off ending); the run ends when nothing is left to happen. Everything goes out as
+one typed event stream, through one recorder (scheduler_core.recorder).
 """
 
 from __future__ import annotations
@@ -32,8 +33,6 @@ from scheduler_core.events import (
     Event,
     ExtensionPoint,
     Payload,
-    RunEnd,
-    RunStart,
 )
 from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from scheduler_core.gcfreeze import frozen_after_first
@@ -107,8 +106,7 @@ class SchedulerLoop:
     # ------------------------------------------------------------------ the run
 
     def run(self) -> Iterator[Event]:
-        yield self._event(None, ExtensionPoint.RUN_START, RunStart(
-            {pod.key: pod.node_name or None for pod in self._scenario_pods()}, RELEASE))
+        yield self.recorder.run_start({pod.key: pod.node_name or None for pod in self._scenario_pods()}, RELEASE)
         for pod in self.scenario.running_pods:  # their claims exist before the run
             self.claim_controller.create_claims(pod)
         self.snapshot.cluster_changes.clear()
@@ -153,8 +151,7 @@ class SchedulerLoop:
             yield from self._moves()
         final = self.steps.final() if self.steps is not None else self._final()
         stopped = [key for key in self._erroring if self.queue.queued_info(key) is not None]
-        yield self._event(None, ExtensionPoint.RUN_END, RunEnd(self.clock.ms, self.attempts, final,
-                                                                self._nominated(), stopped))
+        yield self.recorder.run_end(self.attempts, final, self._nominated(), stopped)
 
     def _only_error_retries_until(self, wake: int) -> bool:
         """Nothing but pods failing with errors for a while, and nothing else due (no victim to

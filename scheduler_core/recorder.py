@@ -33,6 +33,8 @@ from scheduler_core.events import (
     PreScorePluginResult,
     QueueMoved,
     QueueSortResult,
+    RunEnd,
+    RunStart,
     ScoreResult,
     TotalResult,
 )
@@ -255,6 +257,15 @@ class RunRecorder:
 
     def cluster(self, key: str, kind: ClusterChangeKind, node: Optional[str] = None, detail: str = "") -> Event:
         return self.event(key, ExtensionPoint.CLUSTER, ClusterChanged(self._clock_ms(), kind, key, node, detail))
+
+    def run_start(self, pods: dict[str, Optional[str]], release: str) -> Event:
+        """Every pod of the scenario and where it is (None: pending) as the run starts."""
+        return self.event(None, ExtensionPoint.RUN_START, RunStart(pods, release))
+
+    def run_end(self, attempts: int, final: dict[str, Optional[str]], nominated: dict[str, str],
+                stopped: list[str]) -> Event:
+        """Where every pod ended, the nominations left, the pods left retrying errors."""
+        return self.event(None, ExtensionPoint.RUN_END, RunEnd(self._clock_ms(), attempts, final, nominated, stopped))
 
     def bound(self, pod: str, attempt: int) -> Event:
         """The attempt that bound its pod ends (its binding's writes come later)."""
