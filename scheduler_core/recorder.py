@@ -79,15 +79,11 @@ class RecordedCycle(Protocol):
 def record_cycle(cycle: RecordedCycle) -> Iterator[Event]:
     """The cycle's events, step by step; the cycle's ending is left in ``cycle.outcome``."""
     recorder = CycleRecorder(cycle)
-    steps = cycle.steps()
-    while True:
-        try:
-            step = next(steps)
-        except StopIteration as done:
-            ending: CycleEnding = done.value
-            yield recorder.ended(ending)
-            return
-        yield from recorder.step(step)
+    step_events = recorder.step
+    for step in cycle.steps():
+        yield from step_events(step)
+    assert cycle.outcome is not None  # steps() leaves its ending there
+    yield recorder.ended(cycle.outcome)
 
 
 class CycleRecorder:
@@ -101,26 +97,8 @@ class CycleRecorder:
         return Event(self.cycle.index, self.cycle.pod.key, point, plugin, payload)
 
     def step(self, step: CycleStep) -> Iterator[Event]:
-        if isinstance(step, FilterDone):
-            return self._filter(step)
-        if isinstance(step, PreFilterDone):
-            return self._pre_filter(step.outcome)
-        if isinstance(step, ScoreDone):
-            return self._score(step)
-        if isinstance(step, PreScoreDone):
-            return iter((self._pre_score(step.plugin, step.status),))
-        if isinstance(step, BindingStepDone):
-            return iter((self._binding_step(step),))
-        if isinstance(step, HostSelected):
-            return iter((self.event(ExtensionPoint.TOTAL, None, TotalResult(
-                step.names, step.totals, step.chosen, step.ties, tie_positions=step.tie_positions)),))
-        if isinstance(step, PostFilterDone):
-            return self._post_filter(step.run)
-        if isinstance(step, CycleStarted):
-            return self._started(step)
-        if isinstance(step, ScoringFailed):
-            return iter((self.event(ExtensionPoint.TOTAL, None, TotalResult([], [], None, [], error=step.message)),))
-        raise TypeError(f"not a cycle step: {step!r}")
+        """The events of one step (dispatched on its type)."""
+        return _STEP_EVENTS[type(step)](self, step)
 
     def ended(self, ending: CycleEnding) -> Event:
         """CycleEnd: the node, or the FailedScheduling text — a failure found once a host was
@@ -144,7 +122,8 @@ class CycleRecorder:
         sorter = cycle.fw.profile.queue_sort[0]
         yield self.event(ExtensionPoint.QUEUE_SORT, sorter.name, QueueSortResult(step.queue_view))
 
-    def _pre_filter(self, pre: PreFilterOutcome) -> Iterator[Event]:
+    def _pre_filter(self, step: PreFilterDone) -> Iterator[Event]:
+        pre: PreFilterOutcome = step.outcome
         state, pod = self.cycle.state, self.cycle.pod
         for item in pre.per_plugin:
             names = sorted(item.result.node_names) if item.result and not item.result.all_nodes else None
@@ -190,16 +169,18 @@ class CycleRecorder:
             pictures[name] = picture
         return pictures
 
-    def _post_filter(self, run: PostFilterRun) -> Iterator[Event]:
+    def _post_filter(self, step: PostFilterDone) -> Iterator[Event]:
+        run: PostFilterRun = step.run
         for item in run.per_plugin:
             yield self.event(ExtensionPoint.POST_FILTER, item.plugin, _post_filter_payload(item.result, item.status))
         code = "Success" if is_success(run.status) else run.status.code.label
         yield self.event(ExtensionPoint.POST_FILTER, None,
                          PostFilterSummary(code, run.message, None if is_success(run.status) else run.status.plugin))
 
-    def _pre_score(self, plugin: str, status: MaybeStatus) -> Event:
+    def _pre_score(self, step: PreScoreDone) -> Iterator[Event]:
+        plugin, status = step.plugin, step.status
         state = _pre_score_state(self.capabilities, plugin, self.cycle.state) if is_success(status) else None
-        return self.event(ExtensionPoint.PRE_SCORE, plugin, PreScorePluginResult(status_json(status), state))
+        yield self.event(ExtensionPoint.PRE_SCORE, plugin, PreScorePluginResult(status_json(status), state))
 
     def _score(self, step: ScoreDone) -> Iterator[Event]:
         outcome = step.outcome
@@ -207,9 +188,30 @@ class CycleRecorder:
         yield self.event(ExtensionPoint.NORMALIZE_SCORE, outcome.plugin,
                          NormalizeResult(step.names, outcome.normalized, outcome.weight, outcome.weighted))
 
-    def _binding_step(self, step: BindingStepDone) -> Event:
+    def _binding_step(self, step: BindingStepDone) -> Iterator[Event]:
         state = _binding_state_json(self.capabilities, step.plugin, self.cycle.state, step.node)
-        return self.event(step.point, step.plugin, BindingStep(status_json(step.status), step.node, state))
+        yield self.event(step.point, step.plugin, BindingStep(status_json(step.status), step.node, state))
+
+    def _total(self, step: HostSelected) -> Iterator[Event]:
+        yield self.event(ExtensionPoint.TOTAL, None, TotalResult(
+            step.names, step.totals, step.chosen, step.ties, tie_positions=step.tie_positions))
+
+    def _scoring_failed(self, step: ScoringFailed) -> Iterator[Event]:
+        yield self.event(ExtensionPoint.TOTAL, None, TotalResult([], [], None, [], error=step.message))
+
+
+# Each step type's events (a table: one lookup per step, in the hot loop of every cycle).
+_STEP_EVENTS: dict[type, Callable[[CycleRecorder, Any], Iterator[Event]]] = {
+    CycleStarted: CycleRecorder._started,
+    PreFilterDone: CycleRecorder._pre_filter,
+    FilterDone: CycleRecorder._filter,
+    PostFilterDone: CycleRecorder._post_filter,
+    PreScoreDone: CycleRecorder._pre_score,
+    ScoreDone: CycleRecorder._score,
+    HostSelected: CycleRecorder._total,
+    ScoringFailed: CycleRecorder._scoring_failed,
+    BindingStepDone: CycleRecorder._binding_step,
+}
 
 
 def _post_filter_payload(result: Optional[PostFilterResult], status: MaybeStatus) -> PostFilterOutcome:
