@@ -64,6 +64,7 @@ from scheduler_core.outcomes import (
 from scheduler_core.model import Pod
 from scheduler_core.volume.pictures import pod_volumes_json
 
+
 class RecordedCycle(Protocol):
     """What the recorder reads of a cycle (scheduler.Cycle): who it schedules, where it stands."""
 
@@ -72,6 +73,7 @@ class RecordedCycle(Protocol):
     fw: Framework
     state: CycleState
     snapshot: Snapshot
+    outcome: Optional[CycleEnding]  # how it ended, once steps() has returned
 
     def steps(self) -> Generator[CycleStep, None, CycleEnding]: ...
 
