@@ -115,7 +115,7 @@ def collect_details(scenario: Scenario, *, mode: str = MODE_SINGLE, cycles: Opti
     for framework in scheduler.frameworks.values():
         preemption = framework.plugin(names.DEFAULT_PREEMPTION)
         if preemption is not None:
-            preemption.ranking_observer = ranked
+            preemption.evaluator.ranking_observer = ranked
     last = max(wanted) if wanted else None
     for event in events:
         if event.extension_point is ExtensionPoint.CYCLE_START:

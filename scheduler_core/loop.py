@@ -1,11 +1,13 @@
 """The scheduler run to the end (scheduler.go's Run + ScheduleOne, spec/TIMELINE.md).
 
-A discrete-event loop on the logical clock: pop the next pod (activeQ, else backoffQ), run its
-scheduling cycle (the same ``Cycle`` the single pass runs), then do what the release does after
-it — the binding and its informer events, or the failure handler (back to the queue, the
-nomination, the preemption carried out). When nothing is queued, time jumps to the next thing that
-happens on its own (the stand-in kubelet removing a victim, a back-off ending); the run ends when
-nothing is left to happen. Everything goes out as one typed event stream.
+A discrete-event loop on the logical clock: pop the next pod (activeQ, else backoffQ) and
+schedule it (scheduleOne): its scheduling cycle (the same ``Cycle`` the single pass runs) returns
+a typed ending (scheduler_core.outcomes), then the loop does what the release does after it — the
+binding cycle's informer events (Bound), or handleSchedulingFailure (back to the queue, the
+nomination; a preemption's goroutine, started by the evaluator, lands after it). When nothing is
+queued, time jumps to the next thing that happens on its own (the stand-in kubelet removing a
+victim, a back-off ending); the run ends when nothing is left to happen. Everything goes out as
+one typed event stream, through one recorder (scheduler_core.recorder).
 """
 
 from __future__ import annotations
@@ -13,11 +15,12 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from typing import Callable, Generator, Iterator, Optional
 
-from scheduler_core import names
 from scheduler_core.backend.queue import (
+    CLEAR_NOMINATED_NODE,
     MODE_OVERRIDE,
     HintFunction,
     LogicalClock,
+    Nominator,
     PreEnqueuePlugin,
     QueuedPodInfo,
     QueueingHintMap,
@@ -26,24 +29,21 @@ from scheduler_core.backend.queue import (
 )
 from scheduler_core.eventhandlers import EventHandlers, snapshot_of
 from scheduler_core.events import (
-    AttemptEnd,
-    ClusterChanged,
     ClusterChangeKind,
     Event,
     ExtensionPoint,
     Payload,
-    QueueMoved,
-    RunEnd,
-    RunStart,
 )
 from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from scheduler_core.gcfreeze import frozen_after_first
-from scheduler_core.framework.opportunistic_batch import OpportunisticBatch
+from scheduler_core.framework.options import FrameworkOptions
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.kubelet import StandInKubelet
 from scheduler_core.model import Pod, Scenario
 from scheduler_core.resourceclaim_controller import ResourceClaimController
-from scheduler_core.scheduler import TIE_BREAK_FIRST, Cycle, CycleOutcome, Scheduler, fresh_copy
+from scheduler_core.outcomes import BindingFailed, Bound, CycleEnding, FitError, SchedulingError
+from scheduler_core.recorder import RunRecorder, record_cycle
+from scheduler_core.scheduler import TIE_BREAK_FIRST, Cycle, Scheduler, fresh_copy
 from scheduler_core.steps import StepDriver
 
 RELEASE = "v1.35.4"
@@ -68,29 +68,27 @@ class SchedulerLoop:
                  vectorized: bool = True) -> None:
         self.scenario = fresh_copy(scenario)
         _start_running_pods(self.scenario)
-        self.scheduler = Scheduler(self.scenario, tie_break, seed, vectorized, single_pass=False)
-        self.snapshot = self.scheduler.snapshot
         self.clock = LogicalClock()
+        nominator = Nominator(_is_assigned)
+        # Everything the frameworks need from the run is handed in as they are built: the queue's
+        # nominator, the logical clock, OpportunisticBatching (on by default in the release), the
+        # tie-break of preemption candidates (the spec's rule for the random pick) and the API the
+        # preemption evaluator's goroutines write through (this loop).
+        options = FrameworkOptions(nominator=nominator, clock_ms=lambda: self.clock.ms, opportunistic_batching=True,
+                                   preemption_ties_in_node_order=True, preemption_api=self)
+        self.scheduler = Scheduler(self.scenario, tie_break, seed, vectorized, options=options)
+        self.snapshot = self.scheduler.snapshot
         config = self.scenario.config
-        sorter = self.scheduler.framework.profile["queueSort"][0]
+        sorter = self.scheduler.framework.profile.queue_sort[0]
         self.queue = SchedulingQueue(
             self.clock, sorter.queue_key, {name: _hint_map(fw) for name, fw in self.scheduler.frameworks.items()},
             {name: _pre_enqueue(fw) for name, fw in self.scheduler.frameworks.items()},
             (config.pod_initial_backoff_seconds if config else 1) * MS_PER_SECOND,
             (config.pod_max_backoff_seconds if config else 10) * MS_PER_SECOND,
-            lambda pod: bool(pod.node_name))
-        self.scheduler.nominator = self.queue.nominator
-        for framework in self.scheduler.frameworks.values():
-            framework.nominator = self.queue.nominator
-            preemption = framework.plugin(names.DEFAULT_PREEMPTION)
-            if preemption is not None:
-                preemption.break_ties_in_node_order = True  # the spec's rule for the random pick
-        # OpportunisticBatching (on by default in the release): each profile keeps its last
-        # cycle's sorted nodes; its batch ages on the logical clock.
-        self.scheduler.clock_ms = lambda: self.clock.ms
-        for framework in self.scheduler.frameworks.values():
-            framework.batch = OpportunisticBatch()
+            _is_assigned, nominator)
         self.handlers = EventHandlers(self.queue, self.snapshot)
+        # Everything the run does becomes events through the one recorder (scheduler_core.recorder).
+        self.recorder = RunRecorder(lambda: self.clock.ms, lambda: self.attempts)
         self.kubelet = StandInKubelet()
         self.claim_controller = ResourceClaimController(self.snapshot.dra, self.snapshot.cluster_changes)
         self.attempts = 0
@@ -108,8 +106,7 @@ class SchedulerLoop:
     # ------------------------------------------------------------------ the run
 
     def run(self) -> Iterator[Event]:
-        yield self._event(None, ExtensionPoint.RUN_START, RunStart(
-            {pod.key: pod.node_name or None for pod in self._scenario_pods()}, RELEASE))
+        yield self.recorder.run_start({pod.key: pod.node_name or None for pod in self._scenario_pods()}, RELEASE)
         for pod in self.scenario.running_pods:  # their claims exist before the run
             self.claim_controller.create_claims(pod)
         self.snapshot.cluster_changes.clear()
@@ -128,7 +125,7 @@ class SchedulerLoop:
                 started, self._async_work = self._async_work, []
                 for work in started:
                     work.begin()
-                yield from self._attempt(info)
+                yield from self._schedule_one(info)
                 for work in started:
                     yield from work.land()
                 continue
@@ -154,15 +151,7 @@ class SchedulerLoop:
             yield from self._moves()
         final = self.steps.final() if self.steps is not None else self._final()
         stopped = [key for key in self._erroring if self.queue.queued_info(key) is not None]
-        yield self._event(None, ExtensionPoint.RUN_END, RunEnd(self.clock.ms, self.attempts, final,
-                                                                self._nominated(), stopped))
-
-    def _note_progress(self, pod: Pod, outcome: CycleOutcome) -> None:
-        if outcome.node_name is None and not outcome.rejected:
-            self._erroring[pod.key] = None
-            return
-        self._erroring.pop(pod.key, None)
-        self._last_progress_ms = self.clock.ms
+        yield self.recorder.run_end(self.attempts, final, self._nominated(), stopped)
 
     def _only_error_retries_until(self, wake: int) -> bool:
         """Nothing but pods failing with errors for a while, and nothing else due (no victim to
@@ -199,35 +188,50 @@ class SchedulerLoop:
                              self.claim_controller.next_release_ms()) if t is not None]
         return min(times) if times else None
 
-    # ------------------------------------------------------------------ one attempt
+    # ------------------------------------------------------------------ scheduleOne
 
-    def _attempt(self, info: QueuedPodInfo) -> Iterator[Event]:
+    def _schedule_one(self, info: QueuedPodInfo) -> Iterator[Event]:
+        """ScheduleOne: a pod being deleted is skipped; otherwise its scheduling cycle, then the
+        binding cycle's writes or the failure handler. The cycle's events come from the recorder."""
         pod = info.pod
         if pod.is_terminating:  # skipPodSchedule: a pod being deleted is not scheduled
             self.queue.done(pod)
             return
+        cycle = self._scheduling_cycle(info)
+        yield from record_cycle(cycle)
+        ending = cycle.outcome
+        assert ending is not None  # the recorder ran the cycle to its end
+        self._note_progress(pod, ending)
+        if isinstance(ending, Bound):
+            yield from self._binding_cycle(info, ending)
+        else:
+            yield from self._handle_scheduling_failure(info, ending)
+
+    def _scheduling_cycle(self, info: QueuedPodInfo) -> Cycle:
+        """The cycle of the popped pod: the queues as they stand, the nomination its queue copy carries."""
+        pod = info.pod
         index = self.attempts
         self.attempts += 1
         if self.steps is not None:
             self.steps.attempted()
         queues = {name.value: keys for name, keys in self.queue.where().items()}
         view = [pod.key, *queues[QueueName.ACTIVE.value]]
-        cycle = Cycle(self.scheduler, index, pod, queue_view=view, nominated_node=info.nominated_node_name, queues=queues,
-                      cycle_count=self.queue.active.scheduling_cycle)
-        yield from cycle.run()
-        outcome = cycle.outcome
-        self._note_progress(pod, outcome)
-        if outcome.node_name is not None:
-            yield from self._bound(info, outcome)
-        else:
-            yield from self._failed(info, outcome)
+        return Cycle(self.scheduler, index, pod, queue_view=view, nominated_node=info.nominated_node_name,
+                     queues=queues, cycle_count=self.queue.active.scheduling_cycle)
 
-    def _bound(self, info: QueuedPodInfo, outcome: CycleOutcome) -> Iterator[Event]:
+    def _note_progress(self, pod: Pod, ending: CycleEnding) -> None:
+        if isinstance(ending, (SchedulingError, BindingFailed)):
+            self._erroring[pod.key] = None
+            return
+        self._erroring.pop(pod.key, None)
+        self._last_progress_ms = self.clock.ms
+
+    def _binding_cycle(self, info: QueuedPodInfo, bound: Bound) -> Iterator[Event]:
         """The binding cycle calls Done before PreBind; its writes come back later."""
         pod = info.pod
         self.queue.done(pod)
-        yield self._event(pod.key, ExtensionPoint.ATTEMPT_END, AttemptEnd(self.clock.ms, info.attempts))
-        self._async_work.append(AsyncWork(lambda: None, lambda: self._binding_done(pod, outcome.node_name)))
+        yield self.recorder.bound(pod.key, info.attempts)
+        self.go(lambda: None, lambda: self._binding_done(pod, bound.node_name))
 
     def _binding_done(self, pod: Pod, node: str) -> Iterator[Event]:
         """The informer events of a finished binding: PreBind's storage writes, then the pod bound."""
@@ -238,29 +242,29 @@ class SchedulerLoop:
         if self.steps is not None:
             yield from self.steps.pod_bound(pod)
 
-    def _failed(self, info: QueuedPodInfo, outcome: CycleOutcome) -> Iterator[Event]:
-        """handleSchedulingFailure: back to the queue, the nomination, the status patch. A
-        preemption that chose victims already marked its pod as preempting (prepareCandidateAsync
-        does so before PostFilter returns), and its API calls finish after the failure handler."""
+    def _handle_scheduling_failure(self, info: QueuedPodInfo,
+                                   ending: FitError | SchedulingError | BindingFailed) -> Iterator[Event]:
+        """handleSchedulingFailure (after handleBindingCycleError for a failed binding cycle): back
+        to the queue, the nomination, the status patch. A preemption that chose victims already
+        marked its pod as preempting and started its goroutine (the evaluator's
+        prepareCandidateAsync, before PostFilter returned); its API calls land after this handler."""
         pod = info.pod
-        to_delete = [victim for victim in outcome.victims if not victim.is_terminating]
-        preemption = self.scheduler.framework_for(pod).plugin(names.DEFAULT_PREEMPTION)
-        if to_delete:
-            preemption.preempting[pod.key] = None
-        forgotten = self._forgotten(pod, outcome)
-        if forgotten is not None and not outcome.binding_rejected:
+        binding = ending if isinstance(ending, BindingFailed) else None
+        fit_error = ending if isinstance(ending, FitError) else None
+        forgotten = self._forgotten(pod, binding)
+        if forgotten is not None and binding is not None and not binding.rejected:
             self.handlers.assumed_pod_forgotten(forgotten, skip_itself=False)
-        info.unschedulable_plugins = set(outcome.unschedulable_plugins) if outcome.rejected else set()
+        info.unschedulable_plugins = set(fit_error.unschedulable_plugins) if fit_error is not None else set()
         info.nominated_node_name = pod.nominated_node_name  # the copy from the informer, before this patch
+        nominating = fit_error.nominating if fit_error is not None else CLEAR_NOMINATED_NODE
         self.queue.add_unschedulable_if_not_present(info)
-        self.queue.add_nominated_pod(pod, outcome.nominating)
-        if forgotten is not None and outcome.binding_rejected:  # deferred past the failure handler
+        self.queue.add_nominated_pod(pod, nominating)
+        if forgotten is not None and binding is not None and binding.rejected:  # deferred past the failure handler
             self.handlers.assumed_pod_forgotten(forgotten, skip_itself=True)
-        nominating = outcome.nominating
         written = nominating.nominated_node_name if nominating and nominating.mode == MODE_OVERRIDE else None
-        victims = sorted(victim.key for victim in outcome.victims)
-        yield self._event(pod.key, ExtensionPoint.ATTEMPT_END, AttemptEnd(
-            self.clock.ms, info.attempts, written, victims, outcome.binding_error, outcome.binding_node))
+        preemption = fit_error.preemption if fit_error is not None else None
+        victims = sorted(victim.key for victim in preemption.victims) if preemption is not None else []
+        yield self.recorder.failed(pod.key, info.attempts, written, victims, binding)
         if forgotten is not None:  # told before the moves it caused
             yield self._cluster(pod.key, ClusterChangeKind.BINDING_FAILED, node=forgotten.node_name)
             yield from self._moves()
@@ -270,21 +274,15 @@ class SchedulerLoop:
         yield from self._moves()
         if written is not None and written != pod.nominated_node_name:
             yield from self._patch_nomination(pod, written)
-        if to_delete:
-            node = pod.nominated_node_name
-            nominees: list[Pod] = []
-            self._async_work.append(AsyncWork(
-                lambda: nominees.extend(self._lower_priority_nominees(pod, node)),
-                lambda: self._preempt(pod, preemption, nominees, to_delete)))
 
-    def _forgotten(self, pod: Pod, outcome: CycleOutcome) -> Optional[Pod]:
+    def _forgotten(self, pod: Pod, binding: Optional[BindingFailed]) -> Optional[Pod]:
         """The assumed pod a failed binding cycle forgets (on the node it was binding to), after
         the queue's Done that the binding cycle calls before PreBind; None when binding never began."""
-        if outcome.binding_node is None:
+        if binding is None:
             return None
         self.queue.done(pod)
         forgotten = snapshot_of(pod)
-        forgotten.node_name = outcome.binding_node
+        forgotten.node_name = binding.node
         return forgotten
 
     def _patch_nomination(self, pod: Pod, node: str) -> Iterator[Event]:
@@ -296,8 +294,12 @@ class SchedulerLoop:
         yield from self._moves()
 
     # ------------------------------------------------------------------ preemption carried out
+    # The API the preemption evaluator's goroutine writes through (framework.options.PreemptionAPI).
 
-    def _lower_priority_nominees(self, preemptor: Pod, node: str) -> list[Pod]:
+    def go(self, begin: Callable[[], None], land: Callable[[], Iterator[Event]]) -> None:
+        self._async_work.append(AsyncWork(begin, land))
+
+    def lower_priority_nominated_pods(self, preemptor: Pod, node: str) -> list[Pod]:
         """getLowerPriorityNominatedPods, as the queue answers it: a pod being scheduled right
         now is not in any queue, so the nominator hands out an empty pod for it, and an empty pod
         has no nomination to clear (clearNominatedNodeName skips it)."""
@@ -308,18 +310,19 @@ class SchedulerLoop:
                 nominees.append(nominee)
         return nominees
 
-    def _preempt(self, preemptor: Pod, plugin, nominees: list[Pod], to_delete: list[Pod]) -> Iterator[Event]:
-        """prepareCandidateAsync's API calls: lower-priority nominations on the node are cleared,
-        then every victim gets the DisruptionTarget condition and is deleted gracefully (it stays,
-        terminating, until the stand-in kubelet removes it); the last victim is remembered until
-        it is being deleted, then the preemption is over."""
-        for nominee in nominees:
-            yield from self._patch_nomination(nominee, "")
-        plugin.preempting[preemptor.key] = to_delete[-1]
-        deleted = [victim for victim in to_delete if not victim.is_terminating and victim.key not in self.deleted]
+    def clear_nominated_node_name(self, pod: Pod) -> Iterator[Event]:
+        return self._patch_nomination(pod, "")
+
+    def preempt_pods(self, preemptor: Pod, victims: list[Pod]) -> Generator[Event, None, list[Pod]]:
+        """PreemptPod for every victim: each gets the DisruptionTarget condition and is deleted
+        gracefully (it stays, terminating, until the stand-in kubelet removes it); one already
+        being deleted, or gone, gets no call."""
+        deleted = [victim for victim in victims if not victim.is_terminating and victim.key not in self.deleted]
         for victim in deleted:
             yield from self._delete_victim(victim, preemptor)
-        del plugin.preempting[preemptor.key]
+        return deleted
+
+    def preemption_done(self, preemptor: Pod, deleted: list[Pod]) -> Iterator[Event]:
         self.kubelet.mark([victim for victim in deleted if victim.is_terminating], self.clock.ms)
         if self.steps is not None:  # the victims' controllers replace them at once
             yield from self.steps.pods_preempted(deleted)
@@ -386,11 +389,7 @@ class SchedulerLoop:
             yield from self._moves()
 
     def _moves(self) -> Iterator[Event]:
-        moves = self.queue.moves
-        for move in moves:
-            yield self._event(move.pod, ExtensionPoint.QUEUE_MOVE,
-                              QueueMoved(self.clock.ms, move.to.value, move.event, list(move.plugins)))
-        moves.clear()
+        return self.recorder.moves(self.queue.moves)
 
     # ------------------------------------------------------------------ what the step driver calls
 
@@ -417,10 +416,10 @@ class SchedulerLoop:
     # ------------------------------------------------------------------ events and the end state
 
     def _event(self, pod: Optional[str], point: ExtensionPoint, payload: Payload) -> Event:
-        return Event(max(self.attempts - 1, 0), pod or "", point, None, payload)
+        return self.recorder.event(pod, point, payload)
 
     def _cluster(self, key: str, kind: ClusterChangeKind, node: Optional[str] = None, detail: str = "") -> Event:
-        return self._event(key, ExtensionPoint.CLUSTER, ClusterChanged(self.clock.ms, kind, key, node, detail))
+        return self.recorder.cluster(key, kind, node, detail)
 
     def _final(self) -> dict[str, Optional[str]]:
         return {pod.key: DELETED if pod.key in self.deleted else (pod.node_name or None)
@@ -447,6 +446,10 @@ class AsyncWork:
     def __init__(self, begin: Callable[[], None], land: Callable[[], Iterator[Event]]) -> None:
         self.begin = begin
         self.land = land
+
+
+def _is_assigned(pod: Pod) -> bool:
+    return bool(pod.node_name)
 
 
 def _hint_map(framework: Framework) -> QueueingHintMap:

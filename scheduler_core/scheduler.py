@@ -12,50 +12,51 @@ import copy
 import dataclasses
 import functools
 import random
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Optional
+from dataclasses import dataclass
+from typing import Callable, Generator, Iterator, Optional
 
 import numpy as np
 
 from scheduler_core import names
 
-from scheduler_core.events import (
-    BindingStep,
-    CycleEnd,
-    CycleStart,
-    Event,
-    ExtensionPoint,
-    FilterPluginResult,
-    FilterSummary,
-    NormalizeResult,
-    Payload,
-    PostFilterOutcome,
-    PostFilterSummary,
-    PreFilterPluginResult,
-    PreFilterSummary,
-    PreScorePluginResult,
-    QueueSortResult,
-    ScoreResult,
-    TotalResult,
-)
+from scheduler_core.events import Event, ExtensionPoint
 from scheduler_core.backend.queue.nominator import CLEAR_NOMINATED_NODE, NominatingInfo, Nominator
 from scheduler_core.framework.batch import PASS, FilterVerdicts
-from scheduler_core.framework.capabilities import Capabilities
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.diagnosis import NO_NODES_AVAILABLE, fit_error_message
 from scheduler_core.gcfreeze import frozen_after_first
 from scheduler_core.framework.interfaces import NodeToStatus
 from scheduler_core.framework.node_info import NodeInfo, Snapshot
+from scheduler_core.framework.options import FrameworkOptions
 from scheduler_core.framework.profile import build_profile
 from scheduler_core.framework.registry import Registry
 from scheduler_core.framework.runtime import Framework, PreFilterOutcome, filter_failure_status
 from scheduler_core.framework.signers import Signature
-from scheduler_core.framework.status import Code, MaybeStatus, Status, is_success, status_json
+from scheduler_core.framework.status import Code, MaybeStatus, Status, is_success
 from scheduler_core.model import DEFAULT_SCHEDULER_NAME, Pod, Scenario
 from scheduler_core.plugins.registry import in_tree_registry
 from scheduler_core.resourceclaim_controller import ResourceClaimController
 from scheduler_core.plugins.node_resources.numeric import fit_verdicts_with, numeric_fit_applies
-from scheduler_core.volume.pictures import pod_volumes_json
+from scheduler_core.outcomes import (
+    BindingFailed,
+    BindingStepDone,
+    Bound,
+    CycleEnding,
+    CycleStarted,
+    CycleStep,
+    FilterDone,
+    FilterPass,
+    FitError,
+    HostSelected,
+    PostFilterDone,
+    PreemptionOutcome,
+    PreFilterDone,
+    PreScoreDone,
+    SchedulingError,
+    ScoreDone,
+    ScoringFailed,
+)
+from scheduler_core.recorder import record_cycle
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
@@ -83,45 +84,45 @@ def num_feasible_nodes_to_find(percentage: Optional[int], num_all_nodes: int) ->
 
 
 class FrameworkHandle:
-    """What plugins get at construction: the live snapshot, and the framework once it exists."""
+    """What plugins get at construction: the live snapshot, the framework's options, and the
+    framework once it exists."""
 
-    def __init__(self, snapshot: Optional[Snapshot]) -> None:
+    def __init__(self, snapshot: Optional[Snapshot], options: FrameworkOptions = FrameworkOptions()) -> None:
         self.snapshot = snapshot
+        self.options = options
         self.framework: Optional[Framework] = None
 
 
-@dataclass(slots=True)
-class FilterPass:
-    """What Filter found: each plugin's verdicts over the evaluated nodes (evaluation order)."""
-
-    evaluated: np.ndarray  # node positions, in evaluation order (rotated from the start index)
-    verdicts: list[tuple[str, FilterVerdicts]]  # per active filter plugin, in Filter order
-    feasible: np.ndarray  # node positions, in document order
-    start_index: int
-    num_to_find: int
-
-
 class Scheduler:
+    """The frameworks of the scenario's profiles over one snapshot (scheduler.New + profile.NewMap).
+
+    ``options`` is what every framework is built with; a run to the end passes its queue's
+    nominator, its clock, OpportunisticBatching and the API its goroutines write through. Without
+    them (a single pass) the nominator is the scheduler's own, holding the nominations the pods
+    carry (status.nominatedNodeName reserves room on its node), and preemption is a dry run."""
+
     def __init__(self, scenario: Scenario, tie_break: str = TIE_BREAK_FIRST, seed: Optional[int] = None,
-                 vectorized: bool = True, registry: Optional[Registry] = None, single_pass: bool = True) -> None:
+                 vectorized: bool = True, registry: Optional[Registry] = None,
+                 options: Optional[FrameworkOptions] = None) -> None:
         self.snapshot = Snapshot.from_scenario(scenario)
         registry = registry if registry is not None else in_tree_registry()
+        single_pass = options is None
+        if options is None:
+            nominator = Nominator(lambda pod: bool(pod.node_name))
+            for pod in scenario.pending_pods:
+                nominator.add_nominated_pod(pod, None)
+            options = FrameworkOptions(nominator=nominator)
+        self.options = options
+        self.nominator = options.nominator
         # One framework per profile, keyed by its schedulerName (profile.NewMap); every profile
         # sorts the queue the same way (validated), so the first one's QueueSort orders it.
         self.frameworks: dict[str, Framework] = {}
         for config in scenario.profile_configs:
-            handle = FrameworkHandle(self.snapshot)
-            handle.framework = Framework(build_profile(config, handle, registry), self.snapshot, vectorized)
+            handle = FrameworkHandle(self.snapshot, options)
+            handle.framework = Framework(build_profile(config, handle, registry), self.snapshot, vectorized, options)
             self.frameworks[config.scheduler_name if config else DEFAULT_SCHEDULER_NAME] = handle.framework
         self.framework = next(iter(self.frameworks.values()))
         self.snapshot.table  # built now, not in the first timed cycle
-        # Nominations the pods carry (status.nominatedNodeName) reserve room on their nodes; a
-        # single pass makes no new ones (its preemption is a dry run).
-        self.nominator = Nominator(lambda pod: bool(pod.node_name))
-        for pod in scenario.pending_pods:
-            self.nominator.add_nominated_pod(pod, None)
-        for framework in self.frameworks.values():
-            framework.nominator = self.nominator
         pending = scenario.pending_pods
         if single_pass:  # the run to the end creates claims and runs PreEnqueue in its queue
             pending = self._past_pre_enqueue(scenario, pending)
@@ -129,7 +130,6 @@ class Scheduler:
         self.tie_break = tie_break
         self.rng = random.Random(seed)
         self.next_start_node_index = 0
-        self.clock_ms: Callable[[], int] = lambda: 0  # the run to the end reads its logical clock
         # Explanations only (scheduler_core.filter_details): sees each Filter pass while the
         # snapshot and the cycle state are as the plugins judged them. Never set in a run.
         self.filter_observer: Optional[Callable[["Cycle", FilterPass], None]] = None
@@ -170,25 +170,10 @@ class Scheduler:
             yield from Cycle(self, cycle, pod).run()
 
 
-@dataclass(slots=True)
-class CycleOutcome:
-    """What the rest of the scheduler needs from a finished cycle (ScheduleResult + FitError)."""
-
-    node_name: Optional[str] = None  # bound there (the binding succeeded)
-    message: Optional[str] = None  # the FailedScheduling text (or the error's)
-    rejected: bool = False  # Unschedulable (a FitError) rather than an error
-    unschedulable_plugins: set[str] = field(default_factory=set)  # Diagnosis.UnschedulablePlugins
-    nominating: Optional[NominatingInfo] = None  # None: Noop, the nomination stays as it is
-    victims: tuple[Pod, ...] = ()  # to be deleted for this pod (preemption chose a node)
-    # The binding cycle failed (PreBind or Bind, after the queue's Done): the node it was binding
-    # to, the error (status message) and whether a plugin rejected rather than erred.
-    binding_node: Optional[str] = None
-    binding_error: Optional[str] = None
-    binding_rejected: bool = False
-
-
 class Cycle:
-    """One scheduling cycle of one pod; ``run`` yields its events and leaves ``outcome``."""
+    """One scheduling cycle of one pod (schedulingCycle + bindingCycle). ``steps`` yields a typed
+    record after each algorithm step and returns how the cycle ended; ``run`` is the same cycle
+    recorded as events (scheduler_core.recorder), and leaves the ending in ``outcome``."""
 
     def __init__(self, scheduler: Scheduler, index: int, pod: Pod, queue_view: Optional[list[str]] = None,
                  nominated_node: Optional[str] = None, queues: Optional[dict[str, list[str]]] = None,
@@ -204,72 +189,41 @@ class Cycle:
         # status.nominatedNodeName as the queue's copy of the pod has it (the run passes it: that
         # copy can be older than the pod itself); a single pass reads the pod's own.
         self.nominated_node = pod.nominated_node_name if nominated_node is None else nominated_node
-        self.outcome = CycleOutcome()
+        self.outcome: Optional[CycleEnding] = None  # set once the cycle has ended
         self.cycle_count = cycle_count  # the queue's scheduling cycle (pops so far), for OpportunisticBatching
         # Diagnosis.NodeToStatus entries found before the main Filter pass (the nominated node's).
         self._early_statuses: dict[str, Status] = {}
-
-    def event(self, point: ExtensionPoint, plugin: Optional[str], payload: Payload) -> Event:
-        return Event(self.index, self.pod.key, point, plugin, payload)
+        # Diagnosis.UnschedulablePlugins as the cycle finds them.
+        self._unschedulable_plugins: set[str] = set()
 
     def run(self) -> Iterator[Event]:
-        yield from self._start()
+        return record_cycle(self)
+
+    def steps(self) -> Generator[CycleStep, None, CycleEnding]:
+        self.outcome = yield from self._schedule()
+        return self.outcome
+
+    def _schedule(self) -> Generator[CycleStep, None, CycleEnding]:
+        yield CycleStarted(self.queue_view, self.queues, len(self.scheduler.queue))
         nodes = self.snapshot.node_infos
         if not nodes:  # schedulePod returns ErrNoNodesAvailable before PreFilter; no PostFilter runs
-            self._failed(NO_NODES_AVAILABLE, rejected=True, nominating=CLEAR_NOMINATED_NODE)
-            yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(None, NO_NODES_AVAILABLE))
-            return
+            return FitError(NO_NODES_AVAILABLE, frozenset(), CLEAR_NOMINATED_NODE)
         pre = self.fw.run_pre_filter(self.state, self.pod, nodes)
-        self.outcome.unschedulable_plugins.update(pre.unschedulable_plugins)
-        yield from self._pre_filter_events(pre)
+        self._unschedulable_plugins.update(pre.unschedulable_plugins)
+        yield PreFilterDone(pre)
         if not is_success(pre.status):
-            yield from self._unschedulable_after_pre_filter(pre.status)
-            return
+            return (yield from self._unschedulable_after_pre_filter(pre.status))
         signature, hint = self._node_hint()
         nominated = yield from self._evaluate_nominated_node(hint)
         if nominated is not None:  # the nominated (or hinted) node fits: no other node is looked at
-            yield from self._score_and_bind(nominated, signature, hint)
-            return
+            return (yield from self._score_and_bind(nominated, signature, hint))
         absent = self._absent_status(pre)
         passed = self._filter(nodes, pre)
         self._observe(passed)
-        yield from self._filter_events(passed)
+        yield FilterDone(passed)
         if not len(passed.feasible):
-            yield from self._unschedulable_after_filter(passed, absent)
-            return
-        yield from self._score_and_bind(passed.feasible, signature, hint)
-
-    def _failed(self, message: Optional[str], *, rejected: bool, nominating: Optional[NominatingInfo]) -> None:
-        self.outcome.message = message
-        self.outcome.rejected = rejected
-        self.outcome.nominating = nominating
-
-    # ------------------------------------------------------------------ start and PreFilter
-
-    def _start(self) -> Iterator[Event]:
-        queue = self.queue_view
-        pod = self.pod
-        yield self.event(ExtensionPoint.CYCLE_START, None, CycleStart(
-            pod.key, pod.namespace, pod.name, pod.priority, dict(pod.labels), queue,
-            len(self.snapshot.node_infos), len(self.scheduler.queue),
-            pod_volumes_json(pod, self.snapshot.storage) if pod.volumes else [], self.queues))
-        sorter = self.fw.profile["queueSort"][0]
-        yield self.event(ExtensionPoint.QUEUE_SORT, sorter.name, QueueSortResult(queue))
-
-    def _pre_filter_events(self, pre: PreFilterOutcome) -> Iterator[Event]:
-        for item in pre.per_plugin:
-            names = sorted(item.result.node_names) if item.result and not item.result.all_nodes else None
-            state = picture = None
-            if is_success(item.status):
-                capabilities = self.fw.profile.capabilities
-                state = _pre_filter_state_json(capabilities, item.plugin, self.state)
-                describe = capabilities.pre_filter_picture.get(item.plugin)
-                picture = describe.pre_filter_picture(self.state, self.pod) if describe is not None else None
-            yield self.event(ExtensionPoint.PRE_FILTER, item.plugin,
-                             PreFilterPluginResult(status_json(item.status), names, state, picture))
-        merged = None if pre.result.all_nodes else sorted(pre.result.node_names)
-        yield self.event(ExtensionPoint.PRE_FILTER, None, PreFilterSummary(
-            status_json(pre.status), merged, list(pre.skipped), list(pre.narrowing_plugins)))
+            return (yield from self._unschedulable_after_filter(passed, absent))
+        return (yield from self._score_and_bind(passed.feasible, signature, hint))
 
     @staticmethod
     def _absent_status(pre: PreFilterOutcome) -> Status:
@@ -288,11 +242,11 @@ class Cycle:
             return None, None
         signed = self.fw.sign_pod(self.pod)
         signature = signed if isinstance(signed, tuple) else None
-        hint = batch.node_hint(signature, self.cycle_count, self.scheduler.clock_ms(),
+        hint = batch.node_hint(signature, self.cycle_count, self.fw.clock_ms(),
                                lambda node: self.fw.rejects_on(self.state, self.pod, node))
         return signature, hint
 
-    def _evaluate_nominated_node(self, hint: Optional[str] = None):
+    def _evaluate_nominated_node(self, hint: Optional[str] = None) -> Generator[CycleStep, None, Optional[np.ndarray]]:
         """evaluateNominatedNode: a pod nominated by an earlier preemption tries that node alone
         first; if it passes every filter it is chosen without looking at other nodes. Its status
         stays in the Diagnosis when it fails (the full pass below evaluates it again). A pod with
@@ -310,12 +264,12 @@ class Cycle:
         feasible = position if first is None else position[:0]
         passed = FilterPass(position, verdicts, feasible, 0, 1)
         self._observe(passed)
-        yield from self._filter_events(passed, nominated_only=True, batch_hint=not self.nominated_node)
+        yield FilterDone(passed, nominated_only=True, batch_hint=not self.nominated_node)
         if first is not None:
             self._early_statuses[name] = first
-            if self.outcome.unschedulable_plugins and first.is_rejected:
+            if self._unschedulable_plugins and first.is_rejected:
                 # Diagnosis is passed by value: only an already existing plugin set sees this one.
-                self.outcome.unschedulable_plugins.add(first.plugin)
+                self._unschedulable_plugins.add(first.plugin)
             return None
         return feasible
 
@@ -444,35 +398,6 @@ class Cycle:
         if observer is not None:
             observer(self, passed)
 
-    def _filter_events(self, passed: FilterPass, nominated_only: bool = False,
-                       batch_hint: bool = False) -> Iterator[Event]:
-        table = self.snapshot.table
-        evaluated = table.names_at(passed.evaluated)
-        for plugin, verdict in passed.verdicts:
-            yield self.event(ExtensionPoint.FILTER, plugin, FilterPluginResult(
-                evaluated, verdict.palette, verdict.choice, self._node_pictures(plugin, evaluated, verdict.choice)))
-        yield self.event(ExtensionPoint.FILTER, None, FilterSummary(
-            evaluated, table.names_at(passed.feasible), passed.num_to_find, passed.start_index, nominated_only,
-            batch_hint))
-
-    def _node_pictures(self, plugin: str, evaluated: list[str], choice: np.ndarray) -> dict[str, Any]:
-        """The plugin's node_picture() per node it rejected (explanations: why not there; a node it
-        let through would cost a picture per feasible node for every pod, 2.5x the run's time on 200
-        GPU nodes). A plugin without a picture for this pod answers None for the first node: the
-        other nodes are not asked."""
-        offering = self.fw.profile.capabilities.node_picture.get(plugin)
-        pictures: dict[str, Any] = {}
-        if offering is None:
-            return pictures
-        describe = offering.node_picture
-        for name in [evaluated[i] for i in np.flatnonzero(choice >= 0).tolist()]:
-            info = self.snapshot.get(name)
-            picture = describe(self.state, self.pod, info) if info is not None else None
-            if picture is None:
-                return pictures
-            pictures[name] = picture
-        return pictures
-
     def _first_failures(self, passed: FilterPass) -> dict[str, Status]:
         """Each evaluated node's first failing plugin in Filter order: the real scheduler's verdict."""
         names = self.snapshot.table.names
@@ -494,78 +419,68 @@ class Cycle:
 
     # ------------------------------------------------------------------ no node fits
 
-    def _unschedulable_after_pre_filter(self, status: Status) -> Iterator[Event]:
-        total = len(self.snapshot.node_infos)
+    def _unschedulable_after_pre_filter(self, status: Status) -> Generator[CycleStep, None, CycleEnding]:
         if status.code == Code.ERROR:
-            self._failed(status.message, rejected=False, nominating=CLEAR_NOMINATED_NODE)
-            yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(None, status.message))
-            return
+            return SchedulingError(status.message)
         if status.plugin:
-            self.outcome.unschedulable_plugins.add(status.plugin)
-        post_message = yield from self._post_filter(NodeToStatus({}, status))
-        message = fit_error_message(total, pre_filter_message=status.message, post_filter_message=post_message)
-        self.outcome.message, self.outcome.rejected = message, True
-        yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(None, message))
+            self._unschedulable_plugins.add(status.plugin)
+        post = yield from self._post_filter(NodeToStatus({}, status))
+        message = fit_error_message(len(self.snapshot.node_infos), pre_filter_message=status.message,
+                                    post_filter_message=post.message if post is not None else None)
+        return self._fit_error(message, post)
 
-    def _unschedulable_after_filter(self, passed: FilterPass, absent: Status) -> Iterator[Event]:
+    def _unschedulable_after_filter(self, passed: FilterPass, absent: Status) -> Generator[CycleStep, None, CycleEnding]:
         statuses = {**self._early_statuses, **self._first_failures(passed)}
         distinct = list({id(s): s for s in statuses.values()}.values())  # nodes share status objects
         errors = [s for s in distinct if s.code == Code.ERROR]
         if errors:
-            self._failed(errors[0].message, rejected=False, nominating=CLEAR_NOMINATED_NODE)
-            yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(None, errors[0].message))
-            return
-        self.outcome.unschedulable_plugins.update(s.plugin for s in distinct if s.is_rejected and s.plugin)
-        post_message = yield from self._post_filter(NodeToStatus(statuses, absent))
+            return SchedulingError(errors[0].message)
+        self._unschedulable_plugins.update(s.plugin for s in distinct if s.is_rejected and s.plugin)
+        post = yield from self._post_filter(NodeToStatus(statuses, absent))
         message = fit_error_message(len(self.snapshot.node_infos), node_statuses=statuses,
-                                    absent_reasons=absent.reasons, post_filter_message=post_message)
-        self.outcome.message, self.outcome.rejected = message, True
-        yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(None, message))
+                                    absent_reasons=absent.reasons,
+                                    post_filter_message=post.message if post is not None else None)
+        return self._fit_error(message, post)
 
-    def _post_filter(self, statuses: NodeToStatus):
-        """Runs PostFilter (a dry run: nothing is evicted); returns the message's PostFilter part."""
+    def _fit_error(self, message: str, post: Optional[PostFilterVerdict]) -> FitError:
+        preemption = post.preemption if post is not None else None
+        return FitError(message, frozenset(self._unschedulable_plugins),
+                        preemption.nominating if preemption is not None else None, preemption)
+
+    def _post_filter(self, statuses: NodeToStatus) -> Generator[CycleStep, None, Optional[PostFilterVerdict]]:
+        """Runs PostFilter (in a single pass a dry run: nothing is evicted); None without plugins."""
         if not self.fw.has_post_filter_plugins:
             return None
         run = self.fw.run_post_filter(self.state, self.pod, statuses)
+        yield PostFilterDone(run)
+        preemption = None
         if run.result is not None and run.result.nominates:
-            self.outcome.nominating = NominatingInfo(run.result.nominated_node_name)
-            self.outcome.victims = tuple(run.result.victim_pods)
-        for item in run.per_plugin:
-            yield self.event(ExtensionPoint.POST_FILTER, item.plugin, _post_filter_payload(item.result, item.status))
-        code = "Success" if is_success(run.status) else run.status.code.label
-        yield self.event(ExtensionPoint.POST_FILTER, None,
-                         PostFilterSummary(code, run.message, None if is_success(run.status) else run.status.plugin))
-        return run.message or None
+            preemption = PreemptionOutcome(NominatingInfo(run.result.nominated_node_name),
+                                           tuple(run.result.victim_pods))
+        return PostFilterVerdict(run.message or None, preemption)
 
     # ------------------------------------------------------------------ scoring and binding
 
     def _score_and_bind(self, feasible: np.ndarray, signature: Optional[Signature] = None,
-                        hint: Optional[str] = None) -> Iterator[Event]:
+                        hint: Optional[str] = None) -> Generator[CycleStep, None, CycleEnding]:
         table = self.snapshot.table
         names = table.names_at(feasible)
         infos = table.infos_at(feasible)
         for plugin, status in self.fw.run_pre_score(self.state, self.pod, infos):
-            state = None
-            if is_success(status):
-                state = _pre_score_state(self.fw.profile.capabilities, plugin, self.state)
-            yield self.event(ExtensionPoint.PRE_SCORE, plugin, PreScorePluginResult(status_json(status), state))
+            yield PreScoreDone(plugin, status)
             if not is_success(status) and not status.is_skip:
-                yield from self._scoring_error(f'running PreScore plugin "{plugin}": {status.message}')
-                return
+                return (yield from self._scoring_error(f'running PreScore plugin "{plugin}": {status.message}'))
         totals = np.zeros(len(names), dtype=np.int64)
         for plugin in self.fw.score_plugins(self.state):
             outcome, error = self.fw.run_score_plugin(plugin, self.state, self.pod, feasible, names)
             if error is not None:
-                yield from self._scoring_error(error.message)
-                return
-            yield self.event(ExtensionPoint.SCORE, plugin.name, ScoreResult(names, outcome.raw))
-            yield self.event(ExtensionPoint.NORMALIZE_SCORE, plugin.name,
-                             NormalizeResult(names, outcome.normalized, outcome.weight, outcome.weighted))
+                return (yield from self._scoring_error(error.message))
+            yield ScoreDone(names, outcome)
             totals += outcome.weighted
         chosen, ties, tie_positions = self._select_host(table.names_array[feasible], totals)
         self._store_batch(signature, hint, chosen, names, totals)
-        yield self.event(ExtensionPoint.TOTAL, None, TotalResult(names, totals, chosen, ties, tie_positions=tie_positions))
-        yield from self._bind(chosen)
+        yield HostSelected(names, totals, chosen, ties, tie_positions)
+        return (yield from self._bind(chosen))
 
     def _store_batch(self, signature: Optional[Signature], hint: Optional[str], chosen: str,
                      names: list[str], totals: np.ndarray) -> None:
@@ -580,12 +495,11 @@ class Cycle:
         if len(names) > 1 and signature is not None and not (hint is not None and hint == chosen):
             order = np.lexsort((np.arange(len(names)), -totals))
             others = [names[i] for i in order.tolist() if names[i] != chosen]
-        batch.store(signature, hint, chosen, others, self.cycle_count, self.scheduler.clock_ms())
+        batch.store(signature, hint, chosen, others, self.cycle_count, self.fw.clock_ms())
 
-    def _scoring_error(self, message: str) -> Iterator[Event]:
-        self._failed(message, rejected=False, nominating=CLEAR_NOMINATED_NODE)
-        yield self.event(ExtensionPoint.TOTAL, None, TotalResult([], [], None, [], error=message))
-        yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(None, error=message))
+    def _scoring_error(self, message: str) -> Generator[CycleStep, None, CycleEnding]:
+        yield ScoringFailed(message)
+        return SchedulingError(message, after_host_selection=True)
 
     def _select_host(self, names: np.ndarray, totals: np.ndarray) -> tuple[str, list[str], np.ndarray]:
         """The chosen node, the nodes with the top total (document order) and their positions."""
@@ -595,7 +509,7 @@ class Cycle:
             return self.scheduler.rng.choice(ties), ties, positions
         return ties[0], ties, positions
 
-    def _bind(self, node: str) -> Iterator[Event]:
+    def _bind(self, node: str) -> Generator[CycleStep, None, CycleEnding]:
         self.snapshot.bind(self.pod, node)  # assume: the pod counts on the node from now on
         self.scheduler.nominator.delete(self.pod)
         steps = (
@@ -607,15 +521,12 @@ class Cycle:
         )
         for point, run in steps:
             for plugin, status in run(self.state, self.pod, node):
-                state = _binding_state_json(self.fw.profile.capabilities, plugin, self.state, node)
-                yield self.event(point, plugin, BindingStep(status_json(status), node, state))
+                yield BindingStepDone(point, plugin, status, node)
                 if not is_success(status) and not status.is_skip:
-                    yield from self._binding_failed(point, plugin, status, node)
-                    return
-        self.outcome.node_name = node
-        yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(node))
+                    return self._binding_failed(point, plugin, status, node)
+        return Bound(node)
 
-    def _binding_failed(self, point: ExtensionPoint, plugin: str, status: Status, node: str) -> Iterator[Event]:
+    def _binding_failed(self, point: ExtensionPoint, plugin: str, status: Status, node: str) -> CycleEnding:
         """Unreserve and forget the assumed pod. A Reserve or Permit rejection is a FitError over
         the one node (schedulingCycle); a PreBind or Bind failure happens in the binding cycle,
         after Done, and goes back as an error whatever its code (handleBindingCycleError). The
@@ -623,19 +534,22 @@ class Cycle:
         self.fw.run_unreserve(self.state, self.pod, node)
         self.snapshot.unbind(self.pod)
         status = status.with_plugin(plugin)
-        in_binding_cycle = point in (ExtensionPoint.PRE_BIND, ExtensionPoint.BIND)
+        if point in (ExtensionPoint.PRE_BIND, ExtensionPoint.BIND):
+            message = status.message if status.is_rejected else f'running {point.value} plugin "{plugin}": {status.message}'
+            return BindingFailed(node, message, status.is_rejected)
         if not status.is_rejected:
-            message = f'running {point.value} plugin "{plugin}": {status.message}'
-        elif in_binding_cycle:
-            message = status.message
-        else:
-            message = fit_error_message(1, node_statuses={node: status})
-            self.outcome.unschedulable_plugins.add(plugin)
-        self._failed(message, rejected=status.is_rejected and not in_binding_cycle, nominating=CLEAR_NOMINATED_NODE)
-        if in_binding_cycle:
-            self.outcome.binding_node, self.outcome.binding_error = node, message
-            self.outcome.binding_rejected = status.is_rejected
-        yield self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(None, error=message))
+            return SchedulingError(f'running {point.value} plugin "{plugin}": {status.message}', after_host_selection=True)
+        self._unschedulable_plugins.add(plugin)
+        return FitError(fit_error_message(1, node_statuses={node: status}), frozenset(self._unschedulable_plugins),
+                        CLEAR_NOMINATED_NODE, after_host_selection=True)
+
+
+@dataclass(frozen=True, slots=True)
+class PostFilterVerdict:
+    """What PostFilter adds to a FitError: its message part and the preemption it chose."""
+
+    message: Optional[str]
+    preemption: Optional[PreemptionOutcome]
 
 
 def _rotated(candidates: np.ndarray, first: int) -> np.ndarray:
@@ -662,35 +576,6 @@ def _with_verdicts(verdicts: list[tuple[str, FilterVerdicts]],
                 palette.append(status)
         out.append((plugin, FilterVerdicts(palette, choice)))
     return out
-
-
-def _post_filter_payload(result, status) -> PostFilterOutcome:
-    code = "Success" if is_success(status) else status.code.label
-    reasons = [] if is_success(status) else list(status.reasons)
-    if result is None:
-        return PostFilterOutcome(code, reasons, None, {}, [])
-    return PostFilterOutcome(code, reasons, result.nominated_node_name, dict(result.candidates),
-                             list(result.victims), result.nomination_tie, result.summary)
-
-
-def _binding_state_json(capabilities: Capabilities, plugin: str, state: CycleState, node: str):
-    describe = capabilities.binding_state_json.get(plugin)
-    return describe.binding_state_json(state, node) if describe is not None else None
-
-
-def _pre_score_state(capabilities: Capabilities, plugin: str, state: CycleState):
-    """The plugin's typed PreScore state when it offers one (its JSON is made when the event is
-    written), else its state JSON."""
-    typed = capabilities.pre_score_state.get(plugin)
-    if typed is not None:
-        return typed.pre_score_state(state)
-    describe = capabilities.pre_score_state_json.get(plugin)
-    return describe.pre_score_state_json(state) if describe is not None else None
-
-
-def _pre_filter_state_json(capabilities: Capabilities, plugin: str, state: CycleState):
-    describe = capabilities.pre_filter_state_json.get(plugin)
-    return describe.pre_filter_state_json(state) if describe is not None else None
 
 
 def simulate(scenario: Scenario, *, tie_break: str = TIE_BREAK_FIRST, seed: Optional[int] = None,

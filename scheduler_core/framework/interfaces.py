@@ -16,6 +16,7 @@ from typing import ClassVar, Optional, Protocol, runtime_checkable
 from scheduler_core.framework.cluster_events import ClusterEventWithHint
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot
+from scheduler_core.framework.options import FrameworkOptions
 from scheduler_core.framework.status import MaybeStatus, Status
 from scheduler_core.model import Pod
 
@@ -223,3 +224,6 @@ class Handle(Protocol):
 
     @property
     def framework(self) -> PluginsRunner: ...
+
+    @property
+    def options(self) -> FrameworkOptions: ...

@@ -9,7 +9,7 @@ and scoring also runs when a single node is feasible.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Protocol
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -31,6 +31,7 @@ from scheduler_core.framework.interfaces import (
 )
 from scheduler_core.framework.node_info import NodeInfo, PodInfo, PodInfoCache, Snapshot
 from scheduler_core.framework.opportunistic_batch import OpportunisticBatch
+from scheduler_core.framework.options import FrameworkOptions, NominatedPods
 from scheduler_core.framework.profile import Profile
 from scheduler_core.framework.signers import Signature, SignPlugin, Unsignable, sign_pod
 from scheduler_core.framework.status import Code, MaybeStatus, Status, is_failure, is_success
@@ -96,32 +97,19 @@ class ScoreOutcome:
     weighted: np.ndarray
 
 
-class NominatedPods(Protocol):
-    """Where the framework learns which pending pods are nominated to a node (the PodNominator)."""
-
-    def nominated_pods_for_node(self, node: str) -> list[Pod]: ...
-
-    def nodes_with_nominated_pods(self) -> set[str]: ...
-
-
 _NOMINATED_INFOS_KEPT = 10_000
 
 
-class _NoNominations:
-    def nominated_pods_for_node(self, node: str) -> list[Pod]:
-        return []
-
-    def nodes_with_nominated_pods(self) -> set[str]:
-        return set()
-
-
 class Framework:
-    def __init__(self, profile: Profile, snapshot: Snapshot, vectorized: bool = True) -> None:
+    def __init__(self, profile: Profile, snapshot: Snapshot, vectorized: bool = True,
+                 options: FrameworkOptions = FrameworkOptions()) -> None:
         self.profile = profile
         self.snapshot = snapshot
         # False forces every plugin through its per-node methods: the reference path tests compare with.
         self.vectorized = vectorized
-        self.nominator: NominatedPods = _NoNominations()  # the scheduler's queue sets its own
+        self.options = options
+        self.nominator: NominatedPods = options.nominator
+        self.clock_ms = options.clock_ms
         self._nominated_infos = PodInfoCache(_NOMINATED_INFOS_KEPT)
         self.signing_plugins, self.signatures_enabled = _signing_plugins(profile)
         # Each plugin's fast path and NormalizeScore, found once (capabilities.py).
@@ -129,9 +117,8 @@ class Framework:
         self._score_batch = profile.capabilities.score_batch
         self._normalize_batch = profile.capabilities.normalize_batch
         self._normalize_score = profile.capabilities.normalize_score
-        # OpportunisticBatching's kept results; the run to the end turns it on (a single pass, like
-        # the corpus it reproduces, calls the plugins without it).
-        self.batch: Optional[OpportunisticBatch] = None
+        # OpportunisticBatching's kept results, when the options turn it on.
+        self.batch: Optional[OpportunisticBatch] = OpportunisticBatch() if options.opportunistic_batching else None
 
     # The Handle protocol, so plugins can reach the framework (preemption re-runs filters).
     @property

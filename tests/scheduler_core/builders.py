@@ -13,6 +13,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from scheduler_core.controllers.state import ClusterState
+from scheduler_core.framework.options import FrameworkOptions
 from scheduler_core.framework.batch import FilterVerdicts, filter_per_node, normalize_per_node, score_per_node
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.dra_state import DraState
@@ -107,9 +108,10 @@ def make_snapshot(nodes: Iterable[Node], pods: Iterable[Pod] = (), namespaces: O
 class FakeHandle:
     """The framework handle a plugin sees, for tests that call a plugin directly."""
 
-    def __init__(self, snapshot: Snapshot, framework=None) -> None:
+    def __init__(self, snapshot: Snapshot, framework=None, options: FrameworkOptions = FrameworkOptions()) -> None:
         self.snapshot = snapshot
         self.framework = framework
+        self.options = options
 
 
 # YAML text for scenarios loaded as a user writes them (engine explanations, browser tests).

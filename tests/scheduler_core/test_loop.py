@@ -316,3 +316,23 @@ def test_other_victims_wait_for_the_stand_in_kubelet(grace, finalizers):
         (300 * (i + 1), "PodRemoved", f"default/low-{i}") for i in range(4)]
     # Each removal moves the preemptor; it fails until the last victim is gone.
     assert attempts == [("default/urgent", ms) for ms in (0, 300, 600, 900, 1200)]
+
+
+# ---------------------------------------------------------------------------- the wiring
+
+
+def test_every_framework_is_built_with_the_runs_nominator_clock_batch_and_preemption_api():
+    """scheduler.New + NewSchedulingQueue: the queue and the frameworks share one nominator, handed
+    in when they are built; the frameworks read the run's clock, batch, and their preemption
+    evaluator writes through the loop and breaks ties in node order."""
+    from scheduler_core import names
+    from scheduler_core.loop import SchedulerLoop
+
+    loop = SchedulerLoop(load_scenario(PREBIND_FAILS))
+    framework = loop.scheduler.framework
+    assert framework.nominator is loop.queue.nominator is loop.scheduler.nominator
+    assert framework.batch is not None and framework.options.preemption_api is loop
+    assert framework.options.preemption_ties_in_node_order
+    loop.clock.advance_to(1234)
+    assert framework.clock_ms() == 1234
+    assert framework.plugin(names.DEFAULT_PREEMPTION).evaluator.preempting == {}

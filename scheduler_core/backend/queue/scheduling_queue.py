@@ -78,7 +78,8 @@ class PreEnqueuePlugin:
 class SchedulingQueue:
     def __init__(self, clock: LogicalClock, sort_key: Callable[[QueuedPodInfo], tuple],
                  hint_maps: dict[str, QueueingHintMap], pre_enqueue: dict[str, list[PreEnqueuePlugin]],
-                 initial_backoff_ms: int, max_backoff_ms: int, is_assigned: Callable[[Pod], bool]) -> None:
+                 initial_backoff_ms: int, max_backoff_ms: int, is_assigned: Callable[[Pod], bool],
+                 nominator: Optional[Nominator] = None) -> None:
         self.clock = clock
         self.hint_maps = hint_maps
         self.pre_enqueue = pre_enqueue
@@ -90,7 +91,8 @@ class SchedulingQueue:
         self.backoff = BackoffQueue(clock, initial_backoff_ms, max_backoff_ms, sort_key)
         self.active = ActiveQueue(sort_key, self.backoff)
         self.unschedulable = UnschedulablePods()
-        self.nominator = Nominator(is_assigned)
+        # The frameworks are built with the queue's nominator (the run makes it first and hands it to both).
+        self.nominator = nominator if nominator is not None else Nominator(is_assigned)
         self.moves: list[QueueMove] = []  # drained by the run loop into the event stream
 
     # ------------------------------------------------------------------ adding and popping

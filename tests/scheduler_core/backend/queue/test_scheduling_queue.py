@@ -147,3 +147,15 @@ def test_a_pod_whose_profile_has_no_hint_map_is_requeued_after_backoff(clock):
     fail(queue, Pod("q", scheduler_name="other-scheduler"), "NodeResourcesFit")
     queue.move_all_to_active_or_backoff(NODE_ADDED, None, None)
     assert queue.where()[QueueName.UNSCHEDULABLE] == []
+
+
+def test_the_queue_keeps_the_nominator_it_is_built_with(clock: LogicalClock):
+    """The run makes the nominator first and hands it to the frameworks and the queue alike."""
+    from scheduler_core.backend.queue.nominator import Nominator
+
+    nominator = Nominator(lambda pod: bool(pod.node_name))
+    queue = SchedulingQueue(clock, lambda info: info.timestamp, {"default-scheduler": {}}, {}, 1000, 10_000,
+                            lambda pod: bool(pod.node_name), nominator)
+    pod = Pod(name="p", namespace="default", nominated_node_name="n1")
+    queue.add(pod)
+    assert queue.nominator is nominator and nominator.nominated_pods_for_node("n1") == [pod]

@@ -1,0 +1,84 @@
+"""What a framework is built with (frameworkruntime.Option: WithPodNominator, WithClock, ...).
+
+Everything the framework and its plugins need from the scheduler around them is handed in here,
+once, when the framework is made: the nominator (the scheduling queue's, in a run to the end),
+the clock OpportunisticBatching ages its batch on, whether that batching is on, the preemption
+evaluator's tie-break, and the API server the framework's goroutines write through (their
+writes come back into the run's event stream as informer events). A single pass builds its
+frameworks with the defaults: its own nominator, time zero, no batching, preemption a dry run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Generator, Iterator, Optional, Protocol
+
+from scheduler_core.model import Pod
+
+
+class NominatedPods(Protocol):
+    """Where the framework learns which pending pods are nominated to a node (the PodNominator)."""
+
+    def nominated_pods_for_node(self, node: str) -> list[Pod]: ...
+
+    def nodes_with_nominated_pods(self) -> set[str]: ...
+
+    def delete(self, pod: Pod) -> None: ...
+
+
+class NoNominations:
+    """A nominator that knows of no nomination (a framework built without one)."""
+
+    def nominated_pods_for_node(self, node: str) -> list[Pod]:
+        return []
+
+    def nodes_with_nominated_pods(self) -> set[str]:
+        return set()
+
+    def delete(self, pod: Pod) -> None:
+        return None
+
+
+class PreemptionAPI(Protocol):
+    """The API calls of preemption's goroutine (prepareCandidateAsync) and how it is started.
+
+    Each write yields what the run records of it (its informer events, the queue's moves); the
+    type is the run's own, the evaluator only passes it on."""
+
+    def go(self, begin: Callable[[], None], land: Callable[[], Iterator[object]]) -> None:
+        """Starts a goroutine: ``begin`` reads the scheduler's state when it starts, ``land`` makes
+        its API writes, which come back as informer events later."""
+
+    def lower_priority_nominated_pods(self, preemptor: Pod, node: str) -> list[Pod]:
+        """getLowerPriorityNominatedPods, as the run's queue answers it."""
+
+    def clear_nominated_node_name(self, pod: Pod) -> Iterator[object]:
+        """clearNominatedNodeName: the pod's status patch."""
+
+    def preempt_pods(self, preemptor: Pod, victims: list[Pod]) -> Generator[object, None, list[Pod]]:
+        """PreemptPod for each victim not already being deleted (its DisruptionTarget condition,
+        then the delete); returns the victims it deleted."""
+
+    def preemption_done(self, preemptor: Pod, deleted: list[Pod]) -> Iterator[object]:
+        """What follows the goroutine's deletions (the kubelet, the victims' controllers)."""
+
+
+def _time_zero() -> int:
+    return 0
+
+
+@dataclass(frozen=True)
+class FrameworkOptions:
+    """The framework's wiring, passed in when it is built (and to its plugins, on the handle)."""
+
+    nominator: NominatedPods = field(default_factory=NoNominations)
+    clock_ms: Callable[[], int] = _time_zero  # the run's logical clock
+    # OpportunisticBatching (on by default in the release): each profile keeps its last cycle's
+    # sorted nodes. A single pass, like the corpus it reproduces, calls the plugins without it.
+    opportunistic_batching: bool = False
+    # When preemption candidates tie after every criterion the real evaluator picks at random: a
+    # single pass reports the tie, a run to the end takes the first in node order (the spec's rule).
+    preemption_ties_in_node_order: bool = False
+    # SchedulerAsyncPreemption: where prepareCandidateAsync's API calls go; None: a dry run (the
+    # result carries the victims, nothing is deleted).
+    preemption_api: Optional[PreemptionAPI] = None
