@@ -124,11 +124,17 @@ class FilterPluginResult:
 
     @property
     def statuses(self) -> dict[str, dict]:
+        """The rejected nodes' statuses (as JSON), in evaluation order."""
         palette = [status.to_json() for status in self.palette]
         return {node: palette[c] for node, c in zip(self.nodes, self.choice.tolist()) if c >= 0}
 
+    @property
+    def evaluated(self) -> int:
+        """How many nodes the plugin evaluated."""
+        return len(self.nodes)
+
     def to_json(self) -> dict:
-        out: dict[str, Any] = {"statuses": self.statuses, "evaluated": len(self.nodes)}
+        out: dict[str, Any] = {"statuses": self.statuses, "evaluated": self.evaluated}
         if self.pictures:
             out["pictures"] = self.pictures_json()
         return out

@@ -19,13 +19,14 @@ from scheduler_core import (
     Limits,
     ScenarioError,
     ScenarioInvalid,
-    TraceBuilder,
     explain_cycle,
     load_scenario,
     pod_requests,
     simulate,
+    trace_summary,
 )
 from scheduler_core.check import check_scenario
+from scheduler_core.events import read_events
 from scheduler_core.columnar import EventFilter, FormatError, RunNames, SegmentEncoder, decode_segment, decode_selected
 from scheduler_core.loop import run_to_the_end
 from scheduler_core.filter_details import CycleDetails, cycle_details
@@ -306,10 +307,8 @@ def steps_cluster(scenario: Any, events_json: Iterable[dict[str, Any]]) -> list[
 
 
 def trace(events_json: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    builder = TraceBuilder()
-    for event in events_json:
-        builder.add_json(event)
-    return builder.summary()
+    """A stored run's trace summary (scheduler_core.trace), its events read back typed."""
+    return trace_summary(read_events(events_json))
 
 
 def explain(events_json: Iterable[dict[str, Any]], details: CycleDetails | None = None,
