@@ -461,7 +461,7 @@ class StepEnded:
 Payload = Union[RunStart, StepStarted, StepEnded, AttemptEnd, QueueMoved, ClusterChanged, RunEnd,
                 CycleStart, QueueSortResult, PreFilterPluginResult, PreFilterSummary, FilterPluginResult,
                 FilterSummary, PostFilterOutcome, PostFilterSummary, PreScorePluginResult, ScoreResult, NormalizeResult,
-                TotalResult, BindingStep, CycleEnd, "FilterVerdicts"]
+                TotalResult, BindingStep, CycleEnd]
 
 
 @dataclass(slots=True)
@@ -575,8 +575,11 @@ def _binding(p: dict) -> BindingStep:
     return BindingStep(p["status"], p["nodeName"], p.get("state"))
 
 
+# What a payload reads back as: its own type, but FilterVerdicts for a Filter plugin's result.
+ReadPayload = Union[Payload, FilterVerdicts]
+
 # One reader per kind of event: the payload's wire form back to its type.
-_READERS: dict[ExtensionPoint, Callable[[dict], Payload]] = {
+_READERS: dict[ExtensionPoint, Callable[[dict], ReadPayload]] = {
     ExtensionPoint.CYCLE_START: _cycle_start,
     ExtensionPoint.QUEUE_SORT: lambda p: QueueSortResult(p["order"]),
     ExtensionPoint.PRE_FILTER: _pre_filter,
@@ -615,7 +618,8 @@ def event_from_json(data: dict) -> Event:
         raise UnknownEventKind(f"unknown event kind {data['extensionPoint']!r} (cycle {data.get('cycle')}, "
                                f"pod {data.get('pod')!r}); this release writes "
                                f"{', '.join(p.value for p in ExtensionPoint)}") from None
-    return Event(data["cycle"], data["pod"], point, data.get("plugin"), _READERS[point](data["payload"]))
+    payload: Any = _READERS[point](data["payload"])  # Event.payload is what the engine emits; reading adds FilterVerdicts
+    return Event(data["cycle"], data["pod"], point, data.get("plugin"), payload)
 
 
 def read_events(events_json: Iterable[dict]) -> Iterator[Event]:
