@@ -220,7 +220,12 @@ class PreScorePluginResult:
 
 
 def _by_node(nodes: list[str], values: Any) -> dict[str, int]:
-    return dict(zip(nodes, values.tolist() if hasattr(values, "tolist") else values))
+    return dict(zip(nodes, _plain(values)))
+
+
+def _plain(values: Any) -> list[int]:
+    """Python ints, whether the engine's array or a list read back."""
+    return values.tolist() if hasattr(values, "tolist") else values
 
 
 @dataclass(slots=True)
@@ -233,6 +238,10 @@ class ScoreResult:
 
     def raw_by_node(self) -> dict[str, int]:
         return _by_node(self.nodes, self.raw)
+
+    def raw_values(self) -> list[int]:
+        """Aligned with ``nodes``."""
+        return _plain(self.raw)
 
 
 @dataclass(slots=True)
@@ -250,6 +259,10 @@ class NormalizeResult:
 
     def weighted_by_node(self) -> dict[str, int]:
         return _by_node(self.nodes, self.weighted)
+
+    def node_scores(self) -> Iterator[tuple[str, int, int]]:
+        """(node, normalized, weighted) per node, in ``nodes`` order."""
+        return zip(self.nodes, _plain(self.normalized), _plain(self.weighted))
 
 
 @dataclass(slots=True)
@@ -548,8 +561,9 @@ def _post_filter(p: dict) -> Union[PostFilterOutcome, PostFilterSummary]:
 
 
 def _normalize(p: dict) -> NormalizeResult:
-    nodes = list(p["normalized"])
-    return NormalizeResult(nodes, list(p["normalized"].values()), p["weight"], [p["weighted"][n] for n in nodes])
+    """Both maps were written from the one node list, so their values line up."""
+    return NormalizeResult(list(p["normalized"]), list(p["normalized"].values()), p["weight"],
+                           list(p["weighted"].values()))
 
 
 def _total(p: dict) -> TotalResult:

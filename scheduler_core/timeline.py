@@ -274,8 +274,8 @@ def story_reads(pod: str, point: str) -> bool:
 
 
 def run_story(events_json: Iterable[dict]) -> dict:
-    """The story of a stored run: its events read back typed, in order."""
+    """The story of a stored run: the events it reads (STORY_POINTS) read back typed, in order."""
     builder = StoryBuilder()
-    for event in read_events(events_json):
+    for event in read_events(e for e in events_json if e["extensionPoint"] in STORY_POINTS):
         builder.add(event)
     return builder.summary()

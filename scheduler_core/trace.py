@@ -96,15 +96,15 @@ def _pre_score(cycle: dict, extras: dict, plugin: Optional[str], payload: PreSco
 
 
 def _score(cycle: dict, extras: dict, plugin: Optional[str], payload: ScoreResult) -> None:
-    cycle["scores"][plugin] = {node: {"raw": raw} for node, raw in payload.raw_by_node().items()}
+    cycle["scores"][plugin] = {node: {"raw": raw} for node, raw in zip(payload.nodes, payload.raw_values())}
 
 
 def _normalize(cycle: dict, extras: dict, plugin: Optional[str], payload: NormalizeResult) -> None:
     per_node = cycle["scores"][plugin]
-    weighted = payload.weighted_by_node()
-    for node, value in payload.normalized_by_node().items():
-        per_node[node]["normalized"] = value
-        per_node[node]["weighted"] = weighted[node]
+    for node, normalized, weighted in payload.node_scores():
+        scores = per_node[node]
+        scores["normalized"] = normalized
+        scores["weighted"] = weighted
 
 
 def _total(cycle: dict, extras: dict, plugin: Optional[str], payload: TotalResult) -> None:
