@@ -18,7 +18,7 @@ from typing import Callable, Iterable, Optional, Sequence, Union
 import yaml
 
 from scheduler_core.events import CycleEnd, Event, ExtensionPoint, FilterPluginResult, RunEnd, StepEnded
-from scheduler_core.explain import CycleExplanation, explain_cycle
+from scheduler_core.explain import CycleExplanation, explain_events
 from scheduler_core.gcfreeze import frozen_after_first
 from scheduler_core.loop import SchedulerLoop
 from scheduler_core.model import (
@@ -222,7 +222,7 @@ def _outcome(events: Iterable[Event]) -> TrialOutcome:
             outcome.final = dict(payload.final)
     explained = _pod_to_explain(outcome)
     if explained is not None and explained in failed_cycles:
-        outcome.explanation = explain_cycle(e.to_json() for e in failed_cycles[explained])
+        outcome.explanation = explain_events(failed_cycles[explained])
     return outcome
 
 

@@ -299,7 +299,7 @@ def run_bench(args: argparse.Namespace) -> int:
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    from scheduler_core.compare import compare
+    from scheduler_core.compare import compare_events
 
     if len(args.scenarios) > 2 or len(args.config) not in (0, 2) or (len(args.scenarios) == 1 and len(args.config) != 2):
         print("error: give two scenarios, or one scenario and two --config files (or two of each)", file=sys.stderr)
@@ -315,8 +315,8 @@ def run_compare(args: argparse.Namespace) -> int:
             if configured is None:
                 return EXIT_INVALID
             scenario = dataclasses.replace(scenario, config=configured.config)
-        sides.append((e.to_json() for e in run_to_the_end(scenario)))
-    result = compare(sides[0], sides[1], pod=args.pod)
+        sides.append(run_to_the_end(scenario))
+    result = compare_events(sides[0], sides[1], pod=args.pod)
     if args.json:
         print(json.dumps(result, sort_keys=True))
     else:

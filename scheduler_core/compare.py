@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional
 
-from scheduler_core.events import ExtensionPoint
+from scheduler_core.events import CycleStart, Event, ExtensionPoint, NormalizeResult, TotalResult, read_events
 from scheduler_core.explain import skipped_scoring_sentence
 from scheduler_core.timeline import STORY_POINTS, StoryBuilder
 
@@ -28,19 +28,19 @@ class _Side:
     totals: dict[str, dict[str, int]] = field(default_factory=dict)  # pod -> node -> total
     _pod: str = ""
 
-    def add_json(self, event: dict) -> None:
-        self.story.add_json(event)
-        point = event["extensionPoint"]
-        if point == ExtensionPoint.CYCLE_START.value:
-            self._pod = event["payload"]["pod"]
-        elif point == ExtensionPoint.NORMALIZE_SCORE.value and self._pod not in self.totals:
-            self.weighted.setdefault(self._pod, {})[event["plugin"]] = event["payload"]["weighted"]
-        elif point == ExtensionPoint.TOTAL.value and self._pod not in self.totals:
-            self.totals[self._pod] = event["payload"]["totalScores"]
+    def add(self, event: Event) -> None:
+        self.story.add(event)
+        payload = event.payload
+        if isinstance(payload, CycleStart):
+            self._pod = payload.pod
+        elif isinstance(payload, NormalizeResult) and self._pod not in self.totals and event.plugin is not None:
+            self.weighted.setdefault(self._pod, {})[event.plugin] = payload.weighted_by_node()
+        elif isinstance(payload, TotalResult) and self._pod not in self.totals:
+            self.totals[self._pod] = payload.totals_by_node()
 
     @property
     def final(self) -> dict[str, Optional[str]]:
-        return self.story.end.get("final") or {}
+        return self.story.end.final if self.story.end is not None else {}
 
     @property
     def preemptions(self) -> int:
@@ -57,10 +57,10 @@ def compare_reads(pod: Optional[str]) -> Callable[[str, str], bool]:
     return lambda event_pod, point: point in STORY_POINTS or (point in scores and pod is not None and event_pod == pod)
 
 
-def _read(events_json: Iterable[dict]) -> _Side:
+def _read(events: Iterable[Event]) -> _Side:
     side = _Side()
-    for event in events_json:
-        side.add_json(event)
+    for event in events:
+        side.add(event)
     return side
 
 
@@ -71,7 +71,12 @@ def _outcome(attempt: Optional[dict]) -> tuple[Optional[str], str]:
 
 
 def compare(events_a: Iterable[dict], events_b: Iterable[dict], pod: Optional[str] = None) -> dict[str, Any]:
-    """The comparison of two runs' event streams (each event as ``Event.to_json()``)."""
+    """The comparison of two stored runs' event streams (each event as ``Event.to_json()``)."""
+    return compare_events(read_events(events_a), read_events(events_b), pod)
+
+
+def compare_events(events_a: Iterable[Event], events_b: Iterable[Event], pod: Optional[str] = None) -> dict[str, Any]:
+    """The comparison of two runs' event streams, live or read back."""
     a, b = _read(events_a), _read(events_b)
     pods = sorted(set(a.final) | set(b.final))
     rows = [_pod_row(name, a, b) for name in pods]

@@ -7,7 +7,7 @@ docs/ENGINE_API.md. Per-node results travel inside one event per plugin (never o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Optional, Union
@@ -96,6 +96,10 @@ class PreFilterPluginResult:
             out["picture"] = self.picture.to_json(node_list)
         return out
 
+    def picture_json(self) -> Optional[dict]:
+        """The picture's wire form (None: the plugin has none for this pod)."""
+        return None if self.picture is None else self.picture.to_json()
+
 
 @dataclass(slots=True)
 class PreFilterSummary:
@@ -122,14 +126,20 @@ class FilterPluginResult:
 
     @property
     def statuses(self) -> dict[str, dict]:
+        """The rejected nodes' statuses (as JSON), in evaluation order."""
         palette = [status.to_json() for status in self.palette]
         choice = np.asarray(self.choice)
         rejected = np.flatnonzero(choice >= 0)  # most nodes pass: only the rejected ones are visited
         nodes = self.nodes
         return {nodes[i]: palette[c] for i, c in zip(rejected.tolist(), choice[rejected].tolist())}
 
+    @property
+    def evaluated(self) -> int:
+        """How many nodes the plugin evaluated."""
+        return len(self.nodes)
+
     def to_json(self) -> dict:
-        out: dict[str, Any] = {"statuses": self.statuses, "evaluated": len(self.nodes)}
+        out: dict[str, Any] = {"statuses": self.statuses, "evaluated": self.evaluated}
         if self.pictures:
             out["pictures"] = self.pictures_json()
         return out
@@ -207,12 +217,20 @@ class PreScorePluginResult:
 
     def to_json(self, node_counts: Optional[Callable[[Sequence[str], Any], Any]] = None) -> dict:
         """``node_counts``: passed to a typed state's to_json (the columnar encoder's columns)."""
-        state = self.state.to_json(node_counts) if hasattr(self.state, "to_json") else self.state
-        return {"status": self.status, "state": state}
+        return {"status": self.status, "state": self.state_json(node_counts)}
+
+    def state_json(self, node_counts: Optional[Callable[[Sequence[str], Any], Any]] = None) -> Any:
+        """The state's wire form, whether the plugin gave it as JSON or typed."""
+        return self.state.to_json(node_counts) if hasattr(self.state, "to_json") else self.state
 
 
 def _by_node(nodes: list[str], values: Any) -> dict[str, int]:
-    return dict(zip(nodes, values.tolist() if hasattr(values, "tolist") else values))
+    return dict(zip(nodes, _plain(values)))
+
+
+def _plain(values: Any) -> list[int]:
+    """Python ints, whether the engine's array or a list read back."""
+    return values.tolist() if hasattr(values, "tolist") else values
 
 
 @dataclass(slots=True)
@@ -221,7 +239,14 @@ class ScoreResult:
     raw: Any  # int array aligned with ``nodes``
 
     def to_json(self) -> dict:
-        return {"raw": _by_node(self.nodes, self.raw)}
+        return {"raw": self.raw_by_node()}
+
+    def raw_by_node(self) -> dict[str, int]:
+        return _by_node(self.nodes, self.raw)
+
+    def raw_values(self) -> list[int]:
+        """Aligned with ``nodes``."""
+        return _plain(self.raw)
 
 
 @dataclass(slots=True)
@@ -232,8 +257,17 @@ class NormalizeResult:
     weighted: Any
 
     def to_json(self) -> dict:
-        return {"normalized": _by_node(self.nodes, self.normalized), "weight": self.weight,
-                "weighted": _by_node(self.nodes, self.weighted)}
+        return {"normalized": self.normalized_by_node(), "weight": self.weight, "weighted": self.weighted_by_node()}
+
+    def normalized_by_node(self) -> dict[str, int]:
+        return _by_node(self.nodes, self.normalized)
+
+    def weighted_by_node(self) -> dict[str, int]:
+        return _by_node(self.nodes, self.weighted)
+
+    def node_scores(self) -> Iterator[tuple[str, int, int]]:
+        """(node, normalized, weighted) per node, in ``nodes`` order."""
+        return zip(self.nodes, _plain(self.normalized), _plain(self.weighted))
 
 
 @dataclass(slots=True)
@@ -248,10 +282,13 @@ class TotalResult:
     tie_positions: Any = None
 
     def to_json(self) -> dict:
-        out = {"totalScores": _by_node(self.nodes, self.totals), "nodeName": self.node_name, "ties": self.ties}
+        out = {"totalScores": self.totals_by_node(), "nodeName": self.node_name, "ties": self.ties}
         if self.error is not None:
             out["error"] = self.error
         return out
+
+    def totals_by_node(self) -> dict[str, int]:
+        return _by_node(self.nodes, self.totals)
 
 
 @dataclass(slots=True)
@@ -456,3 +493,155 @@ class Event:
     def to_json(self) -> dict:
         return {"cycle": self.cycle, "pod": self.pod, "extensionPoint": self.extension_point.value,
                 "plugin": self.plugin, "payload": self.payload.to_json()}
+
+
+# ---------------------------------------------------------------------- reading the stream back
+
+
+@dataclass(slots=True)
+class WrittenJSON:
+    """A plugin's picture as read back from the stream: its JSON, written again as it is.
+
+    The live picture is a plugin's own type (events.py imports no plugin); read back, only its wire
+    form is left, and that is what every reader of a picture consumes."""
+
+    value: Any
+
+    def to_json(self, node_list: Callable[[Sequence[str]], Any] = list) -> Any:
+        """``node_list`` is ignored: the node lists were made lists when the picture was written."""
+        return self.value
+
+
+@dataclass(slots=True)
+class FilterVerdicts:
+    """A Filter plugin's verdicts read back from the stream (``FilterPluginResult``'s wire form).
+
+    The live result holds every evaluated node with a compact status index; the wire form keeps only
+    the rejected nodes (with their statuses), how many were evaluated, and the node pictures' JSON.
+    Both answer ``statuses`` and ``pictures_json()`` alike, so a projection reads either."""
+
+    statuses: dict[str, dict]
+    evaluated: int
+    pictures: dict[str, dict] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        out: dict[str, Any] = {"statuses": self.statuses, "evaluated": self.evaluated}
+        if self.pictures:
+            out["pictures"] = self.pictures
+        return out
+
+    def pictures_json(self) -> dict[str, dict]:
+        return self.pictures
+
+
+class UnknownEventKind(ValueError):
+    """An event whose extension point (or cluster change kind) this release does not write."""
+
+
+def _cycle_start(p: dict) -> CycleStart:
+    return CycleStart(p["pod"], p["namespace"], p["name"], p["priority"], p["labels"], p["queue"], p["nodeCount"],
+                      p["cycles"], p.get("volumes", []), p.get("queues"))
+
+
+def _pre_filter(p: dict) -> Union[PreFilterPluginResult, PreFilterSummary]:
+    """Without ``skipped`` it is a plugin's own result (the summary always lists what was skipped)."""
+    if "skipped" in p:
+        return PreFilterSummary(p["status"], p["nodeNames"], p["skipped"], p["narrowingPlugins"])
+    picture = WrittenJSON(p["picture"]) if "picture" in p else None
+    return PreFilterPluginResult(p["status"], p["nodeNames"], p["state"], picture)
+
+
+def _filter(p: dict) -> Union[FilterVerdicts, FilterSummary]:
+    if "statuses" in p:
+        return FilterVerdicts(p["statuses"], p["evaluated"], p.get("pictures", {}))
+    return FilterSummary(p["evaluated"], p["feasibleNodes"], p["numFeasibleNodesToFind"], p["startIndex"],
+                         p.get("nominatedNodeOnly", False), p.get("batchHint", False))
+
+
+def _post_filter(p: dict) -> Union[PostFilterOutcome, PostFilterSummary]:
+    if "message" in p:
+        return PostFilterSummary(p["code"], p["message"], p["plugin"])
+    return PostFilterOutcome(p["code"], p["reasons"], p["nominatedNodeName"], p["candidates"], p["victims"],
+                             p.get("nominationTie", False), p.get("summary"))
+
+
+def _normalize(p: dict) -> NormalizeResult:
+    """Both maps were written from the one node list, so their values line up."""
+    return NormalizeResult(list(p["normalized"]), list(p["normalized"].values()), p["weight"],
+                           list(p["weighted"].values()))
+
+
+def _total(p: dict) -> TotalResult:
+    totals = p["totalScores"]
+    return TotalResult(list(totals), list(totals.values()), p["nodeName"], p["ties"], p.get("error"))
+
+
+def _cluster(p: dict) -> ClusterChanged:
+    try:
+        kind = ClusterChangeKind(p["kind"])
+    except ValueError:
+        raise UnknownEventKind(f"unknown cluster change kind {p['kind']!r}; this release writes "
+                               f"{', '.join(k.value for k in ClusterChangeKind)}") from None
+    return ClusterChanged(p["timeMs"], kind, p["object"], p.get("node"), p.get("detail", ""))
+
+
+def _step_end(p: dict) -> StepEnded:
+    return StepEnded(p["step"], p["name"], p["startedMs"], p["timeMs"], p["created"], p["deleted"], p["evicted"],
+                     p["placed"], [BlockedEviction(b["pod"], b["budget"]) for b in p["blocked"]], p["pending"])
+
+
+def _binding(p: dict) -> BindingStep:
+    return BindingStep(p["status"], p["nodeName"], p.get("state"))
+
+
+# What a payload reads back as: its own type, but FilterVerdicts for a Filter plugin's result.
+ReadPayload = Union[Payload, FilterVerdicts]
+
+# One reader per kind of event: the payload's wire form back to its type.
+_READERS: dict[ExtensionPoint, Callable[[dict], ReadPayload]] = {
+    ExtensionPoint.CYCLE_START: _cycle_start,
+    ExtensionPoint.QUEUE_SORT: lambda p: QueueSortResult(p["order"]),
+    ExtensionPoint.PRE_FILTER: _pre_filter,
+    ExtensionPoint.FILTER: _filter,
+    ExtensionPoint.POST_FILTER: _post_filter,
+    ExtensionPoint.PRE_SCORE: lambda p: PreScorePluginResult(p["status"], p["state"]),
+    ExtensionPoint.SCORE: lambda p: ScoreResult(list(p["raw"]), list(p["raw"].values())),
+    ExtensionPoint.NORMALIZE_SCORE: _normalize,
+    ExtensionPoint.TOTAL: _total,
+    ExtensionPoint.RESERVE: _binding,
+    ExtensionPoint.PERMIT: _binding,
+    ExtensionPoint.PRE_BIND: _binding,
+    ExtensionPoint.BIND: _binding,
+    ExtensionPoint.POST_BIND: _binding,
+    ExtensionPoint.CYCLE_END: lambda p: CycleEnd(p["nodeName"], p.get("failedSchedulingMessage"), p.get("error")),
+    ExtensionPoint.RUN_START: lambda p: RunStart(p["pods"], p["release"]),
+    ExtensionPoint.ATTEMPT_END: lambda p: AttemptEnd(p["timeMs"], p["attempt"], p.get("nominatedNodeName"),
+                                                     p.get("victims", []), p.get("bindingError"), p.get("bindingNode")),
+    ExtensionPoint.QUEUE_MOVE: lambda p: QueueMoved(p["timeMs"], p["queue"], p["event"], p["plugins"]),
+    ExtensionPoint.CLUSTER: _cluster,
+    ExtensionPoint.RUN_END: lambda p: RunEnd(p["timeMs"], p["attempts"], p["final"], p["nominated"],
+                                             p.get("stoppedRetrying", [])),
+    ExtensionPoint.STEP_START: lambda p: StepStarted(p["step"], p["name"], p["timeMs"], p["operations"]),
+    ExtensionPoint.STEP_END: _step_end,
+}
+
+
+def event_from_json(data: dict) -> Event:
+    """The event ``Event.to_json()`` wrote, typed again (``event_from_json(e.to_json()).to_json() ==
+    e.to_json()``). A Filter plugin's result comes back as ``FilterVerdicts``, a PreFilter picture as
+    ``WrittenJSON``: what their wire form keeps. Raises ``UnknownEventKind`` for a kind this release
+    does not write, and KeyError for a payload that lacks a field its kind always has."""
+    try:
+        point = ExtensionPoint(data["extensionPoint"])
+    except ValueError:
+        raise UnknownEventKind(f"unknown event kind {data['extensionPoint']!r} (cycle {data.get('cycle')}, "
+                               f"pod {data.get('pod')!r}); this release writes "
+                               f"{', '.join(p.value for p in ExtensionPoint)}") from None
+    payload: Any = _READERS[point](data["payload"])  # Event.payload is what the engine emits; reading adds FilterVerdicts
+    return Event(data["cycle"], data["pod"], point, data.get("plugin"), payload)
+
+
+def read_events(events_json: Iterable[dict]) -> Iterator[Event]:
+    """Each event of a stream read back from its wire form (stored, or one JSON line each), in order."""
+    for data in events_json:
+        yield event_from_json(data)

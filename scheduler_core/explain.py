@@ -11,7 +11,7 @@ the weighted scores and the Total — and is only regrouped and put into words h
 - for a pod with claims (DynamicResources), per request what each node has free of its class and
   who holds the rest (the plugin's node pictures), and which node comes closest.
 
-The numbers behind Filter reasons (requests against free room, the taint, the port, the label, the
+It reads typed events (live, or read back from their wire form at ``explain_cycle``). The numbers behind Filter reasons (requests against free room, the taint, the port, the label, the
 skew) are not in the events: ``scheduler_core.filter_details`` replays the run for them, and
 ``explain_cycle`` puts them into the sentences when it is given them.
 
@@ -23,9 +23,12 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Optional, Sequence
+from typing import Iterable, Mapping, Optional, Sequence, Union, cast
 
-from scheduler_core.events import ExtensionPoint
+from scheduler_core.events import (
+    CycleEnd, CycleStart, Event, ExtensionPoint, FilterPluginResult, FilterSummary, FilterVerdicts, NormalizeResult,
+    Payload, PreFilterPluginResult, PreFilterSummary, TotalResult, read_events,
+)
 from scheduler_core.framework.diagnosis import pre_filter_absent_reason
 from scheduler_core.framework.filter_facts import CycleDetails, NodeDetail
 from scheduler_core.framework.preemption.candidates import PreemptionRanking
@@ -250,42 +253,64 @@ class CycleExplanation:
 # ---------------------------------------------------------------------------- reading the events
 
 
-class _Cycle:
-    """One cycle's events by extension point: plugin payloads in event order, and the summary."""
+FilterResult = Union[FilterPluginResult, FilterVerdicts]  # live, or read back
 
-    def __init__(self, events: Iterable[Mapping]) -> None:
+
+class _Cycle:
+    """One cycle's events by extension point: plugin payloads in event order, and the summary (a
+    later pass's event replaces an earlier one's: the nominated node alone, then every node)."""
+
+    def __init__(self, events: Iterable[Event]) -> None:
         self.index = -1
         self.pod = ""
-        self.start: Optional[Mapping] = None
-        self.end: Optional[Mapping] = None
-        self.plugins: dict[str, OrderedDict[str, Mapping]] = {}
-        self.summaries: dict[str, Mapping] = {}
+        self.start: Optional[CycleStart] = None
+        self.end: Optional[CycleEnd] = None
+        self.plugins: dict[ExtensionPoint, OrderedDict[str, Payload]] = {}
+        self.summaries: dict[ExtensionPoint, Payload] = {}
         for event in events:
             self._add(event)
 
-    def _add(self, event: Mapping) -> None:
-        self.index = event["cycle"]
-        self.pod = self.pod or event["pod"]
-        point, plugin, payload = event["extensionPoint"], event.get("plugin"), event["payload"]
-        if point == ExtensionPoint.CYCLE_START.value:
+    def _add(self, event: Event) -> None:
+        self.index = event.cycle
+        self.pod = self.pod or event.pod
+        point, plugin, payload = event.extension_point, event.plugin, event.payload
+        if isinstance(payload, CycleStart):
             self.start = payload
-        elif point == ExtensionPoint.CYCLE_END.value:
+        elif isinstance(payload, CycleEnd):
             self.end = payload
         elif plugin is None:
             self.summaries[point] = payload
         else:
             self.plugins.setdefault(point, OrderedDict())[plugin] = payload
 
-    def per_plugin(self, point: ExtensionPoint) -> OrderedDict[str, Mapping]:
-        return self.plugins.get(point.value, OrderedDict())
+    def pre_filter_results(self) -> OrderedDict[str, PreFilterPluginResult]:
+        return cast("OrderedDict[str, PreFilterPluginResult]", self.plugins.get(ExtensionPoint.PRE_FILTER, OrderedDict()))
 
-    def summary(self, point: ExtensionPoint) -> Optional[Mapping]:
-        return self.summaries.get(point.value)
+    def filter_results(self) -> OrderedDict[str, FilterResult]:
+        return cast("OrderedDict[str, FilterResult]", self.plugins.get(ExtensionPoint.FILTER, OrderedDict()))
+
+    def weighted_scores(self) -> OrderedDict[str, NormalizeResult]:
+        return cast("OrderedDict[str, NormalizeResult]", self.plugins.get(ExtensionPoint.NORMALIZE_SCORE, OrderedDict()))
+
+    def pre_filter(self) -> Optional[PreFilterSummary]:
+        return cast(Optional[PreFilterSummary], self.summaries.get(ExtensionPoint.PRE_FILTER))
+
+    def filter(self) -> Optional[FilterSummary]:
+        return cast(Optional[FilterSummary], self.summaries.get(ExtensionPoint.FILTER))
+
+    def total(self) -> Optional[TotalResult]:
+        return cast(Optional[TotalResult], self.summaries.get(ExtensionPoint.TOTAL))
 
 
-def explain_cycle(events: Iterable[Mapping], details: Optional[CycleDetails] = None,
+def explain_cycle(events_json: Iterable[dict], details: Optional[CycleDetails] = None,
                   details_note: Optional[str] = None) -> CycleExplanation:
-    """The explanation of one cycle from its events' JSON (``Event.to_json()``), in stream order.
+    """The explanation of one stored cycle from its events' JSON (``Event.to_json()``), in stream order."""
+    return explain_events(read_events(events_json), details, details_note)
+
+
+def explain_events(events: Iterable[Event], details: Optional[CycleDetails] = None,
+                   details_note: Optional[str] = None) -> CycleExplanation:
+    """The explanation of one cycle from its events (live, or read back), in stream order.
 
     ``details``: the cycle's Filter facts (``filter_details.cycle_details``); with them each reason's
     sentence carries its numbers. ``details_note`` says why they are missing when they are.
@@ -309,10 +334,10 @@ def explain_cycle(events: Iterable[Mapping], details: Optional[CycleDetails] = N
 
 def _scoring(cycle: _Cycle) -> Optional[ScoringExplanation]:
     """Scoring covers the feasible nodes only, so one total means one feasible node: skipped."""
-    total = cycle.summary(ExtensionPoint.TOTAL)
-    if total is None or total.get("error"):
+    total = cycle.total()
+    if total is None or total.error:
         return None
-    totals = total["totalScores"]
+    totals = total.totals_by_node()
     if len(totals) == 1:
         node = next(iter(totals))
         return ScoringExplanation(True, node, skipped_scoring_sentence(node))
@@ -322,22 +347,22 @@ def _scoring(cycle: _Cycle) -> Optional[ScoringExplanation]:
 def _outcome(cycle: _Cycle) -> tuple[str, Optional[str]]:
     if cycle.end is None:
         return OUTCOME_RUNNING, None
-    if cycle.end.get("error"):
+    if cycle.end.error:
         return OUTCOME_ERROR, None
-    if cycle.end.get("nodeName"):
-        return OUTCOME_SCHEDULED, cycle.end["nodeName"]
+    if cycle.end.node_name:
+        return OUTCOME_SCHEDULED, cycle.end.node_name
     return OUTCOME_UNSCHEDULABLE, None
 
 
 def _headline(cycle: _Cycle, outcome: str, pre_filter: Optional[PreFilterExplanation],
               filtering: Optional[FilterExplanation], spread: Optional[SpreadExplanation],
               winner: Optional[WinnerExplanation]) -> str:
-    if outcome == OUTCOME_RUNNING:
+    if cycle.end is None:  # OUTCOME_RUNNING
         return "This cycle has not finished yet."
     if outcome == OUTCOME_ERROR:
-        return f"The cycle stopped on an error: {cycle.end['error']}"
+        return f"The cycle stopped on an error: {cycle.end.error}"
     if outcome == OUTCOME_SCHEDULED:
-        return winner.sentence if winner else f"Bound to {cycle.end['nodeName']}."
+        return winner.sentence if winner else f"Bound to {cycle.end.node_name}."
     if pre_filter is not None and (pre_filter.rejected or pre_filter.missing_nodes and filtering
                                    and not filtering.evaluated):
         return pre_filter.sentence
@@ -345,28 +370,28 @@ def _headline(cycle: _Cycle, outcome: str, pre_filter: Optional[PreFilterExplana
         return spread.sentence
     if filtering is not None:
         return filtering.sentence
-    return cycle.end.get("failedSchedulingMessage") or "No node fits."
+    return cycle.end.failed_scheduling_message or "No node fits."
 
 
 # ---------------------------------------------------------------------------- PreFilter
 
 
 def _pre_filter(cycle: _Cycle) -> Optional[PreFilterExplanation]:
-    summary = cycle.summary(ExtensionPoint.PRE_FILTER)
+    summary = cycle.pre_filter()
     if summary is None:
         return None
-    status = summary.get("status")
+    status = summary.status
     if status is not None and status["code"] not in _QUIET_CODES:
-        rejecting = tuple(plugin for plugin, payload in cycle.per_plugin(ExtensionPoint.PRE_FILTER).items()
-                          if payload.get("status") and payload["status"]["code"] not in _QUIET_CODES)
-        plugins = rejecting or tuple(summary.get("narrowingPlugins") or ())
+        rejecting = tuple(plugin for plugin, payload in cycle.pre_filter_results().items()
+                          if payload.status and payload.status["code"] not in _QUIET_CODES)
+        plugins = rejecting or tuple(summary.narrowing_plugins)
         reasons = tuple(status.get("reasons") or ())
         sentence = f"PreFilter rejected the pod ({', '.join(plugins)}): {', '.join(reasons)}; Filter did not run."
-        return PreFilterExplanation(True, plugins, reasons, _names(summary.get("nodeNames")), (), sentence)
-    narrowed = _names(summary.get("nodeNames"))
+        return PreFilterExplanation(True, plugins, reasons, _names(summary.node_names), (), sentence)
+    narrowed = _names(summary.node_names)
     if narrowed is None:
         return PreFilterExplanation(False, (), (), None, (), "PreFilter passed every node on to Filter.")
-    plugins = tuple(summary.get("narrowingPlugins") or ())
+    plugins = tuple(summary.narrowing_plugins)
     missing = _missing_nodes(cycle, narrowed)
     sentence = f"PreFilter ({', '.join(plugins)}) narrowed the nodes to {_named(narrowed)}"
     if missing and len(missing) == len(narrowed):
@@ -389,10 +414,10 @@ def _missing_nodes(cycle: _Cycle, narrowed: tuple[str, ...]) -> tuple[str, ...]:
     Filter stops early only once it has found numFeasibleNodesToFind nodes; short of that, its
     evaluated list is every candidate, so a name missing from it is not a node of the snapshot.
     """
-    summary = cycle.summary(ExtensionPoint.FILTER)
-    if summary is None or len(summary["feasibleNodes"]) >= summary["numFeasibleNodesToFind"] > 0:
+    summary = cycle.filter()
+    if summary is None or len(summary.feasible_nodes) >= summary.num_feasible_nodes_to_find > 0:
         return ()
-    evaluated = set(summary["evaluated"])
+    evaluated = set(summary.evaluated)
     return tuple(name for name in narrowed if name not in evaluated)
 
 
@@ -402,8 +427,8 @@ def _missing_nodes(cycle: _Cycle, narrowed: tuple[str, ...]) -> tuple[str, ...]:
 def _first_failures(cycle: _Cycle) -> OrderedDict[str, tuple[str, Mapping]]:
     """node -> (plugin, status) of its first failing Filter plugin, in Filter order (the verdict)."""
     first: OrderedDict[str, tuple[str, Mapping]] = OrderedDict()
-    for plugin, payload in cycle.per_plugin(ExtensionPoint.FILTER).items():
-        for node, status in payload.get("statuses", {}).items():
+    for plugin, payload in cycle.filter_results().items():
+        for node, status in payload.statuses.items():
             if node not in first:
                 first[node] = (plugin, status)
     return first
@@ -411,10 +436,10 @@ def _first_failures(cycle: _Cycle) -> OrderedDict[str, tuple[str, Mapping]]:
 
 def _filter(cycle: _Cycle, pre_filter: Optional[PreFilterExplanation],
             details: Optional[CycleDetails] = None) -> Optional[FilterExplanation]:
-    summary = cycle.summary(ExtensionPoint.FILTER)
+    summary = cycle.filter()
     if summary is None:
         return None
-    evaluated = summary["evaluated"]
+    evaluated = summary.evaluated
     order = {node: i for i, node in enumerate(evaluated)}
     groups: dict[str, tuple[list[str], list[str]]] = {}  # reason -> (plugins, nodes)
     for node, (plugin, status) in sorted(_first_failures(cycle).items(), key=lambda item: order.get(item[0], 0)):
@@ -428,10 +453,10 @@ def _filter(cycle: _Cycle, pre_filter: Optional[PreFilterExplanation],
     if outside is not None:
         found.append(outside)
     found.sort(key=lambda g: (-g.count, g.reason))
-    feasible = len(summary["feasibleNodes"])
+    feasible = len(summary.feasible_nodes)
     sentence = _filter_sentence(len(evaluated), feasible, found, details)
-    if summary.get("nominatedNodeOnly") and feasible:
-        sentence = _one_node_sentence(summary["feasibleNodes"][0], bool(summary.get("batchHint")))
+    if summary.nominated_only and feasible:
+        sentence = _one_node_sentence(summary.feasible_nodes[0], summary.batch_hint)
     return FilterExplanation(len(evaluated), feasible, tuple(found), sentence)
 
 
@@ -446,16 +471,16 @@ def _one_node_sentence(node: str, batch_hint: bool) -> str:
 
 
 def _outside_pre_filter(cycle: _Cycle, pre_filter: Optional[PreFilterExplanation],
-                        summary: Mapping) -> Optional[ReasonGroup]:
+                        summary: FilterSummary) -> Optional[ReasonGroup]:
     """The nodes a PreFilterResult kept from Filter, counted under one reason as FailedScheduling does.
 
     Counted only when Filter checked every candidate (then the candidates are the evaluated nodes).
     """
     if pre_filter is None or pre_filter.narrowed_to is None or cycle.start is None:
         return None
-    if len(summary["feasibleNodes"]) >= summary["numFeasibleNodesToFind"] > 0:
+    if len(summary.feasible_nodes) >= summary.num_feasible_nodes_to_find > 0:
         return None
-    count = cycle.start["nodeCount"] - len(summary["evaluated"])
+    count = cycle.start.node_count - len(summary.evaluated)
     if count <= 0:
         return None
     return ReasonGroup(pre_filter_absent_reason(pre_filter.plugins), count, pre_filter.plugins, (), True)
@@ -494,8 +519,8 @@ def _node_numbers(node: str, group: ReasonGroup, detail: Optional[NodeDetail]) -
 
 
 def _claims(cycle: _Cycle) -> Optional[ClaimsExplanation]:
-    payload = cycle.per_plugin(ExtensionPoint.FILTER).get(DYNAMIC_RESOURCES)
-    pictures = (payload or {}).get("pictures") or {}
+    payload = cycle.filter_results().get(DYNAMIC_RESOURCES)
+    pictures = payload.pictures_json() if payload is not None else {}
     if not pictures:
         return None
     per_node = {node: tuple(picture.get("sentences") or ()) for node, picture in pictures.items()}
@@ -538,8 +563,8 @@ def _claims_sentence(shortfalls: Sequence[RequestShortfall]) -> str:
 
 
 def _spread(cycle: _Cycle) -> Optional[SpreadExplanation]:
-    payload = cycle.per_plugin(ExtensionPoint.PRE_FILTER).get(POD_TOPOLOGY_SPREAD)
-    picture = payload.get("picture") if payload else None
+    payload = cycle.pre_filter_results().get(POD_TOPOLOGY_SPREAD)
+    picture = payload.picture_json() if payload is not None else None
     if not picture or not picture.get("constraints"):
         return None
     constraints = picture["constraints"]
@@ -553,9 +578,9 @@ def _spread(cycle: _Cycle) -> Optional[SpreadExplanation]:
 
 def _candidates(cycle: _Cycle, domain_of: list[dict[str, str]]) -> list[str]:
     """Filter's candidates (the evaluated nodes), or every node of the picture before Filter ran."""
-    summary = cycle.summary(ExtensionPoint.FILTER)
+    summary = cycle.filter()
     if summary is not None:
-        return list(summary["evaluated"])
+        return list(summary.evaluated)
     seen: OrderedDict[str, None] = OrderedDict()
     for mapping in domain_of:
         for node in mapping:
@@ -602,23 +627,25 @@ def _spread_sentence(allowances: Sequence[ConstraintAllowance], allowed_by_all: 
 
 
 def _winner(cycle: _Cycle) -> Optional[WinnerExplanation]:
-    total = cycle.summary(ExtensionPoint.TOTAL)
-    if total is None or total.get("error") or not total.get("nodeName"):
+    total = cycle.total()
+    if total is None or total.error or not total.node_name:
         return None
-    totals: Mapping[str, int] = total["totalScores"]
-    chosen = total["nodeName"]
-    ties = tuple(total.get("ties") or ())
+    totals: Mapping[str, int] = total.totals_by_node()
+    chosen = total.node_name
+    ties = tuple(total.ties or ())
     runner_up = _runner_up(totals, chosen, ties)
-    weighted = cycle.per_plugin(ExtensionPoint.NORMALIZE_SCORE)
-    margins = tuple(
-        PluginMargin(plugin, payload["weight"], payload["weighted"][chosen],
-                     payload["weighted"][runner_up] if runner_up else 0,
-                     payload["weighted"][chosen] - (payload["weighted"][runner_up] if runner_up else 0))
-        for plugin, payload in weighted.items())
+    margins = tuple(_margin(plugin, payload.weight, payload.weighted_by_node(), chosen, runner_up)
+                    for plugin, payload in cycle.weighted_scores().items())
     runner_total = totals[runner_up] if runner_up else None
     margin = totals[chosen] - runner_total if runner_up else 0
     sentence = _winner_sentence(chosen, totals[chosen], runner_up, margin, margins, ties)
     return WinnerExplanation(chosen, totals[chosen], runner_up, runner_total, margin, margins, ties, sentence)
+
+
+def _margin(plugin: str, weight: int, weighted: Mapping[str, int], chosen: str,
+            runner_up: Optional[str]) -> PluginMargin:
+    other = weighted[runner_up] if runner_up else 0
+    return PluginMargin(plugin, weight, weighted[chosen], other, weighted[chosen] - other)
 
 
 def _runner_up(totals: Mapping[str, int], chosen: str, ties: Sequence[str]) -> Optional[str]:

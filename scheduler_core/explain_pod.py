@@ -18,8 +18,8 @@ from typing import Optional
 
 import numpy as np
 
-from scheduler_core.events import ExtensionPoint
-from scheduler_core.explain import explain_cycle
+from scheduler_core.events import CycleEnd, Event, NormalizeResult, TotalResult
+from scheduler_core.explain import explain_events
 from scheduler_core.framework.runtime import filter_failure_status
 from scheduler_core.model import Pod, Scenario
 from scheduler_core.scheduler import Cycle, Scheduler, fresh_copy
@@ -120,7 +120,7 @@ def explain_pod(scenario: Scenario, pod_key: str) -> PodPlacementExplanation:
     scheduler = Scheduler(copied)
     index = next(i for i, queued in enumerate(scheduler.queue) if queued is moved)
     feasible, rejection = _feasibility(scheduler, moved, pod.node_name)
-    events = [event.to_json() for event in Cycle(scheduler, index, moved).run()]
+    events = list(Cycle(scheduler, index, moved).run())
     return _answer(pod, events, feasible, rejection)
 
 
@@ -165,24 +165,24 @@ def _feasibility(scheduler: Scheduler, pod: Pod, own: str) -> tuple[list[str], O
 class _CycleResult:
     """What the re-run cycle's events say: its end, the totals (best first) and the tied nodes."""
 
-    end: dict
+    end: CycleEnd
     ranked: list[tuple[str, int]]
     ties: list[str]
 
     @classmethod
-    def read(cls, events: list[dict]) -> "_CycleResult":
-        total = next((e["payload"] for e in events if e["extensionPoint"] == ExtensionPoint.TOTAL.value), None)
-        end = next(e["payload"] for e in events if e["extensionPoint"] == ExtensionPoint.CYCLE_END.value)
-        totals = dict(total["totalScores"]) if total and not total.get("error") else {}
-        return cls(end, sorted(totals.items(), key=lambda kv: -kv[1]), list(total.get("ties") or []) if total else [])
+    def read(cls, events: list[Event]) -> "_CycleResult":
+        total = next((e.payload for e in events if isinstance(e.payload, TotalResult)), None)
+        end = next(e.payload for e in events if isinstance(e.payload, CycleEnd))
+        totals = total.totals_by_node() if total and not total.error else {}
+        return cls(end, sorted(totals.items(), key=lambda kv: -kv[1]), list(total.ties or []) if total else [])
 
     def total_of(self, node: Optional[str]) -> Optional[int]:
         return next((value for name, value in self.ranked if name == node), None)
 
 
-def _answer(pod: Pod, events: list[dict], feasible: list[str], rejection: Optional[str]) -> PodPlacementExplanation:
+def _answer(pod: Pod, events: list[Event], feasible: list[str], rejection: Optional[str]) -> PodPlacementExplanation:
     result = _CycleResult.read(events)
-    own, chosen = pod.node_name, result.end.get("nodeName")
+    own, chosen = pod.node_name, result.end.node_name
     own_total = result.total_of(own)
     own_rank = 1 + sum(1 for _, value in result.ranked if value > own_total) if own_total is not None else None
     compared = _compared_with(own, chosen, result.ranked) if own_total is not None else None
@@ -192,9 +192,9 @@ def _answer(pod: Pod, events: list[dict], feasible: list[str], rejection: Option
         pod.key, own, _outcome(own, chosen, result.ties, result.end), chosen, own in feasible, rejection, own_rank,
         own_total, compared, margin, [NodeTotal(n, v) for n, v in result.ranked[:TOP_NODES]], len(result.ranked),
         feasible, _gaps(events, own, compared) if compared is not None else [],
-        result.end.get("failedSchedulingMessage") or result.end.get("error"), _placed_at(pod),
+        result.end.failed_scheduling_message or result.end.error, _placed_at(pod),
         _caveats(pod, own in feasible and own_total is None, len(result.ranked), len(result.ties) > 1))
-    return _with_summary(answer, explain_cycle(events).headline)
+    return _with_summary(answer, explain_events(events).headline)
 
 
 def _placed_at(pod: Pod) -> Optional[str]:
@@ -202,9 +202,9 @@ def _placed_at(pod: Pod) -> Optional[str]:
     return recorded.time_text or None if recorded is not None and recorded.status == "True" else None
 
 
-def _outcome(own: str, chosen: Optional[str], ties: list[str], end: dict) -> str:
+def _outcome(own: str, chosen: Optional[str], ties: list[str], end: CycleEnd) -> str:
     if chosen is None:
-        return OUTCOME_ERROR if end.get("error") else OUTCOME_UNSCHEDULABLE
+        return OUTCOME_ERROR if end.error else OUTCOME_UNSCHEDULABLE
     if own in ties and len(ties) > 1:
         return OUTCOME_TIE
     return OUTCOME_STAYS if chosen == own else OUTCOME_MOVES
@@ -217,12 +217,12 @@ def _compared_with(own: str, chosen: Optional[str], ranked: list[tuple[str, int]
     return next((node for node, _ in ranked if node != own), None)
 
 
-def _gaps(events: list[dict], own: str, other: str) -> list[PluginGap]:
+def _gaps(events: list[Event], own: str, other: str) -> list[PluginGap]:
     gaps = []
     for event in events:
-        if event["extensionPoint"] == ExtensionPoint.NORMALIZE_SCORE.value:
-            weighted = event["payload"]["weighted"]
-            gaps.append(PluginGap(event["plugin"], weighted[own], weighted[other]))
+        if isinstance(event.payload, NormalizeResult):
+            weighted = event.payload.weighted_by_node()
+            gaps.append(PluginGap(event.plugin or "", weighted[own], weighted[other]))
     return gaps
 
 

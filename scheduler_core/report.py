@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Iterable, Optional
 
-from scheduler_core.events import Event, ExtensionPoint
+from scheduler_core.events import (
+    CycleEnd, CycleStart, Event, FilterPluginResult, FilterSummary, FilterVerdicts, NormalizeResult, PostFilterOutcome,
+    PreFilterPluginResult, PreScorePluginResult, TotalResult,
+)
 from scheduler_core.framework.filter_facts import CycleDetails
 from scheduler_core.model import Scenario
 from scheduler_core.scheduler import TIE_BREAK_FIRST
@@ -32,60 +35,63 @@ def _numbers(details: Optional[CycleDetails], node: str, plugin: str) -> str:
     return f" — {found.text()}" if found is not None else ""
 
 
-def _tie_line(total: dict, tie_break: str) -> list[str]:
+def _tie_line(total: TotalResult, totals: dict[str, int], tie_break: str) -> list[str]:
     """Nodes sharing the top total: the release picks among them at random; say which one this run took."""
-    ties = total.get("ties") or []
+    ties = total.ties or []
     if len(ties) < 2:
         return []
-    top = total["totalScores"][ties[0]]
+    top = totals[ties[0]]
     how = ("the first in node order, as the spec's deterministic rule takes" if tie_break == TIE_BREAK_FIRST
            else "picked at random (--tie-break random)")
     return [f"  tie:       {len(ties)} nodes share the top total {top} ({_cut(ties)}): kube-scheduler would pick one "
-            f"of them at random; this run took {total['nodeName']}, {how}"]
+            f"of them at random; this run took {total.node_name}, {how}"]
 
 
 def _line(event: Event, details: Optional[CycleDetails] = None, tie_break: str = TIE_BREAK_FIRST) -> list[str]:
-    p = event.payload.to_json()
-    point = event.extension_point
+    p = event.payload
     who = event.plugin or "framework"
-    if point is ExtensionPoint.CYCLE_START:
-        return [f"\n== cycle {event.cycle + 1}/{p['cycles']}: pod {p['pod']} (priority {p['priority']})"]
-    if point is ExtensionPoint.PRE_FILTER and event.plugin:
-        status = p["status"]
-        narrowed = f" -> nodes {_cut(p['nodeNames'])}" if p["nodeNames"] is not None else ""
-        return [f"  PreFilter  {who}: {_status_text(status) if status else 'Success'}{narrowed}"]
-    if point is ExtensionPoint.FILTER and event.plugin:
-        rejected = p["statuses"]
-        if not rejected:
-            return [f"  Filter     {who}: all {p['evaluated']} node(s) pass"]
-        lines = [f"  Filter     {who}: {len(rejected)} of {p['evaluated']} node(s) rejected"]
-        for node, status in list(rejected.items())[:MAX_NODES_LISTED]:
-            lines.append(f"               {node}: {_status_text(status)}{_numbers(details, node, who)}")
-        return lines
-    if point is ExtensionPoint.FILTER:
-        lines = [f"  feasible:  {_cut(p['feasibleNodes']) or '(none)'}"]
-        if len(p["feasibleNodes"]) == 1:
+    if isinstance(p, CycleStart):
+        return [f"\n== cycle {event.cycle + 1}/{p.cycles}: pod {p.pod} (priority {p.priority})"]
+    if isinstance(p, PreFilterPluginResult) and event.plugin:
+        narrowed = f" -> nodes {_cut(p.node_names)}" if p.node_names is not None else ""
+        return [f"  PreFilter  {who}: {_status_text(p.status) if p.status else 'Success'}{narrowed}"]
+    if isinstance(p, (FilterPluginResult, FilterVerdicts)) and event.plugin:
+        return _filter_lines(who, p.statuses, p.evaluated, details)
+    if isinstance(p, FilterSummary):
+        lines = [f"  feasible:  {_cut(p.feasible_nodes) or '(none)'}"]
+        if len(p.feasible_nodes) == 1:
             lines.append(f"  {SKIPPED_SCORING}")
         return lines
-    if point is ExtensionPoint.POST_FILTER and event.plugin:
-        nominated = f" nominated={p['nominatedNodeName']}" if p["nominatedNodeName"] is not None else ""
-        return [f"  PostFilter {who}: {p['code']} {'; '.join(p['reasons'])}{nominated}"]
-    if point is ExtensionPoint.PRE_SCORE:
-        return [f"  PreScore   {who}: {_status_text(p['status']) if p['status'] else 'Success'}"]
-    if point is ExtensionPoint.NORMALIZE_SCORE:
-        pairs = [f"{n}={p['normalized'][n]}x{p['weight']}" for n in list(p["normalized"])[:MAX_NODES_LISTED]]
-        skipped = " (skipped by kube-scheduler)" if len(p["normalized"]) == 1 else ""
+    if isinstance(p, PostFilterOutcome) and event.plugin:
+        nominated = f" nominated={p.nominated_node_name}" if p.nominated_node_name is not None else ""
+        return [f"  PostFilter {who}: {p.code} {'; '.join(p.reasons)}{nominated}"]
+    if isinstance(p, PreScorePluginResult):
+        return [f"  PreScore   {who}: {_status_text(p.status) if p.status else 'Success'}"]
+    if isinstance(p, NormalizeResult):
+        normalized = p.normalized_by_node()
+        pairs = [f"{n}={normalized[n]}x{p.weight}" for n in list(normalized)[:MAX_NODES_LISTED]]
+        skipped = " (skipped by kube-scheduler)" if len(normalized) == 1 else ""
         return [f"  Score      {who}: {', '.join(pairs)}{skipped}"]
-    if point is ExtensionPoint.TOTAL:
-        if p.get("error"):
-            return [f"  error:     {p['error']}"]
-        ranked = sorted(p["totalScores"].items(), key=lambda kv: -kv[1])[:MAX_NODES_LISTED]
-        return [f"  total:     {', '.join(f'{n}={s}' for n, s in ranked)}", *_tie_line(p, tie_break)]
-    if point is ExtensionPoint.CYCLE_END:
-        if p["nodeName"]:
-            return [f"  => bound to {p['nodeName']}"]
-        return [f"  => unschedulable: {p.get('failedSchedulingMessage') or p.get('error')}"]
+    if isinstance(p, TotalResult):
+        if p.error:
+            return [f"  error:     {p.error}"]
+        totals = p.totals_by_node()
+        ranked = sorted(totals.items(), key=lambda kv: -kv[1])[:MAX_NODES_LISTED]
+        return [f"  total:     {', '.join(f'{n}={s}' for n, s in ranked)}", *_tie_line(p, totals, tie_break)]
+    if isinstance(p, CycleEnd):
+        if p.node_name:
+            return [f"  => bound to {p.node_name}"]
+        return [f"  => unschedulable: {p.failed_scheduling_message or p.error}"]
     return []
+
+
+def _filter_lines(who: str, rejected: dict[str, dict], evaluated: int, details: Optional[CycleDetails]) -> list[str]:
+    if not rejected:
+        return [f"  Filter     {who}: all {evaluated} node(s) pass"]
+    lines = [f"  Filter     {who}: {len(rejected)} of {evaluated} node(s) rejected"]
+    for node, status in list(rejected.items())[:MAX_NODES_LISTED]:
+        lines.append(f"               {node}: {_status_text(status)}{_numbers(details, node, who)}")
+    return lines
 
 
 def render_notices(scenario: Scenario) -> list[str]:
@@ -117,8 +123,7 @@ class TimelineReport:
         self.story = StoryBuilder()
 
     def add(self, event: Event) -> None:
-        if event.extension_point.value in STORY_POINTS:  # the story reads no other event: none rendered
-            self.story.add_json(event.to_json())
+        self.story.add(event)
 
     @property
     def lines(self) -> list[str]:

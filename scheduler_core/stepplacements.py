@@ -2,7 +2,7 @@
 moved during the step: a projection of the run's stored story events (Cluster, StepStart/End),
 so the web app's cluster view can draw any step without re-running the scheduler.
 
-Like ``timeline``, it reads the wire form of events (``Event.to_json()``). It also needs the
+It reads the stored wire form of events (``Event.to_json()``) back typed. It also needs the
 scenario the run started from: the pods it held (the events only say what changed) and the
 Changes document (the labels of the nodes ``addNodes`` makes, which nodes a step cordons).
 """
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
 from scheduler_core.controllers.deployment import POD_TEMPLATE_HASH, template_hash
-from scheduler_core.events import ClusterChangeKind, ExtensionPoint
+from scheduler_core.events import ClusterChanged, ClusterChangeKind, StepEnded, StepStarted, read_events
 from scheduler_core.model import (
     KIND_DEPLOYMENT, LABEL_HOSTNAME, AddNodesOp, CordonOp, DrainOp, Scenario, Step,
 )
@@ -30,10 +30,10 @@ GONE_EVICTED = "evicted"  # a drain's eviction
 GONE_DELETED = "deleted"  # deleted (scale down, a lost node, a preemption victim, a delete)
 GONE_SUCCEEDED = "succeeded"  # a completed Job's pod
 
-_GONE_BY_KIND = {ClusterChangeKind.POD_EVICTED.value: GONE_EVICTED,
-                 ClusterChangeKind.POD_TERMINATING.value: GONE_DELETED,
-                 ClusterChangeKind.POD_DELETED.value: GONE_DELETED,
-                 ClusterChangeKind.POD_SUCCEEDED.value: GONE_SUCCEEDED}
+_GONE_BY_KIND = {ClusterChangeKind.POD_EVICTED: GONE_EVICTED,
+                 ClusterChangeKind.POD_TERMINATING: GONE_DELETED,
+                 ClusterChangeKind.POD_DELETED: GONE_DELETED,
+                 ClusterChangeKind.POD_SUCCEEDED: GONE_SUCCEEDED}
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,13 +108,13 @@ def step_placements(scenario: Scenario, events_json: Iterable[dict]) -> list[Ste
     cluster = _start(scenario)
     before = dict(cluster.pods)
     out: list[StepPlacement] = []
-    for event in events_json:
-        point, payload = event["extensionPoint"], event["payload"]
-        if point == ExtensionPoint.STEP_START.value:
-            _cordon(cluster, steps.get(payload["step"]))
-        elif point == ExtensionPoint.CLUSTER.value:
-            _apply(cluster, event["pod"], payload, new_node_labels, owner_labels)
-        elif point == ExtensionPoint.STEP_END.value:
+    for event in read_events(events_json):
+        payload = event.payload
+        if isinstance(payload, StepStarted):
+            _cordon(cluster, steps.get(payload.step))
+        elif isinstance(payload, ClusterChanged):
+            _apply(cluster, event.pod, payload, new_node_labels, owner_labels)
+        elif isinstance(payload, StepEnded):
             out.append(_at_end(cluster, payload, before))
             before = dict(cluster.pods)
             cluster.added_nodes, cluster.deleted_nodes, cluster.gone = [], [], {}
@@ -141,37 +141,37 @@ def _cordon(cluster: _Cluster, step: Optional[Step]) -> None:
             cluster.nodes[spec.node] = NodeAtStep(node.name, node.labels, unschedulable, node.added)
 
 
-def _apply(cluster: _Cluster, pod: str, payload: dict, node_labels: dict[str, dict[str, str]],
+def _apply(cluster: _Cluster, pod: str, payload: ClusterChanged, node_labels: dict[str, dict[str, str]],
            owner_labels: dict[str, dict[str, str]]) -> None:
-    kind, node = payload["kind"], payload.get("node")
-    if kind == ClusterChangeKind.POD_CREATED.value:
+    kind, node = payload.kind, payload.node
+    if kind is ClusterChangeKind.POD_CREATED:
         cluster.pods[pod] = node
-        cluster.labels.setdefault(pod, owner_labels.get(payload.get("detail", ""), {}))
+        cluster.labels.setdefault(pod, owner_labels.get(payload.detail, {}))
         cluster.gone.pop(pod, None)  # re-created under its name (a StatefulSet's pod)
-    elif kind == ClusterChangeKind.POD_BOUND.value:
+    elif kind is ClusterChangeKind.POD_BOUND:
         cluster.pods[pod] = node
-    elif kind == ClusterChangeKind.BINDING_FAILED.value:
+    elif kind is ClusterChangeKind.BINDING_FAILED:
         cluster.pods[pod] = None
     elif kind in _GONE_BY_KIND and pod not in cluster.gone:
         cluster.gone[pod] = GonePod(pod, cluster.pods.get(pod), _GONE_BY_KIND[kind], cluster.labels.get(pod, {}))
-        if kind != ClusterChangeKind.POD_EVICTED.value and kind != ClusterChangeKind.POD_TERMINATING.value:
+        if kind is not ClusterChangeKind.POD_EVICTED and kind is not ClusterChangeKind.POD_TERMINATING:
             cluster.pods.pop(pod, None)  # gone at once; a terminating pod holds its node until removed
-    elif kind == ClusterChangeKind.POD_REMOVED.value:
+    elif kind is ClusterChangeKind.POD_REMOVED:
         cluster.pods.pop(pod, None)
-    elif kind == ClusterChangeKind.NODE_ADDED.value:
-        name = payload["object"]
+    elif kind is ClusterChangeKind.NODE_ADDED:
+        name = payload.object
         cluster.nodes[name] = NodeAtStep(name, node_labels.get(name, {LABEL_HOSTNAME: name}), False, True)
         cluster.added_nodes.append(name)
-    elif kind == ClusterChangeKind.NODE_DELETED.value:
-        cluster.nodes.pop(payload["object"], None)
-        cluster.deleted_nodes.append(payload["object"])
+    elif kind is ClusterChangeKind.NODE_DELETED:
+        cluster.nodes.pop(payload.object, None)
+        cluster.deleted_nodes.append(payload.object)
 
 
-def _at_end(cluster: _Cluster, payload: dict, before: dict[str, Optional[str]]) -> StepPlacement:
+def _at_end(cluster: _Cluster, payload: StepEnded, before: dict[str, Optional[str]]) -> StepPlacement:
     pods = [PodAtStep(pod, node, _mark(pod, node, before), before.get(pod), cluster.labels.get(pod, {}))
             for pod, node in cluster.pods.items()]
     gone = [g for g in cluster.gone.values() if g.pod not in cluster.pods]
-    return StepPlacement(payload["step"], payload["name"], list(cluster.nodes.values()), list(cluster.deleted_nodes),
+    return StepPlacement(payload.step, payload.name, list(cluster.nodes.values()), list(cluster.deleted_nodes),
                          pods, gone)
 
 

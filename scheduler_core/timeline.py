@@ -1,20 +1,17 @@
 """The timeline of spec/TIMELINE.md, as a projection of the run's event stream.
 
-Like ``trace``, it reads the wire form of events (``Event.to_json()``), so the web app can rebuild
-a timeline from stored events exactly as the CLI builds it from live ones.
+Like ``trace``, it reads typed events: live ones, or stored ones read back from their wire form
+(``events.read_events``), so the web app rebuilds a timeline exactly as the CLI builds it.
 """
 
 from __future__ import annotations
 
 from typing import Any, Iterable, Optional
 
-from scheduler_core.events import Event, ExtensionPoint
-
-
-# The extension points add_json reads; every other event leaves the timeline as it is.
-_READ = frozenset({ExtensionPoint.RUN_START, ExtensionPoint.CYCLE_START, ExtensionPoint.STEP_START,
-                   ExtensionPoint.STEP_END, ExtensionPoint.CYCLE_END, ExtensionPoint.ATTEMPT_END,
-                   ExtensionPoint.RUN_END})
+from scheduler_core.events import (
+    AttemptEnd, ClusterChanged, ClusterChangeKind, CycleEnd, CycleStart, Event, ExtensionPoint, QueueMoved, RunEnd, RunStart, StepEnded,
+    StepStarted, event_from_json, read_events,
+)
 
 
 class TimelineBuilder:
@@ -28,49 +25,49 @@ class TimelineBuilder:
         self.stopped_retrying: list[str] = []
 
     def add(self, event: Event) -> None:
-        # Only the run's, steps' and attempts' bounds make the timeline: the cycle's own events
-        # (Filter's verdicts on every node, Score's per-node tables) are not rendered to be dropped.
-        if event.extension_point in _READ:
-            self.add_json(event.to_json())
-
-    def add_json(self, event: dict) -> None:
-        point = ExtensionPoint(event["extensionPoint"])
-        payload = event["payload"]
-        if point is ExtensionPoint.RUN_START:
-            self.release = payload["release"]
-        elif point is ExtensionPoint.CYCLE_START:
-            attempt = {"pod": payload["pod"], "nodeName": None}
+        payload = event.payload
+        if isinstance(payload, RunStart):
+            self.release = payload.release
+        elif isinstance(payload, CycleStart):
+            attempt: dict[str, Any] = {"pod": payload.pod, "nodeName": None}
             if self._step is not None:
                 attempt["step"] = self._step
             self.attempts.append(attempt)
-        elif point is ExtensionPoint.STEP_START:
-            self._step = payload["step"]
-        elif point is ExtensionPoint.STEP_END:
+        elif isinstance(payload, StepStarted):
+            self._step = payload.step
+        elif isinstance(payload, StepEnded):
             self.steps.append(step_entry(payload))
-        elif point is ExtensionPoint.CYCLE_END:
+        elif isinstance(payload, CycleEnd):
             self._cycle_end(self.attempts[-1], payload)
-        elif point is ExtensionPoint.ATTEMPT_END:
+        elif isinstance(payload, AttemptEnd):
             self._attempt_end(self.attempts[-1], payload)
-        elif point is ExtensionPoint.RUN_END:
-            self.final = dict(payload["final"])
-            self.nominated = dict(payload["nominated"])
-            self.stopped_retrying = list(payload.get("stoppedRetrying", []))
+        elif isinstance(payload, RunEnd):
+            self.final = dict(payload.final)
+            self.nominated = dict(payload.nominated)
+            self.stopped_retrying = list(payload.stopped_retrying)
+
+    def add_json(self, event: dict) -> None:
+        """A stored event (``Event.to_json()``), read back typed."""
+        self.add(event_from_json(event))
 
     @staticmethod
-    def _cycle_end(attempt: dict, payload: dict) -> None:
-        attempt["nodeName"] = payload["nodeName"]
-        if payload["nodeName"] is None:
-            message = payload.get("failedSchedulingMessage") or payload.get("error")
+    def _cycle_end(attempt: dict, payload: CycleEnd) -> None:
+        attempt["nodeName"] = payload.node_name
+        if payload.node_name is None:
+            message = payload.failed_scheduling_message or payload.error
             if message is not None:
                 attempt["failedSchedulingMessage"] = message
 
     @staticmethod
-    def _attempt_end(attempt: dict, payload: dict) -> None:
-        for key in ("nominatedNodeName", "victims", "bindingError"):
-            if key in payload:
-                attempt[key] = payload[key]
-        if "bindingError" in payload:  # a node was chosen; its binding failed (no FailedScheduling text)
-            attempt["nodeName"] = payload["bindingNode"]
+    def _attempt_end(attempt: dict, payload: AttemptEnd) -> None:
+        """The keys the wire form carries only when set, in its order."""
+        if payload.nominated_node_name is not None:
+            attempt["nominatedNodeName"] = payload.nominated_node_name
+        if payload.victims:
+            attempt["victims"] = payload.victims
+        if payload.binding_error is not None:  # a node was chosen; its binding failed (no FailedScheduling text)
+            attempt["bindingError"] = payload.binding_error
+            attempt["nodeName"] = payload.binding_node
             attempt.pop("failedSchedulingMessage", None)
 
     def summary(self) -> dict:
@@ -85,25 +82,25 @@ class TimelineBuilder:
         return out
 
 
-def step_entry(payload: dict) -> dict[str, Any]:
+def step_entry(payload: StepEnded) -> dict[str, Any]:
     """A step of ``timeline --json`` (spec/CHANGES.md "Output") from its StepEnd payload."""
-    return {"step": payload["step"], "name": payload["name"], "at": clock_text(payload["startedMs"]),
-            "created": payload["created"], "deleted": payload["deleted"], "evicted": payload["evicted"],
-            "blocked": payload["blocked"], "pending": payload["pending"]}
+    return {"step": payload.step, "name": payload.name, "at": clock_text(payload.started_ms),
+            "created": payload.created, "deleted": payload.deleted, "evicted": payload.evicted,
+            "blocked": [b.to_json() for b in payload.blocked], "pending": payload.pending}
 
 
-def step_heading(payload: dict) -> str:
+def step_heading(payload: StepEnded) -> str:
     """The readable account's heading of a step: "step 2 — drain node-7: 6 pods evicted, 5
     placed, 1 pending: default/x"."""
-    counts = [f"{len(payload[key])} {label}" for key, label in (
-        ("created", "created"), ("deleted", "deleted"), ("evicted", "evicted"), ("placed", "placed"))
-        if payload[key]]
-    pending = payload["pending"]
+    counts = [f"{len(pods)} {label}" for pods, label in (
+        (payload.created, "created"), (payload.deleted, "deleted"), (payload.evicted, "evicted"),
+        (payload.placed, "placed")) if pods]
+    pending = payload.pending
     counts.append(f"{len(pending)} pending" + (f": {', '.join(pending[:10])}" + (", …" if len(pending) > 10 else "")
                                                if pending else ""))
-    text = f"step {payload['step']} — {payload['name']}: {', '.join(counts)}"
-    for blocked in payload["blocked"]:
-        text += f"; drain blocked: {blocked['pod']} (budget {blocked['budget']})"
+    text = f"step {payload.step} — {payload.name}: {', '.join(counts)}"
+    for blocked in payload.blocked:
+        text += f"; drain blocked: {blocked.pod} (budget {blocked.budget})"
     return text
 
 
@@ -137,50 +134,53 @@ class StoryBuilder:
         self.moves: list[dict[str, Any]] = []
         self.changes: list[dict[str, Any]] = []
         self.entries: list[tuple[str, int]] = []
-        self.end: dict[str, Any] = {}
+        self.end: Optional[RunEnd] = None
         self.steps: list[dict[str, Any]] = []  # a run with steps: one heading each
         self._cause = ""  # the object of the last cluster change, named in the moves it causes
 
-    def add_json(self, event: dict) -> None:
-        point = ExtensionPoint(event["extensionPoint"])
-        payload = event["payload"]
-        if point is ExtensionPoint.CYCLE_START:
-            self.attempts.append({"cycle": event["cycle"], "pod": payload["pod"], "priority": payload["priority"],
+    def add(self, event: Event) -> None:
+        payload = event.payload
+        if isinstance(payload, CycleStart):
+            self.attempts.append({"cycle": event.cycle, "pod": payload.pod, "priority": payload.priority,
                                   "nodeName": None})
-        elif point is ExtensionPoint.CYCLE_END and self.attempts:
+        elif isinstance(payload, CycleEnd) and self.attempts:
             TimelineBuilder._cycle_end(self.attempts[-1], payload)
             if "timeMs" not in self.attempts[-1]:  # a single pass has no AttemptEnd
                 self.attempts[-1]["text"] = _attempt_text(self.attempts[-1], None)
-        elif point is ExtensionPoint.ATTEMPT_END and self.attempts:
+        elif isinstance(payload, AttemptEnd) and self.attempts:
             attempt = self.attempts[-1]
-            attempt["timeMs"], attempt["attempt"] = payload["timeMs"], payload["attempt"]
-            attempt["time"] = clock_text(payload["timeMs"])
+            attempt["timeMs"], attempt["attempt"] = payload.time_ms, payload.attempt
+            attempt["time"] = clock_text(payload.time_ms)
             TimelineBuilder._attempt_end(attempt, payload)
-            attempt["text"] = _attempt_text(attempt, payload["attempt"])
+            attempt["text"] = _attempt_text(attempt, payload.attempt)
             self.entries.append(("attempt", len(self.attempts) - 1))
-        elif point is ExtensionPoint.QUEUE_MOVE:
-            self._move(event["pod"], payload)
-        elif point is ExtensionPoint.CLUSTER:
-            self._cause = payload["object"]
-            self.changes.append({"cycle": self._after(), "pod": event["pod"], **payload,
-                                 "time": clock_text(payload["timeMs"]), "text": _change_text(event["pod"], payload)})
+        elif isinstance(payload, QueueMoved):
+            self._move(event.pod, payload)
+        elif isinstance(payload, ClusterChanged):
+            self._cause = payload.object
+            self.changes.append({"cycle": self._after(), "pod": event.pod, **payload.to_json(),
+                                 "time": clock_text(payload.time_ms), "text": _change_text(event.pod, payload)})
             self.entries.append(("change", len(self.changes) - 1))
-        elif point is ExtensionPoint.STEP_START:
-            self.steps.append({"step": payload["step"], "name": payload["name"], "timeMs": payload["timeMs"],
-                               "time": clock_text(payload["timeMs"]), "operations": payload["operations"],
-                               "text": f"step {payload['step']} — {payload['name']}"})
+        elif isinstance(payload, StepStarted):
+            self.steps.append({"step": payload.step, "name": payload.name, "timeMs": payload.time_ms,
+                               "time": clock_text(payload.time_ms), "operations": payload.operations,
+                               "text": f"step {payload.step} — {payload.name}"})
             self.entries.append(("step", len(self.steps) - 1))
-        elif point is ExtensionPoint.STEP_END and self.steps:
-            self.steps[-1].update(summary=payload, text=step_heading(payload))
-        elif point is ExtensionPoint.RUN_END:
+        elif isinstance(payload, StepEnded) and self.steps:
+            self.steps[-1].update(summary=payload.to_json(), text=step_heading(payload))
+        elif isinstance(payload, RunEnd):
             self.end = payload
 
-    def _move(self, pod: str, payload: dict) -> None:
-        reason = _EVENT_WORDS.get(payload["event"], payload["event"]).format(other=self._cause or "?")
-        plugins = f" ({', '.join(payload['plugins'])})" if payload["plugins"] else ""
-        self.moves.append({"cycle": self._after(), "pod": pod, **payload, "time": clock_text(payload["timeMs"]),
-                           "text": f"{pod} moved to {payload['queue']}: {reason}{plugins}"})
-        if payload["event"] != "ScheduleAttemptFailure":  # said by the attempt's own sentence
+    def add_json(self, event: dict) -> None:
+        """A stored event (``Event.to_json()``), read back typed."""
+        self.add(event_from_json(event))
+
+    def _move(self, pod: str, payload: QueueMoved) -> None:
+        reason = _EVENT_WORDS.get(payload.event, payload.event).format(other=self._cause or "?")
+        plugins = f" ({', '.join(payload.plugins)})" if payload.plugins else ""
+        self.moves.append({"cycle": self._after(), "pod": pod, **payload.to_json(), "time": clock_text(payload.time_ms),
+                           "text": f"{pod} moved to {payload.queue}: {reason}{plugins}"})
+        if payload.event != "ScheduleAttemptFailure":  # said by the attempt's own sentence
             self.entries.append(("move", len(self.moves) - 1))
 
     def _after(self) -> int:
@@ -191,24 +191,25 @@ class StoryBuilder:
         items = {"attempt": self.attempts, "move": self.moves, "change": self.changes, "step": self.steps}
         out = [f"{items[kind][i]['time']} {items[kind][i]['text']}" if kind != "step"
                else f"\n== {items[kind][i]['time']} {items[kind][i]['text']}" for kind, i in self.entries]
-        if self.end:
-            out.append(f"{clock_text(self.end['timeMs'])} {self._end_text()}")
+        if self.end is not None:
+            out.append(f"{clock_text(self.end.time_ms)} {self._end_text(self.end)}")
         return out
 
-    def _end_text(self) -> str:
-        stopped = self.end.get("stoppedRetrying") or []
+    @staticmethod
+    def _end_text(end: RunEnd) -> str:
+        stopped = end.stopped_retrying
         if stopped:
-            return (f"run stopped after {self.end['attempts']} attempt(s): {', '.join(stopped)} kept failing with "
+            return (f"run stopped after {end.attempts} attempt(s): {', '.join(stopped)} kept failing with "
                     "an error and nothing else happened (the real scheduler retries them forever)")
-        return f"run ended after {self.end['attempts']} attempt(s)"
+        return f"run ended after {end.attempts} attempt(s)"
 
     def _outcome_text(self) -> str:
         """The end in one sentence: who is still pending, who is nominated where."""
-        if not self.end:
+        if self.end is None:
             return "The run has not ended yet."
-        pending = [pod for pod, node in sorted(self.end["final"].items()) if node is None]
-        nominated = [f"{pod} → {node}" for pod, node in sorted(self.end["nominated"].items())]
-        parts = [f"At {clock_text(self.end['timeMs'])} the {self._end_text()}.",
+        pending = [pod for pod, node in sorted(self.end.final.items()) if node is None]
+        nominated = [f"{pod} → {node}" for pod, node in sorted(self.end.nominated.items())]
+        parts = [f"At {clock_text(self.end.time_ms)} the {self._end_text(self.end)}.",
                  f"Still pending: {', '.join(pending)}." if pending else "Every pod is placed."]
         if nominated:
             parts.append(f"Nominated: {', '.join(nominated)}.")
@@ -217,9 +218,10 @@ class StoryBuilder:
     def summary(self) -> dict:
         out = {"attempts": self.attempts, "moves": self.moves, "changes": self.changes,
                 "entries": [{"kind": kind, "index": i} for kind, i in self.entries],
-                "final": dict(sorted((self.end.get("final") or {}).items())),
-                "nominated": dict(sorted((self.end.get("nominated") or {}).items())),
-                "timeMs": self.end.get("timeMs"), "finished": bool(self.end), "outcome": self._outcome_text()}
+                "final": dict(sorted((self.end.final if self.end else {}).items())),
+                "nominated": dict(sorted((self.end.nominated if self.end else {}).items())),
+                "timeMs": self.end.time_ms if self.end else None, "finished": self.end is not None,
+                "outcome": self._outcome_text()}
         if self.steps:  # a run with steps only: the story of a run without keeps its shape
             out["steps"] = self.steps
         return out
@@ -237,25 +239,25 @@ def _attempt_text(attempt: dict, number: Optional[int]) -> str:
     return text
 
 
-def _change_text(pod: str, payload: dict) -> str:
-    node = payload.get("node")
+def _change_text(pod: str, payload: ClusterChanged) -> str:
+    node, detail, kind = payload.node, payload.detail, ClusterChangeKind
     return {
-        "PodBound": f"{pod} bound to {node}",
-        "PodTerminating": f"{pod} on {node} terminating ({payload.get('detail', '')})",
-        "PodRemoved": f"{pod} removed from {node}" + (f" ({payload['detail']})" if payload.get("detail") else ""),
-        "BindingFailed": f"{pod} no longer counted on {node} (its binding failed)",
-        "NominationSet": f"{pod} nominated to {node}",
-        "NominationCleared": f"{pod} nomination to {node} cleared",
-        "PodCreated": f"{pod} created ({payload.get('detail', '')})" + (f" on {node}" if node else ""),
-        "PodDeleted": f"{pod} deleted ({payload.get('detail', '')})",
-        "PodEvicted": f"{pod} on {node} evicted ({payload.get('detail', '')}), terminating",
-        "PodSucceeded": f"{pod} succeeded ({payload.get('detail', '')})",
-        "EvictionRefused": f"eviction of {pod} from {node} refused ({payload.get('detail', '')}); retried in 5 s",
-        "DrainBlocked": f"drain of {node} blocked on {pod} ({payload.get('detail', '')})",
-        "NodeAdded": f"node {payload['object']} added ({payload.get('detail', '')})",
-        "NodeUpdated": f"node {payload['object']} updated: {payload.get('detail', '')}",
-        "NodeDeleted": f"node {payload['object']} deleted",
-    }.get(payload["kind"], f"{payload['object']}: {payload.get('detail', payload['kind'])}")
+        kind.POD_BOUND: f"{pod} bound to {node}",
+        kind.POD_TERMINATING: f"{pod} on {node} terminating ({detail})",
+        kind.POD_REMOVED: f"{pod} removed from {node}" + (f" ({detail})" if detail else ""),
+        kind.BINDING_FAILED: f"{pod} no longer counted on {node} (its binding failed)",
+        kind.NOMINATION_SET: f"{pod} nominated to {node}",
+        kind.NOMINATION_CLEARED: f"{pod} nomination to {node} cleared",
+        kind.POD_CREATED: f"{pod} created ({detail})" + (f" on {node}" if node else ""),
+        kind.POD_DELETED: f"{pod} deleted ({detail})",
+        kind.POD_EVICTED: f"{pod} on {node} evicted ({detail}), terminating",
+        kind.POD_SUCCEEDED: f"{pod} succeeded ({detail})",
+        kind.EVICTION_REFUSED: f"eviction of {pod} from {node} refused ({detail}); retried in 5 s",
+        kind.DRAIN_BLOCKED: f"drain of {node} blocked on {pod} ({detail})",
+        kind.NODE_ADDED: f"node {payload.object} added ({detail})",
+        kind.NODE_UPDATED: f"node {payload.object} updated: {detail}",
+        kind.NODE_DELETED: f"node {payload.object} deleted",
+    }.get(payload.kind, f"{payload.object}: {detail or payload.kind.value}")
 
 
 # The only events StoryBuilder reads: a stored run's story is rebuilt from these alone, without
@@ -272,7 +274,8 @@ def story_reads(pod: str, point: str) -> bool:
 
 
 def run_story(events_json: Iterable[dict]) -> dict:
+    """The story of a stored run: the events it reads (STORY_POINTS) read back typed, in order."""
     builder = StoryBuilder()
-    for event in events_json:
-        builder.add_json(event)
+    for event in read_events(e for e in events_json if e["extensionPoint"] in STORY_POINTS):
+        builder.add(event)
     return builder.summary()

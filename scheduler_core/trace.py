@@ -1,14 +1,18 @@
 """The trace summary of ../shared/spec/SCENARIO_AND_TRACE.md, as a projection of the event stream.
 
-It reads the wire form of events (``Event.to_json()``) so the web app can rebuild a trace from
-stored events exactly as the CLI builds it from live ones.
+It reads typed events: live ones as the engine emits them, or stored ones read back from their wire
+form (``events.read_events``), so the web app rebuilds a trace exactly as the CLI builds it.
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional, Union
 
-from scheduler_core.events import Event, ExtensionPoint
+from scheduler_core.events import (
+    CycleEnd, Event, ExtensionPoint, FilterPluginResult, FilterSummary, FilterVerdicts, NormalizeResult,
+    PostFilterOutcome, PostFilterSummary, PreFilterPluginResult, PreFilterSummary, PreScorePluginResult, ScoreResult,
+    TotalResult, event_from_json,
+)
 from scheduler_core.names import DEFAULT_PREEMPTION, INTER_POD_AFFINITY, POD_TOPOLOGY_SPREAD
 
 STATE_PLUGINS = (POD_TOPOLOGY_SPREAD, INTER_POD_AFFINITY)
@@ -26,16 +30,17 @@ class TraceBuilder:
         self._extras: list[dict[str, Any]] = []
 
     def add(self, event: Event) -> None:
-        self.add_json(event.to_json())
-
-    def add_json(self, event: dict) -> None:
-        point = ExtensionPoint(event["extensionPoint"])
+        point = event.extension_point
         handler = _HANDLERS.get(point)
         if point is ExtensionPoint.CYCLE_START:
-            self.cycles.append(_new_cycle(event["pod"]))
+            self.cycles.append(_new_cycle(event.pod))
             self._extras.append({})
         elif handler is not None:
-            handler(self.cycles[-1], self._extras[-1], event.get("plugin"), event["payload"])
+            handler(self.cycles[-1], self._extras[-1], event.plugin, event.payload)
+
+    def add_json(self, event: dict) -> None:
+        """A stored event (``Event.to_json()``), read back typed."""
+        self.add(event_from_json(event))
 
     def summary(self) -> dict:
         cycles = []
@@ -48,70 +53,76 @@ class TraceBuilder:
         return {"cycles": cycles}
 
 
-def _pre_filter(cycle: dict, extras: dict, plugin: Optional[str], payload: dict) -> None:
-    if plugin is None:
-        cycle["preFilterNodeNames"] = payload["nodeNames"]
+def _pre_filter(cycle: dict, extras: dict, plugin: Optional[str],
+                payload: Union[PreFilterPluginResult, PreFilterSummary]) -> None:
+    if isinstance(payload, PreFilterSummary):
+        cycle["preFilterNodeNames"] = payload.node_names
         return
-    status = payload["status"]
+    status = payload.status
     if status is not None and status["code"] not in _QUIET_CODES:
         cycle["preFilter"][plugin] = status
-    if plugin in STATE_PLUGINS and payload.get("state") is not None:
-        extras.setdefault("preFilterState", {})[plugin] = payload["state"]
+    if plugin in STATE_PLUGINS and payload.state is not None:
+        extras.setdefault("preFilterState", {})[plugin] = payload.state
 
 
-def _filter(cycle: dict, extras: dict, plugin: Optional[str], payload: dict) -> None:
-    if plugin is None:
-        cycle["feasibleNodes"] = list(payload["feasibleNodes"])
+def _filter(cycle: dict, extras: dict, plugin: Optional[str],
+            payload: Union[FilterPluginResult, FilterVerdicts, FilterSummary]) -> None:
+    if isinstance(payload, FilterSummary):
+        cycle["feasibleNodes"] = list(payload.feasible_nodes)
         return
-    for node, status in payload["statuses"].items():
+    for node, status in payload.statuses.items():
         cycle["filter"].setdefault(node, {})[plugin] = status
 
 
-def _post_filter(cycle: dict, extras: dict, plugin: Optional[str], payload: dict) -> None:
+def _post_filter(cycle: dict, extras: dict, plugin: Optional[str],
+                 payload: Union[PostFilterOutcome, PostFilterSummary]) -> None:
     """The spec's ``postFilter`` is DefaultPreemption's dry run, only when it ran."""
-    if plugin != DEFAULT_PREEMPTION:
+    if plugin != DEFAULT_PREEMPTION or not isinstance(payload, PostFilterOutcome):
         return
-    out = {key: payload[key] for key in ("code", "reasons", "victims", "candidates")}
-    if payload.get("summary") is not None:
-        out["reasons"] = [payload["summary"]]
-    out["nominatedNodeName"] = payload["nominatedNodeName"] or None  # "" (cleared) prints as null
-    if payload.get("nominationTie"):
+    out: dict[str, Any] = {"code": payload.code, "reasons": payload.reasons, "victims": payload.victims,
+                           "candidates": payload.candidates}
+    if payload.summary is not None:
+        out["reasons"] = [payload.summary]
+    out["nominatedNodeName"] = payload.nominated_node_name or None  # "" (cleared) prints as null
+    if payload.nomination_tie:
         out["nominationTie"] = True
     extras["postFilter"] = out
 
 
-def _pre_score(cycle: dict, extras: dict, plugin: Optional[str], payload: dict) -> None:
-    if plugin in STATE_PLUGINS and payload.get("state") is not None:
-        extras.setdefault("preScoreState", {})[plugin] = payload["state"]
+def _pre_score(cycle: dict, extras: dict, plugin: Optional[str], payload: PreScorePluginResult) -> None:
+    state = payload.state_json()
+    if plugin in STATE_PLUGINS and state is not None:
+        extras.setdefault("preScoreState", {})[plugin] = state
 
 
-def _score(cycle: dict, extras: dict, plugin: Optional[str], payload: dict) -> None:
-    cycle["scores"][plugin] = {node: {"raw": raw} for node, raw in payload["raw"].items()}
+def _score(cycle: dict, extras: dict, plugin: Optional[str], payload: ScoreResult) -> None:
+    cycle["scores"][plugin] = {node: {"raw": raw} for node, raw in zip(payload.nodes, payload.raw_values())}
 
 
-def _normalize(cycle: dict, extras: dict, plugin: Optional[str], payload: dict) -> None:
+def _normalize(cycle: dict, extras: dict, plugin: Optional[str], payload: NormalizeResult) -> None:
     per_node = cycle["scores"][plugin]
-    for node, value in payload["normalized"].items():
-        per_node[node]["normalized"] = value
-        per_node[node]["weighted"] = payload["weighted"][node]
+    for node, normalized, weighted in payload.node_scores():
+        scores = per_node[node]
+        scores["normalized"] = normalized
+        scores["weighted"] = weighted
 
 
-def _total(cycle: dict, extras: dict, plugin: Optional[str], payload: dict) -> None:
-    if payload.get("error"):
-        extras["error"] = payload["error"]
+def _total(cycle: dict, extras: dict, plugin: Optional[str], payload: TotalResult) -> None:
+    if payload.error:
+        extras["error"] = payload.error
         return
-    cycle["totalScores"] = dict(payload["totalScores"])
+    cycle["totalScores"] = payload.totals_by_node()
 
 
-def _cycle_end(cycle: dict, extras: dict, plugin: Optional[str], payload: dict) -> None:
-    cycle["nodeName"] = payload["nodeName"]
-    if payload.get("failedSchedulingMessage") is not None:
-        extras["failedSchedulingMessage"] = payload["failedSchedulingMessage"]
-    if payload.get("error"):
-        extras["error"] = payload["error"]
+def _cycle_end(cycle: dict, extras: dict, plugin: Optional[str], payload: CycleEnd) -> None:
+    cycle["nodeName"] = payload.node_name
+    if payload.failed_scheduling_message is not None:
+        extras["failedSchedulingMessage"] = payload.failed_scheduling_message
+    if payload.error:
+        extras["error"] = payload.error
 
 
-_HANDLERS = {
+_HANDLERS: dict[ExtensionPoint, Callable[[dict, dict, Optional[str], Any], None]] = {
     ExtensionPoint.PRE_FILTER: _pre_filter,
     ExtensionPoint.FILTER: _filter,
     ExtensionPoint.POST_FILTER: _post_filter,

@@ -19,17 +19,18 @@ from scheduler_core import (
     Limits,
     ScenarioError,
     ScenarioInvalid,
-    TraceBuilder,
-    explain_cycle,
     load_scenario,
     pod_requests,
     simulate,
+    trace_summary,
 )
 from scheduler_core.check import check_scenario
+from scheduler_core.events import read_events
+from scheduler_core.explain import explain_events
 from scheduler_core.columnar import EventFilter, FormatError, RunNames, SegmentEncoder, decode_segment, decode_selected
 from scheduler_core.loop import run_to_the_end
 from scheduler_core.filter_details import CycleDetails, cycle_details
-from scheduler_core.compare import compare as compare_runs, compare_reads
+from scheduler_core.compare import compare_events, compare_reads
 from scheduler_core.explain_pod import NotBound, PodPlacementExplanation
 from scheduler_core.explain_pod import explain_pod as scheduler_explain_pod
 from scheduler_core.findings import NODE_TAINTS_MISSING
@@ -291,8 +292,8 @@ def what_if(scenario: Any, pod: str, placements: dict[str, Any] | None = None,
 
 
 def compare(events_a: Iterable[dict[str, Any]], events_b: Iterable[dict[str, Any]], pod: str | None = None) -> dict[str, Any]:
-    """Two runs side by side (scheduler_core.compare)."""
-    return compare_runs(events_a, events_b, pod=pod)
+    """Two stored runs side by side (scheduler_core.compare), their events read back typed."""
+    return compare_events(read_events(events_a), read_events(events_b), pod=pod)
 
 
 def story(events_json: Iterable[dict[str, Any]]) -> dict[str, Any]:
@@ -306,17 +307,15 @@ def steps_cluster(scenario: Any, events_json: Iterable[dict[str, Any]]) -> list[
 
 
 def trace(events_json: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    builder = TraceBuilder()
-    for event in events_json:
-        builder.add_json(event)
-    return builder.summary()
+    """A stored run's trace summary (scheduler_core.trace), its events read back typed."""
+    return trace_summary(read_events(events_json))
 
 
 def explain(events_json: Iterable[dict[str, Any]], details: CycleDetails | None = None,
             details_note: str | None = None) -> CycleExplanation:
     """One cycle's explanation (why nothing fits, why the chosen node won), from its stored events,
     with the numbers behind its Filter reasons when given them (filter_details)."""
-    return explain_cycle(events_json, details, details_note)
+    return explain_events(read_events(events_json), details, details_note)
 
 
 def filter_details(scenario: Any, cycle: int, mode: str = MODE_TIMELINE, per_plugin: int | None = None) -> CycleDetails | None:

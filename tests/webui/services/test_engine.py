@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import json
 import threading
+from pathlib import Path
 
+import pytest
 from django.test import override_settings
 
+from scheduler_core import load_scenario, simulate, trace_summary
+from scheduler_core.compare import compare_events
+from scheduler_core.events import UnknownEventKind
+from scheduler_core.explain import explain_events
+from scheduler_core.loop import run_to_the_end
 from webui.services import engine
 
 SCENARIO = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n{}\n"
+SHARED = Path(__file__).resolve().parents[3] / "shared"
 
 
 def test_it_loads_a_text_once_however_often_it_is_checked(monkeypatch):
@@ -61,3 +70,32 @@ def test_a_memo_value_not_kept_is_made_again():
     assert memo.get_or_make("live", lambda: made.append(1) or len(made), keep=False) == 1
     assert memo.get_or_make("live", lambda: made.append(1) or len(made), keep=False) == 2
     assert memo.get("live") is None
+
+
+# ---------------------------------------------------------------- stored events read back typed
+
+
+def _stored(events) -> list[dict]:
+    """Events as the run's segments give them back: JSON, with their sequence numbers."""
+    return [{"seq": seq, **json.loads(json.dumps(event.to_json()))} for seq, event in enumerate(events)]
+
+
+def test_a_stored_run_gives_the_trace_and_explanation_of_the_live_one():
+    scenario = load_scenario((SHARED / "conformance" / "public" / "seed_pts_conflict.yaml").read_bytes())
+    live = list(simulate(scenario))
+    assert engine.trace(_stored(live)) == trace_summary(live)
+    first_cycle = [event for event in live if event.cycle == 0]
+    assert engine.explain(_stored(first_cycle)).to_json() == explain_events(first_cycle).to_json()
+
+
+def test_two_stored_runs_compare_as_the_live_ones():
+    corpus = SHARED / "conformance-timeline" / "public"
+    a = list(run_to_the_end(load_scenario((corpus / "preempt_3.yaml").read_bytes())))
+    b = list(run_to_the_end(load_scenario(sorted(corpus.glob("*.yaml"))[0].read_bytes())))
+    assert engine.compare(_stored(a), _stored(b)) == compare_events(a, b)
+
+
+def test_a_stored_event_of_a_kind_the_engine_does_not_write_is_refused():
+    stored = [{"seq": 0, "cycle": 0, "pod": "default/p", "extensionPoint": "Reprieve", "plugin": None, "payload": {}}]
+    with pytest.raises(UnknownEventKind, match="Reprieve"):
+        engine.trace(stored)
