@@ -41,7 +41,7 @@ def test_the_first_page_fits_at_1440_and_every_row_button_takes_its_click(page, 
     long_name = "A scenario with a rather long name to see that it wraps inside its card " * 2
     api_post(page, "/api/scenarios", {"name": long_name.strip(), "text": "", "description": "x" * 300})
     page.goto(page.base_url + "/")
-    expect(page.locator("#scenarios-table tbody tr")).to_have_count(5)
+    expect(page.locator("#scenarios-table tbody tr")).to_have_count(6)
     table = page.locator("#scenarios-table").bounding_box()
     card = page.locator("section.panel.grow").bounding_box()
     sidebar = page.locator("aside.side").bounding_box()
@@ -285,7 +285,7 @@ def test_create_blank_opens_a_small_valid_template(page, snap):
 def test_demo_descriptions_say_what_each_example_teaches(page):
     page.goto(page.base_url + "/")
     descriptions = page.locator("#demo-list .demo-description")
-    expect(descriptions).to_have_count(4)
+    expect(descriptions).to_have_count(5)
     for text in descriptions.all_text_contents():
         assert len(text) > 80 and "maxSkew" not in text and "Hand-written" not in text and not text.endswith(","), text
     expect(page.locator("#demo-list li", has_text="conflicting")).to_contain_text("No node satisfies both")

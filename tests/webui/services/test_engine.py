@@ -17,7 +17,7 @@ from scheduler_core.loop import run_to_the_end
 from webui.services import engine
 
 SCENARIO = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n{}\n"
-SHARED = Path(__file__).resolve().parents[3] / "shared"
+SHARED = Path(__file__).resolve().parents[4] / "shared"
 
 
 def test_it_loads_a_text_once_however_often_it_is_checked(monkeypatch):
