@@ -125,3 +125,105 @@ def test_an_unknown_operator_is_refused_as_no_selector_operator():
     [(path, message, line)] = found
     assert path == f"{AFFINITY}.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchExpressions[0].operator"
     assert message == 'invalid value "Gt": not a valid selector operator' and line == line_of(text, "topologyKey")
+
+
+REQUIRED_NODE = "nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]"
+PREFERRED_NODE = "nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]"
+
+
+def required_term(term: str) -> str:
+    return f"""  nodeAffinity:
+    requiredDuringSchedulingIgnoredDuringExecution:
+      nodeSelectorTerms:
+      - {term}
+"""
+
+
+def preferred_term(term: str, weight: str = "weight: 10") -> str:
+    return f"""  nodeAffinity:
+    preferredDuringSchedulingIgnoredDuringExecution:
+    - {weight}
+      preference: {term}
+"""
+
+
+@pytest.mark.parametrize(("body", "path", "message", "at"), [
+    pytest.param(preferred_term("{matchFields: [{key: metadata.name, operator: In, values: [a, b, c]}]}"),
+                 f"{PREFERRED_NODE}.preference.matchFields[0].values",
+                 "Required value: must be only one value when `operator` is 'In' or 'NotIn' for node field selector",
+                 "preference:", id="a preferred matchFields with three values"),
+    pytest.param(required_term("matchFields: [{key: metadata.name, operator: NotIn, values: []}]"),
+                 f"{REQUIRED_NODE}.matchFields[0].values",
+                 "Required value: must be only one value when `operator` is 'In' or 'NotIn' for node field selector",
+                 "matchFields", id="a required matchFields without values"),
+    pytest.param(required_term("matchFields: [{key: metadata.name, operator: Exists}]"),
+                 f"{REQUIRED_NODE}.matchFields[0].operator", 'invalid value "Exists": not a valid selector operator',
+                 "matchFields", id="matchFields takes In and NotIn only"),
+    pytest.param(required_term("matchFields: [{key: metadata.name, operator: In, values: [Node_1]}]"),
+                 f"{REQUIRED_NODE}.matchFields[0].values[0]", 'invalid value "Node_1": a lowercase RFC 1123 subdomain',
+                 "matchFields", id="a matchFields value is a node name"),
+    pytest.param(required_term("matchExpressions: [{key: zone, operator: In, values: ['a b']}]"),
+                 f"{REQUIRED_NODE}.matchExpressions[0].values[0]", 'invalid value "a b": a valid label must be',
+                 "matchExpressions", id="a required term's values are label values"),
+    pytest.param(required_term("matchExpressions: [{operator: Exists}]"),
+                 f"{REQUIRED_NODE}.matchExpressions[0].key", 'invalid value "": name part must be non-empty',
+                 "matchExpressions", id="a requirement without a key"),
+    pytest.param(required_term("matchExpressions: [{key: zone}]"),
+                 f"{REQUIRED_NODE}.matchExpressions[0].operator", 'invalid value "": not a valid selector operator',
+                 "matchExpressions", id="a requirement without an operator"),
+    pytest.param(preferred_term("{matchExpressions: [{key: disk, operator: Exists}]}", "weight: 101"),
+                 f"{PREFERRED_NODE}.weight", "invalid value 101: must be in the range 1-100", "weight: 101",
+                 id="a preferred node term weighs at most 100"),
+    pytest.param("""  podAntiAffinity:
+    requiredDuringSchedulingIgnoredDuringExecution:
+    - {topologyKey: zone, matchLabelKeys: [version]}
+""", "podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].matchLabelKeys",
+        "Forbidden: must not be specified when labelSelector is not set", "topologyKey: zone",
+        id="matchLabelKeys without a labelSelector"),
+    pytest.param("""  podAffinity:
+    requiredDuringSchedulingIgnoredDuringExecution:
+    - topologyKey: zone
+      labelSelector: {}
+      namespaces:
+      - Prod
+""", "podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].namespace",
+        'invalid value "Prod": a lowercase RFC 1123 label', "- Prod", id="a namespace not a DNS label"),
+])
+def test_node_selectors_and_affinity_terms_are_refused_as_the_release_words_it(body, path, message, at):
+    """ValidateNodeFieldSelectorRequirement (one metadata.name value, In/NotIn, a node name),
+    ValidateNodeSelectorRequirement (label values in required terms; ValidateLabelName on the key;
+    the operator switch's default case), ValidatePreferredSchedulingTerms (weight 1-100),
+    validateLabelKeys (only beside a labelSelector) and validatePodAffinityTerm (namespaces
+    reported at the term's ``namespace``)."""
+    found, text = refused(body)
+    assert [(p, message in m, line) for p, m, line in found] == [(f"{AFFINITY}.{path}", True, line_of(text, at))], found
+
+
+def test_what_the_release_accepts_in_node_selectors_and_affinity_loads():
+    """The same functions' edges: a required term's Gt value is counted, not parsed as an integer
+    (it must still be a label value); a preferred term's values may be any string (ValidatePreferredSchedulingTerms passes allowInvalidLabelValue);
+    Exists with an empty value list; weights 1 and 100; one matchFields value either way; label
+    keys beside an empty labelSelector; a pod's required matchFields with several values, which
+    SchedLab keeps for the conformance corpus (the term never matches, as in the release)."""
+    found = the_affinity("""  nodeAffinity:
+    requiredDuringSchedulingIgnoredDuringExecution:
+      nodeSelectorTerms:
+      - matchExpressions: [{key: cores, operator: Gt, values: [v2]}, {key: disk, operator: Exists, values: []}]
+        matchFields: [{key: metadata.name, operator: NotIn, values: [n9]}]
+      - matchFields: [{key: metadata.name, operator: In, values: [n1, n2]}]
+    preferredDuringSchedulingIgnoredDuringExecution:
+    - weight: 1
+      preference: {matchExpressions: [{key: zone, operator: In, values: ['not a label value']}]}
+    - weight: 100
+      preference: {matchFields: [{key: metadata.name, operator: In, values: [n1]}]}
+  podAffinity:
+    preferredDuringSchedulingIgnoredDuringExecution:
+    - weight: 100
+      podAffinityTerm: {topologyKey: zone, labelSelector: {}, matchLabelKeys: [version], mismatchLabelKeys: [team]}
+""")
+    required = found.node_affinity.required.terms
+    assert required[0].match_expressions[0].values == ("v2",)
+    assert required[1].match_fields == (NodeSelectorRequirement("metadata.name", "In", ("n1", "n2")),)
+    assert [p.weight for p in found.node_affinity.preferred] == [1, 100]
+    [term] = found.pod_affinity.preferred
+    assert (term.term.match_label_keys, term.term.mismatch_label_keys) == (("version",), ("team",))
