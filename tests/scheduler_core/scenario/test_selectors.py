@@ -201,10 +201,11 @@ def test_node_selectors_and_affinity_terms_are_refused_as_the_release_words_it(b
 
 def test_what_the_release_accepts_in_node_selectors_and_affinity_loads():
     """The same functions' edges: a required term's Gt value is counted, not parsed as an integer
-    (it must still be a label value); a preferred term's values may be any string (ValidatePreferredSchedulingTerms passes allowInvalidLabelValue);
-    Exists with an empty value list; weights 1 and 100; one matchFields value either way; label
-    keys beside an empty labelSelector; a pod's required matchFields with several values, which
-    SchedLab keeps for the conformance corpus (the term never matches, as in the release)."""
+    (it must still be a label value); a preferred term's values may be any string
+    (ValidatePreferredSchedulingTerms passes allowInvalidLabelValue); Exists with an empty value
+    list; weights 1 and 100; one matchFields value either way; label keys beside an empty
+    labelSelector; a pod's required matchFields with several values, which SchedLab keeps for the
+    conformance corpus (the term never matches, as in the release)."""
     found = the_affinity("""  nodeAffinity:
     requiredDuringSchedulingIgnoredDuringExecution:
       nodeSelectorTerms:
