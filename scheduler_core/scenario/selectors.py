@@ -210,9 +210,10 @@ def _label_keys(term: Field, name: str, has_selector: bool) -> tuple[str, ...]:
 
 def _check_label_keys(term: Field, match: tuple[str, ...], mismatch: tuple[str, ...]) -> None:
     """ValidateMatchLabelKeysAndMismatchLabelKeys step 3: each matchLabelKeys[i] also in mismatchLabelKeys."""
-    both = set(mismatch)
-    items = term.get_list("matchLabelKeys")
-    for key, item in zip(match, items):
+    both = set(match) & set(mismatch)
+    if not both:
+        return  # nothing to report; the list is not read twice (a second read would repeat its type error)
+    for key, item in zip(match, term.get_list("matchLabelKeys")):
         if key in both:
             item.error(f'invalid value "{key[:80]}": exists in both matchLabelKeys and mismatchLabelKeys')
 

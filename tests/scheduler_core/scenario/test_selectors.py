@@ -228,3 +228,13 @@ def test_what_the_release_accepts_in_node_selectors_and_affinity_loads():
     assert [p.weight for p in found.node_affinity.preferred] == [1, 100]
     [term] = found.pod_affinity.preferred
     assert (term.term.match_label_keys, term.term.mismatch_label_keys) == (("version",), ("team",))
+
+
+def test_label_keys_that_are_no_list_are_reported_once():
+    """validateLabelKeys reads the list once; so does the loader, even when matchLabelKeys is no list."""
+    found, text = refused("""  podAffinity:
+    requiredDuringSchedulingIgnoredDuringExecution:
+    - {topologyKey: zone, labelSelector: {}, matchLabelKeys: version, mismatchLabelKeys: [version]}
+""")
+    assert found == [(f"{AFFINITY}.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].matchLabelKeys",
+                      'expected a list, got a string ("version")', line_of(text, "topologyKey"))]
