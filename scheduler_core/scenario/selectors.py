@@ -218,6 +218,24 @@ def _check_label_keys(term: Field, match: tuple[str, ...], mismatch: tuple[str, 
             item.error(f'invalid value "{key[:80]}": exists in both matchLabelKeys and mismatchLabelKeys')
 
 
+def _check_keys_against_selector(term: Field, match: tuple[str, ...], selector: LabelSelector) -> None:
+    """ValidateMatchLabelKeysAndMismatchLabelKeys step 2: a matchLabelKeys key the labelSelector
+    already names in an expression after naming it once (in matchLabels or an earlier expression).
+
+    The API server runs it after creation appended ``key In (value)`` for each key the pod carries;
+    that merge is not replayed here, because a pod read from a dump holds its merged selector
+    already and replaying it would refuse a stored pod. Only what the selector alone shows is
+    refused: it is refused with or without the merge, so nothing accepted is refused."""
+    last_index = {key: index for index, key in enumerate(match)}
+    seen = {key for key, _ in selector.match_labels}
+    items = term.get_list("matchLabelKeys") if last_index else []
+    for requirement in selector.match_expressions:
+        key = requirement.key
+        if key in last_index and key in seen:
+            items[last_index[key]].error(f'invalid value "{key[:80]}": exists in both matchLabelKeys and labelSelector')
+        seen.add(key)
+
+
 def _check_namespaces(term: Field) -> list[str]:
     """ValidateNamespaceName on each entry; the release reports them at the term's ``namespace``."""
     namespaces = []
@@ -243,6 +261,8 @@ def pod_affinity_term(term: Field) -> Optional[PodAffinityTerm]:
     match = _label_keys(term, "matchLabelKeys", has_selector)
     mismatch = _label_keys(term, "mismatchLabelKeys", has_selector)
     _check_label_keys(term, match, mismatch)
+    if selector is not None:
+        _check_keys_against_selector(term, match, selector)
     namespace_selector = label_selector(term.get("namespaceSelector"))
     return PodAffinityTerm(selector, topology_key, tuple(namespaces), namespace_selector, match, mismatch)
 

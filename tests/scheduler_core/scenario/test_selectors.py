@@ -238,3 +238,37 @@ def test_label_keys_that_are_no_list_are_reported_once():
 """)
     assert found == [(f"{AFFINITY}.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].matchLabelKeys",
                       'expected a list, got a string ("version")', line_of(text, "topologyKey"))]
+
+
+def test_a_match_label_key_the_selector_names_twice_is_refused():
+    """ValidateMatchLabelKeysAndMismatchLabelKeys step 2: ``version`` is in matchLabels and in an
+    expression, which the release refuses whatever the pod's labels (the merge only adds)."""
+    found, text = refused("""  podAffinity:
+    requiredDuringSchedulingIgnoredDuringExecution:
+    - topologyKey: zone
+      labelSelector:
+        matchLabels: {version: v1}
+        matchExpressions: [{key: version, operator: In, values: [v1]}]
+      matchLabelKeys:
+      - team
+      - version
+""")
+    assert found == [(f"{AFFINITY}.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].matchLabelKeys[1]",
+                      'invalid value "version": exists in both matchLabelKeys and labelSelector',
+                      line_of(text, "- version"))]
+
+
+def test_a_stored_pod_whose_selector_holds_its_merged_match_label_key_loads():
+    """A pod read from a dump: creation already appended ``version In (v1)`` for its matchLabelKeys
+    (the pod registry's applyMatchLabelKeysAndMismatchLabelKeys), and the stored object is valid."""
+    text = stream(NODE, pod(CONTAINER + """affinity:
+  podAntiAffinity:
+    requiredDuringSchedulingIgnoredDuringExecution:
+    - topologyKey: zone
+      labelSelector:
+        matchLabels: {app: web}
+        matchExpressions: [{key: version, operator: In, values: [v1]}]
+      matchLabelKeys: [version]
+""", extra_meta="labels: {app: web, version: v1}"))
+    [term] = load_scenario(text).pods[0].affinity.pod_anti_affinity.required
+    assert term.match_label_keys == ("version",)
