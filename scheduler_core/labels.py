@@ -165,8 +165,9 @@ def _compile_node_term(term: NodeSelectorTerm) -> Optional[Callable[[Node], bool
 
 
 def _valid_node_requirement(req: NodeSelectorRequirement) -> bool:
-    """labels.NewRequirement's checks, which the API server does not make for node affinity: value
-    counts per operator, an integer for Gt/Lt, and every value a valid label value."""
+    """labels.NewRequirement's checks, which the API server makes only in part for node affinity
+    (it counts values, but never parses Gt/Lt's as integers and lets any value through in preferred
+    terms): value counts per operator, an integer for Gt/Lt, and every value a valid label value."""
     from scheduler_core.scenario.validation import is_label_value  # the loader's rules; imported late (cycle)
 
     if req.operator in ("In", "NotIn"):

@@ -20,8 +20,8 @@ from scheduler_core.model import (
 from scheduler_core.scenario.fields import Field
 from scheduler_core.scenario.validation import (
     check,
-    check_str_enum,
     is_dns1123_label,
+    is_dns1123_subdomain,
     is_label_value,
     is_qualified_name,
     label_map,
@@ -40,19 +40,20 @@ def _values(req: Field) -> tuple[str, ...]:
 
 def _check_operator_values(req: Field, operator: str, values: tuple[str, ...]) -> None:
     if operator in ("In", "NotIn") and not values:
-        req.error_at("values", "must be specified when `operator` is 'In' or 'NotIn'")
+        req.error_at("values", "Required value: must be specified when `operator` is 'In' or 'NotIn'")
     elif operator in ("Exists", "DoesNotExist") and values:
-        req.error_at("values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'")
+        req.error_at("values", "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'")
     elif operator in ("Gt", "Lt") and len(values) != 1:
         # The API server checks the count only: a value that is no integer is stored, and the
         # scheduler's node selector then matches nothing with that term (labels.py).
-        req.error_at("values", "must be specified single value when `operator` is 'Lt' or 'Gt'")
+        req.error_at("values", "Required value: must be specified single value when `operator` is 'Lt' or 'Gt'")
 
 
 def _key(req: Field) -> str:
+    """ValidateLabelName: a missing key is the empty name, which IsQualifiedName refuses."""
     key_field = req.get("key")
     if key_field is None:
-        req.error_at("key", "Required value")
+        req.error_at("key", f'invalid value "": {is_qualified_name("")[0]}')
         return ""
     key = key_field.as_str()
     check(key_field, key, is_qualified_name(key))
@@ -60,12 +61,19 @@ def _key(req: Field) -> str:
 
 
 def _operator(req: Field, allowed: tuple[str, ...]) -> str:
+    """The operator switch's default case: anything else (a missing one too) is no selector operator."""
     op_field = req.get("operator")
-    if op_field is None:
-        req.error_at("operator", "Required value")
-        return ""
-    operator = op_field.as_str()
-    return operator if check_str_enum(op_field, operator, allowed) else ""
+    operator = op_field.as_str() if op_field is not None else ""
+    if operator in allowed:
+        return operator
+    req.error_at("operator", f'invalid value "{operator[:80]}": not a valid selector operator')
+    return ""
+
+
+def _check_label_values(req: Field) -> None:
+    """IsValidLabelValue on every value, each at values[i]."""
+    for value, item in req.get_str_list("values"):
+        check(item, value, is_label_value(value))
 
 
 # ---------------------------------------------------------------------- label selectors
@@ -75,8 +83,7 @@ def _label_requirement(req: Field) -> Optional[LabelSelectorRequirement]:
     if not req.expect_map():
         return None
     key, operator, values = _key(req), _operator(req, SET_OPERATORS), _values(req)
-    for (value, item) in req.get_str_list("values"):
-        check(item, value, is_label_value(value))
+    _check_label_values(req)
     if not operator:
         return None
     _check_operator_values(req, operator, values)
@@ -95,59 +102,81 @@ def label_selector(field: Optional[Field]) -> Optional[LabelSelector]:
 # ---------------------------------------------------------------------- node selectors
 
 
-def _node_requirement(req: Field) -> Optional[NodeSelectorRequirement]:
+def _node_requirement(req: Field, check_values: bool) -> Optional[NodeSelectorRequirement]:
+    """ValidateNodeSelectorRequirement; ``check_values`` is false where the release allows any
+    label value (preferred terms: they can still match when the cluster has one node)."""
     if not req.expect_map():
         return None
     key, operator, values = _key(req), _operator(req, NODE_OPERATORS), _values(req)
+    if check_values:
+        _check_label_values(req)
     if not operator:
         return None
     _check_operator_values(req, operator, values)
     return NodeSelectorRequirement(key, operator, values)
 
 
-def _field_requirement(req: Field) -> Optional[NodeSelectorRequirement]:
+def _field_requirement(req: Field, value_lists_kept: bool) -> Optional[NodeSelectorRequirement]:
+    """ValidateNodeFieldSelectorRequirement: metadata.name only, In/NotIn with exactly one value,
+    a node name (a DNS subdomain). The scheduler cannot parse any other: a preferred term's makes
+    NodeAffinity's PreScore fail; a required term holding one never matches (labels.py).
+
+    ``value_lists_kept``: several values are let through in a pod's required node affinity only,
+    because the conformance corpus (recorded by a scheduler with no API server in front) holds
+    such pods, and there SchedLab already matches the release (the term never matches)."""
     if not req.expect_map():
         return None
-    key = req.get_str("key")
+    key, operator, values = req.get_str("key"), _operator(req, ("In", "NotIn")), _values(req)
+    counted_right = bool(values) if value_lists_kept else len(values) == 1
+    if operator and not counted_right:
+        req.error_at("values", "Required value: must be only one value when `operator` is 'In' or 'NotIn' "
+                               "for node field selector")
     if key != FIELD_NODE_NAME:
-        req.error_at("key", f'unsupported value "{key[:80]}": supported values: "{FIELD_NODE_NAME}"')
-    # The API server allows one value only; the corpus (no API server) uses several, so they are kept.
-    operator, values = _operator(req, ("In", "NotIn")), _values(req)
+        req.error_at("key", f'invalid value "{key[:80]}": not a valid field selector key')
+    else:
+        for value, item in req.get_str_list("values"):
+            check(item, value, is_dns1123_subdomain(value))
     return NodeSelectorRequirement(key, operator, values) if operator else None
 
 
-def node_selector_term(term: Field) -> NodeSelectorTerm:
+def node_selector_term(term: Field, check_values: bool = True, value_lists_kept: bool = False) -> NodeSelectorTerm:
+    """ValidateNodeSelectorTerm (``check_values``: see _node_requirement; ``value_lists_kept``:
+    see _field_requirement)."""
     if not term.expect_map():
         return NodeSelectorTerm()
-    expressions = [_node_requirement(r) for r in term.get_list("matchExpressions")]
-    fields = [_field_requirement(r) for r in term.get_list("matchFields")]
+    expressions = [_node_requirement(r, check_values) for r in term.get_list("matchExpressions")]
+    fields = [_field_requirement(r, value_lists_kept) for r in term.get_list("matchFields")]
     return NodeSelectorTerm(tuple(e for e in expressions if e), tuple(f for f in fields if f))
 
 
-def node_selector(field: Field) -> Optional[NodeSelector]:
+def node_selector(field: Field, value_lists_kept: bool = False) -> Optional[NodeSelector]:
+    """ValidateNodeSelector as objects are created (label values checked): a pod's required node
+    affinity, a PersistentVolume's spec.nodeAffinity.required, DRA's node selectors."""
     if not field.expect_map():
         return None
     terms_field = field.get("nodeSelectorTerms")
     terms = terms_field.items() if terms_field is not None else []
     if not terms:
         field.error_at("nodeSelectorTerms", "Required value: must have at least one node selector term")
-    return NodeSelector(tuple(node_selector_term(t) for t in terms))
+    return NodeSelector(tuple(node_selector_term(t, value_lists_kept=value_lists_kept) for t in terms))
 
 
 def _weight(item: Field) -> int:
+    """A preferred term's weight, 1-100; a missing one is 0 (the int32's zero value), refused alike."""
     weight_field = item.get("weight")
-    if weight_field is None:
-        item.error_at("weight", "Required value: must be in the range 1-100")
+    weight = weight_field.as_int(1) if weight_field is not None else 0
+    if not 1 <= weight <= 100:
+        item.error_at("weight", f"invalid value {weight}: must be in the range 1-100")
         return 1
-    return weight_field.as_int(1, 1, 100)
+    return weight
 
 
 def node_affinity(field: Field) -> Optional[NodeAffinity]:
     if not field.expect_map():
         return None
     required_field = field.get(REQUIRED)
-    required = node_selector(required_field) if required_field is not None else None
-    preferred = [PreferredSchedulingTerm(weight, node_selector_term(preference))
+    required = node_selector(required_field, value_lists_kept=True) if required_field is not None else None
+    preferred = [PreferredSchedulingTerm(weight, node_selector_term(preference, check_values=False))
                  for weight, preference in _weighted_terms(field, "preference")]
     return NodeAffinity(required, tuple(preferred))
 
@@ -168,17 +197,53 @@ def _weighted_terms(field: Field, inner: str) -> Iterator[tuple[int, Field]]:
 # ---------------------------------------------------------------------- pod affinity
 
 
-def _label_keys(term: Field, name: str) -> tuple[str, ...]:
-    keys = []
-    for key, item in term.get_str_list(name):
-        check(item, key, is_qualified_name(key))
-        keys.append(key)
-    return tuple(keys)
+def _label_keys(term: Field, name: str, has_selector: bool) -> tuple[str, ...]:
+    """validateLabelKeys: label names, and only beside a labelSelector (they extend it)."""
+    items = term.get_str_list(name)
+    if items and not has_selector:
+        term.error_at(name, "Forbidden: must not be specified when labelSelector is not set")
+    elif has_selector:
+        for key, item in items:
+            check(item, key, is_qualified_name(key))
+    return tuple(key for key, _ in items)
 
 
 def _check_label_keys(term: Field, match: tuple[str, ...], mismatch: tuple[str, ...]) -> None:
-    for key in sorted(set(match) & set(mismatch)):
-        term.error_at("matchLabelKeys", f'invalid value "{key}": exists in both matchLabelKeys and mismatchLabelKeys')
+    """ValidateMatchLabelKeysAndMismatchLabelKeys step 3: each matchLabelKeys[i] also in mismatchLabelKeys."""
+    both = set(match) & set(mismatch)
+    if not both:
+        return  # nothing to report; the list is not read twice (a second read would repeat its type error)
+    for key, item in zip(match, term.get_list("matchLabelKeys")):
+        if key in both:
+            item.error(f'invalid value "{key[:80]}": exists in both matchLabelKeys and mismatchLabelKeys')
+
+
+def _check_keys_against_selector(term: Field, match: tuple[str, ...], selector: LabelSelector) -> None:
+    """ValidateMatchLabelKeysAndMismatchLabelKeys step 2: a matchLabelKeys key the labelSelector
+    already names in an expression after naming it once (in matchLabels or an earlier expression).
+
+    The API server runs it after creation appended ``key In (value)`` for each key the pod carries;
+    that merge is not replayed here, because a pod read from a dump holds its merged selector
+    already and replaying it would refuse a stored pod. Only what the selector alone shows is
+    refused: it is refused with or without the merge, so nothing accepted is refused."""
+    last_index = {key: index for index, key in enumerate(match)}
+    seen = {key for key, _ in selector.match_labels}
+    items = term.get_list("matchLabelKeys") if last_index else []
+    for requirement in selector.match_expressions:
+        key = requirement.key
+        if key in last_index and key in seen:
+            items[last_index[key]].error(f'invalid value "{key[:80]}": exists in both matchLabelKeys and labelSelector')
+        seen.add(key)
+
+
+def _check_namespaces(term: Field) -> list[str]:
+    """ValidateNamespaceName on each entry; the release reports them at the term's ``namespace``."""
+    namespaces = []
+    for namespace, item in term.get_str_list("namespaces"):
+        for message in is_dns1123_label(namespace):
+            item.ctx.error(f"{term.path}.namespace", item.line, f'invalid value "{namespace[:80]}": {message}')
+        namespaces.append(namespace)
+    return namespaces
 
 
 def pod_affinity_term(term: Field) -> Optional[PodAffinityTerm]:
@@ -191,12 +256,13 @@ def pod_affinity_term(term: Field) -> Optional[PodAffinityTerm]:
         term.error_at("topologyKey", "Required value: can not be empty")
     else:
         check(topology_field, topology_key, is_qualified_name(topology_key))
-    namespaces = []
-    for namespace, item in term.get_str_list("namespaces"):
-        check(item, namespace, is_dns1123_label(namespace))
-        namespaces.append(namespace)
-    match, mismatch = _label_keys(term, "matchLabelKeys"), _label_keys(term, "mismatchLabelKeys")
+    namespaces = _check_namespaces(term)
+    has_selector = selector is not None
+    match = _label_keys(term, "matchLabelKeys", has_selector)
+    mismatch = _label_keys(term, "mismatchLabelKeys", has_selector)
     _check_label_keys(term, match, mismatch)
+    if selector is not None:
+        _check_keys_against_selector(term, match, selector)
     namespace_selector = label_selector(term.get("namespaceSelector"))
     return PodAffinityTerm(selector, topology_key, tuple(namespaces), namespace_selector, match, mismatch)
 

@@ -164,12 +164,16 @@ def decode_volume(obj: Field, meta: Metadata, doc_index: int) -> PersistentVolum
 
 
 def _volume_node_affinity(spec: Field, kind: str):
-    """spec.nodeAffinity.required (a local volume must have one)."""
+    """spec.nodeAffinity.required (validateVolumeNodeAffinity: a nodeAffinity must hold one; a
+    local volume must have a nodeAffinity)."""
     affinity = spec.get_map("nodeAffinity")
-    required = affinity.get("required") if affinity is not None else None
-    if required is None:
+    if affinity is None:
         if kind == "local":
             spec.error_at("nodeAffinity", "Required value: Local volume requires node affinity")
+        return None
+    required = affinity.get("required")
+    if required is None:
+        affinity.error_at("required", "Required value: must specify required node constraints")
         return None
     return node_selector(required)
 

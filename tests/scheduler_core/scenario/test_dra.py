@@ -197,18 +197,25 @@ def test_fields_of_features_off_in_the_release_are_dropped_with_a_notice():
      "spec.driver", "Too long: may not be more than 63 bytes"),
     (CLASS.replace('device.driver == "gpu.example.com"', "true || " * 1300 + "true"), "expression",
      "spec.selectors[0].cel.expression", "Too long: may not be more than 10240 bytes"),
+    (SLICE.replace("  nodeName: n1\n", "  nodeSelector: {nodeSelectorTerms: [{matchFields: "
+                   "[{key: metadata.name, operator: In, values: [n1, n2]}]}]}\n"), "nodeSelector",
+     "spec.nodeSelector.nodeSelectorTerms[0].matchFields[0].values", "must be only one value when `operator`"),
+    (CLAIM.replace("operator: In, values: [n1]}]", "operator: In, values: [n1, n2]}]"), "matchFields",
+     "status.allocation.nodeSelector.nodeSelectorTerms[0].matchFields[0].values", "must be only one value"),
 ], ids=["a constraint naming an unknown subrequest", "a constraint naming a request twice",
         "a constraint without matchAttribute", "a matchAttribute without a domain", "a request name not a DNS label",
         "two requests with one name", "an allocation result naming no request", "a consumer reserved twice",
         "two subrequests with one name", "a subrequest name not a DNS label", "an attribute name not a C identifier",
         "an attribute name with two slashes", "a string attribute past 64 bytes", "a pool of zero slices",
         "a pool name not a DNS subdomain", "allNodes false", "nodeName and allNodes", "two devices with one name",
-        "33 attributes and capacities", "a driver name past 63 characters", "a selector past 10240 bytes"])
+        "33 attributes and capacities", "a driver name past 63 characters", "a selector past 10240 bytes",
+        "a slice node selector matching two node names", "an allocation node selector matching two node names"])
 def test_the_api_servers_other_resource_rules_are_located_errors(document, fragment, path, message):
     """pkg/apis/resource/validation/validation.go: validateDeviceClaim (validateSet of requests and
     subrequests, validateDeviceConstraint, validateRequestNameRef), validateResourceClaimStatusUpdate,
     validateResourceSliceSpec, validateResourcePool, validateDevice (validateQualifiedName,
-    validateDeviceAttribute), validateCELExpression's length check, ValidateCSIDriverName."""
+    validateDeviceAttribute), validateCELExpression's length check, ValidateCSIDriverName; the
+    slice's and the allocation's node selectors go through core's ValidateNodeSelector."""
     text = stream(NODE, document)
     errors = errors_of(text)
     assert [(e.path, message in e.message) for e in errors] == [(path, True)], errors

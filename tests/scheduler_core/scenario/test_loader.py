@@ -254,7 +254,7 @@ ERROR_CASES = [
                 matchExpressions:
                 - {key: app, operator: Gt, values: ['1']}
         """), "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector"
-              ".matchExpressions[0].operator", "operator: Gt", 'unsupported value "Gt"'),
+              ".matchExpressions[0].operator", "operator: Gt", 'invalid value "Gt": not a valid selector operator'),
     ("an empty topologyKey", pod(CONTAINER + """\
         affinity:
           podAntiAffinity:
@@ -284,7 +284,7 @@ ERROR_CASES = [
             - weight: 0
               preference: {matchExpressions: [{key: a, operator: Exists}]}
         """), "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight",
-     "weight: 0", "between 1 and 100"),
+     "weight: 0", "invalid value 0: must be in the range 1-100"),
     ("a pod affinity weight of 101", pod(CONTAINER + """\
         affinity:
           podAffinity:
@@ -292,7 +292,7 @@ ERROR_CASES = [
             - weight: 101
               podAffinityTerm: {topologyKey: zone, labelSelector: {}}
         """), "spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight",
-     "weight: 101", "between 1 and 100"),
+     "weight: 101", "invalid value 101: must be in the range 1-100"),
     ("maxSkew 0", pod(CONTAINER + """\
         topologySpreadConstraints:
         - {maxSkew: 0, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}
@@ -662,19 +662,25 @@ def test_it_keeps_a_missing_spread_selector_missing_even_with_match_label_keys()
 
 
 def test_it_stores_node_affinity_values_the_api_server_does_not_check():
-    # ValidateNodeSelectorRequirement counts values only: "four" for Lt and "a b" for In are stored,
-    # and the scheduler's lazy-error node selector makes such a term match nothing (test_labels).
+    # ValidateNodeSelectorRequirement counts Gt/Lt values but does not parse them ("four" is stored),
+    # and ValidatePreferredSchedulingTerms lets any label value through ("a b"); the scheduler's
+    # lazy-error node selector makes such a term match nothing (test_labels).
     terms = """
         affinity:
           nodeAffinity:
             requiredDuringSchedulingIgnoredDuringExecution:
               nodeSelectorTerms:
               - matchExpressions: [{key: cores, operator: Lt, values: [four]}]
-              - matchExpressions: [{key: zone, operator: In, values: ["a b"]}]
+            preferredDuringSchedulingIgnoredDuringExecution:
+            - weight: 5
+              preference: {matchExpressions: [{key: zone, operator: In, values: ["a b"]}]}
         """
     scenario = load_scenario(stream(NODE, pod(CONTAINER + terms)))
-    required = scenario.pending_pods[0].affinity.node_affinity.required
-    assert [term.match_expressions[0].values for term in required.terms] == [("four",), ("a b",)]
+    node_affinity = scenario.pending_pods[0].affinity.node_affinity
+    [required_term] = node_affinity.required.terms
+    [preferred] = node_affinity.preferred
+    assert required_term.match_expressions[0].values == ("four",)
+    assert preferred.preference.match_expressions[0].values == ("a b",)
 
 
 def test_a_list_item_whose_kind_is_not_a_string_is_named_once_by_its_name():

@@ -75,23 +75,24 @@ def test_it_reads_pod_affinity_and_anti_affinity_terms():
     requiredDuringSchedulingIgnoredDuringExecution:
       nodeSelectorTerms: [{matchExpressions: [{key: zone, operator: In}]}]
 """, "nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values",
-        "must be specified when `operator` is 'In' or 'NotIn'", "operator: In", id="In needs values"),
+        "Required value: must be specified when `operator` is 'In' or 'NotIn'", "operator: In", id="In needs values"),
     pytest.param("""  nodeAffinity:
     requiredDuringSchedulingIgnoredDuringExecution:
       nodeSelectorTerms: [{matchExpressions: [{key: cores, operator: Gt, values: ['1', '2']}]}]
 """, "nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values",
-        "must be specified single value when `operator` is 'Lt' or 'Gt'", "operator: Gt", id="Gt takes one value"),
+        "Required value: must be specified single value when `operator` is 'Lt' or 'Gt'", "operator: Gt",
+        id="Gt takes one value"),
     pytest.param("""  nodeAffinity:
     requiredDuringSchedulingIgnoredDuringExecution:
       nodeSelectorTerms: [{matchFields: [{key: metadata.uid, operator: In, values: [x]}]}]
 """, "nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchFields[0].key",
-        'unsupported value "metadata.uid": supported values: "metadata.name"', "matchFields",
+        'invalid value "metadata.uid": not a valid field selector key', "matchFields",
         id="matchFields reads metadata.name only"),
     pytest.param("""  nodeAffinity:
     preferredDuringSchedulingIgnoredDuringExecution:
     - {preference: {matchExpressions: [{key: disk, operator: Exists}]}}
 """, "nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight",
-        "Required value: must be in the range 1-100", "preference:", id="a preferred term needs a weight"),
+        "invalid value 0: must be in the range 1-100", "preference:", id="a preferred term needs a weight"),
     pytest.param("""  podAffinity:
     requiredDuringSchedulingIgnoredDuringExecution:
     - {labelSelector: {matchLabels: {app: db}}}
@@ -99,15 +100,15 @@ def test_it_reads_pod_affinity_and_anti_affinity_terms():
         "Required value: can not be empty", "labelSelector", id="a pod affinity term needs a topology key"),
     pytest.param("""  podAffinity:
     requiredDuringSchedulingIgnoredDuringExecution:
-    - {topologyKey: zone, matchLabelKeys: [v], mismatchLabelKeys: [v]}
-""", "podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].matchLabelKeys",
+    - {topologyKey: zone, labelSelector: {}, matchLabelKeys: [v], mismatchLabelKeys: [v]}
+""", "podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].matchLabelKeys[0]",
         'invalid value "v": exists in both matchLabelKeys and mismatchLabelKeys', "topologyKey: zone",
         id="a key cannot both match and mismatch"),
     pytest.param("""  podAffinity:
     requiredDuringSchedulingIgnoredDuringExecution:
     - {topologyKey: zone, labelSelector: {matchExpressions: [{key: app, operator: Exists, values: [x]}]}}
 """, "podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchExpressions[0].values",
-        "may not be specified when `operator` is 'Exists' or 'DoesNotExist'", "topologyKey: zone",
+        "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'", "topologyKey: zone",
         id="Exists takes no values"),
 ])
 def test_an_invalid_selector_is_refused_at_its_field(body, path, message, at):
@@ -115,11 +116,159 @@ def test_an_invalid_selector_is_refused_at_its_field(body, path, message, at):
     assert found == [(f"{AFFINITY}.{path}", message, line_of(text, at))]
 
 
-def test_an_unknown_operator_is_refused_naming_the_allowed_ones():
+def test_an_unknown_operator_is_refused_as_no_selector_operator():
+    """ValidateLabelSelectorRequirement's default case (Gt is a node selector operator only)."""
     found, text = refused("""  podAffinity:
     requiredDuringSchedulingIgnoredDuringExecution:
     - {topologyKey: zone, labelSelector: {matchExpressions: [{key: app, operator: Gt, values: ['1']}]}}
 """)
     [(path, message, line)] = found
     assert path == f"{AFFINITY}.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchExpressions[0].operator"
-    assert '"Gt"' in message and '"In"' in message and line == line_of(text, "topologyKey")
+    assert message == 'invalid value "Gt": not a valid selector operator' and line == line_of(text, "topologyKey")
+
+
+REQUIRED_NODE = "nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]"
+PREFERRED_NODE = "nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]"
+
+
+def required_term(term: str) -> str:
+    return f"""  nodeAffinity:
+    requiredDuringSchedulingIgnoredDuringExecution:
+      nodeSelectorTerms:
+      - {term}
+"""
+
+
+def preferred_term(term: str, weight: str = "weight: 10") -> str:
+    return f"""  nodeAffinity:
+    preferredDuringSchedulingIgnoredDuringExecution:
+    - {weight}
+      preference: {term}
+"""
+
+
+@pytest.mark.parametrize(("body", "path", "message", "at"), [
+    pytest.param(preferred_term("{matchFields: [{key: metadata.name, operator: In, values: [a, b, c]}]}"),
+                 f"{PREFERRED_NODE}.preference.matchFields[0].values",
+                 "Required value: must be only one value when `operator` is 'In' or 'NotIn' for node field selector",
+                 "preference:", id="a preferred matchFields with three values"),
+    pytest.param(required_term("matchFields: [{key: metadata.name, operator: NotIn, values: []}]"),
+                 f"{REQUIRED_NODE}.matchFields[0].values",
+                 "Required value: must be only one value when `operator` is 'In' or 'NotIn' for node field selector",
+                 "matchFields", id="a required matchFields without values"),
+    pytest.param(required_term("matchFields: [{key: metadata.name, operator: Exists}]"),
+                 f"{REQUIRED_NODE}.matchFields[0].operator", 'invalid value "Exists": not a valid selector operator',
+                 "matchFields", id="matchFields takes In and NotIn only"),
+    pytest.param(required_term("matchFields: [{key: metadata.name, operator: In, values: [Node_1]}]"),
+                 f"{REQUIRED_NODE}.matchFields[0].values[0]", 'invalid value "Node_1": a lowercase RFC 1123 subdomain',
+                 "matchFields", id="a matchFields value is a node name"),
+    pytest.param(required_term("matchExpressions: [{key: zone, operator: In, values: ['a b']}]"),
+                 f"{REQUIRED_NODE}.matchExpressions[0].values[0]", 'invalid value "a b": a valid label must be',
+                 "matchExpressions", id="a required term's values are label values"),
+    pytest.param(required_term("matchExpressions: [{operator: Exists}]"),
+                 f"{REQUIRED_NODE}.matchExpressions[0].key", 'invalid value "": name part must be non-empty',
+                 "matchExpressions", id="a requirement without a key"),
+    pytest.param(required_term("matchExpressions: [{key: zone}]"),
+                 f"{REQUIRED_NODE}.matchExpressions[0].operator", 'invalid value "": not a valid selector operator',
+                 "matchExpressions", id="a requirement without an operator"),
+    pytest.param(preferred_term("{matchExpressions: [{key: disk, operator: Exists}]}", "weight: 101"),
+                 f"{PREFERRED_NODE}.weight", "invalid value 101: must be in the range 1-100", "weight: 101",
+                 id="a preferred node term weighs at most 100"),
+    pytest.param("""  podAntiAffinity:
+    requiredDuringSchedulingIgnoredDuringExecution:
+    - {topologyKey: zone, matchLabelKeys: [version]}
+""", "podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].matchLabelKeys",
+        "Forbidden: must not be specified when labelSelector is not set", "topologyKey: zone",
+        id="matchLabelKeys without a labelSelector"),
+    pytest.param("""  podAffinity:
+    requiredDuringSchedulingIgnoredDuringExecution:
+    - topologyKey: zone
+      labelSelector: {}
+      namespaces:
+      - Prod
+""", "podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].namespace",
+        'invalid value "Prod": a lowercase RFC 1123 label', "- Prod", id="a namespace not a DNS label"),
+])
+def test_node_selectors_and_affinity_terms_are_refused_as_the_release_words_it(body, path, message, at):
+    """ValidateNodeFieldSelectorRequirement (one metadata.name value, In/NotIn, a node name),
+    ValidateNodeSelectorRequirement (label values in required terms; ValidateLabelName on the key;
+    the operator switch's default case), ValidatePreferredSchedulingTerms (weight 1-100),
+    validateLabelKeys (only beside a labelSelector) and validatePodAffinityTerm (namespaces
+    reported at the term's ``namespace``)."""
+    found, text = refused(body)
+    assert [(p, message in m, line) for p, m, line in found] == [(f"{AFFINITY}.{path}", True, line_of(text, at))], found
+
+
+def test_what_the_release_accepts_in_node_selectors_and_affinity_loads():
+    """The same functions' edges: a required term's Gt value is counted, not parsed as an integer
+    (it must still be a label value); a preferred term's values may be any string
+    (ValidatePreferredSchedulingTerms passes allowInvalidLabelValue); Exists with an empty value
+    list; weights 1 and 100; one matchFields value either way; label keys beside an empty
+    labelSelector; a pod's required matchFields with several values, which SchedLab keeps for the
+    conformance corpus (the term never matches, as in the release)."""
+    found = the_affinity("""  nodeAffinity:
+    requiredDuringSchedulingIgnoredDuringExecution:
+      nodeSelectorTerms:
+      - matchExpressions: [{key: cores, operator: Gt, values: [v2]}, {key: disk, operator: Exists, values: []}]
+        matchFields: [{key: metadata.name, operator: NotIn, values: [n9]}]
+      - matchFields: [{key: metadata.name, operator: In, values: [n1, n2]}]
+    preferredDuringSchedulingIgnoredDuringExecution:
+    - weight: 1
+      preference: {matchExpressions: [{key: zone, operator: In, values: ['not a label value']}]}
+    - weight: 100
+      preference: {matchFields: [{key: metadata.name, operator: In, values: [n1]}]}
+  podAffinity:
+    preferredDuringSchedulingIgnoredDuringExecution:
+    - weight: 100
+      podAffinityTerm: {topologyKey: zone, labelSelector: {}, matchLabelKeys: [version], mismatchLabelKeys: [team]}
+""")
+    required = found.node_affinity.required.terms
+    assert required[0].match_expressions[0].values == ("v2",)
+    assert required[1].match_fields == (NodeSelectorRequirement("metadata.name", "In", ("n1", "n2")),)
+    assert [p.weight for p in found.node_affinity.preferred] == [1, 100]
+    [term] = found.pod_affinity.preferred
+    assert (term.term.match_label_keys, term.term.mismatch_label_keys) == (("version",), ("team",))
+
+
+def test_label_keys_that_are_no_list_are_reported_once():
+    """validateLabelKeys reads the list once; so does the loader, even when matchLabelKeys is no list."""
+    found, text = refused("""  podAffinity:
+    requiredDuringSchedulingIgnoredDuringExecution:
+    - {topologyKey: zone, labelSelector: {}, matchLabelKeys: version, mismatchLabelKeys: [version]}
+""")
+    assert found == [(f"{AFFINITY}.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].matchLabelKeys",
+                      'expected a list, got a string ("version")', line_of(text, "topologyKey"))]
+
+
+def test_a_match_label_key_the_selector_names_twice_is_refused():
+    """ValidateMatchLabelKeysAndMismatchLabelKeys step 2: ``version`` is in matchLabels and in an
+    expression, which the release refuses whatever the pod's labels (the merge only adds)."""
+    found, text = refused("""  podAffinity:
+    requiredDuringSchedulingIgnoredDuringExecution:
+    - topologyKey: zone
+      labelSelector:
+        matchLabels: {version: v1}
+        matchExpressions: [{key: version, operator: In, values: [v1]}]
+      matchLabelKeys:
+      - team
+      - version
+""")
+    assert found == [(f"{AFFINITY}.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].matchLabelKeys[1]",
+                      'invalid value "version": exists in both matchLabelKeys and labelSelector',
+                      line_of(text, "- version"))]
+
+
+def test_a_stored_pod_whose_selector_holds_its_merged_match_label_key_loads():
+    """A pod read from a dump: creation already appended ``version In (v1)`` for its matchLabelKeys
+    (the pod registry's applyMatchLabelKeysAndMismatchLabelKeys), and the stored object is valid."""
+    text = stream(NODE, pod(CONTAINER + """affinity:
+  podAntiAffinity:
+    requiredDuringSchedulingIgnoredDuringExecution:
+    - topologyKey: zone
+      labelSelector:
+        matchLabels: {app: web}
+        matchExpressions: [{key: version, operator: In, values: [v1]}]
+      matchLabelKeys: [version]
+""", extra_meta="labels: {app: web, version: v1}"))
+    [term] = load_scenario(text).pods[0].affinity.pod_anti_affinity.required
+    assert term.match_label_keys == ("version",)

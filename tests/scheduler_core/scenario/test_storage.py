@@ -232,6 +232,22 @@ STORAGE_ERRORS = [
      "apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: v}\nspec:\n  capacity: {storage: 1Gi}\n"
      "  accessModes: [ReadWriteOnce]\n  local: {path: /mnt}\n",
      "spec.nodeAffinity", "spec:", "Local volume requires node affinity"),
+    ("a volume node affinity without required (validateVolumeNodeAffinity)",
+     "apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: v}\nspec:\n  capacity: {storage: 1Gi}\n"
+     "  accessModes: [ReadWriteOnce]\n  local: {path: /mnt}\n  nodeAffinity: {}\n",
+     "spec.nodeAffinity.required", "nodeAffinity", "Required value: must specify required node constraints"),
+    ("a volume node affinity matching two node names (ValidateNodeFieldSelectorRequirement)",
+     "apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: v}\nspec:\n  capacity: {storage: 1Gi}\n"
+     "  accessModes: [ReadWriteOnce]\n  local: {path: /mnt}\n  nodeAffinity:\n    required:\n"
+     "      nodeSelectorTerms:\n      - matchFields: [{key: metadata.name, operator: In, values: [n1, n2]}]\n",
+     "spec.nodeAffinity.required.nodeSelectorTerms[0].matchFields[0].values", "matchFields",
+     "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"),
+    ("a volume node affinity value not a label value (ValidateNodeSelectorRequirement)",
+     "apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: v}\nspec:\n  capacity: {storage: 1Gi}\n"
+     "  accessModes: [ReadWriteOnce]\n  local: {path: /mnt}\n  nodeAffinity:\n    required:\n"
+     "      nodeSelectorTerms:\n      - matchExpressions: [{key: zone, operator: In, values: [a/b]}]\n",
+     "spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].values[0]", "matchExpressions",
+     'invalid value "a/b": a valid label must be'),
     ("a CSI volume without a handle",
      "apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: v}\nspec:\n  capacity: {storage: 1Gi}\n"
      "  accessModes: [ReadWriteOnce]\n  csi: {driver: d}\n",
