@@ -1,5 +1,6 @@
 """webui/celery.py: the Celery app reads its settings from Django's (CELERY_*), and each worker's
-sweeper recovers abandoned runs and stalled capacity questions and survives a failing sweep (a database hiccup must not kill it)."""
+sweeper recovers abandoned runs and stalled capacity questions and survives a failing sweep (a
+database hiccup must not kill it)."""
 
 import logging
 
