@@ -25,7 +25,7 @@ import pickle
 import zlib
 from collections import OrderedDict
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, Optional
 
 from celery import current_app, group, signature
@@ -286,14 +286,13 @@ def _fail(question_id: int, message: str) -> None:
 # start and every SCHEDLAB_RECOVERY_SWEEP_SECONDS) and every read of a question look for ones with no
 # progress for SCHEDLAB_CAPACITY_STALE_SECONDS while the workers went past them (as for queued runs:
 # idle, or a run queued later already claimed; trials waiting behind long runs are left alone) and
-# send again what they miss: the current round's
-# trials without outcome, or the advance when the round is complete (or none was sent). Sending twice
-# is safe: a trial stores its outcome only while it has none and only the delivery that stored it
+# send again what they miss: the current round's trials without outcome, or the advance when the
+# round is complete (or none was sent). Sending twice is safe: a trial stores its outcome only while it has none and only the delivery that stored it
 # advances; advance holds the question's row lock and a round's rows are unique. After
 # SCHEDLAB_CAPACITY_MAX_REDISPATCHES such re-sends the question is failed with the reason.
 
 
-def _stale_before():
+def _stale_before() -> datetime:
     return timezone.now() - timedelta(seconds=settings.SCHEDLAB_CAPACITY_STALE_SECONDS)
 
 
