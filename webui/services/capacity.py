@@ -11,6 +11,8 @@ module only stores and dispatches:
   its round: the database counts a round's outcomes, so this is a chord whose join is a query, not
   a result backend (the embedded filesystem broker has none). Two trials ending at once both call
   ``advance``; the question row lock (and the round's unique rows) let one of them dispatch.
+- ``sweep_stale_questions`` / ``recover_if_stale`` send again what a question whose task messages
+  were lost still misses, or fail it after SCHEDLAB_CAPACITY_MAX_REDISPATCHES (see "recovery").
 
 The answer's deciding trial is saved as a scenario of the asker's, forked from the question's
 version, and run like any run, so it opens in the run view at the deciding step and share links work.
