@@ -19,7 +19,8 @@ log = logging.getLogger(__name__)
 @worker_ready.connect
 def _recover_abandoned_runs(**_kwargs) -> None:
     """Every worker sweeps for runs left behind (services.runs: a dead worker's "running" runs, and
-    queued runs whose task message was lost or whose claim failed): at start, then every
+    queued runs whose task message was lost or whose claim failed; capacity questions whose round's
+    messages were lost, services.capacity): at start, then every
     SCHEDLAB_RECOVERY_SWEEP_SECONDS, so such a run is re-queued or failed even when nobody looks.
 
     A thread in each worker rather than Celery beat: nothing more to deploy or to keep running
@@ -32,12 +33,16 @@ def _recover_abandoned_runs(**_kwargs) -> None:
 def _sweep() -> None:
     from django.db import close_old_connections
 
-    from webui.services import runs
+    from webui.services import capacity, runs
 
     try:
         runs.sweep_stale_runs()
     except Exception:  # a database hiccup must not kill the sweeper thread
         log.exception("sweeping abandoned runs failed")
+    try:  # capacity questions whose task messages were lost (services/capacity.py, recovery)
+        capacity.sweep_stale_questions()
+    except Exception:
+        log.exception("sweeping stalled capacity questions failed")
     finally:
         close_old_connections()
 

@@ -209,6 +209,11 @@ class CapacityQuestion(Owned):
     deciding_step = models.IntegerField(null=True, blank=True)  # the run's step (of the trial's Changes) to open
     created = models.DateTimeField(default=timezone.now)
     finished = models.DateTimeField(null=True, blank=True)
+    # When a trial last stored its outcome or a round was last sent, and how many times recovery sent
+    # a question's missing tasks again: a question with no progress for SCHEDLAB_CAPACITY_STALE_SECONDS
+    # lost a task message (services/capacity.py, recovery).
+    progressed = models.DateTimeField(default=timezone.now, db_index=True)
+    redispatches = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["-created", "-id"]

@@ -200,6 +200,12 @@ SCHEDLAB_EVENT_FLUSH_SECONDS = env_float("SCHEDLAB_EVENT_FLUSH_SECONDS", 0.25, m
 # Trials a round of a capacity question may hold: the Celery worker slots that run them at once.
 # 0: ask the workers (their pools' sizes added up), or 2 (the embedded worker) when they cannot be asked.
 SCHEDLAB_CAPACITY_TRIALS_PER_ROUND = env_int("SCHEDLAB_CAPACITY_TRIALS_PER_ROUND", 0, minimum=0)
+# A queued or running capacity question with no progress (no trial stored, no round sent) for this
+# long lost a task message: the recovery sweep sends its missing trials (or its advance) again. Longer
+# than the slowest trial (a 5000-node trial takes seconds; a queue of other work can add minutes).
+SCHEDLAB_CAPACITY_STALE_SECONDS = env_float("SCHEDLAB_CAPACITY_STALE_SECONDS", 300.0, minimum=1.0)
+# After recovery sent a question's tasks again this many times it is failed with the reason.
+SCHEDLAB_CAPACITY_MAX_REDISPATCHES = env_int("SCHEDLAB_CAPACITY_MAX_REDISPATCHES", 3, minimum=0)
 # JSON envelope around a maximal scenario text (escaping can grow it) still has to fit.
 DATA_UPLOAD_MAX_MEMORY_SIZE = SCHEDLAB_MAX_BYTES * 2 + 65536
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE

@@ -31,15 +31,16 @@ class InProcessWorkers:
         self.trials.extend(trial_ids)
 
     def drain(self, capture, stop_after: int | None = None) -> int:
-        """Run everything sent (on_commit callbacks executed by ``capture``); returns trials run."""
+        """Run everything sent (on_commit callbacks executed by ``capture``), or every advance sent
+        and at most ``stop_after`` trials; returns trials run."""
         ran = 0
         while self.advances or self.trials:
-            if stop_after is not None and ran >= stop_after:
-                break
             with capture(execute=True):
                 if self.advances:
                     capacity.advance(self.advances.pop(0))
-                else:
-                    capacity.run_one_trial(self.trials.pop(0))
-                    ran += 1
+                    continue
+                if stop_after is not None and ran >= stop_after:
+                    break
+                capacity.run_one_trial(self.trials.pop(0))
+                ran += 1
         return ran

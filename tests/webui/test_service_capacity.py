@@ -1,5 +1,6 @@
 """A capacity question fanned out to real Celery workers (PostgreSQL, Redis, daphne): the answer
-equals the sequential CLI's, its rounds ran on both workers, progress streams over the websocket."""
+equals the sequential CLI's, its rounds ran on both workers, progress streams over the websocket; a
+question whose message the broker lost is recovered by the workers' sweep."""
 
 from __future__ import annotations
 
@@ -56,3 +57,30 @@ def test_a_fanned_out_question_answers_as_the_cli_and_streams_its_progress(stack
     cycles = client.request("GET", f"/api/runs/{run['id']}/cycles").body
     decided = next(c for c in cycles if c["cycle"] == read["deciding"]["cycle"])
     assert (decided["pod"], decided["nodeName"]) == (fit["stoppedBy"][0], None)
+
+
+def test_a_question_whose_messages_the_broker_lost_is_recovered_by_the_workers_sweep(tmp_path):
+    """The question's first message is lost with the broker's data (Redis flushed before any worker
+    runs); the worker's recovery sweep sends it again, and the answer is still the CLI's. A 1 s stale
+    threshold can also make the sweep re-send trials that are merely running: stored once regardless."""
+    stack = support.Stack(tmp_path, SCHEDLAB_CAPACITY_TRIALS_PER_ROUND="2", SCHEDLAB_CAPACITY_STALE_SECONDS="1",
+                          SCHEDLAB_RECOVERY_SWEEP_SECONDS="0.5", SCHEDLAB_CAPACITY_MAX_REDISPATCHES="1000").start()
+    try:
+        client = stack.client()
+        scenario = client.request("POST", "/api/scenarios", {"name": "web", "text": CAPACITY_WEB}).body
+        asked = client.request("POST", f"/api/scenarios/{scenario['id']}/capacity", {"kind": "fit", "workload": "default/web"})
+        assert asked.status == 201, asked.body
+        support.flush_redis()  # the advance_capacity message is gone
+        ws = stack.websocket(client, f"/ws/capacity/{asked.body['id']}/")
+        stack.wait_for_worker("cap-sweep", stack.start_worker("cap-sweep", concurrency=2))
+        while (message := ws.receive()) is not None and message["type"] != "end":
+            pass
+        assert message == {"type": "end", "status": "succeeded", "error": ""}, stack.logs()
+        question = support.postgres_rows("SELECT redispatches, trials_done FROM webui_capacityquestion")[0]
+        trials = support.postgres_rows("SELECT count(*) FROM webui_capacitytrial")[0][0]
+        assert question[0] >= 1 and question[1] == trials  # recovered; every outcome counted once
+        fit = client.request("GET", f"/api/capacity/{asked.body['id']}").body["answer"]["fit"]
+        expected = cli_answer("default/web")
+        assert (fit["fits"], fit["stoppedBy"], fit["message"]) == (expected["fits"], expected["stoppedBy"], expected["message"])
+    finally:
+        stack.stop()

@@ -202,7 +202,7 @@ def capacity_list(request: HttpRequest, scenario_id: int):
 @router.get("/capacity/{int:question_id}", response={200: CapacityOut, **ERRORS}, summary="Read a capacity question")
 def capacity_read(request: HttpRequest, question_id: int):
     """Its status, progress (trials done of the estimated total), and once succeeded its answer and deciding run."""
-    capacity.readable_question(request.auth, question_id)
+    capacity.recover_if_stale(capacity.readable_question(request.auth, question_id))  # as runs are on read
     return present(_fresh(question_id))
 
 

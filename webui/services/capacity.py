@@ -11,6 +11,8 @@ module only stores and dispatches:
   its round: the database counts a round's outcomes, so this is a chord whose join is a query, not
   a result backend (the embedded filesystem broker has none). Two trials ending at once both call
   ``advance``; the question row lock (and the round's unique rows) let one of them dispatch.
+- ``sweep_stale_questions`` / ``recover_if_stale`` send again what a question whose task messages
+  were lost still misses, or fail it after SCHEDLAB_CAPACITY_MAX_REDISPATCHES (see "recovery").
 
 The answer's deciding trial is saved as a scenario of the asker's, forked from the question's
 version, and run like any run, so it opens in the run view at the deciding step and share links work.
@@ -25,6 +27,7 @@ import pickle
 import zlib
 from collections import OrderedDict
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any, Optional
 
 from celery import current_app, group, signature
@@ -228,7 +231,7 @@ def _step(question: CapacityQuestion) -> None:
         CapacityTrial(question=question, round=question.rounds, index=i, label=p.label[:500], changes=seal(p.changes))
         for i, p in enumerate(upcoming.proposals)])
     CapacityQuestion.objects.filter(pk=question.pk).update(
-        status=RunStatus.RUNNING, rounds=question.rounds + 1, trials_estimate=upcoming.estimate)
+        status=RunStatus.RUNNING, rounds=question.rounds + 1, trials_estimate=upcoming.estimate, progressed=timezone.now())
     ids = [row.pk for row in rows]
     transaction.on_commit(lambda: _dispatch(ids), robust=True)
 
@@ -264,7 +267,10 @@ def run_one_trial(trial_id: int) -> str:
     with transaction.atomic():
         stored = CapacityTrial.objects.filter(pk=trial_id, outcome__isnull=True).update(outcome=seal(outcome))
         if stored:
-            CapacityQuestion.objects.filter(pk=row.question_id).update(trials_done=F("trials_done") + 1)
+            CapacityQuestion.objects.filter(pk=row.question_id).update(trials_done=F("trials_done") + 1,
+                                                                      progressed=timezone.now())
+    if not stored:  # a redelivered or re-sent copy: the delivery that stored it advances the question
+        return "already run"
     publisher.publish_capacity(row.question_id)
     advance(row.question_id)
     return f"trial {row.round}.{row.index}: {row.label}"
@@ -273,6 +279,84 @@ def run_one_trial(trial_id: int) -> str:
 def _fail(question_id: int, message: str) -> None:
     CapacityQuestion.objects.filter(pk=question_id).exclude(status__in=FINISHED_STATUSES).update(
         status=RunStatus.FAILED, error=message[:2000], finished=timezone.now())
+
+
+# --- recovery -------------------------------------------------------------------------------------
+# A round's task messages can be lost (the broker was down when the group was sent, a worker was
+# killed before acking and the message was not redelivered), and so can the advance sent by ``ask``.
+# Nothing would move such a question again, so the runs' recovery sweep (celery.py: every worker, at
+# start and every SCHEDLAB_RECOVERY_SWEEP_SECONDS) and every read of a question look for ones with no
+# progress for SCHEDLAB_CAPACITY_STALE_SECONDS while the workers went past them (as for queued runs:
+# idle, or a run queued later already claimed; trials waiting behind long runs are left alone) and
+# send again what they miss: the current round's trials without outcome, or the advance when the
+# round is complete (or none was sent). Sending twice is safe: a trial stores its outcome only while it has none and only the delivery that stored it
+# advances; advance holds the question's row lock and a round's rows are unique. After
+# SCHEDLAB_CAPACITY_MAX_REDISPATCHES such re-sends the question is failed with the reason.
+
+
+def _stale_before() -> datetime:
+    return timezone.now() - timedelta(seconds=settings.SCHEDLAB_CAPACITY_STALE_SECONDS)
+
+
+def sweep_stale_questions() -> int:
+    """Recover every capacity question left behind; returns how many were found."""
+    stale = [q for q in CapacityQuestion.objects.filter(status__in=ACTIVE_STATUSES, progressed__lt=_stale_before())
+             .only("pk", "progressed") if _workers_went_past(q)]
+    for question in stale:
+        _recover(question.pk)
+    return len(stale)
+
+
+def _workers_went_past(question: CapacityQuestion) -> bool:
+    """Its messages are gone, not waiting behind long runs: the workers sit idle (no run running),
+    or already claimed a run queued after the question last moved (the broker hands out in order)."""
+    if not Run.objects.filter(status=RunStatus.RUNNING).exists():
+        return True
+    return Run.objects.filter(queued_at__gt=question.progressed, started__gte=F("queued_at")).exists()
+
+
+def recover_if_stale(question: CapacityQuestion) -> CapacityQuestion:
+    """At-read sweep: a question whose messages were lost is sent again or failed, never stuck."""
+    if question.is_finished or question.progressed >= _stale_before() or not _workers_went_past(question):
+        return question
+    _recover(question.pk)
+    question.refresh_from_db()
+    return question
+
+
+def _recover(question_id: int) -> None:
+    with transaction.atomic():
+        question = CapacityQuestion.objects.select_for_update().filter(
+            pk=question_id, status__in=ACTIVE_STATUSES, progressed__lt=_stale_before()).first()
+        if question is None:  # finished, or another sweep (or a trial) moved it meanwhile
+            return
+        if question.redispatches >= settings.SCHEDLAB_CAPACITY_MAX_REDISPATCHES:
+            _fail_stalled(question)
+        else:
+            _resend(question)
+    publisher.publish_capacity(question_id)
+
+
+def _resend(question: CapacityQuestion) -> None:
+    missing = list(CapacityTrial.objects.filter(question=question, round=max(question.rounds, 1) - 1,
+                                                outcome__isnull=True).order_by("index").values_list("pk", flat=True))
+    CapacityQuestion.objects.filter(pk=question.pk).update(redispatches=F("redispatches") + 1, progressed=timezone.now())
+    if question.rounds and missing:
+        log.warning("capacity question %s: no progress for %gs; sending %d trial(s) of round %d again", question.pk,
+                    settings.SCHEDLAB_CAPACITY_STALE_SECONDS, len(missing), question.rounds - 1)
+        transaction.on_commit(lambda: _dispatch(missing), robust=True)
+    else:
+        log.warning("capacity question %s: no progress for %gs with its round complete; advancing it again",
+                    question.pk, settings.SCHEDLAB_CAPACITY_STALE_SECONDS)
+        transaction.on_commit(lambda: _send_advance(question.pk), robust=True)
+
+
+def _fail_stalled(question: CapacityQuestion) -> None:
+    message = (f"the workers stopped making progress on it: no trial finished for "
+               f"{settings.SCHEDLAB_CAPACITY_STALE_SECONDS:g} s after its tasks were sent again {question.redispatches} "
+               f"times (SCHEDLAB_CAPACITY_MAX_REDISPATCHES); the task queue or the workers may be failing")
+    _fail(question.pk, message)
+    log.error("capacity question %s: %s", question.pk, message)
 
 
 # --- the answer -----------------------------------------------------------------------------------

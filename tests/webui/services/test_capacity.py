@@ -3,12 +3,16 @@ process; tests/webui/test_service_capacity.py runs it on real workers)."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
+from django.conf import settings
 from django.test import Client
+from django.utils import timezone
 
 from scheduler_core.capacity import TrialBase, TrialChanges, how_many_fit, run_trial
 from tests.webui.capacity_support import CAPACITY_WEB, InProcessWorkers
-from webui.models import CapacityQuestion, CapacityTrial, RunStatus, Scenario
+from webui.models import CapacityQuestion, CapacityTrial, Run, RunStatus, Scenario
 from webui.services import capacity
 
 pytestmark = pytest.mark.django_db
@@ -80,3 +84,132 @@ def test_targets_lists_the_scalable_workloads_and_nodes(owner: Client, web: dict
     body = owner.get(f"/api/scenarios/{web['id']}/capacity/targets").json()
     assert body["workloads"] == [{"kind": "Deployment", "namespace": "default", "name": "web", "replicas": 4}]
     assert body["nodes"] == ["node-1", "node-2", "node-3"] and body["version"] == 1
+
+
+# --- recovery: lost task messages -----------------------------------------------------------------
+
+
+def _stall(question_id: int) -> None:
+    """No progress for longer than the stale threshold (the clock is moved, nothing waits)."""
+    CapacityQuestion.objects.filter(pk=question_id).update(
+        progressed=timezone.now() - timedelta(seconds=settings.SCHEDLAB_CAPACITY_STALE_SECONDS + 1))
+
+
+def _sweep(capture) -> int:
+    with capture(execute=True):
+        return capacity.sweep_stale_questions()
+
+
+def _ask_fit(owner: Client, web: dict, capture) -> CapacityQuestion:
+    with capture(execute=True):
+        owner.post(f"/api/scenarios/{web['id']}/capacity", {"kind": "fit", "workload": "default/web"}, content_type=JSON)
+    return CapacityQuestion.objects.get()
+
+
+def test_a_question_whose_messages_are_lost_in_every_round_is_answered_by_the_sweep_as_the_cli(
+        owner: Client, web: dict, monkeypatch, django_capture_on_commit_callbacks, settings):
+    settings.SCHEDLAB_CAPACITY_TRIALS_PER_ROUND, settings.SCHEDLAB_CAPACITY_MAX_REDISPATCHES = 2, 1000
+    workers = InProcessWorkers(monkeypatch)
+    question = _ask_fit(owner, web, django_capture_on_commit_callbacks)
+    workers.advances.clear()  # the broker was down when the question was asked
+    recovered = 0
+    while not CapacityQuestion.objects.get(pk=question.pk).is_finished:
+        assert _sweep(django_capture_on_commit_callbacks) == 0  # a question making progress is left alone
+        _stall(question.pk)
+        assert _sweep(django_capture_on_commit_callbacks) == 1
+        recovered += 1
+        if workers.trials:  # the round's first trial ran, then the rest of its messages were lost too
+            workers.drain(django_capture_on_commit_callbacks, stop_after=1)
+            workers.trials.clear()
+        else:
+            workers.drain(django_capture_on_commit_callbacks, stop_after=0)  # the advance: a round sent ...
+            workers.trials.clear()  # ... and lost whole
+    question.refresh_from_db()
+    assert question.status == RunStatus.SUCCEEDED and question.redispatches == recovered > question.rounds
+    assert question.answer["fit"]["fits"] == how_many_fit(TrialBase.from_text(CAPACITY_WEB), workload="default/web").fits
+    assert question.trials_done == CapacityTrial.objects.filter(question=question).count()  # each outcome once
+
+
+def test_a_round_complete_but_never_advanced_is_advanced_by_the_sweep(
+        owner: Client, web: dict, monkeypatch, django_capture_on_commit_callbacks):
+    workers = InProcessWorkers(monkeypatch)
+    question = _ask_fit(owner, web, django_capture_on_commit_callbacks)
+    with monkeypatch.context() as lost:  # the worker storing the round's last outcome dies before advancing
+        workers.drain(django_capture_on_commit_callbacks, stop_after=0)
+        lost.setattr(capacity, "advance", lambda question_id: None)
+        workers.drain(django_capture_on_commit_callbacks)
+    assert CapacityQuestion.objects.get(pk=question.pk).rounds == 1 and not workers.advances
+    _stall(question.pk)
+    assert _sweep(django_capture_on_commit_callbacks) == 1 and workers.advances == [question.pk]
+    workers.drain(django_capture_on_commit_callbacks)
+    question.refresh_from_db()
+    assert question.status == RunStatus.SUCCEEDED and question.redispatches == 1
+    assert question.answer["fit"]["fits"] == how_many_fit(TrialBase.from_text(CAPACITY_WEB), workload="default/web").fits
+
+
+def test_a_trial_delivered_twice_stores_once_and_advances_once(
+        owner: Client, web: dict, monkeypatch, django_capture_on_commit_callbacks):
+    workers = InProcessWorkers(monkeypatch)
+    question = _ask_fit(owner, web, django_capture_on_commit_callbacks)
+    workers.drain(django_capture_on_commit_callbacks, stop_after=0)
+    (baseline,) = workers.trials
+    workers.drain(django_capture_on_commit_callbacks, stop_after=1)
+    sent = len(workers.rounds)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert capacity.run_one_trial(baseline) == "already run"  # the re-sent copy arrives after all
+    question.refresh_from_db()
+    assert (question.trials_done, question.rounds, len(workers.rounds)) == (1, 2, sent)
+
+
+def test_a_question_stalling_after_every_resend_ends_failed_with_the_reason(
+        owner: Client, web: dict, monkeypatch, django_capture_on_commit_callbacks, settings):
+    settings.SCHEDLAB_CAPACITY_MAX_REDISPATCHES = 2
+    workers = InProcessWorkers(monkeypatch)
+    question = _ask_fit(owner, web, django_capture_on_commit_callbacks)
+    workers.drain(django_capture_on_commit_callbacks, stop_after=0)
+    for _ in range(2):  # every message sent again is lost again
+        workers.trials.clear()
+        _stall(question.pk)
+        assert _sweep(django_capture_on_commit_callbacks) == 1 and workers.trials
+    workers.trials.clear()
+    _stall(question.pk)
+    assert _sweep(django_capture_on_commit_callbacks) == 1 and not workers.trials and not workers.advances
+    read = owner.get(f"/api/capacity/{question.pk}").json()
+    assert read["status"] == "failed" and "SCHEDLAB_CAPACITY_MAX_REDISPATCHES" in read["error"]
+    assert "sent again 2 times" in read["error"]
+    assert _sweep(django_capture_on_commit_callbacks) == 0  # failed: the sweep leaves it alone
+
+
+def test_reading_a_stalled_question_sends_its_lost_trials_again(
+        owner: Client, web: dict, monkeypatch, django_capture_on_commit_callbacks):
+    workers = InProcessWorkers(monkeypatch)
+    question = _ask_fit(owner, web, django_capture_on_commit_callbacks)
+    workers.drain(django_capture_on_commit_callbacks, stop_after=0)
+    lost = list(workers.trials)
+    workers.trials.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        owner.get(f"/api/capacity/{question.pk}")
+    assert not workers.trials  # not stale yet
+    _stall(question.pk)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert owner.get(f"/api/capacity/{question.pk}").json()["status"] == "running"
+    assert workers.trials == lost
+
+
+def test_trials_waiting_behind_a_long_run_are_left_alone_until_the_workers_go_past_them(
+        owner: Client, web: dict, monkeypatch, django_capture_on_commit_callbacks):
+    """As queued runs' recovery (services.runs.QueueProgress): busy workers are not a lost message."""
+    workers = InProcessWorkers(monkeypatch)
+    question = _ask_fit(owner, web, django_capture_on_commit_callbacks)
+    workers.drain(django_capture_on_commit_callbacks, stop_after=0)
+    waiting = list(workers.trials)
+    workers.trials.clear()
+    owner_fields = {"owner_id": question.owner_id, "owner_session_key": question.owner_session_key}
+    long_run = Run.objects.create(version=question.version, status=RunStatus.RUNNING, heartbeat=timezone.now(),
+                                  queued_at=timezone.now() - timedelta(days=1), started=timezone.now(), **owner_fields)
+    _stall(question.pk)
+    assert _sweep(django_capture_on_commit_callbacks) == 0 and not workers.trials
+    Run.objects.create(version=question.version, status=RunStatus.SUCCEEDED, queued_at=timezone.now(),
+                       started=timezone.now(), **owner_fields)  # queued after the round, already claimed
+    assert _sweep(django_capture_on_commit_callbacks) == 1 and workers.trials == waiting
+    assert Run.objects.get(pk=long_run.pk).status == RunStatus.RUNNING
