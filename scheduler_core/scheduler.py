@@ -387,8 +387,18 @@ class Cycle:
         # drops that one): the nodes failing before it are still evaluated and counted.
         found = np.cumsum(fits)
         evaluated = total if not total or found[-1] <= num_to_find else int(np.searchsorted(found, num_to_find + 1))
+        processed = evaluated
+        erring = _first_error(verdicts, total)
+        if erring is not None and erring < evaluated:
+            # checkNode sends a node's Error and cancels the walk: the cycle fails with it whatever
+            # fitted before, and the start index moves past the nodes processed before it
+            # (findNodesThatFitPod: len(feasibleNodes) + NodeToStatus.Len(), "regardless of whether
+            # an error has occurred"). The erring node stays in the evaluated prefix so the
+            # explanation shows its status.
+            processed, evaluated = erring, erring + 1
+            fits = np.zeros(total, dtype=bool)
         if nodes:
-            self.scheduler.next_start_node_index = (start + evaluated) % len(nodes)
+            self.scheduler.next_start_node_index = (start + processed) % len(nodes)
         verdicts = [(name, FilterVerdicts(v.palette, v.choice[:evaluated])) for name, v in verdicts]
         feasible = np.sort(rotated[:evaluated][fits[:evaluated]])
         return FilterPass(rotated[:evaluated], verdicts, feasible, start % total if total else 0, num_to_find)
@@ -550,6 +560,24 @@ class PostFilterVerdict:
 
     message: Optional[str]
     preemption: Optional[PreemptionOutcome]
+
+
+def _first_error(verdicts: list[tuple[str, FilterVerdicts]], total: int) -> Optional[int]:
+    """The first position, in walk order, whose first failing Filter plugin answered Error
+    (RunFilterPlugins stops a node at its first non-success status); None when there is none."""
+    undecided = np.ones(total, dtype=bool)
+    erring = np.zeros(total, dtype=bool)
+    for _, verdict in verdicts:
+        failing = undecided & (verdict.choice >= 0)
+        if not failing.any():
+            continue
+        is_error = np.fromiter((status.code == Code.ERROR for status in verdict.palette), dtype=bool,
+                               count=len(verdict.palette))
+        if is_error.any():
+            erring |= failing & is_error[np.where(failing, verdict.choice, 0)]
+        undecided &= ~failing
+    positions = np.flatnonzero(erring)
+    return int(positions[0]) if len(positions) else None
 
 
 def _rotated(candidates: np.ndarray, first: int) -> np.ndarray:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -225,3 +227,37 @@ def test_without_a_configuration_the_release_scores_an_adaptive_share_of_a_large
     scenario = Scenario(nodes, [make_pod("p", requests={"cpu": 100})], {})
     [summary] = _filter_summaries(scenario)
     assert len(summary.feasible_nodes) == 230
+
+
+# ---------------------------------------------------------------------------- a Filter Error ends the walk
+
+FILTER_ERRORS = Path(__file__).resolve().parents[1] / "fixtures" / "filter_errors"
+INCOMPLETE_POOL = "asks for all devices, but resource pool gpu.example.com/{} is currently being updated"
+
+
+def _cycles(name: str) -> list[dict]:
+    from scheduler_core import load_scenario
+
+    return trace_summary(Scheduler(load_scenario((FILTER_ERRORS / name).read_text())).run())["cycles"]
+
+
+def test_a_filter_error_on_one_node_fails_the_cycle_though_another_node_fits():
+    """findNodesThatPassFilters: checkNode sends an Error with SendErrorWithCancel and
+    findNodesThatFitPod returns it, whatever nodes fitted (found by the differential harness:
+    DynamicResources on a pool whose slices are not all published yet)."""
+    (cycle,) = _cycles("error_beside_a_fitting_node.yaml")
+    assert cycle["nodeName"] is None and cycle["feasibleNodes"] == []
+    assert cycle["failedSchedulingMessage"] == (
+        'running "DynamicResources" filter plugin: claim default/all-gpus, request gpu: ' + INCOMPLETE_POOL.format("node-b"))
+
+
+def test_the_walk_stops_at_the_first_error_and_the_next_starts_after_the_nodes_before_it():
+    """findNodesThatFitPod: nextStartNodeIndex += len(feasibleNodes) + NodeToStatus.Len() "regardless
+    of whether an error has occurred" -- the nodes processed before the Error, not the Error's node.
+    The big pod fails NodeResourcesFit on node-0 (a status, not an Error: Fit runs first) and errs on
+    node-1; one node was processed, so the small pod's walk starts at node-1 and errs there (with
+    the start moved past both nodes it would have begun at node-0 and named node-0's pool)."""
+    big, small = _cycles("walk_start_after_an_error.yaml")
+    assert big["failedSchedulingMessage"].endswith(INCOMPLETE_POOL.format("node-1"))
+    assert small["failedSchedulingMessage"].endswith(INCOMPLETE_POOL.format("node-1"))
+    assert list(small["filter"]) == ["node-1"]  # the walk ended at its first node: node-0 not reached
