@@ -32,7 +32,9 @@ def cycle_page_json(run: Run, cycle: int, run_finished: bool) -> bytes:
     """The ?cycle= answer (EventsPageOut) as JSON bytes: every event of one cycle."""
     found = segments.cycle_events(run, cycle)
     cursor = found[-1]["seq"] + 1 if found else 0
-    done = bool(found and found[-1]["extensionPoint"] == CYCLE_END) or run_finished
+    # In a run to the end a cycle's events go on after its CycleEnd (AttemptEnd, queue moves, cluster
+    # changes): the cycle is done once its CycleEnd is among them, wherever it stands.
+    done = any(event["extensionPoint"] == CYCLE_END for event in found) or run_finished
     return json.dumps({"events": found, "next": cursor, "done": done}, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 

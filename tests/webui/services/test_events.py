@@ -48,6 +48,14 @@ def test_a_cycle_page_says_where_to_go_on_and_whether_the_cycle_is_done():
     assert json.loads(events.cycle_page_json(run, 99, run_finished=True))["done"]
 
 
+def test_a_cycle_of_a_run_to_the_end_is_done_once_its_cycle_end_is_stored_though_events_follow_it():
+    run = _run(support.scenario_text(3, 2), 2)  # timeline: AttemptEnd and queue moves follow CycleEnd
+    body = json.loads(events.cycle_page_json(run, 0, run_finished=False))
+    points = [e["extensionPoint"] for e in body["events"]]
+    assert events.CYCLE_END in points and points[-1] != events.CYCLE_END
+    assert body["done"]
+
+
 def test_the_finished_cycles_are_indexed(run: Run):
     assert [row.cycle for row in events.cycles(run.pk)] == [0, 1]
 
