@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from scheduler_core.framework.node_table import PositionedNames
 from scheduler_core.events import (
     Event, FilterPluginResult, FilterSummary, NormalizeResult, PreFilterPluginResult, PreScorePluginResult, ScoreResult, TotalResult,
 )
@@ -88,6 +89,30 @@ class RunNames:
         # Tuples never change: one the engine hands out again (a picture's domain nodes, fixed per
         # snapshot) is found by identity. The tuple is kept with its indices so its id stays its own.
         self._tuples: dict[tuple[str, int], tuple[tuple, np.ndarray]] = {}
+        # A node table's name list -> whether its positions are this run's node indices (the
+        # list is kept so its id stays its own).
+        self._tables: dict[int, tuple[list[str], bool]] = {}
+        self._positioned: list[tuple[PositionedNames, np.ndarray]] = []  # the latest lists, by identity
+
+    def _positions(self, names: Sequence[str]) -> np.ndarray | None:
+        """The indices of names gathered from a node table whose order is this run's (a prefix of
+        it: nodes a step adds come last), read off the positions they were gathered from."""
+        if type(names) is not PositionedNames or len(names.positions) != len(names):
+            return None
+        for seen, indices in self._positioned:  # one list goes into several events of a cycle
+            if seen is names:
+                return indices
+        known = self._tables.get(id(names.table_names))
+        if known is None:
+            table = names.table_names
+            if len(self._tables) >= PINNED_TUPLES:
+                self._tables.clear()
+            known = self._tables[id(table)] = (table, table == self.nodes[: len(table)])
+        if not known[1]:
+            return None
+        indices = names.positions.astype(np.int64)  # a copy: the engine's array is its own
+        self._positioned = [(names, indices), *self._positioned[: RECENT_LISTS - 1]]
+        return indices
 
     def _consecutive(self, names: Sequence[str], kind: str) -> np.ndarray | None:
         """Indices of a list that is a run of the table wrapping around its end (the nodes Filter
@@ -105,6 +130,10 @@ class RunNames:
 
     def indices(self, names: Sequence[str], kind: str) -> np.ndarray | None:
         """Each name's index in the node (kind REF_NODES) or pod table; None if one is not there."""
+        if kind == REF_NODES:
+            positions = self._positions(names)
+            if positions is not None:
+                return positions
         if type(names) is tuple:
             pinned = self._tuples.get((kind, id(names)))
             if pinned is not None:
@@ -180,7 +209,7 @@ def _differences(values: np.ndarray) -> np.ndarray:
 def _int_array(values: Any) -> np.ndarray | None:
     """values as an int64 array, or None when they are not all integers (bools are not)."""
     if isinstance(values, np.ndarray):
-        if not np.issubdtype(values.dtype, np.integer):
+        if values.dtype.kind not in "iu":  # signed or unsigned integers (bools are "b")
             return None
         if values.dtype == np.uint64 and values.size and values.max() > INT64.max:
             return None  # beyond int64: stays JSON
@@ -284,6 +313,9 @@ class _Encoder:
     # any JSON value: long lists of names and {node: int} maps still become columns
 
     def value(self, value: Any) -> Any:
+        kind = type(value)
+        if kind in _SCALARS:  # most values: answered before any isinstance
+            return value
         if isinstance(value, dict):
             return self.mapping(value)
         if isinstance(value, list):
@@ -297,8 +329,9 @@ class _Encoder:
             encoded = self.node_map(list(value), list(value.values()))
             if encoded is not None:
                 return encoded
-        out = {key: self.value(item) for key, item in value.items()}
-        return {REF_LITERAL: out} if any(type(k) is str and k.startswith("$") for k in value) else out
+        value_of = self.value
+        out = {key: value_of(item) for key, item in value.items()}
+        return {REF_LITERAL: out} if _has_reference_key(value) else out
 
     def sequence(self, value: list) -> Any:
         if len(value) >= MIN_COLUMN:
@@ -329,10 +362,23 @@ _TYPED = {
 }
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _has_reference_key(value: dict) -> bool:
+    """A key that reads as one of ours (``$n``, ...): the dict is stored as a literal."""
+    for key in value:
+        if type(key) is str and key[:1] == "$":
+            return True
+    return False
+
+
 def _smallest_type(values: np.ndarray) -> str:
     if not len(values):
         return "u1"
     low, high = int(values.min()), int(values.max())
+    if low >= 0:  # most columns: counts, scores, indices
+        return "u1" if high <= 0xFF else "u2" if high <= 0xFFFF else "u4" if high <= 0xFFFFFFFF else "i8"
     return next(name for name in INT_TYPES if INT_RANGES[name][0] <= low and high <= INT_RANGES[name][1])
 
 

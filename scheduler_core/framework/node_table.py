@@ -82,6 +82,20 @@ class LabelColumn:
 _CHANGES_KEPT = 100_000
 
 
+class PositionedNames(list[str]):
+    """Node names gathered from a table, with the positions they were gathered from and the
+    table's own name list: a reader that refers to nodes by index (the columnar encoder of a run's
+    events) takes the positions instead of looking 5,000 names up again. A plain list to everyone
+    else; nothing may change it in place (the positions would no longer say where it came from)."""
+
+    __slots__ = ("positions", "table_names")
+
+    def __init__(self, names: list[str], positions: np.ndarray, table_names: list[str]) -> None:
+        super().__init__(names)
+        self.positions = positions
+        self.table_names = table_names
+
+
 class NodeTable(Generic[InfoT]):
     def __init__(self, node_infos: list[InfoT]) -> None:
         self.node_infos = node_infos
@@ -164,9 +178,8 @@ class NodeTable(Generic[InfoT]):
             return None
         return sorted(set(self._changes[version - self._changes_from:]))
 
-    def names_at(self, positions: np.ndarray) -> list[str]:
-        names: list[str] = self.names_array[positions].tolist()
-        return names
+    def names_at(self, positions: np.ndarray) -> "PositionedNames":
+        return PositionedNames(self.names_array[positions].tolist(), positions, self.names)
 
     def infos_at(self, positions: np.ndarray) -> list[InfoT]:
         infos: list[InfoT] = self.infos_array[positions].tolist()

@@ -25,6 +25,7 @@ from scheduler_core.columnar import (
     FormatError, RunNames, SegmentEncoder, decode_segment, decode_selected, encode_json_segment, encode_segment, read_archive,
 )
 from scheduler_core.events import Event, ExtensionPoint, Payload, ScoreResult, TotalResult
+from scheduler_core.framework.node_table import PositionedNames
 from scheduler_core.loop import run_to_the_end
 from scheduler_core.timeline import STORY_POINTS
 from tests.scheduler_core.builders import fill_one_node_each, no_default_spreading
@@ -279,6 +280,27 @@ def test_equal_name_lists_reuse_their_indices_but_a_changed_list_does_not():
     assert names.indices(list(listed), "$n") is first
     listed[0] = "node-39"  # the caller changes its list afterwards: the cache kept a copy
     assert names.indices(listed, "$n").tolist()[0] == 39
+
+
+def test_names_gathered_from_a_node_table_are_read_off_their_positions(monkeypatch):
+    positions = np.array([5, 3, 30, 1])
+    gathered = PositionedNames([NODES[i] for i in positions.tolist()], positions, NODES)
+    names = RunNames(NODES, PODS)
+    monkeypatch.setattr(RunNames, "_lookup", lambda *_: pytest.fail("looked the names up one by one"))
+    first = names.indices(gathered, "$n")
+    assert first.tolist() == [5, 3, 30, 1]
+    assert names.indices(gathered, "$n") is first  # the same list in the next event of the cycle
+    positions[0] = 7  # the engine's array is its own: what was read stays
+    assert first.tolist() == [5, 3, 30, 1]
+
+
+def test_positions_are_indices_only_where_the_table_lists_the_runs_nodes_in_its_order():
+    grown = NODES + ["node-40"]  # a step added a node after the run's names were taken: a prefix
+    gathered = PositionedNames(["node-40", "node-2"], np.array([40, 2]), grown)
+    assert RunNames(grown, PODS).indices(gathered, "$n").tolist() == [40, 2]
+    other = list(reversed(NODES))  # another order: the positions say nothing about the indices
+    gathered = PositionedNames([other[0], other[1]], np.array([0, 1]), other)
+    assert RunNames(NODES, PODS).indices(gathered, "$n").tolist() == [39, 38]
 
 
 def test_a_segment_encoder_counts_its_events():

@@ -19,6 +19,8 @@ from webui.services import claims, engine, segments
 
 log = logging.getLogger(__name__)
 
+CYCLE_START, CYCLE_END = engine.ExtensionPoint.CYCLE_START, engine.ExtensionPoint.CYCLE_END
+
 
 BATCH_BYTES = 1 << 20  # segments written together at most (time usually cuts first: SCHEDLAB_EVENT_FLUSH_SECONDS)
 
@@ -48,7 +50,8 @@ class EventWriter:
     names: engine.RunNames
     resume_from: int  # events with a lower seq are already stored (whole segments)
     stored_bytes: int = 0  # of every segment so far, stored before a retry or now (the stream is deterministic)
-    segments: list[RunSegment] = field(default_factory=list)
+    segments: list[RunSegment] = field(default_factory=list)  # closed, not yet written
+    pending_bytes: int = 0  # the blobs of ``segments``
     cycle_rows: list[RunCycle] = field(default_factory=list)
     cycle_starts: dict[int, int] = field(default_factory=dict)  # cycle -> seq of its CycleStart
     open: engine.SegmentEncoder | None = None  # the segment being built
@@ -75,23 +78,25 @@ class EventWriter:
             if self.open is None:
                 self.open, self.open_cycle = engine.SegmentEncoder(self.names, self.next_seq), event.cycle
             self.open.add(event)
-        self._index_cycle(event, storing)
+        point = event.extension_point  # the cycle index, inline: this runs for every event
+        if point is CYCLE_START:
+            self.cycle_starts[event.cycle] = self.next_seq
+        elif point is CYCLE_END:
+            self._cycle_ended(event, storing)
         self.next_seq += 1
 
-    def _index_cycle(self, event: engine.Event, storing: bool) -> None:
-        if event.extension_point is engine.ExtensionPoint.CYCLE_START:
-            self.cycle_starts[event.cycle] = self.next_seq
-        elif event.extension_point is engine.ExtensionPoint.CYCLE_END:
-            self.cycles_done = event.cycle + 1
-            first_seq = self.cycle_starts.pop(event.cycle, self.next_seq)
-            if storing:
-                self.cycle_rows.append(_cycle_row(self.run_id, event, first_seq, self.next_seq + 1))
+    def _cycle_ended(self, event: engine.Event, storing: bool) -> None:
+        self.cycles_done = event.cycle + 1
+        first_seq = self.cycle_starts.pop(event.cycle, self.next_seq)
+        if storing:
+            self.cycle_rows.append(_cycle_row(self.run_id, event, first_seq, self.next_seq + 1))
 
     def _close(self) -> None:
         blob = self.open.finish()
         self.stored_bytes += len(blob)
         if self.stored_bytes > self.max_stored_bytes:
             raise TooManyStoredBytes()
+        self.pending_bytes += len(blob)
         first = self.open.first_seq
         self.segments.append(RunSegment(run_id=self.run_id, cycle=self.open_cycle, first_seq=first, end_seq=first + len(self.open), blob=blob))
         self.open = None
@@ -105,13 +110,12 @@ class EventWriter:
         # Batches end only between cycles (a live view never gets half a cycle), and only once they
         # are old or big enough to be worth a write: a write (a transaction, a heartbeat, a message
         # to watchers) costs milliseconds, a 5000-node cycle's segment ~7 KB.
-        pending = sum(len(segment.blob) for segment in self.segments)
-        return pending >= BATCH_BYTES or time.monotonic() - self.last_flush >= self.flush_seconds
+        return self.pending_bytes >= BATCH_BYTES or time.monotonic() - self.last_flush >= self.flush_seconds
 
     def flush(self) -> None:
         if self.open is not None:  # the run's end: its last events, even if their cycle did not end
             self._close()
-        batch, self.segments = self.segments, []
+        batch, self.segments, self.pending_bytes = self.segments, [], 0
         cycles, self.cycle_rows = self.cycle_rows, []
         progress = {"cycle": self.cycles_done, "event_count": self.next_seq, "stored_bytes": self.stored_bytes}
         with transaction.atomic():

@@ -26,7 +26,7 @@ import numpy as np
 from scheduler_core.framework.batch import PASS, FilterVerdicts, go_div
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE
 from scheduler_core.framework.node_info import NodeInfo
-from scheduler_core.framework.node_table import MISSING, LabelColumn, NodeTable
+from scheduler_core.framework.node_table import MISSING, LabelColumn, NodeTable, PositionedNames
 from scheduler_core.framework.status import Status
 from scheduler_core.model import Pod
 from scheduler_core.plugins.helper import find_untolerated_taint, required_node_affinity_mask, tainted_verdicts
@@ -200,21 +200,23 @@ class ScoreArrays:
 class _NameOrder:
     """The table's node names in sorted order, so per-node pictures come out already sorted."""
 
-    __slots__ = ("rank", "names", "sorted_names")
+    __slots__ = ("rank", "table_names", "names", "sorted_names")
 
     def __init__(self, table: NodeTable[NodeInfo]) -> None:
         order = np.asarray(sorted(range(table.size), key=table.names.__getitem__), dtype=np.int64)
         self.rank = np.empty(table.size, dtype=np.int64)
         self.rank[order] = np.arange(table.size, dtype=np.int64)
-        self.names = np.asarray(table.names, dtype=object)
-        self.sorted_names = [table.names[p] for p in order.tolist()]
+        # Not the table itself: this is the value of a weak dictionary keyed by the table.
+        self.table_names = table.names
+        self.names = table.names_array
+        self.sorted_names = table.names_at(order)
 
-    def sorted_names_of(self, positions: np.ndarray) -> tuple[np.ndarray, list[str]]:
-        """``positions`` re-ordered by node name, and those names."""
+    def sorted_names_of(self, positions: np.ndarray) -> tuple[np.ndarray, PositionedNames]:
+        """``positions`` re-ordered by node name, and those names (with their positions)."""
         ordered = positions[np.argsort(self.rank[positions], kind="stable")]
         if len(ordered) == len(self.sorted_names):
             return ordered, self.sorted_names
-        return ordered, self.names[ordered].tolist()
+        return ordered, PositionedNames(self.names[ordered].tolist(), ordered, self.table_names)
 
 
 _NAME_ORDER: "weakref.WeakKeyDictionary[NodeTable[NodeInfo], _NameOrder]" = weakref.WeakKeyDictionary()

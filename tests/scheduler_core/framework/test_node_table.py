@@ -59,6 +59,8 @@ def test_positions_names_and_infos_read_the_same_rows():
     positions = table.positions(["n2", "n0"])
     assert positions.tolist() == [2, 0]
     assert table.names_at(positions) == ["n2", "n0"]
+    assert table.names_at(positions).positions is positions  # kept for readers that index nodes
+    assert table.names_at(positions).table_names is table.names
     assert table.infos_at(positions) == [snapshot.get("n2"), snapshot.get("n0")]
     assert table.positions().tolist() == [0, 1, 2]
 
