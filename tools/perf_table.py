@@ -44,7 +44,7 @@ class Row:
             return [f"`{self.file}`", self.error] + [""] * 9
         per_wall, per_cpu = self.bound / self.wall_s, self.bound / self.cpu_s
         ratio = f"{per_wall / self.threshold:.2f} / {per_cpu / self.threshold:.2f}" if self.threshold else "—"
-        return [f"`{self.file}`", str(self.attempts), str(self.bound), f"{self.wall_s:.0f}", f"{self.cpu_s:.0f}",
+        return [f"`{self.file}`", str(self.attempts), str(self.bound), f"{self.wall_s:.1f}", f"{self.cpu_s:.1f}",
                 f"{per_wall:.0f}", f"{per_cpu:.0f}", f"{self.attempts / self.cpu_s:.0f}",
                 f"{self.threshold:.0f}" if self.threshold else "—", ratio, f"{self.peak_rss_mb:.0f}"]
 
