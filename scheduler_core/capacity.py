@@ -5,7 +5,9 @@ A trial is the scenario run to the end with one extra step (``run_trial``): a pu
 base scenario and the trial's changes, independent of every other trial, so a caller (the web app)
 may fan trials out to workers. The searches (``how_many_fit``, ``nodes_needed``, ``removable_nodes``)
 are drivers over it; ``fragmentation`` reads the baseline trial's placements. docs/CAPACITY.md says
-the search strategies and what is exact.
+the search strategies and what is exact. The same searches in rounds (``capacity_rounds.py``) use
+this module's public pieces: how a trial's changes are made and how an answer is read from the
+trials run, written once here.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ DELETED = "deleted"
 LISTED = 20  # nodes or pods a readable answer lists (the JSON has them all)
 CAPACITY_SOURCE = "capacity-changes.yaml"  # the name the trial's Changes document is read under
 EMPTY_CHANGES = f"apiVersion: {API_VERSION}\nkind: {CHANGES_KIND}\nsteps: []\n"
+BASELINE_LABEL = "the scenario's own run"  # the first trial of every question: no changes
 
 
 class CapacityError(ValueError):
@@ -295,7 +298,7 @@ def _land(outcome: TrialOutcome, pods: Sequence[str]) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
-def _free_pod_slots(scenario: Scenario, baseline: TrialOutcome) -> int:
+def free_pod_slots(scenario: Scenario, baseline: TrialOutcome) -> int:
     """Pods the schedulable nodes' ``pods`` allocatable could still hold after the scenario's run."""
     bound: dict[str, int] = {}
     for node in baseline.placed().values():
@@ -364,9 +367,9 @@ def how_many_fit(base: TrialBase, workload: Optional[str] = None, pod: Optional[
     """The largest N such that N more copies (a workload scaled by N, or N copies of a pod) leave
     none of them pending: doubling from 1, then bisection (docs/CAPACITY.md)."""
     runner = TrialRunner(base, trial, progress)
-    make, target = _copies_maker(base.scenario, workload, pod)
-    baseline = runner.run("the scenario's own run", TrialChanges())
-    bound = _free_pod_slots(base.scenario, baseline.outcome) if max_count is None else max_count
+    make, target = copies_maker(base.scenario, workload, pod)
+    baseline = runner.run(BASELINE_LABEL, TrialChanges())
+    bound = free_pod_slots(base.scenario, baseline.outcome) if max_count is None else max_count
     trials: dict[int, Trial] = {0: baseline}
     tried: dict[int, bool] = {}
 
@@ -392,7 +395,7 @@ def how_many_fit(base: TrialBase, workload: Optional[str] = None, pod: Optional[
     if hi is None:  # every count up to the bound fits: one more shows what stops the next copy
         hi = lo + 1
         if fits(hi):  # beyond the pod slots (preemption can make room): say it, do not search on
-            return _fit_answer(target, hi, False, bound, trials, tried, runner.count, None)
+            return fit_answer(target, hi, False, bound, trials, tried, runner.count, None)
     while hi - lo > 1:
         for passed in [n for n in trials if n not in (0, lo, hi)]:  # only the baseline and the bracket are read later
             del trials[passed]
@@ -401,11 +404,13 @@ def how_many_fit(base: TrialBase, workload: Optional[str] = None, pod: Optional[
             lo = mid
         else:
             hi = mid
-    return _fit_answer(target, lo, True, bound, trials, tried, runner.count, trials[hi])
+    return fit_answer(target, lo, True, bound, trials, tried, runner.count, trials[hi])
 
 
-def _fit_answer(target: str, fits: int, checked_next: bool, bound: int, trials: dict[int, Trial],
-                tried: dict[int, bool], count: int, deciding: Optional[Trial]) -> FitAnswer:
+def fit_answer(target: str, fits: int, checked_next: bool, bound: int, trials: dict[int, Trial],
+               tried: dict[int, bool], count: int, deciding: Optional[Trial]) -> FitAnswer:
+    """The answer once the search ends: ``trials`` holds the baseline (0) and the trial of ``fits``
+    copies; ``deciding`` is the trial of the first count that did not fit (None: none was found)."""
     fitting = trials[fits]
     created = fitting.outcome.step(1).created if fits else []
     stopped, message = [], ""
@@ -418,8 +423,10 @@ def _fit_answer(target: str, fits: int, checked_next: bool, bound: int, trials: 
                      tried, deciding, fitting, displaced)
 
 
-def _copies_maker(scenario: Scenario, workload: Optional[str],
-                  pod: Optional[str]) -> tuple[Callable[[int], TrialChanges], str]:
+def copies_maker(scenario: Scenario, workload: Optional[str],
+                 pod: Optional[str]) -> tuple[Callable[[int], TrialChanges], str]:
+    """The changes that add N more copies of the workload (scaled by N) or of the pod (N copies of
+    its manifest), as a function of N, and the target's name; CapacityError when it is not there."""
     assert scenario.changes is not None
     if workload is not None:
         namespace, _, name = workload.rpartition("/")
@@ -536,27 +543,65 @@ def nodes_needed(base: TrialBase, likes: Sequence[str], max_count: Optional[int]
     """For each template node: the fewest copies that leave no pending pod pending that any number
     of copies could place. One node per pending pod is the most tried: with that many, each pod
     met a node no other pending pod had taken (docs/CAPACITY.md)."""
-    names = {node.name for node in base.scenario.nodes}
-    for like in likes:
-        if like not in names:
-            raise CapacityError(f"no node {like} in the scenario")
+    check_templates(base.scenario, likes)
     runner = TrialRunner(base, trial, progress)
-    baseline = runner.run("the scenario's own run", TrialChanges())
-    pending = sorted(pod for pod, node in baseline.outcome.final.items() if node is None)
-    templates = [_template_answer(runner, baseline, like, pending, max_count) for like in likes] if pending else []
+    baseline = runner.run(BASELINE_LABEL, TrialChanges())
+    pending = sorted(still_pending(baseline))
+    templates = [_search_template(runner, baseline, like, pending, max_count) for like in likes] if pending else []
     return NodesAnswer(pending, templates, runner.count)
 
 
-def _template_answer(runner: TrialRunner, baseline: Trial, like: str, pending: list[str],
+def check_templates(scenario: Scenario, likes: Sequence[str]) -> None:
+    """CapacityError for the first template node the scenario does not have."""
+    names = {node.name for node in scenario.nodes}
+    for like in likes:
+        if like not in names:
+            raise CapacityError(f"no node {like} in the scenario")
+
+
+def added_nodes_label(like: str, count: int) -> str:
+    """How a trial of ``added_nodes(like, count)`` is named (its progress line and its label)."""
+    return f"{count} node(s) like {like}"
+
+
+def added_nodes(like: str, count: int) -> TrialChanges:
+    """The trial that adds ``count`` copies of node ``like`` (named ``capacity-<like>-1`` on)."""
+    return TrialChanges((TrialStep(f"add {count} node(s) like {like}",
+                                   (AddNodesOp(like, count, _added_prefix(like)),)),))
+
+
+def _added_prefix(like: str) -> str:
+    return f"capacity-{like}-"
+
+
+def still_pending(trial: Trial) -> list[str]:
+    """The pods a trial left pending at its end."""
+    return [pod for pod, node in trial.outcome.final.items() if node is None]
+
+
+def template_answer(like: str, trials: dict[int, Trial], lo: int, hi: int, most: int, pending: list[str],
+                    never: list[str]) -> TemplateAnswer:
+    """The answer once one template's search ends: ``trials`` (nodes added -> trial) holds 0, ``lo``
+    (still more pending than ``never``), ``hi`` (only ``never`` pending) and ``most``, the most tried."""
+    prefix = _added_prefix(like)
+    fitting = trials[hi]
+    added = [f"{prefix}{n}" for n in range(1, hi + 1)]
+    per_node = {node: sorted(pod for pod, at in fitting.outcome.final.items() if at == node and pod in pending)
+                for node in added}
+    unplaceable = [Unplaceable(pod, _reason_on(trials[most].outcome, pod, f"{prefix}1")) for pod in never]
+    tried = {n: len(still_pending(trials[n])) for n in sorted(trials)}
+    return TemplateAnswer(like, hi, per_node, unplaceable, tried, trials[lo] if hi > 0 else None, fitting, most,
+                          most >= len(pending))
+
+
+def _search_template(runner: TrialRunner, baseline: Trial, like: str, pending: list[str],
                      max_count: Optional[int]) -> TemplateAnswer:
-    prefix = f"capacity-{like}-"
     trials: dict[int, Trial] = {0: baseline}
 
     def left(count: int) -> list[str]:
         if count not in trials:
-            trials[count] = runner.run(f"{count} node(s) like {like}", TrialChanges((TrialStep(
-                f"add {count} node(s) like {like}", (AddNodesOp(like, count, prefix),)),)))
-        return [pod for pod, node in trials[count].outcome.final.items() if node is None]
+            trials[count] = runner.run(added_nodes_label(like, count), added_nodes(like, count))
+        return still_pending(trials[count])
 
     most = len(pending) if max_count is None else max(1, max_count)
     never = left(most)
@@ -575,13 +620,7 @@ def _template_answer(runner: TrialRunner, baseline: Trial, like: str, pending: l
             hi = mid
         else:
             lo = mid
-    fitting = trials[hi]
-    added = [f"{prefix}{n}" for n in range(1, hi + 1)]
-    per_node = {node: sorted(pod for pod, at in fitting.outcome.final.items() if at == node and pod in pending)
-                for node in added}
-    unplaceable = [Unplaceable(pod, _reason_on(trials[most].outcome, pod, f"{prefix}1")) for pod in never]
-    return TemplateAnswer(like, hi, per_node, unplaceable, {n: len(left(n)) for n in sorted(trials)},
-                          trials[lo] if hi > 0 else None, fitting, most, most >= len(pending))
+    return template_answer(like, trials, lo, hi, most, pending, never)
 
 
 def _reason_on(outcome: TrialOutcome, pod: str, node: str) -> str:
@@ -633,14 +672,14 @@ def removable_nodes(base: TrialBase, max_count: Optional[int] = None,
     """Each node drained alone; then the removable ones drained together, added one at a time in
     ``REMOVAL_ORDER`` and kept when everything still fits (a greedy set, not the largest possible)."""
     runner = TrialRunner(base, trial, progress)
-    baseline = runner.run("the scenario's own run", TrialChanges())
-    order = sorted(baseline.outcome.nodes, key=lambda node: (_share(node), node.name))
+    baseline = runner.run(BASELINE_LABEL, TrialChanges())
+    order = removal_order(baseline.outcome)
     if max_count is not None:
         order = order[:max_count]
     verdicts, drains = [], {}
     for node in order:
-        drains[node.name] = runner.run(f"drain {node.name}", _drains([node.name]))
-        verdicts.append(DrainVerdict(node.name, *_drain_ok(base.scenario, baseline, drains[node.name])))
+        drains[node.name] = runner.run(f"drain {node.name}", drain_changes([node.name]))
+        verdicts.append(DrainVerdict(node.name, *drain_ok(base.scenario, baseline, drains[node.name])))
     together: list[str] = []
     together_trial: Optional[Trial] = None
     for verdict in verdicts:
@@ -649,10 +688,15 @@ def removable_nodes(base: TrialBase, max_count: Optional[int] = None,
         if not together:
             together, together_trial = [verdict.node], drains[verdict.node]
             continue
-        attempt = runner.run(f"drain {', '.join(together + [verdict.node])}", _drains(together + [verdict.node]))
-        if _drain_ok(base.scenario, baseline, attempt)[0]:
+        attempt = runner.run(f"drain {', '.join(together + [verdict.node])}", drain_changes(together + [verdict.node]))
+        if drain_ok(base.scenario, baseline, attempt)[0]:
             together, together_trial = together + [verdict.node], attempt
     return RemovableAnswer(REMOVAL_ORDER, verdicts, together, runner.count, together_trial, drains)
+
+
+def removal_order(baseline: TrialOutcome) -> list[NodeAtEnd]:
+    """The nodes at the end of the scenario's own run in ``REMOVAL_ORDER``."""
+    return sorted(baseline.nodes, key=lambda node: (_share(node), node.name))
 
 
 def _share(node: NodeAtEnd) -> float:
@@ -660,11 +704,14 @@ def _share(node: NodeAtEnd) -> float:
                default=0.0)
 
 
-def _drains(nodes: list[str]) -> TrialChanges:
+def drain_changes(nodes: list[str]) -> TrialChanges:
+    """The trial that drains ``nodes`` in one step."""
     return TrialChanges((TrialStep(f"drain {', '.join(nodes)}", tuple(DrainOp(node) for node in nodes)),))
 
 
-def _drain_ok(scenario: Scenario, baseline: Trial, drained: Trial) -> tuple[bool, list[str]]:
+def drain_ok(scenario: Scenario, baseline: Trial, drained: Trial) -> tuple[bool, list[str]]:
+    """Whether the drain trial leaves the scenario whole (no eviction blocked, no pod newly left
+    pending, no pod without a controller evicted) and, when not, each reason."""
     step = drained.outcome.step(1)
     reasons = [f"eviction of {b.pod} blocked by budget {b.budget}" for b in step.blocked]
     before = {pod for pod, node in baseline.outcome.final.items() if node is None}
@@ -732,10 +779,15 @@ def fragmentation_of(base: TrialBase,
     and the stranded remainders — free on a node that has less of another resource than the
     smallest request of it among the placed pods (so no such pod fits there)."""
     runner = TrialRunner(base, trial, progress)
-    baseline = runner.run("the scenario's own run", TrialChanges())
-    nodes = [node for node in baseline.outcome.nodes if not node.unschedulable]
-    smallest = {r: _smallest_request(baseline.outcome.nodes, r) for r in FRAGMENTATION_RESOURCES}
-    return FragmentationAnswer([_resource(r, nodes, smallest) for r in FRAGMENTATION_RESOURCES], runner.count)
+    baseline = runner.run(BASELINE_LABEL, TrialChanges())
+    return fragmentation_answer(baseline.outcome, runner.count)
+
+
+def fragmentation_answer(baseline: TrialOutcome, trials: int) -> FragmentationAnswer:
+    """The answer read from the baseline trial's nodes (schedulable ones only)."""
+    nodes = [node for node in baseline.nodes if not node.unschedulable]
+    smallest = {r: _smallest_request(baseline.nodes, r) for r in FRAGMENTATION_RESOURCES}
+    return FragmentationAnswer([_resource(r, nodes, smallest) for r in FRAGMENTATION_RESOURCES], trials)
 
 
 def _smallest_request(nodes: list[NodeAtEnd], resource: str) -> int:

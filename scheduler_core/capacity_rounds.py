@@ -25,12 +25,11 @@ from dataclasses import dataclass
 from typing import Callable, Generator, Optional, Sequence
 
 from scheduler_core.capacity import (
+    BASELINE_LABEL,
     REMOVAL_ORDER,
     CapacityAnswer,
     CapacityError,
     DrainVerdict,
-    FitAnswer,
-    FragmentationAnswer,
     NodesAnswer,
     RemovableAnswer,
     TemplateAnswer,
@@ -38,23 +37,20 @@ from scheduler_core.capacity import (
     TrialBase,
     TrialChanges,
     TrialOutcome,
-    TrialStep,
-    Unplaceable,
-    _copies_maker,
-    _drain_ok,
-    _drains,
-    _fit_answer,
-    _free_pod_slots,
-    _reason_on,
-    _resource,
-    _share,
-    _smallest_request,
-    FRAGMENTATION_RESOURCES,
+    added_nodes,
+    added_nodes_label,
+    check_templates,
+    copies_maker,
+    drain_changes,
+    drain_ok,
+    fit_answer,
+    fragmentation_answer,
+    free_pod_slots,
+    removal_order,
     run_trial,
+    still_pending,
+    template_answer,
 )
-from scheduler_core.model import AddNodesOp
-
-BASELINE_LABEL = "the scenario's own run"
 
 
 @dataclass(frozen=True)
@@ -109,9 +105,9 @@ def fit_search(base: TrialBase, workload: Optional[str] = None, pod: Optional[st
     """``capacity.how_many_fit`` in rounds: the probe sequence 1, 2, 4, … (then the bound) taken
     ``width`` at a time; the first count that does not fit closes the bracket, as one at a time."""
     rounds = _Rounds(base)
-    make, target = _copies_maker(base.scenario, workload, pod)
+    make, target = copies_maker(base.scenario, workload, pod)
     (baseline,) = yield from rounds.ask([Proposal(BASELINE_LABEL, TrialChanges())], 2)
-    bound = _free_pod_slots(base.scenario, baseline.outcome) if max_count is None else max_count
+    bound = free_pod_slots(base.scenario, baseline.outcome) if max_count is None else max_count
     trials: dict[int, Trial] = {0: baseline}
     tried: dict[int, bool] = {}
 
@@ -145,7 +141,7 @@ def fit_search(base: TrialBase, workload: Optional[str] = None, pod: Optional[st
         hi = lo + 1
         yield from run([hi], rounds.count + 1)
         if fits(hi):
-            return _fit_answer(target, hi, False, bound, trials, tried, rounds.count, None)
+            return fit_answer(target, hi, False, bound, trials, tried, rounds.count, None)
     while hi - lo > 1:
         counts = _spread(lo, hi, width)
         yield from run(counts, rounds.count + len(counts) * max(1, _log2(hi - lo) // _log2(width + 1)))
@@ -157,7 +153,7 @@ def fit_search(base: TrialBase, workload: Optional[str] = None, pod: Optional[st
                 break
         for passed in [n for n in trials if n not in (0, lo, hi)]:  # only the baseline and the bracket are read later
             del trials[passed]
-    return _fit_answer(target, lo, True, bound, trials, tried, rounds.count, trials[hi])
+    return fit_answer(target, lo, True, bound, trials, tried, rounds.count, trials[hi])
 
 
 # ---------------------------------------------------------------------- 2. how many nodes are needed
@@ -165,13 +161,10 @@ def fit_search(base: TrialBase, workload: Optional[str] = None, pod: Optional[st
 
 def nodes_search(base: TrialBase, likes: Sequence[str], max_count: Optional[int] = None, width: int = 1) -> Search:
     """``capacity.nodes_needed`` in rounds: every template's search advances in the same rounds."""
-    names = {node.name for node in base.scenario.nodes}
-    for like in likes:
-        if like not in names:
-            raise CapacityError(f"no node {like} in the scenario")
+    check_templates(base.scenario, likes)
     rounds = _Rounds(base)
     (baseline,) = yield from rounds.ask([Proposal(BASELINE_LABEL, TrialChanges())], 1 + 5 * len(likes))
-    pending = sorted(pod for pod, node in baseline.outcome.final.items() if node is None)
+    pending = sorted(still_pending(baseline))
     if not pending:
         return NodesAnswer(pending, [], rounds.count)
     searches = [_template_search(baseline, like, pending, max_count, width) for like in likes]
@@ -211,15 +204,13 @@ def _next(search: TemplateSearch, outcomes: list[TrialOutcome], answers: list, i
 
 def _template_search(baseline: Trial, like: str, pending: list[str], max_count: Optional[int],
                      width: int) -> TemplateSearch:
-    """One template's search (``capacity._template_answer`` in rounds); its rounds' estimates are
+    """One template's search (``capacity.nodes_needed``'s, in rounds); its rounds' estimates are
     the trials it still expects, the caller adds them up."""
     rounds = _Rounds(baseline.base)
-    prefix = f"capacity-{like}-"
     trials: dict[int, Trial] = {0: baseline}
 
     def proposal(count: int) -> Proposal:
-        return Proposal(f"{count} node(s) like {like}", TrialChanges((TrialStep(
-            f"add {count} node(s) like {like}", (AddNodesOp(like, count, prefix),)),)))
+        return Proposal(added_nodes_label(like, count), added_nodes(like, count))
 
     def run(counts: list[int], estimate: int) -> Outcomes:
         counts = [n for n in counts if n not in trials]
@@ -228,7 +219,7 @@ def _template_search(baseline: Trial, like: str, pending: list[str], max_count: 
         return []
 
     def left(count: int) -> list[str]:
-        return [pod for pod, node in trials[count].outcome.final.items() if node is None]
+        return still_pending(trials[count])
 
     most = len(pending) if max_count is None else max(1, max_count)
     yield from run([most], 1 + _log2(most))
@@ -260,14 +251,7 @@ def _template_search(baseline: Trial, like: str, pending: list[str], max_count: 
         lo, found = decide(counts, lo)
         hi = found if found is not None else hi
     kept = {n: t for n, t in trials.items() if n not in extra}
-    fitting = kept[hi]
-    added = [f"{prefix}{n}" for n in range(1, hi + 1)]
-    per_node = {node: sorted(pod for pod, at in fitting.outcome.final.items() if at == node and pod in pending)
-                for node in added}
-    unplaceable = [Unplaceable(pod, _reason_on(kept[most].outcome, pod, f"{prefix}1")) for pod in never]
-    tried = {n: len(left(n)) for n in sorted(kept)}
-    return TemplateAnswer(like, hi, per_node, unplaceable, tried, kept[lo] if hi > 0 else None, fitting, most,
-                          most >= len(pending))
+    return template_answer(like, kept, lo, hi, most, pending, never)
 
 
 # ---------------------------------------------------------------------- 3. which nodes can go
@@ -284,23 +268,23 @@ def removable_search(base: TrialBase, max_count: Optional[int] = None, nodes: Op
         if name not in known:
             raise CapacityError(f"no node {name} in the scenario")
     (baseline,) = yield from rounds.ask([Proposal(BASELINE_LABEL, TrialChanges())], 1 + 2 * len(known))
-    order = sorted(baseline.outcome.nodes, key=lambda node: (_share(node), node.name))
+    order = removal_order(baseline.outcome)
     if nodes:
         order = [node for node in order if node.name in set(nodes)]
     if max_count is not None:
         order = order[:max_count]
-    done = yield from rounds.ask([Proposal(f"drain {node.name}", _drains([node.name])) for node in order],
+    done = yield from rounds.ask([Proposal(f"drain {node.name}", drain_changes([node.name])) for node in order],
                                  1 + 2 * len(order))
     drains = {node.name: trial for node, trial in zip(order, done)}
-    verdicts = [DrainVerdict(node.name, *_drain_ok(base.scenario, baseline, drains[node.name])) for node in order]
+    verdicts = [DrainVerdict(node.name, *drain_ok(base.scenario, baseline, drains[node.name])) for node in order]
     removable = [v.node for v in verdicts if v.removable]
     together: list[str] = removable[:1]
     together_trial: Optional[Trial] = drains[removable[0]] if removable else None
     for position, node in enumerate(removable[1:], start=1):
         chosen = together + [node]
-        (attempt,) = yield from rounds.ask([Proposal(f"drain {', '.join(chosen)}", _drains(chosen))],
+        (attempt,) = yield from rounds.ask([Proposal(f"drain {', '.join(chosen)}", drain_changes(chosen))],
                                            rounds.count + len(removable) - position)
-        if _drain_ok(base.scenario, baseline, attempt)[0]:
+        if drain_ok(base.scenario, baseline, attempt)[0]:
             together, together_trial = chosen, attempt
     return RemovableAnswer(REMOVAL_ORDER, verdicts, together, rounds.count, together_trial, drains)
 
@@ -312,9 +296,7 @@ def fragmentation_search(base: TrialBase) -> Search:
     """``capacity.fragmentation_of`` in rounds: the baseline is its one trial."""
     rounds = _Rounds(base)
     (baseline,) = yield from rounds.ask([Proposal(BASELINE_LABEL, TrialChanges())], 1)
-    nodes = [node for node in baseline.outcome.nodes if not node.unschedulable]
-    smallest = {r: _smallest_request(baseline.outcome.nodes, r) for r in FRAGMENTATION_RESOURCES}
-    return FragmentationAnswer([_resource(r, nodes, smallest) for r in FRAGMENTATION_RESOURCES], rounds.count)
+    return fragmentation_answer(baseline.outcome, rounds.count)
 
 
 # ---------------------------------------------------------------------- questions and the local driver
@@ -341,7 +323,7 @@ def search_for(base: TrialBase, question: Question, width: int = 1) -> Search:
     if question.kind == "fit":
         if question.workload is None and question.pod is None:
             raise CapacityError("name a workload (NS/NAME) or a pod (NS/NAME)")
-        _copies_maker(base.scenario, question.workload, question.pod)  # refuses a missing target before any trial
+        copies_maker(base.scenario, question.workload, question.pod)  # refuses a missing target before any trial
         return fit_search(base, question.workload, question.pod, question.max_count, width)
     if question.kind == "nodes":
         if not question.likes:

@@ -513,7 +513,7 @@ class WrittenJSON:
 
 
 @dataclass(slots=True)
-class FilterVerdicts:
+class StoredFilterVerdicts:
     """A Filter plugin's verdicts read back from the stream (``FilterPluginResult``'s wire form).
 
     The live result holds every evaluated node with a compact status index; the wire form keeps only
@@ -551,9 +551,9 @@ def _pre_filter(p: dict) -> Union[PreFilterPluginResult, PreFilterSummary]:
     return PreFilterPluginResult(p["status"], p["nodeNames"], p["state"], picture)
 
 
-def _filter(p: dict) -> Union[FilterVerdicts, FilterSummary]:
+def _filter(p: dict) -> Union[StoredFilterVerdicts, FilterSummary]:
     if "statuses" in p:
-        return FilterVerdicts(p["statuses"], p["evaluated"], p.get("pictures", {}))
+        return StoredFilterVerdicts(p["statuses"], p["evaluated"], p.get("pictures", {}))
     return FilterSummary(p["evaluated"], p["feasibleNodes"], p["numFeasibleNodesToFind"], p["startIndex"],
                          p.get("nominatedNodeOnly", False), p.get("batchHint", False))
 
@@ -594,8 +594,8 @@ def _binding(p: dict) -> BindingStep:
     return BindingStep(p["status"], p["nodeName"], p.get("state"))
 
 
-# What a payload reads back as: its own type, but FilterVerdicts for a Filter plugin's result.
-ReadPayload = Union[Payload, FilterVerdicts]
+# What a payload reads back as: its own type, but StoredFilterVerdicts for a Filter plugin's result.
+ReadPayload = Union[Payload, StoredFilterVerdicts]
 
 # One reader per kind of event: the payload's wire form back to its type.
 _READERS: dict[ExtensionPoint, Callable[[dict], ReadPayload]] = {
@@ -628,8 +628,8 @@ _READERS: dict[ExtensionPoint, Callable[[dict], ReadPayload]] = {
 
 def event_from_json(data: dict) -> Event:
     """The event ``Event.to_json()`` wrote, typed again (``event_from_json(e.to_json()).to_json() ==
-    e.to_json()``). A Filter plugin's result comes back as ``FilterVerdicts``, a PreFilter picture as
-    ``WrittenJSON``: what their wire form keeps. Raises ``UnknownEventKind`` for a kind this release
+    e.to_json()``). A Filter plugin's result comes back as ``StoredFilterVerdicts``, a PreFilter picture
+    as ``WrittenJSON``: what their wire form keeps. Raises ``UnknownEventKind`` for a kind this release
     does not write, and KeyError for a payload that lacks a field its kind always has."""
     try:
         point = ExtensionPoint(data["extensionPoint"])
@@ -637,7 +637,8 @@ def event_from_json(data: dict) -> Event:
         raise UnknownEventKind(f"unknown event kind {data['extensionPoint']!r} (cycle {data.get('cycle')}, "
                                f"pod {data.get('pod')!r}); this release writes "
                                f"{', '.join(p.value for p in ExtensionPoint)}") from None
-    payload: Any = _READERS[point](data["payload"])  # Event.payload is what the engine emits; reading adds FilterVerdicts
+    # Event.payload is what the engine emits; reading adds StoredFilterVerdicts
+    payload: Any = _READERS[point](data["payload"])
     return Event(data["cycle"], data["pod"], point, data.get("plugin"), payload)
 
 

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping, Optional, Sequence, Union, cast
 
 from scheduler_core.events import (
-    CycleEnd, CycleStart, Event, ExtensionPoint, FilterPluginResult, FilterSummary, FilterVerdicts, NormalizeResult,
-    Payload, PreFilterPluginResult, PreFilterSummary, TotalResult, read_events,
+    CycleEnd, CycleStart, Event, ExtensionPoint, FilterPluginResult, FilterSummary, NormalizeResult, Payload,
+    PreFilterPluginResult, PreFilterSummary, StoredFilterVerdicts, TotalResult, read_events,
 )
 from scheduler_core.framework.diagnosis import pre_filter_absent_reason
 from scheduler_core.framework.filter_facts import CycleDetails, NodeDetail
@@ -253,7 +253,7 @@ class CycleExplanation:
 # ---------------------------------------------------------------------------- reading the events
 
 
-FilterResult = Union[FilterPluginResult, FilterVerdicts]  # live, or read back
+FilterResult = Union[FilterPluginResult, StoredFilterVerdicts]  # live, or read back
 
 
 class _Cycle:

@@ -125,8 +125,19 @@ class Bound:
     node_name: str
 
 
+class Unbound:
+    """An ending that leaves the pod without a node: its ``node_name`` is None (``Bound``'s is the node),
+    so a caller reads any ending's node alike."""
+
+    __slots__ = ()
+
+    @property
+    def node_name(self) -> None:
+        return None
+
+
 @dataclass(frozen=True, slots=True)
-class FitError:
+class FitError(Unbound):
     """Unschedulable: the FailedScheduling message and Diagnosis.UnschedulablePlugins.
     ``nominating`` is None for ModeNoop (the nomination stays as it is); ``after_host_selection``:
     a Reserve or Permit plugin rejected the chosen node (a FitError over that one node)."""
@@ -137,38 +148,23 @@ class FitError:
     preemption: Optional[PreemptionOutcome] = None
     after_host_selection: bool = False
 
-    @property
-    def node_name(self) -> None:
-        """No node: the pod is not bound."""
-        return None
-
 
 @dataclass(frozen=True, slots=True)
-class SchedulingError:
+class SchedulingError(Unbound):
     """The cycle stopped on an error (the pod goes back with back-off, its nomination cleared)."""
 
     message: str
     after_host_selection: bool = False  # in Score or at Reserve / Permit
 
-    @property
-    def node_name(self) -> None:
-        """No node: the pod is not bound."""
-        return None
-
 
 @dataclass(frozen=True, slots=True)
-class BindingFailed:
+class BindingFailed(Unbound):
     """PreBind or Bind failed in the binding cycle (after the queue's Done): the node it was
     binding to, the error, and whether a plugin rejected rather than erred."""
 
     node: str
     message: str
     rejected: bool
-
-    @property
-    def node_name(self) -> None:
-        """No node: the pod is not bound."""
-        return None
 
 
 CycleEnding = Union[Bound, FitError, SchedulingError, BindingFailed]

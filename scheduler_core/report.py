@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Iterable, Optional
 
 from scheduler_core.events import (
-    CycleEnd, CycleStart, Event, FilterPluginResult, FilterSummary, FilterVerdicts, NormalizeResult, PostFilterOutcome,
-    PreFilterPluginResult, PreScorePluginResult, TotalResult,
+    CycleEnd, CycleStart, Event, FilterPluginResult, FilterSummary, NormalizeResult, PostFilterOutcome,
+    PreFilterPluginResult, PreScorePluginResult, StoredFilterVerdicts, TotalResult,
 )
 from scheduler_core.framework.filter_facts import CycleDetails
 from scheduler_core.model import Scenario
@@ -55,7 +55,7 @@ def _line(event: Event, details: Optional[CycleDetails] = None, tie_break: str =
     if isinstance(p, PreFilterPluginResult) and event.plugin:
         narrowed = f" -> nodes {_cut(p.node_names)}" if p.node_names is not None else ""
         return [f"  PreFilter  {who}: {_status_text(p.status) if p.status else 'Success'}{narrowed}"]
-    if isinstance(p, (FilterPluginResult, FilterVerdicts)) and event.plugin:
+    if isinstance(p, (FilterPluginResult, StoredFilterVerdicts)) and event.plugin:
         return _filter_lines(who, p.statuses, p.evaluated, details)
     if isinstance(p, FilterSummary):
         lines = [f"  feasible:  {_cut(p.feasible_nodes) or '(none)'}"]

@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable, Optional, Union
 
 from scheduler_core.events import (
-    CycleEnd, Event, ExtensionPoint, FilterPluginResult, FilterSummary, FilterVerdicts, NormalizeResult,
-    PostFilterOutcome, PostFilterSummary, PreFilterPluginResult, PreFilterSummary, PreScorePluginResult, ScoreResult,
+    CycleEnd, Event, ExtensionPoint, FilterPluginResult, FilterSummary, NormalizeResult, PostFilterOutcome,
+    PostFilterSummary, PreFilterPluginResult, PreFilterSummary, PreScorePluginResult, ScoreResult, StoredFilterVerdicts,
     TotalResult, event_from_json,
 )
 from scheduler_core.names import DEFAULT_PREEMPTION, INTER_POD_AFFINITY, POD_TOPOLOGY_SPREAD
@@ -66,7 +66,7 @@ def _pre_filter(cycle: dict, extras: dict, plugin: Optional[str],
 
 
 def _filter(cycle: dict, extras: dict, plugin: Optional[str],
-            payload: Union[FilterPluginResult, FilterVerdicts, FilterSummary]) -> None:
+            payload: Union[FilterPluginResult, StoredFilterVerdicts, FilterSummary]) -> None:
     if isinstance(payload, FilterSummary):
         cycle["feasibleNodes"] = list(payload.feasible_nodes)
         return

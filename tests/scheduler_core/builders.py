@@ -310,6 +310,32 @@ def scenario_text(*documents: str) -> str:
     return "---\n".join(documents)
 
 
+def gpu_devices_text(node: str = "n1", devices: int = 2, template: str = "one-gpu") -> str:
+    """DRA documents for one node's GPUs: DeviceClass ``gpu`` (driver gpu.example.com), the node's
+    ResourceSlice with ``devices`` devices gpu-0.. in one pool, and a ResourceClaimTemplate
+    ``template`` asking one device of that class."""
+    names = ", ".join(f"{{name: gpu-{index}}}" for index in range(devices))
+    return f"""apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {{name: gpu}}
+spec: {{selectors: [{{cel: {{expression: 'device.driver == "gpu.example.com"'}}}}]}}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {{name: {node}-gpu}}
+spec:
+  driver: gpu.example.com
+  nodeName: {node}
+  pool: {{name: {node}, generation: 1, resourceSliceCount: 1}}
+  devices: [{names}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {{name: {template}, namespace: default}}
+spec: {{spec: {{devices: {{requests: [{{name: gpu, exactly: {{deviceClassName: gpu}}}}]}}}}}}
+"""
+
+
 def cluster_state(nodes=(), pods=(), workloads=()):
     """A ClusterState for the controllers' unit tests (the run's clock at 0)."""
     return ClusterState(list(nodes), list(pods), list(workloads), {}, datetime(2026, 1, 1, tzinfo=timezone.utc))

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from scheduler_core import load_scenario, simulate
 from scheduler_core.events import (
-    BindingStep, ClusterChanged, ClusterChangeKind, Event, ExtensionPoint, FilterPluginResult, FilterVerdicts, PreFilterPluginResult,
-    UnknownEventKind, WrittenJSON, event_from_json, read_events,
+    BindingStep, ClusterChanged, ClusterChangeKind, Event, ExtensionPoint, FilterPluginResult, PreFilterPluginResult,
+    StoredFilterVerdicts, UnknownEventKind, WrittenJSON, event_from_json, read_events,
 )
 from scheduler_core.framework.status import Status
 from scheduler_core.loop import run_to_the_end
@@ -24,7 +24,7 @@ TRACE_CASES = sorted((SHARED / "conformance" / "public").glob("*.yaml"))
 TIMELINE_CASES = sorted((SHARED / "conformance-timeline" / "public").glob("*.yaml")) + \
     sorted((SHARED / "conformance-timeline-dra" / "public").glob("*.yaml"))
 # What the wire form keeps of a payload whose live form holds more (arrays, plugin types).
-READ_AS = {FilterPluginResult: FilterVerdicts}
+READ_AS = {FilterPluginResult: StoredFilterVerdicts}
 
 
 def _assert_round_trip(events: list[Event]) -> set[ExtensionPoint]:

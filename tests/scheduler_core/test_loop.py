@@ -8,7 +8,7 @@ from scheduler_core import load_scenario
 from scheduler_core.events import ClusterChanged, ClusterChangeKind, ExtensionPoint
 from scheduler_core.loop import run_to_the_end
 from scheduler_core.timeline import timeline_summary
-from tests.scheduler_core.builders import fill_one_node_each, no_default_spreading
+from tests.scheduler_core.builders import fill_one_node_each, gpu_devices_text, no_default_spreading, scenario_text
 
 # A WaitForFirstConsumer claim on a node without a kubernetes.io/hostname label: the stand-in
 # provisions a volume pinned to that label, so VolumeBinding's PreBind writes, then fails.
@@ -162,31 +162,12 @@ spec:
 # A pod using a claim from a template, and a cpu-only pod of higher priority that must preempt the
 # device holder on the only node: the stand-in resourceclaim controller (spec/TIMELINE.md) makes the
 # claim, and releases the victim's claim 100 ms after the stand-in kubelet removed it.
-DRA_RUN = """\
+DRA_RUN = scenario_text("""\
 apiVersion: v1
 kind: Node
 metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
 status: {allocatable: {cpu: '2', memory: 8Gi, pods: '110'}}
----
-apiVersion: resource.k8s.io/v1
-kind: DeviceClass
-metadata: {name: gpu}
-spec: {selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]}
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceSlice
-metadata: {name: n1-gpu}
-spec:
-  driver: gpu.example.com
-  nodeName: n1
-  pool: {name: n1, generation: 1, resourceSliceCount: 1}
-  devices: [{name: gpu-0}]
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {name: one, namespace: default}
-spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}}
----
+""", gpu_devices_text(devices=1, template="one"), """\
 apiVersion: resource.k8s.io/v1
 kind: ResourceClaim
 metadata:
@@ -223,7 +204,7 @@ spec:
   priority: 10
   containers: [{name: c, image: x, resources: {requests: {cpu: '1'}, claims: [{name: gpu}]}}]
   resourceClaims: [{name: gpu, resourceClaimTemplateName: one}]
-"""
+""")
 
 
 def test_a_pod_with_a_template_claim_waits_at_pre_enqueue_until_its_claim_is_named():

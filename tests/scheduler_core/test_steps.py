@@ -15,6 +15,7 @@ from scheduler_core.timeline import timeline_summary
 from tests.scheduler_core.builders import (
     budget_text,
     changes_text,
+    gpu_devices_text,
     node_text,
     pod_text,
     scenario_text,
@@ -337,27 +338,6 @@ def test_it_replaces_a_preemption_victim_of_a_replica_set_as_soon_as_it_terminat
 
 # ---------------------------------------------------------------------------- claims of controller-made pods
 
-GPU_CLUSTER = """\
-apiVersion: resource.k8s.io/v1
-kind: DeviceClass
-metadata: {name: gpu}
-spec: {selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]}
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceSlice
-metadata: {name: n1-gpu}
-spec:
-  driver: gpu.example.com
-  nodeName: n1
-  pool: {name: n1, generation: 1, resourceSliceCount: 1}
-  devices: [{name: gpu-0}, {name: gpu-1}]
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {name: one-gpu, namespace: default}
-spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}}
-"""
-
 GPU_POD_SPEC = "      resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]\n"
 
 
@@ -371,7 +351,7 @@ def test_pods_a_deployment_scale_up_creates_get_claims_from_templates_and_releas
     from scheduler_core.resourceclaim_controller import generated_claim_name
 
     deployment = workload_text("Deployment", "train", replicas=1, cpu="1", pod_spec=GPU_POD_SPEC)
-    text = scenario_text(node_text("n1", cpu="8"), GPU_CLUSTER, deployment,
+    text = scenario_text(node_text("n1", cpu="8"), gpu_devices_text(), deployment,
                          changes_text(["scale: {kind: Deployment, name: train, replicas: 3}"],
                                       ["scale: {kind: Deployment, name: train, replicas: 1}"]))
     loop, events, timeline = run(text)

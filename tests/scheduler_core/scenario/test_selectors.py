@@ -65,70 +65,9 @@ def test_it_reads_pod_affinity_and_anti_affinity_terms():
     assert found.node_affinity is None
 
 
-@pytest.mark.parametrize(("body", "path", "message", "at"), [
-    pytest.param("""  nodeAffinity:
-    requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: []}
-""", "nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms",
-        "Required value: must have at least one node selector term", "nodeSelectorTerms",
-        id="a required node affinity needs a term"),
-    pytest.param("""  nodeAffinity:
-    requiredDuringSchedulingIgnoredDuringExecution:
-      nodeSelectorTerms: [{matchExpressions: [{key: zone, operator: In}]}]
-""", "nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values",
-        "Required value: must be specified when `operator` is 'In' or 'NotIn'", "operator: In", id="In needs values"),
-    pytest.param("""  nodeAffinity:
-    requiredDuringSchedulingIgnoredDuringExecution:
-      nodeSelectorTerms: [{matchExpressions: [{key: cores, operator: Gt, values: ['1', '2']}]}]
-""", "nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values",
-        "Required value: must be specified single value when `operator` is 'Lt' or 'Gt'", "operator: Gt",
-        id="Gt takes one value"),
-    pytest.param("""  nodeAffinity:
-    requiredDuringSchedulingIgnoredDuringExecution:
-      nodeSelectorTerms: [{matchFields: [{key: metadata.uid, operator: In, values: [x]}]}]
-""", "nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchFields[0].key",
-        'invalid value "metadata.uid": not a valid field selector key', "matchFields",
-        id="matchFields reads metadata.name only"),
-    pytest.param("""  nodeAffinity:
-    preferredDuringSchedulingIgnoredDuringExecution:
-    - {preference: {matchExpressions: [{key: disk, operator: Exists}]}}
-""", "nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight",
-        "invalid value 0: must be in the range 1-100", "preference:", id="a preferred term needs a weight"),
-    pytest.param("""  podAffinity:
-    requiredDuringSchedulingIgnoredDuringExecution:
-    - {labelSelector: {matchLabels: {app: db}}}
-""", "podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey",
-        "Required value: can not be empty", "labelSelector", id="a pod affinity term needs a topology key"),
-    pytest.param("""  podAffinity:
-    requiredDuringSchedulingIgnoredDuringExecution:
-    - {topologyKey: zone, labelSelector: {}, matchLabelKeys: [v], mismatchLabelKeys: [v]}
-""", "podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].matchLabelKeys[0]",
-        'invalid value "v": exists in both matchLabelKeys and mismatchLabelKeys', "topologyKey: zone",
-        id="a key cannot both match and mismatch"),
-    pytest.param("""  podAffinity:
-    requiredDuringSchedulingIgnoredDuringExecution:
-    - {topologyKey: zone, labelSelector: {matchExpressions: [{key: app, operator: Exists, values: [x]}]}}
-""", "podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchExpressions[0].values",
-        "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'", "topologyKey: zone",
-        id="Exists takes no values"),
-])
-def test_an_invalid_selector_is_refused_at_its_field(body, path, message, at):
-    found, text = refused(body)
-    assert found == [(f"{AFFINITY}.{path}", message, line_of(text, at))]
-
-
-def test_an_unknown_operator_is_refused_as_no_selector_operator():
-    """ValidateLabelSelectorRequirement's default case (Gt is a node selector operator only)."""
-    found, text = refused("""  podAffinity:
-    requiredDuringSchedulingIgnoredDuringExecution:
-    - {topologyKey: zone, labelSelector: {matchExpressions: [{key: app, operator: Gt, values: ['1']}]}}
-""")
-    [(path, message, line)] = found
-    assert path == f"{AFFINITY}.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchExpressions[0].operator"
-    assert message == 'invalid value "Gt": not a valid selector operator' and line == line_of(text, "topologyKey")
-
-
 REQUIRED_NODE = "nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]"
 PREFERRED_NODE = "nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]"
+REQUIRED_POD = "podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]"
 
 
 def required_term(term: str) -> str:
@@ -145,6 +84,78 @@ def preferred_term(term: str, weight: str = "weight: 10") -> str:
     - {weight}
       preference: {term}
 """
+
+
+def required_pod_term(term: str, kind: str = "podAffinity") -> str:
+    """A required (anti-)affinity term written in flow style on one line."""
+    return f"""  {kind}:
+    requiredDuringSchedulingIgnoredDuringExecution:
+    - {term}
+"""
+
+
+@pytest.mark.parametrize(("body", "path", "message", "at"), [
+    pytest.param("""  nodeAffinity:
+    requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: []}
+""", "nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms",
+        "Required value: must have at least one node selector term", "nodeSelectorTerms",
+        id="a required node affinity needs a term"),
+    pytest.param(required_term("matchExpressions: [{key: zone, operator: In}]"),
+                 f"{REQUIRED_NODE}.matchExpressions[0].values",
+                 "Required value: must be specified when `operator` is 'In' or 'NotIn'", "operator: In",
+                 id="In needs values"),
+    pytest.param(required_term("matchExpressions: [{key: cores, operator: Gt, values: ['1', '2']}]"),
+                 f"{REQUIRED_NODE}.matchExpressions[0].values",
+                 "Required value: must be specified single value when `operator` is 'Lt' or 'Gt'", "operator: Gt",
+                 id="Gt takes one value"),
+    pytest.param(required_term("matchFields: [{key: metadata.uid, operator: In, values: [x]}]"),
+                 f"{REQUIRED_NODE}.matchFields[0].key", 'invalid value "metadata.uid": not a valid field selector key',
+                 "matchFields", id="matchFields reads metadata.name only"),
+    pytest.param("""  nodeAffinity:
+    preferredDuringSchedulingIgnoredDuringExecution:
+    - {preference: {matchExpressions: [{key: disk, operator: Exists}]}}
+""", f"{PREFERRED_NODE}.weight", "invalid value 0: must be in the range 1-100", "preference:",
+        id="a preferred term needs a weight"),
+    pytest.param(required_pod_term("{labelSelector: {matchLabels: {app: db}}}"), f"{REQUIRED_POD}.topologyKey",
+                 "Required value: can not be empty", "labelSelector", id="a pod affinity term needs a topology key"),
+    pytest.param(required_pod_term("{topologyKey: zone, labelSelector: {}, matchLabelKeys: [v], mismatchLabelKeys: [v]}"),
+                 f"{REQUIRED_POD}.matchLabelKeys[0]",
+                 'invalid value "v": exists in both matchLabelKeys and mismatchLabelKeys', "topologyKey: zone",
+                 id="a key cannot both match and mismatch"),
+    pytest.param(required_pod_term("{topologyKey: zone, labelSelector: "
+                                   "{matchExpressions: [{key: app, operator: Exists, values: [x]}]}}"),
+                 f"{REQUIRED_POD}.labelSelector.matchExpressions[0].values",
+                 "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'", "topologyKey: zone",
+                 id="Exists takes no values"),
+    # ValidateLabelSelectorRequirement's default case (Gt is a node selector operator only).
+    pytest.param(required_pod_term("{topologyKey: zone, labelSelector: "
+                                   "{matchExpressions: [{key: app, operator: Gt, values: ['1']}]}}"),
+                 f"{REQUIRED_POD}.labelSelector.matchExpressions[0].operator",
+                 'invalid value "Gt": not a valid selector operator', "topologyKey",
+                 id="an unknown operator is refused as no selector operator"),
+    # validateLabelKeys reads the list once; so does the loader, even when matchLabelKeys is no list.
+    pytest.param(required_pod_term("{topologyKey: zone, labelSelector: {}, matchLabelKeys: version, "
+                                   "mismatchLabelKeys: [version]}"),
+                 f"{REQUIRED_POD}.matchLabelKeys", 'expected a list, got a string ("version")', "topologyKey",
+                 id="label keys that are no list are reported once"),
+    # ValidateMatchLabelKeysAndMismatchLabelKeys step 2: ``version`` is in matchLabels and in an
+    # expression, which the release refuses whatever the pod's labels (the merge only adds).
+    pytest.param("""  podAffinity:
+    requiredDuringSchedulingIgnoredDuringExecution:
+    - topologyKey: zone
+      labelSelector:
+        matchLabels: {version: v1}
+        matchExpressions: [{key: version, operator: In, values: [v1]}]
+      matchLabelKeys:
+      - team
+      - version
+""", f"{REQUIRED_POD}.matchLabelKeys[1]", 'invalid value "version": exists in both matchLabelKeys and labelSelector',
+        "- version", id="a match label key the selector names twice is refused"),
+])
+def test_an_invalid_selector_is_refused_at_its_field(body, path, message, at):
+    """Exactly one error, at its field's path and line, worded as the release words it."""
+    found, text = refused(body)
+    assert found == [(f"{AFFINITY}.{path}", message, line_of(text, at))]
 
 
 @pytest.mark.parametrize(("body", "path", "message", "at"), [
@@ -174,12 +185,10 @@ def preferred_term(term: str, weight: str = "weight: 10") -> str:
     pytest.param(preferred_term("{matchExpressions: [{key: disk, operator: Exists}]}", "weight: 101"),
                  f"{PREFERRED_NODE}.weight", "invalid value 101: must be in the range 1-100", "weight: 101",
                  id="a preferred node term weighs at most 100"),
-    pytest.param("""  podAntiAffinity:
-    requiredDuringSchedulingIgnoredDuringExecution:
-    - {topologyKey: zone, matchLabelKeys: [version]}
-""", "podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].matchLabelKeys",
-        "Forbidden: must not be specified when labelSelector is not set", "topologyKey: zone",
-        id="matchLabelKeys without a labelSelector"),
+    pytest.param(required_pod_term("{topologyKey: zone, matchLabelKeys: [version]}", kind="podAntiAffinity"),
+                 "podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].matchLabelKeys",
+                 "Forbidden: must not be specified when labelSelector is not set", "topologyKey: zone",
+                 id="matchLabelKeys without a labelSelector"),
     pytest.param("""  podAffinity:
     requiredDuringSchedulingIgnoredDuringExecution:
     - topologyKey: zone
@@ -228,34 +237,6 @@ def test_what_the_release_accepts_in_node_selectors_and_affinity_loads():
     assert [p.weight for p in found.node_affinity.preferred] == [1, 100]
     [term] = found.pod_affinity.preferred
     assert (term.term.match_label_keys, term.term.mismatch_label_keys) == (("version",), ("team",))
-
-
-def test_label_keys_that_are_no_list_are_reported_once():
-    """validateLabelKeys reads the list once; so does the loader, even when matchLabelKeys is no list."""
-    found, text = refused("""  podAffinity:
-    requiredDuringSchedulingIgnoredDuringExecution:
-    - {topologyKey: zone, labelSelector: {}, matchLabelKeys: version, mismatchLabelKeys: [version]}
-""")
-    assert found == [(f"{AFFINITY}.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].matchLabelKeys",
-                      'expected a list, got a string ("version")', line_of(text, "topologyKey"))]
-
-
-def test_a_match_label_key_the_selector_names_twice_is_refused():
-    """ValidateMatchLabelKeysAndMismatchLabelKeys step 2: ``version`` is in matchLabels and in an
-    expression, which the release refuses whatever the pod's labels (the merge only adds)."""
-    found, text = refused("""  podAffinity:
-    requiredDuringSchedulingIgnoredDuringExecution:
-    - topologyKey: zone
-      labelSelector:
-        matchLabels: {version: v1}
-        matchExpressions: [{key: version, operator: In, values: [v1]}]
-      matchLabelKeys:
-      - team
-      - version
-""")
-    assert found == [(f"{AFFINITY}.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].matchLabelKeys[1]",
-                      'invalid value "version": exists in both matchLabelKeys and labelSelector',
-                      line_of(text, "- version"))]
 
 
 def test_a_stored_pod_whose_selector_holds_its_merged_match_label_key_loads():
