@@ -25,6 +25,7 @@ from scheduler_core.framework.batch import PASS, FilterVerdicts
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.diagnosis import NO_NODES_AVAILABLE, fit_error_message
 from scheduler_core.gcfreeze import frozen_after_first
+from scheduler_core.scenario.gcpause import collector_paused
 from scheduler_core.framework.interfaces import NodeToStatus
 from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot
 from scheduler_core.framework.options import FrameworkOptions
@@ -642,7 +643,9 @@ def simulate(scenario: Scenario, *, tie_break: str = TIE_BREAK_FIRST, seed: Opti
 
     ``vectorized=False`` runs every plugin node by node: the reference the fast path is tested against.
     """
-    return frozen_after_first(Scheduler(fresh_copy(scenario), tie_break, seed, vectorized).run())
+    with collector_paused():  # the set-up builds the snapshot: nothing there for the collector
+        scheduler = Scheduler(fresh_copy(scenario), tie_break, seed, vectorized)
+    return frozen_after_first(scheduler.run())
 
 
 def fresh_copy(scenario: Scenario) -> Scenario:
