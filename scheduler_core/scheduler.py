@@ -281,12 +281,14 @@ class Cycle:
                 return filter_failure_status(plugin, verdict.palette[choice])
         return None
 
-    def _with_nominated_pods(self, positions: np.ndarray,
-                             verdicts: list[tuple[str, FilterVerdicts]]) -> list[tuple[str, FilterVerdicts]]:
+    def _with_nominated_pods(self, positions: np.ndarray, verdicts: list[tuple[str, FilterVerdicts]],
+                             num_to_find: Optional[int] = None) -> list[tuple[str, FilterVerdicts]]:
         """RunFilterPluginsWithNominatedPods' first pass: on a node where nominated pods of equal
         or higher priority wait, the pod is filtered with them added; where that fails, the node
         takes that pass's verdicts (every plugin, for the picture). Elsewhere, and where it
-        passes, the verdicts are those without them (the second pass)."""
+        passes, the verdicts are those without them (the second pass). With ``num_to_find`` (the
+        walk stops after that many feasible nodes) the numeric pass may leave out the nodes the
+        walk cannot reach."""
         table = self.snapshot.table
         infos = table.node_infos
         nominated_nodes = self.fw.nominator.nodes_with_nominated_pods()
@@ -294,7 +296,7 @@ class Cycle:
             return verdicts  # no node has a nominated pod: the first pass is the second
         checked = numeric_fit_applies(self.fw, self.state)
         if checked is not None:
-            return self._nominated_pass_on_numbers(positions, verdicts, checked)
+            return self._nominated_pass_on_numbers(positions, verdicts, checked, num_to_find)
         # Only the slots of nodes with nominated pods, in the order ``positions`` lists them.
         nominated_positions = [table.index[name] for name in nominated_nodes if name in table.index]
         slots = np.flatnonzero(np.isin(positions, np.asarray(nominated_positions, dtype=np.int64))).tolist()
@@ -306,20 +308,23 @@ class Cycle:
         return _with_verdicts(verdicts, replaced)
 
     def _nominated_pass_on_numbers(self, positions: np.ndarray, verdicts: list[tuple[str, FilterVerdicts]],
-                                   checked) -> list[tuple[str, FilterVerdicts]]:
+                                   checked, num_to_find: Optional[int]) -> list[tuple[str, FilterVerdicts]]:
         """The nominated pass when only NodeResourcesFit reads the node's pods
         (plugins/node_resources/numeric.py): the other plugins' answers are those already given,
         Fit's is judged with the nominated pods' requests added, on all those nodes at once.
         Every attempt runs it while pods wait nominated, so the nodes are found from the
-        nominator's side (a few) rather than by walking ``positions`` (thousands)."""
+        nominator's side (a few) rather than by walking ``positions`` (thousands), and only the
+        nodes the walk can reach are judged (``_reach``)."""
         table = self.snapshot.table
         slot_of = np.full(table.size, -1, dtype=np.int64)
         slot_of[positions] = np.arange(len(positions), dtype=np.int64)
+        nodes = self.fw.nominator.nodes_with_nominated_pods()
+        slots = [-1 if table.index.get(node) is None else int(slot_of[table.index[node]]) for node in nodes]
+        reach = len(positions) if num_to_find is None else \
+            _reach(verdicts, len(positions), [slot for slot in slots if slot >= 0], num_to_find)
         found: list[tuple[int, list[PodInfo]]] = []
-        for node in self.fw.nominator.nodes_with_nominated_pods():
-            position = table.index.get(node)
-            slot = -1 if position is None else int(slot_of[position])
-            if slot < 0:
+        for node, slot in zip(nodes, slots):
+            if slot < 0 or slot >= reach:
                 continue
             nominated = self.fw.nominated_pods_to_add(self.pod, node)
             if nominated:
@@ -380,7 +385,7 @@ class Cycle:
         rotated = _rotated(candidates, start % total) if total else candidates
         verdicts = [(p.name, self.fw.filter_verdicts(p, self.state, self.pod, rotated))
                     for p in self.fw.active_filter_plugins(self.state)]
-        verdicts = self._with_nominated_pods(rotated, verdicts)
+        verdicts = self._with_nominated_pods(rotated, verdicts, num_to_find)
         fits = np.ones(total, dtype=bool)
         for _, verdict in verdicts:
             fits &= ~verdict.failed
@@ -585,6 +590,20 @@ def _rotated(candidates: np.ndarray, first: int) -> np.ndarray:
     """The candidates from index ``first`` on, then those before it: np.roll by -first (a new
     array either way), without np.roll's general-axis overhead."""
     return np.concatenate((candidates[first:], candidates[:first])) if first else candidates.copy()
+
+
+def _reach(verdicts: list[tuple[str, FilterVerdicts]], count: int, nominated_slots: list[int], num_to_find: int) -> int:
+    """How far the Filter walk can go at most: the slot where it would stop if every node with
+    nominated pods failed. Those pods only add to what Fit counts, so a node failing without them
+    fails with them (the first pass can only turn a fit into a failure, never raise an Error on
+    numbers): the walk stops at or before that slot, and nominated nodes from there on are never
+    evaluated."""
+    fits = np.ones(count, dtype=bool)
+    for _, verdict in verdicts:
+        fits &= ~verdict.failed
+    fits[np.asarray(nominated_slots, dtype=np.int64)] = False
+    found = np.cumsum(fits)
+    return count if not count or found[-1] <= num_to_find else int(np.searchsorted(found, num_to_find + 1))
 
 
 def _with_nominated_fit(verdicts: list[tuple[str, FilterVerdicts]], kept: np.ndarray,

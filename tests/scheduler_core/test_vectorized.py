@@ -180,6 +180,8 @@ spec: {{priority: 10, terminationGracePeriodSeconds: 0,
     pytest.param(_preemption_basic(8, 5, extra=LOW), id="lower-priority pods filtered with the nominated ones"),
     pytest.param(_preemption_basic(6, 2, extra=HALF_NODE + LOW, node_spec=TAINT),
                  id="two nominated pods on a node, lower-priority pods, a node-only plugin rejecting"),
+    pytest.param(_preemption_basic(150, 12, extra=LOW),
+                 id="more nodes than the walk needs: nominated nodes before and after where it stops"),
 ])
 def test_preemption_runs_the_same_both_ways(text):
     scenario = load_scenario(text)
