@@ -133,9 +133,11 @@ class Composer:
         resolved = self._resolved
         doc_line = 1
         root: Any = None
-        check_event, get_event = loader.check_event, loader.get_event
-        while check_event():
-            event = get_event()
+        get_event = loader.get_event
+        while True:
+            event = get_event()  # None once the stream has ended (libyaml's parser and PyYAML's)
+            if event is None:
+                return
             kind = type(event)
             if kind is ScalarEvent:
                 line = event.start_mark.line + 1

@@ -152,3 +152,15 @@ def test_it_composes_what_pyyaml_composes_on_every_corpus_file(corpus_files):
     for path in corpus_files:
         if path.stat().st_size < 100_000:  # the conformance corpus; the bench files are big
             _same_as_pyyaml(path.read_text(encoding="utf-8"))
+
+
+def test_pyyaml_s_own_parser_composes_the_same_as_libyaml_s(monkeypatch):
+    import yaml
+
+    from scheduler_core.scenario import yamltree
+
+    with_libyaml, problems = compose(EDGES, Limits())
+    monkeypatch.setattr(yamltree, "_Loader", yaml.SafeLoader)  # the fallback without libyaml
+    pure, pure_problems = compose(EDGES, Limits())
+    assert [(d.index, d.line, d.value) for d in pure] == [(d.index, d.line, d.value) for d in with_libyaml]
+    assert pure_problems == problems and len(pure) == 1
