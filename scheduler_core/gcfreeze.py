@@ -8,8 +8,8 @@ about 1 s of CPU in all (~5% of the run). None of those objects is garbage while
 once the set-up is done they are frozen (``gc.freeze``: moved to a generation the collector never
 scans) and thawed when the stream ends; the same 400 attempts then spend about 0.1 s in full
 passes. Reference counting frees everything as usual; only cycles among the frozen objects wait
-for the thaw. (The full passes during the set-up itself are left alone: the snapshot being built
-is what they scan.)
+for the thaw. The set-up itself (the snapshot being built: every pass would scan it, none would
+find garbage) runs with the collector paused (``scenario.gcpause.collector_paused``, as loading does).
 
 The collector is one per process, and a worker or server may stream several runs at once: each
 stream freezes what is alive when its own set-up ends, and the last stream to end thaws.

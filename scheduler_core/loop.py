@@ -36,6 +36,7 @@ from scheduler_core.events import (
 )
 from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from scheduler_core.gcfreeze import frozen_after_first
+from scheduler_core.scenario.gcpause import collector_paused
 from scheduler_core.framework.options import FrameworkOptions
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.kubelet import StandInKubelet
@@ -475,4 +476,6 @@ def _pre_enqueue(framework: Framework) -> list[PreEnqueuePlugin]:
 def run_to_the_end(scenario: Scenario, *, tie_break: str = TIE_BREAK_FIRST, seed: Optional[int] = None,
                    vectorized: bool = True) -> Iterator[Event]:
     """The scheduler as it really runs, to the end: the timeline's event stream."""
-    return frozen_after_first(SchedulerLoop(scenario, tie_break=tie_break, seed=seed, vectorized=vectorized).run())
+    with collector_paused():  # the set-up builds the snapshot: nothing there for the collector
+        loop = SchedulerLoop(scenario, tie_break=tie_break, seed=seed, vectorized=vectorized)
+    return frozen_after_first(loop.run())

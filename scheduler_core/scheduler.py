@@ -25,8 +25,9 @@ from scheduler_core.framework.batch import PASS, FilterVerdicts
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.diagnosis import NO_NODES_AVAILABLE, fit_error_message
 from scheduler_core.gcfreeze import frozen_after_first
+from scheduler_core.scenario.gcpause import collector_paused
 from scheduler_core.framework.interfaces import NodeToStatus
-from scheduler_core.framework.node_info import NodeInfo, Snapshot
+from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot
 from scheduler_core.framework.options import FrameworkOptions
 from scheduler_core.framework.profile import build_profile
 from scheduler_core.framework.registry import Registry
@@ -280,23 +281,25 @@ class Cycle:
                 return filter_failure_status(plugin, verdict.palette[choice])
         return None
 
-    def _with_nominated_pods(self, positions: np.ndarray,
-                             verdicts: list[tuple[str, FilterVerdicts]]) -> list[tuple[str, FilterVerdicts]]:
+    def _with_nominated_pods(self, positions: np.ndarray, verdicts: list[tuple[str, FilterVerdicts]],
+                             num_to_find: Optional[int] = None) -> list[tuple[str, FilterVerdicts]]:
         """RunFilterPluginsWithNominatedPods' first pass: on a node where nominated pods of equal
         or higher priority wait, the pod is filtered with them added; where that fails, the node
         takes that pass's verdicts (every plugin, for the picture). Elsewhere, and where it
-        passes, the verdicts are those without them (the second pass)."""
+        passes, the verdicts are those without them (the second pass). With ``num_to_find`` (the
+        walk stops after that many feasible nodes) the numeric pass may leave out the nodes the
+        walk cannot reach."""
         table = self.snapshot.table
         infos = table.node_infos
         nominated_nodes = self.fw.nominator.nodes_with_nominated_pods()
         if not nominated_nodes:
             return verdicts  # no node has a nominated pod: the first pass is the second
+        checked = numeric_fit_applies(self.fw, self.state)
+        if checked is not None:
+            return self._nominated_pass_on_numbers(positions, verdicts, checked, num_to_find)
         # Only the slots of nodes with nominated pods, in the order ``positions`` lists them.
         nominated_positions = [table.index[name] for name in nominated_nodes if name in table.index]
         slots = np.flatnonzero(np.isin(positions, np.asarray(nominated_positions, dtype=np.int64))).tolist()
-        checked = numeric_fit_applies(self.fw, self.state)
-        if checked is not None:
-            return _with_verdicts(verdicts, self._nominated_pass_on_numbers(positions, slots, verdicts, checked))
         replaced: list[tuple[int, list[MaybeStatus]]] = []
         for i in slots:
             statuses = self._nominated_pass(infos[int(positions[i])])
@@ -304,31 +307,34 @@ class Cycle:
                 replaced.append((i, statuses))
         return _with_verdicts(verdicts, replaced)
 
-    def _nominated_pass_on_numbers(self, positions: np.ndarray, slots: list[int],
-                                   verdicts: list[tuple[str, FilterVerdicts]],
-                                   checked) -> list[tuple[int, list[MaybeStatus]]]:
+    def _nominated_pass_on_numbers(self, positions: np.ndarray, verdicts: list[tuple[str, FilterVerdicts]],
+                                   checked, num_to_find: Optional[int]) -> list[tuple[str, FilterVerdicts]]:
         """The nominated pass when only NodeResourcesFit reads the node's pods
         (plugins/node_resources/numeric.py): the other plugins' answers are those already given,
-        Fit's is judged with the nominated pods' requests added, on all those nodes at once."""
+        Fit's is judged with the nominated pods' requests added, on all those nodes at once.
+        Every attempt runs it while pods wait nominated, so the nodes are found from the
+        nominator's side (a few) rather than by walking ``positions`` (thousands), and only the
+        nodes the walk can reach are judged (``_reach``)."""
         table = self.snapshot.table
-        kept, added = [], []
-        for i in slots:
-            nominated = self.fw.nominated_pods_to_add(self.pod, table.names[int(positions[i])])
+        slot_of = np.full(table.size, -1, dtype=np.int64)
+        slot_of[positions] = np.arange(len(positions), dtype=np.int64)
+        nodes = self.fw.nominator.nodes_with_nominated_pods()
+        slots = [-1 if table.index.get(node) is None else int(slot_of[table.index[node]]) for node in nodes]
+        reach = len(positions) if num_to_find is None else \
+            _reach(verdicts, len(positions), [slot for slot in slots if slot >= 0], num_to_find)
+        found: list[tuple[int, list[PodInfo]]] = []
+        for node, slot in zip(nodes, slots):
+            if slot < 0 or slot >= reach:
+                continue
+            nominated = self.fw.nominated_pods_to_add(self.pod, node)
             if nominated:
-                kept.append(i)
-                added.append([self.fw.nominated_pod_info(other) for other in nominated])
-        if not kept:
-            return []
-        fit = fit_verdicts_with(checked, table, positions[np.asarray(kept, dtype=np.int64)], added)
-        replaced = []
-        for k, i in enumerate(kept):
-            fit_status = fit.palette[fit.choice[k]] if fit is not None and fit.choice[k] >= 0 else None
-            statuses = [fit_status if plugin == names.NODE_RESOURCES_FIT else
-                        (verdict.palette[verdict.choice[i]] if verdict.choice[i] >= 0 else None)
-                        for plugin, verdict in verdicts]
-            if not all(is_success(status) for status in statuses):
-                replaced.append((i, statuses))
-        return replaced
+                found.append((slot, [self.fw.nominated_pod_info(other) for other in nominated]))
+        if not found:
+            return verdicts
+        found.sort(key=lambda entry: entry[0])  # in the order ``positions`` lists them
+        kept = np.fromiter((slot for slot, _ in found), dtype=np.int64, count=len(found))
+        fit = fit_verdicts_with(checked, table, positions[kept], [added for _, added in found])
+        return _with_nominated_fit(verdicts, kept, fit)
 
     def _nominated_pass(self, node_info: NodeInfo) -> Optional[list[MaybeStatus]]:
         """Each active Filter plugin's answer on the node with its nominated pods added (None: none to add)."""
@@ -379,7 +385,7 @@ class Cycle:
         rotated = _rotated(candidates, start % total) if total else candidates
         verdicts = [(p.name, self.fw.filter_verdicts(p, self.state, self.pod, rotated))
                     for p in self.fw.active_filter_plugins(self.state)]
-        verdicts = self._with_nominated_pods(rotated, verdicts)
+        verdicts = self._with_nominated_pods(rotated, verdicts, num_to_find)
         fits = np.ones(total, dtype=bool)
         for _, verdict in verdicts:
             fits &= ~verdict.failed
@@ -586,6 +592,50 @@ def _rotated(candidates: np.ndarray, first: int) -> np.ndarray:
     return np.concatenate((candidates[first:], candidates[:first])) if first else candidates.copy()
 
 
+def _reach(verdicts: list[tuple[str, FilterVerdicts]], count: int, nominated_slots: list[int], num_to_find: int) -> int:
+    """How far the Filter walk can go at most: the slot where it would stop if every node with
+    nominated pods failed. Those pods only add to what Fit counts, so a node failing without them
+    fails with them (the first pass can only turn a fit into a failure, never raise an Error on
+    numbers): the walk stops at or before that slot, and nominated nodes from there on are never
+    evaluated."""
+    fits = np.ones(count, dtype=bool)
+    for _, verdict in verdicts:
+        fits &= ~verdict.failed
+    fits[np.asarray(nominated_slots, dtype=np.int64)] = False
+    found = np.cumsum(fits)
+    return count if not count or found[-1] <= num_to_find else int(np.searchsorted(found, num_to_find + 1))
+
+
+def _with_nominated_fit(verdicts: list[tuple[str, FilterVerdicts]], kept: np.ndarray,
+                        fit: Optional[FilterVerdicts]) -> list[tuple[str, FilterVerdicts]]:
+    """_with_verdicts for the nominated pass on numbers, on arrays: on the ``kept`` slots Fit's
+    verdict is ``fit`` (one per kept slot; None: every one passes) and the other plugins' those
+    already given; a kept node where any of them fails takes them all (replaced in slot order, a
+    failing status appended to the plugin's palette each time, as _with_verdicts does)."""
+    judged = []  # per plugin: the palette and choices on the kept slots, and which fail
+    for plugin, verdict in verdicts:
+        if plugin == names.NODE_RESOURCES_FIT:
+            palette, choice = (fit.palette, fit.choice) if fit is not None else \
+                ([], np.full(len(kept), PASS, dtype=np.int32))
+        else:
+            palette, choice = verdict.palette, verdict.choice[kept]
+        succeeds = np.asarray([is_success(status) for status in palette] + [True], dtype=bool)  # [-1]: PASS
+        judged.append((palette, choice, ~succeeds[choice]))
+    replaced = np.logical_or.reduce([failing for _, _, failing in judged])
+    if not replaced.any():
+        return verdicts
+    slots = kept[replaced]
+    out = []
+    for (plugin, verdict), (palette, choice, failing) in zip(verdicts, judged):
+        choice, failing = choice[replaced], failing[replaced]
+        new_palette, new_choice = list(verdict.palette), verdict.choice.copy()
+        new_choice[slots[~failing]] = PASS
+        new_choice[slots[failing]] = np.arange(len(new_palette), len(new_palette) + int(failing.sum()))
+        new_palette.extend(palette[index] for index in choice[failing].tolist())
+        out.append((plugin, FilterVerdicts(new_palette, new_choice)))
+    return out
+
+
 def _with_verdicts(verdicts: list[tuple[str, FilterVerdicts]],
                    replaced: list[tuple[int, list[MaybeStatus]]]) -> list[tuple[str, FilterVerdicts]]:
     """Copies of the plugins' verdicts with the listed nodes' replaced, in that order (a failing
@@ -612,7 +662,9 @@ def simulate(scenario: Scenario, *, tie_break: str = TIE_BREAK_FIRST, seed: Opti
 
     ``vectorized=False`` runs every plugin node by node: the reference the fast path is tested against.
     """
-    return frozen_after_first(Scheduler(fresh_copy(scenario), tie_break, seed, vectorized).run())
+    with collector_paused():  # the set-up builds the snapshot: nothing there for the collector
+        scheduler = Scheduler(fresh_copy(scenario), tie_break, seed, vectorized)
+    return frozen_after_first(scheduler.run())
 
 
 def fresh_copy(scenario: Scenario) -> Scenario:

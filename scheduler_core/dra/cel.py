@@ -304,22 +304,26 @@ def _type_name(value: Any) -> str:
     return type(value).__name__
 
 
-_ENVIRONMENT = celpy.Environment()
+@lru_cache(maxsize=1)
+def _environment() -> celpy.Environment:
+    """The one CEL environment, built when the first expression is compiled: building it builds
+    cel-python's Lark parser (a tenth of a second), which a scenario without DRA never needs."""
+    return celpy.Environment()
 
 
 @lru_cache(maxsize=256)
 def compile_selector(expression: str) -> CompiledSelector:
     """GetOrCompile (the release keeps an LRU cache of compiled expressions too)."""
     try:
-        ast = _ENVIRONMENT.compile(expression)
+        ast = _environment().compile(expression)
     except celpy.CELParseError as err:
         return CompiledSelector(expression, None, f"compilation failed: {str(err).strip()}")
     checked = check_selector(ast, expression)  # the API server type-checks what it compiles
     if checked.error is not None:
         return CompiledSelector(expression, None, checked.error)
     max_cost = estimate_selector_cost(ast)
-    runnable = _expand_binds(_ENVIRONMENT.compile(expression))  # a fresh tree: the rewrite is in place
-    return CompiledSelector(expression, _ENVIRONMENT.program(runnable, functions=FUNCTIONS), max_cost=max_cost)
+    runnable = _expand_binds(_environment().compile(expression))  # a fresh tree: the rewrite is in place
+    return CompiledSelector(expression, _environment().program(runnable, functions=FUNCTIONS), max_cost=max_cost)
 
 
 _BIND_VALUE, _BIND_RESULT = "__schedlab_bind_value__", "__schedlab_bind_result__"
@@ -338,7 +342,7 @@ def _expand_binds(tree: Tree) -> Tree:
         variable = _bound_name(arguments[0]) if len(arguments) == 3 else None
         if variable is None or not _is_cel_namespace(call.children[0]):
             continue
-        template = _ENVIRONMENT.compile(f"[{_BIND_VALUE}].map({variable}, {_BIND_RESULT})[0]")
+        template = _environment().compile(f"[{_BIND_VALUE}].map({variable}, {_BIND_RESULT})[0]")
         replacement = next(node for node in template.iter_subtrees_topdown() if node.data == "member")
         for slot in [node for node in replacement.iter_subtrees() if node.data == "expr"]:
             names = [str(ident.children[0]) for ident in slot.iter_subtrees() if ident.data == "ident"]

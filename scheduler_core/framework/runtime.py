@@ -226,7 +226,8 @@ class Framework:
 
     def nominated_pods_to_add(self, pod: Pod, node: str) -> list[Pod]:
         """addGENominatedPods' choice: the node's nominated pods of equal or higher priority, not the pod itself."""
-        return [p for p in self.nominator.nominated_pods_for_node(node) if p.priority >= pod.priority and p.key != pod.key]
+        priority, key = pod.priority, pod.key
+        return [p for p in self.nominator.nominated_pods_for_node(node) if p.priority >= priority and p.key != key]
 
     def nominated_pod_info(self, pod: Pod) -> PodInfo:
         """PodInfo of a nominated pod, built once while nothing it is computed from changed (the

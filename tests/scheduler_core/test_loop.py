@@ -317,3 +317,22 @@ def test_every_framework_is_built_with_the_runs_nominator_clock_batch_and_preemp
     loop.clock.advance_to(1234)
     assert framework.clock_ms() == 1234
     assert framework.plugin(names.DEFAULT_PREEMPTION).evaluator.preempting == {}
+
+
+def test_the_set_up_runs_with_the_collector_paused_and_it_resumes(monkeypatch):
+    import gc
+
+    from scheduler_core import loop
+
+    seen = []
+    build = loop.Scheduler
+
+    def scheduler(*args, **kwargs):
+        seen.append(gc.isenabled())
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(loop, "Scheduler", scheduler)
+    assert gc.isenabled()
+    events = run_to_the_end(load_scenario(fill_one_node_each(1)))
+    assert seen == [False] and gc.isenabled()
+    assert list(events)

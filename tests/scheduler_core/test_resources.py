@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from scheduler_core.model import CPU, MEMORY, Container, ContainerResourceStatus
-from scheduler_core.resources import DEFAULT_MEMORY_REQUEST, non_zero_requests, pod_requests
+from scheduler_core.resources import DEFAULT_MEMORY_REQUEST, NON_ZERO_DEFAULTS, _pod_requests, non_zero_requests, pod_requests
 from tests.scheduler_core.builders import make_pod
 
 MI = 1 << 20
@@ -63,3 +63,17 @@ def test_pod_requests_follow_the_release(fields, expected):
 ])
 def test_non_zero_requests_fill_only_what_is_missing(fields, expected):
     assert non_zero_requests(make_pod("p", **fields)) == expected
+
+
+@pytest.mark.parametrize("containers", [
+    pytest.param((container("a", 100, 10 * MI),), id="cpu and memory"),
+    pytest.param((container("a", 100),), id="cpu only"),
+    pytest.param((container("a"),), id="no request"),
+    pytest.param((Container("a", requests={CPU: 0, "example.com/gpu": 2}),), id="a zero and an extended resource"),
+])
+@pytest.mark.parametrize("non_missing", [None, NON_ZERO_DEFAULTS, {MEMORY: 7}], ids=["no defaults", "non-zero", "memory"])
+def test_one_plain_container_reads_as_every_pod_does(containers, non_missing):
+    pod = make_pod("p", containers=containers)
+    fast = pod_requests(pod, non_missing)
+    assert fast == _pod_requests(pod, non_missing) and list(fast) == list(_pod_requests(pod, non_missing))
+    assert fast is not containers[0].requests  # a dict of its own, as the aggregate is

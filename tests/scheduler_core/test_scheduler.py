@@ -8,7 +8,17 @@ import numpy as np
 import pytest
 
 from scheduler_core.model import Scenario, SchedulerConfig, SchedulerConfiguration
-from scheduler_core.scheduler import Scheduler, _rotated, num_feasible_nodes_to_find, simulate
+from scheduler_core import names
+from scheduler_core.framework.batch import PASS, FilterVerdicts
+from scheduler_core.framework.status import Code, Status, is_failure
+from scheduler_core.scheduler import (
+    Scheduler,
+    _rotated,
+    _with_nominated_fit,
+    _with_verdicts,
+    num_feasible_nodes_to_find,
+    simulate,
+)
 from scheduler_core.trace import trace_summary
 from tests.scheduler_core.builders import make_node, make_pod
 
@@ -40,6 +50,40 @@ def test_the_walk_starts_where_np_roll_would_put_it(size):
         rotated = _rotated(candidates, first)
         assert rotated.tolist() == np.roll(candidates, -first).tolist()
         assert not np.shares_memory(rotated, candidates)  # a new array, as np.roll's
+
+
+def _random_verdicts(rng: np.random.Generator, count: int, palette: list[Status]) -> FilterVerdicts:
+    return FilterVerdicts(list(palette), rng.integers(PASS, len(palette), count).astype(np.int32))
+
+
+def _replaced_node_by_node(verdicts, kept, fit):
+    """The nominated pass's replacements as the per-node loop listed them (every plugin's status per kept slot)."""
+    replaced = []
+    for k, i in enumerate(kept.tolist()):
+        statuses = [(fit.palette[fit.choice[k]] if fit is not None and fit.choice[k] >= 0 else None)
+                    if plugin == names.NODE_RESOURCES_FIT else
+                    (verdict.palette[verdict.choice[i]] if verdict.choice[i] >= 0 else None)
+                    for plugin, verdict in verdicts]
+        if any(is_failure(status) for status in statuses):
+            replaced.append((i, statuses))
+    return replaced
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_nominated_pass_on_arrays_replaces_as_the_node_by_node_loop(seed):
+    rng = np.random.default_rng(seed)
+    count = int(rng.integers(1, 30))
+    palettes = {name: [Status.unschedulable(f"{name} says no {k}") for k in range(int(rng.integers(0, 3)))]
+                + ([Status(Code.SUCCESS)] if rng.random() < 0.3 else [])  # a success entry is no failure
+                for name in (names.NODE_UNSCHEDULABLE, names.NODE_RESOURCES_FIT, names.TAINT_TOLERATION)}
+    verdicts = [(name, _random_verdicts(rng, count, palette)) for name, palette in palettes.items()]
+    kept = np.sort(rng.choice(count, int(rng.integers(1, count + 1)), replace=False)).astype(np.int64)
+    fit_palette = [Status.unschedulable("Insufficient cpu"), Status.unresolvable("Too many pods")]
+    fit = None if rng.random() < 0.25 else _random_verdicts(rng, len(kept), fit_palette)
+    fast = _with_nominated_fit(verdicts, kept, fit)
+    reference = _with_verdicts(verdicts, _replaced_node_by_node(verdicts, kept, fit))
+    assert [(name, [id(s) for s in v.palette], v.choice.tolist()) for name, v in fast] == \
+        [(name, [id(s) for s in v.palette], v.choice.tolist()) for name, v in reference]
 
 
 def test_it_evaluates_only_num_feasible_nodes_and_rotates_the_start_index():

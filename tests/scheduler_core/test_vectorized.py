@@ -152,6 +152,21 @@ metadata: {{name: small-{i}, namespace: default}}
 spec: {{priority: 10, containers: [{{name: c, resources: {{requests: {{cpu: 100m}}}}}}]}}
 """ for i in range(6))
 
+# PreemptionAsync in small: low-priority pods arrive while the preemptors wait nominated, so each
+# of their cycles runs the nominated pass; HALF_NODE preemptors fit two to a node.
+LOW = "".join(f"""---
+apiVersion: v1
+kind: Pod
+metadata: {{name: later-{i}, namespace: default}}
+spec: {{priority: 0, containers: [{{name: c, resources: {{requests: {{cpu: 100m, memory: 500Mi}}}}}}]}}
+""" for i in range(30))
+HALF_NODE = "".join(f"""---
+apiVersion: v1
+kind: Pod
+metadata: {{name: half-{i}, namespace: default}}
+spec: {{priority: 10, terminationGracePeriodSeconds: 0,
+  containers: [{{name: c, resources: {{requests: {{cpu: 1500m}}}}}}]}}
+""" for i in range(6))
 
 @pytest.mark.parametrize("text", [
     pytest.param(_preemption_basic(12, 14), id="preemptors outnumbering the nodes, victims at two priorities"),
@@ -162,6 +177,11 @@ spec: {{priority: 10, containers: [{{name: c, resources: {{requests: {{cpu: 100m
     pytest.param(_preemption_basic(12, 10, node_spec="unschedulable: true"), id="unschedulable nodes"),
     pytest.param(_preemption_basic(6, 8, victim_spec="ports: [],"), id="few nodes: the nominated pods fill them"),
     pytest.param(_preemption_basic(6, 4, extra=SMALL), id="small pods that fit next to the nominated ones"),
+    pytest.param(_preemption_basic(8, 5, extra=LOW), id="lower-priority pods filtered with the nominated ones"),
+    pytest.param(_preemption_basic(6, 2, extra=HALF_NODE + LOW, node_spec=TAINT),
+                 id="two nominated pods on a node, lower-priority pods, a node-only plugin rejecting"),
+    pytest.param(_preemption_basic(150, 12, extra=LOW),
+                 id="more nodes than the walk needs: nominated nodes before and after where it stops"),
 ])
 def test_preemption_runs_the_same_both_ways(text):
     scenario = load_scenario(text)

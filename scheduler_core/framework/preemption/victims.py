@@ -38,6 +38,8 @@ class Victims:
     priority_sum: int = field(init=False, repr=False, compare=False)
     # GetEarliestPodStartTime among the highest-priority victims (None: none has a start time, ``Now``).
     earliest_top_start: Optional[datetime] = field(init=False, repr=False, compare=False)
+    # pickOneNodeForPreemption's first four criteria, each smaller-is-better, in their order.
+    rank: tuple[int, int, int, int] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "keys", tuple(sorted(pod.key for pod in self.pods)))
@@ -47,6 +49,7 @@ class Victims:
         starts = [pod.start_time for pod in self.pods if pod.priority == top and pod.start_time is not None]
         object.__setattr__(self, "earliest_top_start", min(starts) if starts else None)
         object.__setattr__(self, "priority_sum", sum(priorities) + len(priorities) * PRIORITY_OFFSET)
+        object.__setattr__(self, "rank", (self.num_pdb_violations, top, self.priority_sum, len(self.pods)))
 
     @property
     def pod_keys(self) -> list[str]:

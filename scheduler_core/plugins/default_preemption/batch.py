@@ -71,6 +71,8 @@ def numeric_dry_run_applies(framework: Framework, state: CycleState) -> Optional
 
 
 NodeVerdict = tuple[Optional[Victims], MaybeStatus]
+# What a later cycle reads back: the candidate itself (frozen, so cycles can share it) or the status.
+_Kept = tuple[Optional[Candidate], MaybeStatus]
 
 
 class NodeVerdictMemo:
@@ -80,16 +82,16 @@ class NodeVerdictMemo:
     without PodDisruptionBudgets (their allowances are not part of the key)."""
 
     def __init__(self) -> None:
-        self._by_node: dict[str, tuple[NodeInfo, tuple[Any, ...], NodeVerdict]] = {}
+        self._by_node: dict[str, tuple[NodeInfo, tuple[Any, ...], _Kept]] = {}
 
-    def get(self, node_info: NodeInfo, key: tuple[Any, ...]) -> Optional[NodeVerdict]:
+    def get(self, node_info: NodeInfo, key: tuple[Any, ...]) -> Optional[_Kept]:
         entry = self._by_node.get(node_info.node.name)
         if entry is None or entry[0] is not node_info or entry[1] != key:
             return None
         return entry[2]
 
-    def put(self, node_info: NodeInfo, key: tuple[Any, ...], verdict: NodeVerdict) -> None:
-        self._by_node[node_info.node.name] = (node_info, key, verdict)
+    def put(self, node_info: NodeInfo, key: tuple[Any, ...], kept: _Kept) -> None:
+        self._by_node[node_info.node.name] = (node_info, key, kept)
 
 
 def numeric_dry_run(framework: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo],
@@ -103,21 +105,23 @@ def numeric_dry_run(framework: Framework, state: CycleState, pod: Pod, nodes: li
     preemptor = (pod.priority, tuple(checked))  # one object: the per-node keys share it
     nominated_nodes = framework.nominator.nodes_with_nominated_pods()
     result = DryRun()
-    for slot, node_info in enumerate(nodes):
+    candidates, node_statuses = result.candidates, result.node_statuses
+    for node_info, before_status, after_status in zip(nodes, before, after):
         name = node_info.node.name
         nominated = framework.nominated_pods_to_add(pod, name) if name in nominated_nodes else []
         key = (node_info.generation, preemptor, tuple(other.key for other in nominated) if nominated else (),
-               before[slot], after[slot])
-        verdict = memo.get(node_info, key) if memo is not None else None
-        if verdict is None:
-            verdict = _verdict(rules, pod, node_info, nominated, before[slot], after[slot], pdbs)
+               before_status, after_status)
+        kept = memo.get(node_info, key) if memo is not None else None
+        if kept is None:
+            victims, status = _verdict(rules, pod, node_info, nominated, before_status, after_status, pdbs)
+            kept = (Candidate(name, victims) if victims is not None else None, status)
             if memo is not None:
-                memo.put(node_info, key, verdict)
-        victims, status = verdict
-        if victims is not None:
-            result.candidates.append(Candidate(name, victims))
+                memo.put(node_info, key, kept)
+        candidate, status = kept
+        if candidate is not None:
+            candidates.append(candidate)
         elif status is not None:
-            result.node_statuses[name] = status
+            node_statuses[name] = status
     return result.ordered()
 
 

@@ -52,7 +52,17 @@ def fit_verdicts_with(checked: Checked, table: NodeTable[NodeInfo], positions: n
                       added: list[list[PodInfo]]) -> Optional[FilterVerdicts]:
     """Fit.filter's answers on many nodes at once, each with its ``added`` pods counted in (None:
     every node fits)."""
-    added_requested = {name: np.fromiter((sum(info.requests.get(name, 0) for info in infos) for infos in added),
-                                         dtype=np.int64, count=len(added)) for name, _ in checked}
+    resources = [name for name, _ in checked]
+    totals = np.array([_summed_requests(resources, infos) for infos in added], dtype=np.int64)
+    totals = totals.reshape(len(added), len(resources))
+    added_requested = {name: totals[:, column] for column, name in enumerate(resources)}
     added_pods = np.fromiter((len(infos) for infos in added), dtype=np.int64, count=len(added))
     return checked_shortfall_verdicts(checked, table, positions, added_requested, added_pods)
+
+
+def _summed_requests(resources: list[str], infos: list[PodInfo]) -> list[int]:
+    """What ``infos`` request of each resource together (mostly one pod: read it straight)."""
+    if len(infos) == 1:
+        requests = infos[0].requests
+        return [requests.get(name, 0) for name in resources]
+    return [sum(info.requests.get(name, 0) for info in infos) for name in resources]

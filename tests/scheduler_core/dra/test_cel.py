@@ -73,3 +73,14 @@ def test_cel_bind_binds_a_name_for_the_result_as_the_kubernetes_environment_does
     assert compile_selector("cel.bind(a, 1, cel.bind(b, a + 1, b == 2))").matches(DRIVER, DEVICE) is True
     assert compile_selector('cel.bind(d, device.attributes["gpu.example.com"], d.index > 5)').matches(
         DRIVER, DEVICE) is False
+
+
+def test_the_environment_is_built_by_the_first_compile_not_by_importing_the_engine():
+    import subprocess
+    import sys
+
+    code = ("import scheduler_core.cli, scheduler_core.dra.cel as cel; "
+            "assert cel._environment.cache_info().currsize == 0; "
+            "assert cel.compile_selector('device.driver == \"x\"').error is None; "
+            "assert cel._environment.cache_info().currsize == 1")
+    subprocess.run([sys.executable, "-c", code], check=True)

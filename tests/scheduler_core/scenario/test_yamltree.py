@@ -56,3 +56,111 @@ def test_block_nesting_is_limited_too():
     text = "".join(" " * i + "a:\n" for i in range(70)) + " " * 70 + "b: 1\n"
     _, problems = compose(text, Limits(max_depth=64))
     assert any("Limits.max_depth" in p.message for p in problems)
+
+
+# ------------------------------------------------------------------ against PyYAML's own composer
+
+EDGES = """\
+plain: [1, 1.5, true, ~, null, 0x10, '1', "two", !!str 3]  # (timestamps stay strings: above)
+base: &base {a: 1, b: [x, y]}
+again: *base
+merged: {<<: *base, b: 2}
+nested: {k: {l: {m: [[], {}, [{n: o}]]}}}
+anchored: &s scalar
+seq: [*s, &m {p: q}, *m]
+true: a boolean key
+null: a null key
+1: an integer key
+? complex
+: value
+empty:
+"""
+
+
+def _reference(node, constructor):
+    """(value, lines) from PyYAML's composed nodes: what the composer must give (keys as JSON text)."""
+    import yaml
+
+    if isinstance(node, yaml.ScalarNode):
+        return constructor.construct_object(node, deep=True), None
+    if isinstance(node, yaml.SequenceNode):
+        items = [_reference(item, constructor) for item in node.value]
+        return [value for value, _ in items], [item.start_mark.line + 1 for item in node.value]
+    constructor.flatten_mapping(node)
+    values, lines = {}, {}
+    for key_node, value_node in node.value:
+        key = constructor.construct_object(key_node, deep=True)
+        key = {True: "true", False: "false", None: "null"}.get(key, key) if not isinstance(key, int) or \
+            isinstance(key, bool) else str(key)
+        values[key] = _reference(value_node, constructor)[0]
+        lines[key] = key_node.start_mark.line + 1
+    return values, lines
+
+
+def _lines_of(value):
+    """Every container's own lines, in document order (merged keys have none: PyYAML's do, dropped)."""
+    if isinstance(value, YMap):
+        yield dict(value.lines)
+        for item in value.values():
+            yield from _lines_of(item)
+    elif isinstance(value, YList):
+        yield list(value.lines)
+        for item in value:
+            yield from _lines_of(item)
+
+
+def _same_as_pyyaml(text: str) -> None:
+    import yaml
+
+    documents, problems = compose(text, Limits())
+    assert not problems
+    nodes = list(yaml.compose_all(text, Loader=yaml.CSafeLoader))
+    assert len(documents) == len(nodes)
+    for document, node in zip(documents, nodes):
+        value, lines = _reference(node, yaml.constructor.SafeConstructor())
+        assert document.value == value
+        assert getattr(document.value, "lines", None) == lines
+        if "<<" not in text and "*" not in text:  # nested lines, where PyYAML's nodes are not shared
+            assert list(_lines_of(document.value)) == list(_lines_of(_with_lines(value, node)))
+
+
+def _with_lines(value, node):
+    """PyYAML's value rebuilt as YMap/YList with its nodes' lines (to compare nested lines too)."""
+    import yaml
+
+    if isinstance(node, yaml.SequenceNode):
+        out = YList(node.start_mark.line + 1)
+        for item, item_node in zip(value, node.value):
+            out.append(_with_lines(item, item_node))
+            out.lines.append(item_node.start_mark.line + 1)
+        return out
+    if isinstance(node, yaml.MappingNode):
+        out = YMap(node.start_mark.line + 1)
+        for (key, item), (key_node, item_node) in zip(value.items(), node.value):
+            out[key] = _with_lines(item, item_node)
+            out.lines[key] = key_node.start_mark.line + 1
+        return out
+    return value
+
+
+def test_it_composes_what_pyyaml_composes_on_edge_cases():
+    _same_as_pyyaml(EDGES)
+    _same_as_pyyaml(EDGES.replace("*base", "{a: 1}").replace("<<: ", "c: ").replace("*s", "s").replace("*m", "m"))
+
+
+def test_it_composes_what_pyyaml_composes_on_every_corpus_file(corpus_files):
+    for path in corpus_files:
+        if path.stat().st_size < 100_000:  # the conformance corpus; the bench files are big
+            _same_as_pyyaml(path.read_text(encoding="utf-8"))
+
+
+def test_pyyaml_s_own_parser_composes_the_same_as_libyaml_s(monkeypatch):
+    import yaml
+
+    from scheduler_core.scenario import yamltree
+
+    with_libyaml, problems = compose(EDGES, Limits())
+    monkeypatch.setattr(yamltree, "_Loader", yaml.SafeLoader)  # the fallback without libyaml
+    pure, pure_problems = compose(EDGES, Limits())
+    assert [(d.index, d.line, d.value) for d in pure] == [(d.index, d.line, d.value) for d in with_libyaml]
+    assert pure_problems == problems and len(pure) == 1

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from scheduler_core.framework.preemption.candidates import Candidate, best_candidates, earliest_start_of_highest_priority
+import random
+
+import pytest
+
+from scheduler_core.framework.preemption.candidates import (
+    Candidate,
+    _walk,
+    best_candidates,
+    earliest_start_of_highest_priority,
+)
 from scheduler_core.framework.preemption.victims import Victims
 from tests.scheduler_core.builders import make_pod
 
@@ -50,3 +59,15 @@ def test_victims_without_a_start_time_read_now_and_tie_with_each_other():
     started = candidate("n1", victim("a", 1, started=0))
     fresh_1, fresh_2 = candidate("n2", victim("b", 1, started=None)), candidate("n3", victim("c", 1, started=None))
     assert best(started, fresh_1, fresh_2) == ["n2", "n3"]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_best_candidates_are_those_the_explained_walk_keeps(seed):
+    rng = random.Random(seed)
+    starts = [None, 0, 10, 20]
+    candidates = [candidate(f"n{i}", *(victim(f"p{i}-{k}", rng.choice([0, 1, 5]), rng.choice(starts))
+                                       for k in range(rng.randint(1, 3))), violations=rng.choice([0, 0, 1]))
+                  for i in range(rng.randint(1, 40))]
+    best_nodes = [c.node for c in best_candidates(candidates)]
+    assert best_nodes == [c.node for c in _walk(candidates).remaining]
+    assert best_candidates(candidates) is not candidates  # a new list, as the walk's

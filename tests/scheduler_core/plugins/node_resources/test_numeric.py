@@ -66,3 +66,14 @@ def test_fit_verdicts_count_the_added_pods_in():
     heavy = PodInfo(make_pod("nominated", node="n2", requests={CPU: 3000}))
     verdicts = fit_verdicts_with(checked, table, positions, [[], [heavy]])
     assert [c >= 0 for c in verdicts.choice.tolist()] == [True, True]
+
+
+def test_fit_verdicts_add_up_several_added_pods_on_a_node():
+    framework, state, snapshot = _cycle()
+    checked = numeric_fit_applies(framework, state)
+    positions = np.arange(len(snapshot.node_infos))
+    halves = [PodInfo(make_pod(f"nominated-{i}", node="n2", requests={CPU: 1500})) for i in range(2)]
+    # n2 has 4000m free: 1500m + 1500m added leave 1000m, less than the pod's 1500m
+    one = fit_verdicts_with(checked, snapshot.table, positions, [[], halves[:1]])
+    both = fit_verdicts_with(checked, snapshot.table, positions, [[], halves])
+    assert one.choice[1] < 0 and both.choice[1] >= 0
