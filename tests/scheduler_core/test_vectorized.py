@@ -70,6 +70,7 @@ def _bench_summary(name: str, percentage, vectorized: bool) -> dict:
     return trace_summary(scheduler.run())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("percentage", [None, 0], ids=["scenario-percentage", "adaptive"])
 @pytest.mark.parametrize("name", BENCHES)
 def test_bench_scenario_is_the_same_both_ways(name, percentage):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -28,6 +29,7 @@ from tests.scheduler_core.builders import clusters, terms
 # ---------------------------------------------------------------------------- the helpers themselves
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(clusters(), st.lists(terms(), max_size=3))
 def test_selector_masks_match_the_per_node_matchers(cluster, term_list):

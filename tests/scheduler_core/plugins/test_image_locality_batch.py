@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 
 from scheduler_core.framework.cycle_state import CycleState
@@ -10,6 +11,7 @@ from tests.scheduler_core.builders import FakeHandle
 from tests.scheduler_core.builders import assert_score_same, clusters
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(clusters())
 def test_score_batch_matches_score(cluster):

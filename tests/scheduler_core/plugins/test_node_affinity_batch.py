@@ -4,6 +4,7 @@ with and without the profile's addedAffinity."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -20,6 +21,7 @@ from tests.scheduler_core.builders import (
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(clusters(), st.one_of(st.none(), node_affinities()))
 def test_batch_methods_match_the_per_node_ones(cluster, added):

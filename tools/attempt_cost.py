@@ -1,0 +1,57 @@
+"""What an attempt of the run to the end costs against a cycle of the single pass, on the same pods.
+
+    python tools/attempt_cost.py FILE [--cycles N] [--rounds R]
+
+Both streams are taken in this one process, alternating (single pass, then run to the end, R
+times), each from its first event (the scheduler's set-up is not counted) over its first N cycles,
+in CPU seconds of the process: on a machine whose speed drifts from minute to minute, the ratio of
+a pair taken seconds apart holds where either figure alone does not. Prints every pair and the
+median ratio (issue 27: an attempt at most 1.2 times a cycle).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from scheduler_core import load_scenario, simulate
+from scheduler_core.events import Event, ExtensionPoint
+from scheduler_core.loop import run_to_the_end
+from scheduler_core.scenario.limits import Limits
+
+
+def cpu_ms_per_cycle(events: Iterator[Event], cycles: int) -> float:
+    """CPU milliseconds per cycle over the first ``cycles`` cycles, from the stream's first event."""
+    first = next(events, None)
+    if first is None:
+        return 0.0
+    started, done = time.process_time(), 0
+    for event in events:
+        if event.extension_point is ExtensionPoint.CYCLE_END:
+            done += 1
+            if done >= cycles:
+                break
+    return (time.process_time() - started) * 1000 / max(done, 1)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("file", type=Path)
+    parser.add_argument("--cycles", type=int, default=300)
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    scenario = load_scenario(args.file.read_bytes(), limits=Limits(max_pending_pods=100_000, max_bytes=1 << 30))
+    ratios = []
+    for _ in range(args.rounds):
+        cycle = cpu_ms_per_cycle(simulate(scenario), args.cycles)
+        attempt = cpu_ms_per_cycle(run_to_the_end(scenario), args.cycles)
+        ratios.append(attempt / cycle)
+        print(f"cycle {cycle:.3f} ms  attempt {attempt:.3f} ms  attempt/cycle {attempt / cycle:.3f}")
+    print(f"median attempt/cycle over {args.rounds} pairs: {statistics.median(ratios):.3f}")
+
+
+if __name__ == "__main__":
+    main()
