@@ -17,14 +17,22 @@ import dataclasses
 import json
 import sys
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Callable, Iterable, Optional, Sequence, Union
 
 from scheduler_core import snapshot
 from scheduler_core.loop import run_to_the_end
+from scheduler_core.events import Event
 from scheduler_core.filter_details import collect_details
 from scheduler_core.model import NoticeCode, Scenario
 from scheduler_core.node_taints import NodeTaintChange, controller_taint_changes, with_controller_taints
-from scheduler_core.recorded import compare_recorded, replayed_from_timeline, replayed_from_trace, with_recorded
+from scheduler_core.recorded import (
+    RecordedComparison,
+    Replayed,
+    compare_recorded,
+    replayed_from_timeline,
+    replayed_from_trace,
+    with_recorded,
+)
 from scheduler_core.report import MAX_NODES_LISTED, TimelineReport, render_comparison, render_notices, render_report
 from scheduler_core.scenario import Limits, ScenarioInvalid
 from scheduler_core.scenario.sources import load_paths
@@ -189,25 +197,38 @@ def _exit_code(scenario: Scenario) -> int:
     return 0
 
 
+def _drive(args: argparse.Namespace, scenario: Scenario, events: Iterable[Event],
+           builder: Union[TraceBuilder, TimelineBuilder], replayed_from: Callable[[dict], dict[str, Replayed]],
+           keep: Callable[[Event], None]) -> Optional[RecordedComparison]:
+    """What trace and timeline do with their event stream: every event goes to the builder and is
+    printed as a JSON line (--events) or handed to ``keep`` for the text report; --json then prints
+    the summary beside the recorded outcome. Returns that comparison when the text report is wanted
+    (neither flag), None when there is nothing more to print."""
+    for event in events:
+        builder.add(event)
+        if args.events:
+            print(json.dumps(event.to_json(), sort_keys=True))
+        elif not args.json:
+            keep(event)
+    if args.events and not args.json:
+        return None
+    summary = builder.summary()
+    recorded = compare_recorded(scenario, replayed_from(summary))
+    if args.json:
+        print(json.dumps(with_recorded(summary, recorded), sort_keys=True))
+        return None
+    return recorded
+
+
 def run_trace(args: argparse.Namespace) -> int:
     scenario = _load(args.scenario, limits_from(args))
     if scenario is None:
         return EXIT_INVALID
     scenario, changes = _with_taints(scenario, args)
-    builder = TraceBuilder()
-    events = []
-    for event in simulate(scenario, tie_break=args.tie_break, seed=args.seed):
-        builder.add(event)
-        if args.events:
-            print(json.dumps(event.to_json(), sort_keys=True))
-        elif not args.json:
-            events.append(event)
-    if args.json:
-        summary = builder.summary()
-        recorded = compare_recorded(scenario, replayed_from_trace(summary))
-        print(json.dumps(with_recorded(summary, recorded), sort_keys=True))
-    elif not args.events:
-        recorded = compare_recorded(scenario, replayed_from_trace(builder.summary()))
+    events: list[Event] = []
+    recorded = _drive(args, scenario, simulate(scenario, tie_break=args.tie_break, seed=args.seed),
+                      TraceBuilder(), replayed_from_trace, events.append)
+    if recorded is not None:
         details = collect_details(scenario, tie_break=args.tie_break, seed=args.seed, per_plugin=MAX_NODES_LISTED)
         print("\n".join([*_taint_lines(changes), render_report(events, scenario, details, args.tie_break),
                          *recorded.lines()]))
@@ -224,20 +245,10 @@ def run_timeline(args: argparse.Namespace) -> int:
         # no unschedulable status that would park it): there is no end to run to.
         print("\n".join(render_notices(scenario)))
         return _exit_code(scenario)
-    builder = TimelineBuilder()
     report = TimelineReport()
-    for event in run_to_the_end(scenario, tie_break=args.tie_break, seed=args.seed):
-        builder.add(event)
-        if args.events:
-            print(json.dumps(event.to_json(), sort_keys=True))
-        elif not args.json:
-            report.add(event)
-    if args.json:
-        summary = builder.summary()
-        recorded = compare_recorded(scenario, replayed_from_timeline(summary))
-        print(json.dumps(with_recorded(summary, recorded), sort_keys=True))
-    elif not args.events:
-        recorded = compare_recorded(scenario, replayed_from_timeline(builder.summary()))
+    recorded = _drive(args, scenario, run_to_the_end(scenario, tie_break=args.tie_break, seed=args.seed),
+                      TimelineBuilder(), replayed_from_timeline, report.add)
+    if recorded is not None:
         print("\n".join([*_taint_lines(changes), *render_notices(scenario), *report.lines, *recorded.lines()]))
     return _exit_code(scenario)
 

@@ -11,16 +11,13 @@ import asyncio
 import contextlib
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from webui import overload, publisher
+from webui.consumers import CLOSE_NOT_FOUND, CLOSE_TRY_AGAIN_LATER, RowWatcher
 from webui.models import CapacityQuestion
 from webui.services import access, capacity
-from webui.services.errors import DomainError
 
 POLL_SECONDS = 0.5
-CLOSE_NOT_FOUND = 4404
-CLOSE_TRY_AGAIN_LATER = 1013
 
 
 @database_sync_to_async
@@ -38,27 +35,12 @@ def _state(question_id: int) -> tuple[str, int, int, str] | None:
     return tuple(row) if row is not None else None
 
 
-class CapacityProgressConsumer(AsyncJsonWebsocketConsumer):
-    async def connect(self) -> None:
+class CapacityProgressConsumer(RowWatcher):
+    async def _open(self) -> str:
         self.question_id = int(self.scope["url_route"]["kwargs"]["question_id"])
-        try:
-            await _authorize(self.scope, self.question_id)
-        except DomainError:
-            await self.close(code=CLOSE_NOT_FOUND)
-            return
-        except overload.UNAVAILABLE_ERRORS:
-            await self.close(code=CLOSE_TRY_AGAIN_LATER)
-            return
-        self.sent: tuple | None = None
-        self.lock = asyncio.Lock()
-        await self.channel_layer.group_add(publisher.capacity_group_name(self.question_id), self.channel_name)
-        await self.accept()
-        self.poller = asyncio.ensure_future(self._poll())
-
-    async def disconnect(self, code: int) -> None:
-        if hasattr(self, "poller"):
-            self.poller.cancel()
-            await self.channel_layer.group_discard(publisher.capacity_group_name(self.question_id), self.channel_name)
+        await _authorize(self.scope, self.question_id)
+        self.sent: tuple | str | None = None  # the state last sent, "end" once the end was
+        return publisher.capacity_group_name(self.question_id)
 
     async def capacity_changed(self, message: dict) -> None:
         if await self._tick():

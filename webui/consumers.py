@@ -12,6 +12,7 @@ worker's sweep (webui/celery.py); the new status then reaches the watcher on the
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import contextlib
 from urllib.parse import parse_qs
@@ -22,7 +23,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from webui import overload, publisher
 from webui.models import Run
 from webui.services import access, events
-from webui.services.errors import DomainError
+from webui.services.errors import DomainError, NotFound
 
 POLL_SECONDS = 0.5
 CLOSE_NOT_FOUND = 4404
@@ -42,6 +43,40 @@ def _authorize(scope, run_id: int, token: str) -> bool:
     return True
 
 
+class RowWatcher(AsyncJsonWebsocketConsumer, abc.ABC):
+    """What the run and capacity-question watchers (capacity_consumer.py) share around their polls:
+    a visitor who may not read the row is refused (CLOSE_NOT_FOUND, or CLOSE_TRY_AGAIN_LATER while
+    the database is unavailable); a reader joins the row's group, is accepted and polled until the
+    end; on disconnect the poll stops and the group is left."""
+
+    @abc.abstractmethod
+    async def _open(self) -> str:
+        """Read the URL and check access (a DomainError refuses); the row's group name."""
+
+    @abc.abstractmethod
+    async def _poll(self) -> None:
+        """Send what changed until the row is finished, then close."""
+
+    async def connect(self) -> None:
+        try:
+            self.group = await self._open()
+        except DomainError:
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
+        except overload.UNAVAILABLE_ERRORS:
+            await self.close(code=CLOSE_TRY_AGAIN_LATER)
+            return
+        self.lock = asyncio.Lock()
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+        self.poller = asyncio.ensure_future(self._poll())
+
+    async def disconnect(self, code: int) -> None:
+        if hasattr(self, "poller"):
+            self.poller.cancel()
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+
 class RunGone(Exception):
     """The run was deleted (with its scenario) while someone watched it."""
 
@@ -54,28 +89,16 @@ def _run_state(run_id: int) -> Run:
     return run
 
 
-class RunEventsConsumer(AsyncJsonWebsocketConsumer):
-    async def connect(self) -> None:
+class RunEventsConsumer(RowWatcher):
+    async def _open(self) -> str:
         self.run_id = int(self.scope["url_route"]["kwargs"]["run_id"])
         query = parse_qs(self.scope.get("query_string", b"").decode())
         try:
             self.cursor = max(0, int(query.get("since", ["0"])[0]))
-            await _authorize(self.scope, self.run_id, query.get("token", [""])[0])
-        except (ValueError, DomainError):
-            await self.close(code=CLOSE_NOT_FOUND)
-            return
-        except overload.UNAVAILABLE_ERRORS:
-            await self.close(code=CLOSE_TRY_AGAIN_LATER)
-            return
-        self.lock = asyncio.Lock()
-        await self.channel_layer.group_add(publisher.group_name(self.run_id), self.channel_name)
-        await self.accept()
-        self.poller = asyncio.ensure_future(self._poll())
-
-    async def disconnect(self, code: int) -> None:
-        if hasattr(self, "poller"):
-            self.poller.cancel()
-            await self.channel_layer.group_discard(publisher.group_name(self.run_id), self.channel_name)
+        except ValueError as error:  # a cursor that is no number is refused like a run one may not read
+            raise NotFound("the cursor ?since= is not a number") from error
+        await _authorize(self.scope, self.run_id, query.get("token", [""])[0])
+        return publisher.group_name(self.run_id)
 
     async def run_stored(self, message: publisher.GroupStored) -> None:
         """A worker stored more events: read them from the log now rather than at the next poll."""

@@ -6,7 +6,7 @@ plugins enabled at points they do not extend, and bad args surface as scenario e
 from __future__ import annotations
 
 import re
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 from scheduler_core.framework.profile import CONFIG_POINTS, ProfileError, build_profile
 from scheduler_core.model import (
@@ -84,13 +84,7 @@ def _plugins(profile: Field) -> dict[str, PluginSet]:
 
 def _refs(point: Field, key: str) -> tuple[PluginRef, ...]:
     refs = []
-    for item in point.get_list(key):
-        if not item.expect_map():
-            continue
-        name = item.get_str("name")
-        if not name:
-            item.error_at("name", "Required value")
-            continue
+    for item, name in _named(point.get_list(key)):
         weight = item.get_optional_int("weight", 0, INT32_MAX)
         refs.append(PluginRef(name, weight))
     return tuple(refs)
@@ -98,19 +92,25 @@ def _refs(point: Field, key: str) -> tuple[PluginRef, ...]:
 
 def _plugin_args(profile: Field) -> dict[str, dict]:
     args: dict[str, dict] = {}
-    for item in profile.get_list("pluginConfig"):
-        if not item.expect_map():
-            continue
-        name = item.get_str("name")
-        if not name:
-            item.error_at("name", "Required value")
-            continue
+    for item, name in _named(profile.get_list("pluginConfig")):
         if name in args:
             item.error_at("name", f'Duplicate value: "{name}"')
             continue
         raw = item.get_map("args")
         args[name] = _strip_type_meta(raw, name) if raw is not None else {}
     return args
+
+
+def _named(items: list[Field]) -> Iterator[tuple[Field, str]]:
+    """The maps of a list with their ``name``; a map without one is flagged and skipped."""
+    for item in items:
+        if not item.expect_map():
+            continue
+        name = item.get_str("name")
+        if not name:
+            item.error_at("name", "Required value")
+            continue
+        yield item, name
 
 
 def _strip_type_meta(raw: Field, plugin: str) -> dict:

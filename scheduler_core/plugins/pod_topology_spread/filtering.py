@@ -127,13 +127,19 @@ def compute_pre_filter_state(pod: Pod, constraints: list[Constraint], nodes: lis
             value = labels[constraint.topology_key]
             domains = match_num[i]
             domains[value] = domains.get(value, 0) + counts[i](node_info)
+    return PreFilterState(constraints, match_num, critical_paths_of(match_num))
+
+
+def critical_paths_of(match_num: list[dict[str, int]]) -> list[CriticalPaths]:
+    """Per constraint, the critical paths of its domains (calPreFilterState's last loop), fed in
+    matchNum's order: ties keep the value fed first, so both PreFilters build them here alike."""
     paths = []
     for domains in match_num:
         critical = CriticalPaths()
         for value, num in domains.items():
             critical.update(value, num)
         paths.append(critical)
-    return PreFilterState(constraints, match_num, paths)
+    return paths
 
 
 def filter_node(state: PreFilterState, pod: Pod, node: Node) -> MaybeStatus:

@@ -34,8 +34,8 @@ from scheduler_core.plugins.pod_topology_spread.common import Constraint, go_log
 from scheduler_core.plugins.pod_topology_spread.filtering import (
     REASON_CONSTRAINTS_NOT_MATCH,
     REASON_NODE_LABEL_NOT_MATCH,
-    CriticalPaths,
     PreFilterState,
+    critical_paths_of,
 )
 from scheduler_core.plugins.pod_topology_spread.scoring import PreScoreState
 from scheduler_core.pod_counts import PodCounts  # shared with InterPodAffinity; plugin.py builds it from here
@@ -153,13 +153,7 @@ def compute_pre_filter_state(pod: Pod, constraints: list[Constraint], table: Nod
         match_num.append({values[code]: int(by_code[code]) for code in _first_seen_orders(codes)})
         columns.append(column)
         match_by_code.append(by_code)
-    paths = []
-    for domains in match_num:
-        critical = CriticalPaths()
-        for value, num in domains.items():
-            critical.update(value, num)
-        paths.append(critical)
-    state = PreFilterState(constraints, match_num, paths)
+    state = PreFilterState(constraints, match_num, critical_paths_of(match_num))
     state.batch = FilterArrays(columns, match_by_code)
     return state
 
