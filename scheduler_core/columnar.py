@@ -439,9 +439,14 @@ class SegmentEncoder:
         payload = self._encoder.value(event.get("payload"))
         self._rows.append([event["cycle"], event["pod"], event["extensionPoint"], event.get("plugin"), payload])
 
-    def finish(self) -> bytes:
+    def parts(self) -> tuple[list[list], list[list], dict[str, np.ndarray]]:
+        """What ``finish`` writes: the event rows, the columns' locations and the members."""
         located, members = _pack(self._encoder.columns.columns)
-        meta = {"format": FORMAT, "version": VERSION, "firstSeq": self.first_seq, "arrays": located, "events": self._rows}
+        return self._rows, located, members
+
+    def finish(self) -> bytes:
+        rows, located, members = self.parts()
+        meta = {"format": FORMAT, "version": VERSION, "firstSeq": self.first_seq, "arrays": located, "events": rows}
         meta_bytes = np.frombuffer(json.dumps(meta, separators=(",", ":")).encode(), dtype=np.uint8)
         return _archive({f"{name}.npy": _npy(array) for name, array in {META: meta_bytes, **members}.items()})
 
