@@ -8,14 +8,13 @@ process, on every event of the same stream: the engine producing it, today's col
 (``SegmentEncoder.add`` and, per attempt, ``finish``), and — right after the encoder, on the same
 event — a floor any in-process encoder of this stream pays: each payload read once (its
 ``to_json()`` where it has no arrays, one copy of each array of the typed ones) and, per attempt,
-the rows' JSON and a level-1 deflate of the same members. Measured side by side, so the machine's
+the rows' JSON (as the encoder writes it) and a level-1 deflate of the same members. Measured side by side, so the machine's
 drifting speed moves all three alike. Prints each round and the floor over the engine.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import time
 import zlib
 from dataclasses import dataclass
@@ -25,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from scheduler_core import load_scenario
-from scheduler_core.columnar import COMPRESS_LEVEL, RunNames, SegmentEncoder
+from scheduler_core.columnar import COMPRESS_LEVEL, RunNames, SegmentEncoder, json_bytes
 from scheduler_core.events import ExtensionPoint, FilterPluginResult, NormalizeResult, ScoreResult, TotalResult
 from scheduler_core.loop import run_to_the_end
 from scheduler_core.scenario.limits import Limits
@@ -61,7 +60,7 @@ def read_once(payload: Any) -> Any:
 def packed_floor(segment: SegmentEncoder) -> None:
     """The rows' JSON and a deflate of the members today's segment holds."""
     rows, _, members = segment.parts()
-    for data in (json.dumps(rows, separators=(",", ":")).encode(), *(array.tobytes() for array in members.values())):
+    for data in (json_bytes(rows), *(array.tobytes() for array in members.values())):
         packer = zlib.compressobj(COMPRESS_LEVEL, zlib.DEFLATED, -15)
         packer.compress(data)
         packer.flush()

@@ -180,6 +180,8 @@ ODD_PAYLOADS = {
     "floats and mixed lists stay JSON": Eviction([], {n: i / 3 for i, n in enumerate(NODES)}, [], {"mixed": [1, "a", None, 2.5] * 5}),
     "names the run does not know stay JSON": Eviction([f"x/{i}" for i in range(20)], {f"ghost-{i}": i for i in range(20)}, NODES[:3] + ["ghost"] * 20, {}),
     "empty and short containers": Eviction([], {}, [], {"e": [], "d": {}, "short": NODES[:2]}),
+    "text beyond ASCII and a lone surrogate": Eviction([], {}, [], {"zone": "zürich-東京-🚀", "odd": "a\ud800b"}),
+    "integer and boolean keys read back as JSON writes them": Eviction([], {}, [], {"by": {1: "a", 2: "b"}, "flags": {True: "t", None: "n"}}),
 }
 
 
