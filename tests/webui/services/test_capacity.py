@@ -106,6 +106,22 @@ def _ask_fit(owner: Client, web: dict, capture) -> CapacityQuestion:
     return CapacityQuestion.objects.get()
 
 
+def _first_round_sent(owner: Client, web: dict, monkeypatch, capture) -> tuple[InProcessWorkers, CapacityQuestion]:
+    """A fit question asked with in-process workers, its first round's trial messages sent, none run yet."""
+    workers = InProcessWorkers(monkeypatch)
+    question = _ask_fit(owner, web, capture)
+    workers.drain(capture, stop_after=0)
+    return workers, question
+
+
+def _first_round_lost(owner: Client, web: dict, monkeypatch, capture) -> tuple[InProcessWorkers, CapacityQuestion, list]:
+    """As _first_round_sent, with those messages then lost (taken off the workers' queue) and returned."""
+    workers, question = _first_round_sent(owner, web, monkeypatch, capture)
+    sent = list(workers.trials)
+    workers.trials.clear()
+    return workers, question, sent
+
+
 def test_a_question_whose_messages_are_lost_in_every_round_is_answered_by_the_sweep_as_the_cli(
         owner: Client, web: dict, monkeypatch, django_capture_on_commit_callbacks, settings):
     settings.SCHEDLAB_CAPACITY_TRIALS_PER_ROUND, settings.SCHEDLAB_CAPACITY_MAX_REDISPATCHES = 2, 1000
@@ -149,9 +165,7 @@ def test_a_round_complete_but_never_advanced_is_advanced_by_the_sweep(
 
 def test_a_trial_delivered_twice_stores_once_and_advances_once(
         owner: Client, web: dict, monkeypatch, django_capture_on_commit_callbacks):
-    workers = InProcessWorkers(monkeypatch)
-    question = _ask_fit(owner, web, django_capture_on_commit_callbacks)
-    workers.drain(django_capture_on_commit_callbacks, stop_after=0)
+    workers, question = _first_round_sent(owner, web, monkeypatch, django_capture_on_commit_callbacks)
     (baseline,) = workers.trials
     workers.drain(django_capture_on_commit_callbacks, stop_after=1)
     sent = len(workers.rounds)
@@ -164,9 +178,7 @@ def test_a_trial_delivered_twice_stores_once_and_advances_once(
 def test_a_question_stalling_after_every_resend_ends_failed_with_the_reason(
         owner: Client, web: dict, monkeypatch, django_capture_on_commit_callbacks, settings):
     settings.SCHEDLAB_CAPACITY_MAX_REDISPATCHES = 2
-    workers = InProcessWorkers(monkeypatch)
-    question = _ask_fit(owner, web, django_capture_on_commit_callbacks)
-    workers.drain(django_capture_on_commit_callbacks, stop_after=0)
+    workers, question = _first_round_sent(owner, web, monkeypatch, django_capture_on_commit_callbacks)
     for _ in range(2):  # every message sent again is lost again
         workers.trials.clear()
         _stall(question.pk)
@@ -182,11 +194,7 @@ def test_a_question_stalling_after_every_resend_ends_failed_with_the_reason(
 
 def test_reading_a_stalled_question_sends_its_lost_trials_again(
         owner: Client, web: dict, monkeypatch, django_capture_on_commit_callbacks):
-    workers = InProcessWorkers(monkeypatch)
-    question = _ask_fit(owner, web, django_capture_on_commit_callbacks)
-    workers.drain(django_capture_on_commit_callbacks, stop_after=0)
-    lost = list(workers.trials)
-    workers.trials.clear()
+    workers, question, lost = _first_round_lost(owner, web, monkeypatch, django_capture_on_commit_callbacks)
     with django_capture_on_commit_callbacks(execute=True):
         owner.get(f"/api/capacity/{question.pk}")
     assert not workers.trials  # not stale yet
@@ -199,11 +207,7 @@ def test_reading_a_stalled_question_sends_its_lost_trials_again(
 def test_trials_waiting_behind_a_long_run_are_left_alone_until_the_workers_go_past_them(
         owner: Client, web: dict, monkeypatch, django_capture_on_commit_callbacks):
     """As queued runs' recovery (services.runs.QueueProgress): busy workers are not a lost message."""
-    workers = InProcessWorkers(monkeypatch)
-    question = _ask_fit(owner, web, django_capture_on_commit_callbacks)
-    workers.drain(django_capture_on_commit_callbacks, stop_after=0)
-    waiting = list(workers.trials)
-    workers.trials.clear()
+    workers, question, waiting = _first_round_lost(owner, web, monkeypatch, django_capture_on_commit_callbacks)
     owner_fields = {"owner_id": question.owner_id, "owner_session_key": question.owner_session_key}
     long_run = Run.objects.create(version=question.version, status=RunStatus.RUNNING, heartbeat=timezone.now(),
                                   queued_at=timezone.now() - timedelta(days=1), started=timezone.now(), **owner_fields)
