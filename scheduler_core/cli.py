@@ -49,22 +49,10 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m scheduler_core",
                                      description="Replay kube-scheduler v1.35's decisions on a scenario file.")
     commands = parser.add_subparsers(dest="command", required=True)
-    trace = commands.add_parser("trace", help="schedule the pending pods and report every step")
-    trace.add_argument("scenario", nargs="+", help=SCENARIO_HELP)
-    trace.add_argument("--json", action="store_true", help="print the trace summary JSON of the spec")
-    trace.add_argument("--events", action="store_true", help="print the raw event stream as JSON lines")
-    trace.add_argument("--tie-break", choices=(TIE_BREAK_FIRST, TIE_BREAK_RANDOM), default=TIE_BREAK_FIRST,
-                       help="first node in document order (default) or the real scheduler's random pick")
-    trace.add_argument("--seed", type=int, default=None, help="random seed for --tie-break random")
-    _add_taints_flag(trace)
-    timeline = commands.add_parser("timeline", help="run the scheduler to the end: queue, retries, preemption")
-    timeline.add_argument("scenario", nargs="+", help=SCENARIO_HELP)
-    timeline.add_argument("--json", action="store_true", help="print the timeline JSON of spec/TIMELINE.md")
-    timeline.add_argument("--events", action="store_true", help="print the raw event stream as JSON lines")
-    timeline.add_argument("--tie-break", choices=(TIE_BREAK_FIRST, TIE_BREAK_RANDOM), default=TIE_BREAK_FIRST,
-                          help="first node in document order (default) or the real scheduler's random pick")
-    timeline.add_argument("--seed", type=int, default=None, help="random seed for --tie-break random")
-    _add_taints_flag(timeline)
+    trace = _add_run_command(commands, "trace", "schedule the pending pods and report every step",
+                             "print the trace summary JSON of the spec")
+    timeline = _add_run_command(commands, "timeline", "run the scheduler to the end: queue, retries, preemption",
+                                "print the timeline JSON of spec/TIMELINE.md")
     check = commands.add_parser("check", help="what was read, what was left out, what the dump lacks (no run)")
     check.add_argument("scenario", nargs="+", help=SCENARIO_HELP)
     check.add_argument("--json", action="store_true", help="print the check as JSON (docs/CHECK.md)")
@@ -111,6 +99,20 @@ def _parser() -> argparse.ArgumentParser:
     snapshot.add_argument("-o", "--output", default="-", help="file to write ('-', the default: standard output)")
     snapshot.add_argument("--kubeconfig", default=None, help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
     snapshot.add_argument("--context", default=None, help="kubeconfig context (default: the current one)")
+    return parser
+
+
+def _add_run_command(commands: argparse._SubParsersAction[argparse.ArgumentParser], name: str, summary: str,
+                     json_help: str) -> argparse.ArgumentParser:
+    """``trace`` and ``timeline``: the same scenario, output and tie-break arguments."""
+    parser = commands.add_parser(name, help=summary)
+    parser.add_argument("scenario", nargs="+", help=SCENARIO_HELP)
+    parser.add_argument("--json", action="store_true", help=json_help)
+    parser.add_argument("--events", action="store_true", help="print the raw event stream as JSON lines")
+    parser.add_argument("--tie-break", choices=(TIE_BREAK_FIRST, TIE_BREAK_RANDOM), default=TIE_BREAK_FIRST,
+                        help="first node in document order (default) or the real scheduler's random pick")
+    parser.add_argument("--seed", type=int, default=None, help="random seed for --tie-break random")
+    _add_taints_flag(parser)
     return parser
 
 
