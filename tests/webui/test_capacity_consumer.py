@@ -2,26 +2,15 @@
 changes, then "end"; nobody but the asker may listen."""
 
 import pytest
-from channels.auth import AuthMiddlewareStack
 from channels.db import database_sync_to_async
-from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
-from django.test import Client
 
+from tests.webui.websocket_support import APP, session_cookie
 from webui import publisher
 from webui.models import CapacityQuestion, RunStatus, Scenario, ScenarioVersion
-from webui.routing import websocket_urlpatterns
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
-APP = AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
 
-
-def session_cookie() -> tuple[str, str]:
-    client = Client()
-    client.get("/api/session")
-    client.post("/api/validate", {"text": ""}, content_type="application/json")  # a write creates the session
-    key = client.session.session_key
-    return key, f"sessionid={key}"
 
 
 @database_sync_to_async

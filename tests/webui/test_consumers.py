@@ -4,29 +4,19 @@ import asyncio
 from datetime import timedelta
 
 import pytest
-from channels.auth import AuthMiddlewareStack
 from channels.db import database_sync_to_async
-from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.test import Client
 from django.utils import timezone
 
+from tests.webui.websocket_support import APP, session_cookie
 from webui import consumers, publisher
 from webui.models import Run, RunSegment, RunStatus, Scenario, ScenarioVersion, ShareLink
 from webui.services import engine, segments
-from webui.routing import websocket_urlpatterns
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
-APP = AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
 
-
-def owner_cookie() -> tuple[str, str]:
-    client = Client()
-    client.get("/api/session")
-    client.post("/api/validate", {"text": ""}, content_type="application/json")  # a write creates the session
-    key = client.session.session_key
-    return key, f"sessionid={key}"
 
 
 @database_sync_to_async
@@ -78,7 +68,7 @@ async def collect(communicator: WebsocketCommunicator) -> tuple[list[int], dict]
 
 @pytest.fixture
 def session():
-    return owner_cookie()
+    return session_cookie()
 
 
 async def test_it_sends_all_stored_events_then_end_for_a_finished_run(session):
