@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from scheduler_core import load_scenario, simulate
+from scheduler_core.model import Scenario
 from scheduler_core.events import Event, ExtensionPoint
 from scheduler_core.loop import run_to_the_end
 from scheduler_core.scenario.limits import Limits
@@ -37,13 +38,19 @@ def cpu_ms_per_cycle(events: Iterator[Event], cycles: int) -> float:
     return (time.process_time() - started) * 1000 / max(done, 1)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arguments_and_scenario(description: str, rounds: int) -> tuple[argparse.Namespace, Scenario]:
+    """FILE [--cycles N] [--rounds R] read, and FILE loaded with limits any bench file fits in
+    (tools/encoder_floor.py takes the same)."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("file", type=Path)
     parser.add_argument("--cycles", type=int, default=300)
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=rounds)
     args = parser.parse_args()
-    scenario = load_scenario(args.file.read_bytes(), limits=Limits(max_pending_pods=100_000, max_bytes=1 << 30))
+    return args, load_scenario(args.file.read_bytes(), limits=Limits(max_pending_pods=100_000, max_bytes=1 << 30))
+
+
+def main() -> None:
+    args, scenario = arguments_and_scenario(__doc__.splitlines()[0], rounds=5)
     ratios = []
     for _ in range(args.rounds):
         cycle = cpu_ms_per_cycle(simulate(scenario), args.cycles)

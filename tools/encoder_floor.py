@@ -14,20 +14,17 @@ drifting speed moves all three alike. Prints each round and the floor over the e
 
 from __future__ import annotations
 
-import argparse
 import time
 import zlib
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from scheduler_core import load_scenario
+from attempt_cost import arguments_and_scenario  # a sibling script (tools/ is on sys.path when run)
 from scheduler_core.columnar import COMPRESS_LEVEL, RunNames, SegmentEncoder, json_bytes
 from scheduler_core.events import ExtensionPoint, FilterPluginResult, NormalizeResult, ScoreResult, TotalResult
 from scheduler_core.loop import run_to_the_end
-from scheduler_core.scenario.limits import Limits
 
 
 @dataclass
@@ -101,12 +98,7 @@ def measure(scenario: Any, attempts: int) -> Costs:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("file", type=Path)
-    parser.add_argument("--cycles", type=int, default=300)
-    parser.add_argument("--rounds", type=int, default=3)
-    args = parser.parse_args()
-    scenario = load_scenario(args.file.read_bytes(), limits=Limits(max_pending_pods=100_000, max_bytes=1 << 30))
+    args, scenario = arguments_and_scenario(__doc__.splitlines()[0], rounds=3)
     for _ in range(args.rounds):
         costs = measure(scenario, args.cycles)
         print(f"attempts {costs.attempts}  engine {costs.ms(costs.engine):.3f} ms  encoder {costs.ms(costs.encoder):.3f} ms"
