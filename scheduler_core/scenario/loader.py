@@ -115,6 +115,7 @@ class _Collected:
     container_logs: list[str] = field(default_factory=list)  # "ns/pod container" blocks skipped
     # Every pod with its object and whether spec.priority is written, for the Priority admission.
     admitted: list[tuple[Pod, Field, bool]] = field(default_factory=list)
+    pod_specs: pods.SpecMemo = field(default_factory=dict)  # specs decoded so far (pods.decode_pod)
     # The Changes document and every object, for a run with steps (scenario/changes.py).
     changes_input: changes_reader.ChangesInput = field(default_factory=changes_reader.ChangesInput)
 
@@ -370,7 +371,7 @@ def _register(obj: Field, kind: str, meta: Metadata, collected: _Collected) -> b
 def _add(obj: Field, kind: str, meta: Metadata, collected: _Collected, limits: Limits) -> None:
     if kind == "Pod":
         _check_limit(obj, len(collected.pods), limits.max_pods, "pods", "max_pods")
-        pod = pods.decode_pod(obj, meta, len(collected.pods))
+        pod = pods.decode_pod(obj, meta, len(collected.pods), collected.pod_specs)
         collected.pods.append(pod)
         collected.admitted.append((pod, obj, pods.has_priority(obj)))
     elif kind == "Node":

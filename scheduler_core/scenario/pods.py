@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from datetime import datetime, timezone
-from typing import Optional
+from typing import Any, Optional
 
 from scheduler_core.model import (
     VOLUME_KIND_CLAIM,
@@ -28,6 +28,7 @@ from scheduler_core.scenario import resources, volume_sources
 from scheduler_core.scenario.fields import INT32_MAX, INT64_MAX, Field
 from scheduler_core.scenario.metadata import Metadata
 from scheduler_core.scenario.selectors import affinity, label_selector
+from scheduler_core.scenario.yamltree import YList, YMap
 from scheduler_core.scenario.validation import (
     check,
     check_str_enum,
@@ -54,7 +55,20 @@ RESIZE_PENDING = "PodResizePending"
 RESIZE_INFEASIBLE = "Infeasible"
 
 
-def decode_pod(obj: Field, meta: Metadata, doc_index: int) -> Pod:
+# What a pod's spec decodes to, nodeName aside: equal specs (pods of one template) give equal values.
+SPEC_FIELDS = ("priority", "priority_class_name", "termination_grace_period_seconds", "scheduling_gates",
+               "claim_sources", "resource_claims", "scheduler_name", "node_selector", "affinity", "tolerations",
+               "topology_spread_constraints", "preemption_policy", "containers", "init_containers", "overhead",
+               "pod_level_requests", "volumes")
+SpecMemo = dict  # frozen spec (nodeName left out) -> its SPEC_FIELDS values, for one load
+
+
+def decode_pod(obj: Field, meta: Metadata, doc_index: int, specs: Optional[SpecMemo] = None) -> Pod:
+    """The pod; with ``specs``, a spec written like one decoded before in the same load without an
+    error takes that one's values (a 5,000-node benchmark holds 25,000 pods of a few templates: a
+    third of its loading was decoding their specs again). The values are shared, never changed in
+    place (the engine's simulation copies already share them), and carry no lines. A spec that
+    gave an error is never remembered, so every pod written with it reports its own."""
     spec = obj.get_map("spec")
     pod = Pod(name=meta.name, namespace=meta.namespace, labels=meta.labels, uid=meta.uid,
               owner_references=owner_references(obj), doc_index=doc_index, line=obj.line)
@@ -62,6 +76,42 @@ def decode_pod(obj: Field, meta: Metadata, doc_index: int) -> Pod:
     if spec is None:
         obj.error_at("spec", "Required value")
         return pod
+    key = _frozen_spec(spec.value) if specs is not None else None
+    try:
+        known = specs.get(key) if key is not None else None
+    except TypeError:  # a value that cannot be a key (none that YAML or JSON writes)
+        key = known = None
+    if known is not None:
+        _decode_node_name(spec, pod)
+        for name, value in zip(SPEC_FIELDS, known):
+            setattr(pod, name, value)
+        _decode_resize_state(obj, pod)
+        return pod
+    errors_before = len(obj.ctx.errors)
+    _decode_spec(obj, spec, pod)
+    if key is not None and len(obj.ctx.errors) == errors_before:
+        specs[key] = tuple(getattr(pod, name) for name in SPEC_FIELDS)
+    return pod
+
+
+def _frozen_spec(spec: YMap) -> tuple:
+    """The spec as a hashable value, nodeName left out; scalars other than strings with their
+    type (``1``, ``1.0`` and ``true`` are equal keys in Python but decode differently)."""
+    return tuple((key, _frozen(value)) for key, value in spec.items() if key != "nodeName")
+
+
+def _frozen(value: Any) -> Any:
+    kind = type(value)
+    if kind is str:
+        return value
+    if kind is YMap:
+        return kind, tuple((key, _frozen(item)) for key, item in value.items())
+    if kind is YList:
+        return kind, tuple(map(_frozen, value))
+    return kind, value
+
+
+def _decode_spec(obj: Field, spec: Field, pod: Pod) -> None:
     _decode_scheduling(spec, pod)
     host_network = spec.get_bool("hostNetwork")
     pod.containers = _containers(spec, "containers", required=True, host_network=host_network)
@@ -118,12 +168,16 @@ def _decode_resize_state(obj: Field, pod: Pod) -> None:
         and condition.get_str("reason") == RESIZE_INFEASIBLE for condition in status.get_list("conditions"))
 
 
-def _decode_scheduling(spec: Field, pod: Pod) -> None:
+def _decode_node_name(spec: Field, pod: Pod) -> None:
     node_name = spec.get("nodeName")
     if node_name is not None:
         pod.node_name = node_name.as_str()
         if pod.node_name:
             check(node_name, pod.node_name, is_dns1123_subdomain(pod.node_name))
+
+
+def _decode_scheduling(spec: Field, pod: Pod) -> None:
+    _decode_node_name(spec, pod)
     pod.priority = spec.get_int("priority", 0, -(2**31), INT32_MAX)
     pod.priority_class_name = spec.get_str("priorityClassName")
     # ValidateNonnegativeField; the API server defaults a missing value to 30 (DefaultTerminationGracePeriodSeconds).

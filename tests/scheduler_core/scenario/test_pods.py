@@ -213,3 +213,63 @@ def test_an_unknown_preemption_policy_is_refused():
 def test_a_pod_without_spec_is_an_error_naming_the_field():
     text = stream(NODE, "apiVersion: v1\nkind: Pod\nmetadata: {name: bare}\n")
     assert [(e.object, e.path, e.message) for e in errors_of(text)] == [("Pod default/bare", "spec", "Required value")]
+
+
+# ---------------------------------------------------------------------- pods written alike, decoded once
+
+TEMPLATE = CONTAINER + """\
+  resources:
+    requests: {cpu: 500m, memory: 1Gi}
+  ports:
+  - containerPort: 80
+initContainers:
+- name: init
+  image: busybox
+  restartPolicy: Always
+tolerations:
+- {key: gpu, operator: Exists, effect: NoSchedule}
+affinity:
+  podAntiAffinity:
+    requiredDuringSchedulingIgnoredDuringExecution:
+    - labelSelector: {matchLabels: {app: web}}
+      topologyKey: kubernetes.io/hostname
+topologySpreadConstraints:
+- {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: web}}}
+volumes:
+- name: data
+  persistentVolumeClaim: {claimName: data}
+nodeSelector: {disk: ssd}
+overhead: {cpu: 100m}
+resources:
+  limits: {cpu: "2"}
+"""
+
+
+def test_pods_written_alike_share_what_their_spec_decodes_to_and_equal_it_decoded_alone():
+    from scheduler_core.scenario.pods import SPEC_FIELDS
+    first, second = load_scenario(stream(NODE, pod(TEMPLATE, "web-1"), pod(TEMPLATE + "nodeName: n1\n", "web-2"))).pods
+    alone = load_scenario(stream(NODE, pod(TEMPLATE + "nodeName: n1\n", "web-2"))).pods[0]
+    assert second.containers is first.containers  # decoded once
+    assert (first.node_name, second.node_name) == ("", "n1")  # nodeName is each pod's own
+    for name in SPEC_FIELDS:
+        assert getattr(second, name) == getattr(alone, name), name
+
+
+def test_a_spec_with_an_error_is_reported_for_every_pod_written_with_it_at_its_own_line():
+    bad = CONTAINER + "tolerations:\n- {key: gpu, operator: Sometimes}\n"
+    text = stream(NODE, pod(bad, "web-1"), pod(bad, "web-2"))
+    found = [(e.object, e.path, e.line) for e in errors_of(text)]
+    lines = [number for number, line in enumerate(text.splitlines(), start=1) if "operator: Sometimes" in line]
+    assert found == [("Pod default/web-1", "spec.tolerations[0].operator", lines[0]),
+                     ("Pod default/web-2", "spec.tolerations[0].operator", lines[1])]
+
+
+def test_a_value_written_as_another_type_is_another_spec():
+    # 1 and true are equal keys in Python; the second must still be refused as not an integer.
+    text = stream(NODE, pod(CONTAINER + "priority: 1\n", "web-1"), pod(CONTAINER + "priority: true\n", "web-2"))
+    assert [(e.object, e.path) for e in errors_of(text)] == [("Pod default/web-2", "spec.priority")]
+
+
+def test_a_reused_spec_still_checks_each_pods_own_node_name():
+    text = stream(NODE, pod(CONTAINER + "nodeName: n1\n", "web-1"), pod(CONTAINER + "nodeName: Not_A_Node\n", "web-2"))
+    assert [(e.object, e.path) for e in errors_of(text)] == [("Pod default/web-2", "spec.nodeName")]
