@@ -47,6 +47,16 @@ def env_int(name: str, default: int, *, minimum: int = 0) -> int:
     return value
 
 
+def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    value = raw.strip().lower()
+    if value not in choices:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not one of {', '.join(choices)}")
+    return value
+
+
 def env_float(name: str, default: float, *, minimum: float = 0.0) -> float:
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from webui.env import PoolBudget, env_bool, env_float, env_int, env_list, env_networks, env_str, parse_database_url, sqlite_config
+from webui.env import PoolBudget, env_bool, env_choice, env_float, env_int, env_list, env_networks, env_str, parse_database_url, sqlite_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # Embedded mode's files (SQLite, broker queue, secret key); production needs none of them.
@@ -178,6 +178,9 @@ SCHEDLAB_MAX_ARCHIVE_FILES = env_int("SCHEDLAB_MAX_ARCHIVE_FILES", 20_000, minim
 SCHEDLAB_MAX_EVENTS_PER_RUN = env_int("SCHEDLAB_MAX_EVENTS_PER_RUN", 250_000, minimum=1)
 # Compressed payload bytes one run may store (a 5000-node cycle is ~100 KiB: ~5000 such cycles).
 SCHEDLAB_MAX_STORED_BYTES_PER_RUN = env_int("SCHEDLAB_MAX_STORED_BYTES_PER_RUN", 512 * 1024 * 1024, minimum=1)
+# Where a run's engine runs: "auto" (its own forked process for a run of 100,000 nodes × pending
+# pods or more, so scheduling and storing use two cores), "child" (always) or "inline" (never).
+SCHEDLAB_ENGINE_PROCESS = env_choice("SCHEDLAB_ENGINE_PROCESS", "auto", ("auto", "child", "inline"))
 # Benchmarks only: stop a run (as succeeded) after its first N cycles; 0 runs every cycle.
 SCHEDLAB_RUN_FIRST_CYCLES = env_int("SCHEDLAB_RUN_FIRST_CYCLES", 0, minimum=0)
 # Runs queued or running at once: per owner (user or anonymous session), per client address (an

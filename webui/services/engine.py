@@ -26,6 +26,7 @@ from scheduler_core import (
 )
 from scheduler_core.check import check_scenario
 from scheduler_core.events import read_events
+from scheduler_core.event_pipe import can_fork, events_in_child
 from scheduler_core.explain import explain_events
 from scheduler_core.columnar import EventFilter, FormatError, RunNames, SegmentEncoder, decode_segment, decode_selected
 from scheduler_core.loop import run_to_the_end
@@ -49,7 +50,7 @@ from webui.services.errors import InvalidScenario, LimitExceeded
 __all__ = [
     "Check", "CycleExplanation", "as_yaml_stream", "Event", "ExtensionPoint", "FormatError", "RunNames", "ScenarioInvalid",
     "EventFilter", "SegmentEncoder", "check", "check_soon", "compare_reads", "decode_segment", "decode_selected", "story_reads", "engine_limits", "explain", "load", "load_valid", "pod_requests",
-    "simulate_events", "story", "steps_cluster", "StepPlacement", "filter_details", "CycleDetails", "cluster_volumes", "compare",
+    "simulate_events", "run_events", "story", "steps_cluster", "StepPlacement", "filter_details", "CycleDetails", "cluster_volumes", "compare",
     "what_if", "NotPending", "trace", "MODE_SINGLE", "MODE_TIMELINE",
     "NotBound", "PodPlacementExplanation", "RecordedComparison", "explain_pod", "recorded", "with_node_taints",
     "is_archive", "kind_named_by", "upload_to_text",
@@ -266,6 +267,27 @@ def simulate_events(scenario: Any, mode: str = MODE_TIMELINE) -> Iterator[Event]
     if mode == MODE_SINGLE:
         return simulate(scenario, tie_break="first")
     return run_to_the_end(scenario, tie_break="first")
+
+
+# Nodes × pending pods from which a run's engine gets a process of its own (SCHEDLAB_ENGINE_PROCESS
+# "auto"): below it the fork and the hand-over cost more than storing alongside saves.
+ENGINE_PROCESS_FROM_CELLS = 100_000
+
+
+def run_events(scenario: Any, mode: str = MODE_TIMELINE) -> Iterator[Event]:
+    """``simulate_events`` as a run stores it: for a big run, in a forked engine process while this
+    one stores (scheduler_core.event_pipe), so scheduling and storing use two cores; the events are
+    the same either way (SCHEDLAB_ENGINE_PROCESS: auto, child or inline)."""
+    if engine_in_child(scenario):
+        return events_in_child(lambda: simulate_events(scenario, mode))
+    return simulate_events(scenario, mode)
+
+
+def engine_in_child(scenario: Any) -> bool:
+    choice = settings.SCHEDLAB_ENGINE_PROCESS
+    if choice == "inline" or not can_fork():
+        return False
+    return choice == "child" or len(scenario.nodes) * len(scenario.pending_pods) >= ENGINE_PROCESS_FROM_CELLS
 
 
 def cluster_devices(scenario: Any) -> tuple[list[dict[str, Any]], dict[str, list[dict[str, Any]]]]:

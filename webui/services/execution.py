@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import time
+from contextlib import closing
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -157,10 +158,12 @@ def execute(run_id: int, worker: str) -> RunStatus | None:
         run = Run.objects.select_related("version").get(pk=run_id)
         scenario = engine.load(run.version.text)
         writer = writer_for(run, worker, scenario)
-        for event in engine.simulate_events(scenario, run.mode):
-            writer.add(event)
-            if writer.finished_enough:
-                break
+        # Closed when the run stops early (cancelled, over a limit): a forked engine is killed then.
+        with closing(engine.run_events(scenario, run.mode)) as events:
+            for event in events:
+                writer.add(event)
+                if writer.finished_enough:
+                    break
         writer.flush()
     except (LostClaim, Run.DoesNotExist):
         log.info("run %s: cancelled, deleted or claimed by another worker; stopping", run_id)

@@ -75,7 +75,7 @@ def measure(path: Path, first_cycles: int = 0, mode: str = engine.MODE_TIMELINE,
             table_before = _table_bytes()
             first_event = _FirstEvent()
             started = time.perf_counter()
-            with mock.patch.object(engine, "simulate_events", first_event.wrap(engine.simulate_events)):
+            with mock.patch.object(engine, "run_events", first_event.wrap(engine.run_events)):
                 execute_run.apply(args=[run.pk])
             pairs.append((alone, Clock.since(first_event.at)))
             seconds = time.perf_counter() - started

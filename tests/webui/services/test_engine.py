@@ -14,6 +14,7 @@ from scheduler_core.compare import compare_events
 from scheduler_core.events import UnknownEventKind
 from scheduler_core.explain import explain_events
 from scheduler_core.loop import run_to_the_end
+from tests.webui import support
 from webui.services import engine
 
 SCENARIO = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n{}\n"
@@ -99,3 +100,14 @@ def test_a_stored_event_of_a_kind_the_engine_does_not_write_is_refused():
     stored = [{"seq": 0, "cycle": 0, "pod": "default/p", "extensionPoint": "Reprieve", "plugin": None, "payload": {}}]
     with pytest.raises(UnknownEventKind, match="Reprieve"):
         engine.trace(stored)
+
+
+def test_a_big_run_gets_its_engine_a_process_of_its_own_unless_told_otherwise(settings):
+    small = engine.load(support.scenario_text(3, 2))
+    big = engine.load(support.scenario_text(400, 250))  # 100,000 nodes × pending pods
+    settings.SCHEDLAB_ENGINE_PROCESS = "auto"
+    assert (engine.engine_in_child(small), engine.engine_in_child(big)) == (False, True)
+    settings.SCHEDLAB_ENGINE_PROCESS = "inline"
+    assert not engine.engine_in_child(big)
+    settings.SCHEDLAB_ENGINE_PROCESS = "child"
+    assert engine.engine_in_child(small)

@@ -87,3 +87,50 @@ def test_execute_gives_up_quietly_on_a_run_another_worker_holds(run: Run):
     assert execution.execute(run.pk, "another-worker") is None
     run.refresh_from_db()
     assert (run.status, run.event_count) == (RunStatus.RUNNING, 0)
+
+
+@pytest.fixture
+def in_child(settings):
+    settings.SCHEDLAB_ENGINE_PROCESS = "child"
+
+
+def _stored_segments(run: Run) -> list[tuple[int, int, bytes]]:
+    return [(s.first_seq, s.end_seq, bytes(s.blob)) for s in RunSegment.objects.filter(run=run).order_by("first_seq")]
+
+
+def test_a_run_whose_engine_runs_in_a_forked_process_stores_the_same_segments(run: Run, settings, in_child):
+    assert execution.execute(run.pk, "w") == RunStatus.SUCCEEDED
+    forked = _stored_segments(run)
+    rows = list(RunCycle.objects.filter(run=run).order_by("cycle").values_list("cycle", "pod", "node_name", "first_seq", "end_seq"))
+    other = Run.objects.create(version=run.version, cycles=2, owner_session_key="k")
+    assert claims.claim(other.pk, "w")
+    settings.SCHEDLAB_ENGINE_PROCESS = "inline"
+    assert execution.execute(other.pk, "w") == RunStatus.SUCCEEDED
+    assert forked == _stored_segments(other) and forked
+    assert rows == list(RunCycle.objects.filter(run=other).order_by("cycle").values_list("cycle", "pod", "node_name", "first_seq", "end_seq"))
+
+
+def test_a_forked_engine_that_raises_fails_the_run_with_its_message(run: Run, monkeypatch, in_child):
+    def explode(_scenario, _mode=None):
+        raise RuntimeError("boom")
+        yield
+
+    monkeypatch.setattr(engine, "simulate_events", explode)  # the child runs the patched module: forked after it
+    assert execution.execute(run.pk, "w") == RunStatus.FAILED
+    run.refresh_from_db()
+    assert run.error == "the simulation failed: RuntimeError: boom"
+
+
+def test_a_run_stopped_early_kills_its_forked_engine(run: Run, settings, monkeypatch, in_child):
+    settings.SCHEDLAB_RUN_FIRST_CYCLES = 1
+    closed = []
+    real = engine.run_events
+
+    def watched(*args, **kwargs):
+        stream = real(*args, **kwargs)
+        closed.append(stream)
+        return stream
+
+    monkeypatch.setattr(engine, "run_events", watched)
+    assert execution.execute(run.pk, "w") == RunStatus.SUCCEEDED
+    assert closed and closed[0].gi_frame is None  # closed, its finally (kill and reap the child) done
