@@ -1,0 +1,170 @@
+"""scheduler_core.event_pipe.codec: events written as emitted and read back exactly.
+
+Every public case (single pass, run to the end, DRA) and the bench files are written and read back
+in this process, frame by frame as the engine's process sends them, and both streams are stored as
+the web app stores them (one columnar segment per cycle number): the segments must be the same
+bytes and every event the same JSON. The codec's own paths are forced on purpose (tiny rings,
+payloads it cannot pickle, a list changed after its event went out).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from scheduler_core import load_scenario, simulate
+from scheduler_core.columnar import RunNames, encode_segment
+from scheduler_core.event_pipe import codec
+from scheduler_core.event_pipe.codec import Receiver, Sender
+from scheduler_core.events import CycleEnd, Event, ExtensionPoint, QueueSortResult, WrittenJSON
+from scheduler_core.loop import run_to_the_end
+from scheduler_core.scenario.limits import Limits
+
+SHARED = Path(__file__).resolve().parents[4] / "shared"
+SINGLE = sorted((SHARED / "conformance" / "public").glob("*.yaml"))
+TIMELINE = sorted((SHARED / "conformance-timeline" / "public").glob("*.yaml"))
+DRA = sorted((SHARED / "conformance-timeline-dra" / "public").glob("*.yaml"))
+BENCH_500 = sorted((SHARED / "bench").glob("*_500.yaml"))
+BENCH_5000 = sorted((SHARED / "bench").glob("*_5000.yaml"))
+PREEMPTION = SHARED / "bench" / "perf" / "PreemptionBasic_500Nodes.yaml"
+BIG = Limits(max_pending_pods=100_000, max_bytes=1 << 30)
+
+
+def read_back(emitted, frame_events: int = 0):
+    """The events as the reader gets them: written one by one as emitted, a frame per cycle number
+    (or per ``frame_events`` events)."""
+    sender, receiver = Sender(), Receiver()
+    frames: list[tuple[bytes, int]] = []
+    keep = lambda frame, count: frames.append((bytes(frame), count))  # noqa: E731
+    cycle = None
+    for event in emitted:
+        if sender.count and (event.cycle != cycle or (frame_events and sender.count >= frame_events)):
+            sender.flush_to(keep)
+            yield from _drain(frames, receiver)
+        cycle = event.cycle
+        sender.add(event)
+    if sender.count:
+        sender.flush_to(keep)
+    yield from _drain(frames, receiver)
+
+
+def _drain(frames, receiver):
+    while frames:
+        yield from receiver.events(*frames.pop(0))
+
+
+def stored(events, names: RunNames, cycles: int = 0) -> list[tuple[bytes, list[str]]]:
+    """Per cycle number, the segment the web app would store and its events' JSON text."""
+    out = []
+    seq = 0
+    for _, group in itertools.groupby(events, key=lambda event: event.cycle):
+        group = list(group)
+        out.append((encode_segment(group, names, seq), [json.dumps(event.to_json()) for event in group]))
+        seq += len(group)
+        if cycles and len(out) >= cycles:
+            break
+    return out
+
+
+def assert_read_back_the_same(scenario, run, cycles: int = 0, frame_events: int = 0) -> int:
+    names = RunNames([node.name for node in scenario.nodes], [pod.key for pod in scenario.pending_pods])
+    here = stored(run(scenario), names, cycles)
+    there = stored(read_back(run(scenario), frame_events), names, cycles)
+    assert len(there) == len(here)
+    for cycle, (mine, theirs) in enumerate(zip(here, there)):
+        assert theirs[1] == mine[1], f"cycle group {cycle}: events differ"
+        assert theirs[0] == mine[0], f"cycle group {cycle}: segments differ"
+    return len(here)
+
+
+@pytest.mark.parametrize("path", SINGLE, ids=lambda p: p.stem)
+def test_a_single_pass_reads_back_the_same(path):
+    assert assert_read_back_the_same(load_scenario(path.read_bytes()), simulate)
+
+
+@pytest.mark.parametrize("path", TIMELINE + DRA, ids=lambda p: p.stem)
+def test_a_run_to_the_end_reads_back_the_same(path):
+    assert assert_read_back_the_same(load_scenario(path.read_bytes()), run_to_the_end)
+
+
+@pytest.mark.parametrize("path", BENCH_500, ids=lambda p: p.stem)
+def test_a_500_node_bench_run_reads_back_the_same(path):
+    assert assert_read_back_the_same(load_scenario(path.read_bytes(), limits=BIG), run_to_the_end, cycles=60) == 60
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", BENCH_5000, ids=lambda p: p.stem)
+def test_a_5000_node_bench_run_reads_back_the_same(path):
+    """Thousands of nodes: node lists as positions, tie positions, spreading pictures and counts."""
+    assert assert_read_back_the_same(load_scenario(path.read_bytes(), limits=BIG), run_to_the_end, cycles=25) == 25
+
+
+@pytest.mark.slow
+def test_preemption_reads_back_the_same():
+    scenario = load_scenario(PREEMPTION.read_bytes(), limits=BIG)
+    assert assert_read_back_the_same(scenario, run_to_the_end, cycles=120) == 120
+
+
+def test_tiny_rings_and_frames_of_a_few_events_give_the_same(monkeypatch):
+    """Slots reused every few lists and tables; frames cut inside a cycle."""
+    monkeypatch.setattr(codec, "RING_SIZES", {"tables": 1, "lists": 2, "tuples": 2})
+    scenario = load_scenario(BENCH_500[0].read_bytes(), limits=BIG)
+    assert assert_read_back_the_same(scenario, run_to_the_end, cycles=40, frame_events=3) == 40
+    spreading = next(path for path in BENCH_500 if path.stem.startswith("spread"))
+    assert assert_read_back_the_same(load_scenario(spreading.read_bytes(), limits=BIG), run_to_the_end, cycles=20, frame_events=3)
+
+
+class Opaque:
+    """A payload type the codec does not know, holding what pickle refuses."""
+
+    def __init__(self) -> None:
+        self.callback = lambda: None
+
+    def to_json(self) -> dict:
+        return {"opaque": True}
+
+
+@dataclass
+class Holder:
+    value: object
+
+
+def event(payload, cycle: int = 0, point: ExtensionPoint = ExtensionPoint.CYCLE_END) -> Event:
+    return Event(cycle, "default/p", point, None, payload)
+
+
+def test_a_payload_it_cannot_pickle_goes_as_its_json():
+    events = [event(Opaque()), event(CycleEnd("n1"))]
+    got = list(read_back(iter(events)))
+    assert [type(e.payload) for e in got] == [WrittenJSON, CycleEnd]
+    assert [e.to_json() for e in got] == [e.to_json() for e in events]
+
+
+def test_a_payload_is_read_as_it_was_when_emitted():
+    """An in-process writer reads each event as it comes; so does the codec."""
+    order = ["default/a", "default/b"]
+
+    def emitted():
+        yield event(QueueSortResult(order), point=ExtensionPoint.QUEUE_SORT)
+        order.append("default/c")  # changed after its event went out, within the same cycle
+        yield event(CycleEnd("n1"))
+
+    got = list(read_back(emitted()))
+    assert got[0].payload.order == ["default/a", "default/b"]
+
+
+def test_long_pod_lists_and_arrays_come_back_equal():
+    names = [f"ns/pod-{i}" for i in range(500)]
+    odd = ["ns/a\x00b", *names]  # the separator inside a name: sent as a list
+    events = [event(QueueSortResult(names), point=ExtensionPoint.QUEUE_SORT),
+              event(QueueSortResult(odd), point=ExtensionPoint.QUEUE_SORT),
+              event(QueueSortResult([]), point=ExtensionPoint.QUEUE_SORT),
+              event(Holder(np.arange(7, dtype=np.int16)))]
+    got = list(read_back(iter(events)))
+    assert got[0].payload.order == names and got[1].payload.order == odd and got[2].payload.order == []
+    assert got[3].payload.value.dtype == np.int16 and got[3].payload.value.tolist() == list(range(7))
