@@ -9,30 +9,24 @@ payloads it cannot pickle, a list changed after its event went out).
 
 from __future__ import annotations
 
-import itertools
-import json
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from scheduler_core import load_scenario, simulate
-from scheduler_core.columnar import RunNames, encode_segment
 from scheduler_core.event_pipe import codec
 from scheduler_core.event_pipe.codec import Receiver, Sender
 from scheduler_core.events import CycleEnd, Event, ExtensionPoint, QueueSortResult, WrittenJSON
 from scheduler_core.loop import run_to_the_end
-from scheduler_core.scenario.limits import Limits
+from tests.scheduler_core.event_pipe.streams import BIG, SHARED, assert_same_stored
 
-SHARED = Path(__file__).resolve().parents[4] / "shared"
 SINGLE = sorted((SHARED / "conformance" / "public").glob("*.yaml"))
 TIMELINE = sorted((SHARED / "conformance-timeline" / "public").glob("*.yaml"))
 DRA = sorted((SHARED / "conformance-timeline-dra" / "public").glob("*.yaml"))
 BENCH_500 = sorted((SHARED / "bench").glob("*_500.yaml"))
 BENCH_5000 = sorted((SHARED / "bench").glob("*_5000.yaml"))
 PREEMPTION = SHARED / "bench" / "perf" / "PreemptionBasic_500Nodes.yaml"
-BIG = Limits(max_pending_pods=100_000, max_bytes=1 << 30)
 
 
 def read_back(emitted, frame_events: int = 0):
@@ -58,28 +52,8 @@ def _drain(frames, receiver):
         yield from receiver.events(*frames.pop(0))
 
 
-def stored(events, names: RunNames, cycles: int = 0) -> list[tuple[bytes, list[str]]]:
-    """Per cycle number, the segment the web app would store and its events' JSON text."""
-    out = []
-    seq = 0
-    for _, group in itertools.groupby(events, key=lambda event: event.cycle):
-        group = list(group)
-        out.append((encode_segment(group, names, seq), [json.dumps(event.to_json()) for event in group]))
-        seq += len(group)
-        if cycles and len(out) >= cycles:
-            break
-    return out
-
-
 def assert_read_back_the_same(scenario, run, cycles: int = 0, frame_events: int = 0) -> int:
-    names = RunNames([node.name for node in scenario.nodes], [pod.key for pod in scenario.pending_pods])
-    here = stored(run(scenario), names, cycles)
-    there = stored(read_back(run(scenario), frame_events), names, cycles)
-    assert len(there) == len(here)
-    for cycle, (mine, theirs) in enumerate(zip(here, there)):
-        assert theirs[1] == mine[1], f"cycle group {cycle}: events differ"
-        assert theirs[0] == mine[0], f"cycle group {cycle}: segments differ"
-    return len(here)
+    return assert_same_stored(scenario, run, lambda make_events: read_back(make_events(), frame_events), cycles)
 
 
 @pytest.mark.parametrize("path", SINGLE, ids=lambda p: p.stem)

@@ -9,7 +9,6 @@ that cannot fork runs the engine itself.
 from __future__ import annotations
 
 import itertools
-import json
 import os
 import signal
 from pathlib import Path
@@ -17,44 +16,24 @@ from pathlib import Path
 import pytest
 
 from scheduler_core import load_scenario, simulate
-from scheduler_core.columnar import RunNames, encode_segment
 from scheduler_core.event_pipe import EngineProcessDied, events_in_child, process
 from scheduler_core.events import CycleEnd, Event, ExtensionPoint
 from scheduler_core.loop import run_to_the_end
-from scheduler_core.scenario.limits import Limits
+from tests.scheduler_core.event_pipe.streams import BIG, SHARED, assert_same_stored
 
-SHARED = Path(__file__).resolve().parents[4] / "shared"
 SINGLE = sorted((SHARED / "conformance" / "public").glob("*.yaml"))
 TIMELINE = sorted((SHARED / "conformance-timeline" / "public").glob("*.yaml"))
 DRA = sorted((SHARED / "conformance-timeline-dra" / "public").glob("*.yaml"))
 BENCH_500 = sorted((SHARED / "bench").glob("*_500.yaml"))
-BIG = Limits(max_pending_pods=100_000, max_bytes=1 << 30)
-
-
-def stored(events, names: RunNames, cycles: int = 0) -> list[tuple[bytes, list[str]]]:
-    """Per cycle number, the segment the web app would store and its events' JSON text."""
-    out = []
-    seq = 0
-    for _, group in itertools.groupby(events, key=lambda event: event.cycle):
-        group = list(group)
-        out.append((encode_segment(group, names, seq), [json.dumps(event.to_json()) for event in group]))
-        seq += len(group)
-        if cycles and len(out) >= cycles:
-            break
-    return out
 
 
 def assert_same_in_child(scenario, run, cycles: int = 0) -> int:
-    names = RunNames([node.name for node in scenario.nodes], [pod.key for pod in scenario.pending_pods])
-    here = stored(run(scenario), names, cycles)
-    child_events = events_in_child(lambda: run(scenario))
-    there = stored(child_events, names, cycles)
-    child_events.close()
-    assert len(there) == len(here)
-    for cycle, (mine, theirs) in enumerate(zip(here, there)):
-        assert theirs[1] == mine[1], f"cycle group {cycle}: events differ"
-        assert theirs[0] == mine[0], f"cycle group {cycle}: segments differ"
-    return len(here)
+    def in_child(make_events):
+        stream = events_in_child(make_events)
+        yield from stream
+        stream.close()
+
+    return assert_same_stored(scenario, run, in_child, cycles)
 
 
 def test_a_single_pass_and_a_run_to_the_end_read_back_the_same():
