@@ -328,6 +328,21 @@ _ENCODERS: dict[type, Callable[[Sender, Any], tuple]] = {
     QueueSortResult: _encode_queue_sort,
 }
 
+# The fields each encoder above writes, in its order: a field added to one of these payloads must be
+# added to its encoder and decoder too (tests/scheduler_core/event_pipe/test_codec.py holds this
+# against the dataclasses; every other payload goes field by field on its own).
+ENCODED_FIELDS: dict[type, tuple[str, ...]] = {
+    FilterPluginResult: ("nodes", "palette", "choice", "pictures"),
+    FilterSummary: ("evaluated", "feasible_nodes", "num_feasible_nodes_to_find", "start_index", "nominated_only", "batch_hint"),
+    ScoreResult: ("nodes", "raw"),
+    NormalizeResult: ("nodes", "normalized", "weight", "weighted"),
+    TotalResult: ("nodes", "totals", "node_name", "ties", "error", "tie_positions"),
+    PreScorePluginResult: ("status", "state"),
+    PreFilterPluginResult: ("status", "node_names", "state", "picture"),
+    CycleStart: ("pod", "namespace", "name", "priority", "labels", "queue", "node_count", "cycles", "volumes", "queues"),
+    QueueSortResult: ("order",),
+}
+
 
 # --- the reader ------------------------------------------------------------------------------
 

@@ -44,6 +44,16 @@ def test_it_reads_booleans_and_rejects_others(monkeypatch):
         env.env_bool("FLAG", False)
 
 
+def test_it_reads_one_of_its_choices_and_rejects_others(monkeypatch):
+    monkeypatch.delenv("WHERE", raising=False)
+    assert env.env_choice("WHERE", "auto", ("auto", "child")) == "auto"
+    monkeypatch.setenv("WHERE", " Child ")
+    assert env.env_choice("WHERE", "auto", ("auto", "child")) == "child"
+    monkeypatch.setenv("WHERE", "elsewhere")
+    with pytest.raises(ImproperlyConfigured, match="WHERE='elsewhere' is not one of auto, child"):
+        env.env_choice("WHERE", "auto", ("auto", "child"))
+
+
 def test_it_reads_integers_with_a_minimum(monkeypatch):
     monkeypatch.setenv("N", "12")
     assert env.env_int("N", 1) == 12

@@ -146,8 +146,9 @@ def _engine_alone(scenario, first_cycles: int, mode: str) -> Clock:
 
 
 class _FirstEvent:
-    """Notes when the engine hands out its first event: what came before is the scheduler's set-up
-    (its snapshot of thousands of nodes and pods), which is timed for neither."""
+    """Notes when the task gets the engine's first event: what came before is the scheduler's set-up
+    (its snapshot of thousands of nodes and pods; in the engine's own process when the run forks
+    one, engine.run_events), which is timed for neither."""
 
     at: Clock = Clock(0.0, 0.0)
 

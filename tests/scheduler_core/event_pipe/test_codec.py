@@ -9,7 +9,7 @@ payloads it cannot pickle, a list changed after its event went out).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 import pytest
@@ -142,3 +142,10 @@ def test_long_pod_lists_and_arrays_come_back_equal():
     got = list(read_back(iter(events)))
     assert got[0].payload.order == names and got[1].payload.order == odd and got[2].payload.order == []
     assert got[3].payload.value.dtype == np.int16 and got[3].payload.value.tolist() == list(range(7))
+
+
+def test_each_payload_written_field_by_field_by_hand_has_every_field_written():
+    """A field added to a payload with its own encoder would otherwise be dropped on the way."""
+    assert set(codec.ENCODED_FIELDS) == set(codec._ENCODERS)
+    for payload_type, written in codec.ENCODED_FIELDS.items():
+        assert tuple(field.name for field in fields(payload_type)) == written, payload_type.__name__
