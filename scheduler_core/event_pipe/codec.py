@@ -511,10 +511,6 @@ def _decode_pre_filter(receiver: Receiver, fields: tuple) -> PreFilterPluginResu
     return PreFilterPluginResult(status, node_names, state, None if picture is None else _WrittenPicture(picture[0]))
 
 
-def _decode_cycle_start(receiver: Receiver, fields: tuple) -> CycleStart:
-    return CycleStart(*fields)
-
-
 _DECODERS: dict[type, Callable[[Receiver, Any], Any]] = {
     FilterPluginResult: _decode_filter,
     FilterSummary: _decode_filter_summary,
@@ -523,7 +519,6 @@ _DECODERS: dict[type, Callable[[Receiver, Any], Any]] = {
     TotalResult: _decode_total,
     PreScorePluginResult: _decode_pre_score,
     PreFilterPluginResult: _decode_pre_filter,
-    CycleStart: _decode_cycle_start,
 }
 
 
