@@ -18,6 +18,7 @@ from scheduler_core import load_scenario, simulate
 from scheduler_core.event_pipe import codec
 from scheduler_core.event_pipe.codec import Receiver, Sender
 from scheduler_core.events import CycleEnd, Event, ExtensionPoint, QueueSortResult, WrittenJSON
+from scheduler_core.framework.status import SKIP, Code, Status
 from scheduler_core.loop import run_to_the_end
 from tests.scheduler_core.event_pipe.streams import BIG, SHARED, assert_same_stored
 
@@ -85,8 +86,8 @@ def test_preemption_reads_back_the_same():
 
 
 def test_tiny_rings_and_frames_of_a_few_events_give_the_same(monkeypatch):
-    """Slots reused every few lists and tables; frames cut inside a cycle."""
-    monkeypatch.setattr(codec, "RING_SIZES", {"tables": 1, "lists": 2, "tuples": 2})
+    """Slots reused every few lists and tables (a queue's slot by the queue said again from it); frames cut inside a cycle."""
+    monkeypatch.setattr(codec, "RING_SIZES", {"tables": 1, "lists": 2, "tuples": 2, "pods": 1})
     scenario = load_scenario(BENCH_500[0].read_bytes(), limits=BIG)
     assert assert_read_back_the_same(scenario, run_to_the_end, cycles=40, frame_events=3) == 40
     spreading = next(path for path in BENCH_500 if path.stem.startswith("spread"))
@@ -142,6 +143,56 @@ def test_long_pod_lists_and_arrays_come_back_equal():
     got = list(read_back(iter(events)))
     assert got[0].payload.order == names and got[1].payload.order == odd and got[2].payload.order == []
     assert got[3].payload.value.dtype == np.int16 and got[3].payload.value.tolist() == list(range(7))
+
+
+def frames_of(events) -> list[bytes]:
+    """Each event in a frame of its own, as the sender writes it."""
+    sender, frames = Sender(), []
+    for one in events:
+        sender.add(one)
+        sender.flush_to(lambda frame, count: frames.append(bytes(frame)))
+    return frames
+
+
+def test_a_queue_said_again_or_without_its_head_reads_back_as_it_was():
+    names = [f"ns/pod-{i}" for i in range(300)]
+    queue = list(names)
+
+    def emitted():
+        yield event(QueueSortResult(queue), point=ExtensionPoint.QUEUE_SORT)  # joined
+        yield event(QueueSortResult(queue), point=ExtensionPoint.QUEUE_SORT)  # the same again
+        queue.pop(0)  # the engine's list changed after going out: the sender kept a copy
+        yield event(QueueSortResult(queue), point=ExtensionPoint.QUEUE_SORT)  # without its head
+        queue.pop(0)
+        queue.append("ns/late")
+        yield event(QueueSortResult(queue), point=ExtensionPoint.QUEUE_SORT)  # neither: joined again
+
+    got = [e.payload.order for e in read_back(emitted())]
+    assert got == [names, names, names[1:], [*names[2:], "ns/late"]]
+    assert len({id(order) for order in got}) == 4  # each event has a list of its own
+    sizes = [len(frame) for frame in frames_of([event(QueueSortResult(names)), event(QueueSortResult(names)),
+                                                event(QueueSortResult(names[1:]))])]
+    assert sizes[1] < 300 and sizes[2] < 300 and sizes[0] > 3000
+
+
+def test_statuses_read_back_typed():
+    statuses = [Status(code, ("first reason", "second"), "SomePlugin") for code in Code] + [SKIP, Status(Code.SUCCESS)]
+    [got] = read_back(iter([event(Holder(statuses))]))
+    assert got.payload.value == statuses
+    assert all(type(status) is Status and type(status.code) is Code for status in got.payload.value)
+
+
+def test_an_array_that_is_a_strided_view_reads_back_equal():
+    values = np.arange(60, dtype=np.int64)[::3]
+    [got] = read_back(iter([event(Holder(values))]))
+    assert got.payload.value.dtype == np.int64 and got.payload.value.tolist() == values.tolist()
+
+
+def test_a_frame_after_a_bigger_one_holds_only_its_own_events():
+    """The sender's buffer keeps its room between frames; a frame is only what was written since the last."""
+    big, small = frames_of([event(Holder(np.arange(20_000))), event(CycleEnd("n1"), cycle=1)])
+    assert len(small) < 200 < len(big)
+    assert [e.to_json() for e in Receiver().events(small, 1)] == [event(CycleEnd("n1"), cycle=1).to_json()]
 
 
 def test_each_payload_written_field_by_field_by_hand_has_every_field_written():
