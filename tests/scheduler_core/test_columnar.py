@@ -284,6 +284,17 @@ def test_equal_name_lists_reuse_their_indices_but_a_changed_list_does_not():
     assert names.indices(listed, "$n").tolist()[0] == 39
 
 
+def test_a_queue_less_its_head_is_read_off_the_recent_queue(monkeypatch):
+    names = RunNames(NODES, PODS)
+    queue = [PODS[i] for i in (7, 3, 9, 1, 0, 12, 30, 2, 5, 4, 6, 8, 10, 11, 13, 14, 15)]  # not in table order
+    first = names.indices(queue, "$p")
+    monkeypatch.setattr(RunNames, "_lookup", lambda *_: pytest.fail("looked the names up one by one"))
+    assert names.indices(queue[1:], "$p").tolist() == first.tolist()[1:]
+    assert names.indices(queue[2:], "$p").tolist() == first.tolist()[2:]  # the list less its head is recent too
+    monkeypatch.undo()
+    assert names.indices([*queue[1:], PODS[20]], "$p").tolist() == [*first.tolist()[1:], 20]  # not a queue less its head
+
+
 def test_names_gathered_from_a_node_table_are_read_off_their_positions(monkeypatch):
     positions = np.array([5, 3, 30, 1])
     gathered = PositionedNames([NODES[i] for i in positions.tolist()], positions, NODES)
