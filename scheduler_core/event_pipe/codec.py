@@ -503,9 +503,10 @@ class Receiver:
 
     def pod_names_again(self, slot: int, dropped: int, kept: Optional[int]) -> list[str]:
         ring = self.rings["pods"]
-        names = ring[slot][dropped:]
-        if kept is not None:
-            ring[kept] = names
+        names = ring[slot][dropped:]  # a new list
+        if kept is None:
+            return names
+        ring[kept] = names
         return list(names)
 
     def table(self, wire: Any) -> list[str]:
