@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from scheduler_core.framework.node_info import NodeInfo, PodInfo
-from scheduler_core.framework.node_table import MISSING, NodeTable
+from scheduler_core.framework.node_table import MISSING, MIN_RUN, NodeTable, gathered_names
 from scheduler_core.model import CPU, MEMORY, LABEL_ZONE
 from tests.scheduler_core.builders import make_node, make_pod, make_snapshot
 
@@ -51,6 +51,24 @@ def test_a_pod_added_directly_counts_its_non_zero_defaults():
     table = snapshot.table
     table.add_pod("n1", PodInfo(make_pod("empty", node="n1")))
     assert (table.non_zero_cpu[1], table.non_zero_memory[1]) == (100, 200 << 20)
+
+
+def test_names_at_runs_of_the_table_are_sliced_and_equal_to_names_gathered_one_by_one(monkeypatch):
+    names = [f"node-{i}" for i in range(300)]
+    array = np.asarray(names, dtype=object)
+    runs = [np.arange(0, 300), np.arange(17, 17 + 200), np.arange(250, 250 + 120) % 300, np.arange(299, 299 + 300) % 300]
+    others = [np.arange(0, 300, 3), np.arange(100)[::-1].copy(), np.array([0, *range(2, MIN_RUN), 1, MIN_RUN]),
+              np.array([5, 7, *range(8, 8 + MIN_RUN - 3), 7 + MIN_RUN - 2]), np.arange(5, 5 + MIN_RUN - 1),
+              np.array([*range(250, 300), 1, 0, *range(2, 70)])]  # wraps, but not as a run after the end
+    for positions in runs + others:
+        assert gathered_names(names, array, positions) == [names[p] for p in positions.tolist()]
+
+    class NotGathered:  # a run never reads the object array
+        def __getitem__(self, positions):
+            raise AssertionError("gathered one by one")
+
+    for positions in runs:
+        assert gathered_names(names, NotGathered(), positions) == [names[p] for p in positions.tolist()]  # type: ignore[arg-type]
 
 
 def test_positions_names_and_infos_read_the_same_rows():
