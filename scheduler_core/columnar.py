@@ -406,13 +406,19 @@ def _npy(array: np.ndarray) -> bytes:
     return NPY_MAGIC + struct.pack("<H", len(header)) + header + array.tobytes()
 
 
+def deflated(data: bytes) -> bytes:
+    """Raw deflate (no zlib header), as a ZIP member stores it."""
+    packed: bytes = isal_zlib.compress(data, COMPRESS_LEVEL, -15)
+    return packed
+
+
 def _archive(members: dict[str, bytes]) -> bytes:
     """A ZIP of deflated members, written directly (zipfile's per-member machinery costs more than
     deflating a cycle's few kilobytes). Plain ZIP: no ZIP64 (a segment is far below 4 GiB)."""
     out = bytearray()
     central = bytearray()
     for name, data in members.items():
-        packed = isal_zlib.compress(data, COMPRESS_LEVEL, -15)  # raw deflate, as ZIP stores it
+        packed = deflated(data)
         encoded = name.encode()
         fields = (ZIP_VERSION, 0, ZIP_DEFLATED, ZIP_TIME, ZIP_DATE, isal_zlib.crc32(data), len(packed), len(data), len(encoded))
         central += struct.pack("<IHHHHHHIIIHHHHHII", ZIP_CENTRAL, ZIP_VERSION, *fields, 0, 0, 0, 0, 0, len(out)) + encoded

@@ -8,21 +8,20 @@ process, on every event of the same stream: the engine producing it, today's col
 (``SegmentEncoder.add`` and, per attempt, ``finish``), and — right after the encoder, on the same
 event — a floor any in-process encoder of this stream pays: each payload read once (its
 ``to_json()`` where it has no arrays, one copy of each array of the typed ones) and, per attempt,
-the rows' JSON (as the encoder writes it) and a level-1 deflate of the same members. Measured side by side, so the machine's
-drifting speed moves all three alike. Prints each round and the floor over the engine.
+the rows' JSON (as the encoder writes it) and the encoder's own deflate of the same members.
+Measured side by side, so the machine's drifting speed moves all three alike. Prints each round and the floor over the engine.
 """
 
 from __future__ import annotations
 
 import time
-import zlib
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from attempt_cost import arguments_and_scenario  # a sibling script (tools/ is on sys.path when run)
-from scheduler_core.columnar import COMPRESS_LEVEL, RunNames, SegmentEncoder, json_bytes
+from scheduler_core.columnar import RunNames, SegmentEncoder, deflated, json_bytes
 from scheduler_core.events import ExtensionPoint, FilterPluginResult, NormalizeResult, ScoreResult, TotalResult
 from scheduler_core.loop import run_to_the_end
 
@@ -58,9 +57,7 @@ def packed_floor(segment: SegmentEncoder) -> None:
     """The rows' JSON and a deflate of the members today's segment holds."""
     rows, _, members = segment.parts()
     for data in (json_bytes(rows), *(array.tobytes() for array in members.values())):
-        packer = zlib.compressobj(COMPRESS_LEVEL, zlib.DEFLATED, -15)
-        packer.compress(data)
-        packer.flush()
+        deflated(data)
 
 
 def measure(scenario: Any, attempts: int) -> Costs:

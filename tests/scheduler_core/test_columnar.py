@@ -13,6 +13,7 @@ import itertools
 import json
 import typing
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -265,6 +266,11 @@ def test_a_member_whose_header_is_not_the_written_form_is_refused(header, proble
     data = columnar.NPY_MAGIC + len(header).to_bytes(2, "little") + header + np.arange(3, dtype="<i4").tobytes()
     with pytest.raises(ValueError, match=problem):
         columnar._read_npy(data)
+
+
+def test_members_are_deflated_as_any_zip_reader_inflates_them():
+    for data in (b"", b"x", json.dumps(list(range(3000))).encode(), np.arange(5000, dtype=np.int16).tobytes()):
+        assert zlib.decompress(columnar.deflated(data), -15) == data
 
 
 def test_numpy_save_output_reads_as_the_same_array():
