@@ -56,6 +56,7 @@ class FilterDone:
     """A Filter pass: the nominated (or hinted) node alone, or the main pass."""
 
     passed: FilterPass
+    feasible: list[str]  # the feasible nodes' names, the list scoring gets (a PositionedNames)
     nominated_only: bool = False
     batch_hint: bool = False
 

@@ -10,7 +10,7 @@ moves. The CLI, the web task and the tests all read this one stream.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Generator, Iterator, Optional, Protocol
+from typing import Any, Callable, Generator, Iterator, Optional, Protocol, Sequence
 
 import numpy as np
 
@@ -44,6 +44,7 @@ from scheduler_core.framework.capabilities import Capabilities
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import PostFilterResult
 from scheduler_core.framework.node_info import Snapshot
+from scheduler_core.framework.node_table import NodePositions
 from scheduler_core.framework.runtime import Framework, PostFilterRun, PreFilterOutcome
 from scheduler_core.framework.status import MaybeStatus, is_success, status_json
 from scheduler_core.outcomes import (
@@ -78,6 +79,18 @@ class RecordedCycle(Protocol):
     outcome: Optional[CycleEnding]  # how it ended, once steps() has returned
 
     def steps(self) -> Generator[CycleStep, None, CycleEnding]: ...
+
+
+# True in the engine's own process (scheduler_core.event_pipe), whose events go only to the
+# hand-over: it sends a table's node lists as their positions and never reads the names, so the
+# lists of evaluated nodes stay positions (NodePositions) and the reading side gathers the names.
+_hand_over_only = False
+
+
+def hand_over_only() -> None:
+    """This process's events go only to event_pipe's sender (called in the engine's own process)."""
+    global _hand_over_only
+    _hand_over_only = True
 
 
 def record_cycle(cycle: RecordedCycle) -> Iterator[Event]:
@@ -145,15 +158,15 @@ class CycleRecorder:
     def _filter(self, step: FilterDone) -> Iterator[Event]:
         passed = step.passed
         table = self.cycle.snapshot.table
-        evaluated = table.names_at(passed.evaluated)
+        evaluated: Sequence[str] = (NodePositions(passed.evaluated, table.names) if _hand_over_only
+                                    else table.names_at(passed.evaluated))
         for plugin, verdict in passed.verdicts:
             yield self.event(ExtensionPoint.FILTER, plugin, FilterPluginResult(
-                evaluated, verdict.palette, verdict.choice, self._node_pictures(plugin, evaluated, verdict.choice)))
+                evaluated, verdict.palette, verdict.choice, self._node_pictures(plugin, passed.evaluated, verdict.choice)))
         yield self.event(ExtensionPoint.FILTER, None, FilterSummary(
-            evaluated, table.names_at(passed.feasible), passed.num_to_find, passed.start_index, step.nominated_only,
-            step.batch_hint))
+            evaluated, step.feasible, passed.num_to_find, passed.start_index, step.nominated_only, step.batch_hint))
 
-    def _node_pictures(self, plugin: str, evaluated: list[str], choice: np.ndarray) -> dict[str, Any]:
+    def _node_pictures(self, plugin: str, evaluated: np.ndarray, choice: np.ndarray) -> dict[str, Any]:
         """The plugin's node_picture() per node it rejected (explanations: why not there; a node it
         let through would cost a picture per feasible node for every pod, 2.5x the run's time on 200
         GPU nodes). A plugin without a picture for this pod answers None for the first node: the
@@ -164,7 +177,8 @@ class CycleRecorder:
             return pictures
         describe = offering.node_picture
         state, pod, snapshot = self.cycle.state, self.cycle.pod, self.cycle.snapshot
-        for name in [evaluated[i] for i in np.flatnonzero(choice >= 0).tolist()]:  # the rejected ones
+        names = snapshot.table.names
+        for name in [names[p] for p in evaluated[choice >= 0].tolist()]:  # the rejected ones
             info = snapshot.get(name)
             picture = describe(state, pod, info) if info is not None else None
             if picture is None:

@@ -28,6 +28,7 @@ from scheduler_core.gcfreeze import frozen_after_first
 from scheduler_core.scenario.gcpause import collector_paused
 from scheduler_core.framework.interfaces import NodeToStatus
 from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot
+from scheduler_core.framework.node_table import PositionedNames
 from scheduler_core.framework.options import FrameworkOptions
 from scheduler_core.framework.profile import build_profile
 from scheduler_core.framework.registry import Registry
@@ -221,10 +222,11 @@ class Cycle:
         absent = self._absent_status(pre)
         passed = self._filter(nodes, pre)
         self._observe(passed)
-        yield FilterDone(passed)
+        feasible = self.snapshot.table.names_at(passed.feasible)
+        yield FilterDone(passed, feasible)
         if not len(passed.feasible):
             return (yield from self._unschedulable_after_filter(passed, absent))
-        return (yield from self._score_and_bind(passed.feasible, signature, hint))
+        return (yield from self._score_and_bind(feasible, signature, hint))
 
     @staticmethod
     def _absent_status(pre: PreFilterOutcome) -> Status:
@@ -247,7 +249,7 @@ class Cycle:
                                lambda node: self.fw.rejects_on(self.state, self.pod, node))
         return signature, hint
 
-    def _evaluate_nominated_node(self, hint: Optional[str] = None) -> Generator[CycleStep, None, Optional[np.ndarray]]:
+    def _evaluate_nominated_node(self, hint: Optional[str] = None) -> Generator[CycleStep, None, Optional[PositionedNames]]:
         """evaluateNominatedNode: a pod nominated by an earlier preemption tries that node alone
         first; if it passes every filter it is chosen without looking at other nodes. Its status
         stays in the Diagnosis when it fails (the full pass below evaluates it again). A pod with
@@ -265,14 +267,15 @@ class Cycle:
         feasible = position if first is None else position[:0]
         passed = FilterPass(position, verdicts, feasible, 0, 1)
         self._observe(passed)
-        yield FilterDone(passed, nominated_only=True, batch_hint=not self.nominated_node)
+        names = table.names_at(feasible)
+        yield FilterDone(passed, names, nominated_only=True, batch_hint=not self.nominated_node)
         if first is not None:
             self._early_statuses[name] = first
             if self._unschedulable_plugins and first.is_rejected:
                 # Diagnosis is passed by value: only an already existing plugin set sees this one.
                 self._unschedulable_plugins.add(first.plugin)
             return None
-        return feasible
+        return names
 
     def _first_failure_at(self, i: int, verdicts: list[tuple[str, FilterVerdicts]]) -> Optional[Status]:
         for plugin, verdict in verdicts:
@@ -477,10 +480,12 @@ class Cycle:
 
     # ------------------------------------------------------------------ scoring and binding
 
-    def _score_and_bind(self, feasible: np.ndarray, signature: Optional[Signature] = None,
+    def _score_and_bind(self, names: PositionedNames, signature: Optional[Signature] = None,
                         hint: Optional[str] = None) -> Generator[CycleStep, None, CycleEnding]:
+        """Score, select, reserve, permit and bind over the feasible nodes: ``names`` is the list
+        FilterDone carried (one list for both, so the hand-over and the encoder meet it once)."""
         table = self.snapshot.table
-        names = table.names_at(feasible)
+        feasible = names.positions
         infos = table.infos_at(feasible)
         for plugin, status in self.fw.run_pre_score(self.state, self.pod, infos):
             yield PreScoreDone(plugin, status)

@@ -12,7 +12,8 @@ Not a generic pickle of the events, which costs the engine as much as storing th
   object for each, as the engine's readers do;
 - long lists of pod names (the queues an attempt starts with) go as one joined string, or, when a
   list is a recent one again or that one less its head (the next attempt's queue), as that; arrays
-  as their bytes; a Status as its three fields;
+  as their bytes, and a score array handed on unchanged (a plugin without NormalizeScore, a weight
+  of 1) as a mark for the one just sent; a Status as its three fields;
 - what a payload holds of a plugin's own (a PreScore state, a PreFilter picture, Filter's node
   pictures) goes as the JSON its ``to_json`` makes — with the per-node counts and node lists that
   the columnar encoder passes its own callbacks for left as marks, so the reader's ``to_json`` still
@@ -50,7 +51,7 @@ from scheduler_core.events import (
     TotalResult,
     WrittenJSON,
 )
-from scheduler_core.framework.node_table import PositionedNames, gathered_names
+from scheduler_core.framework.node_table import NodePositions, PositionedNames, gathered_names
 from scheduler_core.framework.status import Code, Status
 
 MIN_JOINED = 64  # pod-name lists at least this long go as one string
@@ -201,6 +202,9 @@ class Sender(pickle.Pickler):
         self.journal: list[tuple[_Ring, int, Any]] = []
         self.rings = {kind: _Ring(size, self.journal) for kind, size in RING_SIZES.items()}
         self.count = 0
+        # ScoreResult.raw of the event being written, and of the one before it (see _encode_normalize)
+        self.raw: Any = None
+        self.previous_raw: Any = None
 
     @property
     def pending(self) -> int:
@@ -211,10 +215,12 @@ class Sender(pickle.Pickler):
         self.journal.clear()
         payload = event.payload
         envelope = (event.cycle, event.pod, _POINT_VALUES[event.extension_point], event.plugin)
+        self.previous_raw, self.raw = self.raw, None
         try:
             self.dump((*envelope, *self.payload(type(payload), payload)))
         except BaseException as exc:
             self._take_back(start)  # the frame keeps whole events only
+            self.raw = None
             if not isinstance(exc, (pickle.PicklingError, TypeError, AttributeError, ValueError)):
                 raise
             self.dump((*envelope, _CODES[WrittenJSON], (payload.to_json(),)))
@@ -244,9 +250,10 @@ class Sender(pickle.Pickler):
     # the values inside a payload
 
     def nodes(self, names: Any) -> Any:
-        """A node list: a ring slot (int) for a PositionedNames sent before, (slot, table, positions,
-        dtype) for a new one, anything else as it is."""
-        if type(names) is not PositionedNames:
+        """A node list: a ring slot (int) for a PositionedNames (or NodePositions) sent before,
+        (slot, table, (positions, dtype)) for a new one, anything else as it is."""
+        kind = type(names)
+        if kind is not PositionedNames and kind is not NodePositions:
             return names
         ring = self.rings["lists"]
         slot = ring.find(names)
@@ -298,7 +305,7 @@ class Sender(pickle.Pickler):
         if kind is np.ndarray:
             wire = self.array(obj)
             return (_array, (wire,)) if wire is not obj else NotImplemented
-        if kind is PositionedNames:
+        if kind is PositionedNames or kind is NodePositions:
             return _nodes, (self.nodes(obj),)
         if kind is _NodesMark:
             nodes = obj.nodes
@@ -329,11 +336,19 @@ def _encode_filter_summary(sender: Sender, summary: FilterSummary) -> tuple:
 
 
 def _encode_score(sender: Sender, result: ScoreResult) -> tuple:
+    sender.raw = result.raw
     return sender.nodes(result.nodes), sender.array(result.raw)
 
 
 def _encode_normalize(sender: Sender, result: NormalizeResult) -> tuple:
-    return sender.nodes(result.nodes), sender.array(result.normalized), result.weight, sender.array(result.weighted)
+    # A plugin without NormalizeScore hands its raw scores on as they are (the same array): the
+    # recorder emits a plugin's ScoreResult and NormalizeResult back to back from one outcome, so
+    # the array of the event just written is this one, unchanged; the reader reuses its own.
+    # A weight of 1 leaves the normalized array as the weighted one (Framework.run_score_plugin).
+    raw, normalized = sender.previous_raw, result.normalized
+    weighted = _SAME_AS_NORMALIZED if result.weighted is normalized else sender.array(result.weighted)
+    normalized = _SAME_AS_RAW if raw is not None and normalized is raw else sender.array(normalized)
+    return sender.nodes(result.nodes), normalized, result.weight, weighted
 
 
 def _encode_total(sender: Sender, result: TotalResult) -> tuple:
@@ -368,6 +383,9 @@ def _encode_cycle_start(sender: Sender, start: CycleStart) -> tuple:
 def _encode_queue_sort(sender: Sender, result: QueueSortResult) -> tuple:
     return (sender.pod_names(result.order),)
 
+
+_SAME_AS_RAW = "raw"  # NormalizeResult.normalized: the array of the ScoreResult just before
+_SAME_AS_NORMALIZED = "normalized"  # NormalizeResult.weighted: its normalized array
 
 _ENCODERS: dict[type, Callable[[Sender, Any], tuple]] = {
     FilterPluginResult: _encode_filter,
@@ -478,6 +496,7 @@ class Receiver:
     def __init__(self) -> None:
         self.rings: dict[str, list[Any]] = {kind: [None] * size for kind, size in RING_SIZES.items()}
         self.arrays: dict[int, np.ndarray] = {}  # id(a table's name list in the ring) -> the names as an object array
+        self.raw: Any = None  # the last ScoreResult's raw scores
 
     def events(self, body: bytes, count: int) -> Iterator[Event]:
         unpickler = _EventUnpickler(io.BytesIO(body), self)
@@ -557,12 +576,15 @@ def _decode_filter_summary(receiver: Receiver, fields: tuple) -> FilterSummary:
 
 def _decode_score(receiver: Receiver, fields: tuple) -> ScoreResult:
     nodes, raw = fields
-    return ScoreResult(receiver.nodes(nodes), _array(raw))
+    raw = receiver.raw = _array(raw)
+    return ScoreResult(receiver.nodes(nodes), raw)
 
 
 def _decode_normalize(receiver: Receiver, fields: tuple) -> NormalizeResult:
     nodes, normalized, weight, weighted = fields
-    return NormalizeResult(receiver.nodes(nodes), _array(normalized), weight, _array(weighted))
+    normalized = receiver.raw if type(normalized) is str and normalized == _SAME_AS_RAW else _array(normalized)
+    weighted = normalized if type(weighted) is str and weighted == _SAME_AS_NORMALIZED else _array(weighted)
+    return NormalizeResult(receiver.nodes(nodes), normalized, weight, weighted)
 
 
 def _decode_total(receiver: Receiver, fields: tuple) -> TotalResult:

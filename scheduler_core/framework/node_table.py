@@ -9,7 +9,8 @@ the readable reference; tests check both paths agree.
 
 from __future__ import annotations
 
-from typing import Generic, Iterable, Optional, Protocol, Sized, TypeVar
+from collections.abc import Iterator, Sequence
+from typing import Generic, Iterable, Optional, Protocol, Sized, TypeVar, Union, overload
 
 import numpy as np
 
@@ -118,6 +119,44 @@ class PositionedNames(list[str]):
         super().__init__(names)
         self.positions = positions
         self.table_names = table_names
+
+
+class NodePositions(Sequence[str]):
+    """A node list as the table positions it would be gathered from, the names looked up only
+    when read. The engine's own process (scheduler_core.event_pipe) hands its events only to the
+    hand-over, which sends a table's node lists as positions and never reads their names: there
+    the recorder's lists of evaluated nodes are these, and the reading side gathers the names (a
+    5,000-node list is 5,000 references taken and dropped again). A sequence to any other reader,
+    equal to the list of its names; never a list (json refuses it instead of writing ``[]``)."""
+
+    __slots__ = ("positions", "table_names")
+
+    def __init__(self, positions: np.ndarray, table_names: list[str]) -> None:
+        self.positions = positions
+        self.table_names = table_names
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: Union[int, slice]) -> Union[str, list[str]]:
+        if isinstance(index, slice):
+            return [self.table_names[p] for p in self.positions[index].tolist()]
+        return self.table_names[int(self.positions[index])]
+
+    def __iter__(self) -> Iterator[str]:
+        names = self.table_names
+        return iter([names[p] for p in self.positions.tolist()])
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and not isinstance(other, str) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable like the list it stands for
 
 
 class NodeTable(Generic[InfoT]):

@@ -338,7 +338,9 @@ class Framework:
                 f'plugin "{plugin.name}" returns an invalid score {bad}, '
                 f"it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing")
         weight = self.profile.weights.get(plugin.name, 1)
-        return ScoreOutcome(plugin.name, raw, normalized, weight, normalized * weight), None
+        # Weight 1: the same array (no score array changes once made; the hand-over sends it once).
+        weighted = normalized if weight == 1 else normalized * weight
+        return ScoreOutcome(plugin.name, raw, normalized, weight, weighted), None
 
     def _raw_scores(self, plugin: ScorePlugin, state: CycleState, pod: Pod, positions: np.ndarray) -> np.ndarray | Status:
         table = self.snapshot.table

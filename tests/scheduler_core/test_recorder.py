@@ -67,3 +67,20 @@ def test_the_run_recorder_stamps_the_attempt_and_the_clock_and_drains_the_moves(
     assert moves == [] and [event.extension_point for event in recorded] == [ExtensionPoint.QUEUE_MOVE]
     failed = recorder.failed("default/p", 2, "n1", ["default/v"], BindingFailed("n1", "boom", rejected=True))
     assert failed.payload.to_json()["bindingNode"] == "n1" and failed.payload.to_json()["victims"] == ["default/v"]
+
+
+def test_in_the_engines_own_process_the_evaluated_nodes_stay_positions(monkeypatch):
+    """hand_over_only(): the lists of evaluated nodes are positions (the hand-over sends nothing
+    else of them), the same names when read; the feasible nodes are the list scoring got."""
+    from scheduler_core import recorder
+    from scheduler_core.framework.node_table import NodePositions, PositionedNames
+
+    text = "---\n".join([node_text("n1"), node_text("n2"), node_text("n3"), pod_text("p")])
+    filtered = [e.payload for e in record_cycle(_cycle(text)) if e.extension_point is ExtensionPoint.FILTER]
+    monkeypatch.setattr(recorder, "_hand_over_only", False)
+    recorder.hand_over_only()
+    hollow = [e.payload for e in record_cycle(_cycle(text)) if e.extension_point is ExtensionPoint.FILTER]
+    assert [type(p.nodes) for p in filtered[:-1]] == [PositionedNames] * (len(filtered) - 1)
+    assert [type(p.nodes) for p in hollow[:-1]] == [NodePositions] * (len(hollow) - 1)
+    assert type(hollow[-1].evaluated) is NodePositions and type(hollow[-1].feasible_nodes) is PositionedNames
+    assert [p.to_json() for p in hollow] == [p.to_json() for p in filtered]

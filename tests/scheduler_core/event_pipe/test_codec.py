@@ -9,6 +9,7 @@ payloads it cannot pickle, a list changed after its event went out).
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, fields
 
 import numpy as np
@@ -17,7 +18,15 @@ import pytest
 from scheduler_core import load_scenario, simulate
 from scheduler_core.event_pipe import codec
 from scheduler_core.event_pipe.codec import Receiver, Sender
-from scheduler_core.events import CycleEnd, Event, ExtensionPoint, QueueSortResult, WrittenJSON
+from scheduler_core.events import (
+    CycleEnd,
+    Event,
+    ExtensionPoint,
+    NormalizeResult,
+    QueueSortResult,
+    ScoreResult,
+    WrittenJSON,
+)
 from scheduler_core.framework.status import SKIP, Code, Status
 from scheduler_core.loop import run_to_the_end
 from tests.scheduler_core.event_pipe.streams import BIG, SHARED, assert_same_stored
@@ -92,6 +101,57 @@ def test_tiny_rings_and_frames_of_a_few_events_give_the_same(monkeypatch):
     assert assert_read_back_the_same(scenario, run_to_the_end, cycles=40, frame_events=3) == 40
     spreading = next(path for path in BENCH_500 if path.stem.startswith("spread"))
     assert assert_read_back_the_same(load_scenario(spreading.read_bytes(), limits=BIG), run_to_the_end, cycles=20, frame_events=3)
+
+
+def as_the_engines_process(make_events):
+    """The events as the engine's own process emits them (recorder.hand_over_only while each is made)."""
+    from scheduler_core import recorder
+
+    events = make_events()
+    while True:
+        recorder._hand_over_only = True
+        try:
+            one = next(events, None)
+        finally:
+            recorder._hand_over_only = False
+        if one is None:
+            return
+        yield one
+
+
+def test_evaluated_nodes_kept_as_positions_in_the_engines_process_read_back_the_same():
+    from scheduler_core.framework.node_table import NodePositions
+
+    spreading = next(path for path in BENCH_500 if path.stem.startswith("spread"))
+    scenario = load_scenario(spreading.read_bytes(), limits=BIG)
+    hollow = [e.payload.nodes for e in itertools.islice(as_the_engines_process(lambda: run_to_the_end(scenario)), 3000)
+              if e.extension_point is ExtensionPoint.FILTER and e.plugin]
+    assert hollow and all(type(nodes) is NodePositions for nodes in hollow)  # the switch is on while they are made
+    passed_on = lambda make_events: read_back(as_the_engines_process(make_events))  # noqa: E731
+    assert assert_same_stored(scenario, run_to_the_end, passed_on, cycles=40) == 40
+    for path in TIMELINE[:10]:
+        assert assert_same_stored(load_scenario(path.read_bytes()), run_to_the_end, passed_on)
+
+
+def test_scores_handed_on_unchanged_go_once():
+    """A plugin without NormalizeScore hands its raw array on as the normalized one, and weight 1
+    leaves it as the weighted one: sent once, read back as one array. Not when another event comes
+    between the raw scores and the normalized ones."""
+    nodes = [f"n{i}" for i in range(500)]
+    raw = np.arange(500, dtype=np.int64) % 101
+    weighted = raw * 2
+    score = event(ScoreResult(nodes, raw), point=ExtensionPoint.SCORE)
+    same = event(NormalizeResult(nodes, raw, 1, raw), point=ExtensionPoint.NORMALIZE_SCORE)
+    doubled = event(NormalizeResult(nodes, raw, 2, weighted), point=ExtensionPoint.NORMALIZE_SCORE)
+    got = [e.payload for e in read_back(iter([score, same, score, doubled, score, event(CycleEnd("n1")), same]))]
+    assert got[1].normalized is got[0].raw and got[1].weighted is got[1].normalized
+    assert got[3].normalized is got[2].raw and got[3].weighted is not got[3].normalized
+    assert got[6].normalized is not got[4].raw and got[6].weighted is got[6].normalized
+    sent = [score, same, score, doubled, score, event(CycleEnd("n1")), same]
+    assert [payload.to_json() for payload in got] == [e.payload.to_json() for e in sent]
+    with_copy = event(NormalizeResult(nodes, raw.copy(), 1, raw.copy()), point=ExtensionPoint.NORMALIZE_SCORE)
+    sent_once, sent_twice = frames_of([score, same])[1], frames_of([score, with_copy])[1]
+    assert len(sent_twice) - len(sent_once) >= 2 * raw.nbytes  # the node names go in both
 
 
 class Opaque:

@@ -106,3 +106,23 @@ def test_it_tells_the_positions_changed_since_a_version_and_when_it_cannot():
     nodes[3].add_pod(info)
     table.add_pod("n3", info)
     assert table.changed_since(table.version - 1) == [3]
+
+
+def test_node_positions_read_as_the_list_of_their_names():
+    """The engine's own process keeps a list of evaluated nodes as positions: a reader gets the
+    same names, index by index, as the list gathered from them; json refuses it (never ``[]``)."""
+    import json
+
+    import pytest
+
+    from scheduler_core.framework.node_table import NodePositions
+
+    names = [f"n{i}" for i in range(10)]
+    positions = np.asarray([7, 8, 9, 0, 1], dtype=np.int64)
+    listed = NodePositions(positions, names)
+    gathered = [names[p] for p in positions]
+    assert len(listed) == 5 and list(listed) == gathered and listed == gathered and gathered == listed
+    assert [listed[i] for i in range(-5, 5)] == gathered * 2 and listed[1:4] == gathered[1:4]
+    assert listed != gathered[:4] and listed != "n7n8n9n0n1" and "n9" in listed and "n5" not in listed
+    with pytest.raises(TypeError):
+        json.dumps(listed)
