@@ -2,7 +2,7 @@
 
 The child inherits the loaded scenario (nothing is loaded twice) and never touches what the parent
 holds open (database connections, sockets): it only writes its frames and leaves with ``os._exit``.
-Frames (a cycle's events, or 256 KiB of them; ``codec``) are written into memory both processes
+Frames (a cycle's events, or 1 MiB of them; ``codec``) are written into memory both processes
 share and announced on a pipe; the reader copies a frame out and acknowledges it on a second pipe,
 and the child waits for acknowledgements only when the shared memory is full (a frame too big for
 it goes through the pipe itself). If the engine raises, the exception is raised again here (the
