@@ -54,6 +54,43 @@ def test_a_shared_memory_that_fills_up_gives_the_same(monkeypatch):
     assert assert_same_in_child(scenario, run_to_the_end, cycles=40) == 40
 
 
+def test_frames_start_again_at_the_beginning_once_it_is_free(monkeypatch):
+    """Past REUSE_FROM, the next frame goes to the start when no frame in flight is there (the same
+    pages again), else on after the last one; the headers say where each frame is."""
+    import mmap
+
+    monkeypatch.setattr(process, "REUSE_FROM", 1000)
+    arena = mmap.mmap(-1, 10_000)
+    header_read, header_write = os.pipe()
+    ack_read, ack_write = os.pipe()
+    channel = process._ChildChannel(arena, header_write, ack_read)
+    frames = [b"a" * 400, b"b" * 700, b"c" * 300, b"d" * 100, b"e" * 700, b"f" * 200]
+    send = lambda frame: channel.send(process._EVENTS, frame, 1)  # noqa: E731
+    send(frames[0])  # at 0
+    send(frames[1])  # at 400, ending past REUSE_FROM
+    os.write(ack_write, b"\x01")  # the reader took the first
+    send(frames[2])  # the start is free: at 0
+    send(frames[3])  # on, at 300 (not yet past REUSE_FROM)
+    os.write(ack_write, b"\x01")  # the reader took the second
+    send(frames[4])  # on, at 400, where the second was
+    send(frames[5])  # past REUSE_FROM, but the third is in flight at the start: on, at 1100
+    with os.fdopen(header_read, "rb") as headers:
+        offsets = [process._HEADER.unpack(headers.read(process._HEADER.size))[1] for _ in frames]
+    assert offsets == [0, 400, 0, 300, 400, 1100]
+    assert [arena[start:start + len(frame)] for start, frame in zip(offsets, frames)][2:] == frames[2:]
+    for fd in (ack_read, ack_write):
+        os.close(fd)
+    channel.headers.close()
+
+
+def test_a_shared_memory_reused_from_its_start_gives_the_same(monkeypatch):
+    monkeypatch.setattr(process, "ARENA_BYTES", 512 * 1024)
+    monkeypatch.setattr(process, "BATCH_BYTES", 8 * 1024)
+    monkeypatch.setattr(process, "REUSE_FROM", 32 * 1024)
+    scenario = load_scenario(BENCH_500[0].read_bytes(), limits=BIG)
+    assert assert_same_in_child(scenario, run_to_the_end, cycles=40) == 40
+
+
 def made(events: list[Event]):
     return lambda: iter(events)
 
