@@ -11,7 +11,7 @@ it draws sees the cluster as the step left it. The run to the end (loop.py) acts
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Union
+from typing import Optional, Sequence, Union
 
 import numpy as np
 
@@ -56,7 +56,7 @@ class FilterDone:
     """A Filter pass: the nominated (or hinted) node alone, or the main pass."""
 
     passed: FilterPass
-    feasible: list[str]  # the feasible nodes' names, the list scoring gets (a PositionedNames)
+    feasible: Sequence[str]  # the feasible nodes' names, the list scoring gets (NodeTable.node_list)
     nominated_only: bool = False
     batch_hint: bool = False
 
@@ -74,7 +74,7 @@ class PreScoreDone:
 
 @dataclass(frozen=True, slots=True)
 class ScoreDone:
-    names: list[str]
+    names: Sequence[str]
     outcome: ScoreOutcome
 
 
@@ -82,7 +82,7 @@ class ScoreDone:
 class HostSelected:
     """selectHost over the feasible nodes' totals: the pick, the top-total nodes and their positions."""
 
-    names: list[str]
+    names: Sequence[str]
     totals: np.ndarray
     chosen: str
     ties: list[str]

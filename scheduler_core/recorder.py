@@ -10,7 +10,7 @@ moves. The CLI, the web task and the tests all read this one stream.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Generator, Iterator, Optional, Protocol, Sequence
+from typing import Any, Callable, Generator, Iterator, Optional, Protocol
 
 import numpy as np
 
@@ -44,7 +44,6 @@ from scheduler_core.framework.capabilities import Capabilities
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import PostFilterResult
 from scheduler_core.framework.node_info import Snapshot
-from scheduler_core.framework.node_table import NodePositions
 from scheduler_core.framework.runtime import Framework, PostFilterRun, PreFilterOutcome
 from scheduler_core.framework.status import MaybeStatus, is_success, status_json
 from scheduler_core.outcomes import (
@@ -79,18 +78,6 @@ class RecordedCycle(Protocol):
     outcome: Optional[CycleEnding]  # how it ended, once steps() has returned
 
     def steps(self) -> Generator[CycleStep, None, CycleEnding]: ...
-
-
-# True in the engine's own process (scheduler_core.event_pipe), whose events go only to the
-# hand-over: it sends a table's node lists as their positions and never reads the names, so the
-# lists of evaluated nodes stay positions (NodePositions) and the reading side gathers the names.
-_hand_over_only = False
-
-
-def hand_over_only() -> None:
-    """This process's events go only to event_pipe's sender (called in the engine's own process)."""
-    global _hand_over_only
-    _hand_over_only = True
 
 
 def record_cycle(cycle: RecordedCycle) -> Iterator[Event]:
@@ -158,8 +145,7 @@ class CycleRecorder:
     def _filter(self, step: FilterDone) -> Iterator[Event]:
         passed = step.passed
         table = self.cycle.snapshot.table
-        evaluated: Sequence[str] = (NodePositions(passed.evaluated, table.names) if _hand_over_only
-                                    else table.names_at(passed.evaluated))
+        evaluated = table.node_list(passed.evaluated)
         for plugin, verdict in passed.verdicts:
             yield self.event(ExtensionPoint.FILTER, plugin, FilterPluginResult(
                 evaluated, verdict.palette, verdict.choice, self._node_pictures(plugin, passed.evaluated, verdict.choice)))

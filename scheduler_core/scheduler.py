@@ -13,7 +13,7 @@ import dataclasses
 import functools
 import random
 from dataclasses import dataclass
-from typing import Callable, Generator, Iterator, Optional
+from typing import Callable, Generator, Iterator, Optional, Sequence, Union
 
 import numpy as np
 
@@ -28,7 +28,7 @@ from scheduler_core.gcfreeze import frozen_after_first
 from scheduler_core.scenario.gcpause import collector_paused
 from scheduler_core.framework.interfaces import NodeToStatus
 from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot
-from scheduler_core.framework.node_table import PositionedNames
+from scheduler_core.framework.node_table import NodePositions, PositionedNames
 from scheduler_core.framework.options import FrameworkOptions
 from scheduler_core.framework.profile import build_profile
 from scheduler_core.framework.registry import Registry
@@ -59,6 +59,8 @@ from scheduler_core.outcomes import (
     ScoringFailed,
 )
 from scheduler_core.recorder import record_cycle
+
+NodeList = Union[PositionedNames, NodePositions]  # NodeTable.node_list: the feasible nodes scoring gets
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
@@ -222,7 +224,7 @@ class Cycle:
         absent = self._absent_status(pre)
         passed = self._filter(nodes, pre)
         self._observe(passed)
-        feasible = self.snapshot.table.names_at(passed.feasible)
+        feasible = self.snapshot.table.node_list(passed.feasible)
         yield FilterDone(passed, feasible)
         if not len(passed.feasible):
             return (yield from self._unschedulable_after_filter(passed, absent))
@@ -249,7 +251,7 @@ class Cycle:
                                lambda node: self.fw.rejects_on(self.state, self.pod, node))
         return signature, hint
 
-    def _evaluate_nominated_node(self, hint: Optional[str] = None) -> Generator[CycleStep, None, Optional[PositionedNames]]:
+    def _evaluate_nominated_node(self, hint: Optional[str] = None) -> Generator[CycleStep, None, Optional[NodeList]]:
         """evaluateNominatedNode: a pod nominated by an earlier preemption tries that node alone
         first; if it passes every filter it is chosen without looking at other nodes. Its status
         stays in the Diagnosis when it fails (the full pass below evaluates it again). A pod with
@@ -267,7 +269,7 @@ class Cycle:
         feasible = position if first is None else position[:0]
         passed = FilterPass(position, verdicts, feasible, 0, 1)
         self._observe(passed)
-        names = table.names_at(feasible)
+        names = table.node_list(feasible)
         yield FilterDone(passed, names, nominated_only=True, batch_hint=not self.nominated_node)
         if first is not None:
             self._early_statuses[name] = first
@@ -480,7 +482,7 @@ class Cycle:
 
     # ------------------------------------------------------------------ scoring and binding
 
-    def _score_and_bind(self, names: PositionedNames, signature: Optional[Signature] = None,
+    def _score_and_bind(self, names: NodeList, signature: Optional[Signature] = None,
                         hint: Optional[str] = None) -> Generator[CycleStep, None, CycleEnding]:
         """Score, select, reserve, permit and bind over the feasible nodes: ``names`` is the list
         FilterDone carried (one list for both, so the hand-over and the encoder meet it once)."""
@@ -498,13 +500,13 @@ class Cycle:
                 return (yield from self._scoring_error(error.message))
             yield ScoreDone(names, outcome)
             totals += outcome.weighted
-        chosen, ties, tie_positions = self._select_host(table.names_array[feasible], totals)
+        chosen, ties, tie_positions = self._select_host(table.names_array, feasible, totals)
         self._store_batch(signature, hint, chosen, names, totals)
         yield HostSelected(names, totals, chosen, ties, tie_positions)
         return (yield from self._bind(chosen))
 
     def _store_batch(self, signature: Optional[Signature], hint: Optional[str], chosen: str,
-                     names: list[str], totals: np.ndarray) -> None:
+                     names: Sequence[str], totals: np.ndarray) -> None:
         """StoreScheduleResults: the other feasible nodes best first (ties in document order, the
         spec's rule for the pick); a cycle with one feasible node keeps none (the release scores
         nothing then)."""
@@ -522,10 +524,11 @@ class Cycle:
         yield ScoringFailed(message)
         return SchedulingError(message, after_host_selection=True)
 
-    def _select_host(self, names: np.ndarray, totals: np.ndarray) -> tuple[str, list[str], np.ndarray]:
-        """The chosen node, the nodes with the top total (document order) and their positions."""
+    def _select_host(self, names: np.ndarray, feasible: np.ndarray, totals: np.ndarray) -> tuple[str, list[str], np.ndarray]:
+        """The chosen node, the nodes with the top total (document order) and their positions among
+        the feasible ones (``names``: the table's names, ``feasible``: the scored positions)."""
         positions = np.flatnonzero(totals == totals.max())
-        ties = names[positions].tolist()
+        ties = names[feasible[positions]].tolist()
         if self.scheduler.tie_break == TIE_BREAK_RANDOM:
             return self.scheduler.rng.choice(ties), ties, positions
         return ties[0], ties, positions

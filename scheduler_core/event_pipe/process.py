@@ -26,7 +26,7 @@ from typing import Any, BinaryIO, Optional
 
 from scheduler_core.event_pipe.codec import Receiver, Sender
 from scheduler_core.events import Event
-from scheduler_core.recorder import hand_over_only
+from scheduler_core.framework.node_table import hand_over_only
 
 # A frame closes at a cycle's end or once it holds this much: a 5,000-node attempt (~0.5 MB) is one
 # frame, one pipe write and one acknowledgement (at 256 KiB it was 2.6 of each).

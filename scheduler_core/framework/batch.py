@@ -14,7 +14,7 @@ interchangeable and tests compare them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
@@ -90,7 +90,7 @@ def score_per_node(plugin: ScorePlugin, state: CycleState, pod: Pod, table: Node
     return values
 
 
-def normalize_per_node(plugin: NormalizeScorePlugin, state: CycleState, pod: Pod, names: list[str],
+def normalize_per_node(plugin: NormalizeScorePlugin, state: CycleState, pod: Pod, names: Sequence[str],
                        raw: np.ndarray) -> np.ndarray | Status:
     """The plugin's own ``normalize_score`` over NodeScores; its failed status instead."""
     scores = [NodeScore(name, int(value)) for name, value in zip(names, raw.tolist())]

@@ -121,13 +121,24 @@ class PositionedNames(list[str]):
         self.table_names = table_names
 
 
+# True in the engine's own process (scheduler_core.event_pipe), whose events go only to the
+# hand-over: it sends a table's node lists as their positions and never reads the names, and the
+# engine's own vectorized paths read positions, so there the node lists the cycle hands on
+# (NodeTable.node_list) stay positions and the reading side gathers the names.
+_hand_over_only = False
+
+
+def hand_over_only() -> None:
+    """This process's events go only to event_pipe's sender (called in the engine's own process)."""
+    global _hand_over_only
+    _hand_over_only = True
+
+
 class NodePositions(Sequence[str]):
     """A node list as the table positions it would be gathered from, the names looked up only
-    when read. The engine's own process (scheduler_core.event_pipe) hands its events only to the
-    hand-over, which sends a table's node lists as positions and never reads their names: there
-    the recorder's lists of evaluated nodes are these, and the reading side gathers the names (a
-    5,000-node list is 5,000 references taken and dropped again). A sequence to any other reader,
-    equal to the list of its names; never a list (json refuses it instead of writing ``[]``)."""
+    when read: the node lists a cycle hands on in the engine's own process (``hand_over_only``),
+    where gathering 5,000 names would be 5,000 references taken and dropped again. A sequence to any
+    reader, equal to the list of its names; never a list (json refuses it instead of writing ``[]``)."""
 
     __slots__ = ("positions", "table_names")
 
@@ -243,6 +254,13 @@ class NodeTable(Generic[InfoT]):
 
     def names_at(self, positions: np.ndarray) -> "PositionedNames":
         return PositionedNames(gathered_names(self.names, self.names_array, positions), positions, self.names)
+
+    def node_list(self, positions: np.ndarray) -> Union["PositionedNames", NodePositions]:
+        """The names at these positions as a cycle hands them on (its events, scoring): gathered,
+        or kept as positions in the engine's own process (``hand_over_only``)."""
+        if _hand_over_only:
+            return NodePositions(positions, self.names)
+        return self.names_at(positions)
 
     def infos_at(self, positions: np.ndarray) -> list[InfoT]:
         infos: list[InfoT] = self.infos_array[positions].tolist()

@@ -9,7 +9,7 @@ and scoring also runs when a single node is feasible.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
@@ -324,7 +324,7 @@ class Framework:
         return [p for p in self.profile.score if p.name not in state.skip_score_plugins]
 
     def run_score_plugin(self, plugin: ScorePlugin, state: CycleState, pod: Pod, positions: np.ndarray,
-                         names: list[str]) -> tuple[Optional[ScoreOutcome], MaybeStatus]:
+                         names: Sequence[str]) -> tuple[Optional[ScoreOutcome], MaybeStatus]:
         """Score, NormalizeScore and weight for one plugin over the feasible nodes."""
         raw = self._raw_scores(plugin, state, pod, positions)
         if isinstance(raw, Status):
@@ -349,7 +349,7 @@ class Framework:
             return batch.score_batch(state, pod, table, positions)
         return score_per_node(plugin, state, pod, table, positions)
 
-    def _normalized_scores(self, plugin: ScorePlugin, state: CycleState, pod: Pod, names: list[str],
+    def _normalized_scores(self, plugin: ScorePlugin, state: CycleState, pod: Pod, names: Sequence[str],
                            raw: np.ndarray) -> np.ndarray | Status:
         batch = self._normalize_batch.get(plugin.name) if self.vectorized else None
         if batch is not None:

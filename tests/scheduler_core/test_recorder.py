@@ -69,18 +69,20 @@ def test_the_run_recorder_stamps_the_attempt_and_the_clock_and_drains_the_moves(
     assert failed.payload.to_json()["bindingNode"] == "n1" and failed.payload.to_json()["victims"] == ["default/v"]
 
 
-def test_in_the_engines_own_process_the_evaluated_nodes_stay_positions(monkeypatch):
-    """hand_over_only(): the lists of evaluated nodes are positions (the hand-over sends nothing
-    else of them), the same names when read; the feasible nodes are the list scoring got."""
-    from scheduler_core import recorder
+def test_in_the_engines_own_process_the_node_lists_stay_positions(monkeypatch):
+    """node_table.hand_over_only(): the evaluated and the feasible nodes are positions (the
+    hand-over sends nothing else of them), the same names and JSON when read."""
+    from scheduler_core.framework import node_table
     from scheduler_core.framework.node_table import NodePositions, PositionedNames
 
     text = "---\n".join([node_text("n1"), node_text("n2"), node_text("n3"), pod_text("p")])
-    filtered = [e.payload for e in record_cycle(_cycle(text)) if e.extension_point is ExtensionPoint.FILTER]
-    monkeypatch.setattr(recorder, "_hand_over_only", False)
-    recorder.hand_over_only()
-    hollow = [e.payload for e in record_cycle(_cycle(text)) if e.extension_point is ExtensionPoint.FILTER]
-    assert [type(p.nodes) for p in filtered[:-1]] == [PositionedNames] * (len(filtered) - 1)
-    assert [type(p.nodes) for p in hollow[:-1]] == [NodePositions] * (len(hollow) - 1)
-    assert type(hollow[-1].evaluated) is NodePositions and type(hollow[-1].feasible_nodes) is PositionedNames
-    assert [p.to_json() for p in hollow] == [p.to_json() for p in filtered]
+    events = list(record_cycle(_cycle(text)))
+    monkeypatch.setattr(node_table, "_hand_over_only", False)
+    node_table.hand_over_only()
+    hollow = list(record_cycle(_cycle(text)))
+    lists = lambda stream: [type(e.payload.nodes) for e in stream if e.extension_point in (  # noqa: E731
+        ExtensionPoint.FILTER, ExtensionPoint.SCORE, ExtensionPoint.NORMALIZE_SCORE) and e.plugin]
+    assert set(lists(events)) == {PositionedNames} and set(lists(hollow)) == {NodePositions}
+    summary = next(e.payload for e in hollow if e.extension_point is ExtensionPoint.FILTER and not e.plugin)
+    assert type(summary.evaluated) is NodePositions and type(summary.feasible_nodes) is NodePositions
+    assert [e.to_json() for e in hollow] == [e.to_json() for e in events]

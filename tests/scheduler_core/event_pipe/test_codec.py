@@ -104,16 +104,16 @@ def test_tiny_rings_and_frames_of_a_few_events_give_the_same(monkeypatch):
 
 
 def as_the_engines_process(make_events):
-    """The events as the engine's own process emits them (recorder.hand_over_only while each is made)."""
-    from scheduler_core import recorder
+    """The events as the engine's own process emits them (node_table.hand_over_only while each is made)."""
+    from scheduler_core.framework import node_table
 
     events = make_events()
     while True:
-        recorder._hand_over_only = True
+        node_table._hand_over_only = True
         try:
             one = next(events, None)
         finally:
-            recorder._hand_over_only = False
+            node_table._hand_over_only = False
         if one is None:
             return
         yield one
