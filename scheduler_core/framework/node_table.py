@@ -170,6 +170,15 @@ class NodePositions(Sequence[str]):
     __hash__ = None  # type: ignore[assignment]  # mutable like the list it stands for
 
 
+def node_list(names: list[str], names_array: np.ndarray, positions: np.ndarray) -> Union[PositionedNames, NodePositions]:
+    """The names at ``positions`` of a table's name list (``names_array``: the same as an object
+    array) as a cycle hands them on: gathered, or kept as positions in the engine's own process
+    (``hand_over_only``)."""
+    if _hand_over_only:
+        return NodePositions(positions, names)
+    return PositionedNames(gathered_names(names, names_array, positions), positions, names)
+
+
 class NodeTable(Generic[InfoT]):
     def __init__(self, node_infos: list[InfoT]) -> None:
         self.node_infos = node_infos
@@ -256,11 +265,8 @@ class NodeTable(Generic[InfoT]):
         return PositionedNames(gathered_names(self.names, self.names_array, positions), positions, self.names)
 
     def node_list(self, positions: np.ndarray) -> Union["PositionedNames", NodePositions]:
-        """The names at these positions as a cycle hands them on (its events, scoring): gathered,
-        or kept as positions in the engine's own process (``hand_over_only``)."""
-        if _hand_over_only:
-            return NodePositions(positions, self.names)
-        return self.names_at(positions)
+        """The names at these positions as a cycle hands them on (its events, scoring)."""
+        return node_list(self.names, self.names_array, positions)
 
     def infos_at(self, positions: np.ndarray) -> list[InfoT]:
         infos: list[InfoT] = self.infos_array[positions].tolist()

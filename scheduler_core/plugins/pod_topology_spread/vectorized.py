@@ -26,7 +26,7 @@ import numpy as np
 from scheduler_core.framework.batch import PASS, FilterVerdicts, go_div
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE
 from scheduler_core.framework.node_info import NodeInfo
-from scheduler_core.framework.node_table import MISSING, LabelColumn, NodeTable, PositionedNames
+from scheduler_core.framework.node_table import MISSING, LabelColumn, NodeTable, node_list
 from scheduler_core.framework.status import Status
 from scheduler_core.model import Pod
 from scheduler_core.plugins.helper import find_untolerated_taint, required_node_affinity_mask, tainted_verdicts
@@ -205,12 +205,13 @@ class _NameOrder:
         self.names = table.names_array
         self.sorted_names = table.names_at(order)
 
-    def sorted_names_of(self, positions: np.ndarray) -> tuple[np.ndarray, PositionedNames]:
-        """``positions`` re-ordered by node name, and those names (with their positions)."""
+    def sorted_names_of(self, positions: np.ndarray) -> tuple[np.ndarray, Sequence[str]]:
+        """``positions`` re-ordered by node name, and those names (with their positions; only the
+        picture reads them, so in the engine's own process they stay positions: node_list)."""
         ordered = positions[np.argsort(self.rank[positions], kind="stable")]
         if len(ordered) == len(self.sorted_names):
             return ordered, self.sorted_names
-        return ordered, PositionedNames(self.names[ordered].tolist(), ordered, self.table_names)
+        return ordered, node_list(self.table_names, self.names, ordered)
 
 
 _NAME_ORDER: "weakref.WeakKeyDictionary[NodeTable[NodeInfo], _NameOrder]" = weakref.WeakKeyDictionary()
