@@ -13,7 +13,7 @@ import dataclasses
 import functools
 import random
 from dataclasses import dataclass
-from typing import Callable, Generator, Iterator, Optional, Sequence, Union
+from typing import Callable, Generator, Iterator, Optional, Sequence
 
 import numpy as np
 
@@ -28,7 +28,7 @@ from scheduler_core.gcfreeze import frozen_after_first
 from scheduler_core.scenario.gcpause import collector_paused
 from scheduler_core.framework.interfaces import NodeToStatus
 from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot
-from scheduler_core.framework.node_table import NodePositions, PositionedNames
+from scheduler_core.framework.node_table import NodeList
 from scheduler_core.framework.options import FrameworkOptions
 from scheduler_core.framework.profile import build_profile
 from scheduler_core.framework.registry import Registry
@@ -59,8 +59,6 @@ from scheduler_core.outcomes import (
     ScoringFailed,
 )
 from scheduler_core.recorder import record_cycle
-
-NodeList = Union[PositionedNames, NodePositions]  # NodeTable.node_list: the feasible nodes scoring gets
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5

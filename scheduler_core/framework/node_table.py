@@ -170,7 +170,11 @@ class NodePositions(Sequence[str]):
     __hash__ = None  # type: ignore[assignment]  # mutable like the list it stands for
 
 
-def node_list(names: list[str], names_array: np.ndarray, positions: np.ndarray) -> Union[PositionedNames, NodePositions]:
+# A node list as a cycle hands it on (node_list): gathered names, or positions in the engine's process.
+NodeList = Union[PositionedNames, NodePositions]
+
+
+def node_list(names: list[str], names_array: np.ndarray, positions: np.ndarray) -> NodeList:
     """The names at ``positions`` of a table's name list (``names_array``: the same as an object
     array) as a cycle hands them on: gathered, or kept as positions in the engine's own process
     (``hand_over_only``)."""
@@ -264,7 +268,7 @@ class NodeTable(Generic[InfoT]):
     def names_at(self, positions: np.ndarray) -> "PositionedNames":
         return PositionedNames(gathered_names(self.names, self.names_array, positions), positions, self.names)
 
-    def node_list(self, positions: np.ndarray) -> Union["PositionedNames", NodePositions]:
+    def node_list(self, positions: np.ndarray) -> NodeList:
         """The names at these positions as a cycle hands them on (its events, scoring)."""
         return node_list(self.names, self.names_array, positions)
 
