@@ -53,13 +53,14 @@ class EventHandlers:
             ASSIGNED_POD_DELETE, pod, None, pre_check=(lambda other: other.key != pod.key) if skip_itself else None)
 
     def unscheduled_pod_updated(self, old: Pod, pod: Pod) -> None:
-        """updatePodInSchedulingQueue for a status write of a pending pod (its nomination, its
-        PodScheduled condition). It returns at once when the old and new objects carry the same
-        resourceVersion — and the reference runs' in-memory API never changes resourceVersion, so
-        there such writes reach the pod lister (preemption reads the nomination from it) but not
-        the queue: no queue update, no requeue of lower-priority pods when a nomination moves.
-        SchedLab's run follows the reference runs (spec/TIMELINE.md, the corpus)."""
-        return None
+        """updatePodInSchedulingQueue: every write gives the pod a new resourceVersion, the
+        scheduler's own status patches included (its nomination, its PodScheduled condition), so
+        the queue takes the new object (Update); a nomination that existed and changed frees its
+        room as if the pod had been deleted from that node, for pods of lower or equal priority."""
+        self.queue.update(old, pod, pod_scheduling_properties_change(pod, old))
+        if old.nominated_node_name and old.nominated_node_name != pod.nominated_node_name:
+            self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, old, None,
+                                                     pre_check=lambda other: other.priority <= old.priority)
 
     # ------------------------------------------------------------------ runs with steps (spec/CHANGES.md)
 
@@ -98,12 +99,6 @@ class EventHandlers:
     def assigned_pod_gone(self, pod: Pod) -> None:
         """deleteAssignedPodFromCache for a pod whose node the cache already dropped."""
         self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, pod, None)
-    def unscheduled_pod_status_updated(self, old: Pod, pod: Pod) -> None:
-        """updatePodInSchedulingQueue for a status write another component made (the stand-in
-        resourceclaim controller's resourceClaimStatuses): such writes do change the object, so
-        the queue's Update asks the hints."""
-        self.queue.update(old, pod, pod_scheduling_properties_change(pod, old))
-
     def cluster_changed(self, change: ClusterChange) -> None:
         """The storage informers' handlers (buildEvtResHandler): straight to the queue."""
         self.queue.move_all_to_active_or_backoff(change.event, change.old, change.new)

@@ -457,7 +457,8 @@ class BlockedEviction:
 @dataclass(slots=True)
 class StepEnded:
     """A step went quiet: what it created, deleted, evicted, placed (bound), which evictions a
-    budget blocked, and the pods still pending then (all ``namespace/name``, in the order they happened)."""
+    budget blocked, the pods still pending then, and the pods a ``complete`` made succeed (all
+    ``namespace/name``, in the order they happened)."""
 
     step: int
     name: str
@@ -469,11 +470,12 @@ class StepEnded:
     placed: list[str] = field(default_factory=list)
     blocked: list[BlockedEviction] = field(default_factory=list)
     pending: list[str] = field(default_factory=list)
+    succeeded: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
         return {"step": self.step, "name": self.name, "startedMs": self.started_ms, "timeMs": self.time_ms,
                 "created": self.created, "deleted": self.deleted, "evicted": self.evicted, "placed": self.placed,
-                "blocked": [b.to_json() for b in self.blocked], "pending": self.pending}
+                "blocked": [b.to_json() for b in self.blocked], "pending": self.pending, "succeeded": self.succeeded}
 
 
 Payload = Union[RunStart, StepStarted, StepEnded, AttemptEnd, QueueMoved, ClusterChanged, RunEnd,
@@ -587,7 +589,8 @@ def _cluster(p: dict) -> ClusterChanged:
 
 def _step_end(p: dict) -> StepEnded:
     return StepEnded(p["step"], p["name"], p["startedMs"], p["timeMs"], p["created"], p["deleted"], p["evicted"],
-                     p["placed"], [BlockedEviction(b["pod"], b["budget"]) for b in p["blocked"]], p["pending"])
+                     p["placed"], [BlockedEviction(b["pod"], b["budget"]) for b in p["blocked"]], p["pending"],
+                     p.get("succeeded", []))  # runs stored before `succeeded` existed listed them as deleted
 
 
 def _binding(p: dict) -> BindingStep:

@@ -40,7 +40,7 @@ from scheduler_core.scenario.gcpause import collector_paused
 from scheduler_core.framework.options import FrameworkOptions
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.kubelet import StandInKubelet
-from scheduler_core.model import Pod, Scenario
+from scheduler_core.model import Pod, PodScheduledCondition, Scenario
 from scheduler_core.resourceclaim_controller import ResourceClaimController
 from scheduler_core.outcomes import BindingFailed, Bound, CycleEnding, FitError, SchedulingError
 from scheduler_core.recorder import RunRecorder, record_cycle
@@ -69,6 +69,7 @@ class SchedulerLoop:
                  vectorized: bool = True) -> None:
         self.scenario = fresh_copy(scenario)
         _start_running_pods(self.scenario)
+        _take_dumped_conditions(self.scenario)
         self.clock = LogicalClock()
         nominator = Nominator(_is_assigned)
         # Everything the frameworks need from the run is handed in as they are built: the queue's
@@ -256,6 +257,7 @@ class SchedulerLoop:
         if forgotten is not None and binding is not None and not binding.rejected:
             self.handlers.assumed_pod_forgotten(forgotten, skip_itself=False)
         info.unschedulable_plugins = set(fit_error.unschedulable_plugins) if fit_error is not None else set()
+        popped_nomination = info.nominated_node_name  # the popped copy's status: the patch is made against it
         info.nominated_node_name = pod.nominated_node_name  # the copy from the informer, before this patch
         nominating = fit_error.nominating if fit_error is not None else CLEAR_NOMINATED_NODE
         self.queue.add_unschedulable_if_not_present(info)
@@ -273,8 +275,29 @@ class SchedulerLoop:
         # leaves those writes: the API has no rollback, so their events still reach the queue.
         yield from self._storage_changes()
         yield from self._moves()
-        if written is not None and written != pod.nominated_node_name:
-            yield from self._patch_nomination(pod, written)
+        # The patch is sent now; its Update reaches the scheduler with the writes of goroutines
+        # started in this attempt (after them, as the reference runs saw it: a preemptor's own
+        # Update finds its victim already terminating).
+        condition = _failure_condition(ending)
+        self.go(lambda: None, lambda: self._patch_status(pod, popped_nomination, written, condition))
+
+    def _patch_status(self, pod: Pod, popped_nomination: str, written: Optional[str],
+                      condition: PodScheduledCondition) -> Iterator[Event]:
+        """updatePod: one status patch with the PodScheduled condition and, when the nomination
+        changes against the popped copy, the nomination; none when neither changes. The write
+        comes back to the scheduler as an Update of the pending pod (a new resourceVersion)."""
+        nominating = written is not None and written != popped_nomination
+        if not nominating and pod.scheduled_condition == condition:
+            return
+        old = snapshot_of(pod)
+        pod.scheduled_condition = condition
+        if nominating:
+            pod.nominated_node_name = written or ""
+        if pod.nominated_node_name != old.nominated_node_name:
+            kind = ClusterChangeKind.NOMINATION_SET if pod.nominated_node_name else ClusterChangeKind.NOMINATION_CLEARED
+            yield self._cluster(pod.key, kind, node=pod.nominated_node_name or old.nominated_node_name)
+        self.handlers.unscheduled_pod_updated(old, pod)
+        yield from self._moves()
 
     def _forgotten(self, pod: Pod, binding: Optional[BindingFailed]) -> Optional[Pod]:
         """The assumed pod a failed binding cycle forgets (on the node it was binding to), after
@@ -370,7 +393,7 @@ class SchedulerLoop:
             yield from self._storage_changes()  # the claims' Add events see the pod without its status
             old = snapshot_of(pod)
             self.claim_controller.write_pod_status(pod, added)
-            self.handlers.unscheduled_pod_status_updated(old, pod)
+            self.handlers.unscheduled_pod_updated(old, pod)
             yield from self._moves()
 
     def _claim_releases(self) -> Iterator[Event]:
@@ -429,6 +452,21 @@ class SchedulerLoop:
     def _nominated(self) -> dict[str, str]:
         return {pod.key: pod.nominated_node_name for pod in sorted(self._scenario_pods(), key=lambda p: p.key)
                 if not pod.node_name and pod.nominated_node_name}
+
+
+def _take_dumped_conditions(scenario: Scenario) -> None:
+    """A dumped pod's PodScheduled condition is where the run's status patches start from."""
+    for pod in scenario.pods:
+        if pod.recorded is not None:
+            pod.scheduled_condition = PodScheduledCondition(pod.recorded.status, pod.recorded.reason,
+                                                            pod.recorded.message)
+
+
+def _failure_condition(ending: FitError | SchedulingError | BindingFailed) -> PodScheduledCondition:
+    """The PodScheduled condition handleSchedulingFailure writes: Unschedulable when a plugin
+    rejected the pod (no nodes at all included), SchedulerError otherwise; the error's text."""
+    rejected = isinstance(ending, FitError) or (isinstance(ending, BindingFailed) and ending.rejected)
+    return PodScheduledCondition("False", "Unschedulable" if rejected else "SchedulerError", ending.message)
 
 
 def _start_running_pods(scenario: Scenario) -> None:

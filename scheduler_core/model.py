@@ -208,6 +208,17 @@ class RecordedScheduling:
     time_text: str = ""  # lastTransitionTime as written, for output
 
 
+@dataclass(frozen=True, slots=True)
+class PodScheduledCondition:
+    """``status.conditions[type=PodScheduled]`` as the scheduler writes it after a failed attempt
+    (status "False", reason Unschedulable or SchedulerError, the error's text): a patch is sent
+    only when one of them changes (podutil.UpdatePodCondition)."""
+
+    status: str
+    reason: str
+    message: str
+
+
 @dataclass(slots=True, eq=False)
 class Pod:
     name: str
@@ -253,6 +264,8 @@ class Pod:
     line: Optional[int] = None  # YAML line of the object, for messages
     volumes: tuple["Volume", ...] = ()  # spec.volumes (types in the storage section at the end)
     recorded: Optional[RecordedScheduling] = None  # status.conditions[type=PodScheduled], when dumped
+    # The same condition as the run's writes leave it (the dump's to begin with).
+    scheduled_condition: Optional[PodScheduledCondition] = None
 
     @property
     def is_finished(self) -> bool:

@@ -96,6 +96,7 @@ class RunLoop(Protocol):
     def cluster(self, key: str, kind: ClusterChangeKind, node: Optional[str] = None, detail: str = "") -> Event: ...
 
 
+SUCCEEDED = "succeeded"  # final: a pod a `complete` made succeed
 STEP_GAP_MS = 1000  # step k starts 1 s after step k-1 went quiet
 MAX_CONTROLLER_PASSES = 10000  # every pass writes something or the controllers have settled
 ALL_CONTROLLERS = (KIND_DEPLOYMENT, KIND_REPLICA_SET, KIND_STATEFUL_SET, KIND_DAEMON_SET, KIND_JOB)
@@ -113,6 +114,7 @@ class StepRecord:
     created: list[str] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
     evicted: list[str] = field(default_factory=list)
+    succeeded: list[str] = field(default_factory=list)
     placed: list[str] = field(default_factory=list)
     blocked: list[BlockedEviction] = field(default_factory=list)
 
@@ -203,7 +205,7 @@ class StepDriver:
                    and pod.scheduler_name in self.loop.scenario.scheduler_names]
         yield self._event("", ExtensionPoint.STEP_END, StepEnded(
             record.number, record.name, record.started_ms, self.loop.clock.ms, record.created, record.deleted,
-            record.evicted, record.placed, record.blocked, pending))
+            record.evicted, record.placed, record.blocked, pending, record.succeeded))
 
     def next_step_ms(self) -> Optional[int]:
         if self.next_step >= len(self.changes.steps):
@@ -212,10 +214,13 @@ class StepDriver:
         return self._step_due
 
     def final(self) -> dict[str, Optional[str]]:
-        """Every pod that existed at any time: its node, None (pending) or "deleted"."""
+        """Every pod that existed at any time: its node, None (pending), "succeeded" (a ``complete``
+        finished it) or "deleted"."""
         out: dict[str, Optional[str]] = {}
         for pod in self.state.pods:
-            if pod.key in self.state.gone or pod.key in self.loop.deleted or (pod.is_finished and pod.key in self._finished):
+            if pod.key in self._finished:
+                out[pod.key] = SUCCEEDED
+            elif pod.key in self.state.gone or pod.key in self.loop.deleted:
                 out[pod.key] = "deleted"
             elif not pod.is_finished:
                 out[pod.key] = pod.node_name or None
@@ -617,7 +622,7 @@ class StepDriver:
         for pod in job.complete(self.state, workload):
             pod.phase = PHASE_SUCCEEDED
             self._finished = self._finished | {pod.key}
-            self.record.deleted.append(pod.key)
+            self.record.succeeded.append(pod.key)
             yield self._cluster(pod.key, ClusterChangeKind.POD_SUCCEEDED, node=pod.node_name or None,
                                 detail=f"Job {workload.key} complete")
             if pod.node_name:

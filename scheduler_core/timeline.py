@@ -86,7 +86,8 @@ def step_entry(payload: StepEnded) -> dict[str, Any]:
     """A step of ``timeline --json`` (spec/CHANGES.md "Output") from its StepEnd payload."""
     return {"step": payload.step, "name": payload.name, "at": clock_text(payload.started_ms),
             "created": payload.created, "deleted": payload.deleted, "evicted": payload.evicted,
-            "blocked": [b.to_json() for b in payload.blocked], "pending": payload.pending}
+            "succeeded": payload.succeeded, "blocked": [b.to_json() for b in payload.blocked],
+            "pending": payload.pending}
 
 
 def step_heading(payload: StepEnded) -> str:
@@ -94,7 +95,7 @@ def step_heading(payload: StepEnded) -> str:
     placed, 1 pending: default/x"."""
     counts = [f"{len(pods)} {label}" for pods, label in (
         (payload.created, "created"), (payload.deleted, "deleted"), (payload.evicted, "evicted"),
-        (payload.placed, "placed")) if pods]
+        (payload.succeeded, "succeeded"), (payload.placed, "placed")) if pods]
     pending = payload.pending
     counts.append(f"{len(pending)} pending" + (f": {', '.join(pending[:10])}" + (", …" if len(pending) > 10 else "")
                                                if pending else ""))

@@ -661,6 +661,7 @@ class StepSummaryOut(Schema):
     placed: list[str]
     blocked: list[StepBlockedOut]  # drains blocked, with the budget that blocked them
     pending: list[str]  # still pending when the step went quiet
+    succeeded: list[str]  # a `complete` made them succeed (they left the scheduler's view)
 
 
 class TimelineStepOut(Schema):

@@ -32,6 +32,9 @@ class RecordingQueue:
     def delete(self, pod) -> None:
         self.calls.append(("delete", pod))
 
+    def update(self, old, new, events) -> None:
+        self.calls.append(("update", old, new, events))
+
 
 def _assigned(action: ActionType) -> ClusterEvent:
     return ClusterEvent(EventResource.ASSIGNED_POD, action)
@@ -121,11 +124,34 @@ def test_a_forgotten_assumed_pod_is_an_assigned_pod_delete(cluster, skip_itself)
         assert pre_check is None
 
 
-def test_a_pending_pods_status_write_does_not_reach_the_queue(cluster):
+UNSCHEDULED_UPDATE = ClusterEvent(EventResource.UNSCHEDULABLE_POD, ActionType.UPDATE)
+
+
+def test_a_pending_pods_status_write_reaches_the_queue_as_an_update(cluster):
+    handlers, queue, _, _ = cluster
+    pending = make_pod("pending")
+    nominated = dataclasses.replace(pending, nominated_node_name="n1")
+    handlers.unscheduled_pod_updated(pending, nominated)
+    assert queue.calls == [("update", pending, nominated, [UNSCHEDULED_UPDATE])]
+
+
+@pytest.mark.parametrize("new_node", ["n2", ""], ids=["a nomination moved elsewhere", "a nomination cleared"])
+def test_a_changed_nomination_frees_its_room_for_pods_of_lower_or_equal_priority(cluster, new_node):
+    handlers, queue, _, _ = cluster
+    nominated = make_pod("nominated", priority=100, nominated_node_name="n1")
+    changed = dataclasses.replace(nominated, nominated_node_name=new_node)
+    handlers.unscheduled_pod_updated(nominated, changed)
+    [update, (kind, event, old, new, pre_check)] = queue.calls
+    assert update[0] == "update"
+    assert (kind, event, old, new) == ("move", ASSIGNED_POD_DELETE, nominated, None)
+    assert [pre_check(make_pod(f"p{p}", priority=p)) for p in (50, 100, 150)] == [True, True, False]
+
+
+def test_a_first_nomination_moves_nobody(cluster):
     handlers, queue, _, _ = cluster
     pending = make_pod("pending")
     handlers.unscheduled_pod_updated(pending, dataclasses.replace(pending, nominated_node_name="n1"))
-    assert queue.calls == []
+    assert [call[0] for call in queue.calls] == ["update"]
 
 
 def test_a_storage_change_goes_to_the_queue_as_it_came(cluster):

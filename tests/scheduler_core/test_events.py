@@ -22,7 +22,8 @@ from scheduler_core.loop import run_to_the_end
 SHARED = Path(__file__).resolve().parents[3] / "shared"
 TRACE_CASES = sorted((SHARED / "conformance" / "public").glob("*.yaml"))
 TIMELINE_CASES = sorted((SHARED / "conformance-timeline" / "public").glob("*.yaml")) + \
-    sorted((SHARED / "conformance-timeline-dra" / "public").glob("*.yaml"))
+    sorted((SHARED / "conformance-timeline-dra" / "public").glob("*.yaml")) + \
+    sorted((SHARED / "conformance-steps" / "public").glob("*.yaml"))
 # What the wire form keeps of a payload whose live form holds more (arrays, plugin types).
 READ_AS = {FilterPluginResult: StoredFilterVerdicts}
 

@@ -228,7 +228,8 @@ def test_it_completes_a_job_so_its_pods_leave_and_free_their_room():
                          changes_text(["complete: {kind: Job, name: etl}"]))
     _, _, timeline = run(text)
     assert timeline["final"]["default/later"] == "n1"
-    assert timeline["final"]["default/etl-1"] == "deleted" and timeline["steps"][1]["created"] == []
+    assert timeline["final"]["default/etl-1"] == "succeeded" and timeline["steps"][1]["created"] == []
+    assert timeline["steps"][1]["succeeded"] == ["default/etl-1", "default/etl-2"] and timeline["steps"][1]["deleted"] == []
 
 
 def test_it_deletes_a_pod_gracefully_and_the_kubelet_removes_it_300_ms_later():

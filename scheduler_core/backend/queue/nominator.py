@@ -49,6 +49,18 @@ class Nominator:
         if all(p.key != pod.key for p in pods):
             pods.append(pod)
 
+    def update_nominated_pod(self, old: Pod, pod: Pod) -> None:
+        """UpdateNominatedPod: the pod is nominated again from its new object (at the end of its
+        node's list). An update that neither carries nor carried a nomination keeps the one the
+        scheduler reserved in memory (a failure handler's AddNominatedPod before its patch lands)."""
+        nominating = None
+        if not old.nominated_node_name and not pod.nominated_node_name:
+            node = self.nominated_pod_to_node.get(old.key)
+            if node is not None:
+                nominating = NominatingInfo(node, MODE_OVERRIDE)
+        self.delete(old)
+        self.add_nominated_pod(pod, nominating)
+
     def delete(self, pod: Pod) -> None:
         node = self.nominated_pod_to_node.pop(pod.key, None)
         if node is None:

@@ -29,6 +29,7 @@ SCHEDULE_ATTEMPT_FAILURE = "ScheduleAttemptFailure"
 BACKOFF_COMPLETE = "BackoffComplete"
 POP_FROM_BACKOFF_Q = "PopFromBackoffQ"
 UNSCHEDULED_POD_ADD = "UnschedulablePodAdd"
+UNSCHEDULED_POD_UPDATE = "UnschedulablePodUpdate"
 
 
 class QueueName(str, Enum):
@@ -284,22 +285,38 @@ class SchedulingQueue:
         self.active.add_event_if_any_in_flight(event, old, new)
 
     def update(self, old: Pod, pod: Pod, events: list[ClusterEvent]) -> None:
-        """Update for a pending pod whose object changed (``events``: PodSchedulingPropertiesChange).
-        In activeQ or backoffQ it only takes the new object; in unschedulablePods the rejecting
-        plugins' hints are asked for each event until one moves it. (A pod being scheduled is
-        not updated here: SchedLab's updates all happen before the scheduler starts.)"""
-        if self.active.get(pod.key) is not None or self.backoff.get(pod.key) is not None:
+        """Update (PriorityQueue.Update) for a pending pod whose object changed (``events``:
+        PodSchedulingPropertiesChange). A pod being scheduled only has the events noted for its
+        return; in activeQ or backoffQ it takes the new object; in unschedulablePods it takes it
+        and the rejecting plugins' hints are asked for each event until one moves it; a pod in no
+        queue is added to activeQ. The nominator follows the new object every time."""
+        if self.active.is_in_flight(pod.key):
+            for event in events:  # addEventsIfPodInFlight
+                self.active.add_event_if_any_in_flight(event, old, pod)
             return
+        for queued in (self.active.get(pod.key), self.backoff.get(pod.key)):
+            if queued is not None:
+                self._take_new_object(queued, old, pod)
+                return
         info = self.unschedulable.get(pod.key)
         if info is None:
+            self._move_to_active(self.new_queued_pod_info(pod), UNSCHEDULED_POD_UPDATE, ())
             return
+        self._take_new_object(info, old, pod)
         for event in events:
             strategy, plugins = self._worth_requeuing(info, event, old, pod)
             if strategy == Strategy.SKIP:
-                continue
+                continue  # addOrUpdate of a pod already there: nothing moves
             self.unschedulable.delete(info.key)
             if self._requeue(info, strategy, event.label, plugins) != QueueName.UNSCHEDULABLE:
                 break
+
+    def _take_new_object(self, info: QueuedPodInfo, old: Pod, pod: Pod) -> None:
+        """QueuedPodInfo.Update, then UpdateNominatedPod."""
+        if info.pod is not pod:
+            info.pod_info = PodInfo(pod)
+        info.nominated_node_name = pod.nominated_node_name
+        self.nominator.update_nominated_pod(old, pod)
 
     def delete(self, pod: Pod) -> None:
         """Delete: the pod left the pending pods (bound, or deleted)."""

@@ -52,3 +52,31 @@ def test_pods_on_one_node_keep_their_nomination_order():
     for pod in (first, second):
         nominator.add_nominated_pod(pod, NominatingInfo("n1"))
     assert nominator.nominated_pods_for_node("n1") == [first, second]
+
+
+def test_an_update_renominates_from_the_new_object_at_the_end_of_its_nodes_list():
+    nominator = _nominator()
+    first, second = make_pod("first", nominated_node_name="n1"), make_pod("second", nominated_node_name="n1")
+    nominator.add_nominated_pod(first, None)
+    nominator.add_nominated_pod(second, None)
+    nominator.update_nominated_pod(first, make_pod("first", nominated_node_name="n1"))
+    assert [pod.name for pod in nominator.nominated_pods_for_node("n1")] == ["second", "first"]
+
+
+def test_an_update_that_moves_or_clears_the_nomination_follows_the_new_object():
+    nominator, old = _nominator(), make_pod("p", nominated_node_name="n1")
+    nominator.add_nominated_pod(old, None)
+    moved = make_pod("p", nominated_node_name="n2")
+    nominator.update_nominated_pod(old, moved)
+    assert nominator.node_of(moved) == "n2"
+    nominator.update_nominated_pod(moved, make_pod("p"))
+    assert nominator.node_of(moved) is None
+
+
+def test_an_update_without_nominations_keeps_the_one_reserved_in_memory():
+    # UpdateNominatedPod: an Update with no NominatedNode arriving right after the scheduler
+    # reserved one in memory (AddNominatedPod before its own patch lands) keeps the reservation.
+    nominator, pod = _nominator(), make_pod("p")
+    nominator.add_nominated_pod(pod, NominatingInfo("n1"))
+    nominator.update_nominated_pod(pod, make_pod("p", labels={"a": "b"}))
+    assert nominator.node_of(pod) == "n1"

@@ -159,3 +159,37 @@ def test_the_queue_keeps_the_nominator_it_is_built_with(clock: LogicalClock):
     pod = Pod(name="p", namespace="default", nominated_node_name="n1")
     queue.add(pod)
     assert queue.nominator is nominator and nominator.nominated_pods_for_node("n1") == [pod]
+
+
+UNSCHEDULED_UPDATE = ClusterEvent(EventResource.UNSCHEDULABLE_POD, ActionType.UPDATE)
+
+
+def test_an_update_of_a_pod_in_unschedulable_pods_takes_the_new_object_and_keeps_it_there(queue):
+    # PriorityQueue.Update: a general Update moves nobody registered for specific updates only.
+    info = fail(queue, Pod("p"), "NodeResourcesFit")
+    nominated = Pod("p", nominated_node_name="n1")
+    queue.update(info.pod, nominated, [UNSCHEDULED_UPDATE])
+    assert queue.where()[QueueName.UNSCHEDULABLE] == ["default/p"]
+    assert (info.pod, info.nominated_node_name) == (nominated, "n1")
+    assert queue.nominator.node_of(nominated) == "n1"
+
+
+def test_an_update_of_a_pod_in_backoff_takes_the_new_object_where_it_is(queue):
+    info = fail(queue, Pod("p"))
+    queue.update(info.pod, Pod("p", nominated_node_name="n1"), [UNSCHEDULED_UPDATE])
+    assert queue.where()[QueueName.BACKOFF] == ["default/p"]
+    assert info.nominated_node_name == "n1"
+
+
+def test_an_update_of_a_pod_in_flight_is_kept_as_an_event_for_its_return(queue):
+    queue.add(Pod("p"))
+    info = queue.pop()
+    queue.update(info.pod, Pod("p", nominated_node_name="n1"), [UNSCHEDULED_UPDATE])
+    assert [seen.event for seen in queue.active.cluster_events_for_pod("default/p")] == [UNSCHEDULED_UPDATE]
+    assert info.nominated_node_name == ""  # the popped copy stays as it was
+
+
+def test_an_update_of_a_pod_in_no_queue_adds_it_to_active(queue):
+    queue.update(Pod("p"), Pod("p", labels={"a": "b"}), [UNSCHEDULED_UPDATE])
+    assert queue.where()[QueueName.ACTIVE] == ["default/p"]
+    assert queue.moves[-1].event == "UnschedulablePodUpdate"
