@@ -1,17 +1,20 @@
 """Cluster events -> the scheduler's cache and queue (pkg/scheduler/eventhandlers.go).
 
-Each handler is what the release's informer callbacks do for the changes a SchedLab run makes:
-a pod gets bound, a victim starts terminating, a victim is removed, a pending pod's nomination is
-written, a volume or claim is written. SchedulerQueueingHints is on (GA), so every event goes
-through MoveAllToActiveOrBackoffQueue and the rejecting plugins' hints.
+The scheduler watches the run's cluster (scheduler_core.cluster) as its informers watch the API
+server: ``on_pod`` and ``on_node`` receive every write with the old and the new version and do what
+the release's addPod / updatePod / deletePod and addNodeToCache / updateNodeInCache /
+deleteNodeFromCache do — the scheduler's own writes (bindings, status patches, victims) included.
+SchedulerQueueingHints is on (GA), so every event goes through MoveAllToActiveOrBackoffQueue and
+the rejecting plugins' hints. Storage and device objects arrive as ClusterChanges (``cluster_changed``).
 """
 
 from __future__ import annotations
 
 import copy
-from typing import Optional
+from typing import Callable
 
 from scheduler_core.backend.queue import SchedulingQueue
+from scheduler_core.cluster.store import Action, WatchEvent
 from scheduler_core.framework.cluster_events import ActionType, ClusterChange, ClusterEvent, EventResource
 from scheduler_core.framework.node_info import Snapshot
 from scheduler_core.model import Node, Pod
@@ -24,25 +27,82 @@ NODE_DELETE = ClusterEvent(EventResource.NODE, ActionType.DELETE)
 
 
 class EventHandlers:
-    def __init__(self, queue: SchedulingQueue, snapshot: Snapshot) -> None:
+    def __init__(self, queue: SchedulingQueue, snapshot: Snapshot,
+                 responsible_for: Callable[[Pod], bool] = lambda pod: True) -> None:
         self.queue = queue
         self.snapshot = snapshot
+        self.responsible_for = responsible_for  # responsibleForPod: a profile has the pod's schedulerName
 
-    def pod_bound(self, pod: Pod) -> None:
-        """updatePod for a pod that became assigned: addAssignedPodToCache (the cache already
-        holds it, assumed), then it leaves the scheduling queue (and the nominator)."""
+    # ------------------------------------------------------------------ the informers' callbacks
+
+    def on_pod(self, event: WatchEvent) -> None:
+        """The pod informer (finished pods filtered out, as the scheduler's field selector does:
+        a pod that finishes leaves the informer as a Delete)."""
+        old, new = event.old, event.new
+        if new is not None and new.is_finished:
+            if old is not None and not old.is_finished:
+                self.delete_pod(old)
+            return
+        if event.action is Action.ADDED:
+            self.add_pod(new)
+        elif event.action is Action.MODIFIED:
+            self.update_pod(old, new)
+        elif not old.is_finished:
+            self.delete_pod(old)
+
+    def on_node(self, event: WatchEvent) -> None:
+        if event.action is Action.ADDED:
+            self.node_added(event.new)
+        elif event.action is Action.MODIFIED:
+            self.node_updated(event.old, event.new)
+        else:
+            self.node_deleted(event.old)
+
+    def add_pod(self, pod: Pod) -> None:
+        """addPod."""
+        if pod.node_name:
+            self.add_assigned_pod_to_cache(pod)
+        elif self.responsible_for(pod):
+            self.queue.add(pod)  # addPodToSchedulingQueue (GangScheduling is off)
+
+    def update_pod(self, old: Pod, pod: Pod) -> None:
+        """updatePod: an assigned pod's update; a binding (unassigned to assigned); a pending pod's update."""
+        if old.node_name:
+            self.assigned_pod_updated(old, pod)
+        elif pod.node_name:
+            self.add_assigned_pod_to_cache(pod)
+            if self.responsible_for(old):
+                self.queue.delete(old)  # deletePodFromSchedulingQueue(inBinding): nothing else moves
+        elif self.responsible_for(old):
+            self.unscheduled_pod_updated(old, pod)
+
+    def delete_pod(self, pod: Pod) -> None:
+        """deletePod."""
+        if pod.node_name:
+            self.assigned_pod_deleted(pod)
+        elif self.responsible_for(pod):
+            self.unscheduled_pod_deleted(pod)
+
+    # ------------------------------------------------------------------ assigned pods
+
+    def add_assigned_pod_to_cache(self, pod: Pod) -> None:
+        """addAssignedPodToCache: the cache takes the pod (confirming the assumed version a
+        binding came from), then AssignedPodAdd."""
+        if self.snapshot.get(pod.node_name) is not None:
+            self.snapshot.add_pod(pod)
         self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_ADD, None, pod)
-        self.queue.delete(pod)
 
     def assigned_pod_updated(self, old: Pod, pod: Pod) -> None:
         """updateAssignedPodInCache: the cache follows, and each kind of change is an event."""
-        self.snapshot.update_pod(pod)
+        if self.snapshot.get(pod.node_name) is not None:
+            self.snapshot.update_pod(old, pod)
         for event in pod_scheduling_properties_change(pod, old):
             self.queue.move_all_to_active_or_backoff(event, old, pod)
 
     def assigned_pod_deleted(self, pod: Pod) -> None:
-        """deleteAssignedPodFromCache."""
-        self.snapshot.remove_pod(pod)
+        """deleteAssignedPodFromCache (a pod whose node the cache already dropped is not there)."""
+        if self.snapshot.get(pod.node_name) is not None:
+            self.snapshot.remove_pod(pod)
         self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, pod, None)
 
     def assumed_pod_forgotten(self, pod: Pod, skip_itself: bool) -> None:
@@ -52,41 +112,22 @@ class EventHandlers:
         self.queue.move_all_to_active_or_backoff(
             ASSIGNED_POD_DELETE, pod, None, pre_check=(lambda other: other.key != pod.key) if skip_itself else None)
 
+    # ------------------------------------------------------------------ pending pods
+
     def unscheduled_pod_updated(self, old: Pod, pod: Pod) -> None:
         """updatePodInSchedulingQueue: every write gives the pod a new resourceVersion, the
         scheduler's own status patches included (its nomination, its PodScheduled condition), so
         the queue takes the new object (Update); a nomination that existed and changed frees its
-        room as if the pod had been deleted from that node, for pods of lower or equal priority."""
+        room as if the pod had been deleted from that node, for pods of lower or equal priority.
+        An assumed pod's update (its binding is under way) is not for the queue."""
+        if old.resource_version == pod.resource_version and pod.resource_version:
+            return
+        if self.snapshot.is_assumed(pod):
+            return
         self.queue.update(old, pod, pod_scheduling_properties_change(pod, old))
         if old.nominated_node_name and old.nominated_node_name != pod.nominated_node_name:
             self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, old, None,
                                                      pre_check=lambda other: other.priority <= old.priority)
-
-    # ------------------------------------------------------------------ runs with steps (spec/CHANGES.md)
-
-    def node_added(self, node: Node) -> None:
-        """addNodeToCache: the cache adds it, then Node/Add (no preCheck with QueueingHints)."""
-        self.snapshot.add_node(node)
-        self.queue.move_all_to_active_or_backoff(NODE_ADD, None, node)
-
-    def node_updated(self, old: Node, node: Node, old_manifest: Optional[dict] = None,
-                     new_manifest: Optional[dict] = None) -> list[ClusterEvent]:
-        """updateNodeInCache: the cache follows, then one move per NodeSchedulingPropertiesChange
-        event (the manifests, when known, say whether conditions or annotations changed)."""
-        self.snapshot.update_node(node)
-        events = node_scheduling_properties_change(node, old, new_manifest, old_manifest)
-        for event in events:
-            self.queue.move_all_to_active_or_backoff(event, old, node)
-        return events
-
-    def node_deleted(self, node: Node) -> None:
-        """deleteNodeFromCache: Node/Delete first, then the cache drops it."""
-        self.queue.move_all_to_active_or_backoff(NODE_DELETE, node, None)
-        self.snapshot.remove_node(node.name)
-
-    def unscheduled_pod_added(self, pod: Pod) -> None:
-        """addPodToSchedulingQueue (GangScheduling is off: no UnscheduledPodAdd broadcast)."""
-        self.queue.add(pod)
 
     def unscheduled_pod_deleted(self, pod: Pod) -> None:
         """deletePodFromSchedulingQueue: out of the queue; a pod that carried a nomination frees
@@ -96,9 +137,28 @@ class EventHandlers:
             self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, pod, None,
                                                      pre_check=lambda other: other.priority <= pod.priority)
 
-    def assigned_pod_gone(self, pod: Pod) -> None:
-        """deleteAssignedPodFromCache for a pod whose node the cache already dropped."""
-        self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, pod, None)
+    # ------------------------------------------------------------------ nodes
+
+    def node_added(self, node: Node) -> None:
+        """addNodeToCache: the cache adds it, then Node/Add (no preCheck with QueueingHints)."""
+        self.snapshot.add_node(node)
+        self.queue.move_all_to_active_or_backoff(NODE_ADD, None, node)
+
+    def node_updated(self, old: Node, node: Node) -> list[ClusterEvent]:
+        """updateNodeInCache: the cache follows, then one move per NodeSchedulingPropertiesChange event."""
+        self.snapshot.update_node(node)
+        events = node_scheduling_properties_change(node, old)
+        for event in events:
+            self.queue.move_all_to_active_or_backoff(event, old, node)
+        return events
+
+    def node_deleted(self, node: Node) -> None:
+        """deleteNodeFromCache: Node/Delete first, then the cache drops it."""
+        self.queue.move_all_to_active_or_backoff(NODE_DELETE, node, None)
+        self.snapshot.remove_node(node.name)
+
+    # ------------------------------------------------------------------ storage and devices
+
     def cluster_changed(self, change: ClusterChange) -> None:
         """The storage informers' handlers (buildEvtResHandler): straight to the queue."""
         self.queue.move_all_to_active_or_backoff(change.event, change.old, change.new)
@@ -121,8 +181,7 @@ def pod_scheduling_properties_change(new: Pod, old: Pod) -> list[ClusterEvent]:
     return [ClusterEvent(resource, action) for action in actions or [ActionType.UPDATE]]
 
 
-def node_scheduling_properties_change(new: Node, old: Node, new_manifest: Optional[dict] = None,
-                                      old_manifest: Optional[dict] = None) -> list[ClusterEvent]:
+def node_scheduling_properties_change(new: Node, old: Node) -> list[ClusterEvent]:
     """NodeSchedulingPropertiesChange, its extractors in the release's order: spec.unschedulable
     cleared (as a taint update), allocatable, labels, taints, conditions (type -> status),
     annotations. NodeDeclaredFeatures is off by default."""
@@ -135,20 +194,15 @@ def node_scheduling_properties_change(new: Node, old: Node, new_manifest: Option
         actions.append(ActionType.UPDATE_NODE_LABEL)
     if old.taints != new.taints:
         actions.append(ActionType.UPDATE_NODE_TAINT)
-    if _conditions(old_manifest) != _conditions(new_manifest):
+    if _conditions(old) != _conditions(new):
         actions.append(ActionType.UPDATE_NODE_CONDITION)
-    if _annotations(old_manifest) != _annotations(new_manifest):
+    if old.annotations != new.annotations:
         actions.append(ActionType.UPDATE_NODE_ANNOTATION)
     return [ClusterEvent(EventResource.NODE, action) for action in actions]
 
 
-def _conditions(manifest: Optional[dict]) -> dict:
-    conditions = ((manifest or {}).get("status") or {}).get("conditions") or []
-    return {c.get("type"): c.get("status") for c in conditions if isinstance(c, dict)}
-
-
-def _annotations(manifest: Optional[dict]) -> dict:
-    return dict(((manifest or {}).get("metadata") or {}).get("annotations") or {})
+def _conditions(node: Node) -> dict[str, str]:
+    return {condition.type: condition.status for condition in node.conditions}
 
 
 def _scaled_down(new: Pod, old: Pod) -> bool:

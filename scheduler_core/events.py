@@ -378,6 +378,9 @@ class ClusterChangeKind(str, Enum):
     BINDING_FAILED = "BindingFailed"  # the binding cycle failed: the assumed pod is forgotten on its node
     NOMINATION_SET = "NominationSet"  # status.nominatedNodeName written
     NOMINATION_CLEARED = "NominationCleared"
+    # Any other status patch of a pod (its PodScheduled condition, a victim's DisruptionTarget,
+    # the claims made for it): detail says which.
+    POD_STATUS = "PodStatus"
     STORAGE = "Storage"  # a PersistentVolume or claim written by the binder or the volume controller
     # Runs with steps: the operations' and the stand-in controllers' writes ("detail" says who).
     POD_CREATED = "PodCreated"  # a pod created (by a controller or a step)

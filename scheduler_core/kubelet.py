@@ -1,9 +1,11 @@
-"""The stand-in for the kubelet (spec/TIMELINE.md): preemption's victims are deleted gracefully.
+"""The stand-in for the kubelet (spec/TIMELINE.md, CHANGES.md): a pod deleted gracefully stays
+on its node, terminating, until its kubelet is done with it.
 
-A deleted victim stays on its node, terminating, until the kubelet is done with it. The stand-in
-removes terminating victims one at a time, in the order they were marked (one preemption's
-victims in namespace/name order), each at least 300 ms after it was marked and at least 300 ms
-after the previous removal. Pods that were terminating in the scenario itself stay so.
+It watches the cluster's pods: a bound pod that starts terminating (``deletionTimestamp`` set by
+a graceful delete — a preemption's victim, an eviction, a controller's scale-down) is removed one
+at a time, in the order the deletes came, each at least 300 ms after it was marked and at least
+300 ms after the previous removal. Pods that were terminating in the scenario itself never start
+terminating during the run, so they stay so. A pod gone otherwise (its node lost) is forgotten.
 """
 
 from __future__ import annotations
@@ -11,19 +13,24 @@ from __future__ import annotations
 from collections import deque
 from typing import Optional
 
+from scheduler_core.cluster.store import Action, Cluster, WatchEvent
 from scheduler_core.model import Pod
 
 GRACE_MS = 300
 
 
 class StandInKubelet:
-    def __init__(self) -> None:
-        self._terminating: deque[tuple[Pod, int]] = deque()  # (victim, marked at ms)
+    def __init__(self, cluster: Cluster) -> None:
+        self._cluster = cluster
+        self._terminating: deque[tuple[str, int]] = deque()  # (pod key, marked at ms)
         self._last_removal_ms: Optional[int] = None
 
-    def mark(self, victims: list[Pod], now_ms: int) -> None:
-        for victim in sorted(victims, key=lambda pod: pod.key):
-            self._terminating.append((victim, now_ms))
+    def on_pod(self, event: WatchEvent) -> None:
+        old, new = event.old, event.new
+        if event.action is Action.MODIFIED and new.is_terminating and not old.is_terminating and new.node_name:
+            self._terminating.append((new.key, self._cluster.now_ms))
+        elif event.action is Action.DELETED and self._terminating:
+            self._terminating = deque(item for item in self._terminating if item[0] != old.key)
 
     def next_removal_ms(self) -> Optional[int]:
         if not self._terminating:
@@ -35,14 +42,10 @@ class StandInKubelet:
         return earliest
 
     def remove_due(self, now_ms: int) -> Optional[Pod]:
-        """The next victim to remove at ``now_ms``, if its time has come."""
+        """Removes the next terminating pod at ``now_ms`` if its time has come; the pod removed."""
         due = self.next_removal_ms()
         if due is None or due > now_ms:
             return None
-        victim, _ = self._terminating.popleft()
+        key, _ = self._terminating.popleft()
         self._last_removal_ms = now_ms
-        return victim
-
-    def forget(self, keys: set[str]) -> None:
-        """Pods that are gone otherwise (their node was lost): nothing left to remove."""
-        self._terminating = deque(item for item in self._terminating if item[0].key not in keys)
+        return self._cluster.remove_pod(key)

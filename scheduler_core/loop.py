@@ -12,6 +12,7 @@ one typed event stream, through one recorder (scheduler_core.recorder).
 
 from __future__ import annotations
 
+import copy
 from datetime import datetime, timedelta, timezone
 from typing import Callable, Generator, Iterator, Optional
 
@@ -27,6 +28,7 @@ from scheduler_core.backend.queue import (
     QueueName,
     SchedulingQueue,
 )
+from scheduler_core.cluster.store import KIND_NODE, KIND_POD, Cluster, WatchEvent
 from scheduler_core.eventhandlers import EventHandlers, snapshot_of
 from scheduler_core.events import (
     ClusterChangeKind,
@@ -38,6 +40,7 @@ from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, Cl
 from scheduler_core.gcfreeze import frozen_after_first
 from scheduler_core.scenario.gcpause import collector_paused
 from scheduler_core.framework.options import FrameworkOptions
+from scheduler_core.framework.node_info import PodInfo
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.kubelet import StandInKubelet
 from scheduler_core.model import Pod, PodScheduledCondition, Scenario
@@ -66,12 +69,12 @@ ERROR_RETRY_HORIZON_MS = 60 * MS_PER_SECOND
 
 class SchedulerLoop:
     def __init__(self, scenario: Scenario, *, tie_break: str = TIE_BREAK_FIRST, seed: Optional[int] = None,
-                 vectorized: bool = True) -> None:
+                 vectorized: bool = True, audit_writes: bool = False) -> None:
         self.scenario = fresh_copy(scenario)
         _start_running_pods(self.scenario)
         _take_dumped_conditions(self.scenario)
         self.clock = LogicalClock()
-        nominator = Nominator(_is_assigned)
+        nominator = Nominator(self._not_pending)
         # Everything the frameworks need from the run is handed in as they are built: the queue's
         # nominator, the logical clock, OpportunisticBatching (on by default in the release), the
         # tie-break of preemption candidates (the spec's rule for the random pick) and the API the
@@ -87,14 +90,27 @@ class SchedulerLoop:
             {name: _pre_enqueue(fw) for name, fw in self.scheduler.frameworks.items()},
             (config.pod_initial_backoff_seconds if config else 1) * MS_PER_SECOND,
             (config.pod_max_backoff_seconds if config else 10) * MS_PER_SECOND,
-            _is_assigned, nominator)
-        self.handlers = EventHandlers(self.queue, self.snapshot)
-        # Everything the run does becomes events through the one recorder (scheduler_core.recorder).
+            self._not_pending, nominator)
+        names_ = self.scenario.scheduler_names
+        self.handlers = EventHandlers(self.queue, self.snapshot, lambda pod: pod.scheduler_name in names_)
+        # Everything the run does becomes events through the one recorder (scheduler_core.recorder):
+        # the cluster's writes as they are delivered, each followed by the queue moves it caused.
         self.recorder = RunRecorder(lambda: self.clock.ms, lambda: self.attempts)
-        self.kubelet = StandInKubelet()
-        self.claim_controller = ResourceClaimController(self.snapshot.dra, self.snapshot.cluster_changes)
+        self._told: list[Event] = []  # events of writes delivered since the last flush
+        self.claim_controller = ResourceClaimController(self.snapshot.dra, self.snapshot.cluster_changes,
+                                                        lambda: self.clock.ms)
+        for pod in self.scenario.running_pods:  # their claims exist before the run
+            self.claim_controller.create_claims(pod)
+        self.snapshot.cluster_changes.clear()
+        # The run's API server, as the run starts: every pod and node, and the only code that
+        # writes them from now on.
+        self.cluster = Cluster(self.scenario.pods, self.scenario.nodes, EPOCH, lambda: self.clock.ms, audit_writes)
+        self.kubelet = StandInKubelet(self.cluster)
+        for kind, handler in ((KIND_POD, self.handlers.on_pod), (KIND_NODE, self.handlers.on_node)):
+            self.cluster.watch(kind, self._told_first(handler))
+        self.cluster.watch(KIND_POD, self.kubelet.on_pod)
+        self.cluster.watch(KIND_POD, self.claim_controller.on_pod)
         self.attempts = 0
-        self.deleted: set[str] = set()
         self._last_progress_ms = 0  # when something other than an error retry last happened
         self._erroring: dict[str, None] = {}  # pods whose last attempt ended in an error
         # Work the scheduler hands to goroutines — a binding cycle's API calls, a preemption's —
@@ -107,15 +123,32 @@ class SchedulerLoop:
 
     # ------------------------------------------------------------------ the run
 
+    def _told_first(self, handler: Callable[[WatchEvent], None]) -> Callable[[WatchEvent], None]:
+        """The scheduler's informer callback for a kind, with the write told before the queue
+        moves it causes."""
+        def watch(event: WatchEvent) -> None:
+            self._told.append(self.recorder.write(event))
+            handler(event)
+            self._told.extend(self._moves())
+        return watch
+
+    def _not_pending(self, pod: Pod) -> bool:
+        """The pod lister's answer for the nominator: gone, or bound (never nominated then)."""
+        current = self.cluster.pod(pod.key)
+        return current is None or bool(current.node_name)
+
+    def flush(self) -> Iterator[Event]:
+        """The events of the writes delivered since the last flush (and any queue moves)."""
+        told, self._told = self._told, []
+        yield from told
+        yield from self._moves()
+
     def run(self) -> Iterator[Event]:
         yield self.recorder.run_start({pod.key: pod.node_name or None for pod in self._scenario_pods()}, RELEASE)
-        for pod in self.scenario.running_pods:  # their claims exist before the run
-            self.claim_controller.create_claims(pod)
-        self.snapshot.cluster_changes.clear()
         if self.steps is not None:
             yield from self.steps.begin()
         for pod in self._pending_pods():  # created one at a time, in document order
-            self.queue.add(pod)
+            self.handlers.add_pod(pod)  # the informer's first list: an Add for each
             yield from self._claims_for_new_pod(pod)
         if self.steps is not None:  # workloads short of pods get them now, after the scenario's own
             yield from self.steps.react(initial=True)
@@ -218,7 +251,9 @@ class SchedulerLoop:
             self.steps.attempted()
         queues = {name.value: keys for name, keys in self.queue.where().items()}
         view = [pod.key, *queues[QueueName.ACTIVE.value]]
-        return Cycle(self.scheduler, index, pod, queue_view=view, nominated_node=info.nominated_node_name,
+        # The cycle assumes its own copy of the pod (AssumePod's DeepCopy): the queue's and the
+        # cluster's versions stay as they are until the binding comes back.
+        return Cycle(self.scheduler, index, copy.copy(pod), queue_view=view, nominated_node=pod.nominated_node_name,
                      queues=queues, cycle_count=self.queue.active.scheduling_cycle)
 
     def _note_progress(self, pod: Pod, ending: CycleEnding) -> None:
@@ -238,11 +273,10 @@ class SchedulerLoop:
     def _binding_done(self, pod: Pod, node: str) -> Iterator[Event]:
         """The informer events of a finished binding: PreBind's storage writes, then the pod bound."""
         yield from self._storage_changes()
-        yield self._cluster(pod.key, ClusterChangeKind.POD_BOUND, node=node)
-        self.handlers.pod_bound(pod)
-        yield from self._moves()
-        if self.steps is not None:
-            yield from self.steps.pod_bound(pod)
+        bound = self.cluster.bind(pod.key, node)
+        yield from self.flush()
+        if self.steps is not None and bound is not None:
+            yield from self.steps.pod_bound(bound)
 
     def _handle_scheduling_failure(self, info: QueuedPodInfo,
                                    ending: FitError | SchedulingError | BindingFailed) -> Iterator[Event]:
@@ -250,18 +284,22 @@ class SchedulerLoop:
         to the queue, the nomination, the status patch. A preemption that chose victims already
         marked its pod as preempting and started its goroutine (the evaluator's
         prepareCandidateAsync, before PostFilter returned); its API calls land after this handler."""
-        pod = info.pod
+        pod = info.pod  # the popped copy: the status patch is made against it
         binding = ending if isinstance(ending, BindingFailed) else None
         fit_error = ending if isinstance(ending, FitError) else None
         forgotten = self._forgotten(pod, binding)
         if forgotten is not None and binding is not None and not binding.rejected:
             self.handlers.assumed_pod_forgotten(forgotten, skip_itself=False)
         info.unschedulable_plugins = set(fit_error.unschedulable_plugins) if fit_error is not None else set()
-        popped_nomination = info.nominated_node_name  # the popped copy's status: the patch is made against it
-        info.nominated_node_name = pod.nominated_node_name  # the copy from the informer, before this patch
         nominating = fit_error.nominating if fit_error is not None else CLEAR_NOMINATED_NODE
-        self.queue.add_unschedulable_if_not_present(info)
-        self.queue.add_nominated_pod(pod, nominating)
+        cached = self.cluster.pod(pod.key)  # the pod lister's version goes back to the queue
+        if cached is not None and not cached.node_name:
+            if cached is not pod:
+                info.pod_info = PodInfo(cached)
+            self.queue.add_unschedulable_if_not_present(info)
+        else:
+            self.queue.done(pod)
+        self.queue.add_nominated_pod(info.pod, nominating)
         if forgotten is not None and binding is not None and binding.rejected:  # deferred past the failure handler
             self.handlers.assumed_pod_forgotten(forgotten, skip_itself=True)
         written = nominating.nominated_node_name if nominating and nominating.mode == MODE_OVERRIDE else None
@@ -279,25 +317,19 @@ class SchedulerLoop:
         # started in this attempt (after them, as the reference runs saw it: a preemptor's own
         # Update finds its victim already terminating).
         condition = _failure_condition(ending)
-        self.go(lambda: None, lambda: self._patch_status(pod, popped_nomination, written, condition))
+        self.go(lambda: None, lambda: self._patch_status(pod, written, condition))
 
-    def _patch_status(self, pod: Pod, popped_nomination: str, written: Optional[str],
-                      condition: PodScheduledCondition) -> Iterator[Event]:
+    def _patch_status(self, popped: Pod, written: Optional[str], condition: PodScheduledCondition) -> Iterator[Event]:
         """updatePod: one status patch with the PodScheduled condition and, when the nomination
-        changes against the popped copy, the nomination; none when neither changes. The write
-        comes back to the scheduler as an Update of the pending pod (a new resourceVersion)."""
-        nominating = written is not None and written != popped_nomination
-        if not nominating and pod.scheduled_condition == condition:
+        changes against the popped copy, the nomination; none when neither changes against that
+        copy. The write comes back to the scheduler as an Update of the pending pod."""
+        nominating = written is not None and written != popped.nominated_node_name
+        if not nominating and popped.scheduled_condition == condition:
             return
-        old = snapshot_of(pod)
-        pod.scheduled_condition = condition
-        if nominating:
-            pod.nominated_node_name = written or ""
-        if pod.nominated_node_name != old.nominated_node_name:
-            kind = ClusterChangeKind.NOMINATION_SET if pod.nominated_node_name else ClusterChangeKind.NOMINATION_CLEARED
-            yield self._cluster(pod.key, kind, node=pod.nominated_node_name or old.nominated_node_name)
-        self.handlers.unscheduled_pod_updated(old, pod)
-        yield from self._moves()
+        fields = {"nominated_node_name": written} if nominating else {}
+        self.cluster.patch_pod_status(popped.key, ClusterChangeKind.POD_STATUS, condition.reason,
+                                      condition=condition, **fields)
+        yield from self.flush()
 
     def _forgotten(self, pod: Pod, binding: Optional[BindingFailed]) -> Optional[Pod]:
         """The assumed pod a failed binding cycle forgets (on the node it was binding to), after
@@ -308,14 +340,6 @@ class SchedulerLoop:
         forgotten = snapshot_of(pod)
         forgotten.node_name = binding.node
         return forgotten
-
-    def _patch_nomination(self, pod: Pod, node: str) -> Iterator[Event]:
-        old = snapshot_of(pod)
-        pod.nominated_node_name = node
-        kind = ClusterChangeKind.NOMINATION_SET if node else ClusterChangeKind.NOMINATION_CLEARED
-        yield self._cluster(pod.key, kind, node=node or old.nominated_node_name)
-        self.handlers.unscheduled_pod_updated(old, pod)
-        yield from self._moves()
 
     # ------------------------------------------------------------------ preemption carried out
     # The API the preemption evaluator's goroutine writes through (framework.options.PreemptionAPI).
@@ -330,58 +354,50 @@ class SchedulerLoop:
         nominees = []
         for nominee in self.queue.nominated_pods_for_node(node):
             queued = self.queue.queued_info(nominee.key)
-            if nominee.priority < preemptor.priority and queued is not None and queued.nominated_node_name:
+            if nominee.priority < preemptor.priority and queued is not None and queued.pod.nominated_node_name:
                 nominees.append(nominee)
         return nominees
 
     def clear_nominated_node_name(self, pod: Pod) -> Iterator[Event]:
-        return self._patch_nomination(pod, "")
+        """clearNominatedNodeName: the pod's status patch."""
+        self.cluster.patch_pod_status(pod.key, ClusterChangeKind.POD_STATUS, nominated_node_name="")
+        yield from self.flush()
 
     def preempt_pods(self, preemptor: Pod, victims: list[Pod]) -> Generator[Event, None, list[Pod]]:
         """PreemptPod for every victim: each gets the DisruptionTarget condition and is deleted
         gracefully (it stays, terminating, until the stand-in kubelet removes it); one already
         being deleted, or gone, gets no call."""
-        deleted = [victim for victim in victims if not victim.is_terminating and victim.key not in self.deleted]
-        for victim in deleted:
-            yield from self._delete_victim(victim, preemptor)
+        # The victims of one preemption are deleted in namespace/name order (the order the
+        # stand-in kubelet then removes them in, spec/TIMELINE.md).
+        deleted = []
+        for victim in sorted(victims, key=lambda pod: pod.key):
+            current = self.cluster.pod(victim.key)
+            if current is None or current.is_terminating:
+                continue  # another preemption's victim already: left to that one
+            deleted.append(current)
+            yield from self._delete_victim(current, preemptor)
         return deleted
 
     def preemption_done(self, preemptor: Pod, deleted: list[Pod]) -> Iterator[Event]:
-        self.kubelet.mark([victim for victim in deleted if victim.is_terminating], self.clock.ms)
         if self.steps is not None:  # the victims' controllers replace them at once
             yield from self.steps.pods_preempted(deleted)
 
     def _delete_victim(self, victim: Pod, preemptor: Pod) -> Iterator[Event]:
-        """PreemptPod: the condition, then the delete (a victim another preemption already
-        deletes — its events had not arrived when this one chose it — is left to that one). A
-        victim with a zero grace period and no finalizers is deleted by the API server at once
-        (spec/TIMELINE.md); any other stays, terminating, for the stand-in kubelet."""
-        old = snapshot_of(victim)
-        victim.preempted_by_scheduler = True
-        self.handlers.assigned_pod_updated(old, victim)
-        if victim.is_deleted_at_once:
-            yield from self._removed(victim, detail=f"preempted by {preemptor.key}, grace period 0")
-            return
-        old = snapshot_of(victim)
-        victim.deletion_timestamp = EPOCH + timedelta(milliseconds=self.clock.ms)
-        self.handlers.assigned_pod_updated(old, victim)
-        yield self._cluster(victim.key, ClusterChangeKind.POD_TERMINATING, node=victim.node_name,
-                            detail=f"preempted by {preemptor.key}")
-        yield from self._moves()
+        """PreemptPod: the DisruptionTarget condition, then the delete. A victim with a zero
+        grace period and no finalizers is deleted by the API server at once (spec/TIMELINE.md);
+        any other stays, terminating, for the stand-in kubelet."""
+        by = f"preempted by {preemptor.key}"
+        self.cluster.patch_pod_status(victim.key, ClusterChangeKind.POD_STATUS, f"DisruptionTarget: {by}",
+                                      preempted_by_scheduler=True)
+        self.cluster.delete_pod(victim.key, ClusterChangeKind.POD_TERMINATING, by,
+                                gone=ClusterChangeKind.POD_REMOVED, gone_detail=f"{by}, grace period 0")
+        yield from self.flush()
 
     def _kubelet_removals(self) -> Iterator[Event]:
-        while (victim := self.kubelet.remove_due(self.clock.ms)) is not None:
-            yield from self._removed(victim)
-
-    def _removed(self, victim: Pod, detail: str = "") -> Iterator[Event]:
-        """The victim's Pod/Delete event reaches the cache and the queue."""
-        self.handlers.assigned_pod_deleted(victim)
-        self.deleted.add(victim.key)
-        yield self._cluster(victim.key, ClusterChangeKind.POD_REMOVED, node=victim.node_name, detail=detail)
-        yield from self._moves()
-        if self.steps is not None:
-            yield from self.steps.pod_removed(victim)
-        self.claim_controller.pod_removed(victim, self.clock.ms)
+        while (removed := self.kubelet.remove_due(self.clock.ms)) is not None:
+            yield from self.flush()
+            if self.steps is not None:
+                yield from self.steps.pod_removed(removed)
 
     # ------------------------------------------------------------------ the resourceclaim controller
 
@@ -391,10 +407,10 @@ class SchedulerLoop:
         added = self.claim_controller.create_claim_objects(pod)
         if added:
             yield from self._storage_changes()  # the claims' Add events see the pod without its status
-            old = snapshot_of(pod)
-            self.claim_controller.write_pod_status(pod, added)
-            self.handlers.unscheduled_pod_updated(old, pod)
-            yield from self._moves()
+            current = self.cluster.pod(pod.key) or pod
+            self.cluster.patch_pod_status(pod.key, ClusterChangeKind.POD_STATUS, "resourceClaimStatuses",
+                                          claim_statuses=(*current.claim_statuses, *added))
+            yield from self.flush()
 
     def _claim_releases(self) -> Iterator[Event]:
         if self.claim_controller.release_due(self.clock.ms):
@@ -418,7 +434,7 @@ class SchedulerLoop:
     # ------------------------------------------------------------------ what the step driver calls
 
     def drain_moves(self) -> Iterator[Event]:
-        return self._moves()
+        return self.flush()
 
     def storage_changes(self, detail: str = "") -> Iterator[Event]:
         return self._storage_changes()
@@ -426,15 +442,11 @@ class SchedulerLoop:
     def claims_for_new_pod(self, pod: Pod) -> Iterator[Event]:
         return self._claims_for_new_pod(pod)
 
-    def pod_claims_released_later(self, pod: Pod) -> None:
-        """A pod gone from the API without the stand-in kubelet (a pending pod deleted, a bound
-        pod deleted without grace): the resourceclaim controller releases its claims later."""
-        self.claim_controller.pod_removed(pod, self.clock.ms)
-
     def event(self, pod: Optional[str], point: ExtensionPoint, payload: Payload) -> Event:
         return self._event(pod, point, payload)
 
-    def cluster(self, key: str, kind: ClusterChangeKind, node: Optional[str] = None, detail: str = "") -> Event:
+    def change_event(self, key: str, kind: ClusterChangeKind, node: Optional[str] = None, detail: str = "") -> Event:
+        """An event for a change that is no write of the cluster (a workload, a budget, a drain)."""
         return self._cluster(key, kind, node, detail)
 
     # ------------------------------------------------------------------ events and the end state
@@ -446,12 +458,16 @@ class SchedulerLoop:
         return self.recorder.cluster(key, kind, node, detail)
 
     def _final(self) -> dict[str, Optional[str]]:
-        return {pod.key: DELETED if pod.key in self.deleted else (pod.node_name or None)
-                for pod in sorted(self._scenario_pods(), key=lambda p: p.key)}
+        final: dict[str, Optional[str]] = {}
+        for pod in sorted(self._scenario_pods(), key=lambda p: p.key):
+            current = self.cluster.pod(pod.key)
+            final[pod.key] = DELETED if current is None else (current.node_name or None)
+        return final
 
     def _nominated(self) -> dict[str, str]:
-        return {pod.key: pod.nominated_node_name for pod in sorted(self._scenario_pods(), key=lambda p: p.key)
-                if not pod.node_name and pod.nominated_node_name}
+        pods = (self.cluster.pod(pod.key) for pod in sorted(self._scenario_pods(), key=lambda p: p.key))
+        return {pod.key: pod.nominated_node_name for pod in pods
+                if pod is not None and not pod.node_name and pod.nominated_node_name}
 
 
 def _take_dumped_conditions(scenario: Scenario) -> None:
@@ -485,10 +501,6 @@ class AsyncWork:
     def __init__(self, begin: Callable[[], None], land: Callable[[], Iterator[Event]]) -> None:
         self.begin = begin
         self.land = land
-
-
-def _is_assigned(pod: Pod) -> bool:
-    return bool(pod.node_name)
 
 
 def _hint_map(framework: Framework) -> QueueingHintMap:

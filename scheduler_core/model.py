@@ -266,6 +266,9 @@ class Pod:
     recorded: Optional[RecordedScheduling] = None  # status.conditions[type=PodScheduled], when dumped
     # The same condition as the run's writes leave it (the dump's to begin with).
     scheduled_condition: Optional[PodScheduledCondition] = None
+    # metadata.resourceVersion as the run's cluster (scheduler_core.cluster) gave it: every write
+    # makes a new version of the object with the next number (0: as loaded).
+    resource_version: int = 0
 
     @property
     def is_finished(self) -> bool:
@@ -315,6 +318,8 @@ class Node:
     doc_index: int = 0
     line: Optional[int] = None
     conditions: tuple[NodeCondition, ...] = ()  # status.conditions, in the order written
+    annotations: dict[str, str] = field(default_factory=dict)  # metadata.annotations
+    resource_version: int = 0  # as the run's cluster gave it (see Pod.resource_version)
 
     def __repr__(self) -> str:
         return f"Node({self.name})"

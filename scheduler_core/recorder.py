@@ -15,6 +15,7 @@ from typing import Any, Callable, Generator, Iterator, Optional, Protocol
 import numpy as np
 
 from scheduler_core.backend.queue.scheduling_queue import QueueMove
+from scheduler_core.cluster.store import KIND_NODE, WatchEvent
 from scheduler_core.events import (
     AttemptEnd,
     BindingStep,
@@ -262,6 +263,18 @@ class RunRecorder:
 
     def cluster(self, key: str, kind: ClusterChangeKind, node: Optional[str] = None, detail: str = "") -> Event:
         return self.event(key, ExtensionPoint.CLUSTER, ClusterChanged(self._clock_ms(), kind, key, node, detail))
+
+    def write(self, event: WatchEvent) -> Event:
+        """A write of the run's cluster as the story tells it: the change its writer named, on the
+        pod's node; a status patch that moves the nomination is told as that nomination."""
+        obj = event.current
+        if event.kind == KIND_NODE:
+            return self.cluster(obj.name, event.change, obj.name, event.detail)
+        old, new = event.old, event.new
+        if event.change is ClusterChangeKind.POD_STATUS and old.nominated_node_name != new.nominated_node_name:
+            kind = ClusterChangeKind.NOMINATION_SET if new.nominated_node_name else ClusterChangeKind.NOMINATION_CLEARED
+            return self.cluster(obj.key, kind, new.nominated_node_name or old.nominated_node_name)
+        return self.cluster(obj.key, event.change, obj.node_name or None, event.detail)
 
     def run_start(self, pods: dict[str, Optional[str]], release: str) -> Event:
         """Every pod of the scenario and where it is (None: pending) as the run starts."""

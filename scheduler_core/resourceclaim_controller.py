@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, replace
-from typing import Optional
+from typing import Callable, Optional
 
+from scheduler_core.cluster.store import Action, WatchEvent
 from scheduler_core.framework.dra_state import DraState
 from scheduler_core.model import FINALIZER, POD_CLAIM_NAME_ANNOTATION, OwnerReference, Pod, ResourceClaim
 
@@ -47,10 +48,16 @@ class _Release:
 
 
 class ResourceClaimController:
-    def __init__(self, dra: DraState, changes: list) -> None:
+    def __init__(self, dra: DraState, changes: list, clock_ms: Callable[[], int] = lambda: 0) -> None:
         self.dra = dra
         self.changes = changes  # the snapshot's cluster_changes
+        self._clock_ms = clock_ms
         self._releases: list[_Release] = []
+
+    def on_pod(self, event: WatchEvent) -> None:
+        """It watches pods: one gone from the API releases its claims a little later."""
+        if event.action is Action.DELETED:
+            self.pod_removed(event.old, self._clock_ms())
 
     # ------------------------------------------------------------------ claims from templates
 

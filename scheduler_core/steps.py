@@ -23,8 +23,9 @@ from scheduler_core.controllers import daemonset, deployment, disruption, job, r
 from scheduler_core.controllers.pods import admit_priority
 from scheduler_core.controllers.drain import GIVE_UP_MS, RETRY_MS, Drain, evict, pods_to_evict
 from scheduler_core.controllers.state import ClusterState, CreateClaim, CreatePod, DeletePod, Write
-from scheduler_core.backend.queue import LogicalClock, SchedulingQueue
-from scheduler_core.eventhandlers import EventHandlers, snapshot_of
+from scheduler_core.backend.queue import LogicalClock
+from scheduler_core.cluster.store import KIND_NODE, KIND_POD, Cluster
+from scheduler_core.eventhandlers import node_scheduling_properties_change
 from scheduler_core.events import (
     BlockedEviction,
     ClusterChangeKind,
@@ -36,7 +37,6 @@ from scheduler_core.events import (
 )
 from scheduler_core.framework.cluster_events import ActionType, ClusterChange, ClusterEvent, EventResource
 from scheduler_core.framework.node_info import Snapshot
-from scheduler_core.kubelet import StandInKubelet
 from scheduler_core.labels import compile_selector
 from scheduler_core.model import (
     KIND_DAEMON_SET,
@@ -78,10 +78,7 @@ class RunLoop(Protocol):
     clock: LogicalClock
     scenario: Scenario
     snapshot: Snapshot
-    queue: SchedulingQueue
-    handlers: EventHandlers
-    kubelet: StandInKubelet
-    deleted: set[str]
+    cluster: Cluster
 
     def drain_moves(self) -> Iterator[Event]: ...
 
@@ -89,11 +86,9 @@ class RunLoop(Protocol):
 
     def claims_for_new_pod(self, pod: Pod) -> Iterator[Event]: ...
 
-    def pod_claims_released_later(self, pod: Pod) -> None: ...
-
     def event(self, pod: Optional[str], point: ExtensionPoint, payload: Payload) -> Event: ...
 
-    def cluster(self, key: str, kind: ClusterChangeKind, node: Optional[str] = None, detail: str = "") -> Event: ...
+    def change_event(self, key: str, kind: ClusterChangeKind, node: Optional[str] = None, detail: str = "") -> Event: ...
 
 
 SUCCEEDED = "succeeded"  # final: a pod a `complete` made succeed
@@ -128,6 +123,9 @@ class StepDriver:
         self.state = ClusterState(list(scenario.nodes), scenario.pods, workloads, dict(scenario.priority_classes),
                                   epoch, created_at=_creation_times(changes, scenario.pods, epoch))
         self.state.claims = {claim.key for claim in scenario.storage.claims}
+        # The controllers' informers: every pod and node write reaches their cache.
+        loop.cluster.watch(KIND_POD, self.state.track)
+        loop.cluster.watch(KIND_NODE, self.state.track)
         self.manifests = dict(changes.manifests)
         self.budgets = dict(changes.budgets)
         self.drains: list[Drain] = []
@@ -172,7 +170,6 @@ class StepDriver:
         yield from self.react(kinds=(KIND_STATEFUL_SET,), changed=pod)
 
     def pod_removed(self, pod: Pod) -> Iterator[Event]:
-        self.state.gone.add(pod.key)
         self.last_activity_ms = self.loop.clock.ms
         yield from self.react()
 
@@ -220,7 +217,7 @@ class StepDriver:
         for pod in self.state.pods:
             if pod.key in self._finished:
                 out[pod.key] = SUCCEEDED
-            elif pod.key in self.state.gone or pod.key in self.loop.deleted:
+            elif pod.key in self.state.gone:
                 out[pod.key] = "deleted"
             elif not pod.is_finished:
                 out[pod.key] = pod.node_name or None
@@ -330,48 +327,21 @@ class StepDriver:
             self.state.created_ms[pod.key] = self.loop.clock.ms
             self.state.add_pod(pod)
         self.record.created.append(pod.key)
-        yield self._cluster(pod.key, ClusterChangeKind.POD_CREATED, node=pod.node_name or None, detail=by)
-        if pod.node_name:
-            if self.loop.snapshot.get(pod.node_name) is not None:
-                self.loop.snapshot.bind(pod, pod.node_name)
-                self.loop.queue.move_all_to_active_or_backoff(
-                    ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD), None, pod)
-        elif pod.scheduler_name in self.loop.scenario.scheduler_names:
-            self.loop.handlers.unscheduled_pod_added(pod)
-            yield from self.loop.drain_moves()
+        created = self.loop.cluster.create_pod(pod, ClusterChangeKind.POD_CREATED, by)
+        yield from self.loop.drain_moves()
+        if not created.node_name and created.scheduler_name in self.loop.scenario.scheduler_names:
             # As for the scenario's pending pods: the resourceclaim controller makes the claims of
             # the pod's templates, then names them in the pod's status (PreEnqueue held it till then).
-            yield from self.loop.claims_for_new_pod(pod)
-        yield from self.loop.drain_moves()
+            yield from self.loop.claims_for_new_pod(created)
+            yield from self.loop.drain_moves()
 
     def _delete_pod(self, pod: Pod, by: str, graceful: bool, evicted: bool = False) -> Iterator[Event]:
         """A delete: a pending pod goes at once (no kubelet to wait for); a bound one is marked
         terminating (AssignedPodUpdate) and the stand-in kubelet removes it later — unless the
         delete has no grace (its node is lost), then it goes at once (AssignedPodDelete)."""
         (self.record.evicted if evicted else self.record.deleted).append(pod.key)
-        now = self.loop.clock.ms
-        if not pod.node_name:
-            self.state.gone.add(pod.key)
-            self.loop.deleted.add(pod.key)
-            yield self._cluster(pod.key, ClusterChangeKind.POD_DELETED, detail=by)
-            self.loop.handlers.unscheduled_pod_deleted(pod)
-            self.loop.pod_claims_released_later(pod)
-        elif graceful:
-            old = snapshot_of(pod)
-            pod.deletion_timestamp = self.state.epoch + _ms(now)
-            kind = ClusterChangeKind.POD_EVICTED if evicted else ClusterChangeKind.POD_TERMINATING
-            yield self._cluster(pod.key, kind, node=pod.node_name, detail=by)
-            self.loop.handlers.assigned_pod_updated(old, pod)
-            self.loop.kubelet.mark([pod], now)
-        else:
-            self.state.gone.add(pod.key)
-            self.loop.deleted.add(pod.key)
-            yield self._cluster(pod.key, ClusterChangeKind.POD_DELETED, node=pod.node_name, detail=by)
-            if self.loop.snapshot.get(pod.node_name) is not None:
-                self.loop.handlers.assigned_pod_deleted(pod)
-            else:
-                self.loop.handlers.assigned_pod_gone(pod)
-            self.loop.pod_claims_released_later(pod)
+        kind = ClusterChangeKind.POD_EVICTED if evicted else ClusterChangeKind.POD_TERMINATING
+        self.loop.cluster.delete_pod(pod.key, kind, by, graceful=graceful)
         yield from self.loop.drain_moves()
 
     def _claim_created(self, claim, by: str) -> Iterator[Event]:
@@ -406,12 +376,8 @@ class StepDriver:
         return self.state.node(name)
 
     def _update_node(self, old: Node, node: Node, new_manifest: dict) -> Iterator[Event]:
-        old_manifest = self.manifests.get(ObjectRef("Node", "", old.name))
         self.manifests[ObjectRef("Node", "", node.name)] = new_manifest
-        self.state.nodes[self.state.nodes.index(old)] = node
-        events = self.loop.handlers.node_updated(old, node, old_manifest, new_manifest)
-        labels = ", ".join(event.label for event in events) or "no scheduling change"
-        yield self._cluster(node.name, ClusterChangeKind.NODE_UPDATED, node=node.name, detail=labels)
+        self.loop.cluster.update_node(node, _node_change_labels)
         yield from self.loop.drain_moves()
 
     def _set_unschedulable(self, name: str, unschedulable: bool) -> Iterator[Event]:
@@ -445,20 +411,15 @@ class StepDriver:
             yield from self._node_added(node, f"like {like.name}")
 
     def _node_added(self, node: Node, detail: str) -> Iterator[Event]:
-        self.state.nodes.append(node)
-        yield self._cluster(node.name, ClusterChangeKind.NODE_ADDED, node=node.name, detail=detail)
-        self.loop.handlers.node_added(node)
+        self.loop.cluster.create_node(node, detail)
         yield from self.loop.drain_moves()
 
     def _lose_node(self, node: Node) -> Iterator[Event]:
         """A machine lost: Node/Delete, then its pods are gone at once (the pod garbage collector)."""
         info = self.loop.snapshot.get(node.name)
         bound = sorted((i.pod for i in info.pods), key=lambda pod: pod.key) if info is not None else []
-        self.state.nodes.remove(node)
-        yield self._cluster(node.name, ClusterChangeKind.NODE_DELETED, node=node.name)
-        self.loop.handlers.node_deleted(node)
+        self.loop.cluster.delete_node(node.name)
         yield from self.loop.drain_moves()
-        self.loop.kubelet.forget({pod.key for pod in bound})
         for pod in bound:
             yield from self._delete_pod(pod, f"its node {node.name} was lost", graceful=False)
         self.drains = [d for d in self.drains if d.node != node.name]
@@ -620,15 +581,10 @@ class StepDriver:
         if workload is None:
             return
         for pod in job.complete(self.state, workload):
-            pod.phase = PHASE_SUCCEEDED
             self._finished = self._finished | {pod.key}
             self.record.succeeded.append(pod.key)
-            yield self._cluster(pod.key, ClusterChangeKind.POD_SUCCEEDED, node=pod.node_name or None,
-                                detail=f"Job {workload.key} complete")
-            if pod.node_name:
-                self.loop.handlers.assigned_pod_deleted(pod)
-            else:
-                self.loop.handlers.unscheduled_pod_deleted(pod)
+            self.loop.cluster.patch_pod_status(pod.key, ClusterChangeKind.POD_SUCCEEDED, f"Job {workload.key} complete",
+                                               phase=PHASE_SUCCEEDED)
             yield from self.loop.drain_moves()
 
     # ------------------------------------------------------------------ events
@@ -637,16 +593,18 @@ class StepDriver:
         return self.loop.event(pod, point, payload)
 
     def _cluster(self, key: str, kind: ClusterChangeKind, node: Optional[str] = None, detail: str = "") -> Event:
-        return self.loop.cluster(key, kind, node, detail)
+        return self.loop.change_event(key, kind, node, detail)
+
+
+def _node_change_labels(old: Node, new: Node) -> str:
+    """How the story tells a node update: the scheduling events it gave."""
+    events = node_scheduling_properties_change(new, old)
+    return ", ".join(event.label for event in events) or "no scheduling change"
 
 
 def _selects(budget: PodDisruptionBudget, pod: Pod) -> bool:
     return budget.namespace == pod.namespace and budget.selector is not None \
         and compile_selector(budget.selector).matches(pod.labels)
-
-
-def _ms(ms: int) -> timedelta:
-    return timedelta(milliseconds=ms)
 
 
 def _creation_times(changes: Changes, pods: list[Pod], epoch: datetime) -> dict[str, datetime]:

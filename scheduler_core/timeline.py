@@ -249,6 +249,7 @@ def _change_text(pod: str, payload: ClusterChanged) -> str:
         kind.BINDING_FAILED: f"{pod} no longer counted on {node} (its binding failed)",
         kind.NOMINATION_SET: f"{pod} nominated to {node}",
         kind.NOMINATION_CLEARED: f"{pod} nomination to {node} cleared",
+        kind.POD_STATUS: f"{pod} status written ({detail})",
         kind.POD_CREATED: f"{pod} created ({detail})" + (f" on {node}" if node else ""),
         kind.POD_DELETED: f"{pod} deleted ({detail})",
         kind.POD_EVICTED: f"{pod} on {node} evicted ({detail}), terminating",

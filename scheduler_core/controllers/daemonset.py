@@ -141,7 +141,7 @@ def _pod_name(daemon_set: ControlledWorkload, node_name: str) -> str:
 
 def _new_pod(state: ClusterState, daemon_set: ControlledWorkload, node_name: str) -> Pod:
     name = _pod_name(daemon_set, node_name)
-    pod = make_pod(pod_manifest(daemon_set, name, {}, daemon_pod_spec(daemon_set, node_name)), len(state.pods),
+    pod = make_pod(pod_manifest(daemon_set, name, {}, daemon_pod_spec(daemon_set, node_name)), state.pod_count,
                    state.priority_classes, daemon_set.line)
     state.add_pod(pod)
     state.created_ms[pod.key] = state.now_ms

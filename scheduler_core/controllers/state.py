@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from datetime import datetime, timedelta
 from typing import Optional, Union
 
+from scheduler_core.cluster.store import KIND_NODE, Action, WatchEvent
 from scheduler_core.labels import compile_selector
 from scheduler_core.model import (
     ControlledWorkload,
@@ -38,12 +39,23 @@ class CreateClaim:
 Write = Union[CreatePod, DeletePod, CreateClaim]
 
 
+class _Slot:
+    """One pod of the controllers' cache: its latest version (pods are never changed in place)."""
+
+    __slots__ = ("pod", "announced")
+
+    def __init__(self, pod: Pod, announced: bool) -> None:
+        self.pod = pod
+        self.announced = announced  # made by a controller, its Add not yet heard
+
+
 @dataclass
 class ClusterState:
-    """The objects the controllers read (the run's own live objects, never copies)."""
+    """What the controllers read: their informers' caches of the run's cluster, kept current by
+    ``track`` (every write reaches it), plus what they remember of their own doings."""
 
     nodes: list[Node]  # document order, added nodes last
-    pods: list[Pod]  # every pod ever, in creation order (finished and deleted ones included)
+    initial_pods: InitVar[list[Pod]]  # the scenario's pods
     workloads: list[ControlledWorkload]  # document order, created ones last
     priority_classes: dict[str, PriorityClass]
     epoch: datetime  # the logical clock's zero
@@ -57,31 +69,76 @@ class ClusterState:
     # DaemonSet key -> (its template, the template as a pod, node name -> (node, verdict)).
     daemon_verdicts: dict[str, tuple] = field(default_factory=dict)
 
-    def __post_init__(self) -> None:
-        # Indexes over ``pods`` (kept by ``add_pod``): the controllers run after every binding, so
-        # they must not scan every pod of a large cluster each time.
-        self._by_owner: dict[tuple[str, str, str], list[Pod]] = {}
-        self._by_namespace: dict[str, list[Pod]] = {}
-        self._by_name: dict[str, list[Pod]] = {}
-        for pod in self.pods:
-            self._index(pod)
+    def __post_init__(self, initial_pods: list[Pod]) -> None:
+        # Every pod ever, in creation order (finished and deleted ones included), and indexes over
+        # them: the controllers run after every binding, so they must not scan every pod of a
+        # large cluster each time. A slot holds a pod's latest version.
+        self._slots: list[_Slot] = []
+        self._latest: dict[str, _Slot] = {}  # pod key -> the slot of the latest pod with that name
+        self._by_owner: dict[tuple[str, str, str], list[_Slot]] = {}
+        self._by_namespace: dict[str, list[_Slot]] = {}
+        self._by_name: dict[str, list[_Slot]] = {}
+        for pod in initial_pods:
+            self._add(pod, announced=False)
+
+    @property
+    def pods(self) -> list[Pod]:
+        """Every pod ever, in creation order, each as it is now."""
+        return [slot.pod for slot in self._slots]
+
+    @property
+    def pod_count(self) -> int:
+        return len(self._slots)
 
     def add_pod(self, pod: Pod) -> None:
-        self.pods.append(pod)
-        self._index(pod)
+        """A pod a controller is about to create (its expectation, before the Add arrives)."""
+        self._add(pod, announced=True)
 
-    def _index(self, pod: Pod) -> None:
+    def _add(self, pod: Pod, announced: bool) -> None:
+        slot = _Slot(pod, announced)
+        self._slots.append(slot)
+        self._latest[pod.key] = slot
         for ref in pod.owner_references:
             if ref.controller:
-                self._by_owner.setdefault((ref.kind, pod.namespace, ref.name), []).append(pod)
-        self._by_namespace.setdefault(pod.namespace, []).append(pod)
-        self._by_name.setdefault(pod.key, []).append(pod)
+                self._by_owner.setdefault((ref.kind, pod.namespace, ref.name), []).append(slot)
+        self._by_namespace.setdefault(pod.namespace, []).append(slot)
+        self._by_name.setdefault(pod.key, []).append(slot)
+
+    def track(self, event: WatchEvent) -> None:
+        """The controllers' pod and node informers: every write, as the cluster delivers it."""
+        if event.kind == KIND_NODE:
+            self._track_node(event)
+            return
+        pod = event.current
+        slot = self._latest.get(pod.key)
+        if event.action is Action.ADDED:
+            self.gone.discard(pod.key)
+            if slot is None or not slot.announced:
+                self._add(pod, announced=False)
+                return
+            slot.announced = False
+        elif event.action is Action.DELETED:
+            self.gone.add(pod.key)
+        if slot is not None:
+            slot.pod = pod
+
+    def _track_node(self, event: WatchEvent) -> None:
+        names = [node.name for node in self.nodes]
+        if event.action is Action.ADDED:
+            if event.new.name in names:
+                self.nodes[names.index(event.new.name)] = event.new
+            else:
+                self.nodes.append(event.new)
+        elif event.action is Action.MODIFIED and event.new.name in names:
+            self.nodes[names.index(event.new.name)] = event.new
+        elif event.action is Action.DELETED and event.old.name in names:
+            del self.nodes[names.index(event.old.name)]
 
     def knows(self, pod: Pod) -> bool:
-        return any(known is pod for known in self._by_name.get(pod.key, []))
+        return any(known.pod is pod for known in self._by_name.get(pod.key, []))
 
     def pods_in(self, namespace: str) -> list[Pod]:
-        return self._by_namespace.get(namespace, [])
+        return [slot.pod for slot in self._by_namespace.get(namespace, [])]
 
     def live(self, pod: Pod) -> bool:
         """In the API and not finished (terminating pods are live until removed)."""
@@ -91,8 +148,8 @@ class ClusterState:
         """Live pods controlled by the workload (controller reference) and matching its selector."""
         matcher = compile_selector(workload.selector) if workload.selector is not None else None
         candidates = self._by_owner.get((workload.kind, workload.namespace, workload.name), [])
-        return [pod for pod in candidates if self.live(pod) and _controlled_by(pod, workload)
-                and (matcher is None or matcher.matches(pod.labels))]
+        return [slot.pod for slot in candidates if self.live(slot.pod) and _controlled_by(slot.pod, workload)
+                and (matcher is None or matcher.matches(slot.pod.labels))]
 
     def created(self, pod: Pod) -> datetime:
         """metadata.creationTimestamp: the run's clock for pods it made, the dump's otherwise."""
@@ -101,7 +158,7 @@ class ClusterState:
         return self.created_at.get(pod.key) or (self.epoch - timedelta(days=1))
 
     def name_in_use(self, namespace: str, name: str) -> bool:
-        return any(self.live(pod) for pod in self._by_name.get(f"{namespace}/{name}", []))
+        return any(self.live(slot.pod) for slot in self._by_name.get(f"{namespace}/{name}", []))
 
     def node(self, name: str) -> Optional[Node]:
         return next((node for node in self.nodes if node.name == name), None)

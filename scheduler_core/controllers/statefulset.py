@@ -57,7 +57,7 @@ def _new_pod(state: ClusterState, stateful_set: ControlledWorkload, ordinal: int
     templated = {v["name"] for v in claim_volumes}
     spec["volumes"] = [v for v in (spec.get("volumes") or []) if v.get("name") not in templated] + claim_volumes
     labels = {LABEL_POD_NAME: name, LABEL_POD_INDEX: str(ordinal)}
-    pod = make_pod(pod_manifest(stateful_set, name, labels, spec), len(state.pods), state.priority_classes,
+    pod = make_pod(pod_manifest(stateful_set, name, labels, spec), state.pod_count, state.priority_classes,
                    stateful_set.line)
     state.add_pod(pod)
     state.created_ms[pod.key] = state.now_ms

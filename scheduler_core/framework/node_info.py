@@ -85,6 +85,14 @@ class PodInfo:
         self.preferred_anti_affinity_terms = [
             WeightedAffinityTerm(resolve_term(pod, w.term), w.weight) for w in (anti.preferred if anti else ())]
 
+    def with_pod(self, pod: Pod) -> "PodInfo":
+        """The same computed parts for another version of the pod whose spec and labels are these."""
+        other = PodInfo.__new__(PodInfo)
+        for name in PodInfo.__slots__:
+            setattr(other, name, getattr(self, name))
+        other.pod = pod
+        return other
+
     @property
     def has_affinity(self) -> bool:
         """Any pod (anti-)affinity at all: the pod goes on NodeInfo.pods_with_affinity."""
@@ -178,8 +186,10 @@ class NodeInfo:
         self._account(info, +1)
 
     def remove_pod(self, pod: Pod) -> PodInfo:
+        """The pod's entry, whichever version of the pod it holds (the cache keys pods by name)."""
+        key = pod.key
         for index, info in enumerate(self.pods):
-            if info.pod is pod:
+            if info.pod is pod or info.pod.key == key:
                 del self.pods[index]
                 break
         else:
@@ -253,6 +263,7 @@ class Snapshot:
     dra: DraState = field(default_factory=DraState)  # device classes, slices, resource claims
 
     def __post_init__(self) -> None:
+        self.assumed: set[str] = getattr(self, "assumed", set())  # kept when the node list changes
         self.by_name = {info.name: info for info in self.node_infos}
         self.position = {info.name: i for i, info in enumerate(self.node_infos)}
         self._table: Optional[NodeTable[NodeInfo]] = None
@@ -328,8 +339,14 @@ class Snapshot:
             yield from info.pods
 
     def bind(self, pod: Pod, node_name: str) -> PodInfo:
-        """Assume the pod onto the node (the cache's AssumePod + FinishBinding)."""
+        """Assume the pod onto the node (the cache's AssumePod + FinishBinding): ``pod`` is the
+        cycle's own copy, which takes the node; it counts there until its binding's Update
+        confirms it (``add_pod``) or the binding fails (``unbind``)."""
         pod.node_name = node_name
+        self.assumed.add(pod.key)
+        return self._add(pod, node_name)
+
+    def _add(self, pod: Pod, node_name: str) -> PodInfo:
         info = cycle_pod_info(pod)
         self.by_name[node_name].add_pod(info)
         if self._table is not None:
@@ -340,7 +357,38 @@ class Snapshot:
     def unbind(self, pod: Pod) -> None:
         """Forget an assumed pod (ForgetPod), e.g. when its binding cycle fails."""
         self.remove_pod(pod)
+        self.assumed.discard(pod.key)
         pod.node_name = ""
+
+    def is_assumed(self, pod: Pod) -> bool:
+        """IsAssumedPod: bound in a cycle, its binding not yet heard back."""
+        return pod.key in self.assumed
+
+    def add_pod(self, pod: Pod) -> None:
+        """The cache's AddPod for an assigned pod: a new one joins its node; the version a
+        binding confirms replaces the assumed one where it stands."""
+        if self.assumed and pod.key in self.assumed:
+            self.assumed.discard(pod.key)
+            node_info = self.by_name[pod.node_name]
+            index = next(i for i, info in enumerate(node_info.pods) if info.pod.key == pod.key)
+            if node_info.pods[index].pod.node_name == pod.node_name:
+                self._replace_at(node_info, index, pod)
+                return
+            self.remove_pod(node_info.pods[index].pod)
+        self._add(pod, pod.node_name)
+
+    @staticmethod
+    def _replace_at(node_info: NodeInfo, index: int, pod: Pod) -> None:
+        """The new version of a pod where its assumed version was: a binding changes neither its
+        spec nor its labels, so what the cache computed of it (requests, terms, the table's sums)
+        stands and only the entry's object changes."""
+        old = node_info.pods[index]
+        new = old.with_pod(pod)
+        node_info.pods[index] = new
+        for group in (node_info.pods_with_affinity, node_info.pods_with_required_anti_affinity):
+            for i, info in enumerate(group):
+                if info is old:
+                    group[i] = new
 
     def remove_pod(self, pod: Pod) -> PodInfo:
         """The cache's RemovePod: the pod no longer counts on its node (it keeps its nodeName)."""
@@ -351,11 +399,11 @@ class Snapshot:
         self._changed(node_info)
         return info
 
-    def update_pod(self, pod: Pod) -> None:
-        """The cache's UpdatePod after the pod object changed in place (e.g. it started
-        terminating): removed and added again, so every index sees the new version."""
-        self.remove_pod(pod)
-        self.bind(pod, pod.node_name)
+    def update_pod(self, old: Pod, pod: Pod) -> None:
+        """The cache's UpdatePod (e.g. the pod started terminating): the old version removed and
+        the new one added, so every index sees the new version."""
+        self.remove_pod(old)
+        self._add(pod, pod.node_name)
 
 
     # ------------------------------------------------------------------ nodes that change (runs with steps)

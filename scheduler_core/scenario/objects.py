@@ -28,7 +28,8 @@ from scheduler_core.scenario.validation import check, check_str_enum, is_label_v
 
 
 def decode_node(obj: Field, meta: Metadata, doc_index: int) -> Node:
-    node = Node(name=meta.name, labels=meta.labels, doc_index=doc_index, line=obj.line)
+    node = Node(name=meta.name, labels=meta.labels, doc_index=doc_index, line=obj.line,
+                annotations=_annotations(obj))
     spec = obj.get_map("spec")
     if spec is not None:
         node.taints = _taints(spec)
@@ -39,6 +40,16 @@ def decode_node(obj: Field, meta: Metadata, doc_index: int) -> Node:
         node.images = tuple(i for i in (_image(f) for f in status.get_list("images")) if i)
         node.conditions = _conditions(status)
     return node
+
+
+def _annotations(obj: Field) -> dict[str, str]:
+    """metadata.annotations as strings (a change of them is a NodeUpdateNodeAnnotation event)."""
+    metadata = obj.get_map("metadata")
+    annotations = metadata.get_map("annotations") if metadata is not None else None
+    if annotations is None:
+        return {}
+    # Only their change matters to the scheduler: a value is compared as written, never refused here.
+    return {key: str(value.value) for key, value in annotations.entries()}
 
 
 def _conditions(status: Field) -> tuple[NodeCondition, ...]:

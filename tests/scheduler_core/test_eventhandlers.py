@@ -17,7 +17,9 @@ from scheduler_core.eventhandlers import (
     snapshot_of,
 )
 from scheduler_core.framework.cluster_events import ActionType, ClusterChange, ClusterEvent, EventResource
-from scheduler_core.model import CPU, MEMORY, Taint, Toleration
+from scheduler_core.cluster.store import KIND_POD, Action, WatchEvent
+from scheduler_core.events import ClusterChangeKind
+from scheduler_core.model import CPU, MEMORY, NodeCondition, Taint, Toleration
 from tests.scheduler_core.builders import make_node, make_pod, make_snapshot
 
 class RecordingQueue:
@@ -86,11 +88,41 @@ def cluster():
     return EventHandlers(queue, snapshot), queue, snapshot, running
 
 
-def test_a_bound_pod_moves_the_waiting_pods_then_leaves_the_queue(cluster):
-    handlers, queue, _, _ = cluster
-    pod = make_pod("new", node="n1")
-    handlers.pod_bound(pod)
-    assert queue.calls == [("move", ASSIGNED_POD_ADD, None, pod, None), ("delete", pod)]
+def test_a_binding_moves_the_waiting_pods_then_the_pod_leaves_the_queue(cluster):
+    # updatePod for an unassigned pod that became assigned: addAssignedPodToCache, then
+    # deletePodFromSchedulingQueue(inBinding) — nothing else moves.
+    handlers, queue, snapshot, _ = cluster
+    pending = make_pod("new")
+    bound = dataclasses.replace(pending, node_name="n1")
+    handlers.update_pod(pending, bound)
+    assert queue.calls == [("move", ASSIGNED_POD_ADD, None, bound, None), ("delete", pending)]
+    assert bound in [info.pod for info in snapshot.get("n1").pods]
+
+
+def test_the_binding_confirms_the_assumed_version_where_it_stands(cluster):
+    handlers, _, snapshot, running = cluster
+    assumed = make_pod("new")
+    snapshot.bind(assumed, "n1")
+    bound = dataclasses.replace(assumed, resource_version=7)
+    handlers.update_pod(make_pod("new"), bound)
+    assert [info.pod for info in snapshot.get("n1").pods] == [running, bound]
+    assert not snapshot.is_assumed(bound)
+
+
+def test_an_assumed_pods_update_is_not_for_the_queue(cluster):
+    handlers, queue, snapshot, _ = cluster
+    assumed = make_pod("new")
+    snapshot.bind(dataclasses.replace(assumed), "n1")
+    handlers.update_pod(assumed, dataclasses.replace(assumed, nominated_node_name="n1", resource_version=3))
+    assert queue.calls == []
+
+
+def test_a_finished_pod_leaves_the_informer_as_a_delete(cluster):
+    handlers, queue, snapshot, running = cluster
+    done = dataclasses.replace(running, phase="Succeeded")
+    handlers.on_pod(WatchEvent(KIND_POD, Action.MODIFIED, running, done, ClusterChangeKind.POD_SUCCEEDED))
+    assert snapshot.get("n1").pods == []
+    assert queue.calls == [("move", ASSIGNED_POD_DELETE, running, None, None)]
 
 
 def test_a_deleted_assigned_pod_leaves_its_node_then_moves_the_waiting_pods(cluster):
@@ -103,11 +135,10 @@ def test_a_deleted_assigned_pod_leaves_its_node_then_moves_the_waiting_pods(clus
 
 def test_an_updated_assigned_pod_is_seen_by_the_cache_and_each_change_is_an_event(cluster):
     handlers, queue, snapshot, running = cluster
-    old = snapshot_of(running)
-    running.labels = {"app": "web"}
-    handlers.assigned_pod_updated(old, running)
-    assert [info.pod for info in snapshot.get("n1").pods] == [running]
-    assert queue.calls == [("move", _assigned(ActionType.UPDATE_POD_LABEL), old, running, None)]
+    relabelled = dataclasses.replace(running, labels={"app": "web"})
+    handlers.assigned_pod_updated(running, relabelled)
+    assert [info.pod for info in snapshot.get("n1").pods] == [relabelled]
+    assert queue.calls == [("move", _assigned(ActionType.UPDATE_POD_LABEL), running, relabelled, None)]
 
 
 @pytest.mark.parametrize("skip_itself", [True, False], ids=["the forgotten pod itself is skipped when asked",
@@ -168,23 +199,21 @@ def test_the_old_version_is_a_copy_the_change_does_not_touch():
     assert (old is not pod, old.labels) == (True, {"app": "web"})
 
 
-@pytest.mark.parametrize("old, new, manifests, labels", [
-    pytest.param(make_node("n", unschedulable=True), make_node("n"), (None, None), ["NodeUpdateNodeTaint"],
+@pytest.mark.parametrize("old, new, labels", [
+    pytest.param(make_node("n", unschedulable=True), make_node("n"), ["NodeUpdateNodeTaint"],
                  id="spec.unschedulable cleared is an UpdateNodeTaint (extractNodeSpecUnschedulableChange)"),
-    pytest.param(make_node("n"), make_node("n", unschedulable=True), (None, None), [],
+    pytest.param(make_node("n"), make_node("n", unschedulable=True), [],
                  id="cordoning is no event at all"),
-    pytest.param(make_node("n", cpu=1000), make_node("n", cpu=2000), (None, None), ["NodeUpdateNodeAllocatable"],
+    pytest.param(make_node("n", cpu=1000), make_node("n", cpu=2000), ["NodeUpdateNodeAllocatable"],
                  id="allocatable changed"),
-    pytest.param(make_node("n"), make_node("n", labels={"a": "b"}, taints=[Taint("k", "", "NoSchedule")]), (None, None),
+    pytest.param(make_node("n"), make_node("n", labels={"a": "b"}, taints=[Taint("k", "", "NoSchedule")]),
                  ["NodeUpdateNodeLabel", "NodeUpdateNodeTaint"], id="labels then taints, in the extractors' order"),
-    pytest.param(make_node("n"), make_node("n"),
-                 ({"status": {"conditions": [{"type": "Ready", "status": "True"}]}},
-                  {"status": {"conditions": [{"type": "Ready", "status": "False"}]}}),
+    pytest.param(make_node("n", conditions=(NodeCondition("Ready", "True"),)),
+                 make_node("n", conditions=(NodeCondition("Ready", "False"),)),
                  ["NodeUpdateNodeCondition"], id="a condition's status changed"),
-    pytest.param(make_node("n"), make_node("n"), ({"metadata": {"annotations": {"a": "1"}}}, {"metadata": {}}),
-                 ["NodeUpdateNodeAnnotation"], id="annotations changed"),
+    pytest.param(make_node("n", annotations={"a": "1"}), make_node("n"), ["NodeUpdateNodeAnnotation"],
+                 id="annotations changed"),
 ])
-def test_node_scheduling_properties_change(old, new, manifests, labels):
-    old_manifest, new_manifest = manifests
-    events = node_scheduling_properties_change(new, old, new_manifest, old_manifest)
+def test_node_scheduling_properties_change(old, new, labels):
+    events = node_scheduling_properties_change(new, old)
     assert [event.label for event in events] == labels

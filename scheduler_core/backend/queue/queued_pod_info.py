@@ -25,10 +25,6 @@ class QueuedPodInfo:
     gating_plugin: str = ""  # the PreEnqueue plugin keeping it out of activeQ
     gating_plugin_events: list[ClusterEvent] = field(default_factory=list)
     backoff_expiration_ms: Optional[int] = None  # cached, window-aligned; None = not computed
-    # status.nominatedNodeName of the queue's copy of the pod: taken when the pod was added and
-    # each time it comes back from a failed attempt (the failure handler refreshes the copy from
-    # the informer before it writes the attempt's own status).
-    nominated_node_name: str = ""
 
     @property
     def pod(self) -> Pod:

@@ -99,7 +99,7 @@ class SchedulingQueue:
     # ------------------------------------------------------------------ adding and popping
 
     def new_queued_pod_info(self, pod: Pod) -> QueuedPodInfo:
-        return QueuedPodInfo(PodInfo(pod), self.clock.now(), nominated_node_name=pod.nominated_node_name)
+        return QueuedPodInfo(PodInfo(pod), self.clock.now())
 
     def add(self, pod: Pod) -> None:
         """A new pending pod (the unscheduled-pod informer's Add)."""
@@ -315,7 +315,6 @@ class SchedulingQueue:
         """QueuedPodInfo.Update, then UpdateNominatedPod."""
         if info.pod is not pod:
             info.pod_info = PodInfo(pod)
-        info.nominated_node_name = pod.nominated_node_name
         self.nominator.update_nominated_pod(old, pod)
 
     def delete(self, pod: Pod) -> None:

@@ -132,16 +132,21 @@ class Evaluator:
 
     def is_pod_running_preemption(self, pod: Pod) -> bool:
         """IsPodRunningPreemption: running until its last victim is being deleted or is gone
-        (a victim with a zero grace period is deleted at once)."""
+        (a victim with a zero grace period is deleted at once), as the pod lister has it now."""
         if pod.key not in self.preempting:
             return False
         last_victim = self.preempting[pod.key]
-        return last_victim is None or not (last_victim.is_terminating or self._is_gone(last_victim))
+        if last_victim is None:
+            return True
+        current = self._current(last_victim)
+        return current is not None and not current.is_terminating
 
-    def _is_gone(self, victim: Pod) -> bool:
-        """The pod lister no longer has the victim: it left its node in the cluster's state."""
+    def _current(self, victim: Pod) -> Optional[Pod]:
+        """The victim's version in the scheduler's cache (None: it left its node)."""
         node_info = self._handle.snapshot.get(victim.node_name)
-        return node_info is None or all(info.pod is not victim for info in node_info.pods)
+        if node_info is None:
+            return None
+        return next((info.pod for info in node_info.pods if info.pod.key == victim.key), None)
 
 
 def _not_helpful(num_all_nodes: int, dry_run: DryRun, summary: str) -> tuple[PostFilterResult, Status]:

@@ -170,7 +170,7 @@ def test_an_update_of_a_pod_in_unschedulable_pods_takes_the_new_object_and_keeps
     nominated = Pod("p", nominated_node_name="n1")
     queue.update(info.pod, nominated, [UNSCHEDULED_UPDATE])
     assert queue.where()[QueueName.UNSCHEDULABLE] == ["default/p"]
-    assert (info.pod, info.nominated_node_name) == (nominated, "n1")
+    assert info.pod is nominated
     assert queue.nominator.node_of(nominated) == "n1"
 
 
@@ -178,7 +178,7 @@ def test_an_update_of_a_pod_in_backoff_takes_the_new_object_where_it_is(queue):
     info = fail(queue, Pod("p"))
     queue.update(info.pod, Pod("p", nominated_node_name="n1"), [UNSCHEDULED_UPDATE])
     assert queue.where()[QueueName.BACKOFF] == ["default/p"]
-    assert info.nominated_node_name == "n1"
+    assert info.pod.nominated_node_name == "n1"
 
 
 def test_an_update_of_a_pod_in_flight_is_kept_as_an_event_for_its_return(queue):
@@ -186,7 +186,7 @@ def test_an_update_of_a_pod_in_flight_is_kept_as_an_event_for_its_return(queue):
     info = queue.pop()
     queue.update(info.pod, Pod("p", nominated_node_name="n1"), [UNSCHEDULED_UPDATE])
     assert [seen.event for seen in queue.active.cluster_events_for_pod("default/p")] == [UNSCHEDULED_UPDATE]
-    assert info.nominated_node_name == ""  # the popped copy stays as it was
+    assert info.pod.nominated_node_name == ""  # the popped copy stays as it was
 
 
 def test_an_update_of_a_pod_in_no_queue_adds_it_to_active(queue):

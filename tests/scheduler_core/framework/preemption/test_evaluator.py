@@ -140,6 +140,9 @@ def test_a_preemption_is_over_once_its_last_victim_is_terminating_or_gone():
     pod = preemptor()
     evaluator.preempting[pod.key] = victim
     assert evaluator.is_pod_running_preemption(pod)
-    gone = running("a", "n1", 1000, 0)  # an equal pod, not the one the node holds
-    evaluator.preempting[pod.key] = gone
+    evaluator.preempting[pod.key] = running("b", "n1", 1000, 0)  # a pod the node does not hold
+    assert not evaluator.is_pod_running_preemption(pod)
+    terminating = running("a", "n1", 1000, 0, deletion_timestamp=datetime(2026, 1, 1, tzinfo=timezone.utc))
+    evaluator._handle.snapshot.update_pod(victim, terminating)  # the lister's newer version of the victim
+    evaluator.preempting[pod.key] = victim
     assert not evaluator.is_pod_running_preemption(pod)

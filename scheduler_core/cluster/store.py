@@ -1,0 +1,252 @@
+"""The cluster of a run: its pods and nodes, and the only code that writes them (the API server).
+
+Verbs as the API server has them: create, update (a node), patch status, bind (the binding
+subresource), delete with grace (``deletionTimestamp`` set; the stand-in kubelet removes the pod
+later) and without, and a pod's phase written by its kubelet (a Job's pod succeeding). Every write
+makes a new version of the object with the next ``resourceVersion`` — an object is never changed
+in place, so a watcher keeps the old version it was handed — and a write that changes nothing is
+no write at all (no new version, no event), as with the real API server.
+
+Each write is delivered, with the old and the new version, to every watcher of its kind in the
+order they subscribed (informers; the scheduler's event handlers, the stand-in kubelet and
+controllers, the run's recorder), before the writer goes on. A watcher that writes while events
+are being delivered has its write delivered after those already on their way: every watcher sees
+every write, in write order.
+
+Reads (listers) give the current version: ``pod``, ``node``, ``pods``, ``nodes``.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import deque
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from enum import Enum
+from typing import Any, Callable, Iterable, Optional, TypeVar, Union
+
+from scheduler_core.events import ClusterChangeKind
+from scheduler_core.model import Node, Pod, PodScheduledCondition
+
+KIND_POD = "Pod"
+KIND_NODE = "Node"
+
+
+class Action(str, Enum):
+    """What a watcher is told: an object added, modified or deleted."""
+
+    ADDED = "Added"
+    MODIFIED = "Modified"
+    DELETED = "Deleted"
+
+
+@dataclass(frozen=True, slots=True)
+class WatchEvent:
+    """One write as its watchers receive it. ``old`` is None for an Add, ``new`` None for a
+    Delete; ``change`` and ``detail`` are how the run's story tells the write (who made it, why)."""
+
+    kind: str
+    action: Action
+    old: Any
+    new: Any
+    change: ClusterChangeKind
+    detail: str = ""
+
+    @property
+    def current(self) -> Any:
+        """The object as the write left it (the last version for a Delete)."""
+        return self.new if self.new is not None else self.old
+
+
+Watcher = Callable[[WatchEvent], None]
+Versioned = TypeVar("Versioned", Pod, Node)
+
+# A status patch leaves a field as it is unless it names a new value.
+UNCHANGED: Any = object()
+
+
+class Cluster:
+    """The API server of one run: current versions by key, writes, watchers."""
+
+    def __init__(self, pods: Iterable[Pod], nodes: Iterable[Node], epoch: datetime,
+                 clock_ms: Callable[[], int], audit: bool = False) -> None:
+        self._pods: dict[str, Pod] = {pod.key: pod for pod in pods}
+        self._nodes: dict[str, Node] = {node.name: node for node in nodes}
+        self._epoch = epoch
+        self._clock_ms = clock_ms
+        self._version = 0
+        self._watchers: dict[str, list[Watcher]] = {KIND_POD: [], KIND_NODE: []}
+        self._on_the_way: deque[WatchEvent] = deque()
+        self._delivering = False
+        # With ``audit`` (tests), every version handed out is kept with a copy taken then, so
+        # ``changed_in_place`` can tell whether anyone changed an object instead of writing it.
+        self._audited: Optional[list[tuple[Any, Any]]] = [] if audit else None
+        for obj in [*self._pods.values(), *self._nodes.values()]:
+            self._audit(obj)
+
+    # ------------------------------------------------------------------ watching and reading
+
+    def watch(self, kind: str, watcher: Watcher) -> None:
+        """Subscribe to every later write of ``kind`` (KIND_POD or KIND_NODE)."""
+        self._watchers[kind].append(watcher)
+
+    def pod(self, key: str) -> Optional[Pod]:
+        return self._pods.get(key)
+
+    def pods(self) -> list[Pod]:
+        return list(self._pods.values())
+
+    def node(self, name: str) -> Optional[Node]:
+        return self._nodes.get(name)
+
+    def nodes(self) -> list[Node]:
+        return list(self._nodes.values())
+
+    @property
+    def now_ms(self) -> int:
+        return self._clock_ms()
+
+    @property
+    def now(self) -> datetime:
+        return self._epoch + timedelta(milliseconds=self._clock_ms())
+
+    # ------------------------------------------------------------------ pods
+
+    def create_pod(self, pod: Pod, change: ClusterChangeKind = ClusterChangeKind.POD_CREATED,
+                   detail: str = "") -> Pod:
+        created = self._versioned(pod)
+        self._pods[created.key] = created
+        self._deliver(WatchEvent(KIND_POD, Action.ADDED, None, created, change, detail))
+        return created
+
+    def bind(self, key: str, node: str) -> Optional[Pod]:
+        """The binding subresource: spec.nodeName and PodScheduled=True; the nomination goes
+        (ClearingNominatedNodeNameAfterBinding, on in v1.35)."""
+        return self._write_pod(key, ClusterChangeKind.POD_BOUND, "", node_name=node, nominated_node_name="",
+                               scheduled_condition=PodScheduledCondition("True", "", ""))
+
+    def patch_pod_status(self, key: str, change: ClusterChangeKind, detail: str = "", *,
+                         nominated_node_name: Any = UNCHANGED, condition: Any = UNCHANGED,
+                         claim_statuses: Any = UNCHANGED, preempted_by_scheduler: Any = UNCHANGED,
+                         phase: Any = UNCHANGED) -> Optional[Pod]:
+        """A status patch of the fields named; None when the pod is gone or nothing changes."""
+        fields = {name: value for name, value in (
+            ("nominated_node_name", nominated_node_name), ("scheduled_condition", condition),
+            ("claim_statuses", claim_statuses), ("preempted_by_scheduler", preempted_by_scheduler),
+            ("phase", phase)) if value is not UNCHANGED}
+        return self._write_pod(key, change, detail, **fields)
+
+    def delete_pod(self, key: str, change: ClusterChangeKind, detail: str = "", *, graceful: bool = True,
+                   gone: ClusterChangeKind = ClusterChangeKind.POD_DELETED, gone_detail: str = "") -> Optional[Pod]:
+        """A delete. With grace the pod stays, terminating (``deletionTimestamp`` set, told as
+        ``change``), until the kubelet removes it. It is gone at once (told as ``gone``) without
+        grace, and where the API server deletes at once: a zero grace period and no finalizers,
+        a pod no node runs (never scheduled), a finished pod. Deleting a terminating pod again
+        changes nothing. Returns the pod's last version (None: it was not there)."""
+        pod = self._pods.get(key)
+        if pod is None:
+            return None
+        if not graceful or pod.is_deleted_at_once or not pod.node_name or pod.is_finished:
+            return self.remove_pod(key, gone, gone_detail or detail)
+        if pod.is_terminating:
+            return pod
+        return self._write_pod(key, change, detail, deletion_timestamp=self.now)
+
+    def remove_pod(self, key: str, change: ClusterChangeKind = ClusterChangeKind.POD_REMOVED,
+                   detail: str = "") -> Optional[Pod]:
+        """The object is gone from the API (the kubelet finished a graceful delete, or a delete
+        without grace)."""
+        pod = self._pods.pop(key, None)
+        if pod is not None:
+            self._deliver(WatchEvent(KIND_POD, Action.DELETED, pod, None, change, detail))
+        return pod
+
+    def _write_pod(self, key: str, change: ClusterChangeKind, detail: str, **fields: Any) -> Optional[Pod]:
+        old = self._pods.get(key)
+        if old is None:
+            return None
+        new = self._revised(old, fields)
+        if new is None:
+            return None
+        self._pods[key] = new
+        self._deliver(WatchEvent(KIND_POD, Action.MODIFIED, old, new, change, detail))
+        return new
+
+    # ------------------------------------------------------------------ nodes
+
+    def create_node(self, node: Node, detail: str = "") -> Node:
+        created = self._versioned(node)
+        self._nodes[created.name] = created
+        self._deliver(WatchEvent(KIND_NODE, Action.ADDED, None, created, ClusterChangeKind.NODE_ADDED, detail))
+        return created
+
+    def update_node(self, node: Node, detail: Union[str, Callable[[Node, Node], str]] = "") -> Optional[Node]:
+        """An update replacing the node's object (the same name); ``detail`` may be worked out
+        from the old and new versions. None when the node is gone or nothing changes."""
+        old = self._nodes.get(node.name)
+        if old is None:
+            return None
+        new = self._revised(old, {name: getattr(node, name) for name in _NODE_SPEC_AND_STATUS})
+        if new is None:
+            return None
+        self._nodes[new.name] = new
+        text = detail(old, new) if callable(detail) else detail
+        self._deliver(WatchEvent(KIND_NODE, Action.MODIFIED, old, new, ClusterChangeKind.NODE_UPDATED, text))
+        return new
+
+    def delete_node(self, name: str, detail: str = "") -> Optional[Node]:
+        node = self._nodes.pop(name, None)
+        if node is not None:
+            self._deliver(WatchEvent(KIND_NODE, Action.DELETED, node, None, ClusterChangeKind.NODE_DELETED, detail))
+        return node
+
+    # ------------------------------------------------------------------ versions and delivery
+
+    def _versioned(self, obj: Versioned) -> Versioned:
+        new = copy.copy(obj)
+        self._version += 1
+        new.resource_version = self._version
+        return new
+
+    def _audit(self, obj: Any) -> None:
+        if self._audited is not None:
+            self._audited.append((obj, copy.copy(obj)))
+
+    def changed_in_place(self) -> list[str]:
+        """Objects (as "kind name: field") whose fields changed after the cluster handed them
+        out: a write that did not go through the door. Only with ``audit``."""
+        found = []
+        for obj, taken in self._audited or ():
+            for name in obj.__slots__:
+                if getattr(obj, name) != getattr(taken, name):
+                    found.append(f"{type(obj).__name__} {getattr(obj, 'key', getattr(obj, 'name', ''))}: {name}")
+        return found
+
+    def _revised(self, old: Versioned, fields: dict[str, Any]) -> Optional[Versioned]:
+        """A new version with ``fields`` set, or None when they change nothing."""
+        changed = {name: value for name, value in fields.items() if getattr(old, name) != value}
+        if not changed:
+            return None
+        new = self._versioned(old)
+        for name, value in changed.items():
+            setattr(new, name, value)
+        return new
+
+    def _deliver(self, event: WatchEvent) -> None:
+        if event.new is not None:
+            self._audit(event.new)
+        self._on_the_way.append(event)
+        if self._delivering:
+            return  # the delivery under way takes it, after the events before it
+        self._delivering = True
+        try:
+            while self._on_the_way:
+                sent = self._on_the_way.popleft()
+                for watcher in self._watchers[sent.kind]:
+                    watcher(sent)
+        finally:
+            self._delivering = False
+
+
+# What a node update may change (its name stays; where it was in the file and line too).
+_NODE_SPEC_AND_STATUS = ("labels", "taints", "unschedulable", "allocatable", "images", "conditions", "annotations")
