@@ -42,9 +42,9 @@ from scheduler_core.scenario.gcpause import collector_paused
 from scheduler_core.framework.options import FrameworkOptions
 from scheduler_core.framework.node_info import PodInfo
 from scheduler_core.framework.runtime import Framework
-from scheduler_core.kubelet import StandInKubelet
+from scheduler_core.cluster.kubelet import StandInKubelet
 from scheduler_core.model import Pod, PodScheduledCondition, Scenario
-from scheduler_core.resourceclaim_controller import ResourceClaimController
+from scheduler_core.cluster.resourceclaim_controller import ResourceClaimController
 from scheduler_core.outcomes import BindingFailed, Bound, CycleEnding, FitError, SchedulingError
 from scheduler_core.recorder import RunRecorder, record_cycle
 from scheduler_core.scheduler import TIE_BREAK_FIRST, Cycle, Scheduler, fresh_copy

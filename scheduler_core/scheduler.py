@@ -37,7 +37,7 @@ from scheduler_core.framework.signers import Signature
 from scheduler_core.framework.status import Code, MaybeStatus, Status, is_success
 from scheduler_core.model import DEFAULT_SCHEDULER_NAME, Pod, Scenario
 from scheduler_core.plugins.registry import in_tree_registry
-from scheduler_core.resourceclaim_controller import ResourceClaimController
+from scheduler_core.cluster.resourceclaim_controller import ResourceClaimController
 from scheduler_core.plugins.node_resources.numeric import fit_verdicts_with, numeric_fit_applies
 from scheduler_core.outcomes import (
     BindingFailed,

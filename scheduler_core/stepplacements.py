@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
-from scheduler_core.controllers.deployment import POD_TEMPLATE_HASH, template_hash
+from scheduler_core.cluster.controllers.deployment import POD_TEMPLATE_HASH, template_hash
 from scheduler_core.events import ClusterChanged, ClusterChangeKind, StepEnded, StepStarted, read_events
 from scheduler_core.model import (
     KIND_DEPLOYMENT, LABEL_HOSTNAME, AddNodesOp, CordonOp, DrainOp, Scenario, Step,

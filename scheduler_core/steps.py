@@ -19,10 +19,10 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from typing import Iterator, Optional, Protocol
 
-from scheduler_core.controllers import daemonset, deployment, disruption, job, replicaset, statefulset
-from scheduler_core.controllers.pods import admit_priority
-from scheduler_core.controllers.drain import GIVE_UP_MS, RETRY_MS, Drain, evict, pods_to_evict
-from scheduler_core.controllers.state import ClusterState, CreateClaim, CreatePod, DeletePod, Write
+from scheduler_core.cluster.controllers import daemonset, deployment, disruption, job, replicaset, statefulset
+from scheduler_core.cluster.controllers.pods import admit_priority
+from scheduler_core.cluster.controllers.drain import GIVE_UP_MS, RETRY_MS, Drain, evict, pods_to_evict
+from scheduler_core.cluster.controllers.state import ClusterState, CreateClaim, CreatePod, DeletePod, Write
 from scheduler_core.backend.queue import LogicalClock
 from scheduler_core.cluster.store import KIND_NODE, KIND_POD, Cluster
 from scheduler_core.eventhandlers import node_scheduling_properties_change

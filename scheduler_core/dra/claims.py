@@ -10,7 +10,7 @@ from typing import Optional, Union
 from scheduler_core.framework.dra_state import DraState
 from scheduler_core.framework.cluster_events import QueueingHint
 from scheduler_core.model import DraObjects, Pod, ResourceClaim
-from scheduler_core.resourceclaim_controller import ResourceClaimController
+from scheduler_core.cluster.resourceclaim_controller import ResourceClaimController
 
 
 class ClaimProblem(Exception):

@@ -12,7 +12,7 @@ from typing import Iterable, Optional
 import numpy as np
 from hypothesis import strategies as st
 
-from scheduler_core.controllers.state import ClusterState
+from scheduler_core.cluster.controllers.state import ClusterState
 from scheduler_core.framework.options import FrameworkOptions
 from scheduler_core.framework.batch import FilterVerdicts, filter_per_node, normalize_per_node, score_per_node
 from scheduler_core.framework.cycle_state import CycleState

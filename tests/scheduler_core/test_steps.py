@@ -349,7 +349,7 @@ def test_pods_a_deployment_scale_up_creates_get_claims_from_templates_and_releas
     the scenario; DynamicResources.PreEnqueue holds it till then. The third pod finds no free GPU
     (Filter: cannot allocate all claims). Scaling down deletes the pending pod at once and the newest
     bound one through the kubelet; their claims are released and deleted (the pods' claims go)."""
-    from scheduler_core.resourceclaim_controller import generated_claim_name
+    from scheduler_core.cluster.resourceclaim_controller import generated_claim_name
 
     deployment = workload_text("Deployment", "train", replicas=1, cpu="1", pod_spec=GPU_POD_SPEC)
     text = scenario_text(node_text("n1", cpu="8"), gpu_devices_text(), deployment,

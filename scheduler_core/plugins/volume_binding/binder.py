@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
-from scheduler_core import quantity, volume_controller
+from scheduler_core import quantity
+from scheduler_core.cluster import volume_controller
 from scheduler_core.framework.filter_facts import VolumeFact
 from scheduler_core.framework.node_info import Snapshot
 from scheduler_core.framework.storage import StorageState

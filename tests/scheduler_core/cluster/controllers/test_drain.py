@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from scheduler_core.controllers.drain import evict, pods_to_evict
+from scheduler_core.cluster.controllers.drain import evict, pods_to_evict
 from scheduler_core.model import LabelSelector, OwnerReference, PodDisruptionBudget
 from tests.scheduler_core.builders import make_pod
 

@@ -3,8 +3,8 @@ ReplicaSet names them; ``complete`` makes them succeed, and a complete Job makes
 
 from __future__ import annotations
 
-from scheduler_core.controllers import replicaset
-from scheduler_core.controllers.state import ClusterState, Write
+from scheduler_core.cluster.controllers import replicaset
+from scheduler_core.cluster.controllers.state import ClusterState, Write
 from scheduler_core.model import ControlledWorkload, Pod
 
 # The labels the API server's Job strategy puts on the template (and so on every pod).

@@ -1,4 +1,4 @@
-from scheduler_core import volume_controller
+from scheduler_core.cluster import volume_controller
 from scheduler_core.model import ANN_SELECTED_NODE, ClaimRef
 from tests.scheduler_core.builders import make_claim, make_class, make_node, make_volume, storage_snapshot
 

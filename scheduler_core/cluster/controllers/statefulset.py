@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from scheduler_core.controllers.pods import make_pod, pod_manifest
-from scheduler_core.controllers.state import ClusterState, CreateClaim, CreatePod, DeletePod, Write, is_running
+from scheduler_core.cluster.controllers.pods import make_pod, pod_manifest
+from scheduler_core.cluster.controllers.state import ClusterState, CreateClaim, CreatePod, DeletePod, Write, is_running
 from scheduler_core.model import POLICY_PARALLEL, ControlledWorkload, PersistentVolumeClaim, Pod, StorageClass
 from scheduler_core.scenario import manifests
 from scheduler_core.scenario.storage import default_storage_class

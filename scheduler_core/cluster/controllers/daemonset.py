@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from scheduler_core.controllers.pods import make_pod, pod_manifest
-from scheduler_core.controllers.state import ClusterState, CreatePod, DeletePod, Write
+from scheduler_core.cluster.controllers.pods import make_pod, pod_manifest
+from scheduler_core.cluster.controllers.state import ClusterState, CreatePod, DeletePod, Write
 from scheduler_core.model import ControlledWorkload, Node, Pod, TaintEffect
 from scheduler_core.plugins.helper import find_untolerated_taint, required_node_affinity_matches
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scheduler_core.controllers import job
+from scheduler_core.cluster.controllers import job
 from tests.scheduler_core.builders import cluster_state, controlled_workload
 
 

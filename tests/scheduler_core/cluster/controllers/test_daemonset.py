@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from scheduler_core.controllers import daemonset
+from scheduler_core.cluster.controllers import daemonset
 from scheduler_core.model import Taint
 from tests.scheduler_core.builders import cluster_state, controlled_workload, make_node
 

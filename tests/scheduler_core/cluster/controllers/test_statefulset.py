@@ -3,8 +3,8 @@ OrderedReady versus Parallel, scale down from the highest ordinal."""
 
 from __future__ import annotations
 
-from scheduler_core.controllers import statefulset
-from scheduler_core.controllers.state import CreateClaim, CreatePod, DeletePod
+from scheduler_core.cluster.controllers import statefulset
+from scheduler_core.cluster.controllers.state import CreateClaim, CreatePod, DeletePod
 from scheduler_core.model import POLICY_PARALLEL
 from tests.scheduler_core.builders import cluster_state, controlled_workload, make_class
 

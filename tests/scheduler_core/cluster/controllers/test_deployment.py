@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from scheduler_core.controllers import deployment
+from scheduler_core.cluster.controllers import deployment
 from scheduler_core.model import OwnerReference
 from tests.scheduler_core.builders import cluster_state, controlled_workload
 

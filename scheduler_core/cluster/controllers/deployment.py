@@ -8,7 +8,7 @@ import hashlib
 import json
 from typing import Any
 
-from scheduler_core.controllers.state import ClusterState
+from scheduler_core.cluster.controllers.state import ClusterState
 from scheduler_core.model import KIND_DEPLOYMENT, KIND_REPLICA_SET, ControlledWorkload, LabelSelector
 from scheduler_core.scenario.changes import owner_reference
 from scheduler_core.scenario.manifests import plain

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from scheduler_core.controllers import replicaset
-from scheduler_core.controllers.state import CreatePod, DeletePod
+from scheduler_core.cluster.controllers import replicaset
+from scheduler_core.cluster.controllers.state import CreatePod, DeletePod
 from tests.scheduler_core.builders import cluster_state, controlled_workload
 
 

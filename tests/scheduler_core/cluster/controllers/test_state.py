@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from scheduler_core.controllers.state import ClusterState, is_running
+from scheduler_core.cluster.controllers.state import ClusterState, is_running
 from scheduler_core.model import OwnerReference
 from tests.scheduler_core.builders import cluster_state, controlled_workload, make_node, make_pod
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scheduler_core.controllers import disruption, replicaset
+from scheduler_core.cluster.controllers import disruption, replicaset
 from scheduler_core.model import BudgetSpec, LabelSelector, PodDisruptionBudget
 from tests.scheduler_core.builders import cluster_state, controlled_workload
 

@@ -7,8 +7,8 @@ import math
 from dataclasses import replace
 from typing import Optional, Union
 
-from scheduler_core.controllers.deployment import owned_replica_sets
-from scheduler_core.controllers.state import ClusterState, is_running
+from scheduler_core.cluster.controllers.deployment import owned_replica_sets
+from scheduler_core.cluster.controllers.state import ClusterState, is_running
 from scheduler_core.labels import compile_selector
 from scheduler_core.model import (
     KIND_DEPLOYMENT,

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from scheduler_core.controllers.pods import admit_priority, make_pod, pod_manifest
+from scheduler_core.cluster.controllers.pods import admit_priority, make_pod, pod_manifest
 from scheduler_core.model import PriorityClass
 from tests.scheduler_core.builders import controlled_workload
 from tests.scheduler_core.builders import make_pod as pod_of

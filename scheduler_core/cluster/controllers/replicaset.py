@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from scheduler_core.controllers.pods import make_pod, pod_manifest
-from scheduler_core.controllers.state import ClusterState, CreatePod, DeletePod, Write
+from scheduler_core.cluster.controllers.pods import make_pod, pod_manifest
+from scheduler_core.cluster.controllers.state import ClusterState, CreatePod, DeletePod, Write
 from scheduler_core.model import ControlledWorkload, Pod
 
 

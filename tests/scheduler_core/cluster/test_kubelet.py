@@ -11,7 +11,7 @@ import pytest
 
 from scheduler_core.cluster.store import KIND_POD, Cluster
 from scheduler_core.events import ClusterChangeKind
-from scheduler_core.kubelet import GRACE_MS, StandInKubelet
+from scheduler_core.cluster.kubelet import GRACE_MS, StandInKubelet
 from tests.scheduler_core.builders import make_pod
 
 EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
