@@ -13,6 +13,7 @@ one typed event stream, through one recorder (scheduler_core.recorder).
 from __future__ import annotations
 
 import copy
+import itertools
 from datetime import datetime, timedelta, timezone
 from typing import Callable, Generator, Iterator, Optional
 
@@ -74,13 +75,15 @@ class SchedulerLoop:
         _start_running_pods(self.scenario)
         _take_dumped_conditions(self.scenario)
         self.clock = LogicalClock()
+        versions = itertools.count(1)  # the run's resourceVersions, every kind of object alike
         nominator = Nominator(self._not_pending)
         # Everything the frameworks need from the run is handed in as they are built: the queue's
         # nominator, the logical clock, OpportunisticBatching (on by default in the release), the
         # tie-break of preemption candidates (the spec's rule for the random pick) and the API the
         # preemption evaluator's goroutines write through (this loop).
         options = FrameworkOptions(nominator=nominator, clock_ms=lambda: self.clock.ms, opportunistic_batching=True,
-                                   preemption_ties_in_node_order=True, preemption_api=self)
+                                   preemption_ties_in_node_order=True, preemption_api=self,
+                                   next_version=lambda: next(versions))
         self.scheduler = Scheduler(self.scenario, tie_break, seed, vectorized, options=options)
         self.snapshot = self.scheduler.snapshot
         config = self.scenario.config
@@ -97,14 +100,16 @@ class SchedulerLoop:
         # the cluster's writes as they are delivered, each followed by the queue moves it caused.
         self.recorder = RunRecorder(lambda: self.clock.ms, lambda: self.attempts)
         self._told: list[Event] = []  # events of writes delivered since the last flush
-        self.claim_controller = ResourceClaimController(self.snapshot.dra, self.snapshot.cluster_changes,
-                                                        lambda: self.clock.ms)
+        # The API for storage and device objects (the frameworks' plugins write through the same).
+        self.writes = self.scheduler.options.object_writes
+        self.claim_controller = ResourceClaimController(self.snapshot.dra, self.writes, lambda: self.clock.ms)
         for pod in self.scenario.running_pods:  # their claims exist before the run
             self.claim_controller.create_claims(pod)
         self.snapshot.cluster_changes.clear()
         # The run's API server, as the run starts: every pod and node, and the only code that
         # writes them from now on.
-        self.cluster = Cluster(self.scenario.pods, self.scenario.nodes, EPOCH, lambda: self.clock.ms, audit_writes)
+        self.cluster = Cluster(self.scenario.pods, self.scenario.nodes, EPOCH, lambda: self.clock.ms,
+                               lambda: next(versions), audit_writes)
         self.kubelet = StandInKubelet(self.cluster)
         for kind, handler in ((KIND_POD, self.handlers.on_pod), (KIND_NODE, self.handlers.on_node)):
             self.cluster.watch(kind, self._told_first(handler))

@@ -701,6 +701,7 @@ class PersistentVolumeClaim:
     capacity: Optional[Fraction] = None  # status.capacity.storage (for pictures)
     doc_index: int = 0
     line: Optional[int] = None
+    resource_version: int = field(default=0, compare=False)  # as the run's API server gave it
 
     @property
     def key(self) -> str:
@@ -739,6 +740,7 @@ class PersistentVolume:
     terminating: bool = False
     doc_index: int = 0
     line: Optional[int] = None
+    resource_version: int = field(default=0, compare=False)  # as the run's API server gave it
 
     @property
     def class_name(self) -> str:
@@ -762,6 +764,7 @@ class StorageClass:
     annotations: dict[str, str] = field(default_factory=dict)
     created: Optional[datetime] = None  # metadata.creationTimestamp (the default class's tie-break)
     line: Optional[int] = None
+    resource_version: int = field(default=0, compare=False)  # as the run's API server gave it
 
 
 @dataclass(frozen=True, slots=True)
@@ -1047,6 +1050,7 @@ class ResourceClaim:
     reserved_for: tuple[ConsumerRef, ...] = ()
     doc_index: int = 0
     line: Optional[int] = None
+    resource_version: int = field(default=0, compare=False)  # as the run's API server gave it
 
     @property
     def key(self) -> str:

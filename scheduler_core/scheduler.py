@@ -19,6 +19,7 @@ import numpy as np
 
 from scheduler_core import names
 
+from scheduler_core.cluster.objects import ObjectWrites
 from scheduler_core.events import Event, ExtensionPoint
 from scheduler_core.backend.queue.nominator import CLEAR_NOMINATED_NODE, NominatingInfo, Nominator
 from scheduler_core.framework.batch import PASS, FilterVerdicts
@@ -114,6 +115,8 @@ class Scheduler:
             for pod in scenario.pending_pods:
                 nominator.add_nominated_pod(pod, None)
             options = FrameworkOptions(nominator=nominator)
+        if options.object_writes is None:  # the plugins' writes land in this snapshot's caches
+            options = dataclasses.replace(options, object_writes=ObjectWrites(self.snapshot, options.next_version))
         self.options = options
         self.nominator = options.nominator
         # One framework per profile, keyed by its schedulerName (profile.NewMap); every profile
@@ -140,7 +143,7 @@ class Scheduler:
         """The single pass: the stand-in resourceclaim controller makes every pod's claims from
         templates first (spec/TIMELINE.md), then a pod that a PreEnqueue plugin holds (its
         claims missing) gets no cycle, as in the real queue (the loader's notice names it)."""
-        controller = ResourceClaimController(self.snapshot.dra, self.snapshot.cluster_changes)
+        controller = ResourceClaimController(self.snapshot.dra, ObjectWrites(self.snapshot))
         for pod in scenario.pods:
             if not pod.is_finished:
                 controller.create_claims(pod)

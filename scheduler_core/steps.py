@@ -24,6 +24,7 @@ from scheduler_core.cluster.controllers.pods import admit_priority
 from scheduler_core.cluster.controllers.drain import GIVE_UP_MS, RETRY_MS, Drain, evict, pods_to_evict
 from scheduler_core.cluster.controllers.state import ClusterState, CreateClaim, CreatePod, DeletePod, Write
 from scheduler_core.backend.queue import LogicalClock
+from scheduler_core.cluster.objects import ObjectWrites
 from scheduler_core.cluster.store import KIND_NODE, KIND_POD, Cluster
 from scheduler_core.eventhandlers import node_scheduling_properties_change
 from scheduler_core.events import (
@@ -35,7 +36,6 @@ from scheduler_core.events import (
     StepEnded,
     StepStarted,
 )
-from scheduler_core.framework.cluster_events import ActionType, ClusterChange, ClusterEvent, EventResource
 from scheduler_core.framework.node_info import Snapshot
 from scheduler_core.labels import compile_selector
 from scheduler_core.model import (
@@ -79,6 +79,7 @@ class RunLoop(Protocol):
     scenario: Scenario
     snapshot: Snapshot
     cluster: Cluster
+    writes: ObjectWrites
 
     def drain_moves(self) -> Iterator[Event]: ...
 
@@ -345,18 +346,9 @@ class StepDriver:
         yield from self.loop.drain_moves()
 
     def _claim_created(self, claim, by: str) -> Iterator[Event]:
-        storage = self.loop.snapshot.storage
-        old = storage.put_claim(claim)
+        self.loop.writes.write_claim(claim)
         self.state.claims.add(claim.key)
-        self.loop.snapshot.cluster_changes.append(ClusterChange(
-            ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD if old is None else ActionType.UPDATE),
-            old, claim))
         yield from self.loop.storage_changes(f"created {by}")
-
-    def _storage_written(self, resource: EventResource, old, new) -> None:
-        """The storage informers' Add (or Update) for the queue (buildEvtResHandler)."""
-        action = ActionType.ADD if old is None else ActionType.UPDATE
-        self.loop.snapshot.cluster_changes.append(ClusterChange(ClusterEvent(resource, action), old, new))
 
     def _recompute_budgets(self, changed: Optional[Pod] = None) -> Iterator[Event]:
         """Every budget's status; with ``changed``, only the budgets that select that pod."""
@@ -519,16 +511,11 @@ class StepDriver:
             claim = default_storage_class([claim], list(self.loop.snapshot.storage.classes.values()))[0]
             yield from self._claim_created(claim, "by the step")
         elif ref.kind == "PersistentVolume":
-            storage = self.loop.snapshot.storage
-            volume = manifests.decode_volume(manifest, len(storage.volumes), line)
-            old = storage.put_volume(volume)
-            self._storage_written(EventResource.PERSISTENT_VOLUME, old, volume)
+            volume = manifests.decode_volume(manifest, len(self.loop.snapshot.storage.volumes), line)
+            self.loop.writes.write_volume(volume)
             yield from self.loop.storage_changes("created by the step")
         elif ref.kind == "StorageClass":
-            storage_class = manifests.decode_storage_class(manifest, line)
-            old_class = self.loop.snapshot.storage.classes.get(storage_class.name)
-            self.loop.snapshot.storage.classes[storage_class.name] = storage_class
-            self._storage_written(EventResource.STORAGE_CLASS, old_class, storage_class)
+            self.loop.writes.write_storage_class(manifests.decode_storage_class(manifest, line))
             yield from self.loop.storage_changes("created by the step")
         else:
             yield from self._add_workload(workload_from_manifest(manifest, line), "by the step")
@@ -548,12 +535,9 @@ class StepDriver:
                                           if (b.namespace, b.name) != (ref.namespace, ref.name)]
             yield self._cluster(f"{ref.namespace}/{ref.name}", ClusterChangeKind.BUDGET_CHANGED, detail="deleted")
         elif ref.kind == "PersistentVolumeClaim":
-            storage = self.loop.snapshot.storage
-            old = storage.claims.pop(f"{ref.namespace}/{ref.name}", None)
+            old = self.loop.writes.delete_claim(f"{ref.namespace}/{ref.name}")
             if old is not None:
                 self.state.claims.discard(old.key)
-                self.loop.snapshot.cluster_changes.append(ClusterChange(
-                    ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.DELETE), old, None))
                 yield from self.loop.storage_changes("deleted by the step")
         else:
             yield from self._delete_workload(ref)

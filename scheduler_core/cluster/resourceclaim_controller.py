@@ -12,7 +12,8 @@ resource allocation").
   finalizer, the allocation goes too, then the finalizer in a second update); a claim the pod owns
   that is no longer reserved is then deleted.
 
-Writes go through ``DraState.write_claim`` / ``delete_claim`` (the run loop hands them to the queue).
+Writes go through the API (``cluster.objects.ObjectWrites``); the scheduler hears of them as
+ClusterChanges.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Callable, Optional
 
 from scheduler_core.cluster.store import Action, WatchEvent
 from scheduler_core.framework.dra_state import DraState
+from scheduler_core.framework.options import ObjectWriter
 from scheduler_core.model import FINALIZER, POD_CLAIM_NAME_ANNOTATION, OwnerReference, Pod, ResourceClaim
 
 SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
@@ -48,9 +50,9 @@ class _Release:
 
 
 class ResourceClaimController:
-    def __init__(self, dra: DraState, changes: list, clock_ms: Callable[[], int] = lambda: 0) -> None:
-        self.dra = dra
-        self.changes = changes  # the snapshot's cluster_changes
+    def __init__(self, dra: DraState, writes: ObjectWriter, clock_ms: Callable[[], int] = lambda: 0) -> None:
+        self.dra = dra  # what it reads: classes, templates, claims
+        self.writes = writes
         self._clock_ms = clock_ms
         self._releases: list[_Release] = []
 
@@ -90,7 +92,7 @@ class ResourceClaimController:
             claim = ResourceClaim(pod.namespace, name, claim_uid(pod.namespace, name), dict(template.labels),
                                   {**template.annotations, POD_CLAIM_NAME_ANNOTATION: source.name}, (owner,),
                                   spec=template.spec, doc_index=len(self.dra.claims))
-            self.dra.write_claim(claim, self.changes)
+            self.writes.write_resource_claim(claim)
             added.append((source.name, name))
         return tuple(added)
 
@@ -120,23 +122,23 @@ class ResourceClaimController:
             if claim.controlled_by(pod.uid) and not claim.reserved_for:
                 if claim.allocation is not None or FINALIZER in claim.finalizers:
                     claim = self._deallocate(claim)
-                self.dra.delete_claim(claim.key, self.changes)
+                self.writes.delete_resource_claim(claim.key)
 
     def _unreserve(self, claim: ResourceClaim, uid: str) -> ResourceClaim:
         kept = tuple(ref for ref in claim.reserved_for if ref.uid != uid)
         updated = replace(claim, reserved_for=kept)
         if not kept and FINALIZER in claim.finalizers:
             updated = replace(updated, allocation=None)
-            self.dra.write_claim(updated, self.changes)
+            updated = self.writes.write_resource_claim(updated)
             updated = replace(updated, finalizers=tuple(f for f in updated.finalizers if f != FINALIZER))
-        self.dra.write_claim(updated, self.changes)
+        updated = self.writes.write_resource_claim(updated)
         return updated
 
     def _deallocate(self, claim: ResourceClaim) -> ResourceClaim:
         updated = replace(claim, allocation=None, reserved_for=())
         if claim.allocation is not None:
-            self.dra.write_claim(updated, self.changes)
+            updated = self.writes.write_resource_claim(updated)
         if FINALIZER in updated.finalizers:
             updated = replace(updated, finalizers=tuple(f for f in updated.finalizers if f != FINALIZER))
-            self.dra.write_claim(updated, self.changes)
+            updated = self.writes.write_resource_claim(updated)
         return updated

@@ -19,6 +19,7 @@ Reads (listers) give the current version: ``pod``, ``node``, ``pods``, ``nodes``
 from __future__ import annotations
 
 import copy
+import itertools
 from collections import deque
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -69,12 +70,13 @@ class Cluster:
     """The API server of one run: current versions by key, writes, watchers."""
 
     def __init__(self, pods: Iterable[Pod], nodes: Iterable[Node], epoch: datetime,
-                 clock_ms: Callable[[], int], audit: bool = False) -> None:
+                 clock_ms: Callable[[], int], next_version: Optional[Callable[[], int]] = None,
+                 audit: bool = False) -> None:
         self._pods: dict[str, Pod] = {pod.key: pod for pod in pods}
         self._nodes: dict[str, Node] = {node.name: node for node in nodes}
         self._epoch = epoch
         self._clock_ms = clock_ms
-        self._version = 0
+        self._next_version = next_version or itertools.count(1).__next__
         self._watchers: dict[str, list[Watcher]] = {KIND_POD: [], KIND_NODE: []}
         self._on_the_way: deque[WatchEvent] = deque()
         self._delivering = False
@@ -204,8 +206,7 @@ class Cluster:
 
     def _versioned(self, obj: Versioned) -> Versioned:
         new = copy.copy(obj)
-        self._version += 1
-        new.resource_version = self._version
+        new.resource_version = self._next_version()
         return new
 
     def _audit(self, obj: Any) -> None:

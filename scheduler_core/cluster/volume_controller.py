@@ -10,9 +10,8 @@ external provisioner, which act at once on what VolumeBinding's PreBind wrote:
   ``kubernetes.io/hostname``, and is bound to it;
 - Immediate claims that are unbound stay unbound (nobody provisions them).
 
-Every write goes to the snapshot's storage state (the scheduler's informers) and is appended to
-``snapshot.cluster_changes`` as a ClusterChange, in the order the API server would see the writes,
-for the run loop to hand to the queue's hints.
+Every write goes through the API (``cluster.objects.ObjectWrites``), in the order the API server would see
+the writes.
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Optional
 
-from scheduler_core.framework.cluster_events import ActionType, ClusterChange, ClusterEvent, EventResource
+from scheduler_core.framework.options import ObjectWriter
 from scheduler_core.model import (
     ANN_BIND_COMPLETED,
     ANN_BOUND_BY_CONTROLLER,
@@ -48,39 +47,21 @@ if TYPE_CHECKING:
 PROVISIONED_NAME_PREFIX = "pvc"  # external-provisioner names a volume pvc-<claim uid>
 
 
-# ---------------------------------------------------------------------- API writes
-
-
-def write_claim(snapshot: "Snapshot", claim: PersistentVolumeClaim) -> None:
-    """Create or update a claim in the API server: the informer sees it, the queue hears of it."""
-    old = snapshot.storage.put_claim(claim)
-    snapshot.cluster_changes.append(_change(EventResource.PERSISTENT_VOLUME_CLAIM, old, claim))
-
-
-def write_volume(snapshot: "Snapshot", volume: PersistentVolume) -> None:
-    old = snapshot.storage.put_volume(volume)
-    snapshot.cluster_changes.append(_change(EventResource.PERSISTENT_VOLUME, old, volume))
-
-
-def _change(resource: EventResource, old, new) -> ClusterChange:
-    action = ActionType.ADD if old is None else ActionType.UPDATE
-    return ClusterChange(ClusterEvent(resource, action), old, new)
-
-
 # ---------------------------------------------------------------------- the controller
 
 
-def settle(snapshot: "Snapshot", claim_keys: list[str]) -> None:
+def settle(writes: ObjectWriter, claim_keys: list[str]) -> None:
     """Let the stand-in controllers act on these claims (``namespace/name``), at once."""
+    snapshot = writes.snapshot
     for key in claim_keys:
         claim = snapshot.storage.claims.get(key)
         if claim is None or claim.is_fully_bound:
             continue
         volume = _volume_pre_bound_to(snapshot, claim)
         if volume is None and _should_provision(snapshot, claim):
-            volume = _provision(snapshot, claim)
+            volume = _provision(writes, claim)
         if volume is not None:
-            _bind(snapshot, claim, volume)
+            _bind(writes, claim, volume)
 
 
 def _volume_pre_bound_to(snapshot: "Snapshot", claim: PersistentVolumeClaim) -> Optional[PersistentVolume]:
@@ -101,8 +82,9 @@ def _should_provision(snapshot: "Snapshot", claim: PersistentVolumeClaim) -> boo
             and storage_class.provisioner not in ("", NOT_SUPPORTED_PROVISIONER))
 
 
-def _provision(snapshot: "Snapshot", claim: PersistentVolumeClaim) -> PersistentVolume:
+def _provision(writes: ObjectWriter, claim: PersistentVolumeClaim) -> PersistentVolume:
     """The provisioner creates a volume on the selected node, already naming the claim."""
+    snapshot = writes.snapshot
     storage_class = snapshot.storage.storage_class(claim.class_name)
     node_name = claim.annotations[ANN_SELECTED_NODE]
     node_info = snapshot.get(node_name)
@@ -118,8 +100,7 @@ def _provision(snapshot: "Snapshot", claim: PersistentVolumeClaim) -> Persistent
         node_affinity=NodeSelector((NodeSelectorTerm((NodeSelectorRequirement(LABEL_HOSTNAME, "In", (hostname,)),)),)),
         source_kind="csi", csi=CSIPersistentSource(driver, name), reclaim_policy=storage_class.reclaim_policy,
         phase=VOLUME_PENDING, doc_index=len(snapshot.storage.volumes))
-    write_volume(snapshot, volume)
-    return volume
+    return writes.write_volume(volume)
 
 
 def _volume_name(snapshot: "Snapshot", claim: PersistentVolumeClaim) -> str:
@@ -131,11 +112,11 @@ def _volume_name(snapshot: "Snapshot", claim: PersistentVolumeClaim) -> str:
     return name
 
 
-def _bind(snapshot: "Snapshot", claim: PersistentVolumeClaim, volume: PersistentVolume) -> None:
+def _bind(writes: ObjectWriter, claim: PersistentVolumeClaim, volume: PersistentVolume) -> None:
     """The PV controller's bind: the volume's phase, then the claim's volumeName, annotations and
     status (one update here; the controller writes the claim's spec and status separately)."""
     if volume.phase != VOLUME_BOUND:
-        write_volume(snapshot, replace(volume, phase=VOLUME_BOUND))
+        writes.write_volume(replace(volume, phase=VOLUME_BOUND))
     annotations = {**claim.annotations, ANN_BIND_COMPLETED: "yes", ANN_BOUND_BY_CONTROLLER: "yes"}
-    write_claim(snapshot, replace(claim, volume_name=volume.name, annotations=annotations, phase=CLAIM_BOUND,
+    writes.write_claim(replace(claim, volume_name=volume.name, annotations=annotations, phase=CLAIM_BOUND,
                                   capacity=volume.capacity))

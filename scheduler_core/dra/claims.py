@@ -10,6 +10,8 @@ from typing import Optional, Union
 from scheduler_core.framework.dra_state import DraState
 from scheduler_core.framework.cluster_events import QueueingHint
 from scheduler_core.model import DraObjects, Pod, ResourceClaim
+from scheduler_core.cluster.objects import ObjectWrites
+from scheduler_core.framework.node_info import Snapshot
 from scheduler_core.cluster.resourceclaim_controller import ResourceClaimController
 
 
@@ -85,7 +87,7 @@ def pods_held_at_pre_enqueue(pods: list[Pod], objects: DraObjects) -> list[tuple
     """The pending pods among ``pods`` (document order) that DynamicResources' PreEnqueue would
     hold once the stand-in controller made the claims of every pod: with the reason."""
     state = DraState(objects)
-    controller = ResourceClaimController(state, [])
+    controller = ResourceClaimController(state, ObjectWrites(Snapshot([], dra=state)))  # writes nobody hears
     held: list[tuple[Pod, str]] = []
     for pod in pods:
         if not pod.claim_sources:

@@ -3,16 +3,15 @@ dynamicresources/dra_manager.go): device classes, resource slices, the claims' a
 the allocations in flight (Reserve signalled them, PreBind has not written them yet).
 
 Writes of claims (by DynamicResources' PreBind and PostFilter, by the stand-in resourceclaim
-controller) go through ``write_claim`` / ``delete_claim``: the cache follows at once and a
-``ClusterChange`` is appended for the run loop to hand to the queue's hints, as the release's
-assume cache does with its event handlers.
+controller) go through the API (``cluster.objects.ObjectWrites``): this cache follows at once and a
+``ClusterChange`` is queued for the queue's hints, as the release's assume cache does with its
+event handlers.
 """
 
 from __future__ import annotations
 
 from typing import Optional
 
-from scheduler_core.framework.cluster_events import ActionType, ClusterChange, ClusterEvent, EventResource
 from scheduler_core.model import DeviceClass, DraObjects, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 
 DeviceId = tuple[str, str, str]
@@ -58,17 +57,3 @@ class DraState:
     def device_owners(self) -> dict[DeviceId, str]:
         """The devices in use, each with its claim's ``namespace/name``."""
         return {device: claim.key for device, claim in self.device_holders().items()}
-
-    # ------------------------------------------------------------------ writes (API calls)
-
-    def write_claim(self, claim: ResourceClaim, changes: list[ClusterChange]) -> None:
-        """Create or update a claim: the cache follows and the queue hears of it."""
-        old = self.claims.get(claim.key)
-        self.claims[claim.key] = claim
-        action = ActionType.ADD if old is None else ActionType.UPDATE
-        changes.append(ClusterChange(ClusterEvent(EventResource.RESOURCE_CLAIM, action), old, claim))
-
-    def delete_claim(self, key: str, changes: list[ClusterChange]) -> None:
-        old = self.claims.pop(key, None)
-        if old is not None:
-            changes.append(ClusterChange(ClusterEvent(EventResource.RESOURCE_CLAIM, ActionType.DELETE), old, None))

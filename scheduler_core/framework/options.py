@@ -11,9 +11,12 @@ frameworks with the defaults: its own nominator, time zero, no batching, preempt
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Generator, Iterator, Optional, Protocol
+from typing import TYPE_CHECKING, Callable, Generator, Iterator, Optional, Protocol
 
-from scheduler_core.model import Pod
+from scheduler_core.model import PersistentVolume, PersistentVolumeClaim, Pod, ResourceClaim
+
+if TYPE_CHECKING:
+    from scheduler_core.framework.node_info import Snapshot
 
 
 class NominatedPods(Protocol):
@@ -37,6 +40,22 @@ class NoNominations:
 
     def delete(self, pod: Pod) -> None:
         return None
+
+
+class ObjectWriter(Protocol):
+    """The API calls plugins make for storage and device objects (cluster.objects.ObjectWrites):
+    VolumeBinding's and DynamicResources' PreBind, DynamicResources' PostFilter."""
+
+    @property
+    def snapshot(self) -> "Snapshot": ...
+
+    def write_claim(self, claim: PersistentVolumeClaim) -> PersistentVolumeClaim: ...
+
+    def write_volume(self, volume: PersistentVolume) -> PersistentVolume: ...
+
+    def write_resource_claim(self, claim: ResourceClaim) -> ResourceClaim: ...
+
+    def delete_resource_claim(self, key: str) -> Optional[ResourceClaim]: ...
 
 
 class PreemptionAPI(Protocol):
@@ -82,3 +101,7 @@ class FrameworkOptions:
     # SchedulerAsyncPreemption: where prepareCandidateAsync's API calls go; None: a dry run (the
     # result carries the victims, nothing is deleted).
     preemption_api: Optional[PreemptionAPI] = None
+    # Where the plugins' storage and device writes go (the scheduler makes one on its snapshot when
+    # None), and how the run numbers object versions (None: the writer counts on its own).
+    object_writes: Optional[ObjectWriter] = None
+    next_version: Optional[Callable[[], int]] = None

@@ -4,6 +4,8 @@ InterPodAffinity's terms, and DefaultPreemption's dry run (no test module import
 
 from __future__ import annotations
 
+import dataclasses
+
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from fractions import Fraction
@@ -13,6 +15,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from scheduler_core.cluster.controllers.state import ClusterState
+from scheduler_core.cluster.objects import ObjectWrites
 from scheduler_core.framework.options import FrameworkOptions
 from scheduler_core.framework.batch import FilterVerdicts, filter_per_node, normalize_per_node, score_per_node
 from scheduler_core.framework.cycle_state import CycleState
@@ -111,7 +114,9 @@ class FakeHandle:
     def __init__(self, snapshot: Snapshot, framework=None, options: FrameworkOptions = FrameworkOptions()) -> None:
         self.snapshot = snapshot
         self.framework = framework
-        self.options = options
+        # As the scheduler does: the plugins' API writes land in this snapshot's caches.
+        self.options = options if options.object_writes is not None else \
+            dataclasses.replace(options, object_writes=ObjectWrites(snapshot))
 
 
 # YAML text for scenarios loaded as a user writes them (engine explanations, browser tests).

@@ -46,6 +46,7 @@ from scheduler_core.framework.cluster_events import (
     QueueingHint,
 )
 from scheduler_core.framework.cycle_state import CycleState, StateKey, StateNotFound
+from scheduler_core.framework.options import ObjectWriter
 from scheduler_core.framework.interfaces import Handle, NodeScore, NodeToStatus, PostFilterResult, PreFilterResult
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
@@ -117,8 +118,11 @@ class DynamicResources:
     def dra(self) -> DraState:
         return self.handle.snapshot.dra
 
-    def _changes(self) -> list[Any]:
-        return self.handle.snapshot.cluster_changes
+    def _writes(self) -> ObjectWriter:
+        """The API: claim writes (PreBind, PostFilter, Unreserve's reservation undone)."""
+        writes = self.handle.options.object_writes
+        assert writes is not None, "the scheduler gives its frameworks an API to write through"
+        return writes
 
     # ------------------------------------------------------------------ signature and events
 
@@ -325,7 +329,7 @@ class DynamicResources:
             reserved = claim.reserved_for
             if not reserved or (len(reserved) == 1 and reserved[0].uid == pod.uid):
                 current = self.dra.claims.get(claim.key, claim)
-                self.dra.write_claim(current.deallocated(), self._changes())
+                self._writes().write_resource_claim(current.deallocated())
                 return None, Status.unschedulable(REASON_DEALLOCATED)
         return None, Status.unschedulable(REASON_STILL_NOT_SCHEDULABLE)
 
@@ -401,7 +405,7 @@ class DynamicResources:
                 current = self.dra.claims.get(claim.key)
                 if current is not None:
                     kept = tuple(ref for ref in current.reserved_for if ref.uid != pod.uid)
-                    self.dra.write_claim(replace(current, reserved_for=kept), self._changes())
+                    self._writes().write_resource_claim(replace(current, reserved_for=kept))
 
     def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> MaybeStatus:
         data = state.read_optional(_STATE)
@@ -431,12 +435,11 @@ class DynamicResources:
                 if current.allocation is not None:
                     return Status.error(f"claim {claim.key} got allocated elsewhere in the meantime")
                 if FINALIZER not in current.finalizers:
-                    current = replace(current, finalizers=(*current.finalizers, FINALIZER))
-                    self.dra.write_claim(current, self._changes())
+                    current = self._writes().write_resource_claim(
+                        replace(current, finalizers=(*current.finalizers, FINALIZER)))
                 current = replace(current, allocation=allocation)
             current = replace(current, reserved_for=(*current.reserved_for, ConsumerRef("pods", pod.name, pod.uid)))
-            self.dra.write_claim(current, self._changes())
-            return current
+            return self._writes().write_resource_claim(current)
         finally:
             if allocation is not None:
                 self.dra.in_flight.pop(claim.uid, None)

@@ -16,6 +16,7 @@ from scheduler_core import quantity
 from scheduler_core.cluster import volume_controller
 from scheduler_core.framework.filter_facts import VolumeFact
 from scheduler_core.framework.node_info import Snapshot
+from scheduler_core.framework.options import ObjectWriter
 from scheduler_core.framework.storage import StorageState
 from scheduler_core.gosort import sorted_slice
 from scheduler_core.labels import compile_selector
@@ -96,9 +97,10 @@ class _Verdict:
 
 
 class VolumeBinder:
-    def __init__(self, snapshot: Snapshot, bind_timeout_seconds: int) -> None:
+    def __init__(self, snapshot: Snapshot, bind_timeout_seconds: int, writes: Optional[ObjectWriter] = None) -> None:
         self.snapshot = snapshot
         self.bind_timeout_seconds = bind_timeout_seconds
+        self.writes = writes  # the API: PreBind's writes (None: a binder that never binds)
 
     @property
     def storage(self) -> StorageState:
@@ -317,12 +319,14 @@ class VolumeBinder:
     def bind_pod_volumes(self, pod: Pod, pod_volumes: PodVolumes) -> None:
         """BindPodVolumes: write the pre-bound volumes and the annotated claims, let the volume
         controller act, then check every claim ended up bound where the pod goes."""
+        writes = self.writes
+        assert writes is not None, "a binder made without the API cannot bind"
         for binding in pod_volumes.static_bindings:
-            volume_controller.write_volume(self.snapshot, binding.volume)
+            writes.write_volume(binding.volume)
         for provision in pod_volumes.dynamic_provisions:
-            volume_controller.write_claim(self.snapshot, provision.claim)
+            writes.write_claim(provision.claim)
         claims = [b.claim.key for b in pod_volumes.static_bindings] + [p.claim.key for p in pod_volumes.dynamic_provisions]
-        volume_controller.settle(self.snapshot, claims)
+        volume_controller.settle(writes, claims)
         if self.bind_timeout_seconds == 0:  # the poll's first check comes after one second
             raise BinderError(f"binding volumes: {BIND_TIMEOUT_ERROR}")
         if not self._check_bindings(pod, pod_volumes):

@@ -76,7 +76,7 @@ class VolumeBinding:
 
     @property
     def binder(self) -> VolumeBinder:
-        return VolumeBinder(self.handle.snapshot, self.args.bind_timeout_seconds)
+        return VolumeBinder(self.handle.snapshot, self.args.bind_timeout_seconds, self.handle.options.object_writes)
 
     # ------------------------------------------------------------------ PreFilter
 

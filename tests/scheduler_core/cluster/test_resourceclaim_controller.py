@@ -4,11 +4,27 @@ from __future__ import annotations
 
 import hashlib
 
+from scheduler_core.cluster.objects import ObjectWrites
 from scheduler_core.framework.dra_state import DraState
+from scheduler_core.framework.node_info import Snapshot
 from scheduler_core.framework.cluster_events import ActionType
 from scheduler_core.model import FINALIZER, POD_CLAIM_NAME_ANNOTATION, ClaimSpec, DraObjects, ResourceClaimTemplate
 from scheduler_core.cluster.resourceclaim_controller import RELEASE_DELAY_MS, ResourceClaimController, generated_claim_name
 from tests.scheduler_core.builders import claiming_pod, exact, make_resource_claim
+
+class Changes(list):
+    """The ClusterChanges the controller's writes queued (the API's record of them)."""
+
+    writes: ObjectWrites
+
+
+def _api(state: DraState) -> tuple[DraState, Changes]:
+    snapshot = Snapshot([], dra=state)
+    changes = Changes()
+    snapshot.cluster_changes = changes
+    changes.writes = ObjectWrites(snapshot)
+    return state, changes
+
 
 TEMPLATE = ResourceClaimTemplate("default", "tpl", {"team": "ml"}, {"note": "x"}, ClaimSpec((exact(count=2),)))
 
@@ -27,21 +43,22 @@ def test_the_corpus_names_are_reproduced():
 
 
 def test_claims_from_templates_are_owned_by_the_pod_and_named_in_its_status():
-    state, changes = DraState(DraObjects(templates=[TEMPLATE])), []
+    state, changes = _api(DraState(DraObjects(templates=[TEMPLATE])))
     pod = claiming_pod("train", templates=("tpl",))
-    assert ResourceClaimController(state, changes).create_claims(pod)
+    assert ResourceClaimController(state, changes.writes).create_claims(pod)
     name = generated_claim_name("default", "train", "t0")
     claim = state.claim("default", name)
     assert pod.claim_statuses == (("t0", name),)
     assert claim.controlled_by(pod.uid) and claim.spec == TEMPLATE.spec and claim.allocation is None
     assert claim.labels == {"team": "ml"} and claim.annotations == {"note": "x", POD_CLAIM_NAME_ANNOTATION: "t0"}
     assert [c.event.action for c in changes] == [ActionType.ADD]
-    assert not ResourceClaimController(state, changes).create_claims(pod)  # already named: nothing more
+    assert not ResourceClaimController(state, changes.writes).create_claims(pod)  # already named: nothing more
 
 
 def test_a_missing_template_creates_nothing():
     pod = claiming_pod("train", templates=("gone",))
-    assert not ResourceClaimController(DraState(), []).create_claims(pod)
+    state, changes = _api(DraState())
+    assert not ResourceClaimController(state, changes.writes).create_claims(pod)
     assert pod.claim_statuses == ()
 
 
@@ -51,8 +68,8 @@ def test_release_unreserves_deallocates_unfinalizes_and_deletes_the_pods_own_cla
     other = claiming_pod("other", node="n1")
     shared = make_resource_claim("shared", on=("gpu-1",), node="n1", reserved_for=(pod, other),
                                  finalizers=(FINALIZER,))
-    state, changes = DraState(DraObjects(claims=[shared, own])), []
-    controller = ResourceClaimController(state, changes)
+    state, changes = _api(DraState(DraObjects(claims=[shared, own])))
+    controller = ResourceClaimController(state, changes.writes)
     controller.pod_removed(pod, 1000)
     assert controller.next_release_ms() == 1000 + RELEASE_DELAY_MS
     assert controller.release_due(1099) == [] and controller.release_due(1100) == [pod]

@@ -1,4 +1,5 @@
 from scheduler_core.cluster import volume_controller
+from scheduler_core.cluster.objects import ObjectWrites
 from scheduler_core.model import ANN_SELECTED_NODE, ClaimRef
 from tests.scheduler_core.builders import make_claim, make_class, make_node, make_volume, storage_snapshot
 
@@ -12,7 +13,7 @@ def labels(snapshot):
 def test_a_claim_the_scheduler_selected_a_node_for_is_provisioned_there_and_bound():
     claim = make_claim("data", storage_class="wffc", uid="u9", annotations={ANN_SELECTED_NODE: "n1"})
     snapshot = storage_snapshot([NODE], claims=[claim], classes=[make_class("wffc", reclaim_policy="Retain")])
-    volume_controller.settle(snapshot, ["default/data"])
+    volume_controller.settle(ObjectWrites(snapshot), ["default/data"])
     volume = snapshot.storage.volume("pvc-u9")
     assert (volume.claim_ref, volume.phase, volume.reclaim_policy, volume.csi.driver) == (
         ClaimRef("default", "data", "u9"), "Bound", "Retain", "csi.example.com")
@@ -27,7 +28,7 @@ def test_a_claim_the_scheduler_selected_a_node_for_is_provisioned_there_and_boun
 def test_a_volume_the_scheduler_pre_bound_binds_its_claim():
     claim = make_claim("data", storage_class="wffc")
     snapshot = storage_snapshot([NODE], claims=[claim], volumes=[make_volume("pv", claim=claim, phase="Available")])
-    volume_controller.settle(snapshot, ["default/data"])
+    volume_controller.settle(ObjectWrites(snapshot), ["default/data"])
     assert snapshot.storage.claim("default", "data").volume_name == "pv"
     assert labels(snapshot) == [("PersistentVolumeUpdate", "pv"), ("PersistentVolumeClaimUpdate", "data")]
 
@@ -35,7 +36,7 @@ def test_a_volume_the_scheduler_pre_bound_binds_its_claim():
 def test_an_immediate_claim_stays_unbound():
     claim = make_claim("data", storage_class="now", annotations={ANN_SELECTED_NODE: "n1"})
     snapshot = storage_snapshot([NODE], claims=[claim], classes=[make_class("now", wait=False)])
-    volume_controller.settle(snapshot, ["default/data"])
+    volume_controller.settle(ObjectWrites(snapshot), ["default/data"])
     assert snapshot.storage.claim("default", "data").volume_name == "" and snapshot.cluster_changes == []
 
 
@@ -43,7 +44,7 @@ def test_nothing_is_provisioned_for_a_class_that_does_not_provision():
     claim = make_claim("data", storage_class="local", annotations={ANN_SELECTED_NODE: "n1"})
     snapshot = storage_snapshot([NODE], claims=[claim],
                                 classes=[make_class("local", provisioner="kubernetes.io/no-provisioner")])
-    volume_controller.settle(snapshot, ["default/data"])
+    volume_controller.settle(ObjectWrites(snapshot), ["default/data"])
     assert snapshot.cluster_changes == []
 
 
@@ -51,16 +52,6 @@ def test_an_in_tree_provisioner_provisions_under_its_csi_driver_and_names_never_
     claim = make_claim("data", storage_class="gce", uid="", annotations={ANN_SELECTED_NODE: "n1"})
     snapshot = storage_snapshot([NODE], claims=[claim], volumes=[make_volume("pvc-default-data")],
                                 classes=[make_class("gce", provisioner="kubernetes.io/gce-pd")])
-    volume_controller.settle(snapshot, ["default/data"])
+    volume_controller.settle(ObjectWrites(snapshot), ["default/data"])
     volume = snapshot.storage.volume("pvc-default-data-2")
     assert volume.csi.driver == "pd.csi.storage.gke.io"
-
-
-def test_api_writes_are_recorded_as_add_or_update():
-    snapshot = storage_snapshot([NODE])
-    claim = make_claim("data")
-    volume_controller.write_claim(snapshot, claim)
-    volume_controller.write_claim(snapshot, claim)
-    changes = snapshot.cluster_changes
-    assert [(c.event.label, c.old, c.new) for c in changes] == [
-        ("PersistentVolumeClaimAdd", None, claim), ("PersistentVolumeClaimUpdate", claim, claim)]

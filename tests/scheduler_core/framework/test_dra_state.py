@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from scheduler_core.framework.dra_state import DraState
-from scheduler_core.framework.cluster_events import ActionType, EventResource
 from scheduler_core.model import AllocationResult, DeviceResult, DraObjects
 from tests.scheduler_core.builders import make_resource_claim
 
@@ -17,16 +16,3 @@ def test_devices_in_use_are_those_of_allocated_claims_and_allocations_in_flight(
     state.in_flight["uid-claim-c"] = make_resource_claim("c", on=("gpu-2",), node="n1")
     assert state.device_owners() == {("gpu.example.com", "n1", "gpu-0"): "default/a",
                                      ("gpu.example.com", "n1", "gpu-2"): "default/c"}
-
-
-def test_writes_update_the_cache_and_tell_the_queue():
-    state = DraState()
-    changes: list = []
-    claim = make_resource_claim("a")
-    state.write_claim(claim, changes)
-    state.write_claim(claim.deallocated(), changes)
-    state.delete_claim("default/a", changes)
-    assert [(c.event.resource, c.event.action) for c in changes] == [
-        (EventResource.RESOURCE_CLAIM, ActionType.ADD), (EventResource.RESOURCE_CLAIM, ActionType.UPDATE),
-        (EventResource.RESOURCE_CLAIM, ActionType.DELETE)]
-    assert state.claim("default", "a") is None

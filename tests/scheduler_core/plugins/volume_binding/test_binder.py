@@ -2,6 +2,7 @@ from dataclasses import replace
 
 import pytest
 
+from scheduler_core.cluster.objects import ObjectWrites
 from scheduler_core.model import ANN_SELECTED_NODE, Volume
 from scheduler_core.plugins.volume_binding.binder import BinderError, PodVolumes, VolumeBinder
 from tests.scheduler_core.builders import (
@@ -20,7 +21,7 @@ CLASSES = [make_class("wait"), make_class("now", wait=False)]
 def binder_for(**objects):
     objects.setdefault("classes", CLASSES)
     snapshot = storage_snapshot([make_node("n1"), make_node("n2")], **objects)
-    return VolumeBinder(snapshot, 600), snapshot
+    return VolumeBinder(snapshot, 600, ObjectWrites(snapshot)), snapshot
 
 
 def test_get_pod_volume_claims_sorts_claims_by_state():

@@ -1,0 +1,45 @@
+"""cluster/objects.py: storage and device objects written through the API — each write a new
+version (a resourceVersion that equality ignores), the scheduler's caches updated at once, a
+ClusterChange queued for the queue's hints (Add, Update or Delete)."""
+
+from __future__ import annotations
+
+from scheduler_core.cluster.objects import ObjectWrites
+from scheduler_core.framework.cluster_events import ActionType, EventResource
+from scheduler_core.framework.dra_state import DraState
+from scheduler_core.framework.node_info import Snapshot
+from tests.scheduler_core.builders import make_claim, make_class, make_node, make_resource_claim, make_volume, storage_snapshot
+
+
+def _told(snapshot: Snapshot) -> list[tuple[EventResource, ActionType]]:
+    return [(change.event.resource, change.event.action) for change in snapshot.cluster_changes]
+
+
+def test_resource_claim_writes_update_the_cache_and_tell_the_queue():
+    snapshot = Snapshot([], dra=DraState())
+    writes = ObjectWrites(snapshot)
+    claim = make_resource_claim("a")
+    first = writes.write_resource_claim(claim)
+    second = writes.write_resource_claim(claim.deallocated())
+    writes.delete_resource_claim("default/a")
+    assert _told(snapshot) == [(EventResource.RESOURCE_CLAIM, ActionType.ADD), (EventResource.RESOURCE_CLAIM, ActionType.UPDATE),
+                               (EventResource.RESOURCE_CLAIM, ActionType.DELETE)]
+    assert snapshot.dra.claim("default", "a") is None
+    assert (first.resource_version, second.resource_version) == (1, 2) and first == claim  # equality ignores the version
+
+
+def test_storage_writes_are_adds_then_updates_and_an_assumed_copy_expires():
+    snapshot = storage_snapshot([make_node("n1")])
+    writes = ObjectWrites(snapshot, iter(range(100, 200)).__next__)
+    claim = make_claim("data")
+    writes.write_claim(claim)
+    snapshot.storage.assume_claim(claim)
+    written = writes.write_claim(claim)
+    assert not snapshot.storage.is_claim_assumed(claim.key) and written.resource_version == 101
+    writes.write_volume(make_volume("pv"))
+    writes.write_storage_class(make_class("fast"))
+    writes.delete_claim("default/data")
+    assert _told(snapshot) == [
+        (EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD), (EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.UPDATE),
+        (EventResource.PERSISTENT_VOLUME, ActionType.ADD), (EventResource.STORAGE_CLASS, ActionType.ADD),
+        (EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.DELETE)]
