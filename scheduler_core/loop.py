@@ -70,7 +70,7 @@ ERROR_RETRY_HORIZON_MS = 60 * MS_PER_SECOND
 
 class SchedulerLoop:
     def __init__(self, scenario: Scenario, *, tie_break: str = TIE_BREAK_FIRST, seed: Optional[int] = None,
-                 vectorized: bool = True, audit_writes: bool = False) -> None:
+                 vectorized: bool = True, audit_writes: bool = False, hand_over_only: bool = False) -> None:
         self.scenario = fresh_copy(scenario)
         _start_running_pods(self.scenario)
         _take_dumped_conditions(self.scenario)
@@ -84,7 +84,8 @@ class SchedulerLoop:
         options = FrameworkOptions(nominator=nominator, clock_ms=lambda: self.clock.ms, opportunistic_batching=True,
                                    preemption_ties_in_node_order=True, preemption_api=self,
                                    next_version=lambda: next(versions))
-        self.scheduler = Scheduler(self.scenario, tie_break, seed, vectorized, options=options)
+        self.scheduler = Scheduler(self.scenario, tie_break, seed, vectorized, options=options,
+                                   hand_over_only=hand_over_only)
         self.snapshot = self.scheduler.snapshot
         config = self.scenario.config
         sorter = self.scheduler.framework.profile.queue_sort[0]
@@ -529,8 +530,10 @@ def _pre_enqueue(framework: Framework) -> list[PreEnqueuePlugin]:
 
 
 def run_to_the_end(scenario: Scenario, *, tie_break: str = TIE_BREAK_FIRST, seed: Optional[int] = None,
-                   vectorized: bool = True) -> Iterator[Event]:
-    """The scheduler as it really runs, to the end: the timeline's event stream."""
+                   vectorized: bool = True, hand_over_only: bool = False) -> Iterator[Event]:
+    """The scheduler as it really runs, to the end: the timeline's event stream (``hand_over_only``:
+    for event_pipe's hand-over alone, its node lists kept as positions)."""
     with collector_paused():  # the set-up builds the snapshot: nothing there for the collector
-        loop = SchedulerLoop(scenario, tie_break=tie_break, seed=seed, vectorized=vectorized)
+        loop = SchedulerLoop(scenario, tie_break=tie_break, seed=seed, vectorized=vectorized,
+                             hand_over_only=hand_over_only)
     return frozen_after_first(loop.run())

@@ -106,8 +106,10 @@ class Scheduler:
 
     def __init__(self, scenario: Scenario, tie_break: str = TIE_BREAK_FIRST, seed: Optional[int] = None,
                  vectorized: bool = True, registry: Optional[Registry] = None,
-                 options: Optional[FrameworkOptions] = None) -> None:
+                 options: Optional[FrameworkOptions] = None, hand_over_only: bool = False) -> None:
         self.snapshot = Snapshot.from_scenario(scenario)
+        # ``hand_over_only``: the events go only to event_pipe's hand-over (the engine's process).
+        self.snapshot.node_lists_as_positions = hand_over_only
         registry = registry if registry is not None else in_tree_registry()
         single_pass = options is None
         if options is None:
@@ -666,13 +668,13 @@ def _with_verdicts(verdicts: list[tuple[str, FilterVerdicts]],
 
 
 def simulate(scenario: Scenario, *, tie_break: str = TIE_BREAK_FIRST, seed: Optional[int] = None,
-             vectorized: bool = True) -> Iterator[Event]:
+             vectorized: bool = True, hand_over_only: bool = False) -> Iterator[Event]:
     """Replays the scenario's scheduling cycles; the scenario's pods are not modified.
 
     ``vectorized=False`` runs every plugin node by node: the reference the fast path is tested against.
     """
     with collector_paused():  # the set-up builds the snapshot: nothing there for the collector
-        scheduler = Scheduler(fresh_copy(scenario), tie_break, seed, vectorized)
+        scheduler = Scheduler(fresh_copy(scenario), tie_break, seed, vectorized, hand_over_only=hand_over_only)
     return frozen_after_first(scheduler.run())
 
 

@@ -26,7 +26,6 @@ from typing import Any, BinaryIO, Optional
 
 from scheduler_core.event_pipe.codec import Receiver, Sender
 from scheduler_core.events import Event
-from scheduler_core.framework.node_table import hand_over_only
 
 # A frame closes at a cycle's end or once it holds this much: a 5,000-node attempt (~0.5 MB) is one
 # frame, one pipe write and one acknowledgement (at 256 KiB it was 2.6 of each).
@@ -55,9 +54,10 @@ def can_fork() -> bool:
     return hasattr(os, "fork")
 
 
-def events_in_child(make_events: Callable[[], Iterator[Event]]) -> Iterator[Event]:
-    """``make_events()`` run in a forked child; its events, typed, in this process as they come.
-    A process that cannot fork now (out of processes or memory) runs it here instead: same events."""
+def events_in_child(make_events: Callable[[bool], Iterator[Event]]) -> Iterator[Event]:
+    """``make_events(True)`` run in a forked child (True: its events go only to the hand-over);
+    its events, typed, in this process as they come. A process that cannot fork now (out of
+    processes or memory) runs ``make_events(False)`` here instead: same events."""
     arena = mmap.mmap(-1, ARENA_BYTES)  # anonymous and shared: the child writes, this process reads
     header_read, header_write = os.pipe()
     ack_read, ack_write = os.pipe()
@@ -67,7 +67,7 @@ def events_in_child(make_events: Callable[[], Iterator[Event]]) -> Iterator[Even
         for fd in (header_read, header_write, ack_read, ack_write):
             os.close(fd)
         arena.close()
-        yield from make_events()
+        yield from make_events(False)
         return
     if pid == 0:  # the child: never returns
         os.close(header_read)
@@ -147,15 +147,14 @@ class _ChildChannel:
             self.in_flight.popleft()
 
 
-def _child(channel: _ChildChannel, make_events: Callable[[], Iterator[Event]]) -> None:
+def _child(channel: _ChildChannel, make_events: Callable[[bool], Iterator[Event]]) -> None:
     code = 1
     sender: Optional[Sender] = None
     try:
         _as_engine_process()
-        hand_over_only()
         sender = Sender()
         cycle = None
-        for event in make_events():
+        for event in make_events(True):
             if event.cycle != cycle or sender.pending >= BATCH_BYTES:
                 if sender.count:
                     sender.flush_to(channel.events)

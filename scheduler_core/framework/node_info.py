@@ -261,6 +261,8 @@ class Snapshot:
     # binding, stand-in controllers), drained by the run loop for the queue (ClusterChange).
     cluster_changes: list[ClusterChange] = field(default_factory=list)
     dra: DraState = field(default_factory=DraState)  # device classes, slices, resource claims
+    # The node lists its table hands on stay positions (the engine's own process, event_pipe).
+    node_lists_as_positions: bool = False
 
     def __post_init__(self) -> None:
         self.assumed: set[str] = getattr(self, "assumed", set())  # kept when the node list changes
@@ -275,7 +277,7 @@ class Snapshot:
     def table(self) -> NodeTable[NodeInfo]:
         """The columnar view for vectorised plugins, built on first use and kept in step by ``bind``."""
         if self._table is None:
-            self._table = NodeTable(self.node_infos)
+            self._table = NodeTable(self.node_infos, self.node_lists_as_positions)
         return self._table
 
     @classmethod

@@ -121,19 +121,6 @@ class PositionedNames(list[str]):
         self.table_names = table_names
 
 
-# True in the engine's own process (scheduler_core.event_pipe), whose events go only to the
-# hand-over: it sends a table's node lists as their positions and never reads the names, and the
-# engine's own vectorized paths read positions, so there the node lists the cycle hands on
-# (NodeTable.node_list) stay positions and the reading side gathers the names.
-_hand_over_only = False
-
-
-def hand_over_only() -> None:
-    """This process's events go only to event_pipe's sender (called in the engine's own process)."""
-    global _hand_over_only
-    _hand_over_only = True
-
-
 class NodePositions(Sequence[str]):
     """A node list as the table positions it would be gathered from, the names looked up only
     when read: the node lists a cycle hands on in the engine's own process (``hand_over_only``),
@@ -174,18 +161,21 @@ class NodePositions(Sequence[str]):
 NodeList = Union[PositionedNames, NodePositions]
 
 
-def node_list(names: list[str], names_array: np.ndarray, positions: np.ndarray) -> NodeList:
+def node_list(names: list[str], names_array: np.ndarray, positions: np.ndarray, as_positions: bool = False) -> NodeList:
     """The names at ``positions`` of a table's name list (``names_array``: the same as an object
-    array) as a cycle hands them on: gathered, or kept as positions in the engine's own process
-    (``hand_over_only``)."""
-    if _hand_over_only:
+    array) as a cycle hands them on: gathered, or kept as positions (``as_positions``: the engine's
+    own process, whose events go only to the hand-over — it sends node lists as positions and
+    never reads the names, and the engine's vectorized paths read positions — so the reading side
+    gathers the names)."""
+    if as_positions:
         return NodePositions(positions, names)
     return PositionedNames(gathered_names(names, names_array, positions), positions, names)
 
 
 class NodeTable(Generic[InfoT]):
-    def __init__(self, node_infos: list[InfoT]) -> None:
+    def __init__(self, node_infos: list[InfoT], lists_as_positions: bool = False) -> None:
         self.node_infos = node_infos
+        self.lists_as_positions = lists_as_positions  # the node lists it hands on (``node_list``)
         self.names = [info.name for info in node_infos]
         # Object arrays: ``names_at(positions)`` gathers thousands of names at C speed.
         self.names_array = np.asarray(self.names, dtype=object)
@@ -270,7 +260,7 @@ class NodeTable(Generic[InfoT]):
 
     def node_list(self, positions: np.ndarray) -> NodeList:
         """The names at these positions as a cycle hands them on (its events, scoring)."""
-        return node_list(self.names, self.names_array, positions)
+        return node_list(self.names, self.names_array, positions, self.lists_as_positions)
 
     def infos_at(self, positions: np.ndarray) -> list[InfoT]:
         infos: list[InfoT] = self.infos_array[positions].tolist()

@@ -13,8 +13,8 @@ from scheduler_core.scheduler import Cycle, Scheduler
 from tests.scheduler_core.builders import node_text, pod_text, preemption_scenario
 
 
-def _cycle(text: str) -> Cycle:
-    scheduler = Scheduler(load_scenario(text))
+def _cycle(text: str, hand_over_only: bool = False) -> Cycle:
+    scheduler = Scheduler(load_scenario(text), hand_over_only=hand_over_only)
     return Cycle(scheduler, 0, scheduler.queue[0])
 
 
@@ -69,17 +69,14 @@ def test_the_run_recorder_stamps_the_attempt_and_the_clock_and_drains_the_moves(
     assert failed.payload.to_json()["bindingNode"] == "n1" and failed.payload.to_json()["victims"] == ["default/v"]
 
 
-def test_in_the_engines_own_process_the_node_lists_stay_positions(monkeypatch):
-    """node_table.hand_over_only(): the evaluated and the feasible nodes are positions (the
-    hand-over sends nothing else of them), the same names and JSON when read."""
-    from scheduler_core.framework import node_table
+def test_in_the_engines_own_process_the_node_lists_stay_positions():
+    """A scheduler whose events go only to the hand-over: the evaluated and the feasible nodes are
+    positions (the hand-over sends nothing else of them), the same names and JSON when read."""
     from scheduler_core.framework.node_table import NodePositions, PositionedNames
 
     text = "---\n".join([node_text("n1"), node_text("n2"), node_text("n3"), pod_text("p")])
     events = list(record_cycle(_cycle(text)))
-    monkeypatch.setattr(node_table, "_hand_over_only", False)
-    node_table.hand_over_only()
-    hollow = list(record_cycle(_cycle(text)))
+    hollow = list(record_cycle(_cycle(text, hand_over_only=True)))
     lists = lambda stream: [type(e.payload.nodes) for e in stream if e.extension_point in (  # noqa: E731
         ExtensionPoint.FILTER, ExtensionPoint.SCORE, ExtensionPoint.NORMALIZE_SCORE) and e.plugin]
     assert set(lists(events)) == {PositionedNames} and set(lists(hollow)) == {NodePositions}

@@ -261,12 +261,13 @@ def _finding_json(finding: dict[str, Any]) -> dict[str, Any]:
 MODE_TIMELINE, MODE_SINGLE = "timeline", "single"
 
 
-def simulate_events(scenario: Any, mode: str = MODE_TIMELINE) -> Iterator[Event]:
+def simulate_events(scenario: Any, mode: str = MODE_TIMELINE, hand_over_only: bool = False) -> Iterator[Event]:
     """The run's one stream: the scheduler run to the end (timeline), or the single pass (trace).
-    Deterministic tie-break: a retried run must reproduce the same (seq -> event) stream."""
+    Deterministic tie-break: a retried run must reproduce the same (seq -> event) stream.
+    ``hand_over_only``: in the engine's own process (its node lists stay positions)."""
     if mode == MODE_SINGLE:
-        return simulate(scenario, tie_break="first")
-    return run_to_the_end(scenario, tie_break="first")
+        return simulate(scenario, tie_break="first", hand_over_only=hand_over_only)
+    return run_to_the_end(scenario, tie_break="first", hand_over_only=hand_over_only)
 
 
 # Nodes × pending pods from which a run's engine gets a process of its own (SCHEDLAB_ENGINE_PROCESS
@@ -279,7 +280,7 @@ def run_events(scenario: Any, mode: str = MODE_TIMELINE) -> Iterator[Event]:
     one stores (scheduler_core.event_pipe), so scheduling and storing use two cores; the events are
     the same either way (SCHEDLAB_ENGINE_PROCESS: auto, child or inline)."""
     if engine_in_child(scenario):
-        return events_in_child(lambda: simulate_events(scenario, mode))
+        return events_in_child(lambda in_child: simulate_events(scenario, mode, hand_over_only=in_child))
     return simulate_events(scenario, mode)
 
 

@@ -33,7 +33,7 @@ def assert_same_stored(scenario, run: Callable, passed_on: Callable[[Iterator[Ev
     """``run(scenario)`` stored directly and through ``passed_on``; how many cycle groups matched."""
     names = RunNames([node.name for node in scenario.nodes], [pod.key for pod in scenario.pending_pods])
     here = stored(run(scenario), names, cycles)
-    there = stored(passed_on(lambda: run(scenario)), names, cycles)
+    there = stored(passed_on(lambda hand_over: run(scenario, hand_over_only=hand_over)), names, cycles)
     assert len(there) == len(here)
     for cycle, (mine, theirs) in enumerate(zip(here, there)):
         assert theirs[1] == mine[1], f"cycle group {cycle}: events differ"

@@ -63,7 +63,7 @@ def _drain(frames, receiver):
 
 
 def assert_read_back_the_same(scenario, run, cycles: int = 0, frame_events: int = 0) -> int:
-    return assert_same_stored(scenario, run, lambda make_events: read_back(make_events(), frame_events), cycles)
+    return assert_same_stored(scenario, run, lambda make_events: read_back(make_events(False), frame_events), cycles)
 
 
 @pytest.mark.parametrize("path", SINGLE, ids=lambda p: p.stem)
@@ -104,19 +104,8 @@ def test_tiny_rings_and_frames_of_a_few_events_give_the_same(monkeypatch):
 
 
 def as_the_engines_process(make_events):
-    """The events as the engine's own process emits them (node_table.hand_over_only while each is made)."""
-    from scheduler_core.framework import node_table
-
-    events = make_events()
-    while True:
-        node_table._hand_over_only = True
-        try:
-            one = next(events, None)
-        finally:
-            node_table._hand_over_only = False
-        if one is None:
-            return
-        yield one
+    """The events as the engine's own process emits them (its node lists kept as positions)."""
+    return make_events(True)
 
 
 def test_evaluated_nodes_kept_as_positions_in_the_engines_process_read_back_the_same():
@@ -124,7 +113,7 @@ def test_evaluated_nodes_kept_as_positions_in_the_engines_process_read_back_the_
 
     spreading = next(path for path in BENCH_500 if path.stem.startswith("spread"))
     scenario = load_scenario(spreading.read_bytes(), limits=BIG)
-    hollow = [e.payload.nodes for e in itertools.islice(as_the_engines_process(lambda: run_to_the_end(scenario)), 3000)
+    hollow = [e.payload.nodes for e in itertools.islice(as_the_engines_process(lambda hand_over: run_to_the_end(scenario, hand_over_only=hand_over)), 3000)
               if e.extension_point is ExtensionPoint.FILTER and e.plugin]
     assert hollow and all(type(nodes) is NodePositions for nodes in hollow)  # the switch is on while they are made
     passed_on = lambda make_events: read_back(as_the_engines_process(make_events))  # noqa: E731

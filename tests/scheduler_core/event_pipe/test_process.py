@@ -92,7 +92,7 @@ def test_a_shared_memory_reused_from_its_start_gives_the_same(monkeypatch):
 
 
 def made(events: list[Event]):
-    return lambda: iter(events)
+    return lambda in_child: iter(events)
 
 
 def event(payload, cycle: int = 0, point: ExtensionPoint = ExtensionPoint.CYCLE_END) -> Event:
@@ -100,7 +100,7 @@ def event(payload, cycle: int = 0, point: ExtensionPoint = ExtensionPoint.CYCLE_
 
 
 def test_the_engines_exception_is_raised_here_after_its_events():
-    def failing():
+    def failing(in_child):
         yield event(CycleEnd("n1"))
         raise RuntimeError("boom")
 
@@ -119,7 +119,7 @@ class Picky(Exception):
 
 
 def test_an_exception_that_does_not_pickle_keeps_its_name_and_message():
-    def failing():
+    def failing(in_child):
         raise Picky(7, "bad")
         yield
 
@@ -129,7 +129,7 @@ def test_an_exception_that_does_not_pickle_keeps_its_name_and_message():
 
 
 def test_an_engine_process_that_dies_is_reported():
-    def dying():
+    def dying(in_child):
         yield event(CycleEnd("n1"))
         os.kill(os.getpid(), signal.SIGKILL)
         yield event(CycleEnd("n2"))
@@ -141,7 +141,7 @@ def test_an_engine_process_that_dies_is_reported():
 def test_a_reader_that_stops_early_leaves_no_process_behind():
     pids = []
 
-    def endless():
+    def endless(in_child):
         pids.append(os.getpid())  # in the child: only the child's list grows
         for cycle in itertools.count():
             yield event(CycleEnd("n1"), cycle=cycle)
