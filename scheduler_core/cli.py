@@ -405,7 +405,7 @@ def _say_trial(number: int, label: str) -> None:
 
 
 def _say_copies(copies: int, seconds: float) -> None:
-    rate = f", {copies / seconds:.0f}/s" if seconds > 0 else ""
+    rate = f", {copies / seconds:.0f}/s" if seconds >= 0.5 else ""  # a count takes no time to speak of
     print(f"{copies} copies placed or counted ({seconds:.1f} s of CPU{rate})", file=sys.stderr, flush=True)
 
 
