@@ -186,6 +186,12 @@ class TrialOutcome:
 def run_trial(base: Union[TrialBase, str], changes: TrialChanges) -> TrialOutcome:
     """The base scenario run to the end with ``changes`` as its steps: independent of every other
     trial (the base is copied), so trials may run in any order or on other workers."""
+    return run_to_rest(base, changes)[1]
+
+
+def run_to_rest(base: Union[TrialBase, str], changes: TrialChanges) -> tuple[SchedulerLoop, TrialOutcome]:
+    """``run_trial``'s work with the loop kept as the run left it: the one pass
+    (capacity_pass.py) goes on placing copies from there with the same scheduler."""
     trial_base = TrialBase.from_text(base) if isinstance(base, str) else base
     scenario = trial_base.scenario
     assert scenario.changes is not None
@@ -197,7 +203,7 @@ def run_trial(base: Union[TrialBase, str], changes: TrialChanges) -> TrialOutcom
                                info.node.unschedulable,
                                [pod_requests(pod_info.pod) for pod_info in info.pods])
                      for info in loop.snapshot.node_infos]
-    return outcome
+    return loop, outcome
 
 
 def _outcome(events: Iterable[Event]) -> TrialOutcome:
@@ -441,15 +447,39 @@ def copies_maker(scenario: Scenario, workload: Optional[str],
                 f"{chosen.kind} {chosen.key}")
     if pod is None:
         raise CapacityError("name a workload (--workload NS/NAME) or a pod (--pod NS/NAME)")
+    copies = pod_copies(scenario, pod)
+    return (lambda n: TrialChanges((TrialStep(f"{n} copies of pod {pod}", tuple(
+        CreateOp(copies.ref(k), copies.manifest(k)) for k in range(1, n + 1))),)), copies.target)
+
+
+@dataclass(frozen=True)
+class PodCopies:
+    """Copies of a pod as a step creates them: ``<name>-copy-k``, its labels and spec, no node.
+    Written once for the trials' steps and the one pass (capacity_pass.py)."""
+
+    namespace: str
+    name: str
+    template: dict
+
+    @property
+    def target(self) -> str:
+        return f"Pod {self.namespace}/{self.name}"
+
+    def ref(self, k: int) -> ObjectRef:
+        return ObjectRef("Pod", self.namespace, f"{self.name}-copy-{k}")
+
+    def manifest(self, k: int) -> dict:
+        return _named(self.template, f"{self.name}-copy-{k}")
+
+
+def pod_copies(scenario: Scenario, pod: str) -> PodCopies:
+    """The copies of pod ``NS/NAME``; CapacityError when the scenario has no such pod."""
+    assert scenario.changes is not None
     namespace, _, name = pod.rpartition("/")
     manifest = scenario.changes.manifests.get(ObjectRef("Pod", namespace or "default", name))
     if manifest is None:
         raise CapacityError(f"no pod {pod} in the scenario")
-    template = _pod_template(manifests.plain(manifest))
-    return (lambda n: TrialChanges((TrialStep(f"{n} copies of pod {pod}", tuple(
-        CreateOp(ObjectRef("Pod", namespace or "default", f"{name}-copy-{k}"),
-                 _named(template, f"{name}-copy-{k}")) for k in range(1, n + 1))),)),
-            f"Pod {namespace or 'default'}/{name}")
+    return PodCopies(namespace or "default", name, _pod_template(manifests.plain(manifest)))
 
 
 def _pod_template(manifest: dict) -> dict:

@@ -92,9 +92,17 @@ def _parser() -> argparse.ArgumentParser:
                           help="how many nodes like NODE the pending pods need (repeat to compare templates)")
     question.add_argument("--removable", action="store_true", help="which nodes can be drained and removed")
     question.add_argument("--fragmentation", action="store_true", help="free capacity against the largest request that fits")
-    capacity.add_argument("--max", type=int, default=None, help="the most copies (--workload/--pod) or nodes to try")
+    capacity.add_argument("--max", type=int, default=None,
+                          help="the most copies (--workload/--pod) or nodes to try; the answer says when it stopped there")
+    capacity.add_argument("--method", choices=("auto", "place", "trials"), default="auto",
+                          help="--pod only. auto (default): copies counted per node when they are independent "
+                               "(resources, pod slots, ports, node constraints), else placed one by one in one "
+                               "pass (cluster-capacity's way), else — pods still pending after the scenario's run, "
+                               "copies that could preempt, claims — the trial search; place: always the one pass; "
+                               "trials: always the trial search (docs/CAPACITY.md)")
     capacity.add_argument("--json", action="store_true", help="print the answer as JSON (docs/CAPACITY.md)")
-    capacity.add_argument("--progress", action="store_true", help="say each trial run on stderr as it starts")
+    capacity.add_argument("--progress", action="store_true",
+                          help="on stderr: each trial run as it starts, copies placed (and per second) in a pass")
     snapshot = commands.add_parser("snapshot", help="write a scenario file from a live cluster (kubeconfig)")
     snapshot.add_argument("-o", "--output", default="-", help="file to write ('-', the default: standard output)")
     snapshot.add_argument("--kubeconfig", default=None, help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
@@ -367,9 +375,16 @@ def run_capacity(args: argparse.Namespace) -> int:
 
     try:
         base = capacity.TrialBase.from_sources(read_sources(args.scenario).sources)
-        answer = capacity.answer(base, workload=args.workload, pod=args.pod, add_like=args.add_like,
-                                 removable=args.removable, fragmentation=args.fragmentation, max_count=args.max,
-                                 progress=_say_trial if args.progress else None)
+        if args.pod is not None:
+            from scheduler_core import capacity_pass
+
+            answer = capacity_pass.how_many_copies(base, args.pod, max_count=args.max, method=args.method,
+                                                   progress=_say_trial if args.progress else None,
+                                                   copy_progress=_say_copies if args.progress else None)
+        else:
+            answer = capacity.answer(base, workload=args.workload, pod=args.pod, add_like=args.add_like,
+                                     removable=args.removable, fragmentation=args.fragmentation, max_count=args.max,
+                                     progress=_say_trial if args.progress else None)
     except ScenarioInvalid as err:
         print(f"error: {' '.join(args.scenario)} is not a valid scenario ({len(err.errors)} problem(s)):", file=sys.stderr)
         for problem in err.errors:
@@ -387,6 +402,11 @@ def run_capacity(args: argparse.Namespace) -> int:
 
 def _say_trial(number: int, label: str) -> None:
     print(f"trial {number}: {label}", file=sys.stderr, flush=True)
+
+
+def _say_copies(copies: int, seconds: float) -> None:
+    rate = f", {copies / seconds:.0f}/s" if seconds >= 0.5 else ""  # a count takes no time to speak of
+    print(f"{copies} copies placed or counted ({seconds:.1f} s of CPU{rate})", file=sys.stderr, flush=True)
 
 
 def run_snapshot(args: argparse.Namespace) -> int:
