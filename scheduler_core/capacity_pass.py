@@ -37,7 +37,7 @@ from scheduler_core.capacity import (
     run_to_rest,
 )
 from scheduler_core.capacity_count import Counted, CountRefused, count_copies
-from scheduler_core.controllers.pods import admit_priority
+from scheduler_core.cluster.controllers.pods import admit_priority
 from scheduler_core.events import CycleEnd
 from scheduler_core.explain import CycleExplanation, explain_events
 from scheduler_core.loop import SchedulerLoop
