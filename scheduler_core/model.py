@@ -437,6 +437,9 @@ class NoticeCode(str, Enum):
     LINKS = "links"  # symbolic/hard links and special files of a directory or archive: not followed
     CONTAINER_LOGS = "container-logs"  # container logs between the lists of `kubectl cluster-info dump`
     DUPLICATE_OBJECTS = "duplicate-objects"  # the same object (same uid) written twice by a dump tool: read once
+    # Invalid values the API server lets an existing pod keep (a required node affinity term's label
+    # values): loaded as they are, never matching.
+    KEPT_INVALID = "kept-invalid"
 
 
 @dataclass(frozen=True, slots=True)

@@ -161,7 +161,8 @@ class StoryBuilder:
             self._cause = payload.object
             self.changes.append({"cycle": self._after(), "pod": event.pod, **payload.to_json(),
                                  "time": clock_text(payload.time_ms), "text": _change_text(event.pod, payload)})
-            self.entries.append(("change", len(self.changes) - 1))
+            if payload.kind is not ClusterChangeKind.POD_STATUS:  # said by the attempt's or the victim's sentence
+                self.entries.append(("change", len(self.changes) - 1))
         elif isinstance(payload, StepStarted):
             self.steps.append({"step": payload.step, "name": payload.name, "timeMs": payload.time_ms,
                                "time": clock_text(payload.time_ms), "operations": payload.operations,

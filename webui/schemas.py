@@ -70,7 +70,7 @@ class NoticeOut(Schema):
 
     code: str = Field(description="ignored-kinds, finished-pods, missing-node, other-scheduler, scheduling-gated, resource-claims, "
                                   "dra-feature-off, pending-volumes, no-nodes, no-pending-pods, unread-files, not-objects, links, "
-                                  "container-logs, duplicate-objects")
+                                  "container-logs, duplicate-objects, kept-invalid")
     message: str
     objects: list[str] = Field(description='the objects concerned, e.g. "Pod default/web-1", in document order')
 

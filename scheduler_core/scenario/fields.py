@@ -18,15 +18,25 @@ INT64_MAX = 2**63 - 1
 class Context:
     """The object being decoded (its display name can change once metadata is read) and the error sink."""
 
-    __slots__ = ("object", "errors", "file")
+    __slots__ = ("object", "errors", "file", "kept")
 
-    def __init__(self, object_name: str, errors: list[ScenarioError], file: Optional[str] = None) -> None:
+    def __init__(self, object_name: str, errors: list[ScenarioError], file: Optional[str] = None,
+                 kept: Optional[list[ScenarioError]] = None) -> None:
         self.object = object_name
         self.errors = errors
         self.file = file  # the file being read when a scenario comes from several (None: the one text)
+        # Problems the API server lets an object that already exists keep (a dump's objects), while
+        # it refuses them on a new one: said as a notice where this list is given, errors otherwise.
+        self.kept = kept
 
     def error(self, path: str, line: Optional[int], message: str) -> None:
         self.errors.append(ScenarioError(self.object, path, line, message, self.file))
+
+    def keep(self, path: str, line: Optional[int], message: str) -> None:
+        if self.kept is None:
+            self.error(path, line, message)
+        else:
+            self.kept.append(ScenarioError(self.object, path, line, message, self.file))
 
 
 def describe(value: Any) -> str:
@@ -102,6 +112,10 @@ class Field:
     # ------------------------------------------------------------ type checks
     def error(self, message: str) -> None:
         self.ctx.error(self.path, self.line, message)
+
+    def keep(self, message: str) -> None:
+        """A problem an existing object may keep (``Context.keep``)."""
+        self.ctx.keep(self.path, self.line, message)
 
     def error_at(self, key: str, message: str) -> None:
         """An error about child ``key`` (which may be absent: then the parent's line is used)."""

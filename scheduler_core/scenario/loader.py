@@ -113,6 +113,7 @@ class _Collected:
     not_objects: list[str] = field(default_factory=list)  # lenient files holding no Kubernetes object
     duplicates: list[str] = field(default_factory=list)  # objects met again in another file (same uid)
     container_logs: list[str] = field(default_factory=list)  # "ns/pod container" blocks skipped
+    kept: list[ScenarioError] = field(default_factory=list)  # problems existing objects may keep (Context.keep)
     # Every pod with its object and whether spec.priority is written, for the Priority admission.
     admitted: list[tuple[Pod, Field, bool]] = field(default_factory=list)
     pod_specs: pods.SpecMemo = field(default_factory=dict)  # specs decoded so far (pods.decode_pod)
@@ -237,7 +238,7 @@ def _read_document(document: Document, source: SourceText, collected: _Collected
             collected.not_objects.append(source.name or FILE)
         return
     label = f"document {document.index}"
-    root = Field(value, "", getattr(value, "line", document.line), Context(label, errors, source.name))
+    root = Field(value, "", getattr(value, "line", document.line), Context(label, errors, source.name, collected.kept))
     if isinstance(value, YList) and (not value or _named(value[0], source.kind_hint)):  # a JSON array (sonobuoy)
         _read_items(root, label, source.kind_hint, "", collected, limits, errors)
         return
@@ -298,7 +299,7 @@ def _read_items(items: Field, label: str, item_kind: str, api_version: str, coll
                 limits: Limits, errors: list[ScenarioError]) -> None:
     file = items.ctx.file
     for index, item in enumerate(items.items()):
-        item.ctx = Context(f"{label} items[{index}]", errors, file)
+        item.ctx = Context(f"{label} items[{index}]", errors, file, collected.kept)
         if item.expect_map():
             _read_object(Field(item.value, "", item.line, item.ctx), collected, limits, item_kind, api_version)
 
@@ -490,7 +491,23 @@ def _notices(collected: _Collected) -> list[Notice]:
         notices.append(Notice(NoticeCode.MISSING_NODE, f"{len(absent)} pod(s) bound to node(s) not in the scenario "
                               f"({missing}{', ...' if len({p.node_name for p in absent}) > 5 else ''}) ignored",
                               tuple(f"Pod {p.key}" for p in absent)))
+    kept = _kept_notice(collected.kept)
+    if kept is not None:
+        notices.append(kept)
     return [*notices, *_reading_notices(collected), *_emptiness_notices(collected)]
+
+
+def _kept_notice(kept: list[ScenarioError]) -> Optional[Notice]:
+    """Values the API server lets existing pods keep though it refuses them on new ones (an
+    invalid label value in a required node affinity term): loaded, each named with its field and
+    line, and replayed as the release does (the term never matches a node)."""
+    if not kept:
+        return None
+    where = "; ".join(f"{p.object} {p.path}" + (f" (line {p.line})" if p.line else "") + f": {p.message}"
+                      for p in kept[:5])
+    return Notice(NoticeCode.KEPT_INVALID, f"{len(kept)} value(s) kept as an existing pod may keep them (a new "
+                  f"pod would be refused): {where}" + ("; ..." if len(kept) > 5 else ""),
+                  tuple(dict.fromkeys(p.object for p in kept)))
 
 
 def _reading_notices(collected: _Collected) -> list[Notice]:

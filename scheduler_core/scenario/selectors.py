@@ -70,10 +70,15 @@ def _operator(req: Field, allowed: tuple[str, ...]) -> str:
     return ""
 
 
-def _check_label_values(req: Field) -> None:
-    """IsValidLabelValue on every value, each at values[i]."""
+def _check_label_values(req: Field, kept: bool = False) -> None:
+    """IsValidLabelValue on every value, each at values[i]; ``kept``: a value an existing pod may
+    keep (allowInvalidLabelValueInRequiredNodeAffinity), said as a notice, not refused."""
     for value, item in req.get_str_list("values"):
-        check(item, value, is_label_value(value))
+        for message in is_label_value(value):
+            if kept:
+                item.keep(f'invalid value "{value[:80]}": {message} (kept on an existing pod: the term never matches)')
+            else:
+                item.error(f'invalid value "{value[:80]}": {message}')
 
 
 # ---------------------------------------------------------------------- label selectors
@@ -102,14 +107,15 @@ def label_selector(field: Optional[Field]) -> Optional[LabelSelector]:
 # ---------------------------------------------------------------------- node selectors
 
 
-def _node_requirement(req: Field, check_values: bool) -> Optional[NodeSelectorRequirement]:
+def _node_requirement(req: Field, check_values: bool, values_kept: bool = False) -> Optional[NodeSelectorRequirement]:
     """ValidateNodeSelectorRequirement; ``check_values`` is false where the release allows any
-    label value (preferred terms: they can still match when the cluster has one node)."""
+    label value (preferred terms: they can still match when the cluster has one node);
+    ``values_kept``: a pod's required term, whose invalid values an existing pod keeps."""
     if not req.expect_map():
         return None
     key, operator, values = _key(req), _operator(req, NODE_OPERATORS), _values(req)
     if check_values:
-        _check_label_values(req)
+        _check_label_values(req, values_kept)
     if not operator:
         return None
     _check_operator_values(req, operator, values)
@@ -140,11 +146,12 @@ def _field_requirement(req: Field, value_lists_kept: bool) -> Optional[NodeSelec
 
 
 def node_selector_term(term: Field, check_values: bool = True, value_lists_kept: bool = False) -> NodeSelectorTerm:
-    """ValidateNodeSelectorTerm (``check_values``: see _node_requirement; ``value_lists_kept``:
-    see _field_requirement)."""
+    """ValidateNodeSelectorTerm (``check_values``: see _node_requirement; ``value_lists_kept``: a
+    pod's required term — see _field_requirement — whose invalid label values a pod that already
+    exists keeps, as the v1.35 API server lets it: said as a notice, and the term never matches)."""
     if not term.expect_map():
         return NodeSelectorTerm()
-    expressions = [_node_requirement(r, check_values) for r in term.get_list("matchExpressions")]
+    expressions = [_node_requirement(r, check_values, value_lists_kept) for r in term.get_list("matchExpressions")]
     fields = [_field_requirement(r, value_lists_kept) for r in term.get_list("matchFields")]
     return NodeSelectorTerm(tuple(e for e in expressions if e), tuple(f for f in fields if f))
 

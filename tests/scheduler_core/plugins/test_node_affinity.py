@@ -70,6 +70,12 @@ def test_node_affinity_pre_filter(pod, expected):
     pytest.param(make_pod("p", node_selector={"disk": "ssd"}, affinity=required(term(("zone", "NotIn", ["a"])))),
                  NO_MATCH, id="nodeSelector and required affinity must both match"),
     pytest.param(make_pod("p", affinity=required()), NO_MATCH, id="required affinity with no terms matches nothing"),
+    # Upstream's "pod with an invalid value in affinity term": a value no label can hold (a pod may
+    # keep one, scenario/selectors.py) makes the term fail to parse, so it never matches, NotIn too.
+    pytest.param(make_pod("p", affinity=required(term(("zone", "In", ["invalid value: ___@#$%^"])))), NO_MATCH,
+                 id="a pod with an invalid value in its affinity term fits no node"),
+    pytest.param(make_pod("p", affinity=required(term(("zone", "NotIn", ["___@#$%^"])))), NO_MATCH,
+                 id="an invalid value fails the term even under NotIn, which would match otherwise"),
 ])
 def test_node_affinity_filter(pod, expected):
     node = NodeInfo(make_node("n1", {"zone": "a", "disk": "ssd"}))
