@@ -3,14 +3,17 @@ life, which pods a scenario runs, waits on or leaves alone (with a notice), and 
 
 from __future__ import annotations
 
+import copy
 from datetime import datetime, timezone
 
 import pytest
 
 from scheduler_core.model import (
     Namespace,
+    Node,
     Notice,
     NoticeCode,
+    Pod,
     Scenario,
     SchedulerConfig,
     SchedulerConfiguration,
@@ -89,3 +92,15 @@ def test_pods_left_alone_are_notices_after_the_loaders_own():
 ])
 def test_a_volume_names_the_claim_it_uses(volume, claim):
     assert volume.claim_for("web") == claim
+
+
+@pytest.mark.parametrize("obj", [
+    Pod("p", labels={"a": "b"}, node_name="n1", nominated_node_name="n2", resource_version=7),
+    Node("n1", labels={"zone": "a"}, unschedulable=True, resource_version=3),
+], ids=["a pod", "a node"])
+def test_a_shallow_copy_is_a_new_object_holding_every_field_of_the_old(obj):
+    copied = copy.copy(obj)
+    assert copied is not obj and type(copied) is type(obj)
+    assert all(getattr(copied, name) is getattr(obj, name) for name in type(obj).__slots__)
+    copied.labels = {}
+    assert obj.labels != {}  # the original is untouched
