@@ -229,6 +229,13 @@ class SchedulingQueue:
             found = self._hints_for[(profile, event)] = (hints, frozenset(hint.plugin for hint in hints))
         return found
 
+    def _registered_for(self, event: ClusterEvent) -> dict[str, frozenset[str]]:
+        """Per profile, the plugins registered for a (non-wildcard) event: a pod none of whose
+        rejectors is among them stays where it is (``_worth_requeuing`` would say SKIP)."""
+        if event.is_wildcard:
+            return {}
+        return {profile: self._matching_hints(profile, hint_map, event)[1] for profile, hint_map in self.hint_maps.items()}
+
     def _worth_requeuing(self, info: QueuedPodInfo, event: ClusterEvent, old: Any,
                          new: Any) -> tuple[Strategy, tuple[str, ...]]:
         """isPodWorthRequeuing: ask the hints of the plugins that rejected the pod."""
@@ -274,9 +281,14 @@ class SchedulingQueue:
         """movePodsToActiveOrBackoffQueue."""
         if not self._is_event_of_interest(event):
             return
+        registered = self._registered_for(event)
         for info in infos:
             if info.gated and not any(event.matches(e) for e in info.gating_plugin_events):
                 continue
+            plugins = registered.get(info.pod.scheduler_name)
+            if plugins is not None and (info.unschedulable_plugins or info.pending_plugins) \
+                    and plugins.isdisjoint(info.unschedulable_plugins) and plugins.isdisjoint(info.pending_plugins):
+                continue  # no rejector registered this event: isPodWorthRequeuing's queueSkip, without asking
             strategy, plugins = self._worth_requeuing(info, event, old, new)
             if strategy == Strategy.SKIP:
                 continue

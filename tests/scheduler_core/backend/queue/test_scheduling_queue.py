@@ -193,3 +193,20 @@ def test_an_update_of_a_pod_in_no_queue_adds_it_to_active(queue):
     queue.update(Pod("p"), Pod("p", labels={"a": "b"}), [UNSCHEDULED_UPDATE])
     assert queue.where()[QueueName.ACTIVE] == ["default/p"]
     assert queue.moves[-1].event == "UnschedulablePodUpdate"
+
+
+def test_a_pod_whose_rejectors_registered_nothing_for_the_event_stays_without_its_hints_asked(clock):
+    """movePodsToActiveOrBackoffQueue: only the hints of rejecting plugins registered for the event
+    count; where none of them registered it the pod stays, and no hint of another plugin is run."""
+    def must_not_run(pod, old, new):
+        raise AssertionError("a hint of a plugin that did not reject the pod was asked")
+
+    hints = {POD_ADDED: [HintFunction("InterPodAffinity", must_not_run)],
+             NODE_ADDED: [HintFunction("NodeResourcesFit", None)]}
+    queue = SchedulingQueue(clock, lambda info: (-info.pod.priority, info.timestamp), {"default-scheduler": hints},
+                            {}, 1000, 10_000, lambda pod: bool(pod.node_name))
+    fail(queue, Pod("p"), "NodeResourcesFit")
+    queue.move_all_to_active_or_backoff(POD_ADDED, None, Pod("q", node_name="n1"))
+    assert queue.where()[QueueName.UNSCHEDULABLE] == ["default/p"]
+    queue.move_all_to_active_or_backoff(NODE_ADDED, None, object())
+    assert queue.where()[QueueName.UNSCHEDULABLE] == []
