@@ -20,6 +20,7 @@ from typing import Callable, Iterable, Optional, Sequence, Union
 import yaml
 
 from scheduler_core.events import CycleEnd, Event, ExtensionPoint, FilterPluginResult, RunEnd, StepEnded
+from scheduler_core.capacity_drains import NO_EVICTIONS, DrainForecaster
 from scheduler_core.explain import CycleExplanation, explain_events
 from scheduler_core.gcfreeze import frozen_after_first
 from scheduler_core.loop import SchedulerLoop
@@ -668,9 +669,10 @@ class DrainVerdict:
     node: str
     removable: bool
     reasons: list[str]  # why it must stay (a budget blocking, a pod left pending, a pod with no controller)
+    known_by: str = "trial"  # its drain trial, or why the trial's verdict is known without it (capacity_drains)
 
     def to_json(self) -> dict:
-        return {"node": self.node, "removable": self.removable, "reasons": self.reasons}
+        return {"node": self.node, "removable": self.removable, "reasons": self.reasons, "knownBy": self.known_by}
 
 
 @dataclass
@@ -697,31 +699,66 @@ class RemovableAnswer:
 REMOVAL_ORDER = "least requested first (the largest share of allocatable CPU or memory requested, ascending; ties by name)"
 
 
-def removable_nodes(base: TrialBase, max_count: Optional[int] = None,
-                    trial: TrialFunction = run_trial, progress: Optional[Progress] = None) -> RemovableAnswer:
+JUDGED_EVERY = 1000  # nodes judged between two progress reports of --removable
+
+
+def removable_nodes(base: TrialBase, max_count: Optional[int] = None, trial: TrialFunction = run_trial,
+                    progress: Optional[Progress] = None, forecast: bool = True) -> RemovableAnswer:
     """Each node drained alone; then the removable ones drained together, added one at a time in
-    ``REMOVAL_ORDER`` and kept when everything still fits (a greedy set, not the largest possible)."""
+    ``REMOVAL_ORDER`` and kept when everything still fits (a greedy set, not the largest possible).
+    A drain whose trial verdict is certain from the baseline (capacity_drains.py) is not run
+    (``forecast`` False: every drain is, as the tests compare)."""
     runner = TrialRunner(base, trial, progress)
     baseline = runner.run(BASELINE_LABEL, TrialChanges())
     order = removal_order(baseline.outcome)
     if max_count is not None:
         order = order[:max_count]
+    forecaster = DrainForecaster(base.scenario, baseline.outcome.final)
     verdicts, drains = [], {}
-    for node in order:
-        drains[node.name] = runner.run(f"drain {node.name}", drain_changes([node.name]))
-        verdicts.append(DrainVerdict(node.name, *drain_ok(base.scenario, baseline, drains[node.name])))
+    for i, node in enumerate(order, start=1):
+        known = forecaster.forecast(node.name) if forecast else None
+        if known is not None:
+            verdicts.append(DrainVerdict(node.name, known.removable, known.reasons, known.known_by))
+        else:
+            drains[node.name] = runner.run(f"drain {node.name}", drain_changes([node.name]))
+            verdicts.append(DrainVerdict(node.name, *drain_ok(base.scenario, baseline, drains[node.name])))
+        if progress is not None and i % JUDGED_EVERY == 0:
+            progress(runner.count, f"{i} of {len(order)} nodes judged ({len(drains)} by a drain trial)")
+    together, together_trial = _together(runner, base, baseline, verdicts, drains)
+    return RemovableAnswer(REMOVAL_ORDER, verdicts, together, runner.count, together_trial, drains)
+
+
+def _together(runner: TrialRunner, base: TrialBase, baseline: Trial, verdicts: list[DrainVerdict],
+              drains: dict[str, Trial]) -> tuple[list[str], Optional[Trial]]:
+    """The greedy set. Cordons (nodes with nothing to evict) join it without a trial while it holds
+    nothing else — cordoning more empty nodes evicts nothing and leaves no placed pod pending — and
+    the set so made is then run once as the deciding trial; should that trial not pass, the set is
+    built again a trial at a time, as before."""
     together: list[str] = []
     together_trial: Optional[Trial] = None
-    for verdict in verdicts:
-        if not verdict.removable:
-            continue
-        if not together:
+    cordons = 0  # how many of ``together`` (its start) joined without a trial
+    for verdict in (v for v in verdicts if v.removable):
+        if verdict.known_by == NO_EVICTIONS and cordons == len(together):
+            together.append(verdict.node)
+            cordons += 1
+        elif not together:
             together, together_trial = [verdict.node], drains[verdict.node]
-            continue
-        attempt = runner.run(f"drain {', '.join(together + [verdict.node])}", drain_changes(together + [verdict.node]))
-        if drain_ok(base.scenario, baseline, attempt)[0]:
-            together, together_trial = together + [verdict.node], attempt
-    return RemovableAnswer(REMOVAL_ORDER, verdicts, together, runner.count, together_trial, drains)
+        else:
+            attempt = runner.run(f"drain {', '.join(together + [verdict.node])}", drain_changes(together + [verdict.node]))
+            if drain_ok(base.scenario, baseline, attempt)[0]:
+                together, together_trial = together + [verdict.node], attempt
+    if together and together_trial is None:
+        together_trial = runner.run(f"drain the {len(together)} node(s) that can go together ({together[0]}, …)",
+                                    drain_changes(together))
+        if not drain_ok(base.scenario, baseline, together_trial)[0]:
+            # The forecast was wrong: each cordon gets its own trial after all, and the set is built again.
+            for verdict in verdicts:
+                if verdict.known_by == NO_EVICTIONS:
+                    drains[verdict.node] = runner.run(f"drain {verdict.node}", drain_changes([verdict.node]))
+                    verdict.removable, verdict.reasons = drain_ok(base.scenario, baseline, drains[verdict.node])
+                    verdict.known_by = "trial"
+            return _together(runner, base, baseline, verdicts, drains)
+    return together, together_trial
 
 
 def removal_order(baseline: TrialOutcome) -> list[NodeAtEnd]:

@@ -37,12 +37,12 @@ from scheduler_core.model import PODS, Pod
 from scheduler_core.plugins.node_ports import REASON_PORTS
 from scheduler_core.plugins.node_resources.fit import checked_shortfall_verdicts
 from scheduler_core.plugins.node_resources.numeric import NODE_ONLY_FILTERS
+from scheduler_core.outcomes import FilterPass
 from scheduler_core.scheduler import Cycle, Scheduler
 
 # Filter plugins whose verdict on a node a copy placed elsewhere cannot change, for a pod that
 # passes ``_self_dependent`` (InterPodAffinity then reads only the pods already running).
 COUNTABLE_FILTERS = NODE_ONLY_FILTERS | {names.NODE_RESOURCES_FIT, names.NODE_PORTS, names.INTER_POD_AFFINITY}
-DO_NOT_SCHEDULE = "DoNotSchedule"
 
 
 @dataclass(frozen=True)
@@ -65,9 +65,38 @@ class Counted:
         return sum(self.per_node.values())
 
 
+@dataclass
+class FirstCopy:
+    """The first copy judged by every Filter plugin on every node (``Cycle.feasibility``), with
+    what counting reads from it; capacity_domains.py counts spreading copies from the same."""
+
+    cycle: Cycle
+    passed: FilterPass
+    active: list[str]  # the active Filter plugins, in the profile's order
+    checked: list[tuple[str, int]]  # what NodeResourcesFit checks: (resource, request)
+    host_ports: bool
+
+    @property
+    def moving(self) -> list[str]:
+        """Active Filter plugins whose verdict a copy placed elsewhere may change."""
+        return sorted(set(self.active) - COUNTABLE_FILTERS)
+
+
 def count_copies(scheduler: Scheduler, pod: Pod, index: int = 0) -> Union[Counted, CountRefused]:
     """The copies of ``pod`` each node has room for, judged on ``scheduler``'s snapshot as it
     stands; CountRefused when where one copy lands can change where the next one fits."""
+    first = judge_first_copy(scheduler, pod, index)
+    if isinstance(first, CountRefused):
+        return first
+    if names.POD_TOPOLOGY_SPREAD in first.moving:
+        return CountRefused("the pod spreads over topology domains (DoNotSchedule): each copy's domain counts")
+    if first.moving:
+        return CountRefused(f"Filter plugin(s) {', '.join(first.moving)} judge a node by what else was placed")
+    return count_per_node(first)
+
+
+def judge_first_copy(scheduler: Scheduler, pod: Pod, index: int = 0) -> Union[FirstCopy, CountRefused]:
+    """The first copy's Filter pass over every node, or why counting cannot start from it."""
     refused = _self_dependent(pod)
     if refused is not None:
         return CountRefused(refused)
@@ -77,32 +106,33 @@ def count_copies(scheduler: Scheduler, pod: Pod, index: int = 0) -> Union[Counte
         return CountRefused(f"PreFilter rejects the pod ({pre.status.message}): the pass shows its message")
     if not pre.result.all_nodes:
         return CountRefused("PreFilter narrows the nodes to look at: the pass shows the message for the rest")
-    active = [plugin.name for plugin in cycle.fw.active_filter_plugins(cycle.state)]
-    moving = sorted(set(active) - COUNTABLE_FILTERS)
-    if moving:
-        return CountRefused(f"Filter plugin(s) {', '.join(moving)} judge a node by what else was placed")
-    fit = next((p for p in cycle.fw.active_filter_plugins(cycle.state) if p.name == names.NODE_RESOURCES_FIT), None)
+    plugins = cycle.fw.active_filter_plugins(cycle.state)
+    fit = next((p for p in plugins if p.name == names.NODE_RESOURCES_FIT), None)
     checked = fit.checked_requests(cycle.state) if fit is not None else None
     if checked is None:
         return CountRefused("NodeResourcesFit does not run for this pod")
-    statuses = _static_failures(cycle, passed.evaluated, passed.verdicts)
+    return FirstCopy(cycle, passed, [p.name for p in plugins], checked, has_host_ports(pod))
+
+
+def count_per_node(first: FirstCopy) -> Union[Counted, CountRefused]:
+    """Each node's room, for copies whose Filter verdicts elsewhere do not move (the caller checked)."""
+    cycle, passed = first.cycle, first.passed
+    statuses = first_failures(cycle, passed.evaluated, passed.verdicts)
     if statuses is None:
         return CountRefused("a Filter plugin answered with an error: the pass shows it")
     feasible = passed.feasible
-    counts = _room(cycle.snapshot.table, feasible, checked, _has_host_ports(pod))
-    next_statuses = _next_copy_statuses(cycle, feasible, counts, checked, _has_host_ports(pod), active)
+    counts = node_room(cycle.snapshot.table, feasible, first.checked, first.host_ports)
+    next_statuses = full_node_statuses(cycle, feasible, counts, first.checked, first.host_ports, first.active)
     if next_statuses is None:
         return CountRefused("NodeResourcesFit disagrees with the count on some node")
     statuses.update(next_statuses)
     names_ = cycle.snapshot.table.names
     per_node = {names_[int(p)]: int(c) for p, c in zip(feasible.tolist(), counts.tolist()) if c > 0}
-    return Counted(dict(sorted(per_node.items())), _message(cycle, statuses))
+    return Counted(dict(sorted(per_node.items())), failed_message(cycle, statuses))
 
 
 def _self_dependent(pod: Pod) -> Optional[str]:
     """Why the pod's own constraints can make one copy's place decide another's (None: they cannot)."""
-    if any(c.when_unsatisfiable == DO_NOT_SCHEDULE for c in pod.topology_spread_constraints):
-        return "the pod spreads over topology domains (DoNotSchedule): each copy's domain counts"
     affinity = pod.affinity
     if affinity is not None and ((affinity.pod_affinity and affinity.pod_affinity.required)
                                  or (affinity.pod_anti_affinity and affinity.pod_anti_affinity.required)):
@@ -110,11 +140,11 @@ def _self_dependent(pod: Pod) -> Optional[str]:
     return None
 
 
-def _has_host_ports(pod: Pod) -> bool:
+def has_host_ports(pod: Pod) -> bool:
     return any(port.host_port > 0 for container in (*pod.init_containers, *pod.containers) for port in container.ports)
 
 
-def _static_failures(cycle: Cycle, evaluated: np.ndarray,
+def first_failures(cycle: Cycle, evaluated: np.ndarray,
                      verdicts: list[tuple[str, FilterVerdicts]]) -> Optional[dict[str, Status]]:
     """Each node the first copy does not fit: its first failing plugin's status, as the cycle
     reports it (None when one is an Error: the cycle fails with it instead)."""
@@ -132,7 +162,7 @@ def _static_failures(cycle: Cycle, evaluated: np.ndarray,
     return out
 
 
-def _room(table, feasible: np.ndarray, checked: list[tuple[str, int]], host_ports: bool) -> np.ndarray:
+def node_room(table, feasible: np.ndarray, checked: list[tuple[str, int]], host_ports: bool) -> np.ndarray:
     """How many copies each feasible node takes: its free pod slots and free // request of every
     checked resource, the smallest; one with host ports (the second would conflict)."""
     room = table.allocatable_of(PODS)[feasible] - table.pod_count[feasible]
@@ -143,16 +173,16 @@ def _room(table, feasible: np.ndarray, checked: list[tuple[str, int]], host_port
     return np.minimum(room, 1) if host_ports else room
 
 
-def _next_copy_statuses(cycle: Cycle, feasible: np.ndarray, counts: np.ndarray, checked: list[tuple[str, int]],
+def full_node_statuses(cycle: Cycle, feasible: np.ndarray, counts: np.ndarray, checked: list[tuple[str, int]],
                         host_ports: bool, active: list[str]) -> Optional[dict[str, Status]]:
     """The statuses the copy after the last gets on the nodes that took copies: the first of
     NodePorts (taken by the copy there) and NodeResourcesFit (judged with the copies counted in)
     in Filter order. None when Fit contradicts a count (a copy fewer must fit everywhere)."""
     table = cycle.snapshot.table
     fewer = counts - 1
-    if checked_shortfall_verdicts(checked, table, feasible, _added(checked, fewer), fewer) is not None:
+    if checked_shortfall_verdicts(checked, table, feasible, added_requests(checked, fewer), fewer) is not None:
         return None
-    full = checked_shortfall_verdicts(checked, table, feasible, _added(checked, counts), counts)
+    full = checked_shortfall_verdicts(checked, table, feasible, added_requests(checked, counts), counts)
     ports_first = host_ports and active.index(names.NODE_PORTS) < active.index(names.NODE_RESOURCES_FIT)
     ports = filter_failure_status(names.NODE_PORTS, Status.unschedulable(REASON_PORTS))
     out: dict[str, Status] = {}
@@ -168,11 +198,11 @@ def _next_copy_statuses(cycle: Cycle, feasible: np.ndarray, counts: np.ndarray, 
     return out
 
 
-def _added(checked: list[tuple[str, int]], copies: np.ndarray) -> dict[str, np.ndarray]:
+def added_requests(checked: list[tuple[str, int]], copies: np.ndarray) -> dict[str, np.ndarray]:
     return {resource: copies * wanted for resource, wanted in checked}
 
 
-def _message(cycle: Cycle, statuses: dict[str, Status]) -> str:
+def failed_message(cycle: Cycle, statuses: dict[str, Status]) -> str:
     """The FailedScheduling message of a cycle whose Filter pass ended with ``statuses``."""
     absent = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
     post_message = None

@@ -36,7 +36,8 @@ from scheduler_core.capacity import (
     pod_copies,
     run_to_rest,
 )
-from scheduler_core.capacity_count import Counted, CountRefused, count_copies
+from scheduler_core.capacity_count import Counted, CountRefused
+from scheduler_core.capacity_domains import SpreadCounted, count_spreading
 from scheduler_core.cluster.controllers.pods import admit_priority
 from scheduler_core.events import CycleEnd
 from scheduler_core.explain import CycleExplanation, explain_events
@@ -78,6 +79,8 @@ class PassAnswer:
     max_count: Optional[int] = None
     explanation: Optional[CycleExplanation] = None  # the failed copy's cycle (placed answers)
     counted_total: Optional[int] = None  # what counting found when --max stopped the placing
+    spread: Optional[SpreadCounted] = None  # counted per domain: each domain's copies (then placements
+    # holds only the nodes whose count is certain, and message is exact only when spread.message_exact)
 
     @property
     def checked_next(self) -> bool:
@@ -99,24 +102,41 @@ class PassAnswer:
                 "checkedNext": self.checked_next, "bound": self.max_count, "placements": self.placements,
                 "stoppedBy": [self.stopped_by] if self.stopped_by else [], "message": self.message,
                 "explanation": self.explanation.to_json() if self.explanation is not None else None,
-                "displaced": [], "trials": 1, "countedTotal": self.counted_total, "deciding": deciding}
+                "displaced": [], "trials": 1, "countedTotal": self.counted_total, "deciding": deciding,
+                "perDomain": self.spread.to_json() if self.spread is not None else None,
+                "messageExact": self.spread is None or self.spread.message_exact}
 
     def lines(self) -> list[str]:
-        how = "placed one by one" if self.method == PLACED else "counted per node"
+        how = "placed one by one" if self.method == PLACED else (
+            "counted per node" if self.spread is None else f"counted per {self.spread.topology_key} domain")
         out = [f"{self.target}: {self.fits} more fit ({how}: {self.why})"]
         if self.placements:
             shown = list(self.placements.items())[:LISTED]
             more = len(self.placements) - len(shown)
             out.append(f"  per node ({len(self.placements)} node(s)): "
                        + ", ".join(f"{node} {count}" for node, count in shown) + (f", … {more} more" if more > 0 else ""))
+        if self.spread is not None:
+            out += _domain_lines(self.spread)
         if self.stopped_by is not None:
-            out.append(f"  copy {self.fits + 1} does not fit ({self.stopped_by}): {self.message}")
+            said = "" if self.spread is None or self.spread.message_exact else " (per domain; --method place gives the FailedScheduling message)"
+            out.append(f"  copy {self.fits + 1} does not fit ({self.stopped_by}){said}: {self.message}")
             if self.explanation is not None:
                 out.append(f"  why: {self.explanation.headline}")
         else:
             counted = f"; counting says {self.counted_total} fit" if self.counted_total is not None else ""
             out.append(f"  stopped at --max {self.max_count}: at least this many fit{counted}")
         return out
+
+
+def _domain_lines(spread: SpreadCounted) -> list[str]:
+    shown = spread.domains[:LISTED]
+    out = [f"  per domain ({len(spread.domains)}): " + ", ".join(
+        f"{d.domain} +{d.added}{' (full)' if d.full else ''}" for d in shown)
+        + (f", … {len(spread.domains) - len(shown)} more" if len(spread.domains) > len(shown) else "")]
+    if not spread.nodes_exact:
+        out.append("  per node: only the nodes whose count is certain (full domains); where in a domain stopped "
+                   "by the skew the copies go is the scores' choice")
+    return out
 
 
 def how_many_copies(base: TrialBase, pod: str, max_count: Optional[int] = None, method: str = METHOD_AUTO,
@@ -142,19 +162,32 @@ def how_many_copies(base: TrialBase, pod: str, max_count: Optional[int] = None, 
 
 def _answer(placer: "CopyPlacer", max_count: Optional[int], method: str, why: str,
             copy_progress: Optional[CopyProgress]) -> PassAnswer:
-    counted: Union[Counted, CountRefused, None] = None
+    counted: Union[Counted, SpreadCounted, CountRefused, None] = None
     if method == METHOD_AUTO:
-        counted = count_copies(placer.loop.scheduler, placer.copy(1), placer.loop.attempts + 1)
-        if isinstance(counted, Counted) and (max_count is None or counted.total <= max_count):
+        counted = count_spreading(placer.loop.scheduler, placer.copy(1), placer.loop.attempts + 1)
+        if not isinstance(counted, CountRefused) and (max_count is None or counted.total <= max_count):
             if copy_progress is not None:
                 copy_progress(counted.total, time.process_time() - placer.started)
-            return placer.answer(COUNTED, "the copies are independent (resources, pod slots, ports, node "
-                                 "constraints)", counted.total, counted.per_node, counted.message, max_count)
-        why = ("counting: more than --max fit, so the first --max are placed" if isinstance(counted, Counted)
+            return _counted_answer(placer, counted, max_count)
+        why = ("counting: more than --max fit, so the first --max are placed" if not isinstance(counted, CountRefused)
                else f"not counted: {counted.reason}")
     answer = placer.place_until_failure(max_count, why.strip("; "), copy_progress)
-    if isinstance(counted, Counted):
+    if counted is not None and not isinstance(counted, CountRefused):
         answer.counted_total = counted.total
+    return answer
+
+
+def _counted_answer(placer: "CopyPlacer", counted: Union[Counted, SpreadCounted],
+                    max_count: Optional[int]) -> PassAnswer:
+    if isinstance(counted, Counted):
+        return placer.answer(COUNTED, "the copies are independent (resources, pod slots, ports, node constraints)",
+                             counted.total, counted.per_node, counted.message, max_count)
+    why = (f"one DoNotSchedule constraint over {counted.topology_key} counts the copies: each domain's total is "
+           "decided by its room and maxSkew whatever node each copy takes")
+    if not counted.nodes_exact:
+        why += "; per node only where certain (which nodes of a domain stopped by the skew take them is the scores' choice)"
+    answer = placer.answer(COUNTED, why, counted.total, counted.per_node, counted.message, max_count)
+    answer.spread = counted
     return answer
 
 

@@ -41,11 +41,16 @@ def base_of(*documents: str) -> TrialBase:
 
 def same_answer(passed: PassAnswer, trials: FitAnswer) -> None:
     """The pass and the trial search agree: the count, where the copies land, the copy that stops
-    and its FailedScheduling message."""
+    and its FailedScheduling message (counted per domain: the nodes and the message the count calls
+    certain)."""
     assert passed.fits == trials.fits
-    assert passed.placements == trials.placements
     assert [passed.stopped_by] == trials.stopped_by
-    assert passed.message == trials.message
+    if passed.spread is not None and not passed.spread.nodes_exact:
+        assert all(trials.placements.get(node, 0) == count for node, count in passed.placements.items())
+    else:
+        assert passed.placements == trials.placements
+    if passed.spread is None or passed.spread.message_exact:
+        assert passed.message == trials.message
 
 
 ZONE_SPREAD = """  topologySpreadConstraints:
@@ -58,11 +63,14 @@ def test_it_places_spread_copies_one_by_one_as_the_trials_do():
     base = base_of(node("a1", cpu="2", labels=", topology.kubernetes.io/zone: a"),
                    node("b1", cpu="1", labels=", topology.kubernetes.io/zone: b"),
                    pod("p", cpu="500m", spec_extra=ZONE_SPREAD))
-    passed = how_many_copies(base, "default/p")
-    assert isinstance(passed, PassAnswer) and passed.method == "placed"
-    assert "spreads over topology domains" in passed.why
-    same_answer(passed, how_many_fit(base, pod="default/p"))
-    assert passed.explanation is not None and passed.explanation.pod == passed.stopped_by
+    trials = how_many_fit(base, pod="default/p")
+    placed = how_many_copies(base, "default/p", method="place")
+    assert isinstance(placed, PassAnswer) and placed.method == "placed"
+    same_answer(placed, trials)
+    assert placed.explanation is not None and placed.explanation.pod == placed.stopped_by
+    counted = how_many_copies(base, "default/p")  # counted per zone (capacity_domains.py)
+    assert isinstance(counted, PassAnswer) and counted.method == "counted" and counted.spread is not None
+    same_answer(counted, trials)
 
 
 def test_the_deciding_trial_it_writes_shows_the_copy_that_does_not_fit():
@@ -159,7 +167,7 @@ def test_one_pass_the_trial_search_and_the_count_agree_on_generated_clusters(clu
     same_answer(placed, trials)
     auto = how_many_copies(base, "default/p")
     assert isinstance(auto, PassAnswer)
-    if shape in ("plain", "ports"):
+    if shape in ("plain", "ports", "spread"):
         assert auto.method == "counted"
     same_answer(auto, trials)
 

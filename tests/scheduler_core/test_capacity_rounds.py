@@ -103,7 +103,7 @@ def test_the_removable_search_drains_every_node_in_one_round_then_builds_the_set
     base = base_of(node("n1", cpu="1"), node("n2", cpu="1"), node("n3", cpu="1"), node("n4", cpu="1"),
                    deployment("web", 3, cpu="400m"))
     answer, recorder = ask(base, Question("removable"), 3)
-    assert answer.to_json() == removable_nodes(base).to_json()
+    assert answer.to_json() == removable_nodes(base, forecast=False).to_json()  # the rounds run every drain
     assert recorder.sizes[:2] == [1, 4] and set(recorder.sizes[2:]) == {1}
     one, _ = ask(base, Question("removable", nodes=("n2",)), 3)
     assert [v.node for v in one.verdicts] == ["n2"] and one.together == ["n2"]

@@ -284,6 +284,11 @@ class PodTopologySpread:
 
     # ------------------------------------------------------------------ pictures
 
+    def pre_filter_state(self, state: CycleState) -> Optional[PreFilterState]:
+        """The PreFilter state itself, read-only (capacity_domains.py counts copies per domain from
+        its matchNum and constraints rather than recounting them beside the plugin)."""
+        return state.read_optional(_PRE_FILTER_STATE)
+
     def pre_filter_state_json(self, state: CycleState) -> Optional[list[dict[str, Any]]]:
         value = state.read_optional(_PRE_FILTER_STATE)
         return value.to_json() if value is not None else None
