@@ -38,6 +38,7 @@ from scheduler_core.model import (
     NodeSelectorTerm,
     PersistentVolume,
     PersistentVolumeClaim,
+    StorageClass,
 )
 from scheduler_core.volume import translation
 
@@ -58,8 +59,9 @@ def settle(writes: ObjectWriter, claim_keys: list[str]) -> None:
         if claim is None or claim.is_fully_bound:
             continue
         volume = _volume_pre_bound_to(snapshot, claim)
-        if volume is None and _should_provision(snapshot, claim):
-            volume = _provision(writes, claim)
+        provisioning = _provisioning_class(snapshot, claim) if volume is None else None
+        if provisioning is not None:
+            volume = _provision(writes, claim, provisioning)
         if volume is not None:
             _bind(writes, claim, volume)
 
@@ -74,18 +76,20 @@ def _volume_pre_bound_to(snapshot: "Snapshot", claim: PersistentVolumeClaim) -> 
     return None
 
 
-def _should_provision(snapshot: "Snapshot", claim: PersistentVolumeClaim) -> bool:
-    """A WaitForFirstConsumer claim the scheduler chose a node for, of a class that provisions."""
+def _provisioning_class(snapshot: "Snapshot", claim: PersistentVolumeClaim) -> Optional[StorageClass]:
+    """The class that provisions for a WaitForFirstConsumer claim the scheduler chose a node for
+    (None: nothing is provisioned)."""
     storage_class = snapshot.storage.storage_class(claim.class_name)
-    return (ANN_SELECTED_NODE in claim.annotations and storage_class is not None
+    if (ANN_SELECTED_NODE in claim.annotations and storage_class is not None
             and storage_class.volume_binding_mode == BINDING_WAIT_FOR_FIRST_CONSUMER
-            and storage_class.provisioner not in ("", NOT_SUPPORTED_PROVISIONER))
+            and storage_class.provisioner not in ("", NOT_SUPPORTED_PROVISIONER)):
+        return storage_class
+    return None
 
 
-def _provision(writes: ObjectWriter, claim: PersistentVolumeClaim) -> PersistentVolume:
+def _provision(writes: ObjectWriter, claim: PersistentVolumeClaim, storage_class: StorageClass) -> PersistentVolume:
     """The provisioner creates a volume on the selected node, already naming the claim."""
     snapshot = writes.snapshot
-    storage_class = snapshot.storage.storage_class(claim.class_name)
     node_name = claim.annotations[ANN_SELECTED_NODE]
     node_info = snapshot.get(node_name)
     hostname = node_info.node.labels.get(LABEL_HOSTNAME, node_name) if node_info is not None else node_name

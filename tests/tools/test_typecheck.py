@@ -1,6 +1,7 @@
 """The type checker passes (issue 23): mypy, strict on the framework (scheduler_core/framework/, the
-plugin interfaces in framework/interfaces.py included) and on the plugins (scheduler_core/plugins/,
-but for the modules pyproject.toml lists as not yet strict), as configured in pyproject.toml's
+plugin interfaces in framework/interfaces.py included), the plugins (scheduler_core/plugins/), the
+run's cluster (scheduler_core/cluster/) and the event handlers, but for the modules pyproject.toml
+lists as not yet strict, as configured in pyproject.toml's
 [tool.mypy]. Its cache (.mypy_cache) keeps a re-run to a few seconds."""
 
 from __future__ import annotations

@@ -285,9 +285,9 @@ class SchedulingQueue:
         for info in infos:
             if info.gated and not any(event.matches(e) for e in info.gating_plugin_events):
                 continue
-            plugins = registered.get(info.pod.scheduler_name)
-            if plugins is not None and (info.unschedulable_plugins or info.pending_plugins) \
-                    and plugins.isdisjoint(info.unschedulable_plugins) and plugins.isdisjoint(info.pending_plugins):
+            listening = registered.get(info.pod.scheduler_name)
+            if listening is not None and (info.unschedulable_plugins or info.pending_plugins) \
+                    and listening.isdisjoint(info.unschedulable_plugins) and listening.isdisjoint(info.pending_plugins):
                 continue  # no rejector registered this event: isPodWorthRequeuing's queueSkip, without asking
             strategy, plugins = self._worth_requeuing(info, event, old, new)
             if strategy == Strategy.SKIP:
