@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from typing import Iterator, Optional, Protocol
 
-from scheduler_core.cluster.controllers import daemonset, deployment, disruption, job, replicaset, statefulset
+from scheduler_core.cluster.controllers import daemonset, deployment, disruption, job, ranking, replicaset, statefulset
 from scheduler_core.cluster.controllers.pods import admit_priority
 from scheduler_core.cluster.controllers.drain import GIVE_UP_MS, RETRY_MS, Drain, evict, pods_to_evict
 from scheduler_core.cluster.controllers.state import ClusterState, CreateClaim, CreatePod, DeletePod, Write
@@ -124,6 +124,8 @@ class StepDriver:
         self.state = ClusterState(list(scenario.nodes), scenario.pods, workloads, dict(scenario.priority_classes),
                                   epoch, created_at=_creation_times(changes, scenario.pods, epoch))
         self.state.claims = {claim.key for claim in scenario.storage.claims}
+        self.state.clock_ms = lambda: loop.clock.ms
+        self.state.deletion_costs = _deletion_costs(changes.manifests)
         # The controllers' informers: every pod and node write reaches their cache.
         loop.cluster.watch(KIND_POD, self.state.track)
         loop.cluster.watch(KIND_NODE, self.state.track)
@@ -498,6 +500,7 @@ class StepDriver:
         ref, manifest = spec.target, manifests.plain(spec.manifest)
         self.manifests[ref] = manifest
         if ref.kind == "Pod":
+            self.state.deletion_costs.update(_deletion_costs({ref: manifest}))
             pod = manifests.decode_pod(manifest, len(self.state.pods), line)
             admit_priority(pod, manifests.pod_has_priority(manifest), "preemptionPolicy" in (manifest.get("spec") or {}),
                            self.state.priority_classes)
@@ -601,6 +604,17 @@ def _creation_times(changes: Changes, pods: list[Pod], epoch: datetime) -> dict[
         times[pod.key] = parsed or (epoch - timedelta(seconds=len(pods) - pod.doc_index))
     return times
 
+
+
+def _deletion_costs(objects: dict[ObjectRef, dict]) -> dict[str, int]:
+    """The pod-deletion-cost annotation of every pod manifest that carries one."""
+    costs: dict[str, int] = {}
+    for ref, manifest in objects.items():
+        if ref.kind == "Pod":
+            cost = ranking.deletion_cost(((manifest or {}).get("metadata") or {}).get("annotations") or {})
+            if cost:
+                costs[f"{ref.namespace}/{ref.name}"] = cost
+    return costs
 
 
 def _parse_time(value) -> Optional[datetime]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import InitVar, dataclass, field
 from datetime import datetime, timedelta
-from typing import Optional, Union
+from typing import Callable, Optional, Union
 
 from scheduler_core.cluster.store import KIND_NODE, Action, WatchEvent
 from scheduler_core.labels import compile_selector
@@ -68,6 +68,12 @@ class ClusterState:
     now_ms: int = 0
     # DaemonSet key -> (its template, the template as a pod, node name -> (node, verdict)).
     daemon_verdicts: dict[str, tuple] = field(default_factory=dict)
+    # metadata.annotations controller.kubernetes.io/pod-deletion-cost of the pods that carry it.
+    deletion_costs: dict[str, int] = field(default_factory=dict)
+    # When a pod of the run was bound: the kubelet stand-in makes it ready then (the Ready
+    # condition's lastTransitionTime, which the ReplicaSet's scale-down ranking reads).
+    bound_ms: dict[str, int] = field(default_factory=dict)
+    clock_ms: Optional[Callable[[], int]] = None  # the run's clock, for what ``track`` records
 
     def __post_init__(self, initial_pods: list[Pod]) -> None:
         # Every pod ever, in creation order (finished and deleted ones included), and indexes over
@@ -119,6 +125,8 @@ class ClusterState:
             slot.announced = False
         elif event.action is Action.DELETED:
             self.gone.add(pod.key)
+        elif pod.node_name and not (slot is not None and slot.pod.node_name) and self.clock_ms is not None:
+            self.bound_ms[pod.key] = self.clock_ms()
         if slot is not None:
             slot.pod = pod
 
@@ -156,6 +164,16 @@ class ClusterState:
         if pod.key in self.created_ms:
             return self.epoch + timedelta(milliseconds=self.created_ms[pod.key])
         return self.created_at.get(pod.key) or (self.epoch - timedelta(days=1))
+
+    def ready_since(self, pod: Pod) -> Optional[datetime]:
+        """The Ready condition's lastTransitionTime as the kubelet stand-in writes it: the binding
+        of a pod bound during the run; for a pod bound in the dump, its creation (the earliest
+        it can have become ready); None while it is not running."""
+        if not is_running(pod):
+            return None
+        if pod.key in self.bound_ms:
+            return self.epoch + timedelta(milliseconds=self.bound_ms[pod.key])
+        return self.created(pod)
 
     def name_in_use(self, namespace: str, name: str) -> bool:
         return any(self.live(slot.pod) for slot in self._by_name.get(f"{namespace}/{name}", []))
