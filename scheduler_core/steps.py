@@ -33,6 +33,7 @@ from scheduler_core.events import (
     Event,
     ExtensionPoint,
     Payload,
+    RolloutStatus,
     StepEnded,
     StepStarted,
 )
@@ -138,6 +139,7 @@ class StepDriver:
         self._step_due: Optional[int] = None
         self._finished: set[str] = set()  # pods a `complete` made succeed
         self._pending_workload_events: list[Event] = []  # ReplicaSets a Deployment made, told before its pods
+        self._rollouts: list[str] = []  # Deployments whose rollout the next StepEnd reports (until complete)
 
     # ------------------------------------------------------------------ hooks the loop calls
 
@@ -170,7 +172,9 @@ class StepDriver:
         bound pods alike, so they would write nothing)."""
         self.record.placed.append(pod.key)
         self.last_activity_ms = self.loop.clock.ms
-        yield from self.react(kinds=(KIND_STATEFUL_SET,), changed=pod)
+        # A rollout under way moves on availability: its Deployment and ReplicaSets react too.
+        kinds = (KIND_DEPLOYMENT, KIND_REPLICA_SET, KIND_STATEFUL_SET) if self._rollouts else (KIND_STATEFUL_SET,)
+        yield from self.react(kinds=kinds, changed=pod)
 
     def pod_removed(self, pod: Pod) -> Iterator[Event]:
         self.last_activity_ms = self.loop.clock.ms
@@ -205,7 +209,17 @@ class StepDriver:
                    and pod.scheduler_name in self.loop.scenario.scheduler_names]
         yield self._event("", ExtensionPoint.STEP_END, StepEnded(
             record.number, record.name, record.started_ms, self.loop.clock.ms, record.created, record.deleted,
-            record.evicted, record.placed, record.blocked, pending, record.succeeded))
+            record.evicted, record.placed, record.blocked, pending, record.succeeded, self._rollout_statuses()))
+
+    def _rollout_statuses(self) -> list[RolloutStatus]:
+        """The rollouts under way when the step went quiet; a complete one is reported once."""
+        statuses = []
+        for key in self._rollouts:
+            workload = self._workload(ObjectRef(KIND_DEPLOYMENT, *key.split("/", 1)))
+            if workload is not None:
+                statuses.append(deployment.rollout_status(self.state, workload))
+        self._rollouts = [s.deployment for s in statuses if not s.complete]
+        return statuses
 
     def next_step_ms(self) -> Optional[int]:
         if self.next_step >= len(self.changes.steps):
@@ -289,9 +303,12 @@ class StepDriver:
         """One pass of the controllers of ``kinds`` over their workloads, in the spec's order."""
         state = self.state
         for workload in [w for w in state.workloads if w.kind == KIND_DEPLOYMENT and KIND_DEPLOYMENT in kinds]:
+            before = {rs.key: rs.replicas for rs in deployment.owned_replica_sets(state, workload)}
             for created in deployment.reconcile(state, workload):
                 state.workloads.remove(created)
                 self._pending_workload_events.extend(self._add_workload(created, f"by Deployment {workload.key}"))
+            if workload.key in state.rolling:
+                self._pending_workload_events.extend(self._rollout_scales(workload, before))
         writes: list[Write] = []
         classes = list(self.loop.snapshot.storage.classes.values())
         for kind in (KIND_REPLICA_SET, KIND_STATEFUL_SET, KIND_DAEMON_SET, KIND_JOB):
@@ -307,6 +324,15 @@ class StepDriver:
                 else:
                     writes.extend(job.reconcile(state, workload))
         return writes
+
+    def _rollout_scales(self, workload: ControlledWorkload, before: dict[str, int]) -> Iterator[Event]:
+        """How a rollout moved: each ReplicaSet the Deployment scaled (told only for a rollout,
+        so the story of a run without one keeps its events)."""
+        for rs in deployment.owned_replica_sets(self.state, workload):
+            if rs.key in before and before[rs.key] != rs.replicas:
+                yield self._cluster(rs.key, ClusterChangeKind.WORKLOAD_CHANGED,
+                                    detail=f"ReplicaSet replicas {before[rs.key]} → {rs.replicas} "
+                                           f"(rollout of Deployment {workload.key})")
 
     # ------------------------------------------------------------------ writes reaching the scheduler
 
@@ -477,11 +503,20 @@ class StepDriver:
             workload = self._workload(ref)
             if workload is not None:
                 patched = workload_from_manifest(manifest, line)
+                if workload.kind == KIND_DEPLOYMENT and manifests.plain(patched.template) != manifests.plain(workload.template):
+                    self._start_rollout(workload)
                 for name in ("replicas", "template", "selector", "labels", "pod_management_policy", "claim_templates"):
                     setattr(workload, name, getattr(patched, name))
                 workload.manifest = manifest
                 self.manifests[ref] = manifest
                 yield self._cluster(workload.key, ClusterChangeKind.WORKLOAD_CHANGED, detail=f"{workload.kind} patched")
+
+    def _start_rollout(self, workload: ControlledWorkload) -> None:
+        """A Deployment's template changed: from now on it is synced as the release syncs it, and
+        each StepEnd reports its rollout until it is complete."""
+        self.state.rolling.add(workload.key)
+        if workload.key not in self._rollouts:
+            self._rollouts.append(workload.key)
 
     def _put_budget(self, ref: ObjectRef, manifest: dict, line: Optional[int]) -> Iterator[Event]:
         budget, budget_spec = manifests.decode_budget(manifest, line)

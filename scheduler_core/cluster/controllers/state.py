@@ -73,6 +73,8 @@ class ClusterState:
     # When a pod of the run was bound: the kubelet stand-in makes it ready then (the Ready
     # condition's lastTransitionTime, which the ReplicaSet's scale-down ranking reads).
     bound_ms: dict[str, int] = field(default_factory=dict)
+    # Deployments whose pod template a step changed: synced as the release syncs them (rollouts).
+    rolling: set[str] = field(default_factory=set)
     clock_ms: Optional[Callable[[], int]] = None  # the run's clock, for what ``track`` records
 
     def __post_init__(self, initial_pods: list[Pod]) -> None:
