@@ -421,3 +421,12 @@ def test_a_recreate_rollout_starts_the_new_pods_only_after_every_old_pod_is_gone
     first_new = next(a for a in timeline["attempts"] if a["step"] == 1)
     assert len(removed) == 3 and timeline["rollouts"][0]["complete"]
     assert first_new["nodeName"] is not None and max(e.payload.time_ms for e in removed) == 1900
+
+
+def test_the_stuck_rollout_example_says_which_new_pod_waits_and_why():
+    """examples/rollout_stuck.yaml: 2Gi where no node has 2Gi free; the three old pods stay."""
+    text = (Path(__file__).resolve().parents[2] / "examples" / "rollout_stuck.yaml").read_text()
+    _, _, timeline = run(text)
+    [rollout] = timeline["rollouts"]
+    assert not rollout["complete"] and rollout["updated"] == 1 and len(rollout["oldPods"]) == 3
+    assert "3 Insufficient memory" in rollout["pending"][0]["failedSchedulingMessage"]
