@@ -459,15 +459,17 @@ class BlockedEviction:
 
 @dataclass(frozen=True, slots=True)
 class RolloutStatus:
-    """A Deployment's rollout as its step left it (kubectl rollout status's counts): the new
-    ReplicaSet and its revision, the replicas wanted, the new ReplicaSet's live pods (updated), the
-    available (bound, not terminating) pods of all its ReplicaSets, the old ReplicaSets' pods still
-    running or terminating, whether it is complete (DeploymentComplete), and the new pods still
-    pending when the step went quiet (a stuck rollout)."""
+    """A workload's rollout as its step left it (kubectl rollout status's counts): its kind and
+    ``namespace/name``, the revision rolled out to (a Deployment's new ReplicaSet, a StatefulSet's
+    update ControllerRevision) and its number, the replicas wanted, the live pods at the new
+    revision (updated), all its live pods (replicas), the available (bound, not terminating) ones,
+    the pods of older revisions still there, whether it is complete, and the new pods still
+    pending when the step went quiet (a stuck rollout). ``partition``: a StatefulSet's."""
 
-    deployment: str
+    kind: str
+    workload: str
     revision: int
-    new_replica_set: str
+    update_revision: str
     strategy: str
     desired: int
     updated: int
@@ -476,12 +478,16 @@ class RolloutStatus:
     old_pods: list[str]
     complete: bool
     pending: list[str]
+    partition: Optional[int] = None
 
     def to_json(self) -> dict:
-        return {"deployment": self.deployment, "revision": self.revision, "newReplicaSet": self.new_replica_set,
-                "strategy": self.strategy, "desired": self.desired, "updated": self.updated,
-                "replicas": self.replicas, "available": self.available, "oldPods": self.old_pods,
-                "complete": self.complete, "pending": self.pending}
+        out = {"kind": self.kind, "workload": self.workload, "revision": self.revision,
+               "updateRevision": self.update_revision, "strategy": self.strategy, "desired": self.desired,
+               "updated": self.updated, "replicas": self.replicas, "available": self.available,
+               "oldPods": self.old_pods, "complete": self.complete, "pending": self.pending}
+        if self.partition is not None:
+            out["partition"] = self.partition
+        return out
 
 
 @dataclass(slots=True)
@@ -629,8 +635,9 @@ def _step_end(p: dict) -> StepEnded:
 
 
 def _rollout(p: dict) -> RolloutStatus:
-    return RolloutStatus(p["deployment"], p["revision"], p["newReplicaSet"], p["strategy"], p["desired"], p["updated"],
-                         p["replicas"], p["available"], p["oldPods"], p["complete"], p["pending"])
+    return RolloutStatus(p["kind"], p["workload"], p["revision"], p["updateRevision"], p["strategy"], p["desired"],
+                         p["updated"], p["replicas"], p["available"], p["oldPods"], p["complete"], p["pending"],
+                         p.get("partition"))
 
 
 def _binding(p: dict) -> BindingStep:

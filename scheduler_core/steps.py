@@ -99,6 +99,7 @@ MAX_CONTROLLER_PASSES = 10000  # every pass writes something or the controllers 
 ALL_CONTROLLERS = (KIND_DEPLOYMENT, KIND_REPLICA_SET, KIND_STATEFUL_SET, KIND_DAEMON_SET, KIND_JOB)
 # The kinds the default spreading reads as workloads (PodTopologySpread's system defaults).
 _SPREADING_KINDS = (KIND_REPLICA_SET, KIND_STATEFUL_SET)
+_ROLLOUT_KINDS = (KIND_DEPLOYMENT, KIND_STATEFUL_SET)  # a template change of these replaces pods
 
 
 @dataclass
@@ -139,7 +140,7 @@ class StepDriver:
         self._step_due: Optional[int] = None
         self._finished: set[str] = set()  # pods a `complete` made succeed
         self._pending_workload_events: list[Event] = []  # ReplicaSets a Deployment made, told before its pods
-        self._rollouts: list[str] = []  # Deployments whose rollout the next StepEnd reports (until complete)
+        self._rollouts: list[ObjectRef] = []  # workloads whose rollout the next StepEnd reports (until complete)
 
     # ------------------------------------------------------------------ hooks the loop calls
 
@@ -173,7 +174,7 @@ class StepDriver:
         self.record.placed.append(pod.key)
         self.last_activity_ms = self.loop.clock.ms
         # A rollout under way moves on availability: its Deployment and ReplicaSets react too.
-        kinds = (KIND_DEPLOYMENT, KIND_REPLICA_SET, KIND_STATEFUL_SET) if self._rollouts else (KIND_STATEFUL_SET,)
+        kinds = (KIND_DEPLOYMENT, KIND_REPLICA_SET, KIND_STATEFUL_SET) if self.state.rolling else (KIND_STATEFUL_SET,)
         yield from self.react(kinds=kinds, changed=pod)
 
     def pod_removed(self, pod: Pod) -> Iterator[Event]:
@@ -213,12 +214,18 @@ class StepDriver:
 
     def _rollout_statuses(self) -> list[RolloutStatus]:
         """The rollouts under way when the step went quiet; a complete one is reported once."""
-        statuses = []
-        for key in self._rollouts:
-            workload = self._workload(ObjectRef(KIND_DEPLOYMENT, *key.split("/", 1)))
-            if workload is not None:
-                statuses.append(deployment.rollout_status(self.state, workload))
-        self._rollouts = [s.deployment for s in statuses if not s.complete]
+        statuses: list[RolloutStatus] = []
+        still: list[ObjectRef] = []
+        for ref in self._rollouts:
+            workload = self._workload(ref)
+            if workload is None:
+                continue
+            status = deployment.rollout_status(self.state, workload) if ref.kind == KIND_DEPLOYMENT \
+                else statefulset.rollout_status(self.state, workload)
+            statuses.append(status)
+            if not status.complete:
+                still.append(ref)
+        self._rollouts = still
         return statuses
 
     def next_step_ms(self) -> Optional[int]:
@@ -503,7 +510,7 @@ class StepDriver:
             workload = self._workload(ref)
             if workload is not None:
                 patched = workload_from_manifest(manifest, line)
-                if workload.kind == KIND_DEPLOYMENT and manifests.plain(patched.template) != manifests.plain(workload.template):
+                if workload.kind in _ROLLOUT_KINDS and manifests.plain(patched.template) != manifests.plain(workload.template):
                     self._start_rollout(workload)
                 for name in ("replicas", "template", "selector", "labels", "pod_management_policy", "claim_templates"):
                     setattr(workload, name, getattr(patched, name))
@@ -512,11 +519,13 @@ class StepDriver:
                 yield self._cluster(workload.key, ClusterChangeKind.WORKLOAD_CHANGED, detail=f"{workload.kind} patched")
 
     def _start_rollout(self, workload: ControlledWorkload) -> None:
-        """A Deployment's template changed: from now on it is synced as the release syncs it, and
-        each StepEnd reports its rollout until it is complete."""
-        self.state.rolling.add(workload.key)
-        if workload.key not in self._rollouts:
-            self._rollouts.append(workload.key)
+        """A Deployment's or StatefulSet's template changed: a Deployment is synced as the release
+        syncs it from now on; each StepEnd reports the rollout until it is complete."""
+        if workload.kind == KIND_DEPLOYMENT:
+            self.state.rolling.add(workload.key)
+        ref = ObjectRef(workload.kind, workload.namespace, workload.name)
+        if ref not in self._rollouts:
+            self._rollouts.append(ref)
 
     def _put_budget(self, ref: ObjectRef, manifest: dict, line: Optional[int]) -> Iterator[Event]:
         budget, budget_spec = manifests.decode_budget(manifest, line)

@@ -115,8 +115,11 @@ def rollout_entry(step: int, rollout: RolloutStatus, messages: dict[str, str]) -
 
 
 def rollout_status_text(rollout: RolloutStatus) -> str:
-    """What ``kubectl rollout status`` prints for these counts (DeploymentStatusViewer.Status)."""
-    name = rollout.deployment.split("/", 1)[-1]
+    """What ``kubectl rollout status`` prints for these counts (DeploymentStatusViewer.Status,
+    StatefulSetStatusViewer.Status)."""
+    if rollout.kind == "StatefulSet":
+        return _stateful_set_status_text(rollout)
+    name = rollout.workload.split("/", 1)[-1]
     waiting = f'Waiting for deployment "{name}" rollout to finish: '
     if rollout.updated < rollout.desired:
         return f"{waiting}{rollout.updated} out of {rollout.desired} new replicas have been updated..."
@@ -127,11 +130,28 @@ def rollout_status_text(rollout: RolloutStatus) -> str:
     return f'deployment "{name}" successfully rolled out'
 
 
+def _stateful_set_status_text(rollout: RolloutStatus) -> str:
+    """StatefulSetStatusViewer: OnDelete has no rollout status; RollingUpdate (the API server
+    always defaults a partition) waits for every pod to be ready, then for the pods at or above
+    the partition to be updated. ``available`` stands for readyReplicas (ready is available here)."""
+    if rollout.strategy != "RollingUpdate":
+        return (f"rollout status is only available for RollingUpdate strategy type ({rollout.updated} of "
+                f"{rollout.desired} pods at the new revision; OnDelete replaces a pod only when it is deleted)")
+    if rollout.available < rollout.desired:
+        return f"Waiting for {rollout.desired - rollout.available} pods to be ready..."
+    wanted = rollout.desired - (rollout.partition or 0)
+    if rollout.updated < wanted:
+        return f"Waiting for partitioned roll out to finish: {rollout.updated} out of {wanted} new pods have been updated..."
+    return f"partitioned roll out complete: {rollout.updated} new pods have been updated..."
+
+
 def rollout_lines(rollout: RolloutStatus, messages: dict[str, str]) -> list[str]:
     """The readable account of a rollout under a step's heading: kubectl's sentence, and for a
     rollout that went quiet unfinished, that it is stuck and why each new pod is pending."""
-    lines = [f"   rollout of {rollout.deployment} to revision {rollout.revision} ({rollout.new_replica_set}): "
-             f"{rollout_status_text(rollout)}"]
+    lines = [f"   rollout of {rollout.kind} {rollout.workload} to revision {rollout.revision} "
+             f"({rollout.update_revision}): {rollout_status_text(rollout)}"]
+    if rollout.strategy == "OnDelete":
+        return lines
     if not rollout.complete:
         lines.append(f"   stuck: the run went quiet with {rollout.updated} of {rollout.desired} new replicas "
                      f"created, {rollout.available} available, {len(rollout.old_pods)} old pod(s) left "

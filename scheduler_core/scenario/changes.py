@@ -65,7 +65,7 @@ VERBS = ("scale", "drain", "cordon", "uncordon", "addNodes", "deleteNodes", "pat
          "complete")
 # `set`: the template fields a rollout usually changes (kubectl set image / resources, and the
 # placement fields); each becomes a JSON merge patch of the Deployment's spec.template.
-SET_KINDS = (KIND_DEPLOYMENT,)
+SET_KINDS = (KIND_DEPLOYMENT, KIND_STATEFUL_SET)
 SET_CONTAINER_FIELDS = ("image", "requests", "limits")
 SET_POD_FIELDS = ("nodeSelector", "affinity", "tolerations")
 SET_FIELDS = ("kind", "namespace", "name", "container", *SET_CONTAINER_FIELDS, *SET_POD_FIELDS)
@@ -207,6 +207,7 @@ def decode_workload(kind: str, obj: Field, namespace: str, name: str, uid: str,
                                                  f'"{POLICY_ORDERED_READY}", "{POLICY_PARALLEL}"')
         workload.pod_management_policy = policy
         workload.claim_templates = tuple(_claim_template(item) for item in spec.get_list("volumeClaimTemplates"))
+        _check_update_strategy(spec)
     return workload
 
 
@@ -231,6 +232,28 @@ def _check_strategy(spec: Field) -> None:
     unavailable = _int_or_percent(rolling, "maxUnavailable", True)
     if surge == 0 and unavailable == 0:
         rolling.error_at("maxUnavailable", "Invalid value: 0: may not be 0 when `maxSurge` is 0")
+
+
+def _check_update_strategy(spec: Field) -> None:
+    """A StatefulSet's spec.updateStrategy as ValidateStatefulSetUpdateStrategy checks it: type
+    RollingUpdate or OnDelete, rollingUpdate only with RollingUpdate, a partition of 0 or more,
+    maxUnavailable a positive integer or a percentage above 0 % and at most 100 %."""
+    strategy = spec.get_map("updateStrategy")
+    if strategy is None:
+        return
+    kind = strategy.get_str("type", "RollingUpdate")
+    if kind not in ("RollingUpdate", "OnDelete"):
+        strategy.error_at("type", f'Unsupported value: "{kind[:40]}": supported values: "OnDelete", "RollingUpdate"')
+        return
+    rolling = strategy.get_map("rollingUpdate")
+    if rolling is None:
+        return
+    if kind == "OnDelete":
+        strategy.error_at("rollingUpdate", "Forbidden: only allowed for updateStrategy 'RollingUpdate'")
+        return
+    rolling.get_int("partition", 0, 0, INT32_MAX)
+    if _int_or_percent(rolling, "maxUnavailable", True) == 0:
+        rolling.error_at("maxUnavailable", "Invalid value: 0: must be greater than 0")
 
 
 def _int_or_percent(parent: Field, key: str, at_most_100: bool) -> Optional[int]:
@@ -469,8 +492,8 @@ def _read_set(body: Field, names: _Names) -> Optional[OperationSpec]:
             return None
     ref = _ref(body, KIND_DEPLOYMENT)
     if ref.kind and ref.kind not in SET_KINDS:
-        body.error_at("kind", f"set of a {ref.kind[:40]} is not modelled (only a Deployment's rollout is: "
-                              f"one of {', '.join(SET_KINDS)})")
+        body.error_at("kind", f"set of a {ref.kind[:40]} is not modelled (only the rollouts of "
+                              f"{', '.join(SET_KINDS)} are)")
         return None
     if not _existing(body, ref, names):
         return None

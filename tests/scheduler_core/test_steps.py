@@ -394,7 +394,7 @@ def test_a_rollout_with_room_replaces_every_pod_one_at_a_time_and_is_reported_co
     [rollout] = timeline["rollouts"]
     assert (rollout["step"], rollout["revision"], rollout["complete"], rollout["pending"]) == (1, 2, True, [])
     assert rollout["status"] == 'deployment "web" successfully rolled out'
-    new_set = rollout["newReplicaSet"].split("/")[1]
+    new_set = rollout["updateRevision"].split("/")[1]
     placed = [(a["pod"], a["nodeName"]) for a in timeline["attempts"] if a["step"] == 1]
     assert placed == [(f"default/{new_set}-1", "n1"), (f"default/{new_set}-2", "n2"), (f"default/{new_set}-3", "n3")]
     old = sorted(pod for pod in timeline["final"] if not pod.startswith(f"default/{new_set}"))
@@ -430,3 +430,18 @@ def test_the_stuck_rollout_example_says_which_new_pod_waits_and_why():
     [rollout] = timeline["rollouts"]
     assert not rollout["complete"] and rollout["updated"] == 1 and len(rollout["oldPods"]) == 3
     assert "3 Insufficient memory" in rollout["pending"][0]["failedSchedulingMessage"]
+
+
+def test_a_partitioned_stateful_set_rollout_replaces_only_the_pods_from_the_partition_up():
+    """RollingUpdate with partition 1: db-2 then db-1 are deleted, made again at the new revision
+    (same names) and placed; db-0 keeps the old template; kubectl calls it complete."""
+    stateful_set = workload_text("StatefulSet", "db", replicas=3, cpu="1",
+                                 extra_spec="  updateStrategy: {rollingUpdate: {partition: 1}}\n")
+    _, _, timeline = run(scenario_text(node_text("n1"), node_text("n2"), stateful_set, changes_text(
+        ["set: {kind: StatefulSet, name: db, requests: {cpu: '2'}}"])))
+    [rollout] = timeline["rollouts"]
+    assert (rollout["kind"], rollout["updated"], rollout["oldPods"], rollout["complete"]) == (
+        "StatefulSet", 2, ["default/db-0"], True)
+    assert rollout["status"] == "partitioned roll out complete: 2 new pods have been updated..."
+    assert timeline["steps"][1]["deleted"] == ["default/db-2", "default/db-1"]
+    assert timeline["steps"][1]["created"] == ["default/db-2", "default/db-1"]

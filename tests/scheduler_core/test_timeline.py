@@ -87,8 +87,8 @@ def test_story_points_are_extension_point_names():
 
 
 def _rollout(updated: int, replicas: int, available: int, desired: int = 3):
-    return RolloutStatus("default/web", 2, "default/web-abc", "RollingUpdate", desired, updated, replicas, available,
-                         [], updated == replicas == available == desired, [])
+    return RolloutStatus("Deployment", "default/web", 2, "default/web-abc", "RollingUpdate", desired, updated, replicas,
+                         available, [], updated == replicas == available == desired, [])
 
 
 @pytest.mark.parametrize(("counts", "text"), [

@@ -341,6 +341,7 @@ def rollout_status(state: ClusterState, deployment: ControlledWorkload) -> Rollo
     old_pods = sorted(pod.key for rs in old for pod in state.owned_pods(rs))
     desired = deployment.replicas
     complete = len(new_pods) == desired and active == desired and available == desired
-    return RolloutStatus(deployment.key, new.revision if new is not None else 0, new.key if new is not None else "",
+    return RolloutStatus(KIND_DEPLOYMENT, deployment.key, new.revision if new is not None else 0,
+                         new.key if new is not None else "",
                          strategy_of(deployment).type, desired, len(new_pods), active, available, old_pods, complete,
                          [pod.key for pod in new_pods if not pod.node_name])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import InitVar, dataclass, field
 from datetime import datetime, timedelta
-from typing import Callable, Optional, Union
+from typing import Any, Callable, Optional, Union
 
 from scheduler_core.cluster.store import KIND_NODE, Action, WatchEvent
 from scheduler_core.labels import compile_selector
@@ -75,6 +75,11 @@ class ClusterState:
     bound_ms: dict[str, int] = field(default_factory=dict)
     # Deployments whose pod template a step changed: synced as the release syncs them (rollouts).
     rolling: set[str] = field(default_factory=set)
+    # StatefulSet key -> its revisions (statefulset.Revisions); pod key -> the revision hash it
+    # was made with; the scenario's pods -> the revision current when the set was first seen.
+    set_revisions: dict[str, Any] = field(default_factory=dict)
+    pod_revisions: dict[str, str] = field(default_factory=dict)
+    initial_revisions: dict[str, str] = field(default_factory=dict)
     clock_ms: Optional[Callable[[], int]] = None  # the run's clock, for what ``track`` records
 
     def __post_init__(self, initial_pods: list[Pod]) -> None:
@@ -86,6 +91,10 @@ class ClusterState:
         self._by_owner: dict[tuple[str, str, str], list[_Slot]] = {}
         self._by_namespace: dict[str, list[_Slot]] = {}
         self._by_name: dict[str, list[_Slot]] = {}
+        # Pods whose name a newer pod took (a StatefulSet or DaemonSet pod made again): their last
+        # version is not live, whatever ``gone`` says of the name now. (ids of objects the old
+        # slots keep referenced, so they are never reused.)
+        self._superseded: set[int] = set()
         for pod in initial_pods:
             self._add(pod, announced=False)
 
@@ -103,6 +112,9 @@ class ClusterState:
         self._add(pod, announced=True)
 
     def _add(self, pod: Pod, announced: bool) -> None:
+        older = self._latest.get(pod.key)
+        if older is not None:
+            self._superseded.add(id(older.pod))
         slot = _Slot(pod, announced)
         self._slots.append(slot)
         self._latest[pod.key] = slot
@@ -152,7 +164,7 @@ class ClusterState:
 
     def live(self, pod: Pod) -> bool:
         """In the API and not finished (terminating pods are live until removed)."""
-        return not pod.is_finished and not (self.gone and pod.key in self.gone)
+        return not pod.is_finished and not (self.gone and pod.key in self.gone) and id(pod) not in self._superseded
 
     def owned_pods(self, workload: ControlledWorkload) -> list[Pod]:
         """Live pods controlled by the workload (controller reference) and matching its selector."""

@@ -135,8 +135,8 @@ def test_set_reads_the_template_as_earlier_steps_left_it():
 @pytest.mark.parametrize(("operation", "path", "words"), [
     pytest.param("set: {name: web, container: sidecar, image: x}", "steps[0].operations[0].set.container",
                  'no container "sidecar" in the template (containers: c)', id="a container the template lacks"),
-    pytest.param("set: {kind: StatefulSet, name: web, image: x}", "steps[0].operations[0].set.kind",
-                 "set of a StatefulSet is not modelled", id="a kind whose rollout is not modelled"),
+    pytest.param("set: {kind: DaemonSet, name: web, image: x}", "steps[0].operations[0].set.kind",
+                 "set of a DaemonSet is not modelled", id="a kind whose rollout is not modelled"),
     pytest.param("set: {name: api, image: x}", "steps[0].operations[0].set.name",
                  "Deployment default/api does not exist", id="a Deployment that does not exist"),
     pytest.param("set: {name: web}", "steps[0].operations[0].set", "Required value: at least one of image",
@@ -177,3 +177,17 @@ def test_it_validates_a_deployment_strategy_as_the_api_server_does(strategy, wor
     deployment = workload_text("Deployment", "web", extra_spec=f"  strategy: {strategy}\n")
     errors = problems(scenario_text(node_text("n1"), deployment, changes_text([])))
     assert len(errors) == 1 and words in errors[0].message and errors[0].object == "Deployment default/web"
+
+
+@pytest.mark.parametrize(("strategy", "words"), [
+    pytest.param("{type: Sometimes}", 'Unsupported value: "Sometimes"', id="an unknown update strategy type"),
+    pytest.param("{type: OnDelete, rollingUpdate: {partition: 1}}", "only allowed for updateStrategy 'RollingUpdate'",
+                 id="OnDelete with a rolling update"),
+    pytest.param("{rollingUpdate: {partition: -1}}", "", id="a negative partition"),
+    pytest.param("{rollingUpdate: {maxUnavailable: 0}}", "must be greater than 0", id="no pod may be unavailable"),
+])
+def test_it_validates_a_stateful_set_update_strategy_as_the_api_server_does(strategy, words):
+    stateful_set = workload_text("StatefulSet", "db", extra_spec=f"  updateStrategy: {strategy}\n")
+    errors = problems(scenario_text(node_text("n1"), stateful_set, changes_text([])))
+    assert len(errors) == 1 and words in errors[0].message and errors[0].object == "StatefulSet default/db"
+    assert errors[0].path.startswith("spec.updateStrategy")

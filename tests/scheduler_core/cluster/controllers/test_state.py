@@ -72,3 +72,18 @@ def test_a_binding_heard_by_the_informer_makes_the_pod_ready_from_then():
     bound = replace(pending, node_name="n1")
     state.track(WatchEvent(KIND_POD, Action.MODIFIED, pending, bound, ClusterChangeKind.POD_BOUND))
     assert state.ready_since(bound) == EPOCH + timedelta(milliseconds=2500)
+
+
+def test_a_pod_whose_name_a_new_pod_took_is_no_longer_live():
+    """A StatefulSet pod deleted and made again: the new Add clears the name from ``gone``, but
+    the old pod's last (terminating) version must not count as a second live pod."""
+    web = controlled_workload("ReplicaSet", "web")
+    old = _owned("web-0")
+    state = cluster_state(pods=[old], workloads=[web])
+    terminating = replace(old, deletion_timestamp=EPOCH)
+    state.track(WatchEvent(KIND_POD, Action.MODIFIED, old, terminating, ClusterChangeKind.POD_TERMINATING))
+    state.track(WatchEvent(KIND_POD, Action.DELETED, terminating, None, ClusterChangeKind.POD_REMOVED))
+    again = _owned("web-0")
+    state.add_pod(again)
+    state.track(WatchEvent(KIND_POD, Action.ADDED, None, again, ClusterChangeKind.POD_CREATED))
+    assert state.owned_pods(web) == [again] and not state.live(terminating)
