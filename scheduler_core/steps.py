@@ -99,7 +99,7 @@ MAX_CONTROLLER_PASSES = 10000  # every pass writes something or the controllers 
 ALL_CONTROLLERS = (KIND_DEPLOYMENT, KIND_REPLICA_SET, KIND_STATEFUL_SET, KIND_DAEMON_SET, KIND_JOB)
 # The kinds the default spreading reads as workloads (PodTopologySpread's system defaults).
 _SPREADING_KINDS = (KIND_REPLICA_SET, KIND_STATEFUL_SET)
-_ROLLOUT_KINDS = (KIND_DEPLOYMENT, KIND_STATEFUL_SET)  # a template change of these replaces pods
+_ROLLOUT_KINDS = (KIND_DEPLOYMENT, KIND_STATEFUL_SET, KIND_DAEMON_SET)  # a template change of these replaces pods
 
 
 @dataclass
@@ -173,9 +173,17 @@ class StepDriver:
         bound pods alike, so they would write nothing)."""
         self.record.placed.append(pod.key)
         self.last_activity_ms = self.loop.clock.ms
-        # A rollout under way moves on availability: its Deployment and ReplicaSets react too.
-        kinds = (KIND_DEPLOYMENT, KIND_REPLICA_SET, KIND_STATEFUL_SET) if self.state.rolling else (KIND_STATEFUL_SET,)
-        yield from self.react(kinds=kinds, changed=pod)
+        yield from self.react(kinds=self._bound_reactors(), changed=pod)
+
+    def _bound_reactors(self) -> tuple[str, ...]:
+        """The controllers a binding can move: a StatefulSet's OrderedReady progress; during a
+        rollout, availability moves the Deployment (and so its ReplicaSets) and a DaemonSet."""
+        kinds = [KIND_STATEFUL_SET]
+        if self.state.rolling:
+            kinds[:0] = [KIND_DEPLOYMENT, KIND_REPLICA_SET]
+        if any(ref.kind == KIND_DAEMON_SET for ref in self._rollouts):
+            kinds.append(KIND_DAEMON_SET)
+        return tuple(kinds)
 
     def pod_removed(self, pod: Pod) -> Iterator[Event]:
         self.last_activity_ms = self.loop.clock.ms
@@ -220,8 +228,7 @@ class StepDriver:
             workload = self._workload(ref)
             if workload is None:
                 continue
-            status = deployment.rollout_status(self.state, workload) if ref.kind == KIND_DEPLOYMENT \
-                else statefulset.rollout_status(self.state, workload)
+            status = _ROLLOUT_STATUS[ref.kind](self.state, workload)
             statuses.append(status)
             if not status.complete:
                 still.append(ref)
@@ -519,8 +526,8 @@ class StepDriver:
                 yield self._cluster(workload.key, ClusterChangeKind.WORKLOAD_CHANGED, detail=f"{workload.kind} patched")
 
     def _start_rollout(self, workload: ControlledWorkload) -> None:
-        """A Deployment's or StatefulSet's template changed: a Deployment is synced as the release
-        syncs it from now on; each StepEnd reports the rollout until it is complete."""
+        """A Deployment's, StatefulSet's or DaemonSet's template changed: a Deployment is synced as
+        the release syncs it from now on; each StepEnd reports the rollout until it is complete."""
         if workload.kind == KIND_DEPLOYMENT:
             self.state.rolling.add(workload.key)
         ref = ObjectRef(workload.kind, workload.namespace, workload.name)
@@ -625,6 +632,10 @@ class StepDriver:
 
     def _cluster(self, key: str, kind: ClusterChangeKind, node: Optional[str] = None, detail: str = "") -> Event:
         return self.loop.change_event(key, kind, node, detail)
+
+
+_ROLLOUT_STATUS = {KIND_DEPLOYMENT: deployment.rollout_status, KIND_STATEFUL_SET: statefulset.rollout_status,
+                   KIND_DAEMON_SET: daemonset.rollout_status}
 
 
 def _node_change_labels(old: Node, new: Node) -> str:

@@ -119,6 +119,8 @@ def rollout_status_text(rollout: RolloutStatus) -> str:
     StatefulSetStatusViewer.Status)."""
     if rollout.kind == "StatefulSet":
         return _stateful_set_status_text(rollout)
+    if rollout.kind == "DaemonSet":
+        return _daemon_set_status_text(rollout)
     name = rollout.workload.split("/", 1)[-1]
     waiting = f'Waiting for deployment "{name}" rollout to finish: '
     if rollout.updated < rollout.desired:
@@ -143,6 +145,20 @@ def _stateful_set_status_text(rollout: RolloutStatus) -> str:
     if rollout.updated < wanted:
         return f"Waiting for partitioned roll out to finish: {rollout.updated} out of {wanted} new pods have been updated..."
     return f"partitioned roll out complete: {rollout.updated} new pods have been updated..."
+
+
+def _daemon_set_status_text(rollout: RolloutStatus) -> str:
+    """DaemonSetStatusViewer: updated, then available, out of the nodes that should run a pod."""
+    name = rollout.workload.split("/", 1)[-1]
+    if rollout.strategy != "RollingUpdate":
+        return (f"rollout status is only available for RollingUpdate strategy type ({rollout.updated} of "
+                f"{rollout.desired} pods at the new revision; OnDelete replaces a pod only when it is deleted)")
+    waiting = f'Waiting for daemon set "{name}" rollout to finish: '
+    if rollout.updated < rollout.desired:
+        return f"{waiting}{rollout.updated} out of {rollout.desired} new pods have been updated..."
+    if rollout.available < rollout.desired:
+        return f"{waiting}{rollout.available} of {rollout.desired} updated pods are available..."
+    return f'daemon set "{name}" successfully rolled out'
 
 
 def rollout_lines(rollout: RolloutStatus, messages: dict[str, str]) -> list[str]:

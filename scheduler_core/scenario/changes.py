@@ -65,7 +65,7 @@ VERBS = ("scale", "drain", "cordon", "uncordon", "addNodes", "deleteNodes", "pat
          "complete")
 # `set`: the template fields a rollout usually changes (kubectl set image / resources, and the
 # placement fields); each becomes a JSON merge patch of the Deployment's spec.template.
-SET_KINDS = (KIND_DEPLOYMENT, KIND_STATEFUL_SET)
+SET_KINDS = (KIND_DEPLOYMENT, KIND_STATEFUL_SET, KIND_DAEMON_SET)
 SET_CONTAINER_FIELDS = ("image", "requests", "limits")
 SET_POD_FIELDS = ("nodeSelector", "affinity", "tolerations")
 SET_FIELDS = ("kind", "namespace", "name", "container", *SET_CONTAINER_FIELDS, *SET_POD_FIELDS)
@@ -195,6 +195,8 @@ def decode_workload(kind: str, obj: Field, namespace: str, name: str, uid: str,
         workload.replicas = spec.get_int("replicas", 1, 0, INT32_MAX)
     if kind == KIND_DEPLOYMENT:
         _check_strategy(spec)
+    if kind == KIND_DAEMON_SET:
+        _check_daemon_update_strategy(spec)
     if kind == KIND_REPLICA_SET:
         owner = next((ref for ref in owner_references(obj) if ref.controller and ref.kind == KIND_DEPLOYMENT), None)
         workload.owner = owner
@@ -254,6 +256,26 @@ def _check_update_strategy(spec: Field) -> None:
     rolling.get_int("partition", 0, 0, INT32_MAX)
     if _int_or_percent(rolling, "maxUnavailable", True) == 0:
         rolling.error_at("maxUnavailable", "Invalid value: 0: must be greater than 0")
+
+
+def _check_daemon_update_strategy(spec: Field) -> None:
+    """A DaemonSet's spec.updateStrategy as ValidateDaemonSetUpdateStrategy checks it: type
+    RollingUpdate or OnDelete; maxUnavailable and maxSurge integers or percentages (at most
+    100 %), not both 0."""
+    strategy = spec.get_map("updateStrategy")
+    if strategy is None:
+        return
+    kind = strategy.get_str("type", "RollingUpdate")
+    if kind not in ("RollingUpdate", "OnDelete"):
+        strategy.error_at("type", f'Unsupported value: "{kind[:40]}": supported values: "OnDelete", "RollingUpdate"')
+        return
+    rolling = strategy.get_map("rollingUpdate")
+    if rolling is None or kind == "OnDelete":
+        return
+    unavailable = _int_or_percent(rolling, "maxUnavailable", True)
+    surge = _int_or_percent(rolling, "maxSurge", True)
+    if unavailable == 0 and surge in (0, None):
+        rolling.error_at("maxUnavailable", "Invalid value: 0: cannot be 0 when maxSurge is 0")
 
 
 def _int_or_percent(parent: Field, key: str, at_most_100: bool) -> Optional[int]:

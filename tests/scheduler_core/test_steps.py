@@ -445,3 +445,16 @@ def test_a_partitioned_stateful_set_rollout_replaces_only_the_pods_from_the_part
     assert rollout["status"] == "partitioned roll out complete: 2 new pods have been updated..."
     assert timeline["steps"][1]["deleted"] == ["default/db-2", "default/db-1"]
     assert timeline["steps"][1]["created"] == ["default/db-2", "default/db-1"]
+
+
+def test_a_daemon_set_rollout_moves_on_as_soon_as_a_new_pod_is_bound():
+    """maxUnavailable 50 % of 4 nodes: n1 and n2 go first; the binding of n1's new pod (1.3 s,
+    when the kubelet stand-in removed the old one) lets n3 go at once, not when n2 is removed."""
+    daemon_set = workload_text("DaemonSet", "agent", cpu="1",
+                               extra_spec="  updateStrategy: {rollingUpdate: {maxUnavailable: 50%}}\n")
+    _, events, timeline = run(scenario_text(*[node_text(f"n{i}") for i in range(1, 5)], daemon_set, changes_text(
+        ["set: {kind: DaemonSet, name: agent, requests: {cpu: '2'}}"])))
+    terminating = [(e.payload.time_ms, e.pod) for e in changes_of(events, ClusterChangeKind.POD_TERMINATING)]
+    assert terminating == [(1000, "default/agent-n1"), (1000, "default/agent-n2"), (1300, "default/agent-n3"),
+                           (1600, "default/agent-n4")]
+    assert timeline["rollouts"][0]["status"] == 'daemon set "agent" successfully rolled out'

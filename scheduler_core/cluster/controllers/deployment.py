@@ -27,7 +27,12 @@ from typing import Any, Optional, Union
 
 from scheduler_core.cluster.controllers.state import ClusterState, is_running
 from scheduler_core.events import RolloutStatus
-from scheduler_core.model import KIND_DEPLOYMENT, KIND_REPLICA_SET, ControlledWorkload, LabelSelector
+from scheduler_core.model import (
+    KIND_DEPLOYMENT,
+    KIND_REPLICA_SET,
+    ControlledWorkload,
+    LabelSelector,
+)
 from scheduler_core.scenario.changes import owner_reference
 from scheduler_core.scenario.manifests import plain
 

@@ -16,11 +16,25 @@ pods of a set are taken as at its current revision."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
-from scheduler_core.cluster.controllers.deployment import scaled_value, template_hash
+from scheduler_core.cluster.controllers.deployment import scaled_value
 from scheduler_core.cluster.controllers.pods import make_pod, pod_manifest
-from scheduler_core.cluster.controllers.state import ClusterState, CreateClaim, CreatePod, DeletePod, Write, is_running
+from scheduler_core.cluster.controllers.revisions import (
+    Revisions,
+    complete,
+    made_at,
+    pod_revision,
+    revisions,
+)
+from scheduler_core.cluster.controllers.state import (
+    ClusterState,
+    CreateClaim,
+    CreatePod,
+    DeletePod,
+    Write,
+    is_running,
+)
 from scheduler_core.events import RolloutStatus
 from scheduler_core.model import (
     KIND_STATEFUL_SET,
@@ -48,17 +62,6 @@ class UpdateStrategy:
     max_unavailable: Any = 1
 
 
-@dataclass
-class Revisions:
-    """status.currentRevision and the revision number of the latest template (ControllerRevision
-    .revision: 1 for the template as loaded, one more per change)."""
-
-    current_hash: str
-    current_template: Any
-    latest_hash: str
-    number: int = 1
-
-
 def update_strategy(stateful_set: ControlledWorkload) -> UpdateStrategy:
     written = ((stateful_set.manifest or {}).get("spec") or {}).get("updateStrategy") or {}
     if (written.get("type") or STRATEGY_ROLLING_UPDATE) == STRATEGY_ON_DELETE:
@@ -69,31 +72,12 @@ def update_strategy(stateful_set: ControlledWorkload) -> UpdateStrategy:
                           1 if unavailable is None else unavailable)
 
 
-def revisions(state: ClusterState, stateful_set: ControlledWorkload) -> Revisions:
-    """The set's revisions, first taken when the stand-in first sees it (the template as loaded)."""
-    found = state.set_revisions.get(stateful_set.key)
-    latest = template_hash(stateful_set.template)
-    if found is None:
-        found = state.set_revisions[stateful_set.key] = Revisions(latest, stateful_set.template, latest)
-    elif found.latest_hash != latest:
-        found.latest_hash, found.number = latest, found.number + 1
-    return found
-
-
-def pod_revision(state: ClusterState, pod: Pod) -> str:
-    """The pod's controller-revision-hash: the one it was made with; the scenario's pods are at
-    the revision current when the run began."""
-    return state.pod_revisions.get(pod.key, state.initial_revisions.get(pod.key, ""))
-
-
 def reconcile(state: ClusterState, stateful_set: ControlledWorkload, classes: list[StorageClass]) -> list[Write]:
     """Missing ordinals below replicas are created in order (with OrderedReady, only once every
     lower ordinal runs, one at a time); ordinals at or above replicas are deleted, highest first
     (with OrderedReady one at a time, once nothing is terminating or unhealthy)."""
     pods = {pod.name: pod for pod in state.owned_pods(stateful_set)}
     revs = revisions(state, stateful_set)
-    for pod in pods.values():
-        state.initial_revisions.setdefault(pod.key, revs.current_hash)
     strategy = update_strategy(stateful_set)
     _complete_rolling_update(state, stateful_set, strategy, pods, revs)
     ordered = stateful_set.pod_management_policy != POLICY_PARALLEL
@@ -133,12 +117,12 @@ def _revision_for(strategy: UpdateStrategy, revs: Revisions, ordinal: int,
 def _complete_rolling_update(state: ClusterState, stateful_set: ControlledWorkload, strategy: UpdateStrategy,
                              pods: dict[str, Pod], revs: Revisions) -> None:
     """completeRollingUpdate: every replica updated and ready makes the update revision current."""
-    if strategy.type != STRATEGY_ROLLING_UPDATE or revs.current_hash == revs.latest_hash:
+    if strategy.type != STRATEGY_ROLLING_UPDATE or not revs.updating:
         return
     live = [pod for pod in pods.values() if not pod.is_terminating]
     if len(pods) == stateful_set.replicas and len(live) == len(pods) and all(
             is_running(pod) and pod_revision(state, pod) == revs.latest_hash for pod in live):
-        revs.current_hash, revs.current_template = revs.latest_hash, stateful_set.template
+        complete(revs, stateful_set)
 
 
 def _update(state: ClusterState, stateful_set: ControlledWorkload, strategy: UpdateStrategy, pods: dict[str, Pod],
@@ -203,7 +187,7 @@ def _new_pod(state: ClusterState, stateful_set: ControlledWorkload, ordinal: int
                    state.priority_classes, stateful_set.line)
     state.add_pod(pod)
     state.created_ms[pod.key] = state.now_ms
-    state.pod_revisions[pod.key] = revision_hash
+    made_at(state, pod, revision_hash)
     return pod
 
 

@@ -135,8 +135,8 @@ def test_set_reads_the_template_as_earlier_steps_left_it():
 @pytest.mark.parametrize(("operation", "path", "words"), [
     pytest.param("set: {name: web, container: sidecar, image: x}", "steps[0].operations[0].set.container",
                  'no container "sidecar" in the template (containers: c)', id="a container the template lacks"),
-    pytest.param("set: {kind: DaemonSet, name: web, image: x}", "steps[0].operations[0].set.kind",
-                 "set of a DaemonSet is not modelled", id="a kind whose rollout is not modelled"),
+    pytest.param("set: {kind: ReplicaSet, name: web, image: x}", "steps[0].operations[0].set.kind",
+                 "set of a ReplicaSet is not modelled", id="a kind that has no rollout"),
     pytest.param("set: {name: api, image: x}", "steps[0].operations[0].set.name",
                  "Deployment default/api does not exist", id="a Deployment that does not exist"),
     pytest.param("set: {name: web}", "steps[0].operations[0].set", "Required value: at least one of image",
@@ -191,3 +191,15 @@ def test_it_validates_a_stateful_set_update_strategy_as_the_api_server_does(stra
     errors = problems(scenario_text(node_text("n1"), stateful_set, changes_text([])))
     assert len(errors) == 1 and words in errors[0].message and errors[0].object == "StatefulSet default/db"
     assert errors[0].path.startswith("spec.updateStrategy")
+
+
+@pytest.mark.parametrize(("strategy", "words"), [
+    pytest.param("{type: Sometimes}", 'Unsupported value: "Sometimes"', id="an unknown daemon update strategy type"),
+    pytest.param("{rollingUpdate: {maxUnavailable: 0}}", "cannot be 0 when maxSurge is 0",
+                 id="nothing unavailable and nothing surging"),
+    pytest.param("{rollingUpdate: {maxSurge: 150%}}", "must not be greater than 100%", id="a surge above everything"),
+])
+def test_it_validates_a_daemon_set_update_strategy_as_the_api_server_does(strategy, words):
+    daemon_set = workload_text("DaemonSet", "agent", extra_spec=f"  updateStrategy: {strategy}\n")
+    errors = problems(scenario_text(node_text("n1"), daemon_set, changes_text([])))
+    assert len(errors) == 1 and words in errors[0].message and errors[0].object == "DaemonSet default/agent"
