@@ -457,6 +457,39 @@ class BlockedEviction:
         return {"pod": self.pod, "budget": self.budget}
 
 
+@dataclass(frozen=True, slots=True)
+class RolloutStatus:
+    """A workload's rollout as its step left it (kubectl rollout status's counts): its kind and
+    ``namespace/name``, the revision rolled out to (a Deployment's new ReplicaSet, a StatefulSet's
+    update ControllerRevision) and its number, the replicas wanted, the live pods at the new
+    revision (updated), all its live pods (replicas), the available (bound, not terminating) ones,
+    the pods of older revisions still there, whether it is complete, and the new pods still
+    pending when the step went quiet (a stuck rollout). ``partition``: a StatefulSet's."""
+
+    kind: str
+    workload: str
+    revision: int
+    update_revision: str
+    strategy: str
+    desired: int
+    updated: int
+    replicas: int
+    available: int
+    old_pods: list[str]
+    complete: bool
+    pending: list[str]
+    partition: Optional[int] = None
+
+    def to_json(self) -> dict:
+        out = {"kind": self.kind, "workload": self.workload, "revision": self.revision,
+               "updateRevision": self.update_revision, "strategy": self.strategy, "desired": self.desired,
+               "updated": self.updated, "replicas": self.replicas, "available": self.available,
+               "oldPods": self.old_pods, "complete": self.complete, "pending": self.pending}
+        if self.partition is not None:
+            out["partition"] = self.partition
+        return out
+
+
 @dataclass(slots=True)
 class StepEnded:
     """A step went quiet: what it created, deleted, evicted, placed (bound), which evictions a
@@ -474,11 +507,15 @@ class StepEnded:
     blocked: list[BlockedEviction] = field(default_factory=list)
     pending: list[str] = field(default_factory=list)
     succeeded: list[str] = field(default_factory=list)
+    rollouts: list[RolloutStatus] = field(default_factory=list)  # Deployments rolling out in the step
 
     def to_json(self) -> dict:
-        return {"step": self.step, "name": self.name, "startedMs": self.started_ms, "timeMs": self.time_ms,
-                "created": self.created, "deleted": self.deleted, "evicted": self.evicted, "placed": self.placed,
-                "blocked": [b.to_json() for b in self.blocked], "pending": self.pending, "succeeded": self.succeeded}
+        out = {"step": self.step, "name": self.name, "startedMs": self.started_ms, "timeMs": self.time_ms,
+               "created": self.created, "deleted": self.deleted, "evicted": self.evicted, "placed": self.placed,
+               "blocked": [b.to_json() for b in self.blocked], "pending": self.pending, "succeeded": self.succeeded}
+        if self.rollouts:  # only a run with a rollout has the key: stored runs keep their shape
+            out["rollouts"] = [r.to_json() for r in self.rollouts]
+        return out
 
 
 Payload = Union[RunStart, StepStarted, StepEnded, AttemptEnd, QueueMoved, ClusterChanged, RunEnd,
@@ -593,7 +630,14 @@ def _cluster(p: dict) -> ClusterChanged:
 def _step_end(p: dict) -> StepEnded:
     return StepEnded(p["step"], p["name"], p["startedMs"], p["timeMs"], p["created"], p["deleted"], p["evicted"],
                      p["placed"], [BlockedEviction(b["pod"], b["budget"]) for b in p["blocked"]], p["pending"],
-                     p.get("succeeded", []))  # runs stored before `succeeded` existed listed them as deleted
+                     p.get("succeeded", []),  # runs stored before `succeeded` existed listed them as deleted
+                     [_rollout(r) for r in p.get("rollouts", [])])
+
+
+def _rollout(p: dict) -> RolloutStatus:
+    return RolloutStatus(p["kind"], p["workload"], p["revision"], p["updateRevision"], p["strategy"], p["desired"],
+                         p["updated"], p["replicas"], p["available"], p["oldPods"], p["complete"], p["pending"],
+                         p.get("partition"))
 
 
 def _binding(p: dict) -> BindingStep:

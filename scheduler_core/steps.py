@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from typing import Iterator, Optional, Protocol
 
-from scheduler_core.cluster.controllers import daemonset, deployment, disruption, job, replicaset, statefulset
+from scheduler_core.cluster.controllers import daemonset, deployment, disruption, job, ranking, replicaset, statefulset
 from scheduler_core.cluster.controllers.pods import admit_priority
 from scheduler_core.cluster.controllers.drain import GIVE_UP_MS, RETRY_MS, Drain, evict, pods_to_evict
 from scheduler_core.cluster.controllers.state import ClusterState, CreateClaim, CreatePod, DeletePod, Write
@@ -33,6 +33,7 @@ from scheduler_core.events import (
     Event,
     ExtensionPoint,
     Payload,
+    RolloutStatus,
     StepEnded,
     StepStarted,
 )
@@ -98,6 +99,7 @@ MAX_CONTROLLER_PASSES = 10000  # every pass writes something or the controllers 
 ALL_CONTROLLERS = (KIND_DEPLOYMENT, KIND_REPLICA_SET, KIND_STATEFUL_SET, KIND_DAEMON_SET, KIND_JOB)
 # The kinds the default spreading reads as workloads (PodTopologySpread's system defaults).
 _SPREADING_KINDS = (KIND_REPLICA_SET, KIND_STATEFUL_SET)
+_ROLLOUT_KINDS = (KIND_DEPLOYMENT, KIND_STATEFUL_SET, KIND_DAEMON_SET)  # a template change of these replaces pods
 
 
 @dataclass
@@ -124,6 +126,8 @@ class StepDriver:
         self.state = ClusterState(list(scenario.nodes), scenario.pods, workloads, dict(scenario.priority_classes),
                                   epoch, created_at=_creation_times(changes, scenario.pods, epoch))
         self.state.claims = {claim.key for claim in scenario.storage.claims}
+        self.state.clock_ms = lambda: loop.clock.ms
+        self.state.deletion_costs = _deletion_costs(changes.manifests)
         # The controllers' informers: every pod and node write reaches their cache.
         loop.cluster.watch(KIND_POD, self.state.track)
         loop.cluster.watch(KIND_NODE, self.state.track)
@@ -136,6 +140,7 @@ class StepDriver:
         self._step_due: Optional[int] = None
         self._finished: set[str] = set()  # pods a `complete` made succeed
         self._pending_workload_events: list[Event] = []  # ReplicaSets a Deployment made, told before its pods
+        self._rollouts: list[ObjectRef] = []  # workloads whose rollout the next StepEnd reports (until complete)
 
     # ------------------------------------------------------------------ hooks the loop calls
 
@@ -168,7 +173,17 @@ class StepDriver:
         bound pods alike, so they would write nothing)."""
         self.record.placed.append(pod.key)
         self.last_activity_ms = self.loop.clock.ms
-        yield from self.react(kinds=(KIND_STATEFUL_SET,), changed=pod)
+        yield from self.react(kinds=self._bound_reactors(), changed=pod)
+
+    def _bound_reactors(self) -> tuple[str, ...]:
+        """The controllers a binding can move: a StatefulSet's OrderedReady progress; during a
+        rollout, availability moves the Deployment (and so its ReplicaSets) and a DaemonSet."""
+        kinds = [KIND_STATEFUL_SET]
+        if self.state.rolling:
+            kinds[:0] = [KIND_DEPLOYMENT, KIND_REPLICA_SET]
+        if any(ref.kind == KIND_DAEMON_SET for ref in self._rollouts):
+            kinds.append(KIND_DAEMON_SET)
+        return tuple(kinds)
 
     def pod_removed(self, pod: Pod) -> Iterator[Event]:
         self.last_activity_ms = self.loop.clock.ms
@@ -203,7 +218,22 @@ class StepDriver:
                    and pod.scheduler_name in self.loop.scenario.scheduler_names]
         yield self._event("", ExtensionPoint.STEP_END, StepEnded(
             record.number, record.name, record.started_ms, self.loop.clock.ms, record.created, record.deleted,
-            record.evicted, record.placed, record.blocked, pending, record.succeeded))
+            record.evicted, record.placed, record.blocked, pending, record.succeeded, self._rollout_statuses()))
+
+    def _rollout_statuses(self) -> list[RolloutStatus]:
+        """The rollouts under way when the step went quiet; a complete one is reported once."""
+        statuses: list[RolloutStatus] = []
+        still: list[ObjectRef] = []
+        for ref in self._rollouts:
+            workload = self._workload(ref)
+            if workload is None:
+                continue
+            status = _ROLLOUT_STATUS[ref.kind](self.state, workload)
+            statuses.append(status)
+            if not status.complete:
+                still.append(ref)
+        self._rollouts = still
+        return statuses
 
     def next_step_ms(self) -> Optional[int]:
         if self.next_step >= len(self.changes.steps):
@@ -287,9 +317,12 @@ class StepDriver:
         """One pass of the controllers of ``kinds`` over their workloads, in the spec's order."""
         state = self.state
         for workload in [w for w in state.workloads if w.kind == KIND_DEPLOYMENT and KIND_DEPLOYMENT in kinds]:
+            before = {rs.key: rs.replicas for rs in deployment.owned_replica_sets(state, workload)}
             for created in deployment.reconcile(state, workload):
                 state.workloads.remove(created)
                 self._pending_workload_events.extend(self._add_workload(created, f"by Deployment {workload.key}"))
+            if workload.key in state.rolling:
+                self._pending_workload_events.extend(self._rollout_scales(workload, before))
         writes: list[Write] = []
         classes = list(self.loop.snapshot.storage.classes.values())
         for kind in (KIND_REPLICA_SET, KIND_STATEFUL_SET, KIND_DAEMON_SET, KIND_JOB):
@@ -305,6 +338,15 @@ class StepDriver:
                 else:
                     writes.extend(job.reconcile(state, workload))
         return writes
+
+    def _rollout_scales(self, workload: ControlledWorkload, before: dict[str, int]) -> Iterator[Event]:
+        """How a rollout moved: each ReplicaSet the Deployment scaled (told only for a rollout,
+        so the story of a run without one keeps its events)."""
+        for rs in deployment.owned_replica_sets(self.state, workload):
+            if rs.key in before and before[rs.key] != rs.replicas:
+                yield self._cluster(rs.key, ClusterChangeKind.WORKLOAD_CHANGED,
+                                    detail=f"ReplicaSet replicas {before[rs.key]} → {rs.replicas} "
+                                           f"(rollout of Deployment {workload.key})")
 
     # ------------------------------------------------------------------ writes reaching the scheduler
 
@@ -475,11 +517,22 @@ class StepDriver:
             workload = self._workload(ref)
             if workload is not None:
                 patched = workload_from_manifest(manifest, line)
+                if workload.kind in _ROLLOUT_KINDS and manifests.plain(patched.template) != manifests.plain(workload.template):
+                    self._start_rollout(workload)
                 for name in ("replicas", "template", "selector", "labels", "pod_management_policy", "claim_templates"):
                     setattr(workload, name, getattr(patched, name))
                 workload.manifest = manifest
                 self.manifests[ref] = manifest
                 yield self._cluster(workload.key, ClusterChangeKind.WORKLOAD_CHANGED, detail=f"{workload.kind} patched")
+
+    def _start_rollout(self, workload: ControlledWorkload) -> None:
+        """A Deployment's, StatefulSet's or DaemonSet's template changed: a Deployment is synced as
+        the release syncs it from now on; each StepEnd reports the rollout until it is complete."""
+        if workload.kind == KIND_DEPLOYMENT:
+            self.state.rolling.add(workload.key)
+        ref = ObjectRef(workload.kind, workload.namespace, workload.name)
+        if ref not in self._rollouts:
+            self._rollouts.append(ref)
 
     def _put_budget(self, ref: ObjectRef, manifest: dict, line: Optional[int]) -> Iterator[Event]:
         budget, budget_spec = manifests.decode_budget(manifest, line)
@@ -498,6 +551,7 @@ class StepDriver:
         ref, manifest = spec.target, manifests.plain(spec.manifest)
         self.manifests[ref] = manifest
         if ref.kind == "Pod":
+            self.state.deletion_costs.update(_deletion_costs({ref: manifest}))
             pod = manifests.decode_pod(manifest, len(self.state.pods), line)
             admit_priority(pod, manifests.pod_has_priority(manifest), "preemptionPolicy" in (manifest.get("spec") or {}),
                            self.state.priority_classes)
@@ -580,6 +634,10 @@ class StepDriver:
         return self.loop.change_event(key, kind, node, detail)
 
 
+_ROLLOUT_STATUS = {KIND_DEPLOYMENT: deployment.rollout_status, KIND_STATEFUL_SET: statefulset.rollout_status,
+                   KIND_DAEMON_SET: daemonset.rollout_status}
+
+
 def _node_change_labels(old: Node, new: Node) -> str:
     """How the story tells a node update: the scheduling events it gave."""
     events = node_scheduling_properties_change(new, old)
@@ -601,6 +659,17 @@ def _creation_times(changes: Changes, pods: list[Pod], epoch: datetime) -> dict[
         times[pod.key] = parsed or (epoch - timedelta(seconds=len(pods) - pod.doc_index))
     return times
 
+
+
+def _deletion_costs(objects: dict[ObjectRef, dict]) -> dict[str, int]:
+    """The pod-deletion-cost annotation of every pod manifest that carries one."""
+    costs: dict[str, int] = {}
+    for ref, manifest in objects.items():
+        if ref.kind == "Pod":
+            cost = ranking.deletion_cost(((manifest or {}).get("metadata") or {}).get("annotations") or {})
+            if cost:
+                costs[f"{ref.namespace}/{ref.name}"] = cost
+    return costs
 
 
 def _parse_time(value) -> Optional[datetime]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Optional
 
 from scheduler_core.events import (
-    AttemptEnd, ClusterChanged, ClusterChangeKind, CycleEnd, CycleStart, Event, ExtensionPoint, QueueMoved, RunEnd, RunStart, StepEnded,
+    AttemptEnd, ClusterChanged, ClusterChangeKind, CycleEnd, CycleStart, Event, ExtensionPoint, QueueMoved, RolloutStatus, RunEnd, RunStart, StepEnded,
     StepStarted, event_from_json, read_events,
 )
 
@@ -23,6 +23,7 @@ class TimelineBuilder:
         self.steps: list[dict[str, Any]] = []  # a run with steps (spec/CHANGES.md) only
         self._step: Optional[int] = None  # the step under way; None: a run without steps
         self.stopped_retrying: list[str] = []
+        self.rollouts: list[dict[str, Any]] = []  # a run with a rollout only
 
     def add(self, event: Event) -> None:
         payload = event.payload
@@ -37,6 +38,8 @@ class TimelineBuilder:
             self._step = payload.step
         elif isinstance(payload, StepEnded):
             self.steps.append(step_entry(payload))
+            messages = last_messages(self.attempts)
+            self.rollouts.extend(rollout_entry(payload.step, r, messages) for r in payload.rollouts)
         elif isinstance(payload, CycleEnd):
             self._cycle_end(self.attempts[-1], payload)
         elif isinstance(payload, AttemptEnd):
@@ -74,6 +77,8 @@ class TimelineBuilder:
         out: dict[str, Any] = {"release": self.release, "attempts": self.attempts}
         if self._step is not None:
             out["steps"] = self.steps
+        if self.rollouts:  # only a run with a rollout has the key (docs/CHANGES.md "Rollouts")
+            out["rollouts"] = self.rollouts
         out["final"] = dict(sorted(self.final.items()))
         if self.nominated:
             out["nominated"] = dict(sorted(self.nominated.items()))
@@ -90,9 +95,91 @@ def step_entry(payload: StepEnded) -> dict[str, Any]:
             "pending": payload.pending}
 
 
-def step_heading(payload: StepEnded) -> str:
+def last_messages(attempts: list[dict[str, Any]]) -> dict[str, str]:
+    """Each pod's FailedScheduling message of its last attempt, when that attempt failed."""
+    messages: dict[str, str] = {}
+    for attempt in attempts:
+        if attempt.get("nodeName") is None and "failedSchedulingMessage" in attempt:
+            messages[attempt["pod"]] = attempt["failedSchedulingMessage"]
+        else:
+            messages.pop(attempt["pod"], None)
+    return messages
+
+
+def rollout_entry(step: int, rollout: RolloutStatus, messages: dict[str, str]) -> dict[str, Any]:
+    """A rollout of ``timeline --json``: its counts when the step went quiet, kubectl rollout
+    status's sentence, and each new pod still pending with its FailedScheduling message."""
+    entry = {"step": step, **rollout.to_json(), "status": rollout_status_text(rollout)}
+    entry["pending"] = [{"pod": pod, "failedSchedulingMessage": messages.get(pod)} for pod in rollout.pending]
+    return entry
+
+
+def rollout_status_text(rollout: RolloutStatus) -> str:
+    """What ``kubectl rollout status`` prints for these counts (DeploymentStatusViewer.Status,
+    StatefulSetStatusViewer.Status)."""
+    if rollout.kind == "StatefulSet":
+        return _stateful_set_status_text(rollout)
+    if rollout.kind == "DaemonSet":
+        return _daemon_set_status_text(rollout)
+    name = rollout.workload.split("/", 1)[-1]
+    waiting = f'Waiting for deployment "{name}" rollout to finish: '
+    if rollout.updated < rollout.desired:
+        return f"{waiting}{rollout.updated} out of {rollout.desired} new replicas have been updated..."
+    if rollout.replicas > rollout.updated:
+        return f"{waiting}{rollout.replicas - rollout.updated} old replicas are pending termination..."
+    if rollout.available < rollout.updated:
+        return f"{waiting}{rollout.available} of {rollout.updated} updated replicas are available..."
+    return f'deployment "{name}" successfully rolled out'
+
+
+def _stateful_set_status_text(rollout: RolloutStatus) -> str:
+    """StatefulSetStatusViewer: OnDelete has no rollout status; RollingUpdate (the API server
+    always defaults a partition) waits for every pod to be ready, then for the pods at or above
+    the partition to be updated. ``available`` stands for readyReplicas (ready is available here)."""
+    if rollout.strategy != "RollingUpdate":
+        return (f"rollout status is only available for RollingUpdate strategy type ({rollout.updated} of "
+                f"{rollout.desired} pods at the new revision; OnDelete replaces a pod only when it is deleted)")
+    if rollout.available < rollout.desired:
+        return f"Waiting for {rollout.desired - rollout.available} pods to be ready..."
+    wanted = rollout.desired - (rollout.partition or 0)
+    if rollout.updated < wanted:
+        return f"Waiting for partitioned roll out to finish: {rollout.updated} out of {wanted} new pods have been updated..."
+    return f"partitioned roll out complete: {rollout.updated} new pods have been updated..."
+
+
+def _daemon_set_status_text(rollout: RolloutStatus) -> str:
+    """DaemonSetStatusViewer: updated, then available, out of the nodes that should run a pod."""
+    name = rollout.workload.split("/", 1)[-1]
+    if rollout.strategy != "RollingUpdate":
+        return (f"rollout status is only available for RollingUpdate strategy type ({rollout.updated} of "
+                f"{rollout.desired} pods at the new revision; OnDelete replaces a pod only when it is deleted)")
+    waiting = f'Waiting for daemon set "{name}" rollout to finish: '
+    if rollout.updated < rollout.desired:
+        return f"{waiting}{rollout.updated} out of {rollout.desired} new pods have been updated..."
+    if rollout.available < rollout.desired:
+        return f"{waiting}{rollout.available} of {rollout.desired} updated pods are available..."
+    return f'daemon set "{name}" successfully rolled out'
+
+
+def rollout_lines(rollout: RolloutStatus, messages: dict[str, str]) -> list[str]:
+    """The readable account of a rollout under a step's heading: kubectl's sentence, and for a
+    rollout that went quiet unfinished, that it is stuck and why each new pod is pending."""
+    lines = [f"   rollout of {rollout.kind} {rollout.workload} to revision {rollout.revision} "
+             f"({rollout.update_revision}): {rollout_status_text(rollout)}"]
+    if rollout.strategy == "OnDelete":
+        return lines
+    if not rollout.complete:
+        lines.append(f"   stuck: the run went quiet with {rollout.updated} of {rollout.desired} new replicas "
+                     f"created, {rollout.available} available, {len(rollout.old_pods)} old pod(s) left "
+                     "(kubectl rollout status would wait, then report that the deployment exceeded its "
+                     "progress deadline)")
+        lines.extend(f"     {pod} pending: {messages.get(pod) or 'not attempted yet'}" for pod in rollout.pending)
+    return lines
+
+
+def step_heading(payload: StepEnded, messages: Optional[dict[str, str]] = None) -> str:
     """The readable account's heading of a step: "step 2 — drain node-7: 6 pods evicted, 5
-    placed, 1 pending: default/x"."""
+    placed, 1 pending: default/x", then a few lines per rollout under way."""
     counts = [f"{len(pods)} {label}" for pods, label in (
         (payload.created, "created"), (payload.deleted, "deleted"), (payload.evicted, "evicted"),
         (payload.succeeded, "succeeded"), (payload.placed, "placed")) if pods]
@@ -102,6 +189,8 @@ def step_heading(payload: StepEnded) -> str:
     text = f"step {payload.step} — {payload.name}: {', '.join(counts)}"
     for blocked in payload.blocked:
         text += f"; drain blocked: {blocked.pod} (budget {blocked.budget})"
+    for rollout in payload.rollouts:
+        text += "\n" + "\n".join(rollout_lines(rollout, messages or {}))
     return text
 
 
@@ -169,7 +258,7 @@ class StoryBuilder:
                                "text": f"step {payload.step} — {payload.name}"})
             self.entries.append(("step", len(self.steps) - 1))
         elif isinstance(payload, StepEnded) and self.steps:
-            self.steps[-1].update(summary=payload.to_json(), text=step_heading(payload))
+            self.steps[-1].update(summary=payload.to_json(), text=step_heading(payload, last_messages(self.attempts)))
         elif isinstance(payload, RunEnd):
             self.end = payload
 

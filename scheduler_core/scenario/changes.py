@@ -61,7 +61,15 @@ PATCHABLE_KINDS = ("Node", "PodDisruptionBudget", *CONTROLLED_KINDS)
 CLUSTER_SCOPED = ("Node", "PersistentVolume", "StorageClass")
 # Workload kinds only the stand-ins read (the loader counts them as ignored): checked here.
 _UNREGISTERED_KINDS = {KIND_DEPLOYMENT: "apps/v1", KIND_DAEMON_SET: "apps/v1", KIND_JOB: "batch/v1"}
-VERBS = ("scale", "drain", "cordon", "uncordon", "addNodes", "deleteNodes", "patch", "create", "delete", "complete")
+VERBS = ("scale", "drain", "cordon", "uncordon", "addNodes", "deleteNodes", "patch", "set", "create", "delete",
+         "complete")
+# `set`: the template fields a rollout usually changes (kubectl set image / resources, and the
+# placement fields); each becomes a JSON merge patch of the Deployment's spec.template.
+SET_KINDS = (KIND_DEPLOYMENT, KIND_STATEFUL_SET, KIND_DAEMON_SET)
+SET_CONTAINER_FIELDS = ("image", "requests", "limits")
+SET_POD_FIELDS = ("nodeSelector", "affinity", "tolerations")
+SET_FIELDS = ("kind", "namespace", "name", "container", *SET_CONTAINER_FIELDS, *SET_POD_FIELDS)
+STRATEGY_TYPES = ("RollingUpdate", "Recreate")
 
 
 @dataclass
@@ -98,6 +106,7 @@ def finish(collected: ChangesInput, nodes: list[Node], scenario_pods: list[Pod],
     names = _Names(nodes, scenario_pods)
     for kind, obj in collected.objects:
         _read_object(kind, obj, changes, names, errors)
+    names.manifests = dict(changes.manifests)
     changes.steps = tuple(_steps(document, names))
     return changes
 
@@ -112,6 +121,7 @@ class _Names:
         self.node_labels: dict[str, dict[str, str]] = {node.name: dict(node.labels) for node in nodes}
         self.objects: set[ObjectRef] = {ObjectRef("Pod", pod.namespace, pod.name) for pod in scenario_pods}
         self.objects.update(ObjectRef("Node", "", node.name) for node in nodes)
+        self.manifests: dict[ObjectRef, Any] = {}  # workloads as the steps so far leave them
 
     def exists(self, ref: ObjectRef) -> bool:
         return ref in self.objects
@@ -123,6 +133,7 @@ class _Names:
 
     def remove(self, ref: ObjectRef) -> None:
         self.objects.discard(ref)
+        self.manifests.pop(ref, None)
         if ref.kind == "Node":
             self.node_labels.pop(ref.name, None)
 
@@ -182,6 +193,10 @@ def decode_workload(kind: str, obj: Field, namespace: str, name: str, uid: str,
         workload.replicas = spec.get_int("parallelism", 1, 0, INT32_MAX)
     elif kind != KIND_DAEMON_SET:
         workload.replicas = spec.get_int("replicas", 1, 0, INT32_MAX)
+    if kind == KIND_DEPLOYMENT:
+        _check_strategy(spec)
+    if kind == KIND_DAEMON_SET:
+        _check_daemon_update_strategy(spec)
     if kind == KIND_REPLICA_SET:
         owner = next((ref for ref in owner_references(obj) if ref.controller and ref.kind == KIND_DEPLOYMENT), None)
         workload.owner = owner
@@ -194,7 +209,95 @@ def decode_workload(kind: str, obj: Field, namespace: str, name: str, uid: str,
                                                  f'"{POLICY_ORDERED_READY}", "{POLICY_PARALLEL}"')
         workload.pod_management_policy = policy
         workload.claim_templates = tuple(_claim_template(item) for item in spec.get_list("volumeClaimTemplates"))
+        _check_update_strategy(spec)
     return workload
+
+
+def _check_strategy(spec: Field) -> None:
+    """spec.strategy as the API server validates it (ValidateDeploymentStrategy,
+    ValidateRollingUpdateDeployment): a known type, rollingUpdate only with RollingUpdate, each
+    bound a non-negative integer or a percentage (maxUnavailable at most 100%), not both 0."""
+    strategy = spec.get_map("strategy")
+    if strategy is None:
+        return
+    kind = strategy.get_str("type", "RollingUpdate")
+    if kind not in STRATEGY_TYPES:
+        strategy.error_at("type", f'Unsupported value: "{kind[:40]}": supported values: "Recreate", "RollingUpdate"')
+        return
+    rolling = strategy.get_map("rollingUpdate")
+    if rolling is None:
+        return
+    if kind == "Recreate":
+        strategy.error_at("rollingUpdate", "Forbidden: may not be specified when strategy `type` is 'Recreate'")
+        return
+    surge = _int_or_percent(rolling, "maxSurge", False)
+    unavailable = _int_or_percent(rolling, "maxUnavailable", True)
+    if surge == 0 and unavailable == 0:
+        rolling.error_at("maxUnavailable", "Invalid value: 0: may not be 0 when `maxSurge` is 0")
+
+
+def _check_update_strategy(spec: Field) -> None:
+    """A StatefulSet's spec.updateStrategy as ValidateStatefulSetUpdateStrategy checks it: type
+    RollingUpdate or OnDelete, rollingUpdate only with RollingUpdate, a partition of 0 or more,
+    maxUnavailable a positive integer or a percentage above 0 % and at most 100 %."""
+    strategy = spec.get_map("updateStrategy")
+    if strategy is None:
+        return
+    kind = strategy.get_str("type", "RollingUpdate")
+    if kind not in ("RollingUpdate", "OnDelete"):
+        strategy.error_at("type", f'Unsupported value: "{kind[:40]}": supported values: "OnDelete", "RollingUpdate"')
+        return
+    rolling = strategy.get_map("rollingUpdate")
+    if rolling is None:
+        return
+    if kind == "OnDelete":
+        strategy.error_at("rollingUpdate", "Forbidden: only allowed for updateStrategy 'RollingUpdate'")
+        return
+    rolling.get_int("partition", 0, 0, INT32_MAX)
+    if _int_or_percent(rolling, "maxUnavailable", True) == 0:
+        rolling.error_at("maxUnavailable", "Invalid value: 0: must be greater than 0")
+
+
+def _check_daemon_update_strategy(spec: Field) -> None:
+    """A DaemonSet's spec.updateStrategy as ValidateDaemonSetUpdateStrategy checks it: type
+    RollingUpdate or OnDelete; maxUnavailable and maxSurge integers or percentages (at most
+    100 %), not both 0."""
+    strategy = spec.get_map("updateStrategy")
+    if strategy is None:
+        return
+    kind = strategy.get_str("type", "RollingUpdate")
+    if kind not in ("RollingUpdate", "OnDelete"):
+        strategy.error_at("type", f'Unsupported value: "{kind[:40]}": supported values: "OnDelete", "RollingUpdate"')
+        return
+    rolling = strategy.get_map("rollingUpdate")
+    if rolling is None or kind == "OnDelete":
+        return
+    unavailable = _int_or_percent(rolling, "maxUnavailable", True)
+    surge = _int_or_percent(rolling, "maxSurge", True)
+    if unavailable == 0 and surge in (0, None):
+        rolling.error_at("maxUnavailable", "Invalid value: 0: cannot be 0 when maxSurge is 0")
+
+
+def _int_or_percent(parent: Field, key: str, at_most_100: bool) -> Optional[int]:
+    """A rolling-update bound: its number (a percentage's too), None when absent or invalid."""
+    item = parent.get(key)
+    if item is None:
+        return None
+    value = item.value
+    if isinstance(value, str) and value.endswith("%") and value[:-1].isdigit():
+        number = int(value[:-1])
+        if at_most_100 and number > 100:
+            item.error(f'Invalid value: "{value}": must not be greater than 100%')
+            return None
+        return number
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value < 0:
+            item.error(f"Invalid value: {value}: must be greater than or equal to 0")
+            return None
+        return value
+    item.error(f'Invalid value: "{str(value)[:40]}": a valid percent string must be a numeric string followed by an '
+               "ending '%' (e.g. '1%',  or '93%'), or a non-negative integer")
+    return None
 
 
 def _selects(selector: LabelSelector, labels: dict[str, str]) -> bool:
@@ -380,7 +483,113 @@ def _read_patch(body: Field, names: _Names) -> Optional[OperationSpec]:
         if isinstance(labels, dict):
             merged = manifests.merge_patch(names.node_labels.get(ref.name, {}), labels)
             names.node_labels[ref.name] = merged
+    if ref.kind in CONTROLLED_KINDS and not _patched_workload(body, ref, patch.value, names, "patch."):
+        return None
     return PatchOp(ref, patch.value)
+
+
+def _patched_workload(body: Field, ref: ObjectRef, patch: Any, names: _Names, where: str) -> bool:
+    """The workload as the patch leaves it must decode (its template a valid pod): checked
+    now, each problem reported at the operation's line; the result is what later steps see."""
+    merged = manifests.merge_patch(names.manifests.get(ref) or {}, patch)
+    errors: list[ScenarioError] = []
+    tree = manifests.to_tree(merged, body.line)
+    root = Field(tree, "", body.line, Context(body.ctx.object, errors))
+    decode_workload(ref.kind, root, ref.namespace, ref.name, "", {})
+    for error in errors:
+        body.ctx.error(f"{body.path}.{where}{error.path}", body.line, error.message)
+    if errors:
+        return False
+    names.manifests[ref] = merged
+    return True
+
+
+def _read_set(body: Field, names: _Names) -> Optional[OperationSpec]:
+    """``set: {kind: Deployment, name, container?, image?, requests?, limits?, nodeSelector?,
+    affinity?, tolerations?}``: a merge patch of the template (the containers list rewritten,
+    nodeSelector merged key by key, affinity and tolerations replaced)."""
+    for key in body.value:
+        if key not in SET_FIELDS:
+            body.error_at(key, f'unknown field "{str(key)[:40]}" (set takes {", ".join(SET_FIELDS)})')
+            return None
+    ref = _ref(body, KIND_DEPLOYMENT)
+    if ref.kind and ref.kind not in SET_KINDS:
+        body.error_at("kind", f"set of a {ref.kind[:40]} is not modelled (only the rollouts of "
+                              f"{', '.join(SET_KINDS)} are)")
+        return None
+    if not _existing(body, ref, names):
+        return None
+    if not any(key in body.value for key in (*SET_CONTAINER_FIELDS, *SET_POD_FIELDS)):
+        body.error(f"Required value: at least one of {', '.join((*SET_CONTAINER_FIELDS, *SET_POD_FIELDS))}")
+        return None
+    template_spec = ((names.manifests.get(ref) or {}).get("spec") or {}).get("template") or {}
+    pod_patch = _set_pod_fields(body, template_spec.get("spec") or {})
+    if any(key in body.value for key in SET_CONTAINER_FIELDS):
+        containers = _set_containers(body, list((template_spec.get("spec") or {}).get("containers") or []))
+        if containers is None:
+            return None
+        pod_patch["containers"] = containers
+    patch = {"spec": {"template": {"spec": pod_patch}}}
+    return PatchOp(ref, patch) if _patched_workload(body, ref, patch, names, "(as set) ") else None
+
+
+def _set_pod_fields(body: Field, pod_spec: dict[str, Any]) -> dict[str, Any]:
+    patch: dict[str, Any] = {}
+    selector = body.get("nodeSelector")
+    if selector is not None and selector.expect_map():
+        for key, item in selector.entries():
+            if item.value is not None and not isinstance(item.value, str):
+                item.error("expected a string (or null to remove the key)")
+        patch["nodeSelector"] = manifests.plain(selector.value)
+    affinity = body.get("affinity")
+    if affinity is not None and affinity.expect_map():
+        patch["affinity"] = _replacing(manifests.plain(pod_spec.get("affinity")), manifests.plain(affinity.value))
+    tolerations = body.get("tolerations")
+    if tolerations is not None:
+        tolerations.items()  # a list, or an error
+        patch["tolerations"] = manifests.plain(tolerations.value)
+    return patch
+
+
+def _replacing(old: Any, new: Any) -> Any:
+    """A merge patch that turns ``old`` into exactly ``new``: every key of ``old`` that ``new``
+    lacks is set to null, at every depth (a plain merge would keep them)."""
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        return new
+    patch: dict[str, Any] = {key: None for key in old if key not in new}
+    patch.update({key: _replacing(old.get(key), value) for key, value in new.items()})
+    return patch
+
+
+def _set_containers(body: Field, containers: list[Any]) -> Optional[list[Any]]:
+    """The template's containers with the image and resources set: on the named container, or
+    on every container (an image only when there is one container, as kubectl set image asks)."""
+    names_in_template = [str((c or {}).get("name", "")) for c in containers]
+    wanted = body.get_str("container")
+    if wanted and wanted not in names_in_template:
+        body.error_at("container", f'no container "{wanted[:60]}" in the template (containers: '
+                                   f'{", ".join(names_in_template) or "none"})')
+        return None
+    if not wanted and "image" in body.value and len(containers) != 1:
+        body.error_at("container", f"Required value: the template has {len(containers)} containers "
+                                   f"({', '.join(names_in_template)}): name the one whose image changes")
+        return None
+    resources = {key: manifests.plain(body.get(key).value) for key in ("requests", "limits")
+                 if body.get(key) is not None and body.get(key).expect_map()}
+    image = body.get("image")
+    if image is not None and (not isinstance(image.value, str) or not image.value):
+        image.error("expected a non-empty image name")
+        return None
+    out = []
+    for name, container in zip(names_in_template, containers):
+        container = manifests.plain(container)
+        if not wanted or name == wanted:
+            if image is not None:
+                container["image"] = image.value
+            if resources:
+                container["resources"] = manifests.merge_patch(container.get("resources") or {}, resources)
+        out.append(container)
+    return out
 
 
 def _writable(body: Field, ref: ObjectRef) -> bool:
@@ -407,6 +616,7 @@ def _read_create(body: Field, names: _Names) -> Optional[OperationSpec]:
     if kind in CONTROLLED_KINDS:
         meta_labels = label_map(metadata.get("labels"))
         decode_workload(kind, body, namespace, name, "", meta_labels)  # its problems, located here
+        names.manifests[ref] = body.value
     else:
         _check_manifest(body, kind)
     names.add(ref, label_map(metadata.get("labels")))
@@ -452,7 +662,7 @@ def _read_complete(body: Field, names: _Names) -> Optional[OperationSpec]:
 _READERS: dict[str, Any] = {
     "scale": _read_scale, "drain": _read_drain, "cordon": _read_cordon,
     "uncordon": lambda body, names: _read_cordon(body, names, unschedulable=False),
-    "addNodes": _read_add_nodes, "deleteNodes": _read_delete_nodes, "patch": _read_patch,
+    "addNodes": _read_add_nodes, "deleteNodes": _read_delete_nodes, "patch": _read_patch, "set": _read_set,
     "create": _read_create, "delete": _read_delete, "complete": _read_complete,
 }
 

@@ -375,3 +375,86 @@ def test_pods_a_deployment_scale_up_creates_get_claims_from_templates_and_releas
     assert sorted(claims) == [f"default/{generated_claim_name('default', kept[0].name, 'gpu')}"]
     remaining = next(iter(claims.values()))
     assert [ref.uid for ref in remaining.reserved_for] == [kept[0].uid] and remaining.allocation is not None
+
+
+# ---------------------------------------------------------------------------- rollouts
+
+
+def _rollout_run(cpu_per_node: str, strategy: str = ""):
+    deployment = workload_text("Deployment", "web", replicas=3, cpu="1", extra_spec=strategy)
+    return run(scenario_text(node_text("n1", cpu=cpu_per_node), node_text("n2", cpu=cpu_per_node),
+                             node_text("n3", cpu=cpu_per_node), deployment,
+                             changes_text(["set: {name: web, requests: {cpu: '2'}}"])))
+
+
+def test_a_rollout_with_room_replaces_every_pod_one_at_a_time_and_is_reported_complete():
+    """rolloutRolling with the defaults (surge 1, unavailable 0 for 3 replicas): a new pod runs,
+    then an old one goes — the one sharing its node with it (the related-pods rank)."""
+    loop, events, timeline = _rollout_run("4")
+    [rollout] = timeline["rollouts"]
+    assert (rollout["step"], rollout["revision"], rollout["complete"], rollout["pending"]) == (1, 2, True, [])
+    assert rollout["status"] == 'deployment "web" successfully rolled out'
+    new_set = rollout["updateRevision"].split("/")[1]
+    placed = [(a["pod"], a["nodeName"]) for a in timeline["attempts"] if a["step"] == 1]
+    assert placed == [(f"default/{new_set}-1", "n1"), (f"default/{new_set}-2", "n2"), (f"default/{new_set}-3", "n3")]
+    old = sorted(pod for pod in timeline["final"] if not pod.startswith(f"default/{new_set}"))
+    assert timeline["steps"][1]["deleted"] == old  # web-<old>-1 on n1 first, then -2, -3
+    assert all(timeline["final"][pod] == "deleted" for pod in old)
+    assert "rollouts" not in timeline["steps"][1]
+
+
+def test_a_rollout_without_room_is_stuck_with_the_new_pod_pending_and_the_old_pods_kept():
+    """The new pod asks 2 CPUs where 1 is free on each node: it stays Pending, maxUnavailable 0
+    keeps the three old pods, and the step goes quiet with the rollout unfinished."""
+    _, _, timeline = _rollout_run("2")
+    [rollout] = timeline["rollouts"]
+    assert (rollout["desired"], rollout["updated"], rollout["available"], rollout["complete"]) == (3, 1, 3, False)
+    assert len(rollout["oldPods"]) == 3 and timeline["steps"][1]["deleted"] == []
+    [pending] = rollout["pending"]
+    assert pending["failedSchedulingMessage"].startswith("0/3 nodes are available: 3 Insufficient cpu.")
+    assert rollout["status"] == 'Waiting for deployment "web" rollout to finish: 1 out of 3 new replicas have been updated...'
+
+
+def test_a_recreate_rollout_starts_the_new_pods_only_after_every_old_pod_is_gone():
+    _, events, timeline = _rollout_run("2", "  strategy: {type: Recreate}\n")
+    removed = changes_of(events, ClusterChangeKind.POD_REMOVED)
+    first_new = next(a for a in timeline["attempts"] if a["step"] == 1)
+    assert len(removed) == 3 and timeline["rollouts"][0]["complete"]
+    assert first_new["nodeName"] is not None and max(e.payload.time_ms for e in removed) == 1900
+
+
+def test_the_stuck_rollout_example_says_which_new_pod_waits_and_why():
+    """examples/rollout_stuck.yaml: 2Gi where no node has 2Gi free; the three old pods stay."""
+    text = (Path(__file__).resolve().parents[2] / "examples" / "rollout_stuck.yaml").read_text()
+    _, _, timeline = run(text)
+    [rollout] = timeline["rollouts"]
+    assert not rollout["complete"] and rollout["updated"] == 1 and len(rollout["oldPods"]) == 3
+    assert "3 Insufficient memory" in rollout["pending"][0]["failedSchedulingMessage"]
+
+
+def test_a_partitioned_stateful_set_rollout_replaces_only_the_pods_from_the_partition_up():
+    """RollingUpdate with partition 1: db-2 then db-1 are deleted, made again at the new revision
+    (same names) and placed; db-0 keeps the old template; kubectl calls it complete."""
+    stateful_set = workload_text("StatefulSet", "db", replicas=3, cpu="1",
+                                 extra_spec="  updateStrategy: {rollingUpdate: {partition: 1}}\n")
+    _, _, timeline = run(scenario_text(node_text("n1"), node_text("n2"), stateful_set, changes_text(
+        ["set: {kind: StatefulSet, name: db, requests: {cpu: '2'}}"])))
+    [rollout] = timeline["rollouts"]
+    assert (rollout["kind"], rollout["updated"], rollout["oldPods"], rollout["complete"]) == (
+        "StatefulSet", 2, ["default/db-0"], True)
+    assert rollout["status"] == "partitioned roll out complete: 2 new pods have been updated..."
+    assert timeline["steps"][1]["deleted"] == ["default/db-2", "default/db-1"]
+    assert timeline["steps"][1]["created"] == ["default/db-2", "default/db-1"]
+
+
+def test_a_daemon_set_rollout_moves_on_as_soon_as_a_new_pod_is_bound():
+    """maxUnavailable 50 % of 4 nodes: n1 and n2 go first; the binding of n1's new pod (1.3 s,
+    when the kubelet stand-in removed the old one) lets n3 go at once, not when n2 is removed."""
+    daemon_set = workload_text("DaemonSet", "agent", cpu="1",
+                               extra_spec="  updateStrategy: {rollingUpdate: {maxUnavailable: 50%}}\n")
+    _, events, timeline = run(scenario_text(*[node_text(f"n{i}") for i in range(1, 5)], daemon_set, changes_text(
+        ["set: {kind: DaemonSet, name: agent, requests: {cpu: '2'}}"])))
+    terminating = [(e.payload.time_ms, e.pod) for e in changes_of(events, ClusterChangeKind.POD_TERMINATING)]
+    assert terminating == [(1000, "default/agent-n1"), (1000, "default/agent-n2"), (1300, "default/agent-n3"),
+                           (1600, "default/agent-n4")]
+    assert timeline["rollouts"][0]["status"] == 'daemon set "agent" successfully rolled out'

@@ -8,7 +8,15 @@ import pytest
 
 from scheduler_core import load_scenario, simulate
 from scheduler_core.loop import run_to_the_end
-from scheduler_core.timeline import STORY_POINTS, TimelineBuilder, clock_text, run_story, story_reads
+from scheduler_core.events import RolloutStatus
+from scheduler_core.timeline import (
+    STORY_POINTS,
+    TimelineBuilder,
+    clock_text,
+    rollout_status_text,
+    run_story,
+    story_reads,
+)
 
 SHARED = Path(__file__).resolve().parents[3] / "shared"
 TIMELINE = SHARED / "conformance-timeline" / "public"
@@ -73,3 +81,24 @@ def test_the_clock_reads_minutes_seconds_and_milliseconds():
 
 def test_story_points_are_extension_point_names():
     assert {"CycleStart", "CycleEnd", "AttemptEnd", "QueueMove", "Cluster", "RunEnd", "StepStart", "StepEnd"} == STORY_POINTS
+
+
+# ---------------------------------------------------------------------------- rollouts (docs/CHANGES.md)
+
+
+def _rollout(updated: int, replicas: int, available: int, desired: int = 3):
+    return RolloutStatus("Deployment", "default/web", 2, "default/web-abc", "RollingUpdate", desired, updated, replicas,
+                         available, [], updated == replicas == available == desired, [])
+
+
+@pytest.mark.parametrize(("counts", "text"), [
+    pytest.param((1, 4, 3), "1 out of 3 new replicas have been updated...", id="fewer updated replicas than wanted"),
+    pytest.param((3, 5, 3), "2 old replicas are pending termination...", id="old replicas still counted"),
+    pytest.param((3, 3, 1), "1 of 3 updated replicas are available...", id="updated but not yet available"),
+])
+def test_a_rollout_reads_as_kubectl_rollout_status_words_it(counts, text):
+    assert rollout_status_text(_rollout(*counts)) == f'Waiting for deployment "web" rollout to finish: {text}'
+
+
+def test_a_complete_rollout_reads_successfully_rolled_out():
+    assert rollout_status_text(_rollout(3, 3, 3)) == 'deployment "web" successfully rolled out'

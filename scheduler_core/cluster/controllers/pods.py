@@ -14,10 +14,11 @@ from scheduler_core.scenario.objects import SYSTEM_PRIORITY_CLASSES
 
 
 def pod_manifest(workload: ControlledWorkload, name: str, labels: dict[str, str],
-                 spec: Optional[dict] = None) -> dict[str, Any]:
-    """The pod the controller creates: the template's labels (plus ``labels``) and spec, an
-    owner reference to the workload, status.phase Pending."""
-    template = workload.template
+                 spec: Optional[dict] = None, template: Optional[dict] = None) -> dict[str, Any]:
+    """The pod the controller creates: the template's (the workload's, or ``template``: a
+    StatefulSet's revision) labels (plus ``labels``) and spec, an owner reference to the
+    workload, status.phase Pending."""
+    template = workload.template if template is None else template
     metadata = template.get("metadata") or {}
     owner = owner_reference(workload)
     return {"apiVersion": "v1", "kind": "Pod",

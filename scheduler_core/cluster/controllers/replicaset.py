@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from scheduler_core.cluster.controllers import ranking
 from scheduler_core.cluster.controllers.pods import make_pod, pod_manifest
 from scheduler_core.cluster.controllers.state import ClusterState, CreatePod, DeletePod, Write
 from scheduler_core.model import ControlledWorkload, Pod
@@ -21,7 +22,7 @@ def reconcile(state: ClusterState, workload: ControlledWorkload, wanted: Optiona
         return [CreatePod(new_pod(state, workload, extra_labels or {}), by) for _ in range(wanted - len(active))]
     if len(active) == wanted:
         return []
-    return [DeletePod(pod, by) for pod in pods_to_delete(state, active, len(active) - wanted)]
+    return [DeletePod(pod, by) for pod in ranking.pods_to_delete(state, workload, active, len(active) - wanted)]
 
 
 def next_name(state: ClusterState, workload: ControlledWorkload) -> str:
@@ -41,12 +42,7 @@ def new_pod(state: ClusterState, workload: ControlledWorkload, labels: dict[str,
     pod = make_pod(pod_manifest(workload, name, labels), state.pod_count, state.priority_classes, workload.line)
     state.add_pod(pod)  # known at once: the next name skips it
     state.created_ms[pod.key] = state.now_ms
+    cost = ranking.deletion_cost((workload.template.get("metadata") or {}).get("annotations") or {})
+    if cost:
+        state.deletion_costs[pod.key] = cost
     return pod
-
-
-def pods_to_delete(state: ClusterState, active: list[Pod], count: int) -> list[Pod]:
-    """getPodsToDelete, as spec/CHANGES.md fixes it: pending pods first, then the most recently
-    created (metadata.creationTimestamp), ties by name descending."""
-    by_name = sorted(active, key=lambda pod: pod.name, reverse=True)
-    ranked = sorted(by_name, key=lambda pod: (bool(pod.node_name), -state.created(pod).timestamp()))
-    return ranked[:count]

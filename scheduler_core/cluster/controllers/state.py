@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import InitVar, dataclass, field
 from datetime import datetime, timedelta
-from typing import Optional, Union
+from typing import Any, Callable, Optional, Union
 
 from scheduler_core.cluster.store import KIND_NODE, Action, WatchEvent
 from scheduler_core.labels import compile_selector
@@ -68,6 +68,19 @@ class ClusterState:
     now_ms: int = 0
     # DaemonSet key -> (its template, the template as a pod, node name -> (node, verdict)).
     daemon_verdicts: dict[str, tuple] = field(default_factory=dict)
+    # metadata.annotations controller.kubernetes.io/pod-deletion-cost of the pods that carry it.
+    deletion_costs: dict[str, int] = field(default_factory=dict)
+    # When a pod of the run was bound: the kubelet stand-in makes it ready then (the Ready
+    # condition's lastTransitionTime, which the ReplicaSet's scale-down ranking reads).
+    bound_ms: dict[str, int] = field(default_factory=dict)
+    # Deployments whose pod template a step changed: synced as the release syncs them (rollouts).
+    rolling: set[str] = field(default_factory=set)
+    # StatefulSet key -> its revisions (statefulset.Revisions); pod key -> the revision hash it
+    # was made with; the scenario's pods -> the revision current when the set was first seen.
+    set_revisions: dict[str, Any] = field(default_factory=dict)
+    pod_revisions: dict[str, str] = field(default_factory=dict)
+    initial_revisions: dict[str, str] = field(default_factory=dict)
+    clock_ms: Optional[Callable[[], int]] = None  # the run's clock, for what ``track`` records
 
     def __post_init__(self, initial_pods: list[Pod]) -> None:
         # Every pod ever, in creation order (finished and deleted ones included), and indexes over
@@ -78,6 +91,10 @@ class ClusterState:
         self._by_owner: dict[tuple[str, str, str], list[_Slot]] = {}
         self._by_namespace: dict[str, list[_Slot]] = {}
         self._by_name: dict[str, list[_Slot]] = {}
+        # Pods whose name a newer pod took (a StatefulSet or DaemonSet pod made again): their last
+        # version is not live, whatever ``gone`` says of the name now. (ids of objects the old
+        # slots keep referenced, so they are never reused.)
+        self._superseded: set[int] = set()
         for pod in initial_pods:
             self._add(pod, announced=False)
 
@@ -95,6 +112,9 @@ class ClusterState:
         self._add(pod, announced=True)
 
     def _add(self, pod: Pod, announced: bool) -> None:
+        older = self._latest.get(pod.key)
+        if older is not None:
+            self._superseded.add(id(older.pod))
         slot = _Slot(pod, announced)
         self._slots.append(slot)
         self._latest[pod.key] = slot
@@ -119,6 +139,8 @@ class ClusterState:
             slot.announced = False
         elif event.action is Action.DELETED:
             self.gone.add(pod.key)
+        elif pod.node_name and not (slot is not None and slot.pod.node_name) and self.clock_ms is not None:
+            self.bound_ms[pod.key] = self.clock_ms()
         if slot is not None:
             slot.pod = pod
 
@@ -142,7 +164,7 @@ class ClusterState:
 
     def live(self, pod: Pod) -> bool:
         """In the API and not finished (terminating pods are live until removed)."""
-        return not pod.is_finished and not (self.gone and pod.key in self.gone)
+        return not pod.is_finished and not (self.gone and pod.key in self.gone) and id(pod) not in self._superseded
 
     def owned_pods(self, workload: ControlledWorkload) -> list[Pod]:
         """Live pods controlled by the workload (controller reference) and matching its selector."""
@@ -156,6 +178,16 @@ class ClusterState:
         if pod.key in self.created_ms:
             return self.epoch + timedelta(milliseconds=self.created_ms[pod.key])
         return self.created_at.get(pod.key) or (self.epoch - timedelta(days=1))
+
+    def ready_since(self, pod: Pod) -> Optional[datetime]:
+        """The Ready condition's lastTransitionTime as the kubelet stand-in writes it: the binding
+        of a pod bound during the run; for a pod bound in the dump, its creation (the earliest
+        it can have become ready); None while it is not running."""
+        if not is_running(pod):
+            return None
+        if pod.key in self.bound_ms:
+            return self.epoch + timedelta(milliseconds=self.bound_ms[pod.key])
+        return self.created(pod)
 
     def name_in_use(self, namespace: str, name: str) -> bool:
         return any(self.live(slot.pod) for slot in self._by_name.get(f"{namespace}/{name}", []))

@@ -108,3 +108,98 @@ def test_it_checks_the_api_version_and_duplicates_of_kinds_only_the_stand_ins_re
     wrong = workload_text("Deployment", "web").replace("apiVersion: apps/v1", "apiVersion: extensions/v1beta1")
     errors = problems(scenario_text(node_text("n1"), wrong, workload_text("Deployment", "web"), changes_text([])))
     assert [e.path for e in errors] == ["apiVersion", "metadata.name"]
+
+
+# ---------------------------------------------------------------------------- set (rollouts)
+
+
+def test_set_becomes_a_merge_patch_of_the_template_with_the_containers_rewritten():
+    text = scenario_text(node_text("n1"), workload_text("Deployment", "web"), changes_text([
+        "set: {name: web, image: 'nginx:1.27', requests: {memory: 2Gi}, nodeSelector: {disk: ssd}}"]))
+    [operation] = load_scenario(text).changes.steps[0].operations
+    assert operation.verb == "set" and isinstance(operation.spec, PatchOp)
+    pod_patch = operation.spec.patch["spec"]["template"]["spec"]
+    assert pod_patch["nodeSelector"] == {"disk": "ssd"}
+    assert pod_patch["containers"] == [{"name": "c", "image": "nginx:1.27",
+                                        "resources": {"requests": {"cpu": "1", "memory": "2Gi"}}}]
+
+
+def test_set_reads_the_template_as_earlier_steps_left_it():
+    text = scenario_text(node_text("n1"), workload_text("Deployment", "web"), changes_text(
+        ["set: {name: web, requests: {memory: 1Gi}}"], ["set: {name: web, limits: {memory: 2Gi}}"]))
+    second = load_scenario(text).changes.steps[1].operations[0].spec.patch
+    assert second["spec"]["template"]["spec"]["containers"][0]["resources"] == {
+        "requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"memory": "2Gi"}}
+
+
+@pytest.mark.parametrize(("operation", "path", "words"), [
+    pytest.param("set: {name: web, container: sidecar, image: x}", "steps[0].operations[0].set.container",
+                 'no container "sidecar" in the template (containers: c)', id="a container the template lacks"),
+    pytest.param("set: {kind: ReplicaSet, name: web, image: x}", "steps[0].operations[0].set.kind",
+                 "set of a ReplicaSet is not modelled", id="a kind that has no rollout"),
+    pytest.param("set: {name: api, image: x}", "steps[0].operations[0].set.name",
+                 "Deployment default/api does not exist", id="a Deployment that does not exist"),
+    pytest.param("set: {name: web}", "steps[0].operations[0].set", "Required value: at least one of image",
+                 id="nothing to set"),
+    pytest.param("set: {name: web, replicas: 3}", "steps[0].operations[0].set.replicas", 'unknown field "replicas"',
+                 id="a field set does not take"),
+    pytest.param("set: {name: web, requests: {memory: lots}}",
+                 "steps[0].operations[0].set.(as set) spec.template.spec.containers[0].resources.requests.memory",
+                 "lots", id="a request that is not a quantity, located at the operation"),
+])
+def test_set_names_the_step_operation_field_and_line_of_each_problem(operation, path, words):
+    text = scenario_text(node_text("n1"), workload_text("Deployment", "web"), changes_text([operation]))
+    errors = problems(text)
+    assert [e.path for e in errors] == [path] and words in errors[0].message
+    assert errors[0].object == "Changes step 1 operation 0"
+    assert errors[0].line == text.splitlines().index(f"  - {operation}") + 1
+
+
+def test_a_patch_that_makes_the_template_invalid_is_reported_at_the_operation():
+    operation = ("patch: {kind: Deployment, name: web, patch: {spec: {template: {spec: {containers: "
+                 "[{name: c, resources: {requests: {cpu: '-1'}}}]}}}}}")
+    text = scenario_text(node_text("n1"), workload_text("Deployment", "web"), changes_text([operation]))
+    [error] = problems(text)
+    assert error.path.startswith("steps[0].operations[0].patch.patch.spec.template.spec.containers[0]")
+    assert error.line == text.splitlines().index(f"  - {operation}") + 1
+
+
+@pytest.mark.parametrize(("strategy", "words"), [
+    pytest.param("{type: Blue}", 'Unsupported value: "Blue"', id="an unknown strategy type"),
+    pytest.param("{type: Recreate, rollingUpdate: {maxSurge: 1}}", "may not be specified", id="Recreate with bounds"),
+    pytest.param("{rollingUpdate: {maxSurge: 0, maxUnavailable: 0}}", "may not be 0 when `maxSurge` is 0",
+                 id="both bounds zero"),
+    pytest.param("{rollingUpdate: {maxUnavailable: 120%}}", "must not be greater than 100%",
+                 id="more than everything unavailable"),
+    pytest.param("{rollingUpdate: {maxSurge: lots}}", "a valid percent string", id="a bound that is no number"),
+])
+def test_it_validates_a_deployment_strategy_as_the_api_server_does(strategy, words):
+    deployment = workload_text("Deployment", "web", extra_spec=f"  strategy: {strategy}\n")
+    errors = problems(scenario_text(node_text("n1"), deployment, changes_text([])))
+    assert len(errors) == 1 and words in errors[0].message and errors[0].object == "Deployment default/web"
+
+
+@pytest.mark.parametrize(("strategy", "words"), [
+    pytest.param("{type: Sometimes}", 'Unsupported value: "Sometimes"', id="an unknown update strategy type"),
+    pytest.param("{type: OnDelete, rollingUpdate: {partition: 1}}", "only allowed for updateStrategy 'RollingUpdate'",
+                 id="OnDelete with a rolling update"),
+    pytest.param("{rollingUpdate: {partition: -1}}", "", id="a negative partition"),
+    pytest.param("{rollingUpdate: {maxUnavailable: 0}}", "must be greater than 0", id="no pod may be unavailable"),
+])
+def test_it_validates_a_stateful_set_update_strategy_as_the_api_server_does(strategy, words):
+    stateful_set = workload_text("StatefulSet", "db", extra_spec=f"  updateStrategy: {strategy}\n")
+    errors = problems(scenario_text(node_text("n1"), stateful_set, changes_text([])))
+    assert len(errors) == 1 and words in errors[0].message and errors[0].object == "StatefulSet default/db"
+    assert errors[0].path.startswith("spec.updateStrategy")
+
+
+@pytest.mark.parametrize(("strategy", "words"), [
+    pytest.param("{type: Sometimes}", 'Unsupported value: "Sometimes"', id="an unknown daemon update strategy type"),
+    pytest.param("{rollingUpdate: {maxUnavailable: 0}}", "cannot be 0 when maxSurge is 0",
+                 id="nothing unavailable and nothing surging"),
+    pytest.param("{rollingUpdate: {maxSurge: 150%}}", "must not be greater than 100%", id="a surge above everything"),
+])
+def test_it_validates_a_daemon_set_update_strategy_as_the_api_server_does(strategy, words):
+    daemon_set = workload_text("DaemonSet", "agent", extra_spec=f"  updateStrategy: {strategy}\n")
+    errors = problems(scenario_text(node_text("n1"), daemon_set, changes_text([])))
+    assert len(errors) == 1 and words in errors[0].message and errors[0].object == "DaemonSet default/agent"

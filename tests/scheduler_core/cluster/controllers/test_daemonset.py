@@ -1,5 +1,6 @@
 """The DaemonSet stand-in: NodeShouldRunDaemonPod, the tolerations AddOrUpdateDaemonPodTolerations
-adds, ReplaceDaemonSetPodNodeNameNodeAffinity's matchFields term."""
+adds, ReplaceDaemonSetPodNodeNameNodeAffinity's matchFields term, and rollingUpdate of a changed
+template (maxUnavailable; OnDelete)."""
 
 from __future__ import annotations
 
@@ -54,3 +55,50 @@ def test_it_creates_pods_in_node_order_and_deletes_the_pod_of_a_node_that_is_gon
 
 def daemon_set_writes(state, daemon_set):
     return daemonset.reconcile(state, daemon_set)
+
+
+# ---------------------------------------------------------------------------- template changes (rollingUpdate)
+
+
+def _running_agent(nodes: int, update_strategy: dict | None = None):
+    """A DaemonSet whose pods run on every node, then its template changed."""
+    daemon = controlled_workload("DaemonSet", "agent")
+    if update_strategy is not None:
+        daemon.manifest = {"spec": {"updateStrategy": update_strategy}}
+    state = cluster_state(nodes=[make_node(f"n{i}") for i in range(1, nodes + 1)], workloads=[daemon])
+    for write in daemonset.reconcile(state, daemon):
+        write.pod.node_name = write.pod.name.split("-", 1)[1]
+    daemon.template = {"metadata": {"labels": {"app": "agent"}},
+                       "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "2"}}}]}}
+    return daemon, state
+
+
+@pytest.mark.parametrize(("strategy", "expected"), [
+    pytest.param(None, ["agent-n1"], id="the default maxUnavailable of 1 replaces one node at a time in node order"),
+    pytest.param({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "50%"}}, ["agent-n1", "agent-n2"],
+                 id="half of 3 nodes rounds up to 2"),
+    pytest.param({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 0, "maxSurge": 1}}, [],
+                 id="a surge rollout is not modelled and replaces nothing"),
+    pytest.param({"type": "OnDelete"}, [], id="OnDelete replaces nothing"),
+])
+def test_a_template_change_deletes_old_pods_as_rolling_update_does(strategy, expected):
+    daemon, state = _running_agent(3, strategy)
+    assert [w.pod.name for w in daemonset.reconcile(state, daemon)] == expected
+
+
+def test_a_terminating_old_pod_counts_as_an_unavailable_node():
+    """The release would already run its replacement, not yet available: no second delete."""
+    daemon, state = _running_agent(3)
+    [first] = daemonset.reconcile(state, daemon)
+    first.pod.deletion_timestamp = state.epoch
+    assert daemonset.reconcile(state, daemon) == []
+
+
+def test_an_old_pod_that_is_not_available_is_replaced_besides_the_budget():
+    """allowedReplacementPods: a pending old pod goes, and is not counted against maxUnavailable,
+    so the first available old pod (node order) goes too."""
+    daemon, state = _running_agent(3)
+    state.owned_pods(daemon)[2].node_name = ""
+    assert [w.pod.name for w in daemonset.reconcile(state, daemon)] == ["agent-n3", "agent-n1"]
+    status = daemonset.rollout_status(state, daemon)
+    assert (status.desired, status.updated, status.available, status.complete) == (3, 0, 2, False)

@@ -1,5 +1,5 @@
-"""The ReplicaSet stand-in: manageReplicas' counts, the names, getPodsToDelete's order (as
-spec/CHANGES.md fixes it)."""
+"""The ReplicaSet stand-in: manageReplicas' counts, the names, getPodsToDelete's order (the
+release's ranking, ranking.py)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,8 @@ def test_it_creates_the_missing_pods_named_by_a_counter_that_skips_names_in_use(
 
 
 def test_it_deletes_pending_pods_first_then_the_most_recently_created():
-    """getPodsToDelete: pending before bound; then newest creationTimestamp; ties name descending."""
+    """getPodsToDelete (ranking.py): pending before bound; a standalone ReplicaSet has no
+    colocation rank, so the newest creationTimestamp; ties name descending."""
     web = controlled_workload("ReplicaSet", "web", replicas=5)
     state = cluster_state(workloads=[web])
     pods = [w.pod for w in replicaset.reconcile(state, web)]

@@ -3,9 +3,12 @@ workload controls (metav1.IsControlledBy plus its selector), creation times, nam
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 
 from scheduler_core.cluster.controllers.state import ClusterState, is_running
+from scheduler_core.cluster.store import KIND_POD, Action, WatchEvent
+from scheduler_core.events import ClusterChangeKind
 from scheduler_core.model import OwnerReference
 from tests.scheduler_core.builders import cluster_state, controlled_workload, make_node, make_pod
 
@@ -56,3 +59,31 @@ def test_nodes_are_found_by_name_and_a_bound_pod_runs_until_it_terminates():
     assert not is_running(make_pod("p"))
     assert not is_running(make_pod("p", node="n1", deletion_timestamp=EPOCH))
     assert not is_running(make_pod("p", node="n1", phase="Failed"))
+
+
+def test_a_binding_heard_by_the_informer_makes_the_pod_ready_from_then():
+    """The kubelet stand-in: the Ready condition's lastTransitionTime is the binding's time; a
+    pod bound in the dump has been ready since its creation; a pending pod is not ready."""
+    pending, dumped = _owned("a"), _owned("b", node="n1")
+    state = cluster_state(pods=[pending, dumped])
+    state.clock_ms = lambda: 2500
+    state.created_at[dumped.key] = EPOCH - timedelta(hours=1)
+    assert state.ready_since(pending) is None and state.ready_since(dumped) == EPOCH - timedelta(hours=1)
+    bound = replace(pending, node_name="n1")
+    state.track(WatchEvent(KIND_POD, Action.MODIFIED, pending, bound, ClusterChangeKind.POD_BOUND))
+    assert state.ready_since(bound) == EPOCH + timedelta(milliseconds=2500)
+
+
+def test_a_pod_whose_name_a_new_pod_took_is_no_longer_live():
+    """A StatefulSet pod deleted and made again: the new Add clears the name from ``gone``, but
+    the old pod's last (terminating) version must not count as a second live pod."""
+    web = controlled_workload("ReplicaSet", "web")
+    old = _owned("web-0")
+    state = cluster_state(pods=[old], workloads=[web])
+    terminating = replace(old, deletion_timestamp=EPOCH)
+    state.track(WatchEvent(KIND_POD, Action.MODIFIED, old, terminating, ClusterChangeKind.POD_TERMINATING))
+    state.track(WatchEvent(KIND_POD, Action.DELETED, terminating, None, ClusterChangeKind.POD_REMOVED))
+    again = _owned("web-0")
+    state.add_pod(again)
+    state.track(WatchEvent(KIND_POD, Action.ADDED, None, again, ClusterChangeKind.POD_CREATED))
+    assert state.owned_pods(web) == [again] and not state.live(terminating)

@@ -1,7 +1,10 @@
 """The StatefulSet stand-in: ordinals, claims from volumeClaimTemplates before their pod,
-OrderedReady versus Parallel, scale down from the highest ordinal."""
+OrderedReady versus Parallel, scale down from the highest ordinal; template changes (RollingUpdate
+with partition and maxUnavailable, OnDelete)."""
 
 from __future__ import annotations
+
+import pytest
 
 from scheduler_core.cluster.controllers import statefulset
 from scheduler_core.cluster.controllers.state import CreateClaim, CreatePod, DeletePod
@@ -43,3 +46,69 @@ def test_it_scales_down_from_the_highest_ordinal_one_at_a_time_with_ordered_read
     db.pod_management_policy = "OrderedReady"
     db.replicas = 1
     assert [(type(w), w.pod.name) for w in statefulset.reconcile(state, db, [])] == [(DeletePod, "db-2")]
+
+
+# ---------------------------------------------------------------------------- template changes
+
+
+def _running_set(replicas: int, update_strategy: dict | None = None, policy: str = POLICY_PARALLEL):
+    """A set whose pods all run, then its template changed (a second revision)."""
+    db = controlled_workload("StatefulSet", "db", replicas=replicas, pod_management_policy=policy)
+    if update_strategy is not None:
+        db.manifest = {"spec": {"updateStrategy": update_strategy}}
+    state = cluster_state(workloads=[db])
+    for write in statefulset.reconcile(state, db, []):
+        write.pod.node_name = "n1"
+    db.template = {"metadata": {"labels": {"app": "db"}},
+                   "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "2"}}}]}}
+    return db, state
+
+
+def _deleted(writes) -> list[str]:
+    return [w.pod.name for w in writes if isinstance(w, DeletePod)]
+
+
+@pytest.mark.parametrize(("strategy", "expected"), [
+    pytest.param(None, ["db-3"], id="the default rolling update deletes the highest ordinal of the old revision"),
+    pytest.param({"type": "RollingUpdate", "rollingUpdate": {"partition": 0, "maxUnavailable": 2}}, ["db-3", "db-2"],
+                 id="maxUnavailable 2 deletes two at a time"),
+    pytest.param({"type": "RollingUpdate", "rollingUpdate": {"partition": 3, "maxUnavailable": "100%"}}, ["db-3"],
+                 id="nothing below the partition is deleted"),
+    pytest.param({"type": "OnDelete"}, [], id="OnDelete deletes nothing"),
+])
+def test_a_template_change_deletes_old_pods_as_update_stateful_set_after_invariant_established(strategy, expected):
+    db, state = _running_set(4, strategy)
+    assert _deleted(statefulset.reconcile(state, db, [])) == expected
+
+
+def test_an_unavailable_pod_holds_the_rolling_update():
+    """unavailablePods >= maxUnavailable: a pending pod (even below the partition) stops deletions."""
+    db, state = _running_set(3)
+    state.owned_pods(db)[0].node_name = ""
+    assert _deleted(statefulset.reconcile(state, db, [])) == []
+
+
+def test_a_deleted_pod_comes_back_at_the_revision_its_ordinal_is_due():
+    """newVersionedStatefulSetPod: below the partition the current revision's template, from the
+    partition up the update revision's."""
+    db, state = _running_set(2, {"type": "RollingUpdate", "rollingUpdate": {"partition": 1}})
+    for pod in state.owned_pods(db):
+        state.gone.add(pod.key)
+    made = {w.pod.name: w.pod for w in statefulset.reconcile(state, db, []) if isinstance(w, CreatePod)}
+    state.gone.clear()  # the informer's Adds of the new pods
+    assert made["db-0"].containers[0].requests["cpu"] == 1000 and made["db-1"].containers[0].requests["cpu"] == 2000
+    status = statefulset.rollout_status(state, db)
+    assert (status.updated, status.partition, status.revision, status.old_pods) == (1, 1, 2, ["default/db-0"])
+
+
+def test_the_rolling_update_completes_when_every_replica_runs_the_new_revision():
+    """completeRollingUpdate: the update revision becomes current; kubectl's status is complete."""
+    db, state = _running_set(1)
+    assert _deleted(statefulset.reconcile(state, db, [])) == ["db-0"]
+    state.gone.add(state.owned_pods(db)[0].key)
+    [created] = statefulset.reconcile(state, db, [])
+    state.gone.clear()  # the informer's Add of the new pod
+    created.pod.node_name = "n1"
+    assert statefulset.reconcile(state, db, []) == []
+    revisions = statefulset.revisions(state, db)
+    assert revisions.current_hash == revisions.latest_hash and statefulset.rollout_status(state, db).complete
