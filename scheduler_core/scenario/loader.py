@@ -162,7 +162,8 @@ def _load(sources: Sequence[SourceText], limits: Limits, errors: list[ScenarioEr
         for kind in changes_reader.CONTROLLED_KINDS:
             collected.ignored.pop(kind, None)
     return Scenario(collected.nodes, collected.pods, collected.namespaces, collected.services,
-                    collected.workloads, collected.config, collected.priority_classes, _notices(collected),
+                    collected.workloads, collected.config, collected.priority_classes,
+                    _notices(collected, changes_make_work=changes is not None and bool(changes.steps or changes.workloads)),
                     pdbs=collected.pdbs, storage=collected.storage, changes=changes, dra=collected.dra)
 
 
@@ -460,7 +461,7 @@ def _resolve_priorities(collected: _Collected) -> None:
             pod.preemption_policy = priority_class.preemption_policy
 
 
-def _notices(collected: _Collected) -> list[Notice]:
+def _notices(collected: _Collected, changes_make_work: bool = False) -> list[Notice]:
     """What the loader leaves out, said once each: other kinds, finished pods, pods on absent nodes."""
     notices: list[Notice] = []
     if collected.ignored:
@@ -494,7 +495,7 @@ def _notices(collected: _Collected) -> list[Notice]:
     kept = _kept_notice(collected.kept)
     if kept is not None:
         notices.append(kept)
-    return [*notices, *_reading_notices(collected), *_emptiness_notices(collected)]
+    return [*notices, *_reading_notices(collected), *_emptiness_notices(collected, changes_make_work)]
 
 
 def _kept_notice(kept: list[ScenarioError]) -> Optional[Notice]:
@@ -528,16 +529,17 @@ def _reading_notices(collected: _Collected) -> list[Notice]:
     return notices
 
 
-def _emptiness_notices(collected: _Collected) -> list[Notice]:
+def _emptiness_notices(collected: _Collected, changes_make_work: bool = False) -> list[Notice]:
     """A scenario with nothing to schedule against, or nothing to schedule, is never valid in silence:
-    a dump read wrong (or a dump of something else) would otherwise answer "every pod is placed"."""
+    a dump read wrong (or a dump of something else) would otherwise answer "every pod is placed".
+    ``changes_make_work``: a Changes document whose steps or controllers may create the pods."""
     notices: list[Notice] = []
     if not collected.nodes:
         notices.append(Notice(NoticeCode.NO_NODES, "no Node objects were read: there is nothing to schedule "
                               "against, so every pending pod would stay pending (include the nodes: "
                               "kubectl get nodes -o yaml)"))
     waiting = sum(1 for pod in collected.pods if not pod.node_name and not pod.is_finished)
-    if not waiting:
+    if not waiting and not changes_make_work:
         running = len(collected.pods) - sum(1 for pod in collected.pods if pod.is_finished)
         notices.append(Notice(NoticeCode.NO_PENDING_PODS, f"no pending pods: nothing to schedule ({running} pod(s) "
                               "already on nodes); add a pod without spec.nodeName to see where it would go"))

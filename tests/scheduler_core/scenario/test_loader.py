@@ -791,3 +791,15 @@ def test_a_scenario_without_pending_pods_says_there_is_nothing_to_schedule():
 def test_an_empty_list_reads_as_nothing_and_says_so():
     scenario = load_scenario(raw_list("NodeList"))
     assert [n.code for n in scenario.notices] == [NoticeCode.NO_NODES, NoticeCode.NO_PENDING_PODS]
+
+
+def test_no_pending_pods_is_not_said_when_the_steps_or_their_controllers_make_the_work():
+    """A scenario whose pending pods come only from a Changes document (a workload short of pods,
+    a step that scales one) has work to schedule: no "nothing to schedule" notice then."""
+    from tests.scheduler_core.builders import changes_text, node_text, scenario_text, workload_text
+
+    with_steps = load_scenario(scenario_text(node_text("n1"), workload_text("Deployment", "web", replicas=2),
+                                             changes_text(["scale: {kind: Deployment, name: web, replicas: 3}"])))
+    assert NoticeCode.NO_PENDING_PODS not in [n.code for n in with_steps.notices]
+    without = load_scenario(scenario_text(node_text("n1")))
+    assert NoticeCode.NO_PENDING_PODS in [n.code for n in without.notices]
