@@ -1,5 +1,5 @@
 """Capacity answers (issue 26): how many more fit, how many nodes are needed, which nodes can go,
-and fragmentation — found by trial runs with steps (spec/CHANGES.md), not by arithmetic.
+and fragmentation — found by trial runs with steps (../shared/spec/CHANGES.md), not by arithmetic.
 
 A trial is the scenario run to the end with one extra step (``run_trial``): a pure function of the
 base scenario and the trial's changes, independent of every other trial, so a caller (the web app)
@@ -76,7 +76,7 @@ class TrialChanges:
                      for number, step in enumerate(self.steps, start=1))
 
     def to_yaml(self) -> str:
-        """The Changes document of the trial (spec/CHANGES.md), as a scenario file would hold it."""
+        """The Changes document of the trial (../shared/spec/CHANGES.md), as a scenario file would hold it."""
         document = {"apiVersion": API_VERSION, "kind": CHANGES_KIND,
                     "steps": [{"name": step.name, "operations": [{_verb(spec): _written(spec)} for spec in step.operations]}
                               for step in self.steps]}

@@ -52,7 +52,7 @@ def _parser() -> argparse.ArgumentParser:
     trace = _add_run_command(commands, "trace", "schedule the pending pods and report every step",
                              "print the trace summary JSON of the spec")
     timeline = _add_run_command(commands, "timeline", "run the scheduler to the end: queue, retries, preemption",
-                                "print the timeline JSON of spec/TIMELINE.md")
+                                "print the timeline JSON of ../shared/spec/TIMELINE.md")
     check = commands.add_parser("check", help="what was read, what was left out, what the dump lacks (no run)")
     check.add_argument("scenario", nargs="+", help=SCENARIO_HELP)
     check.add_argument("--json", action="store_true", help="print the check as JSON (docs/CHECK.md)")

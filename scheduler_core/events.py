@@ -38,7 +38,7 @@ class ExtensionPoint(str, Enum):
     QUEUE_MOVE = "QueueMove"
     CLUSTER = "Cluster"
     RUN_END = "RunEnd"
-    # A run with steps (spec/CHANGES.md): each step's start (step 0 is the scenario itself) and end.
+    # A run with steps (../shared/spec/CHANGES.md): each step's start (step 0 is the scenario itself) and end.
     STEP_START = "StepStart"
     STEP_END = "StepEnd"
 

@@ -1,4 +1,4 @@
-"""The scheduler run to the end (scheduler.go's Run + ScheduleOne, spec/TIMELINE.md).
+"""The scheduler run to the end (scheduler.go's Run + ScheduleOne, ../shared/spec/TIMELINE.md).
 
 A discrete-event loop on the logical clock: pop the next pod (activeQ, else backoffQ) and
 schedule it (scheduleOne): its scheduling cycle (the same ``Cycle`` the single pass runs) returns
@@ -123,7 +123,7 @@ class SchedulerLoop:
         # comes back as informer events while the scheduler is already busy with the next pod:
         # it lands once that pod's attempt is over (at once when nothing else is queued).
         self._async_work: list[AsyncWork] = []
-        # A run with steps (spec/CHANGES.md): operations and stand-in controllers (steps.py).
+        # A run with steps (../shared/spec/CHANGES.md): operations and stand-in controllers (steps.py).
         self.steps: Optional[StepDriver] = (StepDriver(self, self.scenario.changes, EPOCH)
                                             if self.scenario.changes is not None else None)
 
@@ -374,7 +374,7 @@ class SchedulerLoop:
         gracefully (it stays, terminating, until the stand-in kubelet removes it); one already
         being deleted, or gone, gets no call."""
         # The victims of one preemption are deleted in namespace/name order (the order the
-        # stand-in kubelet then removes them in, spec/TIMELINE.md).
+        # stand-in kubelet then removes them in, ../shared/spec/TIMELINE.md).
         deleted = []
         for victim in sorted(victims, key=lambda pod: pod.key):
             current = self.cluster.pod(victim.key)
@@ -390,7 +390,7 @@ class SchedulerLoop:
 
     def _delete_victim(self, victim: Pod, preemptor: Pod) -> Iterator[Event]:
         """PreemptPod: the DisruptionTarget condition, then the delete. A victim with a zero
-        grace period and no finalizers is deleted by the API server at once (spec/TIMELINE.md);
+        grace period and no finalizers is deleted by the API server at once (../shared/spec/TIMELINE.md);
         any other stays, terminating, for the stand-in kubelet."""
         by = f"preempted by {preemptor.key}"
         self.cluster.patch_pod_status(victim.key, ClusterChangeKind.POD_STATUS, f"DisruptionTarget: {by}",

@@ -481,8 +481,8 @@ class Scenario:
     notices: list[Notice] = field(default_factory=list)  # the loader's; see scheduling_notices()
     pdbs: list[PodDisruptionBudget] = field(default_factory=list)
     storage: "StorageObjects" = field(default_factory=lambda: StorageObjects())  # PVs, claims, classes...
-    # A run with steps (spec/CHANGES.md): the Changes document and what the stand-in controllers
-    # read. None: no Changes document, the run is exactly spec/TIMELINE.md's.
+    # A run with steps (../shared/spec/CHANGES.md): the Changes document and what the stand-in controllers
+    # read. None: no Changes document, the run is exactly ../shared/spec/TIMELINE.md's.
     changes: Optional["Changes"] = None
     dra: "DraObjects" = field(default_factory=lambda: DraObjects())  # resource.k8s.io objects
 
@@ -855,7 +855,7 @@ class StorageObjects:
 
 
 # ============================================================================ workloads and changes
-# spec/CHANGES.md: the objects the stand-in controllers read, and the steps of a run. Manifests are
+# ../shared/spec/CHANGES.md: the objects the stand-in controllers read, and the steps of a run. Manifests are
 # kept as the YAML gave them (plain mappings): pods are made from templates, and a JSON merge
 # patch applies to the object as written, then the object is decoded again.
 

@@ -143,7 +143,7 @@ class Scheduler:
 
     def _past_pre_enqueue(self, scenario: Scenario, pending: list[Pod]) -> list[Pod]:
         """The single pass: the stand-in resourceclaim controller makes every pod's claims from
-        templates first (spec/TIMELINE.md), then a pod that a PreEnqueue plugin holds (its
+        templates first (../shared/spec/TIMELINE.md), then a pod that a PreEnqueue plugin holds (its
         claims missing) gets no cycle, as in the real queue (the loader's notice names it)."""
         controller = ResourceClaimController(self.snapshot.dra, ObjectWrites(self.snapshot))
         for pod in scenario.pods:

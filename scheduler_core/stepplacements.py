@@ -1,4 +1,4 @@
-"""Where every pod is at the end of each step of a run with steps (spec/CHANGES.md), and what
+"""Where every pod is at the end of each step of a run with steps (../shared/spec/CHANGES.md), and what
 moved during the step: a projection of the run's stored story events (Cluster, StepStart/End),
 so the web app's cluster view can draw any step without re-running the scheduler.
 

@@ -1,4 +1,4 @@
-"""The step driver of a run with steps (spec/CHANGES.md): operations and controllers as API writes.
+"""The step driver of a run with steps (../shared/spec/CHANGES.md): operations and controllers as API writes.
 
 Step 0 is the scenario itself; the stand-in controllers are active from the start. Each later step
 begins 1 s after the previous one went quiet: its operations are applied in order, each as the API

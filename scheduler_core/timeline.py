@@ -1,4 +1,4 @@
-"""The timeline of spec/TIMELINE.md, as a projection of the run's event stream.
+"""The timeline of ../shared/spec/TIMELINE.md, as a projection of the run's event stream.
 
 Like ``trace``, it reads typed events: live ones, or stored ones read back from their wire form
 (``events.read_events``), so the web app rebuilds a timeline exactly as the CLI builds it.
@@ -20,7 +20,7 @@ class TimelineBuilder:
         self.attempts: list[dict[str, Any]] = []
         self.final: dict[str, Any] = {}
         self.nominated: dict[str, str] = {}
-        self.steps: list[dict[str, Any]] = []  # a run with steps (spec/CHANGES.md) only
+        self.steps: list[dict[str, Any]] = []  # a run with steps (../shared/spec/CHANGES.md) only
         self._step: Optional[int] = None  # the step under way; None: a run without steps
         self.stopped_retrying: list[str] = []
         self.rollouts: list[dict[str, Any]] = []  # a run with a rollout only
@@ -88,7 +88,7 @@ class TimelineBuilder:
 
 
 def step_entry(payload: StepEnded) -> dict[str, Any]:
-    """A step of ``timeline --json`` (spec/CHANGES.md "Output") from its StepEnd payload."""
+    """A step of ``timeline --json`` (../shared/spec/CHANGES.md "Output") from its StepEnd payload."""
     return {"step": payload.step, "name": payload.name, "at": clock_text(payload.started_ms),
             "created": payload.created, "deleted": payload.deleted, "evicted": payload.evicted,
             "succeeded": payload.succeeded, "blocked": [b.to_json() for b in payload.blocked],

@@ -515,7 +515,7 @@ class ComparisonOut(Schema):
     scores: ScoreDifferenceOut | None = None  # only with ?pod=
 
 
-# ---------------------------------------------------------------- trace (spec/SCENARIO_AND_TRACE.md)
+# ---------------------------------------------------------------- trace (../shared/spec/SCENARIO_AND_TRACE.md)
 
 
 class TraceCycleOut(Schema):
@@ -640,7 +640,7 @@ class RecordedComparisonOut(Schema):
     pods: list[RecordedPodOut]  # queue order
 
 
-# ---------------------------------------------------------------- runs with steps (spec/CHANGES.md)
+# ---------------------------------------------------------------- runs with steps (../shared/spec/CHANGES.md)
 
 
 class StepBlockedOut(Schema):

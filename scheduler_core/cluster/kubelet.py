@@ -1,4 +1,4 @@
-"""The stand-in for the kubelet (spec/TIMELINE.md, CHANGES.md): a pod deleted gracefully stays
+"""The stand-in for the kubelet (../shared/spec/TIMELINE.md, CHANGES.md): a pod deleted gracefully stays
 on its node, terminating, until its kubelet is done with it.
 
 It watches the cluster's pods: a bound pod that starts terminating (``deletionTimestamp`` set by

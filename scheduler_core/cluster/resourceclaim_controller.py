@@ -1,4 +1,4 @@
-"""The stand-in for kube-controller-manager's resourceclaim controller (spec/TIMELINE.md, "Dynamic
+"""The stand-in for kube-controller-manager's resourceclaim controller (../shared/spec/TIMELINE.md, "Dynamic
 resource allocation").
 
 - Claims from templates: for each claim of a pod that names a ResourceClaimTemplate and has no

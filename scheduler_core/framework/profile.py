@@ -71,7 +71,7 @@ DEFAULT_MULTI_POINT: tuple[PluginRef, ...] = (
     PluginRef(names.DEFAULT_BINDER),
 )
 
-# No configuration = the release's defaults exactly (spec/SCENARIO_AND_TRACE.md): v1's
+# No configuration = the release's defaults exactly (../shared/spec/SCENARIO_AND_TRACE.md): v1's
 # percentageOfNodesToScore defaults to 0, the adaptive share of numFeasibleNodesToFind (every node
 # below 100 nodes; above, 50 % minus 1 % per 125 nodes, at least 5 % and 100 nodes).
 DEFAULT_PERCENTAGE_OF_NODES_TO_SCORE = 0

@@ -1,10 +1,10 @@
-"""The ``Changes`` document (spec/CHANGES.md) and the workloads its stand-in controllers read.
+"""The ``Changes`` document (../shared/spec/CHANGES.md) and the workloads its stand-in controllers read.
 
 The loader hands every object it reads to ``note_object``; a ``Changes`` document is kept aside.
 Once the whole scenario is read, ``finish`` decodes the steps — each operation checked against the
 scenario and against what earlier steps create or delete — and the Deployments, ReplicaSets,
 StatefulSets, DaemonSets and Jobs, the budgets' specs and the manifests of nodes and pods. Without
-a Changes document nothing of this happens: the run is the timeline of spec/TIMELINE.md.
+a Changes document nothing of this happens: the run is the timeline of ../shared/spec/TIMELINE.md.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Objects written during a run with steps (spec/CHANGES.md), decoded as the loader decodes them.
+"""Objects written during a run with steps (../shared/spec/CHANGES.md), decoded as the loader decodes them.
 
 The stand-in controllers make pods from templates and claims from volumeClaimTemplates, a step
 creates objects or patches them (JSON merge patch, RFC 7386). Each of these is a manifest — a

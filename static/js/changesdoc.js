@@ -1,4 +1,4 @@
-// The scenario's Changes document (spec/CHANGES.md) read from and written into the YAML text.
+// The scenario's Changes document (../shared/spec/CHANGES.md) read from and written into the YAML text.
 //
 // Pure functions (no DOM): the Changes panel builds steps from the scenario's own objects (its
 // workloads and nodes), and every edit is text -> text through yamldocs.js, so the YAML stays the one
@@ -74,7 +74,7 @@ export function writeSteps(text, changes, steps) {
   return updateObject(text, { doc: changes.doc, item: null }, (obj) => { obj.steps = steps; });
 }
 
-/** The operation a choice in the panel makes (the keys spec/CHANGES.md names). */
+/** The operation a choice in the panel makes (the keys ../shared/spec/CHANGES.md names). */
 export function operation(verb, fields) {
   switch (verb) {
     case "scale": {

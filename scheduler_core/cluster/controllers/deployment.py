@@ -1,7 +1,7 @@
 """The Deployment stand-in (pkg/controller/deployment): the ReplicaSets of a Deployment, and its
 rollouts.
 
-Until a step changes a Deployment's pod template, the stand-in is spec/CHANGES.md's: the current
+Until a step changes a Deployment's pod template, the stand-in is ../shared/spec/CHANGES.md's: the current
 ReplicaSet is the owned one with the highest revision and carries the Deployment's replicas (a
 Deployment without one gets ``<deployment>-<hash>``). Once a step changed the template, the
 Deployment is synced as the release syncs it (``rolloutRolling`` / ``rolloutRecreate``):
@@ -311,7 +311,7 @@ def _drop_empty(value: Any) -> Any:
 
 def template_hash(template: Any) -> str:
     """The first 10 characters of the lower-case hex SHA-256 of the pod template as canonical
-    JSON (sorted keys, no spaces): spec/CHANGES.md's fixed stand-in for ComputeHash."""
+    JSON (sorted keys, no spaces): ../shared/spec/CHANGES.md's fixed stand-in for ComputeHash."""
     canonical = json.dumps(plain(template), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:10]
 

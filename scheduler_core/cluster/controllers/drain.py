@@ -11,7 +11,7 @@ from scheduler_core.model import Pod, PodDisruptionBudget
 
 MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror"
 RETRY_MS = 5000  # kubectl drain retries a refused eviction every 5 s
-GIVE_UP_MS = 60000  # ... until nothing else has happened for 60 s (spec/CHANGES.md)
+GIVE_UP_MS = 60000  # ... until nothing else has happened for 60 s (../shared/spec/CHANGES.md)
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +34,7 @@ class Drain:
 
 def pods_to_evict(pods_on_node: list[Pod], manifests: dict[str, dict]) -> list[Pod]:
     """GetPodsForDeletion with --ignore-daemonsets, --delete-emptydir-data and --force (as
-    spec/CHANGES.md says): every pod but DaemonSet pods and mirror pods, namespace/name order."""
+    ../shared/spec/CHANGES.md says): every pod but DaemonSet pods and mirror pods, namespace/name order."""
     kept = []
     for pod in pods_on_node:
         if any(ref.controller and ref.kind == "DaemonSet" for ref in pod.owner_references):

@@ -17,7 +17,7 @@ Timestamps are whole seconds, as the API serves them (metav1.Time drops the nano
 
 Where the release's answer is random — equal buckets with different times are ordered by the
 pods' random UIDs, and equal pods keep the unspecified order of an unstable sort — SchedLab
-fixes it as spec/CHANGES.md does: the newer creationTimestamp (to the millisecond) first, then
+fixes it as ../shared/spec/CHANGES.md does: the newer creationTimestamp (to the millisecond) first, then
 the name descending.
 """
 

@@ -1,5 +1,5 @@
 """The ReplicaSet stand-in (pkg/controller/replicaset: manageReplicas, getPodsToDelete), also
-used by the Job stand-in for its parallelism (spec/CHANGES.md)."""
+used by the Job stand-in for its parallelism (../shared/spec/CHANGES.md)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The StatefulSet stand-in (pkg/controller/statefulset: the set's control loop, with
 volumeClaimTemplates). Pods ``<set>-<ordinal>``; each claim ``<template>-<set>-<ordinal>`` is
-created before its pod unless it exists (spec/CHANGES.md).
+created before its pod unless it exists (../shared/spec/CHANGES.md).
 
 Template changes (updateStatefulSet): the set has a current revision (status.currentRevision: the
 template as loaded, until a RollingUpdate completes) and an update revision (the template now),
