@@ -89,7 +89,7 @@ def test_it_fails_a_run_over_the_events_limit_naming_it(run: Run, settings):
 
 
 def test_it_fails_the_run_with_a_message_when_the_engine_raises(run: Run, monkeypatch):
-    def explode(_scenario, _mode=None):
+    def explode(_scenario, _mode=None, hand_over_only=False):
         raise RuntimeError("boom")
         yield
 

@@ -111,7 +111,7 @@ def test_a_run_whose_engine_runs_in_a_forked_process_stores_the_same_segments(ru
 
 
 def test_a_forked_engine_that_raises_fails_the_run_with_its_message(run: Run, monkeypatch, in_child):
-    def explode(_scenario, _mode=None):
+    def explode(_scenario, _mode=None, hand_over_only=False):
         raise RuntimeError("boom")
         yield
 
