@@ -280,6 +280,12 @@ class Pod:
     # metadata.resourceVersion as the run's cluster (scheduler_core.cluster) gave it: every write
     # makes a new version of the object with the next number (0: as loaded).
     resource_version: int = 0
+    # "namespace/name", made once: the queue, the cache and the cluster look pods up by it millions of
+    # times in a large run (a pod's name and namespace never change; replace() makes it again).
+    _key: str = field(default="", init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._key = f"{self.namespace}/{self.name}"
 
     @property
     def is_finished(self) -> bool:
@@ -297,7 +303,7 @@ class Pod:
 
     @property
     def key(self) -> str:
-        return f"{self.namespace}/{self.name}"
+        return self._key
 
     def __repr__(self) -> str:
         return f"Pod({self.key})"
