@@ -42,10 +42,7 @@ class ObjectWrites:
         return claim
 
     def delete_claim(self, key: str) -> Optional[PersistentVolumeClaim]:
-        old = self._snapshot.storage.claims.pop(key, None)
-        if old is not None:
-            self._tell(EventResource.PERSISTENT_VOLUME_CLAIM, old, None)
-        return old
+        return self._pop(self._snapshot.storage.claims, key, EventResource.PERSISTENT_VOLUME_CLAIM)
 
     def write_volume(self, volume: PersistentVolume) -> PersistentVolume:
         volume = self._versioned(volume)
@@ -54,26 +51,27 @@ class ObjectWrites:
         return volume
 
     def write_storage_class(self, storage_class: StorageClass) -> StorageClass:
-        storage_class = self._versioned(storage_class)
-        classes = self._snapshot.storage.classes
-        old = classes.get(storage_class.name)
-        classes[storage_class.name] = storage_class
-        self._tell(EventResource.STORAGE_CLASS, old, storage_class)
-        return storage_class
+        return self._put(self._snapshot.storage.classes, storage_class.name, storage_class, EventResource.STORAGE_CLASS)
 
     def write_resource_claim(self, claim: ResourceClaim) -> ResourceClaim:
         """Create or update a ResourceClaim (its status included): the claims' cache follows."""
-        claim = self._versioned(claim)
-        claims = self._snapshot.dra.claims
-        old = claims.get(claim.key)
-        claims[claim.key] = claim
-        self._tell(EventResource.RESOURCE_CLAIM, old, claim)
-        return claim
+        return self._put(self._snapshot.dra.claims, claim.key, claim, EventResource.RESOURCE_CLAIM)
 
     def delete_resource_claim(self, key: str) -> Optional[ResourceClaim]:
-        old = self._snapshot.dra.claims.pop(key, None)
+        return self._pop(self._snapshot.dra.claims, key, EventResource.RESOURCE_CLAIM)
+
+    def _put(self, cache: dict[str, Written], key: str, obj: Written, resource: EventResource) -> Written:
+        """A create or update of an object the caches hold by ``key`` as they are (no assumptions)."""
+        written = self._versioned(obj)
+        old = cache.get(key)
+        cache[key] = written
+        self._tell(resource, old, written)
+        return written
+
+    def _pop(self, cache: dict[str, Written], key: str, resource: EventResource) -> Optional[Written]:
+        old = cache.pop(key, None)
         if old is not None:
-            self._tell(EventResource.RESOURCE_CLAIM, old, None)
+            self._tell(resource, old, None)
         return old
 
     def _versioned(self, obj: Written) -> Written:
