@@ -217,18 +217,9 @@ def _check_strategy(spec: Field) -> None:
     """spec.strategy as the API server validates it (ValidateDeploymentStrategy,
     ValidateRollingUpdateDeployment): a known type, rollingUpdate only with RollingUpdate, each
     bound a non-negative integer or a percentage (maxUnavailable at most 100%), not both 0."""
-    strategy = spec.get_map("strategy")
-    if strategy is None:
-        return
-    kind = strategy.get_str("type", "RollingUpdate")
-    if kind not in STRATEGY_TYPES:
-        strategy.error_at("type", f'Unsupported value: "{kind[:40]}": supported values: "Recreate", "RollingUpdate"')
-        return
-    rolling = strategy.get_map("rollingUpdate")
+    rolling = _rolling_update(spec, "strategy", STRATEGY_TYPES,
+                              "Forbidden: may not be specified when strategy `type` is 'Recreate'")
     if rolling is None:
-        return
-    if kind == "Recreate":
-        strategy.error_at("rollingUpdate", "Forbidden: may not be specified when strategy `type` is 'Recreate'")
         return
     surge = _int_or_percent(rolling, "maxSurge", False)
     unavailable = _int_or_percent(rolling, "maxUnavailable", True)
@@ -236,22 +227,32 @@ def _check_strategy(spec: Field) -> None:
         rolling.error_at("maxUnavailable", "Invalid value: 0: may not be 0 when `maxSurge` is 0")
 
 
+def _rolling_update(spec: Field, key: str, types: tuple[str, ...], forbidden: str) -> Optional[Field]:
+    """A workload's ``key`` (strategy or updateStrategy): its type one of ``types`` (sorted, as the
+    API server lists them), its rollingUpdate refused with ``forbidden`` unless the type is
+    RollingUpdate; the rollingUpdate to check further, or None."""
+    strategy = spec.get_map(key)
+    if strategy is None:
+        return None
+    kind = strategy.get_str("type", "RollingUpdate")
+    if kind not in types:
+        supported = ", ".join(f'"{t}"' for t in sorted(types))
+        strategy.error_at("type", f'Unsupported value: "{kind[:40]}": supported values: {supported}')
+        return None
+    rolling = strategy.get_map("rollingUpdate")
+    if rolling is not None and kind != "RollingUpdate":
+        strategy.error_at("rollingUpdate", forbidden)
+        return None
+    return rolling
+
+
 def _check_update_strategy(spec: Field) -> None:
     """A StatefulSet's spec.updateStrategy as ValidateStatefulSetUpdateStrategy checks it: type
     RollingUpdate or OnDelete, rollingUpdate only with RollingUpdate, a partition of 0 or more,
     maxUnavailable a positive integer or a percentage above 0 % and at most 100 %."""
-    strategy = spec.get_map("updateStrategy")
-    if strategy is None:
-        return
-    kind = strategy.get_str("type", "RollingUpdate")
-    if kind not in ("RollingUpdate", "OnDelete"):
-        strategy.error_at("type", f'Unsupported value: "{kind[:40]}": supported values: "OnDelete", "RollingUpdate"')
-        return
-    rolling = strategy.get_map("rollingUpdate")
+    rolling = _rolling_update(spec, "updateStrategy", ("OnDelete", "RollingUpdate"),
+                              "Forbidden: only allowed for updateStrategy 'RollingUpdate'")
     if rolling is None:
-        return
-    if kind == "OnDelete":
-        strategy.error_at("rollingUpdate", "Forbidden: only allowed for updateStrategy 'RollingUpdate'")
         return
     rolling.get_int("partition", 0, 0, INT32_MAX)
     if _int_or_percent(rolling, "maxUnavailable", True) == 0:
