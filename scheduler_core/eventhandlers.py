@@ -17,13 +17,17 @@ from scheduler_core.backend.queue import SchedulingQueue
 from scheduler_core.cluster.store import Action, WatchEvent
 from scheduler_core.framework.cluster_events import ActionType, ClusterChange, ClusterEvent, EventResource
 from scheduler_core.framework.node_info import Snapshot
-from scheduler_core.model import Node, Pod
+from scheduler_core.model import KIND_REPLICA_SET, KIND_STATEFUL_SET, Node, Pod, Workload
 from scheduler_core.resources import pod_requests
 
 ASSIGNED_POD_ADD = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD)
 ASSIGNED_POD_DELETE = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE)
 NODE_ADD = ClusterEvent(EventResource.NODE, ActionType.ADD)
 NODE_DELETE = ClusterEvent(EventResource.NODE, ActionType.DELETE)
+
+
+# The kinds the default spreading reads as workloads (PodTopologySpread's system defaults).
+SPREADING_KINDS = (KIND_REPLICA_SET, KIND_STATEFUL_SET)
 
 
 class EventHandlers:
@@ -57,6 +61,38 @@ class EventHandlers:
             self.node_updated(event.old, event.new)
         else:
             self.node_deleted(event.old)
+
+    def on_budget(self, event: WatchEvent) -> None:
+        """The PodDisruptionBudget lister preemption reads (an informer with no handler: a budget's
+        change moves no pod)."""
+        pdbs = self.snapshot.pdbs
+        index = next((i for i, known in enumerate(pdbs) if known.key == event.current.key), None)
+        if event.action is Action.DELETED:
+            if index is not None:
+                del pdbs[index]
+        elif index is None:
+            pdbs.append(event.new)
+        else:
+            pdbs[index] = event.new
+
+    def on_workload(self, event: WatchEvent) -> None:
+        """The ReplicaSet and StatefulSet listers the default topology spreading reads (informers
+        with no handler)."""
+        current = event.current
+        if current.kind not in SPREADING_KINDS:
+            return
+        workloads = self.snapshot.workloads
+        index = next((i for i, known in enumerate(workloads)
+                      if (known.kind, known.namespace, known.name) == (current.kind, current.namespace, current.name)),
+                     None)
+        listed = Workload(current.kind, current.namespace, current.name, current.selector)
+        if event.action is Action.DELETED:
+            if index is not None:
+                del workloads[index]
+        elif index is None:
+            workloads.append(listed)
+        elif workloads[index] != listed:
+            workloads[index] = listed
 
     def add_pod(self, pod: Pod) -> None:
         """addPod."""

@@ -29,7 +29,7 @@ from scheduler_core.backend.queue import (
     QueueName,
     SchedulingQueue,
 )
-from scheduler_core.cluster.store import KIND_NODE, KIND_POD, Cluster, WatchEvent
+from scheduler_core.cluster.store import KIND_BUDGET, KIND_NODE, KIND_POD, KIND_WORKLOAD, Cluster, WatchEvent
 from scheduler_core.eventhandlers import EventHandlers, snapshot_of
 from scheduler_core.events import (
     ClusterChangeKind,
@@ -109,10 +109,13 @@ class SchedulerLoop:
         self.snapshot.cluster_changes.clear()
         # The run's API server, as the run starts: every pod and node, and the only code that
         # writes them from now on.
+        changes = self.scenario.changes
         self.cluster = Cluster(self.scenario.pods, self.scenario.nodes, EPOCH, lambda: self.clock.ms,
-                               lambda: next(versions), audit_writes)
+                               lambda: next(versions), audit_writes,
+                               workloads=changes.workloads if changes is not None else (), budgets=self.snapshot.pdbs)
         self.kubelet = StandInKubelet(self.cluster)
-        for kind, handler in ((KIND_POD, self.handlers.on_pod), (KIND_NODE, self.handlers.on_node)):
+        for kind, handler in ((KIND_POD, self.handlers.on_pod), (KIND_NODE, self.handlers.on_node),
+                              (KIND_WORKLOAD, self.handlers.on_workload), (KIND_BUDGET, self.handlers.on_budget)):
             self.cluster.watch(kind, self._told_first(handler))
         self.cluster.watch(KIND_POD, self.kubelet.on_pod)
         self.cluster.watch(KIND_POD, self.claim_controller.on_pod)
@@ -279,10 +282,10 @@ class SchedulerLoop:
     def _binding_done(self, pod: Pod, node: str) -> Iterator[Event]:
         """The informer events of a finished binding: PreBind's storage writes, then the pod bound."""
         yield from self._storage_changes()
-        bound = self.cluster.bind(pod.key, node)
+        self.cluster.bind(pod.key, node)
         yield from self.flush()
-        if self.steps is not None and bound is not None:
-            yield from self.steps.pod_bound(bound)
+        if self.steps is not None:
+            yield from self.steps.settle()
 
     def _handle_scheduling_failure(self, info: QueuedPodInfo,
                                    ending: FitError | SchedulingError | BindingFailed) -> Iterator[Event]:
@@ -386,7 +389,7 @@ class SchedulerLoop:
 
     def preemption_done(self, preemptor: Pod, deleted: list[Pod]) -> Iterator[Event]:
         if self.steps is not None:  # the victims' controllers replace them at once
-            yield from self.steps.pods_preempted(deleted)
+            yield from self.steps.settle()
 
     def _delete_victim(self, victim: Pod, preemptor: Pod) -> Iterator[Event]:
         """PreemptPod: the DisruptionTarget condition, then the delete. A victim with a zero
@@ -403,7 +406,7 @@ class SchedulerLoop:
         while (removed := self.kubelet.remove_due(self.clock.ms)) is not None:
             yield from self.flush()
             if self.steps is not None:
-                yield from self.steps.pod_removed(removed)
+                yield from self.steps.settle()
 
     # ------------------------------------------------------------------ the resourceclaim controller
 

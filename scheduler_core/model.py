@@ -396,6 +396,11 @@ class PodDisruptionBudget:
     disruptions_allowed: int
     disrupted_pods: frozenset[str] = frozenset()  # status.disruptedPods: names already being evicted
     line: Optional[int] = None
+    resource_version: int = field(default=0, compare=False)  # given by the run's cluster per write
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -897,6 +902,7 @@ class ControlledWorkload:
     created_ms: int = -1  # when a step created it (-1: in the scenario)
     manifest: Manifest = field(default_factory=dict)  # the object as written (a patch applies to it)
     line: Optional[int] = None
+    resource_version: int = 0  # metadata.resourceVersion: the run's cluster gives each write its own
 
     @property
     def key(self) -> str:

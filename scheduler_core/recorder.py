@@ -15,7 +15,7 @@ from typing import Any, Callable, Generator, Iterator, Optional, Protocol
 import numpy as np
 
 from scheduler_core.backend.queue.scheduling_queue import QueueMove
-from scheduler_core.cluster.store import KIND_NODE, WatchEvent
+from scheduler_core.cluster.store import KIND_NODE, KIND_POD, WatchEvent
 from scheduler_core.events import (
     AttemptEnd,
     BindingStep,
@@ -270,6 +270,8 @@ class RunRecorder:
         obj = event.current
         if event.kind == KIND_NODE:
             return self.cluster(obj.name, event.change, obj.name, event.detail)
+        if event.kind != KIND_POD:  # a workload or a budget
+            return self.cluster(obj.key, event.change, None, event.detail)
         old, new = event.old, event.new
         if event.change is ClusterChangeKind.POD_STATUS and old.nominated_node_name != new.nominated_node_name:
             kind = ClusterChangeKind.NOMINATION_SET if new.nominated_node_name else ClusterChangeKind.NOMINATION_CLEARED

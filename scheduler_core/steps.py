@@ -8,24 +8,28 @@ the rejecting plugins' queueing hints). Then the controllers react (Deployment, 
 StatefulSet, DaemonSet, Job, disruption), and again after every change the run makes (a binding,
 a pod removed, an eviction), until the step goes quiet.
 
-The driver owns no scheduling: ``loop.SchedulerLoop`` calls ``begin``, ``react``, ``next_wake``,
-``wake``, ``quiet`` and ``next_step_ms`` at the points where the run would otherwise stop.
+Every write — of a pod, a node, a workload, a budget — goes through the run's cluster
+(cluster/store.py); the driver and the controllers' caches hear them back as its watchers, the
+step's account (created, deleted, evicted, succeeded, placed) included, whoever wrote.
+
+The driver owns no scheduling: ``loop.SchedulerLoop`` calls ``begin``, ``react``, ``settle``,
+``next_wake``, ``wake``, ``quiet`` and ``next_step_ms`` at the points where the run would otherwise
+stop or the controllers get their turn.
 """
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from typing import Iterator, Optional, Protocol
 
 from scheduler_core.cluster.controllers import daemonset, deployment, disruption, job, ranking, replicaset, statefulset
 from scheduler_core.cluster.controllers.pods import admit_priority
-from scheduler_core.cluster.controllers.drain import GIVE_UP_MS, RETRY_MS, Drain, evict, pods_to_evict
+from scheduler_core.cluster.controllers.drain import GIVE_UP_MS, RETRY_MS, Drain, pods_to_evict
 from scheduler_core.cluster.controllers.state import ClusterState, CreateClaim, CreatePod, DeletePod, Write
 from scheduler_core.backend.queue import LogicalClock
 from scheduler_core.cluster.objects import ObjectWrites
-from scheduler_core.cluster.store import KIND_NODE, KIND_POD, Cluster
+from scheduler_core.cluster.store import KIND_BUDGET, KIND_NODE, KIND_POD, KIND_WORKLOAD, Action, Cluster, WatchEvent
 from scheduler_core.eventhandlers import node_scheduling_properties_change
 from scheduler_core.events import (
     BlockedEviction,
@@ -65,7 +69,7 @@ from scheduler_core.model import (
     ScaleOp,
     Scenario,
     Step,
-    Workload,
+
 )
 from scheduler_core.scenario import manifests
 from scheduler_core.scenario.changes import workload_from_manifest
@@ -97,8 +101,6 @@ SUCCEEDED = "succeeded"  # final: a pod a `complete` made succeed
 STEP_GAP_MS = 1000  # step k starts 1 s after step k-1 went quiet
 MAX_CONTROLLER_PASSES = 10000  # every pass writes something or the controllers have settled
 ALL_CONTROLLERS = (KIND_DEPLOYMENT, KIND_REPLICA_SET, KIND_STATEFUL_SET, KIND_DAEMON_SET, KIND_JOB)
-# The kinds the default spreading reads as workloads (PodTopologySpread's system defaults).
-_SPREADING_KINDS = (KIND_REPLICA_SET, KIND_STATEFUL_SET)
 _ROLLOUT_KINDS = (KIND_DEPLOYMENT, KIND_STATEFUL_SET, KIND_DAEMON_SET)  # a template change of these replaces pods
 
 
@@ -122,15 +124,19 @@ class StepDriver:
         self.loop = loop
         self.changes = changes
         scenario = loop.scenario
-        workloads = [copy.copy(w) for w in changes.workloads]
-        self.state = ClusterState(list(scenario.nodes), scenario.pods, workloads, dict(scenario.priority_classes),
-                                  epoch, created_at=_creation_times(changes, scenario.pods, epoch))
+        cluster = loop.cluster
+        self.state = ClusterState(list(scenario.nodes), scenario.pods, cluster.workloads(),
+                                  dict(scenario.priority_classes), epoch,
+                                  created_at=_creation_times(changes, scenario.pods, epoch))
         self.state.claims = {claim.key for claim in scenario.storage.claims}
         self.state.clock_ms = lambda: loop.clock.ms
         self.state.deletion_costs = _deletion_costs(changes.manifests)
-        # The controllers' informers: every pod and node write reaches their cache.
-        loop.cluster.watch(KIND_POD, self.state.track)
-        loop.cluster.watch(KIND_NODE, self.state.track)
+        self.state.api = cluster
+        # The controllers' informers: every pod, node and workload write reaches their cache.
+        cluster.watch(KIND_POD, self.state.track)
+        cluster.watch(KIND_NODE, self.state.track)
+        cluster.watch(KIND_WORKLOAD, self.state.track_workload)
+        cluster.watch(KIND_POD, self._heard)
         self.manifests = dict(changes.manifests)
         self.budgets = dict(changes.budgets)
         self.drains: list[Drain] = []
@@ -139,8 +145,10 @@ class StepDriver:
         self.last_activity_ms = 0
         self._step_due: Optional[int] = None
         self._finished: set[str] = set()  # pods a `complete` made succeed
-        self._pending_workload_events: list[Event] = []  # ReplicaSets a Deployment made, told before its pods
         self._rollouts: list[ObjectRef] = []  # workloads whose rollout the next StepEnd reports (until complete)
+        # What the controllers have not reacted to yet: pods bound, pods deleted or removed.
+        self._bound: list[Pod] = []
+        self._deleted = False
 
     # ------------------------------------------------------------------ hooks the loop calls
 
@@ -151,12 +159,12 @@ class StepDriver:
               changed: Optional[Pod] = None) -> Iterator[Event]:
         """The controllers, in the spec's order, until none has more to write; then the budgets
         (at the very start only if the controllers wrote: until a change, the dump's status holds).
-        ``kinds`` and ``changed`` narrow a reaction to a binding (see ``pod_bound``)."""
+        ``kinds`` and ``changed`` narrow a reaction to a binding (see ``settle``)."""
         self.state.now_ms = self.loop.clock.ms
         wrote = False
         for _ in range(MAX_CONTROLLER_PASSES):
             writes = self._controller_writes(kinds)
-            yield from self._flush_workload_events()
+            yield from self.loop.drain_moves()  # the workloads they wrote, told before the pods
             if not writes:
                 break
             wrote = True
@@ -166,14 +174,45 @@ class StepDriver:
             raise RuntimeError(f"the stand-in controllers did not settle after {MAX_CONTROLLER_PASSES} passes")
         if wrote or not initial:
             yield from self._recompute_budgets(None if wrote else changed)
+        if kinds == ALL_CONTROLLERS:  # every write heard so far has had its reaction
+            self._bound, self._deleted = [], False
 
-    def pod_bound(self, pod: Pod) -> Iterator[Event]:
-        """A binding changes only what depends on pods running: a StatefulSet's OrderedReady
-        progress and the budgets that select the pod (the other controllers count pending and
-        bound pods alike, so they would write nothing)."""
-        self.record.placed.append(pod.key)
-        self.last_activity_ms = self.loop.clock.ms
-        yield from self.react(kinds=self._bound_reactors(), changed=pod)
+    def settle(self) -> Iterator[Event]:
+        """The controllers' turn after writes of others (the scheduler's, the kubelet's) reached
+        them. A pod deleted or removed: every controller. Only bindings: a binding changes only
+        what depends on pods running — a StatefulSet's OrderedReady progress and the budgets that
+        select the pod (the other controllers count pending and bound pods alike, so they would
+        write nothing)."""
+        if self._deleted:
+            self.last_activity_ms = self.loop.clock.ms
+            yield from self.react()
+            return
+        while self._bound:
+            pod = self._bound.pop(0)
+            self.last_activity_ms = self.loop.clock.ms
+            yield from self.react(kinds=self._bound_reactors(), changed=pod)
+
+    def _heard(self, event: WatchEvent) -> None:
+        """Every pod write, whoever made it: the step's account, and what ``settle`` reacts to."""
+        record, key, change = self.record, event.current.key, event.change
+        if event.action is Action.ADDED:
+            record.created.append(key)
+        elif change is ClusterChangeKind.POD_EVICTED:
+            record.evicted.append(key)
+            self._deleted = True
+        elif change is ClusterChangeKind.POD_BOUND:
+            record.placed.append(key)
+            self._bound.append(event.new)
+        elif change is ClusterChangeKind.POD_SUCCEEDED:
+            record.succeeded.append(key)
+            self._finished = self._finished | {key}
+        elif event.action is Action.DELETED:
+            self._deleted = True
+            if change is ClusterChangeKind.POD_DELETED or not event.old.is_terminating:
+                record.deleted.append(key)  # a delete, not the kubelet finishing one
+        elif event.new.is_terminating and not event.old.is_terminating:
+            record.deleted.append(key)
+            self._deleted = True
 
     def _bound_reactors(self) -> tuple[str, ...]:
         """The controllers a binding can move: a StatefulSet's OrderedReady progress; during a
@@ -184,15 +223,6 @@ class StepDriver:
         if any(ref.kind == KIND_DAEMON_SET for ref in self._rollouts):
             kinds.append(KIND_DAEMON_SET)
         return tuple(kinds)
-
-    def pod_removed(self, pod: Pod) -> Iterator[Event]:
-        self.last_activity_ms = self.loop.clock.ms
-        yield from self.react()
-
-    def pods_preempted(self, victims: list[Pod]) -> Iterator[Event]:
-        """The scheduler deleted preemption victims (terminating now): deleted in this step."""
-        self.record.deleted.extend(victim.key for victim in victims)
-        yield from self.react()
 
     def attempted(self) -> None:
         self.last_activity_ms = self.loop.clock.ms
@@ -301,28 +331,22 @@ class StepDriver:
         workload = self._workload(spec.target)
         if workload is None:
             return
-        before, workload.replicas = workload.replicas, spec.replicas
-        yield self._cluster(workload.key, ClusterChangeKind.WORKLOAD_CHANGED,
-                            detail=f"{workload.kind} replicas {before} → {spec.replicas}")
+        self.loop.cluster.update_workload(replace(workload, replicas=spec.replicas),
+                                          f"{workload.kind} replicas {workload.replicas} → {spec.replicas}")
+        yield from self.loop.drain_moves()
 
     def _add_workload(self, workload: ControlledWorkload, by: str) -> Iterator[Event]:
-        workload.created_ms = self.loop.clock.ms
-        self.state.workloads.append(workload)
-        if workload.kind in _SPREADING_KINDS:
-            self.loop.snapshot.workloads.append(Workload(workload.kind, workload.namespace, workload.name,
-                                                         workload.selector))
-        yield self._cluster(workload.key, ClusterChangeKind.WORKLOAD_CHANGED, detail=f"{workload.kind} created {by}")
+        self.loop.cluster.create_workload(replace(workload, created_ms=self.loop.clock.ms),
+                                          f"{workload.kind} created {by}")
+        yield from self.loop.drain_moves()
 
     def _controller_writes(self, kinds: tuple[str, ...]) -> list[Write]:
-        """One pass of the controllers of ``kinds`` over their workloads, in the spec's order."""
+        """One pass of the controllers of ``kinds`` over their workloads, in the spec's order (a
+        Deployment writes its ReplicaSets through the cluster as it syncs; the pods the others
+        want are returned, to be written in order)."""
         state = self.state
         for workload in [w for w in state.workloads if w.kind == KIND_DEPLOYMENT and KIND_DEPLOYMENT in kinds]:
-            before = {rs.key: rs.replicas for rs in deployment.owned_replica_sets(state, workload)}
-            for created in deployment.reconcile(state, workload):
-                state.workloads.remove(created)
-                self._pending_workload_events.extend(self._add_workload(created, f"by Deployment {workload.key}"))
-            if workload.key in state.rolling:
-                self._pending_workload_events.extend(self._rollout_scales(workload, before))
+            deployment.reconcile(state, workload)
         writes: list[Write] = []
         classes = list(self.loop.snapshot.storage.classes.values())
         for kind in (KIND_REPLICA_SET, KIND_STATEFUL_SET, KIND_DAEMON_SET, KIND_JOB):
@@ -339,19 +363,9 @@ class StepDriver:
                     writes.extend(job.reconcile(state, workload))
         return writes
 
-    def _rollout_scales(self, workload: ControlledWorkload, before: dict[str, int]) -> Iterator[Event]:
-        """How a rollout moved: each ReplicaSet the Deployment scaled (told only for a rollout,
-        so the story of a run without one keeps its events)."""
-        for rs in deployment.owned_replica_sets(self.state, workload):
-            if rs.key in before and before[rs.key] != rs.replicas:
-                yield self._cluster(rs.key, ClusterChangeKind.WORKLOAD_CHANGED,
-                                    detail=f"ReplicaSet replicas {before[rs.key]} → {rs.replicas} "
-                                           f"(rollout of Deployment {workload.key})")
-
     # ------------------------------------------------------------------ writes reaching the scheduler
 
     def _apply(self, write: Write) -> Iterator[Event]:
-        yield from self._flush_workload_events()
         if isinstance(write, CreatePod):
             yield from self._pod_created(write.pod, write.by)
         elif isinstance(write, DeletePod):
@@ -359,17 +373,12 @@ class StepDriver:
         elif isinstance(write, CreateClaim):
             yield from self._claim_created(write.claim, write.by)
 
-    def _flush_workload_events(self) -> Iterator[Event]:
-        events, self._pending_workload_events = self._pending_workload_events, []
-        yield from events
-
     def _pod_created(self, pod: Pod, by: str) -> Iterator[Event]:
         """The pod informer's Add: a pending pod enters the queue (UnschedulablePodAdd); one
         written with a node is an assigned pod (AssignedPodAdd)."""
         if not self.state.knows(pod):  # a step's own pod (the controllers' are known already)
             self.state.created_ms[pod.key] = self.loop.clock.ms
             self.state.add_pod(pod)
-        self.record.created.append(pod.key)
         created = self.loop.cluster.create_pod(pod, ClusterChangeKind.POD_CREATED, by)
         yield from self.loop.drain_moves()
         if not created.node_name and created.scheduler_name in self.loop.scenario.scheduler_names:
@@ -378,13 +387,11 @@ class StepDriver:
             yield from self.loop.claims_for_new_pod(created)
             yield from self.loop.drain_moves()
 
-    def _delete_pod(self, pod: Pod, by: str, graceful: bool, evicted: bool = False) -> Iterator[Event]:
+    def _delete_pod(self, pod: Pod, by: str, graceful: bool) -> Iterator[Event]:
         """A delete: a pending pod goes at once (no kubelet to wait for); a bound one is marked
         terminating (AssignedPodUpdate) and the stand-in kubelet removes it later — unless the
         delete has no grace (its node is lost), then it goes at once (AssignedPodDelete)."""
-        (self.record.evicted if evicted else self.record.deleted).append(pod.key)
-        kind = ClusterChangeKind.POD_EVICTED if evicted else ClusterChangeKind.POD_TERMINATING
-        self.loop.cluster.delete_pod(pod.key, kind, by, graceful=graceful)
+        self.loop.cluster.delete_pod(pod.key, ClusterChangeKind.POD_TERMINATING, by, graceful=graceful)
         yield from self.loop.drain_moves()
 
     def _claim_created(self, claim, by: str) -> Iterator[Event]:
@@ -394,15 +401,15 @@ class StepDriver:
 
     def _recompute_budgets(self, changed: Optional[Pod] = None) -> Iterator[Event]:
         """Every budget's status; with ``changed``, only the budgets that select that pod."""
-        snapshot = self.loop.snapshot
-        for index, budget in enumerate(snapshot.pdbs):
+        cluster = self.loop.cluster
+        for budget in cluster.budgets():
             if changed is not None and not _selects(budget, changed):
                 continue
-            updated = disruption.recompute(self.state, budget, self.budgets.get(f"{budget.namespace}/{budget.name}"))
+            updated = disruption.recompute(self.state, budget, self.budgets.get(budget.key))
             if updated.disruptions_allowed != budget.disruptions_allowed:
-                snapshot.pdbs[index] = updated
-                yield self._cluster(f"{budget.namespace}/{budget.name}", ClusterChangeKind.BUDGET_CHANGED,
-                                    detail=f"disruptionsAllowed {budget.disruptions_allowed} → {updated.disruptions_allowed}")
+                cluster.put_budget(updated, f"disruptionsAllowed {budget.disruptions_allowed} → "
+                                            f"{updated.disruptions_allowed}")
+                yield from self.loop.drain_moves()
 
     # ------------------------------------------------------------------ nodes
 
@@ -474,11 +481,10 @@ class StepDriver:
         for pod in drain.waiting:
             if not self.state.live(pod):
                 continue
-            answer = evict(pod, self.loop.snapshot.pdbs)
+            answer = self.loop.cluster.evict_pod(pod.key, f"drain of {drain.node}")
             if answer.allowed:
-                self.loop.snapshot.pdbs[:] = list(answer.budgets)
                 drain.refused_by.pop(pod.key, None)
-                yield from self._delete_pod(pod, f"drain of {drain.node}", graceful=True, evicted=True)
+                yield from self.loop.drain_moves()
             else:
                 drain.refused_by[pod.key] = answer.budget
                 still.append(pod)
@@ -519,11 +525,12 @@ class StepDriver:
                 patched = workload_from_manifest(manifest, line)
                 if workload.kind in _ROLLOUT_KINDS and manifests.plain(patched.template) != manifests.plain(workload.template):
                     self._start_rollout(workload)
-                for name in ("replicas", "template", "selector", "labels", "pod_management_policy", "claim_templates"):
-                    setattr(workload, name, getattr(patched, name))
-                workload.manifest = manifest
                 self.manifests[ref] = manifest
-                yield self._cluster(workload.key, ClusterChangeKind.WORKLOAD_CHANGED, detail=f"{workload.kind} patched")
+                self.loop.cluster.update_workload(replace(
+                    workload, replicas=patched.replicas, template=patched.template, selector=patched.selector,
+                    labels=patched.labels, pod_management_policy=patched.pod_management_policy,
+                    claim_templates=patched.claim_templates, manifest=manifest), f"{workload.kind} patched")
+                yield from self.loop.drain_moves()
 
     def _start_rollout(self, workload: ControlledWorkload) -> None:
         """A Deployment's, StatefulSet's or DaemonSet's template changed: a Deployment is synced as
@@ -536,16 +543,13 @@ class StepDriver:
 
     def _put_budget(self, ref: ObjectRef, manifest: dict, line: Optional[int]) -> Iterator[Event]:
         budget, budget_spec = manifests.decode_budget(manifest, line)
-        key = f"{ref.namespace}/{ref.name}"
-        pdbs = self.loop.snapshot.pdbs
-        index = next((i for i, b in enumerate(pdbs) if f"{b.namespace}/{b.name}" == key), None)
-        if index is None:
-            pdbs.append(budget)
-        else:
-            pdbs[index] = replace(budget, disruptions_allowed=pdbs[index].disruptions_allowed)
-        self.budgets[key] = budget_spec
+        existing = self.loop.cluster.budget(budget.key)
+        if existing is not None:  # the spec written; the status is the disruption controller's
+            budget = replace(budget, disruptions_allowed=existing.disruptions_allowed)
+        self.budgets[budget.key] = budget_spec
         self.manifests[ref] = manifest
-        yield self._cluster(key, ClusterChangeKind.BUDGET_CHANGED, detail="written")
+        self.loop.cluster.put_budget(budget, "written")
+        yield from self.loop.drain_moves()
 
     def _create(self, spec: CreateOp, line: Optional[int]) -> Iterator[Event]:
         ref, manifest = spec.target, manifests.plain(spec.manifest)
@@ -585,9 +589,8 @@ class StepDriver:
             if node is not None:
                 yield from self._lose_node(node)
         elif ref.kind == "PodDisruptionBudget":
-            self.loop.snapshot.pdbs[:] = [b for b in self.loop.snapshot.pdbs
-                                          if (b.namespace, b.name) != (ref.namespace, ref.name)]
-            yield self._cluster(f"{ref.namespace}/{ref.name}", ClusterChangeKind.BUDGET_CHANGED, detail="deleted")
+            self.loop.cluster.delete_budget(f"{ref.namespace}/{ref.name}", "deleted")
+            yield from self.loop.drain_moves()
         elif ref.kind == "PersistentVolumeClaim":
             old = self.loop.writes.delete_claim(f"{ref.namespace}/{ref.name}")
             if old is not None:
@@ -601,10 +604,8 @@ class StepDriver:
         workload = self._workload(ref)
         if workload is None:
             return
-        self.state.workloads.remove(workload)
-        self.loop.snapshot.workloads[:] = [w for w in self.loop.snapshot.workloads
-                                           if (w.kind, w.namespace, w.name) != (ref.kind, ref.namespace, ref.name)]
-        yield self._cluster(workload.key, ClusterChangeKind.WORKLOAD_CHANGED, detail=f"{workload.kind} deleted")
+        self.loop.cluster.delete_workload(ref.kind, ref.namespace, ref.name, f"{workload.kind} deleted")
+        yield from self.loop.drain_moves()
         if workload.kind == KIND_DEPLOYMENT:
             for owned in deployment.owned_replica_sets(self.state, workload):
                 yield from self._delete_workload(ObjectRef(owned.kind, owned.namespace, owned.name))
@@ -619,8 +620,6 @@ class StepDriver:
         if workload is None:
             return
         for pod in job.complete(self.state, workload):
-            self._finished = self._finished | {pod.key}
-            self.record.succeeded.append(pod.key)
             self.loop.cluster.patch_pod_status(pod.key, ClusterChangeKind.POD_SUCCEEDED, f"Job {workload.key} complete",
                                                phase=PHASE_SUCCEEDED)
             yield from self.loop.drain_moves()

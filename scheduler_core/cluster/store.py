@@ -13,12 +13,18 @@ controllers, the run's recorder), before the writer goes on. A watcher that writ
 are being delivered has its write delivered after those already on their way: every watcher sees
 every write, in write order.
 
-Reads (listers) give the current version: ``pod``, ``node``, ``pods``, ``nodes``.
+Workloads (Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs) and PodDisruptionBudgets
+are objects of the same door: created, updated (a new version, never in place) and deleted here,
+and the eviction subresource checks and uses up a budget before it deletes a pod.
+
+Reads (listers) give the current version: ``pod``, ``node``, ``pods``, ``nodes``, ``workload``,
+``workloads``, ``budget``, ``budgets``.
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import itertools
 from collections import deque
 from dataclasses import dataclass
@@ -26,11 +32,14 @@ from datetime import datetime, timedelta
 from enum import Enum
 from typing import Any, Callable, Iterable, Optional, TypeVar, Union
 
+from scheduler_core.cluster.eviction import EvictionAnswer, evict
 from scheduler_core.events import ClusterChangeKind
-from scheduler_core.model import Node, Pod, PodScheduledCondition
+from scheduler_core.model import ControlledWorkload, Node, Pod, PodDisruptionBudget, PodScheduledCondition
 
 KIND_POD = "Pod"
 KIND_NODE = "Node"
+KIND_WORKLOAD = "Workload"  # apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job
+KIND_BUDGET = "PodDisruptionBudget"
 
 
 class Action(str, Enum):
@@ -71,25 +80,30 @@ class Cluster:
 
     def __init__(self, pods: Iterable[Pod], nodes: Iterable[Node], epoch: datetime,
                  clock_ms: Callable[[], int], next_version: Optional[Callable[[], int]] = None,
-                 audit: bool = False) -> None:
+                 audit: bool = False, workloads: Iterable[ControlledWorkload] = (),
+                 budgets: Iterable[PodDisruptionBudget] = ()) -> None:
         self._pods: dict[str, Pod] = {pod.key: pod for pod in pods}
         self._nodes: dict[str, Node] = {node.name: node for node in nodes}
+        # Document order, created ones last (the controllers sync them in this order).
+        self._workloads: dict[tuple[str, str, str], ControlledWorkload] = {
+            _workload_key(workload): workload for workload in workloads}
+        self._budgets: dict[str, PodDisruptionBudget] = {budget.key: budget for budget in budgets}
         self._epoch = epoch
         self._clock_ms = clock_ms
         self._next_version = next_version or itertools.count(1).__next__
-        self._watchers: dict[str, list[Watcher]] = {KIND_POD: [], KIND_NODE: []}
+        self._watchers: dict[str, list[Watcher]] = {KIND_POD: [], KIND_NODE: [], KIND_WORKLOAD: [], KIND_BUDGET: []}
         self._on_the_way: deque[WatchEvent] = deque()
         self._delivering = False
         # With ``audit`` (tests), every version handed out is kept with a copy taken then, so
         # ``changed_in_place`` can tell whether anyone changed an object instead of writing it.
         self._audited: Optional[list[tuple[Any, Any]]] = [] if audit else None
-        for obj in [*self._pods.values(), *self._nodes.values()]:
+        for obj in [*self._pods.values(), *self._nodes.values(), *self._workloads.values(), *self._budgets.values()]:
             self._audit(obj)
 
     # ------------------------------------------------------------------ watching and reading
 
     def watch(self, kind: str, watcher: Watcher) -> None:
-        """Subscribe to every later write of ``kind`` (KIND_POD or KIND_NODE)."""
+        """Subscribe to every later write of ``kind`` (KIND_POD, KIND_NODE, KIND_WORKLOAD, KIND_BUDGET)."""
         self._watchers[kind].append(watcher)
 
     def pod(self, key: str) -> Optional[Pod]:
@@ -103,6 +117,18 @@ class Cluster:
 
     def nodes(self) -> list[Node]:
         return list(self._nodes.values())
+
+    def workload(self, kind: str, namespace: str, name: str) -> Optional[ControlledWorkload]:
+        return self._workloads.get((kind, namespace, name))
+
+    def workloads(self) -> list[ControlledWorkload]:
+        return list(self._workloads.values())
+
+    def budget(self, key: str) -> Optional[PodDisruptionBudget]:
+        return self._budgets.get(key)
+
+    def budgets(self) -> list[PodDisruptionBudget]:
+        return list(self._budgets.values())
 
     @property
     def now_ms(self) -> int:
@@ -202,6 +228,70 @@ class Cluster:
             self._deliver(WatchEvent(KIND_NODE, Action.DELETED, node, None, ClusterChangeKind.NODE_DELETED, detail))
         return node
 
+    # ------------------------------------------------------------------ workloads
+
+    def create_workload(self, workload: ControlledWorkload, detail: str = "") -> ControlledWorkload:
+        created = dataclasses.replace(workload, resource_version=self._next_version())
+        self._workloads[_workload_key(created)] = created
+        self._deliver(WatchEvent(KIND_WORKLOAD, Action.ADDED, None, created, ClusterChangeKind.WORKLOAD_CHANGED,
+                                 detail))
+        return created
+
+    def update_workload(self, workload: ControlledWorkload, detail: str = "") -> Optional[ControlledWorkload]:
+        """An update replacing the workload's object; None when it is gone or nothing changes."""
+        key = _workload_key(workload)
+        old = self._workloads.get(key)
+        if old is None or _workload_fields(old) == _workload_fields(workload):
+            return None
+        new = dataclasses.replace(workload, resource_version=self._next_version())
+        self._workloads[key] = new
+        self._deliver(WatchEvent(KIND_WORKLOAD, Action.MODIFIED, old, new, ClusterChangeKind.WORKLOAD_CHANGED, detail))
+        return new
+
+    def delete_workload(self, kind: str, namespace: str, name: str, detail: str = "") -> Optional[ControlledWorkload]:
+        """The workload goes (what it owns is the garbage collector's to delete)."""
+        old = self._workloads.pop((kind, namespace, name), None)
+        if old is not None:
+            self._deliver(WatchEvent(KIND_WORKLOAD, Action.DELETED, old, None, ClusterChangeKind.WORKLOAD_CHANGED,
+                                     detail))
+        return old
+
+    # ------------------------------------------------------------------ budgets and the eviction subresource
+
+    def put_budget(self, budget: PodDisruptionBudget, detail: str = "") -> Optional[PodDisruptionBudget]:
+        """A create, or an update replacing the budget's object; None when nothing changes."""
+        old = self._budgets.get(budget.key)
+        if old is not None and old == budget:
+            return None
+        new = dataclasses.replace(budget, resource_version=self._next_version())
+        self._budgets[new.key] = new
+        action = Action.ADDED if old is None else Action.MODIFIED
+        self._deliver(WatchEvent(KIND_BUDGET, action, old, new, ClusterChangeKind.BUDGET_CHANGED, detail))
+        return new
+
+    def delete_budget(self, key: str, detail: str = "") -> Optional[PodDisruptionBudget]:
+        old = self._budgets.pop(key, None)
+        if old is not None:
+            self._deliver(WatchEvent(KIND_BUDGET, Action.DELETED, old, None, ClusterChangeKind.BUDGET_CHANGED, detail))
+        return old
+
+    def evict_pod(self, key: str, detail: str = "") -> EvictionAnswer:
+        """The eviction subresource (EvictionREST.Create): the budget selecting the pod must allow
+        a disruption, which the eviction uses up (a budget write) before it deletes the pod with
+        grace (told as an eviction). A refused eviction writes nothing."""
+        pod = self._pods.get(key)
+        if pod is None:
+            return EvictionAnswer(True)
+        answer = evict(pod, self.budgets())
+        if not answer.allowed:
+            return answer
+        for budget in answer.budgets:
+            if self._budgets.get(budget.key) != budget:
+                self.put_budget(budget, f"disruptionsAllowed {self._budgets[budget.key].disruptions_allowed} → "
+                                        f"{budget.disruptions_allowed} (eviction of {key})")
+        self.delete_pod(key, ClusterChangeKind.POD_EVICTED, detail, gone=ClusterChangeKind.POD_EVICTED)
+        return answer
+
     # ------------------------------------------------------------------ versions and delivery
 
     def _versioned(self, obj: Versioned) -> Versioned:
@@ -247,6 +337,15 @@ class Cluster:
                     watcher(sent)
         finally:
             self._delivering = False
+
+
+def _workload_key(workload: ControlledWorkload) -> tuple[str, str, str]:
+    return workload.kind, workload.namespace, workload.name
+
+
+def _workload_fields(workload: ControlledWorkload) -> tuple[Any, ...]:
+    """What an update compares (a workload compares by identity; its version is the cluster's)."""
+    return tuple(getattr(workload, f.name) for f in dataclasses.fields(workload) if f.name != "resource_version")
 
 
 # What a node update may change (its name stays; where it was in the file and line too).

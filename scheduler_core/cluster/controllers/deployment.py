@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Optional, Union
 
 from scheduler_core.cluster.controllers.state import ClusterState, is_running
@@ -107,15 +107,13 @@ def owned_replica_sets(state: ClusterState, deployment: ControlledWorkload) -> l
 
 
 def reconcile(state: ClusterState, deployment: ControlledWorkload) -> list[ControlledWorkload]:
-    """Sync the Deployment; returns the ReplicaSets created (already in ``state.workloads``)."""
+    """Sync the Deployment, writing its ReplicaSets through ``state``; returns those it created."""
     owned = owned_replica_sets(state, deployment)
     if not owned:
-        created = new_replica_set(deployment, state.now_ms)
-        state.workloads.append(created)
-        return [created]
+        return [state.create_workload(new_replica_set(deployment, state.now_ms), f"by Deployment {deployment.key}")]
     if deployment.key not in state.rolling:
         current = max(owned, key=lambda rs: rs.revision)  # max keeps the first of equal revisions
-        current.replicas = deployment.replicas
+        _scale(state, deployment, current, deployment.replicas)
         return []
     created: list[ControlledWorkload] = []
     for _ in range(MAX_SYNCS):
@@ -138,10 +136,10 @@ def _sync(state: ClusterState, deployment: ControlledWorkload) -> tuple[list[Con
     if new is None:
         new = _create_new(state, deployment, old, new_rs_replicas(deployment, strategy, old, 0))
         created.append(new)
-    elif _sync_revision(new, old):
+    elif _sync_revision(state, deployment, new, old):
         return created, True
     all_sets = [*old, new]
-    if reconcile_new_replica_set(deployment, strategy, all_sets, new):
+    if reconcile_new_replica_set(state, deployment, strategy, all_sets, new):
         return created, True
     active_old = [rs for rs in old if rs.replicas > 0]
     scaled_down = reconcile_old_replica_sets(state, deployment, strategy, all_sets, active_old, new)
@@ -172,14 +170,14 @@ def new_rs_replicas(deployment: ControlledWorkload, strategy: Strategy, all_sets
     return new_replicas + min(most - current, deployment.replicas - new_replicas)
 
 
-def reconcile_new_replica_set(deployment: ControlledWorkload, strategy: Strategy, all_sets: list[ControlledWorkload],
-                              new: ControlledWorkload) -> bool:
+def reconcile_new_replica_set(state: ClusterState, deployment: ControlledWorkload, strategy: Strategy,
+                              all_sets: list[ControlledWorkload], new: ControlledWorkload) -> bool:
     """reconcileNewReplicaSet: down to the replicas if above them, else up as far as the surge allows."""
     if new.replicas == deployment.replicas:
         return False
     wanted = deployment.replicas if new.replicas > deployment.replicas else \
         new_rs_replicas(deployment, strategy, all_sets, new.replicas)
-    return _scale(new, wanted)
+    return _scale(state, deployment, new, wanted) is not None
 
 
 def reconcile_old_replica_sets(state: ClusterState, deployment: ControlledWorkload, strategy: Strategy,
@@ -195,14 +193,17 @@ def reconcile_old_replica_sets(state: ClusterState, deployment: ControlledWorklo
     room = sum(rs.replicas for rs in all_sets) - least - new_unavailable
     if room <= 0:
         return False
-    cleaned = _cleanup_unhealthy_replicas(state, old, room)
+    cleaned, old = _cleanup_unhealthy_replicas(state, deployment, old, room)
     return cleaned + _scale_down_old_for_rolling_update(state, deployment, strategy, [*old, new], old) > 0
 
 
-def _cleanup_unhealthy_replicas(state: ClusterState, old: list[ControlledWorkload], most: int) -> int:
+def _cleanup_unhealthy_replicas(state: ClusterState, deployment: ControlledWorkload, old: list[ControlledWorkload],
+                                most: int) -> tuple[int, list[ControlledWorkload]]:
     """cleanupUnhealthyReplicas: oldest first, each old ReplicaSet loses up to its unavailable
-    replicas, ``most`` in all."""
+    replicas, ``most`` in all. Returns the count and the old ReplicaSets as written (the release
+    goes on with the objects its updates returned)."""
     total = 0
+    written = list(old)
     for rs in sorted(old, key=_creation_order):
         if total >= most:
             break
@@ -210,9 +211,11 @@ def _cleanup_unhealthy_replicas(state: ClusterState, old: list[ControlledWorkloa
         if rs.replicas == 0 or unavailable <= 0:
             continue
         count = min(most - total, unavailable)
-        _scale(rs, rs.replicas - count)
+        scaled = _scale(state, deployment, rs, rs.replicas - count)
+        if scaled is not None:
+            written[next(i for i, known in enumerate(written) if known is rs)] = scaled
         total += count
-    return total
+    return total, written
 
 
 def _scale_down_old_for_rolling_update(state: ClusterState, deployment: ControlledWorkload, strategy: Strategy,
@@ -231,7 +234,7 @@ def _scale_down_old_for_rolling_update(state: ClusterState, deployment: Controll
         if rs.replicas == 0:
             continue
         count = min(rs.replicas, wanted - total)
-        _scale(rs, rs.replicas - count)
+        _scale(state, deployment, rs, rs.replicas - count)
         total += count
     return total
 
@@ -243,15 +246,15 @@ def _rollout_recreate(state: ClusterState, deployment: ControlledWorkload, new: 
     active_old = [rs for rs in old if rs.replicas > 0]
     if active_old:
         for rs in active_old:
-            _scale(rs, 0)
+            _scale(state, deployment, rs, 0)
         return [], True
     if any(not pod.is_finished for rs in old for pod in state.owned_pods(rs)):
         return [], False
     if new is None:
         return [_create_new(state, deployment, old, deployment.replicas)], True
-    if _sync_revision(new, old):
+    if _sync_revision(state, deployment, new, old):
         return [], True
-    return [], _scale(new, deployment.replicas)
+    return [], _scale(state, deployment, new, deployment.replicas) is not None
 
 
 def available_replicas(state: ClusterState, rs: ControlledWorkload) -> int:
@@ -260,29 +263,31 @@ def available_replicas(state: ClusterState, rs: ControlledWorkload) -> int:
     return sum(1 for pod in state.owned_pods(rs) if is_running(pod))
 
 
-def _scale(rs: ControlledWorkload, replicas: int) -> bool:
+def _scale(state: ClusterState, deployment: ControlledWorkload, rs: ControlledWorkload,
+           replicas: int) -> Optional[ControlledWorkload]:
+    """The ReplicaSet's spec.replicas written; its new version, or None when it had them already."""
     if rs.replicas == replicas:
-        return False
-    rs.replicas = replicas
-    return True
+        return None
+    return state.scale(rs, replicas, f"ReplicaSet replicas {rs.replicas} → {replicas} (Deployment {deployment.key})")
 
 
-def _sync_revision(new: ControlledWorkload, old: list[ControlledWorkload]) -> bool:
+def _sync_revision(state: ClusterState, deployment: ControlledWorkload, new: ControlledWorkload,
+                   old: list[ControlledWorkload]) -> bool:
     """getNewReplicaSet on an existing ReplicaSet: its revision becomes the highest (a rollback
     to an old template makes that ReplicaSet current again)."""
     highest = max((rs.revision for rs in old), default=0)
     if new.revision > highest:
         return False
-    new.revision = highest + 1
+    state.update_workload(replace(new, revision=highest + 1),
+                          f"ReplicaSet revision {new.revision} → {highest + 1} (Deployment {deployment.key})")
     return True
 
 
 def _create_new(state: ClusterState, deployment: ControlledWorkload, old: list[ControlledWorkload],
                 replicas: int) -> ControlledWorkload:
     revision = max((rs.revision for rs in old), default=0) + 1
-    created = new_replica_set(deployment, state.now_ms, revision=revision, replicas=replicas)
-    state.workloads.append(created)
-    return created
+    made = new_replica_set(deployment, state.now_ms, revision=revision, replicas=replicas)
+    return state.create_workload(made, f"by Deployment {deployment.key}")
 
 
 def _creation_order(rs: ControlledWorkload) -> tuple[int, str]:

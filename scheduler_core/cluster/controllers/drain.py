@@ -1,24 +1,16 @@
-"""`kubectl drain` and the eviction API (kubectl/pkg/drain: GetPodsForDeletion's filters;
-pkg/registry/core/pod/storage/eviction.go: EvictionREST.Create, canIgnorePDB, checkAndDecrement)."""
+"""`kubectl drain` (kubectl/pkg/drain: GetPodsForDeletion's filters, the retry of a refused eviction);
+the eviction API itself is the cluster's (cluster/eviction.py)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Optional
 
-from scheduler_core.labels import compile_selector
-from scheduler_core.model import Pod, PodDisruptionBudget
+from scheduler_core.model import Pod
 
 MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror"
 RETRY_MS = 5000  # kubectl drain retries a refused eviction every 5 s
 GIVE_UP_MS = 60000  # ... until nothing else has happened for 60 s (../shared/spec/CHANGES.md)
-
-
-@dataclass(frozen=True, slots=True)
-class EvictionAnswer:
-    allowed: bool
-    budget: str = ""  # the budget that refused (or "a, b" when several select the pod)
-    budgets: tuple[PodDisruptionBudget, ...] = ()  # the budgets after the eviction (decremented)
 
 
 @dataclass
@@ -44,23 +36,3 @@ def pods_to_evict(pods_on_node: list[Pod], manifests: dict[str, dict]) -> list[P
             continue
         kept.append(pod)
     return sorted(kept, key=lambda pod: pod.key)
-
-
-def evict(pod: Pod, budgets: list[PodDisruptionBudget]) -> EvictionAnswer:
-    """EvictionREST.Create: a pending, finished or terminating pod is deleted without looking
-    at budgets (canIgnorePDB); otherwise the one budget selecting it must allow a disruption,
-    which it then uses up (checkAndDecrement). Several budgets: refused (the API answers 500)."""
-    if not pod.node_name or pod.is_finished or pod.is_terminating:
-        return EvictionAnswer(True, budgets=tuple(budgets))
-    matching = [b for b in budgets if b.namespace == pod.namespace and b.selector is not None
-                and not b.selector.is_empty and compile_selector(b.selector).matches(pod.labels)]
-    if len(matching) > 1:
-        return EvictionAnswer(False, ", ".join(f"{b.namespace}/{b.name}" for b in matching))
-    if not matching:
-        return EvictionAnswer(True, budgets=tuple(budgets))
-    budget = matching[0]
-    if budget.disruptions_allowed <= 0:
-        return EvictionAnswer(False, f"{budget.namespace}/{budget.name}")
-    used = replace(budget, disruptions_allowed=budget.disruptions_allowed - 1,
-                   disrupted_pods=budget.disrupted_pods | {pod.name})
-    return EvictionAnswer(True, budgets=tuple(used if b is budget else b for b in budgets))

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import InitVar, dataclass, field
+from dataclasses import InitVar, dataclass, field, replace
 from datetime import datetime, timedelta
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Optional, Protocol, Union
 
 from scheduler_core.cluster.store import KIND_NODE, Action, WatchEvent
 from scheduler_core.labels import compile_selector
@@ -37,6 +37,14 @@ class CreateClaim:
 
 
 Write = Union[CreatePod, DeletePod, CreateClaim]
+
+
+class WorkloadApi(Protocol):
+    """The workload verbs of the run's cluster (store.Cluster) the controllers write with."""
+
+    def create_workload(self, workload: ControlledWorkload, detail: str = "") -> ControlledWorkload: ...
+
+    def update_workload(self, workload: ControlledWorkload, detail: str = "") -> Optional[ControlledWorkload]: ...
 
 
 class _Slot:
@@ -81,6 +89,9 @@ class ClusterState:
     pod_revisions: dict[str, str] = field(default_factory=dict)
     initial_revisions: dict[str, str] = field(default_factory=dict)
     clock_ms: Optional[Callable[[], int]] = None  # the run's clock, for what ``track`` records
+    # Where workload writes go: the run's cluster, whose events come back through
+    # ``track_workload``; None: the state is its own API (a controller tested alone).
+    api: Optional[WorkloadApi] = None
 
     def __post_init__(self, initial_pods: list[Pod]) -> None:
         # Every pod ever, in creation order (finished and deleted ones included), and indexes over
@@ -144,6 +155,43 @@ class ClusterState:
         if slot is not None:
             slot.pod = pod
 
+    # ------------------------------------------------------------------ workloads
+
+    def create_workload(self, workload: ControlledWorkload, detail: str = "") -> ControlledWorkload:
+        """A controller creates a workload (a Deployment its ReplicaSet)."""
+        if self.api is None:
+            self.workloads.append(workload)
+            return workload
+        return self.api.create_workload(workload, detail)
+
+    def scale(self, workload: ControlledWorkload, replicas: int, detail: str = "") -> ControlledWorkload:
+        """spec.replicas written; the workload's version as it is now (the same one when nothing changes)."""
+        return self.update_workload(replace(workload, replicas=replicas), detail)
+
+    def update_workload(self, workload: ControlledWorkload, detail: str = "") -> ControlledWorkload:
+        if self.api is None:
+            self._put_workload(workload)
+            return workload
+        return self.api.update_workload(workload, detail) or self.current(workload)
+
+    def current(self, workload: ControlledWorkload) -> ControlledWorkload:
+        """The cache's version of a workload (the same name and kind)."""
+        return next((w for w in self.workloads if _same_workload(w, workload)), workload)
+
+    def track_workload(self, event: WatchEvent) -> None:
+        """The controllers' workload informers: every write, as the cluster delivers it."""
+        if event.action is Action.DELETED:
+            self.workloads[:] = [w for w in self.workloads if not _same_workload(w, event.old)]
+        else:
+            self._put_workload(event.new)
+
+    def _put_workload(self, workload: ControlledWorkload) -> None:
+        for index, known in enumerate(self.workloads):
+            if _same_workload(known, workload):
+                self.workloads[index] = workload
+                return
+        self.workloads.append(workload)
+
     def _track_node(self, event: WatchEvent) -> None:
         names = [node.name for node in self.nodes]
         if event.action is Action.ADDED:
@@ -194,6 +242,10 @@ class ClusterState:
 
     def node(self, name: str) -> Optional[Node]:
         return next((node for node in self.nodes if node.name == name), None)
+
+
+def _same_workload(a: ControlledWorkload, b: ControlledWorkload) -> bool:
+    return (a.kind, a.namespace, a.name) == (b.kind, b.namespace, b.name)
 
 
 def _controlled_by(pod: Pod, workload: ControlledWorkload) -> bool:

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from scheduler_core import load_scenario
-from scheduler_core.cluster.store import KIND_NODE, KIND_POD, Action, Cluster, WatchEvent
+from scheduler_core.cluster.store import KIND_BUDGET, KIND_NODE, KIND_POD, KIND_WORKLOAD, Action, Cluster, WatchEvent
 from scheduler_core.loop import SchedulerLoop
 from scheduler_core.events import ClusterChangeKind as Change
-from scheduler_core.model import PodScheduledCondition
-from tests.scheduler_core.builders import make_node, make_pod
+from scheduler_core.model import LabelSelector, PodDisruptionBudget, PodScheduledCondition
+from tests.scheduler_core.builders import controlled_workload, make_node, make_pod
 
 EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
@@ -106,6 +106,58 @@ def test_a_node_update_names_its_change_from_the_old_and_new_versions(cluster):
     assert cluster.node("n1") is None and events[-1].action is Action.DELETED
 
 
+def test_a_workload_write_is_a_new_version_heard_with_the_old_one():
+    web = controlled_workload("Deployment", "web", replicas=2)
+    workloads = Cluster([], [], EPOCH, lambda: 0, workloads=[web])
+    events = heard(workloads, KIND_WORKLOAD)
+    scaled = workloads.update_workload(dataclasses.replace(web, replicas=5), "replicas 2 → 5")
+    assert web.replicas == 2 and scaled.replicas == 5 and scaled.resource_version == 1
+    assert workloads.update_workload(dataclasses.replace(scaled), "nothing") is None  # no change, no write
+    made = workloads.create_workload(controlled_workload("ReplicaSet", "web-1"), "by Deployment default/web")
+    workloads.delete_workload("Deployment", "default", "web", "deleted")
+    assert [(e.action, e.current.name, e.change, e.detail) for e in events] == [
+        (Action.MODIFIED, "web", Change.WORKLOAD_CHANGED, "replicas 2 → 5"),
+        (Action.ADDED, "web-1", Change.WORKLOAD_CHANGED, "by Deployment default/web"),
+        (Action.DELETED, "web", Change.WORKLOAD_CHANGED, "deleted")]
+    assert workloads.workloads() == [made] and events[0].old is web
+
+
+WEB = LabelSelector((("app", "web"),))
+
+
+def _guarded(allowed: int) -> Cluster:
+    pods = [make_pod("w", node="n1", labels={"app": "web"})]
+    return Cluster(pods, [make_node("n1")], EPOCH, lambda: 1500, budgets=[PodDisruptionBudget("default", "pdb", WEB, allowed)])
+
+
+def test_an_eviction_uses_up_a_disruption_of_its_budget_then_deletes_the_pod_with_grace():
+    guarded = _guarded(1)
+    budgets, pods = heard(guarded, KIND_BUDGET), heard(guarded, KIND_POD)
+    assert guarded.evict_pod("default/w", "drain of n1").allowed
+    [budget] = budgets
+    assert (budget.old.disruptions_allowed, budget.new.disruptions_allowed, budget.new.disrupted_pods) == (1, 0, {"w"})
+    [evicted] = pods
+    assert evicted.change is Change.POD_EVICTED and evicted.new.is_terminating and evicted.detail == "drain of n1"
+
+
+def test_a_refused_eviction_writes_nothing_and_names_the_budget():
+    guarded = _guarded(0)
+    events = [*heard(guarded, KIND_BUDGET), *heard(guarded, KIND_POD)]
+    answer = guarded.evict_pod("default/w")
+    assert (answer.allowed, answer.budget, events) == (False, "default/pdb", [])
+
+
+def test_a_budget_written_twice_alike_is_one_write_and_a_delete_is_heard():
+    guarded = _guarded(1)
+    events = heard(guarded, KIND_BUDGET)
+    spec = PodDisruptionBudget("default", "other", WEB, 3)
+    guarded.put_budget(spec, "written")
+    assert guarded.put_budget(dataclasses.replace(spec), "again") is None
+    guarded.delete_budget("default/pdb", "deleted")
+    assert [(e.action, e.current.key) for e in events] == [(Action.ADDED, "default/other"), (Action.DELETED, "default/pdb")]
+    assert [b.key for b in guarded.budgets()] == ["default/other"]
+
+
 SHARED = Path(__file__).resolve().parents[4] / "shared"
 RUNS = sorted([*(SHARED / "conformance-timeline" / "public").glob("*.yaml"),
                *(SHARED / "conformance-timeline-dra" / "public").glob("*.yaml"),
@@ -119,7 +171,7 @@ def test_the_corpora_are_there_to_audit():
 
 @pytest.mark.parametrize("path", RUNS, ids=lambda path: path.stem)
 def test_no_run_changes_an_object_of_the_cluster_in_place(path):
-    """Only the cluster writes pods and nodes: every version it handed out during a whole run
+    """Only the cluster writes pods, nodes, workloads and budgets: every version it handed out during a whole run
     (the scheduler's writes, the kubelet's, the controllers' and the steps') is as it was then."""
     loop = SchedulerLoop(load_scenario(path.read_bytes()), audit_writes=True)
     for _ in loop.run():

@@ -35,7 +35,8 @@ def test_it_scales_the_replica_set_with_the_highest_revision():
     new = controlled_workload("ReplicaSet", "web-new", replicas=2, owner=owner, revision=2)
     state = cluster_state(workloads=[web, old, new])
     assert deployment.reconcile(state, web) == []
-    assert (old.replicas, new.replicas) == (1, 5)
+    assert (state.current(old).replicas, state.current(new).replicas) == (1, 5)
+    assert new.replicas == 2  # written as a new version, never in place
 
 
 # ---------------------------------------------------------------------------- rollouts
@@ -101,7 +102,7 @@ def test_once_the_new_replica_runs_an_old_one_goes_and_the_new_set_grows():
     [created] = replicaset.reconcile(state, new)
     created.pod.node_name = "n1"
     assert deployment.reconcile(state, web) == []
-    assert (new.replicas, old.replicas) == (2, 2)
+    assert (state.current(new).replicas, state.current(old).replicas) == (2, 2)
 
 
 def test_max_unavailable_lets_the_old_set_shrink_before_anything_new_runs():
@@ -109,17 +110,17 @@ def test_max_unavailable_lets_the_old_set_shrink_before_anything_new_runs():
     the 2 freed places."""
     web, old, state = _rolling_web(4, '{"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 2}}')
     [new] = deployment.reconcile(state, web)
-    assert (new.replicas, old.replicas) == (2, 2)
+    assert (state.current(new).replicas, state.current(old).replicas) == (2, 2)
 
 
 def test_recreate_scales_every_old_set_to_zero_and_waits_for_its_pods_to_go():
     """rolloutRecreate: no new ReplicaSet while an old pod exists (terminating ones included)."""
     web, old, state = _rolling_web(2, '{"type": "Recreate"}')
-    assert deployment.reconcile(state, web) == [] and old.replicas == 0
+    assert deployment.reconcile(state, web) == [] and state.current(old).replicas == 0
     for pod in state.owned_pods(old):
         state.gone.add(pod.key)
     [new] = deployment.reconcile(state, web)
-    assert (new.replicas, new.revision) == (2, 2)
+    assert (state.current(new).replicas, new.revision) == (2, 2)
 
 
 def test_a_rollback_to_the_old_template_makes_the_old_set_current_again():
@@ -129,6 +130,7 @@ def test_a_rollback_to_the_old_template_makes_the_old_set_current_again():
     [new] = deployment.reconcile(state, web)
     web.template = {"metadata": {"labels": {"app": "web"}}, "spec": first_template["spec"]}
     assert deployment.reconcile(state, web) == []
+    old, new = state.current(old), state.current(new)
     assert (old.revision, old.replicas, new.replicas) == (3, 2, 0)
 
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 
 from scheduler_core.cluster.controllers.state import ClusterState, is_running
-from scheduler_core.cluster.store import KIND_POD, Action, WatchEvent
+from scheduler_core.cluster.store import KIND_POD, KIND_WORKLOAD, Action, Cluster, WatchEvent
 from scheduler_core.events import ClusterChangeKind
 from scheduler_core.model import OwnerReference
 from tests.scheduler_core.builders import cluster_state, controlled_workload, make_node, make_pod
@@ -87,3 +87,21 @@ def test_a_pod_whose_name_a_new_pod_took_is_no_longer_live():
     state.add_pod(again)
     state.track(WatchEvent(KIND_POD, Action.ADDED, None, again, ClusterChangeKind.POD_CREATED))
     assert state.owned_pods(web) == [again] and not state.live(terminating)
+
+
+def test_workload_writes_go_through_the_api_and_the_cache_follows_its_events():
+    """With the run's cluster as its API, a controller's scale is a write there; the cache holds
+    the new version only once the cluster's event has reached ``track_workload``."""
+    web = controlled_workload("ReplicaSet", "web", replicas=1)
+    cluster = Cluster([], [], EPOCH, lambda: 0, workloads=[web])
+    state = cluster_state(workloads=cluster.workloads())
+    state.api = cluster
+    cluster.watch(KIND_WORKLOAD, state.track_workload)
+    scaled = state.scale(web, 3, "replicas 1 → 3")
+    assert web.replicas == 1 and scaled.replicas == 3
+    assert state.workloads == [scaled] and cluster.workload("ReplicaSet", "default", "web") is scaled
+    assert state.scale(scaled, 3) is scaled  # nothing to write: the version as it is
+    made = state.create_workload(controlled_workload("ReplicaSet", "api"), "by a test")
+    assert state.workloads == [scaled, made]
+    cluster.delete_workload("ReplicaSet", "default", "web")
+    assert state.workloads == [made]
