@@ -1,0 +1,373 @@
+"""The timeline of ../shared/spec/TIMELINE.md, as a projection of the run's event stream.
+
+Like ``trace``, it reads typed events: live ones, or stored ones read back from their wire form
+(``events.read_events``), so the web app rebuilds a timeline exactly as the CLI builds it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Optional
+
+from scheduler_core.encoding.events import (
+    AttemptEnd, ClusterChanged, ClusterChangeKind, CycleEnd, CycleStart, Event, ExtensionPoint, QueueMoved, RolloutStatus, RunEnd, RunStart, StepEnded,
+    StepStarted, event_from_json, read_events,
+)
+
+
+class TimelineBuilder:
+    def __init__(self) -> None:
+        self.release = ""
+        self.attempts: list[dict[str, Any]] = []
+        self.final: dict[str, Any] = {}
+        self.nominated: dict[str, str] = {}
+        self.steps: list[dict[str, Any]] = []  # a run with steps (../shared/spec/CHANGES.md) only
+        self._step: Optional[int] = None  # the step under way; None: a run without steps
+        self.stopped_retrying: list[str] = []
+        self.rollouts: list[dict[str, Any]] = []  # a run with a rollout only
+
+    def add(self, event: Event) -> None:
+        payload = event.payload
+        if isinstance(payload, RunStart):
+            self.release = payload.release
+        elif isinstance(payload, CycleStart):
+            attempt: dict[str, Any] = {"pod": payload.pod, "nodeName": None}
+            if self._step is not None:
+                attempt["step"] = self._step
+            self.attempts.append(attempt)
+        elif isinstance(payload, StepStarted):
+            self._step = payload.step
+        elif isinstance(payload, StepEnded):
+            self.steps.append(step_entry(payload))
+            messages = last_messages(self.attempts)
+            self.rollouts.extend(rollout_entry(payload.step, r, messages) for r in payload.rollouts)
+        elif isinstance(payload, CycleEnd):
+            self._cycle_end(self.attempts[-1], payload)
+        elif isinstance(payload, AttemptEnd):
+            self._attempt_end(self.attempts[-1], payload)
+        elif isinstance(payload, RunEnd):
+            self.final = dict(payload.final)
+            self.nominated = dict(payload.nominated)
+            self.stopped_retrying = list(payload.stopped_retrying)
+
+    def add_json(self, event: dict) -> None:
+        """A stored event (``Event.to_json()``), read back typed."""
+        self.add(event_from_json(event))
+
+    @staticmethod
+    def _cycle_end(attempt: dict, payload: CycleEnd) -> None:
+        attempt["nodeName"] = payload.node_name
+        if payload.node_name is None:
+            message = payload.failed_scheduling_message or payload.error
+            if message is not None:
+                attempt["failedSchedulingMessage"] = message
+
+    @staticmethod
+    def _attempt_end(attempt: dict, payload: AttemptEnd) -> None:
+        """The keys the wire form carries only when set, in its order."""
+        if payload.nominated_node_name is not None:
+            attempt["nominatedNodeName"] = payload.nominated_node_name
+        if payload.victims:
+            attempt["victims"] = payload.victims
+        if payload.binding_error is not None:  # a node was chosen; its binding failed (no FailedScheduling text)
+            attempt["bindingError"] = payload.binding_error
+            attempt["nodeName"] = payload.binding_node
+            attempt.pop("failedSchedulingMessage", None)
+
+    def summary(self) -> dict:
+        out: dict[str, Any] = {"release": self.release, "attempts": self.attempts}
+        if self._step is not None:
+            out["steps"] = self.steps
+        if self.rollouts:  # only a run with a rollout has the key (docs/CHANGES.md "Rollouts")
+            out["rollouts"] = self.rollouts
+        out["final"] = dict(sorted(self.final.items()))
+        if self.nominated:
+            out["nominated"] = dict(sorted(self.nominated.items()))
+        if self.stopped_retrying:  # not in the spec's output: only when the release would never end
+            out["stoppedRetrying"] = self.stopped_retrying
+        return out
+
+
+def step_entry(payload: StepEnded) -> dict[str, Any]:
+    """A step of ``timeline --json`` (../shared/spec/CHANGES.md "Output") from its StepEnd payload."""
+    return {"step": payload.step, "name": payload.name, "at": clock_text(payload.started_ms),
+            "created": payload.created, "deleted": payload.deleted, "evicted": payload.evicted,
+            "succeeded": payload.succeeded, "blocked": [b.to_json() for b in payload.blocked],
+            "pending": payload.pending}
+
+
+def last_messages(attempts: list[dict[str, Any]]) -> dict[str, str]:
+    """Each pod's FailedScheduling message of its last attempt, when that attempt failed."""
+    messages: dict[str, str] = {}
+    for attempt in attempts:
+        if attempt.get("nodeName") is None and "failedSchedulingMessage" in attempt:
+            messages[attempt["pod"]] = attempt["failedSchedulingMessage"]
+        else:
+            messages.pop(attempt["pod"], None)
+    return messages
+
+
+def rollout_entry(step: int, rollout: RolloutStatus, messages: dict[str, str]) -> dict[str, Any]:
+    """A rollout of ``timeline --json``: its counts when the step went quiet, kubectl rollout
+    status's sentence, and each new pod still pending with its FailedScheduling message."""
+    entry = {"step": step, **rollout.to_json(), "status": rollout_status_text(rollout)}
+    entry["pending"] = [{"pod": pod, "failedSchedulingMessage": messages.get(pod)} for pod in rollout.pending]
+    return entry
+
+
+def rollout_status_text(rollout: RolloutStatus) -> str:
+    """What ``kubectl rollout status`` prints for these counts (DeploymentStatusViewer.Status,
+    StatefulSetStatusViewer.Status)."""
+    if rollout.kind == "StatefulSet":
+        return _stateful_set_status_text(rollout)
+    if rollout.kind == "DaemonSet":
+        return _daemon_set_status_text(rollout)
+    name = rollout.workload.split("/", 1)[-1]
+    waiting = f'Waiting for deployment "{name}" rollout to finish: '
+    if rollout.updated < rollout.desired:
+        return f"{waiting}{rollout.updated} out of {rollout.desired} new replicas have been updated..."
+    if rollout.replicas > rollout.updated:
+        return f"{waiting}{rollout.replicas - rollout.updated} old replicas are pending termination..."
+    if rollout.available < rollout.updated:
+        return f"{waiting}{rollout.available} of {rollout.updated} updated replicas are available..."
+    return f'deployment "{name}" successfully rolled out'
+
+
+def _stateful_set_status_text(rollout: RolloutStatus) -> str:
+    """StatefulSetStatusViewer: OnDelete has no rollout status; RollingUpdate (the API server
+    always defaults a partition) waits for every pod to be ready, then for the pods at or above
+    the partition to be updated. ``available`` stands for readyReplicas (ready is available here)."""
+    if rollout.strategy != "RollingUpdate":
+        return (f"rollout status is only available for RollingUpdate strategy type ({rollout.updated} of "
+                f"{rollout.desired} pods at the new revision; OnDelete replaces a pod only when it is deleted)")
+    if rollout.available < rollout.desired:
+        return f"Waiting for {rollout.desired - rollout.available} pods to be ready..."
+    wanted = rollout.desired - (rollout.partition or 0)
+    if rollout.updated < wanted:
+        return f"Waiting for partitioned roll out to finish: {rollout.updated} out of {wanted} new pods have been updated..."
+    return f"partitioned roll out complete: {rollout.updated} new pods have been updated..."
+
+
+def _daemon_set_status_text(rollout: RolloutStatus) -> str:
+    """DaemonSetStatusViewer: updated, then available, out of the nodes that should run a pod."""
+    name = rollout.workload.split("/", 1)[-1]
+    if rollout.strategy != "RollingUpdate":
+        return (f"rollout status is only available for RollingUpdate strategy type ({rollout.updated} of "
+                f"{rollout.desired} pods at the new revision; OnDelete replaces a pod only when it is deleted)")
+    waiting = f'Waiting for daemon set "{name}" rollout to finish: '
+    if rollout.updated < rollout.desired:
+        return f"{waiting}{rollout.updated} out of {rollout.desired} new pods have been updated..."
+    if rollout.available < rollout.desired:
+        return f"{waiting}{rollout.available} of {rollout.desired} updated pods are available..."
+    return f'daemon set "{name}" successfully rolled out'
+
+
+def rollout_lines(rollout: RolloutStatus, messages: dict[str, str]) -> list[str]:
+    """The readable account of a rollout under a step's heading: kubectl's sentence, and for a
+    rollout that went quiet unfinished, that it is stuck and why each new pod is pending."""
+    lines = [f"   rollout of {rollout.kind} {rollout.workload} to revision {rollout.revision} "
+             f"({rollout.update_revision}): {rollout_status_text(rollout)}"]
+    if rollout.strategy == "OnDelete":
+        return lines
+    if not rollout.complete:
+        lines.append(f"   stuck: the run went quiet with {rollout.updated} of {rollout.desired} new replicas "
+                     f"created, {rollout.available} available, {len(rollout.old_pods)} old pod(s) left "
+                     "(kubectl rollout status would wait, then report that the deployment exceeded its "
+                     "progress deadline)")
+        lines.extend(f"     {pod} pending: {messages.get(pod) or 'not attempted yet'}" for pod in rollout.pending)
+    return lines
+
+
+def step_heading(payload: StepEnded, messages: Optional[dict[str, str]] = None) -> str:
+    """The readable account's heading of a step: "step 2 — drain node-7: 6 pods evicted, 5
+    placed, 1 pending: default/x", then a few lines per rollout under way."""
+    counts = [f"{len(pods)} {label}" for pods, label in (
+        (payload.created, "created"), (payload.deleted, "deleted"), (payload.evicted, "evicted"),
+        (payload.succeeded, "succeeded"), (payload.placed, "placed")) if pods]
+    pending = payload.pending
+    counts.append(f"{len(pending)} pending" + (f": {', '.join(pending[:10])}" + (", …" if len(pending) > 10 else "")
+                                               if pending else ""))
+    text = f"step {payload.step} — {payload.name}: {', '.join(counts)}"
+    for blocked in payload.blocked:
+        text += f"; drain blocked: {blocked.pod} (budget {blocked.budget})"
+    for rollout in payload.rollouts:
+        text += "\n" + "\n".join(rollout_lines(rollout, messages or {}))
+    return text
+
+
+def timeline_summary(events: Iterable[Event]) -> dict:
+    builder = TimelineBuilder()
+    for event in events:
+        builder.add(event)
+    return builder.summary()
+
+
+# How a queue move's cause reads ({other}: the object of the last cluster change).
+_EVENT_WORDS = {"UnschedulablePodAdd": "created", "AssignedPodAdd": "pod {other} bound",
+                "AssignedPodDelete": "pod {other} deleted", "AssignedPodUpdate": "pod {other} updated"}
+
+
+def clock_text(ms: int) -> str:
+    """Minutes:seconds.milliseconds of the run's logical clock (12:00.000 is twelve minutes in)."""
+    return f"{ms // 60000}:{ms // 1000 % 60:02d}.{ms % 1000:03d}"
+
+
+class StoryBuilder:
+    """What the run view draws for a run to the end, from the same stream: every attempt with its
+    time, the pod's attempt number and outcome; every queue move (which event, which plugins'
+    hints); every change to the cluster (bindings, victims terminating and removed, nominations).
+    ``cycle`` on a move or a change is the attempt it followed (-1: before the first). Each item
+    carries ``text``, the sentence `timeline` prints for it (the browser shows it as it is), and
+    ``entries`` lists every item in stream order as (kind, index)."""
+
+    def __init__(self) -> None:
+        self.attempts: list[dict[str, Any]] = []
+        self.moves: list[dict[str, Any]] = []
+        self.changes: list[dict[str, Any]] = []
+        self.entries: list[tuple[str, int]] = []
+        self.end: Optional[RunEnd] = None
+        self.steps: list[dict[str, Any]] = []  # a run with steps: one heading each
+        self._cause = ""  # the object of the last cluster change, named in the moves it causes
+
+    def add(self, event: Event) -> None:
+        payload = event.payload
+        if isinstance(payload, CycleStart):
+            self.attempts.append({"cycle": event.cycle, "pod": payload.pod, "priority": payload.priority,
+                                  "nodeName": None})
+        elif isinstance(payload, CycleEnd) and self.attempts:
+            TimelineBuilder._cycle_end(self.attempts[-1], payload)
+            if "timeMs" not in self.attempts[-1]:  # a single pass has no AttemptEnd
+                self.attempts[-1]["text"] = _attempt_text(self.attempts[-1], None)
+        elif isinstance(payload, AttemptEnd) and self.attempts:
+            attempt = self.attempts[-1]
+            attempt["timeMs"], attempt["attempt"] = payload.time_ms, payload.attempt
+            attempt["time"] = clock_text(payload.time_ms)
+            TimelineBuilder._attempt_end(attempt, payload)
+            attempt["text"] = _attempt_text(attempt, payload.attempt)
+            self.entries.append(("attempt", len(self.attempts) - 1))
+        elif isinstance(payload, QueueMoved):
+            self._move(event.pod, payload)
+        elif isinstance(payload, ClusterChanged):
+            self._cause = payload.object
+            self.changes.append({"cycle": self._after(), "pod": event.pod, **payload.to_json(),
+                                 "time": clock_text(payload.time_ms), "text": _change_text(event.pod, payload)})
+            if payload.kind is not ClusterChangeKind.POD_STATUS:  # said by the attempt's or the victim's sentence
+                self.entries.append(("change", len(self.changes) - 1))
+        elif isinstance(payload, StepStarted):
+            self.steps.append({"step": payload.step, "name": payload.name, "timeMs": payload.time_ms,
+                               "time": clock_text(payload.time_ms), "operations": payload.operations,
+                               "text": f"step {payload.step} — {payload.name}"})
+            self.entries.append(("step", len(self.steps) - 1))
+        elif isinstance(payload, StepEnded) and self.steps:
+            self.steps[-1].update(summary=payload.to_json(), text=step_heading(payload, last_messages(self.attempts)))
+        elif isinstance(payload, RunEnd):
+            self.end = payload
+
+    def add_json(self, event: dict) -> None:
+        """A stored event (``Event.to_json()``), read back typed."""
+        self.add(event_from_json(event))
+
+    def _move(self, pod: str, payload: QueueMoved) -> None:
+        reason = _EVENT_WORDS.get(payload.event, payload.event).format(other=self._cause or "?")
+        plugins = f" ({', '.join(payload.plugins)})" if payload.plugins else ""
+        self.moves.append({"cycle": self._after(), "pod": pod, **payload.to_json(), "time": clock_text(payload.time_ms),
+                           "text": f"{pod} moved to {payload.queue}: {reason}{plugins}"})
+        if payload.event != "ScheduleAttemptFailure":  # said by the attempt's own sentence
+            self.entries.append(("move", len(self.moves) - 1))
+
+    def _after(self) -> int:
+        return self.attempts[-1]["cycle"] if self.attempts else -1
+
+    def lines(self) -> list[str]:
+        """The readable account: one timed sentence per entry, then the end."""
+        items = {"attempt": self.attempts, "move": self.moves, "change": self.changes, "step": self.steps}
+        out = [f"{items[kind][i]['time']} {items[kind][i]['text']}" if kind != "step"
+               else f"\n== {items[kind][i]['time']} {items[kind][i]['text']}" for kind, i in self.entries]
+        if self.end is not None:
+            out.append(f"{clock_text(self.end.time_ms)} {self._end_text(self.end)}")
+        return out
+
+    @staticmethod
+    def _end_text(end: RunEnd) -> str:
+        stopped = end.stopped_retrying
+        if stopped:
+            return (f"run stopped after {end.attempts} attempt(s): {', '.join(stopped)} kept failing with "
+                    "an error and nothing else happened (the real scheduler retries them forever)")
+        return f"run ended after {end.attempts} attempt(s)"
+
+    def _outcome_text(self) -> str:
+        """The end in one sentence: who is still pending, who is nominated where."""
+        if self.end is None:
+            return "The run has not ended yet."
+        pending = [pod for pod, node in sorted(self.end.final.items()) if node is None]
+        nominated = [f"{pod} → {node}" for pod, node in sorted(self.end.nominated.items())]
+        parts = [f"At {clock_text(self.end.time_ms)} the {self._end_text(self.end)}.",
+                 f"Still pending: {', '.join(pending)}." if pending else "Every pod is placed."]
+        if nominated:
+            parts.append(f"Nominated: {', '.join(nominated)}.")
+        return " ".join(parts)
+
+    def summary(self) -> dict:
+        out = {"attempts": self.attempts, "moves": self.moves, "changes": self.changes,
+                "entries": [{"kind": kind, "index": i} for kind, i in self.entries],
+                "final": dict(sorted((self.end.final if self.end else {}).items())),
+                "nominated": dict(sorted((self.end.nominated if self.end else {}).items())),
+                "timeMs": self.end.time_ms if self.end else None, "finished": self.end is not None,
+                "outcome": self._outcome_text()}
+        if self.steps:  # a run with steps only: the story of a run without keeps its shape
+            out["steps"] = self.steps
+        return out
+
+
+def _attempt_text(attempt: dict, number: Optional[int]) -> str:
+    which = f"{attempt['pod']} (attempt {number})" if number is not None else attempt["pod"]
+    if attempt.get("bindingError"):
+        return f"{which}: chose {attempt['nodeName']}, binding failed — {attempt['bindingError']}"
+    if attempt.get("nodeName"):
+        return f"{which}: scheduled to {attempt['nodeName']}"
+    text = f"{which}: unschedulable — {attempt.get('failedSchedulingMessage', '')}"
+    if attempt.get("victims"):
+        text += f" → preempts {', '.join(attempt['victims'])} on {attempt.get('nominatedNodeName')}"
+    return text
+
+
+def _change_text(pod: str, payload: ClusterChanged) -> str:
+    node, detail, kind = payload.node, payload.detail, ClusterChangeKind
+    return {
+        kind.POD_BOUND: f"{pod} bound to {node}",
+        kind.POD_TERMINATING: f"{pod} on {node} terminating ({detail})",
+        kind.POD_REMOVED: f"{pod} removed from {node}" + (f" ({detail})" if detail else ""),
+        kind.BINDING_FAILED: f"{pod} no longer counted on {node} (its binding failed)",
+        kind.NOMINATION_SET: f"{pod} nominated to {node}",
+        kind.NOMINATION_CLEARED: f"{pod} nomination to {node} cleared",
+        kind.POD_STATUS: f"{pod} status written ({detail})",
+        kind.POD_CREATED: f"{pod} created ({detail})" + (f" on {node}" if node else ""),
+        kind.POD_DELETED: f"{pod} deleted ({detail})",
+        kind.POD_EVICTED: f"{pod} on {node} evicted ({detail}), terminating",
+        kind.POD_SUCCEEDED: f"{pod} succeeded ({detail})",
+        kind.EVICTION_REFUSED: f"eviction of {pod} from {node} refused ({detail}); retried in 5 s",
+        kind.DRAIN_BLOCKED: f"drain of {node} blocked on {pod} ({detail})",
+        kind.NODE_ADDED: f"node {payload.object} added ({detail})",
+        kind.NODE_UPDATED: f"node {payload.object} updated: {detail}",
+        kind.NODE_DELETED: f"node {payload.object} deleted",
+    }.get(payload.kind, f"{payload.object}: {detail or payload.kind.value}")
+
+
+# The only events StoryBuilder reads: a stored run's story is rebuilt from these alone, without
+# decoding any cycle's per-node verdicts and scores (seconds on a 5000-node run).
+STORY_POINTS = frozenset(point.value for point in (
+    ExtensionPoint.CYCLE_START, ExtensionPoint.CYCLE_END, ExtensionPoint.ATTEMPT_END,
+    ExtensionPoint.QUEUE_MOVE, ExtensionPoint.CLUSTER, ExtensionPoint.RUN_END,
+    ExtensionPoint.STEP_START, ExtensionPoint.STEP_END))
+
+
+def story_reads(pod: str, point: str) -> bool:
+    """An event filter (columnar.EventFilter): does the story read this event?"""
+    return point in STORY_POINTS
+
+
+def run_story(events_json: Iterable[dict]) -> dict:
+    """The story of a stored run: the events it reads (STORY_POINTS) read back typed, in order."""
+    builder = StoryBuilder()
+    for event in read_events(e for e in events_json if e["extensionPoint"] in STORY_POINTS):
+        builder.add(event)
+    return builder.summary()

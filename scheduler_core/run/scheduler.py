@@ -1,0 +1,683 @@
+"""The scheduling loop: one cycle per pending pod, in queue order (schedule_one.go).
+
+Each cycle runs PreFilter, Filter (every plugin on every candidate node, from the rotating start
+index, until ``numFeasibleNodesToFind`` nodes fit), PostFilter when nothing fits, then PreScore,
+Score, NormalizeScore, host selection and the binding cycle; a bound pod joins the snapshot and
+counts as running for every later cycle. Everything it learns goes out as ``Event``s.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import functools
+import random
+from dataclasses import dataclass
+from typing import Callable, Generator, Iterator, Optional, Sequence
+
+import numpy as np
+
+from scheduler_core.model import names
+
+from scheduler_core.cluster.objects import ObjectWrites
+from scheduler_core.encoding.events import Event, ExtensionPoint
+from scheduler_core.backend.queue.nominator import CLEAR_NOMINATED_NODE, NominatingInfo, Nominator
+from scheduler_core.framework.batch import PASS, FilterVerdicts
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.diagnosis import NO_NODES_AVAILABLE, fit_error_message
+from scheduler_core.util.gcfreeze import frozen_after_first
+from scheduler_core.scenario.gcpause import collector_paused
+from scheduler_core.framework.interfaces import NodeToStatus
+from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot
+from scheduler_core.framework.node_table import NodeList
+from scheduler_core.framework.options import FrameworkOptions
+from scheduler_core.framework.profile import build_profile
+from scheduler_core.framework.registry import Registry
+from scheduler_core.framework.runtime import Framework, PreFilterOutcome, filter_failure_status
+from scheduler_core.framework.signers import Signature
+from scheduler_core.framework.status import Code, MaybeStatus, Status, is_success
+from scheduler_core.model import DEFAULT_SCHEDULER_NAME, Pod, Scenario
+from scheduler_core.plugins.registry import in_tree_registry
+from scheduler_core.cluster.resourceclaim_controller import ResourceClaimController
+from scheduler_core.plugins.node_resources.numeric import fit_verdicts_with, numeric_fit_applies
+from scheduler_core.run.outcomes import (
+    BindingFailed,
+    BindingStepDone,
+    Bound,
+    CycleEnding,
+    CycleStarted,
+    CycleStep,
+    FilterDone,
+    FilterPass,
+    FitError,
+    HostSelected,
+    PostFilterDone,
+    PreemptionOutcome,
+    PreFilterDone,
+    PreScoreDone,
+    SchedulingError,
+    ScoreDone,
+    ScoringFailed,
+)
+from scheduler_core.run.recorder import record_cycle
+
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+BASE_PERCENTAGE_OF_NODES_TO_SCORE = 50
+
+TIE_BREAK_FIRST = "first"
+TIE_BREAK_RANDOM = "random"
+
+
+def num_feasible_nodes_to_find(percentage: Optional[int], num_all_nodes: int) -> int:
+    """How many feasible nodes Filter looks for before it stops (seed 002).
+
+    Under 100 nodes, or at 100 %, every node. Percentage 0 is adaptive: 50 % minus 1 % per 125
+    nodes, never under 5 %; and never fewer than 100 nodes.
+    """
+    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        return num_all_nodes
+    percentage = percentage or 0
+    if percentage >= 100:
+        return num_all_nodes
+    if percentage == 0:
+        percentage = max(BASE_PERCENTAGE_OF_NODES_TO_SCORE - num_all_nodes // 125,
+                         MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
+    return max(num_all_nodes * percentage // 100, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+class FrameworkHandle:
+    """What plugins get at construction: the live snapshot, the framework's options, and the
+    framework once it exists."""
+
+    def __init__(self, snapshot: Optional[Snapshot], options: FrameworkOptions = FrameworkOptions()) -> None:
+        self.snapshot = snapshot
+        self.options = options
+        self.framework: Optional[Framework] = None
+
+
+class Scheduler:
+    """The frameworks of the scenario's profiles over one snapshot (scheduler.New + profile.NewMap).
+
+    ``options`` is what every framework is built with; a run to the end passes its queue's
+    nominator, its clock, OpportunisticBatching and the API its goroutines write through. Without
+    them (a single pass) the nominator is the scheduler's own, holding the nominations the pods
+    carry (status.nominatedNodeName reserves room on its node), and preemption is a dry run."""
+
+    def __init__(self, scenario: Scenario, tie_break: str = TIE_BREAK_FIRST, seed: Optional[int] = None,
+                 vectorized: bool = True, registry: Optional[Registry] = None,
+                 options: Optional[FrameworkOptions] = None, hand_over_only: bool = False) -> None:
+        self.snapshot = Snapshot.from_scenario(scenario)
+        # ``hand_over_only``: the events go only to event_pipe's hand-over (the engine's process).
+        self.snapshot.node_lists_as_positions = hand_over_only
+        registry = registry if registry is not None else in_tree_registry()
+        single_pass = options is None
+        if options is None:
+            nominator = Nominator(lambda pod: bool(pod.node_name))
+            for pod in scenario.pending_pods:
+                nominator.add_nominated_pod(pod, None)
+            options = FrameworkOptions(nominator=nominator)
+        if options.object_writes is None:  # the plugins' writes land in this snapshot's caches
+            options = dataclasses.replace(options, object_writes=ObjectWrites(self.snapshot, options.next_version))
+        self.options = options
+        self.nominator = options.nominator
+        # One framework per profile, keyed by its schedulerName (profile.NewMap); every profile
+        # sorts the queue the same way (validated), so the first one's QueueSort orders it.
+        self.frameworks: dict[str, Framework] = {}
+        for config in scenario.profile_configs:
+            handle = FrameworkHandle(self.snapshot, options)
+            handle.framework = Framework(build_profile(config, handle, registry), self.snapshot, vectorized, options)
+            self.frameworks[config.scheduler_name if config else DEFAULT_SCHEDULER_NAME] = handle.framework
+        self.framework = next(iter(self.frameworks.values()))
+        self.snapshot.table  # built now, not in the first timed cycle
+        pending = scenario.pending_pods
+        if single_pass:  # the run to the end creates claims and runs PreEnqueue in its queue
+            pending = self._past_pre_enqueue(scenario, pending)
+        self.queue = self._sorted_queue(pending)
+        self.tie_break = tie_break
+        self.rng = random.Random(seed)
+        self.next_start_node_index = 0
+        # Explanations only (scheduler_core.answers.filter_details): sees each Filter pass while the
+        # snapshot and the cycle state are as the plugins judged them. Never set in a run.
+        self.filter_observer: Optional[Callable[["Cycle", FilterPass], None]] = None
+
+    def _past_pre_enqueue(self, scenario: Scenario, pending: list[Pod]) -> list[Pod]:
+        """The single pass: the stand-in resourceclaim controller makes every pod's claims from
+        templates first (../shared/spec/TIMELINE.md), then a pod that a PreEnqueue plugin holds (its
+        claims missing) gets no cycle, as in the real queue (the loader's notice names it)."""
+        controller = ResourceClaimController(self.snapshot.dra, ObjectWrites(self.snapshot))
+        for pod in scenario.pods:
+            if not pod.is_finished:
+                controller.create_claims(pod)
+        self.snapshot.cluster_changes.clear()
+        return [pod for pod in pending if all(
+            is_success(plugin.pre_enqueue(pod)) for plugin in self.framework_for(pod).profile["preEnqueue"])]
+
+    @property
+    def queue(self) -> list[Pod]:
+        return self._queue
+
+    @queue.setter
+    def queue(self, pods: list[Pod]) -> None:
+        """Setting the queue (bench's --limit truncates it) recomputes the keys events carry."""
+        self._queue = pods
+        self.queue_keys = [pod.key for pod in pods]
+
+    def _sorted_queue(self, pending: list[Pod]) -> list[Pod]:
+        sorter = self.framework.profile["queueSort"][0]
+        return sorted(pending, key=functools.cmp_to_key(
+            lambda a, b: -1 if sorter.less(a, b) else (1 if sorter.less(b, a) else 0)))
+
+    def framework_for(self, pod: Pod) -> Framework:
+        """The profile named by the pod's schedulerName (the queue holds only such pods)."""
+        return self.frameworks[pod.scheduler_name]
+
+    def run(self) -> Iterator[Event]:
+        for cycle, pod in enumerate(self.queue):
+            yield from Cycle(self, cycle, pod).run()
+
+
+class Cycle:
+    """One scheduling cycle of one pod (schedulingCycle + bindingCycle). ``steps`` yields a typed
+    record after each algorithm step and returns how the cycle ended; ``run`` is the same cycle
+    recorded as events (scheduler_core.run.recorder), and leaves the ending in ``outcome``."""
+
+    def __init__(self, scheduler: Scheduler, index: int, pod: Pod, queue_view: Optional[list[str]] = None,
+                 nominated_node: Optional[str] = None, queues: Optional[dict[str, list[str]]] = None,
+                 cycle_count: int = 0) -> None:
+        self.scheduler = scheduler
+        self.fw = scheduler.framework_for(pod)
+        self.snapshot = scheduler.snapshot
+        self.index = index
+        self.pod = pod
+        self.state = CycleState()
+        self.queue_view = queue_view if queue_view is not None else scheduler.queue_keys[index:]
+        self.queues = queues  # the run to the end's three queues as the attempt starts
+        # status.nominatedNodeName as the queue's copy of the pod has it (the run passes it: that
+        # copy can be older than the pod itself); a single pass reads the pod's own.
+        self.nominated_node = pod.nominated_node_name if nominated_node is None else nominated_node
+        self.outcome: Optional[CycleEnding] = None  # set once the cycle has ended
+        self.cycle_count = cycle_count  # the queue's scheduling cycle (pops so far), for OpportunisticBatching
+        # Diagnosis.NodeToStatus entries found before the main Filter pass (the nominated node's).
+        self._early_statuses: dict[str, Status] = {}
+        # Diagnosis.UnschedulablePlugins as the cycle finds them.
+        self._unschedulable_plugins: set[str] = set()
+
+    def run(self) -> Iterator[Event]:
+        return record_cycle(self)
+
+    def steps(self) -> Generator[CycleStep, None, CycleEnding]:
+        self.outcome = yield from self._schedule()
+        return self.outcome
+
+    def _schedule(self) -> Generator[CycleStep, None, CycleEnding]:
+        yield CycleStarted(self.queue_view, self.queues, len(self.scheduler.queue))
+        nodes = self.snapshot.node_infos
+        if not nodes:  # schedulePod returns ErrNoNodesAvailable before PreFilter; no PostFilter runs
+            return FitError(NO_NODES_AVAILABLE, frozenset(), CLEAR_NOMINATED_NODE)
+        pre = self.fw.run_pre_filter(self.state, self.pod, nodes)
+        self._unschedulable_plugins.update(pre.unschedulable_plugins)
+        yield PreFilterDone(pre)
+        if not is_success(pre.status):
+            return (yield from self._unschedulable_after_pre_filter(pre.status))
+        signature, hint = self._node_hint()
+        nominated = yield from self._evaluate_nominated_node(hint)
+        if nominated is not None:  # the nominated (or hinted) node fits: no other node is looked at
+            return (yield from self._score_and_bind(nominated, signature, hint))
+        absent = self._absent_status(pre)
+        passed = self._filter(nodes, pre)
+        self._observe(passed)
+        feasible = self.snapshot.table.node_list(passed.feasible)
+        yield FilterDone(passed, feasible)
+        if not len(passed.feasible):
+            return (yield from self._unschedulable_after_filter(passed, absent))
+        return (yield from self._score_and_bind(feasible, signature, hint))
+
+    @staticmethod
+    def _absent_status(pre: PreFilterOutcome) -> Status:
+        if pre.result.all_nodes:
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+        plugins = " ".join(sorted(pre.narrowing_plugins))
+        return Status.unresolvable(f"node(s) didn't satisfy plugin(s) [{plugins}]")
+
+    # ------------------------------------------------------------------ Filter
+
+    def _node_hint(self) -> tuple[Optional[Signature], Optional[str]]:
+        """GetNodeHint (OpportunisticBatching, when the run has it on): the pod's signature and,
+        when the last cycle's sorted nodes apply to this pod, the next of them to try alone."""
+        batch = self.fw.batch
+        if batch is None:
+            return None, None
+        signed = self.fw.sign_pod(self.pod)
+        signature = signed if isinstance(signed, tuple) else None
+        hint = batch.node_hint(signature, self.cycle_count, self.fw.clock_ms(),
+                               lambda node: self.fw.rejects_on(self.state, self.pod, node))
+        return signature, hint
+
+    def _evaluate_nominated_node(self, hint: Optional[str] = None) -> Generator[CycleStep, None, Optional[NodeList]]:
+        """evaluateNominatedNode: a pod nominated by an earlier preemption tries that node alone
+        first; if it passes every filter it is chosen without looking at other nodes. Its status
+        stays in the Diagnosis when it fails (the full pass below evaluates it again). A pod with
+        no nomination does the same with OpportunisticBatching's hint."""
+        name = self.nominated_node or hint
+        node_info = self.snapshot.get(name) if name else None
+        if node_info is None:
+            return None
+        table = self.snapshot.table
+        position = np.asarray([table.index[name]], dtype=np.int64)
+        verdicts = [(p.name, self.fw.filter_verdicts(p, self.state, self.pod, position))
+                    for p in self.fw.active_filter_plugins(self.state)]
+        verdicts = self._with_nominated_pods(position, verdicts)
+        first = self._first_failure_at(0, verdicts)
+        feasible = position if first is None else position[:0]
+        passed = FilterPass(position, verdicts, feasible, 0, 1)
+        self._observe(passed)
+        names = table.node_list(feasible)
+        yield FilterDone(passed, names, nominated_only=True, batch_hint=not self.nominated_node)
+        if first is not None:
+            self._early_statuses[name] = first
+            if self._unschedulable_plugins and first.is_rejected:
+                # Diagnosis is passed by value: only an already existing plugin set sees this one.
+                self._unschedulable_plugins.add(first.plugin)
+            return None
+        return names
+
+    def _first_failure_at(self, i: int, verdicts: list[tuple[str, FilterVerdicts]]) -> Optional[Status]:
+        for plugin, verdict in verdicts:
+            choice = int(verdict.choice[i])
+            if choice >= 0:
+                return filter_failure_status(plugin, verdict.palette[choice])
+        return None
+
+    def _with_nominated_pods(self, positions: np.ndarray, verdicts: list[tuple[str, FilterVerdicts]],
+                             num_to_find: Optional[int] = None) -> list[tuple[str, FilterVerdicts]]:
+        """RunFilterPluginsWithNominatedPods' first pass: on a node where nominated pods of equal
+        or higher priority wait, the pod is filtered with them added; where that fails, the node
+        takes that pass's verdicts (every plugin, for the picture). Elsewhere, and where it
+        passes, the verdicts are those without them (the second pass). With ``num_to_find`` (the
+        walk stops after that many feasible nodes) the numeric pass may leave out the nodes the
+        walk cannot reach."""
+        table = self.snapshot.table
+        infos = table.node_infos
+        nominated_nodes = self.fw.nominator.nodes_with_nominated_pods()
+        if not nominated_nodes:
+            return verdicts  # no node has a nominated pod: the first pass is the second
+        checked = numeric_fit_applies(self.fw, self.state)
+        if checked is not None:
+            return self._nominated_pass_on_numbers(positions, verdicts, checked, num_to_find)
+        # Only the slots of nodes with nominated pods, in the order ``positions`` lists them.
+        nominated_positions = [table.index[name] for name in nominated_nodes if name in table.index]
+        slots = np.flatnonzero(np.isin(positions, np.asarray(nominated_positions, dtype=np.int64))).tolist()
+        replaced: list[tuple[int, list[MaybeStatus]]] = []
+        for i in slots:
+            statuses = self._nominated_pass(infos[int(positions[i])])
+            if statuses is not None and not all(is_success(status) for status in statuses):
+                replaced.append((i, statuses))
+        return _with_verdicts(verdicts, replaced)
+
+    def _nominated_pass_on_numbers(self, positions: np.ndarray, verdicts: list[tuple[str, FilterVerdicts]],
+                                   checked, num_to_find: Optional[int]) -> list[tuple[str, FilterVerdicts]]:
+        """The nominated pass when only NodeResourcesFit reads the node's pods
+        (plugins/node_resources/numeric.py): the other plugins' answers are those already given,
+        Fit's is judged with the nominated pods' requests added, on all those nodes at once.
+        Every attempt runs it while pods wait nominated, so the nodes are found from the
+        nominator's side (a few) rather than by walking ``positions`` (thousands), and only the
+        nodes the walk can reach are judged (``_reach``)."""
+        table = self.snapshot.table
+        slot_of = np.full(table.size, -1, dtype=np.int64)
+        slot_of[positions] = np.arange(len(positions), dtype=np.int64)
+        nodes = self.fw.nominator.nodes_with_nominated_pods()
+        slots = [-1 if table.index.get(node) is None else int(slot_of[table.index[node]]) for node in nodes]
+        reach = len(positions) if num_to_find is None else \
+            _reach(verdicts, len(positions), [slot for slot in slots if slot >= 0], num_to_find)
+        found: list[tuple[int, list[PodInfo]]] = []
+        for node, slot in zip(nodes, slots):
+            if slot < 0 or slot >= reach:
+                continue
+            nominated = self.fw.nominated_pods_to_add(self.pod, node)
+            if nominated:
+                found.append((slot, [self.fw.nominated_pod_info(other) for other in nominated]))
+        if not found:
+            return verdicts
+        found.sort(key=lambda entry: entry[0])  # in the order ``positions`` lists them
+        kept = np.fromiter((slot for slot, _ in found), dtype=np.int64, count=len(found))
+        fit = fit_verdicts_with(checked, table, positions[kept], [added for _, added in found])
+        return _with_nominated_fit(verdicts, kept, fit)
+
+    def _nominated_pass(self, node_info: NodeInfo) -> Optional[list[MaybeStatus]]:
+        """Each active Filter plugin's answer on the node with its nominated pods added (None: none to add)."""
+        added, state, info = self.fw.add_nominated_pods(self.state, self.pod, node_info)
+        if added is False:
+            return None
+        plugins = self.fw.active_filter_plugins(self.state)
+        if isinstance(added, Status):
+            return [Status(Code.ERROR, (added.message,))] * len(plugins)
+        return [p.filter(state, self.pod, info) for p in plugins]
+
+    def feasibility(self) -> tuple[PreFilterOutcome, FilterPass]:
+        """PreFilter, then every Filter plugin (nominated pods included) on every node the PreFilter
+        result allows — no numFeasibleNodesToFind cut, no start index, nothing scheduled: which nodes
+        the pod fits as the cluster stands (what-if questions re-ask it on modified input)."""
+        nodes = self.snapshot.node_infos
+        pre = self.fw.run_pre_filter(self.state, self.pod, nodes)
+        table = self.snapshot.table
+        if pre.status is not None:
+            empty = np.zeros(0, dtype=np.int64)
+            return pre, FilterPass(empty, [], empty, 0, 0)
+        candidates = table.positions(None if pre.result.all_nodes else
+                                     [n.name for n in nodes if n.name in pre.result.node_names])
+        verdicts = [(p.name, self.fw.filter_verdicts(p, self.state, self.pod, candidates))
+                    for p in self.fw.active_filter_plugins(self.state)]
+        verdicts = self._with_nominated_pods(candidates, verdicts)
+        fits = np.ones(len(candidates), dtype=bool)
+        for _, verdict in verdicts:
+            fits &= ~verdict.failed
+        return pre, FilterPass(candidates, verdicts, candidates[fits], 0, len(candidates))
+
+    def _filter(self, nodes: list[NodeInfo], pre: PreFilterOutcome) -> FilterPass:
+        """findNodesThatPassFilters: from the rotating start index until enough nodes fit.
+
+        The nodes are walked as the snapshot lists them (zones round-robin, framework/node_tree.py).
+        Each plugin judges every candidate at once (pure functions, so judging more nodes than the
+        real scheduler does changes nothing); the evaluated prefix is then cut where the sequential
+        loop would stop: just before the feasible node after the ``numFeasibleNodesToFind``-th. A
+        profile without score plugins looks for one feasible node only.
+        """
+        table = self.snapshot.table
+        candidates = table.tree_order if pre.result.all_nodes else table.in_tree_order(
+            table.positions([n.name for n in nodes if n.name in pre.result.node_names]))
+        total = len(candidates)
+        num_to_find = num_feasible_nodes_to_find(self.fw.percentage_of_nodes_to_score, total) \
+            if self.fw.has_score_plugins() else min(1, total)
+        start = self.scheduler.next_start_node_index
+        rotated = _rotated(candidates, start % total) if total else candidates
+        verdicts = [(p.name, self.fw.filter_verdicts(p, self.state, self.pod, rotated))
+                    for p in self.fw.active_filter_plugins(self.state)]
+        verdicts = self._with_nominated_pods(rotated, verdicts, num_to_find)
+        fits = np.ones(total, dtype=bool)
+        for _, verdict in verdicts:
+            fits &= ~verdict.failed
+        # checkNode cancels the walk only when it finds one feasible node more than it needs (and
+        # drops that one): the nodes failing before it are still evaluated and counted.
+        found = np.cumsum(fits)
+        evaluated = total if not total or found[-1] <= num_to_find else int(np.searchsorted(found, num_to_find + 1))
+        processed = evaluated
+        erring = _first_error(verdicts, total)
+        if erring is not None and erring < evaluated:
+            # checkNode sends a node's Error and cancels the walk: the cycle fails with it whatever
+            # fitted before, and the start index moves past the nodes processed before it
+            # (findNodesThatFitPod: len(feasibleNodes) + NodeToStatus.Len(), "regardless of whether
+            # an error has occurred"). The erring node stays in the evaluated prefix so the
+            # explanation shows its status.
+            processed, evaluated = erring, erring + 1
+            fits = np.zeros(total, dtype=bool)
+        if nodes:
+            self.scheduler.next_start_node_index = (start + processed) % len(nodes)
+        verdicts = [(name, FilterVerdicts(v.palette, v.choice[:evaluated])) for name, v in verdicts]
+        feasible = np.sort(rotated[:evaluated][fits[:evaluated]])
+        return FilterPass(rotated[:evaluated], verdicts, feasible, start % total if total else 0, num_to_find)
+
+    def _observe(self, passed: FilterPass) -> None:
+        observer = self.scheduler.filter_observer
+        if observer is not None:
+            observer(self, passed)
+
+    def _first_failures(self, passed: FilterPass) -> dict[str, Status]:
+        """Each evaluated node's first failing plugin in Filter order: the real scheduler's verdict."""
+        names = self.snapshot.table.names
+        first: dict[str, Status] = {}
+        undecided = np.ones(len(passed.evaluated), dtype=bool)
+        for plugin, verdict in passed.verdicts:
+            failing = np.flatnonzero(undecided & (verdict.choice >= 0))
+            if not len(failing):
+                continue
+            undecided[failing] = False
+            # One status per palette entry, shared by every node it judged (statuses are immutable).
+            converted: dict[int, Status] = {}
+            for position, choice in zip(passed.evaluated[failing].tolist(), verdict.choice[failing].tolist()):
+                status = converted.get(choice)
+                if status is None:
+                    status = converted[choice] = filter_failure_status(plugin, verdict.palette[choice])
+                first[names[position]] = status
+        return first
+
+    # ------------------------------------------------------------------ no node fits
+
+    def _unschedulable_after_pre_filter(self, status: Status) -> Generator[CycleStep, None, CycleEnding]:
+        if status.code == Code.ERROR:
+            return SchedulingError(status.message)
+        if status.plugin:
+            self._unschedulable_plugins.add(status.plugin)
+        post = yield from self._post_filter(NodeToStatus({}, status))
+        message = fit_error_message(len(self.snapshot.node_infos), pre_filter_message=status.message,
+                                    post_filter_message=post.message if post is not None else None)
+        return self._fit_error(message, post)
+
+    def _unschedulable_after_filter(self, passed: FilterPass, absent: Status) -> Generator[CycleStep, None, CycleEnding]:
+        statuses = {**self._early_statuses, **self._first_failures(passed)}
+        distinct = list({id(s): s for s in statuses.values()}.values())  # nodes share status objects
+        errors = [s for s in distinct if s.code == Code.ERROR]
+        if errors:
+            return SchedulingError(errors[0].message)
+        self._unschedulable_plugins.update(s.plugin for s in distinct if s.is_rejected and s.plugin)
+        post = yield from self._post_filter(NodeToStatus(statuses, absent))
+        message = fit_error_message(len(self.snapshot.node_infos), node_statuses=statuses,
+                                    absent_reasons=absent.reasons,
+                                    post_filter_message=post.message if post is not None else None)
+        return self._fit_error(message, post)
+
+    def _fit_error(self, message: str, post: Optional[PostFilterVerdict]) -> FitError:
+        preemption = post.preemption if post is not None else None
+        return FitError(message, frozenset(self._unschedulable_plugins),
+                        preemption.nominating if preemption is not None else None, preemption)
+
+    def _post_filter(self, statuses: NodeToStatus) -> Generator[CycleStep, None, Optional[PostFilterVerdict]]:
+        """Runs PostFilter (in a single pass a dry run: nothing is evicted); None without plugins."""
+        if not self.fw.has_post_filter_plugins:
+            return None
+        run = self.fw.run_post_filter(self.state, self.pod, statuses)
+        yield PostFilterDone(run)
+        preemption = None
+        if run.result is not None and run.result.nominates:
+            preemption = PreemptionOutcome(NominatingInfo(run.result.nominated_node_name),
+                                           tuple(run.result.victim_pods))
+        return PostFilterVerdict(run.message or None, preemption)
+
+    # ------------------------------------------------------------------ scoring and binding
+
+    def _score_and_bind(self, names: NodeList, signature: Optional[Signature] = None,
+                        hint: Optional[str] = None) -> Generator[CycleStep, None, CycleEnding]:
+        """Score, select, reserve, permit and bind over the feasible nodes: ``names`` is the list
+        FilterDone carried (one list for both, so the hand-over and the encoder meet it once)."""
+        table = self.snapshot.table
+        feasible = names.positions
+        infos = table.infos_at(feasible)
+        for plugin, status in self.fw.run_pre_score(self.state, self.pod, infos):
+            yield PreScoreDone(plugin, status)
+            if not is_success(status) and not status.is_skip:
+                return (yield from self._scoring_error(f'running PreScore plugin "{plugin}": {status.message}'))
+        totals = np.zeros(len(names), dtype=np.int64)
+        for plugin in self.fw.score_plugins(self.state):
+            outcome, error = self.fw.run_score_plugin(plugin, self.state, self.pod, feasible, names)
+            if error is not None:
+                return (yield from self._scoring_error(error.message))
+            yield ScoreDone(names, outcome)
+            totals += outcome.weighted
+        chosen, ties, tie_positions = self._select_host(table.names_array, feasible, totals)
+        self._store_batch(signature, hint, chosen, names, totals)
+        yield HostSelected(names, totals, chosen, ties, tie_positions)
+        return (yield from self._bind(chosen))
+
+    def _store_batch(self, signature: Optional[Signature], hint: Optional[str], chosen: str,
+                     names: Sequence[str], totals: np.ndarray) -> None:
+        """StoreScheduleResults: the other feasible nodes best first (ties in document order, the
+        spec's rule for the pick); a cycle with one feasible node keeps none (the release scores
+        nothing then)."""
+        batch = self.fw.batch
+        if batch is None:
+            return
+        others = None
+        # Without a signature, or when the hint was taken, the store keeps no list: none is built.
+        if len(names) > 1 and signature is not None and not (hint is not None and hint == chosen):
+            order = np.lexsort((np.arange(len(names)), -totals))
+            others = [names[i] for i in order.tolist() if names[i] != chosen]
+        batch.store(signature, hint, chosen, others, self.cycle_count, self.fw.clock_ms())
+
+    def _scoring_error(self, message: str) -> Generator[CycleStep, None, CycleEnding]:
+        yield ScoringFailed(message)
+        return SchedulingError(message, after_host_selection=True)
+
+    def _select_host(self, names: np.ndarray, feasible: np.ndarray, totals: np.ndarray) -> tuple[str, list[str], np.ndarray]:
+        """The chosen node, the nodes with the top total (document order) and their positions among
+        the feasible ones (``names``: the table's names, ``feasible``: the scored positions)."""
+        positions = np.flatnonzero(totals == totals.max())
+        ties = names[feasible[positions]].tolist()
+        if self.scheduler.tie_break == TIE_BREAK_RANDOM:
+            return self.scheduler.rng.choice(ties), ties, positions
+        return ties[0], ties, positions
+
+    def _bind(self, node: str) -> Generator[CycleStep, None, CycleEnding]:
+        self.snapshot.bind(self.pod, node)  # assume: the pod counts on the node from now on
+        self.scheduler.nominator.delete(self.pod)
+        steps = (
+            (ExtensionPoint.RESERVE, self.fw.run_reserve),
+            (ExtensionPoint.PERMIT, self.fw.run_permit),
+            (ExtensionPoint.PRE_BIND, self.fw.run_pre_bind),
+            (ExtensionPoint.BIND, self.fw.run_bind),
+            (ExtensionPoint.POST_BIND, self.fw.run_post_bind),
+        )
+        for point, run in steps:
+            for plugin, status in run(self.state, self.pod, node):
+                yield BindingStepDone(point, plugin, status, node)
+                if not is_success(status) and not status.is_skip:
+                    return self._binding_failed(point, plugin, status, node)
+        return Bound(node)
+
+    def _binding_failed(self, point: ExtensionPoint, plugin: str, status: Status, node: str) -> CycleEnding:
+        """Unreserve and forget the assumed pod. A Reserve or Permit rejection is a FitError over
+        the one node (schedulingCycle); a PreBind or Bind failure happens in the binding cycle,
+        after Done, and goes back as an error whatever its code (handleBindingCycleError). The
+        framework wraps an error's message, not a rejection's."""
+        self.fw.run_unreserve(self.state, self.pod, node)
+        self.snapshot.unbind(self.pod)
+        status = status.with_plugin(plugin)
+        if point in (ExtensionPoint.PRE_BIND, ExtensionPoint.BIND):
+            message = status.message if status.is_rejected else f'running {point.value} plugin "{plugin}": {status.message}'
+            return BindingFailed(node, message, status.is_rejected)
+        if not status.is_rejected:
+            return SchedulingError(f'running {point.value} plugin "{plugin}": {status.message}', after_host_selection=True)
+        self._unschedulable_plugins.add(plugin)
+        return FitError(fit_error_message(1, node_statuses={node: status}), frozenset(self._unschedulable_plugins),
+                        CLEAR_NOMINATED_NODE, after_host_selection=True)
+
+
+@dataclass(frozen=True, slots=True)
+class PostFilterVerdict:
+    """What PostFilter adds to a FitError: its message part and the preemption it chose."""
+
+    message: Optional[str]
+    preemption: Optional[PreemptionOutcome]
+
+
+def _first_error(verdicts: list[tuple[str, FilterVerdicts]], total: int) -> Optional[int]:
+    """The first position, in walk order, whose first failing Filter plugin answered Error
+    (RunFilterPlugins stops a node at its first non-success status); None when there is none."""
+    undecided = np.ones(total, dtype=bool)
+    erring = np.zeros(total, dtype=bool)
+    for _, verdict in verdicts:
+        failing = undecided & (verdict.choice >= 0)
+        if not failing.any():
+            continue
+        is_error = np.fromiter((status.code == Code.ERROR for status in verdict.palette), dtype=bool,
+                               count=len(verdict.palette))
+        if is_error.any():
+            erring |= failing & is_error[np.where(failing, verdict.choice, 0)]
+        undecided &= ~failing
+    positions = np.flatnonzero(erring)
+    return int(positions[0]) if len(positions) else None
+
+
+def _rotated(candidates: np.ndarray, first: int) -> np.ndarray:
+    """The candidates from index ``first`` on, then those before it: np.roll by -first (a new
+    array either way), without np.roll's general-axis overhead."""
+    return np.concatenate((candidates[first:], candidates[:first])) if first else candidates.copy()
+
+
+def _reach(verdicts: list[tuple[str, FilterVerdicts]], count: int, nominated_slots: list[int], num_to_find: int) -> int:
+    """How far the Filter walk can go at most: the slot where it would stop if every node with
+    nominated pods failed. Those pods only add to what Fit counts, so a node failing without them
+    fails with them (the first pass can only turn a fit into a failure, never raise an Error on
+    numbers): the walk stops at or before that slot, and nominated nodes from there on are never
+    evaluated."""
+    fits = np.ones(count, dtype=bool)
+    for _, verdict in verdicts:
+        fits &= ~verdict.failed
+    fits[np.asarray(nominated_slots, dtype=np.int64)] = False
+    found = np.cumsum(fits)
+    return count if not count or found[-1] <= num_to_find else int(np.searchsorted(found, num_to_find + 1))
+
+
+def _with_nominated_fit(verdicts: list[tuple[str, FilterVerdicts]], kept: np.ndarray,
+                        fit: Optional[FilterVerdicts]) -> list[tuple[str, FilterVerdicts]]:
+    """_with_verdicts for the nominated pass on numbers, on arrays: on the ``kept`` slots Fit's
+    verdict is ``fit`` (one per kept slot; None: every one passes) and the other plugins' those
+    already given; a kept node where any of them fails takes them all (replaced in slot order, a
+    failing status appended to the plugin's palette each time, as _with_verdicts does)."""
+    judged = []  # per plugin: the palette and choices on the kept slots, and which fail
+    for plugin, verdict in verdicts:
+        if plugin == names.NODE_RESOURCES_FIT:
+            palette, choice = (fit.palette, fit.choice) if fit is not None else \
+                ([], np.full(len(kept), PASS, dtype=np.int32))
+        else:
+            palette, choice = verdict.palette, verdict.choice[kept]
+        succeeds = np.asarray([is_success(status) for status in palette] + [True], dtype=bool)  # [-1]: PASS
+        judged.append((palette, choice, ~succeeds[choice]))
+    replaced = np.logical_or.reduce([failing for _, _, failing in judged])
+    if not replaced.any():
+        return verdicts
+    slots = kept[replaced]
+    out = []
+    for (plugin, verdict), (palette, choice, failing) in zip(verdicts, judged):
+        choice, failing = choice[replaced], failing[replaced]
+        new_palette, new_choice = list(verdict.palette), verdict.choice.copy()
+        new_choice[slots[~failing]] = PASS
+        new_choice[slots[failing]] = np.arange(len(new_palette), len(new_palette) + int(failing.sum()))
+        new_palette.extend(palette[index] for index in choice[failing].tolist())
+        out.append((plugin, FilterVerdicts(new_palette, new_choice)))
+    return out
+
+
+def _with_verdicts(verdicts: list[tuple[str, FilterVerdicts]],
+                   replaced: list[tuple[int, list[MaybeStatus]]]) -> list[tuple[str, FilterVerdicts]]:
+    """Copies of the plugins' verdicts with the listed nodes' replaced, in that order (a failing
+    status is appended to the plugin's palette each time)."""
+    if not replaced:
+        return verdicts
+    out = []
+    for index, (plugin, verdict) in enumerate(verdicts):
+        palette, choice = list(verdict.palette), verdict.choice.copy()
+        for i, statuses in replaced:
+            status = statuses[index]
+            if is_success(status):
+                choice[i] = PASS
+            else:
+                choice[i] = len(palette)
+                palette.append(status)
+        out.append((plugin, FilterVerdicts(palette, choice)))
+    return out
+
+
+def simulate(scenario: Scenario, *, tie_break: str = TIE_BREAK_FIRST, seed: Optional[int] = None,
+             vectorized: bool = True, hand_over_only: bool = False) -> Iterator[Event]:
+    """Replays the scenario's scheduling cycles; the scenario's pods are not modified.
+
+    ``vectorized=False`` runs every plugin node by node: the reference the fast path is tested against.
+    """
+    with collector_paused():  # the set-up builds the snapshot: nothing there for the collector
+        scheduler = Scheduler(fresh_copy(scenario), tie_break, seed, vectorized, hand_over_only=hand_over_only)
+    return frozen_after_first(scheduler.run())
+
+
+def fresh_copy(scenario: Scenario) -> Scenario:
+    """Binding sets ``pod.node_name``: work on copies so a Scenario can be simulated twice."""
+    return dataclasses.replace(scenario, pods=[copy.copy(p) for p in scenario.pods])

@@ -1,0 +1,104 @@
+"""timeline: the story of a run (what the run view's Timeline panel shows) from its event stream."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scheduler_core import load_scenario, simulate
+from scheduler_core.run.loop import run_to_the_end
+from scheduler_core.encoding.events import RolloutStatus
+from scheduler_core.encoding.timeline import (
+    STORY_POINTS,
+    TimelineBuilder,
+    clock_text,
+    rollout_status_text,
+    run_story,
+    story_reads,
+)
+
+SHARED = Path(__file__).resolve().parents[4] / "shared"
+TIMELINE = SHARED / "conformance-timeline" / "public"
+CASES = sorted(p.name[: -len(".yaml")] for p in TIMELINE.glob("*.yaml"))
+DRA_FILES = sorted((SHARED / "conformance-timeline-dra" / "public").glob("*.yaml"))
+
+
+def stream(case: str) -> list[dict]:
+    return [event.to_json() for event in run_to_the_end(load_scenario((TIMELINE / f"{case}.yaml").read_bytes()))]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_story_reads_only_its_own_events(case):
+    # The web app rebuilds a stored run's story from these events alone (the rest is never decoded).
+    events = stream(case)
+    picked = [event for event in events if story_reads(event["pod"], event["extensionPoint"])]
+    assert run_story(picked) == run_story(events)
+
+
+@pytest.mark.parametrize("path", [TIMELINE / f"{case}.yaml" for case in CASES] + DRA_FILES,
+                         ids=lambda path: path.name)
+def test_the_timeline_renders_only_the_events_it_reads(path):
+    # TimelineBuilder.add skips the cycle's own events (Filter, Score, ...) unrendered; the summary
+    # must be the one every event's wire form gives (what the web app feeds add_json).
+    events = list(run_to_the_end(load_scenario(path.read_bytes())))
+    every = TimelineBuilder()
+    for event in events:
+        every.add_json(event.to_json())
+    skipping = TimelineBuilder()
+    for event in events:
+        skipping.add(event)
+    assert skipping.summary() == every.summary()
+    assert skipping.summary()["attempts"]
+
+
+def test_a_preemption_is_told_with_its_victims_and_the_pod_still_pending_is_named():
+    story = run_story(stream("preempt_3"))
+    preempting = [a for a in story["attempts"] if a.get("victims")]
+    assert preempting and all(" → preempts " in a["text"] for a in preempting)
+    assert story["finished"] and story["outcome"].startswith("At ")
+    kinds = {entry["kind"] for entry in story["entries"]}
+    assert kinds == {"attempt", "move", "change"}
+
+
+def test_a_single_pass_has_attempts_without_times():
+    scenario = load_scenario((SHARED / "bench" / "spread_500.yaml").read_bytes())
+    events = []
+    for event in simulate(scenario):
+        events.append(event.to_json())
+        if event.cycle >= 2:
+            break
+    story = run_story(events)
+    assert [a["cycle"] for a in story["attempts"]][:2] == [0, 1]
+    assert "timeMs" not in story["attempts"][0] and story["attempts"][0]["text"].endswith(story["attempts"][0]["nodeName"])
+    assert not story["finished"]
+
+
+def test_the_clock_reads_minutes_seconds_and_milliseconds():
+    assert clock_text(0) == "0:00.000"
+    assert clock_text(12 * 60_000 + 3_045) == "12:03.045"
+
+
+def test_story_points_are_extension_point_names():
+    assert {"CycleStart", "CycleEnd", "AttemptEnd", "QueueMove", "Cluster", "RunEnd", "StepStart", "StepEnd"} == STORY_POINTS
+
+
+# ---------------------------------------------------------------------------- rollouts (docs/CHANGES.md)
+
+
+def _rollout(updated: int, replicas: int, available: int, desired: int = 3):
+    return RolloutStatus("Deployment", "default/web", 2, "default/web-abc", "RollingUpdate", desired, updated, replicas,
+                         available, [], updated == replicas == available == desired, [])
+
+
+@pytest.mark.parametrize(("counts", "text"), [
+    pytest.param((1, 4, 3), "1 out of 3 new replicas have been updated...", id="fewer updated replicas than wanted"),
+    pytest.param((3, 5, 3), "2 old replicas are pending termination...", id="old replicas still counted"),
+    pytest.param((3, 3, 1), "1 of 3 updated replicas are available...", id="updated but not yet available"),
+])
+def test_a_rollout_reads_as_kubectl_rollout_status_words_it(counts, text):
+    assert rollout_status_text(_rollout(*counts)) == f'Waiting for deployment "web" rollout to finish: {text}'
+
+
+def test_a_complete_rollout_reads_successfully_rolled_out():
+    assert rollout_status_text(_rollout(3, 3, 3)) == 'deployment "web" successfully rolled out'

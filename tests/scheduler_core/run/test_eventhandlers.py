@@ -1,0 +1,219 @@
+"""eventhandlers.py: what each informer callback does to the cache and the queue (eventhandlers.go),
+PodSchedulingPropertiesChange's events for an updated pod, and NodeSchedulingPropertiesChange's
+for an updated node (framework/events.go)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from scheduler_core.run.eventhandlers import (
+    ASSIGNED_POD_ADD,
+    ASSIGNED_POD_DELETE,
+    EventHandlers,
+    node_scheduling_properties_change,
+    pod_scheduling_properties_change,
+    snapshot_of,
+)
+from scheduler_core.framework.cluster_events import ActionType, ClusterChange, ClusterEvent, EventResource
+from scheduler_core.cluster.store import KIND_POD, Action, WatchEvent
+from scheduler_core.encoding.events import ClusterChangeKind
+from scheduler_core.model import CPU, MEMORY, NodeCondition, Taint, Toleration
+from tests.scheduler_core.builders import make_node, make_pod, make_snapshot
+
+class RecordingQueue:
+    """The two queue calls the handlers make, recorded in order."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple] = []
+
+    def move_all_to_active_or_backoff(self, event, old, new, pre_check=None) -> None:
+        self.calls.append(("move", event, old, new, pre_check))
+
+    def delete(self, pod) -> None:
+        self.calls.append(("delete", pod))
+
+    def update(self, old, new, events) -> None:
+        self.calls.append(("update", old, new, events))
+
+
+def _assigned(action: ActionType) -> ClusterEvent:
+    return ClusterEvent(EventResource.ASSIGNED_POD, action)
+
+
+BASE = make_pod("p", labels={"app": "web"}, node="n1", requests={CPU: 500, MEMORY: 1 << 20})
+
+
+@pytest.mark.parametrize(("change", "expected"), [
+    pytest.param({}, [ActionType.UPDATE], id="a change the scheduler does not single out is a general Update"),
+    pytest.param({"labels": {"app": "db"}}, [ActionType.UPDATE_POD_LABEL], id="new labels are UpdatePodLabel"),
+    pytest.param({"requests": {CPU: 250, MEMORY: 1 << 20}}, [ActionType.UPDATE_POD_SCALE_DOWN],
+                 id="a lowered request is UpdatePodScaleDown"),
+    pytest.param({"requests": {CPU: 500}}, [ActionType.UPDATE_POD_SCALE_DOWN],
+                 id="a request removed is UpdatePodScaleDown"),
+    pytest.param({"requests": {CPU: 900, MEMORY: 1 << 20}}, [ActionType.UPDATE],
+                 id="a raised request is only a general Update"),
+    pytest.param({"tolerations": (Toleration("k", "Exists"),)}, [ActionType.UPDATE_POD_TOLERATION],
+                 id="a toleration added is UpdatePodToleration"),
+    pytest.param({"labels": {}, "tolerations": (Toleration("k", "Exists"),)},
+                 [ActionType.UPDATE_POD_LABEL, ActionType.UPDATE_POD_TOLERATION],
+                 id="several kinds of change are each their own event, in the release's order"),
+])
+def test_an_assigned_pods_update_is_the_events_of_what_changed(change, expected):
+    requests = change.pop("requests", {CPU: 500, MEMORY: 1 << 20})
+    new = make_pod("p", labels=change.pop("labels", {"app": "web"}), node="n1", requests=requests, **change)
+    assert pod_scheduling_properties_change(new, BASE) == [_assigned(action) for action in expected]
+
+
+def test_gates_removed_from_a_pending_pod_is_an_unscheduled_pod_event():
+    gated = make_pod("p", scheduling_gates=("wait",))
+    released = dataclasses.replace(gated, scheduling_gates=())
+    assert pod_scheduling_properties_change(released, gated) == [
+        ClusterEvent(EventResource.UNSCHEDULABLE_POD, ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED)]
+
+
+def test_a_gate_added_is_not_gates_eliminated():
+    open_pod = make_pod("p")
+    gated = dataclasses.replace(open_pod, scheduling_gates=("wait",))
+    assert pod_scheduling_properties_change(gated, open_pod) == [
+        ClusterEvent(EventResource.UNSCHEDULABLE_POD, ActionType.UPDATE)]
+
+
+@pytest.fixture
+def cluster():
+    running = make_pod("running", node="n1", requests={CPU: 1000})
+    snapshot = make_snapshot([make_node("n1")], [running])
+    queue = RecordingQueue()
+    return EventHandlers(queue, snapshot), queue, snapshot, running
+
+
+def test_a_binding_moves_the_waiting_pods_then_the_pod_leaves_the_queue(cluster):
+    # updatePod for an unassigned pod that became assigned: addAssignedPodToCache, then
+    # deletePodFromSchedulingQueue(inBinding) — nothing else moves.
+    handlers, queue, snapshot, _ = cluster
+    pending = make_pod("new")
+    bound = dataclasses.replace(pending, node_name="n1")
+    handlers.update_pod(pending, bound)
+    assert queue.calls == [("move", ASSIGNED_POD_ADD, None, bound, None), ("delete", pending)]
+    assert bound in [info.pod for info in snapshot.get("n1").pods]
+
+
+def test_the_binding_confirms_the_assumed_version_where_it_stands(cluster):
+    handlers, _, snapshot, running = cluster
+    assumed = make_pod("new")
+    snapshot.bind(assumed, "n1")
+    bound = dataclasses.replace(assumed, resource_version=7)
+    handlers.update_pod(make_pod("new"), bound)
+    assert [info.pod for info in snapshot.get("n1").pods] == [running, bound]
+    assert not snapshot.is_assumed(bound)
+
+
+def test_an_assumed_pods_update_is_not_for_the_queue(cluster):
+    handlers, queue, snapshot, _ = cluster
+    assumed = make_pod("new")
+    snapshot.bind(dataclasses.replace(assumed), "n1")
+    handlers.update_pod(assumed, dataclasses.replace(assumed, nominated_node_name="n1", resource_version=3))
+    assert queue.calls == []
+
+
+def test_a_finished_pod_leaves_the_informer_as_a_delete(cluster):
+    handlers, queue, snapshot, running = cluster
+    done = dataclasses.replace(running, phase="Succeeded")
+    handlers.on_pod(WatchEvent(KIND_POD, Action.MODIFIED, running, done, ClusterChangeKind.POD_SUCCEEDED))
+    assert snapshot.get("n1").pods == []
+    assert queue.calls == [("move", ASSIGNED_POD_DELETE, running, None, None)]
+
+
+def test_a_deleted_assigned_pod_leaves_its_node_then_moves_the_waiting_pods(cluster):
+    handlers, queue, snapshot, running = cluster
+    handlers.assigned_pod_deleted(running)
+    assert snapshot.get("n1").pods == []
+    assert snapshot.get("n1").requested.get(CPU, 0) == 0
+    assert queue.calls == [("move", ASSIGNED_POD_DELETE, running, None, None)]
+
+
+def test_an_updated_assigned_pod_is_seen_by_the_cache_and_each_change_is_an_event(cluster):
+    handlers, queue, snapshot, running = cluster
+    relabelled = dataclasses.replace(running, labels={"app": "web"})
+    handlers.assigned_pod_updated(running, relabelled)
+    assert [info.pod for info in snapshot.get("n1").pods] == [relabelled]
+    assert queue.calls == [("move", _assigned(ActionType.UPDATE_POD_LABEL), running, relabelled, None)]
+
+
+@pytest.mark.parametrize("skip_itself", [True, False], ids=["the forgotten pod itself is skipped when asked",
+                                                             "every waiting pod is a candidate otherwise"])
+def test_a_forgotten_assumed_pod_is_an_assigned_pod_delete(cluster, skip_itself):
+    handlers, queue, _, _ = cluster
+    pod = make_pod("assumed", node="n1")
+    handlers.assumed_pod_forgotten(pod, skip_itself)
+    [(kind, event, old, new, pre_check)] = queue.calls
+    assert (kind, event, old, new) == ("move", ASSIGNED_POD_DELETE, pod, None)
+    if skip_itself:
+        assert (pre_check(pod), pre_check(make_pod("other"))) == (False, True)
+    else:
+        assert pre_check is None
+
+
+UNSCHEDULED_UPDATE = ClusterEvent(EventResource.UNSCHEDULABLE_POD, ActionType.UPDATE)
+
+
+def test_a_pending_pods_status_write_reaches_the_queue_as_an_update(cluster):
+    handlers, queue, _, _ = cluster
+    pending = make_pod("pending")
+    nominated = dataclasses.replace(pending, nominated_node_name="n1")
+    handlers.unscheduled_pod_updated(pending, nominated)
+    assert queue.calls == [("update", pending, nominated, [UNSCHEDULED_UPDATE])]
+
+
+@pytest.mark.parametrize("new_node", ["n2", ""], ids=["a nomination moved elsewhere", "a nomination cleared"])
+def test_a_changed_nomination_frees_its_room_for_pods_of_lower_or_equal_priority(cluster, new_node):
+    handlers, queue, _, _ = cluster
+    nominated = make_pod("nominated", priority=100, nominated_node_name="n1")
+    changed = dataclasses.replace(nominated, nominated_node_name=new_node)
+    handlers.unscheduled_pod_updated(nominated, changed)
+    [update, (kind, event, old, new, pre_check)] = queue.calls
+    assert update[0] == "update"
+    assert (kind, event, old, new) == ("move", ASSIGNED_POD_DELETE, nominated, None)
+    assert [pre_check(make_pod(f"p{p}", priority=p)) for p in (50, 100, 150)] == [True, True, False]
+
+
+def test_a_first_nomination_moves_nobody(cluster):
+    handlers, queue, _, _ = cluster
+    pending = make_pod("pending")
+    handlers.unscheduled_pod_updated(pending, dataclasses.replace(pending, nominated_node_name="n1"))
+    assert [call[0] for call in queue.calls] == ["update"]
+
+
+def test_a_storage_change_goes_to_the_queue_as_it_came(cluster):
+    handlers, queue, _, _ = cluster
+    change = ClusterChange(ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.UPDATE), "old", "new")
+    handlers.cluster_changed(change)
+    assert queue.calls == [("move", change.event, "old", "new", None)]
+
+
+def test_the_old_version_is_a_copy_the_change_does_not_touch():
+    pod = make_pod("p", labels={"app": "web"})
+    old = snapshot_of(pod)
+    pod.labels = {"app": "db"}
+    assert (old is not pod, old.labels) == (True, {"app": "web"})
+
+
+@pytest.mark.parametrize("old, new, labels", [
+    pytest.param(make_node("n", unschedulable=True), make_node("n"), ["NodeUpdateNodeTaint"],
+                 id="spec.unschedulable cleared is an UpdateNodeTaint (extractNodeSpecUnschedulableChange)"),
+    pytest.param(make_node("n"), make_node("n", unschedulable=True), [],
+                 id="cordoning is no event at all"),
+    pytest.param(make_node("n", cpu=1000), make_node("n", cpu=2000), ["NodeUpdateNodeAllocatable"],
+                 id="allocatable changed"),
+    pytest.param(make_node("n"), make_node("n", labels={"a": "b"}, taints=[Taint("k", "", "NoSchedule")]),
+                 ["NodeUpdateNodeLabel", "NodeUpdateNodeTaint"], id="labels then taints, in the extractors' order"),
+    pytest.param(make_node("n", conditions=(NodeCondition("Ready", "True"),)),
+                 make_node("n", conditions=(NodeCondition("Ready", "False"),)),
+                 ["NodeUpdateNodeCondition"], id="a condition's status changed"),
+    pytest.param(make_node("n", annotations={"a": "1"}), make_node("n"), ["NodeUpdateNodeAnnotation"],
+                 id="annotations changed"),
+])
+def test_node_scheduling_properties_change(old, new, labels):
+    events = node_scheduling_properties_change(new, old)
+    assert [event.label for event in events] == labels

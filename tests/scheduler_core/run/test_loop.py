@@ -1,0 +1,338 @@
+"""The run to the end (scheduler_core.run.loop): what reaches the queue between attempts."""
+
+from __future__ import annotations
+
+import pytest
+
+from scheduler_core import load_scenario
+from scheduler_core.encoding.events import ClusterChanged, ClusterChangeKind, ExtensionPoint
+from scheduler_core.run.loop import run_to_the_end
+from scheduler_core.encoding.timeline import timeline_summary
+from tests.scheduler_core.builders import fill_one_node_each, gpu_devices_text, no_default_spreading, scenario_text
+
+# A WaitForFirstConsumer claim on a node without a kubernetes.io/hostname label: the stand-in
+# provisions a volume pinned to that label, so VolumeBinding's PreBind writes, then fails.
+PREBIND_FAILS = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {kubernetes.io/os: linux}}
+status: {allocatable: {cpu: '8', memory: 32Gi, pods: '110'}}
+---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: wffc}
+provisioner: csi.example.com
+volumeBindingMode: WaitForFirstConsumer
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: c1, namespace: default, uid: u1}
+spec: {accessModes: [ReadWriteOnce], storageClassName: wffc, resources: {requests: {storage: 1Gi}}}
+status: {phase: Pending}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: a, namespace: default}
+spec:
+  containers: [{name: c, image: x, resources: {requests: {cpu: 100m}}}]
+  volumes: [{name: v, persistentVolumeClaim: {claimName: c1}}]
+"""
+
+
+def test_the_writes_of_a_prebind_that_failed_still_reach_the_queue_as_events():
+    events = list(run_to_the_end(load_scenario(PREBIND_FAILS), tie_break="first"))
+    first_end = next(i for i, e in enumerate(events) if e.extension_point is ExtensionPoint.ATTEMPT_END)
+    second_start = next(i for i, e in enumerate(events) if e.extension_point is ExtensionPoint.CYCLE_START and i > first_end)
+    between = [e.payload for e in events[first_end:second_start]
+               if isinstance(e.payload, ClusterChanged) and e.payload.kind is ClusterChangeKind.STORAGE]
+    assert [(c.kind, c.object, c.detail) for c in between] == [
+        (ClusterChangeKind.STORAGE, "default/c1", "PersistentVolumeClaimUpdate"),
+        (ClusterChangeKind.STORAGE, "pvc-u1", "PersistentVolumeAdd"),
+        (ClusterChangeKind.STORAGE, "pvc-u1", "PersistentVolumeUpdate"),
+        (ClusterChangeKind.STORAGE, "default/c1", "PersistentVolumeClaimUpdate"),
+    ]
+
+
+def test_a_failed_binding_reports_the_node_and_wakes_the_pods_the_assumed_pod_kept_out():
+    # `big` (priority 10) is tried first and does not fit next to the running `hog`; then `a` is
+    # chosen for n1 and its PreBind fails. Forgetting the assumed `a` is an AssignedPodDelete
+    # (handleBindingCycleError), which NodeResourcesFit's hint lets through for `big`; `a` itself
+    # goes back as an error (no rejecting plugin), its attempt reporting the node and the error.
+    text = PREBIND_FAILS.replace("status: {allocatable: {cpu: '8'", "status: {allocatable: {cpu: '1'") + """\
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: hog, namespace: default}
+spec: {nodeName: n1, priority: 100, containers: [{name: c, image: x, resources: {requests: {cpu: 800m}}}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: big, namespace: default}
+spec: {priority: 10, containers: [{name: c, image: x, resources: {requests: {cpu: 500m}}}]}
+"""
+    from scheduler_core.encoding.timeline import timeline_summary
+
+    events = list(run_to_the_end(load_scenario(text), tie_break="first"))
+    attempts = timeline_summary(events)["attempts"]
+    assert attempts[0]["pod"] == "default/big" and attempts[0]["nodeName"] is None
+    failed = attempts[1]
+    assert (failed["pod"], failed["nodeName"]) == ("default/a", "n1") and "failedSchedulingMessage" not in failed
+    assert failed["bindingError"].startswith('running PreBind plugin "VolumeBinding": binding volumes:')
+    a_end = next(i for i, e in enumerate(events) if e.extension_point is ExtensionPoint.ATTEMPT_END and e.pod == "default/a")
+    after = [e for e in events[a_end + 1:] if e.extension_point in (ExtensionPoint.CLUSTER, ExtensionPoint.QUEUE_MOVE)][:2]
+    assert (after[0].pod, after[0].payload.kind, after[0].payload.node) == ("default/a", ClusterChangeKind.BINDING_FAILED, "n1")
+    assert (after[1].pod, after[1].payload.event, after[1].payload.plugins) == ("default/big", "AssignedPodDelete", ["NodeResourcesFit"])
+
+
+def test_plugins_moved_by_node_add_are_also_moved_by_node_taint_updates():
+    # buildQueueingHintMap's mitigation for kubernetes#109437, with the default (always Queue) hint.
+    from scheduler_core.run.loop import NODE_TAINT_UPDATE, SchedulerLoop
+
+    loop = SchedulerLoop(load_scenario(PREBIND_FAILS))
+    hints = loop.queue.hint_maps["default-scheduler"][NODE_TAINT_UPDATE]
+    assert {"NodeAffinity", "NodeName", "VolumeBinding", "VolumeZone"} <= {h.plugin for h in hints}
+    assert all(h.fn is None for h in hints if h.plugin in ("NodeAffinity", "VolumeBinding"))
+    assert "TaintToleration" not in {h.plugin for h in hints}  # it registers taint updates itself
+
+
+# ---------------------------------------------------------------------------- OpportunisticBatching
+
+
+def _attempts(text: str):
+    """(pod, node, the Filter summaries' JSON) per attempt of the run to the end."""
+    out, summaries = [], []
+    for event in run_to_the_end(load_scenario(text), tie_break="first"):
+        if event.extension_point is ExtensionPoint.FILTER and event.plugin is None:
+            summaries.append(event.payload.to_json())
+        if event.extension_point is ExtensionPoint.TOTAL:
+            node = event.payload.node_name
+        if event.extension_point is ExtensionPoint.ATTEMPT_END:
+            out.append((event.pod, node, summaries))
+            summaries = []
+    return out
+
+
+def test_a_pod_like_the_last_one_takes_the_next_node_of_its_ranking_without_a_new_pass():
+    attempts = _attempts(no_default_spreading() + fill_one_node_each())
+    (p0, node0, f0), (p1, node1, f1), (p2, node2, f2) = attempts
+    # p0 filters n000..n099 and takes n010; n020 comes next in its ranking, then the rest in order.
+    assert (node0, len(f0[0]["evaluated"]), f0[0].get("batchHint")) == ("n010", 100, None)
+    # p1 does not fit n010 any more: it is offered n020 alone and takes it, although a fresh pass
+    # (from n100 on) would have found n120, preferred as much as n010.
+    assert node1 == "n020"
+    assert f1 == [{"evaluated": ["n020"], "feasibleNodes": ["n020"], "numFeasibleNodesToFind": 1, "startIndex": 0,
+                   "nominatedNodeOnly": True, "batchHint": True}]
+    # p2 is offered the next one; the hinted cycles left the rotating start index alone.
+    assert node2 == "n000" and f2[0]["evaluated"] == ["n000"] and f2[0]["batchHint"]
+
+
+def test_the_default_profile_never_batches():
+    attempts = _attempts(fill_one_node_each())
+    # Without a configuration the release's adaptive share applies (100 of 150 nodes): p2's fresh pass
+    # walks n051..n149, n000, n001, so it never sees n020 and takes the first of the equal rest.
+    assert [node for _, node, _ in attempts] == ["n010", "n120", "n000"]
+    assert [summaries[0]["startIndex"] for _, _, summaries in attempts] == [0, 100, 51]
+    assert not any(s.get("batchHint") for _, _, summaries in attempts for s in summaries)
+
+
+def test_a_pod_that_still_fits_the_last_node_gets_a_fresh_pass():
+    # 8 CPUs per node: the node p0 took still fits p1, so the kept ranking says nothing about it.
+    text = (no_default_spreading() + fill_one_node_each()).replace("cpu: '4'", "cpu: '8'")
+    attempts = _attempts(text)
+    assert [node for _, node, _ in attempts][:2] == ["n010", "n120"]
+    assert all(len(summaries) == 1 and not summaries[0].get("batchHint") for _, _, summaries in attempts)
+
+
+def test_a_run_without_nodes_ends_after_the_first_attempt_instead_of_retrying_for_ever():
+    """schedulePod returns ErrNoNodesAvailable (UnschedulableAndUnresolvable, no rejector plugin): the
+    release puts the pod in backoffQ and retries it for ever; the run ends once only that is left."""
+    scenario = load_scenario("""apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default}
+spec:
+  containers: [{name: c, image: pause}]
+""")
+    events = list(run_to_the_end(scenario))
+    ends = [event.payload for event in events if event.extension_point is ExtensionPoint.CYCLE_END]
+    assert [end.failed_scheduling_message for end in ends] == ["no nodes available to schedule pods"]
+    assert events[-1].extension_point is ExtensionPoint.RUN_END
+    assert events[-1].payload.final == {"default/p": None}
+
+
+# A pod using a claim from a template, and a cpu-only pod of higher priority that must preempt the
+# device holder on the only node: the stand-in resourceclaim controller (spec/TIMELINE.md) makes the
+# claim, and releases the victim's claim 100 ms after the stand-in kubelet removed it.
+DRA_RUN = scenario_text("""\
+apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
+status: {allocatable: {cpu: '2', memory: 8Gi, pods: '110'}}
+""", gpu_devices_text(devices=1, template="one"), """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: held
+  namespace: default
+  finalizers: [resource.kubernetes.io/delete-protection]
+spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}
+status:
+  allocation:
+    devices: {results: [{request: gpu, driver: gpu.example.com, pool: n1, device: gpu-0}]}
+    nodeSelector: {nodeSelectorTerms: [{matchFields: [{key: metadata.name, operator: In, values: [n1]}]}]}
+  reservedFor: [{resource: pods, name: holder, uid: u-holder}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: holder, namespace: default, uid: u-holder}
+spec:
+  nodeName: n1
+  priority: 1
+  containers: [{name: c, image: x, resources: {requests: {cpu: '2'}, claims: [{name: gpu}]}}]
+  resourceClaims: [{name: gpu, resourceClaimName: held}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: urgent, namespace: default, uid: u-urgent}
+spec:
+  priority: 100
+  containers: [{name: c, image: x, resources: {requests: {cpu: '1'}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: trainer, namespace: default, uid: u-trainer}
+spec:
+  priority: 10
+  containers: [{name: c, image: x, resources: {requests: {cpu: '1'}, claims: [{name: gpu}]}}]
+  resourceClaims: [{name: gpu, resourceClaimTemplateName: one}]
+""")
+
+
+def test_a_pod_with_a_template_claim_waits_at_pre_enqueue_until_its_claim_is_named():
+    """The stand-in controller: the claim (an Add), then the pod's status update moves it to activeQ."""
+    events = list(run_to_the_end(load_scenario(DRA_RUN), tie_break="first"))
+    moves = [(e.payload.queue, e.payload.event) for e in events
+             if e.extension_point is ExtensionPoint.QUEUE_MOVE and e.pod == "default/trainer"]
+    assert moves[:2] == [("unschedulablePods", "UnschedulablePodAdd"),
+                         ("activeQ", "UnschedulablePodUpdatePodGeneratedResourceClaim")]
+
+
+def test_a_victims_claim_is_released_100_ms_after_its_removal_and_the_waiting_pod_gets_the_device():
+    events = list(run_to_the_end(load_scenario(DRA_RUN), tie_break="first"))
+    changes = [(e.payload.time_ms, e.payload.kind, e.payload.object, e.payload.detail) for e in events
+               if isinstance(e.payload, ClusterChanged)]
+    removed = next(at for at, kind, name, _ in changes if kind is ClusterChangeKind.POD_REMOVED and name == "default/holder")
+    released = [(at, name, detail) for at, kind, name, detail in changes
+                if name == "default/held" and at > removed]
+    assert released[0] == (removed + 100, "default/held", "resource.k8s.io/ResourceClaimUpdate")
+    summary_final = events[-1].payload.final
+    assert summary_final == {"default/holder": "deleted", "default/trainer": "n1", "default/urgent": "n1"}
+
+
+def test_a_pod_failing_with_an_error_forever_stops_the_run_and_is_named():
+    """A CEL runtime error is the plugin's Error: the release retries the pod every back-off
+    forever; the run stops after a minute of nothing else and says which pods it gave up on."""
+    broken = DRA_RUN.replace("""spec: {selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]}""",
+                             """spec: {selectors: [{cel: {expression: 'device.attributes["x.example.com"].size > 1'}}]}""")
+    summary = timeline_summary(run_to_the_end(load_scenario(broken), tie_break="first"))
+    error = ('running "DynamicResources" filter plugin: class gpu: selector #0: CEL runtime error: no such key: size')
+    errors = [a for a in summary["attempts"] if a.get("failedSchedulingMessage") == error]
+    assert len(errors) >= 6 and summary["attempts"][-1] == errors[-1] and errors[-1]["pod"] == "default/trainer"
+    assert summary["stoppedRetrying"] == ["default/trainer"] and summary["final"]["default/trainer"] is None
+
+
+# ---------------------------------------------------------------------------- preemption's victims deleted
+
+
+def _four_victims(grace: str, finalizers: str = "[]") -> str:
+    """n1 full of four low-priority 250m pods; `urgent` (1 CPU, priority 100) must preempt them all."""
+    victims = "".join(f"""---
+apiVersion: v1
+kind: Pod
+metadata: {{name: low-{i}, namespace: default, finalizers: {finalizers}}}
+spec: {{nodeName: n1, {grace}containers: [{{name: c, image: x, resources: {{requests: {{cpu: 250m}}}}}}]}}
+""" for i in range(4))
+    return f"""apiVersion: v1
+kind: Node
+metadata: {{name: n1, labels: {{kubernetes.io/hostname: n1}}}}
+status: {{allocatable: {{cpu: '1', memory: 8Gi, pods: '110'}}}}
+{victims}---
+apiVersion: v1
+kind: Pod
+metadata: {{name: urgent, namespace: default}}
+spec: {{priority: 100, containers: [{{name: c, image: x, resources: {{requests: {{cpu: '1'}}}}}}]}}
+"""
+
+
+def _victim_changes(text: str) -> tuple[list[tuple[int, str, str]], list[tuple[str, object]]]:
+    """(time, kind, pod) of every victim change, and (pod, time) per attempt, of the run to the end."""
+    changes, attempts = [], []
+    for event in run_to_the_end(load_scenario(text), tie_break="first"):
+        payload = event.payload
+        if isinstance(payload, ClusterChanged) and payload.kind in (ClusterChangeKind.POD_TERMINATING,
+                                                                    ClusterChangeKind.POD_REMOVED):
+            changes.append((payload.time_ms, payload.kind.value, payload.object))
+        if event.extension_point is ExtensionPoint.ATTEMPT_END:
+            attempts.append((event.pod, payload.time_ms))
+    return changes, attempts
+
+
+def test_victims_with_a_zero_grace_period_are_removed_when_the_scheduler_deletes_them():
+    """spec/TIMELINE.md: the API server deletes a pod with grace period 0 and no finalizers at once
+    (rest.BeforeDelete / store.Delete), so the victims never terminate and the preemptor binds as
+    soon as its back-off is over."""
+    changes, attempts = _victim_changes(_four_victims("terminationGracePeriodSeconds: 0, "))
+    assert changes == [(0, "PodRemoved", f"default/low-{i}") for i in range(4)]
+    # Nothing else is queued: the preemptor is popped from the back-off queue at once and binds.
+    assert attempts == [("default/urgent", 0), ("default/urgent", 0)]
+
+
+@pytest.mark.parametrize("grace, finalizers", [
+    pytest.param("", "[]", id="the default grace period of 30 s keeps victims terminating for the stand-in kubelet"),
+    pytest.param("terminationGracePeriodSeconds: 0, ", "[example.com/keep]",
+                 id="a finalizer keeps a zero-grace victim terminating for the stand-in kubelet"),
+])
+def test_other_victims_wait_for_the_stand_in_kubelet(grace, finalizers):
+    changes, attempts = _victim_changes(_four_victims(grace, finalizers))
+    assert changes == [(0, "PodTerminating", f"default/low-{i}") for i in range(4)] + [
+        (300 * (i + 1), "PodRemoved", f"default/low-{i}") for i in range(4)]
+    # Each removal moves the preemptor; it fails until the last victim is gone.
+    assert attempts == [("default/urgent", ms) for ms in (0, 300, 600, 900, 1200)]
+
+
+# ---------------------------------------------------------------------------- the wiring
+
+
+def test_every_framework_is_built_with_the_runs_nominator_clock_batch_and_preemption_api():
+    """scheduler.New + NewSchedulingQueue: the queue and the frameworks share one nominator, handed
+    in when they are built; the frameworks read the run's clock, batch, and their preemption
+    evaluator writes through the loop and breaks ties in node order."""
+    from scheduler_core.model import names
+    from scheduler_core.run.loop import SchedulerLoop
+
+    loop = SchedulerLoop(load_scenario(PREBIND_FAILS))
+    framework = loop.scheduler.framework
+    assert framework.nominator is loop.queue.nominator is loop.scheduler.nominator
+    assert framework.batch is not None and framework.options.preemption_api is loop
+    assert framework.options.preemption_ties_in_node_order
+    loop.clock.advance_to(1234)
+    assert framework.clock_ms() == 1234
+    assert framework.plugin(names.DEFAULT_PREEMPTION).evaluator.preempting == {}
+
+
+def test_the_set_up_runs_with_the_collector_paused_and_it_resumes(monkeypatch):
+    import gc
+
+    from scheduler_core.run import loop
+
+    seen = []
+    build = loop.Scheduler
+
+    def scheduler(*args, **kwargs):
+        seen.append(gc.isenabled())
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(loop, "Scheduler", scheduler)
+    assert gc.isenabled()
+    events = run_to_the_end(load_scenario(fill_one_node_each(1)))
+    assert seen == [False] and gc.isenabled()
+    assert list(events)
