@@ -3,13 +3,13 @@
 The public API is listed in docs/ENGINE_API.md; everything else is internal.
 """
 
-from scheduler_core.events import Event, ExtensionPoint
-from scheduler_core.explain import CycleExplanation, explain_cycle
+from scheduler_core.encoding.events import Event, ExtensionPoint
+from scheduler_core.answers.explain import CycleExplanation, explain_cycle
 from scheduler_core.model import Scenario
-from scheduler_core.resources import pod_requests
+from scheduler_core.model.resources import pod_requests
 from scheduler_core.scenario import Limits, ScenarioError, ScenarioInvalid, load_scenario
-from scheduler_core.scheduler import simulate
-from scheduler_core.trace import TraceBuilder, trace_summary
+from scheduler_core.run.scheduler import simulate
+from scheduler_core.encoding.trace import TraceBuilder, trace_summary
 
 __all__ = [
     "CycleExplanation",

@@ -19,13 +19,13 @@ import sys
 from pathlib import Path
 from typing import Callable, Iterable, Optional, Sequence, Union
 
-from scheduler_core import snapshot
-from scheduler_core.loop import run_to_the_end
-from scheduler_core.events import Event
-from scheduler_core.filter_details import collect_details
+from scheduler_core.scenario import live_cluster as snapshot
+from scheduler_core.run.loop import run_to_the_end
+from scheduler_core.encoding.events import Event
+from scheduler_core.answers.filter_details import collect_details
 from scheduler_core.model import NoticeCode, Scenario
-from scheduler_core.node_taints import NodeTaintChange, controller_taint_changes, with_controller_taints
-from scheduler_core.recorded import (
+from scheduler_core.cluster.node_lifecycle import NodeTaintChange, controller_taint_changes, with_controller_taints
+from scheduler_core.answers.recorded import (
     RecordedComparison,
     Replayed,
     compare_recorded,
@@ -33,12 +33,12 @@ from scheduler_core.recorded import (
     replayed_from_trace,
     with_recorded,
 )
-from scheduler_core.report import MAX_NODES_LISTED, TimelineReport, render_comparison, render_notices, render_report
+from scheduler_core.answers.report import MAX_NODES_LISTED, TimelineReport, render_comparison, render_notices, render_report
 from scheduler_core.scenario import Limits, ScenarioInvalid
 from scheduler_core.scenario.sources import load_paths
-from scheduler_core.scheduler import TIE_BREAK_FIRST, TIE_BREAK_RANDOM, simulate
-from scheduler_core.timeline import TimelineBuilder
-from scheduler_core.trace import TraceBuilder
+from scheduler_core.run.scheduler import TIE_BREAK_FIRST, TIE_BREAK_RANDOM, simulate
+from scheduler_core.encoding.timeline import TimelineBuilder
+from scheduler_core.encoding.trace import TraceBuilder
 
 EXIT_INVALID = 2
 EXIT_NO_NODES = 3
@@ -264,7 +264,7 @@ def run_timeline(args: argparse.Namespace) -> int:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from scheduler_core.check import check_scenario
+    from scheduler_core.answers.check import check_scenario
 
     scenario = _load(args.scenario)
     if scenario is None:
@@ -279,7 +279,7 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def run_explain_pod(args: argparse.Namespace) -> int:
-    from scheduler_core.explain_pod import NotBound, explain_pod
+    from scheduler_core.answers.explain_pod import NotBound, explain_pod
 
     scenario = _load(args.scenario)
     if scenario is None:
@@ -300,7 +300,7 @@ def run_explain_pod(args: argparse.Namespace) -> int:
 def run_bench(args: argparse.Namespace) -> int:
     import time
 
-    from scheduler_core.bench import BenchResult, LoopBenchResult, run_benchmark, run_loop_benchmark
+    from scheduler_core.run.bench import BenchResult, LoopBenchResult, run_benchmark, run_loop_benchmark
 
     load_started = time.perf_counter()
     scenario = _load(args.scenario, limits_from(args))
@@ -320,7 +320,7 @@ def run_bench(args: argparse.Namespace) -> int:
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    from scheduler_core.compare import compare_events
+    from scheduler_core.answers.compare import compare_events
 
     if len(args.scenarios) > 2 or len(args.config) not in (0, 2) or (len(args.scenarios) == 1 and len(args.config) != 2):
         print("error: give two scenarios, or one scenario and two --config files (or two of each)", file=sys.stderr)
@@ -346,7 +346,7 @@ def run_compare(args: argparse.Namespace) -> int:
 
 
 def run_whatif(args: argparse.Namespace) -> int:
-    from scheduler_core.whatif import NotPending, what_if
+    from scheduler_core.answers.whatif import NotPending, what_if
 
     scenario = _load(args.scenario)
     if scenario is None:
@@ -370,13 +370,13 @@ def run_whatif(args: argparse.Namespace) -> int:
 
 
 def run_capacity(args: argparse.Namespace) -> int:
-    from scheduler_core import capacity
+    from scheduler_core.answers import capacity
     from scheduler_core.scenario.sources import read_sources
 
     try:
         base = capacity.TrialBase.from_sources(read_sources(args.scenario).sources)
         if args.pod is not None:
-            from scheduler_core import capacity_pass
+            from scheduler_core.answers import capacity_pass
 
             answer = capacity_pass.how_many_copies(base, args.pod, max_count=args.max, method=args.method,
                                                    progress=_say_trial if args.progress else None,

@@ -19,8 +19,8 @@ from pathlib import Path
 
 from scheduler_core import load_scenario, simulate
 from scheduler_core.model import Scenario
-from scheduler_core.events import Event, ExtensionPoint
-from scheduler_core.loop import run_to_the_end
+from scheduler_core.encoding.events import Event, ExtensionPoint
+from scheduler_core.run.loop import run_to_the_end
 from scheduler_core.scenario.limits import Limits
 
 

@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 
 from attempt_cost import arguments_and_scenario  # a sibling script (tools/ is on sys.path when run)
-from scheduler_core.columnar import RunNames, SegmentEncoder, deflated, json_bytes
-from scheduler_core.events import ExtensionPoint, FilterPluginResult, NormalizeResult, ScoreResult, TotalResult
-from scheduler_core.loop import run_to_the_end
+from scheduler_core.encoding.columnar import RunNames, SegmentEncoder, deflated, json_bytes
+from scheduler_core.encoding.events import ExtensionPoint, FilterPluginResult, NormalizeResult, ScoreResult, TotalResult
+from scheduler_core.run.loop import run_to_the_end
 
 
 @dataclass

@@ -11,7 +11,8 @@ but that edge is not counted (every module would otherwise sit in a cycle with i
 ``__init__`` re-exports): a cycle here is one written in the modules' own import statements.
 
 Prints one line per cycle (a strongly connected component of two or more modules, or a module
-importing itself), largest first, then the count; exits 1 when there is a cycle.
+importing itself), largest first, then the count, then every import that runs upward across the
+engine's layers (``ENGINE_LAYERS``); exits 1 when there is either.
 """
 
 from __future__ import annotations
@@ -24,6 +25,22 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_PACKAGES = ("scheduler_core", "webui")
+
+# The engine's packages from the bottom up (issue 40): a package may import its own layer and the
+# ones below it, never one above. The top-level modules (``__init__``, ``cli``, ``__main__``) sit
+# above every package. docs/ENGINE_INTERNALS.md draws the same map.
+ENGINE_LAYERS: tuple[tuple[str, ...], ...] = (
+    ("util", "model"),
+    ("framework",),
+    ("backend", "dra", "volume"),
+    ("plugins",),
+    ("scenario",),
+    ("encoding",),
+    ("cluster",),
+    ("run",),
+    ("answers",),
+)
+ENGINE_TOP_MODULES = ("scheduler_core", "scheduler_core.cli", "scheduler_core.__main__")
 
 
 @dataclass(frozen=True)
@@ -153,15 +170,56 @@ def imports_between(graph: ImportGraph, importer_prefix: str, imported_prefix: s
     )
 
 
+def layer_of(module: str, layers: tuple[tuple[str, ...], ...] = ENGINE_LAYERS,
+             root_package: str = "scheduler_core") -> int | None:
+    """The layer of an engine module (its package under ``root_package``); the top-level modules
+    sit above every layer; None outside the engine or in a package no layer names."""
+    parts = module.split(".")
+    if parts[0] != root_package:
+        return None
+    if len(parts) == 1 or (len(parts) == 2 and not any(parts[1] in layer for layer in layers)):
+        return len(layers)
+    return next((index for index, layer in enumerate(layers) if parts[1] in layer), None)
+
+
+def upward_imports(graph: ImportGraph, layers: tuple[tuple[str, ...], ...] = ENGINE_LAYERS,
+                   root_package: str = "scheduler_core") -> list[tuple[str, str]]:
+    """(importer, imported) pairs where a module imports one of a higher layer."""
+    found = []
+    for module, targets in graph.edges.items():
+        here = layer_of(module, layers, root_package)
+        if here is None:
+            continue
+        for target in targets:
+            there = layer_of(target, layers, root_package)
+            if there is not None and there > here:
+                found.append((module, target))
+    return sorted(found)
+
+
+def loose_modules(graph: ImportGraph, allowed: tuple[str, ...] = ENGINE_TOP_MODULES,
+                  root_package: str = "scheduler_core") -> list[str]:
+    """Modules at the top of the package that are neither allowed there nor packages of a layer."""
+    packages = {name for layer in ENGINE_LAYERS for name in layer}
+    return sorted(module for module in graph.modules
+                  if module.split(".")[0] == root_package and module.count(".") == 1
+                  and module not in allowed and module.split(".")[1] not in packages)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("packages", nargs="*", default=list(DEFAULT_PACKAGES))
     args = parser.parse_args(argv)
-    found = cycles(build_graph(ROOT, tuple(args.packages)))
+    graph = build_graph(ROOT, tuple(args.packages))
+    found = cycles(graph)
     for component in found:
         print(f"{len(component)} modules: {' '.join(component)}")
     print(f"{len(found)} import cycle(s), {sum(len(c) for c in found)} modules in them")
-    return 1 if found else 0
+    upward = upward_imports(graph)
+    for importer, imported in upward:
+        print(f"upward: {importer} -> {imported}")
+    print(f"{len(upward)} upward import(s) across the engine's layers")
+    return 1 if found or upward else 0
 
 
 if __name__ == "__main__":

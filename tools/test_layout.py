@@ -36,7 +36,7 @@ TESTS = "tests"
 # Source modules with no behaviour of their own to test (keep this short; each says why).
 NOTHING_TO_TEST = frozenset({
     "scheduler_core/__main__.py",  # `python -m scheduler_core`: calls cli.main (tests/scheduler_core/test_cli.py)
-    "scheduler_core/names.py",  # plugin-name constants only
+    "scheduler_core/model/names.py",  # plugin-name constants only
     "scheduler_core/framework/registry.py",  # two type aliases (mypy checks their use)
     "webui/asgi.py",  # the ASGI application: Django's and Channels' routers wired together
     "webui/routing.py",  # one websocket URL pattern (tests/webui/test_consumers.py connects to it)

@@ -116,7 +116,7 @@ class Run(Owned):
 
 
 class RunSegment(models.Model):
-    """The run's event log, one compressed columnar blob per cycle (scheduler_core.columnar).
+    """The run's event log, one compressed columnar blob per cycle (scheduler_core.encoding.columnar).
 
     A segment holds consecutive events (seq ``first_seq`` to ``end_seq - 1``) of one cycle; it is
     written whole, once its CycleEnd (or the run's end) is reached. The names its columns refer to
@@ -127,7 +127,7 @@ class RunSegment(models.Model):
     cycle = models.PositiveIntegerField()
     first_seq = models.PositiveIntegerField()
     end_seq = models.PositiveIntegerField()  # one past its last event
-    blob = models.BinaryField()  # a NumPy .npz archive: the format of scheduler_core.columnar
+    blob = models.BinaryField()  # a NumPy .npz archive: the format of scheduler_core.encoding.columnar
 
     class Meta:
         ordering = ["run", "first_seq"]
@@ -190,7 +190,7 @@ class CapacityKind(models.TextChoices):
 
 class CapacityQuestion(Owned):
     """A capacity question (issue 26) and its answer, found by trial runs fanned out to the workers
-    in rounds (scheduler_core.capacity_rounds); services/capacity.py drives it."""
+    in rounds (scheduler_core.answers.capacity_rounds); services/capacity.py drives it."""
 
     version = models.ForeignKey(ScenarioVersion, on_delete=models.CASCADE, related_name="capacity_questions")
     kind = models.CharField(max_length=16, choices=CapacityKind.choices)

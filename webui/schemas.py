@@ -425,7 +425,7 @@ class WhatIfApplyIn(Schema):
 
 
 class SuggestionOut(Schema):
-    """One verified change (scheduler_core.whatif.Suggestion); `change` is what whatif_text writes into the text."""
+    """One verified change (scheduler_core.answers.whatif.Suggestion); `change` is what whatif_text writes into the text."""
 
     kind: str  # toleration | maxSkew | scheduleAnyway | dropAffinityTerm | dropNodeSelector | requests | nodeLabels
     #            | allocatable | evict | claimCount | claimClass | evictHolder
@@ -436,7 +436,7 @@ class SuggestionOut(Schema):
 
 
 class WhatIfOut(Schema):
-    """scheduler_core.whatif.what_if's answer for one pod of a run. `rejectedBy` and
+    """scheduler_core.answers.whatif.what_if's answer for one pod of a run. `rejectedBy` and
     `failedSchedulingMessage` are absent when the pod fits now."""
 
     run: int
@@ -461,7 +461,7 @@ class RunConfigOut(Schema):
     presets: dict[str, str]  # name -> a configuration to start from
 
 
-# ---------------------------------------------------------------- comparisons (scheduler_core.compare)
+# ---------------------------------------------------------------- comparisons (scheduler_core.answers.compare)
 
 
 class ComparisonCountsOut(Schema):
@@ -594,7 +594,7 @@ class PluginGapOut(Schema):
 
 class ExplainPodOut(Schema):
     """Why is this running pod here: its cycle re-run now, the pod taken off its node, against the rest of
-    the cluster (its node included) — scheduler_core.explain_pod's answer."""
+    the cluster (its node included) — scheduler_core.answers.explain_pod's answer."""
 
     pod: str
     node: str  # where it runs
@@ -682,7 +682,7 @@ class TimelineEntryOut(Schema):
 
 
 class TimelineOut(Schema):
-    """The run's story (scheduler_core.timeline.StoryBuilder.summary). Attempts, queue moves and cluster
+    """The run's story (scheduler_core.encoding.timeline.StoryBuilder.summary). Attempts, queue moves and cluster
     changes each carry the fields their kind has (docs/WEB_API.md); `steps` only for a run with steps."""
 
     mode: str
@@ -722,7 +722,7 @@ class StepGoneOut(Schema):
 
 
 class StepClusterOut(Schema):
-    """The cluster at the end of a step (scheduler_core.stepplacements)."""
+    """The cluster at the end of a step (scheduler_core.answers.stepplacements)."""
 
     step: int
     name: str

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from scheduler_core.labels import compile_selector
+from scheduler_core.model.labels import compile_selector
 from scheduler_core.model import Pod, PodDisruptionBudget
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable, Optional, TypeVar
 
+from scheduler_core.cluster import volume_controller
 from scheduler_core.framework.cluster_events import ActionType, ClusterChange, ClusterEvent, EventResource
 from scheduler_core.framework.node_info import Snapshot
 from scheduler_core.model import PersistentVolume, PersistentVolumeClaim, ResourceClaim, StorageClass
@@ -59,6 +60,11 @@ class ObjectWrites:
 
     def delete_resource_claim(self, key: str) -> Optional[ResourceClaim]:
         return self._pop(self._snapshot.dra.claims, key, EventResource.RESOURCE_CLAIM)
+
+    def await_volume_bindings(self, claim_keys: list[str]) -> None:
+        """The time BindPodVolumes waits: the stand-in PV controller and provisioner act on the
+        claims (their writes come through this same door)."""
+        volume_controller.settle(self, claim_keys)
 
     def _put(self, cache: dict[str, Written], key: str, obj: Written, resource: EventResource) -> Written:
         """A create or update of an object the caches hold by ``key`` as they are (no assumptions)."""

@@ -18,29 +18,16 @@ ClusterChanges.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, replace
 from typing import Callable, Optional
 
 from scheduler_core.cluster.store import Action, WatchEvent
 from scheduler_core.framework.dra_state import DraState
 from scheduler_core.framework.options import ObjectWriter
-from scheduler_core.model import FINALIZER, POD_CLAIM_NAME_ANNOTATION, OwnerReference, Pod, ResourceClaim
+from scheduler_core.dra.claims import missing_template_claims
+from scheduler_core.model import FINALIZER, Pod, ResourceClaim
 
-SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
-NAME_PREFIX_LIMIT = 57
 RELEASE_DELAY_MS = 100
-
-
-def generated_claim_name(namespace: str, pod: str, claim: str) -> str:
-    digest = hashlib.sha256(f"{namespace}/{pod}/{claim}".encode()).digest()
-    suffix = "".join(SUFFIX_ALPHABET[digest[i] % len(SUFFIX_ALPHABET)] for i in range(5))
-    return f"{f'{pod}-{claim}'[:NAME_PREFIX_LIMIT]}-{suffix}"
-
-
-def claim_uid(namespace: str, name: str) -> str:
-    """The uid the stand-in API server gives a claim it creates (deterministic)."""
-    return f"uid-resourceclaim-{namespace}-{name}"
 
 
 @dataclass(slots=True)
@@ -79,21 +66,10 @@ class ResourceClaimController:
     def create_claim_objects(self, pod: Pod) -> tuple[tuple[str, str], ...]:
         """Creates the pod's missing claims (API writes); the (pod claim, claim name) pairs for the
         pod's status update, which the caller makes once the claims' events went out."""
-        known = {name for name, _ in pod.claim_statuses}
         added: list[tuple[str, str]] = []
-        for source in pod.claim_sources:
-            if not source.template_name or source.name in known:
-                continue
-            template = self.dra.template(pod.namespace, source.template_name)
-            if template is None:
-                continue
-            name = generated_claim_name(pod.namespace, pod.name, source.name)
-            owner = OwnerReference("Pod", pod.name, "v1", True, pod.uid)
-            claim = ResourceClaim(pod.namespace, name, claim_uid(pod.namespace, name), dict(template.labels),
-                                  {**template.annotations, POD_CLAIM_NAME_ANNOTATION: source.name}, (owner,),
-                                  spec=template.spec, doc_index=len(self.dra.claims))
+        for source_name, claim in missing_template_claims(pod, self.dra):
             self.writes.write_resource_claim(claim)
-            added.append((source.name, name))
+            added.append((source_name, claim.name))
         return tuple(added)
 
     # ------------------------------------------------------------------ release

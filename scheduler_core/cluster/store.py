@@ -33,7 +33,7 @@ from enum import Enum
 from typing import Any, Callable, Iterable, Optional, TypeVar, Union
 
 from scheduler_core.cluster.eviction import EvictionAnswer, evict
-from scheduler_core.events import ClusterChangeKind
+from scheduler_core.encoding.events import ClusterChangeKind
 from scheduler_core.model import ControlledWorkload, Node, Pod, PodDisruptionBudget, PodScheduledCondition
 
 KIND_POD = "Pod"

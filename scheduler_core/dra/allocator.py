@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from scheduler_core.dra.cel import CelRuntimeError, compile_selector
-from scheduler_core.labels import node_selector_matches
+from scheduler_core.model.labels import node_selector_matches
 from scheduler_core.model import (
     ALLOCATION_MODE_ALL,
     ALLOCATION_MODE_EXACT_COUNT,

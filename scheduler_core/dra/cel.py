@@ -31,7 +31,7 @@ from lark import Tree
 from scheduler_core.dra.celcheck import check_selector
 from scheduler_core.dra.celcost import estimate_selector_cost
 from scheduler_core.model import Device, Version
-from scheduler_core.quantity import QuantityError, parse_quantity
+from scheduler_core.model.quantity import QuantityError, parse_quantity
 
 _SEMVER_RE = re.compile(
     r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"

@@ -5,14 +5,48 @@ single pass (which pods PreEnqueue holds) and the loader's notice."""
 from __future__ import annotations
 
 import copy
-from typing import Optional, Union
+import hashlib
+from typing import Iterator, Optional, Union
 
 from scheduler_core.framework.dra_state import DraState
 from scheduler_core.framework.cluster_events import QueueingHint
-from scheduler_core.model import DraObjects, Pod, ResourceClaim
-from scheduler_core.cluster.objects import ObjectWrites
-from scheduler_core.framework.node_info import Snapshot
-from scheduler_core.cluster.resourceclaim_controller import ResourceClaimController
+from scheduler_core.model import POD_CLAIM_NAME_ANNOTATION, DraObjects, OwnerReference, Pod, ResourceClaim
+
+# The resourceclaim controller's claims from templates (../shared/spec/TIMELINE.md): the names it
+# gives them (the real controller's generateName suffix is random; ours is the digest's).
+SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+NAME_PREFIX_LIMIT = 57
+
+
+def generated_claim_name(namespace: str, pod: str, claim: str) -> str:
+    digest = hashlib.sha256(f"{namespace}/{pod}/{claim}".encode()).digest()
+    suffix = "".join(SUFFIX_ALPHABET[digest[i] % len(SUFFIX_ALPHABET)] for i in range(5))
+    return f"{f'{pod}-{claim}'[:NAME_PREFIX_LIMIT]}-{suffix}"
+
+
+def claim_uid(namespace: str, name: str) -> str:
+    """The uid the stand-in API server gives a claim it creates (deterministic)."""
+    return f"uid-resourceclaim-{namespace}-{name}"
+
+
+def missing_template_claims(pod: Pod, dra: DraState) -> Iterator[tuple[str, ResourceClaim]]:
+    """The claims the resourceclaim controller makes for the pod's template claims that have no
+    ``status.resourceClaimStatuses`` entry yet, one at a time (the caller creates each before the
+    next is made: its place in the claims follows the ones made before), with the pod's claim name.
+    A missing template makes nothing."""
+    known = {name for name, _ in pod.claim_statuses}
+    for source in pod.claim_sources:
+        if not source.template_name or source.name in known:
+            continue
+        template = dra.template(pod.namespace, source.template_name)
+        if template is None:
+            continue
+        name = generated_claim_name(pod.namespace, pod.name, source.name)
+        owner = OwnerReference("Pod", pod.name, "v1", True, pod.uid)
+        yield source.name, ResourceClaim(
+            pod.namespace, name, claim_uid(pod.namespace, name), dict(template.labels),
+            {**template.annotations, POD_CLAIM_NAME_ANNOTATION: source.name}, (owner,), spec=template.spec,
+            doc_index=len(dra.claims))
 
 
 class ClaimProblem(Exception):
@@ -87,13 +121,16 @@ def pods_held_at_pre_enqueue(pods: list[Pod], objects: DraObjects) -> list[tuple
     """The pending pods among ``pods`` (document order) that DynamicResources' PreEnqueue would
     hold once the stand-in controller made the claims of every pod: with the reason."""
     state = DraState(objects)
-    controller = ResourceClaimController(state, ObjectWrites(Snapshot([], dra=state)))  # writes nobody hears
     held: list[tuple[Pod, str]] = []
     for pod in pods:
         if not pod.claim_sources:
             continue
         probe = copy.copy(pod)
-        controller.create_claims(probe)
+        made = []
+        for source_name, claim in missing_template_claims(probe, state):
+            state.claims[claim.key] = claim  # a probe's cache: nobody hears these
+            made.append((source_name, claim.name))
+        probe.claim_statuses = (*probe.claim_statuses, *made)
         problem = claims_or_problem(probe, state)
         if not pod.node_name and isinstance(problem, ClaimProblem):
             held.append((pod, str(problem)))

@@ -2,7 +2,7 @@
 
 A plugin's ``filter_detail(state, pod, node_info)`` returns these for a node it rejects, computed
 from the very state and NodeInfo its ``filter`` judged; they never change a Status or an event.
-``scheduler_core.filter_details`` asks for them only when a cycle is explained. Each fact names the
+``scheduler_core.answers.filter_details`` asks for them only when a cycle is explained. Each fact names the
 reason it explains (one of the plugin's Status reasons) and says itself in words (``text``).
 """
 
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Optional, Union
 
 from scheduler_core.framework.preemption.candidates import PreemptionRanking
-from scheduler_core.quantity import format_amount
+from scheduler_core.model.quantity import format_amount
 
 PODS = "pods"
 NO_FACTS = "the plugin reports no numbers for this reason"

@@ -15,7 +15,7 @@ from scheduler_core.framework.cluster_events import ClusterChange
 from scheduler_core.framework.dra_state import DraState
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.storage import StorageState, claim_key
-from scheduler_core.labels import Matcher, compile_selector, merge_match_label_keys
+from scheduler_core.model.labels import Matcher, compile_selector, merge_match_label_keys
 from scheduler_core.model import (
     CPU,
     MEMORY,
@@ -28,7 +28,7 @@ from scheduler_core.model import (
     Service,
     Workload,
 )
-from scheduler_core.resources import host_ports, non_zero_requests, pod_requests
+from scheduler_core.model.resources import host_ports, non_zero_requests, pod_requests
 
 
 @dataclass(frozen=True, slots=True)

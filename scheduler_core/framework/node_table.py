@@ -14,7 +14,7 @@ from typing import Generic, Iterable, Optional, Protocol, Sized, TypeVar, Union,
 
 import numpy as np
 
-from scheduler_core.backend.cache.node_tree import tree_order
+from scheduler_core.framework.node_tree import tree_order
 from scheduler_core.model import CPU, MEMORY, Node, ResourceList
 
 MISSING = -1  # label code of a node without the key
@@ -267,7 +267,7 @@ class NodeTable(Generic[InfoT]):
         return infos
 
     def in_tree_order(self, positions: np.ndarray) -> np.ndarray:
-        """These positions as the snapshot lists them (backend/cache/node_tree)."""
+        """These positions as the snapshot lists them (framework/node_tree.py; upstream backend/cache/node_tree.go)."""
         return positions[np.argsort(self._tree_rank[positions], kind="stable")]
 
     def positions(self, names: Optional[Iterable[str]] = None) -> np.ndarray:

@@ -57,6 +57,10 @@ class ObjectWriter(Protocol):
 
     def delete_resource_claim(self, key: str) -> Optional[ResourceClaim]: ...
 
+    def await_volume_bindings(self, claim_keys: list[str]) -> None:
+        """While BindPodVolumes polls (checkBindings), the PV controller and the provisioner act on
+        these claims (``namespace/name``); the run's API lets its stand-ins act now."""
+
 
 class PreemptionAPI(Protocol):
     """The API calls of preemption's goroutine (prepareCandidateAsync) and how it is started.

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Sequence, TypeVar
 
-from scheduler_core import names
+from scheduler_core.model import names
 from scheduler_core.framework.args_errors import ArgsError
 from scheduler_core.framework.capabilities import Capabilities
 from scheduler_core.framework.interfaces import (

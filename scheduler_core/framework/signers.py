@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Hashable, Optional, Protocol, Sequence, Union, runtime_checkable
 
-from scheduler_core.gosort import sorted_slice
+from scheduler_core.util.gosort import sorted_slice
 from scheduler_core.model import NodeSelectorRequirement, NodeSelectorTerm, Pod
 
 # The fragments' keys (what the release calls its signer names): fragments with the same key

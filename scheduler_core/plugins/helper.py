@@ -16,7 +16,7 @@ import numpy as np
 
 from scheduler_core.framework.interfaces import NodeScore
 from scheduler_core.framework.status import MaybeStatus
-from scheduler_core.labels import (
+from scheduler_core.model.labels import (
     FIELD_NODE_NAME,
     map_selector_matches,
     node_selector_matches,

@@ -12,7 +12,7 @@ from typing import Any, ClassVar, Mapping, Optional
 
 import numpy as np
 
-from scheduler_core import names
+from scheduler_core.model import names
 from scheduler_core.framework import signers
 from scheduler_core.framework import batch
 from scheduler_core.framework.cycle_state import CycleState

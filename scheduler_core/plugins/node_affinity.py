@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Mapping, Optional
 
 import numpy as np
 
-from scheduler_core import names
+from scheduler_core.model import names
 from scheduler_core.framework import signers
 from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from scheduler_core.framework.batch import PASS, FilterVerdicts, default_normalize
@@ -27,7 +27,7 @@ from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.args_errors import ArgsError, ArgsProblem
 from scheduler_core.framework.status import SKIP, MaybeStatus, Status
-from scheduler_core.labels import FIELD_NODE_NAME, node_selector_matches, node_selector_term_matches, parse_int64
+from scheduler_core.model.labels import FIELD_NODE_NAME, node_selector_matches, node_selector_term_matches, parse_int64
 from scheduler_core.model import (
     Node,
     NodeAffinity as NodeAffinitySpec,

@@ -10,7 +10,7 @@ from typing import Any, ClassVar, Mapping, Optional
 
 import numpy as np
 
-from scheduler_core import names
+from scheduler_core.model import names
 from scheduler_core.framework import signers
 from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from scheduler_core.framework.batch import FilterVerdicts

@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Mapping, Optional
 
 import numpy as np
 
-from scheduler_core import names
+from scheduler_core.model import names
 from scheduler_core.framework import signers
 from scheduler_core.framework.batch import FilterVerdicts
 from scheduler_core.framework.cluster_events import (
@@ -30,7 +30,7 @@ from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.status import SKIP, MaybeStatus, Status
 from scheduler_core.model import Pod
-from scheduler_core.resources import host_ports
+from scheduler_core.model.resources import host_ports
 
 REASON_PORTS = "node(s) didn't have free ports for the requested pod ports"
 BIND_ALL_IP = "0.0.0.0"

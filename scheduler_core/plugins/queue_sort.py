@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Mapping, Optional
 
-from scheduler_core import names
+from scheduler_core.model import names
 from scheduler_core.framework.interfaces import Handle
 from scheduler_core.model import Pod
 

@@ -8,7 +8,7 @@ framework itself never imports a plugin.
 
 from __future__ import annotations
 
-from scheduler_core import names
+from scheduler_core.model import names
 from scheduler_core.framework.registry import Registry
 from scheduler_core.plugins import (
     default_binder,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping, Optional
 
-from scheduler_core import names
+from scheduler_core.model import names
 from scheduler_core.framework import signers
 from scheduler_core.framework.cluster_events import (
     ActionType,

@@ -41,7 +41,7 @@ from scheduler_core.model import (
     ScaleOp,
     Step,
 )
-from scheduler_core.labels import compile_selector
+from scheduler_core.model.labels import compile_selector
 from scheduler_core.scenario import manifests, objects, pods
 from scheduler_core.scenario.errors import ScenarioError, ScenarioInvalid
 from scheduler_core.scenario.fields import INT32_MAX, Context, Field

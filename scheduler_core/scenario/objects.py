@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from scheduler_core.labels import selector_from_map
+from scheduler_core.model.labels import selector_from_map
 from scheduler_core.model import (
     ContainerImage,
     Namespace,

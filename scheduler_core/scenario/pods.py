@@ -23,7 +23,7 @@ from scheduler_core.model import (
     TopologySpreadConstraint,
     Volume,
 )
-from scheduler_core.resources import aggregate_container_requests
+from scheduler_core.model.resources import aggregate_container_requests
 from scheduler_core.scenario import resources, volume_sources
 from scheduler_core.scenario.fields import INT32_MAX, INT64_MAX, Field
 from scheduler_core.scenario.metadata import Metadata

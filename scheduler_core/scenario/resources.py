@@ -5,7 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Optional
 
-from scheduler_core import quantity
+from scheduler_core.model import quantity
 from scheduler_core.model import ResourceList
 from scheduler_core.scenario.fields import Field
 from scheduler_core.scenario.validation import check, is_qualified_name, read_quantity

@@ -5,7 +5,7 @@ Every document (or item of a typed List) of one kind goes through an edit functi
 removes it, a mapping replaces it. A document without a change keeps its exact text, comments and
 layout; a changed one is written anew, as JSON when it was JSON and as YAML otherwise. Several
 JSON values back to back (``kubectl get nodes -o json; kubectl get pods -A -o json``) are split
-as the loader splits them. Used by the what-if suggestions (scheduler_core/whatif_text.py) and by the
+as the loader splits them. Used by the what-if suggestions (scheduler_core/answers/whatif_text.py) and by the
 node taints the node lifecycle controller would add (node_taints.py).
 """
 

@@ -8,7 +8,7 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Mapping, Optional
 
-from scheduler_core.labels import compile_selector, node_selector_matches_labels
+from scheduler_core.model.labels import compile_selector, node_selector_matches_labels
 from scheduler_core.model import (
     ANN_BOUND_BY_CONTROLLER,
     BINDING_WAIT_FOR_FIRST_CONSUMER,

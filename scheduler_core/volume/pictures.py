@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from scheduler_core import quantity
+from scheduler_core.model import quantity
 from scheduler_core.framework.storage import StorageState
 from scheduler_core.model import (
     ANN_SELECTED_NODE,

@@ -1,5 +1,5 @@
 // A stored cycle (GET /api/runs/{id}/segment?cycle=N, a NumPy .npz in the format of
-// scheduler_core/columnar.py, docs/WEB_API.md "Event segments") -> the same events the JSON API
+// scheduler_core/encoding/columnar.py, docs/WEB_API.md "Event segments") -> the same events the JSON API
 // gives, so the run model and every step view read them unchanged. Pure: no DOM, no arithmetic
 // on the engine's numbers (columns are copied out; delta-coded name indices are summed back).
 

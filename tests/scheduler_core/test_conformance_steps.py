@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from scheduler_core import load_scenario
-from scheduler_core.loop import run_to_the_end
-from scheduler_core.timeline import timeline_summary
+from scheduler_core.run.loop import run_to_the_end
+from scheduler_core.encoding.timeline import timeline_summary
 from tests.scheduler_core.conformance import diff
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "conformance-steps" / "public"

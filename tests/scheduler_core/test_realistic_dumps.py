@@ -9,10 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from scheduler_core import load_scenario, simulate, trace_summary
-from scheduler_core.loop import run_to_the_end
+from scheduler_core.run.loop import run_to_the_end
 from scheduler_core.model import NoticeCode
-from scheduler_core.resources import pod_requests
-from scheduler_core.timeline import timeline_summary
+from scheduler_core.model.resources import pod_requests
+from scheduler_core.encoding.timeline import timeline_summary
 
 DUMPS = Path(__file__).resolve().parents[1] / "fixtures" / "dumps"
 INSUFFICIENT_CPU = {"code": "Unschedulable", "reasons": ["Insufficient cpu"]}

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from scheduler_core import load_scenario, trace_summary
-from scheduler_core.bench import with_percentage
-from scheduler_core.scheduler import Scheduler, fresh_copy, simulate
+from scheduler_core.run.bench import with_percentage
+from scheduler_core.run.scheduler import Scheduler, fresh_copy, simulate
 from tests.scheduler_core.conformance import diff_traces
 
 SHARED = Path(__file__).resolve().parents[3] / "shared"
@@ -89,7 +89,7 @@ TIMELINE_CASES = sorted(p.name[: -len(".yaml")] for p in VOLUMES.glob("*.yaml"))
 
 
 def _run_events(scenario, vectorized: bool) -> list[dict]:
-    from scheduler_core.loop import run_to_the_end
+    from scheduler_core.run.loop import run_to_the_end
 
     return [event.to_json() for event in run_to_the_end(scenario, vectorized=vectorized)]
 

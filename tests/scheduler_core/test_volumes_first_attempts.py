@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from scheduler_core import load_scenario, simulate, trace_summary
-from scheduler_core.events import ExtensionPoint
+from scheduler_core.encoding.events import ExtensionPoint
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "conformance-timeline" / "public"
 CASES = sorted(p.name[: -len(".yaml")] for p in CORPUS.glob("volumes_*.yaml"))

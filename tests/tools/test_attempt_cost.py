@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from scheduler_core.events import Event, ExtensionPoint
+from scheduler_core.encoding.events import Event, ExtensionPoint
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))

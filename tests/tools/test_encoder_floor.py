@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from scheduler_core import load_scenario
-from scheduler_core.events import NormalizeResult, ScoreResult
+from scheduler_core.encoding.events import NormalizeResult, ScoreResult
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))

@@ -1,5 +1,6 @@
 """tools/import_cycles.py: the project's modules import each other without a cycle (imports inside
-functions and under TYPE_CHECKING count), and the framework imports no plugin (issue 23)."""
+functions and under TYPE_CHECKING count), the framework imports no plugin (issue 23), the engine's
+packages import only downward and nothing is loose at its top (issue 40)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,29 @@ def test_it_finds_no_import_cycle_in_the_package(project_graph, package):
 
 def test_the_framework_imports_no_plugin(project_graph):
     assert import_cycles.imports_between(project_graph, "scheduler_core.framework", "scheduler_core.plugins") == []
+
+
+def test_the_engine_s_layers_only_import_downward(project_graph):
+    assert import_cycles.upward_imports(project_graph) == []
+
+
+def test_nothing_is_loose_at_the_top_of_the_engine(project_graph):
+    assert import_cycles.loose_modules(project_graph) == []
+
+
+def test_an_import_of_a_higher_layer_is_named_and_the_top_modules_sit_above_all(tmp_path):
+    _write(tmp_path, {
+        "eng/__init__.py": "",
+        "eng/cli.py": "from eng.high import h\n",
+        "eng/low/__init__.py": "",
+        "eng/low/a.py": "def f():\n    from eng.high.b import g\n",
+        "eng/high/__init__.py": "",
+        "eng/high/b.py": "from eng.low.a import f\ndef g(): pass\n",
+    })
+    graph = import_cycles.build_graph(tmp_path, ("eng",))
+    layers = (("low",), ("high",))
+    assert import_cycles.upward_imports(graph, layers, "eng") == [("eng.low.a", "eng.high.b")]
+    assert import_cycles.layer_of("eng.cli", layers, "eng") == 2
 
 
 def test_the_engine_imports_nothing_of_the_web_app(project_graph):

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from scheduler_core import load_scenario, trace_summary
-from scheduler_core.loop import run_to_the_end
-from scheduler_core.scheduler import simulate
-from scheduler_core.timeline import timeline_summary
+from scheduler_core.run.loop import run_to_the_end
+from scheduler_core.run.scheduler import simulate
+from scheduler_core.encoding.timeline import timeline_summary
 from tests.scheduler_core.conformance import diff_traces
 
 TOOL = Path(__file__).resolve().parents[2] / "tools" / "random_scenarios.py"

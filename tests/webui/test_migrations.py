@@ -8,7 +8,7 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from scheduler_core.columnar import RunNames, decode_segment
+from scheduler_core.encoding.columnar import RunNames, decode_segment
 
 pytestmark = pytest.mark.django_db(transaction=True)
 BEFORE, AFTER = [("webui", "0002_run_trace")], [("webui", "0003_compact_events")]

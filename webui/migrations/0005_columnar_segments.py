@@ -1,4 +1,4 @@
-"""Issue 11: a run's events stored as one columnar segment per cycle (scheduler_core.columnar),
+"""Issue 11: a run's events stored as one columnar segment per cycle (scheduler_core.encoding.columnar),
 with the names the segments refer to kept once per run.
 
 Existing runs are converted: each cycle's stored events become one segment holding their payloads as
@@ -75,7 +75,7 @@ def to_segments(apps, schema_editor):
 
 def to_events(apps, schema_editor):
     # The format's own decoder: it reads version 1 for good (docs/WEB_API.md, "Event segments").
-    from scheduler_core.columnar import RunNames, decode_segment
+    from scheduler_core.encoding.columnar import RunNames, decode_segment
 
     RunEvent = apps.get_model("webui", "RunEvent")
     RunSegment = apps.get_model("webui", "RunSegment")

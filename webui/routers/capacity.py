@@ -9,7 +9,7 @@ from typing import Literal, Optional
 from django.http import HttpRequest
 from ninja import Field, Router, Schema, Status
 
-from scheduler_core.capacity_rounds import Question
+from scheduler_core.answers.capacity_rounds import Question
 from webui import schemas
 from webui.models import CapacityQuestion
 from webui.services import access, capacity, scenarios

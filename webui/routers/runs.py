@@ -133,7 +133,7 @@ def run_step_cluster(request: HttpRequest, run_id: int, step: int):
     `unschedulable` as cordoned or drained), every pod with its node (null: pending), its node at the end of the
     step before and its `mark` — `new` (created in the step), `placed` (pending before), `moved` (another node),
     `pending`, or "" (where it was) —, and the pods that left during the step (`gone`: `evicted`, `deleted`,
-    `succeeded`, with the node they left). Computed by the engine (scheduler_core.stepplacements) from the run's
+    `succeeded`, with the node they left). Computed by the engine (scheduler_core.answers.stepplacements) from the run's
     stored story events and its version; 404 when the run has no such step, or it has not ended yet.
     """
     run = access.readable_run(request.auth, run_id)

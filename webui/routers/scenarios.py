@@ -161,7 +161,7 @@ def scenario_fix_node_taints(request: HttpRequest, scenario_id: int, body: schem
 @router.get("/{int:scenario_id}/explain-pod", response={200: schemas.ExplainPodOut, **schemas.ERRORS}, summary="Why is this running pod here?")
 def scenario_explain_pod(request: HttpRequest, scenario_id: int, pod: str, version: int | None = None):
     """For a pod bound in the version (`pod` = namespace/name): its scheduling cycle run again against the
-    rest of the cluster, its own node included, with the pod taken off (scheduler_core.explain_pod) — whether
+    rest of the cluster, its own node included, with the pod taken off (scheduler_core.answers.explain_pod) — whether
     its node would still win now (`outcome`: stays, tie, moves, unschedulable; `chosen`), by how much (`margin`
     against `comparedWith`, `plugins` one by one), where else it fits (`feasible`), the best totals (`top`),
     and `caveats`, the first always that the cluster may have changed since the pod was placed. 400 when the

@@ -1,6 +1,6 @@
 """Capacity questions (issue 26) answered by trials fanned out to the Celery workers.
 
-The search is scheduler_core.capacity_rounds': a proposer of rounds of independent trials. This
+The search is scheduler_core.answers.capacity_rounds': a proposer of rounds of independent trials. This
 module only stores and dispatches:
 
 - ``ask`` saves the question and sends ``advance_capacity``;
@@ -36,9 +36,9 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, QuerySet
 from django.utils import timezone
 
-from scheduler_core.capacity import (CapacityAnswer, CapacityError, FitAnswer, FragmentationAnswer, NodesAnswer,
+from scheduler_core.answers.capacity import (CapacityAnswer, CapacityError, FitAnswer, FragmentationAnswer, NodesAnswer,
                                      RemovableAnswer, Trial, TrialBase, TrialChanges, TrialOutcome, run_trial)
-from scheduler_core.capacity_rounds import Question, replay, search_for
+from scheduler_core.answers.capacity_rounds import Question, replay, search_for
 from scheduler_core.scenario.changes import SCALABLE_KINDS
 from webui import publisher
 from webui.models import FINISHED_STATUSES, CapacityKind, CapacityQuestion, CapacityTrial, Run, RunStatus, Scenario, \

@@ -24,23 +24,23 @@ from scheduler_core import (
     simulate,
     trace_summary,
 )
-from scheduler_core.check import check_scenario
-from scheduler_core.events import read_events
-from scheduler_core.event_pipe import can_fork, events_in_child
-from scheduler_core.explain import explain_events
-from scheduler_core.columnar import EventFilter, FormatError, RunNames, SegmentEncoder, decode_segment, decode_selected
-from scheduler_core.loop import run_to_the_end
-from scheduler_core.filter_details import CycleDetails, cycle_details
-from scheduler_core.compare import compare_events, compare_reads
-from scheduler_core.explain_pod import NotBound, PodPlacementExplanation
-from scheduler_core.explain_pod import explain_pod as scheduler_explain_pod
-from scheduler_core.findings import NODE_TAINTS_MISSING
-from scheduler_core.node_taints import add_node_taints_to_text, controller_taint_changes
-from scheduler_core.recorded import RecordedComparison, compare_recorded, replayed_from_timeline, replayed_from_trace
-from scheduler_core.whatif import NotPending
-from scheduler_core.whatif import what_if as scheduler_what_if
-from scheduler_core.stepplacements import StepPlacement, step_placements
-from scheduler_core.timeline import run_story, story_reads
+from scheduler_core.answers.check import check_scenario
+from scheduler_core.encoding.events import read_events
+from scheduler_core.encoding.pipe import can_fork, events_in_child
+from scheduler_core.answers.explain import explain_events
+from scheduler_core.encoding.columnar import EventFilter, FormatError, RunNames, SegmentEncoder, decode_segment, decode_selected
+from scheduler_core.run.loop import run_to_the_end
+from scheduler_core.answers.filter_details import CycleDetails, cycle_details
+from scheduler_core.answers.compare import compare_events, compare_reads
+from scheduler_core.answers.explain_pod import NotBound, PodPlacementExplanation
+from scheduler_core.answers.explain_pod import explain_pod as scheduler_explain_pod
+from scheduler_core.answers.findings import NODE_TAINTS_MISSING
+from scheduler_core.cluster.node_lifecycle import add_node_taints_to_text, controller_taint_changes
+from scheduler_core.answers.recorded import RecordedComparison, compare_recorded, replayed_from_timeline, replayed_from_trace
+from scheduler_core.answers.whatif import NotPending
+from scheduler_core.answers.whatif import what_if as scheduler_what_if
+from scheduler_core.answers.stepplacements import StepPlacement, step_placements
+from scheduler_core.encoding.timeline import run_story, story_reads
 from scheduler_core.volume.pictures import cluster_volume_json
 from scheduler_core.scenario import sources
 from scheduler_core.scenario.jsonstream import as_yaml_stream
@@ -277,7 +277,7 @@ ENGINE_PROCESS_FROM_CELLS = 100_000
 
 def run_events(scenario: Any, mode: str = MODE_TIMELINE) -> Iterator[Event]:
     """``simulate_events`` as a run stores it: for a big run, in a forked engine process while this
-    one stores (scheduler_core.event_pipe), so scheduling and storing use two cores; the events are
+    one stores (scheduler_core.encoding.pipe), so scheduling and storing use two cores; the events are
     the same either way (SCHEDLAB_ENGINE_PROCESS: auto, child or inline)."""
     if engine_in_child(scenario):
         return events_in_child(lambda in_child: simulate_events(scenario, mode, hand_over_only=in_child))
@@ -310,27 +310,27 @@ def cluster_volumes(scenario: Any) -> list[dict[str, Any]]:
 
 def what_if(scenario: Any, pod: str, placements: dict[str, Any] | None = None,
             nominated: dict[str, str] | None = None) -> dict[str, Any]:
-    """Single changes that would let a pending pod fit, each verified by the engine (scheduler_core.whatif)."""
+    """Single changes that would let a pending pod fit, each verified by the engine (scheduler_core.answers.whatif)."""
     return scheduler_what_if(scenario, pod, placements, nominated)
 
 
 def compare(events_a: Iterable[dict[str, Any]], events_b: Iterable[dict[str, Any]], pod: str | None = None) -> dict[str, Any]:
-    """Two stored runs side by side (scheduler_core.compare), their events read back typed."""
+    """Two stored runs side by side (scheduler_core.answers.compare), their events read back typed."""
     return compare_events(read_events(events_a), read_events(events_b), pod=pod)
 
 
 def story(events_json: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    """A timeline run's attempts, queue moves and cluster changes (scheduler_core.timeline.run_story)."""
+    """A timeline run's attempts, queue moves and cluster changes (scheduler_core.encoding.timeline.run_story)."""
     return run_story(events_json)
 
 
 def steps_cluster(scenario: Any, events_json: Iterable[dict[str, Any]]) -> list[StepPlacement]:
-    """Where every pod is at the end of each step of a run with steps (scheduler_core.stepplacements)."""
+    """Where every pod is at the end of each step of a run with steps (scheduler_core.answers.stepplacements)."""
     return step_placements(scenario, events_json)
 
 
 def trace(events_json: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    """A stored run's trace summary (scheduler_core.trace), its events read back typed."""
+    """A stored run's trace summary (scheduler_core.encoding.trace), its events read back typed."""
     return trace_summary(read_events(events_json))
 
 
@@ -355,7 +355,7 @@ def with_node_taints(text: str) -> str:
 
 
 def explain_pod(scenario: Any, pod: str) -> PodPlacementExplanation:
-    """Why is this running pod here: its cycle re-run without it (scheduler_core.explain_pod);
+    """Why is this running pod here: its cycle re-run without it (scheduler_core.answers.explain_pod);
     NotBound when the pod is not running on a node of the scenario."""
     return scheduler_explain_pod(scenario, pod)
 
@@ -363,7 +363,7 @@ def explain_pod(scenario: Any, pod: str) -> PodPlacementExplanation:
 def recorded(scenario: Any, mode: str, summary: dict[str, Any]) -> RecordedComparison:
     """Each pending pod's recorded PodScheduled condition beside the replay's answer for it, read
     from the run's timeline story (a run to the end) or its trace summary (a single pass), with the
-    dump's findings as likely causes (scheduler_core.recorded)."""
+    dump's findings as likely causes (scheduler_core.answers.recorded)."""
     replayed = replayed_from_trace(summary) if mode == MODE_SINGLE else replayed_from_timeline(summary)
     return compare_recorded(scenario, replayed)  # the findings, as likely causes, only when some pod differs
 

@@ -3,7 +3,7 @@
 Adding the node taints: a dump's NotReady (or pressured) node without the taints kube-controller-
 manager's node lifecycle controller keeps in step with its conditions takes pods the real cluster
 keeps off it. The engine says which taints the controller would add or remove and writes them into
-the node documents only (scheduler_core.node_taints); every other document keeps its text.
+the node documents only (scheduler_core.cluster.node_lifecycle); every other document keeps its text.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The recorded answer beside the replay, for a finished run: each pending pod's PodScheduled
 condition as the dump carries it (the real scheduler's last word) against what the run says of the
-same pod — the engine's comparison (scheduler_core.recorded), once per run and server process."""
+same pod — the engine's comparison (scheduler_core.answers.recorded), once per run and server process."""
 
 from __future__ import annotations
 

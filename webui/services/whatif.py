@@ -1,6 +1,6 @@
 """What would make a pod fit: the engine's suggestions for a run's pod, and a suggestion applied to
-the scenario text as a new version. Both are the engine's (scheduler_core/whatif.py describes and
-verifies a suggestion, scheduler_core/whatif_text.py writes it into the text): this module reads
+the scenario text as a new version. Both are the engine's (scheduler_core/answers/whatif.py describes and
+verifies a suggestion, scheduler_core/answers/whatif_text.py writes it into the text): this module reads
 the run and saves the version.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from scheduler_core.whatif_text import apply_to_text
+from scheduler_core.answers.whatif_text import apply_to_text
 from webui.models import Run
 from webui.services import engine, events, scenarios
 from webui.services.access import Actor

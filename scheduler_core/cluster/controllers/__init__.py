@@ -1,7 +1,7 @@
 """Stand-ins for kube-controller-manager's controllers in a run with steps (../shared/spec/CHANGES.md).
 
 Each controller reads the cluster (``state.ClusterState``) and answers with the API writes it
-would make (``state.Write``); the step driver (``scheduler_core/steps.py``) applies them so that
+would make (``state.Write``); the step driver (``scheduler_core/run/steps.py``) applies them so that
 the scheduler hears of each through its informers. They are deterministic versions of the
 release's: where the release picks at random or races, ../shared/spec/CHANGES.md fixes the choice.
 """

@@ -22,7 +22,7 @@ from scheduler_core.cluster.controllers.deployment import scaled_value
 from scheduler_core.cluster.controllers.pods import make_pod, pod_manifest
 from scheduler_core.cluster.controllers.revisions import Revisions, complete, made_at, pod_revision, revisions
 from scheduler_core.cluster.controllers.state import ClusterState, CreatePod, DeletePod, Write, is_running
-from scheduler_core.events import RolloutStatus
+from scheduler_core.encoding.events import RolloutStatus
 from scheduler_core.model import KIND_DAEMON_SET, ControlledWorkload, Node, Pod, TaintEffect
 from scheduler_core.plugins.helper import find_untolerated_taint, required_node_affinity_matches
 

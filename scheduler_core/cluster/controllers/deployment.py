@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Optional, Union
 
 from scheduler_core.cluster.controllers.state import ClusterState, is_running
-from scheduler_core.events import RolloutStatus
+from scheduler_core.encoding.events import RolloutStatus
 from scheduler_core.model import (
     KIND_DEPLOYMENT,
     KIND_REPLICA_SET,

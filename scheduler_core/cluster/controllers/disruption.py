@@ -9,7 +9,7 @@ from typing import Optional, Union
 
 from scheduler_core.cluster.controllers.deployment import owned_replica_sets
 from scheduler_core.cluster.controllers.state import ClusterState, is_running
-from scheduler_core.labels import compile_selector
+from scheduler_core.model.labels import compile_selector
 from scheduler_core.model import (
     KIND_DEPLOYMENT,
     KIND_REPLICA_SET,

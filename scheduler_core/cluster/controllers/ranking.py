@@ -30,7 +30,7 @@ from datetime import datetime, timedelta
 from typing import Optional
 
 from scheduler_core.cluster.controllers.state import ClusterState, is_running
-from scheduler_core.labels import compile_selector
+from scheduler_core.model.labels import compile_selector
 from scheduler_core.model import KIND_REPLICA_SET, ControlledWorkload, Pod
 
 ANN_DELETION_COST = "controller.kubernetes.io/pod-deletion-cost"

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from typing import Any, Callable, Optional, Protocol, Union
 
 from scheduler_core.cluster.store import KIND_NODE, Action, WatchEvent
-from scheduler_core.labels import compile_selector
+from scheduler_core.model.labels import compile_selector
 from scheduler_core.model import (
     ControlledWorkload,
     Node,

@@ -35,7 +35,7 @@ from scheduler_core.cluster.controllers.state import (
     Write,
     is_running,
 )
-from scheduler_core.events import RolloutStatus
+from scheduler_core.encoding.events import RolloutStatus
 from scheduler_core.model import (
     KIND_STATEFUL_SET,
     POLICY_PARALLEL,

@@ -56,7 +56,7 @@ class Evaluator:
         self._policy = policy
         # preempting / lastVictimsPendingPreemption: preemptor -> its last victim, once known.
         self.preempting: dict[str, Optional[Pod]] = {}
-        # Explanations only (scheduler_core.filter_details): told each pick's ranking. Never set in a run.
+        # Explanations only (scheduler_core.answers.filter_details): told each pick's ranking. Never set in a run.
         self.ranking_observer: Optional[Callable[[Pod, PreemptionRanking], None]] = None
 
     # ------------------------------------------------------------------ Preempt

@@ -15,8 +15,8 @@ from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import PluginsRunner
 from scheduler_core.framework.node_info import NodeInfo, PodInfo
 from scheduler_core.framework.status import MaybeStatus, Status, is_success
-from scheduler_core.gosort import sorted_slice
-from scheduler_core.labels import compile_selector
+from scheduler_core.util.gosort import sorted_slice
+from scheduler_core.model.labels import compile_selector
 from scheduler_core.model import Pod, PodDisruptionBudget
 
 REASON_NO_VICTIMS = "No preemption victims found for incoming pod"
@@ -93,7 +93,7 @@ def by_importance(infos: Sequence[PodInfo]) -> list[PodInfo]:
     Higher priorities come first; equal priorities by start time, and among pods without one, the
     order Go's pdqsort leaves with the always-true tie (reverse node order up to 12 pods, the
     insertion-sort range; beyond, whatever the partitioning does), reproduced call for call by
-    ``scheduler_core.gosort``.
+    ``scheduler_core.util.gosort``.
     """
     return sorted_slice(infos, more_important)
 

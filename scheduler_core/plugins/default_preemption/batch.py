@@ -18,7 +18,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from scheduler_core import names
+from scheduler_core.model import names
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.node_info import NodeInfo, PodInfo
 from scheduler_core.framework.preemption.candidates import NO_VICTIMS, Candidate, DryRun, expected_a_victim

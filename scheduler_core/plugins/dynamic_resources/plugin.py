@@ -24,7 +24,7 @@ from typing import Any, ClassVar, Mapping, Optional
 
 import numpy as np
 
-from scheduler_core import names
+from scheduler_core.model import names
 from scheduler_core.dra import claims as pod_claims
 from scheduler_core.dra.allocator import (
     AllocationError,
@@ -51,7 +51,7 @@ from scheduler_core.framework.interfaces import Handle, NodeScore, NodeToStatus,
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.status import SKIP, MaybeStatus, Status
-from scheduler_core.labels import node_selector_matches
+from scheduler_core.model.labels import node_selector_matches
 from scheduler_core.model import (
     ALLOCATION_MODE_ALL,
     FINALIZER,

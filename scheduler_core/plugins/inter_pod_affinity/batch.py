@@ -5,7 +5,7 @@ indexed by code, with one extra slot at the end, so a node without the key (code
 The per-node functions in ``filtering`` and ``scoring`` are the reference; tests compare the two.
 
 ``TermCounter`` is the fast path of PreFilter's and PreScore's counting of the incoming pod's terms:
-matching pods per node come from ``PodCounts`` (scheduler_core/pod_counts.py), and a term's counts
+matching pods per node come from ``PodCounts`` (scheduler_core/framework/pod_counts.py), and a term's counts
 per topology value are an ``np.bincount`` over the key's label codes weighted by them.
 """
 
@@ -35,7 +35,7 @@ from scheduler_core.plugins.inter_pod_affinity.existing_terms import (
     ExistingTerms,
 )
 from scheduler_core.plugins.inter_pod_affinity.scoring import PreScoreState
-from scheduler_core.pod_counts import PodCounts, weighted_bincount
+from scheduler_core.framework.pod_counts import PodCounts, weighted_bincount
 
 _AFFINITY, _ANTI, _EXISTING = 0, 1, 2
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Iterator, Mapping, Optional
 
 from scheduler_core.framework.node_info import AffinityTerm
 from scheduler_core.model import Pod
-from scheduler_core.pod_counts import PodCounts
+from scheduler_core.framework.pod_counts import PodCounts
 
 if TYPE_CHECKING:
     from scheduler_core.framework.node_info import NodeInfo

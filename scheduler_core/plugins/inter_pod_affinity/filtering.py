@@ -18,7 +18,7 @@ from scheduler_core.framework.filter_facts import AffinityFact
 from scheduler_core.framework.node_info import AffinityTerm, NodeInfo, PodInfo, Snapshot, cycle_pod_info
 from scheduler_core.framework.status import MaybeStatus, Status
 from scheduler_core.model import Node, Pod
-from scheduler_core.names import INTER_POD_AFFINITY
+from scheduler_core.model.names import INTER_POD_AFFINITY
 from scheduler_core.plugins.inter_pod_affinity.matching import candidates, count_by_topology_value, namespace_check
 from scheduler_core.plugins.inter_pod_affinity.pod_index import PodLabelIndex
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Callable, Iterable, Optional
 
 from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot
-from scheduler_core.labels import Matcher
+from scheduler_core.model.labels import Matcher
 
 Pair = tuple[str, str]
 Bucket = tuple[str, str, str]  # (namespace, label key, label value)

@@ -17,7 +17,7 @@ from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, NodeScore
 from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot, WeightedAffinityTerm, cycle_pod_info
 from scheduler_core.model import Node, Pod
-from scheduler_core.names import INTER_POD_AFFINITY
+from scheduler_core.model.names import INTER_POD_AFFINITY
 from scheduler_core.plugins.inter_pod_affinity.args import InterPodAffinityArgs
 from scheduler_core.plugins.inter_pod_affinity.matching import count_by_topology_value
 from scheduler_core.plugins.inter_pod_affinity.pod_index import PodLabelIndex

@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Mapping, Optional
 
 import numpy as np
 
-from scheduler_core import names
+from scheduler_core.model import names
 from scheduler_core.framework import signers
 from scheduler_core.framework.batch import PASS, FilterVerdicts
 from scheduler_core.framework.cluster_events import (
@@ -54,7 +54,7 @@ from scheduler_core.plugins.node_resources.resource_names import (
     is_scalar_resource_name,
     qualified_name_problems,
 )
-from scheduler_core.resources import pod_requests
+from scheduler_core.model.resources import pod_requests
 
 REASON_TOO_MANY_PODS = "Too many pods"
 REASON_INSUFFICIENT = "Insufficient {resource}"

@@ -16,7 +16,7 @@ from typing import Optional
 
 import numpy as np
 
-from scheduler_core import names
+from scheduler_core.model import names
 from scheduler_core.framework.batch import FilterVerdicts
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.cycle_state import CycleState

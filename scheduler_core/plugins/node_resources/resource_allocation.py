@@ -31,7 +31,7 @@ from scheduler_core.framework.status import MaybeStatus, Status
 from scheduler_core.model import CPU, EPHEMERAL_STORAGE, MEMORY, Pod
 from scheduler_core.plugins.helper import go_div, go_div_batch_fast
 from scheduler_core.plugins.node_resources.resource_names import is_scalar_resource_name
-from scheduler_core.resources import NON_ZERO_DEFAULTS, pod_requests
+from scheduler_core.model.resources import NON_ZERO_DEFAULTS, pod_requests
 
 # A strategy: (requested after placing the pod, allocatable), both per configured resource -> score.
 Scorer = Callable[[Sequence[int], Sequence[int]], int]

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Optional
 
 from scheduler_core.framework.node_info import NodeInfo
-from scheduler_core.labels import Matcher, compile_selector, map_selector_matches, merge_match_label_keys
+from scheduler_core.model.labels import Matcher, compile_selector, map_selector_matches, merge_match_label_keys
 from scheduler_core.model import (
     LABEL_HOSTNAME,
     LabelSelector,

@@ -1,7 +1,7 @@
 """What PodTopologySpread's Filter will decide, per hard constraint and per domain (a picture).
 
 The PreFilter state holds the counts; Filter turns them into one verdict per node, the first
-failing constraint deciding. The run view and ``scheduler_core.explain`` need each constraint's
+failing constraint deciding. The run view and ``scheduler_core.answers.explain`` need each constraint's
 OWN verdict per domain instead — which domains constraint A allows, which constraint B allows —
 to show why a pod fits nowhere when each constraint alone would allow something. The verdicts are
 computed here with Filter's own rule (``filtering.filter_node``), so the picture cannot disagree

@@ -6,7 +6,7 @@ Every function here computes exactly what its per-node counterpart in ``filterin
 
 * a topology domain is a label code of the key's ``LabelColumn``; per-domain sums are
   ``np.bincount`` over the nodes that pass the all-keys and inclusion-policy masks;
-* matching pods per node come from ``PodCounts`` (scheduler_core/pod_counts.py): one int64 array per
+* matching pods per node come from ``PodCounts`` (scheduler_core/framework/pod_counts.py): one int64 array per
   (namespace, selector), kept in step with the snapshot by re-counting only the nodes whose
   ``NodeInfo.generation`` changed;
 * scores use float64 with the reference's operation order (``count * weight + (maxSkew - 1)``
@@ -38,7 +38,7 @@ from scheduler_core.plugins.pod_topology_spread.filtering import (
     critical_paths_of,
 )
 from scheduler_core.plugins.pod_topology_spread.scoring import PreScoreState
-from scheduler_core.pod_counts import PodCounts  # shared with InterPodAffinity; plugin.py builds it from here
+from scheduler_core.framework.pod_counts import PodCounts  # shared with InterPodAffinity; plugin.py builds it from here
 
 
 # ---------------------------------------------------------------------------- masks

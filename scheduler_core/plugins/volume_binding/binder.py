@@ -4,7 +4,7 @@ and the assume / bind steps of Reserve and PreBind.
 
 It reads claims and volumes through the assume caches of the snapshot's StorageState, so a later
 pod sees what an earlier pod's Reserve assumed; PreBind writes the API objects and lets the
-stand-in volume controller finish the binding (``volume_controller``).
+stand-in volume controller finish the binding while it waits (``ObjectWriter.await_volume_bindings``).
 """
 
 from __future__ import annotations
@@ -12,14 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
-from scheduler_core import quantity
-from scheduler_core.cluster import volume_controller
+from scheduler_core.model import quantity
 from scheduler_core.framework.filter_facts import VolumeFact
 from scheduler_core.framework.node_info import Snapshot
 from scheduler_core.framework.options import ObjectWriter
 from scheduler_core.framework.storage import StorageState
-from scheduler_core.gosort import sorted_slice
-from scheduler_core.labels import compile_selector
+from scheduler_core.util.gosort import sorted_slice
+from scheduler_core.model.labels import compile_selector
 from scheduler_core.model import (
     ANN_SELECTED_NODE,
     NOT_SUPPORTED_PROVISIONER,
@@ -326,7 +325,7 @@ class VolumeBinder:
         for provision in pod_volumes.dynamic_provisions:
             writes.write_claim(provision.claim)
         claims = [b.claim.key for b in pod_volumes.static_bindings] + [p.claim.key for p in pod_volumes.dynamic_provisions]
-        volume_controller.settle(writes, claims)
+        writes.await_volume_bindings(claims)
         if self.bind_timeout_seconds == 0:  # the poll's first check comes after one second
             raise BinderError(f"binding volumes: {BIND_TIMEOUT_ERROR}")
         if not self._check_bindings(pod, pod_volumes):

@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 import pytest
 
 from scheduler_core.cluster.store import KIND_POD, Cluster
-from scheduler_core.events import ClusterChangeKind
+from scheduler_core.encoding.events import ClusterChangeKind
 from scheduler_core.cluster.kubelet import GRACE_MS, StandInKubelet
 from tests.scheduler_core.builders import make_pod
 

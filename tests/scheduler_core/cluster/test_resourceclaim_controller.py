@@ -9,7 +9,8 @@ from scheduler_core.framework.dra_state import DraState
 from scheduler_core.framework.node_info import Snapshot
 from scheduler_core.framework.cluster_events import ActionType
 from scheduler_core.model import FINALIZER, POD_CLAIM_NAME_ANNOTATION, ClaimSpec, DraObjects, ResourceClaimTemplate
-from scheduler_core.cluster.resourceclaim_controller import RELEASE_DELAY_MS, ResourceClaimController, generated_claim_name
+from scheduler_core.cluster.resourceclaim_controller import RELEASE_DELAY_MS, ResourceClaimController
+from scheduler_core.dra.claims import generated_claim_name
 from tests.scheduler_core.builders import claiming_pod, exact, make_resource_claim
 
 class Changes(list):

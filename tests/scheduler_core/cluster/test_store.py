@@ -13,8 +13,8 @@ import pytest
 
 from scheduler_core import load_scenario
 from scheduler_core.cluster.store import KIND_BUDGET, KIND_NODE, KIND_POD, KIND_WORKLOAD, Action, Cluster, WatchEvent
-from scheduler_core.loop import SchedulerLoop
-from scheduler_core.events import ClusterChangeKind as Change
+from scheduler_core.run.loop import SchedulerLoop
+from scheduler_core.encoding.events import ClusterChangeKind as Change
 from scheduler_core.model import LabelSelector, PodDisruptionBudget, PodScheduledCondition
 from tests.scheduler_core.builders import controlled_workload, make_node, make_pod
 

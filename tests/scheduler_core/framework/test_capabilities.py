@@ -7,7 +7,7 @@ from typing import ClassVar
 
 import pytest
 
-from scheduler_core import names
+from scheduler_core.model import names
 from scheduler_core.framework.capabilities import Capabilities
 from scheduler_core.framework.profile import Profile, ProfileError, build_profile
 from scheduler_core.plugins.registry import in_tree_registry

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scheduler_core.labels import node_selector_matches, node_selector_term_matches
+from scheduler_core.model.labels import node_selector_matches, node_selector_term_matches
 from scheduler_core.model import NodeSelector
 from scheduler_core.plugins.helper import (
     FunctionShapePoint,

@@ -5,7 +5,7 @@ from scheduler_core.framework.node_info import NodeInfo, PodInfo
 from scheduler_core.framework.status import SKIP, Status
 from scheduler_core.model import Container, ContainerPort
 from scheduler_core.plugins import node_ports
-from scheduler_core.resources import host_ports
+from scheduler_core.model.resources import host_ports
 from tests.scheduler_core.builders import make_node, make_pod
 
 CONFLICT = Status.unschedulable("node(s) didn't have free ports for the requested pod ports")

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scheduler_core import simulate
-from scheduler_core.quantity import CPU_OVERFLOW
+from scheduler_core.model.quantity import CPU_OVERFLOW
 from scheduler_core.scenario import load_scenario
 from scheduler_core.scenario.fields import Context, Field
 from scheduler_core.scenario.resources import _read_container_resources, container_resources

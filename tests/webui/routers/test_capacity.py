@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from scheduler_core.capacity import TrialBase, how_many_fit
+from scheduler_core.answers.capacity import TrialBase, how_many_fit
 from tests.webui.capacity_support import CAPACITY_WEB, InProcessWorkers
 from webui.models import CapacityQuestion, RunCycle, RunStatus
 from webui.tasks import execute_run

@@ -11,7 +11,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from scheduler_core.columnar import RunNames, decode_segment
+from scheduler_core.encoding.columnar import RunNames, decode_segment
 from tests.scheduler_core.builders import node_text, numbers_scenario, pod_text, preemption_scenario
 from webui import responses
 from webui.models import Run, RunSegment, RunStatus

@@ -470,7 +470,7 @@ def test_an_archive_with_too_many_files_is_refused_with_the_limit_named(owner: C
 
 def test_the_check_says_what_check_json_says(owner: Client, imported: dict):
     from scheduler_core import load_scenario
-    from scheduler_core.check import check_scenario
+    from scheduler_core.answers.check import check_scenario
 
     report = check_scenario(load_scenario(imported["text"])).to_json()
     validated = owner.post("/api/validate", {"text": imported["text"]}, content_type=JSON).json()

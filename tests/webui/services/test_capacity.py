@@ -10,7 +10,7 @@ from django.conf import settings
 from django.test import Client
 from django.utils import timezone
 
-from scheduler_core.capacity import TrialBase, TrialChanges, how_many_fit, run_trial
+from scheduler_core.answers.capacity import TrialBase, TrialChanges, how_many_fit, run_trial
 from tests.webui.capacity_support import CAPACITY_WEB, InProcessWorkers
 from webui.models import CapacityQuestion, CapacityTrial, Run, RunStatus, Scenario
 from webui.services import capacity

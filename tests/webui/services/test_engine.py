@@ -10,10 +10,10 @@ import pytest
 from django.test import override_settings
 
 from scheduler_core import load_scenario, simulate, trace_summary
-from scheduler_core.compare import compare_events
-from scheduler_core.events import UnknownEventKind
-from scheduler_core.explain import explain_events
-from scheduler_core.loop import run_to_the_end
+from scheduler_core.answers.compare import compare_events
+from scheduler_core.encoding.events import UnknownEventKind
+from scheduler_core.answers.explain import explain_events
+from scheduler_core.run.loop import run_to_the_end
 from tests.webui import support
 from webui.services import engine
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from scheduler_core.whatif_text import apply_to_text
+from scheduler_core.answers.whatif_text import apply_to_text
 from webui.models import Run
 from webui.services import runs, scenarios, whatif
 from webui.services.access import Actor

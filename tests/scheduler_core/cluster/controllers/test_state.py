@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 
 from scheduler_core.cluster.controllers.state import ClusterState, is_running
 from scheduler_core.cluster.store import KIND_POD, KIND_WORKLOAD, Action, Cluster, WatchEvent
-from scheduler_core.events import ClusterChangeKind
+from scheduler_core.encoding.events import ClusterChangeKind
 from scheduler_core.model import OwnerReference
 from tests.scheduler_core.builders import cluster_state, controlled_workload, make_node, make_pod
 

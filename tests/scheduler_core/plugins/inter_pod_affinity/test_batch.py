@@ -13,7 +13,7 @@ from scheduler_core.plugins.inter_pod_affinity import batch, filtering, scoring
 from scheduler_core.plugins.inter_pod_affinity.args import InterPodAffinityArgs
 from scheduler_core.plugins.inter_pod_affinity.existing_terms import ExistingTerms
 from scheduler_core.plugins.inter_pod_affinity.pod_index import PodLabelIndex
-from scheduler_core.pod_counts import PodCounts
+from scheduler_core.framework.pod_counts import PodCounts
 from tests.scheduler_core.builders import make_node, make_pod, make_snapshot
 from tests.scheduler_core.builders import HOST, ZONE, affinity, term, weighted
 

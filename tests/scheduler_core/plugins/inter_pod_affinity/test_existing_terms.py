@@ -11,7 +11,7 @@ from scheduler_core.plugins.inter_pod_affinity.existing_terms import (
     REQUIRED_ANTI_AFFINITY,
     ExistingTerms,
 )
-from scheduler_core.pod_counts import PodCounts
+from scheduler_core.framework.pod_counts import PodCounts
 from tests.scheduler_core.builders import ZONE, affinity, make_node, make_pod, make_snapshot, term, weighted
 
 ALL_KINDS = frozenset({REQUIRED_AFFINITY, REQUIRED_ANTI_AFFINITY, PREFERRED_AFFINITY})

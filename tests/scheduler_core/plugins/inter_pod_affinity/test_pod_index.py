@@ -3,7 +3,7 @@ only looks at pods that can match it (our index; upstream scans every pod of eve
 
 from __future__ import annotations
 
-from scheduler_core.labels import compile_selector
+from scheduler_core.model.labels import compile_selector
 from scheduler_core.model import LabelSelector, LabelSelectorRequirement
 from scheduler_core.plugins.inter_pod_affinity.pod_index import Candidates, PodLabelIndex
 from tests.scheduler_core.builders import make_node, make_pod, make_snapshot

@@ -18,7 +18,7 @@ from scheduler_core.plugins.node_resources.resource_allocation import (
     weighted_average,
     weighted_average_batch,
 )
-from scheduler_core.resources import NON_ZERO_DEFAULTS
+from scheduler_core.model.resources import NON_ZERO_DEFAULTS
 from tests.scheduler_core.builders import make_node, make_pod
 
 GPU = "example.com/gpu"

@@ -7,14 +7,14 @@ from pathlib import Path
 import pytest
 
 from scheduler_core import load_scenario, simulate
-from scheduler_core.events import ExtensionPoint
+from scheduler_core.encoding.events import ExtensionPoint
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.model import LabelSelector, Pod, Taint, TopologySpreadConstraint
 from scheduler_core.framework.node_table import NodeTable
-from scheduler_core.names import POD_TOPOLOGY_SPREAD
+from scheduler_core.model.names import POD_TOPOLOGY_SPREAD
 from scheduler_core.plugins.pod_topology_spread.picture import DomainNodes, group_nodes, group_table
 from scheduler_core.plugins.pod_topology_spread.plugin import new
-from scheduler_core.trace import trace_summary
+from scheduler_core.encoding.trace import trace_summary
 from tests.scheduler_core.builders import FakeHandle, make_node, make_pod, make_snapshot
 
 REPO = Path(__file__).resolve().parents[4]

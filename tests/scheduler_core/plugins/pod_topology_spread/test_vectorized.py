@@ -42,7 +42,7 @@ from scheduler_core.model import (
 )
 from scheduler_core.plugins.pod_topology_spread import vectorized
 from scheduler_core.plugins.pod_topology_spread.common import Constraint, count_matching
-from scheduler_core.scheduler import Scheduler, fresh_copy
+from scheduler_core.run.scheduler import Scheduler, fresh_copy
 from tests.scheduler_core.builders import make_node, make_pod
 
 ROOT = Path(__file__).resolve().parents[5] / "shared"
@@ -139,7 +139,7 @@ def bench_scenarios():
 @pytest.mark.parametrize("name", ["spread_500", "spread_5000"])
 @pytest.mark.parametrize("percentage", [100, 0])
 def test_bench_first_pods_same_on_both_paths(bench_scenarios, fast_path_calls, name, percentage):
-    from scheduler_core.bench import with_percentage
+    from scheduler_core.run.bench import with_percentage
 
     scenario = with_percentage(bench_scenarios[name], percentage)
     fast, reference = _both_paths(scenario, limit=30)

@@ -1,1 +1,0 @@
-"""The scheduler cache's pieces that decide more than bookkeeping (pkg/scheduler/backend/cache)."""

@@ -1,0 +1,227 @@
+"""resource.k8s.io/v1 DeviceClass, ResourceSlice, ResourceClaimTemplate and ResourceClaim as the
+scheduler reads them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from typing import Optional, TYPE_CHECKING, Union
+
+if TYPE_CHECKING:
+    from scheduler_core.model.core import NodeSelector, OwnerReference
+
+
+# ============================================================================ dynamic resource allocation
+# resource.k8s.io/v1 DeviceClass, ResourceSlice, ResourceClaimTemplate and ResourceClaim as the
+# scheduler reads them (k8s.io/api/resource/v1), after the API server's defaulting (an ``exactly``
+# request without ``allocationMode`` is ExactCount with count 1). Fields of features that are off
+# in v1.35.4 (DRAPartitionableDevices, DRADeviceTaints, DRAConsumableCapacity, DRAExtendedResource)
+# are dropped by the loader with a notice (scenario/dra.py), as the API server drops them.
+
+# resource.k8s.io/v1 constants.
+FINALIZER = "resource.kubernetes.io/delete-protection"
+POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
+ALLOCATION_MODE_EXACT_COUNT = "ExactCount"
+ALLOCATION_MODE_ALL = "All"
+ALLOCATION_MODES = (ALLOCATION_MODE_EXACT_COUNT, ALLOCATION_MODE_ALL)
+ALLOCATION_RESULTS_MAX_SIZE = 32  # resourceapi.AllocationResultsMaxSize
+FIRST_AVAILABLE_MAX_SIZE = 8  # resourceapi.FirstAvailableDeviceRequestMaxSize
+CEL_SELECTOR_MAX_COST = 1_000_000  # resourceapi.CELSelectorExpressionMaxCost
+
+
+@dataclass(frozen=True, slots=True)
+class Version:
+    """A semantic version attribute value (``version:``), kept as written (semver 2.0.0)."""
+
+    text: str
+
+
+AttributeValue = Union[bool, int, str, Version]
+
+
+@dataclass(frozen=True, slots=True)
+class Device:
+    name: str
+    attributes: dict[str, AttributeValue] = field(default_factory=dict)  # qualified name -> value
+    capacity: dict[str, Fraction] = field(default_factory=dict)  # qualified name -> quantity
+
+    def attribute(self, driver: str, fully_qualified: str) -> Optional[AttributeValue]:
+        """lookupAttribute: the fully qualified name, or the bare id when the domain is the driver."""
+        if fully_qualified in self.attributes:
+            return self.attributes[fully_qualified]
+        domain, sep, ident = fully_qualified.partition("/")
+        if not sep or domain != driver:
+            return None
+        return self.attributes.get(ident)
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceSlice:
+    name: str
+    driver: str
+    pool: str
+    generation: int = 0
+    slice_count: int = 1  # pool.resourceSliceCount
+    node_name: str = ""
+    node_selector: Optional[NodeSelector] = None
+    all_nodes: bool = False
+    devices: tuple[Device, ...] = ()
+    # Set when the slice uses DRAPartitionableDevices' fields (perDeviceNodeSelection or
+    # sharedCounters): GatherPools skips such a slice while the feature is off.
+    partitionable: bool = False
+    doc_index: int = 0
+    line: Optional[int] = None
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceClass:
+    name: str
+    selectors: tuple[str, ...] = ()  # CEL expressions
+    config_count: int = 0  # spec.config entries (opaque, copied into allocations)
+    line: Optional[int] = None
+
+
+@dataclass(frozen=True, slots=True)
+class ExactRequest:
+    device_class_name: str
+    selectors: tuple[str, ...] = ()
+    allocation_mode: str = ALLOCATION_MODE_EXACT_COUNT
+    count: int = 1
+    admin_access: Optional[bool] = None
+
+
+@dataclass(frozen=True, slots=True)
+class SubRequest:
+    """One alternative of a ``firstAvailable`` list (DRAPrioritizedList, on in v1.35)."""
+
+    name: str
+    device_class_name: str
+    selectors: tuple[str, ...] = ()
+    allocation_mode: str = ALLOCATION_MODE_EXACT_COUNT
+    count: int = 1
+
+    @property
+    def admin_access(self) -> Optional[bool]:
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceRequest:
+    name: str
+    exactly: Optional[ExactRequest] = None
+    first_available: tuple[SubRequest, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceConstraint:
+    requests: tuple[str, ...] = ()
+    match_attribute: Optional[str] = None
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimSpec:
+    requests: tuple[DeviceRequest, ...] = ()
+    constraints: tuple[DeviceConstraint, ...] = ()
+    config_count: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceResult:
+    request: str  # request name, or "<request>/<subrequest>"
+    driver: str
+    pool: str
+    device: str
+    admin_access: Optional[bool] = None
+
+    @property
+    def device_id(self) -> tuple[str, str, str]:
+        return (self.driver, self.pool, self.device)
+
+    def to_json(self) -> dict:
+        data = {"request": self.request, "driver": self.driver, "pool": self.pool, "device": self.device}
+        if self.admin_access is not None:
+            data["adminAccess"] = self.admin_access
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class AllocationResult:
+    results: tuple[DeviceResult, ...] = ()
+    node_selector: Optional[NodeSelector] = None
+
+    def to_json(self) -> dict:
+        data: dict = {"devices": [result.to_json() for result in self.results]}
+        if self.node_selector is not None:
+            data["nodeSelector"] = [
+                {"matchFields": [f"{r.key} {r.operator} {','.join(r.values)}" for r in term.match_fields],
+                 "matchExpressions": [f"{r.key} {r.operator} {','.join(r.values)}" for r in term.match_expressions]}
+                for term in self.node_selector.terms]
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class ConsumerRef:
+    """status.reservedFor[]: who uses the claim (a pod, by uid)."""
+
+    resource: str
+    name: str
+    uid: str
+    api_group: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceClaim:
+    namespace: str
+    name: str
+    uid: str = ""
+    labels: dict[str, str] = field(default_factory=dict)
+    annotations: dict[str, str] = field(default_factory=dict)
+    owner_references: tuple[OwnerReference, ...] = ()
+    finalizers: tuple[str, ...] = ()
+    terminating: bool = False  # metadata.deletionTimestamp set
+    spec: ClaimSpec = field(default_factory=ClaimSpec)
+    allocation: Optional[AllocationResult] = None
+    reserved_for: tuple[ConsumerRef, ...] = ()
+    doc_index: int = 0
+    line: Optional[int] = None
+    resource_version: int = field(default=0, compare=False)  # as the run's API server gave it
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    def is_reserved_for(self, uid: str) -> bool:
+        """resourceclaim.IsReservedForPod."""
+        return any(ref.uid == uid for ref in self.reserved_for)
+
+    def controlled_by(self, uid: str) -> bool:
+        """metav1.IsControlledBy: the controller owner reference has this uid."""
+        return any(ref.controller and ref.uid == uid for ref in self.owner_references)
+
+    def deallocated(self) -> "ResourceClaim":
+        return replace(self, allocation=None, reserved_for=())
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceClaimTemplate:
+    namespace: str
+    name: str
+    labels: dict[str, str] = field(default_factory=dict)
+    annotations: dict[str, str] = field(default_factory=dict)
+    spec: ClaimSpec = field(default_factory=ClaimSpec)
+    line: Optional[int] = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+@dataclass(slots=True)
+class DraObjects:
+    """The scenario's resource.k8s.io objects, each kind in document order."""
+
+    classes: list[DeviceClass] = field(default_factory=list)
+    slices: list[ResourceSlice] = field(default_factory=list)
+    claims: list[ResourceClaim] = field(default_factory=list)
+    templates: list[ResourceClaimTemplate] = field(default_factory=list)

@@ -1,0 +1,24 @@
+"""model/resource.py: a device's attributes by fully qualified or bare name (lookupAttribute), and
+who a claim is reserved for and controlled by."""
+
+from __future__ import annotations
+
+from scheduler_core.model.core import OwnerReference
+from scheduler_core.model.resource import ConsumerRef, Device, ResourceClaim
+
+
+def test_a_bare_attribute_name_is_found_only_in_the_drivers_own_domain():
+    device = Device("gpu-0", attributes={"model": "a100", "other.example.com/x": 1})
+    assert device.attribute("gpu.example.com", "gpu.example.com/model") == "a100"
+    assert device.attribute("gpu.example.com", "other.example.com/model") is None
+    assert device.attribute("gpu.example.com", "other.example.com/x") == 1
+
+
+def test_a_claim_knows_its_consumers_and_its_controller_and_deallocates_as_a_new_object():
+    owner = OwnerReference("Pod", "train", "v1", True, "uid-train")
+    claim = ResourceClaim("default", "train-gpu", owner_references=(owner,),
+                          reserved_for=(ConsumerRef("pods", "train", "uid-train"),))
+    assert claim.key == "default/train-gpu" and claim.is_reserved_for("uid-train") and not claim.is_reserved_for("x")
+    assert claim.controlled_by("uid-train") and not claim.controlled_by("uid-other")
+    released = claim.deallocated()
+    assert released.reserved_for == () and claim.reserved_for != ()
