@@ -170,7 +170,7 @@ def _add(page, verb: str, fill: dict[str, str] | None = None, select: dict[str, 
     page.click("#changes-add")
 
 
-def test_every_operation_has_a_form_and_a_wrong_value_is_named_without_losing_what_was_typed(page):
+def test_every_operation_has_a_form_and_a_wrong_value_is_named_without_losing_what_was_typed(page, snap):
     created = api_post(page, "/api/scenarios", {"name": "every operation", "text": WITH_JOB})
     page.goto(f"{page.base_url}/scenarios/{created['id']}/")
     expect(page.locator("#validity")).to_contain_text("valid")
@@ -207,6 +207,7 @@ def test_every_operation_has_a_form_and_a_wrong_value_is_named_without_losing_wh
     expect(page.locator("#changes-form-error")).to_have_text("set.tolerations: expected a list (YAML or JSON), got a mapping")
     expect(page.locator("#changes-tolerations")).to_have_value("{key: dedicated}")
     expect(page.locator("#changes-steps li.changes-op")).to_have_count(1)
+    snap(page, "editor-changes-set")
     page.fill("#changes-tolerations", "")
 
     # patch: a merge patch that does not parse names its field; fixed, it is written into step 1.
