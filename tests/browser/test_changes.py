@@ -294,3 +294,46 @@ def test_a_rollout_added_in_the_panel_runs_stuck_and_the_step_names_its_pending_
     expect(chip).to_have_attribute("title", re.compile(r"\napp=web\n"))
     page.select_option("#step-cluster #color-key", "pod-template-hash")
     expect(chip).to_have_attribute("title", re.compile(r"\npod-template-hash=" + pod.split("-")[1] + r"\n"))
+
+
+OPERATIONS = """async ([text]) => {
+    const m = await import("/static/js/changesdoc.js");
+    const read = m.readChanges(text);
+    const attempt = (verb, fields) => { try { return m.operation(verb, fields); } catch (e) { return { error: e.message, field: e.field, typed: e instanceof m.OperationError }; } };
+    const set = attempt("set", { rollout: "Deployment/default/web", container: "", requests: "{memory: 2Gi, cpu: null}", nodeSelector: "zone=a" });
+    const written = m.writeSteps(text, read.changes, [{ operations: [set] }]);
+    return {
+        objects: read.objects.map((o) => [o.ref, o.containers]),
+        set, said: m.describeOperation(set), again: m.readChanges(written).changes.steps[0].operations[0],
+        emptySet: attempt("set", { rollout: "Deployment/default/web", image: "  " }),
+        notARollout: attempt("set", { rollout: "Job/default/batch", image: "x" }),
+        pairs: attempt("set", { rollout: "Deployment/default/web", limits: "memory" }),
+        patchList: attempt("patch", { patchTarget: "Deployment/default/web", patch: "[1, 2]" }),
+        patchEmpty: attempt("patch", { patchTarget: "Deployment/default/web", patch: "{}" }),
+        create: attempt("create", { manifest: '{"kind": "Node", "metadata": {"name": "n9"}}' }),
+        createKind: attempt("create", { manifest: "metadata: {name: x}" }),
+        noTarget: attempt("delete", { object: "" }),
+        complete: attempt("complete", { job: "Job/default/batch" }),
+    };
+}"""
+
+
+def test_each_forms_values_make_the_operation_the_engine_reads_or_an_error_naming_the_field(page):
+    page.goto(page.base_url + "/")
+    out = page.evaluate(OPERATIONS, [WITH_JOB])
+    assert ["Deployment/default/web", ["web"]] in out["objects"] and ["Node//n1", []] in out["objects"]
+    assert ["Job/default/batch", ["work"]] in out["objects"]
+    assert out["set"] == {"set": {"kind": "Deployment", "namespace": "default", "name": "web",
+                                  "requests": {"memory": "2Gi", "cpu": None}, "nodeSelector": {"zone": "a"}}}
+    assert out["again"] == out["set"]  # what is written reads back the same
+    assert out["said"] == "roll out Deployment default/web: set requests memory=2Gi, cpu=(removed); nodeSelector zone=a"
+    assert out["emptySet"] == {"error": "set: Required value: at least one of image, requests, limits, nodeSelector, tolerations, affinity",
+                               "field": "set", "typed": True}
+    assert out["notARollout"]["field"] == "set.kind"
+    assert out["pairs"]["field"] == "set.limits" and '"memory" is not key=value' in out["pairs"]["error"]
+    assert out["patchList"]["error"] == "patch.patch: expected a mapping (YAML or JSON), got a list"
+    assert out["patchEmpty"]["error"] == "patch.patch: an empty patch changes nothing"
+    assert out["create"] == {"create": {"kind": "Node", "metadata": {"name": "n9"}}}
+    assert out["createKind"] == {"error": "create.kind: Required value", "field": "create.kind", "typed": True}
+    assert out["noTarget"]["error"] == "delete.name: Required value: choose an object"
+    assert out["complete"] == {"complete": {"kind": "Job", "namespace": "default", "name": "batch"}}

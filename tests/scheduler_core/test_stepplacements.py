@@ -6,7 +6,9 @@ from __future__ import annotations
 from scheduler_core.loop import run_to_the_end
 from scheduler_core.scenario import load_scenario
 from scheduler_core.stepplacements import step_placements
-from tests.scheduler_core.builders import budget_text, changes_text, node_text, pod_text, scenario_text, workload_text
+from tests.scheduler_core.builders import (
+    budget_text, changes_text, gpu_devices_text, node_text, pod_text, scenario_text, workload_text,
+)
 
 
 def placements_of(text: str):
@@ -40,6 +42,15 @@ def test_a_rollouts_new_pods_carry_the_new_templates_labels_from_their_pod_creat
     assert all(p.pod.startswith(f"default/web-{p.labels['pod-template-hash']}-") for p in new)
     gone = {g.pod: g.labels for g in after.gone}
     assert gone and all(labels["pod-template-hash"] == old_hash for labels in gone.values())
+
+
+def test_a_controller_made_pod_carries_its_templates_claims():
+    text = scenario_text(node_text("n1", cpu="8"), gpu_devices_text(),
+                         workload_text("Deployment", "train", replicas=1, pod_spec="      resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]\n"),
+                         changes_text(["scale: {kind: Deployment, namespace: default, name: train, replicas: 2}"]))
+    steps = placements_of(text)
+    assert [p.claims for p in steps[1].pods] == [[{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]] * 2
+    assert all(p.to_json()["claims"] == p.claims for p in steps[1].pods)
 
 
 def test_a_stored_run_without_labels_on_pod_created_falls_back_to_the_templates():
