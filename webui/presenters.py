@@ -176,7 +176,15 @@ def timeline_steps(story: dict[str, Any]) -> list[dict[str, Any]] | None:
     """The story's steps, checked against their schema (None: a run without steps keeps its shape)."""
     if "steps" not in story:
         return None
-    return [schemas.TimelineStepOut.model_validate(step).model_dump() for step in story["steps"]]
+    steps = [schemas.TimelineStepOut.model_validate(step).model_dump() for step in story["steps"]]
+    for step in steps:  # `rollouts` (and a rollout's `partition`) only where the engine wrote them
+        summary = step["summary"]
+        if summary is not None and summary["rollouts"] is None:
+            del summary["rollouts"]
+        for rollout in (summary or {}).get("rollouts") or ():
+            if rollout["partition"] is None:
+                del rollout["partition"]
+    return steps
 
 
 def step_cluster(found: engine.StepPlacement) -> schemas.StepClusterOut:

@@ -648,6 +648,32 @@ class StepBlockedOut(Schema):
     budget: str  # namespace/name of that PodDisruptionBudget
 
 
+class RolloutPendingOut(Schema):
+    pod: str
+    failedSchedulingMessage: str | None  # noqa: N815 - its last FailedScheduling message (null: never attempted)
+
+
+class StepRolloutOut(Schema):
+    """A rollout under way when its step went quiet (docs/CHANGES.md "Output of a run with a rollout"): the
+    counts kubectl rollout status reads, its sentence, and the new pods still pending with why."""
+
+    step: int
+    kind: str  # Deployment | StatefulSet | DaemonSet
+    workload: str  # namespace/name
+    revision: int
+    updateRevision: str  # noqa: N815 - the new ReplicaSet or update revision (namespace/name)
+    strategy: str
+    desired: int
+    updated: int
+    replicas: int
+    available: int
+    oldPods: list[str]  # noqa: N815
+    complete: bool  # false at a step's end: stuck (an OnDelete one waits for deletes)
+    pending: list[RolloutPendingOut]
+    status: str  # what kubectl rollout status prints for these counts
+    partition: int | None = None  # a StatefulSet's RollingUpdate
+
+
 class StepSummaryOut(Schema):
     """What a step did, as its StepEnd event says it (pods as namespace/name, in the order they happened)."""
 
@@ -662,6 +688,7 @@ class StepSummaryOut(Schema):
     blocked: list[StepBlockedOut]  # drains blocked, with the budget that blocked them
     pending: list[str]  # still pending when the step went quiet
     succeeded: list[str]  # a `complete` made them succeed (they left the scheduler's view)
+    rollouts: list[StepRolloutOut] | None = None  # only a step with a rollout under way at its end
 
 
 class TimelineStepOut(Schema):
@@ -711,7 +738,8 @@ class StepPodOut(Schema):
     node: str | None  # null: pending at the end of the step
     mark: str  # "new" | "placed" | "moved" | "pending" | "" (where it was)
     previousNode: str | None  # noqa: N815 - at the end of the step before
-    labels: dict[str, str]  # as written, or its controller's template ({} when unknown)
+    labels: dict[str, str]  # as written or as its controller created it (a run stored before events carried them: the template's)
+    claims: list[dict[str, str]] = []  # spec.resourceClaims: {name, resourceClaimName | resourceClaimTemplateName}
 
 
 class StepGoneOut(Schema):

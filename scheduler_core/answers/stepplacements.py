@@ -53,11 +53,12 @@ class PodAtStep:
     node: Optional[str]  # None: pending
     mark: str  # MARK_*
     previous_node: Optional[str]  # at the end of the step before (None: pending or did not exist)
-    labels: dict[str, str]  # as written, or its controller's template (empty when unknown)
+    labels: dict[str, str]  # as written or as created (a run stored before PodCreated carried them: its template's)
+    claims: list[dict[str, str]] = field(default_factory=list)  # spec.resourceClaims as written or created
 
     def to_json(self) -> dict[str, Any]:
         return {"pod": self.pod, "node": self.node, "mark": self.mark, "previousNode": self.previous_node,
-                "labels": self.labels}
+                "labels": self.labels, "claims": self.claims}
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +94,7 @@ class _Cluster:
     nodes: dict[str, NodeAtStep]  # insertion order: scenario order, then added
     pods: dict[str, Optional[str]]  # pod -> node (None pending)
     labels: dict[str, dict[str, str]]
+    claims: dict[str, list[dict[str, str]]] = field(default_factory=dict)
     added_nodes: list[str] = field(default_factory=list)
     deleted_nodes: list[str] = field(default_factory=list)
     gone: dict[str, GonePod] = field(default_factory=dict)
@@ -127,7 +129,8 @@ def _start(scenario: Scenario) -> _Cluster:
     # node the scenario lacks, or finished, is left out with a notice when the scenario loads).
     pods = [p for p in scenario.pods if not p.is_finished and (not p.node_name or p.node_name in nodes)]
     return _Cluster(nodes=nodes, pods={p.key: p.node_name or None for p in pods},
-                    labels={p.key: dict(p.labels) for p in pods})
+                    labels={p.key: dict(p.labels) for p in pods},
+                    claims={p.key: [c.to_json() for c in p.claim_sources] for p in pods if p.claim_sources})
 
 
 def _cordon(cluster: _Cluster, step: Optional[Step]) -> None:
@@ -146,7 +149,11 @@ def _apply(cluster: _Cluster, pod: str, payload: ClusterChanged, node_labels: di
     kind, node = payload.kind, payload.node
     if kind is ClusterChangeKind.POD_CREATED:
         cluster.pods[pod] = node
-        cluster.labels.setdefault(pod, owner_labels.get(payload.detail, {}))
+        if payload.labels is not None:  # the pod as created (a rollout's new template, a re-made pod's revision)
+            cluster.labels[pod] = dict(payload.labels)
+            cluster.claims[pod] = list(payload.claims or [])
+        else:  # a run stored before PodCreated carried its labels
+            cluster.labels.setdefault(pod, owner_labels.get(payload.detail, {}))
         cluster.gone.pop(pod, None)  # re-created under its name (a StatefulSet's pod)
     elif kind is ClusterChangeKind.POD_BOUND:
         cluster.pods[pod] = node
@@ -168,8 +175,8 @@ def _apply(cluster: _Cluster, pod: str, payload: ClusterChanged, node_labels: di
 
 
 def _at_end(cluster: _Cluster, payload: StepEnded, before: dict[str, Optional[str]]) -> StepPlacement:
-    pods = [PodAtStep(pod, node, _mark(pod, node, before), before.get(pod), cluster.labels.get(pod, {}))
-            for pod, node in cluster.pods.items()]
+    pods = [PodAtStep(pod, node, _mark(pod, node, before), before.get(pod), cluster.labels.get(pod, {}),
+                      cluster.claims.get(pod, [])) for pod, node in cluster.pods.items()]
     gone = [g for g in cluster.gone.values() if g.pod not in cluster.pods]
     return StepPlacement(payload.step, payload.name, list(cluster.nodes.values()), list(cluster.deleted_nodes),
                          pods, gone)

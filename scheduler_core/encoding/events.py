@@ -406,6 +406,10 @@ class ClusterChanged:
     object: str
     node: Optional[str] = None
     detail: str = ""
+    # PodCreated only: the pod's labels and its spec.resourceClaims as created (a controller's pod
+    # carries its template's, which a rollout changes), so a stored run's step view draws it as made.
+    labels: Optional[dict[str, str]] = None
+    claims: Optional[list[dict[str, str]]] = None
 
     def to_json(self) -> dict:
         out: dict[str, Any] = {"timeMs": self.time_ms, "kind": self.kind.value, "object": self.object}
@@ -413,6 +417,10 @@ class ClusterChanged:
             out["node"] = self.node
         if self.detail:
             out["detail"] = self.detail
+        if self.labels is not None:
+            out["labels"] = self.labels
+        if self.claims:
+            out["claims"] = self.claims
         return out
 
 
@@ -624,7 +632,8 @@ def _cluster(p: dict) -> ClusterChanged:
     except ValueError:
         raise UnknownEventKind(f"unknown cluster change kind {p['kind']!r}; this release writes "
                                f"{', '.join(k.value for k in ClusterChangeKind)}") from None
-    return ClusterChanged(p["timeMs"], kind, p["object"], p.get("node"), p.get("detail", ""))
+    return ClusterChanged(p["timeMs"], kind, p["object"], p.get("node"), p.get("detail", ""), p.get("labels"),
+                          p.get("claims"))
 
 
 def _step_end(p: dict) -> StepEnded:

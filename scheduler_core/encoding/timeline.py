@@ -258,7 +258,11 @@ class StoryBuilder:
                                "text": f"step {payload.step} — {payload.name}"})
             self.entries.append(("step", len(self.steps) - 1))
         elif isinstance(payload, StepEnded) and self.steps:
-            self.steps[-1].update(summary=payload.to_json(), text=step_heading(payload, last_messages(self.attempts)))
+            messages = last_messages(self.attempts)
+            summary = payload.to_json()
+            if payload.rollouts:  # as timeline --json has them: kubectl's sentence, each pending pod's message
+                summary["rollouts"] = [rollout_entry(payload.step, r, messages) for r in payload.rollouts]
+            self.steps[-1].update(summary=summary, text=step_heading(payload, messages))
         elif isinstance(payload, RunEnd):
             self.end = payload
 

@@ -370,3 +370,12 @@ class PodResourceClaim:
     name: str
     claim_name: str = ""  # resourceClaimName
     template_name: str = ""  # resourceClaimTemplateName
+
+    def to_json(self) -> dict[str, str]:
+        """The entry as the API writes it."""
+        out = {"name": self.name}
+        if self.claim_name:
+            out["resourceClaimName"] = self.claim_name
+        if self.template_name:
+            out["resourceClaimTemplateName"] = self.template_name
+        return out

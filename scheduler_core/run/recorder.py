@@ -276,6 +276,10 @@ class RunRecorder:
         if event.change is ClusterChangeKind.POD_STATUS and old.nominated_node_name != new.nominated_node_name:
             kind = ClusterChangeKind.NOMINATION_SET if new.nominated_node_name else ClusterChangeKind.NOMINATION_CLEARED
             return self.cluster(obj.key, kind, new.nominated_node_name or old.nominated_node_name)
+        if event.change is ClusterChangeKind.POD_CREATED:  # as made: its labels and claims (docs/CHANGES.md "Output")
+            return self.event(obj.key, ExtensionPoint.CLUSTER, ClusterChanged(
+                self._clock_ms(), event.change, obj.key, obj.node_name or None, event.detail, dict(obj.labels),
+                [c.to_json() for c in obj.claim_sources] or None))
         return self.cluster(obj.key, event.change, obj.node_name or None, event.detail)
 
     def run_start(self, pods: dict[str, Optional[str]], release: str) -> Event:

@@ -50,7 +50,12 @@ function stepObjects(loaded, atStep) {
     const at = key.indexOf("/");
     return { namespace: key.slice(0, at), name: key.slice(at + 1), labels, priority: "" };
   };
-  const pods = atStep.pods.map((p) => ({ ...podOf(p.pod, p.labels), nodeName: p.node || "", mark: p.mark, previousNode: p.previousNode }));
+  // A pod's claims as written or as its controller created it (spec.resourceClaims: names and sources only; the
+  // step answer has no allocation).
+  const claimsOf = (p) => (p.claims || []).map((c) => ({
+    podClaim: c.name, claim: c.resourceClaimName ?? null, requests: c.resourceClaimTemplateName ? [`from template ${c.resourceClaimTemplateName}`] : [],
+    devices: [], reservedFor: [] }));
+  const pods = atStep.pods.map((p) => ({ ...podOf(p.pod, p.labels), nodeName: p.node || "", mark: p.mark, previousNode: p.previousNode, claims: claimsOf(p) }));
   const gone = atStep.gone.map((g) => ({ ...podOf(g.pod, g.labels), nodeName: g.node || "", gone: g.how }));
   return { ...loaded, nodes, pods: [...pods, ...gone], volumes: [], engineErrors: [] };
 }

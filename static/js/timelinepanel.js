@@ -49,32 +49,34 @@ export class TimelinePanel {
     if (this.story.steps?.length) this.renderSteps();
   }
 
-  /** A run with steps: each step's summary as the engine wrote it (GET /api/runs/N/timeline `steps`), the
-   * cluster at its end (drawn from GET /api/runs/N/steps/K/cluster) and a link to it. */
+  /** A run with steps: each step's summary as the engine wrote it (GET /api/runs/N/timeline `steps`: the pods it
+   * created, placed, made succeed, left pending, evicted, deleted — each count opens to the names —, the drains a
+   * budget blocked, and each rollout under way when it went quiet with kubectl rollout status's words), the cluster
+   * at its end (drawn from GET /api/runs/N/steps/K/cluster) and a link to it. */
   renderSteps() {
     const steps = this.story.steps;
     this.clusterBox = h("div.step-cluster#step-cluster", { hidden: true, "aria-live": "polite" });
     this.shareBox = h("input.share-url#step-share-url", { type: "text", readonly: true, hidden: true, "aria-label": "link to this step" });
-    const names = (list) => (list.length ? list.join(", ") : "");
-    const cell = (list, cls) => h(`td.${cls}`, { title: names(list) }, String(list.length));
+    const columns = ["created", "placed", "succeeded", "pending", "evicted", "deleted"];
+    const heads = { pending: "still pending" };
+    const width = 2 + columns.length + 2;
     mount(this.stepsBox,
       h("h3", `Steps (${steps.length})`),
       h("table.data.steps-table",
-        h("thead", h("tr", ["step", "", "created", "placed", "pending", "evicted", "deleted", "blocked drains", ""].map((t) => h("th", { scope: "col" }, t)))),
-        h("tbody", steps.map((step) => {
+        h("thead", h("tr", ["step", "", ...columns.map((c) => heads[c] || c), "blocked drains", ""].map((t) => h("th", { scope: "col" }, t)))),
+        h("tbody", steps.flatMap((step) => {
           const sum = step.summary;
-          return h("tr.step-row", { dataset: { step: String(step.step) } },
+          const row = h("tr.step-row", { dataset: { step: String(step.step) } },
             h("td", String(step.step)),
             h("td.step-name", h("strong", step.name), step.operations.length ? h("div.muted.small", step.operations.join("; ")) : null),
-            ...(sum ? [cell(sum.created, "created"), cell(sum.placed, "placed"),
-              h("td.pending", { title: names(sum.pending) }, String(sum.pending.length), sum.pending.length ? h("div.muted.small", names(sum.pending.slice(0, 10))) : null),
-              cell(sum.evicted, "evicted"), cell(sum.deleted, "deleted"),
+            ...(sum ? [...columns.map((c) => podsCell(sum[c] || [], c, step.step)),
               h("td.blocked", sum.blocked.length ? h("ul.plain", sum.blocked.map((b) => h("li", `${b.pod} — budget ${b.budget}`))) : "—")]
-              : [h("td", { colspan: "6" }, "under way")]),
+              : [h("td", { colspan: String(columns.length + 1) }, "under way")]),
             h("td.step-actions", sum ? [
               h("button.linkish.small.step-cluster-button", { type: "button", onclick: () => this.openStep(step.step) }, "cluster at its end"),
               this.stepOptions.share ? h("button.linkish.small.step-share-button", { type: "button", onclick: () => this.shareStep(step.step) }, "share") : null,
             ] : null));
+          return [row, ...(sum?.rollouts || []).map((rollout) => rolloutRow(rollout, step.step, width))];
         }))),
       this.shareBox,
       this.clusterBox);
@@ -149,4 +151,35 @@ export class TimelinePanel {
       h("button.linkish.text", { type: "button", title: `open cycle ${item.cycle} in the stepper`, onclick: () => this.goCycle(item.cycle) },
         item.text));
   }
+}
+
+/** A count of pods that opens to their names (the engine's lists, in the order things happened). */
+function podsCell(pods, cls, step) {
+  if (!pods.length) return h(`td.${cls}`, h("span.count", "0"));
+  return h(`td.${cls}`, h("details.pods-list", h("summary", { "aria-label": `${pods.length} ${cls} in step ${step}: show the pods` },
+    h("span.count", String(pods.length))), h("ul.plain.small", pods.map((pod) => h("li", pod)))));
+}
+
+/** A rollout under way when its step went quiet: its counts as kubectl rollout status reads them, the engine's
+ * sentence, complete or stuck (the engine's `complete`; OnDelete waits for deletes) and, when stuck, each new pod
+ * still pending with its last FailedScheduling message. */
+function rolloutRow(rollout, step, width) {
+  const state = rollout.complete ? ["complete", "✓ complete"]
+    : rollout.strategy === "OnDelete" ? ["waiting", "… waiting for deletes (OnDelete)"] : ["stuck", "✗ stuck"];
+  const counts = [["new", rollout.updated], ["old", rollout.oldPods.length], ["available", rollout.available], ["desired", rollout.desired]];
+  return h(`tr.rollout-row.rollout-${state[0]}`, { dataset: { step: String(step), workload: rollout.workload } },
+    h("td"),
+    h("td", { colspan: String(width - 1) },
+      h("div.rollout-head",
+        h("strong", `rollout of ${rollout.kind} ${rollout.workload}`), ` to revision ${rollout.revision} (${rollout.updateRevision}) `,
+        h(`span.rollout-state.${state[0]}`, state[1]),
+        h("span.rollout-counts", counts.map(([label, n]) => h("span.rollout-count", { dataset: { count: label } }, `${label} ${n}`))),
+        rollout.partition !== undefined && rollout.partition !== null ? h("span.muted", ` partition ${rollout.partition}`) : null),
+      h("p.rollout-status", h("code", rollout.status)),
+      rollout.pending.length ? h("div.rollout-pending",
+        h("span", rollout.complete ? "pending new pods:" : "stuck on the new pods still pending:"),
+        h("ul.plain", rollout.pending.map((p) => h("li.rollout-pending-pod", { dataset: { pod: p.pod } },
+          h("strong", p.pod), " — ", h("span.why", p.failedSchedulingMessage ?? "not attempted yet"))))) : null,
+      rollout.oldPods.length ? h("details.pods-list.rollout-old", h("summary", `${rollout.oldPods.length} old pod(s) left`),
+        h("ul.plain.small", rollout.oldPods.map((pod) => h("li", pod)))) : null));
 }

@@ -9,6 +9,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from pathlib import Path
+
 from tests.browser.helpers import api_post, editor_text, expect_editor_text, start_run
 
 pytestmark = pytest.mark.browser
@@ -61,10 +63,18 @@ def test_a_step_built_in_the_changes_panel_runs_and_its_summary_is_shown(page, f
     run_id = start_run(page)  # saves the new version first
     panel = page.locator("#timeline-panel")
     row = panel.locator("#steps-summary tr.step-row[data-step='1']")
-    expect(row.locator("td.created")).to_have_text("3")
-    expect(row.locator("td.placed")).to_have_text("3")
-    expect(row.locator("td.pending")).to_have_text("0")
+    expect(row.locator("td.created .count")).to_have_text("3")
+    expect(row.locator("td.placed .count")).to_have_text("3")
+    expect(row.locator("td.pending .count")).to_have_text("0")
+    expect(row.locator("td.succeeded .count")).to_have_text("0")
     expect(row.locator("td.blocked")).to_have_text("—")
+    # A count opens to the pods' names.
+    expect(row.locator("td.created li")).to_have_count(3)
+    expect(row.locator("td.created li").first).not_to_be_visible()
+    row.locator("td.created summary").click()
+    expect(row.locator("td.created li").first).to_be_visible()
+    expect(row.locator("td.created li").first).to_have_text(re.compile(r"^default/web-[0-9a-f]{10}-\d+$"))
+    expect(panel.locator("tr.rollout-row")).to_have_count(0)  # a scale is no rollout
     expect(panel.locator("li.step-heading .text")).to_have_text([
         "step 0 — scenario: 2 created, 2 placed, 0 pending",
         "step 1 — scale web to 5: 3 created, 3 placed, 0 pending"])
@@ -136,3 +146,194 @@ def test_editing_the_changes_document_in_the_yaml_updates_the_panel(page):
     expect(page.locator("#changes-steps li.changes-op")).to_have_text(["uncordon n1✕"])
     page.evaluate(REPLACE_IN_EDITOR, ["steps:", "steps: [oops"])
     expect(page.locator("#changes-error")).to_contain_text("The Changes document does not parse")
+
+
+JOB = """apiVersion: batch/v1
+kind: Job
+metadata: {name: batch, namespace: default}
+spec:
+  parallelism: 1
+  template:
+    metadata: {labels: {app: batch}}
+    spec:
+      containers: [{name: work, image: busybox, resources: {requests: {cpu: 100m}}}]
+"""
+WITH_JOB = SCENARIO + "---\n" + JOB
+
+
+def _add(page, verb: str, fill: dict[str, str] | None = None, select: dict[str, str] | None = None) -> None:
+    page.select_option("#changes-verb", verb)
+    for selector, value in (select or {}).items():
+        page.select_option(selector, value)
+    for selector, value in (fill or {}).items():
+        page.fill(selector, value)
+    page.click("#changes-add")
+
+
+def test_every_operation_has_a_form_and_a_wrong_value_is_named_without_losing_what_was_typed(page, snap):
+    created = api_post(page, "/api/scenarios", {"name": "every operation", "text": WITH_JOB})
+    page.goto(f"{page.base_url}/scenarios/{created['id']}/")
+    expect(page.locator("#validity")).to_contain_text("valid")
+    page.click("#tab-changes")
+    expect(page.locator("#changes-verb option")).to_have_text([
+        "scale a workload to", "drain a node", "cordon a node", "uncordon a node", "add nodes like", "lose a node",
+        "lose the nodes labelled", "roll out (set) a workload's template", "patch an object", "create an object",
+        "delete an object", "complete a Job"])
+
+    # set: a rollout of web's template; its one container is chosen for it.
+    page.select_option("#changes-verb", "set")
+    expect(page.locator("#changes-rollout")).to_have_value("Deployment/default/web")
+    expect(page.locator("#changes-container")).to_have_value("web")
+    expect(page.locator("#changes-patch")).to_be_hidden()
+    page.fill("#changes-image", "nginx:1.28 # \"quoted\" <b>")
+    page.fill("#changes-requests", "cpu=1, memory=1Gi")
+    page.fill("#changes-tolerations", "- {key: dedicated, operator: Exists}")
+    page.fill("#changes-name", "roll web")
+    page.click("#changes-add")
+    text = expect_editor_text(page, re.compile(r"- set:"))
+    changes = text[text.index("kind: Changes"):]
+    assert "name: roll web" in changes and "container: web" in changes and "cpu: '1'" in changes and "key: dedicated" in changes
+    # The user's text is written as a YAML string (quoted), drawn as text.
+    assert """image: nginx:1.28 # "quoted" <b>""" in changes or """image: 'nginx:1.28 # "quoted" <b>'""" in changes
+    expect(page.locator("#changes-steps li.changes-op")).to_have_text([re.compile(
+        r'^roll out Deployment default/web \(container web\): set image nginx:1\.28 # "quoted" <b>; requests cpu=1, memory=1Gi; tolerations')])
+    expect(page.locator("#changes-steps b")).to_have_count(0)
+
+    # A tolerations list that is a mapping: named, nothing written, everything typed still there.
+    page.fill("#changes-image", "")
+    page.fill("#changes-requests", "")
+    page.fill("#changes-tolerations", "{key: dedicated}")
+    page.click("#changes-add")
+    expect(page.locator("#changes-form-error")).to_have_text("set.tolerations: expected a list (YAML or JSON), got a mapping")
+    expect(page.locator("#changes-tolerations")).to_have_value("{key: dedicated}")
+    expect(page.locator("#changes-steps li.changes-op")).to_have_count(1)
+    snap(page, "editor-changes-set")
+    page.fill("#changes-tolerations", "")
+
+    # patch: a merge patch that does not parse names its field; fixed, it is written into step 1.
+    page.select_option("#changes-target", "1")
+    page.select_option("#changes-verb", "patch")
+    page.select_option("#changes-patch-target", "Node//n2")
+    page.fill("#changes-patch", "metadata: {labels: {zone: c")
+    page.click("#changes-add")
+    expect(page.locator("#changes-form-error")).to_contain_text("patch.patch: does not parse as YAML or JSON")
+    expect(page.locator("#changes-patch")).to_have_value("metadata: {labels: {zone: c")
+    expect(page.locator("#changes-patch-target")).to_have_value("Node//n2")
+    page.fill("#changes-patch", '{"metadata": {"labels": {"zone": "c"}}}')
+    page.click("#changes-add")
+    expect(page.locator("#changes-form-error")).to_have_count(0)
+    expect(page.locator("#changes-steps li.changes-op")).to_have_count(2)
+
+    # create, delete, complete: each into a new step.
+    page.select_option("#changes-target", "new")
+    _add(page, "create", fill={"#changes-manifest": "apiVersion: v1\nkind: Pod\nmetadata: {name: extra, namespace: default}\n"
+                                                    "spec:\n  containers: [{name: c, image: nginx}]\n"})
+    _add(page, "delete", select={"#changes-object": "Pod/default/extra"})  # what an earlier step creates is offered
+    _add(page, "complete", select={"#changes-job": "Job/default/batch"})
+    expect(page.locator("#changes-steps li.changes-op")).to_have_text([
+        re.compile("^roll out Deployment default/web"), re.compile(r'^patch Node n2: \{"metadata":\{"labels":\{"zone":"c"\}\}\}'),
+        "create Pod default/extra✕", "delete Pod default/extra✕", "complete Job default/batch✕"])
+    text = editor_text(page)
+    assert text.startswith(WITH_JOB)
+    changes = text[text.index("kind: Changes"):]
+    for written in ("- patch:", "zone: c", "- create:", "name: extra", "- delete:", "- complete:", "name: batch"):
+        assert written in changes, written
+    # A create without a name is refused at its field.
+    _add(page, "create", fill={"#changes-manifest": "kind: Pod\nspec: {}\n"})
+    expect(page.locator("#changes-form-error")).to_have_text("create.metadata.name: Required value")
+    # The server checks the whole document: valid.
+    expect(page.locator("#validity")).to_contain_text("✓ valid")
+
+
+ROLLOUT_STUCK = (Path(__file__).resolve().parents[2] / "examples" / "rollout_stuck.yaml").read_text()
+
+
+def test_a_rollout_added_in_the_panel_runs_stuck_and_the_step_names_its_pending_pods_and_why(page, snap):
+    # The example without its Changes document: the rollout is made in the panel.
+    text = ROLLOUT_STUCK[:ROLLOUT_STUCK.index("---\napiVersion: schedlab.io/v1alpha1\nkind: Changes")] + "\n"
+    created = api_post(page, "/api/scenarios", {"name": "rollout stuck", "text": text})
+    page.goto(f"{page.base_url}/scenarios/{created['id']}/")
+    expect(page.locator("#validity")).to_contain_text("valid")
+    page.click("#tab-changes")
+    expect(page.locator("#changes-empty")).to_be_visible()
+    page.select_option("#changes-verb", "set")
+    expect(page.locator("#changes-rollout")).to_have_value("Deployment/default/web")
+    page.fill("#changes-name", "raise web's memory to 2Gi")
+    page.fill("#changes-requests", "memory=2Gi")
+    page.fill("#changes-limits", "memory=2Gi")
+    page.click("#changes-add")
+    expect(page.locator("#changes-steps li.changes-op")).to_have_text([
+        "roll out Deployment default/web (container web): set requests memory=2Gi; limits memory=2Gi✕"])
+    expect(page.locator("#validity")).to_contain_text("✓ valid")
+
+    start_run(page)
+    panel = page.locator("#timeline-panel")
+    row = panel.locator("#steps-summary tr.step-row[data-step='1']")
+    expect(row.locator("td.created .count")).to_have_text("1")
+    expect(row.locator("td.pending .count")).to_have_text("1")
+    rollout = panel.locator("tr.rollout-row[data-step='1']")
+    expect(rollout).to_have_count(1)
+    expect(rollout).to_have_attribute("data-workload", "default/web")
+    expect(rollout.locator(".rollout-state")).to_have_text("✗ stuck")
+    expect(rollout.locator(".rollout-count")).to_have_text(["new 1", "old 3", "available 3", "desired 3"])
+    expect(rollout.locator(".rollout-status")).to_have_text(
+        'Waiting for deployment "web" rollout to finish: 1 out of 3 new replicas have been updated...')
+    pending = rollout.locator("li.rollout-pending-pod")
+    expect(pending).to_have_count(1)
+    expect(pending.locator("strong")).to_have_text(re.compile(r"^default/web-[0-9a-f]{10}-1$"))
+    expect(pending.locator(".why")).to_contain_text("0/3 nodes are available: 3 Insufficient memory.")
+    pod = pending.locator("strong").text_content()
+    row.locator("td.pending summary").click()
+    expect(row.locator("td.pending li")).to_have_text([pod])
+    snap(page, "run-rollout-stuck")
+
+    # The cluster at the step's end draws the new pod with the new template's labels (it was unlabelled).
+    row.locator(".step-cluster-button").click()
+    chip = page.locator(f"#step-cluster .pod.mark-new[data-pod='{pod}']")
+    expect(chip).to_have_count(1)
+    expect(chip).to_have_attribute("title", re.compile(r"\napp=web\n"))
+    page.select_option("#step-cluster #color-key", "pod-template-hash")
+    expect(chip).to_have_attribute("title", re.compile(r"\npod-template-hash=" + pod.split("-")[1] + r"\n"))
+
+
+OPERATIONS = """async ([text]) => {
+    const m = await import("/static/js/changesdoc.js");
+    const read = m.readChanges(text);
+    const attempt = (verb, fields) => { try { return m.operation(verb, fields); } catch (e) { return { error: e.message, field: e.field, typed: e instanceof m.OperationError }; } };
+    const set = attempt("set", { rollout: "Deployment/default/web", container: "", requests: "{memory: 2Gi, cpu: null}", nodeSelector: "zone=a" });
+    const written = m.writeSteps(text, read.changes, [{ operations: [set] }]);
+    return {
+        objects: read.objects.map((o) => [o.ref, o.containers]),
+        set, said: m.describeOperation(set), again: m.readChanges(written).changes.steps[0].operations[0],
+        emptySet: attempt("set", { rollout: "Deployment/default/web", image: "  " }),
+        notARollout: attempt("set", { rollout: "Job/default/batch", image: "x" }),
+        pairs: attempt("set", { rollout: "Deployment/default/web", limits: "memory" }),
+        patchList: attempt("patch", { patchTarget: "Deployment/default/web", patch: "[1, 2]" }),
+        patchEmpty: attempt("patch", { patchTarget: "Deployment/default/web", patch: "{}" }),
+        create: attempt("create", { manifest: '{"kind": "Node", "metadata": {"name": "n9"}}' }),
+        createKind: attempt("create", { manifest: "metadata: {name: x}" }),
+        noTarget: attempt("delete", { object: "" }),
+        complete: attempt("complete", { job: "Job/default/batch" }),
+    };
+}"""
+
+
+def test_each_forms_values_make_the_operation_the_engine_reads_or_an_error_naming_the_field(page):
+    page.goto(page.base_url + "/")
+    out = page.evaluate(OPERATIONS, [WITH_JOB])
+    assert ["Deployment/default/web", ["web"]] in out["objects"] and ["Node//n1", []] in out["objects"]
+    assert ["Job/default/batch", ["work"]] in out["objects"]
+    assert out["set"] == {"set": {"kind": "Deployment", "namespace": "default", "name": "web",
+                                  "requests": {"memory": "2Gi", "cpu": None}, "nodeSelector": {"zone": "a"}}}
+    assert out["again"] == out["set"]  # what is written reads back the same
+    assert out["said"] == "roll out Deployment default/web: set requests memory=2Gi, cpu=(removed); nodeSelector zone=a"
+    assert out["emptySet"] == {"error": "set: Required value: at least one of image, requests, limits, nodeSelector, tolerations, affinity",
+                               "field": "set", "typed": True}
+    assert out["notARollout"]["field"] == "set.kind"
+    assert out["pairs"]["field"] == "set.limits" and '"memory" is not key=value' in out["pairs"]["error"]
+    assert out["patchList"]["error"] == "patch.patch: expected a mapping (YAML or JSON), got a list"
+    assert out["patchEmpty"]["error"] == "patch.patch: an empty patch changes nothing"
+    assert out["create"] == {"create": {"kind": "Node", "metadata": {"name": "n9"}}}
+    assert out["createKind"] == {"error": "create.kind: Required value", "field": "create.kind", "typed": True}
+    assert out["noTarget"]["error"] == "delete.name: Required value: choose an object"
+    assert out["complete"] == {"complete": {"kind": "Job", "namespace": "default", "name": "batch"}}

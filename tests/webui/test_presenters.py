@@ -123,3 +123,41 @@ def test_a_resolved_share_is_read_only_and_carries_its_run(version: ScenarioVers
     assert resolved.readOnly is True
     assert (resolved.scenario.name, resolved.version.text, resolved.run.id) == ("spread", "kind: Node\n", run.pk)
     assert presenters.share_resolved(ShareLink.objects.create(version=version)).run is None
+
+
+def _stuck_rollout_story() -> dict:
+    from pathlib import Path
+
+    from scheduler_core import load_scenario
+    from scheduler_core.run.loop import run_to_the_end
+    from scheduler_core.encoding.timeline import run_story
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "rollout_stuck.yaml"
+    return run_story(event.to_json() for event in run_to_the_end(load_scenario(example.read_bytes())))
+
+
+def test_timeline_steps_keep_a_rollouts_counts_words_and_pending_pods_and_no_rollouts_key_elsewhere():
+    steps = presenters.timeline_steps(_stuck_rollout_story())
+    assert "rollouts" not in steps[0]["summary"]
+    (rollout,) = steps[1]["summary"]["rollouts"]
+    assert (rollout["workload"], rollout["complete"], rollout["updated"], rollout["desired"]) == ("default/web", False, 1, 3)
+    assert rollout["status"].startswith('Waiting for deployment "web" rollout to finish')
+    assert rollout["pending"][0]["failedSchedulingMessage"].startswith("0/3 nodes are available")
+    assert "partition" not in rollout  # a Deployment's
+
+
+def test_timeline_steps_refuse_a_story_whose_rollout_lacks_its_counts():
+    story = _stuck_rollout_story()
+    del story["steps"][1]["summary"]["rollouts"][0]["status"]
+    with pytest.raises(Exception, match="status"):
+        presenters.timeline_steps(story)
+
+
+def test_step_cluster_carries_the_pods_labels_and_claims():
+    from scheduler_core.answers.stepplacements import PodAtStep, StepPlacement
+
+    found = StepPlacement(1, "roll", [], [], [PodAtStep("default/web-abc-1", None, "new", None, {"app": "web"},
+                                                         [{"name": "gpu", "resourceClaimTemplateName": "gpu-t"}])], [])
+    out = presenters.step_cluster(found)
+    assert out.pods[0].labels == {"app": "web"}
+    assert out.pods[0].claims == [{"name": "gpu", "resourceClaimTemplateName": "gpu-t"}]

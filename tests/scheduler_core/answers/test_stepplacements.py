@@ -6,7 +6,9 @@ from __future__ import annotations
 from scheduler_core.run.loop import run_to_the_end
 from scheduler_core.scenario import load_scenario
 from scheduler_core.answers.stepplacements import step_placements
-from tests.scheduler_core.builders import budget_text, changes_text, node_text, pod_text, scenario_text, workload_text
+from tests.scheduler_core.builders import (
+    budget_text, changes_text, gpu_devices_text, node_text, pod_text, scenario_text, workload_text,
+)
 
 
 def placements_of(text: str):
@@ -25,6 +27,40 @@ def test_it_marks_the_pods_a_scale_creates_as_new_with_their_template_labels():
     assert [(p.mark, p.node) for p in steps[0].pods] == [("new", "n1")]
     assert [(p.mark, p.node) for p in steps[1].pods] == [("", "n1"), ("new", "n1"), ("new", "n1")]
     assert all(p.labels["app"] == "web" and "pod-template-hash" in p.labels for p in steps[1].pods)
+
+
+def test_a_rollouts_new_pods_carry_the_new_templates_labels_from_their_pod_created_event():
+    # The new ReplicaSet's pods are made from the template the step's set wrote (issue 41: they were drawn
+    # without labels, the new ReplicaSet being unknown to the scenario).
+    text = scenario_text(node_text("n1", cpu="4"), workload_text("Deployment", "web", replicas=2, labels=", tier: front"),
+                         changes_text(["set: {kind: Deployment, name: web, image: 'nginx:2'}"]))
+    before, after = placements_of(text)
+    old_hash = before.pods[0].labels["pod-template-hash"]
+    new = [p for p in after.pods if p.mark == "new"]
+    assert new and all(p.labels["app"] == "web" and p.labels["tier"] == "front" for p in new)
+    assert {p.labels["pod-template-hash"] for p in new} != {old_hash}
+    assert all(p.pod.startswith(f"default/web-{p.labels['pod-template-hash']}-") for p in new)
+    gone = {g.pod: g.labels for g in after.gone}
+    assert gone and all(labels["pod-template-hash"] == old_hash for labels in gone.values())
+
+
+def test_a_controller_made_pod_carries_its_templates_claims():
+    text = scenario_text(node_text("n1", cpu="8"), gpu_devices_text(),
+                         workload_text("Deployment", "train", replicas=1, pod_spec="      resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]\n"),
+                         changes_text(["scale: {kind: Deployment, namespace: default, name: train, replicas: 2}"]))
+    steps = placements_of(text)
+    assert [p.claims for p in steps[1].pods] == [[{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]] * 2
+    assert all(p.to_json()["claims"] == p.claims for p in steps[1].pods)
+
+
+def test_a_stored_run_without_labels_on_pod_created_falls_back_to_the_templates():
+    scenario = load_scenario(scenario_text(node_text("n1", cpu="4"), workload_text("Deployment", "web", replicas=1),
+                                           changes_text(["scale: {kind: Deployment, namespace: default, name: web, replicas: 2}"])))
+    events = [event.to_json() for event in run_to_the_end(scenario, tie_break="first")]
+    for event in events:  # as written before PodCreated carried them
+        event["payload"].pop("labels", None) if event["extensionPoint"] == "Cluster" else None
+    steps = step_placements(scenario, events)
+    assert all(p.labels["app"] == "web" for p in steps[1].pods)
 
 
 def test_it_keeps_the_pods_a_drain_evicts_on_their_old_node_and_cordons_it():

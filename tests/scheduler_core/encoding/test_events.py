@@ -117,6 +117,19 @@ def test_a_cluster_change_reads_back_typed():
     assert event_from_json(event.to_json()) == event
 
 
+def test_a_pod_created_carries_its_labels_and_claims_and_reads_back_typed():
+    created = ClusterChanged(1000, ClusterChangeKind.POD_CREATED, "default/web-abc-1", None, "ReplicaSet default/web-abc",
+                             {"app": "web", "pod-template-hash": "abc"}, [{"name": "gpu", "resourceClaimTemplateName": "gpu-t"}])
+    event = Event(0, "default/web-abc-1", ExtensionPoint.CLUSTER, None, created)
+    wire = event.to_json()
+    assert wire["payload"]["labels"] == {"app": "web", "pod-template-hash": "abc"}
+    assert wire["payload"]["claims"] == [{"name": "gpu", "resourceClaimTemplateName": "gpu-t"}]
+    assert event_from_json(wire) == event
+    # Other changes keep their shape: no labels, no claims.
+    other = ClusterChanged(1500, ClusterChangeKind.POD_TERMINATING, "default/v", "n1", "preempted").to_json()
+    assert "labels" not in other and "claims" not in other
+
+
 # ---- the live form's own readings
 
 

@@ -100,5 +100,28 @@ def test_a_rollout_reads_as_kubectl_rollout_status_words_it(counts, text):
     assert rollout_status_text(_rollout(*counts)) == f'Waiting for deployment "web" rollout to finish: {text}'
 
 
+def test_the_storys_step_summary_says_a_stuck_rollout_with_kubectls_words_and_why_its_pods_pend():
+    # The run view's Steps table reads the story (GET /api/runs/N/timeline), not timeline --json.
+    scenario = load_scenario((Path(__file__).resolve().parents[3] / "examples" / "rollout_stuck.yaml").read_bytes())
+    events = [event.to_json() for event in run_to_the_end(scenario)]
+    steps = run_story(events)["steps"]
+    assert "rollouts" not in steps[0]["summary"]
+    (rollout,) = steps[1]["summary"]["rollouts"]
+    assert (rollout["kind"], rollout["workload"], rollout["complete"], rollout["desired"], rollout["updated"],
+            rollout["available"]) == ("Deployment", "default/web", False, 3, 1, 3)
+    assert rollout["status"] == 'Waiting for deployment "web" rollout to finish: 1 out of 3 new replicas have been updated...'
+    (pending,) = rollout["pending"]
+    assert pending["pod"] == steps[1]["summary"]["pending"][0]
+    assert pending["failedSchedulingMessage"].startswith("0/3 nodes are available: 3 Insufficient memory.")
+    assert rollout == TimelineBuilder_rollouts(events)[0]
+
+
+def TimelineBuilder_rollouts(events):  # noqa: N802 - timeline --json's list, for the comparison
+    builder = TimelineBuilder()
+    for event in events:
+        builder.add_json(event)
+    return builder.summary()["rollouts"]
+
+
 def test_a_complete_rollout_reads_successfully_rolled_out():
     assert rollout_status_text(_rollout(3, 3, 3)) == 'deployment "web" successfully rolled out'

@@ -715,3 +715,21 @@ def test_a_large_step_cluster_is_sent_gzipped_to_clients_that_accept_it(owner: C
     response = owner.get(f"/api/runs/{stepped_run['id']}/steps/1/cluster", HTTP_ACCEPT_ENCODING="gzip")
     assert response["Content-Encoding"] == "gzip"
     assert json.loads(gzip.decompress(response.content))["step"] == 1
+
+
+def test_a_stuck_rollout_is_in_its_steps_summary_and_its_new_pod_has_the_new_templates_labels(owner: Client):
+    example = EXAMPLE.parent / "rollout_stuck.yaml"
+    created = owner.post("/api/scenarios", {"name": "rollout", "text": example.read_text()}, content_type="application/json").json()
+    run = owner.post(f"/api/scenarios/{created['id']}/runs").json()
+    execute_run.apply(args=[run["id"]])
+    story = owner.get(f"/api/runs/{run['id']}/timeline").json()
+    assert "rollouts" not in story["steps"][0]["summary"]
+    (rollout,) = story["steps"][1]["summary"]["rollouts"]
+    assert (rollout["kind"], rollout["complete"], rollout["updated"], rollout["available"], rollout["desired"]) == (
+        "Deployment", False, 1, 3, 3)
+    assert [p["pod"] for p in rollout["pending"]] == story["steps"][1]["summary"]["pending"]
+    assert "Insufficient memory" in rollout["pending"][0]["failedSchedulingMessage"]
+    cluster = owner.get(f"/api/runs/{run['id']}/steps/1/cluster").json()
+    (new,) = [p for p in cluster["pods"] if p["mark"] == "new"]
+    assert new["labels"]["app"] == "web" and new["pod"].startswith(f"default/web-{new['labels']['pod-template-hash']}-")
+    assert rollout["updateRevision"] == new["pod"].rsplit("-", 1)[0]
