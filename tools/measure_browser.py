@@ -64,7 +64,7 @@ def start_server(var: Path) -> tuple[subprocess.Popen, str]:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DJANGO_SETTINGS_MODULE")}
     env.update(SCHEDLAB_VAR_DIR=str(var), PYTHONUNBUFFERED="1")
-    log = open(var / "server.log", "ab")
+    log = open(var / "server.log", "ab")  # noqa: SIM115 - the server writes to it for its whole life
     process = subprocess.Popen([sys.executable, "manage.py", "runembedded", "--port", str(port), "--concurrency", "1"],
                                cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"

@@ -11,7 +11,7 @@ from scheduler_core.encoding.events import (
 from scheduler_core.framework.filter_facts import CycleDetails
 from scheduler_core.model import Scenario
 from scheduler_core.run.scheduler import TIE_BREAK_FIRST
-from scheduler_core.encoding.timeline import STORY_POINTS, StoryBuilder
+from scheduler_core.encoding.timeline import StoryBuilder
 
 MAX_NODES_LISTED = 20
 SKIPPED_SCORING = ("one feasible node: kube-scheduler runs no PreScore, Score or NormalizeScore and takes it; "

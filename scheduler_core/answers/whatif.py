@@ -41,7 +41,6 @@ from scheduler_core.model import (
     ALLOCATION_MODE_EXACT_COUNT,
     CPU,
     MEMORY,
-    PODS,
     DraObjects,
     ExactRequest,
     Node,

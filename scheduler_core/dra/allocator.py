@@ -292,7 +292,7 @@ class _Run:
         self.pools = gather_pools(self.owner.slices, self.node, self.owner.candidates(self.node))
         for claim_index, claim in enumerate(self.claims):
             minimum = 0
-            for request_index, request in enumerate(claim.spec.requests):
+            for request_index in range(len(claim.spec.requests)):
                 minimum += self._prepare_request(claim_index, request_index, claim)
             if minimum > ALLOCATION_RESULTS_MAX_SIZE:
                 raise AllocationError(f"claim {claim.key}: number of requested devices {minimum} exceeds the claim "

@@ -14,7 +14,7 @@ interchangeable and tests compare them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -22,7 +22,7 @@ from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import FilterPlugin, NodeScore, NormalizeScorePlugin, ScorePlugin
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
-from scheduler_core.framework.status import Code, MaybeStatus, Status
+from scheduler_core.framework.status import Code, Status
 from scheduler_core.model import Pod
 
 PASS = -1

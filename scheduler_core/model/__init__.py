@@ -52,7 +52,6 @@ from scheduler_core.model.core import (
     Toleration,
     TopologySpreadConstraint,
     WeightedPodAffinityTerm,
-    _shallow_copier,
 )
 from scheduler_core.model.volumes import (
     AWSElasticBlockStore,

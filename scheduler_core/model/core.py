@@ -4,7 +4,7 @@ spread constraints, namespaces, services; the resource names and well-known labe
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
 from typing import Callable, Optional, TYPE_CHECKING

@@ -4,7 +4,7 @@ names (what VolumeRestrictions compares and CSI migration translates).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Optional, Union
 
 

@@ -403,7 +403,7 @@ class SchedulerLoop:
         yield from self.flush()
 
     def _kubelet_removals(self) -> Iterator[Event]:
-        while (removed := self.kubelet.remove_due(self.clock.ms)) is not None:
+        while self.kubelet.remove_due(self.clock.ms) is not None:
             yield from self.flush()
             if self.steps is not None:
                 yield from self.steps.settle()

@@ -129,7 +129,7 @@ class Scheduler:
             handle.framework = Framework(build_profile(config, handle, registry), self.snapshot, vectorized, options)
             self.frameworks[config.scheduler_name if config else DEFAULT_SCHEDULER_NAME] = handle.framework
         self.framework = next(iter(self.frameworks.values()))
-        self.snapshot.table  # built now, not in the first timed cycle
+        _ = self.snapshot.table  # built now, not in the first timed cycle
         pending = scenario.pending_pods
         if single_pass:  # the run to the end creates claims and runs PreEnqueue in its queue
             pending = self._past_pre_enqueue(scenario, pending)

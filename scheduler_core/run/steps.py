@@ -29,7 +29,7 @@ from scheduler_core.cluster.controllers.drain import GIVE_UP_MS, RETRY_MS, Drain
 from scheduler_core.cluster.controllers.state import ClusterState, CreateClaim, CreatePod, DeletePod, Write
 from scheduler_core.backend.queue import LogicalClock
 from scheduler_core.cluster.objects import ObjectWrites
-from scheduler_core.cluster.store import KIND_BUDGET, KIND_NODE, KIND_POD, KIND_WORKLOAD, Action, Cluster, WatchEvent
+from scheduler_core.cluster.store import KIND_NODE, KIND_POD, KIND_WORKLOAD, Action, Cluster, WatchEvent
 from scheduler_core.run.eventhandlers import node_scheduling_properties_change
 from scheduler_core.encoding.events import (
     BlockedEviction,

@@ -538,7 +538,7 @@ def _set_pod_fields(body: Field, pod_spec: dict[str, Any]) -> dict[str, Any]:
     patch: dict[str, Any] = {}
     selector = body.get("nodeSelector")
     if selector is not None and selector.expect_map():
-        for key, item in selector.entries():
+        for _key, item in selector.entries():
             if item.value is not None and not isinstance(item.value, str):
                 item.error("expected a string (or null to remove the key)")
         patch["nodeSelector"] = manifests.plain(selector.value)

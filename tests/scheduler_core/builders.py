@@ -54,7 +54,6 @@ from scheduler_core.model import (
     Affinity,
     ContainerImage,
     ContainerPort,
-    LabelSelector,
     LabelSelectorRequirement,
     NodeAffinity,
     PodAffinity,

@@ -265,7 +265,7 @@ def receive_all(ws: WebSocket) -> tuple[list[dict], dict | None]:
 
 
 def spawn(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen:
-    handle = open(log, "ab")
+    handle = open(log, "ab")  # noqa: SIM115 - the child writes to it for its whole life
     # Own process group: a Celery worker forks pool children, and SIGKILL must reach all of them.
     return subprocess.Popen(args, cwd=REPO, env=env, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True)
 

@@ -29,7 +29,7 @@ from scheduler_core.framework.preemption.victims import (
     split_by_pdb_violation,
 )
 from scheduler_core.framework.runtime import Framework, filter_failure_status
-from scheduler_core.framework.status import MaybeStatus, Status
+from scheduler_core.framework.status import MaybeStatus
 from scheduler_core.model import PODS, Pod, PodDisruptionBudget, ResourceList
 from scheduler_core.plugins.node_resources.fit import shortfall_status, shortfalls_of
 from scheduler_core.plugins.node_resources.numeric import numeric_fit_applies

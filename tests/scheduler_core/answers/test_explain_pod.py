@@ -58,7 +58,7 @@ def test_a_running_pod_another_node_would_win_now_gets_its_rank_and_the_gap():
     assert answer.margin < 0 and answer.margin == sum(gap.difference for gap in answer.plugins)
     assert {gap.plugin for gap in answer.plugins if gap.difference} == {"NodeResourcesFit",
                                                                          "NodeResourcesBalancedAllocation"}
-    assert answer.summary.startswith(f"kube-system/coredns-668d6bf9bc-m2twk would go to worker-1 now: cp-1 ranks 2 of 3")
+    assert answer.summary.startswith("kube-system/coredns-668d6bf9bc-m2twk would go to worker-1 now: cp-1 ranks 2 of 3")
 
 
 def test_with_the_controllers_taints_its_node_is_the_only_one_left():
@@ -100,8 +100,9 @@ def test_it_refuses_what_is_not_a_running_pod(pod, words):
 
 
 def test_the_cli_prints_json_and_exits_2_for_a_pending_pod():
-    run = lambda *args: subprocess.run([sys.executable, "-m", "scheduler_core", "explain-pod", str(EKS), *args],
-                                       cwd=ROOT, capture_output=True, timeout=120)
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "scheduler_core", "explain-pod", str(EKS), *args],
+                              cwd=ROOT, capture_output=True, timeout=120)
     result = run(API, "--json")
     assert result.returncode == 0, result.stderr.decode()
     out = json.loads(result.stdout)

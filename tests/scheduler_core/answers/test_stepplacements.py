@@ -7,7 +7,7 @@ from scheduler_core.run.loop import run_to_the_end
 from scheduler_core.scenario import load_scenario
 from scheduler_core.answers.stepplacements import step_placements
 from tests.scheduler_core.builders import (
-    budget_text, changes_text, gpu_devices_text, node_text, pod_text, scenario_text, workload_text,
+    changes_text, gpu_devices_text, node_text, pod_text, scenario_text, workload_text,
 )
 
 

@@ -15,7 +15,7 @@ from scheduler_core.encoding.columnar import RunNames, decode_segment
 from tests.scheduler_core.builders import node_text, numbers_scenario, pod_text, preemption_scenario
 from webui import responses
 from webui.models import Run, RunSegment, RunStatus
-from webui.services import claims, configs, demos, engine, events, execution, runs, whatif
+from webui.services import claims, configs, demos, engine, events, execution, whatif
 from webui.tasks import execute_run
 
 pytestmark = pytest.mark.django_db
