@@ -139,6 +139,37 @@ def _domain_lines(spread: SpreadCounted) -> list[str]:
     return out
 
 
+@dataclass(frozen=True)
+class NeedsTrials:
+    """The pass cannot give the trial search's answer: ``why`` (``pass_refusal``'s sentence) says
+    what only a trial run shows; the caller runs the trial search (``how_many_fit`` or its rounds)."""
+
+    why: str
+
+
+def one_pass(base: TrialBase, pod: str, max_count: Optional[int] = None,
+             progress: Optional[CopyProgress] = None) -> Union[PassAnswer, NeedsTrials]:
+    """How many more copies of ``pod`` fit, as ``--method auto`` answers it without trials: the
+    pass's answer (counted or placed), or NeedsTrials when only the trial search gives the answer.
+    ``progress(copies, cpu_seconds)`` is told every PROGRESS_EVERY copies placed (and once with the
+    total when counted). CapacityError when the scenario has no such pod. For callers that run the
+    trials elsewhere (the web app's workers); the CLI's ``how_many_copies`` answers the same way."""
+    return _one_pass(base, pod_copies(base.scenario, pod), max_count, METHOD_AUTO, progress)
+
+
+def _one_pass(base: TrialBase, copies: PodCopies, max_count: Optional[int], method: str,
+              copy_progress: Optional[CopyProgress]) -> Union[PassAnswer, NeedsTrials]:
+    loop, outcome = run_to_rest(base, TrialChanges())
+    placer = CopyPlacer(base, loop, copies)
+    refusal = pass_refusal(outcome, loop, placer.copy(1))
+    if refusal is not None and method == METHOD_AUTO:
+        return NeedsTrials(refusal)
+    why = "as asked (--method place)" if method == METHOD_PLACE else ""
+    if refusal is not None:
+        why += f"; the trial search could differ: {refusal}"
+    return _answer(placer, max_count, method, why, copy_progress)
+
+
 def how_many_copies(base: TrialBase, pod: str, max_count: Optional[int] = None, method: str = METHOD_AUTO,
                     progress: Optional[Progress] = None,
                     copy_progress: Optional[CopyProgress] = None) -> Union[PassAnswer, CapacityAnswer]:
@@ -149,15 +180,10 @@ def how_many_copies(base: TrialBase, pod: str, max_count: Optional[int] = None, 
         return how_many_fit(base, pod=pod, max_count=max_count, progress=progress)
     if progress is not None:
         progress(1, "the scenario's own run")
-    loop, outcome = run_to_rest(base, TrialChanges())
-    placer = CopyPlacer(base, loop, copies)
-    refusal = pass_refusal(outcome, loop, placer.copy(1))
-    if refusal is not None and method == METHOD_AUTO:
+    answered = _one_pass(base, copies, max_count, method, copy_progress)
+    if isinstance(answered, NeedsTrials):
         return how_many_fit(base, pod=pod, max_count=max_count, progress=progress)
-    why = "as asked (--method place)" if method == METHOD_PLACE else ""
-    if refusal is not None:
-        why += f"; the trial search could differ: {refusal}"
-    return _answer(placer, max_count, method, why, copy_progress)
+    return answered
 
 
 def _answer(placer: "CopyPlacer", max_count: Optional[int], method: str, why: str,
