@@ -81,6 +81,13 @@ class PassAnswer:
     counted_total: Optional[int] = None  # what counting found when --max stopped the placing
     spread: Optional[SpreadCounted] = None  # counted per domain: each domain's copies (then placements
     # holds only the nodes whose count is certain, and message is exact only when spread.message_exact)
+    seconds: float = field(default=0.0, repr=False, compare=False)  # CPU seconds of the pass after the
+    # scenario's own run (placing or counting the copies, the failed copy's explanation); not in the JSON
+
+    @property
+    def copies_per_second(self) -> Optional[float]:
+        """Copies placed (or counted) per CPU second of the pass; None when it took no measurable time."""
+        return self.fits / self.seconds if self.seconds > 0 else None
 
     @property
     def checked_next(self) -> bool:
@@ -305,4 +312,4 @@ class CopyPlacer:
         if method == COUNTED:
             stopped_by = self.copies.ref(fits + 1).namespace + "/" + self.copies.ref(fits + 1).name
         return PassAnswer(self.copies.target, method, why, fits, placements, stopped_by, message, self.copies,
-                          self.base, max_count, explanation)
+                          self.base, max_count, explanation, seconds=time.process_time() - self.started)
