@@ -83,6 +83,14 @@ class PassAnswer:
     # holds only the nodes whose count is certain, and message is exact only when spread.message_exact)
     seconds: float = field(default=0.0, repr=False, compare=False)  # CPU seconds of the pass after the
     # scenario's own run (placing or counting the copies, the failed copy's explanation); not in the JSON
+    attempts_before: int = field(default=0, repr=False, compare=False)  # the scenario's own run's attempts
+
+    @property
+    def deciding_cycle(self) -> Optional[int]:
+        """The cycle (0-based, as a run numbers them) in which the deciding trial's run tries the copy
+        that did not fit: after the scenario's own run's attempts, each copy before it is placed at its
+        first attempt (none stays pending, none is preempted). None when stopped at --max."""
+        return self.attempts_before + self.fits if self.checked_next else None
 
     @property
     def copies_per_second(self) -> Optional[float]:
@@ -312,4 +320,5 @@ class CopyPlacer:
         if method == COUNTED:
             stopped_by = self.copies.ref(fits + 1).namespace + "/" + self.copies.ref(fits + 1).name
         return PassAnswer(self.copies.target, method, why, fits, placements, stopped_by, message, self.copies,
-                          self.base, max_count, explanation, seconds=time.process_time() - self.started)
+                          self.base, max_count, explanation, seconds=time.process_time() - self.started,
+                          attempts_before=self.loop.attempts)

@@ -82,6 +82,18 @@ def test_the_deciding_trial_it_writes_shows_the_copy_that_does_not_fit():
     assert sum(1 for key, at in timeline["final"].items() if "-copy-" in key and at) == answer.fits
 
 
+def test_the_deciding_cycle_is_the_failed_copys_attempt_in_the_deciding_trials_run():
+    # two pods pending in the scenario are placed by its own run (attempts 0 and 1) before the copies
+    base = base_of(node("n1", cpu="1"), node("n2", cpu="1"), pod("p", cpu="400m"), pod("q", cpu="300m"))
+    for method in ("auto", "place"):
+        answer = how_many_copies(base, "default/p", method=method)
+        assert isinstance(answer, PassAnswer) and answer.deciding_cycle == 2 + answer.fits
+        attempts = timeline_summary(run_to_the_end(load_scenario(answer.to_json()["deciding"]["scenarioText"])))["attempts"]
+        assert attempts[answer.deciding_cycle]["pod"] == answer.stopped_by
+        assert attempts[answer.deciding_cycle]["failedSchedulingMessage"] == answer.message
+    assert how_many_copies(base, "default/p", max_count=1).deciding_cycle is None
+
+
 def test_it_leaves_copies_that_could_preempt_to_the_trial_search():
     classes = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 100\n"
     base = base_of(classes, node("n1", cpu="1"), node("n2", cpu="1"),

@@ -291,10 +291,8 @@ def _pass_fields(question: CapacityQuestion, answer: PassAnswer) -> dict[str, An
     if answer.checked_next and answer.fits < DECIDING_TEXT_MOST:
         changes = answer.deciding_changes()
         label = f"{answer.fits + 1} more"
-        explanation = answer.explanation
         fields.update(deciding_run=_save_deciding_run(question, label, answer.base.trial_text(changes), 1),
-                      deciding_label=label, deciding_cycle=explanation.cycle if explanation is not None else None,
-                      deciding_step=1)
+                      deciding_label=label, deciding_cycle=answer.deciding_cycle, deciding_step=1)
     return fields
 
 

@@ -250,7 +250,7 @@ def test_a_pod_copies_question_is_answered_by_one_pass_as_the_cli(
     assert not workers.rounds and not CapacityTrial.objects.exists() and question.trials_done == 0  # no trial at all
     assert question.answer["copies"]["fits"] == cli.fits and "scenarioText" not in str(question.answer)
     assert workers.runs == [question.deciding_run_id] and question.deciding_label == f"{cli.fits + 1} more"
-    assert question.deciding_cycle == (cli.explanation.cycle if cli.explanation is not None else None)
+    assert question.deciding_cycle == cli.deciding_cycle == 0 + cli.fits  # the scenario's own run has no attempt
 
 
 def test_copies_that_could_preempt_fall_back_to_the_trial_rounds_saying_why(
