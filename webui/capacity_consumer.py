@@ -1,4 +1,5 @@
-"""/ws/capacity/<id>/: a capacity question's progress ("trial 7 of ~12"), then its end.
+"""/ws/capacity/<id>/: a capacity question's progress ("trial 7 of ~12", or the one pass's copies placed
+and their rate, with the method answering and why), then its end.
 
 As for runs (consumers.py), the database row is the source of truth: a worker's group message is
 only a hint to read it now; every POLL_SECONDS it is read anyway (embedded mode's in-memory layer
@@ -29,9 +30,13 @@ def _authorize(scope, question_id: int) -> None:
     capacity.readable_question(actor, question_id)
 
 
+STATE_FIELDS = ("status", "trials_done", "trials_estimate", "error", "method", "why", "copies_done", "copies_per_second")
+
+
 @database_sync_to_async
-def _state(question_id: int) -> tuple[str, int, int, str] | None:
-    row = CapacityQuestion.objects.filter(pk=question_id).values_list("status", "trials_done", "trials_estimate", "error").first()
+def _state(question_id: int) -> tuple | None:
+    """The row's progress and state (trials; method, why and the one pass's copies), as sent."""
+    row = CapacityQuestion.objects.filter(pk=question_id).values_list(*STATE_FIELDS).first()
     return tuple(row) if row is not None else None
 
 
@@ -66,9 +71,9 @@ class CapacityProgressConsumer(RowWatcher):
                 await self.close(code=CLOSE_NOT_FOUND)
                 self.sent = "end"
                 return True
-            status, done, estimate, error = state
+            status, error = state[0], state[3]
             if state != self.sent:
-                await self.send_json(publisher.capacity_progress_message(status, done, estimate, error))
+                await self.send_json(publisher.capacity_progress_message(*state))
                 self.sent = state
             if status in capacity.FINISHED_STATUSES:
                 await self.send_json(publisher.capacity_end_message(status, error))

@@ -188,6 +188,16 @@ class CapacityKind(models.TextChoices):
     FRAGMENTATION = "fragmentation"  # free capacity against the largest request that fits
 
 
+class CapacityMethod(models.TextChoices):
+    """What answered a pod-copies question (issue 42): scheduler_core.answers.capacity_pass's one pass —
+    the copies counted or placed one by one — or, when the pass could differ, the trial rounds."""
+
+    UNKNOWN = "", "not known yet"
+    COUNTED = "counted"
+    PLACED = "placed"
+    TRIALS = "trials"
+
+
 class CapacityQuestion(Owned):
     """A capacity question (issue 26) and its answer, found by trial runs fanned out to the workers
     in rounds (scheduler_core.answers.capacity_rounds); services/capacity.py drives it."""
@@ -214,12 +224,33 @@ class CapacityQuestion(Owned):
     # lost a task message (services/capacity.py, recovery).
     progressed = models.DateTimeField(default=timezone.now, db_index=True)
     redispatches = models.PositiveIntegerField(default=0)
+    # A pod-copies question (kind fit, a pod named) is answered by the one pass first (issue 42):
+    # how (``method``, blank until known) and why; the pass's progress; and the answer's parts the
+    # API lists — each node's copies, the copy that did not fit and its FailedScheduling message, or
+    # that it stopped at ``max``. The trial rounds fill the same fields when they answer instead.
+    method = models.CharField(max_length=16, choices=CapacityMethod.choices, blank=True, default="")
+    why = models.TextField(blank=True, default="")
+    copies_done = models.PositiveBigIntegerField(default=0)  # copies placed (or counted) so far
+    copies_per_second = models.FloatField(null=True, blank=True)  # per CPU second of the worker's pass
+    per_node = models.JSONField(null=True, blank=True)  # node -> copies
+    stopped_by = models.CharField(max_length=400, blank=True, default="")  # the copy that did not fit
+    stop_message = models.TextField(blank=True, default="")  # its FailedScheduling message
+    stopped_at_max = models.BooleanField(default=False)  # every copy up to max fitted: the next was not tried
+    # Which delivery of advance_capacity holds the pass: it may run while pass_claim <= redispatches
+    # (none holds it since the last re-send); the holder writes progress and the answer only while
+    # it still holds it (a worker that died mid-pass is superseded once recovery sends it again).
+    pass_claim = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["-created", "-id"]
 
     def __str__(self) -> str:
         return f"capacity {self.kind} {self.pk} of {self.version} ({self.status})"
+
+    @property
+    def asks_copies(self) -> bool:
+        """How many more copies of a pod fit: the one pass answers it first."""
+        return self.kind == CapacityKind.FIT and bool(self.parameters.get("pod")) and not self.parameters.get("workload")
 
     @property
     def is_finished(self) -> bool:

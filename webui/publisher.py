@@ -100,6 +100,12 @@ class CapacityProgressMessage(TypedDict):
     done: int  # trials run so far
     estimate: int  # the search's current guess of its total ("trial 7 of ~12")
     error: str
+    # Pod-copies questions (issue 42): what answers ("" until known, then counted, placed or trials),
+    # why, and the one pass's progress: copies placed (or counted) so far, per CPU second.
+    method: str
+    why: str
+    copies: int
+    copiesPerSecond: float | None  # noqa: N815
 
 
 class CapacityEndMessage(TypedDict):
@@ -112,8 +118,10 @@ def capacity_group_name(question_id: int) -> str:
     return f"capacity_{question_id}"
 
 
-def capacity_progress_message(status: str, done: int, estimate: int, error: str) -> CapacityProgressMessage:
-    return CapacityProgressMessage(type="progress", status=status, done=done, estimate=max(done, estimate), error=error)
+def capacity_progress_message(status: str, done: int, estimate: int, error: str, method: str = "", why: str = "",
+                              copies: int = 0, copies_per_second: float | None = None) -> CapacityProgressMessage:
+    return CapacityProgressMessage(type="progress", status=status, done=done, estimate=max(done, estimate), error=error,
+                                   method=method, why=why, copies=copies, copiesPerSecond=copies_per_second)
 
 
 def capacity_end_message(status: str, error: str) -> CapacityEndMessage:

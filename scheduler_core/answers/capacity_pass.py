@@ -81,6 +81,21 @@ class PassAnswer:
     counted_total: Optional[int] = None  # what counting found when --max stopped the placing
     spread: Optional[SpreadCounted] = None  # counted per domain: each domain's copies (then placements
     # holds only the nodes whose count is certain, and message is exact only when spread.message_exact)
+    seconds: float = field(default=0.0, repr=False, compare=False)  # CPU seconds of the pass after the
+    # scenario's own run (placing or counting the copies, the failed copy's explanation); not in the JSON
+    attempts_before: int = field(default=0, repr=False, compare=False)  # the scenario's own run's attempts
+
+    @property
+    def deciding_cycle(self) -> Optional[int]:
+        """The cycle (0-based, as a run numbers them) in which the deciding trial's run tries the copy
+        that did not fit: after the scenario's own run's attempts, each copy before it is placed at its
+        first attempt (none stays pending, none is preempted). None when stopped at --max."""
+        return self.attempts_before + self.fits if self.checked_next else None
+
+    @property
+    def copies_per_second(self) -> Optional[float]:
+        """Copies placed (or counted) per CPU second of the pass; None when it took no measurable time."""
+        return self.fits / self.seconds if self.seconds > 0 else None
 
     @property
     def checked_next(self) -> bool:
@@ -139,6 +154,37 @@ def _domain_lines(spread: SpreadCounted) -> list[str]:
     return out
 
 
+@dataclass(frozen=True)
+class NeedsTrials:
+    """The pass cannot give the trial search's answer: ``why`` (``pass_refusal``'s sentence) says
+    what only a trial run shows; the caller runs the trial search (``how_many_fit`` or its rounds)."""
+
+    why: str
+
+
+def one_pass(base: TrialBase, pod: str, max_count: Optional[int] = None,
+             progress: Optional[CopyProgress] = None) -> Union[PassAnswer, NeedsTrials]:
+    """How many more copies of ``pod`` fit, as ``--method auto`` answers it without trials: the
+    pass's answer (counted or placed), or NeedsTrials when only the trial search gives the answer.
+    ``progress(copies, cpu_seconds)`` is told every PROGRESS_EVERY copies placed (and once with the
+    total when counted). CapacityError when the scenario has no such pod. For callers that run the
+    trials elsewhere (the web app's workers); the CLI's ``how_many_copies`` answers the same way."""
+    return _one_pass(base, pod_copies(base.scenario, pod), max_count, METHOD_AUTO, progress)
+
+
+def _one_pass(base: TrialBase, copies: PodCopies, max_count: Optional[int], method: str,
+              copy_progress: Optional[CopyProgress]) -> Union[PassAnswer, NeedsTrials]:
+    loop, outcome = run_to_rest(base, TrialChanges())
+    placer = CopyPlacer(base, loop, copies)
+    refusal = pass_refusal(outcome, loop, placer.copy(1))
+    if refusal is not None and method == METHOD_AUTO:
+        return NeedsTrials(refusal)
+    why = "as asked (--method place)" if method == METHOD_PLACE else ""
+    if refusal is not None:
+        why += f"; the trial search could differ: {refusal}"
+    return _answer(placer, max_count, method, why, copy_progress)
+
+
 def how_many_copies(base: TrialBase, pod: str, max_count: Optional[int] = None, method: str = METHOD_AUTO,
                     progress: Optional[Progress] = None,
                     copy_progress: Optional[CopyProgress] = None) -> Union[PassAnswer, CapacityAnswer]:
@@ -149,15 +195,10 @@ def how_many_copies(base: TrialBase, pod: str, max_count: Optional[int] = None, 
         return how_many_fit(base, pod=pod, max_count=max_count, progress=progress)
     if progress is not None:
         progress(1, "the scenario's own run")
-    loop, outcome = run_to_rest(base, TrialChanges())
-    placer = CopyPlacer(base, loop, copies)
-    refusal = pass_refusal(outcome, loop, placer.copy(1))
-    if refusal is not None and method == METHOD_AUTO:
+    answered = _one_pass(base, copies, max_count, method, copy_progress)
+    if isinstance(answered, NeedsTrials):
         return how_many_fit(base, pod=pod, max_count=max_count, progress=progress)
-    why = "as asked (--method place)" if method == METHOD_PLACE else ""
-    if refusal is not None:
-        why += f"; the trial search could differ: {refusal}"
-    return _answer(placer, max_count, method, why, copy_progress)
+    return answered
 
 
 def _answer(placer: "CopyPlacer", max_count: Optional[int], method: str, why: str,
@@ -279,4 +320,5 @@ class CopyPlacer:
         if method == COUNTED:
             stopped_by = self.copies.ref(fits + 1).namespace + "/" + self.copies.ref(fits + 1).name
         return PassAnswer(self.copies.target, method, why, fits, placements, stopped_by, message, self.copies,
-                          self.base, max_count, explanation)
+                          self.base, max_count, explanation, seconds=time.process_time() - self.started,
+                          attempts_before=self.loop.attempts)

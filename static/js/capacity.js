@@ -1,8 +1,10 @@
 // Capacity questions in the cluster view (issue 26): "How many more fit?" on a workload, "How many
-// nodes like this?" and "Can this node go?" on a node, "Which nodes can go?" and the fragmentation
-// chart for the cluster. The server runs every trial (on its workers) and computes every number; this
-// module asks, follows the progress over /ws/capacity/{id}/ and shows the answer. Every scenario
-// string goes into text nodes (dom.js h()) or through safe() for Plotly.
+// more copies fit?" on a pod (issue 42: the engine's one pass, counted or placed, or trials when only
+// they give the answer), "How many nodes like this?" and "Can this node go?" on a node, "Which nodes
+// can go?" and the fragmentation chart for the cluster. The server runs every pass and trial (on its
+// workers) and computes every number; this module asks, follows the progress over
+// /ws/capacity/{id}/ and draws the answer. Every scenario string goes into text nodes (dom.js h())
+// or through safe() for Plotly.
 
 import { api } from "./api.js";
 import { draw, safe } from "./charts/plot.js";
@@ -27,6 +29,10 @@ export async function mountCapacity(container, { scenarioId, version }) {
   const answer = h("div.capacity-answer#capacity-answer", { "aria-live": "polite" });
   const ask = (question) => follow(answer, scenarioId, { version: targets.version, ...question });
   const nodeSelect = h("select#capacity-node", { "aria-label": "node" }, targets.nodes.map((n) => h("option", { value: n }, n)));
+  const podInput = h("input#capacity-pod", { type: "text", list: "capacity-pods", "aria-label": "pod (namespace/name)",
+    value: targets.pods[0] || "", size: 32 });
+  const maxInput = h("input#capacity-max", { type: "number", min: 1, max: 100000, placeholder: "no limit", "aria-label": "at most this many copies" });
+  const askCopies = () => ask({ kind: "fit", pod: podInput.value.trim(), ...(maxInput.value ? { max: Number(maxInput.value) } : {}) });
   mount(container,
     h("h2", "Capacity"),
     h("table.data.capacity-workloads",
@@ -37,6 +43,10 @@ export async function mountCapacity(container, { scenarioId, version }) {
           "How many more fit?"))))
         : h("tr", h("td.muted", "No Deployment, ReplicaSet, StatefulSet or Job in this version."))),
     ),
+    targets.pods.length ? h("p.capacity-pod-actions", h("label.inline", "Pod ", podInput),
+      h("datalist#capacity-pods", targets.pods.map((p) => h("option", { value: p }))), " ",
+      h("label.inline", "at most ", maxInput), " ",
+      h("button.small#capacity-copies", { type: "button", onclick: askCopies }, "How many more copies fit?")) : null,
     h("p.capacity-node-actions", h("label.inline", "Node ", nodeSelect), " ",
       h("button.small#capacity-add-like", { type: "button", onclick: () => ask({ kind: "nodes", likes: [nodeSelect.value] }) }, "How many nodes like this?"), " ",
       h("button.small#capacity-can-go", { type: "button", onclick: () => ask({ kind: "removable", nodes: [nodeSelect.value] }) }, "Can this node go?")),
@@ -71,16 +81,43 @@ async function follow(box, scenarioId, question) {
     cancel.disabled = true;
     try { await api.cancelCapacity(asked.id); } catch (error) { progress.textContent = error.message; }
   } }, "Cancel");
-  mount(box, h("h3", title(asked)), progress, cancel);
-  const shown = (state) => { progress.textContent = progressText(state); };
-  shown({ status: asked.status, done: asked.progress.done, estimate: asked.progress.estimate });
+  const method = h("p.capacity-method");
+  mount(box, h("h3", title(asked)), method, progress, cancel);
+  const copies = asked.kind === "fit" && !!asked.parameters.pod;
+  const shown = (state) => {
+    progress.textContent = progressText({ ...state, copiesQuestion: copies });
+    mount(method, state.method ? methodText(state.method, state.why) : null);
+  };
+  shown(stateOf(asked));
   await watch(asked.id, shown);
   const done = await api.capacity(asked.id);
   mount(box, h("h3", title(done)), renderAnswer(done));
 }
 
-export function progressText({ status, done, estimate }) {
+/** The progress/state message's fields from a question as GET /api/capacity/{id} gives it. */
+function stateOf(q) {
+  return { status: q.status, done: q.progress.done, estimate: q.progress.estimate, method: q.method || "", why: q.why,
+    copies: q.progress.copies, copiesPerSecond: q.progress.copiesPerSecond };
+}
+
+const METHODS = { counted: "Counted", placed: "Placed one by one", trials: "Trial runs" };
+
+function methodText(method, why) {
+  return [h("strong", { dataset: { method } }, METHODS[method] || method), why ? `: ${why}` : ""];
+}
+
+/** A rate as the server measured it, for reading: whole copies per second. */
+function perSecond(rate, unit = "per second") {
+  return rate === null || rate === undefined ? "" : `, ${Math.round(rate).toLocaleString("en")} ${unit}`;
+}
+
+export function progressText({ status, done, estimate, method, copies, copiesPerSecond, copiesQuestion }) {
   if (status === "queued") return "Queued: waiting for a worker…";
+  if (copiesQuestion && method !== "trials") {
+    if (FINISHED.has(status)) return `${status} after ${(copies || 0).toLocaleString("en")} copies`;
+    if (!copies) return "Running the scenario's own run, then placing copies in one pass…";
+    return `${copies.toLocaleString("en")} copies placed${perSecond(copiesPerSecond)}`;
+  }
   if (FINISHED.has(status)) return `${status} after ${done} trial(s)`;
   return `trial ${Math.min(done + 1, Math.max(estimate, 1))} of ~${Math.max(estimate, done + 1)}`;
 }
@@ -95,7 +132,7 @@ function watch(id, shown) {
       while (!ended) {
         const state = await api.capacity(id).catch(() => null);
         if (state) {
-          shown({ status: state.status, done: state.progress.done, estimate: state.progress.estimate });
+          shown(stateOf(state));
           if (FINISHED.has(state.status)) { finish(); return; }
         }
         await new Promise((r) => setTimeout(r, POLL_MS));
@@ -119,7 +156,7 @@ function watch(id, shown) {
 
 function title(q) {
   const p = q.parameters;
-  if (q.kind === "fit") return `How many more of ${p.workload || p.pod} fit?`;
+  if (q.kind === "fit") return p.pod ? `How many more copies of ${p.pod} fit?` : `How many more of ${p.workload} fit?`;
   if (q.kind === "nodes") return `How many nodes like ${p.likes.join(", ")}?`;
   if (q.kind === "removable") return p.nodes.length ? `Can ${p.nodes.join(", ")} go?` : "Which nodes can go?";
   return "Fragmentation";
@@ -130,6 +167,7 @@ export function renderAnswer(q) {
   const a = q.answer;
   return [
     a.fit ? fitView(a.fit) : null,
+    a.copies ? copiesView(a.copies, q.progress) : null,
     a.nodes ? nodesView(a.nodes) : null,
     a.removable ? removableView(a.removable) : null,
     a.fragmentation ? fragmentationView(a.fragmentation) : null,
@@ -147,6 +185,40 @@ function fitView(fit) {
         fit.explanation ? h("p.capacity-why", `Why: ${fit.explanation}`) : null]
       : h("p", `No count that fails was found: at least ${fit.fits} fit (the bound was ${fit.bound}).`),
     fit.displaced.length ? h("p", `Placing them preempts ${fit.displaced.length} pod(s): ${fit.displaced.slice(0, 10).join(", ")}`) : null);
+}
+
+/** How many more copies of a pod fit: the method and why, each node's copies, what stops the next copy. */
+function copiesView(c, progress) {
+  const per = c.perNode;
+  return h("div.capacity-copies-answer", { dataset: { method: c.method } },
+    h("p.capacity-verdict", `${c.fits.toLocaleString("en")} more fit (${c.target}).`),
+    h("p.capacity-method", methodText(c.method, c.why)),
+    c.method !== "trials" && progress.copiesPerSecond !== null
+      ? h("p.capacity-rate", `${progress.copies.toLocaleString("en")} copies${perSecond(progress.copiesPerSecond, "per CPU second")} of the worker's pass.`)
+      : (c.method === "trials" ? h("p.capacity-rate", `${c.trials} trial runs.`) : null),
+    per.nodeCount ? h("table.data.capacity-per-node",
+      h("caption", `Copies per node: ${per.total.toLocaleString("en")} on ${per.nodeCount.toLocaleString("en")} node(s)`),
+      h("thead", h("tr", h("th", { scope: "col" }, "node"), h("th.num", { scope: "col" }, "copies"))),
+      h("tbody", per.nodes.map((n) => h("tr", { dataset: { node: n.node } }, h("td", n.node), h("td.num", String(n.copies))))),
+      per.more ? h("tfoot", h("tr", h("td", { colspan: 2 }, `… and ${per.more.toLocaleString("en")} more node(s)`))) : null)
+      : h("p.muted", "No copy fits on any node."),
+    c.perDomain ? domainsView(c.perDomain) : null,
+    c.stoppedAtMax
+      ? h("p.capacity-max", `Stopped at --max ${c.bound}: at least ${c.fits.toLocaleString("en")} fit`,
+        c.countedTotal !== null ? ` (counting says ${c.countedTotal.toLocaleString("en")} fit).` : ".")
+      : [h("p.capacity-stopper", "The next copy, ", h("span.capacity-stopped-by", c.stoppedBy), ", does not fit: ", h("code", c.message)),
+        c.messageExact ? null : h("p.muted", "The reason per domain: placing the copies one by one gives the scheduler's exact message."),
+        c.explanation ? h("p.capacity-why", `Why: ${c.explanation}`) : null],
+    c.displaced.length ? h("p", `Placing them preempts ${c.displaced.length} pod(s): ${c.displaced.slice(0, 10).join(", ")}`) : null);
+}
+
+function domainsView(d) {
+  return h("table.data.capacity-per-domain",
+    h("caption", `Counted per ${d.topologyKey} domain (maxSkew ${d.maxSkew}; ${d.domainCount} domain(s))`),
+    h("thead", h("tr", ["domain", "before", "room", "added", ""].map((t) => h("th", { scope: "col" }, t)))),
+    h("tbody", d.domains.map((x) => h("tr", h("td", x.domain), h("td.num", String(x.before)), h("td.num", String(x.room)),
+      h("td.num", String(x.added)), h("td", x.full ? "full" : "at the skew limit")))),
+    d.domains.length < d.domainCount ? h("tfoot", h("tr", h("td", { colspan: 5 }, `… and ${d.domainCount - d.domains.length} more`))) : null);
 }
 
 function nodesView(nodes) {

@@ -1,6 +1,8 @@
 """Capacity in the cluster view (static/js/capacity.js): "How many more fit?" on the capacity demo's
 workload runs its trials on the worker, names what stops the next copy, and opens the deciding
-trial's run at the step where that copy stays pending; the share link opens the same run."""
+trial's run at the step where that copy stays pending; the share link opens the same run. "How many
+more copies fit?" on a pod is answered by the one pass: its method and why, its progress, each
+node's copies, the next copy's message or "stopped at --max"."""
 
 from __future__ import annotations
 
@@ -9,7 +11,9 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.helpers import create_from_demo
+from tests.browser.conftest import REPO
+from tests.browser.helpers import api_post, create_from_demo, table_rows
+from tests.webui.capacity_support import many_copies_text
 
 pytestmark = pytest.mark.browser
 ANSWER_MS = 180_000  # trial runs on the one embedded worker of a machine shared with others
@@ -53,3 +57,67 @@ def test_can_this_node_go_names_the_budget_that_keeps_it(page):
     expect(verdict).to_contain_text("must stay", timeout=ANSWER_MS)
     expect(verdict).to_contain_text("blocked by budget default/web-pdb")
     expect(answer.locator("#capacity-deciding-link")).to_have_attribute("href", re.compile(r"/runs/\d+/\?changeStep=1$"))
+
+
+# --- how many more copies of a pod fit: the one pass (issue 42) ------------------------------------
+
+PODS = (REPO / "examples" / "capacity_pods.yaml").read_text()
+
+
+def _cluster_with(page, name: str, text: str) -> int:
+    scenario = api_post(page, "/api/scenarios", {"name": name, "text": text})
+    page.goto(f"{page.base_url}/scenarios/{scenario['id']}/cluster/")
+    return scenario["id"]
+
+
+def _ask_copies(page, pod: str, most: int | None = None) -> None:
+    page.locator("#capacity-pod").fill(pod)
+    if most is not None:
+        page.locator("#capacity-max").fill(str(most))
+    page.locator("#capacity-copies").click()
+
+
+def test_counted_copies_show_the_method_each_nodes_copies_and_the_next_copys_message(page, snap):
+    _cluster_with(page, "pods", PODS)
+    _ask_copies(page, "default/api-0")
+    answer = page.locator("#capacity-answer")
+    expect(answer.locator("h3")).to_have_text("How many more copies of default/api-0 fit?")
+    expect(answer.locator(".capacity-verdict")).to_contain_text("19 more fit", timeout=ANSWER_MS)
+    expect(answer.locator(".capacity-copies-answer .capacity-method")).to_contain_text(
+        "Counted: the copies are independent")
+    assert table_rows(page, "#capacity-answer table.capacity-per-node") == [
+        ["node-1", "7"], ["node-2", "7"], ["node-3", "5"]]
+    expect(answer.locator(".capacity-per-node caption")).to_have_text("Copies per node: 19 on 3 node(s)")
+    stopper = answer.locator(".capacity-stopper")
+    expect(stopper.locator(".capacity-stopped-by")).to_have_text("default/api-0-copy-20")
+    expect(stopper.locator("code")).to_contain_text("0/4 nodes are available: 1 node(s) had untolerated taint(s), 3 Insufficient cpu.")
+    answer.scroll_into_view_if_needed()
+    snap(page, "capacity-copies")
+    answer.locator("#capacity-deciding-link").click()
+    page.wait_for_url(re.compile(r"/runs/\d+/\?cycle=19&step=Filter&changeStep=1"))
+    expect(page.locator("#run-root")).to_have_attribute("data-status", "succeeded", timeout=ANSWER_MS)
+    expect(page.locator("#run-root")).to_contain_text("default/api-0-copy-20")
+
+
+def test_placed_copies_show_their_progress_and_stop_at_max(page):
+    # Every text the progress line takes is recorded as it changes (no timing): the pass reports
+    # every 1000 copies, the worker writes it, the websocket sends it, the page draws it.
+    page.add_init_script("""
+      window.progressSeen = [];
+      new MutationObserver(() => {
+        const line = document.querySelector("#capacity-answer .capacity-progress");
+        if (line && window.progressSeen.at(-1) !== line.textContent) window.progressSeen.push(line.textContent);
+      }).observe(document, { subtree: true, childList: true, characterData: true });
+    """)
+    _cluster_with(page, "many", many_copies_text(1500))
+    _ask_copies(page, "default/p", 2500)
+    answer = page.locator("#capacity-answer")
+    expect(answer.locator(".capacity-max")).to_have_text("Stopped at --max 2500: at least 2,500 fit.", timeout=ANSWER_MS)
+    expect(answer.locator(".capacity-copies-answer .capacity-method")).to_contain_text(
+        "Placed one by one: not counted: 2 DoNotSchedule spread constraints")
+    expect(answer.locator(".capacity-rate")).to_contain_text(re.compile(r"2,500 copies, [\d,]+ per CPU second of the worker's pass"))
+    expect(answer.locator(".capacity-per-node caption")).to_have_text("Copies per node: 2,500 on 1,500 node(s)")
+    expect(answer.locator(".capacity-per-node tfoot")).to_have_text("… and 1,400 more node(s)")
+    expect(answer.locator(".capacity-stopper")).to_have_count(0)
+    seen = page.evaluate("window.progressSeen")
+    assert any(re.fullmatch(r"[12],000 copies placed, [\d,]+ per second", text) for text in seen), seen

@@ -72,3 +72,27 @@ def test_it_turns_stored_events_into_one_segment_per_cycle_and_back():
     restored = back.get_model("webui", "RunEvent").objects.filter(run_id=run.pk).order_by("seq")
     assert [(r.cycle, r.extension_point, r.plugin, json.loads(zlib.decompress(r.payload_z))) for r in restored] == events
     migrate(SEGMENTS)
+
+
+ONE_PASS_BEFORE, ONE_PASS = [("webui", "0009_capacity_recovery")], [("webui", "0010_capacity_one_pass")]
+
+
+def test_capacity_questions_gain_the_one_pass_fields_and_lose_them_again():
+    old = migrate(ONE_PASS_BEFORE)
+    scenario = old.get_model("webui", "Scenario").objects.create(name="s")
+    version = old.get_model("webui", "ScenarioVersion").objects.create(scenario=scenario, number=1)
+    asked = old.get_model("webui", "CapacityQuestion").objects.create(
+        version=version, kind="fit", parameters={"pod": "default/p"}, answer={"fit": {"fits": 3}})
+
+    new = migrate(ONE_PASS)
+    question = new.get_model("webui", "CapacityQuestion").objects.get(pk=asked.pk)
+    assert (question.method, question.why, question.copies_done, question.copies_per_second, question.per_node,
+            question.stopped_by, question.stop_message, question.stopped_at_max, question.pass_claim) == \
+        ("", "", 0, None, None, "", "", False, 0)
+    new.get_model("webui", "CapacityQuestion").objects.filter(pk=asked.pk).update(
+        method="counted", copies_done=549_000, per_node={"n1": 110}, stopped_at_max=True)
+
+    back = migrate(ONE_PASS_BEFORE)
+    kept = back.get_model("webui", "CapacityQuestion").objects.get(pk=asked.pk)
+    assert kept.answer == {"fit": {"fits": 3}} and not hasattr(kept, "copies_done")
+    migrate(ONE_PASS)  # the latest state, for the next tests

@@ -59,7 +59,15 @@ def test_it_omits_a_payload_too_big_for_any_message():
 
 def test_capacity_progress_never_estimates_fewer_trials_than_done():
     assert publisher.capacity_progress_message("running", 7, 5, "") == \
-        {"type": "progress", "status": "running", "done": 7, "estimate": 7, "error": ""}
+        {"type": "progress", "status": "running", "done": 7, "estimate": 7, "error": "", "method": "", "why": "",
+         "copies": 0, "copiesPerSecond": None}
     assert publisher.capacity_end_message("cancelled", "cancelled by the owner") == \
         {"type": "end", "status": "cancelled", "error": "cancelled by the owner"}
     assert publisher.capacity_group_name(3) != publisher.group_name(3)
+
+
+def test_capacity_progress_carries_the_one_pass_state():
+    message = publisher.capacity_progress_message("running", 0, 0, "", "placed", "not counted: anti-affinity", 3000, 812.5)
+    assert {k: message[k] for k in ("method", "why", "copies", "copiesPerSecond")} == \
+        {"method": "placed", "why": "not counted: anti-affinity", "copies": 3000, "copiesPerSecond": 812.5}
+    assert set(message) == set(publisher.CapacityProgressMessage.__annotations__)

@@ -1,6 +1,7 @@
 """A capacity question fanned out to real Celery workers (PostgreSQL, Redis, daphne): the answer
 equals the sequential CLI's, its rounds ran on both workers, progress streams over the websocket; a
-question whose message the broker lost is recovered by the workers' sweep."""
+question whose message the broker lost is recovered by the workers' sweep; a pod-copies question is
+answered by one worker's one pass, its copies streamed as it places them."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import subprocess
 import pytest
 
 from tests.webui import support
-from tests.webui.capacity_support import CAPACITY_WEB, REPO
+from tests.webui.capacity_support import CAPACITY_WEB, REPO, many_copies_text
 
 pytestmark = pytest.mark.service
 
@@ -57,6 +58,28 @@ def test_a_fanned_out_question_answers_as_the_cli_and_streams_its_progress(stack
     cycles = client.request("GET", f"/api/runs/{run['id']}/cycles").body
     decided = next(c for c in cycles if c["cycle"] == read["deciding"]["cycle"])
     assert (decided["pod"], decided["nodeName"]) == (fit["stoppedBy"][0], None)
+
+
+def test_a_pod_copies_question_is_placed_by_one_worker_its_copies_streamed_as_they_go(stack, tmp_path):
+    client = stack.client()
+    scenario = client.request("POST", "/api/scenarios", {"name": "many", "text": many_copies_text(1500)}).body
+    asked = client.request("POST", f"/api/scenarios/{scenario['id']}/capacity", {"kind": "fit", "pod": "default/p", "max": 2500})
+    assert asked.status == 201, asked.body
+    ws = stack.websocket(client, f"/ws/capacity/{asked.body['id']}/")
+    messages = []
+    while (message := ws.receive()) is not None:
+        messages.append(message)
+        if message["type"] == "end":
+            break
+    assert messages[-1] == {"type": "end", "status": "succeeded", "error": ""}, stack.logs()
+    placing = [m for m in messages if m["type"] == "progress" and m["status"] == "running" and m["copies"]]
+    assert placing and all(m["copies"] in (1000, 2000) and m["copiesPerSecond"] > 0 and m["method"] == "" for m in placing)
+    assert (messages[-2]["method"], messages[-2]["copies"]) == ("placed", 2500)
+    read = client.request("GET", f"/api/capacity/{asked.body['id']}").body
+    copies = read["answer"]["copies"]
+    assert (copies["fits"], copies["stoppedAtMax"], copies["perNode"]["nodeCount"]) == (2500, True, 1500)
+    logs = "".join((tmp_path / f"{name}.log").read_text(errors="replace") for name in ("cap-a", "cap-b"))
+    assert "Task webui.tasks.advance_capacity[" in logs and "Task webui.tasks.run_capacity_trial[" not in logs  # no trial
 
 
 def test_a_question_whose_messages_the_broker_lost_is_recovered_by_the_workers_sweep(tmp_path):

@@ -211,3 +211,31 @@ def test_it_leaves_a_run_to_recovery_when_the_database_fails_mid_run(run: Run, m
     execute_run.apply(args=[run.pk])
     run.refresh_from_db()
     assert (run.status, run.error) == (RunStatus.RUNNING, "")  # not failed: its heartbeat goes stale, recovery re-queues it
+
+
+# --- advance_capacity: a pod-copies question answered by the one pass inside the task ------------
+
+
+def test_advance_capacity_answers_pod_copies_in_the_task_itself_and_needs_no_trial_task(monkeypatch,
+                                                                                       django_capture_on_commit_callbacks):
+    from scheduler_core.answers.capacity import TrialBase
+    from scheduler_core.answers.capacity_pass import how_many_copies
+    from tests.webui.capacity_support import CAPACITY_PODS
+    from webui.models import CapacityQuestion, CapacityTrial
+    from webui.services import capacity
+    from webui.tasks import advance_capacity
+
+    sent: list = []
+    monkeypatch.setattr(capacity, "_dispatch", sent.append)
+    monkeypatch.setattr(capacity, "_send_run", lambda run_id: None)
+    scenario = Scenario.objects.create(name="pods", owner_session_key="k")
+    version = ScenarioVersion.objects.create(scenario=scenario, number=1, text=CAPACITY_PODS)
+    question = CapacityQuestion.objects.create(version=version, kind="fit", parameters={"pod": "default/cache-0"},
+                                               owner_session_key="k")
+    with django_capture_on_commit_callbacks(execute=True):
+        advance_capacity.apply(args=[question.pk])
+    question.refresh_from_db()
+    expected = how_many_copies(TrialBase.from_text(CAPACITY_PODS), "default/cache-0")
+    assert (question.status, question.method, question.copies_done, question.stop_message) == \
+        (RunStatus.SUCCEEDED, "placed", expected.fits, expected.message)
+    assert not sent and not CapacityTrial.objects.exists()

@@ -19,6 +19,7 @@ router = Router(tags=["capacity"])
 ERRORS = schemas.ERRORS
 NAME_LENGTH = 400
 LISTED_QUESTIONS = 50
+PER_NODE_LISTED = 100  # nodes a pod-copies answer lists (perNode.nodeCount and total count them all)
 
 
 class CapacityIn(Schema):
@@ -42,6 +43,8 @@ class ParametersOut(Schema):
 class ProgressOut(Schema):
     done: int  # trials run
     estimate: int  # the search's current guess of its total
+    copies: int  # pod copies: copies placed (or counted) by the one pass so far
+    copiesPerSecond: Optional[float]  # noqa: N815 - per CPU second of the worker's pass (None: not measured yet)
 
 
 class FitOut(Schema):
@@ -56,6 +59,63 @@ class FitOut(Schema):
     displaced: list[str]
     trials: int
     tried: dict[str, bool]
+
+
+class NodeCopiesOut(Schema):
+    node: str
+    copies: int
+
+
+class PerNodeOut(Schema):
+    """Each node's copies, most first (ties by name), at most PER_NODE_LISTED of them."""
+
+    nodes: list[NodeCopiesOut]
+    nodeCount: int  # noqa: N815 - nodes holding copies, listed or not
+    total: int  # the copies on them (all nodes; less than fits where a count per domain is not certain per node)
+    more: int  # nodes not listed
+
+
+class DomainCopiesOut(Schema):
+    domain: str
+    before: int  # pods the constraint counted there before the copies
+    room: int  # copies its nodes have room for
+    added: int  # copies it ends with
+    full: bool
+
+
+class PerDomainOut(Schema):
+    """Counted per domain of one DoNotSchedule spread constraint (docs/CAPACITY.md)."""
+
+    topologyKey: str  # noqa: N815
+    maxSkew: int  # noqa: N815
+    minDomains: int  # noqa: N815
+    smallest: int
+    nodesExact: bool  # noqa: N815 - False: perNode lists only the nodes whose count is certain
+    messageExact: bool  # noqa: N815
+    reason: str
+    domains: list[DomainCopiesOut]  # the first DOMAINS_LISTED
+    domainCount: int  # noqa: N815
+
+
+class CopiesOut(Schema):
+    """How many more copies of a pod fit, by the one pass (counted or placed) or by the trial rounds
+    when the pass could differ (``method`` and ``why`` say which and why)."""
+
+    target: str
+    method: Literal["counted", "placed", "trials"]
+    why: str
+    fits: int
+    bound: Optional[int]  # the max asked (trials: the bound the search used)
+    stoppedAtMax: bool  # noqa: N815 - every copy up to the bound fitted; the next was not tried
+    stoppedBy: Optional[str]  # noqa: N815 - the copy that did not fit
+    message: str  # its FailedScheduling message ("" when stopped at the bound)
+    messageExact: bool  # noqa: N815 - False: the reason per domain, not the scheduler's message
+    explanation: Optional[str]  # the explanation's headline of its failed cycle (placed, trials)
+    countedTotal: Optional[int]  # noqa: N815 - stopped at max: how many counting says fit
+    perNode: PerNodeOut  # noqa: N815
+    perDomain: Optional[PerDomainOut]  # noqa: N815
+    trials: int  # 1 for the pass
+    displaced: list[str]  # pods the copies preempt (trials only)
 
 
 class UnplaceableOut(Schema):
@@ -116,7 +176,8 @@ class FragmentationOut(Schema):
 class AnswerOut(Schema):
     """Exactly one is set: the kind's answer."""
 
-    fit: Optional[FitOut] = None
+    fit: Optional[FitOut] = None  # how many more of a workload fit
+    copies: Optional[CopiesOut] = None  # how many more copies of a pod fit
     nodes: Optional[NodesNeededOut] = None
     removable: Optional[RemovableOut] = None
     fragmentation: Optional[FragmentationOut] = None
@@ -140,6 +201,8 @@ class CapacityOut(Schema):
     kind: str
     parameters: ParametersOut
     status: str
+    method: Optional[Literal["counted", "placed", "trials"]]  # pod copies: what answers (None: not known yet)
+    why: str  # why that method answers
     progress: ProgressOut
     width: int  # trials a round may hold
     error: str
@@ -158,6 +221,22 @@ def deciding_url(question: CapacityQuestion) -> str:
     return f"/runs/{question.deciding_run_id}/" + (f"?{'&'.join(query)}" if query else "")
 
 
+def per_node(counts: Optional[dict[str, int]]) -> PerNodeOut:
+    """The nodes' copies most first (ties by name), bounded: a 5000-node answer lists PER_NODE_LISTED."""
+    ranked = sorted((counts or {}).items(), key=lambda item: (-item[1], item[0]))
+    listed = [NodeCopiesOut(node=node, copies=copies) for node, copies in ranked[:PER_NODE_LISTED] if copies > 0]
+    held = sum(1 for _, copies in ranked if copies > 0)
+    return PerNodeOut(nodes=listed, nodeCount=held, total=sum(copies for _, copies in ranked), more=held - len(listed))
+
+
+def copies_out(question: CapacityQuestion) -> CopiesOut:
+    stored = question.answer["copies"]
+    return CopiesOut(**{key: stored[key] for key in ("target", "method", "why", "fits", "bound", "messageExact",
+                                                     "explanation", "countedTotal", "perDomain", "trials", "displaced")},
+                     stoppedAtMax=question.stopped_at_max, stoppedBy=question.stopped_by or None,
+                     message=question.stop_message, perNode=per_node(question.per_node))
+
+
 def present(question: CapacityQuestion) -> CapacityOut:
     run = question.deciding_run
     deciding = None if run is None else DecidingOut(
@@ -166,10 +245,20 @@ def present(question: CapacityQuestion) -> CapacityOut:
     parameters = {"workload": None, "pod": None, "likes": [], "nodes": [], "max": None, **question.parameters}
     return CapacityOut(
         id=question.pk, scenario=question.version.scenario_id, version=question.version.number, kind=question.kind,
-        parameters=ParametersOut(**parameters), status=question.status,
-        progress=ProgressOut(done=question.trials_done, estimate=max(question.trials_done, question.trials_estimate)),
-        width=question.width, error=question.error, answer=AnswerOut(**question.answer) if question.answer else None,
-        deciding=deciding, created=question.created, finished=question.finished)
+        parameters=ParametersOut(**parameters), status=question.status, method=question.method or None,
+        why=question.why,
+        progress=ProgressOut(done=question.trials_done, estimate=max(question.trials_done, question.trials_estimate),
+                             copies=question.copies_done, copiesPerSecond=question.copies_per_second),
+        width=question.width, error=question.error, answer=_answer_out(question), deciding=deciding,
+        created=question.created, finished=question.finished)
+
+
+def _answer_out(question: CapacityQuestion) -> Optional[AnswerOut]:
+    if not question.answer:
+        return None
+    if "copies" in question.answer:
+        return AnswerOut(copies=copies_out(question))
+    return AnswerOut(**question.answer)
 
 
 def _fresh(question_id: int) -> CapacityQuestion:
@@ -180,7 +269,8 @@ def _fresh(question_id: int) -> CapacityQuestion:
              summary="Ask a capacity question")
 def capacity_ask(request: HttpRequest, scenario_id: int, body: CapacityIn):
     """Starts a capacity question about a version (default: the latest): `fit` (how many more copies of `workload`
-    or `pod` fit), `nodes` (how many nodes like each of `likes` the pending pods need), `removable` (which nodes can
+    or `pod` fit; a `pod` is answered by the engine's one pass — counted or placed — unless only trials give the
+    answer: `method` and `why` say which), `nodes` (how many nodes like each of `likes` the pending pods need), `removable` (which nodes can
     go; `nodes` narrows it to those), `fragmentation`. Its trials run on the workers in rounds; follow it at
     GET /api/capacity/{id} or /ws/capacity/{id}/. 400 when the scenario cannot answer it (no such workload or node).
     """
@@ -201,7 +291,8 @@ def capacity_list(request: HttpRequest, scenario_id: int):
 
 @router.get("/capacity/{int:question_id}", response={200: CapacityOut, **ERRORS}, summary="Read a capacity question")
 def capacity_read(request: HttpRequest, question_id: int):
-    """Its status, progress (trials done of the estimated total), and once succeeded its answer and deciding run."""
+    """Its status, the method answering (pod copies) and why, progress (trials done of the estimated total; copies
+    placed and per second), and once succeeded its answer and deciding run."""
     capacity.recover_if_stale(capacity.readable_question(request.auth, question_id))  # as runs are on read
     return present(_fresh(question_id))
 

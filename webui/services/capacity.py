@@ -14,6 +14,13 @@ module only stores and dispatches:
 - ``sweep_stale_questions`` / ``recover_if_stale`` send again what a question whose task messages
   were lost still misses, or fail it after SCHEDLAB_CAPACITY_MAX_REDISPATCHES (see "recovery").
 
+How many more copies of a pod fit (kind fit with a pod, issue 42) is answered by the engine's one
+pass first (``scheduler_core.answers.capacity_pass.one_pass``), run whole inside ``advance`` on the worker
+that got it: its progress (copies placed, per CPU second) is written to the question every
+capacity_pass.PROGRESS_EVERY (1000) copies and published as the trials' is; only when the pass answers NeedsTrials
+(``why``: pods left pending, copies that could preempt, claims or volumes that bind) do the rounds
+below answer it. The question records which answered (``method``: counted, placed, trials) and why.
+
 The answer's deciding trial is saved as a scenario of the asker's, forked from the question's
 version, and run like any run, so it opens in the run view at the deciding step and share links work.
 """
@@ -28,7 +35,7 @@ import zlib
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 from celery import current_app, group, signature
 from django.conf import settings
@@ -38,11 +45,12 @@ from django.utils import timezone
 
 from scheduler_core.answers.capacity import (CapacityAnswer, CapacityError, FitAnswer, FragmentationAnswer, NodesAnswer,
                                      RemovableAnswer, Trial, TrialBase, TrialChanges, TrialOutcome, run_trial)
+from scheduler_core.answers.capacity_pass import DECIDING_TEXT_MOST, NeedsTrials, PassAnswer, one_pass
 from scheduler_core.answers.capacity_rounds import Question, replay, search_for
 from scheduler_core.scenario.changes import SCALABLE_KINDS
 from webui import publisher
-from webui.models import FINISHED_STATUSES, CapacityKind, CapacityQuestion, CapacityTrial, Run, RunStatus, Scenario, \
-    ScenarioVersion
+from webui.models import FINISHED_STATUSES, CapacityKind, CapacityMethod, CapacityQuestion, CapacityTrial, Run, \
+    RunStatus, Scenario, ScenarioVersion
 from webui.services import engine, scenarios
 from webui.services.access import Actor
 from webui.services.errors import Conflict, DomainError, NotFound
@@ -180,18 +188,20 @@ def _revoke(task_ids: list[str]) -> None:
 # --- the worker side ------------------------------------------------------------------------------
 
 
-_bases: "OrderedDict[int, TrialBase]" = OrderedDict()
+_bases: "OrderedDict[int, tuple[str, TrialBase]]" = OrderedDict()
 
 
 def trial_base(version: ScenarioVersion) -> TrialBase:
-    """The version loaded for trials, kept per process: every trial and every replay needs it."""
-    base = _bases.get(version.pk)
+    """The version loaded for trials, kept per process: every trial and every replay needs it.
+    Kept with its text: a database started over (tests) reuses ids for other versions."""
+    kept = _bases.get(version.pk)
+    base = kept[1] if kept is not None and kept[0] == version.text else None
     if base is None:
         try:
             base = TrialBase.from_text(version.text)
         except CapacityError as exc:
             raise DomainError(str(exc)) from None
-        _bases[version.pk] = base
+        _bases[version.pk] = (version.text, base)
         while len(_bases) > BASES_KEPT:
             _bases.popitem(last=False)
     _bases.move_to_end(version.pk)
@@ -199,8 +209,12 @@ def trial_base(version: ScenarioVersion) -> TrialBase:
 
 
 def advance(question_id: int) -> None:
-    """Dispatch the question's next round, or save its answer, once its last round is complete."""
+    """Answer a pod-copies question by the one pass; else (or when the pass needs trials) dispatch
+    the question's next round, or save its answer, once its last round is complete."""
     try:
+        if _by_one_pass(question_id):
+            publisher.publish_capacity(question_id)
+            return
         with transaction.atomic():
             question = CapacityQuestion.objects.select_for_update().select_related("version__scenario").get(pk=question_id)
             if question.is_finished or _round_open(question):
@@ -214,6 +228,95 @@ def advance(question_id: int) -> None:
         log.exception("capacity question %s failed", question_id)
         _fail(question_id, f"the search failed: {type(exc).__name__}: {exc}")
     publisher.publish_capacity(question_id)
+
+
+# --- the one pass (pod copies) ---------------------------------------------------------------------
+# It runs outside any transaction: it takes seconds to minutes on large clusters, and its progress
+# must be committed as it goes for the API and the websocket to see it. Two deliveries of the same
+# advance (a redelivery, a recovery re-send) are told apart by ``pass_claim``: the pass may be taken
+# while pass_claim <= redispatches, i.e. nobody took it since recovery last sent the question again.
+
+
+class _PassStopped(Exception):
+    """The question was cancelled (or failed), or a later delivery holds its pass: stop placing."""
+
+
+def _by_one_pass(question_id: int) -> bool:
+    """True when the one pass dealt with the question (answered it, or it is another delivery's or
+    finished); False when the rounds answer it (not a pod-copies question, or the pass needs trials)."""
+    question = CapacityQuestion.objects.select_related("version__scenario").get(pk=question_id)
+    if not question.asks_copies or question.method == CapacityMethod.TRIALS:
+        return False
+    if question.is_finished:
+        return True
+    taken = CapacityQuestion.objects.filter(
+        pk=question_id, status__in=ACTIVE_STATUSES, method=CapacityMethod.UNKNOWN, pass_claim__lte=F("redispatches"),
+    ).update(pass_claim=F("redispatches") + 1, status=RunStatus.RUNNING, progressed=timezone.now(), copies_done=0,
+             copies_per_second=None)
+    if not taken:
+        log.info("capacity question %s: its one pass is another delivery's, or it finished", question_id)
+        return True
+    question.refresh_from_db()
+    mine = CapacityQuestion.objects.filter(pk=question_id, pass_claim=question.pass_claim, status__in=ACTIVE_STATUSES)
+
+    def told(copies: int, seconds: float) -> None:
+        if not mine.update(copies_done=copies, copies_per_second=copies / seconds if seconds > 0 else None,
+                           progressed=timezone.now()):
+            raise _PassStopped
+        publisher.publish_capacity(question_id)
+
+    asked = question_of(question)
+    assert asked.pod is not None
+    try:
+        answered = one_pass(trial_base(question.version), asked.pod, asked.max_count, progress=told)
+    except _PassStopped:
+        log.info("capacity question %s: its one pass stopped (cancelled, or taken over)", question_id)
+        return True
+    if isinstance(answered, NeedsTrials):
+        return not mine.update(method=CapacityMethod.TRIALS, why=answered.why, progressed=timezone.now())
+    with transaction.atomic():
+        fields = _pass_fields(question, answered)
+        if not mine.update(**fields):  # cancelled meanwhile: the deciding run's rows are rolled back
+            transaction.set_rollback(True)
+    return True
+
+
+def _pass_fields(question: CapacityQuestion, answer: PassAnswer) -> dict[str, Any]:
+    fields: dict[str, Any] = {
+        "status": RunStatus.SUCCEEDED, "finished": timezone.now(), "progressed": timezone.now(),
+        "method": answer.method, "why": answer.why, "copies_done": answer.fits,
+        "copies_per_second": answer.copies_per_second, "per_node": answer.placements,
+        "stopped_by": answer.stopped_by or "", "stop_message": answer.message, "stopped_at_max": not answer.checked_next,
+        "answer": {"copies": copies_json(answer)}}
+    if answer.checked_next and answer.fits < DECIDING_TEXT_MOST:
+        changes = answer.deciding_changes()
+        label = f"{answer.fits + 1} more"
+        fields.update(deciding_run=_save_deciding_run(question, label, answer.base.trial_text(changes), 1),
+                      deciding_label=label, deciding_cycle=answer.deciding_cycle, deciding_step=1)
+    return fields
+
+
+def copies_json(answer: Union[PassAnswer, FitAnswer], why: str = "") -> dict[str, Any]:
+    """A pod-copies answer as the API serves it (``answer.copies``), whichever method gave it; each
+    node's copies are the question's ``per_node`` (listed by the API, sorted and bounded)."""
+    if isinstance(answer, PassAnswer):
+        spread = answer.spread.to_json() if answer.spread is not None else None
+        if spread is not None:
+            spread = {**spread, "domainCount": len(spread["domains"]), "domains": spread["domains"][:DOMAINS_LISTED]}
+        return {"target": answer.target, "method": answer.method, "why": answer.why, "fits": answer.fits,
+                "bound": answer.max_count, "checkedNext": answer.checked_next, "stoppedBy": answer.stopped_by,
+                "message": answer.message, "messageExact": answer.spread is None or answer.spread.message_exact,
+                "explanation": answer.explanation.headline if answer.explanation is not None else None,
+                "countedTotal": answer.counted_total, "perDomain": spread, "trials": 1, "displaced": []}
+    explanation = answer.explanation
+    return {"target": answer.target, "method": CapacityMethod.TRIALS.value, "why": why, "fits": answer.fits,
+            "bound": answer.bound, "checkedNext": answer.checked_next,
+            "stoppedBy": answer.stopped_by[0] if answer.stopped_by else None, "message": answer.message,
+            "messageExact": True, "explanation": explanation.headline if explanation is not None else None,
+            "countedTotal": None, "perDomain": None, "trials": answer.trials, "displaced": answer.displaced}
+
+
+DOMAINS_LISTED = 100  # the domains a counted-per-domain answer keeps (hostname spreading: one per node)
 
 
 def _round_open(question: CapacityQuestion) -> bool:
@@ -366,10 +469,15 @@ def _finish(question: CapacityQuestion, base: TrialBase, answer: CapacityAnswer)
     deciding = deciding_of(answer)
     fields: dict[str, Any] = {"answer": answer_json(answer), "status": RunStatus.SUCCEEDED, "finished": timezone.now(),
                               "trials_estimate": F("trials_done")}
+    if isinstance(answer, FitAnswer) and question.asks_copies:  # the pass needed trials: the same fields
+        fields.update(answer={"copies": copies_json(answer, question.why)}, copies_done=answer.fits,
+                      per_node=answer.placements, stopped_by=answer.stopped_by[0] if answer.stopped_by else "",
+                      stop_message=answer.message, stopped_at_max=not answer.checked_next)
     if deciding is not None:
         trial, cycle, step = deciding
-        fields.update(deciding_run=_save_deciding_run(question, trial), deciding_label=trial.label[:500],
-                      deciding_cycle=cycle, deciding_step=step)
+        pending = sum(1 for node in trial.outcome.final.values() if node is None)
+        fields.update(deciding_run=_save_deciding_run(question, trial.label, trial.scenario_text, pending),
+                      deciding_label=trial.label[:500], deciding_cycle=cycle, deciding_step=step)
     CapacityQuestion.objects.filter(pk=question.pk).update(**fields)
 
 
@@ -392,16 +500,15 @@ def deciding_of(answer: CapacityAnswer) -> Optional[tuple[Trial, Optional[int], 
     return None
 
 
-def _save_deciding_run(question: CapacityQuestion, trial: Trial) -> Run:
-    """The deciding trial as a scenario of the asker's (forked from the question's version) and its run."""
+def _save_deciding_run(question: CapacityQuestion, label: str, text: str, pending: int) -> Run:
+    """The deciding trial (its whole scenario ``text``) as a scenario of the asker's, forked from
+    the question's version, and its run."""
     source = question.version
     owner = {"owner_id": question.owner_id, "owner_session_key": question.owner_session_key}
-    text = trial.scenario_text
-    name = f"{source.scenario.name} · capacity trial: {trial.label}"[:200]
+    name = f"{source.scenario.name} · capacity trial: {label}"[:200]
     scenario = Scenario.objects.create(name=name, description=source.scenario.description, text=text, forked_from=source,
                                        **owner)
     version = ScenarioVersion.objects.create(scenario=scenario, number=1, text=text)
-    pending = sum(1 for node in trial.outcome.final.values() if node is None)
     run = Run.objects.create(version=version, cycles=pending, enqueues=1, **owner)
     transaction.on_commit(lambda: _send_run(run.pk), robust=True)
     return run

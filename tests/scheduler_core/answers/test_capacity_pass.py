@@ -9,7 +9,7 @@ import json
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from scheduler_core.answers.capacity import FitAnswer, TrialBase, how_many_fit
-from scheduler_core.answers.capacity_pass import PassAnswer, how_many_copies
+from scheduler_core.answers.capacity_pass import PROGRESS_EVERY, NeedsTrials, PassAnswer, how_many_copies, one_pass
 from scheduler_core.cli import main
 from scheduler_core.run.loop import run_to_the_end
 from scheduler_core.scenario import load_scenario
@@ -82,6 +82,18 @@ def test_the_deciding_trial_it_writes_shows_the_copy_that_does_not_fit():
     assert sum(1 for key, at in timeline["final"].items() if "-copy-" in key and at) == answer.fits
 
 
+def test_the_deciding_cycle_is_the_failed_copys_attempt_in_the_deciding_trials_run():
+    # two pods pending in the scenario are placed by its own run (attempts 0 and 1) before the copies
+    base = base_of(node("n1", cpu="1"), node("n2", cpu="1"), pod("p", cpu="400m"), pod("q", cpu="300m"))
+    for method in ("auto", "place"):
+        answer = how_many_copies(base, "default/p", method=method)
+        assert isinstance(answer, PassAnswer) and answer.deciding_cycle == 2 + answer.fits
+        attempts = timeline_summary(run_to_the_end(load_scenario(answer.to_json()["deciding"]["scenarioText"])))["attempts"]
+        assert attempts[answer.deciding_cycle]["pod"] == answer.stopped_by
+        assert attempts[answer.deciding_cycle]["failedSchedulingMessage"] == answer.message
+    assert how_many_copies(base, "default/p", max_count=1).deciding_cycle is None
+
+
 def test_it_leaves_copies_that_could_preempt_to_the_trial_search():
     classes = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 100\n"
     base = base_of(classes, node("n1", cpu="1"), node("n2", cpu="1"),
@@ -98,6 +110,37 @@ def test_it_leaves_a_scenario_with_pods_still_pending_to_the_trial_search():
     answer = how_many_copies(base, "default/p")
     assert isinstance(answer, FitAnswer)
     assert "1 pod(s) stay pending" in how_many_copies(base, "default/p", method="place").why
+
+
+def test_one_pass_answers_as_auto_does_or_says_why_the_trials_must():
+    """The web workers' entry: the pass's answer where --method auto gives one, else NeedsTrials
+    with pass_refusal's reason (and no trial run)."""
+    base = base_of(node("n1", cpu="1"), node("n2", cpu="2"), pod("p", cpu="500m", node_name="n1"))
+    told: list[tuple[int, float]] = []
+    answer = one_pass(base, "default/p", progress=lambda copies, seconds: told.append((copies, seconds)))
+    assert isinstance(answer, PassAnswer) and answer.to_json() == how_many_copies(base, "default/p").to_json()
+    assert [copies for copies, _ in told] == [answer.fits] and answer.method == "counted"
+    pending = base_of(node("n1", cpu="1"), pod("p", cpu="200m"), pod("huge", cpu="2"))
+    refused = one_pass(pending, "default/p")
+    assert isinstance(refused, NeedsTrials) and refused.why.startswith("1 pod(s) stay pending after the scenario's run")
+    assert refused.why in how_many_copies(pending, "default/p", method="place").why
+
+
+def test_one_pass_tells_its_progress_every_thousand_copies_placed():
+    # anti-affinity to itself: placed one by one; 2 copies a node (CPU), so one report at 1000
+    anti = ("  affinity: {podAntiAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 1, "
+            "podAffinityTerm: {topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: p}}}}]}}\n")
+    spread = ("  topologySpreadConstraints:\n  - {maxSkew: 1, topologyKey: kubernetes.io/hostname, "
+              "whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: p}}}\n"
+              "  - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, "
+              "labelSelector: {matchLabels: {app: p}}}\n")
+    nodes = [node(f"n{i}", cpu="1", labels=f", topology.kubernetes.io/zone: z{i % 2}") for i in range(600)]
+    base = base_of(*nodes, pod("p", cpu="400m", spec_extra=spread + anti))
+    told: list[tuple[int, float]] = []
+    answer = one_pass(base, "default/p", max_count=1100, progress=lambda copies, seconds: told.append((copies, seconds)))
+    assert isinstance(answer, PassAnswer) and answer.method == "placed" and answer.fits == 1100
+    assert [copies for copies, _ in told] == [PROGRESS_EVERY] and told[0][1] > 0
+    assert not answer.checked_next and sum(answer.placements.values()) == 1100
 
 
 # cluster-capacity's TestPrediction (pkg/framework/simulator_test.go): three nodes whose allocatable

@@ -7,7 +7,9 @@ import pytest
 from django.test import Client
 
 from scheduler_core.answers.capacity import TrialBase, how_many_fit
-from tests.webui.capacity_support import CAPACITY_WEB, InProcessWorkers
+from scheduler_core.answers.capacity_pass import how_many_copies
+from tests.webui.capacity_support import CAPACITY_PODS, CAPACITY_WEB, InProcessWorkers
+from webui.routers import capacity as capacity_router
 from webui.models import CapacityQuestion, RunCycle, RunStatus
 from webui.tasks import execute_run
 
@@ -119,3 +121,76 @@ def test_cancelling_stops_the_question_and_its_trials(owner: Client, web: dict, 
     read = owner.get(f"/api/capacity/{body['id']}").json()
     assert (read["status"], read["answer"], read["progress"]["done"]) == (RunStatus.CANCELLED, None, 1)
     assert owner.post(f"/api/capacity/{body['id']}/cancel").status_code == 409
+
+
+# --- how many more copies of a pod fit: the one pass (issue 42) ------------------------------------
+
+
+@pytest.fixture
+def pods(owner: Client) -> dict:
+    return owner.post("/api/scenarios", {"name": "pods", "text": CAPACITY_PODS}, content_type=JSON).json()
+
+
+def answered(owner: Client, scenario: dict, monkeypatch, capture, **body) -> dict:
+    workers = InProcessWorkers(monkeypatch)
+    with capture(execute=True):
+        asked = ask(owner, scenario["id"], kind="fit", **body)
+    assert asked.status_code == 201, asked.content
+    assert (asked.json()["method"], asked.json()["progress"]["copies"]) == (None, 0)
+    workers.drain(capture)
+    return owner.get(f"/api/capacity/{asked.json()['id']}").json()
+
+
+def test_counted_copies_list_each_node_most_first_with_the_next_copys_message(
+        owner: Client, pods: dict, monkeypatch, django_capture_on_commit_callbacks):
+    read = answered(owner, pods, monkeypatch, django_capture_on_commit_callbacks, pod="default/api-0")
+    cli = how_many_copies(TrialBase.from_text(CAPACITY_PODS), "default/api-0")
+    copies = read["answer"]["copies"]
+    assert read["answer"]["fit"] is None and (read["method"], read["why"]) == ("counted", cli.why) == \
+        (copies["method"], copies["why"])
+    assert copies["perNode"] == {"nodes": [{"node": "node-1", "copies": 7}, {"node": "node-2", "copies": 7},
+                                           {"node": "node-3", "copies": 5}], "nodeCount": 3, "total": 19, "more": 0}
+    assert (copies["fits"], copies["stoppedBy"], copies["message"], copies["stoppedAtMax"], copies["trials"]) == \
+        (19, "default/api-0-copy-20", cli.message, False, 1)
+    assert read["progress"]["copies"] == 19 and read["progress"]["done"] == 0
+    deciding = read["deciding"]
+    assert deciding["url"] == f"/runs/{deciding['run']}/?cycle={deciding['cycle']}&step=Filter&changeStep=1"
+    assert deciding["label"] == "20 more"
+    execute_run.apply(args=[deciding["run"]])
+    cycle = RunCycle.objects.get(run_id=deciding["run"], cycle=deciding["cycle"])
+    assert (cycle.pod, cycle.node_name, cycle.failed_scheduling_message) == (copies["stoppedBy"], None, copies["message"])
+
+
+def test_placed_copies_open_the_failed_copys_cycle_in_the_deciding_run(
+        owner: Client, pods: dict, monkeypatch, django_capture_on_commit_callbacks):
+    read = answered(owner, pods, monkeypatch, django_capture_on_commit_callbacks, pod="default/cache-0")
+    copies = read["answer"]["copies"]
+    assert (read["method"], copies["fits"], copies["stoppedBy"]) == ("placed", 2, "default/cache-0-copy-3")
+    assert copies["explanation"].startswith("No node passed every Filter plugin") and copies["perDomain"] is None
+    assert "didn't match pod anti-affinity rules" in copies["message"]
+    deciding = read["deciding"]
+    execute_run.apply(args=[deciding["run"]])
+    cycle = RunCycle.objects.get(run_id=deciding["run"], cycle=deciding["cycle"])
+    assert (cycle.pod, cycle.node_name, cycle.failed_scheduling_message) == (copies["stoppedBy"], None, copies["message"])
+    assert deciding["url"] == f"/runs/{deciding['run']}/?cycle={deciding['cycle']}&step=Filter&changeStep=1"
+
+
+def test_copies_stopped_at_max_say_so_and_give_the_count(owner: Client, pods: dict, monkeypatch,
+                                                         django_capture_on_commit_callbacks):
+    monkeypatch.setattr(capacity_router, "PER_NODE_LISTED", 2)
+    read = answered(owner, pods, monkeypatch, django_capture_on_commit_callbacks, pod="default/api-0", max=5)
+    copies = read["answer"]["copies"]
+    assert (copies["fits"], copies["stoppedAtMax"], copies["stoppedBy"], copies["message"], copies["bound"]) == \
+        (5, True, None, "", 5)
+    assert (read["method"], copies["countedTotal"]) == ("placed", 19) and read["why"].startswith("counting: more than")
+    assert len(copies["perNode"]["nodes"]) == 2 and copies["perNode"]["total"] == 5
+    assert copies["perNode"]["more"] == copies["perNode"]["nodeCount"] - 2 and read["deciding"] is None
+
+
+def test_copies_that_only_trials_answer_say_why(owner: Client, pods: dict, monkeypatch,
+                                                django_capture_on_commit_callbacks):
+    read = answered(owner, pods, monkeypatch, django_capture_on_commit_callbacks, pod="default/urgent-0")
+    copies = read["answer"]["copies"]
+    assert read["method"] == copies["method"] == "trials" and "could preempt" in read["why"]
+    assert copies["trials"] == read["progress"]["done"] > 1 and copies["displaced"]
+    assert ask(owner, pods["id"], kind="fit", pod="default/ghost").status_code == 400

@@ -11,7 +11,9 @@ from django.test import Client
 from django.utils import timezone
 
 from scheduler_core.answers.capacity import TrialBase, TrialChanges, how_many_fit, run_trial
-from tests.webui.capacity_support import CAPACITY_WEB, InProcessWorkers
+from scheduler_core.answers.capacity_pass import PROGRESS_EVERY, how_many_copies
+from tests.webui.capacity_support import CAPACITY_PODS, CAPACITY_WEB, InProcessWorkers, many_copies_text
+from webui import publisher
 from webui.models import CapacityQuestion, CapacityTrial, Run, RunStatus, Scenario
 from webui.services import capacity
 
@@ -217,3 +219,108 @@ def test_trials_waiting_behind_a_long_run_are_left_alone_until_the_workers_go_pa
                        started=timezone.now(), **owner_fields)  # queued after the round, already claimed
     assert _sweep(django_capture_on_commit_callbacks) == 1 and workers.trials == waiting
     assert Run.objects.get(pk=long_run.pk).status == RunStatus.RUNNING
+
+
+# --- pod copies: the one pass first (issue 42) -----------------------------------------------------
+
+
+@pytest.fixture
+def pods(owner: Client) -> dict:
+    return owner.post("/api/scenarios", {"name": "pods", "text": CAPACITY_PODS}, content_type=JSON).json()
+
+
+def _ask_copies(owner: Client, scenario: dict, capture, **body) -> CapacityQuestion:
+    with capture(execute=True):
+        asked = owner.post(f"/api/scenarios/{scenario['id']}/capacity", {"kind": "fit", **body}, content_type=JSON)
+    assert asked.status_code == 201, asked.content
+    return CapacityQuestion.objects.get(pk=asked.json()["id"])
+
+
+@pytest.mark.parametrize(("pod", "method"), [("default/api-0", "counted"), ("default/cache-0", "placed")])
+def test_a_pod_copies_question_is_answered_by_one_pass_as_the_cli(
+        owner: Client, pods: dict, monkeypatch, django_capture_on_commit_callbacks, pod: str, method: str):
+    workers = InProcessWorkers(monkeypatch)
+    question = _ask_copies(owner, pods, django_capture_on_commit_callbacks, pod=pod)
+    workers.drain(django_capture_on_commit_callbacks)
+    question.refresh_from_db()
+    cli = how_many_copies(TrialBase.from_text(CAPACITY_PODS), pod)
+    assert (question.status, question.method, question.why) == (RunStatus.SUCCEEDED, method, cli.why)
+    assert (question.copies_done, question.per_node, question.stopped_by, question.stop_message, question.stopped_at_max) \
+        == (cli.fits, cli.placements, cli.stopped_by, cli.message, False)
+    assert not workers.rounds and not CapacityTrial.objects.exists() and question.trials_done == 0  # no trial at all
+    assert question.answer["copies"]["fits"] == cli.fits and "scenarioText" not in str(question.answer)
+    assert workers.runs == [question.deciding_run_id] and question.deciding_label == f"{cli.fits + 1} more"
+    assert question.deciding_cycle == cli.deciding_cycle == 0 + cli.fits  # the scenario's own run has no attempt
+
+
+def test_copies_that_could_preempt_fall_back_to_the_trial_rounds_saying_why(
+        owner: Client, pods: dict, monkeypatch, django_capture_on_commit_callbacks):
+    workers = InProcessWorkers(monkeypatch)
+    question = _ask_copies(owner, pods, django_capture_on_commit_callbacks, pod="default/urgent-0")
+    workers.drain(django_capture_on_commit_callbacks)
+    question.refresh_from_db()
+    trials = how_many_fit(TrialBase.from_text(CAPACITY_PODS), pod="default/urgent-0")
+    assert (question.status, question.method) == (RunStatus.SUCCEEDED, "trials") and workers.rounds
+    assert question.why.startswith("the copies could preempt lower-priority pods")
+    assert (question.copies_done, question.per_node, [question.stopped_by], question.stop_message) == \
+        (trials.fits, trials.placements, trials.stopped_by, trials.message)
+    copies = question.answer["copies"]
+    assert (copies["method"], copies["why"], copies["displaced"]) == ("trials", question.why, trials.displaced)
+
+
+def test_the_pass_reports_its_copies_and_rate_every_thousand_copies(
+        owner: Client, monkeypatch, django_capture_on_commit_callbacks):
+    scenario = owner.post("/api/scenarios", {"name": "many", "text": many_copies_text()}, content_type=JSON).json()
+    workers = InProcessWorkers(monkeypatch)
+    seen: list[tuple] = []
+
+    def published(question_id: int) -> None:  # what a watcher reads each time the worker says the row changed
+        seen.append(CapacityQuestion.objects.filter(pk=question_id).values_list(
+            "status", "method", "copies_done", "copies_per_second").get())
+
+    monkeypatch.setattr(publisher, "publish_capacity", published)
+    question = _ask_copies(owner, scenario, django_capture_on_commit_callbacks, pod="default/p")
+    workers.drain(django_capture_on_commit_callbacks)
+    running = [row for row in seen if row[0] == RunStatus.RUNNING]
+    assert [row[2] for row in running] == [PROGRESS_EVERY] and running[0][1] == "" and running[0][3] > 0
+    question.refresh_from_db()
+    assert (question.method, question.copies_done, question.stopped_at_max) == ("placed", 1199, False)
+    assert seen[-1][:3] == (RunStatus.SUCCEEDED, "placed", 1199) and question.deciding_run_id is not None
+
+
+def test_cancelling_stops_the_pass_at_its_next_report(owner: Client, monkeypatch, django_capture_on_commit_callbacks):
+    scenario = owner.post("/api/scenarios", {"name": "many", "text": many_copies_text()}, content_type=JSON).json()
+    workers = InProcessWorkers(monkeypatch)
+    monkeypatch.setattr(capacity, "_revoke", lambda task_ids: None)
+
+    def cancel_when_running(question_id: int) -> None:
+        question = CapacityQuestion.objects.get(pk=question_id)
+        if question.status == RunStatus.RUNNING and question.copies_done:
+            monkeypatch.setattr(publisher, "publish_capacity", lambda question_id: None)
+            owner.post(f"/api/capacity/{question_id}/cancel")
+
+    monkeypatch.setattr(publisher, "publish_capacity", cancel_when_running)
+    question = _ask_copies(owner, scenario, django_capture_on_commit_callbacks, pod="default/p")
+    workers.drain(django_capture_on_commit_callbacks)
+    question.refresh_from_db()
+    assert (question.status, question.answer, question.copies_done, question.method) == \
+        (RunStatus.CANCELLED, None, PROGRESS_EVERY, "")
+    assert question.deciding_run_id is None and not workers.runs
+
+
+def test_a_second_delivery_leaves_the_pass_to_the_first_and_recovery_takes_over_a_dead_one(
+        owner: Client, pods: dict, monkeypatch, django_capture_on_commit_callbacks):
+    workers = InProcessWorkers(monkeypatch)
+    question = _ask_copies(owner, pods, django_capture_on_commit_callbacks, pod="default/cache-0")
+    # the first delivery took the pass, then its worker died (nothing more written)
+    CapacityQuestion.objects.filter(pk=question.pk).update(pass_claim=1, status=RunStatus.RUNNING)
+    workers.drain(django_capture_on_commit_callbacks)  # the message delivered again meanwhile: not its pass
+    question.refresh_from_db()
+    assert (question.status, question.method, question.answer) == (RunStatus.RUNNING, "", None)
+    _stall(question.pk)
+    assert _sweep(django_capture_on_commit_callbacks) == 1 and workers.advances == [question.pk]
+    workers.drain(django_capture_on_commit_callbacks)
+    question.refresh_from_db()
+    assert (question.status, question.method, question.redispatches, question.pass_claim) == \
+        (RunStatus.SUCCEEDED, "placed", 1, 2)
+    assert question.copies_done == how_many_copies(TrialBase.from_text(CAPACITY_PODS), "default/cache-0").fits
