@@ -72,8 +72,11 @@ def test_a_pod_copies_question_is_placed_by_one_worker_its_copies_streamed_as_th
         if message["type"] == "end":
             break
     assert messages[-1] == {"type": "end", "status": "succeeded", "error": ""}, stack.logs()
+    # The socket opens after the question is asked: on a busy machine the pass may be past a report
+    # by then, so the reports seen are checked, not their number (services/test_capacity.py checks
+    # that every 1000th copy is published).
     placing = [m for m in messages if m["type"] == "progress" and m["status"] == "running" and m["copies"]]
-    assert placing and all(m["copies"] in (1000, 2000) and m["copiesPerSecond"] > 0 and m["method"] == "" for m in placing)
+    assert all(m["copies"] in (1000, 2000) and m["copiesPerSecond"] > 0 and m["method"] == "" for m in placing)
     assert (messages[-2]["method"], messages[-2]["copies"]) == ("placed", 2500)
     read = client.request("GET", f"/api/capacity/{asked.body['id']}").body
     copies = read["answer"]["copies"]
