@@ -229,15 +229,21 @@ def documents(w: Workload) -> Iterator[dict]:
 
 
 def changes(w: Workload) -> dict:
-    """Steady state as steps: step k deletes the `steady` pods bound in step k-1 and creates the next
-    `steady` (upstream deletes each scheduled pod and creates another at once)."""
+    """Steady state as steps, two per batch after the first (the scenario's pending pods): one
+    deletes the `steady` pods bound before, the next creates the following `steady`. Upstream
+    deletes each scheduled pod without grace and creates another at once; its resourceclaim
+    controller hears the delete before the new pod's add, so the devices are free again when the
+    new pod is tried. A step starts once the one before went quiet, so here too the deleted pods
+    are gone and their claims released before the next pods are created."""
     steps = []
     for batch in range(1, w.steady_total // w.steady):
         previous = range((batch - 1) * w.steady, batch * w.steady)
         created = range(batch * w.steady, (batch + 1) * w.steady)
-        operations = [{"delete": {"kind": "Pod", "namespace": "test", "name": f"{POD_PREFIX}{k}"}} for k in previous]
-        operations += [{"create": pod("test", f"{POD_PREFIX}{k}")} for k in created]
-        steps.append({"name": f"batch {batch}", "operations": operations})
+        steps.append({"name": f"delete batch {batch - 1}",
+                      "operations": [{"delete": {"kind": "Pod", "namespace": "test", "name": f"{POD_PREFIX}{k}"}}
+                                     for k in previous]})
+        steps.append({"name": f"batch {batch}",
+                      "operations": [{"create": pod("test", f"{POD_PREFIX}{k}")} for k in created]})
     return {"apiVersion": "schedlab.io/v1alpha1", "kind": "Changes", "steps": steps}
 
 
@@ -246,8 +252,8 @@ def header(w: Workload) -> str:
     what = (f"{w.nodes} nodes x {w.claims_per_node} devices, {running} running pods with allocated claims, "
             f"{w.init_claims} allocated claims owned by no pod, ")
     if w.steady:
-        what += (f"{w.steady} pending pods kept in flight through {w.steady_total // w.steady - 1} steps "
-                 f"({w.steady_total} measured pods)")
+        what += (f"{w.steady} pending pods at a time: each batch deleted and the next created by "
+                 f"{2 * (w.steady_total // w.steady - 1)} steps ({w.steady_total} measured pods)")
     else:
         what += f"{w.measure_pods} pending measured pods"
     threshold = f"threshold {w.threshold:.0f} pods/s" if w.threshold else "no threshold"

@@ -72,7 +72,8 @@ def test_a_tiny_workload_loads_and_runs_to_the_end_with_every_pod_bound_and_allo
     if workload.steady:  # each batch deleted by the next step, the last one still running
         last = {f"test/{perf_dra.POD_PREFIX}{k}" for k in range(workload.measured - workload.steady, workload.measured)}
         assert {key for key in measured if final[key] != "deleted"} == last
-        assert len(timeline["steps"]) == workload.measured // workload.steady
+        assert len(timeline["steps"]) == 1 + 2 * (workload.measured // workload.steady - 1)  # step 0 included
+        assert len(timeline["attempts"]) == workload.measured  # the devices are free when a batch comes
     else:
         last = measured
     assert all(final[key] and final[key] != "deleted" for key in last)
