@@ -55,7 +55,7 @@ class VersionedDict(dict[K, V]):
 
     def __ior__(self, other: Any) -> "VersionedDict[K, V]":  # type: ignore[override,misc]
         self.version += 1
-        return super().__ior__(other)  # type: ignore[return-value]
+        return super().__ior__(other)
 
 
 class DraState:

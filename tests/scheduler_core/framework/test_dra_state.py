@@ -43,6 +43,7 @@ def test_the_devices_in_use_follow_every_write_of_a_claim_or_an_allocation_in_fl
         lambda: state.claims.__delitem__("default/b"),
         lambda: state.claims.setdefault("default/e", make_resource_claim("e", on=("gpu-4",), node="n2")),
         lambda: state.in_flight.update({"uid-claim-f": make_resource_claim("f", on=("gpu-5",), node="n2")}),
+        lambda: state.claims.__ior__({"default/i": make_resource_claim("i", on=("gpu-8",), node="n2")}),
         lambda: state.in_flight.clear(),
         lambda: state.claims.clear(),
     ]
