@@ -3,8 +3,9 @@
     python tools/perf_dra.py [--out DIR] [--tiny]
     python tools/perf_table.py --perf-dir DIR          # then measure them as the other workloads
 
-The four cases of upstream's ``test/integration/scheduler_perf/dra/performance-config.yaml`` that
-carry a ``threshold`` and run with the release's default feature gates (SchedulerQueueingHints on):
+The four cases of upstream's ``test/integration/scheduler_perf/dra/performance-config.yaml`` (read at
+commit 03312ae5588f) that carry a ``threshold`` and run with the release's default feature gates
+(SchedulerQueueingHints on):
 
 - SchedulingWithResourceClaimTemplate / 5000pods_500nodes_QueueingHintsEnabled (threshold 56)
 - SteadyStateClusterResourceClaimTemplate / {empty,half,full}_500nodes_QueueingHintsEnabled
@@ -47,8 +48,10 @@ NODE_PREFIX = "scheduler-perf-dra-"
 POD_PREFIX = "test-dra"  # the template's generateName; the index is appended
 INIT_CLAIM_PREFIX = "test-claim-"
 PAUSE = "registry.k8s.io/pause:3.10.1"
-SOURCE = ("kubernetes/kubernetes test/integration/scheduler_perf/dra/performance-config.yaml "
-          "(the release-1.35 version: SchedulerQueueingHints workloads with these thresholds)")
+SOURCE = ("kubernetes/kubernetes test/integration/scheduler_perf/dra/performance-config.yaml @ 03312ae5588f "
+          "(its *_QueueingHintsEnabled workloads; templates node-with-dra-test-driver, deviceclass, "
+          "resourceclaimtemplate, resourceclaim, pod-with-claim-template; dra.go createResourceDriver, "
+          "allocResourceClaims)")
 
 
 @dataclass(frozen=True)
