@@ -9,6 +9,13 @@ process, pods bound per second (per wall second and per CPU second: on a shared 
 figure is what an idle machine would show), attempts per CPU second, peak RSS, and the upstream
 threshold from the folder's README with the ratio. ``--jobs`` runs that many files at once
 (each process is single-threaded). The printed table is Markdown (docs/PERFORMANCE.md).
+
+**Calibration.** The machine's speed drifts (shared cores, frequency): right before and right after
+each file this process times a fixed pure-Python workload (``fixed_workload``, the least CPU time of
+three runs). ``calibrated pods/s`` is pods/s (CPU) × (that time, the mean of before and after) /
+``REFERENCE_LOOP_S``, the workload's CPU time on this project's 2-core machine at its usual speed:
+what the run would have shown on that machine at that speed. ``--perf-dir`` measures another
+folder written the same way (``tools/perf_dra.py``'s DRA workloads).
 """
 
 from __future__ import annotations
@@ -19,13 +26,36 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Optional
 
 ROOT = Path(__file__).resolve().parents[1]
 PERF_DIR = ROOT.parent / "shared" / "bench" / "perf"
 MAX_PENDING = "20000"
+# fixed_workload's CPU seconds (least of three) on the project's 2-core machine, 2026-11-25
+# (0.220-0.223 s in 9 runs, two other CPU-bound jobs running): the speed calibrated figures refer to.
+REFERENCE_LOOP_S = 0.22
+
+
+def fixed_workload() -> int:
+    """A fixed pure-Python workload (dict writes and reads, integer arithmetic), ~0.2 s of CPU."""
+    total, table = 0, {}
+    for i in range(2_000_000):
+        table[i & 1023] = i
+        total += table.get((i * 7) & 1023, 0)
+    return total
+
+
+def loop_seconds() -> float:
+    """fixed_workload's CPU time in this thread (``--jobs`` runs files from several), the least of
+    three runs."""
+    best = float("inf")
+    for _ in range(3):
+        started = time.thread_time()
+        fixed_workload()
+        best = min(best, time.thread_time() - started)
+    return best
 
 
 @dataclass(frozen=True)
@@ -38,19 +68,28 @@ class Row:
     peak_rss_mb: float
     threshold: Optional[float]
     error: str = ""
+    loop_s: float = REFERENCE_LOOP_S
+
+    @property
+    def calibrated(self) -> float:
+        """Pods bound per CPU second as the machine at REFERENCE_LOOP_S would have run them."""
+        return self.bound / self.cpu_s * self.loop_s / REFERENCE_LOOP_S
 
     def cells(self) -> list[str]:
         if self.error:
-            return [f"`{self.file}`", self.error] + [""] * 9
+            return [f"`{self.file}`", self.error] + [""] * (len(HEADER) - 2)
         per_wall, per_cpu = self.bound / self.wall_s, self.bound / self.cpu_s
         ratio = f"{per_wall / self.threshold:.2f} / {per_cpu / self.threshold:.2f}" if self.threshold else "—"
+        calibrated_ratio = f"**{self.calibrated / self.threshold:.2f}**" if self.threshold else "—"
         return [f"`{self.file}`", str(self.attempts), str(self.bound), f"{self.wall_s:.1f}", f"{self.cpu_s:.1f}",
                 f"{per_wall:.0f}", f"{per_cpu:.0f}", f"{self.attempts / self.cpu_s:.0f}",
-                f"{self.threshold:.0f}" if self.threshold else "—", ratio, f"{self.peak_rss_mb:.0f}"]
+                f"{self.threshold:.0f}" if self.threshold else "—", ratio, f"{self.loop_s:.3f}",
+                f"{self.calibrated:.0f}", calibrated_ratio, f"{self.peak_rss_mb:.0f}"]
 
 
 HEADER = ["file", "attempts", "pods bound", "wall s", "CPU s", "pods/s (wall)", "pods/s (CPU)",
-          "attempts/s (CPU)", "threshold", "ratio (wall / CPU)", "peak RSS MB"]
+          "attempts/s (CPU)", "threshold", "ratio (wall / CPU)", "loop s", "calibrated pods/s",
+          "calibrated ratio", "peak RSS MB"]
 
 
 def thresholds(readme: Path) -> dict[str, float]:
@@ -77,7 +116,14 @@ _CHILD = ("import atexit, json, resource, sys\n"
 
 
 def measure(path: Path, threshold: Optional[float]) -> Row:
-    """One whole `timeline --json` process: wall time, its own CPU time and peak RSS."""
+    """One whole `timeline --json` process: wall time, its own CPU time and peak RSS, and the fixed
+    workload's time around it."""
+    before = loop_seconds()
+    row = _measure(path, threshold)
+    return replace(row, loop_s=(before + loop_seconds()) / 2)
+
+
+def _measure(path: Path, threshold: Optional[float]) -> Row:
     command = [sys.executable, "-c", _CHILD, "timeline", str(path), "--json", "--max-pending-pods", MAX_PENDING]
     started = time.perf_counter()
     done = subprocess.run(command, cwd=ROOT, capture_output=True)

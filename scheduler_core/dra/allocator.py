@@ -261,11 +261,22 @@ class Allocator:
                 self._by_node.setdefault(slice_.node_name, []).append((position, slice_))
             else:
                 self._anywhere.append((position, slice_))
+        self._pools: dict[str, tuple[Node, list[Pool]]] = {}
 
     def candidates(self, node: Optional[Node]) -> list[ResourceSlice]:
         """The slices that may have devices for the node, in slice order."""
         named = self._by_node.get(node.name, []) if node is not None else []
         return [slice_ for _, slice_ in sorted(named + self._anywhere, key=lambda item: item[0])]
+
+    def pools(self, node: Node) -> list[Pool]:
+        """gather_pools for the node, once per node object for this allocator (its slices do not
+        change while it lives: one cycle); Filter and the node's picture read the same pools."""
+        kept = self._pools.get(node.name)
+        if kept is not None and kept[0] is node:
+            return kept[1]
+        pools = gather_pools(self.slices, node, self.candidates(node))
+        self._pools[node.name] = (node, pools)
+        return pools
 
     def allocate(self, node: Node, claims: list[ResourceClaim]) -> Optional[list[AllocationResult]]:
         """Allocate: one result per claim, None when the claims do not fit on the node, or
@@ -289,7 +300,7 @@ class _Run:
         self.results: list[list[tuple[Request, DeviceId, ResourceSlice]]] = [[] for _ in claims]
 
     def allocate(self) -> Optional[list[AllocationResult]]:
-        self.pools = gather_pools(self.owner.slices, self.node, self.owner.candidates(self.node))
+        self.pools = self.owner.pools(self.node)
         for claim_index, claim in enumerate(self.claims):
             minimum = 0
             for request_index in range(len(claim.spec.requests)):

@@ -10,11 +10,52 @@ event handlers.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional, TypeVar
 
 from scheduler_core.model import DeviceClass, DraObjects, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 
 DeviceId = tuple[str, str, str]
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class VersionedDict(dict[K, V]):
+    """A dict that counts its writes (``version``): a cache of something computed from it is good
+    while the version is the one it was computed at. Claims are frozen, so a claim's change is a write."""
+
+    version: int = 0
+
+    def __setitem__(self, key: K, value: V) -> None:
+        self.version += 1
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key: K) -> None:
+        self.version += 1
+        super().__delitem__(key)
+
+    def pop(self, *args: Any) -> Any:
+        self.version += 1
+        return super().pop(*args)
+
+    def popitem(self) -> tuple[K, V]:
+        self.version += 1
+        return super().popitem()
+
+    def clear(self) -> None:
+        self.version += 1
+        super().clear()
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        self.version += 1
+        super().update(*args, **kwargs)
+
+    def setdefault(self, key: K, default: Any = None) -> Any:
+        self.version += 1
+        return super().setdefault(key, default)
+
+    def __ior__(self, other: Any) -> "VersionedDict[K, V]":  # type: ignore[override,misc]
+        self.version += 1
+        return super().__ior__(other)
 
 
 class DraState:
@@ -22,10 +63,12 @@ class DraState:
         objects = objects or DraObjects()
         self.classes: dict[str, DeviceClass] = {c.name: c for c in objects.classes}
         self.slices: list[ResourceSlice] = list(objects.slices)
-        self.claims: dict[str, ResourceClaim] = {c.key: c for c in objects.claims}
+        self.claims: dict[str, ResourceClaim] = VersionedDict((c.key, c) for c in objects.claims)
         self.templates: dict[str, ResourceClaimTemplate] = {t.key: t for t in objects.templates}
-        self.in_flight: dict[str, ResourceClaim] = {}  # claim uid -> the claim with its allocation
+        # claim uid -> the claim with its allocation
+        self.in_flight: dict[str, ResourceClaim] = VersionedDict()
         self.selector_cache: dict[object, object] = {}  # CEL verdicts per (expression, device): allocator.SelectorCache
+        self._holders: Optional[tuple[tuple[object, ...], dict[DeviceId, ResourceClaim], dict[DeviceId, str]]] = None
 
     # ------------------------------------------------------------------ listers
 
@@ -42,18 +85,42 @@ class DraState:
         """ClaimHasPendingAllocation."""
         return uid in self.in_flight
 
+    def _stamp(self) -> tuple[object, ...]:
+        """What device_holders depends on: the two dicts and their writes (a dict put in their
+        place, or one that is not a VersionedDict, never matches a kept answer)."""
+        claims, in_flight = self.claims, self.in_flight
+        if not isinstance(claims, VersionedDict) or not isinstance(in_flight, VersionedDict):
+            return (object(),)
+        return (id(claims), claims.version, id(in_flight), in_flight.version)
+
+    def _holders_and_owners(self) -> tuple[dict[DeviceId, ResourceClaim], dict[DeviceId, str]]:
+        stamp = self._stamp()
+        kept = self._holders
+        if kept is not None and kept[0] == stamp:
+            return kept[1], kept[2]
+        holders: dict[DeviceId, ResourceClaim] = {}
+        owners: dict[DeviceId, str] = {}
+        # the claims' dict is keyed by claim.key (a property that formats it on every read)
+        keyed = [*self.claims.items(), *((claim.key, claim) for claim in self.in_flight.values())]
+        for key, claim in keyed:
+            allocation = claim.allocation
+            if allocation is None:
+                continue
+            for result in allocation.results:
+                if not result.admin_access:
+                    device = (result.driver, result.pool, result.device)
+                    if device not in holders:
+                        holders[device] = claim
+                        owners[device] = key
+        self._holders = (stamp, holders, owners)
+        return holders, owners
+
     def device_holders(self) -> dict[DeviceId, ResourceClaim]:
         """ListAllAllocatedDevices, with the claim holding each device: every device of an
-        allocated claim (admin access left out), then those of allocations in flight."""
-        holders: dict[DeviceId, ResourceClaim] = {}
-        for claim in [*self.claims.values(), *self.in_flight.values()]:
-            if claim.allocation is None:
-                continue
-            for result in claim.allocation.results:
-                if not result.admin_access:
-                    holders.setdefault(result.device_id, claim)
-        return holders
+        allocated claim (admin access left out), then those of allocations in flight. Kept until
+        a claim or an allocation in flight is written (a new dict for each caller)."""
+        return dict(self._holders_and_owners()[0])
 
     def device_owners(self) -> dict[DeviceId, str]:
-        """The devices in use, each with its claim's ``namespace/name``."""
-        return {device: claim.key for device, claim in self.device_holders().items()}
+        """The devices in use, each with its claim's ``namespace/name`` (a new dict for each caller)."""
+        return dict(self._holders_and_owners()[1])

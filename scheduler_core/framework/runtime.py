@@ -256,6 +256,10 @@ class Framework:
     def active_filter_plugins(self, state: CycleState) -> list[FilterPlugin]:
         return [p for p in self.profile.filter if p.name not in state.skip_filter_plugins]
 
+    def judges_in_batch(self, plugin: FilterPlugin) -> bool:
+        """Whether filter_verdicts judges the plugin's nodes all at once (else one by one)."""
+        return self.vectorized and plugin.name in self._filter_batch
+
     def filter_verdicts(self, plugin: FilterPlugin, state: CycleState, pod: Pod, positions: np.ndarray) -> FilterVerdicts:
         """One filter plugin over many nodes: its batch method when it has one, else node by node."""
         table = self.snapshot.table

@@ -22,7 +22,7 @@ from scheduler_core.model import names
 from scheduler_core.cluster.objects import ObjectWrites
 from scheduler_core.encoding.events import Event, ExtensionPoint
 from scheduler_core.backend.queue.nominator import CLEAR_NOMINATED_NODE, NominatingInfo, Nominator
-from scheduler_core.framework.batch import PASS, FilterVerdicts
+from scheduler_core.framework.batch import PASS, FilterVerdicts, Palette
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.diagnosis import NO_NODES_AVAILABLE, fit_error_message
 from scheduler_core.util.gcfreeze import frozen_after_first
@@ -391,9 +391,12 @@ class Cycle:
             if self.fw.has_score_plugins() else min(1, total)
         start = self.scheduler.next_start_node_index
         rotated = _rotated(candidates, start % total) if total else candidates
-        verdicts = [(p.name, self.fw.filter_verdicts(p, self.state, self.pod, rotated))
-                    for p in self.fw.active_filter_plugins(self.state)]
-        verdicts = self._with_nominated_pods(rotated, verdicts, num_to_find)
+        plugins = self.fw.active_filter_plugins(self.state)
+        if self._walks_node_by_node(plugins):
+            verdicts = self._walked_verdicts(plugins, rotated, num_to_find)
+        else:
+            verdicts = [(p.name, self.fw.filter_verdicts(p, self.state, self.pod, rotated)) for p in plugins]
+            verdicts = self._with_nominated_pods(rotated, verdicts, num_to_find)
         fits = np.ones(total, dtype=bool)
         for _, verdict in verdicts:
             fits &= ~verdict.failed
@@ -416,6 +419,61 @@ class Cycle:
         verdicts = [(name, FilterVerdicts(v.palette, v.choice[:evaluated])) for name, v in verdicts]
         feasible = np.sort(rotated[:evaluated][fits[:evaluated]])
         return FilterPass(rotated[:evaluated], verdicts, feasible, start % total if total else 0, num_to_find)
+
+    def _walks_node_by_node(self, plugins: list) -> bool:
+        """Whether the plugins judged one node at a time (DynamicResources, the volume plugins) are
+        walked only as far as the walk goes (``_walked_verdicts``): on the vectorized path, with
+        no nominated pods (their pass may move where the walk stops)."""
+        return (self.fw.vectorized and any(not self.fw.judges_in_batch(p) for p in plugins)
+                and not self.fw.nominator.nodes_with_nominated_pods())
+
+    def _walked_verdicts(self, plugins: list, rotated: np.ndarray,
+                         num_to_find: int) -> list[tuple[str, FilterVerdicts]]:
+        """The verdicts of every plugin on ``rotated``, the plugins without a batch method judging
+        nodes in walk order only until findNodesThatPassFilters stops: one feasible node past
+        ``num_to_find``, or a node whose first failing plugin answers Error. The nodes after that
+        are cut from the evaluated prefix by ``_filter`` (which finds the same place), so their
+        verdicts (left PASS) are never read. Judging a node costs these plugins far more than the
+        batch plugins' arrays: a DRA allocation per node, where 230 of 500 nodes are enough."""
+        total = len(rotated)
+        batch = {p.name: self.fw.filter_verdicts(p, self.state, self.pod, rotated)
+                 for p in plugins if self.fw.judges_in_batch(p)}
+        one_by_one = [p for p in plugins if p.name not in batch]
+        palettes = [Palette() for _ in one_by_one]
+        choices = [np.full(total, PASS, dtype=np.int32) for _ in one_by_one]
+
+        def verdicts() -> list[tuple[str, FilterVerdicts]]:
+            walked = dict(zip((p.name for p in one_by_one),
+                              (FilterVerdicts(palette.statuses, choice) for palette, choice in zip(palettes, choices))))
+            return [(p.name, batch[p.name] if p.name in batch else walked[p.name]) for p in plugins]
+
+        batch_fits = np.ones(total, dtype=bool)
+        batch_errs = np.zeros(total, dtype=bool)
+        for verdict in batch.values():
+            batch_fits &= ~verdict.failed
+            is_error = [status.code == Code.ERROR for status in verdict.palette]
+            if any(is_error):
+                failing = verdict.choice >= 0
+                batch_errs |= failing & np.asarray(is_error, dtype=bool)[np.where(failing, verdict.choice, 0)]
+        infos = self.snapshot.table.node_infos
+        fits_list, errs_list = batch_fits.tolist(), batch_errs.tolist()
+        found = 0
+        for i, position in enumerate(rotated.tolist()):
+            fits, erring = fits_list[i], errs_list[i]
+            info = infos[position]
+            for k, plugin in enumerate(one_by_one):
+                status = plugin.filter(self.state, self.pod, info)
+                if status is not None and status.code != Code.SUCCESS:
+                    choices[k][i] = palettes[k].add(status)
+                    fits = False
+                    erring = erring or status.code == Code.ERROR
+            if erring and _first_error(verdicts(), total) == i:
+                break  # checkNode's Error cancels the walk here
+            if fits:
+                found += 1
+                if found > num_to_find:
+                    break  # the feasible node after the numFeasibleNodesToFind-th: the walk stops
+        return verdicts()
 
     def _observe(self, passed: FilterPass) -> None:
         observer = self.scheduler.filter_observer

@@ -557,6 +557,8 @@ class StepDriver:
         if ref.kind == "Pod":
             self.state.deletion_costs.update(_deletion_costs({ref: manifest}))
             pod = manifests.decode_pod(manifest, len(self.state.pods), line)
+            if pod.claim_sources and not pod.uid:
+                pod.uid = self._step_pod_uid(pod)
             admit_priority(pod, manifests.pod_has_priority(manifest), "preemptionPolicy" in (manifest.get("spec") or {}),
                            self.state.priority_classes)
             yield from self._pod_created(pod, "by the step")
@@ -577,6 +579,15 @@ class StepDriver:
             yield from self.loop.storage_changes("created by the step")
         else:
             yield from self._add_workload(workload_from_manifest(manifest, line), "by the step")
+
+    def _step_pod_uid(self, pod: Pod) -> str:
+        """The uid the API server gives a step's pod with claims, as the loader gives one to the
+        scenario's (reservations and owner references name pods by uid): without it every such
+        pod had the uid "", and the claim release of one removed pod released and deleted the
+        claims of all of them. A pod made again under a name used before gets a uid of its own."""
+        uid = f"uid-pod-{pod.namespace}-{pod.name}"
+        earlier = sum(1 for known in self.state.pods if known.key == pod.key)
+        return uid if not earlier else f"{uid}-{earlier + 1}"
 
     def _delete(self, ref: ObjectRef) -> Iterator[Event]:
         if ref.kind == "Pod":

@@ -189,3 +189,56 @@ def test_preemption_runs_the_same_both_ways(text):
     fast, reference = _run_events(scenario, True), _run_events(scenario, False)
     assert any(e.get("payload", {}).get("victims") for e in fast)  # preemption did happen
     assert fast == reference
+
+
+def _dra_fill_text(nodes: int, devices: int, running: int, pending: int, error_on: str = "",
+                   cordoned: bool = False) -> str:
+    """scheduler_perf's DRA fill-up shape (tools/perf_dra.py): ``nodes`` nodes of ``devices``
+    devices, ``running`` pods already holding one each (round-robin), ``pending`` pods asking one.
+    ``error_on``: a node whose devices the class's selector cannot evaluate (a CEL runtime error),
+    ``cordoned`` too (NodeUnschedulable then fails first there: no Error, the walk goes on)."""
+    import importlib.util
+    import sys
+
+    import yaml
+
+    path = Path(__file__).resolve().parents[2] / "tools" / "perf_dra.py"
+    spec = importlib.util.spec_from_file_location("perf_dra", path)
+    perf_dra = sys.modules.get("perf_dra") or importlib.util.module_from_spec(spec)
+    if "perf_dra" not in sys.modules:
+        sys.modules["perf_dra"] = perf_dra
+        spec.loader.exec_module(perf_dra)
+    workload = perf_dra.Workload("x.yaml", "x", None, nodes, devices, init_pods=running, measure_pods=pending)
+    documents = list(perf_dra.documents(workload))
+    if error_on:
+        for document in documents:
+            if document["kind"] == "DeviceClass":
+                document["spec"]["selectors"][0]["cel"]["expression"] = (
+                    'device.attributes["test-driver.cdi.k8s.io"].family == "GPU" && '
+                    'device.attributes["test-driver.cdi.k8s.io"].broken')
+            if cordoned and document["kind"] == "Node" and document["metadata"]["name"] == error_on:
+                document["spec"]["unschedulable"] = True
+            if document["kind"] == "ResourceSlice" and document["spec"]["nodeName"] == error_on:
+                for device in document["spec"]["devices"]:
+                    device["attributes"]["broken"] = {"string": "yes"}
+            elif document["kind"] == "ResourceSlice":
+                for device in document["spec"]["devices"]:
+                    device["attributes"]["broken"] = {"bool": True}
+    return yaml.safe_dump_all(documents, sort_keys=False)
+
+
+@pytest.mark.parametrize("nodes, devices, running, pending, error_on, cordoned", [
+    (150, 2, 150, 160, "", False),  # 150 nodes: the walk stops after 100 feasible; nodes fill up and are rejected
+    (120, 1, 30, 100, "", False),  # a quarter of the nodes full from the start, then more
+    (130, 2, 0, 12, "scheduler-perf-dra-40", False),  # a CEL runtime error (Error status) partway along the walk
+    (130, 2, 0, 12, "scheduler-perf-dra-40", True),  # the same node cordoned: not an Error node, the walk goes on
+    (130, 1, 120, 8, "scheduler-perf-dra-122", True),  # ... on to nodes that fill up and are rejected after it
+])
+def test_dynamic_resources_walked_node_by_node_runs_the_same_both_ways(nodes, devices, running, pending, error_on,
+                                                                       cordoned):
+    """DynamicResources has no batch method: on the fast path it judges nodes only as far as
+    findNodesThatPassFilters walks (Scheduler._walked_verdicts), the reference judges every node.
+    Same events either way: every verdict of the evaluated nodes, pictures, where the walk stops
+    and the next start index, the error that stops a walk."""
+    scenario = load_scenario(_dra_fill_text(nodes, devices, running, pending, error_on, cordoned))
+    assert _run_events(scenario, True) == _run_events(scenario, False)

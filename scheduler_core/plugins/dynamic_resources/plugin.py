@@ -65,6 +65,7 @@ from scheduler_core.model import (
     NodeSelector,
     Pod,
     ResourceClaim,
+    ResourceSlice,
 )
 from scheduler_core.plugins.dynamic_resources.picture import (
     DeviceVerdict,
@@ -97,6 +98,7 @@ class _ClaimsState:
     allocations: dict[int, AllocationResult] = field(default_factory=dict)  # set by Reserve
     device_owners: dict[tuple[str, str, str], str] = field(default_factory=dict)
     picture: Optional[PreFilterPicture] = None
+    reserved_for: dict[str, tuple[object, tuple[str, ...]]] = field(default_factory=dict)  # node pictures' memo
 
     def clone(self) -> "_ClaimsState":
         return self  # the release's Clone returns the same pointer
@@ -113,6 +115,9 @@ class DynamicResources:
 
     def __init__(self, handle: Handle) -> None:
         self.handle = handle
+        # node pictures: each slice's devices a class and selectors accept (``_accepted``)
+        self._accepted_devices: dict[tuple[int, int, tuple[str, ...]],
+                                     tuple[ResourceSlice, DeviceClass, tuple[tuple[DeviceId, str], ...]]] = {}
 
     @property
     def dra(self) -> DraState:
@@ -282,7 +287,10 @@ class DynamicResources:
         status = self.filter(state, pod, node_info)
         chosen = data.node_allocations.get(node_info.name, [])
         verdicts = []
-        pools = gather_pools(self.dra.slices, node_info.node)
+        # The allocator's pools of the node (Filter gathered them from its slices by node: the same
+        # pools as over every slice).
+        pools = data.allocator.pools(node_info.node) if data.allocator is not None else \
+            gather_pools(self.dra.slices, node_info.node)
         for position, index in enumerate(data.to_allocate()):
             claim = data.claims[index]
             allocated = chosen[position].results if position < len(chosen) else ()
@@ -297,22 +305,57 @@ class DynamicResources:
         exact = request.exactly if request.exactly is not None else request.first_available[0]
         device_class = self.dra.device_class(exact.device_class_name)
         matching = []
-        for pool in pools:
-            for slice_ in pool.slices:
-                for device in slice_.devices:
-                    device_id = (slice_.driver, slice_.pool, device.name)
-                    if device_class is None or not _accepts(device_class, claim, exact.selectors, device_id, device,
-                                                            self.dra.selector_cache):
-                        continue
-                    holder = data.device_owners.get(device_id, "")
-                    matching.append(DeviceVerdict("/".join(device_id), not holder, holder, self._reserved_for(holder)))
+        if device_class is not None:
+            owners, memo, claims = data.device_owners, data.reserved_for, self.dra.claims
+            for pool in pools:
+                for slice_ in pool.slices:
+                    for device_id, name in self._accepted(slice_, device_class, claim, exact.selectors):
+                        holder = owners.get(device_id, "")
+                        if not holder:
+                            matching.append(DeviceVerdict(name, True, "", ()))
+                            continue
+                        kept = memo.get(holder)  # _reserved_for's memo, read here first (millions of devices)
+                        pods = kept[1] if kept is not None and kept[0] is claims.get(holder) else \
+                            self._reserved_for(holder, memo)
+                        matching.append(DeviceVerdict(name, False, holder, pods))
         wanted = "all" if exact.allocation_mode == ALLOCATION_MODE_ALL else str(exact.count)
         chosen = tuple(r.device for r in allocated if r.request.split("/")[0] == request.name)
         return RequestVerdict(claim.key, request.name, exact.device_class_name, wanted, tuple(matching), chosen)
 
-    def _reserved_for(self, claim_key: str) -> tuple[str, ...]:
+    def _accepted(self, slice_: ResourceSlice, device_class: DeviceClass, claim: ResourceClaim,
+                  selectors: tuple[str, ...]) -> tuple[tuple[DeviceId, str], ...]:
+        """The slice's devices the class's and the request's selectors accept, with their
+        ``driver/pool/device`` names, kept per (slice, class, selectors): slices and classes are
+        replaced, never changed, and a selector's verdict on a device never changes (the claim only
+        names an error, which counts as no)."""
+        key = (id(slice_), id(device_class), selectors)
+        kept = self._accepted_devices.get(key)
+        if kept is not None and kept[0] is slice_ and kept[1] is device_class:
+            return kept[2]
+        accepted = []
+        for device in slice_.devices:
+            device_id = (slice_.driver, slice_.pool, device.name)
+            if _accepts(device_class, claim, selectors, device_id, device, self.dra.selector_cache):
+                accepted.append((device_id, "/".join(device_id)))
+        answer = tuple(accepted)
+        self._accepted_devices[key] = (slice_, device_class, answer)
+        return answer
+
+    def _reserved_for(self, claim_key: str,
+                      known: Optional[dict[str, tuple[object, tuple[str, ...]]]] = None) -> tuple[str, ...]:
+        """The pods the claim is reserved for; ``known`` keeps the answer per claim object (a claim
+        written since is a new object, and answered afresh)."""
         claim = self.dra.claims.get(claim_key) if claim_key else None
-        return tuple(f"{claim.namespace}/{ref.name}" for ref in claim.reserved_for) if claim is not None else ()
+        if claim is None:
+            return ()
+        if known is not None:
+            kept = known.get(claim_key)
+            if kept is not None and kept[0] is claim:
+                return kept[1]
+        answer = tuple(f"{claim.namespace}/{ref.name}" for ref in claim.reserved_for)
+        if known is not None:
+            known[claim_key] = (claim, answer)
+        return answer
 
     # ------------------------------------------------------------------ PostFilter
 

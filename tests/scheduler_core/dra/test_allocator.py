@@ -164,3 +164,30 @@ def test_more_than_32_devices_for_one_claim_is_an_error():
     with pytest.raises(AllocationError, match="number of requested devices 33 exceeds the claim limit of 32"):
         allocate([make_resource_claim("c", exact(count=33))], [make_gpu_slice("n1", 1)])
 
+
+
+def test_the_allocators_candidate_slices_give_every_node_the_pools_all_slices_give():
+    """DynamicResources' node pictures gather a node's pools from the allocator's slices by node
+    (Allocator.candidates) instead of every slice: the same pools, in the same order, on the
+    random DRA clusters (node-local pools split or incomplete, all-nodes pools, node selectors)."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    from scheduler_core import load_scenario
+
+    path = Path(__file__).resolve().parents[3] / "tools" / "random_scenarios.py"
+    spec = importlib.util.spec_from_file_location("random_scenarios", path)
+    module = sys.modules.get("random_scenarios") or importlib.util.module_from_spec(spec)
+    if "random_scenarios" not in sys.modules:
+        sys.modules["random_scenarios"] = module
+        spec.loader.exec_module(module)
+    compared = 0
+    for seed in range(1, 7):
+        scenario = load_scenario(module.scenario_text("dra", seed))
+        slices = list(scenario.dra.slices)
+        allocator = Allocator(set(), lambda name: None, slices)
+        for node in scenario.nodes:
+            assert gather_pools(slices, node, allocator.candidates(node)) == gather_pools(slices, node)
+            compared += 1
+    assert compared > 20

@@ -16,3 +16,42 @@ def test_devices_in_use_are_those_of_allocated_claims_and_allocations_in_flight(
     state.in_flight["uid-claim-c"] = make_resource_claim("c", on=("gpu-2",), node="n1")
     assert state.device_owners() == {("gpu.example.com", "n1", "gpu-0"): "default/a",
                                      ("gpu.example.com", "n1", "gpu-2"): "default/c"}
+
+
+def _fresh(state: DraState) -> dict:
+    """device_owners computed anew from the state's dicts as they are now."""
+    copy = DraState()
+    copy.claims.update(state.claims)
+    copy.in_flight.update(state.in_flight)
+    return copy.device_owners()
+
+
+def test_the_devices_in_use_follow_every_write_of_a_claim_or_an_allocation_in_flight():
+    """device_owners is kept between calls (a PreFilter per attempt walked every claim) until a
+    claim or an allocation in flight is written: set, deleted, popped, updated, cleared."""
+    state = DraState(DraObjects(claims=[make_resource_claim("a", on=("gpu-0",), node="n1"), make_resource_claim("c")]))
+    first = state.device_owners()
+    assert first == _fresh(state) and state.device_owners() is not first  # each caller its own dict
+    first.clear()  # a caller changing its dict changes nothing kept
+    assert state.device_owners() == {("gpu.example.com", "n1", "gpu-0"): "default/a"}
+    writes = [
+        lambda: state.claims.__setitem__("default/b", make_resource_claim("b", on=("gpu-1",), node="n1")),
+        lambda: state.in_flight.__setitem__("uid-claim-c", make_resource_claim("c", on=("gpu-2",), node="n1")),
+        lambda: state.claims.pop("default/a"),
+        lambda: state.in_flight.pop("uid-claim-c", None),
+        lambda: state.claims.update({"default/d": make_resource_claim("d", on=("gpu-3",), node="n2")}),
+        lambda: state.claims.__delitem__("default/b"),
+        lambda: state.claims.setdefault("default/e", make_resource_claim("e", on=("gpu-4",), node="n2")),
+        lambda: state.in_flight.update({"uid-claim-f": make_resource_claim("f", on=("gpu-5",), node="n2")}),
+        lambda: state.claims.__ior__({"default/i": make_resource_claim("i", on=("gpu-8",), node="n2")}),
+        lambda: state.in_flight.clear(),
+        lambda: state.claims.clear(),
+    ]
+    for write in writes:
+        write()
+        assert state.device_owners() == _fresh(state)
+        assert set(state.device_holders()) == set(_fresh(state))
+    state.claims = {"default/g": make_resource_claim("g", on=("gpu-6",), node="n3")}  # a plain dict put in place
+    assert state.device_owners() == {("gpu.example.com", "n3", "gpu-6"): "default/g"}
+    state.claims["default/h"] = make_resource_claim("h", on=("gpu-7",), node="n3")
+    assert len(state.device_owners()) == 2

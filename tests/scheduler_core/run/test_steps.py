@@ -377,6 +377,41 @@ def test_pods_a_deployment_scale_up_creates_get_claims_from_templates_and_releas
     assert [ref.uid for ref in remaining.reserved_for] == [kept[0].uid] and remaining.allocation is not None
 
 
+def test_pods_a_step_creates_with_claims_each_have_their_own_uid_so_one_removal_releases_only_its_claims():
+    """Pods written by `create` operations get a uid, as the scenario's pods with claims do (the
+    API server gives every pod one): the stand-in resourceclaim controller releases the claims
+    reserved for, and deletes those owned by, the removed pod's uid. With no uid, removing `b`
+    released `c`'s claim while `c` ran and deleted the fresh claim of `d`, which then stayed
+    pending for ever."""
+    def gpu_pod(name: str) -> str:
+        return (f"create: {{apiVersion: v1, kind: Pod, metadata: {{name: {name}, namespace: default}}, "
+                "spec: {containers: [{name: c, resources: {claims: [{name: gpu}]}}], "
+                "resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]}}")
+
+    text = scenario_text(node_text("n1", cpu="8"), gpu_devices_text(devices=3),
+                         changes_text([gpu_pod("b"), gpu_pod("c")],
+                                      ["delete: {kind: Pod, namespace: default, name: b}", gpu_pod("d")]))
+    loop, _, timeline = run(text)
+    assert {key: timeline["final"][key] for key in ("default/c", "default/d")} == {"default/c": "n1", "default/d": "n1"}
+    uids = {pod.name: pod.uid for pod in loop.steps.state.pods}
+    assert len({uids["b"], uids["c"], uids["d"]}) == 3 and all(uids.values())
+    held = {claim.owner_references[0].uid: claim for claim in loop.snapshot.dra.claims.values()}
+    assert sorted(held) == sorted([uids["c"], uids["d"]])
+    assert all(claim.allocation is not None and [ref.uid for ref in claim.reserved_for] == [uid]
+               for uid, claim in held.items())
+
+
+def test_a_pod_created_again_under_a_used_name_gets_another_uid():
+    again = "create: {apiVersion: v1, kind: Pod, metadata: {name: b, namespace: default}, " \
+            "spec: {containers: [{name: c}], resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]}}"
+    text = scenario_text(node_text("n1", cpu="8"), gpu_devices_text(devices=2),
+                         changes_text([again], ["delete: {kind: Pod, namespace: default, name: b}"], [again]))
+    loop, _, timeline = run(text)
+    made = [pod for pod in loop.steps.state.pods if pod.name == "b"]
+    assert [pod.uid for pod in made] == ["uid-pod-default-b", "uid-pod-default-b-2"]
+    assert timeline["final"]["default/b"] == "n1"
+
+
 # ---------------------------------------------------------------------------- rollouts
 
 
