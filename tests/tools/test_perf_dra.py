@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from scheduler_core import load_scenario
-from scheduler_core.loop import SchedulerLoop
-from scheduler_core.timeline import timeline_summary
+from scheduler_core.run.loop import SchedulerLoop
+from scheduler_core.encoding.timeline import timeline_summary
 
 TOOL = Path(__file__).resolve().parents[2] / "tools" / "perf_dra.py"
 spec = importlib.util.spec_from_file_location("perf_dra", TOOL)
