@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from scheduler_core.cluster.resourceclaim_controller import claim_uid, generated_claim_name  # noqa: E402
+from scheduler_core.dra.claims import claim_uid, generated_claim_name  # noqa: E402
 
 OUT_DIR = ROOT / ".bench" / "perf-dra"
 
