@@ -42,7 +42,8 @@ from scheduler_core.model import (
 from scheduler_core.resources import pod_requests
 from scheduler_core.scenario import manifests
 from scheduler_core.scenario.changes import API_VERSION, KIND as CHANGES_KIND, SCALABLE_KINDS
-from scheduler_core.scenario.loader import SourceText, load_sources
+from scheduler_core.scenario.errors import ScenarioInvalid
+from scheduler_core.scenario.loader import SourceText, load_sources, load_sources_or_with
 
 DELETED = "deleted"
 LISTED = 20  # nodes or pods a readable answer lists (the JSON has them all)
@@ -121,20 +122,34 @@ class TrialBase:
 
     @staticmethod
     def from_sources(sources: Sequence[SourceText]) -> "TrialBase":
-        scenario = load_sources(sources)
+        scenario, own_changes = _load_base(sources)
         texts = [s.text.decode("utf-8") if isinstance(s.text, bytes) else s.text for s in sources]
-        if scenario.changes is None:
-            scenario = load_sources([*sources, SourceText(CAPACITY_SOURCE, EMPTY_CHANGES)])
-        elif scenario.changes.steps:
-            raise CapacityError("the scenario has its own steps (a Changes document with steps): capacity questions "
-                                "start from the scenario's own run; remove its steps first")
-        else:  # an empty Changes document: the trial's replaces it in the written text
-            texts = [_without_changes(text) for text in texts]
+        if own_changes:
+            assert scenario.changes is not None
+            if scenario.changes.steps:
+                raise CapacityError("the scenario has its own steps (a Changes document with steps): capacity "
+                                    "questions start from the scenario's own run; remove its steps first")
+            texts = [_without_changes(text) for text in texts]  # an empty one: the trial's replaces it
         return TrialBase(scenario, "\n---\n".join(t.strip("\n") for t in texts if t.strip()))
 
     def trial_text(self, changes: TrialChanges) -> str:
         """The trial as one scenario file: the base and the trial's Changes document."""
         return f"{self.text}\n---\n{changes.to_yaml()}"
+
+
+def _load_base(sources: Sequence[SourceText]) -> tuple[Scenario, bool]:
+    """The sources loaded with an empty Changes document after them when they hold none (the flag:
+    they held one). Read once; an invalid scenario is loaded again the way it always was, so its
+    problems are said as before (the sources' own, else those with the empty Changes added)."""
+    empty = SourceText(CAPACITY_SOURCE, EMPTY_CHANGES)
+    try:
+        scenario, added = load_sources_or_with(sources, empty)
+        return scenario, not added
+    except ScenarioInvalid:
+        scenario = load_sources(sources)
+        if scenario.changes is not None:
+            return scenario, True
+        return load_sources([*sources, empty]), False
 
 
 def _without_changes(text: str) -> str:
