@@ -224,27 +224,31 @@ def run_to_rest(base: Union[TrialBase, str], changes: TrialChanges) -> tuple[Sch
 
 def _outcome(events: Iterable[Event]) -> TrialOutcome:
     outcome = TrialOutcome({}, [])
-    attempt: dict[str, list[str]] = {}
+    # The Filter results of the attempt, read into node -> reasons only for the attempts that
+    # failed (most attempts bind: their statuses are never read).
+    attempt: list[FilterPluginResult] = []
+    rejections: dict[str, list[FilterPluginResult]] = {}
     cycle: list[Event] = []
     failed_cycles: dict[str, list[Event]] = {}  # each pod's last failed cycle, until the run ends
+    start = ExtensionPoint.CYCLE_START
     for event in events:
         payload = event.payload
         cycle.append(event)
-        if event.extension_point is ExtensionPoint.CYCLE_START:
-            attempt, cycle = {}, [event]
+        if event.extension_point is start:
+            attempt, cycle = [], [event]
         elif isinstance(payload, FilterPluginResult):
-            for node, status in payload.statuses.items():
-                attempt.setdefault(node, []).extend(_reasons(status))
+            attempt.append(payload)
         elif isinstance(payload, CycleEnd) and payload.node_name is None:
             message = payload.failed_scheduling_message or payload.error
             if message:
                 outcome.messages[event.pod] = message
-            outcome.last_rejections[event.pod] = attempt
+            rejections[event.pod] = attempt
             failed_cycles[event.pod] = cycle
         elif isinstance(payload, StepEnded):
             outcome.steps.append(payload)
         elif isinstance(payload, RunEnd):
             outcome.final = dict(payload.final)
+    outcome.last_rejections = {pod: _rejections(results) for pod, results in rejections.items()}
     explained = _pod_to_explain(outcome)
     if explained is not None and explained in failed_cycles:
         outcome.explanation = explain_events(failed_cycles[explained])
@@ -257,6 +261,15 @@ def _pod_to_explain(outcome: TrialOutcome) -> Optional[str]:
     created = outcome.steps[-1].created if outcome.steps else []
     pending = outcome.pending(created) or sorted(pod for pod, node in outcome.final.items() if node is None)
     return pending[0] if pending else None
+
+
+def _rejections(results: list[FilterPluginResult]) -> dict[str, list[str]]:
+    """node -> the reasons of every Filter plugin that rejected it, in the attempt's order."""
+    attempt: dict[str, list[str]] = {}
+    for result in results:
+        for node, status in result.statuses.items():
+            attempt.setdefault(node, []).extend(_reasons(status))
+    return attempt
 
 
 def _reasons(status: object) -> list[str]:
