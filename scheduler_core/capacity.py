@@ -23,6 +23,7 @@ from scheduler_core.events import CycleEnd, Event, ExtensionPoint, FilterPluginR
 from scheduler_core.capacity_drains import NO_EVICTIONS, DrainForecaster
 from scheduler_core.explain import CycleExplanation, explain_events
 from scheduler_core.gcfreeze import frozen_after_first
+from scheduler_core.scenario.gcpause import collector_paused
 from scheduler_core.loop import SchedulerLoop
 from scheduler_core.model import (
     CPU,
@@ -213,12 +214,17 @@ def run_to_rest(base: Union[TrialBase, str], changes: TrialChanges) -> tuple[Sch
     assert scenario.changes is not None
     trial_changes = Changes(changes.model_steps(), [copy.copy(w) for w in scenario.changes.workloads],
                             dict(scenario.changes.budgets), dict(scenario.changes.manifests))
-    loop = SchedulerLoop(dataclasses.replace(scenario, changes=trial_changes))
+    # The collector is paused while the snapshot is built and while the nodes' ends are read (about
+    # a million objects, none of them garbage: each pass over them would find nothing), and kept
+    # off the scenario and snapshot while the run streams (gcfreeze), as run_to_the_end does.
+    with collector_paused():
+        loop = SchedulerLoop(dataclasses.replace(scenario, changes=trial_changes))
     outcome = _outcome(frozen_after_first(loop.run()))
-    outcome.nodes = [NodeAtEnd(info.name, dict(info.allocatable), dict(info.requested), len(info.pods),
-                               info.node.unschedulable,
-                               [pod_requests(pod_info.pod) for pod_info in info.pods])
-                     for info in loop.snapshot.node_infos]
+    with collector_paused():
+        outcome.nodes = [NodeAtEnd(info.name, dict(info.allocatable), dict(info.requested), len(info.pods),
+                                   info.node.unschedulable,
+                                   [pod_requests(pod_info.pod) for pod_info in info.pods])
+                         for info in loop.snapshot.node_infos]
     return loop, outcome
 
 
