@@ -78,7 +78,16 @@ class TrialChanges:
                      for number, step in enumerate(self.steps, start=1))
 
     def to_yaml(self) -> str:
-        """The Changes document of the trial (../shared/spec/CHANGES.md), as a scenario file would hold it."""
+        """The Changes document of the trial (../shared/spec/CHANGES.md), as a scenario file would hold it.
+        Written once per TrialChanges (an answer's JSON writes it in changesText and in scenarioText;
+        a drain of thousands of nodes is a long document)."""
+        written = self.__dict__.get("_yaml")
+        if written is None:
+            written = self._written_yaml()
+            object.__setattr__(self, "_yaml", written)  # not a field: equality and hashing ignore it
+        return written
+
+    def _written_yaml(self) -> str:
         document = {"apiVersion": API_VERSION, "kind": CHANGES_KIND,
                     "steps": [{"name": step.name, "operations": [{_verb(spec): _written(spec)} for spec in step.operations]}
                               for step in self.steps]}
