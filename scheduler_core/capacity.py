@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import gc
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional, Sequence, Union
 
@@ -212,7 +213,12 @@ class TrialOutcome:
 def run_trial(base: Union[TrialBase, str], changes: TrialChanges) -> TrialOutcome:
     """The base scenario run to the end with ``changes`` as its steps: independent of every other
     trial (the base is copied), so trials may run in any order or on other workers."""
-    return run_to_rest(base, changes)[1]
+    outcome = run_to_rest(base, changes)[1]
+    # The trial's loop is garbage now, held in reference cycles the collector never saw: it was
+    # built with the collector paused and frozen while it ran (run_to_rest). Freed here, once,
+    # so a search's trials do not pile up (each is the size of the scenario).
+    gc.collect()
+    return outcome
 
 
 def run_to_rest(base: Union[TrialBase, str], changes: TrialChanges) -> tuple[SchedulerLoop, TrialOutcome]:
