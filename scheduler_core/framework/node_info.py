@@ -274,7 +274,7 @@ class Snapshot:
         self.assumed: set[str] = getattr(self, "assumed", set())  # kept when the node list changes
         if names_kept:
             self.by_name = dict(self.by_name)
-            self.position = dict(self.position)
+            self.position = self._positions_copy()
         else:
             self.by_name = {info.name: info for info in self.node_infos}
             self.position = {info.name: i for i, info in enumerate(self.node_infos)}
@@ -283,6 +283,10 @@ class Snapshot:
         self._with_required_anti_affinity: Optional[list[NodeInfo]] = None
         if not images_kept:
             self._index_images()
+
+    def _positions_copy(self) -> dict[str, int]:
+        positions: dict[str, int] = self.position
+        return dict(positions)
 
     @property
     def table(self) -> NodeTable[NodeInfo]:
