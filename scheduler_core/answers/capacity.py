@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import gc
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional, Sequence, Union
 
@@ -23,6 +24,7 @@ from scheduler_core.encoding.events import CycleEnd, Event, ExtensionPoint, Filt
 from scheduler_core.answers.capacity_drains import NO_EVICTIONS, DrainForecaster
 from scheduler_core.answers.explain import CycleExplanation, explain_events
 from scheduler_core.util.gcfreeze import frozen_after_first
+from scheduler_core.scenario.gcpause import collector_paused
 from scheduler_core.run.loop import SchedulerLoop
 from scheduler_core.model import (
     CPU,
@@ -42,7 +44,8 @@ from scheduler_core.model import (
 from scheduler_core.model.resources import pod_requests
 from scheduler_core.scenario import manifests
 from scheduler_core.scenario.changes import API_VERSION, KIND as CHANGES_KIND, SCALABLE_KINDS
-from scheduler_core.scenario.loader import SourceText, load_sources
+from scheduler_core.scenario.errors import ScenarioInvalid
+from scheduler_core.scenario.loader import SourceText, load_sources, load_sources_or_with
 
 DELETED = "deleted"
 LISTED = 20  # nodes or pods a readable answer lists (the JSON has them all)
@@ -76,7 +79,16 @@ class TrialChanges:
                      for number, step in enumerate(self.steps, start=1))
 
     def to_yaml(self) -> str:
-        """The Changes document of the trial (../shared/spec/CHANGES.md), as a scenario file would hold it."""
+        """The Changes document of the trial (../shared/spec/CHANGES.md), as a scenario file would hold it.
+        Written once per TrialChanges (an answer's JSON writes it in changesText and in scenarioText;
+        a drain of thousands of nodes is a long document)."""
+        written = self.__dict__.get("_yaml")
+        if written is None:
+            written = self._written_yaml()
+            object.__setattr__(self, "_yaml", written)  # not a field: equality and hashing ignore it
+        return written
+
+    def _written_yaml(self) -> str:
         document = {"apiVersion": API_VERSION, "kind": CHANGES_KIND,
                     "steps": [{"name": step.name, "operations": [{_verb(spec): _written(spec)} for spec in step.operations]}
                               for step in self.steps]}
@@ -121,20 +133,34 @@ class TrialBase:
 
     @staticmethod
     def from_sources(sources: Sequence[SourceText]) -> "TrialBase":
-        scenario = load_sources(sources)
+        scenario, own_changes = _load_base(sources)
         texts = [s.text.decode("utf-8") if isinstance(s.text, bytes) else s.text for s in sources]
-        if scenario.changes is None:
-            scenario = load_sources([*sources, SourceText(CAPACITY_SOURCE, EMPTY_CHANGES)])
-        elif scenario.changes.steps:
-            raise CapacityError("the scenario has its own steps (a Changes document with steps): capacity questions "
-                                "start from the scenario's own run; remove its steps first")
-        else:  # an empty Changes document: the trial's replaces it in the written text
-            texts = [_without_changes(text) for text in texts]
+        if own_changes:
+            assert scenario.changes is not None
+            if scenario.changes.steps:
+                raise CapacityError("the scenario has its own steps (a Changes document with steps): capacity "
+                                    "questions start from the scenario's own run; remove its steps first")
+            texts = [_without_changes(text) for text in texts]  # an empty one: the trial's replaces it
         return TrialBase(scenario, "\n---\n".join(t.strip("\n") for t in texts if t.strip()))
 
     def trial_text(self, changes: TrialChanges) -> str:
         """The trial as one scenario file: the base and the trial's Changes document."""
         return f"{self.text}\n---\n{changes.to_yaml()}"
+
+
+def _load_base(sources: Sequence[SourceText]) -> tuple[Scenario, bool]:
+    """The sources loaded with an empty Changes document after them when they hold none (the flag:
+    they held one). Read once; an invalid scenario is loaded again the way it always was, so its
+    problems are said as before (the sources' own, else those with the empty Changes added)."""
+    empty = SourceText(CAPACITY_SOURCE, EMPTY_CHANGES)
+    try:
+        scenario, added = load_sources_or_with(sources, empty)
+        return scenario, not added
+    except ScenarioInvalid:
+        scenario = load_sources(sources)
+        if scenario.changes is not None:
+            return scenario, True
+        return load_sources([*sources, empty]), False
 
 
 def _without_changes(text: str) -> str:
@@ -187,7 +213,12 @@ class TrialOutcome:
 def run_trial(base: Union[TrialBase, str], changes: TrialChanges) -> TrialOutcome:
     """The base scenario run to the end with ``changes`` as its steps: independent of every other
     trial (the base is copied), so trials may run in any order or on other workers."""
-    return run_to_rest(base, changes)[1]
+    outcome = run_to_rest(base, changes)[1]
+    # The trial's loop is garbage now, held in reference cycles the collector never saw: it was
+    # built with the collector paused and frozen while it ran (run_to_rest). Freed here, once,
+    # so a search's trials do not pile up (each is the size of the scenario).
+    gc.collect()
+    return outcome
 
 
 def run_to_rest(base: Union[TrialBase, str], changes: TrialChanges) -> tuple[SchedulerLoop, TrialOutcome]:
@@ -198,38 +229,47 @@ def run_to_rest(base: Union[TrialBase, str], changes: TrialChanges) -> tuple[Sch
     assert scenario.changes is not None
     trial_changes = Changes(changes.model_steps(), [copy.copy(w) for w in scenario.changes.workloads],
                             dict(scenario.changes.budgets), dict(scenario.changes.manifests))
-    loop = SchedulerLoop(dataclasses.replace(scenario, changes=trial_changes))
+    # The collector is paused while the snapshot is built and while the nodes' ends are read (about
+    # a million objects, none of them garbage: each pass over them would find nothing), and kept
+    # off the scenario and snapshot while the run streams (gcfreeze), as run_to_the_end does.
+    with collector_paused():
+        loop = SchedulerLoop(dataclasses.replace(scenario, changes=trial_changes))
     outcome = _outcome(frozen_after_first(loop.run()))
-    outcome.nodes = [NodeAtEnd(info.name, dict(info.allocatable), dict(info.requested), len(info.pods),
-                               info.node.unschedulable,
-                               [pod_requests(pod_info.pod) for pod_info in info.pods])
-                     for info in loop.snapshot.node_infos]
+    with collector_paused():
+        outcome.nodes = [NodeAtEnd(info.name, dict(info.allocatable), dict(info.requested), len(info.pods),
+                                   info.node.unschedulable,
+                                   [pod_requests(pod_info.pod) for pod_info in info.pods])
+                         for info in loop.snapshot.node_infos]
     return loop, outcome
 
 
 def _outcome(events: Iterable[Event]) -> TrialOutcome:
     outcome = TrialOutcome({}, [])
-    attempt: dict[str, list[str]] = {}
+    # The Filter results of the attempt, read into node -> reasons only for the attempts that
+    # failed (most attempts bind: their statuses are never read).
+    attempt: list[FilterPluginResult] = []
+    rejections: dict[str, list[FilterPluginResult]] = {}
     cycle: list[Event] = []
     failed_cycles: dict[str, list[Event]] = {}  # each pod's last failed cycle, until the run ends
+    start = ExtensionPoint.CYCLE_START
     for event in events:
         payload = event.payload
         cycle.append(event)
-        if event.extension_point is ExtensionPoint.CYCLE_START:
-            attempt, cycle = {}, [event]
+        if event.extension_point is start:
+            attempt, cycle = [], [event]
         elif isinstance(payload, FilterPluginResult):
-            for node, status in payload.statuses.items():
-                attempt.setdefault(node, []).extend(_reasons(status))
+            attempt.append(payload)
         elif isinstance(payload, CycleEnd) and payload.node_name is None:
             message = payload.failed_scheduling_message or payload.error
             if message:
                 outcome.messages[event.pod] = message
-            outcome.last_rejections[event.pod] = attempt
+            rejections[event.pod] = attempt
             failed_cycles[event.pod] = cycle
         elif isinstance(payload, StepEnded):
             outcome.steps.append(payload)
         elif isinstance(payload, RunEnd):
             outcome.final = dict(payload.final)
+    outcome.last_rejections = {pod: _rejections(results) for pod, results in rejections.items()}
     explained = _pod_to_explain(outcome)
     if explained is not None and explained in failed_cycles:
         outcome.explanation = explain_events(failed_cycles[explained])
@@ -242,6 +282,15 @@ def _pod_to_explain(outcome: TrialOutcome) -> Optional[str]:
     created = outcome.steps[-1].created if outcome.steps else []
     pending = outcome.pending(created) or sorted(pod for pod, node in outcome.final.items() if node is None)
     return pending[0] if pending else None
+
+
+def _rejections(results: list[FilterPluginResult]) -> dict[str, list[str]]:
+    """node -> the reasons of every Filter plugin that rejected it, in the attempt's order."""
+    attempt: dict[str, list[str]] = {}
+    for result in results:
+        for node, status in result.statuses.items():
+            attempt.setdefault(node, []).extend(_reasons(status))
+    return attempt
 
 
 def _reasons(status: object) -> list[str]:

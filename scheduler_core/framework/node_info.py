@@ -265,13 +265,28 @@ class Snapshot:
     node_lists_as_positions: bool = False
 
     def __post_init__(self) -> None:
+        self._views()
+
+    def _views(self, names_kept: bool = False, images_kept: bool = False) -> None:
+        """Every view built on the node list, built anew. ``names_kept``: the same nodes in the same
+        order as before (one node object changed), so the name maps are copied, not rebuilt;
+        ``images_kept``: no node's image list changed, so the image states stay as they are."""
         self.assumed: set[str] = getattr(self, "assumed", set())  # kept when the node list changes
-        self.by_name = {info.name: info for info in self.node_infos}
-        self.position = {info.name: i for i, info in enumerate(self.node_infos)}
+        if names_kept:
+            self.by_name = dict(self.by_name)
+            self.position = self._positions_copy()
+        else:
+            self.by_name = {info.name: info for info in self.node_infos}
+            self.position = {info.name: i for i, info in enumerate(self.node_infos)}
         self._table: Optional[NodeTable[NodeInfo]] = None
         self._with_affinity: Optional[list[NodeInfo]] = None
         self._with_required_anti_affinity: Optional[list[NodeInfo]] = None
-        self._index_images()
+        if not images_kept:
+            self._index_images()
+
+    def _positions_copy(self) -> dict[str, int]:
+        positions: dict[str, int] = self.position
+        return dict(positions)
 
     @property
     def table(self) -> NodeTable[NodeInfo]:
@@ -419,9 +434,14 @@ class Snapshot:
     def update_node(self, node: Node) -> NodeInfo:
         """The cache's UpdateNode: the node object changes, what is bound to it stays."""
         info = self.by_name[node.name]
+        images_kept = node.images == info.node.images
         info.node = node
         info.generation += 1
-        self._set_nodes(list(self.node_infos))
+        # A new list as for any change (caches compare it by identity); the names and their order
+        # are the same, and the image states too when the node's images are: a drain of thousands
+        # of nodes (a cordon each) no longer rebuilds them over every node each time.
+        self.node_infos = list(self.node_infos)
+        self._views(names_kept=True, images_kept=images_kept)
         return info
 
     def remove_node(self, name: str) -> NodeInfo:

@@ -45,10 +45,11 @@ from scheduler_core.model.labels import compile_selector
 from scheduler_core.scenario import manifests, objects, pods
 from scheduler_core.scenario.errors import ScenarioError, ScenarioInvalid
 from scheduler_core.scenario.fields import INT32_MAX, Context, Field
-from scheduler_core.scenario.metadata import read_metadata
+from scheduler_core.scenario.metadata import DEFAULT_NAMESPACE, Metadata, read_metadata
 from scheduler_core.scenario.pods import owner_references
 from scheduler_core.scenario.selectors import label_selector
 from scheduler_core.scenario.validation import is_dns1123_subdomain, label_map
+from scheduler_core.scenario.yamltree import YMap
 
 KIND = "Changes"
 API_VERSION = "schedlab.io/v1alpha1"
@@ -139,11 +140,14 @@ class _Names:
 
 
 def _read_object(kind: str, obj: Field, changes: Changes, names: _Names, errors: list[ScenarioError]) -> None:
-    quiet = Field(obj.value, obj.path, obj.line, Context(obj.ctx.object, []))  # metadata was checked already
     namespaced = kind not in CLUSTER_SCOPED and kind not in ("Namespace", "PriorityClass", "StorageClass",
                                                                "PersistentVolume", "CSINode", "CSIDriver")
-    meta = read_metadata(quiet if kind not in _UNREGISTERED_KINDS else obj,
-                         kind, is_dns1123_subdomain, namespaced)
+    if kind in _UNREGISTERED_KINDS or kind in CONTROLLED_KINDS or kind == "PodDisruptionBudget":
+        quiet = Field(obj.value, obj.path, obj.line, Context(obj.ctx.object, []))  # metadata was checked already
+        meta = read_metadata(quiet if kind not in _UNREGISTERED_KINDS else obj,
+                             kind, is_dns1123_subdomain, namespaced)
+    else:  # only the name and namespace are read below (the loader checked the metadata)
+        meta = _name_and_namespace(obj.value, namespaced)
     if not meta.name:
         return
     ref = ObjectRef(kind, meta.namespace if namespaced else "", meta.name)
@@ -164,6 +168,20 @@ def _read_object(kind: str, obj: Field, changes: Changes, names: _Names, errors:
             changes.workloads.append(workload)
     elif kind == "PodDisruptionBudget":
         changes.budgets[f"{meta.namespace}/{meta.name}"] = manifests.budget_spec(quiet, meta)
+
+
+def _name_and_namespace(value: Any, namespaced: bool) -> Metadata:
+    """The name and namespace ``read_metadata`` reads (its checks and labels left out): every
+    scenario object's, without validating its labels a second time."""
+    namespace = DEFAULT_NAMESPACE if namespaced else ""
+    metadata = value.get("metadata") if isinstance(value, YMap) else None
+    if not isinstance(metadata, YMap):
+        return Metadata("", namespace)
+    name = metadata.get("name")
+    written = metadata.get("namespace")
+    if namespaced and isinstance(written, str) and written:
+        namespace = written
+    return Metadata(name if isinstance(name, str) else "", namespace)
 
 
 def decode_workload(kind: str, obj: Field, namespace: str, name: str, uid: str,

@@ -132,11 +132,27 @@ def load_scenario(text: Union[str, bytes], *, limits: Optional[Limits] = None) -
 def load_sources(sources: Sequence[SourceText], *, limits: Optional[Limits] = None) -> Scenario:
     """Several files as one scenario, in the order given (the order of their Node objects is the
     tie-break's document order); raises ``ScenarioInvalid`` with every problem, each naming its file."""
+    return _load_checked(sources, limits, None)[0]
+
+
+def load_sources_or_with(sources: Sequence[SourceText], default: SourceText, *,
+                         limits: Optional[Limits] = None) -> tuple[Scenario, bool]:
+    """``load_sources(sources)`` when they hold a Changes document, else ``load_sources([*sources,
+    default])`` — read once, not twice: ``default`` is read after the others only when none of them
+    held one. The flag says whether it was read. Problems are those of the load that applies, except
+    that the sources' own problems come with any ``default`` adds (a caller wanting exactly the
+    first load's loads again on ``ScenarioInvalid``)."""
+    return _load_checked(sources, limits, default)
+
+
+def _load_checked(sources: Sequence[SourceText], limits: Optional[Limits],
+                  default: Optional[SourceText]) -> tuple[Scenario, bool]:
     limits = limits or Limits()
     errors: list[ScenarioError] = []
+    read_default = [False]
     try:
         with collector_paused():
-            scenario = _load(sources, limits, errors)
+            scenario = _load(sources, limits, errors, default, read_default)
     except _LimitReached:
         scenario = None
     except RecursionError:
@@ -147,15 +163,23 @@ def load_sources(sources: Sequence[SourceText], *, limits: Optional[Limits] = No
         scenario = None
     if errors or scenario is None:
         raise ScenarioInvalid(errors or [ScenarioError(FILE, "", None, "the scenario could not be read")])
-    return scenario
+    return scenario, read_default[0]
 
 
-def _load(sources: Sequence[SourceText], limits: Limits, errors: list[ScenarioError]) -> Optional[Scenario]:
+def _load(sources: Sequence[SourceText], limits: Limits, errors: list[ScenarioError],
+          default: Optional[SourceText] = None, read_default: Optional[list[bool]] = None) -> Optional[Scenario]:
     if not _within_total_size(sources, limits, errors):
         return None
     collected = _Collected()
     for source in sources:
         _read_source(source, collected, limits, errors)
+    if default is not None and not collected.changes_input.documents:
+        # as the load of [*sources, default] would: its size counted with theirs, read after them
+        if not _within_total_size([*sources, default], limits, errors):
+            return None
+        _read_source(default, collected, limits, errors)
+        if read_default is not None:
+            read_default[0] = True
     _finish(collected, limits, errors)
     changes = changes_reader.finish(collected.changes_input, collected.nodes, collected.pods, errors)
     if changes is not None:  # the stand-in controllers read these kinds: no longer ignored

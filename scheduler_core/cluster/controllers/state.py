@@ -106,6 +106,9 @@ class ClusterState:
         # version is not live, whatever ``gone`` says of the name now. (ids of objects the old
         # slots keep referenced, so they are never reused.)
         self._superseded: set[int] = set()
+        # Node name -> its position in ``nodes``, checked at each use and rebuilt when stale: a
+        # step that cordons thousands of nodes must not scan them all for each one.
+        self._node_at: dict[str, int] = {}
         for pod in initial_pods:
             self._add(pod, announced=False)
 
@@ -193,16 +196,32 @@ class ClusterState:
         self.workloads.append(workload)
 
     def _track_node(self, event: WatchEvent) -> None:
-        names = [node.name for node in self.nodes]
         if event.action is Action.ADDED:
-            if event.new.name in names:
-                self.nodes[names.index(event.new.name)] = event.new
+            at = self._node_position(event.new.name)
+            if at is not None:
+                self.nodes[at] = event.new
             else:
                 self.nodes.append(event.new)
-        elif event.action is Action.MODIFIED and event.new.name in names:
-            self.nodes[names.index(event.new.name)] = event.new
-        elif event.action is Action.DELETED and event.old.name in names:
-            del self.nodes[names.index(event.old.name)]
+        elif event.action is Action.MODIFIED:
+            at = self._node_position(event.new.name)
+            if at is not None:
+                self.nodes[at] = event.new
+        elif event.action is Action.DELETED:
+            at = self._node_position(event.old.name)
+            if at is not None:
+                del self.nodes[at]
+
+    def _node_position(self, name: str) -> Optional[int]:
+        """Where the first node named ``name`` is in ``nodes`` (None: nowhere)."""
+        at = self._node_at.get(name)
+        nodes = self.nodes
+        if at is not None and at < len(nodes) and nodes[at].name == name:
+            return at
+        index: dict[str, int] = {}
+        for i, node in enumerate(nodes):
+            index.setdefault(node.name, i)
+        self._node_at = index
+        return index.get(name)
 
     def knows(self, pod: Pod) -> bool:
         return any(known.pod is pod for known in self._by_name.get(pod.key, []))
@@ -241,7 +260,8 @@ class ClusterState:
         return any(self.live(slot.pod) for slot in self._by_name.get(f"{namespace}/{name}", []))
 
     def node(self, name: str) -> Optional[Node]:
-        return next((node for node in self.nodes if node.name == name), None)
+        at = self._node_position(name)
+        return self.nodes[at] if at is not None else None
 
 
 def _same_workload(a: ControlledWorkload, b: ControlledWorkload) -> bool:

@@ -275,3 +275,25 @@ def test_the_cli_answers_nodes_needed_and_removable_in_json(tmp_path, capsys):
     assert removable["together"] == [] and "no controller" in removable["verdicts"][0]["reasons"][0]
     assert main(["capacity", str(path), "--add-like", "n9"]) == 2
     assert "no node n9 in the scenario" in capsys.readouterr().err
+
+
+def test_a_trials_loop_is_freed_when_the_trial_returns(monkeypatch):
+    """run_to_rest builds the loop with the collector paused and runs it frozen: run_trial frees
+    the loop's reference cycles itself, so a search's trials do not pile up in memory."""
+    import weakref
+
+    from scheduler_core.answers import capacity
+
+    loops = []
+    real = capacity.run_to_rest
+
+    def kept(base, changes):
+        loop, outcome = real(base, changes)
+        loops.append(weakref.ref(loop))
+        return loop, outcome
+
+    monkeypatch.setattr(capacity, "run_to_rest", kept)
+    base = scenario(node("n1"), node("n2"), deployment("web", 2), pod("p"))
+    outcome = run_trial(base, TrialChanges())
+    assert outcome.final["default/p"] in ("n1", "n2")
+    assert len(loops) == 1 and loops[0]() is None

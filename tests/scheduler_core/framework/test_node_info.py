@@ -97,6 +97,26 @@ def test_the_snapshot_adds_updates_and_removes_nodes_and_rebuilds_its_views():
     assert snapshot.get("b") is None and snapshot.position == {"a": 0, "c": 1}
 
 
+def test_an_updated_node_keeps_the_name_maps_and_image_states_a_rebuilt_snapshot_would_have():
+    """UpdateNode copies the name maps and keeps the image states when the node's images did not
+    change (a cordon): the same as every view built anew; a changed image list is indexed again."""
+    from scheduler_core.model import ContainerImage
+
+    image = ContainerImage(("img:1",), 300)
+    nodes = [make_node("a", images=(image,)), make_node("b", images=(image,)), make_node("c")]
+    snapshot = make_snapshot(nodes)
+    by_name, position = snapshot.by_name, snapshot.position
+    snapshot.update_node(replace_fields(snapshot.get("b").node, unschedulable=True))
+    assert snapshot.by_name == by_name and snapshot.by_name is not by_name and snapshot.position == position
+    assert snapshot.get("a").image_sizes == {"img:1": (300, 2)} == snapshot.get("b").image_sizes
+    snapshot.update_node(replace_fields(snapshot.get("c").node, images=(image,)))
+    assert [snapshot.get(n).image_sizes for n in "abc"] == [{"img:1": (300, 3)}] * 3
+    snapshot.update_node(replace_fields(snapshot.get("a").node, images=()))
+    rebuilt = make_snapshot([info.node for info in snapshot.node_infos])
+    assert [i.image_sizes for i in snapshot.node_infos] == [i.image_sizes for i in rebuilt.node_infos]
+    assert snapshot.get("a").image_sizes == {} and snapshot.get("b").image_sizes == {"img:1": (300, 2)}
+
+
 def _pod_info_fields(info) -> tuple:
     return (info.pod, info.requests, info.non_zero_requests, info.required_affinity_terms,
             info.required_anti_affinity_terms, info.preferred_affinity_terms, info.preferred_anti_affinity_terms)

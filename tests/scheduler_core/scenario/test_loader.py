@@ -803,3 +803,37 @@ def test_no_pending_pods_is_not_said_when_the_steps_or_their_controllers_make_th
     assert NoticeCode.NO_PENDING_PODS not in [n.code for n in with_steps.notices]
     without = load_scenario(scenario_text(node_text("n1")))
     assert NoticeCode.NO_PENDING_PODS in [n.code for n in without.notices]
+
+
+# ---------------------------------------------------------------------------- a default document, read once
+
+
+def test_a_default_document_is_read_after_the_sources_only_when_they_hold_no_changes_document():
+    from scheduler_core.scenario.loader import SourceText, load_sources, load_sources_or_with
+
+    deployment = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec:\n"
+                  "  replicas: 1\n  selector: {matchLabels: {app: web}}\n  template:\n"
+                  "    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, image: x}]}\n")
+    changes = "apiVersion: schedlab.io/v1alpha1\nkind: Changes\nsteps: []\n"
+    default = SourceText("default.yaml", changes)
+    plain = [SourceText("a.yaml", stream(NODE, pod(CONTAINER, "a"))), SourceText("b.yaml", deployment)]
+    scenario, read = load_sources_or_with(plain, default)
+    assert read and _read(scenario) == _read(load_sources([*plain, default]))
+    assert scenario.changes is not None and [w.name for w in scenario.changes.workloads] == ["web"]
+    own = [*plain, SourceText("c.yaml", changes.replace("steps: []", "steps:\n- operations:\n  - cordon: {node: n1}"))]
+    scenario, read = load_sources_or_with(own, default)
+    assert not read and _read(scenario) == _read(load_sources(own)) and len(scenario.changes.steps) == 1
+    broken = [SourceText("a.yaml", stream(NODE, pod(CONTAINER, "a")) + "---\nkind: Pod\n")]
+    with pytest.raises(ScenarioInvalid) as alone:
+        load_sources(broken)
+    with pytest.raises(ScenarioInvalid) as with_default:
+        load_sources_or_with(broken, default)
+    assert [str(e) for e in with_default.value.errors] == [str(e) for e in alone.value.errors]
+
+
+def _read(scenario) -> tuple:
+    changes = scenario.changes
+    return ([(n.name, n.line, dict(n.labels)) for n in scenario.nodes], [(p.key, p.line) for p in scenario.pods],
+            [n.message for n in scenario.notices], [(w.kind, w.name) for w in scenario.workloads],
+            None if changes is None else (len(changes.steps), sorted(map(str, changes.manifests)),
+                                          [(w.kind, w.name) for w in changes.workloads]))
