@@ -3,7 +3,7 @@
 selectVictimsOnNode sorts the potential victims with sort.Slice and util.MoreImportantPod; pods
 without a start time tie "more important" both ways, so the order is the one Go's pdqsort leaves.
 The expected orders were printed by a Go program running sort.Slice with that comparator on the
-same priorities (Go 1.19's sort package with Go 1.24+'s xorshift, see tests/scheduler_core/test_gosort.py).
+same priorities (Go 1.19's sort package with Go 1.24+'s xorshift, see tests/scheduler_core/util/test_gosort.py).
 """
 
 from __future__ import annotations
