@@ -5,7 +5,7 @@ stand-in controllers read (``ControlledWorkload``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, TYPE_CHECKING
+from typing import Any, Optional, TYPE_CHECKING
 
 if TYPE_CHECKING:
     from scheduler_core.model.core import LabelSelector, OwnerReference
@@ -26,7 +26,7 @@ class Workload:
 # kept as the YAML gave them (plain mappings): pods are made from templates, and a JSON merge
 # patch applies to the object as written, then the object is decoded again.
 
-Manifest = dict  # a Kubernetes object as a mapping (the loader's located YAML values)
+Manifest = dict[str, Any]  # a Kubernetes object as a mapping (the loader's located YAML values)
 
 KIND_DEPLOYMENT = "Deployment"
 KIND_REPLICA_SET = "ReplicaSet"

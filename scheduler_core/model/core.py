@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
-from typing import Callable, Optional, TYPE_CHECKING
+from typing import Any, Callable, Optional, TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
     from scheduler_core.model.volumes import Volume
@@ -26,15 +26,16 @@ LABEL_REGION = "topology.kubernetes.io/region"
 ResourceList = dict[str, int]
 
 
-def _shallow_copier(cls: type) -> "Callable[[object], object]":
+def _shallow_copier(cls: type[object]) -> "Callable[[object], object]":
     """A ``__copy__`` for a slots dataclass written out field by field: ``copy.copy`` goes through
     ``__reduce_ex__`` and sets each slot in a loop (~6 µs a pod); every write of the run's cluster
     and every attempt copies a pod, and a run's set-up copies all of them (0.5 µs). Generated as
     dataclasses generates its methods."""
-    assignments = "".join(f"    new.{name} = self.{name}\n" for name in cls.__slots__)
-    namespace: dict = {"_new": object.__new__, "_cls": cls}
+    # The slots dataclasses (Pod, Node) define __slots__; `type` does not declare it.
+    assignments = "".join(f"    new.{name} = self.{name}\n" for name in cls.__slots__)  # type: ignore[attr-defined]
+    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
     exec(f"def __copy__(self):\n    new = _new(_cls)\n{assignments}    return new\n", namespace)  # noqa: S102
-    return namespace["__copy__"]
+    return cast("Callable[[object], object]", namespace["__copy__"])
 
 class TaintEffect(str, Enum):
     NO_SCHEDULE = "NoSchedule"
@@ -308,7 +309,7 @@ class Pod:
         return f"Pod({self.key})"
 
 
-Pod.__copy__ = _shallow_copier(Pod)  # type: ignore[method-assign]
+Pod.__copy__ = _shallow_copier(Pod)  # type: ignore[attr-defined]  # set here, generated for the slots
 
 
 @dataclass(frozen=True, slots=True)
@@ -344,7 +345,7 @@ class Node:
         return f"Node({self.name})"
 
 
-Node.__copy__ = _shallow_copier(Node)  # type: ignore[method-assign]
+Node.__copy__ = _shallow_copier(Node)  # type: ignore[attr-defined]  # set here, generated for the slots
 
 
 @dataclass(frozen=True, slots=True)

@@ -118,7 +118,8 @@ def _magnitude(num: str, denom: str, base: int, exponent: int) -> Fraction:
         if power + len(digits) < -_MAX_DIGITS:
             return NANO / 2  # non-zero and below 1n: rounds up to 1n
         return Fraction(int(digits)) * Fraction(10) ** power
-    return Fraction(int(digits), 10 ** len(denom)) * 2**exponent
+    factor: int = 2**exponent  # typeshed types int ** int as Any (a negative power is a float); binary exponents are >= 0
+    return Fraction(int(digits), 10 ** len(denom)) * factor
 
 
 def _round_and_cap(magnitude: Fraction, binary: bool) -> Fraction:

@@ -138,8 +138,8 @@ class DeviceResult:
     def device_id(self) -> tuple[str, str, str]:
         return (self.driver, self.pool, self.device)
 
-    def to_json(self) -> dict:
-        data = {"request": self.request, "driver": self.driver, "pool": self.pool, "device": self.device}
+    def to_json(self) -> dict[str, object]:
+        data: dict[str, object] = {"request": self.request, "driver": self.driver, "pool": self.pool, "device": self.device}
         if self.admin_access is not None:
             data["adminAccess"] = self.admin_access
         return data
@@ -150,8 +150,8 @@ class AllocationResult:
     results: tuple[DeviceResult, ...] = ()
     node_selector: Optional[NodeSelector] = None
 
-    def to_json(self) -> dict:
-        data: dict = {"devices": [result.to_json() for result in self.results]}
+    def to_json(self) -> dict[str, object]:
+        data: dict[str, object] = {"devices": [result.to_json() for result in self.results]}
         if self.node_selector is not None:
             data["nodeSelector"] = [
                 {"matchFields": [f"{r.key} {r.operator} {','.join(r.values)}" for r in term.match_fields],

@@ -49,7 +49,7 @@ class Notice:
     message: str  # one sentence a user reads ("ignored: 3 Deployment, 12 ConfigMap")
     objects: tuple[str, ...] = ()  # the objects concerned ("Pod ns/name"), in document order
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {"code": self.code.value, "message": self.message, "objects": list(self.objects)}
 
 

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +46,7 @@ class SchedulerConfig:
     percentage_of_nodes_to_score: Optional[int] = None
     scheduler_name: str = "default-scheduler"
     plugins: dict[str, PluginSet] = field(default_factory=dict)
-    plugin_args: dict[str, dict] = field(default_factory=dict)
+    plugin_args: dict[str, dict[str, Any]] = field(default_factory=dict)
     line: Optional[int] = None
 
 
