@@ -22,7 +22,7 @@ Go 1.25, so that is the default; ``XORSHIFT_GO119`` selects the older one.
 
 from __future__ import annotations
 
-from typing import Callable, MutableSequence, TypeVar
+from typing import Callable, Generic, Iterable, MutableSequence, TypeVar
 
 __all__ = ["sort_slice", "sorted_slice", "bits_len", "XORSHIFT_GO119", "XORSHIFT_GO124"]
 
@@ -49,25 +49,25 @@ def bits_len(x: int) -> int:
     return x.bit_length()
 
 
-def sort_slice(data: MutableSequence[T], less: Less, *, xorshift: tuple[int, int, int] = XORSHIFT_GO124) -> None:
+def sort_slice(data: MutableSequence[T], less: Less[T], *, xorshift: tuple[int, int, int] = XORSHIFT_GO124) -> None:
     """sort.Slice(data, func(i, j int) bool { return less(data[i], data[j]) }), in place."""
     length = len(data)
     _Sorter(data, less, xorshift).pdqsort(0, length, bits_len(length))
 
 
-def sorted_slice(items, less: Less, *, xorshift: tuple[int, int, int] = XORSHIFT_GO124) -> list:
+def sorted_slice(items: Iterable[T], less: Less[T], *, xorshift: tuple[int, int, int] = XORSHIFT_GO124) -> list[T]:
     """A sorted copy of ``items``, as ``sort_slice`` leaves it."""
     data = list(items)
     sort_slice(data, less, xorshift=xorshift)
     return data
 
 
-class _Sorter:
+class _Sorter(Generic[T]):
     """zsortfunc.go's functions over one slice; the method names follow Go's without ``_func``."""
 
     __slots__ = ("data", "less_fn", "shifts")
 
-    def __init__(self, data: MutableSequence, less: Less, shifts: tuple[int, int, int]) -> None:
+    def __init__(self, data: MutableSequence[T], less: Less[T], shifts: tuple[int, int, int]) -> None:
         self.data = data
         self.less_fn = less
         self.shifts = shifts
