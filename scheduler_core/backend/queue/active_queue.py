@@ -7,6 +7,7 @@ meanwhile, so a pod that fails can be requeued at once when such an event could 
 from __future__ import annotations
 
 from dataclasses import dataclass
+import builtins
 from typing import Any, Callable, Optional
 
 from scheduler_core.backend.queue.backoff_queue import BackoffQueue
@@ -23,7 +24,7 @@ class InFlightEvent:
 
 
 class ActiveQueue:
-    def __init__(self, sort_key: Callable[[QueuedPodInfo], tuple], backoff: BackoffQueue) -> None:
+    def __init__(self, sort_key: Callable[[QueuedPodInfo], tuple[object, ...]], backoff: BackoffQueue) -> None:
         self.queue = KeyedHeap(lambda info: info.key, sort_key)
         self.backoff = backoff  # SchedulerPopFromBackoffQ: popped from when activeQ is empty
         # The in-flight list interleaves pods (their keys) and events, in arrival order.
@@ -52,7 +53,7 @@ class ActiveQueue:
         """unlockedPop: the head of activeQ, else of backoffQ. Returns (pod, popped from backoffQ)."""
         info = self.queue.pop()
         from_backoff = info is None
-        if from_backoff:
+        if info is None:
             info = self.backoff.pop_backoff()
             if info is None:
                 return None, False
@@ -92,6 +93,6 @@ class ActiveQueue:
     def list(self) -> list[QueuedPodInfo]:
         return list(self.queue)
 
-    def keys(self) -> list[str]:
+    def keys(self) -> builtins.list[str]:  # `list` is the method here
         """The pods' keys in pop order."""
         return self.queue.keys()

@@ -8,13 +8,14 @@ rejecting plugin) wait in a separate queue that is only flushed when their back-
 
 from __future__ import annotations
 
+import builtins
 from typing import Callable, Optional
 
 from scheduler_core.backend.queue.clock import MS_PER_SECOND, LogicalClock, truncate_to_second
 from scheduler_core.backend.queue.heap import KeyedHeap
 from scheduler_core.backend.queue.queued_pod_info import QueuedPodInfo
 
-SortKey = Callable[[QueuedPodInfo], tuple]
+SortKey = Callable[[QueuedPodInfo], tuple[object, ...]]
 # getBackoffTime's zero time.Time for a pod that never failed: before every clock reading (the
 # logical clock starts at 0, so 0 itself would read as "backing off" for the first second).
 NO_BACKOFF_MS = -1
@@ -28,9 +29,9 @@ class BackoffQueue:
         self.max_backoff_ms = max_backoff_ms
         key = lambda info: info.key  # noqa: E731 - the heaps' item key
         # lessBackoffCompletedWithPriority: expiry, then activeQ's own order.
-        self.pods = KeyedHeap(key, lambda info: (self.backoff_time(info), *active_sort_key(info)))
+        self.pods: KeyedHeap[QueuedPodInfo] = KeyedHeap(key, lambda info: (self.backoff_time(info), *active_sort_key(info)))
         # lessBackoffCompleted: expiry only (the timestamp keeps equal expiries deterministic).
-        self.error_pods = KeyedHeap(key, lambda info: (self.backoff_time(info), info.timestamp))
+        self.error_pods: KeyedHeap[QueuedPodInfo] = KeyedHeap(key, lambda info: (self.backoff_time(info), info.timestamp))
 
     # ------------------------------------------------------------------ back-off arithmetic
 
@@ -72,7 +73,9 @@ class BackoffQueue:
         done: list[QueuedPodInfo] = []
         for heap in (self.pods, self.error_pods):
             while (head := heap.peek()) is not None and not self.is_backing_off(head):
-                done.append(heap.pop())
+                popped = heap.pop()  # the head just peeked
+                assert popped is not None
+                done.append(popped)
         return done
 
     def pop_backoff(self) -> Optional[QueuedPodInfo]:
@@ -111,6 +114,6 @@ class BackoffQueue:
     def list(self) -> list[QueuedPodInfo]:
         return [*self.pods, *self.error_pods]
 
-    def keys(self) -> list[str]:
+    def keys(self) -> builtins.list[str]:  # `list` is the method here
         """The pods' keys as ``list`` orders them."""
         return [*self.pods.keys(), *self.error_pods.keys()]

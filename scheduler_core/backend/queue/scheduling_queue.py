@@ -77,7 +77,7 @@ class PreEnqueuePlugin:
 
 
 class SchedulingQueue:
-    def __init__(self, clock: LogicalClock, sort_key: Callable[[QueuedPodInfo], tuple],
+    def __init__(self, clock: LogicalClock, sort_key: Callable[[QueuedPodInfo], tuple[object, ...]],
                  hint_maps: dict[str, QueueingHintMap], pre_enqueue: dict[str, list[PreEnqueuePlugin]],
                  initial_backoff_ms: int, max_backoff_ms: int, is_assigned: Callable[[Pod], bool],
                  nominator: Optional[Nominator] = None) -> None:
