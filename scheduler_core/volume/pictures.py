@@ -4,7 +4,7 @@ binding mode and provisioner. Documented in docs/ENGINE_API.md (CycleStart ``vol
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Sequence
 
 from scheduler_core.model import quantity
 from scheduler_core.framework.storage import StorageState
@@ -33,7 +33,7 @@ CLAIM_LOST_STATE = "lost"
 CLAIM_TERMINATING = "terminating"
 
 
-def node_affinity_json(selector: Optional[NodeSelector]) -> Optional[list[list[dict]]]:
+def node_affinity_json(selector: Optional[NodeSelector]) -> Optional[list[list[dict[str, Sequence[str]]]]]:
     """Required node affinity as terms (ORed) of requirements (ANDed)."""
     if selector is None:
         return None
@@ -42,8 +42,8 @@ def node_affinity_json(selector: Optional[NodeSelector]) -> Optional[list[list[d
             for term in selector.terms]
 
 
-def volume_json(volume: PersistentVolume) -> dict:
-    out = {"name": volume.name, "phase": volume.phase, "storageClass": volume.class_name,
+def volume_json(volume: PersistentVolume) -> dict[str, object]:
+    out: dict[str, object] = {"name": volume.name, "phase": volume.phase, "storageClass": volume.class_name,
            "accessModes": list(volume.access_modes), "nodeAffinity": node_affinity_json(volume.node_affinity),
            "topologyLabels": {k: volume.labels[k] for k in TOPOLOGY_LABELS if k in volume.labels},
            "source": volume.source_kind}
@@ -75,9 +75,9 @@ def volume_domains(volume: PersistentVolume) -> dict[str, list[str]]:
     return domains
 
 
-def cluster_volume_json(volume: PersistentVolume) -> dict:
+def cluster_volume_json(volume: PersistentVolume) -> dict[str, object]:
     """A PersistentVolume as the cluster view draws it: its domains, state and claim."""
-    out = {"name": volume.name, "phase": volume.phase, "storageClass": volume.class_name or None,
+    out: dict[str, object] = {"name": volume.name, "phase": volume.phase, "storageClass": volume.class_name or None,
            "claim": f"{volume.claim_ref.namespace}/{volume.claim_ref.name}" if volume.claim_ref else None,
            "domains": volume_domains(volume)}
     if volume.capacity is not None:
@@ -95,9 +95,9 @@ def _claim_state(claim: PersistentVolumeClaim) -> str:
     return CLAIM_PRE_BOUND if claim.volume_name else CLAIM_UNBOUND
 
 
-def claim_json(claim: PersistentVolumeClaim, storage: StorageState) -> dict:
+def claim_json(claim: PersistentVolumeClaim, storage: StorageState) -> dict[str, object]:
     storage_class = storage.storage_class(claim.class_name) if claim.class_name else None
-    out = {"claim": claim.key, "state": _claim_state(claim), "phase": claim.phase,
+    out: dict[str, object] = {"claim": claim.key, "state": _claim_state(claim), "phase": claim.phase,
            "storageClass": claim.class_name or None, "accessModes": list(claim.access_modes),
            "bindingMode": storage_class.volume_binding_mode if storage_class else None,
            "provisioner": storage_class.provisioner if storage_class else None}
@@ -113,8 +113,8 @@ def claim_json(claim: PersistentVolumeClaim, storage: StorageState) -> dict:
     return out
 
 
-def pod_volume_json(pod: Pod, volume: Volume, storage: StorageState) -> dict:
-    out: dict = {"volume": volume.name, "kind": volume.kind}
+def pod_volume_json(pod: Pod, volume: Volume, storage: StorageState) -> dict[str, object]:
+    out: dict[str, object] = {"volume": volume.name, "kind": volume.kind}
     claim_name = volume.claim_for(pod.name)
     if claim_name is not None:
         claim = storage.claim(pod.namespace, claim_name)
@@ -128,7 +128,7 @@ def pod_volume_json(pod: Pod, volume: Volume, storage: StorageState) -> dict:
     return out
 
 
-def pod_volumes_json(pod: Pod, storage: StorageState) -> list[dict]:
+def pod_volumes_json(pod: Pod, storage: StorageState) -> list[dict[str, object]]:
     """The pod's volumes that the volume plugins look at (claims, ephemeral claims, in-tree disks,
     inline CSI); others (emptyDir, configMap, ...) are left out."""
     return [pod_volume_json(pod, v, storage) for v in pod.volumes

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Callable, Optional
+from typing import Any, Callable, Generic, Optional, TypeVar
 from urllib.parse import urlsplit
 
 from scheduler_core.model import (
@@ -53,15 +53,19 @@ class TranslationError(ValueError):
     """The translation failed; the message is the library's own."""
 
 
+# The in-tree source type a plugin translates (each plugin's functions take only their own).
+S = TypeVar("S", bound=InTreeSource)
+
+
 @dataclass(frozen=True, slots=True)
-class InTreePlugin:
+class InTreePlugin(Generic[S]):
     plugin_name: str  # the in-tree plugin ("kubernetes.io/gce-pd")
     driver_name: str  # the CSI driver that supersedes it ("pd.csi.storage.gke.io")
-    source_type: type
+    source_type: type[S]
     # (pv, source) -> the CSI source of the translated PersistentVolume
-    pv_source: Callable[[PersistentVolume, InTreeSource], CSIPersistentSource]
+    pv_source: Callable[[PersistentVolume, S], CSIPersistentSource]
     # (volume name, source, pod namespace) -> the CSI source of an inline volume
-    inline_source: Callable[[str, InTreeSource, str], CSIPersistentSource]
+    inline_source: Callable[[str, S, str], CSIPersistentSource]
     # pv -> its node affinity after translation (the identity for plugins without topology)
     topology: Callable[[PersistentVolume], Optional[NodeSelector]]
 
@@ -69,7 +73,7 @@ class InTreePlugin:
 # ---------------------------------------------------------------------- node affinity rewriting
 
 
-def _expressions(selector: Optional[NodeSelector]):
+def _expressions(selector: Optional[NodeSelector]) -> list[NodeSelectorRequirement]:
     return [] if selector is None else [r for term in selector.terms for r in term.match_expressions]
 
 
@@ -122,10 +126,12 @@ def _zonal_topology(csi_key: str) -> Callable[[PersistentVolume], Optional[NodeS
         zone_label, region_label = _topology_labels(pv)
         affinity = pv.node_affinity
         if _topology_values(affinity, zone_label):
+            assert affinity is not None  # the values are its own
             affinity = _rename_key(affinity, zone_label, csi_key)
         elif zone_label in pv.labels:
             affinity = _add_topology(affinity, csi_key, pv.labels[zone_label].split(MULTI_ZONE_DELIMITER))
         if region_label == LABEL_REGION_BETA and _topology_values(affinity, region_label):
+            assert affinity is not None  # the values are its own
             affinity = _rename_key(affinity, region_label, LABEL_REGION)
         return affinity
 
@@ -138,6 +144,7 @@ def _vsphere_topology(pv: PersistentVolume) -> Optional[NodeSelector]:
     affinity = pv.node_affinity
     for label, csi_key in ((zone_label, "topology.csi.vmware.com/zone"), (region_label, "topology.csi.vmware.com/region")):
         if _topology_values(affinity, label):
+            assert affinity is not None  # the values are its own
             affinity = _rename_key(affinity, label, csi_key)
         elif pv.labels.get(label):
             affinity = _add_topology(affinity, csi_key, [pv.labels[label]])
@@ -219,7 +226,7 @@ def _aws_inline(name: str, source: AWSElasticBlockStore, namespace: str) -> CSIP
     return CSIPersistentSource(AWS_EBS_DRIVER, ebs_volume_id(source.volume_id), source.read_only, source.fs_type)
 
 
-def _cinder_pv(pv: PersistentVolume, source: CinderVolume) -> CSIPersistentSource:
+def _cinder_pv(pv: Optional[PersistentVolume], source: CinderVolume) -> CSIPersistentSource:
     return CSIPersistentSource(CINDER_DRIVER, source.volume_id, source.read_only, source.fs_type)
 
 
@@ -277,7 +284,7 @@ def _vsphere_inline(name: str, source: VsphereVolume, namespace: str) -> CSIPers
     return CSIPersistentSource(VSPHERE_DRIVER, source.volume_path, False, source.fs_type)
 
 
-def _portworx_pv(pv: PersistentVolume, source: PortworxVolume) -> CSIPersistentSource:
+def _portworx_pv(pv: Optional[PersistentVolume], source: PortworxVolume) -> CSIPersistentSource:
     return CSIPersistentSource(PORTWORX_DRIVER, source.volume_id, False, source.fs_type)
 
 
@@ -293,7 +300,8 @@ AZURE_FILE_DRIVER = "file.csi.azure.com"
 VSPHERE_DRIVER = "csi.vsphere.vmware.com"
 PORTWORX_DRIVER = "pxd.portworx.com"
 
-PLUGINS = (
+# Any: each plugin has its own source type, and plugin_for picks one by isinstance on source_type.
+PLUGINS: tuple[InTreePlugin[Any], ...] = (
     InTreePlugin(GCE_PD, GCE_PD_DRIVER, GCEPersistentDisk, _gce_pv, _gce_inline,
                  _zonal_topology("topology.gke.io/zone")),
     InTreePlugin(AWS_EBS, AWS_EBS_DRIVER, AWSElasticBlockStore, _aws_pv, _aws_inline,
@@ -311,14 +319,14 @@ _BY_NAME = {plugin.plugin_name: plugin for plugin in PLUGINS}
 # ---------------------------------------------------------------------- the translator's face
 
 
-def plugin_for(source: Optional[InTreeSource]) -> Optional[InTreePlugin]:
+def plugin_for(source: Optional[InTreeSource]) -> Optional[InTreePlugin[Any]]:
     """The plugin that can translate this source (CanSupport / CanSupportInline), if any."""
     if source is None:
         return None
     return next((p for p in PLUGINS if isinstance(source, p.source_type)), None)
 
 
-def plugin_named(name: str) -> Optional[InTreePlugin]:
+def plugin_named(name: str) -> Optional[InTreePlugin[Any]]:
     """IsMigratableIntreePluginByName / GetCSINameFromInTreeName."""
     return _BY_NAME.get(name)
 
