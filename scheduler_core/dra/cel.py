@@ -22,11 +22,13 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any, NoReturn, Optional
+from typing import Any, Callable, NoReturn, Optional
 
 import celpy
 from celpy import celtypes
-from lark import Tree
+from celpy.celparser import CELParseError
+from celpy.evaluation import CELEvalError
+from lark import Token, Tree
 
 from scheduler_core.dra.celcheck import check_selector
 from scheduler_core.dra.celcost import estimate_selector_cost
@@ -62,7 +64,7 @@ class Semver:
     patch: int
     pre: tuple[str, ...] = ()
 
-    def key(self) -> tuple:
+    def key(self) -> tuple[int, int, int, bool, tuple[tuple[int, int, str], ...]]:
         # A version without a pre-release ranks above one with; numeric identifiers rank below
         # alphanumeric ones and compare as numbers (semver 2.0.0, section 11).
         pre = tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in self.pre)
@@ -177,13 +179,14 @@ def _as_approximate_float(a: Quantity) -> celtypes.DoubleType:
     return celtypes.DoubleType(float(a.value))
 
 
-def _version_part(index: int):
+def _version_part(index: int) -> Callable[[Semver], celtypes.IntType]:
     def part(value: Semver) -> celtypes.IntType:
         return celtypes.IntType((value.major, value.minor, value.patch)[index])
     return part
 
 
-FUNCTIONS = {
+# Not celpy's CELFunction: Quantity and Semver are extension values its Result union does not list.
+FUNCTIONS: dict[str, Callable[..., Any]] = {
     "quantity": _quantity,
     "isQuantity": _is_quantity,
     "semver": _semver,
@@ -209,7 +212,7 @@ FUNCTIONS = {
 class _DomainMap(celtypes.MapType):
     """The outer attributes/capacity map: a domain the device lacks is an empty map."""
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: Any) -> Any:  # as celtypes.MapType declares it
         try:
             return super().__getitem__(key)
         except KeyError:
@@ -229,9 +232,9 @@ def _attribute(value: Any) -> Any:
     return celtypes.StringType(value)
 
 
-def _by_domain(values: dict[str, Any], driver: str, convert) -> _DomainMap:
+def _by_domain(values: dict[str, Any], driver: str, convert: Callable[[Any], Any]) -> _DomainMap:
     """parseQualifiedName: "domain/id", or the driver's domain for a bare id."""
-    domains: dict[str, dict] = {}
+    domains: dict[str, dict[celtypes.StringType, Any]] = {}
     for name, value in values.items():
         domain, sep, ident = name.partition("/")
         if not sep:
@@ -268,9 +271,9 @@ class CompiledSelector:
             result = self.program.evaluate({"device": device_variable(driver, device)})
         except CelRuntimeError:
             raise
-        except celpy.CELEvalError as err:
+        except CELEvalError as err:
             raise CelRuntimeError(_go_message(err)) from None
-        if isinstance(result, celpy.CELEvalError):
+        if isinstance(result, CELEvalError):
             raise CelRuntimeError(_go_message(result))
         if not isinstance(result, (bool, celtypes.BoolType)):
             raise CelRuntimeError(f"CEL result of type {_type_name(result)} could not be converted to bool")
@@ -316,7 +319,7 @@ def compile_selector(expression: str) -> CompiledSelector:
     """GetOrCompile (the release keeps an LRU cache of compiled expressions too)."""
     try:
         ast = _environment().compile(expression)
-    except celpy.CELParseError as err:
+    except CELParseError as err:
         return CompiledSelector(expression, None, f"compilation failed: {str(err).strip()}")
     checked = check_selector(ast, expression)  # the API server type-checks what it compiles
     if checked.error is not None:
@@ -329,7 +332,7 @@ def compile_selector(expression: str) -> CompiledSelector:
 _BIND_VALUE, _BIND_RESULT = "__schedlab_bind_value__", "__schedlab_bind_result__"
 
 
-def _expand_binds(tree: Tree) -> Tree:
+def _expand_binds(tree: Tree[Token]) -> Tree[Token]:
     """cel.bind(v, value, result) (cel-go's ext.Bindings, in the Kubernetes environment) is not
     known to cel-python: each one becomes ``[value].map(v, result)[0]``, which binds ``v`` to
     ``value`` for ``result`` alike (the value is computed even when ``result`` does not read it;
@@ -343,7 +346,8 @@ def _expand_binds(tree: Tree) -> Tree:
         if variable is None or not _is_cel_namespace(call.children[0]):
             continue
         template = _environment().compile(f"[{_BIND_VALUE}].map({variable}, {_BIND_RESULT})[0]")
-        replacement = next(node for node in template.iter_subtrees_topdown() if node.data == "member")
+        replacement = next(node for node in template.iter_subtrees_topdown()  # type: ignore[no-untyped-call]  # lark leaves it unannotated
+                           if node.data == "member")
         for slot in [node for node in replacement.iter_subtrees() if node.data == "expr"]:
             names = [str(ident.children[0]) for ident in slot.iter_subtrees() if ident.data == "ident"]
             if names == [_BIND_VALUE]:
@@ -354,12 +358,12 @@ def _expand_binds(tree: Tree) -> Tree:
     return tree
 
 
-def _call_arguments(call: Tree) -> list[Tree]:
+def _call_arguments(call: Tree[Token]) -> list[Tree[Token]]:
     lists = [child for child in call.children if isinstance(child, Tree) and child.data == "exprlist"]
     return [child for child in lists[0].children if isinstance(child, Tree)] if lists else []
 
 
-def _bound_name(argument: Tree) -> Optional[str]:
+def _bound_name(argument: Tree[Token]) -> Optional[str]:
     idents = [node for node in argument.iter_subtrees() if node.data == "ident"]
     return str(idents[0].children[0]) if len(idents) == 1 else None
 

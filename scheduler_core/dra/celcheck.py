@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Optional, Union
+from typing import Callable, Optional, Union
 
 from lark import Token, Tree
 
@@ -62,10 +62,10 @@ class CheckResult:
     error: Optional[str] = None  # the API server's text ("compilation failed: ..." / "must evaluate ...")
 
 
-Node = Union[Tree, Token]
+Node = Union[Tree[Token], Token]
 
 
-def check_selector(tree: Tree, expression: str) -> CheckResult:
+def check_selector(tree: Tree[Token], expression: str) -> CheckResult:
     """The compile-time verdict on a parsed selector: its output type, or the error the API
     server answers with."""
     try:
@@ -92,7 +92,8 @@ def _tokens(node: Node) -> list[Token]:
 
 
 def _start(node: Node) -> int:
-    return min((token.start_pos for token in _tokens(node)), default=0)  # type: ignore[type-var]
+    # lark types start_pos/end_pos Optional; _tokens keeps only the tokens that have them.
+    return min((token.start_pos for token in _tokens(node)), default=0)  # type: ignore[type-var, return-value]
 
 
 def _no_overload(function: str, types: tuple[str, ...], at: int) -> CelCheckError:
@@ -106,7 +107,8 @@ class _Checker:
 
     def _after(self, node: Node) -> int:
         """The operator following ``node`` (a binary operator's left operand)."""
-        at = max((token.end_pos for token in _tokens(node)), default=0)  # type: ignore[type-var]
+        # lark types start_pos/end_pos Optional; _tokens keeps only the tokens that have them.
+        at: int = max((token.end_pos for token in _tokens(node)), default=0)  # type: ignore[type-var, assignment]
         while at < len(self.text) and self.text[at] in " \t\r\n)":
             at += 1
         return at
@@ -124,7 +126,7 @@ class _Checker:
     def infer(self, node: Node) -> str:
         if isinstance(node, Token):
             return DYN
-        handler = getattr(self, f"_{node.data}", None)
+        handler: Optional[Callable[[Tree[Token]], str]] = getattr(self, f"_{node.data}", None)
         if handler is not None:
             return handler(node)
         if len(node.children) == 1:  # the grammar's pass-through levels (expr -> ... -> primary)
@@ -133,7 +135,7 @@ class _Checker:
 
     # -------------------------------------------------------------- operators
 
-    def _expr(self, node: Tree) -> str:
+    def _expr(self, node: Tree[Token]) -> str:
         if len(node.children) == 1:
             return self.infer(node.children[0])
         condition, when_true, when_false = node.children
@@ -142,13 +144,13 @@ class _Checker:
             raise _no_overload("_?_:_", (found, left, right), self._after(condition))
         return left if left == right else DYN
 
-    def _conditionalor(self, node: Tree) -> str:
+    def _conditionalor(self, node: Tree[Token]) -> str:
         return self._logical_pair("_||_", node)
 
-    def _conditionaland(self, node: Tree) -> str:
+    def _conditionaland(self, node: Tree[Token]) -> str:
         return self._logical_pair("_&&_", node)
 
-    def _logical_pair(self, function: str, node: Tree) -> str:
+    def _logical_pair(self, function: str, node: Tree[Token]) -> str:
         if len(node.children) == 1:
             return self.infer(node.children[0])
         left, right = self.infer(node.children[0]), self.infer(node.children[1])
@@ -156,7 +158,7 @@ class _Checker:
             raise _no_overload(function, (left, right), self._after(node.children[0]))
         return BOOL
 
-    def _relation(self, node: Tree) -> str:
+    def _relation(self, node: Tree[Token]) -> str:
         if len(node.children) == 1:
             return self.infer(node.children[0])
         operator, right_node = node.children
@@ -167,13 +169,13 @@ class _Checker:
             raise _no_overload(function, (left, right), self._after(operator.children[0]))
         return BOOL
 
-    def _addition(self, node: Tree) -> str:
+    def _addition(self, node: Tree[Token]) -> str:
         return self._arithmetic(node)
 
-    def _multiplication(self, node: Tree) -> str:
+    def _multiplication(self, node: Tree[Token]) -> str:
         return self._arithmetic(node)
 
-    def _arithmetic(self, node: Tree) -> str:
+    def _arithmetic(self, node: Tree[Token]) -> str:
         if len(node.children) == 1:
             return self.infer(node.children[0])
         operator, right_node = node.children
@@ -188,7 +190,7 @@ class _Checker:
                 raise _no_overload(function, (left, right), self._after(operator.children[0]))
         return left
 
-    def _unary(self, node: Tree) -> str:
+    def _unary(self, node: Tree[Token]) -> str:
         if len(node.children) == 1:
             return self.infer(node.children[0])
         operator, operand = node.children
@@ -204,7 +206,7 @@ class _Checker:
 
     # -------------------------------------------------------------- members and primaries
 
-    def _member_dot(self, node: Tree) -> str:
+    def _member_dot(self, node: Tree[Token]) -> str:
         target, name = node.children
         receiver = self.infer(target)
         field = str(name)
@@ -218,7 +220,7 @@ class _Checker:
             raise CelCheckError(f"type '{receiver}' does not support field selection", self._before(name))
         return DYN
 
-    def _member_index(self, node: Tree) -> str:
+    def _member_index(self, node: Tree[Token]) -> str:
         target, index = node.children
         receiver, key = self.infer(target), self.infer(index)
         if receiver in _VALUES:
@@ -227,7 +229,7 @@ class _Checker:
             return _VALUES[receiver]
         return DYN
 
-    def _member_dot_arg(self, node: Tree) -> str:
+    def _member_dot_arg(self, node: Tree[Token]) -> str:
         target, name, *rest = node.children
         method = str(name)
         if method in _MACROS:
@@ -243,7 +245,7 @@ class _Checker:
             self.infer(argument)
         return _MEMBER_RESULTS.get(method, DYN)
 
-    def _macro(self, method: str, target: Node, rest: list) -> str:
+    def _macro(self, method: str, target: Node, rest: list[Node]) -> str:
         arguments = _arguments(rest)
         variable = _identifier(arguments[0]) if arguments else None
         receiver = self.infer(target)
@@ -253,14 +255,14 @@ class _Checker:
             inner.infer(argument)
         return BOOL if method in ("all", "exists", "exists_one") else DYN
 
-    def _bind(self, arguments: list) -> str:
+    def _bind(self, arguments: list[Node]) -> str:
         """cel.bind(name, value, result) (ext.Bindings, in the Kubernetes base environment)."""
         variable = _identifier(arguments[0]) if len(arguments) == 3 else None
         if variable is None:
             return DYN
         return self._inner({**self.bound, variable: self.infer(arguments[1])}).infer(arguments[2])
 
-    def _ident_arg(self, node: Tree) -> str:
+    def _ident_arg(self, node: Tree[Token]) -> str:
         name, *rest = node.children
         function = str(name)
         if function == "has":
@@ -269,7 +271,7 @@ class _Checker:
             self.infer(argument)
         return _GLOBAL_RESULTS.get(function, DYN)
 
-    def _ident(self, node: Tree) -> str:
+    def _ident(self, node: Tree[Token]) -> str:
         name = str(node.children[0])
         if name == "device":
             return DEVICE
@@ -279,19 +281,19 @@ class _Checker:
             return DYN
         raise CelCheckError(f"undeclared reference to '{name}' (in container '')", _start(node))
 
-    def _literal(self, node: Tree) -> str:
+    def _literal(self, node: Tree[Token]) -> str:
         token = node.children[0]
         return _LITERALS.get(token.type, DYN) if isinstance(token, Token) else DYN
 
-    def _paren_expr(self, node: Tree) -> str:
+    def _paren_expr(self, node: Tree[Token]) -> str:
         return self.infer(node.children[0])
 
-    def _list_lit(self, node: Tree) -> str:
+    def _list_lit(self, node: Tree[Token]) -> str:
         elements = [self.infer(child) for child in _arguments(node.children)]
         kinds = set(elements)
         return f"list({kinds.pop()})" if len(kinds) == 1 else "list(dyn)"
 
-    def _map_lit(self, node: Tree) -> str:
+    def _map_lit(self, node: Tree[Token]) -> str:
         for child in node.children:
             if isinstance(child, Tree):
                 for item in child.children:
@@ -299,7 +301,7 @@ class _Checker:
         return DYN
 
 
-def _arguments(children: list) -> list[Node]:
+def _arguments(children: list[Node]) -> list[Node]:
     """The expressions of an optional ``exprlist`` child."""
     for child in children:
         if isinstance(child, Tree) and child.data == "exprlist":

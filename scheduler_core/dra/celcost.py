@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Optional
+from typing import Callable, Optional
 
 from lark import Token, Tree
 
@@ -62,12 +62,12 @@ def _factor(size: int, factor: float) -> int:
     return min(math.ceil(size * factor), MAX_COST)
 
 
-def estimate_selector_cost(tree: Tree) -> int:
+def estimate_selector_cost(tree: Tree[Token]) -> int:
     """The maximum of cel-go's CostEstimate for a selector that passed the type check."""
     return _Coster({}).estimate(tree).cost
 
 
-def too_complex(tree: Tree) -> bool:
+def too_complex(tree: Tree[Token]) -> bool:
     """validateCELExpression: result.MaxCost > CELSelectorExpressionMaxCost."""
     return estimate_selector_cost(tree) > SELECTOR_MAX_COST
 
@@ -76,13 +76,13 @@ class _Coster:
     def __init__(self, variables: dict[str, _Variable]) -> None:
         self.variables = variables  # comprehension variables in scope
 
-    def kind(self, node: Tree | Token) -> str:
+    def kind(self, node: Tree[Token] | Token) -> str:
         return celcheck._Checker({name: v.kind for name, v in self.variables.items()}).infer(node)
 
-    def estimate(self, node: Tree | Token) -> _Estimate:
+    def estimate(self, node: Tree[Token] | Token) -> _Estimate:
         if isinstance(node, Token):
             return _Estimate(0)
-        handler = getattr(self, f"_{node.data}", None)
+        handler: Optional[Callable[[Tree[Token]], _Estimate]] = getattr(self, f"_{node.data}", None)
         if handler is not None:
             return handler(node)
         if len(node.children) == 1:
@@ -91,25 +91,25 @@ class _Coster:
 
     # -------------------------------------------------------------- operators
 
-    def _expr(self, node: Tree) -> _Estimate:
+    def _expr(self, node: Tree[Token]) -> _Estimate:
         if len(node.children) == 1:
             return self.estimate(node.children[0])
         condition, when_true, when_false = (self.estimate(child) for child in node.children)
         size = None if when_true.size is None or when_false.size is None else max(when_true.size, when_false.size)
         return _Estimate(_add(condition.cost, max(when_true.cost, when_false.cost)), size)
 
-    def _conditionalor(self, node: Tree) -> _Estimate:
+    def _conditionalor(self, node: Tree[Token]) -> _Estimate:
         return self._logical(node)
 
-    def _conditionaland(self, node: Tree) -> _Estimate:
+    def _conditionaland(self, node: Tree[Token]) -> _Estimate:
         return self._logical(node)
 
-    def _logical(self, node: Tree) -> _Estimate:
+    def _logical(self, node: Tree[Token]) -> _Estimate:
         if len(node.children) == 1:
             return self.estimate(node.children[0])
         return _Estimate(_add(*(self.estimate(child).cost for child in node.children)), 1)
 
-    def _relation(self, node: Tree) -> _Estimate:
+    def _relation(self, node: Tree[Token]) -> _Estimate:
         if len(node.children) == 1:
             return self.estimate(node.children[0])
         operator, right_node = node.children
@@ -129,7 +129,7 @@ class _Coster:
         # A dyn operand checks against every overload; cel-go takes the dearest (a number's is 1).
         return _Estimate(_add(max(1, by_size) if kind == DYN else 1, arguments), 1)
 
-    def _addition(self, node: Tree) -> _Estimate:
+    def _addition(self, node: Tree[Token]) -> _Estimate:
         if len(node.children) == 1:
             return self.estimate(node.children[0])
         operator, right_node = node.children
@@ -143,33 +143,33 @@ class _Coster:
             return _Estimate(_add(1, left.cost, right.cost), size)
         return _Estimate(_add(1, left.cost, right.cost), 1)
 
-    def _multiplication(self, node: Tree) -> _Estimate:
+    def _multiplication(self, node: Tree[Token]) -> _Estimate:
         if len(node.children) == 1:
             return self.estimate(node.children[0])
         operator, right_node = node.children
         assert isinstance(operator, Tree)
         return _Estimate(_add(1, self.estimate(operator.children[0]).cost, self.estimate(right_node).cost), 1)
 
-    def _unary(self, node: Tree) -> _Estimate:
+    def _unary(self, node: Tree[Token]) -> _Estimate:
         if len(node.children) == 1:
             return self.estimate(node.children[0])
         return _Estimate(_add(1, self.estimate(node.children[1]).cost), 1)
 
     # -------------------------------------------------------------- members
 
-    def _member_dot(self, node: Tree) -> _Estimate:
+    def _member_dot(self, node: Tree[Token]) -> _Estimate:
         target, _ = node.children
         receiver = self.kind(target)
         own = 1 if receiver == DEVICE or receiver.startswith("map(") else 0
         return _Estimate(_add(own, self.estimate(target).cost), _selected_size(receiver, self.kind(node)))
 
-    def _member_index(self, node: Tree) -> _Estimate:
+    def _member_index(self, node: Tree[Token]) -> _Estimate:
         target, index = node.children
         receiver = self.kind(target)
         return _Estimate(_add(1, self.estimate(target).cost, self.estimate(index).cost),
                          _selected_size(receiver, self.kind(node)))
 
-    def _member_dot_arg(self, node: Tree) -> _Estimate:
+    def _member_dot_arg(self, node: Tree[Token]) -> _Estimate:
         target, name, *rest = node.children
         method = str(name)
         arguments = celcheck._arguments(rest)
@@ -193,7 +193,7 @@ class _Coster:
             return _Estimate(_add(min(product, MAX_COST), paid), 1)
         return _Estimate(_add(1, paid), 1 if self.kind(node) in _SCALARS else None)
 
-    def _ident_arg(self, node: Tree) -> _Estimate:
+    def _ident_arg(self, node: Tree[Token]) -> _Estimate:
         name, *rest = node.children
         arguments = celcheck._arguments(rest)
         if str(name) == "has" and arguments:
@@ -201,18 +201,19 @@ class _Coster:
         costs = [self.estimate(argument).cost for argument in arguments]
         return _Estimate(_add(1, *costs), 1 if self.kind(node) in _SCALARS else None)
 
-    def _presence_operand(self, argument: Tree | Token) -> int:
+    def _presence_operand(self, argument: Tree[Token] | Token) -> int:
         """has(a.b): the presence test costs 1 and the operand ``a`` what it costs."""
-        selects = [sub for sub in argument.iter_subtrees_topdown() if sub.data == "member_dot"] \
-            if isinstance(argument, Tree) else []
+        selects = ([sub for sub in argument.iter_subtrees_topdown()  # type: ignore[no-untyped-call]  # lark leaves it unannotated
+                    if sub.data == "member_dot"]
+                   if isinstance(argument, Tree) else [])
         return self.estimate(selects[0].children[0]).cost if selects else self.estimate(argument).cost
 
-    def _ident(self, node: Tree) -> _Estimate:
+    def _ident(self, node: Tree[Token]) -> _Estimate:
         name = str(node.children[0])
         variable = self.variables.get(name)
         return _Estimate(1, variable.size if variable is not None else None)
 
-    def _literal(self, node: Tree) -> _Estimate:
+    def _literal(self, node: Tree[Token]) -> _Estimate:
         token = node.children[0]
         if not isinstance(token, Token):
             return _Estimate(0)
@@ -220,20 +221,20 @@ class _Coster:
             return _Estimate(0, 1)
         return _Estimate(0, len(_literal_text(token)))
 
-    def _paren_expr(self, node: Tree) -> _Estimate:
+    def _paren_expr(self, node: Tree[Token]) -> _Estimate:
         return self.estimate(node.children[0])
 
-    def _list_lit(self, node: Tree) -> _Estimate:
+    def _list_lit(self, node: Tree[Token]) -> _Estimate:
         elements = [self.estimate(child) for child in celcheck._arguments(node.children)]
         return _Estimate(_add(LIST_CREATE_COST, *(e.cost for e in elements)), len(elements))
 
-    def _map_lit(self, node: Tree) -> _Estimate:
+    def _map_lit(self, node: Tree[Token]) -> _Estimate:
         entries = [self.estimate(item) for child in node.children if isinstance(child, Tree) for item in child.children]
         return _Estimate(_add(MAP_CREATE_COST, *(e.cost for e in entries)), len(entries) // 2)
 
     # -------------------------------------------------------------- comprehensions
 
-    def _comprehension(self, method: str, target: Tree | Token, arguments: list) -> _Estimate:
+    def _comprehension(self, method: str, target: Tree[Token] | Token, arguments: list[celcheck.Node]) -> _Estimate:
         """costComprehension over the expansion parser/macro.go makes of the macro."""
         iteration = self.estimate(target)
         variable = celcheck._identifier(arguments[0])
@@ -257,7 +258,7 @@ class _Coster:
             loop, initial, result, size = predicate + 1 + LIST_CREATE_COST + 1 + 1, LIST_CREATE_COST, 1, count
         return _Estimate(_add(iteration.cost, initial, result, min(count * loop, MAX_COST)), size)
 
-    def _bind(self, arguments: list) -> _Estimate:
+    def _bind(self, arguments: list[celcheck.Node]) -> _Estimate:
         """costBind: the empty range (a list literal), the bound value and the result."""
         variable = celcheck._identifier(arguments[0])
         bound = self.estimate(arguments[1])
@@ -286,7 +287,7 @@ def _selected_size(receiver: str, selected: str) -> Optional[int]:
     return 1 if selected in _SCALARS else None
 
 
-def _iteration_variable(range_kind: str, target: Tree | Token, coster: _Coster) -> _Variable:
+def _iteration_variable(range_kind: str, target: Tree[Token] | Token, coster: _Coster) -> _Variable:
     """The loop variable: a map's keys (a domain, an id), a literal list's elements."""
     if range_kind in (ATTRIBUTES, CAPACITY):  # domains
         return _Variable(STRING, DOMAIN_SIZE)
@@ -299,14 +300,14 @@ def _iteration_variable(range_kind: str, target: Tree | Token, coster: _Coster) 
     return _Variable(DYN, None)
 
 
-def _list_elements(target: Tree | Token) -> list:
+def _list_elements(target: Tree[Token] | Token) -> list[celcheck.Node]:
     if not isinstance(target, Tree):
         return []
-    lists = [sub for sub in target.iter_subtrees_topdown() if sub.data == "list_lit"]
+    lists = [sub for sub in target.iter_subtrees_topdown() if sub.data == "list_lit"]  # type: ignore[no-untyped-call]  # lark leaves it unannotated
     return celcheck._arguments(lists[0].children) if lists else []
 
 
-def _is_ident(node: Tree | Token, name: str) -> bool:
+def _is_ident(node: Tree[Token] | Token, name: str) -> bool:
     if not isinstance(node, Tree):
         return False
     idents = [sub for sub in node.iter_subtrees() if sub.data == "ident"]

@@ -14,7 +14,7 @@ from typing import Optional
 
 from scheduler_core.dra.allocator import AllocationError, gather_pools, selectors_match
 from scheduler_core.framework.dra_state import DraState
-from scheduler_core.model import AttributeValue, Node, Pod, ResourceClaim, Version
+from scheduler_core.model import AttributeValue, Device, DeviceRequest, Node, Pod, ResourceClaim, Version
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +27,7 @@ class DeviceEntry:
     reserved_for: tuple[str, ...] = ()  # that claim's pods
     in_flight: bool = False  # held by an allocation Reserve made that PreBind has not written yet
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {"device": self.device, "name": self.name,
                 "attributes": {k: (v.text if isinstance(v, Version) else v) for k, v in self.attributes.items()},
                 "classes": list(self.classes), "claim": self.claim or None, "reservedFor": list(self.reserved_for),
@@ -43,7 +43,7 @@ class NodeDevices:
     def free(self) -> int:
         return sum(1 for device in self.devices if not device.claim)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {"node": self.node, "free": self.free, "devices": [d.to_json() for d in self.devices]}
 
 
@@ -57,7 +57,7 @@ class PodClaim:
     devices: tuple[str, ...]  # driver/pool/device of the allocation
     reserved_for: tuple[str, ...]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {"podClaim": self.pod_claim, "claim": self.claim or None, "requests": list(self.requests),
                 "devices": list(self.devices), "reservedFor": list(self.reserved_for)}
 
@@ -98,7 +98,7 @@ def pod_claims(dra: DraState, pod: Pod) -> list[PodClaim]:
     return result
 
 
-def _classes(dra: DraState, device_id: tuple[str, str, str], device) -> tuple[str, ...]:
+def _classes(dra: DraState, device_id: tuple[str, str, str], device: Device) -> tuple[str, ...]:
     names = []
     for device_class in dra.classes.values():
         try:
@@ -110,7 +110,7 @@ def _classes(dra: DraState, device_id: tuple[str, str, str], device) -> tuple[st
     return tuple(names)
 
 
-def _describe(request) -> str:
+def _describe(request: DeviceRequest) -> str:
     if request.exactly is not None:
         exact = request.exactly
         amount = "all" if exact.allocation_mode == "All" else str(exact.count)

@@ -10,9 +10,12 @@ event handlers.
 
 from __future__ import annotations
 
-from typing import Any, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, Optional, TypeVar
 
 from scheduler_core.model import DeviceClass, DraObjects, ResourceClaim, ResourceClaimTemplate, ResourceSlice
+
+if TYPE_CHECKING:
+    from scheduler_core.dra.allocator import SelectorCache
 
 DeviceId = tuple[str, str, str]
 K = TypeVar("K")
@@ -67,7 +70,7 @@ class DraState:
         self.templates: dict[str, ResourceClaimTemplate] = {t.key: t for t in objects.templates}
         # claim uid -> the claim with its allocation
         self.in_flight: dict[str, ResourceClaim] = VersionedDict()
-        self.selector_cache: dict[object, object] = {}  # CEL verdicts per (expression, device): allocator.SelectorCache
+        self.selector_cache: SelectorCache = {}  # CEL verdicts per (expression, device)
         self._holders: Optional[tuple[tuple[object, ...], dict[DeviceId, ResourceClaim], dict[DeviceId, str]]] = None
 
     # ------------------------------------------------------------------ listers
