@@ -94,7 +94,7 @@ class RunNames:
         self._recent: list[tuple[str, list[str], np.ndarray]] = []
         # Tuples never change: one the engine hands out again (a picture's domain nodes, fixed per
         # snapshot) is found by identity. The tuple is kept with its indices so its id stays its own.
-        self._tuples: dict[tuple[str, int], tuple[tuple, np.ndarray]] = {}
+        self._tuples: dict[tuple[str, int], tuple[tuple[str, ...], np.ndarray]] = {}
         # A node table's name list -> whether its positions are this run's node indices (the
         # list is kept so its id stays its own).
         self._tables: dict[int, tuple[list[str], bool]] = {}
@@ -262,14 +262,14 @@ class _Encoder:
     def node_map(self, nodes: Sequence[str], values: Any) -> Any | None:
         ints = _int_array(values)
         keys = self.columns.names(nodes, self.names, REF_NODES) if ints is not None else None
-        if keys is None or len(ints) != len(nodes):
+        if ints is None or keys is None or len(ints) != len(nodes):
             return None
         return {REF_NODE_MAP: keys, "v": self.columns.add(ints)}
 
     def filter_result(self, result: FilterPluginResult) -> Any | None:
         codes = _int_array(result.choice)
         keys = self.columns.names(result.nodes, self.names, REF_NODES) if codes is not None else None
-        if keys is None or len(codes) != len(result.nodes):
+        if codes is None or keys is None or len(codes) != len(result.nodes):
             return None
         palette = [self.value(status.to_json()) for status in result.palette]
         out = {"statuses": {REF_STATUSES: keys, "c": self.columns.add(codes), "pal": palette}, "evaluated": len(result.nodes)}
@@ -338,7 +338,7 @@ class _Encoder:
             return self.sequence(value)
         return value
 
-    def mapping(self, value: dict) -> Any:
+    def mapping(self, value: dict[str, Any]) -> Any:
         if type(value) is _Encoded:
             return value
         if len(value) >= MIN_COLUMN:
@@ -349,7 +349,7 @@ class _Encoder:
         out = {key: value_of(item) for key, item in value.items()}
         return {REF_LITERAL: out} if _has_reference_key(value) else out
 
-    def sequence(self, value: list) -> Any:
+    def sequence(self, value: list[Any]) -> Any:
         if len(value) >= MIN_COLUMN:
             if type(value[0]) is str:
                 for ref in (REF_NODES, REF_PODS):
@@ -362,12 +362,13 @@ class _Encoder:
         return [self.value(item) for item in value]
 
 
-class _Encoded(dict):
+class _Encoded(dict[str, Any]):
     """A reference a typed encoder put inside JSON that ``value`` then walks: kept as it is (a
     plain dict with a ``$`` key would be escaped as a literal)."""
 
 
-_TYPED = {
+# Each encoder takes the payload of its own type (the key); Any stands for that per-key type.
+_TYPED: dict[type, Callable[[_Encoder, Any], Any]] = {
     PreFilterPluginResult: _Encoder.pre_filter,
     PreScorePluginResult: _Encoder.pre_score,
     FilterPluginResult: _Encoder.filter_result,
@@ -381,7 +382,7 @@ _TYPED = {
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
-def _has_reference_key(value: dict) -> bool:
+def _has_reference_key(value: dict[str, Any]) -> bool:
     """A key that reads as one of ours (``$n``, ...): the dict is stored as a literal."""
     for key in value:
         if type(key) is str and key[:1] == "$":
@@ -402,8 +403,8 @@ def _npy(array: np.ndarray) -> bytes:
     """A 1-D array as a .npy file (format 1.0), as numpy.save writes it."""
     header = f"{{'descr': '{array.dtype.str}', 'fortran_order': False, 'shape': ({len(array)},), }}"
     padding = -(len(NPY_MAGIC) + 2 + len(header) + 1) % NPY_ALIGN  # numpy aligns the data to 64 bytes
-    header = (header + " " * padding + "\n").encode("latin1")
-    return NPY_MAGIC + struct.pack("<H", len(header)) + header + array.tobytes()
+    encoded = (header + " " * padding + "\n").encode("latin1")
+    return NPY_MAGIC + struct.pack("<H", len(encoded)) + encoded + array.tobytes()
 
 
 def deflated(data: bytes) -> bytes:
@@ -427,7 +428,7 @@ def _archive(members: dict[str, bytes]) -> bytes:
     return bytes(out + central + end)
 
 
-def _pack(columns: list[tuple[np.ndarray, bool]]) -> tuple[list[list], dict[str, np.ndarray]]:
+def _pack(columns: list[tuple[np.ndarray, bool]]) -> tuple[list[list[Any]], dict[str, np.ndarray]]:
     """Columns grouped into one array per integer type; returns their locations and the members."""
     groups: dict[str, list[np.ndarray]] = {}
     offsets: dict[str, int] = {}
@@ -458,7 +459,7 @@ class SegmentEncoder:
     def __init__(self, names: RunNames, first_seq: int) -> None:
         self.first_seq = first_seq
         self._encoder = _Encoder(names)
-        self._rows: list[list] = []
+        self._rows: list[list[Any]] = []
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -466,12 +467,12 @@ class SegmentEncoder:
     def add(self, event: Event) -> None:
         self._rows.append([event.cycle, event.pod, event.extension_point.value, event.plugin, self._encoder.payload(event.payload)])
 
-    def add_json(self, event: dict) -> None:
+    def add_json(self, event: dict[str, Any]) -> None:
         """An event already in its JSON form (``Event.to_json()``)."""
         payload = self._encoder.value(event.get("payload"))
         self._rows.append([event["cycle"], event["pod"], event["extensionPoint"], event.get("plugin"), payload])
 
-    def parts(self) -> tuple[list[list], list[list], dict[str, np.ndarray]]:
+    def parts(self) -> tuple[list[list[Any]], list[list[Any]], dict[str, np.ndarray]]:
         """What ``finish`` writes: the event rows, the columns' locations and the members."""
         located, members = _pack(self._encoder.columns.columns)
         return self._rows, located, members
@@ -491,7 +492,7 @@ def encode_segment(events: Iterable[Event], names: RunNames, first_seq: int) -> 
     return segment.finish()
 
 
-def encode_json_segment(events: Iterable[dict], names: RunNames, first_seq: int) -> bytes:
+def encode_json_segment(events: Iterable[dict[str, Any]], names: RunNames, first_seq: int) -> bytes:
     segment = SegmentEncoder(names, first_seq)
     for event in events:
         segment.add_json(event)
@@ -504,17 +505,17 @@ def encode_json_segment(events: Iterable[dict], names: RunNames, first_seq: int)
 @dataclass(frozen=True)
 class Segment:
     first_seq: int
-    events: list[dict]  # each as Event.to_json(): {"cycle", "pod", "extensionPoint", "plugin", "payload"}
+    events: list[dict[str, Any]]  # each as Event.to_json(): {"cycle", "pod", "extensionPoint", "plugin", "payload"}
 
 
 class _Decoder:
-    def __init__(self, names: RunNames, located: list[list], members: _Members) -> None:
+    def __init__(self, names: RunNames, located: list[list[Any]], members: _Members) -> None:
         self.names = names
         self.located = located
         self.members = members
-        self._cache: dict[int, list] = {}
+        self._cache: dict[int, list[Any]] = {}
 
-    def column(self, k: int) -> list:
+    def column(self, k: int) -> list[Any]:
         if k not in self._cache:
             kind, offset, length, delta = self.located[k]
             values = self.members[kind][offset: offset + length].astype(np.int64)
@@ -591,7 +592,7 @@ class _Members:
         return [info.filename.removesuffix(".npy") for info in self._archive.infolist()]
 
 
-def _open(blob: bytes | memoryview) -> tuple[dict, _Members]:
+def _open(blob: bytes | memoryview) -> tuple[dict[str, Any], _Members]:
     try:
         archive = zipfile.ZipFile(io.BytesIO(bytes(blob)))
     except (OSError, ValueError, zipfile.BadZipFile) as exc:
@@ -605,7 +606,7 @@ def _open(blob: bytes | memoryview) -> tuple[dict, _Members]:
     return meta, members
 
 
-def read_archive(blob: bytes | memoryview) -> tuple[dict, dict[str, np.ndarray]]:
+def read_archive(blob: bytes | memoryview) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """The segment's meta JSON and its members (one array per integer type)."""
     meta, members = _open(blob)
     return meta, {name: members[name] for name in members.names() if name != META}
@@ -620,14 +621,14 @@ def decode_segment(blob: bytes | memoryview, names: RunNames) -> Segment:
     return Segment(meta["firstSeq"], [event for _, event in _decoded(meta, members, names)])
 
 
-def decode_selected(blob: bytes | memoryview, names: RunNames, wanted: EventFilter) -> list[tuple[int, dict]]:
+def decode_selected(blob: bytes | memoryview, names: RunNames, wanted: EventFilter) -> list[tuple[int, dict[str, Any]]]:
     """(seq, event) for the segment's events that ``wanted`` picks; the others are never decoded,
     nor are the members only they refer to."""
     meta, members = _open(blob)
     return list(_decoded(meta, members, names, wanted))
 
 
-def _decoded(meta: dict, members: _Members, names: RunNames, wanted: EventFilter | None = None) -> Iterable[tuple[int, dict]]:
+def _decoded(meta: dict[str, Any], members: _Members, names: RunNames, wanted: EventFilter | None = None) -> Iterable[tuple[int, dict[str, Any]]]:
     decoder = _Decoder(names, meta["arrays"], members)
     for seq, (cycle, pod, point, plugin, payload) in enumerate(meta["events"], start=meta["firstSeq"]):
         if wanted is None or wanted(pod, point):

@@ -43,7 +43,7 @@ class ExtensionPoint(str, Enum):
     STEP_END = "StepEnd"
 
 
-StatusJSON = Optional[dict]  # {"code": ..., "reasons": [...]}, None for success
+StatusJSON = Optional[dict[str, Any]]  # {"code": ..., "reasons": [...]}, None for success
 
 
 @dataclass(slots=True)
@@ -58,12 +58,12 @@ class CycleStart:
     cycles: int
     # The pod's volumes the volume plugins look at, with their claims' state (volume/pictures.py);
     # left out of the JSON when there are none.
-    volumes: list[dict] = field(default_factory=list)
+    volumes: list[dict[str, Any]] = field(default_factory=list)
     # The run to the end only: every queue as the attempt starts (the pod itself is in flight),
     # {"activeQ": [...], "backoffQ": [...], "unschedulablePods": [...]} in pop order.
     queues: Optional[dict[str, list[str]]] = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         out = {"pod": self.pod, "namespace": self.namespace, "name": self.name, "priority": self.priority,
                "labels": self.labels, "queue": self.queue, "nodeCount": self.node_count, "cycles": self.cycles}
         if self.volumes:
@@ -77,7 +77,7 @@ class CycleStart:
 class QueueSortResult:
     order: list[str]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"order": self.order}
 
 
@@ -89,14 +89,14 @@ class PreFilterPluginResult:
     # the plugin's pre_filter_picture(): typed verdicts for explanations, with to_json(node_list)
     picture: Any = None
 
-    def to_json(self, node_list: Callable[[Sequence[str]], Any] = list) -> dict:
+    def to_json(self, node_list: Callable[[Sequence[str]], Any] = list) -> dict[str, Any]:
         """``node_list``: what the picture's node lists become (lists; the columnar encoder's columns)."""
         out = {"status": self.status, "nodeNames": self.node_names, "state": self.state}
         if self.picture is not None:
             out["picture"] = self.picture.to_json(node_list)
         return out
 
-    def picture_json(self) -> Optional[dict]:
+    def picture_json(self) -> Optional[dict[str, Any]]:
         """The picture's wire form (None: the plugin has none for this pod)."""
         return None if self.picture is None else self.picture.to_json()
 
@@ -108,7 +108,7 @@ class PreFilterSummary:
     skipped: list[str]
     narrowing_plugins: list[str] = field(default_factory=list)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"status": self.status, "nodeNames": self.node_names, "skipped": self.skipped,
                 "narrowingPlugins": self.narrowing_plugins}
 
@@ -125,7 +125,7 @@ class FilterPluginResult:
     pictures: dict[str, Any] = field(default_factory=dict)
 
     @property
-    def statuses(self) -> dict[str, dict]:
+    def statuses(self) -> dict[str, dict[str, Any]]:
         """The rejected nodes' statuses (as JSON), in evaluation order."""
         palette = [status.to_json() for status in self.palette]
         choice = np.asarray(self.choice)
@@ -138,13 +138,13 @@ class FilterPluginResult:
         """How many nodes the plugin evaluated."""
         return len(self.nodes)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"statuses": self.statuses, "evaluated": self.evaluated}
         if self.pictures:
             out["pictures"] = self.pictures_json()
         return out
 
-    def pictures_json(self) -> dict[str, dict]:
+    def pictures_json(self) -> dict[str, dict[str, Any]]:
         return {node: picture.to_json() for node, picture in self.pictures.items()}
 
 
@@ -161,7 +161,7 @@ class FilterSummary:
     nominated_only: bool = False
     batch_hint: bool = False  # that node was OpportunisticBatching's hint, not a nomination
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         out = {"evaluated": self.evaluated, "feasibleNodes": self.feasible_nodes,
                "numFeasibleNodesToFind": self.num_feasible_nodes_to_find, "startIndex": self.start_index}
         if self.nominated_only:
@@ -185,8 +185,8 @@ class PostFilterOutcome:
     nomination_tie: bool = False
     summary: Optional[str] = None
 
-    def to_json(self) -> dict:
-        out = {"code": self.code, "reasons": self.reasons, "nominatedNodeName": self.nominated_node_name,
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"code": self.code, "reasons": self.reasons, "nominatedNodeName": self.nominated_node_name,
                "victims": self.victims, "candidates": self.candidates}
         if self.nomination_tie:
             out["nominationTie"] = True
@@ -204,7 +204,7 @@ class PostFilterSummary:
     message: str
     plugin: Optional[str]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"code": self.code, "message": self.message, "plugin": self.plugin}
 
 
@@ -215,7 +215,7 @@ class PreScorePluginResult:
     # it when the event is written: PodTopologySpread's per-node counts stay arrays until then.
     state: Any = None
 
-    def to_json(self, node_counts: Optional[Callable[[Sequence[str], Any], Any]] = None) -> dict:
+    def to_json(self, node_counts: Optional[Callable[[Sequence[str], Any], Any]] = None) -> dict[str, Any]:
         """``node_counts``: passed to a typed state's to_json (the columnar encoder's columns)."""
         return {"status": self.status, "state": self.state_json(node_counts)}
 
@@ -230,7 +230,8 @@ def _by_node(nodes: list[str], values: Any) -> dict[str, int]:
 
 def _plain(values: Any) -> list[int]:
     """Python ints, whether the engine's array or a list read back."""
-    return values.tolist() if hasattr(values, "tolist") else values
+    plain: list[int] = values.tolist() if hasattr(values, "tolist") else values
+    return plain
 
 
 @dataclass(slots=True)
@@ -238,7 +239,7 @@ class ScoreResult:
     nodes: list[str]  # the scored (feasible) nodes, in document order
     raw: Any  # int array aligned with ``nodes``
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"raw": self.raw_by_node()}
 
     def raw_by_node(self) -> dict[str, int]:
@@ -256,7 +257,7 @@ class NormalizeResult:
     weight: int
     weighted: Any
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"normalized": self.normalized_by_node(), "weight": self.weight, "weighted": self.weighted_by_node()}
 
     def normalized_by_node(self) -> dict[str, int]:
@@ -281,7 +282,7 @@ class TotalResult:
     # the columnar encoder stores them from it without looking up thousands of names.
     tie_positions: Any = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         out = {"totalScores": self.totals_by_node(), "nodeName": self.node_name, "ties": self.ties}
         if self.error is not None:
             out["error"] = self.error
@@ -297,7 +298,7 @@ class BindingStep:
     node_name: str
     state: Any = None  # the plugin's binding_state_json() after its step, when it has one
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         out = {"status": self.status, "nodeName": self.node_name}
         if self.state is not None:
             out["state"] = self.state
@@ -310,7 +311,7 @@ class CycleEnd:
     failed_scheduling_message: Optional[str] = None
     error: Optional[str] = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"nodeName": self.node_name}
         if self.failed_scheduling_message is not None:
             out["failedSchedulingMessage"] = self.failed_scheduling_message
@@ -329,7 +330,7 @@ class RunStart:
     pods: dict[str, Optional[str]]
     release: str
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"pods": self.pods, "release": self.release}
 
 
@@ -345,7 +346,7 @@ class AttemptEnd:
     binding_error: Optional[str] = None  # the binding cycle (PreBind or Bind) failed with this
     binding_node: Optional[str] = None  # ... while binding the pod to this node
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"timeMs": self.time_ms, "attempt": self.attempt}
         if self.nominated_node_name is not None:
             out["nominatedNodeName"] = self.nominated_node_name
@@ -367,7 +368,7 @@ class QueueMoved:
     event: str
     plugins: list[str]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"timeMs": self.time_ms, "queue": self.queue, "event": self.event, "plugins": self.plugins}
 
 
@@ -411,7 +412,7 @@ class ClusterChanged:
     labels: Optional[dict[str, str]] = None
     claims: Optional[list[dict[str, str]]] = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"timeMs": self.time_ms, "kind": self.kind.value, "object": self.object}
         if self.node is not None:
             out["node"] = self.node
@@ -436,7 +437,7 @@ class RunEnd:
     # back-off forever) while nothing else happened; empty when the run ended on its own.
     stopped_retrying: list[str] = field(default_factory=list)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         out = {"timeMs": self.time_ms, "attempts": self.attempts, "final": self.final, "nominated": self.nominated}
         if self.stopped_retrying:
             out["stoppedRetrying"] = self.stopped_retrying
@@ -452,7 +453,7 @@ class StepStarted:
     time_ms: int
     operations: list[str] = field(default_factory=list)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"step": self.step, "name": self.name, "timeMs": self.time_ms, "operations": self.operations}
 
 
@@ -461,7 +462,7 @@ class BlockedEviction:
     pod: str
     budget: str
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"pod": self.pod, "budget": self.budget}
 
 
@@ -488,7 +489,7 @@ class RolloutStatus:
     pending: list[str]
     partition: Optional[int] = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         out = {"kind": self.kind, "workload": self.workload, "revision": self.revision,
                "updateRevision": self.update_revision, "strategy": self.strategy, "desired": self.desired,
                "updated": self.updated, "replicas": self.replicas, "available": self.available,
@@ -517,7 +518,7 @@ class StepEnded:
     succeeded: list[str] = field(default_factory=list)
     rollouts: list[RolloutStatus] = field(default_factory=list)  # Deployments rolling out in the step
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         out = {"step": self.step, "name": self.name, "startedMs": self.started_ms, "timeMs": self.time_ms,
                "created": self.created, "deleted": self.deleted, "evicted": self.evicted, "placed": self.placed,
                "blocked": [b.to_json() for b in self.blocked], "pending": self.pending, "succeeded": self.succeeded}
@@ -540,7 +541,7 @@ class Event:
     plugin: Optional[str]
     payload: Payload
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"cycle": self.cycle, "pod": self.pod, "extensionPoint": self.extension_point.value,
                 "plugin": self.plugin, "payload": self.payload.to_json()}
 
@@ -570,17 +571,17 @@ class StoredFilterVerdicts:
     the rejected nodes (with their statuses), how many were evaluated, and the node pictures' JSON.
     Both answer ``statuses`` and ``pictures_json()`` alike, so a projection reads either."""
 
-    statuses: dict[str, dict]
+    statuses: dict[str, dict[str, Any]]
     evaluated: int
-    pictures: dict[str, dict] = field(default_factory=dict)
+    pictures: dict[str, dict[str, Any]] = field(default_factory=dict)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"statuses": self.statuses, "evaluated": self.evaluated}
         if self.pictures:
             out["pictures"] = self.pictures
         return out
 
-    def pictures_json(self) -> dict[str, dict]:
+    def pictures_json(self) -> dict[str, dict[str, Any]]:
         return self.pictures
 
 
@@ -588,12 +589,12 @@ class UnknownEventKind(ValueError):
     """An event whose extension point (or cluster change kind) this release does not write."""
 
 
-def _cycle_start(p: dict) -> CycleStart:
+def _cycle_start(p: dict[str, Any]) -> CycleStart:
     return CycleStart(p["pod"], p["namespace"], p["name"], p["priority"], p["labels"], p["queue"], p["nodeCount"],
                       p["cycles"], p.get("volumes", []), p.get("queues"))
 
 
-def _pre_filter(p: dict) -> Union[PreFilterPluginResult, PreFilterSummary]:
+def _pre_filter(p: dict[str, Any]) -> Union[PreFilterPluginResult, PreFilterSummary]:
     """Without ``skipped`` it is a plugin's own result (the summary always lists what was skipped)."""
     if "skipped" in p:
         return PreFilterSummary(p["status"], p["nodeNames"], p["skipped"], p["narrowingPlugins"])
@@ -601,32 +602,32 @@ def _pre_filter(p: dict) -> Union[PreFilterPluginResult, PreFilterSummary]:
     return PreFilterPluginResult(p["status"], p["nodeNames"], p["state"], picture)
 
 
-def _filter(p: dict) -> Union[StoredFilterVerdicts, FilterSummary]:
+def _filter(p: dict[str, Any]) -> Union[StoredFilterVerdicts, FilterSummary]:
     if "statuses" in p:
         return StoredFilterVerdicts(p["statuses"], p["evaluated"], p.get("pictures", {}))
     return FilterSummary(p["evaluated"], p["feasibleNodes"], p["numFeasibleNodesToFind"], p["startIndex"],
                          p.get("nominatedNodeOnly", False), p.get("batchHint", False))
 
 
-def _post_filter(p: dict) -> Union[PostFilterOutcome, PostFilterSummary]:
+def _post_filter(p: dict[str, Any]) -> Union[PostFilterOutcome, PostFilterSummary]:
     if "message" in p:
         return PostFilterSummary(p["code"], p["message"], p["plugin"])
     return PostFilterOutcome(p["code"], p["reasons"], p["nominatedNodeName"], p["candidates"], p["victims"],
                              p.get("nominationTie", False), p.get("summary"))
 
 
-def _normalize(p: dict) -> NormalizeResult:
+def _normalize(p: dict[str, Any]) -> NormalizeResult:
     """Both maps were written from the one node list, so their values line up."""
     return NormalizeResult(list(p["normalized"]), list(p["normalized"].values()), p["weight"],
                            list(p["weighted"].values()))
 
 
-def _total(p: dict) -> TotalResult:
+def _total(p: dict[str, Any]) -> TotalResult:
     totals = p["totalScores"]
     return TotalResult(list(totals), list(totals.values()), p["nodeName"], p["ties"], p.get("error"))
 
 
-def _cluster(p: dict) -> ClusterChanged:
+def _cluster(p: dict[str, Any]) -> ClusterChanged:
     try:
         kind = ClusterChangeKind(p["kind"])
     except ValueError:
@@ -636,20 +637,20 @@ def _cluster(p: dict) -> ClusterChanged:
                           p.get("claims"))
 
 
-def _step_end(p: dict) -> StepEnded:
+def _step_end(p: dict[str, Any]) -> StepEnded:
     return StepEnded(p["step"], p["name"], p["startedMs"], p["timeMs"], p["created"], p["deleted"], p["evicted"],
                      p["placed"], [BlockedEviction(b["pod"], b["budget"]) for b in p["blocked"]], p["pending"],
                      p.get("succeeded", []),  # runs stored before `succeeded` existed listed them as deleted
                      [_rollout(r) for r in p.get("rollouts", [])])
 
 
-def _rollout(p: dict) -> RolloutStatus:
+def _rollout(p: dict[str, Any]) -> RolloutStatus:
     return RolloutStatus(p["kind"], p["workload"], p["revision"], p["updateRevision"], p["strategy"], p["desired"],
                          p["updated"], p["replicas"], p["available"], p["oldPods"], p["complete"], p["pending"],
                          p.get("partition"))
 
 
-def _binding(p: dict) -> BindingStep:
+def _binding(p: dict[str, Any]) -> BindingStep:
     return BindingStep(p["status"], p["nodeName"], p.get("state"))
 
 
@@ -657,7 +658,7 @@ def _binding(p: dict) -> BindingStep:
 ReadPayload = Union[Payload, StoredFilterVerdicts]
 
 # One reader per kind of event: the payload's wire form back to its type.
-_READERS: dict[ExtensionPoint, Callable[[dict], ReadPayload]] = {
+_READERS: dict[ExtensionPoint, Callable[[dict[str, Any]], ReadPayload]] = {
     ExtensionPoint.CYCLE_START: _cycle_start,
     ExtensionPoint.QUEUE_SORT: lambda p: QueueSortResult(p["order"]),
     ExtensionPoint.PRE_FILTER: _pre_filter,
@@ -685,7 +686,7 @@ _READERS: dict[ExtensionPoint, Callable[[dict], ReadPayload]] = {
 }
 
 
-def event_from_json(data: dict) -> Event:
+def event_from_json(data: dict[str, Any]) -> Event:
     """The event ``Event.to_json()`` wrote, typed again (``event_from_json(e.to_json()).to_json() ==
     e.to_json()``). A Filter plugin's result comes back as ``StoredFilterVerdicts``, a PreFilter picture
     as ``WrittenJSON``: what their wire form keeps. Raises ``UnknownEventKind`` for a kind this release
@@ -701,7 +702,7 @@ def event_from_json(data: dict) -> Event:
     return Event(data["cycle"], data["pod"], point, data.get("plugin"), payload)
 
 
-def read_events(events_json: Iterable[dict]) -> Iterator[Event]:
+def read_events(events_json: Iterable[dict[str, Any]]) -> Iterator[Event]:
     """Each event of a stream read back from its wire form (stored, or one JSON line each), in order."""
     for data in events_json:
         yield event_from_json(data)

@@ -49,12 +49,12 @@ class TimelineBuilder:
             self.nominated = dict(payload.nominated)
             self.stopped_retrying = list(payload.stopped_retrying)
 
-    def add_json(self, event: dict) -> None:
+    def add_json(self, event: dict[str, Any]) -> None:
         """A stored event (``Event.to_json()``), read back typed."""
         self.add(event_from_json(event))
 
     @staticmethod
-    def _cycle_end(attempt: dict, payload: CycleEnd) -> None:
+    def _cycle_end(attempt: dict[str, Any], payload: CycleEnd) -> None:
         attempt["nodeName"] = payload.node_name
         if payload.node_name is None:
             message = payload.failed_scheduling_message or payload.error
@@ -62,7 +62,7 @@ class TimelineBuilder:
                 attempt["failedSchedulingMessage"] = message
 
     @staticmethod
-    def _attempt_end(attempt: dict, payload: AttemptEnd) -> None:
+    def _attempt_end(attempt: dict[str, Any], payload: AttemptEnd) -> None:
         """The keys the wire form carries only when set, in its order."""
         if payload.nominated_node_name is not None:
             attempt["nominatedNodeName"] = payload.nominated_node_name
@@ -73,7 +73,7 @@ class TimelineBuilder:
             attempt["nodeName"] = payload.binding_node
             attempt.pop("failedSchedulingMessage", None)
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         out: dict[str, Any] = {"release": self.release, "attempts": self.attempts}
         if self._step is not None:
             out["steps"] = self.steps
@@ -194,7 +194,7 @@ def step_heading(payload: StepEnded, messages: Optional[dict[str, str]] = None) 
     return text
 
 
-def timeline_summary(events: Iterable[Event]) -> dict:
+def timeline_summary(events: Iterable[Event]) -> dict[str, Any]:
     builder = TimelineBuilder()
     for event in events:
         builder.add(event)
@@ -266,7 +266,7 @@ class StoryBuilder:
         elif isinstance(payload, RunEnd):
             self.end = payload
 
-    def add_json(self, event: dict) -> None:
+    def add_json(self, event: dict[str, Any]) -> None:
         """A stored event (``Event.to_json()``), read back typed."""
         self.add(event_from_json(event))
 
@@ -310,7 +310,7 @@ class StoryBuilder:
             parts.append(f"Nominated: {', '.join(nominated)}.")
         return " ".join(parts)
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         out = {"attempts": self.attempts, "moves": self.moves, "changes": self.changes,
                 "entries": [{"kind": kind, "index": i} for kind, i in self.entries],
                 "final": dict(sorted((self.end.final if self.end else {}).items())),
@@ -322,7 +322,7 @@ class StoryBuilder:
         return out
 
 
-def _attempt_text(attempt: dict, number: Optional[int]) -> str:
+def _attempt_text(attempt: dict[str, Any], number: Optional[int]) -> str:
     which = f"{attempt['pod']} (attempt {number})" if number is not None else attempt["pod"]
     if attempt.get("bindingError"):
         return f"{which}: chose {attempt['nodeName']}, binding failed — {attempt['bindingError']}"
@@ -369,7 +369,7 @@ def story_reads(pod: str, point: str) -> bool:
     return point in STORY_POINTS
 
 
-def run_story(events_json: Iterable[dict]) -> dict:
+def run_story(events_json: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """The story of a stored run: the events it reads (STORY_POINTS) read back typed, in order."""
     builder = StoryBuilder()
     for event in read_events(e for e in events_json if e["extensionPoint"] in STORY_POINTS):

@@ -38,11 +38,11 @@ class TraceBuilder:
         elif handler is not None:
             handler(self.cycles[-1], self._extras[-1], event.plugin, event.payload)
 
-    def add_json(self, event: dict) -> None:
+    def add_json(self, event: dict[str, Any]) -> None:
         """A stored event (``Event.to_json()``), read back typed."""
         self.add(event_from_json(event))
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         cycles = []
         for cycle, extras in zip(self.cycles, self._extras):
             out = dict(cycle)
@@ -53,7 +53,7 @@ class TraceBuilder:
         return {"cycles": cycles}
 
 
-def _pre_filter(cycle: dict, extras: dict, plugin: Optional[str],
+def _pre_filter(cycle: dict[str, Any], extras: dict[str, Any], plugin: Optional[str],
                 payload: Union[PreFilterPluginResult, PreFilterSummary]) -> None:
     if isinstance(payload, PreFilterSummary):
         cycle["preFilterNodeNames"] = payload.node_names
@@ -65,7 +65,7 @@ def _pre_filter(cycle: dict, extras: dict, plugin: Optional[str],
         extras.setdefault("preFilterState", {})[plugin] = payload.state
 
 
-def _filter(cycle: dict, extras: dict, plugin: Optional[str],
+def _filter(cycle: dict[str, Any], extras: dict[str, Any], plugin: Optional[str],
             payload: Union[FilterPluginResult, StoredFilterVerdicts, FilterSummary]) -> None:
     if isinstance(payload, FilterSummary):
         cycle["feasibleNodes"] = list(payload.feasible_nodes)
@@ -74,7 +74,7 @@ def _filter(cycle: dict, extras: dict, plugin: Optional[str],
         cycle["filter"].setdefault(node, {})[plugin] = status
 
 
-def _post_filter(cycle: dict, extras: dict, plugin: Optional[str],
+def _post_filter(cycle: dict[str, Any], extras: dict[str, Any], plugin: Optional[str],
                  payload: Union[PostFilterOutcome, PostFilterSummary]) -> None:
     """The spec's ``postFilter`` is DefaultPreemption's dry run, only when it ran."""
     if plugin != DEFAULT_PREEMPTION or not isinstance(payload, PostFilterOutcome):
@@ -89,17 +89,17 @@ def _post_filter(cycle: dict, extras: dict, plugin: Optional[str],
     extras["postFilter"] = out
 
 
-def _pre_score(cycle: dict, extras: dict, plugin: Optional[str], payload: PreScorePluginResult) -> None:
+def _pre_score(cycle: dict[str, Any], extras: dict[str, Any], plugin: Optional[str], payload: PreScorePluginResult) -> None:
     state = payload.state_json()
     if plugin in STATE_PLUGINS and state is not None:
         extras.setdefault("preScoreState", {})[plugin] = state
 
 
-def _score(cycle: dict, extras: dict, plugin: Optional[str], payload: ScoreResult) -> None:
+def _score(cycle: dict[str, Any], extras: dict[str, Any], plugin: Optional[str], payload: ScoreResult) -> None:
     cycle["scores"][plugin] = {node: {"raw": raw} for node, raw in zip(payload.nodes, payload.raw_values())}
 
 
-def _normalize(cycle: dict, extras: dict, plugin: Optional[str], payload: NormalizeResult) -> None:
+def _normalize(cycle: dict[str, Any], extras: dict[str, Any], plugin: Optional[str], payload: NormalizeResult) -> None:
     per_node = cycle["scores"][plugin]
     for node, normalized, weighted in payload.node_scores():
         scores = per_node[node]
@@ -107,14 +107,14 @@ def _normalize(cycle: dict, extras: dict, plugin: Optional[str], payload: Normal
         scores["weighted"] = weighted
 
 
-def _total(cycle: dict, extras: dict, plugin: Optional[str], payload: TotalResult) -> None:
+def _total(cycle: dict[str, Any], extras: dict[str, Any], plugin: Optional[str], payload: TotalResult) -> None:
     if payload.error:
         extras["error"] = payload.error
         return
     cycle["totalScores"] = payload.totals_by_node()
 
 
-def _cycle_end(cycle: dict, extras: dict, plugin: Optional[str], payload: CycleEnd) -> None:
+def _cycle_end(cycle: dict[str, Any], extras: dict[str, Any], plugin: Optional[str], payload: CycleEnd) -> None:
     cycle["nodeName"] = payload.node_name
     if payload.failed_scheduling_message is not None:
         extras["failedSchedulingMessage"] = payload.failed_scheduling_message
@@ -122,7 +122,7 @@ def _cycle_end(cycle: dict, extras: dict, plugin: Optional[str], payload: CycleE
         extras["error"] = payload.error
 
 
-_HANDLERS: dict[ExtensionPoint, Callable[[dict, dict, Optional[str], Any], None]] = {
+_HANDLERS: dict[ExtensionPoint, Callable[[dict[str, Any], dict[str, Any], Optional[str], Any], None]] = {
     ExtensionPoint.PRE_FILTER: _pre_filter,
     ExtensionPoint.FILTER: _filter,
     ExtensionPoint.POST_FILTER: _post_filter,
@@ -134,7 +134,7 @@ _HANDLERS: dict[ExtensionPoint, Callable[[dict, dict, Optional[str], Any], None]
 }
 
 
-def trace_summary(events: Iterable[Event]) -> dict:
+def trace_summary(events: Iterable[Event]) -> dict[str, Any]:
     builder = TraceBuilder()
     for event in events:
         builder.add(event)

@@ -68,7 +68,7 @@ _STATUS_CODES = {code.value: code for code in Code}
 class _Ring:
     """Objects by identity, each in a slot both sides number alike; the oldest slot is reused."""
 
-    def __init__(self, size: int, journal: list) -> None:
+    def __init__(self, size: int, journal: list[tuple[_Ring, int, Any]]) -> None:
         self.size = size
         self.slots: list[Any] = [None] * size
         self.by_id: dict[int, int] = {}
@@ -151,10 +151,10 @@ def _joined(names: Any) -> Optional[str]:
     return text if text.count(SEPARATOR) == len(names) - 1 else None
 
 
-_FIELDS: dict[type, Optional[tuple[tuple[str, ...], Callable[[Any], tuple]]]] = {}
+_FIELDS: dict[type, Optional[tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]]] = {}
 
 
-def _fields_of(cls: type) -> Optional[tuple[tuple[str, ...], Callable[[Any], tuple]]]:
+def _fields_of(cls: type) -> Optional[tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]]:
     """A slotted dataclass's field names and one getter for all of them (None: not one)."""
     if cls not in _FIELDS:
         found = None
@@ -166,9 +166,12 @@ def _fields_of(cls: type) -> Optional[tuple[tuple[str, ...], Callable[[Any], tup
     return _FIELDS[cls]
 
 
-def _slotted(cls: type, values: tuple) -> Any:
-    obj = cls.__new__(cls)
-    for name, value in zip(_fields_of(cls)[0], values):
+def _slotted(cls: type[Any], values: tuple[Any, ...]) -> Any:
+    # cls is a slotted dataclass; mypy reads ``cls.__new__`` as the metaclass's type.__new__.
+    obj = cls.__new__(cls)  # type: ignore[call-overload]
+    fields = _fields_of(cls)
+    assert fields is not None  # only slotted dataclasses are sent field by field
+    for name, value in zip(fields[0], values):
         object.__setattr__(obj, name, value)
     return obj
 
@@ -298,7 +301,8 @@ class Sender(pickle.Pickler):
             if kind.hasobject:
                 return values
             name = _DTYPE_NAMES[kind] = kind.str
-        return pickle.PickleBuffer(np.ascontiguousarray(values)), name
+        # numpy's stubs do not declare ndarray a Buffer (it has the buffer protocol).
+        return pickle.PickleBuffer(np.ascontiguousarray(values)), name  # type: ignore[arg-type]
 
     def reducer_override(self, obj: Any) -> Any:
         kind = type(obj)
@@ -325,22 +329,22 @@ class Sender(pickle.Pickler):
         return NotImplemented
 
 
-def _encode_filter(sender: Sender, result: FilterPluginResult) -> tuple:
+def _encode_filter(sender: Sender, result: FilterPluginResult) -> tuple[Any, ...]:
     pictures = {node: picture.to_json() for node, picture in result.pictures.items()}
     return sender.nodes(result.nodes), result.palette, sender.array(result.choice), pictures
 
 
-def _encode_filter_summary(sender: Sender, summary: FilterSummary) -> tuple:
+def _encode_filter_summary(sender: Sender, summary: FilterSummary) -> tuple[Any, ...]:
     return (sender.nodes(summary.evaluated), sender.nodes(summary.feasible_nodes), summary.num_feasible_nodes_to_find,
             summary.start_index, summary.nominated_only, summary.batch_hint)
 
 
-def _encode_score(sender: Sender, result: ScoreResult) -> tuple:
+def _encode_score(sender: Sender, result: ScoreResult) -> tuple[Any, ...]:
     sender.raw = result.raw
     return sender.nodes(result.nodes), sender.array(result.raw)
 
 
-def _encode_normalize(sender: Sender, result: NormalizeResult) -> tuple:
+def _encode_normalize(sender: Sender, result: NormalizeResult) -> tuple[Any, ...]:
     # A plugin without NormalizeScore hands its raw scores on as they are (the same array): the
     # recorder emits a plugin's ScoreResult and NormalizeResult back to back from one outcome, so
     # the array of the event just written is this one, unchanged; the reader reuses its own.
@@ -351,7 +355,7 @@ def _encode_normalize(sender: Sender, result: NormalizeResult) -> tuple:
     return sender.nodes(result.nodes), normalized, result.weight, weighted
 
 
-def _encode_total(sender: Sender, result: TotalResult) -> tuple:
+def _encode_total(sender: Sender, result: TotalResult) -> tuple[Any, ...]:
     positions = result.tie_positions
     # With the positions, the ties are the engine's own nodes[p] for p in them: gathered again there.
     ties = None if positions is not None else result.ties
@@ -359,18 +363,18 @@ def _encode_total(sender: Sender, result: TotalResult) -> tuple:
             sender.array(positions) if positions is not None else None)
 
 
-def _encode_pre_score(sender: Sender, result: PreScorePluginResult) -> tuple:
+def _encode_pre_score(sender: Sender, result: PreScorePluginResult) -> tuple[Any, ...]:
     state = result.state
     typed = hasattr(state, "to_json")
     return result.status, typed, state.to_json(_CountsMark) if typed else state
 
 
-def _encode_pre_filter(sender: Sender, result: PreFilterPluginResult) -> tuple:
+def _encode_pre_filter(sender: Sender, result: PreFilterPluginResult) -> tuple[Any, ...]:
     picture = result.picture
     return result.status, result.node_names, result.state, None if picture is None else (picture.to_json(_NodesMark),)
 
 
-def _encode_cycle_start(sender: Sender, start: CycleStart) -> tuple:
+def _encode_cycle_start(sender: Sender, start: CycleStart) -> tuple[Any, ...]:
     # The ring puts in the order the reader meets them: the queue, then the queues.
     queue = sender.pod_names(start.queue)
     queues = start.queues
@@ -380,14 +384,14 @@ def _encode_cycle_start(sender: Sender, start: CycleStart) -> tuple:
             start.cycles, start.volumes, queues)
 
 
-def _encode_queue_sort(sender: Sender, result: QueueSortResult) -> tuple:
+def _encode_queue_sort(sender: Sender, result: QueueSortResult) -> tuple[Any, ...]:
     return (sender.pod_names(result.order),)
 
 
 _SAME_AS_RAW = "raw"  # NormalizeResult.normalized: the array of the ScoreResult just before
 _SAME_AS_NORMALIZED = "normalized"  # NormalizeResult.weighted: its normalized array
 
-_ENCODERS: dict[type, Callable[[Sender, Any], tuple]] = {
+_ENCODERS: dict[type, Callable[[Sender, Any], tuple[Any, ...]]] = {
     FilterPluginResult: _encode_filter,
     FilterSummary: _encode_filter_summary,
     ScoreResult: _encode_score,
@@ -529,7 +533,7 @@ class Receiver:
 
     def pod_names_again(self, slot: int, dropped: int, kept: Optional[int]) -> list[str]:
         ring = self.rings["pods"]
-        names = ring[slot][dropped:]  # a new list
+        names: list[str] = ring[slot][dropped:]  # a new list
         if kept is None:
             return names
         ring[kept] = names
@@ -538,7 +542,9 @@ class Receiver:
     def table(self, wire: Any) -> list[str]:
         ring = self.rings["tables"]
         if type(wire) is int:
-            return ring[wire]
+            found: list[str] = ring[wire]
+            return found
+        names: list[str]  # the wire's (slot, names) pair
         slot, names = wire
         if ring[slot] is not None:
             del self.arrays[id(ring[slot])]
@@ -551,7 +557,8 @@ class Receiver:
         # An entry is a list the ring holds (it goes when the list leaves), so an id found is this list's.
         array = self.arrays.get(id(nodes.table_names)) if type(nodes) is PositionedNames else None
         if array is not None:
-            return array[nodes.positions[positions]].tolist()
+            gathered: list[str] = array[nodes.positions[positions]].tolist()
+            return gathered
         return [nodes[p] for p in positions.tolist()]
 
     def nodes_mark(self, slot: Optional[int], nodes: Any) -> _NodesMark:
@@ -563,31 +570,31 @@ class Receiver:
         return _NodesMark(nodes)
 
 
-def _decode_filter(receiver: Receiver, fields: tuple) -> FilterPluginResult:
+def _decode_filter(receiver: Receiver, fields: tuple[Any, ...]) -> FilterPluginResult:
     nodes, palette, choice, pictures = fields
     return FilterPluginResult(receiver.nodes(nodes), palette, _array(choice),
                               {node: WrittenJSON(picture) for node, picture in pictures.items()})
 
 
-def _decode_filter_summary(receiver: Receiver, fields: tuple) -> FilterSummary:
+def _decode_filter_summary(receiver: Receiver, fields: tuple[Any, ...]) -> FilterSummary:
     evaluated, feasible, *rest = fields
     return FilterSummary(receiver.nodes(evaluated), receiver.nodes(feasible), *rest)
 
 
-def _decode_score(receiver: Receiver, fields: tuple) -> ScoreResult:
+def _decode_score(receiver: Receiver, fields: tuple[Any, ...]) -> ScoreResult:
     nodes, raw = fields
     raw = receiver.raw = _array(raw)
     return ScoreResult(receiver.nodes(nodes), raw)
 
 
-def _decode_normalize(receiver: Receiver, fields: tuple) -> NormalizeResult:
+def _decode_normalize(receiver: Receiver, fields: tuple[Any, ...]) -> NormalizeResult:
     nodes, normalized, weight, weighted = fields
     normalized = receiver.raw if type(normalized) is str and normalized == _SAME_AS_RAW else _array(normalized)
     weighted = normalized if type(weighted) is str and weighted == _SAME_AS_NORMALIZED else _array(weighted)
     return NormalizeResult(receiver.nodes(nodes), normalized, weight, weighted)
 
 
-def _decode_total(receiver: Receiver, fields: tuple) -> TotalResult:
+def _decode_total(receiver: Receiver, fields: tuple[Any, ...]) -> TotalResult:
     nodes, totals, node_name, ties, error, positions = fields
     nodes = receiver.nodes(nodes)
     if positions is not None:
@@ -596,12 +603,12 @@ def _decode_total(receiver: Receiver, fields: tuple) -> TotalResult:
     return TotalResult(nodes, _array(totals), node_name, ties, error, positions)
 
 
-def _decode_pre_score(receiver: Receiver, fields: tuple) -> PreScorePluginResult:
+def _decode_pre_score(receiver: Receiver, fields: tuple[Any, ...]) -> PreScorePluginResult:
     status, typed, state = fields
     return PreScorePluginResult(status, _WrittenState(state) if typed else state)
 
 
-def _decode_pre_filter(receiver: Receiver, fields: tuple) -> PreFilterPluginResult:
+def _decode_pre_filter(receiver: Receiver, fields: tuple[Any, ...]) -> PreFilterPluginResult:
     status, node_names, state, picture = fields
     return PreFilterPluginResult(status, node_names, state, None if picture is None else _WrittenPicture(picture[0]))
 

@@ -198,8 +198,9 @@ def _write_all(out: BinaryIO, data: Any) -> None:
 def _error_body(exc: BaseException) -> bytes:
     text = "".join(traceback.format_exception(exc))
     try:
-        pickled: Optional[bytes] = pickle.dumps(exc)
-        pickle.loads(pickled)  # an exception whose constructor takes other arguments fails here
+        dumped = pickle.dumps(exc)
+        pickle.loads(dumped)  # an exception whose constructor takes other arguments fails here
+        pickled: Optional[bytes] = dumped
     except Exception:  # noqa: BLE001 - told by name and message instead
         pickled = None
     return pickle.dumps((pickled, type(exc).__name__, str(exc), text))
