@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from scheduler_core.dra.cel import CelRuntimeError, compile_selector
+from scheduler_core.framework.dra_state import SelectorCache
 from scheduler_core.model.labels import node_selector_matches
 from scheduler_core.model import (
     ALLOCATION_MODE_ALL,
@@ -209,7 +210,6 @@ class _MaxSizeExceeded(Exception):
 
 # A selector's verdict on a device does not change while the device does not: results (or the
 # error text) are kept per (expression, device object), with the device itself so its id stays its own.
-SelectorCache = dict[tuple[str, str, int], tuple[Device, Optional[bool], str]]
 
 
 def selectors_match(owner: str, selectors: tuple[str, ...], device_id: DeviceId, device: Device,

@@ -10,14 +10,13 @@ event handlers.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional, TypeVar
+from typing import Any, Optional, TypeVar
 
-from scheduler_core.model import DeviceClass, DraObjects, ResourceClaim, ResourceClaimTemplate, ResourceSlice
-
-if TYPE_CHECKING:
-    from scheduler_core.dra.allocator import SelectorCache
+from scheduler_core.model import Device, DeviceClass, DraObjects, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 
 DeviceId = tuple[str, str, str]
+# The allocator's CEL verdicts per (expression, device), kept with the state it reads.
+SelectorCache = dict[tuple[str, str, int], tuple[Device, Optional[bool], str]]
 K = TypeVar("K")
 V = TypeVar("V")
 
