@@ -285,10 +285,10 @@ class Cluster:
         answer = evict(pod, self.budgets())
         if not answer.allowed:
             return answer
-        for budget in answer.budgets:
-            if self._budgets.get(budget.key) != budget:
-                self.put_budget(budget, f"disruptionsAllowed {self._budgets[budget.key].disruptions_allowed} → "
-                                        f"{budget.disruptions_allowed} (eviction of {key})")
+        if answer.used is not None:
+            before = self._budgets[answer.used.key].disruptions_allowed
+            self.put_budget(answer.used, f"disruptionsAllowed {before} → {answer.used.disruptions_allowed} "
+                                         f"(eviction of {key})")
         self.delete_pod(key, ClusterChangeKind.POD_EVICTED, detail, gone=ClusterChangeKind.POD_EVICTED)
         return answer
 

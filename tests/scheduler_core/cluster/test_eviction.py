@@ -20,13 +20,14 @@ def test_it_refuses_an_eviction_when_the_budget_allows_no_disruption_and_names_i
 def test_it_uses_up_one_disruption_per_eviction():
     """checkAndDecrement: DisruptionsAllowed-- and the pod in DisruptedPods."""
     answer = evict(make_pod("w", node="n1", labels={"app": "web"}), [PodDisruptionBudget("default", "pdb", WEB, 2)])
-    assert answer.allowed and answer.budgets[0].disruptions_allowed == 1 and answer.budgets[0].disrupted_pods == {"w"}
+    assert answer.allowed and answer.used.disruptions_allowed == 1 and answer.used.disrupted_pods == {"w"}
 
 
 def test_it_ignores_budgets_for_pending_and_terminating_pods():
     """canIgnorePDB: Pending (here: not bound), finished or already terminating."""
     budgets = [PodDisruptionBudget("default", "pdb", WEB, 0)]
-    assert evict(make_pod("w", labels={"app": "web"}), budgets).allowed
+    ignored = evict(make_pod("w", labels={"app": "web"}), budgets)
+    assert ignored.allowed and ignored.used is None  # no budget is touched
     terminating = make_pod("t", node="n1", labels={"app": "web"})
     terminating.deletion_timestamp = datetime(2026, 1, 1, tzinfo=timezone.utc)
     assert evict(terminating, budgets).allowed
