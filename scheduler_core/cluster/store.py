@@ -30,7 +30,7 @@ from collections import deque
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import Enum
-from typing import Any, Callable, Iterable, Optional, TypeVar, Union
+from typing import Any, Callable, Hashable, Iterable, Optional, TypeVar, Union
 
 from scheduler_core.cluster.eviction import EvictionAnswer, evict
 from scheduler_core.encoding.events import ClusterChangeKind
@@ -70,6 +70,24 @@ class WatchEvent:
 
 Watcher = Callable[[WatchEvent], None]
 Versioned = TypeVar("Versioned", Pod, Node)
+Listed = TypeVar("Listed")
+
+
+def follow(listed: list[Listed], event: WatchEvent, key: Callable[[Listed], Hashable],
+           shown: Callable[[Any], Listed] = lambda obj: obj) -> None:
+    """A lister's list kept in step with one write (an informer's cache in document order): the
+    object's entry (``shown`` makes it from the object) replaced where it stands, appended when
+    new, removed on a Delete."""
+    item = shown(event.current)
+    wanted = key(item)
+    index = next((i for i, known in enumerate(listed) if key(known) == wanted), None)
+    if event.action is Action.DELETED:
+        if index is not None:
+            del listed[index]
+    elif index is None:
+        listed.append(item)
+    else:
+        listed[index] = item
 
 # A status patch leaves a field as it is unless it names a new value.
 UNCHANGED: Any = object()
@@ -86,7 +104,7 @@ class Cluster:
         self._nodes: dict[str, Node] = {node.name: node for node in nodes}
         # Document order, created ones last (the controllers sync them in this order).
         self._workloads: dict[tuple[str, str, str], ControlledWorkload] = {
-            _workload_key(workload): workload for workload in workloads}
+            workload_key(workload): workload for workload in workloads}
         self._budgets: dict[str, PodDisruptionBudget] = {budget.key: budget for budget in budgets}
         self._epoch = epoch
         self._clock_ms = clock_ms
@@ -232,14 +250,14 @@ class Cluster:
 
     def create_workload(self, workload: ControlledWorkload, detail: str = "") -> ControlledWorkload:
         created = dataclasses.replace(workload, resource_version=self._next_version())
-        self._workloads[_workload_key(created)] = created
+        self._workloads[workload_key(created)] = created
         self._deliver(WatchEvent(KIND_WORKLOAD, Action.ADDED, None, created, ClusterChangeKind.WORKLOAD_CHANGED,
                                  detail))
         return created
 
     def update_workload(self, workload: ControlledWorkload, detail: str = "") -> Optional[ControlledWorkload]:
         """An update replacing the workload's object; None when it is gone or nothing changes."""
-        key = _workload_key(workload)
+        key = workload_key(workload)
         old = self._workloads.get(key)
         if old is None or _workload_fields(old) == _workload_fields(workload):
             return None
@@ -339,7 +357,8 @@ class Cluster:
             self._delivering = False
 
 
-def _workload_key(workload: ControlledWorkload) -> tuple[str, str, str]:
+def workload_key(workload: ControlledWorkload) -> tuple[str, str, str]:
+    """How the API names a workload: its kind, namespace and name."""
     return workload.kind, workload.namespace, workload.name
 
 

@@ -14,7 +14,7 @@ import copy
 from typing import Callable
 
 from scheduler_core.backend.queue import SchedulingQueue
-from scheduler_core.cluster.store import Action, WatchEvent
+from scheduler_core.cluster.store import Action, WatchEvent, follow
 from scheduler_core.framework.cluster_events import ActionType, ClusterChange, ClusterEvent, EventResource
 from scheduler_core.framework.node_info import Snapshot
 from scheduler_core.model import KIND_REPLICA_SET, KIND_STATEFUL_SET, Node, Pod, Workload
@@ -65,34 +65,14 @@ class EventHandlers:
     def on_budget(self, event: WatchEvent) -> None:
         """The PodDisruptionBudget lister preemption reads (an informer with no handler: a budget's
         change moves no pod)."""
-        pdbs = self.snapshot.pdbs
-        index = next((i for i, known in enumerate(pdbs) if known.key == event.current.key), None)
-        if event.action is Action.DELETED:
-            if index is not None:
-                del pdbs[index]
-        elif index is None:
-            pdbs.append(event.new)
-        else:
-            pdbs[index] = event.new
+        follow(self.snapshot.pdbs, event, lambda budget: budget.key)
 
     def on_workload(self, event: WatchEvent) -> None:
         """The ReplicaSet and StatefulSet listers the default topology spreading reads (informers
         with no handler)."""
-        current = event.current
-        if current.kind not in SPREADING_KINDS:
-            return
-        workloads = self.snapshot.workloads
-        index = next((i for i, known in enumerate(workloads)
-                      if (known.kind, known.namespace, known.name) == (current.kind, current.namespace, current.name)),
-                     None)
-        listed = Workload(current.kind, current.namespace, current.name, current.selector)
-        if event.action is Action.DELETED:
-            if index is not None:
-                del workloads[index]
-        elif index is None:
-            workloads.append(listed)
-        elif workloads[index] != listed:
-            workloads[index] = listed
+        if event.current.kind in SPREADING_KINDS:
+            follow(self.snapshot.workloads, event, lambda listed: (listed.kind, listed.namespace, listed.name),
+                   lambda workload: Workload(workload.kind, workload.namespace, workload.name, workload.selector))
 
     def add_pod(self, pod: Pod) -> None:
         """addPod."""

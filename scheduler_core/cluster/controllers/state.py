@@ -6,7 +6,8 @@ from dataclasses import InitVar, dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, Callable, Optional, Protocol, Union
 
-from scheduler_core.cluster.store import KIND_NODE, Action, WatchEvent
+from scheduler_core.cluster.store import KIND_NODE, KIND_WORKLOAD, Action, WatchEvent, follow, workload_key
+from scheduler_core.encoding.events import ClusterChangeKind
 from scheduler_core.model.labels import compile_selector
 from scheduler_core.model import (
     ControlledWorkload,
@@ -163,7 +164,8 @@ class ClusterState:
     def create_workload(self, workload: ControlledWorkload, detail: str = "") -> ControlledWorkload:
         """A controller creates a workload (a Deployment its ReplicaSet)."""
         if self.api is None:
-            self.workloads.append(workload)
+            self.track_workload(WatchEvent(KIND_WORKLOAD, Action.ADDED, None, workload,
+                                           ClusterChangeKind.WORKLOAD_CHANGED, detail))
             return workload
         return self.api.create_workload(workload, detail)
 
@@ -172,28 +174,20 @@ class ClusterState:
         return self.update_workload(replace(workload, replicas=replicas), detail)
 
     def update_workload(self, workload: ControlledWorkload, detail: str = "") -> ControlledWorkload:
-        if self.api is None:
-            self._put_workload(workload)
+        if self.api is None:  # its own API: the write is heard at once
+            self.track_workload(WatchEvent(KIND_WORKLOAD, Action.MODIFIED, workload, workload,
+                                           ClusterChangeKind.WORKLOAD_CHANGED, detail))
             return workload
         return self.api.update_workload(workload, detail) or self.current(workload)
 
     def current(self, workload: ControlledWorkload) -> ControlledWorkload:
         """The cache's version of a workload (the same name and kind)."""
-        return next((w for w in self.workloads if _same_workload(w, workload)), workload)
+        wanted = workload_key(workload)
+        return next((w for w in self.workloads if workload_key(w) == wanted), workload)
 
     def track_workload(self, event: WatchEvent) -> None:
         """The controllers' workload informers: every write, as the cluster delivers it."""
-        if event.action is Action.DELETED:
-            self.workloads[:] = [w for w in self.workloads if not _same_workload(w, event.old)]
-        else:
-            self._put_workload(event.new)
-
-    def _put_workload(self, workload: ControlledWorkload) -> None:
-        for index, known in enumerate(self.workloads):
-            if _same_workload(known, workload):
-                self.workloads[index] = workload
-                return
-        self.workloads.append(workload)
+        follow(self.workloads, event, workload_key)
 
     def _track_node(self, event: WatchEvent) -> None:
         if event.action is Action.ADDED:
@@ -262,10 +256,6 @@ class ClusterState:
     def node(self, name: str) -> Optional[Node]:
         at = self._node_position(name)
         return self.nodes[at] if at is not None else None
-
-
-def _same_workload(a: ControlledWorkload, b: ControlledWorkload) -> bool:
-    return (a.kind, a.namespace, a.name) == (b.kind, b.namespace, b.name)
 
 
 def _controlled_by(pod: Pod, workload: ControlledWorkload) -> bool:

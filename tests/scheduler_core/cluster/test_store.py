@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from scheduler_core import load_scenario
-from scheduler_core.cluster.store import KIND_BUDGET, KIND_NODE, KIND_POD, KIND_WORKLOAD, Action, Cluster, WatchEvent
+from scheduler_core.cluster.store import KIND_BUDGET, KIND_NODE, KIND_POD, KIND_WORKLOAD, Action, Cluster, WatchEvent, follow
 from scheduler_core.run.loop import SchedulerLoop
 from scheduler_core.encoding.events import ClusterChangeKind as Change
 from scheduler_core.model import LabelSelector, PodDisruptionBudget, PodScheduledCondition
@@ -183,3 +183,14 @@ def test_the_audit_sees_a_change_made_in_place(cluster):
     audited = Cluster([make_pod("p", node="n1")], [], EPOCH, lambda: 0, audit=True)
     audited.pod("default/p").node_name = "n2"
     assert audited.changed_in_place() == ["Pod default/p: node_name"]
+
+
+def test_a_listers_list_follows_writes_in_place_appending_the_new_and_dropping_the_deleted():
+    budgets = Cluster([], [], EPOCH, lambda: 0, budgets=[PodDisruptionBudget("default", "a", WEB, 1),
+                                                         PodDisruptionBudget("default", "b", WEB, 1)])
+    listed = budgets.budgets()
+    budgets.watch(KIND_BUDGET, lambda event: follow(listed, event, lambda budget: budget.key))
+    budgets.put_budget(PodDisruptionBudget("default", "a", WEB, 0))
+    budgets.put_budget(PodDisruptionBudget("default", "c", WEB, 2))
+    budgets.delete_budget("default/b")
+    assert [(b.key, b.disruptions_allowed) for b in listed] == [("default/a", 0), ("default/c", 2)]
