@@ -204,16 +204,15 @@ def _cleanup_unhealthy_replicas(state: ClusterState, deployment: ControlledWorkl
     goes on with the objects its updates returned)."""
     total = 0
     written = list(old)
-    for rs in sorted(old, key=_creation_order):
+    for index in sorted(range(len(old)), key=lambda i: _creation_order(old[i])):
         if total >= most:
             break
+        rs = old[index]
         unavailable = rs.replicas - available_replicas(state, rs)
         if rs.replicas == 0 or unavailable <= 0:
             continue
         count = min(most - total, unavailable)
-        scaled = _scale(state, deployment, rs, rs.replicas - count)
-        if scaled is not None:
-            written[next(i for i, known in enumerate(written) if known is rs)] = scaled
+        written[index] = _scale(state, deployment, rs, rs.replicas - count) or rs
         total += count
     return total, written
 
