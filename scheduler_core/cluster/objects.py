@@ -29,6 +29,7 @@ class ObjectWrites:
     def __init__(self, snapshot: Snapshot, next_version: Optional[Callable[[], int]] = None) -> None:
         self._snapshot = snapshot
         self._next_version = next_version or _counter()
+        self.write_count = 0  # writes made so far
 
     @property
     def snapshot(self) -> Snapshot:
@@ -84,6 +85,7 @@ class ObjectWrites:
         return dataclasses.replace(obj, resource_version=self._next_version())
 
     def _tell(self, resource: EventResource, old: object, new: object) -> None:
+        self.write_count += 1
         action = ActionType.DELETE if new is None else ActionType.ADD if old is None else ActionType.UPDATE
         self._snapshot.cluster_changes.append(ClusterChange(ClusterEvent(resource, action), old, new))
 

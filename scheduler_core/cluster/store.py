@@ -112,6 +112,7 @@ class Cluster:
         self._watchers: dict[str, list[Watcher]] = {KIND_POD: [], KIND_NODE: [], KIND_WORKLOAD: [], KIND_BUDGET: []}
         self._on_the_way: deque[WatchEvent] = deque()
         self._delivering = False
+        self.write_count = 0  # writes made so far (an operation that made none can say so)
         # With ``audit`` (tests), every version handed out is kept with a copy taken then, so
         # ``changed_in_place`` can tell whether anyone changed an object instead of writing it.
         self._audited: Optional[list[tuple[Any, Any]]] = [] if audit else None
@@ -342,6 +343,7 @@ class Cluster:
         return new
 
     def _deliver(self, event: WatchEvent) -> None:
+        self.write_count += 1
         if event.new is not None:
             self._audit(event.new)
         self._on_the_way.append(event)

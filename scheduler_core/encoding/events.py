@@ -395,6 +395,9 @@ class ClusterChangeKind(str, Enum):
     NODE_DELETED = "NodeDeleted"
     WORKLOAD_CHANGED = "WorkloadChanged"  # a workload created, scaled, patched or deleted
     BUDGET_CHANGED = "BudgetChanged"  # a PodDisruptionBudget's disruptionsAllowed recomputed
+    # A step's operation that wrote nothing (object: the operation; detail: why), said so that an
+    # accepted operation never passes in silence.
+    OPERATION_UNCHANGED = "OperationUnchanged"
 
 
 @dataclass(slots=True)

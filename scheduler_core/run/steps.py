@@ -63,6 +63,7 @@ from scheduler_core.model import (
     Node,
     ObjectRef,
     Operation,
+    OperationSpec,
     PatchOp,
     Pod,
     PodDisruptionBudget,
@@ -294,8 +295,45 @@ class StepDriver:
         yield self._event("", ExtensionPoint.STEP_START,
                           StepStarted(step.number, step.name or step.title, now, [op.text for op in step.operations]))
         for operation in step.operations:
+            before = self._writes_made()
             yield from self._operation(operation)
+            why = self._why_unchanged(operation.spec) if self._writes_made() == before else None
+            if why is not None:
+                yield self._cluster(operation.text, ClusterChangeKind.OPERATION_UNCHANGED, detail=f"wrote nothing: {why}")
         yield from self.react()
+
+    def _writes_made(self) -> int:
+        return self.loop.cluster.write_count + self.loop.writes.write_count
+
+    def _why_unchanged(self, spec: OperationSpec) -> Optional[str]:
+        """Why an operation wrote nothing (None where that is no news: a create or a budget's spec,
+        which the driver keeps, may write nothing and still act)."""
+        if isinstance(spec, ScaleOp):
+            workload = self._workload(spec.target)
+            return f"no {spec.target}" if workload is None else f"it has {spec.replicas} replicas already"
+        if isinstance(spec, (CordonOp, DrainOp)):
+            node = self._node(spec.node)
+            if node is None:
+                return f"no node {spec.node}"
+            if isinstance(spec, DrainOp):
+                waiting = any(drain.node == spec.node and drain.waiting for drain in self.drains)
+                return "its node was cordoned already and its evictions wait on budgets" if waiting \
+                    else "its node was cordoned already and has no pod to evict"
+            return "its node is unschedulable already" if spec.unschedulable else "its node is schedulable already"
+        if isinstance(spec, AddNodesOp):
+            return f"no node {spec.like} to copy"
+        if isinstance(spec, DeleteNodesOp):
+            return "no node matches"
+        if isinstance(spec, CompleteOp):
+            return f"no {spec.target}" if self._workload(spec.target) is None else "none of its pods is running"
+        if isinstance(spec, DeleteOp):
+            return f"no {spec.target}"
+        if isinstance(spec, PatchOp) and spec.target.kind != "PodDisruptionBudget":
+            return f"no {spec.target}" if self._patched_missing(spec.target) else "the patch changes nothing"
+        return None
+
+    def _patched_missing(self, ref: ObjectRef) -> bool:
+        return self._node(ref.name) is None if ref.kind == "Node" else self._workload(ref) is None
 
     def _operation(self, operation: Operation) -> Iterator[Event]:
         spec = operation.spec

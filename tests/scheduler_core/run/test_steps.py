@@ -89,6 +89,16 @@ def test_it_moves_pods_rejected_by_node_unschedulable_when_a_node_is_uncordoned(
     assert [c.payload.detail for c in changes_of(events, ClusterChangeKind.NODE_UPDATED)] == ["no scheduling change"]
 
 
+def test_an_operation_that_writes_nothing_says_why_and_one_that_writes_says_nothing_more():
+    text = scenario_text(node_text("n1"), workload_text("Deployment", "web", replicas=1),
+                         changes_text(["scale: {kind: Deployment, namespace: default, name: web, replicas: 1}",
+                                       "cordon: {node: n1}", "cordon: {node: n1}"]))
+    _, events, _ = run(text)
+    assert [(c.payload.object, c.payload.detail) for c in changes_of(events, ClusterChangeKind.OPERATION_UNCHANGED)] == [
+        ("scale Deployment default/web to 1", "wrote nothing: it has 1 replicas already"),
+        ("cordon n1", "wrote nothing: its node is unschedulable already")]
+
+
 def test_it_moves_a_pod_rejected_by_node_affinity_when_a_patch_gives_the_node_the_label():
     """NodeSchedulingPropertiesChange -> UpdateNodeLabel -> NodeAffinity's hint queues the pod."""
     pod = pod_text("p", spec="  nodeSelector: {disk: ssd}\n")
