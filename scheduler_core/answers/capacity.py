@@ -25,7 +25,8 @@ from scheduler_core.answers.capacity_drains import NO_EVICTIONS, DrainForecaster
 from scheduler_core.answers.explain import CycleExplanation, explain_events
 from scheduler_core.util.gcfreeze import frozen_after_first
 from scheduler_core.scenario.gcpause import collector_paused
-from scheduler_core.run.loop import SchedulerLoop
+from scheduler_core.run.kube_scheduler import KubeScheduler
+from scheduler_core.run.loop import ClusterRun
 from scheduler_core.model import (
     CPU,
     MEMORY,
@@ -221,8 +222,8 @@ def run_trial(base: Union[TrialBase, str], changes: TrialChanges) -> TrialOutcom
     return outcome
 
 
-def run_to_rest(base: Union[TrialBase, str], changes: TrialChanges) -> tuple[SchedulerLoop, TrialOutcome]:
-    """``run_trial``'s work with the loop kept as the run left it: the one pass
+def run_to_rest(base: Union[TrialBase, str], changes: TrialChanges) -> tuple[KubeScheduler, TrialOutcome]:
+    """``run_trial``'s work with the scheduler kept as the run left it: the one pass
     (capacity_pass.py) goes on placing copies from there with the same scheduler."""
     trial_base = TrialBase.from_text(base) if isinstance(base, str) else base
     scenario = trial_base.scenario
@@ -233,14 +234,14 @@ def run_to_rest(base: Union[TrialBase, str], changes: TrialChanges) -> tuple[Sch
     # a million objects, none of them garbage: each pass over them would find nothing), and kept
     # off the scenario and snapshot while the run streams (gcfreeze), as run_to_the_end does.
     with collector_paused():
-        loop = SchedulerLoop(dataclasses.replace(scenario, changes=trial_changes))
-    outcome = _outcome(frozen_after_first(loop.run()))
+        run = ClusterRun(dataclasses.replace(scenario, changes=trial_changes))
+    outcome = _outcome(frozen_after_first(run.run()))
     with collector_paused():
         outcome.nodes = [NodeAtEnd(info.name, dict(info.allocatable), dict(info.requested), len(info.pods),
                                    info.node.unschedulable,
                                    [pod_requests(pod_info.pod) for pod_info in info.pods])
-                         for info in loop.snapshot.node_infos]
-    return loop, outcome
+                         for info in run.kube_scheduler.snapshot.node_infos]
+    return run.kube_scheduler, outcome
 
 
 def _outcome(events: Iterable[Event]) -> TrialOutcome:

@@ -41,7 +41,7 @@ from scheduler_core.answers.capacity_domains import SpreadCounted, count_spreadi
 from scheduler_core.cluster.controllers.pods import admit_priority
 from scheduler_core.encoding.events import CycleEnd
 from scheduler_core.answers.explain import CycleExplanation, explain_events
-from scheduler_core.run.loop import SchedulerLoop
+from scheduler_core.run.kube_scheduler import KubeScheduler
 from scheduler_core.model import CreateOp, Pod
 from scheduler_core.run.outcomes import Bound, CycleEnding, FitError
 from scheduler_core.scenario import manifests
@@ -232,7 +232,7 @@ def _counted_answer(placer: "CopyPlacer", counted: Union[Counted, SpreadCounted]
     return answer
 
 
-def pass_refusal(outcome: TrialOutcome, loop: SchedulerLoop, copy: Pod) -> Optional[str]:
+def pass_refusal(outcome: TrialOutcome, loop: KubeScheduler, copy: Pod) -> Optional[str]:
     """Why the pass might not give the trial search's answer (None: it gives it)."""
     pending = sorted(pod for pod, node in outcome.final.items() if node is None)
     if pending:
@@ -248,7 +248,7 @@ def pass_refusal(outcome: TrialOutcome, loop: SchedulerLoop, copy: Pod) -> Optio
     return None
 
 
-def _lower_priority_pod(loop: SchedulerLoop, copy: Pod) -> Optional[str]:
+def _lower_priority_pod(loop: KubeScheduler, copy: Pod) -> Optional[str]:
     if copy.preemption_policy == "Never":
         return None
     return next((info.pod.key for node in loop.snapshot.node_infos for info in node.pods
@@ -260,7 +260,7 @@ class CopyPlacer:
     Each copy gets a cycle of its own (PreFilter included, as the real scheduler gives each pod);
     what carries over is the scheduler: snapshot, start index, batching state, clock."""
 
-    def __init__(self, base: TrialBase, loop: SchedulerLoop, copies: PodCopies) -> None:
+    def __init__(self, base: TrialBase, loop: KubeScheduler, copies: PodCopies) -> None:
         self.base = base
         self.loop = loop
         self.copies = copies

@@ -22,7 +22,7 @@ from scheduler_core.framework.preemption.candidates import PreemptionRanking
 from scheduler_core.framework.filter_facts import CycleDetails, NodeDetail, PluginDetail
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.status import Status, is_success
-from scheduler_core.run.loop import SchedulerLoop
+from scheduler_core.run.loop import ClusterRun
 from scheduler_core.model import Pod, Scenario
 from scheduler_core.run.scheduler import TIE_BREAK_FIRST, Cycle, FilterPass, Scheduler, fresh_copy
 
@@ -134,8 +134,8 @@ def cycle_details(scenario: Scenario, cycle: int, *, mode: str = MODE_SINGLE, ti
 
 def _replay(scenario: Scenario, mode: str, tie_break: str, seed: Optional[int]) -> tuple[Scheduler, Iterator[Event]]:
     if mode == MODE_TIMELINE:
-        loop = SchedulerLoop(scenario, tie_break=tie_break, seed=seed)
-        return loop.scheduler, loop.run()
+        run = ClusterRun(scenario, tie_break=tie_break, seed=seed)
+        return run.kube_scheduler.scheduler, run.run()
     if mode != MODE_SINGLE:
         raise ValueError(f"unknown mode {mode!r}: {MODE_SINGLE} or {MODE_TIMELINE}")
     scheduler = Scheduler(fresh_copy(scenario), tie_break, seed)

@@ -1,74 +1,42 @@
-"""The scheduler run to the end (scheduler.go's Run + ScheduleOne, ../shared/spec/TIMELINE.md).
+"""The run to the end (../shared/spec/TIMELINE.md): the scheduler and the rest of the cluster on one logical clock.
 
-A discrete-event loop on the logical clock: pop the next pod (activeQ, else backoffQ) and
-schedule it (scheduleOne): its scheduling cycle (the same ``Cycle`` the single pass runs) returns
-a typed ending (scheduler_core.run.outcomes), then the loop does what the release does after it — the
-binding cycle's informer events (Bound), or handleSchedulingFailure (back to the queue, the
-nomination; a preemption's goroutine, started by the evaluator, lands after it). When nothing is
-queued, time jumps to the next thing that happens on its own (the stand-in kubelet removing a
-victim, a back-off ending); the run ends when nothing is left to happen. Everything goes out as
-one typed event stream, through one recorder (scheduler_core.run.recorder).
+A run is three things, as in a real cluster: the API server (scheduler_core.cluster.store, the one
+door every write goes through), the scheduler (scheduler_core.run.kube_scheduler: informers, queue,
+ScheduleOne) and the other components (scheduler_core.run.standins: the kubelet, the claim
+controller, the step driver and its controllers). This loop only decides what happens next: the
+scheduler's next attempt while anything is queued, its goroutines landing, else time jumps to the
+next thing that happens on its own (the kubelet removing a victim, a claim released, a back-off
+ending, a refused eviction retried, the next step); the run ends when nothing is left to happen.
+Everything goes out as one typed event stream, through one recorder (scheduler_core.run.recorder).
 """
 
 from __future__ import annotations
 
-import copy
 import itertools
 from datetime import datetime, timedelta, timezone
-from typing import Callable, Generator, Iterator, Optional
+from typing import Generator, Iterator, Optional
 
-from scheduler_core.backend.queue import (
-    CLEAR_NOMINATED_NODE,
-    MODE_OVERRIDE,
-    HintFunction,
-    LogicalClock,
-    Nominator,
-    PreEnqueuePlugin,
-    QueuedPodInfo,
-    QueueingHintMap,
-    QueueName,
-    SchedulingQueue,
-)
-from scheduler_core.cluster.store import KIND_BUDGET, KIND_NODE, KIND_POD, KIND_WORKLOAD, Cluster, WatchEvent
-from scheduler_core.run.eventhandlers import EventHandlers, snapshot_of
-from scheduler_core.encoding.events import (
-    ClusterChangeKind,
-    Event,
-    ExtensionPoint,
-    Payload,
-)
-from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
-from scheduler_core.util.gcfreeze import frozen_after_first
-from scheduler_core.scenario.gcpause import collector_paused
-from scheduler_core.framework.options import FrameworkOptions
-from scheduler_core.framework.node_info import PodInfo
-from scheduler_core.framework.runtime import Framework
-from scheduler_core.cluster.kubelet import StandInKubelet
+from scheduler_core.backend.queue import LogicalClock
+from scheduler_core.cluster.store import Cluster
+from scheduler_core.encoding.events import Event
 from scheduler_core.model import Pod, PodScheduledCondition, Scenario
-from scheduler_core.cluster.resourceclaim_controller import ResourceClaimController
-from scheduler_core.run.outcomes import BindingFailed, Bound, CycleEnding, FitError, SchedulingError
-from scheduler_core.run.recorder import RunRecorder, record_cycle
-from scheduler_core.run.scheduler import TIE_BREAK_FIRST, Cycle, Scheduler, fresh_copy
-from scheduler_core.run.steps import StepDriver
+from scheduler_core.run.kube_scheduler import KubeScheduler
+from scheduler_core.run.recorder import RunRecorder
+from scheduler_core.run.scheduler import TIE_BREAK_FIRST, fresh_copy
+from scheduler_core.run.standins import StandIns
+from scheduler_core.scenario.gcpause import collector_paused
+from scheduler_core.util.gcfreeze import frozen_after_first
 
 RELEASE = "v1.35.4"
-DELETED = "deleted"
 # Where the logical clock starts, for the timestamps the run writes (deletionTimestamp).
 EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
-MS_PER_SECOND = 1000
-# defaultEnqueueExtension: a plugin that says nothing is moved by every kind of event.
-# UnrollWildCardResource: what a plugin without EventsToRegister is moved by (GenericWorkload is off).
-_EVERY_EVENT = tuple(ClusterEventWithHint(ClusterEvent(resource, ActionType.ALL)) for resource in (
-    EventResource.POD, EventResource.NODE, EventResource.PERSISTENT_VOLUME, EventResource.PERSISTENT_VOLUME_CLAIM,
-    EventResource.CSI_NODE, EventResource.CSI_DRIVER, EventResource.CSI_STORAGE_CAPACITY, EventResource.STORAGE_CLASS,
-    EventResource.RESOURCE_CLAIM, EventResource.DEVICE_CLASS))
-NODE_TAINT_UPDATE = ClusterEvent(EventResource.NODE, ActionType.UPDATE_NODE_TAINT)
-# A pod failing with an error goes back to backoffQ and is retried forever (a CEL runtime error in a
-# device selector, a pool being updated): after this long with nothing but such retries the run stops.
-ERROR_RETRY_HORIZON_MS = 60 * MS_PER_SECOND
 
 
-class SchedulerLoop:
+class ClusterRun:
+    """One run: the cluster, the scheduler and the stand-ins, built in the order a cluster
+    starts (the API server with every object of the scenario, then the scheduler's informers,
+    then the other components' watches)."""
+
     def __init__(self, scenario: Scenario, *, tie_break: str = TIE_BREAK_FIRST, seed: Optional[int] = None,
                  vectorized: bool = True, audit_writes: bool = False, hand_over_only: bool = False) -> None:
         self.scenario = fresh_copy(scenario)
@@ -76,141 +44,74 @@ class SchedulerLoop:
         _take_dumped_conditions(self.scenario)
         self.clock = LogicalClock()
         versions = itertools.count(1)  # the run's resourceVersions, every kind of object alike
-        nominator = Nominator(self._not_pending)
-        # Everything the frameworks need from the run is handed in as they are built: the queue's
-        # nominator, the logical clock, OpportunisticBatching (on by default in the release), the
-        # tie-break of preemption candidates (the spec's rule for the random pick) and the API the
-        # preemption evaluator's goroutines write through (this loop).
-        options = FrameworkOptions(nominator=nominator, clock_ms=lambda: self.clock.ms, opportunistic_batching=True,
-                                   preemption_ties_in_node_order=True, preemption_api=self,
-                                   next_version=lambda: next(versions))
-        self.scheduler = Scheduler(self.scenario, tie_break, seed, vectorized, options=options,
-                                   hand_over_only=hand_over_only)
-        self.snapshot = self.scheduler.snapshot
-        config = self.scenario.config
-        sorter = self.scheduler.framework.profile.queue_sort[0]
-        self.queue = SchedulingQueue(
-            self.clock, sorter.queue_key, {name: _hint_map(fw) for name, fw in self.scheduler.frameworks.items()},
-            {name: _pre_enqueue(fw) for name, fw in self.scheduler.frameworks.items()},
-            (config.pod_initial_backoff_seconds if config else 1) * MS_PER_SECOND,
-            (config.pod_max_backoff_seconds if config else 10) * MS_PER_SECOND,
-            self._not_pending, nominator)
-        names_ = self.scenario.scheduler_names
-        self.handlers = EventHandlers(self.queue, self.snapshot, lambda pod: pod.scheduler_name in names_)
-        # Everything the run does becomes events through the one recorder (scheduler_core.run.recorder):
-        # the cluster's writes as they are delivered, each followed by the queue moves it caused.
-        self.recorder = RunRecorder(lambda: self.clock.ms, lambda: self.attempts)
-        self._told: list[Event] = []  # events of writes delivered since the last flush
-        # The API for storage and device objects (the frameworks' plugins write through the same).
-        self.writes = self.scheduler.options.object_writes
-        self.claim_controller = ResourceClaimController(self.snapshot.dra, self.writes, lambda: self.clock.ms)
-        for pod in self.scenario.running_pods:  # their claims exist before the run
-            self.claim_controller.create_claims(pod)
-        self.snapshot.cluster_changes.clear()
-        # The run's API server, as the run starts: every pod and node, and the only code that
-        # writes them from now on.
         changes = self.scenario.changes
         self.cluster = Cluster(self.scenario.pods, self.scenario.nodes, EPOCH, lambda: self.clock.ms,
                                lambda: next(versions), audit_writes,
-                               workloads=changes.workloads if changes is not None else (), budgets=self.snapshot.pdbs)
-        self.kubelet = StandInKubelet(self.cluster)
-        for kind, handler in ((KIND_POD, self.handlers.on_pod), (KIND_NODE, self.handlers.on_node),
-                              (KIND_WORKLOAD, self.handlers.on_workload), (KIND_BUDGET, self.handlers.on_budget)):
-            self.cluster.watch(kind, self._told_first(handler))
-        self.cluster.watch(KIND_POD, self.kubelet.on_pod)
-        self.cluster.watch(KIND_POD, self.claim_controller.on_pod)
-        self.attempts = 0
-        self._last_progress_ms = 0  # when something other than an error retry last happened
-        self._erroring: dict[str, None] = {}  # pods whose last attempt ended in an error
-        # Work the scheduler hands to goroutines — a binding cycle's API calls, a preemption's —
-        # comes back as informer events while the scheduler is already busy with the next pod:
-        # it lands once that pod's attempt is over (at once when nothing else is queued).
-        self._async_work: list[AsyncWork] = []
-        # A run with steps (../shared/spec/CHANGES.md): operations and stand-in controllers (steps.py).
-        self.steps: Optional[StepDriver] = (StepDriver(self, self.scenario.changes, EPOCH)
-                                            if self.scenario.changes is not None else None)
+                               workloads=changes.workloads if changes is not None else (),
+                               budgets=self.scenario.pdbs)
+        # The recorder tells every event with the attempt it happens in (the scheduler's count).
+        self.recorder = RunRecorder(lambda: self.clock.ms, lambda: self.kube_scheduler.attempts)
+        self.kube_scheduler = KubeScheduler(self.scenario, self.cluster, self.clock, lambda: next(versions),
+                                            self.recorder, tie_break=tie_break, seed=seed, vectorized=vectorized,
+                                            hand_over_only=hand_over_only, others_react=self._others_react)
+        scheduler = self.kube_scheduler
+        self.stand_ins = StandIns(self.scenario, self.cluster, self.clock, self.recorder, scheduler.object_writes,
+                                  scheduler.snapshot, EPOCH, deliver=scheduler.flush,
+                                  deliver_storage=scheduler.storage_changes)
+        # The claims of running pods existed before the run: in the informers' first list, no events.
+        scheduler.snapshot.cluster_changes.clear()
 
-    # ------------------------------------------------------------------ the run
-
-    def _told_first(self, handler: Callable[[WatchEvent], None]) -> Callable[[WatchEvent], None]:
-        """The scheduler's informer callback for a kind, with the write told before the queue
-        moves it causes."""
-        def watch(event: WatchEvent) -> None:
-            self._told.append(self.recorder.write(event))
-            handler(event)
-            self._told.extend(self._moves())
-        return watch
-
-    def _not_pending(self, pod: Pod) -> bool:
-        """The pod lister's answer for the nominator: gone, or bound (never nominated then)."""
-        current = self.cluster.pod(pod.key)
-        return current is None or bool(current.node_name)
-
-    def flush(self) -> Iterator[Event]:
-        """The events of the writes delivered since the last flush (and any queue moves)."""
-        told, self._told = self._told, []
-        yield from told
-        yield from self._moves()
+    def _others_react(self) -> Iterator[Event]:
+        return self.stand_ins.settle()
 
     def run(self) -> Iterator[Event]:
+        scheduler, others = self.kube_scheduler, self.stand_ins
         yield self.recorder.run_start({pod.key: pod.node_name or None for pod in self._scenario_pods()}, RELEASE)
-        if self.steps is not None:
-            yield from self.steps.begin()
+        yield from others.begin()
         for pod in self._pending_pods():  # created one at a time, in document order
-            self.handlers.add_pod(pod)  # the informer's first list: an Add for each
-            yield from self._claims_for_new_pod(pod)
-        if self.steps is not None:  # workloads short of pods get them now, after the scenario's own
-            yield from self.steps.react(initial=True)
-        yield from self._moves()
+            scheduler.listed(pod)
+            yield from others.pod_created(pod)
+        yield from others.all_created()
+        yield from scheduler.moves()
         while True:
-            if self.queue.has_work():
-                info = self.queue.pop()
-                yield from self._moves()
-                started, self._async_work = self._async_work, []
-                for work in started:
-                    work.begin()
-                yield from self._schedule_one(info)
-                for work in started:
-                    yield from work.land()
+            if scheduler.has_work():
+                before = scheduler.attempts
+                yield from scheduler.schedule_next()
+                if scheduler.attempts != before:
+                    others.scheduler_attempted()
                 continue
-            if self._async_work:
-                started, self._async_work = self._async_work, []
-                for work in started:
-                    work.begin()
-                    yield from work.land()
+            if scheduler.has_goroutines():
+                yield from scheduler.land_goroutines()
                 continue
             wake = self._next_wake()
-            if wake is not None and self.steps is None and self._only_error_retries_until(wake):
-                wake = None  # the release would retry those pods for ever: the run is over
             if wake is None:
                 wake = yield from self._step_over()
                 if wake is None:
                     break
             self.clock.advance_to(wake)
-            yield from self._kubelet_removals()
-            yield from self._claim_releases()
-            self.queue.flush_backoff_completed()
-            if self.steps is not None:
-                yield from self.steps.wake()
-            yield from self._moves()
-        final = self.steps.final() if self.steps is not None else self._final()
-        stopped = [key for key in self._erroring if self.queue.queued_info(key) is not None]
-        yield self.recorder.run_end(self.attempts, final, self._nominated(), stopped)
+            yield from others.removals_and_releases_due()
+            scheduler.flush_backoff_completed()
+            yield from others.wake()
+            yield from scheduler.moves()
+        final = others.final(self._scenario_pods())
+        yield self.recorder.run_end(scheduler.attempts, final, self._nominated(), scheduler.still_retrying_errors())
 
-    def _only_error_retries_until(self, wake: int) -> bool:
-        """Nothing but pods failing with errors for a while, and nothing else due (no victim to
-        remove, no claim to release): the release would go on retrying them forever."""
-        if not self._erroring or wake - self._last_progress_ms < ERROR_RETRY_HORIZON_MS:
-            return False
-        return self.kubelet.next_removal_ms() is None and self.claim_controller.next_release_ms() is None
+    def _next_wake(self) -> Optional[int]:
+        """The next time something happens on its own; a run without steps where only pods
+        failing with errors are left is over (the release would retry them for ever)."""
+        others = self.stand_ins
+        times = [t for t in (self.kube_scheduler.next_backoff_ms(), others.next_wake_ms()) if t is not None]
+        wake = min(times) if times else None
+        if (wake is not None and others.steps is None and self.kube_scheduler.only_error_retries_until(wake)
+                and others.idle()):
+            return None
+        return wake
 
     def _step_over(self) -> Generator[Event, None, Optional[int]]:
         """Nothing more happens on its own: a run with steps closes the step and names the time
         the next one starts (None: the run ends)."""
-        if self.steps is None:
-            return None
-        yield from self.steps.quiet()
-        return self.steps.next_step_ms()
+        yield from self.stand_ins.step_over()
+        return self.stand_ins.next_step_ms()
 
     def _scenario_pods(self) -> list[Pod]:
         return [pod for pod in self.scenario.pods if not pod.is_finished]
@@ -219,259 +120,6 @@ class SchedulerLoop:
         """Pending pods for this scheduler's profiles, gated ones included (they wait in the queue)."""
         names_ = self.scenario.scheduler_names
         return [pod for pod in self._scenario_pods() if not pod.node_name and pod.scheduler_name in names_]
-
-    def _next_wake(self) -> Optional[int]:
-        retry = self.steps.next_wake() if self.steps is not None else None
-        backoff = self.queue.backoff.next_window_after()
-        if not self.snapshot.node_infos:
-            # No node at all (a dump without nodes, or every node gone in a step): the release retries
-            # its pods every 10 s for ever (ErrNoNodesAvailable rejects by no plugin), so the run (or the
-            # step) is over once only those retries are left (docs/CHANGES.md, docs/INPUT_FORMS.md).
-            backoff = None
-        times = [t for t in (self.kubelet.next_removal_ms(), backoff, retry,
-                             self.claim_controller.next_release_ms()) if t is not None]
-        return min(times) if times else None
-
-    # ------------------------------------------------------------------ scheduleOne
-
-    def _schedule_one(self, info: QueuedPodInfo) -> Iterator[Event]:
-        """ScheduleOne: a pod being deleted is skipped; otherwise its scheduling cycle, then the
-        binding cycle's writes or the failure handler. The cycle's events come from the recorder."""
-        pod = info.pod
-        if pod.is_terminating:  # skipPodSchedule: a pod being deleted is not scheduled
-            self.queue.done(pod)
-            return
-        cycle = self._scheduling_cycle(info)
-        yield from record_cycle(cycle)
-        ending = cycle.outcome
-        assert ending is not None  # the recorder ran the cycle to its end
-        self._note_progress(pod, ending)
-        if isinstance(ending, Bound):
-            yield from self._binding_cycle(info, ending)
-        else:
-            yield from self._handle_scheduling_failure(info, ending)
-
-    def _scheduling_cycle(self, info: QueuedPodInfo) -> Cycle:
-        """The cycle of the popped pod: the queues as they stand, the nomination its queue copy carries."""
-        pod = info.pod
-        index = self.attempts
-        self.attempts += 1
-        if self.steps is not None:
-            self.steps.attempted()
-        queues = {name.value: keys for name, keys in self.queue.where().items()}
-        view = [pod.key, *queues[QueueName.ACTIVE.value]]
-        # The cycle assumes its own copy of the pod (AssumePod's DeepCopy): the queue's and the
-        # cluster's versions stay as they are until the binding comes back.
-        return Cycle(self.scheduler, index, copy.copy(pod), queue_view=view, nominated_node=pod.nominated_node_name,
-                     queues=queues, cycle_count=self.queue.active.scheduling_cycle)
-
-    def _note_progress(self, pod: Pod, ending: CycleEnding) -> None:
-        if isinstance(ending, (SchedulingError, BindingFailed)):
-            self._erroring[pod.key] = None
-            return
-        self._erroring.pop(pod.key, None)
-        self._last_progress_ms = self.clock.ms
-
-    def _binding_cycle(self, info: QueuedPodInfo, bound: Bound) -> Iterator[Event]:
-        """The binding cycle calls Done before PreBind; its writes come back later."""
-        pod = info.pod
-        self.queue.done(pod)
-        yield self.recorder.bound(pod.key, info.attempts)
-        self.go(lambda: None, lambda: self._binding_done(pod, bound.node_name))
-
-    def _binding_done(self, pod: Pod, node: str) -> Iterator[Event]:
-        """The informer events of a finished binding: PreBind's storage writes, then the pod bound."""
-        yield from self._storage_changes()
-        self.cluster.bind(pod.key, node)
-        yield from self.flush()
-        if self.steps is not None:
-            yield from self.steps.settle()
-
-    def _handle_scheduling_failure(self, info: QueuedPodInfo,
-                                   ending: FitError | SchedulingError | BindingFailed) -> Iterator[Event]:
-        """handleSchedulingFailure (after handleBindingCycleError for a failed binding cycle): back
-        to the queue, the nomination, the status patch. A preemption that chose victims already
-        marked its pod as preempting and started its goroutine (the evaluator's
-        prepareCandidateAsync, before PostFilter returned); its API calls land after this handler."""
-        pod = info.pod  # the popped copy: the status patch is made against it
-        binding = ending if isinstance(ending, BindingFailed) else None
-        fit_error = ending if isinstance(ending, FitError) else None
-        forgotten = self._forgotten(pod, binding)
-        if forgotten is not None and binding is not None and not binding.rejected:
-            self.handlers.assumed_pod_forgotten(forgotten, skip_itself=False)
-        info.unschedulable_plugins = set(fit_error.unschedulable_plugins) if fit_error is not None else set()
-        nominating = fit_error.nominating if fit_error is not None else CLEAR_NOMINATED_NODE
-        cached = self.cluster.pod(pod.key)  # the pod lister's version goes back to the queue
-        if cached is not None and not cached.node_name:
-            if cached is not pod:
-                info.pod_info = PodInfo(cached)
-            self.queue.add_unschedulable_if_not_present(info)
-        else:
-            self.queue.done(pod)
-        self.queue.add_nominated_pod(info.pod, nominating)
-        if forgotten is not None and binding is not None and binding.rejected:  # deferred past the failure handler
-            self.handlers.assumed_pod_forgotten(forgotten, skip_itself=True)
-        written = nominating.nominated_node_name if nominating and nominating.mode == MODE_OVERRIDE else None
-        preemption = fit_error.preemption if fit_error is not None else None
-        victims = sorted(victim.key for victim in preemption.victims) if preemption is not None else []
-        yield self.recorder.failed(pod.key, info.attempts, written, victims, binding)
-        if forgotten is not None:  # told before the moves it caused
-            yield self._cluster(pod.key, ClusterChangeKind.BINDING_FAILED, node=forgotten.node_name)
-            yield from self._moves()
-        # A PreBind that failed after writing (VolumeBinding's claim annotation, a provisioned volume)
-        # leaves those writes: the API has no rollback, so their events still reach the queue.
-        yield from self._storage_changes()
-        yield from self._moves()
-        # The patch is sent now; its Update reaches the scheduler with the writes of goroutines
-        # started in this attempt (after them, as the reference runs saw it: a preemptor's own
-        # Update finds its victim already terminating).
-        condition = _failure_condition(ending)
-        self.go(lambda: None, lambda: self._patch_status(pod, written, condition))
-
-    def _patch_status(self, popped: Pod, written: Optional[str], condition: PodScheduledCondition) -> Iterator[Event]:
-        """updatePod: one status patch with the PodScheduled condition and, when the nomination
-        changes against the popped copy, the nomination; none when neither changes against that
-        copy. The write comes back to the scheduler as an Update of the pending pod."""
-        nominating = written is not None and written != popped.nominated_node_name
-        if not nominating and popped.scheduled_condition == condition:
-            return
-        fields = {"nominated_node_name": written} if nominating else {}
-        self.cluster.patch_pod_status(popped.key, ClusterChangeKind.POD_STATUS, condition.reason,
-                                      condition=condition, **fields)
-        yield from self.flush()
-
-    def _forgotten(self, pod: Pod, binding: Optional[BindingFailed]) -> Optional[Pod]:
-        """The assumed pod a failed binding cycle forgets (on the node it was binding to), after
-        the queue's Done that the binding cycle calls before PreBind; None when binding never began."""
-        if binding is None:
-            return None
-        self.queue.done(pod)
-        forgotten = snapshot_of(pod)
-        forgotten.node_name = binding.node
-        return forgotten
-
-    # ------------------------------------------------------------------ preemption carried out
-    # The API the preemption evaluator's goroutine writes through (framework.options.PreemptionAPI).
-
-    def go(self, begin: Callable[[], None], land: Callable[[], Iterator[Event]]) -> None:
-        self._async_work.append(AsyncWork(begin, land))
-
-    def lower_priority_nominated_pods(self, preemptor: Pod, node: str) -> list[Pod]:
-        """getLowerPriorityNominatedPods, as the queue answers it: a pod being scheduled right
-        now is not in any queue, so the nominator hands out an empty pod for it, and an empty pod
-        has no nomination to clear (clearNominatedNodeName skips it)."""
-        nominees = []
-        for nominee in self.queue.nominated_pods_for_node(node):
-            queued = self.queue.queued_info(nominee.key)
-            if nominee.priority < preemptor.priority and queued is not None and queued.pod.nominated_node_name:
-                nominees.append(nominee)
-        return nominees
-
-    def clear_nominated_node_name(self, pod: Pod) -> Iterator[Event]:
-        """clearNominatedNodeName: the pod's status patch."""
-        self.cluster.patch_pod_status(pod.key, ClusterChangeKind.POD_STATUS, nominated_node_name="")
-        yield from self.flush()
-
-    def preempt_pods(self, preemptor: Pod, victims: list[Pod]) -> Generator[Event, None, list[Pod]]:
-        """PreemptPod for every victim: each gets the DisruptionTarget condition and is deleted
-        gracefully (it stays, terminating, until the stand-in kubelet removes it); one already
-        being deleted, or gone, gets no call."""
-        # The victims of one preemption are deleted in namespace/name order (the order the
-        # stand-in kubelet then removes them in, ../shared/spec/TIMELINE.md).
-        deleted = []
-        for victim in sorted(victims, key=lambda pod: pod.key):
-            current = self.cluster.pod(victim.key)
-            if current is None or current.is_terminating:
-                continue  # another preemption's victim already: left to that one
-            deleted.append(current)
-            yield from self._delete_victim(current, preemptor)
-        return deleted
-
-    def preemption_done(self, preemptor: Pod, deleted: list[Pod]) -> Iterator[Event]:
-        if self.steps is not None:  # the victims' controllers replace them at once
-            yield from self.steps.settle()
-
-    def _delete_victim(self, victim: Pod, preemptor: Pod) -> Iterator[Event]:
-        """PreemptPod: the DisruptionTarget condition, then the delete. A victim with a zero
-        grace period and no finalizers is deleted by the API server at once (../shared/spec/TIMELINE.md);
-        any other stays, terminating, for the stand-in kubelet."""
-        by = f"preempted by {preemptor.key}"
-        self.cluster.patch_pod_status(victim.key, ClusterChangeKind.POD_STATUS, f"DisruptionTarget: {by}",
-                                      preempted_by_scheduler=True)
-        self.cluster.delete_pod(victim.key, ClusterChangeKind.POD_TERMINATING, by,
-                                gone=ClusterChangeKind.POD_REMOVED, gone_detail=f"{by}, grace period 0")
-        yield from self.flush()
-
-    def _kubelet_removals(self) -> Iterator[Event]:
-        while self.kubelet.remove_due(self.clock.ms) is not None:
-            yield from self.flush()
-            if self.steps is not None:
-                yield from self.steps.settle()
-
-    # ------------------------------------------------------------------ the resourceclaim controller
-
-    def _claims_for_new_pod(self, pod: Pod) -> Iterator[Event]:
-        """Right after a pending pod is created the stand-in controller makes its claims from
-        templates, then writes the pod's resourceClaimStatuses (an update the queue hears)."""
-        added = self.claim_controller.create_claim_objects(pod)
-        if added:
-            yield from self._storage_changes()  # the claims' Add events see the pod without its status
-            current = self.cluster.pod(pod.key) or pod
-            self.cluster.patch_pod_status(pod.key, ClusterChangeKind.POD_STATUS, "resourceClaimStatuses",
-                                          claim_statuses=(*current.claim_statuses, *added))
-            yield from self.flush()
-
-    def _claim_releases(self) -> Iterator[Event]:
-        if self.claim_controller.release_due(self.clock.ms):
-            yield from self._storage_changes()
-
-    # ------------------------------------------------------------------ storage and the queue's moves
-
-    def _storage_changes(self) -> Iterator[Event]:
-        changes = self.snapshot.cluster_changes
-        while changes:
-            change = changes.pop(0)
-            changed = change.new if change.new is not None else change.old
-            name = getattr(changed, "key", "") or getattr(changed, "name", "") or ""  # a PV has no namespace
-            yield self._cluster(name, ClusterChangeKind.STORAGE, detail=change.event.label)
-            self.handlers.cluster_changed(change)
-            yield from self._moves()
-
-    def _moves(self) -> Iterator[Event]:
-        return self.recorder.moves(self.queue.moves)
-
-    # ------------------------------------------------------------------ what the step driver calls
-
-    def drain_moves(self) -> Iterator[Event]:
-        return self.flush()
-
-    def storage_changes(self, detail: str = "") -> Iterator[Event]:
-        return self._storage_changes()
-
-    def claims_for_new_pod(self, pod: Pod) -> Iterator[Event]:
-        return self._claims_for_new_pod(pod)
-
-    def event(self, pod: Optional[str], point: ExtensionPoint, payload: Payload) -> Event:
-        return self._event(pod, point, payload)
-
-    def change_event(self, key: str, kind: ClusterChangeKind, node: Optional[str] = None, detail: str = "") -> Event:
-        """An event for a change that is no write of the cluster (a workload, a budget, a drain)."""
-        return self._cluster(key, kind, node, detail)
-
-    # ------------------------------------------------------------------ events and the end state
-
-    def _event(self, pod: Optional[str], point: ExtensionPoint, payload: Payload) -> Event:
-        return self.recorder.event(pod, point, payload)
-
-    def _cluster(self, key: str, kind: ClusterChangeKind, node: Optional[str] = None, detail: str = "") -> Event:
-        return self.recorder.cluster(key, kind, node, detail)
-
-    def _final(self) -> dict[str, Optional[str]]:
-        final: dict[str, Optional[str]] = {}
-        for pod in sorted(self._scenario_pods(), key=lambda p: p.key):
-            current = self.cluster.pod(pod.key)
-            final[pod.key] = DELETED if current is None else (current.node_name or None)
-        return final
 
     def _nominated(self) -> dict[str, str]:
         pods = (self.cluster.pod(pod.key) for pod in sorted(self._scenario_pods(), key=lambda p: p.key))
@@ -487,13 +135,6 @@ def _take_dumped_conditions(scenario: Scenario) -> None:
                                                             pod.recorded.message)
 
 
-def _failure_condition(ending: FitError | SchedulingError | BindingFailed) -> PodScheduledCondition:
-    """The PodScheduled condition handleSchedulingFailure writes: Unschedulable when a plugin
-    rejected the pod (no nodes at all included), SchedulerError otherwise; the error's text."""
-    rejected = isinstance(ending, FitError) or (isinstance(ending, BindingFailed) and ending.rejected)
-    return PodScheduledCondition("False", "Unschedulable" if rejected else "SchedulerError", ending.message)
-
-
 def _start_running_pods(scenario: Scenario) -> None:
     """Running pods without status.startTime started before the run, in the order they were
     created (document order); their kubelet wrote the time (experiment)."""
@@ -502,41 +143,11 @@ def _start_running_pods(scenario: Scenario) -> None:
         pod.start_time = EPOCH - timedelta(seconds=offset)
 
 
-class AsyncWork:
-    """What a goroutine of the scheduler does: it reads the scheduler's state when it starts
-    (``begin``, once the next pod has been popped) and its API writes come back as informer
-    events later (``land``, once that pod's attempt is over)."""
-
-    def __init__(self, begin: Callable[[], None], land: Callable[[], Iterator[Event]]) -> None:
-        self.begin = begin
-        self.land = land
-
-
-def _hint_map(framework: Framework) -> QueueingHintMap:
-    """buildQueueingHintMap: every plugin at PreEnqueue, PreFilter, Filter, Reserve or Permit
-    registers its events (a plugin that declares none is moved by every event)."""
-    hints: QueueingHintMap = {}
-    for name, extensions in framework.profile.capabilities.enqueue_extensions:
-        registrations = extensions.events_to_register() if extensions is not None else _EVERY_EVENT
-        node_events = [r.event.action for r in registrations if r.event.resource is EventResource.NODE]
-        for registration in registrations:
-            hints.setdefault(registration.event, []).append(HintFunction(name, registration.hint))
-        # kubernetes#109437: a plugin moved by Node/Add but not by taint updates also gets those,
-        # always queueing (the preCheck could otherwise keep its pods stuck).
-        if any(a & ActionType.ADD for a in node_events) and not any(a & ActionType.UPDATE_NODE_TAINT for a in node_events):
-            hints.setdefault(NODE_TAINT_UPDATE, []).append(HintFunction(name, None))
-    return hints
-
-
-def _pre_enqueue(framework: Framework) -> list[PreEnqueuePlugin]:
-    return [PreEnqueuePlugin(plugin.name, plugin.pre_enqueue) for plugin in framework.profile.pre_enqueue]
-
-
 def run_to_the_end(scenario: Scenario, *, tie_break: str = TIE_BREAK_FIRST, seed: Optional[int] = None,
                    vectorized: bool = True, hand_over_only: bool = False) -> Iterator[Event]:
     """The scheduler as it really runs, to the end: the timeline's event stream (``hand_over_only``:
     for event_pipe's hand-over alone, its node lists kept as positions)."""
     with collector_paused():  # the set-up builds the snapshot: nothing there for the collector
-        loop = SchedulerLoop(scenario, tie_break=tie_break, seed=seed, vectorized=vectorized,
-                             hand_over_only=hand_over_only)
-    return frozen_after_first(loop.run())
+        run = ClusterRun(scenario, tie_break=tie_break, seed=seed, vectorized=vectorized,
+                         hand_over_only=hand_over_only)
+    return frozen_after_first(run.run())

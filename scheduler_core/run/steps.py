@@ -12,9 +12,10 @@ Every write — of a pod, a node, a workload, a budget — goes through the run'
 (cluster/store.py); the driver and the controllers' caches hear them back as its watchers, the
 step's account (created, deleted, evicted, succeeded, placed) included, whoever wrote.
 
-The driver owns no scheduling: ``loop.SchedulerLoop`` calls ``begin``, ``react``, ``settle``,
-``next_wake``, ``wake``, ``quiet`` and ``next_step_ms`` at the points where the run would otherwise
-stop or the controllers get their turn.
+The driver owns no scheduling and never calls the scheduler: it is one of the run's stand-ins
+(``standins.StandIns``), whose ``begin``, ``react``, ``settle``, ``next_wake``, ``wake``, ``quiet``
+and ``next_step_ms`` the run's loop reaches at the points where the run would otherwise stop or
+the controllers get their turn.
 """
 
 from __future__ import annotations
@@ -78,8 +79,9 @@ from scheduler_core.scenario.storage import default_storage_class
 
 
 class RunLoop(Protocol):
-    """What the driver uses of the run loop (``loop.SchedulerLoop``; named here, not imported,
-    so the loop can import the driver without a cycle)."""
+    """What the driver uses of the run's other components (``standins.StandIns``; named here,
+    not imported, so they can import the driver without a cycle): the clock, the cluster, the
+    storage door, the informer cache it reads, and the deliveries of its writes."""
 
     clock: LogicalClock
     scenario: Scenario

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from scheduler_core import load_scenario
-from scheduler_core.run.loop import SchedulerLoop
+from scheduler_core.run.loop import ClusterRun
 from scheduler_core.encoding.timeline import timeline_summary
 
 TOOL = Path(__file__).resolve().parents[2] / "tools" / "perf_dra.py"
@@ -62,8 +62,8 @@ def test_a_tiny_workload_loads_and_runs_to_the_end_with_every_pod_bound_and_allo
     assert len(scenario.pending_pods) == workload.pending_at_start
     running = [pod for pod in scenario.pods if pod.node_name]
     assert len(running) == workload.init_pods
-    loop = SchedulerLoop(scenario)
-    timeline = timeline_summary(list(loop.run()))
+    run = ClusterRun(scenario)
+    timeline = timeline_summary(list(run.run()))
 
     measured = {f"test/{perf_dra.POD_PREFIX}{k}" for k in range(workload.measured)}
     bound = {attempt["pod"] for attempt in timeline["attempts"] if attempt["nodeName"]}
@@ -79,7 +79,7 @@ def test_a_tiny_workload_loads_and_runs_to_the_end_with_every_pod_bound_and_allo
     assert all(final[key] and final[key] != "deleted" for key in last)
 
     # Every claim in use is allocated on its pod's node, reserved for it, on devices no other claim holds.
-    claims = loop.snapshot.dra.claims
+    claims = run.kube_scheduler.snapshot.dra.claims
     held: list[tuple[str, str]] = []
     for key in last:
         namespace, name = key.split("/")

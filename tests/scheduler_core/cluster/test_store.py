@@ -13,7 +13,7 @@ import pytest
 
 from scheduler_core import load_scenario
 from scheduler_core.cluster.store import KIND_BUDGET, KIND_NODE, KIND_POD, KIND_WORKLOAD, Action, Cluster, WatchEvent, follow
-from scheduler_core.run.loop import SchedulerLoop
+from scheduler_core.run.loop import ClusterRun
 from scheduler_core.encoding.events import ClusterChangeKind as Change
 from scheduler_core.model import LabelSelector, PodDisruptionBudget, PodScheduledCondition
 from tests.scheduler_core.builders import controlled_workload, make_node, make_pod
@@ -173,10 +173,10 @@ def test_the_corpora_are_there_to_audit():
 def test_no_run_changes_an_object_of_the_cluster_in_place(path):
     """Only the cluster writes pods, nodes, workloads and budgets: every version it handed out during a whole run
     (the scheduler's writes, the kubelet's, the controllers' and the steps') is as it was then."""
-    loop = SchedulerLoop(load_scenario(path.read_bytes()), audit_writes=True)
-    for _ in loop.run():
+    run = ClusterRun(load_scenario(path.read_bytes()), audit_writes=True)
+    for _ in run.run():
         pass
-    assert loop.cluster.changed_in_place() == []
+    assert run.cluster.changed_in_place() == []
 
 
 def test_the_audit_sees_a_change_made_in_place(cluster):

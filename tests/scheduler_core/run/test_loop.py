@@ -84,17 +84,6 @@ spec: {priority: 10, containers: [{name: c, image: x, resources: {requests: {cpu
     assert (after[1].pod, after[1].payload.event, after[1].payload.plugins) == ("default/big", "AssignedPodDelete", ["NodeResourcesFit"])
 
 
-def test_plugins_moved_by_node_add_are_also_moved_by_node_taint_updates():
-    # buildQueueingHintMap's mitigation for kubernetes#109437, with the default (always Queue) hint.
-    from scheduler_core.run.loop import NODE_TAINT_UPDATE, SchedulerLoop
-
-    loop = SchedulerLoop(load_scenario(PREBIND_FAILS))
-    hints = loop.queue.hint_maps["default-scheduler"][NODE_TAINT_UPDATE]
-    assert {"NodeAffinity", "NodeName", "VolumeBinding", "VolumeZone"} <= {h.plugin for h in hints}
-    assert all(h.fn is None for h in hints if h.plugin in ("NodeAffinity", "VolumeBinding"))
-    assert "TaintToleration" not in {h.plugin for h in hints}  # it registers taint updates itself
-
-
 # ---------------------------------------------------------------------------- OpportunisticBatching
 
 
@@ -302,36 +291,19 @@ def test_other_victims_wait_for_the_stand_in_kubelet(grace, finalizers):
 # ---------------------------------------------------------------------------- the wiring
 
 
-def test_every_framework_is_built_with_the_runs_nominator_clock_batch_and_preemption_api():
-    """scheduler.New + NewSchedulingQueue: the queue and the frameworks share one nominator, handed
-    in when they are built; the frameworks read the run's clock, batch, and their preemption
-    evaluator writes through the loop and breaks ties in node order."""
-    from scheduler_core.model import names
-    from scheduler_core.run.loop import SchedulerLoop
-
-    loop = SchedulerLoop(load_scenario(PREBIND_FAILS))
-    framework = loop.scheduler.framework
-    assert framework.nominator is loop.queue.nominator is loop.scheduler.nominator
-    assert framework.batch is not None and framework.options.preemption_api is loop
-    assert framework.options.preemption_ties_in_node_order
-    loop.clock.advance_to(1234)
-    assert framework.clock_ms() == 1234
-    assert framework.plugin(names.DEFAULT_PREEMPTION).evaluator.preempting == {}
-
-
 def test_the_set_up_runs_with_the_collector_paused_and_it_resumes(monkeypatch):
     import gc
 
-    from scheduler_core.run import loop
+    from scheduler_core.run import kube_scheduler
 
     seen = []
-    build = loop.Scheduler
+    build = kube_scheduler.Scheduler
 
     def scheduler(*args, **kwargs):
         seen.append(gc.isenabled())
         return build(*args, **kwargs)
 
-    monkeypatch.setattr(loop, "Scheduler", scheduler)
+    monkeypatch.setattr(kube_scheduler, "Scheduler", scheduler)
     assert gc.isenabled()
     events = run_to_the_end(load_scenario(fill_one_node_each(1)))
     assert seen == [False] and gc.isenabled()

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from scheduler_core.encoding.events import ClusterChangeKind, ExtensionPoint
-from scheduler_core.run.loop import SchedulerLoop, run_to_the_end
+from scheduler_core.run.loop import ClusterRun, run_to_the_end
 from scheduler_core.scenario import load_scenario
 from scheduler_core.encoding.timeline import timeline_summary
 from tests.scheduler_core.builders import (
@@ -26,9 +26,9 @@ FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "changes"
 
 
 def run(text: str):
-    loop = SchedulerLoop(load_scenario(text))
-    events = list(loop.run())
-    return loop, events, timeline_summary(events)
+    run_ = ClusterRun(load_scenario(text))
+    events = list(run_.run())
+    return run_, events, timeline_summary(events)
 
 
 def changes_of(events, kind: ClusterChangeKind) -> list:
@@ -72,7 +72,7 @@ def test_it_copies_labels_taints_and_allocatable_and_names_the_host_in_add_nodes
     loop, _, _ = run(scenario_text(
         node_text("n1", cpu="3", labels=", zone: a", taints="{key: k, value: v, effect: NoSchedule}"),
         changes_text(["addNodes: {like: n1, count: 1, prefix: p-, labels: {pool: b}}"])))
-    added = loop.snapshot.get("p-1").node
+    added = loop.kube_scheduler.snapshot.get("p-1").node
     assert added.labels == {"kubernetes.io/hostname": "p-1", "zone": "a", "pool": "b"}
     assert [t.key for t in added.taints] == ["k"] and added.allocatable["cpu"] == 3000
 
@@ -119,7 +119,7 @@ def test_it_removes_a_lost_node_with_its_pods_at_once_and_the_replica_set_replac
     step = timeline["steps"][1]
     assert step["deleted"] == ["default/web-1"] and step["created"] == ["default/web-3"]
     assert timeline["final"] == {"default/web-1": "deleted", "default/web-2": "b1", "default/web-3": "b1"}
-    assert loop.snapshot.get("a1") is None
+    assert loop.kube_scheduler.snapshot.get("a1") is None
 
 
 # ---------------------------------------------------------------------------- drain and budgets
@@ -188,7 +188,7 @@ volumeBindingMode: WaitForFirstConsumer
                          workload_text("StatefulSet", "db", replicas=1, cpu="1", extra_spec=claims),
                          changes_text(["scale: {kind: StatefulSet, name: db, replicas: 3}"]))
     loop, events, timeline = run(text)
-    claims_state = loop.snapshot.storage.claims
+    claims_state = loop.kube_scheduler.snapshot.storage.claims
     for ordinal in range(3):
         claim = claims_state[f"default/data-db-{ordinal}"]
         assert claim.storage_class_name == "local" and claim.is_fully_bound
@@ -215,7 +215,7 @@ def test_it_creates_a_deployments_replica_set_named_by_the_template_hash():
     """A Deployment without a ReplicaSet gets <deployment>-<hash> (spec/CHANGES.md's hash)."""
     loop, _, timeline = run(scenario_text(node_text("n1"), workload_text("Deployment", "web", replicas=2, cpu="1"),
                                           changes_text([])))
-    replica_set = next(w for w in loop.steps.state.workloads if w.kind == "ReplicaSet")
+    replica_set = next(w for w in loop.stand_ins.steps.state.workloads if w.kind == "ReplicaSet")
     assert replica_set.name.startswith("web-") and len(replica_set.name) == len("web-") + 10
     assert sorted(timeline["final"]) == [f"default/{replica_set.name}-1", f"default/{replica_set.name}-2"]
 
@@ -366,7 +366,7 @@ def test_pods_a_deployment_scale_up_creates_get_claims_from_templates_and_releas
                          changes_text(["scale: {kind: Deployment, name: train, replicas: 3}"],
                                       ["scale: {kind: Deployment, name: train, replicas: 1}"]))
     loop, events, timeline = run(text)
-    made = [pod for pod in loop.steps.state.pods if pod.name.startswith("train-")]
+    made = [pod for pod in loop.stand_ins.steps.state.pods if pod.name.startswith("train-")]
     assert len(made) == 3
     for pod in made:
         expected = generated_claim_name("default", pod.name, "gpu")
@@ -381,7 +381,7 @@ def test_pods_a_deployment_scale_up_creates_get_claims_from_templates_and_releas
     assert "cannot allocate all claims" in refused[0]["failedSchedulingMessage"]
     kept = [pod for pod in made if timeline["final"].get(pod.key) == "n1"]
     assert len(kept) == 1
-    claims = loop.snapshot.dra.claims
+    claims = loop.kube_scheduler.snapshot.dra.claims
     assert sorted(claims) == [f"default/{generated_claim_name('default', kept[0].name, 'gpu')}"]
     remaining = next(iter(claims.values()))
     assert [ref.uid for ref in remaining.reserved_for] == [kept[0].uid] and remaining.allocation is not None
@@ -403,9 +403,9 @@ def test_pods_a_step_creates_with_claims_each_have_their_own_uid_so_one_removal_
                                       ["delete: {kind: Pod, namespace: default, name: b}", gpu_pod("d")]))
     loop, _, timeline = run(text)
     assert {key: timeline["final"][key] for key in ("default/c", "default/d")} == {"default/c": "n1", "default/d": "n1"}
-    uids = {pod.name: pod.uid for pod in loop.steps.state.pods}
+    uids = {pod.name: pod.uid for pod in loop.stand_ins.steps.state.pods}
     assert len({uids["b"], uids["c"], uids["d"]}) == 3 and all(uids.values())
-    held = {claim.owner_references[0].uid: claim for claim in loop.snapshot.dra.claims.values()}
+    held = {claim.owner_references[0].uid: claim for claim in loop.kube_scheduler.snapshot.dra.claims.values()}
     assert sorted(held) == sorted([uids["c"], uids["d"]])
     assert all(claim.allocation is not None and [ref.uid for ref in claim.reserved_for] == [uid]
                for uid, claim in held.items())
@@ -417,7 +417,7 @@ def test_a_pod_created_again_under_a_used_name_gets_another_uid():
     text = scenario_text(node_text("n1", cpu="8"), gpu_devices_text(devices=2),
                          changes_text([again], ["delete: {kind: Pod, namespace: default, name: b}"], [again]))
     loop, _, timeline = run(text)
-    made = [pod for pod in loop.steps.state.pods if pod.name == "b"]
+    made = [pod for pod in loop.stand_ins.steps.state.pods if pod.name == "b"]
     assert [pod.uid for pod in made] == ["uid-pod-default-b", "uid-pod-default-b-2"]
     assert timeline["final"]["default/b"] == "n1"
 

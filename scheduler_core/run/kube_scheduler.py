@@ -1,0 +1,399 @@
+"""The kube-scheduler process of a run (scheduler.go's Scheduler and Run, schedule_one.go's ScheduleOne).
+
+What the release's binary does and nothing else: its informers (the run's cluster delivers every
+pod, node, workload and budget write to ``EventHandlers``; storage and device objects arrive
+through the frameworks' storage door), its scheduling queue, and ScheduleOne — pop a pod, run its
+scheduling cycle (the same ``Cycle`` the single pass runs, which returns a typed ending,
+scheduler_core.run.outcomes), then the binding cycle or handleSchedulingFailure. The scheduler
+writes only through the cluster (bindings, status patches, nominations, a preemption's victims).
+
+Work the release hands to goroutines — a binding cycle's API calls, a preemption's — is kept as
+``AsyncWork`` and lands once the next pod's attempt is over (scheduler_core.run.loop decides when).
+The other components of the cluster (the kubelet, the controllers) are not here: they watch the
+same cluster (scheduler_core.run.standins); ``others_react`` gives them their turn once this
+scheduler's own writes have been delivered, as they would act while it goes on.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Callable, Generator, Iterator, Optional
+
+from scheduler_core.backend.queue import (
+    CLEAR_NOMINATED_NODE,
+    MODE_OVERRIDE,
+    HintFunction,
+    LogicalClock,
+    Nominator,
+    PreEnqueuePlugin,
+    QueuedPodInfo,
+    QueueingHintMap,
+    QueueName,
+    SchedulingQueue,
+)
+from scheduler_core.cluster.store import KIND_BUDGET, KIND_NODE, KIND_POD, KIND_WORKLOAD, Cluster, WatchEvent
+from scheduler_core.encoding.events import ClusterChangeKind, Event
+from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
+from scheduler_core.framework.node_info import PodInfo
+from scheduler_core.framework.options import FrameworkOptions
+from scheduler_core.framework.runtime import Framework
+from scheduler_core.model import Pod, PodScheduledCondition, Scenario
+from scheduler_core.run.eventhandlers import EventHandlers, snapshot_of
+from scheduler_core.run.outcomes import BindingFailed, Bound, CycleEnding, FitError, SchedulingError
+from scheduler_core.run.recorder import RunRecorder, record_cycle
+from scheduler_core.run.scheduler import Cycle, Scheduler
+
+MS_PER_SECOND = 1000
+# defaultEnqueueExtension: a plugin that says nothing is moved by every kind of event.
+# UnrollWildCardResource: what a plugin without EventsToRegister is moved by (GenericWorkload is off).
+_EVERY_EVENT = tuple(ClusterEventWithHint(ClusterEvent(resource, ActionType.ALL)) for resource in (
+    EventResource.POD, EventResource.NODE, EventResource.PERSISTENT_VOLUME, EventResource.PERSISTENT_VOLUME_CLAIM,
+    EventResource.CSI_NODE, EventResource.CSI_DRIVER, EventResource.CSI_STORAGE_CAPACITY, EventResource.STORAGE_CLASS,
+    EventResource.RESOURCE_CLAIM, EventResource.DEVICE_CLASS))
+NODE_TAINT_UPDATE = ClusterEvent(EventResource.NODE, ActionType.UPDATE_NODE_TAINT)
+# A pod failing with an error goes back to backoffQ and is retried forever (a CEL runtime error in a
+# device selector, a pool being updated): after this long with nothing but such retries the run stops.
+ERROR_RETRY_HORIZON_MS = 60 * MS_PER_SECOND
+
+
+def _nothing() -> Iterator[Event]:
+    return iter(())
+
+
+class AsyncWork:
+    """What a goroutine of the scheduler does: it reads the scheduler's state when it starts
+    (``begin``, once the next pod has been popped) and its API writes come back as informer
+    events later (``land``, once that pod's attempt is over)."""
+
+    def __init__(self, begin: Callable[[], None], land: Callable[[], Iterator[Event]]) -> None:
+        self.begin = begin
+        self.land = land
+
+
+class KubeScheduler:
+    """scheduler.New and what Run does with it, on the run's cluster and logical clock."""
+
+    def __init__(self, scenario: Scenario, api: Cluster, clock: LogicalClock, next_version: Callable[[], int],
+                 recorder: RunRecorder, *, tie_break: str, seed: Optional[int], vectorized: bool,
+                 hand_over_only: bool, others_react: Callable[[], Iterator[Event]] = _nothing) -> None:
+        self.scenario = scenario
+        self.cluster = api
+        self.clock = clock
+        self.recorder = recorder
+        self.others_react = others_react
+        nominator = Nominator(self._not_pending)
+        # Everything the frameworks need is handed in as they are built: the queue's nominator, the
+        # logical clock, OpportunisticBatching (on by default in the release), the tie-break of
+        # preemption candidates (the spec's rule for the random pick) and the API the preemption
+        # evaluator's goroutines write through (this scheduler, which writes through the cluster).
+        options = FrameworkOptions(nominator=nominator, clock_ms=lambda: clock.ms, opportunistic_batching=True,
+                                   preemption_ties_in_node_order=True, preemption_api=self,
+                                   next_version=next_version)
+        self.scheduler = Scheduler(scenario, tie_break, seed, vectorized, options=options,
+                                   hand_over_only=hand_over_only)
+        self.snapshot = self.scheduler.snapshot
+        # The storage door the frameworks' plugins write through; the stand-ins write storage and
+        # device objects through it too, and its writes reach this scheduler as storage events.
+        self.object_writes = self.scheduler.options.object_writes
+        config = scenario.config
+        sorter = self.scheduler.framework.profile.queue_sort[0]
+        self.queue = SchedulingQueue(
+            clock, sorter.queue_key, {name: _hint_map(fw) for name, fw in self.scheduler.frameworks.items()},
+            {name: _pre_enqueue(fw) for name, fw in self.scheduler.frameworks.items()},
+            (config.pod_initial_backoff_seconds if config else 1) * MS_PER_SECOND,
+            (config.pod_max_backoff_seconds if config else 10) * MS_PER_SECOND,
+            self._not_pending, nominator)
+        names_ = scenario.scheduler_names
+        self.handlers = EventHandlers(self.queue, self.snapshot, lambda pod: pod.scheduler_name in names_)
+        self._told: list[Event] = []  # events of writes delivered since the last flush
+        # The informers: every write of the cluster reaches the scheduler's cache and queue.
+        for kind, handler in ((KIND_POD, self.handlers.on_pod), (KIND_NODE, self.handlers.on_node),
+                              (KIND_WORKLOAD, self.handlers.on_workload), (KIND_BUDGET, self.handlers.on_budget)):
+            api.watch(kind, self._told_first(handler))
+        self.attempts = 0
+        self._last_progress_ms = 0  # when something other than an error retry last happened
+        self._erroring: dict[str, None] = {}  # pods whose last attempt ended in an error
+        # Work handed to goroutines — a binding cycle's API calls, a preemption's — comes back as
+        # informer events while the scheduler is already busy with the next pod: it lands once
+        # that pod's attempt is over (at once when nothing else is queued).
+        self._async_work: list[AsyncWork] = []
+
+    # ------------------------------------------------------------------ the informers
+
+    def _told_first(self, handler: Callable[[WatchEvent], None]) -> Callable[[WatchEvent], None]:
+        """The informer callback for a kind, with the write told before the queue moves it causes."""
+        def watch(event: WatchEvent) -> None:
+            self._told.append(self.recorder.write(event))
+            handler(event)
+            self._told.extend(self.moves())
+        return watch
+
+    def _not_pending(self, pod: Pod) -> bool:
+        """The pod lister's answer for the nominator: gone, or bound (never nominated then)."""
+        current = self.cluster.pod(pod.key)
+        return current is None or bool(current.node_name)
+
+    def listed(self, pod: Pod) -> None:
+        """The informer's first list: an Add for a pending pod that existed before the start."""
+        self.handlers.add_pod(pod)
+
+    def flush(self) -> Iterator[Event]:
+        """The events of the writes delivered since the last flush (and any queue moves)."""
+        told, self._told = self._told, []
+        yield from told
+        yield from self.moves()
+
+    def storage_changes(self) -> Iterator[Event]:
+        """The storage and device writes made since the last call (by the plugins or the
+        stand-ins), each told, then handed to the informers' handlers, then the moves it caused."""
+        changes = self.snapshot.cluster_changes
+        while changes:
+            change = changes.pop(0)
+            changed = change.new if change.new is not None else change.old
+            name = getattr(changed, "key", "") or getattr(changed, "name", "") or ""  # a PV has no namespace
+            yield self.recorder.cluster(name, ClusterChangeKind.STORAGE, detail=change.event.label)
+            self.handlers.cluster_changed(change)
+            yield from self.moves()
+
+    def moves(self) -> Iterator[Event]:
+        return self.recorder.moves(self.queue.moves)
+
+    # ------------------------------------------------------------------ what Run's loop asks
+
+    def has_work(self) -> bool:
+        return self.queue.has_work()
+
+    def has_goroutines(self) -> bool:
+        return bool(self._async_work)
+
+    def schedule_next(self) -> Iterator[Event]:
+        """Pops the next pod and schedules it; the goroutines started before land after it."""
+        info = self.queue.pop()
+        yield from self.moves()
+        started, self._async_work = self._async_work, []
+        for work in started:
+            work.begin()
+        yield from self._schedule_one(info)
+        for work in started:
+            yield from work.land()
+
+    def land_goroutines(self) -> Iterator[Event]:
+        """Nothing is queued: the goroutines started so far run and land now."""
+        started, self._async_work = self._async_work, []
+        for work in started:
+            work.begin()
+            yield from work.land()
+
+    def next_backoff_ms(self) -> Optional[int]:
+        """When the next pod leaves backoffQ. No node at all (a dump without nodes, or every node
+        gone in a step): the release retries its pods every 10 s for ever (ErrNoNodesAvailable
+        rejects by no plugin), so only those retries are left (docs/CHANGES.md, docs/INPUT_FORMS.md)."""
+        if not self.snapshot.node_infos:
+            return None
+        return self.queue.backoff.next_window_after()
+
+    def only_error_retries_until(self, wake: int) -> bool:
+        """Nothing but pods failing with errors for a while: the release would retry them forever."""
+        return bool(self._erroring) and wake - self._last_progress_ms >= ERROR_RETRY_HORIZON_MS
+
+    def flush_backoff_completed(self) -> None:
+        self.queue.flush_backoff_completed()
+
+    def still_retrying_errors(self) -> list[str]:
+        return [key for key in self._erroring if self.queue.queued_info(key) is not None]
+
+    # ------------------------------------------------------------------ ScheduleOne
+
+    def _schedule_one(self, info: QueuedPodInfo) -> Iterator[Event]:
+        """ScheduleOne: a pod being deleted is skipped; otherwise its scheduling cycle, then the
+        binding cycle's writes or the failure handler. The cycle's events come from the recorder."""
+        pod = info.pod
+        if pod.is_terminating:  # skipPodSchedule: a pod being deleted is not scheduled
+            self.queue.done(pod)
+            return
+        cycle = self._scheduling_cycle(info)
+        yield from record_cycle(cycle)
+        ending = cycle.outcome
+        assert ending is not None  # the recorder ran the cycle to its end
+        self._note_progress(pod, ending)
+        if isinstance(ending, Bound):
+            yield from self._binding_cycle(info, ending)
+        else:
+            yield from self._handle_scheduling_failure(info, ending)
+
+    def _scheduling_cycle(self, info: QueuedPodInfo) -> Cycle:
+        """The cycle of the popped pod: the queues as they stand, the nomination its queue copy carries."""
+        pod = info.pod
+        index = self.attempts
+        self.attempts += 1
+        queues = {name.value: keys for name, keys in self.queue.where().items()}
+        view = [pod.key, *queues[QueueName.ACTIVE.value]]
+        # The cycle assumes its own copy of the pod (AssumePod's DeepCopy): the queue's and the
+        # cluster's versions stay as they are until the binding comes back.
+        return Cycle(self.scheduler, index, copy.copy(pod), queue_view=view, nominated_node=pod.nominated_node_name,
+                     queues=queues, cycle_count=self.queue.active.scheduling_cycle)
+
+    def _note_progress(self, pod: Pod, ending: CycleEnding) -> None:
+        if isinstance(ending, (SchedulingError, BindingFailed)):
+            self._erroring[pod.key] = None
+            return
+        self._erroring.pop(pod.key, None)
+        self._last_progress_ms = self.clock.ms
+
+    def _binding_cycle(self, info: QueuedPodInfo, bound: Bound) -> Iterator[Event]:
+        """The binding cycle calls Done before PreBind; its writes come back later."""
+        pod = info.pod
+        self.queue.done(pod)
+        yield self.recorder.bound(pod.key, info.attempts)
+        self.go(lambda: None, lambda: self._binding_done(pod, bound.node_name))
+
+    def _binding_done(self, pod: Pod, node: str) -> Iterator[Event]:
+        """The informer events of a finished binding: PreBind's storage writes, then the pod bound;
+        then the other components act on it."""
+        yield from self.storage_changes()
+        self.cluster.bind(pod.key, node)
+        yield from self.flush()
+        yield from self.others_react()
+
+    def _handle_scheduling_failure(self, info: QueuedPodInfo,
+                                   ending: FitError | SchedulingError | BindingFailed) -> Iterator[Event]:
+        """handleSchedulingFailure (after handleBindingCycleError for a failed binding cycle): back
+        to the queue, the nomination, the status patch. A preemption that chose victims already
+        marked its pod as preempting and started its goroutine (the evaluator's
+        prepareCandidateAsync, before PostFilter returned); its API calls land after this handler."""
+        pod = info.pod  # the popped copy: the status patch is made against it
+        binding = ending if isinstance(ending, BindingFailed) else None
+        fit_error = ending if isinstance(ending, FitError) else None
+        forgotten = self._forgotten(pod, binding)
+        if forgotten is not None and binding is not None and not binding.rejected:
+            self.handlers.assumed_pod_forgotten(forgotten, skip_itself=False)
+        info.unschedulable_plugins = set(fit_error.unschedulable_plugins) if fit_error is not None else set()
+        nominating = fit_error.nominating if fit_error is not None else CLEAR_NOMINATED_NODE
+        cached = self.cluster.pod(pod.key)  # the pod lister's version goes back to the queue
+        if cached is not None and not cached.node_name:
+            if cached is not pod:
+                info.pod_info = PodInfo(cached)
+            self.queue.add_unschedulable_if_not_present(info)
+        else:
+            self.queue.done(pod)
+        self.queue.add_nominated_pod(info.pod, nominating)
+        if forgotten is not None and binding is not None and binding.rejected:  # deferred past the failure handler
+            self.handlers.assumed_pod_forgotten(forgotten, skip_itself=True)
+        written = nominating.nominated_node_name if nominating and nominating.mode == MODE_OVERRIDE else None
+        preemption = fit_error.preemption if fit_error is not None else None
+        victims = sorted(victim.key for victim in preemption.victims) if preemption is not None else []
+        yield self.recorder.failed(pod.key, info.attempts, written, victims, binding)
+        if forgotten is not None:  # told before the moves it caused
+            yield self.recorder.cluster(pod.key, ClusterChangeKind.BINDING_FAILED, node=forgotten.node_name)
+            yield from self.moves()
+        # A PreBind that failed after writing (VolumeBinding's claim annotation, a provisioned volume)
+        # leaves those writes: the API has no rollback, so their events still reach the queue.
+        yield from self.storage_changes()
+        yield from self.moves()
+        # The patch is sent now; its Update reaches the scheduler with the writes of goroutines
+        # started in this attempt (after them, as the reference runs saw it: a preemptor's own
+        # Update finds its victim already terminating).
+        condition = _failure_condition(ending)
+        self.go(lambda: None, lambda: self._patch_status(pod, written, condition))
+
+    def _patch_status(self, popped: Pod, written: Optional[str], condition: PodScheduledCondition) -> Iterator[Event]:
+        """updatePod: one status patch with the PodScheduled condition and, when the nomination
+        changes against the popped copy, the nomination; none when neither changes against that
+        copy. The write comes back to the scheduler as an Update of the pending pod."""
+        nominating = written is not None and written != popped.nominated_node_name
+        if not nominating and popped.scheduled_condition == condition:
+            return
+        fields = {"nominated_node_name": written} if nominating else {}
+        self.cluster.patch_pod_status(popped.key, ClusterChangeKind.POD_STATUS, condition.reason,
+                                      condition=condition, **fields)
+        yield from self.flush()
+
+    def _forgotten(self, pod: Pod, binding: Optional[BindingFailed]) -> Optional[Pod]:
+        """The assumed pod a failed binding cycle forgets (on the node it was binding to), after
+        the queue's Done that the binding cycle calls before PreBind; None when binding never began."""
+        if binding is None:
+            return None
+        self.queue.done(pod)
+        forgotten = snapshot_of(pod)
+        forgotten.node_name = binding.node
+        return forgotten
+
+    # ------------------------------------------------------------------ preemption carried out
+    # The API the preemption evaluator's goroutine writes through (framework.options.PreemptionAPI).
+
+    def go(self, begin: Callable[[], None], land: Callable[[], Iterator[Event]]) -> None:
+        self._async_work.append(AsyncWork(begin, land))
+
+    def lower_priority_nominated_pods(self, preemptor: Pod, node: str) -> list[Pod]:
+        """getLowerPriorityNominatedPods, as the queue answers it: a pod being scheduled right
+        now is not in any queue, so the nominator hands out an empty pod for it, and an empty pod
+        has no nomination to clear (clearNominatedNodeName skips it)."""
+        nominees = []
+        for nominee in self.queue.nominated_pods_for_node(node):
+            queued = self.queue.queued_info(nominee.key)
+            if nominee.priority < preemptor.priority and queued is not None and queued.pod.nominated_node_name:
+                nominees.append(nominee)
+        return nominees
+
+    def clear_nominated_node_name(self, pod: Pod) -> Iterator[Event]:
+        """clearNominatedNodeName: the pod's status patch."""
+        self.cluster.patch_pod_status(pod.key, ClusterChangeKind.POD_STATUS, nominated_node_name="")
+        yield from self.flush()
+
+    def preempt_pods(self, preemptor: Pod, victims: list[Pod]) -> Generator[Event, None, list[Pod]]:
+        """PreemptPod for every victim: each gets the DisruptionTarget condition and is deleted
+        gracefully (it stays, terminating, until the kubelet removes it); one already being
+        deleted, or gone, gets no call."""
+        # The victims of one preemption are deleted in namespace/name order (the order the
+        # stand-in kubelet then removes them in, ../shared/spec/TIMELINE.md).
+        deleted = []
+        for victim in sorted(victims, key=lambda pod: pod.key):
+            current = self.cluster.pod(victim.key)
+            if current is None or current.is_terminating:
+                continue  # another preemption's victim already: left to that one
+            deleted.append(current)
+            yield from self._delete_victim(current, preemptor)
+        return deleted
+
+    def preemption_done(self, preemptor: Pod, deleted: list[Pod]) -> Iterator[Event]:
+        """The goroutine is over: the other components act on its deletions (the victims'
+        controllers replace them)."""
+        yield from self.others_react()
+
+    def _delete_victim(self, victim: Pod, preemptor: Pod) -> Iterator[Event]:
+        """PreemptPod: the DisruptionTarget condition, then the delete. A victim with a zero
+        grace period and no finalizers is deleted by the API server at once (../shared/spec/TIMELINE.md);
+        any other stays, terminating, for the kubelet."""
+        by = f"preempted by {preemptor.key}"
+        self.cluster.patch_pod_status(victim.key, ClusterChangeKind.POD_STATUS, f"DisruptionTarget: {by}",
+                                      preempted_by_scheduler=True)
+        self.cluster.delete_pod(victim.key, ClusterChangeKind.POD_TERMINATING, by,
+                                gone=ClusterChangeKind.POD_REMOVED, gone_detail=f"{by}, grace period 0")
+        yield from self.flush()
+
+
+def _failure_condition(ending: FitError | SchedulingError | BindingFailed) -> PodScheduledCondition:
+    """The PodScheduled condition handleSchedulingFailure writes: Unschedulable when a plugin
+    rejected the pod (no nodes at all included), SchedulerError otherwise; the error's text."""
+    rejected = isinstance(ending, FitError) or (isinstance(ending, BindingFailed) and ending.rejected)
+    return PodScheduledCondition("False", "Unschedulable" if rejected else "SchedulerError", ending.message)
+
+
+def _hint_map(framework: Framework) -> QueueingHintMap:
+    """buildQueueingHintMap: every plugin at PreEnqueue, PreFilter, Filter, Reserve or Permit
+    registers its events (a plugin that declares none is moved by every event)."""
+    hints: QueueingHintMap = {}
+    for name, extensions in framework.profile.capabilities.enqueue_extensions:
+        registrations = extensions.events_to_register() if extensions is not None else _EVERY_EVENT
+        node_events = [r.event.action for r in registrations if r.event.resource is EventResource.NODE]
+        for registration in registrations:
+            hints.setdefault(registration.event, []).append(HintFunction(name, registration.hint))
+        # kubernetes#109437: a plugin moved by Node/Add but not by taint updates also gets those,
+        # always queueing (the preCheck could otherwise keep its pods stuck).
+        if any(a & ActionType.ADD for a in node_events) and not any(a & ActionType.UPDATE_NODE_TAINT for a in node_events):
+            hints.setdefault(NODE_TAINT_UPDATE, []).append(HintFunction(name, None))
+    return hints
+
+
+def _pre_enqueue(framework: Framework) -> list[PreEnqueuePlugin]:
+    return [PreEnqueuePlugin(plugin.name, plugin.pre_enqueue) for plugin in framework.profile.pre_enqueue]

@@ -1,0 +1,69 @@
+"""The kube-scheduler of a run (scheduler_core.run.kube_scheduler): its wiring, its informers, and
+that it writes only through the cluster and acts on nothing but what the cluster delivers."""
+
+from __future__ import annotations
+
+from scheduler_core import load_scenario
+from scheduler_core.cluster.store import KIND_POD
+from scheduler_core.encoding.events import ClusterChangeKind, ExtensionPoint
+from scheduler_core.model import names
+from scheduler_core.run.kube_scheduler import NODE_TAINT_UPDATE
+from scheduler_core.run.loop import ClusterRun
+from tests.scheduler_core.builders import node_text, pod_text, scenario_text
+
+TWO_NODES_ONE_POD = scenario_text(node_text("n1", cpu="2"), node_text("n2", cpu="2"), pod_text("p", cpu="1"))
+
+
+def test_plugins_moved_by_node_add_are_also_moved_by_node_taint_updates():
+    # buildQueueingHintMap's mitigation for kubernetes#109437, with the default (always Queue) hint.
+    scheduler = ClusterRun(load_scenario(TWO_NODES_ONE_POD)).kube_scheduler
+    hints = scheduler.queue.hint_maps["default-scheduler"][NODE_TAINT_UPDATE]
+    assert {"NodeAffinity", "NodeName", "VolumeBinding", "VolumeZone"} <= {h.plugin for h in hints}
+    assert all(h.fn is None for h in hints if h.plugin in ("NodeAffinity", "VolumeBinding"))
+    assert "TaintToleration" not in {h.plugin for h in hints}  # it registers taint updates itself
+
+
+def test_every_framework_is_built_with_the_runs_nominator_clock_batch_and_preemption_api():
+    """scheduler.New + NewSchedulingQueue: the queue and the frameworks share one nominator, handed
+    in when they are built; the frameworks read the run's clock, batch, and their preemption
+    evaluator writes through this scheduler and breaks ties in node order."""
+    run = ClusterRun(load_scenario(TWO_NODES_ONE_POD))
+    scheduler = run.kube_scheduler
+    framework = scheduler.scheduler.framework
+    assert framework.nominator is scheduler.queue.nominator is scheduler.scheduler.nominator
+    assert framework.batch is not None and framework.options.preemption_api is scheduler
+    assert framework.options.preemption_ties_in_node_order
+    run.clock.advance_to(1234)
+    assert framework.clock_ms() == 1234
+    assert framework.plugin(names.DEFAULT_PREEMPTION).evaluator.preempting == {}
+
+
+def test_a_pod_written_by_another_component_reaches_the_queue_through_the_informer_alone():
+    """Nobody calls the scheduler: a pod created through the cluster is queued by the informer's
+    Add, and the write is told once, before the queue moves it caused."""
+    run = ClusterRun(load_scenario(scenario_text(node_text("n1", cpu="2"))))
+    scheduler = run.kube_scheduler
+    assert not scheduler.has_work()
+    created = load_scenario(scenario_text(node_text("n1", cpu="2"), pod_text("late", cpu="1"))).pods[0]
+    run.cluster.create_pod(created, ClusterChangeKind.POD_CREATED, "by a test")
+    told = list(scheduler.flush())
+    assert scheduler.has_work()
+    writes = [e for e in told if e.extension_point is ExtensionPoint.CLUSTER]
+    assert [(e.pod, e.payload.kind) for e in writes] == [("default/late", ClusterChangeKind.POD_CREATED)]
+
+
+def test_a_binding_is_written_through_the_cluster_and_then_the_others_get_their_turn():
+    turns = []
+    run = ClusterRun(load_scenario(TWO_NODES_ONE_POD))
+    scheduler = run.kube_scheduler
+    seen = []
+    run.cluster.watch(KIND_POD, lambda event: seen.append((event.current.key, event.change)))
+    scheduler.others_react = lambda: iter(turns.append(len(seen)) or ())
+    scheduler.listed(run.cluster.pod("default/p"))
+    list(scheduler.schedule_next())
+    assert run.cluster.pod("default/p").node_name == ""  # the binding is a goroutine's: not landed yet
+    assert scheduler.has_goroutines()
+    list(scheduler.land_goroutines())
+    assert run.cluster.pod("default/p").node_name in ("n1", "n2")
+    assert seen == [("default/p", ClusterChangeKind.POD_BOUND)]
+    assert turns == [1]  # the others acted once the binding had been delivered
