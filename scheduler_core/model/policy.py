@@ -22,6 +22,9 @@ class PodDisruptionBudget:
     disrupted_pods: frozenset[str] = frozenset()  # status.disruptedPods: names already being evicted
     line: Optional[int] = None
     resource_version: int = field(default=0, compare=False)  # given by the run's cluster per write
+    # spec.minAvailable / maxUnavailable, read by the disruption controller of a run with steps
+    # (None where no controller runs: preemption and eviction read only the status).
+    spec: Optional[BudgetSpec] = None
 
     @property
     def key(self) -> str:

@@ -141,7 +141,6 @@ class StepDriver:
         cluster.watch(KIND_WORKLOAD, self.state.track_workload)
         cluster.watch(KIND_POD, self._heard)
         self.manifests = dict(changes.manifests)
-        self.budgets = dict(changes.budgets)
         self.drains: list[Drain] = []
         self.next_step = 0  # index into changes.steps of the step to start next
         self.record = StepRecord(0, "scenario", 0)
@@ -445,7 +444,7 @@ class StepDriver:
         for budget in cluster.budgets():
             if changed is not None and not _selects(budget, changed):
                 continue
-            updated = disruption.recompute(self.state, budget, self.budgets.get(budget.key))
+            updated = disruption.recompute(self.state, budget, budget.spec)
             if updated.disruptions_allowed != budget.disruptions_allowed:
                 cluster.put_budget(updated, f"disruptionsAllowed {budget.disruptions_allowed} → "
                                             f"{updated.disruptions_allowed}")
@@ -585,11 +584,10 @@ class StepDriver:
             self._rollouts.append(ref)
 
     def _put_budget(self, ref: ObjectRef, manifest: dict, line: Optional[int]) -> Iterator[Event]:
-        budget, budget_spec = manifests.decode_budget(manifest, line)
+        budget, _ = manifests.decode_budget(manifest, line)
         existing = self.loop.cluster.budget(budget.key)
         if existing is not None:  # the spec written; the status is the disruption controller's
             budget = replace(budget, disruptions_allowed=existing.disruptions_allowed)
-        self.budgets[budget.key] = budget_spec
         self.manifests[ref] = manifest
         self.loop.cluster.put_budget(budget, "written")
         yield from self.loop.drain_moves()

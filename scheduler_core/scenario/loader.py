@@ -12,7 +12,7 @@ their own kind, or the file's place in a dump layout, says.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Optional, Sequence, Union
 
 from scheduler_core.model import (
@@ -185,6 +185,8 @@ def _load(sources: Sequence[SourceText], limits: Limits, errors: list[ScenarioEr
     if changes is not None:  # the stand-in controllers read these kinds: no longer ignored
         for kind in changes_reader.CONTROLLED_KINDS:
             collected.ignored.pop(kind, None)
+        # The disruption controller computes a budget's status from its spec: the object carries it.
+        collected.pdbs = [replace(pdb, spec=changes.budgets.get(pdb.key)) for pdb in collected.pdbs]
     return Scenario(collected.nodes, collected.pods, collected.namespaces, collected.services,
                     collected.workloads, collected.config, collected.priority_classes,
                     _notices(collected, changes_make_work=changes is not None and bool(changes.steps or changes.workloads)),

@@ -9,6 +9,7 @@ came from (a template's, a patch's), so a problem still names a line.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Callable, Optional, TypeVar
 
 from scheduler_core.model import (
@@ -116,7 +117,8 @@ def decode_storage_class(manifest: Manifest, line: Optional[int] = None) -> Stor
 
 def decode_budget(manifest: Manifest, line: Optional[int] = None) -> tuple[PodDisruptionBudget, BudgetSpec]:
     def both(obj: Field, meta: Metadata) -> tuple[PodDisruptionBudget, BudgetSpec]:
-        return objects.decode_pod_disruption_budget(obj, meta), budget_spec(obj, meta)
+        spec = budget_spec(obj, meta)
+        return replace(objects.decode_pod_disruption_budget(obj, meta), spec=spec), spec
 
     return _decode("PodDisruptionBudget", manifest, line, both, True)
 

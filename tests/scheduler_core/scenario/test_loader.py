@@ -837,3 +837,25 @@ def _read(scenario) -> tuple:
             [n.message for n in scenario.notices], [(w.kind, w.name) for w in scenario.workloads],
             None if changes is None else (len(changes.steps), sorted(map(str, changes.manifests)),
                                           [(w.kind, w.name) for w in changes.workloads]))
+
+
+def test_a_budget_carries_its_spec_for_the_disruption_controller_only_in_a_run_with_steps():
+    budget = """apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: web, namespace: default}
+spec: {maxUnavailable: "25%", selector: {matchLabels: {app: web}}}
+status: {disruptionsAllowed: 1}
+"""
+    steps = """apiVersion: schedlab.io/v1alpha1
+kind: Changes
+steps:
+- name: maintenance
+  operations:
+  - cordon: {node: n1}
+"""
+    without = load_scenario(stream(NODE, budget))
+    assert [pdb.spec for pdb in without.pdbs] == [None]  # nothing computes its status: the dump's holds
+    loaded = load_scenario(stream(NODE, budget, steps))
+    (spec,) = [pdb.spec for pdb in loaded.pdbs]
+    assert (spec.max_unavailable, spec.min_available) == ("25%", None)
+    assert loaded.pdbs[0].disruptions_allowed == 1
