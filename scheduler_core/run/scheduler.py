@@ -327,17 +327,16 @@ class Cycle:
         slot_of = np.full(table.size, -1, dtype=np.int64)
         slot_of[positions] = np.arange(len(positions), dtype=np.int64)
         nodes = self._nominated_nodes()
-        slots = {node: int(slot_of[table.index[node]]) for node in nodes}
-        # The nodes among ``positions`` where nominated pods of equal or higher priority wait: only
-        # those can change; none (lower-priority nominees only), nothing to judge again.
-        adding = [(slot, nominated) for node, slot in slots.items()
-                  if slot >= 0 and (nominated := self.fw.nominated_pods_to_add(self.pod, node))]
-        if not adding:
-            return verdicts
+        slots = [int(slot_of[table.index[node]]) for node in nodes]
         reach = len(positions) if num_to_find is None else \
-            _reach(verdicts, len(positions), [slot for slot in slots.values() if slot >= 0], num_to_find)
-        found: list[tuple[int, list[PodInfo]]] = [(slot, [self.fw.nominated_pod_info(other) for other in nominated])
-                                                  for slot, nominated in adding if slot < reach]
+            _reach(verdicts, len(positions), [slot for slot in slots if slot >= 0], num_to_find)
+        found: list[tuple[int, list[PodInfo]]] = []
+        for node, slot in zip(nodes, slots):
+            if slot < 0 or slot >= reach:
+                continue
+            nominated = self.fw.nominated_pods_to_add(self.pod, node)
+            if nominated:
+                found.append((slot, [self.fw.nominated_pod_info(other) for other in nominated]))
         if not found:
             return verdicts
         found.sort(key=lambda entry: entry[0])  # in the order ``positions`` lists them
