@@ -35,6 +35,7 @@ from scheduler_core.answers.recorded import (
 )
 from scheduler_core.answers.report import MAX_NODES_LISTED, TimelineReport, render_comparison, render_notices, render_report
 from scheduler_core.scenario import Limits, ScenarioInvalid
+from scheduler_core.scenario.gcpause import collector_paused
 from scheduler_core.scenario.sources import load_paths
 from scheduler_core.run.scheduler import TIE_BREAK_FIRST, TIE_BREAK_RANDOM, simulate
 from scheduler_core.encoding.timeline import TimelineBuilder
@@ -222,11 +223,14 @@ def _drive(args: argparse.Namespace, scenario: Scenario, events: Iterable[Event]
             keep(event)
     if args.events and not args.json:
         return None
-    summary = builder.summary()
-    recorded = compare_recorded(scenario, replayed_from(summary))
-    if args.json:
-        print(json.dumps(with_recorded(summary, recorded), sort_keys=True))
-        return None
+    # The stream's end thawed the run's objects (util/gcfreeze): the summary's few hundred thousand
+    # new objects would make the collector walk all of them in full passes that free nothing.
+    with collector_paused():
+        summary = builder.summary()
+        recorded = compare_recorded(scenario, replayed_from(summary))
+        if args.json:
+            print(json.dumps(with_recorded(summary, recorded), sort_keys=True))
+            return None
     return recorded
 
 

@@ -16,6 +16,7 @@ visited in the order their first slice appears (the release collects them in a G
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
@@ -28,6 +29,7 @@ from scheduler_core.model import (
     ALLOCATION_RESULTS_MAX_SIZE,
     AllocationResult,
     AttributeValue,
+    ClaimSpec,
     Device,
     DeviceClass,
     DeviceResult,
@@ -244,15 +246,56 @@ def _evaluate(expression: str, driver: str, device: Device) -> tuple[Optional[bo
 # ---------------------------------------------------------------------- the allocator
 
 
+class AllocationMemo:
+    """What Allocate answered on each node, kept across cycles (one Allocator is built per PreFilter):
+    a node's pools while the node object and the slices are the ones they were gathered from, and
+    its last answer while what the answer is computed from is unchanged — the node, the pools, the
+    claims' specs, the device classes they name and which of the node's devices are in use. The
+    search reads nothing else (the selectors' verdicts are fixed per device), and its results name
+    requests and devices, never the claim. Errors are never kept: their text names the claim."""
+
+    def __init__(self) -> None:
+        self.pools: dict[str, _NodePools] = {}
+        self.answers: dict[str, _Answer] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class _NodePools:
+    node: Node
+    slices: list[ResourceSlice]  # the list they were gathered from (compared by identity and length)
+    slice_count: int
+    pools: list[Pool]
+    devices: frozenset[DeviceId]  # every device the search may look at on the node
+
+
+@dataclass(frozen=True, slots=True)
+class _Answer:
+    node_pools: _NodePools
+    specs: tuple[ClaimSpec, ...]
+    classes: tuple[Optional[DeviceClass], ...]
+    in_use: frozenset[DeviceId]
+    results: Optional[list[AllocationResult]]
+
+    def answers(self, node_pools: _NodePools, specs: tuple[ClaimSpec, ...],
+                classes: tuple[Optional[DeviceClass], ...], in_use: frozenset[DeviceId]) -> bool:
+        return (self.node_pools is node_pools and len(self.specs) == len(specs)
+                and all(kept is spec or kept == spec for kept, spec in zip(self.specs, specs))
+                and len(self.classes) == len(classes) and all(map(operator.is_, self.classes, classes))
+                and self.in_use == in_use)
+
+
 class Allocator:
-    """NewAllocator: built once per PreFilter from the devices in use, the classes and slices."""
+    """NewAllocator: built once per PreFilter from the devices in use, the classes and slices
+    (``memo``: answers kept from earlier cycles' allocators over the same slices)."""
 
     def __init__(self, allocated: set[DeviceId], classes: Callable[[str], Optional[DeviceClass]],
-                 slices: list[ResourceSlice], selector_cache: Optional[SelectorCache] = None) -> None:
+                 slices: list[ResourceSlice], selector_cache: Optional[SelectorCache] = None,
+                 memo: Optional[AllocationMemo] = None) -> None:
         self.allocated = allocated
         self.classes = classes
         self.slices = slices
         self.selector_cache = selector_cache
+        self.memo = memo
         # Slices by the node they name; the others (node selector, all nodes) may target any node.
         self._by_node: dict[str, list[tuple[int, ResourceSlice]]] = {}
         self._anywhere: list[tuple[int, ResourceSlice]] = []
@@ -271,6 +314,8 @@ class Allocator:
     def pools(self, node: Node) -> list[Pool]:
         """gather_pools for the node, once per node object for this allocator (its slices do not
         change while it lives: one cycle); Filter and the node's picture read the same pools."""
+        if self.memo is not None:
+            return self._node_pools(node).pools
         kept = self._pools.get(node.name)
         if kept is not None and kept[0] is node:
             return kept[1]
@@ -278,10 +323,44 @@ class Allocator:
         self._pools[node.name] = (node, pools)
         return pools
 
+    def _node_pools(self, node: Node) -> _NodePools:
+        """The node's pools from the memo, gathered again when the node or the slices changed."""
+        assert self.memo is not None
+        kept = self.memo.pools.get(node.name)
+        if kept is not None and kept.node is node and kept.slices is self.slices and kept.slice_count == len(self.slices):
+            return kept
+        pools = gather_pools(self.slices, node, self.candidates(node))
+        devices = frozenset((pool.driver, pool.name, device.name)
+                            for pool in pools for slice_ in pool.slices for device in slice_.devices)
+        kept = self.memo.pools[node.name] = _NodePools(node, self.slices, len(self.slices), pools, devices)
+        return kept
+
     def allocate(self, node: Node, claims: list[ResourceClaim]) -> Optional[list[AllocationResult]]:
         """Allocate: one result per claim, None when the claims do not fit on the node, or
         AllocationError."""
-        return _Run(self, node, claims).allocate()
+        if self.memo is None:
+            return _Run(self, node, claims).allocate()
+        node_pools = self._node_pools(node)
+        specs = tuple(claim.spec for claim in claims)
+        classes = tuple(self.classes(name) for name in _class_names(specs))
+        in_use = node_pools.devices & self.allocated
+        kept = self.memo.answers.get(node.name)
+        if kept is not None and kept.answers(node_pools, specs, classes, in_use):
+            return list(kept.results) if kept.results is not None else None
+        results = _Run(self, node, claims).allocate()
+        self.memo.answers[node.name] = _Answer(node_pools, specs, classes, frozenset(in_use), results)
+        return list(results) if results is not None else None
+
+
+def _class_names(specs: tuple[ClaimSpec, ...]) -> list[str]:
+    """The device classes the claims' requests name, in order (what the search looks up)."""
+    names: list[str] = []
+    for spec in specs:
+        for request in spec.requests:
+            if request.exactly is not None:
+                names.append(request.exactly.device_class_name)
+            names.extend(sub.device_class_name for sub in request.first_available)
+    return names
 
 
 class _Run:

@@ -23,41 +23,165 @@ V = TypeVar("V")
 
 class VersionedDict(dict[K, V]):
     """A dict that counts its writes (``version``): a cache of something computed from it is good
-    while the version is the one it was computed at. Claims are frozen, so a claim's change is a write."""
+    while the version is the one it was computed at. Claims are frozen, so a claim's change is a write.
+    It also notes the keys written since ``take_written`` was last called (None after a write of
+    many keys at once), so such a cache can follow the writes instead of starting again."""
 
-    version: int = 0
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.version = 0
+        self._written: Optional[set[K]] = set()
+
+    def _wrote(self, key: K) -> None:
+        self.version += 1
+        if self._written is not None:
+            self._written.add(key)
+
+    def _wrote_many(self) -> None:
+        self.version += 1
+        self._written = None
+
+    def take_written(self) -> Optional[set[K]]:
+        """The keys written since the last call (None: too many to tell), and start noting afresh."""
+        written, self._written = self._written, set()
+        return written
 
     def __setitem__(self, key: K, value: V) -> None:
-        self.version += 1
+        self._wrote(key)
         super().__setitem__(key, value)
 
     def __delitem__(self, key: K) -> None:
-        self.version += 1
+        self._wrote(key)
         super().__delitem__(key)
 
-    def pop(self, *args: Any) -> Any:
-        self.version += 1
-        return super().pop(*args)
+    def pop(self, key: K, *default: Any) -> Any:
+        self._wrote(key)
+        return super().pop(key, *default)
 
     def popitem(self) -> tuple[K, V]:
-        self.version += 1
+        self._wrote_many()
         return super().popitem()
 
     def clear(self) -> None:
-        self.version += 1
+        self._wrote_many()
         super().clear()
 
     def update(self, *args: Any, **kwargs: Any) -> None:
-        self.version += 1
+        self._wrote_many()
         super().update(*args, **kwargs)
 
     def setdefault(self, key: K, default: Any = None) -> Any:
-        self.version += 1
+        self._wrote(key)
         return super().setdefault(key, default)
 
     def __ior__(self, other: Any) -> "VersionedDict[K, V]":  # type: ignore[override,misc]
-        self.version += 1
+        self._wrote_many()
         return super().__ior__(other)
+
+
+def _devices_of(claim: ResourceClaim) -> tuple[DeviceId, ...]:
+    """The devices an allocated claim holds (admin access left out)."""
+    allocation = claim.allocation
+    if allocation is None:
+        return ()
+    return tuple((result.driver, result.pool, result.device) for result in allocation.results
+                 if not result.admin_access)
+
+
+class _Holding:
+    """One of the dicts claims are held in (the claims, or the allocations in flight) as the devices
+    in use read it: which of its keys hold each device, and the devices each key holds."""
+
+    def __init__(self, claims: VersionedDict[str, ResourceClaim], keyed_by_claim: bool) -> None:
+        self.claims = claims
+        self.keyed_by_claim = keyed_by_claim  # the dict's keys are the claims' namespace/name
+        self.keys_of: dict[DeviceId, list[str]] = {}
+        self.devices_of: dict[str, tuple[DeviceId, ...]] = {}
+
+    def owner(self, key: str, claim: ResourceClaim) -> str:
+        return key if self.keyed_by_claim else claim.key
+
+    def forget(self, key: str) -> tuple[DeviceId, ...]:
+        devices = self.devices_of.pop(key, ())
+        for device in devices:
+            keys = self.keys_of[device]
+            keys.remove(key)
+            if not keys:
+                del self.keys_of[device]
+        return devices
+
+    def note(self, key: str) -> tuple[DeviceId, ...]:
+        claim = self.claims.get(key)
+        devices = _devices_of(claim) if claim is not None else ()
+        if devices:
+            self.devices_of[key] = devices
+            for device in devices:
+                self.keys_of.setdefault(device, []).append(key)
+        return devices
+
+    def first_holder(self, device: DeviceId) -> Optional[str]:
+        """The first key holding the device in the dict's order."""
+        keys = self.keys_of.get(device)
+        if not keys:
+            return None
+        if len(keys) == 1:
+            return keys[0]
+        return next(key for key in self.claims if key in keys)  # a device held twice: rare
+
+
+class _DevicesInUse:
+    """ListAllAllocatedDevices with the claim holding each device, kept in step with the writes of
+    the claims' and the in-flight allocations' dicts: per device, the first claim holding it in
+    the claims' order, else the first allocation in flight in theirs. Rebuilt from both dicts when
+    a write of many keys at once leaves the changed keys unknown."""
+
+    def __init__(self, claims: VersionedDict[str, ResourceClaim], in_flight: VersionedDict[str, ResourceClaim]) -> None:
+        self.holdings = (_Holding(claims, keyed_by_claim=True), _Holding(in_flight, keyed_by_claim=False))
+        self.versions = (-1, -1)
+        self.holders: dict[DeviceId, ResourceClaim] = {}
+        self.owners: dict[DeviceId, str] = {}
+
+    def follows(self, claims: object, in_flight: object) -> bool:
+        return claims is self.holdings[0].claims and in_flight is self.holdings[1].claims
+
+    def up_to_date(self) -> tuple[dict[DeviceId, ResourceClaim], dict[DeviceId, str]]:
+        versions = (self.holdings[0].claims.version, self.holdings[1].claims.version)
+        if versions == self.versions:
+            return self.holders, self.owners
+        written = [holding.claims.take_written() for holding in self.holdings]
+        if self.versions == (-1, -1) or any(keys is None for keys in written):
+            self._rebuild()
+        else:
+            affected: set[DeviceId] = set()
+            for holding, keys in zip(self.holdings, written):
+                for key in keys or ():
+                    affected.update(holding.forget(key))
+                    affected.update(holding.note(key))
+            for device in affected:
+                self._elect(device)
+        self.versions = versions
+        return self.holders, self.owners
+
+    def _rebuild(self) -> None:
+        self.holders, self.owners = {}, {}
+        for holding in self.holdings:
+            holding.keys_of.clear()
+            holding.devices_of.clear()
+            for key in holding.claims:
+                for device in holding.note(key):
+                    if device not in self.holders:
+                        self._elect(device)
+
+    def _elect(self, device: DeviceId) -> None:
+        """The device's holder: the first claim holding it, else the first allocation in flight."""
+        for holding in self.holdings:
+            key = holding.first_holder(device)
+            if key is not None:
+                claim = holding.claims[key]
+                self.holders[device], self.owners[device] = claim, holding.owner(key, claim)
+                return
+        self.holders.pop(device, None)
+        self.owners.pop(device, None)
 
 
 class DraState:
@@ -70,7 +194,7 @@ class DraState:
         # claim uid -> the claim with its allocation
         self.in_flight: dict[str, ResourceClaim] = VersionedDict()
         self.selector_cache: SelectorCache = {}  # CEL verdicts per (expression, device)
-        self._holders: Optional[tuple[tuple[object, ...], dict[DeviceId, ResourceClaim], dict[DeviceId, str]]] = None
+        self._in_use: Optional[_DevicesInUse] = None
 
     # ------------------------------------------------------------------ listers
 
@@ -87,35 +211,15 @@ class DraState:
         """ClaimHasPendingAllocation."""
         return uid in self.in_flight
 
-    def _stamp(self) -> tuple[object, ...]:
-        """What device_holders depends on: the two dicts and their writes (a dict put in their
-        place, or one that is not a VersionedDict, never matches a kept answer)."""
+    def _holders_and_owners(self) -> tuple[dict[DeviceId, ResourceClaim], dict[DeviceId, str]]:
+        """Kept in step with the writes of the two dicts; computed afresh on every call when
+        either is not a VersionedDict (one put in their place)."""
         claims, in_flight = self.claims, self.in_flight
         if not isinstance(claims, VersionedDict) or not isinstance(in_flight, VersionedDict):
-            return (object(),)
-        return (id(claims), claims.version, id(in_flight), in_flight.version)
-
-    def _holders_and_owners(self) -> tuple[dict[DeviceId, ResourceClaim], dict[DeviceId, str]]:
-        stamp = self._stamp()
-        kept = self._holders
-        if kept is not None and kept[0] == stamp:
-            return kept[1], kept[2]
-        holders: dict[DeviceId, ResourceClaim] = {}
-        owners: dict[DeviceId, str] = {}
-        # the claims' dict is keyed by claim.key (a property that formats it on every read)
-        keyed = [*self.claims.items(), *((claim.key, claim) for claim in self.in_flight.values())]
-        for key, claim in keyed:
-            allocation = claim.allocation
-            if allocation is None:
-                continue
-            for result in allocation.results:
-                if not result.admin_access:
-                    device = (result.driver, result.pool, result.device)
-                    if device not in holders:
-                        holders[device] = claim
-                        owners[device] = key
-        self._holders = (stamp, holders, owners)
-        return holders, owners
+            return _DevicesInUse(VersionedDict(claims), VersionedDict(in_flight)).up_to_date()
+        if self._in_use is None or not self._in_use.follows(claims, in_flight):
+            self._in_use = _DevicesInUse(claims, in_flight)
+        return self._in_use.up_to_date()
 
     def device_holders(self) -> dict[DeviceId, ResourceClaim]:
         """ListAllAllocatedDevices, with the claim holding each device: every device of an

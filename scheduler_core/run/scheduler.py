@@ -299,7 +299,7 @@ class Cycle:
         walk cannot reach."""
         table = self.snapshot.table
         infos = table.node_infos
-        nominated_nodes = self.fw.nominator.nodes_with_nominated_pods()
+        nominated_nodes = self._nominated_nodes()
         if not nominated_nodes:
             return verdicts  # no node has a nominated pod: the first pass is the second
         checked = numeric_fit_applies(self.fw, self.state)
@@ -326,8 +326,8 @@ class Cycle:
         table = self.snapshot.table
         slot_of = np.full(table.size, -1, dtype=np.int64)
         slot_of[positions] = np.arange(len(positions), dtype=np.int64)
-        nodes = self.fw.nominator.nodes_with_nominated_pods()
-        slots = [-1 if table.index.get(node) is None else int(slot_of[table.index[node]]) for node in nodes]
+        nodes = self._nominated_nodes()
+        slots = [int(slot_of[table.index[node]]) for node in nodes]
         reach = len(positions) if num_to_find is None else \
             _reach(verdicts, len(positions), [slot for slot in slots if slot >= 0], num_to_find)
         found: list[tuple[int, list[PodInfo]]] = []
@@ -425,7 +425,14 @@ class Cycle:
         walked only as far as the walk goes (``_walked_verdicts``): on the vectorized path, with
         no nominated pods (their pass may move where the walk stops)."""
         return (self.fw.vectorized and any(not self.fw.judges_in_batch(p) for p in plugins)
-                and not self.fw.nominator.nodes_with_nominated_pods())
+                and not self._nominated_nodes())
+
+    def _nominated_nodes(self) -> set[str]:
+        """The nodes of the snapshot some pending pod is nominated to. The nominator also keeps
+        pods whose nomination was cleared (under "", as the release's does) and nominations to
+        nodes that are gone: the first filter pass has nothing to add on those."""
+        index = self.snapshot.table.index
+        return {node for node in self.fw.nominator.nodes_with_nominated_pods() if node in index}
 
     def _walked_verdicts(self, plugins: list, rotated: np.ndarray,
                          num_to_find: int) -> list[tuple[str, FilterVerdicts]]:

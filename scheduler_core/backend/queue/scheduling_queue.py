@@ -91,7 +91,7 @@ class SchedulingQueue:
         self._of_interest: dict[ClusterEvent, bool] = {}
         self.backoff = BackoffQueue(clock, initial_backoff_ms, max_backoff_ms, sort_key)
         self.active = ActiveQueue(sort_key, self.backoff)
-        self.unschedulable = UnschedulablePods()
+        self.unschedulable = UnschedulablePods(hint_maps)
         # The frameworks are built with the queue's nominator (the run makes it first and hands it to both).
         self.nominator = nominator if nominator is not None else Nominator(is_assigned)
         self.moves: list[QueueMove] = []  # drained by the run loop into the event stream
@@ -274,7 +274,12 @@ class SchedulingQueue:
         """MoveAllToActiveOrBackoffQueue: every unschedulable pod whose rejectors' hints agree."""
         if not self._is_event_of_interest(event):
             return
-        candidates = [info for info in self.unschedulable.pod_infos.values() if pre_check is None or pre_check(info.pod)]
+        registered = self._registered_for(event)
+        # Only the pods one of whose rejectors registered the event can move (``_move_pods`` skips
+        # the others without asking); a wildcard event concerns every pod.
+        waiting = self.unschedulable.concerned_by(frozenset().union(*registered.values())) if registered \
+            else list(self.unschedulable.pod_infos.values())
+        candidates = [info for info in waiting if pre_check is None or pre_check(info.pod)]
         self._move_pods(candidates, event, old, new)
 
     def _move_pods(self, infos: list[QueuedPodInfo], event: ClusterEvent, old: Any, new: Any) -> None:

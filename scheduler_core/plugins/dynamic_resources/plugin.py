@@ -19,6 +19,7 @@
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Mapping, Optional
 
@@ -28,6 +29,7 @@ from scheduler_core.model import names
 from scheduler_core.dra import claims as pod_claims
 from scheduler_core.dra.allocator import (
     AllocationError,
+    AllocationMemo,
     Allocator,
     DeviceId,
     Pool,
@@ -98,7 +100,6 @@ class _ClaimsState:
     allocations: dict[int, AllocationResult] = field(default_factory=dict)  # set by Reserve
     device_owners: dict[tuple[str, str, str], str] = field(default_factory=dict)
     picture: Optional[PreFilterPicture] = None
-    reserved_for: dict[str, tuple[object, tuple[str, ...]]] = field(default_factory=dict)  # node pictures' memo
 
     def clone(self) -> "_ClaimsState":
         return self  # the release's Clone returns the same pointer
@@ -110,11 +111,30 @@ class _ClaimsState:
 _STATE = StateKey[_ClaimsState]("DynamicResources")
 
 
+@dataclass(frozen=True, slots=True)
+class _Accepted:
+    """The devices of a node's pools a class and selectors accept (node pictures)."""
+
+    pools: list[Pool]
+    device_class: DeviceClass
+    ids: tuple[DeviceId, ...]
+    names: tuple[str, ...]  # driver/pool/device
+
+
 class DynamicResources:
     name: ClassVar[str] = names.DYNAMIC_RESOURCES
 
     def __init__(self, handle: Handle) -> None:
         self.handle = handle
+        # Allocate's answers per node, kept from one cycle's allocator to the next
+        self._allocation_memo = AllocationMemo()
+        # node pictures: each device's verdict with the holder (its key and claim object) it was made
+        # for; per node's pools, class and selectors the devices accepted and their verdicts
+        self._device_verdicts: dict[DeviceId, tuple[str, Optional[ResourceClaim], DeviceVerdict]] = {}
+        self._accepted_on_node: dict[tuple[str, str, tuple[str, ...]], _Accepted] = {}
+        self._node_verdicts: dict[tuple[str, str, tuple[str, ...]],
+                                  tuple[_Accepted, tuple[Optional[str], ...], tuple[Optional[ResourceClaim], ...],
+                                        tuple[DeviceVerdict, ...]]] = {}
         # node pictures: each slice's devices a class and selectors accept (``_accepted``)
         self._accepted_devices: dict[tuple[int, int, tuple[str, ...]],
                                      tuple[ResourceSlice, DeviceClass, tuple[tuple[DeviceId, str], ...]]] = {}
@@ -186,7 +206,7 @@ class DynamicResources:
         if to_allocate:
             data.device_owners = self.dra.device_owners()
             data.allocator = Allocator(set(data.device_owners), self.dra.device_class, self.dra.slices,
-                                       self.dra.selector_cache)
+                                       self.dra.selector_cache, self._allocation_memo)
         data.claims = list(found)
         data.picture = self._picture(data)
         return None, None
@@ -295,32 +315,67 @@ class DynamicResources:
             claim = data.claims[index]
             allocated = chosen[position].results if position < len(chosen) else ()
             for request in claim.spec.requests:
-                verdicts.append(self._request_verdict(data, claim, request, pools, allocated))
+                verdicts.append(self._request_verdict(data, claim, request, node_info.name, pools, allocated))
         return NodePicture(node_info.name, status.message if status is not None else None, tuple(verdicts))
 
-    def _request_verdict(self, data: _ClaimsState, claim: ResourceClaim, request: DeviceRequest,
+    def _request_verdict(self, data: _ClaimsState, claim: ResourceClaim, request: DeviceRequest, node: str,
                          pools: list[Pool], allocated: tuple[DeviceResult, ...]) -> RequestVerdict:
         """The node's devices the request's class and selectors accept (the first alternative of a
         firstAvailable request), free or held by which claim."""
         exact = request.exactly if request.exactly is not None else request.first_available[0]
         device_class = self.dra.device_class(exact.device_class_name)
-        matching = []
+        matching: tuple[DeviceVerdict, ...] = ()
         if device_class is not None:
-            owners, memo, claims = data.device_owners, data.reserved_for, self.dra.claims
-            for pool in pools:
-                for slice_ in pool.slices:
-                    for device_id, name in self._accepted(slice_, device_class, claim, exact.selectors):
-                        holder = owners.get(device_id, "")
-                        if not holder:
-                            matching.append(DeviceVerdict(name, True, "", ()))
-                            continue
-                        kept = memo.get(holder)  # _reserved_for's memo, read here first (millions of devices)
-                        pods = kept[1] if kept is not None and kept[0] is claims.get(holder) else \
-                            self._reserved_for(holder, memo)
-                        matching.append(DeviceVerdict(name, False, holder, pods))
+            matching = self._matching(data, node, pools, device_class, claim, exact.selectors)
         wanted = "all" if exact.allocation_mode == ALLOCATION_MODE_ALL else str(exact.count)
         chosen = tuple(r.device for r in allocated if r.request.split("/")[0] == request.name)
-        return RequestVerdict(claim.key, request.name, exact.device_class_name, wanted, tuple(matching), chosen)
+        return RequestVerdict(claim.key, request.name, exact.device_class_name, wanted, matching, chosen)
+
+    def _matching(self, data: _ClaimsState, node: str, pools: list[Pool], device_class: DeviceClass,
+                  claim: ResourceClaim, selectors: tuple[str, ...]) -> tuple[DeviceVerdict, ...]:
+        """The verdicts of the node's devices the class and selectors accept. Every attempt of a
+        pod with claims pictures every node it rejects, and a node's verdicts change only when the
+        claims holding its devices do: they are kept per node, class and selectors, with the
+        holders (their keys and claim objects) they were made for."""
+        key = (node, device_class.name, selectors)
+        accepted = self._node_accepted(key, pools, device_class, claim)
+        holders = tuple(map(data.device_owners.get, accepted.ids))
+        holding = tuple(map(self.dra.claims.get, holders))  # a free device's None finds nothing
+        kept = self._node_verdicts.get(key)
+        if (kept is not None and kept[0] is accepted and kept[1] == holders
+                and all(map(operator.is_, kept[2], holding))):
+            return kept[3]
+        verdicts = tuple(self._device_verdict(device_id, name, holder or "", claim_held)
+                         for device_id, name, holder, claim_held in zip(accepted.ids, accepted.names, holders, holding))
+        self._node_verdicts[key] = (accepted, holders, holding, verdicts)
+        return verdicts
+
+    def _device_verdict(self, device_id: DeviceId, name: str, holder: str,
+                        holding: Optional[ResourceClaim]) -> DeviceVerdict:
+        """A device's verdict: free, or its holder and the pods that claim is reserved for (kept
+        per device while the holder is the same claim object)."""
+        kept = self._device_verdicts.get(device_id)
+        if kept is not None and kept[0] == holder and kept[1] is holding:
+            return kept[2]
+        pods = tuple(f"{holding.namespace}/{ref.name}" for ref in holding.reserved_for) if holding is not None else ()
+        verdict = DeviceVerdict(name, not holder, holder, pods)
+        self._device_verdicts[device_id] = (holder, holding, verdict)
+        return verdict
+
+    def _node_accepted(self, key: tuple[str, str, tuple[str, ...]], pools: list[Pool], device_class: DeviceClass,
+                       claim: ResourceClaim) -> "_Accepted":
+        """The devices of the node's pools the class and selectors (``key``: node, class,
+        selectors) accept, in pool and slice order; kept while the pools are the same list (the
+        allocator keeps a node's pools while the node and the slices are unchanged)."""
+        selectors = key[2]
+        kept = self._accepted_on_node.get(key)
+        if kept is not None and kept.pools is pools and kept.device_class is device_class:
+            return kept
+        found = [accepted for pool in pools for slice_ in pool.slices
+                 for accepted in self._accepted(slice_, device_class, claim, selectors)]
+        kept = self._accepted_on_node[key] = _Accepted(pools, device_class, tuple(device_id for device_id, _ in found),
+                                                       tuple(name for _, name in found))
+        return kept
 
     def _accepted(self, slice_: ResourceSlice, device_class: DeviceClass, claim: ResourceClaim,
                   selectors: tuple[str, ...]) -> tuple[tuple[DeviceId, str], ...]:
@@ -341,21 +396,12 @@ class DynamicResources:
         self._accepted_devices[key] = (slice_, device_class, answer)
         return answer
 
-    def _reserved_for(self, claim_key: str,
-                      known: Optional[dict[str, tuple[object, tuple[str, ...]]]] = None) -> tuple[str, ...]:
-        """The pods the claim is reserved for; ``known`` keeps the answer per claim object (a claim
-        written since is a new object, and answered afresh)."""
+    def _reserved_for(self, claim_key: str) -> tuple[str, ...]:
+        """The pods the claim is reserved for."""
         claim = self.dra.claims.get(claim_key) if claim_key else None
         if claim is None:
             return ()
-        if known is not None:
-            kept = known.get(claim_key)
-            if kept is not None and kept[0] is claim:
-                return kept[1]
-        answer = tuple(f"{claim.namespace}/{ref.name}" for ref in claim.reserved_for)
-        if known is not None:
-            known[claim_key] = (claim, answer)
-        return answer
+        return tuple(f"{claim.namespace}/{ref.name}" for ref in claim.reserved_for)
 
     # ------------------------------------------------------------------ PostFilter
 

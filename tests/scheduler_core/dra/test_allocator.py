@@ -191,3 +191,36 @@ def test_the_allocators_candidate_slices_give_every_node_the_pools_all_slices_gi
             assert gather_pools(slices, node, allocator.candidates(node)) == gather_pools(slices, node)
             compared += 1
     assert compared > 20
+
+
+def test_a_memo_answers_as_a_fresh_allocator_while_the_devices_in_use_change():
+    """AllocationMemo: an answer kept from an earlier cycle's allocator is given only while the
+    node, its pools, the claims' specs, the classes and the node's devices in use are those it
+    was computed from; each answer is checked against a fresh allocator (no memo)."""
+    from scheduler_core.dra.allocator import AllocationMemo
+    memo = AllocationMemo()
+    slices = [make_gpu_slice("n1", 3), make_gpu_slice("n2", 2)]
+    other = make_node("n2")
+    claims = [make_resource_claim("c", exact(count=2))]
+    in_use_by_cycle = [set(), {("gpu.example.com", "n2", "gpu-0")}, {("gpu.example.com", "n1", "gpu-0")},
+                       {("gpu.example.com", "n1", "gpu-0"), ("gpu.example.com", "n1", "gpu-1")}, set()]
+    for allocated in in_use_by_cycle:
+        kept = Allocator(set(allocated), CLASSES.get, slices, memo=memo)
+        fresh = Allocator(set(allocated), CLASSES.get, slices)
+        for node in (NODE, other):
+            assert kept.allocate(node, claims) == fresh.allocate(node, claims)
+    bigger = [make_resource_claim("d", exact(count=3))]  # another spec: answered afresh
+    assert devices(Allocator(set(), CLASSES.get, slices, memo=memo).allocate(NODE, bigger)) == [["gpu-0", "gpu-1", "gpu-2"]]
+    renamed = {"gpu": replace(CLASSES["gpu"], selectors=('device.attributes["gpu.example.com"].index > 0',))}
+    assert devices(Allocator(set(), renamed.get, slices, memo=memo).allocate(NODE, claims)) == [["gpu-1", "gpu-2"]]
+
+
+def test_a_memo_keeps_no_error():
+    """An error names its claim: it is raised again for every claim, never answered from the memo."""
+    from scheduler_core.dra.allocator import AllocationMemo
+    memo = AllocationMemo()
+    claims = [make_resource_claim("c", exact(device_class="missing"))]
+    for _ in range(2):
+        with pytest.raises(AllocationError, match="missing"):
+            Allocator(set(), CLASSES.get, [make_gpu_slice("n1", 1)], memo=memo).allocate(NODE, claims)
+    assert not memo.answers

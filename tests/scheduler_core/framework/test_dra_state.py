@@ -55,3 +55,22 @@ def test_the_devices_in_use_follow_every_write_of_a_claim_or_an_allocation_in_fl
     assert state.device_owners() == {("gpu.example.com", "n3", "gpu-6"): "default/g"}
     state.claims["default/h"] = make_resource_claim("h", on=("gpu-7",), node="n3")
     assert len(state.device_owners()) == 2
+
+
+def test_a_device_held_twice_goes_to_the_first_claim_in_order_as_writes_come_and_go():
+    """The devices in use follow each write without a rebuild; a device two claims hold is the
+    first one's in the claims' order (then the first in flight), as a fresh walk finds it."""
+    state = DraState(DraObjects(claims=[make_resource_claim("a", on=("gpu-0",), node="n1"),
+                                        make_resource_claim("b", on=("gpu-0", "gpu-1"), node="n1")]))
+    assert state.device_owners()[("gpu.example.com", "n1", "gpu-0")] == "default/a"
+    writes = [
+        lambda: state.claims.pop("default/a"),  # b takes gpu-0
+        lambda: state.claims.__setitem__("default/a", make_resource_claim("a", on=("gpu-0",), node="n1")),  # after b now
+        lambda: state.in_flight.__setitem__("uid-c", make_resource_claim("c", on=("gpu-1", "gpu-2"), node="n1")),
+        lambda: state.claims.__setitem__("default/b", make_resource_claim("b")),  # b deallocated: a, then c
+        lambda: state.in_flight.pop("uid-c"),
+    ]
+    for write in writes:
+        write()
+        assert state.device_owners() == _fresh(state)
+        assert {device: claim.key for device, claim in state.device_holders().items()} == _fresh(state)

@@ -68,3 +68,32 @@ def test_a_taken_device_names_the_pods_its_claim_is_reserved_for():
     assert request.sentence("n1") == ("request `gpu`: 1 device(s) of class `gpu` — n1 has 0 free: "
                                       "gpu-0 allocated to default/train-1 (claim held)")
     assert request.to_json()["devices"][0]["pods"] == ["default/train-1"]
+
+
+def test_pictures_kept_from_cycle_to_cycle_follow_the_holders_of_the_devices():
+    """A node's device verdicts are kept across cycles while its devices' holders are the same
+    claims: every cycle's pictures equal those of a plugin that never pictured before, as claims
+    take, give up and change their reservations of the node's devices."""
+    holder = claiming_pod("train-1", "held", node="n1")
+    snapshot = dra_snapshot([make_node("n1"), make_node("n2")], [holder], classes=[make_device_class("gpu")],
+                            slices=[make_gpu_slice("n1", 2), make_gpu_slice("n2", 2)],
+                            claims=[make_resource_claim("held", on=("gpu-0",), node="n1"),
+                                    make_resource_claim("c", exact(count=2))])
+    plugin = dynamic_resources.new(None, FakeHandle(snapshot))
+    claims = snapshot.dra.claims
+    writes = [
+        lambda: None,
+        lambda: claims.__setitem__("default/held", make_resource_claim("held", on=("gpu-0",), node="n1",
+                                                                       reserved_for=(holder,))),
+        lambda: claims.__setitem__("default/more", make_resource_claim("more", on=("gpu-1",), node="n1")),
+        lambda: claims.__setitem__("default/held", make_resource_claim("held", on=("gpu-1",), node="n2")),
+        lambda: claims.pop("default/more"),
+    ]
+    for write in writes:
+        write()
+        pictures = []
+        for candidate in (plugin, dynamic_resources.new(None, FakeHandle(snapshot))):
+            state, pod = CycleState(), claiming_pod("p", "c")
+            candidate.pre_filter(state, pod, [])
+            pictures.append([candidate.node_picture(state, pod, snapshot.get(n)).to_json() for n in ("n1", "n2")])
+        assert pictures[0] == pictures[1]
