@@ -24,12 +24,13 @@ from scheduler_core.run.kube_scheduler import KubeScheduler
 from scheduler_core.run.recorder import RunRecorder
 from scheduler_core.run.scheduler import TIE_BREAK_FIRST, fresh_copy
 from scheduler_core.run.standins import StandIns
+from scheduler_core.run.steps import recorded_creation_times
 from scheduler_core.scenario.gcpause import collector_paused
 from scheduler_core.util.gcfreeze import frozen_after_first
 
 RELEASE = "v1.35.4"
-# Where the logical clock starts, for the timestamps the run writes (deletionTimestamp).
-EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
+# Where the logical clock starts when the scenario records no time of its own (run_epoch).
+DEFAULT_EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
 
 class ClusterRun:
@@ -40,12 +41,13 @@ class ClusterRun:
     def __init__(self, scenario: Scenario, *, tie_break: str = TIE_BREAK_FIRST, seed: Optional[int] = None,
                  vectorized: bool = True, audit_writes: bool = False, hand_over_only: bool = False) -> None:
         self.scenario = fresh_copy(scenario)
-        _start_running_pods(self.scenario)
+        self.epoch = run_epoch(self.scenario)
+        _start_running_pods(self.scenario, self.epoch)
         _take_dumped_conditions(self.scenario)
         self.clock = LogicalClock()
         versions = itertools.count(1)  # the run's resourceVersions, every kind of object alike
         changes = self.scenario.changes
-        self.cluster = Cluster(self.scenario.pods, self.scenario.nodes, EPOCH, lambda: self.clock.ms,
+        self.cluster = Cluster(self.scenario.pods, self.scenario.nodes, self.epoch, lambda: self.clock.ms,
                                lambda: next(versions), audit_writes,
                                workloads=changes.workloads if changes is not None else (),
                                budgets=self.scenario.pdbs)
@@ -56,7 +58,7 @@ class ClusterRun:
                                             hand_over_only=hand_over_only, others_react=self._others_react)
         scheduler = self.kube_scheduler
         self.stand_ins = StandIns(self.scenario, self.cluster, self.clock, self.recorder, scheduler.object_writes,
-                                  scheduler.snapshot, EPOCH, deliver=scheduler.flush,
+                                  scheduler.snapshot, self.epoch, deliver=scheduler.flush,
                                   deliver_storage=scheduler.storage_changes)
         # The claims of running pods existed before the run: in the informers' first list, no events.
         scheduler.snapshot.cluster_changes.clear()
@@ -135,12 +137,31 @@ def _take_dumped_conditions(scenario: Scenario) -> None:
                                                             pod.recorded.message)
 
 
-def _start_running_pods(scenario: Scenario) -> None:
-    """Running pods without status.startTime started before the run, in the order they were
-    created (document order); their kubelet wrote the time (experiment)."""
+def run_epoch(scenario: Scenario) -> datetime:
+    """When the run starts: after the latest time the scenario records (a pod's status.startTime,
+    or in a run with steps its metadata.creationTimestamp) and the seconds its pods without one
+    take before the run, DEFAULT_EPOCH when it records none later. A dump is taken after everything in it happened, and the references
+    ran their scenarios on the day they were made: a running pod whose start the scenario leaves
+    out started when the run began, after every start it gives (preemption's last tie-break,
+    the latest start time of a node's victims, compares them), and the pods the controllers
+    make are newer than every pod of the scenario (the ReplicaSet's ranking compares them)."""
+    recorded = [pod.start_time for pod in scenario.pods if pod.start_time is not None]
+    if scenario.changes is not None:
+        recorded.extend(recorded_creation_times(scenario.changes, scenario.pods).values())
+    if not recorded:
+        return DEFAULT_EPOCH
+    # The pods started (or created) without a recorded time take the seconds just before the
+    # run, one each: the run begins after them all.
+    unrecorded = len(scenario.pods) + 1
+    return max(DEFAULT_EPOCH, max(recorded).replace(microsecond=0) + timedelta(seconds=unrecorded))
+
+
+def _start_running_pods(scenario: Scenario, epoch: datetime) -> None:
+    """Running pods without status.startTime started as the run began, in the order they were
+    created (document order): their kubelet wrote the time."""
     running = [pod for pod in scenario.pods if pod.node_name and pod.start_time is None and not pod.is_finished]
     for offset, pod in enumerate(reversed(running), start=1):
-        pod.start_time = EPOCH - timedelta(seconds=offset)
+        pod.start_time = epoch - timedelta(seconds=offset)
 
 
 def run_to_the_end(scenario: Scenario, *, tie_break: str = TIE_BREAK_FIRST, seed: Optional[int] = None,

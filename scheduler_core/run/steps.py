@@ -700,15 +700,22 @@ def _selects(budget: PodDisruptionBudget, pod: Pod) -> bool:
         and compile_selector(budget.selector).matches(pod.labels)
 
 
-def _creation_times(changes: Changes, pods: list[Pod], epoch: datetime) -> dict[str, datetime]:
-    """metadata.creationTimestamp of the scenario's pods; without one, a pod is older than the
-    pods after it in the file (one second apart, before the run)."""
+def recorded_creation_times(changes: Changes, pods: list[Pod]) -> dict[str, datetime]:
+    """metadata.creationTimestamp of the scenario's pods that give one."""
     times: dict[str, datetime] = {}
     for pod in pods:
         manifest = changes.manifests.get(ObjectRef("Pod", pod.namespace, pod.name)) or {}
         parsed = _parse_time((manifest.get("metadata") or {}).get("creationTimestamp"))
-        times[pod.key] = parsed or (epoch - timedelta(seconds=len(pods) - pod.doc_index))
+        if parsed is not None:
+            times[pod.key] = parsed
     return times
+
+
+def _creation_times(changes: Changes, pods: list[Pod], epoch: datetime) -> dict[str, datetime]:
+    """metadata.creationTimestamp of the scenario's pods; without one, a pod is older than the
+    pods after it in the file (one second apart, just before the run)."""
+    recorded = recorded_creation_times(changes, pods)
+    return {pod.key: recorded.get(pod.key) or (epoch - timedelta(seconds=len(pods) - pod.doc_index)) for pod in pods}
 
 
 

@@ -8,7 +8,14 @@ from scheduler_core import load_scenario
 from scheduler_core.encoding.events import ClusterChanged, ClusterChangeKind, ExtensionPoint
 from scheduler_core.run.loop import run_to_the_end
 from scheduler_core.encoding.timeline import timeline_summary
-from tests.scheduler_core.builders import fill_one_node_each, gpu_devices_text, no_default_spreading, scenario_text
+from tests.scheduler_core.builders import (
+    fill_one_node_each,
+    gpu_devices_text,
+    no_default_spreading,
+    node_text,
+    pod_text,
+    scenario_text,
+)
 
 # A WaitForFirstConsumer claim on a node without a kubernetes.io/hostname label: the stand-in
 # provisions a volume pinned to that label, so VolumeBinding's PreBind writes, then fails.
@@ -308,3 +315,36 @@ def test_the_set_up_runs_with_the_collector_paused_and_it_resumes(monkeypatch):
     events = run_to_the_end(load_scenario(fill_one_node_each(1)))
     assert seen == [False] and gc.isenabled()
     assert list(events)
+
+
+# ---------------------------------------------------------------------------- the run's clock
+
+
+def _two_equal_victims(start_a: str) -> str:
+    """Two full nodes whose one victim each ties on every preemption criterion but its start time:
+    ``a``'s victim with ``start_a`` as status.startTime (none when empty), ``b``'s without one."""
+    started = f"status: {{startTime: '{start_a}'}}\n" if start_a else ""
+    return scenario_text(
+        node_text("a", cpu="2"), node_text("b", cpu="2"),
+        pod_text("low-a", cpu="2", node_name="a", spec="  priority: 10\n") + started,
+        pod_text("low-b", cpu="2", node_name="b", spec="  priority: 10\n"),
+        pod_text("urgent", cpu="2", spec="  priority: 100\n"))
+
+
+def _victims(text: str) -> list[str]:
+    summary = timeline_summary(run_to_the_end(load_scenario(text)))
+    return [victim for attempt in summary["attempts"] for victim in attempt.get("victims", [])]
+
+
+@pytest.mark.parametrize("start_a, victim", [
+    pytest.param("", "default/low-b", id="without start times the pods started in document order: the later one goes"),
+    pytest.param("2026-06-01T00:00:00Z", "default/low-b",
+                 id="a pod without a start time started as the run began, after every start the scenario gives"),
+    pytest.param("2020-01-01T00:00:00Z", "default/low-b", id="an old start time keeps its node's victim older"),
+])
+def test_preemption_picks_the_node_whose_victims_started_last(start_a, victim):
+    """pickOneNodeForPreemption's last criterion is the latest start among a node's victims; a run
+    starts the second after the latest time its scenario records (run_epoch), as the references
+    ran after every time their scenarios wrote (a fixed 2026-01-01 start took low-a for the second
+    case: the harness against the release found it)."""
+    assert _victims(_two_equal_victims(start_a)) == [victim]
