@@ -182,6 +182,8 @@ def decode_priority_class(obj: Field, meta: Metadata) -> PriorityClass:
     if meta.name.startswith(SYSTEM_PREFIX) and not system:
         obj.error_at("metadata.name", f'invalid value "{meta.name[:80]}": priority class names with '
                                       f'"{SYSTEM_PREFIX}" prefix are reserved for system use only')
+    elif value_field is None:
+        pass  # the missing value is reported once, above: no range to check
     elif system and value != SYSTEM_PRIORITY_CLASSES[meta.name].value:
         value_field.error(f"Invalid value: {value}: the value of {meta.name} is "
                           f"{SYSTEM_PRIORITY_CLASSES[meta.name].value}")
