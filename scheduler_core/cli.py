@@ -17,7 +17,7 @@ import dataclasses
 import json
 import sys
 from pathlib import Path
-from typing import Callable, Iterable, Optional, Sequence, Union
+from typing import Any, Callable, Iterable, Optional, Sequence, Union
 
 from scheduler_core.scenario import live_cluster as snapshot
 from scheduler_core.run.loop import run_to_the_end
@@ -209,7 +209,7 @@ def _exit_code(scenario: Scenario) -> int:
 
 
 def _drive(args: argparse.Namespace, scenario: Scenario, events: Iterable[Event],
-           builder: Union[TraceBuilder, TimelineBuilder], replayed_from: Callable[[dict], dict[str, Replayed]],
+           builder: Union[TraceBuilder, TimelineBuilder], replayed_from: Callable[[dict[str, Any]], dict[str, Replayed]],
            keep: Callable[[Event], None]) -> Optional[RecordedComparison]:
     """What trace and timeline do with their event stream: every event goes to the builder and is
     printed as a JSON line (--events) or handed to ``keep`` for the text report; --json then prints

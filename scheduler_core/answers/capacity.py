@@ -16,7 +16,7 @@ import copy
 import dataclasses
 import gc
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Optional, Sequence, Union
+from typing import Any, Callable, Iterable, Optional, Sequence, Union
 
 import yaml
 
@@ -35,6 +35,7 @@ from scheduler_core.model import (
     Changes,
     CreateOp,
     DrainOp,
+    Manifest,
     ObjectRef,
     Operation,
     OperationSpec,
@@ -108,7 +109,7 @@ def _verb(spec: OperationSpec) -> str:
     raise TypeError(f"a capacity trial does not write {type(spec).__name__}")
 
 
-def _written(spec: OperationSpec) -> dict:
+def _written(spec: OperationSpec) -> dict[str, Any]:
     if isinstance(spec, ScaleOp):
         target = spec.target
         return {"kind": target.kind, "namespace": target.namespace, "name": target.name, "replicas": spec.replicas}
@@ -117,7 +118,8 @@ def _written(spec: OperationSpec) -> dict:
     if isinstance(spec, AddNodesOp):
         return {"like": spec.like, "count": spec.count, "prefix": spec.prefix}
     assert isinstance(spec, CreateOp)
-    return manifests.plain(spec.manifest)
+    written: Manifest = manifests.plain(spec.manifest)
+    return written
 
 
 @dataclass(frozen=True)
@@ -322,7 +324,7 @@ class Trial:
         """Written only when asked for (a trial of thousands of copies is a long document)."""
         return self.base.trial_text(self.changes)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"label": self.label, "changesText": self.changes.to_yaml(), "scenarioText": self.scenario_text,
                 "steps": [{"step": s.step, "name": s.name, "created": s.created, "evicted": s.evicted,
                            "blocked": [{"pod": b.pod, "budget": b.budget} for b in s.blocked], "pending": s.pending}
@@ -351,7 +353,7 @@ def _land(outcome: TrialOutcome, pods: Sequence[str]) -> dict[str, int]:
     for pod in pods:
         node = outcome.final.get(pod)
         if node not in (None, DELETED):
-            counts[node] = counts.get(node, 0) + 1  # type: ignore[index]
+            counts[node] = counts.get(node, 0) + 1
     return dict(sorted(counts.items()))
 
 
@@ -390,7 +392,7 @@ class FitAnswer:
         explanation = self.deciding.outcome.explanation
         return explanation if explanation.pod == self.stopped_by[0] else None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"target": self.target, "fits": self.fits, "checkedNext": self.checked_next, "bound": self.bound,
                 "placements": self.placements, "stoppedBy": self.stopped_by, "message": self.message,
                 "trials": self.trials, "tried": {str(n): ok for n, ok in sorted(self.tried.items())},
@@ -510,7 +512,7 @@ class PodCopies:
 
     namespace: str
     name: str
-    template: dict
+    template: Manifest
 
     @property
     def target(self) -> str:
@@ -519,7 +521,7 @@ class PodCopies:
     def ref(self, k: int) -> ObjectRef:
         return ObjectRef("Pod", self.namespace, f"{self.name}-copy-{k}")
 
-    def manifest(self, k: int) -> dict:
+    def manifest(self, k: int) -> Manifest:
         return _named(self.template, f"{self.name}-copy-{k}")
 
 
@@ -533,7 +535,7 @@ def pod_copies(scenario: Scenario, pod: str) -> PodCopies:
     return PodCopies(namespace or "default", name, _pod_template(manifests.plain(manifest)))
 
 
-def _pod_template(manifest: dict) -> dict:
+def _pod_template(manifest: Manifest) -> Manifest:
     """A pod as a template for copies: no node, no status, no identity of its own."""
     metadata = {k: v for k, v in (manifest.get("metadata") or {}).items()
                 if k in ("namespace", "labels", "annotations")}
@@ -541,7 +543,7 @@ def _pod_template(manifest: dict) -> dict:
     return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}
 
 
-def _named(template: dict, name: str) -> dict:
+def _named(template: Manifest, name: str) -> Manifest:
     return {**template, "metadata": {**template["metadata"], "name": name}}
 
 
@@ -584,7 +586,7 @@ class TemplateAnswer:
     most: int = 0  # the most nodes tried; below one per pending pod (--max), "unplaceable" means "not by that many"
     exhaustive: bool = True  # one node per pending pod was tried
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"like": self.like, "needed": self.needed, "most": self.most, "exhaustive": self.exhaustive, "podsPerNode": self.pods_per_node,
                 "unplaceable": [{"pod": u.pod, "reason": u.reason} for u in self.unplaceable],
                 "tried": {str(n): left for n, left in sorted(self.tried.items())},
@@ -607,7 +609,7 @@ class NodesAnswer:
     templates: list[TemplateAnswer]
     trials: int
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"pending": self.pending, "templates": [t.to_json() for t in self.templates], "trials": self.trials}
 
     def lines(self) -> list[str]:
@@ -721,7 +723,7 @@ class DrainVerdict:
     reasons: list[str]  # why it must stay (a budget blocking, a pod left pending, a pod with no controller)
     known_by: str = "trial"  # its drain trial, or why the trial's verdict is known without it (capacity_drains)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"node": self.node, "removable": self.removable, "reasons": self.reasons, "knownBy": self.known_by}
 
 
@@ -734,7 +736,7 @@ class RemovableAnswer:
     together_trial: Optional[Trial]
     deciding: dict[str, Trial]  # node -> its own drain trial
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"order": self.order, "verdicts": [v.to_json() for v in self.verdicts], "together": self.together,
                 "trials": self.trials, "togetherTrial": self.together_trial.to_json() if self.together_trial else None,
                 "drainTrials": {node: trial.to_json() for node, trial in self.deciding.items()}}
@@ -860,7 +862,7 @@ class ResourceFragmentation:
     smallest_request: int  # the smallest non-zero request of it among the pods placed
     stranded: list[Stranded]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"resource": self.resource, "freeTotal": self.free_total, "largestFit": self.largest_fit,
                 "largestNode": self.largest_node, "smallestRequest": self.smallest_request,
                 "stranded": [{"node": s.node, "free": s.free, "blockedBy": s.blocked_by} for s in self.stranded],
@@ -872,7 +874,7 @@ class FragmentationAnswer:
     resources: list[ResourceFragmentation]
     trials: int
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"resources": [r.to_json() for r in self.resources], "trials": self.trials}
 
     def lines(self) -> list[str]:

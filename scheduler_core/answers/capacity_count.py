@@ -31,11 +31,13 @@ from scheduler_core.model import names
 from scheduler_core.framework.batch import PASS, FilterVerdicts
 from scheduler_core.framework.diagnosis import fit_error_message
 from scheduler_core.framework.interfaces import NodeToStatus
+from scheduler_core.framework.node_info import NodeInfo
+from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.runtime import filter_failure_status
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.model import PODS, Pod
 from scheduler_core.plugins.node_ports import REASON_PORTS
-from scheduler_core.plugins.node_resources.fit import checked_shortfall_verdicts
+from scheduler_core.plugins.node_resources.fit import Fit, checked_shortfall_verdicts
 from scheduler_core.plugins.node_resources.numeric import NODE_ONLY_FILTERS
 from scheduler_core.run.outcomes import FilterPass
 from scheduler_core.run.scheduler import Cycle, Scheduler
@@ -108,7 +110,7 @@ def judge_first_copy(scheduler: Scheduler, pod: Pod, index: int = 0) -> Union[Fi
         return CountRefused("PreFilter narrows the nodes to look at: the pass shows the message for the rest")
     plugins = cycle.fw.active_filter_plugins(cycle.state)
     fit = next((p for p in plugins if p.name == names.NODE_RESOURCES_FIT), None)
-    checked = fit.checked_requests(cycle.state) if fit is not None else None
+    checked = fit.checked_requests(cycle.state) if isinstance(fit, Fit) else None
     if checked is None:
         return CountRefused("NodeResourcesFit does not run for this pod")
     return FirstCopy(cycle, passed, [p.name for p in plugins], checked, has_host_ports(pod))
@@ -162,15 +164,17 @@ def first_failures(cycle: Cycle, evaluated: np.ndarray,
     return out
 
 
-def node_room(table, feasible: np.ndarray, checked: list[tuple[str, int]], host_ports: bool) -> np.ndarray:
+def node_room(table: NodeTable[NodeInfo], feasible: np.ndarray, checked: list[tuple[str, int]], host_ports: bool) -> np.ndarray:
     """How many copies each feasible node takes: its free pod slots and free // request of every
     checked resource, the smallest; one with host ports (the second would conflict)."""
-    room = table.allocatable_of(PODS)[feasible] - table.pod_count[feasible]
+    room: np.ndarray = table.allocatable_of(PODS)[feasible] - table.pod_count[feasible]
     for resource, wanted in checked:
         free = table.allocatable_of(resource)[feasible] - table.requested_of(resource)[feasible]
         room = np.minimum(room, free // wanted)
     room = np.maximum(room, 0)
-    return np.minimum(room, 1) if host_ports else room
+    if host_ports:
+        room = np.minimum(room, 1)
+    return room
 
 
 def full_node_statuses(cycle: Cycle, feasible: np.ndarray, counts: np.ndarray, checked: list[tuple[str, int]],
@@ -188,7 +192,8 @@ def full_node_statuses(cycle: Cycle, feasible: np.ndarray, counts: np.ndarray, c
     out: dict[str, Status] = {}
     for i, position in enumerate(feasible.tolist()):
         choice = PASS if full is None else int(full.choice[i])
-        fit_status = filter_failure_status(names.NODE_RESOURCES_FIT, full.palette[choice]) if choice >= 0 else None
+        fit_status = (filter_failure_status(names.NODE_RESOURCES_FIT, full.palette[choice])
+                      if full is not None and choice >= 0 else None)
         if host_ports and (ports_first or fit_status is None):
             out[table.names[position]] = ports
         elif fit_status is not None:

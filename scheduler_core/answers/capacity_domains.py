@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 import numpy as np
 
@@ -52,11 +52,14 @@ from scheduler_core.answers.capacity_count import (
     judge_first_copy,
     node_room,
 )
+from scheduler_core.framework.node_info import NodeInfo
+from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.runtime import filter_failure_status
 from scheduler_core.framework.status import Status
 from scheduler_core.model import Pod
 from scheduler_core.plugins.pod_topology_spread.common import Constraint, InclusionPolicy
 from scheduler_core.plugins.pod_topology_spread.filtering import REASON_CONSTRAINTS_NOT_MATCH, PreFilterState
+from scheduler_core.plugins.pod_topology_spread.plugin import PodTopologySpread
 from scheduler_core.run.scheduler import Scheduler
 
 SKEWED = filter_failure_status(names.POD_TOPOLOGY_SPREAD, Status.unschedulable(REASON_CONSTRAINTS_NOT_MATCH))
@@ -76,7 +79,7 @@ class DomainCount:
     def full(self) -> bool:
         return self.added == self.room
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"domain": self.domain, "before": self.before, "room": self.room, "added": self.added,
                 "full": self.full}
 
@@ -114,7 +117,7 @@ class SpreadCounted:
                  if len(self.domains) < self.min_domains else "")
         return f"every {self.topology_key} domain is full or at the skew limit: {'; '.join(parts)}{under}"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"topologyKey": self.topology_key, "maxSkew": self.max_skew, "minDomains": self.min_domains,
                 "smallest": self.smallest, "nodesExact": self.nodes_exact, "messageExact": self.message_exact,
                 "reason": self.reason(), "domains": [d.to_json() for d in self.domains]}
@@ -137,6 +140,7 @@ def count_spreading(scheduler: Scheduler, pod: Pod, index: int = 0) -> Union[Cou
         return count_per_node(first)
     plugin = next(p for p in first.cycle.fw.active_filter_plugins(first.cycle.state)
                   if p.name == names.POD_TOPOLOGY_SPREAD)
+    assert isinstance(plugin, PodTopologySpread)  # the plugin registered under that name
     state: Optional[PreFilterState] = plugin.pre_filter_state(first.cycle.state)
     if state is None:
         return CountRefused("PodTopologySpread has no PreFilter state: the pass shows what it does")
@@ -211,7 +215,7 @@ def _smallest(domains: list[DomainCount], constraint: Constraint) -> int:
     return min(d.before + d.added for d in domains)
 
 
-def _node_counts(table, open_positions: np.ndarray, node_domain: list[Optional[str]], room: np.ndarray,
+def _node_counts(table: NodeTable[NodeInfo], open_positions: np.ndarray, node_domain: list[Optional[str]], room: np.ndarray,
                  domains: list[DomainCount]) -> tuple[dict[str, int], set[str], set[str]]:
     """The copies of each node with room whose count is certain; the domains where some are not
     (stopped by the skew with room left on more than one node); and the nodes of those that the

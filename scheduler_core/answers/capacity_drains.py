@@ -25,7 +25,7 @@ from typing import Mapping, Optional
 
 from scheduler_core.cluster.controllers.drain import pods_to_evict
 from scheduler_core.model.labels import compile_selector
-from scheduler_core.model import Pod, Scenario
+from scheduler_core.model import Manifest, Pod, Scenario
 
 NO_EVICTIONS = "nothing to evict: the drain is a cordon"
 UNGUARDED_BARE_PODS = "only pods without a controller, no budget selecting them: each eviction deletes one"
@@ -48,7 +48,7 @@ class DrainForecaster:
     final: Mapping[str, Optional[str]]
     _on_node: dict[str, list[str]] = field(init=False, default_factory=dict)
     _own: dict[str, Pod] = field(init=False, default_factory=dict)
-    _manifests: dict[str, dict] = field(init=False, default_factory=dict)
+    _manifests: dict[str, Manifest] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         for pod, node in self.final.items():

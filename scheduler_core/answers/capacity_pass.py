@@ -21,7 +21,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Union
+from typing import Any, Callable, Optional, Union
 
 from scheduler_core.answers.capacity import (
     LISTED,
@@ -107,7 +107,7 @@ class PassAnswer:
         return TrialChanges((TrialStep(f"{count} copies of pod {self.copies.namespace}/{self.copies.name}", tuple(
             CreateOp(self.copies.ref(k), self.copies.manifest(k)) for k in range(1, count + 1))),))
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         deciding = None
         if self.fits < DECIDING_TEXT_MOST:
             changes = self.deciding_changes()

@@ -186,7 +186,7 @@ def nodes_search(base: TrialBase, likes: Sequence[str], max_count: Optional[int]
 TemplateSearch = Generator[Round, list[TrialOutcome], TemplateAnswer]
 
 
-def _first(search: TemplateSearch, answers: list, index: int) -> Optional[Round]:
+def _first(search: TemplateSearch, answers: list[Optional[TemplateAnswer]], index: int) -> Optional[Round]:
     try:
         return next(search)
     except StopIteration as stop:
@@ -194,7 +194,7 @@ def _first(search: TemplateSearch, answers: list, index: int) -> Optional[Round]
         return None
 
 
-def _next(search: TemplateSearch, outcomes: list[TrialOutcome], answers: list, index: int) -> Optional[Round]:
+def _next(search: TemplateSearch, outcomes: list[TrialOutcome], answers: list[Optional[TemplateAnswer]], index: int) -> Optional[Round]:
     try:
         return search.send(outcomes)
     except StopIteration as stop:
@@ -350,7 +350,8 @@ def answer_in_rounds(search: Search, base: TrialBase, run_round: RoundRunner = o
         while True:
             asked = search.send(run_round(base, asked.proposals))
     except StopIteration as stop:
-        return stop.value
+        answer: CapacityAnswer = stop.value  # what the search returned (StopIteration.value is untyped)
+        return answer
 
 
 def replay(search: Search, outcomes: Sequence[Sequence[TrialOutcome]]) -> tuple[Optional[Round], Optional[CapacityAnswer]]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional
 
 from scheduler_core.answers.findings import MAX_NAMED, Finding, fetch_commands, find_all
 from scheduler_core.model import Notice, Scenario
@@ -31,7 +31,7 @@ class CheckReport:
     added_node_taints: Optional[list[NodeTaintChange]] = None  # set when --add-node-taints applied them
     fetch: list[str] = field(default_factory=list)  # kubectl lines fetching what the findings lack
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         out = {"objects": dict(self.objects), "pods": {"running": self.running_pods, "pending": self.pending_pods},
                "notices": [n.to_json() for n in self.notices], "findings": [f.to_json() for f in self.findings],
                "fetch": list(self.fetch)}
@@ -73,7 +73,7 @@ def check_scenario(scenario: Scenario, added_node_taints: Optional[list[NodeTain
 
 def _counts(scenario: Scenario, pods: int) -> dict[str, int]:
     storage = scenario.storage
-    counts: Counter = Counter({"Node": len(scenario.nodes), "Pod": pods,
+    counts: Counter[str] = Counter({"Node": len(scenario.nodes), "Pod": pods,
                                "Namespace": sum(ns.declared for ns in scenario.namespaces.values()),
                                "Service": len(scenario.services), "PriorityClass": len(scenario.priority_classes),
                                "PodDisruptionBudget": len(scenario.pdbs),

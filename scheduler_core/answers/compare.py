@@ -46,7 +46,7 @@ class _Side:
     def preemptions(self) -> int:
         return sum(1 for attempt in self.story.attempts if attempt.get("victims"))
 
-    def last_attempt(self, pod: str) -> Optional[dict]:
+    def last_attempt(self, pod: str) -> Optional[dict[str, Any]]:
         return next((a for a in reversed(self.story.attempts) if a["pod"] == pod), None)
 
 
@@ -64,13 +64,13 @@ def _read(events: Iterable[Event]) -> _Side:
     return side
 
 
-def _outcome(attempt: Optional[dict]) -> tuple[Optional[str], str]:
+def _outcome(attempt: Optional[dict[str, Any]]) -> tuple[Optional[str], str]:
     if attempt is None:
         return None, ""
     return attempt.get("nodeName"), attempt.get("failedSchedulingMessage", "")
 
 
-def compare(events_a: Iterable[dict], events_b: Iterable[dict], pod: Optional[str] = None) -> dict[str, Any]:
+def compare(events_a: Iterable[dict[str, Any]], events_b: Iterable[dict[str, Any]], pod: Optional[str] = None) -> dict[str, Any]:
     """The comparison of two stored runs' event streams (each event as ``Event.to_json()``)."""
     return compare_events(read_events(events_a), read_events(events_b), pod)
 
@@ -118,7 +118,7 @@ def _first_divergence(a: _Side, b: _Side) -> Optional[dict[str, Any]]:
     return None
 
 
-def _attempt_brief(attempt: dict) -> dict[str, Any]:
+def _attempt_brief(attempt: dict[str, Any]) -> dict[str, Any]:
     return {"cycle": attempt["cycle"], "pod": attempt["pod"], "nodeName": attempt.get("nodeName"),
             "text": attempt.get("text", "")}
 

@@ -23,14 +23,14 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Optional, Sequence, Union, cast
+from typing import Any, Iterable, Mapping, Optional, Sequence, Union, cast
 
 from scheduler_core.encoding.events import (
     CycleEnd, CycleStart, Event, ExtensionPoint, FilterPluginResult, FilterSummary, NormalizeResult, Payload,
     PreFilterPluginResult, PreFilterSummary, StoredFilterVerdicts, TotalResult, read_events,
 )
 from scheduler_core.framework.diagnosis import pre_filter_absent_reason
-from scheduler_core.framework.filter_facts import CycleDetails, NodeDetail
+from scheduler_core.framework.filter_facts import CycleDetails, FilterFact, NodeDetail
 from scheduler_core.framework.preemption.candidates import PreemptionRanking
 from scheduler_core.model.names import DYNAMIC_RESOURCES, POD_TOPOLOGY_SPREAD
 
@@ -61,7 +61,7 @@ class ReasonGroup:
     nodes: tuple[str, ...]
     outside_pre_filter: bool = False
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"reason": self.reason, "count": self.count, "plugins": list(self.plugins), "nodes": list(self.nodes),
                 "outsidePreFilter": self.outside_pre_filter}
 
@@ -75,7 +75,7 @@ class PreFilterExplanation:
     missing_nodes: tuple[str, ...]  # narrowed-to names that are not nodes of the cluster
     sentence: str
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"rejected": self.rejected, "plugins": list(self.plugins), "reasons": list(self.reasons),
                 "narrowedTo": None if self.narrowed_to is None else list(self.narrowed_to),
                 "missingNodes": list(self.missing_nodes), "sentence": self.sentence}
@@ -88,7 +88,7 @@ class FilterExplanation:
     groups: tuple[ReasonGroup, ...]  # most nodes first
     sentence: str
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"evaluated": self.evaluated, "feasible": self.feasible, "groups": [g.to_json() for g in self.groups],
                 "sentence": self.sentence}
 
@@ -98,7 +98,7 @@ class AllowedDomain:
     value: str
     nodes: tuple[str, ...]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"value": self.value, "nodes": list(self.nodes)}
 
 
@@ -115,7 +115,7 @@ class ConstraintAllowance:
     def allowed_nodes(self) -> set[str]:
         return {node for domain in self.allowed for node in domain.nodes}
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"topologyKey": self.topology_key, "maxSkew": self.max_skew,
                 "allowed": [d.to_json() for d in self.allowed], "sentence": self.sentence}
 
@@ -126,7 +126,7 @@ class SpreadExplanation:
     allowed_by_all: tuple[str, ...]  # Filter's candidate nodes every hard constraint allows
     sentence: str
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"constraints": [c.to_json() for c in self.constraints], "allowedByAll": list(self.allowed_by_all),
                 "sentence": self.sentence}
 
@@ -139,7 +139,7 @@ class PluginMargin:
     runner_up: int
     difference: int  # winner - runner_up
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"plugin": self.plugin, "weight": self.weight, "winner": self.winner, "runnerUp": self.runner_up,
                 "difference": self.difference}
 
@@ -155,7 +155,7 @@ class WinnerExplanation:
     ties: tuple[str, ...]
     sentence: str
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"node": self.node, "total": self.total, "runnerUp": self.runner_up,
                 "runnerUpTotal": self.runner_up_total, "margin": self.margin,
                 "plugins": [p.to_json() for p in self.plugins], "ties": list(self.ties), "sentence": self.sentence}
@@ -172,7 +172,7 @@ class ScoringExplanation:
     node: Optional[str]  # the one feasible node, when skipped
     sentence: str
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"skipped": self.skipped, "node": self.node, "sentence": self.sentence}
 
 
@@ -195,7 +195,7 @@ class RequestShortfall:
     most_free: int
     best_nodes: tuple[str, ...]  # the nodes with that many free
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"claim": self.claim, "request": self.request, "deviceClass": self.device_class, "wanted": self.wanted,
                 "mostFree": self.most_free, "bestNodes": list(self.best_nodes)}
 
@@ -209,7 +209,7 @@ class ClaimsExplanation:
     shortfalls: tuple[RequestShortfall, ...]
     sentence: str
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"perNode": {node: list(sentences) for node, sentences in self.per_node.items()},
                 "shortfalls": [s.to_json() for s in self.shortfalls], "sentence": self.sentence}
 
@@ -231,7 +231,7 @@ class CycleExplanation:
     scoring: Optional[ScoringExplanation] = None  # None: the cycle reached no scoring
     claims: Optional[ClaimsExplanation] = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"cycle": self.cycle, "pod": self.pod, "outcome": self.outcome, "node": self.node,
                 "headline": self.headline,
                 "preFilter": self.pre_filter.to_json() if self.pre_filter else None,
@@ -302,7 +302,7 @@ class _Cycle:
         return cast(Optional[TotalResult], self.summaries.get(ExtensionPoint.TOTAL))
 
 
-def explain_cycle(events_json: Iterable[dict], details: Optional[CycleDetails] = None,
+def explain_cycle(events_json: Iterable[dict[str, Any]], details: Optional[CycleDetails] = None,
                   details_note: Optional[str] = None) -> CycleExplanation:
     """The explanation of one stored cycle from its events' JSON (``Event.to_json()``), in stream order."""
     return explain_events(read_events(events_json), details, details_note)
@@ -424,9 +424,9 @@ def _missing_nodes(cycle: _Cycle, narrowed: tuple[str, ...]) -> tuple[str, ...]:
 # ---------------------------------------------------------------------------- Filter
 
 
-def _first_failures(cycle: _Cycle) -> OrderedDict[str, tuple[str, Mapping]]:
+def _first_failures(cycle: _Cycle) -> OrderedDict[str, tuple[str, Mapping[str, Any]]]:
     """node -> (plugin, status) of its first failing Filter plugin, in Filter order (the verdict)."""
-    first: OrderedDict[str, tuple[str, Mapping]] = OrderedDict()
+    first: OrderedDict[str, tuple[str, Mapping[str, Any]]] = OrderedDict()
     for plugin, payload in cycle.filter_results().items():
         for node, status in payload.statuses.items():
             if node not in first:
@@ -509,7 +509,7 @@ def _group_text(group: ReasonGroup, details: Optional[CycleDetails] = None) -> s
 
 def _node_numbers(node: str, group: ReasonGroup, detail: Optional[NodeDetail]) -> str:
     """``node: <the facts behind the group's reason>`` from the plugin that decided the node."""
-    facts = ()
+    facts: tuple[FilterFact, ...] = ()
     if detail is not None:
         facts = next((p.facts_for(group.reason) for p in detail.plugins if group.reason in p.reasons), ())
     return f"{node}: {', '.join(f.text() for f in facts)}" if facts else node
@@ -528,11 +528,11 @@ def _claims(cycle: _Cycle) -> Optional[ClaimsExplanation]:
     return ClaimsExplanation(per_node, shortfalls, _claims_sentence(shortfalls))
 
 
-def _shortfalls(pictures: Mapping[str, Mapping]) -> tuple[RequestShortfall, ...]:
+def _shortfalls(pictures: Mapping[str, Mapping[str, Any]]) -> tuple[RequestShortfall, ...]:
     """Requests that no node served (no node fit), with the most free any one node had."""
     if any(picture.get("status") is None for picture in pictures.values()):
         return ()
-    best: OrderedDict[tuple[str, str], tuple[Mapping, int, list[str]]] = OrderedDict()
+    best: OrderedDict[tuple[str, str], tuple[Mapping[str, Any], int, list[str]]] = OrderedDict()
     for node, picture in pictures.items():
         for request in picture.get("requests") or ():
             key = (request["claim"], request["request"])
@@ -588,7 +588,7 @@ def _candidates(cycle: _Cycle, domain_of: list[dict[str, str]]) -> list[str]:
     return list(seen)
 
 
-def _allowance(constraint: Mapping, index: int, domain_of: list[dict[str, str]]) -> ConstraintAllowance:
+def _allowance(constraint: Mapping[str, Any], index: int, domain_of: list[dict[str, str]]) -> ConstraintAllowance:
     allowed = tuple(AllowedDomain(d["value"], tuple(d["nodes"])) for d in constraint["domains"] if d["allowed"])
     key, max_skew = constraint["topologyKey"], constraint["maxSkew"]
     if not allowed:
@@ -637,7 +637,7 @@ def _winner(cycle: _Cycle) -> Optional[WinnerExplanation]:
     margins = tuple(_margin(plugin, payload.weight, payload.weighted_by_node(), chosen, runner_up)
                     for plugin, payload in cycle.weighted_scores().items())
     runner_total = totals[runner_up] if runner_up else None
-    margin = totals[chosen] - runner_total if runner_up else 0
+    margin = totals[chosen] - runner_total if runner_total is not None else 0
     sentence = _winner_sentence(chosen, totals[chosen], runner_up, margin, margins, ties)
     return WinnerExplanation(chosen, totals[chosen], runner_up, runner_total, margin, margins, ties, sentence)
 

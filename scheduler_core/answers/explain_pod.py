@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
 
@@ -47,7 +47,7 @@ class NodeTotal:
     node: str
     total: int
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"node": self.node, "total": self.total}
 
 
@@ -63,7 +63,7 @@ class PluginGap:
     def difference(self) -> int:
         return self.own - self.other
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"plugin": self.plugin, "own": self.own, "other": self.other, "difference": self.difference}
 
 
@@ -88,7 +88,7 @@ class PodPlacementExplanation:
     caveats: list[str] = field(default_factory=list)
     summary: str = ""
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"pod": self.pod, "node": self.node, "outcome": self.outcome, "chosen": self.chosen,
                 "ownNodeFits": self.own_node_fits, "ownNodeRejection": self.own_node_rejection,
                 "ownRank": self.own_rank, "ownTotal": self.own_total, "comparedWith": self.compared_with,

@@ -24,7 +24,8 @@ from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.status import Status, is_success
 from scheduler_core.run.loop import ClusterRun
 from scheduler_core.model import Pod, Scenario
-from scheduler_core.run.scheduler import TIE_BREAK_FIRST, Cycle, FilterPass, Scheduler, fresh_copy
+from scheduler_core.run.outcomes import FilterPass
+from scheduler_core.run.scheduler import TIE_BREAK_FIRST, Cycle, Scheduler, fresh_copy
 
 MODE_SINGLE = "single"
 MODE_TIMELINE = "timeline"

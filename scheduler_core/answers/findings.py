@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Iterable, Optional
+from typing import Any, Iterable, Optional
 
 from scheduler_core.model import names
 from scheduler_core.framework.profile import build_profile
@@ -71,7 +71,7 @@ class Finding:
     objects: list[str]  # the objects concerned ("Pod ns/name", "ReplicaSet ns/name", "Node n")
     fix: Optional[str] = None  # kubectl command line(s) that fetch what is missing, one per line
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"code": self.code, "message": self.message, "objects": list(self.objects), "fix": self.fix}
 
 

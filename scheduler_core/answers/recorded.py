@@ -59,7 +59,7 @@ class RecordedOutcome:
     def replayed_text(self) -> str:
         return self.replayed.text if self.replayed is not None else "not attempted (scheduling gates)"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"reason": self.reason, "message": self.message, "time": self.time or None,
                "replayed": self.replayed_text, "agrees": self.agrees}
         if self.replayed is not None and self.replayed.node:
@@ -86,7 +86,7 @@ class RecordedComparison:
             line += f" ({len(self.without_condition)} more pending pod(s) carry no PodScheduled=False condition)"
         return line
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The ``recorded`` object of the trace and timeline JSON: pod -> its comparison."""
         return {outcome.pod: outcome.to_json() for outcome in self.outcomes}
 
@@ -108,15 +108,15 @@ class RecordedComparison:
 # ---------------------------------------------------------------------------- what the replay did
 
 
-def replayed_from_trace(summary: dict) -> dict[str, Replayed]:
+def replayed_from_trace(summary: dict[str, Any]) -> dict[str, Replayed]:
     """Each pod's outcome in a trace summary (one cycle per pod)."""
     return {cycle["pod"]: Replayed(cycle["nodeName"], cycle.get("failedSchedulingMessage") or cycle.get("error"))
             for cycle in summary["cycles"]}
 
 
-def replayed_from_timeline(summary: dict) -> dict[str, Replayed]:
+def replayed_from_timeline(summary: dict[str, Any]) -> dict[str, Replayed]:
     """Each pod's outcome in a timeline summary: its final node, else its last attempt's text."""
-    last: dict[str, dict] = {}
+    last: dict[str, dict[str, Any]] = {}
     for attempt in summary["attempts"]:
         last[attempt["pod"]] = attempt
     out = {}
@@ -150,7 +150,7 @@ def compare_recorded(scenario: Scenario, replayed: dict[str, Replayed],
     return comparison
 
 
-def with_recorded(summary: dict, comparison: RecordedComparison) -> dict:
+def with_recorded(summary: dict[str, Any], comparison: RecordedComparison) -> dict[str, Any]:
     """The trace or timeline JSON with its ``recorded`` object, only when some pod has one (the
     JSON of a scenario without PodScheduled conditions stays exactly as the spec writes it)."""
     if comparison.outcomes:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from typing import Any, Iterable, Mapping, Optional
 
 from scheduler_core.encoding.events import (
     CycleEnd, CycleStart, Event, FilterPluginResult, FilterSummary, NormalizeResult, PostFilterOutcome,
@@ -18,7 +18,7 @@ SKIPPED_SCORING = ("one feasible node: kube-scheduler runs no PreScore, Score or
                    "the scores below are SchedLab's, for the trace only")
 
 
-def _status_text(status: dict) -> str:
+def _status_text(status: Mapping[str, Any]) -> str:
     return f"{status['code']}: {', '.join(status['reasons'])}" if status["reasons"] else status["code"]
 
 
@@ -85,7 +85,7 @@ def _line(event: Event, details: Optional[CycleDetails] = None, tie_break: str =
     return []
 
 
-def _filter_lines(who: str, rejected: dict[str, dict], evaluated: int, details: Optional[CycleDetails]) -> list[str]:
+def _filter_lines(who: str, rejected: Mapping[str, Mapping[str, Any]], evaluated: int, details: Optional[CycleDetails]) -> list[str]:
     if not rejected:
         return [f"  Filter     {who}: all {evaluated} node(s) pass"]
     lines = [f"  Filter     {who}: {len(rejected)} of {evaluated} node(s) rejected"]
@@ -139,7 +139,7 @@ def render_timeline(events: Iterable[Event], scenario: Scenario) -> str:
     return "\n".join([*header, *report.lines])
 
 
-def render_comparison(result: dict) -> str:
+def render_comparison(result: dict[str, Any]) -> str:
     """`compare` without --json: the summary, the pods that end differently, the first divergence."""
     lines = [result["summary"]]
     for row in result["pods"]:

@@ -100,7 +100,7 @@ class _Cluster:
     gone: dict[str, GonePod] = field(default_factory=dict)
 
 
-def step_placements(scenario: Scenario, events_json: Iterable[dict]) -> list[StepPlacement]:
+def step_placements(scenario: Scenario, events_json: Iterable[dict[str, Any]]) -> list[StepPlacement]:
     """One StepPlacement per step that ended (step 0 included); [] for a run without steps."""
     if scenario.changes is None:
         return []

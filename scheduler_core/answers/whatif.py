@@ -30,7 +30,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Mapping, Optional
 
 import numpy as np
 
@@ -49,8 +49,10 @@ from scheduler_core.model import (
     ResourceClaim,
     Scenario,
     Toleration,
+    TopologySpreadConstraint,
 )
 from scheduler_core.model.quantity import format_amount
+from scheduler_core.encoding.events import CycleEnd, PostFilterOutcome
 from scheduler_core.run.scheduler import Cycle, Scheduler, fresh_copy
 
 MAX_SKEW_STEPS = 8
@@ -174,13 +176,15 @@ def _baseline_after(scenario: Scenario, pod_key: str, placements: dict[str, Opti
 def _own_cycle(scheduler: Scheduler, index: int, pod: Pod) -> tuple[str, dict[str, list[str]]]:
     """The pod's own cycle (it binds nothing: the pod fits nowhere, and a single pass's preemption
     is a dry run): its FailedScheduling text, and the victims DefaultPreemption found per node."""
-    message, candidates = "", {}
+    message, candidates = "", dict[str, list[str]]()
     for event in Cycle(scheduler, index, pod).run():
-        point = event.extension_point.value
+        point, payload = event.extension_point.value, event.payload
         if point == "PostFilter" and event.plugin == names.DEFAULT_PREEMPTION:
-            candidates = event.payload.candidates
+            assert isinstance(payload, PostFilterOutcome)  # a plugin's PostFilter event
+            candidates = payload.candidates
         elif point == "CycleEnd":
-            message = event.payload.failed_scheduling_message or ""
+            assert isinstance(payload, CycleEnd)
+            message = payload.failed_scheduling_message or ""
     return message, candidates
 
 
@@ -193,7 +197,8 @@ def _feasibility(scheduler: Scheduler, pod: Pod) -> _Feasibility:
         return _Feasibility([], {pre.status.plugin or "PreFilter": [n.name for n in scheduler.snapshot.node_infos]}, {})
     failures = sum((verdict.failed.astype(np.int32) for _, verdict in passed.verdicts),
                    np.zeros(len(passed.evaluated), dtype=np.int32))
-    rejected, only_by = {}, {}
+    rejected: dict[str, list[str]] = {}
+    only_by: dict[str, list[str]] = {}
     for plugin, verdict in passed.verdicts:
         if verdict.failed.any():
             rejected[plugin] = table.names_at(passed.evaluated[verdict.failed])
@@ -243,7 +248,7 @@ def _tolerations(base: _Baseline) -> list[Suggestion]:
     pod = base.pod
     taints = []
     for node_name in base.rejected_by[names.TAINT_TOLERATION]:
-        node = base.scheduler.snapshot.get(node_name).node
+        node = base.scheduler.snapshot.by_name[node_name].node
         for taint in node.taints:
             if taint.effect in ("NoSchedule", "NoExecute") and not any(t.tolerates(taint) for t in pod.tolerations) \
                     and taint not in taints:
@@ -280,7 +285,7 @@ def _relaxed_spread(base: _Baseline) -> list[Suggestion]:
     return out
 
 
-def _with_constraint(pod: Pod, index: int, constraint) -> Pod:
+def _with_constraint(pod: Pod, index: int, constraint: TopologySpreadConstraint) -> Pod:
     constraints = list(pod.topology_spread_constraints)
     constraints[index] = constraint
     return dataclasses.replace(pod, topology_spread_constraints=tuple(constraints))
@@ -288,12 +293,17 @@ def _with_constraint(pod: Pod, index: int, constraint) -> Pod:
 
 def _dropped_pod_affinity_terms(base: _Baseline) -> list[Suggestion]:
     pod, affinity = base.pod, base.pod.affinity
-    out = []
-    for field_name, word in (("pod_affinity", "affinity"), ("pod_anti_affinity", "anti-affinity")):
-        terms = getattr(affinity, field_name) if affinity else None
-        for index, term in enumerate(terms.required if terms else ()):
+    out: list[Suggestion] = []
+    if affinity is None:
+        return out
+    for word, terms in (("affinity", affinity.pod_affinity), ("anti-affinity", affinity.pod_anti_affinity)):
+        if terms is None:
+            continue
+        for index, term in enumerate(terms.required):
             kept = dataclasses.replace(terms, required=terms.required[:index] + terms.required[index + 1:])
-            variant = dataclasses.replace(pod, affinity=dataclasses.replace(affinity, **{field_name: kept}))
+            changed = (dataclasses.replace(affinity, pod_affinity=kept) if word == "affinity"
+                       else dataclasses.replace(affinity, pod_anti_affinity=kept))
+            variant = dataclasses.replace(pod, affinity=changed)
             out.append(_verified(base, variant, Suggestion(
                 "dropAffinityTerm", f"drop required pod {word} term {index} (topologyKey {term.topology_key})", 3,
                 change={"kind": word, "term": index})))
@@ -343,7 +353,7 @@ def _node_labels(base: _Baseline) -> list[Suggestion]:
     term needing fewest changes (None removes a label). Nodes needing fewest changes are tried."""
     wanted = []
     for node_name in base.only_by[names.NODE_AFFINITY]:
-        node = base.scheduler.snapshot.get(node_name).node
+        node = base.scheduler.snapshot.by_name[node_name].node
         changes = _labels_needed(base.pod, node)
         if changes:
             wanted.append((len(changes), base.scheduler.snapshot.position[node_name], node, changes))
@@ -367,15 +377,16 @@ def _labels_needed(pod: Pod, node: Node) -> Optional[dict[str, Optional[str]]]:
     changes: dict[str, Optional[str]] = {k: v for k, v in pod.node_selector.items() if node.labels.get(k) != v}
     required = pod.affinity.node_affinity.required if pod.affinity and pod.affinity.node_affinity else None
     if required is not None:
-        options = [c for c in (_term_changes(term, {**node.labels, **changes}) for term in required.terms)
-                   if c is not None]
+        labels: dict[str, Optional[str]] = {**node.labels, **changes}  # None: a label to remove
+        options = [c for c in (_term_changes(term, labels) for term in required.terms) if c is not None]
         if not options:
             return None
-        changes.update(min(options, key=len))
+        fewest = min(options, key=len)
+        changes.update(fewest)
     return changes
 
 
-def _term_changes(term: NodeSelectorTerm, labels: dict[str, str]) -> Optional[dict[str, Optional[str]]]:
+def _term_changes(term: NodeSelectorTerm, labels: Mapping[str, Optional[str]]) -> Optional[dict[str, Optional[str]]]:
     if term.match_fields or not term.match_expressions:
         return None
     changes: dict[str, Optional[str]] = {}
@@ -406,7 +417,7 @@ def _more_allocatable(base: _Baseline) -> list[Suggestion]:
 
     wanted = []
     for node_name in base.only_by[names.NODE_RESOURCES_FIT]:
-        info = base.scheduler.snapshot.get(node_name)
+        info = base.scheduler.snapshot.by_name[node_name]
         needs = {s.resource: s.used + s.requested for s in fits(base.pod, info)}
         if needs:
             relative = sum(need / max(info.allocatable.get(r, 0), 1) for r, need in needs.items())

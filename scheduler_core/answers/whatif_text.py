@@ -16,6 +16,12 @@ from typing import Any, Callable, Mapping
 
 from scheduler_core.scenario.textedit import KEEP, edit_objects
 
+# Both are untyped: a scenario document as parsed from the text (YAML), and a suggestion's
+# `change` as the web app stored it (JSON).
+Document = dict[str, Any]
+Change = Mapping[str, Any]
+DocumentEdit = Callable[[Document, Change], Document]
+
 
 def apply_to_text(text: str, pod_key: str, suggestion: Mapping[str, Any]) -> str:
     """The text with `suggestion` (one entry of what_if's `suggestions`) applied for the pod `pod_key`."""
@@ -36,13 +42,13 @@ def apply_to_text(text: str, pod_key: str, suggestion: Mapping[str, Any]) -> str
     return edit_objects(text, "Pod", lambda key, obj: edit(obj, change) if key == pod_key else KEEP)
 
 
-def _spec(pod: dict) -> dict:
+def _spec(pod: Document) -> Document:
     pod = dict(pod)
     pod["spec"] = dict(pod.get("spec") or {})
     return pod
 
 
-def _toleration(pod: dict, change: dict) -> dict:
+def _toleration(pod: Document, change: Change) -> Document:
     pod = _spec(pod)
     toleration = {"key": change["key"], "operator": change["operator"], "effect": change["effect"]}
     if change["operator"] == "Equal":
@@ -51,7 +57,7 @@ def _toleration(pod: dict, change: dict) -> dict:
     return pod
 
 
-def _constraint(pod: dict, change: dict, update: dict) -> dict:
+def _constraint(pod: Document, change: Change, update: Document) -> Document:
     pod = _spec(pod)
     constraints = [dict(c) for c in pod["spec"].get("topologySpreadConstraints") or []]
     constraints[change["constraint"]].update(update)
@@ -61,7 +67,7 @@ def _constraint(pod: dict, change: dict, update: dict) -> dict:
     return pod
 
 
-def _drop_affinity_term(pod: dict, change: dict) -> dict:
+def _drop_affinity_term(pod: Document, change: Change) -> Document:
     pod = _spec(pod)
     field = "podAffinity" if change["kind"] == "affinity" else "podAntiAffinity"
     affinity = dict(pod["spec"].get("affinity") or {})
@@ -74,7 +80,7 @@ def _drop_affinity_term(pod: dict, change: dict) -> dict:
     return pod
 
 
-def _drop_node_selector(pod: dict, change: dict) -> dict:
+def _drop_node_selector(pod: Document, change: Change) -> Document:
     pod = _spec(pod)
     if "nodeSelector" in change:
         pod["spec"].pop("nodeSelector", None)
@@ -87,7 +93,7 @@ def _drop_node_selector(pod: dict, change: dict) -> dict:
     return pod
 
 
-def _requests(pod: dict, change: dict) -> dict:
+def _requests(pod: Document, change: Change) -> Document:
     pod = _spec(pod)
     resources = dict(pod["spec"].get("resources") or {})
     requests = dict(resources.get("requests") or {})
@@ -98,7 +104,7 @@ def _requests(pod: dict, change: dict) -> dict:
     return pod
 
 
-_EDITS: dict[str, Callable[[dict, dict], dict]] = {
+_EDITS: dict[str, DocumentEdit] = {
     "toleration": _toleration,
     "maxSkew": lambda pod, change: _constraint(pod, change, {"maxSkew": change["maxSkew"]}),
     "scheduleAnyway": lambda pod, change: _constraint(pod, change, {"whenUnsatisfiable": "ScheduleAnyway"}),
@@ -108,7 +114,7 @@ _EDITS: dict[str, Callable[[dict, dict], dict]] = {
 }
 
 
-def _node_labels(node: dict, change: dict) -> dict:
+def _node_labels(node: Document, change: Change) -> Document:
     node = dict(node)
     metadata = dict(node.get("metadata") or {})
     labels = dict(metadata.get("labels") or {})
@@ -122,7 +128,7 @@ def _node_labels(node: dict, change: dict) -> dict:
     return node
 
 
-def _node_allocatable(node: dict, change: dict) -> dict:
+def _node_allocatable(node: Document, change: Change) -> Document:
     node = dict(node)
     status = dict(node.get("status") or {})
     # A node that lists only capacity has that as its allocatable: keep the rest of it.
@@ -134,7 +140,7 @@ def _node_allocatable(node: dict, change: dict) -> dict:
     return node
 
 
-_NODE_EDITS: dict[str, Callable[[dict, dict], dict]] = {
+_NODE_EDITS: dict[str, DocumentEdit] = {
     "nodeLabels": _node_labels,
     "allocatable": _node_allocatable,
 }
@@ -143,7 +149,7 @@ _NODE_EDITS: dict[str, Callable[[dict, dict], dict]] = {
 # ---------------------------------------------------------------------------- claims (DynamicResources)
 
 
-def _claim_request(obj: dict, change: dict, update: dict) -> dict:
+def _claim_request(obj: Document, change: Change, update: Document) -> Document:
     """The named request's `exactly` updated, in a ResourceClaim (spec.devices) or a
     ResourceClaimTemplate (spec.spec.devices)."""
     obj = dict(obj)
@@ -163,20 +169,20 @@ def _claim_request(obj: dict, change: dict, update: dict) -> dict:
     return obj
 
 
-_CLAIM_EDITS: dict[str, Callable[[dict, dict], dict]] = {
+_CLAIM_EDITS: dict[str, DocumentEdit] = {
     "claimCount": lambda obj, change: _claim_request(obj, change, {"count": change["count"]}),
     "claimClass": lambda obj, change: _claim_request(obj, change, {"deviceClassName": change["deviceClassName"]}),
 }
 
 
-def _evict_holders(text: str, change: dict) -> str:
+def _evict_holders(text: str, change: Change) -> str:
     """The victims' documents removed and their claims released as the resourceclaim controller
     releases them: a claim owned by a victim is removed, another loses status.allocation and
     status.reservedFor."""
     victims, released = set(change["victims"]), set(change["claims"])
     text = edit_objects(text, "Pod", lambda key, _: None if key in victims else KEEP)
 
-    def release(key: str, claim: dict) -> Any:
+    def release(key: str, claim: Document) -> Any:
         if key not in released:
             return KEEP
         namespace = key.split("/", 1)[0]

@@ -72,7 +72,7 @@ class NodeTaintChange:
         """``node +key:Effect -key:Effect``: the change in one line."""
         return " ".join([self.node, *(f"+{taint_text(t)}" for t in self.add), *(f"-{taint_text(t)}" for t in self.remove)])
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"node": self.node, "add": [taint_text(t) for t in self.add],
                 "remove": [taint_text(t) for t in self.remove],
                 "conditions": [f"{c.type}={c.status}" for c in self.conditions]}
@@ -177,7 +177,7 @@ def add_node_taints_to_text(text: str, changes: list[NodeTaintChange]) -> str:
     return edit_objects(text, "Node", lambda name, obj: _edited_node(obj, by_node[name]) if name in by_node else KEEP)
 
 
-def _edited_node(node: dict, change: NodeTaintChange) -> dict[str, Any]:
+def _edited_node(node: dict[str, Any], change: NodeTaintChange) -> dict[str, Any]:
     removed = {(t.key, t.effect) for t in change.remove}
     spec = dict(node.get("spec") or {})
     kept = [t for t in spec.get("taints") or []

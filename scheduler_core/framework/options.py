@@ -11,7 +11,7 @@ frameworks with the defaults: its own nominator, time zero, no batching, preempt
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Generator, Iterator, Optional, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Generator, Iterator, Optional, Protocol, TypeVar
 
 from scheduler_core.model import PersistentVolume, PersistentVolumeClaim, Pod, ResourceClaim
 
@@ -62,27 +62,30 @@ class ObjectWriter(Protocol):
         these claims (``namespace/name``); the run's API lets its stand-ins act now."""
 
 
-class PreemptionAPI(Protocol):
+RunEvent = TypeVar("RunEvent")  # what a run records of an API write (its own type)
+
+
+class PreemptionAPI(Protocol[RunEvent]):
     """The API calls of preemption's goroutine (prepareCandidateAsync) and how it is started.
 
     Each write yields what the run records of it (its informer events, the queue's moves); the
     type is the run's own, the evaluator only passes it on."""
 
-    def go(self, begin: Callable[[], None], land: Callable[[], Iterator[object]]) -> None:
+    def go(self, begin: Callable[[], None], land: Callable[[], Iterator[RunEvent]]) -> None:
         """Starts a goroutine: ``begin`` reads the scheduler's state when it starts, ``land`` makes
         its API writes, which come back as informer events later."""
 
     def lower_priority_nominated_pods(self, preemptor: Pod, node: str) -> list[Pod]:
         """getLowerPriorityNominatedPods, as the run's queue answers it."""
 
-    def clear_nominated_node_name(self, pod: Pod) -> Iterator[object]:
+    def clear_nominated_node_name(self, pod: Pod) -> Iterator[RunEvent]:
         """clearNominatedNodeName: the pod's status patch."""
 
-    def preempt_pods(self, preemptor: Pod, victims: list[Pod]) -> Generator[object, None, list[Pod]]:
+    def preempt_pods(self, preemptor: Pod, victims: list[Pod]) -> Generator[RunEvent, None, list[Pod]]:
         """PreemptPod for each victim not already being deleted (its DisruptionTarget condition,
         then the delete); returns the victims it deleted."""
 
-    def preemption_done(self, preemptor: Pod, deleted: list[Pod]) -> Iterator[object]:
+    def preemption_done(self, preemptor: Pod, deleted: list[Pod]) -> Iterator[RunEvent]:
         """What follows the goroutine's deletions (the kubelet, the victims' controllers)."""
 
 
@@ -103,8 +106,9 @@ class FrameworkOptions:
     # single pass reports the tie, a run to the end takes the first in node order (the spec's rule).
     preemption_ties_in_node_order: bool = False
     # SchedulerAsyncPreemption: where prepareCandidateAsync's API calls go; None: a dry run (the
-    # result carries the victims, nothing is deleted).
-    preemption_api: Optional[PreemptionAPI] = None
+    # result carries the victims, nothing is deleted). Any: the run's event type, which the
+    # framework passes on unread (the options would otherwise be generic in it, and every handle).
+    preemption_api: Optional[PreemptionAPI[Any]] = None
     # Where the plugins' storage and device writes go (the scheduler makes one on its snapshot when
     # None), and how the run numbers object versions (None: the writer counts on its own).
     object_writes: Optional[ObjectWriter] = None

@@ -26,14 +26,14 @@ from __future__ import annotations
 import operator
 import weakref
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Callable, Hashable, Mapping, Optional, Protocol, Sequence
+from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Mapping, Optional, Protocol, Sequence, Union
 
 import numpy as np
 
 from scheduler_core.model.labels import Matcher
 
 if TYPE_CHECKING:
-    from scheduler_core.framework.node_info import AffinityTerm, NodeInfo
+    from scheduler_core.framework.node_info import AffinityTerm, NodeInfo, PodInfo
     from scheduler_core.framework.node_table import NodeTable
 
 _GENERATION = operator.attrgetter("generation")
@@ -69,7 +69,10 @@ class AllOf:
         return all(m.matches(labels) for m in self.matchers)
 
 
-def count_on_node(node_info: "NodeInfo", namespaces: Namespaces, matcher, skip_terminating: bool = False) -> int:
+Selection = Union[Matcher, AllOf]  # what the counts read: matches, pairs, exact, is_nothing
+
+
+def count_on_node(node_info: "NodeInfo", namespaces: Namespaces, matcher: Selection, skip_terminating: bool = False) -> int:
     """Pods on the node in one of ``namespaces`` that the matcher matches (the brute-force count)."""
     if matcher.is_nothing:
         return 0
@@ -81,7 +84,7 @@ def count_on_node(node_info: "NodeInfo", namespaces: Namespaces, matcher, skip_t
     return count
 
 
-def term_namespaces(term: "AffinityTerm", present: Sequence[str], labels_of_namespace: LabelsOfNamespace) -> Namespaces:
+def term_namespaces(term: "AffinityTerm", present: Iterable[str], labels_of_namespace: LabelsOfNamespace) -> Namespaces:
     """The namespaces whose pods a term can match: its own list, plus, with a namespaceSelector,
     every namespace in ``present`` (those that have pods) whose labels it selects.
 
@@ -102,21 +105,21 @@ class PodCounts:
         self._max = max_selectors
         # PodTopologySpread does not count terminating pods (countPodsMatchSelector); InterPodAffinity does.
         self._skip_terminating = skip_terminating
-        self._table: Optional[weakref.ref] = None
+        self._table: Optional[weakref.ref[NodeTable[NodeInfo]]] = None
         self._infos: list["NodeInfo"] = []
         self._generations = np.zeros(0, dtype=np.int64)
         self._node_pairs: list[list[tuple[str, str, str]]] = []
         self._node_namespaces: list[list[str]] = []
         self._by_pair: dict[tuple[str, str, str], dict[int, int]] = {}
         self._namespaces: dict[str, int] = {}  # namespace -> running pods in it
-        self._arrays: OrderedDict[Hashable, tuple[Namespaces, object, np.ndarray]] = OrderedDict()
+        self._arrays: OrderedDict[Hashable, tuple[Namespaces, Selection, np.ndarray]] = OrderedDict()
         self._position_of_id: dict[int, int] = {}
         self._version = -1
         self.epoch = 0  # bumped by every full reset
 
     # -- keeping in step
 
-    def sync(self, table: "NodeTable") -> list[int]:
+    def sync(self, table: NodeTable[NodeInfo]) -> list[int]:
         """Catch up with the table; returns the positions re-counted (all of them after a reset,
         which also bumps ``epoch``), so structures kept beside this one can follow."""
         infos = table.node_infos
@@ -148,7 +151,7 @@ class PodCounts:
                 counts[position] = self._count(position, namespaces, matcher)
         return changed_list
 
-    def _reset(self, table: "NodeTable") -> None:
+    def _reset(self, table: NodeTable[NodeInfo]) -> None:
         infos = table.node_infos
         self.epoch += 1
         self._table = weakref.ref(table)
@@ -160,8 +163,9 @@ class PodCounts:
         # _index for every node, inlined: this runs over every pod of the cluster once.
         self._node_pairs = node_pairs = []
         self._node_namespaces = node_namespaces = []
-        self._by_pair = by_pair = {}
-        self._namespaces = namespace_sizes = {}
+        by_pair: dict[tuple[str, str, str], dict[int, int]] = {}
+        namespace_sizes: dict[str, int] = {}
+        self._by_pair, self._namespaces = by_pair, namespace_sizes
         for position, info in enumerate(infos):
             pairs = [(p.pod.namespace, key, value) for p in self._pods(info) for key, value in p.pod.labels.items()]
             node_pairs.append(pairs)
@@ -213,7 +217,7 @@ class PodCounts:
                 del sizes[namespace]
         self._node_namespaces[position] = []
 
-    def _pods(self, info: "NodeInfo") -> list:
+    def _pods(self, info: NodeInfo) -> list[PodInfo]:
         if self._skip_terminating:
             return [p for p in info.pods if not p.pod.is_terminating]
         return info.pods
@@ -258,7 +262,7 @@ class PodCounts:
         matchers = tuple(term.selector for term in terms)
         return self.matching(tuple(sorted(allowed)), AllOf(matchers), ("all of", matchers))
 
-    def matching(self, namespaces: Namespaces, matcher, key: Optional[Hashable] = None) -> np.ndarray:
+    def matching(self, namespaces: Namespaces, matcher: Selection, key: Optional[Hashable] = None) -> np.ndarray:
         """Pods per node in one of ``namespaces`` (sorted) that ``matcher`` matches.
 
         ``key`` identifies the matcher in the cache (the matcher itself when None).
@@ -274,7 +278,7 @@ class PodCounts:
             self._arrays.popitem(last=False)
         return counts
 
-    def _full_count(self, namespaces: Namespaces, matcher) -> np.ndarray:
+    def _full_count(self, namespaces: Namespaces, matcher: Selection) -> np.ndarray:
         counts = np.zeros(len(self._infos), dtype=np.int64)
         if matcher.is_nothing or not namespaces:
             return counts
@@ -284,8 +288,9 @@ class PodCounts:
                     counts += self._full_count((namespace,), matcher)
                 return counts
             namespace = namespaces[0]
-            tables = [self._by_pair.get((namespace, key, value)) for key, value in matcher.pairs]
-            if any(t is None for t in tables):
+            found = [self._by_pair.get((namespace, key, value)) for key, value in matcher.pairs]
+            tables = [t for t in found if t is not None]
+            if len(tables) != len(found):  # a pair no pod carries
                 return counts
             if len(tables) == 1 and matcher.exact:
                 only = tables[0]
@@ -301,7 +306,7 @@ class PodCounts:
             counts[position] = count_on_node(infos[position], namespaces, matcher, self._skip_terminating)
         return counts
 
-    def _count(self, position: int, namespaces: Namespaces, matcher) -> int:
+    def _count(self, position: int, namespaces: Namespaces, matcher: Selection) -> int:
         if matcher.is_nothing or not namespaces:
             return 0
         if matcher.pairs and len(namespaces) == 1:

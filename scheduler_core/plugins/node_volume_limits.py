@@ -193,6 +193,7 @@ class NodeVolumeLimits:
             csi = translation.translate_volume(volume).csi
         except translation.TranslationError:
             return "", ""
+        assert csi is not None  # translate_volume gives the volume its CSI source
         return csi.driver, csi.volume_handle
 
     def _class_driver(self, csi_node: Optional[CSINode], claim: PersistentVolumeClaim) -> tuple[str, str]:
@@ -216,7 +217,7 @@ class NodeVolumeLimits:
         result: dict[str, str] = {}
         for attachment in self.storage.attachments:
             volume = self._attached_volume(attachment, node_name)
-            if volume is not None:
+            if volume is not None and volume.csi is not None:  # _attached_volume: a CSI volume or None
                 result[volume_unique_name(attachment.attacher, volume.csi.volume_handle)] = attachment.attacher
         return result
 

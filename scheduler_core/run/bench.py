@@ -13,7 +13,7 @@ import resource
 import statistics
 import time
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
 from scheduler_core.encoding.events import ExtensionPoint
 from scheduler_core.model import Scenario, SchedulerConfig, SchedulerConfiguration
@@ -44,7 +44,7 @@ class BenchResult:
             return self.median_ms
         return statistics.quantiles(self.cycle_ms, n=10, method="inclusive")[-1]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"pods_per_s": round(self.pods_per_s, 1), "median_ms": round(self.median_ms, 3),
                 "p90_ms": round(self.p90_ms, 3), "peak_rss_mb": round(self.peak_rss_mb, 1),
                 "cycles": self.cycles}
@@ -109,7 +109,7 @@ class LoopBenchResult:
         """Pods bound per second of the whole run."""
         return self.bound / self.total_s if self.total_s else 0.0
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         median = statistics.median(self.attempt_ms) if self.attempt_ms else 0.0
         return {"attempts": self.attempts, "bound": self.bound, "pending_at_start": self.pending_at_start,
                 "attempts_per_s": round(self.attempts_per_s, 1), "pods_per_s": round(self.pods_per_s, 1),
@@ -131,7 +131,7 @@ class LoopBenchResult:
 
 
 def run_loop_benchmark(scenario: Scenario, *, percentage: Optional[int] = None) -> LoopBenchResult:
-    from scheduler_core.encoding.events import ClusterChangeKind
+    from scheduler_core.encoding.events import ClusterChangeKind, ClusterChanged
     from scheduler_core.run.loop import run_to_the_end
 
     scenario = fresh_copy(with_percentage(scenario, percentage))
@@ -147,7 +147,8 @@ def run_loop_benchmark(scenario: Scenario, *, percentage: Optional[int] = None) 
             attempt_started = time.perf_counter()
         elif point is ExtensionPoint.CYCLE_END:
             attempt_ms.append((time.perf_counter() - attempt_started) * 1000)
-        elif point is ExtensionPoint.CLUSTER and event.payload.kind is ClusterChangeKind.POD_BOUND:
+        elif point is ExtensionPoint.CLUSTER and isinstance(event.payload, ClusterChanged) \
+                and event.payload.kind is ClusterChangeKind.POD_BOUND:
             bound += 1
     total = time.perf_counter() - started
     cpu = time.process_time() - cpu_started

@@ -31,6 +31,7 @@ from scheduler_core.backend.queue import (
     QueueName,
     SchedulingQueue,
 )
+from scheduler_core.cluster.objects import ObjectWrites
 from scheduler_core.cluster.store import KIND_BUDGET, KIND_NODE, KIND_POD, KIND_WORKLOAD, Cluster, WatchEvent
 from scheduler_core.encoding.events import ClusterChangeKind, Event
 from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
@@ -38,6 +39,7 @@ from scheduler_core.framework.node_info import PodInfo
 from scheduler_core.framework.options import FrameworkOptions
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.model import Pod, PodScheduledCondition, Scenario
+from scheduler_core.plugins.queue_sort import PrioritySort
 from scheduler_core.run.eventhandlers import EventHandlers, snapshot_of
 from scheduler_core.run.outcomes import BindingFailed, Bound, CycleEnding, FitError, SchedulingError
 from scheduler_core.run.recorder import RunRecorder, record_cycle
@@ -94,9 +96,12 @@ class KubeScheduler:
         self.snapshot = self.scheduler.snapshot
         # The storage door the frameworks' plugins write through; the stand-ins write storage and
         # device objects through it too, and its writes reach this scheduler as storage events.
-        self.object_writes = self.scheduler.options.object_writes
+        object_writes = self.scheduler.options.object_writes
+        assert isinstance(object_writes, ObjectWrites)  # the Scheduler made it: none was handed in
+        self.object_writes = object_writes
         config = scenario.config
         sorter = self.scheduler.framework.profile.queue_sort[0]
+        assert isinstance(sorter, PrioritySort)  # the one QueueSort plugin: the queue keys pods by it
         self.queue = SchedulingQueue(
             clock, sorter.queue_key, {name: _hint_map(fw) for name, fw in self.scheduler.frameworks.items()},
             {name: _pre_enqueue(fw) for name, fw in self.scheduler.frameworks.items()},
@@ -169,6 +174,7 @@ class KubeScheduler:
     def schedule_next(self) -> Iterator[Event]:
         """Pops the next pod and schedules it; the goroutines started before land after it."""
         info = self.queue.pop()
+        assert info is not None  # the loop asks only when has_work() says a pod can be popped
         yield from self.moves()
         started, self._async_work = self._async_work, []
         for work in started:

@@ -46,7 +46,7 @@ from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import PostFilterResult
 from scheduler_core.framework.node_info import Snapshot
 from scheduler_core.framework.runtime import Framework, PostFilterRun, PreFilterOutcome
-from scheduler_core.framework.status import MaybeStatus, is_success, status_json
+from scheduler_core.framework.status import MaybeStatus, is_failure, is_success, status_json
 from scheduler_core.run.outcomes import (
     BindingFailed,
     BindingStepDone,
@@ -91,6 +91,13 @@ def record_cycle(cycle: RecordedCycle) -> Iterator[Event]:
     yield recorder.ended(cycle.outcome)
 
 
+# PAYLOAD_FIELDS: the payload classes (encoding/events.py) declare their status fields
+# dict[str, Any] and their node lists list[str], where the recorder hands them a StatusJson and the
+# lazy node lists (NodeList, Sequence) their encoders read. encoding/ is being re-typed one schema
+# per payload; until that lands these calls carry type: ignore[arg-type] ("unused-ignore" keeps
+# them quiet once it has: delete them then).
+
+
 class CycleRecorder:
     """One cycle's steps as events (with the pictures the browser shows)."""
 
@@ -131,17 +138,18 @@ class CycleRecorder:
         pre: PreFilterOutcome = step.outcome
         state, pod = self.cycle.state, self.cycle.pod
         for item in pre.per_plugin:
-            names = sorted(item.result.node_names) if item.result and not item.result.all_nodes else None
+            allowed = item.result.node_names if item.result else None
+            names = sorted(allowed) if allowed is not None else None
             plugin_state = picture = None
             if is_success(item.status):
                 plugin_state = _pre_filter_state_json(self.capabilities, item.plugin, state)
                 describe = self.capabilities.pre_filter_picture.get(item.plugin)
                 picture = describe.pre_filter_picture(state, pod) if describe is not None else None
             yield self.event(ExtensionPoint.PRE_FILTER, item.plugin,
-                             PreFilterPluginResult(status_json(item.status), names, plugin_state, picture))
-        merged = None if pre.result.all_nodes else sorted(pre.result.node_names)
+                             PreFilterPluginResult(status_json(item.status), names, plugin_state, picture))  # type: ignore[arg-type, unused-ignore]  # PAYLOAD_FIELDS
+        merged = None if pre.result.node_names is None else sorted(pre.result.node_names)
         yield self.event(ExtensionPoint.PRE_FILTER, None, PreFilterSummary(
-            status_json(pre.status), merged, list(pre.skipped), list(pre.narrowing_plugins)))
+            status_json(pre.status), merged, list(pre.skipped), list(pre.narrowing_plugins)))  # type: ignore[arg-type, unused-ignore]  # PAYLOAD_FIELDS
 
     def _filter(self, step: FilterDone) -> Iterator[Event]:
         passed = step.passed
@@ -149,9 +157,9 @@ class CycleRecorder:
         evaluated = table.node_list(passed.evaluated)
         for plugin, verdict in passed.verdicts:
             yield self.event(ExtensionPoint.FILTER, plugin, FilterPluginResult(
-                evaluated, verdict.palette, verdict.choice, self._node_pictures(plugin, passed.evaluated, verdict.choice)))
+                evaluated, verdict.palette, verdict.choice, self._node_pictures(plugin, passed.evaluated, verdict.choice)))  # type: ignore[arg-type, unused-ignore]  # PAYLOAD_FIELDS
         yield self.event(ExtensionPoint.FILTER, None, FilterSummary(
-            evaluated, step.feasible, passed.num_to_find, passed.start_index, step.nominated_only, step.batch_hint))
+            evaluated, step.feasible, passed.num_to_find, passed.start_index, step.nominated_only, step.batch_hint))  # type: ignore[arg-type, unused-ignore]  # PAYLOAD_FIELDS
 
     def _node_pictures(self, plugin: str, evaluated: np.ndarray, choice: np.ndarray) -> dict[str, Any]:
         """The plugin's node_picture() per node it rejected (explanations: why not there; a node it
@@ -177,28 +185,28 @@ class CycleRecorder:
         run: PostFilterRun = step.run
         for item in run.per_plugin:
             yield self.event(ExtensionPoint.POST_FILTER, item.plugin, _post_filter_payload(item.result, item.status))
-        code = "Success" if is_success(run.status) else run.status.code.label
+        code = run.status.code.label if is_failure(run.status) else "Success"
         yield self.event(ExtensionPoint.POST_FILTER, None,
-                         PostFilterSummary(code, run.message, None if is_success(run.status) else run.status.plugin))
+                         PostFilterSummary(code, run.message, run.status.plugin if is_failure(run.status) else None))
 
     def _pre_score(self, step: PreScoreDone) -> Iterator[Event]:
         plugin, status = step.plugin, step.status
         state = _pre_score_state(self.capabilities, plugin, self.cycle.state) if is_success(status) else None
-        yield self.event(ExtensionPoint.PRE_SCORE, plugin, PreScorePluginResult(status_json(status), state))
+        yield self.event(ExtensionPoint.PRE_SCORE, plugin, PreScorePluginResult(status_json(status), state))  # type: ignore[arg-type, unused-ignore]  # PAYLOAD_FIELDS
 
     def _score(self, step: ScoreDone) -> Iterator[Event]:
         outcome = step.outcome
-        yield self.event(ExtensionPoint.SCORE, outcome.plugin, ScoreResult(step.names, outcome.raw))
+        yield self.event(ExtensionPoint.SCORE, outcome.plugin, ScoreResult(step.names, outcome.raw))  # type: ignore[arg-type, unused-ignore]  # PAYLOAD_FIELDS
         yield self.event(ExtensionPoint.NORMALIZE_SCORE, outcome.plugin,
-                         NormalizeResult(step.names, outcome.normalized, outcome.weight, outcome.weighted))
+                         NormalizeResult(step.names, outcome.normalized, outcome.weight, outcome.weighted))  # type: ignore[arg-type, unused-ignore]  # PAYLOAD_FIELDS
 
     def _binding_step(self, step: BindingStepDone) -> Iterator[Event]:
         state = _binding_state_json(self.capabilities, step.plugin, self.cycle.state, step.node)
-        yield self.event(step.point, step.plugin, BindingStep(status_json(step.status), step.node, state))
+        yield self.event(step.point, step.plugin, BindingStep(status_json(step.status), step.node, state))  # type: ignore[arg-type, unused-ignore]  # PAYLOAD_FIELDS
 
     def _total(self, step: HostSelected) -> Iterator[Event]:
         yield self.event(ExtensionPoint.TOTAL, None, TotalResult(
-            step.names, step.totals, step.chosen, step.ties, tie_positions=step.tie_positions))
+            step.names, step.totals, step.chosen, step.ties, tie_positions=step.tie_positions))  # type: ignore[arg-type, unused-ignore]  # PAYLOAD_FIELDS
 
     def _scoring_failed(self, step: ScoringFailed) -> Iterator[Event]:
         yield self.event(ExtensionPoint.TOTAL, None, TotalResult([], [], None, [], error=step.message))
@@ -219,8 +227,8 @@ _STEP_EVENTS: dict[type, Callable[[CycleRecorder, Any], Iterator[Event]]] = {
 
 
 def _post_filter_payload(result: Optional[PostFilterResult], status: MaybeStatus) -> PostFilterOutcome:
-    code = "Success" if is_success(status) else status.code.label
-    reasons = [] if is_success(status) else list(status.reasons)
+    code = status.code.label if is_failure(status) else "Success"
+    reasons = list(status.reasons) if is_failure(status) else []
     if result is None:
         return PostFilterOutcome(code, reasons, None, {}, [])
     return PostFilterOutcome(code, reasons, result.nominated_node_name, dict(result.candidates),

@@ -27,7 +27,7 @@ from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.diagnosis import NO_NODES_AVAILABLE, fit_error_message
 from scheduler_core.util.gcfreeze import frozen_after_first
 from scheduler_core.scenario.gcpause import collector_paused
-from scheduler_core.framework.interfaces import NodeToStatus
+from scheduler_core.framework.interfaces import FilterPlugin, NodeToStatus
 from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot
 from scheduler_core.framework.node_table import NodeList
 from scheduler_core.framework.options import FrameworkOptions
@@ -35,11 +35,11 @@ from scheduler_core.framework.profile import build_profile
 from scheduler_core.framework.registry import Registry
 from scheduler_core.framework.runtime import Framework, PreFilterOutcome, filter_failure_status
 from scheduler_core.framework.signers import Signature
-from scheduler_core.framework.status import Code, MaybeStatus, Status, is_success
+from scheduler_core.framework.status import Code, MaybeStatus, Status, is_failure, is_success
 from scheduler_core.model import DEFAULT_SCHEDULER_NAME, Pod, Scenario
 from scheduler_core.plugins.registry import in_tree_registry
 from scheduler_core.cluster.resourceclaim_controller import ResourceClaimController
-from scheduler_core.plugins.node_resources.numeric import fit_verdicts_with, numeric_fit_applies
+from scheduler_core.plugins.node_resources.numeric import Checked, fit_verdicts_with, numeric_fit_applies
 from scheduler_core.run.outcomes import (
     BindingFailed,
     BindingStepDone,
@@ -218,7 +218,7 @@ class Cycle:
         pre = self.fw.run_pre_filter(self.state, self.pod, nodes)
         self._unschedulable_plugins.update(pre.unschedulable_plugins)
         yield PreFilterDone(pre)
-        if not is_success(pre.status):
+        if is_failure(pre.status):
             return (yield from self._unschedulable_after_pre_filter(pre.status))
         signature, hint = self._node_hint()
         nominated = yield from self._evaluate_nominated_node(hint)
@@ -260,8 +260,7 @@ class Cycle:
         stays in the Diagnosis when it fails (the full pass below evaluates it again). A pod with
         no nomination does the same with OpportunisticBatching's hint."""
         name = self.nominated_node or hint
-        node_info = self.snapshot.get(name) if name else None
-        if node_info is None:
+        if not name or self.snapshot.get(name) is None:
             return None
         table = self.snapshot.table
         position = np.asarray([table.index[name]], dtype=np.int64)
@@ -316,7 +315,7 @@ class Cycle:
         return _with_verdicts(verdicts, replaced)
 
     def _nominated_pass_on_numbers(self, positions: np.ndarray, verdicts: list[tuple[str, FilterVerdicts]],
-                                   checked, num_to_find: Optional[int]) -> list[tuple[str, FilterVerdicts]]:
+                                   checked: Checked, num_to_find: Optional[int]) -> list[tuple[str, FilterVerdicts]]:
         """The nominated pass when only NodeResourcesFit reads the node's pods
         (plugins/node_resources/numeric.py): the other plugins' answers are those already given,
         Fit's is judged with the nominated pods' requests added, on all those nodes at once.
@@ -364,8 +363,8 @@ class Cycle:
         if pre.status is not None:
             empty = np.zeros(0, dtype=np.int64)
             return pre, FilterPass(empty, [], empty, 0, 0)
-        candidates = table.positions(None if pre.result.all_nodes else
-                                     [n.name for n in nodes if n.name in pre.result.node_names])
+        allowed = pre.result.node_names  # None: every node
+        candidates = table.positions(None if allowed is None else [n.name for n in nodes if n.name in allowed])
         verdicts = [(p.name, self.fw.filter_verdicts(p, self.state, self.pod, candidates))
                     for p in self.fw.active_filter_plugins(self.state)]
         verdicts = self._with_nominated_pods(candidates, verdicts)
@@ -384,8 +383,9 @@ class Cycle:
         profile without score plugins looks for one feasible node only.
         """
         table = self.snapshot.table
-        candidates = table.tree_order if pre.result.all_nodes else table.in_tree_order(
-            table.positions([n.name for n in nodes if n.name in pre.result.node_names]))
+        allowed = pre.result.node_names  # None: every node
+        candidates = table.tree_order if allowed is None else table.in_tree_order(
+            table.positions([n.name for n in nodes if n.name in allowed]))
         total = len(candidates)
         num_to_find = num_feasible_nodes_to_find(self.fw.percentage_of_nodes_to_score, total) \
             if self.fw.has_score_plugins() else min(1, total)
@@ -420,7 +420,7 @@ class Cycle:
         feasible = np.sort(rotated[:evaluated][fits[:evaluated]])
         return FilterPass(rotated[:evaluated], verdicts, feasible, start % total if total else 0, num_to_find)
 
-    def _walks_node_by_node(self, plugins: list) -> bool:
+    def _walks_node_by_node(self, plugins: list[FilterPlugin]) -> bool:
         """Whether the plugins judged one node at a time (DynamicResources, the volume plugins) are
         walked only as far as the walk goes (``_walked_verdicts``): on the vectorized path, with
         no nominated pods (their pass may move where the walk stops)."""
@@ -434,7 +434,7 @@ class Cycle:
         index = self.snapshot.table.index
         return {node for node in self.fw.nominator.nodes_with_nominated_pods() if node in index}
 
-    def _walked_verdicts(self, plugins: list, rotated: np.ndarray,
+    def _walked_verdicts(self, plugins: list[FilterPlugin], rotated: np.ndarray,
                          num_to_find: int) -> list[tuple[str, FilterVerdicts]]:
         """The verdicts of every plugin on ``rotated``, the plugins without a batch method judging
         nodes in walk order only until findNodesThatPassFilters stops: one feasible node past
@@ -543,9 +543,9 @@ class Cycle:
         run = self.fw.run_post_filter(self.state, self.pod, statuses)
         yield PostFilterDone(run)
         preemption = None
-        if run.result is not None and run.result.nominates:
-            preemption = PreemptionOutcome(NominatingInfo(run.result.nominated_node_name),
-                                           tuple(run.result.victim_pods))
+        result = run.result
+        if result is not None and result.nominated_node_name is not None:  # result.nominates
+            preemption = PreemptionOutcome(NominatingInfo(result.nominated_node_name), tuple(result.victim_pods))
         return PostFilterVerdict(run.message or None, preemption)
 
     # ------------------------------------------------------------------ scoring and binding
@@ -559,13 +559,14 @@ class Cycle:
         infos = table.infos_at(feasible)
         for plugin, status in self.fw.run_pre_score(self.state, self.pod, infos):
             yield PreScoreDone(plugin, status)
-            if not is_success(status) and not status.is_skip:
+            if is_failure(status) and not status.is_skip:
                 return (yield from self._scoring_error(f'running PreScore plugin "{plugin}": {status.message}'))
         totals = np.zeros(len(names), dtype=np.int64)
-        for plugin in self.fw.score_plugins(self.state):
-            outcome, error = self.fw.run_score_plugin(plugin, self.state, self.pod, feasible, names)
+        for score_plugin in self.fw.score_plugins(self.state):
+            outcome, error = self.fw.run_score_plugin(score_plugin, self.state, self.pod, feasible, names)
             if error is not None:
                 return (yield from self._scoring_error(error.message))
+            assert outcome is not None  # no error: the plugin scored
             yield ScoreDone(names, outcome)
             totals += outcome.weighted
         chosen, ties, tie_positions = self._select_host(table.names_array, feasible, totals)
@@ -614,7 +615,7 @@ class Cycle:
         for point, run in steps:
             for plugin, status in run(self.state, self.pod, node):
                 yield BindingStepDone(point, plugin, status, node)
-                if not is_success(status) and not status.is_skip:
+                if is_failure(status) and not status.is_skip:
                     return self._binding_failed(point, plugin, status, node)
         return Bound(node)
 
@@ -723,11 +724,11 @@ def _with_verdicts(verdicts: list[tuple[str, FilterVerdicts]],
         palette, choice = list(verdict.palette), verdict.choice.copy()
         for i, statuses in replaced:
             status = statuses[index]
-            if is_success(status):
-                choice[i] = PASS
-            else:
+            if is_failure(status):
                 choice[i] = len(palette)
                 palette.append(status)
+            else:
+                choice[i] = PASS
         out.append((plugin, FilterVerdicts(palette, choice)))
     return out
 

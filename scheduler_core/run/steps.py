@@ -60,12 +60,14 @@ from scheduler_core.model import (
     DeleteNodesOp,
     DeleteOp,
     DrainOp,
+    Manifest,
     LABEL_HOSTNAME,
     Node,
     ObjectRef,
     Operation,
     OperationSpec,
     PatchOp,
+    PersistentVolumeClaim,
     Pod,
     PodDisruptionBudget,
     ScaleOp,
@@ -433,7 +435,7 @@ class StepDriver:
         self.loop.cluster.delete_pod(pod.key, ClusterChangeKind.POD_TERMINATING, by, graceful=graceful)
         yield from self.loop.drain_moves()
 
-    def _claim_created(self, claim, by: str) -> Iterator[Event]:
+    def _claim_created(self, claim: PersistentVolumeClaim, by: str) -> Iterator[Event]:
         self.loop.writes.write_claim(claim)
         self.state.claims.add(claim.key)
         yield from self.loop.storage_changes(f"created {by}")
@@ -455,7 +457,7 @@ class StepDriver:
     def _node(self, name: str) -> Optional[Node]:
         return self.state.node(name)
 
-    def _update_node(self, old: Node, node: Node, new_manifest: dict) -> Iterator[Event]:
+    def _update_node(self, old: Node, node: Node, new_manifest: Manifest) -> Iterator[Event]:
         self.manifests[ObjectRef("Node", "", node.name)] = new_manifest
         self.loop.cluster.update_node(node, _node_change_labels)
         yield from self.loop.drain_moves()
@@ -583,7 +585,7 @@ class StepDriver:
         if ref not in self._rollouts:
             self._rollouts.append(ref)
 
-    def _put_budget(self, ref: ObjectRef, manifest: dict, line: Optional[int]) -> Iterator[Event]:
+    def _put_budget(self, ref: ObjectRef, manifest: Manifest, line: Optional[int]) -> Iterator[Event]:
         budget, _ = manifests.decode_budget(manifest, line)
         existing = self.loop.cluster.budget(budget.key)
         if existing is not None:  # the spec written; the status is the disruption controller's
@@ -678,7 +680,7 @@ class StepDriver:
 
     # ------------------------------------------------------------------ events
 
-    def _event(self, pod: str, point: ExtensionPoint, payload) -> Event:
+    def _event(self, pod: str, point: ExtensionPoint, payload: Payload) -> Event:
         return self.loop.event(pod, point, payload)
 
     def _cluster(self, key: str, kind: ClusterChangeKind, node: Optional[str] = None, detail: str = "") -> Event:
@@ -719,7 +721,7 @@ def _creation_times(changes: Changes, pods: list[Pod], epoch: datetime) -> dict[
 
 
 
-def _deletion_costs(objects: dict[ObjectRef, dict]) -> dict[str, int]:
+def _deletion_costs(objects: dict[ObjectRef, Manifest]) -> dict[str, int]:
     """The pod-deletion-cost annotation of every pod manifest that carries one."""
     costs: dict[str, int] = {}
     for ref, manifest in objects.items():
@@ -730,7 +732,7 @@ def _deletion_costs(objects: dict[ObjectRef, dict]) -> dict[str, int]:
     return costs
 
 
-def _parse_time(value) -> Optional[datetime]:
+def _parse_time(value: object) -> Optional[datetime]:
     if isinstance(value, datetime):
         return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
     if not isinstance(value, str):

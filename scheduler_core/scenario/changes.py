@@ -20,6 +20,7 @@ from scheduler_core.model import (
     KIND_REPLICA_SET,
     KIND_STATEFUL_SET,
     LabelSelector,
+    Manifest,
     POLICY_ORDERED_READY,
     POLICY_PARALLEL,
     AddNodesOp,
@@ -342,14 +343,15 @@ def _check_template(template: Field, namespace: str, name: str) -> None:
     pods.decode_pod(root, meta, 0)
 
 
-def _claim_template(item: Field) -> dict:
+def _claim_template(item: Field) -> Manifest:
     if item.expect_map():
         metadata = item.get_map("metadata")
         if metadata is None or not metadata.get_str("name"):
             item.error_at("metadata.name", "Required value")
         if item.get_map("spec") is None:
             item.error_at("spec", "Required value")
-        return item.value
+        template: Manifest = item.value  # a YMap: expect_map said so
+        return template
     return {}
 
 
@@ -593,8 +595,8 @@ def _set_containers(body: Field, containers: list[Any]) -> Optional[list[Any]]:
         body.error_at("container", f"Required value: the template has {len(containers)} containers "
                                    f"({', '.join(names_in_template)}): name the one whose image changes")
         return None
-    resources = {key: manifests.plain(body.get(key).value) for key in ("requests", "limits")
-                 if body.get(key) is not None and body.get(key).expect_map()}
+    resources = {key: manifests.plain(section.value) for key in ("requests", "limits")
+                 if (section := body.get(key)) is not None and section.expect_map()}
     image = body.get("image")
     if image is not None and (not isinstance(image.value, str) or not image.value):
         image.error("expected a non-empty image name")
@@ -692,7 +694,7 @@ def owner_reference(workload: ControlledWorkload) -> OwnerReference:
     return OwnerReference(workload.kind, workload.name, api_version, True, workload.uid)
 
 
-def workload_from_manifest(manifest: dict, line: Optional[int]) -> ControlledWorkload:
+def workload_from_manifest(manifest: Manifest, line: Optional[int]) -> ControlledWorkload:
     """A workload a step creates, decoded as the scenario's own (ScenarioInvalid on problems)."""
     errors: list[ScenarioError] = []
     tree = manifests.to_tree(manifest, line)

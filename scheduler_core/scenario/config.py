@@ -90,8 +90,8 @@ def _refs(point: Field, key: str) -> tuple[PluginRef, ...]:
     return tuple(refs)
 
 
-def _plugin_args(profile: Field) -> dict[str, dict]:
-    args: dict[str, dict] = {}
+def _plugin_args(profile: Field) -> dict[str, dict[str, Any]]:
+    args: dict[str, dict[str, Any]] = {}
     for item, name in _named(profile.get_list("pluginConfig")):
         if name in args:
             item.error_at("name", f'Duplicate value: "{name}"')
@@ -113,7 +113,7 @@ def _named(items: list[Field]) -> Iterator[tuple[Field, str]]:
         yield item, name
 
 
-def _strip_type_meta(raw: Field, plugin: str) -> dict:
+def _strip_type_meta(raw: Field, plugin: str) -> dict[str, Any]:  # Any: the args as written (YAML)
     """Args may carry ``apiVersion``/``kind: <Plugin>Args`` as typed v1 args do; the parsers want the rest."""
     kind = raw.get("kind")
     if kind is not None and kind.as_str() != f"{plugin}Args":

@@ -117,7 +117,7 @@ def add(objects: DraObjects, obj: Field, kind: str, meta: Metadata, dropped: lis
             (spec or obj).error_at("spec", "Required value")
         claim_spec = _claim_spec(inner, f"ResourceClaimTemplate {meta.namespace}/{meta.name}", dropped) \
             if inner is not None else ClaimSpec()
-        objects.templates.append(ResourceClaimTemplate(meta.namespace, meta.name, dict(meta.labels), storage.annotations(obj),
+        objects.templates.append(ResourceClaimTemplate(meta.namespace, meta.name, dict(meta.labels), storage.read_annotations(obj),
                                                        claim_spec, obj.line))
         _note_admin_access(inner, meta.namespace, admin)
     else:
@@ -466,7 +466,7 @@ def _resource_claim(obj: Field, meta: Metadata, doc_index: int, dropped: list[st
     names = {request.name: tuple(sub.name for sub in request.first_available) for request in claim_spec.requests}
     allocation, reserved = _claim_status(obj.get_map("status"), names)
     uid = meta.uid or f"uid-resourceclaim-{meta.namespace}-{meta.name}"  # the API server always sets one
-    return ResourceClaim(meta.namespace, meta.name, uid, dict(meta.labels), storage.annotations(obj),
+    return ResourceClaim(meta.namespace, meta.name, uid, dict(meta.labels), storage.read_annotations(obj),
                          owner_references(obj), finalizers, terminating, claim_spec, allocation, reserved,
                          doc_index, obj.line)
 

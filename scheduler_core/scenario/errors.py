@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
 INVALID = "invalid"
 LIMIT_EXCEEDED = "limit_exceeded"
@@ -30,7 +30,7 @@ class ScenarioError:
     def code(self) -> str:
         return LIMIT_EXCEEDED if self.limit else INVALID
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         located = {"file": self.file} if self.file is not None else {}
         return {**located, "object": self.object, "path": self.path, "line": self.line, "message": self.message,
                 "code": self.code, "limit": self.limit}

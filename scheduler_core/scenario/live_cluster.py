@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterator, Optional
 
 import yaml
 
@@ -113,7 +113,7 @@ def take(read_page: PageReader, source: str = "") -> Snapshot:
     return snapshot
 
 
-def _list_all(read_page: PageReader, resource: Resource):
+def _list_all(read_page: PageReader, resource: Resource) -> Iterator[dict[str, Any]]:
     token = ""
     while True:
         query = {"limit": str(PAGE_SIZE)}
@@ -169,6 +169,7 @@ def kubeconfig_reader(kubeconfig: Optional[str], context: Optional[str]) -> tupl
             raise ApiStatus(err.status or 0, str(err.reason or "error")) from None
         except Exception as err:  # urllib3: refused, DNS, TLS — the cluster cannot be reached
             raise SnapshotError(f"cannot reach {configuration.host}: {type(err).__name__}: {err}") from None
-        return json.loads(response.data)
+        answer: dict[str, Any] = json.loads(response.data)  # a list answer: untyped JSON
+        return answer
 
     return read_page, configuration.host

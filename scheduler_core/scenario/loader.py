@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Optional, Sequence, Union
 
 from scheduler_core.model import (
+    CONTROLLED_KINDS,
     DraObjects,
     Namespace,
     Node,
@@ -34,12 +35,15 @@ from scheduler_core.dra.claims import pods_held_at_pre_enqueue
 from scheduler_core.scenario import config as config_decoder
 from scheduler_core.scenario import changes as changes_reader
 from scheduler_core.scenario import dra, objects, pods, storage
+# By name: in _Collected's body "dra" and "pods" are its fields, not these modules.
+from scheduler_core.scenario.dra import AdminAccessRequest
 from scheduler_core.scenario.errors import ScenarioError, ScenarioInvalid
 from scheduler_core.scenario.jsonstream import blank_container_logs
 from scheduler_core.scenario.fields import Context, Field
 from scheduler_core.scenario.gcpause import collector_paused
 from scheduler_core.scenario.limits import Limits
 from scheduler_core.scenario.metadata import Metadata, read_metadata
+from scheduler_core.scenario.pods import SpecMemo
 from scheduler_core.scenario.validation import (
     is_dns1035_label,
     is_dns1123_label,
@@ -106,17 +110,17 @@ class _Collected:
     storage: StorageObjects = field(default_factory=StorageObjects)
     dra: DraObjects = field(default_factory=DraObjects)
     dra_dropped: list[str] = field(default_factory=list)  # fields of DRA features that are off
-    dra_admin: list[dra.AdminAccessRequest] = field(default_factory=list)  # claims asking for admin access
+    dra_admin: list[AdminAccessRequest] = field(default_factory=list)  # claims asking for admin access
     pending_volumes: list[str] = field(default_factory=list)  # PVs without status.phase
     seen: dict[tuple[str, str, str], _Seen] = field(default_factory=dict)  # (kind, ns, name) -> first one
-    ignored: Counter = field(default_factory=Counter)  # kind -> objects the scheduler does not read
+    ignored: Counter[str] = field(default_factory=Counter)  # kind -> objects the scheduler does not read
     not_objects: list[str] = field(default_factory=list)  # lenient files holding no Kubernetes object
     duplicates: list[str] = field(default_factory=list)  # objects met again in another file (same uid)
     container_logs: list[str] = field(default_factory=list)  # "ns/pod container" blocks skipped
     kept: list[ScenarioError] = field(default_factory=list)  # problems existing objects may keep (Context.keep)
     # Every pod with its object and whether spec.priority is written, for the Priority admission.
     admitted: list[tuple[Pod, Field, bool]] = field(default_factory=list)
-    pod_specs: pods.SpecMemo = field(default_factory=dict)  # specs decoded so far (pods.decode_pod)
+    pod_specs: SpecMemo = field(default_factory=dict)  # specs decoded so far (pods.decode_pod)
     # The Changes document and every object, for a run with steps (scenario/changes.py).
     changes_input: changes_reader.ChangesInput = field(default_factory=changes_reader.ChangesInput)
 
@@ -183,7 +187,7 @@ def _load(sources: Sequence[SourceText], limits: Limits, errors: list[ScenarioEr
     _finish(collected, limits, errors)
     changes = changes_reader.finish(collected.changes_input, collected.nodes, collected.pods, errors)
     if changes is not None:  # the stand-in controllers read these kinds: no longer ignored
-        for kind in changes_reader.CONTROLLED_KINDS:
+        for kind in CONTROLLED_KINDS:
             collected.ignored.pop(kind, None)
         # The disruption controller computes a budget's status from its spec: the object carries it.
         collected.pdbs = [replace(pdb, spec=changes.budgets.get(pdb.key)) for pdb in collected.pdbs]

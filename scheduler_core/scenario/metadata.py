@@ -29,13 +29,14 @@ def read_metadata(obj: Field, kind: str, name_check: NameCheck, namespaced: bool
     name_field = metadata.get("name")
     name = name_field.as_str() if name_field is not None else ""
     namespace = metadata.get_str("namespace") or DEFAULT_NAMESPACE if namespaced else ""
-    if name:
+    if name_field is not None and name:  # a name implies its field
         obj.ctx.object = f"{kind} {namespace}/{name}" if namespaced else f"{kind} {name}"
         check(name_field, name, name_check(name))
     else:
         # generateName alone is not enough: the API server would invent the name.
         metadata.error_at("name", "Required value")
-    if namespaced and metadata.get("namespace") is not None:
-        check(metadata.get("namespace"), namespace, is_dns1123_label(namespace))
+    namespace_field = metadata.get("namespace")
+    if namespaced and namespace_field is not None:
+        check(namespace_field, namespace, is_dns1123_label(namespace))
     labels = label_map(metadata.get("labels"))
     return Metadata(name, namespace, labels, metadata.get_str("uid"))

@@ -95,14 +95,16 @@ def _taint(item: Field) -> Optional[Taint]:
     if not item.expect_map():
         return None
     errors_before = len(item.ctx.errors)
-    key = item.get_str("key")
-    if not key:
+    key_field = item.get("key")
+    key = key_field.as_str() if key_field is not None else ""
+    if key_field is None or not key:
         item.error_at("key", "Required value")
     else:
-        check(item.get("key"), key, is_qualified_name(key))
-    value = item.get_str("value")
-    if value:
-        check(item.get("value"), value, is_label_value(value))
+        check(key_field, key, is_qualified_name(key))
+    value_field = item.get("value")
+    value = value_field.as_str() if value_field is not None else ""
+    if value_field is not None and value:
+        check(value_field, value, is_label_value(value))
     effect_field = item.get("effect")
     effect = effect_field.as_str() if effect_field is not None else ""
     if effect_field is None:
@@ -182,6 +184,8 @@ def decode_priority_class(obj: Field, meta: Metadata) -> PriorityClass:
     if meta.name.startswith(SYSTEM_PREFIX) and not system:
         obj.error_at("metadata.name", f'invalid value "{meta.name[:80]}": priority class names with '
                                       f'"{SYSTEM_PREFIX}" prefix are reserved for system use only')
+    elif value_field is None:
+        pass  # the missing value is reported once, above: no range to check
     elif system and value != SYSTEM_PRIORITY_CLASSES[meta.name].value:
         value_field.error(f"Invalid value: {value}: the value of {meta.name} is "
                           f"{SYSTEM_PRIORITY_CLASSES[meta.name].value}")
@@ -211,7 +215,7 @@ def decode_pod_disruption_budget(obj: Field, meta: Metadata) -> PodDisruptionBud
         if spec.get("minAvailable") is not None and spec.get("maxUnavailable") is not None:
             spec.error("minAvailable and maxUnavailable cannot be both set")
     status = obj.get_map("status")
-    allowed, disrupted = 0, frozenset()
+    allowed, disrupted = 0, frozenset[str]()
     if status is not None:
         allowed = status.get_int("disruptionsAllowed", 0, 0, INT32_MAX)
         disrupted_field = status.get_map("disruptedPods")

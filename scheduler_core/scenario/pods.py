@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from datetime import datetime, timezone
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from scheduler_core.model import (
     VOLUME_KIND_CLAIM,
@@ -60,7 +60,8 @@ SPEC_FIELDS = ("priority", "priority_class_name", "termination_grace_period_seco
                "claim_sources", "resource_claims", "scheduler_name", "node_selector", "affinity", "tolerations",
                "topology_spread_constraints", "preemption_policy", "containers", "init_containers", "overhead",
                "pod_level_requests", "volumes")
-SpecMemo = dict  # frozen spec (nodeName left out) -> its SPEC_FIELDS values, for one load
+# frozen spec (nodeName left out) -> its SPEC_FIELDS values, for one load
+SpecMemo = dict[tuple[tuple[str, object], ...], tuple[object, ...]]
 
 
 def decode_pod(obj: Field, meta: Metadata, doc_index: int, specs: Optional[SpecMemo] = None) -> Pod:
@@ -78,7 +79,7 @@ def decode_pod(obj: Field, meta: Metadata, doc_index: int, specs: Optional[SpecM
         return pod
     key = _frozen_spec(spec.value) if specs is not None else None
     try:
-        known = specs.get(key) if key is not None else None
+        known = specs.get(key) if specs is not None and key is not None else None
     except TypeError:  # a value that cannot be a key (none that YAML or JSON writes)
         key = known = None
     if known is not None:
@@ -89,18 +90,18 @@ def decode_pod(obj: Field, meta: Metadata, doc_index: int, specs: Optional[SpecM
         return pod
     errors_before = len(obj.ctx.errors)
     _decode_spec(obj, spec, pod)
-    if key is not None and len(obj.ctx.errors) == errors_before:
+    if specs is not None and key is not None and len(obj.ctx.errors) == errors_before:
         specs[key] = tuple(getattr(pod, name) for name in SPEC_FIELDS)
     return pod
 
 
-def _frozen_spec(spec: YMap) -> tuple:
+def _frozen_spec(spec: YMap) -> tuple[tuple[str, object], ...]:
     """The spec as a hashable value, nodeName left out; scalars other than strings with their
     type (``1``, ``1.0`` and ``true`` are equal keys in Python but decode differently)."""
     return tuple((key, _frozen(value)) for key, value in spec.items() if key != "nodeName")
 
 
-def _frozen(value: Any) -> Any:
+def _frozen(value: Any) -> object:
     kind = type(value)
     if kind is str:
         return value
@@ -122,7 +123,6 @@ def _decode_spec(obj: Field, spec: Field, pod: Pod) -> None:
     pod.pod_level_requests = _pod_level_requests(spec.get("resources"), pod)
     _decode_resize_state(obj, pod)
     pod.volumes = _volumes(spec)
-    return pod
 
 
 # ---------------------------------------------------------------------- pod-level resources and resizes
@@ -218,8 +218,9 @@ def _resource_claims(spec: Field) -> tuple[PodResourceClaim, ...]:
             item.error("must specify one of: `resourceClaimName`, `resourceClaimTemplateName`")
             continue
         for key, value in (("resourceClaimName", claim_name), ("resourceClaimTemplateName", template_name)):
-            if value:
-                check(item.get(key), value, is_dns1123_subdomain(value))
+            value_field = item.get(key)
+            if value_field is not None and value:
+                check(value_field, value, is_dns1123_subdomain(value))
         sources.append(PodResourceClaim(name, claim_name, template_name))
     return tuple(sources)
 
@@ -233,7 +234,7 @@ def claim_statuses(status: Field) -> tuple[tuple[str, str], ...]:
     return tuple(found)
 
 
-def _named_items(spec: Field, key: str, is_valid_name) -> list[tuple[Field, str]]:
+def _named_items(spec: Field, key: str, is_valid_name: Callable[[str], list[str]]) -> list[tuple[Field, str]]:
     """A list of maps keyed by a required, valid, unique `name` (as the API server checks them)."""
     found: list[tuple[Field, str]] = []
     for item in spec.get_list(key):
@@ -241,7 +242,7 @@ def _named_items(spec: Field, key: str, is_valid_name) -> list[tuple[Field, str]
             continue
         name_field = _required(item, "name")
         name = name_field.as_str() if name_field is not None else ""
-        if name and check(name_field, name, is_valid_name(name)):
+        if name_field is not None and name and check(name_field, name, is_valid_name(name)):
             if any(name == seen for _, seen in found):
                 name_field.error(f'Duplicate value: "{name}"')
             found.append((item, name))
@@ -268,8 +269,9 @@ def _decode_lifecycle(obj: Field, pod: Pod) -> None:
         condition.expect_map() and condition.get_str("type") == DISRUPTION_TARGET
         and condition.get_str("status") == "True" and condition.get_str("reason") == PREEMPTION_BY_SCHEDULER
         for condition in status.get_list("conditions"))
-    if pod.nominated_node_name:
-        check(status.get("nominatedNodeName"), pod.nominated_node_name, is_dns1123_subdomain(pod.nominated_node_name))
+    nominated_field = status.get("nominatedNodeName")
+    if nominated_field is not None and pod.nominated_node_name:
+        check(nominated_field, pod.nominated_node_name, is_dns1123_subdomain(pod.nominated_node_name))
     pod.recorded = _recorded_scheduling(status)
 
 
@@ -328,9 +330,10 @@ def owner_references(obj: Field) -> tuple[OwnerReference, ...]:
 def _toleration(field: Field) -> Optional[Toleration]:
     if not field.expect_map():
         return None
-    key = field.get_str("key")
-    if key:
-        check(field.get("key"), key, is_qualified_name(key))
+    key_field = field.get("key")
+    key = key_field.as_str() if key_field is not None else ""
+    if key_field is not None and key:
+        check(key_field, key, is_qualified_name(key))
     operator = field.get_str("operator") or "Equal"
     value = field.get_str("value")
     effect = field.get_str("effect")
@@ -390,7 +393,7 @@ def _dns_label_name(item: Field) -> str:
     """A required `name` that must be a DNS-1123 label (containers, volumes): checked, "" if absent."""
     name_field = _required(item, "name")
     name = name_field.as_str() if name_field is not None else ""
-    if name:
+    if name_field is not None and name:
         check(name_field, name, is_dns1123_label(name))
     return name
 
@@ -403,10 +406,11 @@ def _spread_constraint(item: Field) -> Optional[TopologySpreadConstraint]:
     max_skew = skew_field.as_int(1, 1, INT32_MAX) if skew_field is not None else 1
     key_field = _required(item, "topologyKey")
     key = key_field.as_str() if key_field is not None else ""
-    if key_field is not None and not key:
-        key_field.error("Required value: can not be empty")
-    elif key:
-        check(key_field, key, is_qualified_name(key))
+    if key_field is not None:
+        if not key:
+            key_field.error("Required value: can not be empty")
+        else:
+            check(key_field, key, is_qualified_name(key))
     when = _enum(_required(item, "whenUnsatisfiable"), WHEN_UNSATISFIABLE) or "DoNotSchedule"
     min_domains = item.get_optional_int("minDomains", 1, INT32_MAX)
     if min_domains is not None and when != "DoNotSchedule":

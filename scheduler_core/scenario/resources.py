@@ -69,10 +69,12 @@ def container_requests(resources: Optional[Field]) -> ResourceList:
 # container_resources' answers by the resources mapping as written: pods made from one template
 # repeat the same few mappings thousands of times. Only answers that recorded no error are kept.
 _KEPT_RESOURCES = 256
-_resources_read: dict[tuple, tuple[ResourceList, ResourceList]] = {}
+# (section, ((name, type of the scalar, scalar as written), ...)), in document order
+WrittenResources = tuple[tuple[str, tuple[tuple[str, type, object], ...]], ...]
+_resources_read: dict[WrittenResources, tuple[ResourceList, ResourceList]] = {}
 
 
-def _written(resources: Field) -> Optional[tuple]:
+def _written(resources: Field) -> Optional[WrittenResources]:
     """The mapping's sections and scalars in document order, typed (1 and 1.0 and "1" differ),
     or None when it holds anything else (then it is read the long way)."""
     value = resources.value
@@ -131,13 +133,15 @@ def pod_level_resources(resources: Optional[Field]) -> tuple[ResourceList, Resou
         values = quantities(field, container=True)
         for name in list(values):
             if name not in ("cpu", "memory") and not name.startswith(HUGEPAGES_PREFIX):
+                assert field is not None  # values were read from it
                 field.error_at(name, f'unsupported value "{name[:80]}": pod-level resources support cpu, memory '
                                      "and hugepages only")
                 del values[name]
         lists.append(values)
     requests, limits = lists
-    if resources.get("requests") is not None:
-        _check_against_limits(resources.get("requests"), requests, limits)
+    requests_field = resources.get("requests")
+    if requests_field is not None:
+        _check_against_limits(requests_field, requests, limits)
     return to_amounts(requests), to_amounts(limits)
 
 

@@ -259,7 +259,7 @@ def pod_affinity_term(term: Field) -> Optional[PodAffinityTerm]:
     selector = label_selector(term.get("labelSelector"))
     topology_field = term.get("topologyKey")
     topology_key = topology_field.as_str() if topology_field is not None else ""
-    if not topology_key:
+    if topology_field is None or not topology_key:
         term.error_at("topologyKey", "Required value: can not be empty")
     else:
         check(topology_field, topology_key, is_qualified_name(topology_key))

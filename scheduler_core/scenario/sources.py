@@ -281,7 +281,7 @@ def _first_time(obj: YMap, seen: dict[tuple[str, str, str], str]) -> bool:
     """False for an object a dump tool wrote twice (same kind, namespace, name and uid: read once,
     as the loader reads it once with a notice)."""
     found = obj.get("metadata")
-    metadata: dict = found if isinstance(found, dict) else {}
+    metadata: dict[str, Any] = found if isinstance(found, dict) else {}
     key = (str(obj.get("kind")), str(metadata.get("namespace") or ""), str(metadata.get("name") or ""))
     uid = str(metadata.get("uid") or "")
     if not key[2] or key not in seen:

@@ -23,6 +23,7 @@ from scheduler_core.model import (
     CSINodeDriver,
     CSIPersistentSource,
     CSIStorageCapacity,
+    NodeSelector,
     Notice,
     NoticeCode,
     PersistentVolume,
@@ -63,7 +64,7 @@ DEFAULT_CLASS_ANNOTATIONS = ("storageclass.kubernetes.io/is-default-class",
 # ---------------------------------------------------------------------- metadata
 
 
-def annotations(obj: Field) -> dict[str, str]:
+def read_annotations(obj: Field) -> dict[str, str]:
     """metadata.annotations: qualified-name keys, string values (ValidateAnnotations)."""
     metadata = obj.get_map("metadata")
     field = metadata.get_map("annotations") if metadata is not None else None
@@ -98,7 +99,7 @@ def _phase(obj: Field, allowed: tuple[str, ...], default: str) -> str:
 
 
 def decode_claim(obj: Field, meta: Metadata, doc_index: int) -> PersistentVolumeClaim:
-    claim = PersistentVolumeClaim(meta.namespace, meta.name, meta.uid, meta.labels, annotations(obj),
+    claim = PersistentVolumeClaim(meta.namespace, meta.name, meta.uid, meta.labels, read_annotations(obj),
                                   phase=_phase(obj, CLAIM_PHASES, CLAIM_PENDING), terminating=_terminating(obj),
                                   owner_references=owner_references(obj), doc_index=doc_index, line=obj.line)
     spec = obj.get_map("spec")
@@ -139,7 +140,7 @@ def default_storage_class(claims: list[PersistentVolumeClaim],
 
 
 def decode_volume(obj: Field, meta: Metadata, doc_index: int) -> PersistentVolume:
-    volume = PersistentVolume(meta.name, meta.labels, annotations(obj), phase=_phase(obj, VOLUME_PHASES, VOLUME_PENDING),
+    volume = PersistentVolume(meta.name, meta.labels, read_annotations(obj), phase=_phase(obj, VOLUME_PHASES, VOLUME_PENDING),
                               terminating=_terminating(obj), doc_index=doc_index, line=obj.line)
     spec = obj.get_map("spec")
     if spec is None:
@@ -149,9 +150,10 @@ def decode_volume(obj: Field, meta: Metadata, doc_index: int) -> PersistentVolum
     if capacity is None or capacity.get(volume_sources.STORAGE) is None:
         (capacity or spec).error_at(volume_sources.STORAGE if capacity is not None else "capacity", "Required value")
     kind = volume_sources.source_kind(spec, volume_sources.PERSISTENT_VOLUME_KINDS, "")
-    class_name = spec.get_str("storageClassName")
-    if class_name:
-        check(spec.get("storageClassName"), class_name, is_dns1123_subdomain(class_name))
+    class_field = spec.get("storageClassName")
+    class_name = class_field.as_str() if class_field is not None else ""
+    if class_field is not None and class_name:
+        check(class_field, class_name, is_dns1123_subdomain(class_name))
     node_affinity = _volume_node_affinity(spec, kind)
     vac = spec.get("volumeAttributesClassName")
     return replace(
@@ -163,7 +165,7 @@ def decode_volume(obj: Field, meta: Metadata, doc_index: int) -> PersistentVolum
         reclaim_policy=volume_sources.enum_or(spec, "persistentVolumeReclaimPolicy", RECLAIM_POLICIES, "Retain"))
 
 
-def _volume_node_affinity(spec: Field, kind: str):
+def _volume_node_affinity(spec: Field, kind: str) -> Optional[NodeSelector]:
     """spec.nodeAffinity.required (validateVolumeNodeAffinity: a nodeAffinity must hold one; a
     local volume must have a nodeAffinity)."""
     affinity = spec.get_map("nodeAffinity")
@@ -208,7 +210,7 @@ def decode_storage_class(obj: Field, meta: Metadata) -> StorageClass:
     created = read_time(metadata.get("creationTimestamp")) if metadata is not None else None
     return StorageClass(meta.name, provisioner, volume_sources.enum_or(obj, "volumeBindingMode", BINDING_MODES, BINDING_IMMEDIATE),
                         _allowed_topologies(obj), volume_sources.enum_or(obj, "reclaimPolicy", ("Delete", "Retain"), "Delete"),
-                        annotations(obj), created, obj.line)
+                        read_annotations(obj), created, obj.line)
 
 
 def _allowed_topologies(obj: Field) -> tuple[tuple[TopologySelectorRequirement, ...], ...]:
@@ -240,7 +242,7 @@ def decode_csi_node(obj: Field, meta: Metadata) -> CSINode:
     spec = obj.get_map("spec")
     if spec is None:
         obj.error_at("spec", "Required value")
-        return CSINode(meta.name, annotations=annotations(obj), line=obj.line)
+        return CSINode(meta.name, annotations=read_annotations(obj), line=obj.line)
     drivers: list[CSINodeDriver] = []
     for item in spec.get_list("drivers"):
         driver = _csi_node_driver(item)
@@ -249,7 +251,7 @@ def decode_csi_node(obj: Field, meta: Metadata) -> CSINode:
         if any(d.name == driver.name for d in drivers):
             item.error_at("name", f'Duplicate value: "{driver.name}"')
         drivers.append(driver)
-    return CSINode(meta.name, tuple(drivers), annotations(obj), obj.line)
+    return CSINode(meta.name, tuple(drivers), read_annotations(obj), obj.line)
 
 
 def _csi_node_driver(item: Field) -> Optional[CSINodeDriver]:

@@ -29,7 +29,8 @@ NAMESPACED = {"Pod", "Service", "ReplicaSet", "StatefulSet", "ReplicationControl
 
 KEEP = object()  # an edit's answer: leave this object as it is
 
-Edit = Callable[[str, dict], Any]
+# (object key, the parsed object: untyped YAML) -> its replacement, None to drop it, or KEEP
+Edit = Callable[[str, dict[str, Any]], Any]
 
 
 class Chunk:
@@ -96,7 +97,7 @@ def _edit_document(document: Any, kind: str, edit: Edit) -> tuple[bool, Any]:
     return True, result
 
 
-def _edit_list(document: dict, kind: str, edit: Edit) -> tuple[bool, Any]:
+def _edit_list(document: dict[str, Any], kind: str, edit: Edit) -> tuple[bool, Any]:
     """Items of a typed List (NodeList, ...) carry no kind: they take it from the list."""
     item_kind = document["kind"][:-len(LIST_SUFFIX)]
     items, changed = [], False
@@ -115,7 +116,7 @@ def _edit_list(document: dict, kind: str, edit: Edit) -> tuple[bool, Any]:
     return changed, {**document, "items": items} if changed else document
 
 
-def object_key(kind: str, document: dict) -> str:
+def object_key(kind: str, document: dict[str, Any]) -> str:
     metadata = document.get("metadata") or {}
     if kind in NAMESPACED:
         return f"{metadata.get('namespace') or 'default'}/{metadata.get('name')}"

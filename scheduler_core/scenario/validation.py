@@ -8,21 +8,22 @@ from fractions import Fraction
 from typing import Optional
 
 from scheduler_core.model import quantity
-from scheduler_core.model.validation import (  # noqa: F401 (the loader's modules import them from here)
-    is_dns1123_label,
-    is_dns1123_subdomain,
-    is_dns1035_label,
-    is_qualified_name,
-    is_label_value,
-    is_integer_string,
-    is_ip,
-    MAX_LABEL_LENGTH,
-    MAX_SUBDOMAIN_LENGTH,
-    DNS1123_LABEL_MSG,
-    DNS1123_SUBDOMAIN_MSG,
-    DNS1035_LABEL_MSG,
-    QUALIFIED_NAME_MSG,
-    LABEL_VALUE_MSG,
+# Re-exported (the "as" form says so to mypy): the loader's modules import them from here.
+from scheduler_core.model.validation import (
+    is_dns1123_label as is_dns1123_label,
+    is_dns1123_subdomain as is_dns1123_subdomain,
+    is_dns1035_label as is_dns1035_label,
+    is_qualified_name as is_qualified_name,
+    is_label_value as is_label_value,
+    is_integer_string as is_integer_string,
+    is_ip as is_ip,
+    MAX_LABEL_LENGTH as MAX_LABEL_LENGTH,
+    MAX_SUBDOMAIN_LENGTH as MAX_SUBDOMAIN_LENGTH,
+    DNS1123_LABEL_MSG as DNS1123_LABEL_MSG,
+    DNS1123_SUBDOMAIN_MSG as DNS1123_SUBDOMAIN_MSG,
+    DNS1035_LABEL_MSG as DNS1035_LABEL_MSG,
+    QUALIFIED_NAME_MSG as QUALIFIED_NAME_MSG,
+    LABEL_VALUE_MSG as LABEL_VALUE_MSG,
 )
 from scheduler_core.scenario.fields import Field, describe
 

@@ -65,7 +65,7 @@ def required_checked(field: Field, key: str, checker: Callable[[str], list[str]]
     """A required string field that must also pass an API-server syntax check."""
     child = field.get(key)
     value = child.as_str() if child is not None else ""
-    if not value:
+    if child is None or not value:
         field.error_at(key, "Required value")
     else:
         check(child, value, checker(value))

@@ -38,7 +38,7 @@ _KNOWN_TAGS = _CONSTRUCTED_TAGS | {_STR, _TAG + "timestamp", _TAG + "binary", _T
 _UNRESOLVED = object()  # a plain scalar's text not resolved yet (its value may be None)
 
 
-class YMap(dict):
+class YMap(dict[str, Any]):  # Any: a YAML value (scalar, YMap or YList)
     """A YAML mapping: ``line`` of its start, ``lines[key]`` the line of each key."""
 
     __slots__ = ("line", "lines")
@@ -48,7 +48,7 @@ class YMap(dict):
         self.lines: dict[str, int] = {}
 
 
-class YList(list):
+class YList(list[Any]):  # Any: a YAML value (scalar, YMap or YList)
     """A YAML sequence: ``line`` of its start, ``lines[i]`` the line of each item."""
 
     __slots__ = ("line", "lines")
@@ -194,7 +194,7 @@ class Composer:
             elif top.key is None:
                 self._set_key(top, value, line)
             elif top.key == "<<" or top.key in container.lines:
-                self._set_value(top, value)  # a merge or a duplicate
+                self._set_value(top, top.key, value)  # a merge or a duplicate
             else:
                 container[top.key] = value
                 container.lines[top.key] = top.key_line
@@ -231,7 +231,7 @@ class Composer:
         elif frame.key is None:
             self._set_key(frame, value, line)
         else:
-            self._set_value(frame, value)
+            self._set_value(frame, frame.key, value)
         return root
 
     def _set_key(self, frame: _Frame, key: Any, line: int) -> None:
@@ -241,9 +241,9 @@ class Composer:
         frame.key = _key_text(key)
         frame.key_line = line
 
-    def _set_value(self, frame: _Frame, value: Any) -> None:
+    def _set_value(self, frame: _Frame, key: str, value: Any) -> None:
         mapping: YMap = frame.container
-        key, line = frame.key, frame.key_line
+        line = frame.key_line
         frame.key = None
         if key == "<<" and isinstance(value, (YMap, YList)):
             self._merge(mapping, value, line)
@@ -297,7 +297,7 @@ class Composer:
             return self._resolved[text]
         except KeyError:
             pass
-        tag = self._resolver.resolve(ScalarNode, text, (True, False))
+        tag = self._resolver.resolve(ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]  # PyYAML's stubs leave it unannotated
         if tag == _MERGE:
             value: Any = "<<"
         elif tag in _CONSTRUCTED_TAGS:

@@ -16,14 +16,14 @@ replaced; the rollout report says so)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable, Optional
 
 from scheduler_core.cluster.controllers.deployment import scaled_value
 from scheduler_core.cluster.controllers.pods import make_pod, pod_manifest
 from scheduler_core.cluster.controllers.revisions import Revisions, complete, made_at, pod_revision, revisions
 from scheduler_core.cluster.controllers.state import ClusterState, CreatePod, DeletePod, Write, is_running
 from scheduler_core.encoding.events import RolloutStatus
-from scheduler_core.model import KIND_DAEMON_SET, ControlledWorkload, Node, Pod, TaintEffect
+from scheduler_core.model import KIND_DAEMON_SET, ControlledWorkload, Manifest, Node, Pod, TaintEffect
 from scheduler_core.plugins.helper import find_untolerated_taint, required_node_affinity_matches
 
 # AddOrUpdateDaemonPodTolerations: what every daemon pod tolerates (operator Exists).
@@ -65,6 +65,12 @@ def update_strategy(daemon_set: ControlledWorkload) -> UpdateStrategy:
 class Verdict:
     should_run: bool
     should_continue_running: bool
+
+
+# What _verdicts remembers of a DaemonSet (ClusterState.daemon_verdicts): its template, the
+# template as a pod, and node name -> (the node object judged, its verdict).
+DaemonVerdicts = tuple[Manifest, Pod, dict[str, tuple[Node, Verdict]]]
+VerdictOf = Callable[[Node], Verdict]
 
 
 def daemon_pod_spec(daemon_set: ControlledWorkload, node_name: str) -> dict[str, Any]:
@@ -137,7 +143,7 @@ def reconcile(state: ClusterState, daemon_set: ControlledWorkload) -> list[Write
     return [DeletePod(pod, by) for pod in _rolling_update(state, daemon_set, verdicts, revs, owned, nodes_by_pod)]
 
 
-def _rolling_update(state: ClusterState, daemon_set: ControlledWorkload, verdicts, revs: Revisions,
+def _rolling_update(state: ClusterState, daemon_set: ControlledWorkload, verdicts: VerdictOf, revs: Revisions,
                     owned: list[Pod], nodes_by_pod: dict[str, str]) -> list[Pod]:
     """rollingUpdate without surge: the old pods to delete, in node document order."""
     strategy = update_strategy(daemon_set)
@@ -200,10 +206,10 @@ def rollout_status(state: ClusterState, daemon_set: ControlledWorkload) -> Rollo
                          [pod.key for pod in updated if not pod.node_name])
 
 
-def _verdicts(state: ClusterState, daemon_set: ControlledWorkload):
+def _verdicts(state: ClusterState, daemon_set: ControlledWorkload) -> VerdictOf:
     """NodeShouldRunDaemonPod per node, remembered while neither the node object nor the template
     changes (the controller runs after every binding; nodes rarely change)."""
-    cache = state.daemon_verdicts.get(daemon_set.key)
+    cache: Optional[DaemonVerdicts] = state.daemon_verdicts.get(daemon_set.key)
     if cache is None or cache[0] is not daemon_set.template:
         cache = (daemon_set.template, _template_pod(state, daemon_set), {})
         state.daemon_verdicts[daemon_set.key] = cache

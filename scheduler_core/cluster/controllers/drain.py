@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from scheduler_core.model import Pod
+from scheduler_core.model import Manifest, Pod
 
 MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror"
 RETRY_MS = 5000  # kubectl drain retries a refused eviction every 5 s
@@ -24,7 +24,7 @@ class Drain:
     retry_at: Optional[int] = None
 
 
-def pods_to_evict(pods_on_node: list[Pod], manifests: dict[str, dict]) -> list[Pod]:
+def pods_to_evict(pods_on_node: list[Pod], manifests: dict[str, Manifest]) -> list[Pod]:
     """GetPodsForDeletion with --ignore-daemonsets, --delete-emptydir-data and --force (as
     ../shared/spec/CHANGES.md says): every pod but DaemonSet pods and mirror pods, namespace/name order."""
     kept = []

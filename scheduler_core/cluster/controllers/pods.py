@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from scheduler_core.model import ControlledWorkload, Pod, PriorityClass
+from scheduler_core.model import ControlledWorkload, Manifest, Pod, PriorityClass
 from scheduler_core.scenario import manifests
 from scheduler_core.scenario.changes import owner_reference
 from scheduler_core.scenario.objects import SYSTEM_PRIORITY_CLASSES
 
 
 def pod_manifest(workload: ControlledWorkload, name: str, labels: dict[str, str],
-                 spec: Optional[dict] = None, template: Optional[dict] = None) -> dict[str, Any]:
+                 spec: Optional[dict[str, Any]] = None, template: Optional[Manifest] = None) -> Manifest:
     """The pod the controller creates: the template's (the workload's, or ``template``: a
     StatefulSet's revision) labels (plus ``labels``) and spec, an owner reference to the
     workload, status.phase Pending."""

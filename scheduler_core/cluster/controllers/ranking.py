@@ -88,7 +88,7 @@ def _same_controller(state: ClusterState, replica_set: ControlledWorkload) -> li
             and rs.owner.uid == owner.uid]
 
 
-def _sort_key(state: ClusterState, pod: Pod, colocated: int, now: datetime) -> tuple:
+def _sort_key(state: ClusterState, pod: Pod, colocated: int, now: datetime) -> tuple[object, ...]:
     """The comparator's rules as one key (smaller: deleted first), then the fixed tie-break."""
     running = is_running(pod)
     ready = running

@@ -75,8 +75,9 @@ class ClusterState:
     claims: set[str] = field(default_factory=set)  # "namespace/name" of every claim that exists
     completed_jobs: set[str] = field(default_factory=set)
     now_ms: int = 0
-    # DaemonSet key -> (its template, the template as a pod, node name -> (node, verdict)).
-    daemon_verdicts: dict[str, tuple] = field(default_factory=dict)
+    # DaemonSet key -> (its template, the template as a pod, node name -> (node, verdict)):
+    # daemonset.DaemonVerdicts (Any here, as set_revisions below: that module imports this one).
+    daemon_verdicts: dict[str, Any] = field(default_factory=dict)
     # metadata.annotations controller.kubernetes.io/pod-deletion-cost of the pods that carry it.
     deletion_costs: dict[str, int] = field(default_factory=dict)
     # When a pod of the run was bound: the kubelet stand-in makes it ready then (the Ready

@@ -132,8 +132,9 @@ def _update(state: ClusterState, stateful_set: ControlledWorkload, strategy: Upd
     to the partition (the next sync recreates them at the update revision)."""
     if strategy.type != STRATEGY_ROLLING_UPDATE:
         return []
-    replicas = [pods.get(f"{stateful_set.name}-{ordinal}") for ordinal in range(stateful_set.replicas)]
-    if any(pod is None for pod in replicas):
+    found = [pods.get(f"{stateful_set.name}-{ordinal}") for ordinal in range(stateful_set.replicas)]
+    replicas = [pod for pod in found if pod is not None]
+    if len(replicas) != len(found):  # a replica is missing
         return []
     most = max(scaled_value(strategy.max_unavailable, stateful_set.replicas, False), 1)
     unavailable = sum(1 for pod in replicas if not is_running(pod))
@@ -142,7 +143,7 @@ def _update(state: ClusterState, stateful_set: ControlledWorkload, strategy: Upd
         if len(deletes) >= most - unavailable:
             break
         pod = replicas[ordinal]
-        if pod is not None and pod_revision(state, pod) != revs.latest_hash and not pod.is_terminating:
+        if pod_revision(state, pod) != revs.latest_hash and not pod.is_terminating:
             deletes.append(DeletePod(pod, by))
     return deletes
 
@@ -192,7 +193,8 @@ def _new_pod(state: ClusterState, stateful_set: ControlledWorkload, ordinal: int
 
 
 def _template_name(template: Any) -> str:
-    return (template.get("metadata") or {}).get("name", "")
+    name: str = (template.get("metadata") or {}).get("name", "")  # untyped: the manifest's YAML
+    return name
 
 
 def _claim_name(template: Any, stateful_set: ControlledWorkload, ordinal: int) -> str:

@@ -17,7 +17,7 @@ from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.diagnosis import nodes_available_message, reason_histogram
 from scheduler_core.framework.interfaces import Handle, NodeToStatus, PostFilterResult
 from scheduler_core.framework.node_info import NodeInfo
-from scheduler_core.framework.options import PreemptionAPI
+from scheduler_core.framework.options import PreemptionAPI, RunEvent
 from scheduler_core.framework.preemption.candidates import (
     Candidate,
     DryRun,
@@ -119,8 +119,8 @@ class Evaluator:
         api.go(lambda: nominees.extend(api.lower_priority_nominated_pods(pod, node)),
                lambda: self._preempt_victims(api, pod, nominees, to_delete))
 
-    def _preempt_victims(self, api: PreemptionAPI, pod: Pod, nominees: list[Pod],
-                         to_delete: list[Pod]) -> Iterator[object]:
+    def _preempt_victims(self, api: PreemptionAPI[RunEvent], pod: Pod, nominees: list[Pod],
+                         to_delete: list[Pod]) -> Iterator[RunEvent]:
         """The goroutine's API calls: lower-priority nominations on the node are cleared, the last
         victim is remembered, every victim is preempted; then the preemption is over."""
         for nominee in nominees:

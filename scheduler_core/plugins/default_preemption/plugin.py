@@ -27,6 +27,7 @@ from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.preemption.candidates import DryRun, dry_run_preemption
 from scheduler_core.framework.preemption.evaluator import Evaluator
 from scheduler_core.framework.preemption.victims import may_preempt
+from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.status import Code, MaybeStatus, Status
 from scheduler_core.model import Pod
 from scheduler_core.plugins.default_preemption.args import DefaultPreemptionArgs
@@ -58,9 +59,10 @@ class DefaultPreemption:
         """DryRunPreemption with SelectVictimsOnNode: on numbers when only NodeResourcesFit decides
         (batch.py), else node by node."""
         framework, pdbs = self._handle.framework, self._handle.snapshot.pdbs
-        checked = numeric_dry_run_applies(framework, state)
-        if checked is not None:
-            return numeric_dry_run(framework, state, pod, potential, checked, pdbs, self._verdicts)
+        if isinstance(framework, Framework):  # the numeric path reads the runtime's own plugin lists
+            checked = numeric_dry_run_applies(framework, state)
+            if checked is not None:
+                return numeric_dry_run(framework, state, pod, potential, checked, pdbs, self._verdicts)
         return dry_run_preemption(framework, state, pod, potential, pdbs)
 
     def eligible_to_preempt_others(self, pod: Pod, statuses: NodeToStatus) -> tuple[bool, str]:

@@ -33,12 +33,11 @@ from scheduler_core.dra.allocator import (
     Allocator,
     DeviceId,
     Pool,
-    SelectorCache,
     gather_pools,
     selectors_match,
 )
 from scheduler_core.framework.batch import default_normalize
-from scheduler_core.framework.dra_state import DraState
+from scheduler_core.framework.dra_state import DraState, SelectorCache
 from scheduler_core.framework import signers
 from scheduler_core.framework.cluster_events import (
     ActionType,

@@ -172,6 +172,7 @@ def _pod_change_hint(pod: Pod, old: Optional[Pod], new: Optional[Pod]) -> Queuei
         return QueueingHint.QUEUE if gained or lost else QueueingHint.QUEUE_SKIP
     if new is not None:
         return QueueingHint.QUEUE if _matches_all(terms, new) else QueueingHint.QUEUE_SKIP
+    assert old is not None  # a delete: the pod as it was
     return QueueingHint.QUEUE if _matches_all(anti_terms, old) else QueueingHint.QUEUE_SKIP
 
 

@@ -12,7 +12,7 @@ Scoring uses the configured ``scoringStrategy`` (LeastAllocated by default, on c
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Mapping, Optional
+from typing import Any, ClassVar, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -125,7 +125,7 @@ def _parse_strategy(raw: Optional[Mapping[str, Any]], problems: list[ArgsProblem
     return ScoringStrategy(kind, resources, shape)
 
 
-def _parse_shape(raw: list[Any], problems: list[ArgsProblem]) -> tuple[FunctionShapePoint, ...]:
+def _parse_shape(raw: Sequence[Any], problems: list[ArgsProblem]) -> tuple[FunctionShapePoint, ...]:
     """validateFunctionShape; Go reports these under ``scoringStrategy.shape``."""
     path = "scoringStrategy.shape"
     points = tuple(FunctionShapePoint(int(p.get("utilization", 0)), int(p.get("score", 0))) for p in raw)
@@ -281,7 +281,7 @@ def checked_shortfall_verdicts(checked: list[tuple[str, int]], table: NodeTable[
     reasons = [REASON_TOO_MANY_PODS]
     pod_count = table.pod_count[positions] if added_pods is None else table.pod_count[positions] + added_pods
     lacking = [pod_count + 1 > table.allocatable_of(PODS)[positions]]
-    beyond = [None]  # per check: the node is too small even when empty (UnschedulableAndUnresolvable)
+    beyond: list[Optional[np.ndarray]] = [None]  # per check: the node is too small even when empty (UnschedulableAndUnresolvable)
     for name, wanted in checked:
         capacity = table.allocatable_of(name)[positions]
         requested = table.requested_of(name)[positions]
@@ -298,8 +298,9 @@ def checked_shortfall_verdicts(checked: list[tuple[str, int]], table: NodeTable[
     for bit, short in enumerate(lacking):
         short = short[failed]
         keys |= short.astype(np.int64) << (bit + 1)
-        if beyond[bit] is not None:
-            keys |= short & beyond[bit][failed]
+        too_small = beyond[bit]
+        if too_small is not None:
+            keys |= short & too_small[failed]
     distinct = distinct_values(keys)
     distinct.sort(key=lambda k: int((keys == k).argmax()))  # palette in order of first appearance
     palette = []

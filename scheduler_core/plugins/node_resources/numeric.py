@@ -22,7 +22,7 @@ from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.node_info import NodeInfo, PodInfo
 from scheduler_core.framework.runtime import Framework
-from scheduler_core.plugins.node_resources.fit import checked_shortfall_verdicts
+from scheduler_core.plugins.node_resources.fit import Fit, checked_shortfall_verdicts
 
 # Filter plugins whose verdict on a node never depends on the pods running there.
 NODE_ONLY_FILTERS = frozenset({names.NODE_UNSCHEDULABLE, names.NODE_NAME, names.TAINT_TOLERATION,
@@ -38,7 +38,7 @@ def numeric_fit_applies(framework: Framework, state: CycleState) -> Optional[Che
         return None
     active = framework.active_filter_plugins(state)
     fit = next((plugin for plugin in active if plugin.name == names.NODE_RESOURCES_FIT), None)
-    if fit is None:
+    if not isinstance(fit, Fit):  # None: Fit does not run (the plugin under its name is Fit)
         return None
     if any(plugin is not fit and plugin.name not in NODE_ONLY_FILTERS for plugin in active):
         return None

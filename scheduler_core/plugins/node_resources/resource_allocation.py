@@ -118,6 +118,7 @@ class ResourceAllocationScorer:
             offered = alloc != 0
             requested.append(req if offered.all() else np.where(offered, req, 0))
             allocatable.append(alloc)
+        assert self.batch_scorer is not None  # the batch path is taken only by scorers built with one
         return self.batch_scorer(requested, allocatable)
 
     def _allocatable_and_requested_batch(self, table: NodeTable[NodeInfo], positions: np.ndarray, name: str,

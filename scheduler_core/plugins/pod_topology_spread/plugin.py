@@ -26,6 +26,7 @@ from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.interfaces import Handle, NodeScore, PreFilterResult
 from scheduler_core.framework.node_info import NodeInfo, PodInfo
 from scheduler_core.framework.node_table import NodeTable
+from scheduler_core.framework.pod_counts import PodCounts
 from scheduler_core.framework.status import SKIP, MaybeStatus, Status
 from scheduler_core.model import Node, Pod, TopologySpreadConstraint
 from scheduler_core.plugins.pod_topology_spread.args import (
@@ -84,7 +85,7 @@ class PodTopologySpread:
         self._system_defaulted = args.system_defaulted
         self._counter = MatchCounter()  # the per-node (reference) path's counts
         # The fast path's counts, one array per selector; terminating pods are not counted.
-        self._pod_counts = vectorized.PodCounts(skip_terminating=True)
+        self._pod_counts = PodCounts(skip_terminating=True)
         self._groupings: dict[str, tuple[NodeTable[NodeInfo], DomainNodes]] = {}  # the picture's nodes per domain, per key
 
     # ------------------------------------------------------------------ constraints
@@ -153,6 +154,7 @@ class PodTopologySpread:
             changed = any(c.matcher.matches(old.labels) != c.matcher.matches(new.labels) for c in constraints)
             return QueueingHint.QUEUE if changed else QueueingHint.QUEUE_SKIP
         changed_pod = new if new is not None else old
+        assert changed_pod is not None  # an add or a delete: one of the two is there
         matches = any(c.matcher.matches(changed_pod.labels) for c in constraints)
         return QueueingHint.QUEUE if matches else QueueingHint.QUEUE_SKIP
 
@@ -178,7 +180,8 @@ class PodTopologySpread:
         snapshot = getattr(self._handle, "snapshot", None)
         if framework is None or snapshot is None or not getattr(framework, "vectorized", False):
             return None
-        return snapshot.table
+        table: NodeTable[NodeInfo] = snapshot.table  # the handle's snapshot, read untyped above
+        return table
 
     def pre_filter_extensions(self) -> "PodTopologySpread":
         return self
@@ -238,7 +241,7 @@ class PodTopologySpread:
         if table is not None and all_nodes is table.node_infos:
             self._pod_counts.sync(table)
             positions = self._pod_counts.positions_of(nodes)
-        if positions is not None:
+        if table is not None and positions is not None:  # positions: only with the table
             pre_score_state = vectorized.compute_pre_score_state(pod, constraints, positions, table, require_all,
                                                                  self._pod_counts)
         else:

@@ -49,7 +49,7 @@ class PreScoreState:
         # scored node names in name order and their counts, an array; made into a dict only as JSON.
         self.host_arrays: list[Optional[tuple[Sequence[str], np.ndarray]]] = [None for _ in constraints]
         self.batch: Any = None  # the fast path's arrays (vectorized.ScoreArrays), when PreScore built them
-        self.scored_ignored = None  # bool per position of the last score_batch, for normalize_batch
+        self.scored_ignored: Optional[np.ndarray] = None  # bool per position of the last score_batch, for normalize_batch
 
     def clone(self) -> "PreScoreState":
         return self  # read-only after PreScore, as in Go

@@ -131,6 +131,7 @@ class VolumeBinding:
         data = state.read_optional(_STATE)
         if data is None:  # getStateData's error: PreFilter never ran
             return Status.error(ERROR_STATE_NOT_FOUND)
+        assert data.claims is not None  # a pod without claims is skipped at PreFilter: no Filter
         try:
             pod_volumes, reasons = self.binder.find_pod_volumes(pod, data.claims, node_info.node)
         except BinderError as err:
@@ -144,7 +145,7 @@ class VolumeBinding:
     def filter_detail(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[Any, ...]:
         """The claims and volumes behind filter's reasons (explanations only; nothing is stored)."""
         data = state.read_optional(_STATE)
-        if data is None:
+        if data is None or data.claims is None:
             return ()
         try:
             _, reasons = self.binder.find_pod_volumes(pod, data.claims, node_info.node)
@@ -213,7 +214,7 @@ class VolumeBinding:
     def binding_state_json(self, state: CycleState, node_name: str) -> Optional[dict[str, Any]]:
         data = state.read_optional(_STATE)
         pod_volumes = data.pod_volumes_by_node.get(node_name) if data is not None else None
-        if pod_volumes is None:
+        if data is None or pod_volumes is None:
             return None
         return node_bindings_picture(pod_volumes, data.all_bound)
 
@@ -238,7 +239,7 @@ class VolumeBinding:
 # ---------------------------------------------------------------------- queueing hints
 
 
-def csi_node_hint(pod: Pod, old: Optional[CSINode], new: Optional[CSINode]) -> QueueingHint:
+def csi_node_hint(pod: Pod, old: Optional[CSINode], new: CSINode) -> QueueingHint:
     """isSchedulableAfterCSINodeChange: a new CSINode, or a change of its migrated plugins."""
     if old is None:
         return QueueingHint.QUEUE

@@ -108,6 +108,12 @@ def test_priority_classes_default_their_policy_and_guard_the_system_range():
     assert _messages(most) == [("value", "Invalid value: 5: the value of system-node-critical is 2000001000")]
 
 
+def test_a_system_priority_class_without_a_value_is_told_the_value_is_required_once():
+    obj, errors = _obj("globalDefault: false\n")
+    assert decode_priority_class(obj, Metadata("system-node-critical")).value == 0
+    assert _messages(errors) == [("value", "Required value")]
+
+
 def test_a_budget_reads_its_status_and_refuses_both_bounds():
     obj, errors = _obj("spec:\n  minAvailable: 1\n  maxUnavailable: 50%\n  selector: {matchLabels: {app: web}}\n"
                        "status:\n  disruptionsAllowed: 2\n  disruptedPods: {web-1: '2024-01-01T00:00:00Z'}\n")
