@@ -339,7 +339,8 @@ class DynamicResources:
         key = (node, device_class.name, selectors)
         accepted = self._node_accepted(key, pools, device_class, claim)
         holders = tuple(map(data.device_owners.get, accepted.ids))
-        holding = tuple(map(self.dra.claims.get, holders))  # a free device's None finds nothing
+        claims = self.dra.claims
+        holding = tuple(None if holder is None else claims.get(holder) for holder in holders)  # free: None
         kept = self._node_verdicts.get(key)
         if (kept is not None and kept[0] is accepted and kept[1] == holders
                 and all(map(operator.is_, kept[2], holding))):
