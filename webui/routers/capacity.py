@@ -9,10 +9,9 @@ from typing import Literal, Optional
 from django.http import HttpRequest
 from ninja import Field, Router, Schema, Status
 
-from scheduler_core.answers.capacity_rounds import Question
 from webui import schemas
 from webui.models import CapacityQuestion
-from webui.services import access, capacity, scenarios
+from webui.services import access, capacity, engine, scenarios
 from webui.services.capacity import Asked
 
 router = Router(tags=["capacity"])
@@ -275,7 +274,7 @@ def capacity_ask(request: HttpRequest, scenario_id: int, body: CapacityIn):
     GET /api/capacity/{id} or /ws/capacity/{id}/. 400 when the scenario cannot answer it (no such workload or node).
     """
     scenario = access.runnable_scenario(request.auth, scenario_id)
-    question = Question(body.kind, body.workload, body.pod, tuple(body.likes), tuple(body.nodes), body.max)
+    question = engine.Question(body.kind, body.workload, body.pod, tuple(body.likes), tuple(body.nodes), body.max)
     asked = capacity.ask(request.auth, scenario, Asked(question, body.version))
     return Status(201, present(_fresh(asked.pk)))
 

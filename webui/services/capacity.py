@@ -43,16 +43,14 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, QuerySet
 from django.utils import timezone
 
-from scheduler_core.answers.capacity import (CapacityAnswer, CapacityError, FitAnswer, FragmentationAnswer, NodesAnswer,
-                                     RemovableAnswer, Trial, TrialBase, TrialChanges, TrialOutcome, run_trial)
-from scheduler_core.answers.capacity_pass import DECIDING_TEXT_MOST, NeedsTrials, PassAnswer, one_pass
-from scheduler_core.answers.capacity_rounds import Question, replay, search_for
-from scheduler_core.scenario.changes import SCALABLE_KINDS
 from webui import publisher
 from webui.models import FINISHED_STATUSES, CapacityKind, CapacityMethod, CapacityQuestion, CapacityTrial, Run, \
     RunStatus, Scenario, ScenarioVersion
 from webui.services import engine, scenarios
 from webui.services.access import Actor
+from webui.services.engine import (DECIDING_TEXT_MOST, SCALABLE_KINDS, CapacityAnswer, CapacityError, FitAnswer,
+                                   FragmentationAnswer, NeedsTrials, NodesAnswer, PassAnswer, Question, RemovableAnswer,
+                                   Trial, TrialBase, TrialChanges, TrialOutcome, one_pass, replay, run_trial, search_for)
 from webui.services.errors import Conflict, DomainError, NotFound
 
 log = logging.getLogger(__name__)

@@ -44,6 +44,14 @@ from scheduler_core.encoding.timeline import run_story, story_reads
 from scheduler_core.volume.pictures import cluster_volume_json
 from scheduler_core.scenario import sources
 from scheduler_core.scenario.jsonstream import as_yaml_stream
+from scheduler_core.scenario.textedit import LOADER as YAML_LOADER
+from scheduler_core.scenario.textedit import documents
+from scheduler_core.answers.whatif_text import apply_to_text
+from scheduler_core.answers.capacity import (CapacityAnswer, CapacityError, FitAnswer, FragmentationAnswer, NodesAnswer,
+                                             RemovableAnswer, Trial, TrialBase, TrialChanges, TrialOutcome, run_trial)
+from scheduler_core.answers.capacity_pass import DECIDING_TEXT_MOST, NeedsTrials, PassAnswer, one_pass
+from scheduler_core.answers.capacity_rounds import Question, replay, search_for
+from scheduler_core.scenario.changes import SCALABLE_KINDS
 
 from webui.services.errors import InvalidScenario, LimitExceeded
 
@@ -54,6 +62,12 @@ __all__ = [
     "what_if", "NotPending", "trace", "MODE_SINGLE", "MODE_TIMELINE",
     "NotBound", "PodPlacementExplanation", "RecordedComparison", "explain_pod", "recorded", "with_node_taints",
     "is_archive", "kind_named_by", "upload_to_text",
+    # Editing a version's text document by document (another configuration, a what-if applied).
+    "YAML_LOADER", "documents", "apply_to_text",
+    # Capacity questions (webui/services/capacity.py stores and dispatches; the engine answers).
+    "CapacityAnswer", "CapacityError", "FitAnswer", "FragmentationAnswer", "NodesAnswer", "RemovableAnswer", "Trial",
+    "TrialBase", "TrialChanges", "TrialOutcome", "run_trial", "DECIDING_TEXT_MOST", "NeedsTrials", "PassAnswer",
+    "one_pass", "Question", "replay", "search_for", "SCALABLE_KINDS",
 ]
 
 

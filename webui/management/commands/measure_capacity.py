@@ -15,9 +15,8 @@ from unittest import mock
 from django.core.management.base import BaseCommand
 from django.test.utils import override_settings
 
-from scheduler_core.answers.capacity_rounds import Question
 from webui.models import CapacityQuestion, Scenario, ScenarioVersion
-from webui.services import capacity
+from webui.services import capacity, engine
 from webui.services.access import Actor
 from webui.services.capacity import Asked
 from webui.tasks import advance_capacity
@@ -53,7 +52,7 @@ def measure(path: Path, pod: str, max_count: Optional[int] = None) -> dict:
             mock.patch.object(capacity, "_send_run", lambda run_id: None), \
             mock.patch.object(capacity, "_dispatch", in_process):
         ask = _Clock()
-        question = capacity.ask(actor, scenario, Asked(Question("fit", pod=pod, max_count=max_count)))
+        question = capacity.ask(actor, scenario, Asked(engine.Question("fit", pod=pod, max_count=max_count)))
         ask.stop()
         capacity._bases.clear()  # the worker is another process: it loads the version itself
         task = _Clock()
