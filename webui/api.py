@@ -15,9 +15,7 @@ from webui import overload
 from webui.routers import capacity, misc, runs, scenarios, shares
 from webui.services import access
 from webui.services.access import Actor
-from webui.services.errors import DomainError, LimitExceeded, ReadOnlyShare
-
-SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+from webui.services.errors import DomainError, LimitExceeded
 
 
 class SessionActor(APIKeyCookie):
@@ -30,12 +28,9 @@ class SessionActor(APIKeyCookie):
     param_name = settings.SESSION_COOKIE_NAME
 
     def __call__(self, request: HttpRequest) -> Actor:
-        writing = request.method not in SAFE_METHODS
-        token = access.share_token(request)
-        if token and writing:
-            raise ReadOnlyShare()
-        self._get_key(request)  # the CSRF check; raises HttpError(403) on failure
-        return access.actor_for(request, token=token, writing=writing)
+        # The CSRF check first (raises HttpError(403) on failure): a refused write creates no session.
+        self._get_key(request)
+        return access.request_actor(request)
 
     def authenticate(self, request: HttpRequest, key: str | None) -> Actor | None:  # pragma: no cover
         raise NotImplementedError  # __call__ does the work

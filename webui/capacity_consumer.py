@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from typing import Any
 
 from channels.db import database_sync_to_async
 
@@ -22,12 +23,8 @@ POLL_SECONDS = 0.5
 
 
 @database_sync_to_async
-def _authorize(scope, question_id: int) -> None:
-    user = scope.get("user")
-    session = scope.get("session")
-    actor = access.Actor(user_id=user.pk if user is not None and user.is_authenticated else None,
-                         session_key=(session.session_key if session is not None else None) or "")
-    capacity.readable_question(actor, question_id)
+def _authorize(scope: dict[str, Any], question_id: int) -> None:
+    capacity.readable_question(access.websocket_actor(scope), question_id)
 
 
 STATE_FIELDS = ("status", "trials_done", "trials_estimate", "error", "method", "why", "copies_done", "copies_per_second")
