@@ -12,7 +12,7 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.security import APIKeyCookie
 
 from webui import overload
-from webui.routers import capacity, misc, runs, scenarios, shares
+from webui.routers import capacity, comparisons, demos, runs, scenarios, session, shares, validate
 from webui.services import access
 from webui.services.access import Actor
 from webui.services.errors import DomainError, LimitExceeded
@@ -88,9 +88,13 @@ def on_too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
     return on_domain_error(request, exc)
 
 
-# One router per area (webui/routers/<area>.py), one line each.
-api.add_router("/", misc.router)
+# One router per area (webui/routers/<area>.py, its schemas in webui/schemas/<area>.py), each under its
+# own prefix, one line each.
+api.add_router("/session", session.router)
+api.add_router("/validate", validate.router)
+api.add_router("/demos", demos.router)
 api.add_router("/scenarios", scenarios.router)
 api.add_router("/runs", runs.router)
+api.add_router("/comparisons", comparisons.router)
 api.add_router("/share", shares.router)
-api.add_router("/", capacity.router)
+api.add_router("/capacity", capacity.router)

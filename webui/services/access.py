@@ -53,6 +53,13 @@ class Actor:
         return Q(**{f"{prefix}owner_id": None, f"{prefix}owner_session_key": self.session_key})
 
 
+class ActorRequest(HttpRequest):
+    """A request the API let in (its type for the routers): ``auth`` is who asks, the Actor webui/api.py's
+    SessionActor made of it."""
+
+    auth: Actor
+
+
 def share_token(request: HttpRequest) -> str:
     return request.headers.get(SHARE_HEADER) or request.GET.get(SHARE_QUERY) or ""
 

@@ -75,7 +75,7 @@ __all__ = [
 class Summary:
     nodes: int
     pods: int
-    pendingPods: int  # noqa: N815 - JSON contract
+    pending_pods: int
 
 
 @dataclass(frozen=True)
@@ -255,7 +255,7 @@ def _check(text: str) -> Check:
         scenario = load(text)
     except ScenarioInvalid as exc:
         return Check(errors=[error_json(error) for error in exc.errors])
-    summary = Summary(nodes=len(scenario.nodes), pods=len(scenario.pods), pendingPods=len(scenario.pending_pods))
+    summary = Summary(nodes=len(scenario.nodes), pods=len(scenario.pods), pending_pods=len(scenario.pending_pods))
     report = check_scenario(scenario).to_json()  # what `python -m scheduler_core check --json` prints
     return Check(summary=summary, notices=report["notices"], objects=report["objects"],
                  findings=[_finding_json(finding) for finding in report["findings"]], fetch=report["fetch"])

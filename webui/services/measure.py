@@ -167,7 +167,7 @@ class _FirstEvent:
 def _queued_run(name: str, text: str, mode: str) -> Run:
     scenario = Scenario.objects.create(name=f"measure {name}", owner_session_key=OWNER, text=text)
     version = ScenarioVersion.objects.create(scenario=scenario, number=1, text=text)
-    return Run.objects.create(version=version, mode=mode, cycles=engine.check(text).summary.pendingPods,
+    return Run.objects.create(version=version, mode=mode, cycles=engine.check(text).summary.pending_pods,
                               owner_session_key=OWNER)
 
 

@@ -80,7 +80,7 @@ def start(actor: Actor, scenario: Scenario, mode: str = RunMode.TIMELINE) -> Run
         for limit in QUEUE_LIMITS:
             limit.check(actor)
         run = Run.objects.create(
-            version=version, mode=mode, cycles=check.summary.pendingPods, client_address=actor.address, enqueues=1,
+            version=version, mode=mode, cycles=check.summary.pending_pods, client_address=actor.address, enqueues=1,
             **actor.owner_fields()
         )
         _enqueue_on_commit(run.pk)
