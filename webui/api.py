@@ -3,6 +3,8 @@ and one router per area (webui/routers/). Operations: schema in -> service -> sc
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.db import InterfaceError, OperationalError
@@ -46,7 +48,8 @@ API_DESCRIPTION = (
 api = NinjaAPI(title="SchedLab API", version="1", description=API_DESCRIPTION, auth=SessionActor(), urls_namespace="api")
 
 
-def error_response(request: HttpRequest, status: int, code: str, message: str, details: dict | None = None) -> HttpResponse:
+def error_response(request: HttpRequest, status: int, code: str, message: str,
+                   details: dict[str, Any] | None = None) -> HttpResponse:
     return api.create_response(request, overload.error_body(code, message, details), status=status)
 
 
@@ -84,8 +87,9 @@ def on_auth_error(request: HttpRequest, exc: AuthenticationError) -> HttpRespons
 
 @api.exception_handler(RequestDataTooBig)
 def on_too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
-    exc = LimitExceeded("max_bytes", settings.SCHEDLAB_MAX_BYTES, f"the request body is over the limit (SCHEDLAB_MAX_BYTES={settings.SCHEDLAB_MAX_BYTES})")
-    return on_domain_error(request, exc)
+    limit = LimitExceeded("max_bytes", settings.SCHEDLAB_MAX_BYTES,
+                          f"the request body is over the limit (SCHEDLAB_MAX_BYTES={settings.SCHEDLAB_MAX_BYTES})")
+    return on_domain_error(request, limit)
 
 
 # One router per area (webui/routers/<area>.py, its schemas in webui/schemas/<area>.py), each under its

@@ -15,6 +15,7 @@ from __future__ import annotations
 import abc
 import asyncio
 import contextlib
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -32,7 +33,7 @@ CLOSE_TRY_AGAIN_LATER = 1013  # RFC 6455: the database is overloaded or unreacha
 
 
 @database_sync_to_async
-def _authorize(scope: dict[str, Any], run_id: int, token: str) -> bool:
+def _authorize(scope: Mapping[str, Any], run_id: int, token: str) -> bool:
     access.readable_run(access.websocket_actor(scope, token), run_id)
     return True
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.http import HttpRequest
+
 from webui.models import Run, RunCycle, Scenario, ScenarioVersion, ShareLink
 from webui.services import engine, objects
 from webui.services.access import Actor
 from webui.schemas.runs import CycleExplanationOut, CycleOut, RecordedComparisonOut, RecordedPodOut, RunOut, RunProgressOut, StepClusterOut, TimelineStepOut
-from webui.schemas.scenarios import NodeObjectOut, ObjectsOut, PodObjectOut, ScenarioOut, ScenarioSummaryOut, VersionOut, VersionSummaryOut
+from webui.schemas.scenarios import NodeObjectOut, ObjectsOut, PodClaimOut, PodObjectOut, ScenarioOut, ScenarioSummaryOut, VersionOut, VersionSummaryOut
 from webui.schemas.shares import ShareOut, ShareResolvedOut, ShareScenarioOut
 from webui.schemas.validate import SummaryOut, ValidationOut
 
@@ -45,9 +47,11 @@ UNCHECKED = {"valid": False, "errors": [], "summary": None, "notices": [], "obje
 
 
 def validation(check: engine.Check) -> ValidationOut:
+    """The check's problems, notices and findings are the engine's JSON: validated as it is."""
     summary = SummaryOut(**vars(check.summary)) if check.summary else None
-    return ValidationOut(valid=check.valid, errors=check.errors, summary=summary, notices=check.notices,
-                                 objects=check.objects, findings=check.findings, fetch=check.fetch)
+    return ValidationOut.model_validate({"valid": check.valid, "errors": check.errors, "summary": summary,
+                                         "notices": check.notices, "objects": check.objects,
+                                         "findings": check.findings, "fetch": check.fetch})
 
 
 def version_summary(version: ScenarioVersion) -> VersionSummaryOut:
@@ -91,16 +95,17 @@ def cycle(row: RunCycle) -> CycleOut:
 
 
 def scenario_objects(found: objects.Objects) -> ObjectsOut:
-    return ObjectsOut(
-        version=found.version.number,
-        nodes=[node_object(node) for node in found.nodes],
-        pods=[pod_object(pod, id(pod) in found.pending, found.claims.get(pod.key, [])) for pod in found.pods],
-        volumes=found.volumes,
-        devices=found.devices,
-    )
+    """Nodes and pods shaped here; the volumes and DRA devices are the engine's JSON, validated as it is."""
+    return ObjectsOut.model_validate({
+        "version": found.version.number,
+        "nodes": [node_object(node) for node in found.nodes],
+        "pods": [pod_object(pod, id(pod) in found.pending, found.claims.get(pod.key, [])) for pod in found.pods],
+        "volumes": found.volumes,
+        "devices": found.devices,
+    })
 
 
-def node_object(node) -> NodeObjectOut:
+def node_object(node: engine.Node) -> NodeObjectOut:
     return NodeObjectOut(
         name=node.name,
         labels=node.labels,
@@ -111,7 +116,8 @@ def node_object(node) -> NodeObjectOut:
     )
 
 
-def pod_object(pod, pending: bool, claims: list[dict] | None = None) -> PodObjectOut:
+def pod_object(pod: engine.Pod, pending: bool, claims: list[dict[str, Any]] | None = None) -> PodObjectOut:
+    """A pod as the engine reads it; its claims are the engine's JSON (dra.inventory), validated as it is."""
     requests = engine.pod_requests(pod)
     return PodObjectOut(
         namespace=pod.namespace,
@@ -122,16 +128,16 @@ def pod_object(pod, pending: bool, claims: list[dict] | None = None) -> PodObjec
         requests=requests,
         requests_text=objects.quantities_text(requests),
         pending=pending,
-        claims=claims or [],
+        claims=[PodClaimOut.model_validate(claim) for claim in claims or []],
     )
 
 
-def share_url(request, link: ShareLink) -> str:
+def share_url(request: HttpRequest, link: ShareLink) -> str:
     # The page at /share/<token> belongs to the browser UI (webui/pages.py).
     return request.build_absolute_uri(f"/share/{link.token}")
 
 
-def share(request, link: ShareLink) -> ShareOut:
+def share(request: HttpRequest, link: ShareLink) -> ShareOut:
     return ShareOut(
         token=link.token,
         url=share_url(request, link),

@@ -4,12 +4,12 @@ streams over /ws/capacity/<id>/ (capacity_consumer.py); the trials run on the wo
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional, cast
 
 from ninja import Router, Status
 
 from webui.models import CapacityQuestion
-from webui.schemas.capacity import (AnswerOut, CapacityIn, CapacityOut, CapacityProgressOut, CopiesOut, DecidingOut,
+from webui.schemas.capacity import (AnswerOut, CapacityIn, CapacityOut, CapacityProgressOut, CopiesMethod, CopiesOut, DecidingOut,
                                     NodeCopiesOut, ParametersOut, PerNodeOut, TargetsOut, WorkloadOut)
 from webui.schemas.common import ERRORS, ErrorOut
 from webui.services import access, capacity, engine, scenarios
@@ -38,8 +38,8 @@ def per_node(counts: Optional[dict[str, int]]) -> PerNodeOut:
     return PerNodeOut(nodes=listed, node_count=held, total=sum(copies for _, copies in ranked), more=held - len(listed))
 
 
-def copies_out(question: CapacityQuestion) -> CopiesOut:
-    stored = question.answer["copies"]  # the answer's JSON, by its camelCase names
+def copies_out(question: CapacityQuestion, stored: dict[str, Any]) -> CopiesOut:
+    """``stored``: the answer's JSON (by its camelCase names); the stopping copy and the nodes are the row's."""
     return CopiesOut(**{key: stored[key] for key in ("target", "method", "why", "fits", "bound", "messageExact",
                                                      "explanation", "countedTotal", "perDomain", "trials", "displaced")},
                      stopped_at_max=question.stopped_at_max, stopped_by=question.stopped_by or None,
@@ -54,7 +54,8 @@ def present(question: CapacityQuestion) -> CapacityOut:
     parameters = {"workload": None, "pod": None, "likes": [], "nodes": [], "max": None, **question.parameters}
     return CapacityOut(
         id=question.pk, scenario=question.version.scenario_id, version=question.version.number, kind=question.kind,
-        parameters=ParametersOut(**parameters), status=question.status, method=question.method or None,
+        parameters=ParametersOut(**parameters), status=question.status,
+        method=cast(CopiesMethod | None, question.method or None),  # one of CapacityMethod's values, or "" (not known)
         why=question.why,
         progress=CapacityProgressOut(done=question.trials_done,
                                      estimate=max(question.trials_done, question.trials_estimate),
@@ -67,7 +68,7 @@ def _answer_out(question: CapacityQuestion) -> Optional[AnswerOut]:
     if not question.answer:
         return None
     if "copies" in question.answer:
-        return AnswerOut(copies=copies_out(question))
+        return AnswerOut(copies=copies_out(question, question.answer["copies"]))
     return AnswerOut(**question.answer)
 
 

@@ -10,6 +10,7 @@ from django.http import HttpResponse
 from ninja import Query, Router, Status
 
 from webui import presenters, responses
+from webui.models import Run
 from webui.services import access, configs, events, recorded, runs, segments, whatif
 from webui.services.access import ActorRequest
 from webui.services.errors import NotFound
@@ -59,10 +60,10 @@ def run_events(
     page = events.page(run, max(since, 0), limit)
     cursor = page[-1]["seq"] + 1 if page else max(since, 0)
     done = run.is_finished and cursor >= segments.stored_event_count(run.pk)
-    return EventsPageOut(events=page, next=cursor, done=done)
+    return EventsPageOut.model_validate({"events": page, "next": cursor, "done": done})
 
 
-def _cycle_events(request: ActorRequest, run, cycle: int) -> HttpResponse:
+def _cycle_events(request: ActorRequest, run: Run, cycle: int) -> HttpResponse:
     """All of one cycle in one answer; `done` once its CycleEnd is among them (or the run finished)."""
     return responses.json_bytes(request, events.cycle_page_json(run, cycle, run.is_finished))
 

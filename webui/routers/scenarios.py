@@ -38,7 +38,7 @@ def scenario_create(request: ActorRequest, body: ScenarioIn) -> Status[ScenarioO
 
 
 @router.post("/import", response={201: ScenarioOut, **ERRORS}, summary="Import files or an archive as a scenario")
-def scenario_import(request: ActorRequest, name: Form[str] = "", text: Form[str] = "", file: File[list[UploadedFile]] = None,
+def scenario_import(request: ActorRequest, name: Form[str] = "", text: Form[str] = "", file: File[list[UploadedFile] | None] = None,
                     check: Form[Literal["now", "later"]] = "now") -> Status[ScenarioOut]:
     """Multipart upload of one or more files (repeat the `file` field), one of them possibly an archive
     (.tar, .tar.gz/.tgz, .zip: a support bundle, must-gather, sonobuoy results), or pasted text in a form
@@ -61,7 +61,7 @@ def scenario_import(request: ActorRequest, name: Form[str] = "", text: Form[str]
 
 
 def _upload(file: UploadedFile) -> imports.Upload:
-    engine.enforce_size_bytes(file.size)
+    engine.enforce_size_bytes(file.size or 0)  # an uploaded file knows its size; the text it becomes is checked too
     return imports.Upload(name=file.name or "upload", data=file.read())
 
 

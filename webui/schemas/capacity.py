@@ -11,16 +11,17 @@ from pydantic import Field
 from webui.schemas.common import ApiInput, ApiSchema
 
 NAME_LENGTH = 400
+CopiesMethod = Literal["counted", "placed", "trials"]  # what answers a pod-copies question (CapacityMethod)
 
 
 class CapacityIn(ApiInput):
     kind: Literal["fit", "nodes", "removable", "fragmentation"]
     version: Optional[int] = None  # default: the latest version
-    workload: Optional[str] = Field(None, max_length=NAME_LENGTH)  # fit: NS/NAME of a Deployment, ReplicaSet, StatefulSet or Job
-    pod: Optional[str] = Field(None, max_length=NAME_LENGTH)  # fit: NS/NAME of a pod to copy
+    workload: Optional[str] = Field(default=None, max_length=NAME_LENGTH)  # fit: NS/NAME of a Deployment, ReplicaSet, StatefulSet or Job
+    pod: Optional[str] = Field(default=None, max_length=NAME_LENGTH)  # fit: NS/NAME of a pod to copy
     likes: list[str] = Field(default_factory=list, max_length=10)  # nodes: template node names
     nodes: list[str] = Field(default_factory=list, max_length=100)  # removable: only these nodes ("can this node go?")
-    max: Optional[int] = Field(None, ge=1, le=100_000)  # the most copies / nodes tried
+    max: Optional[int] = Field(default=None, ge=1, le=100_000)  # the most copies / nodes tried
 
 
 class ParametersOut(ApiSchema):
@@ -93,7 +94,7 @@ class CopiesOut(ApiSchema):
     when the pass could differ (``method`` and ``why`` say which and why)."""
 
     target: str
-    method: Literal["counted", "placed", "trials"]
+    method: CopiesMethod
     why: str
     fits: int
     bound: Optional[int]  # the max asked (trials: the bound the search used)
@@ -192,7 +193,7 @@ class CapacityOut(ApiSchema):
     kind: str
     parameters: ParametersOut
     status: str
-    method: Optional[Literal["counted", "placed", "trials"]]  # pod copies: what answers (None: not known yet)
+    method: Optional[CopiesMethod]  # pod copies: what answers (None: not known yet)
     why: str  # why that method answers
     progress: CapacityProgressOut
     width: int  # trials a round may hold

@@ -133,7 +133,7 @@ class PluginDetailOut(ApiSchema):
     # value, effect), port (protocol, hostIP, port, usedBy), label (source, key, operator, values,
     # nodeValue), spread (topologyKey, domain, matching, selfMatch, globalMinimum, maxSkew, skew),
     # volume (subject, detail, count, limit), node; each with its "reason" and "text"
-    facts: list[dict]
+    facts: list[dict[str, Any]]
     text: str
 
 

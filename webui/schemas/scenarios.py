@@ -20,13 +20,13 @@ class ScenarioIn(ApiInput):
 
 class ScenarioUpdateIn(ApiInput):
     text: str
-    name: str | None = Field(None, min_length=1, max_length=200)
+    name: str | None = Field(default=None, min_length=1, max_length=200)
     description: str | None = None
 
 
 class ForkIn(ApiInput):
     version: int | None = None
-    name: str | None = Field(None, min_length=1, max_length=200)
+    name: str | None = Field(default=None, min_length=1, max_length=200)
 
 
 class FixIn(ApiInput):

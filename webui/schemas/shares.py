@@ -16,7 +16,7 @@ class ShareIn(ApiInput):
     version: int | None = None  # default: the latest version
     run: int | None = None
     compare_run: int | None = None  # a comparison's link: `run` side by side with this run
-    step: str = Field("", max_length=200)
+    step: str = Field(default="", max_length=200)
 
 
 class ShareOut(ApiSchema):

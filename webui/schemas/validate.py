@@ -45,8 +45,8 @@ class FindingOut(ApiSchema):
                                   "storage-classes-absent, priority-classes-absent, node-taints-missing, no-config")
     message: str
     objects: list[str] = Field(description='the objects concerned, e.g. "Pod kube-system/coredns-1"')
-    kubectl: str | None = Field(None, description="kubectl command line(s), one per line, that fetch exactly what is missing")
-    action: str | None = Field(None, description='a one-click change the API makes: "add-node-taints" '
+    kubectl: str | None = Field(default=None, description="kubectl command line(s), one per line, that fetch exactly what is missing")
+    action: str | None = Field(default=None, description='a one-click change the API makes: "add-node-taints" '
                                                  "(POST /api/scenarios/{id}/fixes/node-taints)")
 
 

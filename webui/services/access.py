@@ -6,6 +6,7 @@ single-user default), optionally holding a share token. A share token only ever 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv6Address, ip_address, ip_network
 from typing import Any
@@ -40,7 +41,7 @@ class Actor:
             return obj.owner_id == self.user_id
         return bool(self.session_key) and obj.owner_session_key == self.session_key
 
-    def owner_fields(self) -> dict:
+    def owner_fields(self) -> dict[str, int | str | None]:
         if self.user_id is not None:
             return {"owner_id": self.user_id, "owner_session_key": ""}
         return {"owner_id": None, "owner_session_key": self.session_key}
@@ -77,7 +78,7 @@ def request_actor(request: HttpRequest) -> Actor:
                      writing=request.method not in SAFE_METHODS, address=client_address(request))
 
 
-def websocket_actor(scope: dict[str, Any], token: str = "") -> Actor:
+def websocket_actor(scope: Mapping[str, Any], token: str = "") -> Actor:
     """Who watches over a websocket (channels' AuthMiddlewareStack put the user and session in the
     scope): a reader, so no session is created and no address is counted."""
     return actor_for(scope.get("user"), scope.get("session"), token=token, writing=False)
