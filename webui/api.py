@@ -3,6 +3,8 @@ and one router per area (webui/routers/). Operations: schema in -> service -> sc
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.db import InterfaceError, OperationalError
@@ -12,12 +14,10 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.security import APIKeyCookie
 
 from webui import overload
-from webui.routers import capacity, misc, runs, scenarios, shares
+from webui.routers import capacity, comparisons, demos, runs, scenarios, session, shares, validate
 from webui.services import access
 from webui.services.access import Actor
-from webui.services.errors import DomainError, LimitExceeded, ReadOnlyShare
-
-SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+from webui.services.errors import DomainError, LimitExceeded
 
 
 class SessionActor(APIKeyCookie):
@@ -30,12 +30,9 @@ class SessionActor(APIKeyCookie):
     param_name = settings.SESSION_COOKIE_NAME
 
     def __call__(self, request: HttpRequest) -> Actor:
-        writing = request.method not in SAFE_METHODS
-        token = access.share_token(request)
-        if token and writing:
-            raise ReadOnlyShare()
-        self._get_key(request)  # the CSRF check; raises HttpError(403) on failure
-        return access.actor_for(request, token=token, writing=writing)
+        # The CSRF check first (raises HttpError(403) on failure): a refused write creates no session.
+        self._get_key(request)
+        return access.request_actor(request)
 
     def authenticate(self, request: HttpRequest, key: str | None) -> Actor | None:  # pragma: no cover
         raise NotImplementedError  # __call__ does the work
@@ -51,7 +48,8 @@ API_DESCRIPTION = (
 api = NinjaAPI(title="SchedLab API", version="1", description=API_DESCRIPTION, auth=SessionActor(), urls_namespace="api")
 
 
-def error_response(request: HttpRequest, status: int, code: str, message: str, details: dict | None = None) -> HttpResponse:
+def error_response(request: HttpRequest, status: int, code: str, message: str,
+                   details: dict[str, Any] | None = None) -> HttpResponse:
     return api.create_response(request, overload.error_body(code, message, details), status=status)
 
 
@@ -89,13 +87,18 @@ def on_auth_error(request: HttpRequest, exc: AuthenticationError) -> HttpRespons
 
 @api.exception_handler(RequestDataTooBig)
 def on_too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
-    exc = LimitExceeded("max_bytes", settings.SCHEDLAB_MAX_BYTES, f"the request body is over the limit (SCHEDLAB_MAX_BYTES={settings.SCHEDLAB_MAX_BYTES})")
-    return on_domain_error(request, exc)
+    limit = LimitExceeded("max_bytes", settings.SCHEDLAB_MAX_BYTES,
+                          f"the request body is over the limit (SCHEDLAB_MAX_BYTES={settings.SCHEDLAB_MAX_BYTES})")
+    return on_domain_error(request, limit)
 
 
-# One router per area (webui/routers/<area>.py), one line each.
-api.add_router("/", misc.router)
+# One router per area (webui/routers/<area>.py, its schemas in webui/schemas/<area>.py), each under its
+# own prefix, one line each.
+api.add_router("/session", session.router)
+api.add_router("/validate", validate.router)
+api.add_router("/demos", demos.router)
 api.add_router("/scenarios", scenarios.router)
 api.add_router("/runs", runs.router)
+api.add_router("/comparisons", comparisons.router)
 api.add_router("/share", shares.router)
-api.add_router("/", capacity.router)
+api.add_router("/capacity", capacity.router)

@@ -10,31 +10,29 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Mapping
+from typing import Any
 
 from channels.db import database_sync_to_async
 
 from webui import overload, publisher
 from webui.consumers import CLOSE_NOT_FOUND, CLOSE_TRY_AGAIN_LATER, RowWatcher
-from webui.models import CapacityQuestion
+from webui.models import FINISHED_STATUSES, CapacityQuestion
 from webui.services import access, capacity
 
 POLL_SECONDS = 0.5
 
 
 @database_sync_to_async
-def _authorize(scope, question_id: int) -> None:
-    user = scope.get("user")
-    session = scope.get("session")
-    actor = access.Actor(user_id=user.pk if user is not None and user.is_authenticated else None,
-                         session_key=(session.session_key if session is not None else None) or "")
-    capacity.readable_question(actor, question_id)
+def _authorize(scope: Mapping[str, Any], question_id: int) -> None:
+    capacity.readable_question(access.websocket_actor(scope), question_id)
 
 
 STATE_FIELDS = ("status", "trials_done", "trials_estimate", "error", "method", "why", "copies_done", "copies_per_second")
 
 
 @database_sync_to_async
-def _state(question_id: int) -> tuple | None:
+def _state(question_id: int) -> tuple[Any, ...] | None:
     """The row's progress and state (trials; method, why and the one pass's copies), as sent."""
     row = CapacityQuestion.objects.filter(pk=question_id).values_list(*STATE_FIELDS).first()
     return tuple(row) if row is not None else None
@@ -44,10 +42,10 @@ class CapacityProgressConsumer(RowWatcher):
     async def _open(self) -> str:
         self.question_id = int(self.scope["url_route"]["kwargs"]["question_id"])
         await _authorize(self.scope, self.question_id)
-        self.sent: tuple | str | None = None  # the state last sent, "end" once the end was
+        self.sent: tuple[Any, ...] | str | None = None  # the state last sent, "end" once the end was
         return publisher.capacity_group_name(self.question_id)
 
-    async def capacity_changed(self, message: dict) -> None:
+    async def capacity_changed(self, message: dict[str, Any]) -> None:
         if await self._tick():
             await self.close()
 
@@ -75,7 +73,7 @@ class CapacityProgressConsumer(RowWatcher):
             if state != self.sent:
                 await self.send_json(publisher.capacity_progress_message(*state))
                 self.sent = state
-            if status in capacity.FINISHED_STATUSES:
+            if status in FINISHED_STATUSES:
                 await self.send_json(publisher.capacity_end_message(status, error))
                 self.sent = "end"
                 return True

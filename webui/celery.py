@@ -4,6 +4,7 @@ import logging
 import os
 import threading
 import time
+from typing import Any
 
 from celery import Celery
 from celery.signals import worker_ready
@@ -17,7 +18,7 @@ log = logging.getLogger(__name__)
 
 
 @worker_ready.connect
-def _recover_abandoned_runs(**_kwargs) -> None:
+def _recover_abandoned_runs(**_kwargs: Any) -> None:
     """Every worker sweeps for runs left behind (services.runs: a dead worker's "running" runs, and
     queued runs whose task message was lost or whose claim failed; capacity questions whose round's
     messages were lost, services.capacity): at start, then every

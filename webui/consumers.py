@@ -15,6 +15,8 @@ from __future__ import annotations
 import abc
 import asyncio
 import contextlib
+from collections.abc import Mapping
+from typing import Any
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
@@ -31,15 +33,8 @@ CLOSE_TRY_AGAIN_LATER = 1013  # RFC 6455: the database is overloaded or unreacha
 
 
 @database_sync_to_async
-def _authorize(scope, run_id: int, token: str) -> bool:
-    user = scope.get("user")
-    session = scope.get("session")
-    actor = access.Actor(
-        user_id=user.pk if user is not None and user.is_authenticated else None,
-        session_key=(session.session_key if session is not None else None) or "",
-        share=access.active_share(token) if token else None,
-    )
-    access.readable_run(actor, run_id)
+def _authorize(scope: Mapping[str, Any], run_id: int, token: str) -> bool:
+    access.readable_run(access.websocket_actor(scope, token), run_id)
     return True
 
 

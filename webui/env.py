@@ -10,7 +10,8 @@ import os
 from dataclasses import dataclass
 from ipaddress import IPv4Network, IPv6Network, ip_network
 from pathlib import Path
-from urllib.parse import parse_qsl, unquote, urlsplit
+from typing import Any
+from urllib.parse import SplitResult, parse_qsl, unquote, urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -85,7 +86,7 @@ class PoolBudget:
     max_size: int  # never more, whatever the number of threads asking
     timeout: float  # seconds a request waits for a free connection before it fails (503)
 
-    def options(self) -> dict:
+    def options(self) -> dict[str, float]:
         return {"min_size": self.min_size, "max_size": self.max_size, "timeout": self.timeout}
 
 
@@ -100,7 +101,7 @@ def env_networks(name: str) -> tuple[IPv4Network | IPv6Network, ...]:
     return tuple(networks)
 
 
-def parse_database_url(url: str, pool: PoolBudget | None = None) -> dict:
+def parse_database_url(url: str, pool: PoolBudget | None = None) -> dict[str, Any]:
     """postgres://user:pass@host:port/name?sslmode=require or sqlite:////abs/path -> DATABASES entry."""
     parts = urlsplit(url)
     if parts.scheme in ("postgres", "postgresql", "pgsql"):
@@ -111,7 +112,7 @@ def parse_database_url(url: str, pool: PoolBudget | None = None) -> dict:
     raise ImproperlyConfigured(f"DATABASE_URL scheme {parts.scheme!r} is not supported (postgres:// or sqlite:///)")
 
 
-def _postgres_config(parts, pool: PoolBudget | None) -> dict:
+def _postgres_config(parts: SplitResult, pool: PoolBudget | None) -> dict[str, Any]:
     name = unquote(parts.path.lstrip("/"))
     if not name:
         raise ImproperlyConfigured("DATABASE_URL names no database (postgres://user@host:5432/NAME)")
@@ -119,7 +120,7 @@ def _postgres_config(parts, pool: PoolBudget | None) -> dict:
         port = parts.port
     except ValueError:
         raise ImproperlyConfigured("DATABASE_URL has an invalid port") from None
-    options: dict = dict(parse_qsl(parts.query))
+    options: dict[str, Any] = dict(parse_qsl(parts.query))
     if pool is not None:
         # A bounded pool per process: daphne runs every request in a thread of its own, so a
         # persistent connection per thread (CONN_MAX_AGE) grows with the load until PostgreSQL
@@ -139,7 +140,7 @@ def _postgres_config(parts, pool: PoolBudget | None) -> dict:
     }
 
 
-def sqlite_config(path: Path) -> dict:
+def sqlite_config(path: Path) -> dict[str, Any]:
     return {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": str(path),

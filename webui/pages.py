@@ -18,7 +18,7 @@ from webui.services.errors import NotFound
 
 def _require_readable(request: HttpRequest, find: Callable[[Actor], object]) -> None:
     try:
-        find(access.actor_for(request, token=access.share_token(request), writing=False))
+        find(access.request_actor(request))
     except NotFound as err:
         raise Http404(str(err)) from None
 

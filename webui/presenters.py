@@ -4,14 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from webui import schemas
+from django.http import HttpRequest
+
 from webui.models import Run, RunCycle, Scenario, ScenarioVersion, ShareLink
 from webui.services import engine, objects
 from webui.services.access import Actor
+from webui.schemas.runs import CycleExplanationOut, CycleOut, RecordedComparisonOut, RecordedPodOut, RunOut, RunProgressOut, StepClusterOut, TimelineStepOut
+from webui.schemas.scenarios import NodeObjectOut, ObjectsOut, PodClaimOut, PodObjectOut, ScenarioOut, ScenarioSummaryOut, VersionOut, VersionSummaryOut
+from webui.schemas.shares import ShareOut, ShareResolvedOut, ShareScenarioOut
+from webui.schemas.validate import SummaryOut, ValidationOut
 
 
-def scenario_summary(actor: Actor, scenario: Scenario) -> schemas.ScenarioSummaryOut:
-    return schemas.ScenarioSummaryOut(
+def scenario_summary(actor: Actor, scenario: Scenario) -> ScenarioSummaryOut:
+    return ScenarioSummaryOut(
         id=scenario.pk,
         name=scenario.name,
         description=scenario.description,
@@ -22,8 +27,8 @@ def scenario_summary(actor: Actor, scenario: Scenario) -> schemas.ScenarioSummar
     )
 
 
-def scenario(actor: Actor, scenario: Scenario, version: ScenarioVersion, check: engine.Check | None) -> schemas.ScenarioOut:
-    return schemas.ScenarioOut(
+def scenario(actor: Actor, scenario: Scenario, version: ScenarioVersion, check: engine.Check | None) -> ScenarioOut:
+    return ScenarioOut(
         id=scenario.pk,
         name=scenario.name,
         description=scenario.description,
@@ -33,7 +38,7 @@ def scenario(actor: Actor, scenario: Scenario, version: ScenarioVersion, check: 
         updated=scenario.updated,
         text=version.text,
         created=scenario.created,
-        forkedFrom=scenario.forked_from.scenario_id if scenario.forked_from else None,
+        forked_from=scenario.forked_from.scenario_id if scenario.forked_from else None,
         **(validation(check).model_dump() if check is not None else UNCHECKED),
     )
 
@@ -41,142 +46,146 @@ def scenario(actor: Actor, scenario: Scenario, version: ScenarioVersion, check: 
 UNCHECKED = {"valid": False, "errors": [], "summary": None, "notices": [], "objects": {}, "findings": [], "fetch": [], "checked": False}
 
 
-def validation(check: engine.Check) -> schemas.ValidationOut:
-    summary = schemas.SummaryOut(**vars(check.summary)) if check.summary else None
-    return schemas.ValidationOut(valid=check.valid, errors=check.errors, summary=summary, notices=check.notices,
-                                 objects=check.objects, findings=check.findings, fetch=check.fetch)
+def validation(check: engine.Check) -> ValidationOut:
+    """The check's problems, notices and findings are the engine's JSON: validated as it is."""
+    summary = SummaryOut(**vars(check.summary)) if check.summary else None
+    return ValidationOut.model_validate({"valid": check.valid, "errors": check.errors, "summary": summary,
+                                         "notices": check.notices, "objects": check.objects,
+                                         "findings": check.findings, "fetch": check.fetch})
 
 
-def version_summary(version: ScenarioVersion) -> schemas.VersionSummaryOut:
-    return schemas.VersionSummaryOut(number=version.number, created=version.created, size=len(version.text))
+def version_summary(version: ScenarioVersion) -> VersionSummaryOut:
+    return VersionSummaryOut(number=version.number, created=version.created, size=len(version.text))
 
 
-def version(version: ScenarioVersion) -> schemas.VersionOut:
-    return schemas.VersionOut(
+def version(version: ScenarioVersion) -> VersionOut:
+    return VersionOut(
         number=version.number, created=version.created, size=len(version.text), scenario=version.scenario_id, text=version.text
     )
 
 
-def run(run: Run) -> schemas.RunOut:
-    return schemas.RunOut(
+def run(run: Run) -> RunOut:
+    return RunOut(
         id=run.pk,
         scenario=run.version.scenario_id,
         version=run.version.number,
         status=run.status,
         mode=run.mode,
-        progress=schemas.ProgressOut(cycle=run.cycle, cycles=run.cycles),
+        progress=RunProgressOut(cycle=run.cycle, cycles=run.cycles),
         error=run.error,
         attempts=run.attempts,
-        eventCount=run.event_count,
-        storedBytes=run.stored_bytes,
-        storedBytesPerCycle=run.stored_bytes_per_cycle,
+        event_count=run.event_count,
+        stored_bytes=run.stored_bytes,
+        stored_bytes_per_cycle=run.stored_bytes_per_cycle,
         created=run.created,
         started=run.started,
         finished=run.finished,
     )
 
 
-def cycle(row: RunCycle) -> schemas.CycleOut:
-    return schemas.CycleOut(
+def cycle(row: RunCycle) -> CycleOut:
+    return CycleOut(
         cycle=row.cycle,
         pod=row.pod,
-        nodeName=row.node_name,
-        firstSeq=row.first_seq,
-        endSeq=row.end_seq,
-        failedSchedulingMessage=row.failed_scheduling_message,
+        node_name=row.node_name,
+        first_seq=row.first_seq,
+        end_seq=row.end_seq,
+        failed_scheduling_message=row.failed_scheduling_message,
     )
 
 
-def scenario_objects(found: objects.Objects) -> schemas.ObjectsOut:
-    return schemas.ObjectsOut(
-        version=found.version.number,
-        nodes=[node_object(node) for node in found.nodes],
-        pods=[pod_object(pod, id(pod) in found.pending, found.claims.get(pod.key, [])) for pod in found.pods],
-        volumes=found.volumes,
-        devices=found.devices,
-    )
+def scenario_objects(found: objects.Objects) -> ObjectsOut:
+    """Nodes and pods shaped here; the volumes and DRA devices are the engine's JSON, validated as it is."""
+    return ObjectsOut.model_validate({
+        "version": found.version.number,
+        "nodes": [node_object(node) for node in found.nodes],
+        "pods": [pod_object(pod, id(pod) in found.pending, found.claims.get(pod.key, [])) for pod in found.pods],
+        "volumes": found.volumes,
+        "devices": found.devices,
+    })
 
 
-def node_object(node) -> schemas.NodeObjectOut:
-    return schemas.NodeObjectOut(
+def node_object(node: engine.Node) -> NodeObjectOut:
+    return NodeObjectOut(
         name=node.name,
         labels=node.labels,
         taints=[{"key": t.key, "value": t.value, "effect": t.effect} for t in node.taints],
         allocatable=node.allocatable,
-        allocatableText=objects.quantities_text(node.allocatable),
+        allocatable_text=objects.quantities_text(node.allocatable),
         unschedulable=node.unschedulable,
     )
 
 
-def pod_object(pod, pending: bool, claims: list[dict] | None = None) -> schemas.PodObjectOut:
+def pod_object(pod: engine.Pod, pending: bool, claims: list[dict[str, Any]] | None = None) -> PodObjectOut:
+    """A pod as the engine reads it; its claims are the engine's JSON (dra.inventory), validated as it is."""
     requests = engine.pod_requests(pod)
-    return schemas.PodObjectOut(
+    return PodObjectOut(
         namespace=pod.namespace,
         name=pod.name,
         labels=pod.labels,
-        nodeName=pod.node_name or None,
+        node_name=pod.node_name or None,
         priority=pod.priority,
         requests=requests,
-        requestsText=objects.quantities_text(requests),
+        requests_text=objects.quantities_text(requests),
         pending=pending,
-        claims=claims or [],
+        claims=[PodClaimOut.model_validate(claim) for claim in claims or []],
     )
 
 
-def share_url(request, link: ShareLink) -> str:
+def share_url(request: HttpRequest, link: ShareLink) -> str:
     # The page at /share/<token> belongs to the browser UI (webui/pages.py).
     return request.build_absolute_uri(f"/share/{link.token}")
 
 
-def share(request, link: ShareLink) -> schemas.ShareOut:
-    return schemas.ShareOut(
+def share(request: HttpRequest, link: ShareLink) -> ShareOut:
+    return ShareOut(
         token=link.token,
         url=share_url(request, link),
         scenario=link.version.scenario_id,
         version=link.version.number,
         run=link.run_id,
-        compareRun=link.compare_run_id,
+        compare_run=link.compare_run_id,
         step=link.step,
         created=link.created,
         revoked=not link.is_active,
     )
 
 
-def share_resolved(link: ShareLink) -> schemas.ShareResolvedOut:
+def share_resolved(link: ShareLink) -> ShareResolvedOut:
     target = link.version.scenario
-    return schemas.ShareResolvedOut(
-        readOnly=True,
-        scenario=schemas.ShareScenarioOut(id=target.pk, name=target.name, description=target.description),
+    return ShareResolvedOut(
+        read_only=True,
+        scenario=ShareScenarioOut(id=target.pk, name=target.name, description=target.description),
         version=version(link.version),
         run=run(link.run) if link.run else None,
-        compareRun=link.compare_run_id,
+        compare_run=link.compare_run_id,
         step=link.step,
     )
 
 
 
 
-def explanation(found: engine.CycleExplanation) -> schemas.CycleExplanationOut:
+def explanation(found: engine.CycleExplanation) -> CycleExplanationOut:
     """The engine's typed explanation, as its JSON (the same camelCase names) validated by the schema."""
-    return schemas.CycleExplanationOut.model_validate(found.to_json())
+    return CycleExplanationOut.model_validate(found.to_json())
 
 
-def recorded(comparison: engine.RecordedComparison | None) -> schemas.RecordedComparisonOut | None:
+def recorded(comparison: engine.RecordedComparison | None) -> RecordedComparisonOut | None:
     """The engine's comparison, typed: every compared pod in queue order, with the summary line."""
     if comparison is None:
         return None
-    pods = [schemas.RecordedPodOut(pod=o.pod, reason=o.reason, message=o.message, time=o.time or None,
-                                   replayed=o.replayed_text, replayedNode=o.replayed.node if o.replayed else None,
+    pods = [RecordedPodOut(pod=o.pod, reason=o.reason, message=o.message, time=o.time or None,
+                                   replayed=o.replayed_text, replayed_node=o.replayed.node if o.replayed else None,
                                    agrees=o.agrees, causes=list(o.causes)) for o in comparison.outcomes]
-    return schemas.RecordedComparisonOut(compared=len(pods), agree=comparison.agreeing, summary=comparison.summary,
-                                         withoutCondition=len(comparison.without_condition), pods=pods)
+    return RecordedComparisonOut(compared=len(pods), agree=comparison.agreeing, summary=comparison.summary,
+                                         without_condition=len(comparison.without_condition), pods=pods)
 
 
 def timeline_steps(story: dict[str, Any]) -> list[dict[str, Any]] | None:
     """The story's steps, checked against their schema (None: a run without steps keeps its shape)."""
     if "steps" not in story:
         return None
-    steps = [schemas.TimelineStepOut.model_validate(step).model_dump() for step in story["steps"]]
+    steps = [TimelineStepOut.model_validate(step).model_dump() for step in story["steps"]]
     for step in steps:  # `rollouts` (and a rollout's `partition`) only where the engine wrote them
         summary = step["summary"]
         if summary is not None and summary["rollouts"] is None:
@@ -187,6 +196,6 @@ def timeline_steps(story: dict[str, Any]) -> list[dict[str, Any]] | None:
     return steps
 
 
-def step_cluster(found: engine.StepPlacement) -> schemas.StepClusterOut:
+def step_cluster(found: engine.StepPlacement) -> StepClusterOut:
     """The engine's typed placement at the end of a step, as its JSON validated by the schema."""
-    return schemas.StepClusterOut.model_validate(found.to_json())
+    return StepClusterOut.model_validate(found.to_json())

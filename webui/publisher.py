@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Final, Literal, NotRequired, TypedDict
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -14,23 +14,26 @@ from channels.layers import get_channel_layer
 from webui.models import Run
 
 # Channels dispatches a group message to the consumer method named by its type ("run.stored" -> run_stored).
-GROUP_STORED_TYPE = "run.stored"
+GROUP_STORED_TYPE: Final = "run.stored"
 # daphne refuses to send a websocket message over 1 MiB (its default --websocket-max-message-size,
 # which also bounds what clients may send us, so we keep it). Batches are split to stay well below.
 WEBSOCKET_BUDGET = 512 * 1024
 EVENT_OVERHEAD = 600  # an event's fields besides its payload (pod and plugin names), and the envelope
 
 
-class EventMessage(TypedDict):
-    seq: int
-    cycle: int
-    pod: str
-    extensionPoint: str  # noqa: N815 - the JSON contract is camelCase
-    plugin: str | None
-    payload: Any
+# The messages' keys are the JSON contract's, camelCase: TypedDict's functional form writes them as
+# they are sent.
+EventMessage = TypedDict("EventMessage", {
+    "seq": int,
+    "cycle": int,
+    "pod": str,
+    "extensionPoint": str,
+    "plugin": str | None,
+    "payload": Any,
     # Set (with payload null) when one event alone is over WEBSOCKET_BUDGET, e.g. a Filter step over
     # thousands of nodes: fetch it from GET /api/runs/<id>/events?since=<seq>&limit=1.
-    payloadOmitted: NotRequired[bool]  # noqa: N815
+    "payloadOmitted": NotRequired[bool],
+})
 
 
 class EventsMessage(TypedDict):
@@ -86,7 +89,8 @@ def publish_stored(run_id: int, end_seq: int) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
-    async_to_sync(layer.group_send)(group_name(run_id), GroupStored(type=GROUP_STORED_TYPE, next=end_seq))
+    message = GroupStored(type=GROUP_STORED_TYPE, next=end_seq)
+    async_to_sync(layer.group_send)(group_name(run_id), dict(message))  # the layer takes any dict
 
 
 # --- capacity questions (services/capacity.py): progress, as a hint that the row changed ----------
@@ -94,18 +98,19 @@ def publish_stored(run_id: int, end_seq: int) -> None:
 GROUP_CAPACITY_TYPE = "capacity.changed"
 
 
-class CapacityProgressMessage(TypedDict):
-    type: Literal["progress"]
-    status: str
-    done: int  # trials run so far
-    estimate: int  # the search's current guess of its total ("trial 7 of ~12")
-    error: str
+CapacityProgressMessage = TypedDict("CapacityProgressMessage", {
+    "type": Literal["progress"],
+    "status": str,
+    "done": int,  # trials run so far
+    "estimate": int,  # the search's current guess of its total ("trial 7 of ~12")
+    "error": str,
     # Pod-copies questions (issue 42): what answers ("" until known, then counted, placed or trials),
     # why, and the one pass's progress: copies placed (or counted) so far, per CPU second.
-    method: str
-    why: str
-    copies: int
-    copiesPerSecond: float | None  # noqa: N815
+    "method": str,
+    "why": str,
+    "copies": int,
+    "copiesPerSecond": float | None,
+})
 
 
 class CapacityEndMessage(TypedDict):

@@ -135,6 +135,7 @@ WHITENOISE_USE_FINDERS = True
 
 # --- Redis / channel layer / Celery -------------------------------------------------------
 REDIS_URL = env_str("REDIS_URL")
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, str | bool | int]  # set by the branch that picks the broker
 if REDIS_URL:
     # redis-py 8 reads with a 5 s socket timeout by default, exactly channels_redis's 5 s BZPOPMIN
     # wait: a quiet channel then raises TimeoutError and kills the websocket. Read longer than that.

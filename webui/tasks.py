@@ -6,7 +6,7 @@ import logging
 import os
 import socket
 
-from celery import shared_task
+from celery import Task, shared_task
 from django.db import DatabaseError
 
 from webui.services import capacity, claims, execution
@@ -19,7 +19,7 @@ def worker_id(hostname: str | None) -> str:
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
-def execute_run(self, run_id: int) -> str:
+def execute_run(self: Task[[int], str], run_id: int) -> str:
     worker = worker_id(self.request.hostname)
     try:
         claimed = claims.claim(run_id, worker)

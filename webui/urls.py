@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from webui import pages
+from webui import moved, pages
 from webui.api import api
 
 # Also for errors raised outside any view (middleware): JSON for the API, 503 when the database is
@@ -10,6 +10,7 @@ handler500 = "webui.overload.server_error"
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("", include(moved.urlpatterns)),  # old API paths, redirected: before the API
     path("api/", api.urls),
     path("", include(pages.urlpatterns)),
 ]

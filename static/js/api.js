@@ -131,8 +131,8 @@ export const api = {
   traceUrl: (id) => withToken(`/api/runs/${id}/trace`),
   share: (id, { version = null, run = null, step = "", compareRun = null } = {}) =>
     request("POST", `/api/scenarios/${id}/share`, { json: { version, run, step, compareRun } }),
-  capacityTargets: (id, version) => request("GET", `/api/scenarios/${id}/capacity/targets` + (version ? `?version=${version}` : "")),
-  askCapacity: (id, question) => request("POST", `/api/scenarios/${id}/capacity`, { json: question }),
+  capacityTargets: (id, version) => request("GET", `/api/capacity/scenarios/${id}/targets` + (version ? `?version=${version}` : "")),
+  askCapacity: (id, question) => request("POST", `/api/capacity/scenarios/${id}`, { json: question }),
   capacity: (id) => request("GET", `/api/capacity/${id}`),
   cancelCapacity: (id) => request("POST", `/api/capacity/${id}/cancel`),
   resolveShare: (token) => request("GET", `/api/share/${q(token)}`, { token }),

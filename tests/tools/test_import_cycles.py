@@ -1,6 +1,7 @@
 """tools/import_cycles.py: the project's modules import each other without a cycle (imports inside
 functions and under TYPE_CHECKING count), the framework imports no plugin (issue 23), the engine's
-packages import only downward and nothing is loose at its top (issue 40)."""
+packages import only downward, nothing is loose at its top, and the web app reaches the engine through
+webui/services/engine.py alone (issue 40)."""
 
 from __future__ import annotations
 
@@ -57,6 +58,27 @@ def test_an_import_of_a_higher_layer_is_named_and_the_top_modules_sit_above_all(
 
 def test_the_engine_imports_nothing_of_the_web_app(project_graph):
     assert import_cycles.imports_between(project_graph, "scheduler_core", "webui") == []
+
+
+def test_the_web_app_reaches_the_engine_through_its_one_door(project_graph):
+    assert import_cycles.imports_past_the_door(project_graph) == []
+    assert ("webui.services.engine", "scheduler_core") in import_cycles.imports_between(project_graph, "webui", "scheduler_core")
+
+
+def test_an_engine_import_past_the_door_is_named_even_inside_a_function_or_a_migration(tmp_path):
+    _write(tmp_path, {
+        "eng/__init__.py": "",
+        "eng/answers.py": "def answer(): pass\n",
+        "web/__init__.py": "",
+        "web/door.py": "from eng.answers import answer\n",
+        "web/routers.py": "def view():\n    import eng.answers\n",
+        "web/migrations/__init__.py": "",
+        "web/migrations/0001_x.py": "def forward(apps, editor):\n    from eng import answers\n",
+        "web/through.py": "from web.door import answer\n",
+    })
+    graph = import_cycles.build_graph(tmp_path, ("eng", "web"))
+    assert import_cycles.imports_past_the_door(graph, "web", "eng", "web.door") == [
+        ("web.migrations.0001_x", "eng.answers"), ("web.routers", "eng.answers")]
 
 
 def _write(root: Path, files: dict[str, str]) -> None:

@@ -44,7 +44,7 @@ def test_a_scenario_carries_its_check_or_says_it_was_not_checked(version: Scenar
     check = engine.check(text)
     checked = presenters.scenario(OWNER, version.scenario, version, check)
     assert (checked.version, checked.text, checked.valid, checked.checked) == (2, "kind: Node\n", True, True)
-    assert (checked.summary.nodes, checked.summary.pods, checked.summary.pendingPods) == (1, 2, 1)
+    assert (checked.summary.nodes, checked.summary.pods, checked.summary.pending_pods) == (1, 2, 1)
     assert [notice.model_dump() for notice in checked.notices] == check.notices
     assert any("ConfigMap" in str(notice) for notice in check.notices), "the ignored kind is a notice"
     unchecked = presenters.scenario(OWNER, version.scenario, version, None)
@@ -77,7 +77,7 @@ def test_a_run_reports_its_progress_and_storage(version: ScenarioVersion):
                              event_count=42, stored_bytes=900)
     out = presenters.run(run)
     assert (out.id, out.scenario, out.version, out.status) == (run.pk, version.scenario_id, 2, "running")
-    assert (out.progress.cycle, out.progress.cycles, out.eventCount, out.storedBytes) == (3, 10, 42, 900)
+    assert (out.progress.cycle, out.progress.cycles, out.event_count, out.stored_bytes) == (3, 10, 42, 900)
 
 
 def test_a_cycle_row_names_its_pod_node_and_event_range(version: ScenarioVersion):
@@ -85,8 +85,8 @@ def test_a_cycle_row_names_its_pod_node_and_event_range(version: ScenarioVersion
     row = RunCycle.objects.create(run=run, cycle=4, pod="default/p", node_name=None, first_seq=10, end_seq=17,
                                   failed_scheduling_message="0/3 nodes are available")
     out = presenters.cycle(row)
-    assert (out.cycle, out.pod, out.nodeName, out.firstSeq, out.endSeq) == (4, "default/p", None, 10, 17)
-    assert out.failedSchedulingMessage == "0/3 nodes are available"
+    assert (out.cycle, out.pod, out.node_name, out.first_seq, out.end_seq) == (4, "default/p", None, 10, 17)
+    assert out.failed_scheduling_message == "0/3 nodes are available"
 
 
 def test_a_node_shows_its_taints_and_allocatable_as_quantities():
@@ -94,16 +94,16 @@ def test_a_node_shows_its_taints_and_allocatable_as_quantities():
                      taints=[Taint("dedicated", "gpu", "NoSchedule")], unschedulable=True)
     out = presenters.node_object(node)
     assert out.taints == [{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]
-    assert out.allocatableText == {CPU: "1500m", MEMORY: "2Gi", PODS: "110"}
+    assert out.allocatable_text == {CPU: "1500m", MEMORY: "2Gi", PODS: "110"}
     assert (out.labels, out.unschedulable) == ({"zone": "a"}, True)
 
 
 def test_a_pod_shows_its_requests_and_whether_it_waits():
     pending = presenters.pod_object(make_pod("p", requests={CPU: 2000, MEMORY: 512 << 20}), pending=True)
-    assert (pending.nodeName, pending.pending) == (None, True)
-    assert pending.requestsText == {CPU: "2", MEMORY: "512Mi"}
+    assert (pending.node_name, pending.pending) == (None, True)
+    assert pending.requests_text == {CPU: "2", MEMORY: "512Mi"}
     bound = presenters.pod_object(make_pod("q", node="n1"), pending=False)
-    assert (bound.nodeName, bound.pending) == ("n1", False)
+    assert (bound.node_name, bound.pending) == ("n1", False)
 
 
 def test_a_share_link_has_an_absolute_url_and_says_when_it_is_revoked(version: ScenarioVersion, settings):
@@ -120,7 +120,7 @@ def test_a_share_link_has_an_absolute_url_and_says_when_it_is_revoked(version: S
 def test_a_resolved_share_is_read_only_and_carries_its_run(version: ScenarioVersion):
     run = Run.objects.create(version=version, status=RunStatus.SUCCEEDED)
     resolved = presenters.share_resolved(ShareLink.objects.create(version=version, run=run))
-    assert resolved.readOnly is True
+    assert resolved.read_only is True
     assert (resolved.scenario.name, resolved.version.text, resolved.run.id) == ("spread", "kind: Node\n", run.pk)
     assert presenters.share_resolved(ShareLink.objects.create(version=version)).run is None
 

@@ -35,7 +35,7 @@ def cli_answer(workload: str) -> dict:
 def test_a_fanned_out_question_answers_as_the_cli_and_streams_its_progress(stack, tmp_path):
     client = stack.client()
     scenario = client.request("POST", "/api/scenarios", {"name": "web", "text": CAPACITY_WEB}).body
-    asked = client.request("POST", f"/api/scenarios/{scenario['id']}/capacity", {"kind": "fit", "workload": "default/web"})
+    asked = client.request("POST", f"/api/capacity/scenarios/{scenario['id']}", {"kind": "fit", "workload": "default/web"})
     assert asked.status == 201, asked.body
     ws = stack.websocket(client, f"/ws/capacity/{asked.body['id']}/")
     messages = []
@@ -63,7 +63,7 @@ def test_a_fanned_out_question_answers_as_the_cli_and_streams_its_progress(stack
 def test_a_pod_copies_question_is_placed_by_one_worker_its_copies_streamed_as_they_go(stack, tmp_path):
     client = stack.client()
     scenario = client.request("POST", "/api/scenarios", {"name": "many", "text": many_copies_text(1500)}).body
-    asked = client.request("POST", f"/api/scenarios/{scenario['id']}/capacity", {"kind": "fit", "pod": "default/p", "max": 2500})
+    asked = client.request("POST", f"/api/capacity/scenarios/{scenario['id']}", {"kind": "fit", "pod": "default/p", "max": 2500})
     assert asked.status == 201, asked.body
     ws = stack.websocket(client, f"/ws/capacity/{asked.body['id']}/")
     messages = []
@@ -94,7 +94,7 @@ def test_a_question_whose_messages_the_broker_lost_is_recovered_by_the_workers_s
     try:
         client = stack.client()
         scenario = client.request("POST", "/api/scenarios", {"name": "web", "text": CAPACITY_WEB}).body
-        asked = client.request("POST", f"/api/scenarios/{scenario['id']}/capacity", {"kind": "fit", "workload": "default/web"})
+        asked = client.request("POST", f"/api/capacity/scenarios/{scenario['id']}", {"kind": "fit", "workload": "default/web"})
         assert asked.status == 201, asked.body
         support.flush_redis()  # the advance_capacity message is gone
         ws = stack.websocket(client, f"/ws/capacity/{asked.body['id']}/")

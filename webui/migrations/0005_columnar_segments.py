@@ -74,8 +74,9 @@ def to_segments(apps, schema_editor):
 
 
 def to_events(apps, schema_editor):
-    # The format's own decoder: it reads version 1 for good (docs/WEB_API.md, "Event segments").
-    from scheduler_core.encoding.columnar import RunNames, decode_segment
+    # The format's own decoder, through the web app's one door to the engine: it reads version 1 for
+    # good (docs/WEB_API.md, "Event segments").
+    from webui.services.engine import RunNames, decode_segment
 
     RunEvent = apps.get_model("webui", "RunEvent")
     RunSegment = apps.get_model("webui", "RunSegment")

@@ -4,47 +4,53 @@ another configuration). Mounted at /api/runs (webui/api.py)."""
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from typing import Any
+
+from django.http import HttpResponse
 from ninja import Query, Router, Status
 
-from webui import presenters, responses, schemas
+from webui import presenters, responses
+from webui.models import Run
 from webui.services import access, configs, events, recorded, runs, segments, whatif
+from webui.services.access import ActorRequest
 from webui.services.errors import NotFound
+from webui.schemas.common import ERRORS, ErrorOut
+from webui.schemas.runs import CycleExplanationOut, CycleOut, EventsPageOut, RunConfigOut, RunNamesOut, RunOut, StepClusterOut, TimelineOut, TraceOut, TryConfigIn, WhatIfApplyIn, WhatIfOut
 
-router = Router(tags=["runs"])
+router = Router(tags=["runs"], by_alias=True)
 SEGMENT_CONTENT_TYPE = "application/x-npz"  # NumPy's .npz: a ZIP of .npy arrays
 
 
-@router.get("", response=list[schemas.RunOut], summary="List your runs")
-def run_list(request: HttpRequest):
+@router.get("", response=list[RunOut], summary="List your runs")
+def run_list(request: ActorRequest) -> list[RunOut]:
     """Your runs, newest first (at most 200)."""
     return [presenters.run(r) for r in runs.listing(request.auth)[:200]]
 
 
-@router.get("/{int:run_id}", response={200: schemas.RunOut, **schemas.ERRORS}, summary="Read a run")
-def run_detail(request: HttpRequest, run_id: int):
+@router.get("/{int:run_id}", response={200: RunOut, **ERRORS}, summary="Read a run")
+def run_detail(request: ActorRequest, run_id: int) -> RunOut:
     """Status, progress, error and stored size; a run whose worker died is re-queued when read."""
     return presenters.run(runs.recover_if_stale(access.readable_run(request.auth, run_id)))
 
 
-@router.post("/{int:run_id}/cancel", response={200: schemas.RunOut, **schemas.ERRORS, 409: schemas.ErrorOut}, summary="Cancel a run")
-def run_cancel(request: HttpRequest, run_id: int):
+@router.post("/{int:run_id}/cancel", response={200: RunOut, **ERRORS, 409: ErrorOut}, summary="Cancel a run")
+def run_cancel(request: ActorRequest, run_id: int) -> RunOut:
     """Stops a queued or running run; 409 when it has already finished."""
     return presenters.run(runs.cancel(access.writable_run(request.auth, run_id)))
 
 
-@router.delete("/{int:run_id}", response={204: None, **schemas.ERRORS}, summary="Delete a run")
-def run_delete(request: HttpRequest, run_id: int):
+@router.delete("/{int:run_id}", response={204: None, **ERRORS}, summary="Delete a run")
+def run_delete(request: ActorRequest, run_id: int) -> Status[None]:
     """Deletes the run with its events (owner only). A queued or running run is cancelled first (its
     worker stops at its next write)."""
     runs.delete(access.writable_run(request.auth, run_id))
     return Status(204, None)
 
 
-@router.get("/{int:run_id}/events", response={200: schemas.EventsPageOut, **schemas.ERRORS}, summary="Read a run's events")
+@router.get("/{int:run_id}/events", response={200: EventsPageOut, **ERRORS}, summary="Read a run's events")
 def run_events(
-    request: HttpRequest, run_id: int, since: Query[int] = 0, limit: Query[int] = events.PAGE_SIZE, cycle: Query[int | None] = None
-):
+    request: ActorRequest, run_id: int, since: Query[int] = 0, limit: Query[int] = events.PAGE_SIZE, cycle: Query[int | None] = None
+) -> EventsPageOut | HttpResponse:
     """A page of the engine's events from the cursor `since` (pass `next` back), or with `cycle=N` every event of one
     cycle in one answer.
     """
@@ -54,16 +60,16 @@ def run_events(
     page = events.page(run, max(since, 0), limit)
     cursor = page[-1]["seq"] + 1 if page else max(since, 0)
     done = run.is_finished and cursor >= segments.stored_event_count(run.pk)
-    return schemas.EventsPageOut(events=page, next=cursor, done=done)
+    return EventsPageOut.model_validate({"events": page, "next": cursor, "done": done})
 
 
-def _cycle_events(request: HttpRequest, run, cycle: int) -> HttpResponse:
+def _cycle_events(request: ActorRequest, run: Run, cycle: int) -> HttpResponse:
     """All of one cycle in one answer; `done` once its CycleEnd is among them (or the run finished)."""
     return responses.json_bytes(request, events.cycle_page_json(run, cycle, run.is_finished))
 
 
-@router.get("/{int:run_id}/segment", response={200: None, **schemas.ERRORS})
-def run_segment(request: HttpRequest, run_id: int, cycle: int):
+@router.get("/{int:run_id}/segment", response={200: None, **ERRORS})
+def run_segment(request: ActorRequest, run_id: int, cycle: int) -> HttpResponse:
     """One cycle's events as stored: a NumPy .npz (docs/WEB_API.md, "Event segments"); 404 until it is stored."""
     run = access.readable_run(request.auth, run_id)
     blob = segments.cycle_blob(run, cycle)
@@ -76,15 +82,15 @@ def run_segment(request: HttpRequest, run_id: int, cycle: int):
     return response
 
 
-@router.get("/{int:run_id}/names", response={200: schemas.RunNamesOut, **schemas.ERRORS})
-def run_names(request: HttpRequest, run_id: int):
+@router.get("/{int:run_id}/names", response={200: RunNamesOut, **ERRORS})
+def run_names(request: ActorRequest, run_id: int) -> HttpResponse:
     """What the segments' indices refer to: the nodes (with labels) and the pending pods, once per run."""
     run = access.readable_run(request.auth, run_id)
     return responses.gzipped_json(request, segments.stored_names_gz(run))
 
 
-@router.get("/{int:run_id}/cycles", response={200: list[schemas.CycleOut], **schemas.ERRORS}, summary="List a run's cycles")
-def run_cycles(request: HttpRequest, run_id: int):
+@router.get("/{int:run_id}/cycles", response={200: list[CycleOut], **ERRORS}, summary="List a run's cycles")
+def run_cycles(request: ActorRequest, run_id: int) -> list[CycleOut]:
     """Each finished cycle's pod, node (or null) and FailedScheduling message, with its seq range; read from an
     index, no payload is decoded.
     """
@@ -92,8 +98,8 @@ def run_cycles(request: HttpRequest, run_id: int):
     return [presenters.cycle(row) for row in events.cycles(run.pk)]
 
 
-@router.get("/{int:run_id}/cycles/{int:cycle}/explain", response={200: schemas.CycleExplanationOut, **schemas.ERRORS}, summary="Explain one cycle")
-def run_cycle_explain(request: HttpRequest, run_id: int, cycle: int):
+@router.get("/{int:run_id}/cycles/{int:cycle}/explain", response={200: CycleExplanationOut, **ERRORS}, summary="Explain one cycle")
+def run_cycle_explain(request: ActorRequest, run_id: int, cycle: int) -> CycleExplanationOut:
     """Why the cycle's pod went where it did, or nowhere, computed by the engine from the cycle's events: PreFilter's
     rejection or narrowing, the Filter reasons grouped with their nodes (as FailedScheduling counts them), each
     PodTopologySpread constraint's allowed domains and the nodes all of them allow, and the winner's margin over
@@ -103,9 +109,9 @@ def run_cycle_explain(request: HttpRequest, run_id: int, cycle: int):
     return presenters.explanation(events.explanation(run, cycle))
 
 
-@router.get("/{int:run_id}/timeline", response={200: schemas.TimelineOut, **schemas.ERRORS}, exclude_unset=True,
+@router.get("/{int:run_id}/timeline", response={200: TimelineOut, **ERRORS}, exclude_unset=True,
             summary="The run's attempts, queue moves and cluster changes")
-def run_timeline(request: HttpRequest, run_id: int):
+def run_timeline(request: ActorRequest, run_id: int) -> dict[str, Any]:
     """Every attempt (`cycle`, `pod`, `attempt`, `timeMs`, `nodeName` or `failedSchedulingMessage`, the nomination it
     wrote, its preemption's `victims`), every queue move (`pod`, `queue`, `event`, `plugins`: whose queueing hints let it
     through) and every cluster change (`kind`: PodBound, PodTerminating, PodRemoved, BindingFailed, NominationSet/Cleared, Storage),
@@ -126,9 +132,9 @@ def run_timeline(request: HttpRequest, run_id: int):
             "recorded": found.model_dump() if found is not None else None}
 
 
-@router.get("/{int:run_id}/steps/{int:step}/cluster", response={200: schemas.StepClusterOut, **schemas.ERRORS},
+@router.get("/{int:run_id}/steps/{int:step}/cluster", response={200: StepClusterOut, **ERRORS},
             summary="The cluster at the end of a step")
-def run_step_cluster(request: HttpRequest, run_id: int, step: int):
+def run_step_cluster(request: ActorRequest, run_id: int, step: int) -> HttpResponse:
     """For a run with steps (a `Changes` document): every node at the end of step `step` (`added` during it,
     `unschedulable` as cordoned or drained), every pod with its node (null: pending), its node at the end of the
     step before and its `mark` — `new` (created in the step), `placed` (pending before), `moved` (another node),
@@ -141,8 +147,8 @@ def run_step_cluster(request: HttpRequest, run_id: int, step: int):
     return responses.json_bytes(request, presenters.step_cluster(events.step_cluster(run, step)).model_dump_json().encode())
 
 
-@router.get("/{int:run_id}/whatif", response={200: schemas.WhatIfOut, **schemas.ERRORS}, exclude_unset=True, summary="What would make a pod fit")
-def run_whatif(request: HttpRequest, run_id: int, pod: str):
+@router.get("/{int:run_id}/whatif", response={200: WhatIfOut, **ERRORS}, exclude_unset=True, summary="What would make a pod fit")
+def run_whatif(request: ActorRequest, run_id: int, pod: str) -> dict[str, Any]:
     """For a pod that is pending in the run's version: `suggestions` — single changes (`kind`: toleration, maxSkew,
     scheduleAnyway, dropAffinityTerm, dropNodeSelector, requests, evict; `text`, `change`, the `nodes` it opens), each
     verified by re-running the engine's PreFilter and Filter on the changed input, least intrusive first;
@@ -151,9 +157,9 @@ def run_whatif(request: HttpRequest, run_id: int, pod: str):
     return whatif.suggestions(access.readable_run(request.auth, run_id), pod)
 
 
-@router.post("/{int:run_id}/whatif/apply", response={201: schemas.RunOut, **schemas.ERRORS, 429: schemas.ErrorOut},
+@router.post("/{int:run_id}/whatif/apply", response={201: RunOut, **ERRORS, 429: ErrorOut},
              summary="Apply a suggestion as a new version and run it")
-def run_whatif_apply(request: HttpRequest, run_id: int, body: schemas.WhatIfApplyIn):
+def run_whatif_apply(request: ActorRequest, run_id: int, body: WhatIfApplyIn) -> Status[RunOut]:
     """Saves the run's version with the suggestion applied (only the pod's document, the node's, or the victims'
     documents change) as the scenario's new version — in your fork when the scenario is a demo (the answer's
     `scenario` says which) — and starts a run of it (the same mode)."""
@@ -162,16 +168,16 @@ def run_whatif_apply(request: HttpRequest, run_id: int, body: schemas.WhatIfAppl
     return Status(201, presenters.run(runs.start(request.auth, saved.scenario, run.mode)))
 
 
-@router.get("/{int:run_id}/config", response={200: schemas.RunConfigOut, **schemas.ERRORS}, summary="The run's scheduler configuration")
-def run_config(request: HttpRequest, run_id: int):
+@router.get("/{int:run_id}/config", response={200: RunConfigOut, **ERRORS}, summary="The run's scheduler configuration")
+def run_config(request: ActorRequest, run_id: int) -> dict[str, Any]:
     """`config`: the KubeSchedulerConfiguration document of the run's version as typed, or the release's
     defaults written out when it has none (`fromScenario` false): what "Try another configuration" edits."""
     return configs.config_of(access.readable_run(request.auth, run_id).version.text)
 
 
-@router.post("/{int:run_id}/try-config", response={201: schemas.RunOut, **schemas.ERRORS, 429: schemas.ErrorOut},
+@router.post("/{int:run_id}/try-config", response={201: RunOut, **ERRORS, 429: ErrorOut},
              summary="Run the run's version with another configuration")
-def run_try_config(request: HttpRequest, run_id: int, body: schemas.TryConfigIn):
+def run_try_config(request: ActorRequest, run_id: int, body: TryConfigIn) -> Status[RunOut]:
     """Saves the run's version with its KubeSchedulerConfiguration replaced by `config` (checked on its own
     first: problems name its lines) as a new version, and starts a run of it in the same mode — in your fork
     when the scenario is a demo (the answer's `scenario` says which). Compare the two with /api/comparisons."""
@@ -179,7 +185,7 @@ def run_try_config(request: HttpRequest, run_id: int, body: schemas.TryConfigIn)
     return Status(201, presenters.run(configs.try_config(request.auth, run, body.config)))
 
 
-@router.get("/{int:run_id}/trace", response={200: schemas.TraceOut, **schemas.ERRORS}, exclude_unset=True, summary="Download the run's trace")
-def run_trace(request: HttpRequest, run_id: int):
+@router.get("/{int:run_id}/trace", response={200: TraceOut, **ERRORS}, exclude_unset=True, summary="Download the run's trace")
+def run_trace(request: ActorRequest, run_id: int) -> dict[str, Any]:
     """The spec's trace summary (SCENARIO_AND_TRACE.md), rebuilt from the stored events."""
     return events.trace(access.readable_run(request.auth, run_id))

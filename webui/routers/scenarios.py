@@ -4,37 +4,42 @@ in them, the fixes it offers, and the runs and share links made of them. Mounted
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from ninja import File, Form, Query, Router, Status
 from ninja.files import UploadedFile
 
-from webui import presenters, responses, schemas
+from webui import presenters, responses
 from webui.services import access, engine, fixes, imports, objects, runs, scenarios, shares, whyhere
+from webui.services.access import ActorRequest
+from webui.schemas.common import ERRORS, ErrorOut
+from webui.schemas.runs import RunOut
+from webui.schemas.scenarios import DiffOut, ExplainPodOut, FixIn, ForkIn, NodesOut, ObjectsOut, ScenarioIn, ScenarioOut, ScenarioSummaryOut, ScenarioUpdateIn, VersionOut, VersionSummaryOut
+from webui.schemas.shares import ShareIn, ShareOut
 
-router = Router(tags=["scenarios"])
+router = Router(tags=["scenarios"], by_alias=True)
 
 
-def _saved(request: HttpRequest, saved: scenarios.Saved) -> schemas.ScenarioOut:
+def _saved(request: ActorRequest, saved: scenarios.Saved) -> ScenarioOut:
     return presenters.scenario(request.auth, saved.scenario, saved.version, saved.check)
 
 
-@router.get("", response=list[schemas.ScenarioSummaryOut], summary="List scenarios")
-def scenario_list(request: HttpRequest, q: str = ""):
+@router.get("", response=list[ScenarioSummaryOut], summary="List scenarios")
+def scenario_list(request: ActorRequest, q: str = "") -> list[ScenarioSummaryOut]:
     """Your scenarios and the demos, newest first; `q` searches names and descriptions."""
     return [presenters.scenario_summary(request.auth, s) for s in scenarios.listing(request.auth, q)]
 
 
-@router.post("", response={201: schemas.ScenarioOut, **schemas.ERRORS}, summary="Create a scenario")
-def scenario_create(request: HttpRequest, body: schemas.ScenarioIn):
+@router.post("", response={201: ScenarioOut, **ERRORS}, summary="Create a scenario")
+def scenario_create(request: ActorRequest, body: ScenarioIn) -> Status[ScenarioOut]:
     """Saves the text as version 1, even when it does not validate (`valid` and `errors` say what is wrong)."""
     return Status(201, _saved(request, scenarios.create(request.auth, body.name, body.text, body.description)))
 
 
-@router.post("/import", response={201: schemas.ScenarioOut, **schemas.ERRORS}, summary="Import files or an archive as a scenario")
-def scenario_import(request: HttpRequest, name: Form[str] = "", text: Form[str] = "", file: File[list[UploadedFile]] = None,
-                    check: Form[Literal["now", "later"]] = "now"):
+@router.post("/import", response={201: ScenarioOut, **ERRORS}, summary="Import files or an archive as a scenario")
+def scenario_import(request: ActorRequest, name: Form[str] = "", text: Form[str] = "", file: File[list[UploadedFile] | None] = None,
+                    check: Form[Literal["now", "later"]] = "now") -> Status[ScenarioOut]:
     """Multipart upload of one or more files (repeat the `file` field), one of them possibly an archive
     (.tar, .tar.gz/.tgz, .zip: a support bundle, must-gather, sonobuoy results), or pasted text in a form
     field. One plain file is kept as typed (`kubectl get -o yaml` List output tidied into a YAML stream);
@@ -56,20 +61,20 @@ def scenario_import(request: HttpRequest, name: Form[str] = "", text: Form[str] 
 
 
 def _upload(file: UploadedFile) -> imports.Upload:
-    engine.enforce_size_bytes(file.size)
+    engine.enforce_size_bytes(file.size or 0)  # an uploaded file knows its size; the text it becomes is checked too
     return imports.Upload(name=file.name or "upload", data=file.read())
 
 
-@router.get("/{int:scenario_id}", response={200: schemas.ScenarioOut, **schemas.ERRORS}, summary="Read a scenario")
-def scenario_detail(request: HttpRequest, scenario_id: int):
+@router.get("/{int:scenario_id}", response={200: ScenarioOut, **ERRORS}, summary="Read a scenario")
+def scenario_detail(request: ActorRequest, scenario_id: int) -> ScenarioOut:
     """The latest version's text with its validation result; with a share token, the shared version."""
     scenario = access.readable_scenario(request.auth, scenario_id)
     version = scenarios.visible_version(request.auth, scenario)
     return presenters.scenario(request.auth, scenario, version, engine.check(version.text))
 
 
-@router.put("/{int:scenario_id}", response={200: schemas.ScenarioOut, **schemas.ERRORS}, summary="Save a new version")
-def scenario_update(request: HttpRequest, scenario_id: int, body: schemas.ScenarioUpdateIn):
+@router.put("/{int:scenario_id}", response={200: ScenarioOut, **ERRORS}, summary="Save a new version")
+def scenario_update(request: ActorRequest, scenario_id: int, body: ScenarioUpdateIn) -> ScenarioOut:
     """Always makes a new version (invalid YAML included); `valid` and `errors` describe it. Demos and other people's
     scenarios are read-only.
     """
@@ -77,24 +82,24 @@ def scenario_update(request: HttpRequest, scenario_id: int, body: schemas.Scenar
     return _saved(request, scenarios.save(scenario, body.text, body.name, body.description))
 
 
-@router.delete("/{int:scenario_id}", response={204: None, **schemas.ERRORS}, summary="Delete a scenario")
-def scenario_delete(request: HttpRequest, scenario_id: int):
+@router.delete("/{int:scenario_id}", response={204: None, **ERRORS}, summary="Delete a scenario")
+def scenario_delete(request: ActorRequest, scenario_id: int) -> Status[None]:
     """Deletes the scenario with all its versions, runs and share links (owner only). Its queued and
     running runs are cancelled first (their workers stop at their next write)."""
     runs.delete_scenario(access.writable_scenario(request.auth, scenario_id))
     return Status(204, None)
 
 
-@router.post("/{int:scenario_id}/fork", response={201: schemas.ScenarioOut, **schemas.ERRORS}, summary="Fork a scenario")
-def scenario_fork(request: HttpRequest, scenario_id: int, body: schemas.ForkIn | None = None):
+@router.post("/{int:scenario_id}/fork", response={201: ScenarioOut, **ERRORS}, summary="Fork a scenario")
+def scenario_fork(request: ActorRequest, scenario_id: int, body: ForkIn | None = None) -> Status[ScenarioOut]:
     """Copies one version (the latest by default) into a new scenario of yours."""
-    body = body or schemas.ForkIn()
+    body = body or ForkIn()
     scenario = access.readable_scenario(request.auth, scenario_id)
     return Status(201, _saved(request, scenarios.fork(request.auth, scenario, body.version, body.name)))
 
 
-@router.get("/{int:scenario_id}/versions", response={200: list[schemas.VersionSummaryOut], **schemas.ERRORS}, summary="List a scenario's versions")
-def version_list(request: HttpRequest, scenario_id: int):
+@router.get("/{int:scenario_id}/versions", response={200: list[VersionSummaryOut], **ERRORS}, summary="List a scenario's versions")
+def version_list(request: ActorRequest, scenario_id: int) -> list[VersionSummaryOut]:
     """Every version's number, time and size (a share token sees only the shared version)."""
     scenario = access.readable_scenario(request.auth, scenario_id)
     if request.auth.share is not None:
@@ -102,23 +107,23 @@ def version_list(request: HttpRequest, scenario_id: int):
     return [presenters.version_summary(v) for v in scenario.versions.order_by("number")]
 
 
-@router.get("/{int:scenario_id}/versions/{int:number}", response={200: schemas.VersionOut, **schemas.ERRORS}, summary="Read one version")
-def version_detail(request: HttpRequest, scenario_id: int, number: int):
+@router.get("/{int:scenario_id}/versions/{int:number}", response={200: VersionOut, **ERRORS}, summary="Read one version")
+def version_detail(request: ActorRequest, scenario_id: int, number: int) -> VersionOut:
     """The version's YAML text as saved."""
     scenario = access.readable_scenario(request.auth, scenario_id)
     return presenters.version(scenarios.visible_version(request.auth, scenario, number))
 
 
-@router.get("/{int:scenario_id}/diff", response={200: schemas.DiffOut, **schemas.ERRORS}, summary="Compare two versions")
-def version_diff(request: HttpRequest, scenario_id: int, old: int, new: int):
+@router.get("/{int:scenario_id}/diff", response={200: DiffOut, **ERRORS}, summary="Compare two versions")
+def version_diff(request: ActorRequest, scenario_id: int, old: int, new: int) -> DiffOut:
     """A unified diff from version `old` to version `new`."""
     scenario = access.readable_scenario(request.auth, scenario_id)
     before, after = (scenarios.visible_version(request.auth, scenario, n) for n in (old, new))
-    return schemas.DiffOut(old=old, new=new, diff=scenarios.diff(before, after))
+    return DiffOut(old=old, new=new, diff=scenarios.diff(before, after))
 
 
-@router.get("/{int:scenario_id}/export", response={200: None, **schemas.ERRORS}, summary="Download a version's YAML")
-def scenario_export(request: HttpRequest, scenario_id: int, version: int | None = None):
+@router.get("/{int:scenario_id}/export", response={200: None, **ERRORS}, summary="Download a version's YAML")
+def scenario_export(request: ActorRequest, scenario_id: int, version: int | None = None) -> HttpResponse:
     """The version's text as a YAML file download."""
     scenario = access.readable_scenario(request.auth, scenario_id)
     chosen = scenarios.visible_version(request.auth, scenario, version)
@@ -127,8 +132,8 @@ def scenario_export(request: HttpRequest, scenario_id: int, version: int | None 
     return response
 
 
-@router.get("/{int:scenario_id}/objects", response={200: schemas.ObjectsOut, **schemas.ERRORS}, summary="Nodes and pods as the engine reads them")
-def scenario_objects(request: HttpRequest, scenario_id: int, version: int | None = None):
+@router.get("/{int:scenario_id}/objects", response={200: ObjectsOut, **ERRORS}, summary="Nodes and pods as the engine reads them")
+def scenario_objects(request: ActorRequest, scenario_id: int, version: int | None = None) -> HttpResponse:
     """Every node (labels, taints, allocatable) and pod (labels, node, priority, effective requests) after the
     engine's defaulting; 400/413 with every problem when the version does not validate.
     """
@@ -137,29 +142,29 @@ def scenario_objects(request: HttpRequest, scenario_id: int, version: int | None
     return responses.json_bytes(request, objects.objects_json(chosen, lambda found: presenters.scenario_objects(found).model_dump_json().encode()))
 
 
-@router.get("/{int:scenario_id}/nodes", response={200: schemas.NodesOut, **schemas.ERRORS}, summary="Node names and labels")
-def scenario_nodes(request: HttpRequest, scenario_id: int, version: int | None = None):
+@router.get("/{int:scenario_id}/nodes", response={200: NodesOut, **ERRORS}, summary="Node names and labels")
+def scenario_nodes(request: ActorRequest, scenario_id: int, version: int | None = None) -> HttpResponse:
     """Only each node's name and labels (what the run view groups by); the same errors as /objects."""
     scenario = access.readable_scenario(request.auth, scenario_id)
     chosen = scenarios.visible_version(request.auth, scenario, version)
     return responses.json_bytes(request, objects.nodes_json(chosen))
 
 
-@router.post("/{int:scenario_id}/fixes/node-taints", response={201: schemas.ScenarioOut, **schemas.ERRORS, 409: schemas.ErrorOut},
+@router.post("/{int:scenario_id}/fixes/node-taints", response={201: ScenarioOut, **ERRORS, 409: ErrorOut},
                       summary="Add the taints the node lifecycle controller would add")
-def scenario_fix_node_taints(request: HttpRequest, scenario_id: int, body: schemas.FixIn | None = None):
+def scenario_fix_node_taints(request: ActorRequest, scenario_id: int, body: FixIn | None = None) -> Status[ScenarioOut]:
     """The finding `node-taints-missing`, fixed: saves the version (the latest by default) with every node's
     taints as kube-controller-manager's node lifecycle controller keeps them in step with its conditions
     (Ready False/Unknown, memory/disk/PID pressure, network unavailable, unschedulable) as the scenario's new
     version — in your fork when the scenario is a demo (the answer's `id` says which). Only node documents
     change. 400 when the version does not load, 409 when no node needs a change."""
     scenario = access.readable_scenario(request.auth, scenario_id)
-    saved = fixes.add_node_taints(request.auth, scenario, (body or schemas.FixIn()).version)
+    saved = fixes.add_node_taints(request.auth, scenario, (body or FixIn()).version)
     return Status(201, _saved(request, saved))
 
 
-@router.get("/{int:scenario_id}/explain-pod", response={200: schemas.ExplainPodOut, **schemas.ERRORS}, summary="Why is this running pod here?")
-def scenario_explain_pod(request: HttpRequest, scenario_id: int, pod: str, version: int | None = None):
+@router.get("/{int:scenario_id}/explain-pod", response={200: ExplainPodOut, **ERRORS}, summary="Why is this running pod here?")
+def scenario_explain_pod(request: ActorRequest, scenario_id: int, pod: str, version: int | None = None) -> dict[str, Any]:
     """For a pod bound in the version (`pod` = namespace/name): its scheduling cycle run again against the
     rest of the cluster, its own node included, with the pod taken off (scheduler_core.answers.explain_pod) — whether
     its node would still win now (`outcome`: stays, tie, moves, unschedulable; `chosen`), by how much (`margin`
@@ -170,8 +175,8 @@ def scenario_explain_pod(request: HttpRequest, scenario_id: int, pod: str, versi
     return whyhere.explain(scenarios.visible_version(request.auth, scenario, version), pod)
 
 
-@router.post("/{int:scenario_id}/runs", response={201: schemas.RunOut, **schemas.ERRORS, 429: schemas.ErrorOut}, summary="Start a run")
-def run_create(request: HttpRequest, scenario_id: int, mode: Query[Literal["timeline", "single"]] = "timeline"):
+@router.post("/{int:scenario_id}/runs", response={201: RunOut, **ERRORS, 429: ErrorOut}, summary="Start a run")
+def run_create(request: ActorRequest, scenario_id: int, mode: Query[Literal["timeline", "single"]] = "timeline") -> Status[RunOut]:
     """Queues a scheduling run of the latest version; 400 when it does not validate, 429 when you have too many runs
     queued. `mode=timeline` (the default) runs the scheduler to the end — queue, retries, preemption carried out;
     `mode=single` gives each pending pod one cycle in queue order (the trace's single pass).
@@ -182,27 +187,27 @@ def run_create(request: HttpRequest, scenario_id: int, mode: Query[Literal["time
     return Status(201, presenters.run(run))
 
 
-@router.get("/{int:scenario_id}/runs", response={200: list[schemas.RunOut], **schemas.ERRORS}, summary="List a scenario's runs")
-def scenario_runs(request: HttpRequest, scenario_id: int):
+@router.get("/{int:scenario_id}/runs", response={200: list[RunOut], **ERRORS}, summary="List a scenario's runs")
+def scenario_runs(request: ActorRequest, scenario_id: int) -> list[RunOut]:
     """The runs of this scenario you may read, newest first (at most 200)."""
     scenario = access.readable_scenario(request.auth, scenario_id)
     found = runs.listing(request.auth, scenario)[:200]
     return [presenters.run(r) for r in found if access.can_read_run(request.auth, r)]
 
 
-@router.post("/{int:scenario_id}/share", response={201: schemas.ShareOut, **schemas.ERRORS}, summary="Make a share link")
-def share_create(request: HttpRequest, scenario_id: int, body: schemas.ShareIn | None = None):
+@router.post("/{int:scenario_id}/share", response={201: ShareOut, **ERRORS}, summary="Make a share link")
+def share_create(request: ActorRequest, scenario_id: int, body: ShareIn | None = None) -> Status[ShareOut]:
     """An unguessable read-only link to a version (and optionally a run and a step, or two runs compared, the second
     of any scenario you may read); the owner's scenarios, and demos (public) with your own runs of them.
     """
-    body = body or schemas.ShareIn()
+    body = body or ShareIn()
     scenario = access.shareable_scenario(request.auth, scenario_id)
-    link = shares.create(request.auth, scenario, body.version, body.run, body.step, body.compareRun)
+    link = shares.create(request.auth, scenario, body.version, body.run, body.step, body.compare_run)
     return Status(201, presenters.share(request, link))
 
 
-@router.get("/{int:scenario_id}/shares", response={200: list[schemas.ShareOut], **schemas.ERRORS}, summary="List a scenario's share links")
-def share_list(request: HttpRequest, scenario_id: int):
+@router.get("/{int:scenario_id}/shares", response={200: list[ShareOut], **ERRORS}, summary="List a scenario's share links")
+def share_list(request: ActorRequest, scenario_id: int) -> list[ShareOut]:
     """Every link made for this scenario, revoked ones included (owner only)."""
     scenario = access.writable_scenario(request.auth, scenario_id)
     return [presenters.share(request, link) for link in shares.listing(scenario)]

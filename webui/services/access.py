@@ -6,16 +6,22 @@ single-user default), optionally holding a share token. A share token only ever 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv6Address, ip_address, ip_network
+from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
+from django.contrib.sessions.backends.base import SessionBase
 from django.db.models import Q
 from django.http import HttpRequest
 
 from webui.models import Owned, Run, Scenario, ShareLink
 from webui.services.errors import Forbidden, NotFound, ReadOnlyShare
 
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 SHARE_HEADER = "X-Share-Token"
 SHARE_QUERY = "token"
 FORWARDED_FOR_HEADER = "X-Forwarded-For"
@@ -35,7 +41,7 @@ class Actor:
             return obj.owner_id == self.user_id
         return bool(self.session_key) and obj.owner_session_key == self.session_key
 
-    def owner_fields(self) -> dict:
+    def owner_fields(self) -> dict[str, int | str | None]:
         if self.user_id is not None:
             return {"owner_id": self.user_id, "owner_session_key": ""}
         return {"owner_id": None, "owner_session_key": self.session_key}
@@ -46,6 +52,13 @@ class Actor:
         if not self.session_key:
             return Q(pk__in=[])
         return Q(**{f"{prefix}owner_id": None, f"{prefix}owner_session_key": self.session_key})
+
+
+class ActorRequest(HttpRequest):
+    """A request the API let in (its type for the routers): ``auth`` is who asks, the Actor webui/api.py's
+    SessionActor made of it."""
+
+    auth: Actor
 
 
 def share_token(request: HttpRequest) -> str:
@@ -59,21 +72,38 @@ def active_share(token: str) -> ShareLink:
     return link
 
 
-def session_key(request: HttpRequest, *, create: bool) -> str:
+def request_actor(request: HttpRequest) -> Actor:
+    """Who asks through HTTP: the API (webui/api.py, after its CSRF check on writes) and the pages."""
+    return actor_for(request.user, request.session, token=share_token(request),
+                     writing=request.method not in SAFE_METHODS, address=client_address(request))
+
+
+def websocket_actor(scope: Mapping[str, Any], token: str = "") -> Actor:
+    """Who watches over a websocket (channels' AuthMiddlewareStack put the user and session in the
+    scope): a reader, so no session is created and no address is counted."""
+    return actor_for(scope.get("user"), scope.get("session"), token=token, writing=False)
+
+
+def actor_for(user: AbstractBaseUser | AnonymousUser | None, session: SessionBase | None, *, token: str,
+              writing: bool, address: str = "") -> Actor:
+    """The one place an Actor is made (request_actor and websocket_actor hand it their parts). A
+    write with a share token is refused before anything is read: share links are read-only."""
+    if token and writing:
+        raise ReadOnlyShare()
+    user_id = user.pk if user is not None and user.is_authenticated else None
+    share = active_share(token) if token else None
+    key = _session_key(session, create=writing and user_id is None)
+    return Actor(user_id=user_id, session_key=key, share=share, address=address)
+
+
+def _session_key(session: SessionBase | None, *, create: bool) -> str:
     """Anonymous owners are their session; a write creates it (and its cookie) if needed."""
-    session = request.session
+    if session is None:
+        return ""
     if create and not session.session_key:
         session["anonymous_owner"] = True  # non-empty, so the middleware sends the cookie
         session.save()
     return session.session_key or ""
-
-
-def actor_for(request: HttpRequest, *, token: str, writing: bool) -> Actor:
-    """The caller refuses writes made with a token before asking (share links are read-only)."""
-    user_id = request.user.pk if request.user.is_authenticated else None
-    share = active_share(token) if token else None
-    session = session_key(request, create=writing and user_id is None)
-    return Actor(user_id=user_id, session_key=session, share=share, address=client_address(request))
 
 
 def client_address(request: HttpRequest) -> str:

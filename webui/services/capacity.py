@@ -38,21 +38,20 @@ from datetime import datetime, timedelta
 from typing import Any, Optional, Union
 
 from celery import current_app, group, signature
+from celery.result import GroupResult
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F, QuerySet
 from django.utils import timezone
 
-from scheduler_core.answers.capacity import (CapacityAnswer, CapacityError, FitAnswer, FragmentationAnswer, NodesAnswer,
-                                     RemovableAnswer, Trial, TrialBase, TrialChanges, TrialOutcome, run_trial)
-from scheduler_core.answers.capacity_pass import DECIDING_TEXT_MOST, NeedsTrials, PassAnswer, one_pass
-from scheduler_core.answers.capacity_rounds import Question, replay, search_for
-from scheduler_core.scenario.changes import SCALABLE_KINDS
 from webui import publisher
 from webui.models import FINISHED_STATUSES, CapacityKind, CapacityMethod, CapacityQuestion, CapacityTrial, Run, \
     RunStatus, Scenario, ScenarioVersion
 from webui.services import engine, scenarios
 from webui.services.access import Actor
+from webui.services.engine import (DECIDING_TEXT_MOST, SCALABLE_KINDS, CapacityAnswer, CapacityError, FitAnswer,
+                                   FragmentationAnswer, NeedsTrials, NodesAnswer, PassAnswer, Question, RemovableAnswer,
+                                   Trial, TrialBase, TrialChanges, TrialOutcome, one_pass, replay, run_trial, search_for)
 from webui.services.errors import Conflict, DomainError, NotFound
 
 log = logging.getLogger(__name__)
@@ -342,6 +341,7 @@ def _step(question: CapacityQuestion) -> None:
 def _stored_rounds(question: CapacityQuestion) -> list[list[TrialOutcome]]:
     rounds: list[list[TrialOutcome]] = [[] for _ in range(question.rounds)]
     for row in CapacityTrial.objects.filter(question=question).order_by("round", "index").only("round", "outcome"):
+        assert row.outcome is not None  # a round is replayed once all its outcomes are stored
         rounds[row.round].append(unseal(bytes(row.outcome)))
     return rounds
 
@@ -349,7 +349,8 @@ def _stored_rounds(question: CapacityQuestion) -> list[list[TrialOutcome]]:
 def _dispatch(trial_ids: list[int]) -> None:
     """The round as one Celery group: each trial goes to whichever worker is free."""
     sent = group(signature(TRIAL_TASK, args=(trial_id,), immutable=True) for trial_id in trial_ids).apply_async()
-    for trial_id, result in zip(trial_ids, sent.results):
+    assert isinstance(sent, GroupResult)  # a group's result (Celery's stubs type it as one task's)
+    for trial_id, result in zip(trial_ids, sent.results or []):
         CapacityTrial.objects.filter(pk=trial_id).update(task_id=result.id)
 
 

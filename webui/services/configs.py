@@ -12,7 +12,6 @@ from typing import Any
 
 import yaml
 
-from scheduler_core.scenario.textedit import LOADER, documents
 from webui.models import Run
 from webui.services import engine, runs, scenarios
 from webui.services.access import Actor
@@ -62,7 +61,7 @@ PRESETS: dict[str, str] = {
 def config_of(text: str) -> dict[str, Any]:
     """The configuration document of a version as typed (or the defaults when it has none), and the
     presets to start from."""
-    for chunk in documents(text):
+    for chunk in engine.documents(text):
         if _is_config(_load(chunk.body)):
             return {"config": chunk.body.strip("\n") + "\n", "fromScenario": True, "presets": PRESETS}
     return {"config": DEFAULT_CONFIG, "fromScenario": False, "presets": PRESETS}
@@ -70,7 +69,7 @@ def config_of(text: str) -> dict[str, Any]:
 
 def with_config(text: str, config: str) -> str:
     """`text` with its configuration documents replaced by `config` (appended at the end)."""
-    kept = [chunk.original for chunk in documents(text) if not _is_config(_load(chunk.body))]
+    kept = [chunk.original for chunk in engine.documents(text) if not _is_config(_load(chunk.body))]
     body = "".join(kept).rstrip("\n")
     return (body + "\n---\n" if body.strip() else "") + config.strip("\n") + "\n"
 
@@ -87,7 +86,7 @@ def _check_config(config: str) -> None:
     if len(config) > MAX_CONFIG_CHARS:
         raise DomainError(f"the configuration is over {MAX_CONFIG_CHARS // 1024} KiB", {"limit": MAX_CONFIG_CHARS})
     try:
-        parsed = list(yaml.load_all(config, Loader=LOADER))
+        parsed = list(yaml.load_all(config, Loader=engine.YAML_LOADER))
     except yaml.YAMLError:
         parsed = None  # the engine's check below reports the YAML error at its line
     if parsed is not None and [_is_config(d) for d in parsed if d is not None] != [True]:
@@ -98,7 +97,7 @@ def _check_config(config: str) -> None:
 
 def _load(body: str) -> Any:
     try:
-        return yaml.load(body, Loader=LOADER)
+        return yaml.load(body, Loader=engine.YAML_LOADER)
     except yaml.YAMLError:
         return None
 

@@ -58,7 +58,7 @@ class Demo:
 
 
 def all_demos() -> list[Demo]:
-    files = sorted(f for f in resources.files("webui.demos").iterdir() if f.name.endswith(".yaml"))
+    files = sorted((f for f in resources.files("webui.demos").iterdir() if f.name.endswith(".yaml")), key=lambda f: f.name)
     return [_demo(f.name.removesuffix(".yaml"), f.read_text(encoding="utf-8")) for f in files]
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar, cast
 
 from django.conf import settings
 from scheduler_core.dra.inventory import node_devices, pod_claims
@@ -25,12 +25,13 @@ from scheduler_core import (
     trace_summary,
 )
 from scheduler_core.answers.check import check_scenario
-from scheduler_core.encoding.events import read_events
+from scheduler_core.encoding.events import CycleEnd, read_events
 from scheduler_core.encoding.pipe import can_fork, events_in_child
 from scheduler_core.answers.explain import explain_events
 from scheduler_core.encoding.columnar import EventFilter, FormatError, RunNames, SegmentEncoder, decode_segment, decode_selected
 from scheduler_core.run.loop import run_to_the_end
-from scheduler_core.answers.filter_details import CycleDetails, cycle_details
+from scheduler_core.answers.filter_details import cycle_details
+from scheduler_core.framework.filter_facts import CycleDetails
 from scheduler_core.answers.compare import compare_events, compare_reads
 from scheduler_core.answers.explain_pod import NotBound, PodPlacementExplanation
 from scheduler_core.answers.explain_pod import explain_pod as scheduler_explain_pod
@@ -44,16 +45,34 @@ from scheduler_core.encoding.timeline import run_story, story_reads
 from scheduler_core.volume.pictures import cluster_volume_json
 from scheduler_core.scenario import sources
 from scheduler_core.scenario.jsonstream import as_yaml_stream
+from scheduler_core.model.scenario import Scenario
+from scheduler_core.model.core import Node, Pod
+from scheduler_core.scenario.textedit import LOADER as YAML_LOADER
+from scheduler_core.scenario.textedit import documents
+from scheduler_core.answers.whatif_text import apply_to_text
+from scheduler_core.answers.capacity import (CapacityAnswer, CapacityError, FitAnswer, FragmentationAnswer, NodesAnswer,
+                                             RemovableAnswer, Trial, TrialBase, TrialChanges, TrialOutcome, run_trial)
+from scheduler_core.answers.capacity_pass import DECIDING_TEXT_MOST, NeedsTrials, PassAnswer, one_pass
+from scheduler_core.answers.capacity_rounds import Question, replay, search_for
+from scheduler_core.scenario.changes import SCALABLE_KINDS
 
 from webui.services.errors import InvalidScenario, LimitExceeded
 
+V = TypeVar("V")
+
 __all__ = [
-    "Check", "CycleExplanation", "as_yaml_stream", "Event", "ExtensionPoint", "FormatError", "RunNames", "ScenarioInvalid",
+    "Scenario", "Node", "Pod", "Check", "CycleEnd", "CycleExplanation", "as_yaml_stream", "Event", "ExtensionPoint", "FormatError", "RunNames", "ScenarioInvalid",
     "EventFilter", "SegmentEncoder", "check", "check_soon", "compare_reads", "decode_segment", "decode_selected", "story_reads", "engine_limits", "explain", "load", "load_valid", "pod_requests",
     "simulate_events", "run_events", "story", "steps_cluster", "StepPlacement", "filter_details", "CycleDetails", "cluster_volumes", "compare",
     "what_if", "NotPending", "trace", "MODE_SINGLE", "MODE_TIMELINE",
     "NotBound", "PodPlacementExplanation", "RecordedComparison", "explain_pod", "recorded", "with_node_taints",
     "is_archive", "kind_named_by", "upload_to_text",
+    # Editing a version's text document by document (another configuration, a what-if applied).
+    "YAML_LOADER", "documents", "apply_to_text",
+    # Capacity questions (webui/services/capacity.py stores and dispatches; the engine answers).
+    "CapacityAnswer", "CapacityError", "FitAnswer", "FragmentationAnswer", "NodesAnswer", "RemovableAnswer", "Trial",
+    "TrialBase", "TrialChanges", "TrialOutcome", "run_trial", "DECIDING_TEXT_MOST", "NeedsTrials", "PassAnswer",
+    "one_pass", "Question", "replay", "search_for", "SCALABLE_KINDS",
 ]
 
 
@@ -61,7 +80,7 @@ __all__ = [
 class Summary:
     nodes: int
     pods: int
-    pendingPods: int  # noqa: N815 - JSON contract
+    pending_pods: int
 
 
 @dataclass(frozen=True)
@@ -81,6 +100,13 @@ class Check:
         return not self.errors
 
     @property
+    def valid_summary(self) -> Summary:
+        """The counts of a text that checked valid (callers raise_if_invalid first)."""
+        if self.summary is None:
+            raise ValueError("an invalid text has no summary")
+        return self.summary
+
+    @property
     def over_limit(self) -> LimitExceeded | None:
         """The first size limit the scenario exceeds, as the error the API answers with (413)."""
         return next((_limit_exceeded(e, self.errors) for e in self.errors if e.get("limit")), None)
@@ -94,7 +120,7 @@ class Check:
 
 def _limit_exceeded(error: dict[str, Any], errors: list[dict[str, Any]]) -> LimitExceeded:
     limit = error["limit"]
-    maximum = getattr(engine_limits(), limit, None)
+    maximum: int | None = getattr(engine_limits(), limit, None)  # None: a limit Limits does not hold (max_depth)
     exc = LimitExceeded(limit, maximum, f"the scenario is over a size limit: {error['message']}")
     exc.details["errors"] = errors  # every problem, as with scenario_invalid
     return exc
@@ -131,7 +157,7 @@ def enforce_size_bytes(size: int) -> None:
         )
 
 
-def load(text: str) -> Any:  # scheduler_core's Scenario (not part of its exported names)
+def load(text: str) -> Scenario:
     """Loads once per distinct text: versions never change, and a 5000-node file takes seconds."""
     key = (_digest(text), engine_limits())
     scenario = _LOADED.get(key)
@@ -145,7 +171,7 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-_ALL_MEMOS: list["_Memo"] = []
+_ALL_MEMOS: list["_Memo[Any]"] = []
 
 
 def forget_everything() -> None:
@@ -155,28 +181,36 @@ def forget_everything() -> None:
         memo.clear()
 
 
-class _Memo:
+@dataclass
+class _Making:
+    """A value being made: its lock, and how many callers wait for it."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    waiting: int = 0
+
+
+class _Memo(Generic[V]):
     """A small LRU keyed by a text's digest (never by the text, which may be megabytes)."""
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._items: OrderedDict[Any, Any] = OrderedDict()
+        self._items: OrderedDict[Hashable, V] = OrderedDict()
         self._lock = threading.Lock()
-        self._making: dict[Any, list] = {}  # key -> [its lock, how many callers want it]
+        self._making: dict[Hashable, _Making] = {}
         _ALL_MEMOS.append(self)
 
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
 
-    def get(self, key: Any) -> Any:
+    def get(self, key: Hashable) -> V | None:
         with self._lock:
             if key in self._items:
                 self._items.move_to_end(key)
                 return self._items[key]
         return None
 
-    def put(self, key: Any, value: Any) -> Any:
+    def put(self, key: Hashable, value: V) -> V:
         with self._lock:
             self._items[key] = value
             self._items.move_to_end(key)
@@ -184,7 +218,7 @@ class _Memo:
                 self._items.popitem(last=False)
         return value
 
-    def get_or_make(self, key: Any, make: Callable[[], Any], keep: bool = True) -> Any:
+    def get_or_make(self, key: Hashable, make: Callable[[], V], keep: bool = True) -> V:
         """The kept value, or make() — once at a time per key: requests that ask meanwhile wait for
         it instead of making it again (several page loads of one big run at once). ``keep`` False:
         made for this caller only (e.g. a run still being written)."""
@@ -192,10 +226,10 @@ class _Memo:
         if found is not None:
             return found
         with self._lock:
-            making = self._making.setdefault(key, [threading.Lock(), 0])
-            making[1] += 1
+            making = self._making.setdefault(key, _Making())
+            making.waiting += 1
         try:
-            with making[0]:
+            with making.lock:
                 found = self.get(key)
                 if found is None:
                     found = make()
@@ -204,18 +238,18 @@ class _Memo:
                 return found
         finally:
             with self._lock:
-                making[1] -= 1
-                if not making[1]:
+                making.waiting -= 1
+                if not making.waiting:
                     self._making.pop(key, None)
 
 
 Memo = _Memo  # for the services' own per-version caches
 
-_LOADED = _Memo(4)  # loaded scenarios can be large: keep a few
-_CHECKED = _Memo(256)  # a Check is small: its errors, or three counts
+_LOADED: _Memo[Scenario] = _Memo(4)  # loaded scenarios can be large: keep a few
+_CHECKED: _Memo[Check] = _Memo(256)  # a Check is small: its errors, or three counts
 
 
-def load_valid(text: str) -> Any:
+def load_valid(text: str) -> Scenario:
     """The loaded scenario, or the API's error for a version that does not validate (400 / 413)."""
     try:
         return load(text)
@@ -241,7 +275,7 @@ def _check(text: str) -> Check:
         scenario = load(text)
     except ScenarioInvalid as exc:
         return Check(errors=[error_json(error) for error in exc.errors])
-    summary = Summary(nodes=len(scenario.nodes), pods=len(scenario.pods), pendingPods=len(scenario.pending_pods))
+    summary = Summary(nodes=len(scenario.nodes), pods=len(scenario.pods), pending_pods=len(scenario.pending_pods))
     report = check_scenario(scenario).to_json()  # what `python -m scheduler_core check --json` prints
     return Check(summary=summary, notices=report["notices"], objects=report["objects"],
                  findings=[_finding_json(finding) for finding in report["findings"]], fetch=report["fetch"])
@@ -261,7 +295,7 @@ def _finding_json(finding: dict[str, Any]) -> dict[str, Any]:
 MODE_TIMELINE, MODE_SINGLE = "timeline", "single"
 
 
-def simulate_events(scenario: Any, mode: str = MODE_TIMELINE, hand_over_only: bool = False) -> Iterator[Event]:
+def simulate_events(scenario: Scenario, mode: str = MODE_TIMELINE, hand_over_only: bool = False) -> Iterator[Event]:
     """The run's one stream: the scheduler run to the end (timeline), or the single pass (trace).
     Deterministic tie-break: a retried run must reproduce the same (seq -> event) stream.
     ``hand_over_only``: in the engine's own process (its node lists stay positions)."""
@@ -275,23 +309,26 @@ def simulate_events(scenario: Any, mode: str = MODE_TIMELINE, hand_over_only: bo
 ENGINE_PROCESS_FROM_CELLS = 100_000
 
 
-def run_events(scenario: Any, mode: str = MODE_TIMELINE) -> Iterator[Event]:
+def run_events(scenario: Scenario, mode: str = MODE_TIMELINE) -> Generator[Event, None, None]:
     """``simulate_events`` as a run stores it: for a big run, in a forked engine process while this
     one stores (scheduler_core.encoding.pipe), so scheduling and storing use two cores; the events are
-    the same either way (SCHEDLAB_ENGINE_PROCESS: auto, child or inline)."""
+    the same either way (SCHEDLAB_ENGINE_PROCESS: auto, child or inline). Every one of these streams
+    is a generator (the engine declares an Iterator): closing it early stops a forked engine."""
     if engine_in_child(scenario):
-        return events_in_child(lambda in_child: simulate_events(scenario, mode, hand_over_only=in_child))
-    return simulate_events(scenario, mode)
+        events = events_in_child(lambda in_child: simulate_events(scenario, mode, hand_over_only=in_child))
+    else:
+        events = simulate_events(scenario, mode)
+    return cast(Generator[Event, None, None], events)
 
 
-def engine_in_child(scenario: Any) -> bool:
+def engine_in_child(scenario: Scenario) -> bool:
     choice = settings.SCHEDLAB_ENGINE_PROCESS
     if choice == "inline" or not can_fork():
         return False
     return choice == "child" or len(scenario.nodes) * len(scenario.pending_pods) >= ENGINE_PROCESS_FROM_CELLS
 
 
-def cluster_devices(scenario: Any) -> tuple[list[dict[str, Any]], dict[str, list[dict[str, Any]]]]:
+def cluster_devices(scenario: Scenario) -> tuple[list[dict[str, Any]], dict[str, list[dict[str, Any]]]]:
     """DRA devices per node (scheduler_core.dra.inventory: classes, holder claim and its pods) and
     each pod's claims (requests, allocated devices, reserved for), keyed by namespace/name; both
     empty for a scenario without ResourceSlices or claims."""
@@ -303,12 +340,12 @@ def cluster_devices(scenario: Any) -> tuple[list[dict[str, Any]], dict[str, list
     return devices, claims
 
 
-def cluster_volumes(scenario: Any) -> list[dict[str, Any]]:
+def cluster_volumes(scenario: Scenario) -> list[dict[str, Any]]:
     """The scenario's PersistentVolumes with the topology domains they can be used in."""
     return [cluster_volume_json(volume) for volume in scenario.storage.volumes]
 
 
-def what_if(scenario: Any, pod: str, placements: dict[str, Any] | None = None,
+def what_if(scenario: Scenario, pod: str, placements: dict[str, Any] | None = None,
             nominated: dict[str, str] | None = None) -> dict[str, Any]:
     """Single changes that would let a pending pod fit, each verified by the engine (scheduler_core.answers.whatif)."""
     return scheduler_what_if(scenario, pod, placements, nominated)
@@ -324,7 +361,7 @@ def story(events_json: Iterable[dict[str, Any]]) -> dict[str, Any]:
     return run_story(events_json)
 
 
-def steps_cluster(scenario: Any, events_json: Iterable[dict[str, Any]]) -> list[StepPlacement]:
+def steps_cluster(scenario: Scenario, events_json: Iterable[dict[str, Any]]) -> list[StepPlacement]:
     """Where every pod is at the end of each step of a run with steps (scheduler_core.answers.stepplacements)."""
     return step_placements(scenario, events_json)
 
@@ -341,7 +378,7 @@ def explain(events_json: Iterable[dict[str, Any]], details: CycleDetails | None 
     return explain_events(read_events(events_json), details, details_note)
 
 
-def filter_details(scenario: Any, cycle: int, mode: str = MODE_TIMELINE, per_plugin: int | None = None) -> CycleDetails | None:
+def filter_details(scenario: Scenario, cycle: int, mode: str = MODE_TIMELINE, per_plugin: int | None = None) -> CycleDetails | None:
     """The facts behind a cycle's Filter rejections (of the first ``per_plugin`` nodes each plugin
     rejected), from a replay of the run as simulate_events runs it (same mode and tie-break)."""
     return cycle_details(scenario, cycle, mode=mode, tie_break="first", per_plugin=per_plugin)
@@ -354,13 +391,13 @@ def with_node_taints(text: str) -> str:
     return add_node_taints_to_text(text, changes) if changes else text
 
 
-def explain_pod(scenario: Any, pod: str) -> PodPlacementExplanation:
+def explain_pod(scenario: Scenario, pod: str) -> PodPlacementExplanation:
     """Why is this running pod here: its cycle re-run without it (scheduler_core.answers.explain_pod);
     NotBound when the pod is not running on a node of the scenario."""
     return scheduler_explain_pod(scenario, pod)
 
 
-def recorded(scenario: Any, mode: str, summary: dict[str, Any]) -> RecordedComparison:
+def recorded(scenario: Scenario, mode: str, summary: dict[str, Any]) -> RecordedComparison:
     """Each pending pod's recorded PodScheduled condition beside the replay's answer for it, read
     from the run's timeline story (a run to the end) or its trace summary (a single pass), with the
     dump's findings as likely causes (scheduler_core.answers.recorded)."""

@@ -48,7 +48,7 @@ class InvalidScenario(DomainError):
 class LimitExceeded(DomainError):
     code = "limit_exceeded"
 
-    def __init__(self, limit: str, value: int, message: str, status: int = 413, retry_after: int | None = None) -> None:
+    def __init__(self, limit: str, value: int | None, message: str, status: int = 413, retry_after: int | None = None) -> None:
         super().__init__(message, {"limit": limit, "max": value})
         self.status = status
         self.retry_after = retry_after

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 from webui import publisher
 from webui.models import Run, RunCycle, RunSegment, RunStatus
@@ -20,12 +20,13 @@ MAX_PAGE_SIZE = 5000
 def page(run: Run, since: int, limit: int = PAGE_SIZE) -> list[publisher.EventMessage]:
     """Events with seq >= since, in order; `since` is a cursor (the next seq the reader wants)."""
     limit = max(1, min(limit, MAX_PAGE_SIZE))
-    return [publisher.EventMessage(**event) for event in segments.events_from(run, since, limit)]
+    return [cast(publisher.EventMessage, dict(event)) for event in segments.events_from(run, since, limit)]
 
 
 def stream_page(run: Run, since: int) -> list[publisher.EventMessage]:
     """The websocket's next batch: about PAGE_SIZE events, ending where a stored cycle ends."""
-    return [publisher.EventMessage(**event) for event in segments.events_from(run, since, PAGE_SIZE, whole_segments=True)]
+    return [cast(publisher.EventMessage, dict(event))
+            for event in segments.events_from(run, since, PAGE_SIZE, whole_segments=True)]
 
 
 def cycle_page_json(run: Run, cycle: int, run_finished: bool) -> bytes:
@@ -50,7 +51,7 @@ def _all_events(run: Run, wanted: engine.EventFilter | None = None) -> Iterator[
 # at most so many nodes per rejecting plugin (what the Filter step lists of one domain or reason).
 EXPLAIN_REPLAY_NODE_CYCLES = 500_000
 EXPLAIN_NODES_PER_PLUGIN = 300
-_DETAILS = engine.Memo(64)  # (run id, cycle) -> CycleDetails of a finished run
+_DETAILS: engine.Memo[engine.CycleDetails | None] = engine.Memo(64)  # (run id, cycle) -> CycleDetails of a finished run
 
 
 def explanation(run: Run, cycle: int) -> engine.CycleExplanation:
@@ -76,6 +77,7 @@ def _filter_details(run: Run, cycle: int, plain: engine.CycleExplanation) -> tup
         return None, (f"the numbers behind the reasons need a replay of {cycle + 1} cycles over {len(scenario.nodes)} nodes, "
                       f"more than this server does per request; `python -m scheduler_core trace` prints them")
     details = _DETAILS.get_or_make((run.pk, cycle), lambda: engine.filter_details(scenario, cycle, run.mode, EXPLAIN_NODES_PER_PLUGIN))
+    assert plain.filter is not None  # explanation() asks only when Filter rejected some node
     rejected = {node for group in plain.filter.groups for node in group.nodes}
     if details is None or details.pod != plain.pod or not details.nodes.keys() <= rejected:
         return None, "the replay did not reach this cycle as recorded: no numbers are given rather than other ones"
@@ -90,7 +92,7 @@ def cycles(run_id: int) -> list[RunCycle]:
     return list(RunCycle.objects.filter(run_id=run_id).order_by("cycle"))
 
 
-_STORIES = engine.Memo(32)  # run id -> story of a finished run (its events never change)
+_STORIES: engine.Memo[dict[str, Any]] = engine.Memo(32)  # run id -> story of a finished run (its events never change)
 
 
 def story(run: Run) -> dict[str, Any]:
@@ -100,7 +102,7 @@ def story(run: Run) -> dict[str, Any]:
     return {"mode": run.mode, **found}
 
 
-_STEP_CLUSTERS = engine.Memo(8)  # run id -> the cluster at the end of each step (a finished run's)
+_STEP_CLUSTERS: engine.Memo[list[engine.StepPlacement]] = engine.Memo(8)  # run id -> the cluster at the end of each step (a finished run's)
 
 
 def step_cluster(run: Run, step: int) -> engine.StepPlacement:
@@ -115,7 +117,7 @@ def step_cluster(run: Run, step: int) -> engine.StepPlacement:
     raise NotFound(f"run {run.pk} has no step {step}" + ("" if found else " (it has no steps, or none has ended yet)"))
 
 
-_COMPARISONS = engine.Memo(16)  # (run a, run b, pod) -> comparison of two finished runs
+_COMPARISONS: engine.Memo[dict[str, Any]] = engine.Memo(16)  # (run a, run b, pod) -> comparison of two finished runs
 
 
 def comparison(a: Run, b: Run, pod: str | None) -> dict[str, Any]:
@@ -132,7 +134,8 @@ def comparison(a: Run, b: Run, pod: str | None) -> dict[str, Any]:
 
 def trace(run: Run) -> dict[str, Any]:
     if run.trace is not None:
-        return run.trace
+        stored: dict[str, Any] = run.trace
+        return stored
     summary = engine.trace(_all_events(run))
     if run.status == RunStatus.SUCCEEDED:  # a running run's trace is partial: build it again next time
         Run.objects.filter(pk=run.pk).update(trace=summary)

@@ -10,6 +10,7 @@ import logging
 import time
 from contextlib import closing
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.conf import settings
 from django.db import DatabaseError, connection, models, transaction
@@ -51,9 +52,9 @@ class EventWriter:
     names: engine.RunNames
     resume_from: int  # events with a lower seq are already stored (whole segments)
     stored_bytes: int = 0  # of every segment so far, stored before a retry or now (the stream is deterministic)
-    segments: list[tuple] = field(default_factory=list)  # closed, not yet written: rows of SEGMENT_COLUMNS
+    segments: list[SegmentRow] = field(default_factory=list)  # closed, not yet written
     pending_bytes: int = 0  # the blobs of ``segments``
-    cycle_rows: list[tuple] = field(default_factory=list)  # rows of CYCLE_COLUMNS
+    cycle_rows: list[CycleRow] = field(default_factory=list)
     cycle_starts: dict[int, int] = field(default_factory=dict)  # cycle -> seq of its CycleStart
     open: engine.SegmentEncoder | None = None  # the segment being built
     open_cycle: int = -1
@@ -93,13 +94,15 @@ class EventWriter:
             self.cycle_rows.append(_cycle_row(self.run_id, event, first_seq, self.next_seq + 1))
 
     def _close(self) -> None:
-        blob = self.open.finish()
+        encoder = self.open
+        assert encoder is not None  # callers close the segment they have open
+        blob = encoder.finish()
         self.stored_bytes += len(blob)
         if self.stored_bytes > self.max_stored_bytes:
             raise TooManyStoredBytes()
         self.pending_bytes += len(blob)
-        first = self.open.first_seq
-        self.segments.append((self.run_id, self.open_cycle, first, first + len(self.open), blob))
+        first = encoder.first_seq
+        self.segments.append((self.run_id, self.open_cycle, first, first + len(encoder), blob))
         self.open = None
 
     @property
@@ -126,19 +129,24 @@ class EventWriter:
             insert_new(RunCycle, CYCLE_COLUMNS, cycles)
         self.last_flush = time.monotonic()
         if batch:
-            publisher.publish_stored(self.run_id, batch[-1][SEGMENT_COLUMNS.index("end_seq")])
+            _run, _cycle, _first_seq, end_seq, _blob = batch[-1]
+            publisher.publish_stored(self.run_id, end_seq)
 
 
 SEGMENT_COLUMNS = ("run", "cycle", "first_seq", "end_seq", "blob")
+SegmentRow = tuple[int, int, int, int, bytes]  # the values of SEGMENT_COLUMNS
 CYCLE_COLUMNS = ("run", "cycle", "pod", "node_name", "first_seq", "end_seq", "failed_scheduling_message")
+CycleRow = tuple[int, int, str, str | None, int, int, str | None]  # the values of CYCLE_COLUMNS
 
 
-def _cycle_row(run_id: int, end: engine.Event, first_seq: int, end_seq: int) -> tuple:
+def _cycle_row(run_id: int, end: engine.Event, first_seq: int, end_seq: int) -> CycleRow:
     """A RunCycle row (CYCLE_COLUMNS)."""
-    return (run_id, end.cycle, end.pod, end.payload.node_name, first_seq, end_seq, end.payload.failed_scheduling_message)
+    payload = end.payload
+    assert isinstance(payload, engine.CycleEnd)  # a CycleEnd event's payload
+    return (run_id, end.cycle, end.pod, payload.node_name, first_seq, end_seq, payload.failed_scheduling_message)
 
 
-def insert_new(model: type[models.Model], columns: tuple[str, ...], rows: list[tuple]) -> None:
+def insert_new(model: type[models.Model], columns: tuple[str, ...], rows: list[SegmentRow] | list[CycleRow]) -> None:
     """The rows (values of ``columns``, in order), those already there skipped: what
     ``bulk_create(ignore_conflicts=True)`` writes (INSERT ... ON CONFLICT DO NOTHING, on PostgreSQL
     and SQLite alike), without building a model instance and preparing each of its fields per row:
@@ -147,13 +155,18 @@ def insert_new(model: type[models.Model], columns: tuple[str, ...], rows: list[t
     if not rows:
         return
     meta, quote = model._meta, connection.ops.quote_name
-    names = ", ".join(quote(meta.get_field(column).column) for column in columns)
+    names = ", ".join(quote(_column(meta.get_field(column))) for column in columns)
     marks = ", ".join(["%s"] * len(columns))
     with connection.cursor() as cursor:
         cursor.executemany(f"INSERT INTO {quote(meta.db_table)} ({names}) VALUES ({marks}) ON CONFLICT DO NOTHING", rows)
 
 
-def writer_for(run: Run, worker: str, scenario) -> EventWriter:
+def _column(field: models.Field[Any, Any] | models.ForeignObjectRel) -> str:
+    assert isinstance(field, models.Field) and field.column is not None  # the model's own concrete fields
+    return field.column
+
+
+def writer_for(run: Run, worker: str, scenario: engine.Scenario) -> EventWriter:
     """A writer that resumes after the segments a previous attempt stored; the run's names are kept first."""
     if run.names_gz is None:
         Run.objects.filter(pk=run.pk).update(names_gz=segments.names_gz(scenario))

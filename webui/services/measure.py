@@ -17,7 +17,9 @@ import itertools
 import json
 import statistics
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
+from typing import Any, cast
 from pathlib import Path
 from unittest import mock
 
@@ -76,7 +78,7 @@ def measure(path: Path, first_cycles: int = 0, mode: str = engine.MODE_TIMELINE,
             first_event = _FirstEvent()
             started = time.perf_counter()
             with mock.patch.object(engine, "run_events", first_event.wrap(engine.run_events)):
-                execute_run.apply(args=[run.pk])
+                execute_run.apply(args=(run.pk,))
             pairs.append((alone, Clock.since(first_event.at)))
             seconds = time.perf_counter() - started
     run.refresh_from_db()
@@ -91,7 +93,7 @@ def measure(path: Path, first_cycles: int = 0, mode: str = engine.MODE_TIMELINE,
         app_to_engine=statistics.median(each), engine_cpu_ms_per_cycle=alone.cpu_ms(run.cycle), app_cpu_ms_per_cycle=app.cpu_ms(run.cycle),
         app_to_engine_cpu=statistics.median(_ratio(b.cpu, a.cpu) for a, b in pairs), app_to_engine_each=each,
         stored_bytes_per_cycle=run.stored_bytes // cycles, json_bytes_per_cycle=json_bytes // cycles,
-        table_bytes_per_cycle=(table_after - table_before) // cycles if table_after is not None else None,
+        table_bytes_per_cycle=(table_after - table_before) // cycles if table_after is not None and table_before is not None else None,
         seconds_per_cycle=round(seconds / cycles, 4), decode_ms_per_cycle=round(decode_seconds * 1000 / cycles, 2),
         max_websocket_message_bytes=widest, seconds=round(seconds, 2), setup_seconds=round(first_event.at.wall - started, 2),
         load_seconds=round(load_seconds, 2),
@@ -131,7 +133,7 @@ def _ratio(app: float, alone: float) -> float:
     return round(alone / app, 3) if app > 0 else 0.0
 
 
-def _engine_alone(scenario, first_cycles: int, mode: str) -> Clock:
+def _engine_alone(scenario: engine.Scenario, first_cycles: int, mode: str) -> Clock:
     """The engine's own stream over the same cycles, timed as the task is: from its first event."""
     events = engine.simulate_events(scenario, mode)
     first = next(events, None)
@@ -152,8 +154,8 @@ class _FirstEvent:
 
     at: Clock = Clock(0.0, 0.0)
 
-    def wrap(self, simulate):
-        def timed(*args, **kwargs):
+    def wrap(self, simulate: Callable[..., Iterator[engine.Event]]) -> Callable[..., Iterator[engine.Event]]:
+        def timed(*args: Any, **kwargs: Any) -> Iterator[engine.Event]:
             events = simulate(*args, **kwargs)
             first = next(events, None)
             self.at = Clock.now()
@@ -167,7 +169,7 @@ class _FirstEvent:
 def _queued_run(name: str, text: str, mode: str) -> Run:
     scenario = Scenario.objects.create(name=f"measure {name}", owner_session_key=OWNER, text=text)
     version = ScenarioVersion.objects.create(scenario=scenario, number=1, text=text)
-    return Run.objects.create(version=version, mode=mode, cycles=engine.check(text).summary.pendingPods,
+    return Run.objects.create(version=version, mode=mode, cycles=engine.check(text).valid_summary.pending_pods,
                               owner_session_key=OWNER)
 
 
@@ -180,7 +182,7 @@ def _replay(run: Run) -> tuple[int, float, int]:
         found = segments.decode(row, names)
         decode_seconds += time.perf_counter() - tick
         json_bytes += sum(len(json.dumps(event["payload"], separators=(",", ":"))) for event in found)
-        for sent in publisher.websocket_messages([publisher.EventMessage(**event) for event in found]):
+        for sent in publisher.websocket_messages([cast(publisher.EventMessage, dict(event)) for event in found]):
             widest = max(widest, len(json.dumps(sent)))
     return json_bytes, decode_seconds, widest
 
@@ -190,4 +192,5 @@ def _table_bytes() -> int | None:
         return None
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_total_relation_size('webui_runsegment') + pg_total_relation_size('webui_runcycle')")
-        return cursor.fetchone()[0]
+        size: int = cursor.fetchone()[0]
+        return size

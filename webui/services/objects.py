@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,12 +21,12 @@ BYTE_RESOURCES = ("memory", "ephemeral-storage")
 @dataclass(frozen=True)
 class Objects:
     version: ScenarioVersion
-    nodes: list[Any]  # scheduler_core Node, document order
-    pods: list[Any]  # scheduler_core Pod, document order
+    nodes: list[engine.Node]  # document order
+    pods: list[engine.Pod]  # document order
     pending: set[int]  # id() of the pending pods
-    volumes: list[dict]  # PersistentVolumes as the cluster view draws them (the engine's picture)
-    devices: list[dict]  # DRA devices per node (scheduler_core.dra.inventory.NodeDevices JSON)
-    claims: dict[str, list[dict]]  # pod namespace/name -> its claims (inventory.PodClaim JSON)
+    volumes: list[dict[str, Any]]  # PersistentVolumes as the cluster view draws them (the engine's picture)
+    devices: list[dict[str, Any]]  # DRA devices per node (scheduler_core.dra.inventory.NodeDevices JSON)
+    claims: dict[str, list[dict[str, Any]]]  # pod namespace/name -> its claims (inventory.PodClaim JSON)
 
 
 def of_version(version: ScenarioVersion) -> Objects:
@@ -39,13 +40,14 @@ def of_version(version: ScenarioVersion) -> Objects:
 # Versions never change: their JSON answers are computed once per process and kept (a few, they
 # can be megabytes). Keyed by the version's id and the engine's limits (a limit change may make a
 # version unloadable).
-_NODES_JSON = engine.Memo(8)
-_OBJECTS_JSON = engine.Memo(4)
-_BUILDING: dict = {}  # key -> Lock held while one thread builds it (a warm-up and a request never both parse)
+_NODES_JSON: engine.Memo[bytes] = engine.Memo(8)
+_OBJECTS_JSON: engine.Memo[bytes] = engine.Memo(4)
+# key -> Lock held while one thread builds it (a warm-up and a request never both parse)
+_BUILDING: dict[Hashable, threading.Lock] = {}
 _BUILDING_LOCK = threading.Lock()
 
 
-def _once(memo, key, build) -> bytes:
+def _once(memo: engine.Memo[bytes], key: Hashable, build: Callable[[], bytes]) -> bytes:
     cached = memo.get(key)
     if cached is not None:
         return cached
@@ -75,7 +77,7 @@ def nodes_ready(version_id: int) -> bool:
     return _NODES_JSON.get((version_id, engine.engine_limits())) is not None
 
 
-def objects_json(version: ScenarioVersion, build) -> bytes:
+def objects_json(version: ScenarioVersion, build: Callable[[Objects], bytes]) -> bytes:
     """The /objects answer as JSON bytes, built (by `build(Objects)`) once per version."""
     return _once(_OBJECTS_JSON, (version.pk, engine.engine_limits()), lambda: build(of_version(version)))
 
@@ -92,7 +94,7 @@ def warm(version_id: int | None) -> threading.Thread | None:
             version = ScenarioVersion.objects.filter(pk=version_id).first()
             if version is not None:
                 nodes_json(version)
-        except Exception:  # noqa: BLE001, S110 - a version that does not load answers its error when asked
+        except Exception:  # a version that does not load answers its error when asked
             pass
         finally:
             db.connection.close()  # this thread's own connection

@@ -11,7 +11,7 @@ from webui.services import engine, events
 
 CONDITION_TYPE = "PodScheduled"  # no such word in the text: no condition to compare, nothing is loaded
 
-_COMPARISONS = engine.Memo(32)  # run id -> its comparison (None: no pending pod carries a condition)
+_COMPARISONS: engine.Memo[tuple[engine.RecordedComparison | None]] = engine.Memo(32)  # run id -> its comparison (None: no pending pod carries a condition)
 
 
 def of_run(run: Run, story: dict[str, Any]) -> engine.RecordedComparison | None:

@@ -47,7 +47,8 @@ class QueueLimit:
 
     @property
     def maximum(self) -> int:
-        return getattr(settings, self.setting)
+        value: int = getattr(settings, self.setting)
+        return value
 
     def check(self, actor: Actor) -> None:
         scope = self.counted(actor)
@@ -80,7 +81,7 @@ def start(actor: Actor, scenario: Scenario, mode: str = RunMode.TIMELINE) -> Run
         for limit in QUEUE_LIMITS:
             limit.check(actor)
         run = Run.objects.create(
-            version=version, mode=mode, cycles=check.summary.pendingPods, client_address=actor.address, enqueues=1,
+            version=version, mode=mode, cycles=check.valid_summary.pending_pods, client_address=actor.address, enqueues=1,
             **actor.owner_fields()
         )
         _enqueue_on_commit(run.pk)
@@ -194,7 +195,7 @@ def _fail_abandoned(run: Run) -> None:
     )
 
 
-def _lost_before():
+def _lost_before() -> datetime:
     return timezone.now() - timedelta(seconds=settings.SCHEDLAB_QUEUED_STALE_SECONDS)
 
 
@@ -262,7 +263,7 @@ def sweep_stale_runs() -> int:
     abandoned = list(Run.objects.filter(status=RunStatus.RUNNING, heartbeat__lt=stale_before()))
     waiting = list(Run.objects.filter(status=RunStatus.QUEUED, queued_at__lt=_lost_before()).order_by("queued_at"))
     progress = queue_progress(waiting[0].queued_at) if waiting else None
-    lost = [run for run in waiting if progress.lost(run)]
+    lost = [run for run in waiting if progress.lost(run)] if progress is not None else []
     for run in abandoned:
         _recover_abandoned(run)
     for run in lost:

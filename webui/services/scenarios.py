@@ -31,7 +31,7 @@ def blank_template() -> str:
 
 
 def latest_version(scenario: Scenario) -> ScenarioVersion:
-    return scenario.versions.order_by("-number").first()
+    return scenario.versions.latest("number")  # every scenario has its version 1
 
 
 def get_version(scenario: Scenario, number: int | None) -> ScenarioVersion:

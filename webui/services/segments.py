@@ -18,7 +18,7 @@ from webui.models import Run, RunSegment
 from webui.services import engine
 
 NAMES_GZIP_LEVEL = 6  # once per run: ~45 KB for 5000 nodes with their labels
-_NAMES = engine.Memo(16)  # run id -> RunNames (the names of a run never change)
+_NAMES: engine.Memo[engine.RunNames] = engine.Memo(16)  # run id -> RunNames (the names of a run never change)
 
 
 def names_document(scenario: Any) -> dict[str, Any]:

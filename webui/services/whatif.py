@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from scheduler_core.answers.whatif_text import apply_to_text
 from webui.models import Run
 from webui.services import engine, events, scenarios
 from webui.services.access import Actor
@@ -37,5 +36,5 @@ def apply(actor: Actor, run: Run, pod: str, index: int) -> scenarios.Saved:
     if not 0 <= index < len(answer["suggestions"]):
         raise DomainError(f"no suggestion {index} for {pod}", {"suggestions": len(answer["suggestions"])})
     suggestion = answer["suggestions"][index]
-    text = apply_to_text(run.version.text, pod, suggestion)
+    text = engine.apply_to_text(run.version.text, pod, suggestion)
     return scenarios.save_derived(actor, run.version, text, "what if")

@@ -9,7 +9,7 @@ from webui.models import ScenarioVersion
 from webui.services import engine
 from webui.services.errors import DomainError, NotFound
 
-_ANSWERS = engine.Memo(64)  # (version id, pod) -> the answer's JSON
+_ANSWERS: engine.Memo[dict[str, Any]] = engine.Memo(64)  # (version id, pod) -> the answer's JSON
 
 
 def explain(version: ScenarioVersion, pod: str) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""/api/scenarios/{id}/capacity and /api/capacity/{id}: ask, follow, read the answer, cancel; the
+"""/api/capacity/scenarios/{id} and /api/capacity/{id}: ask, follow, read the answer, cancel; the
 deciding trial's run opens at the step that shows the answer (webui/routers/capacity.py)."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def web(owner: Client) -> dict:
 
 
 def ask(client: Client, scenario_id: int, **body):
-    return client.post(f"/api/scenarios/{scenario_id}/capacity", body, content_type=JSON)
+    return client.post(f"/api/capacity/scenarios/{scenario_id}", body, content_type=JSON)
 
 
 def test_it_answers_how_many_more_fit_as_the_cli_does_and_opens_the_deciding_cycle(
@@ -102,8 +102,8 @@ def test_only_the_asker_reads_or_cancels_a_question(owner: Client, stranger: Cli
         body = ask(owner, web["id"], kind="fragmentation").json()
     assert stranger.get(f"/api/capacity/{body['id']}").status_code == 404
     assert stranger.post(f"/api/capacity/{body['id']}/cancel").status_code == 404
-    assert stranger.get(f"/api/scenarios/{web['id']}/capacity").status_code == 404
-    assert [q["id"] for q in owner.get(f"/api/scenarios/{web['id']}/capacity").json()] == [body["id"]]
+    assert stranger.get(f"/api/capacity/scenarios/{web['id']}").status_code == 404
+    assert [q["id"] for q in owner.get(f"/api/capacity/scenarios/{web['id']}").json()] == [body["id"]]
 
 
 def test_cancelling_stops_the_question_and_its_trials(owner: Client, web: dict, monkeypatch,

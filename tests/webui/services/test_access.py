@@ -1,11 +1,16 @@
-"""webui.services.access.client_address: what the per-address queue limit counts by."""
+"""webui.services.access: who is asking (one Actor builder for the API, the pages and the websockets)
+and client_address, what the per-address queue limit counts by."""
 
 from ipaddress import ip_network
 
 import pytest
+from django.contrib.auth.models import AnonymousUser, User
+from django.contrib.sessions.backends.db import SessionStore
 from django.test import RequestFactory
 
+from webui.models import Scenario, ScenarioVersion, ShareLink
 from webui.services import access
+from webui.services.errors import NotFound, ReadOnlyShare
 
 PROXY = "10.0.0.5"
 
@@ -31,3 +36,55 @@ def test_it_finds_the_client_address(settings, remote, forwarded, trusted, expec
     headers = {"HTTP_X_FORWARDED_FOR": forwarded} if forwarded else {}
     request = RequestFactory().get("/", REMOTE_ADDR=remote, **headers)
     assert access.client_address(request) == expected
+
+
+def _request(method: str, path: str = "/", user=None, **headers) -> object:
+    request = getattr(RequestFactory(), method)(path, REMOTE_ADDR="203.0.113.7", **headers)
+    request.user = user or AnonymousUser()
+    request.session = SessionStore()
+    return request
+
+
+def _share_link() -> ShareLink:
+    scenario = Scenario.objects.create(name="s", owner_session_key="owner")
+    version = ScenarioVersion.objects.create(scenario=scenario, number=1, text="")
+    return ShareLink.objects.create(version=version)
+
+
+@pytest.mark.django_db
+def test_an_anonymous_read_makes_no_session_and_a_write_makes_one():
+    reading = _request("get")
+    assert access.request_actor(reading) == access.Actor(session_key="", address="203.0.113.7")
+    assert reading.session.session_key is None
+    writing = _request("post")
+    actor = access.request_actor(writing)
+    assert actor.session_key and actor.session_key == writing.session.session_key and actor.user_id is None
+
+
+@pytest.mark.django_db
+def test_a_signed_in_user_is_their_user_id_without_a_session():
+    user = User.objects.create_user("ada")
+    actor = access.request_actor(_request("post", user=user))
+    assert (actor.user_id, actor.session_key) == (user.pk, "")
+
+
+@pytest.mark.django_db
+def test_a_share_token_reads_from_the_header_or_the_query_and_never_writes():
+    link = _share_link()
+    assert access.request_actor(_request("get", HTTP_X_SHARE_TOKEN=link.token)).share == link
+    assert access.request_actor(_request("get", f"/?token={link.token}")).share == link
+    with pytest.raises(ReadOnlyShare):
+        access.request_actor(_request("delete", HTTP_X_SHARE_TOKEN=link.token))
+    with pytest.raises(NotFound):
+        access.request_actor(_request("get", HTTP_X_SHARE_TOKEN="no-such-token"))
+
+
+@pytest.mark.django_db
+def test_a_websocket_watcher_is_the_scope_s_user_and_session_and_its_token():
+    link = _share_link()
+    session = SessionStore()
+    session["anonymous_owner"] = True
+    session.save()
+    actor = access.websocket_actor({"user": AnonymousUser(), "session": session}, link.token)
+    assert actor == access.Actor(session_key=session.session_key, share=link)
+    assert access.websocket_actor({}) == access.Actor()

@@ -47,7 +47,7 @@ def test_rounds_are_dispatched_one_after_another_and_the_answer_keeps_no_scenari
     settings.SCHEDLAB_CAPACITY_TRIALS_PER_ROUND = 2
     workers = InProcessWorkers(monkeypatch)
     with django_capture_on_commit_callbacks(execute=True):
-        owner.post(f"/api/scenarios/{web['id']}/capacity", {"kind": "fit", "workload": "default/web"}, content_type=JSON)
+        owner.post(f"/api/capacity/scenarios/{web['id']}", {"kind": "fit", "workload": "default/web"}, content_type=JSON)
     question = CapacityQuestion.objects.get()
     with django_capture_on_commit_callbacks(execute=True):
         capacity.advance(workers.advances.pop())
@@ -76,14 +76,14 @@ def test_a_failing_trial_fails_the_question_with_its_reason(owner: Client, web: 
 
     monkeypatch.setattr(capacity, "run_trial", broken)
     with django_capture_on_commit_callbacks(execute=True):
-        owner.post(f"/api/scenarios/{web['id']}/capacity", {"kind": "fragmentation"}, content_type=JSON)
+        owner.post(f"/api/capacity/scenarios/{web['id']}", {"kind": "fragmentation"}, content_type=JSON)
     workers.drain(django_capture_on_commit_callbacks)
     question = CapacityQuestion.objects.get()
     assert question.status == RunStatus.FAILED and "engine exploded" in question.error
 
 
 def test_targets_lists_the_scalable_workloads_and_nodes(owner: Client, web: dict):
-    body = owner.get(f"/api/scenarios/{web['id']}/capacity/targets").json()
+    body = owner.get(f"/api/capacity/scenarios/{web['id']}/targets").json()
     assert body["workloads"] == [{"kind": "Deployment", "namespace": "default", "name": "web", "replicas": 4}]
     assert body["nodes"] == ["node-1", "node-2", "node-3"] and body["version"] == 1
 
@@ -104,7 +104,7 @@ def _sweep(capture) -> int:
 
 def _ask_fit(owner: Client, web: dict, capture) -> CapacityQuestion:
     with capture(execute=True):
-        owner.post(f"/api/scenarios/{web['id']}/capacity", {"kind": "fit", "workload": "default/web"}, content_type=JSON)
+        owner.post(f"/api/capacity/scenarios/{web['id']}", {"kind": "fit", "workload": "default/web"}, content_type=JSON)
     return CapacityQuestion.objects.get()
 
 
@@ -231,7 +231,7 @@ def pods(owner: Client) -> dict:
 
 def _ask_copies(owner: Client, scenario: dict, capture, **body) -> CapacityQuestion:
     with capture(execute=True):
-        asked = owner.post(f"/api/scenarios/{scenario['id']}/capacity", {"kind": "fit", **body}, content_type=JSON)
+        asked = owner.post(f"/api/capacity/scenarios/{scenario['id']}", {"kind": "fit", **body}, content_type=JSON)
     assert asked.status_code == 201, asked.content
     return CapacityQuestion.objects.get(pk=asked.json()["id"])
 

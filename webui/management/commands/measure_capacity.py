@@ -9,15 +9,14 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 from unittest import mock
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandParser
 from django.test.utils import override_settings
 
-from scheduler_core.answers.capacity_rounds import Question
 from webui.models import CapacityQuestion, Scenario, ScenarioVersion
-from webui.services import capacity
+from webui.services import capacity, engine
 from webui.services.access import Actor
 from webui.services.capacity import Asked
 from webui.tasks import advance_capacity
@@ -28,16 +27,16 @@ OWNER = "measure_capacity"
 class Command(BaseCommand):
     help = "Ask how many more copies of a pod fit through the service and the task, in this process, and time both."
 
-    def add_arguments(self, parser) -> None:
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", type=Path)
         parser.add_argument("--pod", required=True, help="NS/NAME of the pod to copy")
-        parser.add_argument("--max", type=int, default=None, help="the most copies placed")
+        parser.add_argument("--max", dest="most", type=int, default=None, help="the most copies placed")
 
-    def handle(self, *args, file: Path, pod: str, max: Optional[int], **options) -> None:  # noqa: A002
-        self.stdout.write(json.dumps(measure(file, pod, max)))
+    def handle(self, *args: Any, file: Path, pod: str, most: Optional[int], **options: Any) -> None:
+        self.stdout.write(json.dumps(measure(file, pod, most)))
 
 
-def measure(path: Path, pod: str, max_count: Optional[int] = None) -> dict:
+def measure(path: Path, pod: str, max_count: Optional[int] = None) -> dict[str, Any]:
     text = path.read_text()
     actor = Actor(session_key=OWNER)
     scenario = Scenario.objects.create(name=path.name, text=text, owner_session_key=OWNER)
@@ -53,12 +52,12 @@ def measure(path: Path, pod: str, max_count: Optional[int] = None) -> dict:
             mock.patch.object(capacity, "_send_run", lambda run_id: None), \
             mock.patch.object(capacity, "_dispatch", in_process):
         ask = _Clock()
-        question = capacity.ask(actor, scenario, Asked(Question("fit", pod=pod, max_count=max_count)))
+        question = capacity.ask(actor, scenario, Asked(engine.Question("fit", pod=pod, max_count=max_count)))
         ask.stop()
         capacity._bases.clear()  # the worker is another process: it loads the version itself
         task = _Clock()
         for question_id in advances:
-            advance_capacity.apply(args=[question_id])
+            advance_capacity.apply(args=(question_id,))
         task.stop()
     question = CapacityQuestion.objects.get(pk=question.pk)
     return {"file": str(path), "pod": pod, "max": max_count, "status": question.status, "error": question.error,

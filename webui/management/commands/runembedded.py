@@ -18,9 +18,11 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import FrameType
+from typing import Any
 
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandParser
 
 POLL_SECONDS = 0.5
 STOP_SECONDS = 10.0
@@ -49,16 +51,18 @@ PR_SET_PDEATHSIG = 1
 class Child:
     name: str
     args: list[str]
-    process: subprocess.Popen | None = None
+    process: subprocess.Popen[bytes] | None = None
     started_at: float = 0.0
     restart_at: float | None = None  # set while it is down, waiting to be started again
     backoff: float = 0.0
     restarts: int = 0
 
-    def start(self) -> None:
+    def start(self) -> int:
+        """Start it; its pid."""
         self.process = subprocess.Popen(self.args, env=os.environ.copy(), start_new_session=True,
                                         preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
         self.started_at, self.restart_at = time.monotonic(), None
+        return self.process.pid
 
     def died(self) -> int | None:
         """Its exit code, once, when it has just been found dead."""
@@ -115,8 +119,8 @@ class Supervisor:
                 self.say(f"{child.name} exited with code {code}; starting it again in {pause:g} s")
             elif child.restart_at is not None and now >= child.restart_at:
                 child.restarts += 1
-                child.start()
-                self.say(f"{child.name} started again (restart {child.restarts}, pid {child.process.pid})")
+                pid = child.start()
+                self.say(f"{child.name} started again (restart {child.restarts}, pid {pid})")
 
     def stop_all(self) -> None:
         for child in self.children:
@@ -130,12 +134,12 @@ class Supervisor:
 class Command(BaseCommand):
     help = "Run SchedLab on one machine: ASGI server and Celery worker together, restarted if they die."
 
-    def add_arguments(self, parser) -> None:
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
         parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
         parser.add_argument("--concurrency", type=int, default=2, help="Celery worker processes")
 
-    def handle(self, *args, host: str, port: int, concurrency: int, **options) -> None:
+    def handle(self, *args: Any, host: str, port: int, concurrency: int, **options: Any) -> None:
         call_command("migrate", interactive=False, verbosity=0)
         call_command("load_demos")
         worker = [sys.executable, "-m", "celery", "-A", "webui", "worker", "--loglevel=INFO", f"--concurrency={concurrency}"]
@@ -156,5 +160,5 @@ class Command(BaseCommand):
         self.stdout.flush()
 
 
-def _raise_keyboard_interrupt(_signum, _frame) -> None:
+def _raise_keyboard_interrupt(_signum: int, _frame: FrameType | None) -> None:
     raise KeyboardInterrupt()

@@ -1,0 +1,55 @@
+"""/api/validate (webui/routers/validate.py): text checked as the engine loads it, without saving it."""
+
+import pytest
+from django.test import Client
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.webui import support
+
+pytestmark = pytest.mark.django_db
+JSON = "application/json"
+
+
+def test_it_validates_text_without_saving(owner: Client):
+    body = owner.post("/api/validate", {"text": support.scenario_text(2, 1)}, content_type=JSON).json()
+    no_config = {"code": "no-config", "message": body["findings"][0]["message"], "objects": [], "kubectl": None, "action": None}
+    assert body == {"valid": True, "errors": [], "summary": {"nodes": 2, "pods": 1, "pendingPods": 1}, "notices": [],
+                    "objects": {"Node": 2, "Pod": 1}, "findings": [no_config], "fetch": []}
+    body = owner.post("/api/validate", {"text": "- just a list"}, content_type=JSON).json()
+    assert body["valid"] is False and body["errors"]
+
+
+def test_validation_says_what_the_scheduler_leaves_out(owner: Client, scenario: dict):
+    extra = [
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec: {}\n",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: default}\ndata: {a: b}\n",
+        support.pod_yaml("gated").replace("spec:\n", "spec:\n  schedulingGates: [{name: wait}]\n", 1),
+        support.pod_yaml("elsewhere").replace("spec:\n", "spec:\n  schedulerName: my-scheduler\n", 1),
+        support.pod_yaml("done", "node-0").replace("spec:\n", "status: {phase: Succeeded}\nspec:\n", 1),
+    ]
+    text = "---\n".join([support.scenario_text(2, 1), *extra])
+    body = owner.post("/api/validate", {"text": text}, content_type=JSON).json()
+    assert body["valid"] is True
+    by_code = {notice["code"]: notice for notice in body["notices"]}
+    assert set(by_code) == {"ignored-kinds", "finished-pods", "other-scheduler", "scheduling-gated"}
+    assert "1 ConfigMap" in by_code["ignored-kinds"]["message"] and "1 Deployment" in by_code["ignored-kinds"]["message"]
+    assert by_code["scheduling-gated"]["objects"] == ["Pod default/gated"]
+    assert by_code["other-scheduler"]["objects"] == ["Pod default/elsewhere"]
+    assert by_code["finished-pods"]["objects"] == ["Pod default/done"]
+    saved = owner.put(f"/api/scenarios/{scenario['id']}", {"text": text}, content_type=JSON).json()
+    assert saved["notices"] == body["notices"]  # the scenario's own answer carries them too
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.text(max_size=300) | st.sampled_from(["---\n---", "kind: List\nitems: 3", "apiVersion: v1\nkind: Pod", "&a [*a]", "- !!python/object:os.system x"]))
+def test_it_never_answers_500_to_arbitrary_text(owner: Client, text: str):
+    response = owner.post("/api/validate", {"text": text}, content_type=JSON)
+    assert response.status_code == 200
+    assert set(response.json()) == {"valid", "errors", "summary", "notices", "objects", "findings", "fetch"}
+
+
+def test_it_answers_413_naming_the_limit_for_text_over_it(owner: Client, settings):
+    settings.SCHEDLAB_MAX_NODES = 1
+    response = owner.post("/api/validate", {"text": support.scenario_text(2, 1)}, content_type=JSON)
+    assert response.status_code == 413 and response.json()["error"]["details"]["limit"] == "max_nodes"

@@ -1,0 +1,424 @@
+"""/api/runs: a run, its events and cycles, the engine's readings of them (explanations, the story, a
+step's cluster, the trace) and what to try next (what if, another configuration) (webui/routers/runs.py)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from webui.schemas.common import ApiInput, ApiSchema
+from webui.schemas.scenarios import NodeLabelsOut
+
+
+class RunProgressOut(ApiSchema):
+    cycle: int
+    cycles: int
+
+
+class RunOut(ApiSchema):
+    id: int
+    scenario: int
+    version: int
+    status: str
+    mode: str  # timeline (run to the end) or single (one cycle per pending pod)
+    progress: RunProgressOut
+    error: str
+    attempts: int
+    event_count: int
+    stored_bytes: int  # compressed event payload bytes stored so far
+    stored_bytes_per_cycle: int | None  # storedBytes / finished cycles (null before the first)
+    created: datetime
+    started: datetime | None
+    finished: datetime | None
+
+
+class EventOut(ApiSchema):
+    seq: int
+    cycle: int
+    pod: str
+    extension_point: str
+    plugin: str | None
+    payload: Any
+
+
+class EventsPageOut(ApiSchema):
+    events: list[EventOut]
+    next: int  # pass as ?since= to continue
+    done: bool  # the run finished and no stored event is left after `next`
+
+
+class CycleOut(ApiSchema):
+    cycle: int
+    pod: str
+    node_name: str | None  # null when the pod was not scheduled
+    first_seq: int  # seq of the cycle's CycleStart event
+    end_seq: int  # one past its CycleEnd event: the cycle is firstSeq <= seq < endSeq
+    failed_scheduling_message: str | None  # null when the pod was scheduled
+
+
+class RunNamesOut(ApiSchema):
+    nodes: list[NodeLabelsOut]
+    pods: list[str]
+
+
+# ---------------------------------------------------------------- explanations (scheduler_core.answers.explain)
+
+
+class ReasonGroupOut(ApiSchema):
+    reason: str  # a Filter reason, as FailedScheduling counts it (each node under its first failing plugin)
+    count: int
+    plugins: list[str]
+    nodes: list[str]  # empty for the nodes a PreFilterResult left out (the events do not name them)
+    outside_pre_filter: bool
+
+
+class PreFilterExplanationOut(ApiSchema):
+    rejected: bool  # PreFilter stopped the cycle (Filter did not run)
+    plugins: list[str]  # the plugins that rejected, or that narrowed the nodes
+    reasons: list[str]
+    narrowed_to: list[str] | None  # the PreFilterResult's nodes; null: every node went to Filter
+    missing_nodes: list[str]  # narrowed-to names that are not nodes of the cluster
+    sentence: str
+
+
+class FilterExplanationOut(ApiSchema):
+    evaluated: int
+    feasible: int
+    groups: list[ReasonGroupOut]  # most nodes first
+    sentence: str
+
+
+class AllowedDomainOut(ApiSchema):
+    value: str
+    nodes: list[str]
+
+
+class ConstraintAllowanceOut(ApiSchema):
+    topology_key: str
+    max_skew: int
+    allowed: list[AllowedDomainOut]  # the domains this hard constraint alone allows
+    sentence: str
+
+
+class SpreadExplanationOut(ApiSchema):
+    constraints: list[ConstraintAllowanceOut]
+    allowed_by_all: list[str]  # the candidate nodes every hard constraint allows
+    sentence: str
+
+
+class PluginMarginOut(ApiSchema):
+    plugin: str
+    weight: int
+    winner: int  # the chosen node's weighted score
+    runner_up: int
+    difference: int
+
+
+class WinnerExplanationOut(ApiSchema):
+    node: str
+    total: int
+    runner_up: str | None  # null when one node was scored
+    runner_up_total: int | None
+    margin: int
+    plugins: list[PluginMarginOut]
+    ties: list[str]
+    sentence: str
+
+
+class PluginDetailOut(ApiSchema):
+    plugin: str
+    code: str  # the recorded status's code
+    reasons: list[str]  # the recorded status's reasons
+    # typed facts by "kind": resource (resource, requested, used, allocatable, free, pods), taint (key,
+    # value, effect), port (protocol, hostIP, port, usedBy), label (source, key, operator, values,
+    # nodeValue), spread (topologyKey, domain, matching, selfMatch, globalMinimum, maxSkew, skew),
+    # volume (subject, detail, count, limit), node; each with its "reason" and "text"
+    facts: list[dict[str, Any]]
+    text: str
+
+
+class NodeDetailOut(ApiSchema):
+    plugins: dict[str, PluginDetailOut]  # every plugin that rejected the node, in Filter order
+    nominated_pods: list[str] = []  # nominated pods counted on the node (first filter pass)
+
+
+class CycleDetailsOut(ApiSchema):
+    cycle: int
+    pod: str
+    nodes: dict[str, NodeDetailOut]  # every rejected node, in evaluation order
+
+
+class CriterionOut(ApiSchema):
+    key: str  # pdbViolations | highestPriority | prioritySum | victims | latestStart
+    prefers: str
+
+
+class CandidateCriteriaOut(ApiSchema):
+    node: str
+    victims: list[str]
+    pdb_violations: int
+    highest_priority: int
+    priority_sum: int
+    victim_count: int
+    earliest_start: str | None  # of its highest-priority victims; null: none has a start time ("now")
+    dropped_at: str | None  # the criterion key that ruled it out; null: best on every criterion
+    chosen: bool
+
+
+class PreemptionRankingOut(ApiSchema):
+    criteria: list[CriterionOut]  # pickOneNodeForPreemption's criteria, in order
+    candidates: list[CandidateCriteriaOut]  # node order
+    chosen: str | None  # null: a random tie left open (single pass)
+    deciding: str  # a criterion key, or onlyCandidate | tieBreak | randomTie
+    sentence: str
+
+
+class ScoringExplanationOut(ApiSchema):
+    skipped: bool  # one feasible node: kube-scheduler ran no PreScore / Score / NormalizeScore
+    node: str | None
+    sentence: str
+
+
+class RequestShortfallOut(ApiSchema):
+    claim: str  # namespace/name
+    request: str
+    device_class: str
+    wanted: str  # a count, or "all"
+    most_free: int  # the most devices of the class any one node has free
+    best_nodes: list[str]  # the nodes with that many free
+
+
+class ClaimsExplanationOut(ApiSchema):
+    per_node: dict[str, list[str]]  # node -> DynamicResources' sentence per request
+    shortfalls: list[RequestShortfallOut]
+    sentence: str
+
+
+class CycleExplanationOut(ApiSchema):
+    cycle: int
+    pod: str
+    outcome: str  # scheduled | unschedulable | error | running
+    node: str | None
+    headline: str
+    pre_filter: PreFilterExplanationOut | None
+    filter: FilterExplanationOut | None
+    spread: SpreadExplanationOut | None
+    winner: WinnerExplanationOut | None
+    filter_details: CycleDetailsOut | None = None  # the numbers behind each Filter rejection
+    filter_details_note: str | None = None  # why filterDetails is null when some node was rejected
+    preemption: PreemptionRankingOut | None = None  # DefaultPreemption's ranking of its candidates (from the replay)
+    scoring: ScoringExplanationOut | None = None  # null: the cycle reached no scoring
+    claims: ClaimsExplanationOut | None = None  # a pod with claims: DynamicResources' per-node verdicts
+
+
+# ---------------------------------------------------------------- what if, another configuration
+
+
+class WhatIfApplyIn(ApiInput):
+    pod: str
+    suggestion: int = 0
+
+
+class SuggestionOut(ApiSchema):
+    """One verified change (scheduler_core.answers.whatif.Suggestion); `change` is what whatif_text writes into the text."""
+
+    kind: str  # toleration | maxSkew | scheduleAnyway | dropAffinityTerm | dropNodeSelector | requests | nodeLabels
+    #            | allocatable | evict | claimCount | claimClass | evictHolder
+    text: str
+    change: dict[str, Any]  # its fields depend on `kind` (docs/WEB_API.md)
+    nodes: list[str]  # where the pod then fits (the first 50)
+    node_count: int
+
+
+class WhatIfOut(ApiSchema):
+    """scheduler_core.answers.whatif.what_if's answer for one pod of a run. `rejectedBy` and
+    `failedSchedulingMessage` are absent when the pod fits now."""
+
+    run: int
+    version: int
+    pod: str
+    fits_now: list[str]  # the nodes it fits as things stand (the first 50)
+    rejected_by: dict[str, int] | None = None  # plugin -> how many nodes it rejected
+    failed_scheduling_message: str | None = None
+    suggestions: list[SuggestionOut]  # least intrusive first
+    more_suggestions: int  # verified but not listed
+    no_single_change: bool
+    summary: str
+
+
+class TryConfigIn(ApiInput):
+    config: str
+
+
+class RunConfigOut(ApiSchema):
+    config: str  # the version's KubeSchedulerConfiguration document as typed, or the release's defaults
+    from_scenario: bool
+    presets: dict[str, str]  # name -> a configuration to start from
+
+
+# ---------------------------------------------------------------- trace (../shared/spec/SCENARIO_AND_TRACE.md)
+
+
+class TraceCycleOut(ApiSchema):
+    """One cycle of the spec's trace summary; the last five fields only when the cycle has them."""
+
+    pod: str
+    pre_filter: dict[str, Any]
+    pre_filter_node_names: list[str] | None
+    filter: dict[str, Any]
+    feasible_nodes: list[str]
+    scores: dict[str, Any]
+    total_scores: dict[str, Any]
+    node_name: str | None
+    post_filter: dict[str, Any] | None = None
+    error: Any = None
+    failed_scheduling_message: str | None = None
+    pre_filter_state: dict[str, Any] | None = None
+    pre_score_state: dict[str, Any] | None = None
+
+
+class TraceOut(ApiSchema):
+    cycles: list[TraceCycleOut]
+
+
+# ---------------------------------------------------------------- the story, runs with steps (../shared/spec/CHANGES.md)
+
+
+class RecordedPodOut(ApiSchema):
+    """One pending pod: its PodScheduled condition as dumped (the real scheduler's last word) beside the replay."""
+
+    pod: str
+    reason: str  # Unschedulable, SchedulingGated
+    message: str
+    time: str | None  # lastTransitionTime as written
+    replayed: str  # the replay's FailedScheduling text, "bound to NODE", or "not attempted (scheduling gates)"
+    replayed_node: str | None  # where the replay bound it (null: left pending)
+    agrees: bool
+    causes: list[str]  # when they differ: the likely causes (the dump's findings first), most specific first
+
+
+class RecordedComparisonOut(ApiSchema):
+    """The recorded answers beside the replay, for every pending pod that carries one."""
+
+    compared: int  # pending pods with a PodScheduled=False condition
+    agree: int
+    without_condition: int  # pending pods the dump gives no condition
+    summary: str  # "the replay agrees with your cluster on 23 of 25 pending pod(s)"
+    pods: list[RecordedPodOut]  # queue order
+
+
+class StepBlockedOut(ApiSchema):
+    pod: str  # the pod whose eviction a budget kept refusing
+    budget: str  # namespace/name of that PodDisruptionBudget
+
+
+class RolloutPendingOut(ApiSchema):
+    pod: str
+    failed_scheduling_message: str | None  # its last FailedScheduling message (null: never attempted)
+
+
+class StepRolloutOut(ApiSchema):
+    """A rollout under way when its step went quiet (docs/CHANGES.md "Output of a run with a rollout"): the
+    counts kubectl rollout status reads, its sentence, and the new pods still pending with why."""
+
+    step: int
+    kind: str  # Deployment | StatefulSet | DaemonSet
+    workload: str  # namespace/name
+    revision: int
+    update_revision: str  # the new ReplicaSet or update revision (namespace/name)
+    strategy: str
+    desired: int
+    updated: int
+    replicas: int
+    available: int
+    old_pods: list[str]
+    complete: bool  # false at a step's end: stuck (an OnDelete one waits for deletes)
+    pending: list[RolloutPendingOut]
+    status: str  # what kubectl rollout status prints for these counts
+    partition: int | None = None  # a StatefulSet's RollingUpdate
+
+
+class StepSummaryOut(ApiSchema):
+    """What a step did, as its StepEnd event says it (pods as namespace/name, in the order they happened)."""
+
+    step: int
+    name: str
+    started_ms: int
+    time_ms: int  # when the step went quiet
+    created: list[str]
+    deleted: list[str]
+    evicted: list[str]
+    placed: list[str]
+    blocked: list[StepBlockedOut]  # drains blocked, with the budget that blocked them
+    pending: list[str]  # still pending when the step went quiet
+    succeeded: list[str]  # a `complete` made them succeed (they left the scheduler's view)
+    rollouts: list[StepRolloutOut] | None = None  # only a step with a rollout under way at its end
+
+
+class TimelineStepOut(ApiSchema):
+    """A step of the run's story: its heading, operations and, once it went quiet, its summary."""
+
+    step: int
+    name: str
+    time_ms: int
+    time: str
+    operations: list[str]
+    text: str  # the heading `timeline` prints ("step 2 — drain node-1: 2 evicted, 2 placed, 0 pending")
+    summary: StepSummaryOut | None = None  # null while the step is under way
+
+
+class TimelineEntryOut(ApiSchema):
+    kind: str  # attempt | move | change | step
+    index: int  # into that list
+
+
+class TimelineOut(ApiSchema):
+    """The run's story (scheduler_core.encoding.timeline.StoryBuilder.summary). Attempts, queue moves and cluster
+    changes each carry the fields their kind has (docs/WEB_API.md); `steps` only for a run with steps."""
+
+    mode: str
+    attempts: list[dict[str, Any]]
+    moves: list[dict[str, Any]]
+    changes: list[dict[str, Any]]
+    entries: list[TimelineEntryOut]  # every attempt, move, change and step in the order they happened
+    final: dict[str, str | None]  # pod -> node (null: pending; "deleted": a preemption victim)
+    nominated: dict[str, str]
+    time_ms: int | None  # when the run ended (null: not yet)
+    finished: bool
+    outcome: str
+    steps: list[TimelineStepOut] | None = None
+    recorded: RecordedComparisonOut | None
+
+
+class StepNodeOut(ApiSchema):
+    name: str
+    labels: dict[str, str]
+    unschedulable: bool
+    added: bool  # added during this step
+
+
+class StepPodOut(ApiSchema):
+    pod: str
+    node: str | None  # null: pending at the end of the step
+    mark: str  # "new" | "placed" | "moved" | "pending" | "" (where it was)
+    previous_node: str | None  # at the end of the step before
+    labels: dict[str, str]  # as written or as its controller created it (a run stored before events carried them: the template's)
+    claims: list[dict[str, str]] = []  # spec.resourceClaims: {name, resourceClaimName | resourceClaimTemplateName}
+
+
+class StepGoneOut(ApiSchema):
+    pod: str
+    node: str | None  # where it was when it left
+    how: str  # "evicted" | "deleted" | "succeeded"
+    labels: dict[str, str]
+
+
+class StepClusterOut(ApiSchema):
+    """The cluster at the end of a step (scheduler_core.answers.stepplacements)."""
+
+    step: int
+    name: str
+    nodes: list[StepNodeOut]
+    deleted_nodes: list[str]
+    pods: list[StepPodOut]
+    gone: list[StepGoneOut]

@@ -1,0 +1,185 @@
+"""/api/scenarios: scenarios, their versions, the objects the engine reads in them and "why here?"
+(webui/routers/scenarios.py; the runs and share links it makes answer with schemas/runs.py's and
+schemas/shares.py's)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import Field
+
+from webui.schemas.common import ApiInput, ApiSchema
+from webui.schemas.validate import FindingOut, NoticeOut, ScenarioErrorOut, SummaryOut
+
+
+class ScenarioIn(ApiInput):
+    name: str = Field(..., min_length=1, max_length=200)
+    text: str = ""
+    description: str = ""
+
+
+class ScenarioUpdateIn(ApiInput):
+    text: str
+    name: str | None = Field(default=None, min_length=1, max_length=200)
+    description: str | None = None
+
+
+class ForkIn(ApiInput):
+    version: int | None = None
+    name: str | None = Field(default=None, min_length=1, max_length=200)
+
+
+class FixIn(ApiInput):
+    version: int | None = None  # default: the latest version
+
+
+class ScenarioSummaryOut(ApiSchema):
+    id: int
+    name: str
+    description: str
+    version: int | None
+    demo: bool
+    owned: bool
+    updated: datetime
+
+
+class ScenarioOut(ScenarioSummaryOut):
+    text: str
+    created: datetime
+    forked_from: int | None  # the scenario id this one was forked from
+    valid: bool
+    errors: list[ScenarioErrorOut]
+    summary: SummaryOut | None
+    notices: list[NoticeOut] = []
+    objects: dict[str, int] = {}
+    findings: list[FindingOut] = []
+    fetch: list[str] = []  # every finding's kubectl lines, each once: fetch everything the dump lacks
+    # False only in the answer to an import with check=later: valid/errors/summary are not known
+    # yet (GET /api/scenarios/{id} gives them, waiting for the check under way).
+    checked: bool = True
+
+
+class VersionSummaryOut(ApiSchema):
+    number: int
+    created: datetime
+    size: int
+
+
+class VersionOut(VersionSummaryOut):
+    scenario: int
+    text: str
+
+
+class DiffOut(ApiSchema):
+    old: int
+    new: int
+    diff: str
+
+
+class NodeObjectOut(ApiSchema):
+    name: str
+    labels: dict[str, str]
+    taints: list[dict[str, str]]
+    allocatable: dict[str, int]  # the engine's integers: millicores for cpu, bytes for memory, else units
+    allocatable_text: dict[str, str]  # the same as Kubernetes quantities ("500m", "16Gi")
+    unschedulable: bool
+
+
+class PodClaimOut(ApiSchema):
+    pod_claim: str  # the entry's name in spec.resourceClaims
+    claim: str | None  # namespace/name; None while a template's claim is not created yet
+    requests: list[str]  # "gpu: 2 x gpu.example.com", "gpu: all of ...", "gpu: first of ..."
+    devices: list[str]  # driver/pool/device of its allocation
+    reserved_for: list[str]  # pod names
+
+
+class PodObjectOut(ApiSchema):
+    namespace: str
+    name: str
+    labels: dict[str, str]
+    node_name: str | None
+    priority: int
+    requests: dict[str, int]  # the pod's effective requests (containers, init containers, overhead)
+    requests_text: dict[str, str]
+    pending: bool
+    claims: list[PodClaimOut] = []  # its ResourceClaims (DRA), in spec.resourceClaims order
+
+
+class DeviceOut(ApiSchema):
+    device: str  # driver/pool/device
+    name: str
+    attributes: dict[str, int | bool | str]
+    classes: list[str]  # the DeviceClasses whose selectors accept it
+    claim: str | None  # the claim holding it (namespace/name), None when free
+    reserved_for: list[str]  # that claim's pods
+    in_flight: bool = False  # held by an allocation Reserve made and PreBind has not written
+
+
+class NodeDevicesOut(ApiSchema):
+    node: str
+    free: int
+    devices: list[DeviceOut]
+
+
+class VolumeObjectOut(ApiSchema):
+    name: str
+    phase: str
+    storage_class: str | None
+    claim: str | None  # the bound claim (spec.claimRef), "namespace/name"
+    domains: dict[str, list[str]]  # topology key -> values the volume can be used in (labels and node affinity)
+    capacity_bytes: int | None = None
+
+
+class ObjectsOut(ApiSchema):
+    version: int
+    nodes: list[NodeObjectOut]
+    pods: list[PodObjectOut]
+    volumes: list[VolumeObjectOut] = []
+    devices: list[NodeDevicesOut] = []  # DRA devices per node (nodes with ResourceSlices)
+
+
+class NodeLabelsOut(ApiSchema):
+    name: str
+    labels: dict[str, str]
+
+
+class NodesOut(ApiSchema):
+    version: int
+    nodes: list[NodeLabelsOut]
+
+
+class NodeTotalOut(ApiSchema):
+    node: str
+    total: int  # the weighted total of the pod's re-run cycle
+
+
+class PluginGapOut(ApiSchema):
+    plugin: str
+    own: int  # weighted points on the pod's node
+    other: int  # on the node compared (the winner, or the runner-up when its node wins)
+    difference: int
+
+
+class ExplainPodOut(ApiSchema):
+    """Why is this running pod here: its cycle re-run now, the pod taken off its node, against the rest of
+    the cluster (its node included) — scheduler_core.answers.explain_pod's answer."""
+
+    pod: str
+    node: str  # where it runs
+    outcome: str = Field(description="stays | tie | moves | unschedulable | error")
+    chosen: str | None  # where the cycle would bind it now
+    own_node_fits: bool
+    own_node_rejection: str | None  # "Plugin: reason" when its node would no longer take it
+    own_rank: int | None  # 1 = best total (ties share a rank); null when its node was not scored
+    own_total: int | None
+    compared_with: str | None  # the winner, or the runner-up when its node wins
+    margin: int | None  # its node's total minus comparedWith's
+    top: list[NodeTotalOut]  # best first
+    scored: int
+    feasible: list[str]  # the nodes it fits now (the first 50, document order)
+    feasible_count: int
+    plugins: list[PluginGapOut]
+    failed_scheduling_message: str | None  # when it would fit nowhere
+    placed_at: str | None  # its PodScheduled=True time, when dumped
+    caveats: list[str]  # always first: the cluster may have changed since the pod was placed
+    summary: str

@@ -1,0 +1,62 @@
+"""POST /api/validate: a text checked as the engine loads it (webui/routers/validate.py); a scenario's
+answer (schemas/scenarios.py) carries the same check."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from webui.schemas.common import ApiInput, ApiSchema
+
+
+class TextIn(ApiInput):
+    text: str
+
+
+class ScenarioErrorOut(ApiSchema):
+    file: str | None = None  # the file (inside a directory or archive) when several were read as one scenario
+    object: str
+    path: str
+    line: int | None
+    message: str
+    code: str = "invalid"  # or "limit_exceeded"
+    limit: str | None = None  # with limit_exceeded: the limit's name, e.g. "max_nodes"
+
+
+class SummaryOut(ApiSchema):
+    nodes: int
+    pods: int
+    pending_pods: int
+
+
+class NoticeOut(ApiSchema):
+    """Something the scheduler leaves out of a valid scenario, said once (never silently dropped)."""
+
+    code: str = Field(description="ignored-kinds, finished-pods, missing-node, other-scheduler, scheduling-gated, resource-claims, "
+                                  "dra-feature-off, pending-volumes, no-nodes, no-pending-pods, unread-files, not-objects, links, "
+                                  "container-logs, duplicate-objects, kept-invalid")
+    message: str
+    objects: list[str] = Field(description='the objects concerned, e.g. "Pod default/web-1", in document order')
+
+
+class FindingOut(ApiSchema):
+    """Something the dump lacks that the replay reads (`check --json`'s findings): said before the run."""
+
+    code: str = Field(description="controller-absent, services-absent, namespaces-absent, claims-absent, volumes-absent, "
+                                  "storage-classes-absent, priority-classes-absent, node-taints-missing, no-config")
+    message: str
+    objects: list[str] = Field(description='the objects concerned, e.g. "Pod kube-system/coredns-1"')
+    kubectl: str | None = Field(default=None, description="kubectl command line(s), one per line, that fetch exactly what is missing")
+    action: str | None = Field(default=None, description='a one-click change the API makes: "add-node-taints" '
+                                                 "(POST /api/scenarios/{id}/fixes/node-taints)")
+
+
+class ValidationOut(ApiSchema):
+    valid: bool
+    errors: list[ScenarioErrorOut]
+    summary: SummaryOut | None
+    notices: list[NoticeOut] = []
+    # What `python -m scheduler_core check --json` says of the same text: objects the scheduler uses,
+    # counted per kind, and the completeness findings (empty while the text does not load).
+    objects: dict[str, int] = {}
+    findings: list[FindingOut] = []
+    fetch: list[str] = []  # every finding's kubectl lines, each once: fetch everything the dump lacks
