@@ -264,7 +264,7 @@ spec:
     return "---\n".join(docs)
 
 
-# ---------------------------------------------------------------------------- runs with steps (spec/CHANGES.md)
+# ---------------------------------------------------------------------------- runs with steps (../shared/spec/CHANGES.md)
 
 
 def workload_text(kind: str, name: str, replicas: int = 1, cpu: str = "1", labels: str = "", extra_spec: str = "",

@@ -1,4 +1,4 @@
-"""kubelet.py: the stand-in kubelet (spec/TIMELINE.md) watches the cluster's pods and removes those
+"""kubelet.py: the stand-in kubelet (../shared/spec/TIMELINE.md) watches the cluster's pods and removes those
 deleted gracefully one at a time, in the order the deletes came, each 300 ms after its delete and
 after the previous removal; pods gone otherwise are forgotten, and pods terminating from the start
 are never removed."""

@@ -1,4 +1,4 @@
-"""The stand-in resourceclaim controller of spec/TIMELINE.md ("Dynamic resource allocation")."""
+"""The stand-in resourceclaim controller of ../shared/spec/TIMELINE.md ("Dynamic resource allocation")."""
 
 from __future__ import annotations
 

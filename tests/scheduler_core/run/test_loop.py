@@ -156,7 +156,7 @@ spec:
 
 
 # A pod using a claim from a template, and a cpu-only pod of higher priority that must preempt the
-# device holder on the only node: the stand-in resourceclaim controller (spec/TIMELINE.md) makes the
+# device holder on the only node: the stand-in resourceclaim controller (../shared/spec/TIMELINE.md) makes the
 # claim, and releases the victim's claim 100 ms after the stand-in kubelet removed it.
 DRA_RUN = scenario_text("""\
 apiVersion: v1
@@ -273,7 +273,7 @@ def _victim_changes(text: str) -> tuple[list[tuple[int, str, str]], list[tuple[s
 
 
 def test_victims_with_a_zero_grace_period_are_removed_when_the_scheduler_deletes_them():
-    """spec/TIMELINE.md: the API server deletes a pod with grace period 0 and no finalizers at once
+    """../shared/spec/TIMELINE.md: the API server deletes a pod with grace period 0 and no finalizers at once
     (rest.BeforeDelete / store.Delete), so the victims never terminate and the preemptor binds as
     soon as its back-off is over."""
     changes, attempts = _victim_changes(_four_victims("terminationGracePeriodSeconds: 0, "))

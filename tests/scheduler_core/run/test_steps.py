@@ -1,4 +1,4 @@
-"""Runs with steps (spec/CHANGES.md): each operation as API writes through the release's informer
+"""Runs with steps (../shared/spec/CHANGES.md): each operation as API writes through the release's informer
 handlers and queueing hints, the controllers reacting, the step summaries."""
 
 from __future__ import annotations
@@ -212,7 +212,7 @@ def test_it_gives_a_new_node_its_daemon_pod_and_none_to_a_node_with_an_untolerat
 
 
 def test_it_creates_a_deployments_replica_set_named_by_the_template_hash():
-    """A Deployment without a ReplicaSet gets <deployment>-<hash> (spec/CHANGES.md's hash)."""
+    """A Deployment without a ReplicaSet gets <deployment>-<hash> (../shared/spec/CHANGES.md's hash)."""
     loop, _, timeline = run(scenario_text(node_text("n1"), workload_text("Deployment", "web", replicas=2, cpu="1"),
                                           changes_text([])))
     replica_set = next(w for w in loop.stand_ins.steps.state.workloads if w.kind == "ReplicaSet")
@@ -221,7 +221,7 @@ def test_it_creates_a_deployments_replica_set_named_by_the_template_hash():
 
 
 def test_it_scales_a_replica_set_down_deleting_pending_pods_first_then_the_newest():
-    """getPodsToDelete as spec/CHANGES.md fixes it: the pending pod goes first."""
+    """getPodsToDelete as ../shared/spec/CHANGES.md fixes it: the pending pod goes first."""
     text = scenario_text(node_text("n1", cpu="2"), workload_text("ReplicaSet", "web", replicas=3, cpu="1"),
                          changes_text(["scale: {kind: ReplicaSet, name: web, replicas: 1}"]))
     _, _, timeline = run(text)

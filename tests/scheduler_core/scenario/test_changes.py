@@ -1,4 +1,4 @@
-"""The Changes document (spec/CHANGES.md "Input"): steps and operations read and checked, every
+"""The Changes document (../shared/spec/CHANGES.md "Input"): steps and operations read and checked, every
 problem located (step, operation index, field, line); workloads the stand-ins read."""
 
 from __future__ import annotations

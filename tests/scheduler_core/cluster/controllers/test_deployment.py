@@ -1,5 +1,5 @@
 """The Deployment stand-in: the current ReplicaSet (highest revision) carries the replicas; a
-Deployment without one gets <deployment>-<hash> (spec/CHANGES.md); a template a step changed rolls
+Deployment without one gets <deployment>-<hash> (../shared/spec/CHANGES.md); a template a step changed rolls
 out as pkg/controller/deployment's rolloutRolling and rolloutRecreate do."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from tests.scheduler_core.builders import cluster_state, controlled_workload, ma
 
 
 def test_it_names_a_new_replica_set_by_the_sha256_of_the_canonical_template():
-    """getNewReplicaSet with spec/CHANGES.md's hash: sorted keys, no spaces, first 10 hex characters."""
+    """getNewReplicaSet with ../shared/spec/CHANGES.md's hash: sorted keys, no spaces, first 10 hex characters."""
     web = controlled_workload("Deployment", "web", replicas=3)
     state = cluster_state(workloads=[web])
     [created] = deployment.reconcile(state, web)
