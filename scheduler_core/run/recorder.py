@@ -222,9 +222,10 @@ def _post_filter_payload(result: Optional[PostFilterResult], status: MaybeStatus
     code = "Success" if is_success(status) else status.code.label
     reasons = [] if is_success(status) else list(status.reasons)
     if result is None:
-        return PostFilterOutcome(code, reasons, None, {}, [])
-    return PostFilterOutcome(code, reasons, result.nominated_node_name, dict(result.candidates),
-                             list(result.victims), result.nomination_tie, result.summary)
+        return PostFilterOutcome(code, reasons, nominated_node_name=None, victims=[], candidates={})
+    return PostFilterOutcome(code, reasons, nominated_node_name=result.nominated_node_name,
+                             victims=list(result.victims), candidates=dict(result.candidates),
+                             nomination_tie=result.nomination_tie, summary=result.summary)
 
 
 def _binding_state_json(capabilities: Capabilities, plugin: str, state: CycleState, node: str) -> Any:
