@@ -1,10 +1,12 @@
 """The JSON Schema of the payloads the browser reads, generated from their declarations.
 
-    .venv/bin/python -m scheduler_core.encoding.schema > static/schema/payloads.json
+    .venv/bin/python -m scheduler_core schema > static/schema/payloads.json
 
 One document (JSON Schema 2020-12) whose ``$defs`` hold every declared payload — the event stream's
-(``Event``: one branch per kind of event, from ``events.EVENT_KINDS``) and those added by
-``register`` (the run's story, capacity answers, findings) — each made by msgspec from its struct.
+(``Event``: one branch per kind of event, from ``events.EVENT_KINDS``), the run's story the run
+view's timeline draws (``RunStory``), the attempts and rollouts of ``timeline --json``, and those
+of layers above this one that the CLI adds (``cli.ANSWER_PAYLOADS``: findings) — each made by
+msgspec from its struct.
 The web app serves it with the static files; tests/scheduler_core/encoding/test_schema.py fails when
 the served copy is not what this module makes, and holds the engine's payloads and the browser's
 readers to it.
@@ -18,32 +20,26 @@ so a stored run read by a later release still reads.
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterable
 from typing import Any
 
 import msgspec
 
 from scheduler_core.encoding.events import EVENT_KINDS, Event, ExtensionPoint
+from scheduler_core.encoding.timeline import RolloutEntry, RunStory, TimelineAttempt
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 REF = "#/$defs/{name}"
 SCHEMA_PATH = "static/schema/payloads.json"  # where the web app serves it, from the repository's root
 
-# Payload declarations outside the event stream (their modules call ``register``).
-_REGISTERED: dict[str, type[msgspec.Struct]] = {}
-
-
-def register(*types: type[msgspec.Struct]) -> None:
-    """Add payload declarations to the schema (a module that declares payloads the browser reads)."""
-    for declared in types:
-        _REGISTERED[declared.__name__] = declared
+# Payloads outside the event stream (what they refer to comes along).
+OTHER_PAYLOADS: tuple[type[msgspec.Struct], ...] = (RunStory, TimelineAttempt, RolloutEntry)
 
 
 def payload_schema(extra: Iterable[type[msgspec.Struct]] = ()) -> dict[str, Any]:
     """The schema document: every declaration under ``$defs``, by its name."""
     declared: dict[str, type[msgspec.Struct]] = {t.__name__: t for kind in EVENT_KINDS.values() for t in (kind.by_plugin, kind.summary) if t is not None}
-    declared.update(_REGISTERED)
+    declared.update((t.__name__, t) for t in OTHER_PAYLOADS)
     declared.update((t.__name__, t) for t in extra)
     _, components = msgspec.json.schema_components(list(declared.values()), ref_template=REF)
     for component in components.values():
@@ -80,14 +76,6 @@ def _envelope(keys: dict[str, str], point: ExtensionPoint, plugin: dict[str, Any
     return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 
-def schema_text() -> str:
-    """The schema as the served file holds it."""
-    return json.dumps(payload_schema(), indent=1, sort_keys=False) + "\n"
-
-
-def main() -> None:
-    sys.stdout.write(schema_text())
-
-
-if __name__ == "__main__":
-    main()
+def schema_text(extra: Iterable[type[msgspec.Struct]] = ()) -> str:
+    """The schema as the served file holds it (``python -m scheduler_core schema`` adds the answers' payloads)."""
+    return json.dumps(payload_schema(extra), indent=1) + "\n"

@@ -10,8 +10,11 @@ import jsonschema
 import pytest
 
 from scheduler_core import load_scenario, simulate
+from scheduler_core.answers.findings import find_all
+from scheduler_core.cli import payload_schema_text
 from scheduler_core.encoding import schema
 from scheduler_core.encoding.events import EVENT_KINDS
+from scheduler_core.encoding.timeline import run_story, timeline_summary
 from scheduler_core.run.loop import run_to_the_end
 from tests.scheduler_core.encoding.payload_examples import example_events
 
@@ -31,6 +34,8 @@ def validator(name: str) -> jsonschema.Draft202012Validator:
 
 
 EVENT = validator("Event")
+STORY, TIMELINE_ATTEMPT, ROLLOUT, FINDING = (validator(name) for name in ("RunStory", "TimelineAttempt", "RolloutEntry",
+                                                                          "Finding"))
 
 
 def problems(events) -> list[str]:
@@ -39,8 +44,8 @@ def problems(events) -> list[str]:
 
 
 def test_the_served_schema_is_the_one_the_declarations_make():
-    assert SERVED.read_text() == schema.schema_text(), (
-        f"{schema.SCHEMA_PATH} is stale: .venv/bin/python -m scheduler_core.encoding.schema > {schema.SCHEMA_PATH}")
+    assert SERVED.read_text() == payload_schema_text(), (
+        f"{schema.SCHEMA_PATH} is stale: .venv/bin/python -m scheduler_core schema > {schema.SCHEMA_PATH}")
 
 
 def test_the_served_schema_is_a_valid_json_schema():
@@ -64,8 +69,24 @@ def test_every_event_of_a_single_pass_fits(path):
 
 
 @pytest.mark.parametrize("path", RUNS, ids=lambda p: f"{p.parents[1].name}/{p.stem}")
-def test_every_event_of_a_run_to_the_end_fits(path):
-    assert problems(run_to_the_end(load_scenario(path.read_bytes()))) == []
+def test_every_event_of_a_run_to_the_end_its_story_and_its_timeline_fit(path):
+    events = list(run_to_the_end(load_scenario(path.read_bytes())))
+    assert problems(events) == []
+    story = json.loads(json.dumps(run_story(e.to_json() for e in events)))
+    assert [error.message for error in STORY.iter_errors(story)] == []
+    timeline = json.loads(json.dumps(timeline_summary(events)))
+    assert [error.message for attempt in timeline["attempts"] for error in TIMELINE_ATTEMPT.iter_errors(attempt)] == []
+    assert [error.message for rollout in timeline.get("rollouts", []) for error in ROLLOUT.iter_errors(rollout)] == []
+
+
+EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))
+
+
+def test_the_findings_of_every_example_fit():
+    findings = [json.loads(json.dumps(finding.to_json())) for path in EXAMPLES
+                for finding in find_all(load_scenario(path.read_bytes()))]
+    assert findings, "no example has a finding: the test checks nothing"
+    assert [error.message for finding in findings for error in FINDING.iter_errors(finding)] == []
 
 
 CYCLE_END = {"cycle": 0, "pod": "default/p", "extensionPoint": "CycleEnd", "plugin": None,
