@@ -37,6 +37,7 @@ from scheduler_core.answers.report import MAX_NODES_LISTED, TimelineReport, rend
 from scheduler_core.scenario import Limits, ScenarioInvalid
 from scheduler_core.scenario.sources import load_paths
 from scheduler_core.run.scheduler import TIE_BREAK_FIRST, TIE_BREAK_RANDOM, simulate
+from scheduler_core.answers.capacity_json import CAPACITY_ANSWERS
 from scheduler_core.answers.findings import Finding
 from scheduler_core.encoding.schema import schema_text
 from scheduler_core.encoding.timeline import TimelineBuilder
@@ -430,7 +431,7 @@ def run_snapshot(args: argparse.Namespace) -> int:
 
 
 # Payloads declared above the encoding layer, in the schema beside the event stream's and the story's.
-ANSWER_PAYLOADS = (Finding,)
+ANSWER_PAYLOADS = (Finding, *CAPACITY_ANSWERS)
 
 
 def payload_schema_text() -> str:
