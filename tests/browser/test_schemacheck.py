@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
-from tests.browser.helpers import api_post, run_to_end, zoned_scenario
+from tests.browser.helpers import api_post, create_from_demo, run_to_end, zoned_scenario
 
 pytestmark = pytest.mark.browser
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "conformance" / "public"
@@ -93,3 +93,19 @@ def test_without_the_check_nothing_is_wrapped(page):
         const payload = {nodeName: "n1"};
         return !checking() && checked(payload, "CycleEnd") === payload;
     }""")
+
+
+ANSWER_MS = 180_000  # trial runs on the one embedded worker of a machine shared with others
+
+
+def test_the_capacity_answers_read_only_fields_their_declarations_have(page):
+    """Which nodes can go (a drain trial per node, then together) and fragmentation, drawn with the check on."""
+    scenario_id = create_from_demo(page, "capacity_web")
+    page.add_init_script(CHECK_ON)
+    page.goto(f"{page.base_url}/scenarios/{scenario_id}/cluster/")
+    answer = page.locator("#capacity-answer")
+    page.locator("#capacity-removable").click()
+    expect(answer.locator(".capacity-verdicts li")).not_to_have_count(0, timeout=ANSWER_MS)
+    page.locator("#capacity-fragmentation").click()
+    expect(answer.locator(".capacity-fragmentation table tbody tr")).not_to_have_count(0, timeout=ANSWER_MS)
+    assert violations(page) == []
