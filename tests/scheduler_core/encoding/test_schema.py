@@ -80,6 +80,18 @@ def test_every_event_of_a_run_to_the_end_its_story_and_its_timeline_fit(path):
 
 
 EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))
+ROLLOUT_EXAMPLE = ROOT / "examples" / "rollout_stuck.yaml"
+
+
+def test_a_stuck_rollout_its_story_and_its_timeline_fit():
+    """The corpora have no rollout: the example that has one."""
+    events = list(run_to_the_end(load_scenario(ROLLOUT_EXAMPLE.read_bytes())))
+    assert problems(events) == []
+    story = json.loads(json.dumps(run_story(e.to_json() for e in events)))
+    rollouts = [r for step in story["steps"] for r in step.get("summary", {}).get("rollouts", [])]
+    assert rollouts and [error.message for error in STORY.iter_errors(story)] == []
+    timeline = json.loads(json.dumps(timeline_summary(events)))
+    assert timeline["rollouts"] and [error.message for r in timeline["rollouts"] for error in ROLLOUT.iter_errors(r)] == []
 
 
 def test_the_findings_of_every_example_fit():
