@@ -60,7 +60,7 @@ def test_the_run_view_reads_only_fields_the_payload_schema_declares(page, text):
     expect(page.locator("#run-root")).to_have_attribute("data-shown", re.compile(r"^0:QueueSort:"), timeout=30_000)
     assert page.evaluate("async () => (await import('/static/js/schemacheck.js')).checking()")
     shown = walk_steps(page, CYCLES)
-    assert len(shown) > 5, shown
+    assert len(shown) >= 5, shown  # at least one whole cycle (an unschedulable one ends after PostFilter)
     assert violations(page) == [], f"fields read that no payload declares, walking {shown}"
 
 
