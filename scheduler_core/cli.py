@@ -38,8 +38,12 @@ from scheduler_core.scenario import Limits, ScenarioInvalid
 from scheduler_core.scenario.gcpause import collector_paused
 from scheduler_core.scenario.sources import load_paths
 from scheduler_core.run.scheduler import TIE_BREAK_FIRST, TIE_BREAK_RANDOM, simulate
+from scheduler_core.answers.capacity_json import CAPACITY_ANSWERS
+from scheduler_core.answers.findings import Finding
+from scheduler_core.encoding.schema import schema_text
 from scheduler_core.encoding.timeline import TimelineBuilder
 from scheduler_core.encoding.trace import TraceBuilder
+from scheduler_core.encoding.wire import Wire
 
 EXIT_INVALID = 2
 EXIT_NO_NODES = 3
@@ -104,6 +108,7 @@ def _parser() -> argparse.ArgumentParser:
     capacity.add_argument("--json", action="store_true", help="print the answer as JSON (docs/CAPACITY.md)")
     capacity.add_argument("--progress", action="store_true",
                           help="on stderr: each trial run as it starts, copies placed (and per second) in a pass")
+    commands.add_parser("schema", help="print the JSON Schema of every payload (static/schema/payloads.json)")
     snapshot = commands.add_parser("snapshot", help="write a scenario file from a live cluster (kubeconfig)")
     snapshot.add_argument("-o", "--output", default="-", help="file to write ('-', the default: standard output)")
     snapshot.add_argument("--kubeconfig", default=None, help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
@@ -430,6 +435,15 @@ def run_snapshot(args: argparse.Namespace) -> int:
     return 0
 
 
+# Payloads declared above the encoding layer, in the schema beside the event stream's and the story's.
+ANSWER_PAYLOADS: tuple[type[Wire], ...] = (Finding, *CAPACITY_ANSWERS)
+
+
+def payload_schema_text() -> str:
+    """The JSON Schema the web app serves (static/schema/payloads.json), as ``schema`` prints it."""
+    return schema_text(extra=ANSWER_PAYLOADS)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = _parser().parse_args(argv)
     try:
@@ -449,6 +463,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return run_capacity(args)
         if args.command == "explain-pod":
             return run_explain_pod(args)
+        if args.command == "schema":
+            sys.stdout.write(payload_schema_text())
+            return 0
         return run_bench(args)
     except BrokenPipeError:
         return 0

@@ -22,6 +22,19 @@ import yaml
 
 from scheduler_core.encoding.events import CycleEnd, Event, ExtensionPoint, FilterPluginResult, RunEnd, StepEnded
 from scheduler_core.answers.capacity_drains import NO_EVICTIONS, DrainForecaster
+from scheduler_core.answers.capacity_json import (
+    DrainVerdictJSON,
+    FitAnswerJSON,
+    FragmentationAnswerJSON,
+    NodesAnswerJSON,
+    RemovableAnswerJSON,
+    ResourceFragmentationJSON,
+    StrandedJSON,
+    TemplateAnswerJSON,
+    TrialJSON,
+    TrialStepJSON,
+    UnplaceableJSON,
+)
 from scheduler_core.answers.explain import CycleExplanation, explain_events
 from scheduler_core.util.gcfreeze import frozen_after_first
 from scheduler_core.scenario.gcpause import collector_paused
@@ -325,10 +338,11 @@ class Trial:
         return self.base.trial_text(self.changes)
 
     def to_json(self) -> dict[str, Any]:
-        return {"label": self.label, "changesText": self.changes.to_yaml(), "scenarioText": self.scenario_text,
-                "steps": [{"step": s.step, "name": s.name, "created": s.created, "evicted": s.evicted,
-                           "blocked": [{"pod": b.pod, "budget": b.budget} for b in s.blocked], "pending": s.pending}
-                          for s in self.outcome.steps]}
+        return self.wire().to_json()
+
+    def wire(self) -> TrialJSON:
+        steps = [TrialStepJSON(s.step, s.name, s.created, s.evicted, s.blocked, s.pending) for s in self.outcome.steps]
+        return TrialJSON(self.label, self.changes.to_yaml(), self.scenario_text, steps)
 
 
 class TrialRunner:
@@ -393,12 +407,11 @@ class FitAnswer:
         return explanation if explanation.pod == self.stopped_by[0] else None
 
     def to_json(self) -> dict[str, Any]:
-        return {"target": self.target, "fits": self.fits, "checkedNext": self.checked_next, "bound": self.bound,
-                "placements": self.placements, "stoppedBy": self.stopped_by, "message": self.message,
-                "trials": self.trials, "tried": {str(n): ok for n, ok in sorted(self.tried.items())},
-                "deciding": self.deciding.to_json() if self.deciding else None, "fitting": self.fitting.to_json(),
-                "displaced": self.displaced,
-                "explanation": self.explanation.to_json() if self.explanation is not None else None}
+        return FitAnswerJSON(
+            self.target, self.fits, self.checked_next, self.bound, self.placements, self.stopped_by, self.message,
+            self.trials, {str(n): ok for n, ok in sorted(self.tried.items())},
+            self.deciding.wire() if self.deciding else None, self.fitting.wire(), self.displaced,
+            self.explanation.to_json() if self.explanation is not None else None).to_json()
 
     def lines(self) -> list[str]:
         out = [f"{self.target}: {self.fits} more fit ({self.trials} trial runs; counts tried: "
@@ -587,10 +600,14 @@ class TemplateAnswer:
     exhaustive: bool = True  # one node per pending pod was tried
 
     def to_json(self) -> dict[str, Any]:
-        return {"like": self.like, "needed": self.needed, "most": self.most, "exhaustive": self.exhaustive, "podsPerNode": self.pods_per_node,
-                "unplaceable": [{"pod": u.pod, "reason": u.reason} for u in self.unplaceable],
-                "tried": {str(n): left for n, left in sorted(self.tried.items())},
-                "deciding": self.deciding.to_json() if self.deciding else None, "fitting": self.fitting.to_json()}
+        return self.wire().to_json()
+
+    def wire(self) -> TemplateAnswerJSON:
+        return TemplateAnswerJSON(
+            self.like, self.needed, self.most, self.exhaustive, self.pods_per_node,
+            [UnplaceableJSON(u.pod, u.reason) for u in self.unplaceable],
+            {str(n): left for n, left in sorted(self.tried.items())},
+            self.deciding.wire() if self.deciding else None, self.fitting.wire())
 
     def lines(self) -> list[str]:
         out = [f"nodes like {self.like}: {self.needed} needed (nodes added → pods still pending: "
@@ -610,7 +627,7 @@ class NodesAnswer:
     trials: int
 
     def to_json(self) -> dict[str, Any]:
-        return {"pending": self.pending, "templates": [t.to_json() for t in self.templates], "trials": self.trials}
+        return NodesAnswerJSON(self.pending, [t.wire() for t in self.templates], self.trials).to_json()
 
     def lines(self) -> list[str]:
         if not self.pending:
@@ -724,7 +741,10 @@ class DrainVerdict:
     known_by: str = "trial"  # its drain trial, or why the trial's verdict is known without it (capacity_drains)
 
     def to_json(self) -> dict[str, Any]:
-        return {"node": self.node, "removable": self.removable, "reasons": self.reasons, "knownBy": self.known_by}
+        return self.wire().to_json()
+
+    def wire(self) -> DrainVerdictJSON:
+        return DrainVerdictJSON(self.node, self.removable, self.reasons, self.known_by)
 
 
 @dataclass
@@ -737,9 +757,10 @@ class RemovableAnswer:
     deciding: dict[str, Trial]  # node -> its own drain trial
 
     def to_json(self) -> dict[str, Any]:
-        return {"order": self.order, "verdicts": [v.to_json() for v in self.verdicts], "together": self.together,
-                "trials": self.trials, "togetherTrial": self.together_trial.to_json() if self.together_trial else None,
-                "drainTrials": {node: trial.to_json() for node, trial in self.deciding.items()}}
+        return RemovableAnswerJSON(
+            self.order, [v.wire() for v in self.verdicts], self.together, self.trials,
+            self.together_trial.wire() if self.together_trial else None,
+            {node: trial.wire() for node, trial in self.deciding.items()}).to_json()
 
     def lines(self) -> list[str]:
         out = [f"nodes that can go together ({self.order}; {self.trials} trial runs): {', '.join(self.together) or 'none'}"]
@@ -863,10 +884,12 @@ class ResourceFragmentation:
     stranded: list[Stranded]
 
     def to_json(self) -> dict[str, Any]:
-        return {"resource": self.resource, "freeTotal": self.free_total, "largestFit": self.largest_fit,
-                "largestNode": self.largest_node, "smallestRequest": self.smallest_request,
-                "stranded": [{"node": s.node, "free": s.free, "blockedBy": s.blocked_by} for s in self.stranded],
-                "strandedTotal": sum(s.free for s in self.stranded)}
+        return self.wire().to_json()
+
+    def wire(self) -> ResourceFragmentationJSON:
+        return ResourceFragmentationJSON(
+            self.resource, self.free_total, self.largest_fit, self.largest_node, self.smallest_request,
+            [StrandedJSON(s.node, s.free, s.blocked_by) for s in self.stranded], sum(s.free for s in self.stranded))
 
 
 @dataclass
@@ -875,7 +898,7 @@ class FragmentationAnswer:
     trials: int
 
     def to_json(self) -> dict[str, Any]:
-        return {"resources": [r.to_json() for r in self.resources], "trials": self.trials}
+        return FragmentationAnswerJSON([r.wire() for r in self.resources], self.trials).to_json()
 
     def lines(self) -> list[str]:
         out = ["after the scenario's own run (schedulable nodes only):"]

@@ -54,6 +54,7 @@ from scheduler_core.answers.capacity_count import (
 )
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
+from scheduler_core.answers.capacity_json import DomainCountJSON, SpreadCountedJSON
 from scheduler_core.framework.runtime import filter_failure_status
 from scheduler_core.framework.status import Status
 from scheduler_core.model import Pod
@@ -80,8 +81,10 @@ class DomainCount:
         return self.added == self.room
 
     def to_json(self) -> dict[str, Any]:
-        return {"domain": self.domain, "before": self.before, "room": self.room, "added": self.added,
-                "full": self.full}
+        return self.wire().to_json()
+
+    def wire(self) -> DomainCountJSON:
+        return DomainCountJSON(self.domain, self.before, self.room, self.added, self.full)
 
 
 @dataclass
@@ -118,9 +121,11 @@ class SpreadCounted:
         return f"every {self.topology_key} domain is full or at the skew limit: {'; '.join(parts)}{under}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"topologyKey": self.topology_key, "maxSkew": self.max_skew, "minDomains": self.min_domains,
-                "smallest": self.smallest, "nodesExact": self.nodes_exact, "messageExact": self.message_exact,
-                "reason": self.reason(), "domains": [d.to_json() for d in self.domains]}
+        return self.wire().to_json()
+
+    def wire(self) -> SpreadCountedJSON:
+        return SpreadCountedJSON(self.topology_key, self.max_skew, self.min_domains, self.smallest, self.nodes_exact,
+                                 self.message_exact, self.reason(), [d.wire() for d in self.domains])
 
 
 def _listed(domains: list[str], most: int = 5) -> str:

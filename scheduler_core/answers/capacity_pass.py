@@ -36,6 +36,7 @@ from scheduler_core.answers.capacity import (
     pod_copies,
     run_to_rest,
 )
+from scheduler_core.answers.capacity_json import PassAnswerJSON, TrialJSON
 from scheduler_core.answers.capacity_count import Counted, CountRefused
 from scheduler_core.answers.capacity_domains import SpreadCounted, count_spreading
 from scheduler_core.cluster.controllers.pods import admit_priority
@@ -111,15 +112,13 @@ class PassAnswer:
         deciding = None
         if self.fits < DECIDING_TEXT_MOST:
             changes = self.deciding_changes()
-            deciding = {"label": f"{self.fits + 1} more", "changesText": changes.to_yaml(),
-                        "scenarioText": self.base.trial_text(changes), "steps": []}
-        return {"target": self.target, "method": self.method, "why": self.why, "fits": self.fits,
-                "checkedNext": self.checked_next, "bound": self.max_count, "placements": self.placements,
-                "stoppedBy": [self.stopped_by] if self.stopped_by else [], "message": self.message,
-                "explanation": self.explanation.to_json() if self.explanation is not None else None,
-                "displaced": [], "trials": 1, "countedTotal": self.counted_total, "deciding": deciding,
-                "perDomain": self.spread.to_json() if self.spread is not None else None,
-                "messageExact": self.spread is None or self.spread.message_exact}
+            deciding = TrialJSON(f"{self.fits + 1} more", changes.to_yaml(), self.base.trial_text(changes), [])
+        return PassAnswerJSON(
+            self.target, self.method, self.why, self.fits, self.checked_next, self.max_count, self.placements,
+            [self.stopped_by] if self.stopped_by else [], self.message,
+            self.explanation.to_json() if self.explanation is not None else None, [], 1, self.counted_total, deciding,
+            self.spread.wire() if self.spread is not None else None,
+            self.spread is None or self.spread.message_exact).to_json()
 
     def lines(self) -> list[str]:
         how = "placed one by one" if self.method == PLACED else (

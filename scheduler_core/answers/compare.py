@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterable, Optional
 
 from scheduler_core.encoding.events import CycleStart, Event, ExtensionPoint, NormalizeResult, TotalResult, read_events
 from scheduler_core.answers.explain import skipped_scoring_sentence
-from scheduler_core.encoding.timeline import STORY_POINTS, StoryBuilder
+from scheduler_core.encoding.timeline import STORY_POINTS, StoryAttempt, StoryBuilder
 
 DELETED = "deleted"
 
@@ -44,10 +44,10 @@ class _Side:
 
     @property
     def preemptions(self) -> int:
-        return sum(1 for attempt in self.story.attempts if attempt.get("victims"))
+        return sum(1 for attempt in self.story.attempts if attempt.victims)
 
-    def last_attempt(self, pod: str) -> Optional[dict[str, Any]]:
-        return next((a for a in reversed(self.story.attempts) if a["pod"] == pod), None)
+    def last_attempt(self, pod: str) -> Optional[StoryAttempt]:
+        return next((a for a in reversed(self.story.attempts) if a.pod == pod), None)
 
 
 def compare_reads(pod: Optional[str]) -> Callable[[str, str], bool]:
@@ -64,10 +64,10 @@ def _read(events: Iterable[Event]) -> _Side:
     return side
 
 
-def _outcome(attempt: Optional[dict[str, Any]]) -> tuple[Optional[str], str]:
+def _outcome(attempt: Optional[StoryAttempt]) -> tuple[Optional[str], str]:
     if attempt is None:
         return None, ""
-    return attempt.get("nodeName"), attempt.get("failedSchedulingMessage", "")
+    return attempt.node_name, attempt.failed_scheduling_message or ""
 
 
 def compare(events_a: Iterable[dict[str, Any]], events_b: Iterable[dict[str, Any]], pod: Optional[str] = None) -> dict[str, Any]:
@@ -107,7 +107,7 @@ def _pod_row(name: str, a: _Side, b: _Side) -> dict[str, Any]:
 def _first_divergence(a: _Side, b: _Side) -> Optional[dict[str, Any]]:
     """The first attempt (by position) that differs in pod or outcome; None when they never part."""
     for index, (x, y) in enumerate(zip(a.story.attempts, b.story.attempts)):
-        if (x["pod"], x.get("nodeName"), x.get("victims")) != (y["pod"], y.get("nodeName"), y.get("victims")):
+        if (x.pod, x.node_name, x.victims) != (y.pod, y.node_name, y.victims):
             return {"index": index, "a": _attempt_brief(x), "b": _attempt_brief(y)}
     if len(a.story.attempts) != len(b.story.attempts):
         index = min(len(a.story.attempts), len(b.story.attempts))
@@ -118,9 +118,8 @@ def _first_divergence(a: _Side, b: _Side) -> Optional[dict[str, Any]]:
     return None
 
 
-def _attempt_brief(attempt: dict[str, Any]) -> dict[str, Any]:
-    return {"cycle": attempt["cycle"], "pod": attempt["pod"], "nodeName": attempt.get("nodeName"),
-            "text": attempt.get("text", "")}
+def _attempt_brief(attempt: StoryAttempt) -> dict[str, Any]:
+    return {"cycle": attempt.cycle, "pod": attempt.pod, "nodeName": attempt.node_name, "text": attempt.text or ""}
 
 
 def _skipped(side: _Side, pod: str) -> Optional[str]:

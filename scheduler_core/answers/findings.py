@@ -30,9 +30,9 @@ yet: the model does not carry them.
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
-from typing import Any, Iterable, Optional
+from typing import Iterable, Optional
 
+from scheduler_core.encoding.wire import Wire
 from scheduler_core.model import names
 from scheduler_core.framework.profile import build_profile
 from scheduler_core.model import Pod, Scenario, SchedulerConfig
@@ -64,15 +64,17 @@ RESOURCES = {"ReplicaSet": "replicasets", "StatefulSet": "statefulsets",
 MAX_NAMED = 5  # names a message lists before "and N more" (the objects list keeps them all)
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+# msgspec lets a frozen Struct extend the unfrozen Wire base; mypy reads Structs through
+# dataclass_transform, whose rules forbid it for dataclasses.
+class Finding(Wire, frozen=True):  # type: ignore[misc]
+    """What a dump lacks that the replay reads (`check --json`'s findings); its declaration is its
+    wire form (scheduler_core/encoding/wire.py): every key always written, ``fix`` null when kubectl
+    cannot fetch what is missing."""
+
     code: str
     message: str  # one sentence a user reads
     objects: list[str]  # the objects concerned ("Pod ns/name", "ReplicaSet ns/name", "Node n")
-    fix: Optional[str] = None  # kubectl command line(s) that fetch what is missing, one per line
-
-    def to_json(self) -> dict[str, Any]:
-        return {"code": self.code, "message": self.message, "objects": list(self.objects), "fix": self.fix}
+    fix: Optional[str]  # kubectl command line(s) that fetch what is missing, one per line
 
 
 def find_all(scenario: Scenario, taint_changes: Optional[list[NodeTaintChange]] = None) -> list[Finding]:
@@ -316,7 +318,7 @@ def _node_taints(changes: list[NodeTaintChange]) -> Optional[Finding]:
     message = (f"{len(changes)} node(s) do not carry the taints the node lifecycle controller keeps in step with "
                f"their conditions: {'; '.join(parts)}{more}. The scheduler reads only the taints; "
                "--add-node-taints makes the controller's change before the run")
-    return Finding(NODE_TAINTS_MISSING, message, [f"Node {change.node}" for change in changes])
+    return Finding(NODE_TAINTS_MISSING, message, [f"Node {change.node}" for change in changes], None)
 
 
 def _no_config(scenario: Scenario) -> Optional[Finding]:
@@ -324,7 +326,7 @@ def _no_config(scenario: Scenario) -> Optional[Finding]:
         return None
     return Finding(NO_CONFIG, "no KubeSchedulerConfiguration: the release's defaults are assumed (one profile, "
                               "default-scheduler, with the default plugins and arguments); add the file your "
-                              "kube-scheduler reads (its --config) if it sets anything else", [])
+                              "kube-scheduler reads (its --config) if it sets anything else", [], None)
 
 
 # ---------------------------------------------------------------------------- words

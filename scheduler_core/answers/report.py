@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Optional
+from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from scheduler_core.encoding.events import (
     CycleEnd, CycleStart, Event, FilterPluginResult, FilterSummary, NormalizeResult, PostFilterOutcome,
@@ -22,7 +22,7 @@ def _status_text(status: Mapping[str, Any]) -> str:
     return f"{status['code']}: {', '.join(status['reasons'])}" if status["reasons"] else status["code"]
 
 
-def _cut(names: list[str]) -> str:
+def _cut(names: Sequence[str]) -> str:
     shown = ", ".join(names[:MAX_NODES_LISTED])
     more = len(names) - MAX_NODES_LISTED
     return shown + (f", … (+{more})" if more > 0 else "")

@@ -44,13 +44,15 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 import numpy as np
 import orjson
 from isal import isal_zlib
 
 from scheduler_core.framework.node_table import PositionedNames
 from scheduler_core.encoding.events import (
-    Event, FilterPluginResult, FilterSummary, NormalizeResult, PreFilterPluginResult, PreScorePluginResult, ScoreResult, TotalResult,
+    Event, FilterPluginResult, FilterSummary, NormalizeResult, NormalizeWire, PreFilterPluginResult, PreScorePluginResult,
+    ScoreResult, ScoreWire, StoredFilterVerdicts, TotalResult, TotalWire,
 )
 
 FORMAT = "schedlab.events"
@@ -272,10 +274,9 @@ class _Encoder:
         if codes is None or keys is None or len(codes) != len(result.nodes):
             return None
         palette = [self.value(status.to_json()) for status in result.palette]
-        out = {"statuses": {REF_STATUSES: keys, "c": self.columns.add(codes), "pal": palette}, "evaluated": len(result.nodes)}
-        if result.pictures:
-            out["pictures"] = self.value(result.pictures_json())
-        return out
+        statuses = {REF_STATUSES: keys, "c": self.columns.add(codes), "pal": palette}
+        pictures = self.value(result.pictures_json()) if result.pictures else {}
+        return StoredFilterVerdicts(statuses, len(result.nodes), pictures).to_json()  # type: ignore[arg-type]
 
     def pre_score(self, result: PreScorePluginResult) -> Any:
         """A typed state's per-node counts straight from their arrays."""
@@ -290,32 +291,31 @@ class _Encoder:
         """The picture's node lists (tuples fixed per snapshot) straight into columns."""
         return self.value(result.to_json(node_list=self.node_column))
 
+    # The typed encoders below write each payload's declared wire form (events.py) with column
+    # references in place of its node lists and maps: its keys, their order and what is left out
+    # come from the declaration, as ``to_json`` has them.
+
     def filter_summary(self, summary: FilterSummary) -> Any:
         """The summary's own JSON (its optional keys included) with the node lists as columns."""
-        out = summary.to_json()
-        out["evaluated"] = self.node_list(summary.evaluated)
-        out["feasibleNodes"] = self.node_list(summary.feasible_nodes)
-        return out
+        return msgspec.structs.replace(summary, evaluated=self.node_list(summary.evaluated),
+                                       feasible_nodes=self.node_list(summary.feasible_nodes)).to_json()
 
     def score(self, result: ScoreResult) -> Any | None:
         raw = self.node_map(result.nodes, result.raw)
-        return {"raw": raw} if raw is not None else None
+        return ScoreWire(raw).to_json() if raw is not None else None
 
     def normalize(self, result: NormalizeResult) -> Any | None:
         normalized = self.node_map(result.nodes, result.normalized)
         weighted = self.node_map(result.nodes, result.weighted)
         if normalized is None or weighted is None:
             return None
-        return {"normalized": normalized, "weight": result.weight, "weighted": weighted}
+        return NormalizeWire(normalized, result.weight, weighted).to_json()
 
     def total(self, result: TotalResult) -> Any | None:
         totals = self.node_map(result.nodes, result.totals)
         if totals is None:
             return None
-        out = {"totalScores": totals, "nodeName": result.node_name, "ties": self.ties(result)}
-        if result.error is not None:
-            out["error"] = result.error
-        return out
+        return TotalWire(totals, result.node_name, self.ties(result), result.error).to_json()
 
     def ties(self, result: TotalResult) -> Any:
         """The nodes with the top total, from their positions in ``nodes`` when the event has them."""

@@ -1,18 +1,26 @@
 """The typed event stream a run emits: one event per extension point per plugin.
 
 Every consumer — the CLI, the Celery task, the trace summary, the tests — reads this one stream.
-Payloads are small dataclasses; ``Event.to_json`` gives the wire form documented in
-docs/ENGINE_API.md. Per-node results travel inside one event per plugin (never one per node).
+Each payload is declared once, as a ``Wire`` struct (``encoding/wire.py``) whose fields are its wire
+form: ``Event.to_json`` (docs/ENGINE_API.md), the typed reading back, the JSON Schema the browser is
+held to, the pipe codec's and the columnar form's field lists all come from these declarations. The
+few payloads whose live form holds more (arrays aligned with a node list: Filter, Score,
+NormalizeScore, Total) declare their wire form beside them and say how one becomes the other.
+Per-node results travel inside one event per plugin (never one per node).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Optional, Union
 
+import msgspec
 import numpy as np
+
+from scheduler_core.encoding.wire import Wire
+from scheduler_core.framework.status import StatusJson
 
 
 class ExtensionPoint(str, Enum):
@@ -43,11 +51,10 @@ class ExtensionPoint(str, Enum):
     STEP_END = "StepEnd"
 
 
-StatusJSON = Optional[dict[str, Any]]  # {"code": ..., "reasons": [...]}, None for success
+StatusJSON = Optional[StatusJson]  # {"code": ..., "reasons": [...]}, None for success
 
 
-@dataclass(slots=True)
-class CycleStart:
+class CycleStart(Wire):
     pod: str
     namespace: str
     name: str
@@ -58,74 +65,69 @@ class CycleStart:
     cycles: int
     # The pod's volumes the volume plugins look at, with their claims' state (volume/pictures.py);
     # left out of the JSON when there are none.
-    volumes: list[dict[str, Any]] = field(default_factory=list)
+    volumes: list[dict[str, Any]] = []
     # The run to the end only: every queue as the attempt starts (the pod itself is in flight),
     # {"activeQ": [...], "backoffQ": [...], "unschedulablePods": [...]} in pop order.
     queues: Optional[dict[str, list[str]]] = None
 
-    def to_json(self) -> dict[str, Any]:
-        out = {"pod": self.pod, "namespace": self.namespace, "name": self.name, "priority": self.priority,
-               "labels": self.labels, "queue": self.queue, "nodeCount": self.node_count, "cycles": self.cycles}
-        if self.volumes:
-            out["volumes"] = self.volumes
-        if self.queues is not None:
-            out["queues"] = self.queues
-        return out
 
-
-@dataclass(slots=True)
-class QueueSortResult:
+class QueueSortResult(Wire):
     order: list[str]
 
-    def to_json(self) -> dict[str, Any]:
-        return {"order": self.order}
 
-
-@dataclass(slots=True)
-class PreFilterPluginResult:
+class PreFilterPluginResult(Wire):
     status: StatusJSON
     node_names: Optional[list[str]]
-    state: Any = None  # the plugin's state_json() after PreFilter, when it has one
+    state: Any  # the plugin's state_json() after PreFilter, when it has one (always written)
     # the plugin's pre_filter_picture(): typed verdicts for explanations, with to_json(node_list)
     picture: Any = None
 
     def to_json(self, node_list: Callable[[Sequence[str]], Any] = list) -> dict[str, Any]:
         """``node_list``: what the picture's node lists become (lists; the columnar encoder's columns)."""
-        out = {"status": self.status, "nodeNames": self.node_names, "state": self.state}
-        if self.picture is not None:
-            out["picture"] = self.picture.to_json(node_list)
-        return out
+        if self.picture is None:
+            return Wire.to_json(self)
+        return Wire.to_json(msgspec.structs.replace(self, picture=self.picture.to_json(node_list)))
 
     def picture_json(self) -> Optional[dict[str, Any]]:
         """The picture's wire form (None: the plugin has none for this pod)."""
         return None if self.picture is None else self.picture.to_json()
 
 
-@dataclass(slots=True)
-class PreFilterSummary:
+class PreFilterSummary(Wire):
     status: StatusJSON
     node_names: Optional[list[str]]
     skipped: list[str]
-    narrowing_plugins: list[str] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"status": self.status, "nodeNames": self.node_names, "skipped": self.skipped,
-                "narrowingPlugins": self.narrowing_plugins}
+    narrowing_plugins: list[str]
 
 
-@dataclass(slots=True)
-class FilterPluginResult:
-    """One plugin's verdict on every evaluated node, compact: ``choice[i]`` indexes ``palette`` or is -1."""
+class StoredFilterVerdicts(Wire):
+    """A Filter plugin's verdicts as the stream keeps them (``FilterPluginResult``'s wire form).
 
-    nodes: list[str]  # evaluated nodes, in evaluation order
+    The live result holds every evaluated node with a compact status index; the wire form keeps only
+    the rejected nodes (with their statuses), how many were evaluated, and the node pictures' JSON.
+    Both answer ``statuses`` and ``pictures_json()`` alike, so a projection reads either."""
+
+    statuses: dict[str, StatusJson]
+    evaluated: int
+    pictures: dict[str, dict[str, Any]] = {}
+
+    def pictures_json(self) -> dict[str, dict[str, Any]]:
+        return self.pictures
+
+
+class FilterPluginResult(msgspec.Struct):
+    """One plugin's verdict on every evaluated node, compact: ``choice[i]`` indexes ``palette`` or is -1.
+    Its wire form is ``StoredFilterVerdicts``."""
+
+    nodes: Sequence[str]  # evaluated nodes, in evaluation order
     palette: list[Any]  # distinct Status objects
     choice: Any  # int array aligned with ``nodes``
     # the plugin's node_picture() per node it rejected, when it has one for this pod
     # (DynamicResources: per request, the devices of its class on the node and who holds them)
-    pictures: dict[str, Any] = field(default_factory=dict)
+    pictures: dict[str, Any] = {}
 
     @property
-    def statuses(self) -> dict[str, dict[str, Any]]:
+    def statuses(self) -> dict[str, StatusJson]:
         """The rejected nodes' statuses (as JSON), in evaluation order."""
         palette = [status.to_json() for status in self.palette]
         choice = np.asarray(self.choice)
@@ -139,40 +141,26 @@ class FilterPluginResult:
         return len(self.nodes)
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"statuses": self.statuses, "evaluated": self.evaluated}
-        if self.pictures:
-            out["pictures"] = self.pictures_json()
-        return out
+        return StoredFilterVerdicts(self.statuses, self.evaluated, self.pictures_json()).to_json()
 
     def pictures_json(self) -> dict[str, dict[str, Any]]:
         return {node: picture.to_json() for node, picture in self.pictures.items()}
 
 
-@dataclass(slots=True)
-class FilterSummary:
+class FilterSummary(Wire):
     """Filter's result. ``nominated_only``: the pod's nominated node (or, with ``batch_hint``,
     the node OpportunisticBatching offered) alone was tried first (evaluateNominatedNode); when it
     fails, a full pass follows with its own events."""
 
-    evaluated: list[str]
-    feasible_nodes: list[str]
+    evaluated: Sequence[str]
+    feasible_nodes: Sequence[str]
     num_feasible_nodes_to_find: int
     start_index: int
-    nominated_only: bool = False
+    nominated_only: bool = msgspec.field(default=False, name="nominatedNodeOnly")
     batch_hint: bool = False  # that node was OpportunisticBatching's hint, not a nomination
 
-    def to_json(self) -> dict[str, Any]:
-        out = {"evaluated": self.evaluated, "feasibleNodes": self.feasible_nodes,
-               "numFeasibleNodesToFind": self.num_feasible_nodes_to_find, "startIndex": self.start_index}
-        if self.nominated_only:
-            out["nominatedNodeOnly"] = True
-        if self.batch_hint:
-            out["batchHint"] = True
-        return out
 
-
-@dataclass(slots=True)
-class PostFilterOutcome:
+class PostFilterOutcome(Wire):
     """One PostFilter plugin's answer. ``reasons`` are its status's reasons as the framework joins
     them into the FailedScheduling message; ``summary`` is DefaultPreemption's short trace reason;
     ``nominatedNodeName`` is None when the plugin nominates nothing, "" when it clears a nomination."""
@@ -180,23 +168,13 @@ class PostFilterOutcome:
     code: str
     reasons: list[str]
     nominated_node_name: Optional[str]
-    candidates: dict[str, list[str]]
     victims: list[str]
+    candidates: dict[str, list[str]]
     nomination_tie: bool = False
     summary: Optional[str] = None
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"code": self.code, "reasons": self.reasons, "nominatedNodeName": self.nominated_node_name,
-               "victims": self.victims, "candidates": self.candidates}
-        if self.nomination_tie:
-            out["nominationTie"] = True
-        if self.summary is not None:
-            out["summary"] = self.summary
-        return out
 
-
-@dataclass(slots=True)
-class PostFilterSummary:
+class PostFilterSummary(Wire):
     """RunPostFilterPlugins' joined answer: its code, message (the FitError's PostFilter part) and
     the plugin that rejected first (or failed)."""
 
@@ -204,27 +182,25 @@ class PostFilterSummary:
     message: str
     plugin: Optional[str]
 
-    def to_json(self) -> dict[str, Any]:
-        return {"code": self.code, "message": self.message, "plugin": self.plugin}
 
-
-@dataclass(slots=True)
-class PreScorePluginResult:
+class PreScorePluginResult(Wire):
     status: StatusJSON
     # The plugin's state as JSON, or its typed state (read-only after PreScore) whose to_json makes
     # it when the event is written: PodTopologySpread's per-node counts stay arrays until then.
-    state: Any = None
+    state: Any
 
     def to_json(self, node_counts: Optional[Callable[[Sequence[str], Any], Any]] = None) -> dict[str, Any]:
         """``node_counts``: passed to a typed state's to_json (the columnar encoder's columns)."""
-        return {"status": self.status, "state": self.state_json(node_counts)}
+        if node_counts is None:
+            return Wire.to_json(self)
+        return Wire.to_json(msgspec.structs.replace(self, state=self.state_json(node_counts)))
 
     def state_json(self, node_counts: Optional[Callable[[Sequence[str], Any], Any]] = None) -> Any:
         """The state's wire form, whether the plugin gave it as JSON or typed."""
         return self.state.to_json(node_counts) if hasattr(self.state, "to_json") else self.state
 
 
-def _by_node(nodes: list[str], values: Any) -> dict[str, int]:
+def _by_node(nodes: Sequence[str], values: Any) -> dict[str, int]:
     return dict(zip(nodes, _plain(values)))
 
 
@@ -234,13 +210,22 @@ def _plain(values: Any) -> list[int]:
     return plain
 
 
-@dataclass(slots=True)
-class ScoreResult:
-    nodes: list[str]  # the scored (feasible) nodes, in document order
+class ScoreWire(Wire):
+    """``ScoreResult``'s wire form."""
+
+    raw: dict[str, int]
+
+
+class ScoreResult(msgspec.Struct):
+    nodes: Sequence[str]  # the scored (feasible) nodes, in document order
     raw: Any  # int array aligned with ``nodes``
 
     def to_json(self) -> dict[str, Any]:
-        return {"raw": self.raw_by_node()}
+        return ScoreWire(self.raw_by_node()).to_json()
+
+    @staticmethod
+    def from_wire(wire: ScoreWire) -> ScoreResult:
+        return ScoreResult(list(wire.raw), list(wire.raw.values()))
 
     def raw_by_node(self) -> dict[str, int]:
         return _by_node(self.nodes, self.raw)
@@ -250,15 +235,28 @@ class ScoreResult:
         return _plain(self.raw)
 
 
-@dataclass(slots=True)
-class NormalizeResult:
-    nodes: list[str]
+class NormalizeWire(Wire):
+    """``NormalizeResult``'s wire form (both maps written from the one node list)."""
+
+    normalized: dict[str, int]
+    weight: int
+    weighted: dict[str, int]
+
+
+class NormalizeResult(msgspec.Struct):
+    nodes: Sequence[str]
     normalized: Any
     weight: int
     weighted: Any
 
     def to_json(self) -> dict[str, Any]:
-        return {"normalized": self.normalized_by_node(), "weight": self.weight, "weighted": self.weighted_by_node()}
+        return NormalizeWire(self.normalized_by_node(), self.weight, self.weighted_by_node()).to_json()
+
+    @staticmethod
+    def from_wire(wire: NormalizeWire) -> NormalizeResult:
+        """Both maps were written from the one node list, so their values line up."""
+        return NormalizeResult(list(wire.normalized), list(wire.normalized.values()), wire.weight,
+                               list(wire.weighted.values()))
 
     def normalized_by_node(self) -> dict[str, int]:
         return _by_node(self.nodes, self.normalized)
@@ -271,9 +269,17 @@ class NormalizeResult:
         return zip(self.nodes, _plain(self.normalized), _plain(self.weighted))
 
 
-@dataclass(slots=True)
-class TotalResult:
-    nodes: list[str]
+class TotalWire(Wire):
+    """``TotalResult``'s wire form."""
+
+    total_scores: dict[str, int]
+    node_name: Optional[str]
+    ties: list[str]
+    error: Optional[str] = None
+
+
+class TotalResult(msgspec.Struct):
+    nodes: Sequence[str]
     totals: Any
     node_name: Optional[str]
     ties: list[str]
@@ -283,83 +289,52 @@ class TotalResult:
     tie_positions: Any = None
 
     def to_json(self) -> dict[str, Any]:
-        out = {"totalScores": self.totals_by_node(), "nodeName": self.node_name, "ties": self.ties}
-        if self.error is not None:
-            out["error"] = self.error
-        return out
+        return TotalWire(self.totals_by_node(), self.node_name, self.ties, self.error).to_json()
+
+    @staticmethod
+    def from_wire(wire: TotalWire) -> TotalResult:
+        totals = wire.total_scores
+        return TotalResult(list(totals), list(totals.values()), wire.node_name, wire.ties, wire.error)
 
     def totals_by_node(self) -> dict[str, int]:
         return _by_node(self.nodes, self.totals)
 
 
-@dataclass(slots=True)
-class BindingStep:
+class BindingStep(Wire):
     status: StatusJSON
     node_name: str
     state: Any = None  # the plugin's binding_state_json() after its step, when it has one
 
-    def to_json(self) -> dict[str, Any]:
-        out = {"status": self.status, "nodeName": self.node_name}
-        if self.state is not None:
-            out["state"] = self.state
-        return out
 
-
-@dataclass(slots=True)
-class CycleEnd:
+class CycleEnd(Wire):
     node_name: Optional[str]
     failed_scheduling_message: Optional[str] = None
     error: Optional[str] = None
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"nodeName": self.node_name}
-        if self.failed_scheduling_message is not None:
-            out["failedSchedulingMessage"] = self.failed_scheduling_message
-        if self.error is not None:
-            out["error"] = self.error
-        return out
 
 
 # ---------------------------------------------------------------------- the run to the end
 
 
-@dataclass(slots=True)
-class RunStart:
+class RunStart(Wire):
     """The cluster when the run starts: every pod of the scenario and where it is (None: pending)."""
 
     pods: dict[str, Optional[str]]
     release: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {"pods": self.pods, "release": self.release}
 
-
-@dataclass(slots=True)
-class AttemptEnd:
+class AttemptEnd(Wire):
     """A timeline attempt's result beyond CycleEnd: when it happened, the pod's attempt number,
     the nomination it wrote (None: left as it was; "" cleared), the victims its preemption chose."""
 
     time_ms: int
     attempt: int
     nominated_node_name: Optional[str] = None
-    victims: list[str] = field(default_factory=list)
+    victims: list[str] = []
     binding_error: Optional[str] = None  # the binding cycle (PreBind or Bind) failed with this
-    binding_node: Optional[str] = None  # ... while binding the pod to this node
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"timeMs": self.time_ms, "attempt": self.attempt}
-        if self.nominated_node_name is not None:
-            out["nominatedNodeName"] = self.nominated_node_name
-        if self.victims:
-            out["victims"] = self.victims
-        if self.binding_error is not None:
-            out["bindingError"] = self.binding_error
-            out["bindingNode"] = self.binding_node
-        return out
+    binding_node: Optional[str] = None  # ... while binding the pod to this node (set with binding_error)
 
 
-@dataclass(slots=True)
-class QueueMoved:
+class QueueMoved(Wire):
     """A pod entered a queue: activeQ, backoffQ or unschedulablePods, and why (the event's label,
     and for a cluster event the plugins whose queueing hints let it through)."""
 
@@ -367,9 +342,6 @@ class QueueMoved:
     queue: str
     event: str
     plugins: list[str]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"timeMs": self.time_ms, "queue": self.queue, "event": self.event, "plugins": self.plugins}
 
 
 class ClusterChangeKind(str, Enum):
@@ -400,8 +372,7 @@ class ClusterChangeKind(str, Enum):
     OPERATION_UNCHANGED = "OperationUnchanged"
 
 
-@dataclass(slots=True)
-class ClusterChanged:
+class ClusterChanged(Wire):
     """Something in the cluster changed between cycles (``pod`` of the Event is the object's key
     for pods; ``object`` names others)."""
 
@@ -412,24 +383,12 @@ class ClusterChanged:
     detail: str = ""
     # PodCreated only: the pod's labels and its spec.resourceClaims as created (a controller's pod
     # carries its template's, which a rollout changes), so a stored run's step view draws it as made.
+    # ``claims`` is None, never empty, when the pod has none.
     labels: Optional[dict[str, str]] = None
     claims: Optional[list[dict[str, str]]] = None
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"timeMs": self.time_ms, "kind": self.kind.value, "object": self.object}
-        if self.node is not None:
-            out["node"] = self.node
-        if self.detail:
-            out["detail"] = self.detail
-        if self.labels is not None:
-            out["labels"] = self.labels
-        if self.claims:
-            out["claims"] = self.claims
-        return out
 
-
-@dataclass(slots=True)
-class RunEnd:
+class RunEnd(Wire):
     """Where every pod is at the end (node, None pending, "deleted"), and remaining nominations."""
 
     time_ms: int
@@ -438,39 +397,24 @@ class RunEnd:
     nominated: dict[str, str]
     # Pods the run stopped retrying: they kept failing with an error (the release retries them every
     # back-off forever) while nothing else happened; empty when the run ended on its own.
-    stopped_retrying: list[str] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        out = {"timeMs": self.time_ms, "attempts": self.attempts, "final": self.final, "nominated": self.nominated}
-        if self.stopped_retrying:
-            out["stoppedRetrying"] = self.stopped_retrying
-        return out
+    stopped_retrying: list[str] = []
 
 
-@dataclass(slots=True)
-class StepStarted:
+class StepStarted(Wire):
     """A step begins: its number (0: the scenario itself), name and operations, in order."""
 
     step: int
     name: str
     time_ms: int
-    operations: list[str] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"step": self.step, "name": self.name, "timeMs": self.time_ms, "operations": self.operations}
+    operations: list[str]
 
 
-@dataclass(slots=True)
-class BlockedEviction:
+class BlockedEviction(Wire):
     pod: str
     budget: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {"pod": self.pod, "budget": self.budget}
 
-
-@dataclass(frozen=True, slots=True)
-class RolloutStatus:
+class RolloutStatus(Wire):
     """A workload's rollout as its step left it (kubectl rollout status's counts): its kind and
     ``namespace/name``, the revision rolled out to (a Deployment's new ReplicaSet, a StatefulSet's
     update ControllerRevision) and its number, the replicas wanted, the live pods at the new
@@ -492,42 +436,25 @@ class RolloutStatus:
     pending: list[str]
     partition: Optional[int] = None
 
-    def to_json(self) -> dict[str, Any]:
-        out = {"kind": self.kind, "workload": self.workload, "revision": self.revision,
-               "updateRevision": self.update_revision, "strategy": self.strategy, "desired": self.desired,
-               "updated": self.updated, "replicas": self.replicas, "available": self.available,
-               "oldPods": self.old_pods, "complete": self.complete, "pending": self.pending}
-        if self.partition is not None:
-            out["partition"] = self.partition
-        return out
 
-
-@dataclass(slots=True)
-class StepEnded:
+class StepEnded(Wire):
     """A step went quiet: what it created, deleted, evicted, placed (bound), which evictions a
     budget blocked, the pods still pending then, and the pods a ``complete`` made succeed (all
-    ``namespace/name``, in the order they happened)."""
+    ``namespace/name``, in the order they happened). Every list is written, empty or not, but
+    ``rollouts`` (only a run with a rollout has the key: stored runs keep their shape)."""
 
     step: int
     name: str
     started_ms: int
     time_ms: int
-    created: list[str] = field(default_factory=list)
-    deleted: list[str] = field(default_factory=list)
-    evicted: list[str] = field(default_factory=list)
-    placed: list[str] = field(default_factory=list)
-    blocked: list[BlockedEviction] = field(default_factory=list)
-    pending: list[str] = field(default_factory=list)
-    succeeded: list[str] = field(default_factory=list)
-    rollouts: list[RolloutStatus] = field(default_factory=list)  # Deployments rolling out in the step
-
-    def to_json(self) -> dict[str, Any]:
-        out = {"step": self.step, "name": self.name, "startedMs": self.started_ms, "timeMs": self.time_ms,
-               "created": self.created, "deleted": self.deleted, "evicted": self.evicted, "placed": self.placed,
-               "blocked": [b.to_json() for b in self.blocked], "pending": self.pending, "succeeded": self.succeeded}
-        if self.rollouts:  # only a run with a rollout has the key: stored runs keep their shape
-            out["rollouts"] = [r.to_json() for r in self.rollouts]
-        return out
+    created: list[str]
+    deleted: list[str]
+    evicted: list[str]
+    placed: list[str]
+    blocked: list[BlockedEviction]
+    pending: list[str]
+    succeeded: list[str]
+    rollouts: list[RolloutStatus] = []  # workloads rolling out in the step
 
 
 Payload = Union[RunStart, StepStarted, StepEnded, AttemptEnd, QueueMoved, ClusterChanged, RunEnd,
@@ -536,24 +463,18 @@ Payload = Union[RunStart, StepStarted, StepEnded, AttemptEnd, QueueMoved, Cluste
                 TotalResult, BindingStep, CycleEnd]
 
 
-@dataclass(slots=True)
-class Event:
+class Event(Wire):
     cycle: int
     pod: str
     extension_point: ExtensionPoint
     plugin: Optional[str]
     payload: Payload
 
-    def to_json(self) -> dict[str, Any]:
-        return {"cycle": self.cycle, "pod": self.pod, "extensionPoint": self.extension_point.value,
-                "plugin": self.plugin, "payload": self.payload.to_json()}
-
 
 # ---------------------------------------------------------------------- reading the stream back
 
 
-@dataclass(slots=True)
-class WrittenJSON:
+class WrittenJSON(msgspec.Struct):
     """A plugin's picture as read back from the stream: its JSON, written again as it is.
 
     The live picture is a plugin's own type (events.py imports no plugin); read back, only its wire
@@ -566,143 +487,115 @@ class WrittenJSON:
         return self.value
 
 
-@dataclass(slots=True)
-class StoredFilterVerdicts:
-    """A Filter plugin's verdicts read back from the stream (``FilterPluginResult``'s wire form).
-
-    The live result holds every evaluated node with a compact status index; the wire form keeps only
-    the rejected nodes (with their statuses), how many were evaluated, and the node pictures' JSON.
-    Both answer ``statuses`` and ``pictures_json()`` alike, so a projection reads either."""
-
-    statuses: dict[str, dict[str, Any]]
-    evaluated: int
-    pictures: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"statuses": self.statuses, "evaluated": self.evaluated}
-        if self.pictures:
-            out["pictures"] = self.pictures
-        return out
-
-    def pictures_json(self) -> dict[str, dict[str, Any]]:
-        return self.pictures
-
-
 class UnknownEventKind(ValueError):
     """An event whose extension point (or cluster change kind) this release does not write."""
 
 
-def _cycle_start(p: dict[str, Any]) -> CycleStart:
-    return CycleStart(p["pod"], p["namespace"], p["name"], p["priority"], p["labels"], p["queue"], p["nodeCount"],
-                      p["cycles"], p.get("volumes", []), p.get("queues"))
+class PayloadInvalid(ValueError):
+    """A payload that does not fit its declaration (a field its kind always has is missing, or of
+    another type)."""
 
 
-def _pre_filter(p: dict[str, Any]) -> Union[PreFilterPluginResult, PreFilterSummary]:
-    """Without ``skipped`` it is a plugin's own result (the summary always lists what was skipped)."""
-    if "skipped" in p:
-        return PreFilterSummary(p["status"], p["nodeNames"], p["skipped"], p["narrowingPlugins"])
-    picture = WrittenJSON(p["picture"]) if "picture" in p else None
-    return PreFilterPluginResult(p["status"], p["nodeNames"], p["state"], picture)
+@dataclass(frozen=True)
+class EventKind:
+    """What an extension point's events carry: a plugin's own event (``plugin`` set) and the
+    framework's summary (``plugin`` None), each as its wire declaration. The one table the
+    readers, the pipe codec and the JSON Schema take the payloads from."""
+
+    point: ExtensionPoint
+    by_plugin: Optional[type[Wire]] = None
+    summary: Optional[type[Wire]] = None
 
 
-def _filter(p: dict[str, Any]) -> Union[StoredFilterVerdicts, FilterSummary]:
-    if "statuses" in p:
-        return StoredFilterVerdicts(p["statuses"], p["evaluated"], p.get("pictures", {}))
-    return FilterSummary(p["evaluated"], p["feasibleNodes"], p["numFeasibleNodesToFind"], p["startIndex"],
-                         p.get("nominatedNodeOnly", False), p.get("batchHint", False))
+_BINDING = (ExtensionPoint.RESERVE, ExtensionPoint.PERMIT, ExtensionPoint.PRE_BIND, ExtensionPoint.BIND,
+            ExtensionPoint.POST_BIND)
+EVENT_KINDS: dict[ExtensionPoint, EventKind] = {kind.point: kind for kind in (
+    EventKind(ExtensionPoint.CYCLE_START, summary=CycleStart),
+    EventKind(ExtensionPoint.QUEUE_SORT, by_plugin=QueueSortResult),
+    EventKind(ExtensionPoint.PRE_FILTER, by_plugin=PreFilterPluginResult, summary=PreFilterSummary),
+    EventKind(ExtensionPoint.FILTER, by_plugin=StoredFilterVerdicts, summary=FilterSummary),
+    EventKind(ExtensionPoint.POST_FILTER, by_plugin=PostFilterOutcome, summary=PostFilterSummary),
+    EventKind(ExtensionPoint.PRE_SCORE, by_plugin=PreScorePluginResult),
+    EventKind(ExtensionPoint.SCORE, by_plugin=ScoreWire),
+    EventKind(ExtensionPoint.NORMALIZE_SCORE, by_plugin=NormalizeWire),
+    EventKind(ExtensionPoint.TOTAL, summary=TotalWire),
+    *(EventKind(point, by_plugin=BindingStep) for point in _BINDING),
+    EventKind(ExtensionPoint.CYCLE_END, summary=CycleEnd),
+    EventKind(ExtensionPoint.RUN_START, summary=RunStart),
+    EventKind(ExtensionPoint.ATTEMPT_END, summary=AttemptEnd),
+    EventKind(ExtensionPoint.QUEUE_MOVE, summary=QueueMoved),
+    EventKind(ExtensionPoint.CLUSTER, summary=ClusterChanged),
+    EventKind(ExtensionPoint.RUN_END, summary=RunEnd),
+    EventKind(ExtensionPoint.STEP_START, summary=StepStarted),
+    EventKind(ExtensionPoint.STEP_END, summary=StepEnded),
+)}
 
-
-def _post_filter(p: dict[str, Any]) -> Union[PostFilterOutcome, PostFilterSummary]:
-    if "message" in p:
-        return PostFilterSummary(p["code"], p["message"], p["plugin"])
-    return PostFilterOutcome(p["code"], p["reasons"], p["nominatedNodeName"], p["candidates"], p["victims"],
-                             p.get("nominationTie", False), p.get("summary"))
-
-
-def _normalize(p: dict[str, Any]) -> NormalizeResult:
-    """Both maps were written from the one node list, so their values line up."""
-    return NormalizeResult(list(p["normalized"]), list(p["normalized"].values()), p["weight"],
-                           list(p["weighted"].values()))
-
-
-def _total(p: dict[str, Any]) -> TotalResult:
-    totals = p["totalScores"]
-    return TotalResult(list(totals), list(totals.values()), p["nodeName"], p["ties"], p.get("error"))
-
-
-def _cluster(p: dict[str, Any]) -> ClusterChanged:
-    try:
-        kind = ClusterChangeKind(p["kind"])
-    except ValueError:
-        raise UnknownEventKind(f"unknown cluster change kind {p['kind']!r}; this release writes "
-                               f"{', '.join(k.value for k in ClusterChangeKind)}") from None
-    return ClusterChanged(p["timeMs"], kind, p["object"], p.get("node"), p.get("detail", ""), p.get("labels"),
-                          p.get("claims"))
-
-
-def _step_end(p: dict[str, Any]) -> StepEnded:
-    return StepEnded(p["step"], p["name"], p["startedMs"], p["timeMs"], p["created"], p["deleted"], p["evicted"],
-                     p["placed"], [BlockedEviction(b["pod"], b["budget"]) for b in p["blocked"]], p["pending"],
-                     p.get("succeeded", []),  # runs stored before `succeeded` existed listed them as deleted
-                     [_rollout(r) for r in p.get("rollouts", [])])
-
-
-def _rollout(p: dict[str, Any]) -> RolloutStatus:
-    return RolloutStatus(p["kind"], p["workload"], p["revision"], p["updateRevision"], p["strategy"], p["desired"],
-                         p["updated"], p["replicas"], p["available"], p["oldPods"], p["complete"], p["pending"],
-                         p.get("partition"))
-
-
-def _binding(p: dict[str, Any]) -> BindingStep:
-    return BindingStep(p["status"], p["nodeName"], p.get("state"))
-
+# Where the engine's live payload holds more than its wire form (arrays aligned with a node list),
+# how the wire form is read back into it. Every other payload reads back as its declaration.
+_LIVE_FROM_WIRE: dict[type[Wire], Callable[[Any], Any]] = {
+    ScoreWire: ScoreResult.from_wire,
+    NormalizeWire: NormalizeResult.from_wire,
+    TotalWire: TotalResult.from_wire,
+}
 
 # What a payload reads back as: its own type, but StoredFilterVerdicts for a Filter plugin's result.
 ReadPayload = Union[Payload, StoredFilterVerdicts]
 
-# One reader per kind of event: the payload's wire form back to its type.
-_READERS: dict[ExtensionPoint, Callable[[dict[str, Any]], ReadPayload]] = {
-    ExtensionPoint.CYCLE_START: _cycle_start,
-    ExtensionPoint.QUEUE_SORT: lambda p: QueueSortResult(p["order"]),
-    ExtensionPoint.PRE_FILTER: _pre_filter,
-    ExtensionPoint.FILTER: _filter,
-    ExtensionPoint.POST_FILTER: _post_filter,
-    ExtensionPoint.PRE_SCORE: lambda p: PreScorePluginResult(p["status"], p["state"]),
-    ExtensionPoint.SCORE: lambda p: ScoreResult(list(p["raw"]), list(p["raw"].values())),
-    ExtensionPoint.NORMALIZE_SCORE: _normalize,
-    ExtensionPoint.TOTAL: _total,
-    ExtensionPoint.RESERVE: _binding,
-    ExtensionPoint.PERMIT: _binding,
-    ExtensionPoint.PRE_BIND: _binding,
-    ExtensionPoint.BIND: _binding,
-    ExtensionPoint.POST_BIND: _binding,
-    ExtensionPoint.CYCLE_END: lambda p: CycleEnd(p["nodeName"], p.get("failedSchedulingMessage"), p.get("error")),
-    ExtensionPoint.RUN_START: lambda p: RunStart(p["pods"], p["release"]),
-    ExtensionPoint.ATTEMPT_END: lambda p: AttemptEnd(p["timeMs"], p["attempt"], p.get("nominatedNodeName"),
-                                                     p.get("victims", []), p.get("bindingError"), p.get("bindingNode")),
-    ExtensionPoint.QUEUE_MOVE: lambda p: QueueMoved(p["timeMs"], p["queue"], p["event"], p["plugins"]),
-    ExtensionPoint.CLUSTER: _cluster,
-    ExtensionPoint.RUN_END: lambda p: RunEnd(p["timeMs"], p["attempts"], p["final"], p["nominated"],
-                                             p.get("stoppedRetrying", [])),
-    ExtensionPoint.STEP_START: lambda p: StepStarted(p["step"], p["name"], p["timeMs"], p["operations"]),
-    ExtensionPoint.STEP_END: _step_end,
-}
+# Fields a stored run may lack because it was written before the field existed, with what they meant
+# then (a run's step ended before `succeeded` listed its completed pods among the deleted ones).
+_WRITTEN_BEFORE: dict[type[Wire], dict[str, Any]] = {StepEnded: {"succeeded": []}}
+
+
+def read_payload(declared: type[Wire], data: dict[str, Any]) -> ReadPayload:
+    """One payload's wire form back to its type (the live type where it holds more, ``_LIVE_FROM_WIRE``)."""
+    older = _WRITTEN_BEFORE.get(declared)
+    if older is not None:
+        data = {**older, **data}
+    try:
+        payload = declared.from_json(data)
+    except msgspec.ValidationError as exc:
+        raise PayloadInvalid(f"{declared.__name__}: {exc}") from None
+    if isinstance(payload, PreFilterPluginResult) and payload.picture is not None:
+        payload.picture = WrittenJSON(payload.picture)
+    live = _LIVE_FROM_WIRE.get(declared)
+    read: ReadPayload = live(payload) if live is not None else payload  # type: ignore[assignment]
+    return read
+
+
+def _unknown_cluster_change(data: dict[str, Any]) -> Optional[UnknownEventKind]:
+    kind = data.get("kind")
+    if kind in _CLUSTER_KINDS:
+        return None
+    return UnknownEventKind(f"unknown cluster change kind {kind!r}; this release writes "
+                            f"{', '.join(k.value for k in ClusterChangeKind)}")
+
+
+_CLUSTER_KINDS = frozenset(kind.value for kind in ClusterChangeKind)
 
 
 def event_from_json(data: dict[str, Any]) -> Event:
     """The event ``Event.to_json()`` wrote, typed again (``event_from_json(e.to_json()).to_json() ==
     e.to_json()``). A Filter plugin's result comes back as ``StoredFilterVerdicts``, a PreFilter picture
     as ``WrittenJSON``: what their wire form keeps. Raises ``UnknownEventKind`` for a kind this release
-    does not write, and KeyError for a payload that lacks a field its kind always has."""
+    does not write, and ``PayloadInvalid`` for a payload that does not fit its kind's declaration."""
     try:
         point = ExtensionPoint(data["extensionPoint"])
     except ValueError:
         raise UnknownEventKind(f"unknown event kind {data['extensionPoint']!r} (cycle {data.get('cycle')}, "
                                f"pod {data.get('pod')!r}); this release writes "
                                f"{', '.join(p.value for p in ExtensionPoint)}") from None
+    kind = EVENT_KINDS[point]
+    plugin = data.get("plugin")
+    declared = kind.summary if plugin is None else kind.by_plugin
+    if declared is None:
+        raise PayloadInvalid(f"a {point.value} event {'without' if plugin is None else 'with'} a plugin")
+    if point is ExtensionPoint.CLUSTER:
+        unknown = _unknown_cluster_change(data["payload"])
+        if unknown is not None:
+            raise unknown
     # Event.payload is what the engine emits; reading adds StoredFilterVerdicts
-    payload: Any = _READERS[point](data["payload"])
-    return Event(data["cycle"], data["pod"], point, data.get("plugin"), payload)
+    payload: Any = read_payload(declared, data["payload"])
+    return Event(data["cycle"], data["pod"], point, plugin, payload)
 
 
 def read_events(events_json: Iterable[dict[str, Any]]) -> Iterator[Event]:

@@ -6,34 +6,82 @@ Like ``trace``, it reads typed events: live ones, or stored ones read back from 
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Optional
+from collections.abc import Sequence
+from typing import Any, Iterable, Optional, Union
 
+import msgspec
+
+from scheduler_core.encoding.wire import Wire
 from scheduler_core.encoding.events import (
     AttemptEnd, ClusterChanged, ClusterChangeKind, CycleEnd, CycleStart, Event, ExtensionPoint, QueueMoved, RolloutStatus, RunEnd, RunStart, StepEnded,
     StepStarted, event_from_json, read_events,
 )
 
 
+class TimelineAttempt(Wire, kw_only=True):
+    """An attempt of ``timeline --json`` (../shared/spec/TIMELINE.md): its pod, the node it bound to (null:
+    not scheduled), the step it ran in (a run with steps), its FailedScheduling message, the
+    nomination it wrote, the victims its preemption chose, its binding's error."""
+
+    pod: str
+    node_name: Optional[str]
+    step: Optional[int] = None
+    failed_scheduling_message: Optional[str] = None
+    nominated_node_name: Optional[str] = None
+    victims: list[str] = []
+    binding_error: Optional[str] = None
+
+
+class PendingPod(Wire):
+    """A new pod of a rollout still pending when its step went quiet, with its last FailedScheduling
+    message (null: not attempted yet)."""
+
+    pod: str
+    failed_scheduling_message: Optional[str]
+
+
+class RolloutEntry(Wire, kw_only=True):
+    """A rollout of ``timeline --json`` and of the run view's steps: the step, every field of its
+    ``RolloutStatus`` (made from them: a field added there and not here fails loudly), the new pods
+    still pending with their messages, and kubectl rollout status's sentence."""
+
+    step: int
+    kind: str
+    workload: str
+    revision: int
+    update_revision: str
+    strategy: str
+    desired: int
+    updated: int
+    replicas: int
+    available: int
+    old_pods: list[str]
+    complete: bool
+    pending: list[PendingPod]
+    partition: Optional[int] = None
+    status: str
+
+
+AnyAttempt = Union[TimelineAttempt, "StoryAttempt"]
+
+
 class TimelineBuilder:
     def __init__(self) -> None:
         self.release = ""
-        self.attempts: list[dict[str, Any]] = []
+        self.attempts: list[TimelineAttempt] = []
         self.final: dict[str, Any] = {}
         self.nominated: dict[str, str] = {}
         self.steps: list[dict[str, Any]] = []  # a run with steps (../shared/spec/CHANGES.md) only
         self._step: Optional[int] = None  # the step under way; None: a run without steps
         self.stopped_retrying: list[str] = []
-        self.rollouts: list[dict[str, Any]] = []  # a run with a rollout only
+        self.rollouts: list[RolloutEntry] = []  # a run with a rollout only
 
     def add(self, event: Event) -> None:
         payload = event.payload
         if isinstance(payload, RunStart):
             self.release = payload.release
         elif isinstance(payload, CycleStart):
-            attempt: dict[str, Any] = {"pod": payload.pod, "nodeName": None}
-            if self._step is not None:
-                attempt["step"] = self._step
-            self.attempts.append(attempt)
+            self.attempts.append(TimelineAttempt(pod=payload.pod, node_name=None, step=self._step))
         elif isinstance(payload, StepStarted):
             self._step = payload.step
         elif isinstance(payload, StepEnded):
@@ -41,9 +89,9 @@ class TimelineBuilder:
             messages = last_messages(self.attempts)
             self.rollouts.extend(rollout_entry(payload.step, r, messages) for r in payload.rollouts)
         elif isinstance(payload, CycleEnd):
-            self._cycle_end(self.attempts[-1], payload)
+            cycle_ended(self.attempts[-1], payload)
         elif isinstance(payload, AttemptEnd):
-            self._attempt_end(self.attempts[-1], payload)
+            attempt_ended(self.attempts[-1], payload)
         elif isinstance(payload, RunEnd):
             self.final = dict(payload.final)
             self.nominated = dict(payload.nominated)
@@ -53,38 +101,37 @@ class TimelineBuilder:
         """A stored event (``Event.to_json()``), read back typed."""
         self.add(event_from_json(event))
 
-    @staticmethod
-    def _cycle_end(attempt: dict[str, Any], payload: CycleEnd) -> None:
-        attempt["nodeName"] = payload.node_name
-        if payload.node_name is None:
-            message = payload.failed_scheduling_message or payload.error
-            if message is not None:
-                attempt["failedSchedulingMessage"] = message
-
-    @staticmethod
-    def _attempt_end(attempt: dict[str, Any], payload: AttemptEnd) -> None:
-        """The keys the wire form carries only when set, in its order."""
-        if payload.nominated_node_name is not None:
-            attempt["nominatedNodeName"] = payload.nominated_node_name
-        if payload.victims:
-            attempt["victims"] = payload.victims
-        if payload.binding_error is not None:  # a node was chosen; its binding failed (no FailedScheduling text)
-            attempt["bindingError"] = payload.binding_error
-            attempt["nodeName"] = payload.binding_node
-            attempt.pop("failedSchedulingMessage", None)
-
     def summary(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"release": self.release, "attempts": self.attempts}
+        out: dict[str, Any] = {"release": self.release, "attempts": [attempt.to_json() for attempt in self.attempts]}
         if self._step is not None:
             out["steps"] = self.steps
         if self.rollouts:  # only a run with a rollout has the key (docs/CHANGES.md "Rollouts")
-            out["rollouts"] = self.rollouts
+            out["rollouts"] = [rollout.to_json() for rollout in self.rollouts]
         out["final"] = dict(sorted(self.final.items()))
         if self.nominated:
             out["nominated"] = dict(sorted(self.nominated.items()))
         if self.stopped_retrying:  # not in the spec's output: only when the release would never end
             out["stoppedRetrying"] = self.stopped_retrying
         return out
+
+
+def cycle_ended(attempt: AnyAttempt, payload: CycleEnd) -> None:
+    """An attempt's outcome from its CycleEnd: the node, or why not."""
+    attempt.node_name = payload.node_name
+    if payload.node_name is None:
+        message = payload.failed_scheduling_message or payload.error
+        if message is not None:
+            attempt.failed_scheduling_message = message
+
+
+def attempt_ended(attempt: AnyAttempt, payload: AttemptEnd) -> None:
+    """What the run to the end adds to an attempt: the nomination, the victims, a failed binding."""
+    attempt.nominated_node_name = payload.nominated_node_name
+    attempt.victims = payload.victims
+    if payload.binding_error is not None:  # a node was chosen; its binding failed (no FailedScheduling text)
+        attempt.binding_error = payload.binding_error
+        attempt.node_name = payload.binding_node
+        attempt.failed_scheduling_message = None
 
 
 def step_entry(payload: StepEnded) -> dict[str, Any]:
@@ -95,23 +142,23 @@ def step_entry(payload: StepEnded) -> dict[str, Any]:
             "pending": payload.pending}
 
 
-def last_messages(attempts: list[dict[str, Any]]) -> dict[str, str]:
+def last_messages(attempts: Sequence[AnyAttempt]) -> dict[str, str]:
     """Each pod's FailedScheduling message of its last attempt, when that attempt failed."""
     messages: dict[str, str] = {}
     for attempt in attempts:
-        if attempt.get("nodeName") is None and "failedSchedulingMessage" in attempt:
-            messages[attempt["pod"]] = attempt["failedSchedulingMessage"]
+        if attempt.node_name is None and attempt.failed_scheduling_message is not None:
+            messages[attempt.pod] = attempt.failed_scheduling_message
         else:
-            messages.pop(attempt["pod"], None)
+            messages.pop(attempt.pod, None)
     return messages
 
 
-def rollout_entry(step: int, rollout: RolloutStatus, messages: dict[str, str]) -> dict[str, Any]:
+def rollout_entry(step: int, rollout: RolloutStatus, messages: dict[str, str]) -> RolloutEntry:
     """A rollout of ``timeline --json``: its counts when the step went quiet, kubectl rollout
     status's sentence, and each new pod still pending with its FailedScheduling message."""
-    entry = {"step": step, **rollout.to_json(), "status": rollout_status_text(rollout)}
-    entry["pending"] = [{"pod": pod, "failedSchedulingMessage": messages.get(pod)} for pod in rollout.pending]
-    return entry
+    counts = msgspec.structs.asdict(rollout)
+    counts["pending"] = [PendingPod(pod, messages.get(pod)) for pod in rollout.pending]
+    return RolloutEntry(step=step, **counts, status=rollout_status_text(rollout))
 
 
 def rollout_status_text(rollout: RolloutStatus) -> str:
@@ -211,6 +258,90 @@ def clock_text(ms: int) -> str:
     return f"{ms // 60000}:{ms // 1000 % 60:02d}.{ms % 1000:03d}"
 
 
+class StoryAttempt(Wire, kw_only=True):
+    """An attempt as the run view's timeline lists it: its cycle, pod and priority, the node it bound
+    to or its FailedScheduling message; a run to the end adds when it ended (``timeMs``, ``time``),
+    the pod's attempt number, the nomination, the victims and a failed binding. ``text``: the
+    sentence ``timeline`` prints for it (absent while the attempt is under way)."""
+
+    cycle: int
+    pod: str
+    priority: int
+    node_name: Optional[str]
+    failed_scheduling_message: Optional[str] = None
+    time_ms: Optional[int] = None
+    attempt: Optional[int] = None
+    time: Optional[str] = None
+    nominated_node_name: Optional[str] = None
+    victims: list[str] = []
+    binding_error: Optional[str] = None
+    text: Optional[str] = None
+
+
+class StoryMove(QueueMoved, kw_only=True):
+    """A queue move as the timeline lists it: the QueueMove payload's fields, the attempt it followed
+    (``cycle``: -1 before the first), the moved pod, the time and the sentence."""
+
+    cycle: int
+    pod: str
+    time: str
+    text: str
+
+
+class StoryChange(ClusterChanged, kw_only=True):
+    """A cluster change as the timeline lists it: the Cluster payload's fields, the attempt it
+    followed, the pod (or "" for other objects), the time and the sentence."""
+
+    cycle: int
+    pod: str
+    time: str
+    text: str
+
+
+class StepSummary(StepEnded):
+    """A step's StepEnd payload as the run view shows it: each rollout as ``timeline --json`` has it."""
+
+    rollouts: list[RolloutEntry] = []  # type: ignore[assignment]
+
+
+class StoryStep(Wire, kw_only=True):
+    """A step of a run with steps: its heading (number, name, operations, start, sentence) and, once
+    it went quiet, its summary."""
+
+    step: int
+    name: str
+    time_ms: int
+    time: str
+    operations: list[str]
+    text: str
+    summary: Optional[StepSummary] = None
+
+
+class StoryEntry(Wire):
+    """One line of the timeline, in stream order: which list (attempt, move, change, step) and where."""
+
+    kind: str
+    index: int
+
+
+class RunStory(Wire, kw_only=True):
+    """What the run view's timeline draws (GET /api/runs/N/timeline): every attempt, queue move and
+    cluster change with its time and sentence, the entries in stream order, where every pod ended,
+    the nominations left, the run's end in one sentence; a run with steps adds its steps."""
+
+    attempts: list[StoryAttempt]
+    moves: list[StoryMove]
+    changes: list[StoryChange]
+    entries: list[StoryEntry]
+    final: dict[str, Optional[str]]
+    nominated: dict[str, str]
+    time_ms: Optional[int]  # the run's end (null while under way)
+    finished: bool
+    outcome: str
+    steps: list[StoryStep] = []  # a run with steps only: the story of a run without keeps its shape
+
+
+
 class StoryBuilder:
     """What the run view draws for a run to the end, from the same stream: every attempt with its
     time, the pod's attempt number and outcome; every queue move (which event, which plugins'
@@ -220,49 +351,41 @@ class StoryBuilder:
     ``entries`` lists every item in stream order as (kind, index)."""
 
     def __init__(self) -> None:
-        self.attempts: list[dict[str, Any]] = []
-        self.moves: list[dict[str, Any]] = []
-        self.changes: list[dict[str, Any]] = []
+        self.attempts: list[StoryAttempt] = []
+        self.moves: list[StoryMove] = []
+        self.changes: list[StoryChange] = []
         self.entries: list[tuple[str, int]] = []
         self.end: Optional[RunEnd] = None
-        self.steps: list[dict[str, Any]] = []  # a run with steps: one heading each
+        self.steps: list[StoryStep] = []  # a run with steps: one heading each
         self._cause = ""  # the object of the last cluster change, named in the moves it causes
 
     def add(self, event: Event) -> None:
         payload = event.payload
         if isinstance(payload, CycleStart):
-            self.attempts.append({"cycle": event.cycle, "pod": payload.pod, "priority": payload.priority,
-                                  "nodeName": None})
+            self.attempts.append(StoryAttempt(cycle=event.cycle, pod=payload.pod, priority=payload.priority,
+                                              node_name=None))
         elif isinstance(payload, CycleEnd) and self.attempts:
-            TimelineBuilder._cycle_end(self.attempts[-1], payload)
-            if "timeMs" not in self.attempts[-1]:  # a single pass has no AttemptEnd
-                self.attempts[-1]["text"] = _attempt_text(self.attempts[-1], None)
+            cycle_ended(self.attempts[-1], payload)
+            if self.attempts[-1].time_ms is None:  # a single pass has no AttemptEnd
+                self.attempts[-1].text = _attempt_text(self.attempts[-1], None)
         elif isinstance(payload, AttemptEnd) and self.attempts:
             attempt = self.attempts[-1]
-            attempt["timeMs"], attempt["attempt"] = payload.time_ms, payload.attempt
-            attempt["time"] = clock_text(payload.time_ms)
-            TimelineBuilder._attempt_end(attempt, payload)
-            attempt["text"] = _attempt_text(attempt, payload.attempt)
+            attempt.time_ms, attempt.attempt = payload.time_ms, payload.attempt
+            attempt.time = clock_text(payload.time_ms)
+            attempt_ended(attempt, payload)
+            attempt.text = _attempt_text(attempt, payload.attempt)
             self.entries.append(("attempt", len(self.attempts) - 1))
         elif isinstance(payload, QueueMoved):
             self._move(event.pod, payload)
         elif isinstance(payload, ClusterChanged):
-            self._cause = payload.object
-            self.changes.append({"cycle": self._after(), "pod": event.pod, **payload.to_json(),
-                                 "time": clock_text(payload.time_ms), "text": _change_text(event.pod, payload)})
-            if payload.kind is not ClusterChangeKind.POD_STATUS:  # said by the attempt's or the victim's sentence
-                self.entries.append(("change", len(self.changes) - 1))
+            self._change(event.pod, payload)
         elif isinstance(payload, StepStarted):
-            self.steps.append({"step": payload.step, "name": payload.name, "timeMs": payload.time_ms,
-                               "time": clock_text(payload.time_ms), "operations": payload.operations,
-                               "text": f"step {payload.step} — {payload.name}"})
+            self.steps.append(StoryStep(step=payload.step, name=payload.name, time_ms=payload.time_ms,
+                                        time=clock_text(payload.time_ms), operations=payload.operations,
+                                        text=f"step {payload.step} — {payload.name}"))
             self.entries.append(("step", len(self.steps) - 1))
         elif isinstance(payload, StepEnded) and self.steps:
-            messages = last_messages(self.attempts)
-            summary = payload.to_json()
-            if payload.rollouts:  # as timeline --json has them: kubectl's sentence, each pending pod's message
-                summary["rollouts"] = [rollout_entry(payload.step, r, messages) for r in payload.rollouts]
-            self.steps[-1].update(summary=summary, text=step_heading(payload, messages))
+            self._step_ended(payload)
         elif isinstance(payload, RunEnd):
             self.end = payload
 
@@ -273,19 +396,37 @@ class StoryBuilder:
     def _move(self, pod: str, payload: QueueMoved) -> None:
         reason = _EVENT_WORDS.get(payload.event, payload.event).format(other=self._cause or "?")
         plugins = f" ({', '.join(payload.plugins)})" if payload.plugins else ""
-        self.moves.append({"cycle": self._after(), "pod": pod, **payload.to_json(), "time": clock_text(payload.time_ms),
-                           "text": f"{pod} moved to {payload.queue}: {reason}{plugins}"})
+        self.moves.append(StoryMove(**msgspec.structs.asdict(payload), cycle=self._after(), pod=pod,
+                                    time=clock_text(payload.time_ms),
+                                    text=f"{pod} moved to {payload.queue}: {reason}{plugins}"))
         if payload.event != "ScheduleAttemptFailure":  # said by the attempt's own sentence
             self.entries.append(("move", len(self.moves) - 1))
 
+    def _change(self, pod: str, payload: ClusterChanged) -> None:
+        self._cause = payload.object
+        self.changes.append(StoryChange(**msgspec.structs.asdict(payload), cycle=self._after(), pod=pod,
+                                        time=clock_text(payload.time_ms), text=_change_text(pod, payload)))
+        if payload.kind is not ClusterChangeKind.POD_STATUS:  # said by the attempt's or the victim's sentence
+            self.entries.append(("change", len(self.changes) - 1))
+
+    def _step_ended(self, payload: StepEnded) -> None:
+        """The step's summary: its StepEnd payload, each rollout with kubectl's sentence and each
+        pending pod's message, as timeline --json has them."""
+        messages = last_messages(self.attempts)
+        rollouts = [rollout_entry(payload.step, r, messages) for r in payload.rollouts]
+        summary = StepSummary(**{**msgspec.structs.asdict(payload), "rollouts": rollouts})
+        self.steps[-1].summary = summary
+        self.steps[-1].text = step_heading(payload, messages)
+
     def _after(self) -> int:
-        return self.attempts[-1]["cycle"] if self.attempts else -1
+        return self.attempts[-1].cycle if self.attempts else -1
 
     def lines(self) -> list[str]:
         """The readable account: one timed sentence per entry, then the end."""
-        items = {"attempt": self.attempts, "move": self.moves, "change": self.changes, "step": self.steps}
-        out = [f"{items[kind][i]['time']} {items[kind][i]['text']}" if kind != "step"
-               else f"\n== {items[kind][i]['time']} {items[kind][i]['text']}" for kind, i in self.entries]
+        items: dict[str, Sequence[StoryAttempt | StoryMove | StoryChange | StoryStep]] = {
+            "attempt": self.attempts, "move": self.moves, "change": self.changes, "step": self.steps}
+        out = [f"{items[kind][i].time} {items[kind][i].text}" if kind != "step"
+               else f"\n== {items[kind][i].time} {items[kind][i].text}" for kind, i in self.entries]
         if self.end is not None:
             out.append(f"{clock_text(self.end.time_ms)} {self._end_text(self.end)}")
         return out
@@ -310,27 +451,28 @@ class StoryBuilder:
             parts.append(f"Nominated: {', '.join(nominated)}.")
         return " ".join(parts)
 
+    def story(self) -> RunStory:
+        end = self.end
+        return RunStory(attempts=self.attempts, moves=self.moves, changes=self.changes,
+                        entries=[StoryEntry(kind, i) for kind, i in self.entries],
+                        final=dict(sorted((end.final if end else {}).items())),
+                        nominated=dict(sorted((end.nominated if end else {}).items())),
+                        time_ms=end.time_ms if end else None, finished=end is not None,
+                        outcome=self._outcome_text(), steps=self.steps)
+
     def summary(self) -> dict[str, Any]:
-        out = {"attempts": self.attempts, "moves": self.moves, "changes": self.changes,
-                "entries": [{"kind": kind, "index": i} for kind, i in self.entries],
-                "final": dict(sorted((self.end.final if self.end else {}).items())),
-                "nominated": dict(sorted((self.end.nominated if self.end else {}).items())),
-                "timeMs": self.end.time_ms if self.end else None, "finished": self.end is not None,
-                "outcome": self._outcome_text()}
-        if self.steps:  # a run with steps only: the story of a run without keeps its shape
-            out["steps"] = self.steps
-        return out
+        return self.story().to_json()
 
 
-def _attempt_text(attempt: dict[str, Any], number: Optional[int]) -> str:
-    which = f"{attempt['pod']} (attempt {number})" if number is not None else attempt["pod"]
-    if attempt.get("bindingError"):
-        return f"{which}: chose {attempt['nodeName']}, binding failed — {attempt['bindingError']}"
-    if attempt.get("nodeName"):
-        return f"{which}: scheduled to {attempt['nodeName']}"
-    text = f"{which}: unschedulable — {attempt.get('failedSchedulingMessage', '')}"
-    if attempt.get("victims"):
-        text += f" → preempts {', '.join(attempt['victims'])} on {attempt.get('nominatedNodeName')}"
+def _attempt_text(attempt: StoryAttempt, number: Optional[int]) -> str:
+    which = f"{attempt.pod} (attempt {number})" if number is not None else attempt.pod
+    if attempt.binding_error:
+        return f"{which}: chose {attempt.node_name}, binding failed — {attempt.binding_error}"
+    if attempt.node_name:
+        return f"{which}: scheduled to {attempt.node_name}"
+    text = f"{which}: unschedulable — {attempt.failed_scheduling_message or ''}"
+    if attempt.victims:
+        text += f" → preempts {', '.join(attempt.victims)} on {attempt.nominated_node_name}"
     return text
 
 

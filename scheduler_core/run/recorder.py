@@ -91,13 +91,6 @@ def record_cycle(cycle: RecordedCycle) -> Iterator[Event]:
     yield recorder.ended(cycle.outcome)
 
 
-# PAYLOAD_FIELDS: the payload classes (encoding/events.py) declare their status fields
-# dict[str, Any] and their node lists list[str], where the recorder hands them a StatusJson and the
-# lazy node lists (NodeList, Sequence) their encoders read. encoding/ is being re-typed one schema
-# per payload; until that lands these calls carry type: ignore[arg-type] ("unused-ignore" keeps
-# them quiet once it has: delete them then).
-
-
 class CycleRecorder:
     """One cycle's steps as events (with the pictures the browser shows)."""
 
@@ -146,10 +139,10 @@ class CycleRecorder:
                 describe = self.capabilities.pre_filter_picture.get(item.plugin)
                 picture = describe.pre_filter_picture(state, pod) if describe is not None else None
             yield self.event(ExtensionPoint.PRE_FILTER, item.plugin,
-                             PreFilterPluginResult(status_json(item.status), names, plugin_state, picture))  # type: ignore[arg-type, unused-ignore]  # PAYLOAD_FIELDS
+                             PreFilterPluginResult(status_json(item.status), names, plugin_state, picture))
         merged = None if pre.result.node_names is None else sorted(pre.result.node_names)
         yield self.event(ExtensionPoint.PRE_FILTER, None, PreFilterSummary(
-            status_json(pre.status), merged, list(pre.skipped), list(pre.narrowing_plugins)))  # type: ignore[arg-type, unused-ignore]  # PAYLOAD_FIELDS
+            status_json(pre.status), merged, list(pre.skipped), list(pre.narrowing_plugins)))
 
     def _filter(self, step: FilterDone) -> Iterator[Event]:
         passed = step.passed
@@ -157,9 +150,9 @@ class CycleRecorder:
         evaluated = table.node_list(passed.evaluated)
         for plugin, verdict in passed.verdicts:
             yield self.event(ExtensionPoint.FILTER, plugin, FilterPluginResult(
-                evaluated, verdict.palette, verdict.choice, self._node_pictures(plugin, passed.evaluated, verdict.choice)))  # type: ignore[arg-type, unused-ignore]  # PAYLOAD_FIELDS
+                evaluated, verdict.palette, verdict.choice, self._node_pictures(plugin, passed.evaluated, verdict.choice)))
         yield self.event(ExtensionPoint.FILTER, None, FilterSummary(
-            evaluated, step.feasible, passed.num_to_find, passed.start_index, step.nominated_only, step.batch_hint))  # type: ignore[arg-type, unused-ignore]  # PAYLOAD_FIELDS
+            evaluated, step.feasible, passed.num_to_find, passed.start_index, step.nominated_only, step.batch_hint))
 
     def _node_pictures(self, plugin: str, evaluated: np.ndarray, choice: np.ndarray) -> dict[str, Any]:
         """The plugin's node_picture() per node it rejected (explanations: why not there; a node it
@@ -192,21 +185,21 @@ class CycleRecorder:
     def _pre_score(self, step: PreScoreDone) -> Iterator[Event]:
         plugin, status = step.plugin, step.status
         state = _pre_score_state(self.capabilities, plugin, self.cycle.state) if is_success(status) else None
-        yield self.event(ExtensionPoint.PRE_SCORE, plugin, PreScorePluginResult(status_json(status), state))  # type: ignore[arg-type, unused-ignore]  # PAYLOAD_FIELDS
+        yield self.event(ExtensionPoint.PRE_SCORE, plugin, PreScorePluginResult(status_json(status), state))
 
     def _score(self, step: ScoreDone) -> Iterator[Event]:
         outcome = step.outcome
-        yield self.event(ExtensionPoint.SCORE, outcome.plugin, ScoreResult(step.names, outcome.raw))  # type: ignore[arg-type, unused-ignore]  # PAYLOAD_FIELDS
+        yield self.event(ExtensionPoint.SCORE, outcome.plugin, ScoreResult(step.names, outcome.raw))
         yield self.event(ExtensionPoint.NORMALIZE_SCORE, outcome.plugin,
-                         NormalizeResult(step.names, outcome.normalized, outcome.weight, outcome.weighted))  # type: ignore[arg-type, unused-ignore]  # PAYLOAD_FIELDS
+                         NormalizeResult(step.names, outcome.normalized, outcome.weight, outcome.weighted))
 
     def _binding_step(self, step: BindingStepDone) -> Iterator[Event]:
         state = _binding_state_json(self.capabilities, step.plugin, self.cycle.state, step.node)
-        yield self.event(step.point, step.plugin, BindingStep(status_json(step.status), step.node, state))  # type: ignore[arg-type, unused-ignore]  # PAYLOAD_FIELDS
+        yield self.event(step.point, step.plugin, BindingStep(status_json(step.status), step.node, state))
 
     def _total(self, step: HostSelected) -> Iterator[Event]:
         yield self.event(ExtensionPoint.TOTAL, None, TotalResult(
-            step.names, step.totals, step.chosen, step.ties, tie_positions=step.tie_positions))  # type: ignore[arg-type, unused-ignore]  # PAYLOAD_FIELDS
+            step.names, step.totals, step.chosen, step.ties, tie_positions=step.tie_positions))
 
     def _scoring_failed(self, step: ScoringFailed) -> Iterator[Event]:
         yield self.event(ExtensionPoint.TOTAL, None, TotalResult([], [], None, [], error=step.message))
@@ -230,9 +223,10 @@ def _post_filter_payload(result: Optional[PostFilterResult], status: MaybeStatus
     code = status.code.label if is_failure(status) else "Success"
     reasons = list(status.reasons) if is_failure(status) else []
     if result is None:
-        return PostFilterOutcome(code, reasons, None, {}, [])
-    return PostFilterOutcome(code, reasons, result.nominated_node_name, dict(result.candidates),
-                             list(result.victims), result.nomination_tie, result.summary)
+        return PostFilterOutcome(code, reasons, nominated_node_name=None, victims=[], candidates={})
+    return PostFilterOutcome(code, reasons, nominated_node_name=result.nominated_node_name,
+                             victims=list(result.victims), candidates=dict(result.candidates),
+                             nomination_tie=result.nomination_tie, summary=result.summary)
 
 
 def _binding_state_json(capabilities: Capabilities, plugin: str, state: CycleState, node: str) -> Any:

@@ -9,6 +9,7 @@
 import { api } from "./api.js";
 import { draw, safe } from "./charts/plot.js";
 import { h, mount } from "./dom.js";
+import { checked } from "./schemacheck.js";
 
 const FINISHED = new Set(["succeeded", "failed", "cancelled"]);
 const POLL_MS = 1000;
@@ -165,12 +166,14 @@ function title(q) {
 export function renderAnswer(q) {
   if (q.status !== "succeeded") return h("p.notice.notice-error.capacity-error", `The question ${q.status}${q.error ? `: ${q.error}` : "."}`);
   const a = q.answer;
+  // The engine's answers as `capacity --json` writes them (less the trials the API keeps to itself),
+  // held to their declarations when the page checks payloads; `copies` is the API's own shape.
   return [
-    a.fit ? fitView(a.fit) : null,
+    a.fit ? fitView(checked(a.fit, "FitAnswerJSON")) : null,
     a.copies ? copiesView(a.copies, q.progress) : null,
-    a.nodes ? nodesView(a.nodes) : null,
-    a.removable ? removableView(a.removable) : null,
-    a.fragmentation ? fragmentationView(a.fragmentation) : null,
+    a.nodes ? nodesView(checked(a.nodes, "NodesAnswerJSON")) : null,
+    a.removable ? removableView(checked(a.removable, "RemovableAnswerJSON")) : null,
+    a.fragmentation ? fragmentationView(checked(a.fragmentation, "FragmentationAnswerJSON")) : null,
     q.deciding ? decidingView(q) : null,
   ];
 }

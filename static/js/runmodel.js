@@ -1,5 +1,7 @@
 // Events (docs/ENGINE_API.md) -> cycles -> steps. Pure: no DOM, no drawing, no arithmetic on scores.
 
+import { checked } from "./schemacheck.js";
+
 export const POINT = Object.freeze({
   CYCLE_START: "CycleStart",
   QUEUE_SORT: "QueueSort",
@@ -68,7 +70,8 @@ export class RunModel {
     for (const event of events) this.addOne(event);
   }
 
-  addOne(event) {
+  addOne(received) {
+    const event = checked(received, "Event"); // every view reads the events from here
     this.eventCount += 1;
     const point = event.extensionPoint;
     if (LOOP_POINTS.has(point)) {

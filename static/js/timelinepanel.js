@@ -6,6 +6,7 @@
 
 import { api } from "./api.js";
 import { h, mount } from "./dom.js";
+import { checked } from "./schemacheck.js";
 
 const KIND_LABEL = { attempt: "attempt", move: "queue", change: "cluster", step: "step" };
 
@@ -35,13 +36,15 @@ export class TimelinePanel {
   }
 
   async load() {
+    let served;
     try {
-      this.story = await api.timeline(this.runId);
+      served = await api.timeline(this.runId);
     } catch (error) {
       mount(this.list, h("li.muted", `The timeline could not be read: ${error.message}`));
       return;
     }
-    this.onStory(this.story);
+    this.onStory(served); // with the web app's own keys (mode, recorded) beside the engine's story
+    this.story = checked(served, "RunStory");
     const pods = [...new Set(this.story.attempts.map((a) => a.pod))];
     mount(this.podSelect, new Option("every pod", ""), pods.map((pod) => new Option(pod, pod)));
     this.podSelect.value = this.pod;

@@ -27,13 +27,14 @@ same JSON when stored, only without the typed encoder's columns.
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import operator
 import pickle
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any, BinaryIO, Optional
 
+import msgspec
 import numpy as np
 
 from scheduler_core.encoding import events
@@ -151,37 +152,13 @@ def _joined(names: Any) -> Optional[str]:
     return text if text.count(SEPARATOR) == len(names) - 1 else None
 
 
-_FIELDS: dict[type, Optional[tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]]] = {}
-
-
-def _fields_of(cls: type) -> Optional[tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]]:
-    """A slotted dataclass's field names and one getter for all of them (None: not one)."""
-    if cls not in _FIELDS:
-        found = None
-        if dataclasses.is_dataclass(cls) and "__slots__" in vars(cls):
-            names = tuple(f.name for f in dataclasses.fields(cls))
-            getter = operator.attrgetter(*names) if len(names) > 1 else (lambda obj, get=operator.attrgetter(names[0]): (get(obj),))
-            found = (names, getter)
-        _FIELDS[cls] = found
-    return _FIELDS[cls]
-
-
-def _slotted(cls: type[Any], values: tuple[Any, ...]) -> Any:
-    # cls is a slotted dataclass; mypy reads ``cls.__new__`` as the metaclass's type.__new__.
-    obj = cls.__new__(cls)  # type: ignore[call-overload]
-    fields = _fields_of(cls)
-    assert fields is not None  # only slotted dataclasses are sent field by field
-    for name, value in zip(fields[0], values):
-        object.__setattr__(obj, name, value)
-    return obj
-
-
-# Every payload the engine emits, numbered on the wire (both sides import the same list).
-PAYLOAD_TYPES: tuple[type, ...] = tuple(
+# Every payload the engine emits (and those a stream reads back as), numbered on the wire: each
+# struct the events module declares, in declaration order (both sides import the same module).
+PAYLOAD_TYPES: tuple[type[msgspec.Struct], ...] = tuple(
     cls for cls in vars(events).values()
-    if isinstance(cls, type) and cls.__module__ == events.__name__ and dataclasses.is_dataclass(cls) and cls is not Event
+    if isinstance(cls, type) and issubclass(cls, msgspec.Struct) and cls.__module__ == events.__name__
+    and cls is not Event
 )
-_CODES = {cls: code for code, cls in enumerate(PAYLOAD_TYPES)}
 _UNKNOWN = -1  # a payload of another type: pickled as it is
 
 
@@ -205,7 +182,7 @@ class Sender(pickle.Pickler):
         self.journal: list[tuple[_Ring, int, Any]] = []
         self.rings = {kind: _Ring(size, self.journal) for kind, size in RING_SIZES.items()}
         self.count = 0
-        # ScoreResult.raw of the event being written, and of the one before it (see _encode_normalize)
+        # ScoreResult.raw of the event being written, and of the one before it (see _send_normalized)
         self.raw: Any = None
         self.previous_raw: Any = None
 
@@ -226,7 +203,7 @@ class Sender(pickle.Pickler):
             self.raw = None
             if not isinstance(exc, (pickle.PicklingError, TypeError, AttributeError, ValueError)):
                 raise
-            self.dump((*envelope, _CODES[WrittenJSON], (payload.to_json(),)))
+            self.dump((*envelope, _PLANS[WrittenJSON].code, (payload.to_json(),)))
         self.count += 1
 
     def _take_back(self, start: int) -> None:
@@ -235,13 +212,16 @@ class Sender(pickle.Pickler):
             ring.undo(slot, old)
 
     def payload(self, kind: type, payload: Any) -> tuple[int, Any]:
-        encode = _ENCODERS.get(kind)
-        if encode is not None:
-            return _CODES[kind], encode(self, payload)
-        fields = _fields_of(kind)
-        if fields is not None and kind in _CODES:
-            return _CODES[kind], fields[1](payload)
-        return _UNKNOWN, payload
+        """(its type's number, its fields in declaration order, each as _SENT says or as it is)."""
+        plan = _PLANS.get(kind)
+        if plan is None:
+            return _UNKNOWN, payload
+        if not plan.sent:
+            return plan.code, plan.get(payload)
+        values = list(plan.get(payload))
+        for position, send in plan.sent:
+            values[position] = send(self, payload)
+        return plan.code, values
 
     def flush_to(self, write: Callable[[memoryview, int], None]) -> None:
         """``write(frame, events in it)`` with the events added since the last frame, then a new frame."""
@@ -329,93 +309,77 @@ class Sender(pickle.Pickler):
         return NotImplemented
 
 
-def _encode_filter(sender: Sender, result: FilterPluginResult) -> tuple[Any, ...]:
-    pictures = {node: picture.to_json() for node, picture in result.pictures.items()}
-    return sender.nodes(result.nodes), result.palette, sender.array(result.choice), pictures
+def _send_filter_pictures(sender: Sender, result: FilterPluginResult) -> dict[str, Any]:
+    return {node: picture.to_json() for node, picture in result.pictures.items()}
 
 
-def _encode_filter_summary(sender: Sender, summary: FilterSummary) -> tuple[Any, ...]:
-    return (sender.nodes(summary.evaluated), sender.nodes(summary.feasible_nodes), summary.num_feasible_nodes_to_find,
-            summary.start_index, summary.nominated_only, summary.batch_hint)
-
-
-def _encode_score(sender: Sender, result: ScoreResult) -> tuple[Any, ...]:
+def _send_raw(sender: Sender, result: ScoreResult) -> Any:
     sender.raw = result.raw
-    return sender.nodes(result.nodes), sender.array(result.raw)
+    return sender.array(result.raw)
 
 
-def _encode_normalize(sender: Sender, result: NormalizeResult) -> tuple[Any, ...]:
+def _send_normalized(sender: Sender, result: NormalizeResult) -> Any:
     # A plugin without NormalizeScore hands its raw scores on as they are (the same array): the
     # recorder emits a plugin's ScoreResult and NormalizeResult back to back from one outcome, so
     # the array of the event just written is this one, unchanged; the reader reuses its own.
+    raw = sender.previous_raw
+    return _SAME_AS_RAW if raw is not None and result.normalized is raw else sender.array(result.normalized)
+
+
+def _send_weighted(sender: Sender, result: NormalizeResult) -> Any:
     # A weight of 1 leaves the normalized array as the weighted one (Framework.run_score_plugin).
-    raw, normalized = sender.previous_raw, result.normalized
-    weighted = _SAME_AS_NORMALIZED if result.weighted is normalized else sender.array(result.weighted)
-    normalized = _SAME_AS_RAW if raw is not None and normalized is raw else sender.array(normalized)
-    return sender.nodes(result.nodes), normalized, result.weight, weighted
+    return _SAME_AS_NORMALIZED if result.weighted is result.normalized else sender.array(result.weighted)
 
 
-def _encode_total(sender: Sender, result: TotalResult) -> tuple[Any, ...]:
-    positions = result.tie_positions
+def _send_ties(sender: Sender, result: TotalResult) -> Any:
     # With the positions, the ties are the engine's own nodes[p] for p in them: gathered again there.
-    ties = None if positions is not None else result.ties
-    return (sender.nodes(result.nodes), sender.array(result.totals), result.node_name, ties, result.error,
-            sender.array(positions) if positions is not None else None)
+    return None if result.tie_positions is not None else result.ties
 
 
-def _encode_pre_score(sender: Sender, result: PreScorePluginResult) -> tuple[Any, ...]:
+def _send_tie_positions(sender: Sender, result: TotalResult) -> Any:
+    positions = result.tie_positions
+    return sender.array(positions) if positions is not None else None
+
+
+def _send_pre_score_state(sender: Sender, result: PreScorePluginResult) -> tuple[bool, Any]:
+    """(typed, its JSON): a typed state's per-node counts left as marks the reader's to_json fills."""
     state = result.state
     typed = hasattr(state, "to_json")
-    return result.status, typed, state.to_json(_CountsMark) if typed else state
+    return typed, state.to_json(_CountsMark) if typed else state
 
 
-def _encode_pre_filter(sender: Sender, result: PreFilterPluginResult) -> tuple[Any, ...]:
+def _send_picture(sender: Sender, result: PreFilterPluginResult) -> Any:
     picture = result.picture
-    return result.status, result.node_names, result.state, None if picture is None else (picture.to_json(_NodesMark),)
+    return None if picture is None else picture.to_json(_NodesMark)
 
 
-def _encode_cycle_start(sender: Sender, start: CycleStart) -> tuple[Any, ...]:
-    # The ring puts in the order the reader meets them: the queue, then the queues.
-    queue = sender.pod_names(start.queue)
+def _send_queues(sender: Sender, start: CycleStart) -> Any:
     queues = start.queues
-    if queues is not None:
-        queues = {name: sender.pod_names(names) for name, names in queues.items()}
-    return (start.pod, start.namespace, start.name, start.priority, start.labels, queue, start.node_count,
-            start.cycles, start.volumes, queues)
-
-
-def _encode_queue_sort(sender: Sender, result: QueueSortResult) -> tuple[Any, ...]:
-    return (sender.pod_names(result.order),)
+    return None if queues is None else {name: sender.pod_names(names) for name, names in queues.items()}
 
 
 _SAME_AS_RAW = "raw"  # NormalizeResult.normalized: the array of the ScoreResult just before
 _SAME_AS_NORMALIZED = "normalized"  # NormalizeResult.weighted: its normalized array
 
-_ENCODERS: dict[type, Callable[[Sender, Any], tuple[Any, ...]]] = {
-    FilterPluginResult: _encode_filter,
-    FilterSummary: _encode_filter_summary,
-    ScoreResult: _encode_score,
-    NormalizeResult: _encode_normalize,
-    TotalResult: _encode_total,
-    PreScorePluginResult: _encode_pre_score,
-    PreFilterPluginResult: _encode_pre_filter,
-    CycleStart: _encode_cycle_start,
-    QueueSortResult: _encode_queue_sort,
-}
-
-# The fields each encoder above writes, in its order: a field added to one of these payloads must be
-# added to its encoder and decoder too (tests/scheduler_core/encoding/pipe/test_codec.py holds this
-# against the dataclasses; every other payload goes field by field on its own).
-ENCODED_FIELDS: dict[type, tuple[str, ...]] = {
-    FilterPluginResult: ("nodes", "palette", "choice", "pictures"),
-    FilterSummary: ("evaluated", "feasible_nodes", "num_feasible_nodes_to_find", "start_index", "nominated_only", "batch_hint"),
-    ScoreResult: ("nodes", "raw"),
-    NormalizeResult: ("nodes", "normalized", "weight", "weighted"),
-    TotalResult: ("nodes", "totals", "node_name", "ties", "error", "tie_positions"),
-    PreScorePluginResult: ("status", "state"),
-    PreFilterPluginResult: ("status", "node_names", "state", "picture"),
-    CycleStart: ("pod", "namespace", "name", "priority", "labels", "queue", "node_count", "cycles", "volumes", "queues"),
-    QueueSortResult: ("order",),
+SendField = Callable[[Sender, Any], Any]
+# How a payload's fields go over the pipe when not as they are, by field name: every other field of
+# its declaration (events.py) goes as its value, so a field added there travels without a word
+# here. Sent in declaration order (the rings are filled in the order the reader meets them: a
+# CycleStart's queue, then its queues).
+_SENT: dict[type, dict[str, SendField]] = {
+    FilterPluginResult: {"nodes": lambda sender, r: sender.nodes(r.nodes),
+                         "choice": lambda sender, r: sender.array(r.choice), "pictures": _send_filter_pictures},
+    FilterSummary: {"evaluated": lambda sender, s: sender.nodes(s.evaluated),
+                    "feasible_nodes": lambda sender, s: sender.nodes(s.feasible_nodes)},
+    ScoreResult: {"nodes": lambda sender, r: sender.nodes(r.nodes), "raw": _send_raw},
+    NormalizeResult: {"nodes": lambda sender, r: sender.nodes(r.nodes), "normalized": _send_normalized,
+                      "weighted": _send_weighted},
+    TotalResult: {"nodes": lambda sender, r: sender.nodes(r.nodes), "totals": lambda sender, r: sender.array(r.totals),
+                  "ties": _send_ties, "tie_positions": _send_tie_positions},
+    PreScorePluginResult: {"state": _send_pre_score_state},
+    PreFilterPluginResult: {"picture": _send_picture},
+    CycleStart: {"queue": lambda sender, s: sender.pod_names(s.queue), "queues": _send_queues},
+    QueueSortResult: {"order": lambda sender, r: sender.pod_names(r.order)},
 }
 
 
@@ -511,9 +475,13 @@ class Receiver:
     def payload(self, code: int, fields: Any) -> Any:
         if code == _UNKNOWN:
             return fields
-        kind = PAYLOAD_TYPES[code]
-        decode = _DECODERS.get(kind)
-        return decode(self, fields) if decode is not None else _slotted(kind, fields)
+        plan = _BY_CODE[code]
+        if not plan.read:
+            return plan.kind(*fields)
+        wire = dict(zip(plan.names, fields))
+        for name, read in plan.read:
+            wire[name] = read(self, wire)
+        return plan.kind(**wire)
 
     def nodes(self, wire: Any) -> Any:
         kind = type(wire)
@@ -570,58 +538,92 @@ class Receiver:
         return _NodesMark(nodes)
 
 
-def _decode_filter(receiver: Receiver, fields: tuple[Any, ...]) -> FilterPluginResult:
-    nodes, palette, choice, pictures = fields
-    return FilterPluginResult(receiver.nodes(nodes), palette, _array(choice),
-                              {node: WrittenJSON(picture) for node, picture in pictures.items()})
+def _read_raw(receiver: Receiver, wire: dict[str, Any]) -> Any:
+    raw = receiver.raw = _array(wire["raw"])
+    return raw
 
 
-def _decode_filter_summary(receiver: Receiver, fields: tuple[Any, ...]) -> FilterSummary:
-    evaluated, feasible, *rest = fields
-    return FilterSummary(receiver.nodes(evaluated), receiver.nodes(feasible), *rest)
+def _read_normalized(receiver: Receiver, wire: dict[str, Any]) -> Any:
+    normalized = wire["normalized"]
+    return receiver.raw if type(normalized) is str and normalized == _SAME_AS_RAW else _array(normalized)
 
 
-def _decode_score(receiver: Receiver, fields: tuple[Any, ...]) -> ScoreResult:
-    nodes, raw = fields
-    raw = receiver.raw = _array(raw)
-    return ScoreResult(receiver.nodes(nodes), raw)
+def _read_weighted(receiver: Receiver, wire: dict[str, Any]) -> Any:
+    weighted = wire["weighted"]  # read after normalized (the table's order)
+    return wire["normalized"] if type(weighted) is str and weighted == _SAME_AS_NORMALIZED else _array(weighted)
 
 
-def _decode_normalize(receiver: Receiver, fields: tuple[Any, ...]) -> NormalizeResult:
-    nodes, normalized, weight, weighted = fields
-    normalized = receiver.raw if type(normalized) is str and normalized == _SAME_AS_RAW else _array(normalized)
-    weighted = normalized if type(weighted) is str and weighted == _SAME_AS_NORMALIZED else _array(weighted)
-    return NormalizeResult(receiver.nodes(nodes), normalized, weight, weighted)
+def _read_ties(receiver: Receiver, wire: dict[str, Any]) -> Any:
+    positions = wire["tie_positions"]  # read after nodes and tie_positions (the table's order)
+    return wire["ties"] if positions is None else receiver.gathered(wire["nodes"], positions)
 
 
-def _decode_total(receiver: Receiver, fields: tuple[Any, ...]) -> TotalResult:
-    nodes, totals, node_name, ties, error, positions = fields
-    nodes = receiver.nodes(nodes)
-    if positions is not None:
-        positions = _array(positions)
-        ties = receiver.gathered(nodes, positions)
-    return TotalResult(nodes, _array(totals), node_name, ties, error, positions)
+def _read_pre_score_state(receiver: Receiver, wire: dict[str, Any]) -> Any:
+    typed, state = wire["state"]
+    return _WrittenState(state) if typed else state
 
 
-def _decode_pre_score(receiver: Receiver, fields: tuple[Any, ...]) -> PreScorePluginResult:
-    status, typed, state = fields
-    return PreScorePluginResult(status, _WrittenState(state) if typed else state)
+def _read_picture(receiver: Receiver, wire: dict[str, Any]) -> Any:
+    picture = wire["picture"]
+    return None if picture is None else _WrittenPicture(picture)
 
 
-def _decode_pre_filter(receiver: Receiver, fields: tuple[Any, ...]) -> PreFilterPluginResult:
-    status, node_names, state, picture = fields
-    return PreFilterPluginResult(status, node_names, state, None if picture is None else _WrittenPicture(picture[0]))
-
-
-_DECODERS: dict[type, Callable[[Receiver, Any], Any]] = {
-    FilterPluginResult: _decode_filter,
-    FilterSummary: _decode_filter_summary,
-    ScoreResult: _decode_score,
-    NormalizeResult: _decode_normalize,
-    TotalResult: _decode_total,
-    PreScorePluginResult: _decode_pre_score,
-    PreFilterPluginResult: _decode_pre_filter,
+ReadField = Callable[[Receiver, dict[str, Any]], Any]
+# How each field _SENT sends is read back, by field name, in this order (a field may read others
+# already read); the reader gets every other field as it was sent.
+_READ: dict[type, dict[str, ReadField]] = {
+    FilterPluginResult: {"nodes": lambda receiver, wire: receiver.nodes(wire["nodes"]),
+                         "choice": lambda receiver, wire: _array(wire["choice"]),
+                         "pictures": lambda receiver, wire: {node: WrittenJSON(picture)
+                                                             for node, picture in wire["pictures"].items()}},
+    FilterSummary: {"evaluated": lambda receiver, wire: receiver.nodes(wire["evaluated"]),
+                    "feasible_nodes": lambda receiver, wire: receiver.nodes(wire["feasible_nodes"])},
+    ScoreResult: {"nodes": lambda receiver, wire: receiver.nodes(wire["nodes"]), "raw": _read_raw},
+    NormalizeResult: {"nodes": lambda receiver, wire: receiver.nodes(wire["nodes"]), "normalized": _read_normalized,
+                      "weighted": _read_weighted},
+    TotalResult: {"nodes": lambda receiver, wire: receiver.nodes(wire["nodes"]),
+                  "totals": lambda receiver, wire: _array(wire["totals"]),
+                  "tie_positions": lambda receiver, wire: _array(wire["tie_positions"]), "ties": _read_ties},
+    PreScorePluginResult: {"state": _read_pre_score_state},
+    PreFilterPluginResult: {"picture": _read_picture},
+    CycleStart: {"queue": lambda receiver, wire: _unpickled(wire, "queue"),
+                 "queues": lambda receiver, wire: _unpickled(wire, "queues")},
+    QueueSortResult: {"order": lambda receiver, wire: _unpickled(wire, "order")},
 }
+
+
+def _unpickled(wire: dict[str, Any], name: str) -> Any:
+    """A field the unpickler already made whole (pod-name lists: _pod_names, _pod_names_again)."""
+    return wire[name]
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """How one payload type goes over the pipe, made from its declaration at import."""
+
+    kind: type[msgspec.Struct]
+    code: int
+    names: tuple[str, ...]  # its fields, in declaration order
+    get: Callable[[Any], tuple[Any, ...]]  # all of them at once
+    sent: tuple[tuple[int, SendField], ...]  # (position, how) of the fields not sent as they are
+    read: tuple[tuple[str, ReadField], ...]  # how those are read back, in order
+
+
+def _plan(kind: type[msgspec.Struct], code: int) -> _Plan:
+    names = kind.__struct_fields__
+    sent, read = _SENT.get(kind, {}), _READ.get(kind, {})
+    unknown = (set(sent) | set(read)) - set(names)
+    if unknown or set(sent) != set(read):
+        raise TypeError(f"the pipe codec's fields of {kind.__name__} do not match its declaration: "
+                        f"sent {sorted(sent)}, read {sorted(read)}, declared {list(names)}")
+    get = operator.attrgetter(*names)
+    getter = get if len(names) > 1 else (lambda obj: (get(obj),))
+    return _Plan(kind, code, names, getter, tuple((names.index(name), how) for name, how in sent.items()),
+                 tuple(read.items()))
+
+
+_PLANS: dict[type, _Plan] = {kind: _plan(kind, code) for code, kind in enumerate(PAYLOAD_TYPES)}
+_BY_CODE: tuple[_Plan, ...] = tuple(_PLANS[kind] for kind in PAYLOAD_TYPES)
 
 
 class _EventUnpickler(pickle.Unpickler):

@@ -1,0 +1,117 @@
+"""One declaration per payload: a msgspec ``Struct`` whose fields are its wire form.
+
+A payload's JSON keys, which of them may be left out, their types and their order are said once,
+in its ``Wire`` subclass; every form is derived from that:
+
+- ``to_json()`` — the JSON form (a dict): each field under its camelCase key, in declaration
+  order, a field left out when it holds its default (msgspec's ``omit_defaults``; a field without
+  a default is always written). Values are not copied: a list the engine handed over is the list
+  in the JSON, so the columnar encoder's identity caches keep working and nothing is walked twice;
+- ``from_json(data)`` — the typed form read back (``msgspec.convert``: checked against the
+  declared types, fields left out get their defaults);
+- the JSON Schema (``encoding/schema.py``, from ``msgspec.json.schema_components``), the pipe
+  codec's and the columnar form's field lists (``__struct_fields__``).
+
+Why not ``msgspec.to_builtins`` for the JSON form: it copies every container (a CycleStart with a
+1,000-pod queue took 26 µs instead of 0.7), and the columnar encoder hands its own markers through
+the JSON, which a copy would lose. ``to_builtins`` stays the reference the tests hold this writer to.
+"""
+
+from __future__ import annotations
+
+import enum
+import types
+import typing
+from collections.abc import Callable
+from typing import Any, ClassVar, TypeVar, Union
+
+import msgspec
+
+WireT = TypeVar("WireT", bound="Wire")
+FieldWriter = tuple[str, str, Callable[[Any], bool] | None, Callable[[Any], Any] | None]
+
+
+class Wire(msgspec.Struct, omit_defaults=True, rename="camel"):
+    """A payload whose fields are its wire form (subclasses declare the fields)."""
+
+    # (attribute, JSON key, "left out when" test or None, converter or None), per subclass.
+    __wire_fields__: ClassVar[tuple[FieldWriter, ...] | None] = None
+
+    def to_json(self) -> dict[str, Any]:
+        fields = type(self).__dict__.get("__wire_fields__") or _prepare(type(self))
+        out: dict[str, Any] = {}
+        for attribute, key, left_out, convert in fields:
+            value = getattr(self, attribute)
+            if left_out is not None and left_out(value):
+                continue
+            out[key] = value if convert is None else convert(value)
+        return out
+
+    @classmethod
+    def from_json(cls: type[WireT], data: Any) -> WireT:
+        """The typed payload of ``data`` (its JSON form); msgspec.ValidationError when it does not fit."""
+        return msgspec.convert(data, cls)
+
+
+def _prepare(cls: type[Wire]) -> tuple[FieldWriter, ...]:
+    """The writer of each field of ``cls``, made once per class from its declaration."""
+    hints = typing.get_type_hints(cls)
+    fields = tuple((info.name, info.encode_name, _left_out_test(info), _converter(hints[info.name]))
+                   for info in msgspec.structs.fields(cls))
+    cls.__wire_fields__ = fields
+    return fields
+
+
+def _left_out_test(info: msgspec.structs.FieldInfo) -> Callable[[Any], bool] | None:
+    """When the field is not written: it holds its default (never, for a field without one)."""
+    if info.required:
+        return None
+    default = info.default if info.default is not msgspec.NODEFAULT else info.default_factory()
+    if default is None:
+        return _is_none
+    return lambda value: bool(value == default)
+
+
+def _is_none(value: Any) -> bool:
+    return value is None
+
+
+def _converter(hint: Any, inside: bool = False) -> Callable[[Any], Any] | None:
+    """How a value of the declared type becomes JSON; None: it already is JSON. A field of open
+    type may hold a plugin's typed picture or state; inside a list or map it is JSON already."""
+    if hint is Any:
+        return None if inside else written
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin in (Union, types.UnionType):
+        choices = [arg for arg in args if arg is not type(None)]
+        if len(choices) > 1:  # one of several payloads: each writes itself
+            return written
+        convert = _converter(choices[0], inside)
+        return None if convert is None else _unless_none(convert)
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return _enum_value
+    if isinstance(hint, type) and issubclass(hint, Wire):
+        return written
+    if origin is list and args:
+        item = _converter(args[0], inside=True)
+        return None if item is None else lambda values: [item(value) for value in values]
+    if origin is dict and len(args) == 2:
+        entry = _converter(args[1], inside=True)
+        return None if entry is None else lambda values: {key: entry(value) for key, value in values.items()}
+    return None
+
+
+def _unless_none(convert: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    return lambda value: None if value is None else convert(value)
+
+
+def _enum_value(value: enum.Enum) -> Any:
+    return value.value
+
+
+def written(value: Any) -> Any:
+    """A value held by a field of open type: its own ``to_json()`` when it has one (a nested payload,
+    a plugin's typed picture or state), else the value (already JSON)."""
+    to_json = getattr(value, "to_json", None)
+    return to_json() if to_json is not None else value

@@ -1,0 +1,81 @@
+"""scheduler_core.encoding.wire: the JSON form derived from a payload's declaration, held to msgspec's
+own reading of it (``msgspec.to_builtins``), without copying what the engine handed over."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import pytest
+
+from scheduler_core.encoding.events import (
+    EVENT_KINDS, BlockedEviction, ClusterChanged, ClusterChangeKind, CycleEnd, CycleStart, FilterSummary,
+    PreFilterPluginResult, StepEnded, WrittenJSON,
+)
+from scheduler_core.encoding.wire import Wire
+from tests.scheduler_core.encoding.payload_examples import every_field_set
+
+DECLARED = sorted({t for kind in EVENT_KINDS.values() for t in (kind.by_plugin, kind.summary) if t is not None},
+                  key=lambda t: t.__name__)
+
+
+@pytest.mark.parametrize("declared", DECLARED, ids=lambda t: t.__name__)
+def test_every_field_set_writes_what_msgspec_writes(declared):
+    payload = every_field_set(declared)
+    expected = msgspec.to_builtins(payload)
+    if isinstance(payload, PreFilterPluginResult):  # a picture is the plugin's typed object: its to_json writes it
+        payload.picture = WrittenJSON(payload.picture)
+    assert payload.to_json() == expected
+    assert list(payload.to_json()) == [info.encode_name for info in msgspec.structs.fields(declared)]
+
+
+@pytest.mark.parametrize("declared", DECLARED, ids=lambda t: t.__name__)
+def test_a_payload_read_back_from_its_json_is_itself(declared):
+    payload = every_field_set(declared)
+    assert declared.from_json(msgspec.to_builtins(payload)) == payload
+
+
+def test_a_field_at_its_default_is_left_out_and_one_without_a_default_always_written():
+    assert CycleEnd(None).to_json() == {"nodeName": None}
+    assert CycleEnd(None, failed_scheduling_message="0/3 nodes").to_json() == {"nodeName": None,
+                                                                              "failedSchedulingMessage": "0/3 nodes"}
+    summary = FilterSummary(["a"], [], 1, 0)
+    assert summary.to_json() == msgspec.to_builtins(summary) == {"evaluated": ["a"], "feasibleNodes": [],
+                                                                 "numFeasibleNodesToFind": 1, "startIndex": 0}
+    assert FilterSummary(["a"], [], 1, 0, nominated_only=True).to_json()["nominatedNodeOnly"] is True
+
+
+def test_every_list_of_a_step_end_is_written_even_empty_but_its_rollouts():
+    written = StepEnded(1, "s", 0, 5, [], [], [], [], [BlockedEviction("default/p", "default/pdb")], [], []).to_json()
+    assert written == {"step": 1, "name": "s", "startedMs": 0, "timeMs": 5, "created": [], "deleted": [], "evicted": [],
+                       "placed": [], "blocked": [{"pod": "default/p", "budget": "default/pdb"}], "pending": [],
+                       "succeeded": []}
+
+
+def test_an_enum_is_written_as_its_value():
+    written = ClusterChanged(1, ClusterChangeKind.POD_BOUND, "default/p", "n1").to_json()
+    assert written == {"timeMs": 1, "kind": "PodBound", "object": "default/p", "node": "n1"}
+    assert type(written["kind"]) is str
+
+
+def test_the_engines_lists_are_written_as_they_are_not_copied():
+    queue = ["default/a", "default/b"]
+    start = CycleStart("default/a", "default", "a", 0, {}, queue, 3, 2)
+    assert start.to_json()["queue"] is queue
+
+
+def test_a_field_of_open_type_holding_a_typed_value_writes_its_json():
+    class Picture:
+        def to_json(self) -> dict:
+            return {"drawn": True}
+
+    class Holder(Wire):
+        picture: Any = None
+
+    assert Holder(Picture()).to_json() == {"picture": {"drawn": True}}
+    assert Holder().to_json() == {}
+
+
+def test_a_payload_missing_a_field_it_always_has_does_not_read():
+    with pytest.raises(msgspec.ValidationError, match="missing required field `nodeName`"):
+        CycleEnd.from_json({"failedSchedulingMessage": "0/3 nodes"})
