@@ -186,13 +186,14 @@ def timeline_steps(story: dict[str, Any]) -> list[dict[str, Any]] | None:
     if "steps" not in story:
         return None
     steps = [TimelineStepOut.model_validate(step).model_dump() for step in story["steps"]]
-    for step in steps:  # `rollouts` (and a rollout's `partition`) only where the engine wrote them
+    for step in steps:  # `rollouts` (and a rollout's `partition`, `paused`, `progressDeadline`) only where written
         summary = step["summary"]
         if summary is not None and summary["rollouts"] is None:
             del summary["rollouts"]
         for rollout in (summary or {}).get("rollouts") or ():
-            if rollout["partition"] is None:
-                del rollout["partition"]
+            for key in ("partition", "paused", "progressDeadline"):
+                if rollout[key] is None:
+                    del rollout[key]
     return steps
 
 

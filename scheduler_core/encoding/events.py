@@ -414,6 +414,16 @@ class BlockedEviction(Wire):
     budget: str
 
 
+class ProgressDeadline(Wire):
+    """A Deployment rollout's progress deadline (progressDeadlineSeconds): when it passes, or
+    passed, measured from the last progress (the Progressing condition's lastUpdateTime), and
+    whether it had passed when the step went quiet (the condition ProgressDeadlineExceeded)."""
+
+    seconds: int
+    passes_ms: int
+    exceeded: bool
+
+
 class RolloutStatus(Wire):
     """A workload's rollout as its step left it (kubectl rollout status's counts): its kind and
     ``namespace/name``, the revision rolled out to (a Deployment's new ReplicaSet, a StatefulSet's
@@ -435,6 +445,8 @@ class RolloutStatus(Wire):
     complete: bool
     pending: list[str]
     partition: Optional[int] = None
+    paused: Optional[bool] = None  # a paused Deployment (spec.paused): True, else absent
+    progress_deadline: Optional[ProgressDeadline] = None  # a Deployment rollout not complete
 
 
 class StepEnded(Wire):

@@ -40,6 +40,15 @@ class PendingPod(Wire):
     failed_scheduling_message: Optional[str]
 
 
+class DeadlineEntry(Wire):
+    """A Deployment rollout's progress deadline as ``timeline --json`` writes it: when it passes (or
+    passed) on the run's clock, as the other times are written."""
+
+    seconds: int
+    passes_at: str
+    exceeded: bool
+
+
 class RolloutEntry(Wire, kw_only=True):
     """A rollout of ``timeline --json`` and of the run view's steps: the step, every field of its
     ``RolloutStatus`` (made from them: a field added there and not here fails loudly), the new pods
@@ -59,6 +68,8 @@ class RolloutEntry(Wire, kw_only=True):
     complete: bool
     pending: list[PendingPod]
     partition: Optional[int] = None
+    paused: Optional[bool] = None
+    progress_deadline: Optional[DeadlineEntry] = None
     status: str
 
 
@@ -158,6 +169,9 @@ def rollout_entry(step: int, rollout: RolloutStatus, messages: dict[str, str]) -
     status's sentence, and each new pod still pending with its FailedScheduling message."""
     counts = msgspec.structs.asdict(rollout)
     counts["pending"] = [PendingPod(pod, messages.get(pod)) for pod in rollout.pending]
+    deadline = rollout.progress_deadline
+    counts["progress_deadline"] = None if deadline is None else DeadlineEntry(
+        deadline.seconds, clock_text(max(deadline.passes_ms, 0)), deadline.exceeded)
     return RolloutEntry(step=step, **counts, status=rollout_status_text(rollout))
 
 
@@ -169,6 +183,8 @@ def rollout_status_text(rollout: RolloutStatus) -> str:
     if rollout.kind == "DaemonSet":
         return _daemon_set_status_text(rollout)
     name = rollout.workload.split("/", 1)[-1]
+    if rollout.progress_deadline is not None and rollout.progress_deadline.exceeded:
+        return f'deployment "{name}" exceeded its progress deadline'  # kubectl's error for ProgressDeadlineExceeded
     waiting = f'Waiting for deployment "{name}" rollout to finish: '
     if rollout.updated < rollout.desired:
         return f"{waiting}{rollout.updated} out of {rollout.desired} new replicas have been updated..."
@@ -218,10 +234,24 @@ def rollout_lines(rollout: RolloutStatus, messages: dict[str, str]) -> list[str]
     if not rollout.complete:
         lines.append(f"   stuck: the run went quiet with {rollout.updated} of {rollout.desired} new replicas "
                      f"created, {rollout.available} available, {len(rollout.old_pods)} old pod(s) left "
-                     "(kubectl rollout status would wait, then report that the deployment exceeded its "
-                     "progress deadline)")
+                     f"({_stuck_outlook(rollout)})")
         lines.extend(f"     {pod} pending: {messages.get(pod) or 'not attempted yet'}" for pod in rollout.pending)
     return lines
+
+
+def _stuck_outlook(rollout: RolloutStatus) -> str:
+    """What a stuck rollout leads to: a Deployment's progress deadline (when it passes, or that it
+    passed), a paused Deployment's wait for a resume; otherwise kubectl's wait."""
+    deadline = rollout.progress_deadline
+    if rollout.paused:
+        return "the Deployment is paused: it rolls on once a step sets spec.paused to false"
+    if deadline is None:
+        return "kubectl rollout status would wait, then report that the deployment exceeded its progress deadline"
+    if deadline.exceeded:
+        return f"its progress deadline of {deadline.seconds} s passed at {clock_text(max(deadline.passes_ms, 0))}: " \
+               "Progressing is False, ProgressDeadlineExceeded"
+    return f"its progress deadline of {deadline.seconds} s passes at {clock_text(deadline.passes_ms)} unless it " \
+           "progresses: then kubectl rollout status reports that it exceeded its progress deadline"
 
 
 def step_heading(payload: StepEnded, messages: Optional[dict[str, str]] = None) -> str:
@@ -299,9 +329,11 @@ class StoryChange(ClusterChanged, kw_only=True):
 
 
 class StepSummary(StepEnded):
-    """A step's StepEnd payload as the run view shows it: each rollout as ``timeline --json`` has it."""
+    """A step's StepEnd payload as the run view shows it: each rollout as ``timeline --json`` has it, and
+    every pod still pending with its last FailedScheduling message."""
 
     rollouts: list[RolloutEntry] = []  # type: ignore[assignment]
+    pending_why: list[PendingPod] = []  # every pod still pending, a rollout's or not, with its last message
 
 
 class StoryStep(Wire, kw_only=True):
@@ -414,7 +446,9 @@ class StoryBuilder:
         pending pod's message, as timeline --json has them."""
         messages = last_messages(self.attempts)
         rollouts = [rollout_entry(payload.step, r, messages) for r in payload.rollouts]
-        summary = StepSummary(**{**msgspec.structs.asdict(payload), "rollouts": rollouts})
+        # Every pod still pending, a rollout's or not, with why: its last FailedScheduling message.
+        pending_why = [PendingPod(pod, messages.get(pod)) for pod in payload.pending]
+        summary = StepSummary(**{**msgspec.structs.asdict(payload), "rollouts": rollouts}, pending_why=pending_why)
         self.steps[-1].summary = summary
         self.steps[-1].text = step_heading(payload, messages)
 

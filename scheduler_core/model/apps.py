@@ -55,6 +55,10 @@ class ControlledWorkload:
     revision: int = 0  # deployment.kubernetes.io/revision
     pod_management_policy: str = POLICY_ORDERED_READY
     claim_templates: tuple[Manifest, ...] = ()  # a StatefulSet's volumeClaimTemplates
+    min_ready_seconds: int = 0  # spec.minReadySeconds (a ready pod is available only this long after)
+    # metadata.annotations the controllers read: a ReplicaSet's deployment.kubernetes.io/desired-replicas
+    # and max-replicas (the Deployment's proportional scaling).
+    annotations: dict[str, str] = field(default_factory=dict)
     created_ms: int = -1  # when a step created it (-1: in the scenario)
     manifest: Manifest = field(default_factory=dict)  # the object as written (a patch applies to it)
     line: Optional[int] = None

@@ -20,11 +20,21 @@ the controllers get their turn.
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from typing import Iterator, Optional, Protocol
 
-from scheduler_core.cluster.controllers import daemonset, deployment, disruption, job, ranking, replicaset, statefulset
+from scheduler_core.cluster.controllers import (
+    availability,
+    daemonset,
+    deployment,
+    disruption,
+    job,
+    ranking,
+    replicaset,
+    statefulset,
+)
 from scheduler_core.cluster.controllers.pods import admit_priority
 from scheduler_core.cluster.controllers.drain import GIVE_UP_MS, RETRY_MS, Drain, pods_to_evict
 from scheduler_core.cluster.controllers.state import ClusterState, CreateClaim, CreatePod, DeletePod, Write
@@ -51,6 +61,7 @@ from scheduler_core.model import (
     KIND_REPLICA_SET,
     KIND_STATEFUL_SET,
     PHASE_SUCCEEDED,
+    POLICY_PARALLEL,
     AddNodesOp,
     Changes,
     CompleteOp,
@@ -153,6 +164,8 @@ class StepDriver:
         # What the controllers have not reacted to yet: pods bound, pods deleted or removed.
         self._bound: list[Pod] = []
         self._deleted = False
+        # When controllers sync again to find pods available (minReadySeconds), soonest first.
+        self._availability_wakes: list[int] = []
 
     # ------------------------------------------------------------------ hooks the loop calls
 
@@ -207,6 +220,7 @@ class StepDriver:
         elif change is ClusterChangeKind.POD_BOUND:
             record.placed.append(key)
             self._bound.append(event.new)
+            self._expect_available(event.new)
         elif change is ClusterChangeKind.POD_SUCCEEDED:
             record.succeeded.append(key)
             self._finished = self._finished | {key}
@@ -228,12 +242,39 @@ class StepDriver:
             kinds.append(KIND_DAEMON_SET)
         return tuple(kinds)
 
+    def _expect_available(self, pod: Pod) -> None:
+        """A pod became ready (the kubelet stand-in: at its binding): when its availability can
+        move its controller (a Deployment's or DaemonSet's rollout, a StatefulSet's OrderedReady
+        progress), the controller's resync minReadySeconds + 1 s later is a time to wake up."""
+        owner = self._availability_owner(pod)
+        if owner is None:
+            return
+        self.state.now_ms = self.loop.clock.ms
+        at = availability.resync_ms(self.state, pod, owner.min_ready_seconds)
+        if at is not None and at > self.state.now_ms:
+            heapq.heappush(self._availability_wakes, at)
+
+    def _availability_owner(self, pod: Pod) -> Optional[ControlledWorkload]:
+        ref = next((r for r in pod.owner_references if r.controller), None)
+        owner = self._workload(ObjectRef(ref.kind, pod.namespace, ref.name)) if ref is not None else None
+        if owner is None or owner.min_ready_seconds == 0:
+            return None
+        rolling = ObjectRef(owner.kind, owner.namespace, owner.name) in self._rollouts
+        if owner.kind == KIND_REPLICA_SET:
+            deploys = owner.owner is not None and f"{owner.namespace}/{owner.owner.name}" in self.state.rolling
+            return owner if deploys else None
+        if owner.kind == KIND_STATEFUL_SET:
+            return owner if rolling or owner.pod_management_policy != POLICY_PARALLEL else None
+        return owner if owner.kind == KIND_DAEMON_SET and rolling else None
+
     def attempted(self) -> None:
         self.last_activity_ms = self.loop.clock.ms
 
     def next_wake(self) -> Optional[int]:
-        """The next refused eviction to try again."""
+        """The next refused eviction to try again, or the next pod to become available."""
         times = [d.retry_at for d in self.drains if d.retry_at is not None]
+        if self._availability_wakes:
+            times.append(self._availability_wakes[0])
         return min(times) if times else None
 
     def wake(self) -> Iterator[Event]:
@@ -242,12 +283,18 @@ class StepDriver:
         for drain in list(self.drains):
             if drain.retry_at is not None and drain.retry_at <= now:
                 yield from self._retry(drain)
+        if self._availability_wakes and self._availability_wakes[0] <= now:
+            while self._availability_wakes and self._availability_wakes[0] <= now:
+                heapq.heappop(self._availability_wakes)
+            self.last_activity_ms = now
+            yield from self.react()
         if self.next_step < len(self.changes.steps) and self._step_due == now:
             yield from self._start(self.changes.steps[self.next_step])
 
     def quiet(self) -> Iterator[Event]:
         """The current step went quiet: its summary (called once per step)."""
         record = self.record
+        self.state.now_ms = self.loop.clock.ms  # the rollouts' availability and deadlines as of now
         pending = [pod.key for pod in self.state.pods if self.state.live(pod) and not pod.node_name
                    and pod.scheduler_name in self.loop.scenario.scheduler_names]
         yield self._event("", ExtensionPoint.STEP_END, StepEnded(
@@ -573,7 +620,8 @@ class StepDriver:
                 self.loop.cluster.update_workload(replace(
                     workload, replicas=patched.replicas, template=patched.template, selector=patched.selector,
                     labels=patched.labels, pod_management_policy=patched.pod_management_policy,
-                    claim_templates=patched.claim_templates, manifest=manifest), f"{workload.kind} patched")
+                    claim_templates=patched.claim_templates, min_ready_seconds=patched.min_ready_seconds,
+                    manifest=manifest), f"{workload.kind} patched")
                 yield from self.loop.drain_moves()
 
     def _start_rollout(self, workload: ControlledWorkload) -> None:
@@ -584,6 +632,14 @@ class StepDriver:
         ref = ObjectRef(workload.kind, workload.namespace, workload.name)
         if ref not in self._rollouts:
             self._rollouts.append(ref)
+        for pod in self._pods_behind(workload):  # their availability now moves the rollout
+            self._expect_available(pod)
+
+    def _pods_behind(self, workload: ControlledWorkload) -> list[Pod]:
+        """The workload's pods (a Deployment's: its ReplicaSets')."""
+        if workload.kind != KIND_DEPLOYMENT:
+            return self.state.owned_pods(workload)
+        return [pod for rs in deployment.owned_replica_sets(self.state, workload) for pod in self.state.owned_pods(rs)]
 
     def _put_budget(self, ref: ObjectRef, manifest: Manifest, line: Optional[int]) -> Iterator[Event]:
         budget, _ = manifests.decode_budget(manifest, line)

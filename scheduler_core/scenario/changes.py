@@ -55,6 +55,8 @@ from scheduler_core.scenario.yamltree import YMap
 KIND = "Changes"
 API_VERSION = "schedlab.io/v1alpha1"
 ANN_REVISION = "deployment.kubernetes.io/revision"
+ANN_DESIRED_REPLICAS = "deployment.kubernetes.io/desired-replicas"  # deploymentutil.DesiredReplicasAnnotation
+ANN_MAX_REPLICAS = "deployment.kubernetes.io/max-replicas"  # deploymentutil.MaxReplicasAnnotation
 SCALABLE_KINDS = (KIND_DEPLOYMENT, KIND_REPLICA_SET, KIND_STATEFUL_SET, KIND_JOB)
 # What a step may create, patch or delete (the kinds the run follows as they change).
 WRITABLE_KINDS = ("Pod", "Node", "PodDisruptionBudget", "PersistentVolumeClaim", "PersistentVolume", "StorageClass",
@@ -212,8 +214,11 @@ def decode_workload(kind: str, obj: Field, namespace: str, name: str, uid: str,
         workload.replicas = spec.get_int("parallelism", 1, 0, INT32_MAX)
     elif kind != KIND_DAEMON_SET:
         workload.replicas = spec.get_int("replicas", 1, 0, INT32_MAX)
+    if kind != KIND_JOB:
+        workload.min_ready_seconds = spec.get_int("minReadySeconds", 0, 0, INT32_MAX)
     if kind == KIND_DEPLOYMENT:
         _check_strategy(spec)
+        _check_deployment_spec(spec, workload.min_ready_seconds)
     if kind == KIND_DAEMON_SET:
         _check_daemon_update_strategy(spec)
     if kind == KIND_REPLICA_SET:
@@ -221,6 +226,8 @@ def decode_workload(kind: str, obj: Field, namespace: str, name: str, uid: str,
         workload.owner = owner
         revision = _annotation(obj, ANN_REVISION)
         workload.revision = int(revision) if revision.isdigit() else 0
+        workload.annotations = {key: value for key in (ANN_DESIRED_REPLICAS, ANN_MAX_REPLICAS)
+                                if (value := _annotation(obj, key))}
     if kind == KIND_STATEFUL_SET:
         policy = spec.get_str("podManagementPolicy", POLICY_ORDERED_READY)
         if policy not in (POLICY_ORDERED_READY, POLICY_PARALLEL):
@@ -246,6 +253,17 @@ def _check_strategy(spec: Field) -> None:
         rolling.error_at("maxUnavailable", "Invalid value: 0: may not be 0 when `maxSurge` is 0")
 
 
+def _check_deployment_spec(spec: Field, min_ready_seconds: int) -> None:
+    """ValidateDeploymentSpec's other fields the stand-in reads: paused a boolean,
+    revisionHistoryLimit and progressDeadlineSeconds non-negative integers, the deadline greater
+    than minReadySeconds."""
+    spec.get_bool("paused")
+    spec.get_int("revisionHistoryLimit", 0, 0, INT32_MAX)
+    deadline = spec.get_optional_int("progressDeadlineSeconds", 0, INT32_MAX)
+    if deadline is not None and deadline <= min_ready_seconds:
+        spec.error_at("progressDeadlineSeconds", f"Invalid value: {deadline}: must be greater than minReadySeconds")
+
+
 def _rolling_update(spec: Field, key: str, types: tuple[str, ...], forbidden: str) -> Optional[Field]:
     """A workload's ``key`` (strategy or updateStrategy): its type one of ``types`` (sorted, as the
     API server lists them), its rollingUpdate refused with ``forbidden`` unless the type is
@@ -267,15 +285,14 @@ def _rolling_update(spec: Field, key: str, types: tuple[str, ...], forbidden: st
 
 def _check_update_strategy(spec: Field) -> None:
     """A StatefulSet's spec.updateStrategy as ValidateStatefulSetUpdateStrategy checks it: type
-    RollingUpdate or OnDelete, rollingUpdate only with RollingUpdate, a partition of 0 or more,
-    maxUnavailable a positive integer or a percentage above 0 % and at most 100 %."""
+    RollingUpdate or OnDelete, rollingUpdate only with RollingUpdate, a partition of 0 or more."""
     rolling = _rolling_update(spec, "updateStrategy", ("OnDelete", "RollingUpdate"),
                               "Forbidden: only allowed for updateStrategy 'RollingUpdate'")
     if rolling is None:
         return
     rolling.get_int("partition", 0, 0, INT32_MAX)
-    if _int_or_percent(rolling, "maxUnavailable", True) == 0:
-        rolling.error_at("maxUnavailable", "Invalid value: 0: must be greater than 0")
+    # maxUnavailable is not checked: with MaxUnavailableStatefulSet off (v1.35's default) the API
+    # server drops it before validation (dropStatefulSetDisabledFields).
 
 
 def _check_daemon_update_strategy(spec: Field) -> None:

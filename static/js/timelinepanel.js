@@ -72,7 +72,8 @@ export class TimelinePanel {
           const row = h("tr.step-row", { dataset: { step: String(step.step) } },
             h("td", String(step.step)),
             h("td.step-name", h("strong", step.name), step.operations.length ? h("div.muted.small", step.operations.join("; ")) : null),
-            ...(sum ? [...columns.map((c) => podsCell(sum[c] || [], c, step.step)),
+            ...(sum ? [...columns.map((c) => c === "pending" && sum.pendingWhy ? pendingCell(sum.pendingWhy, step.step)
+              : podsCell(sum[c] || [], c, step.step)),
               h("td.blocked", sum.blocked.length ? h("ul.plain", sum.blocked.map((b) => h("li", `${b.pod} — budget ${b.budget}`))) : "—")]
               : [h("td", { colspan: String(columns.length + 1) }, "under way")]),
             h("td.step-actions", sum ? [
@@ -163,6 +164,24 @@ function podsCell(pods, cls, step) {
     h("span.count", String(pods.length))), h("ul.plain.small", pods.map((pod) => h("li", pod)))));
 }
 
+/** The pods still pending when the step went quiet, each with why: its last FailedScheduling message (the engine's
+ * `pendingWhy`; a rollout's new pods or any other). */
+function pendingCell(pending, step) {
+  if (!pending.length) return h("td.pending", h("span.count", "0"));
+  return h("td.pending", h("details.pods-list", h("summary", { "aria-label": `${pending.length} pending in step ${step}: show the pods` },
+    h("span.count", String(pending.length))), h("ul.plain.small", pending.map((p) => h("li.pending-pod", { dataset: { pod: p.pod } },
+      h("strong", p.pod), " — ", h("span.why", p.failedSchedulingMessage ?? "not attempted yet"))))));
+}
+
+/** A Deployment rollout's progress deadline: when it passes if nothing moves the rollout, or that it passed. */
+function deadlineLine(deadline) {
+  if (!deadline) return null;
+  const words = deadline.exceeded ? `exceeded: passed at ${deadline.passesAt} (ProgressDeadlineExceeded)`
+    : `passes at ${deadline.passesAt} unless the rollout progresses`;
+  return h("p.rollout-deadline.small", { dataset: { exceeded: String(deadline.exceeded) } },
+    `progress deadline (${deadline.seconds} s) ${words}`);
+}
+
 /** A rollout under way when its step went quiet: its counts as kubectl rollout status reads them, the engine's
  * sentence, complete or stuck (the engine's `complete`; OnDelete waits for deletes) and, when stuck, each new pod
  * still pending with its last FailedScheduling message. */
@@ -177,8 +196,10 @@ function rolloutRow(rollout, step, width) {
         h("strong", `rollout of ${rollout.kind} ${rollout.workload}`), ` to revision ${rollout.revision} (${rollout.updateRevision}) `,
         h(`span.rollout-state.${state[0]}`, state[1]),
         h("span.rollout-counts", counts.map(([label, n]) => h("span.rollout-count", { dataset: { count: label } }, `${label} ${n}`))),
-        rollout.partition !== undefined && rollout.partition !== null ? h("span.muted", ` partition ${rollout.partition}`) : null),
+        rollout.partition !== undefined && rollout.partition !== null ? h("span.muted", ` partition ${rollout.partition}`) : null,
+        rollout.paused ? h("span.rollout-paused", " paused") : null),
       h("p.rollout-status", h("code", rollout.status)),
+      deadlineLine(rollout.progressDeadline),
       rollout.pending.length ? h("div.rollout-pending",
         h("span", rollout.complete ? "pending new pods:" : "stuck on the new pods still pending:"),
         h("ul.plain", rollout.pending.map((p) => h("li.rollout-pending-pod", { dataset: { pod: p.pod } },

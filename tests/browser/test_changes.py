@@ -284,7 +284,8 @@ def test_a_rollout_added_in_the_panel_runs_stuck_and_the_step_names_its_pending_
     expect(pending.locator(".why")).to_contain_text("0/3 nodes are available: 3 Insufficient memory.")
     pod = pending.locator("strong").text_content()
     row.locator("td.pending summary").click()
-    expect(row.locator("td.pending li")).to_have_text([pod])
+    expect(row.locator("td.pending li strong")).to_have_text([pod])
+    expect(row.locator("td.pending li .why")).to_contain_text(["0/3 nodes are available: 3 Insufficient memory."])
     snap(page, "run-rollout-stuck")
 
     # The cluster at the step's end draws the new pod with the new template's labels (it was unlabelled).
@@ -337,3 +338,63 @@ def test_each_forms_values_make_the_operation_the_engine_reads_or_an_error_namin
     assert out["createKind"] == {"error": "create.kind: Required value", "field": "create.kind", "typed": True}
     assert out["noTarget"]["error"] == "delete.name: Required value: choose an object"
     assert out["complete"] == {"complete": {"kind": "Job", "namespace": "default", "name": "batch"}}
+
+
+STATEFUL_AND_DAEMON_SETS = "---\n".join(NODES + ["""apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db, namespace: default}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: db}}
+  updateStrategy: {rollingUpdate: {partition: 1}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers: [{name: db, image: postgres, resources: {requests: {cpu: 250m}}}]
+""", """apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: default}
+spec:
+  selector: {matchLabels: {app: agent}}
+  updateStrategy: {rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      containers: [{name: agent, image: fluentd, resources: {requests: {cpu: 100m}}}]
+""", """apiVersion: v1
+kind: Pod
+metadata: {name: big, namespace: default}
+spec:
+  containers: [{name: big, image: pause, resources: {requests: {cpu: "3"}}}]
+""", """apiVersion: schedlab.io/v1alpha1
+kind: Changes
+steps:
+- name: roll out db and agent
+  operations:
+  - set: {kind: StatefulSet, name: db, image: postgres:17}
+  - set: {kind: DaemonSet, name: agent, image: fluentd:2}
+"""])
+
+
+def test_stateful_and_daemon_set_rollouts_have_their_rows_and_a_pending_pod_outside_them_its_why(page):
+    """A partitioned StatefulSet rollout and a DaemonSet surge rollout each get a rollout row with
+    kubectl's words; a pod no rollout made, still pending, is listed with its FailedScheduling message."""
+    created = api_post(page, "/api/scenarios", {"name": "sets roll out", "text": STATEFUL_AND_DAEMON_SETS})
+    page.goto(f"{page.base_url}/scenarios/{created['id']}/")
+    expect(page.locator("#validity")).to_contain_text("✓ valid")
+    start_run(page)
+    panel = page.locator("#timeline-panel")
+    stateful = panel.locator("tr.rollout-row[data-step='1'][data-workload='default/db']")
+    expect(stateful.locator(".rollout-head strong")).to_have_text("rollout of StatefulSet default/db")
+    expect(stateful.locator(".rollout-state")).to_have_text("✓ complete")
+    expect(stateful.locator(".rollout-head")).to_contain_text("partition 1")
+    expect(stateful.locator(".rollout-status")).to_have_text("partitioned roll out complete: 1 new pods have been updated...")
+    daemon = panel.locator("tr.rollout-row[data-step='1'][data-workload='default/agent']")
+    expect(daemon.locator(".rollout-head strong")).to_have_text("rollout of DaemonSet default/agent")
+    expect(daemon.locator(".rollout-count")).to_have_text(["new 3", "old 0", "available 3", "desired 3"])
+    expect(daemon.locator(".rollout-status")).to_have_text('daemon set "agent" successfully rolled out')
+    row = panel.locator("#steps-summary tr.step-row[data-step='1']")
+    expect(row.locator("td.pending .count")).to_have_text("1")
+    row.locator("td.pending summary").click()
+    expect(row.locator("td.pending li strong")).to_have_text(["default/big"])
+    expect(row.locator("td.pending li .why")).to_contain_text(["0/3 nodes are available: 3 Insufficient cpu."])

@@ -143,7 +143,9 @@ def test_timeline_steps_keep_a_rollouts_counts_words_and_pending_pods_and_no_rol
     assert (rollout["workload"], rollout["complete"], rollout["updated"], rollout["desired"]) == ("default/web", False, 1, 3)
     assert rollout["status"].startswith('Waiting for deployment "web" rollout to finish')
     assert rollout["pending"][0]["failedSchedulingMessage"].startswith("0/3 nodes are available")
-    assert "partition" not in rollout  # a Deployment's
+    assert "partition" not in rollout and "paused" not in rollout  # a Deployment's, not paused
+    assert rollout["progressDeadline"] == {"seconds": 600, "passesAt": "10:01.000", "exceeded": False}
+    assert steps[1]["summary"]["pendingWhy"] == rollout["pending"]  # every pending pod with why (here the rollout's)
 
 
 def test_timeline_steps_refuse_a_story_whose_rollout_lacks_its_counts():

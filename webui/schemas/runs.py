@@ -317,6 +317,12 @@ class RolloutPendingOut(ApiSchema):
     failed_scheduling_message: str | None  # its last FailedScheduling message (null: never attempted)
 
 
+class ProgressDeadlineOut(ApiSchema):
+    seconds: int  # progressDeadlineSeconds
+    passes_at: str  # when it passes (or passed), on the run's clock ("10:01.000")
+    exceeded: bool  # it had passed when the step went quiet (ProgressDeadlineExceeded)
+
+
 class StepRolloutOut(ApiSchema):
     """A rollout under way when its step went quiet (docs/CHANGES.md "Output of a run with a rollout"): the
     counts kubectl rollout status reads, its sentence, and the new pods still pending with why."""
@@ -336,6 +342,8 @@ class StepRolloutOut(ApiSchema):
     pending: list[RolloutPendingOut]
     status: str  # what kubectl rollout status prints for these counts
     partition: int | None = None  # a StatefulSet's RollingUpdate
+    paused: bool | None = None  # a paused Deployment (spec.paused)
+    progress_deadline: ProgressDeadlineOut | None = None  # a Deployment's rollout not complete
 
 
 class StepSummaryOut(ApiSchema):
@@ -353,6 +361,7 @@ class StepSummaryOut(ApiSchema):
     pending: list[str]  # still pending when the step went quiet
     succeeded: list[str]  # a `complete` made them succeed (they left the scheduler's view)
     rollouts: list[StepRolloutOut] | None = None  # only a step with a rollout under way at its end
+    pending_why: list[RolloutPendingOut] = []  # each pod still pending with its last FailedScheduling message
 
 
 class TimelineStepOut(ApiSchema):

@@ -16,6 +16,7 @@ def reconcile(state: ClusterState, workload: ControlledWorkload, wanted: Optiona
     """manageReplicas: the active pods (owned, matching, not terminating, not finished) against
     the wanted count; missing pods are created one at a time, surplus ones deleted."""
     wanted = workload.replicas if wanted is None else wanted
+    state.unobserved.discard(workload.key)  # status.observedGeneration: this sync saw the spec
     active = [pod for pod in state.owned_pods(workload) if not pod.is_terminating]
     by = f"{workload.kind} {workload.key}"
     if len(active) < wanted:

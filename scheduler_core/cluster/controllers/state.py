@@ -47,6 +47,8 @@ class WorkloadApi(Protocol):
 
     def update_workload(self, workload: ControlledWorkload, detail: str = "") -> Optional[ControlledWorkload]: ...
 
+    def delete_workload(self, kind: str, namespace: str, name: str, detail: str = "") -> Optional[ControlledWorkload]: ...
+
 
 class _Slot:
     """One pod of the controllers' cache: its latest version (pods are never changed in place)."""
@@ -85,6 +87,13 @@ class ClusterState:
     bound_ms: dict[str, int] = field(default_factory=dict)
     # Deployments whose pod template a step changed: synced as the release syncs them (rollouts).
     rolling: set[str] = field(default_factory=set)
+    # Deployment key -> its status as the Deployment controller last wrote it (counts and the
+    # Progressing and Available conditions: deployment_util.DeploymentStatus); the subresource
+    # nobody else in the run reads, kept as revisions.py keeps ControllerRevisions.
+    deployment_statuses: dict[str, Any] = field(default_factory=dict)
+    # ReplicaSets whose spec the Deployment controller changed since the ReplicaSet controller
+    # last synced them (metadata.generation above status.observedGeneration).
+    unobserved: set[str] = field(default_factory=set)
     # StatefulSet key -> its revisions (statefulset.Revisions); pod key -> the revision hash it
     # was made with; the scenario's pods -> the revision current when the set was first seen.
     set_revisions: dict[str, Any] = field(default_factory=dict)
@@ -111,6 +120,13 @@ class ClusterState:
         # Node name -> its position in ``nodes``, checked at each use and rebuilt when stale: a
         # step that cordons thousands of nodes must not scan them all for each one.
         self._node_at: dict[str, int] = {}
+        # owned_pods' candidates while no pod is written (the Deployment, ReplicaSet and ranking read
+        # the same ReplicaSets' pods several times between two pod writes): workload -> (its
+        # selector, the slots of the pods it controls that match it); whether each is live is asked
+        # at every call.
+        self._owned: dict[tuple[str, str, str, str], tuple[Any, list[_Slot]]] = {}
+        self._owned_as_of = 0
+        self._pod_writes = 0
         for pod in initial_pods:
             self._add(pod, announced=False)
 
@@ -128,6 +144,7 @@ class ClusterState:
         self._add(pod, announced=True)
 
     def _add(self, pod: Pod, announced: bool) -> None:
+        self._pod_writes += 1
         older = self._latest.get(pod.key)
         if older is not None:
             self._superseded.add(id(older.pod))
@@ -145,6 +162,7 @@ class ClusterState:
         if event.kind == KIND_NODE:
             self._track_node(event)
             return
+        self._pod_writes += 1
         pod = event.current
         slot = self._latest.get(pod.key)
         if event.action is Action.ADDED:
@@ -180,6 +198,14 @@ class ClusterState:
                                            ClusterChangeKind.WORKLOAD_CHANGED, detail))
             return workload
         return self.api.update_workload(workload, detail) or self.current(workload)
+
+    def delete_workload(self, workload: ControlledWorkload, detail: str = "") -> None:
+        """A controller deletes a workload (the Deployment an old ReplicaSet beyond its history)."""
+        if self.api is None:
+            self.track_workload(WatchEvent(KIND_WORKLOAD, Action.DELETED, workload, None,
+                                           ClusterChangeKind.WORKLOAD_CHANGED, detail))
+            return
+        self.api.delete_workload(workload.kind, workload.namespace, workload.name, detail)
 
     def current(self, workload: ControlledWorkload) -> ControlledWorkload:
         """The cache's version of a workload (the same name and kind)."""
@@ -230,9 +256,18 @@ class ClusterState:
 
     def owned_pods(self, workload: ControlledWorkload) -> list[Pod]:
         """Live pods controlled by the workload (controller reference) and matching its selector."""
+        if self._pod_writes != self._owned_as_of:
+            self._owned, self._owned_as_of = {}, self._pod_writes
+        key = (workload.kind, workload.namespace, workload.name, workload.uid)
+        known = self._owned.get(key)
+        if known is None or known[0] is not workload.selector:
+            known = self._owned[key] = (workload.selector, self._matching_slots(workload))
+        return [slot.pod for slot in known[1] if self.live(slot.pod)]
+
+    def _matching_slots(self, workload: ControlledWorkload) -> list[_Slot]:
         matcher = compile_selector(workload.selector) if workload.selector is not None else None
         candidates = self._by_owner.get((workload.kind, workload.namespace, workload.name), [])
-        return [slot.pod for slot in candidates if self.live(slot.pod) and _controlled_by(slot.pod, workload)
+        return [slot for slot in candidates if _controlled_by(slot.pod, workload)
                 and (matcher is None or matcher.matches(slot.pod.labels))]
 
     def created(self, pod: Pod) -> datetime:

@@ -7,18 +7,20 @@ template as loaded, until a RollingUpdate completes) and an update revision (the
 each named ``<set>-<hash>`` with deployment.py's hash. A missing pod is created at the current
 revision below a RollingUpdate's partition and at the update revision otherwise
 (newVersionedStatefulSetPod; OnDelete: always the update revision). Once every replica exists (and,
-with OrderedReady, runs), RollingUpdate deletes pods of another revision from the highest ordinal
-down to the partition, at most ``maxUnavailable`` (default 1, rounded down, at least 1) minus the
-replicas already unavailable at a time (updateStatefulSetAfterInvariantEstablished:
-MaxUnavailableStatefulSet is beta and on in v1.35); OnDelete deletes nothing. The scenario's own
-pods of a set are taken as at its current revision."""
+with OrderedReady, runs and is available), RollingUpdate walks the ordinals from the highest down
+to the partition: the first pod of another revision not terminating is deleted, one per sync, and
+an unhealthy pod on the way stops the walk (updateStatefulSet as v1.35 runs it: the
+MaxUnavailableStatefulSet gate is beta and off by default, so spec.updateStrategy.rollingUpdate.
+maxUnavailable is dropped by the API server and never read); OnDelete deletes nothing. With
+OrderedReady, ordinal n+1 waits for n to be running, ready and available (minReadySeconds,
+isRunningAndAvailable). The scenario's own pods of a set are taken as at its current revision."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from scheduler_core.cluster.controllers.deployment import scaled_value
+from scheduler_core.cluster.controllers.availability import is_available
 from scheduler_core.cluster.controllers.pods import make_pod, pod_manifest
 from scheduler_core.cluster.controllers.revisions import (
     Revisions,
@@ -55,21 +57,18 @@ STRATEGY_ON_DELETE = "OnDelete"
 
 @dataclass(frozen=True, slots=True)
 class UpdateStrategy:
-    """spec.updateStrategy after defaulting (RollingUpdate, partition 0, maxUnavailable 1)."""
+    """spec.updateStrategy after defaulting (RollingUpdate, partition 0)."""
 
     type: str = STRATEGY_ROLLING_UPDATE
     partition: int = 0
-    max_unavailable: Any = 1
 
 
 def update_strategy(stateful_set: ControlledWorkload) -> UpdateStrategy:
     written = ((stateful_set.manifest or {}).get("spec") or {}).get("updateStrategy") or {}
     if (written.get("type") or STRATEGY_ROLLING_UPDATE) == STRATEGY_ON_DELETE:
-        return UpdateStrategy(STRATEGY_ON_DELETE, 0, 1)
+        return UpdateStrategy(STRATEGY_ON_DELETE, 0)
     rolling = written.get("rollingUpdate") or {}
-    unavailable = rolling.get("maxUnavailable")
-    return UpdateStrategy(STRATEGY_ROLLING_UPDATE, int(rolling.get("partition") or 0),
-                          1 if unavailable is None else unavailable)
+    return UpdateStrategy(STRATEGY_ROLLING_UPDATE, int(rolling.get("partition") or 0))
 
 
 def reconcile(state: ClusterState, stateful_set: ControlledWorkload, classes: list[StorageClass]) -> list[Write]:
@@ -91,12 +90,12 @@ def reconcile(state: ClusterState, stateful_set: ControlledWorkload, classes: li
                                                                                        stateful_set)), by))
             if ordered:
                 return writes
-        elif ordered and not is_running(pod):
-            return writes  # OrderedReady: wait until it runs (or, terminating, is gone)
+        elif ordered and not is_available(state, pod, stateful_set.min_ready_seconds):
+            return writes  # OrderedReady: wait until it runs and is available (or, terminating, is gone)
     condemned = sorted((pod for pod in pods.values() if _ordinal(stateful_set, pod) >= stateful_set.replicas),
                        key=lambda pod: _ordinal(stateful_set, pod), reverse=True)
     if ordered:
-        if any(not is_running(pod) for pod in pods.values()):
+        if any(not is_available(state, pod, stateful_set.min_ready_seconds) for pod in pods.values()):
             return writes
         condemned = condemned[:1]
     writes += [DeletePod(pod, by) for pod in condemned if not pod.is_terminating]
@@ -127,25 +126,22 @@ def _complete_rolling_update(state: ClusterState, stateful_set: ControlledWorklo
 
 def _update(state: ClusterState, stateful_set: ControlledWorkload, strategy: UpdateStrategy, pods: dict[str, Pod],
             revs: Revisions, by: str) -> list[Write]:
-    """updateStatefulSetAfterInvariantEstablished: with fewer unavailable replicas than
-    maxUnavailable, delete the difference of pods of another revision, highest ordinal first, down
-    to the partition (the next sync recreates them at the update revision)."""
+    """updateStatefulSet's destructive update (MaxUnavailableStatefulSet off): from the highest
+    ordinal down to the partition, the first pod of another revision not terminating is deleted
+    (the next sync makes it again at the update revision); an unhealthy pod met first (not
+    running and ready, or terminating) is waited for."""
     if strategy.type != STRATEGY_ROLLING_UPDATE:
         return []
-    found = [pods.get(f"{stateful_set.name}-{ordinal}") for ordinal in range(stateful_set.replicas)]
-    replicas = [pod for pod in found if pod is not None]
-    if len(replicas) != len(found):  # a replica is missing
-        return []
-    most = max(scaled_value(strategy.max_unavailable, stateful_set.replicas, False), 1)
-    unavailable = sum(1 for pod in replicas if not is_running(pod))
-    deletes: list[Write] = []
+    replicas = [pods.get(f"{stateful_set.name}-{ordinal}") for ordinal in range(stateful_set.replicas)]
     for ordinal in range(stateful_set.replicas - 1, strategy.partition - 1, -1):
-        if len(deletes) >= most - unavailable:
-            break
         pod = replicas[ordinal]
+        if pod is None:
+            return []
         if pod_revision(state, pod) != revs.latest_hash and not pod.is_terminating:
-            deletes.append(DeletePod(pod, by))
-    return deletes
+            return [DeletePod(pod, by)]
+        if not is_running(pod):
+            return []
+    return []
 
 
 def rollout_status(state: ClusterState, stateful_set: ControlledWorkload) -> RolloutStatus:

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+from msgspec.structs import replace
 from pathlib import Path
 
 import pytest
 
 from scheduler_core import load_scenario, simulate
 from scheduler_core.run.loop import run_to_the_end
-from scheduler_core.encoding.events import RolloutStatus
+from scheduler_core.encoding.events import ProgressDeadline, RolloutStatus
 from scheduler_core.encoding.timeline import (
     STORY_POINTS,
     TimelineBuilder,
     clock_text,
+    rollout_entry,
+    rollout_lines,
     rollout_status_text,
     run_story,
     story_reads,
@@ -125,3 +128,31 @@ def TimelineBuilder_rollouts(events):  # noqa: N802 - timeline --json's list, fo
 
 def test_a_complete_rollout_reads_successfully_rolled_out():
     assert rollout_status_text(_rollout(3, 3, 3)) == 'deployment "web" successfully rolled out'
+
+
+def _stuck_with_deadline(exceeded: bool, paused: bool = False):
+    return replace(_rollout(1, 4, 3), paused=paused or None, progress_deadline=ProgressDeadline(600, 601_000, exceeded))
+
+
+def test_a_rollout_past_its_progress_deadline_reads_as_kubectls_error():
+    """DeploymentStatusViewer: a Progressing condition ProgressDeadlineExceeded is an error."""
+    assert rollout_status_text(_stuck_with_deadline(True)) == 'deployment "web" exceeded its progress deadline'
+    assert rollout_status_text(_stuck_with_deadline(False)).startswith('Waiting for deployment "web"')
+
+
+@pytest.mark.parametrize(("rollout", "words"), [
+    pytest.param(_stuck_with_deadline(False), "its progress deadline of 600 s passes at 10:01.000 unless it progresses",
+                 id="a deadline still ahead says when it passes"),
+    pytest.param(_stuck_with_deadline(True), "its progress deadline of 600 s passed at 10:01.000",
+                 id="a deadline passed during the step says so"),
+    pytest.param(_stuck_with_deadline(False, paused=True), "the Deployment is paused",
+                 id="a paused Deployment waits for its resume"),
+])
+def test_a_stuck_rollout_says_what_its_deadline_or_pause_leads_to(rollout, words):
+    assert words in rollout_lines(rollout, {})[1]
+
+
+def test_a_rollout_entry_writes_its_deadline_on_the_runs_clock():
+    entry = rollout_entry(1, _stuck_with_deadline(False), {}).to_json()
+    assert entry["progressDeadline"] == {"seconds": 600, "passesAt": "10:01.000", "exceeded": False}
+    assert "paused" not in entry and "progressDeadline" not in rollout_entry(1, _rollout(1, 4, 3), {}).to_json()

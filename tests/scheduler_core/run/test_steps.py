@@ -503,3 +503,79 @@ def test_a_daemon_set_rollout_moves_on_as_soon_as_a_new_pod_is_bound():
     assert terminating == [(1000, "default/agent-n1"), (1000, "default/agent-n2"), (1300, "default/agent-n3"),
                            (1600, "default/agent-n4")]
     assert timeline["rollouts"][0]["status"] == 'daemon set "agent" successfully rolled out'
+
+
+def _replica_sets(events) -> list[str]:
+    return [e.payload.detail for e in changes_of(events, ClusterChangeKind.WORKLOAD_CHANGED)]
+
+
+def test_a_scale_in_the_middle_of_a_rollout_is_shared_in_proportion():
+    """sync/scale: 3 -> 6 while the new set has 1 of 4 (surge 25 %: max-replicas 4): 6 + 2 surge
+    is shared 3 * 8 / 4 = 6 to the old set, 1 * 8 / 4 = 2 to the new one; then the rollout goes on."""
+    deployment = workload_text("Deployment", "web", replicas=3, cpu="1")
+    _, events, timeline = run(scenario_text(*[node_text(f"n{i}", cpu="2") for i in range(1, 4)], deployment,
+                                            changes_text(["set: {name: web, requests: {cpu: '3'}}"],
+                                                         ["scale: {kind: Deployment, name: web, replicas: 6}"])))
+    scaled = [d for d in _replica_sets(events) if d.startswith("ReplicaSet replicas")]
+    assert scaled[:2] == ["ReplicaSet replicas 3 → 6 (Deployment default/web)",
+                          "ReplicaSet replicas 1 → 2 (Deployment default/web)"]
+    assert [r["desired"] for r in timeline["rollouts"]] == [3, 6]
+
+
+def test_a_paused_deployment_rolls_out_only_once_resumed():
+    """spec.paused: the template changed while paused makes no new set; the patch that resumes it
+    starts the rollout, its progress deadline counted from then."""
+    deployment = workload_text("Deployment", "web", replicas=2, cpu="1",
+                               extra_spec="  paused: true\n  progressDeadlineSeconds: 30\n")
+    _, _, timeline = run(scenario_text(node_text("n1"), node_text("n2"), deployment, changes_text(
+        ["set: {name: web, requests: {cpu: '5'}}"],
+        ["patch: {kind: Deployment, name: web, patch: {spec: {paused: false}}}"])))
+    paused, resumed = timeline["rollouts"]
+    assert (paused["step"], paused["paused"], paused["updated"], paused["updateRevision"]) == (1, True, 0, "")
+    assert "progressDeadline" not in paused and "paused" not in resumed
+    assert (resumed["step"], resumed["updated"], resumed["progressDeadline"]) == (
+        2, 1, {"seconds": 30, "passesAt": "0:32.000", "exceeded": False})
+
+
+def test_a_stuck_rollout_reports_its_progress_deadline_passed_once_the_step_outlasts_it():
+    """DeploymentTimedOut: a 1 s deadline; the step waits 10 s on a refused eviction before it
+    goes quiet, so the deadline passed: kubectl's error."""
+    deployment = workload_text("Deployment", "web", replicas=1, cpu="1", extra_spec="  progressDeadlineSeconds: 1\n")
+    other = workload_text("Deployment", "db", replicas=1, cpu="1")
+    _, _, timeline = run(scenario_text(node_text("n1", cpu="2"), deployment, other, budget_text("db", "db", "1"),
+                                       changes_text(["set: {name: web, requests: {cpu: '2'}}", "drain: {node: n1}"])))
+    [rollout] = timeline["rollouts"]
+    assert rollout["progressDeadline"] == {"seconds": 1, "passesAt": "0:02.000", "exceeded": True}
+    assert rollout["status"] == 'deployment "web" exceeded its progress deadline'
+
+
+def test_a_complete_rollout_deletes_old_replica_sets_beyond_the_history_limit():
+    """cleanupDeployment: revisionHistoryLimit 0: the old set goes once it has no pod left."""
+    deployment = workload_text("Deployment", "web", replicas=1, cpu="1", extra_spec="  revisionHistoryLimit: 0\n")
+    _, events, timeline = run(scenario_text(node_text("n1"), deployment, changes_text(
+        ["set: {name: web, requests: {cpu: '2'}}"])))
+    assert timeline["rollouts"][0]["complete"]
+    [deleted] = [d for d in _replica_sets(events) if "deleted" in d]
+    assert deleted == "ReplicaSet deleted (revisionHistoryLimit of Deployment default/web)"
+
+
+def test_min_ready_seconds_holds_the_rollout_until_the_new_pod_is_available():
+    """minReadySeconds 5: the new pod bound at 1 s is available after 6 s; the old one goes at the
+    ReplicaSet's resync 7 s (1 s + 5 s + 1 s), not at the binding."""
+    deployment = workload_text("Deployment", "web", replicas=1, cpu="1", extra_spec="  minReadySeconds: 5\n")
+    _, events, timeline = run(scenario_text(node_text("n1"), deployment, changes_text(
+        ["set: {name: web, requests: {cpu: '2'}}"])))
+    terminating = [e.payload.time_ms for e in changes_of(events, ClusterChangeKind.POD_TERMINATING)]
+    assert terminating == [7000] and timeline["rollouts"][0]["complete"]
+
+
+def test_a_daemon_set_surge_rollout_runs_the_new_pod_beside_the_old_one():
+    """maxSurge 1, maxUnavailable 0: agent-n1-2 runs beside agent-n1 until it is available, then
+    agent-n1 goes and n2 surges."""
+    daemon_set = workload_text("DaemonSet", "agent", cpu="1",
+                               extra_spec="  updateStrategy: {rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}\n")
+    _, events, timeline = run(scenario_text(node_text("n1"), node_text("n2"), daemon_set, changes_text(
+        ["set: {kind: DaemonSet, name: agent, requests: {cpu: '2'}}"])))
+    assert timeline["steps"][1]["created"] == ["default/agent-n1-2", "default/agent-n2-2"]
+    assert timeline["steps"][1]["deleted"] == ["default/agent-n1", "default/agent-n2"]
+    assert timeline["rollouts"][0]["status"] == 'daemon set "agent" successfully rolled out'

@@ -184,13 +184,33 @@ def test_it_validates_a_deployment_strategy_as_the_api_server_does(strategy, wor
     pytest.param("{type: OnDelete, rollingUpdate: {partition: 1}}", "only allowed for updateStrategy 'RollingUpdate'",
                  id="OnDelete with a rolling update"),
     pytest.param("{rollingUpdate: {partition: -1}}", "", id="a negative partition"),
-    pytest.param("{rollingUpdate: {maxUnavailable: 0}}", "must be greater than 0", id="no pod may be unavailable"),
 ])
 def test_it_validates_a_stateful_set_update_strategy_as_the_api_server_does(strategy, words):
     stateful_set = workload_text("StatefulSet", "db", extra_spec=f"  updateStrategy: {strategy}\n")
     errors = problems(scenario_text(node_text("n1"), stateful_set, changes_text([])))
     assert len(errors) == 1 and words in errors[0].message and errors[0].object == "StatefulSet default/db"
     assert errors[0].path.startswith("spec.updateStrategy")
+
+
+def test_a_stateful_set_max_unavailable_is_dropped_not_checked():
+    """dropStatefulSetDisabledFields: with MaxUnavailableStatefulSet off (v1.35's default) the API
+    server drops rollingUpdate.maxUnavailable before validating, so even 0 is accepted."""
+    stateful_set = workload_text("StatefulSet", "db", extra_spec="  updateStrategy: {rollingUpdate: {maxUnavailable: 0}}\n")
+    scenario = load_scenario(scenario_text(node_text("n1"), stateful_set, changes_text([])))
+    assert [w.name for w in scenario.changes.workloads] == ["db"]
+
+
+@pytest.mark.parametrize(("field", "words"), [
+    pytest.param("paused: maybe", "expected a boolean", id="paused is a boolean"),
+    pytest.param("revisionHistoryLimit: -1", "must be between 0 and 2147483647", id="a negative history limit"),
+    pytest.param("progressDeadlineSeconds: -5", "must be between 0 and 2147483647", id="a negative deadline"),
+    pytest.param("minReadySeconds: 30\n  progressDeadlineSeconds: 30", "must be greater than minReadySeconds",
+                 id="a deadline no longer than minReadySeconds"),
+])
+def test_it_validates_the_deployment_fields_the_stand_in_reads(field, words):
+    deployment = workload_text("Deployment", "web", extra_spec=f"  {field}\n")
+    errors = problems(scenario_text(node_text("n1"), deployment, changes_text([])))
+    assert len(errors) == 1 and words in errors[0].message and errors[0].object == "Deployment default/web"
 
 
 @pytest.mark.parametrize(("strategy", "words"), [

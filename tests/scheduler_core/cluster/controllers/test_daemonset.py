@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from scheduler_core.cluster.controllers import daemonset
+from scheduler_core.cluster.controllers.state import DeletePod
 from scheduler_core.model import Taint
 from tests.scheduler_core.builders import cluster_state, controlled_workload, make_node
 
@@ -77,8 +78,8 @@ def _running_agent(nodes: int, update_strategy: dict | None = None):
     pytest.param(None, ["agent-n1"], id="the default maxUnavailable of 1 replaces one node at a time in node order"),
     pytest.param({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "50%"}}, ["agent-n1", "agent-n2"],
                  id="half of 3 nodes rounds up to 2"),
-    pytest.param({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 0, "maxSurge": 1}}, [],
-                 id="a surge rollout is not modelled and replaces nothing"),
+    pytest.param({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 0, "maxSurge": 1}}, ["agent-n1-2"],
+                 id="maxSurge 1 makes one new pod beside the first node's old one"),
     pytest.param({"type": "OnDelete"}, [], id="OnDelete replaces nothing"),
 ])
 def test_a_template_change_deletes_old_pods_as_rolling_update_does(strategy, expected):
@@ -94,11 +95,69 @@ def test_a_terminating_old_pod_counts_as_an_unavailable_node():
     assert daemonset.reconcile(state, daemon) == []
 
 
-def test_an_old_pod_that_is_not_available_is_replaced_besides_the_budget():
-    """allowedReplacementPods: a pending old pod goes, and is not counted against maxUnavailable,
-    so the first available old pod (node order) goes too."""
+def test_an_old_pod_that_is_not_available_is_replaced_and_counted_against_the_budget():
+    """allowedReplacementPods: a pending old pod goes at once, and counts as unavailable
+    (numUnavailable++), so with maxUnavailable 1 no available old pod goes with it."""
     daemon, state = _running_agent(3)
     state.owned_pods(daemon)[2].node_name = ""
-    assert [w.pod.name for w in daemonset.reconcile(state, daemon)] == ["agent-n3", "agent-n1"]
+    assert [w.pod.name for w in daemonset.reconcile(state, daemon)] == ["agent-n3"]
     status = daemonset.rollout_status(state, daemon)
     assert (status.desired, status.updated, status.available, status.complete) == (3, 0, 2, False)
+
+
+def _surge_agent():
+    daemon, state = _running_agent(2, {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 0, "maxSurge": 1}})
+    daemon.min_ready_seconds = 10
+    [surge] = daemonset.reconcile(state, daemon)
+    surge.pod.node_name = "n1"
+    state.bound_ms[surge.pod.key] = 2_000
+    return daemon, state, surge.pod
+
+
+def test_a_surge_pod_runs_beside_the_old_one_until_it_is_available():
+    """podsShouldBeOnNode with surge: the oldest new and oldest old pod both stay while the new
+    one is not available; rollingUpdate counts it as a surge, so no other node surges."""
+    daemon, state, _ = _surge_agent()
+    state.now_ms = 12_000
+    assert daemonset.reconcile(state, daemon) == []
+    status = daemonset.rollout_status(state, daemon)
+    assert (status.desired, status.updated, status.replicas) == (2, 0, 3)
+
+
+def test_an_available_surge_pod_replaces_the_old_one_and_the_next_node_surges():
+    """Once the new pod is available (minReadySeconds after its binding) the manage loop deletes
+    the old one; the next sync surges onto the next node."""
+    daemon, state, surge = _surge_agent()
+    state.now_ms = 12_001
+    [delete] = daemonset.reconcile(state, daemon)
+    assert isinstance(delete, DeletePod) and delete.pod.name == "agent-n1"
+    state.gone.add(delete.pod.key)
+    assert [w.pod.name for w in daemonset.reconcile(state, daemon)] == ["agent-n2-2"]
+
+
+# pkg/controller/daemon/update_test.go TestGetUnavailableNumbers: updatedDesiredNodeCounts over
+# nodes that all should run a pod (newUpdateUnavailable sets maxUnavailable alone, newUpdateSurge
+# maxSurge with maxUnavailable 0); emptyNodes: the walked nodes with no pod.
+@pytest.mark.parametrize(("nodes", "strategy", "with_pods", "expected", "empty"), [
+    pytest.param(0, daemonset.UpdateStrategy("RollingUpdate", 0, 0), [], (0, 0, 0), 0, id="No nodes"),
+    pytest.param(2, daemonset.UpdateStrategy("RollingUpdate", 1, 0), ["n0", "n1"], (0, 1, 2), 0,
+                 id="Two nodes with ready pods"),
+    pytest.param(2, daemonset.UpdateStrategy("RollingUpdate", 0, 0), ["n0"], (0, 1, 2), 1,
+                 id="Two nodes, one node without pods"),
+    pytest.param(2, daemonset.UpdateStrategy("RollingUpdate", 0, 0), ["n0"], (0, 1, 2), 1,
+                 id="Two nodes, one node without pods, surge"),
+    pytest.param(2, daemonset.UpdateStrategy("RollingUpdate", "50%", 0), ["n0", "n1"], (0, 1, 2), 0,
+                 id="Two nodes with pods, MaxUnavailable in percents"),
+    pytest.param(2, daemonset.UpdateStrategy("RollingUpdate", 0, "50%"), ["n0", "n1"], (1, 0, 2), 0,
+                 id="Two nodes with pods, MaxUnavailable in percents, surge"),
+    pytest.param(2, daemonset.UpdateStrategy("RollingUpdate", 0, "100%"), ["n0", "n1"], (2, 0, 2), 0,
+                 id="Two nodes with pods, MaxUnavailable is 100%, surge"),
+    pytest.param(3, daemonset.UpdateStrategy("RollingUpdate", "50%", 0), ["n0", "n1"], (0, 2, 3), 1,
+                 id="Two nodes with pods, MaxUnavailable in percents, pod terminating"),
+])
+def test_get_unavailable_numbers(nodes, strategy, with_pods, expected, empty):
+    node_list = [make_node(f"n{i}") for i in range(nodes)]
+    assert daemonset.updated_desired_node_counts(strategy, [True] * nodes) == expected
+    on_nodes = {name: ["pod"] for name in with_pods}
+    walked = daemonset.walked_nodes(node_list, node_list, on_nodes)
+    assert sum(1 for node in walked if not on_nodes.get(node.name)) == empty

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from scheduler_core.cluster.controllers import deployment, replicaset
+from scheduler_core.cluster.controllers import deployment, deployment_util, replicaset
 from scheduler_core.model import OwnerReference
 from tests.scheduler_core.builders import cluster_state, controlled_workload, make_node
 
@@ -40,33 +40,6 @@ def test_it_scales_the_replica_set_with_the_highest_revision():
 
 
 # ---------------------------------------------------------------------------- rollouts
-
-
-@pytest.mark.parametrize(("value", "total", "round_up", "expected"), [
-    pytest.param(2, 10, True, 2, id="an integer is taken as it is"),
-    pytest.param("25%", 3, True, 1, id="a surge of 25 percent of 3 rounds up to 1"),
-    pytest.param("25%", 3, False, 0, id="an unavailable 25 percent of 3 rounds down to 0"),
-    pytest.param("50%", 5, False, 2, id="half of 5 rounds down to 2"),
-    pytest.param("100%", 7, True, 7, id="a hundred percent is everything"),
-])
-def test_it_scales_int_or_percent_as_get_scaled_value_from_int_or_percent(value, total, round_up, expected):
-    assert deployment.scaled_value(value, total, round_up) == expected
-
-
-def test_it_refuses_a_string_that_is_not_a_percentage():
-    with pytest.raises(ValueError):
-        deployment.scaled_value("25", 4, True)
-
-
-@pytest.mark.parametrize(("strategy", "replicas", "expected"), [
-    pytest.param(deployment.Strategy(), 4, (1, 1), id="the defaults of 25 percent give one of each for 4 replicas"),
-    pytest.param(deployment.Strategy(max_surge=0, max_unavailable="10%"), 3, (0, 1),
-                 id="no surge and an unavailable that rounds to 0 resolve to one unavailable"),
-    pytest.param(deployment.Strategy(max_surge="50%", max_unavailable=0), 3, (2, 0),
-                 id="a surge alone keeps unavailable at 0"),
-])
-def test_it_resolves_fenceposts_as_the_release_does(strategy, replicas, expected):
-    assert deployment.resolve_fenceposts(strategy, replicas) == expected
 
 
 def _rolling_web(replicas: int, strategy: str = ""):
@@ -141,3 +114,278 @@ def test_rollout_status_counts_like_the_deployment_status_and_names_pending_new_
     status = deployment.rollout_status(state, web)
     assert (status.desired, status.updated, status.replicas, status.available, status.complete) == (3, 1, 4, 3, False)
     assert status.pending == [f"default/{new.name}-1"] and len(status.old_pods) == 3 and status.revision == 2
+
+
+# ---------------------------------------------------------------------------- the release's tables
+# pkg/controller/deployment/rolling_test.go and sync_test.go, transcribed case by case: each
+# upstream case (its name, or its position where the table has none) is a case here comparing the
+# outcome the upstream test compares (whether it scaled and to how many; the sizes after scale;
+# the ReplicaSets cleanupDeployment deletes).
+
+ROLLING = "RollingUpdate"
+
+
+def _set(name: str, replicas: int, created_ms: int = 0, annotations=None, revision: int = 0):
+    return controlled_workload("ReplicaSet", name, replicas=replicas, created_ms=created_ms,
+                               annotations=dict(annotations or {}), revision=revision)
+
+
+def _available(counts: dict):
+    return lambda rs: counts.get(rs.name, 0)
+
+
+# TestDeploymentController_reconcileNewReplicaSet: (deploymentReplicas, maxSurge, oldReplicas,
+# newReplicas) -> the new size, or None for no scaling; maxUnavailable 0.
+@pytest.mark.parametrize(("replicas", "surge", "old", "new", "expected"), [
+    pytest.param(10, 0, 10, 0, None, id="0: should not scale up"),
+    pytest.param(10, 2, 10, 0, 2, id="1"),
+    pytest.param(10, 2, 5, 0, 7, id="2"),
+    pytest.param(10, 2, 10, 2, None, id="3"),
+    pytest.param(10, 2, 2, 11, 10, id="4: should scale down"),
+])
+def test_reconcile_new_replica_set(replicas, surge, old, new, expected):
+    new_set, old_set = _set("foo-v2", new), _set("foo-v2", old)
+    strategy = deployment.Strategy(ROLLING, surge, 0)
+    assert deployment.plan_new_replica_set(replicas, strategy, [new_set, old_set], new_set) == expected
+
+
+# TestDeploymentController_reconcileOldReplicaSets: maxSurge 0; the old and new sets' available
+# pods are their ready ones.
+@pytest.mark.parametrize(("replicas", "unavailable", "old", "new", "ready_old", "ready_new", "expected_old"), [
+    pytest.param(10, 0, 10, 0, 10, 0, 9, id="0"),
+    pytest.param(10, 2, 10, 0, 10, 0, 8, id="1"),
+    pytest.param(10, 2, 10, 0, 8, 0, 8, id="2: expect unhealthy replicas from old replica sets been cleaned up"),
+    pytest.param(10, 2, 10, 0, 9, 0, 8, id="3: expect 1 unhealthy replica from old replica sets been cleaned up, "
+                                           "and 1 ready pod been scaled down"),
+    pytest.param(10, 2, 8, 2, 8, 0, None, id="4: the unavailable pods from the newRS would not make us scale down "
+                                             "old RSs in a further step"),
+])
+def test_reconcile_old_replica_sets(replicas, unavailable, old, new, ready_old, ready_new, expected_old):
+    old_set, new_set = _set("foo-old", old), _set("foo-new", new)
+    available = _available({"foo-old": ready_old, "foo-new": ready_new})
+    writes = deployment.plan_old_replica_sets(replicas, deployment.Strategy(ROLLING, 0, unavailable),
+                                              [old_set, new_set], [old_set], new_set, available)
+    assert bool(writes) == (expected_old is not None)
+    if expected_old is not None:
+        assert writes[-1].replicas == expected_old
+
+
+# TestDeploymentController_cleanupUnhealthyReplicas: an old set of 10 with readyPods available.
+@pytest.mark.parametrize(("old", "ready", "most", "expected"), [
+    pytest.param(10, 8, 1, 1, id="0"),
+    pytest.param(10, 8, 3, 2, id="1"),
+    pytest.param(10, 8, 0, 0, id="2"),
+    pytest.param(10, 10, 3, 0, id="3"),
+])
+def test_cleanup_unhealthy_replicas(old, ready, most, expected):
+    old_set = _set("foo-v2", old)
+    cleaned = deployment.plan_cleanup_unhealthy([old_set], _available({"foo-v2": ready}), most)
+    assert sum(old_set.replicas - size for _, size in cleaned) == expected
+
+
+# TestDeploymentController_scaleDownOldReplicaSetsForRollingUpdate: maxSurge 0; the only set is old.
+@pytest.mark.parametrize(("replicas", "unavailable", "ready", "old", "expected_old"), [
+    pytest.param(10, 0, 10, 10, 9, id="0"),
+    pytest.param(10, 2, 10, 10, 8, id="1"),
+    pytest.param(10, 2, 8, 10, None, id="2"),
+    pytest.param(10, 2, 10, 0, None, id="3"),
+    pytest.param(10, 2, 1, 10, None, id="4"),
+])
+def test_scale_down_old_replica_sets_for_rolling_update(replicas, unavailable, ready, old, expected_old):
+    old_set = _set("foo-v2", old)
+    writes = deployment.plan_scale_down_old(replicas, deployment.Strategy(ROLLING, 0, unavailable), [old_set],
+                                            [old_set], _available({"foo-v2": ready}))
+    assert [w.replicas for w in writes] == ([] if expected_old is None else [expected_old])
+
+
+NEW_TS, OLD_TS, OLDER_TS = 2, 1, 0  # newTimestamp, oldTimestamp, olderTimestamp
+
+
+def _sizes(*pairs):
+    return [_set(name, replicas, created) for name, replicas, created in pairs]
+
+
+# TestScale (sync_test.go), the cases of v1.35 (the DeploymentPodReplacementPolicy ones are later
+# than the release): (replicas, maxSurge, maxUnavailable), the old Deployment's replicas and
+# maxSurge (the sets' desired-replicas and max-replicas annotations), the sets before and after.
+_SCALE_CASES = [
+    ("normal scaling event: 10 -> 12", (12, None, None), (10, None), ("foo-v1", 10, NEW_TS), [], 12, [], {}, {}),
+    ("normal scaling event: 10 -> 5", (5, None, None), (10, None), ("foo-v1", 10, NEW_TS), [], 5, [], {}, {}),
+    ("proportional scaling: 5 -> 10", (10, None, None), (5, None), ("foo-v2", 2, NEW_TS), [("foo-v1", 3, OLD_TS)],
+     4, [6], {}, {}),
+    ("proportional scaling: 5 -> 3", (3, None, None), (5, None), ("foo-v2", 2, NEW_TS), [("foo-v1", 3, OLD_TS)],
+     1, [2], {}, {}),
+    ("proportional scaling: 9 -> 4", (4, None, None), (9, None), ("foo-v2", 8, NEW_TS), [("foo-v1", 1, OLD_TS)],
+     4, [0], {}, {}),
+    ("proportional scaling: 7 -> 10", (10, None, None), (7, None), ("foo-v3", 2, NEW_TS),
+     [("foo-v2", 3, OLD_TS), ("foo-v1", 2, OLDER_TS)], 3, [4, 3], {}, {}),
+    ("proportional scaling: 13 -> 8", (8, None, None), (13, None), ("foo-v3", 2, NEW_TS),
+     [("foo-v2", 8, OLD_TS), ("foo-v1", 3, OLDER_TS)], 1, [5, 2], {}, {}),
+    ("leftover distribution: 3 -> 4", (4, None, None), (3, None), ("foo-v3", 1, NEW_TS),
+     [("foo-v2", 1, OLD_TS), ("foo-v1", 1, OLDER_TS)], 2, [1, 1], {}, {}),
+    ("leftover distribution: 3 -> 2", (2, None, None), (3, None), ("foo-v3", 1, NEW_TS),
+     [("foo-v2", 1, OLD_TS), ("foo-v1", 1, OLDER_TS)], 1, [1, 0], {}, {}),
+    ("proportional scaling (no new rs): 4 -> 5", (5, None, None), (4, None), None,
+     [("foo-v2", 2, OLD_TS), ("foo-v1", 2, OLDER_TS)], None, [3, 2], {}, {}),
+    ("proportional scaling: 6 -> 0", (0, None, None), (6, None), ("foo-v3", 3, NEW_TS),
+     [("foo-v2", 2, OLD_TS), ("foo-v1", 1, OLDER_TS)], 0, [0, 0], {}, {}),
+    ("proportional scaling: 0 -> 6", (6, None, None), (6, None), ("foo-v3", 0, NEW_TS),
+     [("foo-v2", 0, OLD_TS), ("foo-v1", 0, OLDER_TS)], 6, [0, 0], {"foo-v2", "foo-v1"}, {}),
+    ("failed rs update", (5, None, None), (5, None), ("foo-v3", 2, NEW_TS),
+     [("foo-v2", 1, OLD_TS), ("foo-v1", 1, OLDER_TS)], 2, [2, 1], {"foo-v3", "foo-v1"}, {"foo-v2": 3}),
+    ("deployment with surge pods", (20, 2, None), (10, 2), ("foo-v2", 6, NEW_TS), [("foo-v1", 6, OLD_TS)],
+     11, [11], {}, {}),
+    ("change both surge and size", (50, 6, None), (10, 3), ("foo-v2", 5, NEW_TS), [("foo-v1", 8, OLD_TS)],
+     22, [34], {}, {}),
+    ("change both size and template", (14, None, None), (10, None), None,
+     [("foo-v2", 7, NEW_TS), ("foo-v1", 3, OLD_TS)], None, [10, 4], {}, {}),
+    ("saturated but broken new replica set does not affect old pods", (2, 1, 1), (2, 1), ("foo-v2", 2, NEW_TS),
+     [("foo-v1", 1, OLD_TS)], 2, [1], {}, {}),
+]
+
+
+def _with_annotations(rs, old_replicas: int, old_surge: int, desired_overrides: dict):
+    """The test's set-up: each set sized for the old Deployment (SetReplicasAnnotations)."""
+    desired = desired_overrides.get(rs.name, old_replicas)
+    strategy = deployment.Strategy(ROLLING, old_surge, 0)
+    most = desired + deployment_util.max_surge(desired, strategy)
+    rs.annotations = deployment_util.replicas_annotations(desired, most)
+    return rs
+
+
+@pytest.mark.parametrize(("name", "spec", "old_spec", "new", "old", "expected_new", "expected_old", "wasnt_updated",
+                          "desired"), [pytest.param(*case, id=case[0]) for case in _SCALE_CASES])
+def test_scale(name, spec, old_spec, new, old, expected_new, expected_old, wasnt_updated, desired):
+    replicas, surge, unavailable = spec
+    old_replicas, old_surge = old_spec
+    old_surge = 0 if old_surge is None else old_surge
+    new_set = _with_annotations(_sizes(new)[0], old_replicas, old_surge, desired) if new is not None else None
+    old_sets = [_with_annotations(rs, old_replicas, old_surge, desired) for rs in _sizes(*old)]
+    strategy = deployment.Strategy(ROLLING, 0 if surge is None else surge, 0 if unavailable is None else unavailable)
+    broken = name.startswith("saturated but broken")  # its new set has no available replica
+
+    def available(rs):
+        return 0 if broken and rs is new_set else rs.replicas
+
+    writes = deployment.plan_scale(replicas, strategy, 0, new_set, old_sets, available)
+    sizes = {w.replica_set.name: w.replicas for w in writes if w.replica_set.name not in wasnt_updated}
+    if new_set is not None and expected_new is not None:
+        assert sizes.get(new_set.name, new_set.replicas) == expected_new
+    assert [sizes.get(rs.name, rs.replicas) for rs in old_sets] == expected_old
+
+
+# TestDeploymentController_cleanupDeployment: (name, spec.replicas, status.replicas) of the old
+# sets; its case with a set already being deleted has no counterpart (a deleted set is gone from the
+# stand-in's cluster) and its case with terminating replicas is the later DeploymentPodReplacementPolicy.
+@pytest.mark.parametrize(("sets", "limit", "expected"), [
+    pytest.param([("foo-1", 0, 0), ("foo-2", 0, 0), ("foo-3", 0, 0)], 1, 2, id="0"),
+    pytest.param([("foo-1", 0, 0), ("foo-2", 0, 1), ("foo-3", 1, 0), ("foo-4", 1, 1)], 0, 1,
+                 id="1: only delete the replica set with Spec.Replicas = Status.Replicas = 0"),
+    pytest.param([("foo-1", 0, 0), ("foo-2", 0, 0)], 0, 2, id="3"),
+    pytest.param([("foo-1", 1, 1), ("foo-2", 1, 1)], 0, 0, id="4"),
+    pytest.param([("foo-1", 0, 0), ("foo-2", 0, 0), ("foo-3", 0, 0)], None, 0, id="6: with unlimited revisionHistoryLimit"),
+])
+def test_cleanup_deployment(sets, limit, expected):
+    old = [_set(name, replicas) for name, replicas, _ in sets]
+    status = {name: replicas for name, _, replicas in sets}
+    doomed = deployment.plan_cleanup(limit, old, lambda rs: status[rs.name], lambda rs: True)
+    assert len(doomed) == expected
+
+
+# TestDeploymentController_cleanupDeploymentOrder: creation order foo-1 < foo-2 < foo-3 < foo-4;
+# (name, replicas, revision) with status.replicas = spec.replicas; a missing revision is 0.
+@pytest.mark.parametrize(("sets", "limit", "expected"), [
+    pytest.param([("foo-1", 0, 1), ("foo-2", 0, 2)], 1, {"foo-1"}, id="0: revision order: rs1 < rs2, delete rs1"),
+    pytest.param([("foo-1", 0, 2), ("foo-2", 0, 1)], 1, {"foo-2"}, id="1: revision order: rs2 < rs1, delete rs2"),
+    pytest.param([("foo-1", 0, 1), ("foo-2", 0, 0)], 1, {"foo-2"},
+                 id="2: rs1 has revision but rs2 doesn't have revision, delete rs2"),
+    pytest.param([("foo-1", 0, 0), ("foo-2", 0, 2)], 1, {"foo-1"},
+                 id="3: rs1 doesn't have revision while rs2 has revision, delete rs1"),
+    pytest.param([("foo-1", 1, 1), ("foo-2", 0, 2), ("foo-3", 0, 3)], 1, {"foo-2"},
+                 id="4: revision order: rs1 < rs2 < r3, but rs1 has replicas, delete rs2"),
+    pytest.param([("foo-1", 1, 1), ("foo-2", 1, 2), ("foo-3", 0, 3)], 1, set(),
+                 id="5: revision order: rs1 < rs2 < r3, both rs1 && rs2 have replicas, don't delete"),
+    pytest.param([("foo-1", 0, 3), ("foo-2", 0, 1), ("foo-3", 0, 4), ("foo-4", 0, 2)], 2, {"foo-2", "foo-4"},
+                 id="6: revision order: rs2 < rs4 < rs1 < rs3, delete rs2 && rs4"),
+])
+def test_cleanup_deployment_order(sets, limit, expected):
+    old = [_set(name, replicas, created_ms=i, revision=revision) for i, (name, replicas, revision) in enumerate(sets)]
+    doomed = deployment.plan_cleanup(limit, old, lambda rs: rs.replicas, lambda rs: True)
+    assert {rs.name for rs in doomed} == expected
+
+
+# recreate_test.go TestScaleDownOldReplicaSets: an old set of 3 goes to 0.
+def test_scale_down_old_replica_sets_for_recreate():
+    old = _set("foo-0", 3)
+    assert [(w.replica_set.name, w.replicas) for w in deployment.plan_recreate_scale_down([old])] == [("foo-0", 0)]
+
+
+# recreate_test.go TestOldPodsRunning: the old sets' status.replicas and their pods' phases ("" for
+# a pod without one, as podMapWithUIDs makes them).
+@pytest.mark.parametrize(("status_replicas", "phases", "expected"), [
+    pytest.param([], [], False, id="no old RSs"),
+    pytest.param([0, 0], ["", "", "", ""], True, id="old RSs with running pods"),
+    pytest.param([1], [], True, id="old RSs without pods but with non-zero status replicas"),
+    pytest.param([0], [], False, id="old RSs without pods or non-zero status replicas"),
+    pytest.param([0], ["Failed", "Succeeded"], False,
+                 id="old RSs with zero status replicas but pods in terminal state are present"),
+    pytest.param([0], ["Unknown"], True, id="old RSs with zero status replicas but pod in unknown phase present"),
+    pytest.param([0], ["Pending"], True, id="old RSs with zero status replicas with pending pod present"),
+    pytest.param([0], ["Running"], True, id="old RSs with zero status replicas with running pod present"),
+    pytest.param([0], ["Failed", "Succeeded", "Pending"], True,
+                 id="old RSs with zero status replicas but pods in terminal state and pending are present"),
+])
+def test_old_pods_running(status_replicas, phases, expected):
+    assert deployment.old_pods_running(status_replicas, phases) == expected
+
+
+# progress_test.go TestSyncRolloutStatus: a Recreate Deployment (maxUnavailable 0) with
+# progressDeadlineSeconds 60 (or none), its status (replicas, updated, available) and Progressing
+# condition last written at testTime (0 here); the sets as (spec, status.replicas, available) with
+# the new one last; synced ten minutes later. Compared: the Progressing condition's status and
+# reason (absent without a deadline), and for the cases named so, its lastTransitionTime kept.
+TEST_TIME, LATER = 0, 600_000
+_TIMED_OUT = deployment_util.Condition("Progressing", "False", "ProgressDeadlineExceeded")
+_NEW_RS_AVAILABLE = deployment_util.Condition("Progressing", "True", "NewReplicaSetAvailable", "", TEST_TIME, TEST_TIME)
+_RS_UPDATED = deployment_util.Condition("Progressing", "True", "ReplicaSetUpdated", "", TEST_TIME, TEST_TIME)
+
+
+@pytest.mark.parametrize(("deadline", "spec", "status", "condition", "old", "new", "expected", "kept"), [
+    pytest.param(None, 3, (2, 2, 2), _RS_UPDATED, [(0, 1, 1)], (3, 2, 2), None, False,
+                 id="General: remove Progressing condition and do not estimate progress if deployment has no "
+                    "Progress Deadline"),
+    pytest.param(60, 3, (3, 3, 3), _NEW_RS_AVAILABLE, [(3, 3, 3)], None, ("True", "NewReplicaSetAvailable"), True,
+                 id="General: do not estimate progress of deployment with only one active ReplicaSet"),
+    pytest.param(60, 3, (2, 2, 2), _RS_UPDATED, [(0, 1, 1)], (3, 2, 2), ("True", "ReplicaSetUpdated"), True,
+                 id="DeploymentProgressing: dont update lastTransitionTime if deployment already has Progressing=True"),
+    pytest.param(60, 3, (2, 2, 2), _TIMED_OUT, [(0, 1, 1)], (3, 2, 2), ("True", "ReplicaSetUpdated"), False,
+                 id="DeploymentProgressing: update everything if deployment has Progressing=False"),
+    pytest.param(60, 3, (2, 2, 2), None, [(0, 1, 1)], (3, 2, 2), ("True", "ReplicaSetUpdated"), False,
+                 id="DeploymentProgressing: create Progressing condition if it does not exist"),
+    pytest.param(60, 3, (3, 3, 3), _RS_UPDATED, [], (3, 3, 3), ("True", "NewReplicaSetAvailable"), True,
+                 id="DeploymentComplete: dont update lastTransitionTime if deployment already has Progressing=True"),
+    pytest.param(60, 3, (3, 3, 3), _TIMED_OUT, [], (3, 3, 3), ("True", "NewReplicaSetAvailable"), False,
+                 id="DeploymentComplete: update everything if deployment has Progressing=False"),
+    pytest.param(60, 3, (3, 3, 3), None, [], (3, 3, 3), ("True", "NewReplicaSetAvailable"), False,
+                 id="DeploymentComplete: create Progressing condition if it does not exist"),
+    pytest.param(60, 0, (3, 3, 3), _RS_UPDATED, [(0, 0, 0)], None, ("True", "NewReplicaSetAvailable"), False,
+                 id="DeploymentComplete: defend against NPE when newRS=nil"),
+    pytest.param(60, 3, (2, 2, 2), _RS_UPDATED, [], (3, 2, 2), ("False", "ProgressDeadlineExceeded"), False,
+                 id="DeploymentTimedOut: update status if rollout exceeds Progress Deadline"),
+    pytest.param(60, 3, (2, 2, 2), _TIMED_OUT, [], (3, 2, 2), ("False", "ProgressDeadlineExceeded"), False,
+                 id="DeploymentTimedOut: do not update status if deployment has existing timedOut condition"),
+])
+def test_sync_rollout_status(deadline, spec, status, condition, old, new, expected, kept):
+    replicas, updated, available = status
+    before = deployment_util.DeploymentStatus(replicas, updated, 0, available,
+                                              conditions=(condition,) if condition else ())
+    counts = [deployment.SetCounts(s, r, 0, a) for s, r, a in old]
+    new_counts = deployment.SetCounts(*new[:2], 0, new[2]) if new else None
+    strategy = deployment.Strategy("Recreate", 0, 0)
+    computed = deployment.calculate_status(spec, strategy, before, counts + ([new_counts] if new_counts else []),
+                                           new_counts, LATER)
+    after = deployment.rollout_conditions(spec, deadline, before, computed, "foo" if new else None, LATER)
+    got = deployment_util.get_condition(after, "Progressing")
+    assert (None if got is None else (got.status, got.reason)) == expected
+    if kept:
+        assert got.last_transition_ms == TEST_TIME

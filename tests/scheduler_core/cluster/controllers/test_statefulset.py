@@ -1,6 +1,6 @@
 """The StatefulSet stand-in: ordinals, claims from volumeClaimTemplates before their pod,
 OrderedReady versus Parallel, scale down from the highest ordinal; template changes (RollingUpdate
-with partition and maxUnavailable, OnDelete)."""
+with partition, OnDelete)."""
 
 from __future__ import annotations
 
@@ -70,20 +70,20 @@ def _deleted(writes) -> list[str]:
 
 @pytest.mark.parametrize(("strategy", "expected"), [
     pytest.param(None, ["db-3"], id="the default rolling update deletes the highest ordinal of the old revision"),
-    pytest.param({"type": "RollingUpdate", "rollingUpdate": {"partition": 0, "maxUnavailable": 2}}, ["db-3", "db-2"],
-                 id="maxUnavailable 2 deletes two at a time"),
+    pytest.param({"type": "RollingUpdate", "rollingUpdate": {"partition": 0, "maxUnavailable": 2}}, ["db-3"],
+                 id="maxUnavailable is not read (MaxUnavailableStatefulSet is off in v1.35): one pod at a time"),
     pytest.param({"type": "RollingUpdate", "rollingUpdate": {"partition": 3, "maxUnavailable": "100%"}}, ["db-3"],
                  id="nothing below the partition is deleted"),
     pytest.param({"type": "OnDelete"}, [], id="OnDelete deletes nothing"),
 ])
-def test_a_template_change_deletes_old_pods_as_update_stateful_set_after_invariant_established(strategy, expected):
+def test_a_template_change_deletes_old_pods_as_update_stateful_set_does(strategy, expected):
     db, state = _running_set(4, strategy)
     assert _deleted(statefulset.reconcile(state, db, [])) == expected
 
 
 def test_an_unavailable_pod_holds_the_rolling_update():
-    """unavailablePods >= maxUnavailable: a pending pod (even below the partition) stops deletions."""
-    db, state = _running_set(3)
+    """OrderedReady: a pending pod (even below the partition) holds the set before any deletion."""
+    db, state = _running_set(3, policy="OrderedReady")
     state.owned_pods(db)[0].node_name = ""
     assert _deleted(statefulset.reconcile(state, db, [])) == []
 
@@ -112,3 +112,30 @@ def test_the_rolling_update_completes_when_every_replica_runs_the_new_revision()
     assert statefulset.reconcile(state, db, []) == []
     revisions = statefulset.revisions(state, db)
     assert revisions.current_hash == revisions.latest_hash and statefulset.rollout_status(state, db).complete
+
+
+def test_a_parallel_set_deletes_past_an_unhealthy_lower_pod_but_waits_for_one_on_its_way():
+    """updateStatefulSet's walk from the highest ordinal: the first old pod is deleted whatever
+    lies below it; an unhealthy pod met before any old one stops the walk."""
+    db, state = _running_set(3, policy="Parallel")
+    state.owned_pods(db)[0].node_name = ""
+    assert _deleted(statefulset.reconcile(state, db, [])) == ["db-2"]
+    db, state = _running_set(3, policy="Parallel")
+    top = state.owned_pods(db)[2]
+    state.pod_revisions[top.key] = statefulset.revisions(state, db).latest_hash
+    top.node_name = ""
+    assert _deleted(statefulset.reconcile(state, db, [])) == []
+
+
+def test_ordered_ready_waits_for_min_ready_seconds_before_the_next_ordinal():
+    """processReplica: ordinal 1 waits until ordinal 0 is running, ready and available
+    (isRunningAndAvailable: ready at its binding, minReadySeconds later)."""
+    db = controlled_workload("StatefulSet", "db", replicas=2, min_ready_seconds=10)
+    state = cluster_state(workloads=[db])
+    [first] = statefulset.reconcile(state, db, [])
+    first.pod.node_name = "n1"
+    state.bound_ms[first.pod.key] = 500
+    state.now_ms = 10_000
+    assert statefulset.reconcile(state, db, []) == []
+    state.now_ms = 10_001
+    assert [w.pod.name for w in statefulset.reconcile(state, db, []) if isinstance(w, CreatePod)] == ["db-1"]
