@@ -34,7 +34,9 @@ from scheduler_core.backend.queue import (
 from scheduler_core.cluster.objects import ObjectWrites
 from scheduler_core.cluster.store import KIND_BUDGET, KIND_NODE, KIND_POD, KIND_WORKLOAD, Cluster, WatchEvent
 from scheduler_core.encoding.events import ClusterChangeKind, Event
-from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
+from scheduler_core.framework.cluster_events import (
+    ActionType, ClusterChange, ClusterEvent, ClusterEventWithHint, EventResource,
+)
 from scheduler_core.framework.node_info import PodInfo
 from scheduler_core.framework.options import FrameworkOptions
 from scheduler_core.framework.runtime import Framework
@@ -148,10 +150,12 @@ class KubeScheduler:
         yield from told
         yield from self.moves()
 
-    def storage_changes(self) -> Iterator[Event]:
-        """The storage and device writes made since the last call (by the plugins or the
-        stand-ins), each told, then handed to the informers' handlers, then the moves it caused."""
-        changes = self.snapshot.cluster_changes
+    def storage_changes(self, changes: Optional[list[ClusterChange]] = None) -> Iterator[Event]:
+        """The storage and device writes made since the last call (by the stand-ins), or the
+        given ones (a binding goroutine's own), each told, then handed to the informers'
+        handlers, then the moves it caused."""
+        if changes is None:
+            changes = self.snapshot.cluster_changes
         while changes:
             change = changes.pop(0)
             changed = change.new if change.new is not None else change.old
@@ -217,15 +221,21 @@ class KubeScheduler:
         if pod.is_terminating:  # skipPodSchedule: a pod being deleted is not scheduled
             self.queue.done(pod)
             return
+        pending_writes = self.snapshot.cluster_changes
+        mark = len(pending_writes)
         cycle = self._scheduling_cycle(info)
         yield from record_cycle(cycle)
         ending = cycle.outcome
         assert ending is not None  # the recorder ran the cycle to its end
+        # The cycle's PreBind writes (claims, volumes) are its binding goroutine's: they reach the
+        # informers when that goroutine lands, not with whichever write is delivered next.
+        own_writes = pending_writes[mark:]
+        del pending_writes[mark:]
         self._note_progress(pod, ending)
         if isinstance(ending, Bound):
-            yield from self._binding_cycle(info, ending)
+            yield from self._binding_cycle(info, ending, own_writes)
         else:
-            yield from self._handle_scheduling_failure(info, ending)
+            yield from self._handle_scheduling_failure(info, ending, own_writes)
 
     def _scheduling_cycle(self, info: QueuedPodInfo) -> Cycle:
         """The cycle of the popped pod: the queues as they stand, the nomination its queue copy carries."""
@@ -246,23 +256,23 @@ class KubeScheduler:
         self._erroring.pop(pod.key, None)
         self._last_progress_ms = self.clock.ms
 
-    def _binding_cycle(self, info: QueuedPodInfo, bound: Bound) -> Iterator[Event]:
+    def _binding_cycle(self, info: QueuedPodInfo, bound: Bound, prebind_writes: list[ClusterChange]) -> Iterator[Event]:
         """The binding cycle calls Done before PreBind; its writes come back later."""
         pod = info.pod
         self.queue.done(pod)
         yield self.recorder.bound(pod.key, info.attempts)
-        self.go(lambda: None, lambda: self._binding_done(pod, bound.node_name))
+        self.go(lambda: None, lambda: self._binding_done(pod, bound.node_name, prebind_writes))
 
-    def _binding_done(self, pod: Pod, node: str) -> Iterator[Event]:
-        """The informer events of a finished binding: PreBind's storage writes, then the pod bound;
-        then the other components act on it."""
-        yield from self.storage_changes()
+    def _binding_done(self, pod: Pod, node: str, prebind_writes: list[ClusterChange]) -> Iterator[Event]:
+        """The informer events of a finished binding: its PreBind's storage writes, then the pod
+        bound; then the other components act on it."""
+        yield from self.storage_changes(prebind_writes)
         self.cluster.bind(pod.key, node)
         yield from self.flush()
         yield from self.others_react()
 
-    def _handle_scheduling_failure(self, info: QueuedPodInfo,
-                                   ending: FitError | SchedulingError | BindingFailed) -> Iterator[Event]:
+    def _handle_scheduling_failure(self, info: QueuedPodInfo, ending: FitError | SchedulingError | BindingFailed,
+                                   prebind_writes: list[ClusterChange]) -> Iterator[Event]:
         """handleSchedulingFailure (after handleBindingCycleError for a failed binding cycle): back
         to the queue, the nomination, the status patch. A preemption that chose victims already
         marked its pod as preempting and started its goroutine (the evaluator's
@@ -294,7 +304,7 @@ class KubeScheduler:
             yield from self.moves()
         # A PreBind that failed after writing (VolumeBinding's claim annotation, a provisioned volume)
         # leaves those writes: the API has no rollback, so their events still reach the queue.
-        yield from self.storage_changes()
+        yield from self.storage_changes(prebind_writes)
         yield from self.moves()
         # The patch is sent now; its Update reaches the scheduler with the writes of goroutines
         # started in this attempt (after them, as the reference runs saw it: a preemptor's own

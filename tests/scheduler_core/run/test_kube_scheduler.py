@@ -67,3 +67,60 @@ def test_a_binding_is_written_through_the_cluster_and_then_the_others_get_their_
     assert run.cluster.pod("default/p").node_name in ("n1", "n2")
     assert seen == [("default/p", ClusterChangeKind.POD_BOUND)]
     assert turns == [1]  # the others acted once the binding had been delivered
+
+
+def _claim_pod(name: str, claim: str) -> str:
+    return f"""apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: default}}
+spec:
+  containers:
+  - name: c
+    resources: {{requests: {{cpu: 100m}}, claims: [{{name: gpu}}]}}
+  resourceClaims: [{{name: gpu, resourceClaimName: {claim}}}]
+"""
+
+
+def _claim(name: str) -> str:
+    return f"""apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {{name: {name}, namespace: default}}
+spec:
+  devices:
+    requests: [{{name: gpu, exactly: {{deviceClassName: gpu}}}}]
+"""
+
+
+GPUS = """apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu}
+spec:
+  selectors: [{cel: {expression: device.driver == "gpu.example.com"}}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: n1-gpus}
+spec:
+  driver: gpu.example.com
+  nodeName: n1
+  pool: {name: n1, generation: 1, resourceSliceCount: 1}
+  devices: [{name: gpu-0}, {name: gpu-1}, {name: gpu-2}]
+"""
+
+
+def test_each_binding_goroutine_delivers_its_own_prebind_writes_with_its_binding():
+    """A claim's allocation is written by its pod's PreBind, in that pod's binding goroutine: it
+    reaches the informers with that pod's binding (after the next pod's attempt), never earlier
+    with another goroutine's (the release's dra_shared runs: a pod waiting on a claim change was
+    re-queued one attempt too early when the writes of every PreBind so far were delivered at once)."""
+    pods = [("a", "claim-a"), ("b", "claim-b"), ("c", "claim-c")]
+    text = "---\n".join([node_text("n1", cpu="4"), GPUS, *(_claim(claim) for _, claim in pods),
+                         *(_claim_pod(pod, claim) for pod, claim in pods)])
+    run = ClusterRun(load_scenario(text))
+    writes = [(e.payload.kind, e.pod) for e in run.run() if e.extension_point is ExtensionPoint.CLUSTER
+              and e.payload.kind in (ClusterChangeKind.STORAGE, ClusterChangeKind.POD_BOUND)]
+    allocations = [(ClusterChangeKind.STORAGE, f"default/{claim}") for _, claim in pods]
+    assert list(dict.fromkeys(w for w in writes if w in allocations)) == allocations
+    for pod, claim in pods:  # each allocation told right before its own pod's binding
+        bound_at = writes.index((ClusterChangeKind.POD_BOUND, f"default/{pod}"))
+        assert writes[bound_at - 1] == (ClusterChangeKind.STORAGE, f"default/{claim}"), writes
