@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 INSTALLED := $(VENV)/.installed
 
-.PHONY: run test install migrate chromium services check-deploy
+.PHONY: run test install migrate chromium services check-deploy format
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -46,3 +46,8 @@ test: migrate chromium services
 check-deploy: install
 	SECRET_KEY=$$($(BIN)/python -c 'import secrets; print(secrets.token_urlsafe(50))') ALLOWED_HOSTS=schedlab.example.com \
 	  $(BIN)/python manage.py check --deploy --fail-level WARNING
+
+# One layout for all Python code; `make test` checks it (tests/tools/test_lint.py).
+format: install
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .

@@ -33,7 +33,13 @@ from scheduler_core.answers.recorded import (
     replayed_from_trace,
     with_recorded,
 )
-from scheduler_core.answers.report import MAX_NODES_LISTED, TimelineReport, render_comparison, render_notices, render_report
+from scheduler_core.answers.report import (
+    MAX_NODES_LISTED,
+    TimelineReport,
+    render_comparison,
+    render_notices,
+    render_report,
+)
 from scheduler_core.scenario import Limits, ScenarioInvalid
 from scheduler_core.scenario.gcpause import collector_paused
 from scheduler_core.scenario.sources import load_paths
@@ -47,17 +53,25 @@ from scheduler_core.encoding.wire import Wire
 
 EXIT_INVALID = 2
 EXIT_NO_NODES = 3
-SCENARIO_HELP = "scenario: YAML/JSON file(s), a directory or an archive (.tar, .tar.gz, .zip) of a dump; '-' for standard input"
+SCENARIO_HELP = (
+    "scenario: YAML/JSON file(s), a directory or an archive (.tar, .tar.gz, .zip) of a dump; '-' for standard input"
+)
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m scheduler_core",
-                                     description="Replay kube-scheduler v1.35's decisions on a scenario file.")
+    parser = argparse.ArgumentParser(
+        prog="python -m scheduler_core", description="Replay kube-scheduler v1.35's decisions on a scenario file."
+    )
     commands = parser.add_subparsers(dest="command", required=True)
-    trace = _add_run_command(commands, "trace", "schedule the pending pods and report every step",
-                             "print the trace summary JSON of the spec")
-    timeline = _add_run_command(commands, "timeline", "run the scheduler to the end: queue, retries, preemption",
-                                "print the timeline JSON of ../shared/spec/TIMELINE.md")
+    trace = _add_run_command(
+        commands, "trace", "schedule the pending pods and report every step", "print the trace summary JSON of the spec"
+    )
+    timeline = _add_run_command(
+        commands,
+        "timeline",
+        "run the scheduler to the end: queue, retries, preemption",
+        "print the timeline JSON of ../shared/spec/TIMELINE.md",
+    )
     check = commands.add_parser("check", help="what was read, what was left out, what the dump lacks (no run)")
     check.add_argument("scenario", nargs="+", help=SCENARIO_HELP)
     check.add_argument("--json", action="store_true", help="print the check as JSON (docs/CHECK.md)")
@@ -69,19 +83,30 @@ def _parser() -> argparse.ArgumentParser:
     _add_taints_flag(explain_pod)
     bench = commands.add_parser("bench", help="measure scheduling speed and memory on a scenario")
     bench.add_argument("scenario", nargs="+", help=SCENARIO_HELP)
-    bench.add_argument("--percentage", type=int, default=None,
-                       help="override percentageOfNodesToScore (0 = adaptive)")
+    bench.add_argument("--percentage", type=int, default=None, help="override percentageOfNodesToScore (0 = adaptive)")
     bench.add_argument("--limit", type=int, default=None, help="schedule only the first N pending pods")
     bench.add_argument("--json", action="store_true")
-    bench.add_argument("--loop", action="store_true",
-                       help="run the scheduler to the end (queue, retries, preemption): attempts/s and pods bound/s")
+    bench.add_argument(
+        "--loop",
+        action="store_true",
+        help="run the scheduler to the end (queue, retries, preemption): attempts/s and pods bound/s",
+    )
     for command in (trace, timeline, bench):
         _add_limit_flags(command)
     compare = commands.add_parser("compare", help="two runs to the end side by side: scenarios or configurations")
-    compare.add_argument("scenarios", nargs="+", metavar="SCENARIO",
-                         help="A [B]: one scenario with two --config, or two (each a file, a directory or an archive)")
-    compare.add_argument("--config", action="append", default=[], metavar="FILE",
-                         help="a KubeSchedulerConfiguration for A, then one for B (replaces the scenario's own)")
+    compare.add_argument(
+        "scenarios",
+        nargs="+",
+        metavar="SCENARIO",
+        help="A [B]: one scenario with two --config, or two (each a file, a directory or an archive)",
+    )
+    compare.add_argument(
+        "--config",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a KubeSchedulerConfiguration for A, then one for B (replaces the scenario's own)",
+    )
     compare.add_argument("--pod", default=None, help="also compare this pod's weighted scores per node and plugin")
     compare.add_argument("--json", action="store_true", help="print the comparison as JSON")
     whatif = commands.add_parser("whatif", help="the smallest single changes that would let a pending pod fit")
@@ -93,21 +118,38 @@ def _parser() -> argparse.ArgumentParser:
     question = capacity.add_mutually_exclusive_group(required=True)
     question.add_argument("--workload", metavar="NS/NAME", help="how many more replicas of this workload fit")
     question.add_argument("--pod", metavar="NS/NAME", help="how many more copies of this pod fit")
-    question.add_argument("--add-like", action="append", metavar="NODE",
-                          help="how many nodes like NODE the pending pods need (repeat to compare templates)")
+    question.add_argument(
+        "--add-like",
+        action="append",
+        metavar="NODE",
+        help="how many nodes like NODE the pending pods need (repeat to compare templates)",
+    )
     question.add_argument("--removable", action="store_true", help="which nodes can be drained and removed")
-    question.add_argument("--fragmentation", action="store_true", help="free capacity against the largest request that fits")
-    capacity.add_argument("--max", type=int, default=None,
-                          help="the most copies (--workload/--pod) or nodes to try; the answer says when it stopped there")
-    capacity.add_argument("--method", choices=("auto", "place", "trials"), default="auto",
-                          help="--pod only. auto (default): copies counted per node when they are independent "
-                               "(resources, pod slots, ports, node constraints), else placed one by one in one "
-                               "pass (cluster-capacity's way), else — pods still pending after the scenario's run, "
-                               "copies that could preempt, claims — the trial search; place: always the one pass; "
-                               "trials: always the trial search (docs/CAPACITY.md)")
+    question.add_argument(
+        "--fragmentation", action="store_true", help="free capacity against the largest request that fits"
+    )
+    capacity.add_argument(
+        "--max",
+        type=int,
+        default=None,
+        help="the most copies (--workload/--pod) or nodes to try; the answer says when it stopped there",
+    )
+    capacity.add_argument(
+        "--method",
+        choices=("auto", "place", "trials"),
+        default="auto",
+        help="--pod only. auto (default): copies counted per node when they are independent "
+        "(resources, pod slots, ports, node constraints), else placed one by one in one "
+        "pass (cluster-capacity's way), else — pods still pending after the scenario's run, "
+        "copies that could preempt, claims — the trial search; place: always the one pass; "
+        "trials: always the trial search (docs/CAPACITY.md)",
+    )
     capacity.add_argument("--json", action="store_true", help="print the answer as JSON (docs/CAPACITY.md)")
-    capacity.add_argument("--progress", action="store_true",
-                          help="on stderr: each trial run as it starts, copies placed (and per second) in a pass")
+    capacity.add_argument(
+        "--progress",
+        action="store_true",
+        help="on stderr: each trial run as it starts, copies placed (and per second) in a pass",
+    )
     commands.add_parser("schema", help="print the JSON Schema of every payload (static/schema/payloads.json)")
     snapshot = commands.add_parser("snapshot", help="write a scenario file from a live cluster (kubeconfig)")
     snapshot.add_argument("-o", "--output", default="-", help="file to write ('-', the default: standard output)")
@@ -116,24 +158,32 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _add_run_command(commands: argparse._SubParsersAction[argparse.ArgumentParser], name: str, summary: str,
-                     json_help: str) -> argparse.ArgumentParser:
+def _add_run_command(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser], name: str, summary: str, json_help: str
+) -> argparse.ArgumentParser:
     """``trace`` and ``timeline``: the same scenario, output and tie-break arguments."""
     parser = commands.add_parser(name, help=summary)
     parser.add_argument("scenario", nargs="+", help=SCENARIO_HELP)
     parser.add_argument("--json", action="store_true", help=json_help)
     parser.add_argument("--events", action="store_true", help="print the raw event stream as JSON lines")
-    parser.add_argument("--tie-break", choices=(TIE_BREAK_FIRST, TIE_BREAK_RANDOM), default=TIE_BREAK_FIRST,
-                        help="first node in document order (default) or the real scheduler's random pick")
+    parser.add_argument(
+        "--tie-break",
+        choices=(TIE_BREAK_FIRST, TIE_BREAK_RANDOM),
+        default=TIE_BREAK_FIRST,
+        help="first node in document order (default) or the real scheduler's random pick",
+    )
     parser.add_argument("--seed", type=int, default=None, help="random seed for --tie-break random")
     _add_taints_flag(parser)
     return parser
 
 
 def _add_taints_flag(command: argparse.ArgumentParser) -> None:
-    command.add_argument("--add-node-taints", action="store_true",
-                         help="first give nodes the taints the node lifecycle controller keeps in step with their "
-                              "conditions (not-ready, unreachable, pressure, unschedulable)")
+    command.add_argument(
+        "--add-node-taints",
+        action="store_true",
+        help="first give nodes the taints the node lifecycle controller keeps in step with their "
+        "conditions (not-ready, unreachable, pressure, unschedulable)",
+    )
 
 
 def _limit_flag(name: str) -> str:
@@ -155,15 +205,22 @@ def _add_limit_flags(command: argparse.ArgumentParser) -> None:
     """One flag per size limit the loader enforces (scenario.limits.Limits), defaulting to its value."""
     group = command.add_argument_group("size limits (a larger scenario is refused, naming the flag)")
     for limit in dataclasses.fields(Limits):
-        group.add_argument(_limit_flag(limit.name), dest=limit.name, type=_positive, default=limit.default,
-                           metavar="N", help=f"default {limit.default}")
+        group.add_argument(
+            _limit_flag(limit.name),
+            dest=limit.name,
+            type=_positive,
+            default=limit.default,
+            metavar="N",
+            help=f"default {limit.default}",
+        )
 
 
 def limits_from(args: argparse.Namespace) -> Limits:
     """The Limits the flags ask for (the defaults when a command has none)."""
     defaults = Limits()
-    return Limits(**{limit.name: getattr(args, limit.name, getattr(defaults, limit.name))
-                     for limit in dataclasses.fields(Limits)})
+    return Limits(
+        **{limit.name: getattr(args, limit.name, getattr(defaults, limit.name)) for limit in dataclasses.fields(Limits)}
+    )
 
 
 def _with_flag(message: str) -> str:
@@ -213,9 +270,14 @@ def _exit_code(scenario: Scenario) -> int:
     return 0
 
 
-def _drive(args: argparse.Namespace, scenario: Scenario, events: Iterable[Event],
-           builder: Union[TraceBuilder, TimelineBuilder], replayed_from: Callable[[dict[str, Any]], dict[str, Replayed]],
-           keep: Callable[[Event], None]) -> Optional[RecordedComparison]:
+def _drive(
+    args: argparse.Namespace,
+    scenario: Scenario,
+    events: Iterable[Event],
+    builder: Union[TraceBuilder, TimelineBuilder],
+    replayed_from: Callable[[dict[str, Any]], dict[str, Replayed]],
+    keep: Callable[[Event], None],
+) -> Optional[RecordedComparison]:
     """What trace and timeline do with their event stream: every event goes to the builder and is
     printed as a JSON line (--events) or handed to ``keep`` for the text report; --json then prints
     the summary beside the recorded outcome. Returns that comparison when the text report is wanted
@@ -245,12 +307,21 @@ def run_trace(args: argparse.Namespace) -> int:
         return EXIT_INVALID
     scenario, changes = _with_taints(scenario, args)
     events: list[Event] = []
-    recorded = _drive(args, scenario, simulate(scenario, tie_break=args.tie_break, seed=args.seed),
-                      TraceBuilder(), replayed_from_trace, events.append)
+    recorded = _drive(
+        args,
+        scenario,
+        simulate(scenario, tie_break=args.tie_break, seed=args.seed),
+        TraceBuilder(),
+        replayed_from_trace,
+        events.append,
+    )
     if recorded is not None:
         details = collect_details(scenario, tie_break=args.tie_break, seed=args.seed, per_plugin=MAX_NODES_LISTED)
-        print("\n".join([*_taint_lines(changes), render_report(events, scenario, details, args.tie_break),
-                         *recorded.lines()]))
+        print(
+            "\n".join(
+                [*_taint_lines(changes), render_report(events, scenario, details, args.tie_break), *recorded.lines()]
+            )
+        )
     return _exit_code(scenario)
 
 
@@ -265,8 +336,14 @@ def run_timeline(args: argparse.Namespace) -> int:
         print("\n".join(render_notices(scenario)))
         return _exit_code(scenario)
     report = TimelineReport()
-    recorded = _drive(args, scenario, run_to_the_end(scenario, tie_break=args.tie_break, seed=args.seed),
-                      TimelineBuilder(), replayed_from_timeline, report.add)
+    recorded = _drive(
+        args,
+        scenario,
+        run_to_the_end(scenario, tie_break=args.tie_break, seed=args.seed),
+        TimelineBuilder(),
+        replayed_from_timeline,
+        report.add,
+    )
     if recorded is not None:
         print("\n".join([*_taint_lines(changes), *render_notices(scenario), *report.lines, *recorded.lines()]))
     return _exit_code(scenario)
@@ -331,7 +408,11 @@ def run_bench(args: argparse.Namespace) -> int:
 def run_compare(args: argparse.Namespace) -> int:
     from scheduler_core.answers.compare import compare_events
 
-    if len(args.scenarios) > 2 or len(args.config) not in (0, 2) or (len(args.scenarios) == 1 and len(args.config) != 2):
+    if (
+        len(args.scenarios) > 2
+        or len(args.config) not in (0, 2)
+        or (len(args.scenarios) == 1 and len(args.config) != 2)
+    ):
         print("error: give two scenarios, or one scenario and two --config files (or two of each)", file=sys.stderr)
         return EXIT_INVALID
     paths = args.scenarios * (2 // len(args.scenarios))
@@ -370,10 +451,14 @@ def run_whatif(args: argparse.Namespace) -> int:
         return 0
     lines = [answer["summary"]]
     for suggestion in answer["suggestions"]:
-        lines.append(f"  {suggestion['text']}: fits on {suggestion['nodeCount']} node(s) ({', '.join(suggestion['nodes'][:5])}"
-                     f"{', …' if suggestion['nodeCount'] > 5 else ''})")
+        lines.append(
+            f"  {suggestion['text']}: fits on {suggestion['nodeCount']} node(s) ({', '.join(suggestion['nodes'][:5])}"
+            f"{', …' if suggestion['nodeCount'] > 5 else ''})"
+        )
     if answer["moreSuggestions"]:
-        lines.append(f"  …and {answer['moreSuggestions']} more, more intrusive or opening fewer nodes (only the first 25 are listed)")
+        lines.append(
+            f"  …and {answer['moreSuggestions']} more, more intrusive or opening fewer nodes (only the first 25 are listed)"
+        )
     print("\n".join(lines))
     return 0
 
@@ -387,15 +472,29 @@ def run_capacity(args: argparse.Namespace) -> int:
         if args.pod is not None:
             from scheduler_core.answers import capacity_pass
 
-            answer = capacity_pass.how_many_copies(base, args.pod, max_count=args.max, method=args.method,
-                                                   progress=_say_trial if args.progress else None,
-                                                   copy_progress=_say_copies if args.progress else None)
+            answer = capacity_pass.how_many_copies(
+                base,
+                args.pod,
+                max_count=args.max,
+                method=args.method,
+                progress=_say_trial if args.progress else None,
+                copy_progress=_say_copies if args.progress else None,
+            )
         else:
-            answer = capacity.answer(base, workload=args.workload, pod=args.pod, add_like=args.add_like,
-                                     removable=args.removable, fragmentation=args.fragmentation, max_count=args.max,
-                                     progress=_say_trial if args.progress else None)
+            answer = capacity.answer(
+                base,
+                workload=args.workload,
+                pod=args.pod,
+                add_like=args.add_like,
+                removable=args.removable,
+                fragmentation=args.fragmentation,
+                max_count=args.max,
+                progress=_say_trial if args.progress else None,
+            )
     except ScenarioInvalid as err:
-        print(f"error: {' '.join(args.scenario)} is not a valid scenario ({len(err.errors)} problem(s)):", file=sys.stderr)
+        print(
+            f"error: {' '.join(args.scenario)} is not a valid scenario ({len(err.errors)} problem(s)):", file=sys.stderr
+        )
         for problem in err.errors:
             print(f"  {problem}", file=sys.stderr)
         return EXIT_INVALID
@@ -431,7 +530,9 @@ def run_snapshot(args: argparse.Namespace) -> int:
     else:
         Path(args.output).write_text(text, encoding="utf-8")
     read = ", ".join(f"{n} {kind}" for kind, n in taken.counts.items())
-    print(f"read {read}" + "".join(f"; not read: {kind} ({why})" for kind, why in taken.skipped.items()), file=sys.stderr)
+    print(
+        f"read {read}" + "".join(f"; not read: {kind} ({why})" for kind, why in taken.skipped.items()), file=sys.stderr
+    )
     return 0
 
 

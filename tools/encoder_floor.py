@@ -98,9 +98,11 @@ def main() -> None:
     args, scenario = arguments_and_scenario(__doc__.splitlines()[0], rounds=3)
     for _ in range(args.rounds):
         costs = measure(scenario, args.cycles)
-        print(f"attempts {costs.attempts}  engine {costs.ms(costs.engine):.3f} ms  encoder {costs.ms(costs.encoder):.3f} ms"
-              f"  floor {costs.ms(costs.floor):.3f} ms  floor/engine {costs.floor / max(costs.engine, 1e-9):.2f}"
-              f"  (0.8 leaves the app 0.25)")
+        print(
+            f"attempts {costs.attempts}  engine {costs.ms(costs.engine):.3f} ms  encoder {costs.ms(costs.encoder):.3f} ms"
+            f"  floor {costs.ms(costs.floor):.3f} ms  floor/engine {costs.floor / max(costs.engine, 1e-9):.2f}"
+            f"  (0.8 leaves the app 0.25)"
+        )
 
 
 if __name__ == "__main__":

@@ -39,8 +39,9 @@ ROOTED = ("docs", "tools", "examples", "static", "scheduler_core", "webui", "tes
 OTHER_REPOSITORY = re.compile(r"[\w.-]+/[\w.-]+[`']?\s+[`']?$")
 # Example trees the layout tools' tests build in a temporary folder, named in their docstrings.
 EXAMPLES = ("tests/pkg/", "scheduler_core/a/", "tests/scheduler_core/a/")
-REFERENCE = re.compile(r"(?<![\w./-])((?:\.\./shared/|spec/|(?:%s)/)[\w./-]*\.(?:md|py|yaml|json|js|css|toml))"
-                       % "|".join(ROOTED))
+REFERENCE = re.compile(
+    r"(?<![\w./-])((?:\.\./shared/|spec/|(?:%s)/)[\w./-]*\.(?:md|py|yaml|json|js|css|toml))" % "|".join(ROOTED)
+)
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ def references(text: str) -> list[tuple[int, str]]:
     found = []
     for number, line in enumerate(text.splitlines(), start=1):
         for match in REFERENCE.finditer(line):
-            if not OTHER_REPOSITORY.search(line[:match.start()]):
+            if not OTHER_REPOSITORY.search(line[: match.start()]):
                 found.append((number, match.group(1).rstrip(".")))
     return found
 
@@ -72,15 +73,21 @@ def resolves(reference: str, root: Path) -> bool:
         return (root / reference).resolve().exists()
     return (root / reference).exists() or any(
         # "tests/…/test_x.py" named as a pattern ("test_*.py") is a glob, not a file
-        "*" in part for part in reference.split("/"))
+        "*" in part
+        for part in reference.split("/")
+    )
 
 
 def scanned_files(root: Path) -> list[Path]:
     files = [root / name for name in SCANNED_FILES if (root / name).exists()]
     for folder in SCANNED:
         for path in sorted((root / folder).rglob("*")):
-            if (path.suffix in SUFFIXES and path.is_file() and not SKIPPED_DIRS.intersection(path.parts)
-                    and str(path.relative_to(root)) not in SKIPPED_FILES):
+            if (
+                path.suffix in SUFFIXES
+                and path.is_file()
+                and not SKIPPED_DIRS.intersection(path.parts)
+                and str(path.relative_to(root)) not in SKIPPED_FILES
+            ):
                 files.append(path)
     return files
 

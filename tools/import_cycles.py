@@ -163,6 +163,7 @@ def cycles(graph: ImportGraph) -> list[list[str]]:
 
 def imports_between(graph: ImportGraph, importer_prefix: str, imported_prefix: str) -> list[tuple[str, str]]:
     """(importer, imported) pairs where a module under one prefix imports one under the other."""
+
     def under(module: str, prefix: str) -> bool:
         return module == prefix or module.startswith(prefix + ".")
 
@@ -175,8 +176,9 @@ def imports_between(graph: ImportGraph, importer_prefix: str, imported_prefix: s
     )
 
 
-def layer_of(module: str, layers: tuple[tuple[str, ...], ...] = ENGINE_LAYERS,
-             root_package: str = "scheduler_core") -> int | None:
+def layer_of(
+    module: str, layers: tuple[tuple[str, ...], ...] = ENGINE_LAYERS, root_package: str = "scheduler_core"
+) -> int | None:
     """The layer of an engine module (its package under ``root_package``); the top-level modules
     sit above every layer; None outside the engine or in a package no layer names."""
     parts = module.split(".")
@@ -187,8 +189,9 @@ def layer_of(module: str, layers: tuple[tuple[str, ...], ...] = ENGINE_LAYERS,
     return next((index for index, layer in enumerate(layers) if parts[1] in layer), None)
 
 
-def upward_imports(graph: ImportGraph, layers: tuple[tuple[str, ...], ...] = ENGINE_LAYERS,
-                   root_package: str = "scheduler_core") -> list[tuple[str, str]]:
+def upward_imports(
+    graph: ImportGraph, layers: tuple[tuple[str, ...], ...] = ENGINE_LAYERS, root_package: str = "scheduler_core"
+) -> list[tuple[str, str]]:
     """(importer, imported) pairs where a module imports one of a higher layer."""
     found = []
     for module, targets in graph.edges.items():
@@ -202,17 +205,24 @@ def upward_imports(graph: ImportGraph, layers: tuple[tuple[str, ...], ...] = ENG
     return sorted(found)
 
 
-def loose_modules(graph: ImportGraph, allowed: tuple[str, ...] = ENGINE_TOP_MODULES,
-                  root_package: str = "scheduler_core") -> list[str]:
+def loose_modules(
+    graph: ImportGraph, allowed: tuple[str, ...] = ENGINE_TOP_MODULES, root_package: str = "scheduler_core"
+) -> list[str]:
     """Modules at the top of the package that are neither allowed there nor packages of a layer."""
     packages = {name for layer in ENGINE_LAYERS for name in layer}
-    return sorted(module for module in graph.modules
-                  if module.split(".")[0] == root_package and module.count(".") == 1
-                  and module not in allowed and module.split(".")[1] not in packages)
+    return sorted(
+        module
+        for module in graph.modules
+        if module.split(".")[0] == root_package
+        and module.count(".") == 1
+        and module not in allowed
+        and module.split(".")[1] not in packages
+    )
 
 
-def imports_past_the_door(graph: ImportGraph, outside: str = "webui", inside: str = "scheduler_core",
-                          door: str = WEB_ENGINE_DOOR) -> list[tuple[str, str]]:
+def imports_past_the_door(
+    graph: ImportGraph, outside: str = "webui", inside: str = "scheduler_core", door: str = WEB_ENGINE_DOOR
+) -> list[tuple[str, str]]:
     """(importer, imported) pairs where a module under ``outside`` other than ``door`` imports ``inside``."""
     return [(module, target) for module, target in imports_between(graph, outside, inside) if module != door]
 

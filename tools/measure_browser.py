@@ -37,7 +37,13 @@ from playwright.sync_api import sync_playwright
 
 REPO = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+]
 VIEWPORT = {"width": 1440, "height": 900}
 STEPS = ("Filter", "Score", "PreFilter", "Total")
 
@@ -62,11 +68,21 @@ def free_port() -> int:
 
 def start_server(var: Path) -> tuple[subprocess.Popen, str]:
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DJANGO_SETTINGS_MODULE")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DJANGO_SETTINGS_MODULE")
+    }
     env.update(SCHEDLAB_VAR_DIR=str(var), PYTHONUNBUFFERED="1")
     log = open(var / "server.log", "ab")  # noqa: SIM115 - the server writes to it for its whole life
-    process = subprocess.Popen([sys.executable, "manage.py", "runembedded", "--port", str(port), "--concurrency", "1"],
-                               cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    process = subprocess.Popen(
+        [sys.executable, "manage.py", "runembedded", "--port", str(port), "--concurrency", "1"],
+        cwd=REPO,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     url = f"http://127.0.0.1:{port}"
     for _ in range(180):
         try:
@@ -101,9 +117,12 @@ def measure_import(page, url: str, path: Path) -> tuple[int, dict]:
     usable_ms = int(page.get_attribute("body", "data-import-usable-ms"))
     saved_ms = int(page.get_attribute("body", "data-import-saved-ms"))
     scenario_id = int(page.url.rstrip("/").rsplit("/", 1)[1])
-    return scenario_id, {"upload_done_to_usable_s": round(usable_ms / 1000, 2), "of_which_server_save_s": round(saved_ms / 1000, 2),
-                         "click_to_usable_s": round(total, 2),
-                         "validity": page.text_content("#validity")}
+    return scenario_id, {
+        "upload_done_to_usable_s": round(usable_ms / 1000, 2),
+        "of_which_server_save_s": round(saved_ms / 1000, 2),
+        "click_to_usable_s": round(total, 2),
+        "validity": page.text_content("#validity"),
+    }
 
 
 def measure_typing(page) -> dict:
@@ -128,12 +147,17 @@ def measure_tables(page) -> dict:
     started = time.perf_counter()
     page.click("#tab-tables")
     page.wait_for_selector("#nodes-table tbody tr", timeout=60_000)
-    return {"tables_first_page_s": round(time.perf_counter() - started, 2), "pager": page.text_content("#nodes-pager span")}
+    return {
+        "tables_first_page_s": round(time.perf_counter() - started, 2),
+        "pager": page.text_content("#nodes-pager span"),
+    }
 
 
 def api_post(page, url: str, path: str) -> dict:
     token = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
-    response = page.request.post(url + path, headers={"X-CSRFToken": token, "Content-Type": "application/json"}, data="{}")
+    response = page.request.post(
+        url + path, headers={"X-CSRFToken": token, "Content-Type": "application/json"}, data="{}"
+    )
     assert response.ok, response.text()
     return response.json()
 
@@ -156,7 +180,9 @@ def measure_fresh_loads(browser, session: dict, url: str, run_id: int, rounds: i
             context = browser.new_context(viewport=VIEWPORT, storage_state=session)
             page = context.new_page()
             page.goto(f"{url}/runs/{run_id}/?cycle=500&step={step}")
-            page.wait_for_function(f"() => document.querySelector('#run-root')?.dataset.shown?.startsWith('500:{step}')", timeout=60_000)
+            page.wait_for_function(
+                f"() => document.querySelector('#run-root')?.dataset.shown?.startsWith('500:{step}')", timeout=60_000
+            )
             page.wait_for_function("() => performance.getEntriesByName('step-painted').length > 0", timeout=60_000)
             page.wait_for_function("() => performance.getEntriesByName('charts-drawn').length > 0", timeout=60_000)
             text.append(page.evaluate("performance.getEntriesByName('step-painted')[0].startTime"))
@@ -171,13 +197,28 @@ def measure_step_changes(browser, session: dict, url: str, run_id: int) -> dict:
     page.goto(f"{url}/runs/{run_id}/?cycle=500&step=Filter")
     page.wait_for_function("() => performance.getEntriesByName('charts-drawn').length > 0", timeout=60_000)
     page.evaluate("window.addEventListener('keydown', (e) => { window.__pressed = performance.now(); }, true)")
-    keys = ["ArrowRight", "ArrowRight", "ArrowRight", "ArrowRight", "ArrowRight", "ArrowLeft", "Shift+ArrowRight",
-            "Shift+ArrowRight", "Shift+ArrowLeft", "ArrowLeft", "ArrowLeft", "Shift+ArrowRight", "ArrowRight"]
+    keys = [
+        "ArrowRight",
+        "ArrowRight",
+        "ArrowRight",
+        "ArrowRight",
+        "ArrowRight",
+        "ArrowLeft",
+        "Shift+ArrowRight",
+        "Shift+ArrowRight",
+        "Shift+ArrowLeft",
+        "ArrowLeft",
+        "ArrowLeft",
+        "Shift+ArrowRight",
+        "ArrowRight",
+    ]
     times, steps = [], []
     for key in keys:
         shown = page.get_attribute("#run-root", "data-shown")
         page.keyboard.press(key)
-        page.wait_for_function(f"() => document.querySelector('#run-root').dataset.shown !== {json.dumps(shown)}", timeout=30_000)
+        page.wait_for_function(
+            f"() => document.querySelector('#run-root').dataset.shown !== {json.dumps(shown)}", timeout=30_000
+        )
         pressed = page.evaluate("window.__pressed")
         painted = None
         while painted is None:
@@ -206,7 +247,9 @@ def main() -> None:
                 out["tables"] = measure_tables(page)
                 page.goto(f"{url}/scenarios/{scenario_id}/")  # the saved text (the typed lines were never saved)
                 run = run_to_end(page, url, scenario_id)
-                out["run"] = {k: run[k] for k in ("id", "status", "eventCount", "storedBytesPerCycle", "wall_s", "error")}
+                out["run"] = {
+                    k: run[k] for k in ("id", "status", "eventCount", "storedBytesPerCycle", "wall_s", "error")
+                }
                 print(json.dumps(out), file=sys.stderr, flush=True)
                 session = page.context.storage_state()
                 out["run_view"] = measure_fresh_loads(browser, session, url, run["id"], options.rounds)

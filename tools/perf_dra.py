@@ -48,10 +48,12 @@ NODE_PREFIX = "scheduler-perf-dra-"
 POD_PREFIX = "test-dra"  # the template's generateName; the index is appended
 INIT_CLAIM_PREFIX = "test-claim-"
 PAUSE = "registry.k8s.io/pause:3.10.1"
-SOURCE = ("kubernetes/kubernetes test/integration/scheduler_perf/dra/performance-config.yaml @ 03312ae5588f "
-          "(its *_QueueingHintsEnabled workloads; templates node-with-dra-test-driver, deviceclass, "
-          "resourceclaimtemplate, resourceclaim, pod-with-claim-template; dra.go createResourceDriver, "
-          "allocResourceClaims)")
+SOURCE = (
+    "kubernetes/kubernetes test/integration/scheduler_perf/dra/performance-config.yaml @ 03312ae5588f "
+    "(its *_QueueingHintsEnabled workloads; templates node-with-dra-test-driver, deviceclass, "
+    "resourceclaimtemplate, resourceclaim, pod-with-claim-template; dra.go createResourceDriver, "
+    "allocResourceClaims)"
+)
 
 
 @dataclass(frozen=True)
@@ -89,63 +91,141 @@ def workloads(tiny: bool = False) -> list[Workload]:
     if tiny:  # 5 nodes of 4 devices: the same shapes, small enough for a test
         n, cpn, steady, total = 5, 4, 2, 10
         return [
-            Workload("SchedulingWithResourceClaimTemplate_tiny.yaml", "SchedulingWithResourceClaimTemplate (tiny)",
-                     None, n, cpn, init_pods=5, measure_pods=10),
-            Workload("SteadyStateClusterResourceClaimTemplate_empty_tiny.yaml", "SteadyState empty (tiny)",
-                     None, n, cpn, init_claims=0, steady=steady, steady_total=total),
-            Workload("SteadyStateClusterResourceClaimTemplate_half_tiny.yaml", "SteadyState half (tiny)",
-                     None, n, cpn, init_claims=n * cpn // 2, steady=steady, steady_total=total),
-            Workload("SteadyStateClusterResourceClaimTemplate_full_tiny.yaml", "SteadyState full (tiny)",
-                     None, n, cpn, init_claims=n * cpn - steady, steady=steady, steady_total=total),
+            Workload(
+                "SchedulingWithResourceClaimTemplate_tiny.yaml",
+                "SchedulingWithResourceClaimTemplate (tiny)",
+                None,
+                n,
+                cpn,
+                init_pods=5,
+                measure_pods=10,
+            ),
+            Workload(
+                "SteadyStateClusterResourceClaimTemplate_empty_tiny.yaml",
+                "SteadyState empty (tiny)",
+                None,
+                n,
+                cpn,
+                init_claims=0,
+                steady=steady,
+                steady_total=total,
+            ),
+            Workload(
+                "SteadyStateClusterResourceClaimTemplate_half_tiny.yaml",
+                "SteadyState half (tiny)",
+                None,
+                n,
+                cpn,
+                init_claims=n * cpn // 2,
+                steady=steady,
+                steady_total=total,
+            ),
+            Workload(
+                "SteadyStateClusterResourceClaimTemplate_full_tiny.yaml",
+                "SteadyState full (tiny)",
+                None,
+                n,
+                cpn,
+                init_claims=n * cpn - steady,
+                steady=steady,
+                steady_total=total,
+            ),
         ]
     return [
-        Workload("SchedulingWithResourceClaimTemplate_5000pods_500nodes.yaml",
-                 "SchedulingWithResourceClaimTemplate / 5000pods_500nodes_QueueingHintsEnabled",
-                 56, 500, 10, init_pods=2500, measure_pods=2500),
-        Workload("SteadyStateClusterResourceClaimTemplate_empty_500nodes.yaml",
-                 "SteadyStateClusterResourceClaimTemplate / empty_500nodes_QueueingHintsEnabled",
-                 64, 500, 10, init_claims=0, steady=10, steady_total=STEADY_TOTAL),
-        Workload("SteadyStateClusterResourceClaimTemplate_half_500nodes.yaml",
-                 "SteadyStateClusterResourceClaimTemplate / half_500nodes_QueueingHintsEnabled",
-                 60, 500, 10, init_claims=2500, steady=10, steady_total=STEADY_TOTAL),
-        Workload("SteadyStateClusterResourceClaimTemplate_full_500nodes.yaml",
-                 "SteadyStateClusterResourceClaimTemplate / full_500nodes_QueueingHintsEnabled",
-                 60, 500, 10, init_claims=4990, steady=10, steady_total=STEADY_TOTAL),
+        Workload(
+            "SchedulingWithResourceClaimTemplate_5000pods_500nodes.yaml",
+            "SchedulingWithResourceClaimTemplate / 5000pods_500nodes_QueueingHintsEnabled",
+            56,
+            500,
+            10,
+            init_pods=2500,
+            measure_pods=2500,
+        ),
+        Workload(
+            "SteadyStateClusterResourceClaimTemplate_empty_500nodes.yaml",
+            "SteadyStateClusterResourceClaimTemplate / empty_500nodes_QueueingHintsEnabled",
+            64,
+            500,
+            10,
+            init_claims=0,
+            steady=10,
+            steady_total=STEADY_TOTAL,
+        ),
+        Workload(
+            "SteadyStateClusterResourceClaimTemplate_half_500nodes.yaml",
+            "SteadyStateClusterResourceClaimTemplate / half_500nodes_QueueingHintsEnabled",
+            60,
+            500,
+            10,
+            init_claims=2500,
+            steady=10,
+            steady_total=STEADY_TOTAL,
+        ),
+        Workload(
+            "SteadyStateClusterResourceClaimTemplate_full_500nodes.yaml",
+            "SteadyStateClusterResourceClaimTemplate / full_500nodes_QueueingHintsEnabled",
+            60,
+            500,
+            10,
+            init_claims=4990,
+            steady=10,
+            steady_total=STEADY_TOTAL,
+        ),
     ]
 
 
 # ---------------------------------------------------------------------------------------------- objects
 
+
 def node(i: int) -> dict:
     """dra/templates/node-with-dra-test-driver.yaml: 4 CPU / 32Gi / 110 pods in capacity only (the
     loader copies it to allocatable as the API server does); the hostname label the node preparer sets."""
     name = f"{NODE_PREFIX}{i}"
-    return {"apiVersion": "v1", "kind": "Node",
-            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
-            "spec": {},
-            "status": {"capacity": {"pods": "110", "cpu": "4", "memory": "32Gi"}}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+        "spec": {},
+        "status": {"capacity": {"pods": "110", "cpu": "4", "memory": "32Gi"}},
+    }
 
 
 def resource_slice(node_name: str, devices: int) -> dict:
     """createResourceDriver's slice for one node (dra.go `resourceSlice`): a pool named after the
     node, one slice, `devices` devices `instance-<i>`. The binding-condition fields it also sets are
     dropped by the API server with DRADeviceBindingConditions off (v1.35's default), so not written."""
-    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
-            "metadata": {"name": node_name},
-            "spec": {"driver": DRIVER, "nodeName": node_name,
-                     "pool": {"name": node_name, "generation": 0, "resourceSliceCount": 1},
-                     "devices": [{"name": f"instance-{i}",
-                                  "attributes": {"model": {"string": "A100"},
-                                                 "family": {"string": "GPU"},
-                                                 "driverVersion": {"version": "1.2.3"},
-                                                 "dra.example.com/numa": {"int": i}},
-                                  "capacity": {"memory": {"value": "1Gi"}}}
-                                 for i in range(devices)]}}
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceSlice",
+        "metadata": {"name": node_name},
+        "spec": {
+            "driver": DRIVER,
+            "nodeName": node_name,
+            "pool": {"name": node_name, "generation": 0, "resourceSliceCount": 1},
+            "devices": [
+                {
+                    "name": f"instance-{i}",
+                    "attributes": {
+                        "model": {"string": "A100"},
+                        "family": {"string": "GPU"},
+                        "driverVersion": {"version": "1.2.3"},
+                        "dra.example.com/numa": {"int": i},
+                    },
+                    "capacity": {"memory": {"value": "1Gi"}},
+                }
+                for i in range(devices)
+            ],
+        },
+    }
 
 
 def device_class() -> dict:
-    return {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": CLASS},
-            "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}}
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "DeviceClass",
+        "metadata": {"name": CLASS},
+        "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]},
+    }
 
 
 def claim_spec() -> dict:
@@ -153,23 +233,36 @@ def claim_spec() -> dict:
 
 
 def claim_template(namespace: str) -> dict:
-    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
-            "metadata": {"name": CLAIM_TEMPLATE, "namespace": namespace}, "spec": {"spec": claim_spec()}}
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaimTemplate",
+        "metadata": {"name": CLAIM_TEMPLATE, "namespace": namespace},
+        "spec": {"spec": claim_spec()},
+    }
 
 
 def pod(namespace: str, name: str) -> dict:
     """dra/templates/pod-with-claim-template.yaml: a pause container using the claim, no requests."""
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": namespace},
-            "spec": {"containers": [{"image": PAUSE, "name": "pause",
-                                     "resources": {"claims": [{"name": POD_CLAIM}]}}],
-                     "resourceClaims": [{"name": POD_CLAIM, "resourceClaimTemplateName": CLAIM_TEMPLATE}]}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {
+            "containers": [{"image": PAUSE, "name": "pause", "resources": {"claims": [{"name": POD_CLAIM}]}}],
+            "resourceClaims": [{"name": POD_CLAIM, "resourceClaimTemplateName": CLAIM_TEMPLATE}],
+        },
+    }
 
 
 def _allocation(node_name: str, device: int) -> dict:
-    return {"devices": {"results": [{"request": REQUEST, "driver": DRIVER, "pool": node_name,
-                                     "device": f"instance-{device}"}]},
-            "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
-                {"key": "metadata.name", "operator": "In", "values": [node_name]}]}]}}
+    return {
+        "devices": {
+            "results": [{"request": REQUEST, "driver": DRIVER, "pool": node_name, "device": f"instance-{device}"}]
+        },
+        "nodeSelector": {
+            "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node_name]}]}]
+        },
+    }
 
 
 def running_pod_with_claim(namespace: str, name: str, node_name: str, device: int) -> list[dict]:
@@ -180,26 +273,48 @@ def running_pod_with_claim(namespace: str, name: str, node_name: str, device: in
     running = pod(namespace, name)
     running["metadata"]["uid"] = pod_uid
     running["spec"]["nodeName"] = node_name
-    running["status"] = {"phase": "Running",
-                         "resourceClaimStatuses": [{"name": POD_CLAIM, "resourceClaimName": claim_name}]}
-    claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
-             "metadata": {"name": claim_name, "namespace": namespace, "uid": claim_uid(namespace, claim_name),
-                          "annotations": {"resource.kubernetes.io/pod-claim-name": POD_CLAIM},
-                          "finalizers": ["resource.kubernetes.io/delete-protection"],
-                          "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": name, "uid": pod_uid,
-                                               "controller": True, "blockOwnerDeletion": True}]},
-             "spec": claim_spec(),
-             "status": {"allocation": _allocation(node_name, device),
-                        "reservedFor": [{"resource": "pods", "name": name, "uid": pod_uid}]}}
+    running["status"] = {
+        "phase": "Running",
+        "resourceClaimStatuses": [{"name": POD_CLAIM, "resourceClaimName": claim_name}],
+    }
+    claim = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": {
+            "name": claim_name,
+            "namespace": namespace,
+            "uid": claim_uid(namespace, claim_name),
+            "annotations": {"resource.kubernetes.io/pod-claim-name": POD_CLAIM},
+            "finalizers": ["resource.kubernetes.io/delete-protection"],
+            "ownerReferences": [
+                {
+                    "apiVersion": "v1",
+                    "kind": "Pod",
+                    "name": name,
+                    "uid": pod_uid,
+                    "controller": True,
+                    "blockOwnerDeletion": True,
+                }
+            ],
+        },
+        "spec": claim_spec(),
+        "status": {
+            "allocation": _allocation(node_name, device),
+            "reservedFor": [{"resource": "pods", "name": name, "uid": pod_uid}],
+        },
+    }
     return [claim, running]
 
 
 def allocated_claim(namespace: str, index: int, node_name: str, device: int) -> dict:
     """dra/templates/resourceclaim.yaml after allocResourceClaims: allocated, reserved for nobody."""
-    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
-            "metadata": {"name": f"{INIT_CLAIM_PREFIX}{index}", "namespace": namespace},
-            "spec": claim_spec(),
-            "status": {"allocation": _allocation(node_name, device)}}
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": {"name": f"{INIT_CLAIM_PREFIX}{index}", "namespace": namespace},
+        "spec": claim_spec(),
+        "status": {"allocation": _allocation(node_name, device)},
+    }
 
 
 def _spread(index: int, nodes: int) -> tuple[str, int]:
@@ -209,8 +324,11 @@ def _spread(index: int, nodes: int) -> tuple[str, int]:
 
 
 def documents(w: Workload) -> Iterator[dict]:
-    yield {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
-           "percentageOfNodesToScore": 0}
+    yield {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "percentageOfNodesToScore": 0,
+    }
     for namespace in ("init", "test"):
         yield {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}
     for i in range(w.nodes):
@@ -242,41 +360,61 @@ def changes(w: Workload) -> dict:
     for batch in range(1, w.steady_total // w.steady):
         previous = range((batch - 1) * w.steady, batch * w.steady)
         created = range(batch * w.steady, (batch + 1) * w.steady)
-        steps.append({"name": f"delete batch {batch - 1}",
-                      "operations": [{"delete": {"kind": "Pod", "namespace": "test", "name": f"{POD_PREFIX}{k}"}}
-                                     for k in previous]})
-        steps.append({"name": f"batch {batch}",
-                      "operations": [{"create": pod("test", f"{POD_PREFIX}{k}")} for k in created]})
+        steps.append(
+            {
+                "name": f"delete batch {batch - 1}",
+                "operations": [
+                    {"delete": {"kind": "Pod", "namespace": "test", "name": f"{POD_PREFIX}{k}"}} for k in previous
+                ],
+            }
+        )
+        steps.append(
+            {"name": f"batch {batch}", "operations": [{"create": pod("test", f"{POD_PREFIX}{k}")} for k in created]}
+        )
     return {"apiVersion": "schedlab.io/v1alpha1", "kind": "Changes", "steps": steps}
 
 
 def header(w: Workload) -> str:
     running = w.init_pods
-    what = (f"{w.nodes} nodes x {w.claims_per_node} devices, {running} running pods with allocated claims, "
-            f"{w.init_claims} allocated claims owned by no pod, ")
+    what = (
+        f"{w.nodes} nodes x {w.claims_per_node} devices, {running} running pods with allocated claims, "
+        f"{w.init_claims} allocated claims owned by no pod, "
+    )
     if w.steady:
-        what += (f"{w.steady} pending pods at a time: each batch deleted and the next created by "
-                 f"{2 * (w.steady_total // w.steady - 1)} steps ({w.steady_total} measured pods)")
+        what += (
+            f"{w.steady} pending pods at a time: each batch deleted and the next created by "
+            f"{2 * (w.steady_total // w.steady - 1)} steps ({w.steady_total} measured pods)"
+        )
     else:
         what += f"{w.measure_pods} pending measured pods"
     threshold = f"threshold {w.threshold:.0f} pods/s" if w.threshold else "no threshold"
-    return (f"# scheduler_perf {w.case} ({threshold}): {what}\n"
-            f"# from {SOURCE}; written by tools/perf_dra.py\n")
+    return f"# scheduler_perf {w.case} ({threshold}): {what}\n# from {SOURCE}; written by tools/perf_dra.py\n"
 
 
 def render(w: Workload) -> str:
-    body = yaml.dump_all(documents(w), Dumper=yaml.CSafeDumper, sort_keys=False, default_flow_style=False,
-                         explicit_start=False, width=1000)
+    body = yaml.dump_all(
+        documents(w),
+        Dumper=yaml.CSafeDumper,
+        sort_keys=False,
+        default_flow_style=False,
+        explicit_start=False,
+        width=1000,
+    )
     return header(w) + body
 
 
 def readme(ws: list[Workload]) -> str:
-    lines = ["# scheduler_perf DRA workloads (generated by tools/perf_dra.py; not committed)", "",
-             "| file | upstream test case / workload | nodes | devices | measured pods | threshold (pods/s) |",
-             "|---|---|---:|---:|---:|---:|"]
+    lines = [
+        "# scheduler_perf DRA workloads (generated by tools/perf_dra.py; not committed)",
+        "",
+        "| file | upstream test case / workload | nodes | devices | measured pods | threshold (pods/s) |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
     for w in ws:
         threshold = f"{w.threshold:.0f}" if w.threshold else "— (none)"
-        lines.append(f"| `{w.file}` | {w.case} | {w.nodes} | {w.nodes * w.claims_per_node} | {w.measured} | {threshold} |")
+        lines.append(
+            f"| `{w.file}` | {w.case} | {w.nodes} | {w.nodes * w.claims_per_node} | {w.measured} | {threshold} |"
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -81,15 +81,40 @@ class Row:
         per_wall, per_cpu = self.bound / self.wall_s, self.bound / self.cpu_s
         ratio = f"{per_wall / self.threshold:.2f} / {per_cpu / self.threshold:.2f}" if self.threshold else "—"
         calibrated_ratio = f"**{self.calibrated / self.threshold:.2f}**" if self.threshold else "—"
-        return [f"`{self.file}`", str(self.attempts), str(self.bound), f"{self.wall_s:.1f}", f"{self.cpu_s:.1f}",
-                f"{per_wall:.0f}", f"{per_cpu:.0f}", f"{self.attempts / self.cpu_s:.0f}",
-                f"{self.threshold:.0f}" if self.threshold else "—", ratio, f"{self.loop_s:.3f}",
-                f"{self.calibrated:.0f}", calibrated_ratio, f"{self.peak_rss_mb:.0f}"]
+        return [
+            f"`{self.file}`",
+            str(self.attempts),
+            str(self.bound),
+            f"{self.wall_s:.1f}",
+            f"{self.cpu_s:.1f}",
+            f"{per_wall:.0f}",
+            f"{per_cpu:.0f}",
+            f"{self.attempts / self.cpu_s:.0f}",
+            f"{self.threshold:.0f}" if self.threshold else "—",
+            ratio,
+            f"{self.loop_s:.3f}",
+            f"{self.calibrated:.0f}",
+            calibrated_ratio,
+            f"{self.peak_rss_mb:.0f}",
+        ]
 
 
-HEADER = ["file", "attempts", "pods bound", "wall s", "CPU s", "pods/s (wall)", "pods/s (CPU)",
-          "attempts/s (CPU)", "threshold", "ratio (wall / CPU)", "loop s", "calibrated pods/s",
-          "calibrated ratio", "peak RSS MB"]
+HEADER = [
+    "file",
+    "attempts",
+    "pods bound",
+    "wall s",
+    "CPU s",
+    "pods/s (wall)",
+    "pods/s (CPU)",
+    "attempts/s (CPU)",
+    "threshold",
+    "ratio (wall / CPU)",
+    "loop s",
+    "calibrated pods/s",
+    "calibrated ratio",
+    "peak RSS MB",
+]
 
 
 def thresholds(readme: Path) -> dict[str, float]:
@@ -106,13 +131,15 @@ def thresholds(readme: Path) -> dict[str, float]:
 
 
 # The child reports its own CPU time and peak RSS when it exits (whole process, interpreter included).
-_CHILD = ("import atexit, json, resource, sys\n"
-          "def _report():\n"
-          "    usage = resource.getrusage(resource.RUSAGE_SELF)\n"
-          "    sys.stderr.write('\\nRUSAGE ' + json.dumps([usage.ru_utime + usage.ru_stime, usage.ru_maxrss]) + '\\n')\n"
-          "atexit.register(_report)\n"
-          "from scheduler_core.cli import main\n"
-          "sys.exit(main(sys.argv[1:]))\n")
+_CHILD = (
+    "import atexit, json, resource, sys\n"
+    "def _report():\n"
+    "    usage = resource.getrusage(resource.RUSAGE_SELF)\n"
+    "    sys.stderr.write('\\nRUSAGE ' + json.dumps([usage.ru_utime + usage.ru_stime, usage.ru_maxrss]) + '\\n')\n"
+    "atexit.register(_report)\n"
+    "from scheduler_core.cli import main\n"
+    "sys.exit(main(sys.argv[1:]))\n"
+)
 
 
 def measure(path: Path, threshold: Optional[float]) -> Row:

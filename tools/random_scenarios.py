@@ -25,16 +25,29 @@ import yaml
 ZONES = ["z1", "z2", "z3"]
 APPS = ["web", "db", "cache", "api"]
 TEAMS = ["red", "blue"]
-IMAGES = ["nginx", "nginx:1.27", "docker.io/library/nginx:latest", "registry.example:5000/app:v1",
-          "quay.io/prom/node-exporter:v1.9.1", "busybox@sha256:" + "a" * 64, "gcr.io/x/ml:0.9", "redis:7"]
-NAMESPACES = {"default": None, "prod": {"env": "prod", "team": "red"}, "dev": {"env": "dev", "team": "blue"},
-              "undeclared": None}
+IMAGES = [
+    "nginx",
+    "nginx:1.27",
+    "docker.io/library/nginx:latest",
+    "registry.example:5000/app:v1",
+    "quay.io/prom/node-exporter:v1.9.1",
+    "busybox@sha256:" + "a" * 64,
+    "gcr.io/x/ml:0.9",
+    "redis:7",
+]
+NAMESPACES = {
+    "default": None,
+    "prod": {"env": "prod", "team": "red"},
+    "dev": {"env": "dev", "team": "blue"},
+    "undeclared": None,
+}
 EXT = ["example.com/gpu", "nvidia.com/gpu"]
 
 
 class ClusterGenerator:
     """Random clusters with the features real clusters have (nodes, running and pending pods,
     PriorityClasses, workloads, PDBs, an optional KubeSchedulerConfiguration)."""
+
     def __init__(self, seed):
         self.r = random.Random(seed)
         self.seed = seed
@@ -55,8 +68,11 @@ class ClusterGenerator:
     def node(self, i):
         name = f"n{i}"
         zone = self.pick(ZONES)
-        labels = {"kubernetes.io/hostname": name, "topology.kubernetes.io/zone": zone,
-                  "topology.kubernetes.io/region": "r1" if zone != "z3" else "r2"}
+        labels = {
+            "kubernetes.io/hostname": name,
+            "topology.kubernetes.io/zone": zone,
+            "topology.kubernetes.io/region": "r1" if zone != "z3" else "r2",
+        }
         if self.p(0.5):
             labels["disk"] = self.pick(["ssd", "hdd"])
         if self.p(0.4):
@@ -65,8 +81,11 @@ class ClusterGenerator:
             del labels["topology.kubernetes.io/zone"]
         if self.p(0.1):
             labels["node-role.kubernetes.io/control-plane"] = ""
-        alloc = {"cpu": str(self.pick([2, 4, 8])), "memory": self.pick(["4Gi", "8Gi", "16Gi"]),
-                 "pods": str(self.pick([5, 10, 110]))}
+        alloc = {
+            "cpu": str(self.pick([2, 4, 8])),
+            "memory": self.pick(["4Gi", "8Gi", "16Gi"]),
+            "pods": str(self.pick([5, 10, 110])),
+        }
         if self.p(0.5):
             alloc["ephemeral-storage"] = self.pick(["10Gi", "50Gi"])
         if self.p(0.3):
@@ -77,8 +96,10 @@ class ClusterGenerator:
         if self.p(0.35):
             taints, seen = [], set()
             for _ in range(self.r.randint(1, 2)):
-                t = {"key": self.pick(["dedicated", "gpu", "node.kubernetes.io/not-ready", "spot"]),
-                     "effect": self.pick(["NoSchedule", "PreferNoSchedule", "NoExecute"])}
+                t = {
+                    "key": self.pick(["dedicated", "gpu", "node.kubernetes.io/not-ready", "spot"]),
+                    "effect": self.pick(["NoSchedule", "PreferNoSchedule", "NoExecute"]),
+                }
                 if self.p(0.6):
                     t["value"] = self.pick(["a", "b", "true"])
                 if (t["key"], t["effect"]) not in seen:
@@ -89,10 +110,17 @@ class ClusterGenerator:
             spec["unschedulable"] = True
         status = {"allocatable": alloc, "capacity": dict(alloc)}
         if self.p(0.5):
-            status["images"] = [{"names": [self.pick(IMAGES)], "sizeBytes": self.pick([5, 50, 300, 900]) * 1024 * 1024}
-                                for _ in range(self.r.randint(1, 3))]
-        return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels},
-                "spec": spec, "status": status}
+            status["images"] = [
+                {"names": [self.pick(IMAGES)], "sizeBytes": self.pick([5, 50, 300, 900]) * 1024 * 1024}
+                for _ in range(self.r.randint(1, 3))
+            ]
+        return {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {"name": name, "labels": labels},
+            "spec": spec,
+            "status": status,
+        }
 
     def requests(self, scale=1.0):
         req = {}
@@ -148,9 +176,17 @@ class ClusterGenerator:
         return {"matchExpressions": [expr]}
 
     def node_requirement(self):
-        key, op = self.pick([("disk", "In"), ("disk", "NotIn"), ("cores", "Gt"), ("cores", "Lt"),
-                             ("topology.kubernetes.io/zone", "In"), ("disk", "Exists"),
-                             ("node-role.kubernetes.io/control-plane", "DoesNotExist")])
+        key, op = self.pick(
+            [
+                ("disk", "In"),
+                ("disk", "NotIn"),
+                ("cores", "Gt"),
+                ("cores", "Lt"),
+                ("topology.kubernetes.io/zone", "In"),
+                ("disk", "Exists"),
+                ("node-role.kubernetes.io/control-plane", "DoesNotExist"),
+            ]
+        )
         req = {"key": key, "operator": op}
         if op in ("In", "NotIn"):
             req["values"] = self.r.sample(["ssd", "hdd"] if key == "disk" else ZONES, self.r.randint(1, 2))
@@ -160,14 +196,24 @@ class ClusterGenerator:
 
     def node_term(self):
         if self.p(0.1):
-            return {"matchFields": [{"key": "metadata.name", "operator": self.pick(["In", "NotIn"]),
-                                     "values": [f"n{self.r.randint(0, 5)}"]}]}
+            return {
+                "matchFields": [
+                    {
+                        "key": "metadata.name",
+                        "operator": self.pick(["In", "NotIn"]),
+                        "values": [f"n{self.r.randint(0, 5)}"],
+                    }
+                ]
+            }
         return {"matchExpressions": [self.node_requirement() for _ in range(self.r.randint(1, 2))]}
 
     def affinity_term(self):
-        term = {"labelSelector": self.selector(),
-                "topologyKey": self.pick(["kubernetes.io/hostname", "topology.kubernetes.io/zone",
-                                          "topology.kubernetes.io/region"])}
+        term = {
+            "labelSelector": self.selector(),
+            "topologyKey": self.pick(
+                ["kubernetes.io/hostname", "topology.kubernetes.io/zone", "topology.kubernetes.io/region"]
+            ),
+        }
         if self.p(0.2):
             term["namespaces"] = self.r.sample(list(NAMESPACES), self.r.randint(1, 2))
         if self.p(0.15):
@@ -184,10 +230,13 @@ class ClusterGenerator:
             na = {}
             if self.p(0.6):
                 na["requiredDuringSchedulingIgnoredDuringExecution"] = {
-                    "nodeSelectorTerms": [self.node_term() for _ in range(self.r.randint(1, 2))]}
+                    "nodeSelectorTerms": [self.node_term() for _ in range(self.r.randint(1, 2))]
+                }
             if self.p(0.6):
                 na["preferredDuringSchedulingIgnoredDuringExecution"] = [
-                    {"weight": self.r.randint(1, 100), "preference": self.node_term()} for _ in range(self.r.randint(1, 2))]
+                    {"weight": self.r.randint(1, 100), "preference": self.node_term()}
+                    for _ in range(self.r.randint(1, 2))
+                ]
             if na:
                 aff["nodeAffinity"] = na
         for kind in ("podAffinity", "podAntiAffinity"):
@@ -197,16 +246,19 @@ class ClusterGenerator:
                     pa["requiredDuringSchedulingIgnoredDuringExecution"] = [self.affinity_term()]
                 if self.p(0.6):
                     pa["preferredDuringSchedulingIgnoredDuringExecution"] = [
-                        {"weight": self.r.randint(1, 100), "podAffinityTerm": self.affinity_term()}]
+                        {"weight": self.r.randint(1, 100), "podAffinityTerm": self.affinity_term()}
+                    ]
                 if pa:
                     aff[kind] = pa
         return aff
 
     def spread(self, labels):
-        c = {"maxSkew": self.r.randint(1, 3),
-             "topologyKey": self.pick(["kubernetes.io/hostname", "topology.kubernetes.io/zone"]),
-             "whenUnsatisfiable": self.pick(["DoNotSchedule", "ScheduleAnyway"]),
-             "labelSelector": {"matchLabels": {"app": labels["app"]}} if self.p(0.85) else self.selector()}
+        c = {
+            "maxSkew": self.r.randint(1, 3),
+            "topologyKey": self.pick(["kubernetes.io/hostname", "topology.kubernetes.io/zone"]),
+            "whenUnsatisfiable": self.pick(["DoNotSchedule", "ScheduleAnyway"]),
+            "labelSelector": {"matchLabels": {"app": labels["app"]}} if self.p(0.85) else self.selector(),
+        }
         if c["whenUnsatisfiable"] == "DoNotSchedule" and self.p(0.2):
             c["minDomains"] = self.r.randint(1, 4)
         if self.p(0.2):
@@ -224,7 +276,9 @@ class ClusterGenerator:
             if self.p(0.1):
                 t = {"operator": "Exists"}
             else:
-                t["key"] = self.pick(["dedicated", "gpu", "node.kubernetes.io/not-ready", "spot", "node.kubernetes.io/unschedulable"])
+                t["key"] = self.pick(
+                    ["dedicated", "gpu", "node.kubernetes.io/not-ready", "spot", "node.kubernetes.io/unschedulable"]
+                )
                 if self.p(0.4):
                     t["operator"] = "Exists"
                 else:
@@ -268,8 +322,13 @@ class ClusterGenerator:
         if pending and self.p(0.08):
             spec["preemptionPolicy"] = "Never"
         if pending and self.p(0.25):
-            spec["nodeSelector"] = self.pick([{"disk": "ssd"}, {"topology.kubernetes.io/zone": self.pick(ZONES)},
-                                              {"kubernetes.io/hostname": f"n{self.r.randint(0, 6)}"}])
+            spec["nodeSelector"] = self.pick(
+                [
+                    {"disk": "ssd"},
+                    {"topology.kubernetes.io/zone": self.pick(ZONES)},
+                    {"kubernetes.io/hostname": f"n{self.r.randint(0, 6)}"},
+                ]
+            )
         aff = self.affinity(pending)
         if aff:
             spec["affinity"] = aff
@@ -282,8 +341,15 @@ class ClusterGenerator:
                 constraints[(c["topologyKey"], c["whenUnsatisfiable"])] = c
             spec["topologySpreadConstraints"] = list(constraints.values())
         if self.p(0.15):
-            meta["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": f"{labels['app']}-rs",
-                                        "uid": f"uid-{labels['app']}-rs", "controller": True}]
+            meta["ownerReferences"] = [
+                {
+                    "apiVersion": "apps/v1",
+                    "kind": "ReplicaSet",
+                    "name": f"{labels['app']}-rs",
+                    "uid": f"uid-{labels['app']}-rs",
+                    "controller": True,
+                }
+            ]
         if self.p(0.1):
             spec["hostNetwork"] = True
             for c in spec["containers"]:
@@ -320,10 +386,24 @@ class ClusterGenerator:
             if labels:
                 meta["labels"] = labels
             docs.append({"apiVersion": "v1", "kind": "Namespace", "metadata": meta})
-        docs.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"},
-                     "value": 500, **({"preemptionPolicy": "Never"} if self.p(0.2) else {})})
-        docs.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "low"},
-                     "value": -10, "globalDefault": self.p(0.3)})
+        docs.append(
+            {
+                "apiVersion": "scheduling.k8s.io/v1",
+                "kind": "PriorityClass",
+                "metadata": {"name": "high"},
+                "value": 500,
+                **({"preemptionPolicy": "Never"} if self.p(0.2) else {}),
+            }
+        )
+        docs.append(
+            {
+                "apiVersion": "scheduling.k8s.io/v1",
+                "kind": "PriorityClass",
+                "metadata": {"name": "low"},
+                "value": -10,
+                "globalDefault": self.p(0.3),
+            }
+        )
         n_nodes = self.r.randint(2, 9)
         nodes = [self.node(i) for i in range(n_nodes)]
         docs += nodes
@@ -331,15 +411,44 @@ class ClusterGenerator:
             docs.append(self.pod(f"run-{i}", node=self.pick(nodes)["metadata"]["name"]))
         if self.p(0.3):
             for app in self.r.sample(APPS, 2):
-                docs.append({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": f"{app}-rs", "namespace": "default", "uid": f"uid-{app}-rs"},
-                             "spec": {"selector": {"matchLabels": {"app": app}}, "template": {"metadata": {"labels": {"app": app}}, "spec": {"containers": [{"name": "c", "image": "x"}]}}}})
+                docs.append(
+                    {
+                        "apiVersion": "apps/v1",
+                        "kind": "ReplicaSet",
+                        "metadata": {"name": f"{app}-rs", "namespace": "default", "uid": f"uid-{app}-rs"},
+                        "spec": {
+                            "selector": {"matchLabels": {"app": app}},
+                            "template": {
+                                "metadata": {"labels": {"app": app}},
+                                "spec": {"containers": [{"name": "c", "image": "x"}]},
+                            },
+                        },
+                    }
+                )
         if self.p(0.2):
-            docs.append({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "svc", "namespace": "default"},
-                         "spec": {"selector": {"app": self.pick(APPS)}}})
+            docs.append(
+                {
+                    "apiVersion": "v1",
+                    "kind": "Service",
+                    "metadata": {"name": "svc", "namespace": "default"},
+                    "spec": {"selector": {"app": self.pick(APPS)}},
+                }
+            )
         if self.p(0.3):
-            docs.append({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "pdb", "namespace": "default"},
-                         "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": self.pick(APPS)}}},
-                         "status": {"disruptionsAllowed": self.r.randint(0, 1), "currentHealthy": 1, "desiredHealthy": 1, "expectedPods": 1}})
+            docs.append(
+                {
+                    "apiVersion": "policy/v1",
+                    "kind": "PodDisruptionBudget",
+                    "metadata": {"name": "pdb", "namespace": "default"},
+                    "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": self.pick(APPS)}}},
+                    "status": {
+                        "disruptionsAllowed": self.r.randint(0, 1),
+                        "currentHealthy": 1,
+                        "desiredHealthy": 1,
+                        "expectedPods": 1,
+                    },
+                }
+            )
         for i in range(self.r.randint(1, 5)):
             docs.append(self.pod(f"pending-{i}", pending=True))
         if self.p(0.35):
@@ -350,25 +459,73 @@ class ClusterGenerator:
         profile = {"schedulerName": "default-scheduler"}
         plugins, args = {}, []
         if self.p(0.4):
-            strategy = self.pick([{"type": "MostAllocated"}, {"type": "LeastAllocated", "resources": [{"name": "cpu", "weight": 2}, {"name": "memory", "weight": 1}]},
-                                  {"type": "RequestedToCapacityRatio", "requestedToCapacityRatio": {"shape": [{"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}]}},
-                                  {"type": "MostAllocated", "resources": [{"name": "cpu", "weight": 1}, {"name": "example.com/gpu", "weight": 3}]}])
+            strategy = self.pick(
+                [
+                    {"type": "MostAllocated"},
+                    {
+                        "type": "LeastAllocated",
+                        "resources": [{"name": "cpu", "weight": 2}, {"name": "memory", "weight": 1}],
+                    },
+                    {
+                        "type": "RequestedToCapacityRatio",
+                        "requestedToCapacityRatio": {
+                            "shape": [{"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}]
+                        },
+                    },
+                    {
+                        "type": "MostAllocated",
+                        "resources": [{"name": "cpu", "weight": 1}, {"name": "example.com/gpu", "weight": 3}],
+                    },
+                ]
+            )
             args.append({"name": "NodeResourcesFit", "args": {"scoringStrategy": strategy}})
         if self.p(0.3):
-            args.append({"name": "InterPodAffinity", "args": {"hardPodAffinityWeight": self.r.randint(0, 100),
-                                                              "ignorePreferredTermsOfExistingPods": self.p(0.5)}})
+            args.append(
+                {
+                    "name": "InterPodAffinity",
+                    "args": {
+                        "hardPodAffinityWeight": self.r.randint(0, 100),
+                        "ignorePreferredTermsOfExistingPods": self.p(0.5),
+                    },
+                }
+            )
         if self.p(0.3):
             pts = {"defaultingType": "List"}
             if self.p(0.7):
-                pts["defaultConstraints"] = [{"maxSkew": self.r.randint(1, 3), "topologyKey": self.pick(["topology.kubernetes.io/zone", "kubernetes.io/hostname"]),
-                                              "whenUnsatisfiable": self.pick(["ScheduleAnyway", "DoNotSchedule"])}]
+                pts["defaultConstraints"] = [
+                    {
+                        "maxSkew": self.r.randint(1, 3),
+                        "topologyKey": self.pick(["topology.kubernetes.io/zone", "kubernetes.io/hostname"]),
+                        "whenUnsatisfiable": self.pick(["ScheduleAnyway", "DoNotSchedule"]),
+                    }
+                ]
             args.append({"name": "PodTopologySpread", "args": pts})
         if self.p(0.2):
-            args.append({"name": "NodeResourcesBalancedAllocation", "args": {"resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}, {"name": "example.com/gpu", "weight": 1}]}})
+            args.append(
+                {
+                    "name": "NodeResourcesBalancedAllocation",
+                    "args": {
+                        "resources": [
+                            {"name": "cpu", "weight": 1},
+                            {"name": "memory", "weight": 1},
+                            {"name": "example.com/gpu", "weight": 1},
+                        ]
+                    },
+                }
+            )
         if self.p(0.3):
-            plugins["score"] = {"enabled": [{"name": self.pick(["InterPodAffinity", "NodeAffinity", "TaintToleration", "ImageLocality"]), "weight": self.r.randint(1, 10)}]}
+            plugins["score"] = {
+                "enabled": [
+                    {
+                        "name": self.pick(["InterPodAffinity", "NodeAffinity", "TaintToleration", "ImageLocality"]),
+                        "weight": self.r.randint(1, 10),
+                    }
+                ]
+            }
         if self.p(0.2):
-            plugins.setdefault("score", {})["disabled"] = [{"name": self.pick(["ImageLocality", "NodeResourcesBalancedAllocation", "PodTopologySpread"])}]
+            plugins.setdefault("score", {})["disabled"] = [
+                {"name": self.pick(["ImageLocality", "NodeResourcesBalancedAllocation", "PodTopologySpread"])}
+            ]
         if self.p(0.1):
             plugins["filter"] = {"disabled": [{"name": self.pick(["NodePorts", "TaintToleration"])}]}
         if self.p(0.08):
@@ -377,7 +534,11 @@ class ClusterGenerator:
             profile["plugins"] = plugins
         if args:
             profile["pluginConfig"] = args
-        cfg = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration", "profiles": [profile]}
+        cfg = {
+            "apiVersion": "kubescheduler.config.k8s.io/v1",
+            "kind": "KubeSchedulerConfiguration",
+            "profiles": [profile],
+        }
         if self.p(0.3):
             cfg["percentageOfNodesToScore"] = self.pick([0, 50, 100])
         return cfg
@@ -390,6 +551,7 @@ DRIVER = "csi.example.com"
 class VolumeGenerator:
     """Clusters whose pods use claims: Immediate and WaitForFirstConsumer classes, local and CSI
     volumes pinned by node affinity, CSI attach limits, ReadWriteOncePod, in-tree disks."""
+
     def __init__(self, seed):
         self.r = random.Random(seed)
 
@@ -408,9 +570,16 @@ class VolumeGenerator:
             labels = {"kubernetes.io/hostname": f"n{i}", "topology.kubernetes.io/zone": zone}
             if self.p(0.5):
                 labels[f"topology.{DRIVER}/zone"] = zone
-            node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}", "labels": labels}, "spec": {},
-                    "status": {"allocatable": {"cpu": "8", "memory": "16Gi", "pods": "110"},
-                               "capacity": {"cpu": "8", "memory": "16Gi", "pods": "110"}}}
+            node = {
+                "apiVersion": "v1",
+                "kind": "Node",
+                "metadata": {"name": f"n{i}", "labels": labels},
+                "spec": {},
+                "status": {
+                    "allocatable": {"cpu": "8", "memory": "16Gi", "pods": "110"},
+                    "capacity": {"cpu": "8", "memory": "16Gi", "pods": "110"},
+                },
+            }
             if self.p(0.2):
                 node["spec"]["taints"] = [{"key": "dedicated", "value": "db", "effect": "NoSchedule"}]
             nodes.append(node)
@@ -418,20 +587,42 @@ class VolumeGenerator:
                 drv = {"name": DRIVER, "nodeID": f"n{i}", "topologyKeys": [f"topology.{DRIVER}/zone"]}
                 if self.p(0.6):
                     drv["allocatable"] = {"count": self.r.randint(1, 4)}
-                docs.append({"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": {"name": f"n{i}"},
-                             "spec": {"drivers": [drv]}})
+                docs.append(
+                    {
+                        "apiVersion": "storage.k8s.io/v1",
+                        "kind": "CSINode",
+                        "metadata": {"name": f"n{i}"},
+                        "spec": {"drivers": [drv]},
+                    }
+                )
         docs = nodes + docs
         if self.p(0.5):
-            docs.append({"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": {"name": DRIVER},
-                         "spec": {"attachRequired": self.p(0.7), "storageCapacity": False}})
+            docs.append(
+                {
+                    "apiVersion": "storage.k8s.io/v1",
+                    "kind": "CSIDriver",
+                    "metadata": {"name": DRIVER},
+                    "spec": {"attachRequired": self.p(0.7), "storageCapacity": False},
+                }
+            )
         classes = []
         for name in ("fast", "wait", "local"):
             if name == "fast" or self.p(0.7):
-                sc = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": name},
-                      "provisioner": "kubernetes.io/no-provisioner" if name == "local" else DRIVER,
-                      "volumeBindingMode": "Immediate" if name == "fast" else "WaitForFirstConsumer"}
+                sc = {
+                    "apiVersion": "storage.k8s.io/v1",
+                    "kind": "StorageClass",
+                    "metadata": {"name": name},
+                    "provisioner": "kubernetes.io/no-provisioner" if name == "local" else DRIVER,
+                    "volumeBindingMode": "Immediate" if name == "fast" else "WaitForFirstConsumer",
+                }
                 if name == "wait" and self.p(0.3):
-                    sc["allowedTopologies"] = [{"matchLabelExpressions": [{"key": "topology.kubernetes.io/zone", "values": self.r.sample(VOLUME_ZONES, 2)}]}]
+                    sc["allowedTopologies"] = [
+                        {
+                            "matchLabelExpressions": [
+                                {"key": "topology.kubernetes.io/zone", "values": self.r.sample(VOLUME_ZONES, 2)}
+                            ]
+                        }
+                    ]
                 if name == "fast" and self.p(0.3):
                     sc["metadata"]["annotations"] = {"storageclass.kubernetes.io/is-default-class": "true"}
                 classes.append(name)
@@ -439,17 +630,28 @@ class VolumeGenerator:
         pvs, claims = [], []
         for i in range(self.r.randint(1, 8)):
             cls = self.pick(classes)
-            pv = {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": f"pv{i}"},
-                  "spec": {"capacity": {"storage": self.pick(["1Gi", "5Gi", "10Gi"])},
-                           "accessModes": [self.pick(["ReadWriteOnce", "ReadWriteOnce", "ReadWriteMany", "ReadWriteOncePod"])],
-                           "storageClassName": cls, "persistentVolumeReclaimPolicy": "Delete"},
-                  "status": {"phase": "Available"}}
+            pv = {
+                "apiVersion": "v1",
+                "kind": "PersistentVolume",
+                "metadata": {"name": f"pv{i}"},
+                "spec": {
+                    "capacity": {"storage": self.pick(["1Gi", "5Gi", "10Gi"])},
+                    "accessModes": [self.pick(["ReadWriteOnce", "ReadWriteOnce", "ReadWriteMany", "ReadWriteOncePod"])],
+                    "storageClassName": cls,
+                    "persistentVolumeReclaimPolicy": "Delete",
+                },
+                "status": {"phase": "Available"},
+            }
             if cls == "local" or self.p(0.4):
                 target = self.pick(nodes)["metadata"]
                 if self.p(0.5):
                     term = {"key": "kubernetes.io/hostname", "operator": "In", "values": [target["name"]]}
                 else:
-                    term = {"key": "topology.kubernetes.io/zone", "operator": "In", "values": [target["labels"]["topology.kubernetes.io/zone"]]}
+                    term = {
+                        "key": "topology.kubernetes.io/zone",
+                        "operator": "In",
+                        "values": [target["labels"]["topology.kubernetes.io/zone"]],
+                    }
                 pv["spec"]["nodeAffinity"] = {"required": {"nodeSelectorTerms": [{"matchExpressions": [term]}]}}
             if self.p(0.3):
                 pv["metadata"]["labels"] = {"topology.kubernetes.io/zone": self.pick(VOLUME_ZONES)}
@@ -460,28 +662,46 @@ class VolumeGenerator:
             pvs.append(pv)
         for i in range(self.r.randint(1, 8)):
             cls = self.pick(classes + [None])
-            claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
-                     "metadata": {"name": f"c{i}", "namespace": "default", "uid": f"uid-c{i}"},
-                     "spec": {"accessModes": [self.pick(["ReadWriteOnce", "ReadWriteOnce", "ReadWriteMany", "ReadWriteOncePod"])],
-                              "resources": {"requests": {"storage": self.pick(["1Gi", "2Gi", "8Gi"])}}},
-                     "status": {"phase": "Pending"}}
+            claim = {
+                "apiVersion": "v1",
+                "kind": "PersistentVolumeClaim",
+                "metadata": {"name": f"c{i}", "namespace": "default", "uid": f"uid-c{i}"},
+                "spec": {
+                    "accessModes": [self.pick(["ReadWriteOnce", "ReadWriteOnce", "ReadWriteMany", "ReadWriteOncePod"])],
+                    "resources": {"requests": {"storage": self.pick(["1Gi", "2Gi", "8Gi"])}},
+                },
+                "status": {"phase": "Pending"},
+            }
             if cls:
                 claim["spec"]["storageClassName"] = cls
             free = [pv for pv in pvs if "claimRef" not in pv["spec"]]
             if free and self.p(0.4):
                 pv = self.pick(free)
-                pv["spec"]["claimRef"] = {"kind": "PersistentVolumeClaim", "namespace": "default", "name": f"c{i}", "uid": f"uid-c{i}"}
+                pv["spec"]["claimRef"] = {
+                    "kind": "PersistentVolumeClaim",
+                    "namespace": "default",
+                    "name": f"c{i}",
+                    "uid": f"uid-c{i}",
+                }
                 pv["status"]["phase"] = "Bound"
                 claim["spec"]["volumeName"] = pv["metadata"]["name"]
                 claim["spec"]["storageClassName"] = pv["spec"]["storageClassName"]
                 claim["spec"]["accessModes"] = pv["spec"]["accessModes"]
-                claim["status"] = {"phase": "Bound", "accessModes": pv["spec"]["accessModes"], "capacity": pv["spec"]["capacity"]}
+                claim["status"] = {
+                    "phase": "Bound",
+                    "accessModes": pv["spec"]["accessModes"],
+                    "capacity": pv["spec"]["capacity"],
+                }
                 claim["metadata"]["annotations"] = {"pv.kubernetes.io/bind-completed": "yes"}
             claims.append(claim)
         docs += pvs + claims
 
         def pod(name, node=None):
-            spec = {"containers": [{"name": "c", "image": "app", "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}}]}
+            spec = {
+                "containers": [
+                    {"name": "c", "image": "app", "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}}
+                ]
+            }
             vols = []
             for j, claim in enumerate(self.r.sample(claims, min(len(claims), self.r.randint(0, 2)))):
                 vols.append({"name": f"v{j}", "persistentVolumeClaim": {"claimName": claim["metadata"]["name"]}})
@@ -495,8 +715,12 @@ class VolumeGenerator:
                 spec["nodeName"] = node
             if self.p(0.2):
                 spec["tolerations"] = [{"key": "dedicated", "operator": "Exists"}]
-            out = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default", "labels": {"app": "db"}},
-                   "spec": spec}
+            out = {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {"name": name, "namespace": "default", "labels": {"app": "db"}},
+                "spec": spec,
+            }
             if node:
                 out["status"] = {"phase": "Running"}
             return out
@@ -506,8 +730,14 @@ class VolumeGenerator:
         used = set()
         for i in range(self.r.randint(1, 5)):
             p = pod(f"pending-{i}")
-            names = {v["persistentVolumeClaim"]["claimName"] for v in p["spec"].get("volumes", []) if "persistentVolumeClaim" in v}
-            if names & used:  # a claim an earlier pending pod binds: the spec's stand-in controller decides what follows
+            names = {
+                v["persistentVolumeClaim"]["claimName"]
+                for v in p["spec"].get("volumes", [])
+                if "persistentVolumeClaim" in v
+            }
+            if (
+                names & used
+            ):  # a claim an earlier pending pod binds: the spec's stand-in controller decides what follows
                 continue
             used |= names
             docs.append(p)
@@ -523,38 +753,126 @@ def preemption_scenario(seed: int) -> list[dict]:
     nodes = []
     for i in range(n):
         z = r.choice(zones)
-        nodes.append({"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}", "labels": {"kubernetes.io/hostname": f"n{i}", "topology.kubernetes.io/zone": z}},
-                      "spec": {}, "status": {"allocatable": {"cpu": str(r.choice([2, 4])), "memory": "8Gi", "pods": str(r.choice([4, 8, 110]))},
-                                             "capacity": {"cpu": "4", "memory": "8Gi", "pods": "110"}}})
+        nodes.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Node",
+                "metadata": {
+                    "name": f"n{i}",
+                    "labels": {"kubernetes.io/hostname": f"n{i}", "topology.kubernetes.io/zone": z},
+                },
+                "spec": {},
+                "status": {
+                    "allocatable": {"cpu": str(r.choice([2, 4])), "memory": "8Gi", "pods": str(r.choice([4, 8, 110]))},
+                    "capacity": {"cpu": "4", "memory": "8Gi", "pods": "110"},
+                },
+            }
+        )
     docs += nodes
     apps = ["web", "db", "batch"]
     for i in range(r.randint(n, 5 * n)):
         node = r.choice(nodes)["metadata"]["name"]
-        spec = {"nodeName": node, "priority": r.choice([-10, 0, 0, 10, 100, 1000]),
-                "containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": r.choice(["250m", "500m", "1", "1500m"]), "memory": r.choice(["256Mi", "1Gi"])}}}]}
+        spec = {
+            "nodeName": node,
+            "priority": r.choice([-10, 0, 0, 10, 100, 1000]),
+            "containers": [
+                {
+                    "name": "c",
+                    "image": "x",
+                    "resources": {
+                        "requests": {
+                            "cpu": r.choice(["250m", "500m", "1", "1500m"]),
+                            "memory": r.choice(["256Mi", "1Gi"]),
+                        }
+                    },
+                }
+            ],
+        }
         if r.random() < 0.15:
-            spec["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
-                {"labelSelector": {"matchLabels": {"app": r.choice(apps)}}, "topologyKey": r.choice(["kubernetes.io/hostname", "topology.kubernetes.io/zone"])}]}}
-        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"run-{i}", "namespace": r.choice(["default", "prod"]), "labels": {"app": r.choice(apps)}},
-               "spec": spec, "status": {"phase": "Running"}}
+            spec["affinity"] = {
+                "podAntiAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": [
+                        {
+                            "labelSelector": {"matchLabels": {"app": r.choice(apps)}},
+                            "topologyKey": r.choice(["kubernetes.io/hostname", "topology.kubernetes.io/zone"]),
+                        }
+                    ]
+                }
+            }
+        pod = {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {
+                "name": f"run-{i}",
+                "namespace": r.choice(["default", "prod"]),
+                "labels": {"app": r.choice(apps)},
+            },
+            "spec": spec,
+            "status": {"phase": "Running"},
+        }
         if r.random() < 0.7:
             pod["status"]["startTime"] = f"2026-11-{r.randint(1, 3):02d}T{r.choice([10, 12]):02d}:00:00Z"
         docs.append(pod)
     for j in range(r.randint(0, 2)):
-        docs.append({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": f"pdb{j}", "namespace": r.choice(["default", "prod"])},
-                     "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": r.choice(apps)}}},
-                     "status": {"disruptionsAllowed": r.randint(0, 2), "currentHealthy": 2, "desiredHealthy": 1, "expectedPods": 2}})
+        docs.append(
+            {
+                "apiVersion": "policy/v1",
+                "kind": "PodDisruptionBudget",
+                "metadata": {"name": f"pdb{j}", "namespace": r.choice(["default", "prod"])},
+                "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": r.choice(apps)}}},
+                "status": {
+                    "disruptionsAllowed": r.randint(0, 2),
+                    "currentHealthy": 2,
+                    "desiredHealthy": 1,
+                    "expectedPods": 2,
+                },
+            }
+        )
     for i in range(r.randint(1, 5)):
-        spec = {"priority": r.choice([5, 50, 500, 2000]),
-                "containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": r.choice(["500m", "1", "2", "3"]), "memory": r.choice(["512Mi", "2Gi"])}}}]}
+        spec = {
+            "priority": r.choice([5, 50, 500, 2000]),
+            "containers": [
+                {
+                    "name": "c",
+                    "image": "x",
+                    "resources": {
+                        "requests": {"cpu": r.choice(["500m", "1", "2", "3"]), "memory": r.choice(["512Mi", "2Gi"])}
+                    },
+                }
+            ],
+        }
         if r.random() < 0.15:
             spec["preemptionPolicy"] = "Never"
         if r.random() < 0.3:
-            spec["affinity"] = {"podAffinity" if r.random() < 0.4 else "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
-                {"labelSelector": {"matchLabels": {"app": r.choice(apps)}}, "topologyKey": r.choice(["kubernetes.io/hostname", "topology.kubernetes.io/zone"])}]}}
+            spec["affinity"] = {
+                "podAffinity" if r.random() < 0.4 else "podAntiAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": [
+                        {
+                            "labelSelector": {"matchLabels": {"app": r.choice(apps)}},
+                            "topologyKey": r.choice(["kubernetes.io/hostname", "topology.kubernetes.io/zone"]),
+                        }
+                    ]
+                }
+            }
         if r.random() < 0.2:
-            spec["topologySpreadConstraints"] = [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"app": "web"}}}]
-        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"pending-{i}", "namespace": r.choice(["default", "prod"]), "labels": {"app": r.choice(apps)}}, "spec": spec}
+            spec["topologySpreadConstraints"] = [
+                {
+                    "maxSkew": 1,
+                    "topologyKey": "topology.kubernetes.io/zone",
+                    "whenUnsatisfiable": "DoNotSchedule",
+                    "labelSelector": {"matchLabels": {"app": "web"}},
+                }
+            ]
+        pod = {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {
+                "name": f"pending-{i}",
+                "namespace": r.choice(["default", "prod"]),
+                "labels": {"app": r.choice(apps)},
+            },
+            "spec": spec,
+        }
         if r.random() < 0.2:
             pod["status"] = {"nominatedNodeName": r.choice(nodes)["metadata"]["name"]}
         docs.append(pod)
@@ -574,17 +892,39 @@ def big_scenario(seed: int) -> list[dict]:
         docs.append(g.pod(f"run-{i}", node=g.pick(nodes)["metadata"]["name"]))
     for i in range(g.r.randint(2, 8)):
         docs.append(g.pod(f"pending-{i}", pending=True))
-    config = g.config() if g.p(0.5) else {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
-                                          "profiles": [{"schedulerName": "default-scheduler"}]}
+    config = (
+        g.config()
+        if g.p(0.5)
+        else {
+            "apiVersion": "kubescheduler.config.k8s.io/v1",
+            "kind": "KubeSchedulerConfiguration",
+            "profiles": [{"schedulerName": "default-scheduler"}],
+        }
+    )
     config["percentageOfNodesToScore"] = g.pick([0, 5, 10, 30, 50])
     docs.append(config)
     return docs
 
 
-SCORE_PLUGINS = ["NodeResourcesFit", "NodeResourcesBalancedAllocation", "ImageLocality", "TaintToleration",
-                 "NodeAffinity", "PodTopologySpread", "InterPodAffinity"]
-FILTER_PLUGINS = ["NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit",
-                  "PodTopologySpread", "InterPodAffinity"]
+SCORE_PLUGINS = [
+    "NodeResourcesFit",
+    "NodeResourcesBalancedAllocation",
+    "ImageLocality",
+    "TaintToleration",
+    "NodeAffinity",
+    "PodTopologySpread",
+    "InterPodAffinity",
+]
+FILTER_PLUGINS = [
+    "NodeUnschedulable",
+    "NodeName",
+    "TaintToleration",
+    "NodeAffinity",
+    "NodePorts",
+    "NodeResourcesFit",
+    "PodTopologySpread",
+    "InterPodAffinity",
+]
 
 
 def _profile(g: ClusterGenerator, name: str) -> dict:
@@ -594,9 +934,13 @@ def _profile(g: ClusterGenerator, name: str) -> dict:
     if g.p(0.3):
         plugins["multiPoint"] = {"enabled": [{"name": g.pick(SCORE_PLUGINS), "weight": g.r.randint(1, 5)}]}
         if g.p(0.5):
-            plugins["multiPoint"]["disabled"] = [{"name": g.pick(["ImageLocality", "NodeResourcesBalancedAllocation", "NodePorts"])}]
+            plugins["multiPoint"]["disabled"] = [
+                {"name": g.pick(["ImageLocality", "NodeResourcesBalancedAllocation", "NodePorts"])}
+            ]
     if g.p(0.4):
-        plugins["score"] = {"enabled": [{"name": n, "weight": g.r.randint(1, 10)} for n in g.r.sample(SCORE_PLUGINS, g.r.randint(1, 3))]}
+        plugins["score"] = {
+            "enabled": [{"name": n, "weight": g.r.randint(1, 10)} for n in g.r.sample(SCORE_PLUGINS, g.r.randint(1, 3))]
+        }
         if g.p(0.3):
             plugins["score"]["disabled"] = [{"name": g.pick(SCORE_PLUGINS + ["*"])}]
     if g.p(0.2):
@@ -609,11 +953,23 @@ def _profile(g: ClusterGenerator, name: str) -> dict:
         if g.p(0.7):
             added["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": [g.node_term()]}
         if g.p(0.5):
-            added["preferredDuringSchedulingIgnoredDuringExecution"] = [{"weight": g.r.randint(1, 100), "preference": g.node_term()}]
+            added["preferredDuringSchedulingIgnoredDuringExecution"] = [
+                {"weight": g.r.randint(1, 100), "preference": g.node_term()}
+            ]
         args.append({"name": "NodeAffinity", "args": {"addedAffinity": added}})
     if g.p(0.4):
-        fit: dict = {"scoringStrategy": g.pick([{"type": "LeastAllocated"}, {"type": "MostAllocated"},
-                                                {"type": "LeastAllocated", "resources": [{"name": "cpu", "weight": 1}, {"name": "example.com/gpu", "weight": 2}]}])}
+        fit: dict = {
+            "scoringStrategy": g.pick(
+                [
+                    {"type": "LeastAllocated"},
+                    {"type": "MostAllocated"},
+                    {
+                        "type": "LeastAllocated",
+                        "resources": [{"name": "cpu", "weight": 1}, {"name": "example.com/gpu", "weight": 2}],
+                    },
+                ]
+            )
+        }
         if g.p(0.5):
             fit["ignoredResources"] = ["example.com/gpu"]
         if g.p(0.3):
@@ -622,13 +978,26 @@ def _profile(g: ClusterGenerator, name: str) -> dict:
     if g.p(0.4):
         spread: dict = {"defaultingType": g.pick(["System", "List"])}
         if spread["defaultingType"] == "List" and g.p(0.8):
-            spread["defaultConstraints"] = [{"maxSkew": g.r.randint(1, 2), "topologyKey": g.pick(["topology.kubernetes.io/zone", "kubernetes.io/hostname"]),
-                                             "whenUnsatisfiable": g.pick(["DoNotSchedule", "ScheduleAnyway"])}]
+            spread["defaultConstraints"] = [
+                {
+                    "maxSkew": g.r.randint(1, 2),
+                    "topologyKey": g.pick(["topology.kubernetes.io/zone", "kubernetes.io/hostname"]),
+                    "whenUnsatisfiable": g.pick(["DoNotSchedule", "ScheduleAnyway"]),
+                }
+            ]
         args.append({"name": "PodTopologySpread", "args": spread})
     if g.p(0.3):
         args.append({"name": "InterPodAffinity", "args": {"hardPodAffinityWeight": g.r.randint(0, 100)}})
     if g.p(0.2):
-        args.append({"name": "DefaultPreemption", "args": {"minCandidateNodesPercentage": g.r.randint(0, 100), "minCandidateNodesAbsolute": g.r.randint(1, 100)}})
+        args.append(
+            {
+                "name": "DefaultPreemption",
+                "args": {
+                    "minCandidateNodesPercentage": g.r.randint(0, 100),
+                    "minCandidateNodesAbsolute": g.r.randint(1, 100),
+                },
+            }
+        )
     if args:
         profile["pluginConfig"] = args
     if g.p(0.2):
@@ -646,8 +1015,13 @@ def config_scenario(seed: int) -> list[dict]:
     for doc in docs:
         if doc["kind"] == "Pod" and "nodeName" not in doc["spec"] and g.p(0.5):
             doc["spec"]["schedulerName"] = g.pick(names + (["nobody-runs-this"] if g.p(0.1) else []))
-    docs.append({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
-                 "profiles": [_profile(g, name) for name in names]})
+    docs.append(
+        {
+            "apiVersion": "kubescheduler.config.k8s.io/v1",
+            "kind": "KubeSchedulerConfiguration",
+            "profiles": [_profile(g, name) for name in names],
+        }
+    )
     return docs
 
 
@@ -695,19 +1069,32 @@ class DraGenerator:
         if model:
             labels["gpu.example.com/model"] = model
         cpu = self.g.pick(["8", "16", "32"])
-        self.docs.append({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels},
-                          "status": {"allocatable": {"cpu": cpu, "memory": "64Gi", "pods": "110"},
-                                     "capacity": {"cpu": cpu, "memory": "64Gi", "pods": "110"}}})
+        self.docs.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Node",
+                "metadata": {"name": name, "labels": labels},
+                "status": {
+                    "allocatable": {"cpu": cpu, "memory": "64Gi", "pods": "110"},
+                    "capacity": {"cpu": cpu, "memory": "64Gi", "pods": "110"},
+                },
+            }
+        )
         if model:
             self._slices(name, model)
         return name
 
     def _device(self, index: int, model: str, numa_split: int) -> dict:
-        return {"name": f"gpu-{index}",
-                "attributes": {"model": {"string": model}, "index": {"int": index},
-                               "numa": {"int": int(index >= numa_split)},
-                               "driverVersion": {"version": self.g.pick(["1.2.3", "1.3.0", "2.0.0-rc.1"])}},
-                "capacity": {"memory": {"value": GPU_MODELS[model]}}}
+        return {
+            "name": f"gpu-{index}",
+            "attributes": {
+                "model": {"string": model},
+                "index": {"int": index},
+                "numa": {"int": int(index >= numa_split)},
+                "driverVersion": {"version": self.g.pick(["1.2.3", "1.3.0", "2.0.0-rc.1"])},
+            },
+            "capacity": {"memory": {"value": GPU_MODELS[model]}},
+        }
 
     def _slices(self, node: str, model: str) -> None:
         count = self.r.choice([1, 2, 4, 4, 8])
@@ -715,35 +1102,63 @@ class DraGenerator:
         self.models[node] = model
         split = count > 1 and self.r.random() < 0.15
         incomplete = split and self.r.random() < 0.3
-        parts = [devices[: count // 2], devices[count // 2:]] if split else [devices]
+        parts = [devices[: count // 2], devices[count // 2 :]] if split else [devices]
         for n, part in enumerate(parts):
             if incomplete and n == 1:
                 continue
-            self.docs.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
-                              "metadata": {"name": f"{node}-gpu-{n}"},
-                              "spec": {"driver": GPU_DRIVER, "nodeName": node,
-                                       "pool": {"name": node, "generation": 1, "resourceSliceCount": len(parts)},
-                                       "devices": part}})
+            self.docs.append(
+                {
+                    "apiVersion": "resource.k8s.io/v1",
+                    "kind": "ResourceSlice",
+                    "metadata": {"name": f"{node}-gpu-{n}"},
+                    "spec": {
+                        "driver": GPU_DRIVER,
+                        "nodeName": node,
+                        "pool": {"name": node, "generation": 1, "resourceSliceCount": len(parts)},
+                        "devices": part,
+                    },
+                }
+            )
         self.free[node] = [] if incomplete else [d["name"] for d in devices]
 
     def _network_pool(self) -> None:
         devices = [self._device(i, "a100", 2) for i in range(self.r.randint(1, 3))]
-        self.docs.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
-                          "metadata": {"name": "fabric-gpus"},
-                          "spec": {"driver": GPU_DRIVER, "allNodes": True,
-                                   "pool": {"name": "fabric", "generation": 1, "resourceSliceCount": 1},
-                                   "devices": devices}})
+        self.docs.append(
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceSlice",
+                "metadata": {"name": "fabric-gpus"},
+                "spec": {
+                    "driver": GPU_DRIVER,
+                    "allNodes": True,
+                    "pool": {"name": "fabric", "generation": 1, "resourceSliceCount": 1},
+                    "devices": devices,
+                },
+            }
+        )
 
     def _classes(self) -> None:
-        classes = {"gpu": f'device.driver == "{GPU_DRIVER}"',
-                   "gpu-big": f'device.driver == "{GPU_DRIVER}" && '
-                              f'device.capacity["{GPU_DRIVER}"].memory.compareTo(quantity("40Gi")) >= 0',
-                   "gpu-new-driver": f'device.attributes["{GPU_DRIVER}"].driverVersion.isGreaterThan(semver("1.2.5"))'}
-        classes.update({f"gpu-{m}": f'device.driver == "{GPU_DRIVER}" && device.attributes["{GPU_DRIVER}"].model == "{m}"'
-                        for m in GPU_MODELS})
+        classes = {
+            "gpu": f'device.driver == "{GPU_DRIVER}"',
+            "gpu-big": f'device.driver == "{GPU_DRIVER}" && '
+            f'device.capacity["{GPU_DRIVER}"].memory.compareTo(quantity("40Gi")) >= 0',
+            "gpu-new-driver": f'device.attributes["{GPU_DRIVER}"].driverVersion.isGreaterThan(semver("1.2.5"))',
+        }
+        classes.update(
+            {
+                f"gpu-{m}": f'device.driver == "{GPU_DRIVER}" && device.attributes["{GPU_DRIVER}"].model == "{m}"'
+                for m in GPU_MODELS
+            }
+        )
         for name, expression in classes.items():
-            self.docs.append({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": name},
-                              "spec": {"selectors": [{"cel": {"expression": expression}}]}})
+            self.docs.append(
+                {
+                    "apiVersion": "resource.k8s.io/v1",
+                    "kind": "DeviceClass",
+                    "metadata": {"name": name},
+                    "spec": {"selectors": [{"cel": {"expression": expression}}]},
+                }
+            )
 
     # ------------------------------------------------------------------ claims
 
@@ -756,13 +1171,26 @@ class DraGenerator:
             return {"name": "gpu", "exactly": {"deviceClassName": cls, "allocationMode": "All"}}, []
         if shape < 0.7:
             selector = f'device.attributes["{GPU_DRIVER}"].index >= {self.r.randint(1, 4)}'
-            return {"name": "gpu", "exactly": {"deviceClassName": cls, "count": self.r.randint(1, 2),
-                                               "selectors": [{"cel": {"expression": selector}}]}}, []
+            return {
+                "name": "gpu",
+                "exactly": {
+                    "deviceClassName": cls,
+                    "count": self.r.randint(1, 2),
+                    "selectors": [{"cel": {"expression": selector}}],
+                },
+            }, []
         if shape < 0.85:
-            return ({"name": "gpu", "exactly": {"deviceClassName": cls, "count": 2}},
-                    [{"requests": ["gpu"], "matchAttribute": f"{GPU_DRIVER}/numa"}])
-        return {"name": "gpu", "firstAvailable": [{"name": "many", "deviceClassName": cls, "count": 4},
-                                                  {"name": "few", "deviceClassName": "gpu", "count": 1}]}, []
+            return (
+                {"name": "gpu", "exactly": {"deviceClassName": cls, "count": 2}},
+                [{"requests": ["gpu"], "matchAttribute": f"{GPU_DRIVER}/numa"}],
+            )
+        return {
+            "name": "gpu",
+            "firstAvailable": [
+                {"name": "many", "deviceClassName": cls, "count": 4},
+                {"name": "few", "deviceClassName": "gpu", "count": 1},
+            ],
+        }, []
 
     def _templates(self) -> None:
         self.templates = []
@@ -773,27 +1201,62 @@ class DraGenerator:
                 devices["constraints"] = constraints
             name = f"tpl-{i}"
             self.templates.append(name)
-            self.docs.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
-                              "metadata": {"name": name, "namespace": "default"}, "spec": {"spec": {"devices": devices}}})
+            self.docs.append(
+                {
+                    "apiVersion": "resource.k8s.io/v1",
+                    "kind": "ResourceClaimTemplate",
+                    "metadata": {"name": name, "namespace": "default"},
+                    "spec": {"spec": {"devices": devices}},
+                }
+            )
 
     def _claim(self, name: str, node: str, devices: list[str], users: list[str], owner: str = "") -> dict:
         metadata: dict = {"name": name, "namespace": "default", "uid": f"uid-claim-{name}", "finalizers": [FINALIZER]}
         if owner:
             metadata["annotations"] = {"resource.kubernetes.io/pod-claim-name": "gpus"}
-            metadata["ownerReferences"] = [{"apiVersion": "v1", "kind": "Pod", "name": owner, "uid": f"uid-{owner}",
-                                            "controller": True, "blockOwnerDeletion": True}]
+            metadata["ownerReferences"] = [
+                {
+                    "apiVersion": "v1",
+                    "kind": "Pod",
+                    "name": owner,
+                    "uid": f"uid-{owner}",
+                    "controller": True,
+                    "blockOwnerDeletion": True,
+                }
+            ]
         status: dict = {}
         if devices:
             status["allocation"] = {
-                "devices": {"results": [{"request": "gpu", "driver": GPU_DRIVER, "pool": node, "device": d}
-                                        for d in devices]},
-                "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
-                    {"key": "metadata.name", "operator": "In", "values": [node]}]}]}}
+                "devices": {
+                    "results": [{"request": "gpu", "driver": GPU_DRIVER, "pool": node, "device": d} for d in devices]
+                },
+                "nodeSelector": {
+                    "nodeSelectorTerms": [
+                        {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}
+                    ]
+                },
+            }
             if users:
                 status["reservedFor"] = [{"resource": "pods", "name": u, "uid": f"uid-{u}"} for u in users]
-        doc = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": metadata,
-               "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {
-                   "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": max(len(devices), 1)}}]}}}
+        doc = {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceClaim",
+            "metadata": metadata,
+            "spec": {
+                "devices": {
+                    "requests": [
+                        {
+                            "name": "gpu",
+                            "exactly": {
+                                "deviceClassName": "gpu",
+                                "allocationMode": "ExactCount",
+                                "count": max(len(devices), 1),
+                            },
+                        }
+                    ]
+                }
+            },
+        }
         if status:
             doc["status"] = status
         return doc
@@ -801,9 +1264,17 @@ class DraGenerator:
     def _pod(self, name: str, priority: int, cpu: str, node: str = "", claim: Optional[dict] = None) -> dict:
         container: dict = {"name": "c", "image": "registry.k8s.io/pause:3.10", "resources": {"requests": {"cpu": cpu}}}
         spec: dict = {"containers": [container], "priority": priority}
-        doc: dict = {"apiVersion": "v1", "kind": "Pod",
-                     "metadata": {"name": name, "namespace": "default", "uid": f"uid-{name}",
-                                  "labels": {"app": name.split("-")[0]}}, "spec": spec}
+        doc: dict = {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {
+                "name": name,
+                "namespace": "default",
+                "uid": f"uid-{name}",
+                "labels": {"app": name.split("-")[0]},
+            },
+            "spec": spec,
+        }
         if claim is not None:
             container["resources"]["claims"] = [{"name": "gpus"}]
             spec["resourceClaims"] = [{"name": "gpus", **claim}]
@@ -821,7 +1292,9 @@ class DraGenerator:
             holder = f"holder-{node}"
             if self.r.random() < 0.5:
                 claim_name = f"{holder}-gpus-abcde"
-                pod = self._pod(holder, self.r.randint(0, 50), "1", node, {"resourceClaimTemplateName": self.templates[0]})
+                pod = self._pod(
+                    holder, self.r.randint(0, 50), "1", node, {"resourceClaimTemplateName": self.templates[0]}
+                )
                 pod["status"]["resourceClaimStatuses"] = [{"name": "gpus", "resourceClaimName": claim_name}]
                 self.docs.append(self._claim(claim_name, node, taken, [holder], owner=holder))
             else:

@@ -34,14 +34,16 @@ SOURCE_PACKAGES = ("scheduler_core", "webui")
 TESTS = "tests"
 
 # Source modules with no behaviour of their own to test (keep this short; each says why).
-NOTHING_TO_TEST = frozenset({
-    "scheduler_core/__main__.py",  # `python -m scheduler_core`: calls cli.main (tests/scheduler_core/test_cli.py)
-    "scheduler_core/model/names.py",  # plugin-name constants only
-    "scheduler_core/framework/registry.py",  # two type aliases (mypy checks their use)
-    "webui/asgi.py",  # the ASGI application: Django's and Channels' routers wired together
-    "webui/routing.py",  # one websocket URL pattern (tests/webui/test_consumers.py connects to it)
-    "webui/urls.py",  # URL patterns only (the page and API tests request every one)
-})
+NOTHING_TO_TEST = frozenset(
+    {
+        "scheduler_core/__main__.py",  # `python -m scheduler_core`: calls cli.main (tests/scheduler_core/test_cli.py)
+        "scheduler_core/model/names.py",  # plugin-name constants only
+        "scheduler_core/framework/registry.py",  # two type aliases (mypy checks their use)
+        "webui/asgi.py",  # the ASGI application: Django's and Channels' routers wired together
+        "webui/routing.py",  # one websocket URL pattern (tests/webui/test_consumers.py connects to it)
+        "webui/urls.py",  # URL patterns only (the page and API tests request every one)
+    }
+)
 
 EXEMPT = NOTHING_TO_TEST
 
@@ -86,8 +88,9 @@ def needs_test_module(root: Path, source: Path, exempt: frozenset[str] = EXEMPT)
     return True
 
 
-def untested_modules(root: Path = ROOT, packages: tuple[str, ...] = SOURCE_PACKAGES,
-                     exempt: frozenset[str] = EXEMPT) -> list[str]:
+def untested_modules(
+    root: Path = ROOT, packages: tuple[str, ...] = SOURCE_PACKAGES, exempt: frozenset[str] = EXEMPT
+) -> list[str]:
     """Source files that need a test module and have none, as paths relative to the root."""
     found = []
     for package in packages:
@@ -116,8 +119,7 @@ def test_module_imports(root: Path = ROOT) -> list[tuple[str, str]]:
 def stale_exemptions(root: Path = ROOT, exempt: frozenset[str] = EXEMPT) -> list[str]:
     """Exempted sources that no longer exist, or whose test module exists (the entry can go)."""
     return sorted(
-        source for source in exempt
-        if not (root / source).is_file() or (root / test_module_for(Path(source))).is_file()
+        source for source in exempt if not (root / source).is_file() or (root / test_module_for(Path(source))).is_file()
     )
 
 
@@ -133,8 +135,10 @@ def main() -> int:
         print(f"test module imported: {importer} imports {imported}")
     for source in layout.stale_exemptions:
         print(f"stale exemption: {source} (gone, or it has its test module now: drop the entry)")
-    print(f"{len(layout.untested)} source module(s) without a test module, "
-          f"{len(layout.test_imports)} import(s) of a test module")
+    print(
+        f"{len(layout.untested)} source module(s) without a test module, "
+        f"{len(layout.test_imports)} import(s) of a test module"
+    )
     return 0 if layout.ok else 1
 
 

@@ -42,14 +42,17 @@ API_DESCRIPTION = (
     "SchedLab re-runs kube-scheduler v1.35's decisions on a cluster scenario and shows every step. "
     "Save scenarios (Kubernetes YAML), start runs, read each run's events (the engine's own, one per "
     "extension point and plugin) and the engine's explanation of each cycle, and share read-only links. "
-    "Every error has one shape: {\"error\": {\"code\", \"message\", \"details\"}}. Writes need the "
+    'Every error has one shape: {"error": {"code", "message", "details"}}. Writes need the '
     "X-CSRFToken header (GET /api/session); a share token (X-Share-Token or ?token=) grants reads only."
 )
-api = NinjaAPI(title="SchedLab API", version="1", description=API_DESCRIPTION, auth=SessionActor(), urls_namespace="api")
+api = NinjaAPI(
+    title="SchedLab API", version="1", description=API_DESCRIPTION, auth=SessionActor(), urls_namespace="api"
+)
 
 
-def error_response(request: HttpRequest, status: int, code: str, message: str,
-                   details: dict[str, Any] | None = None) -> HttpResponse:
+def error_response(
+    request: HttpRequest, status: int, code: str, message: str, details: dict[str, Any] | None = None
+) -> HttpResponse:
     return api.create_response(request, overload.error_body(code, message, details), status=status)
 
 
@@ -71,7 +74,9 @@ def on_database_unavailable(request: HttpRequest, exc: Exception) -> HttpRespons
 
 @api.exception_handler(ValidationError)
 def on_validation_error(request: HttpRequest, exc: ValidationError) -> HttpResponse:
-    return error_response(request, 422, "invalid_request", "the request does not match the schema", {"errors": exc.errors})
+    return error_response(
+        request, 422, "invalid_request", "the request does not match the schema", {"errors": exc.errors}
+    )
 
 
 @api.exception_handler(HttpError)
@@ -87,8 +92,11 @@ def on_auth_error(request: HttpRequest, exc: AuthenticationError) -> HttpRespons
 
 @api.exception_handler(RequestDataTooBig)
 def on_too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
-    limit = LimitExceeded("max_bytes", settings.SCHEDLAB_MAX_BYTES,
-                          f"the request body is over the limit (SCHEDLAB_MAX_BYTES={settings.SCHEDLAB_MAX_BYTES})")
+    limit = LimitExceeded(
+        "max_bytes",
+        settings.SCHEDLAB_MAX_BYTES,
+        f"the request body is over the limit (SCHEDLAB_MAX_BYTES={settings.SCHEDLAB_MAX_BYTES})",
+    )
     return on_domain_error(request, limit)
 
 

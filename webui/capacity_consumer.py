@@ -28,7 +28,16 @@ def _authorize(scope: Mapping[str, Any], question_id: int) -> None:
     capacity.readable_question(access.websocket_actor(scope), question_id)
 
 
-STATE_FIELDS = ("status", "trials_done", "trials_estimate", "error", "method", "why", "copies_done", "copies_per_second")
+STATE_FIELDS = (
+    "status",
+    "trials_done",
+    "trials_estimate",
+    "error",
+    "method",
+    "why",
+    "copies_done",
+    "copies_per_second",
+)
 
 
 @database_sync_to_async

@@ -23,7 +23,9 @@ class Scenario(Owned):
     # Demo scenarios (loaded by `load_demos`) have no owner; anyone may read, run and fork them.
     demo_slug = models.SlugField(max_length=100, null=True, blank=True, unique=True)
     text = models.TextField(blank=True, default="")  # the latest version's text, for listing/search
-    forked_from = models.ForeignKey("ScenarioVersion", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    forked_from = models.ForeignKey(
+        "ScenarioVersion", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created = models.DateTimeField(default=timezone.now)
     updated = models.DateTimeField(default=timezone.now)
 
@@ -133,7 +135,10 @@ class RunSegment(models.Model):
         ordering = ["run", "first_seq"]
         # A retried task re-inserts the same segments; the constraint makes that a no-op.
         constraints = [models.UniqueConstraint(fields=["run", "first_seq"], name="unique_run_segment")]
-        indexes = [models.Index(fields=["run", "cycle"], name="run_segment_cycle"), models.Index(fields=["run", "end_seq"], name="run_segment_end")]
+        indexes = [
+            models.Index(fields=["run", "cycle"], name="run_segment_cycle"),
+            models.Index(fields=["run", "end_seq"], name="run_segment_end"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.run_id} cycle {self.cycle}: events {self.first_seq}..{self.end_seq - 1}"
@@ -167,7 +172,9 @@ class ShareLink(models.Model):
     version = models.ForeignKey(ScenarioVersion, on_delete=models.CASCADE, related_name="share_links")
     run = models.ForeignKey(Run, null=True, blank=True, on_delete=models.CASCADE, related_name="share_links")
     # A comparison's link: `run` (A) side by side with this run (B) of the same scenario; both readable.
-    compare_run = models.ForeignKey(Run, null=True, blank=True, on_delete=models.CASCADE, related_name="compare_share_links")
+    compare_run = models.ForeignKey(
+        Run, null=True, blank=True, on_delete=models.CASCADE, related_name="compare_share_links"
+    )
     step = models.CharField(max_length=200, blank=True, default="")  # UI position, e.g. "cycle=2&point=Filter"
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created = models.DateTimeField(default=timezone.now)
@@ -250,7 +257,9 @@ class CapacityQuestion(Owned):
     @property
     def asks_copies(self) -> bool:
         """How many more copies of a pod fit: the one pass answers it first."""
-        return self.kind == CapacityKind.FIT and bool(self.parameters.get("pod")) and not self.parameters.get("workload")
+        return (
+            self.kind == CapacityKind.FIT and bool(self.parameters.get("pod")) and not self.parameters.get("workload")
+        )
 
     @property
     def is_finished(self) -> bool:

@@ -9,8 +9,26 @@ from django.http import HttpRequest
 from webui.models import Run, RunCycle, Scenario, ScenarioVersion, ShareLink
 from webui.services import engine, objects
 from webui.services.access import Actor
-from webui.schemas.runs import CycleExplanationOut, CycleOut, RecordedComparisonOut, RecordedPodOut, RunOut, RunProgressOut, StepClusterOut, TimelineStepOut
-from webui.schemas.scenarios import NodeObjectOut, ObjectsOut, PodClaimOut, PodObjectOut, ScenarioOut, ScenarioSummaryOut, VersionOut, VersionSummaryOut
+from webui.schemas.runs import (
+    CycleExplanationOut,
+    CycleOut,
+    RecordedComparisonOut,
+    RecordedPodOut,
+    RunOut,
+    RunProgressOut,
+    StepClusterOut,
+    TimelineStepOut,
+)
+from webui.schemas.scenarios import (
+    NodeObjectOut,
+    ObjectsOut,
+    PodClaimOut,
+    PodObjectOut,
+    ScenarioOut,
+    ScenarioSummaryOut,
+    VersionOut,
+    VersionSummaryOut,
+)
 from webui.schemas.shares import ShareOut, ShareResolvedOut, ShareScenarioOut
 from webui.schemas.validate import SummaryOut, ValidationOut
 
@@ -43,15 +61,32 @@ def scenario(actor: Actor, scenario: Scenario, version: ScenarioVersion, check: 
     )
 
 
-UNCHECKED = {"valid": False, "errors": [], "summary": None, "notices": [], "objects": {}, "findings": [], "fetch": [], "checked": False}
+UNCHECKED = {
+    "valid": False,
+    "errors": [],
+    "summary": None,
+    "notices": [],
+    "objects": {},
+    "findings": [],
+    "fetch": [],
+    "checked": False,
+}
 
 
 def validation(check: engine.Check) -> ValidationOut:
     """The check's problems, notices and findings are the engine's JSON: validated as it is."""
     summary = SummaryOut(**vars(check.summary)) if check.summary else None
-    return ValidationOut.model_validate({"valid": check.valid, "errors": check.errors, "summary": summary,
-                                         "notices": check.notices, "objects": check.objects,
-                                         "findings": check.findings, "fetch": check.fetch})
+    return ValidationOut.model_validate(
+        {
+            "valid": check.valid,
+            "errors": check.errors,
+            "summary": summary,
+            "notices": check.notices,
+            "objects": check.objects,
+            "findings": check.findings,
+            "fetch": check.fetch,
+        }
+    )
 
 
 def version_summary(version: ScenarioVersion) -> VersionSummaryOut:
@@ -60,7 +95,11 @@ def version_summary(version: ScenarioVersion) -> VersionSummaryOut:
 
 def version(version: ScenarioVersion) -> VersionOut:
     return VersionOut(
-        number=version.number, created=version.created, size=len(version.text), scenario=version.scenario_id, text=version.text
+        number=version.number,
+        created=version.created,
+        size=len(version.text),
+        scenario=version.scenario_id,
+        text=version.text,
     )
 
 
@@ -96,13 +135,15 @@ def cycle(row: RunCycle) -> CycleOut:
 
 def scenario_objects(found: objects.Objects) -> ObjectsOut:
     """Nodes and pods shaped here; the volumes and DRA devices are the engine's JSON, validated as it is."""
-    return ObjectsOut.model_validate({
-        "version": found.version.number,
-        "nodes": [node_object(node) for node in found.nodes],
-        "pods": [pod_object(pod, id(pod) in found.pending, found.claims.get(pod.key, [])) for pod in found.pods],
-        "volumes": found.volumes,
-        "devices": found.devices,
-    })
+    return ObjectsOut.model_validate(
+        {
+            "version": found.version.number,
+            "nodes": [node_object(node) for node in found.nodes],
+            "pods": [pod_object(pod, id(pod) in found.pending, found.claims.get(pod.key, [])) for pod in found.pods],
+            "volumes": found.volumes,
+            "devices": found.devices,
+        }
+    )
 
 
 def node_object(node: engine.Node) -> NodeObjectOut:
@@ -163,8 +204,6 @@ def share_resolved(link: ShareLink) -> ShareResolvedOut:
     )
 
 
-
-
 def explanation(found: engine.CycleExplanation) -> CycleExplanationOut:
     """The engine's typed explanation, as its JSON (the same camelCase names) validated by the schema."""
     return CycleExplanationOut.model_validate(found.to_json())
@@ -174,11 +213,26 @@ def recorded(comparison: engine.RecordedComparison | None) -> RecordedComparison
     """The engine's comparison, typed: every compared pod in queue order, with the summary line."""
     if comparison is None:
         return None
-    pods = [RecordedPodOut(pod=o.pod, reason=o.reason, message=o.message, time=o.time or None,
-                                   replayed=o.replayed_text, replayed_node=o.replayed.node if o.replayed else None,
-                                   agrees=o.agrees, causes=list(o.causes)) for o in comparison.outcomes]
-    return RecordedComparisonOut(compared=len(pods), agree=comparison.agreeing, summary=comparison.summary,
-                                         without_condition=len(comparison.without_condition), pods=pods)
+    pods = [
+        RecordedPodOut(
+            pod=o.pod,
+            reason=o.reason,
+            message=o.message,
+            time=o.time or None,
+            replayed=o.replayed_text,
+            replayed_node=o.replayed.node if o.replayed else None,
+            agrees=o.agrees,
+            causes=list(o.causes),
+        )
+        for o in comparison.outcomes
+    ]
+    return RecordedComparisonOut(
+        compared=len(pods),
+        agree=comparison.agreeing,
+        summary=comparison.summary,
+        without_condition=len(comparison.without_condition),
+        pods=pods,
+    )
 
 
 def timeline_steps(story: dict[str, Any]) -> list[dict[str, Any]] | None:

@@ -23,17 +23,20 @@ EVENT_OVERHEAD = 600  # an event's fields besides its payload (pod and plugin na
 
 # The messages' keys are the JSON contract's, camelCase: TypedDict's functional form writes them as
 # they are sent.
-EventMessage = TypedDict("EventMessage", {
-    "seq": int,
-    "cycle": int,
-    "pod": str,
-    "extensionPoint": str,
-    "plugin": str | None,
-    "payload": Any,
-    # Set (with payload null) when one event alone is over WEBSOCKET_BUDGET, e.g. a Filter step over
-    # thousands of nodes: fetch it from GET /api/runs/<id>/events?since=<seq>&limit=1.
-    "payloadOmitted": NotRequired[bool],
-})
+EventMessage = TypedDict(
+    "EventMessage",
+    {
+        "seq": int,
+        "cycle": int,
+        "pod": str,
+        "extensionPoint": str,
+        "plugin": str | None,
+        "payload": Any,
+        # Set (with payload null) when one event alone is over WEBSOCKET_BUDGET, e.g. a Filter step over
+        # thousands of nodes: fetch it from GET /api/runs/<id>/events?since=<seq>&limit=1.
+        "payloadOmitted": NotRequired[bool],
+    },
+)
 
 
 class EventsMessage(TypedDict):
@@ -98,19 +101,22 @@ def publish_stored(run_id: int, end_seq: int) -> None:
 GROUP_CAPACITY_TYPE = "capacity.changed"
 
 
-CapacityProgressMessage = TypedDict("CapacityProgressMessage", {
-    "type": Literal["progress"],
-    "status": str,
-    "done": int,  # trials run so far
-    "estimate": int,  # the search's current guess of its total ("trial 7 of ~12")
-    "error": str,
-    # Pod-copies questions (issue 42): what answers ("" until known, then counted, placed or trials),
-    # why, and the one pass's progress: copies placed (or counted) so far, per CPU second.
-    "method": str,
-    "why": str,
-    "copies": int,
-    "copiesPerSecond": float | None,
-})
+CapacityProgressMessage = TypedDict(
+    "CapacityProgressMessage",
+    {
+        "type": Literal["progress"],
+        "status": str,
+        "done": int,  # trials run so far
+        "estimate": int,  # the search's current guess of its total ("trial 7 of ~12")
+        "error": str,
+        # Pod-copies questions (issue 42): what answers ("" until known, then counted, placed or trials),
+        # why, and the one pass's progress: copies placed (or counted) so far, per CPU second.
+        "method": str,
+        "why": str,
+        "copies": int,
+        "copiesPerSecond": float | None,
+    },
+)
 
 
 class CapacityEndMessage(TypedDict):
@@ -123,10 +129,27 @@ def capacity_group_name(question_id: int) -> str:
     return f"capacity_{question_id}"
 
 
-def capacity_progress_message(status: str, done: int, estimate: int, error: str, method: str = "", why: str = "",
-                              copies: int = 0, copies_per_second: float | None = None) -> CapacityProgressMessage:
-    return CapacityProgressMessage(type="progress", status=status, done=done, estimate=max(done, estimate), error=error,
-                                   method=method, why=why, copies=copies, copiesPerSecond=copies_per_second)
+def capacity_progress_message(
+    status: str,
+    done: int,
+    estimate: int,
+    error: str,
+    method: str = "",
+    why: str = "",
+    copies: int = 0,
+    copies_per_second: float | None = None,
+) -> CapacityProgressMessage:
+    return CapacityProgressMessage(
+        type="progress",
+        status=status,
+        done=done,
+        estimate=max(done, estimate),
+        error=error,
+        method=method,
+        why=why,
+        copies=copies,
+        copiesPerSecond=copies_per_second,
+    )
 
 
 def capacity_end_message(status: str, error: str) -> CapacityEndMessage:

@@ -34,7 +34,9 @@ def json_bytes(request: HttpRequest, body: bytes) -> HttpResponse:
     and echo no request input, so compressing them leaks nothing; headers are untouched)."""
     large = len(body) >= GZIP_MIN_BYTES
     gzipped = large and _accepts_gzip(request)
-    response = HttpResponse(gzip.compress(body, compresslevel=GZIP_LEVEL, mtime=0) if gzipped else body, content_type=JSON_CONTENT_TYPE)
+    response = HttpResponse(
+        gzip.compress(body, compresslevel=GZIP_LEVEL, mtime=0) if gzipped else body, content_type=JSON_CONTENT_TYPE
+    )
     if gzipped:
         response["Content-Encoding"] = "gzip"
     if large:

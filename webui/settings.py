@@ -14,7 +14,18 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from webui.env import PoolBudget, env_bool, env_choice, env_float, env_int, env_list, env_networks, env_str, parse_database_url, sqlite_config
+from webui.env import (
+    PoolBudget,
+    env_bool,
+    env_choice,
+    env_float,
+    env_int,
+    env_list,
+    env_networks,
+    env_str,
+    parse_database_url,
+    sqlite_config,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # Embedded mode's files (SQLite, broker queue, secret key); production needs none of them.
@@ -102,7 +113,9 @@ _pool = PoolBudget(SCHEDLAB_DB_POOL_MIN_SIZE, SCHEDLAB_DB_POOL_MAX_SIZE, SCHEDLA
 _database_url = env_str("DATABASE_URL")
 if not _database_url:
     VAR_DIR.mkdir(parents=True, exist_ok=True)
-DATABASES = {"default": parse_database_url(_database_url, _pool) if _database_url else sqlite_config(VAR_DIR / "db.sqlite3")}
+DATABASES = {
+    "default": parse_database_url(_database_url, _pool) if _database_url else sqlite_config(VAR_DIR / "db.sqlite3")
+}
 # An overloaded or unreachable database answers 503 with this Retry-After (seconds), never a 500.
 SCHEDLAB_RETRY_AFTER_SECONDS = env_int("SCHEDLAB_RETRY_AFTER_SECONDS", 5, minimum=1)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -140,7 +153,9 @@ if REDIS_URL:
     # redis-py 8 reads with a 5 s socket timeout by default, exactly channels_redis's 5 s BZPOPMIN
     # wait: a quiet channel then raises TimeoutError and kills the websocket. Read longer than that.
     _redis_host = {"address": REDIS_URL, "socket_timeout": env_float("REDIS_SOCKET_TIMEOUT", 30.0, minimum=6.0)}
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [_redis_host]}}}
+    CHANNEL_LAYERS = {
+        "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [_redis_host]}}
+    }
     CELERY_BROKER_URL = REDIS_URL
     # acks_late: a task killed mid-run is redelivered after this many seconds (the heartbeat sweep
     # usually re-queues it sooner).

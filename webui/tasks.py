@@ -26,7 +26,12 @@ def execute_run(self: Task[[int], str], run_id: int) -> str:
     except DatabaseError as exc:
         # The claim did not commit (or we cannot know): the run is still queued, or running with a
         # fresh heartbeat that will go stale. The recovery sweep sends it again either way.
-        log.warning("run %s: claiming it failed (%s: %s); the recovery sweep will send it again", run_id, type(exc).__name__, exc)
+        log.warning(
+            "run %s: claiming it failed (%s: %s); the recovery sweep will send it again",
+            run_id,
+            type(exc).__name__,
+            exc,
+        )
         return f"run {run_id}: claim failed"
     if not claimed:
         return "not claimed (finished, running elsewhere, or out of attempts)"

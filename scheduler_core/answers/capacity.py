@@ -89,9 +89,14 @@ class TrialChanges:
     steps: tuple[TrialStep, ...] = ()
 
     def model_steps(self) -> tuple[Step, ...]:
-        return tuple(Step(number, step.name, tuple(Operation(_verb(spec), spec, index)
-                                                   for index, spec in enumerate(step.operations)))
-                     for number, step in enumerate(self.steps, start=1))
+        return tuple(
+            Step(
+                number,
+                step.name,
+                tuple(Operation(_verb(spec), spec, index) for index, spec in enumerate(step.operations)),
+            )
+            for number, step in enumerate(self.steps, start=1)
+        )
 
     def to_yaml(self) -> str:
         """The Changes document of the trial (../shared/spec/CHANGES.md), as a scenario file would hold it.
@@ -104,9 +109,14 @@ class TrialChanges:
         return written
 
     def _written_yaml(self) -> str:
-        document = {"apiVersion": API_VERSION, "kind": CHANGES_KIND,
-                    "steps": [{"name": step.name, "operations": [{_verb(spec): _written(spec)} for spec in step.operations]}
-                              for step in self.steps]}
+        document = {
+            "apiVersion": API_VERSION,
+            "kind": CHANGES_KIND,
+            "steps": [
+                {"name": step.name, "operations": [{_verb(spec): _written(spec)} for spec in step.operations]}
+                for step in self.steps
+            ],
+        }
         return yaml.safe_dump(document, sort_keys=False, default_flow_style=False)
 
 
@@ -154,8 +164,10 @@ class TrialBase:
         if own_changes:
             assert scenario.changes is not None
             if scenario.changes.steps:
-                raise CapacityError("the scenario has its own steps (a Changes document with steps): capacity "
-                                    "questions start from the scenario's own run; remove its steps first")
+                raise CapacityError(
+                    "the scenario has its own steps (a Changes document with steps): capacity "
+                    "questions start from the scenario's own run; remove its steps first"
+                )
             texts = [_without_changes(text) for text in texts]  # an empty one: the trial's replaces it
         return TrialBase(scenario, "\n---\n".join(t.strip("\n") for t in texts if t.strip()))
 
@@ -183,8 +195,9 @@ def _without_changes(text: str) -> str:
     documents = [d for d in yaml.safe_load_all(text)]
     if not any(isinstance(d, dict) and d.get("kind") == CHANGES_KIND for d in documents):
         return text
-    return yaml.safe_dump_all([d for d in documents if not (isinstance(d, dict) and d.get("kind") == CHANGES_KIND)],
-                              sort_keys=False)
+    return yaml.safe_dump_all(
+        [d for d in documents if not (isinstance(d, dict) and d.get("kind") == CHANGES_KIND)], sort_keys=False
+    )
 
 
 @dataclass
@@ -243,8 +256,12 @@ def run_to_rest(base: Union[TrialBase, str], changes: TrialChanges) -> tuple[Kub
     trial_base = TrialBase.from_text(base) if isinstance(base, str) else base
     scenario = trial_base.scenario
     assert scenario.changes is not None
-    trial_changes = Changes(changes.model_steps(), [copy.copy(w) for w in scenario.changes.workloads],
-                            dict(scenario.changes.budgets), dict(scenario.changes.manifests))
+    trial_changes = Changes(
+        changes.model_steps(),
+        [copy.copy(w) for w in scenario.changes.workloads],
+        dict(scenario.changes.budgets),
+        dict(scenario.changes.manifests),
+    )
     # The collector is paused while the snapshot is built and while the nodes' ends are read (about
     # a million objects, none of them garbage: each pass over them would find nothing), and kept
     # off the scenario and snapshot while the run streams (gcfreeze), as run_to_the_end does.
@@ -252,10 +269,17 @@ def run_to_rest(base: Union[TrialBase, str], changes: TrialChanges) -> tuple[Kub
         run = ClusterRun(dataclasses.replace(scenario, changes=trial_changes))
     outcome = _outcome(frozen_after_first(run.run()))
     with collector_paused():
-        outcome.nodes = [NodeAtEnd(info.name, dict(info.allocatable), dict(info.requested), len(info.pods),
-                                   info.node.unschedulable,
-                                   [pod_requests(pod_info.pod) for pod_info in info.pods])
-                         for info in run.kube_scheduler.snapshot.node_infos]
+        outcome.nodes = [
+            NodeAtEnd(
+                info.name,
+                dict(info.allocatable),
+                dict(info.requested),
+                len(info.pods),
+                info.node.unschedulable,
+                [pod_requests(pod_info.pod) for pod_info in info.pods],
+            )
+            for info in run.kube_scheduler.snapshot.node_infos
+        ]
     return run.kube_scheduler, outcome
 
 
@@ -348,8 +372,12 @@ class Trial:
 class TrialRunner:
     """Runs and remembers trials for one question (a driver; ``run_trial`` does the work)."""
 
-    def __init__(self, base: TrialBase, trial: Callable[[TrialBase, TrialChanges], TrialOutcome] = run_trial,
-                 progress: Optional[Progress] = None) -> None:
+    def __init__(
+        self,
+        base: TrialBase,
+        trial: Callable[[TrialBase, TrialChanges], TrialOutcome] = run_trial,
+        progress: Optional[Progress] = None,
+    ) -> None:
         self.base = base
         self._trial = trial
         self._progress = progress
@@ -376,8 +404,11 @@ def free_pod_slots(scenario: Scenario, baseline: TrialOutcome) -> int:
     bound: dict[str, int] = {}
     for node in baseline.placed().values():
         bound[node] = bound.get(node, 0) + 1
-    return sum(max(0, node.allocatable.get(PODS, 0) - bound.get(node.name, 0))
-               for node in scenario.nodes if not node.unschedulable)
+    return sum(
+        max(0, node.allocatable.get(PODS, 0) - bound.get(node.name, 0))
+        for node in scenario.nodes
+        if not node.unschedulable
+    )
 
 
 # ---------------------------------------------------------------------- 1. how many more fit
@@ -408,34 +439,56 @@ class FitAnswer:
 
     def to_json(self) -> dict[str, Any]:
         return FitAnswerJSON(
-            self.target, self.fits, self.checked_next, self.bound, self.placements, self.stopped_by, self.message,
-            self.trials, {str(n): ok for n, ok in sorted(self.tried.items())},
-            self.deciding.wire() if self.deciding else None, self.fitting.wire(), self.displaced,
-            self.explanation.to_json() if self.explanation is not None else None).to_json()
+            self.target,
+            self.fits,
+            self.checked_next,
+            self.bound,
+            self.placements,
+            self.stopped_by,
+            self.message,
+            self.trials,
+            {str(n): ok for n, ok in sorted(self.tried.items())},
+            self.deciding.wire() if self.deciding else None,
+            self.fitting.wire(),
+            self.displaced,
+            self.explanation.to_json() if self.explanation is not None else None,
+        ).to_json()
 
     def lines(self) -> list[str]:
-        out = [f"{self.target}: {self.fits} more fit ({self.trials} trial runs; counts tried: "
-               f"{', '.join(f'{n} ' + ('fits' if ok else 'does not') for n, ok in sorted(self.tried.items()))})"]
+        out = [
+            f"{self.target}: {self.fits} more fit ({self.trials} trial runs; counts tried: "
+            f"{', '.join(f'{n} ' + ('fits' if ok else 'does not') for n, ok in sorted(self.tried.items()))})"
+        ]
         if self.placements:
             shown = list(self.placements.items())[:LISTED]
             more = len(self.placements) - len(shown)
-            out.append(f"  where they land ({len(self.placements)} node(s)): "
-                       + ", ".join(f"{node} {count}" for node, count in shown) + (f", … {more} more" if more > 0 else ""))
+            out.append(
+                f"  where they land ({len(self.placements)} node(s)): "
+                + ", ".join(f"{node} {count}" for node, count in shown)
+                + (f", … {more} more" if more > 0 else "")
+            )
         if self.checked_next:
             out.append(f"  copy {self.fits + 1} stays pending ({', '.join(self.stopped_by)}): {self.message}")
             if self.explanation is not None:
                 out.append(f"  why: {self.explanation.headline}")
         else:
-            out.append(f"  no count that fails was found: {self.fits} is one past the bound ({self.bound}: the pod "
-                       "slots the nodes have left, or --max); at least this many fit")
+            out.append(
+                f"  no count that fails was found: {self.fits} is one past the bound ({self.bound}: the pod "
+                "slots the nodes have left, or --max); at least this many fit"
+            )
         if self.displaced:
             out.append(f"  placing them preempts {len(self.displaced)} pod(s): {', '.join(self.displaced[:10])}")
         return out
 
 
-def how_many_fit(base: TrialBase, workload: Optional[str] = None, pod: Optional[str] = None,
-                 max_count: Optional[int] = None,
-                 trial: TrialFunction = run_trial, progress: Optional[Progress] = None) -> FitAnswer:
+def how_many_fit(
+    base: TrialBase,
+    workload: Optional[str] = None,
+    pod: Optional[str] = None,
+    max_count: Optional[int] = None,
+    trial: TrialFunction = run_trial,
+    progress: Optional[Progress] = None,
+) -> FitAnswer:
     """The largest N such that N more copies (a workload scaled by N, or N copies of a pod) leave
     none of them pending: doubling from 1, then bisection (docs/CAPACITY.md)."""
     runner = TrialRunner(base, trial, progress)
@@ -479,8 +532,16 @@ def how_many_fit(base: TrialBase, workload: Optional[str] = None, pod: Optional[
     return fit_answer(target, lo, True, bound, trials, tried, runner.count, trials[hi])
 
 
-def fit_answer(target: str, fits: int, checked_next: bool, bound: int, trials: dict[int, Trial],
-               tried: dict[int, bool], count: int, deciding: Optional[Trial]) -> FitAnswer:
+def fit_answer(
+    target: str,
+    fits: int,
+    checked_next: bool,
+    bound: int,
+    trials: dict[int, Trial],
+    tried: dict[int, bool],
+    count: int,
+    deciding: Optional[Trial],
+) -> FitAnswer:
     """The answer once the search ends: ``trials`` holds the baseline (0) and the trial of ``fits``
     copies; ``deciding`` is the trial of the first count that did not fit (None: none was found)."""
     fitting = trials[fits]
@@ -491,31 +552,59 @@ def fit_answer(target: str, fits: int, checked_next: bool, bound: int, trials: d
         message = deciding.outcome.messages.get(stopped[0], "") if stopped else ""
     placed_before = trials[0].outcome.placed()
     displaced = sorted(pod for pod in placed_before if fitting.outcome.final.get(pod, DELETED) in (None, DELETED))
-    return FitAnswer(target, fits, checked_next, bound, _land(fitting.outcome, created), stopped, message, count,
-                     tried, deciding, fitting, displaced)
+    return FitAnswer(
+        target,
+        fits,
+        checked_next,
+        bound,
+        _land(fitting.outcome, created),
+        stopped,
+        message,
+        count,
+        tried,
+        deciding,
+        fitting,
+        displaced,
+    )
 
 
-def copies_maker(scenario: Scenario, workload: Optional[str],
-                 pod: Optional[str]) -> tuple[Callable[[int], TrialChanges], str]:
+def copies_maker(
+    scenario: Scenario, workload: Optional[str], pod: Optional[str]
+) -> tuple[Callable[[int], TrialChanges], str]:
     """The changes that add N more copies of the workload (scaled by N) or of the pod (N copies of
     its manifest), as a function of N, and the target's name; CapacityError when it is not there."""
     assert scenario.changes is not None
     if workload is not None:
         namespace, _, name = workload.rpartition("/")
-        found = [w for w in scenario.changes.workloads
-                 if w.namespace == (namespace or "default") and w.name == name and w.kind in SCALABLE_KINDS]
+        found = [
+            w
+            for w in scenario.changes.workloads
+            if w.namespace == (namespace or "default") and w.name == name and w.kind in SCALABLE_KINDS
+        ]
         if not found:
             raise CapacityError(f"no Deployment, ReplicaSet, StatefulSet or Job {workload} in the scenario")
         chosen = found[0]
         ref = ObjectRef(chosen.kind, chosen.namespace, chosen.name)
-        return (lambda n: TrialChanges((TrialStep(f"scale {chosen.kind} {chosen.key} by {n}",
-                                                  (ScaleOp(ref, chosen.replicas + n),)),)),
-                f"{chosen.kind} {chosen.key}")
+        return (
+            lambda n: TrialChanges(
+                (TrialStep(f"scale {chosen.kind} {chosen.key} by {n}", (ScaleOp(ref, chosen.replicas + n),)),)
+            ),
+            f"{chosen.kind} {chosen.key}",
+        )
     if pod is None:
         raise CapacityError("name a workload (--workload NS/NAME) or a pod (--pod NS/NAME)")
     copies = pod_copies(scenario, pod)
-    return (lambda n: TrialChanges((TrialStep(f"{n} copies of pod {pod}", tuple(
-        CreateOp(copies.ref(k), copies.manifest(k)) for k in range(1, n + 1))),)), copies.target)
+    return (
+        lambda n: TrialChanges(
+            (
+                TrialStep(
+                    f"{n} copies of pod {pod}",
+                    tuple(CreateOp(copies.ref(k), copies.manifest(k)) for k in range(1, n + 1)),
+                ),
+            )
+        ),
+        copies.target,
+    )
 
 
 @dataclass(frozen=True)
@@ -550,8 +639,9 @@ def pod_copies(scenario: Scenario, pod: str) -> PodCopies:
 
 def _pod_template(manifest: Manifest) -> Manifest:
     """A pod as a template for copies: no node, no status, no identity of its own."""
-    metadata = {k: v for k, v in (manifest.get("metadata") or {}).items()
-                if k in ("namespace", "labels", "annotations")}
+    metadata = {
+        k: v for k, v in (manifest.get("metadata") or {}).items() if k in ("namespace", "labels", "annotations")
+    }
     spec = {k: v for k, v in (manifest.get("spec") or {}).items() if k not in ("nodeName",)}
     return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}
 
@@ -563,9 +653,17 @@ def _named(template: Manifest, name: str) -> Manifest:
 # ---------------------------------------------------------------------- the CLI's one entry
 
 
-def answer(base: TrialBase, *, workload: Optional[str] = None, pod: Optional[str] = None,
-           add_like: Optional[Sequence[str]] = None, removable: bool = False, fragmentation: bool = False,
-           max_count: Optional[int] = None, progress: Optional[Progress] = None) -> "CapacityAnswer":
+def answer(
+    base: TrialBase,
+    *,
+    workload: Optional[str] = None,
+    pod: Optional[str] = None,
+    add_like: Optional[Sequence[str]] = None,
+    removable: bool = False,
+    fragmentation: bool = False,
+    max_count: Optional[int] = None,
+    progress: Optional[Progress] = None,
+) -> "CapacityAnswer":
     """The question the CLI's flags ask (exactly one)."""
     if workload is not None or pod is not None:
         return how_many_fit(base, workload=workload, pod=pod, max_count=max_count, progress=progress)
@@ -604,19 +702,29 @@ class TemplateAnswer:
 
     def wire(self) -> TemplateAnswerJSON:
         return TemplateAnswerJSON(
-            self.like, self.needed, self.most, self.exhaustive, self.pods_per_node,
+            self.like,
+            self.needed,
+            self.most,
+            self.exhaustive,
+            self.pods_per_node,
             [UnplaceableJSON(u.pod, u.reason) for u in self.unplaceable],
             {str(n): left for n, left in sorted(self.tried.items())},
-            self.deciding.wire() if self.deciding else None, self.fitting.wire())
+            self.deciding.wire() if self.deciding else None,
+            self.fitting.wire(),
+        )
 
     def lines(self) -> list[str]:
-        out = [f"nodes like {self.like}: {self.needed} needed (nodes added → pods still pending: "
-               f"{', '.join(f'{n} → {left}' for n, left in sorted(self.tried.items()))})"]
+        out = [
+            f"nodes like {self.like}: {self.needed} needed (nodes added → pods still pending: "
+            f"{', '.join(f'{n} → {left}' for n, left in sorted(self.tried.items()))})"
+        ]
         out += [f"  {node}: {', '.join(pods) or 'nothing'}" for node, pods in list(self.pods_per_node.items())[:LISTED]]
         unplaced = "no number of them takes" if self.exhaustive else f"{self.most} of them do not take"
         out += [f"  {unplaced} {u.pod}: {u.reason}" for u in self.unplaceable[:LISTED]]
         if len(self.pods_per_node) > LISTED or len(self.unplaceable) > LISTED:
-            out.append(f"  … ({len(self.pods_per_node)} nodes added, {len(self.unplaceable)} pods no node takes; --json lists all)")
+            out.append(
+                f"  … ({len(self.pods_per_node)} nodes added, {len(self.unplaceable)} pods no node takes; --json lists all)"
+            )
         return out
 
 
@@ -638,8 +746,13 @@ class NodesAnswer:
         return out
 
 
-def nodes_needed(base: TrialBase, likes: Sequence[str], max_count: Optional[int] = None,
-                 trial: TrialFunction = run_trial, progress: Optional[Progress] = None) -> NodesAnswer:
+def nodes_needed(
+    base: TrialBase,
+    likes: Sequence[str],
+    max_count: Optional[int] = None,
+    trial: TrialFunction = run_trial,
+    progress: Optional[Progress] = None,
+) -> NodesAnswer:
     """For each template node: the fewest copies that leave no pending pod pending that any number
     of copies could place. One node per pending pod is the most tried: with that many, each pod
     met a node no other pending pod had taken (docs/CAPACITY.md)."""
@@ -666,8 +779,9 @@ def added_nodes_label(like: str, count: int) -> str:
 
 def added_nodes(like: str, count: int) -> TrialChanges:
     """The trial that adds ``count`` copies of node ``like`` (named ``capacity-<like>-1`` on)."""
-    return TrialChanges((TrialStep(f"add {count} node(s) like {like}",
-                                   (AddNodesOp(like, count, _added_prefix(like)),)),))
+    return TrialChanges(
+        (TrialStep(f"add {count} node(s) like {like}", (AddNodesOp(like, count, _added_prefix(like)),)),)
+    )
 
 
 def _added_prefix(like: str) -> str:
@@ -679,23 +793,28 @@ def still_pending(trial: Trial) -> list[str]:
     return [pod for pod, node in trial.outcome.final.items() if node is None]
 
 
-def template_answer(like: str, trials: dict[int, Trial], lo: int, hi: int, most: int, pending: list[str],
-                    never: list[str]) -> TemplateAnswer:
+def template_answer(
+    like: str, trials: dict[int, Trial], lo: int, hi: int, most: int, pending: list[str], never: list[str]
+) -> TemplateAnswer:
     """The answer once one template's search ends: ``trials`` (nodes added -> trial) holds 0, ``lo``
     (still more pending than ``never``), ``hi`` (only ``never`` pending) and ``most``, the most tried."""
     prefix = _added_prefix(like)
     fitting = trials[hi]
     added = [f"{prefix}{n}" for n in range(1, hi + 1)]
-    per_node = {node: sorted(pod for pod, at in fitting.outcome.final.items() if at == node and pod in pending)
-                for node in added}
+    per_node = {
+        node: sorted(pod for pod, at in fitting.outcome.final.items() if at == node and pod in pending)
+        for node in added
+    }
     unplaceable = [Unplaceable(pod, _reason_on(trials[most].outcome, pod, f"{prefix}1")) for pod in never]
     tried = {n: len(still_pending(trials[n])) for n in sorted(trials)}
-    return TemplateAnswer(like, hi, per_node, unplaceable, tried, trials[lo] if hi > 0 else None, fitting, most,
-                          most >= len(pending))
+    return TemplateAnswer(
+        like, hi, per_node, unplaceable, tried, trials[lo] if hi > 0 else None, fitting, most, most >= len(pending)
+    )
 
 
-def _search_template(runner: TrialRunner, baseline: Trial, like: str, pending: list[str],
-                     max_count: Optional[int]) -> TemplateAnswer:
+def _search_template(
+    runner: TrialRunner, baseline: Trial, like: str, pending: list[str], max_count: Optional[int]
+) -> TemplateAnswer:
     trials: dict[int, Trial] = {0: baseline}
 
     def left(count: int) -> list[str]:
@@ -758,25 +877,40 @@ class RemovableAnswer:
 
     def to_json(self) -> dict[str, Any]:
         return RemovableAnswerJSON(
-            self.order, [v.wire() for v in self.verdicts], self.together, self.trials,
+            self.order,
+            [v.wire() for v in self.verdicts],
+            self.together,
+            self.trials,
             self.together_trial.wire() if self.together_trial else None,
-            {node: trial.wire() for node, trial in self.deciding.items()}).to_json()
+            {node: trial.wire() for node, trial in self.deciding.items()},
+        ).to_json()
 
     def lines(self) -> list[str]:
-        out = [f"nodes that can go together ({self.order}; {self.trials} trial runs): {', '.join(self.together) or 'none'}"]
+        out = [
+            f"nodes that can go together ({self.order}; {self.trials} trial runs): {', '.join(self.together) or 'none'}"
+        ]
         for verdict in self.verdicts:
-            out.append(f"  {verdict.node}: " + ("can go" if verdict.removable else "must stay — " + "; ".join(verdict.reasons)))
+            out.append(
+                f"  {verdict.node}: " + ("can go" if verdict.removable else "must stay — " + "; ".join(verdict.reasons))
+            )
         return out
 
 
-REMOVAL_ORDER = "least requested first (the largest share of allocatable CPU or memory requested, ascending; ties by name)"
+REMOVAL_ORDER = (
+    "least requested first (the largest share of allocatable CPU or memory requested, ascending; ties by name)"
+)
 
 
 JUDGED_EVERY = 1000  # nodes judged between two progress reports of --removable
 
 
-def removable_nodes(base: TrialBase, max_count: Optional[int] = None, trial: TrialFunction = run_trial,
-                    progress: Optional[Progress] = None, forecast: bool = True) -> RemovableAnswer:
+def removable_nodes(
+    base: TrialBase,
+    max_count: Optional[int] = None,
+    trial: TrialFunction = run_trial,
+    progress: Optional[Progress] = None,
+    forecast: bool = True,
+) -> RemovableAnswer:
     """Each node drained alone; then the removable ones drained together, added one at a time in
     ``REMOVAL_ORDER`` and kept when everything still fits (a greedy set, not the largest possible).
     A drain whose trial verdict is certain from the baseline (capacity_drains.py) is not run
@@ -801,8 +935,9 @@ def removable_nodes(base: TrialBase, max_count: Optional[int] = None, trial: Tri
     return RemovableAnswer(REMOVAL_ORDER, verdicts, together, runner.count, together_trial, drains)
 
 
-def _together(runner: TrialRunner, base: TrialBase, baseline: Trial, verdicts: list[DrainVerdict],
-              drains: dict[str, Trial]) -> tuple[list[str], Optional[Trial]]:
+def _together(
+    runner: TrialRunner, base: TrialBase, baseline: Trial, verdicts: list[DrainVerdict], drains: dict[str, Trial]
+) -> tuple[list[str], Optional[Trial]]:
     """The greedy set. Cordons (nodes with nothing to evict) join it without a trial while it holds
     nothing else — cordoning more empty nodes evicts nothing and leaves no placed pod pending — and
     the set so made is then run once as the deciding trial; should that trial not pass, the set is
@@ -817,12 +952,15 @@ def _together(runner: TrialRunner, base: TrialBase, baseline: Trial, verdicts: l
         elif not together:
             together, together_trial = [verdict.node], drains[verdict.node]
         else:
-            attempt = runner.run(f"drain {', '.join(together + [verdict.node])}", drain_changes(together + [verdict.node]))
+            attempt = runner.run(
+                f"drain {', '.join(together + [verdict.node])}", drain_changes(together + [verdict.node])
+            )
             if drain_ok(base.scenario, baseline, attempt)[0]:
                 together, together_trial = together + [verdict.node], attempt
     if together and together_trial is None:
-        together_trial = runner.run(f"drain the {len(together)} node(s) that can go together ({together[0]}, …)",
-                                    drain_changes(together))
+        together_trial = runner.run(
+            f"drain the {len(together)} node(s) that can go together ({together[0]}, …)", drain_changes(together)
+        )
         if not drain_ok(base.scenario, baseline, together_trial)[0]:
             # The forecast was wrong: each cordon gets its own trial after all, and the set is built again.
             for verdict in verdicts:
@@ -840,8 +978,9 @@ def removal_order(baseline: TrialOutcome) -> list[NodeAtEnd]:
 
 
 def _share(node: NodeAtEnd) -> float:
-    return max((node.requested.get(r, 0) / node.allocatable[r] for r in (CPU, MEMORY) if node.allocatable.get(r)),
-               default=0.0)
+    return max(
+        (node.requested.get(r, 0) / node.allocatable[r] for r in (CPU, MEMORY) if node.allocatable.get(r)), default=0.0
+    )
 
 
 def drain_changes(nodes: list[str]) -> TrialChanges:
@@ -888,8 +1027,14 @@ class ResourceFragmentation:
 
     def wire(self) -> ResourceFragmentationJSON:
         return ResourceFragmentationJSON(
-            self.resource, self.free_total, self.largest_fit, self.largest_node, self.smallest_request,
-            [StrandedJSON(s.node, s.free, s.blocked_by) for s in self.stranded], sum(s.free for s in self.stranded))
+            self.resource,
+            self.free_total,
+            self.largest_fit,
+            self.largest_node,
+            self.smallest_request,
+            [StrandedJSON(s.node, s.free, s.blocked_by) for s in self.stranded],
+            sum(s.free for s in self.stranded),
+        )
 
 
 @dataclass
@@ -904,8 +1049,10 @@ class FragmentationAnswer:
         out = ["after the scenario's own run (schedulable nodes only):"]
         for r in self.resources:
             stranded = sum(s.free for s in r.stranded)
-            out.append(f"  {r.resource}: {r.free_total} free in total, the largest request that fits is {r.largest_fit}"
-                       f" (on {r.largest_node or 'no node'}); {stranded} stranded on {len(r.stranded)} node(s)")
+            out.append(
+                f"  {r.resource}: {r.free_total} free in total, the largest request that fits is {r.largest_fit}"
+                f" (on {r.largest_node or 'no node'}); {stranded} stranded on {len(r.stranded)} node(s)"
+            )
             out += [f"    {s.node}: {s.free} free, but too little {s.blocked_by}" for s in r.stranded[:LISTED]]
             if len(r.stranded) > LISTED:
                 out.append(f"    … and {len(r.stranded) - LISTED} more")
@@ -915,8 +1062,9 @@ class FragmentationAnswer:
 FRAGMENTATION_RESOURCES = (CPU, MEMORY, PODS)
 
 
-def fragmentation_of(base: TrialBase,
-                     trial: TrialFunction = run_trial, progress: Optional[Progress] = None) -> FragmentationAnswer:
+def fragmentation_of(
+    base: TrialBase, trial: TrialFunction = run_trial, progress: Optional[Progress] = None
+) -> FragmentationAnswer:
     """Per resource: free capacity in total against the largest single request that still fits,
     and the stranded remainders — free on a node that has less of another resource than the
     smallest request of it among the placed pods (so no such pod fits there)."""
@@ -944,13 +1092,24 @@ def _resource(resource: str, nodes: list[NodeAtEnd], smallest: dict[str, int]) -
     stranded = []
     for node in nodes:
         free = node.free(resource)
-        short = next((other for other in FRAGMENTATION_RESOURCES
-                      if other != resource and smallest[other] and node.free(other) < smallest[other]), None)
+        short = next(
+            (
+                other
+                for other in FRAGMENTATION_RESOURCES
+                if other != resource and smallest[other] and node.free(other) < smallest[other]
+            ),
+            None,
+        )
         if free > 0 and short is not None:
             stranded.append(Stranded(node.name, free, short))
-    return ResourceFragmentation(resource, sum(node.free(resource) for node in nodes),
-                                 largest.free(resource) if largest else 0, largest.name if largest else "",
-                                 smallest[resource], stranded)
+    return ResourceFragmentation(
+        resource,
+        sum(node.free(resource) for node in nodes),
+        largest.free(resource) if largest else 0,
+        largest.name if largest else "",
+        smallest[resource],
+        stranded,
+    )
 
 
 CapacityAnswer = Union[FitAnswer, NodesAnswer, RemovableAnswer, FragmentationAnswer]

@@ -136,8 +136,10 @@ def count_per_node(first: FirstCopy) -> Union[Counted, CountRefused]:
 def _self_dependent(pod: Pod) -> Optional[str]:
     """Why the pod's own constraints can make one copy's place decide another's (None: they cannot)."""
     affinity = pod.affinity
-    if affinity is not None and ((affinity.pod_affinity and affinity.pod_affinity.required)
-                                 or (affinity.pod_anti_affinity and affinity.pod_anti_affinity.required)):
+    if affinity is not None and (
+        (affinity.pod_affinity and affinity.pod_affinity.required)
+        or (affinity.pod_anti_affinity and affinity.pod_anti_affinity.required)
+    ):
         return "the pod has required pod (anti-)affinity: copies may match it"
     return None
 
@@ -146,8 +148,9 @@ def has_host_ports(pod: Pod) -> bool:
     return any(port.host_port > 0 for container in (*pod.init_containers, *pod.containers) for port in container.ports)
 
 
-def first_failures(cycle: Cycle, evaluated: np.ndarray,
-                     verdicts: list[tuple[str, FilterVerdicts]]) -> Optional[dict[str, Status]]:
+def first_failures(
+    cycle: Cycle, evaluated: np.ndarray, verdicts: list[tuple[str, FilterVerdicts]]
+) -> Optional[dict[str, Status]]:
     """Each node the first copy does not fit: its first failing plugin's status, as the cycle
     reports it (None when one is an Error: the cycle fails with it instead)."""
     names_ = cycle.snapshot.table.names
@@ -164,7 +167,9 @@ def first_failures(cycle: Cycle, evaluated: np.ndarray,
     return out
 
 
-def node_room(table: NodeTable[NodeInfo], feasible: np.ndarray, checked: list[tuple[str, int]], host_ports: bool) -> np.ndarray:
+def node_room(
+    table: NodeTable[NodeInfo], feasible: np.ndarray, checked: list[tuple[str, int]], host_ports: bool
+) -> np.ndarray:
     """How many copies each feasible node takes: its free pod slots and free // request of every
     checked resource, the smallest; one with host ports (the second would conflict)."""
     room: np.ndarray = table.allocatable_of(PODS)[feasible] - table.pod_count[feasible]
@@ -177,8 +182,14 @@ def node_room(table: NodeTable[NodeInfo], feasible: np.ndarray, checked: list[tu
     return room
 
 
-def full_node_statuses(cycle: Cycle, feasible: np.ndarray, counts: np.ndarray, checked: list[tuple[str, int]],
-                        host_ports: bool, active: list[str]) -> Optional[dict[str, Status]]:
+def full_node_statuses(
+    cycle: Cycle,
+    feasible: np.ndarray,
+    counts: np.ndarray,
+    checked: list[tuple[str, int]],
+    host_ports: bool,
+    active: list[str],
+) -> Optional[dict[str, Status]]:
     """The statuses the copy after the last gets on the nodes that took copies: the first of
     NodePorts (taken by the copy there) and NodeResourcesFit (judged with the copies counted in)
     in Filter order. None when Fit contradicts a count (a copy fewer must fit everywhere)."""
@@ -192,8 +203,11 @@ def full_node_statuses(cycle: Cycle, feasible: np.ndarray, counts: np.ndarray, c
     out: dict[str, Status] = {}
     for i, position in enumerate(feasible.tolist()):
         choice = PASS if full is None else int(full.choice[i])
-        fit_status = (filter_failure_status(names.NODE_RESOURCES_FIT, full.palette[choice])
-                      if full is not None and choice >= 0 else None)
+        fit_status = (
+            filter_failure_status(names.NODE_RESOURCES_FIT, full.palette[choice])
+            if full is not None and choice >= 0
+            else None
+        )
         if host_ports and (ports_first or fit_status is None):
             out[table.names[position]] = ports
         elif fit_status is not None:
@@ -214,5 +228,9 @@ def failed_message(cycle: Cycle, statuses: dict[str, Status]) -> str:
     if cycle.fw.has_post_filter_plugins:
         run = cycle.fw.run_post_filter(cycle.state, cycle.pod, NodeToStatus(statuses, absent))
         post_message = run.message or None
-    return fit_error_message(len(cycle.snapshot.node_infos), node_statuses=statuses, absent_reasons=absent.reasons,
-                             post_filter_message=post_message)
+    return fit_error_message(
+        len(cycle.snapshot.node_infos),
+        node_statuses=statuses,
+        absent_reasons=absent.reasons,
+        post_filter_message=post_message,
+    )

@@ -116,16 +116,27 @@ class SpreadCounted:
             parts.append(f"{_listed(full)} full")
         if capped:
             parts.append(f"{_listed(capped)} at maxSkew {self.max_skew} above the smallest count ({self.smallest})")
-        under = (f"; fewer domains ({len(self.domains)}) than minDomains ({self.min_domains}) keep the minimum at 0"
-                 if len(self.domains) < self.min_domains else "")
+        under = (
+            f"; fewer domains ({len(self.domains)}) than minDomains ({self.min_domains}) keep the minimum at 0"
+            if len(self.domains) < self.min_domains
+            else ""
+        )
         return f"every {self.topology_key} domain is full or at the skew limit: {'; '.join(parts)}{under}"
 
     def to_json(self) -> dict[str, Any]:
         return self.wire().to_json()
 
     def wire(self) -> SpreadCountedJSON:
-        return SpreadCountedJSON(self.topology_key, self.max_skew, self.min_domains, self.smallest, self.nodes_exact,
-                                 self.message_exact, self.reason(), [d.wire() for d in self.domains])
+        return SpreadCountedJSON(
+            self.topology_key,
+            self.max_skew,
+            self.min_domains,
+            self.smallest,
+            self.nodes_exact,
+            self.message_exact,
+            self.reason(),
+            [d.wire() for d in self.domains],
+        )
 
 
 def _listed(domains: list[str], most: int = 5) -> str:
@@ -143,8 +154,9 @@ def count_spreading(scheduler: Scheduler, pod: Pod, index: int = 0) -> Union[Cou
         return CountRefused(f"Filter plugin(s) {', '.join(first.moving)} judge a node by what else was placed")
     if not first.moving:
         return count_per_node(first)
-    plugin = next(p for p in first.cycle.fw.active_filter_plugins(first.cycle.state)
-                  if p.name == names.POD_TOPOLOGY_SPREAD)
+    plugin = next(
+        p for p in first.cycle.fw.active_filter_plugins(first.cycle.state) if p.name == names.POD_TOPOLOGY_SPREAD
+    )
     assert isinstance(plugin, PodTopologySpread)  # the plugin registered under that name
     state: Optional[PreFilterState] = plugin.pre_filter_state(first.cycle.state)
     if state is None:
@@ -153,8 +165,10 @@ def count_spreading(scheduler: Scheduler, pod: Pod, index: int = 0) -> Union[Cou
     if not counting:
         return count_per_node(first)  # the copies are not counted: the verdicts stay as they are
     if len(state.constraints) > 1:
-        return CountRefused(f"{len(state.constraints)} DoNotSchedule spread constraints, {len(counting)} counting the "
-                            "copies: a copy's place moves more than one domain's count, so the copies are placed")
+        return CountRefused(
+            f"{len(state.constraints)} DoNotSchedule spread constraints, {len(counting)} counting the "
+            "copies: a copy's place moves more than one domain's count, so the copies are placed"
+        )
     return _count_domains(first, state)
 
 
@@ -176,30 +190,44 @@ def _count_domains(first: FirstCopy, state: PreFilterState) -> Union[SpreadCount
     domains = _domain_counts(state, constraint, node_domain, room)
     smallest = _smallest(domains, constraint)
     per_node, uncertain, may_fill = _node_counts(table, open_positions, node_domain, room, domains)
-    statuses = _next_copy_statuses(first, constraint, domain_of, domains, smallest, open_positions, room,
-                                   per_node, may_fill)
+    statuses = _next_copy_statuses(
+        first, constraint, domain_of, domains, smallest, open_positions, room, per_node, may_fill
+    )
     if isinstance(statuses, str):
         return CountRefused(statuses)
-    counted = SpreadCounted(constraint.topology_key, constraint.max_skew, constraint.min_domains, domains, smallest,
-                            {n: c for n, c in sorted(per_node.items()) if c > 0}, not uncertain, "", statuses is not None)
+    counted = SpreadCounted(
+        constraint.topology_key,
+        constraint.max_skew,
+        constraint.min_domains,
+        domains,
+        smallest,
+        {n: c for n, c in sorted(per_node.items()) if c > 0},
+        not uncertain,
+        "",
+        statuses is not None,
+    )
     counted.message = failed_message(first.cycle, statuses) if statuses is not None else counted.reason()
     return counted
 
 
-def _left_out(first: FirstCopy, constraint: Constraint, state: PreFilterState,
-              open_positions: np.ndarray) -> Optional[str]:
+def _left_out(
+    first: FirstCopy, constraint: Constraint, state: PreFilterState, open_positions: np.ndarray
+) -> Optional[str]:
     """Why a node the copies can use would not count them (None: every such node counts them)."""
     policy = InclusionPolicy(first.cycle.pod)
     for position in open_positions.tolist():
         node = first.cycle.snapshot.table.node_infos[position].node
         if not policy.includes(constraint, node) or node.labels[constraint.topology_key] not in state.match_num[0]:
-            return (f"node {node.name} takes copies but the constraint's inclusion policy does not count them there: "
-                    "the copies are placed")
+            return (
+                f"node {node.name} takes copies but the constraint's inclusion policy does not count them there: "
+                "the copies are placed"
+            )
     return None
 
 
-def _domain_counts(state: PreFilterState, constraint: Constraint, node_domain: list[Optional[str]],
-                   room: np.ndarray) -> list[DomainCount]:
+def _domain_counts(
+    state: PreFilterState, constraint: Constraint, node_domain: list[Optional[str]], room: np.ndarray
+) -> list[DomainCount]:
     """Each domain's end count f_d = min(F_d, max(m_d, M + maxSkew)) (the module's docstring)."""
     room_of: dict[str, int] = defaultdict(int)
     for domain, r in zip(node_domain, room.tolist()):
@@ -220,8 +248,13 @@ def _smallest(domains: list[DomainCount], constraint: Constraint) -> int:
     return min(d.before + d.added for d in domains)
 
 
-def _node_counts(table: NodeTable[NodeInfo], open_positions: np.ndarray, node_domain: list[Optional[str]], room: np.ndarray,
-                 domains: list[DomainCount]) -> tuple[dict[str, int], set[str], set[str]]:
+def _node_counts(
+    table: NodeTable[NodeInfo],
+    open_positions: np.ndarray,
+    node_domain: list[Optional[str]],
+    room: np.ndarray,
+    domains: list[DomainCount],
+) -> tuple[dict[str, int], set[str], set[str]]:
     """The copies of each node with room whose count is certain; the domains where some are not
     (stopped by the skew with room left on more than one node); and the nodes of those that the
     copies may have filled (room no more than the domain's copies)."""
@@ -245,9 +278,17 @@ def _node_counts(table: NodeTable[NodeInfo], open_positions: np.ndarray, node_do
     return per_node, uncertain, may_fill
 
 
-def _next_copy_statuses(first: FirstCopy, constraint: Constraint, domain_of: list[Optional[str]],
-                        domains: list[DomainCount], smallest: int, open_positions: np.ndarray, room: np.ndarray,
-                        per_node: dict[str, int], may_fill: set[str]) -> Union[dict[str, Status], str, None]:
+def _next_copy_statuses(
+    first: FirstCopy,
+    constraint: Constraint,
+    domain_of: list[Optional[str]],
+    domains: list[DomainCount],
+    smallest: int,
+    open_positions: np.ndarray,
+    room: np.ndarray,
+    per_node: dict[str, int],
+    may_fill: set[str],
+) -> Union[dict[str, Status], str, None]:
     """Each node's status for the copy after the last: its first failing plugin in Filter order
     among the static ones, the skew with the end counts, and the room used up. None when some
     node's status depends on where in its domain the copies went; a sentence when the count is
@@ -262,8 +303,10 @@ def _next_copy_statuses(first: FirstCopy, constraint: Constraint, domain_of: lis
     if static is None:
         return "a Filter plugin answered with an error: the pass shows it"
     end = {d.domain: d.before + d.added for d in domains}
-    full_at = {table.names[p]: per_node.get(table.names[p], -1) == int(r)
-               for p, r in zip(open_positions.tolist(), room.tolist())}
+    full_at = {
+        table.names[p]: per_node.get(table.names[p], -1) == int(r)
+        for p, r in zip(open_positions.tolist(), room.tolist())
+    }
     used_up = _used_up(first, open_positions, room, full_at)
     if used_up is None:
         return "NodeResourcesFit disagrees with the count on some node"
@@ -275,7 +318,9 @@ def _next_copy_statuses(first: FirstCopy, constraint: Constraint, domain_of: lis
         domain = domain_of[i]
         if domain is None:
             choice = int(spread_verdict.choice[i])
-            failing.append((spread_at, filter_failure_status(names.POD_TOPOLOGY_SPREAD, spread_verdict.palette[choice])))
+            failing.append(
+                (spread_at, filter_failure_status(names.POD_TOPOLOGY_SPREAD, spread_verdict.palette[choice]))
+            )
         elif end.get(domain, 0) + 1 - smallest > constraint.max_skew:
             failing.append((spread_at, SKEWED))
         if name in may_fill and (not failing or min(f[0] for f in failing) > resources_at):
@@ -286,12 +331,14 @@ def _next_copy_statuses(first: FirstCopy, constraint: Constraint, domain_of: lis
     return out
 
 
-def _used_up(first: FirstCopy, open_positions: np.ndarray, room: np.ndarray,
-             full_at: dict[str, bool]) -> Optional[dict[str, Status]]:
+def _used_up(
+    first: FirstCopy, open_positions: np.ndarray, room: np.ndarray, full_at: dict[str, bool]
+) -> Optional[dict[str, Status]]:
     """NodeResourcesFit's (or NodePorts') status on the nodes certainly filled to their room."""
     table = first.cycle.snapshot.table
     mask = np.array([full_at[table.names[p]] for p in open_positions.tolist()], dtype=bool)
     if not mask.any():
         return {}
-    return full_node_statuses(first.cycle, open_positions[mask], room[mask], first.checked, first.host_ports,
-                              first.active)
+    return full_node_statuses(
+        first.cycle, open_positions[mask], room[mask], first.checked, first.host_ports, first.active
+    )

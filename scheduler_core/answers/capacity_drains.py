@@ -71,8 +71,9 @@ class DrainForecaster:
         if not evicted:
             return DrainForecast(True, [], NO_EVICTIONS)
         if all(self._bare(pod) and not self._guarded(pod) for pod in evicted):
-            return DrainForecast(False, [f"{pod.key} has no controller: evicting it deletes it" for pod in evicted],
-                                 UNGUARDED_BARE_PODS)
+            return DrainForecast(
+                False, [f"{pod.key} has no controller: evicting it deletes it" for pod in evicted], UNGUARDED_BARE_PODS
+            )
         return None
 
     @staticmethod
@@ -84,5 +85,10 @@ class DrainForecaster:
         changes = self.scenario.changes
         if changes is not None and any(spec.namespace == pod.namespace for spec in changes.budgets.values()):
             return True
-        return any(b.namespace == pod.namespace and b.selector is not None and not b.selector.is_empty
-                   and compile_selector(b.selector).matches(pod.labels) for b in self.scenario.pdbs)
+        return any(
+            b.namespace == pod.namespace
+            and b.selector is not None
+            and not b.selector.is_empty
+            and compile_selector(b.selector).matches(pod.labels)
+            for b in self.scenario.pdbs
+        )

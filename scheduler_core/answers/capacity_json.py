@@ -162,5 +162,10 @@ class FragmentationAnswerJSON(Wire):
 
 
 # The answers `capacity --json` prints, one per question (what they refer to comes along in the schema).
-CAPACITY_ANSWERS: tuple[type[Wire], ...] = (FitAnswerJSON, PassAnswerJSON, NodesAnswerJSON, RemovableAnswerJSON,
-                                            FragmentationAnswerJSON)
+CAPACITY_ANSWERS: tuple[type[Wire], ...] = (
+    FitAnswerJSON,
+    PassAnswerJSON,
+    NodesAnswerJSON,
+    RemovableAnswerJSON,
+    FragmentationAnswerJSON,
+)

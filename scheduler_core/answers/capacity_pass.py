@@ -105,8 +105,14 @@ class PassAnswer:
     def deciding_changes(self) -> TrialChanges:
         """The trial that shows the answer as a run: fits + 1 copies, the last one stays pending."""
         count = self.fits + 1
-        return TrialChanges((TrialStep(f"{count} copies of pod {self.copies.namespace}/{self.copies.name}", tuple(
-            CreateOp(self.copies.ref(k), self.copies.manifest(k)) for k in range(1, count + 1))),))
+        return TrialChanges(
+            (
+                TrialStep(
+                    f"{count} copies of pod {self.copies.namespace}/{self.copies.name}",
+                    tuple(CreateOp(self.copies.ref(k), self.copies.manifest(k)) for k in range(1, count + 1)),
+                ),
+            )
+        )
 
     def to_json(self) -> dict[str, Any]:
         deciding = None
@@ -114,25 +120,47 @@ class PassAnswer:
             changes = self.deciding_changes()
             deciding = TrialJSON(f"{self.fits + 1} more", changes.to_yaml(), self.base.trial_text(changes), [])
         return PassAnswerJSON(
-            self.target, self.method, self.why, self.fits, self.checked_next, self.max_count, self.placements,
-            [self.stopped_by] if self.stopped_by else [], self.message,
-            self.explanation.to_json() if self.explanation is not None else None, [], 1, self.counted_total, deciding,
+            self.target,
+            self.method,
+            self.why,
+            self.fits,
+            self.checked_next,
+            self.max_count,
+            self.placements,
+            [self.stopped_by] if self.stopped_by else [],
+            self.message,
+            self.explanation.to_json() if self.explanation is not None else None,
+            [],
+            1,
+            self.counted_total,
+            deciding,
             self.spread.wire() if self.spread is not None else None,
-            self.spread is None or self.spread.message_exact).to_json()
+            self.spread is None or self.spread.message_exact,
+        ).to_json()
 
     def lines(self) -> list[str]:
-        how = "placed one by one" if self.method == PLACED else (
-            "counted per node" if self.spread is None else f"counted per {self.spread.topology_key} domain")
+        how = (
+            "placed one by one"
+            if self.method == PLACED
+            else ("counted per node" if self.spread is None else f"counted per {self.spread.topology_key} domain")
+        )
         out = [f"{self.target}: {self.fits} more fit ({how}: {self.why})"]
         if self.placements:
             shown = list(self.placements.items())[:LISTED]
             more = len(self.placements) - len(shown)
-            out.append(f"  per node ({len(self.placements)} node(s)): "
-                       + ", ".join(f"{node} {count}" for node, count in shown) + (f", … {more} more" if more > 0 else ""))
+            out.append(
+                f"  per node ({len(self.placements)} node(s)): "
+                + ", ".join(f"{node} {count}" for node, count in shown)
+                + (f", … {more} more" if more > 0 else "")
+            )
         if self.spread is not None:
             out += _domain_lines(self.spread)
         if self.stopped_by is not None:
-            said = "" if self.spread is None or self.spread.message_exact else " (per domain; --method place gives the FailedScheduling message)"
+            said = (
+                ""
+                if self.spread is None or self.spread.message_exact
+                else " (per domain; --method place gives the FailedScheduling message)"
+            )
             out.append(f"  copy {self.fits + 1} does not fit ({self.stopped_by}){said}: {self.message}")
             if self.explanation is not None:
                 out.append(f"  why: {self.explanation.headline}")
@@ -144,12 +172,16 @@ class PassAnswer:
 
 def _domain_lines(spread: SpreadCounted) -> list[str]:
     shown = spread.domains[:LISTED]
-    out = [f"  per domain ({len(spread.domains)}): " + ", ".join(
-        f"{d.domain} +{d.added}{' (full)' if d.full else ''}" for d in shown)
-        + (f", … {len(spread.domains) - len(shown)} more" if len(spread.domains) > len(shown) else "")]
+    out = [
+        f"  per domain ({len(spread.domains)}): "
+        + ", ".join(f"{d.domain} +{d.added}{' (full)' if d.full else ''}" for d in shown)
+        + (f", … {len(spread.domains) - len(shown)} more" if len(spread.domains) > len(shown) else "")
+    ]
     if not spread.nodes_exact:
-        out.append("  per node: only the nodes whose count is certain (full domains); where in a domain stopped "
-                   "by the skew the copies go is the scores' choice")
+        out.append(
+            "  per node: only the nodes whose count is certain (full domains); where in a domain stopped "
+            "by the skew the copies go is the scores' choice"
+        )
     return out
 
 
@@ -161,8 +193,9 @@ class NeedsTrials:
     why: str
 
 
-def one_pass(base: TrialBase, pod: str, max_count: Optional[int] = None,
-             progress: Optional[CopyProgress] = None) -> Union[PassAnswer, NeedsTrials]:
+def one_pass(
+    base: TrialBase, pod: str, max_count: Optional[int] = None, progress: Optional[CopyProgress] = None
+) -> Union[PassAnswer, NeedsTrials]:
     """How many more copies of ``pod`` fit, as ``--method auto`` answers it without trials: the
     pass's answer (counted or placed), or NeedsTrials when only the trial search gives the answer.
     ``progress(copies, cpu_seconds)`` is told every PROGRESS_EVERY copies placed (and once with the
@@ -171,8 +204,9 @@ def one_pass(base: TrialBase, pod: str, max_count: Optional[int] = None,
     return _one_pass(base, pod_copies(base.scenario, pod), max_count, METHOD_AUTO, progress)
 
 
-def _one_pass(base: TrialBase, copies: PodCopies, max_count: Optional[int], method: str,
-              copy_progress: Optional[CopyProgress]) -> Union[PassAnswer, NeedsTrials]:
+def _one_pass(
+    base: TrialBase, copies: PodCopies, max_count: Optional[int], method: str, copy_progress: Optional[CopyProgress]
+) -> Union[PassAnswer, NeedsTrials]:
     loop, outcome = run_to_rest(base, TrialChanges())
     placer = CopyPlacer(base, loop, copies)
     refusal = pass_refusal(outcome, loop, placer.copy(1))
@@ -184,9 +218,14 @@ def _one_pass(base: TrialBase, copies: PodCopies, max_count: Optional[int], meth
     return _answer(placer, max_count, method, why, copy_progress)
 
 
-def how_many_copies(base: TrialBase, pod: str, max_count: Optional[int] = None, method: str = METHOD_AUTO,
-                    progress: Optional[Progress] = None,
-                    copy_progress: Optional[CopyProgress] = None) -> Union[PassAnswer, CapacityAnswer]:
+def how_many_copies(
+    base: TrialBase,
+    pod: str,
+    max_count: Optional[int] = None,
+    method: str = METHOD_AUTO,
+    progress: Optional[Progress] = None,
+    copy_progress: Optional[CopyProgress] = None,
+) -> Union[PassAnswer, CapacityAnswer]:
     """How many more copies of ``pod`` fit: counted or placed in one pass where that is the trial
     search's answer (``method`` auto), else the trial search; ``method`` place forces the pass."""
     copies = pod_copies(base.scenario, pod)
@@ -200,8 +239,9 @@ def how_many_copies(base: TrialBase, pod: str, max_count: Optional[int] = None, 
     return answered
 
 
-def _answer(placer: "CopyPlacer", max_count: Optional[int], method: str, why: str,
-            copy_progress: Optional[CopyProgress]) -> PassAnswer:
+def _answer(
+    placer: "CopyPlacer", max_count: Optional[int], method: str, why: str, copy_progress: Optional[CopyProgress]
+) -> PassAnswer:
     counted: Union[Counted, SpreadCounted, CountRefused, None] = None
     if method == METHOD_AUTO:
         counted = count_spreading(placer.loop.scheduler, placer.copy(1), placer.loop.attempts + 1)
@@ -209,21 +249,33 @@ def _answer(placer: "CopyPlacer", max_count: Optional[int], method: str, why: st
             if copy_progress is not None:
                 copy_progress(counted.total, time.process_time() - placer.started)
             return _counted_answer(placer, counted, max_count)
-        why = ("counting: more than --max fit, so the first --max are placed" if not isinstance(counted, CountRefused)
-               else f"not counted: {counted.reason}")
+        why = (
+            "counting: more than --max fit, so the first --max are placed"
+            if not isinstance(counted, CountRefused)
+            else f"not counted: {counted.reason}"
+        )
     answer = placer.place_until_failure(max_count, why.strip("; "), copy_progress)
     if counted is not None and not isinstance(counted, CountRefused):
         answer.counted_total = counted.total
     return answer
 
 
-def _counted_answer(placer: "CopyPlacer", counted: Union[Counted, SpreadCounted],
-                    max_count: Optional[int]) -> PassAnswer:
+def _counted_answer(
+    placer: "CopyPlacer", counted: Union[Counted, SpreadCounted], max_count: Optional[int]
+) -> PassAnswer:
     if isinstance(counted, Counted):
-        return placer.answer(COUNTED, "the copies are independent (resources, pod slots, ports, node constraints)",
-                             counted.total, counted.per_node, counted.message, max_count)
-    why = (f"one DoNotSchedule constraint over {counted.topology_key} counts the copies: each domain's total is "
-           "decided by its room and maxSkew whatever node each copy takes")
+        return placer.answer(
+            COUNTED,
+            "the copies are independent (resources, pod slots, ports, node constraints)",
+            counted.total,
+            counted.per_node,
+            counted.message,
+            max_count,
+        )
+    why = (
+        f"one DoNotSchedule constraint over {counted.topology_key} counts the copies: each domain's total is "
+        "decided by its room and maxSkew whatever node each copy takes"
+    )
     if not counted.nodes_exact:
         why += "; per node only where certain (which nodes of a domain stopped by the skew take them is the scores' choice)"
     answer = placer.answer(COUNTED, why, counted.total, counted.per_node, counted.message, max_count)
@@ -235,8 +287,10 @@ def pass_refusal(outcome: TrialOutcome, loop: KubeScheduler, copy: Pod) -> Optio
     """Why the pass might not give the trial search's answer (None: it gives it)."""
     pending = sorted(pod for pod, node in outcome.final.items() if node is None)
     if pending:
-        return (f"{len(pending)} pod(s) stay pending after the scenario's run ({pending[0]}…): a copy's binding can "
-                "send them back to the queue and they take room, which only a trial run shows")
+        return (
+            f"{len(pending)} pod(s) stay pending after the scenario's run ({pending[0]}…): a copy's binding can "
+            "send them back to the queue and they take room, which only a trial run shows"
+        )
     if copy.resource_claims or copy.claim_sources:
         return "the pod has resource claims: their controller runs only in a trial"
     if any(volume.kind not in INLINE_VOLUMES for volume in copy.volumes):
@@ -250,8 +304,10 @@ def pass_refusal(outcome: TrialOutcome, loop: KubeScheduler, copy: Pod) -> Optio
 def _lower_priority_pod(loop: KubeScheduler, copy: Pod) -> Optional[str]:
     if copy.preemption_policy == "Never":
         return None
-    return next((info.pod.key for node in loop.snapshot.node_infos for info in node.pods
-                 if info.pod.priority < copy.priority), None)
+    return next(
+        (info.pod.key for node in loop.snapshot.node_infos for info in node.pods if info.pod.priority < copy.priority),
+        None,
+    )
 
 
 class CopyPlacer:
@@ -273,20 +329,24 @@ class CopyPlacer:
         """Copy k as the step's create makes it (decoded, the Priority admission applied)."""
         manifest = self.copies.manifest(k)
         pod = manifests.decode_pod(manifest, len(self.base.scenario.pods) + k, None)
-        admit_priority(pod, manifests.pod_has_priority(manifest), "preemptionPolicy" in (manifest.get("spec") or {}),
-                       self.base.scenario.priority_classes)
+        admit_priority(
+            pod,
+            manifests.pod_has_priority(manifest),
+            "preemptionPolicy" in (manifest.get("spec") or {}),
+            self.base.scenario.priority_classes,
+        )
         return pod
 
-    def place_until_failure(self, max_count: Optional[int], why: str,
-                            progress: Optional[CopyProgress]) -> PassAnswer:
+    def place_until_failure(self, max_count: Optional[int], why: str, progress: Optional[CopyProgress]) -> PassAnswer:
         count = 0
         while max_count is None or count < max_count:
             pod = self.copy(count + 1)
             ending = self._cycle(pod, count + 1)
             if not isinstance(ending, Bound):
                 message, explanation = self._explain(pod, count + 1, ending)
-                return self.answer(PLACED, why, count, dict(sorted(self.placed.items())), message, max_count,
-                                   pod.key, explanation)
+                return self.answer(
+                    PLACED, why, count, dict(sorted(self.placed.items())), message, max_count, pod.key, explanation
+                )
             count += 1
             self.placed[ending.node_name] += 1
             if progress is not None and count % PROGRESS_EVERY == 0:
@@ -313,11 +373,31 @@ class CopyPlacer:
             return message, None
         return message, explain_events(events)
 
-    def answer(self, method: str, why: str, fits: int, placements: dict[str, int], message: str,
-               max_count: Optional[int], stopped_by: Optional[str] = None,
-               explanation: Optional[CycleExplanation] = None) -> PassAnswer:
+    def answer(
+        self,
+        method: str,
+        why: str,
+        fits: int,
+        placements: dict[str, int],
+        message: str,
+        max_count: Optional[int],
+        stopped_by: Optional[str] = None,
+        explanation: Optional[CycleExplanation] = None,
+    ) -> PassAnswer:
         if method == COUNTED:
             stopped_by = self.copies.ref(fits + 1).namespace + "/" + self.copies.ref(fits + 1).name
-        return PassAnswer(self.copies.target, method, why, fits, placements, stopped_by, message, self.copies,
-                          self.base, max_count, explanation, seconds=time.process_time() - self.started,
-                          attempts_before=self.loop.attempts)
+        return PassAnswer(
+            self.copies.target,
+            method,
+            why,
+            fits,
+            placements,
+            stopped_by,
+            message,
+            self.copies,
+            self.base,
+            max_count,
+            explanation,
+            seconds=time.process_time() - self.started,
+            attempts_before=self.loop.attempts,
+        )

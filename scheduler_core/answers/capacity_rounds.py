@@ -100,8 +100,13 @@ def _log2(n: int) -> int:
 # ---------------------------------------------------------------------- 1. how many more fit
 
 
-def fit_search(base: TrialBase, workload: Optional[str] = None, pod: Optional[str] = None,
-               max_count: Optional[int] = None, width: int = 1) -> Search:
+def fit_search(
+    base: TrialBase,
+    workload: Optional[str] = None,
+    pod: Optional[str] = None,
+    max_count: Optional[int] = None,
+    width: int = 1,
+) -> Search:
     """``capacity.how_many_fit`` in rounds: the probe sequence 1, 2, 4, … (then the bound) taken
     ``width`` at a time; the first count that does not fit closes the bracket, as one at a time."""
     rounds = _Rounds(base)
@@ -177,7 +182,7 @@ def nodes_search(base: TrialBase, likes: Sequence[str], max_count: Optional[int]
         done = yield from rounds.ask(proposals, estimate)
         at = 0
         for i, r in live:
-            outcomes = [t.outcome for t in done[at:at + len(r.proposals)]]
+            outcomes = [t.outcome for t in done[at : at + len(r.proposals)]]
             at += len(r.proposals)
             asked[i] = _next(searches[i], outcomes, answers, i)
     return NodesAnswer(pending, [a for a in answers if a is not None], rounds.count)
@@ -194,7 +199,9 @@ def _first(search: TemplateSearch, answers: list[Optional[TemplateAnswer]], inde
         return None
 
 
-def _next(search: TemplateSearch, outcomes: list[TrialOutcome], answers: list[Optional[TemplateAnswer]], index: int) -> Optional[Round]:
+def _next(
+    search: TemplateSearch, outcomes: list[TrialOutcome], answers: list[Optional[TemplateAnswer]], index: int
+) -> Optional[Round]:
     try:
         return search.send(outcomes)
     except StopIteration as stop:
@@ -202,8 +209,9 @@ def _next(search: TemplateSearch, outcomes: list[TrialOutcome], answers: list[Op
         return None
 
 
-def _template_search(baseline: Trial, like: str, pending: list[str], max_count: Optional[int],
-                     width: int) -> TemplateSearch:
+def _template_search(
+    baseline: Trial, like: str, pending: list[str], max_count: Optional[int], width: int
+) -> TemplateSearch:
     """One template's search (``capacity.nodes_needed``'s, in rounds); its rounds' estimates are
     the trials it still expects, the caller adds them up."""
     rounds = _Rounds(baseline.base)
@@ -234,7 +242,7 @@ def _template_search(baseline: Trial, like: str, pending: list[str], max_count: 
         """(the last count still leaving more pending, the first leaving only ``never``)"""
         for position, count in enumerate(counts):
             if len(left(count)) == len(never):
-                extra.update(counts[position + 1:])
+                extra.update(counts[position + 1 :])
                 return below, count
             below = count
         return below, None
@@ -257,8 +265,9 @@ def _template_search(baseline: Trial, like: str, pending: list[str], max_count: 
 # ---------------------------------------------------------------------- 3. which nodes can go
 
 
-def removable_search(base: TrialBase, max_count: Optional[int] = None, nodes: Optional[Sequence[str]] = None,
-                     width: int = 1) -> Search:
+def removable_search(
+    base: TrialBase, max_count: Optional[int] = None, nodes: Optional[Sequence[str]] = None, width: int = 1
+) -> Search:
     """``capacity.removable_nodes`` in rounds: every node's drain at once, then the greedy set one
     node a round. ``nodes`` (optional) asks about those nodes only ("can this node go?")."""
     del width  # the drains are one round whatever the width; the greedy set is sequential by nature
@@ -273,8 +282,9 @@ def removable_search(base: TrialBase, max_count: Optional[int] = None, nodes: Op
         order = [node for node in order if node.name in set(nodes)]
     if max_count is not None:
         order = order[:max_count]
-    done = yield from rounds.ask([Proposal(f"drain {node.name}", drain_changes([node.name])) for node in order],
-                                 1 + 2 * len(order))
+    done = yield from rounds.ask(
+        [Proposal(f"drain {node.name}", drain_changes([node.name])) for node in order], 1 + 2 * len(order)
+    )
     drains = {node.name: trial for node, trial in zip(order, done)}
     verdicts = [DrainVerdict(node.name, *drain_ok(base.scenario, baseline, drains[node.name])) for node in order]
     removable = [v.node for v in verdicts if v.removable]
@@ -282,8 +292,9 @@ def removable_search(base: TrialBase, max_count: Optional[int] = None, nodes: Op
     together_trial: Optional[Trial] = drains[removable[0]] if removable else None
     for position, node in enumerate(removable[1:], start=1):
         chosen = together + [node]
-        (attempt,) = yield from rounds.ask([Proposal(f"drain {', '.join(chosen)}", drain_changes(chosen))],
-                                           rounds.count + len(removable) - position)
+        (attempt,) = yield from rounds.ask(
+            [Proposal(f"drain {', '.join(chosen)}", drain_changes(chosen))], rounds.count + len(removable) - position
+        )
         if drain_ok(base.scenario, baseline, attempt)[0]:
             together, together_trial = chosen, attempt
     return RemovableAnswer(REMOVAL_ORDER, verdicts, together, rounds.count, together_trial, drains)
@@ -354,7 +365,9 @@ def answer_in_rounds(search: Search, base: TrialBase, run_round: RoundRunner = o
         return answer
 
 
-def replay(search: Search, outcomes: Sequence[Sequence[TrialOutcome]]) -> tuple[Optional[Round], Optional[CapacityAnswer]]:
+def replay(
+    search: Search, outcomes: Sequence[Sequence[TrialOutcome]]
+) -> tuple[Optional[Round], Optional[CapacityAnswer]]:
     """Feed the stored outcomes of the rounds run so far: the round to run next, or the answer."""
     try:
         asked = next(search)

@@ -16,9 +16,25 @@ from scheduler_core.model import Notice, Scenario
 from scheduler_core.cluster.node_lifecycle import NodeTaintChange
 
 # The order kinds are counted in (the scheduler's own first, then storage).
-KIND_ORDER = ("Node", "Pod", "Namespace", "Service", "ReplicaSet", "StatefulSet", "ReplicationController",
-              "PriorityClass", "PodDisruptionBudget", "PersistentVolumeClaim", "PersistentVolume", "StorageClass",
-              "CSINode", "CSIDriver", "CSIStorageCapacity", "VolumeAttachment", "KubeSchedulerConfiguration")
+KIND_ORDER = (
+    "Node",
+    "Pod",
+    "Namespace",
+    "Service",
+    "ReplicaSet",
+    "StatefulSet",
+    "ReplicationController",
+    "PriorityClass",
+    "PodDisruptionBudget",
+    "PersistentVolumeClaim",
+    "PersistentVolume",
+    "StorageClass",
+    "CSINode",
+    "CSIDriver",
+    "CSIStorageCapacity",
+    "VolumeAttachment",
+    "KubeSchedulerConfiguration",
+)
 
 
 @dataclass(frozen=True)
@@ -32,9 +48,13 @@ class CheckReport:
     fetch: list[str] = field(default_factory=list)  # kubectl lines fetching what the findings lack
 
     def to_json(self) -> dict[str, Any]:
-        out = {"objects": dict(self.objects), "pods": {"running": self.running_pods, "pending": self.pending_pods},
-               "notices": [n.to_json() for n in self.notices], "findings": [f.to_json() for f in self.findings],
-               "fetch": list(self.fetch)}
+        out = {
+            "objects": dict(self.objects),
+            "pods": {"running": self.running_pods, "pending": self.pending_pods},
+            "notices": [n.to_json() for n in self.notices],
+            "findings": [f.to_json() for f in self.findings],
+            "fetch": list(self.fetch),
+        }
         if self.added_node_taints is not None:
             out["addedNodeTaints"] = [change.to_json() for change in self.added_node_taints]
         return out
@@ -44,8 +64,10 @@ class CheckReport:
         counts = ", ".join(f"{n} {kind}" for kind, n in self.objects.items())
         out = [f"read: {counts}", f"pods the scheduler sees: {self.running_pods} running, {self.pending_pods} pending"]
         if self.added_node_taints:
-            out.append("added the node lifecycle controller's taints: "
-                       + "; ".join(change.text for change in self.added_node_taints))
+            out.append(
+                "added the node lifecycle controller's taints: "
+                + "; ".join(change.text for change in self.added_node_taints)
+            )
         out.extend(_notice_line(notice) for notice in self.notices)
         if not self.findings:
             out.append("nothing the scheduler reads is missing")
@@ -67,20 +89,36 @@ def check_scenario(scenario: Scenario, added_node_taints: Optional[list[NodeTain
     already applied, reported as such)."""
     findings = find_all(scenario)
     running, pending = scenario.running_pods, scenario.pending_pods
-    return CheckReport(_counts(scenario, len(running) + len(pending)), len(running), len(pending),
-                       scenario.scheduling_notices(), findings, added_node_taints, fetch_commands(findings))
+    return CheckReport(
+        _counts(scenario, len(running) + len(pending)),
+        len(running),
+        len(pending),
+        scenario.scheduling_notices(),
+        findings,
+        added_node_taints,
+        fetch_commands(findings),
+    )
 
 
 def _counts(scenario: Scenario, pods: int) -> dict[str, int]:
     storage = scenario.storage
-    counts: Counter[str] = Counter({"Node": len(scenario.nodes), "Pod": pods,
-                               "Namespace": sum(ns.declared for ns in scenario.namespaces.values()),
-                               "Service": len(scenario.services), "PriorityClass": len(scenario.priority_classes),
-                               "PodDisruptionBudget": len(scenario.pdbs),
-                               "PersistentVolumeClaim": len(storage.claims), "PersistentVolume": len(storage.volumes),
-                               "StorageClass": len(storage.classes), "CSINode": len(storage.csi_nodes),
-                               "CSIDriver": len(storage.csi_drivers), "CSIStorageCapacity": len(storage.capacities),
-                               "VolumeAttachment": len(storage.attachments),
-                               "KubeSchedulerConfiguration": int(scenario.config is not None)})
+    counts: Counter[str] = Counter(
+        {
+            "Node": len(scenario.nodes),
+            "Pod": pods,
+            "Namespace": sum(ns.declared for ns in scenario.namespaces.values()),
+            "Service": len(scenario.services),
+            "PriorityClass": len(scenario.priority_classes),
+            "PodDisruptionBudget": len(scenario.pdbs),
+            "PersistentVolumeClaim": len(storage.claims),
+            "PersistentVolume": len(storage.volumes),
+            "StorageClass": len(storage.classes),
+            "CSINode": len(storage.csi_nodes),
+            "CSIDriver": len(storage.csi_drivers),
+            "CSIStorageCapacity": len(storage.capacities),
+            "VolumeAttachment": len(storage.attachments),
+            "KubeSchedulerConfiguration": int(scenario.config is not None),
+        }
+    )
     counts.update(workload.kind for workload in scenario.workloads)
     return {kind: counts[kind] for kind in KIND_ORDER if counts[kind] or kind in ("Node", "Pod")}

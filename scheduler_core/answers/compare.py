@@ -70,7 +70,9 @@ def _outcome(attempt: Optional[StoryAttempt]) -> tuple[Optional[str], str]:
     return attempt.node_name, attempt.failed_scheduling_message or ""
 
 
-def compare(events_a: Iterable[dict[str, Any]], events_b: Iterable[dict[str, Any]], pod: Optional[str] = None) -> dict[str, Any]:
+def compare(
+    events_a: Iterable[dict[str, Any]], events_b: Iterable[dict[str, Any]], pod: Optional[str] = None
+) -> dict[str, Any]:
     """The comparison of two stored runs' event streams (each event as ``Event.to_json()``)."""
     return compare_events(read_events(events_a), read_events(events_b), pod)
 
@@ -88,8 +90,13 @@ def compare_events(events_a: Iterable[Event], events_b: Iterable[Event], pod: Op
         "morePreemptions": b.preemptions - a.preemptions,
         "attempts": [len(a.story.attempts), len(b.story.attempts)],
     }
-    out: dict[str, Any] = {"summary": _summary_text(counts, len(changed)), "counts": counts, "changed": len(changed),
-                           "pods": rows, "firstDivergence": _first_divergence(a, b)}
+    out: dict[str, Any] = {
+        "summary": _summary_text(counts, len(changed)),
+        "counts": counts,
+        "changed": len(changed),
+        "pods": rows,
+        "firstDivergence": _first_divergence(a, b),
+    }
     if pod is not None:
         out["scores"] = _score_difference(pod, a, b)
     return out
@@ -113,8 +120,11 @@ def _first_divergence(a: _Side, b: _Side) -> Optional[dict[str, Any]]:
         index = min(len(a.story.attempts), len(b.story.attempts))
         longer = a.story.attempts if len(a.story.attempts) > index else b.story.attempts
         brief = _attempt_brief(longer[index])
-        return {"index": index, "a": brief if longer is a.story.attempts else None,
-                "b": brief if longer is b.story.attempts else None}
+        return {
+            "index": index,
+            "a": brief if longer is a.story.attempts else None,
+            "b": brief if longer is b.story.attempts else None,
+        }
     return None
 
 
@@ -142,8 +152,13 @@ def _score_difference(pod: str, a: _Side, b: _Side) -> dict[str, Any]:
             y = b.weighted.get(pod, {}).get(plugin, {}).get(node)
             per_plugin[plugin] = {"a": x, "b": y, "difference": None if x is None or y is None else y - x}
         x, y = a.totals.get(pod, {}).get(node), b.totals.get(pod, {}).get(node)
-        rows.append({"node": node, "plugins": per_plugin,
-                     "total": {"a": x, "b": y, "difference": None if x is None or y is None else y - x}})
+        rows.append(
+            {
+                "node": node,
+                "plugins": per_plugin,
+                "total": {"a": x, "b": y, "difference": None if x is None or y is None else y - x},
+            }
+        )
     return {"pod": pod, "plugins": plugins, "nodes": rows, "skipped": {"a": _skipped(a, pod), "b": _skipped(b, pod)}}
 
 

@@ -26,8 +26,19 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Optional, Sequence, Union, cast
 
 from scheduler_core.encoding.events import (
-    CycleEnd, CycleStart, Event, ExtensionPoint, FilterPluginResult, FilterSummary, NormalizeResult, Payload,
-    PreFilterPluginResult, PreFilterSummary, StoredFilterVerdicts, TotalResult, read_events,
+    CycleEnd,
+    CycleStart,
+    Event,
+    ExtensionPoint,
+    FilterPluginResult,
+    FilterSummary,
+    NormalizeResult,
+    Payload,
+    PreFilterPluginResult,
+    PreFilterSummary,
+    StoredFilterVerdicts,
+    TotalResult,
+    read_events,
 )
 from scheduler_core.framework.diagnosis import pre_filter_absent_reason
 from scheduler_core.framework.filter_facts import CycleDetails, FilterFact, NodeDetail
@@ -62,8 +73,13 @@ class ReasonGroup:
     outside_pre_filter: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {"reason": self.reason, "count": self.count, "plugins": list(self.plugins), "nodes": list(self.nodes),
-                "outsidePreFilter": self.outside_pre_filter}
+        return {
+            "reason": self.reason,
+            "count": self.count,
+            "plugins": list(self.plugins),
+            "nodes": list(self.nodes),
+            "outsidePreFilter": self.outside_pre_filter,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,9 +92,14 @@ class PreFilterExplanation:
     sentence: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"rejected": self.rejected, "plugins": list(self.plugins), "reasons": list(self.reasons),
-                "narrowedTo": None if self.narrowed_to is None else list(self.narrowed_to),
-                "missingNodes": list(self.missing_nodes), "sentence": self.sentence}
+        return {
+            "rejected": self.rejected,
+            "plugins": list(self.plugins),
+            "reasons": list(self.reasons),
+            "narrowedTo": None if self.narrowed_to is None else list(self.narrowed_to),
+            "missingNodes": list(self.missing_nodes),
+            "sentence": self.sentence,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,8 +110,12 @@ class FilterExplanation:
     sentence: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"evaluated": self.evaluated, "feasible": self.feasible, "groups": [g.to_json() for g in self.groups],
-                "sentence": self.sentence}
+        return {
+            "evaluated": self.evaluated,
+            "feasible": self.feasible,
+            "groups": [g.to_json() for g in self.groups],
+            "sentence": self.sentence,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,8 +141,12 @@ class ConstraintAllowance:
         return {node for domain in self.allowed for node in domain.nodes}
 
     def to_json(self) -> dict[str, Any]:
-        return {"topologyKey": self.topology_key, "maxSkew": self.max_skew,
-                "allowed": [d.to_json() for d in self.allowed], "sentence": self.sentence}
+        return {
+            "topologyKey": self.topology_key,
+            "maxSkew": self.max_skew,
+            "allowed": [d.to_json() for d in self.allowed],
+            "sentence": self.sentence,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,8 +156,11 @@ class SpreadExplanation:
     sentence: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"constraints": [c.to_json() for c in self.constraints], "allowedByAll": list(self.allowed_by_all),
-                "sentence": self.sentence}
+        return {
+            "constraints": [c.to_json() for c in self.constraints],
+            "allowedByAll": list(self.allowed_by_all),
+            "sentence": self.sentence,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,8 +172,13 @@ class PluginMargin:
     difference: int  # winner - runner_up
 
     def to_json(self) -> dict[str, Any]:
-        return {"plugin": self.plugin, "weight": self.weight, "winner": self.winner, "runnerUp": self.runner_up,
-                "difference": self.difference}
+        return {
+            "plugin": self.plugin,
+            "weight": self.weight,
+            "winner": self.winner,
+            "runnerUp": self.runner_up,
+            "difference": self.difference,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,9 +193,16 @@ class WinnerExplanation:
     sentence: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"node": self.node, "total": self.total, "runnerUp": self.runner_up,
-                "runnerUpTotal": self.runner_up_total, "margin": self.margin,
-                "plugins": [p.to_json() for p in self.plugins], "ties": list(self.ties), "sentence": self.sentence}
+        return {
+            "node": self.node,
+            "total": self.total,
+            "runnerUp": self.runner_up,
+            "runnerUpTotal": self.runner_up_total,
+            "margin": self.margin,
+            "plugins": [p.to_json() for p in self.plugins],
+            "ties": list(self.ties),
+            "sentence": self.sentence,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,9 +222,11 @@ class ScoringExplanation:
 
 def skipped_scoring_sentence(node: str) -> str:
     """Why a cycle's scores are shown as skipped (also said by compare)."""
-    return (f"Skipped by kube-scheduler: only {node} passed Filter, and with one feasible node the release runs no "
-            f"PreScore, Score or NormalizeScore (\"When only one node after predicate, just use it\"). The numbers "
-            f"shown are SchedLab's, computed because the trace lists them; they decided nothing.")
+    return (
+        f"Skipped by kube-scheduler: only {node} passed Filter, and with one feasible node the release runs no "
+        f'PreScore, Score or NormalizeScore ("When only one node after predicate, just use it"). The numbers '
+        f"shown are SchedLab's, computed because the trace lists them; they decided nothing."
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,8 +242,14 @@ class RequestShortfall:
     best_nodes: tuple[str, ...]  # the nodes with that many free
 
     def to_json(self) -> dict[str, Any]:
-        return {"claim": self.claim, "request": self.request, "deviceClass": self.device_class, "wanted": self.wanted,
-                "mostFree": self.most_free, "bestNodes": list(self.best_nodes)}
+        return {
+            "claim": self.claim,
+            "request": self.request,
+            "deviceClass": self.device_class,
+            "wanted": self.wanted,
+            "mostFree": self.most_free,
+            "bestNodes": list(self.best_nodes),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,8 +262,11 @@ class ClaimsExplanation:
     sentence: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"perNode": {node: list(sentences) for node, sentences in self.per_node.items()},
-                "shortfalls": [s.to_json() for s in self.shortfalls], "sentence": self.sentence}
+        return {
+            "perNode": {node: list(sentences) for node, sentences in self.per_node.items()},
+            "shortfalls": [s.to_json() for s in self.shortfalls],
+            "sentence": self.sentence,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,17 +287,22 @@ class CycleExplanation:
     claims: Optional[ClaimsExplanation] = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"cycle": self.cycle, "pod": self.pod, "outcome": self.outcome, "node": self.node,
-                "headline": self.headline,
-                "preFilter": self.pre_filter.to_json() if self.pre_filter else None,
-                "filter": self.filter.to_json() if self.filter else None,
-                "spread": self.spread.to_json() if self.spread else None,
-                "winner": self.winner.to_json() if self.winner else None,
-                "filterDetails": self.filter_details.to_json() if self.filter_details else None,
-                "filterDetailsNote": self.filter_details_note,
-                "preemption": self.preemption.to_json() if self.preemption else None,
-                "scoring": self.scoring.to_json() if self.scoring else None,
-                "claims": self.claims.to_json() if self.claims else None}
+        return {
+            "cycle": self.cycle,
+            "pod": self.pod,
+            "outcome": self.outcome,
+            "node": self.node,
+            "headline": self.headline,
+            "preFilter": self.pre_filter.to_json() if self.pre_filter else None,
+            "filter": self.filter.to_json() if self.filter else None,
+            "spread": self.spread.to_json() if self.spread else None,
+            "winner": self.winner.to_json() if self.winner else None,
+            "filterDetails": self.filter_details.to_json() if self.filter_details else None,
+            "filterDetailsNote": self.filter_details_note,
+            "preemption": self.preemption.to_json() if self.preemption else None,
+            "scoring": self.scoring.to_json() if self.scoring else None,
+            "claims": self.claims.to_json() if self.claims else None,
+        }
 
     @property
     def preemption(self) -> Optional[PreemptionRanking]:
@@ -284,13 +344,17 @@ class _Cycle:
             self.plugins.setdefault(point, OrderedDict())[plugin] = payload
 
     def pre_filter_results(self) -> OrderedDict[str, PreFilterPluginResult]:
-        return cast("OrderedDict[str, PreFilterPluginResult]", self.plugins.get(ExtensionPoint.PRE_FILTER, OrderedDict()))
+        return cast(
+            "OrderedDict[str, PreFilterPluginResult]", self.plugins.get(ExtensionPoint.PRE_FILTER, OrderedDict())
+        )
 
     def filter_results(self) -> OrderedDict[str, FilterResult]:
         return cast("OrderedDict[str, FilterResult]", self.plugins.get(ExtensionPoint.FILTER, OrderedDict()))
 
     def weighted_scores(self) -> OrderedDict[str, NormalizeResult]:
-        return cast("OrderedDict[str, NormalizeResult]", self.plugins.get(ExtensionPoint.NORMALIZE_SCORE, OrderedDict()))
+        return cast(
+            "OrderedDict[str, NormalizeResult]", self.plugins.get(ExtensionPoint.NORMALIZE_SCORE, OrderedDict())
+        )
 
     def pre_filter(self) -> Optional[PreFilterSummary]:
         return cast(Optional[PreFilterSummary], self.summaries.get(ExtensionPoint.PRE_FILTER))
@@ -302,14 +366,16 @@ class _Cycle:
         return cast(Optional[TotalResult], self.summaries.get(ExtensionPoint.TOTAL))
 
 
-def explain_cycle(events_json: Iterable[dict[str, Any]], details: Optional[CycleDetails] = None,
-                  details_note: Optional[str] = None) -> CycleExplanation:
+def explain_cycle(
+    events_json: Iterable[dict[str, Any]], details: Optional[CycleDetails] = None, details_note: Optional[str] = None
+) -> CycleExplanation:
     """The explanation of one stored cycle from its events' JSON (``Event.to_json()``), in stream order."""
     return explain_events(read_events(events_json), details, details_note)
 
 
-def explain_events(events: Iterable[Event], details: Optional[CycleDetails] = None,
-                   details_note: Optional[str] = None) -> CycleExplanation:
+def explain_events(
+    events: Iterable[Event], details: Optional[CycleDetails] = None, details_note: Optional[str] = None
+) -> CycleExplanation:
     """The explanation of one cycle from its events (live, or read back), in stream order.
 
     ``details``: the cycle's Filter facts (``filter_details.cycle_details``); with them each reason's
@@ -325,11 +391,29 @@ def explain_events(events: Iterable[Event], details: Optional[CycleDetails] = No
     outcome, node = _outcome(cycle)
     claims = _claims(cycle)
     headline = _headline(cycle, outcome, pre_filter, filtering, spread, winner)
-    if outcome == OUTCOME_UNSCHEDULABLE and claims is not None and claims.shortfalls and filtering is not None \
-            and all(DYNAMIC_RESOURCES in g.plugins for g in filtering.groups):
+    if (
+        outcome == OUTCOME_UNSCHEDULABLE
+        and claims is not None
+        and claims.shortfalls
+        and filtering is not None
+        and all(DYNAMIC_RESOURCES in g.plugins for g in filtering.groups)
+    ):
         headline = f"{headline} {claims.sentence}"
-    return CycleExplanation(cycle.index, cycle.pod, outcome, node, headline, pre_filter, filtering, spread, winner,
-                            details, details_note, _scoring(cycle), claims)
+    return CycleExplanation(
+        cycle.index,
+        cycle.pod,
+        outcome,
+        node,
+        headline,
+        pre_filter,
+        filtering,
+        spread,
+        winner,
+        details,
+        details_note,
+        _scoring(cycle),
+        claims,
+    )
 
 
 def _scoring(cycle: _Cycle) -> Optional[ScoringExplanation]:
@@ -354,17 +438,23 @@ def _outcome(cycle: _Cycle) -> tuple[str, Optional[str]]:
     return OUTCOME_UNSCHEDULABLE, None
 
 
-def _headline(cycle: _Cycle, outcome: str, pre_filter: Optional[PreFilterExplanation],
-              filtering: Optional[FilterExplanation], spread: Optional[SpreadExplanation],
-              winner: Optional[WinnerExplanation]) -> str:
+def _headline(
+    cycle: _Cycle,
+    outcome: str,
+    pre_filter: Optional[PreFilterExplanation],
+    filtering: Optional[FilterExplanation],
+    spread: Optional[SpreadExplanation],
+    winner: Optional[WinnerExplanation],
+) -> str:
     if cycle.end is None:  # OUTCOME_RUNNING
         return "This cycle has not finished yet."
     if outcome == OUTCOME_ERROR:
         return f"The cycle stopped on an error: {cycle.end.error}"
     if outcome == OUTCOME_SCHEDULED:
         return winner.sentence if winner else f"Bound to {cycle.end.node_name}."
-    if pre_filter is not None and (pre_filter.rejected or pre_filter.missing_nodes and filtering
-                                   and not filtering.evaluated):
+    if pre_filter is not None and (
+        pre_filter.rejected or pre_filter.missing_nodes and filtering and not filtering.evaluated
+    ):
         return pre_filter.sentence
     if spread is not None and not spread.allowed_by_all:
         return spread.sentence
@@ -382,8 +472,11 @@ def _pre_filter(cycle: _Cycle) -> Optional[PreFilterExplanation]:
         return None
     status = summary.status
     if status is not None and status["code"] not in _QUIET_CODES:
-        rejecting = tuple(plugin for plugin, payload in cycle.pre_filter_results().items()
-                          if payload.status and payload.status["code"] not in _QUIET_CODES)
+        rejecting = tuple(
+            plugin
+            for plugin, payload in cycle.pre_filter_results().items()
+            if payload.status and payload.status["code"] not in _QUIET_CODES
+        )
         plugins = rejecting or tuple(summary.narrowing_plugins)
         reasons = tuple(status.get("reasons") or ())
         sentence = f"PreFilter rejected the pod ({', '.join(plugins)}): {', '.join(reasons)}; Filter did not run."
@@ -395,8 +488,11 @@ def _pre_filter(cycle: _Cycle) -> Optional[PreFilterExplanation]:
     missing = _missing_nodes(cycle, narrowed)
     sentence = f"PreFilter ({', '.join(plugins)}) narrowed the nodes to {_named(narrowed)}"
     if missing and len(missing) == len(narrowed):
-        sentence += (", which " + ("is not a node" if len(missing) == 1 else "are not nodes")
-                     + " of the cluster: Filter had no node to check.")
+        sentence += (
+            ", which "
+            + ("is not a node" if len(missing) == 1 else "are not nodes")
+            + " of the cluster: Filter had no node to check."
+        )
     elif missing:
         sentence += f"; not nodes of the cluster: {_named(missing)}."
     else:
@@ -434,8 +530,9 @@ def _first_failures(cycle: _Cycle) -> OrderedDict[str, tuple[str, Mapping[str, A
     return first
 
 
-def _filter(cycle: _Cycle, pre_filter: Optional[PreFilterExplanation],
-            details: Optional[CycleDetails] = None) -> Optional[FilterExplanation]:
+def _filter(
+    cycle: _Cycle, pre_filter: Optional[PreFilterExplanation], details: Optional[CycleDetails] = None
+) -> Optional[FilterExplanation]:
     summary = cycle.filter()
     if summary is None:
         return None
@@ -448,7 +545,9 @@ def _filter(cycle: _Cycle, pre_filter: Optional[PreFilterExplanation],
             if plugin not in plugins:
                 plugins.append(plugin)
             nodes.append(node)
-    found = [ReasonGroup(reason, len(nodes), tuple(plugins), tuple(nodes)) for reason, (plugins, nodes) in groups.items()]
+    found = [
+        ReasonGroup(reason, len(nodes), tuple(plugins), tuple(nodes)) for reason, (plugins, nodes) in groups.items()
+    ]
     outside = _outside_pre_filter(cycle, pre_filter, summary)
     if outside is not None:
         found.append(outside)
@@ -463,15 +562,20 @@ def _filter(cycle: _Cycle, pre_filter: Optional[PreFilterExplanation],
 def _one_node_sentence(node: str, batch_hint: bool) -> str:
     """A cycle that tried one node alone and took it (evaluateNominatedNode)."""
     if batch_hint:
-        return (f"OpportunisticBatching: the previous pod had the same signature and its node can take no "
-                f"more, so this pod was offered {node}, the next node of that cycle's ranking; {node} passed "
-                f"every Filter plugin and was taken without filtering or scoring any other node.")
-    return (f"Only its nominated node {node} was checked first; it passed every Filter plugin, so no other "
-            f"node was looked at.")
+        return (
+            f"OpportunisticBatching: the previous pod had the same signature and its node can take no "
+            f"more, so this pod was offered {node}, the next node of that cycle's ranking; {node} passed "
+            f"every Filter plugin and was taken without filtering or scoring any other node."
+        )
+    return (
+        f"Only its nominated node {node} was checked first; it passed every Filter plugin, so no other "
+        f"node was looked at."
+    )
 
 
-def _outside_pre_filter(cycle: _Cycle, pre_filter: Optional[PreFilterExplanation],
-                        summary: FilterSummary) -> Optional[ReasonGroup]:
+def _outside_pre_filter(
+    cycle: _Cycle, pre_filter: Optional[PreFilterExplanation], summary: FilterSummary
+) -> Optional[ReasonGroup]:
     """The nodes a PreFilterResult kept from Filter, counted under one reason as FailedScheduling does.
 
     Counted only when Filter checked every candidate (then the candidates are the evaluated nodes).
@@ -486,8 +590,9 @@ def _outside_pre_filter(cycle: _Cycle, pre_filter: Optional[PreFilterExplanation
     return ReasonGroup(pre_filter_absent_reason(pre_filter.plugins), count, pre_filter.plugins, (), True)
 
 
-def _filter_sentence(evaluated: int, feasible: int, groups: Sequence[ReasonGroup],
-                     details: Optional[CycleDetails] = None) -> str:
+def _filter_sentence(
+    evaluated: int, feasible: int, groups: Sequence[ReasonGroup], details: Optional[CycleDetails] = None
+) -> str:
     if not evaluated and not groups:
         return "Filter had no node to check."
     parts = "; ".join(_group_text(g, details) for g in groups)
@@ -543,8 +648,10 @@ def _shortfalls(pictures: Mapping[str, Mapping[str, Any]]) -> tuple[RequestShort
                 if request["free"] == most:
                     nodes.append(node)
                 best[key] = (request, most, nodes)
-    return tuple(RequestShortfall(r["claim"], r["request"], r["deviceClass"], r["wanted"], most, tuple(nodes))
-                 for r, most, nodes in best.values())
+    return tuple(
+        RequestShortfall(r["claim"], r["request"], r["deviceClass"], r["wanted"], most, tuple(nodes))
+        for r, most, nodes in best.values()
+    )
 
 
 def _claims_sentence(shortfalls: Sequence[RequestShortfall]) -> str:
@@ -552,8 +659,10 @@ def _claims_sentence(shortfalls: Sequence[RequestShortfall]) -> str:
     for s in shortfalls:
         if s.wanted.isdigit() and s.most_free >= int(s.wanted):
             continue  # this request alone fits somewhere: the claims together (or constraints) do not
-        parts.append(f"request `{s.request}` of claim {s.claim} asks for {s.wanted} device(s) of class "
-                     f"`{s.device_class}`, and no node has more than {s.most_free} free ({_named(s.best_nodes)})")
+        parts.append(
+            f"request `{s.request}` of claim {s.claim} asks for {s.wanted} device(s) of class "
+            f"`{s.device_class}`, and no node has more than {s.most_free} free ({_named(s.best_nodes)})"
+        )
     if not parts:
         return "Each request alone finds devices on some node, but no node has devices for all of them together."
     return "; ".join(parts) + "."
@@ -594,8 +703,12 @@ def _allowance(constraint: Mapping[str, Any], index: int, domain_of: list[dict[s
     if not allowed:
         sentence = f"{key} allows no domain (each would be above maxSkew {max_skew})"
     else:
-        named = _named([f"{d.value} ({_domain_nodes(d, index, domain_of)})" if _domain_nodes(d, index, domain_of)
-                        else d.value for d in allowed])
+        named = _named(
+            [
+                f"{d.value} ({_domain_nodes(d, index, domain_of)})" if _domain_nodes(d, index, domain_of) else d.value
+                for d in allowed
+            ]
+        )
         sentence = f"{key} allows {named}"
     return ConstraintAllowance(key, max_skew, allowed, sentence)
 
@@ -634,16 +747,19 @@ def _winner(cycle: _Cycle) -> Optional[WinnerExplanation]:
     chosen = total.node_name
     ties = tuple(total.ties or ())
     runner_up = _runner_up(totals, chosen, ties)
-    margins = tuple(_margin(plugin, payload.weight, payload.weighted_by_node(), chosen, runner_up)
-                    for plugin, payload in cycle.weighted_scores().items())
+    margins = tuple(
+        _margin(plugin, payload.weight, payload.weighted_by_node(), chosen, runner_up)
+        for plugin, payload in cycle.weighted_scores().items()
+    )
     runner_total = totals[runner_up] if runner_up else None
     margin = totals[chosen] - runner_total if runner_total is not None else 0
     sentence = _winner_sentence(chosen, totals[chosen], runner_up, margin, margins, ties)
     return WinnerExplanation(chosen, totals[chosen], runner_up, runner_total, margin, margins, ties, sentence)
 
 
-def _margin(plugin: str, weight: int, weighted: Mapping[str, int], chosen: str,
-            runner_up: Optional[str]) -> PluginMargin:
+def _margin(
+    plugin: str, weight: int, weighted: Mapping[str, int], chosen: str, runner_up: Optional[str]
+) -> PluginMargin:
     other = weighted[runner_up] if runner_up else 0
     return PluginMargin(plugin, weight, weighted[chosen], other, weighted[chosen] - other)
 
@@ -660,15 +776,21 @@ def _runner_up(totals: Mapping[str, int], chosen: str, ties: Sequence[str]) -> O
     return best
 
 
-def _winner_sentence(chosen: str, total: int, runner_up: Optional[str], margin: int,
-                     margins: Sequence[PluginMargin], ties: Sequence[str]) -> str:
+def _winner_sentence(
+    chosen: str, total: int, runner_up: Optional[str], margin: int, margins: Sequence[PluginMargin], ties: Sequence[str]
+) -> str:
     if runner_up is None:
-        return (f"{chosen} was the only node that passed Filter, so it was chosen without scoring "
-                f"(kube-scheduler runs no PreScore or Score for a single feasible node).")
+        return (
+            f"{chosen} was the only node that passed Filter, so it was chosen without scoring "
+            f"(kube-scheduler runs no PreScore or Score for a single feasible node)."
+        )
     if margin == 0:
         others = [n for n in ties if n != chosen]
-        how = ("SchedLab takes the first of them in node order (kube-scheduler picks one at random)"
-               if ties and ties[0] == chosen else "it was picked at random among them")
+        how = (
+            "SchedLab takes the first of them in node order (kube-scheduler picks one at random)"
+            if ties and ties[0] == chosen
+            else "it was picked at random among them"
+        )
         return f"{chosen} tied with {_named(others)} at {total}: {how}."
     reasons = sorted((m for m in margins if m.difference), key=lambda m: -abs(m.difference))
     detail = ", ".join(f"{m.plugin} {m.difference:+d}" for m in reasons)

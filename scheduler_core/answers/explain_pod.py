@@ -33,8 +33,10 @@ OUTCOME_MOVES = "moves"  # another node would win
 OUTCOME_UNSCHEDULABLE = "unschedulable"  # it would fit nowhere now
 OUTCOME_ERROR = "error"
 
-CHANGED_CAVEAT = ("The cluster may have changed since the pod was placed: this re-runs its cycle against the "
-                  "cluster as the scenario holds it now (the pod itself taken off its node), not the cluster it met.")
+CHANGED_CAVEAT = (
+    "The cluster may have changed since the pod was placed: this re-runs its cycle against the "
+    "cluster as the scenario holds it now (the pod itself taken off its node), not the cluster it met."
+)
 
 
 class NotBound(ValueError):
@@ -89,23 +91,40 @@ class PodPlacementExplanation:
     summary: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"pod": self.pod, "node": self.node, "outcome": self.outcome, "chosen": self.chosen,
-                "ownNodeFits": self.own_node_fits, "ownNodeRejection": self.own_node_rejection,
-                "ownRank": self.own_rank, "ownTotal": self.own_total, "comparedWith": self.compared_with,
-                "margin": self.margin, "top": [t.to_json() for t in self.top], "scored": self.scored,
-                "feasible": self.feasible[:MAX_FEASIBLE_LISTED], "feasibleCount": len(self.feasible),
-                "plugins": [p.to_json() for p in self.plugins], "failedSchedulingMessage": self.failed_message,
-                "placedAt": self.placed_at, "caveats": list(self.caveats), "summary": self.summary}
+        return {
+            "pod": self.pod,
+            "node": self.node,
+            "outcome": self.outcome,
+            "chosen": self.chosen,
+            "ownNodeFits": self.own_node_fits,
+            "ownNodeRejection": self.own_node_rejection,
+            "ownRank": self.own_rank,
+            "ownTotal": self.own_total,
+            "comparedWith": self.compared_with,
+            "margin": self.margin,
+            "top": [t.to_json() for t in self.top],
+            "scored": self.scored,
+            "feasible": self.feasible[:MAX_FEASIBLE_LISTED],
+            "feasibleCount": len(self.feasible),
+            "plugins": [p.to_json() for p in self.plugins],
+            "failedSchedulingMessage": self.failed_message,
+            "placedAt": self.placed_at,
+            "caveats": list(self.caveats),
+            "summary": self.summary,
+        }
 
     def lines(self) -> list[str]:
         """The readable answer `explain-pod` prints."""
         out = [self.summary]
         if self.top:
-            out.append("top totals: " + ", ".join(f"{t.node}={t.total}" for t in self.top)
-                       + f" ({self.scored} node(s) scored)")
+            out.append(
+                "top totals: " + ", ".join(f"{t.node}={t.total}" for t in self.top) + f" ({self.scored} node(s) scored)"
+            )
         if self.plugins:
-            out.append(f"{self.node} against {self.compared_with}, plugin by plugin (weighted): "
-                       + ", ".join(f"{p.plugin} {p.own}-{p.other}={p.difference:+d}" for p in self.plugins))
+            out.append(
+                f"{self.node} against {self.compared_with}, plugin by plugin (weighted): "
+                + ", ".join(f"{p.plugin} {p.own}-{p.other}={p.difference:+d}" for p in self.plugins)
+            )
         shown = ", ".join(self.feasible[:20]) + (", …" if len(self.feasible) > 20 else "")
         out.append(f"fits on {len(self.feasible)} node(s): {shown or '(none)'}")
         out.extend(f"note: {caveat}" for caveat in self.caveats)
@@ -189,11 +208,24 @@ def _answer(pod: Pod, events: list[Event], feasible: list[str], rejection: Optio
     compared_total = result.total_of(compared)
     margin = own_total - compared_total if own_total is not None and compared_total is not None else None
     answer = PodPlacementExplanation(
-        pod.key, own, _outcome(own, chosen, result.ties, result.end), chosen, own in feasible, rejection, own_rank,
-        own_total, compared, margin, [NodeTotal(n, v) for n, v in result.ranked[:TOP_NODES]], len(result.ranked),
-        feasible, _gaps(events, own, compared) if compared is not None else [],
-        result.end.failed_scheduling_message or result.end.error, _placed_at(pod),
-        _caveats(pod, own in feasible and own_total is None, len(result.ranked), len(result.ties) > 1))
+        pod.key,
+        own,
+        _outcome(own, chosen, result.ties, result.end),
+        chosen,
+        own in feasible,
+        rejection,
+        own_rank,
+        own_total,
+        compared,
+        margin,
+        [NodeTotal(n, v) for n, v in result.ranked[:TOP_NODES]],
+        len(result.ranked),
+        feasible,
+        _gaps(events, own, compared) if compared is not None else [],
+        result.end.failed_scheduling_message or result.end.error,
+        _placed_at(pod),
+        _caveats(pod, own in feasible and own_total is None, len(result.ranked), len(result.ties) > 1),
+    )
     return _with_summary(answer, explain_events(events).headline)
 
 
@@ -231,11 +263,14 @@ def _caveats(pod: Pod, feasible_not_scored: bool, scored: int, tied: bool) -> li
     if pod.recorded is not None and pod.recorded.status == "True" and pod.recorded.time_text:
         caveats.append(f"It was placed at {pod.recorded.time_text} (its PodScheduled condition).")
     if any(ref.kind == "Node" and ref.controller for ref in pod.owner_references):
-        caveats.append("It is a static (mirror) pod: the kubelet runs it where its manifest is; the scheduler "
-                       "never placed it.")
+        caveats.append(
+            "It is a static (mirror) pod: the kubelet runs it where its manifest is; the scheduler never placed it."
+        )
     if feasible_not_scored:
-        caveats.append(f"Its node fits but was not among the {scored} node(s) this cycle scored "
-                       "(percentageOfNodesToScore stops Filter once enough nodes fit).")
+        caveats.append(
+            f"Its node fits but was not among the {scored} node(s) this cycle scored "
+            "(percentageOfNodesToScore stops Filter once enough nodes fit)."
+        )
     if tied:
         caveats.append("SchedLab takes the first tied node in node order; kube-scheduler picks one of them at random.")
     return caveats
@@ -250,8 +285,9 @@ def _with_summary(answer: PodPlacementExplanation, headline: str) -> PodPlacemen
     elif not answer.own_node_fits:
         text = f"{pod} would no longer fit on {own} ({answer.own_node_rejection}); it would go to {answer.chosen}."
     elif answer.outcome == OUTCOME_STAYS:
-        lead = (f" by {answer.margin} over {answer.compared_with}" if answer.compared_with else
-                " (the only node that fits)")
+        lead = (
+            f" by {answer.margin} over {answer.compared_with}" if answer.compared_with else " (the only node that fits)"
+        )
         text = f"{own} would still win for {pod}{lead}. {headline}"
     elif answer.outcome == OUTCOME_TIE:
         text = f"{own} would tie for the top total ({answer.own_total}) for {pod}. {headline}"
@@ -259,6 +295,8 @@ def _with_summary(answer: PodPlacementExplanation, headline: str) -> PodPlacemen
         text = f"{pod} would go to {answer.chosen}; {own} fits but was not scored in this cycle."
     else:
         behind = -(answer.margin or 0)
-        text = (f"{pod} would go to {answer.chosen} now: {own} ranks {answer.own_rank} of {answer.scored}, "
-                f"{behind} point(s) behind.")
+        text = (
+            f"{pod} would go to {answer.chosen} now: {own} ranks {answer.own_rank} of {answer.scored}, "
+            f"{behind} point(s) behind."
+        )
     return dataclasses.replace(answer, summary=text)

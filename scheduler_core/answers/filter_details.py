@@ -43,8 +43,11 @@ def details_of_pass(cycle: Cycle, passed: FilterPass, per_plugin: Optional[int] 
     asked: dict[str, int] = {}
     out: dict[str, NodeDetail] = {}
     for i, position in enumerate(passed.evaluated.tolist()):
-        failing = [(name, verdict.palette[int(verdict.choice[i])]) for name, verdict in passed.verdicts
-                   if int(verdict.choice[i]) >= 0]
+        failing = [
+            (name, verdict.palette[int(verdict.choice[i])])
+            for name, verdict in passed.verdicts
+            if int(verdict.choice[i]) >= 0
+        ]
         if not failing:
             continue
         if per_plugin is not None:
@@ -54,7 +57,9 @@ def details_of_pass(cycle: Cycle, passed: FilterPass, per_plugin: Optional[int] 
                 asked[name] = asked.get(name, 0) + 1
         info = table.node_infos[position]
         state, judged, counted = _as_judged(cycle, info, info.name in nominated_nodes)
-        details = tuple(_plugin_detail(plugins.get(name), name, status, state, cycle, judged) for name, status in failing)
+        details = tuple(
+            _plugin_detail(plugins.get(name), name, status, state, cycle, judged) for name, status in failing
+        )
         out[info.name] = NodeDetail(info.name, details, counted)
     return out
 
@@ -67,7 +72,9 @@ def _as_judged(cycle: Cycle, info: NodeInfo, has_nominated: bool) -> tuple[Any, 
     added, state, with_nominated = cycle.fw.add_nominated_pods(cycle.state, cycle.pod, info)
     if added is not True:
         return cycle.state, info, ()
-    statuses = [plugin.filter(state, cycle.pod, with_nominated) for plugin in cycle.fw.active_filter_plugins(cycle.state)]
+    statuses = [
+        plugin.filter(state, cycle.pod, with_nominated) for plugin in cycle.fw.active_filter_plugins(cycle.state)
+    ]
     if all(is_success(status) for status in statuses):
         return cycle.state, info, ()
     before = {pod_info.pod.key for pod_info in info.pods}
@@ -86,9 +93,15 @@ def _plugin_detail(plugin: Any, name: str, status: Status, state: Any, cycle: Cy
 # ---------------------------------------------------------------------------- a replay
 
 
-def collect_details(scenario: Scenario, *, mode: str = MODE_SINGLE, cycles: Optional[Collection[int]] = None,
-                    tie_break: str = TIE_BREAK_FIRST, seed: Optional[int] = None,
-                    per_plugin: Optional[int] = None) -> dict[int, CycleDetails]:
+def collect_details(
+    scenario: Scenario,
+    *,
+    mode: str = MODE_SINGLE,
+    cycles: Optional[Collection[int]] = None,
+    tie_break: str = TIE_BREAK_FIRST,
+    seed: Optional[int] = None,
+    per_plugin: Optional[int] = None,
+) -> dict[int, CycleDetails]:
     """Replays the run (the single pass, or the run to the end) and returns, for each wanted cycle
     (every cycle when ``cycles`` is None), the facts behind its Filter rejections (of the first
     ``per_plugin`` nodes each plugin rejected, when given). The replay stops after the last wanted cycle."""
@@ -126,11 +139,19 @@ def collect_details(scenario: Scenario, *, mode: str = MODE_SINGLE, cycles: Opti
     return found
 
 
-def cycle_details(scenario: Scenario, cycle: int, *, mode: str = MODE_SINGLE, tie_break: str = TIE_BREAK_FIRST,
-                  seed: Optional[int] = None, per_plugin: Optional[int] = None) -> Optional[CycleDetails]:
+def cycle_details(
+    scenario: Scenario,
+    cycle: int,
+    *,
+    mode: str = MODE_SINGLE,
+    tie_break: str = TIE_BREAK_FIRST,
+    seed: Optional[int] = None,
+    per_plugin: Optional[int] = None,
+) -> Optional[CycleDetails]:
     """One cycle's facts (None when that cycle ran no Filter pass)."""
-    return collect_details(scenario, mode=mode, cycles=(cycle,), tie_break=tie_break, seed=seed,
-                           per_plugin=per_plugin).get(cycle)
+    return collect_details(
+        scenario, mode=mode, cycles=(cycle,), tie_break=tie_break, seed=seed, per_plugin=per_plugin
+    ).get(cycle)
 
 
 def _replay(scenario: Scenario, mode: str, tie_break: str, seed: Optional[int]) -> tuple[Scheduler, Iterator[Event]]:

@@ -55,12 +55,20 @@ NODE_TAINTS_MISSING = "node-taints-missing"
 NO_CONFIG = "no-config"
 
 # kubectl's resource names for the kinds a finding fetches.
-RESOURCES = {"ReplicaSet": "replicasets", "StatefulSet": "statefulsets",
-             "ReplicationController": "replicationcontrollers", "Service": "services",
-             "Namespace": "namespaces", "PersistentVolumeClaim": "persistentvolumeclaims",
-             "PersistentVolume": "persistentvolumes", "StorageClass": "storageclasses",
-             "PriorityClass": "priorityclasses", "ResourceClaim": "resourceclaims",
-             "ResourceClaimTemplate": "resourceclaimtemplates", "DeviceClass": "deviceclasses"}
+RESOURCES = {
+    "ReplicaSet": "replicasets",
+    "StatefulSet": "statefulsets",
+    "ReplicationController": "replicationcontrollers",
+    "Service": "services",
+    "Namespace": "namespaces",
+    "PersistentVolumeClaim": "persistentvolumeclaims",
+    "PersistentVolume": "persistentvolumes",
+    "StorageClass": "storageclasses",
+    "PriorityClass": "priorityclasses",
+    "ResourceClaim": "resourceclaims",
+    "ResourceClaimTemplate": "resourceclaimtemplates",
+    "DeviceClass": "deviceclasses",
+}
 MAX_NAMED = 5  # names a message lists before "and N more" (the objects list keeps them all)
 
 
@@ -157,17 +165,21 @@ def _controllers(scenario: Scenario, readers: list[Pod]) -> Optional[Finding]:
         return None
     pods = [pod for group in absent.values() for pod in group]
     owners = [f"{kind} {ns}/{name}" for kind, ns, name in absent]
-    message = (f"{len(pods)} pending pod(s) name a controller that is not in the dump ({_named(owners)}): "
-               "PodTopologySpread's default constraints read its selector, so without it these pods lose "
-               "(part of) their default spreading and may go to other nodes than in your cluster")
+    message = (
+        f"{len(pods)} pending pod(s) name a controller that is not in the dump ({_named(owners)}): "
+        "PodTopologySpread's default constraints read its selector, so without it these pods lose "
+        "(part of) their default spreading and may go to other nodes than in your cluster"
+    )
     return Finding(CONTROLLER_ABSENT, message, owners + [f"Pod {p.key}" for p in pods], _fetch(list(absent)))
 
 
 def _services(readers: list[Pod]) -> Finding:
     namespaces = sorted({pod.namespace for pod in readers})
-    message = (f"the dump holds no Service, and {len(readers)} pending pod(s) spread by PodTopologySpread's "
-               "default constraints, which merge the selectors of the Services that select the pod: "
-               "add the Services of namespace(s) " + _named(namespaces))
+    message = (
+        f"the dump holds no Service, and {len(readers)} pending pod(s) spread by PodTopologySpread's "
+        "default constraints, which merge the selectors of the Services that select the pod: "
+        "add the Services of namespace(s) " + _named(namespaces)
+    )
     fix = "\n".join(f"kubectl get services -n {ns} -o yaml" for ns in namespaces)
     return Finding(SERVICES_ABSENT, message, [f"Pod {p.key}" for p in readers], fix)
 
@@ -180,9 +192,11 @@ def _namespaces(scenario: Scenario) -> Optional[Finding]:
     selecting = [pod for pod in _seen_pods(scenario) if _selects_namespaces(pod)]
     if not undeclared or not selecting:
         return None
-    message = (f"{len(selecting)} pod(s) select namespaces by label (namespaceSelector), but namespace(s) "
-               f"{_named(undeclared)} have no Namespace object: their labels are unknown, so the selectors "
-               "see them without labels")
+    message = (
+        f"{len(selecting)} pod(s) select namespaces by label (namespaceSelector), but namespace(s) "
+        f"{_named(undeclared)} have no Namespace object: their labels are unknown, so the selectors "
+        "see them without labels"
+    )
     objects = [f"Pod {p.key}" for p in selecting] + [f"Namespace {name}" for name in undeclared]
     return Finding(NAMESPACES_ABSENT, message, objects, f"kubectl get namespaces {' '.join(undeclared)} -o yaml")
 
@@ -221,31 +235,53 @@ def _storage(scenario: Scenario) -> list[Finding]:
                 missing_claims.setdefault((pod.namespace, claim), []).append(pod)
     volume_names = {volume.name for volume in storage.volumes}
     class_names = {storage_class.name for storage_class in storage.classes}
-    used = [claims[key] for key in dict.fromkeys(f"{p.namespace}/{c}" for p in _seen_pods(scenario)
-                                                 for c in (v.claim_for(p.name) for v in p.volumes) if c)
-            if key in claims]
-    missing_volumes = OrderedDict((c.volume_name, c) for c in used if c.volume_name and c.volume_name not in volume_names)
+    used = [
+        claims[key]
+        for key in dict.fromkeys(
+            f"{p.namespace}/{c}" for p in _seen_pods(scenario) for c in (v.claim_for(p.name) for v in p.volumes) if c
+        )
+        if key in claims
+    ]
+    missing_volumes = OrderedDict(
+        (c.volume_name, c) for c in used if c.volume_name and c.volume_name not in volume_names
+    )
     missing_classes = OrderedDict((c.class_name, c) for c in used if c.class_name and c.class_name not in class_names)
     found = []
     if missing_claims:
         pods = list(dict.fromkeys(p.key for group in missing_claims.values() for p in group))
-        found.append(Finding(CLAIMS_ABSENT, f"{len(missing_claims)} PersistentVolumeClaim(s) used by pods are not in "
-                             f"the dump ({_named([f'{ns}/{n}' for ns, n in missing_claims])}): the volume plugins "
-                             "cannot check them", [f"PersistentVolumeClaim {ns}/{n}" for ns, n in missing_claims]
-                             + [f"Pod {key}" for key in pods],
-                             _fetch([("PersistentVolumeClaim", ns, n) for ns, n in missing_claims])))
+        found.append(
+            Finding(
+                CLAIMS_ABSENT,
+                f"{len(missing_claims)} PersistentVolumeClaim(s) used by pods are not in "
+                f"the dump ({_named([f'{ns}/{n}' for ns, n in missing_claims])}): the volume plugins "
+                "cannot check them",
+                [f"PersistentVolumeClaim {ns}/{n}" for ns, n in missing_claims] + [f"Pod {key}" for key in pods],
+                _fetch([("PersistentVolumeClaim", ns, n) for ns, n in missing_claims]),
+            )
+        )
     if missing_volumes:
-        found.append(Finding(VOLUMES_ABSENT, f"{len(missing_volumes)} PersistentVolume(s) that claims are bound to "
-                             f"are not in the dump ({_named(list(missing_volumes))})",
-                             [f"PersistentVolume {n}" for n in missing_volumes]
-                             + [f"PersistentVolumeClaim {c.key}" for c in missing_volumes.values()],
-                             _fetch([("PersistentVolume", "", n) for n in missing_volumes])))
+        found.append(
+            Finding(
+                VOLUMES_ABSENT,
+                f"{len(missing_volumes)} PersistentVolume(s) that claims are bound to "
+                f"are not in the dump ({_named(list(missing_volumes))})",
+                [f"PersistentVolume {n}" for n in missing_volumes]
+                + [f"PersistentVolumeClaim {c.key}" for c in missing_volumes.values()],
+                _fetch([("PersistentVolume", "", n) for n in missing_volumes]),
+            )
+        )
     if missing_classes:
-        found.append(Finding(STORAGE_CLASSES_ABSENT, f"{len(missing_classes)} StorageClass(es) that claims name are "
-                             f"not in the dump ({_named(list(missing_classes))}): their binding mode and "
-                             "topology are unknown", [f"StorageClass {n}" for n in missing_classes]
-                             + [f"PersistentVolumeClaim {c.key}" for c in missing_classes.values()],
-                             _fetch([("StorageClass", "", n) for n in missing_classes])))
+        found.append(
+            Finding(
+                STORAGE_CLASSES_ABSENT,
+                f"{len(missing_classes)} StorageClass(es) that claims name are "
+                f"not in the dump ({_named(list(missing_classes))}): their binding mode and "
+                "topology are unknown",
+                [f"StorageClass {n}" for n in missing_classes]
+                + [f"PersistentVolumeClaim {c.key}" for c in missing_classes.values()],
+                _fetch([("StorageClass", "", n) for n in missing_classes]),
+            )
+        )
     return found
 
 
@@ -260,8 +296,11 @@ def _dra_objects(scenario: Scenario) -> Optional[Finding]:
     pods: list[str] = []
     for pod in _seen_pods(scenario):
         for source in pod.claim_sources:
-            kind, name = (("ResourceClaim", source.claim_name) if source.claim_name
-                          else ("ResourceClaimTemplate", source.template_name))
+            kind, name = (
+                ("ResourceClaim", source.claim_name)
+                if source.claim_name
+                else ("ResourceClaimTemplate", source.template_name)
+            )
             known = claims if kind == "ResourceClaim" else templates
             made = dict(pod.claim_statuses).get(source.name)  # a template's claim the controller already made
             if kind == "ResourceClaimTemplate" and made:
@@ -271,16 +310,23 @@ def _dra_objects(scenario: Scenario) -> Optional[Finding]:
                 pods.append(pod.key)
     for spec in [claim.spec for claim in dra.claims] + [template.spec for template in dra.templates]:
         for request in spec.requests:
-            wanted = [request.exactly.device_class_name] if request.exactly else [
-                sub.device_class_name for sub in request.first_available]
+            wanted = (
+                [request.exactly.device_class_name]
+                if request.exactly
+                else [sub.device_class_name for sub in request.first_available]
+            )
             missing += [("DeviceClass", "", name) for name in wanted if name and name not in classes]
     missing = list(dict.fromkeys(missing))
     if not missing:
         return None
     names = [f"{kind} {f'{ns}/' if ns else ''}{name}" for kind, ns, name in missing]
-    return Finding(DRA_OBJECTS_ABSENT, f"{len(missing)} resource.k8s.io object(s) named but not in the dump "
-                   f"({_named(names)}): DynamicResources holds or rejects the pods that use them",
-                   names + [f"Pod {key}" for key in dict.fromkeys(pods)], _fetch(missing))
+    return Finding(
+        DRA_OBJECTS_ABSENT,
+        f"{len(missing)} resource.k8s.io object(s) named but not in the dump "
+        f"({_named(names)}): DynamicResources holds or rejects the pods that use them",
+        names + [f"Pod {key}" for key in dict.fromkeys(pods)],
+        _fetch(missing),
+    )
 
 
 def _priority_classes(scenario: Scenario) -> Optional[Finding]:
@@ -292,11 +338,17 @@ def _priority_classes(scenario: Scenario) -> Optional[Finding]:
     if not missing:
         return None
     pods = [pod for group in missing.values() for pod in group]
-    message = (f"{len(missing)} PriorityClass(es) named by {len(pods)} pod(s) are not in the dump "
-               f"({_named(list(missing))}): the pods' own spec.priority is used; pods you add that name "
-               "these classes cannot be admitted")
-    return Finding(PRIORITY_CLASSES_ABSENT, message, [f"PriorityClass {n}" for n in missing]
-                   + [f"Pod {p.key}" for p in pods], _fetch([("PriorityClass", "", n) for n in missing]))
+    message = (
+        f"{len(missing)} PriorityClass(es) named by {len(pods)} pod(s) are not in the dump "
+        f"({_named(list(missing))}): the pods' own spec.priority is used; pods you add that name "
+        "these classes cannot be admitted"
+    )
+    return Finding(
+        PRIORITY_CLASSES_ABSENT,
+        message,
+        [f"PriorityClass {n}" for n in missing] + [f"Pod {p.key}" for p in pods],
+        _fetch([("PriorityClass", "", n) for n in missing]),
+    )
 
 
 # ---------------------------------------------------------------------------- nodes and configuration
@@ -315,18 +367,25 @@ def _node_taints(changes: list[NodeTaintChange]) -> Optional[Finding]:
             words.append("carries " + ", ".join(taint_text(t) for t in change.remove) + " it would remove")
         parts.append(f"{change.node} ({why}) {' and '.join(words)}")
     more = f" and {len(changes) - MAX_NAMED} more" if len(changes) > MAX_NAMED else ""
-    message = (f"{len(changes)} node(s) do not carry the taints the node lifecycle controller keeps in step with "
-               f"their conditions: {'; '.join(parts)}{more}. The scheduler reads only the taints; "
-               "--add-node-taints makes the controller's change before the run")
+    message = (
+        f"{len(changes)} node(s) do not carry the taints the node lifecycle controller keeps in step with "
+        f"their conditions: {'; '.join(parts)}{more}. The scheduler reads only the taints; "
+        "--add-node-taints makes the controller's change before the run"
+    )
     return Finding(NODE_TAINTS_MISSING, message, [f"Node {change.node}" for change in changes], None)
 
 
 def _no_config(scenario: Scenario) -> Optional[Finding]:
     if scenario.config is not None:
         return None
-    return Finding(NO_CONFIG, "no KubeSchedulerConfiguration: the release's defaults are assumed (one profile, "
-                              "default-scheduler, with the default plugins and arguments); add the file your "
-                              "kube-scheduler reads (its --config) if it sets anything else", [], None)
+    return Finding(
+        NO_CONFIG,
+        "no KubeSchedulerConfiguration: the release's defaults are assumed (one profile, "
+        "default-scheduler, with the default plugins and arguments); add the file your "
+        "kube-scheduler reads (its --config) if it sets anything else",
+        [],
+        None,
+    )
 
 
 # ---------------------------------------------------------------------------- words

@@ -60,8 +60,13 @@ class RecordedOutcome:
         return self.replayed.text if self.replayed is not None else "not attempted (scheduling gates)"
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"reason": self.reason, "message": self.message, "time": self.time or None,
-               "replayed": self.replayed_text, "agrees": self.agrees}
+        out: dict[str, Any] = {
+            "reason": self.reason,
+            "message": self.message,
+            "time": self.time or None,
+            "replayed": self.replayed_text,
+            "agrees": self.agrees,
+        }
         if self.replayed is not None and self.replayed.node:
             out["replayedNode"] = self.replayed.node
         if self.causes:
@@ -80,8 +85,11 @@ class RecordedComparison:
 
     @property
     def summary(self) -> str:
-        line = (f"the replay agrees with your cluster on {self.agreeing} of {len(self.outcomes)} pending pod(s)"
-                if self.outcomes else "no pending pod carries your cluster's PodScheduled condition")
+        line = (
+            f"the replay agrees with your cluster on {self.agreeing} of {len(self.outcomes)} pending pod(s)"
+            if self.outcomes
+            else "no pending pod carries your cluster's PodScheduled condition"
+        )
         if self.without_condition:
             line += f" ({len(self.without_condition)} more pending pod(s) carry no PodScheduled=False condition)"
         return line
@@ -110,8 +118,10 @@ class RecordedComparison:
 
 def replayed_from_trace(summary: dict[str, Any]) -> dict[str, Replayed]:
     """Each pod's outcome in a trace summary (one cycle per pod)."""
-    return {cycle["pod"]: Replayed(cycle["nodeName"], cycle.get("failedSchedulingMessage") or cycle.get("error"))
-            for cycle in summary["cycles"]}
+    return {
+        cycle["pod"]: Replayed(cycle["nodeName"], cycle.get("failedSchedulingMessage") or cycle.get("error"))
+        for cycle in summary["cycles"]
+    }
 
 
 def replayed_from_timeline(summary: dict[str, Any]) -> dict[str, Replayed]:
@@ -129,8 +139,9 @@ def replayed_from_timeline(summary: dict[str, Any]) -> dict[str, Replayed]:
 # ---------------------------------------------------------------------------- the comparison
 
 
-def compare_recorded(scenario: Scenario, replayed: dict[str, Replayed],
-                     findings: Optional[Iterable[Finding]] = None) -> RecordedComparison:
+def compare_recorded(
+    scenario: Scenario, replayed: dict[str, Replayed], findings: Optional[Iterable[Finding]] = None
+) -> RecordedComparison:
     """Every pending pod of this scheduler that carries a PodScheduled=False condition, beside the
     replay's outcome for it. ``findings`` (the scenario's, for the likely causes) are computed only
     when None is given and some pod differs."""
@@ -144,8 +155,9 @@ def compare_recorded(scenario: Scenario, replayed: dict[str, Replayed],
         outcome = _outcome(pod, recorded, replayed.get(pod.key))
         if not outcome.agrees:
             known = find_all(scenario) if known is None else known
-            outcome = dataclasses.replace(outcome, causes=_causes(pod, recorded, outcome.replayed,
-                                                                  len(scenario.nodes), known))
+            outcome = dataclasses.replace(
+                outcome, causes=_causes(pod, recorded, outcome.replayed, len(scenario.nodes), known)
+            )
         comparison.outcomes.append(outcome)
     return comparison
 
@@ -161,8 +173,11 @@ def with_recorded(summary: dict[str, Any], comparison: RecordedComparison) -> di
 def _waiting(scenario: Scenario) -> list[Pod]:
     """Pods without a node this scheduler would try or leaves gated, in queue order then the gated."""
     names = scenario.scheduler_names
-    gated = [p for p in scenario.pods if not p.node_name and not p.is_finished and p.scheduler_name in names
-             and p.scheduling_gates]
+    gated = [
+        p
+        for p in scenario.pods
+        if not p.node_name and not p.is_finished and p.scheduler_name in names and p.scheduling_gates
+    ]
     return [*scenario.pending_pods, *gated]
 
 
@@ -179,24 +194,31 @@ def _outcome(pod: Pod, recorded: RecordedScheduling, replayed: Optional[Replayed
     return RecordedOutcome(pod.key, recorded.reason, recorded.message, recorded.time_text, replayed, agrees)
 
 
-def _causes(pod: Pod, recorded: RecordedScheduling, replayed: Optional[Replayed], node_count: int,
-            findings: list[Finding]) -> tuple[str, ...]:
+def _causes(
+    pod: Pod, recorded: RecordedScheduling, replayed: Optional[Replayed], node_count: int, findings: list[Finding]
+) -> tuple[str, ...]:
     causes = []
     if pod.nominated_node_name:
-        causes.append(f"your cluster nominated the pod to {pod.nominated_node_name} (a preemption under way): the "
-                      "condition was written by the attempt that preempted, before its victims were gone")
+        causes.append(
+            f"your cluster nominated the pod to {pod.nominated_node_name} (a preemption under way): the "
+            "condition was written by the attempt that preempted, before its victims were gone"
+        )
     if recorded.reason == REASON_GATED and replayed is not None:
         causes.append("the pod's scheduling gates were removed after your cluster wrote the condition")
     counted = _NODE_COUNT.match(recorded.message)
     if counted and int(counted.group(1)) != node_count:
         causes.append(f"your cluster had {counted.group(1)} node(s) when it tried; the dump holds {node_count}")
     if _PORTS_REASON in recorded.message and (replayed is None or _PORTS_REASON not in (replayed.message or "")):
-        causes.append("a pod holding the host port(s) this pod asks for is not in the dump (NodePorts counts "
-                      "every pod bound to a node)")
+        causes.append(
+            "a pod holding the host port(s) this pod asks for is not in the dump (NodePorts counts "
+            "every pod bound to a node)"
+        )
     concerned = f"Pod {pod.key}"
     for finding in findings:
         if concerned in finding.objects or finding.code in CLUSTER_WIDE:
             causes.append(f"{finding.code}: {finding.message}")
-    causes.append("the cluster may have changed since the condition was written (pods started, finished or "
-                  "were resized; nodes came and went)")
+    causes.append(
+        "the cluster may have changed since the condition was written (pods started, finished or "
+        "were resized; nodes came and went)"
+    )
     return tuple(causes)

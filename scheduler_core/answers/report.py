@@ -5,8 +5,17 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from scheduler_core.encoding.events import (
-    CycleEnd, CycleStart, Event, FilterPluginResult, FilterSummary, NormalizeResult, PostFilterOutcome,
-    PreFilterPluginResult, PreScorePluginResult, StoredFilterVerdicts, TotalResult,
+    CycleEnd,
+    CycleStart,
+    Event,
+    FilterPluginResult,
+    FilterSummary,
+    NormalizeResult,
+    PostFilterOutcome,
+    PreFilterPluginResult,
+    PreScorePluginResult,
+    StoredFilterVerdicts,
+    TotalResult,
 )
 from scheduler_core.framework.filter_facts import CycleDetails
 from scheduler_core.model import Scenario
@@ -14,8 +23,10 @@ from scheduler_core.run.scheduler import TIE_BREAK_FIRST
 from scheduler_core.encoding.timeline import StoryBuilder
 
 MAX_NODES_LISTED = 20
-SKIPPED_SCORING = ("one feasible node: kube-scheduler runs no PreScore, Score or NormalizeScore and takes it; "
-                   "the scores below are SchedLab's, for the trace only")
+SKIPPED_SCORING = (
+    "one feasible node: kube-scheduler runs no PreScore, Score or NormalizeScore and takes it; "
+    "the scores below are SchedLab's, for the trace only"
+)
 
 
 def _status_text(status: Mapping[str, Any]) -> str:
@@ -41,10 +52,15 @@ def _tie_line(total: TotalResult, totals: dict[str, int], tie_break: str) -> lis
     if len(ties) < 2:
         return []
     top = totals[ties[0]]
-    how = ("the first in node order, as the spec's deterministic rule takes" if tie_break == TIE_BREAK_FIRST
-           else "picked at random (--tie-break random)")
-    return [f"  tie:       {len(ties)} nodes share the top total {top} ({_cut(ties)}): kube-scheduler would pick one "
-            f"of them at random; this run took {total.node_name}, {how}"]
+    how = (
+        "the first in node order, as the spec's deterministic rule takes"
+        if tie_break == TIE_BREAK_FIRST
+        else "picked at random (--tie-break random)"
+    )
+    return [
+        f"  tie:       {len(ties)} nodes share the top total {top} ({_cut(ties)}): kube-scheduler would pick one "
+        f"of them at random; this run took {total.node_name}, {how}"
+    ]
 
 
 def _line(event: Event, details: Optional[CycleDetails] = None, tie_break: str = TIE_BREAK_FIRST) -> list[str]:
@@ -85,7 +101,9 @@ def _line(event: Event, details: Optional[CycleDetails] = None, tie_break: str =
     return []
 
 
-def _filter_lines(who: str, rejected: Mapping[str, Mapping[str, Any]], evaluated: int, details: Optional[CycleDetails]) -> list[str]:
+def _filter_lines(
+    who: str, rejected: Mapping[str, Mapping[str, Any]], evaluated: int, details: Optional[CycleDetails]
+) -> list[str]:
     if not rejected:
         return [f"  Filter     {who}: all {evaluated} node(s) pass"]
     lines = [f"  Filter     {who}: {len(rejected)} of {evaluated} node(s) rejected"]
@@ -103,18 +121,26 @@ def render_notices(scenario: Scenario) -> list[str]:
     return lines
 
 
-def render_report(events: Iterable[Event], scenario: Scenario,
-                  details: Optional[dict[int, CycleDetails]] = None, tie_break: str = TIE_BREAK_FIRST) -> str:
+def render_report(
+    events: Iterable[Event],
+    scenario: Scenario,
+    details: Optional[dict[int, CycleDetails]] = None,
+    tie_break: str = TIE_BREAK_FIRST,
+) -> str:
     """``details``: per cycle, the facts behind Filter rejections (filter_details.collect_details with
     ``per_plugin=MAX_NODES_LISTED``); each listed rejection then carries its numbers."""
-    lines = [f"{len(scenario.nodes)} node(s), {len(scenario.running_pods)} running pod(s), "
-             f"{len(scenario.pending_pods)} pending pod(s)", *render_notices(scenario)]
+    lines = [
+        f"{len(scenario.nodes)} node(s), {len(scenario.running_pods)} running pod(s), "
+        f"{len(scenario.pending_pods)} pending pod(s)",
+        *render_notices(scenario),
+    ]
     for event in events:
         lines.extend(_line(event, (details or {}).get(event.cycle), tie_break))
     return "\n".join(lines)
 
 
 # ---------------------------------------------------------------------- the run to the end
+
 
 class TimelineReport:
     """The readable account `timeline` prints without --json: the story's sentences, timed."""
@@ -134,8 +160,11 @@ def render_timeline(events: Iterable[Event], scenario: Scenario) -> str:
     report = TimelineReport()
     for event in events:
         report.add(event)
-    header = [f"{len(scenario.nodes)} node(s), {len(scenario.running_pods)} running pod(s), "
-              f"{len(scenario.pending_pods)} pending pod(s)", *render_notices(scenario)]
+    header = [
+        f"{len(scenario.nodes)} node(s), {len(scenario.running_pods)} running pod(s), "
+        f"{len(scenario.pending_pods)} pending pod(s)",
+        *render_notices(scenario),
+    ]
     return "\n".join([*header, *report.lines])
 
 
@@ -147,15 +176,19 @@ def render_comparison(result: dict[str, Any]) -> str:
             lines.append(f"  {row['pod']}: A {row['a'] or 'Pending'} → B {row['b'] or 'Pending'}")
     split = result["firstDivergence"]
     if split is not None:
-        lines.append(f"The runs part at attempt {split['index'] + 1}: "  # 1-based, as "(attempt 1)"; the JSON keeps the index
-                     f"A {split['a']['text'] if split['a'] else '(no attempt)'} | B {split['b']['text'] if split['b'] else '(no attempt)'}")
+        lines.append(
+            f"The runs part at attempt {split['index'] + 1}: "  # 1-based, as "(attempt 1)"; the JSON keeps the index
+            f"A {split['a']['text'] if split['a'] else '(no attempt)'} | B {split['b']['text'] if split['b'] else '(no attempt)'}"
+        )
     scores = result.get("scores")
     if scores:
         lines.append(f"Weighted scores of {scores['pod']} (A → B):")
         for node in scores["nodes"]:
             cells = [f"{plugin} {v['a']}→{v['b']}" for plugin, v in node["plugins"].items() if v["a"] != v["b"]]
             total = node["total"]
-            lines.append(f"  {node['node']}: total {total['a']}→{total['b']}" + (f" ({', '.join(cells)})" if cells else ""))
+            lines.append(
+                f"  {node['node']}: total {total['a']}→{total['b']}" + (f" ({', '.join(cells)})" if cells else "")
+            )
         for side in ("a", "b"):
             if scores.get("skipped", {}).get(side):
                 lines.append(f"  {side.upper()}: {scores['skipped'][side]}")

@@ -15,7 +15,13 @@ from typing import Any, Iterable, Optional
 from scheduler_core.cluster.controllers.deployment import POD_TEMPLATE_HASH, template_hash
 from scheduler_core.encoding.events import ClusterChanged, ClusterChangeKind, StepEnded, StepStarted, read_events
 from scheduler_core.model import (
-    KIND_DEPLOYMENT, LABEL_HOSTNAME, AddNodesOp, CordonOp, DrainOp, Scenario, Step,
+    KIND_DEPLOYMENT,
+    LABEL_HOSTNAME,
+    AddNodesOp,
+    CordonOp,
+    DrainOp,
+    Scenario,
+    Step,
 )
 
 # How a pod looks at the end of a step, against the end of the step before (step 0: the scenario).
@@ -30,10 +36,12 @@ GONE_EVICTED = "evicted"  # a drain's eviction
 GONE_DELETED = "deleted"  # deleted (scale down, a lost node, a preemption victim, a delete)
 GONE_SUCCEEDED = "succeeded"  # a completed Job's pod
 
-_GONE_BY_KIND = {ClusterChangeKind.POD_EVICTED: GONE_EVICTED,
-                 ClusterChangeKind.POD_TERMINATING: GONE_DELETED,
-                 ClusterChangeKind.POD_DELETED: GONE_DELETED,
-                 ClusterChangeKind.POD_SUCCEEDED: GONE_SUCCEEDED}
+_GONE_BY_KIND = {
+    ClusterChangeKind.POD_EVICTED: GONE_EVICTED,
+    ClusterChangeKind.POD_TERMINATING: GONE_DELETED,
+    ClusterChangeKind.POD_DELETED: GONE_DELETED,
+    ClusterChangeKind.POD_SUCCEEDED: GONE_SUCCEEDED,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,8 +65,14 @@ class PodAtStep:
     claims: list[dict[str, str]] = field(default_factory=list)  # spec.resourceClaims as written or created
 
     def to_json(self) -> dict[str, Any]:
-        return {"pod": self.pod, "node": self.node, "mark": self.mark, "previousNode": self.previous_node,
-                "labels": self.labels, "claims": self.claims}
+        return {
+            "pod": self.pod,
+            "node": self.node,
+            "mark": self.mark,
+            "previousNode": self.previous_node,
+            "labels": self.labels,
+            "claims": self.claims,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,9 +96,14 @@ class StepPlacement:
     gone: list[GonePod]  # pods that left during the step, in the order they left
 
     def to_json(self) -> dict[str, Any]:
-        return {"step": self.step, "name": self.name, "nodes": [n.to_json() for n in self.nodes],
-                "deletedNodes": self.deleted_nodes, "pods": [p.to_json() for p in self.pods],
-                "gone": [g.to_json() for g in self.gone]}
+        return {
+            "step": self.step,
+            "name": self.name,
+            "nodes": [n.to_json() for n in self.nodes],
+            "deletedNodes": self.deleted_nodes,
+            "pods": [p.to_json() for p in self.pods],
+            "gone": [g.to_json() for g in self.gone],
+        }
 
 
 @dataclass(slots=True)
@@ -128,9 +147,12 @@ def _start(scenario: Scenario) -> _Cluster:
     # The pods the scheduler sees: pending ones, and those bound to a node of the scenario (a pod on a
     # node the scenario lacks, or finished, is left out with a notice when the scenario loads).
     pods = [p for p in scenario.pods if not p.is_finished and (not p.node_name or p.node_name in nodes)]
-    return _Cluster(nodes=nodes, pods={p.key: p.node_name or None for p in pods},
-                    labels={p.key: dict(p.labels) for p in pods},
-                    claims={p.key: [c.to_json() for c in p.claim_sources] for p in pods if p.claim_sources})
+    return _Cluster(
+        nodes=nodes,
+        pods={p.key: p.node_name or None for p in pods},
+        labels={p.key: dict(p.labels) for p in pods},
+        claims={p.key: [c.to_json() for c in p.claim_sources] for p in pods if p.claim_sources},
+    )
 
 
 def _cordon(cluster: _Cluster, step: Optional[Step]) -> None:
@@ -144,8 +166,13 @@ def _cordon(cluster: _Cluster, step: Optional[Step]) -> None:
             cluster.nodes[spec.node] = NodeAtStep(node.name, node.labels, unschedulable, node.added)
 
 
-def _apply(cluster: _Cluster, pod: str, payload: ClusterChanged, node_labels: dict[str, dict[str, str]],
-           owner_labels: dict[str, dict[str, str]]) -> None:
+def _apply(
+    cluster: _Cluster,
+    pod: str,
+    payload: ClusterChanged,
+    node_labels: dict[str, dict[str, str]],
+    owner_labels: dict[str, dict[str, str]],
+) -> None:
     kind, node = payload.kind, payload.node
     if kind is ClusterChangeKind.POD_CREATED:
         cluster.pods[pod] = node
@@ -175,11 +202,21 @@ def _apply(cluster: _Cluster, pod: str, payload: ClusterChanged, node_labels: di
 
 
 def _at_end(cluster: _Cluster, payload: StepEnded, before: dict[str, Optional[str]]) -> StepPlacement:
-    pods = [PodAtStep(pod, node, _mark(pod, node, before), before.get(pod), cluster.labels.get(pod, {}),
-                      cluster.claims.get(pod, [])) for pod, node in cluster.pods.items()]
+    pods = [
+        PodAtStep(
+            pod,
+            node,
+            _mark(pod, node, before),
+            before.get(pod),
+            cluster.labels.get(pod, {}),
+            cluster.claims.get(pod, []),
+        )
+        for pod, node in cluster.pods.items()
+    ]
     gone = [g for g in cluster.gone.values() if g.pod not in cluster.pods]
-    return StepPlacement(payload.step, payload.name, list(cluster.nodes.values()), list(cluster.deleted_nodes),
-                         pods, gone)
+    return StepPlacement(
+        payload.step, payload.name, list(cluster.nodes.values()), list(cluster.deleted_nodes), pods, gone
+    )
 
 
 def _mark(pod: str, node: Optional[str], before: dict[str, Optional[str]]) -> str:
@@ -216,5 +253,8 @@ def _workload_pod_labels(scenario: Scenario) -> dict[str, dict[str, str]]:
         out[f"{workload.kind} {workload.key}"] = template_labels
         if workload.kind == KIND_DEPLOYMENT:
             hash_ = template_hash(workload.template)
-            out[f"ReplicaSet {workload.namespace}/{workload.name}-{hash_}"] = {**template_labels, POD_TEMPLATE_HASH: hash_}
+            out[f"ReplicaSet {workload.namespace}/{workload.name}-{hash_}"] = {
+                **template_labels,
+                POD_TEMPLATE_HASH: hash_,
+            }
     return out

@@ -76,8 +76,13 @@ class Suggestion:
     change: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "text": self.text, "change": self.change, "nodes": self.nodes[:50],
-                "nodeCount": len(self.nodes)}
+        return {
+            "kind": self.kind,
+            "text": self.text,
+            "change": self.change,
+            "nodes": self.nodes[:50],
+            "nodeCount": len(self.nodes),
+        }
 
 
 @dataclass
@@ -109,22 +114,46 @@ class _Baseline:
         return self.feasibility.only_by
 
 
-def what_if(scenario: Scenario, pod_key: str, placements: Optional[dict[str, Optional[str]]] = None,
-            nominated: Optional[dict[str, str]] = None) -> dict[str, Any]:
+def what_if(
+    scenario: Scenario,
+    pod_key: str,
+    placements: Optional[dict[str, Optional[str]]] = None,
+    nominated: Optional[dict[str, str]] = None,
+) -> dict[str, Any]:
     """Suggestions for `pod_key`. Without `placements` the pod is taken where the single pass meets
     it; with them (a run's result: pod -> node, None for pending, "deleted" for a preemption victim,
     and `nominated` pods -> node), against the cluster as that run left it."""
-    baseline = _baseline(scenario, pod_key) if placements is None else _baseline_after(scenario, pod_key, placements, nominated or {})
+    baseline = (
+        _baseline(scenario, pod_key)
+        if placements is None
+        else _baseline_after(scenario, pod_key, placements, nominated or {})
+    )
     if baseline.fits:
-        return {"pod": pod_key, "fitsNow": baseline.fits[:50], "suggestions": [], "moreSuggestions": 0, "noSingleChange": False,
-                "summary": f"{pod_key} already fits on {len(baseline.fits)} node(s): nothing needs to change."}
+        return {
+            "pod": pod_key,
+            "fitsNow": baseline.fits[:50],
+            "suggestions": [],
+            "moreSuggestions": 0,
+            "noSingleChange": False,
+            "summary": f"{pod_key} already fits on {len(baseline.fits)} node(s): nothing needs to change.",
+        }
     suggestions = [s for s in _candidates(baseline) if s.nodes]
     suggestions.sort(key=lambda s: (s.cost, -len(s.nodes), s.text))
-    summary = (f"{len(suggestions)} single change(s) would let {pod_key} in; the least intrusive: {suggestions[0].text}."
-               if suggestions else f"No single change lets {pod_key} onto any node.")
-    return {"pod": pod_key, "fitsNow": [], "rejectedBy": {k: len(v) for k, v in baseline.rejected_by.items()},
-            "failedSchedulingMessage": baseline.message, "suggestions": [s.to_json() for s in suggestions[:MAX_SUGGESTIONS]],
-            "moreSuggestions": max(0, len(suggestions) - MAX_SUGGESTIONS), "noSingleChange": not suggestions, "summary": summary}
+    summary = (
+        f"{len(suggestions)} single change(s) would let {pod_key} in; the least intrusive: {suggestions[0].text}."
+        if suggestions
+        else f"No single change lets {pod_key} onto any node."
+    )
+    return {
+        "pod": pod_key,
+        "fitsNow": [],
+        "rejectedBy": {k: len(v) for k, v in baseline.rejected_by.items()},
+        "failedSchedulingMessage": baseline.message,
+        "suggestions": [s.to_json() for s in suggestions[:MAX_SUGGESTIONS]],
+        "moreSuggestions": max(0, len(suggestions) - MAX_SUGGESTIONS),
+        "noSingleChange": not suggestions,
+        "summary": summary,
+    }
 
 
 # ---------------------------------------------------------------------------- the pod where it is tried
@@ -155,8 +184,9 @@ def _measured(scheduler: Scheduler, scenario: Scenario, index: int) -> _Baseline
     return base
 
 
-def _baseline_after(scenario: Scenario, pod_key: str, placements: dict[str, Optional[str]],
-                    nominated: dict[str, str]) -> _Baseline:
+def _baseline_after(
+    scenario: Scenario, pod_key: str, placements: dict[str, Optional[str]], nominated: dict[str, str]
+) -> _Baseline:
     """The cluster as a run left it: its bindings made, its victims gone, its nominations kept."""
     pods = []
     for pod in scenario.pods:
@@ -195,8 +225,10 @@ def _feasibility(scheduler: Scheduler, pod: Pod) -> _Feasibility:
     table = scheduler.snapshot.table
     if pre.status is not None:
         return _Feasibility([], {pre.status.plugin or "PreFilter": [n.name for n in scheduler.snapshot.node_infos]}, {})
-    failures = sum((verdict.failed.astype(np.int32) for _, verdict in passed.verdicts),
-                   np.zeros(len(passed.evaluated), dtype=np.int32))
+    failures = sum(
+        (verdict.failed.astype(np.int32) for _, verdict in passed.verdicts),
+        np.zeros(len(passed.evaluated), dtype=np.int32),
+    )
     rejected: dict[str, list[str]] = {}
     only_by: dict[str, list[str]] = {}
     for plugin, verdict in passed.verdicts:
@@ -250,17 +282,34 @@ def _tolerations(base: _Baseline) -> list[Suggestion]:
     for node_name in base.rejected_by[names.TAINT_TOLERATION]:
         node = base.scheduler.snapshot.by_name[node_name].node
         for taint in node.taints:
-            if taint.effect in ("NoSchedule", "NoExecute") and not any(t.tolerates(taint) for t in pod.tolerations) \
-                    and taint not in taints:
+            if (
+                taint.effect in ("NoSchedule", "NoExecute")
+                and not any(t.tolerates(taint) for t in pod.tolerations)
+                and taint not in taints
+            ):
                 taints.append(taint)
     out = []
     for taint in taints:
         toleration = Toleration(taint.key, "Equal" if taint.value else "Exists", taint.value, taint.effect)
         variant = dataclasses.replace(pod, tolerations=(*pod.tolerations, toleration))
         value = f"={taint.value}" if taint.value else ""
-        out.append(_verified(base, variant, Suggestion(
-            "toleration", f"tolerate the taint {taint.key}{value}:{taint.effect}", 1,
-            change={"key": taint.key, "operator": toleration.operator, "value": taint.value, "effect": taint.effect})))
+        out.append(
+            _verified(
+                base,
+                variant,
+                Suggestion(
+                    "toleration",
+                    f"tolerate the taint {taint.key}{value}:{taint.effect}",
+                    1,
+                    change={
+                        "key": taint.key,
+                        "operator": toleration.operator,
+                        "value": taint.value,
+                        "effect": taint.effect,
+                    },
+                ),
+            )
+        )
     return out
 
 
@@ -272,16 +321,34 @@ def _relaxed_spread(base: _Baseline) -> list[Suggestion]:
             continue
         for skew in range(constraint.max_skew + 1, constraint.max_skew + MAX_SKEW_STEPS + 1):
             variant = _with_constraint(pod, index, dataclasses.replace(constraint, max_skew=skew))
-            found = _verified(base, variant, Suggestion(
-                "maxSkew", f"raise maxSkew of the {constraint.topology_key} spread constraint from {constraint.max_skew} to {skew}",
-                2 + (skew - constraint.max_skew), change={"constraint": index, "maxSkew": skew}))
+            found = _verified(
+                base,
+                variant,
+                Suggestion(
+                    "maxSkew",
+                    f"raise maxSkew of the {constraint.topology_key} spread constraint from {constraint.max_skew} to {skew}",
+                    2 + (skew - constraint.max_skew),
+                    change={"constraint": index, "maxSkew": skew},
+                ),
+            )
             if found.nodes:
                 out.append(found)
                 break
-        variant = _with_constraint(pod, index, dataclasses.replace(constraint, when_unsatisfiable="ScheduleAnyway", min_domains=None))
-        out.append(_verified(base, variant, Suggestion(
-            "scheduleAnyway", f"make the {constraint.topology_key} spread constraint ScheduleAnyway", 4,
-            change={"constraint": index, "whenUnsatisfiable": "ScheduleAnyway"})))
+        variant = _with_constraint(
+            pod, index, dataclasses.replace(constraint, when_unsatisfiable="ScheduleAnyway", min_domains=None)
+        )
+        out.append(
+            _verified(
+                base,
+                variant,
+                Suggestion(
+                    "scheduleAnyway",
+                    f"make the {constraint.topology_key} spread constraint ScheduleAnyway",
+                    4,
+                    change={"constraint": index, "whenUnsatisfiable": "ScheduleAnyway"},
+                ),
+            )
+        )
     return out
 
 
@@ -300,13 +367,25 @@ def _dropped_pod_affinity_terms(base: _Baseline) -> list[Suggestion]:
         if terms is None:
             continue
         for index, term in enumerate(terms.required):
-            kept = dataclasses.replace(terms, required=terms.required[:index] + terms.required[index + 1:])
-            changed = (dataclasses.replace(affinity, pod_affinity=kept) if word == "affinity"
-                       else dataclasses.replace(affinity, pod_anti_affinity=kept))
+            kept = dataclasses.replace(terms, required=terms.required[:index] + terms.required[index + 1 :])
+            changed = (
+                dataclasses.replace(affinity, pod_affinity=kept)
+                if word == "affinity"
+                else dataclasses.replace(affinity, pod_anti_affinity=kept)
+            )
             variant = dataclasses.replace(pod, affinity=changed)
-            out.append(_verified(base, variant, Suggestion(
-                "dropAffinityTerm", f"drop required pod {word} term {index} (topologyKey {term.topology_key})", 3,
-                change={"kind": word, "term": index})))
+            out.append(
+                _verified(
+                    base,
+                    variant,
+                    Suggestion(
+                        "dropAffinityTerm",
+                        f"drop required pod {word} term {index} (topologyKey {term.topology_key})",
+                        3,
+                        change={"kind": word, "term": index},
+                    ),
+                )
+            )
     return out
 
 
@@ -314,13 +393,31 @@ def _dropped_node_affinity(base: _Baseline) -> list[Suggestion]:
     pod = base.pod
     out = []
     if pod.node_selector:
-        out.append(_verified(base, dataclasses.replace(pod, node_selector={}), Suggestion(
-            "dropNodeSelector", "drop the nodeSelector " + ", ".join(f"{k}={v}" for k, v in sorted(pod.node_selector.items())),
-            5, change={"nodeSelector": None})))
+        out.append(
+            _verified(
+                base,
+                dataclasses.replace(pod, node_selector={}),
+                Suggestion(
+                    "dropNodeSelector",
+                    "drop the nodeSelector " + ", ".join(f"{k}={v}" for k, v in sorted(pod.node_selector.items())),
+                    5,
+                    change={"nodeSelector": None},
+                ),
+            )
+        )
     if pod.affinity and pod.affinity.node_affinity and pod.affinity.node_affinity.required:
-        affinity = dataclasses.replace(pod.affinity, node_affinity=dataclasses.replace(pod.affinity.node_affinity, required=None))
-        out.append(_verified(base, dataclasses.replace(pod, affinity=affinity), Suggestion(
-            "dropNodeSelector", "drop the required node affinity", 5, change={"requiredNodeAffinity": None})))
+        affinity = dataclasses.replace(
+            pod.affinity, node_affinity=dataclasses.replace(pod.affinity.node_affinity, required=None)
+        )
+        out.append(
+            _verified(
+                base,
+                dataclasses.replace(pod, affinity=affinity),
+                Suggestion(
+                    "dropNodeSelector", "drop the required node affinity", 5, change={"requiredNodeAffinity": None}
+                ),
+            )
+        )
     return out
 
 
@@ -333,15 +430,29 @@ def _smaller_requests(base: _Baseline) -> list[Suggestion]:
     for resource in SHRINKABLE:
         if not asked.get(resource):
             continue
-        free = max((info.allocatable.get(resource, 0) - info.requested.get(resource, 0)
-                    for info in base.scheduler.snapshot.node_infos), default=0)
+        free = max(
+            (
+                info.allocatable.get(resource, 0) - info.requested.get(resource, 0)
+                for info in base.scheduler.snapshot.node_infos
+            ),
+            default=0,
+        )
         if free <= 0 or free >= asked[resource]:
             continue
         variant = dataclasses.replace(pod, pod_level_requests={**pod.pod_level_requests, resource: free})
         shown = format_amount(resource, free)
-        out.append(_verified(base, variant, Suggestion(
-            "requests", f"request at most {shown} of {resource} (the most any node has free)", 6,
-            change={"resource": resource, "amount": free})))
+        out.append(
+            _verified(
+                base,
+                variant,
+                Suggestion(
+                    "requests",
+                    f"request at most {shown} of {resource} (the most any node has free)",
+                    6,
+                    change={"resource": resource, "amount": free},
+                ),
+            )
+        )
     return out
 
 
@@ -362,8 +473,12 @@ def _node_labels(base: _Baseline) -> list[Suggestion]:
     for _, _, node, changes in wanted[:NODES_TRIED]:
         labels = {k: v for k, v in {**node.labels, **changes}.items() if v is not None}
         shown = ", ".join(f"{k}={v}" if v is not None else f"remove {k}" for k, v in changes.items())
-        suggestion = Suggestion("nodeLabels", f"label node {node.name}: {shown}", 5 + len(changes),
-                                change={"node": node.name, "labels": changes})
+        suggestion = Suggestion(
+            "nodeLabels",
+            f"label node {node.name}: {shown}",
+            5 + len(changes),
+            change={"node": node.name, "labels": changes},
+        )
         suggestion.nodes = _fits_with_node(base, dataclasses.replace(node, labels=labels))
         if suggestion.nodes:
             out.append(suggestion)
@@ -425,9 +540,15 @@ def _more_allocatable(base: _Baseline) -> list[Suggestion]:
     wanted.sort(key=lambda w: w[:2])
     out = []
     for _, _, node, needs in wanted[:NODES_TRIED]:
-        shown = ", ".join(f"{r} {format_amount(r, node.allocatable.get(r, 0))} → {format_amount(r, n)}" for r, n in needs.items())
-        suggestion = Suggestion("allocatable", f"give node {node.name} more allocatable: {shown}", 8,
-                                change={"node": node.name, "allocatable": needs})
+        shown = ", ".join(
+            f"{r} {format_amount(r, node.allocatable.get(r, 0))} → {format_amount(r, n)}" for r, n in needs.items()
+        )
+        suggestion = Suggestion(
+            "allocatable",
+            f"give node {node.name} more allocatable: {shown}",
+            8,
+            change={"node": node.name, "allocatable": needs},
+        )
         suggestion.nodes = _fits_with_node(base, dataclasses.replace(node, allocatable={**node.allocatable, **needs}))
         if suggestion.nodes:
             out.append(suggestion)
@@ -446,9 +567,16 @@ def _fits_with_node(base: _Baseline, changed: Node) -> list[str]:
 def _evictions(base: _Baseline) -> list[Suggestion]:
     """DefaultPreemption's dry run in the pod's own cycle: per candidate node, the victims it would
     evict (it checked that the pod fits once they are gone)."""
-    return [Suggestion("evict", f"evict {', '.join(victims)} from {node}", 7 + len(victims), [node],
-                       change={"node": node, "victims": victims})
-            for node, victims in base.preemption_candidates.items()]
+    return [
+        Suggestion(
+            "evict",
+            f"evict {', '.join(victims)} from {node}",
+            7 + len(victims),
+            [node],
+            change={"node": node, "victims": victims},
+        )
+        for node, victims in base.preemption_candidates.items()
+    ]
 
 
 # ---------------------------------------------------------------------------- claims (DynamicResources)
@@ -471,8 +599,9 @@ def _unallocated_claims(base: _Baseline) -> list[_PodClaim]:
         claim = dra.claim(pod.namespace, name) if name else None
         if claim is None or claim.allocation is not None:
             continue
-        target = ({"template": f"{pod.namespace}/{source.template_name}"} if source.template_name
-                  else {"claim": claim.key})
+        target = (
+            {"template": f"{pod.namespace}/{source.template_name}"} if source.template_name else {"claim": claim.key}
+        )
         out.append(_PodClaim(claim, target))
     return out
 
@@ -487,27 +616,50 @@ def _claim_changes(base: _Baseline) -> list[Suggestion]:
             if exact is None:
                 continue
             where = f"request `{request.name}` of claim {claim.key}" + (
-                f" (made from template {owned.target['template']}, which the change edits)" if "template" in owned.target else "")
+                f" (made from template {owned.target['template']}, which the change edits)"
+                if "template" in owned.target
+                else ""
+            )
             change = {**owned.target, "request": request.name}
             if exact.allocation_mode == ALLOCATION_MODE_EXACT_COUNT:
                 for count in range(exact.count - 1, 0, -1):
-                    found = _verified_claim(base, claim, index, dataclasses.replace(exact, count=count), Suggestion(
-                        "claimCount", f"ask for {count} device(s) instead of {exact.count} in {where}",
-                        4 + exact.count - count, change={**change, "count": count}))
+                    found = _verified_claim(
+                        base,
+                        claim,
+                        index,
+                        dataclasses.replace(exact, count=count),
+                        Suggestion(
+                            "claimCount",
+                            f"ask for {count} device(s) instead of {exact.count} in {where}",
+                            4 + exact.count - count,
+                            change={**change, "count": count},
+                        ),
+                    )
                     if found.nodes:
                         out.append(found)
                         break
             for other in classes:
                 if other != exact.device_class_name:
-                    out.append(_verified_claim(base, claim, index, dataclasses.replace(exact, device_class_name=other),
-                                               Suggestion("claimClass", f"use device class `{other}` instead of "
-                                                          f"`{exact.device_class_name}` in {where}", 6,
-                                                          change={**change, "deviceClassName": other})))
+                    out.append(
+                        _verified_claim(
+                            base,
+                            claim,
+                            index,
+                            dataclasses.replace(exact, device_class_name=other),
+                            Suggestion(
+                                "claimClass",
+                                f"use device class `{other}` instead of `{exact.device_class_name}` in {where}",
+                                6,
+                                change={**change, "deviceClassName": other},
+                            ),
+                        )
+                    )
     return out
 
 
-def _verified_claim(base: _Baseline, claim: ResourceClaim, index: int, exact: ExactRequest,
-                    suggestion: Suggestion) -> Suggestion:
+def _verified_claim(
+    base: _Baseline, claim: ResourceClaim, index: int, exact: ExactRequest, suggestion: Suggestion
+) -> Suggestion:
     """PreFilter/Filter re-run with the changed claim in the scheduler's claim cache (put back after)."""
     requests = list(claim.spec.requests)
     requests[index] = dataclasses.replace(requests[index], exactly=exact)
@@ -525,8 +677,12 @@ def _holder_evictions(base: _Baseline) -> list[Suggestion]:
     """On the nodes DynamicResources rejected: the claims holding devices of the classes the pod
     asks for, and the pods they are reserved for. The nodes needing fewest evictions are tried."""
     snapshot = base.scheduler.snapshot
-    wanted = {request.exactly.device_class_name for owned in _unallocated_claims(base)
-              for request in owned.claim.spec.requests if request.exactly is not None}
+    wanted = {
+        request.exactly.device_class_name
+        for owned in _unallocated_claims(base)
+        for request in owned.claim.spec.requests
+        if request.exactly is not None
+    }
     infos = [snapshot.get(name) for name in base.rejected_by[names.DYNAMIC_RESOURCES]]
     nodes = [info.node for info in infos if info is not None]
     options = []
@@ -540,9 +696,15 @@ def _holder_evictions(base: _Baseline) -> list[Suggestion]:
     out = []
     for _, _, node, claims, victims in options[:NODES_TRIED]:
         keys = [claim.key for claim in claims]
-        who = f"evict {', '.join(victims)} from {node}" if victims else f"release {', '.join(keys)} (reserved for no pod)"
-        suggestion = Suggestion("evictHolder", f"{who}, freeing the devices of {', '.join(keys)}", 7 + len(victims),
-                                change={"node": node, "victims": victims, "claims": keys})
+        who = (
+            f"evict {', '.join(victims)} from {node}" if victims else f"release {', '.join(keys)} (reserved for no pod)"
+        )
+        suggestion = Suggestion(
+            "evictHolder",
+            f"{who}, freeing the devices of {', '.join(keys)}",
+            7 + len(victims),
+            change={"node": node, "victims": victims, "claims": keys},
+        )
         suggestion.nodes = _fits_without_holders(base, set(victims), set(keys))
         if suggestion.nodes:
             out.append(suggestion)
@@ -558,8 +720,9 @@ def _fits_without_holders(base: _Baseline, victims: set[str], released: set[str]
     for claim in dra.claims.values():
         if claim.key not in released:
             claims.append(claim)
-        elif not any(f"{claim.namespace}/{owner.name}" in victims for owner in claim.owner_references
-                     if owner.kind == "Pod"):
+        elif not any(
+            f"{claim.namespace}/{owner.name}" in victims for owner in claim.owner_references if owner.kind == "Pod"
+        ):
             claims.append(dataclasses.replace(claim, allocation=None, reserved_for=()))
     objects = DraObjects(list(dra.classes.values()), list(dra.slices), claims, list(dra.templates.values()))
     pods = [pod for pod in base.scenario.pods if pod.key not in victims]

@@ -33,7 +33,11 @@ def apply_to_text(text: str, pod_key: str, suggestion: Mapping[str, Any]) -> str
         return _evict_holders(text, change)
     if kind in _CLAIM_EDITS:
         edit = _CLAIM_EDITS[kind]
-        document_kind, key = ("ResourceClaimTemplate", change["template"]) if "template" in change else ("ResourceClaim", change["claim"])
+        document_kind, key = (
+            ("ResourceClaimTemplate", change["template"])
+            if "template" in change
+            else ("ResourceClaim", change["claim"])
+        )
         return edit_objects(text, document_kind, lambda found, obj: edit(obj, change) if found == key else KEEP)
     if kind in _NODE_EDITS:
         edit = _NODE_EDITS[kind]
@@ -187,7 +191,9 @@ def _evict_holders(text: str, change: Change) -> str:
             return KEEP
         namespace = key.split("/", 1)[0]
         owners = (claim.get("metadata") or {}).get("ownerReferences") or []
-        if any(isinstance(o, dict) and o.get("kind") == "Pod" and f"{namespace}/{o.get('name')}" in victims for o in owners):
+        if any(
+            isinstance(o, dict) and o.get("kind") == "Pod" and f"{namespace}/{o.get('name')}" in victims for o in owners
+        ):
             return None
         status = {k: v for k, v in (claim.get("status") or {}).items() if k not in ("allocation", "reservedFor")}
         return {k: v for k, v in {**claim, "status": status}.items() if k != "status" or status}

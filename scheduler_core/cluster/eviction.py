@@ -23,8 +23,14 @@ def evict(pod: Pod, budgets: list[PodDisruptionBudget]) -> EvictionAnswer:
     which it then uses up (checkAndDecrement). Several budgets: refused (the API answers 500)."""
     if not pod.node_name or pod.is_finished or pod.is_terminating:
         return EvictionAnswer(True)
-    matching = [b for b in budgets if b.namespace == pod.namespace and b.selector is not None
-                and not b.selector.is_empty and compile_selector(b.selector).matches(pod.labels)]
+    matching = [
+        b
+        for b in budgets
+        if b.namespace == pod.namespace
+        and b.selector is not None
+        and not b.selector.is_empty
+        and compile_selector(b.selector).matches(pod.labels)
+    ]
     if len(matching) > 1:
         return EvictionAnswer(False, ", ".join(f"{b.namespace}/{b.name}" for b in matching))
     if not matching:
@@ -32,6 +38,7 @@ def evict(pod: Pod, budgets: list[PodDisruptionBudget]) -> EvictionAnswer:
     budget = matching[0]
     if budget.disruptions_allowed <= 0:
         return EvictionAnswer(False, f"{budget.namespace}/{budget.name}")
-    used = replace(budget, disruptions_allowed=budget.disruptions_allowed - 1,
-                   disrupted_pods=budget.disrupted_pods | {pod.name})
+    used = replace(
+        budget, disruptions_allowed=budget.disruptions_allowed - 1, disrupted_pods=budget.disrupted_pods | {pod.name}
+    )
     return EvictionAnswer(True, used=used)

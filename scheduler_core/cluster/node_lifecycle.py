@@ -70,12 +70,17 @@ class NodeTaintChange:
     @property
     def text(self) -> str:
         """``node +key:Effect -key:Effect``: the change in one line."""
-        return " ".join([self.node, *(f"+{taint_text(t)}" for t in self.add), *(f"-{taint_text(t)}" for t in self.remove)])
+        return " ".join(
+            [self.node, *(f"+{taint_text(t)}" for t in self.add), *(f"-{taint_text(t)}" for t in self.remove)]
+        )
 
     def to_json(self) -> dict[str, Any]:
-        return {"node": self.node, "add": [taint_text(t) for t in self.add],
-                "remove": [taint_text(t) for t in self.remove],
-                "conditions": [f"{c.type}={c.status}" for c in self.conditions]}
+        return {
+            "node": self.node,
+            "add": [taint_text(t) for t in self.add],
+            "remove": [taint_text(t) for t in self.remove],
+            "conditions": [f"{c.type}={c.status}" for c in self.conditions],
+        }
 
 
 def taint_text(taint: Taint) -> str:
@@ -109,8 +114,11 @@ def _ready(node: Node) -> Optional[str]:
 
 
 def _expected(node: Node, disrupted: bool) -> list[Taint]:
-    expected = [Taint(CONDITION_TAINTS[(c.type, c.status)], "", TaintEffect.NO_SCHEDULE.value)
-                for c in node.conditions if (c.type, c.status) in CONDITION_TAINTS]
+    expected = [
+        Taint(CONDITION_TAINTS[(c.type, c.status)], "", TaintEffect.NO_SCHEDULE.value)
+        for c in node.conditions
+        if (c.type, c.status) in CONDITION_TAINTS
+    ]
     if node.unschedulable:
         expected.append(Taint(TAINT_UNSCHEDULABLE, "", TaintEffect.NO_SCHEDULE.value))
     ready = _ready(node)
@@ -157,8 +165,10 @@ def with_controller_taints(scenario: Scenario, changes: Optional[list[NodeTaintC
     result as loading ``add_node_taints_to_text`` of its text)."""
     changes = controller_taint_changes(scenario) if changes is None else changes
     by_node = {change.node: change for change in changes}
-    nodes = [dataclasses.replace(node, taints=_new_taints(node.taints, by_node[node.name]))
-             if node.name in by_node else node for node in scenario.nodes]
+    nodes = [
+        dataclasses.replace(node, taints=_new_taints(node.taints, by_node[node.name])) if node.name in by_node else node
+        for node in scenario.nodes
+    ]
     return dataclasses.replace(scenario, nodes=nodes)
 
 
@@ -180,7 +190,8 @@ def add_node_taints_to_text(text: str, changes: list[NodeTaintChange]) -> str:
 def _edited_node(node: dict[str, Any], change: NodeTaintChange) -> dict[str, Any]:
     removed = {(t.key, t.effect) for t in change.remove}
     spec = dict(node.get("spec") or {})
-    kept = [t for t in spec.get("taints") or []
-            if not (isinstance(t, dict) and (t.get("key"), t.get("effect")) in removed)]
+    kept = [
+        t for t in spec.get("taints") or [] if not (isinstance(t, dict) and (t.get("key"), t.get("effect")) in removed)
+    ]
     spec["taints"] = kept + [{"key": t.key, "effect": t.effect} for t in change.add]
     return {**node, "spec": spec}

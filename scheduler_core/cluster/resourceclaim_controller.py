@@ -90,8 +90,10 @@ class ResourceClaimController:
         return [release.pod for release in due]
 
     def _release(self, pod: Pod) -> None:
-        in_namespace = sorted((claim for claim in self.dra.claims.values() if claim.namespace == pod.namespace),
-                              key=lambda claim: claim.name)
+        in_namespace = sorted(
+            (claim for claim in self.dra.claims.values() if claim.namespace == pod.namespace),
+            key=lambda claim: claim.name,
+        )
         for claim in in_namespace:
             if claim.is_reserved_for(pod.uid):
                 claim = self._unreserve(claim, pod.uid)

@@ -73,8 +73,12 @@ Versioned = TypeVar("Versioned", Pod, Node)
 Listed = TypeVar("Listed")
 
 
-def follow(listed: list[Listed], event: WatchEvent, key: Callable[[Listed], Hashable],
-           shown: Callable[[Any], Listed] = lambda obj: obj) -> None:
+def follow(
+    listed: list[Listed],
+    event: WatchEvent,
+    key: Callable[[Listed], Hashable],
+    shown: Callable[[Any], Listed] = lambda obj: obj,
+) -> None:
     """A lister's list kept in step with one write (an informer's cache in document order): the
     object's entry (``shown`` makes it from the object) replaced where it stands, appended when
     new, removed on a Delete."""
@@ -89,6 +93,7 @@ def follow(listed: list[Listed], event: WatchEvent, key: Callable[[Listed], Hash
     else:
         listed[index] = item
 
+
 # A status patch leaves a field as it is unless it names a new value.
 UNCHANGED: Any = object()
 
@@ -96,15 +101,23 @@ UNCHANGED: Any = object()
 class Cluster:
     """The API server of one run: current versions by key, writes, watchers."""
 
-    def __init__(self, pods: Iterable[Pod], nodes: Iterable[Node], epoch: datetime,
-                 clock_ms: Callable[[], int], next_version: Optional[Callable[[], int]] = None,
-                 audit: bool = False, workloads: Iterable[ControlledWorkload] = (),
-                 budgets: Iterable[PodDisruptionBudget] = ()) -> None:
+    def __init__(
+        self,
+        pods: Iterable[Pod],
+        nodes: Iterable[Node],
+        epoch: datetime,
+        clock_ms: Callable[[], int],
+        next_version: Optional[Callable[[], int]] = None,
+        audit: bool = False,
+        workloads: Iterable[ControlledWorkload] = (),
+        budgets: Iterable[PodDisruptionBudget] = (),
+    ) -> None:
         self._pods: dict[str, Pod] = {pod.key: pod for pod in pods}
         self._nodes: dict[str, Node] = {node.name: node for node in nodes}
         # Document order, created ones last (the controllers sync them in this order).
         self._workloads: dict[tuple[str, str, str], ControlledWorkload] = {
-            workload_key(workload): workload for workload in workloads}
+            workload_key(workload): workload for workload in workloads
+        }
         self._budgets: dict[str, PodDisruptionBudget] = {budget.key: budget for budget in budgets}
         self._epoch = epoch
         self._clock_ms = clock_ms
@@ -159,8 +172,7 @@ class Cluster:
 
     # ------------------------------------------------------------------ pods
 
-    def create_pod(self, pod: Pod, change: ClusterChangeKind = ClusterChangeKind.POD_CREATED,
-                   detail: str = "") -> Pod:
+    def create_pod(self, pod: Pod, change: ClusterChangeKind = ClusterChangeKind.POD_CREATED, detail: str = "") -> Pod:
         created = self._versioned(pod)
         self._pods[created.key] = created
         self._deliver(WatchEvent(KIND_POD, Action.ADDED, None, created, change, detail))
@@ -169,22 +181,51 @@ class Cluster:
     def bind(self, key: str, node: str) -> Optional[Pod]:
         """The binding subresource: spec.nodeName and PodScheduled=True; the nomination goes
         (ClearingNominatedNodeNameAfterBinding, on in v1.35)."""
-        return self._write_pod(key, ClusterChangeKind.POD_BOUND, "", node_name=node, nominated_node_name="",
-                               scheduled_condition=PodScheduledCondition("True", "", ""))
+        return self._write_pod(
+            key,
+            ClusterChangeKind.POD_BOUND,
+            "",
+            node_name=node,
+            nominated_node_name="",
+            scheduled_condition=PodScheduledCondition("True", "", ""),
+        )
 
-    def patch_pod_status(self, key: str, change: ClusterChangeKind, detail: str = "", *,
-                         nominated_node_name: Any = UNCHANGED, condition: Any = UNCHANGED,
-                         claim_statuses: Any = UNCHANGED, preempted_by_scheduler: Any = UNCHANGED,
-                         phase: Any = UNCHANGED) -> Optional[Pod]:
+    def patch_pod_status(
+        self,
+        key: str,
+        change: ClusterChangeKind,
+        detail: str = "",
+        *,
+        nominated_node_name: Any = UNCHANGED,
+        condition: Any = UNCHANGED,
+        claim_statuses: Any = UNCHANGED,
+        preempted_by_scheduler: Any = UNCHANGED,
+        phase: Any = UNCHANGED,
+    ) -> Optional[Pod]:
         """A status patch of the fields named; None when the pod is gone or nothing changes."""
-        fields = {name: value for name, value in (
-            ("nominated_node_name", nominated_node_name), ("scheduled_condition", condition),
-            ("claim_statuses", claim_statuses), ("preempted_by_scheduler", preempted_by_scheduler),
-            ("phase", phase)) if value is not UNCHANGED}
+        fields = {
+            name: value
+            for name, value in (
+                ("nominated_node_name", nominated_node_name),
+                ("scheduled_condition", condition),
+                ("claim_statuses", claim_statuses),
+                ("preempted_by_scheduler", preempted_by_scheduler),
+                ("phase", phase),
+            )
+            if value is not UNCHANGED
+        }
         return self._write_pod(key, change, detail, **fields)
 
-    def delete_pod(self, key: str, change: ClusterChangeKind, detail: str = "", *, graceful: bool = True,
-                   gone: ClusterChangeKind = ClusterChangeKind.POD_DELETED, gone_detail: str = "") -> Optional[Pod]:
+    def delete_pod(
+        self,
+        key: str,
+        change: ClusterChangeKind,
+        detail: str = "",
+        *,
+        graceful: bool = True,
+        gone: ClusterChangeKind = ClusterChangeKind.POD_DELETED,
+        gone_detail: str = "",
+    ) -> Optional[Pod]:
         """A delete. With grace the pod stays, terminating (``deletionTimestamp`` set, told as
         ``change``), until the kubelet removes it. It is gone at once (told as ``gone``) without
         grace, and where the API server deletes at once: a zero grace period and no finalizers,
@@ -199,8 +240,9 @@ class Cluster:
             return pod
         return self._write_pod(key, change, detail, deletion_timestamp=self.now)
 
-    def remove_pod(self, key: str, change: ClusterChangeKind = ClusterChangeKind.POD_REMOVED,
-                   detail: str = "") -> Optional[Pod]:
+    def remove_pod(
+        self, key: str, change: ClusterChangeKind = ClusterChangeKind.POD_REMOVED, detail: str = ""
+    ) -> Optional[Pod]:
         """The object is gone from the API (the kubelet finished a graceful delete, or a delete
         without grace)."""
         pod = self._pods.pop(key, None)
@@ -252,8 +294,9 @@ class Cluster:
     def create_workload(self, workload: ControlledWorkload, detail: str = "") -> ControlledWorkload:
         created = dataclasses.replace(workload, resource_version=self._next_version())
         self._workloads[workload_key(created)] = created
-        self._deliver(WatchEvent(KIND_WORKLOAD, Action.ADDED, None, created, ClusterChangeKind.WORKLOAD_CHANGED,
-                                 detail))
+        self._deliver(
+            WatchEvent(KIND_WORKLOAD, Action.ADDED, None, created, ClusterChangeKind.WORKLOAD_CHANGED, detail)
+        )
         return created
 
     def update_workload(self, workload: ControlledWorkload, detail: str = "") -> Optional[ControlledWorkload]:
@@ -271,8 +314,9 @@ class Cluster:
         """The workload goes (what it owns is the garbage collector's to delete)."""
         old = self._workloads.pop((kind, namespace, name), None)
         if old is not None:
-            self._deliver(WatchEvent(KIND_WORKLOAD, Action.DELETED, old, None, ClusterChangeKind.WORKLOAD_CHANGED,
-                                     detail))
+            self._deliver(
+                WatchEvent(KIND_WORKLOAD, Action.DELETED, old, None, ClusterChangeKind.WORKLOAD_CHANGED, detail)
+            )
         return old
 
     # ------------------------------------------------------------------ budgets and the eviction subresource
@@ -306,8 +350,9 @@ class Cluster:
             return answer
         if answer.used is not None:
             before = self._budgets[answer.used.key].disruptions_allowed
-            self.put_budget(answer.used, f"disruptionsAllowed {before} → {answer.used.disruptions_allowed} "
-                                         f"(eviction of {key})")
+            self.put_budget(
+                answer.used, f"disruptionsAllowed {before} → {answer.used.disruptions_allowed} (eviction of {key})"
+            )
         self.delete_pod(key, ClusterChangeKind.POD_EVICTED, detail, gone=ClusterChangeKind.POD_EVICTED)
         return answer
 

@@ -70,8 +70,11 @@ def _volume_pre_bound_to(snapshot: "Snapshot", claim: PersistentVolumeClaim) -> 
     """The volume whose claimRef names this claim (the scheduler wrote it at PreBind)."""
     for volume in snapshot.storage.volumes.values():
         ref = volume.claim_ref
-        if ref is not None and (ref.namespace, ref.name) == (claim.namespace, claim.name) \
-                and (not ref.uid or ref.uid == claim.uid):
+        if (
+            ref is not None
+            and (ref.namespace, ref.name) == (claim.namespace, claim.name)
+            and (not ref.uid or ref.uid == claim.uid)
+        ):
             return volume
     return None
 
@@ -80,9 +83,12 @@ def _provisioning_class(snapshot: "Snapshot", claim: PersistentVolumeClaim) -> O
     """The class that provisions for a WaitForFirstConsumer claim the scheduler chose a node for
     (None: nothing is provisioned)."""
     storage_class = snapshot.storage.storage_class(claim.class_name)
-    if (ANN_SELECTED_NODE in claim.annotations and storage_class is not None
-            and storage_class.volume_binding_mode == BINDING_WAIT_FOR_FIRST_CONSUMER
-            and storage_class.provisioner not in ("", NOT_SUPPORTED_PROVISIONER)):
+    if (
+        ANN_SELECTED_NODE in claim.annotations
+        and storage_class is not None
+        and storage_class.volume_binding_mode == BINDING_WAIT_FOR_FIRST_CONSUMER
+        and storage_class.provisioner not in ("", NOT_SUPPORTED_PROVISIONER)
+    ):
         return storage_class
     return None
 
@@ -97,13 +103,21 @@ def _provision(writes: ObjectWriter, claim: PersistentVolumeClaim, storage_class
     driver = plugin.driver_name if plugin is not None else storage_class.provisioner  # in-tree names migrate
     name = _volume_name(snapshot, claim)
     volume = PersistentVolume(
-        name, annotations={ANN_PROVISIONED_BY: storage_class.provisioner}, capacity=claim.storage_request,
-        access_modes=claim.access_modes, storage_class_name=storage_class.name, volume_mode=claim.volume_mode,
+        name,
+        annotations={ANN_PROVISIONED_BY: storage_class.provisioner},
+        capacity=claim.storage_request,
+        access_modes=claim.access_modes,
+        storage_class_name=storage_class.name,
+        volume_mode=claim.volume_mode,
         volume_attributes_class_name=claim.volume_attributes_class_name,
         claim_ref=ClaimRef(claim.namespace, claim.name, claim.uid),
         node_affinity=NodeSelector((NodeSelectorTerm((NodeSelectorRequirement(LABEL_HOSTNAME, "In", (hostname,)),)),)),
-        source_kind="csi", csi=CSIPersistentSource(driver, name), reclaim_policy=storage_class.reclaim_policy,
-        phase=VOLUME_PENDING, doc_index=len(snapshot.storage.volumes))
+        source_kind="csi",
+        csi=CSIPersistentSource(driver, name),
+        reclaim_policy=storage_class.reclaim_policy,
+        phase=VOLUME_PENDING,
+        doc_index=len(snapshot.storage.volumes),
+    )
     return writes.write_volume(volume)
 
 
@@ -122,5 +136,6 @@ def _bind(writes: ObjectWriter, claim: PersistentVolumeClaim, volume: Persistent
     if volume.phase != VOLUME_BOUND:
         writes.write_volume(replace(volume, phase=VOLUME_BOUND))
     annotations = {**claim.annotations, ANN_BIND_COMPLETED: "yes", ANN_BOUND_BY_CONTROLLER: "yes"}
-    writes.write_claim(replace(claim, volume_name=volume.name, annotations=annotations, phase=CLAIM_BOUND,
-                                  capacity=volume.capacity))
+    writes.write_claim(
+        replace(claim, volume_name=volume.name, annotations=annotations, phase=CLAIM_BOUND, capacity=volume.capacity)
+    )

@@ -83,8 +83,9 @@ def slice_matches_node(slice_: ResourceSlice, node: Optional[Node]) -> Optional[
     return None
 
 
-def gather_pools(slices: list[ResourceSlice], node: Optional[Node],
-                 candidates: Optional[list[ResourceSlice]] = None) -> list[Pool]:
+def gather_pools(
+    slices: list[ResourceSlice], node: Optional[Node], candidates: Optional[list[ResourceSlice]] = None
+) -> list[Pool]:
     """GatherPools: the pools with devices for this node, the newest generation of each; a pool
     missing some of its slices is incomplete, one with a duplicate device name invalid.
     ``candidates``: the slices that may target the node, in ``slices``' order (all by default)."""
@@ -214,8 +215,9 @@ class _MaxSizeExceeded(Exception):
 # error text) are kept per (expression, device object), with the device itself so its id stays its own.
 
 
-def selectors_match(owner: str, selectors: tuple[str, ...], device_id: DeviceId, device: Device,
-                    cache: Optional[SelectorCache] = None) -> bool:
+def selectors_match(
+    owner: str, selectors: tuple[str, ...], device_id: DeviceId, device: Device, cache: Optional[SelectorCache] = None
+) -> bool:
     """selectorsMatch: every CEL selector of a class ("class <name>") or a request ("claim <ns>/<name>")
     accepts the device; AllocationError with the release's text when one fails to compile or run."""
     for index, expression in enumerate(selectors):
@@ -276,21 +278,35 @@ class _Answer:
     in_use: frozenset[DeviceId]
     results: Optional[list[AllocationResult]]
 
-    def answers(self, node_pools: _NodePools, specs: tuple[ClaimSpec, ...],
-                classes: tuple[Optional[DeviceClass], ...], in_use: frozenset[DeviceId]) -> bool:
-        return (self.node_pools is node_pools and len(self.specs) == len(specs)
-                and all(kept is spec or kept == spec for kept, spec in zip(self.specs, specs))
-                and len(self.classes) == len(classes) and all(map(operator.is_, self.classes, classes))
-                and self.in_use == in_use)
+    def answers(
+        self,
+        node_pools: _NodePools,
+        specs: tuple[ClaimSpec, ...],
+        classes: tuple[Optional[DeviceClass], ...],
+        in_use: frozenset[DeviceId],
+    ) -> bool:
+        return (
+            self.node_pools is node_pools
+            and len(self.specs) == len(specs)
+            and all(kept is spec or kept == spec for kept, spec in zip(self.specs, specs))
+            and len(self.classes) == len(classes)
+            and all(map(operator.is_, self.classes, classes))
+            and self.in_use == in_use
+        )
 
 
 class Allocator:
     """NewAllocator: built once per PreFilter from the devices in use, the classes and slices
     (``memo``: answers kept from earlier cycles' allocators over the same slices)."""
 
-    def __init__(self, allocated: set[DeviceId], classes: Callable[[str], Optional[DeviceClass]],
-                 slices: list[ResourceSlice], selector_cache: Optional[SelectorCache] = None,
-                 memo: Optional[AllocationMemo] = None) -> None:
+    def __init__(
+        self,
+        allocated: set[DeviceId],
+        classes: Callable[[str], Optional[DeviceClass]],
+        slices: list[ResourceSlice],
+        selector_cache: Optional[SelectorCache] = None,
+        memo: Optional[AllocationMemo] = None,
+    ) -> None:
         self.allocated = allocated
         self.classes = classes
         self.slices = slices
@@ -327,11 +343,20 @@ class Allocator:
         """The node's pools from the memo, gathered again when the node or the slices changed."""
         assert self.memo is not None
         kept = self.memo.pools.get(node.name)
-        if kept is not None and kept.node is node and kept.slices is self.slices and kept.slice_count == len(self.slices):
+        if (
+            kept is not None
+            and kept.node is node
+            and kept.slices is self.slices
+            and kept.slice_count == len(self.slices)
+        ):
             return kept
         pools = gather_pools(self.slices, node, self.candidates(node))
-        devices = frozenset((pool.driver, pool.name, device.name)
-                            for pool in pools for slice_ in pool.slices for device in slice_.devices)
+        devices = frozenset(
+            (pool.driver, pool.name, device.name)
+            for pool in pools
+            for slice_ in pool.slices
+            for device in slice_.devices
+        )
         kept = self.memo.pools[node.name] = _NodePools(node, self.slices, len(self.slices), pools, devices)
         return kept
 
@@ -385,8 +410,10 @@ class _Run:
             for request_index in range(len(claim.spec.requests)):
                 minimum += self._prepare_request(claim_index, request_index, claim)
             if minimum > ALLOCATION_RESULTS_MAX_SIZE:
-                raise AllocationError(f"claim {claim.key}: number of requested devices {minimum} exceeds the claim "
-                                      f"limit of {ALLOCATION_RESULTS_MAX_SIZE}")
+                raise AllocationError(
+                    f"claim {claim.key}: number of requested devices {minimum} exceeds the claim "
+                    f"limit of {ALLOCATION_RESULTS_MAX_SIZE}"
+                )
             self.constraints.append(self._constraints(claim))
         try:
             done = self._allocate_one(0, 0, 0, 0, False)
@@ -405,18 +432,26 @@ class _Run:
         if request.first_available:
             minimum = None
             for sub_index, sub in enumerate(request.first_available):
-                accessor = Request(sub.name, sub.device_class_name, sub.selectors, sub.allocation_mode, sub.count,
-                                   None, request.name)
+                accessor = Request(
+                    sub.name, sub.device_class_name, sub.selectors, sub.allocation_mode, sub.count, None, request.name
+                )
                 data = self._validate(claim, accessor, (claim_index, request_index, sub_index))
                 self.request_data[(claim_index, request_index, sub_index)] = data
                 minimum = data.num_devices if minimum is None else min(minimum, data.num_devices)
             return minimum or 0
         exact = request.exactly
         if exact is None:
-            raise AllocationError(f"claim {claim.key}, request {request.name}: missing device class name "
-                                  "(unsupported request type?)")
-        accessor = Request(request.name, exact.device_class_name, exact.selectors, exact.allocation_mode, exact.count,
-                           exact.admin_access)
+            raise AllocationError(
+                f"claim {claim.key}, request {request.name}: missing device class name (unsupported request type?)"
+            )
+        accessor = Request(
+            request.name,
+            exact.device_class_name,
+            exact.selectors,
+            exact.allocation_mode,
+            exact.count,
+            exact.admin_access,
+        )
         data = self._validate(claim, accessor, (claim_index, request_index, 0))
         self.request_data[(claim_index, request_index, 0)] = data
         return data.num_devices
@@ -424,23 +459,30 @@ class _Run:
     def _validate(self, claim: ResourceClaim, request: Request, key: tuple[int, int, int]) -> RequestData:
         """validateDeviceRequest."""
         if not request.class_name:
-            raise AllocationError(f"claim {claim.key}, request {request.name}: missing device class name "
-                                  "(unsupported request type?)")
+            raise AllocationError(
+                f"claim {claim.key}, request {request.name}: missing device class name (unsupported request type?)"
+            )
         device_class = self.owner.classes(request.class_name)
         if device_class is None:
-            raise AllocationError(f'claim {claim.key}, request {request.name}: could not retrieve device class '
-                                  f'{request.class_name}: deviceclass.resource.k8s.io "{request.class_name}" not found')
+            raise AllocationError(
+                f"claim {claim.key}, request {request.name}: could not retrieve device class "
+                f'{request.class_name}: deviceclass.resource.k8s.io "{request.class_name}" not found'
+            )
         data = RequestData(request, device_class)
         if request.mode == ALLOCATION_MODE_EXACT_COUNT:
             data.num_devices = request.count
         elif request.mode == ALLOCATION_MODE_ALL:
             for pool in self.pools:
                 if pool.incomplete:
-                    raise AllocationError(f"claim {claim.key}, request {request.name}: asks for all devices, but "
-                                          f"resource pool {pool.pool_id} is currently being updated")
+                    raise AllocationError(
+                        f"claim {claim.key}, request {request.name}: asks for all devices, but "
+                        f"resource pool {pool.pool_id} is currently being updated"
+                    )
                 if pool.invalid:
-                    raise AllocationError(f"claim {claim.key}, request {request.name}: asks for all devices, but "
-                                          f"resource pool {pool.pool_id} is currently invalid")
+                    raise AllocationError(
+                        f"claim {claim.key}, request {request.name}: asks for all devices, but "
+                        f"resource pool {pool.pool_id} is currently invalid"
+                    )
                 for slice_ in pool.slices:
                     for device in slice_.devices:
                         device_id = (slice_.driver, slice_.pool, device.name)
@@ -455,8 +497,9 @@ class _Run:
         constraints = []
         for index, constraint in enumerate(claim.spec.constraints):
             if constraint.match_attribute is None:
-                raise AllocationError(f"claim {claim.key}, constraint #{index}: empty constraint "
-                                      "(unsupported constraint type?)")
+                raise AllocationError(
+                    f"claim {claim.key}, constraint #{index}: empty constraint (unsupported constraint type?)"
+                )
             constraints.append(_MatchAttribute(constraint.requests, constraint.match_attribute))
         return constraints
 
@@ -471,11 +514,17 @@ class _Run:
         claim = self.claims[key[0]]
         match = True
         if data.device_class is not None:
-            match = selectors_match(f"class {data.device_class.name}", data.device_class.selectors, device_id, device,
-                                    self.owner.selector_cache)
+            match = selectors_match(
+                f"class {data.device_class.name}",
+                data.device_class.selectors,
+                device_id,
+                device,
+                self.owner.selector_cache,
+            )
         if match:
-            match = selectors_match(f"claim {claim.key}", data.request.selectors, device_id, device,
-                                    self.owner.selector_cache)
+            match = selectors_match(
+                f"claim {claim.key}", data.request.selectors, device_id, device, self.owner.selector_cache
+            )
         self.matches[cache_key] = match
         return match
 
@@ -484,8 +533,9 @@ class _Run:
 
     # ------------------------------------------------------------------ the search
 
-    def _allocate_one(self, claim_index: int, request_index: int, sub_index: int, device_index: int,
-                      in_sub_request: bool) -> bool:
+    def _allocate_one(
+        self, claim_index: int, request_index: int, sub_index: int, device_index: int, in_sub_request: bool
+    ) -> bool:
         """allocateOne: find a device for this position, then recurse to the next one."""
         if claim_index >= len(self.claims):
             return True
@@ -536,8 +586,9 @@ class _Run:
                     if undo is None:
                         continue
                     try:
-                        done = self._allocate_one(claim_index, request_index, sub_index, device_index + 1,
-                                                  in_sub_request)
+                        done = self._allocate_one(
+                            claim_index, request_index, sub_index, device_index + 1, in_sub_request
+                        )
                     except _MaxSizeExceeded:
                         undo()
                         raise
@@ -565,8 +616,9 @@ class _Run:
             raise _MaxSizeExceeded()
         return False
 
-    def _allocate_device(self, claim_index: int, key: tuple[int, int, int], candidate: _Candidate,
-                         must: bool) -> Optional[Callable[[], None]]:
+    def _allocate_device(
+        self, claim_index: int, key: tuple[int, int, int], candidate: _Candidate, must: bool
+    ) -> Optional[Callable[[], None]]:
         """allocateDevice: availability and constraints; the undo function when it is taken."""
         request = self.request_data[key].request
         device_id = candidate.device_id
@@ -580,8 +632,10 @@ class _Run:
             if not constraint.add(base, sub, candidate.device, device_id):
                 if must:
                     claim = self.claims[claim_index]
-                    raise AllocationError(f"claim {claim.key}, request {request.name}: cannot add device "
-                                          f"{'/'.join(device_id)} because a claim constraint would not be satisfied")
+                    raise AllocationError(
+                        f"claim {claim.key}, request {request.name}: cannot add device "
+                        f"{'/'.join(device_id)} because a claim constraint would not be satisfied"
+                    )
                 for earlier in constraints[:index]:
                     earlier.remove(base, sub)
                 return None
@@ -601,9 +655,10 @@ class _Run:
     # ------------------------------------------------------------------ results
 
     def _result(self, claim_index: int) -> AllocationResult:
-        devices = tuple(DeviceResult(request.full_name, *device_id,
-                                     admin_access=True if request.admin_access else None)
-                        for request, device_id, _ in self.results[claim_index])
+        devices = tuple(
+            DeviceResult(request.full_name, *device_id, admin_access=True if request.admin_access else None)
+            for request, device_id, _ in self.results[claim_index]
+        )
         return AllocationResult(devices, _node_selector([slice_ for _, _, slice_ in self.results[claim_index]]))
 
 
@@ -614,8 +669,9 @@ def _node_selector(slices: list[ResourceSlice]) -> Optional[NodeSelector]:
     expressions: list[NodeSelectorRequirement] = []
     for slice_ in slices:
         if slice_.node_name:
-            return NodeSelector((NodeSelectorTerm(match_fields=(
-                NodeSelectorRequirement(FIELD_NODE_NAME, "In", (slice_.node_name,)),)),))
+            return NodeSelector(
+                (NodeSelectorTerm(match_fields=(NodeSelectorRequirement(FIELD_NODE_NAME, "In", (slice_.node_name,)),)),)
+            )
         selector = slice_.node_selector
         if selector is not None and len(selector.terms) == 1:
             _merge(selector.terms[0].match_fields, fields)
@@ -629,6 +685,8 @@ def _node_selector(slices: list[ResourceSlice]) -> Optional[NodeSelector]:
 
 def _merge(source: tuple[NodeSelectorRequirement, ...], into: list[NodeSelectorRequirement]) -> None:
     for requirement in source:
-        if not any(r.key == requirement.key and r.operator == requirement.operator
-                   and set(r.values) == set(requirement.values) for r in into):
+        if not any(
+            r.key == requirement.key and r.operator == requirement.operator and set(r.values) == set(requirement.values)
+            for r in into
+        ):
             into.append(requirement)

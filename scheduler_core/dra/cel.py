@@ -38,7 +38,8 @@ from scheduler_core.model.quantity import QuantityError, parse_quantity
 _SEMVER_RE = re.compile(
     r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
     r"(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?"
-    r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$")
+    r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$"
+)
 
 
 class CelRuntimeError(Exception):
@@ -113,7 +114,7 @@ def _normalize_semver(text: str) -> str:
     stripped = text.removeprefix("v")
     digits = re.match(r"^[0-9.]*", stripped)
     core = digits.group(0) if digits else ""
-    rest = stripped[len(core):]
+    rest = stripped[len(core) :]
     parts = [part.lstrip("0") or "0" for part in core.split(".")] if core else []
     while len(parts) < 3:
         parts.append("0")
@@ -182,6 +183,7 @@ def _as_approximate_float(a: Quantity) -> celtypes.DoubleType:
 def _version_part(index: int) -> Callable[[Semver], celtypes.IntType]:
     def part(value: Semver) -> celtypes.IntType:
         return celtypes.IntType((value.major, value.minor, value.patch)[index])
+
     return part
 
 
@@ -248,11 +250,13 @@ def device_variable(driver: str, device: Device) -> celtypes.MapType:
         attributes = _by_domain(device.attributes, driver, _attribute)
     except CelRuntimeError as err:
         raise CelRuntimeError(f"attribute: {err}") from None
-    return celtypes.MapType({
-        celtypes.StringType("driver"): celtypes.StringType(driver),
-        celtypes.StringType("attributes"): attributes,
-        celtypes.StringType("capacity"): _by_domain(device.capacity, driver, Quantity),
-    })
+    return celtypes.MapType(
+        {
+            celtypes.StringType("driver"): celtypes.StringType(driver),
+            celtypes.StringType("attributes"): attributes,
+            celtypes.StringType("capacity"): _by_domain(device.capacity, driver, Quantity),
+        }
+    )
 
 
 # ---------------------------------------------------------------------- compile and evaluate
@@ -346,8 +350,11 @@ def _expand_binds(tree: Tree[Token]) -> Tree[Token]:
         if variable is None or not _is_cel_namespace(call.children[0]):
             continue
         template = _environment().compile(f"[{_BIND_VALUE}].map({variable}, {_BIND_RESULT})[0]")
-        replacement = next(node for node in template.iter_subtrees_topdown()  # type: ignore[no-untyped-call]  # lark leaves it unannotated
-                           if node.data == "member")
+        replacement = next(
+            node
+            for node in template.iter_subtrees_topdown()  # type: ignore[no-untyped-call]  # lark leaves it unannotated
+            if node.data == "member"
+        )
         for slot in [node for node in replacement.iter_subtrees() if node.data == "expr"]:
             names = [str(ident.children[0]) for ident in slot.iter_subtrees() if ident.data == "ident"]
             if names == [_BIND_VALUE]:
@@ -369,5 +376,8 @@ def _bound_name(argument: Tree[Token]) -> Optional[str]:
 
 
 def _is_cel_namespace(target: Any) -> bool:
-    return isinstance(target, Tree) and [str(n.children[0]) for n in target.iter_subtrees() if n.data == "ident"] \
-        == ["cel"] and not any(n.data.startswith("member_") for n in target.iter_subtrees())
+    return (
+        isinstance(target, Tree)
+        and [str(n.children[0]) for n in target.iter_subtrees() if n.data == "ident"] == ["cel"]
+        and not any(n.data.startswith("member_") for n in target.iter_subtrees())
+    )

@@ -30,20 +30,65 @@ _INNER = {ATTRIBUTES: f"map({STRING}, {DYN})", CAPACITY: f"map({STRING}, {QUANTI
 _VALUES = {f"map({STRING}, {DYN})": DYN, f"map({STRING}, {QUANTITY})": QUANTITY, **_INNER}
 DEVICE_FIELDS = {"driver": STRING, "attributes": ATTRIBUTES, "capacity": CAPACITY}
 NUMBERS = (INT, UINT, DOUBLE)
-_LITERALS = {"BOOL_LIT": BOOL, "INT_LIT": INT, "UINT_LIT": UINT, "FLOAT_LIT": DOUBLE, "STRING_LIT": STRING,
-             "MLSTRING_LIT": STRING, "BYTES_LIT": BYTES, "NULL_LIT": NULL}
-_RELATIONS = {"relation_lt": "_<_", "relation_le": "_<=_", "relation_gt": "_>_", "relation_ge": "_>=_",
-              "relation_eq": "_==_", "relation_ne": "_!=_", "relation_in": "@in"}
-_ARITHMETIC = {"addition_add": "_+_", "addition_sub": "_-_", "multiplication_mul": "_*_",
-               "multiplication_div": "_/_", "multiplication_mod": "_%_"}
+_LITERALS = {
+    "BOOL_LIT": BOOL,
+    "INT_LIT": INT,
+    "UINT_LIT": UINT,
+    "FLOAT_LIT": DOUBLE,
+    "STRING_LIT": STRING,
+    "MLSTRING_LIT": STRING,
+    "BYTES_LIT": BYTES,
+    "NULL_LIT": NULL,
+}
+_RELATIONS = {
+    "relation_lt": "_<_",
+    "relation_le": "_<=_",
+    "relation_gt": "_>_",
+    "relation_ge": "_>=_",
+    "relation_eq": "_==_",
+    "relation_ne": "_!=_",
+    "relation_in": "@in",
+}
+_ARITHMETIC = {
+    "addition_add": "_+_",
+    "addition_sub": "_-_",
+    "multiplication_mul": "_*_",
+    "multiplication_div": "_/_",
+    "multiplication_mod": "_%_",
+}
 # Results of the Kubernetes library functions on a receiver (quantity.go, semver.go) and of
 # the standard ones; a function not listed here is dyn.
-_MEMBER_RESULTS = {"compareTo": INT, "isLessThan": BOOL, "isGreaterThan": BOOL, "add": QUANTITY, "sub": QUANTITY,
-                   "sign": INT, "isInteger": BOOL, "asInteger": INT, "asApproximateFloat": DOUBLE, "major": INT,
-                   "minor": INT, "patch": INT, "startsWith": BOOL, "endsWith": BOOL, "contains": BOOL,
-                   "matches": BOOL, "size": INT, "all": BOOL, "exists": BOOL, "exists_one": BOOL}
-_GLOBAL_RESULTS = {"quantity": QUANTITY, "isQuantity": BOOL, "semver": SEMVER, "isSemver": BOOL, "size": INT,
-                   "has": BOOL, "matches": BOOL}
+_MEMBER_RESULTS = {
+    "compareTo": INT,
+    "isLessThan": BOOL,
+    "isGreaterThan": BOOL,
+    "add": QUANTITY,
+    "sub": QUANTITY,
+    "sign": INT,
+    "isInteger": BOOL,
+    "asInteger": INT,
+    "asApproximateFloat": DOUBLE,
+    "major": INT,
+    "minor": INT,
+    "patch": INT,
+    "startsWith": BOOL,
+    "endsWith": BOOL,
+    "contains": BOOL,
+    "matches": BOOL,
+    "size": INT,
+    "all": BOOL,
+    "exists": BOOL,
+    "exists_one": BOOL,
+}
+_GLOBAL_RESULTS = {
+    "quantity": QUANTITY,
+    "isQuantity": BOOL,
+    "semver": SEMVER,
+    "isSemver": BOOL,
+    "size": INT,
+    "has": BOOL,
+    "matches": BOOL,
+}
 _MACROS = ("all", "exists", "exists_one", "map", "filter")
 _ORDERED = (*NUMBERS, STRING, BYTES, BOOL)
 _TYPE_NAMES = ("bool", "int", "uint", "double", "string", "bytes", "list", "map", "null_type", "type", "dyn")
@@ -79,7 +124,7 @@ def check_selector(tree: Tree[Token], expression: str) -> CheckResult:
 
 def _issue(err: CelCheckError, expression: str) -> str:
     """cel-go's issue: ``ERROR: <input>:line:col: message`` and the source line with a caret."""
-    before = expression[:err.offset]
+    before = expression[: err.offset]
     line = before.count("\n") + 1
     column = err.offset - (before.rfind("\n") + 1)  # 0-based; cel-go prints it plus one
     source = expression.splitlines()[line - 1] if expression.strip() else ""
@@ -116,7 +161,7 @@ class _Checker:
     def _before(self, node: Node) -> int:
         """The operator or '.' preceding ``node`` (a unary operand, a field name)."""
         at = _start(node) - 1
-        while at > 0 and self.text[at:at + 1] in (" ", "\t", "\r", "\n", "("):
+        while at > 0 and self.text[at : at + 1] in (" ", "\t", "\r", "\n", "("):
             at -= 1
         return max(at, 0)
 

@@ -166,8 +166,9 @@ class _Coster:
     def _member_index(self, node: Tree[Token]) -> _Estimate:
         target, index = node.children
         receiver = self.kind(target)
-        return _Estimate(_add(1, self.estimate(target).cost, self.estimate(index).cost),
-                         _selected_size(receiver, self.kind(node)))
+        return _Estimate(
+            _add(1, self.estimate(target).cost, self.estimate(index).cost), _selected_size(receiver, self.kind(node))
+        )
 
     def _member_dot_arg(self, node: Tree[Token]) -> _Estimate:
         target, name, *rest = node.children
@@ -184,12 +185,14 @@ class _Coster:
         if method in ("startsWith", "endsWith") and len(costs) == 1:
             return _Estimate(_add(_factor(costs[0].size or 0, STRING_TRAVERSAL_FACTOR), paid), 1)
         if method == "contains" and len(costs) == 1:
-            product = _factor(receiver.size or 0, STRING_TRAVERSAL_FACTOR) * \
-                _factor(costs[0].size or 0, STRING_TRAVERSAL_FACTOR)
+            product = _factor(receiver.size or 0, STRING_TRAVERSAL_FACTOR) * _factor(
+                costs[0].size or 0, STRING_TRAVERSAL_FACTOR
+            )
             return _Estimate(_add(min(product, MAX_COST), paid), 1)
         if method == "matches" and len(costs) == 1:
-            product = _factor((receiver.size or 0) + 1, STRING_TRAVERSAL_FACTOR) * \
-                _factor(costs[0].size or 0, REGEX_LENGTH_FACTOR)
+            product = _factor((receiver.size or 0) + 1, STRING_TRAVERSAL_FACTOR) * _factor(
+                costs[0].size or 0, REGEX_LENGTH_FACTOR
+            )
             return _Estimate(_add(min(product, MAX_COST), paid), 1)
         return _Estimate(_add(1, paid), 1 if self.kind(node) in _SCALARS else None)
 
@@ -203,9 +206,15 @@ class _Coster:
 
     def _presence_operand(self, argument: Tree[Token] | Token) -> int:
         """has(a.b): the presence test costs 1 and the operand ``a`` what it costs."""
-        selects = ([sub for sub in argument.iter_subtrees_topdown()  # type: ignore[no-untyped-call]  # lark leaves it unannotated
-                    if sub.data == "member_dot"]
-                   if isinstance(argument, Tree) else [])
+        selects = (
+            [
+                sub
+                for sub in argument.iter_subtrees_topdown()  # type: ignore[no-untyped-call]  # lark leaves it unannotated
+                if sub.data == "member_dot"
+            ]
+            if isinstance(argument, Tree)
+            else []
+        )
         return self.estimate(selects[0].children[0]).cost if selects else self.estimate(argument).cost
 
     def _ident(self, node: Tree[Token]) -> _Estimate:
@@ -239,8 +248,9 @@ class _Coster:
         iteration = self.estimate(target)
         variable = celcheck._identifier(arguments[0])
         range_kind = self.kind(target)
-        inner = _Coster({**self.variables, variable: _iteration_variable(range_kind, target, self)}
-                        if variable else self.variables)
+        inner = _Coster(
+            {**self.variables, variable: _iteration_variable(range_kind, target, self)} if variable else self.variables
+        )
         body = [inner.estimate(argument).cost for argument in arguments[1:]]
         predicate = body[0] if body else 0
         count = iteration.size or 0
@@ -262,8 +272,9 @@ class _Coster:
         """costBind: the empty range (a list literal), the bound value and the result."""
         variable = celcheck._identifier(arguments[0])
         bound = self.estimate(arguments[1])
-        inner = _Coster({**self.variables, variable: _Variable(self.kind(arguments[1]), bound.size)}
-                        if variable else self.variables)
+        inner = _Coster(
+            {**self.variables, variable: _Variable(self.kind(arguments[1]), bound.size)} if variable else self.variables
+        )
         result = inner.estimate(arguments[2])
         return _Estimate(_add(LIST_CREATE_COST, bound.cost, result.cost), result.size)
 
@@ -311,8 +322,11 @@ def _is_ident(node: Tree[Token] | Token, name: str) -> bool:
     if not isinstance(node, Tree):
         return False
     idents = [sub for sub in node.iter_subtrees() if sub.data == "ident"]
-    return len(idents) == 1 and str(idents[0].children[0]) == name and \
-        not any(sub.data in ("member_dot", "member_index") for sub in node.iter_subtrees())
+    return (
+        len(idents) == 1
+        and str(idents[0].children[0]) == name
+        and not any(sub.data in ("member_dot", "member_index") for sub in node.iter_subtrees())
+    )
 
 
 def _literal_text(token: Token) -> str:
@@ -320,4 +334,4 @@ def _literal_text(token: Token) -> str:
     text = str(token)
     body = text.lstrip("rRbB")
     quote = body[:3] if body[:3] in ('"""', "'''") else body[:1]
-    return body[len(quote):len(body) - len(quote)]
+    return body[len(quote) : len(body) - len(quote)]

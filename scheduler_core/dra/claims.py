@@ -43,10 +43,19 @@ def missing_template_claims(pod: Pod, dra: DraState) -> Iterator[tuple[str, Reso
             continue
         name = generated_claim_name(pod.namespace, pod.name, source.name)
         owner = OwnerReference("Pod", pod.name, "v1", True, pod.uid)
-        yield source.name, ResourceClaim(
-            pod.namespace, name, claim_uid(pod.namespace, name), dict(template.labels),
-            {**template.annotations, POD_CLAIM_NAME_ANNOTATION: source.name}, (owner,), spec=template.spec,
-            doc_index=len(dra.claims))
+        yield (
+            source.name,
+            ResourceClaim(
+                pod.namespace,
+                name,
+                claim_uid(pod.namespace, name),
+                dict(template.labels),
+                {**template.annotations, POD_CLAIM_NAME_ANNOTATION: source.name},
+                (owner,),
+                spec=template.spec,
+                doc_index=len(dra.claims),
+            ),
+        )
 
 
 class ClaimProblem(Exception):
@@ -77,8 +86,10 @@ def pod_claims(pod: Pod, dra: DraState) -> list[ResourceClaim]:
         if claim.terminating:
             raise ClaimProblem(f'resourceclaim "{claim.name}" is being deleted')
         if must_own and (claim.namespace != pod.namespace or not claim.controlled_by(pod.uid)):
-            raise ClaimProblem(f"ResourceClaim {claim.namespace}/{claim.name} was not created for pod "
-                               f"{pod.namespace}/{pod.name} (pod is not owner)")
+            raise ClaimProblem(
+                f"ResourceClaim {claim.namespace}/{claim.name} was not created for pod "
+                f"{pod.namespace}/{pod.name} (pod is not owner)"
+            )
         claims.append(claim)
     return claims
 
@@ -90,8 +101,7 @@ def claims_or_problem(pod: Pod, dra: DraState) -> Union[list[ResourceClaim], Cla
         return problem
 
 
-def after_claim_change(pod: Pod, dra: DraState, old: Optional[ResourceClaim],
-                       new: ResourceClaim) -> QueueingHint:
+def after_claim_change(pod: Pod, dra: DraState, old: Optional[ResourceClaim], new: ResourceClaim) -> QueueingHint:
     """isSchedulableAfterClaimChange: the pod's own claim created or its status changed, or any
     claim deallocated; not while the pod still misses a claim."""
     claims = claims_or_problem(pod, dra)

@@ -28,10 +28,15 @@ class DeviceEntry:
     in_flight: bool = False  # held by an allocation Reserve made that PreBind has not written yet
 
     def to_json(self) -> dict[str, object]:
-        return {"device": self.device, "name": self.name,
-                "attributes": {k: (v.text if isinstance(v, Version) else v) for k, v in self.attributes.items()},
-                "classes": list(self.classes), "claim": self.claim or None, "reservedFor": list(self.reserved_for),
-                "inFlight": self.in_flight}
+        return {
+            "device": self.device,
+            "name": self.name,
+            "attributes": {k: (v.text if isinstance(v, Version) else v) for k, v in self.attributes.items()},
+            "classes": list(self.classes),
+            "claim": self.claim or None,
+            "reservedFor": list(self.reserved_for),
+            "inFlight": self.in_flight,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,8 +63,13 @@ class PodClaim:
     reserved_for: tuple[str, ...]
 
     def to_json(self) -> dict[str, object]:
-        return {"podClaim": self.pod_claim, "claim": self.claim or None, "requests": list(self.requests),
-                "devices": list(self.devices), "reservedFor": list(self.reserved_for)}
+        return {
+            "podClaim": self.pod_claim,
+            "claim": self.claim or None,
+            "requests": list(self.requests),
+            "devices": list(self.devices),
+            "reservedFor": list(self.reserved_for),
+        }
 
 
 def node_devices(dra: DraState, nodes: list[Node]) -> list[NodeDevices]:
@@ -73,11 +83,17 @@ def node_devices(dra: DraState, nodes: list[Node]) -> list[NodeDevices]:
                 for device in slice_.devices:
                     device_id = (slice_.driver, slice_.pool, device.name)
                     holder = holders.get(device_id)
-                    entries.append(DeviceEntry("/".join(device_id), device.name, dict(device.attributes),
-                                               _classes(dra, device_id, device),
-                                               holder.key if holder else "",
-                                               tuple(ref.name for ref in holder.reserved_for) if holder else (),
-                                               holder is not None and dra.has_pending_allocation(holder.uid)))
+                    entries.append(
+                        DeviceEntry(
+                            "/".join(device_id),
+                            device.name,
+                            dict(device.attributes),
+                            _classes(dra, device_id, device),
+                            holder.key if holder else "",
+                            tuple(ref.name for ref in holder.reserved_for) if holder else (),
+                            holder is not None and dra.has_pending_allocation(holder.uid),
+                        )
+                    )
         result.append(NodeDevices(node.name, tuple(entries)))
     return result
 
@@ -93,8 +109,15 @@ def pod_claims(dra: DraState, pod: Pod) -> list[PodClaim]:
             result.append(PodClaim(source.name, "", (), (), ()))
             continue
         devices = tuple("/".join(r.device_id) for r in claim.allocation.results) if claim.allocation else ()
-        result.append(PodClaim(source.name, claim.key, tuple(_describe(r) for r in claim.spec.requests), devices,
-                               tuple(ref.name for ref in claim.reserved_for)))
+        result.append(
+            PodClaim(
+                source.name,
+                claim.key,
+                tuple(_describe(r) for r in claim.spec.requests),
+                devices,
+                tuple(ref.name for ref in claim.reserved_for),
+            )
+        )
     return result
 
 
@@ -102,8 +125,9 @@ def _classes(dra: DraState, device_id: tuple[str, str, str], device: Device) -> 
     names = []
     for device_class in dra.classes.values():
         try:
-            if selectors_match(f"class {device_class.name}", device_class.selectors, device_id, device,
-                               dra.selector_cache):
+            if selectors_match(
+                f"class {device_class.name}", device_class.selectors, device_id, device, dra.selector_cache
+            ):
                 names.append(device_class.name)
         except AllocationError:
             continue  # a selector that fails on this device does not select it

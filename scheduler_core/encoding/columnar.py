@@ -51,8 +51,18 @@ from isal import isal_zlib
 
 from scheduler_core.framework.node_table import PositionedNames
 from scheduler_core.encoding.events import (
-    Event, FilterPluginResult, FilterSummary, NormalizeResult, NormalizeWire, PreFilterPluginResult, PreScorePluginResult,
-    ScoreResult, ScoreWire, StoredFilterVerdicts, TotalResult, TotalWire,
+    Event,
+    FilterPluginResult,
+    FilterSummary,
+    NormalizeResult,
+    NormalizeWire,
+    PreFilterPluginResult,
+    PreScorePluginResult,
+    ScoreResult,
+    ScoreWire,
+    StoredFilterVerdicts,
+    TotalResult,
+    TotalWire,
 )
 
 FORMAT = "schedlab.events"
@@ -129,7 +139,7 @@ class RunNames:
         first = index.get(names[0]) if names and type(names[0]) is str else None
         if first is None or len(names) > len(table):
             return None
-        run = table[first: first + len(names)]
+        run = table[first : first + len(names)]
         if len(run) < len(names):
             run = run + table[: len(names) - len(run)]
         if run != names:
@@ -212,7 +222,10 @@ class _Columns:
             return None
         known = self._by_indices.get(id(indices))  # the table hands out the same array for equal lists
         if known is None:
-            known = self._by_indices[id(indices)] = (indices, self.add(indices, delta=True))  # holds the array: ids stay unique
+            known = self._by_indices[id(indices)] = (
+                indices,
+                self.add(indices, delta=True),
+            )  # holds the array: ids stay unique
         return known[1]
 
 
@@ -297,8 +310,9 @@ class _Encoder:
 
     def filter_summary(self, summary: FilterSummary) -> Any:
         """The summary's own JSON (its optional keys included) with the node lists as columns."""
-        return msgspec.structs.replace(summary, evaluated=self.node_list(summary.evaluated),
-                                       feasible_nodes=self.node_list(summary.feasible_nodes)).to_json()
+        return msgspec.structs.replace(
+            summary, evaluated=self.node_list(summary.evaluated), feasible_nodes=self.node_list(summary.feasible_nodes)
+        ).to_json()
 
     def score(self, result: ScoreResult) -> Any | None:
         raw = self.node_map(result.nodes, result.raw)
@@ -421,8 +435,20 @@ def _archive(members: dict[str, bytes]) -> bytes:
     for name, data in members.items():
         packed = deflated(data)
         encoded = name.encode()
-        fields = (ZIP_VERSION, 0, ZIP_DEFLATED, ZIP_TIME, ZIP_DATE, isal_zlib.crc32(data), len(packed), len(data), len(encoded))
-        central += struct.pack("<IHHHHHHIIIHHHHHII", ZIP_CENTRAL, ZIP_VERSION, *fields, 0, 0, 0, 0, 0, len(out)) + encoded
+        fields = (
+            ZIP_VERSION,
+            0,
+            ZIP_DEFLATED,
+            ZIP_TIME,
+            ZIP_DATE,
+            isal_zlib.crc32(data),
+            len(packed),
+            len(data),
+            len(encoded),
+        )
+        central += (
+            struct.pack("<IHHHHHHIIIHHHHHII", ZIP_CENTRAL, ZIP_VERSION, *fields, 0, 0, 0, 0, 0, len(out)) + encoded
+        )
         out += struct.pack("<IHHHHHIIIHH", ZIP_LOCAL, *fields, 0) + encoded + packed
     end = struct.pack("<IHHHHIIH", ZIP_END, 0, 0, len(members), len(members), len(central), len(out), 0)
     return bytes(out + central + end)
@@ -465,7 +491,9 @@ class SegmentEncoder:
         return len(self._rows)
 
     def add(self, event: Event) -> None:
-        self._rows.append([event.cycle, event.pod, event.extension_point.value, event.plugin, self._encoder.payload(event.payload)])
+        self._rows.append(
+            [event.cycle, event.pod, event.extension_point.value, event.plugin, self._encoder.payload(event.payload)]
+        )
 
     def add_json(self, event: dict[str, Any]) -> None:
         """An event already in its JSON form (``Event.to_json()``)."""
@@ -518,7 +546,7 @@ class _Decoder:
     def column(self, k: int) -> list[Any]:
         if k not in self._cache:
             kind, offset, length, delta = self.located[k]
-            values = self.members[kind][offset: offset + length].astype(np.int64)
+            values = self.members[kind][offset : offset + length].astype(np.int64)
             self._cache[k] = (np.cumsum(values) if delta else values).tolist()
         return self._cache[k]
 
@@ -568,7 +596,9 @@ def _read_npy(data: bytes) -> np.ndarray:
         raise ValueError("not a 1-D little-endian integer .npy member")
     dtype, count = np.dtype("<" + header[2].decode()), int(header[3])
     if len(data) - start - header_length != count * dtype.itemsize:
-        raise ValueError(f"member holds {len(data) - start - header_length} bytes, its header says {count} × {dtype.itemsize}")
+        raise ValueError(
+            f"member holds {len(data) - start - header_length} bytes, its header says {count} × {dtype.itemsize}"
+        )
     return np.frombuffer(data, dtype=dtype, count=count, offset=start + header_length)
 
 
@@ -628,8 +658,19 @@ def decode_selected(blob: bytes | memoryview, names: RunNames, wanted: EventFilt
     return list(_decoded(meta, members, names, wanted))
 
 
-def _decoded(meta: dict[str, Any], members: _Members, names: RunNames, wanted: EventFilter | None = None) -> Iterable[tuple[int, dict[str, Any]]]:
+def _decoded(
+    meta: dict[str, Any], members: _Members, names: RunNames, wanted: EventFilter | None = None
+) -> Iterable[tuple[int, dict[str, Any]]]:
     decoder = _Decoder(names, meta["arrays"], members)
     for seq, (cycle, pod, point, plugin, payload) in enumerate(meta["events"], start=meta["firstSeq"]):
         if wanted is None or wanted(pod, point):
-            yield seq, {"cycle": cycle, "pod": pod, "extensionPoint": point, "plugin": plugin, "payload": decoder.value(payload)}
+            yield (
+                seq,
+                {
+                    "cycle": cycle,
+                    "pod": pod,
+                    "extensionPoint": point,
+                    "plugin": plugin,
+                    "payload": decoder.value(payload),
+                },
+            )

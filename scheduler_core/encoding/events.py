@@ -255,8 +255,9 @@ class NormalizeResult(msgspec.Struct):
     @staticmethod
     def from_wire(wire: NormalizeWire) -> NormalizeResult:
         """Both maps were written from the one node list, so their values line up."""
-        return NormalizeResult(list(wire.normalized), list(wire.normalized.values()), wire.weight,
-                               list(wire.weighted.values()))
+        return NormalizeResult(
+            list(wire.normalized), list(wire.normalized.values()), wire.weight, list(wire.weighted.values())
+        )
 
     def normalized_by_node(self) -> dict[str, int]:
         return _by_node(self.nodes, self.normalized)
@@ -469,10 +470,29 @@ class StepEnded(Wire):
     rollouts: list[RolloutStatus] = []  # workloads rolling out in the step
 
 
-Payload = Union[RunStart, StepStarted, StepEnded, AttemptEnd, QueueMoved, ClusterChanged, RunEnd,
-                CycleStart, QueueSortResult, PreFilterPluginResult, PreFilterSummary, FilterPluginResult,
-                FilterSummary, PostFilterOutcome, PostFilterSummary, PreScorePluginResult, ScoreResult, NormalizeResult,
-                TotalResult, BindingStep, CycleEnd]
+Payload = Union[
+    RunStart,
+    StepStarted,
+    StepEnded,
+    AttemptEnd,
+    QueueMoved,
+    ClusterChanged,
+    RunEnd,
+    CycleStart,
+    QueueSortResult,
+    PreFilterPluginResult,
+    PreFilterSummary,
+    FilterPluginResult,
+    FilterSummary,
+    PostFilterOutcome,
+    PostFilterSummary,
+    PreScorePluginResult,
+    ScoreResult,
+    NormalizeResult,
+    TotalResult,
+    BindingStep,
+    CycleEnd,
+]
 
 
 class Event(Wire):
@@ -519,28 +539,36 @@ class EventKind:
     summary: Optional[type[Wire]] = None
 
 
-_BINDING = (ExtensionPoint.RESERVE, ExtensionPoint.PERMIT, ExtensionPoint.PRE_BIND, ExtensionPoint.BIND,
-            ExtensionPoint.POST_BIND)
-EVENT_KINDS: dict[ExtensionPoint, EventKind] = {kind.point: kind for kind in (
-    EventKind(ExtensionPoint.CYCLE_START, summary=CycleStart),
-    EventKind(ExtensionPoint.QUEUE_SORT, by_plugin=QueueSortResult),
-    EventKind(ExtensionPoint.PRE_FILTER, by_plugin=PreFilterPluginResult, summary=PreFilterSummary),
-    EventKind(ExtensionPoint.FILTER, by_plugin=StoredFilterVerdicts, summary=FilterSummary),
-    EventKind(ExtensionPoint.POST_FILTER, by_plugin=PostFilterOutcome, summary=PostFilterSummary),
-    EventKind(ExtensionPoint.PRE_SCORE, by_plugin=PreScorePluginResult),
-    EventKind(ExtensionPoint.SCORE, by_plugin=ScoreWire),
-    EventKind(ExtensionPoint.NORMALIZE_SCORE, by_plugin=NormalizeWire),
-    EventKind(ExtensionPoint.TOTAL, summary=TotalWire),
-    *(EventKind(point, by_plugin=BindingStep) for point in _BINDING),
-    EventKind(ExtensionPoint.CYCLE_END, summary=CycleEnd),
-    EventKind(ExtensionPoint.RUN_START, summary=RunStart),
-    EventKind(ExtensionPoint.ATTEMPT_END, summary=AttemptEnd),
-    EventKind(ExtensionPoint.QUEUE_MOVE, summary=QueueMoved),
-    EventKind(ExtensionPoint.CLUSTER, summary=ClusterChanged),
-    EventKind(ExtensionPoint.RUN_END, summary=RunEnd),
-    EventKind(ExtensionPoint.STEP_START, summary=StepStarted),
-    EventKind(ExtensionPoint.STEP_END, summary=StepEnded),
-)}
+_BINDING = (
+    ExtensionPoint.RESERVE,
+    ExtensionPoint.PERMIT,
+    ExtensionPoint.PRE_BIND,
+    ExtensionPoint.BIND,
+    ExtensionPoint.POST_BIND,
+)
+EVENT_KINDS: dict[ExtensionPoint, EventKind] = {
+    kind.point: kind
+    for kind in (
+        EventKind(ExtensionPoint.CYCLE_START, summary=CycleStart),
+        EventKind(ExtensionPoint.QUEUE_SORT, by_plugin=QueueSortResult),
+        EventKind(ExtensionPoint.PRE_FILTER, by_plugin=PreFilterPluginResult, summary=PreFilterSummary),
+        EventKind(ExtensionPoint.FILTER, by_plugin=StoredFilterVerdicts, summary=FilterSummary),
+        EventKind(ExtensionPoint.POST_FILTER, by_plugin=PostFilterOutcome, summary=PostFilterSummary),
+        EventKind(ExtensionPoint.PRE_SCORE, by_plugin=PreScorePluginResult),
+        EventKind(ExtensionPoint.SCORE, by_plugin=ScoreWire),
+        EventKind(ExtensionPoint.NORMALIZE_SCORE, by_plugin=NormalizeWire),
+        EventKind(ExtensionPoint.TOTAL, summary=TotalWire),
+        *(EventKind(point, by_plugin=BindingStep) for point in _BINDING),
+        EventKind(ExtensionPoint.CYCLE_END, summary=CycleEnd),
+        EventKind(ExtensionPoint.RUN_START, summary=RunStart),
+        EventKind(ExtensionPoint.ATTEMPT_END, summary=AttemptEnd),
+        EventKind(ExtensionPoint.QUEUE_MOVE, summary=QueueMoved),
+        EventKind(ExtensionPoint.CLUSTER, summary=ClusterChanged),
+        EventKind(ExtensionPoint.RUN_END, summary=RunEnd),
+        EventKind(ExtensionPoint.STEP_START, summary=StepStarted),
+        EventKind(ExtensionPoint.STEP_END, summary=StepEnded),
+    )
+}
 
 # Where the engine's live payload holds more than its wire form (arrays aligned with a node list),
 # how the wire form is read back into it. Every other payload reads back as its declaration.
@@ -578,8 +606,9 @@ def _unknown_cluster_change(data: dict[str, Any]) -> Optional[UnknownEventKind]:
     kind = data.get("kind")
     if kind in _CLUSTER_KINDS:
         return None
-    return UnknownEventKind(f"unknown cluster change kind {kind!r}; this release writes "
-                            f"{', '.join(k.value for k in ClusterChangeKind)}")
+    return UnknownEventKind(
+        f"unknown cluster change kind {kind!r}; this release writes {', '.join(k.value for k in ClusterChangeKind)}"
+    )
 
 
 _CLUSTER_KINDS = frozenset(kind.value for kind in ClusterChangeKind)
@@ -593,9 +622,11 @@ def event_from_json(data: dict[str, Any]) -> Event:
     try:
         point = ExtensionPoint(data["extensionPoint"])
     except ValueError:
-        raise UnknownEventKind(f"unknown event kind {data['extensionPoint']!r} (cycle {data.get('cycle')}, "
-                               f"pod {data.get('pod')!r}); this release writes "
-                               f"{', '.join(p.value for p in ExtensionPoint)}") from None
+        raise UnknownEventKind(
+            f"unknown event kind {data['extensionPoint']!r} (cycle {data.get('cycle')}, "
+            f"pod {data.get('pod')!r}); this release writes "
+            f"{', '.join(p.value for p in ExtensionPoint)}"
+        ) from None
     kind = EVENT_KINDS[point]
     plugin = data.get("plugin")
     declared = kind.summary if plugin is None else kind.by_plugin

@@ -38,16 +38,22 @@ OTHER_PAYLOADS: tuple[type[msgspec.Struct], ...] = (RunStory, TimelineAttempt, R
 
 def payload_schema(extra: Iterable[type[msgspec.Struct]] = ()) -> dict[str, Any]:
     """The schema document: every declaration under ``$defs``, by its name."""
-    declared: dict[str, type[msgspec.Struct]] = {t.__name__: t for kind in EVENT_KINDS.values() for t in (kind.by_plugin, kind.summary) if t is not None}
+    declared: dict[str, type[msgspec.Struct]] = {
+        t.__name__: t for kind in EVENT_KINDS.values() for t in (kind.by_plugin, kind.summary) if t is not None
+    }
     declared.update((t.__name__, t) for t in OTHER_PAYLOADS)
     declared.update((t.__name__, t) for t in extra)
     _, components = msgspec.json.schema_components(list(declared.values()), ref_template=REF)
     for component in components.values():
         _close(component)
     components[Event.__name__] = _event_schema()
-    return {"$schema": DRAFT, "$id": "payloads.json", "title": "SchedLab payloads",
-            "description": "Generated from the payloads' declarations by scheduler_core/encoding/schema.py: do not edit.",
-            "$defs": dict(sorted(components.items()))}
+    return {
+        "$schema": DRAFT,
+        "$id": "payloads.json",
+        "title": "SchedLab payloads",
+        "description": "Generated from the payloads' declarations by scheduler_core/encoding/schema.py: do not edit.",
+        "$defs": dict(sorted(components.items())),
+    }
 
 
 def _close(schema: dict[str, Any]) -> None:
@@ -68,11 +74,16 @@ def _event_schema() -> dict[str, Any]:
     return {"title": "Event", "description": "One event of the stream (docs/ENGINE_API.md).", "oneOf": branches}
 
 
-def _envelope(keys: dict[str, str], point: ExtensionPoint, plugin: dict[str, Any],
-              declared: type[msgspec.Struct]) -> dict[str, Any]:
-    properties = {keys["cycle"]: {"type": "integer"}, keys["pod"]: {"type": "string"},
-                  keys["extension_point"]: {"const": point.value}, keys["plugin"]: plugin,
-                  keys["payload"]: {"$ref": REF.format(name=declared.__name__)}}
+def _envelope(
+    keys: dict[str, str], point: ExtensionPoint, plugin: dict[str, Any], declared: type[msgspec.Struct]
+) -> dict[str, Any]:
+    properties = {
+        keys["cycle"]: {"type": "integer"},
+        keys["pod"]: {"type": "string"},
+        keys["extension_point"]: {"const": point.value},
+        keys["plugin"]: plugin,
+        keys["payload"]: {"$ref": REF.format(name=declared.__name__)},
+    }
     return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 

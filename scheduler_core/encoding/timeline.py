@@ -13,8 +13,21 @@ import msgspec
 
 from scheduler_core.encoding.wire import Wire
 from scheduler_core.encoding.events import (
-    AttemptEnd, ClusterChanged, ClusterChangeKind, CycleEnd, CycleStart, Event, ExtensionPoint, QueueMoved, RolloutStatus, RunEnd, RunStart, StepEnded,
-    StepStarted, event_from_json, read_events,
+    AttemptEnd,
+    ClusterChanged,
+    ClusterChangeKind,
+    CycleEnd,
+    CycleStart,
+    Event,
+    ExtensionPoint,
+    QueueMoved,
+    RolloutStatus,
+    RunEnd,
+    RunStart,
+    StepEnded,
+    StepStarted,
+    event_from_json,
+    read_events,
 )
 
 
@@ -147,10 +160,17 @@ def attempt_ended(attempt: AnyAttempt, payload: AttemptEnd) -> None:
 
 def step_entry(payload: StepEnded) -> dict[str, Any]:
     """A step of ``timeline --json`` (../shared/spec/CHANGES.md "Output") from its StepEnd payload."""
-    return {"step": payload.step, "name": payload.name, "at": clock_text(payload.started_ms),
-            "created": payload.created, "deleted": payload.deleted, "evicted": payload.evicted,
-            "succeeded": payload.succeeded, "blocked": [b.to_json() for b in payload.blocked],
-            "pending": payload.pending}
+    return {
+        "step": payload.step,
+        "name": payload.name,
+        "at": clock_text(payload.started_ms),
+        "created": payload.created,
+        "deleted": payload.deleted,
+        "evicted": payload.evicted,
+        "succeeded": payload.succeeded,
+        "blocked": [b.to_json() for b in payload.blocked],
+        "pending": payload.pending,
+    }
 
 
 def last_messages(attempts: Sequence[AnyAttempt]) -> dict[str, str]:
@@ -170,8 +190,11 @@ def rollout_entry(step: int, rollout: RolloutStatus, messages: dict[str, str]) -
     counts = msgspec.structs.asdict(rollout)
     counts["pending"] = [PendingPod(pod, messages.get(pod)) for pod in rollout.pending]
     deadline = rollout.progress_deadline
-    counts["progress_deadline"] = None if deadline is None else DeadlineEntry(
-        deadline.seconds, clock_text(max(deadline.passes_ms, 0)), deadline.exceeded)
+    counts["progress_deadline"] = (
+        None
+        if deadline is None
+        else DeadlineEntry(deadline.seconds, clock_text(max(deadline.passes_ms, 0)), deadline.exceeded)
+    )
     return RolloutEntry(step=step, **counts, status=rollout_status_text(rollout))
 
 
@@ -200,8 +223,10 @@ def _stateful_set_status_text(rollout: RolloutStatus) -> str:
     always defaults a partition) waits for every pod to be ready, then for the pods at or above
     the partition to be updated. ``available`` stands for readyReplicas (ready is available here)."""
     if rollout.strategy != "RollingUpdate":
-        return (f"rollout status is only available for RollingUpdate strategy type ({rollout.updated} of "
-                f"{rollout.desired} pods at the new revision; OnDelete replaces a pod only when it is deleted)")
+        return (
+            f"rollout status is only available for RollingUpdate strategy type ({rollout.updated} of "
+            f"{rollout.desired} pods at the new revision; OnDelete replaces a pod only when it is deleted)"
+        )
     if rollout.available < rollout.desired:
         return f"Waiting for {rollout.desired - rollout.available} pods to be ready..."
     wanted = rollout.desired - (rollout.partition or 0)
@@ -214,8 +239,10 @@ def _daemon_set_status_text(rollout: RolloutStatus) -> str:
     """DaemonSetStatusViewer: updated, then available, out of the nodes that should run a pod."""
     name = rollout.workload.split("/", 1)[-1]
     if rollout.strategy != "RollingUpdate":
-        return (f"rollout status is only available for RollingUpdate strategy type ({rollout.updated} of "
-                f"{rollout.desired} pods at the new revision; OnDelete replaces a pod only when it is deleted)")
+        return (
+            f"rollout status is only available for RollingUpdate strategy type ({rollout.updated} of "
+            f"{rollout.desired} pods at the new revision; OnDelete replaces a pod only when it is deleted)"
+        )
     waiting = f'Waiting for daemon set "{name}" rollout to finish: '
     if rollout.updated < rollout.desired:
         return f"{waiting}{rollout.updated} out of {rollout.desired} new pods have been updated..."
@@ -227,14 +254,18 @@ def _daemon_set_status_text(rollout: RolloutStatus) -> str:
 def rollout_lines(rollout: RolloutStatus, messages: dict[str, str]) -> list[str]:
     """The readable account of a rollout under a step's heading: kubectl's sentence, and for a
     rollout that went quiet unfinished, that it is stuck and why each new pod is pending."""
-    lines = [f"   rollout of {rollout.kind} {rollout.workload} to revision {rollout.revision} "
-             f"({rollout.update_revision}): {rollout_status_text(rollout)}"]
+    lines = [
+        f"   rollout of {rollout.kind} {rollout.workload} to revision {rollout.revision} "
+        f"({rollout.update_revision}): {rollout_status_text(rollout)}"
+    ]
     if rollout.strategy == "OnDelete":
         return lines
     if not rollout.complete:
-        lines.append(f"   stuck: the run went quiet with {rollout.updated} of {rollout.desired} new replicas "
-                     f"created, {rollout.available} available, {len(rollout.old_pods)} old pod(s) left "
-                     f"({_stuck_outlook(rollout)})")
+        lines.append(
+            f"   stuck: the run went quiet with {rollout.updated} of {rollout.desired} new replicas "
+            f"created, {rollout.available} available, {len(rollout.old_pods)} old pod(s) left "
+            f"({_stuck_outlook(rollout)})"
+        )
         lines.extend(f"     {pod} pending: {messages.get(pod) or 'not attempted yet'}" for pod in rollout.pending)
     return lines
 
@@ -248,21 +279,35 @@ def _stuck_outlook(rollout: RolloutStatus) -> str:
     if deadline is None:
         return "kubectl rollout status would wait, then report that the deployment exceeded its progress deadline"
     if deadline.exceeded:
-        return f"its progress deadline of {deadline.seconds} s passed at {clock_text(max(deadline.passes_ms, 0))}: " \
-               "Progressing is False, ProgressDeadlineExceeded"
-    return f"its progress deadline of {deadline.seconds} s passes at {clock_text(deadline.passes_ms)} unless it " \
-           "progresses: then kubectl rollout status reports that it exceeded its progress deadline"
+        return (
+            f"its progress deadline of {deadline.seconds} s passed at {clock_text(max(deadline.passes_ms, 0))}: "
+            "Progressing is False, ProgressDeadlineExceeded"
+        )
+    return (
+        f"its progress deadline of {deadline.seconds} s passes at {clock_text(deadline.passes_ms)} unless it "
+        "progresses: then kubectl rollout status reports that it exceeded its progress deadline"
+    )
 
 
 def step_heading(payload: StepEnded, messages: Optional[dict[str, str]] = None) -> str:
     """The readable account's heading of a step: "step 2 — drain node-7: 6 pods evicted, 5
     placed, 1 pending: default/x", then a few lines per rollout under way."""
-    counts = [f"{len(pods)} {label}" for pods, label in (
-        (payload.created, "created"), (payload.deleted, "deleted"), (payload.evicted, "evicted"),
-        (payload.succeeded, "succeeded"), (payload.placed, "placed")) if pods]
+    counts = [
+        f"{len(pods)} {label}"
+        for pods, label in (
+            (payload.created, "created"),
+            (payload.deleted, "deleted"),
+            (payload.evicted, "evicted"),
+            (payload.succeeded, "succeeded"),
+            (payload.placed, "placed"),
+        )
+        if pods
+    ]
     pending = payload.pending
-    counts.append(f"{len(pending)} pending" + (f": {', '.join(pending[:10])}" + (", …" if len(pending) > 10 else "")
-                                               if pending else ""))
+    counts.append(
+        f"{len(pending)} pending"
+        + (f": {', '.join(pending[:10])}" + (", …" if len(pending) > 10 else "") if pending else "")
+    )
     text = f"step {payload.step} — {payload.name}: {', '.join(counts)}"
     for blocked in payload.blocked:
         text += f"; drain blocked: {blocked.pod} (budget {blocked.budget})"
@@ -279,8 +324,12 @@ def timeline_summary(events: Iterable[Event]) -> dict[str, Any]:
 
 
 # How a queue move's cause reads ({other}: the object of the last cluster change).
-_EVENT_WORDS = {"UnschedulablePodAdd": "created", "AssignedPodAdd": "pod {other} bound",
-                "AssignedPodDelete": "pod {other} deleted", "AssignedPodUpdate": "pod {other} updated"}
+_EVENT_WORDS = {
+    "UnschedulablePodAdd": "created",
+    "AssignedPodAdd": "pod {other} bound",
+    "AssignedPodDelete": "pod {other} deleted",
+    "AssignedPodUpdate": "pod {other} updated",
+}
 
 
 def clock_text(ms: int) -> str:
@@ -373,7 +422,6 @@ class RunStory(Wire, kw_only=True):
     steps: list[StoryStep] = []  # a run with steps only: the story of a run without keeps its shape
 
 
-
 class StoryBuilder:
     """What the run view draws for a run to the end, from the same stream: every attempt with its
     time, the pod's attempt number and outcome; every queue move (which event, which plugins'
@@ -394,8 +442,9 @@ class StoryBuilder:
     def add(self, event: Event) -> None:
         payload = event.payload
         if isinstance(payload, CycleStart):
-            self.attempts.append(StoryAttempt(cycle=event.cycle, pod=payload.pod, priority=payload.priority,
-                                              node_name=None))
+            self.attempts.append(
+                StoryAttempt(cycle=event.cycle, pod=payload.pod, priority=payload.priority, node_name=None)
+            )
         elif isinstance(payload, CycleEnd) and self.attempts:
             cycle_ended(self.attempts[-1], payload)
             if self.attempts[-1].time_ms is None:  # a single pass has no AttemptEnd
@@ -412,9 +461,16 @@ class StoryBuilder:
         elif isinstance(payload, ClusterChanged):
             self._change(event.pod, payload)
         elif isinstance(payload, StepStarted):
-            self.steps.append(StoryStep(step=payload.step, name=payload.name, time_ms=payload.time_ms,
-                                        time=clock_text(payload.time_ms), operations=payload.operations,
-                                        text=f"step {payload.step} — {payload.name}"))
+            self.steps.append(
+                StoryStep(
+                    step=payload.step,
+                    name=payload.name,
+                    time_ms=payload.time_ms,
+                    time=clock_text(payload.time_ms),
+                    operations=payload.operations,
+                    text=f"step {payload.step} — {payload.name}",
+                )
+            )
             self.entries.append(("step", len(self.steps) - 1))
         elif isinstance(payload, StepEnded) and self.steps:
             self._step_ended(payload)
@@ -428,16 +484,29 @@ class StoryBuilder:
     def _move(self, pod: str, payload: QueueMoved) -> None:
         reason = _EVENT_WORDS.get(payload.event, payload.event).format(other=self._cause or "?")
         plugins = f" ({', '.join(payload.plugins)})" if payload.plugins else ""
-        self.moves.append(StoryMove(**msgspec.structs.asdict(payload), cycle=self._after(), pod=pod,
-                                    time=clock_text(payload.time_ms),
-                                    text=f"{pod} moved to {payload.queue}: {reason}{plugins}"))
+        self.moves.append(
+            StoryMove(
+                **msgspec.structs.asdict(payload),
+                cycle=self._after(),
+                pod=pod,
+                time=clock_text(payload.time_ms),
+                text=f"{pod} moved to {payload.queue}: {reason}{plugins}",
+            )
+        )
         if payload.event != "ScheduleAttemptFailure":  # said by the attempt's own sentence
             self.entries.append(("move", len(self.moves) - 1))
 
     def _change(self, pod: str, payload: ClusterChanged) -> None:
         self._cause = payload.object
-        self.changes.append(StoryChange(**msgspec.structs.asdict(payload), cycle=self._after(), pod=pod,
-                                        time=clock_text(payload.time_ms), text=_change_text(pod, payload)))
+        self.changes.append(
+            StoryChange(
+                **msgspec.structs.asdict(payload),
+                cycle=self._after(),
+                pod=pod,
+                time=clock_text(payload.time_ms),
+                text=_change_text(pod, payload),
+            )
+        )
         if payload.kind is not ClusterChangeKind.POD_STATUS:  # said by the attempt's or the victim's sentence
             self.entries.append(("change", len(self.changes) - 1))
 
@@ -458,9 +527,17 @@ class StoryBuilder:
     def lines(self) -> list[str]:
         """The readable account: one timed sentence per entry, then the end."""
         items: dict[str, Sequence[StoryAttempt | StoryMove | StoryChange | StoryStep]] = {
-            "attempt": self.attempts, "move": self.moves, "change": self.changes, "step": self.steps}
-        out = [f"{items[kind][i].time} {items[kind][i].text}" if kind != "step"
-               else f"\n== {items[kind][i].time} {items[kind][i].text}" for kind, i in self.entries]
+            "attempt": self.attempts,
+            "move": self.moves,
+            "change": self.changes,
+            "step": self.steps,
+        }
+        out = [
+            f"{items[kind][i].time} {items[kind][i].text}"
+            if kind != "step"
+            else f"\n== {items[kind][i].time} {items[kind][i].text}"
+            for kind, i in self.entries
+        ]
         if self.end is not None:
             out.append(f"{clock_text(self.end.time_ms)} {self._end_text(self.end)}")
         return out
@@ -469,8 +546,10 @@ class StoryBuilder:
     def _end_text(end: RunEnd) -> str:
         stopped = end.stopped_retrying
         if stopped:
-            return (f"run stopped after {end.attempts} attempt(s): {', '.join(stopped)} kept failing with "
-                    "an error and nothing else happened (the real scheduler retries them forever)")
+            return (
+                f"run stopped after {end.attempts} attempt(s): {', '.join(stopped)} kept failing with "
+                "an error and nothing else happened (the real scheduler retries them forever)"
+            )
         return f"run ended after {end.attempts} attempt(s)"
 
     def _outcome_text(self) -> str:
@@ -479,20 +558,28 @@ class StoryBuilder:
             return "The run has not ended yet."
         pending = [pod for pod, node in sorted(self.end.final.items()) if node is None]
         nominated = [f"{pod} → {node}" for pod, node in sorted(self.end.nominated.items())]
-        parts = [f"At {clock_text(self.end.time_ms)} the {self._end_text(self.end)}.",
-                 f"Still pending: {', '.join(pending)}." if pending else "Every pod is placed."]
+        parts = [
+            f"At {clock_text(self.end.time_ms)} the {self._end_text(self.end)}.",
+            f"Still pending: {', '.join(pending)}." if pending else "Every pod is placed.",
+        ]
         if nominated:
             parts.append(f"Nominated: {', '.join(nominated)}.")
         return " ".join(parts)
 
     def story(self) -> RunStory:
         end = self.end
-        return RunStory(attempts=self.attempts, moves=self.moves, changes=self.changes,
-                        entries=[StoryEntry(kind, i) for kind, i in self.entries],
-                        final=dict(sorted((end.final if end else {}).items())),
-                        nominated=dict(sorted((end.nominated if end else {}).items())),
-                        time_ms=end.time_ms if end else None, finished=end is not None,
-                        outcome=self._outcome_text(), steps=self.steps)
+        return RunStory(
+            attempts=self.attempts,
+            moves=self.moves,
+            changes=self.changes,
+            entries=[StoryEntry(kind, i) for kind, i in self.entries],
+            final=dict(sorted((end.final if end else {}).items())),
+            nominated=dict(sorted((end.nominated if end else {}).items())),
+            time_ms=end.time_ms if end else None,
+            finished=end is not None,
+            outcome=self._outcome_text(),
+            steps=self.steps,
+        )
 
     def summary(self) -> dict[str, Any]:
         return self.story().to_json()
@@ -534,10 +621,19 @@ def _change_text(pod: str, payload: ClusterChanged) -> str:
 
 # The only events StoryBuilder reads: a stored run's story is rebuilt from these alone, without
 # decoding any cycle's per-node verdicts and scores (seconds on a 5000-node run).
-STORY_POINTS = frozenset(point.value for point in (
-    ExtensionPoint.CYCLE_START, ExtensionPoint.CYCLE_END, ExtensionPoint.ATTEMPT_END,
-    ExtensionPoint.QUEUE_MOVE, ExtensionPoint.CLUSTER, ExtensionPoint.RUN_END,
-    ExtensionPoint.STEP_START, ExtensionPoint.STEP_END))
+STORY_POINTS = frozenset(
+    point.value
+    for point in (
+        ExtensionPoint.CYCLE_START,
+        ExtensionPoint.CYCLE_END,
+        ExtensionPoint.ATTEMPT_END,
+        ExtensionPoint.QUEUE_MOVE,
+        ExtensionPoint.CLUSTER,
+        ExtensionPoint.RUN_END,
+        ExtensionPoint.STEP_START,
+        ExtensionPoint.STEP_END,
+    )
+)
 
 
 def story_reads(pod: str, point: str) -> bool:

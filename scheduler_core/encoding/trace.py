@@ -9,9 +9,21 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable, Optional, Union
 
 from scheduler_core.encoding.events import (
-    CycleEnd, Event, ExtensionPoint, FilterPluginResult, FilterSummary, NormalizeResult, PostFilterOutcome,
-    PostFilterSummary, PreFilterPluginResult, PreFilterSummary, PreScorePluginResult, ScoreResult, StoredFilterVerdicts,
-    TotalResult, event_from_json,
+    CycleEnd,
+    Event,
+    ExtensionPoint,
+    FilterPluginResult,
+    FilterSummary,
+    NormalizeResult,
+    PostFilterOutcome,
+    PostFilterSummary,
+    PreFilterPluginResult,
+    PreFilterSummary,
+    PreScorePluginResult,
+    ScoreResult,
+    StoredFilterVerdicts,
+    TotalResult,
+    event_from_json,
 )
 from scheduler_core.model.names import DEFAULT_PREEMPTION, INTER_POD_AFFINITY, POD_TOPOLOGY_SPREAD
 
@@ -20,8 +32,16 @@ _QUIET_CODES = ("Success", "Skip")
 
 
 def _new_cycle(pod: str) -> dict[str, Any]:
-    return {"pod": pod, "preFilter": {}, "preFilterNodeNames": None, "filter": {}, "feasibleNodes": [],
-            "scores": {}, "totalScores": {}, "nodeName": None}
+    return {
+        "pod": pod,
+        "preFilter": {},
+        "preFilterNodeNames": None,
+        "filter": {},
+        "feasibleNodes": [],
+        "scores": {},
+        "totalScores": {},
+        "nodeName": None,
+    }
 
 
 class TraceBuilder:
@@ -53,8 +73,12 @@ class TraceBuilder:
         return {"cycles": cycles}
 
 
-def _pre_filter(cycle: dict[str, Any], extras: dict[str, Any], plugin: Optional[str],
-                payload: Union[PreFilterPluginResult, PreFilterSummary]) -> None:
+def _pre_filter(
+    cycle: dict[str, Any],
+    extras: dict[str, Any],
+    plugin: Optional[str],
+    payload: Union[PreFilterPluginResult, PreFilterSummary],
+) -> None:
     if isinstance(payload, PreFilterSummary):
         cycle["preFilterNodeNames"] = payload.node_names
         return
@@ -65,8 +89,12 @@ def _pre_filter(cycle: dict[str, Any], extras: dict[str, Any], plugin: Optional[
         extras.setdefault("preFilterState", {})[plugin] = payload.state
 
 
-def _filter(cycle: dict[str, Any], extras: dict[str, Any], plugin: Optional[str],
-            payload: Union[FilterPluginResult, StoredFilterVerdicts, FilterSummary]) -> None:
+def _filter(
+    cycle: dict[str, Any],
+    extras: dict[str, Any],
+    plugin: Optional[str],
+    payload: Union[FilterPluginResult, StoredFilterVerdicts, FilterSummary],
+) -> None:
     if isinstance(payload, FilterSummary):
         cycle["feasibleNodes"] = list(payload.feasible_nodes)
         return
@@ -74,13 +102,21 @@ def _filter(cycle: dict[str, Any], extras: dict[str, Any], plugin: Optional[str]
         cycle["filter"].setdefault(node, {})[plugin] = status
 
 
-def _post_filter(cycle: dict[str, Any], extras: dict[str, Any], plugin: Optional[str],
-                 payload: Union[PostFilterOutcome, PostFilterSummary]) -> None:
+def _post_filter(
+    cycle: dict[str, Any],
+    extras: dict[str, Any],
+    plugin: Optional[str],
+    payload: Union[PostFilterOutcome, PostFilterSummary],
+) -> None:
     """The spec's ``postFilter`` is DefaultPreemption's dry run, only when it ran."""
     if plugin != DEFAULT_PREEMPTION or not isinstance(payload, PostFilterOutcome):
         return
-    out: dict[str, Any] = {"code": payload.code, "reasons": payload.reasons, "victims": payload.victims,
-                           "candidates": payload.candidates}
+    out: dict[str, Any] = {
+        "code": payload.code,
+        "reasons": payload.reasons,
+        "victims": payload.victims,
+        "candidates": payload.candidates,
+    }
     if payload.summary is not None:
         out["reasons"] = [payload.summary]
     out["nominatedNodeName"] = payload.nominated_node_name or None  # "" (cleared) prints as null
@@ -89,7 +125,9 @@ def _post_filter(cycle: dict[str, Any], extras: dict[str, Any], plugin: Optional
     extras["postFilter"] = out
 
 
-def _pre_score(cycle: dict[str, Any], extras: dict[str, Any], plugin: Optional[str], payload: PreScorePluginResult) -> None:
+def _pre_score(
+    cycle: dict[str, Any], extras: dict[str, Any], plugin: Optional[str], payload: PreScorePluginResult
+) -> None:
     state = payload.state_json()
     if plugin in STATE_PLUGINS and state is not None:
         extras.setdefault("preScoreState", {})[plugin] = state

@@ -56,8 +56,10 @@ class Wire(msgspec.Struct, omit_defaults=True, rename="camel"):
 def _prepare(cls: type[Wire]) -> tuple[FieldWriter, ...]:
     """The writer of each field of ``cls``, made once per class from its declaration."""
     hints = typing.get_type_hints(cls)
-    fields = tuple((info.name, info.encode_name, _left_out_test(info), _converter(hints[info.name]))
-                   for info in msgspec.structs.fields(cls))
+    fields = tuple(
+        (info.name, info.encode_name, _left_out_test(info), _converter(hints[info.name]))
+        for info in msgspec.structs.fields(cls)
+    )
     cls.__wire_fields__ = fields
     return fields
 

@@ -64,8 +64,9 @@ class Palette:
         return index
 
 
-def filter_per_node(plugin: FilterPlugin, state: CycleState, pod: Pod, table: NodeTable[NodeInfo],
-                    positions: np.ndarray) -> FilterVerdicts:
+def filter_per_node(
+    plugin: FilterPlugin, state: CycleState, pod: Pod, table: NodeTable[NodeInfo], positions: np.ndarray
+) -> FilterVerdicts:
     """The fallback: the plugin's own ``filter`` on each node."""
     palette = Palette()
     choice = np.full(len(positions), PASS, dtype=np.int32)
@@ -77,8 +78,9 @@ def filter_per_node(plugin: FilterPlugin, state: CycleState, pod: Pod, table: No
     return FilterVerdicts(palette.statuses, choice)
 
 
-def score_per_node(plugin: ScorePlugin, state: CycleState, pod: Pod, table: NodeTable[NodeInfo],
-                   positions: np.ndarray) -> np.ndarray | Status:
+def score_per_node(
+    plugin: ScorePlugin, state: CycleState, pod: Pod, table: NodeTable[NodeInfo], positions: np.ndarray
+) -> np.ndarray | Status:
     """The fallback: the plugin's own ``score`` on each node; the first failed status instead."""
     infos = table.node_infos
     values = np.empty(len(positions), dtype=np.int64)
@@ -90,8 +92,9 @@ def score_per_node(plugin: ScorePlugin, state: CycleState, pod: Pod, table: Node
     return values
 
 
-def normalize_per_node(plugin: NormalizeScorePlugin, state: CycleState, pod: Pod, names: Sequence[str],
-                       raw: np.ndarray) -> np.ndarray | Status:
+def normalize_per_node(
+    plugin: NormalizeScorePlugin, state: CycleState, pod: Pod, names: Sequence[str], raw: np.ndarray
+) -> np.ndarray | Status:
     """The plugin's own ``normalize_score`` over NodeScores; its failed status instead."""
     scores = [NodeScore(name, int(value)) for name, value in zip(names, raw.tolist())]
     status = plugin.normalize_score(state, pod, scores)

@@ -37,8 +37,9 @@ class FilterBatchPlugin(Protocol):
 
     name: ClassVar[str]
 
-    def filter_batch(self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo],
-                     positions: np.ndarray) -> Optional[FilterVerdicts]: ...
+    def filter_batch(
+        self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo], positions: np.ndarray
+    ) -> Optional[FilterVerdicts]: ...
 
 
 @runtime_checkable
@@ -47,8 +48,9 @@ class ScoreBatchPlugin(Protocol):
 
     name: ClassVar[str]
 
-    def score_batch(self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo],
-                    positions: np.ndarray) -> np.ndarray: ...
+    def score_batch(
+        self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo], positions: np.ndarray
+    ) -> np.ndarray: ...
 
 
 @runtime_checkable
@@ -134,14 +136,23 @@ class Capabilities:
     @classmethod
     def of(cls, plugins: dict[str, object]) -> "Capabilities":
         return cls(
-            _offering(plugins, FilterBatchPlugin), _offering(plugins, ScoreBatchPlugin),
-            _offering(plugins, NormalizeBatchPlugin), _offering(plugins, NormalizeScorePlugin),
-            _offering(plugins, PreFilterStateJson), _offering(plugins, PreFilterPicture),
-            _offering(plugins, TypedPreScoreState), _offering(plugins, PreScoreStateJson),
-            _offering(plugins, BindingStateJson), _offering(plugins, NodePicture),
-            _enqueue_extensions(plugins.items()))
+            _offering(plugins, FilterBatchPlugin),
+            _offering(plugins, ScoreBatchPlugin),
+            _offering(plugins, NormalizeBatchPlugin),
+            _offering(plugins, NormalizeScorePlugin),
+            _offering(plugins, PreFilterStateJson),
+            _offering(plugins, PreFilterPicture),
+            _offering(plugins, TypedPreScoreState),
+            _offering(plugins, PreScoreStateJson),
+            _offering(plugins, BindingStateJson),
+            _offering(plugins, NodePicture),
+            _enqueue_extensions(plugins.items()),
+        )
 
 
 def _enqueue_extensions(plugins: Iterable[tuple[str, object]]) -> list[tuple[str, Optional[EnqueueExtensions]]]:
-    return [(name, plugin if isinstance(plugin, EnqueueExtensions) else None) for name, plugin in plugins
-            if any(isinstance(plugin, point) for point in _ENQUEUE_POINTS)]
+    return [
+        (name, plugin if isinstance(plugin, EnqueueExtensions) else None)
+        for name, plugin in plugins
+        if any(isinstance(plugin, point) for point in _ENQUEUE_POINTS)
+    ]

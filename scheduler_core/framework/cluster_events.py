@@ -86,7 +86,8 @@ class ClusterEvent:
         if registered.is_wildcard:
             return True
         resource_ok = registered.resource in (EventResource.WILDCARD, self.resource) or (
-            registered.resource is EventResource.POD and self.resource in _POD_KINDS)
+            registered.resource is EventResource.POD and self.resource in _POD_KINDS
+        )
         return resource_ok and bool(registered.action & self.action) and self.action <= registered.action
 
 

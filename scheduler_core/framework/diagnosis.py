@@ -22,8 +22,9 @@ def pre_filter_absent_reason(plugins: Iterable[str]) -> str:
     return f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(plugins))}]"
 
 
-def reason_histogram(num_all_nodes: int, node_statuses: Mapping[str, Status],
-                     absent_reasons: Iterable[str] = ()) -> list[str]:
+def reason_histogram(
+    num_all_nodes: int, node_statuses: Mapping[str, Status], absent_reasons: Iterable[str] = ()
+) -> list[str]:
     """Counted, sorted fragments; nodes without an explicit status count under ``absent_reasons``."""
     counts: Counter[str] = Counter()
     # Many nodes share one status object (a plugin's verdict palette): count each object's nodes once.
@@ -45,10 +46,14 @@ def nodes_available_message(num_all_nodes: int, why: str) -> str:
     return f"0/{num_all_nodes} nodes are available: {why}."
 
 
-def fit_error_message(num_all_nodes: int, *, pre_filter_message: Optional[str] = None,
-                      node_statuses: Optional[Mapping[str, Status]] = None,
-                      absent_reasons: Iterable[str] = (),
-                      post_filter_message: Optional[str] = None) -> str:
+def fit_error_message(
+    num_all_nodes: int,
+    *,
+    pre_filter_message: Optional[str] = None,
+    node_statuses: Optional[Mapping[str, Status]] = None,
+    absent_reasons: Iterable[str] = (),
+    post_filter_message: Optional[str] = None,
+) -> str:
     if num_all_nodes == 0:
         return NO_NODES_AVAILABLE
     if pre_filter_message:

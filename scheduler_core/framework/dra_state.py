@@ -84,8 +84,9 @@ def _devices_of(claim: ResourceClaim) -> tuple[DeviceId, ...]:
     allocation = claim.allocation
     if allocation is None:
         return ()
-    return tuple((result.driver, result.pool, result.device) for result in allocation.results
-                 if not result.admin_access)
+    return tuple(
+        (result.driver, result.pool, result.device) for result in allocation.results if not result.admin_access
+    )
 
 
 class _Holding:

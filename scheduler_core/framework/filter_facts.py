@@ -39,15 +39,27 @@ class ResourceFact:
     def text(self) -> str:
         if self.resource == PODS:
             return f"pods: {self.used} of {self.allocatable} allowed already run here; the pod would be one more"
+
         def amount(value: int) -> str:
             return format_amount(self.resource, value)
-        return (f"{self.resource}: asks {amount(self.requested)}; free {amount(self.free)} of "
-                f"{amount(self.allocatable)} allocatable ({amount(self.used)} requested by {self.pods} pod(s))")
+
+        return (
+            f"{self.resource}: asks {amount(self.requested)}; free {amount(self.free)} of "
+            f"{amount(self.allocatable)} allocatable ({amount(self.used)} requested by {self.pods} pod(s))"
+        )
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "reason": self.reason, "resource": self.resource, "requested": self.requested,
-                "used": self.used, "allocatable": self.allocatable, "free": self.free, "pods": self.pods,
-                "text": self.text()}
+        return {
+            "kind": self.kind,
+            "reason": self.reason,
+            "resource": self.resource,
+            "requested": self.requested,
+            "used": self.used,
+            "allocatable": self.allocatable,
+            "free": self.free,
+            "pods": self.pods,
+            "text": self.text(),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,8 +78,14 @@ class TaintFact:
         return f"untolerated taint {shown}:{self.effect}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "reason": self.reason, "key": self.key, "value": self.value,
-                "effect": self.effect, "text": self.text()}
+        return {
+            "kind": self.kind,
+            "reason": self.reason,
+            "key": self.key,
+            "value": self.value,
+            "effect": self.effect,
+            "text": self.text(),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,8 +105,15 @@ class PortFact:
         return f"hostPort {self.port}/{self.protocol} on {self.host_ip} is in use by {users}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "reason": self.reason, "protocol": self.protocol, "hostIP": self.host_ip,
-                "port": self.port, "usedBy": list(self.used_by), "text": self.text()}
+        return {
+            "kind": self.kind,
+            "reason": self.reason,
+            "protocol": self.protocol,
+            "hostIP": self.host_ip,
+            "port": self.port,
+            "usedBy": list(self.used_by),
+            "text": self.text(),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,15 +140,27 @@ class LabelFact:
             wanted = f"{self.key} {self.operator}"
         else:
             wanted = f"{self.key} {self.operator} ({', '.join(self.values)})"
-        has = f"the node has {self.key}={self.node_value}" if self.node_value is not None else f"the node has no {self.key} label"
+        has = (
+            f"the node has {self.key}={self.node_value}"
+            if self.node_value is not None
+            else f"the node has no {self.key} label"
+        )
         if self.never_matches:
             return f"{self.source} wants {wanted}, which as written matches no node; {has}"
         return f"{self.source} wants {wanted}; {has}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "reason": self.reason, "source": self.source, "key": self.key,
-                "operator": self.operator, "values": list(self.values), "nodeValue": self.node_value,
-                "neverMatches": self.never_matches, "text": self.text()}
+        return {
+            "kind": self.kind,
+            "reason": self.reason,
+            "source": self.source,
+            "key": self.key,
+            "operator": self.operator,
+            "values": list(self.values),
+            "nodeValue": self.node_value,
+            "neverMatches": self.never_matches,
+            "text": self.text(),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,13 +187,24 @@ class SpreadFact:
         if self.domain is None:
             return f"the node has no {self.topology_key} label"
         verdict = ">" if self.skew > self.max_skew else "≤"
-        return (f"{self.topology_key}={self.domain}: {self.matching} matching pod(s) + {self.self_match} (this pod) "
-                f"− minimum {self.global_minimum} = skew {self.skew} {verdict} maxSkew {self.max_skew}")
+        return (
+            f"{self.topology_key}={self.domain}: {self.matching} matching pod(s) + {self.self_match} (this pod) "
+            f"− minimum {self.global_minimum} = skew {self.skew} {verdict} maxSkew {self.max_skew}"
+        )
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "reason": self.reason, "topologyKey": self.topology_key, "domain": self.domain,
-                "matching": self.matching, "selfMatch": self.self_match, "globalMinimum": self.global_minimum,
-                "maxSkew": self.max_skew, "skew": self.skew, "text": self.text()}
+        return {
+            "kind": self.kind,
+            "reason": self.reason,
+            "topologyKey": self.topology_key,
+            "domain": self.domain,
+            "matching": self.matching,
+            "selfMatch": self.self_match,
+            "globalMinimum": self.global_minimum,
+            "maxSkew": self.max_skew,
+            "skew": self.skew,
+            "text": self.text(),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,11 +230,20 @@ class AffinityFact:
             return f"{self.term}: no pod matching all of the pod's affinity terms runs in {where}"
         if self.term.startswith("anti-affinity"):
             return f"{self.term}: {self.matching} pod(s) matching it run in {where}"
-        return f"{self.term}: {self.matching} running pod(s) whose required anti-affinity matches this pod are in {where}"
+        return (
+            f"{self.term}: {self.matching} running pod(s) whose required anti-affinity matches this pod are in {where}"
+        )
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "reason": self.reason, "term": self.term, "topologyKey": self.topology_key,
-                "domain": self.domain, "matching": self.matching, "text": self.text()}
+        return {
+            "kind": self.kind,
+            "reason": self.reason,
+            "term": self.term,
+            "topologyKey": self.topology_key,
+            "domain": self.domain,
+            "matching": self.matching,
+            "text": self.text(),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,8 +263,13 @@ class VolumeFact:
         return f"{self.subject}: {self.detail}"
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": self.kind, "reason": self.reason, "subject": self.subject,
-                               "detail": self.detail, "text": self.text()}
+        out: dict[str, Any] = {
+            "kind": self.kind,
+            "reason": self.reason,
+            "subject": self.subject,
+            "detail": self.detail,
+            "text": self.text(),
+        }
         if self.count is not None:
             out["count"], out["limit"] = self.count, self.limit
         return out
@@ -251,8 +313,13 @@ class PluginDetail:
         return "; ".join(fact.text() for fact in self.facts) if self.facts else NO_FACTS
 
     def to_json(self) -> dict[str, Any]:
-        return {"plugin": self.plugin, "code": self.code, "reasons": list(self.reasons),
-                "facts": [fact.to_json() for fact in self.facts], "text": self.text()}
+        return {
+            "plugin": self.plugin,
+            "code": self.code,
+            "reasons": list(self.reasons),
+            "facts": [fact.to_json() for fact in self.facts],
+            "text": self.text(),
+        }
 
 
 @dataclass(frozen=True, slots=True)

@@ -113,8 +113,9 @@ class PreFilterExtensions(Protocol):
 class PreFilterPlugin(Protocol):
     name: ClassVar[str]
 
-    def pre_filter(self, state: CycleState, pod: Pod,
-                   nodes: list[NodeInfo]) -> tuple[Optional[PreFilterResult], MaybeStatus]: ...
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+    ) -> tuple[Optional[PreFilterResult], MaybeStatus]: ...
 
     def pre_filter_extensions(self) -> Optional[PreFilterExtensions]: ...
 
@@ -130,8 +131,9 @@ class FilterPlugin(Protocol):
 class PostFilterPlugin(Protocol):
     name: ClassVar[str]
 
-    def post_filter(self, state: CycleState, pod: Pod,
-                    statuses: "NodeToStatus") -> tuple[Optional[PostFilterResult], MaybeStatus]: ...
+    def post_filter(
+        self, state: CycleState, pod: Pod, statuses: "NodeToStatus"
+    ) -> tuple[Optional[PostFilterResult], MaybeStatus]: ...
 
 
 @runtime_checkable
@@ -207,11 +209,13 @@ class PluginsRunner(Protocol):
     pods) and the PreFilter extensions on a node with pods removed or added back.
     runtime.Framework is one."""
 
-    def run_pre_filter_add_pod(self, state: CycleState, pod: Pod, added: PodInfo,
-                               node_info: NodeInfo) -> MaybeStatus: ...
+    def run_pre_filter_add_pod(
+        self, state: CycleState, pod: Pod, added: PodInfo, node_info: NodeInfo
+    ) -> MaybeStatus: ...
 
-    def run_pre_filter_remove_pod(self, state: CycleState, pod: Pod, removed: PodInfo,
-                                  node_info: NodeInfo) -> MaybeStatus: ...
+    def run_pre_filter_remove_pod(
+        self, state: CycleState, pod: Pod, removed: PodInfo, node_info: NodeInfo
+    ) -> MaybeStatus: ...
 
     def run_filter_with_nominated_pods(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus: ...
 

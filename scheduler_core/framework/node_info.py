@@ -60,16 +60,23 @@ def resolve_term(pod: Pod, term: PodAffinityTerm) -> AffinityTerm:
     namespaces = frozenset(term.namespaces)
     if not namespaces and term.namespace_selector is None:
         namespaces = frozenset((pod.namespace,))
-    return AffinityTerm(namespaces, compile_selector(selector), term.topology_key,
-                        compile_selector(term.namespace_selector))
+    return AffinityTerm(
+        namespaces, compile_selector(selector), term.topology_key, compile_selector(term.namespace_selector)
+    )
 
 
 class PodInfo:
     """A pod with its requests and affinity terms computed once (framework.PodInfo)."""
 
-    __slots__ = ("pod", "requests", "non_zero_requests", "required_affinity_terms",
-                 "required_anti_affinity_terms", "preferred_affinity_terms",
-                 "preferred_anti_affinity_terms")
+    __slots__ = (
+        "pod",
+        "requests",
+        "non_zero_requests",
+        "required_affinity_terms",
+        "required_anti_affinity_terms",
+        "preferred_affinity_terms",
+        "preferred_anti_affinity_terms",
+    )
 
     def __init__(self, pod: Pod) -> None:
         self.pod = pod
@@ -81,9 +88,11 @@ class PodInfo:
         self.required_affinity_terms = [resolve_term(pod, t) for t in (pod_aff.required if pod_aff else ())]
         self.required_anti_affinity_terms = [resolve_term(pod, t) for t in (anti.required if anti else ())]
         self.preferred_affinity_terms = [
-            WeightedAffinityTerm(resolve_term(pod, w.term), w.weight) for w in (pod_aff.preferred if pod_aff else ())]
+            WeightedAffinityTerm(resolve_term(pod, w.term), w.weight) for w in (pod_aff.preferred if pod_aff else ())
+        ]
         self.preferred_anti_affinity_terms = [
-            WeightedAffinityTerm(resolve_term(pod, w.term), w.weight) for w in (anti.preferred if anti else ())]
+            WeightedAffinityTerm(resolve_term(pod, w.term), w.weight) for w in (anti.preferred if anti else ())
+        ]
 
     def with_pod(self, pod: Pod) -> "PodInfo":
         """The same computed parts for another version of the pod whose spec and labels are these."""
@@ -135,8 +144,17 @@ class PodInfoCache:
 
 def pod_info_fingerprint(pod: Pod) -> tuple[object, ...]:
     """What PodInfo is computed from (requests, affinity terms and their namespace and labels)."""
-    return (pod.namespace, pod.containers, pod.init_containers, pod.overhead, pod.pod_level_requests,
-            pod.container_statuses, pod.resize_infeasible, pod.affinity, tuple(pod.labels.items()))
+    return (
+        pod.namespace,
+        pod.containers,
+        pod.init_containers,
+        pod.overhead,
+        pod.pod_level_requests,
+        pod.container_statuses,
+        pod.resize_infeasible,
+        pod.affinity,
+        tuple(pod.labels.items()),
+    )
 
 
 # The cycle's pod: its PreFilter, PreScore and binding each want its PodInfo.
@@ -151,8 +169,18 @@ def cycle_pod_info(pod: Pod) -> PodInfo:
 class NodeInfo:
     """A node and what is bound to it. ``generation`` changes on every add/remove."""
 
-    __slots__ = ("node", "pods", "pods_with_affinity", "pods_with_required_anti_affinity",
-                 "requested", "non_zero_requested", "used_ports", "image_sizes", "pvc_ref_counts", "generation")
+    __slots__ = (
+        "node",
+        "pods",
+        "pods_with_affinity",
+        "pods_with_required_anti_affinity",
+        "requested",
+        "non_zero_requested",
+        "used_ports",
+        "image_sizes",
+        "pvc_ref_counts",
+        "generation",
+    )
 
     def __init__(self, node: Node) -> None:
         self.node = node
@@ -297,10 +325,14 @@ class Snapshot:
 
     @classmethod
     def from_scenario(cls, scenario: Scenario) -> "Snapshot":
-        snapshot = cls([NodeInfo(node) for node in scenario.nodes],
-                       {name: dict(ns.labels) for name, ns in scenario.namespaces.items()},
-                       list(scenario.services), list(scenario.workloads), StorageState(scenario.storage),
-                       list(scenario.pdbs))
+        snapshot = cls(
+            [NodeInfo(node) for node in scenario.nodes],
+            {name: dict(ns.labels) for name, ns in scenario.namespaces.items()},
+            list(scenario.services),
+            list(scenario.workloads),
+            StorageState(scenario.storage),
+            list(scenario.pdbs),
+        )
         snapshot.dra = DraState(scenario.dra)
         for pod in scenario.running_pods:
             snapshot.by_name[pod.node_name].add_pod(PodInfo(pod))
@@ -319,8 +351,9 @@ class Snapshot:
                     sizes.setdefault(name, image.size_bytes)
                     holders.setdefault(name, set()).add(info.name)
         for info in self.node_infos:
-            info.image_sizes = {name: (sizes[name], len(holders[name]))
-                                for image in info.node.images for name in image.names}
+            info.image_sizes = {
+                name: (sizes[name], len(holders[name])) for image in info.node.images for name in image.names
+            }
 
     def get(self, name: str) -> Optional[NodeInfo]:
         return self.by_name.get(name)
@@ -337,13 +370,16 @@ class Snapshot:
     def have_pods_with_required_anti_affinity(self) -> list[NodeInfo]:
         if self._with_required_anti_affinity is None:
             self._with_required_anti_affinity = [
-                info for info in self.node_infos if info.pods_with_required_anti_affinity]
+                info for info in self.node_infos if info.pods_with_required_anti_affinity
+            ]
         return self._with_required_anti_affinity
 
     def _changed(self, node_info: NodeInfo) -> None:
         """Keep the cached affinity node lists in document order after a pod joins or leaves."""
-        for cached, member in ((self._with_affinity, bool(node_info.pods_with_affinity)),
-                               (self._with_required_anti_affinity, bool(node_info.pods_with_required_anti_affinity))):
+        for cached, member in (
+            (self._with_affinity, bool(node_info.pods_with_affinity)),
+            (self._with_required_anti_affinity, bool(node_info.pods_with_required_anti_affinity)),
+        ):
             if cached is not None:
                 _set_membership(cached, node_info, member, self.position)
 
@@ -421,7 +457,6 @@ class Snapshot:
         the new one added, so every index sees the new version."""
         self.remove_pod(old)
         self._add(pod, pod.node_name)
-
 
     # ------------------------------------------------------------------ nodes that change (runs with steps)
 

@@ -96,7 +96,7 @@ def gathered_names(names: list[str], names_array: np.ndarray, positions: np.ndar
             if end <= size:
                 if _is_run(positions, first):
                     return names[first:end]
-            elif _is_run(positions[: size - first], first) and _is_run(positions[size - first:], 0):
+            elif _is_run(positions[: size - first], first) and _is_run(positions[size - first :], 0):
                 return names[first:] + names[: end - size]
     gathered: list[str] = names_array[positions].tolist()
     return gathered
@@ -253,7 +253,7 @@ class NodeTable(Generic[InfoT]):
             return None
         if version < self._changes_from or version > self.version:
             return None
-        return sorted(set(self._changes[version - self._changes_from:]))
+        return sorted(set(self._changes[version - self._changes_from :]))
 
     def names_at(self, positions: np.ndarray) -> "PositionedNames":
         return PositionedNames(gathered_names(self.names, self.names_array, positions), positions, self.names)

@@ -45,8 +45,9 @@ class OpportunisticBatch:
     last_cycle: LastCycle = field(default_factory=LastCycle)
     batched_pods: int = 0  # hints that were taken (the release counts them too)
 
-    def node_hint(self, signature: Optional[Signature], cycle_count: int, now_ms: int,
-                  rejects: Callable[[str], bool]) -> Optional[str]:
+    def node_hint(
+        self, signature: Optional[Signature], cycle_count: int, now_ms: int, rejects: Callable[[str], bool]
+    ) -> Optional[str]:
         """GetNodeHint: the head of the kept list, popped, when the state fits this pod; else None.
 
         ``rejects(node)`` runs the Filter plugins on that node for this pod (without nominated pods)
@@ -58,8 +59,9 @@ class OpportunisticBatch:
             return None
         return state.sorted_nodes.pop(0)
 
-    def _compatible(self, signature: Optional[Signature], cycle_count: int, now_ms: int,
-                    rejects: Callable[[str], bool]) -> bool:
+    def _compatible(
+        self, signature: Optional[Signature], cycle_count: int, now_ms: int, rejects: Callable[[str], bool]
+    ) -> bool:
         state = self.state
         if state is None or not state.sorted_nodes:
             return False
@@ -75,8 +77,15 @@ class OpportunisticBatch:
         # pod's best (a node still feasible would need rescoring: it could stay the best).
         return rejects(self.last_cycle.chosen_node)
 
-    def store(self, signature: Optional[Signature], hinted_node: Optional[str], chosen_node: str,
-              other_nodes: Optional[list[str]], cycle_count: int, now_ms: int) -> None:
+    def store(
+        self,
+        signature: Optional[Signature],
+        hinted_node: Optional[str],
+        chosen_node: str,
+        other_nodes: Optional[list[str]],
+        cycle_count: int,
+        now_ms: int,
+    ) -> None:
         """StoreScheduleResults: remember this cycle; keep the list when its hint was taken, else
         keep this cycle's own sorted nodes (none when the pod is unsignable or nothing is left)."""
         self.last_cycle = LastCycle(cycle_count, chosen_node, True)

@@ -72,14 +72,20 @@ class AllOf:
 Selection = Union[Matcher, AllOf]  # what the counts read: matches, pairs, exact, is_nothing
 
 
-def count_on_node(node_info: "NodeInfo", namespaces: Namespaces, matcher: Selection, skip_terminating: bool = False) -> int:
+def count_on_node(
+    node_info: "NodeInfo", namespaces: Namespaces, matcher: Selection, skip_terminating: bool = False
+) -> int:
     """Pods on the node in one of ``namespaces`` that the matcher matches (the brute-force count)."""
     if matcher.is_nothing:
         return 0
     count = 0
     for info in node_info.pods:
         pod = info.pod
-        if pod.namespace in namespaces and matcher.matches(pod.labels) and not (skip_terminating and pod.is_terminating):
+        if (
+            pod.namespace in namespaces
+            and matcher.matches(pod.labels)
+            and not (skip_terminating and pod.is_terminating)
+        ):
             count += 1
     return count
 
@@ -94,8 +100,9 @@ def term_namespaces(term: "AffinityTerm", present: Iterable[str], labels_of_name
     if term.namespace_selector.is_nothing:
         return tuple(sorted(term.namespaces))
     selector = term.namespace_selector
-    return tuple(sorted(ns for ns in present
-                        if ns in term.namespaces or selector.matches(labels_of_namespace(ns) or {})))
+    return tuple(
+        sorted(ns for ns in present if ns in term.namespaces or selector.matches(labels_of_namespace(ns) or {}))
+    )
 
 
 class PodCounts:
@@ -123,8 +130,12 @@ class PodCounts:
         """Catch up with the table; returns the positions re-counted (all of them after a reset,
         which also bumps ``epoch``), so structures kept beside this one can follow."""
         infos = table.node_infos
-        if self._table is None or self._table() is not table or self._infos is not infos \
-                or len(infos) != len(self._generations):
+        if (
+            self._table is None
+            or self._table() is not table
+            or self._infos is not infos
+            or len(infos) != len(self._generations)
+        ):
             self._reset(table)
             return list(range(len(infos)))
         # NodeInfos change only by binding (which bumps table.version) and, right after a bind,
@@ -229,8 +240,7 @@ class PodCounts:
         if len(nodes) == len(self._infos) and nodes == self._infos:  # identity compare, in C
             return np.arange(len(nodes), dtype=np.int64)
         try:
-            return np.fromiter(map(self._position_of_id.__getitem__, map(id, nodes)), dtype=np.int64,
-                               count=len(nodes))
+            return np.fromiter(map(self._position_of_id.__getitem__, map(id, nodes)), dtype=np.int64, count=len(nodes))
         except KeyError:
             return None
 
@@ -294,8 +304,9 @@ class PodCounts:
                 return counts
             if len(tables) == 1 and matcher.exact:
                 only = tables[0]
-                counts[np.fromiter(only.keys(), dtype=np.int64, count=len(only))] = \
-                    np.fromiter(only.values(), dtype=np.int64, count=len(only))
+                counts[np.fromiter(only.keys(), dtype=np.int64, count=len(only))] = np.fromiter(
+                    only.values(), dtype=np.int64, count=len(only)
+                )
                 return counts
             smallest = min(tables, key=len)
             candidates = [p for p in smallest if all(p in t for t in tables)]

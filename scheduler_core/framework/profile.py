@@ -112,20 +112,34 @@ class Profile:
     def __post_init__(self) -> None:
         self.capabilities = Capabilities.of(self.instances)
         self._by_point = {
-            "preEnqueue": self.pre_enqueue, "queueSort": self.queue_sort, "preFilter": self.pre_filter,
-            "filter": self.filter, "postFilter": self.post_filter, "preScore": self.pre_score,
-            "score": self.score, "reserve": self.reserve, "permit": self.permit,
-            "preBind": self.pre_bind, "bind": self.bind, "postBind": self.post_bind,
+            "preEnqueue": self.pre_enqueue,
+            "queueSort": self.queue_sort,
+            "preFilter": self.pre_filter,
+            "filter": self.filter,
+            "postFilter": self.post_filter,
+            "preScore": self.pre_score,
+            "score": self.score,
+            "reserve": self.reserve,
+            "permit": self.permit,
+            "preBind": self.pre_bind,
+            "bind": self.bind,
+            "postBind": self.post_bind,
         }
 
     @classmethod
-    def of(cls, points: Mapping[str, Sequence[object]], weights: dict[str, int],
-           percentage_of_nodes_to_score: Optional[int], instances: Optional[dict[str, Any]] = None) -> "Profile":
+    def of(
+        cls,
+        points: Mapping[str, Sequence[object]],
+        weights: dict[str, int],
+        percentage_of_nodes_to_score: Optional[int],
+        instances: Optional[dict[str, Any]] = None,
+    ) -> "Profile":
         """A profile from plugin lists by configuration point name ("filter", "preScore", ...).
         Raises ProfileError when a plugin does not implement its point's protocol or a point is
         unknown. Without ``instances``, the profile's plugins are those of the points."""
-        problems = [(f"plugins.{point}", f'unknown extension point "{point}"')
-                    for point in points if point not in _PROTOCOLS]
+        problems = [
+            (f"plugins.{point}", f'unknown extension point "{point}"') for point in points if point not in _PROTOCOLS
+        ]
         profile = cls(
             _typed(points, "preEnqueue", PreEnqueuePlugin, problems),
             _typed(points, "queueSort", QueueSortPlugin, problems),
@@ -139,8 +153,10 @@ class Profile:
             _typed(points, "preBind", PreBindPlugin, problems),
             _typed(points, "bind", BindPlugin, problems),
             _typed(points, "postBind", PostBindPlugin, problems),
-            weights, percentage_of_nodes_to_score,
-            instances if instances is not None else {_name(p): p for plugins in points.values() for p in plugins})
+            weights,
+            percentage_of_nodes_to_score,
+            instances if instances is not None else {_name(p): p for plugins in points.values() for p in plugins},
+        )
         if problems:
             raise ProfileError(problems)
         return profile
@@ -154,8 +170,9 @@ _PROTOCOLS: dict[str, type] = dict(EXTENSION_POINTS)
 PluginT = TypeVar("PluginT")
 
 
-def _typed(points: Mapping[str, Sequence[object]], point: str, protocol: type[PluginT],
-           problems: list[tuple[str, str]]) -> list[PluginT]:
+def _typed(
+    points: Mapping[str, Sequence[object]], point: str, protocol: type[PluginT], problems: list[tuple[str, str]]
+) -> list[PluginT]:
     typed: list[PluginT] = []
     for plugin in points.get(point, ()):
         if isinstance(plugin, protocol):
@@ -196,8 +213,14 @@ def merged_plugin_sets(config: Optional[SchedulerConfig]) -> dict[str, PluginSet
     return {point: merge_plugin_set(defaults[point], custom.get(point, PluginSet())) for point in CONFIG_POINTS}
 
 
-def _expand_point(point_set: PluginSet, multi_point: PluginSet, protocol: type, instances: dict[str, Any],
-                  problems: list[tuple[str, str]], point: str) -> list[str]:
+def _expand_point(
+    point_set: PluginSet,
+    multi_point: PluginSet,
+    protocol: type,
+    instances: dict[str, Any],
+    problems: list[tuple[str, str]],
+    point: str,
+) -> list[str]:
     """framework.expandMultiPointPlugins for one extension point: returns plugin names in order."""
     enabled = [p.name for p in point_set.enabled]
     disabled = {p.name for p in point_set.disabled}
@@ -212,8 +235,7 @@ def _expand_point(point_set: PluginSet, multi_point: PluginSet, protocol: type, 
             overrides.append(ref.name)
             continue
         if ref.name in from_multi:
-            problems.append(("plugins.multiPoint",
-                             f'plugin "{ref.name}" already registered as "{point}"'))
+            problems.append(("plugins.multiPoint", f'plugin "{ref.name}" already registered as "{point}"'))
             continue
         from_multi.append(ref.name)
     first = [name for name in enabled if name in overrides]
@@ -243,13 +265,11 @@ def build_profile(config: Optional[SchedulerConfig], handle: Any, registry: Regi
         order = _expand_point(sets[point], sets["multiPoint"], protocol, instances, problems, point)
         for name in order:
             if not isinstance(instances[name], protocol):
-                problems.append((f"plugins.{point}.enabled",
-                                 f'plugin "{name}" does not extend {point}'))
+                problems.append((f"plugins.{point}.enabled", f'plugin "{name}" does not extend {point}'))
         seen: set[str] = set()
         for name in order:
             if name in seen:
-                problems.append((f"plugins.{point}.enabled",
-                                 f'plugin "{name}" already registered as "{point}"'))
+                problems.append((f"plugins.{point}.enabled", f'plugin "{name}" already registered as "{point}"'))
             seen.add(name)
         plugins[point] = [instances[name] for name in order if isinstance(instances[name], protocol)]
     _check_required_points(plugins, problems)
@@ -262,8 +282,13 @@ def build_profile(config: Optional[SchedulerConfig], handle: Any, registry: Regi
     return Profile.of(plugins, _score_weights(sets, instances), percentage, instances)
 
 
-def _instantiate(sets: dict[str, PluginSet], config: Optional[SchedulerConfig], handle: Any,
-                 registry: Registry, problems: list[tuple[str, str]]) -> dict[str, Any]:
+def _instantiate(
+    sets: dict[str, PluginSet],
+    config: Optional[SchedulerConfig],
+    handle: Any,
+    registry: Registry,
+    problems: list[tuple[str, str]],
+) -> dict[str, Any]:
     needed: list[str] = []
     for point in CONFIG_POINTS:
         for ref in sets[point].enabled:

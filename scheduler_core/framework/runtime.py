@@ -101,8 +101,13 @@ _NOMINATED_INFOS_KEPT = 10_000
 
 
 class Framework:
-    def __init__(self, profile: Profile, snapshot: Snapshot, vectorized: bool = True,
-                 options: FrameworkOptions = FrameworkOptions()) -> None:
+    def __init__(
+        self,
+        profile: Profile,
+        snapshot: Snapshot,
+        vectorized: bool = True,
+        options: FrameworkOptions = FrameworkOptions(),
+    ) -> None:
         self.profile = profile
         self.snapshot = snapshot
         # False forces every plugin through its per-node methods: the reference path tests compare with.
@@ -149,8 +154,9 @@ class Framework:
                     outcome.status = status  # later PreFilters still run (kubernetes#119770)
                     continue
                 if status.code != Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
-                    status = Status(Code.ERROR, (f'running PreFilter plugin "{plugin.name}": {status.message}',),
-                                    plugin.name)
+                    status = Status(
+                        Code.ERROR, (f'running PreFilter plugin "{plugin.name}": {status.message}',), plugin.name
+                    )
                 outcome.status = status
                 return outcome
             outcome.ran.append(plugin.name)
@@ -165,12 +171,14 @@ class Framework:
     def run_pre_filter_add_pod(self, state: CycleState, pod: Pod, added: PodInfo, node_info: NodeInfo) -> MaybeStatus:
         return self._run_extensions(state, pod, added, node_info, adding=True)
 
-    def run_pre_filter_remove_pod(self, state: CycleState, pod: Pod, removed: PodInfo,
-                                  node_info: NodeInfo) -> MaybeStatus:
+    def run_pre_filter_remove_pod(
+        self, state: CycleState, pod: Pod, removed: PodInfo, node_info: NodeInfo
+    ) -> MaybeStatus:
         return self._run_extensions(state, pod, removed, node_info, adding=False)
 
-    def _run_extensions(self, state: CycleState, pod: Pod, other: PodInfo, node_info: NodeInfo,
-                        adding: bool) -> MaybeStatus:
+    def _run_extensions(
+        self, state: CycleState, pod: Pod, other: PodInfo, node_info: NodeInfo, adding: bool
+    ) -> MaybeStatus:
         for plugin in self.profile.pre_filter:
             extensions = plugin.pre_filter_extensions()
             if extensions is None or plugin.name in state.skip_filter_plugins:
@@ -208,8 +216,9 @@ class Framework:
             status = self.run_filter(state, pod, node_info)
         return status
 
-    def add_nominated_pods(self, state: CycleState, pod: Pod,
-                           node_info: NodeInfo) -> tuple["bool | Status", CycleState, NodeInfo]:
+    def add_nominated_pods(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo
+    ) -> tuple["bool | Status", CycleState, NodeInfo]:
         """addGENominatedPods: clones of the state and the node with the nominated pods of equal
         or higher priority (the pod itself excluded) added; (False, state, node) when there are none."""
         nominated = self.nominated_pods_to_add(pod, node_info.name)
@@ -260,7 +269,9 @@ class Framework:
         """Whether filter_verdicts judges the plugin's nodes all at once (else one by one)."""
         return self.vectorized and plugin.name in self._filter_batch
 
-    def filter_verdicts(self, plugin: FilterPlugin, state: CycleState, pod: Pod, positions: np.ndarray) -> FilterVerdicts:
+    def filter_verdicts(
+        self, plugin: FilterPlugin, state: CycleState, pod: Pod, positions: np.ndarray
+    ) -> FilterVerdicts:
         """One filter plugin over many nodes: its batch method when it has one, else node by node."""
         table = self.snapshot.table
         batch = self._filter_batch.get(plugin.name) if self.vectorized else None
@@ -327,8 +338,9 @@ class Framework:
     def score_plugins(self, state: CycleState) -> list[ScorePlugin]:
         return [p for p in self.profile.score if p.name not in state.skip_score_plugins]
 
-    def run_score_plugin(self, plugin: ScorePlugin, state: CycleState, pod: Pod, positions: np.ndarray,
-                         names: Sequence[str]) -> tuple[Optional[ScoreOutcome], MaybeStatus]:
+    def run_score_plugin(
+        self, plugin: ScorePlugin, state: CycleState, pod: Pod, positions: np.ndarray, names: Sequence[str]
+    ) -> tuple[Optional[ScoreOutcome], MaybeStatus]:
         """Score, NormalizeScore and weight for one plugin over the feasible nodes."""
         raw = self._raw_scores(plugin, state, pod, positions)
         if isinstance(raw, Status):
@@ -340,21 +352,25 @@ class Framework:
             bad = int(normalized[(normalized < MIN_NODE_SCORE) | (normalized > MAX_NODE_SCORE)][0])
             return None, Status.error(
                 f'plugin "{plugin.name}" returns an invalid score {bad}, '
-                f"it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing")
+                f"it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
+            )
         weight = self.profile.weights.get(plugin.name, 1)
         # Weight 1: the same array (no score array changes once made; the hand-over sends it once).
         weighted = normalized if weight == 1 else normalized * weight
         return ScoreOutcome(plugin.name, raw, normalized, weight, weighted), None
 
-    def _raw_scores(self, plugin: ScorePlugin, state: CycleState, pod: Pod, positions: np.ndarray) -> np.ndarray | Status:
+    def _raw_scores(
+        self, plugin: ScorePlugin, state: CycleState, pod: Pod, positions: np.ndarray
+    ) -> np.ndarray | Status:
         table = self.snapshot.table
         batch = self._score_batch.get(plugin.name) if self.vectorized else None
         if batch is not None:
             return batch.score_batch(state, pod, table, positions)
         return score_per_node(plugin, state, pod, table, positions)
 
-    def _normalized_scores(self, plugin: ScorePlugin, state: CycleState, pod: Pod, names: Sequence[str],
-                           raw: np.ndarray) -> np.ndarray | Status:
+    def _normalized_scores(
+        self, plugin: ScorePlugin, state: CycleState, pod: Pod, names: Sequence[str], raw: np.ndarray
+    ) -> np.ndarray | Status:
         batch = self._normalize_batch.get(plugin.name) if self.vectorized else None
         if batch is not None:
             return batch.normalize_batch(state, pod, raw)
@@ -396,12 +412,12 @@ class Framework:
         return results
 
 
-
 BindingStep = Callable[[CycleState, Pod, str], MaybeStatus]
 
 
-def _run_each(steps: list[tuple[str, BindingStep]], state: CycleState, pod: Pod,
-              node: str) -> list[tuple[str, MaybeStatus]]:
+def _run_each(
+    steps: list[tuple[str, BindingStep]], state: CycleState, pod: Pod, node: str
+) -> list[tuple[str, MaybeStatus]]:
     """Reserve, Permit or PreBind: each plugin's step in turn until one fails (a Skip goes on)."""
     results: list[tuple[str, MaybeStatus]] = []
     for name, step in steps:

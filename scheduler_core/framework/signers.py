@@ -61,8 +61,12 @@ class SignPlugin(Protocol):
 def host_ports(pod: Pod) -> tuple[int, ...]:
     """HostPortsSigner: the distinct non-zero host ports of containers and init containers, sorted
     (protocol and host IP are not part of it)."""
-    ports = {port.host_port for container in (*pod.containers, *pod.init_containers)
-             for port in container.ports if port.host_port}
+    ports = {
+        port.host_port
+        for container in (*pod.containers, *pod.init_containers)
+        for port in container.ports
+        if port.host_port
+    }
     return tuple(sorted(ports))
 
 

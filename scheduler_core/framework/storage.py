@@ -73,8 +73,11 @@ class StorageState:
 
     def volumes_of_class(self, class_name: str) -> list[PersistentVolume]:
         """pvCache.ListPVs: the volumes of a class, assumed copies included."""
-        return [self._assumed_volumes.get(name, volume) for name, volume in self.volumes.items()
-                if volume.class_name == class_name]
+        return [
+            self._assumed_volumes.get(name, volume)
+            for name, volume in self.volumes.items()
+            if volume.class_name == class_name
+        ]
 
     def assume_claim(self, claim: PersistentVolumeClaim) -> None:
         self._assumed_claims[claim.key] = claim

@@ -1,5 +1,4 @@
-"""A run's Changes document (../shared/spec/CHANGES.md): its steps and operations.
-"""
+"""A run's Changes document (../shared/spec/CHANGES.md): its steps and operations."""
 
 from __future__ import annotations
 

@@ -37,6 +37,7 @@ def _shallow_copier(cls: type[object]) -> "Callable[[object], object]":
     exec(f"def __copy__(self):\n    new = _new(_cls)\n{assignments}    return new\n", namespace)  # noqa: S102
     return cast("Callable[[object], object]", namespace["__copy__"])
 
+
 class TaintEffect(str, Enum):
     NO_SCHEDULE = "NoSchedule"
     PREFER_NO_SCHEDULE = "PreferNoSchedule"

@@ -72,8 +72,13 @@ class Matcher:
 
     __slots__ = ("_predicates", "_nothing", "pairs", "exact")
 
-    def __init__(self, predicates: list[Predicate], nothing: bool = False,
-                 pairs: tuple[tuple[str, str], ...] = (), exact: bool = False) -> None:
+    def __init__(
+        self,
+        predicates: list[Predicate],
+        nothing: bool = False,
+        pairs: tuple[tuple[str, str], ...] = (),
+        exact: bool = False,
+    ) -> None:
         self._predicates = predicates
         self._nothing = nothing
         # ``pairs`` are the selector's key=value equalities (matchLabels and single-valued In);
@@ -131,8 +136,9 @@ def selector_from_map(labels: Mapping[str, str]) -> LabelSelector:
     return LabelSelector(match_labels=tuple(sorted(labels.items())))
 
 
-def merge_match_label_keys(selector: Optional[LabelSelector], keys: tuple[str, ...], labels: Labels,
-                           operator: str = "In") -> Optional[LabelSelector]:
+def merge_match_label_keys(
+    selector: Optional[LabelSelector], keys: tuple[str, ...], labels: Labels, operator: str = "In"
+) -> Optional[LabelSelector]:
     """Add ``key In (labels[key])`` for each key the pod carries (matchLabelKeys / mismatchLabelKeys).
 
     A nil selector stays nil: it selects no pod, and the keys never turn it into one that does
@@ -214,7 +220,9 @@ def node_selector_matches_labels(selector: NodeSelector, labels: Labels) -> bool
             continue
         if term.match_expressions:
             compiled = _compile_node_term(NodeSelectorTerm(term.match_expressions))
-            if compiled is None or not compiled(Node(name="", labels=cast("dict[str, str]", labels))):  # a probe: only read
+            if compiled is None or not compiled(
+                Node(name="", labels=cast("dict[str, str]", labels))
+            ):  # a probe: only read
                 continue
         return True
     return False

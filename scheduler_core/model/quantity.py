@@ -38,9 +38,7 @@ _DIGITS = frozenset("0123456789")
 # short-circuit so "1e999999999" does not build a billion-digit integer.
 _MAX_DIGITS = 40
 BEYOND_INT64 = Fraction(10**_MAX_DIGITS)  # the stand-in for a decimal value of more than 40 digits
-CPU_OVERFLOW = (
-    f"must be at most {INT64_MAX // 1000}.{INT64_MAX % 1000:03d} ({INT64_MAX}m): kube-scheduler counts cpu in int64 millicores"
-)
+CPU_OVERFLOW = f"must be at most {INT64_MAX // 1000}.{INT64_MAX % 1000:03d} ({INT64_MAX}m): kube-scheduler counts cpu in int64 millicores"
 
 QuantityInput = Union[str, int, float]
 
@@ -68,7 +66,7 @@ def _split(text: str) -> tuple[bool, str, str, str]:
     denom = ""
     if pos < len(text) and text[pos] == ".":
         denom_end = _digits_end(text, pos + 1)
-        denom = text[pos + 1:denom_end]
+        denom = text[pos + 1 : denom_end]
         pos = denom_end
     suffix_start = pos
     while pos < len(text) and text[pos] in _SUFFIX_CHARS:
@@ -118,7 +116,9 @@ def _magnitude(num: str, denom: str, base: int, exponent: int) -> Fraction:
         if power + len(digits) < -_MAX_DIGITS:
             return NANO / 2  # non-zero and below 1n: rounds up to 1n
         return Fraction(int(digits)) * Fraction(10) ** power
-    factor: int = 2**exponent  # typeshed types int ** int as Any (a negative power is a float); binary exponents are >= 0
+    factor: int = (
+        2**exponent
+    )  # typeshed types int ** int as Any (a negative power is a float); binary exponents are >= 0
     return Fraction(int(digits), 10 ** len(denom)) * factor
 
 

@@ -139,7 +139,12 @@ class DeviceResult:
         return (self.driver, self.pool, self.device)
 
     def to_json(self) -> dict[str, object]:
-        data: dict[str, object] = {"request": self.request, "driver": self.driver, "pool": self.pool, "device": self.device}
+        data: dict[str, object] = {
+            "request": self.request,
+            "driver": self.driver,
+            "pool": self.pool,
+            "device": self.device,
+        }
         if self.admin_access is not None:
             data["adminAccess"] = self.admin_access
         return data
@@ -154,9 +159,12 @@ class AllocationResult:
         data: dict[str, object] = {"devices": [result.to_json() for result in self.results]}
         if self.node_selector is not None:
             data["nodeSelector"] = [
-                {"matchFields": [f"{r.key} {r.operator} {','.join(r.values)}" for r in term.match_fields],
-                 "matchExpressions": [f"{r.key} {r.operator} {','.join(r.values)}" for r in term.match_expressions]}
-                for term in self.node_selector.terms]
+                {
+                    "matchFields": [f"{r.key} {r.operator} {','.join(r.values)}" for r in term.match_fields],
+                    "matchExpressions": [f"{r.key} {r.operator} {','.join(r.values)}" for r in term.match_expressions],
+                }
+                for term in self.node_selector.terms
+            ]
         return data
 
 

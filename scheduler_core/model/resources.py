@@ -66,8 +66,9 @@ def _effective(pod: Pod, container: Container) -> ResourceList:
     return effective
 
 
-def aggregate_container_requests(pod: Pod, non_missing: Optional[ResourceList] = None,
-                                 use_status: bool = True) -> ResourceList:
+def aggregate_container_requests(
+    pod: Pod, non_missing: Optional[ResourceList] = None, use_status: bool = True
+) -> ResourceList:
     """AggregateContainerRequests."""
     total: ResourceList = {}
     for container in pod.containers:
@@ -90,8 +91,9 @@ def aggregate_container_requests(pod: Pod, non_missing: Optional[ResourceList] =
     return total
 
 
-def pod_requests(pod: Pod, non_missing: Optional[ResourceList] = None, *, pod_level: bool = True,
-                 use_status: bool = True) -> ResourceList:
+def pod_requests(
+    pod: Pod, non_missing: Optional[ResourceList] = None, *, pod_level: bool = True, use_status: bool = True
+) -> ResourceList:
     """PodRequests. ``pod_level`` False is SkipPodLevelResources, ``use_status`` False leaves out the
     container statuses of an in-place resize (UseStatusResources false)."""
     if _one_plain_container(pod):
@@ -103,12 +105,18 @@ def pod_requests(pod: Pod, non_missing: Optional[ResourceList] = None, *, pod_le
 
 def _one_plain_container(pod: Pod) -> bool:
     """One container, no init container, no resize under way, no pod-level requests, no overhead."""
-    return len(pod.containers) == 1 and not pod.init_containers and not pod.container_statuses \
-        and not pod.pod_level_requests and not pod.overhead
+    return (
+        len(pod.containers) == 1
+        and not pod.init_containers
+        and not pod.container_statuses
+        and not pod.pod_level_requests
+        and not pod.overhead
+    )
 
 
-def _pod_requests(pod: Pod, non_missing: Optional[ResourceList] = None, *, pod_level: bool = True,
-                  use_status: bool = True) -> ResourceList:
+def _pod_requests(
+    pod: Pod, non_missing: Optional[ResourceList] = None, *, pod_level: bool = True, use_status: bool = True
+) -> ResourceList:
     """pod_requests for every pod."""
     total = aggregate_container_requests(pod, non_missing, use_status)
     if pod_level and has_pod_level_requests(pod):

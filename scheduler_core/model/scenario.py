@@ -90,8 +90,11 @@ class Scenario:
         """Pods without a node that this scheduler would try, in queue order (higher priority
         first, then document order): not finished, for one of its profiles, not gated."""
         names = self.scheduler_names
-        pending = [p for p in self.pods if not p.node_name and not p.is_finished
-                   and p.scheduler_name in names and not p.scheduling_gates]
+        pending = [
+            p
+            for p in self.pods
+            if not p.node_name and not p.is_finished and p.scheduler_name in names and not p.scheduling_gates
+        ]
         return sorted(pending, key=lambda p: (-p.priority, p.doc_index))
 
     def scheduling_notices(self) -> list[Notice]:
@@ -103,11 +106,20 @@ class Scenario:
         notices = list(self.notices)
         if other:
             schedulers = ", ".join(sorted({p.scheduler_name for p in other}))
-            notices.append(Notice(NoticeCode.OTHER_SCHEDULER,
-                                  f"{len(other)} pending pod(s) not for this scheduler (schedulerName {schedulers}): "
-                                  "never attempted", tuple(f"Pod {p.key}" for p in other)))
+            notices.append(
+                Notice(
+                    NoticeCode.OTHER_SCHEDULER,
+                    f"{len(other)} pending pod(s) not for this scheduler (schedulerName {schedulers}): never attempted",
+                    tuple(f"Pod {p.key}" for p in other),
+                )
+            )
         if gated:
-            notices.append(Notice(NoticeCode.SCHEDULING_GATED,
-                                  f"{len(gated)} pending pod(s) with scheduling gates (SchedulingGated): "
-                                  "never attempted until the gates are removed", tuple(f"Pod {p.key}" for p in gated)))
+            notices.append(
+                Notice(
+                    NoticeCode.SCHEDULING_GATED,
+                    f"{len(gated)} pending pod(s) with scheduling gates (SchedulingGated): "
+                    "never attempted until the gates are removed",
+                    tuple(f"Pod {p.key}" for p in gated),
+                )
+            )
         return notices

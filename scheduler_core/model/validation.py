@@ -18,19 +18,29 @@ _QUALIFIED_NAME = re.compile(f"^{_QUALIFIED_NAME_FMT}$")
 MAX_LABEL_LENGTH = 63
 MAX_SUBDOMAIN_LENGTH = 253
 
-DNS1123_LABEL_MSG = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
-                     f"and must start and end with an alphanumeric character (regex used for validation is '{_LABEL_FMT}')")
-DNS1123_SUBDOMAIN_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
-                         "'.', and must start and end with an alphanumeric character (regex used for validation is "
-                         f"'{_LABEL_FMT}(\\.{_LABEL_FMT})*')")
-DNS1035_LABEL_MSG = ("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
-                     "alphabetic character, and end with an alphanumeric character (regex used for validation is "
-                     "'[a-z]([-a-z0-9]*[a-z0-9])?')")
-QUALIFIED_NAME_MSG = ("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
-                      f"with an alphanumeric character (regex used for validation is '{_QUALIFIED_NAME_FMT}')")
-LABEL_VALUE_MSG = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
-                   "and must start and end with an alphanumeric character (regex used for validation is "
-                   f"'({_QUALIFIED_NAME_FMT})?')")
+DNS1123_LABEL_MSG = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
+    f"and must start and end with an alphanumeric character (regex used for validation is '{_LABEL_FMT}')"
+)
+DNS1123_SUBDOMAIN_MSG = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+    "'.', and must start and end with an alphanumeric character (regex used for validation is "
+    f"'{_LABEL_FMT}(\\.{_LABEL_FMT})*')"
+)
+DNS1035_LABEL_MSG = (
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+    "alphabetic character, and end with an alphanumeric character (regex used for validation is "
+    "'[a-z]([-a-z0-9]*[a-z0-9])?')"
+)
+QUALIFIED_NAME_MSG = (
+    "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
+    f"with an alphanumeric character (regex used for validation is '{_QUALIFIED_NAME_FMT}')"
+)
+LABEL_VALUE_MSG = (
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
+    "and must start and end with an alphanumeric character (regex used for validation is "
+    f"'({_QUALIFIED_NAME_FMT})?')"
+)
 
 
 def _too_long(value: str, limit: int) -> list[str]:
@@ -65,9 +75,11 @@ def is_qualified_name(value: str) -> list[str]:
         else:
             errors = ["prefix part " + msg for msg in is_dns1123_subdomain(prefix)]
     else:
-        return ["a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and "
-                "end with an alphanumeric character, with an optional DNS subdomain prefix and '/' "
-                "(e.g. 'example.com/MyName')"]
+        return [
+            "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and "
+            "end with an alphanumeric character, with an optional DNS subdomain prefix and '/' "
+            "(e.g. 'example.com/MyName')"
+        ]
     if not name:
         return errors + ["name part must be non-empty"]
     if len(name) > MAX_LABEL_LENGTH:

@@ -86,8 +86,17 @@ class PortworxVolume:
 
 
 # The in-tree volume sources VolumeRestrictions compares and CSI migration translates.
-InTreeSource = Union[GCEPersistentDisk, AWSElasticBlockStore, RBDVolume, ISCSIVolume, CinderVolume,
-                     AzureDiskVolume, AzureFileVolume, VsphereVolume, PortworxVolume]
+InTreeSource = Union[
+    GCEPersistentDisk,
+    AWSElasticBlockStore,
+    RBDVolume,
+    ISCSIVolume,
+    CinderVolume,
+    AzureDiskVolume,
+    AzureFileVolume,
+    VsphereVolume,
+    PortworxVolume,
+]
 
 
 @dataclass(frozen=True, slots=True)

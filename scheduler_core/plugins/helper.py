@@ -147,8 +147,9 @@ def tolerations_tolerate_taint(tolerations: Iterable[Toleration], taint: Taint) 
     return any(toleration.tolerates(taint) for toleration in tolerations)
 
 
-def find_untolerated_taint(taints: Iterable[Taint], tolerations: Sequence[Toleration],
-                           effects: frozenset[str] = DO_NOT_SCHEDULE_EFFECTS) -> Optional[Taint]:
+def find_untolerated_taint(
+    taints: Iterable[Taint], tolerations: Sequence[Toleration], effects: frozenset[str] = DO_NOT_SCHEDULE_EFFECTS
+) -> Optional[Taint]:
     """v1helper.FindMatchingUntoleratedTaint over the taints whose effect is in ``effects``."""
     for taint in taints:
         if taint.effect in effects and not tolerations_tolerate_taint(tolerations, taint):
@@ -192,8 +193,9 @@ def table_cache(table: "NodeTable[NodeInfo]", kind: str) -> dict[Hashable, Any]:
     return cache
 
 
-def _label_lookup(column: "LabelColumn", operator: str, values: tuple[str, ...],
-                  cache: dict[Hashable, Any]) -> np.ndarray:
+def _label_lookup(
+    column: "LabelColumn", operator: str, values: tuple[str, ...], cache: dict[Hashable, Any]
+) -> np.ndarray:
     """One bool per column value code, plus a last entry for a node without the key (code -1)."""
     size = len(column.values)
     if operator == "In":
@@ -230,7 +232,9 @@ def _label_lookup(column: "LabelColumn", operator: str, values: tuple[str, ...],
     return np.zeros(size + 1, dtype=bool)
 
 
-def label_requirement_mask(table: "NodeTable[NodeInfo]", key: str, operator: str, values: tuple[str, ...]) -> np.ndarray:
+def label_requirement_mask(
+    table: "NodeTable[NodeInfo]", key: str, operator: str, values: tuple[str, ...]
+) -> np.ndarray:
     """labels.Requirement.Matches over every node (as ``labels._requirement_predicate``)."""
     cache = table_cache(table, "label")
     mask: Optional[np.ndarray] = cache.get((key, operator, values))
@@ -306,8 +310,9 @@ def distinct_values(keys: np.ndarray) -> list[int]:
     return distinct
 
 
-def tainted_verdicts(table: "NodeTable[NodeInfo]", kind: str, key: Hashable,
-                     judge: Callable[[tuple[Taint, ...]], int]) -> np.ndarray:
+def tainted_verdicts(
+    table: "NodeTable[NodeInfo]", kind: str, key: Hashable, judge: Callable[[tuple[Taint, ...]], int]
+) -> np.ndarray:
     """``judge(taints)`` for every node, as an int64 per table position: 0 where a node has no taints.
 
     Only the (usually few) tainted nodes are looked at in Python; the result is cached under

@@ -76,8 +76,10 @@ def image_index(table: NodeTable[NodeInfo]) -> ImageIndex:
                 entry = gathered.setdefault(name, ([], [], num_nodes))
                 entry[0].append(position)
                 entry[1].append(size)
-        index = cache["index"] = {name: (np.asarray(p, dtype=np.int64), np.asarray(s, dtype=np.int64), n)
-                                  for name, (p, s, n) in gathered.items()}
+        index = cache["index"] = {
+            name: (np.asarray(p, dtype=np.int64), np.asarray(s, dtype=np.int64), n)
+            for name, (p, s, n) in gathered.items()
+        }
     return index
 
 
@@ -101,7 +103,6 @@ class ImageLocality:
         """The distinct images of containers and init containers, as the plugin names them."""
         images = {normalized_image_name(c.image) for c in (*pod.containers, *pod.init_containers)}
         return [(signers.IMAGE_NAMES, tuple(sorted(images)))]
-
 
     def __init__(self, handle: Handle) -> None:
         self._handle = handle

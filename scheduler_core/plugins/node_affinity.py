@@ -72,8 +72,9 @@ class NodeAffinityArgs:
         if raw_required is not None:
             path = "addedAffinity.requiredDuringSchedulingIgnoredDuringExecution"
             terms = raw_required.get("nodeSelectorTerms") or ()
-            required = NodeSelector(tuple(_parse_term(t, f"{path}.nodeSelectorTerms[{i}]", problems)
-                                          for i, t in enumerate(terms)))
+            required = NodeSelector(
+                tuple(_parse_term(t, f"{path}.nodeSelectorTerms[{i}]", problems) for i, t in enumerate(terms))
+            )
         preferred = []
         path = "addedAffinity.preferredDuringSchedulingIgnoredDuringExecution"
         for i, raw_term in enumerate(added.get("preferredDuringSchedulingIgnoredDuringExecution") or ()):
@@ -85,15 +86,20 @@ class NodeAffinityArgs:
 
 
 def _parse_term(raw: Mapping[str, Any], path: str, problems: list[ArgsProblem]) -> NodeSelectorTerm:
-    expressions = tuple(_parse_requirement(r, f"{path}.matchExpressions[{i}]", False, problems)
-                        for i, r in enumerate(raw.get("matchExpressions") or ()))
-    fields = tuple(_parse_requirement(r, f"{path}.matchFields[{i}]", True, problems)
-                   for i, r in enumerate(raw.get("matchFields") or ()))
+    expressions = tuple(
+        _parse_requirement(r, f"{path}.matchExpressions[{i}]", False, problems)
+        for i, r in enumerate(raw.get("matchExpressions") or ())
+    )
+    fields = tuple(
+        _parse_requirement(r, f"{path}.matchFields[{i}]", True, problems)
+        for i, r in enumerate(raw.get("matchFields") or ())
+    )
     return NodeSelectorTerm(expressions, fields)
 
 
-def _parse_requirement(raw: Mapping[str, Any], path: str, is_field: bool,
-                       problems: list[ArgsProblem]) -> NodeSelectorRequirement:
+def _parse_requirement(
+    raw: Mapping[str, Any], path: str, is_field: bool, problems: list[ArgsProblem]
+) -> NodeSelectorRequirement:
     """nodeaffinity.NewNodeSelector's checks of one requirement."""
     key = str(raw.get("key", ""))
     operator = str(raw.get("operator", ""))
@@ -102,20 +108,29 @@ def _parse_requirement(raw: Mapping[str, Any], path: str, is_field: bool,
         if key != FIELD_NODE_NAME:
             problems.append(ArgsProblem(f"{path}.key", f'Invalid value: "{key}": not a valid field selector key'))
         if operator not in _FIELD_OPERATORS:
-            problems.append(ArgsProblem(f"{path}.operator", f'Invalid value: "{operator}": not a valid selector operator'))
+            problems.append(
+                ArgsProblem(f"{path}.operator", f'Invalid value: "{operator}": not a valid selector operator')
+            )
         elif len(values) != 1:
             problems.append(ArgsProblem(f"{path}.values", "Required value: must have one element"))
     elif operator not in _LABEL_OPERATORS:
         problems.append(ArgsProblem(f"{path}.operator", f'Unsupported value: "{operator}"'))
     elif operator in ("In", "NotIn") and not values:
-        problems.append(ArgsProblem(f"{path}.values",
-                                    "Required value: for 'in', 'notin' operators, values set can't be empty"))
+        problems.append(
+            ArgsProblem(f"{path}.values", "Required value: for 'in', 'notin' operators, values set can't be empty")
+        )
     elif operator in ("Exists", "DoesNotExist") and values:
-        problems.append(ArgsProblem(f"{path}.values", "Forbidden: may not be specified when `operator` is "
-                                                      "'Exists' or 'DoesNotExist'"))
+        problems.append(
+            ArgsProblem(
+                f"{path}.values", "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'"
+            )
+        )
     elif operator in ("Gt", "Lt") and (len(values) != 1 or parse_int64(values[0]) is None):
-        problems.append(ArgsProblem(f"{path}.values",
-                                    "Invalid value: for 'Gt', 'Lt' operators, exactly one integer value is required"))
+        problems.append(
+            ArgsProblem(
+                f"{path}.values", "Invalid value: for 'Gt', 'Lt' operators, exactly one integer value is required"
+            )
+        )
     return NodeSelectorRequirement(key, operator, values)
 
 
@@ -153,8 +168,9 @@ def preferred_score(terms: tuple[PreferredSchedulingTerm, ...], node: Node) -> i
     return sum(t.weight for t in terms if t.weight != 0 and node_selector_term_matches(t.preference, node))
 
 
-def preferred_score_batch(terms: tuple[PreferredSchedulingTerm, ...], table: NodeTable[NodeInfo],
-                          positions: np.ndarray) -> np.ndarray:
+def preferred_score_batch(
+    terms: tuple[PreferredSchedulingTerm, ...], table: NodeTable[NodeInfo], positions: np.ndarray
+) -> np.ndarray:
     """preferred_score over many nodes: one label-column mask per term."""
     total = np.zeros(len(positions), dtype=np.int64)
     for term in terms:
@@ -186,8 +202,10 @@ class NodeAffinity:
 
     def sign_pod(self, pod: Pod) -> signers.SignResult:
         """The pod's node affinity and nodeSelector (addedAffinity is the profile's, not the pod's)."""
-        return [(signers.NODE_AFFINITY, signers.node_affinity(pod)), (signers.NODE_SELECTOR, signers.node_selector(pod))]
-
+        return [
+            (signers.NODE_AFFINITY, signers.node_affinity(pod)),
+            (signers.NODE_SELECTOR, signers.node_selector(pod)),
+        ]
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         """EventsToRegister (QueueingHints on). Nodes and a pod's tolerations never change during a
@@ -200,8 +218,9 @@ class NodeAffinity:
         self._added_required: Optional[NodeSelector] = added.required if added else None
         self._added_preferred: tuple[PreferredSchedulingTerm, ...] = added.preferred if added else ()
 
-    def pre_filter(self, state: CycleState, pod: Pod,
-                   nodes: list[NodeInfo]) -> tuple[Optional[PreFilterResult], MaybeStatus]:
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+    ) -> tuple[Optional[PreFilterResult], MaybeStatus]:
         terms = _required_terms(pod)
         if terms is None and self._added_required is None and not pod.node_selector:
             return None, SKIP
@@ -232,8 +251,11 @@ class NodeAffinity:
         node = node_info.node
         if self._added_required is not None and not node_selector_matches(self._added_required, node):
             return _failed_terms(self._added_required.terms, node, "addedAffinity term", REASON_ENFORCED)
-        facts = [LabelFact(REASON_POD, "nodeSelector", key, "In", (value,), node.labels.get(key))
-                 for key, value in pod.node_selector.items() if node.labels.get(key) != value]
+        facts = [
+            LabelFact(REASON_POD, "nodeSelector", key, "In", (value,), node.labels.get(key))
+            for key, value in pod.node_selector.items()
+            if node.labels.get(key) != value
+        ]
         terms = _required_terms(pod)
         if terms is not None and not any(node_selector_term_matches(term, node) for term in terms):
             facts.extend(_failed_terms(terms, node, "required term", REASON_POD))
@@ -257,8 +279,9 @@ class NodeAffinity:
 
     # The fast path: each requirement becomes a lookup over its label column's value codes.
 
-    def filter_batch(self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo],
-                     positions: np.ndarray) -> Optional[FilterVerdicts]:
+    def filter_batch(
+        self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo], positions: np.ndarray
+    ) -> Optional[FilterVerdicts]:
         choice = np.full(len(positions), PASS, dtype=np.int32)
         choice[~required_node_affinity_mask(pod, table)[positions]] = 1
         if self._added_required is not None:
@@ -268,8 +291,9 @@ class NodeAffinity:
     def score_batch(self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo], positions: np.ndarray) -> np.ndarray:
         pre_score = state.read_optional(_PRE_SCORE)
         preferred = pre_score.preferred if pre_score is not None else _preferred_terms(pod)
-        scores: np.ndarray = (preferred_score_batch(self._added_preferred, table, positions)
-                              + preferred_score_batch(preferred, table, positions))
+        scores: np.ndarray = preferred_score_batch(self._added_preferred, table, positions) + preferred_score_batch(
+            preferred, table, positions
+        )
         return scores
 
     def normalize_batch(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
@@ -287,12 +311,30 @@ def _failed_terms(terms: tuple[NodeSelectorTerm, ...], node: Node, source: str, 
         for requirement in term.match_expressions:
             if not node_selector_term_matches(NodeSelectorTerm(match_expressions=(requirement,)), node):
                 value = node.labels.get(requirement.key)
-                facts.append(LabelFact(reason, f"{source} {number}", requirement.key, requirement.operator,
-                                       tuple(requirement.values), value, _plainly_matches(requirement, value)))
+                facts.append(
+                    LabelFact(
+                        reason,
+                        f"{source} {number}",
+                        requirement.key,
+                        requirement.operator,
+                        tuple(requirement.values),
+                        value,
+                        _plainly_matches(requirement, value),
+                    )
+                )
         for requirement in term.match_fields:
             if not node_selector_term_matches(NodeSelectorTerm(match_fields=(requirement,)), node):
-                facts.append(LabelFact(reason, f"{source} {number}", requirement.key, requirement.operator,
-                                       tuple(requirement.values), node.name, _plainly_matches(requirement, node.name)))
+                facts.append(
+                    LabelFact(
+                        reason,
+                        f"{source} {number}",
+                        requirement.key,
+                        requirement.operator,
+                        tuple(requirement.values),
+                        node.name,
+                        _plainly_matches(requirement, node.name),
+                    )
+                )
     return tuple(facts)
 
 

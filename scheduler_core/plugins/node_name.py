@@ -34,7 +34,6 @@ class NodeName:
     def sign_pod(self, pod: Pod) -> signers.SignResult:
         return [(signers.NODE_NAME, pod.node_name)]
 
-
     def events_to_register(self) -> list[ClusterEventWithHint]:
         """EventsToRegister (QueueingHints on). Nodes and a pod's tolerations never change during a
         SchedLab run, so these registrations only declare the plugin's interest (what the queue's
@@ -44,8 +43,9 @@ class NodeName:
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus:
         return None if fits(pod, node_info) else Status.unresolvable(REASON_NODE_NAME)
 
-    def filter_batch(self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo],
-                     positions: np.ndarray) -> Optional[FilterVerdicts]:
+    def filter_batch(
+        self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo], positions: np.ndarray
+    ) -> Optional[FilterVerdicts]:
         if not pod.node_name:
             return None
         wanted = table.index.get(pod.node_name, -1)

@@ -68,14 +68,16 @@ class NodePorts:
     def sign_pod(self, pod: Pod) -> signers.SignResult:
         return [(signers.HOST_PORTS, signers.host_ports(pod))]
 
-
     def events_to_register(self) -> list[ClusterEventWithHint]:
         """EventsToRegister (QueueingHints on): pods deleted; a node added (no hint: always)."""
-        return [ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.DELETE), pod_deleted_hint),
-                ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD))]
+        return [
+            ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.DELETE), pod_deleted_hint),
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD)),
+        ]
 
-    def pre_filter(self, state: CycleState, pod: Pod,
-                   nodes: list[NodeInfo]) -> tuple[Optional[PreFilterResult], MaybeStatus]:
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+    ) -> tuple[Optional[PreFilterResult], MaybeStatus]:
         wanted = tuple(host_ports(pod))
         if not wanted:
             return None, SKIP
@@ -100,14 +102,18 @@ class NodePorts:
         for wanted in pre_filter.wanted:
             if not port_conflicts(node_info.used_ports, wanted):
                 continue
-            users = tuple(info.pod.key for info in node_info.pods
-                          if port_conflicts({port: 1 for port in host_ports(info.pod)}, wanted))
+            users = tuple(
+                info.pod.key
+                for info in node_info.pods
+                if port_conflicts({port: 1 for port in host_ports(info.pod)}, wanted)
+            )
             ip, protocol, port = wanted
             facts.append(PortFact(REASON_PORTS, protocol, ip, port, users))
         return tuple(facts)
 
-    def filter_batch(self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo],
-                     positions: np.ndarray) -> Optional[FilterVerdicts]:
+    def filter_batch(
+        self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo], positions: np.ndarray
+    ) -> Optional[FilterVerdicts]:
         """Only nodes running pods can have used ports: those few are checked in Python."""
         pre_filter = state.read_optional(_PRE_FILTER)
         if pre_filter is None:

@@ -33,13 +33,14 @@ class NodeUnschedulable:
     def sign_pod(self, pod: Pod) -> signers.SignResult:
         return [(signers.TOLERATIONS, signers.tolerations(pod))]
 
-
     def events_to_register(self) -> list[ClusterEventWithHint]:
         """EventsToRegister (QueueingHints on). Nodes and a pod's tolerations never change during a
         SchedLab run, so these registrations only declare the plugin's interest (what the queue's
         isEventOfInterest reads); the release's hints for them are never asked and are not ported."""
-        return [ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT)),
-                ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATION))]
+        return [
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT)),
+            ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATION)),
+        ]
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus:
         if not node_info.node.unschedulable:
@@ -52,11 +53,17 @@ class NodeUnschedulable:
         """Explanations only: the cordon, which no toleration of the pod covers."""
         if self.filter(state, pod, node_info) is None:
             return ()
-        return (NodeFact(REASON_UNSCHEDULABLE, "the node is cordoned (spec.unschedulable: true) and the pod does not "
-                                               "tolerate node.kubernetes.io/unschedulable:NoSchedule"),)
+        return (
+            NodeFact(
+                REASON_UNSCHEDULABLE,
+                "the node is cordoned (spec.unschedulable: true) and the pod does not "
+                "tolerate node.kubernetes.io/unschedulable:NoSchedule",
+            ),
+        )
 
-    def filter_batch(self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo],
-                     positions: np.ndarray) -> Optional[FilterVerdicts]:
+    def filter_batch(
+        self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo], positions: np.ndarray
+    ) -> Optional[FilterVerdicts]:
         cordoned = table.unschedulable[positions]
         if not cordoned.any() or tolerations_tolerate_taint(pod.tolerations, UNSCHEDULABLE_TAINT):
             return None

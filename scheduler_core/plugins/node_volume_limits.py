@@ -59,7 +59,6 @@ class NodeVolumeLimits:
     def sign_pod(self, pod: Pod) -> signers.SignResult:
         return [(signers.VOLUMES, signers.volumes(pod))]
 
-
     def __init__(self, handle: Handle) -> None:
         self.handle = handle
         # The release prefixes the handle of a claim counted through its class with a random string
@@ -70,7 +69,9 @@ class NodeVolumeLimits:
     def storage(self) -> StorageState:
         return self.handle.snapshot.storage
 
-    def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> tuple[Optional[PreFilterResult], MaybeStatus]:
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+    ) -> tuple[Optional[PreFilterResult], MaybeStatus]:
         if any(v.is_claim or v.is_ephemeral or translation.is_inline_migratable(v) for v in pod.volumes):
             return None, None
         return None, SKIP
@@ -88,8 +89,15 @@ class NodeVolumeLimits:
         if over is None:
             return ()
         driver, attached, new, limit = over
-        return (VolumeFact(REASON_MAX_VOLUME_COUNT_EXCEEDED, f"CSI driver {driver}",
-                           f"{attached} volume(s) attached + {new} new > limit {limit}", attached + new, limit),)
+        return (
+            VolumeFact(
+                REASON_MAX_VOLUME_COUNT_EXCEEDED,
+                f"CSI driver {driver}",
+                f"{attached} volume(s) attached + {new} new > limit {limit}",
+                attached + new,
+                limit,
+            ),
+        )
 
     def _judge(self, pod: Pod, node_info: NodeInfo) -> tuple[MaybeStatus, Optional[tuple[str, int, int, int]]]:
         """Filter's verdict, and when a limit is passed: (driver, attached, new, limit)."""
@@ -115,8 +123,9 @@ class NodeVolumeLimits:
         return (None if over is None else Status.unschedulable(REASON_MAX_VOLUME_COUNT_EXCEEDED)), over
 
     @staticmethod
-    def _over_limit(new_volumes: dict[str, str], attached: dict[str, str], attachments: dict[str, str],
-                    limits: dict[str, int]) -> Optional[tuple[str, int, int, int]]:
+    def _over_limit(
+        new_volumes: dict[str, str], attached: dict[str, str], attachments: dict[str, str], limits: dict[str, int]
+    ) -> Optional[tuple[str, int, int, int]]:
         attached_count: dict[str, int] = {}
         for unique_name, driver in attached.items():
             new_volumes.pop(unique_name, None)  # a volume already used on the node is not new
@@ -143,8 +152,9 @@ class NodeVolumeLimits:
                 self._add_volume(pod, volume, csi_node, new_pod, result)
         return result
 
-    def _add_volume(self, pod: Pod, volume: Volume, csi_node: Optional[CSINode], new_pod: bool,
-                    result: dict[str, str]) -> None:
+    def _add_volume(
+        self, pod: Pod, volume: Volume, csi_node: Optional[CSINode], new_pod: bool, result: dict[str, str]
+    ) -> None:
         claim_name = volume.claim_for(pod.name)
         if claim_name is None:
             self._add_inline_volume(pod, volume, csi_node, result)
@@ -154,8 +164,9 @@ class NodeVolumeLimits:
         claim = self.storage.claim(pod.namespace, claim_name)
         if claim is None:
             if new_pod:  # the pod cannot run without it
-                raise _ClaimMissing(f'looking up PVC {pod.namespace}/{claim_name}: '
-                                    f'persistentvolumeclaim "{claim_name}" not found')
+                raise _ClaimMissing(
+                    f'looking up PVC {pod.namespace}/{claim_name}: persistentvolumeclaim "{claim_name}" not found'
+                )
             return  # a running pod's missing claim is not counted
         if volume.is_ephemeral:
             problem = helpers.ephemeral_claim_error(pod, claim)
@@ -235,8 +246,9 @@ class NodeVolumeLimits:
             ClusterEventWithHint(ClusterEvent(EventResource.CSI_NODE, ActionType.UPDATE), csi_node_updated_hint),
             ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.DELETE), pod_deleted_hint),
             ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD), claim_added_hint),
-            ClusterEventWithHint(ClusterEvent(EventResource.VOLUME_ATTACHMENT, ActionType.DELETE),
-                                 attachment_deleted_hint),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.VOLUME_ATTACHMENT, ActionType.DELETE), attachment_deleted_hint
+            ),
         ]
 
 

@@ -51,8 +51,11 @@ def _prefer_no_schedule_tolerations(pod: Pod) -> tuple[Toleration, ...]:
 
 
 def _count_intolerable(taints: Iterable[Taint], tolerations: tuple[Toleration, ...]) -> int:
-    return sum(1 for taint in taints
-               if taint.effect == PREFER_NO_SCHEDULE and not tolerations_tolerate_taint(tolerations, taint))
+    return sum(
+        1
+        for taint in taints
+        if taint.effect == PREFER_NO_SCHEDULE and not tolerations_tolerate_taint(tolerations, taint)
+    )
 
 
 class TaintToleration:
@@ -61,13 +64,14 @@ class TaintToleration:
     def sign_pod(self, pod: Pod) -> signers.SignResult:
         return [(signers.TOLERATIONS, signers.tolerations(pod))]
 
-
     def events_to_register(self) -> list[ClusterEventWithHint]:
         """EventsToRegister (QueueingHints on). Nodes and a pod's tolerations never change during a
         SchedLab run, so these registrations only declare the plugin's interest (what the queue's
         isEventOfInterest reads); the release's hints for them are never asked and are not ported."""
-        return [ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT)),
-                ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATION))]
+        return [
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT)),
+            ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATION)),
+        ]
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus:
         if find_untolerated_taint(node_info.node.taints, pod.tolerations) is None:
@@ -94,23 +98,25 @@ class TaintToleration:
 
     # The fast path: only tainted nodes (table.tainted) are looked at, once per set of tolerations.
 
-    def filter_batch(self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo],
-                     positions: np.ndarray) -> Optional[FilterVerdicts]:
+    def filter_batch(
+        self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo], positions: np.ndarray
+    ) -> Optional[FilterVerdicts]:
         if not len(table.tainted):
             return None
         tolerations = pod.tolerations
-        untolerated = tainted_verdicts(table, "filter", tolerations,
-                                       lambda taints: find_untolerated_taint(taints, tolerations) is not None)
+        untolerated = tainted_verdicts(
+            table, "filter", tolerations, lambda taints: find_untolerated_taint(taints, tolerations) is not None
+        )
         return FilterVerdicts.from_mask(untolerated[positions] != 0, Status.unresolvable(REASON_UNTOLERATED))
 
     def score_batch(self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo], positions: np.ndarray) -> np.ndarray:
         pre_score = state.read_optional(_PRE_SCORE)
-        tolerations = (pre_score.prefer_no_schedule_tolerations if pre_score is not None
-                       else _prefer_no_schedule_tolerations(pod))
+        tolerations = (
+            pre_score.prefer_no_schedule_tolerations if pre_score is not None else _prefer_no_schedule_tolerations(pod)
+        )
         if not len(table.tainted):
             return np.zeros(len(positions), dtype=np.int64)
-        counts = tainted_verdicts(table, "score", tolerations,
-                                  lambda taints: _count_intolerable(taints, tolerations))
+        counts = tainted_verdicts(table, "score", tolerations, lambda taints: _count_intolerable(taints, tolerations))
         at_positions: np.ndarray = counts[positions]
         return at_positions
 

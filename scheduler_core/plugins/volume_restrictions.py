@@ -39,8 +39,9 @@ from scheduler_core.model import (
 )
 
 REASON_DISK_CONFLICT = "node(s) had no available disk"
-REASON_READ_WRITE_ONCE_POD_CONFLICT = ("node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod "
-                                       "access mode already in-use by another pod")
+REASON_READ_WRITE_ONCE_POD_CONFLICT = (
+    "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another pod"
+)
 _STATE_NAME = "PreFilterVolumeRestrictions"
 _RESTRICTED_SOURCES = (GCEPersistentDisk, AWSElasticBlockStore, RBDVolume, ISCSIVolume)
 
@@ -85,7 +86,10 @@ def is_volume_conflict(volume: Volume, existing: Pod) -> bool:
             if mine.iqn == other.iqn and not (mine.read_only and other.read_only):
                 return True
         if isinstance(mine, RBDVolume) and isinstance(other, RBDVolume):
-            same_image = _overlap(mine.monitors, other.monitors) and (mine.pool, mine.image) == (other.pool, other.image)
+            same_image = _overlap(mine.monitors, other.monitors) and (mine.pool, mine.image) == (
+                other.pool,
+                other.image,
+            )
             if same_image and not (mine.read_only and other.read_only):
                 return True
     return False
@@ -119,11 +123,12 @@ class VolumeRestrictions:
     def sign_pod(self, pod: Pod) -> signers.SignResult:
         return [(signers.VOLUMES, signers.volumes(pod))]
 
-
     def __init__(self, handle: Handle) -> None:
         self.handle = handle
 
-    def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> tuple[Optional[PreFilterResult], MaybeStatus]:
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+    ) -> tuple[Optional[PreFilterResult], MaybeStatus]:
         needs_check = any(needs_restrictions_check(v) for v in pod.volumes)
         claims, missing = self._read_write_once_pod_claims(pod)
         if missing is not None:
@@ -184,24 +189,40 @@ class VolumeRestrictions:
         conflict = first_volume_conflict(pod, [info.pod for info in node_info.pods])
         if conflict is not None:
             volume, other = conflict
-            return (VolumeFact(REASON_DISK_CONFLICT, f"volume {volume.name}", f"the same disk is mounted by {other.key}"),)
+            return (
+                VolumeFact(REASON_DISK_CONFLICT, f"volume {volume.name}", f"the same disk is mounted by {other.key}"),
+            )
         data = state.read_optional(_STATE)
         if data is None or data.conflicting_claim_refs <= 0:
             return ()
         claims = sorted(data.read_write_once_pod_claims)
-        users = sorted({info.pod.key for other in self.handle.snapshot.node_infos for info in other.pods
-                        if info.pod.namespace == pod.namespace
-                        and any(v.is_claim and v.claim_name in data.read_write_once_pod_claims for v in info.pod.volumes)})
+        users = sorted(
+            {
+                info.pod.key
+                for other in self.handle.snapshot.node_infos
+                for info in other.pods
+                if info.pod.namespace == pod.namespace
+                and any(v.is_claim and v.claim_name in data.read_write_once_pod_claims for v in info.pod.volumes)
+            }
+        )
         holders = ", ".join(users) if users else "a pod counted by the scheduler"
-        return (VolumeFact(REASON_READ_WRITE_ONCE_POD_CONFLICT, f"PersistentVolumeClaim {', '.join(claims)}",
-                           f"ReadWriteOncePod, already in use by {holders}", data.conflicting_claim_refs),)
+        return (
+            VolumeFact(
+                REASON_READ_WRITE_ONCE_POD_CONFLICT,
+                f"PersistentVolumeClaim {', '.join(claims)}",
+                f"ReadWriteOncePod, already in use by {holders}",
+                data.conflicting_claim_refs,
+            ),
+        )
 
     def pre_filter_state_json(self, state: CycleState) -> Optional[dict[str, Any]]:
         data = state.read_optional(_STATE)
         if data is None:
             return None
-        return {"readWriteOncePodClaims": sorted(data.read_write_once_pod_claims),
-                "conflictingClaimRefs": data.conflicting_claim_refs}
+        return {
+            "readWriteOncePodClaims": sorted(data.read_write_once_pod_claims),
+            "conflictingClaimRefs": data.conflicting_claim_refs,
+        }
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         """EventsToRegister with queueing hints (SchedulerQueueingHints is GA: Node/Add only)."""

@@ -91,11 +91,12 @@ class VolumeZone:
     def sign_pod(self, pod: Pod) -> signers.SignResult:
         return [(signers.VOLUMES, signers.volumes(pod))]
 
-
     def __init__(self, handle: Handle) -> None:
         self.handle = handle
 
-    def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> tuple[Optional[PreFilterResult], MaybeStatus]:
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+    ) -> tuple[Optional[PreFilterResult], MaybeStatus]:
         topologies, status = self._pod_volume_topologies(pod)
         if status is not None:
             return None, status
@@ -164,29 +165,41 @@ class VolumeZone:
             return ()
         topology, value = found
         has = f"the node has {topology.key}={value}" if value is not None else f"the node has no {topology.key} label"
-        return (VolumeFact(REASON_CONFLICT, f"PersistentVolume {topology.volume}",
-                           f"can be used only where {topology.key} is one of ({', '.join(sorted(topology.values))}); {has}"),)
+        return (
+            VolumeFact(
+                REASON_CONFLICT,
+                f"PersistentVolume {topology.volume}",
+                f"can be used only where {topology.key} is one of ({', '.join(sorted(topology.values))}); {has}",
+            ),
+        )
 
     def pre_filter_state_json(self, state: CycleState) -> Optional[dict[str, Any]]:
         data = state.read_optional(_STATE)
         if data is None:
             return None
-        return {"volumeTopologies": [{"volume": t.volume, "key": t.key, "values": sorted(t.values)}
-                                     for t in data.topologies]}
+        return {
+            "volumeTopologies": [
+                {"volume": t.volume, "key": t.key, "values": sorted(t.values)} for t in data.topologies
+            ]
+        }
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         """EventsToRegister with queueing hints (SchedulerQueueingHints is GA: no UpdateNodeTaint)."""
         return [
             ClusterEventWithHint(ClusterEvent(EventResource.STORAGE_CLASS, ActionType.ADD), storage_class_added_hint),
             ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL)),
-            ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD | ActionType.UPDATE),
-                                 claim_hint),
-            ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME, ActionType.ADD | ActionType.UPDATE),
-                                 volume_hint),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD | ActionType.UPDATE), claim_hint
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.PERSISTENT_VOLUME, ActionType.ADD | ActionType.UPDATE), volume_hint
+            ),
         ]
 
 
-def _mismatch(topologies: tuple[VolumeTopology, ...], node_info: NodeInfo) -> Optional[tuple[VolumeTopology, Optional[str]]]:
+def _mismatch(
+    topologies: tuple[VolumeTopology, ...], node_info: NodeInfo
+) -> Optional[tuple[VolumeTopology, Optional[str]]]:
     """The first volume topology the node's labels do not satisfy, with the node's value; None when
     all match or the node has no topology label at all (a one-zone cluster)."""
     labels = node_info.node.labels

@@ -45,15 +45,21 @@ class BenchResult:
         return statistics.quantiles(self.cycle_ms, n=10, method="inclusive")[-1]
 
     def to_json(self) -> dict[str, Any]:
-        return {"pods_per_s": round(self.pods_per_s, 1), "median_ms": round(self.median_ms, 3),
-                "p90_ms": round(self.p90_ms, 3), "peak_rss_mb": round(self.peak_rss_mb, 1),
-                "cycles": self.cycles}
+        return {
+            "pods_per_s": round(self.pods_per_s, 1),
+            "median_ms": round(self.median_ms, 3),
+            "p90_ms": round(self.p90_ms, 3),
+            "peak_rss_mb": round(self.peak_rss_mb, 1),
+            "cycles": self.cycles,
+        }
 
     def render(self, name: str) -> str:
-        return (f"{name}: {self.nodes} nodes, {self.running_pods} running pods, {self.cycles} cycles, "
-                f"percentageOfNodesToScore {self.percentage}\n"
-                f"  {self.pods_per_s:.1f} pods/s, median {self.median_ms:.2f} ms, p90 {self.p90_ms:.2f} ms "
-                f"per cycle, peak RSS {self.peak_rss_mb:.0f} MB")
+        return (
+            f"{name}: {self.nodes} nodes, {self.running_pods} running pods, {self.cycles} cycles, "
+            f"percentageOfNodesToScore {self.percentage}\n"
+            f"  {self.pods_per_s:.1f} pods/s, median {self.median_ms:.2f} ms, p90 {self.p90_ms:.2f} ms "
+            f"per cycle, peak RSS {self.peak_rss_mb:.0f} MB"
+        )
 
 
 def with_percentage(scenario: Scenario, percentage: Optional[int]) -> Scenario:
@@ -64,8 +70,7 @@ def with_percentage(scenario: Scenario, percentage: Optional[int]) -> Scenario:
     return dataclasses.replace(scenario, config=dataclasses.replace(config, profiles=profiles))
 
 
-def run_benchmark(scenario: Scenario, *, percentage: Optional[int] = None,
-                  limit: Optional[int] = None) -> BenchResult:
+def run_benchmark(scenario: Scenario, *, percentage: Optional[int] = None, limit: Optional[int] = None) -> BenchResult:
     scenario = fresh_copy(with_percentage(scenario, percentage))
     scheduler = Scheduler(scenario)
     running = len(scenario.running_pods)
@@ -81,8 +86,15 @@ def run_benchmark(scenario: Scenario, *, percentage: Optional[int] = None,
             cycle_started = now
     total = time.perf_counter() - started
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return BenchResult(len(cycle_ms), len(scenario.nodes), running,
-                       scheduler.framework.percentage_of_nodes_to_score, total, cycle_ms, peak_kb / 1024)
+    return BenchResult(
+        len(cycle_ms),
+        len(scenario.nodes),
+        running,
+        scheduler.framework.percentage_of_nodes_to_score,
+        total,
+        cycle_ms,
+        peak_kb / 1024,
+    )
 
 
 @dataclass(frozen=True)
@@ -111,23 +123,34 @@ class LoopBenchResult:
 
     def to_json(self) -> dict[str, Any]:
         median = statistics.median(self.attempt_ms) if self.attempt_ms else 0.0
-        return {"attempts": self.attempts, "bound": self.bound, "pending_at_start": self.pending_at_start,
-                "attempts_per_s": round(self.attempts_per_s, 1), "pods_per_s": round(self.pods_per_s, 1),
-                "median_attempt_ms": round(median, 3), "total_s": round(self.total_s, 2),
-                "peak_rss_mb": round(self.peak_rss_mb, 1),
-                **({"load_s": round(self.load_s, 2)} if self.load_s is not None else {}),
-                **({"cpu_s": round(self.cpu_s, 2), "attempts_per_cpu_s": round(self.attempts / self.cpu_s, 1)}
-                   if self.cpu_s else {})}
+        return {
+            "attempts": self.attempts,
+            "bound": self.bound,
+            "pending_at_start": self.pending_at_start,
+            "attempts_per_s": round(self.attempts_per_s, 1),
+            "pods_per_s": round(self.pods_per_s, 1),
+            "median_attempt_ms": round(median, 3),
+            "total_s": round(self.total_s, 2),
+            "peak_rss_mb": round(self.peak_rss_mb, 1),
+            **({"load_s": round(self.load_s, 2)} if self.load_s is not None else {}),
+            **(
+                {"cpu_s": round(self.cpu_s, 2), "attempts_per_cpu_s": round(self.attempts / self.cpu_s, 1)}
+                if self.cpu_s
+                else {}
+            ),
+        }
 
     def render(self, name: str) -> str:
         out = self.to_json()
         loading = f"; loading {out['load_s']} s apart" if "load_s" in out else ""
         if "cpu_s" in out:
             loading = f" ({out['cpu_s']} s CPU, {out['attempts_per_cpu_s']} attempts per CPU second){loading}"
-        return (f"{name}: {self.nodes} nodes, {self.running_pods} running pods, {self.pending_at_start} pending, "
-                f"run to the end\n  {out['attempts']} attempts ({out['attempts_per_s']}/s), {out['bound']} pods bound "
-                f"({out['pods_per_s']}/s), median {out['median_attempt_ms']} ms per attempt, {out['total_s']} s run"
-                f"{loading}, peak RSS {out['peak_rss_mb']:.0f} MB")
+        return (
+            f"{name}: {self.nodes} nodes, {self.running_pods} running pods, {self.pending_at_start} pending, "
+            f"run to the end\n  {out['attempts']} attempts ({out['attempts_per_s']}/s), {out['bound']} pods bound "
+            f"({out['pods_per_s']}/s), median {out['median_attempt_ms']} ms per attempt, {out['total_s']} s run"
+            f"{loading}, peak RSS {out['peak_rss_mb']:.0f} MB"
+        )
 
 
 def run_loop_benchmark(scenario: Scenario, *, percentage: Optional[int] = None) -> LoopBenchResult:
@@ -147,11 +170,15 @@ def run_loop_benchmark(scenario: Scenario, *, percentage: Optional[int] = None) 
             attempt_started = time.perf_counter()
         elif point is ExtensionPoint.CYCLE_END:
             attempt_ms.append((time.perf_counter() - attempt_started) * 1000)
-        elif point is ExtensionPoint.CLUSTER and isinstance(event.payload, ClusterChanged) \
-                and event.payload.kind is ClusterChangeKind.POD_BOUND:
+        elif (
+            point is ExtensionPoint.CLUSTER
+            and isinstance(event.payload, ClusterChanged)
+            and event.payload.kind is ClusterChangeKind.POD_BOUND
+        ):
             bound += 1
     total = time.perf_counter() - started
     cpu = time.process_time() - cpu_started
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return LoopBenchResult(len(attempt_ms), bound, pending, len(scenario.nodes), running, total, attempt_ms,
-                           peak_kb / 1024, cpu_s=cpu)
+    return LoopBenchResult(
+        len(attempt_ms), bound, pending, len(scenario.nodes), running, total, attempt_ms, peak_kb / 1024, cpu_s=cpu
+    )

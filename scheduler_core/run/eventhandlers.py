@@ -31,8 +31,9 @@ SPREADING_KINDS = (KIND_REPLICA_SET, KIND_STATEFUL_SET)
 
 
 class EventHandlers:
-    def __init__(self, queue: SchedulingQueue, snapshot: Snapshot,
-                 responsible_for: Callable[[Pod], bool] = lambda pod: True) -> None:
+    def __init__(
+        self, queue: SchedulingQueue, snapshot: Snapshot, responsible_for: Callable[[Pod], bool] = lambda pod: True
+    ) -> None:
         self.queue = queue
         self.snapshot = snapshot
         self.responsible_for = responsible_for  # responsibleForPod: a profile has the pod's schedulerName
@@ -71,8 +72,12 @@ class EventHandlers:
         """The ReplicaSet and StatefulSet listers the default topology spreading reads (informers
         with no handler)."""
         if event.current.kind in SPREADING_KINDS:
-            follow(self.snapshot.workloads, event, lambda listed: (listed.kind, listed.namespace, listed.name),
-                   lambda workload: Workload(workload.kind, workload.namespace, workload.name, workload.selector))
+            follow(
+                self.snapshot.workloads,
+                event,
+                lambda listed: (listed.kind, listed.namespace, listed.name),
+                lambda workload: Workload(workload.kind, workload.namespace, workload.name, workload.selector),
+            )
 
     def add_pod(self, pod: Pod) -> None:
         """addPod."""
@@ -126,7 +131,8 @@ class EventHandlers:
         AssignedPodDelete for the pods waiting (the cache already dropped it). ``pod`` carries the
         node it was being bound to."""
         self.queue.move_all_to_active_or_backoff(
-            ASSIGNED_POD_DELETE, pod, None, pre_check=(lambda other: other.key != pod.key) if skip_itself else None)
+            ASSIGNED_POD_DELETE, pod, None, pre_check=(lambda other: other.key != pod.key) if skip_itself else None
+        )
 
     # ------------------------------------------------------------------ pending pods
 
@@ -142,16 +148,18 @@ class EventHandlers:
             return
         self.queue.update(old, pod, pod_scheduling_properties_change(pod, old))
         if old.nominated_node_name and old.nominated_node_name != pod.nominated_node_name:
-            self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, old, None,
-                                                     pre_check=lambda other: other.priority <= old.priority)
+            self.queue.move_all_to_active_or_backoff(
+                ASSIGNED_POD_DELETE, old, None, pre_check=lambda other: other.priority <= old.priority
+            )
 
     def unscheduled_pod_deleted(self, pod: Pod) -> None:
         """deletePodFromSchedulingQueue: out of the queue; a pod that carried a nomination frees
         its room for pods of lower or equal priority."""
         self.queue.delete(pod)
         if pod.nominated_node_name:
-            self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, pod, None,
-                                                     pre_check=lambda other: other.priority <= pod.priority)
+            self.queue.move_all_to_active_or_backoff(
+                ASSIGNED_POD_DELETE, pod, None, pre_check=lambda other: other.priority <= pod.priority
+            )
 
     # ------------------------------------------------------------------ nodes
 

@@ -35,7 +35,11 @@ from scheduler_core.cluster.objects import ObjectWrites
 from scheduler_core.cluster.store import KIND_BUDGET, KIND_NODE, KIND_POD, KIND_WORKLOAD, Cluster, WatchEvent
 from scheduler_core.encoding.events import ClusterChangeKind, Event
 from scheduler_core.framework.cluster_events import (
-    ActionType, ClusterChange, ClusterEvent, ClusterEventWithHint, EventResource,
+    ActionType,
+    ClusterChange,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
 )
 from scheduler_core.framework.node_info import PodInfo
 from scheduler_core.framework.options import FrameworkOptions
@@ -50,10 +54,21 @@ from scheduler_core.run.scheduler import Cycle, Scheduler
 MS_PER_SECOND = 1000
 # defaultEnqueueExtension: a plugin that says nothing is moved by every kind of event.
 # UnrollWildCardResource: what a plugin without EventsToRegister is moved by (GenericWorkload is off).
-_EVERY_EVENT = tuple(ClusterEventWithHint(ClusterEvent(resource, ActionType.ALL)) for resource in (
-    EventResource.POD, EventResource.NODE, EventResource.PERSISTENT_VOLUME, EventResource.PERSISTENT_VOLUME_CLAIM,
-    EventResource.CSI_NODE, EventResource.CSI_DRIVER, EventResource.CSI_STORAGE_CAPACITY, EventResource.STORAGE_CLASS,
-    EventResource.RESOURCE_CLAIM, EventResource.DEVICE_CLASS))
+_EVERY_EVENT = tuple(
+    ClusterEventWithHint(ClusterEvent(resource, ActionType.ALL))
+    for resource in (
+        EventResource.POD,
+        EventResource.NODE,
+        EventResource.PERSISTENT_VOLUME,
+        EventResource.PERSISTENT_VOLUME_CLAIM,
+        EventResource.CSI_NODE,
+        EventResource.CSI_DRIVER,
+        EventResource.CSI_STORAGE_CAPACITY,
+        EventResource.STORAGE_CLASS,
+        EventResource.RESOURCE_CLAIM,
+        EventResource.DEVICE_CLASS,
+    )
+)
 NODE_TAINT_UPDATE = ClusterEvent(EventResource.NODE, ActionType.UPDATE_NODE_TAINT)
 # A pod failing with an error goes back to backoffQ and is retried forever (a CEL runtime error in a
 # device selector, a pool being updated): after this long with nothing but such retries the run stops.
@@ -77,9 +92,20 @@ class AsyncWork:
 class KubeScheduler:
     """scheduler.New and what Run does with it, on the run's cluster and logical clock."""
 
-    def __init__(self, scenario: Scenario, api: Cluster, clock: LogicalClock, next_version: Callable[[], int],
-                 recorder: RunRecorder, *, tie_break: str, seed: Optional[int], vectorized: bool,
-                 hand_over_only: bool, others_react: Callable[[], Iterator[Event]] = _nothing) -> None:
+    def __init__(
+        self,
+        scenario: Scenario,
+        api: Cluster,
+        clock: LogicalClock,
+        next_version: Callable[[], int],
+        recorder: RunRecorder,
+        *,
+        tie_break: str,
+        seed: Optional[int],
+        vectorized: bool,
+        hand_over_only: bool,
+        others_react: Callable[[], Iterator[Event]] = _nothing,
+    ) -> None:
         self.scenario = scenario
         self.cluster = api
         self.clock = clock
@@ -90,11 +116,17 @@ class KubeScheduler:
         # logical clock, OpportunisticBatching (on by default in the release), the tie-break of
         # preemption candidates (the spec's rule for the random pick) and the API the preemption
         # evaluator's goroutines write through (this scheduler, which writes through the cluster).
-        options = FrameworkOptions(nominator=nominator, clock_ms=lambda: clock.ms, opportunistic_batching=True,
-                                   preemption_ties_in_node_order=True, preemption_api=self,
-                                   next_version=next_version)
-        self.scheduler = Scheduler(scenario, tie_break, seed, vectorized, options=options,
-                                   hand_over_only=hand_over_only)
+        options = FrameworkOptions(
+            nominator=nominator,
+            clock_ms=lambda: clock.ms,
+            opportunistic_batching=True,
+            preemption_ties_in_node_order=True,
+            preemption_api=self,
+            next_version=next_version,
+        )
+        self.scheduler = Scheduler(
+            scenario, tie_break, seed, vectorized, options=options, hand_over_only=hand_over_only
+        )
         self.snapshot = self.scheduler.snapshot
         # The storage door the frameworks' plugins write through; the stand-ins write storage and
         # device objects through it too, and its writes reach this scheduler as storage events.
@@ -105,17 +137,25 @@ class KubeScheduler:
         sorter = self.scheduler.framework.profile.queue_sort[0]
         assert isinstance(sorter, PrioritySort)  # the one QueueSort plugin: the queue keys pods by it
         self.queue = SchedulingQueue(
-            clock, sorter.queue_key, {name: _hint_map(fw) for name, fw in self.scheduler.frameworks.items()},
+            clock,
+            sorter.queue_key,
+            {name: _hint_map(fw) for name, fw in self.scheduler.frameworks.items()},
             {name: _pre_enqueue(fw) for name, fw in self.scheduler.frameworks.items()},
             (config.pod_initial_backoff_seconds if config else 1) * MS_PER_SECOND,
             (config.pod_max_backoff_seconds if config else 10) * MS_PER_SECOND,
-            self._not_pending, nominator)
+            self._not_pending,
+            nominator,
+        )
         names_ = scenario.scheduler_names
         self.handlers = EventHandlers(self.queue, self.snapshot, lambda pod: pod.scheduler_name in names_)
         self._told: list[Event] = []  # events of writes delivered since the last flush
         # The informers: every write of the cluster reaches the scheduler's cache and queue.
-        for kind, handler in ((KIND_POD, self.handlers.on_pod), (KIND_NODE, self.handlers.on_node),
-                              (KIND_WORKLOAD, self.handlers.on_workload), (KIND_BUDGET, self.handlers.on_budget)):
+        for kind, handler in (
+            (KIND_POD, self.handlers.on_pod),
+            (KIND_NODE, self.handlers.on_node),
+            (KIND_WORKLOAD, self.handlers.on_workload),
+            (KIND_BUDGET, self.handlers.on_budget),
+        ):
             api.watch(kind, self._told_first(handler))
         self.attempts = 0
         self._last_progress_ms = 0  # when something other than an error retry last happened
@@ -129,10 +169,12 @@ class KubeScheduler:
 
     def _told_first(self, handler: Callable[[WatchEvent], None]) -> Callable[[WatchEvent], None]:
         """The informer callback for a kind, with the write told before the queue moves it causes."""
+
         def watch(event: WatchEvent) -> None:
             self._told.append(self.recorder.write(event))
             handler(event)
             self._told.extend(self.moves())
+
         return watch
 
     def _not_pending(self, pod: Pod) -> bool:
@@ -246,8 +288,15 @@ class KubeScheduler:
         view = [pod.key, *queues[QueueName.ACTIVE.value]]
         # The cycle assumes its own copy of the pod (AssumePod's DeepCopy): the queue's and the
         # cluster's versions stay as they are until the binding comes back.
-        return Cycle(self.scheduler, index, copy.copy(pod), queue_view=view, nominated_node=pod.nominated_node_name,
-                     queues=queues, cycle_count=self.queue.active.scheduling_cycle)
+        return Cycle(
+            self.scheduler,
+            index,
+            copy.copy(pod),
+            queue_view=view,
+            nominated_node=pod.nominated_node_name,
+            queues=queues,
+            cycle_count=self.queue.active.scheduling_cycle,
+        )
 
     def _note_progress(self, pod: Pod, ending: CycleEnding) -> None:
         if isinstance(ending, (SchedulingError, BindingFailed)):
@@ -271,8 +320,12 @@ class KubeScheduler:
         yield from self.flush()
         yield from self.others_react()
 
-    def _handle_scheduling_failure(self, info: QueuedPodInfo, ending: FitError | SchedulingError | BindingFailed,
-                                   prebind_writes: list[ClusterChange]) -> Iterator[Event]:
+    def _handle_scheduling_failure(
+        self,
+        info: QueuedPodInfo,
+        ending: FitError | SchedulingError | BindingFailed,
+        prebind_writes: list[ClusterChange],
+    ) -> Iterator[Event]:
         """handleSchedulingFailure (after handleBindingCycleError for a failed binding cycle): back
         to the queue, the nomination, the status patch. A preemption that chose victims already
         marked its pod as preempting and started its goroutine (the evaluator's
@@ -320,8 +373,9 @@ class KubeScheduler:
         if not nominating and popped.scheduled_condition == condition:
             return
         fields = {"nominated_node_name": written} if nominating else {}
-        self.cluster.patch_pod_status(popped.key, ClusterChangeKind.POD_STATUS, condition.reason,
-                                      condition=condition, **fields)
+        self.cluster.patch_pod_status(
+            popped.key, ClusterChangeKind.POD_STATUS, condition.reason, condition=condition, **fields
+        )
         yield from self.flush()
 
     def _forgotten(self, pod: Pod, binding: Optional[BindingFailed]) -> Optional[Pod]:
@@ -381,10 +435,16 @@ class KubeScheduler:
         grace period and no finalizers is deleted by the API server at once (../shared/spec/TIMELINE.md);
         any other stays, terminating, for the kubelet."""
         by = f"preempted by {preemptor.key}"
-        self.cluster.patch_pod_status(victim.key, ClusterChangeKind.POD_STATUS, f"DisruptionTarget: {by}",
-                                      preempted_by_scheduler=True)
-        self.cluster.delete_pod(victim.key, ClusterChangeKind.POD_TERMINATING, by,
-                                gone=ClusterChangeKind.POD_REMOVED, gone_detail=f"{by}, grace period 0")
+        self.cluster.patch_pod_status(
+            victim.key, ClusterChangeKind.POD_STATUS, f"DisruptionTarget: {by}", preempted_by_scheduler=True
+        )
+        self.cluster.delete_pod(
+            victim.key,
+            ClusterChangeKind.POD_TERMINATING,
+            by,
+            gone=ClusterChangeKind.POD_REMOVED,
+            gone_detail=f"{by}, grace period 0",
+        )
         yield from self.flush()
 
 
@@ -406,7 +466,9 @@ def _hint_map(framework: Framework) -> QueueingHintMap:
             hints.setdefault(registration.event, []).append(HintFunction(name, registration.hint))
         # kubernetes#109437: a plugin moved by Node/Add but not by taint updates also gets those,
         # always queueing (the preCheck could otherwise keep its pods stuck).
-        if any(a & ActionType.ADD for a in node_events) and not any(a & ActionType.UPDATE_NODE_TAINT for a in node_events):
+        if any(a & ActionType.ADD for a in node_events) and not any(
+            a & ActionType.UPDATE_NODE_TAINT for a in node_events
+        ):
             hints.setdefault(NODE_TAINT_UPDATE, []).append(HintFunction(name, None))
     return hints
 

@@ -38,8 +38,16 @@ class ClusterRun:
     starts (the API server with every object of the scenario, then the scheduler's informers,
     then the other components' watches)."""
 
-    def __init__(self, scenario: Scenario, *, tie_break: str = TIE_BREAK_FIRST, seed: Optional[int] = None,
-                 vectorized: bool = True, audit_writes: bool = False, hand_over_only: bool = False) -> None:
+    def __init__(
+        self,
+        scenario: Scenario,
+        *,
+        tie_break: str = TIE_BREAK_FIRST,
+        seed: Optional[int] = None,
+        vectorized: bool = True,
+        audit_writes: bool = False,
+        hand_over_only: bool = False,
+    ) -> None:
         self.scenario = fresh_copy(scenario)
         self.epoch = run_epoch(self.scenario)
         _start_running_pods(self.scenario, self.epoch)
@@ -47,19 +55,42 @@ class ClusterRun:
         self.clock = LogicalClock()
         versions = itertools.count(1)  # the run's resourceVersions, every kind of object alike
         changes = self.scenario.changes
-        self.cluster = Cluster(self.scenario.pods, self.scenario.nodes, self.epoch, lambda: self.clock.ms,
-                               lambda: next(versions), audit_writes,
-                               workloads=changes.workloads if changes is not None else (),
-                               budgets=self.scenario.pdbs)
+        self.cluster = Cluster(
+            self.scenario.pods,
+            self.scenario.nodes,
+            self.epoch,
+            lambda: self.clock.ms,
+            lambda: next(versions),
+            audit_writes,
+            workloads=changes.workloads if changes is not None else (),
+            budgets=self.scenario.pdbs,
+        )
         # The recorder tells every event with the attempt it happens in (the scheduler's count).
         self.recorder = RunRecorder(lambda: self.clock.ms, lambda: self.kube_scheduler.attempts)
-        self.kube_scheduler = KubeScheduler(self.scenario, self.cluster, self.clock, lambda: next(versions),
-                                            self.recorder, tie_break=tie_break, seed=seed, vectorized=vectorized,
-                                            hand_over_only=hand_over_only, others_react=self._others_react)
+        self.kube_scheduler = KubeScheduler(
+            self.scenario,
+            self.cluster,
+            self.clock,
+            lambda: next(versions),
+            self.recorder,
+            tie_break=tie_break,
+            seed=seed,
+            vectorized=vectorized,
+            hand_over_only=hand_over_only,
+            others_react=self._others_react,
+        )
         scheduler = self.kube_scheduler
-        self.stand_ins = StandIns(self.scenario, self.cluster, self.clock, self.recorder, scheduler.object_writes,
-                                  scheduler.snapshot, self.epoch, deliver=scheduler.flush,
-                                  deliver_storage=scheduler.storage_changes)
+        self.stand_ins = StandIns(
+            self.scenario,
+            self.cluster,
+            self.clock,
+            self.recorder,
+            scheduler.object_writes,
+            scheduler.snapshot,
+            self.epoch,
+            deliver=scheduler.flush,
+            deliver_storage=scheduler.storage_changes,
+        )
         # The claims of running pods existed before the run: in the informers' first list, no events.
         scheduler.snapshot.cluster_changes.clear()
 
@@ -104,8 +135,12 @@ class ClusterRun:
         others = self.stand_ins
         times = [t for t in (self.kube_scheduler.next_backoff_ms(), others.next_wake_ms()) if t is not None]
         wake = min(times) if times else None
-        if (wake is not None and others.steps is None and self.kube_scheduler.only_error_retries_until(wake)
-                and others.idle()):
+        if (
+            wake is not None
+            and others.steps is None
+            and self.kube_scheduler.only_error_retries_until(wake)
+            and others.idle()
+        ):
             return None
         return wake
 
@@ -125,16 +160,20 @@ class ClusterRun:
 
     def _nominated(self) -> dict[str, str]:
         pods = (self.cluster.pod(pod.key) for pod in sorted(self._scenario_pods(), key=lambda p: p.key))
-        return {pod.key: pod.nominated_node_name for pod in pods
-                if pod is not None and not pod.node_name and pod.nominated_node_name}
+        return {
+            pod.key: pod.nominated_node_name
+            for pod in pods
+            if pod is not None and not pod.node_name and pod.nominated_node_name
+        }
 
 
 def _take_dumped_conditions(scenario: Scenario) -> None:
     """A dumped pod's PodScheduled condition is where the run's status patches start from."""
     for pod in scenario.pods:
         if pod.recorded is not None:
-            pod.scheduled_condition = PodScheduledCondition(pod.recorded.status, pod.recorded.reason,
-                                                            pod.recorded.message)
+            pod.scheduled_condition = PodScheduledCondition(
+                pod.recorded.status, pod.recorded.reason, pod.recorded.message
+            )
 
 
 def run_epoch(scenario: Scenario) -> datetime:
@@ -164,11 +203,16 @@ def _start_running_pods(scenario: Scenario, epoch: datetime) -> None:
         pod.start_time = epoch - timedelta(seconds=offset)
 
 
-def run_to_the_end(scenario: Scenario, *, tie_break: str = TIE_BREAK_FIRST, seed: Optional[int] = None,
-                   vectorized: bool = True, hand_over_only: bool = False) -> Iterator[Event]:
+def run_to_the_end(
+    scenario: Scenario,
+    *,
+    tie_break: str = TIE_BREAK_FIRST,
+    seed: Optional[int] = None,
+    vectorized: bool = True,
+    hand_over_only: bool = False,
+) -> Iterator[Event]:
     """The scheduler as it really runs, to the end: the timeline's event stream (``hand_over_only``:
     for event_pipe's hand-over alone, its node lists kept as positions)."""
     with collector_paused():  # the set-up builds the snapshot: nothing there for the collector
-        run = ClusterRun(scenario, tie_break=tie_break, seed=seed, vectorized=vectorized,
-                         hand_over_only=hand_over_only)
+        run = ClusterRun(scenario, tie_break=tie_break, seed=seed, vectorized=vectorized, hand_over_only=hand_over_only)
     return frozen_after_first(run.run())

@@ -104,8 +104,17 @@ class BindingStepDone:
     node: str
 
 
-CycleStep = Union[CycleStarted, PreFilterDone, FilterDone, PostFilterDone, PreScoreDone, ScoreDone, HostSelected,
-                  ScoringFailed, BindingStepDone]
+CycleStep = Union[
+    CycleStarted,
+    PreFilterDone,
+    FilterDone,
+    PostFilterDone,
+    PreScoreDone,
+    ScoreDone,
+    HostSelected,
+    ScoringFailed,
+    BindingStepDone,
+]
 
 
 # ---------------------------------------------------------------------------- how a cycle ends

@@ -110,8 +110,9 @@ class CycleRecorder:
         chosen (Score, Reserve, Permit, the binding cycle) is written as the cycle's error."""
         if isinstance(ending, Bound):
             return self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(ending.node_name))
-        if isinstance(ending, BindingFailed) or (isinstance(ending, (FitError, SchedulingError))
-                                                 and ending.after_host_selection):
+        if isinstance(ending, BindingFailed) or (
+            isinstance(ending, (FitError, SchedulingError)) and ending.after_host_selection
+        ):
             return self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(None, error=ending.message))
         return self.event(ExtensionPoint.CYCLE_END, None, CycleEnd(None, ending.message))
 
@@ -120,10 +121,22 @@ class CycleRecorder:
     def _started(self, step: CycleStarted) -> Iterator[Event]:
         cycle, pod = self.cycle, self.cycle.pod
         snapshot = cycle.snapshot
-        yield self.event(ExtensionPoint.CYCLE_START, None, CycleStart(
-            pod.key, pod.namespace, pod.name, pod.priority, dict(pod.labels), step.queue_view,
-            len(snapshot.node_infos), step.pending,
-            pod_volumes_json(pod, snapshot.storage) if pod.volumes else [], step.queues))
+        yield self.event(
+            ExtensionPoint.CYCLE_START,
+            None,
+            CycleStart(
+                pod.key,
+                pod.namespace,
+                pod.name,
+                pod.priority,
+                dict(pod.labels),
+                step.queue_view,
+                len(snapshot.node_infos),
+                step.pending,
+                pod_volumes_json(pod, snapshot.storage) if pod.volumes else [],
+                step.queues,
+            ),
+        )
         sorter = cycle.fw.profile.queue_sort[0]
         yield self.event(ExtensionPoint.QUEUE_SORT, sorter.name, QueueSortResult(step.queue_view))
 
@@ -138,21 +151,40 @@ class CycleRecorder:
                 plugin_state = _pre_filter_state_json(self.capabilities, item.plugin, state)
                 describe = self.capabilities.pre_filter_picture.get(item.plugin)
                 picture = describe.pre_filter_picture(state, pod) if describe is not None else None
-            yield self.event(ExtensionPoint.PRE_FILTER, item.plugin,
-                             PreFilterPluginResult(status_json(item.status), names, plugin_state, picture))
+            yield self.event(
+                ExtensionPoint.PRE_FILTER,
+                item.plugin,
+                PreFilterPluginResult(status_json(item.status), names, plugin_state, picture),
+            )
         merged = None if pre.result.node_names is None else sorted(pre.result.node_names)
-        yield self.event(ExtensionPoint.PRE_FILTER, None, PreFilterSummary(
-            status_json(pre.status), merged, list(pre.skipped), list(pre.narrowing_plugins)))
+        yield self.event(
+            ExtensionPoint.PRE_FILTER,
+            None,
+            PreFilterSummary(status_json(pre.status), merged, list(pre.skipped), list(pre.narrowing_plugins)),
+        )
 
     def _filter(self, step: FilterDone) -> Iterator[Event]:
         passed = step.passed
         table = self.cycle.snapshot.table
         evaluated = table.node_list(passed.evaluated)
         for plugin, verdict in passed.verdicts:
-            yield self.event(ExtensionPoint.FILTER, plugin, FilterPluginResult(
-                evaluated, verdict.palette, verdict.choice, self._node_pictures(plugin, passed.evaluated, verdict.choice)))
-        yield self.event(ExtensionPoint.FILTER, None, FilterSummary(
-            evaluated, step.feasible, passed.num_to_find, passed.start_index, step.nominated_only, step.batch_hint))
+            yield self.event(
+                ExtensionPoint.FILTER,
+                plugin,
+                FilterPluginResult(
+                    evaluated,
+                    verdict.palette,
+                    verdict.choice,
+                    self._node_pictures(plugin, passed.evaluated, verdict.choice),
+                ),
+            )
+        yield self.event(
+            ExtensionPoint.FILTER,
+            None,
+            FilterSummary(
+                evaluated, step.feasible, passed.num_to_find, passed.start_index, step.nominated_only, step.batch_hint
+            ),
+        )
 
     def _node_pictures(self, plugin: str, evaluated: np.ndarray, choice: np.ndarray) -> dict[str, Any]:
         """The plugin's node_picture() per node it rejected (explanations: why not there; a node it
@@ -179,8 +211,11 @@ class CycleRecorder:
         for item in run.per_plugin:
             yield self.event(ExtensionPoint.POST_FILTER, item.plugin, _post_filter_payload(item.result, item.status))
         code = run.status.code.label if is_failure(run.status) else "Success"
-        yield self.event(ExtensionPoint.POST_FILTER, None,
-                         PostFilterSummary(code, run.message, run.status.plugin if is_failure(run.status) else None))
+        yield self.event(
+            ExtensionPoint.POST_FILTER,
+            None,
+            PostFilterSummary(code, run.message, run.status.plugin if is_failure(run.status) else None),
+        )
 
     def _pre_score(self, step: PreScoreDone) -> Iterator[Event]:
         plugin, status = step.plugin, step.status
@@ -190,16 +225,22 @@ class CycleRecorder:
     def _score(self, step: ScoreDone) -> Iterator[Event]:
         outcome = step.outcome
         yield self.event(ExtensionPoint.SCORE, outcome.plugin, ScoreResult(step.names, outcome.raw))
-        yield self.event(ExtensionPoint.NORMALIZE_SCORE, outcome.plugin,
-                         NormalizeResult(step.names, outcome.normalized, outcome.weight, outcome.weighted))
+        yield self.event(
+            ExtensionPoint.NORMALIZE_SCORE,
+            outcome.plugin,
+            NormalizeResult(step.names, outcome.normalized, outcome.weight, outcome.weighted),
+        )
 
     def _binding_step(self, step: BindingStepDone) -> Iterator[Event]:
         state = _binding_state_json(self.capabilities, step.plugin, self.cycle.state, step.node)
         yield self.event(step.point, step.plugin, BindingStep(status_json(step.status), step.node, state))
 
     def _total(self, step: HostSelected) -> Iterator[Event]:
-        yield self.event(ExtensionPoint.TOTAL, None, TotalResult(
-            step.names, step.totals, step.chosen, step.ties, tie_positions=step.tie_positions))
+        yield self.event(
+            ExtensionPoint.TOTAL,
+            None,
+            TotalResult(step.names, step.totals, step.chosen, step.ties, tie_positions=step.tie_positions),
+        )
 
     def _scoring_failed(self, step: ScoringFailed) -> Iterator[Event]:
         yield self.event(ExtensionPoint.TOTAL, None, TotalResult([], [], None, [], error=step.message))
@@ -224,9 +265,15 @@ def _post_filter_payload(result: Optional[PostFilterResult], status: MaybeStatus
     reasons = list(status.reasons) if is_failure(status) else []
     if result is None:
         return PostFilterOutcome(code, reasons, nominated_node_name=None, victims=[], candidates={})
-    return PostFilterOutcome(code, reasons, nominated_node_name=result.nominated_node_name,
-                             victims=list(result.victims), candidates=dict(result.candidates),
-                             nomination_tie=result.nomination_tie, summary=result.summary)
+    return PostFilterOutcome(
+        code,
+        reasons,
+        nominated_node_name=result.nominated_node_name,
+        victims=list(result.victims),
+        candidates=dict(result.candidates),
+        nomination_tie=result.nomination_tie,
+        summary=result.summary,
+    )
 
 
 def _binding_state_json(capabilities: Capabilities, plugin: str, state: CycleState, node: str) -> Any:
@@ -279,17 +326,28 @@ class RunRecorder:
             kind = ClusterChangeKind.NOMINATION_SET if new.nominated_node_name else ClusterChangeKind.NOMINATION_CLEARED
             return self.cluster(obj.key, kind, new.nominated_node_name or old.nominated_node_name)
         if event.change is ClusterChangeKind.POD_CREATED:  # as made: its labels and claims (docs/CHANGES.md "Output")
-            return self.event(obj.key, ExtensionPoint.CLUSTER, ClusterChanged(
-                self._clock_ms(), event.change, obj.key, obj.node_name or None, event.detail, dict(obj.labels),
-                [c.to_json() for c in obj.claim_sources] or None))
+            return self.event(
+                obj.key,
+                ExtensionPoint.CLUSTER,
+                ClusterChanged(
+                    self._clock_ms(),
+                    event.change,
+                    obj.key,
+                    obj.node_name or None,
+                    event.detail,
+                    dict(obj.labels),
+                    [c.to_json() for c in obj.claim_sources] or None,
+                ),
+            )
         return self.cluster(obj.key, event.change, obj.node_name or None, event.detail)
 
     def run_start(self, pods: dict[str, Optional[str]], release: str) -> Event:
         """Every pod of the scenario and where it is (None: pending) as the run starts."""
         return self.event(None, ExtensionPoint.RUN_START, RunStart(pods, release))
 
-    def run_end(self, attempts: int, final: dict[str, Optional[str]], nominated: dict[str, str],
-                stopped: list[str]) -> Event:
+    def run_end(
+        self, attempts: int, final: dict[str, Optional[str]], nominated: dict[str, str], stopped: list[str]
+    ) -> Event:
         """Where every pod ended, the nominations left, the pods left retrying errors."""
         return self.event(None, ExtensionPoint.RUN_END, RunEnd(self._clock_ms(), attempts, final, nominated, stopped))
 
@@ -297,17 +355,30 @@ class RunRecorder:
         """The attempt that bound its pod ends (its binding's writes come later)."""
         return self.event(pod, ExtensionPoint.ATTEMPT_END, AttemptEnd(self._clock_ms(), attempt))
 
-    def failed(self, pod: str, attempt: int, written: Optional[str], victims: list[str],
-               binding: Optional[BindingFailed]) -> Event:
+    def failed(
+        self, pod: str, attempt: int, written: Optional[str], victims: list[str], binding: Optional[BindingFailed]
+    ) -> Event:
         """The failure handler's attempt end: the nomination it wrote, the victims its preemption
         chose, the binding cycle's error."""
-        return self.event(pod, ExtensionPoint.ATTEMPT_END, AttemptEnd(
-            self._clock_ms(), attempt, written, victims, binding.message if binding else None,
-            binding.node if binding else None))
+        return self.event(
+            pod,
+            ExtensionPoint.ATTEMPT_END,
+            AttemptEnd(
+                self._clock_ms(),
+                attempt,
+                written,
+                victims,
+                binding.message if binding else None,
+                binding.node if binding else None,
+            ),
+        )
 
     def moves(self, moves: list[QueueMove]) -> Iterator[Event]:
         """The queue's moves since the last call, in order (the list is emptied)."""
         for move in moves:
-            yield self.event(move.pod, ExtensionPoint.QUEUE_MOVE,
-                             QueueMoved(self._clock_ms(), move.to.value, move.event, list(move.plugins)))
+            yield self.event(
+                move.pod,
+                ExtensionPoint.QUEUE_MOVE,
+                QueueMoved(self._clock_ms(), move.to.value, move.event, list(move.plugins)),
+            )
         moves.clear()

@@ -81,8 +81,9 @@ def num_feasible_nodes_to_find(percentage: Optional[int], num_all_nodes: int) ->
     if percentage >= 100:
         return num_all_nodes
     if percentage == 0:
-        percentage = max(BASE_PERCENTAGE_OF_NODES_TO_SCORE - num_all_nodes // 125,
-                         MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
+        percentage = max(
+            BASE_PERCENTAGE_OF_NODES_TO_SCORE - num_all_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND
+        )
     return max(num_all_nodes * percentage // 100, MIN_FEASIBLE_NODES_TO_FIND)
 
 
@@ -104,9 +105,16 @@ class Scheduler:
     them (a single pass) the nominator is the scheduler's own, holding the nominations the pods
     carry (status.nominatedNodeName reserves room on its node), and preemption is a dry run."""
 
-    def __init__(self, scenario: Scenario, tie_break: str = TIE_BREAK_FIRST, seed: Optional[int] = None,
-                 vectorized: bool = True, registry: Optional[Registry] = None,
-                 options: Optional[FrameworkOptions] = None, hand_over_only: bool = False) -> None:
+    def __init__(
+        self,
+        scenario: Scenario,
+        tie_break: str = TIE_BREAK_FIRST,
+        seed: Optional[int] = None,
+        vectorized: bool = True,
+        registry: Optional[Registry] = None,
+        options: Optional[FrameworkOptions] = None,
+        hand_over_only: bool = False,
+    ) -> None:
         self.snapshot = Snapshot.from_scenario(scenario)
         # ``hand_over_only``: the events go only to event_pipe's hand-over (the engine's process).
         self.snapshot.node_lists_as_positions = hand_over_only
@@ -150,8 +158,11 @@ class Scheduler:
             if not pod.is_finished:
                 controller.create_claims(pod)
         self.snapshot.cluster_changes.clear()
-        return [pod for pod in pending if all(
-            is_success(plugin.pre_enqueue(pod)) for plugin in self.framework_for(pod).profile["preEnqueue"])]
+        return [
+            pod
+            for pod in pending
+            if all(is_success(plugin.pre_enqueue(pod)) for plugin in self.framework_for(pod).profile["preEnqueue"])
+        ]
 
     @property
     def queue(self) -> list[Pod]:
@@ -165,8 +176,9 @@ class Scheduler:
 
     def _sorted_queue(self, pending: list[Pod]) -> list[Pod]:
         sorter = self.framework.profile["queueSort"][0]
-        return sorted(pending, key=functools.cmp_to_key(
-            lambda a, b: -1 if sorter.less(a, b) else (1 if sorter.less(b, a) else 0)))
+        return sorted(
+            pending, key=functools.cmp_to_key(lambda a, b: -1 if sorter.less(a, b) else (1 if sorter.less(b, a) else 0))
+        )
 
     def framework_for(self, pod: Pod) -> Framework:
         """The profile named by the pod's schedulerName (the queue holds only such pods)."""
@@ -182,9 +194,16 @@ class Cycle:
     record after each algorithm step and returns how the cycle ended; ``run`` is the same cycle
     recorded as events (scheduler_core.run.recorder), and leaves the ending in ``outcome``."""
 
-    def __init__(self, scheduler: Scheduler, index: int, pod: Pod, queue_view: Optional[list[str]] = None,
-                 nominated_node: Optional[str] = None, queues: Optional[dict[str, list[str]]] = None,
-                 cycle_count: int = 0) -> None:
+    def __init__(
+        self,
+        scheduler: Scheduler,
+        index: int,
+        pod: Pod,
+        queue_view: Optional[list[str]] = None,
+        nominated_node: Optional[str] = None,
+        queues: Optional[dict[str, list[str]]] = None,
+        cycle_count: int = 0,
+    ) -> None:
         self.scheduler = scheduler
         self.fw = scheduler.framework_for(pod)
         self.snapshot = scheduler.snapshot
@@ -250,8 +269,9 @@ class Cycle:
             return None, None
         signed = self.fw.sign_pod(self.pod)
         signature = signed if isinstance(signed, tuple) else None
-        hint = batch.node_hint(signature, self.cycle_count, self.fw.clock_ms(),
-                               lambda node: self.fw.rejects_on(self.state, self.pod, node))
+        hint = batch.node_hint(
+            signature, self.cycle_count, self.fw.clock_ms(), lambda node: self.fw.rejects_on(self.state, self.pod, node)
+        )
         return signature, hint
 
     def _evaluate_nominated_node(self, hint: Optional[str] = None) -> Generator[CycleStep, None, Optional[NodeList]]:
@@ -264,8 +284,10 @@ class Cycle:
             return None
         table = self.snapshot.table
         position = np.asarray([table.index[name]], dtype=np.int64)
-        verdicts = [(p.name, self.fw.filter_verdicts(p, self.state, self.pod, position))
-                    for p in self.fw.active_filter_plugins(self.state)]
+        verdicts = [
+            (p.name, self.fw.filter_verdicts(p, self.state, self.pod, position))
+            for p in self.fw.active_filter_plugins(self.state)
+        ]
         verdicts = self._with_nominated_pods(position, verdicts)
         first = self._first_failure_at(0, verdicts)
         feasible = position if first is None else position[:0]
@@ -288,8 +310,9 @@ class Cycle:
                 return filter_failure_status(plugin, verdict.palette[choice])
         return None
 
-    def _with_nominated_pods(self, positions: np.ndarray, verdicts: list[tuple[str, FilterVerdicts]],
-                             num_to_find: Optional[int] = None) -> list[tuple[str, FilterVerdicts]]:
+    def _with_nominated_pods(
+        self, positions: np.ndarray, verdicts: list[tuple[str, FilterVerdicts]], num_to_find: Optional[int] = None
+    ) -> list[tuple[str, FilterVerdicts]]:
         """RunFilterPluginsWithNominatedPods' first pass: on a node where nominated pods of equal
         or higher priority wait, the pod is filtered with them added; where that fails, the node
         takes that pass's verdicts (every plugin, for the picture). Elsewhere, and where it
@@ -314,8 +337,13 @@ class Cycle:
                 replaced.append((i, statuses))
         return _with_verdicts(verdicts, replaced)
 
-    def _nominated_pass_on_numbers(self, positions: np.ndarray, verdicts: list[tuple[str, FilterVerdicts]],
-                                   checked: Checked, num_to_find: Optional[int]) -> list[tuple[str, FilterVerdicts]]:
+    def _nominated_pass_on_numbers(
+        self,
+        positions: np.ndarray,
+        verdicts: list[tuple[str, FilterVerdicts]],
+        checked: Checked,
+        num_to_find: Optional[int],
+    ) -> list[tuple[str, FilterVerdicts]]:
         """The nominated pass when only NodeResourcesFit reads the node's pods
         (plugins/node_resources/numeric.py): the other plugins' answers are those already given,
         Fit's is judged with the nominated pods' requests added, on all those nodes at once.
@@ -327,8 +355,11 @@ class Cycle:
         slot_of[positions] = np.arange(len(positions), dtype=np.int64)
         nodes = self._nominated_nodes()
         slots = [int(slot_of[table.index[node]]) for node in nodes]
-        reach = len(positions) if num_to_find is None else \
-            _reach(verdicts, len(positions), [slot for slot in slots if slot >= 0], num_to_find)
+        reach = (
+            len(positions)
+            if num_to_find is None
+            else _reach(verdicts, len(positions), [slot for slot in slots if slot >= 0], num_to_find)
+        )
         found: list[tuple[int, list[PodInfo]]] = []
         for node, slot in zip(nodes, slots):
             if slot < 0 or slot >= reach:
@@ -365,8 +396,10 @@ class Cycle:
             return pre, FilterPass(empty, [], empty, 0, 0)
         allowed = pre.result.node_names  # None: every node
         candidates = table.positions(None if allowed is None else [n.name for n in nodes if n.name in allowed])
-        verdicts = [(p.name, self.fw.filter_verdicts(p, self.state, self.pod, candidates))
-                    for p in self.fw.active_filter_plugins(self.state)]
+        verdicts = [
+            (p.name, self.fw.filter_verdicts(p, self.state, self.pod, candidates))
+            for p in self.fw.active_filter_plugins(self.state)
+        ]
         verdicts = self._with_nominated_pods(candidates, verdicts)
         fits = np.ones(len(candidates), dtype=bool)
         for _, verdict in verdicts:
@@ -384,11 +417,17 @@ class Cycle:
         """
         table = self.snapshot.table
         allowed = pre.result.node_names  # None: every node
-        candidates = table.tree_order if allowed is None else table.in_tree_order(
-            table.positions([n.name for n in nodes if n.name in allowed]))
+        candidates = (
+            table.tree_order
+            if allowed is None
+            else table.in_tree_order(table.positions([n.name for n in nodes if n.name in allowed]))
+        )
         total = len(candidates)
-        num_to_find = num_feasible_nodes_to_find(self.fw.percentage_of_nodes_to_score, total) \
-            if self.fw.has_score_plugins() else min(1, total)
+        num_to_find = (
+            num_feasible_nodes_to_find(self.fw.percentage_of_nodes_to_score, total)
+            if self.fw.has_score_plugins()
+            else min(1, total)
+        )
         start = self.scheduler.next_start_node_index
         rotated = _rotated(candidates, start % total) if total else candidates
         plugins = self.fw.active_filter_plugins(self.state)
@@ -424,8 +463,9 @@ class Cycle:
         """Whether the plugins judged one node at a time (DynamicResources, the volume plugins) are
         walked only as far as the walk goes (``_walked_verdicts``): on the vectorized path, with
         no nominated pods (their pass may move where the walk stops)."""
-        return (self.fw.vectorized and any(not self.fw.judges_in_batch(p) for p in plugins)
-                and not self._nominated_nodes())
+        return (
+            self.fw.vectorized and any(not self.fw.judges_in_batch(p) for p in plugins) and not self._nominated_nodes()
+        )
 
     def _nominated_nodes(self) -> set[str]:
         """The nodes of the snapshot some pending pod is nominated to. The nominator also keeps
@@ -434,8 +474,9 @@ class Cycle:
         index = self.snapshot.table.index
         return {node for node in self.fw.nominator.nodes_with_nominated_pods() if node in index}
 
-    def _walked_verdicts(self, plugins: list[FilterPlugin], rotated: np.ndarray,
-                         num_to_find: int) -> list[tuple[str, FilterVerdicts]]:
+    def _walked_verdicts(
+        self, plugins: list[FilterPlugin], rotated: np.ndarray, num_to_find: int
+    ) -> list[tuple[str, FilterVerdicts]]:
         """The verdicts of every plugin on ``rotated``, the plugins without a batch method judging
         nodes in walk order only until findNodesThatPassFilters stops: one feasible node past
         ``num_to_find``, or a node whose first failing plugin answers Error. The nodes after that
@@ -443,15 +484,22 @@ class Cycle:
         verdicts (left PASS) are never read. Judging a node costs these plugins far more than the
         batch plugins' arrays: a DRA allocation per node, where 230 of 500 nodes are enough."""
         total = len(rotated)
-        batch = {p.name: self.fw.filter_verdicts(p, self.state, self.pod, rotated)
-                 for p in plugins if self.fw.judges_in_batch(p)}
+        batch = {
+            p.name: self.fw.filter_verdicts(p, self.state, self.pod, rotated)
+            for p in plugins
+            if self.fw.judges_in_batch(p)
+        }
         one_by_one = [p for p in plugins if p.name not in batch]
         palettes = [Palette() for _ in one_by_one]
         choices = [np.full(total, PASS, dtype=np.int32) for _ in one_by_one]
 
         def verdicts() -> list[tuple[str, FilterVerdicts]]:
-            walked = dict(zip((p.name for p in one_by_one),
-                              (FilterVerdicts(palette.statuses, choice) for palette, choice in zip(palettes, choices))))
+            walked = dict(
+                zip(
+                    (p.name for p in one_by_one),
+                    (FilterVerdicts(palette.statuses, choice) for palette, choice in zip(palettes, choices)),
+                )
+            )
             return [(p.name, batch[p.name] if p.name in batch else walked[p.name]) for p in plugins]
 
         batch_fits = np.ones(total, dtype=bool)
@@ -514,11 +562,16 @@ class Cycle:
         if status.plugin:
             self._unschedulable_plugins.add(status.plugin)
         post = yield from self._post_filter(NodeToStatus({}, status))
-        message = fit_error_message(len(self.snapshot.node_infos), pre_filter_message=status.message,
-                                    post_filter_message=post.message if post is not None else None)
+        message = fit_error_message(
+            len(self.snapshot.node_infos),
+            pre_filter_message=status.message,
+            post_filter_message=post.message if post is not None else None,
+        )
         return self._fit_error(message, post)
 
-    def _unschedulable_after_filter(self, passed: FilterPass, absent: Status) -> Generator[CycleStep, None, CycleEnding]:
+    def _unschedulable_after_filter(
+        self, passed: FilterPass, absent: Status
+    ) -> Generator[CycleStep, None, CycleEnding]:
         statuses = {**self._early_statuses, **self._first_failures(passed)}
         distinct = list({id(s): s for s in statuses.values()}.values())  # nodes share status objects
         errors = [s for s in distinct if s.code == Code.ERROR]
@@ -526,15 +579,22 @@ class Cycle:
             return SchedulingError(errors[0].message)
         self._unschedulable_plugins.update(s.plugin for s in distinct if s.is_rejected and s.plugin)
         post = yield from self._post_filter(NodeToStatus(statuses, absent))
-        message = fit_error_message(len(self.snapshot.node_infos), node_statuses=statuses,
-                                    absent_reasons=absent.reasons,
-                                    post_filter_message=post.message if post is not None else None)
+        message = fit_error_message(
+            len(self.snapshot.node_infos),
+            node_statuses=statuses,
+            absent_reasons=absent.reasons,
+            post_filter_message=post.message if post is not None else None,
+        )
         return self._fit_error(message, post)
 
     def _fit_error(self, message: str, post: Optional[PostFilterVerdict]) -> FitError:
         preemption = post.preemption if post is not None else None
-        return FitError(message, frozenset(self._unschedulable_plugins),
-                        preemption.nominating if preemption is not None else None, preemption)
+        return FitError(
+            message,
+            frozenset(self._unschedulable_plugins),
+            preemption.nominating if preemption is not None else None,
+            preemption,
+        )
 
     def _post_filter(self, statuses: NodeToStatus) -> Generator[CycleStep, None, Optional[PostFilterVerdict]]:
         """Runs PostFilter (in a single pass a dry run: nothing is evicted); None without plugins."""
@@ -550,8 +610,9 @@ class Cycle:
 
     # ------------------------------------------------------------------ scoring and binding
 
-    def _score_and_bind(self, names: NodeList, signature: Optional[Signature] = None,
-                        hint: Optional[str] = None) -> Generator[CycleStep, None, CycleEnding]:
+    def _score_and_bind(
+        self, names: NodeList, signature: Optional[Signature] = None, hint: Optional[str] = None
+    ) -> Generator[CycleStep, None, CycleEnding]:
         """Score, select, reserve, permit and bind over the feasible nodes: ``names`` is the list
         FilterDone carried (one list for both, so the hand-over and the encoder meet it once)."""
         table = self.snapshot.table
@@ -574,8 +635,9 @@ class Cycle:
         yield HostSelected(names, totals, chosen, ties, tie_positions)
         return (yield from self._bind(chosen))
 
-    def _store_batch(self, signature: Optional[Signature], hint: Optional[str], chosen: str,
-                     names: Sequence[str], totals: np.ndarray) -> None:
+    def _store_batch(
+        self, signature: Optional[Signature], hint: Optional[str], chosen: str, names: Sequence[str], totals: np.ndarray
+    ) -> None:
         """StoreScheduleResults: the other feasible nodes best first (ties in document order, the
         spec's rule for the pick); a cycle with one feasible node keeps none (the release scores
         nothing then)."""
@@ -593,7 +655,9 @@ class Cycle:
         yield ScoringFailed(message)
         return SchedulingError(message, after_host_selection=True)
 
-    def _select_host(self, names: np.ndarray, feasible: np.ndarray, totals: np.ndarray) -> tuple[str, list[str], np.ndarray]:
+    def _select_host(
+        self, names: np.ndarray, feasible: np.ndarray, totals: np.ndarray
+    ) -> tuple[str, list[str], np.ndarray]:
         """The chosen node, the nodes with the top total (document order) and their positions among
         the feasible ones (``names``: the table's names, ``feasible``: the scored positions)."""
         positions = np.flatnonzero(totals == totals.max())
@@ -628,13 +692,21 @@ class Cycle:
         self.snapshot.unbind(self.pod)
         status = status.with_plugin(plugin)
         if point in (ExtensionPoint.PRE_BIND, ExtensionPoint.BIND):
-            message = status.message if status.is_rejected else f'running {point.value} plugin "{plugin}": {status.message}'
+            message = (
+                status.message if status.is_rejected else f'running {point.value} plugin "{plugin}": {status.message}'
+            )
             return BindingFailed(node, message, status.is_rejected)
         if not status.is_rejected:
-            return SchedulingError(f'running {point.value} plugin "{plugin}": {status.message}', after_host_selection=True)
+            return SchedulingError(
+                f'running {point.value} plugin "{plugin}": {status.message}', after_host_selection=True
+            )
         self._unschedulable_plugins.add(plugin)
-        return FitError(fit_error_message(1, node_statuses={node: status}), frozenset(self._unschedulable_plugins),
-                        CLEAR_NOMINATED_NODE, after_host_selection=True)
+        return FitError(
+            fit_error_message(1, node_statuses={node: status}),
+            frozenset(self._unschedulable_plugins),
+            CLEAR_NOMINATED_NODE,
+            after_host_selection=True,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -654,8 +726,9 @@ def _first_error(verdicts: list[tuple[str, FilterVerdicts]], total: int) -> Opti
         failing = undecided & (verdict.choice >= 0)
         if not failing.any():
             continue
-        is_error = np.fromiter((status.code == Code.ERROR for status in verdict.palette), dtype=bool,
-                               count=len(verdict.palette))
+        is_error = np.fromiter(
+            (status.code == Code.ERROR for status in verdict.palette), dtype=bool, count=len(verdict.palette)
+        )
         if is_error.any():
             erring |= failing & is_error[np.where(failing, verdict.choice, 0)]
         undecided &= ~failing
@@ -683,8 +756,9 @@ def _reach(verdicts: list[tuple[str, FilterVerdicts]], count: int, nominated_slo
     return count if not count or found[-1] <= num_to_find else int(np.searchsorted(found, num_to_find + 1))
 
 
-def _with_nominated_fit(verdicts: list[tuple[str, FilterVerdicts]], kept: np.ndarray,
-                        fit: Optional[FilterVerdicts]) -> list[tuple[str, FilterVerdicts]]:
+def _with_nominated_fit(
+    verdicts: list[tuple[str, FilterVerdicts]], kept: np.ndarray, fit: Optional[FilterVerdicts]
+) -> list[tuple[str, FilterVerdicts]]:
     """_with_verdicts for the nominated pass on numbers, on arrays: on the ``kept`` slots Fit's
     verdict is ``fit`` (one per kept slot; None: every one passes) and the other plugins' those
     already given; a kept node where any of them fails takes them all (replaced in slot order, a
@@ -692,8 +766,9 @@ def _with_nominated_fit(verdicts: list[tuple[str, FilterVerdicts]], kept: np.nda
     judged = []  # per plugin: the palette and choices on the kept slots, and which fail
     for plugin, verdict in verdicts:
         if plugin == names.NODE_RESOURCES_FIT:
-            palette, choice = (fit.palette, fit.choice) if fit is not None else \
-                ([], np.full(len(kept), PASS, dtype=np.int32))
+            palette, choice = (
+                (fit.palette, fit.choice) if fit is not None else ([], np.full(len(kept), PASS, dtype=np.int32))
+            )
         else:
             palette, choice = verdict.palette, verdict.choice[kept]
         succeeds = np.asarray([is_success(status) for status in palette] + [True], dtype=bool)  # [-1]: PASS
@@ -713,8 +788,9 @@ def _with_nominated_fit(verdicts: list[tuple[str, FilterVerdicts]], kept: np.nda
     return out
 
 
-def _with_verdicts(verdicts: list[tuple[str, FilterVerdicts]],
-                   replaced: list[tuple[int, list[MaybeStatus]]]) -> list[tuple[str, FilterVerdicts]]:
+def _with_verdicts(
+    verdicts: list[tuple[str, FilterVerdicts]], replaced: list[tuple[int, list[MaybeStatus]]]
+) -> list[tuple[str, FilterVerdicts]]:
     """Copies of the plugins' verdicts with the listed nodes' replaced, in that order (a failing
     status is appended to the plugin's palette each time)."""
     if not replaced:
@@ -733,8 +809,14 @@ def _with_verdicts(verdicts: list[tuple[str, FilterVerdicts]],
     return out
 
 
-def simulate(scenario: Scenario, *, tie_break: str = TIE_BREAK_FIRST, seed: Optional[int] = None,
-             vectorized: bool = True, hand_over_only: bool = False) -> Iterator[Event]:
+def simulate(
+    scenario: Scenario,
+    *,
+    tie_break: str = TIE_BREAK_FIRST,
+    seed: Optional[int] = None,
+    vectorized: bool = True,
+    hand_over_only: bool = False,
+) -> Iterator[Event]:
     """Replays the scenario's scheduling cycles; the scenario's pods are not modified.
 
     ``vectorized=False`` runs every plugin node by node: the reference the fast path is tested against.

@@ -31,9 +31,19 @@ DELETED = "deleted"
 class StandIns:
     """The kubelet, the claim controller and the step driver of one run, on its logical clock."""
 
-    def __init__(self, scenario: Scenario, api: Cluster, clock: LogicalClock, recorder: RunRecorder,
-                 writes: ObjectWrites, informer_cache: Snapshot, epoch: datetime, *,
-                 deliver: Callable[[], Iterator[Event]], deliver_storage: Callable[[], Iterator[Event]]) -> None:
+    def __init__(
+        self,
+        scenario: Scenario,
+        api: Cluster,
+        clock: LogicalClock,
+        recorder: RunRecorder,
+        writes: ObjectWrites,
+        informer_cache: Snapshot,
+        epoch: datetime,
+        *,
+        deliver: Callable[[], Iterator[Event]],
+        deliver_storage: Callable[[], Iterator[Event]],
+    ) -> None:
         self.scenario = scenario
         self.cluster = api
         self.clock = clock
@@ -51,8 +61,9 @@ class StandIns:
         api.watch(KIND_POD, self.kubelet.on_pod)
         api.watch(KIND_POD, self.claim_controller.on_pod)
         # A run with steps (../shared/spec/CHANGES.md): operations and stand-in controllers.
-        self.steps: Optional[StepDriver] = (StepDriver(self, scenario.changes, epoch)
-                                            if scenario.changes is not None else None)
+        self.steps: Optional[StepDriver] = (
+            StepDriver(self, scenario.changes, epoch) if scenario.changes is not None else None
+        )
 
     # ------------------------------------------------------------------ as the run starts
 
@@ -83,9 +94,15 @@ class StandIns:
 
     def next_wake_ms(self) -> Optional[int]:
         """When one of them next acts on its own (None: never, unless something changes)."""
-        times = [t for t in (self.steps.next_wake() if self.steps is not None else None,
-                             self.kubelet.next_removal_ms(), self.claim_controller.next_release_ms())
-                 if t is not None]
+        times = [
+            t
+            for t in (
+                self.steps.next_wake() if self.steps is not None else None,
+                self.kubelet.next_removal_ms(),
+                self.claim_controller.next_release_ms(),
+            )
+            if t is not None
+        ]
         return min(times) if times else None
 
     def idle(self) -> bool:
@@ -139,8 +156,12 @@ class StandIns:
         if added:
             yield from self._deliver_storage()  # the claims' Add events see the pod without its status
             current = self.cluster.pod(pod.key) or pod
-            self.cluster.patch_pod_status(pod.key, ClusterChangeKind.POD_STATUS, "resourceClaimStatuses",
-                                          claim_statuses=(*current.claim_statuses, *added))
+            self.cluster.patch_pod_status(
+                pod.key,
+                ClusterChangeKind.POD_STATUS,
+                "resourceClaimStatuses",
+                claim_statuses=(*current.claim_statuses, *added),
+            )
             yield from self._deliver()
 
     def event(self, pod: Optional[str], point: ExtensionPoint, payload: Payload) -> Event:

@@ -84,7 +84,6 @@ from scheduler_core.model import (
     ScaleOp,
     Scenario,
     Step,
-
 )
 from scheduler_core.scenario import manifests
 from scheduler_core.scenario.changes import workload_from_manifest
@@ -110,7 +109,9 @@ class RunLoop(Protocol):
 
     def event(self, pod: Optional[str], point: ExtensionPoint, payload: Payload) -> Event: ...
 
-    def change_event(self, key: str, kind: ClusterChangeKind, node: Optional[str] = None, detail: str = "") -> Event: ...
+    def change_event(
+        self, key: str, kind: ClusterChangeKind, node: Optional[str] = None, detail: str = ""
+    ) -> Event: ...
 
 
 SUCCEEDED = "succeeded"  # final: a pod a `complete` made succeed
@@ -141,9 +142,14 @@ class StepDriver:
         self.changes = changes
         scenario = loop.scenario
         cluster = loop.cluster
-        self.state = ClusterState(list(scenario.nodes), scenario.pods, cluster.workloads(),
-                                  dict(scenario.priority_classes), epoch,
-                                  created_at=_creation_times(changes, scenario.pods, epoch))
+        self.state = ClusterState(
+            list(scenario.nodes),
+            scenario.pods,
+            cluster.workloads(),
+            dict(scenario.priority_classes),
+            epoch,
+            created_at=_creation_times(changes, scenario.pods, epoch),
+        )
         self.state.claims = {claim.key for claim in scenario.storage.claims}
         self.state.clock_ms = lambda: loop.clock.ms
         self.state.deletion_costs = _deletion_costs(changes.manifests)
@@ -172,8 +178,9 @@ class StepDriver:
     def begin(self) -> Iterator[Event]:
         yield self._event("", ExtensionPoint.STEP_START, StepStarted(0, "scenario", 0, []))
 
-    def react(self, initial: bool = False, kinds: tuple[str, ...] = ALL_CONTROLLERS,
-              changed: Optional[Pod] = None) -> Iterator[Event]:
+    def react(
+        self, initial: bool = False, kinds: tuple[str, ...] = ALL_CONTROLLERS, changed: Optional[Pod] = None
+    ) -> Iterator[Event]:
         """The controllers, in the spec's order, until none has more to write; then the budgets
         (at the very start only if the controllers wrote: until a change, the dump's status holds).
         ``kinds`` and ``changed`` narrow a reaction to a binding (see ``settle``)."""
@@ -295,11 +302,29 @@ class StepDriver:
         """The current step went quiet: its summary (called once per step)."""
         record = self.record
         self.state.now_ms = self.loop.clock.ms  # the rollouts' availability and deadlines as of now
-        pending = [pod.key for pod in self.state.pods if self.state.live(pod) and not pod.node_name
-                   and pod.scheduler_name in self.loop.scenario.scheduler_names]
-        yield self._event("", ExtensionPoint.STEP_END, StepEnded(
-            record.number, record.name, record.started_ms, self.loop.clock.ms, record.created, record.deleted,
-            record.evicted, record.placed, record.blocked, pending, record.succeeded, self._rollout_statuses()))
+        pending = [
+            pod.key
+            for pod in self.state.pods
+            if self.state.live(pod) and not pod.node_name and pod.scheduler_name in self.loop.scenario.scheduler_names
+        ]
+        yield self._event(
+            "",
+            ExtensionPoint.STEP_END,
+            StepEnded(
+                record.number,
+                record.name,
+                record.started_ms,
+                self.loop.clock.ms,
+                record.created,
+                record.deleted,
+                record.evicted,
+                record.placed,
+                record.blocked,
+                pending,
+                record.succeeded,
+                self._rollout_statuses(),
+            ),
+        )
 
     def _rollout_statuses(self) -> list[RolloutStatus]:
         """The rollouts under way when the step went quiet; a complete one is reported once."""
@@ -342,14 +367,19 @@ class StepDriver:
         now = self.loop.clock.ms
         self.record = StepRecord(step.number, step.name or step.title, now)
         self.last_activity_ms = now
-        yield self._event("", ExtensionPoint.STEP_START,
-                          StepStarted(step.number, step.name or step.title, now, [op.text for op in step.operations]))
+        yield self._event(
+            "",
+            ExtensionPoint.STEP_START,
+            StepStarted(step.number, step.name or step.title, now, [op.text for op in step.operations]),
+        )
         for operation in step.operations:
             before = self._writes_made()
             yield from self._operation(operation)
             why = self._why_unchanged(operation.spec) if self._writes_made() == before else None
             if why is not None:
-                yield self._cluster(operation.text, ClusterChangeKind.OPERATION_UNCHANGED, detail=f"wrote nothing: {why}")
+                yield self._cluster(
+                    operation.text, ClusterChangeKind.OPERATION_UNCHANGED, detail=f"wrote nothing: {why}"
+                )
         yield from self.react()
 
     def _writes_made(self) -> int:
@@ -367,8 +397,11 @@ class StepDriver:
                 return f"no node {spec.node}"
             if isinstance(spec, DrainOp):
                 waiting = any(drain.node == spec.node and drain.waiting for drain in self.drains)
-                return "its node was cordoned already and its evictions wait on budgets" if waiting \
+                return (
+                    "its node was cordoned already and its evictions wait on budgets"
+                    if waiting
                     else "its node was cordoned already and has no pod to evict"
+                )
             return "its node is unschedulable already" if spec.unschedulable else "its node is schedulable already"
         if isinstance(spec, AddNodesOp):
             return f"no node {spec.like} to copy"
@@ -396,8 +429,11 @@ class StepDriver:
         elif isinstance(spec, AddNodesOp):
             yield from self._add_nodes(spec)
         elif isinstance(spec, DeleteNodesOp):
-            chosen = [node for node in self.state.nodes
-                      if (spec.selector and all(node.labels.get(k) == v for k, v in spec.selector)) or node.name in spec.names]
+            chosen = [
+                node
+                for node in self.state.nodes
+                if (spec.selector and all(node.labels.get(k) == v for k, v in spec.selector)) or node.name in spec.names
+            ]
             for node in chosen:
                 yield from self._lose_node(node)
         elif isinstance(spec, PatchOp):
@@ -412,20 +448,28 @@ class StepDriver:
     # ------------------------------------------------------------------ workloads
 
     def _workload(self, ref: ObjectRef) -> Optional[ControlledWorkload]:
-        return next((w for w in self.state.workloads
-                     if w.kind == ref.kind and w.namespace == ref.namespace and w.name == ref.name), None)
+        return next(
+            (
+                w
+                for w in self.state.workloads
+                if w.kind == ref.kind and w.namespace == ref.namespace and w.name == ref.name
+            ),
+            None,
+        )
 
     def _scale(self, spec: ScaleOp) -> Iterator[Event]:
         workload = self._workload(spec.target)
         if workload is None:
             return
-        self.loop.cluster.update_workload(replace(workload, replicas=spec.replicas),
-                                          f"{workload.kind} replicas {workload.replicas} → {spec.replicas}")
+        self.loop.cluster.update_workload(
+            replace(workload, replicas=spec.replicas), f"{workload.kind} replicas {workload.replicas} → {spec.replicas}"
+        )
         yield from self.loop.drain_moves()
 
     def _add_workload(self, workload: ControlledWorkload, by: str) -> Iterator[Event]:
-        self.loop.cluster.create_workload(replace(workload, created_ms=self.loop.clock.ms),
-                                          f"{workload.kind} created {by}")
+        self.loop.cluster.create_workload(
+            replace(workload, created_ms=self.loop.clock.ms), f"{workload.kind} created {by}"
+        )
         yield from self.loop.drain_moves()
 
     def _controller_writes(self, kinds: tuple[str, ...]) -> list[Write]:
@@ -495,8 +539,9 @@ class StepDriver:
                 continue
             updated = disruption.recompute(self.state, budget, budget.spec)
             if updated.disruptions_allowed != budget.disruptions_allowed:
-                cluster.put_budget(updated, f"disruptionsAllowed {budget.disruptions_allowed} → "
-                                            f"{updated.disruptions_allowed}")
+                cluster.put_budget(
+                    updated, f"disruptionsAllowed {budget.disruptions_allowed} → {updated.disruptions_allowed}"
+                )
                 yield from self.loop.drain_moves()
 
     # ------------------------------------------------------------------ nodes
@@ -513,8 +558,10 @@ class StepDriver:
         old = self._node(name)
         if old is None or old.unschedulable == unschedulable:
             return
-        manifest = manifests.merge_patch(self.manifests.get(ObjectRef("Node", "", name)) or {},
-                                         {"spec": {"unschedulable": True if unschedulable else None}})
+        manifest = manifests.merge_patch(
+            self.manifests.get(ObjectRef("Node", "", name)) or {},
+            {"spec": {"unschedulable": True if unschedulable else None}},
+        )
         yield from self._update_node(old, replace(old, unschedulable=unschedulable), manifest)
 
     def _add_nodes(self, spec: AddNodesOp) -> Iterator[Event]:
@@ -522,19 +569,31 @@ class StepDriver:
         if like is None:
             return
         like_manifest = self.manifests.get(ObjectRef("Node", "", like.name)) or {}
-        taints = [t for t in ((like_manifest.get("spec") or {}).get("taints") or [])
-                  if not any(t.get("key") == n.key and t.get("effect") == n.effect for n in spec.taints)]
-        taints += [{"key": t.key, "value": t.value, "effect": t.effect} if t.value else {"key": t.key, "effect": t.effect}
-                   for t in spec.taints]
+        taints = [
+            t
+            for t in ((like_manifest.get("spec") or {}).get("taints") or [])
+            if not any(t.get("key") == n.key and t.get("effect") == n.effect for n in spec.taints)
+        ]
+        taints += [
+            {"key": t.key, "value": t.value, "effect": t.effect} if t.value else {"key": t.key, "effect": t.effect}
+            for t in spec.taints
+        ]
         for number in range(1, spec.count + 1):
             name = f"{spec.prefix}{number}"
             labels = {**like.labels, **dict(spec.labels), LABEL_HOSTNAME: name}
-            manifest = manifests.merge_patch(like_manifest, {
-                "metadata": {"name": name, "labels": None, "uid": None, "annotations": None},
-                "spec": {"taints": None, "unschedulable": None, "providerID": None},
-                "status": {"images": None, "conditions": None}})
-            manifest = {**manifest, "metadata": {**manifest["metadata"], "labels": labels},
-                        "spec": {**(manifest.get("spec") or {}), **({"taints": taints} if taints else {})}}
+            manifest = manifests.merge_patch(
+                like_manifest,
+                {
+                    "metadata": {"name": name, "labels": None, "uid": None, "annotations": None},
+                    "spec": {"taints": None, "unschedulable": None, "providerID": None},
+                    "status": {"images": None, "conditions": None},
+                },
+            )
+            manifest = {
+                **manifest,
+                "metadata": {**manifest["metadata"], "labels": labels},
+                "spec": {**(manifest.get("spec") or {}), **({"taints": taints} if taints else {})},
+            }
             node = manifests.decode_node(manifest, len(self.state.nodes), like.line)
             self.manifests[ObjectRef("Node", "", name)] = manifest
             yield from self._node_added(node, f"like {like.name}")
@@ -561,8 +620,11 @@ class StepDriver:
         pods_on_node = [i.pod for i in info.pods] if info is not None else []
         # The manifests of the pods on the node, by key (pods_to_evict reads no other): not every
         # pod's, which made draining many nodes quadratic.
-        pod_manifests = {pod.key: m for pod in pods_on_node
-                         if (m := self.manifests.get(ObjectRef("Pod", pod.namespace, pod.name))) is not None}
+        pod_manifests = {
+            pod.key: m
+            for pod in pods_on_node
+            if (m := self.manifests.get(ObjectRef("Pod", pod.namespace, pod.name))) is not None
+        }
         drain = Drain(name, self.record.number, pods_to_evict(pods_on_node, pod_manifests))
         self.drains.append(drain)
         yield from self._evict_all(drain)
@@ -579,8 +641,9 @@ class StepDriver:
             else:
                 drain.refused_by[pod.key] = answer.budget
                 still.append(pod)
-                yield self._cluster(pod.key, ClusterChangeKind.EVICTION_REFUSED, node=drain.node,
-                                    detail=f"budget {answer.budget}")
+                yield self._cluster(
+                    pod.key, ClusterChangeKind.EVICTION_REFUSED, node=drain.node, detail=f"budget {answer.budget}"
+                )
         drain.waiting = still
         drain.retry_at = self.loop.clock.ms + RETRY_MS if still else None
         if not still:
@@ -593,8 +656,9 @@ class StepDriver:
             for pod in drain.waiting:
                 blocked = BlockedEviction(pod.key, drain.refused_by.get(pod.key, ""))
                 self.record.blocked.append(blocked)
-                yield self._cluster(pod.key, ClusterChangeKind.DRAIN_BLOCKED, node=drain.node,
-                                    detail=f"budget {blocked.budget}")
+                yield self._cluster(
+                    pod.key, ClusterChangeKind.DRAIN_BLOCKED, node=drain.node, detail=f"budget {blocked.budget}"
+                )
             if drain in self.drains:
                 self.drains.remove(drain)
 
@@ -614,14 +678,25 @@ class StepDriver:
             workload = self._workload(ref)
             if workload is not None:
                 patched = workload_from_manifest(manifest, line)
-                if workload.kind in _ROLLOUT_KINDS and manifests.plain(patched.template) != manifests.plain(workload.template):
+                if workload.kind in _ROLLOUT_KINDS and manifests.plain(patched.template) != manifests.plain(
+                    workload.template
+                ):
                     self._start_rollout(workload)
                 self.manifests[ref] = manifest
-                self.loop.cluster.update_workload(replace(
-                    workload, replicas=patched.replicas, template=patched.template, selector=patched.selector,
-                    labels=patched.labels, pod_management_policy=patched.pod_management_policy,
-                    claim_templates=patched.claim_templates, min_ready_seconds=patched.min_ready_seconds,
-                    manifest=manifest), f"{workload.kind} patched")
+                self.loop.cluster.update_workload(
+                    replace(
+                        workload,
+                        replicas=patched.replicas,
+                        template=patched.template,
+                        selector=patched.selector,
+                        labels=patched.labels,
+                        pod_management_policy=patched.pod_management_policy,
+                        claim_templates=patched.claim_templates,
+                        min_ready_seconds=patched.min_ready_seconds,
+                        manifest=manifest,
+                    ),
+                    f"{workload.kind} patched",
+                )
                 yield from self.loop.drain_moves()
 
     def _start_rollout(self, workload: ControlledWorkload) -> None:
@@ -658,8 +733,12 @@ class StepDriver:
             pod = manifests.decode_pod(manifest, len(self.state.pods), line)
             if pod.claim_sources and not pod.uid:
                 pod.uid = self._step_pod_uid(pod)
-            admit_priority(pod, manifests.pod_has_priority(manifest), "preemptionPolicy" in (manifest.get("spec") or {}),
-                           self.state.priority_classes)
+            admit_priority(
+                pod,
+                manifests.pod_has_priority(manifest),
+                "preemptionPolicy" in (manifest.get("spec") or {}),
+                self.state.priority_classes,
+            )
             yield from self._pod_created(pod, "by the step")
         elif ref.kind == "Node":
             yield from self._node_added(manifests.decode_node(manifest, len(self.state.nodes), line), "by the step")
@@ -690,8 +769,14 @@ class StepDriver:
 
     def _delete(self, ref: ObjectRef) -> Iterator[Event]:
         if ref.kind == "Pod":
-            pod = next((p for p in self.state.pods if p.namespace == ref.namespace and p.name == ref.name
-                        and self.state.live(p)), None)
+            pod = next(
+                (
+                    p
+                    for p in self.state.pods
+                    if p.namespace == ref.namespace and p.name == ref.name and self.state.live(p)
+                ),
+                None,
+            )
             if pod is not None:
                 yield from self._delete_pod(pod, "by the step", graceful=True)
         elif ref.kind == "Node":
@@ -721,8 +806,9 @@ class StepDriver:
                 yield from self._delete_workload(ObjectRef(owned.kind, owned.namespace, owned.name))
         for pod in self.state.owned_pods(workload):
             if not pod.is_terminating:
-                yield from self._delete_pod(pod, f"garbage collector (owner {workload.kind} {workload.key} deleted)",
-                                            graceful=True)
+                yield from self._delete_pod(
+                    pod, f"garbage collector (owner {workload.kind} {workload.key} deleted)", graceful=True
+                )
 
     def _complete(self, ref: ObjectRef) -> Iterator[Event]:
         """The Job's pods succeed: the scheduler's informer drops finished pods (a delete)."""
@@ -730,8 +816,9 @@ class StepDriver:
         if workload is None:
             return
         for pod in job.complete(self.state, workload):
-            self.loop.cluster.patch_pod_status(pod.key, ClusterChangeKind.POD_SUCCEEDED, f"Job {workload.key} complete",
-                                               phase=PHASE_SUCCEEDED)
+            self.loop.cluster.patch_pod_status(
+                pod.key, ClusterChangeKind.POD_SUCCEEDED, f"Job {workload.key} complete", phase=PHASE_SUCCEEDED
+            )
             yield from self.loop.drain_moves()
 
     # ------------------------------------------------------------------ events
@@ -743,8 +830,11 @@ class StepDriver:
         return self.loop.change_event(key, kind, node, detail)
 
 
-_ROLLOUT_STATUS = {KIND_DEPLOYMENT: deployment.rollout_status, KIND_STATEFUL_SET: statefulset.rollout_status,
-                   KIND_DAEMON_SET: daemonset.rollout_status}
+_ROLLOUT_STATUS = {
+    KIND_DEPLOYMENT: deployment.rollout_status,
+    KIND_STATEFUL_SET: statefulset.rollout_status,
+    KIND_DAEMON_SET: daemonset.rollout_status,
+}
 
 
 def _node_change_labels(old: Node, new: Node) -> str:
@@ -754,8 +844,11 @@ def _node_change_labels(old: Node, new: Node) -> str:
 
 
 def _selects(budget: PodDisruptionBudget, pod: Pod) -> bool:
-    return budget.namespace == pod.namespace and budget.selector is not None \
+    return (
+        budget.namespace == pod.namespace
+        and budget.selector is not None
         and compile_selector(budget.selector).matches(pod.labels)
+    )
 
 
 def recorded_creation_times(changes: Changes, pods: list[Pod]) -> dict[str, datetime]:
@@ -774,7 +867,6 @@ def _creation_times(changes: Changes, pods: list[Pod], epoch: datetime) -> dict[
     pods after it in the file (one second apart, just before the run)."""
     recorded = recorded_creation_times(changes, pods)
     return {pod.key: recorded.get(pod.key) or (epoch - timedelta(seconds=len(pods) - pod.doc_index)) for pod in pods}
-
 
 
 def _deletion_costs(objects: dict[ObjectRef, Manifest]) -> dict[str, int]:

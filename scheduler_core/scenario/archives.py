@@ -50,14 +50,17 @@ class Budget:
     def inflate(self, size: int, where: str) -> None:
         self.unpacked_bytes += size
         if self.unpacked_bytes > self.limits.max_unpacked_bytes:
-            raise ReadRefused(f"{where}: the archive unpacks to more than {self.limits.max_unpacked_bytes} bytes "
-                              "(Limits.max_unpacked_bytes)")
+            raise ReadRefused(
+                f"{where}: the archive unpacks to more than {self.limits.max_unpacked_bytes} bytes "
+                "(Limits.max_unpacked_bytes)"
+            )
 
     def keep(self, size: int, where: str) -> None:
         self.read_bytes += size
         if self.read_bytes > self.limits.max_bytes:
-            raise ReadRefused(f"{where}: the scenario's YAML/JSON is more than {self.limits.max_bytes} bytes "
-                              "(Limits.max_bytes)")
+            raise ReadRefused(
+                f"{where}: the scenario's YAML/JSON is more than {self.limits.max_bytes} bytes (Limits.max_bytes)"
+            )
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,12 +72,14 @@ class Member:
 @dataclass
 class ArchiveContents:
     members: list[Member] = field(default_factory=list)  # the wanted files, read
-    unread: list[str] = field(default_factory=list)  # files not wanted (logs, binaries, ...): not inflated when avoidable
+    unread: list[str] = field(
+        default_factory=list
+    )  # files not wanted (logs, binaries, ...): not inflated when avoidable
     links: list[str] = field(default_factory=list)  # symbolic/hard links and special files: not followed
 
 
 def archive_kind(head: bytes) -> Optional[str]:
-    """"zip", "tar" or "compressed" (gzip, bzip2, xz: a tar inside, or one file) from the first bytes."""
+    """ "zip", "tar" or "compressed" (gzip, bzip2, xz: a tar inside, or one file) from the first bytes."""
     if head.startswith(_ZIP_MAGIC):
         return "zip"
     if head.startswith((_GZIP_MAGIC, _BZIP2_MAGIC, _XZ_MAGIC)):
@@ -84,15 +89,28 @@ def archive_kind(head: bytes) -> Optional[str]:
     return None
 
 
-def read_archive(stream: BinaryIO, where: str, kind: str, wanted: Callable[[str], bool], budget: Budget) -> ArchiveContents:
+def read_archive(
+    stream: BinaryIO, where: str, kind: str, wanted: Callable[[str], bool], budget: Budget
+) -> ArchiveContents:
     """The archive's wanted members in name order. ``where`` names the archive in messages."""
     try:
         if kind == "zip":
             contents = _read_zip(stream, where, wanted, budget)
         else:
-            contents = _read_tar(stream, where, wanted, budget) if _is_tar(stream, kind) else \
-                _read_single(stream, where, budget)
-    except (tarfile.TarError, zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, NotImplementedError) as err:
+            contents = (
+                _read_tar(stream, where, wanted, budget)
+                if _is_tar(stream, kind)
+                else _read_single(stream, where, budget)
+            )
+    except (
+        tarfile.TarError,
+        zipfile.BadZipFile,
+        zlib.error,
+        EOFError,
+        OSError,
+        ValueError,
+        NotImplementedError,
+    ) as err:
         raise ReadRefused(f"{where}: not a readable archive ({err})") from None
     contents.members.sort(key=lambda m: m.name)
     return contents
@@ -173,8 +191,10 @@ def _decompressor(stream: BinaryIO) -> BinaryIO:
         return gzip.GzipFile(fileobj=stream)  # type: ignore[return-value]
     if head.startswith(_BZIP2_MAGIC):
         import bz2
+
         return bz2.BZ2File(stream)  # type: ignore[return-value]
     import lzma
+
     return lzma.LZMAFile(stream)  # type: ignore[return-value]
 
 
@@ -195,8 +215,10 @@ def _safe_name(name: str, where: str) -> str:
     extracted here, but such a name is the mark of an archive made to overwrite files."""
     posix = name.replace("\\", "/")
     if posix.startswith("/") or _DRIVE.match(posix) or ".." in posix.split("/"):
-        raise ReadRefused(f"{where}: member {name[:200]!r} points outside the archive (an absolute path or '..'): "
-                          "the archive is refused")
+        raise ReadRefused(
+            f"{where}: member {name[:200]!r} points outside the archive (an absolute path or '..'): "
+            "the archive is refused"
+        )
     return posix.removeprefix("./")
 
 

@@ -59,14 +59,32 @@ ANN_DESIRED_REPLICAS = "deployment.kubernetes.io/desired-replicas"  # deployment
 ANN_MAX_REPLICAS = "deployment.kubernetes.io/max-replicas"  # deploymentutil.MaxReplicasAnnotation
 SCALABLE_KINDS = (KIND_DEPLOYMENT, KIND_REPLICA_SET, KIND_STATEFUL_SET, KIND_JOB)
 # What a step may create, patch or delete (the kinds the run follows as they change).
-WRITABLE_KINDS = ("Pod", "Node", "PodDisruptionBudget", "PersistentVolumeClaim", "PersistentVolume", "StorageClass",
-                  *CONTROLLED_KINDS)
+WRITABLE_KINDS = (
+    "Pod",
+    "Node",
+    "PodDisruptionBudget",
+    "PersistentVolumeClaim",
+    "PersistentVolume",
+    "StorageClass",
+    *CONTROLLED_KINDS,
+)
 PATCHABLE_KINDS = ("Node", "PodDisruptionBudget", *CONTROLLED_KINDS)
 CLUSTER_SCOPED = ("Node", "PersistentVolume", "StorageClass")
 # Workload kinds only the stand-ins read (the loader counts them as ignored): checked here.
 _UNREGISTERED_KINDS = {KIND_DEPLOYMENT: "apps/v1", KIND_DAEMON_SET: "apps/v1", KIND_JOB: "batch/v1"}
-VERBS = ("scale", "drain", "cordon", "uncordon", "addNodes", "deleteNodes", "patch", "set", "create", "delete",
-         "complete")
+VERBS = (
+    "scale",
+    "drain",
+    "cordon",
+    "uncordon",
+    "addNodes",
+    "deleteNodes",
+    "patch",
+    "set",
+    "create",
+    "delete",
+    "complete",
+)
 # `set`: the template fields a rollout usually changes (kubectl set image / resources, and the
 # placement fields); each becomes a JSON merge patch of the Deployment's spec.template.
 SET_KINDS = (KIND_DEPLOYMENT, KIND_STATEFUL_SET, KIND_DAEMON_SET)
@@ -93,8 +111,9 @@ def note_object(obj: Field, kind: str, collected: ChangesInput) -> bool:
     return False
 
 
-def finish(collected: ChangesInput, nodes: list[Node], scenario_pods: list[Pod],
-           errors: list[ScenarioError]) -> Optional[Changes]:
+def finish(
+    collected: ChangesInput, nodes: list[Node], scenario_pods: list[Pod], errors: list[ScenarioError]
+) -> Optional[Changes]:
     """The decoded Changes (None without a document); every problem goes to ``errors``."""
     if not collected.documents:
         return None
@@ -143,12 +162,17 @@ class _Names:
 
 
 def _read_object(kind: str, obj: Field, changes: Changes, names: _Names, errors: list[ScenarioError]) -> None:
-    namespaced = kind not in CLUSTER_SCOPED and kind not in ("Namespace", "PriorityClass", "StorageClass",
-                                                               "PersistentVolume", "CSINode", "CSIDriver")
+    namespaced = kind not in CLUSTER_SCOPED and kind not in (
+        "Namespace",
+        "PriorityClass",
+        "StorageClass",
+        "PersistentVolume",
+        "CSINode",
+        "CSIDriver",
+    )
     if kind in _UNREGISTERED_KINDS or kind in CONTROLLED_KINDS or kind == "PodDisruptionBudget":
         quiet = Field(obj.value, obj.path, obj.line, Context(obj.ctx.object, []))  # metadata was checked already
-        meta = read_metadata(quiet if kind not in _UNREGISTERED_KINDS else obj,
-                             kind, is_dns1123_subdomain, namespaced)
+        meta = read_metadata(quiet if kind not in _UNREGISTERED_KINDS else obj, kind, is_dns1123_subdomain, namespaced)
     else:  # only the name and namespace are read below (the loader checked the metadata)
         meta = _name_and_namespace(obj.value, namespaced)
     if not meta.name:
@@ -157,8 +181,11 @@ def _read_object(kind: str, obj: Field, changes: Changes, names: _Names, errors:
     if kind in _UNREGISTERED_KINDS:  # kinds the loader itself does not check
         api_version = obj.get_str("apiVersion")
         if api_version != _UNREGISTERED_KINDS[kind]:
-            obj.error_at("apiVersion", f'unsupported value "{api_version[:80]}" for kind {kind}: supported values: '
-                                       f'"{_UNREGISTERED_KINDS[kind]}"')
+            obj.error_at(
+                "apiVersion",
+                f'unsupported value "{api_version[:80]}" for kind {kind}: supported values: '
+                f'"{_UNREGISTERED_KINDS[kind]}"',
+            )
         if names.exists(ref):
             obj.error_at("metadata.name", f'Duplicate value: {kind} "{meta.name}" is defined twice')
             return
@@ -187,8 +214,9 @@ def _name_and_namespace(value: Any, namespaced: bool) -> Metadata:
     return Metadata(name if isinstance(name, str) else "", namespace)
 
 
-def decode_workload(kind: str, obj: Field, namespace: str, name: str, uid: str,
-                    labels: dict[str, str]) -> Optional[ControlledWorkload]:
+def decode_workload(
+    kind: str, obj: Field, namespace: str, name: str, uid: str, labels: dict[str, str]
+) -> Optional[ControlledWorkload]:
     """apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job: what the stand-ins read.
     The pod template is decoded once as a pod here, so a bad template is reported at load time."""
     spec = obj.get_map("spec")
@@ -208,8 +236,17 @@ def decode_workload(kind: str, obj: Field, namespace: str, name: str, uid: str,
     if selector is not None and not selector.is_empty and not _selects(selector, template_labels):
         spec.error_at("template", "metadata.labels: Invalid value: `selector` does not match template `labels`")
     _check_template(template, namespace, name)
-    workload = ControlledWorkload(kind, namespace, name, uid or f"uid-{namespace}-{name}", selector, template.value,
-                                  labels=labels, manifest=obj.value, line=obj.line)
+    workload = ControlledWorkload(
+        kind,
+        namespace,
+        name,
+        uid or f"uid-{namespace}-{name}",
+        selector,
+        template.value,
+        labels=labels,
+        manifest=obj.value,
+        line=obj.line,
+    )
     if kind == KIND_JOB:
         workload.replicas = spec.get_int("parallelism", 1, 0, INT32_MAX)
     elif kind != KIND_DAEMON_SET:
@@ -226,13 +263,16 @@ def decode_workload(kind: str, obj: Field, namespace: str, name: str, uid: str,
         workload.owner = owner
         revision = _annotation(obj, ANN_REVISION)
         workload.revision = int(revision) if revision.isdigit() else 0
-        workload.annotations = {key: value for key in (ANN_DESIRED_REPLICAS, ANN_MAX_REPLICAS)
-                                if (value := _annotation(obj, key))}
+        workload.annotations = {
+            key: value for key in (ANN_DESIRED_REPLICAS, ANN_MAX_REPLICAS) if (value := _annotation(obj, key))
+        }
     if kind == KIND_STATEFUL_SET:
         policy = spec.get_str("podManagementPolicy", POLICY_ORDERED_READY)
         if policy not in (POLICY_ORDERED_READY, POLICY_PARALLEL):
-            spec.error_at("podManagementPolicy", f'Unsupported value: "{policy[:40]}": supported values: '
-                                                 f'"{POLICY_ORDERED_READY}", "{POLICY_PARALLEL}"')
+            spec.error_at(
+                "podManagementPolicy",
+                f'Unsupported value: "{policy[:40]}": supported values: "{POLICY_ORDERED_READY}", "{POLICY_PARALLEL}"',
+            )
         workload.pod_management_policy = policy
         workload.claim_templates = tuple(_claim_template(item) for item in spec.get_list("volumeClaimTemplates"))
         _check_update_strategy(spec)
@@ -243,8 +283,9 @@ def _check_strategy(spec: Field) -> None:
     """spec.strategy as the API server validates it (ValidateDeploymentStrategy,
     ValidateRollingUpdateDeployment): a known type, rollingUpdate only with RollingUpdate, each
     bound a non-negative integer or a percentage (maxUnavailable at most 100%), not both 0."""
-    rolling = _rolling_update(spec, "strategy", STRATEGY_TYPES,
-                              "Forbidden: may not be specified when strategy `type` is 'Recreate'")
+    rolling = _rolling_update(
+        spec, "strategy", STRATEGY_TYPES, "Forbidden: may not be specified when strategy `type` is 'Recreate'"
+    )
     if rolling is None:
         return
     surge = _int_or_percent(rolling, "maxSurge", False)
@@ -286,8 +327,12 @@ def _rolling_update(spec: Field, key: str, types: tuple[str, ...], forbidden: st
 def _check_update_strategy(spec: Field) -> None:
     """A StatefulSet's spec.updateStrategy as ValidateStatefulSetUpdateStrategy checks it: type
     RollingUpdate or OnDelete, rollingUpdate only with RollingUpdate, a partition of 0 or more."""
-    rolling = _rolling_update(spec, "updateStrategy", ("OnDelete", "RollingUpdate"),
-                              "Forbidden: only allowed for updateStrategy 'RollingUpdate'")
+    rolling = _rolling_update(
+        spec,
+        "updateStrategy",
+        ("OnDelete", "RollingUpdate"),
+        "Forbidden: only allowed for updateStrategy 'RollingUpdate'",
+    )
     if rolling is None:
         return
     rolling.get_int("partition", 0, 0, INT32_MAX)
@@ -332,8 +377,10 @@ def _int_or_percent(parent: Field, key: str, at_most_100: bool) -> Optional[int]
             item.error(f"Invalid value: {value}: must be greater than or equal to 0")
             return None
         return value
-    item.error(f'Invalid value: "{str(value)[:40]}": a valid percent string must be a numeric string followed by an '
-               "ending '%' (e.g. '1%',  or '93%'), or a non-negative integer")
+    item.error(
+        f'Invalid value: "{str(value)[:40]}": a valid percent string must be a numeric string followed by an '
+        "ending '%' (e.g. '1%',  or '93%'), or a non-negative integer"
+    )
     return None
 
 
@@ -350,8 +397,12 @@ def _annotation(obj: Field, key: str) -> str:
 
 def _check_template(template: Field, namespace: str, name: str) -> None:
     """The template must make a valid pod: decoded once, its problems located in the template."""
-    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": namespace},
-           "spec": template.value.get("spec")}
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": template.value.get("spec"),
+    }
     tree = manifests.to_tree(pod, template.line)
     if template.value.get("spec") is not None:
         tree.lines["spec"] = template.value.lines.get("spec", template.line)
@@ -396,7 +447,9 @@ def _operation(item: Field, index: int, step: int, names: _Names) -> Optional[Op
     if not item.expect_map():
         return None
     if len(item.value) != 1:
-        item.error(f"an operation has exactly one of {', '.join(VERBS)} (got {', '.join(map(str, item.value)) or 'none'})")
+        item.error(
+            f"an operation has exactly one of {', '.join(VERBS)} (got {', '.join(map(str, item.value)) or 'none'})"
+        )
         return None
     verb = next(iter(item.value))
     body = item.get(verb)
@@ -423,8 +476,11 @@ def _ref(body: Field, default_kind: str = "") -> ObjectRef:
 
 def _existing(body: Field, ref: ObjectRef, names: _Names, field_name: str = "name") -> bool:
     if ref.name and not names.exists(ref):
-        body.error_at(field_name, f"{ref} does not exist (not in the scenario, not created by an earlier step; "
-                                  "pods the controllers make cannot be named here)")
+        body.error_at(
+            field_name,
+            f"{ref} does not exist (not in the scenario, not created by an earlier step; "
+            "pods the controllers make cannot be named here)",
+        )
         return False
     return True
 
@@ -432,7 +488,7 @@ def _existing(body: Field, ref: ObjectRef, names: _Names, field_name: str = "nam
 def _read_scale(body: Field, names: _Names) -> Optional[OperationSpec]:
     ref = _ref(body)
     if ref.kind and ref.kind not in SCALABLE_KINDS:
-        body.error_at("kind", f'cannot scale a {ref.kind[:40]} (one of {", ".join(SCALABLE_KINDS)})')
+        body.error_at("kind", f"cannot scale a {ref.kind[:40]} (one of {', '.join(SCALABLE_KINDS)})")
         return None
     replicas = body.get("replicas")
     if replicas is None:
@@ -497,8 +553,11 @@ def _read_delete_nodes(body: Field, names: _Names) -> Optional[OperationSpec]:
         if not names.exists(ObjectRef("Node", "", name)):
             body.error_at("names", f"Node {name[:80]} does not exist")
             return None
-    chosen = [name for name, labels in names.node_labels.items()
-              if (selector and all(labels.get(k) == v for k, v in selector.items())) or name in listed]
+    chosen = [
+        name
+        for name, labels in names.node_labels.items()
+        if (selector and all(labels.get(k) == v for k, v in selector.items())) or name in listed
+    ]
     for name in chosen:
         names.remove(ObjectRef("Node", "", name))
     return DeleteNodesOp(tuple(sorted(selector.items())), tuple(listed))
@@ -513,8 +572,11 @@ def _read_patch(body: Field, names: _Names) -> Optional[OperationSpec]:
     if not patch.expect_map() or not _writable(body, ref) or not _existing(body, ref, names):
         return None
     if ref.kind not in PATCHABLE_KINDS:
-        body.error_at("kind", f"patching a {ref.kind} is not modelled (one of {', '.join(PATCHABLE_KINDS)}); "
-                              "delete it and create it again instead")
+        body.error_at(
+            "kind",
+            f"patching a {ref.kind} is not modelled (one of {', '.join(PATCHABLE_KINDS)}); "
+            "delete it and create it again instead",
+        )
         return None
     if ref.kind == "Node":
         labels = (patch.value.get("metadata") or {}).get("labels")
@@ -552,8 +614,9 @@ def _read_set(body: Field, names: _Names) -> Optional[OperationSpec]:
             return None
     ref = _ref(body, KIND_DEPLOYMENT)
     if ref.kind and ref.kind not in SET_KINDS:
-        body.error_at("kind", f"set of a {ref.kind[:40]} is not modelled (only the rollouts of "
-                              f"{', '.join(SET_KINDS)} are)")
+        body.error_at(
+            "kind", f"set of a {ref.kind[:40]} is not modelled (only the rollouts of {', '.join(SET_KINDS)} are)"
+        )
         return None
     if not _existing(body, ref, names):
         return None
@@ -605,15 +668,23 @@ def _set_containers(body: Field, containers: list[Any]) -> Optional[list[Any]]:
     names_in_template = [str((c or {}).get("name", "")) for c in containers]
     wanted = body.get_str("container")
     if wanted and wanted not in names_in_template:
-        body.error_at("container", f'no container "{wanted[:60]}" in the template (containers: '
-                                   f'{", ".join(names_in_template) or "none"})')
+        body.error_at(
+            "container",
+            f'no container "{wanted[:60]}" in the template (containers: {", ".join(names_in_template) or "none"})',
+        )
         return None
     if not wanted and "image" in body.value and len(containers) != 1:
-        body.error_at("container", f"Required value: the template has {len(containers)} containers "
-                                   f"({', '.join(names_in_template)}): name the one whose image changes")
+        body.error_at(
+            "container",
+            f"Required value: the template has {len(containers)} containers "
+            f"({', '.join(names_in_template)}): name the one whose image changes",
+        )
         return None
-    resources = {key: manifests.plain(section.value) for key in ("requests", "limits")
-                 if (section := body.get(key)) is not None and section.expect_map()}
+    resources = {
+        key: manifests.plain(section.value)
+        for key in ("requests", "limits")
+        if (section := body.get(key)) is not None and section.expect_map()
+    }
     image = body.get("image")
     if image is not None and (not isinstance(image.value, str) or not image.value):
         image.error("expected a non-empty image name")
@@ -698,10 +769,17 @@ def _read_complete(body: Field, names: _Names) -> Optional[OperationSpec]:
 
 
 _READERS: dict[str, Any] = {
-    "scale": _read_scale, "drain": _read_drain, "cordon": _read_cordon,
+    "scale": _read_scale,
+    "drain": _read_drain,
+    "cordon": _read_cordon,
     "uncordon": lambda body, names: _read_cordon(body, names, unschedulable=False),
-    "addNodes": _read_add_nodes, "deleteNodes": _read_delete_nodes, "patch": _read_patch, "set": _read_set,
-    "create": _read_create, "delete": _read_delete, "complete": _read_complete,
+    "addNodes": _read_add_nodes,
+    "deleteNodes": _read_delete_nodes,
+    "patch": _read_patch,
+    "set": _read_set,
+    "create": _read_create,
+    "delete": _read_delete,
+    "complete": _read_complete,
 }
 
 

@@ -35,8 +35,10 @@ def decode_config(obj: Field) -> SchedulerConfiguration:
     initial = obj.get_int("podInitialBackoffSeconds", DEFAULT_POD_INITIAL_BACKOFF_SECONDS, 1, INT64_MAX)
     maximum = obj.get_int("podMaxBackoffSeconds", DEFAULT_POD_MAX_BACKOFF_SECONDS, 1, INT64_MAX)
     if maximum < initial:
-        obj.error_at("podMaxBackoffSeconds", f"Invalid value: {maximum}: must be greater than or equal to "
-                                             "PodInitialBackoffSeconds")
+        obj.error_at(
+            "podMaxBackoffSeconds",
+            f"Invalid value: {maximum}: must be greater than or equal to PodInitialBackoffSeconds",
+        )
     items = obj.get_list("profiles")
     profiles = [_profile(item, percentage, lone=len(items) == 1) for item in items]
     if not items:
@@ -62,8 +64,11 @@ def _check_unique_names(items: list[Field], profiles: list[Optional[SchedulerCon
         if profile is None or not profile.scheduler_name:
             continue
         if profile.scheduler_name in first:
-            item.error_at("schedulerName", f'Duplicate value: "{profile.scheduler_name}" '
-                                           f"(profiles[{first[profile.scheduler_name]}].schedulerName)")
+            item.error_at(
+                "schedulerName",
+                f'Duplicate value: "{profile.scheduler_name}" '
+                f"(profiles[{first[profile.scheduler_name]}].schedulerName)",
+            )
         first.setdefault(profile.scheduler_name, index)
 
 

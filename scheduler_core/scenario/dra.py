@@ -49,8 +49,13 @@ from scheduler_core.scenario.metadata import Metadata
 from scheduler_core.scenario.pods import owner_references, read_time
 from scheduler_core.scenario.selectors import node_selector
 from scheduler_core.scenario import dra_names, storage
-from scheduler_core.scenario.validation import check, check_str_enum, is_dns1123_label, is_dns1123_subdomain, \
-    read_quantity
+from scheduler_core.scenario.validation import (
+    check,
+    check_str_enum,
+    is_dns1123_label,
+    is_dns1123_subdomain,
+    read_quantity,
+)
 
 API_VERSION = "resource.k8s.io/v1"
 KINDS = {"DeviceClass": False, "ResourceSlice": False, "ResourceClaimTemplate": True, "ResourceClaim": True}
@@ -64,12 +69,17 @@ RESERVED_FOR_MAX_SIZE = 256  # ResourceClaimReservedForMaxSize
 
 # (field, feature gate) pairs the API server drops while the gate is off.
 _SLICE_GATED = (("sharedCounters", "DRAPartitionableDevices"), ("perDeviceNodeSelection", "DRAPartitionableDevices"))
-_DEVICE_GATED = (("consumesCounters", "DRAPartitionableDevices"), ("nodeName", "DRAPartitionableDevices"),
-                 ("nodeSelector", "DRAPartitionableDevices"), ("allNodes", "DRAPartitionableDevices"),
-                 ("taints", "DRADeviceTaints"), ("bindingConditions", "DRADeviceBindingConditions"),
-                 ("bindingFailureConditions", "DRADeviceBindingConditions"),
-                 ("bindsToNode", "DRADeviceBindingConditions"),
-                 ("allowMultipleAllocations", "DRAConsumableCapacity"))
+_DEVICE_GATED = (
+    ("consumesCounters", "DRAPartitionableDevices"),
+    ("nodeName", "DRAPartitionableDevices"),
+    ("nodeSelector", "DRAPartitionableDevices"),
+    ("allNodes", "DRAPartitionableDevices"),
+    ("taints", "DRADeviceTaints"),
+    ("bindingConditions", "DRADeviceBindingConditions"),
+    ("bindingFailureConditions", "DRADeviceBindingConditions"),
+    ("bindsToNode", "DRADeviceBindingConditions"),
+    ("allowMultipleAllocations", "DRAConsumableCapacity"),
+)
 _REQUEST_GATED = (("tolerations", "DRADeviceTaints"), ("capacity", "DRAConsumableCapacity"))
 
 
@@ -96,14 +106,27 @@ def admin_access_errors(requests: list[AdminAccessRequest], namespaces: dict[str
     for request in requests:
         namespace = namespaces.get(request.namespace)
         if namespace is not None and namespace.declared and namespace.labels.get(ADMIN_NAMESPACE_LABEL) != "true":
-            errors.append(ScenarioError(request.object, request.path, request.line,
-                                        f"Forbidden: admin access to devices requires the `{ADMIN_NAMESPACE_LABEL}: "
-                                        "true` label on the containing namespace", request.file))
+            errors.append(
+                ScenarioError(
+                    request.object,
+                    request.path,
+                    request.line,
+                    f"Forbidden: admin access to devices requires the `{ADMIN_NAMESPACE_LABEL}: "
+                    "true` label on the containing namespace",
+                    request.file,
+                )
+            )
     return errors
 
 
-def add(objects: DraObjects, obj: Field, kind: str, meta: Metadata, dropped: list[str],
-        admin: Optional[list[AdminAccessRequest]] = None) -> None:
+def add(
+    objects: DraObjects,
+    obj: Field,
+    kind: str,
+    meta: Metadata,
+    dropped: list[str],
+    admin: Optional[list[AdminAccessRequest]] = None,
+) -> None:
     """Decode one object of ``kind`` into ``objects``; ``dropped`` collects "Kind name: field (Gate)",
     ``admin`` the claims and templates asking for admin access."""
     if kind == "DeviceClass":
@@ -115,10 +138,16 @@ def add(objects: DraObjects, obj: Field, kind: str, meta: Metadata, dropped: lis
         inner = spec.get_map("spec") if spec is not None else None
         if inner is None:
             (spec or obj).error_at("spec", "Required value")
-        claim_spec = _claim_spec(inner, f"ResourceClaimTemplate {meta.namespace}/{meta.name}", dropped) \
-            if inner is not None else ClaimSpec()
-        objects.templates.append(ResourceClaimTemplate(meta.namespace, meta.name, dict(meta.labels), storage.read_annotations(obj),
-                                                       claim_spec, obj.line))
+        claim_spec = (
+            _claim_spec(inner, f"ResourceClaimTemplate {meta.namespace}/{meta.name}", dropped)
+            if inner is not None
+            else ClaimSpec()
+        )
+        objects.templates.append(
+            ResourceClaimTemplate(
+                meta.namespace, meta.name, dict(meta.labels), storage.read_annotations(obj), claim_spec, obj.line
+            )
+        )
         _note_admin_access(inner, meta.namespace, admin)
     else:
         objects.claims.append(_resource_claim(obj, meta, len(objects.claims), dropped))
@@ -279,16 +308,30 @@ def _resource_slice(obj: Field, meta: Metadata, doc_index: int, dropped: list[st
     per_device = _true_or_unset(spec, "perDeviceNodeSelection")
     chosen = sum((bool(node_name), selector_field is not None, all_nodes, per_device))
     if chosen != 1:
-        spec.error("exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required"
-                   + (", but multiple fields are set" if chosen else ""))
+        spec.error(
+            "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required"
+            + (", but multiple fields are set" if chosen else "")
+        )
     items = [item for item in spec.get_list("devices") if item.expect_map()]
     if len(items) > MAX_DEVICES_PER_SLICE:
         spec.error_at("devices", f"Too many: {len(items)}: must have at most {MAX_DEVICES_PER_SLICE} items")
         items = []
     devices = tuple(_device(item, owner, dropped) for item in items)
     _duplicates([(device.name, item.get("name") or item) for device, item in zip(devices, items) if device.name])
-    return ResourceSlice(meta.name, driver, pool_name, generation, count, node_name, selector, all_nodes, devices,
-                         partitionable, doc_index, obj.line)
+    return ResourceSlice(
+        meta.name,
+        driver,
+        pool_name,
+        generation,
+        count,
+        node_name,
+        selector,
+        all_nodes,
+        devices,
+        partitionable,
+        doc_index,
+        obj.line,
+    )
 
 
 def _bounded_int(parent: Field, key: str, low: int, message: str) -> int:
@@ -323,15 +366,17 @@ def _device(item: Field, owner: str, dropped: list[str]) -> Device:
     capacity_field = item.get_map("capacity")
     total = sum(len(list(field.entries())) for field in (attributes_field, capacity_field) if field is not None)
     if total > MAX_ATTRIBUTES_AND_CAPACITIES:
-        item.error(f"Invalid value: {total}: the total number of attributes and capacities must not exceed "
-                   f"{MAX_ATTRIBUTES_AND_CAPACITIES}")
-    for key, value in (attributes_field.entries() if attributes_field is not None else ()):
+        item.error(
+            f"Invalid value: {total}: the total number of attributes and capacities must not exceed "
+            f"{MAX_ATTRIBUTES_AND_CAPACITIES}"
+        )
+    for key, value in attributes_field.entries() if attributes_field is not None else ():
         check(value, key, dra_names.attribute_key(key))
         parsed = _attribute(value)
         if parsed is not None:
             attributes[key] = parsed
     capacity = {}
-    for key, value in (capacity_field.entries() if capacity_field is not None else ()):
+    for key, value in capacity_field.entries() if capacity_field is not None else ():
         check(value, key, dra_names.attribute_key(key))
         if not value.expect_map():
             continue
@@ -413,8 +458,9 @@ def _request(item: Field, owner: str, dropped: list[str]) -> DeviceRequest:
         _drop(exactly, _REQUEST_GATED, owner, dropped)
         class_name, selectors, mode, count = _exact_fields(exactly)
         admin = exactly.get("adminAccess")
-        return DeviceRequest(name, ExactRequest(class_name, selectors, mode, count,
-                                                admin.as_bool() if admin is not None else None))
+        return DeviceRequest(
+            name, ExactRequest(class_name, selectors, mode, count, admin.as_bool() if admin is not None else None)
+        )
     if len(first) > FIRST_AVAILABLE_MAX_SIZE:
         item.error_at("firstAvailable", f"Too many: {len(first)}: must have at most {FIRST_AVAILABLE_MAX_SIZE} items")
         first = []
@@ -466,13 +512,26 @@ def _resource_claim(obj: Field, meta: Metadata, doc_index: int, dropped: list[st
     names = {request.name: tuple(sub.name for sub in request.first_available) for request in claim_spec.requests}
     allocation, reserved = _claim_status(obj.get_map("status"), names)
     uid = meta.uid or f"uid-resourceclaim-{meta.namespace}-{meta.name}"  # the API server always sets one
-    return ResourceClaim(meta.namespace, meta.name, uid, dict(meta.labels), storage.read_annotations(obj),
-                         owner_references(obj), finalizers, terminating, claim_spec, allocation, reserved,
-                         doc_index, obj.line)
+    return ResourceClaim(
+        meta.namespace,
+        meta.name,
+        uid,
+        dict(meta.labels),
+        storage.read_annotations(obj),
+        owner_references(obj),
+        finalizers,
+        terminating,
+        claim_spec,
+        allocation,
+        reserved,
+        doc_index,
+        obj.line,
+    )
 
 
-def _claim_status(status: Optional[Field], names: dict[str, tuple[str, ...]]
-                  ) -> tuple[Optional[AllocationResult], tuple[ConsumerRef, ...]]:
+def _claim_status(
+    status: Optional[Field], names: dict[str, tuple[str, ...]]
+) -> tuple[Optional[AllocationResult], tuple[ConsumerRef, ...]]:
     """validateResourceClaimStatusUpdate: reservedFor (at most 256, unique by uid) and the
     allocation (at most 32 results, each naming a request of the claim)."""
     if status is None:
@@ -495,8 +554,15 @@ def _claim_status(status: Optional[Field], names: dict[str, tuple[str, ...]]
             else:
                 check(request, request.as_str(), dra_names.request_reference(request.as_str(), names))
             admin = item.get("adminAccess")
-            results.append(DeviceResult(item.get_str("request"), item.get_str("driver"), item.get_str("pool"),
-                                        item.get_str("device"), admin.as_bool() if admin is not None else None))
+            results.append(
+                DeviceResult(
+                    item.get_str("request"),
+                    item.get_str("driver"),
+                    item.get_str("pool"),
+                    item.get_str("device"),
+                    admin.as_bool() if admin is not None else None,
+                )
+            )
         selector_field = allocation_field.get("nodeSelector")
         selector = node_selector(selector_field) if selector_field is not None else None
         allocation = AllocationResult(tuple(results), selector)
@@ -507,8 +573,9 @@ def _claim_status(status: Optional[Field], names: dict[str, tuple[str, ...]]
         for key in ("resource", "name", "uid"):
             if not item.get_str(key):
                 item.error_at(key, "Required value")
-        reserved.append(ConsumerRef(item.get_str("resource"), item.get_str("name"), item.get_str("uid"),
-                                    item.get_str("apiGroup")))
+        reserved.append(
+            ConsumerRef(item.get_str("resource"), item.get_str("name"), item.get_str("uid"), item.get_str("apiGroup"))
+        )
     if reserved and allocation is None:
         status.error_at("reservedFor", "Forbidden: may not be specified when `allocated` is not set")
     return allocation, tuple(reserved)

@@ -15,11 +15,14 @@ DEVICE_MAX_DOMAIN_LENGTH = 63  # resource.DeviceMaxDomainLength
 DEVICE_MAX_ID_LENGTH = 32  # resource.DeviceMaxIDLength
 ATTRIBUTE_KEY_MAX_LENGTH = DEVICE_MAX_DOMAIN_LENGTH + 1 + DEVICE_MAX_ID_LENGTH
 _C_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-C_IDENTIFIER_MSG = ("a valid C identifier must start with alphabetic character or '_', followed by a string of "
-                    "alphanumeric characters or '_' (e.g. 'my_name',  or 'MY_NAME',  or 'MyName', regex used for "
-                    "validation is '[A-Za-z_][A-Za-z0-9_]*')")
-REQUEST_REF_MSG = ("must be the name of a request in the claim or the name of a request and a subrequest "
-                   "separated by '/'")
+C_IDENTIFIER_MSG = (
+    "a valid C identifier must start with alphabetic character or '_', followed by a string of "
+    "alphanumeric characters or '_' (e.g. 'my_name',  or 'MY_NAME',  or 'MyName', regex used for "
+    "validation is '[A-Za-z_][A-Za-z0-9_]*')"
+)
+REQUEST_REF_MSG = (
+    "must be the name of a request in the claim or the name of a request and a subrequest separated by '/'"
+)
 
 
 def too_long(limit: int) -> str:

@@ -32,8 +32,15 @@ class ScenarioError:
 
     def to_json(self) -> dict[str, Any]:
         located = {"file": self.file} if self.file is not None else {}
-        return {**located, "object": self.object, "path": self.path, "line": self.line, "message": self.message,
-                "code": self.code, "limit": self.limit}
+        return {
+            **located,
+            "object": self.object,
+            "path": self.path,
+            "line": self.line,
+            "message": self.message,
+            "code": self.code,
+            "limit": self.limit,
+        }
 
     def __str__(self) -> str:
         line = f"line {self.line}: " if self.line is not None else ""

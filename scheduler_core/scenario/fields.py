@@ -20,8 +20,13 @@ class Context:
 
     __slots__ = ("object", "errors", "file", "kept")
 
-    def __init__(self, object_name: str, errors: list[ScenarioError], file: Optional[str] = None,
-                 kept: Optional[list[ScenarioError]] = None) -> None:
+    def __init__(
+        self,
+        object_name: str,
+        errors: list[ScenarioError],
+        file: Optional[str] = None,
+        kept: Optional[list[ScenarioError]] = None,
+    ) -> None:
         self.object = object_name
         self.errors = errors
         self.file = file  # the file being read when a scenario comes from several (None: the one text)

@@ -31,7 +31,7 @@ def value_starts(text: str) -> Optional[list[int]]:
             continue
         if token in "{[":
             if depth == 0:
-                if text[end:match.start()].strip(_LEADING):
+                if text[end : match.start()].strip(_LEADING):
                     return None  # something other than whitespace between two values
                 starts.append(match.start())
             depth += 1
@@ -83,7 +83,7 @@ def blank_container_logs(text: str) -> tuple[str, list[str]]:
     open_at: Optional[int] = None
     for frame in _LOG_FRAME.finditer(text):
         if frame.group(1) == "START" and open_at is None:
-            pieces.append(text[kept_from:frame.start()])
+            pieces.append(text[kept_from : frame.start()])
             open_at = frame.start()
             skipped.append(f"{frame.group(3)} {frame.group(2)}")
         elif frame.group(1) == "END" and open_at is not None:

@@ -26,10 +26,31 @@ from typing import Iterable, Mapping, Optional, Sequence
 # Kinds the scheduler does not read but dumps hold: named here so their files count as ignored
 # objects of that kind rather than as files holding no object.
 OTHER_KINDS = (
-    "Event", "Deployment", "DaemonSet", "Job", "CronJob", "ConfigMap", "Secret", "Endpoints", "EndpointSlice",
-    "Ingress", "ServiceAccount", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding",
-    "CustomResourceDefinition", "HorizontalPodAutoscaler", "NetworkPolicy", "LimitRange", "ResourceQuota", "Lease",
-    "ControllerRevision", "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", "APIService",
+    "Event",
+    "Deployment",
+    "DaemonSet",
+    "Job",
+    "CronJob",
+    "ConfigMap",
+    "Secret",
+    "Endpoints",
+    "EndpointSlice",
+    "Ingress",
+    "ServiceAccount",
+    "Role",
+    "RoleBinding",
+    "ClusterRole",
+    "ClusterRoleBinding",
+    "CustomResourceDefinition",
+    "HorizontalPodAutoscaler",
+    "NetworkPolicy",
+    "LimitRange",
+    "ResourceQuota",
+    "Lease",
+    "ControllerRevision",
+    "MutatingWebhookConfiguration",
+    "ValidatingWebhookConfiguration",
+    "APIService",
 )
 
 YAML_OR_JSON = (".yaml", ".yml", ".json")
@@ -65,7 +86,7 @@ def _word(part: str) -> str:
     lowered = part.lower()
     for suffix in YAML_OR_JSON:
         if lowered.endswith(suffix):
-            lowered = lowered[:-len(suffix)]
+            lowered = lowered[: -len(suffix)]
             break
     return lowered.replace("-", "").replace("_", "")
 
@@ -76,7 +97,7 @@ def kind_from_path(parts: Sequence[str], words: Mapping[str, str]) -> str:
         return ""
     for anchor, positions in _ANCHORS:
         if anchor in parts[:-1]:
-            after = parts[parts.index(anchor) + 1:]
+            after = parts[parts.index(anchor) + 1 :]
             return next((kind for kind in (_kind_at(after, p, words) for p in positions) if kind), "")
     for part in (parts[-1], *parts[-2:-1]):  # the file's name, then its directory's
         kind = words.get(_word(part))

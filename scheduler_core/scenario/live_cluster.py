@@ -79,8 +79,10 @@ class Snapshot:
 
     def to_yaml(self, taken: Optional[datetime] = None) -> str:
         taken = taken or datetime.now(timezone.utc)
-        header = [f"# Snapshot of {self.source} taken {taken.strftime('%Y-%m-%dT%H:%M:%SZ')} by `python -m scheduler_core snapshot`.",
-                  "# Read: " + ", ".join(f"{n} {kind}" for kind, n in self.counts.items()) + "."]
+        header = [
+            f"# Snapshot of {self.source} taken {taken.strftime('%Y-%m-%dT%H:%M:%SZ')} by `python -m scheduler_core snapshot`.",
+            "# Read: " + ", ".join(f"{n} {kind}" for kind, n in self.counts.items()) + ".",
+        ]
         header += [f"# Not read: {kind} ({why})." for kind, why in self.skipped.items()]
         dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
         body = yaml.dump_all(self.objects, Dumper=dumper, sort_keys=False, default_flow_style=False, allow_unicode=True)
@@ -161,10 +163,16 @@ def kubeconfig_reader(kubeconfig: Optional[str], context: Optional[str]) -> tupl
 
     def read_page(path: str, query: dict[str, str]) -> dict[str, Any]:
         try:
-            response = api.call_api(path, "GET", query_params=list(query.items()),
-                                    header_params={"Accept": "application/json"},
-                                    auth_settings=["BearerToken"], _preload_content=False,
-                                    _return_http_data_only=True, _request_timeout=60)
+            response = api.call_api(
+                path,
+                "GET",
+                query_params=list(query.items()),
+                header_params={"Accept": "application/json"},
+                auth_settings=["BearerToken"],
+                _preload_content=False,
+                _return_http_data_only=True,
+                _request_timeout=60,
+            )
         except ApiException as err:
             raise ApiStatus(err.status or 0, str(err.reason or "error")) from None
         except Exception as err:  # urllib3: refused, DNS, TLS — the cluster cannot be reached

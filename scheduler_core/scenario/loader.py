@@ -35,6 +35,7 @@ from scheduler_core.dra.claims import pods_held_at_pre_enqueue
 from scheduler_core.scenario import config as config_decoder
 from scheduler_core.scenario import changes as changes_reader
 from scheduler_core.scenario import dra, objects, pods, storage
+
 # By name: in _Collected's body "dra" and "pods" are its fields, not these modules.
 from scheduler_core.scenario.dra import AdminAccessRequest
 from scheduler_core.scenario.errors import ScenarioError, ScenarioInvalid
@@ -71,8 +72,10 @@ KINDS: dict[str, Kind] = {
     "StatefulSet": Kind(("apps/v1",), is_dns1123_subdomain, True),
     "PriorityClass": Kind(("scheduling.k8s.io/v1",), is_dns1123_subdomain, False),
     "PodDisruptionBudget": Kind(("policy/v1",), is_dns1123_subdomain, True),
-    **{kind: Kind((api_version,), is_dns1123_subdomain, namespaced)
-       for kind, (api_version, namespaced) in storage.KINDS.items()},
+    **{
+        kind: Kind((api_version,), is_dns1123_subdomain, namespaced)
+        for kind, (api_version, namespaced) in storage.KINDS.items()
+    },
     **{kind: Kind((dra.API_VERSION,), is_dns1123_subdomain, namespaced) for kind, namespaced in dra.KINDS.items()},
 }
 CONFIG_KIND = "KubeSchedulerConfiguration"
@@ -139,8 +142,9 @@ def load_sources(sources: Sequence[SourceText], *, limits: Optional[Limits] = No
     return _load_checked(sources, limits, None)[0]
 
 
-def load_sources_or_with(sources: Sequence[SourceText], default: SourceText, *,
-                         limits: Optional[Limits] = None) -> tuple[Scenario, bool]:
+def load_sources_or_with(
+    sources: Sequence[SourceText], default: SourceText, *, limits: Optional[Limits] = None
+) -> tuple[Scenario, bool]:
     """``load_sources(sources)`` when they hold a Changes document, else ``load_sources([*sources,
     default])`` — read once, not twice: ``default`` is read after the others only when none of them
     held one. The flag says whether it was read. Problems are those of the load that applies, except
@@ -149,8 +153,9 @@ def load_sources_or_with(sources: Sequence[SourceText], default: SourceText, *,
     return _load_checked(sources, limits, default)
 
 
-def _load_checked(sources: Sequence[SourceText], limits: Optional[Limits],
-                  default: Optional[SourceText]) -> tuple[Scenario, bool]:
+def _load_checked(
+    sources: Sequence[SourceText], limits: Optional[Limits], default: Optional[SourceText]
+) -> tuple[Scenario, bool]:
     limits = limits or Limits()
     errors: list[ScenarioError] = []
     read_default = [False]
@@ -170,8 +175,13 @@ def _load_checked(sources: Sequence[SourceText], limits: Optional[Limits],
     return scenario, read_default[0]
 
 
-def _load(sources: Sequence[SourceText], limits: Limits, errors: list[ScenarioError],
-          default: Optional[SourceText] = None, read_default: Optional[list[bool]] = None) -> Optional[Scenario]:
+def _load(
+    sources: Sequence[SourceText],
+    limits: Limits,
+    errors: list[ScenarioError],
+    default: Optional[SourceText] = None,
+    read_default: Optional[list[bool]] = None,
+) -> Optional[Scenario]:
     if not _within_total_size(sources, limits, errors):
         return None
     collected = _Collected()
@@ -191,10 +201,20 @@ def _load(sources: Sequence[SourceText], limits: Limits, errors: list[ScenarioEr
             collected.ignored.pop(kind, None)
         # The disruption controller computes a budget's status from its spec: the object carries it.
         collected.pdbs = [replace(pdb, spec=changes.budgets.get(pdb.key)) for pdb in collected.pdbs]
-    return Scenario(collected.nodes, collected.pods, collected.namespaces, collected.services,
-                    collected.workloads, collected.config, collected.priority_classes,
-                    _notices(collected, changes_make_work=changes is not None and bool(changes.steps or changes.workloads)),
-                    pdbs=collected.pdbs, storage=collected.storage, changes=changes, dra=collected.dra)
+    return Scenario(
+        collected.nodes,
+        collected.pods,
+        collected.namespaces,
+        collected.services,
+        collected.workloads,
+        collected.config,
+        collected.priority_classes,
+        _notices(collected, changes_make_work=changes is not None and bool(changes.steps or changes.workloads)),
+        pdbs=collected.pdbs,
+        storage=collected.storage,
+        changes=changes,
+        dra=collected.dra,
+    )
 
 
 def _within_total_size(sources: Sequence[SourceText], limits: Limits, errors: list[ScenarioError]) -> bool:
@@ -202,8 +222,15 @@ def _within_total_size(sources: Sequence[SourceText], limits: Limits, errors: li
         return True  # one text: _decode_text says it, with the file's own words
     size = sum(_size(source.text) for source in sources if isinstance(source.text, (str, bytes)))
     if size > limits.max_bytes:
-        errors.append(ScenarioError(FILE, "", None, f"the scenario's files hold {size} bytes together, more than the "
-                                                    f"limit of {limits.max_bytes} (Limits.max_bytes)"))
+        errors.append(
+            ScenarioError(
+                FILE,
+                "",
+                None,
+                f"the scenario's files hold {size} bytes together, more than the "
+                f"limit of {limits.max_bytes} (Limits.max_bytes)",
+            )
+        )
         return False
     return True
 
@@ -224,15 +251,23 @@ def _read_source(source: SourceText, collected: _Collected, limits: Limits, erro
         _read_document(document, source, collected, limits, errors)
 
 
-def _decode_text(text: Union[str, bytes], file: Optional[str], limits: Limits,
-                 errors: list[ScenarioError]) -> Optional[str]:
+def _decode_text(
+    text: Union[str, bytes], file: Optional[str], limits: Limits, errors: list[ScenarioError]
+) -> Optional[str]:
     if not isinstance(text, (str, bytes)):
         errors.append(ScenarioError(FILE, "", None, f"expected text or bytes, got {type(text).__name__}", file))
         return None
     size = _size(text)
     if size > limits.max_bytes:
-        errors.append(ScenarioError(FILE, "", None, f"the scenario is {size} bytes, more than the limit of "
-                                                    f"{limits.max_bytes} (Limits.max_bytes)", file))
+        errors.append(
+            ScenarioError(
+                FILE,
+                "",
+                None,
+                f"the scenario is {size} bytes, more than the limit of {limits.max_bytes} (Limits.max_bytes)",
+                file,
+            )
+        )
         return None
     if isinstance(text, str):
         return _check_str(text, file, errors)
@@ -240,8 +275,15 @@ def _decode_text(text: Union[str, bytes], file: Optional[str], limits: Limits,
         return text.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         line = text.count(b"\n", 0, err.start) + 1
-        errors.append(ScenarioError(FILE, "", line, f"the file is not valid UTF-8 (byte 0x{text[err.start]:02x} "
-                                                    f"at offset {err.start})", file))
+        errors.append(
+            ScenarioError(
+                FILE,
+                "",
+                line,
+                f"the file is not valid UTF-8 (byte 0x{text[err.start]:02x} at offset {err.start})",
+                file,
+            )
+        )
         return None
 
 
@@ -259,8 +301,9 @@ def _check_str(text: str, file: Optional[str], errors: list[ScenarioError]) -> O
 # ---------------------------------------------------------------------- documents
 
 
-def _read_document(document: Document, source: SourceText, collected: _Collected, limits: Limits,
-                   errors: list[ScenarioError]) -> None:
+def _read_document(
+    document: Document, source: SourceText, collected: _Collected, limits: Limits, errors: list[ScenarioError]
+) -> None:
     value = document.value
     if value is None:
         return  # an empty document ("---" at the end of a stream)
@@ -298,7 +341,7 @@ def _list_item_type(value: YMap, kind_hint: str) -> Optional[tuple[str, str]]:
         return kind_hint, ""
     if kind.endswith(LIST_SUFFIX) and kind not in KINDS and kind != CONFIG_KIND:
         api_version = value.get("apiVersion", "")
-        return kind[:-len(LIST_SUFFIX)], api_version if isinstance(api_version, str) else ""
+        return kind[: -len(LIST_SUFFIX)], api_version if isinstance(api_version, str) else ""
     return None
 
 
@@ -326,8 +369,15 @@ def _object_like(value: object) -> bool:
     return isinstance(value, YMap) and ("apiVersion" in value or "metadata" in value)
 
 
-def _read_items(items: Field, label: str, item_kind: str, api_version: str, collected: _Collected,
-                limits: Limits, errors: list[ScenarioError]) -> None:
+def _read_items(
+    items: Field,
+    label: str,
+    item_kind: str,
+    api_version: str,
+    collected: _Collected,
+    limits: Limits,
+    errors: list[ScenarioError],
+) -> None:
     file = items.ctx.file
     for index, item in enumerate(items.items()):
         item.ctx = Context(f"{label} items[{index}]", errors, file, collected.kept)
@@ -335,8 +385,9 @@ def _read_items(items: Field, label: str, item_kind: str, api_version: str, coll
             _read_object(Field(item.value, "", item.line, item.ctx), collected, limits, item_kind, api_version)
 
 
-def _read_object(obj: Field, collected: _Collected, limits: Limits, default_kind: str = "",
-                 default_api_version: str = "") -> None:
+def _read_object(
+    obj: Field, collected: _Collected, limits: Limits, default_kind: str = "", default_api_version: str = ""
+) -> None:
     kind_field = obj.get("kind")
     if kind_field is not None and not isinstance(kind_field.value, str):
         _name_the_object(obj)
@@ -355,8 +406,11 @@ def _read_object(obj: Field, collected: _Collected, limits: Limits, default_kind
         return
     meta = read_metadata(obj, kind, spec.name_check, spec.namespaced)  # errors below name the object
     if api_version and api_version not in spec.api_versions:
-        obj.error_at("apiVersion", f'unsupported value "{api_version[:80]}" for kind {kind}: supported values: '
-                                   + ", ".join(f'"{v}"' for v in spec.api_versions))
+        obj.error_at(
+            "apiVersion",
+            f'unsupported value "{api_version[:80]}" for kind {kind}: supported values: '
+            + ", ".join(f'"{v}"' for v in spec.api_versions),
+        )
     if meta.name and not _register(obj, kind, meta, collected):
         return
     _add(obj, kind, meta, collected, limits)
@@ -369,8 +423,11 @@ def _other_kind(obj: Field, kind: str, collected: _Collected) -> None:
         collected.ignored[kind[:80]] += 1
         return
     _name_the_object(obj)
-    obj.error_at("kind", "Required value: every object needs apiVersion and kind "
-                         f"(the scheduler reads {', '.join([*KINDS, CONFIG_KIND])}; other kinds are ignored)")
+    obj.error_at(
+        "kind",
+        "Required value: every object needs apiVersion and kind "
+        f"(the scheduler reads {', '.join([*KINDS, CONFIG_KIND])}; other kinds are ignored)",
+    )
 
 
 def _name_the_object(obj: Field) -> None:
@@ -437,8 +494,10 @@ def _check_limit(obj: Field, count: int, limit: int, what: str, name: str) -> No
 def _read_config(obj: Field, api_version: str, collected: _Collected) -> None:
     obj.ctx.object = CONFIG_KIND
     if api_version and api_version != config_decoder.CONFIG_API_VERSION:
-        obj.error_at("apiVersion", f'unsupported value "{api_version[:80]}": supported values: '
-                                   f'"{config_decoder.CONFIG_API_VERSION}"')
+        obj.error_at(
+            "apiVersion",
+            f'unsupported value "{api_version[:80]}": supported values: "{config_decoder.CONFIG_API_VERSION}"',
+        )
     if collected.config is not None:
         obj.error(f"only one {CONFIG_KIND} is allowed (the first is at line {collected.config.line})")
         return
@@ -461,9 +520,14 @@ def _finish(collected: _Collected, limits: Limits, errors: list[ScenarioError]) 
             pod.uid = f"uid-pod-{pod.namespace}-{pod.name}"
     pending = [pod for pod in collected.pods if not pod.node_name]
     if len(pending) > limits.max_pending_pods:
-        errors.append(ScenarioError(FILE, "", pending[limits.max_pending_pods].line,
-                                    f"{len(pending)} pending pods, more than {limits.max_pending_pods} "
-                                    "(Limits.max_pending_pods)"))
+        errors.append(
+            ScenarioError(
+                FILE,
+                "",
+                pending[limits.max_pending_pods].line,
+                f"{len(pending)} pending pods, more than {limits.max_pending_pods} (Limits.max_pending_pods)",
+            )
+        )
 
 
 def _resolve_priorities(collected: _Collected) -> None:
@@ -472,8 +536,9 @@ def _resolve_priorities(collected: _Collected) -> None:
     ``spec.priority`` takes the class's value (0 without a class); a pod without
     ``spec.preemptionPolicy`` takes the class's policy. A stored pod already carries both."""
     classes = {**objects.SYSTEM_PRIORITY_CLASSES, **collected.priority_classes}
-    default = min((c for c in collected.priority_classes.values() if c.global_default),
-                  key=lambda c: c.value, default=None)
+    default = min(
+        (c for c in collected.priority_classes.values() if c.global_default), key=lambda c: c.value, default=None
+    )
     for pod, obj, priority_written in collected.admitted:
         spec = obj.get("spec")
         if spec is None:
@@ -481,8 +546,11 @@ def _resolve_priorities(collected: _Collected) -> None:
         priority_class = classes.get(pod.priority_class_name) if pod.priority_class_name else default
         if priority_class is None:
             if pod.priority_class_name and not priority_written:
-                spec.error_at("priorityClassName", f'no PriorityClass with name "{pod.priority_class_name}" '
-                                                   "was found (add it to the scenario, or set spec.priority)")
+                spec.error_at(
+                    "priorityClassName",
+                    f'no PriorityClass with name "{pod.priority_class_name}" '
+                    "was found (add it to the scenario, or set spec.priority)",
+                )
             continue
         if not priority_written:
             pod.priority = priority_class.value
@@ -499,29 +567,53 @@ def _notices(collected: _Collected, changes_make_work: bool = False) -> list[Not
         notices.append(Notice(NoticeCode.IGNORED_KINDS, f"ignored (the scheduler does not read them): {counts}"))
     finished = [p for p in collected.pods if p.is_finished]
     if finished:
-        notices.append(Notice(NoticeCode.FINISHED_PODS, f"{len(finished)} finished pod(s) (phase Succeeded or Failed) "
-                              "left out: the scheduler does not see them", tuple(f"Pod {p.key}" for p in finished)))
+        notices.append(
+            Notice(
+                NoticeCode.FINISHED_PODS,
+                f"{len(finished)} finished pod(s) (phase Succeeded or Failed) "
+                "left out: the scheduler does not see them",
+                tuple(f"Pod {p.key}" for p in finished),
+            )
+        )
     pending_volumes = storage.pending_volumes_notice(collected.pending_volumes)
     if pending_volumes is not None:
         notices.append(pending_volumes)
     if collected.dra_dropped:
-        notices.append(Notice(NoticeCode.DRA_FEATURE_OFF,
-                              f"{len(collected.dra_dropped)} field(s) of DRA features that are off by default in "
-                              "v1.35.4 dropped, as the API server drops them: " + "; ".join(collected.dra_dropped[:5])
-                              + ("; ..." if len(collected.dra_dropped) > 5 else ""), tuple(collected.dra_dropped)))
+        notices.append(
+            Notice(
+                NoticeCode.DRA_FEATURE_OFF,
+                f"{len(collected.dra_dropped)} field(s) of DRA features that are off by default in "
+                "v1.35.4 dropped, as the API server drops them: "
+                + "; ".join(collected.dra_dropped[:5])
+                + ("; ..." if len(collected.dra_dropped) > 5 else ""),
+                tuple(collected.dra_dropped),
+            )
+        )
     held = pods_held_at_pre_enqueue([p for p in collected.pods if not p.is_finished], collected.dra)
     if held:
-        notices.append(Notice(NoticeCode.RESOURCE_CLAIMS,
-                              f"{len(held)} pending pod(s) whose resource claims are missing or not theirs: "
-                              "DynamicResources' PreEnqueue holds them, never attempted (" + held[0][1]
-                              + (", ..." if len(held) > 1 else "") + ")", tuple(f"Pod {p.key}" for p, _ in held)))
+        notices.append(
+            Notice(
+                NoticeCode.RESOURCE_CLAIMS,
+                f"{len(held)} pending pod(s) whose resource claims are missing or not theirs: "
+                "DynamicResources' PreEnqueue holds them, never attempted ("
+                + held[0][1]
+                + (", ..." if len(held) > 1 else "")
+                + ")",
+                tuple(f"Pod {p.key}" for p, _ in held),
+            )
+        )
     node_names = {node.name for node in collected.nodes}
     absent = [p for p in collected.pods if p.node_name and p.node_name not in node_names and not p.is_finished]
     if absent:
         missing = ", ".join(sorted({p.node_name for p in absent})[:5])
-        notices.append(Notice(NoticeCode.MISSING_NODE, f"{len(absent)} pod(s) bound to node(s) not in the scenario "
-                              f"({missing}{', ...' if len({p.node_name for p in absent}) > 5 else ''}) ignored",
-                              tuple(f"Pod {p.key}" for p in absent)))
+        notices.append(
+            Notice(
+                NoticeCode.MISSING_NODE,
+                f"{len(absent)} pod(s) bound to node(s) not in the scenario "
+                f"({missing}{', ...' if len({p.node_name for p in absent}) > 5 else ''}) ignored",
+                tuple(f"Pod {p.key}" for p in absent),
+            )
+        )
     kept = _kept_notice(collected.kept)
     if kept is not None:
         notices.append(kept)
@@ -534,11 +626,15 @@ def _kept_notice(kept: list[ScenarioError]) -> Optional[Notice]:
     line, and replayed as the release does (the term never matches a node)."""
     if not kept:
         return None
-    where = "; ".join(f"{p.object} {p.path}" + (f" (line {p.line})" if p.line else "") + f": {p.message}"
-                      for p in kept[:5])
-    return Notice(NoticeCode.KEPT_INVALID, f"{len(kept)} value(s) kept as an existing pod may keep them (a new "
-                  f"pod would be refused): {where}" + ("; ..." if len(kept) > 5 else ""),
-                  tuple(dict.fromkeys(p.object for p in kept)))
+    where = "; ".join(
+        f"{p.object} {p.path}" + (f" (line {p.line})" if p.line else "") + f": {p.message}" for p in kept[:5]
+    )
+    return Notice(
+        NoticeCode.KEPT_INVALID,
+        f"{len(kept)} value(s) kept as an existing pod may keep them (a new "
+        f"pod would be refused): {where}" + ("; ..." if len(kept) > 5 else ""),
+        tuple(dict.fromkeys(p.object for p in kept)),
+    )
 
 
 def _reading_notices(collected: _Collected) -> list[Notice]:
@@ -546,16 +642,31 @@ def _reading_notices(collected: _Collected) -> list[Notice]:
     twice, the container logs of ``kubectl cluster-info dump``."""
     notices: list[Notice] = []
     if collected.not_objects:
-        notices.append(Notice(NoticeCode.NOT_OBJECTS, f"{len(collected.not_objects)} YAML/JSON file(s) hold no "
-                              "Kubernetes object (a tool's own metadata or reports): not read",
-                              tuple(collected.not_objects)))
+        notices.append(
+            Notice(
+                NoticeCode.NOT_OBJECTS,
+                f"{len(collected.not_objects)} YAML/JSON file(s) hold no "
+                "Kubernetes object (a tool's own metadata or reports): not read",
+                tuple(collected.not_objects),
+            )
+        )
     if collected.duplicates:
-        notices.append(Notice(NoticeCode.DUPLICATE_OBJECTS, f"{len(collected.duplicates)} object(s) written again in "
-                              "another file with the same uid: read once", tuple(collected.duplicates)))
+        notices.append(
+            Notice(
+                NoticeCode.DUPLICATE_OBJECTS,
+                f"{len(collected.duplicates)} object(s) written again in another file with the same uid: read once",
+                tuple(collected.duplicates),
+            )
+        )
     if collected.container_logs:
-        notices.append(Notice(NoticeCode.CONTAINER_LOGS, f"the logs of {len(collected.container_logs)} container(s) "
-                              "between the lists (kubectl cluster-info dump): skipped, the scheduler does not read logs",
-                              tuple(collected.container_logs)))
+        notices.append(
+            Notice(
+                NoticeCode.CONTAINER_LOGS,
+                f"the logs of {len(collected.container_logs)} container(s) "
+                "between the lists (kubectl cluster-info dump): skipped, the scheduler does not read logs",
+                tuple(collected.container_logs),
+            )
+        )
     return notices
 
 
@@ -565,14 +676,24 @@ def _emptiness_notices(collected: _Collected, changes_make_work: bool = False) -
     ``changes_make_work``: a Changes document whose steps or controllers may create the pods."""
     notices: list[Notice] = []
     if not collected.nodes:
-        notices.append(Notice(NoticeCode.NO_NODES, "no Node objects were read: there is nothing to schedule "
-                              "against, so every pending pod would stay pending (include the nodes: "
-                              "kubectl get nodes -o yaml)"))
+        notices.append(
+            Notice(
+                NoticeCode.NO_NODES,
+                "no Node objects were read: there is nothing to schedule "
+                "against, so every pending pod would stay pending (include the nodes: "
+                "kubectl get nodes -o yaml)",
+            )
+        )
     waiting = sum(1 for pod in collected.pods if not pod.node_name and not pod.is_finished)
     if not waiting and not changes_make_work:
         running = len(collected.pods) - sum(1 for pod in collected.pods if pod.is_finished)
-        notices.append(Notice(NoticeCode.NO_PENDING_PODS, f"no pending pods: nothing to schedule ({running} pod(s) "
-                              "already on nodes); add a pod without spec.nodeName to see where it would go"))
+        notices.append(
+            Notice(
+                NoticeCode.NO_PENDING_PODS,
+                f"no pending pods: nothing to schedule ({running} pod(s) "
+                "already on nodes); add a pod without spec.nodeName to see where it would go",
+            )
+        )
     return notices
 
 

@@ -76,8 +76,9 @@ def plain(value: Any) -> Any:
     return value
 
 
-def _decode(kind: str, manifest: Manifest, line: Optional[int], decode: Callable[[Field, Metadata], T],
-            namespaced: bool) -> T:
+def _decode(
+    kind: str, manifest: Manifest, line: Optional[int], decode: Callable[[Field, Metadata], T], namespaced: bool
+) -> T:
     """Decode one manifest; its problems raise ScenarioInvalid (located at the manifest's lines)."""
     errors: list[ScenarioError] = []
     tree = to_tree(manifest, line)
@@ -102,13 +103,15 @@ def decode_node(manifest: Manifest, doc_index: int, line: Optional[int] = None) 
 
 
 def decode_claim(manifest: Manifest, doc_index: int, line: Optional[int] = None) -> PersistentVolumeClaim:
-    return _decode("PersistentVolumeClaim", manifest, line,
-                   lambda obj, meta: storage.decode_claim(obj, meta, doc_index), True)
+    return _decode(
+        "PersistentVolumeClaim", manifest, line, lambda obj, meta: storage.decode_claim(obj, meta, doc_index), True
+    )
 
 
 def decode_volume(manifest: Manifest, doc_index: int, line: Optional[int] = None) -> PersistentVolume:
-    return _decode("PersistentVolume", manifest, line, lambda obj, meta: storage.decode_volume(obj, meta, doc_index),
-                   False)
+    return _decode(
+        "PersistentVolume", manifest, line, lambda obj, meta: storage.decode_volume(obj, meta, doc_index), False
+    )
 
 
 def decode_storage_class(manifest: Manifest, line: Optional[int] = None) -> StorageClass:

@@ -28,8 +28,7 @@ from scheduler_core.scenario.validation import check, check_str_enum, is_label_v
 
 
 def decode_node(obj: Field, meta: Metadata, doc_index: int) -> Node:
-    node = Node(name=meta.name, labels=meta.labels, doc_index=doc_index, line=obj.line,
-                annotations=_annotations(obj))
+    node = Node(name=meta.name, labels=meta.labels, doc_index=doc_index, line=obj.line, annotations=_annotations(obj))
     spec = obj.get_map("spec")
     if spec is not None:
         node.taints = _taints(spec)
@@ -182,16 +181,22 @@ def decode_priority_class(obj: Field, meta: Metadata) -> PriorityClass:
     value = value_field.as_int(0, -(2**31), INT32_MAX) if value_field is not None else 0
     system = meta.name in SYSTEM_PRIORITY_CLASSES
     if meta.name.startswith(SYSTEM_PREFIX) and not system:
-        obj.error_at("metadata.name", f'invalid value "{meta.name[:80]}": priority class names with '
-                                      f'"{SYSTEM_PREFIX}" prefix are reserved for system use only')
+        obj.error_at(
+            "metadata.name",
+            f'invalid value "{meta.name[:80]}": priority class names with '
+            f'"{SYSTEM_PREFIX}" prefix are reserved for system use only',
+        )
     elif value_field is None:
         pass  # the missing value is reported once, above: no range to check
     elif system and value != SYSTEM_PRIORITY_CLASSES[meta.name].value:
-        value_field.error(f"Invalid value: {value}: the value of {meta.name} is "
-                          f"{SYSTEM_PRIORITY_CLASSES[meta.name].value}")
+        value_field.error(
+            f"Invalid value: {value}: the value of {meta.name} is {SYSTEM_PRIORITY_CLASSES[meta.name].value}"
+        )
     elif not system and value > HIGHEST_USER_DEFINABLE_PRIORITY:
-        value_field.error(f"Invalid value: {value}: maximum allowed value of a user defined priority is "
-                          f"{HIGHEST_USER_DEFINABLE_PRIORITY}")
+        value_field.error(
+            f"Invalid value: {value}: maximum allowed value of a user defined priority is "
+            f"{HIGHEST_USER_DEFINABLE_PRIORITY}"
+        )
     policy = "PreemptLowerPriority"
     policy_field = obj.get("preemptionPolicy")
     if policy_field is not None and check_str_enum(policy_field, policy_field.as_str(), PREEMPTION_POLICIES):

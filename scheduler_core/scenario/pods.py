@@ -56,10 +56,25 @@ RESIZE_INFEASIBLE = "Infeasible"
 
 
 # What a pod's spec decodes to, nodeName aside: equal specs (pods of one template) give equal values.
-SPEC_FIELDS = ("priority", "priority_class_name", "termination_grace_period_seconds", "scheduling_gates",
-               "claim_sources", "resource_claims", "scheduler_name", "node_selector", "affinity", "tolerations",
-               "topology_spread_constraints", "preemption_policy", "containers", "init_containers", "overhead",
-               "pod_level_requests", "volumes")
+SPEC_FIELDS = (
+    "priority",
+    "priority_class_name",
+    "termination_grace_period_seconds",
+    "scheduling_gates",
+    "claim_sources",
+    "resource_claims",
+    "scheduler_name",
+    "node_selector",
+    "affinity",
+    "tolerations",
+    "topology_spread_constraints",
+    "preemption_policy",
+    "containers",
+    "init_containers",
+    "overhead",
+    "pod_level_requests",
+    "volumes",
+)
 # frozen spec (nodeName left out) -> its SPEC_FIELDS values, for one load
 SpecMemo = dict[tuple[tuple[str, object], ...], tuple[object, ...]]
 
@@ -71,8 +86,15 @@ def decode_pod(obj: Field, meta: Metadata, doc_index: int, specs: Optional[SpecM
     place (the engine's simulation copies already share them), and carry no lines. A spec that
     gave an error is never remembered, so every pod written with it reports its own."""
     spec = obj.get_map("spec")
-    pod = Pod(name=meta.name, namespace=meta.namespace, labels=meta.labels, uid=meta.uid,
-              owner_references=owner_references(obj), doc_index=doc_index, line=obj.line)
+    pod = Pod(
+        name=meta.name,
+        namespace=meta.namespace,
+        labels=meta.labels,
+        uid=meta.uid,
+        owner_references=owner_references(obj),
+        doc_index=doc_index,
+        line=obj.line,
+    )
     _decode_lifecycle(obj, pod)
     if spec is None:
         obj.error_at("spec", "Required value")
@@ -164,8 +186,11 @@ def _decode_resize_state(obj: Field, pod: Pod) -> None:
                 actuated = resources.to_amounts(resources.quantities(actual.get("requests"), container=True))
             pod.container_statuses[item.get_str("name")] = ContainerResourceStatus(allocated, actuated)
     pod.resize_infeasible = any(
-        condition.expect_map() and condition.get_str("type") == RESIZE_PENDING
-        and condition.get_str("reason") == RESIZE_INFEASIBLE for condition in status.get_list("conditions"))
+        condition.expect_map()
+        and condition.get_str("type") == RESIZE_PENDING
+        and condition.get_str("reason") == RESIZE_INFEASIBLE
+        for condition in status.get_list("conditions")
+    )
 
 
 def _decode_node_name(spec: Field, pod: Pod) -> None:
@@ -181,8 +206,9 @@ def _decode_scheduling(spec: Field, pod: Pod) -> None:
     pod.priority = spec.get_int("priority", 0, -(2**31), INT32_MAX)
     pod.priority_class_name = spec.get_str("priorityClassName")
     # ValidateNonnegativeField; the API server defaults a missing value to 30 (DefaultTerminationGracePeriodSeconds).
-    pod.termination_grace_period_seconds = spec.get_int("terminationGracePeriodSeconds", DEFAULT_GRACE_SECONDS, 0,
-                                                        INT64_MAX)
+    pod.termination_grace_period_seconds = spec.get_int(
+        "terminationGracePeriodSeconds", DEFAULT_GRACE_SECONDS, 0, INT64_MAX
+    )
     pod.scheduling_gates = _scheduling_gates(spec)
     pod.claim_sources = _resource_claims(spec)
     pod.resource_claims = tuple(source.name for source in pod.claim_sources)
@@ -266,9 +292,12 @@ def _decode_lifecycle(obj: Field, pod: Pod) -> None:
     pod.start_time = read_time(status.get("startTime"))
     pod.nominated_node_name = status.get_str("nominatedNodeName")
     pod.preempted_by_scheduler = any(
-        condition.expect_map() and condition.get_str("type") == DISRUPTION_TARGET
-        and condition.get_str("status") == "True" and condition.get_str("reason") == PREEMPTION_BY_SCHEDULER
-        for condition in status.get_list("conditions"))
+        condition.expect_map()
+        and condition.get_str("type") == DISRUPTION_TARGET
+        and condition.get_str("status") == "True"
+        and condition.get_str("reason") == PREEMPTION_BY_SCHEDULER
+        for condition in status.get_list("conditions")
+    )
     nominated_field = status.get("nominatedNodeName")
     if nominated_field is not None and pod.nominated_node_name:
         check(nominated_field, pod.nominated_node_name, is_dns1123_subdomain(pod.nominated_node_name))
@@ -282,9 +311,13 @@ def _recorded_scheduling(status: Field) -> Optional[RecordedScheduling]:
             time_field = condition.get("lastTransitionTime")
             if time_field is not None and time_field.value is None:
                 time_field = None  # written as null
-            return RecordedScheduling(condition.get_str("status"), condition.get_str("reason"),
-                                      condition.get_str("message"), read_time(time_field),
-                                      time_field.as_str() if time_field is not None else "")
+            return RecordedScheduling(
+                condition.get_str("status"),
+                condition.get_str("reason"),
+                condition.get_str("message"),
+                read_time(time_field),
+                time_field.as_str() if time_field is not None else "",
+            )
     return None
 
 
@@ -317,8 +350,15 @@ def owner_references(obj: Field) -> tuple[OwnerReference, ...]:
         for key in ("kind", "name"):
             if not item.get_str(key):
                 item.error_at(key, "Required value")
-        refs.append(OwnerReference(item.get_str("kind"), item.get_str("name"), item.get_str("apiVersion"),
-                                   item.get_bool("controller"), item.get_str("uid")))
+        refs.append(
+            OwnerReference(
+                item.get_str("kind"),
+                item.get_str("name"),
+                item.get_str("apiVersion"),
+                item.get_bool("controller"),
+                item.get_str("uid"),
+            )
+        )
     if sum(ref.controller for ref in refs) > 1:
         metadata.error_at("ownerReferences", "Only one reference can have Controller set to true")
     return tuple(refs)
@@ -345,8 +385,11 @@ def _toleration(field: Field) -> Optional[Toleration]:
 def _check_toleration(field: Field, key: str, operator: str, value: str, effect: str) -> bool:
     errors_before = len(field.ctx.errors)
     if not key and operator != "Exists":
-        field.error_at("operator", f'invalid value "{operator}": operator must be Exists when `key` is empty, '
-                                   'which means "match all values and all keys"')
+        field.error_at(
+            "operator",
+            f'invalid value "{operator}": operator must be Exists when `key` is empty, '
+            'which means "match all values and all keys"',
+        )
     if operator == "Exists" and value:
         field.error_at("operator", "value must be empty when `operator` is 'Exists'")
     elif operator == "Equal":
@@ -355,8 +398,10 @@ def _check_toleration(field: Field, key: str, operator: str, value: str, effect:
     elif operator not in TOLERATION_OPERATORS:
         field.error_at("operator", f'unsupported value "{operator[:80]}": supported values: "Equal", "Exists"')
     if effect and effect not in TAINT_EFFECTS:
-        field.error_at("effect", f'unsupported value "{effect[:80]}": supported values: '
-                                 '"NoSchedule", "PreferNoSchedule", "NoExecute"')
+        field.error_at(
+            "effect",
+            f'unsupported value "{effect[:80]}": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"',
+        )
     if field.get("tolerationSeconds") is not None:
         field.get_int("tolerationSeconds", 0, -(2**63), 2**63 - 1)  # reported once, here
         if effect != "NoExecute":
@@ -418,9 +463,15 @@ def _spread_constraint(item: Field) -> Optional[TopologySpreadConstraint]:
     selector = label_selector(item.get("labelSelector"))
     match_label_keys = _match_label_keys(item)
     constraint = TopologySpreadConstraint(
-        max_skew, key, when, selector, min_domains,
+        max_skew,
+        key,
+        when,
+        selector,
+        min_domains,
         _enum(item.get("nodeAffinityPolicy"), INCLUSION_POLICIES),
-        _enum(item.get("nodeTaintsPolicy"), INCLUSION_POLICIES), match_label_keys)
+        _enum(item.get("nodeTaintsPolicy"), INCLUSION_POLICIES),
+        match_label_keys,
+    )
     return constraint if len(item.ctx.errors) == errors_before else None
 
 
@@ -476,7 +527,9 @@ def _port(item: Field, host_network: bool, check_host_network: bool) -> Optional
     host_port = item.get_int("hostPort", 0, 0, 65535)
     if host_network:
         if check_host_network and host_port and host_port != container_port:
-            item.error_at("containerPort", f"Invalid value: {container_port}: must match `hostPort` when `hostNetwork` is true")
+            item.error_at(
+                "containerPort", f"Invalid value: {container_port}: must match `hostPort` when `hostNetwork` is true"
+            )
         host_port = host_port or container_port
     protocol = _enum(item.get("protocol"), PROTOCOLS) or "TCP"
     host_ip = item.get_str("hostIP")
@@ -501,8 +554,9 @@ def _check_host_ports(spec: Field, pod: Pod) -> None:
                 continue
             key = (port.protocol, port.host_ip, port.host_port)
             if key in seen:
-                spec.error_at("containers", f'Duplicate value: "{port.protocol}/{port.host_ip}/{port.host_port}"'
-                                            " (hostPort)")
+                spec.error_at(
+                    "containers", f'Duplicate value: "{port.protocol}/{port.host_ip}/{port.host_port}" (hostPort)'
+                )
             seen.add(key)
 
 
@@ -532,8 +586,9 @@ def _volume(item: Field) -> Optional[Volume]:
     source = item.get_map(kind)
     key = _source_key(item, kind)
     if kind == VOLUME_KIND_CLAIM and source is not None:
-        return Volume(name, kind, volume_sources.required_str(source, "claimName"), source.get_bool("readOnly"),
-                      source_key=key)
+        return Volume(
+            name, kind, volume_sources.required_str(source, "claimName"), source.get_bool("readOnly"), source_key=key
+        )
     if kind == VOLUME_KIND_EPHEMERAL and source is not None:
         _ephemeral_template(source)
     if kind == VOLUME_KIND_CSI and source is not None:

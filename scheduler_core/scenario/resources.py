@@ -134,8 +134,9 @@ def pod_level_resources(resources: Optional[Field]) -> tuple[ResourceList, Resou
         for name in list(values):
             if name not in ("cpu", "memory") and not name.startswith(HUGEPAGES_PREFIX):
                 assert field is not None  # values were read from it
-                field.error_at(name, f'unsupported value "{name[:80]}": pod-level resources support cpu, memory '
-                                     "and hugepages only")
+                field.error_at(
+                    name, f'unsupported value "{name[:80]}": pod-level resources support cpu, memory and hugepages only'
+                )
                 del values[name]
         lists.append(values)
     requests, limits = lists

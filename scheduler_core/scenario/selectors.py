@@ -135,8 +135,10 @@ def _field_requirement(req: Field, value_lists_kept: bool) -> Optional[NodeSelec
     key, operator, values = req.get_str("key"), _operator(req, ("In", "NotIn")), _values(req)
     counted_right = bool(values) if value_lists_kept else len(values) == 1
     if operator and not counted_right:
-        req.error_at("values", "Required value: must be only one value when `operator` is 'In' or 'NotIn' "
-                               "for node field selector")
+        req.error_at(
+            "values",
+            "Required value: must be only one value when `operator` is 'In' or 'NotIn' for node field selector",
+        )
     if key != FIELD_NODE_NAME:
         req.error_at("key", f'invalid value "{key[:80]}": not a valid field selector key')
     else:
@@ -183,8 +185,10 @@ def node_affinity(field: Field) -> Optional[NodeAffinity]:
         return None
     required_field = field.get(REQUIRED)
     required = node_selector(required_field, value_lists_kept=True) if required_field is not None else None
-    preferred = [PreferredSchedulingTerm(weight, node_selector_term(preference, check_values=False))
-                 for weight, preference in _weighted_terms(field, "preference")]
+    preferred = [
+        PreferredSchedulingTerm(weight, node_selector_term(preference, check_values=False))
+        for weight, preference in _weighted_terms(field, "preference")
+    ]
     return NodeAffinity(required, tuple(preferred))
 
 

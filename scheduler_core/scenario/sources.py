@@ -19,13 +19,28 @@ from typing import Any, BinaryIO, Iterator, Optional, Sequence, Union
 import yaml
 
 from scheduler_core.model import Notice, NoticeCode, Scenario
-from scheduler_core.scenario.archives import ArchiveContents, Budget, ReadRefused, archive_kind, open_bytes, read_archive
+from scheduler_core.scenario.archives import (
+    ArchiveContents,
+    Budget,
+    ReadRefused,
+    archive_kind,
+    open_bytes,
+    read_archive,
+)
 from scheduler_core.scenario.errors import ScenarioError, ScenarioInvalid
 from scheduler_core.scenario.layouts import is_yaml_or_json, kind_from_path, vocabulary
 from scheduler_core.scenario.limits import Limits
 from scheduler_core.scenario.jsonstream import blank_container_logs
-from scheduler_core.scenario.loader import (CONFIG_KIND, FILE, KINDS, SourceText, _holds_objects, _list_item_type, _named,
-                                            load_sources)
+from scheduler_core.scenario.loader import (
+    CONFIG_KIND,
+    FILE,
+    KINDS,
+    SourceText,
+    _holds_objects,
+    _list_item_type,
+    _named,
+    load_sources,
+)
 from scheduler_core.scenario.textedit import DUMPER
 from scheduler_core.scenario.yamltree import YList, YMap, compose
 
@@ -46,12 +61,22 @@ class SourceSet:
     def notices(self) -> list[Notice]:
         notices: list[Notice] = []
         if self.unread:
-            notices.append(Notice(NoticeCode.UNREAD_FILES, f"{len(self.unread)} file(s) that are not YAML/JSON "
-                                  "(container logs and others) not read: the scheduler does not read them",
-                                  _listed(self.unread)))
+            notices.append(
+                Notice(
+                    NoticeCode.UNREAD_FILES,
+                    f"{len(self.unread)} file(s) that are not YAML/JSON "
+                    "(container logs and others) not read: the scheduler does not read them",
+                    _listed(self.unread),
+                )
+            )
         if self.links:
-            notices.append(Notice(NoticeCode.LINKS, f"{len(self.links)} link(s) or special file(s) not followed "
-                                  "(a dump's links are never followed)", _listed(self.links)))
+            notices.append(
+                Notice(
+                    NoticeCode.LINKS,
+                    f"{len(self.links)} link(s) or special file(s) not followed (a dump's links are never followed)",
+                    _listed(self.links),
+                )
+            )
         return notices
 
 
@@ -104,8 +129,9 @@ def read_upload(files: Sequence[tuple[str, bytes]], limits: Optional[Limits] = N
 
 def _load(found: SourceSet, limits: Optional[Limits]) -> Scenario:
     if not found.sources:
-        raise _invalid("no YAML or JSON file found" + (f" (not read: {', '.join(found.unread[:5])})"
-                                                       if found.unread else ""))
+        raise _invalid(
+            "no YAML or JSON file found" + (f" (not read: {', '.join(found.unread[:5])})" if found.unread else "")
+        )
     scenario = load_sources(found.sources, limits=limits)
     scenario.notices.extend(found.notices())
     return scenario
@@ -140,8 +166,9 @@ def _add_file(path: str, stream: BinaryIO, size: int, only: bool, found: SourceS
         return
     budget.count_file(path)
     if size > budget.limits.max_bytes:  # refused before it is read, as the loader would after
-        raise ReadRefused(f"{path}: the scenario is {size} bytes, more than the limit of {budget.limits.max_bytes} "
-                          "(Limits.max_bytes)")
+        raise ReadRefused(
+            f"{path}: the scenario is {size} bytes, more than the limit of {budget.limits.max_bytes} (Limits.max_bytes)"
+        )
     data = stream.read()
     budget.keep(len(data), path)
     found.sources.append(_given_file(path, data, only))
@@ -172,8 +199,9 @@ def _add_archive(contents: ArchiveContents, archive: str, found: SourceSet) -> N
     """A dump packed as an archive: each member found the way a directory's files are."""
     for member in contents.members:
         parts = PurePosixPath(member.name).parts
-        found.sources.append(SourceText(f"{archive}:{member.name}", member.data, kind_from_path(parts, _WORDS),
-                                        lenient=True))
+        found.sources.append(
+            SourceText(f"{archive}:{member.name}", member.data, kind_from_path(parts, _WORDS), lenient=True)
+        )
     found.unread.extend(f"{archive}:{name}" for name in contents.unread)
     found.links.extend(f"{archive}:{name}" for name in contents.links)
 
@@ -212,8 +240,13 @@ def _add_directory_file(root: str, path: str, found: SourceSet, budget: Budget) 
 
 CONFIG_API_VERSION = "kubescheduler.config.k8s.io/v1"
 # Notices about input the text cannot carry (it holds objects only): written as its first comments.
-_NOT_CARRIED = (NoticeCode.UNREAD_FILES, NoticeCode.LINKS, NoticeCode.CONTAINER_LOGS, NoticeCode.NOT_OBJECTS,
-                NoticeCode.DUPLICATE_OBJECTS)
+_NOT_CARRIED = (
+    NoticeCode.UNREAD_FILES,
+    NoticeCode.LINKS,
+    NoticeCode.CONTAINER_LOGS,
+    NoticeCode.NOT_OBJECTS,
+    NoticeCode.DUPLICATE_OBJECTS,
+)
 
 
 def upload_to_text(files: Sequence[tuple[str, bytes]], limits: Optional[Limits] = None) -> str:
@@ -227,10 +260,16 @@ def upload_to_text(files: Sequence[tuple[str, bytes]], limits: Optional[Limits] 
     found = read_upload(files, limits)
     scenario = _load(found, limits)
     seen: dict[tuple[str, str, str], str] = {}
-    objects = [_plain(obj) for source in found.sources for obj in _source_objects(source, limits or Limits())
-               if _first_time(obj, seen)]
+    objects = [
+        _plain(obj)
+        for source in found.sources
+        for obj in _source_objects(source, limits or Limits())
+        if _first_time(obj, seen)
+    ]
     names = ", ".join(name for name, _ in files)
-    header = [f"Imported from {names}: {len(objects)} object(s), apiVersion and kind filled in from their lists or files."]
+    header = [
+        f"Imported from {names}: {len(objects)} object(s), apiVersion and kind filled in from their lists or files."
+    ]
     for notice in scenario.notices:
         if notice.code in _NOT_CARRIED:
             header += [notice.message, *(f"  {name}" for name in notice.objects)]
@@ -268,7 +307,9 @@ def _typed(obj: YMap, default_kind: str, default_api_version: str) -> YMap:
     kind = obj.get("kind") or default_kind
     api_version = obj.get("apiVersion") or (default_api_version if "kind" not in obj else "")
     if not api_version:
-        api_version = CONFIG_API_VERSION if kind == CONFIG_KIND else KINDS[kind].api_versions[0] if kind in KINDS else ""
+        api_version = (
+            CONFIG_API_VERSION if kind == CONFIG_KIND else KINDS[kind].api_versions[0] if kind in KINDS else ""
+        )
     typed = YMap(getattr(obj, "line", 0))
     if api_version:
         typed["apiVersion"] = api_version

@@ -57,8 +57,10 @@ KINDS = {
 }
 BINDING_MODES = (BINDING_IMMEDIATE, BINDING_WAIT_FOR_FIRST_CONSUMER)
 RECLAIM_POLICIES = ("Delete", "Recycle", "Retain")
-DEFAULT_CLASS_ANNOTATIONS = ("storageclass.kubernetes.io/is-default-class",
-                             "storageclass.beta.kubernetes.io/is-default-class")
+DEFAULT_CLASS_ANNOTATIONS = (
+    "storageclass.kubernetes.io/is-default-class",
+    "storageclass.beta.kubernetes.io/is-default-class",
+)
 
 
 # ---------------------------------------------------------------------- metadata
@@ -99,19 +101,34 @@ def _phase(obj: Field, allowed: tuple[str, ...], default: str) -> str:
 
 
 def decode_claim(obj: Field, meta: Metadata, doc_index: int) -> PersistentVolumeClaim:
-    claim = PersistentVolumeClaim(meta.namespace, meta.name, meta.uid, meta.labels, read_annotations(obj),
-                                  phase=_phase(obj, CLAIM_PHASES, CLAIM_PENDING), terminating=_terminating(obj),
-                                  owner_references=owner_references(obj), doc_index=doc_index, line=obj.line)
+    claim = PersistentVolumeClaim(
+        meta.namespace,
+        meta.name,
+        meta.uid,
+        meta.labels,
+        read_annotations(obj),
+        phase=_phase(obj, CLAIM_PHASES, CLAIM_PENDING),
+        terminating=_terminating(obj),
+        owner_references=owner_references(obj),
+        doc_index=doc_index,
+        line=obj.line,
+    )
     spec = obj.get_map("spec")
     if spec is None:
         obj.error_at("spec", "Required value")
         return claim
     parsed = volume_sources.claim_spec(spec)
-    return replace(claim, access_modes=parsed.access_modes, storage_request=parsed.storage_request,
-                   storage_class_name=parsed.storage_class_name, volume_name=parsed.volume_name,
-                   selector=parsed.selector, volume_mode=parsed.volume_mode,
-                   volume_attributes_class_name=parsed.volume_attributes_class_name,
-                   capacity=_status_capacity(obj))
+    return replace(
+        claim,
+        access_modes=parsed.access_modes,
+        storage_request=parsed.storage_request,
+        storage_class_name=parsed.storage_class_name,
+        volume_name=parsed.volume_name,
+        selector=parsed.selector,
+        volume_mode=parsed.volume_mode,
+        volume_attributes_class_name=parsed.volume_attributes_class_name,
+        capacity=_status_capacity(obj),
+    )
 
 
 def _status_capacity(obj: Field) -> Optional[Fraction]:
@@ -120,8 +137,9 @@ def _status_capacity(obj: Field) -> Optional[Fraction]:
     return volume_sources.storage_quantity(capacity, volume_sources.STORAGE) if capacity is not None else None
 
 
-def default_storage_class(claims: list[PersistentVolumeClaim],
-                          classes: list[StorageClass]) -> list[PersistentVolumeClaim]:
+def default_storage_class(
+    claims: list[PersistentVolumeClaim], classes: list[StorageClass]
+) -> list[PersistentVolumeClaim]:
     """The DefaultStorageClass admission plugin: a claim created with neither spec.storageClassName
     nor the beta class annotation gets the default class (the newest by creationTimestamp, then the
     first by name, when several are marked default). A stored claim already carries its class."""
@@ -129,19 +147,28 @@ def default_storage_class(claims: list[PersistentVolumeClaim],
     if not defaults:
         return claims
     newest = max(c.created.timestamp() if c.created else 0.0 for c in defaults)
-    chosen = min((c for c in defaults if (c.created.timestamp() if c.created else 0.0) == newest),
-                 key=lambda c: c.name)
-    return [replace(claim, storage_class_name=chosen.name)
-            if claim.storage_class_name is None and ANN_BETA_STORAGE_CLASS not in claim.annotations else claim
-            for claim in claims]
+    chosen = min((c for c in defaults if (c.created.timestamp() if c.created else 0.0) == newest), key=lambda c: c.name)
+    return [
+        replace(claim, storage_class_name=chosen.name)
+        if claim.storage_class_name is None and ANN_BETA_STORAGE_CLASS not in claim.annotations
+        else claim
+        for claim in claims
+    ]
 
 
 # ---------------------------------------------------------------------- PersistentVolume
 
 
 def decode_volume(obj: Field, meta: Metadata, doc_index: int) -> PersistentVolume:
-    volume = PersistentVolume(meta.name, meta.labels, read_annotations(obj), phase=_phase(obj, VOLUME_PHASES, VOLUME_PENDING),
-                              terminating=_terminating(obj), doc_index=doc_index, line=obj.line)
+    volume = PersistentVolume(
+        meta.name,
+        meta.labels,
+        read_annotations(obj),
+        phase=_phase(obj, VOLUME_PHASES, VOLUME_PENDING),
+        terminating=_terminating(obj),
+        doc_index=doc_index,
+        line=obj.line,
+    )
     spec = obj.get_map("spec")
     if spec is None:
         obj.error_at("spec", "Required value")
@@ -157,12 +184,19 @@ def decode_volume(obj: Field, meta: Metadata, doc_index: int) -> PersistentVolum
     node_affinity = _volume_node_affinity(spec, kind)
     vac = spec.get("volumeAttributesClassName")
     return replace(
-        volume, capacity=volume_sources.storage_quantity(capacity, volume_sources.STORAGE) if capacity else None,
-        access_modes=volume_sources.access_modes(spec), storage_class_name=class_name,
-        volume_mode=volume_sources.volume_mode(spec), volume_attributes_class_name=vac.as_str() if vac else None,
-        claim_ref=_claim_ref(spec), node_affinity=node_affinity, source_kind=kind, csi=_csi_source(spec, kind),
+        volume,
+        capacity=volume_sources.storage_quantity(capacity, volume_sources.STORAGE) if capacity else None,
+        access_modes=volume_sources.access_modes(spec),
+        storage_class_name=class_name,
+        volume_mode=volume_sources.volume_mode(spec),
+        volume_attributes_class_name=vac.as_str() if vac else None,
+        claim_ref=_claim_ref(spec),
+        node_affinity=node_affinity,
+        source_kind=kind,
+        csi=_csi_source(spec, kind),
         in_tree=volume_sources.in_tree_source(spec, kind),
-        reclaim_policy=volume_sources.enum_or(spec, "persistentVolumeReclaimPolicy", RECLAIM_POLICIES, "Retain"))
+        reclaim_policy=volume_sources.enum_or(spec, "persistentVolumeReclaimPolicy", RECLAIM_POLICIES, "Retain"),
+    )
 
 
 def _volume_node_affinity(spec: Field, kind: str) -> Optional[NodeSelector]:
@@ -195,8 +229,12 @@ def _csi_source(spec: Field, kind: str) -> Optional[CSIPersistentSource]:
     csi = spec.get_map("csi") if kind == "csi" else None
     if csi is None:
         return None
-    return CSIPersistentSource(volume_sources.required_str(csi, "driver"), volume_sources.required_str(csi, "volumeHandle"),
-                               csi.get_bool("readOnly"), csi.get_str("fsType"))
+    return CSIPersistentSource(
+        volume_sources.required_str(csi, "driver"),
+        volume_sources.required_str(csi, "volumeHandle"),
+        csi.get_bool("readOnly"),
+        csi.get_str("fsType"),
+    )
 
 
 # ---------------------------------------------------------------------- StorageClass
@@ -208,9 +246,16 @@ def decode_storage_class(obj: Field, meta: Metadata) -> StorageClass:
     provisioner = volume_sources.required_checked(obj, "provisioner", lambda name: is_qualified_name(name.lower()))
     metadata = obj.get_map("metadata")
     created = read_time(metadata.get("creationTimestamp")) if metadata is not None else None
-    return StorageClass(meta.name, provisioner, volume_sources.enum_or(obj, "volumeBindingMode", BINDING_MODES, BINDING_IMMEDIATE),
-                        _allowed_topologies(obj), volume_sources.enum_or(obj, "reclaimPolicy", ("Delete", "Retain"), "Delete"),
-                        read_annotations(obj), created, obj.line)
+    return StorageClass(
+        meta.name,
+        provisioner,
+        volume_sources.enum_or(obj, "volumeBindingMode", BINDING_MODES, BINDING_IMMEDIATE),
+        _allowed_topologies(obj),
+        volume_sources.enum_or(obj, "reclaimPolicy", ("Delete", "Retain"), "Delete"),
+        read_annotations(obj),
+        created,
+        obj.line,
+    )
 
 
 def _allowed_topologies(obj: Field) -> tuple[tuple[TopologySelectorRequirement, ...], ...]:
@@ -272,15 +317,25 @@ def decode_csi_driver(obj: Field, meta: Metadata) -> CSIDriver:
         obj.error_at("spec", "Required value")
         return CSIDriver(meta.name, line=obj.line)
     capacity = spec.get("storageCapacity")
-    return CSIDriver(meta.name, spec.get_bool("attachRequired", True),
-                     capacity.as_bool() if capacity is not None else False, obj.line)
+    return CSIDriver(
+        meta.name,
+        spec.get_bool("attachRequired", True),
+        capacity.as_bool() if capacity is not None else False,
+        obj.line,
+    )
 
 
 def decode_capacity(obj: Field, meta: Metadata) -> CSIStorageCapacity:
     class_name = volume_sources.required_checked(obj, "storageClassName", is_dns1123_subdomain)
-    return CSIStorageCapacity(meta.namespace, meta.name, class_name, label_selector(obj.get("nodeTopology")),
-                              volume_sources.storage_quantity(obj, "capacity"),
-                              volume_sources.storage_quantity(obj, "maximumVolumeSize"), obj.line)
+    return CSIStorageCapacity(
+        meta.namespace,
+        meta.name,
+        class_name,
+        label_selector(obj.get("nodeTopology")),
+        volume_sources.storage_quantity(obj, "capacity"),
+        volume_sources.storage_quantity(obj, "maximumVolumeSize"),
+        obj.line,
+    )
 
 
 def decode_attachment(obj: Field, meta: Metadata) -> VolumeAttachment:
@@ -294,8 +349,10 @@ def decode_attachment(obj: Field, meta: Metadata) -> VolumeAttachment:
     pv_name = source.get("persistentVolumeName") if source is not None else None
     inline = source.get("inlineVolumeSpec") if source is not None else None
     if source is None or (pv_name is None) == (inline is None):
-        (source or spec).error_at("persistentVolumeName" if source is not None else "source",
-                                  "Required value: must specify exactly one of inlineVolumeSpec and persistentVolumeName")
+        (source or spec).error_at(
+            "persistentVolumeName" if source is not None else "source",
+            "Required value: must specify exactly one of inlineVolumeSpec and persistentVolumeName",
+        )
     return VolumeAttachment(meta.name, attacher, node_name, pv_name.as_str() if pv_name is not None else None, obj.line)
 
 
@@ -334,7 +391,10 @@ def pending_volumes_notice(names: list[str]) -> Optional[Notice]:
     binder only takes Available volumes, and in a run no PV controller makes them Available."""
     if not names:
         return None
-    return Notice(NoticeCode.PENDING_VOLUMES,
-                  f"{len(names)} PersistentVolume(s) without status.phase are taken as Pending, as the API server "
-                  "stores a new volume; the scheduler binds only Available volumes (write status.phase: Available "
-                  "for a volume the PV controller has made available)", tuple(f"PersistentVolume {n}" for n in names))
+    return Notice(
+        NoticeCode.PENDING_VOLUMES,
+        f"{len(names)} PersistentVolume(s) without status.phase are taken as Pending, as the API server "
+        "stores a new volume; the scheduler binds only Available volumes (write status.phase: Available "
+        "for a volume the PV controller has made available)",
+        tuple(f"PersistentVolume {n}" for n in names),
+    )

@@ -24,8 +24,18 @@ DOCUMENT_START = re.compile(r"^---(?=[ \t\r]|$)[ \t]*(?:#.*)?$|^--- (?=\S)", re.
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 LIST_SUFFIX = "List"  # kind: List, and the typed lists the API returns (NodeList, PodList, ...)
-NAMESPACED = {"Pod", "Service", "ReplicaSet", "StatefulSet", "ReplicationController", "PodDisruptionBudget",
-              "PersistentVolumeClaim", "CSIStorageCapacity", "ResourceClaim", "ResourceClaimTemplate"}
+NAMESPACED = {
+    "Pod",
+    "Service",
+    "ReplicaSet",
+    "StatefulSet",
+    "ReplicationController",
+    "PodDisruptionBudget",
+    "PersistentVolumeClaim",
+    "CSIStorageCapacity",
+    "ResourceClaim",
+    "ResourceClaimTemplate",
+}
 
 KEEP = object()  # an edit's answer: leave this object as it is
 
@@ -52,9 +62,9 @@ def documents(text: str) -> list[Chunk]:
     """The stream split at its document starts, each part keeping its separator."""
     chunks, last, separator = [], 0, ""
     for match in DOCUMENT_START.finditer(text):
-        chunks.append(Chunk(separator, text[last:match.start()]))
+        chunks.append(Chunk(separator, text[last : match.start()]))
         end = match.end() + (1 if match.end() < len(text) and text[match.end()] == "\n" else 0)
-        separator, last = text[match.start():end], end
+        separator, last = text[match.start() : end], end
     chunks.append(Chunk(separator, text[last:]))
     return [c for c in chunks if c.separator or c.body]
 
@@ -99,7 +109,7 @@ def _edit_document(document: Any, kind: str, edit: Edit) -> tuple[bool, Any]:
 
 def _edit_list(document: dict[str, Any], kind: str, edit: Edit) -> tuple[bool, Any]:
     """Items of a typed List (NodeList, ...) carry no kind: they take it from the list."""
-    item_kind = document["kind"][:-len(LIST_SUFFIX)]
+    item_kind = document["kind"][: -len(LIST_SUFFIX)]
     items, changed = [], False
     for item in document["items"]:
         if item_kind and isinstance(item, dict) and "kind" not in item:

@@ -8,6 +8,7 @@ from fractions import Fraction
 from typing import Optional
 
 from scheduler_core.model import quantity
+
 # Re-exported (the "as" form says so to mypy): the loader's modules import them from here.
 from scheduler_core.model.validation import (
     is_dns1123_label as is_dns1123_label,

@@ -32,15 +32,60 @@ from scheduler_core.scenario.validation import check, check_str_enum, is_dns1123
 # Every VolumeSource field of v1.Volume (PersistentVolumeSource is a subset plus "local"): a volume
 # sets exactly one of them, so the one set names the volume's kind.
 POD_VOLUME_KINDS = (
-    "hostPath", "emptyDir", "gcePersistentDisk", "awsElasticBlockStore", "gitRepo", "secret", "nfs",
-    "iscsi", "glusterfs", "persistentVolumeClaim", "rbd", "flexVolume", "cinder", "cephfs", "flocker",
-    "downwardAPI", "fc", "azureFile", "configMap", "vsphereVolume", "quobyte", "azureDisk",
-    "photonPersistentDisk", "projected", "portworxVolume", "scaleIO", "storageos", "csi", "ephemeral", "image",
+    "hostPath",
+    "emptyDir",
+    "gcePersistentDisk",
+    "awsElasticBlockStore",
+    "gitRepo",
+    "secret",
+    "nfs",
+    "iscsi",
+    "glusterfs",
+    "persistentVolumeClaim",
+    "rbd",
+    "flexVolume",
+    "cinder",
+    "cephfs",
+    "flocker",
+    "downwardAPI",
+    "fc",
+    "azureFile",
+    "configMap",
+    "vsphereVolume",
+    "quobyte",
+    "azureDisk",
+    "photonPersistentDisk",
+    "projected",
+    "portworxVolume",
+    "scaleIO",
+    "storageos",
+    "csi",
+    "ephemeral",
+    "image",
 )
 PERSISTENT_VOLUME_KINDS = (
-    "gcePersistentDisk", "awsElasticBlockStore", "hostPath", "glusterfs", "nfs", "rbd", "iscsi", "cinder",
-    "cephfs", "fc", "flocker", "flexVolume", "azureFile", "vsphereVolume", "quobyte", "azureDisk",
-    "photonPersistentDisk", "portworxVolume", "scaleIO", "local", "storageos", "csi",
+    "gcePersistentDisk",
+    "awsElasticBlockStore",
+    "hostPath",
+    "glusterfs",
+    "nfs",
+    "rbd",
+    "iscsi",
+    "cinder",
+    "cephfs",
+    "fc",
+    "flocker",
+    "flexVolume",
+    "azureFile",
+    "vsphereVolume",
+    "quobyte",
+    "azureDisk",
+    "photonPersistentDisk",
+    "portworxVolume",
+    "scaleIO",
+    "local",
+    "storageos",
+    "csi",
 )
 STORAGE = "storage"
 AZURE_DISK_KINDS = ("Shared", "Dedicated", "Managed")
@@ -84,29 +129,31 @@ def _partition(field: Field) -> int:
 
 
 def _gce(field: Field) -> GCEPersistentDisk:
-    return GCEPersistentDisk(required_str(field, "pdName"), field.get_str("fsType"), _partition(field),
-                             field.get_bool("readOnly"))
+    return GCEPersistentDisk(
+        required_str(field, "pdName"), field.get_str("fsType"), _partition(field), field.get_bool("readOnly")
+    )
 
 
 def _aws(field: Field) -> AWSElasticBlockStore:
-    return AWSElasticBlockStore(required_str(field, "volumeID"), field.get_str("fsType"), _partition(field),
-                                field.get_bool("readOnly"))
+    return AWSElasticBlockStore(
+        required_str(field, "volumeID"), field.get_str("fsType"), _partition(field), field.get_bool("readOnly")
+    )
 
 
 def _rbd(field: Field) -> RBDVolume:
     monitors = tuple(value for value, _ in field.get_str_list("monitors"))
     if not monitors:
         field.error_at("monitors", "Required value")
-    return RBDVolume(monitors, required_str(field, "image"), field.get_str("pool") or "rbd",
-                     field.get_bool("readOnly"))
+    return RBDVolume(monitors, required_str(field, "image"), field.get_str("pool") or "rbd", field.get_bool("readOnly"))
 
 
 def _iscsi(field: Field) -> ISCSIVolume:
     iqn = required_str(field, "iqn")
     if iqn and not iqn.startswith(("iqn", "eui", "naa")):
         field.error_at("iqn", "must be valid format starting with iqn, eui, or naa")
-    return ISCSIVolume(required_str(field, "targetPortal"), iqn, field.get_int("lun", 0, 0, 255),
-                       field.get_bool("readOnly"))
+    return ISCSIVolume(
+        required_str(field, "targetPortal"), iqn, field.get_int("lun", 0, 0, 255), field.get_bool("readOnly")
+    )
 
 
 def _cinder(field: Field) -> CinderVolume:
@@ -116,8 +163,14 @@ def _cinder(field: Field) -> CinderVolume:
 def _azure_disk(field: Field) -> AzureDiskVolume:
     kind = enum_or(field, "kind", AZURE_DISK_KINDS, "Shared")
     caching = enum_or(field, "cachingMode", AZURE_CACHING_MODES, "ReadWrite")
-    return AzureDiskVolume(required_str(field, "diskName"), required_str(field, "diskURI"), kind, caching,
-                           field.get_str("fsType", "ext4") or "ext4", field.get_bool("readOnly"))
+    return AzureDiskVolume(
+        required_str(field, "diskName"),
+        required_str(field, "diskURI"),
+        kind,
+        caching,
+        field.get_str("fsType", "ext4") or "ext4",
+        field.get_bool("readOnly"),
+    )
 
 
 def enum_or(field: Field, key: str, allowed: tuple[str, ...], default: str) -> str:
@@ -131,13 +184,16 @@ def enum_or(field: Field, key: str, allowed: tuple[str, ...], default: str) -> s
 
 def _azure_file(field: Field) -> AzureFileVolume:
     namespace = field.get("secretNamespace")
-    return AzureFileVolume(required_str(field, "secretName"), required_str(field, "shareName"),
-                           field.get_bool("readOnly"), namespace.as_str() if namespace is not None else None)
+    return AzureFileVolume(
+        required_str(field, "secretName"),
+        required_str(field, "shareName"),
+        field.get_bool("readOnly"),
+        namespace.as_str() if namespace is not None else None,
+    )
 
 
 def _vsphere(field: Field) -> VsphereVolume:
-    return VsphereVolume(required_str(field, "volumePath"), field.get_str("fsType"),
-                         field.get_str("storagePolicyName"))
+    return VsphereVolume(required_str(field, "volumePath"), field.get_str("fsType"), field.get_str("storagePolicyName"))
 
 
 def _portworx(field: Field) -> PortworxVolume:
@@ -172,8 +228,15 @@ def in_tree_source(obj: Field, kind: str) -> Optional[InTreeSource]:
 class ClaimSpec:
     """A PersistentVolumeClaimSpec (a claim's, or an ephemeral volume's template) as validated."""
 
-    __slots__ = ("access_modes", "storage_request", "storage_class_name", "volume_name", "selector",
-                 "volume_mode", "volume_attributes_class_name")
+    __slots__ = (
+        "access_modes",
+        "storage_request",
+        "storage_class_name",
+        "volume_name",
+        "selector",
+        "volume_mode",
+        "volume_attributes_class_name",
+    )
 
     def __init__(self) -> None:
         self.access_modes: tuple[str, ...] = ()
@@ -225,8 +288,7 @@ def _storage_request(spec: Field) -> Optional[Fraction]:
     requests = resources.get_map("requests") if resources is not None else None
     item = requests.get(STORAGE) if requests is not None else None
     if item is None:
-        (requests or spec).error_at(STORAGE if requests is not None else "resources.requests.storage",
-                                    "Required value")
+        (requests or spec).error_at(STORAGE if requests is not None else "resources.requests.storage", "Required value")
         return None
     return positive_quantity(item)
 

@@ -150,8 +150,13 @@ class Composer:
                 else:
                     value = event.value  # quoted: always a string
                 anchor = event.anchor
-                if anchor is None and top is not None and top.key is None and not top.skipped \
-                        and type(top.container) is YMap:
+                if (
+                    anchor is None
+                    and top is not None
+                    and top.key is None
+                    and not top.skipped
+                    and type(top.container) is YMap
+                ):
                     top.size += 1  # a mapping key
                     top.key = value if type(value) is str else _key_text(value)
                     top.key_line = line
@@ -171,8 +176,10 @@ class Composer:
                 anchor = None
             elif kind is DocumentStartEvent:
                 if len(self.documents) >= self.limits.max_documents:
-                    self._problem(event.start_mark.line + 1,
-                                  f"more than {self.limits.max_documents} documents (Limits.max_documents)")
+                    self._problem(
+                        event.start_mark.line + 1,
+                        f"more than {self.limits.max_documents} documents (Limits.max_documents)",
+                    )
                     return
                 doc_line, root, anchors = event.start_mark.line + 1, None, {}
                 self._depth_reported = False
@@ -214,8 +221,16 @@ class Composer:
         stack.append(frame)
         return frame
 
-    def _add(self, stack: list[_Frame], value: Any, size: int, line: int, anchor: Optional[str],
-             anchors: dict[str, tuple[Any, int]], root: Any) -> Any:
+    def _add(
+        self,
+        stack: list[_Frame],
+        value: Any,
+        size: int,
+        line: int,
+        anchor: Optional[str],
+        anchors: dict[str, tuple[Any, int]],
+        root: Any,
+    ) -> Any:
         if anchor is not None:
             anchors[anchor] = (value, size)
         if not stack:
@@ -268,14 +283,19 @@ class Composer:
     # -------------------------------------------------------------- aliases
     def _alias(self, event: AliasEvent, line: int, anchors: dict[str, tuple[Any, int]]) -> tuple[Any, int]:
         if event.anchor not in anchors:
-            self._problem(line, f'found undefined alias "{event.anchor}" (or an alias to a node that is not yet complete)')
+            self._problem(
+                line, f'found undefined alias "{event.anchor}" (or an alias to a node that is not yet complete)'
+            )
             return None, 1
         value, size = anchors[event.anchor]
         self._aliases += 1
         self._alias_nodes += size
         if self._aliases > self.limits.max_aliases or self._alias_nodes > self.limits.max_alias_expansion:
-            self._problem(line, f"too many YAML aliases: more than {self.limits.max_aliases} aliases or "
-                                f"{self.limits.max_alias_expansion} aliased nodes (Limits.max_aliases)")
+            self._problem(
+                line,
+                f"too many YAML aliases: more than {self.limits.max_aliases} aliases or "
+                f"{self.limits.max_alias_expansion} aliased nodes (Limits.max_aliases)",
+            )
             raise _AliasBudgetExceeded()
         return value, size
 

@@ -58,8 +58,12 @@ def is_delay_binding_mode(claim: PersistentVolumeClaim, classes: Mapping[str, St
     return mode == BINDING_WAIT_FOR_FIRST_CONSUMER
 
 
-def find_matching_volume(claim: PersistentVolumeClaim, volumes: list[PersistentVolume], node_labels: Labels,
-                         excluded: Mapping[str, PersistentVolume]) -> Optional[PersistentVolume]:
+def find_matching_volume(
+    claim: PersistentVolumeClaim,
+    volumes: list[PersistentVolume],
+    node_labels: Labels,
+    excluded: Mapping[str, PersistentVolume],
+) -> Optional[PersistentVolume]:
     """FindMatchingVolume on the scheduler's path (a node, delayBinding, VolumeAttributesClass on):
     a volume pre-bound to the claim if it fits the node, else the smallest available volume of the
     claim's class, mode and attributes class that is big enough, matches the selector, offers the
@@ -105,14 +109,14 @@ def bind_volume_to_claim(pv: PersistentVolume, claim: PersistentVolumeClaim) -> 
     return volume, dirty
 
 
-def match_topology_selector_terms(terms: tuple[tuple[TopologySelectorRequirement, ...], ...],
-                                  labels: Labels) -> bool:
+def match_topology_selector_terms(terms: tuple[tuple[TopologySelectorRequirement, ...], ...], labels: Labels) -> bool:
     """v1helper.MatchTopologySelectorTerms: no terms match everything; terms are ORed, an empty term
     matches nothing, and every ``key In values`` of a term must hold."""
     if not terms:
         return True
-    return any(term and all(labels.get(r.key) in r.values if r.key in labels else False for r in term)
-               for term in terms)
+    return any(
+        term and all(labels.get(r.key) in r.values if r.key in labels else False for r in term) for term in terms
+    )
 
 
 def ephemeral_claim_error(pod: Pod, claim: PersistentVolumeClaim) -> Optional[str]:
@@ -120,6 +124,7 @@ def ephemeral_claim_error(pod: Pod, claim: PersistentVolumeClaim) -> Optional[st
     (metav1.IsControlledBy compares the controller reference's uid); the error text, or None."""
     controller = next((ref for ref in claim.owner_references if ref.controller), None)
     if claim.namespace != pod.namespace or controller is None or controller.uid != pod.uid:
-        return (f"PVC {claim.namespace}/{claim.name} was not created for pod {pod.namespace}/{pod.name} "
-                "(pod is not owner)")
+        return (
+            f"PVC {claim.namespace}/{claim.name} was not created for pod {pod.namespace}/{pod.name} (pod is not owner)"
+        )
     return None

@@ -37,16 +37,23 @@ def node_affinity_json(selector: Optional[NodeSelector]) -> Optional[list[list[d
     """Required node affinity as terms (ORed) of requirements (ANDed)."""
     if selector is None:
         return None
-    return [[{"key": r.key, "operator": r.operator, "values": list(r.values)} for r in term.match_expressions]
-            + [{"field": r.key, "operator": r.operator, "values": list(r.values)} for r in term.match_fields]
-            for term in selector.terms]
+    return [
+        [{"key": r.key, "operator": r.operator, "values": list(r.values)} for r in term.match_expressions]
+        + [{"field": r.key, "operator": r.operator, "values": list(r.values)} for r in term.match_fields]
+        for term in selector.terms
+    ]
 
 
 def volume_json(volume: PersistentVolume) -> dict[str, object]:
-    out: dict[str, object] = {"name": volume.name, "phase": volume.phase, "storageClass": volume.class_name,
-           "accessModes": list(volume.access_modes), "nodeAffinity": node_affinity_json(volume.node_affinity),
-           "topologyLabels": {k: volume.labels[k] for k in TOPOLOGY_LABELS if k in volume.labels},
-           "source": volume.source_kind}
+    out: dict[str, object] = {
+        "name": volume.name,
+        "phase": volume.phase,
+        "storageClass": volume.class_name,
+        "accessModes": list(volume.access_modes),
+        "nodeAffinity": node_affinity_json(volume.node_affinity),
+        "topologyLabels": {k: volume.labels[k] for k in TOPOLOGY_LABELS if k in volume.labels},
+        "source": volume.source_kind,
+    }
     if volume.capacity is not None:
         out["capacityBytes"] = quantity.value(volume.capacity)
     if volume.csi is not None:
@@ -67,7 +74,7 @@ def volume_domains(volume: PersistentVolume) -> dict[str, list[str]]:
             for value in volume.labels[key].split("__"):  # the multi-zone label joins zones with "__"
                 if value not in domains[key]:
                     domains[key].append(value)
-    for term in (volume.node_affinity.terms if volume.node_affinity else ()):
+    for term in volume.node_affinity.terms if volume.node_affinity else ():
         for requirement in term.match_expressions:
             if requirement.operator == "In":
                 values = domains.setdefault(requirement.key, [])
@@ -77,9 +84,13 @@ def volume_domains(volume: PersistentVolume) -> dict[str, list[str]]:
 
 def cluster_volume_json(volume: PersistentVolume) -> dict[str, object]:
     """A PersistentVolume as the cluster view draws it: its domains, state and claim."""
-    out: dict[str, object] = {"name": volume.name, "phase": volume.phase, "storageClass": volume.class_name or None,
-           "claim": f"{volume.claim_ref.namespace}/{volume.claim_ref.name}" if volume.claim_ref else None,
-           "domains": volume_domains(volume)}
+    out: dict[str, object] = {
+        "name": volume.name,
+        "phase": volume.phase,
+        "storageClass": volume.class_name or None,
+        "claim": f"{volume.claim_ref.namespace}/{volume.claim_ref.name}" if volume.claim_ref else None,
+        "domains": volume_domains(volume),
+    }
     if volume.capacity is not None:
         out["capacityBytes"] = quantity.value(volume.capacity)
     return out
@@ -97,10 +108,15 @@ def _claim_state(claim: PersistentVolumeClaim) -> str:
 
 def claim_json(claim: PersistentVolumeClaim, storage: StorageState) -> dict[str, object]:
     storage_class = storage.storage_class(claim.class_name) if claim.class_name else None
-    out: dict[str, object] = {"claim": claim.key, "state": _claim_state(claim), "phase": claim.phase,
-           "storageClass": claim.class_name or None, "accessModes": list(claim.access_modes),
-           "bindingMode": storage_class.volume_binding_mode if storage_class else None,
-           "provisioner": storage_class.provisioner if storage_class else None}
+    out: dict[str, object] = {
+        "claim": claim.key,
+        "state": _claim_state(claim),
+        "phase": claim.phase,
+        "storageClass": claim.class_name or None,
+        "accessModes": list(claim.access_modes),
+        "bindingMode": storage_class.volume_binding_mode if storage_class else None,
+        "provisioner": storage_class.provisioner if storage_class else None,
+    }
     if claim.storage_request is not None:
         out["requestBytes"] = quantity.value(claim.storage_request)
     if ANN_SELECTED_NODE in claim.annotations:
@@ -118,8 +134,11 @@ def pod_volume_json(pod: Pod, volume: Volume, storage: StorageState) -> dict[str
     claim_name = volume.claim_for(pod.name)
     if claim_name is not None:
         claim = storage.claim(pod.namespace, claim_name)
-        out.update(claim_json(claim, storage) if claim is not None
-                   else {"claim": f"{pod.namespace}/{claim_name}", "state": CLAIM_MISSING})
+        out.update(
+            claim_json(claim, storage)
+            if claim is not None
+            else {"claim": f"{pod.namespace}/{claim_name}", "state": CLAIM_MISSING}
+        )
     plugin = translation.plugin_for(volume.in_tree)
     if plugin is not None:
         out["migratesTo"] = plugin.driver_name
@@ -131,5 +150,8 @@ def pod_volume_json(pod: Pod, volume: Volume, storage: StorageState) -> dict[str
 def pod_volumes_json(pod: Pod, storage: StorageState) -> list[dict[str, object]]:
     """The pod's volumes that the volume plugins look at (claims, ephemeral claims, in-tree disks,
     inline CSI); others (emptyDir, configMap, ...) are left out."""
-    return [pod_volume_json(pod, v, storage) for v in pod.volumes
-            if v.claim_for(pod.name) is not None or v.in_tree is not None or v.csi_driver]
+    return [
+        pod_volume_json(pod, v, storage)
+        for v in pod.volumes
+        if v.claim_for(pod.name) is not None or v.in_tree is not None or v.csi_driver
+    ]

@@ -88,10 +88,15 @@ def _topology_values(selector: Optional[NodeSelector], key: str) -> list[str]:
 
 def _rename_key(selector: NodeSelector, old: str, new: str) -> NodeSelector:
     """replaceTopology."""
-    return NodeSelector(tuple(
-        replace(term, match_expressions=tuple(replace(r, key=new) if r.key == old else r
-                                              for r in term.match_expressions))
-        for term in selector.terms))
+    return NodeSelector(
+        tuple(
+            replace(
+                term,
+                match_expressions=tuple(replace(r, key=new) if r.key == old else r for r in term.match_expressions),
+            )
+            for term in selector.terms
+        )
+    )
 
 
 def _add_topology(selector: Optional[NodeSelector], key: str, zones: list[str]) -> Optional[NodeSelector]:
@@ -142,7 +147,10 @@ def _vsphere_topology(pv: PersistentVolume) -> Optional[NodeSelector]:
     """translateTopologyFromInTreevSphereToCSI: zone and region keys both become vSphere's own."""
     zone_label, region_label = _topology_labels(pv)
     affinity = pv.node_affinity
-    for label, csi_key in ((zone_label, "topology.csi.vmware.com/zone"), (region_label, "topology.csi.vmware.com/region")):
+    for label, csi_key in (
+        (zone_label, "topology.csi.vmware.com/zone"),
+        (region_label, "topology.csi.vmware.com/region"),
+    ):
         if _topology_values(affinity, label):
             assert affinity is not None  # the values are its own
             affinity = _rename_key(affinity, label, csi_key)
@@ -195,8 +203,12 @@ def _gce_pv(pv: PersistentVolume, source: GCEPersistentDisk) -> CSIPersistentSou
 
 
 def _gce_inline(name: str, source: GCEPersistentDisk, namespace: str) -> CSIPersistentSource:
-    return CSIPersistentSource(GCE_PD_DRIVER, f"projects/{UNSPECIFIED}/zones/{UNSPECIFIED}/disks/{source.pd_name}",
-                               source.read_only, source.fs_type)
+    return CSIPersistentSource(
+        GCE_PD_DRIVER,
+        f"projects/{UNSPECIFIED}/zones/{UNSPECIFIED}/disks/{source.pd_name}",
+        source.read_only,
+        source.fs_type,
+    )
 
 
 _EBS_VOLUME_ID = re.compile(r"^vol-[^/]*$")
@@ -209,12 +221,14 @@ def ebs_volume_id(kubernetes_id: str) -> str:
     try:
         parts = urlsplit(kubernetes_id)
     except ValueError as err:
-        raise TranslationError(f"failed to translate Kubernetes ID to EBS Volume ID Invalid disk name "
-                               f"({kubernetes_id}): {err}") from None
+        raise TranslationError(
+            f"failed to translate Kubernetes ID to EBS Volume ID Invalid disk name ({kubernetes_id}): {err}"
+        ) from None
     volume_id = parts.path.strip("/")
     if not _EBS_VOLUME_ID.match(volume_id):
-        raise TranslationError(f"failed to translate Kubernetes ID to EBS Volume ID Invalid format for AWS volume "
-                               f"({kubernetes_id})")
+        raise TranslationError(
+            f"failed to translate Kubernetes ID to EBS Volume ID Invalid format for AWS volume ({kubernetes_id})"
+        )
     return volume_id
 
 
@@ -259,8 +273,11 @@ def _azure_account(secret_name: str) -> str:
 
 
 def _azure_file_pv(pv: PersistentVolume, source: AzureFileVolume) -> CSIPersistentSource:
-    namespace = source.secret_namespace if source.secret_namespace is not None else (
-        pv.claim_ref.namespace if pv.claim_ref is not None else "")
+    namespace = (
+        source.secret_namespace
+        if source.secret_namespace is not None
+        else (pv.claim_ref.namespace if pv.claim_ref is not None else "")
+    )
     if not namespace:
         raise TranslationError("could not find a secret namespace in PersistentVolumeSource or ClaimRef")
     group = pv.annotations.get(AZURE_FILE_RESOURCE_GROUP, "")
@@ -302,12 +319,25 @@ PORTWORX_DRIVER = "pxd.portworx.com"
 
 # Any: each plugin has its own source type, and plugin_for picks one by isinstance on source_type.
 PLUGINS: tuple[InTreePlugin[Any], ...] = (
-    InTreePlugin(GCE_PD, GCE_PD_DRIVER, GCEPersistentDisk, _gce_pv, _gce_inline,
-                 _zonal_topology("topology.gke.io/zone")),
-    InTreePlugin(AWS_EBS, AWS_EBS_DRIVER, AWSElasticBlockStore, _aws_pv, _aws_inline,
-                 _zonal_topology("topology.ebs.csi.aws.com/zone")),
-    InTreePlugin(CINDER, CINDER_DRIVER, CinderVolume, _cinder_pv, _cinder_inline,
-                 _zonal_topology("topology.cinder.csi.openstack.org/zone")),
+    InTreePlugin(
+        GCE_PD, GCE_PD_DRIVER, GCEPersistentDisk, _gce_pv, _gce_inline, _zonal_topology("topology.gke.io/zone")
+    ),
+    InTreePlugin(
+        AWS_EBS,
+        AWS_EBS_DRIVER,
+        AWSElasticBlockStore,
+        _aws_pv,
+        _aws_inline,
+        _zonal_topology("topology.ebs.csi.aws.com/zone"),
+    ),
+    InTreePlugin(
+        CINDER,
+        CINDER_DRIVER,
+        CinderVolume,
+        _cinder_pv,
+        _cinder_inline,
+        _zonal_topology("topology.cinder.csi.openstack.org/zone"),
+    ),
     InTreePlugin(AZURE_DISK, AZURE_DISK_DRIVER, AzureDiskVolume, _azure_disk_pv, _azure_disk_inline, _unchanged),
     InTreePlugin(AZURE_FILE, AZURE_FILE_DRIVER, AzureFileVolume, _azure_file_pv, _azure_file_inline, _unchanged),
     InTreePlugin(VSPHERE, VSPHERE_DRIVER, VsphereVolume, _vsphere_pv, _vsphere_inline, _vsphere_topology),

@@ -62,13 +62,21 @@ def server(tmp_path_factory) -> str:
     """Base URL of a fresh SchedLab (own SQLite database and broker folder)."""
     var = tmp_path_factory.mktemp("schedlab-var")
     port = _free_port()
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DJANGO_SETTINGS_MODULE", "DEBUG")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DJANGO_SETTINGS_MODULE", "DEBUG")
+    }
     env.update(SCHEDLAB_VAR_DIR=str(var), PYTHONUNBUFFERED="1")
     log = var / "server.log"
     with open(log, "ab") as handle:
         process = subprocess.Popen(
             [sys.executable, "manage.py", "runembedded", "--port", str(port), "--concurrency", "1"],
-            cwd=REPO, env=env, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True,
+            cwd=REPO,
+            env=env,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -115,7 +123,14 @@ def new_page(browser, errors: PageErrors):
     page = context.new_page()
     page.set_default_timeout(15_000)
     page.on("pageerror", lambda exc: errors.append(f"pageerror: {exc}"))
-    page.on("console", lambda msg: errors.append(f"console: {msg.text}") if msg.type == "error" and "Content Security Policy" in msg.text else None)
+    page.on(
+        "console",
+        lambda msg: (
+            errors.append(f"console: {msg.text}")
+            if msg.type == "error" and "Content Security Policy" in msg.text
+            else None
+        ),
+    )
     return context, page
 
 

@@ -25,8 +25,9 @@ def api_post(page: Page, path: str, body: dict) -> dict:
     if not any(c["name"] == "csrftoken" for c in page.context.cookies()):
         page.goto(page.base_url + "/")
     token = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
-    response = page.request.post(page.base_url + path, data=json.dumps(body),
-                                 headers={"Content-Type": "application/json", "X-CSRFToken": token})
+    response = page.request.post(
+        page.base_url + path, data=json.dumps(body), headers={"Content-Type": "application/json", "X-CSRFToken": token}
+    )
     assert response.ok, response.text()
     return response.json()
 
@@ -78,7 +79,8 @@ def open_step(page: Page, run_id: int, cycle: int, step: str, base: str | None =
 
 def table_rows(page: Page, selector: str) -> list[list[str]]:
     return page.locator(f"{selector} tbody tr").evaluate_all(
-        "rows => rows.map(r => [...r.children].map(c => c.textContent.trim()))")
+        "rows => rows.map(r => [...r.children].map(c => c.textContent.trim()))"
+    )
 
 
 def zoned_scenario(nodes: int = 210, pending: int = 3) -> str:
@@ -99,7 +101,9 @@ spec:
   - {{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {{matchLabels: {{app: web}}}}}}
   - {{maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway, labelSelector: {{matchLabels: {{app: web}}}}}}""")
     # Over 100 nodes the release scores an adaptive share of them; these tests read every node's score.
-    docs.append("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\npercentageOfNodesToScore: 100")
+    docs.append(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\npercentageOfNodesToScore: 100"
+    )
     return "\n---\n".join(docs) + "\n"
 
 

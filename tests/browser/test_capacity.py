@@ -56,7 +56,9 @@ def test_can_this_node_go_names_the_budget_that_keeps_it(page):
     verdict = answer.locator(".capacity-verdicts li[data-node='node-1']")
     expect(verdict).to_contain_text("must stay", timeout=ANSWER_MS)
     expect(verdict).to_contain_text("blocked by budget default/web-pdb")
-    expect(answer.locator("#capacity-deciding-link")).to_have_attribute("href", re.compile(r"/runs/\d+/\?changeStep=1$"))
+    expect(answer.locator("#capacity-deciding-link")).to_have_attribute(
+        "href", re.compile(r"/runs/\d+/\?changeStep=1$")
+    )
 
 
 # --- how many more copies of a pod fit: the one pass (issue 42) ------------------------------------
@@ -84,13 +86,19 @@ def test_counted_copies_show_the_method_each_nodes_copies_and_the_next_copys_mes
     expect(answer.locator("h3")).to_have_text("How many more copies of default/api-0 fit?")
     expect(answer.locator(".capacity-verdict")).to_contain_text("19 more fit", timeout=ANSWER_MS)
     expect(answer.locator(".capacity-copies-answer .capacity-method")).to_contain_text(
-        "Counted: the copies are independent")
+        "Counted: the copies are independent"
+    )
     assert table_rows(page, "#capacity-answer table.capacity-per-node") == [
-        ["node-1", "7"], ["node-2", "7"], ["node-3", "5"]]
+        ["node-1", "7"],
+        ["node-2", "7"],
+        ["node-3", "5"],
+    ]
     expect(answer.locator(".capacity-per-node caption")).to_have_text("Copies per node: 19 on 3 node(s)")
     stopper = answer.locator(".capacity-stopper")
     expect(stopper.locator(".capacity-stopped-by")).to_have_text("default/api-0-copy-20")
-    expect(stopper.locator("code")).to_contain_text("0/4 nodes are available: 1 node(s) had untolerated taint(s), 3 Insufficient cpu.")
+    expect(stopper.locator("code")).to_contain_text(
+        "0/4 nodes are available: 1 node(s) had untolerated taint(s), 3 Insufficient cpu."
+    )
     answer.scroll_into_view_if_needed()
     snap(page, "capacity-copies")
     answer.locator("#capacity-deciding-link").click()
@@ -112,10 +120,15 @@ def test_placed_copies_show_their_progress_and_stop_at_max(page):
     _cluster_with(page, "many", many_copies_text(1500))
     _ask_copies(page, "default/p", 2500)
     answer = page.locator("#capacity-answer")
-    expect(answer.locator(".capacity-max")).to_have_text("Stopped at --max 2500: at least 2,500 fit.", timeout=ANSWER_MS)
+    expect(answer.locator(".capacity-max")).to_have_text(
+        "Stopped at --max 2500: at least 2,500 fit.", timeout=ANSWER_MS
+    )
     expect(answer.locator(".capacity-copies-answer .capacity-method")).to_contain_text(
-        "Placed one by one: not counted: 2 DoNotSchedule spread constraints")
-    expect(answer.locator(".capacity-rate")).to_contain_text(re.compile(r"2,500 copies, [\d,]+ per CPU second of the worker's pass"))
+        "Placed one by one: not counted: 2 DoNotSchedule spread constraints"
+    )
+    expect(answer.locator(".capacity-rate")).to_contain_text(
+        re.compile(r"2,500 copies, [\d,]+ per CPU second of the worker's pass")
+    )
     expect(answer.locator(".capacity-per-node caption")).to_have_text("Copies per node: 2,500 on 1,500 node(s)")
     expect(answer.locator(".capacity-per-node tfoot")).to_have_text("… and 1,400 more node(s)")
     expect(answer.locator(".capacity-stopper")).to_have_count(0)

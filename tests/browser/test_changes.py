@@ -15,8 +15,11 @@ from tests.browser.helpers import api_post, editor_text, expect_editor_text, sta
 
 pytestmark = pytest.mark.browser
 
-NODES = [f"apiVersion: v1\nkind: Node\nmetadata: {{name: {name}, labels: {{kubernetes.io/hostname: {name}, zone: {zone}}}}}\n"
-         f"status: {{allocatable: {{cpu: \"2\", memory: 8Gi, pods: \"110\"}}}}\n" for name, zone in (("n1", "a"), ("n2", "b"), ("n3", "a"))]
+NODES = [
+    f"apiVersion: v1\nkind: Node\nmetadata: {{name: {name}, labels: {{kubernetes.io/hostname: {name}, zone: {zone}}}}}\n"
+    f'status: {{allocatable: {{cpu: "2", memory: 8Gi, pods: "110"}}}}\n'
+    for name, zone in (("n1", "a"), ("n2", "b"), ("n3", "a"))
+]
 DEPLOYMENT = """apiVersion: apps/v1
 kind: Deployment
 metadata: {name: web, namespace: default}
@@ -75,9 +78,9 @@ def test_a_step_built_in_the_changes_panel_runs_and_its_summary_is_shown(page, f
     expect(row.locator("td.created li").first).to_be_visible()
     expect(row.locator("td.created li").first).to_have_text(re.compile(r"^default/web-[0-9a-f]{10}-\d+$"))
     expect(panel.locator("tr.rollout-row")).to_have_count(0)  # a scale is no rollout
-    expect(panel.locator("li.step-heading .text")).to_have_text([
-        "step 0 — scenario: 2 created, 2 placed, 0 pending",
-        "step 1 — scale web to 5: 3 created, 3 placed, 0 pending"])
+    expect(panel.locator("li.step-heading .text")).to_have_text(
+        ["step 0 — scenario: 2 created, 2 placed, 0 pending", "step 1 — scale web to 5: 3 created, 3 placed, 0 pending"]
+    )
 
     row.locator(".step-cluster-button").click()
     cluster = page.locator("#step-cluster")
@@ -122,7 +125,7 @@ def test_the_changes_document_is_written_alone_and_removed_with_its_last_step(pa
     out = page.evaluate(CHANGES_DOC, [SCENARIO])
     assert out["workloads"] == [{"kind": "Deployment", "namespace": "default", "name": "web", "replicas": 2}]
     assert ["zone", "a"] in out["labels"] and ["kubernetes.io/hostname", "n3"] in out["labels"]
-    assert out["added"].startswith(SCENARIO) and "kind: Changes" in out["added"][len(SCENARIO):]
+    assert out["added"].startswith(SCENARIO) and "kind: Changes" in out["added"][len(SCENARIO) :]
     assert out["steps"] == [["lose the nodes labelled zone=a"], ["add 2 node(s) like n2 (b-1…)"]]
     assert out["removed"] == SCENARIO
     assert out["twice"] == "The text holds 2 Changes documents; one per scenario"
@@ -137,7 +140,10 @@ REPLACE_IN_EDITOR = """async ([before, after]) => {
 
 
 def test_editing_the_changes_document_in_the_yaml_updates_the_panel(page):
-    text = SCENARIO + "---\nkind: Changes\napiVersion: schedlab.io/v1alpha1\nsteps:\n- operations:\n  - cordon: {node: n3}\n"
+    text = (
+        SCENARIO
+        + "---\nkind: Changes\napiVersion: schedlab.io/v1alpha1\nsteps:\n- operations:\n  - cordon: {node: n3}\n"
+    )
     created = api_post(page, "/api/scenarios", {"name": "hand-written step", "text": text})
     page.goto(f"{page.base_url}/scenarios/{created['id']}/")
     page.click("#tab-changes")
@@ -175,28 +181,50 @@ def test_every_operation_has_a_form_and_a_wrong_value_is_named_without_losing_wh
     page.goto(f"{page.base_url}/scenarios/{created['id']}/")
     expect(page.locator("#validity")).to_contain_text("valid")
     page.click("#tab-changes")
-    expect(page.locator("#changes-verb option")).to_have_text([
-        "scale a workload to", "drain a node", "cordon a node", "uncordon a node", "add nodes like", "lose a node",
-        "lose the nodes labelled", "roll out (set) a workload's template", "patch an object", "create an object",
-        "delete an object", "complete a Job"])
+    expect(page.locator("#changes-verb option")).to_have_text(
+        [
+            "scale a workload to",
+            "drain a node",
+            "cordon a node",
+            "uncordon a node",
+            "add nodes like",
+            "lose a node",
+            "lose the nodes labelled",
+            "roll out (set) a workload's template",
+            "patch an object",
+            "create an object",
+            "delete an object",
+            "complete a Job",
+        ]
+    )
 
     # set: a rollout of web's template; its one container is chosen for it.
     page.select_option("#changes-verb", "set")
     expect(page.locator("#changes-rollout")).to_have_value("Deployment/default/web")
     expect(page.locator("#changes-container")).to_have_value("web")
     expect(page.locator("#changes-patch")).to_be_hidden()
-    page.fill("#changes-image", "nginx:1.28 # \"quoted\" <b>")
+    page.fill("#changes-image", 'nginx:1.28 # "quoted" <b>')
     page.fill("#changes-requests", "cpu=1, memory=1Gi")
     page.fill("#changes-tolerations", "- {key: dedicated, operator: Exists}")
     page.fill("#changes-name", "roll web")
     page.click("#changes-add")
     text = expect_editor_text(page, re.compile(r"- set:"))
-    changes = text[text.index("kind: Changes"):]
-    assert "name: roll web" in changes and "container: web" in changes and "cpu: '1'" in changes and "key: dedicated" in changes
+    changes = text[text.index("kind: Changes") :]
+    assert (
+        "name: roll web" in changes
+        and "container: web" in changes
+        and "cpu: '1'" in changes
+        and "key: dedicated" in changes
+    )
     # The user's text is written as a YAML string (quoted), drawn as text.
     assert """image: nginx:1.28 # "quoted" <b>""" in changes or """image: 'nginx:1.28 # "quoted" <b>'""" in changes
-    expect(page.locator("#changes-steps li.changes-op")).to_have_text([re.compile(
-        r'^roll out Deployment default/web \(container web\): set image nginx:1\.28 # "quoted" <b>; requests cpu=1, memory=1Gi; tolerations')])
+    expect(page.locator("#changes-steps li.changes-op")).to_have_text(
+        [
+            re.compile(
+                r'^roll out Deployment default/web \(container web\): set image nginx:1\.28 # "quoted" <b>; requests cpu=1, memory=1Gi; tolerations'
+            )
+        ]
+    )
     expect(page.locator("#changes-steps b")).to_have_count(0)
 
     # A tolerations list that is a mapping: named, nothing written, everything typed still there.
@@ -204,7 +232,9 @@ def test_every_operation_has_a_form_and_a_wrong_value_is_named_without_losing_wh
     page.fill("#changes-requests", "")
     page.fill("#changes-tolerations", "{key: dedicated}")
     page.click("#changes-add")
-    expect(page.locator("#changes-form-error")).to_have_text("set.tolerations: expected a list (YAML or JSON), got a mapping")
+    expect(page.locator("#changes-form-error")).to_have_text(
+        "set.tolerations: expected a list (YAML or JSON), got a mapping"
+    )
     expect(page.locator("#changes-tolerations")).to_have_value("{key: dedicated}")
     expect(page.locator("#changes-steps li.changes-op")).to_have_count(1)
     snap(page, "editor-changes-set")
@@ -226,16 +256,28 @@ def test_every_operation_has_a_form_and_a_wrong_value_is_named_without_losing_wh
 
     # create, delete, complete: each into a new step.
     page.select_option("#changes-target", "new")
-    _add(page, "create", fill={"#changes-manifest": "apiVersion: v1\nkind: Pod\nmetadata: {name: extra, namespace: default}\n"
-                                                    "spec:\n  containers: [{name: c, image: nginx}]\n"})
+    _add(
+        page,
+        "create",
+        fill={
+            "#changes-manifest": "apiVersion: v1\nkind: Pod\nmetadata: {name: extra, namespace: default}\n"
+            "spec:\n  containers: [{name: c, image: nginx}]\n"
+        },
+    )
     _add(page, "delete", select={"#changes-object": "Pod/default/extra"})  # what an earlier step creates is offered
     _add(page, "complete", select={"#changes-job": "Job/default/batch"})
-    expect(page.locator("#changes-steps li.changes-op")).to_have_text([
-        re.compile("^roll out Deployment default/web"), re.compile(r'^patch Node n2: \{"metadata":\{"labels":\{"zone":"c"\}\}\}'),
-        "create Pod default/extra✕", "delete Pod default/extra✕", "complete Job default/batch✕"])
+    expect(page.locator("#changes-steps li.changes-op")).to_have_text(
+        [
+            re.compile("^roll out Deployment default/web"),
+            re.compile(r'^patch Node n2: \{"metadata":\{"labels":\{"zone":"c"\}\}\}'),
+            "create Pod default/extra✕",
+            "delete Pod default/extra✕",
+            "complete Job default/batch✕",
+        ]
+    )
     text = editor_text(page)
     assert text.startswith(WITH_JOB)
-    changes = text[text.index("kind: Changes"):]
+    changes = text[text.index("kind: Changes") :]
     for written in ("- patch:", "zone: c", "- create:", "name: extra", "- delete:", "- complete:", "name: batch"):
         assert written in changes, written
     # A create without a name is refused at its field.
@@ -250,7 +292,7 @@ ROLLOUT_STUCK = (Path(__file__).resolve().parents[2] / "examples" / "rollout_stu
 
 def test_a_rollout_added_in_the_panel_runs_stuck_and_the_step_names_its_pending_pods_and_why(page, snap):
     # The example without its Changes document: the rollout is made in the panel.
-    text = ROLLOUT_STUCK[:ROLLOUT_STUCK.index("---\napiVersion: schedlab.io/v1alpha1\nkind: Changes")] + "\n"
+    text = ROLLOUT_STUCK[: ROLLOUT_STUCK.index("---\napiVersion: schedlab.io/v1alpha1\nkind: Changes")] + "\n"
     created = api_post(page, "/api/scenarios", {"name": "rollout stuck", "text": text})
     page.goto(f"{page.base_url}/scenarios/{created['id']}/")
     expect(page.locator("#validity")).to_contain_text("valid")
@@ -262,8 +304,9 @@ def test_a_rollout_added_in_the_panel_runs_stuck_and_the_step_names_its_pending_
     page.fill("#changes-requests", "memory=2Gi")
     page.fill("#changes-limits", "memory=2Gi")
     page.click("#changes-add")
-    expect(page.locator("#changes-steps li.changes-op")).to_have_text([
-        "roll out Deployment default/web (container web): set requests memory=2Gi; limits memory=2Gi✕"])
+    expect(page.locator("#changes-steps li.changes-op")).to_have_text(
+        ["roll out Deployment default/web (container web): set requests memory=2Gi; limits memory=2Gi✕"]
+    )
     expect(page.locator("#validity")).to_contain_text("✓ valid")
 
     start_run(page)
@@ -277,7 +320,8 @@ def test_a_rollout_added_in_the_panel_runs_stuck_and_the_step_names_its_pending_
     expect(rollout.locator(".rollout-state")).to_have_text("✗ stuck")
     expect(rollout.locator(".rollout-count")).to_have_text(["new 1", "old 3", "available 3", "desired 3"])
     expect(rollout.locator(".rollout-status")).to_have_text(
-        'Waiting for deployment "web" rollout to finish: 1 out of 3 new replicas have been updated...')
+        'Waiting for deployment "web" rollout to finish: 1 out of 3 new replicas have been updated...'
+    )
     pending = rollout.locator("li.rollout-pending-pod")
     expect(pending).to_have_count(1)
     expect(pending.locator("strong")).to_have_text(re.compile(r"^default/web-[0-9a-f]{10}-1$"))
@@ -324,12 +368,22 @@ def test_each_forms_values_make_the_operation_the_engine_reads_or_an_error_namin
     out = page.evaluate(OPERATIONS, [WITH_JOB])
     assert ["Deployment/default/web", ["web"]] in out["objects"] and ["Node//n1", []] in out["objects"]
     assert ["Job/default/batch", ["work"]] in out["objects"]
-    assert out["set"] == {"set": {"kind": "Deployment", "namespace": "default", "name": "web",
-                                  "requests": {"memory": "2Gi", "cpu": None}, "nodeSelector": {"zone": "a"}}}
+    assert out["set"] == {
+        "set": {
+            "kind": "Deployment",
+            "namespace": "default",
+            "name": "web",
+            "requests": {"memory": "2Gi", "cpu": None},
+            "nodeSelector": {"zone": "a"},
+        }
+    }
     assert out["again"] == out["set"]  # what is written reads back the same
     assert out["said"] == "roll out Deployment default/web: set requests memory=2Gi, cpu=(removed); nodeSelector zone=a"
-    assert out["emptySet"] == {"error": "set: Required value: at least one of image, requests, limits, nodeSelector, tolerations, affinity",
-                               "field": "set", "typed": True}
+    assert out["emptySet"] == {
+        "error": "set: Required value: at least one of image, requests, limits, nodeSelector, tolerations, affinity",
+        "field": "set",
+        "typed": True,
+    }
     assert out["notARollout"]["field"] == "set.kind"
     assert out["pairs"]["field"] == "set.limits" and '"memory" is not key=value' in out["pairs"]["error"]
     assert out["patchList"]["error"] == "patch.patch: expected a mapping (YAML or JSON), got a list"
@@ -340,7 +394,10 @@ def test_each_forms_values_make_the_operation_the_engine_reads_or_an_error_namin
     assert out["complete"] == {"complete": {"kind": "Job", "namespace": "default", "name": "batch"}}
 
 
-STATEFUL_AND_DAEMON_SETS = "---\n".join(NODES + ["""apiVersion: apps/v1
+STATEFUL_AND_DAEMON_SETS = "---\n".join(
+    NODES
+    + [
+        """apiVersion: apps/v1
 kind: StatefulSet
 metadata: {name: db, namespace: default}
 spec:
@@ -351,7 +408,8 @@ spec:
     metadata: {labels: {app: db}}
     spec:
       containers: [{name: db, image: postgres, resources: {requests: {cpu: 250m}}}]
-""", """apiVersion: apps/v1
+""",
+        """apiVersion: apps/v1
 kind: DaemonSet
 metadata: {name: agent, namespace: default}
 spec:
@@ -361,19 +419,23 @@ spec:
     metadata: {labels: {app: agent}}
     spec:
       containers: [{name: agent, image: fluentd, resources: {requests: {cpu: 100m}}}]
-""", """apiVersion: v1
+""",
+        """apiVersion: v1
 kind: Pod
 metadata: {name: big, namespace: default}
 spec:
   containers: [{name: big, image: pause, resources: {requests: {cpu: "3"}}}]
-""", """apiVersion: schedlab.io/v1alpha1
+""",
+        """apiVersion: schedlab.io/v1alpha1
 kind: Changes
 steps:
 - name: roll out db and agent
   operations:
   - set: {kind: StatefulSet, name: db, image: postgres:17}
   - set: {kind: DaemonSet, name: agent, image: fluentd:2}
-"""])
+""",
+    ]
+)
 
 
 def test_stateful_and_daemon_set_rollouts_have_their_rows_and_a_pending_pod_outside_them_its_why(page):
@@ -388,7 +450,9 @@ def test_stateful_and_daemon_set_rollouts_have_their_rows_and_a_pending_pod_outs
     expect(stateful.locator(".rollout-head strong")).to_have_text("rollout of StatefulSet default/db")
     expect(stateful.locator(".rollout-state")).to_have_text("✓ complete")
     expect(stateful.locator(".rollout-head")).to_contain_text("partition 1")
-    expect(stateful.locator(".rollout-status")).to_have_text("partitioned roll out complete: 1 new pods have been updated...")
+    expect(stateful.locator(".rollout-status")).to_have_text(
+        "partitioned roll out complete: 1 new pods have been updated..."
+    )
     daemon = panel.locator("tr.rollout-row[data-step='1'][data-workload='default/agent']")
     expect(daemon.locator(".rollout-head strong")).to_have_text("rollout of DaemonSet default/agent")
     expect(daemon.locator(".rollout-count")).to_have_text(["new 3", "old 0", "available 3", "desired 3"])

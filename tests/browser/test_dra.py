@@ -26,8 +26,11 @@ def test_a_pending_gpu_pod_shows_its_devices_why_no_node_has_enough_and_a_smalle
     expect(section.locator(".device-map .scatterlayer .point")).to_have_count(3)
     section.locator("summary").click()
     expect(section.locator("tr[data-node=node-1] td").nth(2)).to_have_text(
-        "allocated to default/train-1-gpu (reserved for train-1)")
-    expect(page.locator("table.pod-claims tr[data-pod='default/train-2'] td").nth(1)).to_have_text("gpu: 2 x gpu.example.com")
+        "allocated to default/train-1-gpu (reserved for train-1)"
+    )
+    expect(page.locator("table.pod-claims tr[data-pod='default/train-2'] td").nth(1)).to_have_text(
+        "gpu: 2 x gpu.example.com"
+    )
     snap(page, "cluster-devices", full_page=True)
 
     page.goto(f"{page.base_url}/scenarios/{created['id']}/")
@@ -38,9 +41,11 @@ def test_a_pending_gpu_pod_shows_its_devices_why_no_node_has_enough_and_a_smalle
     open_step(page, run_id, 0, "Filter")
     expect(page.locator("tr[data-node=node-1] .dra-sentence")).to_have_text(
         "request `gpu`: 2 device(s) of class `gpu.example.com` — node-1 has 1 free: "
-        "gpu-0 allocated to default/train-1 (claim train-1-gpu)")
+        "gpu-0 allocated to default/train-1 (claim train-1-gpu)"
+    )
     expect(page.locator("tr[data-node=node-2] .dra-sentence")).to_have_text(
-        "request `gpu`: 2 device(s) of class `gpu.example.com` — node-2 has 1 free")
+        "request `gpu`: 2 device(s) of class `gpu.example.com` — node-2 has 1 free"
+    )
     expect(page.locator(".dra-why")).to_have_text(re.compile(r"no node has more than 1 free \(node-1, node-2\)"))
     snap(page, "run-filter-dra", full_page=True)
 
@@ -48,9 +53,11 @@ def test_a_pending_gpu_pod_shows_its_devices_why_no_node_has_enough_and_a_smalle
     page.click("#whatif-button")
     first = page.locator(".whatif-list li").first
     expect(first.locator(".text")).to_have_text(
-        "ask for 1 device(s) instead of 2 in request `gpu` of claim default/train-2-gpu")
+        "ask for 1 device(s) instead of 2 in request `gpu` of claim default/train-2-gpu"
+    )
     expect(page.locator(".whatif-list li[data-kind=evictHolder] .text")).to_have_text(
-        "evict default/train-1 from node-1, freeing the devices of default/train-1-gpu")
+        "evict default/train-1 from node-1, freeing the devices of default/train-1-gpu"
+    )
     first.locator(".whatif-apply").click()
     page.wait_for_url(re.compile(r"/runs/(?!%d/)\d+/" % run_id))
     expect(page.locator("#run-root")).to_have_attribute("data-status", "succeeded", timeout=60_000)

@@ -48,7 +48,9 @@ def test_it_highlights_folds_and_searches_the_yaml(page):
     editor = page.locator(".code-editor .cm-editor")
     expect(editor.locator(".cm-foldGutter")).to_be_visible()
     # Keys and values are told apart by the YAML grammar (differently styled spans).
-    styled = page.evaluate("""() => new Set([...document.querySelectorAll('.cm-line span')].map((s) => getComputedStyle(s).color)).size""")
+    styled = page.evaluate(
+        """() => new Set([...document.querySelectorAll('.cm-line span')].map((s) => getComputedStyle(s).color)).size"""
+    )
     assert styled >= 2
     # Fold the first document's metadata block, then search.
     folds = editor.locator(".cm-foldGutter span[title='Fold line']")
@@ -89,13 +91,16 @@ def test_a_server_problem_becomes_a_lint_marker_at_its_line_with_the_message(pag
     line = text.splitlines().index("  - maxSkew: 1") + 1
     page.locator("#error-list").wait_for(state="attached")
     # Type the bad value in place, as a person would: select the "1" and type "0".
-    page.evaluate("""async (line) => {
+    page.evaluate(
+        """async (line) => {
         const { EditorView } = await import("/static/vendor/codemirror/codemirror.mjs");
         const view = EditorView.findFromDOM(document.querySelector(".code-editor .cm-editor"));
         const at = view.state.doc.line(line);
         view.dispatch({ selection: { anchor: at.to - 1, head: at.to }, scrollIntoView: true });
         view.focus();
-    }""", line)
+    }""",
+        line,
+    )
     page.keyboard.type("0")
     marker = page.locator(".code-editor .cm-lint-marker-error")
     expect(marker).to_have_count(1)
@@ -114,11 +119,20 @@ def test_the_tables_are_paged_and_show_every_label_taint_request_and_priority(pa
     expect(page.locator("#nodes-table tbody tr")).to_have_count(50)
     expect(page.locator("#nodes-pager")).to_contain_text("rows 1–50 of 120")
     first = page.locator("#nodes-table tbody tr").first
-    expect(first.locator("ul.chips li.chip")).to_contain_text([
-        "kubernetes.io/hostname=node-000", "zone=zone-a", "pool=pool-0", "disk=ssd",
-        "dedicated=team-0:NoSchedule", "spot:PreferNoSchedule",
-        "cpu=8", "memory=32Gi", "pods=110", "nvidia.com/gpu=2",
-    ])
+    expect(first.locator("ul.chips li.chip")).to_contain_text(
+        [
+            "kubernetes.io/hostname=node-000",
+            "zone=zone-a",
+            "pool=pool-0",
+            "disk=ssd",
+            "dedicated=team-0:NoSchedule",
+            "spot:PreferNoSchedule",
+            "cpu=8",
+            "memory=32Gi",
+            "pods=110",
+            "nvidia.com/gpu=2",
+        ]
+    )
     page.click("#nodes-pager [data-page=next]")
     expect(page.locator("#nodes-pager")).to_contain_text("rows 51–100 of 120")
     assert table_rows(page, "#nodes-table")[0] == table_rows(page, "#nodes-table")[0]
@@ -136,12 +150,22 @@ def test_the_tables_are_paged_and_show_every_label_taint_request_and_priority(pa
     expect_editor_text(page, re.compile(r"name: node-100\n  labels:\n    zone: zone-z\n"))
 
     pod = page.locator("#pods-table tbody tr").first
-    expect(pod.locator("ul.chips li.chip")).to_contain_text([
-        "app=web", "tier=front", "app: cpu=500m", "app: memory=1Gi", "app: nvidia.com/gpu=1", "sidecar: cpu=100m", "sidecar: memory=64Mi",
-    ])
+    expect(pod.locator("ul.chips li.chip")).to_contain_text(
+        [
+            "app=web",
+            "tier=front",
+            "app: cpu=500m",
+            "app: memory=1Gi",
+            "app: nvidia.com/gpu=1",
+            "sidecar: cpu=100m",
+            "sidecar: memory=64Mi",
+        ]
+    )
     expect(pod.locator("[data-key='pod-0-priority']")).to_have_value("100")
     # The inputs look like inputs: a visible border on every editable cell.
-    border = page.locator("[data-key='pod-0-priority']").evaluate("el => getComputedStyle(el).borderTopStyle + ' ' + getComputedStyle(el).borderTopColor")
+    border = page.locator("[data-key='pod-0-priority']").evaluate(
+        "el => getComputedStyle(el).borderTopStyle + ' ' + getComputedStyle(el).borderTopColor"
+    )
     assert border.startswith("solid") and "0, 0, 0, 0" not in border
 
 

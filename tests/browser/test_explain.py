@@ -78,36 +78,52 @@ def test_the_conflicting_example_shows_each_constraints_own_verdict_and_why_noth
     expect(zone.locator(".chart text.bartext")).to_have_text(["2 ✗", "1 ✓"])
     expect(node_chart.locator(".chart text.bartext")).to_have_text(["2 ✗", "1 ✓", "2 ✗"])
     assert table_rows(page, ".spread-hard[data-topology-key=zone] table.skew-table") == [
-        ["zoneA", "node1, node2", "3", "2", "✗ no"], ["zoneB", "node3", "2", "1", "✓ allowed"]]
+        ["zoneA", "node1, node2", "3", "2", "✗ no"],
+        ["zoneB", "node3", "2", "1", "✓ allowed"],
+    ]
 
     # The drawn bars are the engine's picture, number for number.
     picture = payload(cycle_events(page, run_id), "PreFilter", "PodTopologySpread")["picture"]
     for i, constraint in enumerate(picture["constraints"]):
-        drawn = page.locator(f".spread-hard[data-constraint='{i}'] .chart").evaluate("el => ({x: el.data[0].x, y: el.data[0].y})")
-        assert drawn == {"x": [d["value"] for d in constraint["domains"]], "y": [d["skew"] for d in constraint["domains"]]}
+        drawn = page.locator(f".spread-hard[data-constraint='{i}'] .chart").evaluate(
+            "el => ({x: el.data[0].x, y: el.data[0].y})"
+        )
+        assert drawn == {
+            "x": [d["value"] for d in constraint["domains"]],
+            "y": [d["skew"] for d in constraint["domains"]],
+        }
     snap(page, "run-conflict-filter", full_page=True)
 
 
 def test_large_counts_are_drawn_as_the_skew_from_the_minimum(page, snap):
     nodes = [node_text(f"n{i}", labels=f", zone: z{i}", pods="500") for i in range(3)]
-    running = [pod_text(f"w{i}-{k}", node_name=f"n{i}", cpu="0", labels="{app: web}")
-               for i, count in enumerate([337, 336, 337]) for k in range(count)]
+    running = [
+        pod_text(f"w{i}-{k}", node_name=f"n{i}", cpu="0", labels="{app: web}")
+        for i, count in enumerate([337, 336, 337])
+        for k in range(count)
+    ]
     spread = """  topologySpreadConstraints:
   - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: web}}}
 """
-    run_id = run_text(page, "337 336 337", "---\n".join(nodes + running + [pod_text("new", spread, cpu="0", labels="{app: web}")]))
+    run_id = run_text(
+        page, "337 336 337", "---\n".join(nodes + running + [pod_text("new", spread, cpu="0", labels="{app: web}")])
+    )
     open_step(page, run_id, 0, "Filter")
     chart = page.locator(".spread-hard .chart")
     expect(chart.locator("text.bartext")).to_have_text(["2 ✗", "1 ✓", "2 ✗"])
     drawn = chart.evaluate("el => ({y: el.data[0].y, top: el.layout.yaxis.range[1]})")
     assert drawn["y"] == [2, 1, 2] and drawn["top"] < 10, "the difference is visible, not lost on a 0-400 axis"
-    assert table_rows(page, "table.skew-table") == [["z0", "n0", "337", "2", "✗ no"], ["z1", "n1", "336", "1", "✓ allowed"],
-                                                     ["z2", "n2", "337", "2", "✗ no"]]
+    assert table_rows(page, "table.skew-table") == [
+        ["z0", "n0", "337", "2", "✗ no"],
+        ["z1", "n1", "336", "1", "✓ allowed"],
+        ["z2", "n2", "337", "2", "✗ no"],
+    ]
     expect(page.locator(".outcome.pass")).to_contain_text("Bound to n1")
     expect(page.locator(".cycle-why .explain-text")).to_have_text(
         "1 of 3 node(s) passed every Filter plugin; rejected: 2 node(s) didn't match pod topology spread constraints "
         "(n0: zone=z0: 337 matching pod(s) + 1 (this pod) − minimum 336 = skew 2 > maxSkew 1; "
-        "n2: zone=z2: 337 matching pod(s) + 1 (this pod) − minimum 336 = skew 2 > maxSkew 1).")
+        "n2: zone=z2: 337 matching pod(s) + 1 (this pod) − minimum 336 = skew 2 > maxSkew 1)."
+    )
     snap(page, "run-skew-large-counts", full_page=True)
 
 
@@ -120,8 +136,10 @@ def test_score_opens_on_weighted_and_the_total_step_explains_the_winner(page, sn
     events = cycle_events(page, run_id)
     open_step(page, run_id, 0, "Score")
     expect(page.locator("input[name=score-kind][value=weighted]")).to_be_checked()
-    weighted = {p: payload(events, "NormalizeScore", p)["weighted"] for p in
-                [e["plugin"] for e in events if e["extensionPoint"] == "NormalizeScore"]}
+    weighted = {
+        p: payload(events, "NormalizeScore", p)["weighted"]
+        for p in [e["plugin"] for e in events if e["extensionPoint"] == "NormalizeScore"]
+    }
     rows = table_rows(page, "table.scores-table")
     header = page.locator("table.scores-table thead th").all_text_contents()
     for row in rows:
@@ -135,7 +153,8 @@ def test_score_opens_on_weighted_and_the_total_step_explains_the_winner(page, sn
     # Plotly loads after the step's tables: wait for the chart to be drawn before reading it.
     expect(page.locator("[data-chart=totals] .main-svg").first).to_be_visible()
     stacked = page.locator("[data-chart=totals]").evaluate(
-        "el => ({mode: el.layout.barmode, traces: el.data.map((t) => ({name: t.name, y: t.y, x: t.x}))})")
+        "el => ({mode: el.layout.barmode, traces: el.data.map((t) => ({name: t.name, y: t.y, x: t.x}))})"
+    )
     assert stacked["mode"] == "stack"
     for trace in stacked["traces"]:
         plugin = trace["name"].split(" ×")[0]
@@ -150,17 +169,31 @@ def test_score_opens_on_weighted_and_the_total_step_explains_the_winner(page, sn
 
 
 def test_filter_reasons_are_grouped_with_counts_and_open_to_their_nodes(page, snap):
-    text = "---\n".join([node_text("a", cpu="1"), node_text("b", taints="{key: gpu, effect: NoSchedule}"), node_text("c", cpu="1"), pod_text("web", cpu="2")])
+    text = "---\n".join(
+        [
+            node_text("a", cpu="1"),
+            node_text("b", taints="{key: gpu, effect: NoSchedule}"),
+            node_text("c", cpu="1"),
+            pod_text("web", cpu="2"),
+        ]
+    )
     run_id = run_text(page, "no room", text)
     open_step(page, run_id, 0, "Filter")
     groups = page.locator("li.reason-group button.reason")
-    expect(groups).to_have_text([re.compile(r"^2\s+Insufficient cpu — NodeResourcesFit$"),
-                                 re.compile(r"^1\s+node\(s\) had untolerated taint\(s\) — TaintToleration$")])
+    expect(groups).to_have_text(
+        [
+            re.compile(r"^2\s+Insufficient cpu — NodeResourcesFit$"),
+            re.compile(r"^1\s+node\(s\) had untolerated taint\(s\) — TaintToleration$"),
+        ]
+    )
     expect(page.locator(".failed-scheduling")).to_contain_text("2 Insufficient cpu")
     groups.first.click()
-    expect(page.locator(".reason-nodes ul.node-numbers li")).to_have_text([
-        re.compile(r"^a\s+cpu: asks 2000m; free 1000m of 1000m allocatable \(0m requested by 0 pod\(s\)\)$"),
-        re.compile(r"^c\s+cpu: asks 2000m; free 1000m of 1000m allocatable")])
+    expect(page.locator(".reason-nodes ul.node-numbers li")).to_have_text(
+        [
+            re.compile(r"^a\s+cpu: asks 2000m; free 1000m of 1000m allocatable \(0m requested by 0 pod\(s\)\)$"),
+            re.compile(r"^c\s+cpu: asks 2000m; free 1000m of 1000m allocatable"),
+        ]
+    )
     expect(page.locator("table.matrix tr.marked")).to_have_count(2)
     expect(page.locator("table.matrix tr.marked th")).to_have_text([re.compile("a$"), re.compile("c$")])
     snap(page, "run-filter-reasons", full_page=True)
@@ -174,9 +207,15 @@ def test_filter_cells_and_the_why_sentence_carry_the_engines_numbers(page, snap)
     explained = page.request.get(f"{page.base_url}/api/runs/{run_id}/cycles/0/explain").json()
     expect(page.locator(".cycle-why .explain-text")).to_have_text(explained["headline"])
     expect(page.locator(".cycle-why .explain-text")).to_contain_text(
-        "full: cpu: asks 2500m; free 1800m of 4000m allocatable (2200m requested by 9 pod(s))")
+        "full: cpu: asks 2500m; free 1800m of 4000m allocatable (2200m requested by 9 pod(s))"
+    )
     nodes = explained["filterDetails"]["nodes"]
-    for node, plugin in [("full", "NodeResourcesFit"), ("tainted", "TaintToleration"), ("ports", "NodePorts"), ("hdd", "NodeAffinity")]:
+    for node, plugin in [
+        ("full", "NodeResourcesFit"),
+        ("tainted", "TaintToleration"),
+        ("ports", "NodePorts"),
+        ("hdd", "NodeAffinity"),
+    ]:
         cell = page.locator(f"table.matrix tr[data-node='{node}'] td.cell.fail.has-numbers")
         expect(cell).to_have_count(1)
         cell.focus()
@@ -185,10 +224,9 @@ def test_filter_cells_and_the_why_sentence_carry_the_engines_numbers(page, snap)
     expect(page.locator("p.cell-detail")).to_contain_text("nodeSelector wants disktype=ssd; the node has disktype=hdd")
     page.locator("li.reason-group button.reason", has_text="Insufficient cpu").click()
     expect(page.locator(".reason-nodes ul.node-numbers li")).to_have_text(
-        [re.compile(r"^full\s+cpu: asks 2500m; free 1800m of 4000m allocatable \(2200m requested by 9 pod\(s\)\)$")])
+        [re.compile(r"^full\s+cpu: asks 2500m; free 1800m of 4000m allocatable \(2200m requested by 9 pod\(s\)\)$")]
+    )
     snap(page, "run-filter-numbers", full_page=True)
-
-
 
 
 def test_postfilter_ranks_the_candidates_and_marks_the_criterion_that_decided(page, snap):
@@ -202,8 +240,10 @@ def test_postfilter_ranks_the_candidates_and_marks_the_criterion_that_decided(pa
     rows = table_rows(page, "table.ranking")
     starts = [c["earliestStart"] for c in ranking["candidates"]]  # the run's stand-in start times
     assert all(starts)
-    assert rows == [["★ a", "0", "1", "1", "1", starts[0], "chosen"],
-                    ["b", "0", "5", "5", "1", starts[1], "criterion 2"]]
+    assert rows == [
+        ["★ a", "0", "1", "1", "1", starts[0], "chosen"],
+        ["b", "0", "5", "5", "1", starts[1], "criterion 2"],
+    ]
     expect(page.locator("table.ranking tr[data-node='b'] td.dropped")).to_have_text("5")
     snap(page, "run-postfilter-ranking", full_page=True)
 
@@ -238,18 +278,23 @@ def test_scoring_steps_of_a_single_feasible_node_are_drawn_as_skipped(page, snap
     open_step(page, run_id, 0, "Total")
     expect(page.locator(".winner-why .explain-text")).to_have_text(
         "node4 was the only node that passed Filter, so it was chosen without scoring "
-        "(kube-scheduler runs no PreScore or Score for a single feasible node).")
+        "(kube-scheduler runs no PreScore or Score for a single feasible node)."
+    )
     expect(page.locator(".skipped-notice")).to_contain_text("they decided nothing")
 
 
 def test_filter_says_when_pre_filter_narrowed_the_nodes_to_one_that_does_not_exist(page, snap):
-    run_id = run_text(page, "pinned to a ghost", "---\n".join([node_text("a"), node_text("b"), pod_text("web", pinned_spec("ghost"))]))
+    run_id = run_text(
+        page, "pinned to a ghost", "---\n".join([node_text("a"), node_text("b"), pod_text("web", pinned_spec("ghost"))])
+    )
     open_step(page, run_id, 0, "Filter")
     expect(page.locator(".prefilter-notice")).to_have_text(
-        "PreFilter (NodeAffinity) narrowed the nodes to ghost, which is not a node of the cluster: Filter had no node to check.")
+        "PreFilter (NodeAffinity) narrowed the nodes to ghost, which is not a node of the cluster: Filter had no node to check."
+    )
     expect(page.locator("table.matrix")).to_have_count(0)
     expect(page.locator("li.reason-group button.reason")).to_have_text(
-        [re.compile(r"^2\s+node\(s\) didn't satisfy plugin\(s\) \[NodeAffinity\] — NodeAffinity$")])
+        [re.compile(r"^2\s+node\(s\) didn't satisfy plugin\(s\) \[NodeAffinity\] — NodeAffinity$")]
+    )
     snap(page, "run-filter-prefilter", full_page=True)
     page.click("#goto-prefilter")
     expect(page).to_have_url(re.compile(r"cycle=0&step=PreFilter"))
@@ -257,11 +302,14 @@ def test_filter_says_when_pre_filter_narrowed_the_nodes_to_one_that_does_not_exi
 
 
 def test_filter_says_when_pre_filter_rejected_the_pod(page):
-    run_id = run_text(page, "conflicting pins", "---\n".join([node_text("a"), node_text("b"), pod_text("web", pinned_spec("a", "b"))]))
+    run_id = run_text(
+        page, "conflicting pins", "---\n".join([node_text("a"), node_text("b"), pod_text("web", pinned_spec("a", "b"))])
+    )
     open_step(page, run_id, 0, "Filter")
     expect(page.locator("button.step[data-step=Filter]")).to_be_enabled()
     expect(page.locator(".prefilter-notice")).to_have_text(
-        "PreFilter rejected the pod (NodeAffinity): pod affinity terms conflict; Filter did not run.")
+        "PreFilter rejected the pod (NodeAffinity): pod affinity terms conflict; Filter did not run."
+    )
     expect(page.locator("table.matrix")).to_have_count(0)
     page.click("#goto-prefilter")
     expect(page).to_have_url(re.compile(r"step=PreFilter"))
@@ -314,7 +362,9 @@ def test_the_api_docs_describe_every_operation(page, snap):
     expect(page.locator(".opblock-summary-description")).to_have_count(len(operations))
     explain = page.locator(".opblock-summary-description", has_text="Explain one cycle")
     explain.click()
-    expect(page.locator(".opblock-description-wrapper", has_text="the winner's margin over the runner-up")).to_be_visible()
+    expect(
+        page.locator(".opblock-description-wrapper", has_text="the winner's margin over the runner-up")
+    ).to_be_visible()
     explain.scroll_into_view_if_needed()
     page.evaluate("window.scrollBy(0, -120)")
     snap(page, "api-docs")

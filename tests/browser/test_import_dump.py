@@ -37,9 +37,13 @@ def test_a_dropped_dump_shows_what_was_read_and_missing_then_the_recorded_answer
     expect(page.locator("#object-counts")).to_contain_text("3 Pod")
     expect(page.locator("#notice-list")).to_contain_text("ignored")  # the EventList, the container log
     findings = page.locator("#finding-list > li")
-    expect(page.locator("#finding-list > li[data-code=controller-absent]")).to_contain_text("ReplicaSet default/web-7f9c")
+    expect(page.locator("#finding-list > li[data-code=controller-absent]")).to_contain_text(
+        "ReplicaSet default/web-7f9c"
+    )
     page.locator("#finding-list > li[data-code=controller-absent] summary").click()
-    expect(page.locator("#finding-list > li[data-code=controller-absent] pre.kubectl")).to_contain_text("kubectl get replicasets")
+    expect(page.locator("#finding-list > li[data-code=controller-absent] pre.kubectl")).to_contain_text(
+        "kubectl get replicasets"
+    )
     expect(page.locator("#finding-list > li[data-code=node-taints-missing]")).to_have_count(1)
     assert "apiVersion: v1\nkind: Node\n" in editor_text(page)  # filled in from the NodeList
     snap(page, "import-dump-check")
@@ -50,7 +54,9 @@ def test_a_dropped_dump_shows_what_was_read_and_missing_then_the_recorded_answer
     assert findings.count() >= 1 and "node.kubernetes.io/not-ready" in editor_text(page)
 
     start_run(page)
-    expect(page.locator("#recorded-summary")).to_have_text("the replay agrees with your cluster on 1 of 2 pending pod(s)")
+    expect(page.locator("#recorded-summary")).to_have_text(
+        "the replay agrees with your cluster on 1 of 2 pending pod(s)"
+    )
     expect(page.locator("#recorded-table tr.agree[data-pod='default/web-7f9c-a'] td.verdict")).to_have_text("✓ agree")
     differs = page.locator("#recorded-table tr.disagree[data-pod='default/web-7f9c-b']")
     expect(differs.locator("td.recorded")).to_contain_text("2 Insufficient cpu")
@@ -85,8 +91,12 @@ def _import_dump(page) -> dict:
     """The dump imported through the API with the browser's own session (cookie + CSRF header)."""
     page.goto(page.base_url + "/")
     token = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
-    response = page.request.post(page.base_url + "/api/scenarios/import", headers={"X-CSRFToken": token},
-                                 multipart={"file": {"name": "cluster-info.zip", "mimeType": "application/zip",
-                                                     "buffer": support.dump_archive("zip")}})
+    response = page.request.post(
+        page.base_url + "/api/scenarios/import",
+        headers={"X-CSRFToken": token},
+        multipart={
+            "file": {"name": "cluster-info.zip", "mimeType": "application/zip", "buffer": support.dump_archive("zip")}
+        },
+    )
     assert response.ok, response.text()
     return response.json()

@@ -8,7 +8,15 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.helpers import (
-    api_post, create_from_demo, editor_text, expect_editor_text, open_step, set_editor_text, start_run, table_rows, zoned_scenario,
+    api_post,
+    create_from_demo,
+    editor_text,
+    expect_editor_text,
+    open_step,
+    set_editor_text,
+    start_run,
+    table_rows,
+    zoned_scenario,
 )
 
 pytestmark = pytest.mark.browser
@@ -97,9 +105,19 @@ def test_a_run_steps_through_filter_and_score_with_the_seed_numbers(page, snap):
     header = page.locator("table.matrix thead th").all_text_contents()
     column = header.index("PodTopologySpread")
     assert {row[0]: row[column] for row in pts} == {"node1": "✗", "node2": "✗", "node3": "✓", "node4": "✓"}
-    assert {row[0]: row[-1] for row in pts} == {"node1": "✗ rejected", "node2": "✗ rejected", "node3": "✓ feasible", "node4": "✓ feasible"}
+    assert {row[0]: row[-1] for row in pts} == {
+        "node1": "✗ rejected",
+        "node2": "✗ rejected",
+        "node3": "✓ feasible",
+        "node4": "✓ feasible",
+    }
     reason = page.locator("table.matrix tbody tr[data-node=node1] td.cell.fail[data-detail]")
-    expect(reason).to_have_attribute("title", re.compile("node1 × PodTopologySpread: Unschedulable: node\\(s\\) didn't match pod topology spread constraints"))
+    expect(reason).to_have_attribute(
+        "title",
+        re.compile(
+            "node1 × PodTopologySpread: Unschedulable: node\\(s\\) didn't match pod topology spread constraints"
+        ),
+    )
     reason.focus()
     expect(page.locator(".cell-detail")).to_contain_text("didn't match pod topology spread constraints")
 
@@ -107,7 +125,9 @@ def test_a_run_steps_through_filter_and_score_with_the_seed_numbers(page, snap):
     expect(spread.locator("[data-fact='global minimum (minMatchNum)']")).to_have_text("1")
     expect(spread.locator("[data-fact='minDomains']")).to_have_text("1")
     assert table_rows(page, ".spread-hard table.skew-table") == [
-        ["zoneA", "node1, node2", "2", "2", "✗ no"], ["zoneB", "node3, node4", "1", "1", "✓ allowed"]]
+        ["zoneA", "node1, node2", "2", "2", "✗ no"],
+        ["zoneB", "node3, node4", "1", "1", "✓ allowed"],
+    ]
     expect(spread.locator(".chart .main-svg").first).to_be_visible()
     expect(spread.locator(".chart text.bartext")).to_have_text(["2 ✗", "1 ✓"])
     expect(spread.locator(".chart .annotation-text")).to_have_text(["maxSkew 1"])
@@ -170,8 +190,12 @@ def test_a_share_link_opens_read_only_and_forks(page, fresh_page, snap):
     expect(visitor.locator(".readonly-banner")).to_be_visible()
     expect(visitor.locator("#step-heading")).to_contain_text("Cycle 1 · default/mypod · Filter")
     assert table_rows(visitor, ".spread-hard table.skew-table") == [
-        ["zoneA", "node1, node2", "2", "2", "✗ no"], ["zoneB", "node3, node4", "1", "1", "✓ allowed"]]
-    expect(visitor.locator(".spread-why .explain-text")).to_have_text("zone allows zoneB (node3, node4): node3, node4 may take the pod.")
+        ["zoneA", "node1, node2", "2", "2", "✗ no"],
+        ["zoneB", "node3, node4", "1", "1", "✓ allowed"],
+    ]
+    expect(visitor.locator(".spread-why .explain-text")).to_have_text(
+        "zone allows zoneB (node3, node4): node3, node4 may take the pod."
+    )
     expect(visitor.locator("#share-button")).to_have_count(0)
     expect(visitor.locator("#trace-link")).to_have_attribute("href", re.compile(r"/api/runs/\d+/trace\?token="))
     snap(visitor, "share", full_page=True)
@@ -313,11 +337,13 @@ def test_a_large_cluster_is_read_per_domain_one_cycle_at_a_time(page, snap):
     page.on("request", lambda request: asked.append(request.url))
     page.goto(f"{page.base_url}/runs/{run_id}/?cycle=0&step=Score&load=cycle")
     expect(page.locator(".progress-text")).to_contain_text("loading one cycle at a time")
-    expect(page.locator("#cycle-select option")).to_have_text([
-        re.compile(r"^cycle 1: default/web-0 → node-\d+$"),
-        re.compile(r"^cycle 2: default/web-1 → node-\d+$"),
-        re.compile(r"^cycle 3: default/web-2 → node-\d+$"),
-    ])
+    expect(page.locator("#cycle-select option")).to_have_text(
+        [
+            re.compile(r"^cycle 1: default/web-0 → node-\d+$"),
+            re.compile(r"^cycle 2: default/web-1 → node-\d+$"),
+            re.compile(r"^cycle 3: default/web-2 → node-\d+$"),
+        ]
+    )
     expect(page.locator("#run-root")).to_have_attribute("data-nodes", "210")
     domains = page.locator("[data-chart=scores-domains]")
     expect(domains.locator(".main-svg").first).to_be_visible()
@@ -345,7 +371,9 @@ def test_a_large_cluster_is_read_per_domain_one_cycle_at_a_time(page, snap):
 
     # PreScore: the soft hostname constraint (210 domains) is drawn as a distribution of counts.
     page.click("button.step[data-step=PreScore]")
-    soft = page.locator(".spread-soft").filter(has=page.locator("[data-fact=topologyKey]", has_text="kubernetes.io/hostname"))
+    soft = page.locator(".spread-soft").filter(
+        has=page.locator("[data-fact=topologyKey]", has_text="kubernetes.io/hostname")
+    )
     expect(soft.locator(".chart .main-svg").first).to_be_visible()
     assert "domains by matching-pod count" in soft.locator(".chart").evaluate("el => el.layout.title.text")
 

@@ -16,7 +16,9 @@ PACE = """async (samples) => {
 
 def test_it_says_attempts_per_second_and_time_left_once_there_is_a_pace(page):
     page.goto(page.base_url + "/")
-    shown = page.evaluate(PACE, [[0, 0, 1000], [200, 10, 1000], [1000, 100, 1000], [2000, 300, 1000], [9000, 900, 1000]])
+    shown = page.evaluate(
+        PACE, [[0, 0, 1000], [200, 10, 1000], [1000, 100, 1000], [2000, 300, 1000], [9000, 900, 1000]]
+    )
     assert shown[:2] == ["", ""]  # under half a second of history: no figure yet
     assert shown[2] == " · 100 attempts/s · ~9 s left"
     assert shown[3] == " · 150 attempts/s · ~5 s left"

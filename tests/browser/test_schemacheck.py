@@ -23,7 +23,9 @@ CHECK_ON = "globalThis.SCHEDLAB_SCHEMA_CHECK = {violations: []};"
 SCENARIOS = {
     "a 210-node zoned spread (Filter, scores, spread pictures)": lambda: zoned_scenario(210, 3),
     "a preemption with victims and candidates (PostFilter)": lambda: (CORPUS / "gen_1082.yaml").read_text(),
-    "pods that fit nowhere (FailedScheduling, PreFilter rejections)": lambda: (CORPUS / "seed_pts_conflict.yaml").read_text(),
+    "pods that fit nowhere (FailedScheduling, PreFilter rejections)": lambda: (
+        CORPUS / "seed_pts_conflict.yaml"
+    ).read_text(),
     "inter-pod affinity state (PreFilter and PreScore maps)": lambda: (CORPUS / "seed_pod_affinity.yaml").read_text(),
     "a run with steps (queue moves, cluster changes)": lambda: sorted(STEPS_CORPUS.glob("*.yaml"))[0].read_text(),
 }
@@ -41,8 +43,9 @@ def walk_steps(page, cycles: int) -> list[str]:
     while int(shown[-1].split(":")[0]) < cycles:
         page.keyboard.press("ArrowRight")
         try:
-            page.wait_for_function("was => document.querySelector('#run-root').dataset.shown !== was", arg=shown[-1],
-                                   timeout=5000)
+            page.wait_for_function(
+                "was => document.querySelector('#run-root').dataset.shown !== was", arg=shown[-1], timeout=5000
+            )
         except PlaywrightTimeout:
             break  # the last step of the run
         shown.append(root.get_attribute("data-shown"))
@@ -82,8 +85,11 @@ def test_a_read_of_a_field_no_payload_declares_is_reported_by_name(page):
     page.goto(f"{page.base_url}/")
     answer = page.evaluate(READ_A_CYCLE_END)
     assert answer["read"] == [None, "0/2 nodes are available.", None, None, "Unschedulable", None, None]
-    assert answer["violations"] == ["CycleEnd.failedSchedulingMesage", "StatusJson.reason",
-                                    "StoredFilterVerdicts.feasibleNodes"]
+    assert answer["violations"] == [
+        "CycleEnd.failedSchedulingMesage",
+        "StatusJson.reason",
+        "StoredFilterVerdicts.feasibleNodes",
+    ]
 
 
 def test_without_the_check_nothing_is_wrapped(page):

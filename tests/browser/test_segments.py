@@ -14,7 +14,9 @@ CORPUS = Path(__file__).resolve().parents[3] / "shared" / "conformance" / "publi
 SCENARIOS = {
     "a 210-node zoned spread (Filter palettes, score columns, hostname counts)": lambda: zoned_scenario(210, 4),
     "a preemption with victims and candidates (PostFilter)": lambda: (CORPUS / "gen_1082.yaml").read_text(),
-    "pods that fit nowhere (FailedScheduling, PreFilter rejections)": lambda: (CORPUS / "seed_pts_conflict.yaml").read_text(),
+    "pods that fit nowhere (FailedScheduling, PreFilter rejections)": lambda: (
+        CORPUS / "seed_pts_conflict.yaml"
+    ).read_text(),
     "inter-pod affinity state (PreFilter and PreScore maps)": lambda: (CORPUS / "seed_pod_affinity.yaml").read_text(),
 }
 

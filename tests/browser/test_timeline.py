@@ -24,19 +24,32 @@ pytestmark = pytest.mark.browser
 
 def pod(name: str, cpu: str, priority: int, extra: str = "", node: str = "", labels: str = "{}") -> str:
     node_line = f"  nodeName: {node}\n" if node else ""
-    return (f"apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: default, labels: {labels}}}\nspec:\n{node_line}"
-            f"  priority: {priority}\n  containers: [{{name: c, resources: {{requests: {{cpu: \"{cpu}\"}}}}}}]\n{extra}")
+    return (
+        f"apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: default, labels: {labels}}}\nspec:\n{node_line}"
+        f'  priority: {priority}\n  containers: [{{name: c, resources: {{requests: {{cpu: "{cpu}"}}}}}}]\n{extra}'
+    )
 
 
-NODES = [f"apiVersion: v1\nkind: Node\nmetadata: {{name: {name}, labels: {{kubernetes.io/hostname: {name}}}}}\n"
-         f"status: {{allocatable: {{cpu: \"{cpu}\", memory: 8Gi, pods: \"110\"}}}}\n" for name, cpu in (("n1", "2"), ("n2", "1"))]
+NODES = [
+    f"apiVersion: v1\nkind: Node\nmetadata: {{name: {name}, labels: {{kubernetes.io/hostname: {name}}}}}\n"
+    f'status: {{allocatable: {{cpu: "{cpu}", memory: 8Gi, pods: "110"}}}}\n'
+    for name, cpu in (("n1", "2"), ("n2", "1"))
+]
 AFFINITY = """  affinity:
     podAffinity:
       requiredDuringSchedulingIgnoredDuringExecution:
       - {labelSelector: {matchLabels: {app: a}}, topologyKey: kubernetes.io/hostname}
 """
-SCENARIO = "---\n".join(NODES + [pod("low-1", "1", 0, node="n1"), pod("low-2", "1", 0, node="n1"), pod("high", "1500m", 1000),
-                                 pod("a", "100m", 10, labels="{app: a}"), pod("b", "100m", 100, AFFINITY)])
+SCENARIO = "---\n".join(
+    NODES
+    + [
+        pod("low-1", "1", 0, node="n1"),
+        pod("low-2", "1", 0, node="n1"),
+        pod("high", "1500m", 1000),
+        pod("a", "100m", 10, labels="{app: a}"),
+        pod("b", "100m", 100, AFFINITY),
+    ]
+)
 TERMINATING = "not eligible due to a terminating pod on the nominated node."
 
 
@@ -51,18 +64,26 @@ def test_the_timeline_steps_through_a_preemption_and_a_retry_caused_by_a_binding
     panel = page.locator("#timeline-panel")
     expect(panel.locator("li.attempt")).to_have_count(6)
     told = attempts(page)
-    assert told[0] == ("default/high (attempt 1): unschedulable — 0/2 nodes are available: 2 Insufficient cpu. "
-                       "→ preempts default/low-1, default/low-2 on n1")
+    assert told[0] == (
+        "default/high (attempt 1): unschedulable — 0/2 nodes are available: 2 Insufficient cpu. "
+        "→ preempts default/low-1, default/low-2 on n1"
+    )
     assert told[4].startswith("default/high (attempt 2): unschedulable") and told[4].endswith(TERMINATING)
     assert told[5] == "default/high (attempt 3): scheduled to n1"
-    expect(panel.locator(".timeline-summary")).to_have_text("At 0:00.600 the run ended after 6 attempt(s). Every pod is placed.")
-    expect(panel.locator("li.change .text")).to_contain_text(["default/low-1 on n1 terminating (preempted by default/high)"])
+    expect(panel.locator(".timeline-summary")).to_have_text(
+        "At 0:00.600 the run ended after 6 attempt(s). Every pod is placed."
+    )
+    expect(panel.locator("li.change .text")).to_contain_text(
+        ["default/low-1 on n1 terminating (preempted by default/high)"]
+    )
 
     # Attempt 1 of high: the preemption, carried out.
     panel.locator("li.attempt .text").nth(0).click()
     expect(page.locator("#step-heading")).to_contain_text("Cycle 1 · default/high")
     open_step(page, run_id, 0, "PostFilter")
-    expect(page.locator(".carried-out")).to_have_text("Evicted default/low-1, default/low-2 and nominated the pod to n1.")
+    expect(page.locator(".carried-out")).to_have_text(
+        "Evicted default/low-1, default/low-2 and nominated the pod to n1."
+    )
     # Attempt 2: retried when low-1 was removed; low-2 still terminating, so no new preemption.
     panel.locator("li.attempt .text").nth(4).click()
     expect(page.locator("#step-heading")).to_contain_text("Cycle 5 · default/high")
@@ -141,7 +162,9 @@ def test_the_cluster_view_shows_persistent_volumes_by_zone(page):
     section = page.locator(".volumes-by-domain")
     expect(section.locator("h3")).to_have_text("PersistentVolumes by topology.kubernetes.io/zone (4)")
     zone_c = section.locator(".volume-domain[data-domain=us-east-1c]")
-    expect(zone_c.locator("li.volume[data-volume=pvc-c5e7a9b1-3d4f-4c8e-a5e7-9b1d3f5a7c9e]")).to_contain_text("→ shop/data-web-2")
+    expect(zone_c.locator("li.volume[data-volume=pvc-c5e7a9b1-3d4f-4c8e-a5e7-9b1d3f5a7c9e]")).to_contain_text(
+        "→ shop/data-web-2"
+    )
 
 
 def test_two_configurations_of_a_scenario_compared_side_by_side(page, fresh_page):
@@ -153,8 +176,11 @@ def test_two_configurations_of_a_scenario_compared_side_by_side(page, fresh_page
     # The same cluster with MostAllocated: a second version, run from the editor.
     page.goto(f"{page.base_url}/scenarios/{created['id']}/")
     token = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
-    page.request.put(f"{page.base_url}/api/scenarios/{created['id']}", headers={"X-CSRFToken": token, "Content-Type": "application/json"},
-                     data=__import__("json").dumps({"text": text + "---\n" + (here / "most_allocated.yaml").read_text()}))
+    page.request.put(
+        f"{page.base_url}/api/scenarios/{created['id']}",
+        headers={"X-CSRFToken": token, "Content-Type": "application/json"},
+        data=__import__("json").dumps({"text": text + "---\n" + (here / "most_allocated.yaml").read_text()}),
+    )
     page.reload()
     second = start_run(page)
     page.click("#compare-search")  # the list is asked for when the control is first used
@@ -219,7 +245,9 @@ def test_a_demo_with_another_configuration_compared_then_a_what_if_applied(page)
     page.locator(".whatif-list li .whatif-apply").first.click()
     page.wait_for_url(re.compile(r"/runs/(?!%d/|%d/)\d+/" % (first, second)))
     expect(page.locator("#run-root")).to_have_attribute("data-status", "succeeded", timeout=60_000)
-    expect(page.locator("#timeline-panel li.attempt .text")).to_have_text([re.compile(r"^default/mypod \(attempt 1\): scheduled to node[23]$")])
+    expect(page.locator("#timeline-panel li.attempt .text")).to_have_text(
+        [re.compile(r"^default/mypod \(attempt 1\): scheduled to node[23]$")]
+    )
 
 
 def test_compare_with_lists_runs_of_other_scenarios_with_a_search_and_a_demo_comparison_is_shared(page, fresh_page):

@@ -85,22 +85,42 @@ from scheduler_core.plugins.inter_pod_affinity import new as new_inter_pod_affin
 from scheduler_core.plugins.node_resources import new_fit
 
 
-def make_node(name: str, labels: Optional[dict] = None, cpu: int = 4000, memory: int = 8 << 30,
-              pods: int = 110, taints: Iterable[Taint] = (), **fields) -> Node:
+def make_node(
+    name: str,
+    labels: Optional[dict] = None,
+    cpu: int = 4000,
+    memory: int = 8 << 30,
+    pods: int = 110,
+    taints: Iterable[Taint] = (),
+    **fields,
+) -> Node:
     allocatable = {CPU: cpu, MEMORY: memory, PODS: pods}
     allocatable.update(fields.pop("allocatable", {}))
     return Node(name=name, labels=dict(labels or {}), taints=tuple(taints), allocatable=allocatable, **fields)
 
 
-def make_pod(name: str, namespace: str = "default", labels: Optional[dict] = None, node: str = "",
-             requests: Optional[dict] = None, **fields) -> Pod:
+def make_pod(
+    name: str,
+    namespace: str = "default",
+    labels: Optional[dict] = None,
+    node: str = "",
+    requests: Optional[dict] = None,
+    **fields,
+) -> Pod:
     containers = fields.pop("containers", (Container(name="c", requests=dict(requests or {})),))
-    return Pod(name=name, namespace=namespace, labels=dict(labels or {}), node_name=node,
-               containers=tuple(containers), **fields)
+    return Pod(
+        name=name,
+        namespace=namespace,
+        labels=dict(labels or {}),
+        node_name=node,
+        containers=tuple(containers),
+        **fields,
+    )
 
 
-def make_snapshot(nodes: Iterable[Node], pods: Iterable[Pod] = (), namespaces: Optional[dict] = None,
-                  **fields) -> Snapshot:
+def make_snapshot(
+    nodes: Iterable[Node], pods: Iterable[Pod] = (), namespaces: Optional[dict] = None, **fields
+) -> Snapshot:
     snapshot = Snapshot([NodeInfo(n) for n in nodes], dict(namespaces or {}), **fields)
     for pod in pods:
         snapshot.by_name[pod.node_name].add_pod(PodInfo(pod))
@@ -114,8 +134,11 @@ class FakeHandle:
         self.snapshot = snapshot
         self.framework = framework
         # As the scheduler does: the plugins' API writes land in this snapshot's caches.
-        self.options = options if options.object_writes is not None else \
-            dataclasses.replace(options, object_writes=ObjectWrites(snapshot))
+        self.options = (
+            options
+            if options.object_writes is not None
+            else dataclasses.replace(options, object_writes=ObjectWrites(snapshot))
+        )
 
 
 # YAML text for scenarios loaded as a user writes them (engine explanations, browser tests).
@@ -153,29 +176,40 @@ def pinned_spec(*terms: str) -> str:
         - matchFields:{fields}
 """
 
+
 def numbers_scenario() -> str:
     """Four nodes, each rejected by one plugin with numbers to give: "full" lacks cpu (the pod asks
     2500m; 9 pods request 2200m of its 4000m), "tainted" has dedicated=gpu:NoSchedule, "hdd" has
     disktype=hdd where the pod's nodeSelector wants ssd, and on "ports" default/web-0 holds hostPort
     8080 the pod wants."""
-    nodes = [node_text("full", labels=", disktype: ssd"), node_text("tainted", labels=", disktype: ssd",
-             taints="{key: dedicated, value: gpu, effect: NoSchedule}"), node_text("hdd", labels=", disktype: hdd"),
-             node_text("ports", labels=", disktype: ssd")]
+    nodes = [
+        node_text("full", labels=", disktype: ssd"),
+        node_text("tainted", labels=", disktype: ssd", taints="{key: dedicated, value: gpu, effect: NoSchedule}"),
+        node_text("hdd", labels=", disktype: hdd"),
+        node_text("ports", labels=", disktype: ssd"),
+    ]
     running = [pod_text(f"filler-{i}", cpu="250m" if i < 8 else "200m", node_name="full") for i in range(9)]
     holder = pod_text("web-0", node_name="ports").replace(
-        "containers: [{name: c, ", "containers: [{name: c, ports: [{containerPort: 80, hostPort: 8080}], ")
+        "containers: [{name: c, ", "containers: [{name: c, ports: [{containerPort: 80, hostPort: 8080}], "
+    )
     pending = pod_text("big", cpu="2500m", spec="  nodeSelector: {disktype: ssd}\n").replace(
-        "containers: [{name: c, ", "containers: [{name: c, ports: [{containerPort: 80, hostPort: 8080}], ")
+        "containers: [{name: c, ", "containers: [{name: c, ports: [{containerPort: 80, hostPort: 8080}], "
+    )
     return "---\n".join([*nodes, *running, holder, pending])
 
 
 def preemption_scenario() -> str:
     """Two full one-cpu nodes; "high" (priority 100) must preempt: a's victim has priority 1, b's
     priority 5, so DefaultPreemption picks a on its second criterion (lowest highest victim priority)."""
-    return "---\n".join([node_text("a", cpu="1"), node_text("b", cpu="1"),
-                          pod_text("low-a", node_name="a", spec="  priority: 1\n"),
-                          pod_text("low-b", node_name="b", spec="  priority: 5\n"),
-                          pod_text("high", spec="  priority: 100\n")])
+    return "---\n".join(
+        [
+            node_text("a", cpu="1"),
+            node_text("b", cpu="1"),
+            pod_text("low-a", node_name="a", spec="  priority: 1\n"),
+            pod_text("low-b", node_name="b", spec="  priority: 5\n"),
+            pod_text("high", spec="  priority: 100\n"),
+        ]
+    )
 
 
 # ---------------------------------------------------------------------------- storage
@@ -188,32 +222,68 @@ def claim_volume(claim: str, name: str = "v") -> Volume:
     return Volume(name, VOLUME_KIND_CLAIM, claim_name=claim)
 
 
-def make_claim(name: str, namespace: str = "default", *, size_gi: int = 1, storage_class: Optional[str] = None,
-               volume: str = "", modes: tuple[str, ...] = ("ReadWriteOnce",), bound: Optional[bool] = None,
-               **fields) -> PersistentVolumeClaim:
+def make_claim(
+    name: str,
+    namespace: str = "default",
+    *,
+    size_gi: int = 1,
+    storage_class: Optional[str] = None,
+    volume: str = "",
+    modes: tuple[str, ...] = ("ReadWriteOnce",),
+    bound: Optional[bool] = None,
+    **fields,
+) -> PersistentVolumeClaim:
     """A claim; ``volume`` set makes it bound (with the bind-completed annotation) unless bound=False."""
     annotations = dict(fields.pop("annotations", {}))
     if volume and bound is not False:
         annotations[ANN_BIND_COMPLETED] = "yes"
     phase = fields.pop("phase", "Bound" if volume and bound is not False else "Pending")
-    return PersistentVolumeClaim(namespace, name, fields.pop("uid", f"uid-{name}"), annotations=annotations,
-                                 access_modes=modes, storage_request=Fraction(size_gi * GI), storage_class_name=storage_class,
-                                 volume_name=volume, phase=phase, **fields)
+    return PersistentVolumeClaim(
+        namespace,
+        name,
+        fields.pop("uid", f"uid-{name}"),
+        annotations=annotations,
+        access_modes=modes,
+        storage_request=Fraction(size_gi * GI),
+        storage_class_name=storage_class,
+        volume_name=volume,
+        phase=phase,
+        **fields,
+    )
 
 
-def make_volume(name: str, *, size_gi: int = 10, storage_class: str = "", claim: Optional[PersistentVolumeClaim] = None,
-                node: Optional[str] = None, labels: Optional[dict] = None, modes: tuple[str, ...] = ("ReadWriteOnce",),
-                phase: Optional[str] = None, driver: str = "csi.example.com", **fields) -> PersistentVolume:
+def make_volume(
+    name: str,
+    *,
+    size_gi: int = 10,
+    storage_class: str = "",
+    claim: Optional[PersistentVolumeClaim] = None,
+    node: Optional[str] = None,
+    labels: Optional[dict] = None,
+    modes: tuple[str, ...] = ("ReadWriteOnce",),
+    phase: Optional[str] = None,
+    driver: str = "csi.example.com",
+    **fields,
+) -> PersistentVolume:
     """A CSI volume; ``node`` pins it by hostname, ``claim`` binds it (phase Bound, else Available)."""
     affinity = fields.pop("node_affinity", None)
     if node is not None:
         affinity = NodeSelector((NodeSelectorTerm((NodeSelectorRequirement(LABEL_HOSTNAME, "In", (node,)),)),))
     ref = ClaimRef(claim.namespace, claim.name, claim.uid) if claim is not None else None
     csi = fields.pop("csi", CSIPersistentSource(driver, f"handle-{name}"))
-    return PersistentVolume(name, dict(labels or {}), capacity=Fraction(size_gi * GI), access_modes=modes,
-                            storage_class_name=storage_class, claim_ref=ref, node_affinity=affinity,
-                            source_kind=fields.pop("source_kind", "csi" if csi else ""), csi=csi,
-                            phase=phase or ("Bound" if claim is not None else "Available"), **fields)
+    return PersistentVolume(
+        name,
+        dict(labels or {}),
+        capacity=Fraction(size_gi * GI),
+        access_modes=modes,
+        storage_class_name=storage_class,
+        claim_ref=ref,
+        node_affinity=affinity,
+        source_kind=fields.pop("source_kind", "csi" if csi else ""),
+        csi=csi,
+        phase=phase or ("Bound" if claim is not None else "Available"),
+        **fields,
+    )
 
 
 def make_class(name: str, *, wait: bool = True, provisioner: str = "csi.example.com", **fields) -> StorageClass:
@@ -235,9 +305,11 @@ def no_default_spreading(*plugin_config: str) -> str:
     """A KubeSchedulerConfiguration document without PodTopologySpread's system default constraints
     (the default profile never batches while they exist), with further ``pluginConfig`` entries."""
     extra = "".join(f"  - {entry}\n" for entry in plugin_config)
-    return ("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
-            "- schedulerName: default-scheduler\n  pluginConfig:\n"
-            "  - name: PodTopologySpread\n    args: {defaultingType: List}\n" + extra + "---\n")
+    return (
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
+        "- schedulerName: default-scheduler\n  pluginConfig:\n"
+        "  - name: PodTopologySpread\n    args: {defaultingType: List}\n" + extra + "---\n"
+    )
 
 
 def fill_one_node_each(nodes: int = 150, pods: int = 3) -> str:
@@ -247,8 +319,10 @@ def fill_one_node_each(nodes: int = 150, pods: int = 3) -> str:
     docs = []
     for i in range(nodes):
         size = f", size: {sizes[i]}" if i in sizes else ""
-        docs.append(f"apiVersion: v1\nkind: Node\nmetadata: {{name: n{i:03d}, labels: {{kubernetes.io/hostname: n{i:03d}{size}}}}}\n"
-                    "status: {allocatable: {cpu: '4', memory: 16Gi, pods: '110'}}\n")
+        docs.append(
+            f"apiVersion: v1\nkind: Node\nmetadata: {{name: n{i:03d}, labels: {{kubernetes.io/hostname: n{i:03d}{size}}}}}\n"
+            "status: {allocatable: {cpu: '4', memory: 16Gi, pods: '110'}}\n"
+        )
     for j in range(pods):
         docs.append(f"""apiVersion: v1
 kind: Pod
@@ -267,13 +341,25 @@ spec:
 # ---------------------------------------------------------------------------- runs with steps (../shared/spec/CHANGES.md)
 
 
-def workload_text(kind: str, name: str, replicas: int = 1, cpu: str = "1", labels: str = "", extra_spec: str = "",
-                  pod_spec: str = "", metadata: str = "") -> str:
+def workload_text(
+    kind: str,
+    name: str,
+    replicas: int = 1,
+    cpu: str = "1",
+    labels: str = "",
+    extra_spec: str = "",
+    pod_spec: str = "",
+    metadata: str = "",
+) -> str:
     """A Deployment / ReplicaSet / StatefulSet / DaemonSet / Job document selecting ``app: <name>``.
     ``extra_spec`` adds indented spec fields, ``pod_spec`` indented template spec fields
     (6 spaces), ``metadata`` indented metadata fields."""
     api_version = "batch/v1" if kind == "Job" else "apps/v1"
-    count = "" if kind == "DaemonSet" else (f"  parallelism: {replicas}\n" if kind == "Job" else f"  replicas: {replicas}\n")
+    count = (
+        ""
+        if kind == "DaemonSet"
+        else (f"  parallelism: {replicas}\n" if kind == "Job" else f"  replicas: {replicas}\n")
+    )
     return f"""apiVersion: {api_version}
 kind: {kind}
 metadata:
@@ -348,8 +434,11 @@ def cluster_state(nodes=(), pods=(), workloads=()):
 def controlled_workload(kind: str, name: str, replicas: int = 1, template_spec: Optional[dict] = None, **fields):
     spec = template_spec or {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}
     template = {"metadata": {"labels": {"app": name}}, "spec": spec}
-    return ControlledWorkload(kind, "default", name, f"uid-{name}", LabelSelector((("app", name),)), template,
-                              replicas, **fields)
+    return ControlledWorkload(
+        kind, "default", name, f"uid-{name}", LabelSelector((("app", name),)), template, replicas, **fields
+    )
+
+
 # ---------------------------------------------------------------------------- random clusters (batch tests)
 # Each test_*_batch.py compares a plugin's batch methods with its per-node ones on these.
 
@@ -363,20 +452,35 @@ RESOURCE_NAMES = (CPU, MEMORY, EPHEMERAL_STORAGE, GPU, HUGEPAGES, "foo")
 
 # ---------------------------------------------------------------------------- random clusters
 
-taints = st.builds(Taint, st.sampled_from(("k1", "k2", "node.kubernetes.io/unschedulable")),
-                   st.sampled_from(("", "v")), st.sampled_from(("NoSchedule", "PreferNoSchedule", "NoExecute")))
-tolerations = st.builds(Toleration, st.sampled_from(("", "k1", "k2", "node.kubernetes.io/unschedulable")),
-                        st.sampled_from(("Equal", "Exists", "")), st.sampled_from(("", "v")),
-                        st.sampled_from(("", "NoSchedule", "PreferNoSchedule", "NoExecute")))
+taints = st.builds(
+    Taint,
+    st.sampled_from(("k1", "k2", "node.kubernetes.io/unschedulable")),
+    st.sampled_from(("", "v")),
+    st.sampled_from(("NoSchedule", "PreferNoSchedule", "NoExecute")),
+)
+tolerations = st.builds(
+    Toleration,
+    st.sampled_from(("", "k1", "k2", "node.kubernetes.io/unschedulable")),
+    st.sampled_from(("Equal", "Exists", "")),
+    st.sampled_from(("", "v")),
+    st.sampled_from(("", "NoSchedule", "PreferNoSchedule", "NoExecute")),
+)
 amounts = st.one_of(st.just(0), st.integers(1, 10), st.integers(0, 64_000), st.integers(0, 1 << 40))
 
 
 def requirements(node_names=("n0", "n1", "n2")):
-    label = st.builds(NodeSelectorRequirement, st.sampled_from(LABEL_KEYS), st.sampled_from(OPERATORS),
-                      st.lists(st.sampled_from(LABEL_VALUES), max_size=3).map(tuple))
-    field = st.builds(NodeSelectorRequirement, st.sampled_from(("metadata.name", "metadata.uid")),
-                      st.sampled_from(("In", "NotIn", "Exists")),
-                      st.lists(st.sampled_from(node_names + ("zz",)), max_size=2).map(tuple))
+    label = st.builds(
+        NodeSelectorRequirement,
+        st.sampled_from(LABEL_KEYS),
+        st.sampled_from(OPERATORS),
+        st.lists(st.sampled_from(LABEL_VALUES), max_size=3).map(tuple),
+    )
+    field = st.builds(
+        NodeSelectorRequirement,
+        st.sampled_from(("metadata.name", "metadata.uid")),
+        st.sampled_from(("In", "NotIn", "Exists")),
+        st.lists(st.sampled_from(node_names + ("zz",)), max_size=2).map(tuple),
+    )
     return label, field
 
 
@@ -386,10 +490,11 @@ def terms():
 
 
 def node_affinities():
-    return st.builds(NodeAffinity,
-                     st.one_of(st.none(), st.builds(NodeSelector, st.lists(terms(), max_size=3).map(tuple))),
-                     st.lists(st.builds(PreferredSchedulingTerm, st.integers(0, 100), terms()),
-                              max_size=3).map(tuple))
+    return st.builds(
+        NodeAffinity,
+        st.one_of(st.none(), st.builds(NodeSelector, st.lists(terms(), max_size=3).map(tuple))),
+        st.lists(st.builds(PreferredSchedulingTerm, st.integers(0, 100), terms()), max_size=3).map(tuple),
+    )
 
 
 @st.composite
@@ -400,22 +505,41 @@ def nodes(draw, index: int):
         if draw(st.booleans()):
             allocatable[name] = draw(amounts)
     allocatable[PODS] = draw(st.integers(0, 4))
-    images = tuple(ContainerImage(tuple(draw(st.sets(st.sampled_from(IMAGES), min_size=1, max_size=2))),
-                                  draw(st.integers(0, 3000)) << 20)
-                   for _ in range(draw(st.integers(0, 2))))
-    node = make_node(f"n{index}", labels, taints=draw(st.lists(taints, max_size=3)),
-                     unschedulable=draw(st.booleans()), images=images, doc_index=index)
+    images = tuple(
+        ContainerImage(
+            tuple(draw(st.sets(st.sampled_from(IMAGES), min_size=1, max_size=2))), draw(st.integers(0, 3000)) << 20
+        )
+        for _ in range(draw(st.integers(0, 2)))
+    )
+    node = make_node(
+        f"n{index}",
+        labels,
+        taints=draw(st.lists(taints, max_size=3)),
+        unschedulable=draw(st.booleans()),
+        images=images,
+        doc_index=index,
+    )
     node.allocatable.clear()
     node.allocatable.update(allocatable)
     return node
 
 
 def containers(ports: bool = True):
-    port = st.builds(ContainerPort, st.integers(80, 81), st.sampled_from((0, 80, 8080)),
-                     st.sampled_from(("TCP", "UDP")), st.sampled_from(("", "0.0.0.0", "10.0.0.1")))
+    port = st.builds(
+        ContainerPort,
+        st.integers(80, 81),
+        st.sampled_from((0, 80, 8080)),
+        st.sampled_from(("TCP", "UDP")),
+        st.sampled_from(("", "0.0.0.0", "10.0.0.1")),
+    )
     requests = st.dictionaries(st.sampled_from(RESOURCE_NAMES), amounts, max_size=4)
-    return st.builds(Container, st.just("c"), st.sampled_from(IMAGES), requests,
-                     st.lists(port, max_size=2 if ports else 0).map(tuple))
+    return st.builds(
+        Container,
+        st.just("c"),
+        st.sampled_from(IMAGES),
+        requests,
+        st.lists(port, max_size=2 if ports else 0).map(tuple),
+    )
 
 
 @st.composite
@@ -428,15 +552,17 @@ def clusters(draw, max_nodes: int = 12):
         host = draw(st.integers(0, count - 1))
         running.append(make_pod(f"r{i}", node=f"n{host}", containers=(draw(containers()),)))
     affinity = draw(node_affinities())
-    pod = make_pod("p", containers=tuple(draw(st.lists(containers(), min_size=0, max_size=2))),
-                   init_containers=tuple(draw(st.lists(containers(ports=False), max_size=1))),
-                   tolerations=tuple(draw(st.lists(tolerations, max_size=3))),
-                   node_selector=draw(st.dictionaries(st.sampled_from(LABEL_KEYS), st.sampled_from(LABEL_VALUES),
-                                                      max_size=2)),
-                   affinity=Affinity(node_affinity=affinity) if draw(st.booleans()) else None,
-                   node=draw(st.sampled_from(("", "", "n0", "n1", "zz"))))
+    pod = make_pod(
+        "p",
+        containers=tuple(draw(st.lists(containers(), min_size=0, max_size=2))),
+        init_containers=tuple(draw(st.lists(containers(ports=False), max_size=1))),
+        tolerations=tuple(draw(st.lists(tolerations, max_size=3))),
+        node_selector=draw(st.dictionaries(st.sampled_from(LABEL_KEYS), st.sampled_from(LABEL_VALUES), max_size=2)),
+        affinity=Affinity(node_affinity=affinity) if draw(st.booleans()) else None,
+        node=draw(st.sampled_from(("", "", "n0", "n1", "zz"))),
+    )
     snapshot = make_snapshot(node_list, running)
-    positions = np.asarray(draw(st.permutations(range(count)))[:draw(st.integers(1, count))], dtype=np.int64)
+    positions = np.asarray(draw(st.permutations(range(count)))[: draw(st.integers(1, count))], dtype=np.int64)
     return snapshot, pod, positions
 
 
@@ -479,9 +605,13 @@ def selector(labels: Optional[dict] = None, **exists) -> LabelSelector:
     return LabelSelector(tuple(sorted((labels or {}).items())), expressions)
 
 
-def term(labels: Optional[dict] = None, key: str = ZONE, namespaces: tuple[str, ...] = (),
-         namespace_selector: Optional[LabelSelector] = None, label_selector: Optional[LabelSelector] = None,
-         ) -> PodAffinityTerm:
+def term(
+    labels: Optional[dict] = None,
+    key: str = ZONE,
+    namespaces: tuple[str, ...] = (),
+    namespace_selector: Optional[LabelSelector] = None,
+    label_selector: Optional[LabelSelector] = None,
+) -> PodAffinityTerm:
     return PodAffinityTerm(label_selector or selector(labels), key, namespaces, namespace_selector)
 
 
@@ -512,6 +642,7 @@ def make_inter_pod_affinity(running=(), namespaces: Optional[dict] = None, args:
 
 # ---------------------------------------------------------------------------- DefaultPreemption's dry run
 
+
 def running(name: str, node: str, cpu: int, priority: int, namespace: str = "default", **fields) -> Pod:
     return make_pod(name, namespace, node=node, requests={CPU: cpu}, priority=priority, **fields)
 
@@ -534,8 +665,11 @@ def run_post_filter(nodes, pods, pod: Pod, extra_plugins=(), pre_filter_status: 
     handle = FakeHandle(snapshot)
     fit = new_fit(None, handle)
     filters = [node_unschedulable.new(None, handle), taint_toleration.new(None, handle), fit, *extra_plugins]
-    profile = Profile.of({"preFilter": [fit, *extra_plugins], "filter": filters,
-                          "postFilter": [new_default_preemption(None, handle)]}, {}, 100)
+    profile = Profile.of(
+        {"preFilter": [fit, *extra_plugins], "filter": filters, "postFilter": [new_default_preemption(None, handle)]},
+        {},
+        100,
+    )
     framework = Framework(profile, snapshot)
     handle.framework = framework
     state = CycleState()
@@ -544,8 +678,9 @@ def run_post_filter(nodes, pods, pod: Pod, extra_plugins=(), pre_filter_status: 
         statuses = NodeToStatus({}, pre_filter_status)
     else:
         first_failures = {n.name: framework.run_filter(state, pod, n) for n in snapshot.node_infos}
-        statuses = NodeToStatus({k: v for k, v in first_failures.items() if v is not None},
-                                Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE))
+        statuses = NodeToStatus(
+            {k: v for k, v in first_failures.items() if v is not None}, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+        )
     run = framework.run_post_filter(state, pod, statuses)
     code = "Success" if run.status is None else run.status.code.label
     return Outcome(code, [] if run.status is None else list(run.status.reasons), run.result, state)
@@ -561,49 +696,97 @@ def make_device_class(name: str = "gpu", *selectors: str) -> DeviceClass:
     return DeviceClass(name, selectors or (f'device.driver == "{GPU_DRIVER}"',))
 
 
-def make_gpu_slice(node: str, count: int = 2, model: str = "h100", memory_gi: int = 80, numa_split: int = 0,
-                   driver: str = GPU_DRIVER, **fields) -> ResourceSlice:
+def make_gpu_slice(
+    node: str,
+    count: int = 2,
+    model: str = "h100",
+    memory_gi: int = 80,
+    numa_split: int = 0,
+    driver: str = GPU_DRIVER,
+    **fields,
+) -> ResourceSlice:
     """One node-local slice of ``count`` GPUs gpu-0..; devices from ``numa_split`` on sit on NUMA 1."""
-    devices = tuple(Device(f"gpu-{i}", {"model": model, "index": i, "numa": int(bool(numa_split) and i >= numa_split)},
-                           {"memory": Fraction(memory_gi << 30)}) for i in range(count))
+    devices = tuple(
+        Device(
+            f"gpu-{i}",
+            {"model": model, "index": i, "numa": int(bool(numa_split) and i >= numa_split)},
+            {"memory": Fraction(memory_gi << 30)},
+        )
+        for i in range(count)
+    )
     fields.setdefault("node_name", node)
     return ResourceSlice(f"{node}-{driver}", driver, fields.pop("pool", node), devices=devices, **fields)
 
 
-def exact(name: str = "gpu", device_class: str = "gpu", count: int = 1, mode: str = "ExactCount",
-          selectors: tuple[str, ...] = (), admin: Optional[bool] = None) -> DeviceRequest:
+def exact(
+    name: str = "gpu",
+    device_class: str = "gpu",
+    count: int = 1,
+    mode: str = "ExactCount",
+    selectors: tuple[str, ...] = (),
+    admin: Optional[bool] = None,
+) -> DeviceRequest:
     return DeviceRequest(name, ExactRequest(device_class, selectors, mode, count, admin))
 
 
-def make_resource_claim(name: str, *requests: DeviceRequest, namespace: str = "default",
-                        constraints: tuple[DeviceConstraint, ...] = (), on: Optional[tuple[str, ...]] = None,
-                        node: str = "", reserved_for: tuple[Pod, ...] = (), owner: Optional[Pod] = None,
-                        **fields) -> ResourceClaim:
+def make_resource_claim(
+    name: str,
+    *requests: DeviceRequest,
+    namespace: str = "default",
+    constraints: tuple[DeviceConstraint, ...] = (),
+    on: Optional[tuple[str, ...]] = None,
+    node: str = "",
+    reserved_for: tuple[Pod, ...] = (),
+    owner: Optional[Pod] = None,
+    **fields,
+) -> ResourceClaim:
     """A claim; ``on`` (devices of ``node``'s GPU pool) makes it allocated there, reserved for those pods."""
     allocation = fields.pop("allocation", None)
     if on is not None:
-        results = tuple(DeviceResult(requests[0].name if requests else "gpu", GPU_DRIVER, node, device)
-                        for device in on)
-        selector = NodeSelector((NodeSelectorTerm(match_fields=(NodeSelectorRequirement("metadata.name", "In",
-                                                                                         (node,)),)),))
+        results = tuple(
+            DeviceResult(requests[0].name if requests else "gpu", GPU_DRIVER, node, device) for device in on
+        )
+        selector = NodeSelector(
+            (NodeSelectorTerm(match_fields=(NodeSelectorRequirement("metadata.name", "In", (node,)),)),)
+        )
         allocation = AllocationResult(results, selector)
     owners = (OwnerReference("Pod", owner.name, "v1", True, owner.uid),) if owner is not None else ()
-    return ResourceClaim(namespace, name, fields.pop("uid", f"uid-claim-{name}"), owner_references=owners,
-                         spec=ClaimSpec(tuple(requests or (exact(),)), constraints), allocation=allocation,
-                         reserved_for=tuple(ConsumerRef("pods", p.name, p.uid) for p in reserved_for), **fields)
+    return ResourceClaim(
+        namespace,
+        name,
+        fields.pop("uid", f"uid-claim-{name}"),
+        owner_references=owners,
+        spec=ClaimSpec(tuple(requests or (exact(),)), constraints),
+        allocation=allocation,
+        reserved_for=tuple(ConsumerRef("pods", p.name, p.uid) for p in reserved_for),
+        **fields,
+    )
 
 
 def claiming_pod(name: str, *claims: str, templates: tuple[str, ...] = (), node: str = "", **fields) -> Pod:
     """A pod using ResourceClaims by name (``claims``) or from templates (one pod claim per template)."""
     sources = tuple(PodResourceClaim(claim, claim_name=claim) for claim in claims) + tuple(
-        PodResourceClaim(f"t{i}", template_name=template) for i, template in enumerate(templates))
-    return make_pod(name, node=node, uid=fields.pop("uid", f"uid-{name}"), claim_sources=sources,
-                    resource_claims=tuple(s.name for s in sources), **fields)
+        PodResourceClaim(f"t{i}", template_name=template) for i, template in enumerate(templates)
+    )
+    return make_pod(
+        name,
+        node=node,
+        uid=fields.pop("uid", f"uid-{name}"),
+        claim_sources=sources,
+        resource_claims=tuple(s.name for s in sources),
+        **fields,
+    )
 
 
-def dra_snapshot(nodes: Iterable[Node], pods: Iterable[Pod] = (), *, classes: Iterable[DeviceClass] = (),
-                 slices: Iterable[ResourceSlice] = (), claims: Iterable[ResourceClaim] = (),
-                 templates: Iterable[ResourceClaimTemplate] = ()) -> Snapshot:
+def dra_snapshot(
+    nodes: Iterable[Node],
+    pods: Iterable[Pod] = (),
+    *,
+    classes: Iterable[DeviceClass] = (),
+    slices: Iterable[ResourceSlice] = (),
+    claims: Iterable[ResourceClaim] = (),
+    templates: Iterable[ResourceClaimTemplate] = (),
+) -> Snapshot:
     snapshot = make_snapshot(nodes, pods)
     snapshot.dra = DraState(DraObjects(list(classes), list(slices), list(claims), list(templates)))
     return snapshot

@@ -13,8 +13,11 @@ from typing import Any
 
 def diff(expected: Any, actual: Any, path: str = "") -> list[str]:
     if isinstance(expected, float) or isinstance(actual, float):
-        if isinstance(expected, (int, float)) and isinstance(actual, (int, float)) and \
-                math.isclose(expected, actual, rel_tol=1e-9, abs_tol=1e-12):
+        if (
+            isinstance(expected, (int, float))
+            and isinstance(actual, (int, float))
+            and math.isclose(expected, actual, rel_tol=1e-9, abs_tol=1e-12)
+        ):
             return []
         return [f"{path}: expected {expected!r}, got {actual!r}"]
     if isinstance(expected, dict) and isinstance(actual, dict):
@@ -29,7 +32,9 @@ def diff(expected: Any, actual: Any, path: str = "") -> list[str]:
         return out
     if isinstance(expected, list) and isinstance(actual, list):
         if len(expected) != len(actual):
-            return [f"{path}: expected {len(expected)} items {str(expected)[:300]}, got {len(actual)} {str(actual)[:300]}"]
+            return [
+                f"{path}: expected {len(expected)} items {str(expected)[:300]}, got {len(actual)} {str(actual)[:300]}"
+            ]
         return [d for i, (e, a) in enumerate(zip(expected, actual)) for d in diff(e, a, f"{path}[{i}]")]
     if expected != actual:
         return [f"{path}: expected {expected!r}, got {actual!r}"]

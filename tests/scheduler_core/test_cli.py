@@ -20,8 +20,9 @@ SEED = CORPUS / "seed_pts_single_constraint.yaml"
 
 
 def _run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "scheduler_core", *args], cwd=ROOT, input=stdin,
-                          capture_output=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "scheduler_core", *args], cwd=ROOT, input=stdin, capture_output=True, timeout=120
+    )
 
 
 def test_trace_json_prints_exactly_the_expected_summary():
@@ -49,14 +50,21 @@ def test_events_prints_one_json_event_per_line():
     lines = _run("trace", str(SEED), "--events").stdout.decode().splitlines()
     events = [json.loads(line) for line in lines]
     assert events[0]["extensionPoint"] == "CycleStart"
-    assert events[-1] == {"cycle": 0, "pod": "default/mypod", "extensionPoint": "CycleEnd", "plugin": None,
-                          "payload": {"nodeName": "node4"}}
+    assert events[-1] == {
+        "cycle": 0,
+        "pod": "default/mypod",
+        "extensionPoint": "CycleEnd",
+        "plugin": None,
+        "payload": {"nodeName": "node4"},
+    }
 
 
 def test_it_exits_2_listing_every_problem_without_a_traceback(tmp_path):
     bad = tmp_path / "bad.yaml"
-    bad.write_text("apiVersion: v1\nkind: Pod\nmetadata:\n  name: web-1\nspec:\n  nodeName: Ghost\n"
-                   "  containers:\n  - name: c\n    resources:\n      requests:\n        cpu: lots\n")
+    bad.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web-1\nspec:\n  nodeName: Ghost\n"
+        "  containers:\n  - name: c\n    resources:\n      requests:\n        cpu: lots\n"
+    )
     result = _run("trace", str(bad), "--json")
     err = result.stderr.decode()
     assert result.returncode == 2
@@ -121,8 +129,11 @@ def test_timeline_exits_3_without_nodes_at_once_with_its_notices(tmp_path):
 def test_an_error_inside_an_archive_names_the_member_and_line(tmp_path):
     archive = tmp_path / "dump.zip"
     with zipfile.ZipFile(archive, "w") as packed:
-        packed.writestr("dump/pods.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web-1\nspec:\n  priority: high\n"
-                                          "  containers:\n  - name: c\n")
+        packed.writestr(
+            "dump/pods.yaml",
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web-1\nspec:\n  priority: high\n"
+            "  containers:\n  - name: c\n",
+        )
     result = _run("trace", str(archive))
     assert result.returncode == 2
     assert f"{archive}:dump/pods.yaml: line 6: Pod default/web-1: spec.priority" in result.stderr.decode()
@@ -135,7 +146,11 @@ def _example_commands() -> list[list[str]]:
 
 
 def test_every_example_path_the_readmes_name_exists():
-    named = set(re.findall(r"\bexamples/[\w./-]+", (ROOT / "README.md").read_text() + (ROOT / "examples" / "README.md").read_text()))
+    named = set(
+        re.findall(
+            r"\bexamples/[\w./-]+", (ROOT / "README.md").read_text() + (ROOT / "examples" / "README.md").read_text()
+        )
+    )
     assert named and all((ROOT / path.rstrip(".")).exists() for path in named), named
     assert "../shared" not in "".join(re.findall(r"python -m scheduler_core [^\n]*", (ROOT / "README.md").read_text()))
 
@@ -149,8 +164,10 @@ def test_every_example_command_runs_from_a_fresh_clone(command):
 
 def _pending_pods(count: int) -> bytes:
     node = "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}\n"
-    pods = "".join(f"---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}}}\nspec: {{containers: [{{name: c}}]}}\n"
-                   for i in range(count))
+    pods = "".join(
+        f"---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}}}\nspec: {{containers: [{{name: c}}]}}\n"
+        for i in range(count)
+    )
     return (node + pods).encode()
 
 

@@ -40,10 +40,29 @@ def test_the_public_steps_corpus_is_present():
 
 
 def test_comparable_keeps_order_where_the_corpus_does_and_forgets_it_where_it_does_not():
-    timeline = {"steps": [{"step": 1, "name": "x", "at": "0:01.000", "created": ["b", "a"],
-                           "deleted": ["d", "c"], "pending": ["f", "e"]}]}
-    assert comparable(timeline)["steps"] == [{"step": 1, "created": ["b", "a"], "evicted": [], "blocked": [],
-                                               "deleted": ["c", "d"], "succeeded": [], "pending": ["e", "f"]}]
+    timeline = {
+        "steps": [
+            {
+                "step": 1,
+                "name": "x",
+                "at": "0:01.000",
+                "created": ["b", "a"],
+                "deleted": ["d", "c"],
+                "pending": ["f", "e"],
+            }
+        ]
+    }
+    assert comparable(timeline)["steps"] == [
+        {
+            "step": 1,
+            "created": ["b", "a"],
+            "evicted": [],
+            "blocked": [],
+            "deleted": ["c", "d"],
+            "succeeded": [],
+            "pending": ["e", "f"],
+        }
+    ]
 
 
 @pytest.mark.parametrize("case", CASES)

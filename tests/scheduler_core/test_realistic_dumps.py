@@ -40,8 +40,11 @@ def notices(scenario) -> dict[NoticeCode, tuple[str, ...]]:
 
 def test_kubeadm_every_kind_loads_and_what_is_left_out_is_said():
     scenario = load("kubeadm_calico.yaml")
-    assert (len(scenario.nodes), len(scenario.running_pods), [p.key for p in scenario.pending_pods]) == \
-        (3, 7, ["default/web-7d4b9c8f6-x2x9z"])
+    assert (len(scenario.nodes), len(scenario.running_pods), [p.key for p in scenario.pending_pods]) == (
+        3,
+        7,
+        ["default/web-7d4b9c8f6-x2x9z"],
+    )
     said = notices(scenario)
     assert said[NoticeCode.FINISHED_PODS] == ("Pod default/report-29377440-bk7vz",)
     assert said[NoticeCode.SCHEDULING_GATED] == ("Pod default/web-canary",)
@@ -56,7 +59,8 @@ def test_kubeadm_a_finished_job_pod_frees_its_cpu():
     assert web["nodeName"] == "worker-1"
     assert rejected_by(web, "NodeResourcesFit") == {"cp-1": INSUFFICIENT_CPU, "worker-2": INSUFFICIENT_CPU}
     assert rejected_by(web, "TaintToleration") == {
-        "cp-1": {"code": "UnschedulableAndUnresolvable", "reasons": ["node(s) had untolerated taint(s)"]}}
+        "cp-1": {"code": "UnschedulableAndUnresolvable", "reasons": ["node(s) had untolerated taint(s)"]}
+    }
 
 
 # ------------------------------------------------------------------ GKE GPU pool (two JSON Lists back to back)
@@ -78,7 +82,8 @@ def test_gke_the_gpu_pod_goes_where_gpus_are_left():
     assert train_c["nodeName"] is None
     assert train_c["failedSchedulingMessage"] == (
         "0/3 nodes are available: 3 Insufficient nvidia.com/gpu. no new claims to deallocate, preemption: "
-        "0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod.")
+        "0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod."
+    )
 
 
 # ------------------------------------------------------------------ AKS in the middle of a preemption
@@ -96,7 +101,8 @@ def test_aks_the_nominated_node_is_tried_first_and_kept_for_the_preemptor():
     # vmss000001 still holds the terminating victim's 1500m: 1200m does not fit in 400m. Preemption is
     # not tried again while a victim on the nominated node is terminating.
     assert close["failedSchedulingMessage"].endswith(
-        "preemption: not eligible due to a terminating pod on the nominated node.")
+        "preemption: not eligible due to a terminating pod on the nominated node."
+    )
     # report (300m, priority 1000) would fit vmss000001's 400m, but the preemptor (priority 100000 >= 1000)
     # is nominated there and counts in the first filter pass.
     report = found["batch/report-29377891-x5c7v"]

@@ -26,7 +26,10 @@ from scheduler_core.run.scheduler import Scheduler, fresh_copy
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "statefulset_ebs.yaml"
 NODE_A, NODE_B, NODE_C = "ip-10-0-1-10.ec2.internal", "ip-10-0-2-20.ec2.internal", "ip-10-0-3-30.ec2.internal"
-NODE_CONFLICT = {"code": "UnschedulableAndUnresolvable", "reasons": ["node(s) didn't match PersistentVolume's node affinity"]}
+NODE_CONFLICT = {
+    "code": "UnschedulableAndUnresolvable",
+    "reasons": ["node(s) didn't match PersistentVolume's node affinity"],
+}
 ZONE_CONFLICT = {"code": "UnschedulableAndUnresolvable", "reasons": ["node(s) had no available volume zone"]}
 
 
@@ -43,26 +46,43 @@ def test_the_dump_loads_every_storage_object_with_nothing_left_out():
     storage = loaded.storage
     assert (len(loaded.nodes), len(loaded.pods), loaded.notices) == (3, 17, [])
     assert [p.key for p in loaded.pending_pods] == ["ops/backup-29012345-xk2lp", "shop/web-2", "shop/web-3"]
-    assert (len(storage.claims), len(storage.volumes), len(storage.classes), len(storage.csi_nodes),
-            len(storage.csi_drivers)) == (6, 4, 3, 3, 1)
+    assert (
+        len(storage.claims),
+        len(storage.volumes),
+        len(storage.classes),
+        len(storage.csi_nodes),
+        len(storage.csi_drivers),
+    ) == (6, 4, 3, 3, 1)
     assert {c.name: c.volume_binding_mode for c in storage.classes} == {
-        "ebs-immediate": "Immediate", "gp2": "WaitForFirstConsumer", "gp3": "WaitForFirstConsumer"}
+        "ebs-immediate": "Immediate",
+        "gp2": "WaitForFirstConsumer",
+        "gp3": "WaitForFirstConsumer",
+    }
 
 
 def test_an_unbound_immediate_claim_keeps_its_pod_pending_without_preemption():
     backup = cycles()["ops/backup-29012345-xk2lp"]
     assert backup["nodeName"] is None
-    assert backup["preFilter"] == {"VolumeBinding": {"code": "UnschedulableAndUnresolvable",
-                                                     "reasons": ["pod has unbound immediate PersistentVolumeClaims"]}}
-    assert backup["failedSchedulingMessage"] == \
-        "0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims. not found"
+    assert backup["preFilter"] == {
+        "VolumeBinding": {
+            "code": "UnschedulableAndUnresolvable",
+            "reasons": ["pod has unbound immediate PersistentVolumeClaims"],
+        }
+    }
+    assert (
+        backup["failedSchedulingMessage"]
+        == "0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims. not found"
+    )
 
 
 def test_a_pod_follows_its_zonal_volume_to_the_only_node_of_that_zone():
     web2 = cycles()["shop/web-2"]
     assert web2["feasibleNodes"] == [NODE_C] and web2["nodeName"] == NODE_C
-    assert web2["filter"][NODE_A] == web2["filter"][NODE_B] == {"VolumeBinding": NODE_CONFLICT,
-                                                                  "VolumeZone": ZONE_CONFLICT}
+    assert (
+        web2["filter"][NODE_A]
+        == web2["filter"][NODE_B]
+        == {"VolumeBinding": NODE_CONFLICT, "VolumeZone": ZONE_CONFLICT}
+    )
 
 
 def test_a_migrated_volume_needs_the_csi_drivers_topology_label_on_the_node():
@@ -74,7 +94,8 @@ def test_a_migrated_volume_needs_the_csi_drivers_topology_label_on_the_node():
     assert web2["filter"][NODE_C] == {"VolumeBinding": NODE_CONFLICT}
     assert web2["failedSchedulingMessage"] == (
         "0/3 nodes are available: 3 node(s) didn't match PersistentVolume's node affinity. no new claims to "
-        "deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.")
+        "deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
+    )
 
 
 def test_a_new_claim_is_provisioned_on_the_node_the_pod_lands_on():
@@ -90,7 +111,11 @@ def test_a_new_claim_is_provisioned_on_the_node_the_pod_lands_on():
     requirement = volume.node_affinity.terms[0].match_expressions[0]
     assert (requirement.key, requirement.values) == (LABEL_HOSTNAME, (NODE_B,))
     assert [c.event.label for c in scheduler.snapshot.cluster_changes] == [
-        "PersistentVolumeClaimUpdate", "PersistentVolumeAdd", "PersistentVolumeUpdate", "PersistentVolumeClaimUpdate"]
+        "PersistentVolumeClaimUpdate",
+        "PersistentVolumeAdd",
+        "PersistentVolumeUpdate",
+        "PersistentVolumeClaimUpdate",
+    ]
 
 
 def test_the_scenario_is_not_changed_by_a_run():

@@ -55,7 +55,9 @@ def test_conformance_case_is_the_same_both_ways(case):
 @pytest.mark.parametrize("case", VOLUME_CASES)
 def test_volumes_case_is_the_same_both_ways(case):
     scenario = load_scenario((VOLUMES / f"{case}.yaml").read_bytes())
-    _assert_same(trace_summary(simulate(scenario, vectorized=True)), trace_summary(simulate(scenario, vectorized=False)))
+    _assert_same(
+        trace_summary(simulate(scenario, vectorized=True)), trace_summary(simulate(scenario, vectorized=False))
+    )
 
 
 @lru_cache(maxsize=2)
@@ -107,8 +109,8 @@ def _preemption_basic(nodes: int, preemptors: int, extra: str = "", victim_spec:
     for n in range(nodes):
         docs.append(f"""apiVersion: v1
 kind: Node
-metadata: {{name: node-{n}, labels: {{kubernetes.io/hostname: node-{n}, app: {'a' if n % 3 else 'b'}}}}}
-spec: {{{node_spec if n % 4 == 1 else ''}}}
+metadata: {{name: node-{n}, labels: {{kubernetes.io/hostname: node-{n}, app: {"a" if n % 3 else "b"}}}}}
+spec: {{{node_spec if n % 4 == 1 else ""}}}
 status: {{allocatable: {{cpu: '4', memory: 32Gi, pods: '110'}}}}
 """)
         for v in range(4):
@@ -146,44 +148,65 @@ profiles:
       enabled: [{name: NodeResourcesFit}, {name: TaintToleration}, {name: NodeUnschedulable}]
 """
 TAINT = "taints: [{key: k, effect: NoSchedule}]"
-SMALL = "".join(f"""---
+SMALL = "".join(
+    f"""---
 apiVersion: v1
 kind: Pod
 metadata: {{name: small-{i}, namespace: default}}
 spec: {{priority: 10, containers: [{{name: c, resources: {{requests: {{cpu: 100m}}}}}}]}}
-""" for i in range(6))
+"""
+    for i in range(6)
+)
 
 # PreemptionAsync in small: low-priority pods arrive while the preemptors wait nominated, so each
 # of their cycles runs the nominated pass; HALF_NODE preemptors fit two to a node.
-LOW = "".join(f"""---
+LOW = "".join(
+    f"""---
 apiVersion: v1
 kind: Pod
 metadata: {{name: later-{i}, namespace: default}}
 spec: {{priority: 0, containers: [{{name: c, resources: {{requests: {{cpu: 100m, memory: 500Mi}}}}}}]}}
-""" for i in range(30))
-HALF_NODE = "".join(f"""---
+"""
+    for i in range(30)
+)
+HALF_NODE = "".join(
+    f"""---
 apiVersion: v1
 kind: Pod
 metadata: {{name: half-{i}, namespace: default}}
 spec: {{priority: 10, terminationGracePeriodSeconds: 0,
   containers: [{{name: c, resources: {{requests: {{cpu: 1500m}}}}}}]}}
-""" for i in range(6))
+"""
+    for i in range(6)
+)
 
-@pytest.mark.parametrize("text", [
-    pytest.param(_preemption_basic(12, 14), id="preemptors outnumbering the nodes, victims at two priorities"),
-    pytest.param(_preemption_basic(12, 14, extra=PDB), id="a PodDisruptionBudget on the victims (verdicts not kept)"),
-    pytest.param(_preemption_basic(12, 10, node_spec=TAINT), id="a node-only plugin rejecting before Fit"),
-    pytest.param(_preemption_basic(12, 10, extra=FIT_FIRST, node_spec=TAINT),
-                 id="a node-only plugin rejecting after Fit in the profile's order"),
-    pytest.param(_preemption_basic(12, 10, node_spec="unschedulable: true"), id="unschedulable nodes"),
-    pytest.param(_preemption_basic(6, 8, victim_spec="ports: [],"), id="few nodes: the nominated pods fill them"),
-    pytest.param(_preemption_basic(6, 4, extra=SMALL), id="small pods that fit next to the nominated ones"),
-    pytest.param(_preemption_basic(8, 5, extra=LOW), id="lower-priority pods filtered with the nominated ones"),
-    pytest.param(_preemption_basic(6, 2, extra=HALF_NODE + LOW, node_spec=TAINT),
-                 id="two nominated pods on a node, lower-priority pods, a node-only plugin rejecting"),
-    pytest.param(_preemption_basic(150, 12, extra=LOW),
-                 id="more nodes than the walk needs: nominated nodes before and after where it stops"),
-])
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param(_preemption_basic(12, 14), id="preemptors outnumbering the nodes, victims at two priorities"),
+        pytest.param(
+            _preemption_basic(12, 14, extra=PDB), id="a PodDisruptionBudget on the victims (verdicts not kept)"
+        ),
+        pytest.param(_preemption_basic(12, 10, node_spec=TAINT), id="a node-only plugin rejecting before Fit"),
+        pytest.param(
+            _preemption_basic(12, 10, extra=FIT_FIRST, node_spec=TAINT),
+            id="a node-only plugin rejecting after Fit in the profile's order",
+        ),
+        pytest.param(_preemption_basic(12, 10, node_spec="unschedulable: true"), id="unschedulable nodes"),
+        pytest.param(_preemption_basic(6, 8, victim_spec="ports: [],"), id="few nodes: the nominated pods fill them"),
+        pytest.param(_preemption_basic(6, 4, extra=SMALL), id="small pods that fit next to the nominated ones"),
+        pytest.param(_preemption_basic(8, 5, extra=LOW), id="lower-priority pods filtered with the nominated ones"),
+        pytest.param(
+            _preemption_basic(6, 2, extra=HALF_NODE + LOW, node_spec=TAINT),
+            id="two nominated pods on a node, lower-priority pods, a node-only plugin rejecting",
+        ),
+        pytest.param(
+            _preemption_basic(150, 12, extra=LOW),
+            id="more nodes than the walk needs: nominated nodes before and after where it stops",
+        ),
+    ],
+)
 def test_preemption_runs_the_same_both_ways(text):
     scenario = load_scenario(text)
     fast, reference = _run_events(scenario, True), _run_events(scenario, False)
@@ -191,8 +214,9 @@ def test_preemption_runs_the_same_both_ways(text):
     assert fast == reference
 
 
-def _dra_fill_text(nodes: int, devices: int, running: int, pending: int, error_on: str = "",
-                   cordoned: bool = False) -> str:
+def _dra_fill_text(
+    nodes: int, devices: int, running: int, pending: int, error_on: str = "", cordoned: bool = False
+) -> str:
     """scheduler_perf's DRA fill-up shape (tools/perf_dra.py): ``nodes`` nodes of ``devices``
     devices, ``running`` pods already holding one each (round-robin), ``pending`` pods asking one.
     ``error_on``: a node whose devices the class's selector cannot evaluate (a CEL runtime error),
@@ -215,7 +239,8 @@ def _dra_fill_text(nodes: int, devices: int, running: int, pending: int, error_o
             if document["kind"] == "DeviceClass":
                 document["spec"]["selectors"][0]["cel"]["expression"] = (
                     'device.attributes["test-driver.cdi.k8s.io"].family == "GPU" && '
-                    'device.attributes["test-driver.cdi.k8s.io"].broken')
+                    'device.attributes["test-driver.cdi.k8s.io"].broken'
+                )
             if cordoned and document["kind"] == "Node" and document["metadata"]["name"] == error_on:
                 document["spec"]["unschedulable"] = True
             if document["kind"] == "ResourceSlice" and document["spec"]["nodeName"] == error_on:
@@ -227,15 +252,19 @@ def _dra_fill_text(nodes: int, devices: int, running: int, pending: int, error_o
     return yaml.safe_dump_all(documents, sort_keys=False)
 
 
-@pytest.mark.parametrize("nodes, devices, running, pending, error_on, cordoned", [
-    (150, 2, 150, 160, "", False),  # 150 nodes: the walk stops after 100 feasible; nodes fill up and are rejected
-    (120, 1, 30, 100, "", False),  # a quarter of the nodes full from the start, then more
-    (130, 2, 0, 12, "scheduler-perf-dra-40", False),  # a CEL runtime error (Error status) partway along the walk
-    (130, 2, 0, 12, "scheduler-perf-dra-40", True),  # the same node cordoned: not an Error node, the walk goes on
-    (130, 1, 120, 8, "scheduler-perf-dra-122", True),  # ... on to nodes that fill up and are rejected after it
-])
-def test_dynamic_resources_walked_node_by_node_runs_the_same_both_ways(nodes, devices, running, pending, error_on,
-                                                                       cordoned):
+@pytest.mark.parametrize(
+    "nodes, devices, running, pending, error_on, cordoned",
+    [
+        (150, 2, 150, 160, "", False),  # 150 nodes: the walk stops after 100 feasible; nodes fill up and are rejected
+        (120, 1, 30, 100, "", False),  # a quarter of the nodes full from the start, then more
+        (130, 2, 0, 12, "scheduler-perf-dra-40", False),  # a CEL runtime error (Error status) partway along the walk
+        (130, 2, 0, 12, "scheduler-perf-dra-40", True),  # the same node cordoned: not an Error node, the walk goes on
+        (130, 1, 120, 8, "scheduler-perf-dra-122", True),  # ... on to nodes that fill up and are rejected after it
+    ],
+)
+def test_dynamic_resources_walked_node_by_node_runs_the_same_both_ways(
+    nodes, devices, running, pending, error_on, cordoned
+):
     """DynamicResources has no batch method: on the fast path it judges nodes only as far as
     findNodesThatPassFilters walks (Scheduler._walked_verdicts), the reference judges every node.
     Same events either way: every verdict of the evaluated nodes, pictures, where the walk stops

@@ -54,7 +54,7 @@ def test_each_first_attempt_in_queue_order_matches_the_real_scheduler(case):
     expected = json.loads((CORPUS / f"{case}.expected.json").read_text())["attempts"]
     plain = plain_first_attempts(expected)
     ends, cycles = single_pass(case)
-    assert [pod for pod, _ in ends[:len(plain)]] == [a["pod"] for a in plain], "queue order differs"
+    assert [pod for pod, _ in ends[: len(plain)]] == [a["pod"] for a in plain], "queue order differs"
     for attempt, (pod, end) in zip(plain, ends):
         assert end.error is None, f"{pod}: {end.error}"
         assert end.node_name == attempt["nodeName"], pod
@@ -62,18 +62,25 @@ def test_each_first_attempt_in_queue_order_matches_the_real_scheduler(case):
         preemption = cycles[pod].get("postFilter")
         if "victims" in attempt:  # the dry run picks the victims and the node the real run nominated
             assert (preemption["victims"], preemption["nominatedNodeName"]) == (
-                attempt["victims"], attempt["nominatedNodeName"]), pod
+                attempt["victims"],
+                attempt["nominatedNodeName"],
+            ), pod
         elif attempt.get("nominatedNodeName") == "":  # preemption was tried and found no candidate
             assert preemption is not None and not preemption["victims"], pod
 
 
 def test_an_attempt_that_preempted_ends_the_comparable_prefix():
-    attempts = [{"pod": "a", "nodeName": None, "victims": ["x"], "nominatedNodeName": "n1"},
-                {"pod": "b", "nodeName": None}]
+    attempts = [
+        {"pod": "a", "nodeName": None, "victims": ["x"], "nominatedNodeName": "n1"},
+        {"pod": "b", "nodeName": None},
+    ]
     assert plain_first_attempts(attempts) == attempts[:1]
 
 
 def test_a_retry_ends_the_comparable_prefix():
-    attempts = [{"pod": "a", "nodeName": None, "nominatedNodeName": ""}, {"pod": "b", "nodeName": "n1"},
-                {"pod": "a", "nodeName": "n2"}]
+    attempts = [
+        {"pod": "a", "nodeName": None, "nominatedNodeName": ""},
+        {"pod": "b", "nodeName": "n1"},
+        {"pod": "a", "nodeName": "n2"},
+    ]
     assert plain_first_attempts(attempts) == attempts[:2]

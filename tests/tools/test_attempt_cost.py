@@ -34,6 +34,11 @@ def test_an_empty_stream_costs_nothing():
 def test_it_prints_pairs_and_their_median_for_a_scenario(tmp_path):
     scenario = ROOT.parent / "shared" / "conformance-timeline" / "public"
     path = sorted(scenario.glob("*.yaml"))[0]
-    out = subprocess.run([sys.executable, str(ROOT / "tools" / "attempt_cost.py"), str(path), "--cycles", "2", "--rounds", "2"],
-                         capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "attempt_cost.py"), str(path), "--cycles", "2", "--rounds", "2"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    ).stdout
     assert out.count("attempt/cycle") == 3 and "median attempt/cycle over 2 pairs" in out

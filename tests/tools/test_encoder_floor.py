@@ -40,6 +40,11 @@ def test_typed_payloads_are_read_as_copies_of_their_arrays():
 
 
 def test_it_prints_each_round_against_the_engine():
-    out = subprocess.run([sys.executable, str(ROOT / "tools" / "encoder_floor.py"), str(CASE), "--cycles", "2", "--rounds", "2"],
-                         capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "encoder_floor.py"), str(CASE), "--cycles", "2", "--rounds", "2"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    ).stdout
     assert out.count("floor/engine") == 2 and out.count("attempts 2 ") == 2

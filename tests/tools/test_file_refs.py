@@ -30,19 +30,25 @@ def test_every_file_the_checkout_names_exists():
 
 
 def test_it_names_a_missing_page_and_a_spec_named_without_the_shared_folder(tmp_path):
-    root = _checkout(tmp_path, {
-        "docs/A.md": "See docs/B.md and ../shared/spec/TIMELINE.md.\n",
-        "scheduler_core/x.py": '"""The run (spec/TIMELINE.md)."""\n# see docs/A.md\n',
-    })
+    root = _checkout(
+        tmp_path,
+        {
+            "docs/A.md": "See docs/B.md and ../shared/spec/TIMELINE.md.\n",
+            "scheduler_core/x.py": '"""The run (spec/TIMELINE.md)."""\n# see docs/A.md\n',
+        },
+    )
     missing = [(m.source, m.line, m.reference) for m in file_refs.check(root)]
     assert missing == [("scheduler_core/x.py", 1, "spec/TIMELINE.md"), ("docs/A.md", 1, "docs/B.md")]
 
 
 def test_it_leaves_other_repositories_paths_and_example_trees_alone(tmp_path):
-    root = _checkout(tmp_path, {
-        "docs/A.md": "openshift/insights-operator `docs/gathered-data.md` lists it; tests/pkg/test_a.py is made.\n",
-        "CHANGELOG.md": "Moved from docs/OLD.md.\n",
-    })
+    root = _checkout(
+        tmp_path,
+        {
+            "docs/A.md": "openshift/insights-operator `docs/gathered-data.md` lists it; tests/pkg/test_a.py is made.\n",
+            "CHANGELOG.md": "Moved from docs/OLD.md.\n",
+        },
+    )
     assert file_refs.check(root) == []
 
 

@@ -42,14 +42,17 @@ def test_nothing_is_loose_at_the_top_of_the_engine(project_graph):
 
 
 def test_an_import_of_a_higher_layer_is_named_and_the_top_modules_sit_above_all(tmp_path):
-    _write(tmp_path, {
-        "eng/__init__.py": "",
-        "eng/cli.py": "from eng.high import h\n",
-        "eng/low/__init__.py": "",
-        "eng/low/a.py": "def f():\n    from eng.high.b import g\n",
-        "eng/high/__init__.py": "",
-        "eng/high/b.py": "from eng.low.a import f\ndef g(): pass\n",
-    })
+    _write(
+        tmp_path,
+        {
+            "eng/__init__.py": "",
+            "eng/cli.py": "from eng.high import h\n",
+            "eng/low/__init__.py": "",
+            "eng/low/a.py": "def f():\n    from eng.high.b import g\n",
+            "eng/high/__init__.py": "",
+            "eng/high/b.py": "from eng.low.a import f\ndef g(): pass\n",
+        },
+    )
     graph = import_cycles.build_graph(tmp_path, ("eng",))
     layers = (("low",), ("high",))
     assert import_cycles.upward_imports(graph, layers, "eng") == [("eng.low.a", "eng.high.b")]
@@ -62,23 +65,30 @@ def test_the_engine_imports_nothing_of_the_web_app(project_graph):
 
 def test_the_web_app_reaches_the_engine_through_its_one_door(project_graph):
     assert import_cycles.imports_past_the_door(project_graph) == []
-    assert ("webui.services.engine", "scheduler_core") in import_cycles.imports_between(project_graph, "webui", "scheduler_core")
+    assert ("webui.services.engine", "scheduler_core") in import_cycles.imports_between(
+        project_graph, "webui", "scheduler_core"
+    )
 
 
 def test_an_engine_import_past_the_door_is_named_even_inside_a_function_or_a_migration(tmp_path):
-    _write(tmp_path, {
-        "eng/__init__.py": "",
-        "eng/answers.py": "def answer(): pass\n",
-        "web/__init__.py": "",
-        "web/door.py": "from eng.answers import answer\n",
-        "web/routers.py": "def view():\n    import eng.answers\n",
-        "web/migrations/__init__.py": "",
-        "web/migrations/0001_x.py": "def forward(apps, editor):\n    from eng import answers\n",
-        "web/through.py": "from web.door import answer\n",
-    })
+    _write(
+        tmp_path,
+        {
+            "eng/__init__.py": "",
+            "eng/answers.py": "def answer(): pass\n",
+            "web/__init__.py": "",
+            "web/door.py": "from eng.answers import answer\n",
+            "web/routers.py": "def view():\n    import eng.answers\n",
+            "web/migrations/__init__.py": "",
+            "web/migrations/0001_x.py": "def forward(apps, editor):\n    from eng import answers\n",
+            "web/through.py": "from web.door import answer\n",
+        },
+    )
     graph = import_cycles.build_graph(tmp_path, ("eng", "web"))
     assert import_cycles.imports_past_the_door(graph, "web", "eng", "web.door") == [
-        ("web.migrations.0001_x", "eng.answers"), ("web.routers", "eng.answers")]
+        ("web.migrations.0001_x", "eng.answers"),
+        ("web.routers", "eng.answers"),
+    ]
 
 
 def _write(root: Path, files: dict[str, str]) -> None:
@@ -89,23 +99,29 @@ def _write(root: Path, files: dict[str, str]) -> None:
 
 
 def test_it_finds_a_cycle_hidden_in_a_function_and_one_under_type_checking(tmp_path):
-    _write(tmp_path, {
-        "pkg/__init__.py": "",
-        "pkg/a.py": "def f():\n    from pkg import b\n",
-        "pkg/b.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.a import f\n",
-        "pkg/c.py": "import pkg.a\n",
-    })
+    _write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/a.py": "def f():\n    from pkg import b\n",
+            "pkg/b.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.a import f\n",
+            "pkg/c.py": "import pkg.a\n",
+        },
+    )
     graph = import_cycles.build_graph(tmp_path, ("pkg",))
     assert import_cycles.cycles(graph) == [["pkg.a", "pkg.b"]]
 
 
 def test_it_resolves_relative_imports_from_modules_and_packages(tmp_path):
-    _write(tmp_path, {
-        "pkg/__init__.py": "from .sub import thing\n",
-        "pkg/sub/__init__.py": "from . import leaf\nthing = 1\n",
-        "pkg/sub/leaf.py": "from ..other import x\nfrom .. import sub\n",
-        "pkg/other.py": "x = 1\n",
-    })
+    _write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from .sub import thing\n",
+            "pkg/sub/__init__.py": "from . import leaf\nthing = 1\n",
+            "pkg/sub/leaf.py": "from ..other import x\nfrom .. import sub\n",
+            "pkg/other.py": "x = 1\n",
+        },
+    )
     graph = import_cycles.build_graph(tmp_path, ("pkg",))
     assert graph.edges["pkg"] == {"pkg.sub"}
     assert graph.edges["pkg.sub"] == {"pkg.sub.leaf"}
@@ -121,12 +137,17 @@ def test_it_counts_a_module_importing_itself_and_ignores_outside_modules(tmp_pat
 
 
 def test_it_names_who_imports_across_two_layers(tmp_path):
-    _write(tmp_path, {
-        "pkg/__init__.py": "",
-        "pkg/framework/__init__.py": "",
-        "pkg/framework/core.py": "def f():\n    import pkg.plugins.p\n",
-        "pkg/plugins/__init__.py": "",
-        "pkg/plugins/p.py": "from pkg.framework import core\n",
-    })
+    _write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/framework/__init__.py": "",
+            "pkg/framework/core.py": "def f():\n    import pkg.plugins.p\n",
+            "pkg/plugins/__init__.py": "",
+            "pkg/plugins/p.py": "from pkg.framework import core\n",
+        },
+    )
     graph = import_cycles.build_graph(tmp_path, ("pkg",))
-    assert import_cycles.imports_between(graph, "pkg.framework", "pkg.plugins") == [("pkg.framework.core", "pkg.plugins.p")]
+    assert import_cycles.imports_between(graph, "pkg.framework", "pkg.plugins") == [
+        ("pkg.framework.core", "pkg.plugins.p")
+    ]

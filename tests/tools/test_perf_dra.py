@@ -41,10 +41,12 @@ def test_it_writes_the_same_bytes_every_time(tmp_path):
 def test_the_readme_gives_perf_table_each_files_threshold(tmp_path):
     (tmp_path / "README.md").write_text(perf_dra.readme(perf_dra.workloads()), encoding="utf-8")
     table = _perf_table().thresholds(tmp_path / "README.md")
-    assert table == {"SchedulingWithResourceClaimTemplate_5000pods_500nodes.yaml": 56,
-                     "SteadyStateClusterResourceClaimTemplate_empty_500nodes.yaml": 64,
-                     "SteadyStateClusterResourceClaimTemplate_half_500nodes.yaml": 60,
-                     "SteadyStateClusterResourceClaimTemplate_full_500nodes.yaml": 60}
+    assert table == {
+        "SchedulingWithResourceClaimTemplate_5000pods_500nodes.yaml": 56,
+        "SteadyStateClusterResourceClaimTemplate_empty_500nodes.yaml": 64,
+        "SteadyStateClusterResourceClaimTemplate_half_500nodes.yaml": 60,
+        "SteadyStateClusterResourceClaimTemplate_full_500nodes.yaml": 60,
+    }
 
 
 def test_the_full_size_workloads_have_upstreams_numbers():

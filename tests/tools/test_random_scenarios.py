@@ -20,8 +20,14 @@ spec = importlib.util.spec_from_file_location("random_scenarios", TOOL)
 random_scenarios = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(random_scenarios)
 
-SEEDS = {"general": range(1, 9), "preemption": range(1, 6), "volumes": range(1, 6), "big": range(1, 3), "config": range(1, 6),
-         "dra": range(1, 7)}
+SEEDS = {
+    "general": range(1, 9),
+    "preemption": range(1, 6),
+    "volumes": range(1, 6),
+    "big": range(1, 3),
+    "config": range(1, 6),
+    "dra": range(1, 7),
+}
 CASES = [(kind, seed) for kind, seeds in SEEDS.items() for seed in seeds]
 
 

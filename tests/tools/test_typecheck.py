@@ -17,8 +17,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_it_finds_no_type_error_in_the_strictly_typed_packages():
-    checked = subprocess.run([sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml")],
-                             cwd=ROOT, capture_output=True, text=True, timeout=300)
+    checked = subprocess.run(
+        [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert checked.stdout.startswith("Success: no issues found")
 
@@ -33,9 +38,12 @@ def test_it_checks_the_whole_engine_with_no_module_exempted():
 
 def test_every_type_ignore_in_the_engine_names_its_error_code():
     bare = re.compile(r"#\s*type:\s*ignore(?!\[)|#\s*mypy:\s*ignore-errors")
-    found = [f"{path.relative_to(ROOT)}:{number}"
-             for path in sorted((ROOT / "scheduler_core").rglob("*.py"))
-             for number, line in enumerate(path.read_text().splitlines(), 1) if bare.search(line)]
+    found = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for path in sorted((ROOT / "scheduler_core").rglob("*.py"))
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if bare.search(line)
+    ]
     assert found == []
 
 
@@ -52,9 +60,22 @@ def test_it_reports_a_plugin_method_whose_signature_does_not_match_its_extension
         "        return None\n"
         "plugins: list[FilterPlugin] = [Broken()]\n"
     )
-    checked = subprocess.run([sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"),
-                              "--cache-dir", str(ROOT / ".mypy_cache"), str(probe)],
-                             cwd=ROOT, capture_output=True, text=True, timeout=300)
+    checked = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--config-file",
+            str(ROOT / "pyproject.toml"),
+            "--cache-dir",
+            str(ROOT / ".mypy_cache"),
+            str(probe),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert checked.returncode == 1
     assert 'List item 0 has incompatible type "Broken"; expected "FilterPlugin"' in checked.stdout
 
@@ -70,9 +91,22 @@ def test_it_reads_the_web_app_s_models_and_requests_through_django_s_stubs(tmp_p
         "def owner(request: ActorRequest) -> str:\n"
         "    return request.auth.user_id\n"
     )
-    checked = subprocess.run([sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"),
-                              "--cache-dir", str(ROOT / ".mypy_cache"), str(probe)],
-                             cwd=ROOT, capture_output=True, text=True, timeout=300)
+    checked = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--config-file",
+            str(ROOT / "pyproject.toml"),
+            "--cache-dir",
+            str(ROOT / ".mypy_cache"),
+            str(probe),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert checked.returncode == 1, checked.stdout + checked.stderr
     assert 'Incompatible return value type (got "int", expected "str")' in checked.stdout
     assert 'Incompatible return value type (got "int | None", expected "str")' in checked.stdout

@@ -18,15 +18,21 @@ CAPACITY_PODS = (REPO / "examples" / "capacity_pods.yaml").read_text()
 def many_copies_text(nodes: int = 600) -> str:
     """Two zones of 1-CPU nodes and one pod of 400m spread over hosts and zones (two DoNotSchedule
     constraints: placed one by one, two copies a node): more than 1000 copies fit."""
-    spread = "".join(f"  - {{maxSkew: 1, topologyKey: {key}, whenUnsatisfiable: DoNotSchedule, "
-                     "labelSelector: {matchLabels: {app: p}}}\n"
-                     for key in ("kubernetes.io/hostname", "topology.kubernetes.io/zone"))
-    documents = [f"apiVersion: v1\nkind: Node\nmetadata: {{name: n{i}, labels: {{kubernetes.io/hostname: n{i}, "
-                 f"topology.kubernetes.io/zone: z{i % 2}}}}}\nstatus: {{allocatable: {{cpu: '1', memory: 8Gi, pods: '110'}}}}\n"
-                 for i in range(nodes)]
-    documents.append("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default, labels: {app: p}}\nspec:\n"
-                     "  nodeName: n0\n  containers:\n  - {name: c, image: x, resources: {requests: {cpu: 400m}}}\n"
-                     "  topologySpreadConstraints:\n" + spread)
+    spread = "".join(
+        f"  - {{maxSkew: 1, topologyKey: {key}, whenUnsatisfiable: DoNotSchedule, "
+        "labelSelector: {matchLabels: {app: p}}}\n"
+        for key in ("kubernetes.io/hostname", "topology.kubernetes.io/zone")
+    )
+    documents = [
+        f"apiVersion: v1\nkind: Node\nmetadata: {{name: n{i}, labels: {{kubernetes.io/hostname: n{i}, "
+        f"topology.kubernetes.io/zone: z{i % 2}}}}}\nstatus: {{allocatable: {{cpu: '1', memory: 8Gi, pods: '110'}}}}\n"
+        for i in range(nodes)
+    ]
+    documents.append(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default, labels: {app: p}}\nspec:\n"
+        "  nodeName: n0\n  containers:\n  - {name: c, image: x, resources: {requests: {cpu: 400m}}}\n"
+        "  topologySpreadConstraints:\n" + spread
+    )
     return "---\n".join(documents)
 
 

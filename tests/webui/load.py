@@ -42,7 +42,9 @@ class Recorder:
     samples: list[Sample] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def timed(self, client: support.HttpClient, what: str, method: str, path: str, body: object | None = None) -> support.Response:
+    def timed(
+        self, client: support.HttpClient, what: str, method: str, path: str, body: object | None = None
+    ) -> support.Response:
         started = time.monotonic()
         try:
             response = client.request(method, path, body)
@@ -187,8 +189,12 @@ def run_load(base: str, plan: LoadPlan) -> LoadResult:
     started = time.monotonic()
     window_end = started + plan.seconds
     deadline = window_end + plan.drain_seconds
-    watchers = [threading.Thread(target=_start_and_watch, args=(u, recorder, gate, deadline), daemon=True) for u in users]
-    readers = [threading.Thread(target=_read, args=(users, recorder, i, window_end), daemon=True) for i in range(plan.readers)]
+    watchers = [
+        threading.Thread(target=_start_and_watch, args=(u, recorder, gate, deadline), daemon=True) for u in users
+    ]
+    readers = [
+        threading.Thread(target=_read, args=(users, recorder, i, window_end), daemon=True) for i in range(plan.readers)
+    ]
     for thread in watchers + readers:
         thread.start()
     for thread in readers:

@@ -96,8 +96,11 @@ CLUSTER_INFO_DUMP = REPO / "tests" / "fixtures" / "webui_import" / "cluster-info
 
 def dump_files(root: Path = CLUSTER_INFO_DUMP) -> list[tuple[str, bytes]]:
     """Every file under root (README.md excepted) as (path relative to root's parent, bytes), sorted."""
-    return [(str(path.relative_to(root.parent)), path.read_bytes()) for path in sorted(root.rglob("*"))
-            if path.is_file() and path.name != "README.md"]
+    return [
+        (str(path.relative_to(root.parent)), path.read_bytes())
+        for path in sorted(root.rglob("*"))
+        if path.is_file() and path.name != "README.md"
+    ]
 
 
 def dump_as_stream(root: Path = CLUSTER_INFO_DUMP) -> str:
@@ -285,7 +288,11 @@ def stop(process: subprocess.Popen, sig: int = signal.SIGTERM, timeout: float = 
 
 
 def clean_env(**overrides: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DJANGO_SETTINGS_MODULE")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DJANGO_SETTINGS_MODULE")
+    }
     env.update(overrides)
     return env
 
@@ -344,15 +351,29 @@ class Stack:
         if before_migrate is not None:
             before_migrate()
         flush_redis()
-        subprocess.run([PYTHON, "manage.py", "migrate", "--noinput", "-v0"], cwd=REPO, env=self.env, check=True, timeout=180)
+        subprocess.run(
+            [PYTHON, "manage.py", "migrate", "--noinput", "-v0"], cwd=REPO, env=self.env, check=True, timeout=180
+        )
         args = [PYTHON, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port), "webui.asgi:application"]
         self.server = spawn(args, self.env, self.tmp / "daphne.log")
         wait_until(lambda: reachable("127.0.0.1", self.port), 60, what="daphne to listen")
         return self
 
     def start_worker(self, name: str, concurrency: int = 1) -> subprocess.Popen:
-        args = [PYTHON, "-m", "celery", "-A", "webui", "worker", "-n", f"{name}@%h", f"--concurrency={concurrency}",
-                "--loglevel=INFO", "--without-gossip", "--without-mingle"]
+        args = [
+            PYTHON,
+            "-m",
+            "celery",
+            "-A",
+            "webui",
+            "worker",
+            "-n",
+            f"{name}@%h",
+            f"--concurrency={concurrency}",
+            "--loglevel=INFO",
+            "--without-gossip",
+            "--without-mingle",
+        ]
         worker = spawn(args, self.env, self.tmp / f"{name}.log")
         self.workers.append(worker)
         return worker
@@ -365,7 +386,10 @@ class Stack:
         def ready() -> bool:
             if worker.poll() is not None:
                 raise AssertionError(f"worker {name} exited early:\n{log.read_text(errors='replace')[-3000:]}")
-            return log.exists() and re.search(rf"{re.escape(name)}@\S+ ready\.", log.read_text(errors="replace")) is not None
+            return (
+                log.exists()
+                and re.search(rf"{re.escape(name)}@\S+ ready\.", log.read_text(errors="replace")) is not None
+            )
 
         wait_until(ready, timeout, 0.2, f"worker {name} to be ready")
 
@@ -383,12 +407,19 @@ class Stack:
                 stop(process)
 
     def logs(self) -> str:
-        return "\n".join(f"== {p.name}\n{p.read_text(errors='replace')[-3000:]}" for p in sorted(self.tmp.glob("*.log")))
+        return "\n".join(
+            f"== {p.name}\n{p.read_text(errors='replace')[-3000:]}" for p in sorted(self.tmp.glob("*.log"))
+        )
 
 
 def wait_for_run(client: HttpClient, run_id: int, timeout: float) -> dict:
     finished = ("succeeded", "failed", "cancelled")
-    return wait_until(lambda: (r := client.request("GET", f"/api/runs/{run_id}").body)["status"] in finished and r, timeout, 0.3, f"run {run_id}")
+    return wait_until(
+        lambda: (r := client.request("GET", f"/api/runs/{run_id}").body)["status"] in finished and r,
+        timeout,
+        0.3,
+        f"run {run_id}",
+    )
 
 
 STORED_SEQS = """

@@ -48,14 +48,23 @@ def test_the_changelist_lists_the_object_with_its_columns(admin_client: Client, 
         assert shown in page, shown
 
 
-@pytest.mark.parametrize(("model", "shown"), [
-    ("scenario", 'value="spread demo"'),
-    ("scenarioversion", "kind: Node"),
-    ("run", "worker-7:42"),
-    ("runsegment", '<div class="readonly">3</div>'),
-    ("sharelink", "spread demo v1"),
-], ids=["a scenario's name is an editable field", "a version's text is shown",
-        "a run shows its worker", "a segment shows its size", "a share link names its version"])
+@pytest.mark.parametrize(
+    ("model", "shown"),
+    [
+        ("scenario", 'value="spread demo"'),
+        ("scenarioversion", "kind: Node"),
+        ("run", "worker-7:42"),
+        ("runsegment", '<div class="readonly">3</div>'),
+        ("sharelink", "spread demo v1"),
+    ],
+    ids=[
+        "a scenario's name is an editable field",
+        "a version's text is shown",
+        "a run shows its worker",
+        "a segment shows its size",
+        "a share link names its version",
+    ],
+)
 def test_the_change_page_shows_the_object(admin_client: Client, objects: dict, model: str, shown: str):
     page = _text(admin_client.get(f"/admin/webui/{model}/{objects[model].pk}/change/"))
     assert shown in page

@@ -13,13 +13,18 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 NO_PASS = {"method": "", "why": "", "copies": 0, "copiesPerSecond": None}
 
 
-
 @database_sync_to_async
 def make_question(session_key: str) -> CapacityQuestion:
     scenario = Scenario.objects.create(name="s", owner_session_key=session_key)
     version = ScenarioVersion.objects.create(scenario=scenario, number=1, text="")
-    return CapacityQuestion.objects.create(version=version, kind="fit", owner_session_key=session_key,
-                                           status=RunStatus.RUNNING, trials_done=1, trials_estimate=5)
+    return CapacityQuestion.objects.create(
+        version=version,
+        kind="fit",
+        owner_session_key=session_key,
+        status=RunStatus.RUNNING,
+        trials_done=1,
+        trials_estimate=5,
+    )
 
 
 @database_sync_to_async
@@ -38,12 +43,24 @@ async def test_it_sends_progress_as_the_row_changes_then_the_end():
     question = await make_question(key)
     connected, ws = await connect(f"/ws/capacity/{question.pk}/", cookie)
     assert connected
-    assert await ws.receive_json_from(timeout=10) == {"type": "progress", "status": "running", "done": 1, "estimate": 5,
-                                                      "error": "", **NO_PASS}
+    assert await ws.receive_json_from(timeout=10) == {
+        "type": "progress",
+        "status": "running",
+        "done": 1,
+        "estimate": 5,
+        "error": "",
+        **NO_PASS,
+    }
     await update(question, trials_done=3, trials_estimate=6)
     await database_sync_to_async(publisher.publish_capacity)(question.pk)
-    assert await ws.receive_json_from(timeout=10) == {"type": "progress", "status": "running", "done": 3, "estimate": 6,
-                                                      "error": "", **NO_PASS}
+    assert await ws.receive_json_from(timeout=10) == {
+        "type": "progress",
+        "status": "running",
+        "done": 3,
+        "estimate": 6,
+        "error": "",
+        **NO_PASS,
+    }
     await update(question, status=RunStatus.SUCCEEDED, trials_done=6)
     assert (await ws.receive_json_from(timeout=10))["done"] == 6
     assert await ws.receive_json_from(timeout=10) == {"type": "end", "status": "succeeded", "error": ""}
@@ -59,10 +76,20 @@ async def test_it_sends_the_one_pass_copies_and_rate_then_the_method_that_answer
     assert (await ws.receive_json_from(timeout=10))["copies"] == 0
     await update(question, copies_done=2000, copies_per_second=640.0)
     await database_sync_to_async(publisher.publish_capacity)(question.pk)
-    assert await ws.receive_json_from(timeout=10) == {"type": "progress", "status": "running", "done": 0, "estimate": 0,
-                                                      "error": "", "method": "", "why": "", "copies": 2000,
-                                                      "copiesPerSecond": 640.0}
-    await update(question, status=RunStatus.SUCCEEDED, method="placed", why="not counted: anti-affinity", copies_done=2304)
+    assert await ws.receive_json_from(timeout=10) == {
+        "type": "progress",
+        "status": "running",
+        "done": 0,
+        "estimate": 0,
+        "error": "",
+        "method": "",
+        "why": "",
+        "copies": 2000,
+        "copiesPerSecond": 640.0,
+    }
+    await update(
+        question, status=RunStatus.SUCCEEDED, method="placed", why="not counted: anti-affinity", copies_done=2304
+    )
     last = await ws.receive_json_from(timeout=10)
     assert (last["method"], last["why"], last["copies"]) == ("placed", "not counted: anti-affinity", 2304)
     assert (await ws.receive_json_from(timeout=10))["type"] == "end"

@@ -18,7 +18,6 @@ from webui.services import engine, segments
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
 
-
 @database_sync_to_async
 def make_run(session_key: str, stored: int, status: str = RunStatus.RUNNING) -> Run:
     scenario = Scenario.objects.create(name="s", owner_session_key=session_key)
@@ -39,8 +38,12 @@ def store(run_id: int, seqs) -> int:
     for cycle, group in by_cycle.items():
         encoder = engine.SegmentEncoder(names, group[0])
         for seq in group:
-            encoder.add_json({"cycle": cycle, "pod": "default/p", "extensionPoint": "Filter", "plugin": "P", "payload": {"n": seq}})
-        RunSegment.objects.create(run_id=run_id, cycle=cycle, first_seq=group[0], end_seq=group[-1] + 1, blob=encoder.finish())
+            encoder.add_json(
+                {"cycle": cycle, "pod": "default/p", "extensionPoint": "Filter", "plugin": "P", "payload": {"n": seq}}
+            )
+        RunSegment.objects.create(
+            run_id=run_id, cycle=cycle, first_seq=group[0], end_seq=group[-1] + 1, blob=encoder.finish()
+        )
     return max(seqs) + 1
 
 
@@ -168,7 +171,9 @@ async def test_it_closes_when_the_run_is_deleted_while_watched(session):
 def abandon(run: Run) -> None:
     """The run's worker died: no heartbeat for longer than allowed, and no attempt left."""
     stale = timezone.now() - timedelta(seconds=settings.SCHEDLAB_HEARTBEAT_STALE_SECONDS + 5)
-    Run.objects.filter(pk=run.pk).update(heartbeat=stale, attempts=settings.SCHEDLAB_MAX_RUN_ATTEMPTS, claimed_by="gone")
+    Run.objects.filter(pk=run.pk).update(
+        heartbeat=stale, attempts=settings.SCHEDLAB_MAX_RUN_ATTEMPTS, claimed_by="gone"
+    )
 
 
 @database_sync_to_async

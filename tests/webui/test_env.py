@@ -9,14 +9,27 @@ from webui import env
 @pytest.mark.parametrize(
     "url, expected",
     [
-        ("postgres://postgres@127.0.0.1:5432/test", ("django.db.backends.postgresql", "test", "postgres", "", "127.0.0.1", "5432")),
-        ("postgresql://u:p%40ss@db.example.com/app?sslmode=require", ("django.db.backends.postgresql", "app", "u", "p@ss", "db.example.com", "")),
+        (
+            "postgres://postgres@127.0.0.1:5432/test",
+            ("django.db.backends.postgresql", "test", "postgres", "", "127.0.0.1", "5432"),
+        ),
+        (
+            "postgresql://u:p%40ss@db.example.com/app?sslmode=require",
+            ("django.db.backends.postgresql", "app", "u", "p@ss", "db.example.com", ""),
+        ),
     ],
     ids=["it parses a local url", "it decodes passwords and keeps options"],
 )
 def test_it_parses_postgres_urls(url, expected):
     config = env.parse_database_url(url)
-    assert (config["ENGINE"], config["NAME"], config["USER"], config["PASSWORD"], config["HOST"], config["PORT"]) == expected
+    assert (
+        config["ENGINE"],
+        config["NAME"],
+        config["USER"],
+        config["PASSWORD"],
+        config["HOST"],
+        config["PORT"],
+    ) == expected
 
 
 def test_it_keeps_query_options():
@@ -28,8 +41,14 @@ def test_it_parses_a_sqlite_url():
 
 
 @pytest.mark.parametrize(
-    "url", ["mysql://h/db", "postgres://h", "postgres://h:notaport/db", "nonsense"],
-    ids=["it rejects an unknown scheme", "it rejects a missing database", "it rejects a bad port", "it rejects a non-url"],
+    "url",
+    ["mysql://h/db", "postgres://h", "postgres://h:notaport/db", "nonsense"],
+    ids=[
+        "it rejects an unknown scheme",
+        "it rejects a missing database",
+        "it rejects a bad port",
+        "it rejects a non-url",
+    ],
 )
 def test_it_rejects_bad_database_urls(url):
     with pytest.raises(ImproperlyConfigured):
@@ -71,7 +90,9 @@ def test_it_splits_lists(monkeypatch):
 
 
 def test_it_gives_postgres_a_bounded_pool_without_persistent_connections():
-    config = env.parse_database_url("postgres://h/db?sslmode=require", env.PoolBudget(min_size=1, max_size=8, timeout=5.0))
+    config = env.parse_database_url(
+        "postgres://h/db?sslmode=require", env.PoolBudget(min_size=1, max_size=8, timeout=5.0)
+    )
     assert config["OPTIONS"] == {"sslmode": "require", "pool": {"min_size": 1, "max_size": 8, "timeout": 5.0}}
     assert config["CONN_MAX_AGE"] == 0  # Django refuses a pool with persistent connections
 

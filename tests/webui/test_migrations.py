@@ -28,19 +28,32 @@ def test_it_compresses_existing_payloads_and_indexes_their_cycles():
     version = old.get_model("webui", "ScenarioVersion").objects.create(scenario=scenario, number=1)
     run = old.get_model("webui", "Run").objects.create(version=version)
     RunEvent = old.get_model("webui", "RunEvent")
-    payloads = [{"pod": "default/p"}, {"statuses": {"n1": {"code": "Unschedulable"}}}, {"nodeName": None, "failedSchedulingMessage": "0/1 nodes"}]
+    payloads = [
+        {"pod": "default/p"},
+        {"statuses": {"n1": {"code": "Unschedulable"}}},
+        {"nodeName": None, "failedSchedulingMessage": "0/1 nodes"},
+    ]
     for seq, (point, payload) in enumerate(zip(["CycleStart", "Filter", "CycleEnd"], payloads)):
         RunEvent.objects.create(run=run, seq=seq, cycle=0, extension_point=point, pod="default/p", payload=payload)
 
     new = migrate(AFTER)
     rows = new.get_model("webui", "RunEvent").objects.filter(run_id=run.pk).order_by("seq")
     assert [json.loads(zlib.decompress(row.payload_z)) for row in rows] == payloads
-    assert new.get_model("webui", "Run").objects.get(pk=run.pk).stored_bytes == sum(len(bytes(r.payload_z)) for r in rows)
+    assert new.get_model("webui", "Run").objects.get(pk=run.pk).stored_bytes == sum(
+        len(bytes(r.payload_z)) for r in rows
+    )
     cycle = new.get_model("webui", "RunCycle").objects.get(run_id=run.pk)
-    assert (cycle.first_seq, cycle.end_seq, cycle.node_name, cycle.failed_scheduling_message) == (0, 3, None, "0/1 nodes")
+    assert (cycle.first_seq, cycle.end_seq, cycle.node_name, cycle.failed_scheduling_message) == (
+        0,
+        3,
+        None,
+        "0/1 nodes",
+    )
 
     back = migrate(BEFORE)  # and back again
-    assert [r.payload for r in back.get_model("webui", "RunEvent").objects.filter(run_id=run.pk).order_by("seq")] == payloads
+    assert [
+        r.payload for r in back.get_model("webui", "RunEvent").objects.filter(run_id=run.pk).order_by("seq")
+    ] == payloads
     migrate(SEGMENTS)  # the latest state, for the next tests
 
 
@@ -58,8 +71,15 @@ def test_it_turns_stored_events_into_one_segment_per_cycle_and_back():
         (1, "CycleEnd", None, {"nodeName": None, "failedSchedulingMessage": "0/2 nodes are available"}),
     ]
     for seq, (cycle, point, plugin, payload) in enumerate(events):
-        RunEvent.objects.create(run=run, seq=seq, cycle=cycle, extension_point=point, plugin=plugin, pod="default/p",
-                                payload_z=zlib.compress(json.dumps(payload).encode()))
+        RunEvent.objects.create(
+            run=run,
+            seq=seq,
+            cycle=cycle,
+            extension_point=point,
+            plugin=plugin,
+            pod="default/p",
+            payload_z=zlib.compress(json.dumps(payload).encode()),
+        )
 
     new = migrate(SEGMENTS)
     rows = list(new.get_model("webui", "RunSegment").objects.filter(run_id=run.pk).order_by("first_seq"))
@@ -70,7 +90,9 @@ def test_it_turns_stored_events_into_one_segment_per_cycle_and_back():
 
     back = migrate(AFTER)
     restored = back.get_model("webui", "RunEvent").objects.filter(run_id=run.pk).order_by("seq")
-    assert [(r.cycle, r.extension_point, r.plugin, json.loads(zlib.decompress(r.payload_z))) for r in restored] == events
+    assert [
+        (r.cycle, r.extension_point, r.plugin, json.loads(zlib.decompress(r.payload_z))) for r in restored
+    ] == events
     migrate(SEGMENTS)
 
 
@@ -82,15 +104,25 @@ def test_capacity_questions_gain_the_one_pass_fields_and_lose_them_again():
     scenario = old.get_model("webui", "Scenario").objects.create(name="s")
     version = old.get_model("webui", "ScenarioVersion").objects.create(scenario=scenario, number=1)
     asked = old.get_model("webui", "CapacityQuestion").objects.create(
-        version=version, kind="fit", parameters={"pod": "default/p"}, answer={"fit": {"fits": 3}})
+        version=version, kind="fit", parameters={"pod": "default/p"}, answer={"fit": {"fits": 3}}
+    )
 
     new = migrate(ONE_PASS)
     question = new.get_model("webui", "CapacityQuestion").objects.get(pk=asked.pk)
-    assert (question.method, question.why, question.copies_done, question.copies_per_second, question.per_node,
-            question.stopped_by, question.stop_message, question.stopped_at_max, question.pass_claim) == \
-        ("", "", 0, None, None, "", "", False, 0)
+    assert (
+        question.method,
+        question.why,
+        question.copies_done,
+        question.copies_per_second,
+        question.per_node,
+        question.stopped_by,
+        question.stop_message,
+        question.stopped_at_max,
+        question.pass_claim,
+    ) == ("", "", 0, None, None, "", "", False, 0)
     new.get_model("webui", "CapacityQuestion").objects.filter(pk=asked.pk).update(
-        method="counted", copies_done=549_000, per_node={"n1": 110}, stopped_at_max=True)
+        method="counted", copies_done=549_000, per_node={"n1": 110}, stopped_at_max=True
+    )
 
     back = migrate(ONE_PASS_BEFORE)
     kept = back.get_model("webui", "CapacityQuestion").objects.get(pk=asked.pk)

@@ -18,7 +18,9 @@ def test_it_refuses_a_second_segment_starting_at_the_same_seq():
     scenario = Scenario.objects.create(name="s")
     run = Run.objects.create(version=ScenarioVersion.objects.create(scenario=scenario, number=1))
     RunSegment.objects.create(run=run, cycle=0, first_seq=0, end_seq=3, blob=b"first")
-    RunSegment.objects.bulk_create([RunSegment(run=run, cycle=0, first_seq=0, end_seq=3, blob=b"again")], ignore_conflicts=True)
+    RunSegment.objects.bulk_create(
+        [RunSegment(run=run, cycle=0, first_seq=0, end_seq=3, blob=b"again")], ignore_conflicts=True
+    )
     assert bytes(RunSegment.objects.get(run=run).blob) == b"first"
     with pytest.raises(IntegrityError):
         RunSegment.objects.create(run=run, cycle=0, first_seq=0, end_seq=3, blob=b"dup")

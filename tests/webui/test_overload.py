@@ -11,6 +11,8 @@ from webui import overload
 from webui.services import scenarios
 
 pytestmark = pytest.mark.django_db
+
+
 def too_many() -> OperationalError:
     return OperationalError("connection failed: FATAL:  sorry, too many clients already")
 
@@ -25,8 +27,11 @@ def assert_unavailable_json(response, settings) -> None:
     assert "retry in" in error["message"]
 
 
-@pytest.mark.parametrize("raised", [too_many(), InterfaceError("connection already closed")],
-                         ids=["too many clients in a view", "a closed connection in a view"])
+@pytest.mark.parametrize(
+    "raised",
+    [too_many(), InterfaceError("connection already closed")],
+    ids=["too many clients in a view", "a closed connection in a view"],
+)
 def test_it_answers_503_json_when_a_view_cannot_reach_the_database(owner: Client, monkeypatch, settings, raised):
     def fail(*_args, **_kwargs):
         raise raised
@@ -93,7 +98,9 @@ def test_it_answers_500_in_the_json_shape_for_an_unexpected_error_outside_a_view
     client = Client(raise_request_exception=False)
     response = client.post("/api/scenarios", {"name": "s", "text": ""}, content_type="application/json")
     assert response.status_code == 500
-    assert response.json() == {"error": {"code": "internal_error", "message": "an unexpected error occurred; it was logged", "details": {}}}
+    assert response.json() == {
+        "error": {"code": "internal_error", "message": "an unexpected error occurred; it was logged", "details": {}}
+    }
 
 
 def raise_from(outer: Exception, inner: Exception) -> Exception:
@@ -106,12 +113,18 @@ def raise_from(outer: Exception, inner: Exception) -> Exception:
         return caught
 
 
-@pytest.mark.parametrize("exc, expected", [
-    pytest.param(too_many(), True, id="an OperationalError is unavailability"),
-    pytest.param(raise_from(AttributeError("'SessionStore' object has no attribute '_session_cache'"), too_many()), True,
-                 id="an error raised while handling a database error is unavailability"),
-    pytest.param(RuntimeError("bug"), False, id="an unrelated error is not"),
-    pytest.param(None, False, id="no error is not"),
-])
+@pytest.mark.parametrize(
+    "exc, expected",
+    [
+        pytest.param(too_many(), True, id="an OperationalError is unavailability"),
+        pytest.param(
+            raise_from(AttributeError("'SessionStore' object has no attribute '_session_cache'"), too_many()),
+            True,
+            id="an error raised while handling a database error is unavailability",
+        ),
+        pytest.param(RuntimeError("bug"), False, id="an unrelated error is not"),
+        pytest.param(None, False, id="no error is not"),
+    ],
+)
 def test_it_recognizes_database_unavailability_along_the_exception_chain(exc, expected):
     assert overload.is_unavailable(exc) is expected

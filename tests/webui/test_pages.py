@@ -89,10 +89,15 @@ def test_the_compare_and_share_pages_render_their_shells(client: Client, owned_r
     assert '<meta name="robots" content="noindex">' in share
 
 
-@pytest.mark.parametrize("path", ["/runs/999/", "/scenarios/999/", "/scenarios/999/cluster/"],
-                         ids=["a run that does not exist is a 404",
-                              "a scenario that does not exist is a 404",
-                              "the cluster view of a scenario that does not exist is a 404"])
+@pytest.mark.parametrize(
+    "path",
+    ["/runs/999/", "/scenarios/999/", "/scenarios/999/cluster/"],
+    ids=[
+        "a run that does not exist is a 404",
+        "a scenario that does not exist is a 404",
+        "the cluster view of a scenario that does not exist is a 404",
+    ],
+)
 def test_a_page_about_something_that_does_not_exist_is_a_404(owner: Client, path: str):
     response = owner.get(path)
     assert response.status_code == 404
@@ -101,9 +106,11 @@ def test_a_page_about_something_that_does_not_exist_is_a_404(owner: Client, path
 
 def test_someone_elses_run_and_scenario_are_404s_as_in_the_api(owner: Client, stranger: Client, owned_run: Run):
     scenario_id = owned_run.version.scenario_id
-    for path, api in ((f"/runs/{owned_run.pk}/", f"/api/runs/{owned_run.pk}"),
-                      (f"/scenarios/{scenario_id}/", f"/api/scenarios/{scenario_id}"),
-                      (f"/scenarios/{scenario_id}/cluster/", f"/api/scenarios/{scenario_id}")):
+    for path, api in (
+        (f"/runs/{owned_run.pk}/", f"/api/runs/{owned_run.pk}"),
+        (f"/scenarios/{scenario_id}/", f"/api/scenarios/{scenario_id}"),
+        (f"/scenarios/{scenario_id}/cluster/", f"/api/scenarios/{scenario_id}"),
+    ):
         assert (owner.get(path).status_code, owner.get(api).status_code) == (200, 200), path
         assert (stranger.get(path).status_code, stranger.get(api).status_code) == (404, 404), path
 

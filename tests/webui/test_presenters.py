@@ -30,7 +30,13 @@ def test_a_scenario_summary_says_whose_it_is_and_its_latest_version(version: Sce
     scenario = version.scenario
     scenario.version = 2  # the listing annotates the latest version number
     mine, theirs = presenters.scenario_summary(OWNER, scenario), presenters.scenario_summary(STRANGER, scenario)
-    assert (mine.id, mine.name, mine.description, mine.version, mine.demo) == (scenario.pk, "spread", "three zones", 2, False)
+    assert (mine.id, mine.name, mine.description, mine.version, mine.demo) == (
+        scenario.pk,
+        "spread",
+        "three zones",
+        2,
+        False,
+    )
     assert (mine.owned, theirs.owned) == (True, False)
 
 
@@ -39,8 +45,14 @@ def test_a_scenario_without_the_listings_annotation_has_no_version_number(versio
 
 
 def test_a_scenario_carries_its_check_or_says_it_was_not_checked(version: ScenarioVersion):
-    text = "---\n".join([node_yaml("n1", "a"), pod_yaml("bound", "n1"), pod_yaml("waiting"),
-                          "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n"])
+    text = "---\n".join(
+        [
+            node_yaml("n1", "a"),
+            pod_yaml("bound", "n1"),
+            pod_yaml("waiting"),
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n",
+        ]
+    )
     check = engine.check(text)
     checked = presenters.scenario(OWNER, version.scenario, version, check)
     assert (checked.version, checked.text, checked.valid, checked.checked) == (2, "kind: Node\n", True, True)
@@ -62,7 +74,8 @@ def test_an_invalid_check_lists_its_errors_naming_object_field_and_line():
     out = presenters.validation(check)
     assert (out.valid, out.summary) == (False, None)
     assert [error.model_dump(exclude_none=True) for error in out.errors] == [
-        {k: v for k, v in error.items() if v is not None} for error in check.errors]
+        {k: v for k, v in error.items() if v is not None} for error in check.errors
+    ]
     assert (out.errors[0].object, out.errors[0].line) == ("Pod default/p", 4)
 
 
@@ -73,8 +86,9 @@ def test_versions_give_their_size_and_only_the_full_one_its_text(version: Scenar
 
 
 def test_a_run_reports_its_progress_and_storage(version: ScenarioVersion):
-    run = Run.objects.create(version=version, status=RunStatus.RUNNING, cycle=3, cycles=10, attempts=1,
-                             event_count=42, stored_bytes=900)
+    run = Run.objects.create(
+        version=version, status=RunStatus.RUNNING, cycle=3, cycles=10, attempts=1, event_count=42, stored_bytes=900
+    )
     out = presenters.run(run)
     assert (out.id, out.scenario, out.version, out.status) == (run.pk, version.scenario_id, 2, "running")
     assert (out.progress.cycle, out.progress.cycles, out.event_count, out.stored_bytes) == (3, 10, 42, 900)
@@ -82,16 +96,30 @@ def test_a_run_reports_its_progress_and_storage(version: ScenarioVersion):
 
 def test_a_cycle_row_names_its_pod_node_and_event_range(version: ScenarioVersion):
     run = Run.objects.create(version=version)
-    row = RunCycle.objects.create(run=run, cycle=4, pod="default/p", node_name=None, first_seq=10, end_seq=17,
-                                  failed_scheduling_message="0/3 nodes are available")
+    row = RunCycle.objects.create(
+        run=run,
+        cycle=4,
+        pod="default/p",
+        node_name=None,
+        first_seq=10,
+        end_seq=17,
+        failed_scheduling_message="0/3 nodes are available",
+    )
     out = presenters.cycle(row)
     assert (out.cycle, out.pod, out.node_name, out.first_seq, out.end_seq) == (4, "default/p", None, 10, 17)
     assert out.failed_scheduling_message == "0/3 nodes are available"
 
 
 def test_a_node_shows_its_taints_and_allocatable_as_quantities():
-    node = make_node("n1", {"zone": "a"}, cpu=1500, memory=2 << 30, pods=110,
-                     taints=[Taint("dedicated", "gpu", "NoSchedule")], unschedulable=True)
+    node = make_node(
+        "n1",
+        {"zone": "a"},
+        cpu=1500,
+        memory=2 << 30,
+        pods=110,
+        taints=[Taint("dedicated", "gpu", "NoSchedule")],
+        unschedulable=True,
+    )
     out = presenters.node_object(node)
     assert out.taints == [{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]
     assert out.allocatable_text == {CPU: "1500m", MEMORY: "2Gi", PODS: "110"}
@@ -140,7 +168,12 @@ def test_timeline_steps_keep_a_rollouts_counts_words_and_pending_pods_and_no_rol
     steps = presenters.timeline_steps(_stuck_rollout_story())
     assert "rollouts" not in steps[0]["summary"]
     (rollout,) = steps[1]["summary"]["rollouts"]
-    assert (rollout["workload"], rollout["complete"], rollout["updated"], rollout["desired"]) == ("default/web", False, 1, 3)
+    assert (rollout["workload"], rollout["complete"], rollout["updated"], rollout["desired"]) == (
+        "default/web",
+        False,
+        1,
+        3,
+    )
     assert rollout["status"].startswith('Waiting for deployment "web" rollout to finish')
     assert rollout["pending"][0]["failedSchedulingMessage"].startswith("0/3 nodes are available")
     assert "partition" not in rollout and "paused" not in rollout  # a Deployment's, not paused
@@ -158,8 +191,23 @@ def test_timeline_steps_refuse_a_story_whose_rollout_lacks_its_counts():
 def test_step_cluster_carries_the_pods_labels_and_claims():
     from scheduler_core.answers.stepplacements import PodAtStep, StepPlacement
 
-    found = StepPlacement(1, "roll", [], [], [PodAtStep("default/web-abc-1", None, "new", None, {"app": "web"},
-                                                         [{"name": "gpu", "resourceClaimTemplateName": "gpu-t"}])], [])
+    found = StepPlacement(
+        1,
+        "roll",
+        [],
+        [],
+        [
+            PodAtStep(
+                "default/web-abc-1",
+                None,
+                "new",
+                None,
+                {"app": "web"},
+                [{"name": "gpu", "resourceClaimTemplateName": "gpu-t"}],
+            )
+        ],
+        [],
+    )
     out = presenters.step_cluster(found)
     assert out.pods[0].labels == {"app": "web"}
     assert out.pods[0].claims == [{"name": "gpu", "resourceClaimTemplateName": "gpu-t"}]

@@ -17,12 +17,19 @@ def request(accepts_gzip: bool):
     return RequestFactory().get("/api/anything", headers=headers)
 
 
-@pytest.mark.parametrize(("limit", "accepts", "gzipped", "varies"), [
-    (len(BODY) + 1, True, False, False),
-    (len(BODY), True, True, True),
-    (len(BODY), False, False, True),
-], ids=["a small answer is sent as it is", "a large answer is gzipped for a client that accepts it",
-        "a large answer is plain for a client that does not, and says it varies"])
+@pytest.mark.parametrize(
+    ("limit", "accepts", "gzipped", "varies"),
+    [
+        (len(BODY) + 1, True, False, False),
+        (len(BODY), True, True, True),
+        (len(BODY), False, False, True),
+    ],
+    ids=[
+        "a small answer is sent as it is",
+        "a large answer is gzipped for a client that accepts it",
+        "a large answer is plain for a client that does not, and says it varies",
+    ],
+)
 def test_prebuilt_json_is_gzipped_only_when_large_and_accepted(monkeypatch, limit, accepts, gzipped, varies):
     monkeypatch.setattr(responses, "GZIP_MIN_BYTES", limit)
     response = responses.json_bytes(request(accepts), BODY)

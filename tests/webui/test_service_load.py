@@ -35,7 +35,9 @@ def succeeded_lines(log_text: str) -> Counter:
 
 def server_tracebacks(log_text: str, keep: int = 3) -> list[str]:
     """The servers' logged tracebacks, so a failed request says why in CI's output."""
-    return re.findall(r"Traceback \(most recent call last\):.*?\n(?:\S[^\n]*Error[^\n]*|\S[^\n]*Exception[^\n]*)", log_text, re.S)[:keep]
+    return re.findall(
+        r"Traceback \(most recent call last\):.*?\n(?:\S[^\n]*Error[^\n]*|\S[^\n]*Exception[^\n]*)", log_text, re.S
+    )[:keep]
 
 
 def check_exactly_once(result: load.LoadResult, stored, log_text: str) -> None:
@@ -44,7 +46,9 @@ def check_exactly_once(result: load.LoadResult, stored, log_text: str) -> None:
     assert result.recorder.errors == [], (result.recorder.errors[:5], server_tracebacks(log_text))
     finals = {u.run_id: u.final for u in result.users}
     assert None not in finals and all(f is not None for f in finals.values()), finals
-    assert {f["status"] for f in finals.values()} == {"succeeded"}, [f for f in finals.values() if f["status"] != "succeeded"][:3]
+    assert {f["status"] for f in finals.values()} == {"succeeded"}, [
+        f for f in finals.values() if f["status"] != "succeeded"
+    ][:3]
     assert {f["attempts"] for f in finals.values()} == {1}
     assert succeeded_lines(log_text) == Counter(finals.keys())  # one success per run, no run twice
     counts = {stored(run_id) for run_id in finals}
@@ -108,7 +112,9 @@ def embedded(tmp_path):
     log = tmp_path / "embedded.log"
     process = support.spawn([support.PYTHON, "manage.py", "runembedded", "--port", str(port)], env, log)
     try:
-        support.wait_until(lambda: support.reachable("127.0.0.1", port) or process.poll() is not None, 180, what="runembedded")
+        support.wait_until(
+            lambda: support.reachable("127.0.0.1", port) or process.poll() is not None, 180, what="runembedded"
+        )
         assert process.poll() is None, log.read_text()
         yield port, tmp_path / "var" / "db.sqlite3", log
     finally:

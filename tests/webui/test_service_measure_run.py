@@ -20,9 +20,13 @@ KIB = 1024
 
 @pytest.mark.skipif(not SPREAD_5000.exists(), reason="the shared bench scenarios are not on this machine")
 def test_it_stores_a_spread_5000_cycle_in_under_20_kib(tmp_path):
-    env = support.clean_env(DATABASE_URL=support.POSTGRES_URL, REDIS_URL=support.REDIS_TEST_URL, SCHEDLAB_VAR_DIR=str(tmp_path))
+    env = support.clean_env(
+        DATABASE_URL=support.POSTGRES_URL, REDIS_URL=support.REDIS_TEST_URL, SCHEDLAB_VAR_DIR=str(tmp_path)
+    )
     support.reset_postgres()
-    subprocess.run([support.PYTHON, "manage.py", "migrate", "--noinput", "-v0"], cwd=support.REPO, env=env, check=True, timeout=180)
+    subprocess.run(
+        [support.PYTHON, "manage.py", "migrate", "--noinput", "-v0"], cwd=support.REPO, env=env, check=True, timeout=180
+    )
     args = [support.PYTHON, "manage.py", "measure_run", str(SPREAD_5000), f"--cycles={CYCLES}", "--repeat=2"]
     done = subprocess.run(args, cwd=support.REPO, env=env, capture_output=True, text=True, timeout=1200)
     assert done.returncode == 0, done.stderr[-3000:]

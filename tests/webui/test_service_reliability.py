@@ -61,7 +61,10 @@ def limited_web(tmp_path, request):
 def test_it_keeps_to_its_connection_budget_under_concurrent_requests(limited_web):
     """The issue's daphne kept a connection per thread until PostgreSQL refused clients."""
     clients = [limited_web.client() for _ in range(6)]
-    owned = [c.request("POST", "/api/scenarios", {"name": "s", "text": support.scenario_text(20, 4)}).body["id"] for c in clients]
+    owned = [
+        c.request("POST", "/api/scenarios", {"name": "s", "text": support.scenario_text(20, 4)}).body["id"]
+        for c in clients
+    ]
     peak = 0
 
     def read(i: int) -> int:
@@ -106,7 +109,9 @@ def test_it_answers_503_json_with_retry_after_while_the_database_refuses_connect
 def raw_get(port: int, path: str, cookie: str) -> bytes:
     """The raw answer, headers included (the test client keeps only status and body)."""
     with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
-        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: {cookie}\r\nConnection: close\r\n\r\n".encode())
+        sock.sendall(
+            f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: {cookie}\r\nConnection: close\r\n\r\n".encode()
+        )
         chunks = []
         while chunk := sock.recv(65536):
             chunks.append(chunk)
@@ -115,9 +120,15 @@ def raw_get(port: int, path: str, cookie: str) -> bytes:
 
 def test_it_holds_the_per_address_limit_against_fresh_sessions_starting_at_once(limited_web):
     visitors = [limited_web.client() for _ in range(10)]
-    scenarios = [v.request("POST", "/api/scenarios", {"name": "s", "text": support.scenario_text(3, 1)}).body for v in visitors]
+    scenarios = [
+        v.request("POST", "/api/scenarios", {"name": "s", "text": support.scenario_text(3, 1)}).body for v in visitors
+    ]
     with ThreadPoolExecutor(10) as pool:
-        answers = list(pool.map(lambda pair: pair[0].request("POST", f"/api/scenarios/{pair[1]['id']}/runs"), zip(visitors, scenarios)))
+        answers = list(
+            pool.map(
+                lambda pair: pair[0].request("POST", f"/api/scenarios/{pair[1]['id']}/runs"), zip(visitors, scenarios)
+            )
+        )
     assert sorted(a.status for a in answers) == [201] * 3 + [429] * 7
     limits = {a.body["error"]["details"]["limit"] for a in answers if a.status == 429}
     assert limits == {"max_queued_runs_per_address"}
@@ -141,7 +152,9 @@ def kill_claims(times: int) -> None:
           END IF;
           RETURN NEW;
         END $$ LANGUAGE plpgsql""")
-    support.postgres_execute("CREATE TRIGGER kill_claim BEFORE UPDATE ON webui_run FOR EACH ROW EXECUTE FUNCTION kill_claim()")
+    support.postgres_execute(
+        "CREATE TRIGGER kill_claim BEFORE UPDATE ON webui_run FOR EACH ROW EXECUTE FUNCTION kill_claim()"
+    )
 
 
 def claims_seen() -> int:
@@ -206,7 +219,9 @@ def test_it_fails_with_the_reason_a_run_that_no_claim_can_start(recovering):
 def running_run(stack, client, name: str) -> dict:
     scenario = client.request("POST", "/api/scenarios", {"name": name, "text": BIG}).body
     run = client.request("POST", f"/api/scenarios/{scenario['id']}/runs").body
-    support.wait_until(lambda: client.request("GET", f"/api/runs/{run['id']}").body["eventCount"] >= 300, 120, 0.05, "300 events")
+    support.wait_until(
+        lambda: client.request("GET", f"/api/runs/{run['id']}").body["eventCount"] >= 300, 120, 0.05, "300 events"
+    )
     return {"scenario": scenario["id"], "run": run["id"]}
 
 
@@ -218,7 +233,10 @@ def rows_left(scenario_id: int, run_id: int) -> dict[str, int]:
         "events": ("webui_runsegment", "run_id", run_id),
         "cycles": ("webui_runcycle", "run_id", run_id),
     }
-    return {name: support.postgres_rows(f"SELECT count(*) FROM {table} WHERE {column} = %s", key)[0][0] for name, (table, column, key) in tables.items()}
+    return {
+        name: support.postgres_rows(f"SELECT count(*) FROM {table} WHERE {column} = %s", key)[0][0]
+        for name, (table, column, key) in tables.items()
+    }
 
 
 def test_it_deletes_a_scenario_or_run_while_its_run_is_writing_events(recovering):
@@ -240,9 +258,23 @@ def test_it_deletes_a_scenario_or_run_while_its_run_is_writing_events(recovering
     final = support.wait_for_run(client, client.request("POST", f"/api/scenarios/{after['id']}/runs").body["id"], 120)
     assert final["status"] == "succeeded"
     for gone in deleted:
-        assert rows_left(gone["scenario"], gone["run"]) == {"scenario": 0, "versions": 0, "run": 0, "events": 0, "cycles": 0}
+        assert rows_left(gone["scenario"], gone["run"]) == {
+            "scenario": 0,
+            "versions": 0,
+            "run": 0,
+            "events": 0,
+            "cycles": 0,
+        }
     assert rows_left(live["scenario"], live["run"])["events"] == 0
     logs = recovering.logs()
     assert "IntegrityError" not in logs and "Traceback" not in logs, logs
-    assert len(re.findall(r"cancelled, deleted or claimed by another worker; stopping", (recovering.tmp / "deletes.log").read_text())) == 4
+    assert (
+        len(
+            re.findall(
+                r"cancelled, deleted or claimed by another worker; stopping",
+                (recovering.tmp / "deletes.log").read_text(),
+            )
+        )
+        == 4
+    )
     print(json.dumps({"deleted while running": len(deleted) + 1}))

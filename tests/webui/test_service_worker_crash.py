@@ -47,13 +47,17 @@ def watch(stack, client, run_id: int, into: dict) -> threading.Thread:
 def test_it_finishes_a_run_whose_worker_was_killed_mid_run(stack):
     doomed = stack.start_worker("doomed")
     client = stack.client()
-    scenario = client.request("POST", "/api/scenarios", {"name": "big", "text": support.scenario_text(NODES, PENDING, RUNNING)}).body
+    scenario = client.request(
+        "POST", "/api/scenarios", {"name": "big", "text": support.scenario_text(NODES, PENDING, RUNNING)}
+    ).body
     run = client.request("POST", f"/api/scenarios/{scenario['id']}/runs").body
     seen: dict = {}
     watcher = watch(stack, client, run["id"], seen)
 
     # Kill it well inside the run: a fifth of its events stored, most still to come.
-    support.wait_until(lambda: client.request("GET", f"/api/runs/{run['id']}").body["eventCount"] >= 1000, 120, 0.05, "1000 events")
+    support.wait_until(
+        lambda: client.request("GET", f"/api/runs/{run['id']}").body["eventCount"] >= 1000, 120, 0.05, "1000 events"
+    )
     os.killpg(doomed.pid, signal.SIGKILL)
     doomed.wait(timeout=10)
     at_kill = client.request("GET", f"/api/runs/{run['id']}").body
@@ -74,4 +78,6 @@ def test_it_finishes_a_run_whose_worker_was_killed_mid_run(stack):
     assert count == distinct == top == event_count
     assert [e["seq"] for e in seen["events"]] == list(range(count)), stack.logs()
     assert seen["end"]["status"] == final["status"]
-    print(f"\nkilled at event {at_kill['eventCount']} of {count}; final status {final['status']} after {final['attempts']} attempts; websocket reconnects: {seen['reconnects']}")
+    print(
+        f"\nkilled at event {at_kill['eventCount']} of {count}; final status {final['status']} after {final['attempts']} attempts; websocket reconnects: {seen['reconnects']}"
+    )

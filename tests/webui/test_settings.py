@@ -8,7 +8,14 @@ from tests.webui import support
 
 def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
     environment = support.clean_env(**env)
-    return subprocess.run([support.PYTHON, "manage.py", *args], cwd=support.REPO, env=environment, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [support.PYTHON, "manage.py", *args],
+        cwd=support.REPO,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def production(**extra: str) -> dict[str, str]:
@@ -40,7 +47,9 @@ def test_it_refuses_a_short_secret_key():
 
 def test_it_sizes_the_postgres_pool_from_the_environment():
     code = "from django.conf import settings; d = settings.DATABASES['default']; print(d['OPTIONS']['pool'], d['CONN_MAX_AGE'])"
-    env = production(DATABASE_URL="postgres://u@db.example.com/app", SCHEDLAB_DB_POOL_MAX_SIZE="7", SCHEDLAB_DB_POOL_TIMEOUT="2.5")
+    env = production(
+        DATABASE_URL="postgres://u@db.example.com/app", SCHEDLAB_DB_POOL_MAX_SIZE="7", SCHEDLAB_DB_POOL_TIMEOUT="2.5"
+    )
     result = manage("shell", "-c", code, **env)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == "{'min_size': 0, 'max_size': 7, 'timeout': 2.5} 0"

@@ -65,7 +65,9 @@ def test_it_reclaims_a_run_whose_worker_stopped_beating_and_resumes_without_dupl
             break
     writer.flush()
     assert events_of(run) == list(range(writer.next_seq))
-    Run.objects.filter(pk=run.pk).update(heartbeat=timezone.now() - timedelta(seconds=settings.SCHEDLAB_HEARTBEAT_STALE_SECONDS + 1))
+    Run.objects.filter(pk=run.pk).update(
+        heartbeat=timezone.now() - timedelta(seconds=settings.SCHEDLAB_HEARTBEAT_STALE_SECONDS + 1)
+    )
     execute_run.apply(args=[run.pk])
     run.refresh_from_db()
     assert (run.status, run.attempts) == (RunStatus.SUCCEEDED, 2)
@@ -174,7 +176,10 @@ def test_a_resumed_run_keeps_its_cycle_index_and_byte_count_whole(run: Run, sett
     Run.objects.filter(pk=run.pk).update(status=RunStatus.QUEUED, stored_bytes=0)
     execute_run.apply(args=[run.pk])
     run.refresh_from_db()
-    assert (run.stored_bytes, list(RunCycle.objects.filter(run=run).values_list("cycle", "first_seq", "end_seq"))) == complete
+    assert (
+        run.stored_bytes,
+        list(RunCycle.objects.filter(run=run).values_list("cycle", "first_seq", "end_seq")),
+    ) == complete
 
 
 def test_it_leaves_a_run_queued_for_recovery_when_the_database_fails_at_claim_time(
@@ -192,7 +197,9 @@ def test_it_leaves_a_run_queued_for_recovery_when_the_database_fails_at_claim_ti
 
     # Recovery finds it lost (nothing is running) and sends it again; this time the claim works.
     monkeypatch.setattr(claims, "claim", real_claim)
-    Run.objects.filter(pk=run.pk).update(queued_at=timezone.now() - timedelta(seconds=settings.SCHEDLAB_QUEUED_STALE_SECONDS + 1))
+    Run.objects.filter(pk=run.pk).update(
+        queued_at=timezone.now() - timedelta(seconds=settings.SCHEDLAB_QUEUED_STALE_SECONDS + 1)
+    )
     sent = []
     monkeypatch.setattr(execute_run, "delay", sent.append)
     with django_capture_on_commit_callbacks(execute=True):
@@ -210,14 +217,18 @@ def test_it_leaves_a_run_to_recovery_when_the_database_fails_mid_run(run: Run, m
     monkeypatch.setattr(claims, "beat", connection_lost)
     execute_run.apply(args=[run.pk])
     run.refresh_from_db()
-    assert (run.status, run.error) == (RunStatus.RUNNING, "")  # not failed: its heartbeat goes stale, recovery re-queues it
+    assert (run.status, run.error) == (
+        RunStatus.RUNNING,
+        "",
+    )  # not failed: its heartbeat goes stale, recovery re-queues it
 
 
 # --- advance_capacity: a pod-copies question answered by the one pass inside the task ------------
 
 
-def test_advance_capacity_answers_pod_copies_in_the_task_itself_and_needs_no_trial_task(monkeypatch,
-                                                                                       django_capture_on_commit_callbacks):
+def test_advance_capacity_answers_pod_copies_in_the_task_itself_and_needs_no_trial_task(
+    monkeypatch, django_capture_on_commit_callbacks
+):
     from scheduler_core.answers.capacity import TrialBase
     from scheduler_core.answers.capacity_pass import how_many_copies
     from tests.webui.capacity_support import CAPACITY_PODS
@@ -230,12 +241,17 @@ def test_advance_capacity_answers_pod_copies_in_the_task_itself_and_needs_no_tri
     monkeypatch.setattr(capacity, "_send_run", lambda run_id: None)
     scenario = Scenario.objects.create(name="pods", owner_session_key="k")
     version = ScenarioVersion.objects.create(scenario=scenario, number=1, text=CAPACITY_PODS)
-    question = CapacityQuestion.objects.create(version=version, kind="fit", parameters={"pod": "default/cache-0"},
-                                               owner_session_key="k")
+    question = CapacityQuestion.objects.create(
+        version=version, kind="fit", parameters={"pod": "default/cache-0"}, owner_session_key="k"
+    )
     with django_capture_on_commit_callbacks(execute=True):
         advance_capacity.apply(args=[question.pk])
     question.refresh_from_db()
     expected = how_many_copies(TrialBase.from_text(CAPACITY_PODS), "default/cache-0")
-    assert (question.status, question.method, question.copies_done, question.stop_message) == \
-        (RunStatus.SUCCEEDED, "placed", expected.fits, expected.message)
+    assert (question.status, question.method, question.copies_done, question.stop_message) == (
+        RunStatus.SUCCEEDED,
+        "placed",
+        expected.fits,
+        expected.message,
+    )
     assert not sent and not CapacityTrial.objects.exists()

@@ -9,8 +9,20 @@ from typing import Any, Optional, cast
 from ninja import Router, Status
 
 from webui.models import CapacityQuestion
-from webui.schemas.capacity import (AnswerOut, CapacityIn, CapacityOut, CapacityProgressOut, CopiesMethod, CopiesOut, DecidingOut,
-                                    NodeCopiesOut, ParametersOut, PerNodeOut, TargetsOut, WorkloadOut)
+from webui.schemas.capacity import (
+    AnswerOut,
+    CapacityIn,
+    CapacityOut,
+    CapacityProgressOut,
+    CopiesMethod,
+    CopiesOut,
+    DecidingOut,
+    NodeCopiesOut,
+    ParametersOut,
+    PerNodeOut,
+    TargetsOut,
+    WorkloadOut,
+)
 from webui.schemas.common import ERRORS, ErrorOut
 from webui.services import access, capacity, engine, scenarios
 from webui.services.access import ActorRequest
@@ -40,28 +52,67 @@ def per_node(counts: Optional[dict[str, int]]) -> PerNodeOut:
 
 def copies_out(question: CapacityQuestion, stored: dict[str, Any]) -> CopiesOut:
     """``stored``: the answer's JSON (by its camelCase names); the stopping copy and the nodes are the row's."""
-    return CopiesOut(**{key: stored[key] for key in ("target", "method", "why", "fits", "bound", "messageExact",
-                                                     "explanation", "countedTotal", "perDomain", "trials", "displaced")},
-                     stopped_at_max=question.stopped_at_max, stopped_by=question.stopped_by or None,
-                     message=question.stop_message, per_node=per_node(question.per_node))
+    return CopiesOut(
+        **{
+            key: stored[key]
+            for key in (
+                "target",
+                "method",
+                "why",
+                "fits",
+                "bound",
+                "messageExact",
+                "explanation",
+                "countedTotal",
+                "perDomain",
+                "trials",
+                "displaced",
+            )
+        },
+        stopped_at_max=question.stopped_at_max,
+        stopped_by=question.stopped_by or None,
+        message=question.stop_message,
+        per_node=per_node(question.per_node),
+    )
 
 
 def present(question: CapacityQuestion) -> CapacityOut:
     run = question.deciding_run
-    deciding = None if run is None else DecidingOut(
-        run=run.pk, scenario=run.version.scenario_id, label=question.deciding_label, cycle=question.deciding_cycle,
-        step=question.deciding_step, url=deciding_url(question))
+    deciding = (
+        None
+        if run is None
+        else DecidingOut(
+            run=run.pk,
+            scenario=run.version.scenario_id,
+            label=question.deciding_label,
+            cycle=question.deciding_cycle,
+            step=question.deciding_step,
+            url=deciding_url(question),
+        )
+    )
     parameters = {"workload": None, "pod": None, "likes": [], "nodes": [], "max": None, **question.parameters}
     return CapacityOut(
-        id=question.pk, scenario=question.version.scenario_id, version=question.version.number, kind=question.kind,
-        parameters=ParametersOut(**parameters), status=question.status,
+        id=question.pk,
+        scenario=question.version.scenario_id,
+        version=question.version.number,
+        kind=question.kind,
+        parameters=ParametersOut(**parameters),
+        status=question.status,
         method=cast(CopiesMethod | None, question.method or None),  # one of CapacityMethod's values, or "" (not known)
         why=question.why,
-        progress=CapacityProgressOut(done=question.trials_done,
-                                     estimate=max(question.trials_done, question.trials_estimate),
-                                     copies=question.copies_done, copies_per_second=question.copies_per_second),
-        width=question.width, error=question.error, answer=_answer_out(question), deciding=deciding,
-        created=question.created, finished=question.finished)
+        progress=CapacityProgressOut(
+            done=question.trials_done,
+            estimate=max(question.trials_done, question.trials_estimate),
+            copies=question.copies_done,
+            copies_per_second=question.copies_per_second,
+        ),
+        width=question.width,
+        error=question.error,
+        answer=_answer_out(question),
+        deciding=deciding,
+        created=question.created,
+        finished=question.finished,
+    )
 
 
 def _answer_out(question: CapacityQuestion) -> Optional[AnswerOut]:
@@ -76,8 +127,7 @@ def _fresh(question_id: int) -> CapacityQuestion:
     return CapacityQuestion.objects.select_related("version", "deciding_run__version").get(pk=question_id)
 
 
-@router.post("/scenarios/{int:scenario_id}", response={201: CapacityOut, **ERRORS},
-             summary="Ask a capacity question")
+@router.post("/scenarios/{int:scenario_id}", response={201: CapacityOut, **ERRORS}, summary="Ask a capacity question")
 def capacity_ask(request: ActorRequest, scenario_id: int, body: CapacityIn) -> Status[CapacityOut]:
     """Starts a capacity question about a version (default: the latest): `fit` (how many more copies of `workload`
     or `pod` fit; a `pod` is answered by the engine's one pass — counted or placed — unless only trials give the
@@ -91,8 +141,11 @@ def capacity_ask(request: ActorRequest, scenario_id: int, body: CapacityIn) -> S
     return Status(201, present(_fresh(asked.pk)))
 
 
-@router.get("/scenarios/{int:scenario_id}", response={200: list[CapacityOut], **ERRORS},
-            summary="List your capacity questions about a scenario")
+@router.get(
+    "/scenarios/{int:scenario_id}",
+    response={200: list[CapacityOut], **ERRORS},
+    summary="List your capacity questions about a scenario",
+)
 def capacity_list(request: ActorRequest, scenario_id: int) -> list[CapacityOut]:
     """Newest first (at most 50)."""
     scenario = access.readable_scenario(request.auth, scenario_id)
@@ -108,8 +161,11 @@ def capacity_read(request: ActorRequest, question_id: int) -> CapacityOut:
     return present(_fresh(question_id))
 
 
-@router.post("/{int:question_id}/cancel", response={200: CapacityOut, **ERRORS, 409: ErrorOut},
-             summary="Cancel a capacity question")
+@router.post(
+    "/{int:question_id}/cancel",
+    response={200: CapacityOut, **ERRORS, 409: ErrorOut},
+    summary="Cancel a capacity question",
+)
 def capacity_cancel(request: ActorRequest, question_id: int) -> CapacityOut:
     """Stops it: status cancelled, its outstanding trials revoked. 409 when it already finished."""
     question = capacity.readable_question(request.auth, question_id)
@@ -117,12 +173,16 @@ def capacity_cancel(request: ActorRequest, question_id: int) -> CapacityOut:
     return present(_fresh(question_id))
 
 
-@router.get("/scenarios/{int:scenario_id}/targets", response={200: TargetsOut, **ERRORS},
-            summary="What capacity questions can name")
+@router.get(
+    "/scenarios/{int:scenario_id}/targets",
+    response={200: TargetsOut, **ERRORS},
+    summary="What capacity questions can name",
+)
 def capacity_targets(request: ActorRequest, scenario_id: int, version: Optional[int] = None) -> TargetsOut:
     """The Deployments, ReplicaSets, StatefulSets and Jobs (for `fit`), the nodes (for `nodes` and `removable`) and
     the pods of a version, as the engine loads them. 400 when the version does not validate or has steps of its own."""
     scenario = access.readable_scenario(request.auth, scenario_id)
     found = capacity.targets(scenarios.visible_version(request.auth, scenario, version))
-    return TargetsOut(version=found.version, workloads=[WorkloadOut(**w) for w in found.workloads], nodes=found.nodes,
-                      pods=found.pods)
+    return TargetsOut(
+        version=found.version, workloads=[WorkloadOut(**w) for w in found.workloads], nodes=found.nodes, pods=found.pods
+    )

@@ -15,7 +15,20 @@ from webui.services import access, configs, events, recorded, runs, segments, wh
 from webui.services.access import ActorRequest
 from webui.services.errors import NotFound
 from webui.schemas.common import ERRORS, ErrorOut
-from webui.schemas.runs import CycleExplanationOut, CycleOut, EventsPageOut, RunConfigOut, RunNamesOut, RunOut, StepClusterOut, TimelineOut, TraceOut, TryConfigIn, WhatIfApplyIn, WhatIfOut
+from webui.schemas.runs import (
+    CycleExplanationOut,
+    CycleOut,
+    EventsPageOut,
+    RunConfigOut,
+    RunNamesOut,
+    RunOut,
+    StepClusterOut,
+    TimelineOut,
+    TraceOut,
+    TryConfigIn,
+    WhatIfApplyIn,
+    WhatIfOut,
+)
 
 router = Router(tags=["runs"], by_alias=True)
 SEGMENT_CONTENT_TYPE = "application/x-npz"  # NumPy's .npz: a ZIP of .npy arrays
@@ -49,7 +62,11 @@ def run_delete(request: ActorRequest, run_id: int) -> Status[None]:
 
 @router.get("/{int:run_id}/events", response={200: EventsPageOut, **ERRORS}, summary="Read a run's events")
 def run_events(
-    request: ActorRequest, run_id: int, since: Query[int] = 0, limit: Query[int] = events.PAGE_SIZE, cycle: Query[int | None] = None
+    request: ActorRequest,
+    run_id: int,
+    since: Query[int] = 0,
+    limit: Query[int] = events.PAGE_SIZE,
+    cycle: Query[int | None] = None,
 ) -> EventsPageOut | HttpResponse:
     """A page of the engine's events from the cursor `since` (pass `next` back), or with `cycle=N` every event of one
     cycle in one answer.
@@ -98,7 +115,11 @@ def run_cycles(request: ActorRequest, run_id: int) -> list[CycleOut]:
     return [presenters.cycle(row) for row in events.cycles(run.pk)]
 
 
-@router.get("/{int:run_id}/cycles/{int:cycle}/explain", response={200: CycleExplanationOut, **ERRORS}, summary="Explain one cycle")
+@router.get(
+    "/{int:run_id}/cycles/{int:cycle}/explain",
+    response={200: CycleExplanationOut, **ERRORS},
+    summary="Explain one cycle",
+)
 def run_cycle_explain(request: ActorRequest, run_id: int, cycle: int) -> CycleExplanationOut:
     """Why the cycle's pod went where it did, or nowhere, computed by the engine from the cycle's events: PreFilter's
     rejection or narrowing, the Filter reasons grouped with their nodes (as FailedScheduling counts them), each
@@ -109,8 +130,12 @@ def run_cycle_explain(request: ActorRequest, run_id: int, cycle: int) -> CycleEx
     return presenters.explanation(events.explanation(run, cycle))
 
 
-@router.get("/{int:run_id}/timeline", response={200: TimelineOut, **ERRORS}, exclude_unset=True,
-            summary="The run's attempts, queue moves and cluster changes")
+@router.get(
+    "/{int:run_id}/timeline",
+    response={200: TimelineOut, **ERRORS},
+    exclude_unset=True,
+    summary="The run's attempts, queue moves and cluster changes",
+)
 def run_timeline(request: ActorRequest, run_id: int) -> dict[str, Any]:
     """Every attempt (`cycle`, `pod`, `attempt`, `timeMs`, `nodeName` or `failedSchedulingMessage`, the nomination it
     wrote, its preemption's `victims`), every queue move (`pod`, `queue`, `event`, `plugins`: whose queueing hints let it
@@ -128,12 +153,18 @@ def run_timeline(request: ActorRequest, run_id: int) -> dict[str, Any]:
     found = presenters.recorded(recorded.of_run(run, story))
     steps = presenters.timeline_steps(story)
     # Dicts, not schemas: with exclude_unset a schema's defaulted fields would be left out.
-    return {**story, **({"steps": steps} if steps is not None else {}),
-            "recorded": found.model_dump() if found is not None else None}
+    return {
+        **story,
+        **({"steps": steps} if steps is not None else {}),
+        "recorded": found.model_dump() if found is not None else None,
+    }
 
 
-@router.get("/{int:run_id}/steps/{int:step}/cluster", response={200: StepClusterOut, **ERRORS},
-            summary="The cluster at the end of a step")
+@router.get(
+    "/{int:run_id}/steps/{int:step}/cluster",
+    response={200: StepClusterOut, **ERRORS},
+    summary="The cluster at the end of a step",
+)
 def run_step_cluster(request: ActorRequest, run_id: int, step: int) -> HttpResponse:
     """For a run with steps (a `Changes` document): every node at the end of step `step` (`added` during it,
     `unschedulable` as cordoned or drained), every pod with its node (null: pending), its node at the end of the
@@ -144,10 +175,14 @@ def run_step_cluster(request: ActorRequest, run_id: int, step: int) -> HttpRespo
     """
     run = access.readable_run(request.auth, run_id)
     # Validated by its schema, sent gzipped when large (5000 nodes' labels: 1.3 MB of JSON).
-    return responses.json_bytes(request, presenters.step_cluster(events.step_cluster(run, step)).model_dump_json().encode())
+    return responses.json_bytes(
+        request, presenters.step_cluster(events.step_cluster(run, step)).model_dump_json().encode()
+    )
 
 
-@router.get("/{int:run_id}/whatif", response={200: WhatIfOut, **ERRORS}, exclude_unset=True, summary="What would make a pod fit")
+@router.get(
+    "/{int:run_id}/whatif", response={200: WhatIfOut, **ERRORS}, exclude_unset=True, summary="What would make a pod fit"
+)
 def run_whatif(request: ActorRequest, run_id: int, pod: str) -> dict[str, Any]:
     """For a pod that is pending in the run's version: `suggestions` — single changes (`kind`: toleration, maxSkew,
     scheduleAnyway, dropAffinityTerm, dropNodeSelector, requests, evict; `text`, `change`, the `nodes` it opens), each
@@ -157,8 +192,11 @@ def run_whatif(request: ActorRequest, run_id: int, pod: str) -> dict[str, Any]:
     return whatif.suggestions(access.readable_run(request.auth, run_id), pod)
 
 
-@router.post("/{int:run_id}/whatif/apply", response={201: RunOut, **ERRORS, 429: ErrorOut},
-             summary="Apply a suggestion as a new version and run it")
+@router.post(
+    "/{int:run_id}/whatif/apply",
+    response={201: RunOut, **ERRORS, 429: ErrorOut},
+    summary="Apply a suggestion as a new version and run it",
+)
 def run_whatif_apply(request: ActorRequest, run_id: int, body: WhatIfApplyIn) -> Status[RunOut]:
     """Saves the run's version with the suggestion applied (only the pod's document, the node's, or the victims'
     documents change) as the scenario's new version — in your fork when the scenario is a demo (the answer's
@@ -175,8 +213,11 @@ def run_config(request: ActorRequest, run_id: int) -> dict[str, Any]:
     return configs.config_of(access.readable_run(request.auth, run_id).version.text)
 
 
-@router.post("/{int:run_id}/try-config", response={201: RunOut, **ERRORS, 429: ErrorOut},
-             summary="Run the run's version with another configuration")
+@router.post(
+    "/{int:run_id}/try-config",
+    response={201: RunOut, **ERRORS, 429: ErrorOut},
+    summary="Run the run's version with another configuration",
+)
 def run_try_config(request: ActorRequest, run_id: int, body: TryConfigIn) -> Status[RunOut]:
     """Saves the run's version with its KubeSchedulerConfiguration replaced by `config` (checked on its own
     first: problems name its lines) as a new version, and starts a run of it in the same mode — in your fork
@@ -185,7 +226,9 @@ def run_try_config(request: ActorRequest, run_id: int, body: TryConfigIn) -> Sta
     return Status(201, presenters.run(configs.try_config(request.auth, run, body.config)))
 
 
-@router.get("/{int:run_id}/trace", response={200: TraceOut, **ERRORS}, exclude_unset=True, summary="Download the run's trace")
+@router.get(
+    "/{int:run_id}/trace", response={200: TraceOut, **ERRORS}, exclude_unset=True, summary="Download the run's trace"
+)
 def run_trace(request: ActorRequest, run_id: int) -> dict[str, Any]:
     """The spec's trace summary (SCENARIO_AND_TRACE.md), rebuilt from the stored events."""
     return events.trace(access.readable_run(request.auth, run_id))

@@ -15,7 +15,20 @@ from webui.services import access, engine, fixes, imports, objects, runs, scenar
 from webui.services.access import ActorRequest
 from webui.schemas.common import ERRORS, ErrorOut
 from webui.schemas.runs import RunOut
-from webui.schemas.scenarios import DiffOut, ExplainPodOut, FixIn, ForkIn, NodesOut, ObjectsOut, ScenarioIn, ScenarioOut, ScenarioSummaryOut, ScenarioUpdateIn, VersionOut, VersionSummaryOut
+from webui.schemas.scenarios import (
+    DiffOut,
+    ExplainPodOut,
+    FixIn,
+    ForkIn,
+    NodesOut,
+    ObjectsOut,
+    ScenarioIn,
+    ScenarioOut,
+    ScenarioSummaryOut,
+    ScenarioUpdateIn,
+    VersionOut,
+    VersionSummaryOut,
+)
 from webui.schemas.shares import ShareIn, ShareOut
 
 router = Router(tags=["scenarios"], by_alias=True)
@@ -38,8 +51,13 @@ def scenario_create(request: ActorRequest, body: ScenarioIn) -> Status[ScenarioO
 
 
 @router.post("/import", response={201: ScenarioOut, **ERRORS}, summary="Import files or an archive as a scenario")
-def scenario_import(request: ActorRequest, name: Form[str] = "", text: Form[str] = "", file: File[list[UploadedFile] | None] = None,
-                    check: Form[Literal["now", "later"]] = "now") -> Status[ScenarioOut]:
+def scenario_import(
+    request: ActorRequest,
+    name: Form[str] = "",
+    text: Form[str] = "",
+    file: File[list[UploadedFile] | None] = None,
+    check: Form[Literal["now", "later"]] = "now",
+) -> Status[ScenarioOut]:
     """Multipart upload of one or more files (repeat the `file` field), one of them possibly an archive
     (.tar, .tar.gz/.tgz, .zip: a support bundle, must-gather, sonobuoy results), or pasted text in a form
     field. One plain file is kept as typed (`kubectl get -o yaml` List output tidied into a YAML stream);
@@ -98,7 +116,11 @@ def scenario_fork(request: ActorRequest, scenario_id: int, body: ForkIn | None =
     return Status(201, _saved(request, scenarios.fork(request.auth, scenario, body.version, body.name)))
 
 
-@router.get("/{int:scenario_id}/versions", response={200: list[VersionSummaryOut], **ERRORS}, summary="List a scenario's versions")
+@router.get(
+    "/{int:scenario_id}/versions",
+    response={200: list[VersionSummaryOut], **ERRORS},
+    summary="List a scenario's versions",
+)
 def version_list(request: ActorRequest, scenario_id: int) -> list[VersionSummaryOut]:
     """Every version's number, time and size (a share token sees only the shared version)."""
     scenario = access.readable_scenario(request.auth, scenario_id)
@@ -107,7 +129,9 @@ def version_list(request: ActorRequest, scenario_id: int) -> list[VersionSummary
     return [presenters.version_summary(v) for v in scenario.versions.order_by("number")]
 
 
-@router.get("/{int:scenario_id}/versions/{int:number}", response={200: VersionOut, **ERRORS}, summary="Read one version")
+@router.get(
+    "/{int:scenario_id}/versions/{int:number}", response={200: VersionOut, **ERRORS}, summary="Read one version"
+)
 def version_detail(request: ActorRequest, scenario_id: int, number: int) -> VersionOut:
     """The version's YAML text as saved."""
     scenario = access.readable_scenario(request.auth, scenario_id)
@@ -132,14 +156,21 @@ def scenario_export(request: ActorRequest, scenario_id: int, version: int | None
     return response
 
 
-@router.get("/{int:scenario_id}/objects", response={200: ObjectsOut, **ERRORS}, summary="Nodes and pods as the engine reads them")
+@router.get(
+    "/{int:scenario_id}/objects",
+    response={200: ObjectsOut, **ERRORS},
+    summary="Nodes and pods as the engine reads them",
+)
 def scenario_objects(request: ActorRequest, scenario_id: int, version: int | None = None) -> HttpResponse:
     """Every node (labels, taints, allocatable) and pod (labels, node, priority, effective requests) after the
     engine's defaulting; 400/413 with every problem when the version does not validate.
     """
     scenario = access.readable_scenario(request.auth, scenario_id)
     chosen = scenarios.visible_version(request.auth, scenario, version)
-    return responses.json_bytes(request, objects.objects_json(chosen, lambda found: presenters.scenario_objects(found).model_dump_json().encode()))
+    return responses.json_bytes(
+        request,
+        objects.objects_json(chosen, lambda found: presenters.scenario_objects(found).model_dump_json().encode()),
+    )
 
 
 @router.get("/{int:scenario_id}/nodes", response={200: NodesOut, **ERRORS}, summary="Node names and labels")
@@ -150,8 +181,11 @@ def scenario_nodes(request: ActorRequest, scenario_id: int, version: int | None 
     return responses.json_bytes(request, objects.nodes_json(chosen))
 
 
-@router.post("/{int:scenario_id}/fixes/node-taints", response={201: ScenarioOut, **ERRORS, 409: ErrorOut},
-                      summary="Add the taints the node lifecycle controller would add")
+@router.post(
+    "/{int:scenario_id}/fixes/node-taints",
+    response={201: ScenarioOut, **ERRORS, 409: ErrorOut},
+    summary="Add the taints the node lifecycle controller would add",
+)
 def scenario_fix_node_taints(request: ActorRequest, scenario_id: int, body: FixIn | None = None) -> Status[ScenarioOut]:
     """The finding `node-taints-missing`, fixed: saves the version (the latest by default) with every node's
     taints as kube-controller-manager's node lifecycle controller keeps them in step with its conditions
@@ -163,8 +197,12 @@ def scenario_fix_node_taints(request: ActorRequest, scenario_id: int, body: FixI
     return Status(201, _saved(request, saved))
 
 
-@router.get("/{int:scenario_id}/explain-pod", response={200: ExplainPodOut, **ERRORS}, summary="Why is this running pod here?")
-def scenario_explain_pod(request: ActorRequest, scenario_id: int, pod: str, version: int | None = None) -> dict[str, Any]:
+@router.get(
+    "/{int:scenario_id}/explain-pod", response={200: ExplainPodOut, **ERRORS}, summary="Why is this running pod here?"
+)
+def scenario_explain_pod(
+    request: ActorRequest, scenario_id: int, pod: str, version: int | None = None
+) -> dict[str, Any]:
     """For a pod bound in the version (`pod` = namespace/name): its scheduling cycle run again against the
     rest of the cluster, its own node included, with the pod taken off (scheduler_core.answers.explain_pod) — whether
     its node would still win now (`outcome`: stays, tie, moves, unschedulable; `chosen`), by how much (`margin`
@@ -176,7 +214,9 @@ def scenario_explain_pod(request: ActorRequest, scenario_id: int, pod: str, vers
 
 
 @router.post("/{int:scenario_id}/runs", response={201: RunOut, **ERRORS, 429: ErrorOut}, summary="Start a run")
-def run_create(request: ActorRequest, scenario_id: int, mode: Query[Literal["timeline", "single"]] = "timeline") -> Status[RunOut]:
+def run_create(
+    request: ActorRequest, scenario_id: int, mode: Query[Literal["timeline", "single"]] = "timeline"
+) -> Status[RunOut]:
     """Queues a scheduling run of the latest version; 400 when it does not validate, 429 when you have too many runs
     queued. `mode=timeline` (the default) runs the scheduler to the end — queue, retries, preemption carried out;
     `mode=single` gives each pending pod one cycle in queue order (the trace's single pass).
@@ -206,7 +246,9 @@ def share_create(request: ActorRequest, scenario_id: int, body: ShareIn | None =
     return Status(201, presenters.share(request, link))
 
 
-@router.get("/{int:scenario_id}/shares", response={200: list[ShareOut], **ERRORS}, summary="List a scenario's share links")
+@router.get(
+    "/{int:scenario_id}/shares", response={200: list[ShareOut], **ERRORS}, summary="List a scenario's share links"
+)
 def share_list(request: ActorRequest, scenario_id: int) -> list[ShareOut]:
     """Every link made for this scenario, revoked ones included (owner only)."""
     scenario = access.writable_scenario(request.auth, scenario_id)

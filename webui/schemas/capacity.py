@@ -17,7 +17,9 @@ CopiesMethod = Literal["counted", "placed", "trials"]  # what answers a pod-copi
 class CapacityIn(ApiInput):
     kind: Literal["fit", "nodes", "removable", "fragmentation"]
     version: Optional[int] = None  # default: the latest version
-    workload: Optional[str] = Field(default=None, max_length=NAME_LENGTH)  # fit: NS/NAME of a Deployment, ReplicaSet, StatefulSet or Job
+    workload: Optional[str] = Field(
+        default=None, max_length=NAME_LENGTH
+    )  # fit: NS/NAME of a Deployment, ReplicaSet, StatefulSet or Job
     pod: Optional[str] = Field(default=None, max_length=NAME_LENGTH)  # fit: NS/NAME of a pod to copy
     likes: list[str] = Field(default_factory=list, max_length=10)  # nodes: template node names
     nodes: list[str] = Field(default_factory=list, max_length=100)  # removable: only these nodes ("can this node go?")

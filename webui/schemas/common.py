@@ -17,8 +17,9 @@ class ApiSchema(Schema):
     ``by_alias`` (ninja passes it explicitly) and ``serialize_by_alias`` covers the answers a
     router serialises itself (webui/responses.py's prebuilt bytes)."""
 
-    model_config = ConfigDict(alias_generator=to_camel, validate_by_name=True, validate_by_alias=True,
-                              serialize_by_alias=True)
+    model_config = ConfigDict(
+        alias_generator=to_camel, validate_by_name=True, validate_by_alias=True, serialize_by_alias=True
+    )
 
 
 class ApiInput(ApiSchema):

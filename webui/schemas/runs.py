@@ -411,7 +411,9 @@ class StepPodOut(ApiSchema):
     node: str | None  # null: pending at the end of the step
     mark: str  # "new" | "placed" | "moved" | "pending" | "" (where it was)
     previous_node: str | None  # at the end of the step before
-    labels: dict[str, str]  # as written or as its controller created it (a run stored before events carried them: the template's)
+    labels: dict[
+        str, str
+    ]  # as written or as its controller created it (a run stored before events carried them: the template's)
     claims: list[dict[str, str]] = []  # spec.resourceClaims: {name, resourceClaimName | resourceClaimTemplateName}
 
 

@@ -31,9 +31,11 @@ class SummaryOut(ApiSchema):
 class NoticeOut(ApiSchema):
     """Something the scheduler leaves out of a valid scenario, said once (never silently dropped)."""
 
-    code: str = Field(description="ignored-kinds, finished-pods, missing-node, other-scheduler, scheduling-gated, resource-claims, "
-                                  "dra-feature-off, pending-volumes, no-nodes, no-pending-pods, unread-files, not-objects, links, "
-                                  "container-logs, duplicate-objects, kept-invalid")
+    code: str = Field(
+        description="ignored-kinds, finished-pods, missing-node, other-scheduler, scheduling-gated, resource-claims, "
+        "dra-feature-off, pending-volumes, no-nodes, no-pending-pods, unread-files, not-objects, links, "
+        "container-logs, duplicate-objects, kept-invalid"
+    )
     message: str
     objects: list[str] = Field(description='the objects concerned, e.g. "Pod default/web-1", in document order')
 
@@ -41,13 +43,19 @@ class NoticeOut(ApiSchema):
 class FindingOut(ApiSchema):
     """Something the dump lacks that the replay reads (`check --json`'s findings): said before the run."""
 
-    code: str = Field(description="controller-absent, services-absent, namespaces-absent, claims-absent, volumes-absent, "
-                                  "storage-classes-absent, priority-classes-absent, node-taints-missing, no-config")
+    code: str = Field(
+        description="controller-absent, services-absent, namespaces-absent, claims-absent, volumes-absent, "
+        "storage-classes-absent, priority-classes-absent, node-taints-missing, no-config"
+    )
     message: str
     objects: list[str] = Field(description='the objects concerned, e.g. "Pod kube-system/coredns-1"')
-    kubectl: str | None = Field(default=None, description="kubectl command line(s), one per line, that fetch exactly what is missing")
-    action: str | None = Field(default=None, description='a one-click change the API makes: "add-node-taints" '
-                                                 "(POST /api/scenarios/{id}/fixes/node-taints)")
+    kubectl: str | None = Field(
+        default=None, description="kubectl command line(s), one per line, that fetch exactly what is missing"
+    )
+    action: str | None = Field(
+        default=None,
+        description='a one-click change the API makes: "add-node-taints" (POST /api/scenarios/{id}/fixes/node-taints)',
+    )
 
 
 class ValidationOut(ApiSchema):

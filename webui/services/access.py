@@ -74,8 +74,13 @@ def active_share(token: str) -> ShareLink:
 
 def request_actor(request: HttpRequest) -> Actor:
     """Who asks through HTTP: the API (webui/api.py, after its CSRF check on writes) and the pages."""
-    return actor_for(request.user, request.session, token=share_token(request),
-                     writing=request.method not in SAFE_METHODS, address=client_address(request))
+    return actor_for(
+        request.user,
+        request.session,
+        token=share_token(request),
+        writing=request.method not in SAFE_METHODS,
+        address=client_address(request),
+    )
 
 
 def websocket_actor(scope: Mapping[str, Any], token: str = "") -> Actor:
@@ -84,8 +89,14 @@ def websocket_actor(scope: Mapping[str, Any], token: str = "") -> Actor:
     return actor_for(scope.get("user"), scope.get("session"), token=token, writing=False)
 
 
-def actor_for(user: AbstractBaseUser | AnonymousUser | None, session: SessionBase | None, *, token: str,
-              writing: bool, address: str = "") -> Actor:
+def actor_for(
+    user: AbstractBaseUser | AnonymousUser | None,
+    session: SessionBase | None,
+    *,
+    token: str,
+    writing: bool,
+    address: str = "",
+) -> Actor:
     """The one place an Actor is made (request_actor and websocket_actor hand it their parts). A
     write with a share token is refused before anything is read: share links are read-only."""
     if token and writing:
@@ -164,7 +175,11 @@ def writable_scenario(actor: Actor, scenario_id: int) -> Scenario:
     if actor.share is not None:
         raise ReadOnlyShare()
     if not actor.owns(scenario):
-        message = "demo scenarios are read-only; fork it to edit" if scenario.is_demo else "only the owner may change this scenario"
+        message = (
+            "demo scenarios are read-only; fork it to edit"
+            if scenario.is_demo
+            else "only the owner may change this scenario"
+        )
         raise Forbidden(message)
     return scenario
 
@@ -209,8 +224,11 @@ def derivable_run(actor: Actor, run_id: int) -> Run:
 def can_read_run(actor: Actor, run: Run) -> bool:
     if actor.share is not None:
         share = actor.share
-        return share.run_id == run.pk or share.compare_run_id == run.pk or (
-            share.run_id is None and share.version_id == run.version_id)
+        return (
+            share.run_id == run.pk
+            or share.compare_run_id == run.pk
+            or (share.run_id is None and share.version_id == run.version_id)
+        )
     scenario = run.version.scenario
     # Runs of a demo belong to whoever started them; runs of an owned scenario are the owner's too.
     return actor.owns(run) or (not scenario.is_demo and actor.owns(scenario))
@@ -223,5 +241,3 @@ def writable_run(actor: Actor, run_id: int) -> Run:
     if not (actor.owns(run) or actor.owns(run.version.scenario)):
         raise Forbidden("only the owner may change this run")
     return run
-
-

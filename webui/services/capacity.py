@@ -45,13 +45,40 @@ from django.db.models import F, QuerySet
 from django.utils import timezone
 
 from webui import publisher
-from webui.models import FINISHED_STATUSES, CapacityKind, CapacityMethod, CapacityQuestion, CapacityTrial, Run, \
-    RunStatus, Scenario, ScenarioVersion
+from webui.models import (
+    FINISHED_STATUSES,
+    CapacityKind,
+    CapacityMethod,
+    CapacityQuestion,
+    CapacityTrial,
+    Run,
+    RunStatus,
+    Scenario,
+    ScenarioVersion,
+)
 from webui.services import engine, scenarios
 from webui.services.access import Actor
-from webui.services.engine import (DECIDING_TEXT_MOST, SCALABLE_KINDS, CapacityAnswer, CapacityError, FitAnswer,
-                                   FragmentationAnswer, NeedsTrials, NodesAnswer, PassAnswer, Question, RemovableAnswer,
-                                   Trial, TrialBase, TrialChanges, TrialOutcome, one_pass, replay, run_trial, search_for)
+from webui.services.engine import (
+    DECIDING_TEXT_MOST,
+    SCALABLE_KINDS,
+    CapacityAnswer,
+    CapacityError,
+    FitAnswer,
+    FragmentationAnswer,
+    NeedsTrials,
+    NodesAnswer,
+    PassAnswer,
+    Question,
+    RemovableAnswer,
+    Trial,
+    TrialBase,
+    TrialChanges,
+    TrialOutcome,
+    one_pass,
+    replay,
+    run_trial,
+    search_for,
+)
 from webui.services.errors import Conflict, DomainError, NotFound
 
 log = logging.getLogger(__name__)
@@ -85,8 +112,12 @@ def ask(actor: Actor, scenario: Scenario, asked: Asked) -> CapacityQuestion:
         raise DomainError(str(exc), {"kind": asked.question.kind}) from None
     with transaction.atomic():
         question = CapacityQuestion.objects.create(
-            version=version, kind=asked.question.kind, parameters=parameters_of(asked.question), width=trial_slots(),
-            **actor.owner_fields())
+            version=version,
+            kind=asked.question.kind,
+            parameters=parameters_of(asked.question),
+            width=trial_slots(),
+            **actor.owner_fields(),
+        )
         transaction.on_commit(lambda: _send_advance(question.pk), robust=True)
     return question
 
@@ -104,20 +135,36 @@ def targets(version: ScenarioVersion) -> Targets:
     engine.check(version.text).raise_if_invalid()
     scenario = trial_base(version).scenario
     assert scenario.changes is not None
-    workloads = [{"kind": w.kind, "namespace": w.namespace, "name": w.name, "replicas": w.replicas}
-                 for w in scenario.changes.workloads if w.kind in SCALABLE_KINDS]
-    return Targets(version.number, workloads, [node.name for node in scenario.nodes], [pod.key for pod in scenario.pods])
+    workloads = [
+        {"kind": w.kind, "namespace": w.namespace, "name": w.name, "replicas": w.replicas}
+        for w in scenario.changes.workloads
+        if w.kind in SCALABLE_KINDS
+    ]
+    return Targets(
+        version.number, workloads, [node.name for node in scenario.nodes], [pod.key for pod in scenario.pods]
+    )
 
 
 def parameters_of(question: Question) -> dict[str, Any]:
-    return {"workload": question.workload, "pod": question.pod, "likes": list(question.likes),
-            "nodes": list(question.nodes), "max": question.max_count}
+    return {
+        "workload": question.workload,
+        "pod": question.pod,
+        "likes": list(question.likes),
+        "nodes": list(question.nodes),
+        "max": question.max_count,
+    }
 
 
 def question_of(row: CapacityQuestion) -> Question:
     p = row.parameters
-    return Question(row.kind, p.get("workload"), p.get("pod"), tuple(p.get("likes") or ()), tuple(p.get("nodes") or ()),
-                    p.get("max"))
+    return Question(
+        row.kind,
+        p.get("workload"),
+        p.get("pod"),
+        tuple(p.get("likes") or ()),
+        tuple(p.get("nodes") or ()),
+        p.get("max"),
+    )
 
 
 def trial_slots() -> int:
@@ -152,7 +199,9 @@ def _send_run(run_id: int) -> None:
 
 def readable_question(actor: Actor, question_id: int) -> CapacityQuestion:
     """Questions are their asker's (a share link shows the deciding run, not the question)."""
-    question = CapacityQuestion.objects.select_related("version__scenario", "deciding_run").filter(pk=question_id).first()
+    question = (
+        CapacityQuestion.objects.select_related("version__scenario", "deciding_run").filter(pk=question_id).first()
+    )
     if question is None or actor.share is not None or not actor.owns(question):
         raise NotFound(f"capacity question {question_id} not found")
     return question
@@ -165,11 +214,17 @@ def listing(actor: Actor, scenario: Scenario) -> QuerySet[CapacityQuestion]:
 def cancel(question: CapacityQuestion) -> CapacityQuestion:
     """Stop it: status cancelled, outstanding trials revoked (and skipped by workers that got them)."""
     stopped = CapacityQuestion.objects.filter(pk=question.pk, status__in=ACTIVE_STATUSES).update(
-        status=RunStatus.CANCELLED, finished=timezone.now(), error=CANCELLED_BY_OWNER)
+        status=RunStatus.CANCELLED, finished=timezone.now(), error=CANCELLED_BY_OWNER
+    )
     if not stopped:
-        raise Conflict(f"capacity question {question.pk} already finished ({CapacityQuestion.objects.get(pk=question.pk).status})")
-    outstanding = list(CapacityTrial.objects.filter(question=question, outcome__isnull=True).exclude(task_id="")
-                       .values_list("task_id", flat=True))
+        raise Conflict(
+            f"capacity question {question.pk} already finished ({CapacityQuestion.objects.get(pk=question.pk).status})"
+        )
+    outstanding = list(
+        CapacityTrial.objects.filter(question=question, outcome__isnull=True)
+        .exclude(task_id="")
+        .values_list("task_id", flat=True)
+    )
     _revoke(outstanding)
     publisher.publish_capacity(question.pk)
     return CapacityQuestion.objects.get(pk=question.pk)
@@ -215,7 +270,9 @@ def advance(question_id: int) -> None:
             publisher.publish_capacity(question_id)
             return
         with transaction.atomic():
-            question = CapacityQuestion.objects.select_for_update().select_related("version__scenario").get(pk=question_id)
+            question = (
+                CapacityQuestion.objects.select_for_update().select_related("version__scenario").get(pk=question_id)
+            )
             if question.is_finished or _round_open(question):
                 return
             _step(question)
@@ -249,9 +306,17 @@ def _by_one_pass(question_id: int) -> bool:
     if question.is_finished:
         return True
     taken = CapacityQuestion.objects.filter(
-        pk=question_id, status__in=ACTIVE_STATUSES, method=CapacityMethod.UNKNOWN, pass_claim__lte=F("redispatches"),
-    ).update(pass_claim=F("redispatches") + 1, status=RunStatus.RUNNING, progressed=timezone.now(), copies_done=0,
-             copies_per_second=None)
+        pk=question_id,
+        status__in=ACTIVE_STATUSES,
+        method=CapacityMethod.UNKNOWN,
+        pass_claim__lte=F("redispatches"),
+    ).update(
+        pass_claim=F("redispatches") + 1,
+        status=RunStatus.RUNNING,
+        progressed=timezone.now(),
+        copies_done=0,
+        copies_per_second=None,
+    )
     if not taken:
         log.info("capacity question %s: its one pass is another delivery's, or it finished", question_id)
         return True
@@ -259,8 +324,9 @@ def _by_one_pass(question_id: int) -> bool:
     mine = CapacityQuestion.objects.filter(pk=question_id, pass_claim=question.pass_claim, status__in=ACTIVE_STATUSES)
 
     def told(copies: int, seconds: float) -> None:
-        if not mine.update(copies_done=copies, copies_per_second=copies / seconds if seconds > 0 else None,
-                           progressed=timezone.now()):
+        if not mine.update(
+            copies_done=copies, copies_per_second=copies / seconds if seconds > 0 else None, progressed=timezone.now()
+        ):
             raise _PassStopped
         publisher.publish_capacity(question_id)
 
@@ -282,16 +348,28 @@ def _by_one_pass(question_id: int) -> bool:
 
 def _pass_fields(question: CapacityQuestion, answer: PassAnswer) -> dict[str, Any]:
     fields: dict[str, Any] = {
-        "status": RunStatus.SUCCEEDED, "finished": timezone.now(), "progressed": timezone.now(),
-        "method": answer.method, "why": answer.why, "copies_done": answer.fits,
-        "copies_per_second": answer.copies_per_second, "per_node": answer.placements,
-        "stopped_by": answer.stopped_by or "", "stop_message": answer.message, "stopped_at_max": not answer.checked_next,
-        "answer": {"copies": copies_json(answer)}}
+        "status": RunStatus.SUCCEEDED,
+        "finished": timezone.now(),
+        "progressed": timezone.now(),
+        "method": answer.method,
+        "why": answer.why,
+        "copies_done": answer.fits,
+        "copies_per_second": answer.copies_per_second,
+        "per_node": answer.placements,
+        "stopped_by": answer.stopped_by or "",
+        "stop_message": answer.message,
+        "stopped_at_max": not answer.checked_next,
+        "answer": {"copies": copies_json(answer)},
+    }
     if answer.checked_next and answer.fits < DECIDING_TEXT_MOST:
         changes = answer.deciding_changes()
         label = f"{answer.fits + 1} more"
-        fields.update(deciding_run=_save_deciding_run(question, label, answer.base.trial_text(changes), 1),
-                      deciding_label=label, deciding_cycle=answer.deciding_cycle, deciding_step=1)
+        fields.update(
+            deciding_run=_save_deciding_run(question, label, answer.base.trial_text(changes), 1),
+            deciding_label=label,
+            deciding_cycle=answer.deciding_cycle,
+            deciding_step=1,
+        )
     return fields
 
 
@@ -302,17 +380,39 @@ def copies_json(answer: Union[PassAnswer, FitAnswer], why: str = "") -> dict[str
         spread = answer.spread.to_json() if answer.spread is not None else None
         if spread is not None:
             spread = {**spread, "domainCount": len(spread["domains"]), "domains": spread["domains"][:DOMAINS_LISTED]}
-        return {"target": answer.target, "method": answer.method, "why": answer.why, "fits": answer.fits,
-                "bound": answer.max_count, "checkedNext": answer.checked_next, "stoppedBy": answer.stopped_by,
-                "message": answer.message, "messageExact": answer.spread is None or answer.spread.message_exact,
-                "explanation": answer.explanation.headline if answer.explanation is not None else None,
-                "countedTotal": answer.counted_total, "perDomain": spread, "trials": 1, "displaced": []}
+        return {
+            "target": answer.target,
+            "method": answer.method,
+            "why": answer.why,
+            "fits": answer.fits,
+            "bound": answer.max_count,
+            "checkedNext": answer.checked_next,
+            "stoppedBy": answer.stopped_by,
+            "message": answer.message,
+            "messageExact": answer.spread is None or answer.spread.message_exact,
+            "explanation": answer.explanation.headline if answer.explanation is not None else None,
+            "countedTotal": answer.counted_total,
+            "perDomain": spread,
+            "trials": 1,
+            "displaced": [],
+        }
     explanation = answer.explanation
-    return {"target": answer.target, "method": CapacityMethod.TRIALS.value, "why": why, "fits": answer.fits,
-            "bound": answer.bound, "checkedNext": answer.checked_next,
-            "stoppedBy": answer.stopped_by[0] if answer.stopped_by else None, "message": answer.message,
-            "messageExact": True, "explanation": explanation.headline if explanation is not None else None,
-            "countedTotal": None, "perDomain": None, "trials": answer.trials, "displaced": answer.displaced}
+    return {
+        "target": answer.target,
+        "method": CapacityMethod.TRIALS.value,
+        "why": why,
+        "fits": answer.fits,
+        "bound": answer.bound,
+        "checkedNext": answer.checked_next,
+        "stoppedBy": answer.stopped_by[0] if answer.stopped_by else None,
+        "message": answer.message,
+        "messageExact": True,
+        "explanation": explanation.headline if explanation is not None else None,
+        "countedTotal": None,
+        "perDomain": None,
+        "trials": answer.trials,
+        "displaced": answer.displaced,
+    }
 
 
 DOMAINS_LISTED = 100  # the domains a counted-per-domain answer keeps (hostname spreading: one per node)
@@ -329,11 +429,20 @@ def _step(question: CapacityQuestion) -> None:
         _finish(question, base, answer)
         return
     assert upcoming is not None
-    rows = CapacityTrial.objects.bulk_create([
-        CapacityTrial(question=question, round=question.rounds, index=i, label=p.label[:500], changes=seal(p.changes))
-        for i, p in enumerate(upcoming.proposals)])
+    rows = CapacityTrial.objects.bulk_create(
+        [
+            CapacityTrial(
+                question=question, round=question.rounds, index=i, label=p.label[:500], changes=seal(p.changes)
+            )
+            for i, p in enumerate(upcoming.proposals)
+        ]
+    )
     CapacityQuestion.objects.filter(pk=question.pk).update(
-        status=RunStatus.RUNNING, rounds=question.rounds + 1, trials_estimate=upcoming.estimate, progressed=timezone.now())
+        status=RunStatus.RUNNING,
+        rounds=question.rounds + 1,
+        trials_estimate=upcoming.estimate,
+        progressed=timezone.now(),
+    )
     ids = [row.pk for row in rows]
     transaction.on_commit(lambda: _dispatch(ids), robust=True)
 
@@ -371,8 +480,9 @@ def run_one_trial(trial_id: int) -> str:
     with transaction.atomic():
         stored = CapacityTrial.objects.filter(pk=trial_id, outcome__isnull=True).update(outcome=seal(outcome))
         if stored:
-            CapacityQuestion.objects.filter(pk=row.question_id).update(trials_done=F("trials_done") + 1,
-                                                                      progressed=timezone.now())
+            CapacityQuestion.objects.filter(pk=row.question_id).update(
+                trials_done=F("trials_done") + 1, progressed=timezone.now()
+            )
     if not stored:  # a redelivered or re-sent copy: the delivery that stored it advances the question
         return "already run"
     publisher.publish_capacity(row.question_id)
@@ -382,7 +492,8 @@ def run_one_trial(trial_id: int) -> str:
 
 def _fail(question_id: int, message: str) -> None:
     CapacityQuestion.objects.filter(pk=question_id).exclude(status__in=FINISHED_STATUSES).update(
-        status=RunStatus.FAILED, error=message[:2000], finished=timezone.now())
+        status=RunStatus.FAILED, error=message[:2000], finished=timezone.now()
+    )
 
 
 # --- recovery -------------------------------------------------------------------------------------
@@ -404,8 +515,13 @@ def _stale_before() -> datetime:
 
 def sweep_stale_questions() -> int:
     """Recover every capacity question left behind; returns how many were found."""
-    stale = [q for q in CapacityQuestion.objects.filter(status__in=ACTIVE_STATUSES, progressed__lt=_stale_before())
-             .only("pk", "progressed") if _workers_went_past(q)]
+    stale = [
+        q
+        for q in CapacityQuestion.objects.filter(status__in=ACTIVE_STATUSES, progressed__lt=_stale_before()).only(
+            "pk", "progressed"
+        )
+        if _workers_went_past(q)
+    ]
     for question in stale:
         _recover(question.pk)
     return len(stale)
@@ -430,8 +546,11 @@ def recover_if_stale(question: CapacityQuestion) -> CapacityQuestion:
 
 def _recover(question_id: int) -> None:
     with transaction.atomic():
-        question = CapacityQuestion.objects.select_for_update().filter(
-            pk=question_id, status__in=ACTIVE_STATUSES, progressed__lt=_stale_before()).first()
+        question = (
+            CapacityQuestion.objects.select_for_update()
+            .filter(pk=question_id, status__in=ACTIVE_STATUSES, progressed__lt=_stale_before())
+            .first()
+        )
         if question is None:  # finished, or another sweep (or a trial) moved it meanwhile
             return
         if question.redispatches >= settings.SCHEDLAB_CAPACITY_MAX_REDISPATCHES:
@@ -442,23 +561,38 @@ def _recover(question_id: int) -> None:
 
 
 def _resend(question: CapacityQuestion) -> None:
-    missing = list(CapacityTrial.objects.filter(question=question, round=max(question.rounds, 1) - 1,
-                                                outcome__isnull=True).order_by("index").values_list("pk", flat=True))
-    CapacityQuestion.objects.filter(pk=question.pk).update(redispatches=F("redispatches") + 1, progressed=timezone.now())
+    missing = list(
+        CapacityTrial.objects.filter(question=question, round=max(question.rounds, 1) - 1, outcome__isnull=True)
+        .order_by("index")
+        .values_list("pk", flat=True)
+    )
+    CapacityQuestion.objects.filter(pk=question.pk).update(
+        redispatches=F("redispatches") + 1, progressed=timezone.now()
+    )
     if question.rounds and missing:
-        log.warning("capacity question %s: no progress for %gs; sending %d trial(s) of round %d again", question.pk,
-                    settings.SCHEDLAB_CAPACITY_STALE_SECONDS, len(missing), question.rounds - 1)
+        log.warning(
+            "capacity question %s: no progress for %gs; sending %d trial(s) of round %d again",
+            question.pk,
+            settings.SCHEDLAB_CAPACITY_STALE_SECONDS,
+            len(missing),
+            question.rounds - 1,
+        )
         transaction.on_commit(lambda: _dispatch(missing), robust=True)
     else:
-        log.warning("capacity question %s: no progress for %gs with its round complete; advancing it again",
-                    question.pk, settings.SCHEDLAB_CAPACITY_STALE_SECONDS)
+        log.warning(
+            "capacity question %s: no progress for %gs with its round complete; advancing it again",
+            question.pk,
+            settings.SCHEDLAB_CAPACITY_STALE_SECONDS,
+        )
         transaction.on_commit(lambda: _send_advance(question.pk), robust=True)
 
 
 def _fail_stalled(question: CapacityQuestion) -> None:
-    message = (f"the workers stopped making progress on it: no trial finished for "
-               f"{settings.SCHEDLAB_CAPACITY_STALE_SECONDS:g} s after its tasks were sent again {question.redispatches} "
-               f"times (SCHEDLAB_CAPACITY_MAX_REDISPATCHES); the task queue or the workers may be failing")
+    message = (
+        f"the workers stopped making progress on it: no trial finished for "
+        f"{settings.SCHEDLAB_CAPACITY_STALE_SECONDS:g} s after its tasks were sent again {question.redispatches} "
+        f"times (SCHEDLAB_CAPACITY_MAX_REDISPATCHES); the task queue or the workers may be failing"
+    )
     _fail(question.pk, message)
     log.error("capacity question %s: %s", question.pk, message)
 
@@ -468,17 +602,30 @@ def _fail_stalled(question: CapacityQuestion) -> None:
 
 def _finish(question: CapacityQuestion, base: TrialBase, answer: CapacityAnswer) -> None:
     deciding = deciding_of(answer)
-    fields: dict[str, Any] = {"answer": answer_json(answer), "status": RunStatus.SUCCEEDED, "finished": timezone.now(),
-                              "trials_estimate": F("trials_done")}
+    fields: dict[str, Any] = {
+        "answer": answer_json(answer),
+        "status": RunStatus.SUCCEEDED,
+        "finished": timezone.now(),
+        "trials_estimate": F("trials_done"),
+    }
     if isinstance(answer, FitAnswer) and question.asks_copies:  # the pass needed trials: the same fields
-        fields.update(answer={"copies": copies_json(answer, question.why)}, copies_done=answer.fits,
-                      per_node=answer.placements, stopped_by=answer.stopped_by[0] if answer.stopped_by else "",
-                      stop_message=answer.message, stopped_at_max=not answer.checked_next)
+        fields.update(
+            answer={"copies": copies_json(answer, question.why)},
+            copies_done=answer.fits,
+            per_node=answer.placements,
+            stopped_by=answer.stopped_by[0] if answer.stopped_by else "",
+            stop_message=answer.message,
+            stopped_at_max=not answer.checked_next,
+        )
     if deciding is not None:
         trial, cycle, step = deciding
         pending = sum(1 for node in trial.outcome.final.values() if node is None)
-        fields.update(deciding_run=_save_deciding_run(question, trial.label, trial.scenario_text, pending),
-                      deciding_label=trial.label[:500], deciding_cycle=cycle, deciding_step=step)
+        fields.update(
+            deciding_run=_save_deciding_run(question, trial.label, trial.scenario_text, pending),
+            deciding_label=trial.label[:500],
+            deciding_cycle=cycle,
+            deciding_step=step,
+        )
     CapacityQuestion.objects.filter(pk=question.pk).update(**fields)
 
 
@@ -507,8 +654,9 @@ def _save_deciding_run(question: CapacityQuestion, label: str, text: str, pendin
     source = question.version
     owner = {"owner_id": question.owner_id, "owner_session_key": question.owner_session_key}
     name = f"{source.scenario.name} · capacity trial: {label}"[:200]
-    scenario = Scenario.objects.create(name=name, description=source.scenario.description, text=text, forked_from=source,
-                                       **owner)
+    scenario = Scenario.objects.create(
+        name=name, description=source.scenario.description, text=text, forked_from=source, **owner
+    )
     version = ScenarioVersion.objects.create(scenario=scenario, number=1, text=text)
     run = Run.objects.create(version=version, cycles=pending, enqueues=1, **owner)
     transaction.on_commit(lambda: _send_run(run.pk), robust=True)
@@ -519,11 +667,19 @@ def answer_json(answer: CapacityAnswer) -> dict[str, Any]:
     """The answer as the API serves it: the engine's JSON without the trials' scenario texts (the
     deciding one is saved as a run; they can be megabytes)."""
     if isinstance(answer, FitAnswer):
-        return {"fit": {**_without_trials(answer.to_json(), ("deciding", "fitting", "explanation")),
-                        "explanation": answer.explanation.headline if answer.explanation is not None else None}}
+        return {
+            "fit": {
+                **_without_trials(answer.to_json(), ("deciding", "fitting", "explanation")),
+                "explanation": answer.explanation.headline if answer.explanation is not None else None,
+            }
+        }
     if isinstance(answer, NodesAnswer):
-        return {"nodes": {**answer.to_json(), "templates": [_without_trials(t.to_json(), ("deciding", "fitting"))
-                                                            for t in answer.templates]}}
+        return {
+            "nodes": {
+                **answer.to_json(),
+                "templates": [_without_trials(t.to_json(), ("deciding", "fitting")) for t in answer.templates],
+            }
+        }
     if isinstance(answer, RemovableAnswer):
         return {"removable": _without_trials(answer.to_json(), ("togetherTrial", "drainTrials"))}
     assert isinstance(answer, FragmentationAnswer)

@@ -47,9 +47,12 @@ _CPU_AND_MEMORY = "        resources:\n        - {name: cpu, weight: 1}\n       
 PRESETS: dict[str, str] = {
     "The release's defaults": DEFAULT_CONFIG,
     "MostAllocated (bin packing)": _HEADER + _FIT + "        type: MostAllocated\n" + _CPU_AND_MEMORY,
-    "RequestedToCapacityRatio": _HEADER + _FIT + "        type: RequestedToCapacityRatio\n" + _CPU_AND_MEMORY
+    "RequestedToCapacityRatio": _HEADER
+    + _FIT
+    + "        type: RequestedToCapacityRatio\n"
+    + _CPU_AND_MEMORY
     + "        requestedToCapacityRatio:\n          shape:\n          - {utilization: 0, score: 0}\n"
-      "          - {utilization: 100, score: 10}\n",
+    "          - {utilization: 100, score: 10}\n",
     "InterPodAffinity weighs 10 (default 2)": _HEADER + "profiles:\n- schedulerName: default-scheduler\n  plugins:\n"
     "    multiPoint:\n      enabled:\n      - {name: InterPodAffinity, weight: 10}\n",
     "Score every node (percentageOfNodesToScore 100)": _HEADER + "percentageOfNodesToScore: 100\n",
@@ -90,8 +93,9 @@ def _check_config(config: str) -> None:
     except yaml.YAMLError:
         parsed = None  # the engine's check below reports the YAML error at its line
     if parsed is not None and [_is_config(d) for d in parsed if d is not None] != [True]:
-        raise DomainError(f"give exactly one {CONFIG_KIND} document (kubescheduler.config.k8s.io/v1)",
-                          {"field": "config"})
+        raise DomainError(
+            f"give exactly one {CONFIG_KIND} document (kubescheduler.config.k8s.io/v1)", {"field": "config"}
+        )
     engine.check(config).raise_if_invalid()  # its problems at the lines of the configuration itself
 
 

@@ -28,7 +28,14 @@ from scheduler_core.answers.check import check_scenario
 from scheduler_core.encoding.events import CycleEnd, read_events
 from scheduler_core.encoding.pipe import can_fork, events_in_child
 from scheduler_core.answers.explain import explain_events
-from scheduler_core.encoding.columnar import EventFilter, FormatError, RunNames, SegmentEncoder, decode_segment, decode_selected
+from scheduler_core.encoding.columnar import (
+    EventFilter,
+    FormatError,
+    RunNames,
+    SegmentEncoder,
+    decode_segment,
+    decode_selected,
+)
 from scheduler_core.run.loop import run_to_the_end
 from scheduler_core.answers.filter_details import cycle_details
 from scheduler_core.framework.filter_facts import CycleDetails
@@ -37,7 +44,12 @@ from scheduler_core.answers.explain_pod import NotBound, PodPlacementExplanation
 from scheduler_core.answers.explain_pod import explain_pod as scheduler_explain_pod
 from scheduler_core.answers.findings import NODE_TAINTS_MISSING
 from scheduler_core.cluster.node_lifecycle import add_node_taints_to_text, controller_taint_changes
-from scheduler_core.answers.recorded import RecordedComparison, compare_recorded, replayed_from_timeline, replayed_from_trace
+from scheduler_core.answers.recorded import (
+    RecordedComparison,
+    compare_recorded,
+    replayed_from_timeline,
+    replayed_from_trace,
+)
 from scheduler_core.answers.whatif import NotPending
 from scheduler_core.answers.whatif import what_if as scheduler_what_if
 from scheduler_core.answers.stepplacements import StepPlacement, step_placements
@@ -50,8 +62,19 @@ from scheduler_core.model.core import Node, Pod
 from scheduler_core.scenario.textedit import LOADER as YAML_LOADER
 from scheduler_core.scenario.textedit import documents
 from scheduler_core.answers.whatif_text import apply_to_text
-from scheduler_core.answers.capacity import (CapacityAnswer, CapacityError, FitAnswer, FragmentationAnswer, NodesAnswer,
-                                             RemovableAnswer, Trial, TrialBase, TrialChanges, TrialOutcome, run_trial)
+from scheduler_core.answers.capacity import (
+    CapacityAnswer,
+    CapacityError,
+    FitAnswer,
+    FragmentationAnswer,
+    NodesAnswer,
+    RemovableAnswer,
+    Trial,
+    TrialBase,
+    TrialChanges,
+    TrialOutcome,
+    run_trial,
+)
 from scheduler_core.answers.capacity_pass import DECIDING_TEXT_MOST, NeedsTrials, PassAnswer, one_pass
 from scheduler_core.answers.capacity_rounds import Question, replay, search_for
 from scheduler_core.scenario.changes import SCALABLE_KINDS
@@ -61,18 +84,78 @@ from webui.services.errors import InvalidScenario, LimitExceeded
 V = TypeVar("V")
 
 __all__ = [
-    "Scenario", "Node", "Pod", "Check", "CycleEnd", "CycleExplanation", "as_yaml_stream", "Event", "ExtensionPoint", "FormatError", "RunNames", "ScenarioInvalid",
-    "EventFilter", "SegmentEncoder", "check", "check_soon", "compare_reads", "decode_segment", "decode_selected", "story_reads", "engine_limits", "explain", "load", "load_valid", "pod_requests",
-    "simulate_events", "run_events", "story", "steps_cluster", "StepPlacement", "filter_details", "CycleDetails", "cluster_volumes", "compare",
-    "what_if", "NotPending", "trace", "MODE_SINGLE", "MODE_TIMELINE",
-    "NotBound", "PodPlacementExplanation", "RecordedComparison", "explain_pod", "recorded", "with_node_taints",
-    "is_archive", "kind_named_by", "upload_to_text",
+    "Scenario",
+    "Node",
+    "Pod",
+    "Check",
+    "CycleEnd",
+    "CycleExplanation",
+    "as_yaml_stream",
+    "Event",
+    "ExtensionPoint",
+    "FormatError",
+    "RunNames",
+    "ScenarioInvalid",
+    "EventFilter",
+    "SegmentEncoder",
+    "check",
+    "check_soon",
+    "compare_reads",
+    "decode_segment",
+    "decode_selected",
+    "story_reads",
+    "engine_limits",
+    "explain",
+    "load",
+    "load_valid",
+    "pod_requests",
+    "simulate_events",
+    "run_events",
+    "story",
+    "steps_cluster",
+    "StepPlacement",
+    "filter_details",
+    "CycleDetails",
+    "cluster_volumes",
+    "compare",
+    "what_if",
+    "NotPending",
+    "trace",
+    "MODE_SINGLE",
+    "MODE_TIMELINE",
+    "NotBound",
+    "PodPlacementExplanation",
+    "RecordedComparison",
+    "explain_pod",
+    "recorded",
+    "with_node_taints",
+    "is_archive",
+    "kind_named_by",
+    "upload_to_text",
     # Editing a version's text document by document (another configuration, a what-if applied).
-    "YAML_LOADER", "documents", "apply_to_text",
+    "YAML_LOADER",
+    "documents",
+    "apply_to_text",
     # Capacity questions (webui/services/capacity.py stores and dispatches; the engine answers).
-    "CapacityAnswer", "CapacityError", "FitAnswer", "FragmentationAnswer", "NodesAnswer", "RemovableAnswer", "Trial",
-    "TrialBase", "TrialChanges", "TrialOutcome", "run_trial", "DECIDING_TEXT_MOST", "NeedsTrials", "PassAnswer",
-    "one_pass", "Question", "replay", "search_for", "SCALABLE_KINDS",
+    "CapacityAnswer",
+    "CapacityError",
+    "FitAnswer",
+    "FragmentationAnswer",
+    "NodesAnswer",
+    "RemovableAnswer",
+    "Trial",
+    "TrialBase",
+    "TrialChanges",
+    "TrialOutcome",
+    "run_trial",
+    "DECIDING_TEXT_MOST",
+    "NeedsTrials",
+    "PassAnswer",
+    "one_pass",
+    "Question",
+    "replay",
+    "search_for",
+    "SCALABLE_KINDS",
 ]
 
 
@@ -277,8 +360,13 @@ def _check(text: str) -> Check:
         return Check(errors=[error_json(error) for error in exc.errors])
     summary = Summary(nodes=len(scenario.nodes), pods=len(scenario.pods), pending_pods=len(scenario.pending_pods))
     report = check_scenario(scenario).to_json()  # what `python -m scheduler_core check --json` prints
-    return Check(summary=summary, notices=report["notices"], objects=report["objects"],
-                 findings=[_finding_json(finding) for finding in report["findings"]], fetch=report["fetch"])
+    return Check(
+        summary=summary,
+        notices=report["notices"],
+        objects=report["objects"],
+        findings=[_finding_json(finding) for finding in report["findings"]],
+        fetch=report["fetch"],
+    )
 
 
 # The findings the API changes in one click (POST /api/scenarios/{id}/fixes/...), by code.
@@ -288,8 +376,13 @@ FINDING_ACTIONS = {NODE_TAINTS_MISSING: "add-node-taints"}
 def _finding_json(finding: dict[str, Any]) -> dict[str, Any]:
     """A finding as the API gives it: its kubectl lines under `kubectl` (the engine's `fix`), and the
     one-click change the API makes for it, if any."""
-    return {"code": finding["code"], "message": finding["message"], "objects": finding["objects"],
-            "kubectl": finding["fix"], "action": FINDING_ACTIONS.get(finding["code"])}
+    return {
+        "code": finding["code"],
+        "message": finding["message"],
+        "objects": finding["objects"],
+        "kubectl": finding["fix"],
+        "action": FINDING_ACTIONS.get(finding["code"]),
+    }
 
 
 MODE_TIMELINE, MODE_SINGLE = "timeline", "single"
@@ -336,7 +429,9 @@ def cluster_devices(scenario: Scenario) -> tuple[list[dict[str, Any]], dict[str,
         return [], {}
     dra = DraState(scenario.dra)
     devices = [listed.to_json() for listed in node_devices(dra, list(scenario.nodes))] if scenario.dra.slices else []
-    claims = {pod.key: [claim.to_json() for claim in pod_claims(dra, pod)] for pod in scenario.pods if pod.claim_sources}
+    claims = {
+        pod.key: [claim.to_json() for claim in pod_claims(dra, pod)] for pod in scenario.pods if pod.claim_sources
+    }
     return devices, claims
 
 
@@ -345,13 +440,16 @@ def cluster_volumes(scenario: Scenario) -> list[dict[str, Any]]:
     return [cluster_volume_json(volume) for volume in scenario.storage.volumes]
 
 
-def what_if(scenario: Scenario, pod: str, placements: dict[str, Any] | None = None,
-            nominated: dict[str, str] | None = None) -> dict[str, Any]:
+def what_if(
+    scenario: Scenario, pod: str, placements: dict[str, Any] | None = None, nominated: dict[str, str] | None = None
+) -> dict[str, Any]:
     """Single changes that would let a pending pod fit, each verified by the engine (scheduler_core.answers.whatif)."""
     return scheduler_what_if(scenario, pod, placements, nominated)
 
 
-def compare(events_a: Iterable[dict[str, Any]], events_b: Iterable[dict[str, Any]], pod: str | None = None) -> dict[str, Any]:
+def compare(
+    events_a: Iterable[dict[str, Any]], events_b: Iterable[dict[str, Any]], pod: str | None = None
+) -> dict[str, Any]:
     """Two stored runs side by side (scheduler_core.answers.compare), their events read back typed."""
     return compare_events(read_events(events_a), read_events(events_b), pod=pod)
 
@@ -371,14 +469,17 @@ def trace(events_json: Iterable[dict[str, Any]]) -> dict[str, Any]:
     return trace_summary(read_events(events_json))
 
 
-def explain(events_json: Iterable[dict[str, Any]], details: CycleDetails | None = None,
-            details_note: str | None = None) -> CycleExplanation:
+def explain(
+    events_json: Iterable[dict[str, Any]], details: CycleDetails | None = None, details_note: str | None = None
+) -> CycleExplanation:
     """One cycle's explanation (why nothing fits, why the chosen node won), from its stored events,
     with the numbers behind its Filter reasons when given them (filter_details)."""
     return explain_events(read_events(events_json), details, details_note)
 
 
-def filter_details(scenario: Scenario, cycle: int, mode: str = MODE_TIMELINE, per_plugin: int | None = None) -> CycleDetails | None:
+def filter_details(
+    scenario: Scenario, cycle: int, mode: str = MODE_TIMELINE, per_plugin: int | None = None
+) -> CycleDetails | None:
     """The facts behind a cycle's Filter rejections (of the first ``per_plugin`` nodes each plugin
     rejected), from a replay of the run as simulate_events runs it (same mode and tie-break)."""
     return cycle_details(scenario, cycle, mode=mode, tie_break="first", per_plugin=per_plugin)
@@ -403,7 +504,6 @@ def recorded(scenario: Scenario, mode: str, summary: dict[str, Any]) -> Recorded
     dump's findings as likely causes (scheduler_core.answers.recorded)."""
     replayed = replayed_from_trace(summary) if mode == MODE_SINGLE else replayed_from_timeline(summary)
     return compare_recorded(scenario, replayed)  # the findings, as likely causes, only when some pod differs
-
 
 
 def is_archive(data: bytes) -> bool:

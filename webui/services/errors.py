@@ -48,7 +48,9 @@ class InvalidScenario(DomainError):
 class LimitExceeded(DomainError):
     code = "limit_exceeded"
 
-    def __init__(self, limit: str, value: int | None, message: str, status: int = 413, retry_after: int | None = None) -> None:
+    def __init__(
+        self, limit: str, value: int | None, message: str, status: int = 413, retry_after: int | None = None
+    ) -> None:
         super().__init__(message, {"limit": limit, "max": value})
         self.status = status
         self.retry_after = retry_after
@@ -61,5 +63,8 @@ class Unavailable(DomainError):
     code = "service_unavailable"
 
     def __init__(self, retry_after: int) -> None:
-        super().__init__(f"the server is overloaded or its database is unreachable; retry in {retry_after} s", {"retryAfter": retry_after})
+        super().__init__(
+            f"the server is overloaded or its database is unreachable; retry in {retry_after} s",
+            {"retryAfter": retry_after},
+        )
         self.retry_after = retry_after

@@ -25,8 +25,10 @@ def page(run: Run, since: int, limit: int = PAGE_SIZE) -> list[publisher.EventMe
 
 def stream_page(run: Run, since: int) -> list[publisher.EventMessage]:
     """The websocket's next batch: about PAGE_SIZE events, ending where a stored cycle ends."""
-    return [cast(publisher.EventMessage, dict(event))
-            for event in segments.events_from(run, since, PAGE_SIZE, whole_segments=True)]
+    return [
+        cast(publisher.EventMessage, dict(event))
+        for event in segments.events_from(run, since, PAGE_SIZE, whole_segments=True)
+    ]
 
 
 def cycle_page_json(run: Run, cycle: int, run_finished: bool) -> bytes:
@@ -36,7 +38,9 @@ def cycle_page_json(run: Run, cycle: int, run_finished: bool) -> bytes:
     # In a run to the end a cycle's events go on after its CycleEnd (AttemptEnd, queue moves, cluster
     # changes): the cycle is done once its CycleEnd is among them, wherever it stands.
     done = any(event["extensionPoint"] == CYCLE_END for event in found) or run_finished
-    return json.dumps({"events": found, "next": cursor, "done": done}, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return json.dumps(
+        {"events": found, "next": cursor, "done": done}, separators=(",", ":"), ensure_ascii=False
+    ).encode("utf-8")
 
 
 def _all_events(run: Run, wanted: engine.EventFilter | None = None) -> Iterator[dict[str, Any]]:
@@ -67,23 +71,31 @@ def explanation(run: Run, cycle: int) -> engine.CycleExplanation:
     return engine.explain(found, details, note)
 
 
-def _filter_details(run: Run, cycle: int, plain: engine.CycleExplanation) -> tuple[engine.CycleDetails | None, str | None]:
+def _filter_details(
+    run: Run, cycle: int, plain: engine.CycleExplanation
+) -> tuple[engine.CycleDetails | None, str | None]:
     """The replay's facts, or why there are none; a note also says when only some nodes have them."""
     if run.status != RunStatus.SUCCEEDED:
         return None, "the numbers behind the reasons are given once the run has finished"
     scenario = engine.load_valid(run.version.text)
     replayed = len(scenario.nodes) * (cycle + 1)
     if replayed > EXPLAIN_REPLAY_NODE_CYCLES:
-        return None, (f"the numbers behind the reasons need a replay of {cycle + 1} cycles over {len(scenario.nodes)} nodes, "
-                      f"more than this server does per request; `python -m scheduler_core trace` prints them")
-    details = _DETAILS.get_or_make((run.pk, cycle), lambda: engine.filter_details(scenario, cycle, run.mode, EXPLAIN_NODES_PER_PLUGIN))
+        return None, (
+            f"the numbers behind the reasons need a replay of {cycle + 1} cycles over {len(scenario.nodes)} nodes, "
+            f"more than this server does per request; `python -m scheduler_core trace` prints them"
+        )
+    details = _DETAILS.get_or_make(
+        (run.pk, cycle), lambda: engine.filter_details(scenario, cycle, run.mode, EXPLAIN_NODES_PER_PLUGIN)
+    )
     assert plain.filter is not None  # explanation() asks only when Filter rejected some node
     rejected = {node for group in plain.filter.groups for node in group.nodes}
     if details is None or details.pod != plain.pod or not details.nodes.keys() <= rejected:
         return None, "the replay did not reach this cycle as recorded: no numbers are given rather than other ones"
     if len(details.nodes) < len(rejected):
-        return details, (f"numbers for the first {EXPLAIN_NODES_PER_PLUGIN} nodes each plugin rejected "
-                         f"({len(details.nodes)} of {len(rejected)} rejected nodes)")
+        return details, (
+            f"numbers for the first {EXPLAIN_NODES_PER_PLUGIN} nodes each plugin rejected "
+            f"({len(details.nodes)} of {len(rejected)} rejected nodes)"
+        )
     return details, None
 
 
@@ -97,20 +109,26 @@ _STORIES: engine.Memo[dict[str, Any]] = engine.Memo(32)  # run id -> story of a 
 
 def story(run: Run) -> dict[str, Any]:
     """The run's attempts, queue moves and cluster changes (a single pass has attempts only)."""
-    found = _STORIES.get_or_make(run.pk, lambda: engine.story(_all_events(run, engine.story_reads)),
-                                 keep=run.status == RunStatus.SUCCEEDED)
+    found = _STORIES.get_or_make(
+        run.pk, lambda: engine.story(_all_events(run, engine.story_reads)), keep=run.status == RunStatus.SUCCEEDED
+    )
     return {"mode": run.mode, **found}
 
 
-_STEP_CLUSTERS: engine.Memo[list[engine.StepPlacement]] = engine.Memo(8)  # run id -> the cluster at the end of each step (a finished run's)
+_STEP_CLUSTERS: engine.Memo[list[engine.StepPlacement]] = engine.Memo(
+    8
+)  # run id -> the cluster at the end of each step (a finished run's)
 
 
 def step_cluster(run: Run, step: int) -> engine.StepPlacement:
     """The cluster at the end of one step of a run with steps: every node and pod, what the step
     created, placed, moved, evicted or deleted (the engine's projection of the stored story events
     over the run's own version). 404 when the run has no such step (yet)."""
-    found = _STEP_CLUSTERS.get_or_make(run.pk, lambda: engine.steps_cluster(
-        engine.load_valid(run.version.text), _all_events(run, engine.story_reads)), keep=run.status == RunStatus.SUCCEEDED)
+    found = _STEP_CLUSTERS.get_or_make(
+        run.pk,
+        lambda: engine.steps_cluster(engine.load_valid(run.version.text), _all_events(run, engine.story_reads)),
+        keep=run.status == RunStatus.SUCCEEDED,
+    )
     for placement in found:
         if placement.step == step:
             return placement
@@ -125,10 +143,14 @@ def comparison(a: Run, b: Run, pod: str | None) -> dict[str, Any]:
     for `pod`, its weighted scores per node and plugin in both."""
     unfinished = [run.pk for run in (a, b) if run.status != RunStatus.SUCCEEDED]
     if unfinished:
-        raise DomainError(f"run(s) {', '.join(map(str, unfinished))} have not succeeded: only finished runs are compared",
-                          {"runs": unfinished})
+        raise DomainError(
+            f"run(s) {', '.join(map(str, unfinished))} have not succeeded: only finished runs are compared",
+            {"runs": unfinished},
+        )
     reads = engine.compare_reads(pod)
-    found = _COMPARISONS.get_or_make((a.pk, b.pk, pod), lambda: engine.compare(_all_events(a, reads), _all_events(b, reads), pod=pod))
+    found = _COMPARISONS.get_or_make(
+        (a.pk, b.pk, pod), lambda: engine.compare(_all_events(a, reads), _all_events(b, reads), pod=pod)
+    )
     return {"a": a.pk, "b": b.pk, "modes": [a.mode, b.mode], **found}
 
 

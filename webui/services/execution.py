@@ -158,7 +158,9 @@ def insert_new(model: type[models.Model], columns: tuple[str, ...], rows: list[S
     names = ", ".join(quote(_column(meta.get_field(column))) for column in columns)
     marks = ", ".join(["%s"] * len(columns))
     with connection.cursor() as cursor:
-        cursor.executemany(f"INSERT INTO {quote(meta.db_table)} ({names}) VALUES ({marks}) ON CONFLICT DO NOTHING", rows)
+        cursor.executemany(
+            f"INSERT INTO {quote(meta.db_table)} ({names}) VALUES ({marks}) ON CONFLICT DO NOTHING", rows
+        )
 
 
 def _column(field: models.Field[Any, Any] | models.ForeignObjectRel) -> str:

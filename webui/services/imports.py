@@ -152,7 +152,11 @@ def _without_server_lines(lines: list[str]) -> list[str]:
         depth = _indent(line)
         if skip_deeper_than is not None:
             # A skipped key's value: deeper lines, and a sequence written at the key's own indent.
-            if not line.strip() or depth > skip_deeper_than or (depth == skip_deeper_than and line.lstrip().startswith("- ")):
+            if (
+                not line.strip()
+                or depth > skip_deeper_than
+                or (depth == skip_deeper_than and line.lstrip().startswith("- "))
+            ):
                 continue
             skip_deeper_than = None
         key = line.strip().split(":", 1)[0].strip("\"'")
@@ -193,8 +197,9 @@ def _reformat_list(text: str) -> str:
     if not documents or not all(isinstance(doc, dict) for doc in documents) or not any(map(_is_list, documents)):
         return text
     items = [item for doc in documents for item in (doc.get("items") or [] if _is_list(doc) else [doc])]
-    return yaml.dump_all([_without_server_fields(item) for item in items], Dumper=DUMPER, sort_keys=False,
-                         default_flow_style=False)
+    return yaml.dump_all(
+        [_without_server_fields(item) for item in items], Dumper=DUMPER, sort_keys=False, default_flow_style=False
+    )
 
 
 def _is_list(document: dict[str, Any]) -> bool:

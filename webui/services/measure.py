@@ -88,14 +88,29 @@ def measure(path: Path, first_cycles: int = 0, mode: str = engine.MODE_TIMELINE,
     alone, app = _median_clock([a for a, _ in pairs]), _median_clock([b for _, b in pairs])
     each = [_ratio(b.wall, a.wall) for a, b in pairs]
     return Measurement(
-        file=str(path), status=run.status, error=run.error, cycles=run.cycle, pending_pods=run.cycles, events=run.event_count,
-        engine_pods_per_s=alone.pods_per_s(run.cycle), app_pods_per_s=app.pods_per_s(run.cycle),
-        app_to_engine=statistics.median(each), engine_cpu_ms_per_cycle=alone.cpu_ms(run.cycle), app_cpu_ms_per_cycle=app.cpu_ms(run.cycle),
-        app_to_engine_cpu=statistics.median(_ratio(b.cpu, a.cpu) for a, b in pairs), app_to_engine_each=each,
-        stored_bytes_per_cycle=run.stored_bytes // cycles, json_bytes_per_cycle=json_bytes // cycles,
-        table_bytes_per_cycle=(table_after - table_before) // cycles if table_after is not None and table_before is not None else None,
-        seconds_per_cycle=round(seconds / cycles, 4), decode_ms_per_cycle=round(decode_seconds * 1000 / cycles, 2),
-        max_websocket_message_bytes=widest, seconds=round(seconds, 2), setup_seconds=round(first_event.at.wall - started, 2),
+        file=str(path),
+        status=run.status,
+        error=run.error,
+        cycles=run.cycle,
+        pending_pods=run.cycles,
+        events=run.event_count,
+        engine_pods_per_s=alone.pods_per_s(run.cycle),
+        app_pods_per_s=app.pods_per_s(run.cycle),
+        app_to_engine=statistics.median(each),
+        engine_cpu_ms_per_cycle=alone.cpu_ms(run.cycle),
+        app_cpu_ms_per_cycle=app.cpu_ms(run.cycle),
+        app_to_engine_cpu=statistics.median(_ratio(b.cpu, a.cpu) for a, b in pairs),
+        app_to_engine_each=each,
+        stored_bytes_per_cycle=run.stored_bytes // cycles,
+        json_bytes_per_cycle=json_bytes // cycles,
+        table_bytes_per_cycle=(table_after - table_before) // cycles
+        if table_after is not None and table_before is not None
+        else None,
+        seconds_per_cycle=round(seconds / cycles, 4),
+        decode_ms_per_cycle=round(decode_seconds * 1000 / cycles, 2),
+        max_websocket_message_bytes=widest,
+        seconds=round(seconds, 2),
+        setup_seconds=round(first_event.at.wall - started, 2),
         load_seconds=round(load_seconds, 2),
     )
 
@@ -169,8 +184,9 @@ class _FirstEvent:
 def _queued_run(name: str, text: str, mode: str) -> Run:
     scenario = Scenario.objects.create(name=f"measure {name}", owner_session_key=OWNER, text=text)
     version = ScenarioVersion.objects.create(scenario=scenario, number=1, text=text)
-    return Run.objects.create(version=version, mode=mode, cycles=engine.check(text).valid_summary.pending_pods,
-                              owner_session_key=OWNER)
+    return Run.objects.create(
+        version=version, mode=mode, cycles=engine.check(text).valid_summary.pending_pods, owner_session_key=OWNER
+    )
 
 
 def _replay(run: Run) -> tuple[int, float, int]:

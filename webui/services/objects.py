@@ -33,8 +33,15 @@ def of_version(version: ScenarioVersion) -> Objects:
     """Raises the API's 400 (scenario_invalid) or 413 (limit_exceeded) when the version does not validate."""
     scenario = engine.load_valid(version.text)
     devices, claims = engine.cluster_devices(scenario)
-    return Objects(version, list(scenario.nodes), list(scenario.pods), {id(pod) for pod in scenario.pending_pods},
-                   engine.cluster_volumes(scenario), devices, claims)
+    return Objects(
+        version,
+        list(scenario.nodes),
+        list(scenario.pods),
+        {id(pod) for pod in scenario.pending_pods},
+        engine.cluster_volumes(scenario),
+        devices,
+        claims,
+    )
 
 
 # Versions never change: their JSON answers are computed once per process and kept (a few, they
@@ -67,7 +74,10 @@ def nodes_json(version: ScenarioVersion) -> bytes:
 
     def build() -> bytes:
         found = of_version(version)
-        body = {"version": version.number, "nodes": [{"name": node.name, "labels": dict(node.labels)} for node in found.nodes]}
+        body = {
+            "version": version.number,
+            "nodes": [{"name": node.name, "labels": dict(node.labels)} for node in found.nodes],
+        }
         return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
     return _once(_NODES_JSON, (version.pk, engine.engine_limits()), build)

@@ -11,7 +11,9 @@ from webui.services import engine, events
 
 CONDITION_TYPE = "PodScheduled"  # no such word in the text: no condition to compare, nothing is loaded
 
-_COMPARISONS: engine.Memo[tuple[engine.RecordedComparison | None]] = engine.Memo(32)  # run id -> its comparison (None: no pending pod carries a condition)
+_COMPARISONS: engine.Memo[tuple[engine.RecordedComparison | None]] = engine.Memo(
+    32
+)  # run id -> its comparison (None: no pending pod carries a condition)
 
 
 def of_run(run: Run, story: dict[str, Any]) -> engine.RecordedComparison | None:
@@ -25,5 +27,7 @@ def of_run(run: Run, story: dict[str, Any]) -> engine.RecordedComparison | None:
 def _compare(run: Run, story: dict[str, Any]) -> engine.RecordedComparison | None:
     scenario = engine.load_valid(run.version.text)
     summary = events.trace(run) if run.mode == RunMode.SINGLE else story
-    comparison = engine.recorded(scenario, engine.MODE_SINGLE if run.mode == RunMode.SINGLE else engine.MODE_TIMELINE, summary)
+    comparison = engine.recorded(
+        scenario, engine.MODE_SINGLE if run.mode == RunMode.SINGLE else engine.MODE_TIMELINE, summary
+    )
     return comparison if comparison.outcomes else None

@@ -56,12 +56,18 @@ class QueueLimit:
             return
         active = Run.objects.filter(scope, status__in=ACTIVE_STATUSES).count()
         if active >= self.maximum:
-            message = f"{self.whose} already {active} runs queued or running; the limit ({self.setting}) is {self.maximum}"
-            raise LimitExceeded(self.name, self.maximum, message, status=429, retry_after=settings.SCHEDLAB_RETRY_AFTER_SECONDS)
+            message = (
+                f"{self.whose} already {active} runs queued or running; the limit ({self.setting}) is {self.maximum}"
+            )
+            raise LimitExceeded(
+                self.name, self.maximum, message, status=429, retry_after=settings.SCHEDLAB_RETRY_AFTER_SECONDS
+            )
 
 
 QUEUE_LIMITS = (
-    QueueLimit("max_queued_runs_per_owner", "SCHEDLAB_MAX_QUEUED_RUNS_PER_OWNER", lambda actor: actor.owned_q(), "you have"),
+    QueueLimit(
+        "max_queued_runs_per_owner", "SCHEDLAB_MAX_QUEUED_RUNS_PER_OWNER", lambda actor: actor.owned_q(), "you have"
+    ),
     QueueLimit(
         "max_queued_runs_per_address",
         "SCHEDLAB_MAX_QUEUED_RUNS_PER_ADDRESS",
@@ -81,8 +87,12 @@ def start(actor: Actor, scenario: Scenario, mode: str = RunMode.TIMELINE) -> Run
         for limit in QUEUE_LIMITS:
             limit.check(actor)
         run = Run.objects.create(
-            version=version, mode=mode, cycles=check.valid_summary.pending_pods, client_address=actor.address, enqueues=1,
-            **actor.owner_fields()
+            version=version,
+            mode=mode,
+            cycles=check.valid_summary.pending_pods,
+            client_address=actor.address,
+            enqueues=1,
+            **actor.owner_fields(),
         )
         _enqueue_on_commit(run.pk)
     return run
@@ -117,7 +127,9 @@ def _stop_active(found: QuerySet[Run], reason: str) -> int:
     """Cancel the active runs among `found`. Once this commits, their workers' next heartbeat fails
     and they stop without writing another event (events are written with the heartbeat, in one
     transaction that needs the run still running and theirs)."""
-    return found.filter(status__in=ACTIVE_STATUSES).update(status=RunStatus.CANCELLED, finished=timezone.now(), error=reason)
+    return found.filter(status__in=ACTIVE_STATUSES).update(
+        status=RunStatus.CANCELLED, finished=timezone.now(), error=reason
+    )
 
 
 def delete(run: Run) -> None:
@@ -243,7 +255,11 @@ def _resend_lost(run: Run) -> None:
             queued_at=timezone.now(), enqueues=F("enqueues") + 1
         )
         if resent:
-            log.warning("run %s: still queued %s after its task was sent; sending it again", run.pk, timezone.now() - run.queued_at)
+            log.warning(
+                "run %s: still queued %s after its task was sent; sending it again",
+                run.pk,
+                timezone.now() - run.queued_at,
+            )
             _enqueue_on_commit(run.pk)
 
 

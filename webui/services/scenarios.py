@@ -52,13 +52,21 @@ def visible_version(actor: Actor, scenario: Scenario, number: int | None = None)
     return actor.share.version
 
 
-def create(actor: Actor, name: str, text: str, description: str = "", forked_from: ScenarioVersion | None = None,
-           check_later: bool = False) -> Saved:
+def create(
+    actor: Actor,
+    name: str,
+    text: str,
+    description: str = "",
+    forked_from: ScenarioVersion | None = None,
+    check_later: bool = False,
+) -> Saved:
     engine.enforce_size(text)
     if check_later:
         engine.check_soon(text)  # begun before the save: writing 5 MB twice overlaps the parse
     with transaction.atomic():
-        scenario = Scenario.objects.create(name=name, description=description, text=text, forked_from=forked_from, **actor.owner_fields())
+        scenario = Scenario.objects.create(
+            name=name, description=description, text=text, forked_from=forked_from, **actor.owner_fields()
+        )
         version = ScenarioVersion.objects.create(scenario=scenario, number=1, text=text)
     if check_later:
         return Saved(scenario, version, None)

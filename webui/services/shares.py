@@ -11,8 +11,14 @@ from webui.services.access import Actor, can_read_run
 from webui.services.errors import DomainError, Forbidden, NotFound
 
 
-def create(actor: Actor, scenario: Scenario, version: int | None, run_id: int | None, step: str,
-           compare_run_id: int | None = None) -> ShareLink:
+def create(
+    actor: Actor,
+    scenario: Scenario,
+    version: int | None,
+    run_id: int | None,
+    step: str,
+    compare_run_id: int | None = None,
+) -> ShareLink:
     """``scenario`` is one the actor may share (access.shareable_scenario). The run must be one of
     its runs the actor may read (on a demo: their own); the compared run any run they may read,
     of any scenario (Compare with… lists them all)."""
@@ -30,7 +36,9 @@ def create(actor: Actor, scenario: Scenario, version: int | None, run_id: int | 
         if run is None or not can_read_run(actor, run):
             raise NotFound(f"scenario {scenario.pk} has no run {run_id}")
         target = run.version  # a run is shown with the exact text it ran
-    return ShareLink.objects.create(version=target, run=run, compare_run=compared, step=step, created_by_id=actor.user_id)
+    return ShareLink.objects.create(
+        version=target, run=run, compare_run=compared, step=step, created_by_id=actor.user_id
+    )
 
 
 def fork(actor: Actor, link: ShareLink, name: str | None) -> scenarios.Saved:

@@ -1,4 +1,4 @@
-""""Why here?" for a running pod: the engine re-runs its cycle without it (scheduler_core.answers.explain_pod),
+""" "Why here?" for a running pod: the engine re-runs its cycle without it (scheduler_core.answers.explain_pod),
 once per (version, pod) and server process — a version never changes."""
 
 from __future__ import annotations

@@ -80,7 +80,7 @@ class ActiveQueue:
     def cluster_events_for_pod(self, key: str) -> list[InFlightEvent]:
         """The events received since the pod was popped."""
         index = self._in_flight.index(key)
-        return [item for item in self._in_flight[index + 1:] if isinstance(item, InFlightEvent)]
+        return [item for item in self._in_flight[index + 1 :] if isinstance(item, InFlightEvent)]
 
     def done(self, key: str) -> None:
         """The pod left flight: forget it, and the events no in-flight pod can still need."""

@@ -22,16 +22,21 @@ NO_BACKOFF_MS = -1
 
 
 class BackoffQueue:
-    def __init__(self, clock: LogicalClock, initial_backoff_ms: int, max_backoff_ms: int,
-                 active_sort_key: SortKey) -> None:
+    def __init__(
+        self, clock: LogicalClock, initial_backoff_ms: int, max_backoff_ms: int, active_sort_key: SortKey
+    ) -> None:
         self.clock = clock
         self.initial_backoff_ms = initial_backoff_ms
         self.max_backoff_ms = max_backoff_ms
         key = lambda info: info.key  # noqa: E731 - the heaps' item key
         # lessBackoffCompletedWithPriority: expiry, then activeQ's own order.
-        self.pods: KeyedHeap[QueuedPodInfo] = KeyedHeap(key, lambda info: (self.backoff_time(info), *active_sort_key(info)))
+        self.pods: KeyedHeap[QueuedPodInfo] = KeyedHeap(
+            key, lambda info: (self.backoff_time(info), *active_sort_key(info))
+        )
         # lessBackoffCompleted: expiry only (the timestamp keeps equal expiries deterministic).
-        self.error_pods: KeyedHeap[QueuedPodInfo] = KeyedHeap(key, lambda info: (self.backoff_time(info), info.timestamp))
+        self.error_pods: KeyedHeap[QueuedPodInfo] = KeyedHeap(
+            key, lambda info: (self.backoff_time(info), info.timestamp)
+        )
 
     # ------------------------------------------------------------------ back-off arithmetic
 

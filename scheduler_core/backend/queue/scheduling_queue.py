@@ -77,10 +77,17 @@ class PreEnqueuePlugin:
 
 
 class SchedulingQueue:
-    def __init__(self, clock: LogicalClock, sort_key: Callable[[QueuedPodInfo], tuple[object, ...]],
-                 hint_maps: dict[str, QueueingHintMap], pre_enqueue: dict[str, list[PreEnqueuePlugin]],
-                 initial_backoff_ms: int, max_backoff_ms: int, is_assigned: Callable[[Pod], bool],
-                 nominator: Optional[Nominator] = None) -> None:
+    def __init__(
+        self,
+        clock: LogicalClock,
+        sort_key: Callable[[QueuedPodInfo], tuple[object, ...]],
+        hint_maps: dict[str, QueueingHintMap],
+        pre_enqueue: dict[str, list[PreEnqueuePlugin]],
+        initial_backoff_ms: int,
+        max_backoff_ms: int,
+        is_assigned: Callable[[Pod], bool],
+        nominator: Optional[Nominator] = None,
+    ) -> None:
         self.clock = clock
         self.hint_maps = hint_maps
         self.pre_enqueue = pre_enqueue
@@ -132,8 +139,9 @@ class SchedulingQueue:
                 return
         info.gating_plugin = ""
 
-    def _move_to_active(self, info: QueuedPodInfo, event: str, plugins: tuple[str, ...],
-                        from_backoff: bool = False) -> bool:
+    def _move_to_active(
+        self, info: QueuedPodInfo, event: str, plugins: tuple[str, ...], from_backoff: bool = False
+    ) -> bool:
         """moveToActiveQ: PreEnqueue (unless it ran when the pod entered backoffQ), then activeQ,
         or unschedulablePods when a PreEnqueue plugin gates the pod."""
         if not from_backoff:
@@ -217,15 +225,21 @@ class SchedulingQueue:
         known = self._of_interest.get(event)
         if known is None:
             known = self._of_interest[event] = event.is_wildcard or any(
-                event.matches(registered) for hint_map in self.hint_maps.values() for registered in hint_map)
+                event.matches(registered) for hint_map in self.hint_maps.values() for registered in hint_map
+            )
         return known
 
-    def _matching_hints(self, profile: str, hint_map: QueueingHintMap,
-                        event: ClusterEvent) -> tuple[list[HintFunction], frozenset[str]]:
+    def _matching_hints(
+        self, profile: str, hint_map: QueueingHintMap, event: ClusterEvent
+    ) -> tuple[list[HintFunction], frozenset[str]]:
         found = self._hints_for.get((profile, event))
         if found is None:
-            hints = [hint for registered, registered_hints in hint_map.items() if event.matches(registered)
-                     for hint in registered_hints]
+            hints = [
+                hint
+                for registered, registered_hints in hint_map.items()
+                if event.matches(registered)
+                for hint in registered_hints
+            ]
             found = self._hints_for[(profile, event)] = (hints, frozenset(hint.plugin for hint in hints))
         return found
 
@@ -234,10 +248,13 @@ class SchedulingQueue:
         rejectors is among them stays where it is (``_worth_requeuing`` would say SKIP)."""
         if event.is_wildcard:
             return {}
-        return {profile: self._matching_hints(profile, hint_map, event)[1] for profile, hint_map in self.hint_maps.items()}
+        return {
+            profile: self._matching_hints(profile, hint_map, event)[1] for profile, hint_map in self.hint_maps.items()
+        }
 
-    def _worth_requeuing(self, info: QueuedPodInfo, event: ClusterEvent, old: Any,
-                         new: Any) -> tuple[Strategy, tuple[str, ...]]:
+    def _worth_requeuing(
+        self, info: QueuedPodInfo, event: ClusterEvent, old: Any, new: Any
+    ) -> tuple[Strategy, tuple[str, ...]]:
         """isPodWorthRequeuing: ask the hints of the plugins that rejected the pod."""
         rejectors = info.rejector_plugins
         if not rejectors:
@@ -269,16 +286,20 @@ class SchedulingQueue:
 
     # ------------------------------------------------------------------ cluster events
 
-    def move_all_to_active_or_backoff(self, event: ClusterEvent, old: Any, new: Any,
-                                      pre_check: Optional[Callable[[Pod], bool]] = None) -> None:
+    def move_all_to_active_or_backoff(
+        self, event: ClusterEvent, old: Any, new: Any, pre_check: Optional[Callable[[Pod], bool]] = None
+    ) -> None:
         """MoveAllToActiveOrBackoffQueue: every unschedulable pod whose rejectors' hints agree."""
         if not self._is_event_of_interest(event):
             return
         registered = self._registered_for(event)
         # Only the pods one of whose rejectors registered the event can move (``_move_pods`` skips
         # the others without asking); a wildcard event concerns every pod.
-        waiting = self.unschedulable.concerned_by(frozenset().union(*registered.values())) if registered \
+        waiting = (
+            self.unschedulable.concerned_by(frozenset().union(*registered.values()))
+            if registered
             else list(self.unschedulable.pod_infos.values())
+        )
         candidates = [info for info in waiting if pre_check is None or pre_check(info.pod)]
         self._move_pods(candidates, event, old, new)
 
@@ -291,8 +312,12 @@ class SchedulingQueue:
             if info.gated and not any(event.matches(e) for e in info.gating_plugin_events):
                 continue
             listening = registered.get(info.pod.scheduler_name)
-            if listening is not None and (info.unschedulable_plugins or info.pending_plugins) \
-                    and listening.isdisjoint(info.unschedulable_plugins) and listening.isdisjoint(info.pending_plugins):
+            if (
+                listening is not None
+                and (info.unschedulable_plugins or info.pending_plugins)
+                and listening.isdisjoint(info.unschedulable_plugins)
+                and listening.isdisjoint(info.pending_plugins)
+            ):
                 continue  # no rejector registered this event: isPodWorthRequeuing's queueSkip, without asking
             strategy, plugins = self._worth_requeuing(info, event, old, new)
             if strategy == Strategy.SKIP:
@@ -367,9 +392,11 @@ class SchedulingQueue:
 
     def where(self) -> dict[QueueName, list[str]]:
         """The pods in each queue now (activeQ and backoffQ in pop order)."""
-        return {QueueName.ACTIVE: self.active.keys(),
-                QueueName.BACKOFF: self.backoff.keys(),
-                QueueName.UNSCHEDULABLE: list(self.unschedulable.pod_infos)}
+        return {
+            QueueName.ACTIVE: self.active.keys(),
+            QueueName.BACKOFF: self.backoff.keys(),
+            QueueName.UNSCHEDULABLE: list(self.unschedulable.pod_infos),
+        }
 
 
 def _hint(hint: HintFunction, pod: Pod, old: Any, new: Any) -> QueueingHint:

@@ -60,8 +60,9 @@ def update_strategy(daemon_set: ControlledWorkload) -> UpdateStrategy:
         return UpdateStrategy(STRATEGY_ON_DELETE, 0, 0)
     rolling = written.get("rollingUpdate") or {}
     unavailable, surge = rolling.get("maxUnavailable"), rolling.get("maxSurge")
-    return UpdateStrategy(STRATEGY_ROLLING_UPDATE, 1 if unavailable is None else unavailable,
-                          0 if surge is None else surge)
+    return UpdateStrategy(
+        STRATEGY_ROLLING_UPDATE, 1 if unavailable is None else unavailable, 0 if surge is None else surge
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,8 +87,14 @@ def daemon_pod_spec(daemon_set: ControlledWorkload, node_name: str) -> dict[str,
     tolerations = list(spec.get("tolerations") or [])
     for key, effect in wanted:
         toleration = {"key": key, "operator": "Exists", "effect": effect}
-        same = [i for i, t in enumerate(tolerations) if t.get("key") == key and t.get("operator") == "Exists"
-                and not t.get("value") and t.get("effect") == effect]
+        same = [
+            i
+            for i, t in enumerate(tolerations)
+            if t.get("key") == key
+            and t.get("operator") == "Exists"
+            and not t.get("value")
+            and t.get("effect") == effect
+        ]
         if same:
             tolerations[same[0]] = toleration
         else:
@@ -95,8 +102,9 @@ def daemon_pod_spec(daemon_set: ControlledWorkload, node_name: str) -> dict[str,
     spec["tolerations"] = tolerations
     affinity = dict(spec.get("affinity") or {})
     node_affinity = dict(affinity.get("nodeAffinity") or {})
-    node_affinity["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": [
-        {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node_name]}]}]}
+    node_affinity["requiredDuringSchedulingIgnoredDuringExecution"] = {
+        "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node_name]}]}]
+    }
     affinity["nodeAffinity"] = node_affinity
     spec["affinity"] = affinity
     return spec
@@ -129,11 +137,15 @@ def reconcile(state: ClusterState, daemon_set: ControlledWorkload) -> list[Write
     surging = _allows_surge(daemon_set)
     writes: list[Write] = []
     for node in state.nodes:
-        writes.extend(_manage_node(state, daemon_set, node.name, verdicts(node), on_nodes.get(node.name, []),
-                                   surging, revs, by))
+        writes.extend(
+            _manage_node(state, daemon_set, node.name, verdicts(node), on_nodes.get(node.name, []), surging, revs, by)
+        )
     node_names = {node.name for node in state.nodes}
-    writes.extend(DeletePod(pod, by, graceful=False) for pod in owned
-                  if nodes_by_pod[pod.key] not in node_names and not pod.is_terminating)
+    writes.extend(
+        DeletePod(pod, by, graceful=False)
+        for pod in owned
+        if nodes_by_pod[pod.key] not in node_names and not pod.is_terminating
+    )
     if writes or not revs.updating:
         return writes
     doomed, new_nodes = _rolling_update(state, daemon_set, verdicts, revs, on_nodes)
@@ -142,8 +154,16 @@ def reconcile(state: ClusterState, daemon_set: ControlledWorkload) -> list[Write
     return rolled
 
 
-def _manage_node(state: ClusterState, daemon_set: ControlledWorkload, node_name: str, verdict: Verdict,
-                 pods: list[Pod], surging: bool, revs: Revisions, by: str) -> list[Write]:
+def _manage_node(
+    state: ClusterState,
+    daemon_set: ControlledWorkload,
+    node_name: str,
+    verdict: Verdict,
+    pods: list[Pod],
+    surging: bool,
+    revs: Revisions,
+    by: str,
+) -> list[Write]:
     """podsShouldBeOnNode: a pod for a node that should run one and has none (a terminating one
     counts, but with surge only pods not terminating do); on a node where they should not
     continue running every pod goes; more than one running pod: without surge all but the oldest
@@ -161,8 +181,9 @@ def _manage_node(state: ClusterState, daemon_set: ControlledWorkload, node_name:
     return [DeletePod(pod, by) for pod in _surge_excess(state, daemon_set, running, revs)]
 
 
-def _surge_excess(state: ClusterState, daemon_set: ControlledWorkload, running: list[Pod],
-                  revs: Revisions) -> list[Pod]:
+def _surge_excess(
+    state: ClusterState, daemon_set: ControlledWorkload, running: list[Pod], revs: Revisions
+) -> list[Pod]:
     """With surge: all but the oldest new and oldest old pod, and the old one too once the new one
     is available (or when the old one is not ready)."""
     newest: Optional[Pod] = None
@@ -175,8 +196,11 @@ def _surge_excess(state: ClusterState, daemon_set: ControlledWorkload, running: 
             oldest = pod
         else:
             excess.append(pod)
-    if newest is not None and oldest is not None and (
-            not is_running(oldest) or is_available(state, newest, daemon_set.min_ready_seconds)):
+    if (
+        newest is not None
+        and oldest is not None
+        and (not is_running(oldest) or is_available(state, newest, daemon_set.min_ready_seconds))
+    ):
         excess.append(oldest)
     return excess
 
@@ -201,8 +225,13 @@ def _pods_by_node(owned: list[Pod], nodes_by_pod: dict[str, str]) -> dict[str, l
     return by_node
 
 
-def _rolling_update(state: ClusterState, daemon_set: ControlledWorkload, verdicts: Callable[[Node], Verdict],
-                    revs: Revisions, on_nodes: dict[str, list[Pod]]) -> tuple[list[Pod], list[str]]:
+def _rolling_update(
+    state: ClusterState,
+    daemon_set: ControlledWorkload,
+    verdicts: Callable[[Node], Verdict],
+    revs: Revisions,
+    on_nodes: dict[str, list[Pod]],
+) -> tuple[list[Pod], list[str]]:
     """rollingUpdate: the old pods to delete and the nodes to make a new pod on, walking the
     nodes in document order (the release walks a map)."""
     strategy = update_strategy(daemon_set)
@@ -283,7 +312,12 @@ class _Rollout:
                 surging += 1
                 continue
             new, old = found
-            available += 1 if (old is not None and self.available(old)) or                 (old is None and new is not None and self.available(new)) else 0
+            available += (
+                1
+                if (old is not None and self.available(old))
+                or (old is None and new is not None and self.available(new))
+                else 0
+            )
             if old is None:
                 continue
             if new is not None:
@@ -339,12 +373,20 @@ def rollout_status(state: ClusterState, daemon_set: ControlledWorkload) -> Rollo
     present = [pod for pod in firsts if pod is not None]
     updated = [pod for pod in present if pod_revision(state, pod) == revs.latest_hash]
     available = sum(1 for pod in present if is_available(state, pod, daemon_set.min_ready_seconds))
-    return RolloutStatus(KIND_DAEMON_SET, daemon_set.key, revs.number, f"{daemon_set.key}-{revs.latest_hash}",
-                         strategy.type, len(firsts), len(updated), len(owned), available,
-                         sorted(pod.key for pod in state.owned_pods(daemon_set)
-                                if pod_revision(state, pod) != revs.latest_hash),
-                         len(updated) == len(firsts) and available == len(firsts),
-                         [pod.key for pod in updated if not pod.node_name])
+    return RolloutStatus(
+        KIND_DAEMON_SET,
+        daemon_set.key,
+        revs.number,
+        f"{daemon_set.key}-{revs.latest_hash}",
+        strategy.type,
+        len(firsts),
+        len(updated),
+        len(owned),
+        available,
+        sorted(pod.key for pod in state.owned_pods(daemon_set) if pod_revision(state, pod) != revs.latest_hash),
+        len(updated) == len(firsts) and available == len(firsts),
+        [pod.key for pod in updated if not pod.node_name],
+    )
 
 
 def _verdicts(state: ClusterState, daemon_set: ControlledWorkload) -> VerdictOf:
@@ -377,7 +419,7 @@ def _pod_node(pod: Pod) -> str:
     if pod.node_name:
         return pod.node_name
     affinity = pod.affinity.node_affinity if pod.affinity else None
-    for term in (affinity.required.terms if affinity and affinity.required else ()):
+    for term in affinity.required.terms if affinity and affinity.required else ():
         for requirement in term.match_fields:
             if requirement.key == "metadata.name" and requirement.values:
                 return requirement.values[0]
@@ -397,8 +439,12 @@ def _pod_name(state: ClusterState, daemon_set: ControlledWorkload, node_name: st
 
 def _new_pod(state: ClusterState, daemon_set: ControlledWorkload, node_name: str, revs: Revisions) -> Pod:
     name = _pod_name(state, daemon_set, node_name)
-    pod = make_pod(pod_manifest(daemon_set, name, {}, daemon_pod_spec(daemon_set, node_name)), state.pod_count,
-                   state.priority_classes, daemon_set.line)
+    pod = make_pod(
+        pod_manifest(daemon_set, name, {}, daemon_pod_spec(daemon_set, node_name)),
+        state.pod_count,
+        state.priority_classes,
+        daemon_set.line,
+    )
     state.add_pod(pod)
     state.created_ms[pod.key] = state.now_ms
     made_at(state, pod, revs.latest_hash)

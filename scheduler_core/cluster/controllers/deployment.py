@@ -54,8 +54,17 @@ from scheduler_core.model import (
 from scheduler_core.scenario.changes import owner_reference
 from scheduler_core.scenario.manifests import plain
 
-__all__ = ["POD_TEMPLATE_HASH", "Strategy", "scaled_value", "strategy_of", "reconcile", "rollout_status",
-           "owned_replica_sets", "template_hash", "new_replica_set"]
+__all__ = [
+    "POD_TEMPLATE_HASH",
+    "Strategy",
+    "scaled_value",
+    "strategy_of",
+    "reconcile",
+    "rollout_status",
+    "owned_replica_sets",
+    "template_hash",
+    "new_replica_set",
+]
 
 MAX_SYNCS = 1000  # each sync scales something or the Deployment is settled
 Available = Callable[[ControlledWorkload], int]  # a ReplicaSet's status.availableReplicas
@@ -74,8 +83,10 @@ class ScaleWrite:
 
 # ------------------------------------------------------------------ the plans (pure, as the release computes them)
 
-def plan_new_replica_set(replicas: int, strategy: Strategy, all_sets: list[ControlledWorkload],
-                         new: ControlledWorkload) -> Optional[int]:
+
+def plan_new_replica_set(
+    replicas: int, strategy: Strategy, all_sets: list[ControlledWorkload], new: ControlledWorkload
+) -> Optional[int]:
     """reconcileNewReplicaSet: down to the replicas if above them, else up as far as the surge
     allows; None when it keeps its size."""
     if new.replicas == replicas:
@@ -84,8 +95,7 @@ def plan_new_replica_set(replicas: int, strategy: Strategy, all_sets: list[Contr
     return None if wanted == new.replicas else wanted
 
 
-def plan_cleanup_unhealthy(old: list[ControlledWorkload], available: Available,
-                           most: int) -> list[tuple[int, int]]:
+def plan_cleanup_unhealthy(old: list[ControlledWorkload], available: Available, most: int) -> list[tuple[int, int]]:
     """cleanupUnhealthyReplicas: oldest first, each old ReplicaSet loses up to its unavailable
     replicas, ``most`` in all: (position in ``old``, new size) for each one scaled."""
     scaled: list[tuple[int, int]] = []
@@ -102,8 +112,13 @@ def plan_cleanup_unhealthy(old: list[ControlledWorkload], available: Available,
     return scaled
 
 
-def plan_scale_down_old(replicas: int, strategy: Strategy, all_sets: list[ControlledWorkload],
-                        old: list[ControlledWorkload], available: Available) -> list[ScaleWrite]:
+def plan_scale_down_old(
+    replicas: int,
+    strategy: Strategy,
+    all_sets: list[ControlledWorkload],
+    old: list[ControlledWorkload],
+    available: Available,
+) -> list[ScaleWrite]:
     """scaleDownOldReplicaSetsForRollingUpdate: the available pods above replicas -
     maxUnavailable come off the old ReplicaSets, oldest first."""
     least = util.min_available(replicas, strategy)
@@ -121,9 +136,14 @@ def plan_scale_down_old(replicas: int, strategy: Strategy, all_sets: list[Contro
     return writes
 
 
-def plan_old_replica_sets(replicas: int, strategy: Strategy, all_sets: list[ControlledWorkload],
-                          old: list[ControlledWorkload], new: ControlledWorkload,
-                          available: Available) -> list[ScaleWrite]:
+def plan_old_replica_sets(
+    replicas: int,
+    strategy: Strategy,
+    all_sets: list[ControlledWorkload],
+    old: list[ControlledWorkload],
+    new: ControlledWorkload,
+    available: Available,
+) -> list[ScaleWrite]:
     """reconcileOldReplicaSets: how far the old ReplicaSets may shrink without going below
     replicas - maxUnavailable available pods, counting the new ReplicaSet's unavailable pods
     against it; unhealthy old replicas go first, then available ones."""
@@ -139,12 +159,19 @@ def plan_old_replica_sets(replicas: int, strategy: Strategy, all_sets: list[Cont
     for index, size in cleaned:  # the release goes on with the objects its updates returned
         after[index] = replace(old[index], replicas=size)
     scaled_down = plan_scale_down_old(replicas, strategy, [*after, new], after, available)
-    return writes + [ScaleWrite(next(rs for rs in old if rs.name == w.replica_set.name), w.replicas)
-                     for w in scaled_down]
+    return writes + [
+        ScaleWrite(next(rs for rs in old if rs.name == w.replica_set.name), w.replicas) for w in scaled_down
+    ]
 
 
-def plan_scale(replicas: int, strategy: Strategy, status_replicas: int, new: Optional[ControlledWorkload],
-               old: list[ControlledWorkload], available: Available) -> list[ScaleWrite]:
+def plan_scale(
+    replicas: int,
+    strategy: Strategy,
+    status_replicas: int,
+    new: Optional[ControlledWorkload],
+    old: list[ControlledWorkload],
+    available: Available,
+) -> list[ScaleWrite]:
     """scale (sync.go): a single active ReplicaSet (or, with none, the new one or the newest old
     one) takes every replica; a saturated new one leaves the old ones none; otherwise, with
     RollingUpdate, the replicas added or removed (up to replicas + maxSurge) are shared in
@@ -182,8 +209,12 @@ def old_pods_running(status_replicas: Iterable[int], phases: Iterable[str]) -> b
     return sum(status_replicas) > 0 or any(phase not in (PHASE_FAILED, PHASE_SUCCEEDED) for phase in phases)
 
 
-def plan_cleanup(limit: Optional[int], old: list[ControlledWorkload], status_replicas: Callable[[ControlledWorkload], int],
-                 observed: Callable[[ControlledWorkload], bool]) -> list[ControlledWorkload]:
+def plan_cleanup(
+    limit: Optional[int],
+    old: list[ControlledWorkload],
+    status_replicas: Callable[[ControlledWorkload], int],
+    observed: Callable[[ControlledWorkload], bool],
+) -> list[ControlledWorkload]:
     """cleanupDeployment: beyond revisionHistoryLimit, the old ReplicaSets with the lowest
     revisions go, each only once it wants and has no pod and its controller saw its last spec."""
     if limit is None:
@@ -191,8 +222,9 @@ def plan_cleanup(limit: Optional[int], old: list[ControlledWorkload], status_rep
     surplus = len(old) - limit
     if surplus <= 0:
         return []
-    return [rs for rs in util.by_revision(old)[:surplus]
-            if status_replicas(rs) == 0 and rs.replicas == 0 and observed(rs)]
+    return [
+        rs for rs in util.by_revision(old)[:surplus] if status_replicas(rs) == 0 and rs.replicas == 0 and observed(rs)
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,25 +238,48 @@ class SetCounts:
     available: int
 
 
-def calculate_status(replicas: int, strategy: Strategy, before: DeploymentStatus, sets: list[SetCounts],
-                     new: Optional[SetCounts], now_ms: int) -> DeploymentStatus:
+def calculate_status(
+    replicas: int,
+    strategy: Strategy,
+    before: DeploymentStatus,
+    sets: list[SetCounts],
+    new: Optional[SetCounts],
+    now_ms: int,
+) -> DeploymentStatus:
     """calculateStatus: the counts over every ReplicaSet (updated: the new one's), the conditions
     carried over, and Available by whether at least replicas - maxUnavailable are."""
     available = sum(c.available for c in sets)
-    status = replace(before, replicas=sum(c.replicas for c in sets), updated=new.replicas if new else 0,
-                     ready=sum(c.ready for c in sets), available=available,
-                     unavailable=max(sum(c.spec for c in sets) - available, 0))
+    status = replace(
+        before,
+        replicas=sum(c.replicas for c in sets),
+        updated=new.replicas if new else 0,
+        ready=sum(c.ready for c in sets),
+        available=available,
+        unavailable=max(sum(c.spec for c in sets) - available, 0),
+    )
     if available >= replicas - util.max_unavailable(replicas, strategy):
-        condition = util.new_condition(util.AVAILABLE, util.TRUE, util.REASON_MIN_AVAILABLE,
-                                       "Deployment has minimum availability.", now_ms)
+        condition = util.new_condition(
+            util.AVAILABLE, util.TRUE, util.REASON_MIN_AVAILABLE, "Deployment has minimum availability.", now_ms
+        )
     else:
-        condition = util.new_condition(util.AVAILABLE, util.FALSE, util.REASON_MIN_UNAVAILABLE,
-                                       "Deployment does not have minimum availability.", now_ms)
+        condition = util.new_condition(
+            util.AVAILABLE,
+            util.FALSE,
+            util.REASON_MIN_UNAVAILABLE,
+            "Deployment does not have minimum availability.",
+            now_ms,
+        )
     return util.set_condition(status, condition)
 
 
-def rollout_conditions(replicas: int, deadline: Optional[int], before: DeploymentStatus, status: DeploymentStatus,
-                       new_name: Optional[str], now_ms: int) -> DeploymentStatus:
+def rollout_conditions(
+    replicas: int,
+    deadline: Optional[int],
+    before: DeploymentStatus,
+    status: DeploymentStatus,
+    new_name: Optional[str],
+    now_ms: int,
+) -> DeploymentStatus:
     """syncRolloutStatus: without a deadline no Progressing condition; with one, unless the
     rollout finished already (NewReplicaSetAvailable with every replica updated), complete
     (NewReplicaSetAvailable), progressing (ReplicaSetUpdated, its lastUpdateTime now, its
@@ -236,11 +291,20 @@ def rollout_conditions(replicas: int, deadline: Optional[int], before: Deploymen
         return status
     what = f'ReplicaSet "{new_name}"' if new_name is not None else "Deployment"
     if util.deployment_complete(replicas, status):
-        return util.set_condition(status, util.new_condition(
-            util.PROGRESSING, util.TRUE, util.REASON_NEW_RS_AVAILABLE, f"{what} has successfully progressed.", now_ms))
+        return util.set_condition(
+            status,
+            util.new_condition(
+                util.PROGRESSING,
+                util.TRUE,
+                util.REASON_NEW_RS_AVAILABLE,
+                f"{what} has successfully progressed.",
+                now_ms,
+            ),
+        )
     if util.deployment_progressing(before, status):
-        condition = util.new_condition(util.PROGRESSING, util.TRUE, util.REASON_RS_UPDATED, f"{what} is progressing.",
-                                       now_ms)
+        condition = util.new_condition(
+            util.PROGRESSING, util.TRUE, util.REASON_RS_UPDATED, f"{what} is progressing.", now_ms
+        )
         if current is not None:
             if current.status == util.TRUE:
                 condition = replace(condition, last_transition_ms=current.last_transition_ms)
@@ -250,17 +314,29 @@ def rollout_conditions(replicas: int, deadline: Optional[int], before: Deploymen
         # The release marks it at its requeue after the deadline (requeueStuckDeployment): the
         # condition records when the deadline passed.
         passed = util.deadline_passes_ms(current, deadline) if current is not None else now_ms
-        return util.set_condition(status, util.new_condition(
-            util.PROGRESSING, util.FALSE, util.REASON_TIMED_OUT, f"{what} has timed out progressing.", passed))
+        return util.set_condition(
+            status,
+            util.new_condition(
+                util.PROGRESSING, util.FALSE, util.REASON_TIMED_OUT, f"{what} has timed out progressing.", passed
+            ),
+        )
     return status
 
 
 # ------------------------------------------------------------------ the controller
 
+
 def owned_replica_sets(state: ClusterState, deployment: ControlledWorkload) -> list[ControlledWorkload]:
-    return [rs for rs in state.workloads if rs.kind == KIND_REPLICA_SET and rs.namespace == deployment.namespace
-            and rs.owner is not None and rs.owner.kind == KIND_DEPLOYMENT and rs.owner.name == deployment.name
-            and (not rs.owner.uid or rs.owner.uid == deployment.uid)]
+    return [
+        rs
+        for rs in state.workloads
+        if rs.kind == KIND_REPLICA_SET
+        and rs.namespace == deployment.namespace
+        and rs.owner is not None
+        and rs.owner.kind == KIND_DEPLOYMENT
+        and rs.owner.name == deployment.name
+        and (not rs.owner.uid or rs.owner.uid == deployment.uid)
+    ]
 
 
 def reconcile(state: ClusterState, deployment: ControlledWorkload) -> list[ControlledWorkload]:
@@ -288,8 +364,9 @@ def reconcile(state: ClusterState, deployment: ControlledWorkload) -> list[Contr
 class _Sync:
     """One syncDeployment of a Deployment under rollout."""
 
-    def __init__(self, state: ClusterState, deployment: ControlledWorkload,
-                 pod_counts: Optional[dict[str, PodCounts]] = None) -> None:
+    def __init__(
+        self, state: ClusterState, deployment: ControlledWorkload, pod_counts: Optional[dict[str, PodCounts]] = None
+    ) -> None:
         self.state = state
         self.pod_counts = {} if pod_counts is None else pod_counts
         self.deployment = deployment
@@ -334,8 +411,9 @@ class _Sync:
         if self.new is not None and self._sync_new_replica_set():
             return True
         status = deployment_status(self.state, self.deployment)
-        writes = plan_scale(self.deployment.replicas, self.strategy, status.replicas, self.new, self.old,
-                            self.available)
+        writes = plan_scale(
+            self.deployment.replicas, self.strategy, status.replicas, self.new, self.old, self.available
+        )
         wrote = sum(1 for write in writes if _scale(self.state, self.deployment, write) is not None) > 0
         if not wrote and util.is_paused(self.deployment):
             wrote = self._cleanup()
@@ -372,8 +450,9 @@ class _Sync:
         if wanted is not None:
             _scale(self.state, self.deployment, ScaleWrite(new, wanted))
             return self._sync_rollout_status(changed=True)
-        writes = plan_old_replica_sets(self.deployment.replicas, self.strategy, all_sets,
-                                       util.filter_active(self.old), new, self.available)
+        writes = plan_old_replica_sets(
+            self.deployment.replicas, self.strategy, all_sets, util.filter_active(self.old), new, self.available
+        )
         if writes:
             for write in writes:
                 _scale(self.state, self.deployment, write)
@@ -426,13 +505,18 @@ class _Sync:
         revision = max(new.revision, highest + 1)
         min_ready = self.deployment.min_ready_seconds
         if revision != new.revision or min_ready != new.min_ready_seconds:
-            detail = f"ReplicaSet revision {new.revision} → {revision} (Deployment {self.deployment.key})" \
-                if revision != new.revision else f"ReplicaSet minReadySeconds → {min_ready} (Deployment {self.deployment.key})"
+            detail = (
+                f"ReplicaSet revision {new.revision} → {revision} (Deployment {self.deployment.key})"
+                if revision != new.revision
+                else f"ReplicaSet minReadySeconds → {min_ready} (Deployment {self.deployment.key})"
+            )
             self.state.update_workload(replace(new, revision=revision, min_ready_seconds=min_ready), detail)
             return True
         status = deployment_status(self.state, self.deployment)
-        if util.progress_deadline_seconds(self.deployment) is not None \
-                and util.get_condition(status, util.PROGRESSING) is None:
+        if (
+            util.progress_deadline_seconds(self.deployment) is not None
+            and util.get_condition(status, util.PROGRESSING) is None
+        ):
             self._set_progressing(util.TRUE, util.REASON_FOUND_NEW_RS, f'Found new replica set "{new.name}"')
         return False
 
@@ -443,12 +527,16 @@ class _Sync:
     def _cleanup(self) -> bool:
         """cleanupDeployment: old ReplicaSets beyond revisionHistoryLimit deleted, oldest revision
         first; whether any was."""
-        doomed = plan_cleanup(util.revision_history_limit(self.deployment), self.old,
-                              lambda rs: self.pods_of(rs).active,
-                              lambda rs: rs.key not in self.state.unobserved)
+        doomed = plan_cleanup(
+            util.revision_history_limit(self.deployment),
+            self.old,
+            lambda rs: self.pods_of(rs).active,
+            lambda rs: rs.key not in self.state.unobserved,
+        )
         for rs in doomed:
-            self.state.delete_workload(rs, f"ReplicaSet deleted (revisionHistoryLimit of Deployment "
-                                           f"{self.deployment.key})")
+            self.state.delete_workload(
+                rs, f"ReplicaSet deleted (revisionHistoryLimit of Deployment {self.deployment.key})"
+            )
         return bool(doomed)
 
     # ---------------------------------------------------------------- status
@@ -456,10 +544,14 @@ class _Sync:
     def _calculate_status(self) -> DeploymentStatus:
         sets = owned_replica_sets(self.state, self.deployment)
         new = find_new_replica_set(sets, self.deployment)
-        return calculate_status(self.deployment.replicas, self.strategy,
-                                deployment_status(self.state, self.deployment),
-                                [self._counts(rs) for rs in sets], self._counts(new) if new else None,
-                                self.state.now_ms)
+        return calculate_status(
+            self.deployment.replicas,
+            self.strategy,
+            deployment_status(self.state, self.deployment),
+            [self._counts(rs) for rs in sets],
+            self._counts(new) if new else None,
+            self.state.now_ms,
+        )
 
     def _counts(self, rs: ControlledWorkload) -> SetCounts:
         counts = self.pods_of(rs)
@@ -468,9 +560,14 @@ class _Sync:
     def _sync_rollout_status(self, changed: bool) -> bool:
         """syncRolloutStatus (see rollout_conditions)."""
         before = deployment_status(self.state, self.deployment)
-        status = rollout_conditions(self.deployment.replicas, util.progress_deadline_seconds(self.deployment),
-                                    before, self._calculate_status(), self.new.name if self.new else None,
-                                    self.state.now_ms)
+        status = rollout_conditions(
+            self.deployment.replicas,
+            util.progress_deadline_seconds(self.deployment),
+            before,
+            self._calculate_status(),
+            self.new.name if self.new else None,
+            self.state.now_ms,
+        )
         self._store(status)
         return changed
 
@@ -486,7 +583,10 @@ class _Sync:
 
 # ------------------------------------------------------------------ reads
 
-def find_new_replica_set(owned: Iterable[ControlledWorkload], deployment: ControlledWorkload) -> Optional[ControlledWorkload]:
+
+def find_new_replica_set(
+    owned: Iterable[ControlledWorkload], deployment: ControlledWorkload
+) -> Optional[ControlledWorkload]:
     """FindNewReplicaSet: the oldest ReplicaSet whose template equals the Deployment's but for
     the pod-template-hash label (EqualIgnoreHash)."""
     return util.find_new_replica_set(owned, _without_hash(deployment.template), _without_hash)
@@ -545,13 +645,26 @@ def deployment_status(state: ClusterState, deployment: ControlledWorkload) -> De
 def _written_status(deployment: ControlledWorkload, epoch: datetime) -> DeploymentStatus:
     """status as the scenario has it (its counts and conditions; times on the run's clock)."""
     written = (deployment.manifest or {}).get("status") or {}
-    conditions = tuple(Condition(str(c.get("type", "")), str(c.get("status", "")), str(c.get("reason", "")),
-                                 str(c.get("message", "")), _clock_ms(c.get("lastUpdateTime"), epoch),
-                                 _clock_ms(c.get("lastTransitionTime"), epoch))
-                       for c in written.get("conditions") or [] if isinstance(c, dict))
-    return DeploymentStatus(_count(written, "replicas"), _count(written, "updatedReplicas"),
-                            _count(written, "readyReplicas"), _count(written, "availableReplicas"),
-                            _count(written, "unavailableReplicas"), conditions)
+    conditions = tuple(
+        Condition(
+            str(c.get("type", "")),
+            str(c.get("status", "")),
+            str(c.get("reason", "")),
+            str(c.get("message", "")),
+            _clock_ms(c.get("lastUpdateTime"), epoch),
+            _clock_ms(c.get("lastTransitionTime"), epoch),
+        )
+        for c in written.get("conditions") or []
+        if isinstance(c, dict)
+    )
+    return DeploymentStatus(
+        _count(written, "replicas"),
+        _count(written, "updatedReplicas"),
+        _count(written, "readyReplicas"),
+        _count(written, "availableReplicas"),
+        _count(written, "unavailableReplicas"),
+        conditions,
+    )
 
 
 def _count(written: dict[str, Any], key: str) -> int:
@@ -574,6 +687,7 @@ def _clock_ms(value: Any, epoch: datetime) -> int:
 
 # ------------------------------------------------------------------ writes
 
+
 def _scale(state: ClusterState, deployment: ControlledWorkload, write: ScaleWrite) -> Optional[ControlledWorkload]:
     """scaleReplicaSet: the ReplicaSet's replicas and its desired-replicas and max-replicas
     annotations (replicas, replicas + maxSurge) written; its new version, or None when nothing
@@ -585,15 +699,18 @@ def _scale(state: ClusterState, deployment: ControlledWorkload, write: ScaleWrit
     if rs.replicas == write.replicas and not (write.always and stale):
         return None
     updated = replace(rs, replicas=write.replicas, annotations=util.with_replicas_annotations(rs, desired, most))
-    detail = f"ReplicaSet replicas {rs.replicas} → {write.replicas} (Deployment {deployment.key})" \
-        if rs.replicas != write.replicas else f"ReplicaSet annotations desired-replicas {desired}, max-replicas " \
-                                               f"{most} (Deployment {deployment.key})"
+    detail = (
+        f"ReplicaSet replicas {rs.replicas} → {write.replicas} (Deployment {deployment.key})"
+        if rs.replicas != write.replicas
+        else f"ReplicaSet annotations desired-replicas {desired}, max-replicas {most} (Deployment {deployment.key})"
+    )
     state.unobserved.add(rs.key)
     return state.update_workload(updated, detail)
 
 
-def _create_new(state: ClusterState, deployment: ControlledWorkload, old: list[ControlledWorkload],
-                replicas: int) -> ControlledWorkload:
+def _create_new(
+    state: ClusterState, deployment: ControlledWorkload, old: list[ControlledWorkload], replicas: int
+) -> ControlledWorkload:
     revision = max((rs.revision for rs in old), default=0) + 1
     made = new_replica_set(deployment, state.now_ms, revision=revision, replicas=replicas)
     state.unobserved.add(made.key)
@@ -636,8 +753,9 @@ def template_hash(template: Any) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:10]
 
 
-def new_replica_set(deployment: ControlledWorkload, now_ms: int, revision: int = 1,
-                    replicas: Optional[int] = None) -> ControlledWorkload:
+def new_replica_set(
+    deployment: ControlledWorkload, now_ms: int, revision: int = 1, replicas: Optional[int] = None
+) -> ControlledWorkload:
     """``<deployment>-<hash>`` with the pod-template-hash label on itself, its selector and its
     pods' template, owned by the Deployment, with its minReadySeconds and (SetNewReplicaSetAnnotations)
     the desired-replicas and max-replicas annotations."""
@@ -646,19 +764,32 @@ def new_replica_set(deployment: ControlledWorkload, now_ms: int, revision: int =
     metadata = template.setdefault("metadata", {})
     metadata["labels"] = {**(metadata.get("labels") or {}), POD_TEMPLATE_HASH: hash_}
     selector = deployment.selector or LabelSelector()
-    selector = LabelSelector(tuple(sorted({**dict(selector.match_labels), POD_TEMPLATE_HASH: hash_}.items())),
-                             selector.match_expressions)
+    selector = LabelSelector(
+        tuple(sorted({**dict(selector.match_labels), POD_TEMPLATE_HASH: hash_}.items())), selector.match_expressions
+    )
     name = f"{deployment.name}-{hash_}"
     desired = deployment.replicas
     most = desired + util.max_surge(desired, strategy_of(deployment))
-    return ControlledWorkload(KIND_REPLICA_SET, deployment.namespace, name, f"uid-{deployment.namespace}-{name}",
-                              selector, template, desired if replicas is None else replicas,
-                              labels={**metadata["labels"]}, owner=owner_reference(deployment), revision=revision,
-                              created_ms=now_ms, line=deployment.line, min_ready_seconds=deployment.min_ready_seconds,
-                              annotations=util.replicas_annotations(desired, most))
+    return ControlledWorkload(
+        KIND_REPLICA_SET,
+        deployment.namespace,
+        name,
+        f"uid-{deployment.namespace}-{name}",
+        selector,
+        template,
+        desired if replicas is None else replicas,
+        labels={**metadata["labels"]},
+        owner=owner_reference(deployment),
+        revision=revision,
+        created_ms=now_ms,
+        line=deployment.line,
+        min_ready_seconds=deployment.min_ready_seconds,
+        annotations=util.replicas_annotations(desired, most),
+    )
 
 
 # ------------------------------------------------------------------ the rollout report
+
 
 def rollout_status(state: ClusterState, deployment: ControlledWorkload) -> RolloutStatus:
     """The Deployment's status as syncRolloutStatus computes it (updatedReplicas, replicas,
@@ -673,12 +804,22 @@ def rollout_status(state: ClusterState, deployment: ControlledWorkload) -> Rollo
     old_pods = sorted(pod.key for rs in old for pod in state.owned_pods(rs))
     desired = deployment.replicas
     complete = len(new_pods) == desired and active == desired and available == desired
-    return RolloutStatus(KIND_DEPLOYMENT, deployment.key, new.revision if new is not None else 0,
-                         new.key if new is not None else "",
-                         strategy_of(deployment).type, desired, len(new_pods), active, available, old_pods, complete,
-                         [pod.key for pod in new_pods if not pod.node_name],
-                         paused=util.is_paused(deployment) or None,
-                         progress_deadline=None if complete else _progress_deadline(state, deployment))
+    return RolloutStatus(
+        KIND_DEPLOYMENT,
+        deployment.key,
+        new.revision if new is not None else 0,
+        new.key if new is not None else "",
+        strategy_of(deployment).type,
+        desired,
+        len(new_pods),
+        active,
+        available,
+        old_pods,
+        complete,
+        [pod.key for pod in new_pods if not pod.node_name],
+        paused=util.is_paused(deployment) or None,
+        progress_deadline=None if complete else _progress_deadline(state, deployment),
+    )
 
 
 def _progress_deadline(state: ClusterState, deployment: ControlledWorkload) -> Optional[ProgressDeadline]:

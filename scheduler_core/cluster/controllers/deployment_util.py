@@ -25,7 +25,7 @@ DEFAULT_MAX_SURGE = "25%"  # apps/v1 defaulting (SetDefaults_Deployment)
 DEFAULT_MAX_UNAVAILABLE = "25%"
 DEFAULT_PROGRESS_DEADLINE_SECONDS = 600
 DEFAULT_REVISION_HISTORY_LIMIT = 10
-INT32_MAX = 2 ** 31 - 1  # math.MaxInt32: a deadline or history limit that means "none"
+INT32_MAX = 2**31 - 1  # math.MaxInt32: a deadline or history limit that means "none"
 _PERCENT = re.compile(r"([0-9]+)%")
 _UNSIGNED = re.compile(r"[0-9]+")  # what strconv.ParseUint(value, 10, 32) accepts
 
@@ -81,6 +81,7 @@ class DeploymentStatus:
 
 # ------------------------------------------------------------------ spec
 
+
 def strategy_of(deployment: ControlledWorkload) -> Strategy:
     """spec.strategy as the API server defaults it (the loader checked its values)."""
     written = _spec(deployment).get("strategy") or {}
@@ -88,8 +89,11 @@ def strategy_of(deployment: ControlledWorkload) -> Strategy:
         return Strategy(STRATEGY_RECREATE, 0, 0)
     rolling = written.get("rollingUpdate") or {}
     surge, unavailable = rolling.get("maxSurge"), rolling.get("maxUnavailable")
-    return Strategy(STRATEGY_ROLLING_UPDATE, DEFAULT_MAX_SURGE if surge is None else surge,
-                    DEFAULT_MAX_UNAVAILABLE if unavailable is None else unavailable)
+    return Strategy(
+        STRATEGY_ROLLING_UPDATE,
+        DEFAULT_MAX_SURGE if surge is None else surge,
+        DEFAULT_MAX_UNAVAILABLE if unavailable is None else unavailable,
+    )
 
 
 def is_paused(deployment: ControlledWorkload) -> bool:
@@ -119,6 +123,7 @@ def _spec(deployment: ControlledWorkload) -> dict[str, Any]:
 
 # ------------------------------------------------------------------ surge and unavailability
 
+
 def scaled_value(value: IntOrPercent, total: int, round_up: bool) -> int:
     """intstr.GetScaledValueFromIntOrPercent: an integer as it is; "N%" of ``total``, rounded up
     or down (ValueError for a string that is not a percentage)."""
@@ -131,8 +136,9 @@ def scaled_value(value: IntOrPercent, total: int, round_up: bool) -> int:
     return -(-product // 100) if round_up else product // 100
 
 
-def resolve_fenceposts(max_surge: Optional[IntOrPercent], max_unavailable: Optional[IntOrPercent],
-                       desired: int) -> tuple[int, int]:
+def resolve_fenceposts(
+    max_surge: Optional[IntOrPercent], max_unavailable: Optional[IntOrPercent], desired: int
+) -> tuple[int, int]:
     """ResolveFenceposts: surge rounded up, unavailable rounded down (an absent bound is 0); both
     0 makes unavailable 1."""
     surge = scaled_value(0 if max_surge is None else max_surge, desired, True)
@@ -163,8 +169,9 @@ def max_surge(replicas: int, strategy: Strategy) -> int:
     return resolve_fenceposts(strategy.max_surge, strategy.max_unavailable, replicas)[0]
 
 
-def new_rs_replicas(replicas: int, strategy: Strategy, all_sets: Iterable[ControlledWorkload],
-                    new_replicas: int) -> int:
+def new_rs_replicas(
+    replicas: int, strategy: Strategy, all_sets: Iterable[ControlledWorkload], new_replicas: int
+) -> int:
     """NewRSNewReplicas: Recreate wants every replica at once; RollingUpdate grows the new
     ReplicaSet until all ReplicaSets together reach replicas + maxSurge."""
     if strategy.type == STRATEGY_RECREATE:
@@ -178,6 +185,7 @@ def new_rs_replicas(replicas: int, strategy: Strategy, all_sets: Iterable[Contro
 
 
 # ------------------------------------------------------------------ which ReplicaSet is which
+
 
 def creation_order(rs: ControlledWorkload) -> tuple[int, str]:
     """ReplicaSetsByCreationTimestamp: the older first (the scenario's before the run's), then by name."""
@@ -200,8 +208,9 @@ def by_revision(sets: Iterable[ControlledWorkload]) -> list[ControlledWorkload]:
     return sorted(sets, key=lambda rs: (rs.revision, *creation_order(rs)))
 
 
-def find_new_replica_set(owned: Iterable[ControlledWorkload], template_without_hash: object,
-                         without_hash: Callable[[object], object]) -> Optional[ControlledWorkload]:
+def find_new_replica_set(
+    owned: Iterable[ControlledWorkload], template_without_hash: object, without_hash: Callable[[object], object]
+) -> Optional[ControlledWorkload]:
     """FindNewReplicaSet: the oldest ReplicaSet whose template equals the Deployment's but for
     the pod-template-hash label (EqualIgnoreHash)."""
     for rs in sorted(owned, key=creation_order):
@@ -210,8 +219,9 @@ def find_new_replica_set(owned: Iterable[ControlledWorkload], template_without_h
     return None
 
 
-def find_active_or_latest(new: Optional[ControlledWorkload],
-                          old: Sequence[ControlledWorkload]) -> Optional[ControlledWorkload]:
+def find_active_or_latest(
+    new: Optional[ControlledWorkload], old: Sequence[ControlledWorkload]
+) -> Optional[ControlledWorkload]:
     """FindActiveOrLatest: the only ReplicaSet with replicas; with none, the new one or else the
     newest old one; None when several have replicas (they are scaled proportionally)."""
     if new is None and not old:
@@ -230,6 +240,7 @@ def filter_active(sets: Iterable[Optional[ControlledWorkload]]) -> list[Controll
 
 # ------------------------------------------------------------------ replica annotations and proportions
 
+
 def non_negative_int32_annotation(annotations: dict[str, str], key: str) -> tuple[int, bool, Optional[str]]:
     """getNonNegativeInt32FromAnnotation: (value, valid, error): absent is (0, False, None); what
     strconv.ParseUint rejects is "invalid syntax"; above math.MaxInt32 is "out of range"."""
@@ -239,7 +250,7 @@ def non_negative_int32_annotation(annotations: dict[str, str], key: str) -> tupl
     if not _UNSIGNED.fullmatch(value):
         return 0, False, f'strconv.ParseUint: parsing "{value}": invalid syntax'
     number = int(value)
-    if number > 2 ** 32 - 1:
+    if number > 2**32 - 1:
         return 0, False, f'strconv.ParseUint: parsing "{value}": value out of range'
     if number > INT32_MAX:
         return 0, False, f"value {number} is out of range (higher than {INT32_MAX})"
@@ -285,8 +296,9 @@ def replica_set_fraction(rs: ControlledWorkload, replicas: int, strategy: Strate
     return _round_half_away(float(rs.replicas * most) / float(before)) - rs.replicas
 
 
-def get_proportion(rs: Optional[ControlledWorkload], replicas: int, strategy: Strategy, status_replicas: int,
-                   to_add: int, added: int) -> int:
+def get_proportion(
+    rs: Optional[ControlledWorkload], replicas: int, strategy: Strategy, status_replicas: int, to_add: int, added: int
+) -> int:
     """GetProportion: the ReplicaSet's fraction, never more than what is left to add (or remove)."""
     if rs is None or rs.replicas == 0 or to_add == 0 or to_add == added:
         return 0
@@ -301,6 +313,7 @@ def _round_half_away(value: float) -> int:
 
 
 # ------------------------------------------------------------------ conditions and progress
+
 
 def get_condition(status: DeploymentStatus, kind: str) -> Optional[Condition]:
     return next((c for c in status.conditions if c.type == kind), None)
@@ -333,8 +346,12 @@ def deployment_complete(replicas: int, status: DeploymentStatus) -> bool:
 
 def deployment_progressing(old: DeploymentStatus, new: DeploymentStatus) -> bool:
     """DeploymentProgressing: more updated, fewer old, more ready or more available replicas."""
-    return (new.updated > old.updated or new.replicas - new.updated < old.replicas - old.updated
-            or new.ready > old.ready or new.available > old.available)
+    return (
+        new.updated > old.updated
+        or new.replicas - new.updated < old.replicas - old.updated
+        or new.ready > old.ready
+        or new.available > old.available
+    )
 
 
 def deadline_passes_ms(condition: Condition, deadline_seconds: int) -> int:
@@ -354,8 +371,9 @@ def deployment_timed_out(deadline_seconds: Optional[int], status: DeploymentStat
     return deadline_passes_ms(condition, deadline_seconds) < now_ms
 
 
-def requeue_stuck_after_ms(deadline_seconds: Optional[int], replicas: int, current: DeploymentStatus,
-                           new: DeploymentStatus, now_ms: int) -> int:
+def requeue_stuck_after_ms(
+    deadline_seconds: Optional[int], replicas: int, current: DeploymentStatus, new: DeploymentStatus, now_ms: int
+) -> int:
     """requeueStuckDeployment: how long until the Deployment is synced again to check its
     deadline (-1: never; 0: at once, the deadline is less than a second away). The run does not
     wait for that sync (the condition changes no pod): the rollout report says when the deadline

@@ -88,11 +88,22 @@ def _scaled_controller(state: ClusterState, pod: Pod) -> Optional[ControlledWork
     ref = next((ref for ref in pod.owner_references if ref.controller), None)
     if ref is None or ref.kind not in _SCALED_KINDS:
         return None
-    owner = next((w for w in state.workloads if w.kind == ref.kind and w.name == ref.name
-                  and w.namespace == pod.namespace), None)
-    if owner is not None and owner.kind == KIND_REPLICA_SET and owner.owner is not None \
-            and owner.owner.kind == KIND_DEPLOYMENT:
-        deployment = next((w for w in state.workloads if w.kind == KIND_DEPLOYMENT and w.name == owner.owner.name
-                           and w.namespace == pod.namespace), None)
+    owner = next(
+        (w for w in state.workloads if w.kind == ref.kind and w.name == ref.name and w.namespace == pod.namespace), None
+    )
+    if (
+        owner is not None
+        and owner.kind == KIND_REPLICA_SET
+        and owner.owner is not None
+        and owner.owner.kind == KIND_DEPLOYMENT
+    ):
+        deployment = next(
+            (
+                w
+                for w in state.workloads
+                if w.kind == KIND_DEPLOYMENT and w.name == owner.owner.name and w.namespace == pod.namespace
+            ),
+            None,
+        )
         return deployment if deployment is not None and owner in owned_replica_sets(state, deployment) else owner
     return owner

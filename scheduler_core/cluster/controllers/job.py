@@ -15,8 +15,12 @@ LEGACY_JOB_NAME = "job-name"
 
 
 def job_labels(job: ControlledWorkload) -> dict[str, str]:
-    return {LABEL_CONTROLLER_UID: job.uid, LABEL_JOB_NAME: job.name,
-            LEGACY_CONTROLLER_UID: job.uid, LEGACY_JOB_NAME: job.name}
+    return {
+        LABEL_CONTROLLER_UID: job.uid,
+        LABEL_JOB_NAME: job.name,
+        LEGACY_CONTROLLER_UID: job.uid,
+        LEGACY_JOB_NAME: job.name,
+    }
 
 
 def reconcile(state: ClusterState, job: ControlledWorkload) -> list[Write]:

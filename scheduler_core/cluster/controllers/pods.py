@@ -13,35 +13,53 @@ from scheduler_core.scenario.changes import owner_reference
 from scheduler_core.scenario.objects import SYSTEM_PRIORITY_CLASSES
 
 
-def pod_manifest(workload: ControlledWorkload, name: str, labels: dict[str, str],
-                 spec: Optional[dict[str, Any]] = None, template: Optional[Manifest] = None) -> Manifest:
+def pod_manifest(
+    workload: ControlledWorkload,
+    name: str,
+    labels: dict[str, str],
+    spec: Optional[dict[str, Any]] = None,
+    template: Optional[Manifest] = None,
+) -> Manifest:
     """The pod the controller creates: the template's (the workload's, or ``template``: a
     StatefulSet's revision) labels (plus ``labels``) and spec, an owner reference to the
     workload, status.phase Pending."""
     template = workload.template if template is None else template
     metadata = template.get("metadata") or {}
     owner = owner_reference(workload)
-    return {"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": name, "namespace": workload.namespace,
-                         "labels": {**(metadata.get("labels") or {}), **labels},
-                         "annotations": dict(metadata.get("annotations") or {}),
-                         "ownerReferences": [{"apiVersion": owner.api_version, "kind": owner.kind, "name": owner.name,
-                                              "uid": owner.uid, "controller": True, "blockOwnerDeletion": True}]},
-            "spec": spec if spec is not None else template.get("spec"),
-            "status": {"phase": "Pending"}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": name,
+            "namespace": workload.namespace,
+            "labels": {**(metadata.get("labels") or {}), **labels},
+            "annotations": dict(metadata.get("annotations") or {}),
+            "ownerReferences": [
+                {
+                    "apiVersion": owner.api_version,
+                    "kind": owner.kind,
+                    "name": owner.name,
+                    "uid": owner.uid,
+                    "controller": True,
+                    "blockOwnerDeletion": True,
+                }
+            ],
+        },
+        "spec": spec if spec is not None else template.get("spec"),
+        "status": {"phase": "Pending"},
+    }
 
 
-def make_pod(manifest: dict[str, Any], doc_index: int, classes: dict[str, PriorityClass],
-             line: Optional[int]) -> Pod:
+def make_pod(manifest: dict[str, Any], doc_index: int, classes: dict[str, PriorityClass], line: Optional[int]) -> Pod:
     pod = manifests.decode_pod(manifest, doc_index, line)
     pod.uid = pod.uid or f"uid-{pod.namespace}-{pod.name}"
-    admit_priority(pod, manifests.pod_has_priority(manifest), "preemptionPolicy" in (manifest.get("spec") or {}),
-                   classes)
+    admit_priority(
+        pod, manifests.pod_has_priority(manifest), "preemptionPolicy" in (manifest.get("spec") or {}), classes
+    )
     return pod
 
 
-def admit_priority(pod: Pod, priority_written: bool, policy_written: bool,
-                   classes: dict[str, PriorityClass]) -> None:
+def admit_priority(pod: Pod, priority_written: bool, policy_written: bool, classes: dict[str, PriorityClass]) -> None:
     """The Priority admission plugin (as the loader applies it to the scenario's pods)."""
     known = {**SYSTEM_PRIORITY_CLASSES, **classes}
     default = min((c for c in classes.values() if c.global_default), key=lambda c: c.value, default=None)

@@ -37,7 +37,7 @@ from scheduler_core.model.labels import compile_selector
 from scheduler_core.model import KIND_REPLICA_SET, ControlledWorkload, Pod
 
 ANN_DELETION_COST = "controller.kubernetes.io/pod-deletion-cost"
-INT32_MIN, INT32_MAX = -(2 ** 31), 2 ** 31 - 1
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 # podPhaseToOrdinal: Pending 0, Unknown 1, Running 2 (any other phase counts as 0).
 _PHASE_ORDINAL = {"Pending": 0, "Unknown": 1, "Running": 2}
 _INTEGER = re.compile(r"[+-]?[0-9]+")  # what strconv.ParseInt(value, 10, 32) accepts
@@ -65,8 +65,9 @@ def pods_to_delete(state: ClusterState, replica_set: ControlledWorkload, active:
     return [by_key[f"{active[0].namespace}/{pod.name}"] for pod in chosen]
 
 
-def rank_for_deletion(pods: list[RankedPod], related_on_node: Counter[str], count: int, now: datetime,
-                      tie_break: TieBreak) -> list[RankedPod]:
+def rank_for_deletion(
+    pods: list[RankedPod], related_on_node: Counter[str], count: int, now: datetime, tie_break: TieBreak
+) -> list[RankedPod]:
     """getPodsToDelete with getPodsRankedByRelatedPodsOnSameNode: unless every pod goes, each
     pod's rank is the related active pods on its node, and the pods are sorted by
     ActivePodsWithRanks.Less (``compare``; equal pods then in ``tie_break``'s order, where the
@@ -133,8 +134,19 @@ def ranked_pod(state: ClusterState, pod: Pod, rank: int) -> RankedPod:
     running = is_running(pod)
     phase = "Running" if running else pod.phase if pod.node_name else "Pending"
     created = state.created(pod)
-    return RankedPod(pod.name, pod.node_name, phase, running, state.ready_since(pod) if running else None,
-                     _seconds(created), state.deletion_costs.get(pod.key, 0), rank, 0, pod.uid, created)
+    return RankedPod(
+        pod.name,
+        pod.node_name,
+        phase,
+        running,
+        state.ready_since(pod) if running else None,
+        _seconds(created),
+        state.deletion_costs.get(pod.key, 0),
+        rank,
+        0,
+        pod.uid,
+        created,
+    )
 
 
 def compare(a: RankedPod, b: RankedPod, now: datetime, tie_break: TieBreak) -> int:
@@ -142,8 +154,12 @@ def compare(a: RankedPod, b: RankedPod, now: datetime, tie_break: TieBreak) -> i
     less), rule by rule; where the release compares UIDs, ``tie_break`` decides."""
     if a.node_name != b.node_name and (not a.node_name or not b.node_name):
         return -1 if not a.node_name else 1
-    for left, right in ((_PHASE_ORDINAL.get(a.phase, 0), _PHASE_ORDINAL.get(b.phase, 0)),
-                        (a.ready, b.ready), (a.cost, b.cost), (-a.rank, -b.rank)):
+    for left, right in (
+        (_PHASE_ORDINAL.get(a.phase, 0), _PHASE_ORDINAL.get(b.phase, 0)),
+        (a.ready, b.ready),
+        (a.cost, b.cost),
+        (-a.rank, -b.rank),
+    ):
         if left != right:
             return -1 if left < right else 1
     if a.ready and b.ready and _seconds(a.ready_since) != _seconds(b.ready_since):
@@ -155,8 +171,14 @@ def compare(a: RankedPod, b: RankedPod, now: datetime, tie_break: TieBreak) -> i
     return 0
 
 
-def _by_age(first: Optional[datetime], second: Optional[datetime], now: datetime, a: RankedPod, b: RankedPod,
-            tie_break: TieBreak) -> int:
+def _by_age(
+    first: Optional[datetime],
+    second: Optional[datetime],
+    now: datetime,
+    a: RankedPod,
+    b: RankedPod,
+    tie_break: TieBreak,
+) -> int:
     """LogarithmicScaleDown: a zero time first (afterOrZero), else the younger power-of-two bucket
     of age in nanoseconds first, the same bucket decided by the tie-break."""
     if first is None or second is None:
@@ -194,9 +216,16 @@ def colocated_counts(state: ClusterState, replica_set: ControlledWorkload) -> Co
 def _same_controller(state: ClusterState, replica_set: ControlledWorkload) -> list[ControlledWorkload]:
     owner = replica_set.owner
     assert owner is not None
-    return [rs for rs in state.workloads if rs.kind == KIND_REPLICA_SET and rs.namespace == replica_set.namespace
-            and rs.owner is not None and rs.owner.kind == owner.kind and rs.owner.name == owner.name
-            and rs.owner.uid == owner.uid]
+    return [
+        rs
+        for rs in state.workloads
+        if rs.kind == KIND_REPLICA_SET
+        and rs.namespace == replica_set.namespace
+        and rs.owner is not None
+        and rs.owner.kind == owner.kind
+        and rs.owner.name == owner.name
+        and rs.owner.uid == owner.uid
+    ]
 
 
 def _age_bucket(when: datetime, now: datetime) -> int:

@@ -11,8 +11,12 @@ from scheduler_core.cluster.controllers.state import ClusterState, CreatePod, De
 from scheduler_core.model import ControlledWorkload, Pod
 
 
-def reconcile(state: ClusterState, workload: ControlledWorkload, wanted: Optional[int] = None,
-              extra_labels: Optional[dict[str, str]] = None) -> list[Write]:
+def reconcile(
+    state: ClusterState,
+    workload: ControlledWorkload,
+    wanted: Optional[int] = None,
+    extra_labels: Optional[dict[str, str]] = None,
+) -> list[Write]:
     """manageReplicas: the active pods (owned, matching, not terminating, not finished) against
     the wanted count; missing pods are created one at a time, surplus ones deleted."""
     wanted = workload.replicas if wanted is None else wanted

@@ -47,7 +47,9 @@ class WorkloadApi(Protocol):
 
     def update_workload(self, workload: ControlledWorkload, detail: str = "") -> Optional[ControlledWorkload]: ...
 
-    def delete_workload(self, kind: str, namespace: str, name: str, detail: str = "") -> Optional[ControlledWorkload]: ...
+    def delete_workload(
+        self, kind: str, namespace: str, name: str, detail: str = ""
+    ) -> Optional[ControlledWorkload]: ...
 
 
 class _Slot:
@@ -183,8 +185,9 @@ class ClusterState:
     def create_workload(self, workload: ControlledWorkload, detail: str = "") -> ControlledWorkload:
         """A controller creates a workload (a Deployment its ReplicaSet)."""
         if self.api is None:
-            self.track_workload(WatchEvent(KIND_WORKLOAD, Action.ADDED, None, workload,
-                                           ClusterChangeKind.WORKLOAD_CHANGED, detail))
+            self.track_workload(
+                WatchEvent(KIND_WORKLOAD, Action.ADDED, None, workload, ClusterChangeKind.WORKLOAD_CHANGED, detail)
+            )
             return workload
         return self.api.create_workload(workload, detail)
 
@@ -194,16 +197,20 @@ class ClusterState:
 
     def update_workload(self, workload: ControlledWorkload, detail: str = "") -> ControlledWorkload:
         if self.api is None:  # its own API: the write is heard at once
-            self.track_workload(WatchEvent(KIND_WORKLOAD, Action.MODIFIED, workload, workload,
-                                           ClusterChangeKind.WORKLOAD_CHANGED, detail))
+            self.track_workload(
+                WatchEvent(
+                    KIND_WORKLOAD, Action.MODIFIED, workload, workload, ClusterChangeKind.WORKLOAD_CHANGED, detail
+                )
+            )
             return workload
         return self.api.update_workload(workload, detail) or self.current(workload)
 
     def delete_workload(self, workload: ControlledWorkload, detail: str = "") -> None:
         """A controller deletes a workload (the Deployment an old ReplicaSet beyond its history)."""
         if self.api is None:
-            self.track_workload(WatchEvent(KIND_WORKLOAD, Action.DELETED, workload, None,
-                                           ClusterChangeKind.WORKLOAD_CHANGED, detail))
+            self.track_workload(
+                WatchEvent(KIND_WORKLOAD, Action.DELETED, workload, None, ClusterChangeKind.WORKLOAD_CHANGED, detail)
+            )
             return
         self.api.delete_workload(workload.kind, workload.namespace, workload.name, detail)
 
@@ -267,8 +274,11 @@ class ClusterState:
     def _matching_slots(self, workload: ControlledWorkload) -> list[_Slot]:
         matcher = compile_selector(workload.selector) if workload.selector is not None else None
         candidates = self._by_owner.get((workload.kind, workload.namespace, workload.name), [])
-        return [slot for slot in candidates if _controlled_by(slot.pod, workload)
-                and (matcher is None or matcher.matches(slot.pod.labels))]
+        return [
+            slot
+            for slot in candidates
+            if _controlled_by(slot.pod, workload) and (matcher is None or matcher.matches(slot.pod.labels))
+        ]
 
     def created(self, pod: Pod) -> datetime:
         """metadata.creationTimestamp: the run's clock for pods it made, the dump's otherwise."""
@@ -296,8 +306,13 @@ class ClusterState:
 
 def _controlled_by(pod: Pod, workload: ControlledWorkload) -> bool:
     for ref in pod.owner_references:
-        if ref.controller and ref.kind == workload.kind and ref.name == workload.name \
-                and pod.namespace == workload.namespace and (not ref.uid or not workload.uid or ref.uid == workload.uid):
+        if (
+            ref.controller
+            and ref.kind == workload.kind
+            and ref.name == workload.name
+            and pod.namespace == workload.namespace
+            and (not ref.uid or not workload.uid or ref.uid == workload.uid)
+        ):
             return True
     return False
 

@@ -86,14 +86,20 @@ def reconcile(state: ClusterState, stateful_set: ControlledWorkload, classes: li
         pod = pods.get(f"{stateful_set.name}-{ordinal}")
         if pod is None:
             writes.extend(CreateClaim(claim, by) for claim in _missing_claims(state, stateful_set, ordinal, classes))
-            writes.append(CreatePod(_new_pod(state, stateful_set, ordinal, _revision_for(strategy, revs, ordinal,
-                                                                                       stateful_set)), by))
+            writes.append(
+                CreatePod(
+                    _new_pod(state, stateful_set, ordinal, _revision_for(strategy, revs, ordinal, stateful_set)), by
+                )
+            )
             if ordered:
                 return writes
         elif ordered and not is_available(state, pod, stateful_set.min_ready_seconds):
             return writes  # OrderedReady: wait until it runs and is available (or, terminating, is gone)
-    condemned = sorted((pod for pod in pods.values() if _ordinal(stateful_set, pod) >= stateful_set.replicas),
-                       key=lambda pod: _ordinal(stateful_set, pod), reverse=True)
+    condemned = sorted(
+        (pod for pod in pods.values() if _ordinal(stateful_set, pod) >= stateful_set.replicas),
+        key=lambda pod: _ordinal(stateful_set, pod),
+        reverse=True,
+    )
     if ordered:
         if any(not is_available(state, pod, stateful_set.min_ready_seconds) for pod in pods.values()):
             return writes
@@ -104,8 +110,9 @@ def reconcile(state: ClusterState, stateful_set: ControlledWorkload, classes: li
     return _update(state, stateful_set, strategy, pods, revs, by)
 
 
-def _revision_for(strategy: UpdateStrategy, revs: Revisions, ordinal: int,
-                  stateful_set: ControlledWorkload) -> tuple[str, Any]:
+def _revision_for(
+    strategy: UpdateStrategy, revs: Revisions, ordinal: int, stateful_set: ControlledWorkload
+) -> tuple[str, Any]:
     """newVersionedStatefulSetPod: the current revision below a RollingUpdate's partition, the
     update revision otherwise (OnDelete included)."""
     if strategy.type == STRATEGY_ROLLING_UPDATE and ordinal < strategy.partition:
@@ -113,19 +120,33 @@ def _revision_for(strategy: UpdateStrategy, revs: Revisions, ordinal: int,
     return revs.latest_hash, stateful_set.template
 
 
-def _complete_rolling_update(state: ClusterState, stateful_set: ControlledWorkload, strategy: UpdateStrategy,
-                             pods: dict[str, Pod], revs: Revisions) -> None:
+def _complete_rolling_update(
+    state: ClusterState,
+    stateful_set: ControlledWorkload,
+    strategy: UpdateStrategy,
+    pods: dict[str, Pod],
+    revs: Revisions,
+) -> None:
     """completeRollingUpdate: every replica updated and ready makes the update revision current."""
     if strategy.type != STRATEGY_ROLLING_UPDATE or not revs.updating:
         return
     live = [pod for pod in pods.values() if not pod.is_terminating]
-    if len(pods) == stateful_set.replicas and len(live) == len(pods) and all(
-            is_running(pod) and pod_revision(state, pod) == revs.latest_hash for pod in live):
+    if (
+        len(pods) == stateful_set.replicas
+        and len(live) == len(pods)
+        and all(is_running(pod) and pod_revision(state, pod) == revs.latest_hash for pod in live)
+    ):
         complete(revs, stateful_set)
 
 
-def _update(state: ClusterState, stateful_set: ControlledWorkload, strategy: UpdateStrategy, pods: dict[str, Pod],
-            revs: Revisions, by: str) -> list[Write]:
+def _update(
+    state: ClusterState,
+    stateful_set: ControlledWorkload,
+    strategy: UpdateStrategy,
+    pods: dict[str, Pod],
+    revs: Revisions,
+    by: str,
+) -> list[Write]:
     """updateStatefulSet's destructive update (MaxUnavailableStatefulSet off): from the highest
     ordinal down to the partition, the first pod of another revision not terminating is deleted
     (the next sync makes it again at the update revision); an unhealthy pod met first (not
@@ -154,34 +175,52 @@ def rollout_status(state: ClusterState, stateful_set: ControlledWorkload) -> Rol
     updated = [pod for pod in live if pod_revision(state, pod) == revs.latest_hash]
     ready = sum(1 for pod in pods if is_running(pod))
     wanted = stateful_set.replicas - strategy.partition
-    complete = ready >= stateful_set.replicas and len(updated) >= wanted if strategy.type == STRATEGY_ROLLING_UPDATE \
+    complete = (
+        ready >= stateful_set.replicas and len(updated) >= wanted
+        if strategy.type == STRATEGY_ROLLING_UPDATE
         else len(updated) == stateful_set.replicas
-    return RolloutStatus(KIND_STATEFUL_SET, stateful_set.key, revs.number, f"{stateful_set.key}-{revs.latest_hash}",
-                         strategy.type, stateful_set.replicas, len(updated), len(pods), ready,
-                         sorted(pod.key for pod in pods if pod_revision(state, pod) != revs.latest_hash),
-                         complete, [pod.key for pod in updated if not pod.node_name],
-                         strategy.partition if strategy.type == STRATEGY_ROLLING_UPDATE else None)
+    )
+    return RolloutStatus(
+        KIND_STATEFUL_SET,
+        stateful_set.key,
+        revs.number,
+        f"{stateful_set.key}-{revs.latest_hash}",
+        strategy.type,
+        stateful_set.replicas,
+        len(updated),
+        len(pods),
+        ready,
+        sorted(pod.key for pod in pods if pod_revision(state, pod) != revs.latest_hash),
+        complete,
+        [pod.key for pod in updated if not pod.node_name],
+        strategy.partition if strategy.type == STRATEGY_ROLLING_UPDATE else None,
+    )
 
 
 def _ordinal(stateful_set: ControlledWorkload, pod: Pod) -> int:
-    suffix = pod.name[len(stateful_set.name) + 1:]
+    suffix = pod.name[len(stateful_set.name) + 1 :]
     return int(suffix) if suffix.isdigit() else -1
 
 
-def _new_pod(state: ClusterState, stateful_set: ControlledWorkload, ordinal: int,
-             revision: tuple[str, Any]) -> Pod:
+def _new_pod(state: ClusterState, stateful_set: ControlledWorkload, ordinal: int, revision: tuple[str, Any]) -> Pod:
     """newVersionedStatefulSetPod: the revision's template, its identity labels, and a volume per
     claim template naming that ordinal's claim (updateStorage)."""
     name = f"{stateful_set.name}-{ordinal}"
     revision_hash, template = revision
     spec = dict(template.get("spec") or {})
-    claim_volumes = [{"name": _template_name(t), "persistentVolumeClaim": {"claimName": _claim_name(t, stateful_set, ordinal)}}
-                     for t in stateful_set.claim_templates]
+    claim_volumes = [
+        {"name": _template_name(t), "persistentVolumeClaim": {"claimName": _claim_name(t, stateful_set, ordinal)}}
+        for t in stateful_set.claim_templates
+    ]
     templated = {v["name"] for v in claim_volumes}
     spec["volumes"] = [v for v in (spec.get("volumes") or []) if v.get("name") not in templated] + claim_volumes
     labels = {LABEL_POD_NAME: name, LABEL_POD_INDEX: str(ordinal)}
-    pod = make_pod(pod_manifest(stateful_set, name, labels, spec, template), state.pod_count,
-                   state.priority_classes, stateful_set.line)
+    pod = make_pod(
+        pod_manifest(stateful_set, name, labels, spec, template),
+        state.pod_count,
+        state.priority_classes,
+        stateful_set.line,
+    )
     state.add_pod(pod)
     state.created_ms[pod.key] = state.now_ms
     made_at(state, pod, revision_hash)
@@ -197,8 +236,9 @@ def _claim_name(template: Any, stateful_set: ControlledWorkload, ordinal: int) -
     return f"{_template_name(template)}-{stateful_set.name}-{ordinal}"
 
 
-def _missing_claims(state: ClusterState, stateful_set: ControlledWorkload, ordinal: int,
-                    classes: list[StorageClass]) -> list[PersistentVolumeClaim]:
+def _missing_claims(
+    state: ClusterState, stateful_set: ControlledWorkload, ordinal: int, classes: list[StorageClass]
+) -> list[PersistentVolumeClaim]:
     """getPersistentVolumeClaims: the template's spec (its class, or the default class by the
     DefaultStorageClass admission), labels from the template and the set's selector."""
     claims = []
@@ -209,10 +249,16 @@ def _missing_claims(state: ClusterState, stateful_set: ControlledWorkload, ordin
         if key in state.claims:
             continue
         metadata = template.get("metadata") or {}
-        manifest = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
-                    "metadata": {"name": name, "namespace": stateful_set.namespace,
-                                 "labels": {**(metadata.get("labels") or {}), **selector_labels}},
-                    "spec": template.get("spec") or {}}
+        manifest = {
+            "apiVersion": "v1",
+            "kind": "PersistentVolumeClaim",
+            "metadata": {
+                "name": name,
+                "namespace": stateful_set.namespace,
+                "labels": {**(metadata.get("labels") or {}), **selector_labels},
+            },
+            "spec": template.get("spec") or {},
+        }
         claim = manifests.decode_claim(manifest, len(state.claims), getattr(template, "line", stateful_set.line))
         claims.append(default_storage_class([claim], classes)[0])
         state.claims.add(key)

@@ -155,8 +155,11 @@ def _joined(names: Any) -> Optional[str]:
 # Every payload the engine emits (and those a stream reads back as), numbered on the wire: each
 # struct the events module declares, in declaration order (both sides import the same module).
 PAYLOAD_TYPES: tuple[type[msgspec.Struct], ...] = tuple(
-    cls for cls in vars(events).values()
-    if isinstance(cls, type) and issubclass(cls, msgspec.Struct) and cls.__module__ == events.__name__
+    cls
+    for cls in vars(events).values()
+    if isinstance(cls, type)
+    and issubclass(cls, msgspec.Struct)
+    and cls.__module__ == events.__name__
     and cls is not Event
 )
 _UNKNOWN = -1  # a payload of another type: pickled as it is
@@ -367,15 +370,27 @@ SendField = Callable[[Sender, Any], Any]
 # here. Sent in declaration order (the rings are filled in the order the reader meets them: a
 # CycleStart's queue, then its queues).
 _SENT: dict[type, dict[str, SendField]] = {
-    FilterPluginResult: {"nodes": lambda sender, r: sender.nodes(r.nodes),
-                         "choice": lambda sender, r: sender.array(r.choice), "pictures": _send_filter_pictures},
-    FilterSummary: {"evaluated": lambda sender, s: sender.nodes(s.evaluated),
-                    "feasible_nodes": lambda sender, s: sender.nodes(s.feasible_nodes)},
+    FilterPluginResult: {
+        "nodes": lambda sender, r: sender.nodes(r.nodes),
+        "choice": lambda sender, r: sender.array(r.choice),
+        "pictures": _send_filter_pictures,
+    },
+    FilterSummary: {
+        "evaluated": lambda sender, s: sender.nodes(s.evaluated),
+        "feasible_nodes": lambda sender, s: sender.nodes(s.feasible_nodes),
+    },
     ScoreResult: {"nodes": lambda sender, r: sender.nodes(r.nodes), "raw": _send_raw},
-    NormalizeResult: {"nodes": lambda sender, r: sender.nodes(r.nodes), "normalized": _send_normalized,
-                      "weighted": _send_weighted},
-    TotalResult: {"nodes": lambda sender, r: sender.nodes(r.nodes), "totals": lambda sender, r: sender.array(r.totals),
-                  "ties": _send_ties, "tie_positions": _send_tie_positions},
+    NormalizeResult: {
+        "nodes": lambda sender, r: sender.nodes(r.nodes),
+        "normalized": _send_normalized,
+        "weighted": _send_weighted,
+    },
+    TotalResult: {
+        "nodes": lambda sender, r: sender.nodes(r.nodes),
+        "totals": lambda sender, r: sender.array(r.totals),
+        "ties": _send_ties,
+        "tie_positions": _send_tie_positions,
+    },
     PreScorePluginResult: {"state": _send_pre_score_state},
     PreFilterPluginResult: {"picture": _send_picture},
     CycleStart: {"queue": lambda sender, s: sender.pod_names(s.queue), "queues": _send_queues},
@@ -492,7 +507,9 @@ class Receiver:
         slot, table, positions = wire
         names = self.table(table)
         at = _array(positions)
-        value = self.rings["lists"][slot] = PositionedNames(gathered_names(names, self.arrays[id(names)], at), at, names)
+        value = self.rings["lists"][slot] = PositionedNames(
+            gathered_names(names, self.arrays[id(names)], at), at, names
+        )
         return value
 
     def pod_names(self, text: str, slot: int) -> list[str]:
@@ -572,22 +589,33 @@ ReadField = Callable[[Receiver, dict[str, Any]], Any]
 # How each field _SENT sends is read back, by field name, in this order (a field may read others
 # already read); the reader gets every other field as it was sent.
 _READ: dict[type, dict[str, ReadField]] = {
-    FilterPluginResult: {"nodes": lambda receiver, wire: receiver.nodes(wire["nodes"]),
-                         "choice": lambda receiver, wire: _array(wire["choice"]),
-                         "pictures": lambda receiver, wire: {node: WrittenJSON(picture)
-                                                             for node, picture in wire["pictures"].items()}},
-    FilterSummary: {"evaluated": lambda receiver, wire: receiver.nodes(wire["evaluated"]),
-                    "feasible_nodes": lambda receiver, wire: receiver.nodes(wire["feasible_nodes"])},
+    FilterPluginResult: {
+        "nodes": lambda receiver, wire: receiver.nodes(wire["nodes"]),
+        "choice": lambda receiver, wire: _array(wire["choice"]),
+        "pictures": lambda receiver, wire: {node: WrittenJSON(picture) for node, picture in wire["pictures"].items()},
+    },
+    FilterSummary: {
+        "evaluated": lambda receiver, wire: receiver.nodes(wire["evaluated"]),
+        "feasible_nodes": lambda receiver, wire: receiver.nodes(wire["feasible_nodes"]),
+    },
     ScoreResult: {"nodes": lambda receiver, wire: receiver.nodes(wire["nodes"]), "raw": _read_raw},
-    NormalizeResult: {"nodes": lambda receiver, wire: receiver.nodes(wire["nodes"]), "normalized": _read_normalized,
-                      "weighted": _read_weighted},
-    TotalResult: {"nodes": lambda receiver, wire: receiver.nodes(wire["nodes"]),
-                  "totals": lambda receiver, wire: _array(wire["totals"]),
-                  "tie_positions": lambda receiver, wire: _array(wire["tie_positions"]), "ties": _read_ties},
+    NormalizeResult: {
+        "nodes": lambda receiver, wire: receiver.nodes(wire["nodes"]),
+        "normalized": _read_normalized,
+        "weighted": _read_weighted,
+    },
+    TotalResult: {
+        "nodes": lambda receiver, wire: receiver.nodes(wire["nodes"]),
+        "totals": lambda receiver, wire: _array(wire["totals"]),
+        "tie_positions": lambda receiver, wire: _array(wire["tie_positions"]),
+        "ties": _read_ties,
+    },
     PreScorePluginResult: {"state": _read_pre_score_state},
     PreFilterPluginResult: {"picture": _read_picture},
-    CycleStart: {"queue": lambda receiver, wire: _unpickled(wire, "queue"),
-                 "queues": lambda receiver, wire: _unpickled(wire, "queues")},
+    CycleStart: {
+        "queue": lambda receiver, wire: _unpickled(wire, "queue"),
+        "queues": lambda receiver, wire: _unpickled(wire, "queues"),
+    },
     QueueSortResult: {"order": lambda receiver, wire: _unpickled(wire, "order")},
 }
 
@@ -614,12 +642,15 @@ def _plan(kind: type[msgspec.Struct], code: int) -> _Plan:
     sent, read = _SENT.get(kind, {}), _READ.get(kind, {})
     unknown = (set(sent) | set(read)) - set(names)
     if unknown or set(sent) != set(read):
-        raise TypeError(f"the pipe codec's fields of {kind.__name__} do not match its declaration: "
-                        f"sent {sorted(sent)}, read {sorted(read)}, declared {list(names)}")
+        raise TypeError(
+            f"the pipe codec's fields of {kind.__name__} do not match its declaration: "
+            f"sent {sorted(sent)}, read {sorted(read)}, declared {list(names)}"
+        )
     get = operator.attrgetter(*names)
     getter = get if len(names) > 1 else (lambda obj: (get(obj),))
-    return _Plan(kind, code, names, getter, tuple((names.index(name), how) for name, how in sent.items()),
-                 tuple(read.items()))
+    return _Plan(
+        kind, code, names, getter, tuple((names.index(name), how) for name, how in sent.items()), tuple(read.items())
+    )
 
 
 _PLANS: dict[type, _Plan] = {kind: _plan(kind, code) for code, kind in enumerate(PAYLOAD_TYPES)}

@@ -123,7 +123,7 @@ class _ChildChannel:
         if start + length > len(self.arena) or (start >= REUSE_FROM and self._free(0, length)):
             start = 0
         self._make_room(start, start + length)
-        self.arena[start:start + length] = body
+        self.arena[start : start + length] = body
         self.in_flight.append((start, start + length))
         self.position = start + length
         _write_all(self.headers, _HEADER.pack(kind, start, length, count))
@@ -192,7 +192,7 @@ def _as_engine_process() -> None:
 def _write_all(out: BinaryIO, data: Any) -> None:
     view = memoryview(data)
     while view:
-        view = view[out.write(view):]
+        view = view[out.write(view) :]
 
 
 def _error_body(exc: BaseException) -> bytes:
@@ -215,9 +215,11 @@ def _receive(arena: mmap.mmap, headers: BinaryIO, ack_fd: int, pid: int) -> tupl
     if offset < 0:
         body = headers.read(length)
         if len(body) < length:
-            raise EngineProcessDied(f"the engine process ({pid}) ended in the middle of its events: {_how_it_ended(pid)}")
+            raise EngineProcessDied(
+                f"the engine process ({pid}) ended in the middle of its events: {_how_it_ended(pid)}"
+            )
         return kind, body, count
-    body = arena[offset:offset + length]  # a copy: the child may write there once told
+    body = arena[offset : offset + length]  # a copy: the child may write there once told
     try:
         os.write(ack_fd, b"\x01")
     except BrokenPipeError:  # the child is gone; its frames so far are still read

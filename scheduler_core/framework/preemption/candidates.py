@@ -67,8 +67,13 @@ def potential_nodes(nodes: Iterable[NodeInfo], statuses: NodeToStatus) -> list[N
     return [info for info in nodes if info.node.name in wanted] if wanted else []
 
 
-def dry_run_preemption(framework: PluginsRunner, state: CycleState, pod: Pod, nodes: list[NodeInfo],
-                       pdbs: Sequence[PodDisruptionBudget] = ()) -> DryRun:
+def dry_run_preemption(
+    framework: PluginsRunner,
+    state: CycleState,
+    pod: Pod,
+    nodes: list[NodeInfo],
+    pdbs: Sequence[PodDisruptionBudget] = (),
+) -> DryRun:
     """SelectVictimsOnNode on a clone of each node and of the cycle state."""
     result = DryRun()
     for node_info in nodes:
@@ -155,7 +160,8 @@ def _walk(candidates: list[Candidate]) -> _Walk:
     """The criteria in order, each keeping the candidates best by it, until one is left."""
     walk = _Walk(list(candidates), {}, None)
     steps: list[tuple[str, Callable[[list[Candidate]], list[Candidate]]]] = [
-        (key, functools.partial(_best_by, score)) for (key, _), score in zip(CRITERIA, SCORE_FUNCS)]
+        (key, functools.partial(_best_by, score)) for (key, _), score in zip(CRITERIA, SCORE_FUNCS)
+    ]
     steps.append((CRITERIA[-1][0], _latest_start))
     for key, keep in steps:
         if len(walk.remaining) <= 1:
@@ -210,11 +216,17 @@ class CandidateCriteria:
     chosen: bool
 
     def to_json(self) -> dict[str, Any]:
-        return {"node": self.node, "victims": list(self.victims), "pdbViolations": self.pdb_violations,
-                "highestPriority": self.highest_priority, "prioritySum": self.priority_sum,
-                "victimCount": self.victim_count,
-                "earliestStart": self.earliest_start.isoformat().replace("+00:00", "Z") if self.earliest_start else None,
-                "droppedAt": self.dropped_at, "chosen": self.chosen}
+        return {
+            "node": self.node,
+            "victims": list(self.victims),
+            "pdbViolations": self.pdb_violations,
+            "highestPriority": self.highest_priority,
+            "prioritySum": self.priority_sum,
+            "victimCount": self.victim_count,
+            "earliestStart": self.earliest_start.isoformat().replace("+00:00", "Z") if self.earliest_start else None,
+            "droppedAt": self.dropped_at,
+            "chosen": self.chosen,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,24 +244,32 @@ class PreemptionRanking:
             return f"{self.chosen} was the only candidate."
         tied = [c.node for c in self.candidates if c.dropped_at is None]
         if self.deciding == RANDOM_TIE:
-            return (f"{', '.join(tied)} tie on every criterion: kube-scheduler picks one at random "
-                    f"(the single pass nominates none).")
+            return (
+                f"{', '.join(tied)} tie on every criterion: kube-scheduler picks one at random "
+                f"(the single pass nominates none)."
+            )
         if self.deciding == TIE_BREAK:
             return f"{', '.join(tied)} tie on every criterion: the run takes the first in node order, {self.chosen}."
         words = dict(CRITERIA)[self.deciding]
         return f"{self.chosen} won on {words} (criterion {_criterion_number(self.deciding)} of 5)."
 
     def to_json(self) -> dict[str, Any]:
-        return {"criteria": [{"key": key, "prefers": words} for key, words in CRITERIA],
-                "candidates": [c.to_json() for c in self.candidates], "chosen": self.chosen,
-                "deciding": self.deciding, "sentence": self.sentence}
+        return {
+            "criteria": [{"key": key, "prefers": words} for key, words in CRITERIA],
+            "candidates": [c.to_json() for c in self.candidates],
+            "chosen": self.chosen,
+            "deciding": self.deciding,
+            "sentence": self.sentence,
+        }
 
 
 def _criterion_number(key: str) -> int:
     return [k for k, _ in CRITERIA].index(key) + 1
 
 
-def rank_candidates(candidates: list[Candidate], chosen: Optional[str], node_order: Callable[[str], int]) -> PreemptionRanking:
+def rank_candidates(
+    candidates: list[Candidate], chosen: Optional[str], node_order: Callable[[str], int]
+) -> PreemptionRanking:
     """The ranking behind SelectCandidate's pick (``chosen``: the node it nominated, None when it
     left a random tie open), every candidate listed in node order."""
     walk = _walk(candidates)
@@ -259,13 +279,23 @@ def rank_candidates(candidates: list[Candidate], chosen: Optional[str], node_ord
         deciding = walk.decided_by
     else:
         deciding = TIE_BREAK if chosen is not None else RANDOM_TIE
-    rows = tuple(_criteria(c, walk.dropped_at.get(c.node), c.node == chosen)
-                 for c in sorted(candidates, key=lambda c: node_order(c.node)))
+    rows = tuple(
+        _criteria(c, walk.dropped_at.get(c.node), c.node == chosen)
+        for c in sorted(candidates, key=lambda c: node_order(c.node))
+    )
     return PreemptionRanking(rows, chosen, deciding)
 
 
 def _criteria(candidate: Candidate, dropped_at: Optional[str], chosen: bool) -> CandidateCriteria:
     victims = candidate.victims
-    return CandidateCriteria(candidate.node, tuple(victims.pod_keys), victims.num_pdb_violations,
-                             max(pod.priority for pod in victims.pods), sum(pod.priority for pod in victims.pods),
-                             len(victims.pods), earliest_start_of_highest_priority(victims), dropped_at, chosen)
+    return CandidateCriteria(
+        candidate.node,
+        tuple(victims.pod_keys),
+        victims.num_pdb_violations,
+        max(pod.priority for pod in victims.pods),
+        sum(pod.priority for pod in victims.pods),
+        len(victims.pods),
+        earliest_start_of_highest_priority(victims),
+        dropped_at,
+        chosen,
+    )

@@ -61,8 +61,9 @@ class Evaluator:
 
     # ------------------------------------------------------------------ Preempt
 
-    def preempt(self, state: CycleState, pod: Pod,
-                statuses: NodeToStatus) -> tuple[Optional[PostFilterResult], MaybeStatus]:
+    def preempt(
+        self, state: CycleState, pod: Pod, statuses: NodeToStatus
+    ) -> tuple[Optional[PostFilterResult], MaybeStatus]:
         """Evaluator.Preempt: the result nominates a node and carries its victims.
 
         Statuses carry the real reasons ("preemption: " + the evaluator's message); the result's
@@ -96,8 +97,12 @@ class Evaluator:
             return PostFilterResult(candidates=by_node, nomination_tie=True)
         chosen = min(best, key=lambda c: position[c.node])
         self._tell_ranking(pod, candidates, chosen.node)
-        return PostFilterResult(nominated_node_name=chosen.node, candidates=by_node, victims=chosen.victims.pod_keys,
-                                victim_pods=chosen.victims.pods)
+        return PostFilterResult(
+            nominated_node_name=chosen.node,
+            candidates=by_node,
+            victims=chosen.victims.pod_keys,
+            victim_pods=chosen.victims.pods,
+        )
 
     def _tell_ranking(self, pod: Pod, candidates: list[Candidate], chosen: Optional[str]) -> None:
         if self.ranking_observer is not None:
@@ -116,11 +121,14 @@ class Evaluator:
             return
         self.preempting[pod.key] = None
         nominees: list[Pod] = []
-        api.go(lambda: nominees.extend(api.lower_priority_nominated_pods(pod, node)),
-               lambda: self._preempt_victims(api, pod, nominees, to_delete))
+        api.go(
+            lambda: nominees.extend(api.lower_priority_nominated_pods(pod, node)),
+            lambda: self._preempt_victims(api, pod, nominees, to_delete),
+        )
 
-    def _preempt_victims(self, api: PreemptionAPI[RunEvent], pod: Pod, nominees: list[Pod],
-                         to_delete: list[Pod]) -> Iterator[RunEvent]:
+    def _preempt_victims(
+        self, api: PreemptionAPI[RunEvent], pod: Pod, nominees: list[Pod], to_delete: list[Pod]
+    ) -> Iterator[RunEvent]:
         """The goroutine's API calls: lower-priority nominations on the node are cleared, the last
         victim is remembered, every victim is preempted; then the preemption is over."""
         for nominee in nominees:

@@ -98,15 +98,18 @@ def by_importance(infos: Sequence[PodInfo]) -> list[PodInfo]:
     return sorted_slice(infos, more_important)
 
 
-def split_by_pdb_violation(infos: list[PodInfo], pdbs: Sequence[PodDisruptionBudget]
-                           ) -> tuple[list[PodInfo], list[PodInfo]]:
+def split_by_pdb_violation(
+    infos: list[PodInfo], pdbs: Sequence[PodDisruptionBudget]
+) -> tuple[list[PodInfo], list[PodInfo]]:
     """filterPodsWithPDBViolation: (violating, non-violating), each in the given order.
 
     Each budget's allowance is spent pod by pod in that order; a pod that takes a budget below
     zero would violate it. Pods without labels, or already listed as disrupted, spend nothing."""
     allowed = [pdb.disruptions_allowed for pdb in pdbs]
-    matchers = [compile_selector(pdb.selector) if pdb.selector is not None and not pdb.selector.is_empty else None
-                for pdb in pdbs]
+    matchers = [
+        compile_selector(pdb.selector) if pdb.selector is not None and not pdb.selector.is_empty else None
+        for pdb in pdbs
+    ]
     violating: list[PodInfo] = []
     non_violating: list[PodInfo] = []
     for info in infos:
@@ -148,8 +151,9 @@ class _DryRunNode:
         return self.framework.run_filter_with_nominated_pods(self.state, self.pod, self.node_info)
 
 
-def select_victims_on_node(framework: PluginsRunner, state: CycleState, pod: Pod, node_info: NodeInfo,
-                           pdbs: Sequence[PodDisruptionBudget] = ()) -> tuple[Optional[Victims], MaybeStatus]:
+def select_victims_on_node(
+    framework: PluginsRunner, state: CycleState, pod: Pod, node_info: NodeInfo, pdbs: Sequence[PodDisruptionBudget] = ()
+) -> tuple[Optional[Victims], MaybeStatus]:
     """The victims on ``node_info`` (a clone, as ``state`` is), or the status saying why none work.
 
     UnschedulableAndUnresolvable ``REASON_NO_VICTIMS`` when nothing may be evicted; the first

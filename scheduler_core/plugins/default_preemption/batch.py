@@ -34,6 +34,7 @@ from scheduler_core.model import PODS, Pod, PodDisruptionBudget, ResourceList
 from scheduler_core.plugins.node_resources.fit import shortfall_status, shortfalls_of
 from scheduler_core.plugins.node_resources.numeric import numeric_fit_applies
 
+
 class _Rules:
     """One cycle's Filter plugins, split as the numeric dry run needs them."""
 
@@ -44,7 +45,7 @@ class _Rules:
         active = framework.active_filter_plugins(state)
         fit_at = next(i for i, plugin in enumerate(active) if plugin.name == names.NODE_RESOURCES_FIT)
         self.before: list[Any] = active[:fit_at]  # node-only plugins Filter runs before Fit
-        self.after: list[Any] = active[fit_at + 1:]
+        self.after: list[Any] = active[fit_at + 1 :]
 
     def constant_verdicts(self, plugins: list[Any], pod: Pod, nodes: list[NodeInfo]) -> list[MaybeStatus]:
         """The first rejection among ``plugins`` on each node (None: all pass), in their order."""
@@ -94,9 +95,15 @@ class NodeVerdictMemo:
         self._by_node[node_info.node.name] = (node_info, key, kept)
 
 
-def numeric_dry_run(framework: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo],
-                    checked: list[tuple[str, int]], pdbs: Sequence[PodDisruptionBudget] = (),
-                    memo: Optional[NodeVerdictMemo] = None) -> DryRun:
+def numeric_dry_run(
+    framework: Framework,
+    state: CycleState,
+    pod: Pod,
+    nodes: list[NodeInfo],
+    checked: list[tuple[str, int]],
+    pdbs: Sequence[PodDisruptionBudget] = (),
+    memo: Optional[NodeVerdictMemo] = None,
+) -> DryRun:
     """dry_run_preemption's answer, every potential node judged on its numbers."""
     rules = _Rules(framework, state, checked)
     before = rules.constant_verdicts(rules.before, pod, nodes)
@@ -109,8 +116,13 @@ def numeric_dry_run(framework: Framework, state: CycleState, pod: Pod, nodes: li
     for node_info, before_status, after_status in zip(nodes, before, after):
         name = node_info.node.name
         nominated = framework.nominated_pods_to_add(pod, name) if name in nominated_nodes else []
-        key = (node_info.generation, preemptor, tuple(other.key for other in nominated) if nominated else (),
-               before_status, after_status)
+        key = (
+            node_info.generation,
+            preemptor,
+            tuple(other.key for other in nominated) if nominated else (),
+            before_status,
+            after_status,
+        )
         kept = memo.get(node_info, key) if memo is not None else None
         if kept is None:
             victims, status = _verdict(rules, pod, node_info, nominated, before_status, after_status, pdbs)
@@ -125,8 +137,15 @@ def numeric_dry_run(framework: Framework, state: CycleState, pod: Pod, nodes: li
     return result.ordered()
 
 
-def _verdict(rules: _Rules, pod: Pod, node_info: NodeInfo, nominated: list[Pod], before: MaybeStatus,
-             after: MaybeStatus, pdbs: Sequence[PodDisruptionBudget]) -> NodeVerdict:
+def _verdict(
+    rules: _Rules,
+    pod: Pod,
+    node_info: NodeInfo,
+    nominated: list[Pod],
+    before: MaybeStatus,
+    after: MaybeStatus,
+    pdbs: Sequence[PodDisruptionBudget],
+) -> NodeVerdict:
     """dry_run_preemption's verdict on one node (a node without lower-priority pods has no victims)."""
     if not any(may_preempt(info.pod, pod) for info in node_info.pods):
         return None, NO_VICTIMS
@@ -167,8 +186,15 @@ class _NodeNumbers:
         return dict(zip(self.names, self.requested))
 
 
-def _victims_on_node(rules: _Rules, pod: Pod, node_info: NodeInfo, nominated: list[Pod], before: MaybeStatus,
-                     after: MaybeStatus, pdbs: Sequence[PodDisruptionBudget]) -> NodeVerdict:
+def _victims_on_node(
+    rules: _Rules,
+    pod: Pod,
+    node_info: NodeInfo,
+    nominated: list[Pod],
+    before: MaybeStatus,
+    after: MaybeStatus,
+    pdbs: Sequence[PodDisruptionBudget],
+) -> NodeVerdict:
     """select_victims_on_node on numbers: the Filter answer is ``before``, else Fit's, else ``after``."""
     if before is not None:  # every Filter call on this node stops there
         return None, before

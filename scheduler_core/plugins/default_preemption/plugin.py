@@ -50,8 +50,9 @@ class DefaultPreemption:
         # The numeric dry run's per-node verdicts, kept across cycles (batch.NodeVerdictMemo).
         self._verdicts = NodeVerdictMemo()
 
-    def post_filter(self, state: CycleState, pod: Pod,
-                    statuses: NodeToStatus) -> tuple[Optional[PostFilterResult], Optional[Status]]:
+    def post_filter(
+        self, state: CycleState, pod: Pod, statuses: NodeToStatus
+    ) -> tuple[Optional[PostFilterResult], Optional[Status]]:
         """Evaluator.Preempt, with this plugin's policy; the result carries the victims."""
         return self.evaluator.preempt(state, pod, statuses)
 
@@ -77,7 +78,8 @@ class DefaultPreemption:
                 return True, ""
             node_info = self._handle.snapshot.get(nominated)
             if node_info is not None and any(
-                    may_preempt(info.pod, pod) and _terminating_by_preemption(info.pod) for info in node_info.pods):
+                may_preempt(info.pod, pod) and _terminating_by_preemption(info.pod) for info in node_info.pods
+            ):
                 return False, REASON_TERMINATING_VICTIM
         return True, ""
 

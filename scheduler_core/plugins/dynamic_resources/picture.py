@@ -18,8 +18,13 @@ class RequestPicture:
     selectors: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "deviceClass": self.device_class, "allocationMode": self.mode,
-                "count": self.count, "selectors": list(self.selectors)}
+        return {
+            "name": self.name,
+            "deviceClass": self.device_class,
+            "allocationMode": self.mode,
+            "count": self.count,
+            "selectors": list(self.selectors),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,9 +36,13 @@ class ClaimPicture:
     in_flight: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {"claim": self.claim, "requests": [r.to_json() for r in self.requests],
-                "allocation": self.allocation.to_json() if self.allocation is not None else None,
-                "reservedFor": list(self.reserved_for), "inFlight": self.in_flight}
+        return {
+            "claim": self.claim,
+            "requests": [r.to_json() for r in self.requests],
+            "allocation": self.allocation.to_json() if self.allocation is not None else None,
+            "reservedFor": list(self.reserved_for),
+            "inFlight": self.in_flight,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,9 +55,12 @@ class PreFilterPicture:
     devices_in_use: int = 0
 
     def to_json(self, node_list: Callable[[Sequence[str]], Any] = list) -> dict[str, Any]:
-        return {"claims": [c.to_json() for c in self.claims],
-                "classes": {name: list(selectors) for name, selectors in self.classes.items()},
-                "missingClasses": list(self.missing_classes), "devicesInUse": self.devices_in_use}
+        return {
+            "claims": [c.to_json() for c in self.claims],
+            "classes": {name: list(selectors) for name, selectors in self.classes.items()},
+            "missingClasses": list(self.missing_classes),
+            "devicesInUse": self.devices_in_use,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +72,7 @@ class DeviceVerdict:
 
     @property
     def held_by_text(self) -> str:
-        """"default/train-1 (claim train-1-gpu)", or the claim alone when it is reserved for nobody."""
+        """ "default/train-1 (claim train-1-gpu)", or the claim alone when it is reserved for nobody."""
         if not self.pods:
             return f"claim {self.holder}"
         return f"{', '.join(self.pods)} (claim {self.holder.split('/', 1)[-1]})"
@@ -86,16 +98,24 @@ class RequestVerdict:
         return sum(1 for device in self.matching if device.free)
 
     def sentence(self, node: str) -> str:
-        """"request `gpu`: 2 devices of class `gpu.example.com` — node-3 has 1 free: gpu-0 allocated to ..."."""
+        """ "request `gpu`: 2 devices of class `gpu.example.com` — node-3 has 1 free: gpu-0 allocated to ..."."""
         taken = [f"{d.device.rsplit('/', 1)[-1]} allocated to {d.held_by_text}" for d in self.matching if not d.free]
-        text = (f"request `{self.request}`: {self.wanted} device(s) of class `{self.device_class}` — "
-                f"{node} has {self.free} free")
+        text = (
+            f"request `{self.request}`: {self.wanted} device(s) of class `{self.device_class}` — "
+            f"{node} has {self.free} free"
+        )
         return text + (": " + ", ".join(taken) if taken else "")
 
     def to_json(self) -> dict[str, Any]:
-        return {"claim": self.claim, "request": self.request, "deviceClass": self.device_class,
-                "wanted": self.wanted, "free": self.free, "devices": [d.to_json() for d in self.matching],
-                "allocated": list(self.allocated)}
+        return {
+            "claim": self.claim,
+            "request": self.request,
+            "deviceClass": self.device_class,
+            "wanted": self.wanted,
+            "free": self.free,
+            "devices": [d.to_json() for d in self.matching],
+            "allocated": list(self.allocated),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,8 +125,12 @@ class NodePicture:
     requests: tuple[RequestVerdict, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {"node": self.node, "status": self.status, "requests": [r.to_json() for r in self.requests],
-                "sentences": [r.sentence(self.node) for r in self.requests]}
+        return {
+            "node": self.node,
+            "status": self.status,
+            "requests": [r.to_json() for r in self.requests],
+            "sentences": [r.sentence(self.node) for r in self.requests],
+        }
 
 
 def claim_picture(claim: ResourceClaim, in_flight: bool) -> ClaimPicture:
@@ -114,10 +138,14 @@ def claim_picture(claim: ResourceClaim, in_flight: bool) -> ClaimPicture:
     for request in claim.spec.requests:
         if request.exactly is not None:
             exact = request.exactly
-            requests.append(RequestPicture(request.name, exact.device_class_name, exact.allocation_mode, exact.count,
-                                           exact.selectors))
+            requests.append(
+                RequestPicture(
+                    request.name, exact.device_class_name, exact.allocation_mode, exact.count, exact.selectors
+                )
+            )
         else:
             classes = "|".join(sub.device_class_name for sub in request.first_available)
             requests.append(RequestPicture(request.name, classes, "FirstAvailable", 0))
-    return ClaimPicture(claim.key, tuple(requests), claim.allocation,
-                        tuple(ref.name for ref in claim.reserved_for), in_flight)
+    return ClaimPicture(
+        claim.key, tuple(requests), claim.allocation, tuple(ref.name for ref in claim.reserved_for), in_flight
+    )

@@ -131,12 +131,14 @@ class DynamicResources:
         # for; per node's pools, class and selectors the devices accepted and their verdicts
         self._device_verdicts: dict[DeviceId, tuple[str, Optional[ResourceClaim], DeviceVerdict]] = {}
         self._accepted_on_node: dict[tuple[str, str, tuple[str, ...]], _Accepted] = {}
-        self._node_verdicts: dict[tuple[str, str, tuple[str, ...]],
-                                  tuple[_Accepted, tuple[Optional[str], ...], tuple[Optional[ResourceClaim], ...],
-                                        tuple[DeviceVerdict, ...]]] = {}
+        self._node_verdicts: dict[
+            tuple[str, str, tuple[str, ...]],
+            tuple[_Accepted, tuple[Optional[str], ...], tuple[Optional[ResourceClaim], ...], tuple[DeviceVerdict, ...]],
+        ] = {}
         # node pictures: each slice's devices a class and selectors accept (``_accepted``)
-        self._accepted_devices: dict[tuple[int, int, tuple[str, ...]],
-                                     tuple[ResourceSlice, DeviceClass, tuple[tuple[DeviceId, str], ...]]] = {}
+        self._accepted_devices: dict[
+            tuple[int, int, tuple[str, ...]], tuple[ResourceSlice, DeviceClass, tuple[tuple[DeviceId, str], ...]]
+        ] = {}
 
     @property
     def dra(self) -> DraState:
@@ -162,8 +164,9 @@ class DynamicResources:
         return [
             ClusterEventWithHint(ClusterEvent(EventResource.NODE, node_actions)),
             ClusterEventWithHint(ClusterEvent(EventResource.RESOURCE_CLAIM, add_or_update), self.claim_hint),
-            ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM),
-                                 self.pod_hint),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM), self.pod_hint
+            ),
             ClusterEventWithHint(ClusterEvent(EventResource.DEVICE_CLASS, add_or_update)),
             ClusterEventWithHint(ClusterEvent(EventResource.RESOURCE_SLICE, add_or_update)),
         ]
@@ -180,8 +183,9 @@ class DynamicResources:
         found = pod_claims.claims_or_problem(pod, self.dra)
         return Status.unresolvable(str(found)) if isinstance(found, pod_claims.ClaimProblem) else None
 
-    def pre_filter(self, state: CycleState, pod: Pod,
-                   nodes: list[NodeInfo]) -> tuple[Optional[PreFilterResult], MaybeStatus]:
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+    ) -> tuple[Optional[PreFilterResult], MaybeStatus]:
         data = _ClaimsState()
         state.write(_STATE, data)  # written before anything else, as upstream does
         found = pod_claims.claims_or_problem(pod, self.dra)
@@ -204,8 +208,13 @@ class DynamicResources:
         data.available_on = available_on
         if to_allocate:
             data.device_owners = self.dra.device_owners()
-            data.allocator = Allocator(set(data.device_owners), self.dra.device_class, self.dra.slices,
-                                       self.dra.selector_cache, self._allocation_memo)
+            data.allocator = Allocator(
+                set(data.device_owners),
+                self.dra.device_class,
+                self.dra.slices,
+                self.dra.selector_cache,
+                self._allocation_memo,
+            )
         data.claims = list(found)
         data.picture = self._picture(data)
         return None, None
@@ -219,8 +228,9 @@ class DynamicResources:
                 for sub in request.first_available:
                     status = status or self._validate_class(sub.device_class_name, f"{request.name}/{sub.name}")
             else:
-                status = Status.unresolvable(f"resource claim {claim.key}, request {request.name}: "
-                                             "unknown request type")
+                status = Status.unresolvable(
+                    f"resource claim {claim.key}, request {request.name}: unknown request type"
+                )
             if status is not None:
                 return status
         return None
@@ -244,8 +254,11 @@ class DynamicResources:
         missing: list[str] = []
         for claim in data.claims:
             for request in claim.spec.requests:
-                wanted = [request.exactly.device_class_name] if request.exactly is not None else \
-                    [sub.device_class_name for sub in request.first_available]
+                wanted = (
+                    [request.exactly.device_class_name]
+                    if request.exactly is not None
+                    else [sub.device_class_name for sub in request.first_available]
+                )
                 for name in wanted:
                     device_class = self.dra.device_class(name)
                     if device_class is not None:
@@ -294,8 +307,11 @@ class DynamicResources:
     @staticmethod
     def _unavailable(data: _ClaimsState, node_info: NodeInfo) -> list[int]:
         """The allocated claims whose allocation's node selector does not match this node."""
-        return [index for index, selector in enumerate(data.available_on)
-                if selector is not None and not node_selector_matches(selector, node_info.node)]
+        return [
+            index
+            for index, selector in enumerate(data.available_on)
+            if selector is not None and not node_selector_matches(selector, node_info.node)
+        ]
 
     def node_picture(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Optional[NodePicture]:
         """Per request on this node: the devices its class and selectors accept, which are free
@@ -308,8 +324,11 @@ class DynamicResources:
         verdicts = []
         # The allocator's pools of the node (Filter gathered them from its slices by node: the same
         # pools as over every slice).
-        pools = data.allocator.pools(node_info.node) if data.allocator is not None else \
-            gather_pools(self.dra.slices, node_info.node)
+        pools = (
+            data.allocator.pools(node_info.node)
+            if data.allocator is not None
+            else gather_pools(self.dra.slices, node_info.node)
+        )
         for position, index in enumerate(data.to_allocate()):
             claim = data.claims[index]
             allocated = chosen[position].results if position < len(chosen) else ()
@@ -317,8 +336,15 @@ class DynamicResources:
                 verdicts.append(self._request_verdict(data, claim, request, node_info.name, pools, allocated))
         return NodePicture(node_info.name, status.message if status is not None else None, tuple(verdicts))
 
-    def _request_verdict(self, data: _ClaimsState, claim: ResourceClaim, request: DeviceRequest, node: str,
-                         pools: list[Pool], allocated: tuple[DeviceResult, ...]) -> RequestVerdict:
+    def _request_verdict(
+        self,
+        data: _ClaimsState,
+        claim: ResourceClaim,
+        request: DeviceRequest,
+        node: str,
+        pools: list[Pool],
+        allocated: tuple[DeviceResult, ...],
+    ) -> RequestVerdict:
         """The node's devices the request's class and selectors accept (the first alternative of a
         firstAvailable request), free or held by which claim."""
         exact = request.exactly if request.exactly is not None else request.first_available[0]
@@ -330,8 +356,15 @@ class DynamicResources:
         chosen = tuple(r.device for r in allocated if r.request.split("/")[0] == request.name)
         return RequestVerdict(claim.key, request.name, exact.device_class_name, wanted, matching, chosen)
 
-    def _matching(self, data: _ClaimsState, node: str, pools: list[Pool], device_class: DeviceClass,
-                  claim: ResourceClaim, selectors: tuple[str, ...]) -> tuple[DeviceVerdict, ...]:
+    def _matching(
+        self,
+        data: _ClaimsState,
+        node: str,
+        pools: list[Pool],
+        device_class: DeviceClass,
+        claim: ResourceClaim,
+        selectors: tuple[str, ...],
+    ) -> tuple[DeviceVerdict, ...]:
         """The verdicts of the node's devices the class and selectors accept. Every attempt of a
         pod with claims pictures every node it rejects, and a node's verdicts change only when the
         claims holding its devices do: they are kept per node, class and selectors, with the
@@ -342,16 +375,18 @@ class DynamicResources:
         claims = self.dra.claims
         holding = tuple(None if holder is None else claims.get(holder) for holder in holders)  # free: None
         kept = self._node_verdicts.get(key)
-        if (kept is not None and kept[0] is accepted and kept[1] == holders
-                and all(map(operator.is_, kept[2], holding))):
+        if kept is not None and kept[0] is accepted and kept[1] == holders and all(map(operator.is_, kept[2], holding)):
             return kept[3]
-        verdicts = tuple(self._device_verdict(device_id, name, holder or "", claim_held)
-                         for device_id, name, holder, claim_held in zip(accepted.ids, accepted.names, holders, holding))
+        verdicts = tuple(
+            self._device_verdict(device_id, name, holder or "", claim_held)
+            for device_id, name, holder, claim_held in zip(accepted.ids, accepted.names, holders, holding)
+        )
         self._node_verdicts[key] = (accepted, holders, holding, verdicts)
         return verdicts
 
-    def _device_verdict(self, device_id: DeviceId, name: str, holder: str,
-                        holding: Optional[ResourceClaim]) -> DeviceVerdict:
+    def _device_verdict(
+        self, device_id: DeviceId, name: str, holder: str, holding: Optional[ResourceClaim]
+    ) -> DeviceVerdict:
         """A device's verdict: free, or its holder and the pods that claim is reserved for (kept
         per device while the holder is the same claim object)."""
         kept = self._device_verdicts.get(device_id)
@@ -362,8 +397,9 @@ class DynamicResources:
         self._device_verdicts[device_id] = (holder, holding, verdict)
         return verdict
 
-    def _node_accepted(self, key: tuple[str, str, tuple[str, ...]], pools: list[Pool], device_class: DeviceClass,
-                       claim: ResourceClaim) -> "_Accepted":
+    def _node_accepted(
+        self, key: tuple[str, str, tuple[str, ...]], pools: list[Pool], device_class: DeviceClass, claim: ResourceClaim
+    ) -> "_Accepted":
         """The devices of the node's pools the class and selectors (``key``: node, class,
         selectors) accept, in pool and slice order; kept while the pools are the same list (the
         allocator keeps a node's pools while the node and the slices are unchanged)."""
@@ -371,14 +407,20 @@ class DynamicResources:
         kept = self._accepted_on_node.get(key)
         if kept is not None and kept.pools is pools and kept.device_class is device_class:
             return kept
-        found = [accepted for pool in pools for slice_ in pool.slices
-                 for accepted in self._accepted(slice_, device_class, claim, selectors)]
-        kept = self._accepted_on_node[key] = _Accepted(pools, device_class, tuple(device_id for device_id, _ in found),
-                                                       tuple(name for _, name in found))
+        found = [
+            accepted
+            for pool in pools
+            for slice_ in pool.slices
+            for accepted in self._accepted(slice_, device_class, claim, selectors)
+        ]
+        kept = self._accepted_on_node[key] = _Accepted(
+            pools, device_class, tuple(device_id for device_id, _ in found), tuple(name for _, name in found)
+        )
         return kept
 
-    def _accepted(self, slice_: ResourceSlice, device_class: DeviceClass, claim: ResourceClaim,
-                  selectors: tuple[str, ...]) -> tuple[tuple[DeviceId, str], ...]:
+    def _accepted(
+        self, slice_: ResourceSlice, device_class: DeviceClass, claim: ResourceClaim, selectors: tuple[str, ...]
+    ) -> tuple[tuple[DeviceId, str], ...]:
         """The slice's devices the class's and the request's selectors accept, with their
         ``driver/pool/device`` names, kept per (slice, class, selectors): slices and classes are
         replaced, never changed, and a selector's verdict on a device never changes (the claim only
@@ -405,8 +447,9 @@ class DynamicResources:
 
     # ------------------------------------------------------------------ PostFilter
 
-    def post_filter(self, state: CycleState, pod: Pod,
-                    statuses: NodeToStatus) -> tuple[Optional[PostFilterResult], MaybeStatus]:
+    def post_filter(
+        self, state: CycleState, pod: Pod, statuses: NodeToStatus
+    ) -> tuple[Optional[PostFilterResult], MaybeStatus]:
         try:
             data = state.read(_STATE)
         except StateNotFound:
@@ -475,8 +518,10 @@ class DynamicResources:
         if not allocations:
             return Status.error("claim allocation not found for node")
         if len(allocations) != len(to_allocate):
-            return Status.error(f"internal error, have {len(allocations)} allocations, {len(to_allocate)} claims "
-                                f"to allocate, want {len(to_allocate)} claims")
+            return Status.error(
+                f"internal error, have {len(allocations)} allocations, {len(to_allocate)} claims "
+                f"to allocate, want {len(to_allocate)} claims"
+            )
         for allocation, index in zip(allocations, to_allocate):
             data.allocations[index] = allocation
             claim = data.claims[index]
@@ -516,8 +561,9 @@ class DynamicResources:
         try:
             current = self.dra.claims.get(claim.key)
             if current is None:
-                return Status.error(f'add reservation to claim {claim.key}: resourceclaims.resource.k8s.io '
-                                    f'"{claim.name}" not found')
+                return Status.error(
+                    f'add reservation to claim {claim.key}: resourceclaims.resource.k8s.io "{claim.name}" not found'
+                )
             if current.terminating:
                 return Status.error(f"claim {claim.key} got deleted in the meantime")
             if allocation is not None:
@@ -525,7 +571,8 @@ class DynamicResources:
                     return Status.error(f"claim {claim.key} got allocated elsewhere in the meantime")
                 if FINALIZER not in current.finalizers:
                     current = self._writes().write_resource_claim(
-                        replace(current, finalizers=(*current.finalizers, FINALIZER)))
+                        replace(current, finalizers=(*current.finalizers, FINALIZER))
+                    )
                 current = replace(current, allocation=allocation)
             current = replace(current, reserved_for=(*current.reserved_for, ConsumerRef("pods", pod.name, pod.uid)))
             return self._writes().write_resource_claim(current)
@@ -541,12 +588,19 @@ class DynamicResources:
         return {data.claims[index].key: allocation.to_json() for index, allocation in sorted(data.allocations.items())}
 
 
-def _accepts(device_class: DeviceClass, claim: ResourceClaim, selectors: tuple[str, ...], device_id: DeviceId, device: Device,
-             cache: SelectorCache) -> bool:
+def _accepts(
+    device_class: DeviceClass,
+    claim: ResourceClaim,
+    selectors: tuple[str, ...],
+    device_id: DeviceId,
+    device: Device,
+    cache: SelectorCache,
+) -> bool:
     """Whether the class's and the request's selectors accept the device (a selector error counts as no)."""
     try:
-        return (selectors_match(f"class {device_class.name}", device_class.selectors, device_id, device, cache)
-                and selectors_match(f"claim {claim.key}", selectors, device_id, device, cache))
+        return selectors_match(
+            f"class {device_class.name}", device_class.selectors, device_id, device, cache
+        ) and selectors_match(f"claim {claim.key}", selectors, device_id, device, cache)
     except AllocationError:
         return False
 

@@ -36,10 +36,13 @@ class InterPodAffinityArgs:
         if not _is_int(weight):
             problems.append(ArgsProblem(HARD_WEIGHT_FIELD, f"Invalid value: {weight!r}: must be an integer"))
         elif not MIN_HARD_POD_AFFINITY_WEIGHT <= weight <= MAX_HARD_POD_AFFINITY_WEIGHT:
-            problems.append(ArgsProblem(
-                HARD_WEIGHT_FIELD,
-                f"Invalid value: {weight}: not in valid range "
-                f"[{MIN_HARD_POD_AFFINITY_WEIGHT}-{MAX_HARD_POD_AFFINITY_WEIGHT}]"))
+            problems.append(
+                ArgsProblem(
+                    HARD_WEIGHT_FIELD,
+                    f"Invalid value: {weight}: not in valid range "
+                    f"[{MIN_HARD_POD_AFFINITY_WEIGHT}-{MAX_HARD_POD_AFFINITY_WEIGHT}]",
+                )
+            )
         ignore = raw.get(IGNORE_PREFERRED_FIELD)
         if ignore is None:
             ignore = False

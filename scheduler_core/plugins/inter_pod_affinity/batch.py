@@ -139,8 +139,9 @@ class TermCounter:
                     sums.add_at_codes(term.topology_key, codes, counts * (sign * weighted.weight))
         kinds = _SCORED if hard_weight > 0 else _SCORED_SOFT
         for (kind, term, weight), nodes in fast.existing.matching(info.pod, state.namespace_labels, kinds):
-            amount = hard_weight if kind == REQUIRED_AFFINITY else -weight if kind == PREFERRED_ANTI_AFFINITY \
-                else weight
+            amount = (
+                hard_weight if kind == REQUIRED_AFFINITY else -weight if kind == PREFERRED_ANTI_AFFINITY else weight
+            )
             sums.add_at_positions(term.topology_key, nodes, amount)
         lookups = state.lookups = {}
         for key, column, codes, totals in sums.entries(touched=True):
@@ -236,8 +237,11 @@ def filter_batch(state: PreFilterState, table: NodeTable[NodeInfo], positions: n
             codes = table.labels(term.topology_key).codes[positions]
             choice[_positive_at(state.anti, table, term.topology_key, codes)] = _ANTI
     choice[~_affinity_satisfied(state, table, positions)] = _AFFINITY
-    palette = [Status.unresolvable(REASON_AFFINITY), Status.unschedulable(REASON_ANTI_AFFINITY),
-               Status.unschedulable(REASON_EXISTING_ANTI_AFFINITY)]
+    palette = [
+        Status.unresolvable(REASON_AFFINITY),
+        Status.unschedulable(REASON_ANTI_AFFINITY),
+        Status.unschedulable(REASON_EXISTING_ANTI_AFFINITY),
+    ]
     return FilterVerdicts(palette, choice)
 
 

@@ -91,8 +91,9 @@ class ExistingTerms:
                     del self._filed[pair]
         self._node_signatures[position] = []
 
-    def matching(self, pod: Pod, namespace_labels: Mapping[str, str],
-                 kinds: frozenset[int]) -> Iterator[tuple[Signature, dict[int, int]]]:
+    def matching(
+        self, pod: Pod, namespace_labels: Mapping[str, str], kinds: frozenset[int]
+    ) -> Iterator[tuple[Signature, dict[int, int]]]:
         """Signatures of these kinds whose term matches ``pod`` (``AffinityTerm.matches``), with
         the positions carrying them (read-only)."""
         filed = self._filed

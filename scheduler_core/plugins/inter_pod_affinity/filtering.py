@@ -33,6 +33,7 @@ class FastTermCounts(Protocol):
 
     def count_existing_anti_affinity(self, state: "PreFilterState") -> None: ...
 
+
 REASON_AFFINITY = "node(s) didn't match pod affinity rules"
 REASON_ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"
 REASON_EXISTING_ANTI_AFFINITY = "node(s) didn't satisfy existing pods anti-affinity rules"
@@ -80,9 +81,11 @@ class PreFilterState:
                 _bump(self.anti, node, term.topology_key, sign)
 
     def to_json(self) -> dict[str, dict[str, int]]:
-        return {"existingAntiAffinityCounts": pair_counts_json(self.existing_anti),
-                "affinityCounts": pair_counts_json(self.affinity),
-                "antiAffinityCounts": pair_counts_json(self.anti)}
+        return {
+            "existingAntiAffinityCounts": pair_counts_json(self.existing_anti),
+            "affinityCounts": pair_counts_json(self.affinity),
+            "antiAffinityCounts": pair_counts_json(self.anti),
+        }
 
 
 PRE_FILTER_STATE = StateKey[PreFilterState]("PreFilter" + INTER_POD_AFFINITY)
@@ -115,8 +118,9 @@ def matches_all(terms: list[AffinityTerm], pod: Pod, namespace_labels: Mapping[s
 # ---------------------------------------------------------------------------- PreFilter
 
 
-def compute_pre_filter_state(pod: Pod, snapshot: Snapshot, index: PodLabelIndex,
-                             counter: Optional[FastTermCounts] = None) -> tuple[PreFilterState, bool]:
+def compute_pre_filter_state(
+    pod: Pod, snapshot: Snapshot, index: PodLabelIndex, counter: Optional[FastTermCounts] = None
+) -> tuple[PreFilterState, bool]:
     """The state, and whether Filter has anything to check (False means Skip).
 
     With a ``counter`` (the fast path) the counting is done over the NodeTable and grouped terms
@@ -242,18 +246,30 @@ def filter_facts(state: PreFilterState, node_info: NodeInfo) -> tuple[AffinityFa
     """What filter_node compared for the check that rejected the node (explanations only)."""
     labels = node_info.node.labels
     if not _satisfies_pod_affinity(state, labels):
-        return tuple(_term_fact(REASON_AFFINITY, f"affinity term {n}", term.topology_key, labels, state.affinity)
-                     for n, term in enumerate(state.pod_info.required_affinity_terms, 1)
-                     if state.affinity.get((term.topology_key, labels.get(term.topology_key, "")), 0) <= 0
-                     or term.topology_key not in labels)
+        return tuple(
+            _term_fact(REASON_AFFINITY, f"affinity term {n}", term.topology_key, labels, state.affinity)
+            for n, term in enumerate(state.pod_info.required_affinity_terms, 1)
+            if state.affinity.get((term.topology_key, labels.get(term.topology_key, "")), 0) <= 0
+            or term.topology_key not in labels
+        )
     if not _satisfies_pod_anti_affinity(state, labels):
-        return tuple(_term_fact(REASON_ANTI_AFFINITY, f"anti-affinity term {n}", term.topology_key, labels, state.anti)
-                     for n, term in enumerate(state.pod_info.required_anti_affinity_terms, 1)
-                     if state.anti.get((term.topology_key, labels.get(term.topology_key, "")), 0) > 0)
+        return tuple(
+            _term_fact(REASON_ANTI_AFFINITY, f"anti-affinity term {n}", term.topology_key, labels, state.anti)
+            for n, term in enumerate(state.pod_info.required_anti_affinity_terms, 1)
+            if state.anti.get((term.topology_key, labels.get(term.topology_key, "")), 0) > 0
+        )
     if not _satisfies_existing_anti_affinity(state, labels):
-        return tuple(AffinityFact(REASON_EXISTING_ANTI_AFFINITY, "existing pods' anti-affinity", key, value,
-                                  state.existing_anti[(key, value)])
-                     for key, value in labels.items() if state.existing_anti.get((key, value), 0) > 0)
+        return tuple(
+            AffinityFact(
+                REASON_EXISTING_ANTI_AFFINITY,
+                "existing pods' anti-affinity",
+                key,
+                value,
+                state.existing_anti[(key, value)],
+            )
+            for key, value in labels.items()
+            if state.existing_anti.get((key, value), 0) > 0
+        )
     return ()
 
 

@@ -22,14 +22,16 @@ def namespace_check(terms: list[AffinityTerm], snapshot: Snapshot) -> Callable[[
         if verdict is None:
             labels = snapshot.labels_of_namespace(namespace)
             verdict = memo[namespace] = all(
-                namespace in term.namespaces or term.namespace_selector.matches(labels) for term in terms)
+                namespace in term.namespaces or term.namespace_selector.matches(labels) for term in terms
+            )
         return verdict
 
     return allowed
 
 
-def candidates(terms: list[AffinityTerm], index: PodLabelIndex, snapshot: Snapshot,
-               allowed: Callable[[str], bool]) -> Candidates:
+def candidates(
+    terms: list[AffinityTerm], index: PodLabelIndex, snapshot: Snapshot, allowed: Callable[[str], bool]
+) -> Candidates:
     """Running pods that may match all ``terms`` (a superset, see ``Candidates``' flags).
 
     The caller refreshes the index once per cycle before asking."""
@@ -50,9 +52,12 @@ def count_by_topology_value(term: AffinityTerm, index: PodLabelIndex, snapshot: 
         if found.labels_checked and found.namespaces_checked:
             matched = len(pods)
         else:
-            matched = sum(1 for pod_info in pods
-                          if (found.namespaces_checked or allowed(pod_info.pod.namespace))
-                          and selector.matches(pod_info.pod.labels))
+            matched = sum(
+                1
+                for pod_info in pods
+                if (found.namespaces_checked or allowed(pod_info.pod.namespace))
+                and selector.matches(pod_info.pod.labels)
+            )
         if matched:
             counts[value] = counts.get(value, 0) + matched
     return counts

@@ -44,7 +44,6 @@ class InterPodAffinity:
             return []
         return [(signers.LABELS, signers.labels(pod))]
 
-
     def __init__(self, args: InterPodAffinityArgs, handle: Handle) -> None:
         self.args = args
         self._handle = handle
@@ -55,8 +54,10 @@ class InterPodAffinity:
         """EventsToRegister (QueueingHints on): pod changes; nodes added or relabelled."""
         pod_actions = ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.DELETE
         node_actions = ActionType.ADD | ActionType.UPDATE_NODE_LABEL
-        return [ClusterEventWithHint(ClusterEvent(EventResource.POD, pod_actions), _pod_change_hint),
-                ClusterEventWithHint(ClusterEvent(EventResource.NODE, node_actions), _node_change_hint)]
+        return [
+            ClusterEventWithHint(ClusterEvent(EventResource.POD, pod_actions), _pod_change_hint),
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE, node_actions), _node_change_hint),
+        ]
 
     @property
     def _snapshot(self) -> Snapshot:
@@ -75,8 +76,9 @@ class InterPodAffinity:
 
     # ------------------------------------------------------------------ PreFilter / Filter
 
-    def pre_filter(self, state: CycleState, pod: Pod,
-                   nodes: list[NodeInfo]) -> tuple[Optional[PreFilterResult], MaybeStatus]:
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+    ) -> tuple[Optional[PreFilterResult], MaybeStatus]:
         computed, needed = filtering.compute_pre_filter_state(pod, self._snapshot, self._index, self._counter())
         if not needed:
             return None, SKIP
@@ -142,7 +144,9 @@ class InterPodAffinity:
 
     # ------------------------------------------------------------------ the vectorised fast path
 
-    def filter_batch(self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo], positions: np.ndarray) -> FilterVerdicts:
+    def filter_batch(
+        self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo], positions: np.ndarray
+    ) -> FilterVerdicts:
         computed = filtering.read_pre_filter_state(state)
         if computed is None:
             return filter_per_node(self, state, pod, table, positions)  # reports the missing state

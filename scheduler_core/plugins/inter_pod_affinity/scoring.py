@@ -29,6 +29,7 @@ class FastWeigher(Protocol):
 
     def weigh(self, state: "PreScoreState", has_preferred: bool, hard_weight: int) -> None: ...
 
+
 # topology key -> value -> summed weight
 TopologyScore = dict[str, dict[str, int]]
 
@@ -54,15 +55,21 @@ class PreScoreState:
     def to_json(self) -> dict[str, TopologyScore]:
         if self.values_sorted:
             return {"topologyScore": {key: dict(values) for key, values in sorted(self.topology_score.items())}}
-        return {"topologyScore": {key: dict(sorted(values.items()))
-                                  for key, values in sorted(self.topology_score.items())}}
+        return {
+            "topologyScore": {key: dict(sorted(values.items())) for key, values in sorted(self.topology_score.items())}
+        }
 
 
 PRE_SCORE_STATE = StateKey[PreScoreState]("PreScore" + INTER_POD_AFFINITY)
 
 
-def compute_pre_score_state(pod: Pod, snapshot: Snapshot, index: PodLabelIndex, args: InterPodAffinityArgs,
-                            counter: Optional[FastWeigher] = None) -> Optional[PreScoreState]:
+def compute_pre_score_state(
+    pod: Pod,
+    snapshot: Snapshot,
+    index: PodLabelIndex,
+    args: InterPodAffinityArgs,
+    counter: Optional[FastWeigher] = None,
+) -> Optional[PreScoreState]:
     """The state, or None when PreScore skips (nothing to weigh, or nothing matched).
 
     With a ``counter`` (the fast path) the sums come from per-node counts and grouped terms
@@ -87,8 +94,9 @@ def compute_pre_score_state(pod: Pod, snapshot: Snapshot, index: PodLabelIndex, 
     return state if state.topology_score else None
 
 
-def _weigh_incoming_terms(state: PreScoreState, snapshot: Snapshot, index: PodLabelIndex,
-                          terms: list[WeightedAffinityTerm], sign: int) -> None:
+def _weigh_incoming_terms(
+    state: PreScoreState, snapshot: Snapshot, index: PodLabelIndex, terms: list[WeightedAffinityTerm], sign: int
+) -> None:
     """The incoming pod's preferred terms against every running pod (candidates from the index)."""
     for weighted in terms:
         key = weighted.term.topology_key

@@ -103,8 +103,10 @@ def balanced_resource_score_batch(requested: list[np.ndarray], allocatable: list
             huge |= np.abs(values) >= EXACT_FLOAT_LIMIT
     offered = [alloc != 0 for alloc in allocatable]
     everywhere = [bool(o.all()) for o in offered]
-    fractions = [np.minimum(req / (alloc if full else np.where(o, alloc, 1)), 1.0)
-                 for req, alloc, o, full in zip(requested, allocatable, offered, everywhere)]
+    fractions = [
+        np.minimum(req / (alloc if full else np.where(o, alloc, 1)), 1.0)
+        for req, alloc, o, full in zip(requested, allocatable, offered, everywhere)
+    ]
     if all(full or not o.any() for o, full in zip(offered, everywhere)):  # one group: the common case
         present = [f for f, full in zip(fractions, everywhere) if full]
         scores = ((1 - _std_batch(present, count)) * MAX_NODE_SCORE).astype(np.int64)
@@ -139,13 +141,17 @@ class BalancedAllocation:
     def sign_pod(self, pod: Pod) -> signers.SignResult:
         return [(signers.RESOURCES, resources_signature(pod))]
 
-
     def __init__(self, args: NodeResourcesBalancedAllocationArgs) -> None:
         # Both feature flags on (PodLevelResources and InPlacePodVerticalScaling are on by default),
         # as New passes them; Fit's scorer has neither (resource_allocation's docstring).
-        self._scorer = ResourceAllocationScorer(args.resources, balanced_resource_score, use_requested=True,
-                                                batch_scorer=balanced_resource_score_batch,
-                                                enable_pod_level_resources=True, enable_in_place_resize=True)
+        self._scorer = ResourceAllocationScorer(
+            args.resources,
+            balanced_resource_score,
+            use_requested=True,
+            batch_scorer=balanced_resource_score_batch,
+            enable_pod_level_resources=True,
+            enable_in_place_resize=True,
+        )
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> MaybeStatus:
         requests = self._scorer.pod_request_list(pod)

@@ -89,14 +89,22 @@ class NodeResourcesFitArgs:
         ignored = [str(r) for r in raw.get("ignoredResources") or ()]
         groups = [str(g) for g in raw.get("ignoredResourceGroups") or ()]
         for index, name in enumerate(ignored):
-            problems.extend(ArgsProblem(f"ignoredResources[{index}]", f'Invalid value: "{name}": {msg}')
-                            for msg in qualified_name_problems(name))
+            problems.extend(
+                ArgsProblem(f"ignoredResources[{index}]", f'Invalid value: "{name}": {msg}')
+                for msg in qualified_name_problems(name)
+            )
         for index, group in enumerate(groups):
             if "/" in group:
-                problems.append(ArgsProblem(f"ignoredResourceGroups[{index}]",
-                                            f'Invalid value: "{group}": resource group name can\'t contain \'/\''))
-            problems.extend(ArgsProblem(f"ignoredResourceGroups[{index}]", f'Invalid value: "{group}": {msg}')
-                            for msg in qualified_name_problems(group))
+                problems.append(
+                    ArgsProblem(
+                        f"ignoredResourceGroups[{index}]",
+                        f"Invalid value: \"{group}\": resource group name can't contain '/'",
+                    )
+                )
+            problems.extend(
+                ArgsProblem(f"ignoredResourceGroups[{index}]", f'Invalid value: "{group}": {msg}')
+                for msg in qualified_name_problems(group)
+            )
         strategy = _parse_strategy(raw.get("scoringStrategy"), problems)
         if problems:
             raise ArgsError(problems)
@@ -109,13 +117,18 @@ def _parse_strategy(raw: Optional[Mapping[str, Any]], problems: list[ArgsProblem
     kind = str(raw.get("type") or "")
     if kind not in STRATEGY_TYPES:
         supported = ", ".join(f'"{t}"' for t in STRATEGY_TYPES)
-        problems.append(ArgsProblem("scoringStrategy.type", f'Unsupported value: "{kind}": supported values: {supported}'))
+        problems.append(
+            ArgsProblem("scoringStrategy.type", f'Unsupported value: "{kind}": supported values: {supported}')
+        )
     resources = parse_resource_specs(raw.get("resources"), "scoringStrategy.resources", problems)
     for index, spec in enumerate(resources):
         if spec.weight <= 0 or spec.weight > 100:
-            problems.append(ArgsProblem(f"scoringStrategy.resources[{index}].weight",
-                                        f"Invalid value: {spec.weight}: resource weight of {spec.name} "
-                                        "not in valid range (0, 100]"))
+            problems.append(
+                ArgsProblem(
+                    f"scoringStrategy.resources[{index}].weight",
+                    f"Invalid value: {spec.weight}: resource weight of {spec.name} not in valid range (0, 100]",
+                )
+            )
     shape = None
     ratio = raw.get("requestedToCapacityRatio")
     if ratio is not None:
@@ -134,17 +147,24 @@ def _parse_shape(raw: Sequence[Any], problems: list[ArgsProblem]) -> tuple[Funct
         return points
     for index in range(1, len(points)):
         if points[index - 1].utilization >= points[index].utilization:
-            problems.append(ArgsProblem(f"{path}[{index}].utilization",
-                                        f"Invalid value: {points[index].utilization}: "
-                                        "values must be sorted in increasing order"))
+            problems.append(
+                ArgsProblem(
+                    f"{path}[{index}].utilization",
+                    f"Invalid value: {points[index].utilization}: values must be sorted in increasing order",
+                )
+            )
             break
     for index, point in enumerate(points):
         if not 0 <= point.utilization <= MAX_UTILIZATION:
-            problems.append(ArgsProblem(f"{path}[{index}].utilization",
-                                        f"Invalid value: {point.utilization}: not in valid range [0, 100]"))
+            problems.append(
+                ArgsProblem(
+                    f"{path}[{index}].utilization", f"Invalid value: {point.utilization}: not in valid range [0, 100]"
+                )
+            )
         if not 0 <= point.score <= MAX_CUSTOM_PRIORITY_SCORE:
-            problems.append(ArgsProblem(f"{path}[{index}].score",
-                                        f"Invalid value: {point.score}: not in valid range [0, 10]"))
+            problems.append(
+                ArgsProblem(f"{path}[{index}].score", f"Invalid value: {point.score}: not in valid range [0, 10]")
+            )
     return points
 
 
@@ -200,8 +220,11 @@ _FIXED_RESOURCES = (CPU, MEMORY, EPHEMERAL_STORAGE)
 
 def compute_pod_request(pod: Pod) -> ResourceList:
     """computePodResourceRequest: the pod's requests the scheduler keeps (framework.Resource)."""
-    return {name: amount for name, amount in pod_requests(pod).items()
-            if name in _FIXED_RESOURCES or is_scalar_resource_name(name)}
+    return {
+        name: amount
+        for name, amount in pod_requests(pod).items()
+        if name in _FIXED_RESOURCES or is_scalar_resource_name(name)
+    }
 
 
 def resources_signature(pod: Pod) -> tuple[Any, ...]:
@@ -219,24 +242,37 @@ def _is_ignored(name: str, ignored: frozenset[str], ignored_groups: frozenset[st
     return name in ignored or (bool(ignored_groups) and name.split("/")[0] in ignored_groups)
 
 
-def checked_requests(request: ResourceList, ignored: frozenset[str] = frozenset(),
-                     ignored_groups: frozenset[str] = frozenset()) -> list[tuple[str, int]]:
+def checked_requests(
+    request: ResourceList, ignored: frozenset[str] = frozenset(), ignored_groups: frozenset[str] = frozenset()
+) -> list[tuple[str, int]]:
     """The (resource, amount) pairs fitsRequest checks, in its order: cpu, memory,
     ephemeral-storage, then scalars by name; zero requests and ignored resources left out."""
     scalars = sorted(name for name in request if name not in _FIXED_RESOURCES)
-    return [(name, request.get(name, 0)) for name in (*_FIXED_RESOURCES, *scalars)
-            if request.get(name, 0) > 0 and not _is_ignored(name, ignored, ignored_groups)]
+    return [
+        (name, request.get(name, 0))
+        for name in (*_FIXED_RESOURCES, *scalars)
+        if request.get(name, 0) > 0 and not _is_ignored(name, ignored, ignored_groups)
+    ]
 
 
-def fits_request(request: ResourceList, node_info: NodeInfo, ignored: frozenset[str] = frozenset(),
-                 ignored_groups: frozenset[str] = frozenset()) -> list[InsufficientResource]:
+def fits_request(
+    request: ResourceList,
+    node_info: NodeInfo,
+    ignored: frozenset[str] = frozenset(),
+    ignored_groups: frozenset[str] = frozenset(),
+) -> list[InsufficientResource]:
     """fitsRequest: every shortfall, pods first, then cpu, memory, ephemeral-storage, scalars."""
-    return shortfalls_of(checked_requests(request, ignored, ignored_groups), node_info.allocatable,
-                         node_info.requested, len(node_info.pods))
+    return shortfalls_of(
+        checked_requests(request, ignored, ignored_groups),
+        node_info.allocatable,
+        node_info.requested,
+        len(node_info.pods),
+    )
 
 
-def shortfalls_of(checked: list[tuple[str, int]], allocatable: ResourceList, requested: ResourceList,
-                  pod_count: int) -> list[InsufficientResource]:
+def shortfalls_of(
+    checked: list[tuple[str, int]], allocatable: ResourceList, requested: ResourceList, pod_count: int
+) -> list[InsufficientResource]:
     """fitsRequest on a node's numbers: ``checked`` as checked_requests gives it, ``requested``
     what the node's ``pod_count`` pods request."""
     shortfalls: list[InsufficientResource] = []
@@ -247,8 +283,16 @@ def shortfalls_of(checked: list[tuple[str, int]], allocatable: ResourceList, req
         capacity = allocatable.get(name, 0)
         used = requested.get(name, 0)
         if wanted > capacity - used:
-            shortfalls.append(InsufficientResource(name, REASON_INSUFFICIENT.format(resource=name), wanted, used,
-                                                   capacity, unresolvable=wanted > capacity))
+            shortfalls.append(
+                InsufficientResource(
+                    name,
+                    REASON_INSUFFICIENT.format(resource=name),
+                    wanted,
+                    used,
+                    capacity,
+                    unresolvable=wanted > capacity,
+                )
+            )
     return shortfalls
 
 
@@ -262,9 +306,13 @@ def shortfall_status(shortfalls: list[InsufficientResource]) -> MaybeStatus:
     return Status.unschedulable(*reasons)
 
 
-def shortfall_verdicts(request: ResourceList, table: NodeTable[NodeInfo], positions: np.ndarray,
-                       ignored: frozenset[str] = frozenset(),
-                       ignored_groups: frozenset[str] = frozenset()) -> Optional[FilterVerdicts]:
+def shortfall_verdicts(
+    request: ResourceList,
+    table: NodeTable[NodeInfo],
+    positions: np.ndarray,
+    ignored: frozenset[str] = frozenset(),
+    ignored_groups: frozenset[str] = frozenset(),
+) -> Optional[FilterVerdicts]:
     """fits_request over many nodes, as Fit.filter's statuses (None when every node fits).
 
     Each failing node's shortfalls become a bit set (pods, then checked_requests' order) plus an
@@ -273,15 +321,21 @@ def shortfall_verdicts(request: ResourceList, table: NodeTable[NodeInfo], positi
     return checked_shortfall_verdicts(checked_requests(request, ignored, ignored_groups), table, positions)
 
 
-def checked_shortfall_verdicts(checked: list[tuple[str, int]], table: NodeTable[NodeInfo], positions: np.ndarray,
-                               added_requested: Optional[dict[str, np.ndarray]] = None,
-                               added_pods: Optional[np.ndarray] = None) -> Optional[FilterVerdicts]:
+def checked_shortfall_verdicts(
+    checked: list[tuple[str, int]],
+    table: NodeTable[NodeInfo],
+    positions: np.ndarray,
+    added_requested: Optional[dict[str, np.ndarray]] = None,
+    added_pods: Optional[np.ndarray] = None,
+) -> Optional[FilterVerdicts]:
     """shortfall_verdicts for checked requests, optionally with more pods counted on each node
     (``added_requested`` per checked resource and ``added_pods``, one value per position)."""
     reasons = [REASON_TOO_MANY_PODS]
     pod_count = table.pod_count[positions] if added_pods is None else table.pod_count[positions] + added_pods
     lacking = [pod_count + 1 > table.allocatable_of(PODS)[positions]]
-    beyond: list[Optional[np.ndarray]] = [None]  # per check: the node is too small even when empty (UnschedulableAndUnresolvable)
+    beyond: list[Optional[np.ndarray]] = [
+        None
+    ]  # per check: the node is too small even when empty (UnschedulableAndUnresolvable)
     for name, wanted in checked:
         capacity = table.allocatable_of(name)[positions]
         requested = table.requested_of(name)[positions]
@@ -326,14 +380,14 @@ class Fit:
     def sign_pod(self, pod: Pod) -> signers.SignResult:
         return [(signers.RESOURCES, resources_signature(pod))]
 
-
     def __init__(self, args: NodeResourcesFitArgs) -> None:
         self._ignored = args.ignored_resources
         self._ignored_groups = args.ignored_resource_groups
         self._scorer = build_scorer(args.scoring_strategy)
 
-    def pre_filter(self, state: CycleState, pod: Pod,
-                   nodes: list[NodeInfo]) -> tuple[Optional[PreFilterResult], MaybeStatus]:
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+    ) -> tuple[Optional[PreFilterResult], MaybeStatus]:
         state.write(_PRE_FILTER, _PreFilterState(compute_pod_request(pod)))
         return None, None
 
@@ -343,8 +397,10 @@ class Fit:
         QueueingHints the release registers Add | UpdateNodeAllocatable only)."""
         pod_actions = ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN
         node_actions = ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE
-        return [ClusterEventWithHint(ClusterEvent(EventResource.POD, pod_actions), pod_event_hint),
-                ClusterEventWithHint(ClusterEvent(EventResource.NODE, node_actions), node_change_hint)]
+        return [
+            ClusterEventWithHint(ClusterEvent(EventResource.POD, pod_actions), pod_event_hint),
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE, node_actions), node_change_hint),
+        ]
 
     def pre_filter_extensions(self) -> None:
         return None
@@ -369,11 +425,14 @@ class Fit:
         if pre_filter is None:
             return ()
         pods = len(node_info.pods)
-        return tuple(ResourceFact(s.reason, s.resource, s.requested, s.used, s.capacity, pods)
-                     for s in fits_request(pre_filter.requests, node_info, self._ignored, self._ignored_groups))
+        return tuple(
+            ResourceFact(s.reason, s.resource, s.requested, s.used, s.capacity, pods)
+            for s in fits_request(pre_filter.requests, node_info, self._ignored, self._ignored_groups)
+        )
 
-    def filter_batch(self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo],
-                     positions: np.ndarray) -> Optional[FilterVerdicts]:
+    def filter_batch(
+        self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo], positions: np.ndarray
+    ) -> Optional[FilterVerdicts]:
         pre_filter = state.read_optional(_PRE_FILTER)
         if pre_filter is None:
             error = Status.error(f"error reading {_PRE_FILTER.name!r} from cycleState: not found")
@@ -421,8 +480,11 @@ def _requested_allocatable_increased(pod: Pod, old: Node, new: Node) -> bool:
     if new.allocatable.get(PODS, 0) > old.allocatable.get(PODS, 0):
         return True
     request = compute_pod_request(pod)
-    return any(amount > 0 and new.allocatable.get(name, 0) > old.allocatable.get(name, 0)
-               for name, amount in request.items() if name != PODS)
+    return any(
+        amount > 0 and new.allocatable.get(name, 0) > old.allocatable.get(name, 0)
+        for name, amount in request.items()
+        if name != PODS
+    )
 
 
 def _scale_down_helps(pod: Pod, old: Pod, new: Pod) -> bool:
@@ -432,8 +494,7 @@ def _scale_down_helps(pod: Pod, old: Pod, new: Pod) -> bool:
     if not new.node_name:
         return False
     before, after = compute_pod_request(old), compute_pod_request(new)
-    return any(amount and before.get(name, 0) > after.get(name, 0)
-               for name, amount in compute_pod_request(pod).items())
+    return any(amount and before.get(name, 0) > after.get(name, 0) for name, amount in compute_pod_request(pod).items())
 
 
 def new_fit(args: Optional[Mapping[str, Any]], handle: Handle) -> Fit:

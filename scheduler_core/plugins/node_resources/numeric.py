@@ -25,8 +25,7 @@ from scheduler_core.framework.runtime import Framework
 from scheduler_core.plugins.node_resources.fit import Fit, checked_shortfall_verdicts
 
 # Filter plugins whose verdict on a node never depends on the pods running there.
-NODE_ONLY_FILTERS = frozenset({names.NODE_UNSCHEDULABLE, names.NODE_NAME, names.TAINT_TOLERATION,
-                               names.NODE_AFFINITY})
+NODE_ONLY_FILTERS = frozenset({names.NODE_UNSCHEDULABLE, names.NODE_NAME, names.TAINT_TOLERATION, names.NODE_AFFINITY})
 
 Checked = list[tuple[str, int]]
 
@@ -42,14 +41,17 @@ def numeric_fit_applies(framework: Framework, state: CycleState) -> Optional[Che
         return None
     if any(plugin is not fit and plugin.name not in NODE_ONLY_FILTERS for plugin in active):
         return None
-    if any(plugin.name not in state.skip_filter_plugins and plugin.pre_filter_extensions() is not None
-           for plugin in framework.profile["preFilter"]):
+    if any(
+        plugin.name not in state.skip_filter_plugins and plugin.pre_filter_extensions() is not None
+        for plugin in framework.profile["preFilter"]
+    ):
         return None
     return fit.checked_requests(state)
 
 
-def fit_verdicts_with(checked: Checked, table: NodeTable[NodeInfo], positions: np.ndarray,
-                      added: list[list[PodInfo]]) -> Optional[FilterVerdicts]:
+def fit_verdicts_with(
+    checked: Checked, table: NodeTable[NodeInfo], positions: np.ndarray, added: list[list[PodInfo]]
+) -> Optional[FilterVerdicts]:
     """Fit.filter's answers on many nodes at once, each with its ``added`` pods counted in (None:
     every node fits)."""
     resources = [name for name, _ in checked]

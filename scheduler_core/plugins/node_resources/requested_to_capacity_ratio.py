@@ -48,8 +48,9 @@ def _scaled_shape(shape: Sequence[FunctionShapePoint]) -> list[FunctionShapePoin
     return [FunctionShapePoint(p.utilization, p.score * scale) for p in shape]
 
 
-def requested_to_capacity_ratio_scorer(resources: tuple[ResourceSpec, ...],
-                                       shape: Sequence[FunctionShapePoint]) -> Scorer:
+def requested_to_capacity_ratio_scorer(
+    resources: tuple[ResourceSpec, ...], shape: Sequence[FunctionShapePoint]
+) -> Scorer:
     line = build_broken_linear_function(_scaled_shape(shape))
 
     def resource_score(requested: int, capacity: int) -> int:
@@ -71,8 +72,9 @@ def requested_to_capacity_ratio_scorer(resources: tuple[ResourceSpec, ...],
     return score
 
 
-def requested_to_capacity_ratio_scorer_batch(resources: tuple[ResourceSpec, ...],
-                                             shape: Sequence[FunctionShapePoint]) -> BatchScorer:
+def requested_to_capacity_ratio_scorer_batch(
+    resources: tuple[ResourceSpec, ...], shape: Sequence[FunctionShapePoint]
+) -> BatchScorer:
     line = build_broken_linear_function_batch(_scaled_shape(shape))
 
     def score(requested: list[np.ndarray], allocatable: list[np.ndarray]) -> np.ndarray:
@@ -82,8 +84,11 @@ def requested_to_capacity_ratio_scorer_batch(resources: tuple[ResourceSpec, ...]
         for index, spec in enumerate(resources):
             capacity, wanted = allocatable[index], requested[index]
             over = (capacity == 0) | (wanted > capacity)
-            value = np.where(over, line(np.full(count, MAX_UTILIZATION, dtype=np.int64)),
-                             line(scaled_utilization_batch(wanted, capacity)))
+            value = np.where(
+                over,
+                line(np.full(count, MAX_UTILIZATION, dtype=np.int64)),
+                line(scaled_utilization_batch(wanted, capacity)),
+            )
             counted = (capacity != 0) & (value > 0)
             total += np.where(counted, value * spec.weight, 0)
             weights += np.where(counted, spec.weight, 0)

@@ -48,8 +48,9 @@ class ResourceSpec:
 DEFAULT_RESOURCES: tuple[ResourceSpec, ...] = (ResourceSpec(CPU, 1), ResourceSpec(MEMORY, 1))
 
 
-def parse_resource_specs(raw: Optional[Sequence[Mapping[str, Any]]], path: str,
-                         problems: list[ArgsProblem]) -> tuple[ResourceSpec, ...]:
+def parse_resource_specs(
+    raw: Optional[Sequence[Mapping[str, Any]]], path: str, problems: list[ArgsProblem]
+) -> tuple[ResourceSpec, ...]:
     """v1 defaulting of a ``resources`` list: empty -> cpu and memory; weight 0 -> 1."""
     if not raw:
         return DEFAULT_RESOURCES
@@ -64,9 +65,16 @@ def parse_resource_specs(raw: Optional[Sequence[Mapping[str, Any]]], path: str,
 
 
 class ResourceAllocationScorer:
-    def __init__(self, resources: tuple[ResourceSpec, ...], scorer: Scorer, use_requested: bool,
-                 batch_scorer: Optional[BatchScorer] = None, *, enable_pod_level_resources: bool = False,
-                 enable_in_place_resize: bool = False) -> None:
+    def __init__(
+        self,
+        resources: tuple[ResourceSpec, ...],
+        scorer: Scorer,
+        use_requested: bool,
+        batch_scorer: Optional[BatchScorer] = None,
+        *,
+        enable_pod_level_resources: bool = False,
+        enable_in_place_resize: bool = False,
+    ) -> None:
         self.resources = resources
         self.scorer = scorer
         self.use_requested = use_requested
@@ -76,8 +84,12 @@ class ResourceAllocationScorer:
 
     def pod_request_list(self, pod: Pod) -> tuple[int, ...]:
         """calculatePodResourceRequestList: the pod's request for each configured resource."""
-        requests = pod_requests(pod, None if self.use_requested else NON_ZERO_DEFAULTS,
-                                pod_level=self.enable_pod_level_resources, use_status=self.enable_in_place_resize)
+        requests = pod_requests(
+            pod,
+            None if self.use_requested else NON_ZERO_DEFAULTS,
+            pod_level=self.enable_pod_level_resources,
+            use_status=self.enable_in_place_resize,
+        )
         return tuple(requests.get(spec.name, 0) for spec in self.resources)
 
     def score(self, node_info: NodeInfo, pod_request: Sequence[int]) -> tuple[int, MaybeStatus]:
@@ -121,11 +133,13 @@ class ResourceAllocationScorer:
         assert self.batch_scorer is not None  # the batch path is taken only by scorers built with one
         return self.batch_scorer(requested, allocatable)
 
-    def _allocatable_and_requested_batch(self, table: NodeTable[NodeInfo], positions: np.ndarray, name: str,
-                                         pod_request: int) -> tuple[np.ndarray, np.ndarray]:
+    def _allocatable_and_requested_batch(
+        self, table: NodeTable[NodeInfo], positions: np.ndarray, name: str, pod_request: int
+    ) -> tuple[np.ndarray, np.ndarray]:
         """_allocatable_and_requested per position; a node without the resource has allocatable 0."""
         if (pod_request == 0 and is_scalar_resource_name(name)) or not (
-                name in (CPU, MEMORY, EPHEMERAL_STORAGE) or is_scalar_resource_name(name)):
+            name in (CPU, MEMORY, EPHEMERAL_STORAGE) or is_scalar_resource_name(name)
+        ):
             zeros = np.zeros(len(positions), dtype=np.int64)
             return zeros, zeros
         if name in (CPU, MEMORY) and not self.use_requested:
@@ -135,9 +149,9 @@ class ResourceAllocationScorer:
         return table.allocatable_of(name)[positions], used[positions] + pod_request
 
 
-def weighted_average(resources: tuple[ResourceSpec, ...],
-                     per_resource: Callable[[int, int], int]) -> Scorer:
+def weighted_average(resources: tuple[ResourceSpec, ...], per_resource: Callable[[int, int], int]) -> Scorer:
     """A node's score: per-resource scores averaged by weight; resources the node lacks are skipped."""
+
     def score(requested: Sequence[int], allocatable: Sequence[int]) -> int:
         total = weights = 0
         for index, spec in enumerate(resources):
@@ -150,9 +164,12 @@ def weighted_average(resources: tuple[ResourceSpec, ...],
     return score
 
 
-def weighted_average_batch(resources: tuple[ResourceSpec, ...], requested: list[np.ndarray],
-                           allocatable: list[np.ndarray],
-                           resource_score: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:
+def weighted_average_batch(
+    resources: tuple[ResourceSpec, ...],
+    requested: list[np.ndarray],
+    allocatable: list[np.ndarray],
+    resource_score: Callable[[np.ndarray, np.ndarray], np.ndarray],
+) -> np.ndarray:
     """Least/MostAllocated's weighted average over the resources a node offers (Go division).
 
     ``resource_score(requested, capacity)`` sees capacity 1 where the node lacks the resource;

@@ -17,13 +17,17 @@ ATTACHABLE_VOLUMES_PREFIX = "attachable-volumes-"
 _NAME_PART = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
-NAME_PART_MESSAGE = ("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and "
-                     "end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "
-                     "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")
-PREFIX_MESSAGE = ("prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
-                  "characters, '-' or '.', and must start and end with an alphanumeric character (e.g. "
-                  "'example.com', regex used for validation is "
-                  "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
+NAME_PART_MESSAGE = (
+    "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and "
+    "end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "
+    "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+)
+PREFIX_MESSAGE = (
+    "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
+    "characters, '-' or '.', and must start and end with an alphanumeric character (e.g. "
+    "'example.com', regex used for validation is "
+    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+)
 
 
 def qualified_name_problems(value: str) -> list[str]:
@@ -36,10 +40,12 @@ def qualified_name_problems(value: str) -> list[str]:
         if not prefix:
             return ["prefix part must be non-empty"]
     else:
-        return ["a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start "
-                "and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "
-                "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS "
-                "subdomain prefix and '/' (e.g. 'example.com/MyName')"]
+        return [
+            "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start "
+            "and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "
+            "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS "
+            "subdomain prefix and '/' (e.g. 'example.com/MyName')"
+        ]
     problems: list[str] = []
     if prefix:
         if len(prefix) > 253:
@@ -70,5 +76,9 @@ def is_extended_resource_name(name: str) -> bool:
 
 
 def is_scalar_resource_name(name: str) -> bool:
-    return (is_extended_resource_name(name) or name.startswith(HUGEPAGES_PREFIX)
-            or is_prefixed_native(name) or name.startswith(ATTACHABLE_VOLUMES_PREFIX))
+    return (
+        is_extended_resource_name(name)
+        or name.startswith(HUGEPAGES_PREFIX)
+        or is_prefixed_native(name)
+        or name.startswith(ATTACHABLE_VOLUMES_PREFIX)
+    )

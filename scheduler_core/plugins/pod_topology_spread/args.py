@@ -34,8 +34,16 @@ SYSTEM_DEFAULT_CONSTRAINTS: tuple[TopologySpreadConstraint, ...] = (
 )
 
 _ARGS_FIELDS = {"apiVersion", "kind", "defaultingType", "defaultConstraints"}
-_CONSTRAINT_FIELDS = {"maxSkew", "topologyKey", "whenUnsatisfiable", "labelSelector", "minDomains",
-                      "nodeAffinityPolicy", "nodeTaintsPolicy", "matchLabelKeys"}
+_CONSTRAINT_FIELDS = {
+    "maxSkew",
+    "topologyKey",
+    "whenUnsatisfiable",
+    "labelSelector",
+    "minDomains",
+    "nodeAffinityPolicy",
+    "nodeTaintsPolicy",
+    "matchLabelKeys",
+}
 
 # metav1validation.ValidateLabelName: an optional DNS-subdomain prefix and a qualified name.
 _NAME_RE = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$")
@@ -72,18 +80,23 @@ class PodTopologySpreadArgs:
         """ValidatePodTopologySpreadArgs: every problem, with its field path."""
         problems: list[ArgsProblem] = []
         if self.defaulting_type not in (SYSTEM_DEFAULTING, LIST_DEFAULTING):
-            problems.append(ArgsProblem("defaultingType", f'Unsupported value: "{self.defaulting_type}": '
-                                                          f'supported values: "System", "List"'))
+            problems.append(
+                ArgsProblem(
+                    "defaultingType", f'Unsupported value: "{self.defaulting_type}": supported values: "System", "List"'
+                )
+            )
         elif self.defaulting_type == SYSTEM_DEFAULTING and self.default_constraints:
-            problems.append(ArgsProblem("defaultingType",
-                                        'Invalid value: "System": when .defaultConstraints are not empty'))
+            problems.append(
+                ArgsProblem("defaultingType", 'Invalid value: "System": when .defaultConstraints are not empty')
+            )
         for index, constraint in enumerate(self.default_constraints):
             problems.extend(_validate_constraint(index, constraint, self.default_constraints[:index]))
         return problems
 
 
-def _validate_constraint(index: int, c: TopologySpreadConstraint,
-                         earlier: tuple[TopologySpreadConstraint, ...]) -> list[ArgsProblem]:
+def _validate_constraint(
+    index: int, c: TopologySpreadConstraint, earlier: tuple[TopologySpreadConstraint, ...]
+) -> list[ArgsProblem]:
     path = f"defaultConstraints[{index}]"
     problems: list[ArgsProblem] = []
     if c.max_skew <= 0:
@@ -92,12 +105,19 @@ def _validate_constraint(index: int, c: TopologySpreadConstraint,
     if not c.when_unsatisfiable:
         problems.append(ArgsProblem(f"{path}.whenUnsatisfiable", "Required value: can not be empty"))
     elif c.when_unsatisfiable not in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY):
-        problems.append(ArgsProblem(f"{path}.whenUnsatisfiable",
-                                    f'Unsupported value: "{c.when_unsatisfiable}": '
-                                    f'supported values: "DoNotSchedule", "ScheduleAnyway"'))
+        problems.append(
+            ArgsProblem(
+                f"{path}.whenUnsatisfiable",
+                f'Unsupported value: "{c.when_unsatisfiable}": supported values: "DoNotSchedule", "ScheduleAnyway"',
+            )
+        )
     if c.label_selector is not None:
-        problems.append(ArgsProblem(f"{path}.labelSelector",
-                                    "Forbidden: constraint must not define a selector, as they deduced for each pod"))
+        problems.append(
+            ArgsProblem(
+                f"{path}.labelSelector",
+                "Forbidden: constraint must not define a selector, as they deduced for each pod",
+            )
+        )
     if any(o.topology_key == c.topology_key and o.when_unsatisfiable == c.when_unsatisfiable for o in earlier):
         problems.append(ArgsProblem(path, f'Duplicate value: "{{{c.topology_key}, {c.when_unsatisfiable}}}"'))
     return problems
@@ -108,16 +128,26 @@ def _validate_topology_key(path: str, key: str) -> list[ArgsProblem]:
         return [ArgsProblem(path, "Required value: can not be empty")]
     prefix, _, name = key.rpartition("/")
     if key.count("/") > 1 or (("/" in key) and not prefix):
-        return [ArgsProblem(path, f'Invalid value: "{key}": a qualified name must consist of alphanumeric '
-                                  "characters, '-', '_' or '.', and must start and end with an alphanumeric "
-                                  "character with an optional DNS subdomain prefix and '/'")]
+        return [
+            ArgsProblem(
+                path,
+                f'Invalid value: "{key}": a qualified name must consist of alphanumeric '
+                "characters, '-', '_' or '.', and must start and end with an alphanumeric "
+                "character with an optional DNS subdomain prefix and '/'",
+            )
+        ]
     problems = []
     if prefix and (len(prefix) > 253 or not _SUBDOMAIN_RE.match(prefix)):
         problems.append(ArgsProblem(path, f'Invalid value: "{key}": prefix part must be a valid DNS subdomain'))
     if not name or len(name) > 63 or not _NAME_RE.match(name):
-        problems.append(ArgsProblem(path, f'Invalid value: "{key}": name part must consist of alphanumeric '
-                                          "characters, '-', '_' or '.', and must start and end with an "
-                                          "alphanumeric character (at most 63 characters)"))
+        problems.append(
+            ArgsProblem(
+                path,
+                f'Invalid value: "{key}": name part must consist of alphanumeric '
+                "characters, '-', '_' or '.', and must start and end with an "
+                "alphanumeric character (at most 63 characters)",
+            )
+        )
     return problems
 
 
@@ -142,8 +172,9 @@ def _parse_constraint(path: str, raw: Any, problems: list[ArgsProblem]) -> Optio
     if not isinstance(raw, Mapping):
         problems.append(ArgsProblem(path, "Invalid value: must be an object"))
         return None
-    problems.extend(ArgsProblem(f"{path}.{key}", f'unknown field "{key}"') for key in raw
-                    if key not in _CONSTRAINT_FIELDS)
+    problems.extend(
+        ArgsProblem(f"{path}.{key}", f'unknown field "{key}"') for key in raw if key not in _CONSTRAINT_FIELDS
+    )
     max_skew = _int_field(raw, "maxSkew", 0, f"{path}.maxSkew", problems)
     min_domains = _int_field(raw, "minDomains", None, f"{path}.minDomains", problems)
     return TopologySpreadConstraint(
@@ -158,8 +189,9 @@ def _parse_constraint(path: str, raw: Any, problems: list[ArgsProblem]) -> Optio
     )
 
 
-def _int_field(raw: Mapping[str, Any], key: str, default: Optional[int], path: str,
-               problems: list[ArgsProblem]) -> Optional[int]:
+def _int_field(
+    raw: Mapping[str, Any], key: str, default: Optional[int], path: str, problems: list[ArgsProblem]
+) -> Optional[int]:
     value = raw.get(key, default)
     if value is None or (isinstance(value, int) and not isinstance(value, bool)):
         return value
@@ -175,7 +207,10 @@ def _parse_selector(raw: Any) -> Optional[LabelSelector]:
         return LabelSelector()
     labels = tuple(sorted((str(k), str(v)) for k, v in (raw.get("matchLabels") or {}).items()))
     expressions = tuple(
-        LabelSelectorRequirement(str(e.get("key", "")), str(e.get("operator", "")),
-                                 tuple(str(v) for v in e.get("values") or ()))
-        for e in raw.get("matchExpressions") or () if isinstance(e, Mapping))
+        LabelSelectorRequirement(
+            str(e.get("key", "")), str(e.get("operator", "")), tuple(str(v) for v in e.get("values") or ())
+        )
+        for e in raw.get("matchExpressions") or ()
+        if isinstance(e, Mapping)
+    )
     return LabelSelector(labels, expressions)

@@ -57,22 +57,25 @@ class Constraint:
         return self.topology_key == LABEL_HOSTNAME
 
 
-def resolve_constraints(specs: Iterable[TopologySpreadConstraint], action: str,
-                        pod_labels: Mapping[str, str]) -> list[Constraint]:
+def resolve_constraints(
+    specs: Iterable[TopologySpreadConstraint], action: str, pod_labels: Mapping[str, str]
+) -> list[Constraint]:
     """filterTopologySpreadConstraints: those with ``whenUnsatisfiable == action``, matchLabelKeys merged."""
     resolved = []
     for spec in specs:
         if spec.when_unsatisfiable != action:
             continue
         selector = merge_match_label_keys(spec.label_selector, spec.match_label_keys, pod_labels)
-        resolved.append(Constraint(
-            max_skew=spec.max_skew,
-            topology_key=spec.topology_key,
-            selector=selector,
-            min_domains=spec.min_domains if spec.min_domains is not None else 1,
-            honor_node_affinity=(spec.node_affinity_policy or HONOR) == HONOR,
-            honor_node_taints=(spec.node_taints_policy or IGNORE) == HONOR,
-        ))
+        resolved.append(
+            Constraint(
+                max_skew=spec.max_skew,
+                topology_key=spec.topology_key,
+                selector=selector,
+                min_domains=spec.min_domains if spec.min_domains is not None else 1,
+                honor_node_affinity=(spec.node_affinity_policy or HONOR) == HONOR,
+                honor_node_taints=(spec.node_taints_policy or IGNORE) == HONOR,
+            )
+        )
     return resolved
 
 
@@ -85,8 +88,11 @@ def default_selector(pod: Pod, services: Iterable[Service], workloads: Iterable[
     """
     label_set: dict[str, str] = {}
     for service in services:
-        if service.namespace == pod.namespace and service.selector and map_selector_matches(service.selector,
-                                                                                             pod.labels):
+        if (
+            service.namespace == pod.namespace
+            and service.selector
+            and map_selector_matches(service.selector, pod.labels)
+        ):
             label_set.update(service.selector)
     extra: tuple[LabelSelectorRequirement, ...] = ()
     owner = next((ref for ref in pod.owner_references if ref.controller), None)
@@ -193,8 +199,12 @@ class LabelIndex:
                 table[name] -= 1
                 if not table[name]:
                     del table[name]
-        pairs = [(info.pod.namespace, key, value) for info in node_info.pods if not info.pod.is_terminating
-                 for key, value in info.pod.labels.items()]
+        pairs = [
+            (info.pod.namespace, key, value)
+            for info in node_info.pods
+            if not info.pod.is_terminating
+            for key, value in info.pod.labels.items()
+        ]
         for pair in pairs:
             table = self.by_pair.setdefault(pair, {})
             table[name] = table.get(name, 0) + 1
@@ -213,8 +223,9 @@ class MatchCounter:
     def __init__(self, max_selectors: int = 64) -> None:
         self._max = max_selectors
         self._index = LabelIndex()
-        self._tables: OrderedDict[tuple[str, Optional[LabelSelector]], dict[str, tuple[NodeInfo, int, int]]] = \
+        self._tables: OrderedDict[tuple[str, Optional[LabelSelector]], dict[str, tuple[NodeInfo, int, int]]] = (
             OrderedDict()
+        )
 
     def counter(self, namespace: str, constraint: Constraint) -> Callable[[NodeInfo], int]:
         matcher = constraint.matcher
@@ -273,8 +284,14 @@ class MatchCounter:
 _LN2_HI = 6.93147180369123816490e-01
 _LN2_LO = 1.90821492927058770002e-10
 _LG1, _LG2, _LG3, _LG4, _LG5, _LG6, _LG7 = (
-    6.666666666666735130e-01, 3.999999999940941908e-01, 2.857142874366239149e-01, 2.222219843214978396e-01,
-    1.818357216161805012e-01, 1.531383769920937332e-01, 1.479819860511658591e-01)
+    6.666666666666735130e-01,
+    3.999999999940941908e-01,
+    2.857142874366239149e-01,
+    2.222219843214978396e-01,
+    1.818357216161805012e-01,
+    1.531383769920937332e-01,
+    1.479819860511658591e-01,
+)
 _HALF_SQRT2 = math.sqrt(2) / 2
 
 

@@ -77,8 +77,9 @@ class PreFilterState:
 
     __slots__ = ("constraints", "match_num", "critical_paths", "batch")
 
-    def __init__(self, constraints: list[Constraint], match_num: list[dict[str, int]],
-                 critical_paths: list[CriticalPaths]) -> None:
+    def __init__(
+        self, constraints: list[Constraint], match_num: list[dict[str, int]], critical_paths: list[CriticalPaths]
+    ) -> None:
         self.constraints = constraints  # shared between clones: never changed
         self.match_num = match_num
         self.critical_paths = critical_paths
@@ -94,8 +95,9 @@ class PreFilterState:
         return self.critical_paths[index].minimum
 
     def clone(self) -> "PreFilterState":
-        return PreFilterState(self.constraints, [dict(m) for m in self.match_num],
-                              [p.clone() for p in self.critical_paths])
+        return PreFilterState(
+            self.constraints, [dict(m) for m in self.match_num], [p.clone() for p in self.critical_paths]
+        )
 
     def to_json(self) -> list[dict[str, Any]]:
         return [
@@ -110,8 +112,9 @@ class PreFilterState:
         ]
 
 
-def compute_pre_filter_state(pod: Pod, constraints: list[Constraint], nodes: list[NodeInfo],
-                             counter: MatchCounter) -> PreFilterState:
+def compute_pre_filter_state(
+    pod: Pod, constraints: list[Constraint], nodes: list[NodeInfo], counter: MatchCounter
+) -> PreFilterState:
     """calPreFilterState over every node of the cycle."""
     match_num: list[dict[str, int]] = [{} for _ in constraints]
     policy = InclusionPolicy(pod)
@@ -163,10 +166,19 @@ def filter_facts(state: PreFilterState, pod: Pod, node: Node) -> tuple[SpreadFac
     for i, constraint in enumerate(state.constraints):
         value = labels.get(constraint.topology_key)
         if value is None:
-            return (SpreadFact(REASON_NODE_LABEL_NOT_MATCH, constraint.topology_key, None, 0, 0, 0, constraint.max_skew),)
+            return (
+                SpreadFact(REASON_NODE_LABEL_NOT_MATCH, constraint.topology_key, None, 0, 0, 0, constraint.max_skew),
+            )
         self_match = 1 if constraint.matcher.matches(pod.labels) else 0
-        fact = SpreadFact(REASON_CONSTRAINTS_NOT_MATCH, constraint.topology_key, value,
-                          state.match_num[i].get(value, 0), self_match, state.min_match_num(i), constraint.max_skew)
+        fact = SpreadFact(
+            REASON_CONSTRAINTS_NOT_MATCH,
+            constraint.topology_key,
+            value,
+            state.match_num[i].get(value, 0),
+            self_match,
+            state.min_match_num(i),
+            constraint.max_skew,
+        )
         if fact.skew > constraint.max_skew:
             return (fact,)
     return ()

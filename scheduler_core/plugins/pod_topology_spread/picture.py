@@ -89,14 +89,34 @@ class ConstraintVerdicts:
     def to_json(self, node_list: Callable[[tuple[str, ...]], Any] = list) -> dict[str, Any]:
         """``node_list`` turns a domain's node names into their JSON (a list; the columnar encoder
         passes its own, which stores the same, fixed, tuple once per run instead of once per cycle)."""
-        rows = zip(self.domains.values, self.match_num.tolist(), self.skew.tolist(), self.allowed.tolist(),
-                   self.counted.tolist(), self.domains.nodes)
-        return {"topologyKey": self.topology_key, "maxSkew": self.max_skew, "minDomains": self.min_domains,
-                "selfMatch": self.self_match, "minMatchNum": self.min_match_num,
-                "eligibleDomains": self.eligible_domains,
-                "domains": [{"value": value, "matchNum": match, "skew": skew, "allowed": allowed, "counted": counted,
-                             "nodes": node_list(nodes)} for value, match, skew, allowed, counted, nodes in rows],
-                "nodesWithoutKey": node_list(self.domains.without_key)}
+        rows = zip(
+            self.domains.values,
+            self.match_num.tolist(),
+            self.skew.tolist(),
+            self.allowed.tolist(),
+            self.counted.tolist(),
+            self.domains.nodes,
+        )
+        return {
+            "topologyKey": self.topology_key,
+            "maxSkew": self.max_skew,
+            "minDomains": self.min_domains,
+            "selfMatch": self.self_match,
+            "minMatchNum": self.min_match_num,
+            "eligibleDomains": self.eligible_domains,
+            "domains": [
+                {
+                    "value": value,
+                    "matchNum": match,
+                    "skew": skew,
+                    "allowed": allowed,
+                    "counted": counted,
+                    "nodes": node_list(nodes),
+                }
+                for value, match, skew, allowed, counted, nodes in rows
+            ],
+            "nodesWithoutKey": node_list(self.domains.without_key),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +144,16 @@ def _verdicts(state: PreFilterState, index: int, pod: Pod, domains: DomainNodes)
     match_num = np.fromiter((counted.get(v, 0) for v in domains.values), dtype=np.int64, count=len(domains.values))
     is_counted = np.fromiter((v in counted for v in domains.values), dtype=bool, count=len(domains.values))
     skew = match_num + self_match - minimum  # as Filter computes it, with counted.get(value, 0)
-    return ConstraintVerdicts(constraint.topology_key, constraint.max_skew, constraint.min_domains, self_match,
-                              minimum, len(counted), domains, match_num, is_counted, skew,
-                              skew <= constraint.max_skew)
+    return ConstraintVerdicts(
+        constraint.topology_key,
+        constraint.max_skew,
+        constraint.min_domains,
+        self_match,
+        minimum,
+        len(counted),
+        domains,
+        match_num,
+        is_counted,
+        skew,
+        skew <= constraint.max_skew,
+    )

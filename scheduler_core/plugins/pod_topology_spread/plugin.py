@@ -78,7 +78,6 @@ class PodTopologySpread:
             return signers.Unsignable(self.name, "pods with default topology constraints are not signable")
         return []
 
-
     def __init__(self, args: PodTopologySpreadArgs, handle: Handle) -> None:
         self._handle = handle
         self._default_constraints = args.effective_default_constraints
@@ -86,7 +85,9 @@ class PodTopologySpread:
         self._counter = MatchCounter()  # the per-node (reference) path's counts
         # The fast path's counts, one array per selector; terminating pods are not counted.
         self._pod_counts = PodCounts(skip_terminating=True)
-        self._groupings: dict[str, tuple[NodeTable[NodeInfo], DomainNodes]] = {}  # the picture's nodes per domain, per key
+        self._groupings: dict[
+            str, tuple[NodeTable[NodeInfo], DomainNodes]
+        ] = {}  # the picture's nodes per domain, per key
 
     # ------------------------------------------------------------------ constraints
 
@@ -110,18 +111,24 @@ class PodTopologySpread:
         selector = default_selector(pod, snapshot.services, snapshot.workloads)
         if selector.is_empty:
             return []
-        return [Constraint(c.max_skew, c.topology_key, selector, c.min_domains,
-                           c.honor_node_affinity, c.honor_node_taints) for c in defaults]
+        return [
+            Constraint(c.max_skew, c.topology_key, selector, c.min_domains, c.honor_node_affinity, c.honor_node_taints)
+            for c in defaults
+        ]
 
     # ------------------------------------------------------------------ queueing hints
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         """EventsToRegister (QueueingHints on): pod changes, and nodes added, deleted, relabelled
         or retainted (isSchedulableAfterNodeChange)."""
-        pod_actions = ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.UPDATE_POD_TOLERATION | ActionType.DELETE
+        pod_actions = (
+            ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.UPDATE_POD_TOLERATION | ActionType.DELETE
+        )
         node_actions = ActionType.ADD | ActionType.DELETE | ActionType.UPDATE_NODE_LABEL | ActionType.UPDATE_NODE_TAINT
-        return [ClusterEventWithHint(ClusterEvent(EventResource.POD, pod_actions), self.pod_change_hint),
-                ClusterEventWithHint(ClusterEvent(EventResource.NODE, node_actions), self.node_change_hint)]
+        return [
+            ClusterEventWithHint(ClusterEvent(EventResource.POD, pod_actions), self.pod_change_hint),
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE, node_actions), self.node_change_hint),
+        ]
 
     def node_change_hint(self, pod: Pod, old: Optional[Node], new: Optional[Node]) -> QueueingHint:
         """isSchedulableAfterNodeChange: a node that carries every hard constraint's topology key
@@ -147,7 +154,11 @@ class PodTopologySpread:
             return QueueingHint.QUEUE_SKIP
         constraints = self.constraints(pod, DO_NOT_SCHEDULE)
         if new is not None and old is not None:
-            if pod.key == new.key and new.tolerations != old.tolerations and any(c.honor_node_taints for c in constraints):
+            if (
+                pod.key == new.key
+                and new.tolerations != old.tolerations
+                and any(c.honor_node_taints for c in constraints)
+            ):
                 return QueueingHint.QUEUE
             if new.labels == old.labels:
                 return QueueingHint.QUEUE_SKIP
@@ -160,8 +171,9 @@ class PodTopologySpread:
 
     # ------------------------------------------------------------------ PreFilter / Filter
 
-    def pre_filter(self, state: CycleState, pod: Pod,
-                   nodes: list[NodeInfo]) -> tuple[Optional[PreFilterResult], MaybeStatus]:
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+    ) -> tuple[Optional[PreFilterResult], MaybeStatus]:
         constraints = self.constraints(pod, DO_NOT_SCHEDULE)
         if not constraints:
             return None, SKIP
@@ -210,8 +222,9 @@ class PodTopologySpread:
         pre_filter_state = state.read_optional(_PRE_FILTER_STATE)
         return () if pre_filter_state is None else filter_facts(pre_filter_state, pod, node_info.node)
 
-    def filter_batch(self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo],
-                     positions: np.ndarray) -> Optional[FilterVerdicts]:
+    def filter_batch(
+        self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo], positions: np.ndarray
+    ) -> Optional[FilterVerdicts]:
         pre_filter_state = state.read_optional(_PRE_FILTER_STATE)
         if pre_filter_state is None or pre_filter_state.batch is None:
             return filter_per_node(self, state, pod, table, positions)
@@ -242,8 +255,9 @@ class PodTopologySpread:
             self._pod_counts.sync(table)
             positions = self._pod_counts.positions_of(nodes)
         if table is not None and positions is not None:  # positions: only with the table
-            pre_score_state = vectorized.compute_pre_score_state(pod, constraints, positions, table, require_all,
-                                                                 self._pod_counts)
+            pre_score_state = vectorized.compute_pre_score_state(
+                pod, constraints, positions, table, require_all, self._pod_counts
+            )
         else:
             pre_score_state = compute_pre_score_state(pod, constraints, nodes, all_nodes, require_all, self._counter)
         state.write(_PRE_SCORE_STATE, pre_score_state)
@@ -275,9 +289,11 @@ class PodTopologySpread:
         infos = table.node_infos
         names_ = table.names
         pre_score_state.scored_ignored = np.fromiter(
-            (names_[p] in pre_score_state.ignored_nodes for p in positions.tolist()), dtype=bool, count=len(positions))
-        return np.fromiter((self.score(state, pod, infos[p])[0] for p in positions.tolist()), dtype=np.int64,
-                           count=len(positions))
+            (names_[p] in pre_score_state.ignored_nodes for p in positions.tolist()), dtype=bool, count=len(positions)
+        )
+        return np.fromiter(
+            (self.score(state, pod, infos[p])[0] for p in positions.tolist()), dtype=np.int64, count=len(positions)
+        )
 
     def normalize_batch(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
         pre_score_state = state.read_optional(_PRE_SCORE_STATE)
@@ -326,7 +342,8 @@ class PodTopologySpread:
 def _involved(changed: Pod, pod_with_spreading: Pod) -> bool:
     """involvedInTopologySpreading: the pod itself, or a bound pod of its namespace."""
     return changed.key == pod_with_spreading.key or (
-        bool(changed.node_name) and changed.namespace == pod_with_spreading.namespace)
+        bool(changed.node_name) and changed.namespace == pod_with_spreading.namespace
+    )
 
 
 def new(args: Optional[Mapping[str, Any]], handle: Handle) -> PodTopologySpread:

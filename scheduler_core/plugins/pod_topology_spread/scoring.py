@@ -34,8 +34,16 @@ NodeCountsJSON = Callable[[Sequence[str], np.ndarray], Any]
 class PreScoreState:
     """preScoreState: soft constraints, ignored nodes, per-domain counts and normalising weights."""
 
-    __slots__ = ("constraints", "ignored_nodes", "domain_counts", "weights", "host_counts", "host_arrays",
-                 "batch", "scored_ignored")
+    __slots__ = (
+        "constraints",
+        "ignored_nodes",
+        "domain_counts",
+        "weights",
+        "host_counts",
+        "host_arrays",
+        "batch",
+        "scored_ignored",
+    )
 
     def __init__(self, constraints: list[Constraint]) -> None:
         self.constraints = constraints
@@ -49,7 +57,9 @@ class PreScoreState:
         # scored node names in name order and their counts, an array; made into a dict only as JSON.
         self.host_arrays: list[Optional[tuple[Sequence[str], np.ndarray]]] = [None for _ in constraints]
         self.batch: Any = None  # the fast path's arrays (vectorized.ScoreArrays), when PreScore built them
-        self.scored_ignored: Optional[np.ndarray] = None  # bool per position of the last score_batch, for normalize_batch
+        self.scored_ignored: Optional[np.ndarray] = (
+            None  # bool per position of the last score_batch, for normalize_batch
+        )
 
     def clone(self) -> "PreScoreState":
         return self  # read-only after PreScore, as in Go
@@ -67,8 +77,9 @@ class PreScoreState:
                     counts = dict(zip(names, values.tolist()))
             else:
                 counts = dict(sorted((self.host_counts[i] if c.is_hostname else self.domain_counts[i]).items()))
-            constraints.append({"topologyKey": c.topology_key, "maxSkew": c.max_skew,
-                                "counts": counts, "weight": self.weights[i]})
+            constraints.append(
+                {"topologyKey": c.topology_key, "maxSkew": c.max_skew, "counts": counts, "weight": self.weights[i]}
+            )
         picture: dict[str, Any] = {"constraints": constraints}
         if self.ignored_nodes:
             picture["ignoredNodes"] = sorted(self.ignored_nodes)
@@ -84,9 +95,14 @@ def score_for_count(count: int, max_skew: int, weight: float) -> float:
     return float(count) * weight + float(max_skew - 1)
 
 
-def compute_pre_score_state(pod: Pod, constraints: list[Constraint], feasible: list[NodeInfo],
-                            all_nodes: list[NodeInfo], require_all_topologies: bool,
-                            counter: MatchCounter) -> PreScoreState:
+def compute_pre_score_state(
+    pod: Pod,
+    constraints: list[Constraint],
+    feasible: list[NodeInfo],
+    all_nodes: list[NodeInfo],
+    require_all_topologies: bool,
+    counter: MatchCounter,
+) -> PreScoreState:
     state = PreScoreState(constraints)
     _init_domains(state, feasible, require_all_topologies)
     policy = InclusionPolicy(pod)
@@ -106,8 +122,10 @@ def compute_pre_score_state(pod: Pod, constraints: list[Constraint], feasible: l
     for i, constraint in enumerate(constraints):
         if constraint.is_hostname:
             state.host_counts[i] = {
-                info.node.name: counts[i](info) for info in feasible
-                if info.node.name not in state.ignored_nodes and constraint.topology_key in info.node.labels}
+                info.node.name: counts[i](info)
+                for info in feasible
+                if info.node.name not in state.ignored_nodes and constraint.topology_key in info.node.labels
+            }
     return state
 
 
@@ -127,8 +145,9 @@ def _init_domains(state: PreScoreState, feasible: list[NodeInfo], require_all_to
                 state.domain_counts[i][value] = 0
                 sizes[i] += 1
     scored = len(feasible) - len(state.ignored_nodes)
-    state.weights = [topology_normalizing_weight(scored if c.is_hostname else sizes[i])
-                     for i, c in enumerate(state.constraints)]
+    state.weights = [
+        topology_normalizing_weight(scored if c.is_hostname else sizes[i]) for i, c in enumerate(state.constraints)
+    ]
 
 
 def score_node(state: PreScoreState, node_info: NodeInfo, count_on_node: Callable[[int, NodeInfo], int]) -> int:

@@ -74,8 +74,11 @@ class InclusionMasks:
             if self._tolerated is None:
                 tolerations = self._pod.tolerations
                 untolerated = tainted_verdicts(
-                    self._table, "PodTopologySpread:untolerated", tolerations,
-                    lambda taints: find_untolerated_taint(taints, tolerations) is not None)
+                    self._table,
+                    "PodTopologySpread:untolerated",
+                    tolerations,
+                    lambda taints: find_untolerated_taint(taints, tolerations) is not None,
+                )
                 self._tolerated = untolerated == 0
             mask = self._tolerated if mask is None else mask & self._tolerated
         return mask
@@ -133,8 +136,9 @@ class FilterArrays:
         self.match_by_code = match_by_code
 
 
-def compute_pre_filter_state(pod: Pod, constraints: list[Constraint], table: NodeTable[NodeInfo],
-                             counts: PodCounts) -> PreFilterState:
+def compute_pre_filter_state(
+    pod: Pod, constraints: list[Constraint], table: NodeTable[NodeInfo], counts: PodCounts
+) -> PreFilterState:
     """calPreFilterState over every node of the table (filtering.compute_pre_filter_state)."""
     has_all = all_keys_mask(table, constraints)
     policies = InclusionMasks(pod, table)
@@ -147,8 +151,11 @@ def compute_pre_filter_state(pod: Pod, constraints: list[Constraint], table: Nod
         mask = has_all if policy is None else has_all & policy
         codes = column.codes[mask]
         per_node = counts.array(pod.namespace, constraint)[mask]
-        by_code = np.bincount(codes, weights=per_node, minlength=len(column.values)).astype(np.int64) \
-            if len(codes) else np.zeros(len(column.values), dtype=np.int64)
+        by_code = (
+            np.bincount(codes, weights=per_node, minlength=len(column.values)).astype(np.int64)
+            if len(codes)
+            else np.zeros(len(column.values), dtype=np.int64)
+        )
         values = column.values
         match_num.append({values[code]: int(by_code[code]) for code in _first_seen_orders(codes)})
         columns.append(column)
@@ -173,8 +180,9 @@ def filter_verdicts(state: PreFilterState, pod: Pod, positions: np.ndarray) -> F
         choice[undecided & missing] = 0
         choice[undecided & skewed] = 1
         undecided &= ~(missing | skewed)
-    return FilterVerdicts([Status.unresolvable(REASON_NODE_LABEL_NOT_MATCH),
-                           Status.unschedulable(REASON_CONSTRAINTS_NOT_MATCH)], choice)
+    return FilterVerdicts(
+        [Status.unresolvable(REASON_NODE_LABEL_NOT_MATCH), Status.unschedulable(REASON_CONSTRAINTS_NOT_MATCH)], choice
+    )
 
 
 # ---------------------------------------------------------------------------- PreScore / Score
@@ -234,8 +242,14 @@ def _domain_codes(column: LabelColumn) -> tuple[np.ndarray, list[str]]:
     return np.where(column.codes == MISSING, empty, column.codes), values
 
 
-def compute_pre_score_state(pod: Pod, constraints: list[Constraint], feasible: np.ndarray, table: NodeTable[NodeInfo],
-                            require_all_topologies: bool, counts: PodCounts) -> PreScoreState:
+def compute_pre_score_state(
+    pod: Pod,
+    constraints: list[Constraint],
+    feasible: np.ndarray,
+    table: NodeTable[NodeInfo],
+    require_all_topologies: bool,
+    counts: PodCounts,
+) -> PreScoreState:
     """scoring.compute_pre_score_state with the scored nodes given as table positions."""
     state = PreScoreState(constraints)
     size = table.size
@@ -274,8 +288,11 @@ def compute_pre_score_state(pod: Pod, constraints: list[Constraint], feasible: n
         policy = policies.of(constraint)
         if policy is not None:
             mask &= policy
-        by_code = np.bincount(codes[mask], weights=per_node[mask], minlength=len(values)).astype(np.int64) \
-            if mask.any() else np.zeros(len(values), dtype=np.int64)
+        by_code = (
+            np.bincount(codes[mask], weights=per_node[mask], minlength=len(values)).astype(np.int64)
+            if mask.any()
+            else np.zeros(len(values), dtype=np.int64)
+        )
         state.domain_counts[i] = {values[code]: int(by_code[code]) for code in domains}
         count_at.append(by_code[codes])
     state.weights = weights

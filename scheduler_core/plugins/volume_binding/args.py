@@ -31,11 +31,20 @@ class VolumeBindingArgs:
         if not isinstance(timeout, int) or isinstance(timeout, bool):
             problems.append(ArgsProblem(BIND_TIMEOUT_FIELD, f"Invalid value: {timeout!r}: must be an integer"))
         elif timeout < 0:
-            problems.append(ArgsProblem(BIND_TIMEOUT_FIELD, f"Invalid value: {timeout}: invalid BindTimeoutSeconds, "
-                                                            "should not be a negative value"))
+            problems.append(
+                ArgsProblem(
+                    BIND_TIMEOUT_FIELD,
+                    f"Invalid value: {timeout}: invalid BindTimeoutSeconds, should not be a negative value",
+                )
+            )
         if raw.get(SHAPE_FIELD) is not None:
-            problems.append(ArgsProblem(SHAPE_FIELD, "Invalid value: unexpected field `shape`, remove it or turn on "
-                                                     "the feature gate StorageCapacityScoring"))
+            problems.append(
+                ArgsProblem(
+                    SHAPE_FIELD,
+                    "Invalid value: unexpected field `shape`, remove it or turn on "
+                    "the feature gate StorageCapacityScoring",
+                )
+            )
         if problems:
             raise ArgsError(problems)
         return cls(timeout)

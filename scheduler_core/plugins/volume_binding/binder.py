@@ -89,9 +89,12 @@ class _Verdict:
 
     @property
     def reasons(self) -> list[str]:
-        checks = ((self.bound_satisfied, REASON_NODE_CONFLICT), (self.unbound_satisfied, REASON_BIND_CONFLICT),
-                  (self.sufficient_storage, REASON_NOT_ENOUGH_SPACE),
-                  (self.bound_volumes_found, REASON_PV_NOT_EXIST))
+        checks = (
+            (self.bound_satisfied, REASON_NODE_CONFLICT),
+            (self.unbound_satisfied, REASON_BIND_CONFLICT),
+            (self.sufficient_storage, REASON_NOT_ENOUGH_SPACE),
+            (self.bound_volumes_found, REASON_PV_NOT_EXIST),
+        )
         return [reason for ok, reason in checks if not ok]
 
 
@@ -166,11 +169,13 @@ class VolumeBinder:
                 to_provision.append(claim)
         if to_match:
             verdict.unbound_satisfied, result.static_bindings, unmatched = self._find_matching_volumes(
-                to_match, claims.volumes_by_class, node)
+                to_match, claims.volumes_by_class, node
+            )
             to_provision += unmatched
         if to_provision:
-            verdict.unbound_satisfied, verdict.sufficient_storage, result.dynamic_provisions = \
+            verdict.unbound_satisfied, verdict.sufficient_storage, result.dynamic_provisions = (
                 self._check_volume_provisions(to_provision, node)
+            )
         return result, verdict.reasons
 
     def explain_reasons(self, pod: Pod, claims: PodVolumeClaims, node: Node, reasons: list[str]) -> list[VolumeFact]:
@@ -181,20 +186,48 @@ class VolumeBinder:
             volume = self.storage.assumed_volume(claim.volume_name)
             subject = f"claim {claim.namespace}/{claim.name}"
             if volume is None and REASON_PV_NOT_EXIST in reasons:
-                facts.append(VolumeFact(REASON_PV_NOT_EXIST, subject, f"bound to PersistentVolume {claim.volume_name}, which does not exist"))
-            elif volume is not None and REASON_NODE_CONFLICT in reasons and \
-                    not helpers.check_node_affinity(self.translate(volume, csi_node), node.labels):
-                facts.append(VolumeFact(REASON_NODE_CONFLICT, subject, f"its PersistentVolume {volume.name}'s node affinity does not admit this node"))
+                facts.append(
+                    VolumeFact(
+                        REASON_PV_NOT_EXIST,
+                        subject,
+                        f"bound to PersistentVolume {claim.volume_name}, which does not exist",
+                    )
+                )
+            elif (
+                volume is not None
+                and REASON_NODE_CONFLICT in reasons
+                and not helpers.check_node_affinity(self.translate(volume, csi_node), node.labels)
+            ):
+                facts.append(
+                    VolumeFact(
+                        REASON_NODE_CONFLICT,
+                        subject,
+                        f"its PersistentVolume {volume.name}'s node affinity does not admit this node",
+                    )
+                )
         for claim in claims.unbound_delay_binding:
             subject = f"claim {claim.namespace}/{claim.name}"
             selected = claim.annotations.get(ANN_SELECTED_NODE)
             if REASON_BIND_CONFLICT in reasons:
-                facts.append(VolumeFact(REASON_BIND_CONFLICT, subject, f"provisioning was started for node {selected}" if selected
-                                        and selected != node.name else f"no available PersistentVolume of class "
-                                        f"{claim.class_name or '(none)'} can be bound to it on this node"))
+                facts.append(
+                    VolumeFact(
+                        REASON_BIND_CONFLICT,
+                        subject,
+                        f"provisioning was started for node {selected}"
+                        if selected and selected != node.name
+                        else f"no available PersistentVolume of class "
+                        f"{claim.class_name or '(none)'} can be bound to it on this node",
+                    )
+                )
             if REASON_NOT_ENOUGH_SPACE in reasons:
-                facts.append(VolumeFact(REASON_NOT_ENOUGH_SPACE, subject, f"class {claim.class_name}'s storage capacity "
-                                                                       f"for this node is smaller than the claim's request"))
+                facts.append(
+                    VolumeFact(
+                        REASON_NOT_ENOUGH_SPACE,
+                        subject,
+                        f"class {claim.class_name}'s storage capacity "
+                        f"for this node is smaller than the claim's request",
+                    )
+                )
         return facts
 
     def _check_bound_claims(self, claims: list[PersistentVolumeClaim], node: Node) -> tuple[bool, bool]:
@@ -219,16 +252,18 @@ class VolumeBinder:
         except translation.TranslationError as err:
             raise BinderError(f"could not translate pv: {err}") from None
 
-    def _find_matching_volumes(self, claims: list[PersistentVolumeClaim], volumes_by_class: dict[str, Any],
-                               node: Node) -> tuple[bool, list[BindingInfo], list[PersistentVolumeClaim]]:
+    def _find_matching_volumes(
+        self, claims: list[PersistentVolumeClaim], volumes_by_class: dict[str, Any], node: Node
+    ) -> tuple[bool, list[BindingInfo], list[PersistentVolumeClaim]]:
         """findMatchingVolumes: the smallest claims first, each taking a volume no other took."""
         by_size = sorted_slice(claims, lambda a, b: (a.storage_request or 0) < (b.storage_request or 0))
         chosen: dict[str, PersistentVolume] = {}
         bindings: list[BindingInfo] = []
         unmatched: list[PersistentVolumeClaim] = []
         for claim in by_size:
-            volume = helpers.find_matching_volume(claim, volumes_by_class.get(claim.class_name, []), node.labels,
-                                                  chosen)
+            volume = helpers.find_matching_volume(
+                claim, volumes_by_class.get(claim.class_name, []), node.labels, chosen
+            )
             if volume is None:
                 unmatched.append(claim)
                 continue
@@ -236,8 +271,9 @@ class VolumeBinder:
             bindings.append(BindingInfo(claim, volume))
         return not unmatched, bindings, unmatched
 
-    def _check_volume_provisions(self, claims: list[PersistentVolumeClaim],
-                                 node: Node) -> tuple[bool, bool, list[DynamicProvision]]:
+    def _check_volume_provisions(
+        self, claims: list[PersistentVolumeClaim], node: Node
+    ) -> tuple[bool, bool, list[DynamicProvision]]:
         """checkVolumeProvisions: (provisioning possible, enough capacity, the provisions)."""
         provisions = []
         for claim in claims:
@@ -260,8 +296,9 @@ class VolumeBinder:
             raise BinderError(f'failed to find storage class "{claim.class_name}"')
         return storage_class
 
-    def _has_enough_capacity(self, claim: PersistentVolumeClaim, storage_class: StorageClass,
-                             node: Node) -> tuple[bool, Optional[CSIStorageCapacity]]:
+    def _has_enough_capacity(
+        self, claim: PersistentVolumeClaim, storage_class: StorageClass, node: Node
+    ) -> tuple[bool, Optional[CSIStorageCapacity]]:
         """hasEnoughCapacity: only for a CSI driver that opts into capacity tracking; then some
         CSIStorageCapacity of the class, large enough and reachable from the node, must exist."""
         if claim.storage_request is None:
@@ -271,8 +308,11 @@ class VolumeBinder:
             return True, None
         size = quantity.value(claim.storage_request)
         for capacity in self.storage.capacities:
-            if capacity.storage_class_name == storage_class.name and _capacity_sufficient(capacity, size) \
-                    and _node_has_access(node, capacity):
+            if (
+                capacity.storage_class_name == storage_class.name
+                and _capacity_sufficient(capacity, size)
+                and _node_has_access(node, capacity)
+            ):
                 return True, capacity
         return False, None
 
@@ -324,7 +364,9 @@ class VolumeBinder:
             writes.write_volume(binding.volume)
         for provision in pod_volumes.dynamic_provisions:
             writes.write_claim(provision.claim)
-        claims = [b.claim.key for b in pod_volumes.static_bindings] + [p.claim.key for p in pod_volumes.dynamic_provisions]
+        claims = [b.claim.key for b in pod_volumes.static_bindings] + [
+            p.claim.key for p in pod_volumes.dynamic_provisions
+        ]
         writes.await_volume_bindings(claims)
         if self.bind_timeout_seconds == 0:  # the poll's first check comes after one second
             raise BinderError(f"binding volumes: {BIND_TIMEOUT_ERROR}")
@@ -336,16 +378,23 @@ class VolumeBinder:
         False means "not yet" (the poll goes on until the bind timeout); errors end PreBind."""
         node_info = self.snapshot.get(pod.node_name)
         if node_info is None:
-            raise BinderError(f'binding volumes: failed to get node "{pod.node_name}": nodes "{pod.node_name}" not found')
+            raise BinderError(
+                f'binding volumes: failed to get node "{pod.node_name}": nodes "{pod.node_name}" not found'
+            )
         node, csi_node = node_info.node, self.storage.csi_node(pod.node_name)
         for binding in pod_volumes.static_bindings:
             volume = self.storage.volume(binding.volume.name)
             claim = self.storage.claims.get(binding.claim.key)
             if volume is None or claim is None:
-                missing = f'persistentvolumes "{binding.volume.name}"' if volume is None \
+                missing = (
+                    f'persistentvolumes "{binding.volume.name}"'
+                    if volume is None
                     else f'persistentvolumeclaims "{binding.claim.key}"'
+                )
                 raise BinderError(f"binding volumes: failed to check binding: {missing} not found")
-            self._check_volume_fits(self._translate_for_check(volume, csi_node, "failed to translate pv to csi: "), node)
+            self._check_volume_fits(
+                self._translate_for_check(volume, csi_node, "failed to translate pv to csi: "), node
+            )
             if volume.claim_ref is None or (binding.claim.uid and not volume.claim_ref.uid):
                 raise BinderError(f'binding volumes: ClaimRef got reset for pv "{volume.name}"')
             if not claim.is_fully_bound:
@@ -353,8 +402,10 @@ class VolumeBinder:
         for provision in pod_volumes.dynamic_provisions:
             claim = self.storage.claims.get(provision.claim.key)
             if claim is None:
-                raise BinderError(f'binding volumes: failed to check provisioning pvc: persistentvolumeclaims '
-                                  f'"{provision.claim.key}" not found')
+                raise BinderError(
+                    f"binding volumes: failed to check provisioning pvc: persistentvolumeclaims "
+                    f'"{provision.claim.key}" not found'
+                )
             if claim.annotations.get(ANN_SELECTED_NODE) != pod.node_name:
                 raise BinderError(f'binding volumes: provisioning failed for PVC "{claim.name}"')
             if claim.volume_name:
@@ -366,7 +417,9 @@ class VolumeBinder:
                 return False
         return True
 
-    def _translate_for_check(self, volume: PersistentVolume, csi_node: Optional[CSINode], prefix: str) -> PersistentVolume:
+    def _translate_for_check(
+        self, volume: PersistentVolume, csi_node: Optional[CSINode], prefix: str
+    ) -> PersistentVolume:
         try:
             return self.translate(volume, csi_node)
         except BinderError as err:
@@ -375,8 +428,10 @@ class VolumeBinder:
     @staticmethod
     def _check_volume_fits(volume: PersistentVolume, node: Node) -> None:
         if not helpers.check_node_affinity(volume, node.labels):
-            raise BinderError(f'binding volumes: pv "{volume.name}" node affinity doesn\'t match node "{node.name}": '
-                              "no matching NodeSelectorTerms")
+            raise BinderError(
+                f'binding volumes: pv "{volume.name}" node affinity doesn\'t match node "{node.name}": '
+                "no matching NodeSelectorTerms"
+            )
 
 
 def volume_limit(capacity: CSIStorageCapacity) -> Optional[int]:

@@ -14,9 +14,14 @@ def claims_picture(claims: PodVolumeClaims, storage: StorageState) -> dict[str, 
     of their class the binder will consider)."""
     return {
         "boundClaims": [{"claim": c.key, "volume": c.volume_name} for c in claims.bound],
-        "delayedClaims": [{"claim": c.key, "storageClass": c.class_name,
-                           "candidateVolumes": [v.name for v in claims.volumes_by_class.get(c.class_name, [])]}
-                          for c in claims.unbound_delay_binding],
+        "delayedClaims": [
+            {
+                "claim": c.key,
+                "storageClass": c.class_name,
+                "candidateVolumes": [v.name for v in claims.volumes_by_class.get(c.class_name, [])],
+            }
+            for c in claims.unbound_delay_binding
+        ],
     }
 
 
@@ -25,6 +30,7 @@ def node_bindings_picture(pod_volumes: PodVolumes, all_bound: bool) -> dict[str,
     return {
         "allBound": all_bound,
         "staticBindings": [{"claim": b.claim.key, "volume": b.volume.name} for b in pod_volumes.static_bindings],
-        "dynamicProvisions": [{"claim": p.claim.key, "storageClass": p.claim.class_name}
-                              for p in pod_volumes.dynamic_provisions],
+        "dynamicProvisions": [
+            {"claim": p.claim.key, "storageClass": p.claim.class_name} for p in pod_volumes.dynamic_provisions
+        ],
     }

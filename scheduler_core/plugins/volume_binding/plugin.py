@@ -69,7 +69,6 @@ class VolumeBinding:
     def sign_pod(self, pod: Pod) -> signers.SignResult:
         return [(signers.VOLUMES, signers.volumes(pod))]
 
-
     def __init__(self, args: VolumeBindingArgs, handle: Handle) -> None:
         self.args = args
         self.handle = handle
@@ -80,7 +79,9 @@ class VolumeBinding:
 
     # ------------------------------------------------------------------ PreFilter
 
-    def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> tuple[Optional[PreFilterResult], MaybeStatus]:
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+    ) -> tuple[Optional[PreFilterResult], MaybeStatus]:
         has_claims, problem = self._pod_has_claims(pod)
         if problem is not None:
             return None, Status.unresolvable(problem)
@@ -112,8 +113,9 @@ class VolumeBinding:
                     return True, f'waiting for ephemeral volume controller to create the persistentvolumeclaim "{name}"'
                 return True, f'persistentvolumeclaim "{name}" not found'
             if claim.phase == CLAIM_LOST:
-                return True, (f'persistentvolumeclaim "{claim.name}" bound to non-existent persistentvolume '
-                              f'"{claim.volume_name}"')
+                return True, (
+                    f'persistentvolumeclaim "{claim.name}" bound to non-existent persistentvolume "{claim.volume_name}"'
+                )
             if claim.terminating:
                 return True, f'persistentvolumeclaim "{claim.name}" is being deleted'
             if volume.is_ephemeral:
@@ -223,16 +225,21 @@ class VolumeBinding:
     def events_to_register(self) -> list[ClusterEventWithHint]:
         """EventsToRegister with queueing hints (SchedulerQueueingHints is GA: no UpdateNodeTaint)."""
         return [
-            ClusterEventWithHint(ClusterEvent(EventResource.STORAGE_CLASS, ActionType.ADD | ActionType.UPDATE),
-                                 storage_class_hint),
-            ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD | ActionType.UPDATE),
-                                 claim_hint),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.STORAGE_CLASS, ActionType.ADD | ActionType.UPDATE), storage_class_hint
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD | ActionType.UPDATE), claim_hint
+            ),
             ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME, ActionType.ADD | ActionType.UPDATE)),
             ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL)),
-            ClusterEventWithHint(ClusterEvent(EventResource.CSI_NODE, ActionType.ADD | ActionType.UPDATE), csi_node_hint),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.CSI_NODE, ActionType.ADD | ActionType.UPDATE), csi_node_hint
+            ),
             ClusterEventWithHint(ClusterEvent(EventResource.CSI_DRIVER, ActionType.UPDATE), csi_driver_hint),
-            ClusterEventWithHint(ClusterEvent(EventResource.CSI_STORAGE_CAPACITY, ActionType.ADD | ActionType.UPDATE),
-                                 capacity_hint),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.CSI_STORAGE_CAPACITY, ActionType.ADD | ActionType.UPDATE), capacity_hint
+            ),
         ]
 
 

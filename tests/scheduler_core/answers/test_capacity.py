@@ -5,20 +5,31 @@ from __future__ import annotations
 
 import json
 
-from scheduler_core.answers.capacity import TrialBase, TrialChanges, fragmentation_of, how_many_fit, nodes_needed, \
-    removable_nodes, run_trial
+from scheduler_core.answers.capacity import (
+    TrialBase,
+    TrialChanges,
+    fragmentation_of,
+    how_many_fit,
+    nodes_needed,
+    removable_nodes,
+    run_trial,
+)
 from scheduler_core.cli import main
 from scheduler_core.run.loop import run_to_the_end
 from scheduler_core.scenario import load_scenario
 from scheduler_core.encoding.timeline import timeline_summary
 
 
-def node(name: str, cpu: str = "2", pods: int = 110, zone: str = "", labels: str = "", unschedulable: bool = False) -> str:
+def node(
+    name: str, cpu: str = "2", pods: int = 110, zone: str = "", labels: str = "", unschedulable: bool = False
+) -> str:
     extra = f", topology.kubernetes.io/zone: {zone}" if zone else ""
     extra += f", {labels}" if labels else ""
     spec = "\nspec: {unschedulable: true}" if unschedulable else ""
-    return (f"apiVersion: v1\nkind: Node\nmetadata: {{name: {name}, labels: {{kubernetes.io/hostname: {name}{extra}}}}}"
-            f"{spec}\nstatus: {{allocatable: {{cpu: '{cpu}', memory: 8Gi, pods: '{pods}'}}}}\n")
+    return (
+        f"apiVersion: v1\nkind: Node\nmetadata: {{name: {name}, labels: {{kubernetes.io/hostname: {name}{extra}}}}}"
+        f"{spec}\nstatus: {{allocatable: {{cpu: '{cpu}', memory: 8Gi, pods: '{pods}'}}}}\n"
+    )
 
 
 def deployment(name: str, replicas: int, cpu: str = "500m", spec_extra: str = "") -> str:
@@ -79,15 +90,20 @@ def rerun(text: str) -> dict:
 def test_it_counts_copies_spread_over_two_zones_with_uneven_room():
     # zone a has room for 4 copies (2 CPU), zone b for 2 (1 CPU); maxSkew 1 lets a reach 3 while b
     # holds 2, and the 6th copy would make the skew 2 in a and finds b full: 5, not the 6 a sum gives.
-    base = scenario(node("a1", cpu="2", zone="a"), node("b1", cpu="1", zone="b"),
-                    deployment("web", 0, spec_extra=SPREAD))
+    base = scenario(
+        node("a1", cpu="2", zone="a"), node("b1", cpu="1", zone="b"), deployment("web", 0, spec_extra=SPREAD)
+    )
     answer = how_many_fit(base, workload="default/web")
     assert (answer.fits, answer.checked_next, answer.placements) == (5, True, {"a1": 3, "b1": 2})
-    assert "1 Insufficient cpu" in answer.message and "1 node(s) didn't match pod topology spread constraints" \
-        in answer.message
+    assert (
+        "1 Insufficient cpu" in answer.message
+        and "1 node(s) didn't match pod topology spread constraints" in answer.message
+    )
     assert answer.explanation is not None and answer.explanation.pod == answer.stopped_by[0]
-    assert answer.explanation.headline == ("No node passed every Filter plugin: 1 Insufficient cpu (b1); "
-                                           "1 node(s) didn't match pod topology spread constraints (a1).")
+    assert answer.explanation.headline == (
+        "No node passed every Filter plugin: 1 Insufficient cpu (b1); "
+        "1 node(s) didn't match pod topology spread constraints (a1)."
+    )
     timeline = rerun(answer.deciding.scenario_text)
     step = next(s for s in timeline["steps"] if s["step"] == 1)
     assert step["pending"] == answer.stopped_by and len(step["created"]) == 6
@@ -132,8 +148,15 @@ spec:
   minAvailable: 2
   selector: {matchLabels: {app: web}}
 """
-    base = scenario(node("n1"), node("n2"), node("n3"), node("n4"),
-                    deployment("web", 2, spec_extra=ANTI_AFFINITY), budget, pod("lone", node_name="n4"))
+    base = scenario(
+        node("n1"),
+        node("n2"),
+        node("n3"),
+        node("n4"),
+        deployment("web", 2, spec_extra=ANTI_AFFINITY),
+        budget,
+        pod("lone", node_name="n4"),
+    )
     answer = removable_nodes(base)
     verdicts = {v.node: v for v in answer.verdicts}
     # web lands on n1 and n2 (anti-affinity); n3 is empty, n4 holds a pod nobody would recreate.
@@ -147,8 +170,13 @@ spec:
 
 
 def test_it_removes_nodes_together_only_while_the_pods_still_fit():
-    base = scenario(node("n1", cpu="1"), node("n2", cpu="1"), node("n3", cpu="1"), node("n4", cpu="1"),
-                    deployment("web", 3, cpu="400m"))
+    base = scenario(
+        node("n1", cpu="1"),
+        node("n2", cpu="1"),
+        node("n3", cpu="1"),
+        node("n4", cpu="1"),
+        deployment("web", 3, cpu="400m"),
+    )
     answer = removable_nodes(base)
     # 3 pods of 400m spread over n1-n3, n4 empty: any one node can go; two together (the empty one
     # first, least requested), not three (1200m on one 1-CPU node).
@@ -159,8 +187,14 @@ def test_it_removes_nodes_together_only_while_the_pods_still_fit():
 
 def test_it_counts_nodes_like_a_template_and_names_the_pods_none_can_take():
     selector = "  nodeSelector: {disk: ssd}\n"
-    base = scenario(node("n1", cpu="2"), pod("busy", cpu="1", node_name="n1"),
-                    pod("a", cpu="1500m"), pod("b", cpu="1500m"), pod("sel", spec_extra=selector), pod("huge", cpu="3"))
+    base = scenario(
+        node("n1", cpu="2"),
+        pod("busy", cpu="1", node_name="n1"),
+        pod("a", cpu="1500m"),
+        pod("b", cpu="1500m"),
+        pod("sel", spec_extra=selector),
+        pod("huge", cpu="3"),
+    )
     answer = nodes_needed(base, ["n1"])
     assert answer.pending == ["default/a", "default/b", "default/huge", "default/sel"]
     template = answer.templates[0]
@@ -180,8 +214,12 @@ def test_it_counts_nodes_like_a_template_and_names_the_pods_none_can_take():
 
 def test_it_reports_free_capacity_against_the_largest_request_and_stranded_remainders():
     # n2's CPU is stranded: its pods allocatable is used up.
-    base = scenario(node("n1", cpu="2"), node("n2", cpu="4", pods=1),
-                    pod("x", cpu="1", node_name="n1"), pod("y", cpu="1", node_name="n2"))
+    base = scenario(
+        node("n1", cpu="2"),
+        node("n2", cpu="4", pods=1),
+        pod("x", cpu="1", node_name="n1"),
+        pod("y", cpu="1", node_name="n2"),
+    )
     answer = fragmentation_of(base)
     cpu = next(r for r in answer.resources if r.resource == "cpu")
     assert (cpu.free_total, cpu.largest_fit, cpu.largest_node) == (4000, 3000, "n2")
@@ -195,8 +233,11 @@ def test_a_trial_depends_only_on_its_base_and_changes():
 
 def test_the_cli_answers_in_json(tmp_path, capsys):
     path = tmp_path / "s.yaml"
-    path.write_text("---\n".join([node("a1", cpu="2", zone="a"), node("b1", cpu="1", zone="b"),
-                                  deployment("web", 0, spec_extra=SPREAD)]))
+    path.write_text(
+        "---\n".join(
+            [node("a1", cpu="2", zone="a"), node("b1", cpu="1", zone="b"), deployment("web", 0, spec_extra=SPREAD)]
+        )
+    )
     assert main(["capacity", str(path), "--workload", "default/web", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["fits"] == 5 and out["placements"] == {"a1": 3, "b1": 2}
@@ -214,8 +255,13 @@ metadata: {name: high}
 value: 100
 """
     high = "  priorityClassName: high\n"
-    base = scenario(classes, node("n1", cpu="1"), node("n2", cpu="1"),
-                    pod("hi", cpu="600m", node_name="n2", spec_extra=high), pod("low", cpu="600m", node_name="n1"))
+    base = scenario(
+        classes,
+        node("n1", cpu="1"),
+        node("n2", cpu="1"),
+        pod("hi", cpu="600m", node_name="n2", spec_extra=high),
+        pod("low", cpu="600m", node_name="n1"),
+    )
     answer = how_many_fit(base, pod="default/hi")
     # the one copy fits by preempting low on n1; a second finds nothing of lower priority to preempt.
     assert (answer.fits, answer.placements, answer.displaced) == (1, {"n1": 1}, ["default/low"])
@@ -230,7 +276,9 @@ def test_it_refuses_a_scenario_that_has_steps_of_its_own_and_replaces_an_empty_c
     steps = "apiVersion: schedlab.io/v1alpha1\nkind: Changes\nsteps:\n- operations:\n  - cordon: {node: n1}\n"
     with pytest.raises(CapacityError, match="has its own steps"):
         scenario(node("n1"), steps)
-    empty = scenario(node("n1"), node("n2"), deployment("web", 1), "apiVersion: schedlab.io/v1alpha1\nkind: Changes\nsteps: []\n")
+    empty = scenario(
+        node("n1"), node("n2"), deployment("web", 1), "apiVersion: schedlab.io/v1alpha1\nkind: Changes\nsteps: []\n"
+    )
     answer = how_many_fit(empty, workload="default/web", max_count=1)
     # --max 1 fits, and so does the one more run to show what stops the next: no boundary found
     assert (answer.fits, answer.checked_next, answer.deciding) == (2, False, None)
@@ -263,8 +311,11 @@ spec:
 
 def test_the_cli_answers_nodes_needed_and_removable_in_json(tmp_path, capsys):
     path = tmp_path / "s.yaml"
-    path.write_text("---\n".join([node("n1", cpu="1"), node("n2", cpu="1"), pod("a", cpu="1", node_name="n1"),
-                                  pod("b", cpu="800m")]))
+    path.write_text(
+        "---\n".join(
+            [node("n1", cpu="1"), node("n2", cpu="1"), pod("a", cpu="1", node_name="n1"), pod("b", cpu="800m")]
+        )
+    )
     assert main(["capacity", str(path), "--add-like", "n1", "--json"]) == 0
     nodes = json.loads(capsys.readouterr().out)
     # b fits n2 in the scenario's own run: nothing is pending, no node is needed

@@ -22,8 +22,10 @@ ZONE = "topology.kubernetes.io/zone"
 
 def node(name: str, zone: str = "", cpu: str = "2", pods: int = 110, spec: str = "", extra: str = "") -> str:
     labels = f", {ZONE}: {zone}" if zone else ""
-    return (f"apiVersion: v1\nkind: Node\nmetadata: {{name: {name}, labels: {{kubernetes.io/hostname: {name}{labels}{extra}}}}}\n"
-            f"spec: {{{spec}}}\nstatus: {{allocatable: {{cpu: '{cpu}', memory: 8Gi, pods: '{pods}'}}}}\n")
+    return (
+        f"apiVersion: v1\nkind: Node\nmetadata: {{name: {name}, labels: {{kubernetes.io/hostname: {name}{labels}{extra}}}}}\n"
+        f"spec: {{{spec}}}\nstatus: {{allocatable: {{cpu: '{cpu}', memory: 8Gi, pods: '{pods}'}}}}\n"
+    )
 
 
 def pod(name: str = "p", cpu: str = "500m", node_name: str = "", spec_extra: str = "", app: str = "p") -> str:
@@ -40,8 +42,10 @@ spec:{bound}
 
 
 def spread(key: str = ZONE, skew: int = 1, when: str = "DoNotSchedule", extra: str = "", app: str = "p") -> str:
-    return (f"  - {{maxSkew: {skew}, topologyKey: {key}, whenUnsatisfiable: {when}, "
-            f"labelSelector: {{matchLabels: {{app: {app}}}}}{extra}}}\n")
+    return (
+        f"  - {{maxSkew: {skew}, topologyKey: {key}, whenUnsatisfiable: {when}, "
+        f"labelSelector: {{matchLabels: {{app: {app}}}}}{extra}}}\n"
+    )
 
 
 def constraints(*items: str) -> str:
@@ -80,30 +84,73 @@ def agree(counted: Union[PassAnswer, FitAnswer], placed: PassAnswer, base: Trial
         assert counted.message == placed.message
 
 
-@pytest.mark.parametrize("documents", [
-    pytest.param((node("a1", "a"), node("a2", "a"), node("b1", "b", cpu="1"), pod(spec_extra=constraints(spread()))),
-                 id="the smaller zone fills and holds the other at maxSkew"),
-    pytest.param((node("a1", "a"), node("b1", "b"), node("c1", "c", spec=TAINT), pod(spec_extra=constraints(spread()))),
-                 id="a tainted zone the plugin still counts keeps the minimum at zero"),
-    pytest.param((node("a1", "a"), node("b1", "b"), node("c1", "c", spec=TAINT),
-                  pod(spec_extra=constraints(spread(extra=", nodeTaintsPolicy: Honor")))),
-                 id="honouring taints leaves the tainted zone out, so the others fill"),
-    pytest.param((node("a1", "a", cpu="4"), node("b1", "b"),
-                  pod(spec_extra=constraints(spread(skew=3, extra=", minDomains: 3")))),
-                 id="fewer zones than minDomains: each stops at maxSkew over a minimum of zero"),
-    pytest.param((node("a1", "a", cpu="4"), node("a2", "a"), node("b1", "b", cpu="3"), node("nolabel"),
-                  pod(spec_extra=constraints(spread(skew=2), SOFT_HOSTNAME))),
-                 id="soft hostname spreading moves copies within a zone, not the zone's total"),
-    pytest.param((node("h1", cpu="4"), node("h2", cpu="1"), node("h3", cpu="2"),
-                  pod(spec_extra=constraints(spread("kubernetes.io/hostname")))),
-                 id="hostname spreading: every domain is one node, so every node's count is certain"),
-    pytest.param((node("a1", "a", cpu="3"), node("b1", "b"), pod(node_name="a1", spec_extra=constraints(spread())),
-                  pod("q", node_name="a1", app="p", spec_extra=constraints(spread()))),
-                 id="a zone ahead from the start takes nothing until the other catches up"),
-    pytest.param((node("a1", "a"), node("b1", "b", extra=", disk: ssd"), node("b2", "b", extra=", disk: ssd"),
-                  pod(spec_extra="  nodeSelector: {disk: ssd}\n" + constraints(spread()))),
-                 id="node affinity honoured: the zone its selector rules out is not a domain"),
-])
+@pytest.mark.parametrize(
+    "documents",
+    [
+        pytest.param(
+            (node("a1", "a"), node("a2", "a"), node("b1", "b", cpu="1"), pod(spec_extra=constraints(spread()))),
+            id="the smaller zone fills and holds the other at maxSkew",
+        ),
+        pytest.param(
+            (node("a1", "a"), node("b1", "b"), node("c1", "c", spec=TAINT), pod(spec_extra=constraints(spread()))),
+            id="a tainted zone the plugin still counts keeps the minimum at zero",
+        ),
+        pytest.param(
+            (
+                node("a1", "a"),
+                node("b1", "b"),
+                node("c1", "c", spec=TAINT),
+                pod(spec_extra=constraints(spread(extra=", nodeTaintsPolicy: Honor"))),
+            ),
+            id="honouring taints leaves the tainted zone out, so the others fill",
+        ),
+        pytest.param(
+            (
+                node("a1", "a", cpu="4"),
+                node("b1", "b"),
+                pod(spec_extra=constraints(spread(skew=3, extra=", minDomains: 3"))),
+            ),
+            id="fewer zones than minDomains: each stops at maxSkew over a minimum of zero",
+        ),
+        pytest.param(
+            (
+                node("a1", "a", cpu="4"),
+                node("a2", "a"),
+                node("b1", "b", cpu="3"),
+                node("nolabel"),
+                pod(spec_extra=constraints(spread(skew=2), SOFT_HOSTNAME)),
+            ),
+            id="soft hostname spreading moves copies within a zone, not the zone's total",
+        ),
+        pytest.param(
+            (
+                node("h1", cpu="4"),
+                node("h2", cpu="1"),
+                node("h3", cpu="2"),
+                pod(spec_extra=constraints(spread("kubernetes.io/hostname"))),
+            ),
+            id="hostname spreading: every domain is one node, so every node's count is certain",
+        ),
+        pytest.param(
+            (
+                node("a1", "a", cpu="3"),
+                node("b1", "b"),
+                pod(node_name="a1", spec_extra=constraints(spread())),
+                pod("q", node_name="a1", app="p", spec_extra=constraints(spread())),
+            ),
+            id="a zone ahead from the start takes nothing until the other catches up",
+        ),
+        pytest.param(
+            (
+                node("a1", "a"),
+                node("b1", "b", extra=", disk: ssd"),
+                node("b2", "b", extra=", disk: ssd"),
+                pod(spec_extra="  nodeSelector: {disk: ssd}\n" + constraints(spread())),
+            ),
+            id="node affinity honoured: the zone its selector rules out is not a domain",
+        ),
+    ],
+)
 def test_the_count_per_domain_is_what_placing_gives(documents):
     counted, placed, base = answers(*documents)
     assert counted.method == "counted" and counted.spread is not None, counted.why
@@ -111,16 +158,23 @@ def test_the_count_per_domain_is_what_placing_gives(documents):
 
 
 def test_copies_its_selector_does_not_match_are_counted_per_node():
-    counted, placed, base = answers(node("a1", "a"), node("b1", "b", cpu="1"),
-                                    pod(spec_extra=constraints(spread(app="other"))))
+    counted, placed, base = answers(
+        node("a1", "a"), node("b1", "b", cpu="1"), pod(spec_extra=constraints(spread(app="other")))
+    )
     assert counted.method == "counted" and counted.spread is None
     agree(counted, placed, base)
 
 
-@pytest.mark.parametrize("extra, reason", [
-    pytest.param(constraints(spread(), spread("kubernetes.io/hostname")), "2 DoNotSchedule spread constraints",
-                 id="two constraints that count the copies are placed"),
-])
+@pytest.mark.parametrize(
+    "extra, reason",
+    [
+        pytest.param(
+            constraints(spread(), spread("kubernetes.io/hostname")),
+            "2 DoNotSchedule spread constraints",
+            id="two constraints that count the copies are placed",
+        ),
+    ],
+)
 def test_it_refuses_shapes_it_cannot_count(extra, reason):
     base = TrialBase.from_text("---\n".join([node("a1", "a"), node("b1", "b"), pod(spec_extra=extra)]))
     refused = count_spreading(Scheduler(base.scenario), base.scenario.pods[0])
@@ -131,8 +185,13 @@ def test_it_refuses_shapes_it_cannot_count(extra, reason):
 
 
 def test_the_answer_names_each_domain_and_why_the_next_copy_fails():
-    counted, _, _ = answers(node("a1", "a"), node("a2", "a"), node("a3", "a"), node("b1", "b", cpu="1"),
-                            pod(cpu="250m", spec_extra=constraints(spread(), SOFT_HOSTNAME)))
+    counted, _, _ = answers(
+        node("a1", "a"),
+        node("a2", "a"),
+        node("a3", "a"),
+        node("b1", "b", cpu="1"),
+        pod(cpu="250m", spec_extra=constraints(spread(), SOFT_HOSTNAME)),
+    )
     assert isinstance(counted.spread, SpreadCounted)
     data = counted.to_json()
     assert data["perDomain"]["domains"] == [d.to_json() for d in counted.spread.domains]
@@ -155,8 +214,16 @@ def spread_clusters(draw) -> list[str]:
         zone = draw(st.sampled_from(("a", "b", "c", "")))
         taint = TAINT if draw(st.integers(0, 4)) == 0 else ""
         disk = ", disk: ssd" if draw(st.booleans()) else ""
-        documents.append(node(f"n{i}", zone, cpu=f"{draw(st.integers(1, 4)) * 500}m", pods=draw(st.integers(1, 6)),
-                              spec=taint, extra=disk))
+        documents.append(
+            node(
+                f"n{i}",
+                zone,
+                cpu=f"{draw(st.integers(1, 4)) * 500}m",
+                pods=draw(st.integers(1, 6)),
+                spec=taint,
+                extra=disk,
+            )
+        )
     key = draw(st.sampled_from((ZONE, ZONE, "kubernetes.io/hostname")))
     extra = ""
     if draw(st.booleans()):
@@ -176,8 +243,14 @@ def spread_clusters(draw) -> list[str]:
     cpu = f"{draw(st.integers(1, 6)) * 100}m"
     documents.append(pod(cpu=cpu, spec_extra=spec))
     for j in range(draw(st.integers(0, 2))):
-        documents.append(pod(f"r{j}", cpu="300m", node_name=f"n{draw(st.integers(0, count - 1))}",
-                             app=draw(st.sampled_from(("p", "other")))))
+        documents.append(
+            pod(
+                f"r{j}",
+                cpu="300m",
+                node_name=f"n{draw(st.integers(0, count - 1))}",
+                app=draw(st.sampled_from(("p", "other"))),
+            )
+        )
     return documents
 
 
@@ -187,6 +260,8 @@ def test_counted_per_domain_equals_placed_on_generated_clusters(documents):
     counted, placed, base = answers(*documents)
     assume(isinstance(counted, PassAnswer))  # else a pod stays pending and the trial search answers
     assert isinstance(counted, PassAnswer)
-    event(f"{counted.method}, {'per domain' if counted.spread else 'per node'}"
-          + (", message exact" if counted.spread and counted.spread.message_exact else ""))
+    event(
+        f"{counted.method}, {'per domain' if counted.spread else 'per node'}"
+        + (", message exact" if counted.spread and counted.spread.message_exact else "")
+    )
     agree(counted, placed, base)

@@ -21,8 +21,10 @@ from scheduler_core.answers.capacity_drains import NO_EVICTIONS, UNGUARDED_BARE_
 
 
 def node(name: str, cpu: str = "2", pods: int = 110) -> str:
-    return (f"apiVersion: v1\nkind: Node\nmetadata: {{name: {name}, labels: {{kubernetes.io/hostname: {name}}}}}\n"
-            f"status: {{allocatable: {{cpu: '{cpu}', memory: 8Gi, pods: '{pods}'}}}}\n")
+    return (
+        f"apiVersion: v1\nkind: Node\nmetadata: {{name: {name}, labels: {{kubernetes.io/hostname: {name}}}}}\n"
+        f"status: {{allocatable: {{cpu: '{cpu}', memory: 8Gi, pods: '{pods}'}}}}\n"
+    )
 
 
 def pod(name: str, cpu: str = "300m", node_name: str = "", app: str = "") -> str:
@@ -54,8 +56,10 @@ spec:
 
 
 def budget(app: str) -> str:
-    return (f"apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {{name: {app}-pdb, namespace: default}}\n"
-            f"spec: {{minAvailable: 1, selector: {{matchLabels: {{app: {app}}}}}}}\n")
+    return (
+        f"apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {{name: {app}-pdb, namespace: default}}\n"
+        f"spec: {{minAvailable: 1, selector: {{matchLabels: {{app: {app}}}}}}}\n"
+    )
 
 
 def every_forecast_is_its_trial(base: TrialBase) -> int:
@@ -74,35 +78,59 @@ def every_forecast_is_its_trial(base: TrialBase) -> int:
     return known
 
 
-@pytest.mark.parametrize("documents, forecast", [
-    pytest.param((node("n1"), node("n2"), pod("a", node_name="n1"), pod("b", node_name="n1")), 2,
-                 id="bare pods and an empty node are both known without a trial"),
-    pytest.param((node("n1"), node("n2"), pod("a", app="web", node_name="n1"), budget("web")), 1,
-                 id="a pod a budget guards is left to the trial"),
-    pytest.param((node("n1"), node("n2"), deployment("web", 2)), 0,
-                 id="pods a controller made during the run are left to the trial"),
-    pytest.param((node("n1", cpu="1"), node("n2", cpu="1"), pod("big", cpu="800m"), pod("a", cpu="800m")), 2,
-                 id="pods placed by the run, one pending: the forecast still holds"),
-])
+@pytest.mark.parametrize(
+    "documents, forecast",
+    [
+        pytest.param(
+            (node("n1"), node("n2"), pod("a", node_name="n1"), pod("b", node_name="n1")),
+            2,
+            id="bare pods and an empty node are both known without a trial",
+        ),
+        pytest.param(
+            (node("n1"), node("n2"), pod("a", app="web", node_name="n1"), budget("web")),
+            1,
+            id="a pod a budget guards is left to the trial",
+        ),
+        pytest.param(
+            (node("n1"), node("n2"), deployment("web", 2)),
+            0,
+            id="pods a controller made during the run are left to the trial",
+        ),
+        pytest.param(
+            (node("n1", cpu="1"), node("n2", cpu="1"), pod("big", cpu="800m"), pod("a", cpu="800m")),
+            2,
+            id="pods placed by the run, one pending: the forecast still holds",
+        ),
+    ],
+)
 def test_each_forecast_is_what_the_drain_trial_says(documents, forecast):
     assert every_forecast_is_its_trial(TrialBase.from_text("---\n".join(documents))) == forecast
 
 
 def comparable(answer) -> dict:
     data = answer.to_json()
-    return {"verdicts": [{k: v for k, v in verdict.items() if k != "knownBy"} for verdict in data["verdicts"]],
-            "together": data["together"]}
+    return {
+        "verdicts": [{k: v for k, v in verdict.items() if k != "knownBy"} for verdict in data["verdicts"]],
+        "together": data["together"],
+    }
 
 
 @st.composite
 def clusters(draw) -> list[str]:
     count = draw(st.integers(1, 4))
-    documents = [node(f"n{i}", cpu=f"{draw(st.integers(1, 3)) * 500}m", pods=draw(st.integers(1, 4)))
-                 for i in range(count)]
+    documents = [
+        node(f"n{i}", cpu=f"{draw(st.integers(1, 3)) * 500}m", pods=draw(st.integers(1, 4))) for i in range(count)
+    ]
     for j in range(draw(st.integers(0, 3))):
         placed = draw(st.integers(-1, count - 1))
-        documents.append(pod(f"p{j}", cpu=f"{draw(st.integers(1, 5)) * 100}m",
-                             node_name=f"n{placed}" if placed >= 0 else "", app=draw(st.sampled_from(("web", "db")))))
+        documents.append(
+            pod(
+                f"p{j}",
+                cpu=f"{draw(st.integers(1, 5)) * 100}m",
+                node_name=f"n{placed}" if placed >= 0 else "",
+                app=draw(st.sampled_from(("web", "db"))),
+            )
+        )
     if draw(st.booleans()):
         documents.append(deployment("dep", draw(st.integers(1, 3)), cpu=f"{draw(st.integers(1, 5)) * 100}m"))
     if draw(st.booleans()):

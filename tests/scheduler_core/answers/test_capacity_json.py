@@ -18,8 +18,11 @@ from tests.scheduler_core.encoding.payload_examples import every_field_set
 
 ROOT = Path(__file__).resolve().parents[3]
 SERVED = json.loads((ROOT / "static" / "schema" / "payloads.json").read_text())
-DECLARED = [value for value in vars(capacity_json).values()
-            if isinstance(value, type) and issubclass(value, Wire) and value.__module__ == capacity_json.__name__]
+DECLARED = [
+    value
+    for value in vars(capacity_json).values()
+    if isinstance(value, type) and issubclass(value, Wire) and value.__module__ == capacity_json.__name__
+]
 WEB = str(ROOT / "examples" / "capacity_web.yaml")
 PODS = str(ROOT / "examples" / "capacity_pods.yaml")
 QUESTIONS = {

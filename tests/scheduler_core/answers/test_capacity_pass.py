@@ -17,12 +17,22 @@ from scheduler_core.encoding.timeline import timeline_summary
 
 
 def node(name: str, cpu: str = "2", pods: int = 110, memory: str = "8Gi", labels: str = "", spec: str = "") -> str:
-    return (f"apiVersion: v1\nkind: Node\nmetadata: {{name: {name}, labels: {{kubernetes.io/hostname: {name}{labels}}}}}\n"
-            f"spec: {{{spec}}}\nstatus: {{allocatable: {{cpu: '{cpu}', memory: {memory}, pods: '{pods}'}}}}\n")
+    return (
+        f"apiVersion: v1\nkind: Node\nmetadata: {{name: {name}, labels: {{kubernetes.io/hostname: {name}{labels}}}}}\n"
+        f"spec: {{{spec}}}\nstatus: {{allocatable: {{cpu: '{cpu}', memory: {memory}, pods: '{pods}'}}}}\n"
+    )
 
 
-def pod(name: str, cpu: str = "100m", memory: str = "0", node_name: str = "", namespace: str = "default",
-        spec_extra: str = "", container_extra: str = "", labels: str = "") -> str:
+def pod(
+    name: str,
+    cpu: str = "100m",
+    memory: str = "0",
+    node_name: str = "",
+    namespace: str = "default",
+    spec_extra: str = "",
+    container_extra: str = "",
+    labels: str = "",
+) -> str:
     bound = f"\n  nodeName: {node_name}" if node_name else ""
     return f"""apiVersion: v1
 kind: Pod
@@ -60,9 +70,11 @@ ZONE_SPREAD = """  topologySpreadConstraints:
 
 def test_it_places_spread_copies_one_by_one_as_the_trials_do():
     # zone a has room for 4 copies, zone b for 2: the 6th would make the skew 2 in a.
-    base = base_of(node("a1", cpu="2", labels=", topology.kubernetes.io/zone: a"),
-                   node("b1", cpu="1", labels=", topology.kubernetes.io/zone: b"),
-                   pod("p", cpu="500m", spec_extra=ZONE_SPREAD))
+    base = base_of(
+        node("a1", cpu="2", labels=", topology.kubernetes.io/zone: a"),
+        node("b1", cpu="1", labels=", topology.kubernetes.io/zone: b"),
+        pod("p", cpu="500m", spec_extra=ZONE_SPREAD),
+    )
     trials = how_many_fit(base, pod="default/p")
     placed = how_many_copies(base, "default/p", method="place")
     assert isinstance(placed, PassAnswer) and placed.method == "placed"
@@ -88,7 +100,9 @@ def test_the_deciding_cycle_is_the_failed_copys_attempt_in_the_deciding_trials_r
     for method in ("auto", "place"):
         answer = how_many_copies(base, "default/p", method=method)
         assert isinstance(answer, PassAnswer) and answer.deciding_cycle == 2 + answer.fits
-        attempts = timeline_summary(run_to_the_end(load_scenario(answer.to_json()["deciding"]["scenarioText"])))["attempts"]
+        attempts = timeline_summary(run_to_the_end(load_scenario(answer.to_json()["deciding"]["scenarioText"])))[
+            "attempts"
+        ]
         assert attempts[answer.deciding_cycle]["pod"] == answer.stopped_by
         assert attempts[answer.deciding_cycle]["failedSchedulingMessage"] == answer.message
     assert how_many_copies(base, "default/p", max_count=1).deciding_cycle is None
@@ -96,9 +110,13 @@ def test_the_deciding_cycle_is_the_failed_copys_attempt_in_the_deciding_trials_r
 
 def test_it_leaves_copies_that_could_preempt_to_the_trial_search():
     classes = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 100\n"
-    base = base_of(classes, node("n1", cpu="1"), node("n2", cpu="1"),
-                   pod("p", cpu="600m", node_name="n2", spec_extra="  priorityClassName: high\n"),
-                   pod("low", cpu="600m", node_name="n1"))
+    base = base_of(
+        classes,
+        node("n1", cpu="1"),
+        node("n2", cpu="1"),
+        pod("p", cpu="600m", node_name="n2", spec_extra="  priorityClassName: high\n"),
+        pod("low", cpu="600m", node_name="n1"),
+    )
     answer = how_many_copies(base, "default/p")
     assert isinstance(answer, FitAnswer) and answer.displaced == ["default/low"]
     forced = how_many_copies(base, "default/p", method="place")
@@ -128,16 +146,22 @@ def test_one_pass_answers_as_auto_does_or_says_why_the_trials_must():
 
 def test_one_pass_tells_its_progress_every_thousand_copies_placed():
     # anti-affinity to itself: placed one by one; 2 copies a node (CPU), so one report at 1000
-    anti = ("  affinity: {podAntiAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 1, "
-            "podAffinityTerm: {topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: p}}}}]}}\n")
-    spread = ("  topologySpreadConstraints:\n  - {maxSkew: 1, topologyKey: kubernetes.io/hostname, "
-              "whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: p}}}\n"
-              "  - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, "
-              "labelSelector: {matchLabels: {app: p}}}\n")
+    anti = (
+        "  affinity: {podAntiAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 1, "
+        "podAffinityTerm: {topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: p}}}}]}}\n"
+    )
+    spread = (
+        "  topologySpreadConstraints:\n  - {maxSkew: 1, topologyKey: kubernetes.io/hostname, "
+        "whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: p}}}\n"
+        "  - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, "
+        "labelSelector: {matchLabels: {app: p}}}\n"
+    )
     nodes = [node(f"n{i}", cpu="1", labels=f", topology.kubernetes.io/zone: z{i % 2}") for i in range(600)]
     base = base_of(*nodes, pod("p", cpu="400m", spec_extra=spread + anti))
     told: list[tuple[int, float]] = []
-    answer = one_pass(base, "default/p", max_count=1100, progress=lambda copies, seconds: told.append((copies, seconds)))
+    answer = one_pass(
+        base, "default/p", max_count=1100, progress=lambda copies, seconds: told.append((copies, seconds))
+    )
     assert isinstance(answer, PassAnswer) and answer.method == "placed" and answer.fits == 1100
     assert [copies for copies, _ in told] == [PROGRESS_EVERY] and told[0][1] > 0
     assert not answer.checked_next and sum(answer.placements.values()) == 1100
@@ -146,8 +170,11 @@ def test_one_pass_tells_its_progress_every_thousand_copies_placed():
 # cluster-capacity's TestPrediction (pkg/framework/simulator_test.go): three nodes whose allocatable
 # is cpu 300m/400m/1200m, memory 1e9/2e9/1e9, 3 pods each; the simulated pod requests 100m and 5e6
 # bytes in namespace test-node-3, the limit is 6 copies; it states the run stops with "LimitReached".
-CC_NODES = (node("test-node-1", cpu="300m", memory="1e9", pods=3), node("test-node-2", cpu="400m", memory="2e9", pods=3),
-            node("test-node-3", cpu="1200m", memory="1e9", pods=3))
+CC_NODES = (
+    node("test-node-1", cpu="300m", memory="1e9", pods=3),
+    node("test-node-2", cpu="400m", memory="2e9", pods=3),
+    node("test-node-3", cpu="1200m", memory="1e9", pods=3),
+)
 CC_POD = pod("simulated-pod", cpu="100m", memory="5e6", namespace="test-node-3")
 
 
@@ -178,8 +205,15 @@ def clusters(draw) -> tuple[list[str], str]:
         labels = f", topology.kubernetes.io/zone: {draw(st.sampled_from(ZONES))}"
         labels += ", disk: ssd" if draw(st.booleans()) else ""
         taint = "taints: [{key: t, value: v, effect: NoSchedule}]" if draw(st.integers(0, 4)) == 0 else ""
-        documents.append(node(f"n{i}", cpu=f"{draw(st.integers(1, 4)) * 500}m", pods=draw(st.integers(1, 6)),
-                              labels=labels, spec=taint))
+        documents.append(
+            node(
+                f"n{i}",
+                cpu=f"{draw(st.integers(1, 4)) * 500}m",
+                pods=draw(st.integers(1, 6)),
+                labels=labels,
+                spec=taint,
+            )
+        )
     spec = ""
     if draw(st.booleans()):
         spec += "  nodeSelector: {disk: ssd}\n"
@@ -189,8 +223,10 @@ def clusters(draw) -> tuple[list[str], str]:
     if shape == "spread":
         spec += ZONE_SPREAD
     elif shape == "anti":
-        spec += ("  affinity:\n    podAntiAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
-                 "      - {topologyKey: topology.kubernetes.io/zone, labelSelector: {matchLabels: {app: p}}}\n")
+        spec += (
+            "  affinity:\n    podAntiAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+            "      - {topologyKey: topology.kubernetes.io/zone, labelSelector: {matchLabels: {app: p}}}\n"
+        )
     ports = "    ports: [{containerPort: 80, hostPort: 8080}]\n" if shape == "ports" else ""
     cpu = f"{draw(st.integers(1, 6)) * 100}m"
     documents.append(pod("p", cpu=cpu, node_name="n0", spec_extra=spec, container_extra=ports))
@@ -228,8 +264,12 @@ def test_the_cli_counts_places_and_stops_at_max(tmp_path, capsys):
     assert "trial 1: the scenario's own run" in captured.err and "5 copies placed or counted" in captured.err
     assert main(["capacity", str(path), "--pod", "default/p", "--json", "--method", "place", "--max", "2"]) == 0
     limited = json.loads(capsys.readouterr().out)
-    assert (limited["method"], limited["fits"], limited["checkedNext"], limited["countedTotal"]) == \
-        ("placed", 2, False, None)
+    assert (limited["method"], limited["fits"], limited["checkedNext"], limited["countedTotal"]) == (
+        "placed",
+        2,
+        False,
+        None,
+    )
     assert main(["capacity", str(path), "--pod", "default/p", "--json", "--method", "trials"]) == 0
     trials = json.loads(capsys.readouterr().out)
     assert trials["fits"] == counted["fits"] and trials["message"] == counted["message"]

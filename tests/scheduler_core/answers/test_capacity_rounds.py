@@ -5,29 +5,42 @@ from __future__ import annotations
 
 import pytest
 
-from scheduler_core.answers.capacity import CapacityError, TrialBase, fragmentation_of, how_many_fit, nodes_needed, \
-    removable_nodes, run_trial
+from scheduler_core.answers.capacity import (
+    CapacityError,
+    TrialBase,
+    fragmentation_of,
+    how_many_fit,
+    nodes_needed,
+    removable_nodes,
+    run_trial,
+)
 from scheduler_core.answers.capacity_rounds import Question, Round, answer_in_rounds, one_by_one, replay, search_for
 
 
 def node(name: str, cpu: str = "2", zone: str = "", pods: int = 110) -> str:
     zone_label = f", topology.kubernetes.io/zone: {zone}" if zone else ""
-    return (f"apiVersion: v1\nkind: Node\nmetadata: {{name: {name}, labels: {{kubernetes.io/hostname: {name}{zone_label}}}}}\n"
-            f"status: {{allocatable: {{cpu: '{cpu}', memory: 8Gi, pods: '{pods}'}}}}\n")
+    return (
+        f"apiVersion: v1\nkind: Node\nmetadata: {{name: {name}, labels: {{kubernetes.io/hostname: {name}{zone_label}}}}}\n"
+        f"status: {{allocatable: {{cpu: '{cpu}', memory: 8Gi, pods: '{pods}'}}}}\n"
+    )
 
 
 def deployment(name: str, replicas: int, cpu: str = "500m", spec_extra: str = "") -> str:
-    return (f"apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}, namespace: default}}\nspec:\n"
-            f"  replicas: {replicas}\n  selector: {{matchLabels: {{app: {name}}}}}\n  template:\n"
-            f"    metadata: {{labels: {{app: {name}}}}}\n    spec:\n      containers:\n      - name: c\n        image: x\n"
-            f"        resources: {{requests: {{cpu: {cpu}}}}}\n{spec_extra}")
+    return (
+        f"apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}, namespace: default}}\nspec:\n"
+        f"  replicas: {replicas}\n  selector: {{matchLabels: {{app: {name}}}}}\n  template:\n"
+        f"    metadata: {{labels: {{app: {name}}}}}\n    spec:\n      containers:\n      - name: c\n        image: x\n"
+        f"        resources: {{requests: {{cpu: {cpu}}}}}\n{spec_extra}"
+    )
 
 
 def pod(name: str, cpu: str = "100m", node_name: str = "", selector: str = "") -> str:
     placed = f"  nodeName: {node_name}\n" if node_name else ""
     chosen = f"  nodeSelector: {{{selector}}}\n" if selector else ""
-    return (f"apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: default, labels: {{app: {name}}}}}\nspec:\n"
-            f"{placed}{chosen}  containers:\n  - name: c\n    image: x\n    resources: {{requests: {{cpu: {cpu}}}}}\n")
+    return (
+        f"apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: default, labels: {{app: {name}}}}}\nspec:\n"
+        f"{placed}{chosen}  containers:\n  - name: c\n    image: x\n    resources: {{requests: {{cpu: {cpu}}}}}\n"
+    )
 
 
 SPREAD = """      topologySpreadConstraints:
@@ -61,7 +74,9 @@ def ask(base: TrialBase, question: Question, width: int):
 
 
 def test_one_trial_a_round_is_the_sequential_fit_search():
-    base = base_of(node("a1", cpu="2", zone="a"), node("b1", cpu="1", zone="b"), deployment("web", 0, spec_extra=SPREAD))
+    base = base_of(
+        node("a1", cpu="2", zone="a"), node("b1", cpu="1", zone="b"), deployment("web", 0, spec_extra=SPREAD)
+    )
     answer, recorder = ask(base, Question("fit", workload="default/web"), 1)
     assert answer.to_json() == how_many_fit(base, workload="default/web").to_json()
     assert set(recorder.sizes) == {1}
@@ -74,8 +89,12 @@ def test_wider_rounds_find_the_same_count_in_fewer_rounds(width):
     sequential = how_many_fit(base, workload="default/web")
     answer, recorder = ask(base, Question("fit", workload="default/web"), width)
     assert sequential.fits == 39
-    assert (answer.fits, answer.stopped_by, answer.message, answer.placements) == \
-        (sequential.fits, sequential.stopped_by, sequential.message, sequential.placements)
+    assert (answer.fits, answer.stopped_by, answer.message, answer.placements) == (
+        sequential.fits,
+        sequential.stopped_by,
+        sequential.message,
+        sequential.placements,
+    )
     assert len(recorder.sizes) < sequential.trials and max(recorder.sizes) == width
     assert all(answer.tried[n] for n in answer.tried if n <= answer.fits)
     assert not answer.tried[answer.fits + 1]
@@ -84,15 +103,21 @@ def test_wider_rounds_find_the_same_count_in_fewer_rounds(width):
 def test_the_nodes_search_runs_every_template_in_the_same_rounds():
     # n1 (2 CPU) and big (4 CPU) are full; six pods of 1500m wait: one per node like n1, two per node
     # like big; the pod selecting disk=ssd fits on neither.
-    base = base_of(node("n1", cpu="2"), node("big", cpu="4"), pod("busy", cpu="2", node_name="n1"),
-                   pod("bulk", cpu="4", node_name="big"), *[pod(f"p{i}", cpu="1500m") for i in range(6)],
-                   pod("sel", selector="disk: ssd"))
+    base = base_of(
+        node("n1", cpu="2"),
+        node("big", cpu="4"),
+        pod("busy", cpu="2", node_name="n1"),
+        pod("bulk", cpu="4", node_name="big"),
+        *[pod(f"p{i}", cpu="1500m") for i in range(6)],
+        pod("sel", selector="disk: ssd"),
+    )
     sequential = nodes_needed(base, ["n1", "big"])
     narrow, narrow_rounds = ask(base, Question("nodes", likes=("n1", "big")), 1)
     assert narrow.to_json() == sequential.to_json()
     wide, wide_rounds = ask(base, Question("nodes", likes=("n1", "big")), 4)
-    assert [(t.like, t.needed, t.pods_per_node) for t in wide.templates] == \
-        [(t.like, t.needed, t.pods_per_node) for t in sequential.templates]
+    assert [(t.like, t.needed, t.pods_per_node) for t in wide.templates] == [
+        (t.like, t.needed, t.pods_per_node) for t in sequential.templates
+    ]
     assert [(t.like, t.needed) for t in wide.templates] == [("n1", 6), ("big", 3)]
     assert all(len(pods) == 2 for pods in wide.templates[1].pods_per_node.values())
     assert [u.pod for u in wide.templates[0].unplaceable] == ["default/sel"]
@@ -100,8 +125,13 @@ def test_the_nodes_search_runs_every_template_in_the_same_rounds():
 
 
 def test_the_removable_search_drains_every_node_in_one_round_then_builds_the_set():
-    base = base_of(node("n1", cpu="1"), node("n2", cpu="1"), node("n3", cpu="1"), node("n4", cpu="1"),
-                   deployment("web", 3, cpu="400m"))
+    base = base_of(
+        node("n1", cpu="1"),
+        node("n2", cpu="1"),
+        node("n3", cpu="1"),
+        node("n4", cpu="1"),
+        deployment("web", 3, cpu="400m"),
+    )
     answer, recorder = ask(base, Question("removable"), 3)
     assert answer.to_json() == removable_nodes(base, forecast=False).to_json()  # the rounds run every drain
     assert recorder.sizes[:2] == [1, 4] and set(recorder.sizes[2:]) == {1}
@@ -110,8 +140,12 @@ def test_the_removable_search_drains_every_node_in_one_round_then_builds_the_set
 
 
 def test_the_fragmentation_search_is_the_baseline():
-    base = base_of(node("n1", cpu="2"), node("n2", cpu="4", pods=1), pod("x", cpu="1", node_name="n1"),
-                   pod("y", cpu="1", node_name="n2"))
+    base = base_of(
+        node("n1", cpu="2"),
+        node("n2", cpu="4", pods=1),
+        pod("x", cpu="1", node_name="n1"),
+        pod("y", cpu="1", node_name="n2"),
+    )
     answer, recorder = ask(base, Question("fragmentation"), 4)
     assert answer.to_json() == fragmentation_of(base).to_json() and recorder.sizes == [1]
 
@@ -122,7 +156,9 @@ def test_replaying_stored_outcomes_reaches_the_same_round_and_answer():
     stored: list[list] = []
     upcoming, answer = replay(search_for(base, question, 2), stored)
     while answer is None:
-        assert isinstance(upcoming, Round) and upcoming.estimate >= sum(len(s) for s in stored) + len(upcoming.proposals)
+        assert isinstance(upcoming, Round) and upcoming.estimate >= sum(len(s) for s in stored) + len(
+            upcoming.proposals
+        )
         stored.append([run_trial(base, p.changes) for p in upcoming.proposals])
         upcoming, answer = replay(search_for(base, question, 2), stored)
     assert answer.fits == how_many_fit(base, workload="default/web").fits == 12

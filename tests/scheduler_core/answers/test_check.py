@@ -36,8 +36,10 @@ def test_the_json_has_the_documented_keys():
     assert set(out) == {"objects", "pods", "notices", "findings", "fetch"}
     assert out["objects"] == {"Node": 3, "Pod": 8}
     assert [f["code"] for f in out["findings"]] == [CONTROLLER_ABSENT, SERVICES_ABSENT, NO_CONFIG]
-    assert out["fetch"] == ["kubectl get replicasets -n kube-system coredns-5d78c9869d -o yaml",
-                            "kubectl get services -n kube-system -o yaml"]
+    assert out["fetch"] == [
+        "kubectl get replicasets -n kube-system coredns-5d78c9869d -o yaml",
+        "kubectl get services -n kube-system -o yaml",
+    ]
 
 
 def test_the_cli_prints_the_check_as_json_and_exits_0():
@@ -52,12 +54,19 @@ def test_with_add_node_taints_the_finding_is_gone_and_the_change_is_said():
     result = run("check", str(EKS), "--add-node-taints")
     out = result.stdout.decode()
     assert result.returncode == 0
-    assert ("added the node lifecycle controller's taints: ip-10-0-3-77.eu-west-1.compute.internal "
-            "+node.kubernetes.io/not-ready:NoSchedule +node.kubernetes.io/not-ready:NoExecute") in out
+    assert (
+        "added the node lifecycle controller's taints: ip-10-0-3-77.eu-west-1.compute.internal "
+        "+node.kubernetes.io/not-ready:NoSchedule +node.kubernetes.io/not-ready:NoExecute"
+    ) in out
     assert "node-taints-missing" not in out
-    assert json.loads(run("check", str(EKS), "--add-node-taints", "--json").stdout)["addedNodeTaints"] == [{
-        "node": "ip-10-0-3-77.eu-west-1.compute.internal", "conditions": ["Ready=False"], "remove": [],
-        "add": ["node.kubernetes.io/not-ready:NoSchedule", "node.kubernetes.io/not-ready:NoExecute"]}]
+    assert json.loads(run("check", str(EKS), "--add-node-taints", "--json").stdout)["addedNodeTaints"] == [
+        {
+            "node": "ip-10-0-3-77.eu-west-1.compute.internal",
+            "conditions": ["Ready=False"],
+            "remove": [],
+            "add": ["node.kubernetes.io/not-ready:NoSchedule", "node.kubernetes.io/not-ready:NoExecute"],
+        }
+    ]
 
 
 def test_the_readable_report_lists_findings_and_fetch_lines():

@@ -26,7 +26,9 @@ def configured(name: str):
 
 def test_most_allocated_packs_the_pod_onto_the_busy_node():
     # LeastAllocated prefers the empty n2; MostAllocated the busy n1 (NodeResourcesFit's weighted score).
-    result = compare(stream(configured("least_allocated.yaml")), stream(configured("most_allocated.yaml")), pod="default/web")
+    result = compare(
+        stream(configured("least_allocated.yaml")), stream(configured("most_allocated.yaml")), pod="default/web"
+    )
     assert result["summary"] == "1 pod(s) land elsewhere in B than in A."
     assert [row for row in result["pods"] if row["a"] != row["b"]] == [{"pod": "default/web", "a": "n2", "b": "n1"}]
     assert result["firstDivergence"]["index"] == 0
@@ -47,15 +49,24 @@ def test_a_preemption_fewer_is_counted_and_the_victims_stay():
     a = load_scenario(text)
     b = load_scenario(text)
     node = next(n for n in b.nodes if n.name == "node-7")
-    b.nodes[b.nodes.index(node)] = dataclasses.replace(node, allocatable={**node.allocatable, "cpu": node.allocatable["cpu"] * 4})
+    b.nodes[b.nodes.index(node)] = dataclasses.replace(
+        node, allocatable={**node.allocatable, "cpu": node.allocatable["cpu"] * 4}
+    )
     result = compare(stream(a), stream(b))
     assert result["counts"]["morePreemptions"] == -1 and result["counts"]["moreEvicted"] == -2
     assert "1 preemption(s) fewer" in result["summary"] and "2 fewer evicted" in result["summary"]
 
 
 def test_the_cli_compares_one_scenario_under_two_configurations(capsys):
-    args = ["compare", str(HERE / "two_nodes.yaml"), "--config", str(HERE / "least_allocated.yaml"),
-            "--config", str(HERE / "most_allocated.yaml"), "--json"]
+    args = [
+        "compare",
+        str(HERE / "two_nodes.yaml"),
+        "--config",
+        str(HERE / "least_allocated.yaml"),
+        "--config",
+        str(HERE / "most_allocated.yaml"),
+        "--json",
+    ]
     assert main(args) == 0
     assert json.loads(capsys.readouterr().out)["pods"][-1] == {"pod": "default/web", "a": "n2", "b": "n1"}
     assert main(["compare", str(HERE / "two_nodes.yaml")]) == 2
@@ -86,8 +97,17 @@ def test_a_run_whose_pod_had_one_feasible_node_says_its_scores_decided_nothing()
 
 def test_the_cli_counts_attempts_from_1_as_the_timeline_does(capsys):
     """Issue 28: "The runs part at attempt 0" beside "(attempt 1)": people count from 1 everywhere."""
-    args = ["compare", str(HERE / "two_nodes.yaml"), "--config", str(HERE / "least_allocated.yaml"),
-            "--config", str(HERE / "most_allocated.yaml")]
+    args = [
+        "compare",
+        str(HERE / "two_nodes.yaml"),
+        "--config",
+        str(HERE / "least_allocated.yaml"),
+        "--config",
+        str(HERE / "most_allocated.yaml"),
+    ]
     assert main(args) == 0
     out = capsys.readouterr().out
-    assert "The runs part at attempt 1: A default/web (attempt 1): scheduled to n2 | B default/web (attempt 1): scheduled to n1" in out
+    assert (
+        "The runs part at attempt 1: A default/web (attempt 1): scheduled to n2 | B default/web (attempt 1): scheduled to n1"
+        in out
+    )

@@ -45,43 +45,71 @@ def demo(slug: str) -> str:
     return (DEMOS / f"{slug}.yaml").read_text()
 
 
-
-
 # ---------------------------------------------------------------------------- headlines
 
 
-@pytest.mark.parametrize("text, outcome, headline", [
-    pytest.param(demo("seed_pts_conflict"), OUTCOME_UNSCHEDULABLE,
-                 "zone allows zoneB (node3); node allows node2 (zoneA): no node is allowed by both.",
-                 id="the conflicting spread constraints each allow something but no node is allowed by both"),
-    pytest.param(demo("seed_pts_single_constraint"), OUTCOME_SCHEDULED,
-                 "node4 beat node3 by 2: NodeResourcesFit +2.",
-                 id="the winner's margin over the runner-up is given per plugin in weighted points"),
-    pytest.param(demo("seed_pts_two_constraints"), OUTCOME_SCHEDULED,
-                 "node4 was the only node that passed Filter, so it was chosen without scoring "
-                 "(kube-scheduler runs no PreScore or Score for a single feasible node).",
-                 id="a single feasible node wins without a runner-up"),
-    pytest.param(node_text("a") + "---\n" + node_text("b") + "---\n" + pod_text("web"), OUTCOME_SCHEDULED,
-                 "a tied with b at {total}: SchedLab takes the first of them in node order (kube-scheduler picks one at random).",
-                 id="a tie says how the tied node was picked"),
-    pytest.param(node_text("a") + "---\n" + node_text("b") + "---\n" + pod_text("web", pinned_spec("ghost")),
-                 OUTCOME_UNSCHEDULABLE,
-                 "PreFilter (NodeAffinity) narrowed the nodes to ghost, which is not a node of the cluster: "
-                 "Filter had no node to check.",
-                 id="node affinity to a node that does not exist says PreFilter left Filter nothing"),
-    pytest.param(node_text("a") + "---\n" + node_text("b") + "---\n" + pod_text("web", pinned_spec("a", "b")), OUTCOME_UNSCHEDULABLE,
-                 "PreFilter rejected the pod (NodeAffinity): pod affinity terms conflict; Filter did not run.",
-                 id="a PreFilter rejection names the plugin and its reason"),
-    pytest.param(node_text("a", cpu="1") + "---\n" + node_text("b", taints="{key: gpu, effect: NoSchedule}") + "---\n"
-                 + node_text("c", cpu="1") + "---\n" + pod_text("web", cpu="2"), OUTCOME_UNSCHEDULABLE,
-                 "No node passed every Filter plugin: 2 Insufficient cpu (a, c); "
-                 "1 node(s) had untolerated taint(s) (b).",
-                 id="without a spread conflict the Filter reasons are grouped with their nodes, most first"),
-])
+@pytest.mark.parametrize(
+    "text, outcome, headline",
+    [
+        pytest.param(
+            demo("seed_pts_conflict"),
+            OUTCOME_UNSCHEDULABLE,
+            "zone allows zoneB (node3); node allows node2 (zoneA): no node is allowed by both.",
+            id="the conflicting spread constraints each allow something but no node is allowed by both",
+        ),
+        pytest.param(
+            demo("seed_pts_single_constraint"),
+            OUTCOME_SCHEDULED,
+            "node4 beat node3 by 2: NodeResourcesFit +2.",
+            id="the winner's margin over the runner-up is given per plugin in weighted points",
+        ),
+        pytest.param(
+            demo("seed_pts_two_constraints"),
+            OUTCOME_SCHEDULED,
+            "node4 was the only node that passed Filter, so it was chosen without scoring "
+            "(kube-scheduler runs no PreScore or Score for a single feasible node).",
+            id="a single feasible node wins without a runner-up",
+        ),
+        pytest.param(
+            node_text("a") + "---\n" + node_text("b") + "---\n" + pod_text("web"),
+            OUTCOME_SCHEDULED,
+            "a tied with b at {total}: SchedLab takes the first of them in node order (kube-scheduler picks one at random).",
+            id="a tie says how the tied node was picked",
+        ),
+        pytest.param(
+            node_text("a") + "---\n" + node_text("b") + "---\n" + pod_text("web", pinned_spec("ghost")),
+            OUTCOME_UNSCHEDULABLE,
+            "PreFilter (NodeAffinity) narrowed the nodes to ghost, which is not a node of the cluster: "
+            "Filter had no node to check.",
+            id="node affinity to a node that does not exist says PreFilter left Filter nothing",
+        ),
+        pytest.param(
+            node_text("a") + "---\n" + node_text("b") + "---\n" + pod_text("web", pinned_spec("a", "b")),
+            OUTCOME_UNSCHEDULABLE,
+            "PreFilter rejected the pod (NodeAffinity): pod affinity terms conflict; Filter did not run.",
+            id="a PreFilter rejection names the plugin and its reason",
+        ),
+        pytest.param(
+            node_text("a", cpu="1")
+            + "---\n"
+            + node_text("b", taints="{key: gpu, effect: NoSchedule}")
+            + "---\n"
+            + node_text("c", cpu="1")
+            + "---\n"
+            + pod_text("web", cpu="2"),
+            OUTCOME_UNSCHEDULABLE,
+            "No node passed every Filter plugin: 2 Insufficient cpu (a, c); 1 node(s) had untolerated taint(s) (b).",
+            id="without a spread conflict the Filter reasons are grouped with their nodes, most first",
+        ),
+    ],
+)
 def test_it_explains_the_cycle_in_one_sentence(text, outcome, headline):
     events = cycles_of(text)[0]
     explanation = explain_cycle(events)
-    total = next((e["payload"]["totalScores"].get(e["payload"]["nodeName"]) for e in events if e["extensionPoint"] == "Total"), None)
+    total = next(
+        (e["payload"]["totalScores"].get(e["payload"]["nodeName"]) for e in events if e["extensionPoint"] == "Total"),
+        None,
+    )
     assert (explanation.outcome, explanation.headline) == (outcome, headline.format(total=total))
 
 
@@ -99,15 +127,16 @@ def test_it_lists_what_each_spread_constraint_allows_on_its_own():
 
 def test_it_says_which_nodes_every_spread_constraint_allows():
     spread = explain_first(demo("seed_pts_two_constraints")).spread
-    assert spread.sentence == ("zone allows zoneB (node3, node4); node allows node4 (zoneB): "
-                               "node4 is allowed by both.")
+    assert spread.sentence == ("zone allows zoneB (node3, node4); node allows node4 (zoneB): node4 is allowed by both.")
     assert spread.allowed_by_all == ("node4",)
 
 
 def test_it_says_when_a_constraint_allows_no_domain():
     # minDomains 3 over 2 zones: the global minimum counts as 0, so zoneA (2 pods) and zoneB (1 pod)
     # would both reach a skew above 1 with the pod.
-    text = demo("seed_pts_single_constraint").replace("    topologyKey: zone\n", "    topologyKey: zone\n    minDomains: 3\n", 1)
+    text = demo("seed_pts_single_constraint").replace(
+        "    topologyKey: zone\n", "    topologyKey: zone\n    minDomains: 3\n", 1
+    )
     spread = explain_first(text).spread
     assert spread.constraints[0].allowed == ()
     assert spread.sentence == "zone allows no domain (each would be above maxSkew 1): no node is allowed."
@@ -121,7 +150,15 @@ def test_it_gives_no_spread_explanation_without_hard_constraints():
 
 
 def test_it_counts_the_nodes_outside_the_pre_filter_result_under_one_reason():
-    text = node_text("a") + "---\n" + node_text("b") + "---\n" + node_text("c") + "---\n" + pod_text("web", pinned_spec("a"), cpu="9")
+    text = (
+        node_text("a")
+        + "---\n"
+        + node_text("b")
+        + "---\n"
+        + node_text("c")
+        + "---\n"
+        + pod_text("web", pinned_spec("a"), cpu="9")
+    )
     explanation = explain_first(text)
     assert explanation.pre_filter.narrowed_to == ("a",) and explanation.pre_filter.missing_nodes == ()
     assert explanation.pre_filter.sentence == "PreFilter (NodeAffinity) narrowed the nodes to a."
@@ -148,17 +185,38 @@ def test_an_error_cycle_says_so():
     events = cycles_of(demo("seed_pts_single_constraint"))[0]
     end = {**events[-1], "payload": {"nodeName": None, "error": "running Bind plugin: boom"}}
     explanation = explain_cycle(events[:-1] + [end])
-    assert (explanation.outcome, explanation.headline) == (OUTCOME_ERROR, "The cycle stopped on an error: running Bind plugin: boom")
+    assert (explanation.outcome, explanation.headline) == (
+        OUTCOME_ERROR,
+        "The cycle stopped on an error: running Bind plugin: boom",
+    )
 
 
 def test_its_json_is_camel_case_and_complete():
     out = explain_first(demo("seed_pts_conflict")).to_json()
-    assert set(out) == {"cycle", "pod", "outcome", "node", "headline", "preFilter", "filter", "spread", "winner",
-                        "filterDetails", "filterDetailsNote", "preemption", "scoring", "claims"}
+    assert set(out) == {
+        "cycle",
+        "pod",
+        "outcome",
+        "node",
+        "headline",
+        "preFilter",
+        "filter",
+        "spread",
+        "winner",
+        "filterDetails",
+        "filterDetailsNote",
+        "preemption",
+        "scoring",
+        "claims",
+    }
     assert out["spread"]["constraints"][0]["allowed"] == [{"value": "zoneB", "nodes": ["node3"]}]
-    assert out["filter"]["groups"][0] == {"reason": "node(s) didn't match pod topology spread constraints", "count": 3,
-                                          "plugins": [POD_TOPOLOGY_SPREAD], "nodes": ["node1", "node2", "node3"],
-                                          "outsidePreFilter": False}
+    assert out["filter"]["groups"][0] == {
+        "reason": "node(s) didn't match pod topology spread constraints",
+        "count": 3,
+        "plugins": [POD_TOPOLOGY_SPREAD],
+        "nodes": ["node1", "node2", "node3"],
+        "outsidePreFilter": False,
+    }
 
 
 # ---------------------------------------------------------------------------- against the engine, corpus-wide
@@ -185,11 +243,17 @@ def test_the_spread_picture_agrees_with_every_filter_verdict_of_the_corpus(corpu
 
 
 def test_the_filter_groups_rebuild_every_failed_scheduling_message_of_the_corpus(corpus):
-    checked = [(case, events, ex) for case, events, ex in corpus if ex.outcome == OUTCOME_UNSCHEDULABLE and ex.filter is not None]
+    checked = [
+        (case, events, ex)
+        for case, events, ex in corpus
+        if ex.outcome == OUTCOME_UNSCHEDULABLE and ex.filter is not None
+    ]
     for case, events, explanation in checked:
         histogram = ", ".join(sorted(f"{g.count} {g.reason}" for g in explanation.filter.groups))
         message = payload_of(events, "CycleEnd", None)["failedSchedulingMessage"]
-        assert message.startswith(nodes_available_message(payload_of(events, "CycleStart", None)["nodeCount"], histogram)), case
+        assert message.startswith(
+            nodes_available_message(payload_of(events, "CycleStart", None)["nodeCount"], histogram)
+        ), case
     assert len(checked) >= 20
 
 
@@ -212,9 +276,11 @@ def payload_of(events: list[dict], point: str, plugin, default=None) -> dict:
 
 # ---------------------------------------------------------------------------- a node tried alone
 
+
 def test_a_hinted_cycle_says_the_node_came_from_the_last_pod_ranking():
     from scheduler_core.run.loop import run_to_the_end
     from tests.scheduler_core.builders import fill_one_node_each, no_default_spreading
+
     by_cycle: dict[int, list[dict]] = {}
     for event in run_to_the_end(load_scenario(no_default_spreading() + fill_one_node_each()), tie_break="first"):
         wire = json.loads(json.dumps(event.to_json()))
@@ -251,10 +317,12 @@ def test_it_says_per_node_what_a_claim_s_request_finds_and_which_node_comes_clos
     explanation = explain_first(PENDING_GPU.read_text())
     assert explanation.claims.per_node["node-1"] == (
         "request `gpu`: 2 device(s) of class `gpu.example.com` — node-1 has 1 free: "
-        "gpu-0 allocated to default/train-1 (claim train-1-gpu)",)
+        "gpu-0 allocated to default/train-1 (claim train-1-gpu)",
+    )
     assert explanation.headline.endswith(
         "request `gpu` of claim default/train-2-gpu asks for 2 device(s) of class `gpu.example.com`, "
-        "and no node has more than 1 free (node-1, node-2).")
+        "and no node has more than 1 free (node-1, node-2)."
+    )
     assert explanation.to_json()["claims"]["shortfalls"][0]["mostFree"] == 1
 
 

@@ -26,8 +26,11 @@ ROOT = Path(__file__).resolve().parents[3]
 DUMPS = ROOT / "tests" / "fixtures" / "dumps"
 EKS = DUMPS / "eks_notready_recorded.yaml"
 API = "shop/api-7c9d8b6f5d-h5m2c"
-NODE_1, NODE_2, NODE_3 = ("ip-10-0-1-23.eu-west-1.compute.internal", "ip-10-0-2-41.eu-west-1.compute.internal",
-                          "ip-10-0-3-77.eu-west-1.compute.internal")
+NODE_1, NODE_2, NODE_3 = (
+    "ip-10-0-1-23.eu-west-1.compute.internal",
+    "ip-10-0-2-41.eu-west-1.compute.internal",
+    "ip-10-0-3-77.eu-west-1.compute.internal",
+)
 
 
 def test_a_running_pod_that_would_tie_says_so_with_every_plugin_even():
@@ -39,8 +42,13 @@ def test_a_running_pod_that_would_tie_says_so_with_every_plugin_even():
     answer = explain_pod(load_scenario(EKS.read_bytes()), API)
     assert answer.feasible == [NODE_1, NODE_3]
     assert answer.own_node_fits and answer.own_node_rejection is None
-    assert (answer.outcome, answer.chosen, answer.own_rank, answer.compared_with, answer.margin) == \
-        (OUTCOME_TIE, NODE_1, 1, NODE_3, 0)
+    assert (answer.outcome, answer.chosen, answer.own_rank, answer.compared_with, answer.margin) == (
+        OUTCOME_TIE,
+        NODE_1,
+        1,
+        NODE_3,
+        0,
+    )
     assert answer.scored == 2 and answer.top[0].total == answer.top[1].total == answer.own_total
     assert all(gap.difference == 0 for gap in answer.plugins)
     assert answer.placed_at == "2026-11-22T14:03:11Z"
@@ -52,12 +60,20 @@ def test_a_running_pod_another_node_would_win_now_gets_its_rank_and_the_gap():
     """kubeadm_calico.yaml: CoreDNS runs on cp-1, which also holds etcd and kube-apiserver; taken
     off, it tolerates the control-plane taint and fits all three nodes, and worker-1 (calico only)
     has more room: only the two resource plugins tell the nodes apart."""
-    answer = explain_pod(load_scenario((DUMPS / "kubeadm_calico.yaml").read_bytes()),
-                         "kube-system/coredns-668d6bf9bc-m2twk")
-    assert (answer.outcome, answer.chosen, answer.own_rank, answer.compared_with) == (OUTCOME_MOVES, "worker-1", 2, "worker-1")
+    answer = explain_pod(
+        load_scenario((DUMPS / "kubeadm_calico.yaml").read_bytes()), "kube-system/coredns-668d6bf9bc-m2twk"
+    )
+    assert (answer.outcome, answer.chosen, answer.own_rank, answer.compared_with) == (
+        OUTCOME_MOVES,
+        "worker-1",
+        2,
+        "worker-1",
+    )
     assert answer.margin < 0 and answer.margin == sum(gap.difference for gap in answer.plugins)
-    assert {gap.plugin for gap in answer.plugins if gap.difference} == {"NodeResourcesFit",
-                                                                         "NodeResourcesBalancedAllocation"}
+    assert {gap.plugin for gap in answer.plugins if gap.difference} == {
+        "NodeResourcesFit",
+        "NodeResourcesBalancedAllocation",
+    }
     assert answer.summary.startswith("kube-system/coredns-668d6bf9bc-m2twk would go to worker-1 now: cp-1 ranks 2 of 3")
 
 
@@ -75,25 +91,31 @@ def test_a_pod_its_node_would_refuse_now_names_the_plugin():
     answer = explain_pod(load_scenario(smaller), API)
     assert (answer.own_node_fits, answer.own_node_rejection) == (False, "NodeResourcesFit: Insufficient cpu")
     assert (answer.outcome, answer.chosen, answer.feasible) == (OUTCOME_MOVES, NODE_3, [NODE_3])
-    assert answer.summary == (f"{API} would no longer fit on {NODE_1} (NodeResourcesFit: Insufficient cpu); "
-                              f"it would go to {NODE_3}.")
+    assert answer.summary == (
+        f"{API} would no longer fit on {NODE_1} (NodeResourcesFit: Insufficient cpu); it would go to {NODE_3}."
+    )
     pinned = explain_pod(load_scenario(EKS.read_bytes()), "kube-system/aws-node-k2v6d")
     assert pinned.feasible == [NODE_3] and pinned.chosen == NODE_3
 
 
 def test_a_pod_that_fits_nowhere_now_gives_the_failed_scheduling_text():
     """Asking 1900m, more than the 1805m any node has free once the pod is off node 1."""
-    bigger = EKS.read_text().replace("cpu: 1500m, memory: 1Gi}}}\n    nodeName: " + NODE_1,
-                                     "cpu: 1900m, memory: 1Gi}}}\n    nodeName: " + NODE_1, 1)
+    bigger = EKS.read_text().replace(
+        "cpu: 1500m, memory: 1Gi}}}\n    nodeName: " + NODE_1, "cpu: 1900m, memory: 1Gi}}}\n    nodeName: " + NODE_1, 1
+    )
     answer = explain_pod(load_scenario(bigger), API)
     assert (answer.outcome, answer.chosen, answer.feasible) == (OUTCOME_UNSCHEDULABLE, None, [])
     assert answer.failed_message.startswith("0/3 nodes are available: 3 Insufficient cpu.")
 
 
-@pytest.mark.parametrize("pod, words", [
-    ("shop/api-7c9d8b6f5d-q4wzp", "is pending"),
-    ("shop/nobody", "no pod shop/nobody"),
-], ids=["a pending pod is refused", "an unknown pod is refused"])
+@pytest.mark.parametrize(
+    "pod, words",
+    [
+        ("shop/api-7c9d8b6f5d-q4wzp", "is pending"),
+        ("shop/nobody", "no pod shop/nobody"),
+    ],
+    ids=["a pending pod is refused", "an unknown pod is refused"],
+)
 def test_it_refuses_what_is_not_a_running_pod(pod, words):
     with pytest.raises(NotBound, match=words):
         explain_pod(load_scenario(EKS.read_bytes()), pod)
@@ -101,8 +123,13 @@ def test_it_refuses_what_is_not_a_running_pod(pod, words):
 
 def test_the_cli_prints_json_and_exits_2_for_a_pending_pod():
     def run(*args):
-        return subprocess.run([sys.executable, "-m", "scheduler_core", "explain-pod", str(EKS), *args],
-                              cwd=ROOT, capture_output=True, timeout=120)
+        return subprocess.run(
+            [sys.executable, "-m", "scheduler_core", "explain-pod", str(EKS), *args],
+            cwd=ROOT,
+            capture_output=True,
+            timeout=120,
+        )
+
     result = run(API, "--json")
     assert result.returncode == 0, result.stderr.decode()
     out = json.loads(result.stdout)

@@ -41,8 +41,19 @@ from tests.scheduler_core.builders import node_text, numbers_scenario, pod_text
 SHARED = Path(__file__).resolve().parents[4] / "shared"
 CORPUS = SHARED / "conformance" / "public"
 TIMELINE = SHARED / "conformance-timeline" / "public"
-WITH_FACTS = (NODE_RESOURCES_FIT, TAINT_TOLERATION, NODE_PORTS, NODE_AFFINITY, POD_TOPOLOGY_SPREAD, NODE_UNSCHEDULABLE,
-              NODE_VOLUME_LIMITS, VOLUME_RESTRICTIONS, VOLUME_ZONE, VOLUME_BINDING, INTER_POD_AFFINITY)
+WITH_FACTS = (
+    NODE_RESOURCES_FIT,
+    TAINT_TOLERATION,
+    NODE_PORTS,
+    NODE_AFFINITY,
+    POD_TOPOLOGY_SPREAD,
+    NODE_UNSCHEDULABLE,
+    NODE_VOLUME_LIMITS,
+    VOLUME_RESTRICTIONS,
+    VOLUME_ZONE,
+    VOLUME_BINDING,
+    INTER_POD_AFFINITY,
+)
 
 
 def facts_of(plugin: str, node: str, text: str = numbers_scenario()):
@@ -57,7 +68,9 @@ def test_it_gives_request_against_free_room_with_what_the_node_already_runs():
 
 
 def test_it_names_the_taint_the_port_holder_and_the_label_the_pod_wanted():
-    assert facts_of(TAINT_TOLERATION, "tainted") == (TaintFact("node(s) had untolerated taint(s)", "dedicated", "gpu", "NoSchedule"),)
+    assert facts_of(TAINT_TOLERATION, "tainted") == (
+        TaintFact("node(s) had untolerated taint(s)", "dedicated", "gpu", "NoSchedule"),
+    )
     [port] = facts_of(NODE_PORTS, "ports")
     assert (port.port, port.protocol, port.host_ip, port.used_by) == (8080, "TCP", "0.0.0.0", ("default/web-0",))
     [label] = facts_of(NODE_AFFINITY, "hdd")
@@ -79,8 +92,12 @@ def test_it_puts_the_numbers_into_the_why_sentence():
         "(2200m requested by 9 pod(s))); 1 node(s) didn't have free ports for the requested pod ports (ports: hostPort "
         "8080/TCP on 0.0.0.0 is in use by default/web-0); 1 node(s) didn't match Pod's node affinity/selector (hdd: "
         "nodeSelector wants disktype=ssd; the node has disktype=hdd); 1 node(s) had untolerated taint(s) (tainted: "
-        "untolerated taint dedicated=gpu:NoSchedule).")
-    assert explanation.to_json()["filterDetails"]["nodes"]["full"]["plugins"][NODE_RESOURCES_FIT]["facts"][0]["free"] == 1800
+        "untolerated taint dedicated=gpu:NoSchedule)."
+    )
+    assert (
+        explanation.to_json()["filterDetails"]["nodes"]["full"]["plugins"][NODE_RESOURCES_FIT]["facts"][0]["free"]
+        == 1800
+    )
 
 
 def test_it_refuses_details_of_another_cycle():
@@ -130,8 +147,11 @@ def test_every_reason_of_the_conformance_corpus_carries_numbers_that_add_up():
     for path in files:
         scenario = load_scenario(path.read_bytes())
         details = collect_details(scenario, mode=MODE_SINGLE)
-        rejected = {e.cycle: set(e.payload.statuses) for e in simulate(scenario)
-                    if e.extension_point.value == "Filter" and e.plugin is not None and e.payload.statuses}
+        rejected = {
+            e.cycle: set(e.payload.statuses)
+            for e in simulate(scenario)
+            if e.extension_point.value == "Filter" and e.plugin is not None and e.payload.statuses
+        }
         for cycle in rejected:
             assert cycle in details, (path.name, cycle)
         checked += _check_facts(details)
@@ -195,8 +215,11 @@ def test_the_deciding_criterion_of_every_preemption_of_the_timeline_corpus_is_th
     decided = {}
     for path in files:
         scenario = load_scenario(path.read_bytes())
-        nominated = {e.cycle: e.payload.nominated_node_name for e in run_to_the_end(scenario)
-                     if e.extension_point.value == "PostFilter" and e.plugin == "DefaultPreemption"}
+        nominated = {
+            e.cycle: e.payload.nominated_node_name
+            for e in run_to_the_end(scenario)
+            if e.extension_point.value == "PostFilter" and e.plugin == "DefaultPreemption"
+        }
         for cycle, details in collect_details(scenario, mode=MODE_TIMELINE).items():
             ranking = details.preemption
             if ranking is None:
@@ -218,30 +241,62 @@ def test_the_deciding_criterion_of_every_preemption_of_the_timeline_corpus_is_th
 
 def test_a_single_pass_leaves_a_tie_of_candidates_to_the_release_s_coin():
     """Two nodes each with one victim of the same priority and no start time: a random tie."""
-    text = "---\n".join([node_text("a", cpu="1"), node_text("b", cpu="1"),
-                         pod_text("low-a", node_name="a", spec="  priority: 1\n"),
-                         pod_text("low-b", node_name="b", spec="  priority: 1\n"),
-                         pod_text("high", spec="  priority: 100\n")])
+    text = "---\n".join(
+        [
+            node_text("a", cpu="1"),
+            node_text("b", cpu="1"),
+            pod_text("low-a", node_name="a", spec="  priority: 1\n"),
+            pod_text("low-b", node_name="b", spec="  priority: 1\n"),
+            pod_text("high", spec="  priority: 100\n"),
+        ]
+    )
     details = cycle_details(load_scenario(text), 0)
     ranking = details.preemption
     assert (ranking.chosen, ranking.deciding) == (None, "randomTie")
-    assert ranking.sentence == "a, b tie on every criterion: kube-scheduler picks one at random (the single pass nominates none)."
+    assert (
+        ranking.sentence
+        == "a, b tie on every criterion: kube-scheduler picks one at random (the single pass nominates none)."
+    )
     assert [(r.node, r.victims, r.highest_priority, r.dropped_at) for r in ranking.candidates] == [
-        ("a", ("default/low-a",), 1, None), ("b", ("default/low-b",), 1, None)]
+        ("a", ("default/low-a",), 1, None),
+        ("b", ("default/low-b",), 1, None),
+    ]
 
 
-@pytest.mark.parametrize("case, plugin, text", [
-    pytest.param("volumes_11", NODE_VOLUME_LIMITS, "CSI driver ebs.csi.aws.com: 2 volume(s) attached + 1 new > limit 2",
-                 id="an attach limit gives the driver, the attached and new volumes and the limit"),
-    pytest.param("volumes_4", VOLUME_RESTRICTIONS, "PersistentVolumeClaim solo: ReadWriteOncePod, already in use by default/holder",
-                 id="a ReadWriteOncePod claim in use names the pod using it"),
-    pytest.param("volumes_3", VOLUME_ZONE, "PersistentVolume zpv: can be used only where topology.kubernetes.io/zone is one of "
-                 "(zone-b); the node has topology.kubernetes.io/zone=zone-a", id="a zonal volume gives its zone and the node's"),
-])
+@pytest.mark.parametrize(
+    "case, plugin, text",
+    [
+        pytest.param(
+            "volumes_11",
+            NODE_VOLUME_LIMITS,
+            "CSI driver ebs.csi.aws.com: 2 volume(s) attached + 1 new > limit 2",
+            id="an attach limit gives the driver, the attached and new volumes and the limit",
+        ),
+        pytest.param(
+            "volumes_4",
+            VOLUME_RESTRICTIONS,
+            "PersistentVolumeClaim solo: ReadWriteOncePod, already in use by default/holder",
+            id="a ReadWriteOncePod claim in use names the pod using it",
+        ),
+        pytest.param(
+            "volumes_3",
+            VOLUME_ZONE,
+            "PersistentVolume zpv: can be used only where topology.kubernetes.io/zone is one of "
+            "(zone-b); the node has topology.kubernetes.io/zone=zone-a",
+            id="a zonal volume gives its zone and the node's",
+        ),
+    ],
+)
 def test_volume_plugins_name_the_claim_or_volume_and_what_collided(case, plugin, text):
     path = TIMELINE / f"{case}.yaml"
     if not path.exists():
         pytest.skip(f"no corpus under {TIMELINE}")
     details = collect_details(load_scenario(path.read_bytes()), mode=MODE_TIMELINE)
-    texts = {p.text() for cycle in details.values() for node in cycle.nodes.values() for p in node.plugins if p.plugin == plugin}
+    texts = {
+        p.text()
+        for cycle in details.values()
+        for node in cycle.nodes.values()
+        for p in node.plugins
+        if p.plugin == plugin
+    }
     assert text in texts

@@ -55,10 +55,13 @@ def findings_of(text: str) -> dict:
 
 def owned_pod(name: str, owner_kind: str = "ReplicaSet", api_version: str = "apps/v1", spec: str = "") -> str:
     text = pod_text(name, spec=spec)
-    owner = (f"  ownerReferences: [{{apiVersion: {api_version}, kind: {owner_kind}, name: {name}-rs, "
-             "controller: true, uid: u1}]\n")
-    return text.replace("metadata: {name: " + name + ", labels: {}}",
-                        "metadata:\n  name: " + name + "\n  labels: {app: web}\n" + owner)
+    owner = (
+        f"  ownerReferences: [{{apiVersion: {api_version}, kind: {owner_kind}, name: {name}-rs, "
+        "controller: true, uid: u1}]\n"
+    )
+    return text.replace(
+        "metadata: {name: " + name + ", labels: {}}", "metadata:\n  name: " + name + "\n  labels: {app: web}\n" + owner
+    )
 
 
 # ---------------------------------------------------------------------------- default spreading
@@ -87,8 +90,10 @@ def test_the_missing_replica_set_changes_where_the_pending_coredns_pod_goes():
 
 
 def test_a_pod_with_its_own_spread_constraints_does_not_read_the_defaults():
-    spec = ("  topologySpreadConstraints: [{maxSkew: 1, topologyKey: kubernetes.io/hostname, "
-            "whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: web}}}]\n")
+    spec = (
+        "  topologySpreadConstraints: [{maxSkew: 1, topologyKey: kubernetes.io/hostname, "
+        "whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: web}}}]\n"
+    )
     found = findings_of(node_text("n1") + "---\n" + owned_pod("web-1", spec=spec))
     assert CONTROLLER_ABSENT not in found and SERVICES_ABSENT not in found
 
@@ -101,8 +106,13 @@ def test_a_profile_without_default_constraints_does_not_read_the_controller():
 def test_owners_default_spreading_does_not_read_are_not_findings():
     """DefaultSelector accepts only apps/v1 ReplicaSet and StatefulSet and v1 ReplicationController;
     a running pod's owner is read by no cycle."""
-    found = findings_of(node_text("n1") + "---\n" + owned_pod("job-1", "Job", "batch/v1") + "---\n"
-                        + owned_pod("web-2").replace("spec:", "spec:\n  nodeName: n1", 1))
+    found = findings_of(
+        node_text("n1")
+        + "---\n"
+        + owned_pod("job-1", "Job", "batch/v1")
+        + "---\n"
+        + owned_pod("web-2").replace("spec:", "spec:\n  nodeName: n1", 1)
+    )
     assert CONTROLLER_ABSENT not in found
 
 
@@ -162,8 +172,12 @@ def using(name: str, *claims: str) -> str:
 
 
 def test_claims_volumes_and_classes_named_but_absent_are_findings():
-    text = (node_text("n1") + "---\n" + using("app", "data", "logs") + claim_text("logs", volume="pv-logs",
-                                                                                 storage_class="gp3"))
+    text = (
+        node_text("n1")
+        + "---\n"
+        + using("app", "data", "logs")
+        + claim_text("logs", volume="pv-logs", storage_class="gp3")
+    )
     found = findings_of(text)
     assert found[CLAIMS_ABSENT].objects == ["PersistentVolumeClaim default/data", "Pod default/app"]
     assert found[CLAIMS_ABSENT].fix == "kubectl get persistentvolumeclaims -n default data -o yaml"
@@ -192,7 +206,7 @@ def test_a_not_ready_node_without_its_taints_is_a_finding_naming_the_node():
 
 
 def test_the_fetch_lines_group_names_by_kind_and_namespace_once_each():
-    text = (node_text("n1") + "---\n" + using("a", "x", "y") + "---\n" + using("b", "y"))
+    text = node_text("n1") + "---\n" + using("a", "x", "y") + "---\n" + using("b", "y")
     findings = find_all(load_scenario(text))
     assert fetch_commands(findings) == ["kubectl get persistentvolumeclaims -n default x y -o yaml"]
     assert [f.to_json()["code"] for f in findings] == [CLAIMS_ABSENT, NO_CONFIG]

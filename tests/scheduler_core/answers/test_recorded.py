@@ -25,8 +25,12 @@ from tests.scheduler_core.builders import node_text, pod_text
 
 DUMPS = Path(__file__).resolve().parents[2] / "fixtures" / "dumps"
 EKS = "eks_notready_recorded.yaml"
-API, GPU, ETL, CANARY = ("shop/api-7c9d8b6f5d-q4wzp", "analytics/gpu-report-28890120-x7k2p",
-                         "analytics/etl-backfill", "shop/api-canary-0")
+API, GPU, ETL, CANARY = (
+    "shop/api-7c9d8b6f5d-q4wzp",
+    "analytics/gpu-report-28890120-x7k2p",
+    "analytics/etl-backfill",
+    "shop/api-canary-0",
+)
 NOT_READY = "ip-10-0-3-77.eu-west-1.compute.internal"
 
 
@@ -41,9 +45,13 @@ def single_pass(scenario):
 def test_the_loader_keeps_the_pod_scheduled_condition():
     pods = {p.key: p for p in load(EKS).pods}
     assert pods[ETL].recorded == RecordedScheduling(
-        "False", "Unschedulable", "0/3 nodes are available: 3 Insufficient cpu. no new claims to deallocate, "
+        "False",
+        "Unschedulable",
+        "0/3 nodes are available: 3 Insufficient cpu. no new claims to deallocate, "
         "preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.",
-        pods[ETL].recorded.time, "2026-11-23T08:12:30Z")
+        pods[ETL].recorded.time,
+        "2026-11-23T08:12:30Z",
+    )
     assert pods[ETL].recorded.time.isoformat() == "2026-11-23T08:12:30+00:00"
     assert pods[CANARY].recorded.reason == "SchedulingGated"
     assert pods["shop/api-7c9d8b6f5d-h5m2c"].recorded.status == "True"
@@ -51,7 +59,9 @@ def test_the_loader_keeps_the_pod_scheduled_condition():
 
 
 def test_a_pod_without_status_and_a_null_transition_time_load():
-    text = pod_text("p") + "status:\n  conditions:\n  - {type: PodScheduled, status: 'False', lastTransitionTime: null}\n"
+    text = (
+        pod_text("p") + "status:\n  conditions:\n  - {type: PodScheduled, status: 'False', lastTransitionTime: null}\n"
+    )
     [pod] = load_scenario(node_text("n1") + "---\n" + text).pods
     assert pod.recorded == RecordedScheduling("False", "", "", None, "")
     assert load_scenario(pod_text("q")).pods[0].recorded is None
@@ -92,13 +102,20 @@ def test_the_json_gets_a_recorded_object_only_when_a_pod_carries_a_condition():
     assert set(out) == {"cycles", "recorded"}
     causes = out["recorded"][API].pop("causes")
     assert out["recorded"][API] == {
-        "reason": "Unschedulable", "message": scenario_message(scenario, API), "time": "2026-11-23T09:41:12Z",
-        "replayed": f"bound to {NOT_READY}", "replayedNode": NOT_READY, "agrees": False}
+        "reason": "Unschedulable",
+        "message": scenario_message(scenario, API),
+        "time": "2026-11-23T09:41:12Z",
+        "replayed": f"bound to {NOT_READY}",
+        "replayedNode": NOT_READY,
+        "agrees": False,
+    }
     assert causes[0].startswith(f"{NODE_TAINTS_MISSING}: 1 node(s) do not carry") and len(causes) == 3
     assert out["recorded"][CANARY]["replayed"] == "not attempted (scheduling gates)"
     plain = load_scenario(node_text("n1") + "---\n" + pod_text("p"))
     plain_summary = trace_summary(simulate(plain))
-    assert with_recorded(dict(plain_summary), compare_recorded(plain, replayed_from_trace(plain_summary))) == plain_summary
+    assert (
+        with_recorded(dict(plain_summary), compare_recorded(plain, replayed_from_trace(plain_summary))) == plain_summary
+    )
 
 
 def scenario_message(scenario, key: str) -> str:
@@ -106,8 +123,10 @@ def scenario_message(scenario, key: str) -> str:
 
 
 def test_a_different_node_count_is_named_as_a_likely_cause():
-    text = pod_text("p", cpu="8") + ("status:\n  conditions:\n  - {type: PodScheduled, status: 'False', reason: "
-                                     "Unschedulable, message: '0/5 nodes are available: 5 Insufficient cpu.'}\n")
+    text = pod_text("p", cpu="8") + (
+        "status:\n  conditions:\n  - {type: PodScheduled, status: 'False', reason: "
+        "Unschedulable, message: '0/5 nodes are available: 5 Insufficient cpu.'}\n"
+    )
     scenario = load_scenario(node_text("n1") + "---\n" + text)
     [outcome] = single_pass(scenario).outcomes
     assert not outcome.agrees
@@ -116,9 +135,12 @@ def test_a_different_node_count_is_named_as_a_likely_cause():
 
 def test_free_ports_in_the_recorded_text_point_at_a_pod_the_dump_lacks():
     spec = "  containers: [{name: c, ports: [{containerPort: 80, hostPort: 8080}]}]\n"
-    text = (pod_text("p").split("  containers:")[0] + spec
-            + "status:\n  conditions:\n  - {type: PodScheduled, status: 'False', reason: Unschedulable, message: "
-              "\"0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod ports.\"}\n")
+    text = (
+        pod_text("p").split("  containers:")[0]
+        + spec
+        + "status:\n  conditions:\n  - {type: PodScheduled, status: 'False', reason: Unschedulable, message: "
+        '"0/1 nodes are available: 1 node(s) didn\'t have free ports for the requested pod ports."}\n'
+    )
     [outcome] = single_pass(load_scenario(node_text("n1") + "---\n" + text)).outcomes
     assert outcome.replayed == Replayed("n1", None)
     assert outcome.causes[0].startswith("a pod holding the host port(s) this pod asks for is not in the dump")
@@ -128,8 +150,10 @@ def test_pending_pods_without_a_condition_are_counted_apart():
     comparison = single_pass(load_scenario(node_text("n1") + "---\n" + pod_text("p")))
     assert comparison.outcomes == [] and comparison.without_condition == ["default/p"]
     assert comparison.lines() == []
-    assert comparison.summary == ("no pending pod carries your cluster's PodScheduled condition "
-                                  "(1 more pending pod(s) carry no PodScheduled=False condition)")
+    assert comparison.summary == (
+        "no pending pod carries your cluster's PodScheduled condition "
+        "(1 more pending pod(s) carry no PodScheduled=False condition)"
+    )
 
 
 def test_a_nominated_pod_names_the_preemption_under_way():
@@ -157,6 +181,7 @@ def test_the_cli_shows_the_comparison_and_the_taint_flag_brings_agreement():
     recorded = json.loads(fixed.stdout)["recorded"]
     assert sorted(recorded) == sorted([API, GPU, ETL, CANARY]) and all(r["agrees"] for r in recorded.values())
     readable = _cli("timeline", dump, "--add-node-taints").stdout.decode()
-    assert readable.splitlines()[0].startswith("note: --add-node-taints: ip-10-0-3-77.eu-west-1.compute.internal "
-                                               "+node.kubernetes.io/not-ready:NoSchedule")
+    assert readable.splitlines()[0].startswith(
+        "note: --add-node-taints: ip-10-0-3-77.eu-west-1.compute.internal +node.kubernetes.io/not-ready:NoSchedule"
+    )
     assert readable.rstrip().endswith("the replay agrees with your cluster on 4 of 4 pending pod(s)")

@@ -54,7 +54,8 @@ spec: {schedulingGates: [{name: wait}], containers: [{name: c}]}
         "note: ignored (the scheduler does not read them): 1 DaemonSet",
         "note: 1 finished pod(s) (phase Succeeded or Failed) left out: the scheduler does not see them: Pod default/job-1",
         "note: 1 pending pod(s) with scheduling gates (SchedulingGated): never attempted until the gates are removed: "
-        "Pod default/gated"]
+        "Pod default/gated",
+    ]
 
 
 def test_it_heads_each_step_of_a_run_with_steps_with_its_summary():
@@ -62,18 +63,25 @@ def test_it_heads_each_step_of_a_run_with_steps_with_its_summary():
     scenario = load_scenario(example.read_text())
     text = render_timeline(run_to_the_end(scenario), scenario)
     headings = [line for line in text.splitlines() if line.startswith("== ")]
-    assert headings == ["== 0:00.000 step 0 — scenario: 4 created, 4 placed, 0 pending",
-                        "== 0:01.000 step 1 — scale web to 6: 2 created, 2 placed, 0 pending",
-                        "== 0:02.000 step 2 — maintenance on node-1: 2 created, 2 evicted, 2 placed, 0 pending"]
+    assert headings == [
+        "== 0:00.000 step 0 — scenario: 4 created, 4 placed, 0 pending",
+        "== 0:01.000 step 1 — scale web to 6: 2 created, 2 placed, 0 pending",
+        "== 0:02.000 step 2 — maintenance on node-1: 2 created, 2 evicted, 2 placed, 0 pending",
+    ]
 
 
 def test_it_prints_the_numbers_behind_each_listed_rejection():
     scenario = load_scenario(numbers_scenario())
     details = collect_details(scenario, per_plugin=MAX_NODES_LISTED)
     report = render_report(list(simulate(scenario)), scenario, details)
-    assert ("full: Unschedulable: Insufficient cpu — cpu: asks 2500m; free 1800m of 4000m allocatable "
-            "(2200m requested by 9 pod(s))") in report
-    assert "tainted: UnschedulableAndUnresolvable: node(s) had untolerated taint(s) — untolerated taint dedicated=gpu:NoSchedule" in report
+    assert (
+        "full: Unschedulable: Insufficient cpu — cpu: asks 2500m; free 1800m of 4000m allocatable "
+        "(2200m requested by 9 pod(s))"
+    ) in report
+    assert (
+        "tainted: UnschedulableAndUnresolvable: node(s) had untolerated taint(s) — untolerated taint dedicated=gpu:NoSchedule"
+        in report
+    )
 
 
 def test_it_says_when_the_release_skips_scoring_for_one_feasible_node():
@@ -88,7 +96,9 @@ def test_it_says_when_top_nodes_tie_and_that_the_release_would_pick_at_random():
     report = render_report(list(simulate(scenario)), scenario)
     [line] = [line for line in report.splitlines() if line.startswith("  tie:")]
     assert line.startswith("  tie:       2 nodes share the top total ")
-    assert line.endswith("(a, b): kube-scheduler would pick one of them at random; this run took a, "
-                         "the first in node order, as the spec's deterministic rule takes")
+    assert line.endswith(
+        "(a, b): kube-scheduler would pick one of them at random; this run took a, "
+        "the first in node order, as the spec's deterministic rule takes"
+    )
     single = load_scenario("---\n".join([node_text("a", cpu="8"), node_text("b"), pod_text("web")]))
     assert "  tie:" not in render_report(list(simulate(single)), single)

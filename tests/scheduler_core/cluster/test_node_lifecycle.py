@@ -42,15 +42,25 @@ def changes_of(*documents: str):
     return {c.node: c for c in controller_taint_changes(load_scenario("---\n".join(documents)))}
 
 
-@pytest.mark.parametrize("condition, key", [
-    ("{type: Ready, status: 'False'}", "node.kubernetes.io/not-ready"),
-    ("{type: Ready, status: Unknown}", "node.kubernetes.io/unreachable"),
-    ("{type: MemoryPressure, status: 'True'}", "node.kubernetes.io/memory-pressure"),
-    ("{type: DiskPressure, status: 'True'}", "node.kubernetes.io/disk-pressure"),
-    ("{type: PIDPressure, status: 'True'}", "node.kubernetes.io/pid-pressure"),
-    ("{type: NetworkUnavailable, status: 'True'}", "node.kubernetes.io/network-unavailable"),
-], ids=["Ready False is not-ready", "Ready Unknown is unreachable", "MemoryPressure", "DiskPressure",
-        "PIDPressure", "NetworkUnavailable"])
+@pytest.mark.parametrize(
+    "condition, key",
+    [
+        ("{type: Ready, status: 'False'}", "node.kubernetes.io/not-ready"),
+        ("{type: Ready, status: Unknown}", "node.kubernetes.io/unreachable"),
+        ("{type: MemoryPressure, status: 'True'}", "node.kubernetes.io/memory-pressure"),
+        ("{type: DiskPressure, status: 'True'}", "node.kubernetes.io/disk-pressure"),
+        ("{type: PIDPressure, status: 'True'}", "node.kubernetes.io/pid-pressure"),
+        ("{type: NetworkUnavailable, status: 'True'}", "node.kubernetes.io/network-unavailable"),
+    ],
+    ids=[
+        "Ready False is not-ready",
+        "Ready Unknown is unreachable",
+        "MemoryPressure",
+        "DiskPressure",
+        "PIDPressure",
+        "NetworkUnavailable",
+    ],
+)
 def test_it_adds_the_no_schedule_taint_each_condition_calls_for(condition, key):
     # Another node stays Ready, so the cluster is not fully disrupted.
     ready_first = condition if condition.startswith("{type: Ready") else f"{READY}, {condition}"
@@ -60,12 +70,19 @@ def test_it_adds_the_no_schedule_taint_each_condition_calls_for(condition, key):
 
 
 def test_it_adds_the_matching_no_execute_taint_for_a_not_ready_or_unreachable_node():
-    found = changes_of(node_with("down", "{type: Ready, status: 'False'}"),
-                       node_with("lost", "{type: Ready, status: Unknown}"), node_with("well", READY))
-    assert found["down"].add == (Taint("node.kubernetes.io/not-ready", "", NO_SCHEDULE),
-                                 Taint("node.kubernetes.io/not-ready", "", NO_EXECUTE))
-    assert found["lost"].add == (Taint("node.kubernetes.io/unreachable", "", NO_SCHEDULE),
-                                 Taint("node.kubernetes.io/unreachable", "", NO_EXECUTE))
+    found = changes_of(
+        node_with("down", "{type: Ready, status: 'False'}"),
+        node_with("lost", "{type: Ready, status: Unknown}"),
+        node_with("well", READY),
+    )
+    assert found["down"].add == (
+        Taint("node.kubernetes.io/not-ready", "", NO_SCHEDULE),
+        Taint("node.kubernetes.io/not-ready", "", NO_EXECUTE),
+    )
+    assert found["lost"].add == (
+        Taint("node.kubernetes.io/unreachable", "", NO_SCHEDULE),
+        Taint("node.kubernetes.io/unreachable", "", NO_EXECUTE),
+    )
 
 
 def test_it_swaps_unreachable_for_not_ready_as_the_controller_does():
@@ -73,10 +90,14 @@ def test_it_swaps_unreachable_for_not_ready_as_the_controller_does():
     at once; the stale unreachable:NoSchedule goes too (TaintSetDiff)."""
     stale = "{key: node.kubernetes.io/unreachable, effect: NoExecute}, {key: node.kubernetes.io/unreachable, effect: NoSchedule}"
     [change] = changes_of(node_with("down", "{type: Ready, status: 'False'}", stale), node_with("well", READY)).values()
-    assert {(t.key, t.effect) for t in change.remove} == {("node.kubernetes.io/unreachable", NO_EXECUTE),
-                                                         ("node.kubernetes.io/unreachable", NO_SCHEDULE)}
-    assert {(t.key, t.effect) for t in change.add} == {("node.kubernetes.io/not-ready", NO_EXECUTE),
-                                                      ("node.kubernetes.io/not-ready", NO_SCHEDULE)}
+    assert {(t.key, t.effect) for t in change.remove} == {
+        ("node.kubernetes.io/unreachable", NO_EXECUTE),
+        ("node.kubernetes.io/unreachable", NO_SCHEDULE),
+    }
+    assert {(t.key, t.effect) for t in change.add} == {
+        ("node.kubernetes.io/not-ready", NO_EXECUTE),
+        ("node.kubernetes.io/not-ready", NO_SCHEDULE),
+    }
 
 
 def test_a_ready_node_loses_the_controllers_taints_it_still_carries():
@@ -95,14 +116,18 @@ def test_a_taint_already_there_with_a_value_counts_as_present():
 def test_when_no_node_is_ready_the_controller_stops_no_execute_tainting():
     """handleDisruption: every zone fully disrupted → markNodeAsReachable on every node and no
     NoExecute taints; the NoSchedule pass still runs."""
-    found = changes_of(node_with("a", "{type: Ready, status: 'False'}"), node_with("b", "{type: Ready, status: Unknown}"))
+    found = changes_of(
+        node_with("a", "{type: Ready, status: 'False'}"), node_with("b", "{type: Ready, status: Unknown}")
+    )
     assert [t.effect for t in found["a"].add] == [NO_SCHEDULE]
     assert [t.effect for t in found["b"].add] == [NO_SCHEDULE]
 
 
 def test_a_node_excluded_from_disruption_checks_does_not_count_as_the_ready_one():
-    found = changes_of(node_with("a", "{type: Ready, status: 'False'}"),
-                       node_with("b", READY, labels=", node.kubernetes.io/exclude-disruption: ''"))
+    found = changes_of(
+        node_with("a", "{type: Ready, status: 'False'}"),
+        node_with("b", READY, labels=", node.kubernetes.io/exclude-disruption: ''"),
+    )
     assert [t.effect for t in found["a"].add] == [NO_SCHEDULE]
 
 
@@ -120,8 +145,9 @@ def test_the_text_edit_gives_the_same_nodes_as_the_model_edit_and_keeps_other_do
     scenario = load_scenario(text)
     changes = controller_taint_changes(scenario)
     edited = add_node_taints_to_text(text, changes)
-    assert {n.name: n.taints for n in load_scenario(edited).nodes} == \
-        {n.name: n.taints for n in with_controller_taints(scenario).nodes}
+    assert {n.name: n.taints for n in load_scenario(edited).nodes} == {
+        n.name: n.taints for n in with_controller_taints(scenario).nodes
+    }
     assert controller_taint_changes(load_scenario(edited)) == []
     assert add_node_taints(text) == edited
 
@@ -133,31 +159,48 @@ def test_only_the_changed_node_document_is_rewritten_in_a_yaml_stream():
     assert edited.startswith(documents[0])  # exactly as written
     assert edited.endswith(documents[2])
     [node] = [n for n in load_scenario(edited).nodes if n.name == "sick"]
-    assert [(t.key, t.effect) for t in node.taints] == [("node.kubernetes.io/not-ready", NO_SCHEDULE),
-                                                        ("node.kubernetes.io/not-ready", NO_EXECUTE)]
+    assert [(t.key, t.effect) for t in node.taints] == [
+        ("node.kubernetes.io/not-ready", NO_SCHEDULE),
+        ("node.kubernetes.io/not-ready", NO_EXECUTE),
+    ]
 
 
 def test_a_json_node_list_stays_json_and_its_items_keep_no_kind():
-    items = [{"metadata": {"name": name}, "status": {"allocatable": {"cpu": "2", "pods": "10"},
-                                                     "conditions": [{"type": "Ready", "status": status}]}}
-             for name, status in (("a", "True"), ("b", "Unknown"))]
+    items = [
+        {
+            "metadata": {"name": name},
+            "status": {"allocatable": {"cpu": "2", "pods": "10"}, "conditions": [{"type": "Ready", "status": status}]},
+        }
+        for name, status in (("a", "True"), ("b", "Unknown"))
+    ]
     text = json.dumps({"apiVersion": "v1", "kind": "NodeList", "items": items}, indent=2)
     edited = json.loads(add_node_taints_to_text(text, controller_taint_changes(_node_list_scenario(items))))
     assert "kind" not in edited["items"][1]
-    assert edited["items"][1]["spec"]["taints"] == [{"key": "node.kubernetes.io/unreachable", "effect": NO_SCHEDULE},
-                                                    {"key": "node.kubernetes.io/unreachable", "effect": NO_EXECUTE}]
+    assert edited["items"][1]["spec"]["taints"] == [
+        {"key": "node.kubernetes.io/unreachable", "effect": NO_SCHEDULE},
+        {"key": "node.kubernetes.io/unreachable", "effect": NO_EXECUTE},
+    ]
     assert edited["items"][0] == items[0]
 
 
 def _node_list_scenario(items: list[dict]):
     """The loader reads kind: List today; typed lists are the `forms` branch's: build the scenario
     from the same nodes written as a List."""
-    return load_scenario(json.dumps({"apiVersion": "v1", "kind": "List",
-                                     "items": [{"apiVersion": "v1", "kind": "Node", **item} for item in items]}))
+    return load_scenario(
+        json.dumps(
+            {
+                "apiVersion": "v1",
+                "kind": "List",
+                "items": [{"apiVersion": "v1", "kind": "Node", **item} for item in items],
+            }
+        )
+    )
 
 
 def test_the_dumped_not_ready_node_gets_both_not_ready_taints_in_the_model():
     scenario = with_controller_taints(load_scenario((DUMPS / "eks_notready_recorded.yaml").read_bytes()))
     down = next(n for n in scenario.nodes if n.name.startswith("ip-10-0-3-77"))
-    assert {(t.key, t.effect) for t in down.taints} == {("node.kubernetes.io/not-ready", NO_SCHEDULE),
-                                                       ("node.kubernetes.io/not-ready", NO_EXECUTE)}
+    assert {(t.key, t.effect) for t in down.taints} == {
+        ("node.kubernetes.io/not-ready", NO_SCHEDULE),
+        ("node.kubernetes.io/not-ready", NO_EXECUTE),
+    }

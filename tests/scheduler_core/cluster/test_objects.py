@@ -8,7 +8,14 @@ from scheduler_core.cluster.objects import ObjectWrites
 from scheduler_core.framework.cluster_events import ActionType, EventResource
 from scheduler_core.framework.dra_state import DraState
 from scheduler_core.framework.node_info import Snapshot
-from tests.scheduler_core.builders import make_claim, make_class, make_node, make_resource_claim, make_volume, storage_snapshot
+from tests.scheduler_core.builders import (
+    make_claim,
+    make_class,
+    make_node,
+    make_resource_claim,
+    make_volume,
+    storage_snapshot,
+)
 
 
 def _told(snapshot: Snapshot) -> list[tuple[EventResource, ActionType]]:
@@ -22,10 +29,16 @@ def test_resource_claim_writes_update_the_cache_and_tell_the_queue():
     first = writes.write_resource_claim(claim)
     second = writes.write_resource_claim(claim.deallocated())
     writes.delete_resource_claim("default/a")
-    assert _told(snapshot) == [(EventResource.RESOURCE_CLAIM, ActionType.ADD), (EventResource.RESOURCE_CLAIM, ActionType.UPDATE),
-                               (EventResource.RESOURCE_CLAIM, ActionType.DELETE)]
+    assert _told(snapshot) == [
+        (EventResource.RESOURCE_CLAIM, ActionType.ADD),
+        (EventResource.RESOURCE_CLAIM, ActionType.UPDATE),
+        (EventResource.RESOURCE_CLAIM, ActionType.DELETE),
+    ]
     assert snapshot.dra.claim("default", "a") is None
-    assert (first.resource_version, second.resource_version) == (1, 2) and first == claim  # equality ignores the version
+    assert (first.resource_version, second.resource_version) == (
+        1,
+        2,
+    ) and first == claim  # equality ignores the version
 
 
 def test_storage_writes_are_adds_then_updates_and_an_assumed_copy_expires():
@@ -40,6 +53,9 @@ def test_storage_writes_are_adds_then_updates_and_an_assumed_copy_expires():
     writes.write_storage_class(make_class("fast"))
     writes.delete_claim("default/data")
     assert _told(snapshot) == [
-        (EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD), (EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.UPDATE),
-        (EventResource.PERSISTENT_VOLUME, ActionType.ADD), (EventResource.STORAGE_CLASS, ActionType.ADD),
-        (EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.DELETE)]
+        (EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD),
+        (EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.UPDATE),
+        (EventResource.PERSISTENT_VOLUME, ActionType.ADD),
+        (EventResource.STORAGE_CLASS, ActionType.ADD),
+        (EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.DELETE),
+    ]

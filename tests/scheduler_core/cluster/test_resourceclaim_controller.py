@@ -13,6 +13,7 @@ from scheduler_core.cluster.resourceclaim_controller import RELEASE_DELAY_MS, Re
 from scheduler_core.dra.claims import generated_claim_name
 from tests.scheduler_core.builders import claiming_pod, exact, make_resource_claim
 
+
 class Changes(list):
     """The ClusterChanges the controller's writes queued (the API's record of them)."""
 
@@ -67,8 +68,7 @@ def test_release_unreserves_deallocates_unfinalizes_and_deletes_the_pods_own_cla
     pod = claiming_pod("train", templates=("tpl",), node="n1")
     own = make_resource_claim("own", on=("gpu-0",), node="n1", reserved_for=(pod,), owner=pod, finalizers=(FINALIZER,))
     other = claiming_pod("other", node="n1")
-    shared = make_resource_claim("shared", on=("gpu-1",), node="n1", reserved_for=(pod, other),
-                                 finalizers=(FINALIZER,))
+    shared = make_resource_claim("shared", on=("gpu-1",), node="n1", reserved_for=(pod, other), finalizers=(FINALIZER,))
     state, changes = _api(DraState(DraObjects(claims=[shared, own])))
     controller = ResourceClaimController(state, changes.writes)
     controller.pod_removed(pod, 1000)
@@ -79,7 +79,10 @@ def test_release_unreserves_deallocates_unfinalizes_and_deletes_the_pods_own_cla
     assert [ref.name for ref in kept.reserved_for] == ["other"] and kept.allocation is not None
     # own (name order first): reservation + allocation, finalizer, delete; then shared's reservation.
     assert [(c.old.name, c.event.action) for c in changes] == [
-        ("own", ActionType.UPDATE), ("own", ActionType.UPDATE), ("own", ActionType.DELETE),
-        ("shared", ActionType.UPDATE)]
+        ("own", ActionType.UPDATE),
+        ("own", ActionType.UPDATE),
+        ("own", ActionType.DELETE),
+        ("shared", ActionType.UPDATE),
+    ]
     assert changes[0].new.allocation is None and FINALIZER in changes[0].new.finalizers
     assert changes[1].new.finalizers == ()

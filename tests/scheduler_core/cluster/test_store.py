@@ -12,7 +12,16 @@ from pathlib import Path
 import pytest
 
 from scheduler_core import load_scenario
-from scheduler_core.cluster.store import KIND_BUDGET, KIND_NODE, KIND_POD, KIND_WORKLOAD, Action, Cluster, WatchEvent, follow
+from scheduler_core.cluster.store import (
+    KIND_BUDGET,
+    KIND_NODE,
+    KIND_POD,
+    KIND_WORKLOAD,
+    Action,
+    Cluster,
+    WatchEvent,
+    follow,
+)
 from scheduler_core.run.loop import ClusterRun
 from scheduler_core.encoding.events import ClusterChangeKind as Change
 from scheduler_core.model import LabelSelector, PodDisruptionBudget, PodScheduledCondition
@@ -23,8 +32,11 @@ EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
 @pytest.fixture
 def cluster() -> Cluster:
-    pods = [make_pod("bound", node="n1"), make_pod("pending", nominated_node_name="n1"),
-            make_pod("quick", node="n1", termination_grace_period_seconds=0)]
+    pods = [
+        make_pod("bound", node="n1"),
+        make_pod("pending", nominated_node_name="n1"),
+        make_pod("quick", node="n1", termination_grace_period_seconds=0),
+    ]
     return Cluster(pods, [make_node("n1")], EPOCH, lambda: 1500)
 
 
@@ -37,11 +49,16 @@ def heard(cluster: Cluster, kind: str = KIND_POD) -> list[WatchEvent]:
 def test_a_write_is_a_new_version_with_the_next_resource_version_and_the_old_one_untouched(cluster):
     events = heard(cluster)
     before = cluster.pod("default/pending")
-    first = cluster.patch_pod_status("default/pending", Change.POD_STATUS, condition=PodScheduledCondition("False", "Unschedulable", "x"))
+    first = cluster.patch_pod_status(
+        "default/pending", Change.POD_STATUS, condition=PodScheduledCondition("False", "Unschedulable", "x")
+    )
     second = cluster.patch_pod_status("default/pending", Change.POD_STATUS, nominated_node_name="")
     assert before.scheduled_condition is None and before.nominated_node_name == "n1"  # never changed in place
     assert (first.resource_version, second.resource_version) == (1, 2)
-    assert [(e.action, e.old, e.new) for e in events] == [(Action.MODIFIED, before, first), (Action.MODIFIED, first, second)]
+    assert [(e.action, e.old, e.new) for e in events] == [
+        (Action.MODIFIED, before, first),
+        (Action.MODIFIED, first, second),
+    ]
     assert cluster.pod("default/pending") is second
 
 
@@ -68,15 +85,23 @@ def test_watchers_hear_in_subscription_order_and_a_write_made_while_delivering_c
     cluster.watch(KIND_POD, first)
     cluster.watch(KIND_POD, lambda event: order.append(f"second {event.current.name} {event.action.value}"))
     cluster.patch_pod_status("default/pending", Change.POD_STATUS, nominated_node_name="")
-    assert order == ["first pending Modified", "second pending Modified", "first bound Modified", "second bound Modified"]
+    assert order == [
+        "first pending Modified",
+        "second pending Modified",
+        "first bound Modified",
+        "second bound Modified",
+    ]
 
 
-@pytest.mark.parametrize(("pod", "graceful", "action"), [
-    pytest.param("bound", True, Action.MODIFIED, id="a bound pod deleted with grace stays, terminating"),
-    pytest.param("bound", False, Action.DELETED, id="a delete without grace removes it at once"),
-    pytest.param("pending", True, Action.DELETED, id="a pod no node runs is removed at once"),
-    pytest.param("quick", True, Action.DELETED, id="a zero grace period and no finalizers removes it at once"),
-])
+@pytest.mark.parametrize(
+    ("pod", "graceful", "action"),
+    [
+        pytest.param("bound", True, Action.MODIFIED, id="a bound pod deleted with grace stays, terminating"),
+        pytest.param("bound", False, Action.DELETED, id="a delete without grace removes it at once"),
+        pytest.param("pending", True, Action.DELETED, id="a pod no node runs is removed at once"),
+        pytest.param("quick", True, Action.DELETED, id="a zero grace period and no finalizers removes it at once"),
+    ],
+)
 def test_deletes_are_what_the_api_server_makes_of_them(cluster, pod, graceful, action):
     events = heard(cluster)
     cluster.delete_pod(f"default/{pod}", Change.POD_TERMINATING, graceful=graceful)
@@ -99,7 +124,9 @@ def test_deleting_a_terminating_pod_again_changes_nothing(cluster):
 def test_a_node_update_names_its_change_from_the_old_and_new_versions(cluster):
     events = heard(cluster, KIND_NODE)
     old = cluster.node("n1")
-    cluster.update_node(dataclasses.replace(old, unschedulable=True), lambda a, b: f"{a.unschedulable}->{b.unschedulable}")
+    cluster.update_node(
+        dataclasses.replace(old, unschedulable=True), lambda a, b: f"{a.unschedulable}->{b.unschedulable}"
+    )
     [event] = events
     assert (event.old, event.new.unschedulable, event.detail) == (old, True, "False->True")
     cluster.delete_node("n1")
@@ -118,7 +145,8 @@ def test_a_workload_write_is_a_new_version_heard_with_the_old_one():
     assert [(e.action, e.current.name, e.change, e.detail) for e in events] == [
         (Action.MODIFIED, "web", Change.WORKLOAD_CHANGED, "replicas 2 → 5"),
         (Action.ADDED, "web-1", Change.WORKLOAD_CHANGED, "by Deployment default/web"),
-        (Action.DELETED, "web", Change.WORKLOAD_CHANGED, "deleted")]
+        (Action.DELETED, "web", Change.WORKLOAD_CHANGED, "deleted"),
+    ]
     assert workloads.workloads() == [made] and events[0].old is web
 
 
@@ -127,7 +155,9 @@ WEB = LabelSelector((("app", "web"),))
 
 def _guarded(allowed: int) -> Cluster:
     pods = [make_pod("w", node="n1", labels={"app": "web"})]
-    return Cluster(pods, [make_node("n1")], EPOCH, lambda: 1500, budgets=[PodDisruptionBudget("default", "pdb", WEB, allowed)])
+    return Cluster(
+        pods, [make_node("n1")], EPOCH, lambda: 1500, budgets=[PodDisruptionBudget("default", "pdb", WEB, allowed)]
+    )
 
 
 def test_an_eviction_uses_up_a_disruption_of_its_budget_then_deletes_the_pod_with_grace():
@@ -154,15 +184,22 @@ def test_a_budget_written_twice_alike_is_one_write_and_a_delete_is_heard():
     guarded.put_budget(spec, "written")
     assert guarded.put_budget(dataclasses.replace(spec), "again") is None
     guarded.delete_budget("default/pdb", "deleted")
-    assert [(e.action, e.current.key) for e in events] == [(Action.ADDED, "default/other"), (Action.DELETED, "default/pdb")]
+    assert [(e.action, e.current.key) for e in events] == [
+        (Action.ADDED, "default/other"),
+        (Action.DELETED, "default/pdb"),
+    ]
     assert [b.key for b in guarded.budgets()] == ["default/other"]
 
 
 SHARED = Path(__file__).resolve().parents[4] / "shared"
-RUNS = sorted([*(SHARED / "conformance-timeline" / "public").glob("*.yaml"),
-               *(SHARED / "conformance-timeline-dra" / "public").glob("*.yaml"),
-               *(SHARED / "conformance-steps" / "public").glob("*.yaml"),
-               *(Path(__file__).resolve().parents[2] / "fixtures" / "changes").glob("*.yaml")])
+RUNS = sorted(
+    [
+        *(SHARED / "conformance-timeline" / "public").glob("*.yaml"),
+        *(SHARED / "conformance-timeline-dra" / "public").glob("*.yaml"),
+        *(SHARED / "conformance-steps" / "public").glob("*.yaml"),
+        *(Path(__file__).resolve().parents[2] / "fixtures" / "changes").glob("*.yaml"),
+    ]
+)
 
 
 def test_the_corpora_are_there_to_audit():
@@ -186,8 +223,13 @@ def test_the_audit_sees_a_change_made_in_place(cluster):
 
 
 def test_a_listers_list_follows_writes_in_place_appending_the_new_and_dropping_the_deleted():
-    budgets = Cluster([], [], EPOCH, lambda: 0, budgets=[PodDisruptionBudget("default", "a", WEB, 1),
-                                                         PodDisruptionBudget("default", "b", WEB, 1)])
+    budgets = Cluster(
+        [],
+        [],
+        EPOCH,
+        lambda: 0,
+        budgets=[PodDisruptionBudget("default", "a", WEB, 1), PodDisruptionBudget("default", "b", WEB, 1)],
+    )
     listed = budgets.budgets()
     budgets.watch(KIND_BUDGET, lambda event: follow(listed, event, lambda budget: budget.key))
     budgets.put_budget(PodDisruptionBudget("default", "a", WEB, 0))

@@ -16,13 +16,24 @@ def test_a_claim_the_scheduler_selected_a_node_for_is_provisioned_there_and_boun
     volume_controller.settle(ObjectWrites(snapshot), ["default/data"])
     volume = snapshot.storage.volume("pvc-u9")
     assert (volume.claim_ref, volume.phase, volume.reclaim_policy, volume.csi.driver) == (
-        ClaimRef("default", "data", "u9"), "Bound", "Retain", "csi.example.com")
+        ClaimRef("default", "data", "u9"),
+        "Bound",
+        "Retain",
+        "csi.example.com",
+    )
     assert volume.node_affinity.terms[0].match_expressions[0].values == ("host-1",)  # the node's hostname label
     bound = snapshot.storage.claim("default", "data")
     assert (bound.volume_name, bound.phase, bound.is_fully_bound, bound.capacity) == (
-        "pvc-u9", "Bound", True, claim.storage_request)
-    assert labels(snapshot) == [("PersistentVolumeAdd", "pvc-u9"), ("PersistentVolumeUpdate", "pvc-u9"),
-                                ("PersistentVolumeClaimUpdate", "data")]
+        "pvc-u9",
+        "Bound",
+        True,
+        claim.storage_request,
+    )
+    assert labels(snapshot) == [
+        ("PersistentVolumeAdd", "pvc-u9"),
+        ("PersistentVolumeUpdate", "pvc-u9"),
+        ("PersistentVolumeClaimUpdate", "data"),
+    ]
 
 
 def test_a_volume_the_scheduler_pre_bound_binds_its_claim():
@@ -42,16 +53,21 @@ def test_an_immediate_claim_stays_unbound():
 
 def test_nothing_is_provisioned_for_a_class_that_does_not_provision():
     claim = make_claim("data", storage_class="local", annotations={ANN_SELECTED_NODE: "n1"})
-    snapshot = storage_snapshot([NODE], claims=[claim],
-                                classes=[make_class("local", provisioner="kubernetes.io/no-provisioner")])
+    snapshot = storage_snapshot(
+        [NODE], claims=[claim], classes=[make_class("local", provisioner="kubernetes.io/no-provisioner")]
+    )
     volume_controller.settle(ObjectWrites(snapshot), ["default/data"])
     assert snapshot.cluster_changes == []
 
 
 def test_an_in_tree_provisioner_provisions_under_its_csi_driver_and_names_never_collide():
     claim = make_claim("data", storage_class="gce", uid="", annotations={ANN_SELECTED_NODE: "n1"})
-    snapshot = storage_snapshot([NODE], claims=[claim], volumes=[make_volume("pvc-default-data")],
-                                classes=[make_class("gce", provisioner="kubernetes.io/gce-pd")])
+    snapshot = storage_snapshot(
+        [NODE],
+        claims=[claim],
+        volumes=[make_volume("pvc-default-data")],
+        classes=[make_class("gce", provisioner="kubernetes.io/gce-pd")],
+    )
     volume_controller.settle(ObjectWrites(snapshot), ["default/data"])
     volume = snapshot.storage.volume("pvc-default-data-2")
     assert volume.csi.driver == "pd.csi.storage.gke.io"

@@ -18,9 +18,13 @@ from scheduler_core.model import (
 from tests.scheduler_core.builders import exact, make_device_class, make_gpu_slice, make_node, make_resource_claim
 
 NODE = make_node("n1", labels={"zone": "a"})
-CLASSES = {c.name: c for c in (make_device_class("gpu"),
-                               make_device_class("big", 'device.capacity["gpu.example.com"].memory.compareTo('
-                                                        'quantity("40Gi")) >= 0'))}
+CLASSES = {
+    c.name: c
+    for c in (
+        make_device_class("gpu"),
+        make_device_class("big", 'device.capacity["gpu.example.com"].memory.compareTo(quantity("40Gi")) >= 0'),
+    )
+}
 
 
 def allocate(claims, slices, allocated=()):
@@ -34,7 +38,8 @@ def devices(results):
 def test_devices_are_taken_first_fit_in_slice_order():
     """allocateOne: candidates in pool and slice order, the first complete solution wins."""
     assert devices(allocate([make_resource_claim("c", exact(count=2))], [make_gpu_slice("n1", 3)])) == [
-        ["gpu-0", "gpu-1"]]
+        ["gpu-0", "gpu-1"]
+    ]
 
 
 def test_devices_in_use_are_passed_over():
@@ -63,11 +68,14 @@ def test_allocation_mode_all_takes_every_matching_device_and_needs_at_least_one(
 
 def test_class_selectors_with_quantities_filter_devices():
     """isSelectable: the class's CEL selectors (capacity compared as quantities)."""
-    slices = [make_gpu_slice("n1", 1, memory_gi=24, pool="small"),
-              replace(make_gpu_slice("n1", 1, memory_gi=80, pool="large"), name="large")]
-    assert [[(r.pool, r.device) for r in result.results]
-            for result in allocate([make_resource_claim("c", exact(device_class="big"))], slices)] == [
-        [("large", "gpu-0")]]
+    slices = [
+        make_gpu_slice("n1", 1, memory_gi=24, pool="small"),
+        replace(make_gpu_slice("n1", 1, memory_gi=80, pool="large"), name="large"),
+    ]
+    assert [
+        [(r.pool, r.device) for r in result.results]
+        for result in allocate([make_resource_claim("c", exact(device_class="big"))], slices)
+    ] == [[("large", "gpu-0")]]
 
 
 def test_request_selectors_filter_devices():
@@ -83,17 +91,21 @@ def test_a_match_attribute_constraint_backtracks_to_a_matching_pair():
 
 def test_all_devices_breaking_a_constraint_is_an_error():
     """allocateDevice with must=true: the constraint makes "All" impossible, an error."""
-    claim = make_resource_claim("c", exact(mode="All"),
-                                constraints=(DeviceConstraint(("gpu",), "gpu.example.com/numa"),))
-    with pytest.raises(AllocationError, match="cannot add device gpu.example.com/n1/gpu-1 because a claim "
-                                              "constraint would not be satisfied"):
+    claim = make_resource_claim(
+        "c", exact(mode="All"), constraints=(DeviceConstraint(("gpu",), "gpu.example.com/numa"),)
+    )
+    with pytest.raises(
+        AllocationError,
+        match="cannot add device gpu.example.com/n1/gpu-1 because a claim constraint would not be satisfied",
+    ):
         allocate([claim], [make_gpu_slice("n1", 2, numa_split=1)])
 
 
 def test_first_available_takes_the_first_subrequest_that_fits():
     """allocateOne's subrequest loop: the first subrequest with a solution, named request/subrequest."""
-    request = DeviceRequest("gpu", first_available=(SubRequest("four", "gpu", count=4), SubRequest("two", "gpu",
-                                                                                                    count=2)))
+    request = DeviceRequest(
+        "gpu", first_available=(SubRequest("four", "gpu", count=4), SubRequest("two", "gpu", count=2))
+    )
     [result] = allocate([make_resource_claim("c", request)], [make_gpu_slice("n1", 3)])
     assert [(r.request, r.device) for r in result.results] == [("gpu/two", "gpu-0"), ("gpu/two", "gpu-1")]
 
@@ -108,8 +120,9 @@ def test_admin_access_may_use_devices_in_use():
 def test_the_allocation_is_pinned_to_the_node_of_a_node_local_slice():
     """createNodeSelector: a device from a slice with nodeName -> matchFields metadata.name In [node]."""
     [result] = allocate([make_resource_claim("c")], [make_gpu_slice("n1", 1)])
-    assert result.node_selector == NodeSelector((NodeSelectorTerm(match_fields=(
-        NodeSelectorRequirement("metadata.name", "In", ("n1",)),)),))
+    assert result.node_selector == NodeSelector(
+        (NodeSelectorTerm(match_fields=(NodeSelectorRequirement("metadata.name", "In", ("n1",)),)),)
+    )
 
 
 def test_a_device_from_an_all_nodes_slice_is_available_everywhere():
@@ -129,8 +142,9 @@ def test_an_incomplete_pool_is_not_used_and_refuses_all_mode():
     """GatherPools: fewer slices than resourceSliceCount -> IsIncomplete."""
     slice_ = make_gpu_slice("n1", 2, slice_count=2)
     assert allocate([make_resource_claim("c")], [slice_]) is None
-    with pytest.raises(AllocationError, match="asks for all devices, but resource pool gpu.example.com/n1 is "
-                                              "currently being updated"):
+    with pytest.raises(
+        AllocationError, match="asks for all devices, but resource pool gpu.example.com/n1 is currently being updated"
+    ):
         allocate([make_resource_claim("c", exact(mode="All"))], [slice_])
 
 
@@ -165,7 +179,6 @@ def test_more_than_32_devices_for_one_claim_is_an_error():
         allocate([make_resource_claim("c", exact(count=33))], [make_gpu_slice("n1", 1)])
 
 
-
 def test_the_allocators_candidate_slices_give_every_node_the_pools_all_slices_give():
     """DynamicResources' node pictures gather a node's pools from the allocator's slices by node
     (Allocator.candidates) instead of every slice: the same pools, in the same order, on the
@@ -198,19 +211,27 @@ def test_a_memo_answers_as_a_fresh_allocator_while_the_devices_in_use_change():
     node, its pools, the claims' specs, the classes and the node's devices in use are those it
     was computed from; each answer is checked against a fresh allocator (no memo)."""
     from scheduler_core.dra.allocator import AllocationMemo
+
     memo = AllocationMemo()
     slices = [make_gpu_slice("n1", 3), make_gpu_slice("n2", 2)]
     other = make_node("n2")
     claims = [make_resource_claim("c", exact(count=2))]
-    in_use_by_cycle = [set(), {("gpu.example.com", "n2", "gpu-0")}, {("gpu.example.com", "n1", "gpu-0")},
-                       {("gpu.example.com", "n1", "gpu-0"), ("gpu.example.com", "n1", "gpu-1")}, set()]
+    in_use_by_cycle = [
+        set(),
+        {("gpu.example.com", "n2", "gpu-0")},
+        {("gpu.example.com", "n1", "gpu-0")},
+        {("gpu.example.com", "n1", "gpu-0"), ("gpu.example.com", "n1", "gpu-1")},
+        set(),
+    ]
     for allocated in in_use_by_cycle:
         kept = Allocator(set(allocated), CLASSES.get, slices, memo=memo)
         fresh = Allocator(set(allocated), CLASSES.get, slices)
         for node in (NODE, other):
             assert kept.allocate(node, claims) == fresh.allocate(node, claims)
     bigger = [make_resource_claim("d", exact(count=3))]  # another spec: answered afresh
-    assert devices(Allocator(set(), CLASSES.get, slices, memo=memo).allocate(NODE, bigger)) == [["gpu-0", "gpu-1", "gpu-2"]]
+    assert devices(Allocator(set(), CLASSES.get, slices, memo=memo).allocate(NODE, bigger)) == [
+        ["gpu-0", "gpu-1", "gpu-2"]
+    ]
     renamed = {"gpu": replace(CLASSES["gpu"], selectors=('device.attributes["gpu.example.com"].index > 0',))}
     assert devices(Allocator(set(), renamed.get, slices, memo=memo).allocate(NODE, claims)) == [["gpu-1", "gpu-2"]]
 
@@ -218,6 +239,7 @@ def test_a_memo_answers_as_a_fresh_allocator_while_the_devices_in_use_change():
 def test_a_memo_keeps_no_error():
     """An error names its claim: it is raised again for every claim, never answered from the memo."""
     from scheduler_core.dra.allocator import AllocationMemo
+
     memo = AllocationMemo()
     claims = [make_resource_claim("c", exact(device_class="missing"))]
     for _ in range(2):

@@ -10,30 +10,42 @@ from scheduler_core.dra.cel import CelRuntimeError, compile_selector, parse_semv
 from scheduler_core.model import Device, Version
 
 DRIVER = "gpu.example.com"
-DEVICE = Device("gpu-0", {"model": "h100", "index": 3, "ecc": True, "gpu.example.com/driverVersion": Version("1.2.3"),
-                          "other.example.com/zone": "a"},
-                {"memory": Fraction(80 << 30)})
+DEVICE = Device(
+    "gpu-0",
+    {
+        "model": "h100",
+        "index": 3,
+        "ecc": True,
+        "gpu.example.com/driverVersion": Version("1.2.3"),
+        "other.example.com/zone": "a",
+    },
+    {"memory": Fraction(80 << 30)},
+)
 
 
-@pytest.mark.parametrize("expression, expected", [
-    ('device.driver == "gpu.example.com"', True),
-    ('device.attributes["gpu.example.com"].model == "h100"', True),
-    ('device.attributes["gpu.example.com"].index >= 4', False),
-    ('device.attributes["gpu.example.com"].ecc', True),
-    ('device.attributes["other.example.com"].zone == "a"', True),
-    ('device.capacity["gpu.example.com"].memory.compareTo(quantity("80Gi")) >= 0', True),
-    ('device.capacity["gpu.example.com"].memory.isGreaterThan(quantity("40Gi"))', True),
-    ('device.capacity["gpu.example.com"].memory.isLessThan(quantity("40Gi"))', False),
-    ('quantity("1Gi").add(quantity("1Gi")).compareTo(quantity("2Gi")) == 0', True),
-    ('quantity("1500m").isInteger()', False),
-    ('quantity("2").asInteger() == 2', True),
-    ('isQuantity("2Gi") && !isQuantity("two")', True),
-    ('device.attributes["gpu.example.com"].driverVersion.isGreaterThan(semver("1.2.0"))', True),
-    ('device.attributes["gpu.example.com"].driverVersion.major() == 1', True),
-    ('semver("1.0.0-alpha").isLessThan(semver("1.0.0"))', True),
-    ('semver("v1.2", true).compareTo(semver("1.2.0")) == 0', True),
-    ('"model" in device.attributes["unknown.example.com"]', False),
-], ids=lambda value: value if isinstance(value, str) else None)
+@pytest.mark.parametrize(
+    "expression, expected",
+    [
+        ('device.driver == "gpu.example.com"', True),
+        ('device.attributes["gpu.example.com"].model == "h100"', True),
+        ('device.attributes["gpu.example.com"].index >= 4', False),
+        ('device.attributes["gpu.example.com"].ecc', True),
+        ('device.attributes["other.example.com"].zone == "a"', True),
+        ('device.capacity["gpu.example.com"].memory.compareTo(quantity("80Gi")) >= 0', True),
+        ('device.capacity["gpu.example.com"].memory.isGreaterThan(quantity("40Gi"))', True),
+        ('device.capacity["gpu.example.com"].memory.isLessThan(quantity("40Gi"))', False),
+        ('quantity("1Gi").add(quantity("1Gi")).compareTo(quantity("2Gi")) == 0', True),
+        ('quantity("1500m").isInteger()', False),
+        ('quantity("2").asInteger() == 2', True),
+        ('isQuantity("2Gi") && !isQuantity("two")', True),
+        ('device.attributes["gpu.example.com"].driverVersion.isGreaterThan(semver("1.2.0"))', True),
+        ('device.attributes["gpu.example.com"].driverVersion.major() == 1', True),
+        ('semver("1.0.0-alpha").isLessThan(semver("1.0.0"))', True),
+        ('semver("v1.2", true).compareTo(semver("1.2.0")) == 0', True),
+        ('"model" in device.attributes["unknown.example.com"]', False),
+    ],
+    ids=lambda value: value if isinstance(value, str) else None,
+)
 def test_selectors_see_the_device_as_the_release_binds_it(expression, expected):
     """DeviceMatches: driver, attributes and capacity by domain (a bare id is the driver's domain)."""
     assert compile_selector(expression).matches(DRIVER, DEVICE) is expected
@@ -71,16 +83,20 @@ def test_cel_bind_binds_a_name_for_the_result_as_the_kubernetes_environment_does
     bound = 'cel.bind(dra, device.attributes["gpu.example.com"], dra.model == "h100")'
     assert compile_selector(bound).matches(DRIVER, DEVICE) is True
     assert compile_selector("cel.bind(a, 1, cel.bind(b, a + 1, b == 2))").matches(DRIVER, DEVICE) is True
-    assert compile_selector('cel.bind(d, device.attributes["gpu.example.com"], d.index > 5)').matches(
-        DRIVER, DEVICE) is False
+    assert (
+        compile_selector('cel.bind(d, device.attributes["gpu.example.com"], d.index > 5)').matches(DRIVER, DEVICE)
+        is False
+    )
 
 
 def test_the_environment_is_built_by_the_first_compile_not_by_importing_the_engine():
     import subprocess
     import sys
 
-    code = ("import scheduler_core.cli, scheduler_core.dra.cel as cel; "
-            "assert cel._environment.cache_info().currsize == 0; "
-            "assert cel.compile_selector('device.driver == \"x\"').error is None; "
-            "assert cel._environment.cache_info().currsize == 1")
+    code = (
+        "import scheduler_core.cli, scheduler_core.dra.cel as cel; "
+        "assert cel._environment.cache_info().currsize == 0; "
+        "assert cel.compile_selector('device.driver == \"x\"').error is None; "
+        "assert cel._environment.cache_info().currsize == 1"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)

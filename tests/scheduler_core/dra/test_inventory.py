@@ -17,10 +17,12 @@ from tests.scheduler_core.builders import (
 def scene():
     holder = claiming_pod("holder", "held", node="n1")
     snapshot = dra_snapshot(
-        [make_node("n1"), make_node("n2")], [holder],
+        [make_node("n1"), make_node("n2")],
+        [holder],
         classes=[make_device_class("gpu"), make_device_class("big", 'device.attributes["gpu.example.com"].index >= 1')],
         slices=[make_gpu_slice("n1", 2), make_gpu_slice("n2", 1)],
-        claims=[make_resource_claim("held", exact(count=1), on=("gpu-0",), node="n1", reserved_for=(holder,))])
+        claims=[make_resource_claim("held", exact(count=1), on=("gpu-0",), node="n1", reserved_for=(holder,))],
+    )
     return snapshot, holder
 
 
@@ -28,7 +30,9 @@ def test_each_node_lists_its_devices_with_their_classes_and_holders():
     snapshot, _ = scene()
     n1, n2 = node_devices(snapshot.dra, [info.node for info in snapshot.node_infos])
     assert [(d.name, d.classes, d.claim, d.reserved_for) for d in n1.devices] == [
-        ("gpu-0", ("gpu",), "default/held", ("holder",)), ("gpu-1", ("gpu", "big"), "", ())]
+        ("gpu-0", ("gpu",), "default/held", ("holder",)),
+        ("gpu-1", ("gpu", "big"), "", ()),
+    ]
     assert (n1.free, n2.free) == (1, 1)
     assert n2.to_json()["devices"][0]["attributes"] == {"model": "h100", "index": 0, "numa": 0}
 
@@ -36,7 +40,12 @@ def test_each_node_lists_its_devices_with_their_classes_and_holders():
 def test_a_pods_claims_show_requests_devices_and_reservations():
     snapshot, holder = scene()
     [claim] = pod_claims(snapshot.dra, holder)
-    assert claim.to_json() == {"podClaim": "held", "claim": "default/held", "requests": ["gpu: 1 x gpu"],
-                               "devices": ["gpu.example.com/n1/gpu-0"], "reservedFor": ["holder"]}
+    assert claim.to_json() == {
+        "podClaim": "held",
+        "claim": "default/held",
+        "requests": ["gpu: 1 x gpu"],
+        "devices": ["gpu.example.com/n1/gpu-0"],
+        "reservedFor": ["holder"],
+    }
     [missing] = pod_claims(snapshot.dra, claiming_pod("p", templates=("tpl",)))
     assert missing.claim == "" and missing.devices == ()

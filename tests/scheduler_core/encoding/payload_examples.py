@@ -58,6 +58,15 @@ def example_events() -> list[Event]:
             if declared is None:
                 continue
             payload = every_field_set(declared)
-            events.append(event_from_json({"cycle": 3, "pod": "default/p", "extensionPoint": point.value,
-                                           "plugin": plugin, "payload": msgspec.to_builtins(payload)}))
+            events.append(
+                event_from_json(
+                    {
+                        "cycle": 3,
+                        "pod": "default/p",
+                        "extensionPoint": point.value,
+                        "plugin": plugin,
+                        "payload": msgspec.to_builtins(payload),
+                    }
+                )
+            )
     return events

@@ -23,7 +23,14 @@ import pytest
 from scheduler_core import load_scenario, simulate
 from scheduler_core.encoding import columnar
 from scheduler_core.encoding.columnar import (
-    FormatError, RunNames, SegmentEncoder, decode_segment, decode_selected, encode_json_segment, encode_segment, read_archive,
+    FormatError,
+    RunNames,
+    SegmentEncoder,
+    decode_segment,
+    decode_selected,
+    encode_json_segment,
+    encode_segment,
+    read_archive,
 )
 from scheduler_core.encoding.events import Event, ExtensionPoint, Payload, ScoreResult, TotalResult
 from scheduler_core.framework.node_table import PositionedNames
@@ -173,16 +180,32 @@ class Eviction:  # a payload type the codec has never heard of (the timeline add
 NODES = [f"node-{i}" for i in range(40)]
 PODS = [f"default/p-{i}" for i in range(40)]
 ODD_PAYLOADS = {
-    "long lists of node and pod names become columns": Eviction(PODS[:20], {n: i * 7 for i, n in enumerate(NODES)}, NODES[::-1], {}),
-    "keys that look like references are escaped": Eviction([], {}, [], {"$n": 3, "$lit": {"$i": [1, 2]}, "nested": [{"$p": 0}]}),
-    "bools stay bools, never ints": Eviction([], {n: bool(i % 2) for i, n in enumerate(NODES)}, [], {"flags": [True, False] * 10}),
-    "integers beyond 64 bits stay JSON": Eviction([], {n: 2**70 + i for i, n in enumerate(NODES)}, [], {"big": [2**64] * 20}),
-    "negative and wide integers keep their values": Eviction([], {n: -(2**40) * i for i, n in enumerate(NODES)}, [], {"ints": list(range(-10, 30))}),
-    "floats and mixed lists stay JSON": Eviction([], {n: i / 3 for i, n in enumerate(NODES)}, [], {"mixed": [1, "a", None, 2.5] * 5}),
-    "names the run does not know stay JSON": Eviction([f"x/{i}" for i in range(20)], {f"ghost-{i}": i for i in range(20)}, NODES[:3] + ["ghost"] * 20, {}),
+    "long lists of node and pod names become columns": Eviction(
+        PODS[:20], {n: i * 7 for i, n in enumerate(NODES)}, NODES[::-1], {}
+    ),
+    "keys that look like references are escaped": Eviction(
+        [], {}, [], {"$n": 3, "$lit": {"$i": [1, 2]}, "nested": [{"$p": 0}]}
+    ),
+    "bools stay bools, never ints": Eviction(
+        [], {n: bool(i % 2) for i, n in enumerate(NODES)}, [], {"flags": [True, False] * 10}
+    ),
+    "integers beyond 64 bits stay JSON": Eviction(
+        [], {n: 2**70 + i for i, n in enumerate(NODES)}, [], {"big": [2**64] * 20}
+    ),
+    "negative and wide integers keep their values": Eviction(
+        [], {n: -(2**40) * i for i, n in enumerate(NODES)}, [], {"ints": list(range(-10, 30))}
+    ),
+    "floats and mixed lists stay JSON": Eviction(
+        [], {n: i / 3 for i, n in enumerate(NODES)}, [], {"mixed": [1, "a", None, 2.5] * 5}
+    ),
+    "names the run does not know stay JSON": Eviction(
+        [f"x/{i}" for i in range(20)], {f"ghost-{i}": i for i in range(20)}, NODES[:3] + ["ghost"] * 20, {}
+    ),
     "empty and short containers": Eviction([], {}, [], {"e": [], "d": {}, "short": NODES[:2]}),
     "text beyond ASCII and a lone surrogate": Eviction([], {}, [], {"zone": "zürich-東京-🚀", "odd": "a\ud800b"}),
-    "integer and boolean keys read back as JSON writes them": Eviction([], {}, [], {"by": {1: "a", 2: "b"}, "flags": {True: "t", None: "n"}}),
+    "integer and boolean keys read back as JSON writes them": Eviction(
+        [], {}, [], {"by": {1: "a", 2: "b"}, "flags": {True: "t", None: "n"}}
+    ),
 }
 
 
@@ -197,13 +220,23 @@ def test_a_payload_type_it_does_not_know_round_trips_exactly(payload):
 
 def test_events_given_as_json_round_trip_too():
     names = RunNames(NODES, PODS)
-    events = [{"cycle": 4, "pod": "default/p-1", "extensionPoint": "Queue", "plugin": None, "payload": {"moved": PODS, "to": "activeQ"}}]
+    events = [
+        {
+            "cycle": 4,
+            "pod": "default/p-1",
+            "extensionPoint": "Queue",
+            "plugin": None,
+            "payload": {"moved": PODS, "to": "activeQ"},
+        }
+    ]
     assert decode_segment(encode_json_segment(events, names, 0), names).events == events
 
 
 def test_long_name_lists_are_stored_as_index_columns_not_text():
     names = RunNames(NODES, PODS)
-    blob = encode_json_segment([{"cycle": 0, "pod": "", "extensionPoint": "X", "plugin": None, "payload": {"on": NODES * 5}}], names, 0)
+    blob = encode_json_segment(
+        [{"cycle": 0, "pod": "", "extensionPoint": "X", "plugin": None, "payload": {"on": NODES * 5}}], names, 0
+    )
     meta, members = read_archive(blob)
     assert meta["events"][0][4] == {"on": {"$n": 0}}
     assert b"node-1" not in json.dumps(meta).encode()
@@ -212,7 +245,9 @@ def test_long_name_lists_are_stored_as_index_columns_not_text():
 
 def test_a_segment_is_a_plain_numpy_npz():
     names = RunNames(NODES, PODS)
-    blob = encode_json_segment([{"cycle": 0, "pod": "", "extensionPoint": "X", "plugin": None, "payload": {"s": list(range(100))}}], names, 0)
+    blob = encode_json_segment(
+        [{"cycle": 0, "pod": "", "extensionPoint": "X", "plugin": None, "payload": {"s": list(range(100))}}], names, 0
+    )
     with np.load(io.BytesIO(blob)) as archive:
         assert set(archive.files) == {"meta", "u1"}
         assert archive["u1"].tolist() == list(range(100))
@@ -229,8 +264,13 @@ def test_it_refuses_what_is_not_a_segment():
 
 def test_a_damaged_member_is_refused_as_not_a_segment():
     names = RunNames(NODES, PODS)
-    blob = bytearray(encode_json_segment([{"cycle": 0, "pod": "", "extensionPoint": "X", "plugin": None,
-                                           "payload": {"s": list(range(0, 2000, 7))}}], names, 0))
+    blob = bytearray(
+        encode_json_segment(
+            [{"cycle": 0, "pod": "", "extensionPoint": "X", "plugin": None, "payload": {"s": list(range(0, 2000, 7))}}],
+            names,
+            0,
+        )
+    )
     member = next(info for info in zipfile.ZipFile(io.BytesIO(bytes(blob))).infolist() if info.filename != "meta.npy")
     data_at = member.header_offset + 30 + len(member.filename) + len(member.extra)
     blob[data_at + member.compress_size // 2] ^= 0xFF
@@ -249,18 +289,28 @@ def test_segments_are_read_without_python_syntax_parsing(monkeypatch):
     monkeypatch.setattr(ast, "parse", refuse)
     monkeypatch.setattr(ast, "literal_eval", refuse)
     names = RunNames(NODES, PODS)
-    events = [{"cycle": 0, "pod": "", "extensionPoint": "X", "plugin": None,
-               "payload": {"s": list(range(0, 70000, 3)), "n": list(range(-300, 300)), "on": NODES * 3}}]
+    events = [
+        {
+            "cycle": 0,
+            "pod": "",
+            "extensionPoint": "X",
+            "plugin": None,
+            "payload": {"s": list(range(0, 70000, 3)), "n": list(range(-300, 300)), "on": NODES * 3},
+        }
+    ]
     assert decode_segment(encode_json_segment(events, names, 0), names).events == events
 
 
-@pytest.mark.parametrize("header, problem", [
-    (b"{'descr': '>i4', 'fortran_order': False, 'shape': (3,), }", "little-endian"),
-    (b"{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }", "integer"),
-    (b"{'descr': '<i4', 'fortran_order': True, 'shape': (3,), }", "1-D"),
-    (b"{'descr': '<i4', 'fortran_order': False, 'shape': (3, 2), }", "1-D"),
-    (b"{'descr': '<i4', 'fortran_order': False, 'shape': (4,), }", "header says 4"),
-])
+@pytest.mark.parametrize(
+    "header, problem",
+    [
+        (b"{'descr': '>i4', 'fortran_order': False, 'shape': (3,), }", "little-endian"),
+        (b"{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }", "integer"),
+        (b"{'descr': '<i4', 'fortran_order': True, 'shape': (3,), }", "1-D"),
+        (b"{'descr': '<i4', 'fortran_order': False, 'shape': (3, 2), }", "1-D"),
+        (b"{'descr': '<i4', 'fortran_order': False, 'shape': (4,), }", "header says 4"),
+    ],
+)
 def test_a_member_whose_header_is_not_the_written_form_is_refused(header, problem):
     header += b" " * (-(len(columnar.NPY_MAGIC) + 2 + len(header) + 1) % 64) + b"\n"
     data = columnar.NPY_MAGIC + len(header).to_bytes(2, "little") + header + np.arange(3, dtype="<i4").tobytes()
@@ -274,7 +324,11 @@ def test_members_are_deflated_as_any_zip_reader_inflates_them():
 
 
 def test_numpy_save_output_reads_as_the_same_array():
-    for values in (np.arange(5, dtype=np.uint8), np.array([-(2 ** 40), 0, 7], dtype=np.int64), np.array([], dtype=np.int16)):
+    for values in (
+        np.arange(5, dtype=np.uint8),
+        np.array([-(2**40), 0, 7], dtype=np.int64),
+        np.array([], dtype=np.int16),
+    ):
         buffer = io.BytesIO()
         np.save(buffer, values)
         read = columnar._read_npy(buffer.getvalue())
@@ -298,7 +352,10 @@ def test_a_queue_less_its_head_is_read_off_the_recent_queue(monkeypatch):
     assert names.indices(queue[1:], "$p").tolist() == first.tolist()[1:]
     assert names.indices(queue[2:], "$p").tolist() == first.tolist()[2:]  # the list less its head is recent too
     monkeypatch.undo()
-    assert names.indices([*queue[1:], PODS[20]], "$p").tolist() == [*first.tolist()[1:], 20]  # not a queue less its head
+    assert names.indices([*queue[1:], PODS[20]], "$p").tolist() == [
+        *first.tolist()[1:],
+        20,
+    ]  # not a queue less its head
 
 
 def test_names_gathered_from_a_node_table_are_read_off_their_positions(monkeypatch):
@@ -396,7 +453,9 @@ def test_a_tuple_of_names_handed_out_again_is_found_by_identity(monkeypatch):
 def test_the_spread_picture_s_domain_nodes_and_the_hostname_counts_are_columns():
     scenario = load_scenario((BENCH / "spread_5000.yaml").read_bytes())
     names = names_of(scenario)
-    first_cycle = list(itertools.takewhile(lambda e: e.extension_point is not ExtensionPoint.CYCLE_END, simulate(scenario)))
+    first_cycle = list(
+        itertools.takewhile(lambda e: e.extension_point is not ExtensionPoint.CYCLE_END, simulate(scenario))
+    )
     spread = [e for e in first_cycle if e.plugin == "PodTopologySpread"]
     pre_filter = [e for e in spread if e.extension_point is ExtensionPoint.PRE_FILTER]
     pre_score = [e for e in spread if e.extension_point is ExtensionPoint.PRE_SCORE]
@@ -422,7 +481,9 @@ def test_ties_are_stored_from_their_positions_and_decode_to_the_same_names():
 
 def test_dynamic_resources_node_pictures_in_filter_events_round_trip_exactly():
     """A pending GPU pod: DynamicResources' Filter event carries a picture per node it rejected."""
-    scenario = load_scenario((Path(__file__).resolve().parents[2] / "fixtures" / "dra" / "pending_gpu.yaml").read_text())
+    scenario = load_scenario(
+        (Path(__file__).resolve().parents[2] / "fixtures" / "dra" / "pending_gpu.yaml").read_text()
+    )
     names = names_of(scenario)
     events = list(simulate(scenario))
     [filtered] = [e for e in events if e.extension_point is ExtensionPoint.FILTER and e.plugin == "DynamicResources"]

@@ -13,17 +13,29 @@ from hypothesis import strategies as st
 
 from scheduler_core import load_scenario, simulate
 from scheduler_core.encoding.events import (
-    BindingStep, ClusterChanged, ClusterChangeKind, Event, ExtensionPoint, FilterPluginResult, PreFilterPluginResult,
-    StoredFilterVerdicts, UnknownEventKind, WrittenJSON, event_from_json, read_events,
+    BindingStep,
+    ClusterChanged,
+    ClusterChangeKind,
+    Event,
+    ExtensionPoint,
+    FilterPluginResult,
+    PreFilterPluginResult,
+    StoredFilterVerdicts,
+    UnknownEventKind,
+    WrittenJSON,
+    event_from_json,
+    read_events,
 )
 from scheduler_core.framework.status import Status
 from scheduler_core.run.loop import run_to_the_end
 
 SHARED = Path(__file__).resolve().parents[4] / "shared"
 TRACE_CASES = sorted((SHARED / "conformance" / "public").glob("*.yaml"))
-TIMELINE_CASES = sorted((SHARED / "conformance-timeline" / "public").glob("*.yaml")) + \
-    sorted((SHARED / "conformance-timeline-dra" / "public").glob("*.yaml")) + \
-    sorted((SHARED / "conformance-steps" / "public").glob("*.yaml"))
+TIMELINE_CASES = (
+    sorted((SHARED / "conformance-timeline" / "public").glob("*.yaml"))
+    + sorted((SHARED / "conformance-timeline-dra" / "public").glob("*.yaml"))
+    + sorted((SHARED / "conformance-steps" / "public").glob("*.yaml"))
+)
 # What the wire form keeps of a payload whose live form holds more (arrays, plugin types).
 READ_AS = {FilterPluginResult: StoredFilterVerdicts}
 
@@ -37,8 +49,12 @@ def _assert_round_trip(events: list[Event]) -> set[ExtensionPoint]:
         assert read.to_json() == written, live
         assert event_from_json(json.loads(json.dumps(read.to_json()))) == read
         assert type(read.payload) is READ_AS.get(type(live.payload), type(live.payload))
-        assert (read.cycle, read.pod, read.extension_point, read.plugin) == \
-            (live.cycle, live.pod, live.extension_point, live.plugin)
+        assert (read.cycle, read.pod, read.extension_point, read.plugin) == (
+            live.cycle,
+            live.pod,
+            live.extension_point,
+            live.plugin,
+        )
         if not isinstance(live.payload, (FilterPluginResult, PreFilterPluginResult)) and not _has_arrays(live):
             assert read == live  # the payloads whose live form is its wire form come back equal
     return {event.extension_point for event in events}
@@ -47,8 +63,12 @@ def _assert_round_trip(events: list[Event]) -> set[ExtensionPoint]:
 def _has_arrays(event: Event) -> bool:
     """Score, NormalizeScore and Total hold numpy arrays live (the wire form has lists), and
     PreScore a plugin's typed state: those compare through their JSON only."""
-    return event.extension_point in (ExtensionPoint.SCORE, ExtensionPoint.NORMALIZE_SCORE, ExtensionPoint.TOTAL,
-                                     ExtensionPoint.PRE_SCORE)
+    return event.extension_point in (
+        ExtensionPoint.SCORE,
+        ExtensionPoint.NORMALIZE_SCORE,
+        ExtensionPoint.TOTAL,
+        ExtensionPoint.PRE_SCORE,
+    )
 
 
 def test_the_corpora_are_present():
@@ -91,8 +111,13 @@ def test_read_events_reads_a_stream_of_json_lines_in_order():
 
 
 def test_a_pre_filter_picture_comes_back_as_its_json():
-    event = {"cycle": 0, "pod": "default/p", "extensionPoint": "PreFilter", "plugin": "PodTopologySpread",
-             "payload": {"status": None, "nodeNames": None, "state": None, "picture": {"constraints": []}}}
+    event = {
+        "cycle": 0,
+        "pod": "default/p",
+        "extensionPoint": "PreFilter",
+        "plugin": "PodTopologySpread",
+        "payload": {"status": None, "nodeNames": None, "state": None, "picture": {"constraints": []}},
+    }
     read = event_from_json(event)
     assert read.payload == PreFilterPluginResult(None, None, None, WrittenJSON({"constraints": []}))
     assert read.to_json() == event
@@ -105,21 +130,38 @@ def test_an_unknown_extension_point_is_refused_by_name():
 
 
 def test_an_unknown_cluster_change_is_refused_by_name():
-    event = {"cycle": 0, "pod": "default/p", "extensionPoint": "Cluster", "plugin": None,
-             "payload": {"timeMs": 0, "kind": "PodTeleported", "object": "default/p"}}
+    event = {
+        "cycle": 0,
+        "pod": "default/p",
+        "extensionPoint": "Cluster",
+        "plugin": None,
+        "payload": {"timeMs": 0, "kind": "PodTeleported", "object": "default/p"},
+    }
     with pytest.raises(UnknownEventKind, match="unknown cluster change kind 'PodTeleported'"):
         event_from_json(event)
 
 
 def test_a_cluster_change_reads_back_typed():
-    event = Event(2, "default/v", ExtensionPoint.CLUSTER, None,
-                  ClusterChanged(1500, ClusterChangeKind.POD_TERMINATING, "default/v", "n1", "preempted"))
+    event = Event(
+        2,
+        "default/v",
+        ExtensionPoint.CLUSTER,
+        None,
+        ClusterChanged(1500, ClusterChangeKind.POD_TERMINATING, "default/v", "n1", "preempted"),
+    )
     assert event_from_json(event.to_json()) == event
 
 
 def test_a_pod_created_carries_its_labels_and_claims_and_reads_back_typed():
-    created = ClusterChanged(1000, ClusterChangeKind.POD_CREATED, "default/web-abc-1", None, "ReplicaSet default/web-abc",
-                             {"app": "web", "pod-template-hash": "abc"}, [{"name": "gpu", "resourceClaimTemplateName": "gpu-t"}])
+    created = ClusterChanged(
+        1000,
+        ClusterChangeKind.POD_CREATED,
+        "default/web-abc-1",
+        None,
+        "ReplicaSet default/web-abc",
+        {"app": "web", "pod-template-hash": "abc"},
+        [{"name": "gpu", "resourceClaimTemplateName": "gpu-t"}],
+    )
     event = Event(0, "default/web-abc-1", ExtensionPoint.CLUSTER, None, created)
     wire = event.to_json()
     assert wire["payload"]["labels"] == {"app": "web", "pod-template-hash": "abc"}

@@ -22,9 +22,11 @@ ROOT = Path(__file__).resolve().parents[3]
 SERVED = ROOT / schema.SCHEMA_PATH
 SHARED = ROOT.parent / "shared"
 SINGLE = sorted((SHARED / "conformance" / "public").glob("*.yaml"))
-RUNS = sorted((SHARED / "conformance-timeline" / "public").glob("*.yaml")) + \
-    sorted((SHARED / "conformance-timeline-dra" / "public").glob("*.yaml")) + \
-    sorted((SHARED / "conformance-steps" / "public").glob("*.yaml"))
+RUNS = (
+    sorted((SHARED / "conformance-timeline" / "public").glob("*.yaml"))
+    + sorted((SHARED / "conformance-timeline-dra" / "public").glob("*.yaml"))
+    + sorted((SHARED / "conformance-steps" / "public").glob("*.yaml"))
+)
 
 
 def validator(name: str) -> jsonschema.Draft202012Validator:
@@ -34,18 +36,23 @@ def validator(name: str) -> jsonschema.Draft202012Validator:
 
 
 EVENT = validator("Event")
-STORY, TIMELINE_ATTEMPT, ROLLOUT, FINDING = (validator(name) for name in ("RunStory", "TimelineAttempt", "RolloutEntry",
-                                                                          "Finding"))
+STORY, TIMELINE_ATTEMPT, ROLLOUT, FINDING = (
+    validator(name) for name in ("RunStory", "TimelineAttempt", "RolloutEntry", "Finding")
+)
 
 
 def problems(events) -> list[str]:
-    return [f"{e.extension_point.value} {e.plugin}: {error.message}" for e in events
-            for error in EVENT.iter_errors(json.loads(json.dumps(e.to_json())))]
+    return [
+        f"{e.extension_point.value} {e.plugin}: {error.message}"
+        for e in events
+        for error in EVENT.iter_errors(json.loads(json.dumps(e.to_json())))
+    ]
 
 
 def test_the_served_schema_is_the_one_the_declarations_make():
     assert SERVED.read_text() == payload_schema_text(), (
-        f"{schema.SCHEMA_PATH} is stale: .venv/bin/python -m scheduler_core schema > {schema.SCHEMA_PATH}")
+        f"{schema.SCHEMA_PATH} is stale: .venv/bin/python -m scheduler_core schema > {schema.SCHEMA_PATH}"
+    )
 
 
 def test_the_served_schema_is_a_valid_json_schema():
@@ -91,27 +98,41 @@ def test_a_stuck_rollout_its_story_and_its_timeline_fit():
     rollouts = [r for step in story["steps"] for r in step.get("summary", {}).get("rollouts", [])]
     assert rollouts and [error.message for error in STORY.iter_errors(story)] == []
     timeline = json.loads(json.dumps(timeline_summary(events)))
-    assert timeline["rollouts"] and [error.message for r in timeline["rollouts"] for error in ROLLOUT.iter_errors(r)] == []
+    assert (
+        timeline["rollouts"] and [error.message for r in timeline["rollouts"] for error in ROLLOUT.iter_errors(r)] == []
+    )
 
 
 def test_the_findings_of_every_example_fit():
-    findings = [json.loads(json.dumps(finding.to_json())) for path in EXAMPLES
-                for finding in find_all(load_scenario(path.read_bytes()))]
+    findings = [
+        json.loads(json.dumps(finding.to_json()))
+        for path in EXAMPLES
+        for finding in find_all(load_scenario(path.read_bytes()))
+    ]
     assert findings, "no example has a finding: the test checks nothing"
     assert [error.message for finding in findings for error in FINDING.iter_errors(finding)] == []
 
 
-CYCLE_END = {"cycle": 0, "pod": "default/p", "extensionPoint": "CycleEnd", "plugin": None,
-             "payload": {"nodeName": None, "failedSchedulingMessage": "0/3 nodes are available."}}
+CYCLE_END = {
+    "cycle": 0,
+    "pod": "default/p",
+    "extensionPoint": "CycleEnd",
+    "plugin": None,
+    "payload": {"nodeName": None, "failedSchedulingMessage": "0/3 nodes are available."},
+}
 
 
-@pytest.mark.parametrize("change, why", [
-    (lambda e: e["payload"].update(nodeNam="n1"), "a key its payload does not declare"),
-    (lambda e: e["payload"].pop("nodeName"), "a key its payload always has, missing"),
-    (lambda e: e["payload"].update(nodeName=3), "a key of another type"),
-    (lambda e: e.update(plugin="SomePlugin"), "a summary payload on a plugin's event"),
-    (lambda e: e.update(extensionPoint="Reprieve"), "a kind of event the release does not write"),
-], ids=lambda value: value if isinstance(value, str) else "")
+@pytest.mark.parametrize(
+    "change, why",
+    [
+        (lambda e: e["payload"].update(nodeNam="n1"), "a key its payload does not declare"),
+        (lambda e: e["payload"].pop("nodeName"), "a key its payload always has, missing"),
+        (lambda e: e["payload"].update(nodeName=3), "a key of another type"),
+        (lambda e: e.update(plugin="SomePlugin"), "a summary payload on a plugin's event"),
+        (lambda e: e.update(extensionPoint="Reprieve"), "a kind of event the release does not write"),
+    ],
+    ids=lambda value: value if isinstance(value, str) else "",
+)
 def test_it_refuses_what_the_engine_never_writes(change, why):
     event = json.loads(json.dumps(CYCLE_END))
     assert EVENT.is_valid(event)

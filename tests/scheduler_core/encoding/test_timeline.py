@@ -39,8 +39,7 @@ def test_the_story_reads_only_its_own_events(case):
     assert run_story(picked) == run_story(events)
 
 
-@pytest.mark.parametrize("path", [TIMELINE / f"{case}.yaml" for case in CASES] + DRA_FILES,
-                         ids=lambda path: path.name)
+@pytest.mark.parametrize("path", [TIMELINE / f"{case}.yaml" for case in CASES] + DRA_FILES, ids=lambda path: path.name)
 def test_the_timeline_renders_only_the_events_it_reads(path):
     # TimelineBuilder.add skips the cycle's own events (Filter, Score, ...) unrendered; the summary
     # must be the one every event's wire form gives (what the web app feeds add_json).
@@ -73,7 +72,9 @@ def test_a_single_pass_has_attempts_without_times():
             break
     story = run_story(events)
     assert [a["cycle"] for a in story["attempts"]][:2] == [0, 1]
-    assert "timeMs" not in story["attempts"][0] and story["attempts"][0]["text"].endswith(story["attempts"][0]["nodeName"])
+    assert "timeMs" not in story["attempts"][0] and story["attempts"][0]["text"].endswith(
+        story["attempts"][0]["nodeName"]
+    )
     assert not story["finished"]
 
 
@@ -83,22 +84,48 @@ def test_the_clock_reads_minutes_seconds_and_milliseconds():
 
 
 def test_story_points_are_extension_point_names():
-    assert {"CycleStart", "CycleEnd", "AttemptEnd", "QueueMove", "Cluster", "RunEnd", "StepStart", "StepEnd"} == STORY_POINTS
+    assert {
+        "CycleStart",
+        "CycleEnd",
+        "AttemptEnd",
+        "QueueMove",
+        "Cluster",
+        "RunEnd",
+        "StepStart",
+        "StepEnd",
+    } == STORY_POINTS
 
 
 # ---------------------------------------------------------------------------- rollouts (docs/CHANGES.md)
 
 
 def _rollout(updated: int, replicas: int, available: int, desired: int = 3):
-    return RolloutStatus("Deployment", "default/web", 2, "default/web-abc", "RollingUpdate", desired, updated, replicas,
-                         available, [], updated == replicas == available == desired, [])
+    return RolloutStatus(
+        "Deployment",
+        "default/web",
+        2,
+        "default/web-abc",
+        "RollingUpdate",
+        desired,
+        updated,
+        replicas,
+        available,
+        [],
+        updated == replicas == available == desired,
+        [],
+    )
 
 
-@pytest.mark.parametrize(("counts", "text"), [
-    pytest.param((1, 4, 3), "1 out of 3 new replicas have been updated...", id="fewer updated replicas than wanted"),
-    pytest.param((3, 5, 3), "2 old replicas are pending termination...", id="old replicas still counted"),
-    pytest.param((3, 3, 1), "1 of 3 updated replicas are available...", id="updated but not yet available"),
-])
+@pytest.mark.parametrize(
+    ("counts", "text"),
+    [
+        pytest.param(
+            (1, 4, 3), "1 out of 3 new replicas have been updated...", id="fewer updated replicas than wanted"
+        ),
+        pytest.param((3, 5, 3), "2 old replicas are pending termination...", id="old replicas still counted"),
+        pytest.param((3, 3, 1), "1 of 3 updated replicas are available...", id="updated but not yet available"),
+    ],
+)
 def test_a_rollout_reads_as_kubectl_rollout_status_words_it(counts, text):
     assert rollout_status_text(_rollout(*counts)) == f'Waiting for deployment "web" rollout to finish: {text}'
 
@@ -110,9 +137,18 @@ def test_the_storys_step_summary_says_a_stuck_rollout_with_kubectls_words_and_wh
     steps = run_story(events)["steps"]
     assert "rollouts" not in steps[0]["summary"]
     (rollout,) = steps[1]["summary"]["rollouts"]
-    assert (rollout["kind"], rollout["workload"], rollout["complete"], rollout["desired"], rollout["updated"],
-            rollout["available"]) == ("Deployment", "default/web", False, 3, 1, 3)
-    assert rollout["status"] == 'Waiting for deployment "web" rollout to finish: 1 out of 3 new replicas have been updated...'
+    assert (
+        rollout["kind"],
+        rollout["workload"],
+        rollout["complete"],
+        rollout["desired"],
+        rollout["updated"],
+        rollout["available"],
+    ) == ("Deployment", "default/web", False, 3, 1, 3)
+    assert (
+        rollout["status"]
+        == 'Waiting for deployment "web" rollout to finish: 1 out of 3 new replicas have been updated...'
+    )
     (pending,) = rollout["pending"]
     assert pending["pod"] == steps[1]["summary"]["pending"][0]
     assert pending["failedSchedulingMessage"].startswith("0/3 nodes are available: 3 Insufficient memory.")
@@ -140,14 +176,26 @@ def test_a_rollout_past_its_progress_deadline_reads_as_kubectls_error():
     assert rollout_status_text(_stuck_with_deadline(False)).startswith('Waiting for deployment "web"')
 
 
-@pytest.mark.parametrize(("rollout", "words"), [
-    pytest.param(_stuck_with_deadline(False), "its progress deadline of 600 s passes at 10:01.000 unless it progresses",
-                 id="a deadline still ahead says when it passes"),
-    pytest.param(_stuck_with_deadline(True), "its progress deadline of 600 s passed at 10:01.000",
-                 id="a deadline passed during the step says so"),
-    pytest.param(_stuck_with_deadline(False, paused=True), "the Deployment is paused",
-                 id="a paused Deployment waits for its resume"),
-])
+@pytest.mark.parametrize(
+    ("rollout", "words"),
+    [
+        pytest.param(
+            _stuck_with_deadline(False),
+            "its progress deadline of 600 s passes at 10:01.000 unless it progresses",
+            id="a deadline still ahead says when it passes",
+        ),
+        pytest.param(
+            _stuck_with_deadline(True),
+            "its progress deadline of 600 s passed at 10:01.000",
+            id="a deadline passed during the step says so",
+        ),
+        pytest.param(
+            _stuck_with_deadline(False, paused=True),
+            "the Deployment is paused",
+            id="a paused Deployment waits for its resume",
+        ),
+    ],
+)
 def test_a_stuck_rollout_says_what_its_deadline_or_pause_leads_to(rollout, words):
     assert words in rollout_lines(rollout, {})[1]
 

@@ -9,14 +9,24 @@ import msgspec
 import pytest
 
 from scheduler_core.encoding.events import (
-    EVENT_KINDS, BlockedEviction, ClusterChanged, ClusterChangeKind, CycleEnd, CycleStart, FilterSummary,
-    PreFilterPluginResult, StepEnded, WrittenJSON,
+    EVENT_KINDS,
+    BlockedEviction,
+    ClusterChanged,
+    ClusterChangeKind,
+    CycleEnd,
+    CycleStart,
+    FilterSummary,
+    PreFilterPluginResult,
+    StepEnded,
+    WrittenJSON,
 )
 from scheduler_core.encoding.wire import Wire
 from tests.scheduler_core.encoding.payload_examples import every_field_set
 
-DECLARED = sorted({t for kind in EVENT_KINDS.values() for t in (kind.by_plugin, kind.summary) if t is not None},
-                  key=lambda t: t.__name__)
+DECLARED = sorted(
+    {t for kind in EVENT_KINDS.values() for t in (kind.by_plugin, kind.summary) if t is not None},
+    key=lambda t: t.__name__,
+)
 
 
 @pytest.mark.parametrize("declared", DECLARED, ids=lambda t: t.__name__)
@@ -37,19 +47,34 @@ def test_a_payload_read_back_from_its_json_is_itself(declared):
 
 def test_a_field_at_its_default_is_left_out_and_one_without_a_default_always_written():
     assert CycleEnd(None).to_json() == {"nodeName": None}
-    assert CycleEnd(None, failed_scheduling_message="0/3 nodes").to_json() == {"nodeName": None,
-                                                                              "failedSchedulingMessage": "0/3 nodes"}
+    assert CycleEnd(None, failed_scheduling_message="0/3 nodes").to_json() == {
+        "nodeName": None,
+        "failedSchedulingMessage": "0/3 nodes",
+    }
     summary = FilterSummary(["a"], [], 1, 0)
-    assert summary.to_json() == msgspec.to_builtins(summary) == {"evaluated": ["a"], "feasibleNodes": [],
-                                                                 "numFeasibleNodesToFind": 1, "startIndex": 0}
+    assert (
+        summary.to_json()
+        == msgspec.to_builtins(summary)
+        == {"evaluated": ["a"], "feasibleNodes": [], "numFeasibleNodesToFind": 1, "startIndex": 0}
+    )
     assert FilterSummary(["a"], [], 1, 0, nominated_only=True).to_json()["nominatedNodeOnly"] is True
 
 
 def test_every_list_of_a_step_end_is_written_even_empty_but_its_rollouts():
     written = StepEnded(1, "s", 0, 5, [], [], [], [], [BlockedEviction("default/p", "default/pdb")], [], []).to_json()
-    assert written == {"step": 1, "name": "s", "startedMs": 0, "timeMs": 5, "created": [], "deleted": [], "evicted": [],
-                       "placed": [], "blocked": [{"pod": "default/p", "budget": "default/pdb"}], "pending": [],
-                       "succeeded": []}
+    assert written == {
+        "step": 1,
+        "name": "s",
+        "startedMs": 0,
+        "timeMs": 5,
+        "created": [],
+        "deleted": [],
+        "evicted": [],
+        "placed": [],
+        "blocked": [{"pod": "default/p", "budget": "default/pdb"}],
+        "pending": [],
+        "succeeded": [],
+    }
 
 
 def test_an_enum_is_written_as_its_value():

@@ -6,8 +6,10 @@ from scheduler_core.framework.args_errors import ArgsError, ArgsProblem
 
 
 def test_an_args_error_keeps_every_problem_and_says_each_with_its_path():
-    problems = [ArgsProblem("scoringStrategy.type", 'Unsupported value: "Fastest"'),
-                ArgsProblem("ignoredResources[0]", "Invalid value")]
+    problems = [
+        ArgsProblem("scoringStrategy.type", 'Unsupported value: "Fastest"'),
+        ArgsProblem("ignoredResources[0]", "Invalid value"),
+    ]
     error = ArgsError(problems)
     assert error.problems == problems
     assert str(error) == 'scoringStrategy.type: Unsupported value: "Fastest"; ignoredResources[0]: Invalid value'

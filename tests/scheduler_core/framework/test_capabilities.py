@@ -19,18 +19,46 @@ def default_profile() -> Profile:
     return build_profile(None, FakeHandle(make_snapshot([make_node("n1")])), in_tree_registry())
 
 
-@pytest.mark.parametrize(("capability", "plugins"), [
-    ("filter_batch", {names.NODE_UNSCHEDULABLE, names.NODE_NAME, names.TAINT_TOLERATION, names.NODE_AFFINITY,
-                      names.NODE_PORTS, names.NODE_RESOURCES_FIT, names.POD_TOPOLOGY_SPREAD, names.INTER_POD_AFFINITY}),
-    ("normalize_batch", {names.TAINT_TOLERATION, names.NODE_AFFINITY, names.POD_TOPOLOGY_SPREAD,
-                         names.INTER_POD_AFFINITY, names.DYNAMIC_RESOURCES}),
-    ("pre_filter_picture", {names.POD_TOPOLOGY_SPREAD, names.DYNAMIC_RESOURCES}),
-    ("pre_score_state", {names.POD_TOPOLOGY_SPREAD}),
-    ("binding_state_json", {names.VOLUME_BINDING, names.DYNAMIC_RESOURCES}),
-    ("node_picture", {names.DYNAMIC_RESOURCES}),
-], ids=["the filter fast paths", "the normalize fast paths", "PodTopologySpread's and DynamicResources' PreFilter pictures",
-        "PodTopologySpread's typed PreScore state", "VolumeBinding and DynamicResources describe their binding steps",
-        "DynamicResources says per node why it rejected it"])
+@pytest.mark.parametrize(
+    ("capability", "plugins"),
+    [
+        (
+            "filter_batch",
+            {
+                names.NODE_UNSCHEDULABLE,
+                names.NODE_NAME,
+                names.TAINT_TOLERATION,
+                names.NODE_AFFINITY,
+                names.NODE_PORTS,
+                names.NODE_RESOURCES_FIT,
+                names.POD_TOPOLOGY_SPREAD,
+                names.INTER_POD_AFFINITY,
+            },
+        ),
+        (
+            "normalize_batch",
+            {
+                names.TAINT_TOLERATION,
+                names.NODE_AFFINITY,
+                names.POD_TOPOLOGY_SPREAD,
+                names.INTER_POD_AFFINITY,
+                names.DYNAMIC_RESOURCES,
+            },
+        ),
+        ("pre_filter_picture", {names.POD_TOPOLOGY_SPREAD, names.DYNAMIC_RESOURCES}),
+        ("pre_score_state", {names.POD_TOPOLOGY_SPREAD}),
+        ("binding_state_json", {names.VOLUME_BINDING, names.DYNAMIC_RESOURCES}),
+        ("node_picture", {names.DYNAMIC_RESOURCES}),
+    ],
+    ids=[
+        "the filter fast paths",
+        "the normalize fast paths",
+        "PodTopologySpread's and DynamicResources' PreFilter pictures",
+        "PodTopologySpread's typed PreScore state",
+        "VolumeBinding and DynamicResources describe their binding steps",
+        "DynamicResources says per node why it rejected it",
+    ],
+)
 def test_the_default_profile_finds_each_capability_where_the_plugin_defines_it(default_profile, capability, plugins):
     offering = getattr(default_profile.capabilities, capability)
     assert set(offering) == plugins

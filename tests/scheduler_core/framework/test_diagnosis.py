@@ -15,24 +15,32 @@ def test_the_histogram_sorts_fragments_as_plain_strings():
 
 def test_a_status_with_two_reasons_counts_each():
     statuses = {"a": Status.unschedulable("Insufficient cpu", "Insufficient memory")}
-    assert fit_error_message(1, node_statuses=statuses) == \
-        "0/1 nodes are available: 1 Insufficient cpu, 1 Insufficient memory."
+    assert (
+        fit_error_message(1, node_statuses=statuses)
+        == "0/1 nodes are available: 1 Insufficient cpu, 1 Insufficient memory."
+    )
 
 
 def test_nodes_left_out_by_a_pre_filter_result_count_under_the_absent_reason():
     statuses = {"a": Status.unresolvable("node(s) didn't match Pod's node affinity/selector")}
-    message = fit_error_message(3, node_statuses=statuses,
-                                absent_reasons=["node(s) didn't satisfy plugin(s) [NodeAffinity]"],
-                                post_filter_message="preemption: 0/3 nodes are available: "
-                                                    "3 Preemption is not helpful for scheduling.")
-    assert message == ("0/3 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, "
-                       "2 node(s) didn't satisfy plugin(s) [NodeAffinity]. preemption: 0/3 nodes are "
-                       "available: 3 Preemption is not helpful for scheduling.")
+    message = fit_error_message(
+        3,
+        node_statuses=statuses,
+        absent_reasons=["node(s) didn't satisfy plugin(s) [NodeAffinity]"],
+        post_filter_message="preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+    )
+    assert message == (
+        "0/3 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, "
+        "2 node(s) didn't satisfy plugin(s) [NodeAffinity]. preemption: 0/3 nodes are "
+        "available: 3 Preemption is not helpful for scheduling."
+    )
 
 
 def test_a_pre_filter_rejection_gives_its_message_without_counts():
-    assert fit_error_message(5, pre_filter_message="pod affinity terms conflict") == \
-        "0/5 nodes are available: pod affinity terms conflict."
+    assert (
+        fit_error_message(5, pre_filter_message="pod affinity terms conflict")
+        == "0/5 nodes are available: pod affinity terms conflict."
+    )
 
 
 def test_an_empty_cluster_has_its_own_message():

@@ -10,12 +10,15 @@ from tests.scheduler_core.builders import make_resource_claim
 def test_devices_in_use_are_those_of_allocated_claims_and_allocations_in_flight():
     """ListAllAllocatedDevices: allocated claims (admin access left out) plus in-flight allocations."""
     allocated = make_resource_claim("a", on=("gpu-0",), node="n1")
-    admin = make_resource_claim("b", allocation=AllocationResult(
-        (DeviceResult("gpu", "gpu.example.com", "n1", "gpu-1", True),), None))
+    admin = make_resource_claim(
+        "b", allocation=AllocationResult((DeviceResult("gpu", "gpu.example.com", "n1", "gpu-1", True),), None)
+    )
     state = DraState(DraObjects(claims=[allocated, admin, make_resource_claim("c")]))
     state.in_flight["uid-claim-c"] = make_resource_claim("c", on=("gpu-2",), node="n1")
-    assert state.device_owners() == {("gpu.example.com", "n1", "gpu-0"): "default/a",
-                                     ("gpu.example.com", "n1", "gpu-2"): "default/c"}
+    assert state.device_owners() == {
+        ("gpu.example.com", "n1", "gpu-0"): "default/a",
+        ("gpu.example.com", "n1", "gpu-2"): "default/c",
+    }
 
 
 def _fresh(state: DraState) -> dict:
@@ -60,12 +63,20 @@ def test_the_devices_in_use_follow_every_write_of_a_claim_or_an_allocation_in_fl
 def test_a_device_held_twice_goes_to_the_first_claim_in_order_as_writes_come_and_go():
     """The devices in use follow each write without a rebuild; a device two claims hold is the
     first one's in the claims' order (then the first in flight), as a fresh walk finds it."""
-    state = DraState(DraObjects(claims=[make_resource_claim("a", on=("gpu-0",), node="n1"),
-                                        make_resource_claim("b", on=("gpu-0", "gpu-1"), node="n1")]))
+    state = DraState(
+        DraObjects(
+            claims=[
+                make_resource_claim("a", on=("gpu-0",), node="n1"),
+                make_resource_claim("b", on=("gpu-0", "gpu-1"), node="n1"),
+            ]
+        )
+    )
     assert state.device_owners()[("gpu.example.com", "n1", "gpu-0")] == "default/a"
     writes = [
         lambda: state.claims.pop("default/a"),  # b takes gpu-0
-        lambda: state.claims.__setitem__("default/a", make_resource_claim("a", on=("gpu-0",), node="n1")),  # after b now
+        lambda: state.claims.__setitem__(
+            "default/a", make_resource_claim("a", on=("gpu-0",), node="n1")
+        ),  # after b now
         lambda: state.in_flight.__setitem__("uid-c", make_resource_claim("c", on=("gpu-1", "gpu-2"), node="n1")),
         lambda: state.claims.__setitem__("default/b", make_resource_claim("b")),  # b deallocated: a, then c
         lambda: state.in_flight.pop("uid-c"),

@@ -13,13 +13,20 @@ def test_it_shows_bytes_with_binary_units_and_counts_as_counts():
 
 def test_it_gives_the_skew_the_constraint_compared():
     fact = SpreadFact("node(s) didn't match pod topology spread constraints", "zone", "zoneA", 3, 1, 1, 1)
-    assert (fact.skew, fact.text()) == (3, "zone=zoneA: 3 matching pod(s) + 1 (this pod) − minimum 1 = skew 3 > maxSkew 1")
+    assert (fact.skew, fact.text()) == (
+        3,
+        "zone=zoneA: 3 matching pod(s) + 1 (this pod) − minimum 1 = skew 3 > maxSkew 1",
+    )
     missing = SpreadFact("x", "zone", None, 0, 0, 0, 1)
     assert missing.text() == "the node has no zone label"
 
 
 def test_it_writes_taints_and_labels_as_kubectl_shows_them():
     assert TaintFact("r", "gpu", "", "NoSchedule").text() == "untolerated taint gpu:NoSchedule"
-    assert LabelFact("r", "required term 2", "zone", "NotIn", ("a", "b"), None).text() == \
-        "required term 2 wants zone NotIn (a, b); the node has no zone label"
-    assert "matches no node" in LabelFact("r", "required term 1", "metadata.name", "In", ("n1", "n2"), "n1", True).text()
+    assert (
+        LabelFact("r", "required term 2", "zone", "NotIn", ("a", "b"), None).text()
+        == "required term 2 wants zone NotIn (a, b); the node has no zone label"
+    )
+    assert (
+        "matches no node" in LabelFact("r", "required term 1", "metadata.name", "In", ("n1", "n2"), "n1", True).text()
+    )

@@ -20,17 +20,34 @@ from scheduler_core.framework.status import Code, Status
 ALL = PreFilterResult()
 
 
-@pytest.mark.parametrize(("first", "second", "merged"), [
-    pytest.param(ALL, None, ALL, id="no result keeps all nodes"),
-    pytest.param(ALL, ALL, ALL, id="all and all is all"),
-    pytest.param(ALL, PreFilterResult(frozenset({"n1"})), PreFilterResult(frozenset({"n1"})), id="all narrows to the other"),
-    pytest.param(PreFilterResult(frozenset({"n1", "n2"})), ALL, PreFilterResult(frozenset({"n1", "n2"})),
-                 id="a narrowed result stays when the other is all"),
-    pytest.param(PreFilterResult(frozenset({"n1", "n2"})), PreFilterResult(frozenset({"n2", "n3"})),
-                 PreFilterResult(frozenset({"n2"})), id="two narrowed results intersect"),
-    pytest.param(PreFilterResult(frozenset({"n1"})), PreFilterResult(frozenset({"n2"})),
-                 PreFilterResult(frozenset()), id="disjoint results leave no node"),
-])
+@pytest.mark.parametrize(
+    ("first", "second", "merged"),
+    [
+        pytest.param(ALL, None, ALL, id="no result keeps all nodes"),
+        pytest.param(ALL, ALL, ALL, id="all and all is all"),
+        pytest.param(
+            ALL, PreFilterResult(frozenset({"n1"})), PreFilterResult(frozenset({"n1"})), id="all narrows to the other"
+        ),
+        pytest.param(
+            PreFilterResult(frozenset({"n1", "n2"})),
+            ALL,
+            PreFilterResult(frozenset({"n1", "n2"})),
+            id="a narrowed result stays when the other is all",
+        ),
+        pytest.param(
+            PreFilterResult(frozenset({"n1", "n2"})),
+            PreFilterResult(frozenset({"n2", "n3"})),
+            PreFilterResult(frozenset({"n2"})),
+            id="two narrowed results intersect",
+        ),
+        pytest.param(
+            PreFilterResult(frozenset({"n1"})),
+            PreFilterResult(frozenset({"n2"})),
+            PreFilterResult(frozenset()),
+            id="disjoint results leave no node",
+        ),
+    ],
+)
 def test_prefilter_results_merge_as_PreFilterResult_Merge(first, second, merged):
     assert first.merge(second) == merged
     assert merged.all_nodes is (merged.node_names is None)
@@ -43,7 +60,10 @@ def test_a_node_without_its_own_status_gets_the_absent_one():
 
 def test_a_postfilter_result_nominates_unless_it_is_noop():
     assert (PostFilterResult("n1").nominates, PostFilterResult("").nominates, PostFilterResult().nominates) == (
-        True, True, False)
+        True,
+        True,
+        False,
+    )
 
 
 class FilterOnly:

@@ -18,8 +18,12 @@ from tests.scheduler_core.builders import make_node, make_pod, make_snapshot
 
 def _anti_affinity_pod(name: str):
     term = PodAffinityTerm(LabelSelector((("app", "x"),)), "kubernetes.io/hostname")
-    return make_pod(name, labels={"app": "x"}, requests={"cpu": 100},
-                    affinity=Affinity(pod_anti_affinity=PodAffinity(required=(term,))))
+    return make_pod(
+        name,
+        labels={"app": "x"},
+        requests={"cpu": 100},
+        affinity=Affinity(pod_anti_affinity=PodAffinity(required=(term,))),
+    )
 
 
 def test_bind_and_unbind_keep_the_affinity_lists_in_snapshot_order():
@@ -49,8 +53,7 @@ def test_bind_and_unbind_keep_the_node_table_equal_to_the_node_infos():
 
 
 def test_nodes_count_the_claims_their_pods_use_for_is_pvc_used_by_pods():
-    user = make_pod("user", volumes=(Volume("a", "persistentVolumeClaim", claim_name="data"),
-                                     Volume("b", "ephemeral")))
+    user = make_pod("user", volumes=(Volume("a", "persistentVolumeClaim", claim_name="data"), Volume("b", "ephemeral")))
     snapshot = make_snapshot([make_node("n1"), make_node("n2")])
     snapshot.bind(user, "n2")
     assert snapshot.get("n2").pvc_ref_counts == {"default/data": 1}  # ephemeral volumes are not counted
@@ -118,8 +121,15 @@ def test_an_updated_node_keeps_the_name_maps_and_image_states_a_rebuilt_snapshot
 
 
 def _pod_info_fields(info) -> tuple:
-    return (info.pod, info.requests, info.non_zero_requests, info.required_affinity_terms,
-            info.required_anti_affinity_terms, info.preferred_affinity_terms, info.preferred_anti_affinity_terms)
+    return (
+        info.pod,
+        info.requests,
+        info.non_zero_requests,
+        info.required_affinity_terms,
+        info.required_anti_affinity_terms,
+        info.preferred_affinity_terms,
+        info.preferred_anti_affinity_terms,
+    )
 
 
 def _anti_affinity(app: str) -> Affinity:
@@ -134,10 +144,12 @@ def test_the_pod_info_cache_answers_what_a_fresh_pod_info_would():
     assert cache.of(pod) is first  # unchanged: built once
     assert _pod_info_fields(first) == _pod_info_fields(PodInfo(pod))
     # the run changes pending pods in place: each change is seen
-    for change in (lambda p: p.labels.update(app="b"),
-                   lambda p: setattr(p, "containers", (Container(name="c", requests={"cpu": 300}),)),
-                   lambda p: setattr(p, "affinity", _anti_affinity("c")),
-                   lambda p: setattr(p, "namespace", "other")):
+    for change in (
+        lambda p: p.labels.update(app="b"),
+        lambda p: setattr(p, "containers", (Container(name="c", requests={"cpu": 300}),)),
+        lambda p: setattr(p, "affinity", _anti_affinity("c")),
+        lambda p: setattr(p, "namespace", "other"),
+    ):
         before = cache.of(pod)
         change(pod)
         after = cache.of(pod)

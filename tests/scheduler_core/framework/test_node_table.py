@@ -12,8 +12,11 @@ from tests.scheduler_core.builders import make_node, make_pod, make_snapshot
 
 
 def _snapshot():
-    nodes = [make_node("n0", {LABEL_ZONE: "a"}, cpu=2000), make_node("n1", {LABEL_ZONE: "b"}, unschedulable=True),
-             make_node("n2", {}, cpu=8000)]
+    nodes = [
+        make_node("n0", {LABEL_ZONE: "a"}, cpu=2000),
+        make_node("n1", {LABEL_ZONE: "b"}, unschedulable=True),
+        make_node("n2", {}, cpu=8000),
+    ]
     return make_snapshot(nodes, [make_pod("r", node="n2", requests={CPU: 500, MEMORY: 1 << 20})])
 
 
@@ -25,7 +28,11 @@ def test_each_resource_and_label_is_a_column_in_document_order():
     assert table.pod_count.tolist() == [0, 0, 1]
     assert table.unschedulable.tolist() == [False, True, False]
     zone = table.labels(LABEL_ZONE)
-    assert (zone.codes.tolist(), zone.values, zone.present.tolist()) == ([0, 1, MISSING], ["a", "b"], [True, True, False])
+    assert (zone.codes.tolist(), zone.values, zone.present.tolist()) == (
+        [0, 1, MISSING],
+        ["a", "b"],
+        [True, True, False],
+    )
 
 
 def test_a_resource_no_node_has_reads_as_zeros():
@@ -56,10 +63,20 @@ def test_a_pod_added_directly_counts_its_non_zero_defaults():
 def test_names_at_runs_of_the_table_are_sliced_and_equal_to_names_gathered_one_by_one(monkeypatch):
     names = [f"node-{i}" for i in range(300)]
     array = np.asarray(names, dtype=object)
-    runs = [np.arange(0, 300), np.arange(17, 17 + 200), np.arange(250, 250 + 120) % 300, np.arange(299, 299 + 300) % 300]
-    others = [np.arange(0, 300, 3), np.arange(100)[::-1].copy(), np.array([0, *range(2, MIN_RUN), 1, MIN_RUN]),
-              np.array([5, 7, *range(8, 8 + MIN_RUN - 3), 7 + MIN_RUN - 2]), np.arange(5, 5 + MIN_RUN - 1),
-              np.array([*range(250, 300), 1, 0, *range(2, 70)])]  # wraps, but not as a run after the end
+    runs = [
+        np.arange(0, 300),
+        np.arange(17, 17 + 200),
+        np.arange(250, 250 + 120) % 300,
+        np.arange(299, 299 + 300) % 300,
+    ]
+    others = [
+        np.arange(0, 300, 3),
+        np.arange(100)[::-1].copy(),
+        np.array([0, *range(2, MIN_RUN), 1, MIN_RUN]),
+        np.array([5, 7, *range(8, 8 + MIN_RUN - 3), 7 + MIN_RUN - 2]),
+        np.arange(5, 5 + MIN_RUN - 1),
+        np.array([*range(250, 300), 1, 0, *range(2, 70)]),
+    ]  # wraps, but not as a run after the end
     for positions in runs + others:
         assert gathered_names(names, array, positions) == [names[p] for p in positions.tolist()]
 

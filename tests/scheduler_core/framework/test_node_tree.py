@@ -10,13 +10,16 @@ ZONE, REGION = "topology.kubernetes.io/zone", "topology.kubernetes.io/region"
 BETA_ZONE, BETA_REGION = "failure-domain.beta.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/region"
 
 
-@pytest.mark.parametrize("labels, key", [
-    pytest.param({}, "", id="a node without region or zone is in the empty zone"),
-    pytest.param({ZONE: "a", REGION: "r"}, "r:\x00:a", id="region and zone make the key"),
-    pytest.param({ZONE: "a"}, ":\x00:a", id="a zone alone still makes a key"),
-    pytest.param({BETA_ZONE: "old", ZONE: "new"}, ":\x00:old", id="the deprecated beta labels are read first"),
-    pytest.param({BETA_REGION: "", REGION: "r"}, "", id="an empty beta label hides the new one"),
-])
+@pytest.mark.parametrize(
+    "labels, key",
+    [
+        pytest.param({}, "", id="a node without region or zone is in the empty zone"),
+        pytest.param({ZONE: "a", REGION: "r"}, "r:\x00:a", id="region and zone make the key"),
+        pytest.param({ZONE: "a"}, ":\x00:a", id="a zone alone still makes a key"),
+        pytest.param({BETA_ZONE: "old", ZONE: "new"}, ":\x00:old", id="the deprecated beta labels are read first"),
+        pytest.param({BETA_REGION: "", REGION: "r"}, "", id="an empty beta label hides the new one"),
+    ],
+)
 def test_zone_key(labels, key):
     assert zone_key(labels) == key
 

@@ -36,13 +36,16 @@ def test_the_hint_taken_keeps_the_rest_of_the_list_for_the_next_pod():
     assert batch.node_hint(SIG, 4, 0, _full) is None  # the list is used up
 
 
-@pytest.mark.parametrize("signature, cycle, now, rejects", [
-    (OTHER, 2, 0, True),                       # another signature
-    (None, 2, 0, True),                        # an unsignable pod
-    (SIG, 3, 0, True),                         # a cycle came between (another profile, a skipped pod)
-    (SIG, 2, MAX_BATCH_AGE_MS + 1, True),      # the list is too old
-    (SIG, 2, 0, False),                        # the last node still fits: its new score is unknown
-])
+@pytest.mark.parametrize(
+    "signature, cycle, now, rejects",
+    [
+        (OTHER, 2, 0, True),  # another signature
+        (None, 2, 0, True),  # an unsignable pod
+        (SIG, 3, 0, True),  # a cycle came between (another profile, a skipped pod)
+        (SIG, 2, MAX_BATCH_AGE_MS + 1, True),  # the list is too old
+        (SIG, 2, 0, False),  # the last node still fits: its new score is unknown
+    ],
+)
 def test_no_hint_unless_every_condition_holds(signature, cycle, now, rejects):
     batch = _kept()
     assert batch.node_hint(signature, cycle, now, lambda node: rejects) is None

@@ -14,9 +14,15 @@ def test_the_defaults_are_a_single_pass():
     """No nomination, time zero, no OpportunisticBatching, preemption a dry run with ties left open."""
     options = FrameworkOptions()
     assert isinstance(options.nominator, NoNominations)
-    assert options.nominator.nominated_pods_for_node("n1") == [] and options.nominator.nodes_with_nominated_pods() == set()
-    assert (options.clock_ms(), options.opportunistic_batching, options.preemption_ties_in_node_order,
-            options.preemption_api) == (0, False, False, None)
+    assert (
+        options.nominator.nominated_pods_for_node("n1") == [] and options.nominator.nodes_with_nominated_pods() == set()
+    )
+    assert (
+        options.clock_ms(),
+        options.opportunistic_batching,
+        options.preemption_ties_in_node_order,
+        options.preemption_api,
+    ) == (0, False, False, None)
 
 
 def test_a_framework_uses_the_nominator_clock_and_batching_it_was_built_with():

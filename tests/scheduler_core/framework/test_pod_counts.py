@@ -22,21 +22,34 @@ def _labels(rng: random.Random) -> dict:
 
 
 def _selector(rng: random.Random) -> LabelSelector:
-    match_labels = tuple(sorted({k: rng.choice(["x", "y"]) for k in rng.sample(["app", "tier"], rng.randrange(3))}.items()))
+    match_labels = tuple(
+        sorted({k: rng.choice(["x", "y"]) for k in rng.sample(["app", "tier"], rng.randrange(3))}.items())
+    )
     expressions = []
     if rng.random() < 0.4:
-        expressions.append(rng.choice([
-            LabelSelectorRequirement("color", "Exists"),
-            LabelSelectorRequirement("color", "NotIn", ("z",)),
-            LabelSelectorRequirement("tier", "In", ("y",)),
-            LabelSelectorRequirement("app", "In", ("x", "z")),
-        ]))
+        expressions.append(
+            rng.choice(
+                [
+                    LabelSelectorRequirement("color", "Exists"),
+                    LabelSelectorRequirement("color", "NotIn", ("z",)),
+                    LabelSelectorRequirement("tier", "In", ("y",)),
+                    LabelSelectorRequirement("app", "In", ("x", "z")),
+                ]
+            )
+        )
     return LabelSelector(match_labels, tuple(expressions))
 
 
 def _namespace_selector(rng: random.Random):
-    return rng.choice([None, None, LabelSelector(), LabelSelector((("team", "a"),)),
-                       LabelSelector((), (LabelSelectorRequirement("env", "DoesNotExist"),))])
+    return rng.choice(
+        [
+            None,
+            None,
+            LabelSelector(),
+            LabelSelector((("team", "a"),)),
+            LabelSelector((), (LabelSelectorRequirement("env", "DoesNotExist"),)),
+        ]
+    )
 
 
 def _term(rng: random.Random):
@@ -46,8 +59,9 @@ def _term(rng: random.Random):
 
 
 def _brute(nodes, term) -> list[int]:
-    return [sum(1 for p in info.pods if term.matches(p.pod, NAMESPACE_LABELS.get(p.pod.namespace, {})))
-            for info in nodes]
+    return [
+        sum(1 for p in info.pods if term.matches(p.pod, NAMESPACE_LABELS.get(p.pod.namespace, {}))) for info in nodes
+    ]
 
 
 def _labels_of(namespace: str) -> dict:
@@ -79,9 +93,12 @@ def test_term_arrays_follow_binds_and_removals():
         for term in rng.sample(terms, 4):
             assert counts.term_array(term, _labels_of).tolist() == _brute(nodes, term), term
         chosen = rng.sample(terms, rng.choice([1, 2, 3]))
-        expected = [sum(1 for p in info.pods
-                        if all(t.matches(p.pod, NAMESPACE_LABELS.get(p.pod.namespace, {})) for t in chosen))
-                    for info in nodes]
+        expected = [
+            sum(
+                1 for p in info.pods if all(t.matches(p.pod, NAMESPACE_LABELS.get(p.pod.namespace, {})) for t in chosen)
+            )
+            for info in nodes
+        ]
         assert counts.all_terms_array(chosen, _labels_of).tolist() == expected
 
 
@@ -110,10 +127,12 @@ def test_a_namespace_selector_selects_undeclared_namespaces_only_when_empty():
     counts.sync(table)
     owner = make_pod("owner", "default")
     everything = resolve_term(owner, PodAffinityTerm(LabelSelector((("app", "x"),)), "h", (), LabelSelector()))
-    prod = resolve_term(owner, PodAffinityTerm(LabelSelector((("app", "x"),)), "h", (),
-                                               LabelSelector((("env", "prod"),))))
-    listed = resolve_term(owner, PodAffinityTerm(LabelSelector((("app", "x"),)), "h", ("undeclared",),
-                                                 LabelSelector((("env", "prod"),))))
+    prod = resolve_term(
+        owner, PodAffinityTerm(LabelSelector((("app", "x"),)), "h", (), LabelSelector((("env", "prod"),)))
+    )
+    listed = resolve_term(
+        owner, PodAffinityTerm(LabelSelector((("app", "x"),)), "h", ("undeclared",), LabelSelector((("env", "prod"),)))
+    )
     own = resolve_term(owner, PodAffinityTerm(LabelSelector((("app", "x"),)), "h"))
     assert counts.term_array(everything, _labels_of).tolist() == [1, 1]
     assert counts.term_array(prod, _labels_of).tolist() == [0, 1]

@@ -19,9 +19,12 @@ class _Plugin:
 
 def _registry():
     shapes = {
-        "Sort": ("less",), "Fit": ("pre_filter", "filter", "pre_score", "score"),
-        "Taints": ("filter", "score"), "Spread": ("pre_filter", "filter", "pre_score", "score"),
-        "Binder": ("bind",), "Extra": ("filter",),
+        "Sort": ("less",),
+        "Fit": ("pre_filter", "filter", "pre_score", "score"),
+        "Taints": ("filter", "score"),
+        "Spread": ("pre_filter", "filter", "pre_score", "score"),
+        "Binder": ("bind",),
+        "Extra": ("filter",),
     }
     return {name: (lambda args, handle, n=name, m=methods: _Plugin(n, m)) for name, methods in shapes.items()}
 
@@ -90,6 +93,7 @@ def test_a_configuration_without_percentage_is_adaptive():
 
 
 def test_merge_replaces_a_default_in_place_and_appends_new_plugins():
-    merged = merge_plugin_set(PluginSet((PluginRef("A", 1), PluginRef("B", 2))),
-                              PluginSet((PluginRef("C"), PluginRef("A", 5))))
+    merged = merge_plugin_set(
+        PluginSet((PluginRef("A", 1), PluginRef("B", 2))), PluginSet((PluginRef("C"), PluginRef("A", 5)))
+    )
     assert merged.enabled == (PluginRef("A", 5), PluginRef("B", 2), PluginRef("C"))

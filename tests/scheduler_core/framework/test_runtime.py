@@ -35,10 +35,13 @@ def run(*plugins: Answer):
 
 
 def test_unschedulable_answers_are_joined_in_plugin_order_and_the_first_rejector_is_named():
-    outcome = run(Answer("A", Status.unschedulable("no new claims to deallocate")),
-                  Answer("B", Status.unschedulable("preemption: 0/1 nodes are available: 1 x.")))
-    assert outcome.status == Status(Code.UNSCHEDULABLE, (
-        "no new claims to deallocate", "preemption: 0/1 nodes are available: 1 x."), "A")
+    outcome = run(
+        Answer("A", Status.unschedulable("no new claims to deallocate")),
+        Answer("B", Status.unschedulable("preemption: 0/1 nodes are available: 1 x.")),
+    )
+    assert outcome.status == Status(
+        Code.UNSCHEDULABLE, ("no new claims to deallocate", "preemption: 0/1 nodes are available: 1 x."), "A"
+    )
     assert outcome.message == "no new claims to deallocate, preemption: 0/1 nodes are available: 1 x."
 
 
@@ -50,12 +53,21 @@ def test_a_success_ends_post_filter_and_drops_earlier_reasons():
     assert not later.ran
 
 
-@pytest.mark.parametrize("status, expected", [
-    pytest.param(Status.error("not found"), Status(Code.ERROR, ("not found",), "A"),
-                 id="an error ends post filter with its text alone"),
-    pytest.param(Status.unresolvable("hopeless"), Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("hopeless",), "A"),
-                 id="an unresolvable answer ends post filter with that plugin's status alone"),
-])
+@pytest.mark.parametrize(
+    "status, expected",
+    [
+        pytest.param(
+            Status.error("not found"),
+            Status(Code.ERROR, ("not found",), "A"),
+            id="an error ends post filter with its text alone",
+        ),
+        pytest.param(
+            Status.unresolvable("hopeless"),
+            Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("hopeless",), "A"),
+            id="an unresolvable answer ends post filter with that plugin's status alone",
+        ),
+    ],
+)
 def test_a_hard_failure_stops_the_remaining_plugins(status, expected):
     later = Answer("B", None, PostFilterResult(nominated_node_name="n1"))
     outcome = run(Answer("A", status), later)
@@ -65,7 +77,9 @@ def test_a_hard_failure_stops_the_remaining_plugins(status, expected):
 
 def test_the_last_nominating_result_is_kept_when_every_plugin_rejects():
     cleared = PostFilterResult(nominated_node_name="")
-    outcome = run(Answer("A", Status.unschedulable("x"), PostFilterResult()), Answer("B", Status.unschedulable("y"), cleared))
+    outcome = run(
+        Answer("A", Status.unschedulable("x"), PostFilterResult()), Answer("B", Status.unschedulable("y"), cleared)
+    )
     assert outcome.result is cleared
 
 

@@ -23,7 +23,9 @@ from tests.scheduler_core.builders import make_pod, no_default_spreading, node_t
 
 
 def list_defaulting(ignore_preferred: str) -> str:
-    return no_default_spreading(f"{{name: InterPodAffinity, args: {{ignorePreferredTermsOfExistingPods: {ignore_preferred}}}}}")
+    return no_default_spreading(
+        f"{{name: InterPodAffinity, args: {{ignorePreferredTermsOfExistingPods: {ignore_preferred}}}}}"
+    )
 
 
 def _framework(config: str = ""):
@@ -35,26 +37,37 @@ def _req(key, values, op="In"):
 
 
 def test_host_ports_are_distinct_sorted_and_ignore_protocol():
-    pod = make_pod("p", containers=(
-        Container("a", ports=(ContainerPort(80, 8080), ContainerPort(53, 53, "UDP"), ContainerPort(9000))),),
-        init_containers=(Container("i", ports=(ContainerPort(53, 53, "TCP"),)),))
+    pod = make_pod(
+        "p",
+        containers=(
+            Container("a", ports=(ContainerPort(80, 8080), ContainerPort(53, 53, "UDP"), ContainerPort(9000))),
+        ),
+        init_containers=(Container("i", ports=(ContainerPort(53, 53, "TCP"),)),),
+    )
     assert signers.host_ports(pod) == (53, 8080)
 
 
 def test_tolerations_are_ordered_by_key_and_value_and_keep_every_field():
     a = Toleration("b", "Equal", "1", "NoExecute", 300)
     b = Toleration("a", "Exists")
-    assert signers.tolerations(make_pod("p", tolerations=(a, b))) == signers.tolerations(make_pod("q", tolerations=(b, a)))
+    assert signers.tolerations(make_pod("p", tolerations=(a, b))) == signers.tolerations(
+        make_pod("q", tolerations=(b, a))
+    )
     shorter = Toleration("b", "Equal", "1", "NoExecute", 60)
-    assert signers.tolerations(make_pod("p", tolerations=(a,))) != signers.tolerations(make_pod("q", tolerations=(shorter,)))
+    assert signers.tolerations(make_pod("p", tolerations=(a,))) != signers.tolerations(
+        make_pod("q", tolerations=(shorter,))
+    )
 
 
 def test_node_affinity_ignores_term_order_but_not_weights():
     t1 = NodeSelectorTerm((_req("zone", ["b", "a"]),))
     t2 = NodeSelectorTerm((_req("size", ["xl"]),))
     one = Affinity(NodeAffinity(NodeSelector((t1, t2)), (PreferredSchedulingTerm(10, t2),)))
-    two = Affinity(NodeAffinity(NodeSelector((t2, NodeSelectorTerm((_req("zone", ["a", "b"]),)))),
-                                (PreferredSchedulingTerm(10, t2),)))
+    two = Affinity(
+        NodeAffinity(
+            NodeSelector((t2, NodeSelectorTerm((_req("zone", ["a", "b"]),)))), (PreferredSchedulingTerm(10, t2),)
+        )
+    )
     assert signers.node_affinity(make_pod("p", affinity=one)) == signers.node_affinity(make_pod("q", affinity=two))
     heavier = Affinity(NodeAffinity(NodeSelector((t1, t2)), (PreferredSchedulingTerm(20, t2),)))
     assert signers.node_affinity(make_pod("p", affinity=one)) != signers.node_affinity(make_pod("q", affinity=heavier))
@@ -62,7 +75,9 @@ def test_node_affinity_ignores_term_order_but_not_weights():
 
 
 def test_volumes_leave_out_config_maps_and_secrets_and_the_volume_names():
-    text = node_text("n1") + """\
+    text = (
+        node_text("n1")
+        + """\
 ---
 apiVersion: v1
 kind: Pod
@@ -94,6 +109,7 @@ spec:
   - {name: data, persistentVolumeClaim: {claimName: other}}
   - {name: tmp, emptyDir: {}}
 """
+    )
     pods = {pod.name: pod for pod in load_scenario(text).pods}
     assert signers.volumes(pods["a"]) == signers.volumes(pods["b"])
     assert signers.volumes(pods["a"]) != signers.volumes(pods["c"])
@@ -117,7 +133,9 @@ def test_without_default_spreading_equal_pods_sign_alike_and_labels_count():
 
 def test_labels_do_not_count_when_only_pods_with_terms_are_considered():
     framework = _framework(list_defaulting("true"))
-    assert framework.sign_pod(make_pod("a", labels={"app": "web"})) == framework.sign_pod(make_pod("b", labels={"app": "db"}))
+    assert framework.sign_pod(make_pod("a", labels={"app": "web"})) == framework.sign_pod(
+        make_pod("b", labels={"app": "db"})
+    )
 
 
 def test_pods_with_pod_affinity_or_spread_constraints_are_not_signable():

@@ -8,9 +8,16 @@ CLAIM = make_claim("c", storage_class="fast")
 
 
 def state():
-    return StorageState(StorageObjects(claims=[CLAIM], volumes=[make_volume("v1", storage_class="fast"),
-                                                                make_volume("v2", storage_class="slow"),
-                                                                make_volume("v3", storage_class="fast")]))
+    return StorageState(
+        StorageObjects(
+            claims=[CLAIM],
+            volumes=[
+                make_volume("v1", storage_class="fast"),
+                make_volume("v2", storage_class="slow"),
+                make_volume("v3", storage_class="fast"),
+            ],
+        )
+    )
 
 
 def test_volumes_of_a_class_are_listed_in_document_order():

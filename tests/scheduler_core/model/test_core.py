@@ -13,15 +13,18 @@ from tests.scheduler_core.builders import make_pod
 GPU_TAINT = Taint("dedicated", "gpu", "NoSchedule")
 
 
-@pytest.mark.parametrize(("toleration", "tolerates"), [
-    pytest.param(Toleration("dedicated", "Equal", "gpu", "NoSchedule"), True, id="the same key, value and effect"),
-    pytest.param(Toleration("dedicated", "Equal", "gpu"), True, id="an empty effect tolerates every effect"),
-    pytest.param(Toleration("dedicated", "Equal", "cpu"), False, id="another value"),
-    pytest.param(Toleration("dedicated", "Exists"), True, id="Exists ignores the value"),
-    pytest.param(Toleration("", "Exists"), True, id="an empty key with Exists tolerates every taint"),
-    pytest.param(Toleration("dedicated", "Exists", effect="NoExecute"), False, id="another effect"),
-    pytest.param(Toleration("other", "Exists"), False, id="another key"),
-])
+@pytest.mark.parametrize(
+    ("toleration", "tolerates"),
+    [
+        pytest.param(Toleration("dedicated", "Equal", "gpu", "NoSchedule"), True, id="the same key, value and effect"),
+        pytest.param(Toleration("dedicated", "Equal", "gpu"), True, id="an empty effect tolerates every effect"),
+        pytest.param(Toleration("dedicated", "Equal", "cpu"), False, id="another value"),
+        pytest.param(Toleration("dedicated", "Exists"), True, id="Exists ignores the value"),
+        pytest.param(Toleration("", "Exists"), True, id="an empty key with Exists tolerates every taint"),
+        pytest.param(Toleration("dedicated", "Exists", effect="NoExecute"), False, id="another effect"),
+        pytest.param(Toleration("other", "Exists"), False, id="another key"),
+    ],
+)
 def test_a_toleration_tolerates_a_taint_as_toleratesTaint_does(toleration, tolerates):
     assert toleration.tolerates(GPU_TAINT) is tolerates
 
@@ -33,10 +36,14 @@ def test_a_pods_key_and_life():
     assert make_pod("going", deletion_timestamp=datetime(2024, 5, 1, tzinfo=timezone.utc)).is_terminating
 
 
-@pytest.mark.parametrize("obj", [
-    Pod("p", labels={"a": "b"}, node_name="n1", nominated_node_name="n2", resource_version=7),
-    Node("n1", labels={"zone": "a"}, unschedulable=True, resource_version=3),
-], ids=["a pod", "a node"])
+@pytest.mark.parametrize(
+    "obj",
+    [
+        Pod("p", labels={"a": "b"}, node_name="n1", nominated_node_name="n2", resource_version=7),
+        Node("n1", labels={"zone": "a"}, unschedulable=True, resource_version=3),
+    ],
+    ids=["a pod", "a node"],
+)
 def test_a_shallow_copy_is_a_new_object_holding_every_field_of_the_old(obj):
     copied = copy.copy(obj)
     assert copied is not obj and type(copied) is type(obj)

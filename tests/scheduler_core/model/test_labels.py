@@ -56,21 +56,27 @@ def _reference_selector(selector: Optional[LabelSelector], labels: Mapping[str, 
     if selector is None:
         return False
     pairs_ok = all(labels.get(k) == v for k, v in selector.match_labels)
-    return pairs_ok and all(_reference_requirement(r.key, r.operator, r.values, labels)
-                            for r in selector.match_expressions)
+    return pairs_ok and all(
+        _reference_requirement(r.key, r.operator, r.values, labels) for r in selector.match_expressions
+    )
 
 
 label_maps = st.dictionaries(st.sampled_from(KEYS), st.sampled_from(VALUES), max_size=4)
 values = st.lists(st.sampled_from(VALUES), max_size=3).map(tuple)
-set_requirements = st.builds(LabelSelectorRequirement, st.sampled_from(KEYS),
-                             st.sampled_from(["In", "NotIn", "Exists", "DoesNotExist"]), values)
+set_requirements = st.builds(
+    LabelSelectorRequirement, st.sampled_from(KEYS), st.sampled_from(["In", "NotIn", "Exists", "DoesNotExist"]), values
+)
 selectors = st.none() | st.builds(
     LabelSelector,
     st.dictionaries(st.sampled_from(KEYS), st.sampled_from(VALUES), max_size=2).map(lambda d: tuple(sorted(d.items()))),
     st.lists(set_requirements, max_size=3).map(tuple),
 )
-node_requirements = st.builds(NodeSelectorRequirement, st.sampled_from(KEYS),
-                              st.sampled_from(["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"]), values)
+node_requirements = st.builds(
+    NodeSelectorRequirement,
+    st.sampled_from(KEYS),
+    st.sampled_from(["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"]),
+    values,
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -84,8 +90,9 @@ def test_compile_selector_agrees_with_the_reference(selector, labels):
 def test_node_selector_terms_agree_with_the_reference(requirements, labels):
     term = NodeSelectorTerm(tuple(requirements))
     node = Node("n1", labels=dict(labels))
-    expected = all(_reference_parses(r) for r in requirements) and \
-        all(_reference_requirement(r.key, r.operator, r.values, labels) for r in requirements)
+    expected = all(_reference_parses(r) for r in requirements) and all(
+        _reference_requirement(r.key, r.operator, r.values, labels) for r in requirements
+    )
     assert node_selector_term_matches(term, node) == expected
 
 
@@ -126,22 +133,26 @@ def test_a_nil_selector_selects_nothing_and_an_empty_one_everything():
     assert selector_matches(LabelSelector(), {"app": "a"})
 
 
-@pytest.mark.parametrize("operator, values, labels, expected", [
-    ("In", ("a",), {"app": "a"}, True),
-    ("In", ("a",), {}, False),
-    ("NotIn", ("a",), {}, True),
-    ("NotIn", ("a",), {"app": "a"}, False),
-    ("Exists", (), {"app": ""}, True),
-    ("DoesNotExist", (), {"app": ""}, False),
-    ("Gt", ("5",), {"app": "10"}, True),
-    ("Gt", ("5",), {"app": "5"}, False),
-    ("Lt", ("5",), {"app": "-7"}, True),
-    ("Lt", ("5",), {"app": "x"}, False),
-    ("Gt", ("x",), {"app": "10"}, False),
-    ("Gt", ("1", "2"), {"app": "10"}, False),
-    ("Gt", ("5",), {}, False),
-    ("Gt", ("1",), {"app": "99999999999999999999"}, False),
-], ids=lambda v: str(v))
+@pytest.mark.parametrize(
+    "operator, values, labels, expected",
+    [
+        ("In", ("a",), {"app": "a"}, True),
+        ("In", ("a",), {}, False),
+        ("NotIn", ("a",), {}, True),
+        ("NotIn", ("a",), {"app": "a"}, False),
+        ("Exists", (), {"app": ""}, True),
+        ("DoesNotExist", (), {"app": ""}, False),
+        ("Gt", ("5",), {"app": "10"}, True),
+        ("Gt", ("5",), {"app": "5"}, False),
+        ("Lt", ("5",), {"app": "-7"}, True),
+        ("Lt", ("5",), {"app": "x"}, False),
+        ("Gt", ("x",), {"app": "10"}, False),
+        ("Gt", ("1", "2"), {"app": "10"}, False),
+        ("Gt", ("5",), {}, False),
+        ("Gt", ("1",), {"app": "99999999999999999999"}, False),
+    ],
+    ids=lambda v: str(v),
+)
 def test_node_requirement_operators_follow_kubernetes(operator, values, labels, expected):
     term = NodeSelectorTerm((NodeSelectorRequirement("app", operator, values),))
     assert node_selector_term_matches(term, Node("n1", labels=labels)) == expected
@@ -171,15 +182,30 @@ def test_match_label_keys_add_the_pods_own_values():
     assert merge_match_label_keys(None, ("missing",), {}) is None
 
 
-@pytest.mark.parametrize("term, labels, expected", [
-    pytest.param(NodeSelectorTerm((NodeSelectorRequirement("zone", "In", ("a",)),)), {"zone": "a"}, True,
-                 id="a node known by its labels matches a term of expressions"),
-    pytest.param(NodeSelectorTerm((), (NodeSelectorRequirement("metadata.name", "In", ("n9",)),)), {}, True,
-                 id="match fields are skipped for a node without a name, as CheckNodeAffinity's node has none"),
-    pytest.param(NodeSelectorTerm((), (NodeSelectorRequirement("metadata.name", "In", ("a", "b")),)), {}, False,
-                 id="a malformed field requirement still fails its term"),
-    pytest.param(NodeSelectorTerm(), {"zone": "a"}, False, id="an empty term matches nothing"),
-])
+@pytest.mark.parametrize(
+    "term, labels, expected",
+    [
+        pytest.param(
+            NodeSelectorTerm((NodeSelectorRequirement("zone", "In", ("a",)),)),
+            {"zone": "a"},
+            True,
+            id="a node known by its labels matches a term of expressions",
+        ),
+        pytest.param(
+            NodeSelectorTerm((), (NodeSelectorRequirement("metadata.name", "In", ("n9",)),)),
+            {},
+            True,
+            id="match fields are skipped for a node without a name, as CheckNodeAffinity's node has none",
+        ),
+        pytest.param(
+            NodeSelectorTerm((), (NodeSelectorRequirement("metadata.name", "In", ("a", "b")),)),
+            {},
+            False,
+            id="a malformed field requirement still fails its term",
+        ),
+        pytest.param(NodeSelectorTerm(), {"zone": "a"}, False, id="an empty term matches nothing"),
+    ],
+)
 def test_node_selector_matches_labels(term, labels, expected):
     assert node_selector_matches_labels(NodeSelector((term,)), labels) is expected
 
@@ -196,12 +222,14 @@ def test_a_key_merged_twice_selects_the_same_pods():
         assert selector_matches(once, labels) == selector_matches(twice, labels)
 
 
-
-@pytest.mark.parametrize("bad", [
-    pytest.param(NodeSelectorRequirement("cores", "Lt", ("four",)), id="Lt with a value that is no integer"),
-    pytest.param(NodeSelectorRequirement("zone", "In", ("a b",)), id="In with a value that is no label value"),
-    pytest.param(NodeSelectorRequirement("zone", "NotIn", ("x" * 64,)), id="a value over 63 characters"),
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        pytest.param(NodeSelectorRequirement("cores", "Lt", ("four",)), id="Lt with a value that is no integer"),
+        pytest.param(NodeSelectorRequirement("zone", "In", ("a b",)), id="In with a value that is no label value"),
+        pytest.param(NodeSelectorRequirement("zone", "NotIn", ("x" * 64,)), id="a value over 63 characters"),
+    ],
+)
 def test_a_term_whose_requirement_does_not_parse_matches_nothing_but_the_others_still_do(bad):
     node = Node("n1", labels={"cores": "8", "zone": "a"})
     broken = NodeSelectorTerm((bad,))

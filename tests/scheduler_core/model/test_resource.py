@@ -16,8 +16,9 @@ def test_a_bare_attribute_name_is_found_only_in_the_drivers_own_domain():
 
 def test_a_claim_knows_its_consumers_and_its_controller_and_deallocates_as_a_new_object():
     owner = OwnerReference("Pod", "train", "v1", True, "uid-train")
-    claim = ResourceClaim("default", "train-gpu", owner_references=(owner,),
-                          reserved_for=(ConsumerRef("pods", "train", "uid-train"),))
+    claim = ResourceClaim(
+        "default", "train-gpu", owner_references=(owner,), reserved_for=(ConsumerRef("pods", "train", "uid-train"),)
+    )
     assert claim.key == "default/train-gpu" and claim.is_reserved_for("uid-train") and not claim.is_reserved_for("x")
     assert claim.controlled_by("uid-train") and not claim.controlled_by("uid-other")
     released = claim.deallocated()

@@ -13,16 +13,24 @@ def _scenario(pods, config=None) -> Scenario:
 
 
 def test_running_pods_are_the_unfinished_ones_on_nodes_the_scenario_holds():
-    pods = [make_pod("on", node="n1"), make_pod("gone", node="n9"), make_pod("done", node="n1", phase="Succeeded"),
-            make_pod("waiting")]
+    pods = [
+        make_pod("on", node="n1"),
+        make_pod("gone", node="n9"),
+        make_pod("done", node="n1", phase="Succeeded"),
+        make_pod("waiting"),
+    ]
     assert [p.name for p in _scenario(pods).running_pods] == ["on"]
 
 
 def test_pending_pods_are_queued_by_priority_then_document_order_and_skip_what_the_scheduler_leaves():
-    pods = [make_pod("low", doc_index=0), make_pod("high", priority=10, doc_index=1), make_pod("low2", doc_index=2),
-            make_pod("other", scheduler_name="my-scheduler", doc_index=3),
-            make_pod("gated", scheduling_gates=("wait",), doc_index=4),
-            make_pod("finished", phase="Failed", doc_index=5)]
+    pods = [
+        make_pod("low", doc_index=0),
+        make_pod("high", priority=10, doc_index=1),
+        make_pod("low2", doc_index=2),
+        make_pod("other", scheduler_name="my-scheduler", doc_index=3),
+        make_pod("gated", scheduling_gates=("wait",), doc_index=4),
+        make_pod("finished", phase="Failed", doc_index=5),
+    ]
     assert [p.name for p in _scenario(pods).pending_pods] == ["high", "low", "low2"]
 
 
@@ -39,9 +47,14 @@ def test_pods_left_alone_are_notices_after_the_loaders_own():
     scenario = _scenario([make_pod("other", scheduler_name="my-scheduler"), make_pod("gated", scheduling_gates=("g",))])
     scenario.notices.append(loader_notice)
     notices = scenario.scheduling_notices()
-    assert [n.code for n in notices] == [NoticeCode.IGNORED_KINDS, NoticeCode.OTHER_SCHEDULER, NoticeCode.SCHEDULING_GATED]
+    assert [n.code for n in notices] == [
+        NoticeCode.IGNORED_KINDS,
+        NoticeCode.OTHER_SCHEDULER,
+        NoticeCode.SCHEDULING_GATED,
+    ]
     assert notices[1].to_json() == {
         "code": "other-scheduler",
         "message": "1 pending pod(s) not for this scheduler (schedulerName my-scheduler): never attempted",
-        "objects": ["Pod default/other"]}
+        "objects": ["Pod default/other"],
+    }
     assert notices[2].objects == ("Pod default/gated",)

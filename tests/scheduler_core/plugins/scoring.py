@@ -11,8 +11,9 @@ from scheduler_core.framework.status import Status
 from scheduler_core.model import Pod
 
 
-def run_scoring(plugin, pod: Pod, nodes: list[NodeInfo],
-                state: Optional[CycleState] = None) -> tuple[Optional[Status], list[int], list[int]]:
+def run_scoring(
+    plugin, pod: Pod, nodes: list[NodeInfo], state: Optional[CycleState] = None
+) -> tuple[Optional[Status], list[int], list[int]]:
     """Returns (PreScore status, raw scores, normalized scores); a skipped plugin scores nothing."""
     state = state or CycleState()
     pre_score = plugin.pre_score(state, pod, nodes) if hasattr(plugin, "pre_score") else None

@@ -26,8 +26,11 @@ def _pods(priorities):
     return [running(f"p{i:02d}", "n1", 100, prio) for i, prio in enumerate(priorities)]
 
 
-@pytest.mark.parametrize("priorities, go_order", [(TWENTY_EQUAL, TWENTY_EQUAL_GO), (ALTERNATING, ALTERNATING_GO)],
-                         ids=["twenty-equal", "alternating"])
+@pytest.mark.parametrize(
+    "priorities, go_order",
+    [(TWENTY_EQUAL, TWENTY_EQUAL_GO), (ALTERNATING, ALTERNATING_GO)],
+    ids=["twenty-equal", "alternating"],
+)
 def test_by_importance_is_go_sort_slice_order(priorities, go_order):
     infos = [PodInfo(pod) for pod in _pods(priorities)]
     assert [infos.index(info) for info in by_importance(infos)] == go_order
@@ -44,8 +47,11 @@ def test_more_important_is_priority_then_always_true():
     assert more_important(low, other_low) and more_important(other_low, low)
 
 
-@pytest.mark.parametrize("priorities, go_order", [(TWENTY_EQUAL, TWENTY_EQUAL_GO), (ALTERNATING, ALTERNATING_GO)],
-                         ids=["twenty-equal", "alternating"])
+@pytest.mark.parametrize(
+    "priorities, go_order",
+    [(TWENTY_EQUAL, TWENTY_EQUAL_GO), (ALTERNATING, ALTERNATING_GO)],
+    ids=["twenty-equal", "alternating"],
+)
 def test_the_last_pods_in_go_order_are_the_victims(priorities, go_order):
     # A full node of 100m pods; the preemptor needs 300m, so all but the last three reprieved fit.
     pods = _pods(priorities)

@@ -12,58 +12,85 @@ from scheduler_core.plugins.helper import (
 )
 
 
-@pytest.mark.parametrize("numerator, denominator, expected", [
-    pytest.param(7, 2, 3, id="a positive quotient is truncated"),
-    pytest.param(-7, 2, -3, id="a negative quotient is truncated toward zero, not floored"),
-    pytest.param(7, -2, -3, id="a negative divisor also truncates toward zero"),
-    pytest.param(-7, -2, 3, id="two negatives give a positive truncated quotient"),
-])
+@pytest.mark.parametrize(
+    "numerator, denominator, expected",
+    [
+        pytest.param(7, 2, 3, id="a positive quotient is truncated"),
+        pytest.param(-7, 2, -3, id="a negative quotient is truncated toward zero, not floored"),
+        pytest.param(7, -2, -3, id="a negative divisor also truncates toward zero"),
+        pytest.param(-7, -2, 3, id="two negatives give a positive truncated quotient"),
+    ],
+)
 def test_go_div_truncates_toward_zero(numerator, denominator, expected):
     assert go_div(numerator, denominator) == expected
 
 
-@pytest.mark.parametrize("value, expected", [
-    pytest.param(2.5, 3, id="a positive half rounds away from zero"),
-    pytest.param(-2.5, -3, id="a negative half rounds away from zero"),
-    pytest.param(2.4999, 2, id="below a half rounds down"),
-])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        pytest.param(2.5, 3, id="a positive half rounds away from zero"),
+        pytest.param(-2.5, -3, id="a negative half rounds away from zero"),
+        pytest.param(2.4999, 2, id="below a half rounds down"),
+    ],
+)
 def test_go_round_rounds_halves_away_from_zero(value, expected):
     assert go_round(value) == expected
 
 
-@pytest.mark.parametrize("reverse, raw, expected", [
-    pytest.param(False, [10, 5, 0], [100, 50, 0], id="scores are scaled so the highest becomes 100"),
-    pytest.param(True, [10, 5, 0], [0, 50, 100], id="reversed scores turn the scale around"),
-    pytest.param(False, [0, 0], [0, 0], id="all zero scores stay zero"),
-    pytest.param(True, [0, 0], [100, 100], id="all zero scores become the maximum when reversed"),
-    pytest.param(False, [3, 1], [100, 33], id="scaled scores are truncated"),
-])
+@pytest.mark.parametrize(
+    "reverse, raw, expected",
+    [
+        pytest.param(False, [10, 5, 0], [100, 50, 0], id="scores are scaled so the highest becomes 100"),
+        pytest.param(True, [10, 5, 0], [0, 50, 100], id="reversed scores turn the scale around"),
+        pytest.param(False, [0, 0], [0, 0], id="all zero scores stay zero"),
+        pytest.param(True, [0, 0], [100, 100], id="all zero scores become the maximum when reversed"),
+        pytest.param(False, [3, 1], [100, 33], id="scaled scores are truncated"),
+    ],
+)
 def test_default_normalize_score(reverse, raw, expected):
     scores = [NodeScore(f"n{i}", s) for i, s in enumerate(raw)]
     assert default_normalize_score(100, reverse, scores) is None
     assert [s.score for s in scores] == expected
 
 
-@pytest.mark.parametrize("utilization, expected", [
-    pytest.param(-5, 100, id="below the first point the first score holds"),
-    pytest.param(0, 100, id="at a point its score is returned"),
-    pytest.param(33, 67, id="between points the line is interpolated with truncation toward zero"),
-    pytest.param(100, 0, id="at the last point its score is returned"),
-    pytest.param(150, 0, id="beyond the last point the last score holds"),
-])
+@pytest.mark.parametrize(
+    "utilization, expected",
+    [
+        pytest.param(-5, 100, id="below the first point the first score holds"),
+        pytest.param(0, 100, id="at a point its score is returned"),
+        pytest.param(33, 67, id="between points the line is interpolated with truncation toward zero"),
+        pytest.param(100, 0, id="at the last point its score is returned"),
+        pytest.param(150, 0, id="beyond the last point the last score holds"),
+    ],
+)
 def test_broken_linear_function(utilization, expected):
     line = build_broken_linear_function([FunctionShapePoint(0, 100), FunctionShapePoint(100, 0)])
     assert line(utilization) == expected
 
 
-@pytest.mark.parametrize("taints, tolerations, expected", [
-    pytest.param([Taint("k", "v", "NoSchedule")], [], Taint("k", "v", "NoSchedule"),
-                 id="an untolerated NoSchedule taint is found"),
-    pytest.param([Taint("k", "v", "PreferNoSchedule")], [], None, id="a PreferNoSchedule taint is not considered"),
-    pytest.param([Taint("k", "v", "NoExecute")], [Toleration("k", "Exists")], None,
-                 id="an Exists toleration with no effect tolerates a NoExecute taint"),
-    pytest.param([Taint("k", "v", "NoSchedule")], [Toleration("k", "Equal", "w")], Taint("k", "v", "NoSchedule"),
-                 id="an Equal toleration with another value does not tolerate"),
-])
+@pytest.mark.parametrize(
+    "taints, tolerations, expected",
+    [
+        pytest.param(
+            [Taint("k", "v", "NoSchedule")],
+            [],
+            Taint("k", "v", "NoSchedule"),
+            id="an untolerated NoSchedule taint is found",
+        ),
+        pytest.param([Taint("k", "v", "PreferNoSchedule")], [], None, id="a PreferNoSchedule taint is not considered"),
+        pytest.param(
+            [Taint("k", "v", "NoExecute")],
+            [Toleration("k", "Exists")],
+            None,
+            id="an Exists toleration with no effect tolerates a NoExecute taint",
+        ),
+        pytest.param(
+            [Taint("k", "v", "NoSchedule")],
+            [Toleration("k", "Equal", "w")],
+            Taint("k", "v", "NoSchedule"),
+            id="an Equal toleration with another value does not tolerate",
+        ),
+    ],
+)
 def test_find_untolerated_taint(taints, tolerations, expected):
     assert find_untolerated_taint(taints, tolerations) == expected

@@ -37,25 +37,35 @@ def test_selector_masks_match_the_per_node_matchers(cluster, term_list):
     table = snapshot.table
     for term in term_list:
         assert node_selector_term_mask(table, term).tolist() == [
-            node_selector_term_matches(term, info.node) for info in snapshot.node_infos]
+            node_selector_term_matches(term, info.node) for info in snapshot.node_infos
+        ]
     selector = NodeSelector(tuple(term_list))
     assert node_selector_mask(table, selector).tolist() == [
-        node_selector_matches(selector, info.node) for info in snapshot.node_infos]
+        node_selector_matches(selector, info.node) for info in snapshot.node_infos
+    ]
     assert required_node_affinity_mask(pod, table).tolist() == [
-        required_node_affinity_matches(pod, info.node) for info in snapshot.node_infos]
+        required_node_affinity_matches(pod, info.node) for info in snapshot.node_infos
+    ]
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 100), st.integers(0, 100)), min_size=1, max_size=5, unique_by=lambda p: p[0]),
-       st.lists(st.integers(-10, 200), min_size=1, max_size=30))
+@given(
+    st.lists(st.tuples(st.integers(0, 100), st.integers(0, 100)), min_size=1, max_size=5, unique_by=lambda p: p[0]),
+    st.lists(st.integers(-10, 200), min_size=1, max_size=30),
+)
 def test_broken_linear_batch_matches(points, utilizations):
     shape = [FunctionShapePoint(u, s) for u, s in sorted(points)]
     line, batch_line = build_broken_linear_function(shape), build_broken_linear_function_batch(shape)
     assert batch_line(np.asarray(utilizations, dtype=np.int64)).tolist() == [line(u) for u in utilizations]
 
 
-@given(st.lists(st.floats(-1e6, 1e6, allow_nan=False) | st.sampled_from((0.5, -0.5, 2.5, -2.5, 0.49999999999999994)),
-                min_size=1, max_size=30))
+@given(
+    st.lists(
+        st.floats(-1e6, 1e6, allow_nan=False) | st.sampled_from((0.5, -0.5, 2.5, -2.5, 0.49999999999999994)),
+        min_size=1,
+        max_size=30,
+    )
+)
 def test_go_round_batch_matches(values):
     assert go_round_batch(np.asarray(values, dtype=np.float64)).tolist() == [go_round(v) for v in values]
     assert all(math.isfinite(v) for v in values)

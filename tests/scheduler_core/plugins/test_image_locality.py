@@ -12,29 +12,46 @@ def node_with_images(name, *images):
     return make_node(name, images=tuple(ContainerImage((n,), size) for n, size in images))
 
 
-@pytest.mark.parametrize("image_name, expected", [
-    pytest.param("nginx", "nginx:latest", id="an untagged image means latest"),
-    pytest.param("nginx:1.25", "nginx:1.25", id="a tagged image is kept"),
-    pytest.param("registry:5000/app", "registry:5000/app:latest", id="a registry port is not a tag"),
-    pytest.param("app@sha256:abc", "app@sha256:abc", id="a digest is kept"),
-])
+@pytest.mark.parametrize(
+    "image_name, expected",
+    [
+        pytest.param("nginx", "nginx:latest", id="an untagged image means latest"),
+        pytest.param("nginx:1.25", "nginx:1.25", id="a tagged image is kept"),
+        pytest.param("registry:5000/app", "registry:5000/app:latest", id="a registry port is not a tag"),
+        pytest.param("app@sha256:abc", "app@sha256:abc", id="a digest is kept"),
+    ],
+)
 def test_normalized_image_name(image_name, expected):
     assert image_locality.normalized_image_name(image_name) == expected
 
 
-@pytest.mark.parametrize("containers, raw", [
-    pytest.param([Container("c", image="big:1")], [31, 0, 0],
-                 id="an image on one node of three counts a third of its size, above the 23MB floor"),
-    pytest.param([Container("c", image="shared")], [0, 0, 0],
-                 id="an image name without a tag matches the node's latest tag, but small images score 0"),
-    pytest.param([Container("c", image="big:1"), Container("d", image="other")], [15, 0, 0],
-                 id="the threshold grows with the number of containers"),
-    pytest.param([Container("c", image="absent")], [0, 0, 0], id="no image present scores 0"),
-])
+@pytest.mark.parametrize(
+    "containers, raw",
+    [
+        pytest.param(
+            [Container("c", image="big:1")],
+            [31, 0, 0],
+            id="an image on one node of three counts a third of its size, above the 23MB floor",
+        ),
+        pytest.param(
+            [Container("c", image="shared")],
+            [0, 0, 0],
+            id="an image name without a tag matches the node's latest tag, but small images score 0",
+        ),
+        pytest.param(
+            [Container("c", image="big:1"), Container("d", image="other")],
+            [15, 0, 0],
+            id="the threshold grows with the number of containers",
+        ),
+        pytest.param([Container("c", image="absent")], [0, 0, 0], id="no image present scores 0"),
+    ],
+)
 def test_image_locality_scores_present_images(containers, raw):
-    nodes = [node_with_images("n1", ("big:1", 1000 * MB), ("shared:latest", 30 * MB)),
-             node_with_images("n2", ("shared:latest", 30 * MB)),
-             make_node("n3")]
+    nodes = [
+        node_with_images("n1", ("big:1", 1000 * MB), ("shared:latest", 30 * MB)),
+        node_with_images("n2", ("shared:latest", 30 * MB)),
+        make_node("n3"),
+    ]
     snapshot = make_snapshot(nodes)
     plugin = image_locality.new(None, FakeHandle(snapshot))
     pod = make_pod("p", containers=tuple(containers))

@@ -21,8 +21,10 @@ NO_MATCH = Status.unresolvable("node(s) didn't match Pod's node affinity/selecto
 
 
 def term(*expressions, fields=()):
-    return NodeSelectorTerm(tuple(NodeSelectorRequirement(k, op, tuple(v)) for k, op, v in expressions),
-                            tuple(NodeSelectorRequirement(k, op, tuple(v)) for k, op, v in fields))
+    return NodeSelectorTerm(
+        tuple(NodeSelectorRequirement(k, op, tuple(v)) for k, op, v in expressions),
+        tuple(NodeSelectorRequirement(k, op, tuple(v)) for k, op, v in fields),
+    )
 
 
 def required(*terms):
@@ -36,47 +38,85 @@ def preferred(*weighted):
 NAME_IN = "metadata.name"
 
 
-@pytest.mark.parametrize("pod, expected", [
-    pytest.param(make_pod("p"), (None, SKIP), id="a pod without selector or required affinity is skipped"),
-    pytest.param(make_pod("p", node_selector={"disk": "ssd"}), (None, None),
-                 id="a nodeSelector alone runs the filter on every node"),
-    pytest.param(make_pod("p", affinity=required(term(("zone", "In", ["a"])))), (None, None),
-                 id="label terms do not narrow the nodes"),
-    pytest.param(make_pod("p", affinity=required(term(fields=[(NAME_IN, "In", ["n1", "n2"])]))),
-                 (PreFilterResult(frozenset({"n1", "n2"})), None),
-                 id="a metadata.name term narrows the cycle to its nodes"),
-    pytest.param(make_pod("p", affinity=required(term(fields=[(NAME_IN, "In", ["n1"])]),
-                                                 term(fields=[(NAME_IN, "In", ["n3"])]))),
-                 (PreFilterResult(frozenset({"n1", "n3"})), None),
-                 id="name terms are ORed into one set of nodes"),
-    pytest.param(make_pod("p", affinity=required(term(fields=[(NAME_IN, "In", ["n1"])]),
-                                                 term(("zone", "In", ["a"])))), (None, None),
-                 id="a term without a name lets every node through"),
-    pytest.param(make_pod("p", affinity=required(term(fields=[(NAME_IN, "In", ["n1"]), (NAME_IN, "In", ["n2"])]))),
-                 (None, Status.unresolvable("pod affinity terms conflict")),
-                 id="name requirements of one term that leave no node conflict"),
-])
+@pytest.mark.parametrize(
+    "pod, expected",
+    [
+        pytest.param(make_pod("p"), (None, SKIP), id="a pod without selector or required affinity is skipped"),
+        pytest.param(
+            make_pod("p", node_selector={"disk": "ssd"}),
+            (None, None),
+            id="a nodeSelector alone runs the filter on every node",
+        ),
+        pytest.param(
+            make_pod("p", affinity=required(term(("zone", "In", ["a"])))),
+            (None, None),
+            id="label terms do not narrow the nodes",
+        ),
+        pytest.param(
+            make_pod("p", affinity=required(term(fields=[(NAME_IN, "In", ["n1", "n2"])]))),
+            (PreFilterResult(frozenset({"n1", "n2"})), None),
+            id="a metadata.name term narrows the cycle to its nodes",
+        ),
+        pytest.param(
+            make_pod(
+                "p", affinity=required(term(fields=[(NAME_IN, "In", ["n1"])]), term(fields=[(NAME_IN, "In", ["n3"])]))
+            ),
+            (PreFilterResult(frozenset({"n1", "n3"})), None),
+            id="name terms are ORed into one set of nodes",
+        ),
+        pytest.param(
+            make_pod("p", affinity=required(term(fields=[(NAME_IN, "In", ["n1"])]), term(("zone", "In", ["a"])))),
+            (None, None),
+            id="a term without a name lets every node through",
+        ),
+        pytest.param(
+            make_pod("p", affinity=required(term(fields=[(NAME_IN, "In", ["n1"]), (NAME_IN, "In", ["n2"])]))),
+            (None, Status.unresolvable("pod affinity terms conflict")),
+            id="name requirements of one term that leave no node conflict",
+        ),
+    ],
+)
 def test_node_affinity_pre_filter(pod, expected):
     assert node_affinity.new(None, None).pre_filter(CycleState(), pod, []) == expected
 
 
-@pytest.mark.parametrize("pod, expected", [
-    pytest.param(make_pod("p", node_selector={"disk": "ssd"}), None, id="a matching nodeSelector passes"),
-    pytest.param(make_pod("p", node_selector={"disk": "hdd"}), NO_MATCH, id="a mismatching nodeSelector rejects"),
-    pytest.param(make_pod("p", affinity=required(term(("zone", "In", ["b"])), term(("disk", "Exists", [])))), None,
-                 id="one matching term of several is enough"),
-    pytest.param(make_pod("p", affinity=required(term(("zone", "In", ["b"])))), NO_MATCH,
-                 id="required affinity that does not match rejects"),
-    pytest.param(make_pod("p", node_selector={"disk": "ssd"}, affinity=required(term(("zone", "NotIn", ["a"])))),
-                 NO_MATCH, id="nodeSelector and required affinity must both match"),
-    pytest.param(make_pod("p", affinity=required()), NO_MATCH, id="required affinity with no terms matches nothing"),
-    # Upstream's "pod with an invalid value in affinity term": a value no label can hold (a pod may
-    # keep one, scenario/selectors.py) makes the term fail to parse, so it never matches, NotIn too.
-    pytest.param(make_pod("p", affinity=required(term(("zone", "In", ["invalid value: ___@#$%^"])))), NO_MATCH,
-                 id="a pod with an invalid value in its affinity term fits no node"),
-    pytest.param(make_pod("p", affinity=required(term(("zone", "NotIn", ["___@#$%^"])))), NO_MATCH,
-                 id="an invalid value fails the term even under NotIn, which would match otherwise"),
-])
+@pytest.mark.parametrize(
+    "pod, expected",
+    [
+        pytest.param(make_pod("p", node_selector={"disk": "ssd"}), None, id="a matching nodeSelector passes"),
+        pytest.param(make_pod("p", node_selector={"disk": "hdd"}), NO_MATCH, id="a mismatching nodeSelector rejects"),
+        pytest.param(
+            make_pod("p", affinity=required(term(("zone", "In", ["b"])), term(("disk", "Exists", [])))),
+            None,
+            id="one matching term of several is enough",
+        ),
+        pytest.param(
+            make_pod("p", affinity=required(term(("zone", "In", ["b"])))),
+            NO_MATCH,
+            id="required affinity that does not match rejects",
+        ),
+        pytest.param(
+            make_pod("p", node_selector={"disk": "ssd"}, affinity=required(term(("zone", "NotIn", ["a"])))),
+            NO_MATCH,
+            id="nodeSelector and required affinity must both match",
+        ),
+        pytest.param(
+            make_pod("p", affinity=required()), NO_MATCH, id="required affinity with no terms matches nothing"
+        ),
+        # Upstream's "pod with an invalid value in affinity term": a value no label can hold (a pod may
+        # keep one, scenario/selectors.py) makes the term fail to parse, so it never matches, NotIn too.
+        pytest.param(
+            make_pod("p", affinity=required(term(("zone", "In", ["invalid value: ___@#$%^"])))),
+            NO_MATCH,
+            id="a pod with an invalid value in its affinity term fits no node",
+        ),
+        pytest.param(
+            make_pod("p", affinity=required(term(("zone", "NotIn", ["___@#$%^"])))),
+            NO_MATCH,
+            id="an invalid value fails the term even under NotIn, which would match otherwise",
+        ),
+    ],
+)
 def test_node_affinity_filter(pod, expected):
     node = NodeInfo(make_node("n1", {"zone": "a", "disk": "ssd"}))
     plugin = node_affinity.new(None, None)
@@ -86,40 +126,80 @@ def test_node_affinity_filter(pod, expected):
 
 
 def test_added_required_affinity_is_enforced_on_every_pod():
-    args = {"addedAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-        {"matchExpressions": [{"key": "pool", "operator": "In", "values": ["batch"]}]}]}}}
+    args = {
+        "addedAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [{"matchExpressions": [{"key": "pool", "operator": "In", "values": ["batch"]}]}]
+            }
+        }
+    }
     plugin = node_affinity.new(args, None)
     pod = make_pod("p")
     assert plugin.pre_filter(CycleState(), pod, []) == (None, None)
     assert plugin.filter(CycleState(), pod, NodeInfo(make_node("n1", {"pool": "web"}))) == Status.unresolvable(
-        "node(s) didn't match scheduler-enforced node affinity")
+        "node(s) didn't match scheduler-enforced node affinity"
+    )
     assert plugin.filter(CycleState(), pod, NodeInfo(make_node("n2", {"pool": "batch"}))) is None
 
 
 def test_invalid_added_affinity_names_the_field():
-    args = {"addedAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-        {"matchExpressions": [{"key": "pool", "operator": "In", "values": []}]}]}}}
+    args = {
+        "addedAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [{"matchExpressions": [{"key": "pool", "operator": "In", "values": []}]}]
+            }
+        }
+    }
     with pytest.raises(ArgsError) as err:
         node_affinity.new(args, None)
     assert [p.path for p in err.value.problems] == [
-        "addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values"]
+        "addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values"
+    ]
 
 
 NODES = [make_node("n1", {"zone": "a", "disk": "ssd"}), make_node("n2", {"zone": "b"}), make_node("n3", {})]
 
 
-@pytest.mark.parametrize("pod, args, expected", [
-    pytest.param(make_pod("p"), None, (SKIP, [], []), id="a pod without preferred terms is skipped at PreScore"),
-    pytest.param(make_pod("p", affinity=preferred((5, term(("zone", "In", ["a"]))), (3, term(("disk", "Exists", []))),
-                                                  (2, term(("zone", "In", ["b"]))))),
-                 None, (None, [8, 2, 0], [100, 25, 0]),
-                 id="matching preferred weights are summed and normalized to the best node"),
-    pytest.param(make_pod("p", affinity=preferred((0, term(("zone", "In", ["a"]))))), None, (None, [0, 0, 0], [0, 0, 0]),
-                 id="a preferred term of weight zero counts nothing"),
-    pytest.param(make_pod("p"), {"addedAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
-        {"weight": 4, "preference": {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["b"]}]}}]}},
-                 (None, [0, 4, 0], [0, 100, 0]), id="added preferred terms score every pod"),
-])
+@pytest.mark.parametrize(
+    "pod, args, expected",
+    [
+        pytest.param(make_pod("p"), None, (SKIP, [], []), id="a pod without preferred terms is skipped at PreScore"),
+        pytest.param(
+            make_pod(
+                "p",
+                affinity=preferred(
+                    (5, term(("zone", "In", ["a"]))),
+                    (3, term(("disk", "Exists", []))),
+                    (2, term(("zone", "In", ["b"]))),
+                ),
+            ),
+            None,
+            (None, [8, 2, 0], [100, 25, 0]),
+            id="matching preferred weights are summed and normalized to the best node",
+        ),
+        pytest.param(
+            make_pod("p", affinity=preferred((0, term(("zone", "In", ["a"]))))),
+            None,
+            (None, [0, 0, 0], [0, 0, 0]),
+            id="a preferred term of weight zero counts nothing",
+        ),
+        pytest.param(
+            make_pod("p"),
+            {
+                "addedAffinity": {
+                    "preferredDuringSchedulingIgnoredDuringExecution": [
+                        {
+                            "weight": 4,
+                            "preference": {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["b"]}]},
+                        }
+                    ]
+                }
+            },
+            (None, [0, 4, 0], [0, 100, 0]),
+            id="added preferred terms score every pod",
+        ),
+    ],
+)
 def test_node_affinity_scoring(pod, args, expected):
     nodes = [NodeInfo(n) for n in NODES]
     assert run_scoring(node_affinity.new(args, None), pod, nodes) == expected

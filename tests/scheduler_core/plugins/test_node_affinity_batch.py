@@ -42,5 +42,7 @@ def test_enforced_affinity_comes_before_the_pod_s_own():
     pod = make_pod("p", node_selector={"zone": "b"})
     verdicts = plugin.filter_batch(CycleState(), pod, snapshot.table, np.arange(2))
     reasons = [verdicts.palette[c].reasons for c in verdicts.choice.tolist()]
-    assert reasons == [("node(s) didn't match Pod's node affinity/selector",),
-                       ("node(s) didn't match scheduler-enforced node affinity",)]
+    assert reasons == [
+        ("node(s) didn't match Pod's node affinity/selector",),
+        ("node(s) didn't match scheduler-enforced node affinity",),
+    ]

@@ -48,8 +48,15 @@ def bound(name, driver=EBS):
 
 
 def verdict(wanted, running=(), claims=(), volumes=(), csi_nodes=(), classes=(), attachments=()):
-    snapshot = storage_snapshot([make_node("n1")], list(running), claims=claims, volumes=volumes,
-                                csi_nodes=csi_nodes, classes=classes, attachments=attachments)
+    snapshot = storage_snapshot(
+        [make_node("n1")],
+        list(running),
+        claims=claims,
+        volumes=volumes,
+        csi_nodes=csi_nodes,
+        classes=classes,
+        attachments=attachments,
+    )
     plugin = node_volume_limits.new(None, FakeHandle(snapshot))
     state, pod = CycleState(), make_pod("p", volumes=tuple(wanted), uid="pod-uid")
     _, status = plugin.pre_filter(state, pod, snapshot.node_infos)
@@ -67,18 +74,40 @@ B, PV_B = bound("b")
 C, PV_C = bound("c")
 
 
-@pytest.mark.parametrize("limit, running, expected", [
-    pytest.param(2, [pod_on_node("x", claim_volume("a")), pod_on_node("y", claim_volume("b"))], EXCEEDED,
-                 id="a third volume on a node that attaches two exceeds the limit"),
-    pytest.param(3, [pod_on_node("x", claim_volume("a")), pod_on_node("y", claim_volume("b"))], None,
-                 id="a third volume fits a limit of three"),
-    pytest.param(2, [pod_on_node("x", claim_volume("a"), claim_volume("c", "w"))], None,
-                 id="a volume already attached on the node is not counted again"),
-    pytest.param(None, [pod_on_node("x", claim_volume("a")), pod_on_node("y", claim_volume("b"))], None,
-                 id="a driver without allocatable.count has no limit"),
-])
+@pytest.mark.parametrize(
+    "limit, running, expected",
+    [
+        pytest.param(
+            2,
+            [pod_on_node("x", claim_volume("a")), pod_on_node("y", claim_volume("b"))],
+            EXCEEDED,
+            id="a third volume on a node that attaches two exceeds the limit",
+        ),
+        pytest.param(
+            3,
+            [pod_on_node("x", claim_volume("a")), pod_on_node("y", claim_volume("b"))],
+            None,
+            id="a third volume fits a limit of three",
+        ),
+        pytest.param(
+            2,
+            [pod_on_node("x", claim_volume("a"), claim_volume("c", "w"))],
+            None,
+            id="a volume already attached on the node is not counted again",
+        ),
+        pytest.param(
+            None,
+            [pod_on_node("x", claim_volume("a")), pod_on_node("y", claim_volume("b"))],
+            None,
+            id="a driver without allocatable.count has no limit",
+        ),
+    ],
+)
 def test_limits_from_csinode(limit, running, expected):
-    assert verdict([claim_volume("c")], running, [A, B, C], [PV_A, PV_B, PV_C], [csi_node(limit)]) == ("Filter", expected)
+    assert verdict([claim_volume("c")], running, [A, B, C], [PV_A, PV_B, PV_C], [csi_node(limit)]) == (
+        "Filter",
+        expected,
+    )
 
 
 def test_a_node_without_csinode_has_no_limit():
@@ -89,14 +118,23 @@ def test_a_node_without_csinode_has_no_limit():
 def test_volumes_of_another_driver_do_not_count_against_the_limit():
     other, pv_other = bound("o", driver="other.csi")
     running = [pod_on_node("x", claim_volume("o")), pod_on_node("y", claim_volume("a"))]
-    assert verdict([claim_volume("c")], running, [A, C, other], [PV_A, PV_C, pv_other], [csi_node(2)]) == ("Filter", None)
+    assert verdict([claim_volume("c")], running, [A, C, other], [PV_A, PV_C, pv_other], [csi_node(2)]) == (
+        "Filter",
+        None,
+    )
 
 
 def test_an_unbound_claim_counts_under_its_class_provisioner():
     pending = make_claim("new", storage_class="ebs")
     running = [pod_on_node("x", claim_volume("a")), pod_on_node("y", claim_volume("b"))]
-    status = verdict([claim_volume("new")], running, [A, B, pending], [PV_A, PV_B], [csi_node(2)],
-                     classes=[make_class("ebs", provisioner=EBS)])
+    status = verdict(
+        [claim_volume("new")],
+        running,
+        [A, B, pending],
+        [PV_A, PV_B],
+        [csi_node(2)],
+        classes=[make_class("ebs", provisioner=EBS)],
+    )
     assert status == ("Filter", EXCEEDED)
 
 
@@ -108,7 +146,9 @@ def test_an_unbound_claim_without_class_is_not_counted():
 
 def test_a_missing_claim_of_the_new_pod_is_unresolvable():
     assert verdict([claim_volume("gone")], csi_nodes=[csi_node()]) == (
-        "Filter", Status.unresolvable('looking up PVC default/gone: persistentvolumeclaim "gone" not found'))
+        "Filter",
+        Status.unresolvable('looking up PVC default/gone: persistentvolumeclaim "gone" not found'),
+    )
 
 
 def test_a_running_pods_missing_claim_is_not_counted():
@@ -119,15 +159,18 @@ def test_a_running_pods_missing_claim_is_not_counted():
 def test_volume_attachments_on_the_node_count():
     attachments = [VolumeAttachment("va", EBS, "n1", "pv-b")]
     running = [pod_on_node("x", claim_volume("a"))]
-    assert verdict([claim_volume("c")], running, [A, B, C], [PV_A, PV_B, PV_C], [csi_node(2)],
-                   attachments=attachments) == ("Filter", EXCEEDED)
+    assert verdict(
+        [claim_volume("c")], running, [A, B, C], [PV_A, PV_B, PV_C], [csi_node(2)], attachments=attachments
+    ) == ("Filter", EXCEEDED)
 
 
 def test_a_volume_attachment_of_a_volume_a_pod_uses_is_counted_once():
     attachments = [VolumeAttachment("va", EBS, "n1", "pv-a")]
     running = [pod_on_node("x", claim_volume("a"))]
-    assert verdict([claim_volume("c")], running, [A, C], [PV_A, PV_C], [csi_node(2)],
-                   attachments=attachments) == ("Filter", None)
+    assert verdict([claim_volume("c")], running, [A, C], [PV_A, PV_C], [csi_node(2)], attachments=attachments) == (
+        "Filter",
+        None,
+    )
 
 
 def inline(source, name="d"):
@@ -148,8 +191,9 @@ def test_the_same_inline_ebs_volume_is_one_volume_whatever_its_id_form():
 
 def test_in_tree_persistent_volumes_count_under_the_driver_they_migrate_to():
     claim = make_claim("g", volume="pv-g")
-    gce_pv = make_volume("pv-g", claim=claim, csi=None, source_kind="gcePersistentDisk",
-                         in_tree=GCEPersistentDisk("disk-1"))
+    gce_pv = make_volume(
+        "pv-g", claim=claim, csi=None, source_kind="gcePersistentDisk", in_tree=GCEPersistentDisk("disk-1")
+    )
     gce_node = csi_node(1, driver="pd.csi.storage.gke.io")
     running = [pod_on_node("x", claim_volume("g"))]
     status = verdict([inline(GCEPersistentDisk("disk-2"))], running, [claim], [gce_pv], [gce_node])
@@ -166,13 +210,18 @@ def test_portworx_counts_only_where_the_node_lists_it_as_migrated():
 
 def test_an_inline_azure_disk_of_the_default_kind_cannot_be_translated():
     status = verdict([inline(AzureDiskVolume("disk", "uri"))], csi_nodes=[csi_node()])
-    assert status == ("Filter", Status(Code.ERROR, (
-        "converting volume(d) from inline to csi: kind(Shared) is not supported in csi migration",)))
+    assert status == (
+        "Filter",
+        Status(
+            Code.ERROR, ("converting volume(d) from inline to csi: kind(Shared) is not supported in csi migration",)
+        ),
+    )
 
 
 def test_an_ephemeral_volume_counts_its_claim_when_the_pod_owns_it():
-    owned = make_claim("p-scratch", storage_class="ebs",
-                       owner_references=(OwnerReference("Pod", "p", "v1", True, "pod-uid"),))
+    owned = make_claim(
+        "p-scratch", storage_class="ebs", owner_references=(OwnerReference("Pod", "p", "v1", True, "pod-uid"),)
+    )
     ephemeral = Volume("scratch", "ephemeral")
     running = [pod_on_node("x", claim_volume("a")), pod_on_node("y", claim_volume("b"))]
     classes = [make_class("ebs", provisioner=EBS)]
@@ -182,31 +231,51 @@ def test_an_ephemeral_volume_counts_its_claim_when_the_pod_owns_it():
 def test_an_ephemeral_volume_whose_claim_the_pod_does_not_own_is_an_error():
     foreign = make_claim("p-scratch", storage_class="ebs")
     status = verdict([Volume("scratch", "ephemeral")], claims=[foreign], csi_nodes=[csi_node()])
-    assert status == ("Filter", Status(Code.ERROR, (
-        "PVC default/p-scratch was not created for pod default/p (pod is not owner)",)))
+    assert status == (
+        "Filter",
+        Status(Code.ERROR, ("PVC default/p-scratch was not created for pod default/p (pod is not owner)",)),
+    )
 
 
-@pytest.mark.parametrize("volumes, expected", [
-    pytest.param([Volume("tmp", "emptyDir")], SKIP, id="a pod with only an emptyDir is skipped"),
-    pytest.param([claim_volume("a")], None, id="a claim runs Filter"),
-    pytest.param([Volume("e", "ephemeral")], None, id="an ephemeral volume runs Filter"),
-    pytest.param([inline(GCEPersistentDisk("d"))], None, id="a migratable in-tree volume runs Filter"),
-])
+@pytest.mark.parametrize(
+    "volumes, expected",
+    [
+        pytest.param([Volume("tmp", "emptyDir")], SKIP, id="a pod with only an emptyDir is skipped"),
+        pytest.param([claim_volume("a")], None, id="a claim runs Filter"),
+        pytest.param([Volume("e", "ephemeral")], None, id="an ephemeral volume runs Filter"),
+        pytest.param([inline(GCEPersistentDisk("d"))], None, id="a migratable in-tree volume runs Filter"),
+    ],
+)
 def test_pre_filter(volumes, expected):
     plugin = node_volume_limits.new(None, FakeHandle(storage_snapshot([make_node("n1")])))
     assert plugin.pre_filter(CycleState(), make_pod("p", volumes=tuple(volumes)), []) == (None, expected)
 
 
-@pytest.mark.parametrize("deleted, expected", [
-    pytest.param(make_pod("d", node="n1", volumes=(claim_volume("a"),)), QueueingHint.QUEUE,
-                 id="a scheduled pod with a claim queues"),
-    pytest.param(make_pod("d", volumes=(claim_volume("a"),)), QueueingHint.QUEUE_SKIP,
-                 id="an unscheduled, unnominated pod is skipped"),
-    pytest.param(make_pod("d", nominated_node_name="n1", volumes=(claim_volume("a"),)), QueueingHint.QUEUE,
-                 id="a nominated pod with a claim queues"),
-    pytest.param(make_pod("d", node="n1", volumes=(Volume("tmp", "emptyDir"),)), QueueingHint.QUEUE_SKIP,
-                 id="a pod with only an emptyDir is skipped"),
-])
+@pytest.mark.parametrize(
+    "deleted, expected",
+    [
+        pytest.param(
+            make_pod("d", node="n1", volumes=(claim_volume("a"),)),
+            QueueingHint.QUEUE,
+            id="a scheduled pod with a claim queues",
+        ),
+        pytest.param(
+            make_pod("d", volumes=(claim_volume("a"),)),
+            QueueingHint.QUEUE_SKIP,
+            id="an unscheduled, unnominated pod is skipped",
+        ),
+        pytest.param(
+            make_pod("d", nominated_node_name="n1", volumes=(claim_volume("a"),)),
+            QueueingHint.QUEUE,
+            id="a nominated pod with a claim queues",
+        ),
+        pytest.param(
+            make_pod("d", node="n1", volumes=(Volume("tmp", "emptyDir"),)),
+            QueueingHint.QUEUE_SKIP,
+            id="a pod with only an emptyDir is skipped",
+        ),
+    ],
+)
 def test_pod_deleted_hint(deleted, expected):
     assert pod_deleted_hint(make_pod("p"), deleted, None) == expected
 
@@ -217,30 +286,46 @@ def test_claim_added_hint_knows_ephemeral_claim_names():
     assert claim_added_hint(pod, None, make_claim("scratch")) == QueueingHint.QUEUE_SKIP
 
 
-@pytest.mark.parametrize("volumes, attacher, expected", [
-    pytest.param([claim_volume("a")], "anything", QueueingHint.QUEUE, id="a pod with a claim queues"),
-    pytest.param([inline(AWSElasticBlockStore("vol-1"))], EBS, QueueingHint.QUEUE,
-                 id="an inline EBS volume queues on an EBS attachment"),
-    pytest.param([inline(AWSElasticBlockStore("vol-1"))], "other", QueueingHint.QUEUE_SKIP,
-                 id="an inline EBS volume is skipped on another driver's attachment"),
-])
+@pytest.mark.parametrize(
+    "volumes, attacher, expected",
+    [
+        pytest.param([claim_volume("a")], "anything", QueueingHint.QUEUE, id="a pod with a claim queues"),
+        pytest.param(
+            [inline(AWSElasticBlockStore("vol-1"))],
+            EBS,
+            QueueingHint.QUEUE,
+            id="an inline EBS volume queues on an EBS attachment",
+        ),
+        pytest.param(
+            [inline(AWSElasticBlockStore("vol-1"))],
+            "other",
+            QueueingHint.QUEUE_SKIP,
+            id="an inline EBS volume is skipped on another driver's attachment",
+        ),
+    ],
+)
 def test_attachment_deleted_hint(volumes, attacher, expected):
     attachment = VolumeAttachment("va", attacher, "n1", "pv")
     assert attachment_deleted_hint(make_pod("p", volumes=tuple(volumes)), attachment, None) == expected
 
 
-@pytest.mark.parametrize("old_limit, new_limit, expected", [
-    pytest.param(1, 2, QueueingHint.QUEUE, id="a raised limit queues"),
-    pytest.param(2, 2, QueueingHint.QUEUE_SKIP, id="an unchanged limit is skipped"),
-    pytest.param(None, 1, QueueingHint.QUEUE, id="a limit appearing counts as raised from zero"),
-])
+@pytest.mark.parametrize(
+    "old_limit, new_limit, expected",
+    [
+        pytest.param(1, 2, QueueingHint.QUEUE, id="a raised limit queues"),
+        pytest.param(2, 2, QueueingHint.QUEUE_SKIP, id="an unchanged limit is skipped"),
+        pytest.param(None, 1, QueueingHint.QUEUE, id="a limit appearing counts as raised from zero"),
+    ],
+)
 def test_csi_node_updated_hint(old_limit, new_limit, expected):
     assert csi_node_updated_hint(make_pod("p"), csi_node(old_limit), csi_node(new_limit)) == expected
 
 
 def test_events_to_register_are_the_releases():
-    registered = [(e.event.resource, e.event.action, e.hint is not None)
-                  for e in node_volume_limits.new(None, None).events_to_register()]
+    registered = [
+        (e.event.resource, e.event.action, e.hint is not None)
+        for e in node_volume_limits.new(None, None).events_to_register()
+    ]
     assert registered == [
         (EventResource.CSI_NODE, ActionType.ADD, False),
         (EventResource.CSI_NODE, ActionType.UPDATE, True),

@@ -15,11 +15,26 @@ def test_a_pod_without_gates_may_enter_the_queue():
 def test_a_gated_pod_waits_for_its_gates():
     gated = make_pod("p", scheduling_gates=("a", "b"))
     assert scheduling_gates.new(None, None).pre_enqueue(gated) == Status.unresolvable(
-        "waiting for scheduling gates: [a b]")
+        "waiting for scheduling gates: [a b]"
+    )
 
 
-@pytest.mark.parametrize("method", ["pre_filter", "filter", "pre_score", "score", "reserve", "permit",
-                                    "pre_bind", "bind", "post_bind", "post_filter", "less"])
+@pytest.mark.parametrize(
+    "method",
+    [
+        "pre_filter",
+        "filter",
+        "pre_score",
+        "score",
+        "reserve",
+        "permit",
+        "pre_bind",
+        "bind",
+        "post_bind",
+        "post_filter",
+        "less",
+    ],
+)
 def test_the_plugin_has_no_scheduling_cycle_extension_point(method):
     assert not hasattr(scheduling_gates.new(None, None), method)
 
@@ -30,10 +45,13 @@ def test_the_default_profile_runs_it_at_pre_enqueue_only():
     assert points == ["preEnqueue"]
 
 
-@pytest.mark.parametrize("updated, hint", [
-    pytest.param("p", QueueingHint.QUEUE, id="the pod's own gates removed requeue it"),
-    pytest.param("other", QueueingHint.QUEUE_SKIP, id="another pod's gates do not"),
-])
+@pytest.mark.parametrize(
+    "updated, hint",
+    [
+        pytest.param("p", QueueingHint.QUEUE, id="the pod's own gates removed requeue it"),
+        pytest.param("other", QueueingHint.QUEUE_SKIP, id="another pod's gates do not"),
+    ],
+)
 def test_it_requeues_only_when_the_pods_own_gates_are_eliminated(updated, hint):
     """isSchedulableAfterUpdatePodSchedulingGatesEliminated."""
     [registered] = scheduling_gates.new(None, None).events_to_register()

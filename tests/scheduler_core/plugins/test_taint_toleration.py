@@ -14,32 +14,61 @@ EVICT = Taint("maintenance", "", "NoExecute")
 PREFER = Taint("spot", "true", "PreferNoSchedule")
 
 
-@pytest.mark.parametrize("taints, tolerations, expected", [
-    pytest.param((), (), None, id="an untainted node passes"),
-    pytest.param((DEDICATED,), (), UNTOLERATED, id="an untolerated NoSchedule taint rejects the pod"),
-    pytest.param((EVICT,), (), UNTOLERATED, id="an untolerated NoExecute taint rejects the pod"),
-    pytest.param((PREFER,), (), None, id="a PreferNoSchedule taint never rejects"),
-    pytest.param((DEDICATED,), (Toleration("dedicated", "Equal", "gpu", "NoSchedule"),), None,
-                 id="a matching Equal toleration lets the pod in"),
-    pytest.param((DEDICATED, EVICT), (Toleration("dedicated", "Exists"),), UNTOLERATED,
-                 id="every NoSchedule and NoExecute taint must be tolerated"),
-])
+@pytest.mark.parametrize(
+    "taints, tolerations, expected",
+    [
+        pytest.param((), (), None, id="an untainted node passes"),
+        pytest.param((DEDICATED,), (), UNTOLERATED, id="an untolerated NoSchedule taint rejects the pod"),
+        pytest.param((EVICT,), (), UNTOLERATED, id="an untolerated NoExecute taint rejects the pod"),
+        pytest.param((PREFER,), (), None, id="a PreferNoSchedule taint never rejects"),
+        pytest.param(
+            (DEDICATED,),
+            (Toleration("dedicated", "Equal", "gpu", "NoSchedule"),),
+            None,
+            id="a matching Equal toleration lets the pod in",
+        ),
+        pytest.param(
+            (DEDICATED, EVICT),
+            (Toleration("dedicated", "Exists"),),
+            UNTOLERATED,
+            id="every NoSchedule and NoExecute taint must be tolerated",
+        ),
+    ],
+)
 def test_taint_toleration_filter(taints, tolerations, expected):
     node = NodeInfo(make_node("n1", taints=taints))
     pod = make_pod("p", tolerations=tolerations)
     assert taint_toleration.new(None, None).filter(CycleState(), pod, node) == expected
 
 
-@pytest.mark.parametrize("node_taints, tolerations, raw, normalized", [
-    pytest.param([(), (PREFER,), (PREFER, Taint("b", "", "PreferNoSchedule"))], (), [0, 1, 2], [100, 50, 0],
-                 id="fewer intolerable PreferNoSchedule taints score higher"),
-    pytest.param([(), ()], (), [0, 0], [100, 100], id="nodes without such taints all score the maximum"),
-    pytest.param([(PREFER,), ()], (Toleration("spot", "Exists", "", "PreferNoSchedule"),), [0, 0], [100, 100],
-                 id="a PreferNoSchedule toleration removes the penalty"),
-    pytest.param([(PREFER,), ()], (Toleration("spot", "Exists", "", "NoSchedule"),), [1, 0], [0, 100],
-                 id="a toleration for another effect does not count when scoring"),
-    pytest.param([(DEDICATED,), ()], (), [0, 0], [100, 100], id="NoSchedule taints are not counted when scoring"),
-])
+@pytest.mark.parametrize(
+    "node_taints, tolerations, raw, normalized",
+    [
+        pytest.param(
+            [(), (PREFER,), (PREFER, Taint("b", "", "PreferNoSchedule"))],
+            (),
+            [0, 1, 2],
+            [100, 50, 0],
+            id="fewer intolerable PreferNoSchedule taints score higher",
+        ),
+        pytest.param([(), ()], (), [0, 0], [100, 100], id="nodes without such taints all score the maximum"),
+        pytest.param(
+            [(PREFER,), ()],
+            (Toleration("spot", "Exists", "", "PreferNoSchedule"),),
+            [0, 0],
+            [100, 100],
+            id="a PreferNoSchedule toleration removes the penalty",
+        ),
+        pytest.param(
+            [(PREFER,), ()],
+            (Toleration("spot", "Exists", "", "NoSchedule"),),
+            [1, 0],
+            [0, 100],
+            id="a toleration for another effect does not count when scoring",
+        ),
+        pytest.param([(DEDICATED,), ()], (), [0, 0], [100, 100], id="NoSchedule taints are not counted when scoring"),
+    ],
+)
 def test_taint_toleration_scores_intolerable_prefer_no_schedule_taints(node_taints, tolerations, raw, normalized):
     nodes = [NodeInfo(make_node(f"n{i}", taints=t)) for i, t in enumerate(node_taints)]
     pod = make_pod("p", tolerations=tolerations)

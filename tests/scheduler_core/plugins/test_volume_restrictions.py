@@ -16,12 +16,17 @@ from scheduler_core.plugins.volume_restrictions import claim_added_hint, pod_del
 from tests.scheduler_core.builders import claim_volume, make_claim, make_node, make_pod, storage_snapshot, FakeHandle
 
 DISK_CONFLICT = Status.unschedulable("node(s) had no available disk")
-RWOP_CONFLICT = Status.unschedulable("node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod "
-                                     "access mode already in-use by another pod")
+RWOP_CONFLICT = Status.unschedulable(
+    "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another pod"
+)
 
 
-KINDS = {GCEPersistentDisk: "gcePersistentDisk", AWSElasticBlockStore: "awsElasticBlockStore", RBDVolume: "rbd",
-         ISCSIVolume: "iscsi"}
+KINDS = {
+    GCEPersistentDisk: "gcePersistentDisk",
+    AWSElasticBlockStore: "awsElasticBlockStore",
+    RBDVolume: "rbd",
+    ISCSIVolume: "iscsi",
+}
 
 
 def disk(source, name="d"):
@@ -56,25 +61,48 @@ def run_filter(wanted, existing, claims=(), running=()):
     return "Filter", plugin.filter(state, pod, snapshot.get("n1"))
 
 
-@pytest.mark.parametrize("wanted, existing, expected", [
-    pytest.param([gce("foo")], [gce("foo")], DISK_CONFLICT, id="the same GCE PD mounted read-write twice conflicts"),
-    pytest.param([gce("foo", True)], [gce("foo", True)], None, id="the same GCE PD read-only on both sides fits"),
-    pytest.param([gce("foo", True)], [gce("foo")], DISK_CONFLICT, id="a GCE PD read-only on one side only conflicts"),
-    pytest.param([gce("foo")], [gce("bar")], None, id="different GCE PDs fit"),
-    pytest.param([aws("vol-1", True)], [aws("vol-1", True)], DISK_CONFLICT,
-                 id="the same AWS EBS volume conflicts even read-only"),
-    pytest.param([aws("vol-1")], [aws("vol-2")], None, id="different AWS EBS volumes fit"),
-    pytest.param([rbd(["a", "b"])], [rbd(["b", "c"])], DISK_CONFLICT,
-                 id="an RBD image in the same pool behind a shared monitor conflicts"),
-    pytest.param([rbd(["a"])], [rbd(["c"])], None, id="RBD images behind disjoint monitors fit"),
-    pytest.param([rbd(["a"], pool="p1")], [rbd(["a"], pool="p2")], None, id="RBD images in different pools fit"),
-    pytest.param([rbd(["a"], read_only=True)], [rbd(["a"], read_only=True)], None,
-                 id="an RBD image read-only on both sides fits"),
-    pytest.param([iscsi("iqn.2016-12.server:storage.target01")], [iscsi("iqn.2016-12.server:storage.target01")],
-                 DISK_CONFLICT, id="the same iSCSI IQN read-write conflicts"),
-    pytest.param([iscsi("iqn.a", True)], [iscsi("iqn.a", True)], None, id="the same iSCSI IQN read-only fits"),
-    pytest.param([gce("foo")], [aws("foo")], None, id="sources of different kinds never conflict"),
-])
+@pytest.mark.parametrize(
+    "wanted, existing, expected",
+    [
+        pytest.param(
+            [gce("foo")], [gce("foo")], DISK_CONFLICT, id="the same GCE PD mounted read-write twice conflicts"
+        ),
+        pytest.param([gce("foo", True)], [gce("foo", True)], None, id="the same GCE PD read-only on both sides fits"),
+        pytest.param(
+            [gce("foo", True)], [gce("foo")], DISK_CONFLICT, id="a GCE PD read-only on one side only conflicts"
+        ),
+        pytest.param([gce("foo")], [gce("bar")], None, id="different GCE PDs fit"),
+        pytest.param(
+            [aws("vol-1", True)],
+            [aws("vol-1", True)],
+            DISK_CONFLICT,
+            id="the same AWS EBS volume conflicts even read-only",
+        ),
+        pytest.param([aws("vol-1")], [aws("vol-2")], None, id="different AWS EBS volumes fit"),
+        pytest.param(
+            [rbd(["a", "b"])],
+            [rbd(["b", "c"])],
+            DISK_CONFLICT,
+            id="an RBD image in the same pool behind a shared monitor conflicts",
+        ),
+        pytest.param([rbd(["a"])], [rbd(["c"])], None, id="RBD images behind disjoint monitors fit"),
+        pytest.param([rbd(["a"], pool="p1")], [rbd(["a"], pool="p2")], None, id="RBD images in different pools fit"),
+        pytest.param(
+            [rbd(["a"], read_only=True)],
+            [rbd(["a"], read_only=True)],
+            None,
+            id="an RBD image read-only on both sides fits",
+        ),
+        pytest.param(
+            [iscsi("iqn.2016-12.server:storage.target01")],
+            [iscsi("iqn.2016-12.server:storage.target01")],
+            DISK_CONFLICT,
+            id="the same iSCSI IQN read-write conflicts",
+        ),
+        pytest.param([iscsi("iqn.a", True)], [iscsi("iqn.a", True)], None, id="the same iSCSI IQN read-only fits"),
+        pytest.param([gce("foo")], [aws("foo")], None, id="sources of different kinds never conflict"),
+    ],
+)
 def test_disk_conflicts(wanted, existing, expected):
     assert run_filter(wanted, existing) == ("Filter", expected)
 
@@ -86,7 +114,9 @@ def test_a_pod_without_restricted_volumes_or_read_write_once_pod_claims_is_skipp
 
 def test_a_missing_claim_is_unresolvable_at_pre_filter():
     assert run_filter([claim_volume("gone")], []) == (
-        "PreFilter", Status.unresolvable('persistentvolumeclaim "gone" not found'))
+        "PreFilter",
+        Status.unresolvable('persistentvolumeclaim "gone" not found'),
+    )
 
 
 def test_a_read_write_once_pod_claim_in_use_by_a_scheduled_pod_rejects_every_node():
@@ -122,33 +152,60 @@ def test_filter_without_pre_filter_state_is_an_error():
     assert status == Status(Code.ERROR, ('cannot read "PreFilterVolumeRestrictions" from cycleState',))
 
 
-@pytest.mark.parametrize("deleted, wanted, expected", [
-    pytest.param(make_pod("old", node="n1", volumes=(gce("foo"),)), [gce("foo")], QueueingHint.QUEUE,
-                 id="a deleted pod holding the same disk queues"),
-    pytest.param(make_pod("old", node="n1", volumes=(claim_volume("solo"),)), [claim_volume("solo")],
-                 QueueingHint.QUEUE, id="a deleted pod using the same claim queues"),
-    pytest.param(make_pod("old", node="n1", volumes=(claim_volume("other"),)), [claim_volume("solo")],
-                 QueueingHint.QUEUE_SKIP, id="a deleted pod using another claim is skipped"),
-    pytest.param(make_pod("old", namespace="other", node="n1", volumes=(gce("foo"),)), [gce("foo")],
-                 QueueingHint.QUEUE_SKIP, id="a deleted pod of another namespace is skipped"),
-])
+@pytest.mark.parametrize(
+    "deleted, wanted, expected",
+    [
+        pytest.param(
+            make_pod("old", node="n1", volumes=(gce("foo"),)),
+            [gce("foo")],
+            QueueingHint.QUEUE,
+            id="a deleted pod holding the same disk queues",
+        ),
+        pytest.param(
+            make_pod("old", node="n1", volumes=(claim_volume("solo"),)),
+            [claim_volume("solo")],
+            QueueingHint.QUEUE,
+            id="a deleted pod using the same claim queues",
+        ),
+        pytest.param(
+            make_pod("old", node="n1", volumes=(claim_volume("other"),)),
+            [claim_volume("solo")],
+            QueueingHint.QUEUE_SKIP,
+            id="a deleted pod using another claim is skipped",
+        ),
+        pytest.param(
+            make_pod("old", namespace="other", node="n1", volumes=(gce("foo"),)),
+            [gce("foo")],
+            QueueingHint.QUEUE_SKIP,
+            id="a deleted pod of another namespace is skipped",
+        ),
+    ],
+)
 def test_pod_deleted_hint(deleted, wanted, expected):
     assert pod_deleted_hint(make_pod("p", volumes=tuple(wanted)), deleted, None) == expected
 
 
-@pytest.mark.parametrize("claim, expected", [
-    pytest.param(make_claim("solo"), QueueingHint.QUEUE, id="the claim the pod names queues"),
-    pytest.param(make_claim("other"), QueueingHint.QUEUE_SKIP, id="another claim is skipped"),
-    pytest.param(make_claim("solo", namespace="ns2"), QueueingHint.QUEUE_SKIP,
-                 id="a claim of the same name in another namespace is skipped"),
-])
+@pytest.mark.parametrize(
+    "claim, expected",
+    [
+        pytest.param(make_claim("solo"), QueueingHint.QUEUE, id="the claim the pod names queues"),
+        pytest.param(make_claim("other"), QueueingHint.QUEUE_SKIP, id="another claim is skipped"),
+        pytest.param(
+            make_claim("solo", namespace="ns2"),
+            QueueingHint.QUEUE_SKIP,
+            id="a claim of the same name in another namespace is skipped",
+        ),
+    ],
+)
 def test_claim_added_hint(claim, expected):
     assert claim_added_hint(make_pod("p", volumes=(claim_volume("solo"),)), None, claim) == expected
 
 
 def test_events_to_register_are_the_releases():
-    registered = [(e.event.resource, e.event.action, e.hint is not None)
-                  for e in volume_restrictions.new(None, None).events_to_register()]
+    registered = [
+        (e.event.resource, e.event.action, e.hint is not None)
+        for e in volume_restrictions.new(None, None).events_to_register()
+    ]
     assert registered == [
         (EventResource.POD, ActionType.DELETE, True),
         (EventResource.NODE, ActionType.ADD, False),

@@ -31,7 +31,9 @@ def test_the_loop_bench_counts_attempts_and_bindings_of_the_run_to_the_end():
     from scheduler_core.encoding.timeline import timeline_summary
 
     # A preemption case of the timeline corpus: 5 attempts, one of them a retry while a victim terminates.
-    text = (Path(__file__).resolve().parents[4] / "shared" / "conformance-timeline" / "public" / "preempt_3.yaml").read_text()
+    text = (
+        Path(__file__).resolve().parents[4] / "shared" / "conformance-timeline" / "public" / "preempt_3.yaml"
+    ).read_text()
     result = run_loop_benchmark(load_scenario(text))
     summary = timeline_summary(run_to_the_end(load_scenario(text)))
     assert result.attempts == len(summary["attempts"]) == len(result.attempt_ms) == 5

@@ -22,6 +22,7 @@ from scheduler_core.encoding.events import ClusterChangeKind
 from scheduler_core.model import CPU, MEMORY, NodeCondition, Taint, Toleration
 from tests.scheduler_core.builders import make_node, make_pod, make_snapshot
 
+
 class RecordingQueue:
     """The two queue calls the handlers make, recorded in order."""
 
@@ -45,21 +46,36 @@ def _assigned(action: ActionType) -> ClusterEvent:
 BASE = make_pod("p", labels={"app": "web"}, node="n1", requests={CPU: 500, MEMORY: 1 << 20})
 
 
-@pytest.mark.parametrize(("change", "expected"), [
-    pytest.param({}, [ActionType.UPDATE], id="a change the scheduler does not single out is a general Update"),
-    pytest.param({"labels": {"app": "db"}}, [ActionType.UPDATE_POD_LABEL], id="new labels are UpdatePodLabel"),
-    pytest.param({"requests": {CPU: 250, MEMORY: 1 << 20}}, [ActionType.UPDATE_POD_SCALE_DOWN],
-                 id="a lowered request is UpdatePodScaleDown"),
-    pytest.param({"requests": {CPU: 500}}, [ActionType.UPDATE_POD_SCALE_DOWN],
-                 id="a request removed is UpdatePodScaleDown"),
-    pytest.param({"requests": {CPU: 900, MEMORY: 1 << 20}}, [ActionType.UPDATE],
-                 id="a raised request is only a general Update"),
-    pytest.param({"tolerations": (Toleration("k", "Exists"),)}, [ActionType.UPDATE_POD_TOLERATION],
-                 id="a toleration added is UpdatePodToleration"),
-    pytest.param({"labels": {}, "tolerations": (Toleration("k", "Exists"),)},
-                 [ActionType.UPDATE_POD_LABEL, ActionType.UPDATE_POD_TOLERATION],
-                 id="several kinds of change are each their own event, in the release's order"),
-])
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        pytest.param({}, [ActionType.UPDATE], id="a change the scheduler does not single out is a general Update"),
+        pytest.param({"labels": {"app": "db"}}, [ActionType.UPDATE_POD_LABEL], id="new labels are UpdatePodLabel"),
+        pytest.param(
+            {"requests": {CPU: 250, MEMORY: 1 << 20}},
+            [ActionType.UPDATE_POD_SCALE_DOWN],
+            id="a lowered request is UpdatePodScaleDown",
+        ),
+        pytest.param(
+            {"requests": {CPU: 500}}, [ActionType.UPDATE_POD_SCALE_DOWN], id="a request removed is UpdatePodScaleDown"
+        ),
+        pytest.param(
+            {"requests": {CPU: 900, MEMORY: 1 << 20}},
+            [ActionType.UPDATE],
+            id="a raised request is only a general Update",
+        ),
+        pytest.param(
+            {"tolerations": (Toleration("k", "Exists"),)},
+            [ActionType.UPDATE_POD_TOLERATION],
+            id="a toleration added is UpdatePodToleration",
+        ),
+        pytest.param(
+            {"labels": {}, "tolerations": (Toleration("k", "Exists"),)},
+            [ActionType.UPDATE_POD_LABEL, ActionType.UPDATE_POD_TOLERATION],
+            id="several kinds of change are each their own event, in the release's order",
+        ),
+    ],
+)
 def test_an_assigned_pods_update_is_the_events_of_what_changed(change, expected):
     requests = change.pop("requests", {CPU: 500, MEMORY: 1 << 20})
     new = make_pod("p", labels=change.pop("labels", {"app": "web"}), node="n1", requests=requests, **change)
@@ -70,14 +86,16 @@ def test_gates_removed_from_a_pending_pod_is_an_unscheduled_pod_event():
     gated = make_pod("p", scheduling_gates=("wait",))
     released = dataclasses.replace(gated, scheduling_gates=())
     assert pod_scheduling_properties_change(released, gated) == [
-        ClusterEvent(EventResource.UNSCHEDULABLE_POD, ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED)]
+        ClusterEvent(EventResource.UNSCHEDULABLE_POD, ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED)
+    ]
 
 
 def test_a_gate_added_is_not_gates_eliminated():
     open_pod = make_pod("p")
     gated = dataclasses.replace(open_pod, scheduling_gates=("wait",))
     assert pod_scheduling_properties_change(gated, open_pod) == [
-        ClusterEvent(EventResource.UNSCHEDULABLE_POD, ActionType.UPDATE)]
+        ClusterEvent(EventResource.UNSCHEDULABLE_POD, ActionType.UPDATE)
+    ]
 
 
 @pytest.fixture
@@ -141,8 +159,11 @@ def test_an_updated_assigned_pod_is_seen_by_the_cache_and_each_change_is_an_even
     assert queue.calls == [("move", _assigned(ActionType.UPDATE_POD_LABEL), running, relabelled, None)]
 
 
-@pytest.mark.parametrize("skip_itself", [True, False], ids=["the forgotten pod itself is skipped when asked",
-                                                             "every waiting pod is a candidate otherwise"])
+@pytest.mark.parametrize(
+    "skip_itself",
+    [True, False],
+    ids=["the forgotten pod itself is skipped when asked", "every waiting pod is a candidate otherwise"],
+)
 def test_a_forgotten_assumed_pod_is_an_assigned_pod_delete(cluster, skip_itself):
     handlers, queue, _, _ = cluster
     pod = make_pod("assumed", node="n1")
@@ -199,21 +220,39 @@ def test_the_old_version_is_a_copy_the_change_does_not_touch():
     assert (old is not pod, old.labels) == (True, {"app": "web"})
 
 
-@pytest.mark.parametrize("old, new, labels", [
-    pytest.param(make_node("n", unschedulable=True), make_node("n"), ["NodeUpdateNodeTaint"],
-                 id="spec.unschedulable cleared is an UpdateNodeTaint (extractNodeSpecUnschedulableChange)"),
-    pytest.param(make_node("n"), make_node("n", unschedulable=True), [],
-                 id="cordoning is no event at all"),
-    pytest.param(make_node("n", cpu=1000), make_node("n", cpu=2000), ["NodeUpdateNodeAllocatable"],
-                 id="allocatable changed"),
-    pytest.param(make_node("n"), make_node("n", labels={"a": "b"}, taints=[Taint("k", "", "NoSchedule")]),
-                 ["NodeUpdateNodeLabel", "NodeUpdateNodeTaint"], id="labels then taints, in the extractors' order"),
-    pytest.param(make_node("n", conditions=(NodeCondition("Ready", "True"),)),
-                 make_node("n", conditions=(NodeCondition("Ready", "False"),)),
-                 ["NodeUpdateNodeCondition"], id="a condition's status changed"),
-    pytest.param(make_node("n", annotations={"a": "1"}), make_node("n"), ["NodeUpdateNodeAnnotation"],
-                 id="annotations changed"),
-])
+@pytest.mark.parametrize(
+    "old, new, labels",
+    [
+        pytest.param(
+            make_node("n", unschedulable=True),
+            make_node("n"),
+            ["NodeUpdateNodeTaint"],
+            id="spec.unschedulable cleared is an UpdateNodeTaint (extractNodeSpecUnschedulableChange)",
+        ),
+        pytest.param(make_node("n"), make_node("n", unschedulable=True), [], id="cordoning is no event at all"),
+        pytest.param(
+            make_node("n", cpu=1000), make_node("n", cpu=2000), ["NodeUpdateNodeAllocatable"], id="allocatable changed"
+        ),
+        pytest.param(
+            make_node("n"),
+            make_node("n", labels={"a": "b"}, taints=[Taint("k", "", "NoSchedule")]),
+            ["NodeUpdateNodeLabel", "NodeUpdateNodeTaint"],
+            id="labels then taints, in the extractors' order",
+        ),
+        pytest.param(
+            make_node("n", conditions=(NodeCondition("Ready", "True"),)),
+            make_node("n", conditions=(NodeCondition("Ready", "False"),)),
+            ["NodeUpdateNodeCondition"],
+            id="a condition's status changed",
+        ),
+        pytest.param(
+            make_node("n", annotations={"a": "1"}),
+            make_node("n"),
+            ["NodeUpdateNodeAnnotation"],
+            id="annotations changed",
+        ),
+    ],
+)
 def test_node_scheduling_properties_change(old, new, labels):
     events = node_scheduling_properties_change(new, old)
     assert [event.label for event in events] == labels

@@ -114,11 +114,21 @@ def test_each_binding_goroutine_delivers_its_own_prebind_writes_with_its_binding
     with another goroutine's (the release's dra_shared runs: a pod waiting on a claim change was
     re-queued one attempt too early when the writes of every PreBind so far were delivered at once)."""
     pods = [("a", "claim-a"), ("b", "claim-b"), ("c", "claim-c")]
-    text = "---\n".join([node_text("n1", cpu="4"), GPUS, *(_claim(claim) for _, claim in pods),
-                         *(_claim_pod(pod, claim) for pod, claim in pods)])
+    text = "---\n".join(
+        [
+            node_text("n1", cpu="4"),
+            GPUS,
+            *(_claim(claim) for _, claim in pods),
+            *(_claim_pod(pod, claim) for pod, claim in pods),
+        ]
+    )
     run = ClusterRun(load_scenario(text))
-    writes = [(e.payload.kind, e.pod) for e in run.run() if e.extension_point is ExtensionPoint.CLUSTER
-              and e.payload.kind in (ClusterChangeKind.STORAGE, ClusterChangeKind.POD_BOUND)]
+    writes = [
+        (e.payload.kind, e.pod)
+        for e in run.run()
+        if e.extension_point is ExtensionPoint.CLUSTER
+        and e.payload.kind in (ClusterChangeKind.STORAGE, ClusterChangeKind.POD_BOUND)
+    ]
     allocations = [(ClusterChangeKind.STORAGE, f"default/{claim}") for _, claim in pods]
     assert list(dict.fromkeys(w for w in writes if w in allocations)) == allocations
     for pod, claim in pods:  # each allocation told right before its own pod's binding

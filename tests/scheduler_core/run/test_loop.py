@@ -49,9 +49,14 @@ spec:
 def test_the_writes_of_a_prebind_that_failed_still_reach_the_queue_as_events():
     events = list(run_to_the_end(load_scenario(PREBIND_FAILS), tie_break="first"))
     first_end = next(i for i, e in enumerate(events) if e.extension_point is ExtensionPoint.ATTEMPT_END)
-    second_start = next(i for i, e in enumerate(events) if e.extension_point is ExtensionPoint.CYCLE_START and i > first_end)
-    between = [e.payload for e in events[first_end:second_start]
-               if isinstance(e.payload, ClusterChanged) and e.payload.kind is ClusterChangeKind.STORAGE]
+    second_start = next(
+        i for i, e in enumerate(events) if e.extension_point is ExtensionPoint.CYCLE_START and i > first_end
+    )
+    between = [
+        e.payload
+        for e in events[first_end:second_start]
+        if isinstance(e.payload, ClusterChanged) and e.payload.kind is ClusterChangeKind.STORAGE
+    ]
     assert [(c.kind, c.object, c.detail) for c in between] == [
         (ClusterChangeKind.STORAGE, "default/c1", "PersistentVolumeClaimUpdate"),
         (ClusterChangeKind.STORAGE, "pvc-u1", "PersistentVolumeAdd"),
@@ -65,7 +70,9 @@ def test_a_failed_binding_reports_the_node_and_wakes_the_pods_the_assumed_pod_ke
     # chosen for n1 and its PreBind fails. Forgetting the assumed `a` is an AssignedPodDelete
     # (handleBindingCycleError), which NodeResourcesFit's hint lets through for `big`; `a` itself
     # goes back as an error (no rejecting plugin), its attempt reporting the node and the error.
-    text = PREBIND_FAILS.replace("status: {allocatable: {cpu: '8'", "status: {allocatable: {cpu: '1'") + """\
+    text = (
+        PREBIND_FAILS.replace("status: {allocatable: {cpu: '8'", "status: {allocatable: {cpu: '1'")
+        + """\
 ---
 apiVersion: v1
 kind: Pod
@@ -77,6 +84,7 @@ kind: Pod
 metadata: {name: big, namespace: default}
 spec: {priority: 10, containers: [{name: c, image: x, resources: {requests: {cpu: 500m}}}]}
 """
+    )
     from scheduler_core.encoding.timeline import timeline_summary
 
     events = list(run_to_the_end(load_scenario(text), tie_break="first"))
@@ -85,10 +93,22 @@ spec: {priority: 10, containers: [{name: c, image: x, resources: {requests: {cpu
     failed = attempts[1]
     assert (failed["pod"], failed["nodeName"]) == ("default/a", "n1") and "failedSchedulingMessage" not in failed
     assert failed["bindingError"].startswith('running PreBind plugin "VolumeBinding": binding volumes:')
-    a_end = next(i for i, e in enumerate(events) if e.extension_point is ExtensionPoint.ATTEMPT_END and e.pod == "default/a")
-    after = [e for e in events[a_end + 1:] if e.extension_point in (ExtensionPoint.CLUSTER, ExtensionPoint.QUEUE_MOVE)][:2]
-    assert (after[0].pod, after[0].payload.kind, after[0].payload.node) == ("default/a", ClusterChangeKind.BINDING_FAILED, "n1")
-    assert (after[1].pod, after[1].payload.event, after[1].payload.plugins) == ("default/big", "AssignedPodDelete", ["NodeResourcesFit"])
+    a_end = next(
+        i for i, e in enumerate(events) if e.extension_point is ExtensionPoint.ATTEMPT_END and e.pod == "default/a"
+    )
+    after = [
+        e for e in events[a_end + 1 :] if e.extension_point in (ExtensionPoint.CLUSTER, ExtensionPoint.QUEUE_MOVE)
+    ][:2]
+    assert (after[0].pod, after[0].payload.kind, after[0].payload.node) == (
+        "default/a",
+        ClusterChangeKind.BINDING_FAILED,
+        "n1",
+    )
+    assert (after[1].pod, after[1].payload.event, after[1].payload.plugins) == (
+        "default/big",
+        "AssignedPodDelete",
+        ["NodeResourcesFit"],
+    )
 
 
 # ---------------------------------------------------------------------------- OpportunisticBatching
@@ -116,8 +136,16 @@ def test_a_pod_like_the_last_one_takes_the_next_node_of_its_ranking_without_a_ne
     # p1 does not fit n010 any more: it is offered n020 alone and takes it, although a fresh pass
     # (from n100 on) would have found n120, preferred as much as n010.
     assert node1 == "n020"
-    assert f1 == [{"evaluated": ["n020"], "feasibleNodes": ["n020"], "numFeasibleNodesToFind": 1, "startIndex": 0,
-                   "nominatedNodeOnly": True, "batchHint": True}]
+    assert f1 == [
+        {
+            "evaluated": ["n020"],
+            "feasibleNodes": ["n020"],
+            "numFeasibleNodesToFind": 1,
+            "startIndex": 0,
+            "nominatedNodeOnly": True,
+            "batchHint": True,
+        }
+    ]
     # p2 is offered the next one; the hinted cycles left the rotating start index alone.
     assert node2 == "n000" and f2[0]["evaluated"] == ["n000"] and f2[0]["batchHint"]
 
@@ -158,12 +186,15 @@ spec:
 # A pod using a claim from a template, and a cpu-only pod of higher priority that must preempt the
 # device holder on the only node: the stand-in resourceclaim controller (../shared/spec/TIMELINE.md) makes the
 # claim, and releases the victim's claim 100 ms after the stand-in kubelet removed it.
-DRA_RUN = scenario_text("""\
+DRA_RUN = scenario_text(
+    """\
 apiVersion: v1
 kind: Node
 metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
 status: {allocatable: {cpu: '2', memory: 8Gi, pods: '110'}}
-""", gpu_devices_text(devices=1, template="one"), """\
+""",
+    gpu_devices_text(devices=1, template="one"),
+    """\
 apiVersion: resource.k8s.io/v1
 kind: ResourceClaim
 metadata:
@@ -200,25 +231,35 @@ spec:
   priority: 10
   containers: [{name: c, image: x, resources: {requests: {cpu: '1'}, claims: [{name: gpu}]}}]
   resourceClaims: [{name: gpu, resourceClaimTemplateName: one}]
-""")
+""",
+)
 
 
 def test_a_pod_with_a_template_claim_waits_at_pre_enqueue_until_its_claim_is_named():
     """The stand-in controller: the claim (an Add), then the pod's status update moves it to activeQ."""
     events = list(run_to_the_end(load_scenario(DRA_RUN), tie_break="first"))
-    moves = [(e.payload.queue, e.payload.event) for e in events
-             if e.extension_point is ExtensionPoint.QUEUE_MOVE and e.pod == "default/trainer"]
-    assert moves[:2] == [("unschedulablePods", "UnschedulablePodAdd"),
-                         ("activeQ", "UnschedulablePodUpdatePodGeneratedResourceClaim")]
+    moves = [
+        (e.payload.queue, e.payload.event)
+        for e in events
+        if e.extension_point is ExtensionPoint.QUEUE_MOVE and e.pod == "default/trainer"
+    ]
+    assert moves[:2] == [
+        ("unschedulablePods", "UnschedulablePodAdd"),
+        ("activeQ", "UnschedulablePodUpdatePodGeneratedResourceClaim"),
+    ]
 
 
 def test_a_victims_claim_is_released_100_ms_after_its_removal_and_the_waiting_pod_gets_the_device():
     events = list(run_to_the_end(load_scenario(DRA_RUN), tie_break="first"))
-    changes = [(e.payload.time_ms, e.payload.kind, e.payload.object, e.payload.detail) for e in events
-               if isinstance(e.payload, ClusterChanged)]
-    removed = next(at for at, kind, name, _ in changes if kind is ClusterChangeKind.POD_REMOVED and name == "default/holder")
-    released = [(at, name, detail) for at, kind, name, detail in changes
-                if name == "default/held" and at > removed]
+    changes = [
+        (e.payload.time_ms, e.payload.kind, e.payload.object, e.payload.detail)
+        for e in events
+        if isinstance(e.payload, ClusterChanged)
+    ]
+    removed = next(
+        at for at, kind, name, _ in changes if kind is ClusterChangeKind.POD_REMOVED and name == "default/holder"
+    )
+    released = [(at, name, detail) for at, kind, name, detail in changes if name == "default/held" and at > removed]
     assert released[0] == (removed + 100, "default/held", "resource.k8s.io/ResourceClaimUpdate")
     summary_final = events[-1].payload.final
     assert summary_final == {"default/holder": "deleted", "default/trainer": "n1", "default/urgent": "n1"}
@@ -227,10 +268,12 @@ def test_a_victims_claim_is_released_100_ms_after_its_removal_and_the_waiting_po
 def test_a_pod_failing_with_an_error_forever_stops_the_run_and_is_named():
     """A CEL runtime error is the plugin's Error: the release retries the pod every back-off
     forever; the run stops after a minute of nothing else and says which pods it gave up on."""
-    broken = DRA_RUN.replace("""spec: {selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]}""",
-                             """spec: {selectors: [{cel: {expression: 'device.attributes["x.example.com"].size > 1'}}]}""")
+    broken = DRA_RUN.replace(
+        """spec: {selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]}""",
+        """spec: {selectors: [{cel: {expression: 'device.attributes["x.example.com"].size > 1'}}]}""",
+    )
     summary = timeline_summary(run_to_the_end(load_scenario(broken), tie_break="first"))
-    error = ('running "DynamicResources" filter plugin: class gpu: selector #0: CEL runtime error: no such key: size')
+    error = 'running "DynamicResources" filter plugin: class gpu: selector #0: CEL runtime error: no such key: size'
     errors = [a for a in summary["attempts"] if a.get("failedSchedulingMessage") == error]
     assert len(errors) >= 6 and summary["attempts"][-1] == errors[-1] and errors[-1]["pod"] == "default/trainer"
     assert summary["stoppedRetrying"] == ["default/trainer"] and summary["final"]["default/trainer"] is None
@@ -241,12 +284,15 @@ def test_a_pod_failing_with_an_error_forever_stops_the_run_and_is_named():
 
 def _four_victims(grace: str, finalizers: str = "[]") -> str:
     """n1 full of four low-priority 250m pods; `urgent` (1 CPU, priority 100) must preempt them all."""
-    victims = "".join(f"""---
+    victims = "".join(
+        f"""---
 apiVersion: v1
 kind: Pod
 metadata: {{name: low-{i}, namespace: default, finalizers: {finalizers}}}
 spec: {{nodeName: n1, {grace}containers: [{{name: c, image: x, resources: {{requests: {{cpu: 250m}}}}}}]}}
-""" for i in range(4))
+"""
+        for i in range(4)
+    )
     return f"""apiVersion: v1
 kind: Node
 metadata: {{name: n1, labels: {{kubernetes.io/hostname: n1}}}}
@@ -264,8 +310,10 @@ def _victim_changes(text: str) -> tuple[list[tuple[int, str, str]], list[tuple[s
     changes, attempts = [], []
     for event in run_to_the_end(load_scenario(text), tie_break="first"):
         payload = event.payload
-        if isinstance(payload, ClusterChanged) and payload.kind in (ClusterChangeKind.POD_TERMINATING,
-                                                                    ClusterChangeKind.POD_REMOVED):
+        if isinstance(payload, ClusterChanged) and payload.kind in (
+            ClusterChangeKind.POD_TERMINATING,
+            ClusterChangeKind.POD_REMOVED,
+        ):
             changes.append((payload.time_ms, payload.kind.value, payload.object))
         if event.extension_point is ExtensionPoint.ATTEMPT_END:
             attempts.append((event.pod, payload.time_ms))
@@ -282,15 +330,24 @@ def test_victims_with_a_zero_grace_period_are_removed_when_the_scheduler_deletes
     assert attempts == [("default/urgent", 0), ("default/urgent", 0)]
 
 
-@pytest.mark.parametrize("grace, finalizers", [
-    pytest.param("", "[]", id="the default grace period of 30 s keeps victims terminating for the stand-in kubelet"),
-    pytest.param("terminationGracePeriodSeconds: 0, ", "[example.com/keep]",
-                 id="a finalizer keeps a zero-grace victim terminating for the stand-in kubelet"),
-])
+@pytest.mark.parametrize(
+    "grace, finalizers",
+    [
+        pytest.param(
+            "", "[]", id="the default grace period of 30 s keeps victims terminating for the stand-in kubelet"
+        ),
+        pytest.param(
+            "terminationGracePeriodSeconds: 0, ",
+            "[example.com/keep]",
+            id="a finalizer keeps a zero-grace victim terminating for the stand-in kubelet",
+        ),
+    ],
+)
 def test_other_victims_wait_for_the_stand_in_kubelet(grace, finalizers):
     changes, attempts = _victim_changes(_four_victims(grace, finalizers))
     assert changes == [(0, "PodTerminating", f"default/low-{i}") for i in range(4)] + [
-        (300 * (i + 1), "PodRemoved", f"default/low-{i}") for i in range(4)]
+        (300 * (i + 1), "PodRemoved", f"default/low-{i}") for i in range(4)
+    ]
     # Each removal moves the preemptor; it fails until the last victim is gone.
     assert attempts == [("default/urgent", ms) for ms in (0, 300, 600, 900, 1200)]
 
@@ -325,10 +382,12 @@ def _two_equal_victims(start_a: str) -> str:
     ``a``'s victim with ``start_a`` as status.startTime (none when empty), ``b``'s without one."""
     started = f"status: {{startTime: '{start_a}'}}\n" if start_a else ""
     return scenario_text(
-        node_text("a", cpu="2"), node_text("b", cpu="2"),
+        node_text("a", cpu="2"),
+        node_text("b", cpu="2"),
         pod_text("low-a", cpu="2", node_name="a", spec="  priority: 10\n") + started,
         pod_text("low-b", cpu="2", node_name="b", spec="  priority: 10\n"),
-        pod_text("urgent", cpu="2", spec="  priority: 100\n"))
+        pod_text("urgent", cpu="2", spec="  priority: 100\n"),
+    )
 
 
 def _victims(text: str) -> list[str]:
@@ -336,12 +395,20 @@ def _victims(text: str) -> list[str]:
     return [victim for attempt in summary["attempts"] for victim in attempt.get("victims", [])]
 
 
-@pytest.mark.parametrize("start_a, victim", [
-    pytest.param("", "default/low-b", id="without start times the pods started in document order: the later one goes"),
-    pytest.param("2026-06-01T00:00:00Z", "default/low-b",
-                 id="a pod without a start time started as the run began, after every start the scenario gives"),
-    pytest.param("2020-01-01T00:00:00Z", "default/low-b", id="an old start time keeps its node's victim older"),
-])
+@pytest.mark.parametrize(
+    "start_a, victim",
+    [
+        pytest.param(
+            "", "default/low-b", id="without start times the pods started in document order: the later one goes"
+        ),
+        pytest.param(
+            "2026-06-01T00:00:00Z",
+            "default/low-b",
+            id="a pod without a start time started as the run began, after every start the scenario gives",
+        ),
+        pytest.param("2020-01-01T00:00:00Z", "default/low-b", id="an old start time keeps its node's victim older"),
+    ],
+)
 def test_preemption_picks_the_node_whose_victims_started_last(start_a, victim):
     """pickOneNodeForPreemption's last criterion is the latest start among a node's victims; a run
     starts the second after the latest time its scenario records (run_epoch), as the references

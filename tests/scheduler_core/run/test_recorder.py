@@ -5,7 +5,7 @@ does around the cycles (attempt ends, informer events, the queue's moves) too.""
 from __future__ import annotations
 
 from scheduler_core.backend.queue import QueueMove, QueueName
-from scheduler_core.encoding.events import ClusterChangeKind, ExtensionPoint
+from scheduler_core.encoding.events import ClusterChangeKind, Event, ExtensionPoint
 from scheduler_core.run.outcomes import BindingFailed, Bound, FitError, SchedulingError
 from scheduler_core.run.recorder import CycleRecorder, RunRecorder, record_cycle
 from scheduler_core.scenario import load_scenario
@@ -40,13 +40,16 @@ def test_a_failure_found_after_the_host_was_chosen_is_the_cycles_error():
     """CycleEnd: a failure before selectHost is the FailedScheduling text; one in Score, Reserve,
     Permit or the binding cycle is written as the cycle's error."""
     recorder = CycleRecorder(_cycle("---\n".join([node_text("n1"), pod_text("p")])))
-    ended = {name: recorder.ended(ending).payload.to_json() for name, ending in {
-        "fit": FitError("0/1 nodes are available: 1 x.", frozenset(), None),
-        "reserve": FitError("0/1 nodes are available: 1 y.", frozenset({"R"}), None, after_host_selection=True),
-        "filter error": SchedulingError("boom"),
-        "score error": SchedulingError("bad score", after_host_selection=True),
-        "bind": BindingFailed("n1", "bind failed", rejected=False),
-    }.items()}
+    ended = {
+        name: recorder.ended(ending).payload.to_json()
+        for name, ending in {
+            "fit": FitError("0/1 nodes are available: 1 x.", frozenset(), None),
+            "reserve": FitError("0/1 nodes are available: 1 y.", frozenset({"R"}), None, after_host_selection=True),
+            "filter error": SchedulingError("boom"),
+            "score error": SchedulingError("bad score", after_host_selection=True),
+            "bind": BindingFailed("n1", "bind failed", rejected=False),
+        }.items()
+    }
     assert ended == {
         "fit": {"nodeName": None, "failedSchedulingMessage": "0/1 nodes are available: 1 x."},
         "reserve": {"nodeName": None, "error": "0/1 nodes are available: 1 y."},
@@ -77,8 +80,11 @@ def test_in_the_engines_own_process_the_node_lists_stay_positions():
     text = "---\n".join([node_text("n1"), node_text("n2"), node_text("n3"), pod_text("p")])
     events = list(record_cycle(_cycle(text)))
     hollow = list(record_cycle(_cycle(text, hand_over_only=True)))
-    lists = lambda stream: [type(e.payload.nodes) for e in stream if e.extension_point in (  # noqa: E731
-        ExtensionPoint.FILTER, ExtensionPoint.SCORE, ExtensionPoint.NORMALIZE_SCORE) and e.plugin]
+
+    def lists(stream: list[Event]) -> list[type]:
+        points = (ExtensionPoint.FILTER, ExtensionPoint.SCORE, ExtensionPoint.NORMALIZE_SCORE)
+        return [type(e.payload.nodes) for e in stream if e.extension_point in points and e.plugin]
+
     assert set(lists(events)) == {PositionedNames} and set(lists(hollow)) == {NodePositions}
     summary = next(e.payload for e in hollow if e.extension_point is ExtensionPoint.FILTER and not e.plugin)
     assert type(summary.evaluated) is NodePositions and type(summary.feasible_nodes) is NodePositions

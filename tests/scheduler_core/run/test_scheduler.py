@@ -23,16 +23,19 @@ from scheduler_core.encoding.trace import trace_summary
 from tests.scheduler_core.builders import make_node, make_pod
 
 
-@pytest.mark.parametrize("percentage, nodes, expected", [
-    pytest.param(0, 50, 50, id="under 100 nodes every node is checked"),
-    pytest.param(0, 100, 100, id="at 100 nodes adaptive 50 percent is raised to the 100-node minimum"),
-    pytest.param(0, 1000, 420, id="at 1000 nodes adaptive is 50 minus 1000/125 = 42 percent"),
-    pytest.param(0, 6250, 312, id="at 6250 nodes adaptive bottoms out at 5 percent"),
-    pytest.param(0, 5000, 500, id="at 5000 nodes adaptive is 10 percent"),
-    pytest.param(100, 6250, 6250, id="100 percent checks every node"),
-    pytest.param(30, 1000, 300, id="an explicit percentage is used as given"),
-    pytest.param(1, 1000, 100, id="an explicit percentage never goes under 100 nodes"),
-])
+@pytest.mark.parametrize(
+    "percentage, nodes, expected",
+    [
+        pytest.param(0, 50, 50, id="under 100 nodes every node is checked"),
+        pytest.param(0, 100, 100, id="at 100 nodes adaptive 50 percent is raised to the 100-node minimum"),
+        pytest.param(0, 1000, 420, id="at 1000 nodes adaptive is 50 minus 1000/125 = 42 percent"),
+        pytest.param(0, 6250, 312, id="at 6250 nodes adaptive bottoms out at 5 percent"),
+        pytest.param(0, 5000, 500, id="at 5000 nodes adaptive is 10 percent"),
+        pytest.param(100, 6250, 6250, id="100 percent checks every node"),
+        pytest.param(30, 1000, 300, id="an explicit percentage is used as given"),
+        pytest.param(1, 1000, 100, id="an explicit percentage never goes under 100 nodes"),
+    ],
+)
 def test_num_feasible_nodes_to_find(percentage, nodes, expected):
     assert num_feasible_nodes_to_find(percentage, nodes) == expected
 
@@ -40,7 +43,9 @@ def test_num_feasible_nodes_to_find(percentage, nodes, expected):
 def _cluster(count: int, pending: int, percentage: int = 0) -> Scenario:
     nodes = [make_node(f"n{i:04d}", {"kubernetes.io/hostname": f"n{i:04d}"}, doc_index=i) for i in range(count)]
     pods = [make_pod(f"p{i}", requests={"cpu": 100}, doc_index=i) for i in range(pending)]
-    return Scenario(nodes, pods, {}, config=SchedulerConfiguration((SchedulerConfig(percentage_of_nodes_to_score=percentage),)))
+    return Scenario(
+        nodes, pods, {}, config=SchedulerConfiguration((SchedulerConfig(percentage_of_nodes_to_score=percentage),))
+    )
 
 
 @pytest.mark.parametrize("size", [1, 2, 7])
@@ -60,10 +65,12 @@ def _replaced_node_by_node(verdicts, kept, fit):
     """The nominated pass's replacements as the per-node loop listed them (every plugin's status per kept slot)."""
     replaced = []
     for k, i in enumerate(kept.tolist()):
-        statuses = [(fit.palette[fit.choice[k]] if fit is not None and fit.choice[k] >= 0 else None)
-                    if plugin == names.NODE_RESOURCES_FIT else
-                    (verdict.palette[verdict.choice[i]] if verdict.choice[i] >= 0 else None)
-                    for plugin, verdict in verdicts]
+        statuses = [
+            (fit.palette[fit.choice[k]] if fit is not None and fit.choice[k] >= 0 else None)
+            if plugin == names.NODE_RESOURCES_FIT
+            else (verdict.palette[verdict.choice[i]] if verdict.choice[i] >= 0 else None)
+            for plugin, verdict in verdicts
+        ]
         if any(is_failure(status) for status in statuses):
             replaced.append((i, statuses))
     return replaced
@@ -73,17 +80,20 @@ def _replaced_node_by_node(verdicts, kept, fit):
 def test_the_nominated_pass_on_arrays_replaces_as_the_node_by_node_loop(seed):
     rng = np.random.default_rng(seed)
     count = int(rng.integers(1, 30))
-    palettes = {name: [Status.unschedulable(f"{name} says no {k}") for k in range(int(rng.integers(0, 3)))]
-                + ([Status(Code.SUCCESS)] if rng.random() < 0.3 else [])  # a success entry is no failure
-                for name in (names.NODE_UNSCHEDULABLE, names.NODE_RESOURCES_FIT, names.TAINT_TOLERATION)}
+    palettes = {
+        name: [Status.unschedulable(f"{name} says no {k}") for k in range(int(rng.integers(0, 3)))]
+        + ([Status(Code.SUCCESS)] if rng.random() < 0.3 else [])  # a success entry is no failure
+        for name in (names.NODE_UNSCHEDULABLE, names.NODE_RESOURCES_FIT, names.TAINT_TOLERATION)
+    }
     verdicts = [(name, _random_verdicts(rng, count, palette)) for name, palette in palettes.items()]
     kept = np.sort(rng.choice(count, int(rng.integers(1, count + 1)), replace=False)).astype(np.int64)
     fit_palette = [Status.unschedulable("Insufficient cpu"), Status.unresolvable("Too many pods")]
     fit = None if rng.random() < 0.25 else _random_verdicts(rng, len(kept), fit_palette)
     fast = _with_nominated_fit(verdicts, kept, fit)
     reference = _with_verdicts(verdicts, _replaced_node_by_node(verdicts, kept, fit))
-    assert [(name, [id(s) for s in v.palette], v.choice.tolist()) for name, v in fast] == \
-        [(name, [id(s) for s in v.palette], v.choice.tolist()) for name, v in reference]
+    assert [(name, [id(s) for s in v.palette], v.choice.tolist()) for name, v in fast] == [
+        (name, [id(s) for s in v.palette], v.choice.tolist()) for name, v in reference
+    ]
 
 
 def test_it_evaluates_only_num_feasible_nodes_and_rotates_the_start_index():
@@ -104,8 +114,10 @@ def test_it_breaks_ties_by_document_order_by_default():
 
 
 def test_random_tie_break_is_reproducible_with_a_seed():
-    picks = {trace_summary(simulate(_cluster(20, 1, 100), tie_break="random", seed=7))["cycles"][0]["nodeName"]
-             for _ in range(3)}
+    picks = {
+        trace_summary(simulate(_cluster(20, 1, 100), tie_break="random", seed=7))["cycles"][0]["nodeName"]
+        for _ in range(3)
+    }
     assert len(picks) == 1
 
 
@@ -125,8 +137,15 @@ def test_it_reports_no_nodes_available_with_an_empty_cluster():
 
 
 def _zoned(count: int, zone_of, **node_fields) -> list:
-    return [make_node(f"n{i:04d}", {"kubernetes.io/hostname": f"n{i:04d}", "topology.kubernetes.io/zone": zone_of(i)},
-                      doc_index=i, **node_fields.get(i, {})) for i in range(count)]
+    return [
+        make_node(
+            f"n{i:04d}",
+            {"kubernetes.io/hostname": f"n{i:04d}", "topology.kubernetes.io/zone": zone_of(i)},
+            doc_index=i,
+            **node_fields.get(i, {}),
+        )
+        for i in range(count)
+    ]
 
 
 def _filter_summaries(scenario: Scenario) -> list:
@@ -136,8 +155,12 @@ def _filter_summaries(scenario: Scenario) -> list:
 def test_it_walks_the_nodes_zone_by_zone_as_the_snapshot_lists_them():
     # 100 nodes in zone a then 50 in zone b: the first 100 nodes walked are a0 b0 a1 b1 ... a49 b49.
     nodes = _zoned(150, lambda i: "a" if i < 100 else "b")
-    scenario = Scenario(nodes, [make_pod("p", requests={"cpu": 100})], {},
-                        config=SchedulerConfiguration((SchedulerConfig(percentage_of_nodes_to_score=0),)))
+    scenario = Scenario(
+        nodes,
+        [make_pod("p", requests={"cpu": 100})],
+        {},
+        config=SchedulerConfiguration((SchedulerConfig(percentage_of_nodes_to_score=0),)),
+    )
     evaluated = _filter_summaries(scenario)[0].evaluated
     assert evaluated[:4] == ["n0000", "n0100", "n0001", "n0101"]
     assert sorted(evaluated) == [f"n{i:04d}" for i in (*range(50), *range(100, 150))]
@@ -146,10 +169,14 @@ def test_it_walks_the_nodes_zone_by_zone_as_the_snapshot_lists_them():
 def test_nodes_failing_before_the_next_feasible_one_are_still_evaluated_and_counted():
     # 100 feasible nodes are wanted; n0100..n0109 fail, n0110 is the 101st feasible node: the walk
     # stops there (without it) and the next cycle starts after the ten failures.
-    nodes = [make_node(f"n{i:04d}", {"kubernetes.io/hostname": f"n{i:04d}"}, doc_index=i,
-                       unschedulable=100 <= i < 110) for i in range(150)]
+    nodes = [
+        make_node(f"n{i:04d}", {"kubernetes.io/hostname": f"n{i:04d}"}, doc_index=i, unschedulable=100 <= i < 110)
+        for i in range(150)
+    ]
     pods = [make_pod(f"p{i}", requests={"cpu": 100}, doc_index=i) for i in range(2)]
-    scenario = Scenario(nodes, pods, {}, config=SchedulerConfiguration((SchedulerConfig(percentage_of_nodes_to_score=0),)))
+    scenario = Scenario(
+        nodes, pods, {}, config=SchedulerConfiguration((SchedulerConfig(percentage_of_nodes_to_score=0),))
+    )
     first, second = _filter_summaries(scenario)
     assert len(first.evaluated) == 110 and len(first.feasible_nodes) == 100
     assert second.start_index == 110 and second.evaluated[0] == "n0110"
@@ -173,8 +200,10 @@ def test_a_profile_without_score_plugins_takes_the_first_feasible_node_of_its_wa
     # before n2, is evaluated too); the second pod's walk starts at n2, past n1.
     nodes = [node_text(f"n{i}") for i in range(4)]
     nodes[1] = nodes[1].replace("spec: {taints: []}", "spec: {unschedulable: true}")
-    pods = [f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}}}\nspec:\n  containers: [{{name: c, image: x}}]\n"
-            for i in range(2)]
+    pods = [
+        f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}}}\nspec:\n  containers: [{{name: c, image: x}}]\n"
+        for i in range(2)
+    ]
     trace = trace_summary(simulate(load_scenario("---\n".join([*nodes, *pods, NO_SCORING]))))
     assert [c["nodeName"] for c in trace["cycles"]] == ["n0", "n2"]
     assert list(trace["cycles"][0]["filter"]) == ["n1"] and trace["cycles"][1]["filter"] == {}
@@ -208,10 +237,12 @@ spec:
 
 # ---------------------------------------------------------------------------- OpportunisticBatching
 
+
 def _batching_scheduler():
     """Three nodes, no default spreading (pods are signable); n1 is full, n2 too small for the pod."""
     from scheduler_core import load_scenario
     from scheduler_core.framework.opportunistic_batch import OpportunisticBatch
+
     text = """\
 apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
@@ -231,11 +262,14 @@ profiles:
 def test_a_hint_that_does_not_fit_is_followed_by_the_usual_pass_whose_ranking_replaces_it():
     from scheduler_core.encoding.events import ExtensionPoint
     from scheduler_core.run.scheduler import Cycle
+
     scheduler, pod = _batching_scheduler()
     batch = scheduler.framework.batch
     batch.store(scheduler.framework.sign_pod(pod), None, "n1", ["n2", "n4"], 1, 0)
     cycle = Cycle(scheduler, 0, pod, cycle_count=2)
-    summaries = [e.payload.to_json() for e in cycle.run() if e.extension_point is ExtensionPoint.FILTER and e.plugin is None]
+    summaries = [
+        e.payload.to_json() for e in cycle.run() if e.extension_point is ExtensionPoint.FILTER and e.plugin is None
+    ]
     assert summaries[0]["evaluated"] == ["n2"] and summaries[0]["feasibleNodes"] == [] and summaries[0]["batchHint"]
     assert summaries[1]["feasibleNodes"] == ["n3", "n4"] and "batchHint" not in summaries[1]
     assert cycle.outcome.node_name == "n3"
@@ -244,6 +278,7 @@ def test_a_hint_that_does_not_fit_is_followed_by_the_usual_pass_whose_ranking_re
 
 def test_a_nominated_pod_tries_its_nomination_not_the_hint():
     from scheduler_core.run.scheduler import Cycle
+
     scheduler, pod = _batching_scheduler()
     batch = scheduler.framework.batch
     batch.store(scheduler.framework.sign_pod(pod), None, "n1", ["n3"], 1, 0)
@@ -259,6 +294,7 @@ def test_a_single_pass_never_batches():
     from scheduler_core import load_scenario
     from scheduler_core.encoding.events import ExtensionPoint
     from tests.scheduler_core.builders import fill_one_node_each, no_default_spreading
+
     events = list(simulate(load_scenario(no_default_spreading() + fill_one_node_each())))
     chosen = [e.payload.node_name for e in events if e.extension_point is ExtensionPoint.TOTAL]
     assert chosen == ["n010", "n120", "n000"]
@@ -292,7 +328,9 @@ def test_a_filter_error_on_one_node_fails_the_cycle_though_another_node_fits():
     (cycle,) = _cycles("error_beside_a_fitting_node.yaml")
     assert cycle["nodeName"] is None and cycle["feasibleNodes"] == []
     assert cycle["failedSchedulingMessage"] == (
-        'running "DynamicResources" filter plugin: claim default/all-gpus, request gpu: ' + INCOMPLETE_POOL.format("node-b"))
+        'running "DynamicResources" filter plugin: claim default/all-gpus, request gpu: '
+        + INCOMPLETE_POOL.format("node-b")
+    )
 
 
 def test_the_walk_stops_at_the_first_error_and_the_next_starts_after_the_nodes_before_it():

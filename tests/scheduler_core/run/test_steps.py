@@ -45,23 +45,34 @@ def moves_of(events, pod: str) -> list:
 def test_it_moves_a_pod_rejected_for_room_when_a_step_adds_a_node_that_fits_it_through_fits_node_hint():
     """addNodeToCache -> MoveAllToActiveOrBackoffQueue(Node/Add) -> Fit.isSchedulableAfterNodeChange:
     the new node fits the pod's requests, so the hint queues it and the next attempt places it."""
-    big_node = "create: {apiVersion: v1, kind: Node, metadata: {name: big, labels: {kubernetes.io/hostname: big}}, " \
-               "status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}}"
-    _, events, timeline = run(scenario_text(node_text("small", cpu="1"), pod_text("wants-2", cpu="2"),
-                                            changes_text([big_node])))
+    big_node = (
+        "create: {apiVersion: v1, kind: Node, metadata: {name: big, labels: {kubernetes.io/hostname: big}}, "
+        "status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}}"
+    )
+    _, events, timeline = run(
+        scenario_text(node_text("small", cpu="1"), pod_text("wants-2", cpu="2"), changes_text([big_node]))
+    )
     assert [(a["pod"], a["nodeName"], a["step"]) for a in timeline["attempts"]] == [
-        ("default/wants-2", None, 0), ("default/wants-2", "big", 1)]
+        ("default/wants-2", None, 0),
+        ("default/wants-2", "big", 1),
+    ]
     moved = [m for m in moves_of(events, "default/wants-2") if m.event == "NodeAdd"]
-    assert [(m.queue, m.plugins) for m in moved] == [("backoffQ", ["NodeResourcesFit"])] or \
-        [(m.queue, m.plugins) for m in moved] == [("activeQ", ["NodeResourcesFit"])]
+    assert [(m.queue, m.plugins) for m in moved] == [("backoffQ", ["NodeResourcesFit"])] or [
+        (m.queue, m.plugins) for m in moved
+    ] == [("activeQ", ["NodeResourcesFit"])]
     assert timeline["steps"][1]["pending"] == [] and timeline["final"]["default/wants-2"] == "big"
 
 
 def test_it_leaves_the_pod_unschedulable_when_the_added_node_is_too_small_too():
     """Fit.isSchedulableAfterNodeChange answers QueueSkip when the pod does not fit the new node
     even empty (isFit): no move, no attempt, the pod stays pending."""
-    _, events, timeline = run(scenario_text(node_text("small", cpu="1"), pod_text("wants-2", cpu="2"),
-                                            changes_text(["addNodes: {like: small, count: 2, prefix: more-}"])))
+    _, events, timeline = run(
+        scenario_text(
+            node_text("small", cpu="1"),
+            pod_text("wants-2", cpu="2"),
+            changes_text(["addNodes: {like: small, count: 2, prefix: more-}"]),
+        )
+    )
     assert not [m for m in moves_of(events, "default/wants-2") if m.event == "NodeAdd"]
     assert len(timeline["attempts"]) == 1
     assert timeline["steps"][1]["pending"] == ["default/wants-2"]
@@ -69,9 +80,12 @@ def test_it_leaves_the_pod_unschedulable_when_the_added_node_is_too_small_too():
 
 
 def test_it_copies_labels_taints_and_allocatable_and_names_the_host_in_add_nodes():
-    loop, _, _ = run(scenario_text(
-        node_text("n1", cpu="3", labels=", zone: a", taints="{key: k, value: v, effect: NoSchedule}"),
-        changes_text(["addNodes: {like: n1, count: 1, prefix: p-, labels: {pool: b}}"])))
+    loop, _, _ = run(
+        scenario_text(
+            node_text("n1", cpu="3", labels=", zone: a", taints="{key: k, value: v, effect: NoSchedule}"),
+            changes_text(["addNodes: {like: n1, count: 1, prefix: p-, labels: {pool: b}}"]),
+        )
+    )
     added = loop.kube_scheduler.snapshot.get("p-1").node
     assert added.labels == {"kubernetes.io/hostname": "p-1", "zone": "a", "pool": "b"}
     assert [t.key for t in added.taints] == ["k"] and added.allocatable["cpu"] == 3000
@@ -83,20 +97,33 @@ def test_it_moves_pods_rejected_by_node_unschedulable_when_a_node_is_uncordoned(
     cordoned = node_text("n1").replace("spec: {taints: []}", "spec: {taints: [], unschedulable: true}")
     _, events, timeline = run(scenario_text(cordoned, pod_text("p"), changes_text(["uncordon: {node: n1}"])))
     assert [c.payload.detail for c in changes_of(events, ClusterChangeKind.NODE_UPDATED)] == ["NodeUpdateNodeTaint"]
-    assert [m.plugins for m in moves_of(events, "default/p") if m.event == "NodeUpdateNodeTaint"] == [["NodeUnschedulable"]]
+    assert [m.plugins for m in moves_of(events, "default/p") if m.event == "NodeUpdateNodeTaint"] == [
+        ["NodeUnschedulable"]
+    ]
     assert timeline["final"]["default/p"] == "n1"
     _, events, _ = run(scenario_text(node_text("n1"), changes_text(["cordon: {node: n1}"])))
     assert [c.payload.detail for c in changes_of(events, ClusterChangeKind.NODE_UPDATED)] == ["no scheduling change"]
 
 
 def test_an_operation_that_writes_nothing_says_why_and_one_that_writes_says_nothing_more():
-    text = scenario_text(node_text("n1"), workload_text("Deployment", "web", replicas=1),
-                         changes_text(["scale: {kind: Deployment, namespace: default, name: web, replicas: 1}",
-                                       "cordon: {node: n1}", "cordon: {node: n1}"]))
+    text = scenario_text(
+        node_text("n1"),
+        workload_text("Deployment", "web", replicas=1),
+        changes_text(
+            [
+                "scale: {kind: Deployment, namespace: default, name: web, replicas: 1}",
+                "cordon: {node: n1}",
+                "cordon: {node: n1}",
+            ]
+        ),
+    )
     _, events, _ = run(text)
-    assert [(c.payload.object, c.payload.detail) for c in changes_of(events, ClusterChangeKind.OPERATION_UNCHANGED)] == [
+    assert [
+        (c.payload.object, c.payload.detail) for c in changes_of(events, ClusterChangeKind.OPERATION_UNCHANGED)
+    ] == [
         ("scale Deployment default/web to 1", "wrote nothing: it has 1 replicas already"),
-        ("cordon n1", "wrote nothing: its node is unschedulable already")]
+        ("cordon n1", "wrote nothing: its node is unschedulable already"),
+    ]
 
 
 def test_it_moves_a_pod_rejected_by_node_affinity_when_a_patch_gives_the_node_the_label():
@@ -112,9 +139,12 @@ def test_it_moves_a_pod_rejected_by_node_affinity_when_a_patch_gives_the_node_th
 def test_it_removes_a_lost_node_with_its_pods_at_once_and_the_replica_set_replaces_them():
     """deleteNodes: Node/Delete, then the pods go without grace; the ReplicaSet stand-in
     (manageReplicas) creates replacements, which land on the remaining node."""
-    text = scenario_text(node_text("a1", labels=", zone: a"), node_text("b1", labels=", zone: b"),
-                         workload_text("ReplicaSet", "web", replicas=2, cpu="1"),
-                         changes_text(["deleteNodes: {selector: {zone: a}}"]))
+    text = scenario_text(
+        node_text("a1", labels=", zone: a"),
+        node_text("b1", labels=", zone: b"),
+        workload_text("ReplicaSet", "web", replicas=2, cpu="1"),
+        changes_text(["deleteNodes: {selector: {zone: a}}"]),
+    )
     loop, events, timeline = run(text)
     step = timeline["steps"][1]
     assert step["deleted"] == ["default/web-1"] and step["created"] == ["default/web-3"]
@@ -128,9 +158,13 @@ def test_it_removes_a_lost_node_with_its_pods_at_once_and_the_replica_set_replac
 def test_it_reports_a_drain_blocked_by_a_budget_with_the_budget():
     """The eviction API's PDB check (checkAndDecrement): with disruptionsAllowed 0 every eviction
     is refused (429); kubectl drain retries every 5 s and gives up after 60 s of nothing else."""
-    text = scenario_text(node_text("n1"), node_text("n2"), workload_text("ReplicaSet", "db", replicas=2, cpu="3"),
-                         budget_text("db-pdb", "db", min_available="2"),
-                         changes_text(["drain: {node: n1}"]))
+    text = scenario_text(
+        node_text("n1"),
+        node_text("n2"),
+        workload_text("ReplicaSet", "db", replicas=2, cpu="3"),
+        budget_text("db-pdb", "db", min_available="2"),
+        changes_text(["drain: {node: n1}"]),
+    )
     _, events, timeline = run(text)
     step = timeline["steps"][1]
     assert step["evicted"] == [] and step["blocked"] == [{"pod": "default/db-1", "budget": "default/db-pdb"}]
@@ -143,13 +177,22 @@ def test_it_reports_a_drain_blocked_by_a_budget_with_the_budget():
 def test_it_evicts_one_pod_at_a_time_as_the_budget_allows_and_the_replacements_run():
     """checkAndDecrement uses up a disruption; the disruption stand-in gives it back once the
     replacement runs; the refused eviction succeeds on the retry 5 s later."""
-    text = scenario_text(node_text("n1"), node_text("n2"), node_text("n3"),
-                         workload_text("ReplicaSet", "web", replicas=2, cpu="1",
-                                       pod_spec="      nodeSelector: {kubernetes.io/hostname: n1}\n"),
-                         budget_text("web-pdb", "web", max_unavailable="1"),
-                         changes_text(["patch: {kind: ReplicaSet, namespace: default, name: web, patch: {spec: "
-                                       "{template: {spec: {nodeSelector: null}}}}}"],
-                                      ["drain: {node: n1}"]))
+    text = scenario_text(
+        node_text("n1"),
+        node_text("n2"),
+        node_text("n3"),
+        workload_text(
+            "ReplicaSet", "web", replicas=2, cpu="1", pod_spec="      nodeSelector: {kubernetes.io/hostname: n1}\n"
+        ),
+        budget_text("web-pdb", "web", max_unavailable="1"),
+        changes_text(
+            [
+                "patch: {kind: ReplicaSet, namespace: default, name: web, patch: {spec: "
+                "{template: {spec: {nodeSelector: null}}}}}"
+            ],
+            ["drain: {node: n1}"],
+        ),
+    )
     _, events, timeline = run(text)
     step = timeline["steps"][2]
     assert step["evicted"] == ["default/web-1", "default/web-2"] and step["blocked"] == []
@@ -161,8 +204,9 @@ def test_it_evicts_one_pod_at_a_time_as_the_budget_allows_and_the_replacements_r
 def test_it_does_not_evict_daemon_set_pods_when_draining():
     """kubectl drain --ignore-daemonsets: the DaemonSet filter skips its pods; they stay on the
     cordoned node (they tolerate node.kubernetes.io/unschedulable)."""
-    text = scenario_text(node_text("n1"), workload_text("DaemonSet", "agent", cpu="100m"),
-                         changes_text(["drain: {node: n1}"]))
+    text = scenario_text(
+        node_text("n1"), workload_text("DaemonSet", "agent", cpu="100m"), changes_text(["drain: {node: n1}"])
+    )
     _, _, timeline = run(text)
     assert timeline["steps"][1]["evicted"] == [] and timeline["final"] == {"default/agent-n1": "n1"}
 
@@ -184,17 +228,25 @@ volumeBindingMode: WaitForFirstConsumer
   - metadata: {name: data}
     spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
 """
-    text = scenario_text(node_text("n1"), node_text("n2"), storage_class,
-                         workload_text("StatefulSet", "db", replicas=1, cpu="1", extra_spec=claims),
-                         changes_text(["scale: {kind: StatefulSet, name: db, replicas: 3}"]))
+    text = scenario_text(
+        node_text("n1"),
+        node_text("n2"),
+        storage_class,
+        workload_text("StatefulSet", "db", replicas=1, cpu="1", extra_spec=claims),
+        changes_text(["scale: {kind: StatefulSet, name: db, replicas: 3}"]),
+    )
     loop, events, timeline = run(text)
     claims_state = loop.kube_scheduler.snapshot.storage.claims
     for ordinal in range(3):
         claim = claims_state[f"default/data-db-{ordinal}"]
         assert claim.storage_class_name == "local" and claim.is_fully_bound
         assert timeline["final"][f"default/db-{ordinal}"] in ("n1", "n2")
-    created = [e for e in events if e.extension_point is ExtensionPoint.CLUSTER
-               and e.payload.kind in (ClusterChangeKind.POD_CREATED, ClusterChangeKind.POD_BOUND)]
+    created = [
+        e
+        for e in events
+        if e.extension_point is ExtensionPoint.CLUSTER
+        and e.payload.kind in (ClusterChangeKind.POD_CREATED, ClusterChangeKind.POD_BOUND)
+    ]
     order = [(e.payload.kind.value, e.pod) for e in created]
     assert order.index(("PodBound", "default/db-1")) < order.index(("PodCreated", "default/db-2"))
     assert timeline["steps"][1]["created"] == ["default/db-1", "default/db-2"]
@@ -203,9 +255,12 @@ volumeBindingMode: WaitForFirstConsumer
 def test_it_gives_a_new_node_its_daemon_pod_and_none_to_a_node_with_an_untolerated_taint():
     """NodeShouldRunDaemonPod: the added node gets agent-<node>; a NoSchedule taint the template
     does not tolerate means no pod there."""
-    text = scenario_text(node_text("n1"), node_text("t1", taints="{key: dedicated, value: db, effect: NoSchedule}"),
-                         workload_text("DaemonSet", "agent", cpu="100m"),
-                         changes_text(["addNodes: {like: n1, count: 1, prefix: n-new-}"]))
+    text = scenario_text(
+        node_text("n1"),
+        node_text("t1", taints="{key: dedicated, value: db, effect: NoSchedule}"),
+        workload_text("DaemonSet", "agent", cpu="100m"),
+        changes_text(["addNodes: {like: n1, count: 1, prefix: n-new-}"]),
+    )
     _, _, timeline = run(text)
     assert timeline["final"] == {"default/agent-n1": "n1", "default/agent-n-new-1": "n-new-1"}
     assert timeline["steps"][1]["created"] == ["default/agent-n-new-1"]
@@ -213,8 +268,9 @@ def test_it_gives_a_new_node_its_daemon_pod_and_none_to_a_node_with_an_untolerat
 
 def test_it_creates_a_deployments_replica_set_named_by_the_template_hash():
     """A Deployment without a ReplicaSet gets <deployment>-<hash> (../shared/spec/CHANGES.md's hash)."""
-    loop, _, timeline = run(scenario_text(node_text("n1"), workload_text("Deployment", "web", replicas=2, cpu="1"),
-                                          changes_text([])))
+    loop, _, timeline = run(
+        scenario_text(node_text("n1"), workload_text("Deployment", "web", replicas=2, cpu="1"), changes_text([]))
+    )
     replica_set = next(w for w in loop.stand_ins.steps.state.workloads if w.kind == "ReplicaSet")
     assert replica_set.name.startswith("web-") and len(replica_set.name) == len("web-") + 10
     assert sorted(timeline["final"]) == [f"default/{replica_set.name}-1", f"default/{replica_set.name}-2"]
@@ -222,8 +278,11 @@ def test_it_creates_a_deployments_replica_set_named_by_the_template_hash():
 
 def test_it_scales_a_replica_set_down_deleting_pending_pods_first_then_the_newest():
     """getPodsToDelete as ../shared/spec/CHANGES.md fixes it: the pending pod goes first."""
-    text = scenario_text(node_text("n1", cpu="2"), workload_text("ReplicaSet", "web", replicas=3, cpu="1"),
-                         changes_text(["scale: {kind: ReplicaSet, name: web, replicas: 1}"]))
+    text = scenario_text(
+        node_text("n1", cpu="2"),
+        workload_text("ReplicaSet", "web", replicas=3, cpu="1"),
+        changes_text(["scale: {kind: ReplicaSet, name: web, replicas: 1}"]),
+    )
     _, _, timeline = run(text)
     assert timeline["steps"][0]["pending"] == ["default/web-3"]
     assert timeline["steps"][1]["deleted"] == ["default/web-3", "default/web-2"]
@@ -233,18 +292,23 @@ def test_it_scales_a_replica_set_down_deleting_pending_pods_first_then_the_newes
 def test_it_completes_a_job_so_its_pods_leave_and_free_their_room():
     """complete: the Job's pods succeed; the scheduler's informer drops finished pods (a
     delete), Fit's hint queues the pod waiting for room."""
-    text = scenario_text(node_text("n1", cpu="2"), workload_text("Job", "etl", replicas=2, cpu="1"),
-                         pod_text("later", cpu="2"),
-                         changes_text(["complete: {kind: Job, name: etl}"]))
+    text = scenario_text(
+        node_text("n1", cpu="2"),
+        workload_text("Job", "etl", replicas=2, cpu="1"),
+        pod_text("later", cpu="2"),
+        changes_text(["complete: {kind: Job, name: etl}"]),
+    )
     _, _, timeline = run(text)
     assert timeline["final"]["default/later"] == "n1"
     assert timeline["final"]["default/etl-1"] == "succeeded" and timeline["steps"][1]["created"] == []
-    assert timeline["steps"][1]["succeeded"] == ["default/etl-1", "default/etl-2"] and timeline["steps"][1]["deleted"] == []
+    assert (
+        timeline["steps"][1]["succeeded"] == ["default/etl-1", "default/etl-2"]
+        and timeline["steps"][1]["deleted"] == []
+    )
 
 
 def test_it_deletes_a_pod_gracefully_and_the_kubelet_removes_it_300_ms_later():
-    text = scenario_text(node_text("n1"), pod_text("p", node_name="n1"),
-                         changes_text(["delete: {kind: Pod, name: p}"]))
+    text = scenario_text(node_text("n1"), pod_text("p", node_name="n1"), changes_text(["delete: {kind: Pod, name: p}"]))
     _, events, timeline = run(text)
     removed = changes_of(events, ClusterChangeKind.POD_REMOVED)
     assert [e.payload.time_ms for e in removed] == [1300] and timeline["final"]["default/p"] == "deleted"
@@ -291,8 +355,10 @@ metadata: {name: data, namespace: default}
 spec: {storageClassName: manual, accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
 """
     pod = pod_text("p", spec="  volumes: [{name: v, persistentVolumeClaim: {claimName: data}}]\n")
-    volume = ("create: {apiVersion: v1, kind: PersistentVolume, metadata: {name: pv1}, spec: {storageClassName: manual, "
-              "capacity: {storage: 1Gi}, accessModes: [ReadWriteOnce], hostPath: {path: /x}}, status: {phase: Available}}")
+    volume = (
+        "create: {apiVersion: v1, kind: PersistentVolume, metadata: {name: pv1}, spec: {storageClassName: manual, "
+        "capacity: {storage: 1Gi}, accessModes: [ReadWriteOnce], hostPath: {path: /x}}, status: {phase: Available}}"
+    )
     _, events, timeline = run(scenario_text(node_text("n1"), storage_class, claim, pod, changes_text([volume])))
     assert [a["nodeName"] for a in timeline["attempts"]] == [None, "n1"]
     assert [m.plugins for m in moves_of(events, "default/p") if m.event == "PersistentVolumeAdd"] == [["VolumeBinding"]]
@@ -300,12 +366,17 @@ spec: {storageClassName: manual, accessModes: [ReadWriteOnce], resources: {reque
 
 def test_it_creates_a_deployment_in_one_step_and_scales_it_in_the_next():
     """create (Deployment) -> the Deployment stand-in's ReplicaSet -> its pods; scale later."""
-    deployment = ("create: {apiVersion: apps/v1, kind: Deployment, metadata: {name: api, namespace: default}, spec: "
-                  "{replicas: 1, selector: {matchLabels: {app: api}}, template: {metadata: {labels: {app: api}}, "
-                  "spec: {containers: [{name: c, resources: {requests: {cpu: '1'}}}]}}}}")
-    text = scenario_text(node_text("n1"), changes_text([deployment],
-                                                       ["scale: {kind: Deployment, name: api, replicas: 3}"],
-                                                       ["deleteNodes: {names: [n1]}"]))
+    deployment = (
+        "create: {apiVersion: apps/v1, kind: Deployment, metadata: {name: api, namespace: default}, spec: "
+        "{replicas: 1, selector: {matchLabels: {app: api}}, template: {metadata: {labels: {app: api}}, "
+        "spec: {containers: [{name: c, resources: {requests: {cpu: '1'}}}]}}}}"
+    )
+    text = scenario_text(
+        node_text("n1"),
+        changes_text(
+            [deployment], ["scale: {kind: Deployment, name: api, replicas: 3}"], ["deleteNodes: {names: [n1]}"]
+        ),
+    )
     _, _, timeline = run(text)
     assert [len(s["created"]) for s in timeline["steps"]] == [0, 1, 2, 3]
     assert [len(s["pending"]) for s in timeline["steps"]] == [0, 0, 0, 3]
@@ -315,8 +386,11 @@ def test_it_creates_a_deployment_in_one_step_and_scales_it_in_the_next():
 def test_it_deletes_a_workloads_pods_through_the_garbage_collector_when_the_workload_is_deleted():
     """delete (ReplicaSet): background propagation, the garbage collector deletes the pods it
     controls (gracefully: the kubelet stand-in removes them 300 ms apart)."""
-    text = scenario_text(node_text("n1"), workload_text("ReplicaSet", "web", replicas=2, cpu="1"),
-                         changes_text(["delete: {kind: ReplicaSet, name: web}"]))
+    text = scenario_text(
+        node_text("n1"),
+        workload_text("ReplicaSet", "web", replicas=2, cpu="1"),
+        changes_text(["delete: {kind: ReplicaSet, name: web}"]),
+    )
     _, events, timeline = run(text)
     assert timeline["steps"][1]["deleted"] == ["default/web-1", "default/web-2"]
     assert [e.payload.time_ms for e in changes_of(events, ClusterChangeKind.POD_REMOVED)] == [1300, 1600]
@@ -326,10 +400,16 @@ def test_it_deletes_a_workloads_pods_through_the_garbage_collector_when_the_work
 def test_it_blocks_a_drain_after_a_patch_raises_the_budget():
     """patch (PodDisruptionBudget): the disruption stand-in recomputes with the new spec before
     the drain's eviction asks (minAvailable 2 of 2 running: 0 allowed)."""
-    text = scenario_text(node_text("n1"), node_text("n2"), workload_text("ReplicaSet", "db", replicas=2, cpu="3"),
-                         budget_text("db-pdb", "db", min_available="1", allowed=1),
-                         changes_text(["patch: {kind: PodDisruptionBudget, name: db-pdb, patch: {spec: {minAvailable: 2}}}"],
-                                      ["drain: {node: n1}"]))
+    text = scenario_text(
+        node_text("n1"),
+        node_text("n2"),
+        workload_text("ReplicaSet", "db", replicas=2, cpu="3"),
+        budget_text("db-pdb", "db", min_available="1", allowed=1),
+        changes_text(
+            ["patch: {kind: PodDisruptionBudget, name: db-pdb, patch: {spec: {minAvailable: 2}}}"],
+            ["drain: {node: n1}"],
+        ),
+    )
     _, _, timeline = run(text)
     assert timeline["steps"][2]["blocked"] == [{"pod": "default/db-1", "budget": "default/db-pdb"}]
 
@@ -337,10 +417,13 @@ def test_it_blocks_a_drain_after_a_patch_raises_the_budget():
 def test_it_replaces_a_preemption_victim_of_a_replica_set_as_soon_as_it_terminates():
     """The ReplicaSet stand-in counts a terminating victim as gone (FilterActivePods): its
     replacement is created when the scheduler deletes the victim, and stays pending."""
-    create_urgent = ("create: {apiVersion: v1, kind: Pod, metadata: {name: urgent}, spec: {priority: 100, "
-                     "containers: [{name: c, resources: {requests: {cpu: '2'}}}]}}")
-    text = scenario_text(node_text("n1", cpu="2"), workload_text("ReplicaSet", "web", replicas=1, cpu="2"),
-                         changes_text([create_urgent]))
+    create_urgent = (
+        "create: {apiVersion: v1, kind: Pod, metadata: {name: urgent}, spec: {priority: 100, "
+        "containers: [{name: c, resources: {requests: {cpu: '2'}}}]}}"
+    )
+    text = scenario_text(
+        node_text("n1", cpu="2"), workload_text("ReplicaSet", "web", replicas=1, cpu="2"), changes_text([create_urgent])
+    )
     _, events, timeline = run(text)
     assert timeline["final"] == {"default/urgent": "n1", "default/web-1": "deleted", "default/web-2": None}
     step = timeline["steps"][1]
@@ -362,9 +445,15 @@ def test_pods_a_deployment_scale_up_creates_get_claims_from_templates_and_releas
     from scheduler_core.dra.claims import generated_claim_name
 
     deployment = workload_text("Deployment", "train", replicas=1, cpu="1", pod_spec=GPU_POD_SPEC)
-    text = scenario_text(node_text("n1", cpu="8"), gpu_devices_text(), deployment,
-                         changes_text(["scale: {kind: Deployment, name: train, replicas: 3}"],
-                                      ["scale: {kind: Deployment, name: train, replicas: 1}"]))
+    text = scenario_text(
+        node_text("n1", cpu="8"),
+        gpu_devices_text(),
+        deployment,
+        changes_text(
+            ["scale: {kind: Deployment, name: train, replicas: 3}"],
+            ["scale: {kind: Deployment, name: train, replicas: 1}"],
+        ),
+    )
     loop, events, timeline = run(text)
     made = [pod for pod in loop.stand_ins.steps.state.pods if pod.name.startswith("train-")]
     assert len(made) == 3
@@ -374,7 +463,8 @@ def test_pods_a_deployment_scale_up_creates_get_claims_from_templates_and_releas
         holds = [m for m in moves_of(events, pod.key)][:2]
         assert [(m.queue, m.event) for m in holds] == [
             ("unschedulablePods", "UnschedulablePodAdd"),
-            ("activeQ", "UnschedulablePodUpdatePodGeneratedResourceClaim")]
+            ("activeQ", "UnschedulablePodUpdatePodGeneratedResourceClaim"),
+        ]
     placed = [a for a in timeline["attempts"] if a["nodeName"] == "n1"]
     refused = [a for a in timeline["attempts"] if a["nodeName"] is None]
     assert len(placed) == 2 and refused
@@ -393,29 +483,40 @@ def test_pods_a_step_creates_with_claims_each_have_their_own_uid_so_one_removal_
     reserved for, and deletes those owned by, the removed pod's uid. With no uid, removing `b`
     released `c`'s claim while `c` ran and deleted the fresh claim of `d`, which then stayed
     pending for ever."""
-    def gpu_pod(name: str) -> str:
-        return (f"create: {{apiVersion: v1, kind: Pod, metadata: {{name: {name}, namespace: default}}, "
-                "spec: {containers: [{name: c, resources: {claims: [{name: gpu}]}}], "
-                "resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]}}")
 
-    text = scenario_text(node_text("n1", cpu="8"), gpu_devices_text(devices=3),
-                         changes_text([gpu_pod("b"), gpu_pod("c")],
-                                      ["delete: {kind: Pod, namespace: default, name: b}", gpu_pod("d")]))
+    def gpu_pod(name: str) -> str:
+        return (
+            f"create: {{apiVersion: v1, kind: Pod, metadata: {{name: {name}, namespace: default}}, "
+            "spec: {containers: [{name: c, resources: {claims: [{name: gpu}]}}], "
+            "resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]}}"
+        )
+
+    text = scenario_text(
+        node_text("n1", cpu="8"),
+        gpu_devices_text(devices=3),
+        changes_text([gpu_pod("b"), gpu_pod("c")], ["delete: {kind: Pod, namespace: default, name: b}", gpu_pod("d")]),
+    )
     loop, _, timeline = run(text)
     assert {key: timeline["final"][key] for key in ("default/c", "default/d")} == {"default/c": "n1", "default/d": "n1"}
     uids = {pod.name: pod.uid for pod in loop.stand_ins.steps.state.pods}
     assert len({uids["b"], uids["c"], uids["d"]}) == 3 and all(uids.values())
     held = {claim.owner_references[0].uid: claim for claim in loop.kube_scheduler.snapshot.dra.claims.values()}
     assert sorted(held) == sorted([uids["c"], uids["d"]])
-    assert all(claim.allocation is not None and [ref.uid for ref in claim.reserved_for] == [uid]
-               for uid, claim in held.items())
+    assert all(
+        claim.allocation is not None and [ref.uid for ref in claim.reserved_for] == [uid] for uid, claim in held.items()
+    )
 
 
 def test_a_pod_created_again_under_a_used_name_gets_another_uid():
-    again = "create: {apiVersion: v1, kind: Pod, metadata: {name: b, namespace: default}, " \
-            "spec: {containers: [{name: c}], resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]}}"
-    text = scenario_text(node_text("n1", cpu="8"), gpu_devices_text(devices=2),
-                         changes_text([again], ["delete: {kind: Pod, namespace: default, name: b}"], [again]))
+    again = (
+        "create: {apiVersion: v1, kind: Pod, metadata: {name: b, namespace: default}, "
+        "spec: {containers: [{name: c}], resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]}}"
+    )
+    text = scenario_text(
+        node_text("n1", cpu="8"),
+        gpu_devices_text(devices=2),
+        changes_text([again], ["delete: {kind: Pod, namespace: default, name: b}"], [again]),
+    )
     loop, _, timeline = run(text)
     made = [pod for pod in loop.stand_ins.steps.state.pods if pod.name == "b"]
     assert [pod.uid for pod in made] == ["uid-pod-default-b", "uid-pod-default-b-2"]
@@ -427,9 +528,15 @@ def test_a_pod_created_again_under_a_used_name_gets_another_uid():
 
 def _rollout_run(cpu_per_node: str, strategy: str = ""):
     deployment = workload_text("Deployment", "web", replicas=3, cpu="1", extra_spec=strategy)
-    return run(scenario_text(node_text("n1", cpu=cpu_per_node), node_text("n2", cpu=cpu_per_node),
-                             node_text("n3", cpu=cpu_per_node), deployment,
-                             changes_text(["set: {name: web, requests: {cpu: '2'}}"])))
+    return run(
+        scenario_text(
+            node_text("n1", cpu=cpu_per_node),
+            node_text("n2", cpu=cpu_per_node),
+            node_text("n3", cpu=cpu_per_node),
+            deployment,
+            changes_text(["set: {name: web, requests: {cpu: '2'}}"]),
+        )
+    )
 
 
 def test_a_rollout_with_room_replaces_every_pod_one_at_a_time_and_is_reported_complete():
@@ -457,7 +564,10 @@ def test_a_rollout_without_room_is_stuck_with_the_new_pod_pending_and_the_old_po
     assert len(rollout["oldPods"]) == 3 and timeline["steps"][1]["deleted"] == []
     [pending] = rollout["pending"]
     assert pending["failedSchedulingMessage"].startswith("0/3 nodes are available: 3 Insufficient cpu.")
-    assert rollout["status"] == 'Waiting for deployment "web" rollout to finish: 1 out of 3 new replicas have been updated...'
+    assert (
+        rollout["status"]
+        == 'Waiting for deployment "web" rollout to finish: 1 out of 3 new replicas have been updated...'
+    )
 
 
 def test_a_recreate_rollout_starts_the_new_pods_only_after_every_old_pod_is_gone():
@@ -480,13 +590,24 @@ def test_the_stuck_rollout_example_says_which_new_pod_waits_and_why():
 def test_a_partitioned_stateful_set_rollout_replaces_only_the_pods_from_the_partition_up():
     """RollingUpdate with partition 1: db-2 then db-1 are deleted, made again at the new revision
     (same names) and placed; db-0 keeps the old template; kubectl calls it complete."""
-    stateful_set = workload_text("StatefulSet", "db", replicas=3, cpu="1",
-                                 extra_spec="  updateStrategy: {rollingUpdate: {partition: 1}}\n")
-    _, _, timeline = run(scenario_text(node_text("n1"), node_text("n2"), stateful_set, changes_text(
-        ["set: {kind: StatefulSet, name: db, requests: {cpu: '2'}}"])))
+    stateful_set = workload_text(
+        "StatefulSet", "db", replicas=3, cpu="1", extra_spec="  updateStrategy: {rollingUpdate: {partition: 1}}\n"
+    )
+    _, _, timeline = run(
+        scenario_text(
+            node_text("n1"),
+            node_text("n2"),
+            stateful_set,
+            changes_text(["set: {kind: StatefulSet, name: db, requests: {cpu: '2'}}"]),
+        )
+    )
     [rollout] = timeline["rollouts"]
     assert (rollout["kind"], rollout["updated"], rollout["oldPods"], rollout["complete"]) == (
-        "StatefulSet", 2, ["default/db-0"], True)
+        "StatefulSet",
+        2,
+        ["default/db-0"],
+        True,
+    )
     assert rollout["status"] == "partitioned roll out complete: 2 new pods have been updated..."
     assert timeline["steps"][1]["deleted"] == ["default/db-2", "default/db-1"]
     assert timeline["steps"][1]["created"] == ["default/db-2", "default/db-1"]
@@ -495,13 +616,23 @@ def test_a_partitioned_stateful_set_rollout_replaces_only_the_pods_from_the_part
 def test_a_daemon_set_rollout_moves_on_as_soon_as_a_new_pod_is_bound():
     """maxUnavailable 50 % of 4 nodes: n1 and n2 go first; the binding of n1's new pod (1.3 s,
     when the kubelet stand-in removed the old one) lets n3 go at once, not when n2 is removed."""
-    daemon_set = workload_text("DaemonSet", "agent", cpu="1",
-                               extra_spec="  updateStrategy: {rollingUpdate: {maxUnavailable: 50%}}\n")
-    _, events, timeline = run(scenario_text(*[node_text(f"n{i}") for i in range(1, 5)], daemon_set, changes_text(
-        ["set: {kind: DaemonSet, name: agent, requests: {cpu: '2'}}"])))
+    daemon_set = workload_text(
+        "DaemonSet", "agent", cpu="1", extra_spec="  updateStrategy: {rollingUpdate: {maxUnavailable: 50%}}\n"
+    )
+    _, events, timeline = run(
+        scenario_text(
+            *[node_text(f"n{i}") for i in range(1, 5)],
+            daemon_set,
+            changes_text(["set: {kind: DaemonSet, name: agent, requests: {cpu: '2'}}"]),
+        )
+    )
     terminating = [(e.payload.time_ms, e.pod) for e in changes_of(events, ClusterChangeKind.POD_TERMINATING)]
-    assert terminating == [(1000, "default/agent-n1"), (1000, "default/agent-n2"), (1300, "default/agent-n3"),
-                           (1600, "default/agent-n4")]
+    assert terminating == [
+        (1000, "default/agent-n1"),
+        (1000, "default/agent-n2"),
+        (1300, "default/agent-n3"),
+        (1600, "default/agent-n4"),
+    ]
     assert timeline["rollouts"][0]["status"] == 'daemon set "agent" successfully rolled out'
 
 
@@ -513,28 +644,48 @@ def test_a_scale_in_the_middle_of_a_rollout_is_shared_in_proportion():
     """sync/scale: 3 -> 6 while the new set has 1 of 4 (surge 25 %: max-replicas 4): 6 + 2 surge
     is shared 3 * 8 / 4 = 6 to the old set, 1 * 8 / 4 = 2 to the new one; then the rollout goes on."""
     deployment = workload_text("Deployment", "web", replicas=3, cpu="1")
-    _, events, timeline = run(scenario_text(*[node_text(f"n{i}", cpu="2") for i in range(1, 4)], deployment,
-                                            changes_text(["set: {name: web, requests: {cpu: '3'}}"],
-                                                         ["scale: {kind: Deployment, name: web, replicas: 6}"])))
+    _, events, timeline = run(
+        scenario_text(
+            *[node_text(f"n{i}", cpu="2") for i in range(1, 4)],
+            deployment,
+            changes_text(
+                ["set: {name: web, requests: {cpu: '3'}}"], ["scale: {kind: Deployment, name: web, replicas: 6}"]
+            ),
+        )
+    )
     scaled = [d for d in _replica_sets(events) if d.startswith("ReplicaSet replicas")]
-    assert scaled[:2] == ["ReplicaSet replicas 3 → 6 (Deployment default/web)",
-                          "ReplicaSet replicas 1 → 2 (Deployment default/web)"]
+    assert scaled[:2] == [
+        "ReplicaSet replicas 3 → 6 (Deployment default/web)",
+        "ReplicaSet replicas 1 → 2 (Deployment default/web)",
+    ]
     assert [r["desired"] for r in timeline["rollouts"]] == [3, 6]
 
 
 def test_a_paused_deployment_rolls_out_only_once_resumed():
     """spec.paused: the template changed while paused makes no new set; the patch that resumes it
     starts the rollout, its progress deadline counted from then."""
-    deployment = workload_text("Deployment", "web", replicas=2, cpu="1",
-                               extra_spec="  paused: true\n  progressDeadlineSeconds: 30\n")
-    _, _, timeline = run(scenario_text(node_text("n1"), node_text("n2"), deployment, changes_text(
-        ["set: {name: web, requests: {cpu: '5'}}"],
-        ["patch: {kind: Deployment, name: web, patch: {spec: {paused: false}}}"])))
+    deployment = workload_text(
+        "Deployment", "web", replicas=2, cpu="1", extra_spec="  paused: true\n  progressDeadlineSeconds: 30\n"
+    )
+    _, _, timeline = run(
+        scenario_text(
+            node_text("n1"),
+            node_text("n2"),
+            deployment,
+            changes_text(
+                ["set: {name: web, requests: {cpu: '5'}}"],
+                ["patch: {kind: Deployment, name: web, patch: {spec: {paused: false}}}"],
+            ),
+        )
+    )
     paused, resumed = timeline["rollouts"]
     assert (paused["step"], paused["paused"], paused["updated"], paused["updateRevision"]) == (1, True, 0, "")
     assert "progressDeadline" not in paused and "paused" not in resumed
     assert (resumed["step"], resumed["updated"], resumed["progressDeadline"]) == (
-        2, 1, {"seconds": 30, "passesAt": "0:32.000", "exceeded": False})
+        2,
+        1,
+        {"seconds": 30, "passesAt": "0:32.000", "exceeded": False},
+    )
 
 
 def test_a_stuck_rollout_reports_its_progress_deadline_passed_once_the_step_outlasts_it():
@@ -542,8 +693,15 @@ def test_a_stuck_rollout_reports_its_progress_deadline_passed_once_the_step_outl
     goes quiet, so the deadline passed: kubectl's error."""
     deployment = workload_text("Deployment", "web", replicas=1, cpu="1", extra_spec="  progressDeadlineSeconds: 1\n")
     other = workload_text("Deployment", "db", replicas=1, cpu="1")
-    _, _, timeline = run(scenario_text(node_text("n1", cpu="2"), deployment, other, budget_text("db", "db", "1"),
-                                       changes_text(["set: {name: web, requests: {cpu: '2'}}", "drain: {node: n1}"])))
+    _, _, timeline = run(
+        scenario_text(
+            node_text("n1", cpu="2"),
+            deployment,
+            other,
+            budget_text("db", "db", "1"),
+            changes_text(["set: {name: web, requests: {cpu: '2'}}", "drain: {node: n1}"]),
+        )
+    )
     [rollout] = timeline["rollouts"]
     assert rollout["progressDeadline"] == {"seconds": 1, "passesAt": "0:02.000", "exceeded": True}
     assert rollout["status"] == 'deployment "web" exceeded its progress deadline'
@@ -552,8 +710,9 @@ def test_a_stuck_rollout_reports_its_progress_deadline_passed_once_the_step_outl
 def test_a_complete_rollout_deletes_old_replica_sets_beyond_the_history_limit():
     """cleanupDeployment: revisionHistoryLimit 0: the old set goes once it has no pod left."""
     deployment = workload_text("Deployment", "web", replicas=1, cpu="1", extra_spec="  revisionHistoryLimit: 0\n")
-    _, events, timeline = run(scenario_text(node_text("n1"), deployment, changes_text(
-        ["set: {name: web, requests: {cpu: '2'}}"])))
+    _, events, timeline = run(
+        scenario_text(node_text("n1"), deployment, changes_text(["set: {name: web, requests: {cpu: '2'}}"]))
+    )
     assert timeline["rollouts"][0]["complete"]
     [deleted] = [d for d in _replica_sets(events) if "deleted" in d]
     assert deleted == "ReplicaSet deleted (revisionHistoryLimit of Deployment default/web)"
@@ -563,8 +722,9 @@ def test_min_ready_seconds_holds_the_rollout_until_the_new_pod_is_available():
     """minReadySeconds 5: the new pod bound at 1 s is available after 6 s; the old one goes at the
     ReplicaSet's resync 7 s (1 s + 5 s + 1 s), not at the binding."""
     deployment = workload_text("Deployment", "web", replicas=1, cpu="1", extra_spec="  minReadySeconds: 5\n")
-    _, events, timeline = run(scenario_text(node_text("n1"), deployment, changes_text(
-        ["set: {name: web, requests: {cpu: '2'}}"])))
+    _, events, timeline = run(
+        scenario_text(node_text("n1"), deployment, changes_text(["set: {name: web, requests: {cpu: '2'}}"]))
+    )
     terminating = [e.payload.time_ms for e in changes_of(events, ClusterChangeKind.POD_TERMINATING)]
     assert terminating == [7000] and timeline["rollouts"][0]["complete"]
 
@@ -572,10 +732,20 @@ def test_min_ready_seconds_holds_the_rollout_until_the_new_pod_is_available():
 def test_a_daemon_set_surge_rollout_runs_the_new_pod_beside_the_old_one():
     """maxSurge 1, maxUnavailable 0: agent-n1-2 runs beside agent-n1 until it is available, then
     agent-n1 goes and n2 surges."""
-    daemon_set = workload_text("DaemonSet", "agent", cpu="1",
-                               extra_spec="  updateStrategy: {rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}\n")
-    _, events, timeline = run(scenario_text(node_text("n1"), node_text("n2"), daemon_set, changes_text(
-        ["set: {kind: DaemonSet, name: agent, requests: {cpu: '2'}}"])))
+    daemon_set = workload_text(
+        "DaemonSet",
+        "agent",
+        cpu="1",
+        extra_spec="  updateStrategy: {rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}\n",
+    )
+    _, events, timeline = run(
+        scenario_text(
+            node_text("n1"),
+            node_text("n2"),
+            daemon_set,
+            changes_text(["set: {kind: DaemonSet, name: agent, requests: {cpu: '2'}}"]),
+        )
+    )
     assert timeline["steps"][1]["created"] == ["default/agent-n1-2", "default/agent-n2-2"]
     assert timeline["steps"][1]["deleted"] == ["default/agent-n1", "default/agent-n2"]
     assert timeline["rollouts"][0]["status"] == 'daemon set "agent" successfully rolled out'

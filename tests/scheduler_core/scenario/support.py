@@ -35,7 +35,7 @@ status:
 def pod(spec: str, name: str = "web-1", extra_meta: str = "") -> str:
     """A Pod document whose spec body is ``spec`` (indented for you)."""
     if spec.startswith(CONTAINER):  # CONTAINER + an indented triple-quoted block
-        spec = CONTAINER + textwrap.dedent(spec[len(CONTAINER):])
+        spec = CONTAINER + textwrap.dedent(spec[len(CONTAINER) :])
     body = textwrap.indent(textwrap.dedent(spec).strip("\n"), "  ")
     meta = textwrap.indent(textwrap.dedent(extra_meta).strip("\n"), "  ") + "\n" if extra_meta else ""
     return f"apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\n{meta}spec:\n{body}\n"

@@ -23,12 +23,15 @@ def read(data: bytes, limits: Limits = Limits(), name: str = "dump.tgz"):
     return read_archive(io.BytesIO(data), name, kind, is_yaml_or_json, budget), budget
 
 
-@pytest.mark.parametrize("data, kind", [
-    pytest.param(zip_bytes({"a.yaml": b"x"}), "zip", id="a zip by its PK header"),
-    pytest.param(tar_bytes({"a.yaml": b"x"}, mode="w:gz"), "compressed", id="a tar.gz by its gzip header"),
-    pytest.param(tar_bytes({"a.yaml": b"x"}, mode="w"), "tar", id="a plain tar by its ustar mark"),
-    pytest.param(NODE.encode(), None, id="YAML is no archive"),
-])
+@pytest.mark.parametrize(
+    "data, kind",
+    [
+        pytest.param(zip_bytes({"a.yaml": b"x"}), "zip", id="a zip by its PK header"),
+        pytest.param(tar_bytes({"a.yaml": b"x"}, mode="w:gz"), "compressed", id="a tar.gz by its gzip header"),
+        pytest.param(tar_bytes({"a.yaml": b"x"}, mode="w"), "tar", id="a plain tar by its ustar mark"),
+        pytest.param(NODE.encode(), None, id="YAML is no archive"),
+    ],
+)
 def test_it_tells_an_archive_by_its_first_bytes(data, kind):
     assert archive_kind(data[:512]) == kind
 
@@ -47,15 +50,16 @@ def test_a_zip_symlink_member_is_reported_and_not_followed():
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         link = zipfile.ZipInfo("d/nodes.yaml")
-        link.external_attr = (0o120777 << 16)  # S_IFLNK: the data is the link's target
+        link.external_attr = 0o120777 << 16  # S_IFLNK: the data is the link's target
         archive.writestr(link, "/etc/passwd")
         archive.writestr("d/a.yaml", "a: 1")
     contents, _ = read(buffer.getvalue(), name="dump.zip")
     assert [m.name for m in contents.members] == ["d/a.yaml"] and contents.links == ["d/nodes.yaml"]
 
 
-@pytest.mark.parametrize("name", ["../evil.yaml", "d/../../evil.yaml", "/etc/cron.d/evil.yaml", "C:/evil.yaml",
-                                  "..\\evil.yaml"])
+@pytest.mark.parametrize(
+    "name", ["../evil.yaml", "d/../../evil.yaml", "/etc/cron.d/evil.yaml", "C:/evil.yaml", "..\\evil.yaml"]
+)
 @pytest.mark.parametrize("pack", ["tar", "zip"])
 def test_a_member_pointing_outside_the_archive_refuses_the_archive(name, pack):
     data = tar_bytes({name: b"a: 1"}) if pack == "tar" else zip_bytes({name: b"a: 1"})
@@ -73,7 +77,9 @@ def test_a_zip_bomb_is_stopped_at_the_size_limit_before_it_is_inflated():
 def test_the_bomb_read_stops_within_one_chunk_of_the_limit():
     budget = Budget(Limits(max_bytes=4 * MIB))
     with pytest.raises(ReadRefused):
-        read_archive(io.BytesIO(zip_bytes({"nodes.json": b"\0" * (64 * MIB)})), "bomb.zip", "zip", is_yaml_or_json, budget)
+        read_archive(
+            io.BytesIO(zip_bytes({"nodes.json": b"\0" * (64 * MIB)})), "bomb.zip", "zip", is_yaml_or_json, budget
+        )
     assert budget.unpacked_bytes <= 5 * MIB
 
 
@@ -84,8 +90,9 @@ def test_a_tar_whose_skipped_members_inflate_too_much_is_refused():
 
 
 def test_a_zip_skips_unwanted_members_without_inflating_them():
-    contents, budget = read(zip_bytes({"d/huge.log": b"\0" * (8 * MIB), "d/a.yaml": b"a: 1"}),
-                            Limits(max_unpacked_bytes=4 * MIB))
+    contents, budget = read(
+        zip_bytes({"d/huge.log": b"\0" * (8 * MIB), "d/a.yaml": b"a: 1"}), Limits(max_unpacked_bytes=4 * MIB)
+    )
     assert contents.unread == ["d/huge.log"] and budget.unpacked_bytes == 4
 
 

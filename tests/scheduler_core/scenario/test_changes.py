@@ -28,19 +28,41 @@ def problems(text: str) -> list:
 
 
 def test_it_reads_every_operation_into_typed_operations():
-    text = scenario_text(node_text("n1"), node_text("n2", labels=", zone: a"), pod_text("p", node_name="n1"),
-                         workload_text("Deployment", "web"), workload_text("Job", "etl"), changes_text([
-                             "scale: {kind: Deployment, name: web, replicas: 3}",
-                             "drain: {node: n1}", "cordon: {node: n1}", "uncordon: {node: n1}",
-                             "addNodes: {like: n1, count: 2, prefix: pool-}",
-                             "deleteNodes: {selector: {zone: a}}",
-                             "patch: {kind: Node, name: n1, patch: {metadata: {labels: {disk: ssd}}}}",
-                             "create: {apiVersion: v1, kind: Pod, metadata: {name: q}, spec: {containers: [{name: c}]}}",
-                             "delete: {kind: Pod, name: p}", "complete: {kind: Job, name: etl}"]))
+    text = scenario_text(
+        node_text("n1"),
+        node_text("n2", labels=", zone: a"),
+        pod_text("p", node_name="n1"),
+        workload_text("Deployment", "web"),
+        workload_text("Job", "etl"),
+        changes_text(
+            [
+                "scale: {kind: Deployment, name: web, replicas: 3}",
+                "drain: {node: n1}",
+                "cordon: {node: n1}",
+                "uncordon: {node: n1}",
+                "addNodes: {like: n1, count: 2, prefix: pool-}",
+                "deleteNodes: {selector: {zone: a}}",
+                "patch: {kind: Node, name: n1, patch: {metadata: {labels: {disk: ssd}}}}",
+                "create: {apiVersion: v1, kind: Pod, metadata: {name: q}, spec: {containers: [{name: c}]}}",
+                "delete: {kind: Pod, name: p}",
+                "complete: {kind: Job, name: etl}",
+            ]
+        ),
+    )
     changes = load_scenario(text).changes
     kinds = [type(op.spec) for op in changes.steps[0].operations]
-    assert kinds == [ScaleOp, DrainOp, CordonOp, CordonOp, AddNodesOp, DeleteNodesOp, PatchOp, CreateOp, DeleteOp,
-                     CompleteOp]
+    assert kinds == [
+        ScaleOp,
+        DrainOp,
+        CordonOp,
+        CordonOp,
+        AddNodesOp,
+        DeleteNodesOp,
+        PatchOp,
+        CreateOp,
+        DeleteOp,
+        CompleteOp,
+    ]
     assert changes.steps[0].operations[3].spec.unschedulable is False
     assert [w.kind for w in changes.workloads] == ["Deployment", "Job"]
 
@@ -54,23 +76,34 @@ def test_it_names_the_step_operation_field_and_line_of_a_node_that_does_not_exis
 
 
 def test_it_refuses_to_scale_a_workload_that_does_not_exist():
-    [error] = problems(scenario_text(node_text("n1"), changes_text(["scale: {kind: Deployment, name: api, replicas: 2}"])))
-    assert error.path == "steps[0].operations[0].scale.name" and "Deployment default/api does not exist" in error.message
+    [error] = problems(
+        scenario_text(node_text("n1"), changes_text(["scale: {kind: Deployment, name: api, replicas: 2}"]))
+    )
+    assert (
+        error.path == "steps[0].operations[0].scale.name" and "Deployment default/api does not exist" in error.message
+    )
 
 
 def test_it_accepts_nodes_and_objects_an_earlier_step_creates_and_refuses_what_an_earlier_step_deleted():
-    ok = scenario_text(node_text("n1"), changes_text(["addNodes: {like: n1, count: 1, prefix: extra-}"],
-                                                     ["drain: {node: extra-1}"]))
+    ok = scenario_text(
+        node_text("n1"), changes_text(["addNodes: {like: n1, count: 1, prefix: extra-}"], ["drain: {node: extra-1}"])
+    )
     assert len(load_scenario(ok).changes.steps) == 2
-    gone = scenario_text(node_text("n1"), node_text("n2"), changes_text(["delete: {kind: Node, name: n2}"],
-                                                                        ["cordon: {node: n2}"]))
+    gone = scenario_text(
+        node_text("n1"), node_text("n2"), changes_text(["delete: {kind: Node, name: n2}"], ["cordon: {node: n2}"])
+    )
     [error] = problems(gone)
     assert error.object == "Changes step 2 operation 0"
 
 
 def test_it_refuses_an_unknown_operation_and_a_pod_patch():
-    errors = problems(scenario_text(node_text("n1"), pod_text("p"), changes_text([
-        "reboot: {node: n1}", "patch: {kind: Pod, name: p, patch: {metadata: {labels: {a: b}}}}"])))
+    errors = problems(
+        scenario_text(
+            node_text("n1"),
+            pod_text("p"),
+            changes_text(["reboot: {node: n1}", "patch: {kind: Pod, name: p, patch: {metadata: {labels: {a: b}}}}"]),
+        )
+    )
     assert ["unknown operation" in e.message or "not modelled" in e.message for e in errors] == [True, True]
 
 
@@ -96,9 +129,14 @@ def test_it_refuses_a_second_changes_document():
 def test_it_reads_stateful_set_claim_templates_policy_and_replica_set_revision():
     claims = "  podManagementPolicy: Parallel\n  volumeClaimTemplates:\n  - metadata: {name: data}\n    spec: {}\n"
     revision = "  annotations: {deployment.kubernetes.io/revision: '3'}\n"
-    changes = load_scenario(scenario_text(node_text("n1"), workload_text("StatefulSet", "db", extra_spec=claims),
-                                          workload_text("ReplicaSet", "rs", metadata=revision),
-                                          changes_text([]))).changes
+    changes = load_scenario(
+        scenario_text(
+            node_text("n1"),
+            workload_text("StatefulSet", "db", extra_spec=claims),
+            workload_text("ReplicaSet", "rs", metadata=revision),
+            changes_text([]),
+        )
+    ).changes
     db, rs = changes.workloads
     assert db.pod_management_policy == "Parallel" and [t["metadata"]["name"] for t in db.claim_templates] == ["data"]
     assert rs.revision == 3
@@ -114,39 +152,74 @@ def test_it_checks_the_api_version_and_duplicates_of_kinds_only_the_stand_ins_re
 
 
 def test_set_becomes_a_merge_patch_of_the_template_with_the_containers_rewritten():
-    text = scenario_text(node_text("n1"), workload_text("Deployment", "web"), changes_text([
-        "set: {name: web, image: 'nginx:1.27', requests: {memory: 2Gi}, nodeSelector: {disk: ssd}}"]))
+    text = scenario_text(
+        node_text("n1"),
+        workload_text("Deployment", "web"),
+        changes_text(["set: {name: web, image: 'nginx:1.27', requests: {memory: 2Gi}, nodeSelector: {disk: ssd}}"]),
+    )
     [operation] = load_scenario(text).changes.steps[0].operations
     assert operation.verb == "set" and isinstance(operation.spec, PatchOp)
     pod_patch = operation.spec.patch["spec"]["template"]["spec"]
     assert pod_patch["nodeSelector"] == {"disk": "ssd"}
-    assert pod_patch["containers"] == [{"name": "c", "image": "nginx:1.27",
-                                        "resources": {"requests": {"cpu": "1", "memory": "2Gi"}}}]
+    assert pod_patch["containers"] == [
+        {"name": "c", "image": "nginx:1.27", "resources": {"requests": {"cpu": "1", "memory": "2Gi"}}}
+    ]
 
 
 def test_set_reads_the_template_as_earlier_steps_left_it():
-    text = scenario_text(node_text("n1"), workload_text("Deployment", "web"), changes_text(
-        ["set: {name: web, requests: {memory: 1Gi}}"], ["set: {name: web, limits: {memory: 2Gi}}"]))
+    text = scenario_text(
+        node_text("n1"),
+        workload_text("Deployment", "web"),
+        changes_text(["set: {name: web, requests: {memory: 1Gi}}"], ["set: {name: web, limits: {memory: 2Gi}}"]),
+    )
     second = load_scenario(text).changes.steps[1].operations[0].spec.patch
     assert second["spec"]["template"]["spec"]["containers"][0]["resources"] == {
-        "requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"memory": "2Gi"}}
+        "requests": {"cpu": "1", "memory": "1Gi"},
+        "limits": {"memory": "2Gi"},
+    }
 
 
-@pytest.mark.parametrize(("operation", "path", "words"), [
-    pytest.param("set: {name: web, container: sidecar, image: x}", "steps[0].operations[0].set.container",
-                 'no container "sidecar" in the template (containers: c)', id="a container the template lacks"),
-    pytest.param("set: {kind: ReplicaSet, name: web, image: x}", "steps[0].operations[0].set.kind",
-                 "set of a ReplicaSet is not modelled", id="a kind that has no rollout"),
-    pytest.param("set: {name: api, image: x}", "steps[0].operations[0].set.name",
-                 "Deployment default/api does not exist", id="a Deployment that does not exist"),
-    pytest.param("set: {name: web}", "steps[0].operations[0].set", "Required value: at least one of image",
-                 id="nothing to set"),
-    pytest.param("set: {name: web, replicas: 3}", "steps[0].operations[0].set.replicas", 'unknown field "replicas"',
-                 id="a field set does not take"),
-    pytest.param("set: {name: web, requests: {memory: lots}}",
-                 "steps[0].operations[0].set.(as set) spec.template.spec.containers[0].resources.requests.memory",
-                 "lots", id="a request that is not a quantity, located at the operation"),
-])
+@pytest.mark.parametrize(
+    ("operation", "path", "words"),
+    [
+        pytest.param(
+            "set: {name: web, container: sidecar, image: x}",
+            "steps[0].operations[0].set.container",
+            'no container "sidecar" in the template (containers: c)',
+            id="a container the template lacks",
+        ),
+        pytest.param(
+            "set: {kind: ReplicaSet, name: web, image: x}",
+            "steps[0].operations[0].set.kind",
+            "set of a ReplicaSet is not modelled",
+            id="a kind that has no rollout",
+        ),
+        pytest.param(
+            "set: {name: api, image: x}",
+            "steps[0].operations[0].set.name",
+            "Deployment default/api does not exist",
+            id="a Deployment that does not exist",
+        ),
+        pytest.param(
+            "set: {name: web}",
+            "steps[0].operations[0].set",
+            "Required value: at least one of image",
+            id="nothing to set",
+        ),
+        pytest.param(
+            "set: {name: web, replicas: 3}",
+            "steps[0].operations[0].set.replicas",
+            'unknown field "replicas"',
+            id="a field set does not take",
+        ),
+        pytest.param(
+            "set: {name: web, requests: {memory: lots}}",
+            "steps[0].operations[0].set.(as set) spec.template.spec.containers[0].resources.requests.memory",
+            "lots",
+            id="a request that is not a quantity, located at the operation",
+        ),
+    ],
+)
 def test_set_names_the_step_operation_field_and_line_of_each_problem(operation, path, words):
     text = scenario_text(node_text("n1"), workload_text("Deployment", "web"), changes_text([operation]))
     errors = problems(text)
@@ -156,35 +229,54 @@ def test_set_names_the_step_operation_field_and_line_of_each_problem(operation, 
 
 
 def test_a_patch_that_makes_the_template_invalid_is_reported_at_the_operation():
-    operation = ("patch: {kind: Deployment, name: web, patch: {spec: {template: {spec: {containers: "
-                 "[{name: c, resources: {requests: {cpu: '-1'}}}]}}}}}")
+    operation = (
+        "patch: {kind: Deployment, name: web, patch: {spec: {template: {spec: {containers: "
+        "[{name: c, resources: {requests: {cpu: '-1'}}}]}}}}}"
+    )
     text = scenario_text(node_text("n1"), workload_text("Deployment", "web"), changes_text([operation]))
     [error] = problems(text)
     assert error.path.startswith("steps[0].operations[0].patch.patch.spec.template.spec.containers[0]")
     assert error.line == text.splitlines().index(f"  - {operation}") + 1
 
 
-@pytest.mark.parametrize(("strategy", "words"), [
-    pytest.param("{type: Blue}", 'Unsupported value: "Blue"', id="an unknown strategy type"),
-    pytest.param("{type: Recreate, rollingUpdate: {maxSurge: 1}}", "may not be specified", id="Recreate with bounds"),
-    pytest.param("{rollingUpdate: {maxSurge: 0, maxUnavailable: 0}}", "may not be 0 when `maxSurge` is 0",
-                 id="both bounds zero"),
-    pytest.param("{rollingUpdate: {maxUnavailable: 120%}}", "must not be greater than 100%",
-                 id="more than everything unavailable"),
-    pytest.param("{rollingUpdate: {maxSurge: lots}}", "a valid percent string", id="a bound that is no number"),
-])
+@pytest.mark.parametrize(
+    ("strategy", "words"),
+    [
+        pytest.param("{type: Blue}", 'Unsupported value: "Blue"', id="an unknown strategy type"),
+        pytest.param(
+            "{type: Recreate, rollingUpdate: {maxSurge: 1}}", "may not be specified", id="Recreate with bounds"
+        ),
+        pytest.param(
+            "{rollingUpdate: {maxSurge: 0, maxUnavailable: 0}}",
+            "may not be 0 when `maxSurge` is 0",
+            id="both bounds zero",
+        ),
+        pytest.param(
+            "{rollingUpdate: {maxUnavailable: 120%}}",
+            "must not be greater than 100%",
+            id="more than everything unavailable",
+        ),
+        pytest.param("{rollingUpdate: {maxSurge: lots}}", "a valid percent string", id="a bound that is no number"),
+    ],
+)
 def test_it_validates_a_deployment_strategy_as_the_api_server_does(strategy, words):
     deployment = workload_text("Deployment", "web", extra_spec=f"  strategy: {strategy}\n")
     errors = problems(scenario_text(node_text("n1"), deployment, changes_text([])))
     assert len(errors) == 1 and words in errors[0].message and errors[0].object == "Deployment default/web"
 
 
-@pytest.mark.parametrize(("strategy", "words"), [
-    pytest.param("{type: Sometimes}", 'Unsupported value: "Sometimes"', id="an unknown update strategy type"),
-    pytest.param("{type: OnDelete, rollingUpdate: {partition: 1}}", "only allowed for updateStrategy 'RollingUpdate'",
-                 id="OnDelete with a rolling update"),
-    pytest.param("{rollingUpdate: {partition: -1}}", "", id="a negative partition"),
-])
+@pytest.mark.parametrize(
+    ("strategy", "words"),
+    [
+        pytest.param("{type: Sometimes}", 'Unsupported value: "Sometimes"', id="an unknown update strategy type"),
+        pytest.param(
+            "{type: OnDelete, rollingUpdate: {partition: 1}}",
+            "only allowed for updateStrategy 'RollingUpdate'",
+            id="OnDelete with a rolling update",
+        ),
+        pytest.param("{rollingUpdate: {partition: -1}}", "", id="a negative partition"),
+    ],
+)
 def test_it_validates_a_stateful_set_update_strategy_as_the_api_server_does(strategy, words):
     stateful_set = workload_text("StatefulSet", "db", extra_spec=f"  updateStrategy: {strategy}\n")
     errors = problems(scenario_text(node_text("n1"), stateful_set, changes_text([])))
@@ -195,30 +287,48 @@ def test_it_validates_a_stateful_set_update_strategy_as_the_api_server_does(stra
 def test_a_stateful_set_max_unavailable_is_dropped_not_checked():
     """dropStatefulSetDisabledFields: with MaxUnavailableStatefulSet off (v1.35's default) the API
     server drops rollingUpdate.maxUnavailable before validating, so even 0 is accepted."""
-    stateful_set = workload_text("StatefulSet", "db", extra_spec="  updateStrategy: {rollingUpdate: {maxUnavailable: 0}}\n")
+    stateful_set = workload_text(
+        "StatefulSet", "db", extra_spec="  updateStrategy: {rollingUpdate: {maxUnavailable: 0}}\n"
+    )
     scenario = load_scenario(scenario_text(node_text("n1"), stateful_set, changes_text([])))
     assert [w.name for w in scenario.changes.workloads] == ["db"]
 
 
-@pytest.mark.parametrize(("field", "words"), [
-    pytest.param("paused: maybe", "expected a boolean", id="paused is a boolean"),
-    pytest.param("revisionHistoryLimit: -1", "must be between 0 and 2147483647", id="a negative history limit"),
-    pytest.param("progressDeadlineSeconds: -5", "must be between 0 and 2147483647", id="a negative deadline"),
-    pytest.param("minReadySeconds: 30\n  progressDeadlineSeconds: 30", "must be greater than minReadySeconds",
-                 id="a deadline no longer than minReadySeconds"),
-])
+@pytest.mark.parametrize(
+    ("field", "words"),
+    [
+        pytest.param("paused: maybe", "expected a boolean", id="paused is a boolean"),
+        pytest.param("revisionHistoryLimit: -1", "must be between 0 and 2147483647", id="a negative history limit"),
+        pytest.param("progressDeadlineSeconds: -5", "must be between 0 and 2147483647", id="a negative deadline"),
+        pytest.param(
+            "minReadySeconds: 30\n  progressDeadlineSeconds: 30",
+            "must be greater than minReadySeconds",
+            id="a deadline no longer than minReadySeconds",
+        ),
+    ],
+)
 def test_it_validates_the_deployment_fields_the_stand_in_reads(field, words):
     deployment = workload_text("Deployment", "web", extra_spec=f"  {field}\n")
     errors = problems(scenario_text(node_text("n1"), deployment, changes_text([])))
     assert len(errors) == 1 and words in errors[0].message and errors[0].object == "Deployment default/web"
 
 
-@pytest.mark.parametrize(("strategy", "words"), [
-    pytest.param("{type: Sometimes}", 'Unsupported value: "Sometimes"', id="an unknown daemon update strategy type"),
-    pytest.param("{rollingUpdate: {maxUnavailable: 0}}", "cannot be 0 when maxSurge is 0",
-                 id="nothing unavailable and nothing surging"),
-    pytest.param("{rollingUpdate: {maxSurge: 150%}}", "must not be greater than 100%", id="a surge above everything"),
-])
+@pytest.mark.parametrize(
+    ("strategy", "words"),
+    [
+        pytest.param(
+            "{type: Sometimes}", 'Unsupported value: "Sometimes"', id="an unknown daemon update strategy type"
+        ),
+        pytest.param(
+            "{rollingUpdate: {maxUnavailable: 0}}",
+            "cannot be 0 when maxSurge is 0",
+            id="nothing unavailable and nothing surging",
+        ),
+        pytest.param(
+            "{rollingUpdate: {maxSurge: 150%}}", "must not be greater than 100%", id="a surge above everything"
+        ),
+    ],
+)
 def test_it_validates_a_daemon_set_update_strategy_as_the_api_server_does(strategy, words):
     daemon_set = workload_text("DaemonSet", "agent", extra_spec=f"  updateStrategy: {strategy}\n")
     errors = problems(scenario_text(node_text("n1"), daemon_set, changes_text([])))

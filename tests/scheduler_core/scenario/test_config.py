@@ -44,31 +44,79 @@ def test_a_scenario_without_configuration_has_none():
     assert load_scenario(NODE).config is None
 
 
-@pytest.mark.parametrize("body, path, fragment, message", [
-    ("percentageOfNodesToScore: 101\n", "percentageOfNodesToScore", "101", "between 0 and 100"),
-    ("profiles: [{schedulerName: a}, {schedulerName: a}]\n", "profiles[1].schedulerName", "profiles",
-     'Duplicate value: "a"'),
-    ("profiles: [{schedulerName: a}, {percentageOfNodesToScore: 5}]\n", "profiles[1].schedulerName", "profiles",
-     "Required value"),
-    ("profiles:\n- schedulerName: a\n- schedulerName: b\n  plugins:\n    queueSort:\n      enabled: [{name: Custom}]\n"
-     "      disabled: [{name: '*'}]\n", "profiles[1].plugins", "plugins:", 'unknown plugin "Custom"'),
-    ("podInitialBackoffSeconds: 5\npodMaxBackoffSeconds: 2\n", "podMaxBackoffSeconds", "podMaxBackoffSeconds",
-     "greater than or equal to PodInitialBackoffSeconds"),
-    ("profiles:\n- plugins:\n    scores: {enabled: [{name: NodeResourcesFit}]}\n", "profiles[0].plugins.scores",
-     "scores", 'unknown extension point "scores"'),
-    ("profiles:\n- plugins:\n    score:\n      enabled:\n      - name: NoSuchPlugin\n", "profiles[0].plugins",
-     "plugins:", 'unknown plugin "NoSuchPlugin"'),
-    ("profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args:\n      scoringStrategy: {type: Bogus}\n",
-     "profiles[0].pluginConfig[NodeResourcesFit].args.scoringStrategy.type", "scoringStrategy", "Bogus"),
-    ("profiles:\n- pluginConfig:\n  - {name: InterPodAffinity, args: {}}\n  - {name: InterPodAffinity, args: {}}\n",
-     "profiles[0].pluginConfig[1].name", "- {name: InterPodAffinity, args: {}}\n  - {", "Duplicate value"),
-    ("profiles:\n- plugins:\n    score:\n      enabled: [{name: NodeResourcesFit, weight: -1}]\n",
-     "profiles[0].plugins.score.enabled[0].weight", "weight: -1", "between 0 and"),
-], ids=["it rejects a percentage above 100", "it rejects two profiles with one schedulerName",
-        "it requires a schedulerName when there are several profiles", "it validates every profile",
-        "it rejects a max back-off below the initial one", "it rejects an unknown extension point",
-        "it rejects an unknown plugin", "it rejects bad plugin args", "it rejects duplicate pluginConfig",
-        "it rejects a negative weight"])
+@pytest.mark.parametrize(
+    "body, path, fragment, message",
+    [
+        ("percentageOfNodesToScore: 101\n", "percentageOfNodesToScore", "101", "between 0 and 100"),
+        (
+            "profiles: [{schedulerName: a}, {schedulerName: a}]\n",
+            "profiles[1].schedulerName",
+            "profiles",
+            'Duplicate value: "a"',
+        ),
+        (
+            "profiles: [{schedulerName: a}, {percentageOfNodesToScore: 5}]\n",
+            "profiles[1].schedulerName",
+            "profiles",
+            "Required value",
+        ),
+        (
+            "profiles:\n- schedulerName: a\n- schedulerName: b\n  plugins:\n    queueSort:\n      enabled: [{name: Custom}]\n"
+            "      disabled: [{name: '*'}]\n",
+            "profiles[1].plugins",
+            "plugins:",
+            'unknown plugin "Custom"',
+        ),
+        (
+            "podInitialBackoffSeconds: 5\npodMaxBackoffSeconds: 2\n",
+            "podMaxBackoffSeconds",
+            "podMaxBackoffSeconds",
+            "greater than or equal to PodInitialBackoffSeconds",
+        ),
+        (
+            "profiles:\n- plugins:\n    scores: {enabled: [{name: NodeResourcesFit}]}\n",
+            "profiles[0].plugins.scores",
+            "scores",
+            'unknown extension point "scores"',
+        ),
+        (
+            "profiles:\n- plugins:\n    score:\n      enabled:\n      - name: NoSuchPlugin\n",
+            "profiles[0].plugins",
+            "plugins:",
+            'unknown plugin "NoSuchPlugin"',
+        ),
+        (
+            "profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args:\n      scoringStrategy: {type: Bogus}\n",
+            "profiles[0].pluginConfig[NodeResourcesFit].args.scoringStrategy.type",
+            "scoringStrategy",
+            "Bogus",
+        ),
+        (
+            "profiles:\n- pluginConfig:\n  - {name: InterPodAffinity, args: {}}\n  - {name: InterPodAffinity, args: {}}\n",
+            "profiles[0].pluginConfig[1].name",
+            "- {name: InterPodAffinity, args: {}}\n  - {",
+            "Duplicate value",
+        ),
+        (
+            "profiles:\n- plugins:\n    score:\n      enabled: [{name: NodeResourcesFit, weight: -1}]\n",
+            "profiles[0].plugins.score.enabled[0].weight",
+            "weight: -1",
+            "between 0 and",
+        ),
+    ],
+    ids=[
+        "it rejects a percentage above 100",
+        "it rejects two profiles with one schedulerName",
+        "it requires a schedulerName when there are several profiles",
+        "it validates every profile",
+        "it rejects a max back-off below the initial one",
+        "it rejects an unknown extension point",
+        "it rejects an unknown plugin",
+        "it rejects bad plugin args",
+        "it rejects duplicate pluginConfig",
+        "it rejects a negative weight",
+    ],
+)
 def test_it_reports_configuration_problems_on_the_configuration(body, path, fragment, message):
     text = config(body)
     errors = errors_of(text)
@@ -86,7 +134,8 @@ def test_it_refuses_a_second_configuration():
 
 
 def test_it_reads_several_profiles_each_with_its_own_percentage_and_the_queue_back_off():
-    configuration = load_scenario(config("""\
+    configuration = load_scenario(
+        config("""\
 percentageOfNodesToScore: 30
 podInitialBackoffSeconds: 2
 podMaxBackoffSeconds: 20
@@ -97,9 +146,12 @@ profiles:
   pluginConfig:
   - name: NodeResourcesFit
     args: {scoringStrategy: {type: MostAllocated}}
-""")).config
+""")
+    ).config
     assert [(p.scheduler_name, p.percentage_of_nodes_to_score) for p in configuration.profiles] == [
-        ("default-scheduler", 30), ("packer", 70)]
+        ("default-scheduler", 30),
+        ("packer", 70),
+    ]
     assert (configuration.pod_initial_backoff_seconds, configuration.pod_max_backoff_seconds) == (2, 20)
 
 

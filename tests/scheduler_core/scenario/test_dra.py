@@ -86,8 +86,12 @@ def test_the_four_kinds_load_as_typed_objects_with_the_api_defaults():
     assert dra.classes[0].selectors == ('device.driver == "gpu.example.com"',)
     [device] = dra.slices[0].devices
     assert (dra.slices[0].pool, dra.slices[0].generation, dra.slices[0].node_name) == ("n1", 3, "n1")
-    assert device.attributes == {"model": "h100", "index": 0, "ecc": True,
-                                 "gpu.example.com/driverVersion": Version("1.2.3")}
+    assert device.attributes == {
+        "model": "h100",
+        "index": 0,
+        "ecc": True,
+        "gpu.example.com/driverVersion": Version("1.2.3"),
+    }
     assert device.capacity == {"memory": Fraction(80 << 30)}
     claim = dra.claims[0]
     gpu, all_ = claim.spec.requests
@@ -103,39 +107,88 @@ def test_the_four_kinds_load_as_typed_objects_with_the_api_defaults():
 
 
 def test_a_pods_claims_and_their_statuses_are_read():
-    spec = CONTAINER + """
+    spec = (
+        CONTAINER
+        + """
         resourceClaims:
         - {name: gpus, resourceClaimTemplateName: one-gpu}
         - {name: shared, resourceClaimName: shared}
         """
-    text = stream(NODE, pod(spec) + "status:\n  resourceClaimStatuses:\n  - {name: gpus, resourceClaimName: web-1-gpus-x}\n")
+    )
+    text = stream(
+        NODE, pod(spec) + "status:\n  resourceClaimStatuses:\n  - {name: gpus, resourceClaimName: web-1-gpus-x}\n"
+    )
     [web] = load_scenario(text).pods
-    assert web.claim_sources == (PodResourceClaim("gpus", template_name="one-gpu"),
-                                 PodResourceClaim("shared", claim_name="shared"))
+    assert web.claim_sources == (
+        PodResourceClaim("gpus", template_name="one-gpu"),
+        PodResourceClaim("shared", claim_name="shared"),
+    )
     assert web.claim_statuses == (("gpus", "web-1-gpus-x"),)
     assert web.uid == "uid-pod-default-web-1"  # reservations name pods by uid
 
 
-@pytest.mark.parametrize("document, fragment, path, message", [
-    (CLASS.replace('device.driver == "gpu.example.com"', "device.driver =="), "expression",
-     "spec.selectors[0].cel.expression", "compilation failed"),
-    (SLICE.replace("  nodeName: n1\n", ""), "spec:", "spec", "exactly one of `nodeName`"),
-    (SLICE.replace("{int: 0}", "{int: 0, string: a}"), "index:", "spec.devices[0].attributes.index",
-     "exactly one value"),
-    (SLICE.replace("{version: 1.2.3}", "{version: '01.2'}"), "driverVersion", "spec.devices[0].attributes."
-     "gpu.example.com/driverVersion.version", "semver"),
-    (CLAIM.replace("exactly: {deviceClassName: gpu}", "exactly: {deviceClassName: gpu, allocationMode: Some}"),
-     "allocationMode: Some", "spec.devices.requests[0].exactly.allocationMode", "unsupported value"),
-    (CLAIM.replace("exactly: {deviceClassName: gpu}", "exactly: {deviceClassName: gpu, count: 0}"),
-     "count: 0", "spec.devices.requests[0].exactly.count", "must be greater than zero"),
-    (CLAIM.replace("requests: [gpu, all]", "requests: [gpu, nope]"), "nope", "spec.devices.constraints[0]."
-     "requests[1]", "must be the name of a request"),
-    (TEMPLATE.replace("        firstAvailable:\n        - {name: big, deviceClassName: gpu, count: 2}\n"
-                      "        - {name: small, deviceClassName: gpu}\n", ""), "- name: gpu",
-     "spec.spec.devices.requests[0]", "exactly one of `exactly` or `firstAvailable`"),
-], ids=["a selector that does not compile", "a slice without node selection", "an attribute with two values",
-        "a version that is not semver", "an unknown allocation mode", "a count of 0",
-        "a constraint naming no request", "a request without exactly or firstAvailable"])
+@pytest.mark.parametrize(
+    "document, fragment, path, message",
+    [
+        (
+            CLASS.replace('device.driver == "gpu.example.com"', "device.driver =="),
+            "expression",
+            "spec.selectors[0].cel.expression",
+            "compilation failed",
+        ),
+        (SLICE.replace("  nodeName: n1\n", ""), "spec:", "spec", "exactly one of `nodeName`"),
+        (
+            SLICE.replace("{int: 0}", "{int: 0, string: a}"),
+            "index:",
+            "spec.devices[0].attributes.index",
+            "exactly one value",
+        ),
+        (
+            SLICE.replace("{version: 1.2.3}", "{version: '01.2'}"),
+            "driverVersion",
+            "spec.devices[0].attributes.gpu.example.com/driverVersion.version",
+            "semver",
+        ),
+        (
+            CLAIM.replace("exactly: {deviceClassName: gpu}", "exactly: {deviceClassName: gpu, allocationMode: Some}"),
+            "allocationMode: Some",
+            "spec.devices.requests[0].exactly.allocationMode",
+            "unsupported value",
+        ),
+        (
+            CLAIM.replace("exactly: {deviceClassName: gpu}", "exactly: {deviceClassName: gpu, count: 0}"),
+            "count: 0",
+            "spec.devices.requests[0].exactly.count",
+            "must be greater than zero",
+        ),
+        (
+            CLAIM.replace("requests: [gpu, all]", "requests: [gpu, nope]"),
+            "nope",
+            "spec.devices.constraints[0].requests[1]",
+            "must be the name of a request",
+        ),
+        (
+            TEMPLATE.replace(
+                "        firstAvailable:\n        - {name: big, deviceClassName: gpu, count: 2}\n"
+                "        - {name: small, deviceClassName: gpu}\n",
+                "",
+            ),
+            "- name: gpu",
+            "spec.spec.devices.requests[0]",
+            "exactly one of `exactly` or `firstAvailable`",
+        ),
+    ],
+    ids=[
+        "a selector that does not compile",
+        "a slice without node selection",
+        "an attribute with two values",
+        "a version that is not semver",
+        "an unknown allocation mode",
+        "a count of 0",
+        "a constraint naming no request",
+        "a request without exactly or firstAvailable",
+    ],
+)
 def test_what_the_api_server_refuses_is_a_located_error(document, fragment, path, message):
     text = stream(NODE, document)
     [error] = errors_of(text)
@@ -149,67 +202,182 @@ def test_fields_of_features_off_in_the_release_are_dropped_with_a_notice():
     extended = CLASS + "  extendedResourceName: example.com/gpu\n"
     scenario = load_scenario(stream(NODE, tainted, extended))
     [notice] = [n for n in scenario.notices if n.code is NoticeCode.DRA_FEATURE_OFF]
-    assert notice.objects == ("ResourceSlice n1-gpu: spec.devices[0].taints (DRADeviceTaints)",
-                              "DeviceClass gpu: spec.extendedResourceName (DRAExtendedResource)")
+    assert notice.objects == (
+        "ResourceSlice n1-gpu: spec.devices[0].taints (DRADeviceTaints)",
+        "DeviceClass gpu: spec.extendedResourceName (DRAExtendedResource)",
+    )
 
 
-@pytest.mark.parametrize("document, fragment, path, message", [
-    (CLAIM.replace("requests: [gpu, all]", "requests: [gpu, all/one]"), "all/one",
-     "spec.devices.constraints[0].requests[1]", "must be the name of a request"),
-    (CLAIM.replace("requests: [gpu, all]", "requests: [gpu, gpu]"), "requests: [gpu, gpu]",
-     "spec.devices.constraints[0].requests[1]", 'Duplicate value: "gpu"'),
-    (CLAIM.replace(", matchAttribute: gpu.example.com/numa}", "}"), "- {requests: [gpu, all]",
-     "spec.devices.constraints[0].matchAttribute", "Required value"),
-    (CLAIM.replace("matchAttribute: gpu.example.com/numa", "matchAttribute: numa"), "matchAttribute",
-     "spec.devices.constraints[0].matchAttribute", "a fully qualified name must be a domain"),
-    (CLAIM.replace("- name: all\n", "- name: All_GPUs\n").replace("gpu, all]", "gpu]"), "All_GPUs", "spec.devices.requests[1].name",
-     "RFC 1123 label"),
-    (CLAIM.replace("- name: all\n", "- name: gpu\n").replace("gpu, all]", "gpu]"),
-     ("- name: gpu", 2),
-     "spec.devices.requests[1].name", 'Duplicate value: "gpu"'),
-    (CLAIM.replace("{request: gpu, driver", "{request: gpu/big, driver"), "request: gpu/big",
-     "status.allocation.devices.results[0].request", "must be the name of a request"),
-    (CLAIM.replace("  - {resource: pods, name: web-1, uid: u-web-1}\n",
-                   "  - {resource: pods, name: web-1, uid: u-web-1}\n  - {resource: pods, name: web-2, uid: u-web-1}\n"),
-     "name: web-2", "status.reservedFor[1]", 'Duplicate value: "u-web-1"'),
-    (TEMPLATE.replace("{name: small, deviceClassName: gpu}", "{name: big, deviceClassName: gpu}"),
-     ("{name: big", 2), "spec.spec.devices.requests[0].firstAvailable[1].name",
-     'Duplicate value: "big"'),
-    (TEMPLATE.replace("{name: small, deviceClassName: gpu}", "{name: Small, deviceClassName: gpu}"),
-     "name: Small", "spec.spec.devices.requests[0].firstAvailable[1].name", "RFC 1123 label"),
-    (SLICE.replace("      model: {string: h100}\n", "      gpu-model: {string: h100}\n"), "gpu-model",
-     "spec.devices[0].attributes.gpu-model", "C identifier"),
-    (SLICE.replace("      model: {string: h100}\n", "      a/b/model: {string: h100}\n"), "a/b/model",
-     "spec.devices[0].attributes.a/b/model", "must not contain more than one slash"),
-    (SLICE.replace("{string: h100}", "{string: " + "h" * 65 + "}"), "model:",
-     "spec.devices[0].attributes.model.string", "Too long: may not be more than 64 bytes"),
-    (SLICE.replace("resourceSliceCount: 1", "resourceSliceCount: 0"), "pool:",
-     "spec.pool.resourceSliceCount", "must be greater than zero"),
-    (SLICE.replace("name: n1, generation", "name: N1, generation"), "pool:", "spec.pool.name", "RFC 1123 subdomain"),
-    (SLICE.replace("  nodeName: n1\n", "  nodeName: n1\n  allNodes: false\n"), "allNodes",
-     "spec.allNodes", "must be either unset or set to true"),
-    (SLICE.replace("  nodeName: n1\n", "  nodeName: n1\n  allNodes: true\n"), "spec:",
-     "spec", "but multiple fields are set"),
-    (SLICE + "  - name: gpu-0\n", ("- name: gpu-0", 2), "spec.devices[1].name", 'Duplicate value: "gpu-0"'),
-    (SLICE.replace("      memory: {value: 80Gi}\n", "".join(f"      c{i}: {{value: '1'}}\n" for i in range(29))),
-     "  - name: gpu-0", "spec.devices[0]", "the total number of attributes and capacities must not exceed 32"),
-    (SLICE.replace("  driver: gpu.example.com\n", "  driver: " + "g" * 64 + ".com\n"), "driver:",
-     "spec.driver", "Too long: may not be more than 63 bytes"),
-    (CLASS.replace('device.driver == "gpu.example.com"', "true || " * 1300 + "true"), "expression",
-     "spec.selectors[0].cel.expression", "Too long: may not be more than 10240 bytes"),
-    (SLICE.replace("  nodeName: n1\n", "  nodeSelector: {nodeSelectorTerms: [{matchFields: "
-                   "[{key: metadata.name, operator: In, values: [n1, n2]}]}]}\n"), "nodeSelector",
-     "spec.nodeSelector.nodeSelectorTerms[0].matchFields[0].values", "must be only one value when `operator`"),
-    (CLAIM.replace("operator: In, values: [n1]}]", "operator: In, values: [n1, n2]}]"), "matchFields",
-     "status.allocation.nodeSelector.nodeSelectorTerms[0].matchFields[0].values", "must be only one value"),
-], ids=["a constraint naming an unknown subrequest", "a constraint naming a request twice",
-        "a constraint without matchAttribute", "a matchAttribute without a domain", "a request name not a DNS label",
-        "two requests with one name", "an allocation result naming no request", "a consumer reserved twice",
-        "two subrequests with one name", "a subrequest name not a DNS label", "an attribute name not a C identifier",
-        "an attribute name with two slashes", "a string attribute past 64 bytes", "a pool of zero slices",
-        "a pool name not a DNS subdomain", "allNodes false", "nodeName and allNodes", "two devices with one name",
-        "33 attributes and capacities", "a driver name past 63 characters", "a selector past 10240 bytes",
-        "a slice node selector matching two node names", "an allocation node selector matching two node names"])
+@pytest.mark.parametrize(
+    "document, fragment, path, message",
+    [
+        (
+            CLAIM.replace("requests: [gpu, all]", "requests: [gpu, all/one]"),
+            "all/one",
+            "spec.devices.constraints[0].requests[1]",
+            "must be the name of a request",
+        ),
+        (
+            CLAIM.replace("requests: [gpu, all]", "requests: [gpu, gpu]"),
+            "requests: [gpu, gpu]",
+            "spec.devices.constraints[0].requests[1]",
+            'Duplicate value: "gpu"',
+        ),
+        (
+            CLAIM.replace(", matchAttribute: gpu.example.com/numa}", "}"),
+            "- {requests: [gpu, all]",
+            "spec.devices.constraints[0].matchAttribute",
+            "Required value",
+        ),
+        (
+            CLAIM.replace("matchAttribute: gpu.example.com/numa", "matchAttribute: numa"),
+            "matchAttribute",
+            "spec.devices.constraints[0].matchAttribute",
+            "a fully qualified name must be a domain",
+        ),
+        (
+            CLAIM.replace("- name: all\n", "- name: All_GPUs\n").replace("gpu, all]", "gpu]"),
+            "All_GPUs",
+            "spec.devices.requests[1].name",
+            "RFC 1123 label",
+        ),
+        (
+            CLAIM.replace("- name: all\n", "- name: gpu\n").replace("gpu, all]", "gpu]"),
+            ("- name: gpu", 2),
+            "spec.devices.requests[1].name",
+            'Duplicate value: "gpu"',
+        ),
+        (
+            CLAIM.replace("{request: gpu, driver", "{request: gpu/big, driver"),
+            "request: gpu/big",
+            "status.allocation.devices.results[0].request",
+            "must be the name of a request",
+        ),
+        (
+            CLAIM.replace(
+                "  - {resource: pods, name: web-1, uid: u-web-1}\n",
+                "  - {resource: pods, name: web-1, uid: u-web-1}\n  - {resource: pods, name: web-2, uid: u-web-1}\n",
+            ),
+            "name: web-2",
+            "status.reservedFor[1]",
+            'Duplicate value: "u-web-1"',
+        ),
+        (
+            TEMPLATE.replace("{name: small, deviceClassName: gpu}", "{name: big, deviceClassName: gpu}"),
+            ("{name: big", 2),
+            "spec.spec.devices.requests[0].firstAvailable[1].name",
+            'Duplicate value: "big"',
+        ),
+        (
+            TEMPLATE.replace("{name: small, deviceClassName: gpu}", "{name: Small, deviceClassName: gpu}"),
+            "name: Small",
+            "spec.spec.devices.requests[0].firstAvailable[1].name",
+            "RFC 1123 label",
+        ),
+        (
+            SLICE.replace("      model: {string: h100}\n", "      gpu-model: {string: h100}\n"),
+            "gpu-model",
+            "spec.devices[0].attributes.gpu-model",
+            "C identifier",
+        ),
+        (
+            SLICE.replace("      model: {string: h100}\n", "      a/b/model: {string: h100}\n"),
+            "a/b/model",
+            "spec.devices[0].attributes.a/b/model",
+            "must not contain more than one slash",
+        ),
+        (
+            SLICE.replace("{string: h100}", "{string: " + "h" * 65 + "}"),
+            "model:",
+            "spec.devices[0].attributes.model.string",
+            "Too long: may not be more than 64 bytes",
+        ),
+        (
+            SLICE.replace("resourceSliceCount: 1", "resourceSliceCount: 0"),
+            "pool:",
+            "spec.pool.resourceSliceCount",
+            "must be greater than zero",
+        ),
+        (
+            SLICE.replace("name: n1, generation", "name: N1, generation"),
+            "pool:",
+            "spec.pool.name",
+            "RFC 1123 subdomain",
+        ),
+        (
+            SLICE.replace("  nodeName: n1\n", "  nodeName: n1\n  allNodes: false\n"),
+            "allNodes",
+            "spec.allNodes",
+            "must be either unset or set to true",
+        ),
+        (
+            SLICE.replace("  nodeName: n1\n", "  nodeName: n1\n  allNodes: true\n"),
+            "spec:",
+            "spec",
+            "but multiple fields are set",
+        ),
+        (SLICE + "  - name: gpu-0\n", ("- name: gpu-0", 2), "spec.devices[1].name", 'Duplicate value: "gpu-0"'),
+        (
+            SLICE.replace("      memory: {value: 80Gi}\n", "".join(f"      c{i}: {{value: '1'}}\n" for i in range(29))),
+            "  - name: gpu-0",
+            "spec.devices[0]",
+            "the total number of attributes and capacities must not exceed 32",
+        ),
+        (
+            SLICE.replace("  driver: gpu.example.com\n", "  driver: " + "g" * 64 + ".com\n"),
+            "driver:",
+            "spec.driver",
+            "Too long: may not be more than 63 bytes",
+        ),
+        (
+            CLASS.replace('device.driver == "gpu.example.com"', "true || " * 1300 + "true"),
+            "expression",
+            "spec.selectors[0].cel.expression",
+            "Too long: may not be more than 10240 bytes",
+        ),
+        (
+            SLICE.replace(
+                "  nodeName: n1\n",
+                "  nodeSelector: {nodeSelectorTerms: [{matchFields: "
+                "[{key: metadata.name, operator: In, values: [n1, n2]}]}]}\n",
+            ),
+            "nodeSelector",
+            "spec.nodeSelector.nodeSelectorTerms[0].matchFields[0].values",
+            "must be only one value when `operator`",
+        ),
+        (
+            CLAIM.replace("operator: In, values: [n1]}]", "operator: In, values: [n1, n2]}]"),
+            "matchFields",
+            "status.allocation.nodeSelector.nodeSelectorTerms[0].matchFields[0].values",
+            "must be only one value",
+        ),
+    ],
+    ids=[
+        "a constraint naming an unknown subrequest",
+        "a constraint naming a request twice",
+        "a constraint without matchAttribute",
+        "a matchAttribute without a domain",
+        "a request name not a DNS label",
+        "two requests with one name",
+        "an allocation result naming no request",
+        "a consumer reserved twice",
+        "two subrequests with one name",
+        "a subrequest name not a DNS label",
+        "an attribute name not a C identifier",
+        "an attribute name with two slashes",
+        "a string attribute past 64 bytes",
+        "a pool of zero slices",
+        "a pool name not a DNS subdomain",
+        "allNodes false",
+        "nodeName and allNodes",
+        "two devices with one name",
+        "33 attributes and capacities",
+        "a driver name past 63 characters",
+        "a selector past 10240 bytes",
+        "a slice node selector matching two node names",
+        "an allocation node selector matching two node names",
+    ],
+)
 def test_the_api_servers_other_resource_rules_are_located_errors(document, fragment, path, message):
     """pkg/apis/resource/validation/validation.go: validateDeviceClaim (validateSet of requests and
     subrequests, validateDeviceConstraint, validateRequestNameRef), validateResourceClaimStatusUpdate,
@@ -230,29 +398,51 @@ def test_what_the_api_server_accepts_loads_however_close_to_its_limits():
     domain, a 64-byte string, a nodeSelector slice with one term, a constraint on request/subrequest."""
     requests = "".join(f"    - {{name: r{i}, exactly: {{deviceClassName: gpu}}}}\n" for i in range(30))
     claim = CLAIM.replace("    constraints:\n", requests + "    constraints:\n").replace(
-        "exactly: {deviceClassName: gpu}\n    - name: all", "exactly: {deviceClassName: gpu, count: 33}\n    - name: all")
+        "exactly: {deviceClassName: gpu}\n    - name: all",
+        "exactly: {deviceClassName: gpu, count: 33}\n    - name: all",
+    )
     template = TEMPLATE + "      constraints:\n      - {requests: [gpu/big], matchAttribute: gpu.example.com/numa}\n"
     domain = "d" * 59 + ".com"
-    slice_ = SLICE.replace("      model: {string: h100}\n", f"      {domain}/{'m' * 32}: {{string: {'h' * 64}}}\n") \
-        .replace("  nodeName: n1\n", "  nodeSelector: {nodeSelectorTerms: [{matchLabels: {}, matchExpressions: "
-                 "[{key: pool, operator: In, values: [a]}]}]}\n")
+    slice_ = SLICE.replace(
+        "      model: {string: h100}\n", f"      {domain}/{'m' * 32}: {{string: {'h' * 64}}}\n"
+    ).replace(
+        "  nodeName: n1\n",
+        "  nodeSelector: {nodeSelectorTerms: [{matchLabels: {}, matchExpressions: "
+        "[{key: pool, operator: In, values: [a]}]}]}\n",
+    )
     scenario = load_scenario(stream(NODE, CLASS, slice_, claim, template))
     dra = scenario.dra
     assert len(dra.claims[0].spec.requests) == 32 and dra.claims[0].spec.requests[0].exactly.count == 33
     assert f"{domain}/{'m' * 32}" in dra.slices[0].devices[0].attributes
 
 
-@pytest.mark.parametrize("document, path, message", [
-    (CLASS.replace('device.driver == "gpu.example.com"', "device.driver"), "spec.selectors[0].cel.expression",
-     "must evaluate to bool or the unknown type, not string"),
-    (CLAIM.replace("exactly: {deviceClassName: gpu}",
-                   "exactly: {deviceClassName: gpu, selectors: [{cel: {expression: 'device.model == 1'}}]}"),
-     "spec.devices.requests[0].exactly.selectors[0].cel.expression", "undefined field 'model'"),
-    (TEMPLATE.replace("{name: small, deviceClassName: gpu}",
-                      "{name: small, deviceClassName: gpu, selectors: [{cel: {expression: 'device.driver == 1'}}]}"),
-     "spec.spec.devices.requests[0].firstAvailable[1].selectors[0].cel.expression",
-     "found no matching overload for '_==_' applied to '(string, int)'"),
-], ids=["a class selector that is not bool", "a claim selector on an unknown field", "a template selector ill-typed"])
+@pytest.mark.parametrize(
+    "document, path, message",
+    [
+        (
+            CLASS.replace('device.driver == "gpu.example.com"', "device.driver"),
+            "spec.selectors[0].cel.expression",
+            "must evaluate to bool or the unknown type, not string",
+        ),
+        (
+            CLAIM.replace(
+                "exactly: {deviceClassName: gpu}",
+                "exactly: {deviceClassName: gpu, selectors: [{cel: {expression: 'device.model == 1'}}]}",
+            ),
+            "spec.devices.requests[0].exactly.selectors[0].cel.expression",
+            "undefined field 'model'",
+        ),
+        (
+            TEMPLATE.replace(
+                "{name: small, deviceClassName: gpu}",
+                "{name: small, deviceClassName: gpu, selectors: [{cel: {expression: 'device.driver == 1'}}]}",
+            ),
+            "spec.spec.devices.requests[0].firstAvailable[1].selectors[0].cel.expression",
+            "found no matching overload for '_==_' applied to '(string, int)'",
+        ),
+    ],
+    ids=["a class selector that is not bool", "a claim selector on an unknown field", "a template selector ill-typed"],
+)
 def test_a_selector_the_api_servers_type_check_refuses_is_a_located_error(document, path, message):
     """validateCELExpression -> CompileCELExpression: every DeviceClass, ResourceClaim and
     ResourceClaimTemplate selector is compiled (type-checked) at create."""
@@ -264,12 +454,16 @@ def test_a_selector_the_api_servers_type_check_refuses_is_a_located_error(docume
 def test_a_selector_past_the_cost_limit_is_refused_as_the_api_server_refuses_it():
     """validateCELExpression: result.MaxCost > CELSelectorExpressionMaxCost ->
     field.Forbidden(..., "too complex, exceeds cost limit") (estimate: dra/celcost.py)."""
-    nested = ('device.attributes.all(d, device.attributes[d].all(i, device.attributes[d].all(j, '
-              'device.attributes[d].all(k, device.attributes[d][i] == device.attributes[d][j]))))')
+    nested = (
+        "device.attributes.all(d, device.attributes[d].all(i, device.attributes[d].all(j, "
+        "device.attributes[d].all(k, device.attributes[d][i] == device.attributes[d][j]))))"
+    )
     text = stream(NODE, CLASS.replace("'device.driver == \"gpu.example.com\"'", f"'{nested}'"))
     [error] = errors_of(text)
-    assert (error.path, error.message) == ("spec.selectors[0].cel.expression",
-                                           "Forbidden: too complex, exceeds cost limit")
+    assert (error.path, error.message) == (
+        "spec.selectors[0].cel.expression",
+        "Forbidden: too complex, exceeds cost limit",
+    )
     assert error.line == line_of(text, "expression")
 
 
@@ -282,9 +476,14 @@ def test_admin_access_in_a_declared_namespace_without_the_label_is_refused():
     `resource.kubernetes.io/admin-access: "true"`; the error points at the first such request."""
     text = stream(NODE, NAMESPACE % "", ADMIN_CLAIM)
     [error] = errors_of(text)
-    assert (error.object, error.path) == ("ResourceClaim default/shared", "spec.devices.requests[0].exactly.adminAccess")
-    assert error.message == ("Forbidden: admin access to devices requires the `resource.kubernetes.io/admin-access: "
-                             "true` label on the containing namespace")
+    assert (error.object, error.path) == (
+        "ResourceClaim default/shared",
+        "spec.devices.requests[0].exactly.adminAccess",
+    )
+    assert error.message == (
+        "Forbidden: admin access to devices requires the `resource.kubernetes.io/admin-access: "
+        "true` label on the containing namespace"
+    )
     assert error.line == line_of(text, "adminAccess: true")
 
 
@@ -295,15 +494,25 @@ def test_admin_access_loads_in_a_labelled_namespace_and_in_one_the_scenario_does
         assert claim.spec.requests[0].exactly.admin_access is True
 
 
-@pytest.mark.parametrize("config, path, message", [
-    ("{requests: [gpu], opaque: {driver: gpu.example.com, parameters: {mode: fast}}}", None, None),
-    ("{requests: [gpu]}", "spec.devices.config[0].opaque", "Required value"),
-    ("{requests: [nope], opaque: {driver: gpu.example.com, parameters: {a: 1}}}", "spec.devices.config[0].requests[0]",
-     "must be the name of a request"),
-    ("{opaque: {driver: gpu.example.com}}", "spec.devices.config[0].opaque.parameters", "Required value"),
-    ("{opaque: {driver: gpu.example.com, parameters: [1]}}", "spec.devices.config[0].opaque.parameters",
-     "must be a valid JSON object"),
-], ids=["a valid config", "no opaque", "a config naming no request", "no parameters", "parameters not an object"])
+@pytest.mark.parametrize(
+    "config, path, message",
+    [
+        ("{requests: [gpu], opaque: {driver: gpu.example.com, parameters: {mode: fast}}}", None, None),
+        ("{requests: [gpu]}", "spec.devices.config[0].opaque", "Required value"),
+        (
+            "{requests: [nope], opaque: {driver: gpu.example.com, parameters: {a: 1}}}",
+            "spec.devices.config[0].requests[0]",
+            "must be the name of a request",
+        ),
+        ("{opaque: {driver: gpu.example.com}}", "spec.devices.config[0].opaque.parameters", "Required value"),
+        (
+            "{opaque: {driver: gpu.example.com, parameters: [1]}}",
+            "spec.devices.config[0].opaque.parameters",
+            "must be a valid JSON object",
+        ),
+    ],
+    ids=["a valid config", "no opaque", "a config naming no request", "no parameters", "parameters not an object"],
+)
 def test_a_claims_config_follows_validate_device_claim_configuration(config, path, message):
     """validateDeviceClaimConfiguration: request references, opaque (driver, parameters as a JSON object)."""
     document = CLAIM.replace("    constraints:\n", f"    config:\n    - {config}\n    constraints:\n")

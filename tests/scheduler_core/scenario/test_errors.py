@@ -18,9 +18,14 @@ def test_a_size_limit_problem_names_its_limit():
     assert (error.limit, error.code) == ("max_nodes", LIMIT_EXCEEDED)
     plain = ScenarioError("Pod default/p", "spec", 1, "Required value")
     assert (plain.limit, plain.code) == (None, INVALID)
-    assert error.to_json() == {"object": "document 3", "path": "", "line": None,
-                               "message": "more than 10000 nodes (Limits.max_nodes)",
-                               "code": LIMIT_EXCEEDED, "limit": "max_nodes"}
+    assert error.to_json() == {
+        "object": "document 3",
+        "path": "",
+        "line": None,
+        "message": "more than 10000 nodes (Limits.max_nodes)",
+        "code": LIMIT_EXCEEDED,
+        "limit": "max_nodes",
+    }
     assert ScenarioError("x", "", 1, "m", file="a.yaml").to_json()["file"] == "a.yaml"
 
 
@@ -36,4 +41,5 @@ def test_invalid_sorts_by_file_read_order_then_line_with_whole_file_problems_fir
 def test_the_message_shows_three_problems_and_counts_the_rest():
     errors = [ScenarioError("o", "", line, f"p{line}") for line in (4, 3, 2, 1, 5)]
     assert str(ScenarioInvalid(errors)) == (
-        "5 problem(s) in scenario: line 1: o: p1; line 2: o: p2; line 3: o: p3 (and 2 more)")
+        "5 problem(s) in scenario: line 1: o: p1; line 2: o: p2; line 3: o: p3 (and 2 more)"
+    )

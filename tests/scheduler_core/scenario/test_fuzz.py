@@ -14,47 +14,98 @@ from scheduler_core.model import Scenario
 from scheduler_core.scenario import Limits, ScenarioInvalid, load_scenario
 
 SMALL = Limits(max_bytes=200_000, max_nodes=50, max_pods=50, max_pending_pods=50, max_documents=50)
+
+
 def fuzz(examples: int) -> settings:
-    return settings(max_examples=examples, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    return settings(
+        max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+    )
+
 
 VALID_POD: dict[str, Any] = {
-    "apiVersion": "v1", "kind": "Pod",
-    "metadata": {"name": "web-1", "namespace": "prod", "labels": {"app": "web"},
-                 "ownerReferences": [{"kind": "ReplicaSet", "name": "rs", "controller": True}]},
+    "apiVersion": "v1",
+    "kind": "Pod",
+    "metadata": {
+        "name": "web-1",
+        "namespace": "prod",
+        "labels": {"app": "web"},
+        "ownerReferences": [{"kind": "ReplicaSet", "name": "rs", "controller": True}],
+    },
     "spec": {
-        "nodeName": "n1", "priority": 10, "nodeSelector": {"disk": "ssd"}, "preemptionPolicy": "Never",
-        "containers": [{"name": "c", "image": "nginx", "ports": [{"containerPort": 80, "hostPort": 80}],
-                        "resources": {"requests": {"cpu": "100m"}, "limits": {"memory": "1Gi"}}}],
+        "nodeName": "n1",
+        "priority": 10,
+        "nodeSelector": {"disk": "ssd"},
+        "preemptionPolicy": "Never",
+        "containers": [
+            {
+                "name": "c",
+                "image": "nginx",
+                "ports": [{"containerPort": 80, "hostPort": 80}],
+                "resources": {"requests": {"cpu": "100m"}, "limits": {"memory": "1Gi"}},
+            }
+        ],
         "initContainers": [{"name": "i", "restartPolicy": "Always"}],
         "overhead": {"cpu": "10m"},
         "tolerations": [{"key": "k", "operator": "Exists", "effect": "NoSchedule"}],
         "affinity": {
-            "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-                {"matchExpressions": [{"key": "cores", "operator": "Gt", "values": ["4"]}],
-                 "matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]},
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [
+                        {
+                            "matchExpressions": [{"key": "cores", "operator": "Gt", "values": ["4"]}],
+                            "matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}],
+                        }
+                    ]
+                },
                 "preferredDuringSchedulingIgnoredDuringExecution": [
-                    {"weight": 3, "preference": {"matchExpressions": [{"key": "a", "operator": "Exists"}]}}]},
-            "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
-                {"topologyKey": "zone", "labelSelector": {"matchLabels": {"app": "web"}}, "namespaces": ["x"],
-                 "namespaceSelector": {"matchExpressions": [{"key": "t", "operator": "In", "values": ["a"]}]}}]}},
-        "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
-                                       "minDomains": 2, "labelSelector": {"matchLabels": {"app": "web"}},
-                                       "matchLabelKeys": ["tier"], "nodeTaintsPolicy": "Honor"}],
+                    {"weight": 3, "preference": {"matchExpressions": [{"key": "a", "operator": "Exists"}]}}
+                ],
+            },
+            "podAntiAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [
+                    {
+                        "topologyKey": "zone",
+                        "labelSelector": {"matchLabels": {"app": "web"}},
+                        "namespaces": ["x"],
+                        "namespaceSelector": {"matchExpressions": [{"key": "t", "operator": "In", "values": ["a"]}]},
+                    }
+                ]
+            },
+        },
+        "topologySpreadConstraints": [
+            {
+                "maxSkew": 1,
+                "topologyKey": "zone",
+                "whenUnsatisfiable": "DoNotSchedule",
+                "minDomains": 2,
+                "labelSelector": {"matchLabels": {"app": "web"}},
+                "matchLabelKeys": ["tier"],
+                "nodeTaintsPolicy": "Honor",
+            }
+        ],
     },
 }
 VALID_NODE: dict[str, Any] = {
-    "apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "labels": {"zone": "a"}},
+    "apiVersion": "v1",
+    "kind": "Node",
+    "metadata": {"name": "n1", "labels": {"zone": "a"}},
     "spec": {"unschedulable": False, "taints": [{"key": "k", "value": "v", "effect": "NoSchedule"}]},
-    "status": {"capacity": {"cpu": "4", "memory": "8Gi", "example.com/gpu": "2"},
-               "images": [{"names": ["nginx"], "sizeBytes": 10}]},
+    "status": {
+        "capacity": {"cpu": "4", "memory": "8Gi", "example.com/gpu": "2"},
+        "images": [{"names": ["nginx"], "sizeBytes": 10}],
+    },
 }
 VALID_CONFIG: dict[str, Any] = {
-    "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+    "apiVersion": "kubescheduler.config.k8s.io/v1",
+    "kind": "KubeSchedulerConfiguration",
     "percentageOfNodesToScore": 50,
-    "profiles": [{"schedulerName": "default-scheduler",
-                  "plugins": {"score": {"enabled": [{"name": "NodeResourcesFit", "weight": 2}]}},
-                  "pluginConfig": [{"name": "InterPodAffinity", "args": {"hardPodAffinityWeight": 5}}]}],
+    "profiles": [
+        {
+            "schedulerName": "default-scheduler",
+            "plugins": {"score": {"enabled": [{"name": "NodeResourcesFit", "weight": 2}]}},
+            "pluginConfig": [{"name": "InterPodAffinity", "args": {"hardPodAffinityWeight": 5}}],
+        }
+    ],
 }
 
 
@@ -77,14 +128,45 @@ def test_the_fixtures_are_valid():
 # ---------------------------------------------------------------------------- strategies
 
 junk_scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(), st.integers(min_value=2**62, max_value=2**200),
-    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=20),
-    st.sampled_from(["", "-1", "1e999999999", "0x10", "In", "Gt", "Exists", "NoSchedule", "Always", "1.5Ki",
-                     "abc", "-", ".", "Bad Name", "a" * 300, "kubernetes.io/hostname", "é", "\t"]),
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.integers(min_value=2**62, max_value=2**200),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=20),
+    st.sampled_from(
+        [
+            "",
+            "-1",
+            "1e999999999",
+            "0x10",
+            "In",
+            "Gt",
+            "Exists",
+            "NoSchedule",
+            "Always",
+            "1.5Ki",
+            "abc",
+            "-",
+            ".",
+            "Bad Name",
+            "a" * 300,
+            "kubernetes.io/hostname",
+            "é",
+            "\t",
+        ]
+    ),
 )
-junk = st.recursive(junk_scalars, lambda inner: st.lists(inner, max_size=3)
-                    | st.dictionaries(st.text(max_size=8) | st.sampled_from(["name", "key", "values", "operator"]),
-                                      inner, max_size=3), max_leaves=8)
+junk = st.recursive(
+    junk_scalars,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.text(max_size=8) | st.sampled_from(["name", "key", "values", "operator"]), inner, max_size=3
+        )
+    ),
+    max_leaves=8,
+)
 
 
 def _paths(value: Any, prefix: tuple = ()) -> list[tuple]:

@@ -14,7 +14,11 @@ from tests.scheduler_core.builders import node_text, scenario_text
 def test_the_defaults_bound_size_objects_and_yaml_shape():
     limits = Limits()
     assert (limits.max_bytes, limits.max_nodes, limits.max_pods, limits.max_pending_pods) == (
-        32 * MIB, 10_000, 60_000, 5_000)
+        32 * MIB,
+        10_000,
+        60_000,
+        5_000,
+    )
     assert (limits.max_depth, limits.max_aliases, limits.max_files) == (64, 100, 20_000)
     with pytest.raises(dataclasses.FrozenInstanceError):
         limits.max_nodes = 1

@@ -21,50 +21,106 @@ from scheduler_core.cli import main
 from scheduler_core.scenario import load_scenario
 
 TOKEN = "recorded-token"
-MANAGED = [{"manager": "kubelet", "operation": "Update", "apiVersion": "v1", "fieldsType": "FieldsV1", "fieldsV1": {"f:status": {}}}]
+MANAGED = [
+    {
+        "manager": "kubelet",
+        "operation": "Update",
+        "apiVersion": "v1",
+        "fieldsType": "FieldsV1",
+        "fieldsV1": {"f:status": {}},
+    }
+]
 
 
 def node(name: str, zone: str) -> dict:
-    return {"metadata": {"name": name, "uid": f"uid-{name}", "resourceVersion": "101", "managedFields": MANAGED,
-                         "labels": {"kubernetes.io/hostname": name, "topology.kubernetes.io/zone": zone}},
-            "spec": {"podCIDR": "10.244.0.0/24"},
-            "status": {"allocatable": {"cpu": "2", "memory": "8Gi", "pods": "110"},
-                       "capacity": {"cpu": "2", "memory": "8Gi", "pods": "110"},
-                       "conditions": [{"type": "Ready", "status": "True"}]}}
+    return {
+        "metadata": {
+            "name": name,
+            "uid": f"uid-{name}",
+            "resourceVersion": "101",
+            "managedFields": MANAGED,
+            "labels": {"kubernetes.io/hostname": name, "topology.kubernetes.io/zone": zone},
+        },
+        "spec": {"podCIDR": "10.244.0.0/24"},
+        "status": {
+            "allocatable": {"cpu": "2", "memory": "8Gi", "pods": "110"},
+            "capacity": {"cpu": "2", "memory": "8Gi", "pods": "110"},
+            "conditions": [{"type": "Ready", "status": "True"}],
+        },
+    }
 
 
 def pod(name: str, node_name: str = "", priority_class: str = "", cpu: str = "500m") -> dict:
-    spec: dict = {"containers": [{"name": "app", "image": "registry.k8s.io/pause:3.10",
-                                  "resources": {"requests": {"cpu": cpu}}}],
-                  "schedulerName": "default-scheduler"}
+    spec: dict = {
+        "containers": [{"name": "app", "image": "registry.k8s.io/pause:3.10", "resources": {"requests": {"cpu": cpu}}}],
+        "schedulerName": "default-scheduler",
+    }
     if node_name:
         spec["nodeName"] = node_name
     if priority_class:
         spec["priorityClassName"] = priority_class
-    return {"metadata": {"name": name, "namespace": "default", "uid": f"uid-{name}", "managedFields": MANAGED,
-                         "annotations": {snapshot.LAST_APPLIED: "{...}", "team": "web"}},
-            "spec": spec, "status": {"phase": "Running" if node_name else "Pending"}}
+    return {
+        "metadata": {
+            "name": name,
+            "namespace": "default",
+            "uid": f"uid-{name}",
+            "managedFields": MANAGED,
+            "annotations": {snapshot.LAST_APPLIED: "{...}", "team": "web"},
+        },
+        "spec": spec,
+        "status": {"phase": "Running" if node_name else "Pending"},
+    }
 
 
 def answer(kind: str, items: list, token: str = "") -> dict:
-    return {"kind": f"{kind}List", "apiVersion": "v1", "metadata": {"resourceVersion": "555", **({"continue": token} if token else {})},
-            "items": items}
+    return {
+        "kind": f"{kind}List",
+        "apiVersion": "v1",
+        "metadata": {"resourceVersion": "555", **({"continue": token} if token else {})},
+        "items": items,
+    }
 
 
 # path -> pages (the second page is asked for with ?continue=page-2)
 ANSWERS = {
     "/api/v1/namespaces": [answer("Namespace", [{"metadata": {"name": "default"}}])],
     "/api/v1/nodes": [answer("Node", [node("node-a", "z1"), node("node-b", "z2")])],
-    "/apis/scheduling.k8s.io/v1/priorityclasses": [answer("PriorityClass", [
-        {"metadata": {"name": "high"}, "value": 1000, "preemptionPolicy": "PreemptLowerPriority"}])],
-    "/api/v1/pods": [answer("Pod", [pod("running-1", "node-a", cpu="1500m")], token="page-2"),
-                     answer("Pod", [pod("pending-1", priority_class="high")])],
-    "/apis/resource.k8s.io/v1/deviceclasses": [answer("DeviceClass", [
-        {"metadata": {"name": "gpu"}, "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]}}])],
-    "/apis/resource.k8s.io/v1/resourceslices": [answer("ResourceSlice", [
-        {"metadata": {"name": "node-a-gpu"}, "spec": {"driver": "gpu.example.com", "nodeName": "node-a",
-                                                      "pool": {"name": "node-a", "generation": 1, "resourceSliceCount": 1},
-                                                      "devices": [{"name": "gpu-0"}]}}])],
+    "/apis/scheduling.k8s.io/v1/priorityclasses": [
+        answer(
+            "PriorityClass", [{"metadata": {"name": "high"}, "value": 1000, "preemptionPolicy": "PreemptLowerPriority"}]
+        )
+    ],
+    "/api/v1/pods": [
+        answer("Pod", [pod("running-1", "node-a", cpu="1500m")], token="page-2"),
+        answer("Pod", [pod("pending-1", priority_class="high")]),
+    ],
+    "/apis/resource.k8s.io/v1/deviceclasses": [
+        answer(
+            "DeviceClass",
+            [
+                {
+                    "metadata": {"name": "gpu"},
+                    "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]},
+                }
+            ],
+        )
+    ],
+    "/apis/resource.k8s.io/v1/resourceslices": [
+        answer(
+            "ResourceSlice",
+            [
+                {
+                    "metadata": {"name": "node-a-gpu"},
+                    "spec": {
+                        "driver": "gpu.example.com",
+                        "nodeName": "node-a",
+                        "pool": {"name": "node-a", "generation": 1, "resourceSliceCount": 1},
+                        "devices": [{"name": "gpu-0"}],
+                    },
+                }
+            ],
+        )
+    ],
 }
 NOT_SERVED = {"/apis/storage.k8s.io/v1/csistoragecapacities": 404, "/apis/storage.k8s.io/v1/volumeattachments": 403}
 
@@ -80,7 +136,9 @@ class FakeApiServer(http.server.BaseHTTPRequestHandler):
             return self._send(401, {"kind": "Status", "code": 401, "reason": "Unauthorized"})
         if url.path in NOT_SERVED:
             code = NOT_SERVED[url.path]
-            return self._send(code, {"kind": "Status", "code": code, "reason": "NotFound" if code == 404 else "Forbidden"})
+            return self._send(
+                code, {"kind": "Status", "code": code, "reason": "NotFound" if code == 404 else "Forbidden"}
+            )
         pages = ANSWERS.get(url.path, [answer("Empty", [])])
         page = 1 if query.get("continue") == "page-2" else 0
         self._send(200, pages[page])
@@ -149,7 +207,9 @@ def test_it_reads_the_dynamic_resource_allocation_kinds(kubeconfig: Path, tmp_pa
     main(["snapshot", "--kubeconfig", str(kubeconfig), "-o", str(out)])
     dra = load_scenario(out.read_bytes()).dra
     assert [c.name for c in dra.classes] == ["gpu"]
-    assert [(s.name, s.node_name, [d.name for d in s.devices]) for s in dra.slices] == [("node-a-gpu", "node-a", ["gpu-0"])]
+    assert [(s.name, s.node_name, [d.name for d in s.devices]) for s in dra.slices] == [
+        ("node-a-gpu", "node-a", ["gpu-0"])
+    ]
 
 
 def test_it_leaves_out_server_bookkeeping_and_says_what_it_did_not_read(kubeconfig: Path, tmp_path: Path):

@@ -12,7 +12,6 @@ from scheduler_core.scenario import Limits, ScenarioError, ScenarioInvalid, load
 from tests.scheduler_core.scenario.support import CONTAINER, NODE, errors_of, line_of, pod, stream
 
 
-
 # ---------------------------------------------------------------------------- happy path
 
 
@@ -28,7 +27,9 @@ def test_it_builds_nodes_and_pods_in_document_order_with_lines():
 
 
 def test_it_applies_the_api_servers_defaults():
-    text = stream(NODE, pod("""\
+    text = stream(
+        NODE,
+        pod("""\
         containers:
         - name: c
           resources:
@@ -41,7 +42,8 @@ def test_it_applies_the_api_servers_defaults():
         - maxSkew: 1
           topologyKey: zone
           whenUnsatisfiable: DoNotSchedule
-        """))
+        """),
+    )
     scenario = load_scenario(text)
     web = scenario.pods[0]
     assert web.namespace == "default"
@@ -59,21 +61,29 @@ def test_it_applies_the_api_servers_defaults():
 def test_it_creates_namespaces_named_by_pods_and_affinity_terms_without_labels():
     text = stream(
         "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: prod\n  labels:\n    env: prod\n",
-        pod(CONTAINER + """\
+        pod(
+            CONTAINER
+            + """\
             affinity:
               podAffinity:
                 requiredDuringSchedulingIgnoredDuringExecution:
                 - topologyKey: zone
                   namespaces: [other]
                   labelSelector: {matchLabels: {app: a}}
-            """, extra_meta="namespace: team"))
+            """,
+            extra_meta="namespace: team",
+        ),
+    )
     namespaces = load_scenario(text).namespaces
     assert namespaces["prod"].labels == {"env": "prod"}
     assert namespaces["team"].labels == {} and namespaces["other"].labels == {}
 
 
 def test_it_reads_every_pod_field_the_scheduler_uses():
-    text = stream(NODE, pod("""\
+    text = stream(
+        NODE,
+        pod(
+            """\
         priority: 100
         preemptionPolicy: Never
         schedulerName: custom
@@ -107,10 +117,13 @@ def test_it_reads_every_pod_field_the_scheduler_uses():
                 matchLabelKeys: [tier]
                 mismatchLabelKeys: [team]
         tolerations: [{operator: Exists}]
-        """, extra_meta="""\
+        """,
+            extra_meta="""\
         labels: {app: web, tier: '1'}
         ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: rs, uid: u1, controller: true}]
-        """))
+        """,
+        ),
+    )
     web = load_scenario(text).pods[0]
     assert (web.priority, web.preemption_policy, web.scheduler_name) == (100, "Never", "custom")
     assert web.labels == {"app": "web", "tier": "1"} and web.node_selector == {"disk": "ssd"}
@@ -128,8 +141,17 @@ def test_it_reads_every_pod_field_the_scheduler_uses():
 
 def test_it_reads_what_decides_whether_a_delete_removes_the_pod_at_once():
     """rest.BeforeDelete: grace period 0 is not graceful; store.Delete keeps an object with finalizers."""
-    at_once, kept = load_scenario(stream(NODE, pod(CONTAINER + "terminationGracePeriodSeconds: 0\n"), pod(
-        CONTAINER + "terminationGracePeriodSeconds: 0\n", name="kept", extra_meta="finalizers: [example.com/keep]\n"))).pods
+    at_once, kept = load_scenario(
+        stream(
+            NODE,
+            pod(CONTAINER + "terminationGracePeriodSeconds: 0\n"),
+            pod(
+                CONTAINER + "terminationGracePeriodSeconds: 0\n",
+                name="kept",
+                extra_meta="finalizers: [example.com/keep]\n",
+            ),
+        )
+    ).pods
     assert (at_once.termination_grace_period_seconds, at_once.is_deleted_at_once) == (0, True)
     assert (kept.finalizers, kept.is_deleted_at_once) == (("example.com/keep",), False)
 
@@ -149,8 +171,13 @@ status:
 """
     node = load_scenario(text).nodes[0]
     assert node.unschedulable and node.taints[0].effect == "NoSchedule"
-    assert node.allocatable == {"cpu": 7500, "memory": 2**30, "example.com/gpu": 4,
-                                "hugepages-2Mi": 4 * 2**20, "ephemeral-storage": 10 * 2**30}
+    assert node.allocatable == {
+        "cpu": 7500,
+        "memory": 2**30,
+        "example.com/gpu": 4,
+        "hugepages-2Mi": 4 * 2**20,
+        "ephemeral-storage": 10 * 2**30,
+    }
     assert node.images[0].names == ("nginx:1", "nginx@sha256:abc") and node.images[0].size_bytes == 1000
 
 
@@ -160,7 +187,8 @@ def test_it_reads_services_and_workloads():
         "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: rs}\nspec: {selector: {matchLabels: {app: a}}}\n",
         "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: ss}\nspec: {selector: {matchLabels: {app: b}}}\n",
         "apiVersion: v1\nkind: ReplicationController\nmetadata: {name: rc}\n"
-        "spec: {template: {metadata: {labels: {app: c}}}}\n")
+        "spec: {template: {metadata: {labels: {app: c}}}}\n",
+    )
     scenario = load_scenario(text)
     assert scenario.services[0].selector == {"app": "a"} and scenario.services[0].namespace == "prod"
     assert [w.kind for w in scenario.workloads] == ["ReplicaSet", "StatefulSet", "ReplicationController"]
@@ -168,9 +196,10 @@ def test_it_reads_services_and_workloads():
 
 
 def test_it_reads_a_kind_list_in_yaml_and_in_json():
-    items = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}},
-             {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
-              "spec": {"containers": [{"name": "c"}]}}]
+    items = [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}},
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [{"name": "c"}]}},
+    ]
     as_json = json.dumps({"apiVersion": "v1", "kind": "List", "items": items}, indent=2)
     scenario = load_scenario(as_json)
     assert [n.name for n in scenario.nodes] == ["n1"] and [p.name for p in scenario.pods] == ["p"]
@@ -180,10 +209,16 @@ def test_it_reads_a_kind_list_in_yaml_and_in_json():
 
 
 def test_it_ignores_status_managed_fields_and_unknown_fields():
-    text = pod(CONTAINER + "futureField: {x: 1}\n", extra_meta="""\
+    text = (
+        pod(
+            CONTAINER + "futureField: {x: 1}\n",
+            extra_meta="""\
         managedFields: [{manager: kubectl, operation: Update}]
         creationTimestamp: "2024-01-01T00:00:00Z"
-        """) + "status:\n  phase: Pending\n  conditions: [{type: PodScheduled, status: 'False'}]\n"
+        """,
+        )
+        + "status:\n  phase: Pending\n  conditions: [{type: PodScheduled, status: 'False'}]\n"
+    )
     assert load_scenario(text).pods[0].name == "web-1"
 
 
@@ -201,51 +236,131 @@ def test_it_accepts_every_corpus_and_bench_file(corpus_files):
 # ---------------------------------------------------------------------------- errors
 
 ERROR_CASES = [
-    ("a bare integer label value", pod(CONTAINER, extra_meta="labels: {tier: 1}"),
-     "metadata.labels.tier", "labels: {tier: 1}", 'quote it: "1"'),
-    ("labels that are not a map", pod(CONTAINER, extra_meta="labels: [a]"),
-     "metadata.labels", "labels: [a]", "expected a mapping"),
-    ("an invalid label key", pod(CONTAINER, extra_meta="labels: {'bad key': a}"),
-     "metadata.labels.bad key", "bad key", "name part must consist"),
-    ("a label value too long", pod(CONTAINER, extra_meta=f"labels: {{a: {'x' * 64}}}"),
-     "metadata.labels.a", "labels:", "no more than 63"),
+    (
+        "a bare integer label value",
+        pod(CONTAINER, extra_meta="labels: {tier: 1}"),
+        "metadata.labels.tier",
+        "labels: {tier: 1}",
+        'quote it: "1"',
+    ),
+    (
+        "labels that are not a map",
+        pod(CONTAINER, extra_meta="labels: [a]"),
+        "metadata.labels",
+        "labels: [a]",
+        "expected a mapping",
+    ),
+    (
+        "an invalid label key",
+        pod(CONTAINER, extra_meta="labels: {'bad key': a}"),
+        "metadata.labels.bad key",
+        "bad key",
+        "name part must consist",
+    ),
+    (
+        "a label value too long",
+        pod(CONTAINER, extra_meta=f"labels: {{a: {'x' * 64}}}"),
+        "metadata.labels.a",
+        "labels:",
+        "no more than 63",
+    ),
     ("an invalid pod name", pod(CONTAINER, name="Web_1"), "metadata.name", "Web_1", "RFC 1123 subdomain"),
-    ("a missing name", "apiVersion: v1\nkind: Node\nmetadata: {labels: {a: b}}\n", "metadata.name", "metadata:",
-     "Required value"),
-    ("an invalid namespace", pod(CONTAINER, extra_meta="namespace: Bad.NS"), "metadata.namespace", "Bad.NS",
-     "RFC 1123 label"),
-    ("a malformed cpu quantity", pod("containers:\n- name: c\n  resources: {requests: {cpu: 2x}}\n"),
-     "spec.containers[0].resources.requests.cpu", "2x", "quantities must match the regular expression"),
-    ("a negative memory quantity", pod("containers:\n- name: c\n  resources: {requests: {memory: -1Gi}}\n"),
-     "spec.containers[0].resources.requests.memory", "-1Gi", "greater than or equal to 0"),
-    ("a request above its limit",
-     pod("containers:\n- name: c\n  resources:\n    requests: {cpu: '2'}\n    limits: {cpu: '1'}\n"),
-     "spec.containers[0].resources.requests.cpu", "requests: {cpu", "less than or equal to cpu limit"),
-    ("an unknown unprefixed resource", pod("containers:\n- name: c\n  resources: {requests: {gpu: '1'}}\n"),
-     "spec.containers[0].resources.requests.gpu", "gpu", "standard resource type or fully qualified"),
-    ("a fractional extended resource",
-     pod("containers:\n- name: c\n  resources: {requests: {example.com/gpu: 500m}}\n"),
-     "spec.containers[0].resources.requests.example.com/gpu", "gpu", "must be an integer"),
+    (
+        "a missing name",
+        "apiVersion: v1\nkind: Node\nmetadata: {labels: {a: b}}\n",
+        "metadata.name",
+        "metadata:",
+        "Required value",
+    ),
+    (
+        "an invalid namespace",
+        pod(CONTAINER, extra_meta="namespace: Bad.NS"),
+        "metadata.namespace",
+        "Bad.NS",
+        "RFC 1123 label",
+    ),
+    (
+        "a malformed cpu quantity",
+        pod("containers:\n- name: c\n  resources: {requests: {cpu: 2x}}\n"),
+        "spec.containers[0].resources.requests.cpu",
+        "2x",
+        "quantities must match the regular expression",
+    ),
+    (
+        "a negative memory quantity",
+        pod("containers:\n- name: c\n  resources: {requests: {memory: -1Gi}}\n"),
+        "spec.containers[0].resources.requests.memory",
+        "-1Gi",
+        "greater than or equal to 0",
+    ),
+    (
+        "a request above its limit",
+        pod("containers:\n- name: c\n  resources:\n    requests: {cpu: '2'}\n    limits: {cpu: '1'}\n"),
+        "spec.containers[0].resources.requests.cpu",
+        "requests: {cpu",
+        "less than or equal to cpu limit",
+    ),
+    (
+        "an unknown unprefixed resource",
+        pod("containers:\n- name: c\n  resources: {requests: {gpu: '1'}}\n"),
+        "spec.containers[0].resources.requests.gpu",
+        "gpu",
+        "standard resource type or fully qualified",
+    ),
+    (
+        "a fractional extended resource",
+        pod("containers:\n- name: c\n  resources: {requests: {example.com/gpu: 500m}}\n"),
+        "spec.containers[0].resources.requests.example.com/gpu",
+        "gpu",
+        "must be an integer",
+    ),
     ("no containers", pod("priority: 1\n"), "spec.containers", "spec:", "Required value"),
-    ("a duplicate container name", pod("containers:\n- name: c\n- name: c\n"), "spec.containers", "containers:",
-     "Duplicate value"),
-    ("an In requirement without values", pod(CONTAINER + """\
+    (
+        "a duplicate container name",
+        pod("containers:\n- name: c\n- name: c\n"),
+        "spec.containers",
+        "containers:",
+        "Duplicate value",
+    ),
+    (
+        "an In requirement without values",
+        pod(
+            CONTAINER
+            + """\
         affinity:
           podAffinity:
             requiredDuringSchedulingIgnoredDuringExecution:
             - topologyKey: zone
               labelSelector: {matchExpressions: [{key: app, operator: In}]}
-        """), "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector"
-              ".matchExpressions[0].values", "operator: In", "must be specified"),
-    ("an Exists requirement with values", pod(CONTAINER + """\
+        """
+        ),
+        "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector"
+        ".matchExpressions[0].values",
+        "operator: In",
+        "must be specified",
+    ),
+    (
+        "an Exists requirement with values",
+        pod(
+            CONTAINER
+            + """\
         affinity:
           podAffinity:
             requiredDuringSchedulingIgnoredDuringExecution:
             - topologyKey: zone
               labelSelector: {matchExpressions: [{key: app, operator: Exists, values: [a]}]}
-        """), "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector"
-              ".matchExpressions[0].values", "operator: Exists", "may not be specified"),
-    ("an unknown selector operator", pod(CONTAINER + """\
+        """
+        ),
+        "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector"
+        ".matchExpressions[0].values",
+        "operator: Exists",
+        "may not be specified",
+    ),
+    (
+        "an unknown selector operator",
+        pod(
+            CONTAINER
+            + """\
         affinity:
           podAffinity:
             requiredDuringSchedulingIgnoredDuringExecution:
@@ -253,128 +368,333 @@ ERROR_CASES = [
               labelSelector:
                 matchExpressions:
                 - {key: app, operator: Gt, values: ['1']}
-        """), "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector"
-              ".matchExpressions[0].operator", "operator: Gt", 'invalid value "Gt": not a valid selector operator'),
-    ("an empty topologyKey", pod(CONTAINER + """\
+        """
+        ),
+        "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector"
+        ".matchExpressions[0].operator",
+        "operator: Gt",
+        'invalid value "Gt": not a valid selector operator',
+    ),
+    (
+        "an empty topologyKey",
+        pod(
+            CONTAINER
+            + """\
         affinity:
           podAntiAffinity:
             requiredDuringSchedulingIgnoredDuringExecution:
             - labelSelector: {matchLabels: {app: a}}
               topologyKey: ""
-        """), "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey",
-     'topologyKey: ""', "can not be empty"),
-    ("a Gt node requirement with two values", pod(CONTAINER + """\
+        """
+        ),
+        "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey",
+        'topologyKey: ""',
+        "can not be empty",
+    ),
+    (
+        "a Gt node requirement with two values",
+        pod(
+            CONTAINER
+            + """\
         affinity:
           nodeAffinity:
             requiredDuringSchedulingIgnoredDuringExecution:
               nodeSelectorTerms:
               - matchExpressions: [{key: cores, operator: Gt, values: ['1', '2']}]
-        """), "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]"
-              ".matchExpressions[0].values", "operator: Gt", "single value"),
-    ("required node affinity without terms", pod(CONTAINER + """\
+        """
+        ),
+        "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]"
+        ".matchExpressions[0].values",
+        "operator: Gt",
+        "single value",
+    ),
+    (
+        "required node affinity without terms",
+        pod(
+            CONTAINER
+            + """\
         affinity:
           nodeAffinity:
             requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: []}
-        """), "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms",
-     "nodeSelectorTerms", "at least one node selector term"),
-    ("a preferred weight of 0", pod(CONTAINER + """\
+        """
+        ),
+        "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms",
+        "nodeSelectorTerms",
+        "at least one node selector term",
+    ),
+    (
+        "a preferred weight of 0",
+        pod(
+            CONTAINER
+            + """\
         affinity:
           nodeAffinity:
             preferredDuringSchedulingIgnoredDuringExecution:
             - weight: 0
               preference: {matchExpressions: [{key: a, operator: Exists}]}
-        """), "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight",
-     "weight: 0", "invalid value 0: must be in the range 1-100"),
-    ("a pod affinity weight of 101", pod(CONTAINER + """\
+        """
+        ),
+        "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight",
+        "weight: 0",
+        "invalid value 0: must be in the range 1-100",
+    ),
+    (
+        "a pod affinity weight of 101",
+        pod(
+            CONTAINER
+            + """\
         affinity:
           podAffinity:
             preferredDuringSchedulingIgnoredDuringExecution:
             - weight: 101
               podAffinityTerm: {topologyKey: zone, labelSelector: {}}
-        """), "spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight",
-     "weight: 101", "invalid value 101: must be in the range 1-100"),
-    ("maxSkew 0", pod(CONTAINER + """\
+        """
+        ),
+        "spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight",
+        "weight: 101",
+        "invalid value 101: must be in the range 1-100",
+    ),
+    (
+        "maxSkew 0",
+        pod(
+            CONTAINER
+            + """\
         topologySpreadConstraints:
         - {maxSkew: 0, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}
-        """), "spec.topologySpreadConstraints[0].maxSkew", "maxSkew: 0", "between 1 and"),
-    ("minDomains with ScheduleAnyway", pod(CONTAINER + """\
+        """
+        ),
+        "spec.topologySpreadConstraints[0].maxSkew",
+        "maxSkew: 0",
+        "between 1 and",
+    ),
+    (
+        "minDomains with ScheduleAnyway",
+        pod(
+            CONTAINER
+            + """\
         topologySpreadConstraints:
         - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: ScheduleAnyway, minDomains: 2}
-        """), "spec.topologySpreadConstraints[0].minDomains", "minDomains", "whenUnsatisfiable=DoNotSchedule"),
-    ("minDomains 0", pod(CONTAINER + """\
+        """
+        ),
+        "spec.topologySpreadConstraints[0].minDomains",
+        "minDomains",
+        "whenUnsatisfiable=DoNotSchedule",
+    ),
+    (
+        "minDomains 0",
+        pod(
+            CONTAINER
+            + """\
         topologySpreadConstraints:
         - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, minDomains: 0}
-        """), "spec.topologySpreadConstraints[0].minDomains", "minDomains", "between 1 and"),
-    ("an unknown whenUnsatisfiable", pod(CONTAINER + """\
+        """
+        ),
+        "spec.topologySpreadConstraints[0].minDomains",
+        "minDomains",
+        "between 1 and",
+    ),
+    (
+        "an unknown whenUnsatisfiable",
+        pod(
+            CONTAINER
+            + """\
         topologySpreadConstraints:
         - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: Maybe}
-        """), "spec.topologySpreadConstraints[0].whenUnsatisfiable", "Maybe", 'unsupported value "Maybe"'),
-    ("a missing spread topologyKey", pod(CONTAINER + """\
+        """
+        ),
+        "spec.topologySpreadConstraints[0].whenUnsatisfiable",
+        "Maybe",
+        'unsupported value "Maybe"',
+    ),
+    (
+        "a missing spread topologyKey",
+        pod(
+            CONTAINER
+            + """\
         topologySpreadConstraints:
         - {maxSkew: 1, whenUnsatisfiable: DoNotSchedule}
-        """), "spec.topologySpreadConstraints[0].topologyKey", "maxSkew: 1", "Required value"),
-    ("a duplicate spread constraint", pod(CONTAINER + """\
+        """
+        ),
+        "spec.topologySpreadConstraints[0].topologyKey",
+        "maxSkew: 1",
+        "Required value",
+    ),
+    (
+        "a duplicate spread constraint",
+        pod(
+            CONTAINER
+            + """\
         topologySpreadConstraints:
         - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}
         - {maxSkew: 2, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}
-        """), "spec.topologySpreadConstraints[1]", "maxSkew: 2", "Duplicate value"),
-    ("an unknown nodeTaintsPolicy", pod(CONTAINER + """\
+        """
+        ),
+        "spec.topologySpreadConstraints[1]",
+        "maxSkew: 2",
+        "Duplicate value",
+    ),
+    (
+        "an unknown nodeTaintsPolicy",
+        pod(
+            CONTAINER
+            + """\
         topologySpreadConstraints:
         - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, nodeTaintsPolicy: Always}
-        """), "spec.topologySpreadConstraints[0].nodeTaintsPolicy", "Always", 'unsupported value "Always"'),
-    ("an unknown taint effect", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nspec:\n  taints:\n"
-                                "  - {key: a, effect: Sometimes}\n",
-     "spec.taints[0].effect", "Sometimes", 'unsupported value "Sometimes"'),
-    ("a taint without effect", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nspec:\n  taints:\n"
-                               "  - {key: a}\n", "spec.taints[0].effect", "key: a", "Required value"),
-    ("a toleration with an unknown effect", pod(CONTAINER + "tolerations: [{key: a, effect: Never}]\n"),
-     "spec.tolerations[0].effect", "Never", 'unsupported value "Never"'),
-    ("an Exists toleration with a value", pod(CONTAINER + "tolerations: [{key: a, operator: Exists, value: b}]\n"),
-     "spec.tolerations[0].operator", "tolerations", "value must be empty"),
-    ("tolerationSeconds without NoExecute",
-     pod(CONTAINER + "tolerations: [{key: a, value: b, effect: NoSchedule, tolerationSeconds: 5}]\n"),
-     "spec.tolerations[0].effect", "tolerations", "'NoExecute'"),
-    ("a hostPort out of range", pod("containers:\n- name: c\n  ports: [{containerPort: 80, hostPort: 70000}]\n"),
-     "spec.containers[0].ports[0].hostPort", "70000", "between 0 and 65535"),
-    ("a hostNetwork pod with a hostPort other than its containerPort",
-     pod("hostNetwork: true\ncontainers:\n- name: c\n  ports: [{containerPort: 80, hostPort: 8080}]\n"),
-     "spec.containers[0].ports[0].containerPort", "hostPort: 8080", "must match `hostPort` when `hostNetwork` is true"),
-    ("an invalid hostIP", pod("containers:\n- name: c\n  ports: [{containerPort: 80, hostIP: nowhere}]\n"),
-     "spec.containers[0].ports[0].hostIP", "nowhere", "valid IP"),
-    ("an unknown protocol", pod("containers:\n- name: c\n  ports: [{containerPort: 80, protocol: ICMP}]\n"),
-     "spec.containers[0].ports[0].protocol", "ICMP", 'unsupported value "ICMP"'),
-    ("a priority that is not an integer", pod(CONTAINER + "priority: high\n"), "spec.priority", "high",
-     "expected an integer"),
-    ("a priority beyond int32", pod(CONTAINER + "priority: 4294967296\n"), "spec.priority", "4294967296",
-     "between"),
-    ("a negative terminationGracePeriodSeconds", pod(CONTAINER + "terminationGracePeriodSeconds: -1\n"),
-     "spec.terminationGracePeriodSeconds", "terminationGracePeriodSeconds", "must be between 0 and"),
-    ("an unknown preemptionPolicy", pod(CONTAINER + "preemptionPolicy: Always\n"), "spec.preemptionPolicy",
-     "preemptionPolicy", 'unsupported value "Always"'),
-    ("a sidecar restartPolicy other than Always",
-     pod(CONTAINER + "initContainers: [{name: i, restartPolicy: Never}]\n"),
-     "spec.initContainers[0].restartPolicy", "initContainers", 'supported values: "Always"'),
-    ("two controller owner references", pod(CONTAINER, extra_meta="""\
+        """
+        ),
+        "spec.topologySpreadConstraints[0].nodeTaintsPolicy",
+        "Always",
+        'unsupported value "Always"',
+    ),
+    (
+        "an unknown taint effect",
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nspec:\n  taints:\n  - {key: a, effect: Sometimes}\n",
+        "spec.taints[0].effect",
+        "Sometimes",
+        'unsupported value "Sometimes"',
+    ),
+    (
+        "a taint without effect",
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nspec:\n  taints:\n  - {key: a}\n",
+        "spec.taints[0].effect",
+        "key: a",
+        "Required value",
+    ),
+    (
+        "a toleration with an unknown effect",
+        pod(CONTAINER + "tolerations: [{key: a, effect: Never}]\n"),
+        "spec.tolerations[0].effect",
+        "Never",
+        'unsupported value "Never"',
+    ),
+    (
+        "an Exists toleration with a value",
+        pod(CONTAINER + "tolerations: [{key: a, operator: Exists, value: b}]\n"),
+        "spec.tolerations[0].operator",
+        "tolerations",
+        "value must be empty",
+    ),
+    (
+        "tolerationSeconds without NoExecute",
+        pod(CONTAINER + "tolerations: [{key: a, value: b, effect: NoSchedule, tolerationSeconds: 5}]\n"),
+        "spec.tolerations[0].effect",
+        "tolerations",
+        "'NoExecute'",
+    ),
+    (
+        "a hostPort out of range",
+        pod("containers:\n- name: c\n  ports: [{containerPort: 80, hostPort: 70000}]\n"),
+        "spec.containers[0].ports[0].hostPort",
+        "70000",
+        "between 0 and 65535",
+    ),
+    (
+        "a hostNetwork pod with a hostPort other than its containerPort",
+        pod("hostNetwork: true\ncontainers:\n- name: c\n  ports: [{containerPort: 80, hostPort: 8080}]\n"),
+        "spec.containers[0].ports[0].containerPort",
+        "hostPort: 8080",
+        "must match `hostPort` when `hostNetwork` is true",
+    ),
+    (
+        "an invalid hostIP",
+        pod("containers:\n- name: c\n  ports: [{containerPort: 80, hostIP: nowhere}]\n"),
+        "spec.containers[0].ports[0].hostIP",
+        "nowhere",
+        "valid IP",
+    ),
+    (
+        "an unknown protocol",
+        pod("containers:\n- name: c\n  ports: [{containerPort: 80, protocol: ICMP}]\n"),
+        "spec.containers[0].ports[0].protocol",
+        "ICMP",
+        'unsupported value "ICMP"',
+    ),
+    (
+        "a priority that is not an integer",
+        pod(CONTAINER + "priority: high\n"),
+        "spec.priority",
+        "high",
+        "expected an integer",
+    ),
+    ("a priority beyond int32", pod(CONTAINER + "priority: 4294967296\n"), "spec.priority", "4294967296", "between"),
+    (
+        "a negative terminationGracePeriodSeconds",
+        pod(CONTAINER + "terminationGracePeriodSeconds: -1\n"),
+        "spec.terminationGracePeriodSeconds",
+        "terminationGracePeriodSeconds",
+        "must be between 0 and",
+    ),
+    (
+        "an unknown preemptionPolicy",
+        pod(CONTAINER + "preemptionPolicy: Always\n"),
+        "spec.preemptionPolicy",
+        "preemptionPolicy",
+        'unsupported value "Always"',
+    ),
+    (
+        "a sidecar restartPolicy other than Always",
+        pod(CONTAINER + "initContainers: [{name: i, restartPolicy: Never}]\n"),
+        "spec.initContainers[0].restartPolicy",
+        "initContainers",
+        'supported values: "Always"',
+    ),
+    (
+        "two controller owner references",
+        pod(
+            CONTAINER,
+            extra_meta="""\
         ownerReferences:
         - {kind: ReplicaSet, name: a, controller: true}
         - {kind: ReplicaSet, name: b, controller: true}
-        """), "metadata.ownerReferences", "ownerReferences", "Only one reference"),
-    ("a string where a boolean is expected",
-     "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nspec: {unschedulable: 'yes'}\n",
-     "spec.unschedulable", "unschedulable", "expected a boolean"),
-    ("a wrong apiVersion", "apiVersion: apps/v1\nkind: Node\nmetadata: {name: n1}\n", "apiVersion", "apps/v1",
-     'unsupported value "apps/v1"'),
-    ("an object without a kind", "apiVersion: v1\nmetadata: {name: d}\n", "kind", "apiVersion: v1",
-     "Required value: every object needs apiVersion and kind"),
-    ("a known kind with an unknown apiVersion", "apiVersion: v2\nkind: Pod\nmetadata: {name: d}\n", "apiVersion",
-     "apiVersion: v2", 'unsupported value "v2" for kind Pod'),
-    ("a ReplicaSet without selector", "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: rs}\nspec: {}\n",
-     "spec.selector", "spec: {}", "Required value"),
+        """,
+        ),
+        "metadata.ownerReferences",
+        "ownerReferences",
+        "Only one reference",
+    ),
+    (
+        "a string where a boolean is expected",
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nspec: {unschedulable: 'yes'}\n",
+        "spec.unschedulable",
+        "unschedulable",
+        "expected a boolean",
+    ),
+    (
+        "a wrong apiVersion",
+        "apiVersion: apps/v1\nkind: Node\nmetadata: {name: n1}\n",
+        "apiVersion",
+        "apps/v1",
+        'unsupported value "apps/v1"',
+    ),
+    (
+        "an object without a kind",
+        "apiVersion: v1\nmetadata: {name: d}\n",
+        "kind",
+        "apiVersion: v1",
+        "Required value: every object needs apiVersion and kind",
+    ),
+    (
+        "a known kind with an unknown apiVersion",
+        "apiVersion: v2\nkind: Pod\nmetadata: {name: d}\n",
+        "apiVersion",
+        "apiVersion: v2",
+        'unsupported value "v2" for kind Pod',
+    ),
+    (
+        "a ReplicaSet without selector",
+        "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: rs}\nspec: {}\n",
+        "spec.selector",
+        "spec: {}",
+        "Required value",
+    ),
 ]
 
 
-@pytest.mark.parametrize("text, path, line_fragment, message",
-                         [case[1:] for case in ERROR_CASES], ids=[f"it reports {case[0]}" for case in ERROR_CASES])
+@pytest.mark.parametrize(
+    "text, path, line_fragment, message",
+    [case[1:] for case in ERROR_CASES],
+    ids=[f"it reports {case[0]}" for case in ERROR_CASES],
+)
 def test_it_reports_each_invalid_field_with_path_and_line(text, path, line_fragment, message):
     errors = errors_of(text)
     matching = [e for e in errors if e.path == path]
@@ -440,15 +760,25 @@ def test_it_refuses_a_document_that_is_not_a_mapping():
     assert error.object == "document 2" and "expected a mapping" in error.message
 
 
-@pytest.mark.parametrize("limits, text, fragment", [
-    (Limits(max_bytes=100), NODE * 2, "Limits.max_bytes"),
-    (Limits(max_nodes=1), stream(NODE, NODE.replace("n1", "n2")), "Limits.max_nodes"),
-    (Limits(max_pods=1), stream(pod(CONTAINER, "a"), pod(CONTAINER, "b")), "Limits.max_pods"),
-    (Limits(max_pending_pods=1), stream(pod(CONTAINER, "a"), pod(CONTAINER, "b")), "Limits.max_pending_pods"),
-    (Limits(max_documents=1), stream(NODE, NODE.replace("n1", "n2")), "Limits.max_documents"),
-    (Limits(max_depth=2), NODE, "Limits.max_depth"),
-], ids=["it enforces max_bytes", "it enforces max_nodes", "it enforces max_pods", "it enforces max_pending_pods",
-        "it enforces max_documents", "it enforces max_depth"])
+@pytest.mark.parametrize(
+    "limits, text, fragment",
+    [
+        (Limits(max_bytes=100), NODE * 2, "Limits.max_bytes"),
+        (Limits(max_nodes=1), stream(NODE, NODE.replace("n1", "n2")), "Limits.max_nodes"),
+        (Limits(max_pods=1), stream(pod(CONTAINER, "a"), pod(CONTAINER, "b")), "Limits.max_pods"),
+        (Limits(max_pending_pods=1), stream(pod(CONTAINER, "a"), pod(CONTAINER, "b")), "Limits.max_pending_pods"),
+        (Limits(max_documents=1), stream(NODE, NODE.replace("n1", "n2")), "Limits.max_documents"),
+        (Limits(max_depth=2), NODE, "Limits.max_depth"),
+    ],
+    ids=[
+        "it enforces max_bytes",
+        "it enforces max_nodes",
+        "it enforces max_pods",
+        "it enforces max_pending_pods",
+        "it enforces max_documents",
+        "it enforces max_depth",
+    ],
+)
 def test_it_names_the_limit_a_scenario_exceeds(limits, text, fragment):
     assert any(fragment in e.message for e in errors_of(text, limits))
 
@@ -456,7 +786,12 @@ def test_it_names_the_limit_a_scenario_exceeds(limits, text, fragment):
 def test_the_default_limits_fit_the_largest_bench_file():
     limits = Limits()
     assert (limits.max_bytes, limits.max_nodes, limits.max_pods, limits.max_pending_pods, limits.max_depth) == (
-        32 * 2**20, 10_000, 60_000, 5_000, 64)
+        32 * 2**20,
+        10_000,
+        60_000,
+        5_000,
+        64,
+    )
 
 
 def test_it_refuses_an_alias_bomb_quickly():
@@ -468,16 +803,23 @@ def test_it_refuses_an_alias_bomb_quickly():
 
 
 def test_a_few_aliases_are_fine():
-    text = ("apiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: &l {a: b}}\n---\n"
-            "apiVersion: v1\nkind: Node\nmetadata: {name: n2, labels: &m {c: d}}\nspec: {}\n")
+    text = (
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: &l {a: b}}\n---\n"
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n2, labels: &m {c: d}}\nspec: {}\n"
+    )
     assert [n.labels for n in load_scenario(text).nodes] == [{"a": "b"}, {"c": "d"}]
 
 
 def test_error_json_and_str_have_the_documented_shape():
     error = ScenarioError("Pod default/web-1", "spec.containers[0].resources.requests.cpu", 12, "bad")
-    assert error.to_json() == {"object": "Pod default/web-1", "path": "spec.containers[0].resources.requests.cpu",
-                               "line": 12, "message": "bad", "code": "invalid",
-                               "limit": None}
+    assert error.to_json() == {
+        "object": "Pod default/web-1",
+        "path": "spec.containers[0].resources.requests.cpu",
+        "line": 12,
+        "message": "bad",
+        "code": "invalid",
+        "limit": None,
+    }
     assert str(error) == "line 12: Pod default/web-1: spec.containers[0].resources.requests.cpu: bad"
 
 
@@ -518,16 +860,39 @@ globalDefault: true
 """
 
 
-@pytest.mark.parametrize("spec, priority, policy, class_name", [
-    pytest.param(CONTAINER + "priorityClassName: batch\n", 100, "Never", "batch",
-                 id="a named class gives its value and its preemption policy"),
-    pytest.param(CONTAINER + "priorityClassName: system-node-critical\n", 2000001000, "PreemptLowerPriority",
-                 "system-node-critical", id="the built-in system classes exist without being listed"),
-    pytest.param(CONTAINER, 7, "PreemptLowerPriority", "fallback",
-                 id="a pod without a class gets the lowest-valued globalDefault class"),
-    pytest.param(CONTAINER + "priorityClassName: batch\npriority: 5\n", 5, "Never", "batch",
-                 id="a stored pod keeps the priority the API server resolved at creation"),
-])
+@pytest.mark.parametrize(
+    "spec, priority, policy, class_name",
+    [
+        pytest.param(
+            CONTAINER + "priorityClassName: batch\n",
+            100,
+            "Never",
+            "batch",
+            id="a named class gives its value and its preemption policy",
+        ),
+        pytest.param(
+            CONTAINER + "priorityClassName: system-node-critical\n",
+            2000001000,
+            "PreemptLowerPriority",
+            "system-node-critical",
+            id="the built-in system classes exist without being listed",
+        ),
+        pytest.param(
+            CONTAINER,
+            7,
+            "PreemptLowerPriority",
+            "fallback",
+            id="a pod without a class gets the lowest-valued globalDefault class",
+        ),
+        pytest.param(
+            CONTAINER + "priorityClassName: batch\npriority: 5\n",
+            5,
+            "Never",
+            "batch",
+            id="a stored pod keeps the priority the API server resolved at creation",
+        ),
+    ],
+)
 def test_it_resolves_priority_as_the_priority_admission_plugin_does(spec, priority, policy, class_name):
     [web] = load_scenario(stream(PRIORITY_CLASSES, pod(spec))).pods
     assert (web.priority, web.preemption_policy, web.priority_class_name) == (priority, policy, class_name)
@@ -536,8 +901,11 @@ def test_it_resolves_priority_as_the_priority_admission_plugin_does(spec, priori
 def test_a_pod_without_priority_naming_a_missing_class_is_an_error_at_its_field():
     text = stream(pod(CONTAINER + "priorityClassName: gold\n"))
     [error] = errors_of(text)
-    assert (error.object, error.path, error.line) == ("Pod default/web-1", "spec.priorityClassName",
-                                                      line_of(text, "priorityClassName"))
+    assert (error.object, error.path, error.line) == (
+        "Pod default/web-1",
+        "spec.priorityClassName",
+        line_of(text, "priorityClassName"),
+    )
     assert 'no PriorityClass with name "gold" was found' in error.message
 
 
@@ -546,42 +914,61 @@ def test_without_classes_a_pod_without_priority_has_priority_zero():
     assert (web.priority, web.priority_class_name) == (0, "")
 
 
-@pytest.mark.parametrize("document, message", [
-    pytest.param("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: system-mine}\nvalue: 1\n",
-                 'priority class names with "system-" prefix are reserved', id="the system- prefix is reserved"),
-    pytest.param("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: huge}\nvalue: 1000000001\n",
-                 "maximum allowed value of a user defined priority is 1000000000", id="user values stop at one billion"),
-    pytest.param("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: novalue}\n",
-                 "Required value", id="the value is required"),
-])
+@pytest.mark.parametrize(
+    "document, message",
+    [
+        pytest.param(
+            "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: system-mine}\nvalue: 1\n",
+            'priority class names with "system-" prefix are reserved',
+            id="the system- prefix is reserved",
+        ),
+        pytest.param(
+            "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: huge}\nvalue: 1000000001\n",
+            "maximum allowed value of a user defined priority is 1000000000",
+            id="user values stop at one billion",
+        ),
+        pytest.param(
+            "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: novalue}\n",
+            "Required value",
+            id="the value is required",
+        ),
+    ],
+)
 def test_it_refuses_priority_classes_the_api_server_refuses(document, message):
     [error] = errors_of(document)
     assert message in error.message and error.object.startswith("PriorityClass ")
 
 
 def test_it_accepts_the_system_classes_as_a_dump_lists_them():
-    text = ("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: system-cluster-critical}\n"
-            "value: 2000000000\n")
+    text = (
+        "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: system-cluster-critical}\n"
+        "value: 2000000000\n"
+    )
     assert load_scenario(text).priority_classes["system-cluster-critical"].value == 2000000000
 
 
 def test_it_accepts_every_other_kind_and_reports_it_once_as_ignored():
     deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: kube-system}\nspec: {}\n"
     config_map = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: b}\n"
-    listed = ('{"apiVersion": "v1", "kind": "List", "items": ['
-              '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}]}')
-    scenario = load_scenario(stream(NODE, deployment, config_map, deployment.replace("name: d", "name: e"), listed + "\n",
-                                    pod(CONTAINER)))
+    listed = (
+        '{"apiVersion": "v1", "kind": "List", "items": ['
+        '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}]}'
+    )
+    scenario = load_scenario(
+        stream(NODE, deployment, config_map, deployment.replace("name: d", "name: e"), listed + "\n", pod(CONTAINER))
+    )
     [notice] = scenario.notices
     assert notice.code is NoticeCode.IGNORED_KINDS
     assert notice.message == "ignored (the scheduler does not read them): 2 ConfigMap, 2 Deployment"
 
 
 def test_errors_inside_a_list_name_the_object_not_its_position():
-    listed = ('{"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "ConfigMap", '
-              '"metadata": {"name": "x"}}, {"apiVersion": "v1", "kind": "Pod", "metadata": '
-              '{"name": "coredns-1", "namespace": "kube-system"}, "spec": {"containers": [{"name": "c", '
-              '"resources": {"requests": {"cpu": "lots"}}}]}}]}')
+    listed = (
+        '{"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "ConfigMap", '
+        '"metadata": {"name": "x"}}, {"apiVersion": "v1", "kind": "Pod", "metadata": '
+        '{"name": "coredns-1", "namespace": "kube-system"}, "spec": {"containers": [{"name": "c", '
+        '"resources": {"requests": {"cpu": "lots"}}}]}}]}'
+    )
     [error] = errors_of(listed)
     assert error.object == "Pod kube-system/coredns-1"
     assert error.path == "spec.containers[0].resources.requests.cpu"
@@ -599,8 +986,10 @@ def test_finished_pods_are_left_out_with_a_notice(phase):
 
 
 def test_it_reads_what_the_scheduler_reads_of_a_pods_life():
-    text = pod(CONTAINER + "nodeName: n1\n", extra_meta="deletionTimestamp: '2024-05-01T10:00:05Z'") + \
-        "status:\n  phase: Running\n  startTime: '2024-05-01T09:00:00Z'\n  nominatedNodeName: n2\n"
+    text = (
+        pod(CONTAINER + "nodeName: n1\n", extra_meta="deletionTimestamp: '2024-05-01T10:00:05Z'")
+        + "status:\n  phase: Running\n  startTime: '2024-05-01T09:00:00Z'\n  nominatedNodeName: n2\n"
+    )
     [web] = load_scenario(stream(NODE, text)).pods
     assert web.is_terminating and web.deletion_timestamp.isoformat() == "2024-05-01T10:00:05+00:00"
     assert web.start_time.isoformat() == "2024-05-01T09:00:00+00:00"
@@ -621,12 +1010,15 @@ def test_pods_for_another_scheduler_and_gated_pods_are_never_queued_and_are_repo
     assert [p.name for p in scenario.pending_pods] == ["plain"]
     assert [(n.code, n.objects) for n in scenario.scheduling_notices()] == [
         (NoticeCode.OTHER_SCHEDULER, ("Pod default/batch-job",)),
-        (NoticeCode.SCHEDULING_GATED, ("Pod default/gated",))]
+        (NoticeCode.SCHEDULING_GATED, ("Pod default/gated",)),
+    ]
 
 
 def test_a_second_profile_takes_the_pods_that_name_it():
-    config = ("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
-              "profiles: [{schedulerName: default-scheduler}, {schedulerName: packer}]\n")
+    config = (
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+        "profiles: [{schedulerName: default-scheduler}, {schedulerName: packer}]\n"
+    )
     packed = pod(CONTAINER + "schedulerName: packer\n", "packed")
     scenario = load_scenario(stream(NODE, config, packed))
     assert [p.name for p in scenario.pending_pods] == ["packed"] and scenario.scheduling_notices() == []
@@ -710,25 +1102,37 @@ def test_a_resource_claim_names_exactly_one_source():
 
 def test_a_host_network_pods_ports_default_their_host_port_to_the_container_port():
     # SetDefaults_Pod's defaultHostNetworkPorts, for containers and init containers alike.
-    text = stream(NODE, pod("""\
+    text = stream(
+        NODE,
+        pod("""\
         hostNetwork: true
         containers:
         - {name: c, image: x, ports: [{containerPort: 9100}, {containerPort: 53, protocol: UDP}]}
         initContainers:
         - {name: i, image: x, restartPolicy: Always, ports: [{containerPort: 15000}]}
-        """))
+        """),
+    )
     pod_ = load_scenario(text).pods[0]
-    assert [(p.container_port, p.host_port, p.protocol) for p in pod_.containers[0].ports] == [(9100, 9100, "TCP"), (53, 53, "UDP")]
+    assert [(p.container_port, p.host_port, p.protocol) for p in pod_.containers[0].ports] == [
+        (9100, 9100, "TCP"),
+        (53, 53, "UDP"),
+    ]
     assert pod_.init_containers[0].ports[0].host_port == 15000
 
 
 def test_toleration_seconds_and_each_volume_source_are_kept_for_the_pod_signature():
-    text = stream(NODE, pod(CONTAINER + """\
+    text = stream(
+        NODE,
+        pod(
+            CONTAINER
+            + """\
       tolerations: [{key: node.kubernetes.io/not-ready, operator: Exists, effect: NoExecute, tolerationSeconds: 300}]
       volumes:
       - {name: data, persistentVolumeClaim: {claimName: c1}}
       - {name: scratch}
-"""))
+"""
+        ),
+    )
     loaded = load_scenario(text).pods[0]
     assert loaded.tolerations[0].seconds == 300
     assert [v.source_key for v in loaded.volumes] == ['{"persistentVolumeClaim":{"claimName":"c1"}}', '{"emptyDir":{}}']
@@ -739,7 +1143,9 @@ def test_toleration_seconds_and_each_volume_source_are_kept_for_the_pod_signatur
 
 def raw_list(kind: str, *items: dict, api_version: str = "v1") -> str:
     """A list as the API answers a list request (kubectl get --raw): its items carry no kind."""
-    return json.dumps({"kind": kind, "apiVersion": api_version, "metadata": {"resourceVersion": "7"}, "items": list(items)})
+    return json.dumps(
+        {"kind": kind, "apiVersion": api_version, "metadata": {"resourceVersion": "7"}, "items": list(items)}
+    )
 
 
 RAW_NODE = {"metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "110"}}}
@@ -753,8 +1159,9 @@ def test_the_items_of_a_typed_list_take_their_kind_from_the_list():
 
 def test_the_items_of_a_typed_list_take_its_api_version_and_it_is_checked():
     rs = {"metadata": {"name": "web", "namespace": "prod"}, "spec": {"selector": {"matchLabels": {"app": "web"}}}}
-    assert [w.name for w in load_scenario(stream(NODE, raw_list("ReplicaSetList", rs, api_version="apps/v1"))).workloads] \
-        == ["web"]
+    assert [
+        w.name for w in load_scenario(stream(NODE, raw_list("ReplicaSetList", rs, api_version="apps/v1"))).workloads
+    ] == ["web"]
     [error] = errors_of(stream(NODE, raw_list("ReplicaSetList", rs, api_version="extensions/v1beta1")))
     assert error.path == "apiVersion" and 'unsupported value "extensions/v1beta1" for kind ReplicaSet' in error.message
 
@@ -798,8 +1205,13 @@ def test_no_pending_pods_is_not_said_when_the_steps_or_their_controllers_make_th
     a step that scales one) has work to schedule: no "nothing to schedule" notice then."""
     from tests.scheduler_core.builders import changes_text, node_text, scenario_text, workload_text
 
-    with_steps = load_scenario(scenario_text(node_text("n1"), workload_text("Deployment", "web", replicas=2),
-                                             changes_text(["scale: {kind: Deployment, name: web, replicas: 3}"])))
+    with_steps = load_scenario(
+        scenario_text(
+            node_text("n1"),
+            workload_text("Deployment", "web", replicas=2),
+            changes_text(["scale: {kind: Deployment, name: web, replicas: 3}"]),
+        )
+    )
     assert NoticeCode.NO_PENDING_PODS not in [n.code for n in with_steps.notices]
     without = load_scenario(scenario_text(node_text("n1")))
     assert NoticeCode.NO_PENDING_PODS in [n.code for n in without.notices]
@@ -811,9 +1223,11 @@ def test_no_pending_pods_is_not_said_when_the_steps_or_their_controllers_make_th
 def test_a_default_document_is_read_after_the_sources_only_when_they_hold_no_changes_document():
     from scheduler_core.scenario.loader import SourceText, load_sources, load_sources_or_with
 
-    deployment = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec:\n"
-                  "  replicas: 1\n  selector: {matchLabels: {app: web}}\n  template:\n"
-                  "    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, image: x}]}\n")
+    deployment = (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec:\n"
+        "  replicas: 1\n  selector: {matchLabels: {app: web}}\n  template:\n"
+        "    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, image: x}]}\n"
+    )
     changes = "apiVersion: schedlab.io/v1alpha1\nkind: Changes\nsteps: []\n"
     default = SourceText("default.yaml", changes)
     plain = [SourceText("a.yaml", stream(NODE, pod(CONTAINER, "a"))), SourceText("b.yaml", deployment)]
@@ -833,10 +1247,15 @@ def test_a_default_document_is_read_after_the_sources_only_when_they_hold_no_cha
 
 def _read(scenario) -> tuple:
     changes = scenario.changes
-    return ([(n.name, n.line, dict(n.labels)) for n in scenario.nodes], [(p.key, p.line) for p in scenario.pods],
-            [n.message for n in scenario.notices], [(w.kind, w.name) for w in scenario.workloads],
-            None if changes is None else (len(changes.steps), sorted(map(str, changes.manifests)),
-                                          [(w.kind, w.name) for w in changes.workloads]))
+    return (
+        [(n.name, n.line, dict(n.labels)) for n in scenario.nodes],
+        [(p.key, p.line) for p in scenario.pods],
+        [n.message for n in scenario.notices],
+        [(w.kind, w.name) for w in scenario.workloads],
+        None
+        if changes is None
+        else (len(changes.steps), sorted(map(str, changes.manifests)), [(w.kind, w.name) for w in changes.workloads]),
+    )
 
 
 def test_a_budget_carries_its_spec_for_the_disruption_controller_only_in_a_run_with_steps():

@@ -16,8 +16,9 @@ def test_a_merge_patch_merges_maps_removes_nulls_and_replaces_lists():
 
 
 def test_it_decodes_a_node_and_a_pod_as_the_loader_would():
-    node = decode_node({"metadata": {"name": "n1", "labels": {"zone": "a"}},
-                        "status": {"allocatable": {"cpu": "2", "pods": "10"}}}, 3)
+    node = decode_node(
+        {"metadata": {"name": "n1", "labels": {"zone": "a"}}, "status": {"allocatable": {"cpu": "2", "pods": "10"}}}, 3
+    )
     assert (node.name, node.labels, node.allocatable["cpu"], node.doc_index) == ("n1", {"zone": "a"}, 2000, 3)
     pod = decode_pod({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c"}]}}, 0)
     assert pod.key == "default/p"
@@ -25,6 +26,12 @@ def test_it_decodes_a_node_and_a_pod_as_the_loader_would():
 
 def test_it_reports_a_bad_manifest_with_its_path():
     with pytest.raises(ScenarioInvalid) as raised:
-        decode_pod({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "resources": {
-            "requests": {"cpu": "lots"}}}]}}, 0, line=7)
+        decode_pod(
+            {
+                "metadata": {"name": "p"},
+                "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "lots"}}}]},
+            },
+            0,
+            line=7,
+        )
     assert raised.value.errors[0].path.startswith("spec.containers[0]")

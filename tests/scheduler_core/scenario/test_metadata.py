@@ -40,5 +40,7 @@ def test_missing_metadata_or_name_is_required():
 def test_a_bad_name_or_namespace_is_reported_under_the_object():
     _, _, errors = _read("metadata:\n  name: Web_1\n  namespace: Team\n")
     assert [(e.object, e.path, e.line) for e in errors] == [
-        ("Pod Team/Web_1", "metadata.name", 2), ("Pod Team/Web_1", "metadata.namespace", 3)]
+        ("Pod Team/Web_1", "metadata.name", 2),
+        ("Pod Team/Web_1", "metadata.namespace", 3),
+    ]
     assert errors[0].message.startswith('invalid value "Web_1": a lowercase RFC 1123 subdomain')

@@ -4,7 +4,16 @@ unique taints, ValidatePriorityClass, ValidatePodDisruptionBudgetSpec)."""
 
 from __future__ import annotations
 
-from scheduler_core.model import CPU, MEMORY, PODS, ContainerImage, LabelSelector, LabelSelectorRequirement, NodeCondition, Taint
+from scheduler_core.model import (
+    CPU,
+    MEMORY,
+    PODS,
+    ContainerImage,
+    LabelSelector,
+    LabelSelectorRequirement,
+    NodeCondition,
+    Taint,
+)
 from scheduler_core.scenario.errors import ScenarioError
 from scheduler_core.scenario.fields import Context, Field
 from scheduler_core.scenario.limits import Limits
@@ -34,9 +43,11 @@ def _messages(errors: list[ScenarioError]) -> list[tuple[str, str]]:
 
 
 def test_a_node_without_allocatable_gets_its_capacity():
-    obj, errors = _obj("spec:\n  unschedulable: true\nstatus:\n  capacity: {cpu: '2', memory: 4Gi, pods: '10'}\n"
-                       "  images:\n  - names: [nginx, 'nginx:1']\n    sizeBytes: 500\n"
-                       "  conditions:\n  - {type: Ready, status: 'True'}\n  - {type: NoStatus}\n")
+    obj, errors = _obj(
+        "spec:\n  unschedulable: true\nstatus:\n  capacity: {cpu: '2', memory: 4Gi, pods: '10'}\n"
+        "  images:\n  - names: [nginx, 'nginx:1']\n    sizeBytes: 500\n"
+        "  conditions:\n  - {type: Ready, status: 'True'}\n  - {type: NoStatus}\n"
+    )
     node = decode_node(obj, Metadata("n1", labels={"zone": "a"}), doc_index=3)
     assert (node.name, node.labels, node.doc_index, node.unschedulable) == ("n1", {"zone": "a"}, 3, True)
     assert node.allocatable == {CPU: 2000, MEMORY: 4 * GI, PODS: 10}
@@ -51,16 +62,20 @@ def test_allocatable_wins_over_capacity():
 
 
 def test_taints_need_a_key_and_a_known_effect_and_are_unique_by_key_and_effect():
-    obj, errors = _obj("spec:\n  taints:\n  - {key: gpu, value: 'yes', effect: NoSchedule}\n"
-                       "  - {key: gpu, value: other, effect: NoSchedule}\n  - {key: gpu, effect: NoExecute}\n"
-                       "  - {effect: NoSchedule}\n  - {key: x, effect: Sometimes}\n")
+    obj, errors = _obj(
+        "spec:\n  taints:\n  - {key: gpu, value: 'yes', effect: NoSchedule}\n"
+        "  - {key: gpu, value: other, effect: NoSchedule}\n  - {key: gpu, effect: NoExecute}\n"
+        "  - {effect: NoSchedule}\n  - {key: x, effect: Sometimes}\n"
+    )
     node = decode_node(obj, Metadata("n1"), 0)
     assert node.taints == (Taint("gpu", "yes", "NoSchedule"), Taint("gpu", "", "NoExecute"))
     assert _messages(errors) == [
         ("spec.taints[1]", "taints must be unique by key and effect pair"),
         ("spec.taints[3].key", "Required value"),
-        ("spec.taints[4].effect",
-         'unsupported value "Sometimes": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"'),
+        (
+            "spec.taints[4].effect",
+            'unsupported value "Sometimes": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"',
+        ),
     ]
 
 
@@ -101,10 +116,15 @@ def test_priority_classes_default_their_policy_and_guard_the_system_range():
     assert decode_priority_class(reserved, Metadata("system-mine")).preemption_policy == "Never"
     wrong_system, most = _obj("value: 5\n")
     decode_priority_class(wrong_system, Metadata("system-node-critical"))
-    assert _messages(errors) == [("value", "Invalid value: 1000000001: maximum allowed value of a user defined "
-                                           "priority is 1000000000")]
-    assert _messages(more) == [("metadata.name", 'invalid value "system-mine": priority class names with '
-                                                 '"system-" prefix are reserved for system use only')]
+    assert _messages(errors) == [
+        ("value", "Invalid value: 1000000001: maximum allowed value of a user defined priority is 1000000000")
+    ]
+    assert _messages(more) == [
+        (
+            "metadata.name",
+            'invalid value "system-mine": priority class names with "system-" prefix are reserved for system use only',
+        )
+    ]
     assert _messages(most) == [("value", "Invalid value: 5: the value of system-node-critical is 2000001000")]
 
 
@@ -115,11 +135,16 @@ def test_a_system_priority_class_without_a_value_is_told_the_value_is_required_o
 
 
 def test_a_budget_reads_its_status_and_refuses_both_bounds():
-    obj, errors = _obj("spec:\n  minAvailable: 1\n  maxUnavailable: 50%\n  selector: {matchLabels: {app: web}}\n"
-                       "status:\n  disruptionsAllowed: 2\n  disruptedPods: {web-1: '2024-01-01T00:00:00Z'}\n")
+    obj, errors = _obj(
+        "spec:\n  minAvailable: 1\n  maxUnavailable: 50%\n  selector: {matchLabels: {app: web}}\n"
+        "status:\n  disruptionsAllowed: 2\n  disruptedPods: {web-1: '2024-01-01T00:00:00Z'}\n"
+    )
     budget = decode_pod_disruption_budget(obj, Metadata("pdb", "default"))
     assert (budget.selector, budget.disruptions_allowed, budget.disrupted_pods) == (
-        LabelSelector((("app", "web"),)), 2, frozenset({"web-1"}))
+        LabelSelector((("app", "web"),)),
+        2,
+        frozenset({"web-1"}),
+    )
     assert _messages(errors) == [("spec", "minAvailable and maxUnavailable cannot be both set")]
     unseen, _ = _obj("spec:\n  minAvailable: 1\n")
     assert decode_pod_disruption_budget(unseen, Metadata("pdb", "default")).disruptions_allowed == 0

@@ -34,18 +34,24 @@ def test_it_reads_the_pods_life_from_metadata_and_status():
   conditions:
   - {type: DisruptionTarget, status: "True", reason: PreemptionByScheduler}
 """
-    found = the_pod(CONTAINER + "nodeName: n1\n", extra_meta='deletionTimestamp: "2024-05-01T10:05:00+02:00"', status=status)
+    found = the_pod(
+        CONTAINER + "nodeName: n1\n", extra_meta='deletionTimestamp: "2024-05-01T10:05:00+02:00"', status=status
+    )
     assert found.phase == "Running"
     assert found.start_time == datetime(2024, 5, 1, 10, 0, tzinfo=timezone.utc)
     assert found.deletion_timestamp == datetime(2024, 5, 1, 8, 5, tzinfo=timezone.utc)
     assert (found.nominated_node_name, found.preempted_by_scheduler) == ("n1", True)
 
 
-@pytest.mark.parametrize("condition", [
-    '{type: DisruptionTarget, status: "False", reason: PreemptionByScheduler}',
-    '{type: DisruptionTarget, status: "True", reason: EvictionByEvictionAPI}',
-    '{type: Ready, status: "True", reason: PreemptionByScheduler}',
-], ids=["a DisruptionTarget that is not True", "a disruption by another component", "another condition"])
+@pytest.mark.parametrize(
+    "condition",
+    [
+        '{type: DisruptionTarget, status: "False", reason: PreemptionByScheduler}',
+        '{type: DisruptionTarget, status: "True", reason: EvictionByEvictionAPI}',
+        '{type: Ready, status: "True", reason: PreemptionByScheduler}',
+    ],
+    ids=["a DisruptionTarget that is not True", "a disruption by another component", "another condition"],
+)
 def test_only_the_schedulers_own_disruption_marks_a_victim(condition):
     found = the_pod(status=f"status:\n  conditions:\n  - {condition}\n")
     assert found.preempted_by_scheduler is False
@@ -58,8 +64,13 @@ def test_a_time_without_a_zone_is_utc():
 
 def test_a_time_that_is_not_rfc_3339_is_an_error_at_its_line():
     found, text = problems(status="status:\n  startTime: yesterday\n")
-    assert found == [("status.startTime", 'invalid value "yesterday": expected an RFC 3339 time such as '
-                      '"2024-05-01T10:00:00Z"', line_of(text, "startTime"))]
+    assert found == [
+        (
+            "status.startTime",
+            'invalid value "yesterday": expected an RFC 3339 time such as "2024-05-01T10:00:00Z"',
+            line_of(text, "startTime"),
+        )
+    ]
 
 
 # ---------------------------------------------------------------------- owners
@@ -71,7 +82,9 @@ def test_it_reads_owner_references():
 - {kind: Node, name: n1}
 """
     assert the_pod(extra_meta=meta).owner_references == (
-        OwnerReference("ReplicaSet", "web-5d8f", "apps/v1", True, "u-1"), OwnerReference("Node", "n1", "", False, ""))
+        OwnerReference("ReplicaSet", "web-5d8f", "apps/v1", True, "u-1"),
+        OwnerReference("Node", "n1", "", False, ""),
+    )
 
 
 def test_an_owner_needs_a_kind_and_a_name_and_only_one_controller():
@@ -81,35 +94,62 @@ def test_an_owner_needs_a_kind_and_a_name_and_only_one_controller():
 """
     found, text = problems(extra_meta=meta)
     assert ("metadata.ownerReferences[1].kind", "Required value", line_of(text, "{name: b")) in found
-    assert ("metadata.ownerReferences", "Only one reference can have Controller set to true",
-            line_of(text, "ownerReferences:")) in found
+    assert (
+        "metadata.ownerReferences",
+        "Only one reference can have Controller set to true",
+        line_of(text, "ownerReferences:"),
+    ) in found
 
 
 # ---------------------------------------------------------------------- tolerations
 
 
 def test_it_reads_tolerations_with_the_default_operator():
-    spec = CONTAINER + """tolerations:
+    spec = (
+        CONTAINER
+        + """tolerations:
 - {key: dedicated, value: gpu, effect: NoSchedule}
 - {operator: Exists}
 - {key: node.kubernetes.io/not-ready, operator: Exists, effect: NoExecute, tolerationSeconds: 300}
 """
+    )
     assert the_pod(spec).tolerations == (
-        Toleration("dedicated", "Equal", "gpu", "NoSchedule"), Toleration("", "Exists", "", ""),
-        Toleration("node.kubernetes.io/not-ready", "Exists", "", "NoExecute", 300))
+        Toleration("dedicated", "Equal", "gpu", "NoSchedule"),
+        Toleration("", "Exists", "", ""),
+        Toleration("node.kubernetes.io/not-ready", "Exists", "", "NoExecute", 300),
+    )
 
 
-@pytest.mark.parametrize(("toleration", "path", "message"), [
-    ("{value: x}", "operator", 'invalid value "Equal": operator must be Exists when `key` is empty, '
-                               'which means "match all values and all keys"'),
-    ("{key: k, operator: Exists, value: x}", "operator", "value must be empty when `operator` is 'Exists'"),
-    ("{key: k, operator: Matches}", "operator", 'unsupported value "Matches": supported values: "Equal", "Exists"'),
-    ("{key: k, effect: NoRun}", "effect", 'unsupported value "NoRun": supported values: '
-                                          '"NoSchedule", "PreferNoSchedule", "NoExecute"'),
-    ("{key: k, effect: NoSchedule, tolerationSeconds: 5}", "effect",
-     "effect must be 'NoExecute' when `tolerationSeconds` is set"),
-], ids=["an empty key needs Exists", "Exists takes no value", "an unknown operator",
-        "an unknown effect", "tolerationSeconds only with NoExecute"])
+@pytest.mark.parametrize(
+    ("toleration", "path", "message"),
+    [
+        (
+            "{value: x}",
+            "operator",
+            'invalid value "Equal": operator must be Exists when `key` is empty, '
+            'which means "match all values and all keys"',
+        ),
+        ("{key: k, operator: Exists, value: x}", "operator", "value must be empty when `operator` is 'Exists'"),
+        ("{key: k, operator: Matches}", "operator", 'unsupported value "Matches": supported values: "Equal", "Exists"'),
+        (
+            "{key: k, effect: NoRun}",
+            "effect",
+            'unsupported value "NoRun": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"',
+        ),
+        (
+            "{key: k, effect: NoSchedule, tolerationSeconds: 5}",
+            "effect",
+            "effect must be 'NoExecute' when `tolerationSeconds` is set",
+        ),
+    ],
+    ids=[
+        "an empty key needs Exists",
+        "Exists takes no value",
+        "an unknown operator",
+        "an unknown effect",
+        "tolerationSeconds only with NoExecute",
+    ],
+)
 def test_an_invalid_toleration_is_refused_at_its_field(toleration, path, message):
     found, text = problems(CONTAINER + f"tolerations:\n- {toleration}\n")
     assert found == [(f"spec.tolerations[0].{path}", message, line_of(text, toleration))]
@@ -119,14 +159,18 @@ def test_an_invalid_toleration_is_refused_at_its_field(toleration, path, message
 
 
 def test_two_constraints_on_the_same_key_and_action_are_a_duplicate():
-    spec = CONTAINER + """topologySpreadConstraints:
+    spec = (
+        CONTAINER
+        + """topologySpreadConstraints:
 - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: a}}}
 - {maxSkew: 2, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: b}}}
 - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: ScheduleAnyway}
 """
+    )
     found, text = problems(spec)
-    assert found == [("spec.topologySpreadConstraints[1]", 'Duplicate value: {"zone", "DoNotSchedule"}',
-                      line_of(text, "maxSkew: 2"))]
+    assert found == [
+        ("spec.topologySpreadConstraints[1]", 'Duplicate value: {"zone", "DoNotSchedule"}', line_of(text, "maxSkew: 2"))
+    ]
 
 
 # ---------------------------------------------------------------------- pod-level resources and resizes
@@ -164,8 +208,7 @@ def test_it_reads_an_in_place_resize_from_the_container_statuses():
 """
     found = the_pod(status=status)
     assert list(found.container_statuses) == ["c"], "a status without a container name is skipped"
-    assert (found.container_statuses["c"].allocated, found.container_statuses["c"].actuated) == (
-        {CPU: 500}, {CPU: 250})
+    assert (found.container_statuses["c"].allocated, found.container_statuses["c"].actuated) == ({CPU: 500}, {CPU: 250})
     assert found.resize_infeasible is True
 
 
@@ -178,7 +221,9 @@ def test_a_deferred_resize_is_not_infeasible():
 
 
 def test_it_reads_resource_claims_gates_scheduler_and_preemption_policy():
-    spec = CONTAINER + """resourceClaims:
+    spec = (
+        CONTAINER
+        + """resourceClaims:
 - {name: gpu, resourceClaimName: shared-gpu}
 - {name: scratch, resourceClaimTemplateName: scratch-template}
 schedulingGates:
@@ -187,6 +232,7 @@ schedulerName: my-scheduler
 preemptionPolicy: Never
 priority: 7
 """
+    )
     found = the_pod(spec)
     assert (found.resource_claims, found.scheduling_gates) == (("gpu", "scratch"), ("example.com/wait",))
     assert (found.scheduler_name, found.preemption_policy, found.priority) == ("my-scheduler", "Never", 7)
@@ -196,12 +242,20 @@ def test_an_empty_scheduler_name_is_the_default_scheduler():
     assert the_pod(CONTAINER + 'schedulerName: ""\n').scheduler_name == "default-scheduler"
 
 
-@pytest.mark.parametrize("claim", ["{name: gpu}", "{name: gpu, resourceClaimName: a, resourceClaimTemplateName: b}"],
-                         ids=["a claim without a source", "a claim with two sources"])
+@pytest.mark.parametrize(
+    "claim",
+    ["{name: gpu}", "{name: gpu, resourceClaimName: a, resourceClaimTemplateName: b}"],
+    ids=["a claim without a source", "a claim with two sources"],
+)
 def test_a_resource_claim_names_exactly_one_source(claim):
     found, text = problems(CONTAINER + f"resourceClaims:\n- {claim}\n")
-    assert found == [("spec.resourceClaims[0]", "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`",
-                      line_of(text, claim))]
+    assert found == [
+        (
+            "spec.resourceClaims[0]",
+            "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`",
+            line_of(text, claim),
+        )
+    ]
 
 
 def test_an_unknown_preemption_policy_is_refused():
@@ -217,7 +271,9 @@ def test_a_pod_without_spec_is_an_error_naming_the_field():
 
 # ---------------------------------------------------------------------- pods written alike, decoded once
 
-TEMPLATE = CONTAINER + """\
+TEMPLATE = (
+    CONTAINER
+    + """\
   resources:
     requests: {cpu: 500m, memory: 1Gi}
   ports:
@@ -243,10 +299,12 @@ overhead: {cpu: 100m}
 resources:
   limits: {cpu: "2"}
 """
+)
 
 
 def test_pods_written_alike_share_what_their_spec_decodes_to_and_equal_it_decoded_alone():
     from scheduler_core.scenario.pods import SPEC_FIELDS
+
     first, second = load_scenario(stream(NODE, pod(TEMPLATE, "web-1"), pod(TEMPLATE + "nodeName: n1\n", "web-2"))).pods
     alone = load_scenario(stream(NODE, pod(TEMPLATE + "nodeName: n1\n", "web-2"))).pods[0]
     assert second.containers is first.containers  # decoded once
@@ -260,8 +318,10 @@ def test_a_spec_with_an_error_is_reported_for_every_pod_written_with_it_at_its_o
     text = stream(NODE, pod(bad, "web-1"), pod(bad, "web-2"))
     found = [(e.object, e.path, e.line) for e in errors_of(text)]
     lines = [number for number, line in enumerate(text.splitlines(), start=1) if "operator: Sometimes" in line]
-    assert found == [("Pod default/web-1", "spec.tolerations[0].operator", lines[0]),
-                     ("Pod default/web-2", "spec.tolerations[0].operator", lines[1])]
+    assert found == [
+        ("Pod default/web-1", "spec.tolerations[0].operator", lines[0]),
+        ("Pod default/web-2", "spec.tolerations[0].operator", lines[1]),
+    ]
 
 
 def test_a_value_written_as_another_type_is_another_spec():

@@ -52,7 +52,11 @@ def test_the_workloads_and_services_a_form_holds_are_read_too(form):
 @pytest.mark.parametrize("form", DIRECTORY_FORMS)
 def test_an_archive_of_a_dump_reads_as_its_directory_does(form, pack, tmp_path):
     target = tmp_path / f"{form}.{pack}"
-    archive = zip_of(FORMS / form, target) if pack == "zip" else tar_of(FORMS / form, target, "w" if pack == "tar" else "w:gz")
+    archive = (
+        zip_of(FORMS / form, target)
+        if pack == "zip"
+        else tar_of(FORMS / form, target, "w" if pack == "tar" else "w:gz")
+    )
     from_archive, from_directory = load_paths([archive]), load_paths([FORMS / form])
     assert [n.name for n in from_archive.nodes] == [n.name for n in from_directory.nodes]
     assert [p.key for p in from_archive.pods] == [p.key for p in from_directory.pods]
@@ -64,8 +68,10 @@ def test_an_uploaded_archive_is_unpacked_and_its_members_named(tmp_path):
     scenario = load_upload([("support-bundle.tar.gz", data)])
     assert (len(scenario.nodes), len(scenario.pods)) == (NODES, PODS)
     logs = notice(scenario, NoticeCode.UNREAD_FILES)
-    assert "support-bundle.tar.gz:troubleshoot/cluster-resources/pods/logs/default/web-6b7f6d9f4c-5kqlw/web.log" \
+    assert (
+        "support-bundle.tar.gz:troubleshoot/cluster-resources/pods/logs/default/web-6b7f6d9f4c-5kqlw/web.log"
         in logs.objects
+    )
 
 
 def test_several_uploaded_files_read_as_one_scenario():
@@ -105,8 +111,11 @@ def test_logs_and_other_files_of_a_directory_are_listed_as_not_read():
 def test_a_tools_own_metadata_is_not_read_and_said_so():
     scenario = load_paths([FORMS / "sonobuoy"])
     assert sorted(name.split("sonobuoy/")[1] for name in notice(scenario, NoticeCode.NOT_OBJECTS).objects) == [
-        "meta/config.json", "meta/query-time.json", "plugins/e2e/sonobuoy_results.yaml",
-        "resources/cluster/ServerVersion.json"]
+        "meta/config.json",
+        "meta/query-time.json",
+        "plugins/e2e/sonobuoy_results.yaml",
+        "resources/cluster/ServerVersion.json",
+    ]
 
 
 def test_a_pod_written_twice_by_must_gather_is_read_once():
@@ -150,7 +159,11 @@ def test_an_error_in_a_directory_names_the_file_and_its_line(tmp_path):
     [error] = err.value.errors
     wanted_line = next(i for i, line in enumerate(text.splitlines(), 1) if '"lots"' in line)
     assert (error.file, error.line, error.object, error.path) == (
-        str(pods), wanted_line, "Pod default/web-6b7f6d9f4c-5kqlw", "spec.containers[0].resources.requests.cpu")
+        str(pods),
+        wanted_line,
+        "Pod default/web-6b7f6d9f4c-5kqlw",
+        "spec.containers[0].resources.requests.cpu",
+    )
     assert str(error).startswith(f"{pods}: line {wanted_line}: Pod default/web-6b7f6d9f4c-5kqlw")
 
 

@@ -41,7 +41,11 @@ def same_reading(text: str, upload: list[tuple[str, bytes]]) -> None:
     assert [n.name for n in from_text.nodes] == [n.name for n in from_upload.nodes]
     assert [p.key for p in from_text.pods] == [p.key for p in from_upload.pods]
     assert [p.key for p in from_text.pending_pods] == [p.key for p in from_upload.pending_pods]
-    object_notices = [n for n in from_upload.scheduling_notices() if n.code.value not in ("unread-files", "links", "container-logs", "not-objects", "duplicate-objects")]
+    object_notices = [
+        n
+        for n in from_upload.scheduling_notices()
+        if n.code.value not in ("unread-files", "links", "container-logs", "not-objects", "duplicate-objects")
+    ]
     assert [n.to_json() for n in from_text.scheduling_notices()] == [n.to_json() for n in object_notices]
 
 
@@ -59,7 +63,10 @@ def test_an_archived_dump_becomes_a_text_that_reads_as_the_upload_does(form: str
 
 @pytest.mark.parametrize("name", SINGLE_FILES)
 def test_several_plain_files_become_one_text(name: str):
-    upload = [(name, (FORMS / name).read_bytes()), ("extra.yaml", b"apiVersion: v1\nkind: Namespace\nmetadata: {name: extra}\n")]
+    upload = [
+        (name, (FORMS / name).read_bytes()),
+        ("extra.yaml", b"apiVersion: v1\nkind: Namespace\nmetadata: {name: extra}\n"),
+    ]
     text = upload_to_text(upload)
     assert "kind: Namespace\nmetadata:\n  name: extra\n" in text
     same_reading(text, upload)
@@ -76,7 +83,11 @@ def test_what_the_text_cannot_hold_is_said_in_its_first_comments_on_one_line_eac
 
 def test_an_object_written_twice_by_the_dump_tool_is_written_once():
     upload = [("must-gather.tar.gz", tar_gz(FORMS / "must-gather"))]
-    keys = [(d["kind"], d["metadata"].get("namespace"), d["metadata"]["name"]) for d in yaml.safe_load_all(upload_to_text(upload)) if d]
+    keys = [
+        (d["kind"], d["metadata"].get("namespace"), d["metadata"]["name"])
+        for d in yaml.safe_load_all(upload_to_text(upload))
+        if d
+    ]
     assert len(keys) == len(set(keys))
 
 
@@ -91,6 +102,8 @@ def test_archives_are_told_by_their_first_bytes():
     assert is_archive(tar_gz(FORMS / "raw-api-lists")) and not is_archive(b"apiVersion: v1\nkind: Node\n")
 
 
-@pytest.mark.parametrize("name, kind", [("nodes.json", "Node"), ("dump/Pods.yaml", "Pod"), ("cluster.yaml", ""), ("-", "")])
+@pytest.mark.parametrize(
+    "name, kind", [("nodes.json", "Node"), ("dump/Pods.yaml", "Pod"), ("cluster.yaml", ""), ("-", "")]
+)
 def test_a_given_files_own_name_may_say_its_kind(name: str, kind: str):
     assert kind_named_by(name) == kind

@@ -30,8 +30,9 @@ def test_a_pod_is_keyed_by_namespace_and_name_and_none_removes_it():
 
 
 def test_json_values_back_to_back_are_split_and_an_edited_one_stays_json():
-    first = json.dumps({"apiVersion": "v1", "kind": "List", "items": [
-        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a"}}]})
+    first = json.dumps(
+        {"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a"}}]}
+    )
     second = json.dumps({"apiVersion": "v1", "kind": "PodList", "items": [{"metadata": {"name": "p"}}]})
     edited = edit_objects(first + "\n" + second + "\n", "Node", labelled("a"))
     parts = [chunk.body for chunk in documents(edited)]
@@ -40,8 +41,9 @@ def test_json_values_back_to_back_are_split_and_an_edited_one_stays_json():
 
 
 def test_items_of_a_typed_list_take_their_kind_from_the_list_and_keep_none():
-    text = json.dumps({"apiVersion": "v1", "kind": "NodeList", "items": [{"metadata": {"name": "a"}},
-                                                                         {"metadata": {"name": "b"}}]})
+    text = json.dumps(
+        {"apiVersion": "v1", "kind": "NodeList", "items": [{"metadata": {"name": "a"}}, {"metadata": {"name": "b"}}]}
+    )
     edited = json.loads(edit_objects(text, "Node", labelled("b")))
     assert edited["items"] == [{"metadata": {"name": "a"}}, {"metadata": {"name": "b", "labels": {"x": "y"}}}]
 

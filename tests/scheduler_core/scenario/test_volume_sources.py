@@ -49,10 +49,12 @@ def test_two_sources_are_forbidden_at_the_second():
 
 
 def test_in_tree_sources_take_the_api_servers_defaults():
-    obj, errors = _obj("gcePersistentDisk: {pdName: disk-1, partition: 2}\n"
-                       "rbd: {monitors: [m1], image: img}\n"
-                       "azureDisk: {diskName: d, diskURI: 'https://x/d'}\n"
-                       "iscsi: {targetPortal: '10.0.0.1:3260', iqn: iqn.2001-04.com.example, lun: 3}\n")
+    obj, errors = _obj(
+        "gcePersistentDisk: {pdName: disk-1, partition: 2}\n"
+        "rbd: {monitors: [m1], image: img}\n"
+        "azureDisk: {diskName: d, diskURI: 'https://x/d'}\n"
+        "iscsi: {targetPortal: '10.0.0.1:3260', iqn: iqn.2001-04.com.example, lun: 3}\n"
+    )
     assert in_tree_source(obj, "gcePersistentDisk") == GCEPersistentDisk("disk-1", "", 2, False)
     assert in_tree_source(obj, "rbd") == RBDVolume(("m1",), "img", "rbd", False)
     assert in_tree_source(obj, "azureDisk") == AzureDiskVolume("d", "https://x/d", "Shared", "ReadWrite", "ext4")
@@ -62,7 +64,9 @@ def test_in_tree_sources_take_the_api_servers_defaults():
 
 
 def test_in_tree_sources_report_missing_and_malformed_fields():
-    obj, errors = _obj("rbd: {image: img}\niscsi: {targetPortal: p, iqn: bogus}\nazureDisk: {diskName: d, kind: Tiny}\n")
+    obj, errors = _obj(
+        "rbd: {image: img}\niscsi: {targetPortal: p, iqn: bogus}\nazureDisk: {diskName: d, kind: Tiny}\n"
+    )
     in_tree_source(obj, "rbd")
     in_tree_source(obj, "iscsi")
     assert in_tree_source(obj, "azureDisk").kind == "Shared"
@@ -75,27 +79,41 @@ def test_in_tree_sources_report_missing_and_malformed_fields():
 
 
 def test_a_claim_spec_reads_modes_request_class_and_defaults_to_filesystem():
-    spec, errors = _obj("accessModes: [ReadWriteOnce]\nresources: {requests: {storage: 5Gi}}\n"
-                        "storageClassName: fast\nselector: {matchLabels: {tier: gold}}\n")
+    spec, errors = _obj(
+        "accessModes: [ReadWriteOnce]\nresources: {requests: {storage: 5Gi}}\n"
+        "storageClassName: fast\nselector: {matchLabels: {tier: gold}}\n"
+    )
     out = claim_spec(spec)
-    assert (out.access_modes, out.storage_request, out.storage_class_name) == (("ReadWriteOnce",), Fraction(5 * GI), "fast")
+    assert (out.access_modes, out.storage_request, out.storage_class_name) == (
+        ("ReadWriteOnce",),
+        Fraction(5 * GI),
+        "fast",
+    )
     assert (out.selector, out.volume_mode, out.volume_name) == (LabelSelector((("tier", "gold"),)), "Filesystem", "")
     assert errors == []
 
 
 def test_a_claim_spec_needs_modes_and_a_positive_request_and_keeps_read_write_once_pod_alone():
-    spec, errors = _obj("accessModes: [ReadWriteOncePod, ReadOnlyMany, Sometimes]\n"
-                        "resources: {requests: {storage: '0'}}\nstorageClassName: Fast_Class\n")
+    spec, errors = _obj(
+        "accessModes: [ReadWriteOncePod, ReadOnlyMany, Sometimes]\n"
+        "resources: {requests: {storage: '0'}}\nstorageClassName: Fast_Class\n"
+    )
     out = claim_spec(spec)
     assert out.access_modes == ("ReadWriteOncePod", "ReadOnlyMany") and out.storage_request is None
     assert [path for path, _ in _messages(errors)] == [
-        "accessModes[2]", "accessModes", "resources.requests.storage", "storageClassName"]
+        "accessModes[2]",
+        "accessModes",
+        "resources.requests.storage",
+        "storageClassName",
+    ]
     assert errors[1].message == "Forbidden: may not use ReadWriteOncePod with other access modes"
     assert errors[2].message == 'invalid value "0": must be greater than zero'
     empty, errors = _obj("volumeMode: Block\n")
     assert claim_spec(empty).volume_mode == "Block"
-    assert _messages(errors) == [("accessModes", "Required value: at least 1 access mode is required"),
-                                 ("resources.requests.storage", "Required value")]
+    assert _messages(errors) == [
+        ("accessModes", "Required value: at least 1 access mode is required"),
+        ("resources.requests.storage", "Required value"),
+    ]
 
 
 def test_a_capacity_may_be_zero_but_not_negative():

@@ -90,8 +90,11 @@ def _reference(node, constructor):
     values, lines = {}, {}
     for key_node, value_node in node.value:
         key = constructor.construct_object(key_node, deep=True)
-        key = {True: "true", False: "false", None: "null"}.get(key, key) if not isinstance(key, int) or \
-            isinstance(key, bool) else str(key)
+        key = (
+            {True: "true", False: "false", None: "null"}.get(key, key)
+            if not isinstance(key, int) or isinstance(key, bool)
+            else str(key)
+        )
         values[key] = _reference(value_node, constructor)[0]
         lines[key] = key_node.start_mark.line + 1
     return values, lines

@@ -14,20 +14,34 @@ from tests.scheduler_core.builders import (
 def test_a_pods_volumes_picture_shows_each_claim_its_state_and_its_volume():
     bound = make_claim("bound", volume="pv", storage_class="wffc")
     waiting = make_claim("waiting", storage_class="wffc")
-    snapshot = storage_snapshot([make_node("n1")], claims=[bound, waiting], classes=[make_class("wffc")],
-                                volumes=[make_volume("pv", claim=bound, node="n1", labels={LABEL_ZONE: "a"})])
-    pod = make_pod("p", volumes=(claim_volume("bound", "a"), claim_volume("waiting", "b"), claim_volume("gone", "c"),
-                                 Volume("disk", "gcePersistentDisk", in_tree=GCEPersistentDisk("pd")),
-                                 Volume("tmp", "emptyDir")))
+    snapshot = storage_snapshot(
+        [make_node("n1")],
+        claims=[bound, waiting],
+        classes=[make_class("wffc")],
+        volumes=[make_volume("pv", claim=bound, node="n1", labels={LABEL_ZONE: "a"})],
+    )
+    pod = make_pod(
+        "p",
+        volumes=(
+            claim_volume("bound", "a"),
+            claim_volume("waiting", "b"),
+            claim_volume("gone", "c"),
+            Volume("disk", "gcePersistentDisk", in_tree=GCEPersistentDisk("pd")),
+            Volume("tmp", "emptyDir"),
+        ),
+    )
     pictures = pod_volumes_json(pod, snapshot.storage)
     assert [p["volume"] for p in pictures] == ["a", "b", "c", "disk"]  # the emptyDir is left out
     first = pictures[0]
     assert (first["state"], first["bindingMode"], first["requestBytes"]) == ("bound", "WaitForFirstConsumer", 1 << 30)
     assert first["persistentVolume"]["nodeAffinity"] == [
-        [{"key": "kubernetes.io/hostname", "operator": "In", "values": ["n1"]}]]
+        [{"key": "kubernetes.io/hostname", "operator": "In", "values": ["n1"]}]
+    ]
     assert first["persistentVolume"]["topologyLabels"] == {LABEL_ZONE: "a"}
-    assert (pictures[1]["state"], pictures[2]) == ("unbound", {"volume": "c", "kind": "persistentVolumeClaim",
-                                                               "claim": "default/gone", "state": "missing"})
+    assert (pictures[1]["state"], pictures[2]) == (
+        "unbound",
+        {"volume": "c", "kind": "persistentVolumeClaim", "claim": "default/gone", "state": "missing"},
+    )
     assert pictures[3]["migratesTo"] == "pd.csi.storage.gke.io"
 
 

@@ -29,7 +29,8 @@ def ask(client: Client, scenario_id: int, **body):
 
 
 def test_it_answers_how_many_more_fit_as_the_cli_does_and_opens_the_deciding_cycle(
-        owner: Client, web: dict, monkeypatch, django_capture_on_commit_callbacks, settings):
+    owner: Client, web: dict, monkeypatch, django_capture_on_commit_callbacks, settings
+):
     settings.SCHEDLAB_CAPACITY_TRIALS_PER_ROUND = 3
     workers = InProcessWorkers(monkeypatch)
     with django_capture_on_commit_callbacks(execute=True):
@@ -42,8 +43,12 @@ def test_it_answers_how_many_more_fit_as_the_cli_does_and_opens_the_deciding_cyc
     sequential = how_many_fit(TrialBase.from_text(CAPACITY_WEB), workload="default/web")
     fit = read["answer"]["fit"]
     assert read["status"] == "succeeded"
-    assert (fit["fits"], fit["stoppedBy"], fit["message"], fit["placements"]) == \
-        (sequential.fits, sequential.stopped_by, sequential.message, sequential.placements)
+    assert (fit["fits"], fit["stoppedBy"], fit["message"], fit["placements"]) == (
+        sequential.fits,
+        sequential.stopped_by,
+        sequential.message,
+        sequential.placements,
+    )
     assert fit["explanation"] == sequential.explanation.headline
     assert read["progress"]["done"] == read["progress"]["estimate"] == fit["trials"]
     assert max(len(r) for r in workers.rounds) == 3 and len(workers.rounds) < sequential.trials
@@ -54,13 +59,15 @@ def test_it_answers_how_many_more_fit_as_the_cli_does_and_opens_the_deciding_cyc
     # the run's cycle the link opens is the N+1-th copy's last failed attempt, with the answer's message
     assert (cycle.pod, cycle.node_name, cycle.failed_scheduling_message) == (fit["stoppedBy"][0], None, fit["message"])
     assert deciding["url"] == f"/runs/{deciding['run']}/?cycle={deciding['cycle']}&step=Filter&changeStep=1"
-    shared = owner.post(f"/api/scenarios/{deciding['scenario']}/share", {"run": deciding["run"], "step": "cycle=1"},
-                        content_type=JSON)
+    shared = owner.post(
+        f"/api/scenarios/{deciding['scenario']}/share", {"run": deciding["run"], "step": "cycle=1"}, content_type=JSON
+    )
     assert shared.status_code == 201, shared.content
 
 
 def test_it_answers_which_nodes_can_go_with_the_budget_that_keeps_them(
-        owner: Client, web: dict, monkeypatch, django_capture_on_commit_callbacks):
+    owner: Client, web: dict, monkeypatch, django_capture_on_commit_callbacks
+):
     workers = InProcessWorkers(monkeypatch)
     with django_capture_on_commit_callbacks(execute=True):
         body = ask(owner, web["id"], kind="removable", nodes=["node-1"]).json()
@@ -72,8 +79,9 @@ def test_it_answers_which_nodes_can_go_with_the_budget_that_keeps_them(
     assert read["deciding"]["step"] == 1 and read["deciding"]["cycle"] is None
 
 
-def test_it_answers_fragmentation_and_nodes_needed(owner: Client, web: dict, monkeypatch,
-                                                   django_capture_on_commit_callbacks):
+def test_it_answers_fragmentation_and_nodes_needed(
+    owner: Client, web: dict, monkeypatch, django_capture_on_commit_callbacks
+):
     workers = InProcessWorkers(monkeypatch)
     with django_capture_on_commit_callbacks(execute=True):
         frag = ask(owner, web["id"], kind="fragmentation").json()
@@ -94,8 +102,9 @@ def test_it_refuses_a_question_the_scenario_cannot_answer(owner: Client, web: di
     assert CapacityQuestion.objects.count() == 0
 
 
-def test_only_the_asker_reads_or_cancels_a_question(owner: Client, stranger: Client, web: dict, monkeypatch,
-                                                    django_capture_on_commit_callbacks):
+def test_only_the_asker_reads_or_cancels_a_question(
+    owner: Client, stranger: Client, web: dict, monkeypatch, django_capture_on_commit_callbacks
+):
     InProcessWorkers(monkeypatch)
     assert ask(stranger, web["id"], kind="fragmentation").status_code == 404
     with django_capture_on_commit_callbacks(execute=True):
@@ -106,8 +115,9 @@ def test_only_the_asker_reads_or_cancels_a_question(owner: Client, stranger: Cli
     assert [q["id"] for q in owner.get(f"/api/capacity/scenarios/{web['id']}").json()] == [body["id"]]
 
 
-def test_cancelling_stops_the_question_and_its_trials(owner: Client, web: dict, monkeypatch,
-                                                      django_capture_on_commit_callbacks):
+def test_cancelling_stops_the_question_and_its_trials(
+    owner: Client, web: dict, monkeypatch, django_capture_on_commit_callbacks
+):
     workers = InProcessWorkers(monkeypatch)
     revoked: list[list[str]] = []
     monkeypatch.setattr("webui.services.capacity._revoke", revoked.append)
@@ -142,27 +152,44 @@ def answered(owner: Client, scenario: dict, monkeypatch, capture, **body) -> dic
 
 
 def test_counted_copies_list_each_node_most_first_with_the_next_copys_message(
-        owner: Client, pods: dict, monkeypatch, django_capture_on_commit_callbacks):
+    owner: Client, pods: dict, monkeypatch, django_capture_on_commit_callbacks
+):
     read = answered(owner, pods, monkeypatch, django_capture_on_commit_callbacks, pod="default/api-0")
     cli = how_many_copies(TrialBase.from_text(CAPACITY_PODS), "default/api-0")
     copies = read["answer"]["copies"]
-    assert read["answer"]["fit"] is None and (read["method"], read["why"]) == ("counted", cli.why) == \
-        (copies["method"], copies["why"])
-    assert copies["perNode"] == {"nodes": [{"node": "node-1", "copies": 7}, {"node": "node-2", "copies": 7},
-                                           {"node": "node-3", "copies": 5}], "nodeCount": 3, "total": 19, "more": 0}
-    assert (copies["fits"], copies["stoppedBy"], copies["message"], copies["stoppedAtMax"], copies["trials"]) == \
-        (19, "default/api-0-copy-20", cli.message, False, 1)
+    assert read["answer"]["fit"] is None and (read["method"], read["why"]) == ("counted", cli.why) == (
+        copies["method"],
+        copies["why"],
+    )
+    assert copies["perNode"] == {
+        "nodes": [{"node": "node-1", "copies": 7}, {"node": "node-2", "copies": 7}, {"node": "node-3", "copies": 5}],
+        "nodeCount": 3,
+        "total": 19,
+        "more": 0,
+    }
+    assert (copies["fits"], copies["stoppedBy"], copies["message"], copies["stoppedAtMax"], copies["trials"]) == (
+        19,
+        "default/api-0-copy-20",
+        cli.message,
+        False,
+        1,
+    )
     assert read["progress"]["copies"] == 19 and read["progress"]["done"] == 0
     deciding = read["deciding"]
     assert deciding["url"] == f"/runs/{deciding['run']}/?cycle={deciding['cycle']}&step=Filter&changeStep=1"
     assert deciding["label"] == "20 more"
     execute_run.apply(args=[deciding["run"]])
     cycle = RunCycle.objects.get(run_id=deciding["run"], cycle=deciding["cycle"])
-    assert (cycle.pod, cycle.node_name, cycle.failed_scheduling_message) == (copies["stoppedBy"], None, copies["message"])
+    assert (cycle.pod, cycle.node_name, cycle.failed_scheduling_message) == (
+        copies["stoppedBy"],
+        None,
+        copies["message"],
+    )
 
 
 def test_placed_copies_open_the_failed_copys_cycle_in_the_deciding_run(
-        owner: Client, pods: dict, monkeypatch, django_capture_on_commit_callbacks):
+    owner: Client, pods: dict, monkeypatch, django_capture_on_commit_callbacks
+):
     read = answered(owner, pods, monkeypatch, django_capture_on_commit_callbacks, pod="default/cache-0")
     copies = read["answer"]["copies"]
     assert (read["method"], copies["fits"], copies["stoppedBy"]) == ("placed", 2, "default/cache-0-copy-3")
@@ -171,24 +198,35 @@ def test_placed_copies_open_the_failed_copys_cycle_in_the_deciding_run(
     deciding = read["deciding"]
     execute_run.apply(args=[deciding["run"]])
     cycle = RunCycle.objects.get(run_id=deciding["run"], cycle=deciding["cycle"])
-    assert (cycle.pod, cycle.node_name, cycle.failed_scheduling_message) == (copies["stoppedBy"], None, copies["message"])
+    assert (cycle.pod, cycle.node_name, cycle.failed_scheduling_message) == (
+        copies["stoppedBy"],
+        None,
+        copies["message"],
+    )
     assert deciding["url"] == f"/runs/{deciding['run']}/?cycle={deciding['cycle']}&step=Filter&changeStep=1"
 
 
-def test_copies_stopped_at_max_say_so_and_give_the_count(owner: Client, pods: dict, monkeypatch,
-                                                         django_capture_on_commit_callbacks):
+def test_copies_stopped_at_max_say_so_and_give_the_count(
+    owner: Client, pods: dict, monkeypatch, django_capture_on_commit_callbacks
+):
     monkeypatch.setattr(capacity_router, "PER_NODE_LISTED", 2)
     read = answered(owner, pods, monkeypatch, django_capture_on_commit_callbacks, pod="default/api-0", max=5)
     copies = read["answer"]["copies"]
-    assert (copies["fits"], copies["stoppedAtMax"], copies["stoppedBy"], copies["message"], copies["bound"]) == \
-        (5, True, None, "", 5)
+    assert (copies["fits"], copies["stoppedAtMax"], copies["stoppedBy"], copies["message"], copies["bound"]) == (
+        5,
+        True,
+        None,
+        "",
+        5,
+    )
     assert (read["method"], copies["countedTotal"]) == ("placed", 19) and read["why"].startswith("counting: more than")
     assert len(copies["perNode"]["nodes"]) == 2 and copies["perNode"]["total"] == 5
     assert copies["perNode"]["more"] == copies["perNode"]["nodeCount"] - 2 and read["deciding"] is None
 
 
-def test_copies_that_only_trials_answer_say_why(owner: Client, pods: dict, monkeypatch,
-                                                django_capture_on_commit_callbacks):
+def test_copies_that_only_trials_answer_say_why(
+    owner: Client, pods: dict, monkeypatch, django_capture_on_commit_callbacks
+):
     read = answered(owner, pods, monkeypatch, django_capture_on_commit_callbacks, pod="default/urgent-0")
     copies = read["answer"]["copies"]
     assert read["method"] == copies["method"] == "trials" and "could preempt" in read["why"]

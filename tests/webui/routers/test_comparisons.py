@@ -27,8 +27,11 @@ def test_it_compares_two_runs_of_two_configurations(owner: Client):
     text = (here / "two_nodes.yaml").read_text()
     created = owner.post("/api/scenarios", {"name": "cmp", "text": text}, content_type=JSON).json()
     first = finished_run(owner, created["id"])
-    owner.put(f"/api/scenarios/{created['id']}", {"text": text + "---\n" + (here / "most_allocated.yaml").read_text()},
-              content_type=JSON)
+    owner.put(
+        f"/api/scenarios/{created['id']}",
+        {"text": text + "---\n" + (here / "most_allocated.yaml").read_text()},
+        content_type=JSON,
+    )
     second = finished_run(owner, created["id"])
     result = owner.get(f"/api/comparisons?a={first['id']}&b={second['id']}&pod=default/web").json()
     assert result["summary"] == "1 pod(s) land elsewhere in B than in A."
@@ -43,8 +46,10 @@ def test_it_refuses_to_compare_a_run_that_has_not_finished(owner: Client, scenar
     assert response.status_code == 400 and "have not succeeded" in response.json()["error"]["message"]
 
 
-TOLERATING_POD = ("---\napiVersion: v1\nkind: Pod\nmetadata: {name: q, namespace: default}\n"
-                  "spec: {tolerations: [{operator: Exists}], containers: [{name: c}]}\n")
+TOLERATING_POD = (
+    "---\napiVersion: v1\nkind: Pod\nmetadata: {name: q, namespace: default}\n"
+    "spec: {tolerations: [{operator: Exists}], containers: [{name: c}]}\n"
+)
 
 
 def test_a_comparison_is_the_engine_s_answer_as_typed_with_the_keys_it_has(owner: Client):

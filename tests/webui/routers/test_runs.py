@@ -42,7 +42,9 @@ def test_it_queues_a_run_of_the_latest_version(owner: Client, scenario: dict):
     assert body["error"] == "" and body["eventCount"] == 0
 
 
-def test_it_enqueues_the_task_only_after_commit(owner: Client, scenario: dict, django_capture_on_commit_callbacks, monkeypatch):
+def test_it_enqueues_the_task_only_after_commit(
+    owner: Client, scenario: dict, django_capture_on_commit_callbacks, monkeypatch
+):
     sent = []
     monkeypatch.setattr(execute_run, "delay", lambda run_id: sent.append(run_id))
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
@@ -156,12 +158,15 @@ def test_the_timeline_lists_attempts_moves_and_changes(owner: Client, scenario: 
     run_now(run["id"])
     story = owner.get(f"/api/runs/{run['id']}/timeline").json()
     assert story["mode"] == "timeline" and story["finished"] is True
-    assert [(a["cycle"], a["pod"], a["attempt"]) for a in story["attempts"]] == \
-        [(0, "default/pending-0", 1), (1, "default/pending-1", 1)]
+    assert [(a["cycle"], a["pod"], a["attempt"]) for a in story["attempts"]] == [
+        (0, "default/pending-0", 1),
+        (1, "default/pending-1", 1),
+    ]
     assert all(a["nodeName"] and a["timeMs"] == 0 for a in story["attempts"])
     assert [(m["pod"], m["queue"], m["event"], m["text"]) for m in story["moves"]][:2] == [
         ("default/pending-0", "activeQ", "UnschedulablePodAdd", "default/pending-0 moved to activeQ: created"),
-        ("default/pending-1", "activeQ", "UnschedulablePodAdd", "default/pending-1 moved to activeQ: created")]
+        ("default/pending-1", "activeQ", "UnschedulablePodAdd", "default/pending-1 moved to activeQ: created"),
+    ]
     assert {c["kind"] for c in story["changes"]} == {"PodBound"}
     assert set(story["final"]) >= {"default/pending-0", "default/pending-1"}
 
@@ -251,7 +256,9 @@ def test_it_saves_a_version_over_the_node_limit_but_refuses_to_run_it_with_413(o
     from tests.webui import support
 
     settings.SCHEDLAB_MAX_NODES = 2
-    created = owner.post("/api/scenarios", {"name": "wide", "text": support.scenario_text(3, 1)}, content_type=JSON).json()
+    created = owner.post(
+        "/api/scenarios", {"name": "wide", "text": support.scenario_text(3, 1)}, content_type=JSON
+    ).json()
     assert (created["valid"], created["version"]) == (False, 1)
     [problem] = created["errors"]
     assert (problem["code"], problem["limit"]) == ("limit_exceeded", "max_nodes")
@@ -269,7 +276,11 @@ def test_it_answers_validate_over_a_size_limit_with_413_and_every_problem(owner:
     response = owner.post("/api/validate", {"text": support.scenario_text(2, 3)}, content_type=JSON)
     assert response.status_code == 413
     error = response.json()["error"]
-    assert (error["code"], error["details"]["limit"], error["details"]["max"]) == ("limit_exceeded", "max_pending_pods", 1)
+    assert (error["code"], error["details"]["limit"], error["details"]["max"]) == (
+        "limit_exceeded",
+        "max_pending_pods",
+        1,
+    )
     assert [e["limit"] for e in error["details"]["errors"]] == ["max_pending_pods"]
 
 
@@ -299,7 +310,9 @@ def test_what_would_make_it_fit_then_apply_and_run_it(owner: Client):
     run_now(run["id"])
     answer = owner.get(f"/api/runs/{run['id']}/whatif?pod=default/p").json()
     assert [s["text"] for s in answer["suggestions"]] == ["tolerate the taint gpu=a100:NoSchedule"]
-    applied = owner.post(f"/api/runs/{run['id']}/whatif/apply", {"pod": "default/p", "suggestion": 0}, content_type=JSON)
+    applied = owner.post(
+        f"/api/runs/{run['id']}/whatif/apply", {"pod": "default/p", "suggestion": 0}, content_type=JSON
+    )
     assert applied.status_code == 201, applied.content
     new_run = applied.json()
     assert new_run["version"] == 2
@@ -318,8 +331,9 @@ def test_the_what_if_answer_is_the_engine_s_as_typed_with_the_keys_it_has(owner:
     body = owner.get(f"/api/runs/{run['id']}/whatif?pod=default/p").json()
     assert body == json.loads(json.dumps(whatif.suggestions(Run.objects.get(pk=run["id"]), "default/p")))
     assert body["rejectedBy"] == {"TaintToleration": 1} and body["suggestions"][0]["nodeCount"] == 1
-    untainted = owner.post("/api/scenarios", {"name": "fits", "text": WHATIF_SCENARIO.replace("taints:", "x-taints:")},
-                           content_type=JSON).json()
+    untainted = owner.post(
+        "/api/scenarios", {"name": "fits", "text": WHATIF_SCENARIO.replace("taints:", "x-taints:")}, content_type=JSON
+    ).json()
     single = owner.post(f"/api/scenarios/{untainted['id']}/runs?mode=single").json()
     fits = owner.get(f"/api/runs/{single['id']}/whatif?pod=default/p").json()
     assert fits["fitsNow"] == ["n1"] and "rejectedBy" not in fits and "failedSchedulingMessage" not in fits
@@ -347,7 +361,9 @@ def test_a_comparison_share_link_reads_both_runs_and_nothing_else(owner: Client,
     a, b, other = (start(owner, scenario["id"]).json() for _ in range(3))
     for run in (a, b, other):
         run_now(run["id"])
-    link = owner.post(f"/api/scenarios/{scenario['id']}/share", {"run": a["id"], "compareRun": b["id"]}, content_type=JSON).json()
+    link = owner.post(
+        f"/api/scenarios/{scenario['id']}/share", {"run": a["id"], "compareRun": b["id"]}, content_type=JSON
+    ).json()
     assert link["compareRun"] == b["id"]
     token = {"HTTP_X_SHARE_TOKEN": link["token"]}
     assert stranger.get(f"/api/comparisons?a={a['id']}&b={b['id']}", **token).status_code == 200
@@ -390,12 +406,18 @@ def test_another_configuration_of_a_demo_runs_in_a_fork(stranger: Client):
 
 def test_a_bad_configuration_names_its_own_line_and_changes_nothing(owner: Client, scenario: dict):
     run = start(owner, scenario["id"]).json()
-    response = owner.post(f"/api/runs/{run['id']}/try-config", {"config": MOST_ALLOCATED.replace("MostAllocated", "Cheapest")},
-                          content_type=JSON)
+    response = owner.post(
+        f"/api/runs/{run['id']}/try-config",
+        {"config": MOST_ALLOCATED.replace("MostAllocated", "Cheapest")},
+        content_type=JSON,
+    )
     assert response.status_code == 400
     [error] = response.json()["error"]["details"]["errors"]
     assert error["line"] == 9
-    assert owner.post(f"/api/runs/{run['id']}/try-config", {"config": "kind: Node\n"}, content_type=JSON).status_code == 400
+    assert (
+        owner.post(f"/api/runs/{run['id']}/try-config", {"config": "kind: Node\n"}, content_type=JSON).status_code
+        == 400
+    )
     assert len(owner.get(f"/api/scenarios/{scenario['id']}/versions").json()) == 1
 
 
@@ -408,7 +430,9 @@ def test_applying_a_what_if_to_a_demo_run_saves_it_in_a_fork(stranger: Client):
     run_now(run["id"])
     answer = stranger.get(f"/api/runs/{run['id']}/whatif?pod=default/mypod").json()
     assert answer["suggestions"][0]["kind"] == "maxSkew"
-    applied = stranger.post(f"/api/runs/{run['id']}/whatif/apply", {"pod": "default/mypod", "suggestion": 0}, content_type=JSON)
+    applied = stranger.post(
+        f"/api/runs/{run['id']}/whatif/apply", {"pod": "default/mypod", "suggestion": 0}, content_type=JSON
+    )
     assert applied.status_code == 201, applied.content
     new_run = applied.json()
     assert new_run["scenario"] != demo["id"]
@@ -477,7 +501,9 @@ def test_it_states_the_stored_bytes_per_cycle(owner: Client, run: dict):
     assert (run["storedBytes"], run["storedBytesPerCycle"]) == (stored, stored // 2)
 
 
-def test_it_lets_a_share_token_read_cycles_but_not_strangers(owner: Client, stranger: Client, scenario: dict, run: dict):
+def test_it_lets_a_share_token_read_cycles_but_not_strangers(
+    owner: Client, stranger: Client, scenario: dict, run: dict
+):
     token = owner.post(f"/api/scenarios/{scenario['id']}/share", {"run": run["id"]}, content_type=JSON).json()["token"]
     headers = {"X-Share-Token": token}
     assert len(stranger.get(f"/api/runs/{run['id']}/cycles", headers=headers).json()) == 2
@@ -518,7 +544,9 @@ def test_it_builds_the_names_of_a_run_stored_before_they_were_kept(owner: Client
     assert [n["name"] for n in names["nodes"]] and Run.objects.get(pk=run["id"]).names_gz is not None
 
 
-def test_it_lets_a_share_token_read_segments_and_names_but_not_strangers(owner: Client, stranger: Client, scenario: dict, run: dict):
+def test_it_lets_a_share_token_read_segments_and_names_but_not_strangers(
+    owner: Client, stranger: Client, scenario: dict, run: dict
+):
     token = owner.post(f"/api/scenarios/{scenario['id']}/share", {"run": run["id"]}, content_type=JSON).json()["token"]
     headers = {"X-Share-Token": token}
     assert stranger.get(f"/api/runs/{run['id']}/segment?cycle=0", headers=headers).status_code == 200
@@ -527,7 +555,9 @@ def test_it_lets_a_share_token_read_segments_and_names_but_not_strangers(owner: 
     assert stranger.get(f"/api/runs/{run['id']}/names").status_code == 404
 
 
-def test_a_finished_runs_segment_is_cached_by_its_owner_but_never_through_a_share_link(owner: Client, stranger: Client, scenario: dict, run: dict):
+def test_a_finished_runs_segment_is_cached_by_its_owner_but_never_through_a_share_link(
+    owner: Client, stranger: Client, scenario: dict, run: dict
+):
     assert "immutable" in owner.get(f"/api/runs/{run['id']}/segment?cycle=0")["Cache-Control"]
     token = owner.post(f"/api/scenarios/{scenario['id']}/share", {"run": run["id"]}, content_type=JSON).json()["token"]
     shared = stranger.get(f"/api/runs/{run['id']}/segment?cycle=0", headers={"X-Share-Token": token})
@@ -558,9 +588,15 @@ def test_it_says_why_the_conflicting_spread_example_fits_nowhere(owner: Client, 
         ("node", [{"value": "node2", "nodes": ["node2"]}]),
     ]
     assert body["spread"]["allowedByAll"] == []
-    assert body["filter"]["groups"] == [{"reason": "node(s) didn't match pod topology spread constraints", "count": 3,
-                                         "plugins": ["PodTopologySpread"], "nodes": ["node1", "node2", "node3"],
-                                         "outsidePreFilter": False}]
+    assert body["filter"]["groups"] == [
+        {
+            "reason": "node(s) didn't match pod topology spread constraints",
+            "count": 3,
+            "plugins": ["PodTopologySpread"],
+            "nodes": ["node1", "node2", "node3"],
+            "outsidePreFilter": False,
+        }
+    ]
     assert body["winner"] is None
 
 
@@ -568,7 +604,12 @@ def test_it_explains_the_winner_of_a_scheduled_cycle(owner: Client):
     run = finished_run(owner, demos.get("seed_pts_single_constraint").text)
     body = owner.get(f"/api/runs/{run['id']}/cycles/0/explain").json()
     winner = body["winner"]
-    assert (body["outcome"], body["node"], winner["node"], winner["runnerUp"]) == ("scheduled", "node4", "node4", "node3")
+    assert (body["outcome"], body["node"], winner["node"], winner["runnerUp"]) == (
+        "scheduled",
+        "node4",
+        "node4",
+        "node3",
+    )
     assert body["headline"] == winner["sentence"] == "node4 beat node3 by 2: NodeResourcesFit +2."
     by_plugin = {p["plugin"]: p["difference"] for p in winner["plugins"]}
     assert by_plugin["NodeResourcesFit"] == 2 and sum(by_plugin.values()) == winner["margin"] == 2
@@ -581,8 +622,9 @@ def test_it_answers_404_for_a_cycle_without_events(owner: Client, conflict_run: 
 
 
 def test_it_lets_a_share_token_read_explanations_but_not_strangers(owner: Client, stranger: Client, conflict_run: dict):
-    token = owner.post(f"/api/scenarios/{conflict_run['scenario']}/share", {"run": conflict_run["id"]},
-                       content_type=JSON).json()["token"]
+    token = owner.post(
+        f"/api/scenarios/{conflict_run['scenario']}/share", {"run": conflict_run["id"]}, content_type=JSON
+    ).json()["token"]
     path = f"/api/runs/{conflict_run['id']}/cycles/0/explain"
     assert stranger.get(path, headers={"X-Share-Token": token}).json()["outcome"] == "unschedulable"
     assert stranger.get(path).status_code == 404
@@ -593,12 +635,18 @@ def test_it_gives_the_numbers_behind_each_filter_reason(owner: Client):
     holder, the label the nodeSelector wanted — in the sentence and typed per node and plugin."""
     run = finished_run(owner, numbers_scenario())
     body = owner.get(f"/api/runs/{run['id']}/cycles/0/explain").json()
-    assert "1 Insufficient cpu (full: cpu: asks 2500m; free 1800m of 4000m allocatable (2200m requested by 9 pod(s)))" in body["headline"]
+    assert (
+        "1 Insufficient cpu (full: cpu: asks 2500m; free 1800m of 4000m allocatable (2200m requested by 9 pod(s)))"
+        in body["headline"]
+    )
     nodes = body["filterDetails"]["nodes"]
     [cpu] = nodes["full"]["plugins"]["NodeResourcesFit"]["facts"]
     assert (cpu["requested"], cpu["free"], cpu["allocatable"], cpu["used"], cpu["pods"]) == (2500, 1800, 4000, 2200, 9)
     assert cpu["requested"] > cpu["allocatable"] - cpu["used"]
-    assert nodes["tainted"]["plugins"]["TaintToleration"]["facts"][0]["text"] == "untolerated taint dedicated=gpu:NoSchedule"
+    assert (
+        nodes["tainted"]["plugins"]["TaintToleration"]["facts"][0]["text"]
+        == "untolerated taint dedicated=gpu:NoSchedule"
+    )
     assert nodes["ports"]["plugins"]["NodePorts"]["facts"][0]["usedBy"] == ["default/web-0"]
     assert nodes["hdd"]["plugins"]["NodeAffinity"]["facts"][0]["nodeValue"] == "hdd"
     assert body["filterDetailsNote"] is None
@@ -620,8 +668,16 @@ def test_it_ranks_the_preemption_candidates_with_the_deciding_criterion(owner: C
     assert (ranking["chosen"], ranking["deciding"]) == ("a", "highestPriority")
     assert ranking["sentence"] == "a won on lowest highest victim priority (criterion 2 of 5)."
     assert [(c["node"], c["highestPriority"], c["droppedAt"], c["chosen"]) for c in ranking["candidates"]] == [
-        ("a", 1, None, True), ("b", 5, "highestPriority", False)]
-    assert [c["key"] for c in ranking["criteria"]] == ["pdbViolations", "highestPriority", "prioritySum", "victims", "latestStart"]
+        ("a", 1, None, True),
+        ("b", 5, "highestPriority", False),
+    ]
+    assert [c["key"] for c in ranking["criteria"]] == [
+        "pdbViolations",
+        "highestPriority",
+        "prioritySum",
+        "victims",
+        "latestStart",
+    ]
 
 
 def test_it_says_the_release_skipped_scoring_for_a_single_feasible_node(owner: Client):
@@ -652,7 +708,9 @@ EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "changes_scale_drai
 @pytest.fixture
 def stepped_run(owner: Client) -> dict:
     """examples/changes_scale_drain.yaml run to the end: web 4 → 6, then node-1 drained under a budget."""
-    created = owner.post("/api/scenarios", {"name": "steps", "text": EXAMPLE.read_text()}, content_type="application/json")
+    created = owner.post(
+        "/api/scenarios", {"name": "steps", "text": EXAMPLE.read_text()}, content_type="application/json"
+    )
     assert created.status_code == 201, created.content
     run = owner.post(f"/api/scenarios/{created.json()['id']}/runs").json()
     execute_run.apply(args=[run["id"]])
@@ -661,7 +719,11 @@ def stepped_run(owner: Client) -> dict:
 
 def test_the_timeline_gives_each_step_with_its_summary(owner: Client, stepped_run: dict):
     story = owner.get(f"/api/runs/{stepped_run['id']}/timeline").json()
-    assert [(s["step"], s["name"]) for s in story["steps"]] == [(0, "scenario"), (1, "scale web to 6"), (2, "maintenance on node-1")]
+    assert [(s["step"], s["name"]) for s in story["steps"]] == [
+        (0, "scenario"),
+        (1, "scale web to 6"),
+        (2, "maintenance on node-1"),
+    ]
     scale, drain = story["steps"][1]["summary"], story["steps"][2]["summary"]
     assert len(scale["created"]) == 2 and len(scale["placed"]) == 2 and scale["pending"] == []
     assert story["steps"][2]["operations"] == ["drain node-1"]
@@ -698,8 +760,9 @@ def test_the_cluster_of_a_step_is_read_only_to_others(stranger: Client, stepped_
 
 
 def test_a_drain_blocked_by_a_budget_is_in_the_steps_summary_with_the_budget(owner: Client):
-    text = EXAMPLE.read_text().replace("minAvailable: 5", "minAvailable: 4").replace(
-        "replicas: 6}", "replicas: 4}")  # 4 running, 4 wanted: no eviction is allowed
+    text = (
+        EXAMPLE.read_text().replace("minAvailable: 5", "minAvailable: 4").replace("replicas: 6}", "replicas: 4}")
+    )  # 4 running, 4 wanted: no eviction is allowed
     created = owner.post("/api/scenarios", {"name": "blocked", "text": text}, content_type="application/json").json()
     run = owner.post(f"/api/scenarios/{created['id']}/runs").json()
     execute_run.apply(args=[run["id"]])
@@ -719,14 +782,21 @@ def test_a_large_step_cluster_is_sent_gzipped_to_clients_that_accept_it(owner: C
 
 def test_a_stuck_rollout_is_in_its_steps_summary_and_its_new_pod_has_the_new_templates_labels(owner: Client):
     example = EXAMPLE.parent / "rollout_stuck.yaml"
-    created = owner.post("/api/scenarios", {"name": "rollout", "text": example.read_text()}, content_type="application/json").json()
+    created = owner.post(
+        "/api/scenarios", {"name": "rollout", "text": example.read_text()}, content_type="application/json"
+    ).json()
     run = owner.post(f"/api/scenarios/{created['id']}/runs").json()
     execute_run.apply(args=[run["id"]])
     story = owner.get(f"/api/runs/{run['id']}/timeline").json()
     assert "rollouts" not in story["steps"][0]["summary"]
     (rollout,) = story["steps"][1]["summary"]["rollouts"]
     assert (rollout["kind"], rollout["complete"], rollout["updated"], rollout["available"], rollout["desired"]) == (
-        "Deployment", False, 1, 3, 3)
+        "Deployment",
+        False,
+        1,
+        3,
+        3,
+    )
     assert [p["pod"] for p in rollout["pending"]] == story["steps"][1]["summary"]["pending"]
     assert "Insufficient memory" in rollout["pending"][0]["failedSchedulingMessage"]
     cluster = owner.get(f"/api/runs/{run['id']}/steps/1/cluster").json()

@@ -84,7 +84,11 @@ def test_it_rejects_edits_by_non_owners_of_a_demo(stranger: Client):
     demo = stranger.get("/api/scenarios?q=affinity").json()[0]
     response = stranger.put(f"/api/scenarios/{demo['id']}", {"text": "x: 1"}, content_type=JSON)
     assert response.status_code == 403
-    assert response.json()["error"] == {"code": "forbidden", "message": "demo scenarios are read-only; fork it to edit", "details": {}}
+    assert response.json()["error"] == {
+        "code": "forbidden",
+        "message": "demo scenarios are read-only; fork it to edit",
+        "details": {},
+    }
 
 
 def test_it_deletes_a_scenario(owner: Client, scenario: dict):
@@ -176,11 +180,16 @@ def test_an_import_checked_later_answers_once_saved_and_its_read_waits_for_the_c
     assert owner.post("/api/scenarios/import", {"text": text, "check": "soon"}).status_code == 422
 
 
-@pytest.mark.parametrize("dump, pending, notice_codes", [
-    ("gke_gpu_pool.json", 2, {"other-scheduler"}),  # two JSON Lists back to back
-    ("kubeadm_calico.yaml", 1, {"ignored-kinds", "finished-pods", "scheduling-gated"}),  # one kind: List
-])
-def test_it_imports_a_real_clusters_dump_and_says_what_the_scheduler_leaves_out(owner: Client, dump, pending, notice_codes):
+@pytest.mark.parametrize(
+    "dump, pending, notice_codes",
+    [
+        ("gke_gpu_pool.json", 2, {"other-scheduler"}),  # two JSON Lists back to back
+        ("kubeadm_calico.yaml", 1, {"ignored-kinds", "finished-pods", "scheduling-gated"}),  # one kind: List
+    ],
+)
+def test_it_imports_a_real_clusters_dump_and_says_what_the_scheduler_leaves_out(
+    owner: Client, dump, pending, notice_codes
+):
     from pathlib import Path
 
     from django.core.files.uploadedfile import SimpleUploadedFile
@@ -233,7 +242,9 @@ def test_it_answers_the_same_errors_as_objects(owner: Client, scenario: dict, se
     assert response.status_code == 413 and response.json()["error"]["details"]["limit"] == "max_nodes"
 
 
-def test_its_nodes_are_readable_with_a_share_token_only_for_the_shared_version(owner: Client, stranger: Client, scenario: dict):
+def test_its_nodes_are_readable_with_a_share_token_only_for_the_shared_version(
+    owner: Client, stranger: Client, scenario: dict
+):
     assert stranger.get(f"/api/scenarios/{scenario['id']}/nodes").status_code == 404
     token = owner.post(f"/api/scenarios/{scenario['id']}/share", {}, content_type=JSON).json()["token"]
     owner.put(f"/api/scenarios/{scenario['id']}", {"text": scenario["text"]}, content_type=JSON)
@@ -275,13 +286,25 @@ def test_it_lists_nodes_and_pods_with_the_engines_amounts(owner: Client, scenari
     body = owner.get(f"/api/scenarios/{scenario['id']}/objects").json()
     assert body["version"] == 1
     node = body["nodes"][0]
-    assert (node["name"], node["labels"]["zone"], node["taints"], node["unschedulable"]) == ("node-0", "zone-0", [], False)
-    assert node["allocatable"]["cpu"] == 8000 and node["allocatableText"] == {"cpu": "8", "memory": "16Gi", "pods": "110"}
+    assert (node["name"], node["labels"]["zone"], node["taints"], node["unschedulable"]) == (
+        "node-0",
+        "zone-0",
+        [],
+        False,
+    )
+    assert node["allocatable"]["cpu"] == 8000 and node["allocatableText"] == {
+        "cpu": "8",
+        "memory": "16Gi",
+        "pods": "110",
+    }
     running, *pending = body["pods"]
     assert (running["name"], running["nodeName"], running["pending"]) == ("running-0", "node-0", False)
     assert running["requests"] == {"cpu": 100, "memory": 64 * 1024 * 1024}
     assert running["requestsText"] == {"cpu": "100m", "memory": "64Mi"}
-    assert [(p["name"], p["nodeName"], p["pending"], p["priority"]) for p in pending] == [("pending-0", None, True, 0), ("pending-1", None, True, 0)]
+    assert [(p["name"], p["nodeName"], p["pending"], p["priority"]) for p in pending] == [
+        ("pending-0", None, True, 0),
+        ("pending-1", None, True, 0),
+    ]
 
 
 def test_it_answers_a_chosen_version(owner: Client, scenario: dict):
@@ -310,7 +333,14 @@ def test_it_is_readable_with_a_share_token_only_for_the_shared_version(owner: Cl
 
 @pytest.mark.parametrize(
     "resource, amount, text",
-    [("cpu", 1500, "1500m"), ("cpu", 2000, "2"), ("memory", 3 << 30, "3Gi"), ("memory", 1000, "1000"), ("pods", 110, "110"), ("memory", 0, "0")],
+    [
+        ("cpu", 1500, "1500m"),
+        ("cpu", 2000, "2"),
+        ("memory", 3 << 30, "3Gi"),
+        ("memory", 1000, "1000"),
+        ("pods", 110, "110"),
+        ("memory", 0, "0"),
+    ],
     ids=["millicores", "whole cores", "gibibytes", "odd bytes", "counts", "zero"],
 )
 def test_it_writes_amounts_as_kubernetes_quantities(resource: str, amount: int, text: str):
@@ -337,11 +367,23 @@ def test_it_lists_dra_devices_per_node_and_each_pods_claims(owner: Client):
     node_1, node_2 = body["devices"]
     assert (node_1["node"], node_1["free"], node_2["free"]) == ("node-1", 1, 1)
     held = node_1["devices"][0]
-    assert (held["name"], held["claim"], held["reservedFor"], held["inFlight"]) == ("gpu-0", "default/train-1-gpu", ["train-1"], False)
+    assert (held["name"], held["claim"], held["reservedFor"], held["inFlight"]) == (
+        "gpu-0",
+        "default/train-1-gpu",
+        ["train-1"],
+        False,
+    )
     assert held["classes"] == ["gpu.example.com", "gpu-small.example.com"]
     pods = {p["name"]: p for p in body["pods"]}
-    assert pods["train-2"]["claims"] == [{"podClaim": "gpu", "claim": "default/train-2-gpu", "requests": ["gpu: 2 x gpu.example.com"],
-                                          "devices": [], "reservedFor": []}]
+    assert pods["train-2"]["claims"] == [
+        {
+            "podClaim": "gpu",
+            "claim": "default/train-2-gpu",
+            "requests": ["gpu: 2 x gpu.example.com"],
+            "devices": [],
+            "reservedFor": [],
+        }
+    ]
     assert pods["train-1"]["claims"][0]["devices"] == ["gpu.example.com/node-1/gpu-0"]
 
 
@@ -358,7 +400,9 @@ def _import(client: Client, *files: tuple[str, bytes], **fields) -> object:
 @pytest.fixture
 def imported(owner: Client) -> dict:
     """The dump's scenario, saved as its import saves it (the import itself is tested above)."""
-    response = owner.post("/api/scenarios", {"name": "cluster-info", "text": support.dump_as_stream()}, content_type=JSON)
+    response = owner.post(
+        "/api/scenarios", {"name": "cluster-info", "text": support.dump_as_stream()}, content_type=JSON
+    )
     assert response.status_code == 201, response.content
     return response.json()
 
@@ -375,8 +419,11 @@ def test_a_dumped_archive_becomes_one_scenario_text_of_every_object(owner: Clien
 
 
 def test_several_files_at_once_are_read_as_one_scenario(owner: Client):
-    files = [(name.rsplit("/", 1)[-1] if name.endswith("nodes.json") else name.replace("/", "-"), data)
-             for name, data in support.dump_files() if name.endswith("pods.json") or name.endswith("nodes.json")]
+    files = [
+        (name.rsplit("/", 1)[-1] if name.endswith("nodes.json") else name.replace("/", "-"), data)
+        for name, data in support.dump_files()
+        if name.endswith("pods.json") or name.endswith("nodes.json")
+    ]
     body = _import(owner, *files).json()
     assert body["valid"] is True, body["errors"]
     assert body["summary"] == {"nodes": 2, "pods": 3, "pendingPods": 2}
@@ -393,7 +440,9 @@ def test_one_plain_file_is_kept_as_typed(owner: Client, small_text: str):
 @pytest.mark.parametrize("name, valid_as_named", [("nodes.json", True), ("cluster.json", False)])
 def test_a_kind_less_list_is_read_with_the_kind_its_file_name_says(owner: Client, name: str, valid_as_named: bool):
     """A support bundle's cluster-resources/nodes.json, uploaded alone: a list whose items carry no kind."""
-    data = (support.REPO / "tests" / "fixtures" / "dumps" / "forms" / "troubleshoot" / "cluster-resources" / "nodes.json").read_bytes()
+    data = (
+        support.REPO / "tests" / "fixtures" / "dumps" / "forms" / "troubleshoot" / "cluster-resources" / "nodes.json"
+    ).read_bytes()
     body = _import(owner, (name, data)).json()
     assert body["valid"] is valid_as_named
     if valid_as_named:  # written out with the kind its name says
@@ -441,7 +490,10 @@ def test_the_check_says_what_check_json_says(owner: Client, imported: dict):
         assert answer["notices"] == report["notices"] and answer["fetch"] == report["fetch"]
         assert [f["code"] for f in answer["findings"]] == [f["code"] for f in report["findings"]]
     codes = {f["code"]: f for f in imported["findings"]}
-    assert codes["node-taints-missing"]["action"] == "add-node-taints" and "Node worker-2" in codes["node-taints-missing"]["objects"]
+    assert (
+        codes["node-taints-missing"]["action"] == "add-node-taints"
+        and "Node worker-2" in codes["node-taints-missing"]["objects"]
+    )
     assert "kubectl get replicasets" in codes["controller-absent"]["kubectl"]
     assert "Pod default/web-7f9c-a" in codes["controller-absent"]["objects"]
 
@@ -459,8 +511,10 @@ def test_adding_the_node_taints_saves_a_new_version_with_only_the_node_changed(o
     fixed = response.json()
     assert (fixed["id"], fixed["version"]) == (imported["id"], 2)
     nodes = {d["metadata"]["name"]: d for d in yaml.safe_load_all(fixed["text"]) if d["kind"] == "Node"}
-    assert nodes["worker-2"]["spec"]["taints"] == [{"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"},
-                                                   {"key": "node.kubernetes.io/not-ready", "effect": "NoExecute"}]
+    assert nodes["worker-2"]["spec"]["taints"] == [
+        {"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"},
+        {"key": "node.kubernetes.io/not-ready", "effect": "NoExecute"},
+    ]
     assert "taints" not in (nodes["worker-1"].get("spec") or {})
     assert "node-taints-missing" not in [f["code"] for f in fixed["findings"]]
     again = owner.post(f"/api/scenarios/{imported['id']}/fixes/node-taints", content_type=JSON)
@@ -484,7 +538,10 @@ def test_the_runs_timeline_has_the_recorded_answer_beside_the_replay(owner: Clie
     assert recorded["summary"] == "the replay agrees with your cluster on 1 of 2 pending pod(s)"
     rows = {row["pod"]: row for row in recorded["pods"]}
     assert rows["default/web-7f9c-a"]["agrees"] is True and rows["default/web-7f9c-a"]["causes"] == []
-    assert (rows["default/web-7f9c-a"]["reason"], rows["default/web-7f9c-a"]["time"]) == ("Unschedulable", "2026-11-20T09:12:41Z")
+    assert (rows["default/web-7f9c-a"]["reason"], rows["default/web-7f9c-a"]["time"]) == (
+        "Unschedulable",
+        "2026-11-20T09:12:41Z",
+    )
     assert rows["default/web-7f9c-b"]["agrees"] is False and rows["default/web-7f9c-b"]["replayedNode"] is None
     assert rows["default/web-7f9c-b"]["replayed"].startswith("0/2 nodes are available: 1 Insufficient cpu")
     assert any("controller-absent" in cause for cause in rows["default/web-7f9c-b"]["causes"])
@@ -501,7 +558,9 @@ def test_why_here_reruns_a_running_pods_cycle_without_it(owner: Client, imported
     # worker-2 has no taint yet (the finding's fix is not applied) and more room: it would win now.
     assert (answer["outcome"], answer["chosen"], answer["ownNodeFits"]) == ("moves", "worker-2", True)
     assert answer["feasible"] == ["worker-1", "worker-2"] and answer["margin"] < 0
-    assert "may have changed" in answer["caveats"][0] and answer["summary"].startswith("kube-system/coredns-6d4b-x7k2p would go to worker-2")
+    assert "may have changed" in answer["caveats"][0] and answer["summary"].startswith(
+        "kube-system/coredns-6d4b-x7k2p would go to worker-2"
+    )
 
 
 @pytest.mark.parametrize("pod, status", [("default/web-7f9c-a", 400), ("default/nobody", 404)])
@@ -518,32 +577,109 @@ def test_why_here_answers_only_for_a_bound_pod(owner: Client, imported: dict, po
 
 VALIDATE, CREATE, UPDATE, IMPORT_TEXT, IMPORT_FILE = 100, 70, 50, 50, 50
 SECONDS_PER_CALL = 10  # generous: CI machines are shared; a hang is minutes
-FUZZ = settings(deadline=None, derandomize=True, phases=[Phase.explicit, Phase.generate], suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+FUZZ = settings(
+    deadline=None,
+    derandomize=True,
+    phases=[Phase.explicit, Phase.generate],
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
-MARKUP = st.sampled_from(['<script>alert(1)</script>', '"><img src=x onerror=alert(1)>', "{{7*7}}", "../../etc/passwd", "\u202e\u0000evil", "a" * 300])
+MARKUP = st.sampled_from(
+    [
+        "<script>alert(1)</script>",
+        '"><img src=x onerror=alert(1)>',
+        "{{7*7}}",
+        "../../etc/passwd",
+        "\u202e\u0000evil",
+        "a" * 300,
+    ]
+)
 NAMES = st.one_of(st.from_regex(r"[a-z][a-z0-9-]{0,20}", fullmatch=True), MARKUP, st.text(max_size=30))
 SCALARS = st.one_of(
-    st.none(), st.booleans(), st.integers(min_value=-(10**30), max_value=10**30), st.floats(allow_nan=True),
-    st.text(max_size=20), NAMES, st.sampled_from(["100m", "1e400", "-1", "1.5Gi", "12Qi", "0x10", "∞", "NaN", "9" * 40]),
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**30), max_value=10**30),
+    st.floats(allow_nan=True),
+    st.text(max_size=20),
+    NAMES,
+    st.sampled_from(["100m", "1e400", "-1", "1.5Gi", "12Qi", "0x10", "∞", "NaN", "9" * 40]),
 )
-VALUES = st.recursive(SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=12), inner, max_size=4)), max_leaves=20)
-SELECTORS = st.fixed_dictionaries({"matchLabels": st.dictionaries(NAMES, VALUES, max_size=3), "matchExpressions": st.lists(
-    st.fixed_dictionaries({"key": VALUES, "operator": st.sampled_from(["In", "NotIn", "Exists", "Gt", "Bogus", 7]), "values": VALUES}), max_size=2)})
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=12), inner, max_size=4)),
+    max_leaves=20,
+)
+SELECTORS = st.fixed_dictionaries(
+    {
+        "matchLabels": st.dictionaries(NAMES, VALUES, max_size=3),
+        "matchExpressions": st.lists(
+            st.fixed_dictionaries(
+                {
+                    "key": VALUES,
+                    "operator": st.sampled_from(["In", "NotIn", "Exists", "Gt", "Bogus", 7]),
+                    "values": VALUES,
+                }
+            ),
+            max_size=2,
+        ),
+    }
+)
 
 
 def kube_object(kind: str):
-    metadata = st.fixed_dictionaries({"name": NAMES}, optional={"namespace": NAMES, "labels": st.dictionaries(NAMES, VALUES, max_size=3)})
-    spec = st.fixed_dictionaries({}, optional={
-        "nodeName": VALUES, "priority": VALUES, "containers": st.lists(st.fixed_dictionaries(
-            {"name": NAMES}, optional={"resources": st.fixed_dictionaries({"requests": st.dictionaries(st.sampled_from(["cpu", "memory", "pods", "x/y"]), SCALARS)})}
-        ), max_size=2) | VALUES,
-        "affinity": st.fixed_dictionaries({"podAntiAffinity": st.fixed_dictionaries({"requiredDuringSchedulingIgnoredDuringExecution": st.lists(
-            st.fixed_dictionaries({"labelSelector": SELECTORS, "topologyKey": VALUES}), max_size=2)})}) | VALUES,
-        "topologySpreadConstraints": st.lists(st.fixed_dictionaries({"maxSkew": VALUES, "topologyKey": VALUES, "whenUnsatisfiable": VALUES, "labelSelector": SELECTORS}), max_size=2),
-        "taints": VALUES, "tolerations": VALUES,
-    })
-    status = st.fixed_dictionaries({}, optional={"capacity": st.dictionaries(st.sampled_from(["cpu", "memory", "pods"]), SCALARS), "allocatable": VALUES})
-    return st.fixed_dictionaries({"kind": st.just(kind)}, optional={"apiVersion": VALUES, "metadata": metadata | VALUES, "spec": spec, "status": status})
+    metadata = st.fixed_dictionaries(
+        {"name": NAMES}, optional={"namespace": NAMES, "labels": st.dictionaries(NAMES, VALUES, max_size=3)}
+    )
+    spec = st.fixed_dictionaries(
+        {},
+        optional={
+            "nodeName": VALUES,
+            "priority": VALUES,
+            "containers": st.lists(
+                st.fixed_dictionaries(
+                    {"name": NAMES},
+                    optional={
+                        "resources": st.fixed_dictionaries(
+                            {"requests": st.dictionaries(st.sampled_from(["cpu", "memory", "pods", "x/y"]), SCALARS)}
+                        )
+                    },
+                ),
+                max_size=2,
+            )
+            | VALUES,
+            "affinity": st.fixed_dictionaries(
+                {
+                    "podAntiAffinity": st.fixed_dictionaries(
+                        {
+                            "requiredDuringSchedulingIgnoredDuringExecution": st.lists(
+                                st.fixed_dictionaries({"labelSelector": SELECTORS, "topologyKey": VALUES}), max_size=2
+                            )
+                        }
+                    )
+                }
+            )
+            | VALUES,
+            "topologySpreadConstraints": st.lists(
+                st.fixed_dictionaries(
+                    {"maxSkew": VALUES, "topologyKey": VALUES, "whenUnsatisfiable": VALUES, "labelSelector": SELECTORS}
+                ),
+                max_size=2,
+            ),
+            "taints": VALUES,
+            "tolerations": VALUES,
+        },
+    )
+    status = st.fixed_dictionaries(
+        {},
+        optional={
+            "capacity": st.dictionaries(st.sampled_from(["cpu", "memory", "pods"]), SCALARS),
+            "allocatable": VALUES,
+        },
+    )
+    return st.fixed_dictionaries(
+        {"kind": st.just(kind)},
+        optional={"apiVersion": VALUES, "metadata": metadata | VALUES, "spec": spec, "status": status},
+    )
 
 
 DOCUMENTS = st.lists(st.one_of(kube_object("Node"), kube_object("Pod"), kube_object("List"), VALUES), max_size=4)
@@ -553,20 +689,28 @@ STRUCTURED = DOCUMENTS.map(lambda docs: yaml.safe_dump_all(docs, allow_unicode=T
 @st.composite
 def adversarial(draw) -> str:
     n = draw(st.integers(min_value=1, max_value=20_000))
-    return draw(st.sampled_from([
-        "[" * n + "]" * n,
-        "a: " + "{b: " * n + "1" + "}" * n,
-        "\n".join(f"{' ' * i}k{i}:" for i in range(min(n, 3000))) + " 1",
-        'a: &a ["x","x","x","x","x","x","x","x","x"]\n' + "".join(f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)},*{chr(97 + i)},*{chr(97 + i)},*{chr(97 + i)},*{chr(97 + i)},*{chr(97 + i)},*{chr(97 + i)},*{chr(97 + i)},*{chr(97 + i)}]\n" for i in range(9)),
-        f"kind: Node\nmetadata: {{name: n}}\nstatus: {{capacity: {{cpu: '{'9' * min(n, 5000)}'}}}}\n",
-        "kind: Node\nkind: Pod\nmetadata: {name: dup}\nmetadata: {name: dup2}\n",
-        f"kind: Pod\nmetadata: {{name: p, labels: {{'a b': '{'<b>' * 10}'}}}}\nspec: {{containers: [{{name: c, resources: {{requests: {{cpu: 1x}}}}}}]}}\n",
-        "---\n" * min(n, 5000),
-        "kind: Node\nmetadata: {name: !!python/object/apply:os.system [echo pwned]}\n",
-        "%YAML 9.9\n--- !<tag:evil> {}\n",
-        "\t\x00\x1b[31m" * 10,
-        "key: " + "x" * min(n * 50, 1_500_000),
-    ]))
+    return draw(
+        st.sampled_from(
+            [
+                "[" * n + "]" * n,
+                "a: " + "{b: " * n + "1" + "}" * n,
+                "\n".join(f"{' ' * i}k{i}:" for i in range(min(n, 3000))) + " 1",
+                'a: &a ["x","x","x","x","x","x","x","x","x"]\n'
+                + "".join(
+                    f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)},*{chr(97 + i)},*{chr(97 + i)},*{chr(97 + i)},*{chr(97 + i)},*{chr(97 + i)},*{chr(97 + i)},*{chr(97 + i)},*{chr(97 + i)}]\n"
+                    for i in range(9)
+                ),
+                f"kind: Node\nmetadata: {{name: n}}\nstatus: {{capacity: {{cpu: '{'9' * min(n, 5000)}'}}}}\n",
+                "kind: Node\nkind: Pod\nmetadata: {name: dup}\nmetadata: {name: dup2}\n",
+                f"kind: Pod\nmetadata: {{name: p, labels: {{'a b': '{'<b>' * 10}'}}}}\nspec: {{containers: [{{name: c, resources: {{requests: {{cpu: 1x}}}}}}]}}\n",
+                "---\n" * min(n, 5000),
+                "kind: Node\nmetadata: {name: !!python/object/apply:os.system [echo pwned]}\n",
+                "%YAML 9.9\n--- !<tag:evil> {}\n",
+                "\t\x00\x1b[31m" * 10,
+                "key: " + "x" * min(n * 50, 1_500_000),
+            ]
+        )
+    )
 
 
 TEXTS = st.one_of(STRUCTURED, adversarial(), st.text(max_size=300))
@@ -605,7 +749,9 @@ def test_validate_answers_every_text_with_problems_or_a_limit(owner: Client, tex
     started = time.monotonic()
     body = assert_sane(owner.post("/api/validate", {"text": text}, content_type=JSON), started)
     if "valid" in body:
-        assert body["valid"] is (not body["errors"]) and all(e["code"] in ("invalid", "limit_exceeded") for e in body["errors"])
+        assert body["valid"] is (not body["errors"]) and all(
+            e["code"] in ("invalid", "limit_exceeded") for e in body["errors"]
+        )
 
 
 @settings(FUZZ, max_examples=CREATE)
@@ -632,7 +778,13 @@ def test_import_saves_or_refuses_every_pasted_text(owner: Client, name: str, tex
 
 
 @settings(FUZZ, max_examples=IMPORT_FILE)
-@given(raw=st.one_of(st.binary(max_size=300), TEXTS.map(lambda t: t.encode("utf-8", "surrogatepass")), st.just(b"kind: Node\n\xff\xfe\x80")))
+@given(
+    raw=st.one_of(
+        st.binary(max_size=300),
+        TEXTS.map(lambda t: t.encode("utf-8", "surrogatepass")),
+        st.just(b"kind: Node\n\xff\xfe\x80"),
+    )
+)
 def test_import_saves_or_refuses_every_uploaded_file(owner: Client, raw: bytes, tmp_path_factory):
     path = tmp_path_factory.mktemp("upload") / "scenario.yaml"
     path.write_bytes(raw)
@@ -641,10 +793,25 @@ def test_import_saves_or_refuses_every_uploaded_file(owner: Client, raw: bytes, 
         assert_saved_or_refused(owner.post("/api/scenarios/import", {"file": handle}), started, UPLOAD_REFUSALS)
 
 
-MEMBER_NAMES = st.sampled_from(["dump/nodes.json", "dump/ns/pods.json", "../escape.yaml", "/abs/nodes.json", "dump/a b.yaml",
-                                "dump/logs.txt", "dump/\u202epods.json", "dump/pods/x.yaml"])
-MEMBERS = st.lists(st.tuples(MEMBER_NAMES, st.one_of(TEXTS.map(lambda t: t.encode("utf-8", "surrogatepass")), st.binary(max_size=200))),
-                   max_size=4, unique_by=lambda member: member[0])
+MEMBER_NAMES = st.sampled_from(
+    [
+        "dump/nodes.json",
+        "dump/ns/pods.json",
+        "../escape.yaml",
+        "/abs/nodes.json",
+        "dump/a b.yaml",
+        "dump/logs.txt",
+        "dump/\u202epods.json",
+        "dump/pods/x.yaml",
+    ]
+)
+MEMBERS = st.lists(
+    st.tuples(
+        MEMBER_NAMES, st.one_of(TEXTS.map(lambda t: t.encode("utf-8", "surrogatepass")), st.binary(max_size=200))
+    ),
+    max_size=4,
+    unique_by=lambda member: member[0],
+)
 
 
 def _packed(members: list[tuple[str, bytes]], kind: str) -> bytes:
@@ -667,7 +834,11 @@ def _packed(members: list[tuple[str, bytes]], kind: str) -> bytes:
 
 
 @settings(FUZZ, max_examples=IMPORT_FILE)
-@given(members=MEMBERS, kind=st.sampled_from(["tar.gz", "zip"]), cut=st.one_of(st.none(), st.integers(min_value=0, max_value=400)))
+@given(
+    members=MEMBERS,
+    kind=st.sampled_from(["tar.gz", "zip"]),
+    cut=st.one_of(st.none(), st.integers(min_value=0, max_value=400)),
+)
 def test_import_saves_or_refuses_every_uploaded_archive(owner: Client, members, kind: str, cut):
     """Archives with any members (escaping paths, binary, broken YAML), whole or cut short: saved, or
     refused with the located problems (400 scenario_invalid) or a named limit; never a 500."""
@@ -676,5 +847,8 @@ def test_import_saves_or_refuses_every_uploaded_archive(owner: Client, members, 
     raw = _packed(members, kind)
     upload = SimpleUploadedFile(f"dump.{kind}", raw if cut is None else raw[:cut])
     started = time.monotonic()
-    response = owner.post("/api/scenarios/import", {"file": [upload, SimpleUploadedFile("extra.yaml", b"kind: Namespace\nmetadata: {name: x}\napiVersion: v1\n")]})
+    response = owner.post(
+        "/api/scenarios/import",
+        {"file": [upload, SimpleUploadedFile("extra.yaml", b"kind: Namespace\nmetadata: {name: x}\napiVersion: v1\n")]},
+    )
     assert_saved_or_refused(response, started, UPLOAD_REFUSALS)

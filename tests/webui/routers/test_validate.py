@@ -13,9 +13,22 @@ JSON = "application/json"
 
 def test_it_validates_text_without_saving(owner: Client):
     body = owner.post("/api/validate", {"text": support.scenario_text(2, 1)}, content_type=JSON).json()
-    no_config = {"code": "no-config", "message": body["findings"][0]["message"], "objects": [], "kubectl": None, "action": None}
-    assert body == {"valid": True, "errors": [], "summary": {"nodes": 2, "pods": 1, "pendingPods": 1}, "notices": [],
-                    "objects": {"Node": 2, "Pod": 1}, "findings": [no_config], "fetch": []}
+    no_config = {
+        "code": "no-config",
+        "message": body["findings"][0]["message"],
+        "objects": [],
+        "kubectl": None,
+        "action": None,
+    }
+    assert body == {
+        "valid": True,
+        "errors": [],
+        "summary": {"nodes": 2, "pods": 1, "pendingPods": 1},
+        "notices": [],
+        "objects": {"Node": 2, "Pod": 1},
+        "findings": [no_config],
+        "fetch": [],
+    }
     body = owner.post("/api/validate", {"text": "- just a list"}, content_type=JSON).json()
     assert body["valid"] is False and body["errors"]
 
@@ -33,7 +46,9 @@ def test_validation_says_what_the_scheduler_leaves_out(owner: Client, scenario: 
     assert body["valid"] is True
     by_code = {notice["code"]: notice for notice in body["notices"]}
     assert set(by_code) == {"ignored-kinds", "finished-pods", "other-scheduler", "scheduling-gated"}
-    assert "1 ConfigMap" in by_code["ignored-kinds"]["message"] and "1 Deployment" in by_code["ignored-kinds"]["message"]
+    assert (
+        "1 ConfigMap" in by_code["ignored-kinds"]["message"] and "1 Deployment" in by_code["ignored-kinds"]["message"]
+    )
     assert by_code["scheduling-gated"]["objects"] == ["Pod default/gated"]
     assert by_code["other-scheduler"]["objects"] == ["Pod default/elsewhere"]
     assert by_code["finished-pods"]["objects"] == ["Pod default/done"]
@@ -42,7 +57,12 @@ def test_validation_says_what_the_scheduler_leaves_out(owner: Client, scenario: 
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(text=st.text(max_size=300) | st.sampled_from(["---\n---", "kind: List\nitems: 3", "apiVersion: v1\nkind: Pod", "&a [*a]", "- !!python/object:os.system x"]))
+@given(
+    text=st.text(max_size=300)
+    | st.sampled_from(
+        ["---\n---", "kind: List\nitems: 3", "apiVersion: v1\nkind: Pod", "&a [*a]", "- !!python/object:os.system x"]
+    )
+)
 def test_it_never_answers_500_to_arbitrary_text(owner: Client, text: str):
     response = owner.post("/api/validate", {"text": text}, content_type=JSON)
     assert response.status_code == 200

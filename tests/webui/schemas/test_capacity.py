@@ -7,10 +7,23 @@ from pydantic import ValidationError
 from webui.schemas.capacity import CapacityIn, CapacityProgressOut
 
 
-@pytest.mark.parametrize("body", [
-    {"kind": "how many"}, {"kind": "fit", "max": 0}, {"kind": "fit", "max": 100_001}, {"kind": "nodes", "likes": ["n"] * 11},
-    {"kind": "fit", "workload": "x" * 401},
-], ids=["an unknown kind", "a max below one", "a max over 100000", "more than ten template nodes", "a name over 400 characters"])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"kind": "how many"},
+        {"kind": "fit", "max": 0},
+        {"kind": "fit", "max": 100_001},
+        {"kind": "nodes", "likes": ["n"] * 11},
+        {"kind": "fit", "workload": "x" * 401},
+    ],
+    ids=[
+        "an unknown kind",
+        "a max below one",
+        "a max over 100000",
+        "more than ten template nodes",
+        "a name over 400 characters",
+    ],
+)
 def test_it_refuses_a_question_out_of_bounds(body: dict):
     with pytest.raises(ValidationError):
         CapacityIn.model_validate(body)

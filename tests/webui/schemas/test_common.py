@@ -50,12 +50,20 @@ def _schemas() -> list[type[ApiSchema]]:
 
 def test_every_schema_names_its_fields_in_snake_case_and_writes_them_in_camel_case():
     schemas = _schemas()
-    assert len(schemas) > 100  # every router's: session, validate, demos, comparisons, scenarios, runs, shares, capacity
-    misnamed = [f"{schema.__name__}.{name}" for schema in schemas for name, field in schema.model_fields.items()
-                if not re.fullmatch(r"[a-z][a-z0-9_]*", name) or field.alias != to_camel(name)]
+    assert (
+        len(schemas) > 100
+    )  # every router's: session, validate, demos, comparisons, scenarios, runs, shares, capacity
+    misnamed = [
+        f"{schema.__name__}.{name}"
+        for schema in schemas
+        for name, field in schema.model_fields.items()
+        if not re.fullmatch(r"[a-z][a-z0-9_]*", name) or field.alias != to_camel(name)
+    ]
     assert misnamed == []
 
 
 def test_an_error_has_one_shape():
     error = ErrorOut.model_validate({"error": {"code": "not_found", "message": "scenario 7 not found"}})
-    assert json.loads(error.model_dump_json()) == {"error": {"code": "not_found", "message": "scenario 7 not found", "details": {}}}
+    assert json.loads(error.model_dump_json()) == {
+        "error": {"code": "not_found", "message": "scenario 7 not found", "details": {}}
+    }

@@ -20,7 +20,9 @@ def test_a_comparison_of_two_configurations_fits_its_schema_whole():
     text = (COMPARE / "two_nodes.yaml").read_text()
     most_allocated = text + "---\n" + (COMPARE / "most_allocated.yaml").read_text()
     compared = engine.compare(_run_events(text), _run_events(most_allocated), pod="default/web")
-    answer = json.loads(json.dumps({"a": 1, "b": 2, "modes": ["timeline", "timeline"], **compared}))  # as events.comparison
+    answer = json.loads(
+        json.dumps({"a": 1, "b": 2, "modes": ["timeline", "timeline"], **compared})
+    )  # as events.comparison
     out = ComparisonOut.model_validate(answer)
     assert json.loads(out.model_dump_json(exclude_unset=True)) == answer
     assert out.first_divergence is not None and out.scores is not None and out.counts.elsewhere == 1

@@ -15,7 +15,9 @@ def _as_json(schema_object) -> dict:
 
 
 def _cycle_events(text: str) -> list[dict]:
-    events = [json.loads(json.dumps(e.to_json())) for e in engine.simulate_events(engine.load(text), engine.MODE_SINGLE)]
+    events = [
+        json.loads(json.dumps(e.to_json())) for e in engine.simulate_events(engine.load(text), engine.MODE_SINGLE)
+    ]
     return [e for e in events if e["cycle"] == events[0]["cycle"]]
 
 
@@ -34,6 +36,14 @@ def test_a_scheduled_cycles_explanation_fits_its_schema_whole():
 
 
 def test_a_cycle_s_seq_range_is_written_in_camel_case():
-    out = CycleOut(cycle=0, pod="default/p", node_name=None, first_seq=0, end_seq=9, failed_scheduling_message="0/1 nodes")
-    assert _as_json(out) == {"cycle": 0, "pod": "default/p", "nodeName": None, "firstSeq": 0, "endSeq": 9,
-                             "failedSchedulingMessage": "0/1 nodes"}
+    out = CycleOut(
+        cycle=0, pod="default/p", node_name=None, first_seq=0, end_seq=9, failed_scheduling_message="0/1 nodes"
+    )
+    assert _as_json(out) == {
+        "cycle": 0,
+        "pod": "default/p",
+        "nodeName": None,
+        "firstSeq": 0,
+        "endSeq": 9,
+        "failedSchedulingMessage": "0/1 nodes",
+    }

@@ -28,9 +28,21 @@ def test_a_scenario_needs_a_name_of_at_most_200_characters():
 
 
 def test_a_scenario_s_fork_is_written_as_forked_from_in_camel_case():
-    fields = {"id": 1, "name": "n", "description": "", "version": 1, "demo": False, "owned": True,
-              "updated": "2026-01-01T00:00:00Z", "created": "2026-01-01T00:00:00Z", "text": "", "forked_from": 7,
-              "valid": True, "errors": [], "summary": {"nodes": 1, "pods": 2, "pendingPods": 1}}
+    fields = {
+        "id": 1,
+        "name": "n",
+        "description": "",
+        "version": 1,
+        "demo": False,
+        "owned": True,
+        "updated": "2026-01-01T00:00:00Z",
+        "created": "2026-01-01T00:00:00Z",
+        "text": "",
+        "forked_from": 7,
+        "valid": True,
+        "errors": [],
+        "summary": {"nodes": 1, "pods": 2, "pendingPods": 1},
+    }
     dumped = _as_json(ScenarioOut(**fields))
     assert dumped["forkedFrom"] == 7 and dumped["summary"] == {"nodes": 1, "pods": 2, "pendingPods": 1}
     assert "forked_from" not in dumped

@@ -14,6 +14,15 @@ def test_a_share_link_s_step_is_at_most_200_characters_and_its_compared_run_is_r
 
 
 def test_a_share_link_writes_its_compared_run_in_camel_case():
-    out = ShareOut(token="t", url="/share/t", scenario=1, version=1, run=3, compare_run=4, step="", created="2026-01-01T00:00:00Z",
-                   revoked=False)
+    out = ShareOut(
+        token="t",
+        url="/share/t",
+        scenario=1,
+        version=1,
+        run=3,
+        compare_run=4,
+        step="",
+        created="2026-01-01T00:00:00Z",
+        revoked=False,
+    )
     assert out.model_dump()["compareRun"] == 4 and "compare_run" not in out.model_dump()

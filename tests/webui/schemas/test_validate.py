@@ -30,8 +30,15 @@ def test_a_check_of_invalid_text_fits_the_validation_schema():
 
 def test_a_check_of_a_dump_keeps_its_notices_and_findings():
     check = engine.check(support.dump_as_stream())
-    out = ValidationOut(valid=check.valid, errors=check.errors, summary=SummaryOut(**vars(check.summary)),
-                                notices=check.notices, objects=check.objects, findings=check.findings, fetch=check.fetch)
+    out = ValidationOut(
+        valid=check.valid,
+        errors=check.errors,
+        summary=SummaryOut(**vars(check.summary)),
+        notices=check.notices,
+        objects=check.objects,
+        findings=check.findings,
+        fetch=check.fetch,
+    )
     dumped = _as_json(out)
     assert dumped["notices"] == check.notices and dumped["findings"] == check.findings
     summary = check.summary

@@ -43,11 +43,14 @@ def test_a_round_holds_the_configured_slots_or_the_embedded_workers(settings):
 
 
 def test_rounds_are_dispatched_one_after_another_and_the_answer_keeps_no_scenario_text(
-        owner: Client, web: dict, monkeypatch, django_capture_on_commit_callbacks, settings):
+    owner: Client, web: dict, monkeypatch, django_capture_on_commit_callbacks, settings
+):
     settings.SCHEDLAB_CAPACITY_TRIALS_PER_ROUND = 2
     workers = InProcessWorkers(monkeypatch)
     with django_capture_on_commit_callbacks(execute=True):
-        owner.post(f"/api/capacity/scenarios/{web['id']}", {"kind": "fit", "workload": "default/web"}, content_type=JSON)
+        owner.post(
+            f"/api/capacity/scenarios/{web['id']}", {"kind": "fit", "workload": "default/web"}, content_type=JSON
+        )
     question = CapacityQuestion.objects.get()
     with django_capture_on_commit_callbacks(execute=True):
         capacity.advance(workers.advances.pop())
@@ -58,17 +61,28 @@ def test_rounds_are_dispatched_one_after_another_and_the_answer_keeps_no_scenari
     workers.drain(django_capture_on_commit_callbacks)
     question.refresh_from_db()
     assert question.status == RunStatus.SUCCEEDED and all(len(r) <= 2 for r in workers.rounds)
-    assert [sorted(CapacityTrial.objects.filter(round=n).values_list("index", flat=True)) for n in range(question.rounds)] == \
-        [list(range(len(r))) for r in workers.rounds]
-    assert "scenarioText" not in str(question.answer) and question.answer["fit"]["fits"] == \
-        how_many_fit(TrialBase.from_text(CAPACITY_WEB), workload="default/web").fits
+    assert [
+        sorted(CapacityTrial.objects.filter(round=n).values_list("index", flat=True)) for n in range(question.rounds)
+    ] == [list(range(len(r))) for r in workers.rounds]
+    assert (
+        "scenarioText" not in str(question.answer)
+        and question.answer["fit"]["fits"]
+        == how_many_fit(TrialBase.from_text(CAPACITY_WEB), workload="default/web").fits
+    )
     trial_scenario = Scenario.objects.get(pk=question.deciding_run.version.scenario_id)
-    assert trial_scenario.forked_from_id == question.version_id and trial_scenario.owner_session_key == question.owner_session_key
-    assert "kind: Changes" in trial_scenario.text and question.deciding_label == f"{question.answer['fit']['fits'] + 1} more"
+    assert (
+        trial_scenario.forked_from_id == question.version_id
+        and trial_scenario.owner_session_key == question.owner_session_key
+    )
+    assert (
+        "kind: Changes" in trial_scenario.text
+        and question.deciding_label == f"{question.answer['fit']['fits'] + 1} more"
+    )
 
 
-def test_a_failing_trial_fails_the_question_with_its_reason(owner: Client, web: dict, monkeypatch,
-                                                          django_capture_on_commit_callbacks):
+def test_a_failing_trial_fails_the_question_with_its_reason(
+    owner: Client, web: dict, monkeypatch, django_capture_on_commit_callbacks
+):
     workers = InProcessWorkers(monkeypatch)
 
     def broken(base, changes):
@@ -94,7 +108,8 @@ def test_targets_lists_the_scalable_workloads_and_nodes(owner: Client, web: dict
 def _stall(question_id: int) -> None:
     """No progress for longer than the stale threshold (the clock is moved, nothing waits)."""
     CapacityQuestion.objects.filter(pk=question_id).update(
-        progressed=timezone.now() - timedelta(seconds=settings.SCHEDLAB_CAPACITY_STALE_SECONDS + 1))
+        progressed=timezone.now() - timedelta(seconds=settings.SCHEDLAB_CAPACITY_STALE_SECONDS + 1)
+    )
 
 
 def _sweep(capture) -> int:
@@ -104,7 +119,9 @@ def _sweep(capture) -> int:
 
 def _ask_fit(owner: Client, web: dict, capture) -> CapacityQuestion:
     with capture(execute=True):
-        owner.post(f"/api/capacity/scenarios/{web['id']}", {"kind": "fit", "workload": "default/web"}, content_type=JSON)
+        owner.post(
+            f"/api/capacity/scenarios/{web['id']}", {"kind": "fit", "workload": "default/web"}, content_type=JSON
+        )
     return CapacityQuestion.objects.get()
 
 
@@ -116,7 +133,9 @@ def _first_round_sent(owner: Client, web: dict, monkeypatch, capture) -> tuple[I
     return workers, question
 
 
-def _first_round_lost(owner: Client, web: dict, monkeypatch, capture) -> tuple[InProcessWorkers, CapacityQuestion, list]:
+def _first_round_lost(
+    owner: Client, web: dict, monkeypatch, capture
+) -> tuple[InProcessWorkers, CapacityQuestion, list]:
     """As _first_round_sent, with those messages then lost (taken off the workers' queue) and returned."""
     workers, question = _first_round_sent(owner, web, monkeypatch, capture)
     sent = list(workers.trials)
@@ -125,7 +144,8 @@ def _first_round_lost(owner: Client, web: dict, monkeypatch, capture) -> tuple[I
 
 
 def test_a_question_whose_messages_are_lost_in_every_round_is_answered_by_the_sweep_as_the_cli(
-        owner: Client, web: dict, monkeypatch, django_capture_on_commit_callbacks, settings):
+    owner: Client, web: dict, monkeypatch, django_capture_on_commit_callbacks, settings
+):
     settings.SCHEDLAB_CAPACITY_TRIALS_PER_ROUND, settings.SCHEDLAB_CAPACITY_MAX_REDISPATCHES = 2, 1000
     workers = InProcessWorkers(monkeypatch)
     question = _ask_fit(owner, web, django_capture_on_commit_callbacks)
@@ -144,12 +164,15 @@ def test_a_question_whose_messages_are_lost_in_every_round_is_answered_by_the_sw
             workers.trials.clear()  # ... and lost whole
     question.refresh_from_db()
     assert question.status == RunStatus.SUCCEEDED and question.redispatches == recovered > question.rounds
-    assert question.answer["fit"]["fits"] == how_many_fit(TrialBase.from_text(CAPACITY_WEB), workload="default/web").fits
+    assert (
+        question.answer["fit"]["fits"] == how_many_fit(TrialBase.from_text(CAPACITY_WEB), workload="default/web").fits
+    )
     assert question.trials_done == CapacityTrial.objects.filter(question=question).count()  # each outcome once
 
 
 def test_a_round_complete_but_never_advanced_is_advanced_by_the_sweep(
-        owner: Client, web: dict, monkeypatch, django_capture_on_commit_callbacks):
+    owner: Client, web: dict, monkeypatch, django_capture_on_commit_callbacks
+):
     workers = InProcessWorkers(monkeypatch)
     question = _ask_fit(owner, web, django_capture_on_commit_callbacks)
     with monkeypatch.context() as lost:  # the worker storing the round's last outcome dies before advancing
@@ -162,11 +185,14 @@ def test_a_round_complete_but_never_advanced_is_advanced_by_the_sweep(
     workers.drain(django_capture_on_commit_callbacks)
     question.refresh_from_db()
     assert question.status == RunStatus.SUCCEEDED and question.redispatches == 1
-    assert question.answer["fit"]["fits"] == how_many_fit(TrialBase.from_text(CAPACITY_WEB), workload="default/web").fits
+    assert (
+        question.answer["fit"]["fits"] == how_many_fit(TrialBase.from_text(CAPACITY_WEB), workload="default/web").fits
+    )
 
 
 def test_a_trial_delivered_twice_stores_once_and_advances_once(
-        owner: Client, web: dict, monkeypatch, django_capture_on_commit_callbacks):
+    owner: Client, web: dict, monkeypatch, django_capture_on_commit_callbacks
+):
     workers, question = _first_round_sent(owner, web, monkeypatch, django_capture_on_commit_callbacks)
     (baseline,) = workers.trials
     workers.drain(django_capture_on_commit_callbacks, stop_after=1)
@@ -178,7 +204,8 @@ def test_a_trial_delivered_twice_stores_once_and_advances_once(
 
 
 def test_a_question_stalling_after_every_resend_ends_failed_with_the_reason(
-        owner: Client, web: dict, monkeypatch, django_capture_on_commit_callbacks, settings):
+    owner: Client, web: dict, monkeypatch, django_capture_on_commit_callbacks, settings
+):
     settings.SCHEDLAB_CAPACITY_MAX_REDISPATCHES = 2
     workers, question = _first_round_sent(owner, web, monkeypatch, django_capture_on_commit_callbacks)
     for _ in range(2):  # every message sent again is lost again
@@ -195,7 +222,8 @@ def test_a_question_stalling_after_every_resend_ends_failed_with_the_reason(
 
 
 def test_reading_a_stalled_question_sends_its_lost_trials_again(
-        owner: Client, web: dict, monkeypatch, django_capture_on_commit_callbacks):
+    owner: Client, web: dict, monkeypatch, django_capture_on_commit_callbacks
+):
     workers, question, lost = _first_round_lost(owner, web, monkeypatch, django_capture_on_commit_callbacks)
     with django_capture_on_commit_callbacks(execute=True):
         owner.get(f"/api/capacity/{question.pk}")
@@ -207,16 +235,28 @@ def test_reading_a_stalled_question_sends_its_lost_trials_again(
 
 
 def test_trials_waiting_behind_a_long_run_are_left_alone_until_the_workers_go_past_them(
-        owner: Client, web: dict, monkeypatch, django_capture_on_commit_callbacks):
+    owner: Client, web: dict, monkeypatch, django_capture_on_commit_callbacks
+):
     """As queued runs' recovery (services.runs.QueueProgress): busy workers are not a lost message."""
     workers, question, waiting = _first_round_lost(owner, web, monkeypatch, django_capture_on_commit_callbacks)
     owner_fields = {"owner_id": question.owner_id, "owner_session_key": question.owner_session_key}
-    long_run = Run.objects.create(version=question.version, status=RunStatus.RUNNING, heartbeat=timezone.now(),
-                                  queued_at=timezone.now() - timedelta(days=1), started=timezone.now(), **owner_fields)
+    long_run = Run.objects.create(
+        version=question.version,
+        status=RunStatus.RUNNING,
+        heartbeat=timezone.now(),
+        queued_at=timezone.now() - timedelta(days=1),
+        started=timezone.now(),
+        **owner_fields,
+    )
     _stall(question.pk)
     assert _sweep(django_capture_on_commit_callbacks) == 0 and not workers.trials
-    Run.objects.create(version=question.version, status=RunStatus.SUCCEEDED, queued_at=timezone.now(),
-                       started=timezone.now(), **owner_fields)  # queued after the round, already claimed
+    Run.objects.create(
+        version=question.version,
+        status=RunStatus.SUCCEEDED,
+        queued_at=timezone.now(),
+        started=timezone.now(),
+        **owner_fields,
+    )  # queued after the round, already claimed
     assert _sweep(django_capture_on_commit_callbacks) == 1 and workers.trials == waiting
     assert Run.objects.get(pk=long_run.pk).status == RunStatus.RUNNING
 
@@ -238,15 +278,21 @@ def _ask_copies(owner: Client, scenario: dict, capture, **body) -> CapacityQuest
 
 @pytest.mark.parametrize(("pod", "method"), [("default/api-0", "counted"), ("default/cache-0", "placed")])
 def test_a_pod_copies_question_is_answered_by_one_pass_as_the_cli(
-        owner: Client, pods: dict, monkeypatch, django_capture_on_commit_callbacks, pod: str, method: str):
+    owner: Client, pods: dict, monkeypatch, django_capture_on_commit_callbacks, pod: str, method: str
+):
     workers = InProcessWorkers(monkeypatch)
     question = _ask_copies(owner, pods, django_capture_on_commit_callbacks, pod=pod)
     workers.drain(django_capture_on_commit_callbacks)
     question.refresh_from_db()
     cli = how_many_copies(TrialBase.from_text(CAPACITY_PODS), pod)
     assert (question.status, question.method, question.why) == (RunStatus.SUCCEEDED, method, cli.why)
-    assert (question.copies_done, question.per_node, question.stopped_by, question.stop_message, question.stopped_at_max) \
-        == (cli.fits, cli.placements, cli.stopped_by, cli.message, False)
+    assert (
+        question.copies_done,
+        question.per_node,
+        question.stopped_by,
+        question.stop_message,
+        question.stopped_at_max,
+    ) == (cli.fits, cli.placements, cli.stopped_by, cli.message, False)
     assert not workers.rounds and not CapacityTrial.objects.exists() and question.trials_done == 0  # no trial at all
     assert question.answer["copies"]["fits"] == cli.fits and "scenarioText" not in str(question.answer)
     assert workers.runs == [question.deciding_run_id] and question.deciding_label == f"{cli.fits + 1} more"
@@ -254,7 +300,8 @@ def test_a_pod_copies_question_is_answered_by_one_pass_as_the_cli(
 
 
 def test_copies_that_could_preempt_fall_back_to_the_trial_rounds_saying_why(
-        owner: Client, pods: dict, monkeypatch, django_capture_on_commit_callbacks):
+    owner: Client, pods: dict, monkeypatch, django_capture_on_commit_callbacks
+):
     workers = InProcessWorkers(monkeypatch)
     question = _ask_copies(owner, pods, django_capture_on_commit_callbacks, pod="default/urgent-0")
     workers.drain(django_capture_on_commit_callbacks)
@@ -262,21 +309,29 @@ def test_copies_that_could_preempt_fall_back_to_the_trial_rounds_saying_why(
     trials = how_many_fit(TrialBase.from_text(CAPACITY_PODS), pod="default/urgent-0")
     assert (question.status, question.method) == (RunStatus.SUCCEEDED, "trials") and workers.rounds
     assert question.why.startswith("the copies could preempt lower-priority pods")
-    assert (question.copies_done, question.per_node, [question.stopped_by], question.stop_message) == \
-        (trials.fits, trials.placements, trials.stopped_by, trials.message)
+    assert (question.copies_done, question.per_node, [question.stopped_by], question.stop_message) == (
+        trials.fits,
+        trials.placements,
+        trials.stopped_by,
+        trials.message,
+    )
     copies = question.answer["copies"]
     assert (copies["method"], copies["why"], copies["displaced"]) == ("trials", question.why, trials.displaced)
 
 
 def test_the_pass_reports_its_copies_and_rate_every_thousand_copies(
-        owner: Client, monkeypatch, django_capture_on_commit_callbacks):
+    owner: Client, monkeypatch, django_capture_on_commit_callbacks
+):
     scenario = owner.post("/api/scenarios", {"name": "many", "text": many_copies_text()}, content_type=JSON).json()
     workers = InProcessWorkers(monkeypatch)
     seen: list[tuple] = []
 
     def published(question_id: int) -> None:  # what a watcher reads each time the worker says the row changed
-        seen.append(CapacityQuestion.objects.filter(pk=question_id).values_list(
-            "status", "method", "copies_done", "copies_per_second").get())
+        seen.append(
+            CapacityQuestion.objects.filter(pk=question_id)
+            .values_list("status", "method", "copies_done", "copies_per_second")
+            .get()
+        )
 
     monkeypatch.setattr(publisher, "publish_capacity", published)
     question = _ask_copies(owner, scenario, django_capture_on_commit_callbacks, pod="default/p")
@@ -303,13 +358,18 @@ def test_cancelling_stops_the_pass_at_its_next_report(owner: Client, monkeypatch
     question = _ask_copies(owner, scenario, django_capture_on_commit_callbacks, pod="default/p")
     workers.drain(django_capture_on_commit_callbacks)
     question.refresh_from_db()
-    assert (question.status, question.answer, question.copies_done, question.method) == \
-        (RunStatus.CANCELLED, None, PROGRESS_EVERY, "")
+    assert (question.status, question.answer, question.copies_done, question.method) == (
+        RunStatus.CANCELLED,
+        None,
+        PROGRESS_EVERY,
+        "",
+    )
     assert question.deciding_run_id is None and not workers.runs
 
 
 def test_a_second_delivery_leaves_the_pass_to_the_first_and_recovery_takes_over_a_dead_one(
-        owner: Client, pods: dict, monkeypatch, django_capture_on_commit_callbacks):
+    owner: Client, pods: dict, monkeypatch, django_capture_on_commit_callbacks
+):
     workers = InProcessWorkers(monkeypatch)
     question = _ask_copies(owner, pods, django_capture_on_commit_callbacks, pod="default/cache-0")
     # the first delivery took the pass, then its worker died (nothing more written)
@@ -321,6 +381,10 @@ def test_a_second_delivery_leaves_the_pass_to_the_first_and_recovery_takes_over_
     assert _sweep(django_capture_on_commit_callbacks) == 1 and workers.advances == [question.pk]
     workers.drain(django_capture_on_commit_callbacks)
     question.refresh_from_db()
-    assert (question.status, question.method, question.redispatches, question.pass_claim) == \
-        (RunStatus.SUCCEEDED, "placed", 1, 2)
+    assert (question.status, question.method, question.redispatches, question.pass_claim) == (
+        RunStatus.SUCCEEDED,
+        "placed",
+        1,
+        2,
+    )
     assert question.copies_done == how_many_copies(TrialBase.from_text(CAPACITY_PODS), "default/cache-0").fits

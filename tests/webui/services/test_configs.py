@@ -56,10 +56,15 @@ def test_every_preset_is_a_configuration_the_engine_runs_with_what_it_says():
 
 
 NODE_PAIR = "---\n".join(
-    [f"apiVersion: v1\nkind: Node\nmetadata: {{name: {n}}}\nstatus: {{allocatable: {{cpu: '4', memory: 4Gi, pods: '10'}}}}\n"
-     for n in ("n1", "n2")]
-    + ["apiVersion: v1\nkind: Pod\nmetadata: {name: busy}\nspec: {nodeName: n1, containers: [{name: c, resources: {requests: {cpu: '2', memory: 2Gi}}}]}\n",
-       "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, resources: {requests: {cpu: '1', memory: 1Gi}}}]}\n"])
+    [
+        f"apiVersion: v1\nkind: Node\nmetadata: {{name: {n}}}\nstatus: {{allocatable: {{cpu: '4', memory: 4Gi, pods: '10'}}}}\n"
+        for n in ("n1", "n2")
+    ]
+    + [
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: busy}\nspec: {nodeName: n1, containers: [{name: c, resources: {requests: {cpu: '2', memory: 2Gi}}}]}\n",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, resources: {requests: {cpu: '1', memory: 1Gi}}}]}\n",
+    ]
+)
 
 
 def placed(text: str) -> str:

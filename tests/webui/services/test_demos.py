@@ -9,7 +9,13 @@ pytestmark = pytest.mark.django_db
 
 
 def test_it_ships_the_four_seed_examples_and_the_capacity_demo_as_package_data():
-    assert [d.slug for d in demos.all_demos()] == ["capacity_web", "seed_pod_affinity", "seed_pts_conflict", "seed_pts_single_constraint", "seed_pts_two_constraints"]
+    assert [d.slug for d in demos.all_demos()] == [
+        "capacity_web",
+        "seed_pod_affinity",
+        "seed_pts_conflict",
+        "seed_pts_single_constraint",
+        "seed_pts_two_constraints",
+    ]
 
 
 def test_it_adds_a_version_when_a_demo_changed():

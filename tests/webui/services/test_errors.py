@@ -14,8 +14,13 @@ from webui.services.errors import (
 
 
 def test_each_error_has_its_status_and_code():
-    cases = [(DomainError("x"), 400, "bad_request"), (NotFound("x"), 404, "not_found"), (Forbidden("x"), 403, "forbidden"),
-             (ReadOnlyShare(), 403, "share_read_only"), (Conflict("x"), 409, "conflict")]
+    cases = [
+        (DomainError("x"), 400, "bad_request"),
+        (NotFound("x"), 404, "not_found"),
+        (Forbidden("x"), 403, "forbidden"),
+        (ReadOnlyShare(), 403, "share_read_only"),
+        (Conflict("x"), 409, "conflict"),
+    ]
     assert [(e.status, e.code) for e, _, _ in cases] == [(status, code) for _, status, code in cases]
     assert isinstance(ReadOnlyShare(), Forbidden) and ReadOnlyShare().message == "share links are read-only"
 
@@ -35,7 +40,12 @@ def test_an_invalid_scenario_counts_its_problems_and_lists_them():
 
 def test_a_limit_names_itself_its_maximum_and_may_ask_to_retry():
     error = LimitExceeded("max_bytes", 1024, "too big")
-    assert (error.status, error.code, error.details, error.retry_after) == (413, "limit_exceeded", {"limit": "max_bytes", "max": 1024}, None)
+    assert (error.status, error.code, error.details, error.retry_after) == (
+        413,
+        "limit_exceeded",
+        {"limit": "max_bytes", "max": 1024},
+        None,
+    )
     busy = LimitExceeded("max_queued_runs", 3, "too many", status=429, retry_after=30)
     assert (busy.status, busy.retry_after) == (429, 30)
     assert LimitExceeded("x", 1, "m").status == 413  # the class attribute is untouched by the 429 above
@@ -43,5 +53,10 @@ def test_a_limit_names_itself_its_maximum_and_may_ask_to_retry():
 
 def test_unavailable_says_when_to_retry():
     error = Unavailable(5)
-    assert (error.status, error.code, error.retry_after, error.details) == (503, "service_unavailable", 5, {"retryAfter": 5})
+    assert (error.status, error.code, error.retry_after, error.details) == (
+        503,
+        "service_unavailable",
+        5,
+        {"retryAfter": 5},
+    )
     assert "retry in 5 s" in error.message

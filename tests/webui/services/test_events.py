@@ -64,7 +64,12 @@ def test_an_explanation_carries_the_numbers_once_the_run_has_finished():
     run = _run(numbers_scenario(), 1)
     explained = events.explanation(run, 0)
     assert explained.pod == "default/big" and explained.filter_details_note is None
-    assert explained.filter_details is not None and set(explained.filter_details.nodes) == {"full", "tainted", "hdd", "ports"}
+    assert explained.filter_details is not None and set(explained.filter_details.nodes) == {
+        "full",
+        "tainted",
+        "hdd",
+        "ports",
+    }
     Run.objects.filter(pk=run.pk).update(status=RunStatus.RUNNING)
     run.refresh_from_db()
     unfinished = events.explanation(run, 0)

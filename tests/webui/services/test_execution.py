@@ -101,13 +101,21 @@ def _stored_segments(run: Run) -> list[tuple[int, int, bytes]]:
 def test_a_run_whose_engine_runs_in_a_forked_process_stores_the_same_segments(run: Run, settings, in_child):
     assert execution.execute(run.pk, "w") == RunStatus.SUCCEEDED
     forked = _stored_segments(run)
-    rows = list(RunCycle.objects.filter(run=run).order_by("cycle").values_list("cycle", "pod", "node_name", "first_seq", "end_seq"))
+    rows = list(
+        RunCycle.objects.filter(run=run)
+        .order_by("cycle")
+        .values_list("cycle", "pod", "node_name", "first_seq", "end_seq")
+    )
     other = Run.objects.create(version=run.version, cycles=2, owner_session_key="k")
     assert claims.claim(other.pk, "w")
     settings.SCHEDLAB_ENGINE_PROCESS = "inline"
     assert execution.execute(other.pk, "w") == RunStatus.SUCCEEDED
     assert forked == _stored_segments(other) and forked
-    assert rows == list(RunCycle.objects.filter(run=other).order_by("cycle").values_list("cycle", "pod", "node_name", "first_seq", "end_seq"))
+    assert rows == list(
+        RunCycle.objects.filter(run=other)
+        .order_by("cycle")
+        .values_list("cycle", "pod", "node_name", "first_seq", "end_seq")
+    )
 
 
 def test_a_forked_engine_that_raises_fails_the_run_with_its_message(run: Run, monkeypatch, in_child):

@@ -20,7 +20,10 @@ def test_it_turns_a_kubectl_list_into_a_stream_without_server_fields():
         }
     )
     docs = list(yaml.safe_load_all(imports.normalize(text)))
-    assert docs == [{"kind": "Node", "metadata": {"name": "n"}}, {"kind": "Pod", "metadata": {"name": "p", "annotations": {"keep": "me"}}}]
+    assert docs == [
+        {"kind": "Node", "metadata": {"name": "n"}},
+        {"kind": "Pod", "metadata": {"name": "p", "annotations": {"keep": "me"}}},
+    ]
 
 
 def test_it_accepts_a_json_list():
@@ -106,7 +109,9 @@ def test_it_unwraps_kubectls_block_list_line_by_line_keeping_its_layout():
     assert docs == [_without_server_fields(item) for item in yaml.safe_load(KUBECTL_DUMP)["items"]]
     assert "managedFields" not in tidied and "last-applied" not in tidied and "uid: 7b1c" not in tidied
     assert "    ownerReferences:\n" not in tidied and "  ownerReferences:\n  - apiVersion: apps/v1\n" in tidied
-    assert tidied.startswith("apiVersion: v1\nkind: Node\nmetadata:\n  annotations:\n    node.alpha.kubernetes.io/ttl: \"0\"\n")
+    assert tidied.startswith(
+        'apiVersion: v1\nkind: Node\nmetadata:\n  annotations:\n    node.alpha.kubernetes.io/ttl: "0"\n'
+    )
 
 
 def _without_server_fields(item: dict) -> dict:
@@ -162,7 +167,9 @@ def test_an_upload_of_one_plain_file_is_kept_as_typed_and_several_are_read_as_on
 
     text = "# mine\napiVersion: v1\nkind: Node\nmetadata: {name: n}\n"
     assert imports.upload_text([imports.Upload("cluster.yaml", text.encode())]) == text
-    joined = imports.upload_text([imports.Upload(name, data) for name, data in support.dump_files() if name.endswith(".json")])
+    joined = imports.upload_text(
+        [imports.Upload(name, data) for name, data in support.dump_files() if name.endswith(".json")]
+    )
     assert joined.count("\nkind: Node\n") == 2 and joined.count("\nkind: Pod\n") == 3
 
 
@@ -173,6 +180,8 @@ def test_an_uploaded_file_that_is_neither_text_nor_an_archive_is_refused_by_name
         imports.upload_text([imports.Upload("blob.bin", b"\xff\xfe\x00")])
 
 
-@pytest.mark.parametrize("names, title", [([], ""), (["a.yaml"], "a.yaml"), (["a.json", "b.json", "c.json"], "a.json and 2 more")])
+@pytest.mark.parametrize(
+    "names, title", [([], ""), (["a.yaml"], "a.yaml"), (["a.json", "b.json", "c.json"], "a.json and 2 more")]
+)
 def test_an_upload_is_named_after_its_files(names, title):
     assert imports.title_of([imports.Upload(name, b"") for name in names]) == title

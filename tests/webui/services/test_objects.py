@@ -13,11 +13,21 @@ from webui.services.errors import InvalidScenario
 OWNER = Actor(session_key="owner-session")
 
 
-@pytest.mark.parametrize("resource, amount, text", [
-    ("cpu", 2000, "2"), ("cpu", 1500, "1500m"), ("cpu", 0, "0"),
-    ("memory", 2 << 30, "2Gi"), ("memory", 1536 << 20, "1536Mi"), ("memory", 1000, "1000"), ("memory", 0, "0"),
-    ("ephemeral-storage", 1 << 40, "1Ti"), ("pods", 110, "110"), ("example.com/gpu", 1 << 30, str(1 << 30)),
-])
+@pytest.mark.parametrize(
+    "resource, amount, text",
+    [
+        ("cpu", 2000, "2"),
+        ("cpu", 1500, "1500m"),
+        ("cpu", 0, "0"),
+        ("memory", 2 << 30, "2Gi"),
+        ("memory", 1536 << 20, "1536Mi"),
+        ("memory", 1000, "1000"),
+        ("memory", 0, "0"),
+        ("ephemeral-storage", 1 << 40, "1Ti"),
+        ("pods", 110, "110"),
+        ("example.com/gpu", 1 << 30, str(1 << 30)),
+    ],
+)
 def test_quantities_read_as_kubernetes_writes_them(resource, amount, text):
     assert objects.quantity_text(resource, amount) == text
 
@@ -41,9 +51,13 @@ def test_the_node_list_is_built_once_per_version():
     version = scenarios.create(OWNER, "s", support.scenario_text(nodes=2, pending=1)).version
     assert not objects.nodes_ready(version.pk)
     body = json.loads(objects.nodes_json(version))
-    assert body == {"version": 1, "nodes": [
-        {"name": "node-0", "labels": {"kubernetes.io/hostname": "node-0", "zone": "zone-0"}},
-        {"name": "node-1", "labels": {"kubernetes.io/hostname": "node-1", "zone": "zone-1"}}]}
+    assert body == {
+        "version": 1,
+        "nodes": [
+            {"name": "node-0", "labels": {"kubernetes.io/hostname": "node-0", "zone": "zone-0"}},
+            {"name": "node-1", "labels": {"kubernetes.io/hostname": "node-1", "zone": "zone-1"}},
+        ],
+    }
     assert objects.nodes_ready(version.pk)
     built = []
     objects.objects_json(version, lambda found: built.append(found) or b"{}")

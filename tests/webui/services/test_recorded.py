@@ -25,7 +25,9 @@ def test_each_pending_pod_with_a_condition_is_compared(mode):
     comparison = recorded.of_run(run, events.story(run))
     # Without the node taints the NotReady worker-2 takes the first pod (3 of its 4 CPUs): neither agrees.
     assert [(o.pod, o.agrees, o.replayed.node) for o in comparison.outcomes] == [
-        ("default/web-7f9c-a", False, "worker-2"), ("default/web-7f9c-b", False, None)]
+        ("default/web-7f9c-a", False, "worker-2"),
+        ("default/web-7f9c-b", False, None),
+    ]
     assert comparison.outcomes[1].replayed.message.startswith("0/2 nodes are available: 2 Insufficient cpu")
     assert comparison.summary.startswith("the replay agrees with your cluster on 0 of 2 pending pod(s)")
 

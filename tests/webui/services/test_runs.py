@@ -18,10 +18,14 @@ def abandoned(settings) -> Run:
     scenario = Scenario.objects.create(name="s", owner_session_key="k")
     version = ScenarioVersion.objects.create(scenario=scenario, number=1, text="")
     stale = timezone.now() - timedelta(seconds=settings.SCHEDLAB_HEARTBEAT_STALE_SECONDS + 5)
-    return Run.objects.create(version=version, status=RunStatus.RUNNING, heartbeat=stale, attempts=1, claimed_by="dead:1")
+    return Run.objects.create(
+        version=version, status=RunStatus.RUNNING, heartbeat=stale, attempts=1, claimed_by="dead:1"
+    )
 
 
-def test_it_requeues_an_abandoned_run_and_enqueues_it_after_commit(abandoned: Run, monkeypatch, django_capture_on_commit_callbacks):
+def test_it_requeues_an_abandoned_run_and_enqueues_it_after_commit(
+    abandoned: Run, monkeypatch, django_capture_on_commit_callbacks
+):
     from webui.tasks import execute_run
 
     sent = []
@@ -59,7 +63,9 @@ def test_it_sweeps_every_stale_run(abandoned: Run, monkeypatch):
 
 def queued_run(version: ScenarioVersion, age_seconds: float, enqueues: int = 1, attempts: int = 0) -> Run:
     queued_at = timezone.now() - timedelta(seconds=age_seconds)
-    return Run.objects.create(version=version, status=RunStatus.QUEUED, queued_at=queued_at, enqueues=enqueues, attempts=attempts)
+    return Run.objects.create(
+        version=version, status=RunStatus.QUEUED, queued_at=queued_at, enqueues=enqueues, attempts=attempts
+    )
 
 
 @pytest.fixture
@@ -77,7 +83,9 @@ def sent(monkeypatch) -> list[int]:
     return messages
 
 
-def test_it_sends_again_a_queued_run_the_idle_workers_never_claimed(version, settings, sent, django_capture_on_commit_callbacks):
+def test_it_sends_again_a_queued_run_the_idle_workers_never_claimed(
+    version, settings, sent, django_capture_on_commit_callbacks
+):
     lost = queued_run(version, settings.SCHEDLAB_QUEUED_STALE_SECONDS + 1)
     with django_capture_on_commit_callbacks(execute=True):
         assert runs.sweep_stale_runs() == 1
@@ -86,11 +94,15 @@ def test_it_sends_again_a_queued_run_the_idle_workers_never_claimed(version, set
     assert lost.queued_at > timezone.now() - timedelta(seconds=5)
 
 
-def test_it_sends_again_a_queued_run_that_a_later_run_overtook(version, settings, sent, django_capture_on_commit_callbacks):
+def test_it_sends_again_a_queued_run_that_a_later_run_overtook(
+    version, settings, sent, django_capture_on_commit_callbacks
+):
     stale = settings.SCHEDLAB_QUEUED_STALE_SECONDS
     lost = queued_run(version, stale + 30)
     later = queued_run(version, stale + 10)
-    Run.objects.filter(pk=later.pk).update(status=RunStatus.RUNNING, started=timezone.now(), heartbeat=timezone.now(), attempts=1)
+    Run.objects.filter(pk=later.pk).update(
+        status=RunStatus.RUNNING, started=timezone.now(), heartbeat=timezone.now(), attempts=1
+    )
     with django_capture_on_commit_callbacks(execute=True):
         assert runs.sweep_stale_runs() == 1
     assert sent == [lost.pk]
@@ -99,7 +111,9 @@ def test_it_sends_again_a_queued_run_that_a_later_run_overtook(version, settings
 def test_it_leaves_alone_a_queued_run_waiting_its_turn_behind_a_running_one(version, settings, sent):
     stale = settings.SCHEDLAB_QUEUED_STALE_SECONDS
     earlier = queued_run(version, stale + 30)
-    Run.objects.filter(pk=earlier.pk).update(status=RunStatus.RUNNING, started=timezone.now(), heartbeat=timezone.now(), attempts=1)
+    Run.objects.filter(pk=earlier.pk).update(
+        status=RunStatus.RUNNING, started=timezone.now(), heartbeat=timezone.now(), attempts=1
+    )
     waiting = [queued_run(version, stale + 20), queued_run(version, stale + 10)]
     assert runs.sweep_stale_runs() == 0
     assert [runs.recover_if_stale(run).enqueues for run in waiting] == [1, 1]

@@ -21,7 +21,11 @@ def saved():
 
 
 def test_create_saves_version_one_and_its_check(saved):
-    assert (saved.version.number, saved.scenario.text, saved.scenario.description) == (1, saved.version.text, "two nodes")
+    assert (saved.version.number, saved.scenario.text, saved.scenario.description) == (
+        1,
+        saved.version.text,
+        "two nodes",
+    )
     assert saved.check.valid and saved.check.summary.nodes == 2
     assert OWNER.owns(saved.scenario)
 

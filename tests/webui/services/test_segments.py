@@ -27,8 +27,11 @@ def engine_events(run: Run) -> list[dict]:
     return [{"seq": seq, **e.to_json()} for seq, e in enumerate(engine.simulate_events(engine.load(run.version.text)))]
 
 
-@pytest.mark.parametrize("since, limit", [(0, 5000), (0, 7), (5, 30), (44, 3), (1000, 10)],
-                         ids=["everything", "a first page", "a page across cycle boundaries", "the tail", "past the end"])
+@pytest.mark.parametrize(
+    "since, limit",
+    [(0, 5000), (0, 7), (5, 30), (44, 3), (1000, 10)],
+    ids=["everything", "a first page", "a page across cycle boundaries", "the tail", "past the end"],
+)
 def test_it_pages_events_across_segments_by_seq(run: Run, since: int, limit: int):
     expected = [e for e in engine_events(run) if e["seq"] >= since][:limit]
     assert segments.events_from(run, since, limit) == expected
@@ -38,7 +41,11 @@ def test_it_reads_one_cycle_and_counts_what_is_stored(run: Run):
     expected = engine_events(run)
     assert segments.cycle_events(run, 1) == [e for e in expected if e["cycle"] == 1]
     assert segments.stored_event_count(run.pk) == len(expected) == run.event_count
-    assert segments.stored_bytes(run.pk) == run.stored_bytes == sum(len(r.blob) for r in RunSegment.objects.filter(run=run))
+    assert (
+        segments.stored_bytes(run.pk)
+        == run.stored_bytes
+        == sum(len(r.blob) for r in RunSegment.objects.filter(run=run))
+    )
 
 
 def test_a_cycle_stored_in_two_segments_is_served_as_one(run: Run):
@@ -51,8 +58,12 @@ def test_a_cycle_stored_in_two_segments_is_served_as_one(run: Run):
     for event in whole[3:]:
         encoders[1].add_json(event)
     row.delete()
-    RunSegment.objects.create(run=run, cycle=2, first_seq=whole[0]["seq"], end_seq=whole[3]["seq"], blob=encoders[0].finish())
-    RunSegment.objects.create(run=run, cycle=2, first_seq=whole[3]["seq"], end_seq=whole[-1]["seq"] + 1, blob=encoders[1].finish())
+    RunSegment.objects.create(
+        run=run, cycle=2, first_seq=whole[0]["seq"], end_seq=whole[3]["seq"], blob=encoders[0].finish()
+    )
+    RunSegment.objects.create(
+        run=run, cycle=2, first_seq=whole[3]["seq"], end_seq=whole[-1]["seq"] + 1, blob=encoders[1].finish()
+    )
     joined = engine.decode_segment(segments.cycle_blob(run, 2), names)
     assert [{"seq": joined.first_seq + i, **e} for i, e in enumerate(joined.events)] == whole
     assert segments.cycle_blob(run, 7) is None

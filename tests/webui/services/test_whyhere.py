@@ -21,7 +21,9 @@ def test_it_answers_once_per_version_and_pod(version, monkeypatch):
     real = engine.explain_pod
     monkeypatch.setattr(engine, "explain_pod", lambda scenario, pod: calls.append(pod) or real(scenario, pod))
     first = whyhere.explain(version, "kube-system/coredns-6d4b-x7k2p")
-    assert whyhere.explain(version, "kube-system/coredns-6d4b-x7k2p") == first and calls == ["kube-system/coredns-6d4b-x7k2p"]
+    assert whyhere.explain(version, "kube-system/coredns-6d4b-x7k2p") == first and calls == [
+        "kube-system/coredns-6d4b-x7k2p"
+    ]
     assert (first["node"], first["outcome"]) == ("worker-1", "moves")
 
 

@@ -47,10 +47,12 @@ def measure(path: Path, pod: str, max_count: Optional[int] = None) -> dict[str, 
         for trial_id in trial_ids:
             capacity.run_one_trial(trial_id)
 
-    with override_settings(SCHEDLAB_MAX_BYTES=max(len(text.encode()) + 1, 1 << 20)), \
-            mock.patch.object(capacity, "_send_advance", advances.append), \
-            mock.patch.object(capacity, "_send_run", lambda run_id: None), \
-            mock.patch.object(capacity, "_dispatch", in_process):
+    with (
+        override_settings(SCHEDLAB_MAX_BYTES=max(len(text.encode()) + 1, 1 << 20)),
+        mock.patch.object(capacity, "_send_advance", advances.append),
+        mock.patch.object(capacity, "_send_run", lambda run_id: None),
+        mock.patch.object(capacity, "_dispatch", in_process),
+    ):
         ask = _Clock()
         question = capacity.ask(actor, scenario, Asked(engine.Question("fit", pod=pod, max_count=max_count)))
         ask.stop()
@@ -60,12 +62,26 @@ def measure(path: Path, pod: str, max_count: Optional[int] = None) -> dict[str, 
             advance_capacity.apply(args=(question_id,))
         task.stop()
     question = CapacityQuestion.objects.get(pk=question.pk)
-    return {"file": str(path), "pod": pod, "max": max_count, "status": question.status, "error": question.error,
-            "method": question.method, "why": question.why, "fits": question.copies_done,
-            "stoppedAtMax": question.stopped_at_max, "stoppedBy": question.stopped_by, "message": question.stop_message,
-            "nodesWithCopies": sum(1 for n in (question.per_node or {}).values() if n > 0),
-            "copiesPerCpuSecond": question.copies_per_second, "trials": question.trials_done,
-            "askCpuSeconds": ask.cpu, "askWallSeconds": ask.wall, "taskCpuSeconds": task.cpu, "taskWallSeconds": task.wall}
+    return {
+        "file": str(path),
+        "pod": pod,
+        "max": max_count,
+        "status": question.status,
+        "error": question.error,
+        "method": question.method,
+        "why": question.why,
+        "fits": question.copies_done,
+        "stoppedAtMax": question.stopped_at_max,
+        "stoppedBy": question.stopped_by,
+        "message": question.stop_message,
+        "nodesWithCopies": sum(1 for n in (question.per_node or {}).values() if n > 0),
+        "copiesPerCpuSecond": question.copies_per_second,
+        "trials": question.trials_done,
+        "askCpuSeconds": ask.cpu,
+        "askWallSeconds": ask.wall,
+        "taskCpuSeconds": task.cpu,
+        "taskWallSeconds": task.wall,
+    }
 
 
 class _Clock:

@@ -12,10 +12,18 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", type=Path)
         parser.add_argument("--cycles", type=int, default=0, help="stop after the first N cycles (0: all)")
-        parser.add_argument("--mode", choices=("timeline", "single"), default="timeline",
-                            help="a run to the end (the app's default) or the single pass")
-        parser.add_argument("--repeat", type=int, default=1,
-                            help="measure the (engine, task) pair N times, alternating; report the medians")
+        parser.add_argument(
+            "--mode",
+            choices=("timeline", "single"),
+            default="timeline",
+            help="a run to the end (the app's default) or the single pass",
+        )
+        parser.add_argument(
+            "--repeat",
+            type=int,
+            default=1,
+            help="measure the (engine, task) pair N times, alternating; report the medians",
+        )
 
     def handle(self, *args: Any, file: Path, cycles: int, mode: str, repeat: int, **options: Any) -> None:
         if repeat < 1:

@@ -59,8 +59,12 @@ class Child:
 
     def start(self) -> int:
         """Start it; its pid."""
-        self.process = subprocess.Popen(self.args, env=os.environ.copy(), start_new_session=True,
-                                        preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
+        self.process = subprocess.Popen(
+            self.args,
+            env=os.environ.copy(),
+            start_new_session=True,
+            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+        )
         self.started_at, self.restart_at = time.monotonic(), None
         return self.process.pid
 
@@ -72,7 +76,11 @@ class Child:
 
     def schedule_restart(self, now: float) -> float:
         ran_for = now - self.started_at
-        self.backoff = 0.0 if ran_for >= HEALTHY_AFTER_SECONDS else min(MAX_BACKOFF_SECONDS, max(FIRST_BACKOFF_SECONDS, self.backoff * 2))
+        self.backoff = (
+            0.0
+            if ran_for >= HEALTHY_AFTER_SECONDS
+            else min(MAX_BACKOFF_SECONDS, max(FIRST_BACKOFF_SECONDS, self.backoff * 2))
+        )
         self.restart_at = now + self.backoff
         return self.backoff
 
@@ -142,7 +150,16 @@ class Command(BaseCommand):
     def handle(self, *args: Any, host: str, port: int, concurrency: int, **options: Any) -> None:
         call_command("migrate", interactive=False, verbosity=0)
         call_command("load_demos")
-        worker = [sys.executable, "-m", "celery", "-A", "webui", "worker", "--loglevel=INFO", f"--concurrency={concurrency}"]
+        worker = [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "webui",
+            "worker",
+            "--loglevel=INFO",
+            f"--concurrency={concurrency}",
+        ]
         server = [sys.executable, "-m", "daphne", "-b", host, "-p", str(port), "webui.asgi:application"]
         supervisor = Supervisor([Child("celery worker", worker), Child("daphne", server)], say=self._say)
         signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)

@@ -62,8 +62,10 @@ def test_events_are_kept_only_while_a_pod_is_in_flight_and_given_to_the_pods_pop
     assert queue.add_event_if_any_in_flight(NODE_ADDED, None, "n1")
     queue.pop()  # b
     assert queue.add_event_if_any_in_flight(POD_DELETED, "p", None)
-    assert queue.cluster_events_for_pod("default/a") == [InFlightEvent(NODE_ADDED, None, "n1"),
-                                                          InFlightEvent(POD_DELETED, "p", None)]
+    assert queue.cluster_events_for_pod("default/a") == [
+        InFlightEvent(NODE_ADDED, None, "n1"),
+        InFlightEvent(POD_DELETED, "p", None),
+    ]
     assert queue.cluster_events_for_pod("default/b") == [InFlightEvent(POD_DELETED, "p", None)]
     queue.done("default/a")  # the node event only a needed is dropped
     assert queue._in_flight == ["default/b", InFlightEvent(POD_DELETED, "p", None)]

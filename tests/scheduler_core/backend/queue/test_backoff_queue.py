@@ -13,8 +13,15 @@ from scheduler_core.model import Pod
 INITIAL_MS, MAX_MS = 1000, 10_000
 
 
-def queued(clock: LogicalClock, name: str, *, failures: int = 1, priority: int = 0, rejected_by: str = "NodeResourcesFit",
-           errors: int = 0) -> QueuedPodInfo:
+def queued(
+    clock: LogicalClock,
+    name: str,
+    *,
+    failures: int = 1,
+    priority: int = 0,
+    rejected_by: str = "NodeResourcesFit",
+    errors: int = 0,
+) -> QueuedPodInfo:
     info = QueuedPodInfo(PodInfo(Pod(name, priority=priority)), clock.now())
     info.unschedulable_count = failures
     info.consecutive_errors_count = errors
@@ -78,7 +85,11 @@ def test_pods_leave_in_expiry_order_then_priority(clock, backoff):
     for info in (later, low, high):
         backoff.add(info)
     clock.advance_to(5_000)
-    assert [info.key for info in backoff.pop_all_backoff_completed()] == ["default/high", "default/low", "default/later"]
+    assert [info.key for info in backoff.pop_all_backoff_completed()] == [
+        "default/high",
+        "default/low",
+        "default/later",
+    ]
 
 
 def test_pop_backoff_takes_the_head_even_while_it_backs_off(clock, backoff):

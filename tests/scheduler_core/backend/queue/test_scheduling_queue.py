@@ -19,7 +19,9 @@ POD_ADDED = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD)
 
 def only_for(name: str):
     """A hint that queues the pod only when the event's object is the pod named `name`."""
-    return lambda pod, old, new: QueueingHint.QUEUE if getattr(new or old, "name", "") == name else QueueingHint.QUEUE_SKIP
+    return lambda pod, old, new: (
+        QueueingHint.QUEUE if getattr(new or old, "name", "") == name else QueueingHint.QUEUE_SKIP
+    )
 
 
 @pytest.fixture
@@ -31,12 +33,16 @@ def clock() -> LogicalClock:
 def queue(clock: LogicalClock) -> SchedulingQueue:
     hints = {
         ClusterEvent(EventResource.POD, ActionType.DELETE): [HintFunction("NodeResourcesFit", None)],
-        ClusterEvent(EventResource.NODE, ActionType.ADD): [HintFunction("NodeResourcesFit", None),
-                                                            HintFunction("TaintToleration", None)],
+        ClusterEvent(EventResource.NODE, ActionType.ADD): [
+            HintFunction("NodeResourcesFit", None),
+            HintFunction("TaintToleration", None),
+        ],
         ClusterEvent(EventResource.POD, ActionType.ADD): [HintFunction("InterPodAffinity", only_for("a"))],
     }
     sort_key = lambda info: (-info.pod.priority, info.timestamp)  # noqa: E731 - PrioritySort
-    return SchedulingQueue(clock, sort_key, {"default-scheduler": hints}, {}, 1000, 10_000, lambda pod: bool(pod.node_name))
+    return SchedulingQueue(
+        clock, sort_key, {"default-scheduler": hints}, {}, 1000, 10_000, lambda pod: bool(pod.node_name)
+    )
 
 
 def fail(queue: SchedulingQueue, pod: Pod, *plugins: str):
@@ -127,12 +133,15 @@ def test_the_nominator_follows_override_noop_and_bound_pods(queue):
 WILDCARD = ClusterEvent(EventResource.WILDCARD, ActionType.ALL)
 
 
-@pytest.mark.parametrize("new, moved", [
-    pytest.param(None, True, id="a wildcard event without an object moves every pod"),
-    pytest.param(Pod("p"), True, id="one carrying the pod itself moves it"),
-    pytest.param(Pod("other"), False, id="one carrying another pod leaves it"),
-    pytest.param(object(), False, id="one carrying something that is not a pod leaves it"),
-])
+@pytest.mark.parametrize(
+    "new, moved",
+    [
+        pytest.param(None, True, id="a wildcard event without an object moves every pod"),
+        pytest.param(Pod("p"), True, id="one carrying the pod itself moves it"),
+        pytest.param(Pod("other"), False, id="one carrying another pod leaves it"),
+        pytest.param(object(), False, id="one carrying something that is not a pod leaves it"),
+    ],
+)
 def test_a_wildcard_event_is_for_the_pod_it_carries(queue, new, moved):
     fail(queue, Pod("p"), "NodeResourcesFit")
     queue.move_all_to_active_or_backoff(WILDCARD, None, new)
@@ -154,8 +163,16 @@ def test_the_queue_keeps_the_nominator_it_is_built_with(clock: LogicalClock):
     from scheduler_core.backend.queue.nominator import Nominator
 
     nominator = Nominator(lambda pod: bool(pod.node_name))
-    queue = SchedulingQueue(clock, lambda info: info.timestamp, {"default-scheduler": {}}, {}, 1000, 10_000,
-                            lambda pod: bool(pod.node_name), nominator)
+    queue = SchedulingQueue(
+        clock,
+        lambda info: info.timestamp,
+        {"default-scheduler": {}},
+        {},
+        1000,
+        10_000,
+        lambda pod: bool(pod.node_name),
+        nominator,
+    )
     pod = Pod(name="p", namespace="default", nominated_node_name="n1")
     queue.add(pod)
     assert queue.nominator is nominator and nominator.nominated_pods_for_node("n1") == [pod]
@@ -198,13 +215,23 @@ def test_an_update_of_a_pod_in_no_queue_adds_it_to_active(queue):
 def test_a_pod_whose_rejectors_registered_nothing_for_the_event_stays_without_its_hints_asked(clock):
     """movePodsToActiveOrBackoffQueue: only the hints of rejecting plugins registered for the event
     count; where none of them registered it the pod stays, and no hint of another plugin is run."""
+
     def must_not_run(pod, old, new):
         raise AssertionError("a hint of a plugin that did not reject the pod was asked")
 
-    hints = {POD_ADDED: [HintFunction("InterPodAffinity", must_not_run)],
-             NODE_ADDED: [HintFunction("NodeResourcesFit", None)]}
-    queue = SchedulingQueue(clock, lambda info: (-info.pod.priority, info.timestamp), {"default-scheduler": hints},
-                            {}, 1000, 10_000, lambda pod: bool(pod.node_name))
+    hints = {
+        POD_ADDED: [HintFunction("InterPodAffinity", must_not_run)],
+        NODE_ADDED: [HintFunction("NodeResourcesFit", None)],
+    }
+    queue = SchedulingQueue(
+        clock,
+        lambda info: (-info.pod.priority, info.timestamp),
+        {"default-scheduler": hints},
+        {},
+        1000,
+        10_000,
+        lambda pod: bool(pod.node_name),
+    )
     fail(queue, Pod("p"), "NodeResourcesFit")
     queue.move_all_to_active_or_backoff(POD_ADDED, None, Pod("q", node_name="n1"))
     assert queue.where()[QueueName.UNSCHEDULABLE] == ["default/p"]

@@ -33,8 +33,9 @@ def test_delete_forgets_a_pod_and_ignores_an_unknown_one():
     assert len(pods) == 0 and pods.get("default/a") is None
 
 
-def _rejected(name: str, *plugins: str, pending: tuple[str, ...] = (), gate: str = "",
-              scheduler: str = "default-scheduler") -> QueuedPodInfo:
+def _rejected(
+    name: str, *plugins: str, pending: tuple[str, ...] = (), gate: str = "", scheduler: str = "default-scheduler"
+) -> QueuedPodInfo:
     info = QueuedPodInfo(PodInfo(Pod(name, scheduler_name=scheduler)), Instant(0, 0))
     info.unschedulable_plugins, info.pending_plugins, info.gating_plugin = set(plugins), set(pending), gate
     return info
@@ -45,10 +46,14 @@ def test_an_event_concerns_the_pods_its_plugins_rejected_and_those_every_event_l
     pending), gated pods, pods no plugin rejected and pods of another profile; a pod re-added
     under other rejectors, or deleted, is found under its new ones only."""
     pods = UnschedulablePods(["default-scheduler"])
-    for info in (_rejected("fit", "NodeResourcesFit"), _rejected("gated", "SchedulingGates", gate="SchedulingGates"),
-                 _rejected("spread", "PodTopologySpread"), _rejected("nobody"),
-                 _rejected("pending", pending=("DynamicResources",)),
-                 _rejected("other", "NodeResourcesFit", scheduler="other-scheduler")):
+    for info in (
+        _rejected("fit", "NodeResourcesFit"),
+        _rejected("gated", "SchedulingGates", gate="SchedulingGates"),
+        _rejected("spread", "PodTopologySpread"),
+        _rejected("nobody"),
+        _rejected("pending", pending=("DynamicResources",)),
+        _rejected("other", "NodeResourcesFit", scheduler="other-scheduler"),
+    ):
         pods.add_or_update(info)
 
     def names(*plugins: str) -> list[str]:

@@ -9,12 +9,15 @@ from scheduler_core.cluster.controllers import availability
 from tests.scheduler_core.builders import cluster_state, make_pod
 
 
-@pytest.mark.parametrize(("min_ready", "bound_ms", "now_ms", "expected"), [
-    pytest.param(0, 1_500, 1_500, True, id="without minReadySeconds a ready pod is available at once"),
-    pytest.param(10, 1_500, 11_000, False, id="ready at 1.5 s (1 s as served): not yet at 11 s"),
-    pytest.param(10, 1_500, 11_001, True, id="strictly after lastTransitionTime + minReadySeconds"),
-    pytest.param(10, None, 0, True, id="a pod bound in the scenario was ready before the run"),
-])
+@pytest.mark.parametrize(
+    ("min_ready", "bound_ms", "now_ms", "expected"),
+    [
+        pytest.param(0, 1_500, 1_500, True, id="without minReadySeconds a ready pod is available at once"),
+        pytest.param(10, 1_500, 11_000, False, id="ready at 1.5 s (1 s as served): not yet at 11 s"),
+        pytest.param(10, 1_500, 11_001, True, id="strictly after lastTransitionTime + minReadySeconds"),
+        pytest.param(10, None, 0, True, id="a pod bound in the scenario was ready before the run"),
+    ],
+)
 def test_a_bound_pod_is_available_min_ready_seconds_after_its_binding(min_ready, bound_ms, now_ms, expected):
     pod = make_pod("p", node="n1")
     state = cluster_state(pods=[pod])

@@ -17,17 +17,37 @@ def agent(**template):
     return controlled_workload("DaemonSet", "agent", template_spec=spec)
 
 
-@pytest.mark.parametrize("template, node, should_run, keeps_running", [
-    pytest.param({}, make_node("n"), True, True, id="a plain node runs the daemon pod"),
-    pytest.param({"nodeSelector": {"disk": "ssd"}}, make_node("n"), False, False, id="node selector does not match"),
-    pytest.param({}, make_node("n", taints=[Taint("dedicated", "db", "NoSchedule")]), False, True,
-                 id="an untolerated NoSchedule taint: not scheduled, but an existing pod keeps running"),
-    pytest.param({}, make_node("n", taints=[Taint("dedicated", "db", "NoExecute")]), False, False,
-                 id="an untolerated NoExecute taint: not scheduled, not kept"),
-    pytest.param({}, make_node("n", taints=[Taint("node.kubernetes.io/unschedulable", "", "NoSchedule")]), True, True,
-                 id="the unschedulable taint is tolerated by every daemon pod"),
-    pytest.param({}, make_node("n", unschedulable=True), True, True, id="a cordoned node still runs daemon pods"),
-])
+@pytest.mark.parametrize(
+    "template, node, should_run, keeps_running",
+    [
+        pytest.param({}, make_node("n"), True, True, id="a plain node runs the daemon pod"),
+        pytest.param(
+            {"nodeSelector": {"disk": "ssd"}}, make_node("n"), False, False, id="node selector does not match"
+        ),
+        pytest.param(
+            {},
+            make_node("n", taints=[Taint("dedicated", "db", "NoSchedule")]),
+            False,
+            True,
+            id="an untolerated NoSchedule taint: not scheduled, but an existing pod keeps running",
+        ),
+        pytest.param(
+            {},
+            make_node("n", taints=[Taint("dedicated", "db", "NoExecute")]),
+            False,
+            False,
+            id="an untolerated NoExecute taint: not scheduled, not kept",
+        ),
+        pytest.param(
+            {},
+            make_node("n", taints=[Taint("node.kubernetes.io/unschedulable", "", "NoSchedule")]),
+            True,
+            True,
+            id="the unschedulable taint is tolerated by every daemon pod",
+        ),
+        pytest.param({}, make_node("n", unschedulable=True), True, True, id="a cordoned node still runs daemon pods"),
+    ],
+)
 def test_node_should_run_daemon_pod(template, node, should_run, keeps_running):
     daemon_set = agent(**template)
     state = cluster_state(nodes=[node], workloads=[daemon_set])
@@ -37,12 +57,21 @@ def test_node_should_run_daemon_pod(template, node, should_run, keeps_running):
 
 def test_it_pins_each_daemon_pod_to_its_node_with_a_match_fields_term():
     """ReplaceDaemonSetPodNodeNameNodeAffinity: the required terms become metadata.name In [node]."""
-    daemon_set = agent(affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
-        "nodeSelectorTerms": [{"matchExpressions": [{"key": "os", "operator": "In", "values": ["linux"]}]}]}}})
+    daemon_set = agent(
+        affinity={
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [{"matchExpressions": [{"key": "os", "operator": "In", "values": ["linux"]}]}]
+                }
+            }
+        }
+    )
     spec = daemonset.daemon_pod_spec(daemon_set, "n7")
     terms = spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
     assert terms == [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n7"]}]}]
-    assert {"key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule"} in spec["tolerations"]
+    assert {"key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule"} in spec[
+        "tolerations"
+    ]
 
 
 def test_it_creates_pods_in_node_order_and_deletes_the_pod_of_a_node_that_is_gone():
@@ -69,19 +98,32 @@ def _running_agent(nodes: int, update_strategy: dict | None = None):
     state = cluster_state(nodes=[make_node(f"n{i}") for i in range(1, nodes + 1)], workloads=[daemon])
     for write in daemonset.reconcile(state, daemon):
         write.pod.node_name = write.pod.name.split("-", 1)[1]
-    daemon.template = {"metadata": {"labels": {"app": "agent"}},
-                       "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "2"}}}]}}
+    daemon.template = {
+        "metadata": {"labels": {"app": "agent"}},
+        "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "2"}}}]},
+    }
     return daemon, state
 
 
-@pytest.mark.parametrize(("strategy", "expected"), [
-    pytest.param(None, ["agent-n1"], id="the default maxUnavailable of 1 replaces one node at a time in node order"),
-    pytest.param({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "50%"}}, ["agent-n1", "agent-n2"],
-                 id="half of 3 nodes rounds up to 2"),
-    pytest.param({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 0, "maxSurge": 1}}, ["agent-n1-2"],
-                 id="maxSurge 1 makes one new pod beside the first node's old one"),
-    pytest.param({"type": "OnDelete"}, [], id="OnDelete replaces nothing"),
-])
+@pytest.mark.parametrize(
+    ("strategy", "expected"),
+    [
+        pytest.param(
+            None, ["agent-n1"], id="the default maxUnavailable of 1 replaces one node at a time in node order"
+        ),
+        pytest.param(
+            {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "50%"}},
+            ["agent-n1", "agent-n2"],
+            id="half of 3 nodes rounds up to 2",
+        ),
+        pytest.param(
+            {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 0, "maxSurge": 1}},
+            ["agent-n1-2"],
+            id="maxSurge 1 makes one new pod beside the first node's old one",
+        ),
+        pytest.param({"type": "OnDelete"}, [], id="OnDelete replaces nothing"),
+    ],
+)
 def test_a_template_change_deletes_old_pods_as_rolling_update_does(strategy, expected):
     daemon, state = _running_agent(3, strategy)
     assert [w.pod.name for w in daemonset.reconcile(state, daemon)] == expected
@@ -138,23 +180,68 @@ def test_an_available_surge_pod_replaces_the_old_one_and_the_next_node_surges():
 # pkg/controller/daemon/update_test.go TestGetUnavailableNumbers: updatedDesiredNodeCounts over
 # nodes that all should run a pod (newUpdateUnavailable sets maxUnavailable alone, newUpdateSurge
 # maxSurge with maxUnavailable 0); emptyNodes: the walked nodes with no pod.
-@pytest.mark.parametrize(("nodes", "strategy", "with_pods", "expected", "empty"), [
-    pytest.param(0, daemonset.UpdateStrategy("RollingUpdate", 0, 0), [], (0, 0, 0), 0, id="No nodes"),
-    pytest.param(2, daemonset.UpdateStrategy("RollingUpdate", 1, 0), ["n0", "n1"], (0, 1, 2), 0,
-                 id="Two nodes with ready pods"),
-    pytest.param(2, daemonset.UpdateStrategy("RollingUpdate", 0, 0), ["n0"], (0, 1, 2), 1,
-                 id="Two nodes, one node without pods"),
-    pytest.param(2, daemonset.UpdateStrategy("RollingUpdate", 0, 0), ["n0"], (0, 1, 2), 1,
-                 id="Two nodes, one node without pods, surge"),
-    pytest.param(2, daemonset.UpdateStrategy("RollingUpdate", "50%", 0), ["n0", "n1"], (0, 1, 2), 0,
-                 id="Two nodes with pods, MaxUnavailable in percents"),
-    pytest.param(2, daemonset.UpdateStrategy("RollingUpdate", 0, "50%"), ["n0", "n1"], (1, 0, 2), 0,
-                 id="Two nodes with pods, MaxUnavailable in percents, surge"),
-    pytest.param(2, daemonset.UpdateStrategy("RollingUpdate", 0, "100%"), ["n0", "n1"], (2, 0, 2), 0,
-                 id="Two nodes with pods, MaxUnavailable is 100%, surge"),
-    pytest.param(3, daemonset.UpdateStrategy("RollingUpdate", "50%", 0), ["n0", "n1"], (0, 2, 3), 1,
-                 id="Two nodes with pods, MaxUnavailable in percents, pod terminating"),
-])
+@pytest.mark.parametrize(
+    ("nodes", "strategy", "with_pods", "expected", "empty"),
+    [
+        pytest.param(0, daemonset.UpdateStrategy("RollingUpdate", 0, 0), [], (0, 0, 0), 0, id="No nodes"),
+        pytest.param(
+            2,
+            daemonset.UpdateStrategy("RollingUpdate", 1, 0),
+            ["n0", "n1"],
+            (0, 1, 2),
+            0,
+            id="Two nodes with ready pods",
+        ),
+        pytest.param(
+            2,
+            daemonset.UpdateStrategy("RollingUpdate", 0, 0),
+            ["n0"],
+            (0, 1, 2),
+            1,
+            id="Two nodes, one node without pods",
+        ),
+        pytest.param(
+            2,
+            daemonset.UpdateStrategy("RollingUpdate", 0, 0),
+            ["n0"],
+            (0, 1, 2),
+            1,
+            id="Two nodes, one node without pods, surge",
+        ),
+        pytest.param(
+            2,
+            daemonset.UpdateStrategy("RollingUpdate", "50%", 0),
+            ["n0", "n1"],
+            (0, 1, 2),
+            0,
+            id="Two nodes with pods, MaxUnavailable in percents",
+        ),
+        pytest.param(
+            2,
+            daemonset.UpdateStrategy("RollingUpdate", 0, "50%"),
+            ["n0", "n1"],
+            (1, 0, 2),
+            0,
+            id="Two nodes with pods, MaxUnavailable in percents, surge",
+        ),
+        pytest.param(
+            2,
+            daemonset.UpdateStrategy("RollingUpdate", 0, "100%"),
+            ["n0", "n1"],
+            (2, 0, 2),
+            0,
+            id="Two nodes with pods, MaxUnavailable is 100%, surge",
+        ),
+        pytest.param(
+            3,
+            daemonset.UpdateStrategy("RollingUpdate", "50%", 0),
+            ["n0", "n1"],
+            (0, 2, 3),
+            1,
+            id="Two nodes with pods, MaxUnavailable in percents, pod terminating",
+        ),
+    ],
+)
 def test_get_unavailable_numbers(nodes, strategy, with_pods, expected, empty):
     node_list = [make_node(f"n{i}") for i in range(nodes)]
     assert daemonset.updated_desired_node_counts(strategy, [True] * nodes) == expected

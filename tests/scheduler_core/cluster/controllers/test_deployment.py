@@ -52,8 +52,10 @@ def _rolling_web(replicas: int, strategy: str = ""):
     [old] = deployment.reconcile(state, web)
     for write in replicaset.reconcile(state, old):
         write.pod.node_name = "n1"
-    web.template = {"metadata": {"labels": {"app": "web"}},
-                    "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "2"}}}]}}
+    web.template = {
+        "metadata": {"labels": {"app": "web"}},
+        "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "2"}}}]},
+    }
     state.rolling.add(web.key)
     return web, old, state
 
@@ -81,7 +83,9 @@ def test_once_the_new_replica_runs_an_old_one_goes_and_the_new_set_grows():
 def test_max_unavailable_lets_the_old_set_shrink_before_anything_new_runs():
     """4 replicas, maxSurge 0, maxUnavailable 2: the old set drops to 2 at once, the new one takes
     the 2 freed places."""
-    web, old, state = _rolling_web(4, '{"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 2}}')
+    web, old, state = _rolling_web(
+        4, '{"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 2}}'
+    )
     [new] = deployment.reconcile(state, web)
     assert (state.current(new).replicas, state.current(old).replicas) == (2, 2)
 
@@ -126,8 +130,14 @@ ROLLING = "RollingUpdate"
 
 
 def _set(name: str, replicas: int, created_ms: int = 0, annotations=None, revision: int = 0):
-    return controlled_workload("ReplicaSet", name, replicas=replicas, created_ms=created_ms,
-                               annotations=dict(annotations or {}), revision=revision)
+    return controlled_workload(
+        "ReplicaSet",
+        name,
+        replicas=replicas,
+        created_ms=created_ms,
+        annotations=dict(annotations or {}),
+        revision=revision,
+    )
 
 
 def _available(counts: dict):
@@ -136,13 +146,16 @@ def _available(counts: dict):
 
 # TestDeploymentController_reconcileNewReplicaSet: (deploymentReplicas, maxSurge, oldReplicas,
 # newReplicas) -> the new size, or None for no scaling; maxUnavailable 0.
-@pytest.mark.parametrize(("replicas", "surge", "old", "new", "expected"), [
-    pytest.param(10, 0, 10, 0, None, id="0: should not scale up"),
-    pytest.param(10, 2, 10, 0, 2, id="1"),
-    pytest.param(10, 2, 5, 0, 7, id="2"),
-    pytest.param(10, 2, 10, 2, None, id="3"),
-    pytest.param(10, 2, 2, 11, 10, id="4: should scale down"),
-])
+@pytest.mark.parametrize(
+    ("replicas", "surge", "old", "new", "expected"),
+    [
+        pytest.param(10, 0, 10, 0, None, id="0: should not scale up"),
+        pytest.param(10, 2, 10, 0, 2, id="1"),
+        pytest.param(10, 2, 5, 0, 7, id="2"),
+        pytest.param(10, 2, 10, 2, None, id="3"),
+        pytest.param(10, 2, 2, 11, 10, id="4: should scale down"),
+    ],
+)
 def test_reconcile_new_replica_set(replicas, surge, old, new, expected):
     new_set, old_set = _set("foo-v2", new), _set("foo-v2", old)
     strategy = deployment.Strategy(ROLLING, surge, 0)
@@ -151,32 +164,55 @@ def test_reconcile_new_replica_set(replicas, surge, old, new, expected):
 
 # TestDeploymentController_reconcileOldReplicaSets: maxSurge 0; the old and new sets' available
 # pods are their ready ones.
-@pytest.mark.parametrize(("replicas", "unavailable", "old", "new", "ready_old", "ready_new", "expected_old"), [
-    pytest.param(10, 0, 10, 0, 10, 0, 9, id="0"),
-    pytest.param(10, 2, 10, 0, 10, 0, 8, id="1"),
-    pytest.param(10, 2, 10, 0, 8, 0, 8, id="2: expect unhealthy replicas from old replica sets been cleaned up"),
-    pytest.param(10, 2, 10, 0, 9, 0, 8, id="3: expect 1 unhealthy replica from old replica sets been cleaned up, "
-                                           "and 1 ready pod been scaled down"),
-    pytest.param(10, 2, 8, 2, 8, 0, None, id="4: the unavailable pods from the newRS would not make us scale down "
-                                             "old RSs in a further step"),
-])
+@pytest.mark.parametrize(
+    ("replicas", "unavailable", "old", "new", "ready_old", "ready_new", "expected_old"),
+    [
+        pytest.param(10, 0, 10, 0, 10, 0, 9, id="0"),
+        pytest.param(10, 2, 10, 0, 10, 0, 8, id="1"),
+        pytest.param(10, 2, 10, 0, 8, 0, 8, id="2: expect unhealthy replicas from old replica sets been cleaned up"),
+        pytest.param(
+            10,
+            2,
+            10,
+            0,
+            9,
+            0,
+            8,
+            id="3: expect 1 unhealthy replica from old replica sets been cleaned up, and 1 ready pod been scaled down",
+        ),
+        pytest.param(
+            10,
+            2,
+            8,
+            2,
+            8,
+            0,
+            None,
+            id="4: the unavailable pods from the newRS would not make us scale down old RSs in a further step",
+        ),
+    ],
+)
 def test_reconcile_old_replica_sets(replicas, unavailable, old, new, ready_old, ready_new, expected_old):
     old_set, new_set = _set("foo-old", old), _set("foo-new", new)
     available = _available({"foo-old": ready_old, "foo-new": ready_new})
-    writes = deployment.plan_old_replica_sets(replicas, deployment.Strategy(ROLLING, 0, unavailable),
-                                              [old_set, new_set], [old_set], new_set, available)
+    writes = deployment.plan_old_replica_sets(
+        replicas, deployment.Strategy(ROLLING, 0, unavailable), [old_set, new_set], [old_set], new_set, available
+    )
     assert bool(writes) == (expected_old is not None)
     if expected_old is not None:
         assert writes[-1].replicas == expected_old
 
 
 # TestDeploymentController_cleanupUnhealthyReplicas: an old set of 10 with readyPods available.
-@pytest.mark.parametrize(("old", "ready", "most", "expected"), [
-    pytest.param(10, 8, 1, 1, id="0"),
-    pytest.param(10, 8, 3, 2, id="1"),
-    pytest.param(10, 8, 0, 0, id="2"),
-    pytest.param(10, 10, 3, 0, id="3"),
-])
+@pytest.mark.parametrize(
+    ("old", "ready", "most", "expected"),
+    [
+        pytest.param(10, 8, 1, 1, id="0"),
+        pytest.param(10, 8, 3, 2, id="1"),
+        pytest.param(10, 8, 0, 0, id="2"),
+        pytest.param(10, 10, 3, 0, id="3"),
+    ],
+)
 def test_cleanup_unhealthy_replicas(old, ready, most, expected):
     old_set = _set("foo-v2", old)
     cleaned = deployment.plan_cleanup_unhealthy([old_set], _available({"foo-v2": ready}), most)
@@ -184,17 +220,21 @@ def test_cleanup_unhealthy_replicas(old, ready, most, expected):
 
 
 # TestDeploymentController_scaleDownOldReplicaSetsForRollingUpdate: maxSurge 0; the only set is old.
-@pytest.mark.parametrize(("replicas", "unavailable", "ready", "old", "expected_old"), [
-    pytest.param(10, 0, 10, 10, 9, id="0"),
-    pytest.param(10, 2, 10, 10, 8, id="1"),
-    pytest.param(10, 2, 8, 10, None, id="2"),
-    pytest.param(10, 2, 10, 0, None, id="3"),
-    pytest.param(10, 2, 1, 10, None, id="4"),
-])
+@pytest.mark.parametrize(
+    ("replicas", "unavailable", "ready", "old", "expected_old"),
+    [
+        pytest.param(10, 0, 10, 10, 9, id="0"),
+        pytest.param(10, 2, 10, 10, 8, id="1"),
+        pytest.param(10, 2, 8, 10, None, id="2"),
+        pytest.param(10, 2, 10, 0, None, id="3"),
+        pytest.param(10, 2, 1, 10, None, id="4"),
+    ],
+)
 def test_scale_down_old_replica_sets_for_rolling_update(replicas, unavailable, ready, old, expected_old):
     old_set = _set("foo-v2", old)
-    writes = deployment.plan_scale_down_old(replicas, deployment.Strategy(ROLLING, 0, unavailable), [old_set],
-                                            [old_set], _available({"foo-v2": ready}))
+    writes = deployment.plan_scale_down_old(
+        replicas, deployment.Strategy(ROLLING, 0, unavailable), [old_set], [old_set], _available({"foo-v2": ready})
+    )
     assert [w.replicas for w in writes] == ([] if expected_old is None else [expected_old])
 
 
@@ -211,36 +251,171 @@ def _sizes(*pairs):
 _SCALE_CASES = [
     ("normal scaling event: 10 -> 12", (12, None, None), (10, None), ("foo-v1", 10, NEW_TS), [], 12, [], {}, {}),
     ("normal scaling event: 10 -> 5", (5, None, None), (10, None), ("foo-v1", 10, NEW_TS), [], 5, [], {}, {}),
-    ("proportional scaling: 5 -> 10", (10, None, None), (5, None), ("foo-v2", 2, NEW_TS), [("foo-v1", 3, OLD_TS)],
-     4, [6], {}, {}),
-    ("proportional scaling: 5 -> 3", (3, None, None), (5, None), ("foo-v2", 2, NEW_TS), [("foo-v1", 3, OLD_TS)],
-     1, [2], {}, {}),
-    ("proportional scaling: 9 -> 4", (4, None, None), (9, None), ("foo-v2", 8, NEW_TS), [("foo-v1", 1, OLD_TS)],
-     4, [0], {}, {}),
-    ("proportional scaling: 7 -> 10", (10, None, None), (7, None), ("foo-v3", 2, NEW_TS),
-     [("foo-v2", 3, OLD_TS), ("foo-v1", 2, OLDER_TS)], 3, [4, 3], {}, {}),
-    ("proportional scaling: 13 -> 8", (8, None, None), (13, None), ("foo-v3", 2, NEW_TS),
-     [("foo-v2", 8, OLD_TS), ("foo-v1", 3, OLDER_TS)], 1, [5, 2], {}, {}),
-    ("leftover distribution: 3 -> 4", (4, None, None), (3, None), ("foo-v3", 1, NEW_TS),
-     [("foo-v2", 1, OLD_TS), ("foo-v1", 1, OLDER_TS)], 2, [1, 1], {}, {}),
-    ("leftover distribution: 3 -> 2", (2, None, None), (3, None), ("foo-v3", 1, NEW_TS),
-     [("foo-v2", 1, OLD_TS), ("foo-v1", 1, OLDER_TS)], 1, [1, 0], {}, {}),
-    ("proportional scaling (no new rs): 4 -> 5", (5, None, None), (4, None), None,
-     [("foo-v2", 2, OLD_TS), ("foo-v1", 2, OLDER_TS)], None, [3, 2], {}, {}),
-    ("proportional scaling: 6 -> 0", (0, None, None), (6, None), ("foo-v3", 3, NEW_TS),
-     [("foo-v2", 2, OLD_TS), ("foo-v1", 1, OLDER_TS)], 0, [0, 0], {}, {}),
-    ("proportional scaling: 0 -> 6", (6, None, None), (6, None), ("foo-v3", 0, NEW_TS),
-     [("foo-v2", 0, OLD_TS), ("foo-v1", 0, OLDER_TS)], 6, [0, 0], {"foo-v2", "foo-v1"}, {}),
-    ("failed rs update", (5, None, None), (5, None), ("foo-v3", 2, NEW_TS),
-     [("foo-v2", 1, OLD_TS), ("foo-v1", 1, OLDER_TS)], 2, [2, 1], {"foo-v3", "foo-v1"}, {"foo-v2": 3}),
-    ("deployment with surge pods", (20, 2, None), (10, 2), ("foo-v2", 6, NEW_TS), [("foo-v1", 6, OLD_TS)],
-     11, [11], {}, {}),
-    ("change both surge and size", (50, 6, None), (10, 3), ("foo-v2", 5, NEW_TS), [("foo-v1", 8, OLD_TS)],
-     22, [34], {}, {}),
-    ("change both size and template", (14, None, None), (10, None), None,
-     [("foo-v2", 7, NEW_TS), ("foo-v1", 3, OLD_TS)], None, [10, 4], {}, {}),
-    ("saturated but broken new replica set does not affect old pods", (2, 1, 1), (2, 1), ("foo-v2", 2, NEW_TS),
-     [("foo-v1", 1, OLD_TS)], 2, [1], {}, {}),
+    (
+        "proportional scaling: 5 -> 10",
+        (10, None, None),
+        (5, None),
+        ("foo-v2", 2, NEW_TS),
+        [("foo-v1", 3, OLD_TS)],
+        4,
+        [6],
+        {},
+        {},
+    ),
+    (
+        "proportional scaling: 5 -> 3",
+        (3, None, None),
+        (5, None),
+        ("foo-v2", 2, NEW_TS),
+        [("foo-v1", 3, OLD_TS)],
+        1,
+        [2],
+        {},
+        {},
+    ),
+    (
+        "proportional scaling: 9 -> 4",
+        (4, None, None),
+        (9, None),
+        ("foo-v2", 8, NEW_TS),
+        [("foo-v1", 1, OLD_TS)],
+        4,
+        [0],
+        {},
+        {},
+    ),
+    (
+        "proportional scaling: 7 -> 10",
+        (10, None, None),
+        (7, None),
+        ("foo-v3", 2, NEW_TS),
+        [("foo-v2", 3, OLD_TS), ("foo-v1", 2, OLDER_TS)],
+        3,
+        [4, 3],
+        {},
+        {},
+    ),
+    (
+        "proportional scaling: 13 -> 8",
+        (8, None, None),
+        (13, None),
+        ("foo-v3", 2, NEW_TS),
+        [("foo-v2", 8, OLD_TS), ("foo-v1", 3, OLDER_TS)],
+        1,
+        [5, 2],
+        {},
+        {},
+    ),
+    (
+        "leftover distribution: 3 -> 4",
+        (4, None, None),
+        (3, None),
+        ("foo-v3", 1, NEW_TS),
+        [("foo-v2", 1, OLD_TS), ("foo-v1", 1, OLDER_TS)],
+        2,
+        [1, 1],
+        {},
+        {},
+    ),
+    (
+        "leftover distribution: 3 -> 2",
+        (2, None, None),
+        (3, None),
+        ("foo-v3", 1, NEW_TS),
+        [("foo-v2", 1, OLD_TS), ("foo-v1", 1, OLDER_TS)],
+        1,
+        [1, 0],
+        {},
+        {},
+    ),
+    (
+        "proportional scaling (no new rs): 4 -> 5",
+        (5, None, None),
+        (4, None),
+        None,
+        [("foo-v2", 2, OLD_TS), ("foo-v1", 2, OLDER_TS)],
+        None,
+        [3, 2],
+        {},
+        {},
+    ),
+    (
+        "proportional scaling: 6 -> 0",
+        (0, None, None),
+        (6, None),
+        ("foo-v3", 3, NEW_TS),
+        [("foo-v2", 2, OLD_TS), ("foo-v1", 1, OLDER_TS)],
+        0,
+        [0, 0],
+        {},
+        {},
+    ),
+    (
+        "proportional scaling: 0 -> 6",
+        (6, None, None),
+        (6, None),
+        ("foo-v3", 0, NEW_TS),
+        [("foo-v2", 0, OLD_TS), ("foo-v1", 0, OLDER_TS)],
+        6,
+        [0, 0],
+        {"foo-v2", "foo-v1"},
+        {},
+    ),
+    (
+        "failed rs update",
+        (5, None, None),
+        (5, None),
+        ("foo-v3", 2, NEW_TS),
+        [("foo-v2", 1, OLD_TS), ("foo-v1", 1, OLDER_TS)],
+        2,
+        [2, 1],
+        {"foo-v3", "foo-v1"},
+        {"foo-v2": 3},
+    ),
+    (
+        "deployment with surge pods",
+        (20, 2, None),
+        (10, 2),
+        ("foo-v2", 6, NEW_TS),
+        [("foo-v1", 6, OLD_TS)],
+        11,
+        [11],
+        {},
+        {},
+    ),
+    (
+        "change both surge and size",
+        (50, 6, None),
+        (10, 3),
+        ("foo-v2", 5, NEW_TS),
+        [("foo-v1", 8, OLD_TS)],
+        22,
+        [34],
+        {},
+        {},
+    ),
+    (
+        "change both size and template",
+        (14, None, None),
+        (10, None),
+        None,
+        [("foo-v2", 7, NEW_TS), ("foo-v1", 3, OLD_TS)],
+        None,
+        [10, 4],
+        {},
+        {},
+    ),
+    (
+        "saturated but broken new replica set does not affect old pods",
+        (2, 1, 1),
+        (2, 1),
+        ("foo-v2", 2, NEW_TS),
+        [("foo-v1", 1, OLD_TS)],
+        2,
+        [1],
+        {},
+        {},
+    ),
 ]
 
 
@@ -253,8 +428,10 @@ def _with_annotations(rs, old_replicas: int, old_surge: int, desired_overrides: 
     return rs
 
 
-@pytest.mark.parametrize(("name", "spec", "old_spec", "new", "old", "expected_new", "expected_old", "wasnt_updated",
-                          "desired"), [pytest.param(*case, id=case[0]) for case in _SCALE_CASES])
+@pytest.mark.parametrize(
+    ("name", "spec", "old_spec", "new", "old", "expected_new", "expected_old", "wasnt_updated", "desired"),
+    [pytest.param(*case, id=case[0]) for case in _SCALE_CASES],
+)
 def test_scale(name, spec, old_spec, new, old, expected_new, expected_old, wasnt_updated, desired):
     replicas, surge, unavailable = spec
     old_replicas, old_surge = old_spec
@@ -277,14 +454,23 @@ def test_scale(name, spec, old_spec, new, old, expected_new, expected_old, wasnt
 # TestDeploymentController_cleanupDeployment: (name, spec.replicas, status.replicas) of the old
 # sets; its case with a set already being deleted has no counterpart (a deleted set is gone from the
 # stand-in's cluster) and its case with terminating replicas is the later DeploymentPodReplacementPolicy.
-@pytest.mark.parametrize(("sets", "limit", "expected"), [
-    pytest.param([("foo-1", 0, 0), ("foo-2", 0, 0), ("foo-3", 0, 0)], 1, 2, id="0"),
-    pytest.param([("foo-1", 0, 0), ("foo-2", 0, 1), ("foo-3", 1, 0), ("foo-4", 1, 1)], 0, 1,
-                 id="1: only delete the replica set with Spec.Replicas = Status.Replicas = 0"),
-    pytest.param([("foo-1", 0, 0), ("foo-2", 0, 0)], 0, 2, id="3"),
-    pytest.param([("foo-1", 1, 1), ("foo-2", 1, 1)], 0, 0, id="4"),
-    pytest.param([("foo-1", 0, 0), ("foo-2", 0, 0), ("foo-3", 0, 0)], None, 0, id="6: with unlimited revisionHistoryLimit"),
-])
+@pytest.mark.parametrize(
+    ("sets", "limit", "expected"),
+    [
+        pytest.param([("foo-1", 0, 0), ("foo-2", 0, 0), ("foo-3", 0, 0)], 1, 2, id="0"),
+        pytest.param(
+            [("foo-1", 0, 0), ("foo-2", 0, 1), ("foo-3", 1, 0), ("foo-4", 1, 1)],
+            0,
+            1,
+            id="1: only delete the replica set with Spec.Replicas = Status.Replicas = 0",
+        ),
+        pytest.param([("foo-1", 0, 0), ("foo-2", 0, 0)], 0, 2, id="3"),
+        pytest.param([("foo-1", 1, 1), ("foo-2", 1, 1)], 0, 0, id="4"),
+        pytest.param(
+            [("foo-1", 0, 0), ("foo-2", 0, 0), ("foo-3", 0, 0)], None, 0, id="6: with unlimited revisionHistoryLimit"
+        ),
+    ],
+)
 def test_cleanup_deployment(sets, limit, expected):
     old = [_set(name, replicas) for name, replicas, _ in sets]
     status = {name: replicas for name, _, replicas in sets}
@@ -294,20 +480,43 @@ def test_cleanup_deployment(sets, limit, expected):
 
 # TestDeploymentController_cleanupDeploymentOrder: creation order foo-1 < foo-2 < foo-3 < foo-4;
 # (name, replicas, revision) with status.replicas = spec.replicas; a missing revision is 0.
-@pytest.mark.parametrize(("sets", "limit", "expected"), [
-    pytest.param([("foo-1", 0, 1), ("foo-2", 0, 2)], 1, {"foo-1"}, id="0: revision order: rs1 < rs2, delete rs1"),
-    pytest.param([("foo-1", 0, 2), ("foo-2", 0, 1)], 1, {"foo-2"}, id="1: revision order: rs2 < rs1, delete rs2"),
-    pytest.param([("foo-1", 0, 1), ("foo-2", 0, 0)], 1, {"foo-2"},
-                 id="2: rs1 has revision but rs2 doesn't have revision, delete rs2"),
-    pytest.param([("foo-1", 0, 0), ("foo-2", 0, 2)], 1, {"foo-1"},
-                 id="3: rs1 doesn't have revision while rs2 has revision, delete rs1"),
-    pytest.param([("foo-1", 1, 1), ("foo-2", 0, 2), ("foo-3", 0, 3)], 1, {"foo-2"},
-                 id="4: revision order: rs1 < rs2 < r3, but rs1 has replicas, delete rs2"),
-    pytest.param([("foo-1", 1, 1), ("foo-2", 1, 2), ("foo-3", 0, 3)], 1, set(),
-                 id="5: revision order: rs1 < rs2 < r3, both rs1 && rs2 have replicas, don't delete"),
-    pytest.param([("foo-1", 0, 3), ("foo-2", 0, 1), ("foo-3", 0, 4), ("foo-4", 0, 2)], 2, {"foo-2", "foo-4"},
-                 id="6: revision order: rs2 < rs4 < rs1 < rs3, delete rs2 && rs4"),
-])
+@pytest.mark.parametrize(
+    ("sets", "limit", "expected"),
+    [
+        pytest.param([("foo-1", 0, 1), ("foo-2", 0, 2)], 1, {"foo-1"}, id="0: revision order: rs1 < rs2, delete rs1"),
+        pytest.param([("foo-1", 0, 2), ("foo-2", 0, 1)], 1, {"foo-2"}, id="1: revision order: rs2 < rs1, delete rs2"),
+        pytest.param(
+            [("foo-1", 0, 1), ("foo-2", 0, 0)],
+            1,
+            {"foo-2"},
+            id="2: rs1 has revision but rs2 doesn't have revision, delete rs2",
+        ),
+        pytest.param(
+            [("foo-1", 0, 0), ("foo-2", 0, 2)],
+            1,
+            {"foo-1"},
+            id="3: rs1 doesn't have revision while rs2 has revision, delete rs1",
+        ),
+        pytest.param(
+            [("foo-1", 1, 1), ("foo-2", 0, 2), ("foo-3", 0, 3)],
+            1,
+            {"foo-2"},
+            id="4: revision order: rs1 < rs2 < r3, but rs1 has replicas, delete rs2",
+        ),
+        pytest.param(
+            [("foo-1", 1, 1), ("foo-2", 1, 2), ("foo-3", 0, 3)],
+            1,
+            set(),
+            id="5: revision order: rs1 < rs2 < r3, both rs1 && rs2 have replicas, don't delete",
+        ),
+        pytest.param(
+            [("foo-1", 0, 3), ("foo-2", 0, 1), ("foo-3", 0, 4), ("foo-4", 0, 2)],
+            2,
+            {"foo-2", "foo-4"},
+            id="6: revision order: rs2 < rs4 < rs1 < rs3, delete rs2 && rs4",
+        ),
+    ],
+)
 def test_cleanup_deployment_order(sets, limit, expected):
     old = [_set(name, replicas, created_ms=i, revision=revision) for i, (name, replicas, revision) in enumerate(sets)]
     doomed = deployment.plan_cleanup(limit, old, lambda rs: rs.replicas, lambda rs: True)
@@ -322,19 +531,30 @@ def test_scale_down_old_replica_sets_for_recreate():
 
 # recreate_test.go TestOldPodsRunning: the old sets' status.replicas and their pods' phases ("" for
 # a pod without one, as podMapWithUIDs makes them).
-@pytest.mark.parametrize(("status_replicas", "phases", "expected"), [
-    pytest.param([], [], False, id="no old RSs"),
-    pytest.param([0, 0], ["", "", "", ""], True, id="old RSs with running pods"),
-    pytest.param([1], [], True, id="old RSs without pods but with non-zero status replicas"),
-    pytest.param([0], [], False, id="old RSs without pods or non-zero status replicas"),
-    pytest.param([0], ["Failed", "Succeeded"], False,
-                 id="old RSs with zero status replicas but pods in terminal state are present"),
-    pytest.param([0], ["Unknown"], True, id="old RSs with zero status replicas but pod in unknown phase present"),
-    pytest.param([0], ["Pending"], True, id="old RSs with zero status replicas with pending pod present"),
-    pytest.param([0], ["Running"], True, id="old RSs with zero status replicas with running pod present"),
-    pytest.param([0], ["Failed", "Succeeded", "Pending"], True,
-                 id="old RSs with zero status replicas but pods in terminal state and pending are present"),
-])
+@pytest.mark.parametrize(
+    ("status_replicas", "phases", "expected"),
+    [
+        pytest.param([], [], False, id="no old RSs"),
+        pytest.param([0, 0], ["", "", "", ""], True, id="old RSs with running pods"),
+        pytest.param([1], [], True, id="old RSs without pods but with non-zero status replicas"),
+        pytest.param([0], [], False, id="old RSs without pods or non-zero status replicas"),
+        pytest.param(
+            [0],
+            ["Failed", "Succeeded"],
+            False,
+            id="old RSs with zero status replicas but pods in terminal state are present",
+        ),
+        pytest.param([0], ["Unknown"], True, id="old RSs with zero status replicas but pod in unknown phase present"),
+        pytest.param([0], ["Pending"], True, id="old RSs with zero status replicas with pending pod present"),
+        pytest.param([0], ["Running"], True, id="old RSs with zero status replicas with running pod present"),
+        pytest.param(
+            [0],
+            ["Failed", "Succeeded", "Pending"],
+            True,
+            id="old RSs with zero status replicas but pods in terminal state and pending are present",
+        ),
+    ],
+)
 def test_old_pods_running(status_replicas, phases, expected):
     assert deployment.old_pods_running(status_replicas, phases) == expected
 
@@ -350,40 +570,144 @@ _NEW_RS_AVAILABLE = deployment_util.Condition("Progressing", "True", "NewReplica
 _RS_UPDATED = deployment_util.Condition("Progressing", "True", "ReplicaSetUpdated", "", TEST_TIME, TEST_TIME)
 
 
-@pytest.mark.parametrize(("deadline", "spec", "status", "condition", "old", "new", "expected", "kept"), [
-    pytest.param(None, 3, (2, 2, 2), _RS_UPDATED, [(0, 1, 1)], (3, 2, 2), None, False,
-                 id="General: remove Progressing condition and do not estimate progress if deployment has no "
-                    "Progress Deadline"),
-    pytest.param(60, 3, (3, 3, 3), _NEW_RS_AVAILABLE, [(3, 3, 3)], None, ("True", "NewReplicaSetAvailable"), True,
-                 id="General: do not estimate progress of deployment with only one active ReplicaSet"),
-    pytest.param(60, 3, (2, 2, 2), _RS_UPDATED, [(0, 1, 1)], (3, 2, 2), ("True", "ReplicaSetUpdated"), True,
-                 id="DeploymentProgressing: dont update lastTransitionTime if deployment already has Progressing=True"),
-    pytest.param(60, 3, (2, 2, 2), _TIMED_OUT, [(0, 1, 1)], (3, 2, 2), ("True", "ReplicaSetUpdated"), False,
-                 id="DeploymentProgressing: update everything if deployment has Progressing=False"),
-    pytest.param(60, 3, (2, 2, 2), None, [(0, 1, 1)], (3, 2, 2), ("True", "ReplicaSetUpdated"), False,
-                 id="DeploymentProgressing: create Progressing condition if it does not exist"),
-    pytest.param(60, 3, (3, 3, 3), _RS_UPDATED, [], (3, 3, 3), ("True", "NewReplicaSetAvailable"), True,
-                 id="DeploymentComplete: dont update lastTransitionTime if deployment already has Progressing=True"),
-    pytest.param(60, 3, (3, 3, 3), _TIMED_OUT, [], (3, 3, 3), ("True", "NewReplicaSetAvailable"), False,
-                 id="DeploymentComplete: update everything if deployment has Progressing=False"),
-    pytest.param(60, 3, (3, 3, 3), None, [], (3, 3, 3), ("True", "NewReplicaSetAvailable"), False,
-                 id="DeploymentComplete: create Progressing condition if it does not exist"),
-    pytest.param(60, 0, (3, 3, 3), _RS_UPDATED, [(0, 0, 0)], None, ("True", "NewReplicaSetAvailable"), False,
-                 id="DeploymentComplete: defend against NPE when newRS=nil"),
-    pytest.param(60, 3, (2, 2, 2), _RS_UPDATED, [], (3, 2, 2), ("False", "ProgressDeadlineExceeded"), False,
-                 id="DeploymentTimedOut: update status if rollout exceeds Progress Deadline"),
-    pytest.param(60, 3, (2, 2, 2), _TIMED_OUT, [], (3, 2, 2), ("False", "ProgressDeadlineExceeded"), False,
-                 id="DeploymentTimedOut: do not update status if deployment has existing timedOut condition"),
-])
+@pytest.mark.parametrize(
+    ("deadline", "spec", "status", "condition", "old", "new", "expected", "kept"),
+    [
+        pytest.param(
+            None,
+            3,
+            (2, 2, 2),
+            _RS_UPDATED,
+            [(0, 1, 1)],
+            (3, 2, 2),
+            None,
+            False,
+            id="General: remove Progressing condition and do not estimate progress if deployment has no "
+            "Progress Deadline",
+        ),
+        pytest.param(
+            60,
+            3,
+            (3, 3, 3),
+            _NEW_RS_AVAILABLE,
+            [(3, 3, 3)],
+            None,
+            ("True", "NewReplicaSetAvailable"),
+            True,
+            id="General: do not estimate progress of deployment with only one active ReplicaSet",
+        ),
+        pytest.param(
+            60,
+            3,
+            (2, 2, 2),
+            _RS_UPDATED,
+            [(0, 1, 1)],
+            (3, 2, 2),
+            ("True", "ReplicaSetUpdated"),
+            True,
+            id="DeploymentProgressing: dont update lastTransitionTime if deployment already has Progressing=True",
+        ),
+        pytest.param(
+            60,
+            3,
+            (2, 2, 2),
+            _TIMED_OUT,
+            [(0, 1, 1)],
+            (3, 2, 2),
+            ("True", "ReplicaSetUpdated"),
+            False,
+            id="DeploymentProgressing: update everything if deployment has Progressing=False",
+        ),
+        pytest.param(
+            60,
+            3,
+            (2, 2, 2),
+            None,
+            [(0, 1, 1)],
+            (3, 2, 2),
+            ("True", "ReplicaSetUpdated"),
+            False,
+            id="DeploymentProgressing: create Progressing condition if it does not exist",
+        ),
+        pytest.param(
+            60,
+            3,
+            (3, 3, 3),
+            _RS_UPDATED,
+            [],
+            (3, 3, 3),
+            ("True", "NewReplicaSetAvailable"),
+            True,
+            id="DeploymentComplete: dont update lastTransitionTime if deployment already has Progressing=True",
+        ),
+        pytest.param(
+            60,
+            3,
+            (3, 3, 3),
+            _TIMED_OUT,
+            [],
+            (3, 3, 3),
+            ("True", "NewReplicaSetAvailable"),
+            False,
+            id="DeploymentComplete: update everything if deployment has Progressing=False",
+        ),
+        pytest.param(
+            60,
+            3,
+            (3, 3, 3),
+            None,
+            [],
+            (3, 3, 3),
+            ("True", "NewReplicaSetAvailable"),
+            False,
+            id="DeploymentComplete: create Progressing condition if it does not exist",
+        ),
+        pytest.param(
+            60,
+            0,
+            (3, 3, 3),
+            _RS_UPDATED,
+            [(0, 0, 0)],
+            None,
+            ("True", "NewReplicaSetAvailable"),
+            False,
+            id="DeploymentComplete: defend against NPE when newRS=nil",
+        ),
+        pytest.param(
+            60,
+            3,
+            (2, 2, 2),
+            _RS_UPDATED,
+            [],
+            (3, 2, 2),
+            ("False", "ProgressDeadlineExceeded"),
+            False,
+            id="DeploymentTimedOut: update status if rollout exceeds Progress Deadline",
+        ),
+        pytest.param(
+            60,
+            3,
+            (2, 2, 2),
+            _TIMED_OUT,
+            [],
+            (3, 2, 2),
+            ("False", "ProgressDeadlineExceeded"),
+            False,
+            id="DeploymentTimedOut: do not update status if deployment has existing timedOut condition",
+        ),
+    ],
+)
 def test_sync_rollout_status(deadline, spec, status, condition, old, new, expected, kept):
     replicas, updated, available = status
-    before = deployment_util.DeploymentStatus(replicas, updated, 0, available,
-                                              conditions=(condition,) if condition else ())
+    before = deployment_util.DeploymentStatus(
+        replicas, updated, 0, available, conditions=(condition,) if condition else ()
+    )
     counts = [deployment.SetCounts(s, r, 0, a) for s, r, a in old]
     new_counts = deployment.SetCounts(*new[:2], 0, new[2]) if new else None
     strategy = deployment.Strategy("Recreate", 0, 0)
-    computed = deployment.calculate_status(spec, strategy, before, counts + ([new_counts] if new_counts else []),
-                                           new_counts, LATER)
+    computed = deployment.calculate_status(
+        spec, strategy, before, counts + ([new_counts] if new_counts else []), new_counts, LATER
+    )
     after = deployment.rollout_conditions(spec, deadline, before, computed, "foo" if new else None, LATER)
     got = deployment_util.get_condition(after, "Progressing")
     assert (None if got is None else (got.status, got.reason)) == expected

@@ -9,13 +9,16 @@ from scheduler_core.model import BudgetSpec, LabelSelector, PodDisruptionBudget
 from tests.scheduler_core.builders import cluster_state, controlled_workload
 
 
-@pytest.mark.parametrize("spec, running, allowed", [
-    pytest.param(BudgetSpec("default", "b", min_available=2), 3, 1, id="minAvailable 2 of 3 running"),
-    pytest.param(BudgetSpec("default", "b", min_available=2), 1, 0, id="never below 0"),
-    pytest.param(BudgetSpec("default", "b", min_available="50%"), 4, 1, id="50% of 5 rounds up to 3"),
-    pytest.param(BudgetSpec("default", "b", max_unavailable=1), 5, 1, id="maxUnavailable 1 of 5"),
-    pytest.param(BudgetSpec("default", "b", max_unavailable="30%"), 5, 2, id="30% of 5 rounds up to 2"),
-])
+@pytest.mark.parametrize(
+    "spec, running, allowed",
+    [
+        pytest.param(BudgetSpec("default", "b", min_available=2), 3, 1, id="minAvailable 2 of 3 running"),
+        pytest.param(BudgetSpec("default", "b", min_available=2), 1, 0, id="never below 0"),
+        pytest.param(BudgetSpec("default", "b", min_available="50%"), 4, 1, id="50% of 5 rounds up to 3"),
+        pytest.param(BudgetSpec("default", "b", max_unavailable=1), 5, 1, id="maxUnavailable 1 of 5"),
+        pytest.param(BudgetSpec("default", "b", max_unavailable="30%"), 5, 2, id="30% of 5 rounds up to 2"),
+    ],
+)
 def test_it_recomputes_disruptions_allowed(spec, running, allowed):
     web = controlled_workload("ReplicaSet", "web", replicas=5)
     state = cluster_state(workloads=[web])

@@ -11,6 +11,8 @@ def test_it_skips_daemon_set_and_mirror_pods_and_orders_the_rest_by_namespace_an
     """GetPodsForDeletion: daemonSetFilter (--ignore-daemonsets), mirrorPodFilter."""
     daemon = make_pod("agent", node="n1", owner_references=(OwnerReference("DaemonSet", "agent", controller=True),))
     mirror = make_pod("static", node="n1")
-    kept = pods_to_evict([make_pod("b", node="n1"), daemon, mirror, make_pod("a", node="n1")],
-                         {"default/static": {"metadata": {"annotations": {"kubernetes.io/config.mirror": "x"}}}})
+    kept = pods_to_evict(
+        [make_pod("b", node="n1"), daemon, mirror, make_pod("a", node="n1")],
+        {"default/static": {"metadata": {"annotations": {"kubernetes.io/config.mirror": "x"}}}},
+    )
     assert [p.name for p in kept] == ["a", "b"]

@@ -16,16 +16,24 @@ def test_the_manifest_carries_the_template_an_owner_reference_and_extra_labels()
     web = controlled_workload("ReplicaSet", "web")
     manifest = pod_manifest(web, "web-abcde", {"pod-template-hash": "h1"})
     assert manifest["metadata"]["labels"] == {"app": "web", "pod-template-hash": "h1"}
-    assert manifest["metadata"]["ownerReferences"] == [{
-        "apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web", "uid": "uid-web", "controller": True,
-        "blockOwnerDeletion": True}]
+    assert manifest["metadata"]["ownerReferences"] == [
+        {
+            "apiVersion": "apps/v1",
+            "kind": "ReplicaSet",
+            "name": "web",
+            "uid": "uid-web",
+            "controller": True,
+            "blockOwnerDeletion": True,
+        }
+    ]
     assert manifest["spec"] == web.template["spec"] and manifest["status"] == {"phase": "Pending"}
     assert pod_manifest(web, "w", {}, spec={"containers": []})["spec"] == {"containers": []}
 
 
 def test_make_pod_decodes_the_manifest_and_admits_its_priority():
-    web = controlled_workload("Job", "batch", template_spec={"priorityClassName": "high",
-                                                             "containers": [{"name": "c", "image": "x"}]})
+    web = controlled_workload(
+        "Job", "batch", template_spec={"priorityClassName": "high", "containers": [{"name": "c", "image": "x"}]}
+    )
     pod = make_pod(pod_manifest(web, "batch-1", {}), doc_index=7, classes={"high": HIGH}, line=None)
     assert (pod.name, pod.uid, pod.priority, pod.preemption_policy) == ("batch-1", "uid-default-batch-1", 1000, "Never")
     assert pod.owner_references[0].api_version == "batch/v1"

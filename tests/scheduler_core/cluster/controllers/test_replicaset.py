@@ -34,7 +34,11 @@ def test_it_deletes_pending_pods_first_then_the_most_recently_created():
     state.created_ms[pods[3].key] = 5000  # web-4 is the newest bound pod
     web.replicas = 2
     deleted = replicaset.reconcile(state, web)
-    assert [(type(w), w.pod.name) for w in deleted] == [(DeletePod, "web-5"), (DeletePod, "web-4"), (DeletePod, "web-3")]
+    assert [(type(w), w.pod.name) for w in deleted] == [
+        (DeletePod, "web-5"),
+        (DeletePod, "web-4"),
+        (DeletePod, "web-3"),
+    ]
 
 
 def test_it_does_not_count_terminating_pods_as_active():

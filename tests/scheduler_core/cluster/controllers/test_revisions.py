@@ -13,7 +13,11 @@ def test_the_first_look_makes_the_template_current_and_its_pods_at_that_revision
     state = cluster_state(workloads=[db])
     revs = revisions.revisions(state, db)
     assert (revs.current_hash, revs.latest_hash, revs.number, revs.updating) == (
-        template_hash(db.template), template_hash(db.template), 1, False)
+        template_hash(db.template),
+        template_hash(db.template),
+        1,
+        False,
+    )
     assert revisions.pod_revision(state, pod) == ""  # not the set's: never seen
 
 

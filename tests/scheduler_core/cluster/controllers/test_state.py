@@ -22,11 +22,16 @@ def _owned(name: str, owner: str = "web", uid: str = "uid-web", **fields):
 
 def test_owned_pods_are_live_controlled_and_selected():
     web = controlled_workload("ReplicaSet", "web")
-    mine, relabelled, finished, other_uid = (_owned("a"), _owned("b"), _owned("c", phase="Succeeded"),
-                                             _owned("d", uid="uid-old"))
+    mine, relabelled, finished, other_uid = (
+        _owned("a"),
+        _owned("b"),
+        _owned("c", phase="Succeeded"),
+        _owned("d", uid="uid-old"),
+    )
     relabelled.labels = {"app": "other"}
-    not_controller = make_pod("e", labels={"app": "web"},
-                              owner_references=(OwnerReference("ReplicaSet", "web", "apps/v1", controller=False),))
+    not_controller = make_pod(
+        "e", labels={"app": "web"}, owner_references=(OwnerReference("ReplicaSet", "web", "apps/v1", controller=False),)
+    )
     state = cluster_state(pods=[mine, relabelled, finished, other_uid, not_controller], workloads=[web])
     assert state.owned_pods(web) == [mine]
     state.gone.add(mine.key)
@@ -45,8 +50,15 @@ def test_pods_added_later_are_indexed_by_owner_namespace_and_name():
 
 def test_creation_time_is_the_runs_clock_for_its_pods_and_the_dumps_for_the_rest():
     made, dumped, unknown = make_pod("made"), make_pod("dumped"), make_pod("unknown")
-    state = ClusterState([], [made, dumped, unknown], [], {}, EPOCH, created_ms={made.key: 1500},
-                         created_at={dumped.key: EPOCH - timedelta(hours=2)})
+    state = ClusterState(
+        [],
+        [made, dumped, unknown],
+        [],
+        {},
+        EPOCH,
+        created_ms={made.key: 1500},
+        created_at={dumped.key: EPOCH - timedelta(hours=2)},
+    )
     assert state.created(made) == EPOCH + timedelta(milliseconds=1500)
     assert state.created(dumped) == EPOCH - timedelta(hours=2)
     assert state.created(unknown) == EPOCH - timedelta(days=1)  # older than anything the run makes

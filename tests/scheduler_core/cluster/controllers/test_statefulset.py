@@ -11,8 +11,10 @@ from scheduler_core.cluster.controllers.state import CreateClaim, CreatePod, Del
 from scheduler_core.model import POLICY_PARALLEL
 from tests.scheduler_core.builders import cluster_state, controlled_workload, make_class
 
-CLAIM_TEMPLATE = {"metadata": {"name": "data"}, "spec": {"accessModes": ["ReadWriteOnce"],
-                                                        "resources": {"requests": {"storage": "1Gi"}}}}
+CLAIM_TEMPLATE = {
+    "metadata": {"name": "data"},
+    "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}},
+}
 
 
 def test_it_creates_the_claim_then_the_pod_one_ordinal_at_a_time_with_ordered_ready():
@@ -59,8 +61,10 @@ def _running_set(replicas: int, update_strategy: dict | None = None, policy: str
     state = cluster_state(workloads=[db])
     for write in statefulset.reconcile(state, db, []):
         write.pod.node_name = "n1"
-    db.template = {"metadata": {"labels": {"app": "db"}},
-                   "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "2"}}}]}}
+    db.template = {
+        "metadata": {"labels": {"app": "db"}},
+        "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "2"}}}]},
+    }
     return db, state
 
 
@@ -68,14 +72,23 @@ def _deleted(writes) -> list[str]:
     return [w.pod.name for w in writes if isinstance(w, DeletePod)]
 
 
-@pytest.mark.parametrize(("strategy", "expected"), [
-    pytest.param(None, ["db-3"], id="the default rolling update deletes the highest ordinal of the old revision"),
-    pytest.param({"type": "RollingUpdate", "rollingUpdate": {"partition": 0, "maxUnavailable": 2}}, ["db-3"],
-                 id="maxUnavailable is not read (MaxUnavailableStatefulSet is off in v1.35): one pod at a time"),
-    pytest.param({"type": "RollingUpdate", "rollingUpdate": {"partition": 3, "maxUnavailable": "100%"}}, ["db-3"],
-                 id="nothing below the partition is deleted"),
-    pytest.param({"type": "OnDelete"}, [], id="OnDelete deletes nothing"),
-])
+@pytest.mark.parametrize(
+    ("strategy", "expected"),
+    [
+        pytest.param(None, ["db-3"], id="the default rolling update deletes the highest ordinal of the old revision"),
+        pytest.param(
+            {"type": "RollingUpdate", "rollingUpdate": {"partition": 0, "maxUnavailable": 2}},
+            ["db-3"],
+            id="maxUnavailable is not read (MaxUnavailableStatefulSet is off in v1.35): one pod at a time",
+        ),
+        pytest.param(
+            {"type": "RollingUpdate", "rollingUpdate": {"partition": 3, "maxUnavailable": "100%"}},
+            ["db-3"],
+            id="nothing below the partition is deleted",
+        ),
+        pytest.param({"type": "OnDelete"}, [], id="OnDelete deletes nothing"),
+    ],
+)
 def test_a_template_change_deletes_old_pods_as_update_stateful_set_does(strategy, expected):
     db, state = _running_set(4, strategy)
     assert _deleted(statefulset.reconcile(state, db, [])) == expected

@@ -29,7 +29,9 @@ def stored(events, names: RunNames, cycles: int = 0) -> list[tuple[bytes, list[s
     return out
 
 
-def assert_same_stored(scenario, run: Callable, passed_on: Callable[[Iterator[Event]], Iterator[Event]], cycles: int = 0) -> int:
+def assert_same_stored(
+    scenario, run: Callable, passed_on: Callable[[Iterator[Event]], Iterator[Event]], cycles: int = 0
+) -> int:
     """``run(scenario)`` stored directly and through ``passed_on``; how many cycle groups matched."""
     names = RunNames([node.name for node in scenario.nodes], [pod.key for pod in scenario.pending_pods])
     here = stored(run(scenario), names, cycles)

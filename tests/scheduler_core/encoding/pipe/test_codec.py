@@ -102,7 +102,9 @@ def test_tiny_rings_and_frames_of_a_few_events_give_the_same(monkeypatch):
     scenario = load_scenario(BENCH_500[0].read_bytes(), limits=BIG)
     assert assert_read_back_the_same(scenario, run_to_the_end, cycles=40, frame_events=3) == 40
     spreading = next(path for path in BENCH_500 if path.stem.startswith("spread"))
-    assert assert_read_back_the_same(load_scenario(spreading.read_bytes(), limits=BIG), run_to_the_end, cycles=20, frame_events=3)
+    assert assert_read_back_the_same(
+        load_scenario(spreading.read_bytes(), limits=BIG), run_to_the_end, cycles=20, frame_events=3
+    )
 
 
 def as_the_engines_process(make_events):
@@ -115,8 +117,13 @@ def test_evaluated_nodes_kept_as_positions_in_the_engines_process_read_back_the_
 
     spreading = next(path for path in BENCH_500 if path.stem.startswith("spread"))
     scenario = load_scenario(spreading.read_bytes(), limits=BIG)
-    hollow = [e.payload.nodes for e in itertools.islice(as_the_engines_process(lambda hand_over: run_to_the_end(scenario, hand_over_only=hand_over)), 3000)
-              if e.extension_point is ExtensionPoint.FILTER and e.plugin]
+    hollow = [
+        e.payload.nodes
+        for e in itertools.islice(
+            as_the_engines_process(lambda hand_over: run_to_the_end(scenario, hand_over_only=hand_over)), 3000
+        )
+        if e.extension_point is ExtensionPoint.FILTER and e.plugin
+    ]
     assert hollow and all(type(nodes) is NodePositions for nodes in hollow)  # the switch is on while they are made
     passed_on = lambda make_events: read_back(as_the_engines_process(make_events))  # noqa: E731
     assert assert_same_stored(scenario, run_to_the_end, passed_on, cycles=40) == 40
@@ -187,10 +194,12 @@ def test_a_payload_is_read_as_it_was_when_emitted():
 def test_long_pod_lists_and_arrays_come_back_equal():
     names = [f"ns/pod-{i}" for i in range(500)]
     odd = ["ns/a\x00b", *names]  # the separator inside a name: sent as a list
-    events = [event(QueueSortResult(names), point=ExtensionPoint.QUEUE_SORT),
-              event(QueueSortResult(odd), point=ExtensionPoint.QUEUE_SORT),
-              event(QueueSortResult([]), point=ExtensionPoint.QUEUE_SORT),
-              event(Holder(np.arange(7, dtype=np.int16)))]
+    events = [
+        event(QueueSortResult(names), point=ExtensionPoint.QUEUE_SORT),
+        event(QueueSortResult(odd), point=ExtensionPoint.QUEUE_SORT),
+        event(QueueSortResult([]), point=ExtensionPoint.QUEUE_SORT),
+        event(Holder(np.arange(7, dtype=np.int16))),
+    ]
     got = list(read_back(iter(events)))
     assert got[0].payload.order == names and got[1].payload.order == odd and got[2].payload.order == []
     assert got[3].payload.value.dtype == np.int16 and got[3].payload.value.tolist() == list(range(7))
@@ -221,8 +230,12 @@ def test_a_queue_said_again_or_without_its_head_reads_back_as_it_was():
     got = [e.payload.order for e in read_back(emitted())]
     assert got == [names, names, names[1:], [*names[2:], "ns/late"]]
     assert len({id(order) for order in got}) == 4  # each event has a list of its own
-    sizes = [len(frame) for frame in frames_of([event(QueueSortResult(names)), event(QueueSortResult(names)),
-                                                event(QueueSortResult(names[1:]))])]
+    sizes = [
+        len(frame)
+        for frame in frames_of(
+            [event(QueueSortResult(names)), event(QueueSortResult(names)), event(QueueSortResult(names[1:]))]
+        )
+    ]
     assert sizes[1] < 300 and sizes[2] < 300 and sizes[0] > 3000
 
 
@@ -256,15 +269,23 @@ def test_every_field_of_every_payload_comes_back_as_sent():
 
 
 def test_a_field_the_codec_names_must_be_declared(monkeypatch):
-    monkeypatch.setitem(codec._SENT, ScoreResult, {"nodes": lambda sender, r: r.nodes, "rawScores": lambda sender, r: r.raw})
-    monkeypatch.setitem(codec._READ, ScoreResult, {"nodes": lambda receiver, wire: wire["nodes"],
-                                                   "rawScores": lambda receiver, wire: wire["rawScores"]})
-    with pytest.raises(TypeError, match=r"fields of ScoreResult do not match its declaration.*declared \['nodes', 'raw'\]"):
+    monkeypatch.setitem(
+        codec._SENT, ScoreResult, {"nodes": lambda sender, r: r.nodes, "rawScores": lambda sender, r: r.raw}
+    )
+    monkeypatch.setitem(
+        codec._READ,
+        ScoreResult,
+        {"nodes": lambda receiver, wire: wire["nodes"], "rawScores": lambda receiver, wire: wire["rawScores"]},
+    )
+    with pytest.raises(
+        TypeError, match=r"fields of ScoreResult do not match its declaration.*declared \['nodes', 'raw'\]"
+    ):
         codec._plan(ScoreResult, 0)
 
 
 def test_a_field_sent_its_own_way_must_be_read_its_own_way(monkeypatch):
-    monkeypatch.setitem(codec._READ, TotalResult, {name: read for name, read in codec._READ[TotalResult].items()
-                                                   if name != "ties"})
+    monkeypatch.setitem(
+        codec._READ, TotalResult, {name: read for name, read in codec._READ[TotalResult].items() if name != "ties"}
+    )
     with pytest.raises(TypeError, match="fields of TotalResult do not match"):
         codec._plan(TotalResult, 0)

@@ -77,7 +77,7 @@ def test_frames_start_again_at_the_beginning_once_it_is_free(monkeypatch):
     with os.fdopen(header_read, "rb") as headers:
         offsets = [process._HEADER.unpack(headers.read(process._HEADER.size))[1] for _ in frames]
     assert offsets == [0, 400, 0, 300, 400, 1100]
-    assert [arena[start:start + len(frame)] for start, frame in zip(offsets, frames)][2:] == frames[2:]
+    assert [arena[start : start + len(frame)] for start, frame in zip(offsets, frames)][2:] == frames[2:]
     for fd in (ack_read, ack_write):
         os.close(fd)
     channel.headers.close()

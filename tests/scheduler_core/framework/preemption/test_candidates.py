@@ -41,7 +41,9 @@ def test_then_the_lowest_highest_priority():
 
 
 def test_then_the_smallest_priority_sum_then_the_fewest_victims():
-    assert best(candidate("n1", victim("a", 3), victim("b", 3)), candidate("n2", victim("c", 3), victim("d", -5))) == ["n2"]
+    assert best(candidate("n1", victim("a", 3), victim("b", 3)), candidate("n2", victim("c", 3), victim("d", -5))) == [
+        "n2"
+    ]
     assert best(candidate("n1", victim("a", 0), victim("b", 0)), candidate("n2", victim("c", 0))) == ["n2"]
 
 
@@ -65,9 +67,14 @@ def test_victims_without_a_start_time_read_now_and_tie_with_each_other():
 def test_the_best_candidates_are_those_the_explained_walk_keeps(seed):
     rng = random.Random(seed)
     starts = [None, 0, 10, 20]
-    candidates = [candidate(f"n{i}", *(victim(f"p{i}-{k}", rng.choice([0, 1, 5]), rng.choice(starts))
-                                       for k in range(rng.randint(1, 3))), violations=rng.choice([0, 0, 1]))
-                  for i in range(rng.randint(1, 40))]
+    candidates = [
+        candidate(
+            f"n{i}",
+            *(victim(f"p{i}-{k}", rng.choice([0, 1, 5]), rng.choice(starts)) for k in range(rng.randint(1, 3))),
+            violations=rng.choice([0, 0, 1]),
+        )
+        for i in range(rng.randint(1, 40))
+    ]
     best_nodes = [c.node for c in best_candidates(candidates)]
     assert best_nodes == [c.node for c in _walk(candidates).remaining]
     assert best_candidates(candidates) is not candidates  # a new list, as the walk's

@@ -113,7 +113,7 @@ def test_prepare_candidate_async_marks_the_pod_then_its_goroutine_clears_nominat
     pod = preemptor()
     evaluator.preempt(CycleState(), pod, UNSCHEDULABLE)
     assert evaluator.preempting == {pod.key: None} and evaluator.is_pod_running_preemption(pod)
-    (begin, land), = api.started
+    ((begin, land),) = api.started
     begin()
     writes = land()
     assert next(writes) == "cleared default/nominee"

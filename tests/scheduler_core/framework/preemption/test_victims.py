@@ -6,14 +6,21 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 from scheduler_core.framework.node_info import PodInfo
-from scheduler_core.framework.preemption.victims import may_preempt, more_important, split_by_pdb_violation, started_before
+from scheduler_core.framework.preemption.victims import (
+    may_preempt,
+    more_important,
+    split_by_pdb_violation,
+    started_before,
+)
 from scheduler_core.model import LabelSelector, PodDisruptionBudget
 from tests.scheduler_core.builders import make_pod
 
 T0 = datetime(2026, 11, 1, tzinfo=timezone.utc)
 
 
-def info(name: str, priority: int = 0, started: int | None = None, labels: dict | None = None, namespace: str = "default"):
+def info(
+    name: str, priority: int = 0, started: int | None = None, labels: dict | None = None, namespace: str = "default"
+):
     start = None if started is None else T0 + timedelta(minutes=started)
     return PodInfo(make_pod(name, namespace, labels=labels or {"app": "web"}, priority=priority, start_time=start))
 
@@ -53,8 +60,13 @@ def test_pdb_allowance_is_spent_pod_by_pod_in_the_given_order():
 
 
 def test_a_pdb_counts_only_pods_of_its_namespace_and_not_those_already_disrupted():
-    budget = PodDisruptionBudget("default", "web", LabelSelector((("app", "web"),)), disruptions_allowed=0,
-                                 disrupted_pods=frozenset({"evicting"}))
+    budget = PodDisruptionBudget(
+        "default",
+        "web",
+        LabelSelector((("app", "web"),)),
+        disruptions_allowed=0,
+        disrupted_pods=frozenset({"evicting"}),
+    )
     pods = [info("elsewhere", namespace="other"), info("evicting"), info("guarded")]
     violating, fine = split_by_pdb_violation(pods, [budget])
     assert (names(violating), names(fine)) == (["guarded"], ["elsewhere", "evicting"])

@@ -23,10 +23,17 @@ TAINT = Taint("dedicated", "gpu", "NoSchedule")
 
 def _cycle(extra=(), vectorized: bool = True, pod=None):
     """One cycle's PreFilter and Filter on four nodes; ``extra`` are plugin factories (args, handle)."""
-    nodes = [make_node("n1", cpu=2000), make_node("n2", cpu=2000, taints=[TAINT]), make_node("n3", cpu=1000),
-             make_node("n4", cpu=2000)]
-    pods = [make_pod(f"low-{n}-{i}", node=n, requests={CPU: 500}, priority=i) for n in ("n1", "n2", "n3", "n4")
-            for i in range(2)] + [make_pod("high", node="n4", requests={CPU: 1000}, priority=50)]
+    nodes = [
+        make_node("n1", cpu=2000),
+        make_node("n2", cpu=2000, taints=[TAINT]),
+        make_node("n3", cpu=1000),
+        make_node("n4", cpu=2000),
+    ]
+    pods = [
+        make_pod(f"low-{n}-{i}", node=n, requests={CPU: 500}, priority=i)
+        for n in ("n1", "n2", "n3", "n4")
+        for i in range(2)
+    ] + [make_pod("high", node="n4", requests={CPU: 1000}, priority=50)]
     snapshot = make_snapshot(nodes, pods)
     handle = FakeHandle(snapshot)
     fit = new_fit(None, handle)
@@ -39,13 +46,17 @@ def _cycle(extra=(), vectorized: bool = True, pod=None):
     state = CycleState()
     framework.run_pre_filter(state, pod, snapshot.node_infos)
     statuses = {n.name: framework.run_filter(state, pod, n) for n in snapshot.node_infos}
-    to_status = NodeToStatus({k: v for k, v in statuses.items() if v is not None}, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE))
+    to_status = NodeToStatus(
+        {k: v for k, v in statuses.items() if v is not None}, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+    )
     return framework, state, pod, potential_nodes(snapshot.node_infos, to_status)
 
 
 def _picture(dry_run):
-    return ([(c.node, [p.key for p in c.victims.pods], c.victims.num_pdb_violations) for c in dry_run.candidates],
-            dry_run.node_statuses)
+    return (
+        [(c.node, [p.key for p in c.victims.pods], c.victims.num_pdb_violations) for c in dry_run.candidates],
+        dry_run.node_statuses,
+    )
 
 
 def test_it_answers_as_the_per_node_dry_run_and_reuses_a_verdict_only_while_the_node_is_unchanged():
@@ -64,13 +75,19 @@ def test_it_answers_as_the_per_node_dry_run_and_reuses_a_verdict_only_while_the_
     assert memo.get(n1, (n1.generation, *key[1:])) is None
 
 
-@pytest.mark.parametrize("extra, vectorized", [
-    pytest.param(True, True, id="a Filter plugin that reads the node's pods is active: node by node"),
-    pytest.param(False, False, id="the per-node reference path asked for"),
-])
+@pytest.mark.parametrize(
+    "extra, vectorized",
+    [
+        pytest.param(True, True, id="a Filter plugin that reads the node's pods is active: node by node"),
+        pytest.param(False, False, id="the per-node reference path asked for"),
+    ],
+)
 def test_it_does_not_apply(extra, vectorized):
     anti = make_pod("incoming", requests={CPU: 1500}, priority=10, labels={"app": "x"})
-    anti.affinity = Affinity(pod_anti_affinity=PodAffinity(required=(
-        PodAffinityTerm(LabelSelector(match_labels=(("app", "x"),)), "kubernetes.io/hostname"),)))
+    anti.affinity = Affinity(
+        pod_anti_affinity=PodAffinity(
+            required=(PodAffinityTerm(LabelSelector(match_labels=(("app", "x"),)), "kubernetes.io/hostname"),)
+        )
+    )
     framework, state, _, _ = _cycle((inter_pod_affinity.new,) if extra else (), vectorized, anti)
     assert numeric_dry_run_applies(framework, state) is None

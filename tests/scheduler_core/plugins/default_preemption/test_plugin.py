@@ -67,28 +67,37 @@ class LabelQuota:
 
 CANNOT_HELP = [
     pytest.param(
-        [make_node("n1", cpu=1000)], [running("low", "n1", 1000, 0)], preemptor(preemption_policy="Never"),
+        [make_node("n1", cpu=1000)],
+        [running("low", "n1", 1000, 0)],
+        preemptor(preemption_policy="Never"),
         ["preemption: not eligible due to preemptionPolicy=Never."],
         "preemption: not eligible due to preemptionPolicy=Never.",
-        id="a pod with preemptionPolicy Never is not eligible even when a lower-priority pod is in the way"),
+        id="a pod with preemptionPolicy Never is not eligible even when a lower-priority pod is in the way",
+    ),
     pytest.param(
-        [make_node("n1", taints=[NO_SCHEDULE]), make_node("n2", unschedulable=True)], [], preemptor(),
+        [make_node("n1", taints=[NO_SCHEDULE]), make_node("n2", unschedulable=True)],
+        [],
+        preemptor(),
         ["preemption: no potential nodes"],
         f"preemption: 0/2 nodes are available: 2 {NOT_HELPFUL}.",
-        id="nodes rejected as unresolvable are not potential nodes and count as not helpful"),
+        id="nodes rejected as unresolvable are not potential nodes and count as not helpful",
+    ),
     pytest.param(
         [make_node("n1", cpu=1000), make_node("n2", cpu=1000)],
-        [running("same", "n1", 1000, 10), running("higher", "n2", 1000, 50)], preemptor(),
+        [running("same", "n1", 1000, 10), running("higher", "n2", 1000, 50)],
+        preemptor(),
         ["preemption: no candidates"],
         f"preemption: 0/2 nodes are available: 2 {NO_VICTIMS}.",
-        id="a node running only pods of equal or higher priority has no victims"),
+        id="a node running only pods of equal or higher priority has no victims",
+    ),
     pytest.param(
         [make_node("n1", cpu=1000), make_node("n2", cpu=1000, taints=[NO_SCHEDULE]), make_node("n3", cpu=1000)],
         [running("low", "n1", 300, 0), running("high", "n1", 600, 50), running("peer", "n3", 1000, 10)],
         preemptor(cpu=500),
         ["preemption: no candidates"],
         f"preemption: 0/3 nodes are available: 1 Insufficient cpu, 1 {NO_VICTIMS}, 1 {NOT_HELPFUL}.",
-        id="a node still too small without its lower-priority pods counts with the filter's reason"),
+        id="a node still too small without its lower-priority pods counts with the filter's reason",
+    ),
     pytest.param(
         [make_node(f"n{i}", cpu=1000) for i in range(10)] + [make_node("small", cpu=1000)],
         [running(f"peer{i}", f"n{i}", 1000, 20) for i in range(10)]
@@ -96,7 +105,8 @@ CANNOT_HELP = [
         preemptor(),
         ["preemption: no candidates"],
         f"preemption: 0/11 nodes are available: 1 Insufficient cpu, 10 {NO_VICTIMS}.",
-        id="the message's fragments sort as plain strings"),
+        id="the message's fragments sort as plain strings",
+    ),
 ]
 
 
@@ -121,40 +131,73 @@ def test_after_an_unschedulable_pre_filter_rejection_every_node_is_a_potential_n
 
 NOMINATIONS = [
     pytest.param(
-        [make_node("n1", cpu=1000)], [running("low", "n1", 800, 0)], preemptor(),
-        "n1", ["default/low"], {"n1": ["default/low"]},
-        id="the only node with a lower-priority pod in the way is nominated"),
+        [make_node("n1", cpu=1000)],
+        [running("low", "n1", 800, 0)],
+        preemptor(),
+        "n1",
+        ["default/low"],
+        {"n1": ["default/low"]},
+        id="the only node with a lower-priority pod in the way is nominated",
+    ),
     pytest.param(
         [make_node("n1", cpu=3000)],
-        [running("a", "n1", 1000, 1), running("b", "n1", 1000, 5), running("c", "n1", 1000, 100)], preemptor(),
-        "n1", ["default/a"], {"n1": ["default/a"]},
-        id="the most important lower-priority pod is reprieved first so the least important is evicted"),
+        [running("a", "n1", 1000, 1), running("b", "n1", 1000, 5), running("c", "n1", 1000, 100)],
+        preemptor(),
+        "n1",
+        ["default/a"],
+        {"n1": ["default/a"]},
+        id="the most important lower-priority pod is reprieved first so the least important is evicted",
+    ),
     pytest.param(
         [make_node("n1", cpu=2000)],
-        [running("first", "n1", 1000, 1), running("second", "n1", 1000, 1)], preemptor(),
-        "n1", ["default/first"], {"n1": ["default/first"]},
-        id="equal-priority pods are reprieved in reverse node order as Go's insertion sort leaves them"),
+        [running("first", "n1", 1000, 1), running("second", "n1", 1000, 1)],
+        preemptor(),
+        "n1",
+        ["default/first"],
+        {"n1": ["default/first"]},
+        id="equal-priority pods are reprieved in reverse node order as Go's insertion sort leaves them",
+    ),
     pytest.param(
         [make_node("n1", cpu=2000)],
-        [running("z", "n1", 1000, 1), running("y", "n1", 1000, 1, namespace="apps")], preemptor(cpu=2000),
-        "n1", ["apps/y", "default/z"], {"n1": ["apps/y", "default/z"]},
-        id="victims are listed as sorted namespace slash name"),
+        [running("z", "n1", 1000, 1), running("y", "n1", 1000, 1, namespace="apps")],
+        preemptor(cpu=2000),
+        "n1",
+        ["apps/y", "default/z"],
+        {"n1": ["apps/y", "default/z"]},
+        id="victims are listed as sorted namespace slash name",
+    ),
     pytest.param(
         [make_node("n1", cpu=1000), make_node("n2", cpu=1000)],
-        [running("mid", "n1", 1000, 5), running("low", "n2", 1000, 1)], preemptor(),
-        "n2", ["default/low"], {"n1": ["default/mid"], "n2": ["default/low"]},
-        id="the node whose highest-priority victim is lowest wins"),
+        [running("mid", "n1", 1000, 5), running("low", "n2", 1000, 1)],
+        preemptor(),
+        "n2",
+        ["default/low"],
+        {"n1": ["default/mid"], "n2": ["default/low"]},
+        id="the node whose highest-priority victim is lowest wins",
+    ),
     pytest.param(
         [make_node("n1", cpu=1000), make_node("n2", cpu=1000)],
-        [running("a", "n1", 500, 3), running("b", "n1", 500, 3), running("c", "n2", 500, 3),
-         running("d", "n2", 500, -5)], preemptor(),
-        "n2", ["default/c", "default/d"], {"n1": ["default/a", "default/b"], "n2": ["default/c", "default/d"]},
-        id="with equal highest priorities the smaller sum of victim priorities wins"),
+        [
+            running("a", "n1", 500, 3),
+            running("b", "n1", 500, 3),
+            running("c", "n2", 500, 3),
+            running("d", "n2", 500, -5),
+        ],
+        preemptor(),
+        "n2",
+        ["default/c", "default/d"],
+        {"n1": ["default/a", "default/b"], "n2": ["default/c", "default/d"]},
+        id="with equal highest priorities the smaller sum of victim priorities wins",
+    ),
     pytest.param(
         [make_node("n1", cpu=1000), make_node("n2", cpu=1000)],
-        [running("a", "n1", 500, -3), running("b", "n1", 500, -3), running("c", "n2", 1000, -3)], preemptor(),
-        "n2", ["default/c"], {"n1": ["default/a", "default/b"], "n2": ["default/c"]},
-        id="negative priorities still prefer fewer victims through the sum"),
+        [running("a", "n1", 500, -3), running("b", "n1", 500, -3), running("c", "n2", 1000, -3)],
+        preemptor(),
+        "n2",
+        ["default/c"],
+        {"n1": ["default/a", "default/b"], "n2": ["default/c"]},
+        id="negative priorities still prefer fewer victims through the sum",
+    ),
 ]
 
 
@@ -170,14 +213,14 @@ def test_a_tie_after_every_criterion_is_reported_instead_of_a_random_pick():
     pods = [running("a", "n1", 1000, 1), running("b", "n2", 1000, 1)]
     outcome = run_post_filter(nodes, pods, preemptor())
     assert outcome.code == "Success"
-    assert outcome.result == PostFilterResult(None, {"n1": ["default/a"], "n2": ["default/b"]}, [],
-                                              nomination_tie=True)
+    assert outcome.result == PostFilterResult(None, {"n1": ["default/a"], "n2": ["default/b"]}, [], nomination_tie=True)
 
 
 def test_a_potential_node_that_needs_no_victim_is_an_error_when_no_node_is_a_candidate():
     nodes = [make_node("n1", cpu=4000)]
-    outcome = run_post_filter(nodes, [running("low", "n1", 100, 1)], preemptor(),
-                              pre_filter_status=Status.unschedulable("rejected"))
+    outcome = run_post_filter(
+        nodes, [running("low", "n1", 100, 1)], preemptor(), pre_filter_status=Status.unschedulable("rejected")
+    )
     assert (outcome.code, outcome.reasons) == ("Error", ['preemption: expected at least one victim pod on node "n1"'])
     assert outcome.result is None
 
@@ -191,11 +234,15 @@ def test_unresolvable_nodes_are_never_candidates_even_with_victims():
 
 # ---------------------------------------------------------------------------- PreFilter state in the dry run
 
+
 def test_pre_filter_state_follows_removed_pods_and_the_cycle_state_is_left_untouched():
     web = {"app": "web"}
     nodes = [make_node("n1", cpu=4000), make_node("n2", cpu=4000)]
-    pods = [running("web-low", "n1", 100, 1, labels=web), running("web-high", "n2", 100, 50, labels=web),
-            running("other-low", "n2", 100, 1)]
+    pods = [
+        running("web-low", "n1", 100, 1, labels=web),
+        running("web-high", "n2", 100, 50, labels=web),
+        running("other-low", "n2", 100, 1),
+    ]
     outcome = run_post_filter(nodes, pods, preemptor(), extra_plugins=[LabelQuota(limit=2)])
     assert outcome.result.candidates == {"n1": ["default/web-low"]}
     assert outcome.result.nominated_node_name == "n1"
@@ -205,8 +252,11 @@ def test_pre_filter_state_follows_removed_pods_and_the_cycle_state_is_left_untou
 def test_a_node_where_the_pod_still_fails_reports_that_filter_once_victims_are_gone():
     web = {"app": "web"}
     nodes = [make_node("n1", cpu=4000)]
-    pods = [running("web-a", "n1", 100, 50, labels=web), running("web-b", "n1", 100, 50, labels=web),
-            running("low", "n1", 100, 1)]
+    pods = [
+        running("web-a", "n1", 100, 50, labels=web),
+        running("web-b", "n1", 100, 50, labels=web),
+        running("low", "n1", 100, 1),
+    ]
     outcome = run_post_filter(nodes, pods, preemptor(), extra_plugins=[LabelQuota(limit=2)])
     assert outcome.result.summary == "preemption: no candidates"
     assert outcome.reasons == ["preemption: 0/1 nodes are available: 1 too many web pods."]
@@ -217,15 +267,30 @@ def test_a_node_where_the_pod_still_fails_reports_that_filter_once_victims_are_g
 DELETED_AT = datetime(2026, 11, 1, tzinfo=timezone.utc)
 
 
-@pytest.mark.parametrize("victim_fields, node_status, eligible", [
-    pytest.param({"deletion_timestamp": DELETED_AT, "preempted_by_scheduler": True}, Status.unschedulable("Insufficient cpu"),
-                 False, id="a lower-priority victim the scheduler is deleting on the nominated node: wait for it"),
-    pytest.param({"deletion_timestamp": DELETED_AT}, Status.unschedulable("Insufficient cpu"),
-                 True, id="terminating for another reason (no DisruptionTarget from the scheduler): not a victim"),
-    pytest.param({"deletion_timestamp": DELETED_AT, "preempted_by_scheduler": True}, Status.unresolvable("node(s) had untolerated taint(s)"),
-                 True, id="the nominated node became unresolvable: preempt elsewhere"),
-    pytest.param({}, Status.unschedulable("Insufficient cpu"), True, id="nothing terminating: eligible"),
-])
+@pytest.mark.parametrize(
+    "victim_fields, node_status, eligible",
+    [
+        pytest.param(
+            {"deletion_timestamp": DELETED_AT, "preempted_by_scheduler": True},
+            Status.unschedulable("Insufficient cpu"),
+            False,
+            id="a lower-priority victim the scheduler is deleting on the nominated node: wait for it",
+        ),
+        pytest.param(
+            {"deletion_timestamp": DELETED_AT},
+            Status.unschedulable("Insufficient cpu"),
+            True,
+            id="terminating for another reason (no DisruptionTarget from the scheduler): not a victim",
+        ),
+        pytest.param(
+            {"deletion_timestamp": DELETED_AT, "preempted_by_scheduler": True},
+            Status.unresolvable("node(s) had untolerated taint(s)"),
+            True,
+            id="the nominated node became unresolvable: preempt elsewhere",
+        ),
+        pytest.param({}, Status.unschedulable("Insufficient cpu"), True, id="nothing terminating: eligible"),
+    ],
+)
 def test_a_terminating_victim_on_the_nominated_node_makes_the_pod_wait(victim_fields, node_status, eligible):
     # PodEligibleToPreemptOthers (defaultpreemption/default_preemption.go): with a nominated node,
     # a lower-priority pod there that is terminating by preemption (podTerminatingByPreemption:
@@ -233,11 +298,16 @@ def test_a_terminating_victim_on_the_nominated_node_makes_the_pod_wait(victim_fi
     snapshot = make_snapshot([make_node("n1", cpu=1000)], [running("victim", "n1", 1000, 0, **victim_fields)])
     plugin = new(None, FakeHandle(snapshot))
     pod = preemptor(nominated_node_name="n1")
-    ok, reason = plugin.eligible_to_preempt_others(pod, NodeToStatus({"n1": node_status}, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)))
-    assert (ok, reason) == ((True, "") if eligible else (False, "not eligible due to a terminating pod on the nominated node."))
+    ok, reason = plugin.eligible_to_preempt_others(
+        pod, NodeToStatus({"n1": node_status}, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE))
+    )
+    assert (ok, reason) == (
+        (True, "") if eligible else (False, "not eligible due to a terminating pod on the nominated node.")
+    )
 
 
 def test_preemption_policy_never_never_preempts():
     plugin = new(None, FakeHandle(make_snapshot([make_node("n1")])))
-    assert plugin.eligible_to_preempt_others(preemptor(preemption_policy="Never"), NodeToStatus({}, Status.unschedulable("x"))) == \
-        (False, "not eligible due to preemptionPolicy=Never.")
+    assert plugin.eligible_to_preempt_others(
+        preemptor(preemption_policy="Never"), NodeToStatus({}, Status.unschedulable("x"))
+    ) == (False, "not eligible due to preemptionPolicy=Never.")

@@ -19,9 +19,12 @@ from tests.scheduler_core.builders import (
 
 def scene():
     held = make_resource_claim("held", on=("gpu-0",), node="n1")
-    snapshot = dra_snapshot([make_node("n1"), make_node("n2")], classes=[make_device_class("gpu")],
-                            slices=[make_gpu_slice("n1", 2), make_gpu_slice("n2", 2)],
-                            claims=[held, make_resource_claim("c", exact(count=2))])
+    snapshot = dra_snapshot(
+        [make_node("n1"), make_node("n2")],
+        classes=[make_device_class("gpu")],
+        slices=[make_gpu_slice("n1", 2), make_gpu_slice("n2", 2)],
+        claims=[held, make_resource_claim("c", exact(count=2))],
+    )
     plugin = dynamic_resources.new(None, FakeHandle(snapshot))
     state, pod = CycleState(), claiming_pod("p", "c")
     plugin.pre_filter(state, pod, [])
@@ -31,9 +34,17 @@ def scene():
 def test_the_pre_filter_picture_lists_the_claims_and_their_classes():
     _, plugin, state, pod = scene()
     picture = plugin.pre_filter_picture(state, pod).to_json()
-    assert picture["claims"] == [{"claim": "default/c", "requests": [
-        {"name": "gpu", "deviceClass": "gpu", "allocationMode": "ExactCount", "count": 2, "selectors": []}],
-        "allocation": None, "reservedFor": [], "inFlight": False}]
+    assert picture["claims"] == [
+        {
+            "claim": "default/c",
+            "requests": [
+                {"name": "gpu", "deviceClass": "gpu", "allocationMode": "ExactCount", "count": 2, "selectors": []}
+            ],
+            "allocation": None,
+            "reservedFor": [],
+            "inFlight": False,
+        }
+    ]
     assert picture["classes"] == {"gpu": ['device.driver == "gpu.example.com"']}
     assert picture["devicesInUse"] == 1
 
@@ -44,8 +55,9 @@ def test_a_node_that_lacks_devices_says_which_are_taken_and_by_whom():
     assert n1.status == "cannot allocate all claims"
     [request] = n1.requests
     assert request.free == 1
-    assert request.sentence("n1") == ("request `gpu`: 2 device(s) of class `gpu` — n1 has 1 free: "
-                                      "gpu-0 allocated to claim default/held")
+    assert request.sentence("n1") == (
+        "request `gpu`: 2 device(s) of class `gpu` — n1 has 1 free: gpu-0 allocated to claim default/held"
+    )
 
 
 def test_a_node_that_fits_names_the_devices_the_request_would_get():
@@ -57,16 +69,23 @@ def test_a_node_that_fits_names_the_devices_the_request_would_get():
 
 def test_a_taken_device_names_the_pods_its_claim_is_reserved_for():
     holder = claiming_pod("train-1", "held", node="n1")
-    snapshot = dra_snapshot([make_node("n1")], [holder], classes=[make_device_class("gpu")],
-                            slices=[make_gpu_slice("n1", 1)],
-                            claims=[make_resource_claim("held", on=("gpu-0",), node="n1", reserved_for=(holder,)),
-                                    make_resource_claim("c", exact(count=1))])
+    snapshot = dra_snapshot(
+        [make_node("n1")],
+        [holder],
+        classes=[make_device_class("gpu")],
+        slices=[make_gpu_slice("n1", 1)],
+        claims=[
+            make_resource_claim("held", on=("gpu-0",), node="n1", reserved_for=(holder,)),
+            make_resource_claim("c", exact(count=1)),
+        ],
+    )
     plugin = dynamic_resources.new(None, FakeHandle(snapshot))
     state, pod = CycleState(), claiming_pod("p", "c")
     plugin.pre_filter(state, pod, [])
     [request] = plugin.node_picture(state, pod, snapshot.get("n1")).requests
-    assert request.sentence("n1") == ("request `gpu`: 1 device(s) of class `gpu` — n1 has 0 free: "
-                                      "gpu-0 allocated to default/train-1 (claim held)")
+    assert request.sentence("n1") == (
+        "request `gpu`: 1 device(s) of class `gpu` — n1 has 0 free: gpu-0 allocated to default/train-1 (claim held)"
+    )
     assert request.to_json()["devices"][0]["pods"] == ["default/train-1"]
 
 
@@ -75,16 +94,20 @@ def test_pictures_kept_from_cycle_to_cycle_follow_the_holders_of_the_devices():
     claims: every cycle's pictures equal those of a plugin that never pictured before, as claims
     take, give up and change their reservations of the node's devices."""
     holder = claiming_pod("train-1", "held", node="n1")
-    snapshot = dra_snapshot([make_node("n1"), make_node("n2")], [holder], classes=[make_device_class("gpu")],
-                            slices=[make_gpu_slice("n1", 2), make_gpu_slice("n2", 2)],
-                            claims=[make_resource_claim("held", on=("gpu-0",), node="n1"),
-                                    make_resource_claim("c", exact(count=2))])
+    snapshot = dra_snapshot(
+        [make_node("n1"), make_node("n2")],
+        [holder],
+        classes=[make_device_class("gpu")],
+        slices=[make_gpu_slice("n1", 2), make_gpu_slice("n2", 2)],
+        claims=[make_resource_claim("held", on=("gpu-0",), node="n1"), make_resource_claim("c", exact(count=2))],
+    )
     plugin = dynamic_resources.new(None, FakeHandle(snapshot))
     claims = snapshot.dra.claims
     writes = [
         lambda: None,
-        lambda: claims.__setitem__("default/held", make_resource_claim("held", on=("gpu-0",), node="n1",
-                                                                       reserved_for=(holder,))),
+        lambda: claims.__setitem__(
+            "default/held", make_resource_claim("held", on=("gpu-0",), node="n1", reserved_for=(holder,))
+        ),
         lambda: claims.__setitem__("default/more", make_resource_claim("more", on=("gpu-1",), node="n1")),
         lambda: claims.__setitem__("default/held", make_resource_claim("held", on=("gpu-1",), node="n2")),
         lambda: claims.pop("default/more"),

@@ -44,9 +44,13 @@ def plugin_for(snapshot):
 
 
 def cluster(*claims, pods=(), slices=None, classes=None):
-    snapshot = dra_snapshot(NODES, pods, classes=classes if classes is not None else [make_device_class()],
-                            slices=slices if slices is not None else [make_gpu_slice("n1", 2), make_gpu_slice("n2", 1)],
-                            claims=claims)
+    snapshot = dra_snapshot(
+        NODES,
+        pods,
+        classes=classes if classes is not None else [make_device_class()],
+        slices=slices if slices is not None else [make_gpu_slice("n1", 2), make_gpu_slice("n2", 1)],
+        claims=claims,
+    )
     return snapshot, plugin_for(snapshot)
 
 
@@ -78,7 +82,9 @@ def test_post_filter_without_claims_has_no_new_claims_to_deallocate():
     state = CycleState()
     plugin.pre_filter(state, make_pod("p"), [])
     assert plugin.post_filter(state, make_pod("p"), NodeToStatus({}, Status(Code.UNSCHEDULABLE))) == (
-        None, Status.unschedulable("no new claims to deallocate"))
+        None,
+        Status.unschedulable("no new claims to deallocate"),
+    )
 
 
 def test_post_filter_without_its_pre_filter_state_fails_with_not_found():
@@ -90,15 +96,29 @@ def test_post_filter_without_its_pre_filter_state_fails_with_not_found():
 # ---------------------------------------------------------------------- PreEnqueue
 
 
-@pytest.mark.parametrize("pod, claims, message", [
-    (claiming_pod("p", "missing"), [], 'could not find ResourceClaim "default/missing"'),
-    (claiming_pod("p", templates=("tpl",)), [], 'pod "default/p": ResourceClaim not created yet'),
-    (claiming_pod("p", "c"), [make_resource_claim("c", terminating=True)], 'resourceclaim "c" is being deleted'),
-    (replace(claiming_pod("p"), claim_sources=(PodResourceClaim("t0", template_name="tpl"),),
-             claim_statuses=(("t0", "c"),)), [make_resource_claim("c")],
-     "ResourceClaim default/c was not created for pod default/p (pod is not owner)"),
-], ids=["a claim that does not exist", "a template's claim not created yet", "a claim being deleted",
-        "a generated claim the pod does not own"])
+@pytest.mark.parametrize(
+    "pod, claims, message",
+    [
+        (claiming_pod("p", "missing"), [], 'could not find ResourceClaim "default/missing"'),
+        (claiming_pod("p", templates=("tpl",)), [], 'pod "default/p": ResourceClaim not created yet'),
+        (claiming_pod("p", "c"), [make_resource_claim("c", terminating=True)], 'resourceclaim "c" is being deleted'),
+        (
+            replace(
+                claiming_pod("p"),
+                claim_sources=(PodResourceClaim("t0", template_name="tpl"),),
+                claim_statuses=(("t0", "c"),),
+            ),
+            [make_resource_claim("c")],
+            "ResourceClaim default/c was not created for pod default/p (pod is not owner)",
+        ),
+    ],
+    ids=[
+        "a claim that does not exist",
+        "a template's claim not created yet",
+        "a claim being deleted",
+        "a generated claim the pod does not own",
+    ],
+)
 def test_pre_enqueue_holds_the_pod_with_the_release_message(pod, claims, message):
     """PreEnqueue -> foreachPodResourceClaim / resourceclaim.Name / resourceclaim.IsForPod."""
     _, plugin = cluster(*claims)
@@ -106,16 +126,18 @@ def test_pre_enqueue_holds_the_pod_with_the_release_message(pod, claims, message
 
 
 def test_pre_enqueue_lets_a_pod_with_its_own_generated_claim_in():
-    pod = replace(claiming_pod("p"), claim_sources=(PodResourceClaim("t0", template_name="tpl"),),
-                  claim_statuses=(("t0", "c"),))
+    pod = replace(
+        claiming_pod("p"), claim_sources=(PodResourceClaim("t0", template_name="tpl"),), claim_statuses=(("t0", "c"),)
+    )
     _, plugin = cluster(make_resource_claim("c", owner=pod))
     assert plugin.pre_enqueue(pod) is None
 
 
 def test_a_generated_claim_status_without_a_name_is_skipped():
     """resourceclaim.Name returns nil (no claim needed): foreachPodResourceClaim continues."""
-    pod = replace(claiming_pod("p"), claim_sources=(PodResourceClaim("t0", template_name="tpl"),),
-                  claim_statuses=(("t0", ""),))
+    pod = replace(
+        claiming_pod("p"), claim_sources=(PodResourceClaim("t0", template_name="tpl"),), claim_statuses=(("t0", ""),)
+    )
     _, plugin = cluster()
     assert plugin.pre_enqueue(pod) is None
     assert plugin.pre_filter(CycleState(), pod, []) == (None, SKIP)
@@ -129,7 +151,9 @@ def test_pre_filter_fails_when_a_request_names_a_class_that_does_not_exist():
     pod = claiming_pod("p", "c")
     _, plugin = cluster(make_resource_claim("c", exact("gpu", "tpu")))
     assert plugin.pre_filter(CycleState(), pod, []) == (
-        None, Status.unresolvable("request gpu: device class tpu does not exist"))
+        None,
+        Status.unresolvable("request gpu: device class tpu does not exist"),
+    )
 
 
 def test_pre_filter_checks_every_first_available_subrequest_class():
@@ -138,7 +162,9 @@ def test_pre_filter_checks_every_first_available_subrequest_class():
     request = DeviceRequest("gpu", first_available=(SubRequest("big", "gpu"), SubRequest("small", "nope")))
     _, plugin = cluster(make_resource_claim("c", request))
     assert plugin.pre_filter(CycleState(), pod, []) == (
-        None, Status.unresolvable("request gpu/small: device class nope does not exist"))
+        None,
+        Status.unresolvable("request gpu/small: device class nope does not exist"),
+    )
 
 
 def test_pre_filter_fails_while_a_claims_allocation_is_in_flight():
@@ -147,7 +173,9 @@ def test_pre_filter_fails_while_a_claims_allocation_is_in_flight():
     snapshot, plugin = cluster(claim)
     snapshot.dra.in_flight[claim.uid] = claim
     assert plugin.pre_filter(CycleState(), claiming_pod("p", "c"), []) == (
-        None, Status.unresolvable("resource claim default/c is in the process of being allocated"))
+        None,
+        Status.unresolvable("resource claim default/c is in the process of being allocated"),
+    )
 
 
 # ---------------------------------------------------------------------- Filter
@@ -156,13 +184,16 @@ def test_pre_filter_fails_while_a_claims_allocation_is_in_flight():
 def test_filter_keeps_a_pod_with_an_allocated_claim_to_the_allocations_node():
     """Filter: availableOnNodes (the allocation's node selector) -> "resourceclaim not available on the node"."""
     holder = claiming_pod("holder", "c", node="n1")
-    snapshot, plugin = cluster(make_resource_claim("c", on=("gpu-0",), node="n1", reserved_for=(holder,)),
-                               pods=[holder])
+    snapshot, plugin = cluster(
+        make_resource_claim("c", on=("gpu-0",), node="n1", reserved_for=(holder,)), pods=[holder]
+    )
     state = CycleState()
     pod = claiming_pod("p", "c")
     assert plugin.pre_filter(state, pod, []) == (None, None)
     assert filter_all(plugin, state, pod, snapshot) == {
-        "n1": None, "n2": Status.unresolvable("resourceclaim not available on the node")}
+        "n1": None,
+        "n2": Status.unresolvable("resourceclaim not available on the node"),
+    }
 
 
 def test_filter_runs_the_allocator_per_node_with_devices_in_use_taken():
@@ -173,7 +204,9 @@ def test_filter_runs_the_allocator_per_node_with_devices_in_use_taken():
     pod = claiming_pod("p", "c")
     plugin.pre_filter(state, pod, [])
     assert filter_all(plugin, state, pod, snapshot) == {
-        "n1": None, "n2": Status.unresolvable("cannot allocate all claims")}
+        "n1": None,
+        "n2": Status.unresolvable("cannot allocate all claims"),
+    }
 
 
 def test_a_cel_runtime_error_is_the_filters_error_with_the_release_text():
@@ -184,7 +217,8 @@ def test_a_cel_runtime_error_is_the_filters_error_with_the_release_text():
     pod = claiming_pod("p", "c")
     plugin.pre_filter(state, pod, [])
     assert plugin.filter(state, pod, snapshot.node_infos[0]) == Status.error(
-        "claim default/c: selector #0: CEL runtime error: no such key: size")
+        "claim default/c: selector #0: CEL runtime error: no such key: size"
+    )
 
 
 # ---------------------------------------------------------------------- PostFilter
@@ -196,10 +230,15 @@ def test_post_filter_deallocates_an_unreserved_claim_that_was_unavailable():
     state = CycleState()
     pod = claiming_pod("p", "c")
     plugin.pre_filter(state, pod, [])
-    statuses = {name: status.with_plugin("DynamicResources")
-                for name, status in filter_all(plugin, state, pod, snapshot).items() if status is not None}
+    statuses = {
+        name: status.with_plugin("DynamicResources")
+        for name, status in filter_all(plugin, state, pod, snapshot).items()
+        if status is not None
+    }
     assert plugin.post_filter(state, pod, NodeToStatus(statuses, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE))) == (
-        None, Status.unschedulable("deallocation of ResourceClaim completed"))
+        None,
+        Status.unschedulable("deallocation of ResourceClaim completed"),
+    )
     assert snapshot.dra.claim("default", "c").allocation is None
     [change] = snapshot.cluster_changes
     assert change.event.resource is EventResource.RESOURCE_CLAIM and change.new.allocation is None
@@ -208,14 +247,15 @@ def test_post_filter_deallocates_an_unreserved_claim_that_was_unavailable():
 def test_post_filter_leaves_a_claim_another_pod_holds():
     """PostFilter: a claim reserved by another pod is not deallocated: "still not schedulable"."""
     other = claiming_pod("other", "c", node="n2")
-    snapshot, plugin = cluster(make_resource_claim("c", on=("gpu-0",), node="n2", reserved_for=(other,)),
-                               pods=[other])
+    snapshot, plugin = cluster(make_resource_claim("c", on=("gpu-0",), node="n2", reserved_for=(other,)), pods=[other])
     state = CycleState()
     pod = claiming_pod("p", "c")
     plugin.pre_filter(state, pod, [])
     statuses = {"n1": Status.unresolvable("resourceclaim not available on the node").with_plugin("DynamicResources")}
     assert plugin.post_filter(state, pod, NodeToStatus(statuses, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE))) == (
-        None, Status.unschedulable("still not schedulable"))
+        None,
+        Status.unschedulable("still not schedulable"),
+    )
     assert snapshot.dra.claim("default", "c").allocation is not None
 
 
@@ -243,8 +283,9 @@ def test_reserve_marks_the_allocation_in_flight_and_pre_bind_writes_it():
 def test_pre_bind_appends_the_pod_to_an_allocated_claims_reservations():
     """bindClaim for an allocated claim: only reservedFor grows."""
     holder = claiming_pod("holder", "c", node="n1")
-    snapshot, plugin = cluster(make_resource_claim("c", on=("gpu-0",), node="n1", reserved_for=(holder,)),
-                               pods=[holder])
+    snapshot, plugin = cluster(
+        make_resource_claim("c", on=("gpu-0",), node="n1", reserved_for=(holder,)), pods=[holder]
+    )
     state = CycleState()
     pod = claiming_pod("p", "c")
     plugin.pre_filter(state, pod, [])
@@ -283,14 +324,19 @@ def test_score_rewards_the_first_available_subrequest_that_was_chosen():
 def test_score_of_a_pod_with_allocated_and_new_claims_is_the_release_error():
     """computeScore indexes all claims against the allocations of the unallocated ones only."""
     holder = claiming_pod("holder", "a", node="n1")
-    snapshot, plugin = cluster(make_resource_claim("a", on=("gpu-0",), node="n1", reserved_for=(holder,)),
-                               make_resource_claim("b"), pods=[holder])
+    snapshot, plugin = cluster(
+        make_resource_claim("a", on=("gpu-0",), node="n1", reserved_for=(holder,)),
+        make_resource_claim("b"),
+        pods=[holder],
+    )
     state = CycleState()
     pod = claiming_pod("p", "a", "b")
     plugin.pre_filter(state, pod, [])
     assert plugin.filter(state, pod, snapshot.node_infos[0]) is None
     assert plugin.score(state, pod, snapshot.node_infos[0]) == (
-        0, Status.error("number of allocations 1 is smaller than number of claims"))
+        0,
+        Status.error("number of allocations 1 is smaller than number of claims"),
+    )
 
 
 def test_score_batch_matches_score():
@@ -302,7 +348,8 @@ def test_score_batch_matches_score():
     filter_all(plugin, state, pod, snapshot)
     positions = snapshot.table.positions(["n1", "n2"])
     assert plugin.score_batch(state, pod, snapshot.table, positions).tolist() == [
-        plugin.score(state, pod, info)[0] for info in snapshot.node_infos]
+        plugin.score(state, pod, info)[0] for info in snapshot.node_infos
+    ]
 
 
 @given(st.lists(st.integers(min_value=0, max_value=8), max_size=30))
@@ -361,8 +408,9 @@ def test_the_pod_hint_queues_the_pod_once_its_generated_claim_is_named():
 def test_a_pod_with_claims_is_not_signable():
     """SignPod: "pods with dra resource claims are not signable"."""
     _, plugin = cluster()
-    assert plugin.sign_pod(claiming_pod("p", "c")) == Unsignable("DynamicResources",
-                                                                  "pods with dra resource claims are not signable")
+    assert plugin.sign_pod(claiming_pod("p", "c")) == Unsignable(
+        "DynamicResources", "pods with dra resource claims are not signable"
+    )
     assert plugin.sign_pod(make_pod("p")) == []
 
 
@@ -375,7 +423,9 @@ def test_a_same_numa_constraint_needs_devices_with_one_value():
     pod = claiming_pod("p", "c")
     plugin.pre_filter(state, pod, [])
     assert filter_all(plugin, state, pod, snapshot) == {
-        "n1": None, "n2": Status.unresolvable("cannot allocate all claims")}
+        "n1": None,
+        "n2": Status.unresolvable("cannot allocate all claims"),
+    }
     plugin.reserve(state, pod, "n1")
     plugin.pre_bind(state, pod, "n1")
     assert [r.device for r in snapshot.dra.claim("default", "c").allocation.results] == ["gpu-1", "gpu-2"]

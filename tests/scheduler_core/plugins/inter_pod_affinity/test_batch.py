@@ -55,8 +55,12 @@ def _weighted(rng: random.Random):
 
 def _random_pod(rng: random.Random, name: str):
     kinds = {}
-    for kind, make in (("required", _term), ("preferred", _weighted), ("anti_required", _term),
-                       ("anti_preferred", _weighted)):
+    for kind, make in (
+        ("required", _term),
+        ("preferred", _weighted),
+        ("anti_required", _term),
+        ("anti_preferred", _weighted),
+    ):
         if rng.random() < 0.3:
             kinds[kind] = [make(rng) for _ in range(rng.choice([1, 1, 2]))]
     return make_pod(name, rng.choice(NAMESPACES), _labels(rng), affinity=affinity(**kinds) if kinds else None)
@@ -90,10 +94,15 @@ def test_fast_states_equal_the_reference_while_pods_come_and_go(seed):
     for step in range(15):
         pod = _random_pod(rng, f"p{step}")
         reference, needed = filtering.compute_pre_filter_state(pod, snapshot, PodLabelIndex())
-        got, got_needed = filtering.compute_pre_filter_state(pod, snapshot, PodLabelIndex(), fast.cycle(table, snapshot))
+        got, got_needed = filtering.compute_pre_filter_state(
+            pod, snapshot, PodLabelIndex(), fast.cycle(table, snapshot)
+        )
         assert (got_needed, got.to_json()) == (needed, reference.to_json())
-        assert (got.existing_anti, got.affinity, got.anti) == (reference.existing_anti, reference.affinity,
-                                                                reference.anti)
+        assert (got.existing_anti, got.affinity, got.anti) == (
+            reference.existing_anti,
+            reference.affinity,
+            reference.anti,
+        )
         reference = scoring.compute_pre_score_state(pod, snapshot, PodLabelIndex(), args)
         got = scoring.compute_pre_score_state(pod, snapshot, PodLabelIndex(), args, fast.cycle(table, snapshot))
         assert (got is None) == (reference is None)

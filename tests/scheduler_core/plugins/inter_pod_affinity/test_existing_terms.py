@@ -19,8 +19,11 @@ ALL_KINDS = frozenset({REQUIRED_AFFINITY, REQUIRED_ANTI_AFFINITY, PREFERRED_AFFI
 
 def _avoider(name: str, node: str):
     """A running pod that keeps app=web pods out of its zone and prefers app=cache ones."""
-    return make_pod(name, node=node, affinity=affinity(anti_required=[term({"app": "web"})],
-                                                       preferred=[weighted(5, {"app": "cache"})]))
+    return make_pod(
+        name,
+        node=node,
+        affinity=affinity(anti_required=[term({"app": "web"})], preferred=[weighted(5, {"app": "cache"})]),
+    )
 
 
 def _follow(snapshot) -> tuple[ExistingTerms, PodCounts]:
@@ -30,13 +33,16 @@ def _follow(snapshot) -> tuple[ExistingTerms, PodCounts]:
 
 
 def _matching(terms: ExistingTerms, labels: dict, kinds=ALL_KINDS):
-    return sorted((sig[0], sig[2], dict(positions)) for sig, positions in
-                  terms.matching(make_pod("incoming", labels=labels), {}, kinds))
+    return sorted(
+        (sig[0], sig[2], dict(positions))
+        for sig, positions in terms.matching(make_pod("incoming", labels=labels), {}, kinds)
+    )
 
 
 def test_equal_terms_of_several_pods_are_one_signature_counted_per_node():
-    snapshot = make_snapshot([make_node("n1"), make_node("n2")],
-                             [_avoider("a", "n1"), _avoider("b", "n1"), _avoider("c", "n2")])
+    snapshot = make_snapshot(
+        [make_node("n1"), make_node("n2")], [_avoider("a", "n1"), _avoider("b", "n1"), _avoider("c", "n2")]
+    )
     terms, _ = _follow(snapshot)
     assert _matching(terms, {"app": "web"}) == [(REQUIRED_ANTI_AFFINITY, 0, {0: 2, 1: 1})]
     assert _matching(terms, {"app": "cache"}) == [(PREFERRED_AFFINITY, 5, {0: 2, 1: 1})]

@@ -25,8 +25,9 @@ EXISTING = Status.unschedulable("node(s) didn't satisfy existing pods anti-affin
 
 TARGET = make_pod("pod-podaffinity-target", namespace="dev", labels={"podenv": "pro"}, node="node1")
 PRODUCTION = {"dev": {"environment": "production"}}
-SEED_TERM = term({"podenv": "pro"}, HOST, namespaces=("dev",),
-                 namespace_selector=selector({"environment": "production"}))
+SEED_TERM = term(
+    {"podenv": "pro"}, HOST, namespaces=("dev",), namespace_selector=selector({"environment": "production"})
+)
 IN_PRODUCTION = term({"app": "db"}, ZONE, namespace_selector=selector({"env": "production"}))
 
 
@@ -41,25 +42,29 @@ def _filter_all(plugin, snapshot, pod):
 
 FILTER_CASES = [
     pytest.param(
-        [TARGET], PRODUCTION,
+        [TARGET],
+        PRODUCTION,
         make_pod("pod-podaffinity-required", namespace="dev", affinity=affinity(required=[SEED_TERM])),
         {"node1": None, "node2": AFFINITY, "node3": AFFINITY, "node4": AFFINITY},
         id="the seed's required affinity follows its target to node1",
     ),
     pytest.param(
-        [TARGET], PRODUCTION,
+        [TARGET],
+        PRODUCTION,
         make_pod("pod-podantiaffinity-required", namespace="dev", affinity=affinity(anti_required=[SEED_TERM])),
         {"node1": ANTI, "node2": None, "node3": None, "node4": None},
         id="the seed's required anti-affinity avoids the target's node",
     ),
     pytest.param(
-        [make_pod("db", labels={"app": "db"}, node="node1")], {},
+        [make_pod("db", labels={"app": "db"}, node="node1")],
+        {},
         make_pod("web", affinity=affinity(required=[term({"app": "db"}, ZONE)])),
         {"node1": None, "node2": None, "node3": AFFINITY, "node4": AFFINITY},
         id="zone affinity admits every node of the target's zone and rejects a node without the key",
     ),
     pytest.param(
-        [make_pod("db", labels={"app": "db"}, node="node1")], {},
+        [make_pod("db", labels={"app": "db"}, node="node1")],
+        {},
         make_pod("web", affinity=affinity(anti_required=[term({"app": "db"}, ZONE)])),
         {"node1": ANTI, "node2": ANTI, "node3": None, "node4": None},
         id="zone anti-affinity rejects the target's zone but not a node without the key",
@@ -72,84 +77,108 @@ FILTER_CASES = [
         id="a running pod counts for affinity only when it matches all the terms",
     ),
     pytest.param(
-        [make_pod("db", namespace="prod", labels={"app": "db"}, node="node3")], {"prod": {"env": "production"}},
+        [make_pod("db", namespace="prod", labels={"app": "db"}, node="node3")],
+        {"prod": {"env": "production"}},
         make_pod("web", affinity=affinity(required=[IN_PRODUCTION])),
         {"node1": AFFINITY, "node2": AFFINITY, "node3": None, "node4": AFFINITY},
         id="a namespaceSelector selects a declared namespace by its labels",
     ),
     pytest.param(
-        [make_pod("db", namespace="prod", labels={"app": "db"}, node="node3")], {},
+        [make_pod("db", namespace="prod", labels={"app": "db"}, node="node3")],
+        {},
         make_pod("web", affinity=affinity(required=[IN_PRODUCTION])),
         {"node1": AFFINITY, "node2": AFFINITY, "node3": AFFINITY, "node4": AFFINITY},
         id="an undeclared namespace has no labels so a namespaceSelector misses it",
     ),
     pytest.param(
-        [make_pod("db", namespace="other", labels={"app": "db"}, node="node3")], {},
+        [make_pod("db", namespace="other", labels={"app": "db"}, node="node3")],
+        {},
         make_pod("web", affinity=affinity(required=[term({"app": "db"}, ZONE, namespace_selector=selector())])),
         {"node1": AFFINITY, "node2": AFFINITY, "node3": None, "node4": AFFINITY},
         id="an empty namespaceSelector matches pods in every namespace",
     ),
     pytest.param(
-        [make_pod("db", namespace="other", labels={"app": "db"}, node="node3")], {},
+        [make_pod("db", namespace="other", labels={"app": "db"}, node="node3")],
+        {},
         make_pod("web", affinity=affinity(anti_required=[term({"app": "db"}, ZONE)])),
         {"node1": None, "node2": None, "node3": None, "node4": None},
         id="a term without namespaces only looks at the pod's own namespace",
     ),
     pytest.param(
-        [make_pod("db", namespace="other", labels={"app": "db"}, node="node3")], {},
+        [make_pod("db", namespace="other", labels={"app": "db"}, node="node3")],
+        {},
         make_pod("web", affinity=affinity(anti_required=[term({"app": "db"}, ZONE, namespaces=("other",))])),
         {"node1": None, "node2": None, "node3": ANTI, "node4": None},
         id="a term's namespaces list reaches another namespace",
     ),
     pytest.param(
-        [], {},
+        [],
+        {},
         make_pod("web-0", labels={"app": "web"}, affinity=affinity(required=[term({"app": "web"}, ZONE)])),
         {"node1": None, "node2": None, "node3": None, "node4": AFFINITY},
         id="the first pod of a self-affine group passes on every node that has the topology key",
     ),
     pytest.param(
-        [make_pod("web-0", labels={"app": "web"}, node="node3")], {},
+        [make_pod("web-0", labels={"app": "web"}, node="node3")],
+        {},
         make_pod("web-1", labels={"app": "web"}, affinity=affinity(required=[term({"app": "web"}, ZONE)])),
         {"node1": AFFINITY, "node2": AFFINITY, "node3": None, "node4": AFFINITY},
         id="once a group member runs the self-affine pod must join its zone",
     ),
     pytest.param(
-        [], {},
+        [],
+        {},
         make_pod("web-0", labels={"app": "api"}, affinity=affinity(required=[term({"app": "web"}, ZONE)])),
         {"node1": AFFINITY, "node2": AFFINITY, "node3": AFFINITY, "node4": AFFINITY},
         id="a pod that does not match its own affinity terms has no first-pod exception",
     ),
     pytest.param(
-        [make_pod("guard", affinity=affinity(anti_required=[term({"app": "web"}, HOST)]), node="node1")], {},
+        [make_pod("guard", affinity=affinity(anti_required=[term({"app": "web"}, HOST)]), node="node1")],
+        {},
         make_pod("web", labels={"app": "web"}),
         {"node1": EXISTING, "node2": None, "node3": None, "node4": None},
         id="a running pod's required anti-affinity keeps a matching pod off its node",
     ),
     pytest.param(
-        [make_pod("guard", affinity=affinity(anti_required=[term({"app": "web"}, ZONE)]), node="node2")], {},
+        [make_pod("guard", affinity=affinity(anti_required=[term({"app": "web"}, ZONE)]), node="node2")],
+        {},
         make_pod("web", labels={"app": "web"}),
         {"node1": EXISTING, "node2": EXISTING, "node3": None, "node4": None},
         id="a running pod's zone anti-affinity keeps a matching pod out of its zone",
     ),
     pytest.param(
-        [make_pod("guard", namespace="ops", node="node1",
-                  affinity=affinity(anti_required=[
-                      term({"app": "web"}, HOST, namespace_selector=selector({"team": "web"}))]))],
+        [
+            make_pod(
+                "guard",
+                namespace="ops",
+                node="node1",
+                affinity=affinity(
+                    anti_required=[term({"app": "web"}, HOST, namespace_selector=selector({"team": "web"}))]
+                ),
+            )
+        ],
         {"default": {"team": "web"}},
         make_pod("web", labels={"app": "web"}),
         {"node1": EXISTING, "node2": None, "node3": None, "node4": None},
         id="a running pod's anti-affinity namespaceSelector is matched against the incoming pod's namespace labels",
     ),
     pytest.param(
-        [make_pod("db", labels={"app": "db"}, node="node1"),
-         make_pod("guard", affinity=affinity(anti_required=[term({"app": "web"}, HOST)]), node="node3")], {},
-        make_pod("web", labels={"app": "web"},
-                 affinity=affinity(required=[term({"app": "db"}, ZONE)], anti_required=[term({"app": "db"}, HOST)])),
+        [
+            make_pod("db", labels={"app": "db"}, node="node1"),
+            make_pod("guard", affinity=affinity(anti_required=[term({"app": "web"}, HOST)]), node="node3"),
+        ],
+        {},
+        make_pod(
+            "web",
+            labels={"app": "web"},
+            affinity=affinity(required=[term({"app": "db"}, ZONE)], anti_required=[term({"app": "db"}, HOST)]),
+        ),
         {"node1": ANTI, "node2": None, "node3": AFFINITY, "node4": AFFINITY},
         id="affinity is checked before anti-affinity and both before existing pods' anti-affinity",
     ),
     pytest.param(
-        [make_pod("db", labels={"app": "db", "tier": "x"}, node="node2")], {},
+        [make_pod("db", labels={"app": "db", "tier": "x"}, node="node2")],
+        {},
         make_pod("web", affinity=affinity(anti_required=[term(label_selector=selector(exists=("tier",)), key=HOST)])),
         {"node1": None, "node2": ANTI, "node3": None, "node4": None},
         id="a selector without key-value pairs still finds its pods",
@@ -172,19 +201,27 @@ def test_filter_batch_agrees_with_filter(running, namespaces, pod, expected):
     table = snapshot.table
     positions = np.asarray([2, 0, 3, 1])  # any order and subset of the table's nodes
     verdicts = plugin.filter_batch(state, pod, table, positions)
-    got = {table.names[p]: (None if c == PASS else verdicts.palette[c])
-           for p, c in zip(positions.tolist(), verdicts.choice.tolist())}
+    got = {
+        table.names[p]: (None if c == PASS else verdicts.palette[c])
+        for p, c in zip(positions.tolist(), verdicts.choice.tolist())
+    }
     assert got == expected
 
 
-@pytest.mark.parametrize(("running", "pod"), [
-    pytest.param([], make_pod("plain"), id="a pod without terms in an empty cluster is skipped"),
-    pytest.param([make_pod("guard", affinity=affinity(anti_required=[term({"app": "web"}, HOST)]), node="node1")],
-                 make_pod("api", labels={"app": "api"}),
-                 id="a pod that no running anti-affinity term matches is skipped"),
-    pytest.param([], make_pod("plain", affinity=affinity(preferred=[])),
-                 id="a pod with an empty podAffinity is skipped"),
-])
+@pytest.mark.parametrize(
+    ("running", "pod"),
+    [
+        pytest.param([], make_pod("plain"), id="a pod without terms in an empty cluster is skipped"),
+        pytest.param(
+            [make_pod("guard", affinity=affinity(anti_required=[term({"app": "web"}, HOST)]), node="node1")],
+            make_pod("api", labels={"app": "api"}),
+            id="a pod that no running anti-affinity term matches is skipped",
+        ),
+        pytest.param(
+            [], make_pod("plain", affinity=affinity(preferred=[])), id="a pod with an empty podAffinity is skipped"
+        ),
+    ],
+)
 def test_pre_filter_skips(running, pod):
     plugin, snapshot = make_inter_pod_affinity(running)
     state = CycleState()
@@ -194,19 +231,33 @@ def test_pre_filter_skips(running, pod):
 
 STATE_CASES = [
     pytest.param(
-        [make_pod("guard", affinity=affinity(anti_required=[term({"app": "web"}, ZONE), term({"app": "web"}, HOST)]),
-                  node="node1")],
+        [
+            make_pod(
+                "guard",
+                affinity=affinity(anti_required=[term({"app": "web"}, ZONE), term({"app": "web"}, HOST)]),
+                node="node1",
+            )
+        ],
         make_pod("web", labels={"app": "web"}),
-        {"existingAntiAffinityCounts": {f"{HOST}=node1": 1, f"{ZONE}=a": 1}, "affinityCounts": {},
-         "antiAffinityCounts": {}},
+        {
+            "existingAntiAffinityCounts": {f"{HOST}=node1": 1, f"{ZONE}=a": 1},
+            "affinityCounts": {},
+            "antiAffinityCounts": {},
+        },
         id="existing anti-affinity terms count once per term at the running pod's node",
     ),
     pytest.param(
-        [make_pod("db-1", labels={"app": "db"}, node="node1"), make_pod("db-2", labels={"app": "db"}, node="node2"),
-         make_pod("db-3", labels={"app": "db"}, node="node4")],
+        [
+            make_pod("db-1", labels={"app": "db"}, node="node1"),
+            make_pod("db-2", labels={"app": "db"}, node="node2"),
+            make_pod("db-3", labels={"app": "db"}, node="node4"),
+        ],
         make_pod("web", affinity=affinity(required=[term({"app": "db"}, ZONE), term({"app": "db"}, HOST)])),
-        {"existingAntiAffinityCounts": {}, "antiAffinityCounts": {},
-         "affinityCounts": {f"{HOST}=node1": 1, f"{HOST}=node2": 1, f"{HOST}=node4": 1, f"{ZONE}=a": 2}},
+        {
+            "existingAntiAffinityCounts": {},
+            "antiAffinityCounts": {},
+            "affinityCounts": {f"{HOST}=node1": 1, f"{HOST}=node2": 1, f"{HOST}=node4": 1, f"{ZONE}=a": 2},
+        },
         id="affinity counts add one per term key that the matching pod's node has",
     ),
     pytest.param(
@@ -232,8 +283,11 @@ def test_pre_filter_state_json(running, pod, expected):
 def test_add_and_remove_pod_update_a_clone_and_leave_the_original_alone():
     db = make_pod("db", labels={"app": "db"}, node="node1")
     plugin, snapshot = make_inter_pod_affinity([db])
-    pod = make_pod("web", labels={"app": "web"},
-                   affinity=affinity(required=[term({"app": "db"}, ZONE)], anti_required=[term({"app": "db"}, HOST)]))
+    pod = make_pod(
+        "web",
+        labels={"app": "web"},
+        affinity=affinity(required=[term({"app": "db"}, ZONE)], anti_required=[term({"app": "db"}, HOST)]),
+    )
     state = CycleState()
     plugin.pre_filter(state, pod, snapshot.node_infos)
     before = plugin.pre_filter_state_json(state)

@@ -13,11 +13,19 @@ TEAM_A = LabelSelector((("team", "a"),))
 
 
 def _snapshot():
-    nodes = [make_node("n1", {ZONE: "z1"}), make_node("n2", {ZONE: "z1"}), make_node("n3", {ZONE: "z2"}),
-             make_node("n4")]
-    pods = [make_pod("w1", labels={"app": "web"}, node="n1"), make_pod("w2", labels={"app": "web"}, node="n2"),
-            make_pod("w3", labels={"app": "web"}, node="n3"), make_pod("w4", labels={"app": "web"}, node="n4"),
-            make_pod("w5", namespace="other", labels={"app": "web"}, node="n3")]
+    nodes = [
+        make_node("n1", {ZONE: "z1"}),
+        make_node("n2", {ZONE: "z1"}),
+        make_node("n3", {ZONE: "z2"}),
+        make_node("n4"),
+    ]
+    pods = [
+        make_pod("w1", labels={"app": "web"}, node="n1"),
+        make_pod("w2", labels={"app": "web"}, node="n2"),
+        make_pod("w3", labels={"app": "web"}, node="n3"),
+        make_pod("w4", labels={"app": "web"}, node="n4"),
+        make_pod("w5", namespace="other", labels={"app": "web"}, node="n3"),
+    ]
     return make_snapshot(nodes, pods, namespaces={"other": {"team": "a"}})
 
 
@@ -46,8 +54,10 @@ def test_a_namespace_selector_brings_in_the_namespaces_it_selects():
 def test_a_namespace_must_be_allowed_by_every_term():
     snapshot = _snapshot()
     incoming = make_pod("p")
-    terms = [resolve_term(incoming, term({"app": "web"})),
-             resolve_term(incoming, term({"app": "web"}, namespace_selector=TEAM_A))]
+    terms = [
+        resolve_term(incoming, term({"app": "web"})),
+        resolve_term(incoming, term({"app": "web"}, namespace_selector=TEAM_A)),
+    ]
     allowed = namespace_check(terms, snapshot)
     assert (allowed("default"), allowed("other")) == (False, False)
 

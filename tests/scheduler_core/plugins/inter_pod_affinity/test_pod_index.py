@@ -14,10 +14,12 @@ TIER_EXISTS = compile_selector(LabelSelector((), (LabelSelectorRequirement("tier
 
 
 def _snapshot():
-    pods = [make_pod("w1", labels={"app": "web"}, node="n1"),
-            make_pod("w2", labels={"app": "web", "tier": "front"}, node="n2"),
-            make_pod("w3", namespace="other", labels={"app": "web", "tier": "front"}, node="n2"),
-            make_pod("d1", labels={"app": "db"}, node="n1")]
+    pods = [
+        make_pod("w1", labels={"app": "web"}, node="n1"),
+        make_pod("w2", labels={"app": "web", "tier": "front"}, node="n2"),
+        make_pod("w3", namespace="other", labels={"app": "web", "tier": "front"}, node="n2"),
+        make_pod("d1", labels={"app": "db"}, node="n1"),
+    ]
     return make_snapshot([make_node("n1"), make_node("n2")], pods)
 
 

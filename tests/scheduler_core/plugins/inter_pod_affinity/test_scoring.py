@@ -41,7 +41,8 @@ def _score(plugin, snapshot, pod, nodes=SCORED):
 
 SCORE_CASES = [
     pytest.param(
-        [DB_ON_NODE1], None,
+        [DB_ON_NODE1],
+        None,
         make_pod("web", affinity=affinity(preferred=[weighted(10, {"app": "db"}, ZONE)])),
         {"node1": 10, "node2": 10, "node3": 0, "node4": 0},
         {"node1": 100, "node2": 100, "node3": 0, "node4": 0},
@@ -49,7 +50,8 @@ SCORE_CASES = [
         id="preferred zone affinity adds its weight to every node of the target's zone",
     ),
     pytest.param(
-        [DB_ON_NODE1], None,
+        [DB_ON_NODE1],
+        None,
         make_pod("web", affinity=affinity(anti_preferred=[weighted(5, {"app": "db"}, HOST)])),
         {"node1": -5, "node2": 0, "node3": 0, "node4": 0},
         {"node1": 0, "node2": 100, "node3": 100, "node4": 100},
@@ -57,9 +59,14 @@ SCORE_CASES = [
         id="preferred anti-affinity subtracts its weight and normalisation lifts the negative minimum to 0",
     ),
     pytest.param(
-        [DB_ON_NODE1, make_pod("db-2", labels={"app": "db"}, node="node3")], None,
-        make_pod("web", affinity=affinity(preferred=[weighted(10, {"app": "db"}, ZONE)],
-                                          anti_preferred=[weighted(4, {"app": "db"}, HOST)])),
+        [DB_ON_NODE1, make_pod("db-2", labels={"app": "db"}, node="node3")],
+        None,
+        make_pod(
+            "web",
+            affinity=affinity(
+                preferred=[weighted(10, {"app": "db"}, ZONE)], anti_preferred=[weighted(4, {"app": "db"}, HOST)]
+            ),
+        ),
         {"node1": 6, "node2": 10, "node3": 6, "node4": 0},
         {"node1": 60, "node2": 100, "node3": 60, "node4": 0},
         {HOST: {"node1": -4, "node3": -4}, ZONE: {"a": 10, "b": 10}},
@@ -84,8 +91,15 @@ SCORE_CASES = [
         id="hardPodAffinityWeight scales the symmetric weight of running pods' required affinity",
     ),
     pytest.param(
-        [make_pod("db", affinity=affinity(anti_preferred=[weighted(20, {"app": "web"}, HOST)],
-                                          preferred=[weighted(3, {"app": "web"}, ZONE)]), node="node2")],
+        [
+            make_pod(
+                "db",
+                affinity=affinity(
+                    anti_preferred=[weighted(20, {"app": "web"}, HOST)], preferred=[weighted(3, {"app": "web"}, ZONE)]
+                ),
+                node="node2",
+            )
+        ],
         None,
         make_pod("web", labels={"app": "web"}),
         {"node1": 3, "node2": -17, "node3": 0, "node4": 0},
@@ -103,17 +117,26 @@ SCORE_CASES = [
         id="ignorePreferredTermsOfExistingPods still weighs running pods when the pod has preferred terms",
     ),
     pytest.param(
-        [DB_ON_NODE1, make_pod("db-2", labels={"app": "db"}, node="node3")], None,
-        make_pod("web", affinity=affinity(preferred=[weighted(10, {"app": "db"}, ZONE)],
-                                          anti_preferred=[weighted(10, {"app": "db"}, ZONE)])),
+        [DB_ON_NODE1, make_pod("db-2", labels={"app": "db"}, node="node3")],
+        None,
+        make_pod(
+            "web",
+            affinity=affinity(
+                preferred=[weighted(10, {"app": "db"}, ZONE)], anti_preferred=[weighted(10, {"app": "db"}, ZONE)]
+            ),
+        ),
         {"node1": 0, "node2": 0, "node3": 0, "node4": 0},
         {"node1": 0, "node2": 0, "node3": 0, "node4": 0},
         {ZONE: {"a": 0, "b": 0}},
         id="pairs that cancel out stay in the state and equal scores normalise to 0",
     ),
     pytest.param(
-        [DB_ON_NODE1, make_pod("db-2", labels={"app": "db"}, node="node3"),
-         make_pod("db-3", labels={"app": "db"}, node="node3"), make_pod("db-4", labels={"app": "db"}, node="node3")],
+        [
+            DB_ON_NODE1,
+            make_pod("db-2", labels={"app": "db"}, node="node3"),
+            make_pod("db-3", labels={"app": "db"}, node="node3"),
+            make_pod("db-4", labels={"app": "db"}, node="node3"),
+        ],
         None,
         make_pod("web", affinity=affinity(preferred=[weighted(1, {"app": "db"}, HOST)])),
         {"node1": 1, "node2": 0, "node3": 3, "node4": 0},
@@ -122,7 +145,8 @@ SCORE_CASES = [
         id="normalisation truncates toward zero as Go's int64 conversion does",
     ),
     pytest.param(
-        [make_pod("db", namespace="prod", labels={"app": "db"}, node="node3")], None,
+        [make_pod("db", namespace="prod", labels={"app": "db"}, node="node3")],
+        None,
         make_pod("web", affinity=affinity(preferred=[weighted(2, {"app": "db"}, ZONE, namespace_selector=selector())])),
         {"node1": 0, "node2": 0, "node3": 2, "node4": 0},
         {"node1": 0, "node2": 0, "node3": 100, "node4": 0},
@@ -161,20 +185,38 @@ def test_scores_are_equal_on_the_scored_nodes_when_only_other_nodes_have_matches
     assert (status, raw, normalized) == (None, {"node3": 0, "node4": 0}, {"node3": 0, "node4": 0})
 
 
-@pytest.mark.parametrize(("running", "args", "pod"), [
-    pytest.param([DB_ON_NODE1], None, make_pod("web"), id="a pod without terms next to pods without terms is skipped"),
-    pytest.param([DB_ON_NODE1], None, make_pod("web", affinity=affinity(preferred=[weighted(10, {"app": "x"}, ZONE)])),
-                 id="preferred terms that match nothing are skipped"),
-    pytest.param([make_pod("db", affinity=affinity(preferred=[weighted(3, {"app": "web"}, ZONE)]), node="node2")],
-                 {"ignorePreferredTermsOfExistingPods": True}, make_pod("web", labels={"app": "web"}),
-                 id="ignorePreferredTermsOfExistingPods skips a pod without preferred terms"),
-    pytest.param([make_pod("db", affinity=affinity(required=[term({"app": "web"}, ZONE)]), node="node2")],
-                 {"hardPodAffinityWeight": 0}, make_pod("web", labels={"app": "web"}),
-                 id="a hardPodAffinityWeight of 0 ignores running pods' required affinity"),
-    pytest.param([make_pod("db", affinity=affinity(preferred=[weighted(3, {"app": "web"}, ZONE)]), node="bare")],
-                 None, make_pod("web", labels={"app": "web"}),
-                 id="a running pod on a node without labels adds nothing"),
-])
+@pytest.mark.parametrize(
+    ("running", "args", "pod"),
+    [
+        pytest.param(
+            [DB_ON_NODE1], None, make_pod("web"), id="a pod without terms next to pods without terms is skipped"
+        ),
+        pytest.param(
+            [DB_ON_NODE1],
+            None,
+            make_pod("web", affinity=affinity(preferred=[weighted(10, {"app": "x"}, ZONE)])),
+            id="preferred terms that match nothing are skipped",
+        ),
+        pytest.param(
+            [make_pod("db", affinity=affinity(preferred=[weighted(3, {"app": "web"}, ZONE)]), node="node2")],
+            {"ignorePreferredTermsOfExistingPods": True},
+            make_pod("web", labels={"app": "web"}),
+            id="ignorePreferredTermsOfExistingPods skips a pod without preferred terms",
+        ),
+        pytest.param(
+            [make_pod("db", affinity=affinity(required=[term({"app": "web"}, ZONE)]), node="node2")],
+            {"hardPodAffinityWeight": 0},
+            make_pod("web", labels={"app": "web"}),
+            id="a hardPodAffinityWeight of 0 ignores running pods' required affinity",
+        ),
+        pytest.param(
+            [make_pod("db", affinity=affinity(preferred=[weighted(3, {"app": "web"}, ZONE)]), node="bare")],
+            None,
+            make_pod("web", labels={"app": "web"}),
+            id="a running pod on a node without labels adds nothing",
+        ),
+    ],
+)
 def test_pre_score_skips(running, args, pod):
     nodes = [make_node("bare"), make_node("node1", {ZONE: "a", HOST: "node1"}), make_node("node2", {ZONE: "a"})]
     plugin, snapshot = make_inter_pod_affinity(running, args=args, nodes=nodes)

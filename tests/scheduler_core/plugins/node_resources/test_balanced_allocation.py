@@ -20,35 +20,62 @@ def node_with(name, running=(), **node_fields):
     return info
 
 
-@pytest.mark.parametrize("requests, args, expected", [
-    pytest.param({CPU: 1000, MEMORY: 2 * GI}, None, (None, [100, 87], [100, 87]),
-                 id="equal cpu and memory fractions score 100 and the score falls by half their difference"),
-    pytest.param({}, None, (SKIP, [], []), id="a best-effort pod is skipped at PreScore"),
-    pytest.param({GPU: 1}, None, (SKIP, [], []), id="requests outside the configured resources count as best effort"),
-    pytest.param({CPU: 1000, MEMORY: 2 * GI, GPU: 2},
-                 {"resources": [{"name": "cpu"}, {"name": "memory"}, {"name": GPU}]},
-                 (None, [88, 87], [88, 87]),
-                 id="three resources use the standard deviation and a node without the resource leaves it out"),
-])
+@pytest.mark.parametrize(
+    "requests, args, expected",
+    [
+        pytest.param(
+            {CPU: 1000, MEMORY: 2 * GI},
+            None,
+            (None, [100, 87], [100, 87]),
+            id="equal cpu and memory fractions score 100 and the score falls by half their difference",
+        ),
+        pytest.param({}, None, (SKIP, [], []), id="a best-effort pod is skipped at PreScore"),
+        pytest.param(
+            {GPU: 1}, None, (SKIP, [], []), id="requests outside the configured resources count as best effort"
+        ),
+        pytest.param(
+            {CPU: 1000, MEMORY: 2 * GI, GPU: 2},
+            {"resources": [{"name": "cpu"}, {"name": "memory"}, {"name": GPU}]},
+            (None, [88, 87], [88, 87]),
+            id="three resources use the standard deviation and a node without the resource leaves it out",
+        ),
+    ],
+)
 def test_balanced_allocation_scoring(requests, args, expected):
-    nodes = [node_with("n1", cpu=4000, memory=8 * GI, allocatable={GPU: 4}),
-             node_with("n2", cpu=4000, memory=8 * GI, running=[{CPU: 1000}])]
+    nodes = [
+        node_with("n1", cpu=4000, memory=8 * GI, allocatable={GPU: 4}),
+        node_with("n2", cpu=4000, memory=8 * GI, running=[{CPU: 1000}]),
+    ]
     pod = make_pod("p", requests=requests)
     assert run_scoring(node_resources.new_balanced_allocation(args, None), pod, nodes) == expected
 
 
-@pytest.mark.parametrize("requested, allocatable, expected", [
-    pytest.param([3000, 1 * GI], [2000, 8 * GI], 56, id="a fraction above 1 is capped before the deviation"),
-    pytest.param([0, 0], [0, 0], 100, id="no resource offered means no deviation"),
-])
+@pytest.mark.parametrize(
+    "requested, allocatable, expected",
+    [
+        pytest.param([3000, 1 * GI], [2000, 8 * GI], 56, id="a fraction above 1 is capped before the deviation"),
+        pytest.param([0, 0], [0, 0], 100, id="no resource offered means no deviation"),
+    ],
+)
 def test_balanced_resource_score(requested, allocatable, expected):
     assert balanced_resource_score(requested, allocatable) == expected
 
 
-@pytest.mark.parametrize("raw, problems", [
-    pytest.param({"resources": [{"name": "cpu", "weight": 2}]}, ["resources[0].weight"], id="a weight other than 1 is rejected"),
-    pytest.param({"resources": [{"name": "cpu"}, {"name": "cpu"}]}, ["resources[1].name"], id="a repeated resource is rejected"),
-])
+@pytest.mark.parametrize(
+    "raw, problems",
+    [
+        pytest.param(
+            {"resources": [{"name": "cpu", "weight": 2}]},
+            ["resources[0].weight"],
+            id="a weight other than 1 is rejected",
+        ),
+        pytest.param(
+            {"resources": [{"name": "cpu"}, {"name": "cpu"}]},
+            ["resources[1].name"],
+            id="a repeated resource is rejected",
+        ),
+    ],
+)
 def test_balanced_allocation_args_validation(raw, problems):
     with pytest.raises(ArgsError) as err:
         node_resources.new_balanced_allocation(raw, None)

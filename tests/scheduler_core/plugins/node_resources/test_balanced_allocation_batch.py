@@ -30,8 +30,11 @@ def test_score_batch_matches_score(cluster, resources):
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.integers(1, 5).flatmap(lambda k: st.lists(st.lists(st.tuples(amount, amount), min_size=k, max_size=k),
-                                                    min_size=1, max_size=40)))
+@given(
+    st.integers(1, 5).flatmap(
+        lambda k: st.lists(st.lists(st.tuples(amount, amount), min_size=k, max_size=k), min_size=1, max_size=40)
+    )
+)
 def test_the_std_dev_is_bit_identical(rows):
     """Many random (requested, allocatable) rows, including zero allocatable and values past 2**53."""
     width = len(rows[0])
@@ -46,6 +49,8 @@ def test_many_random_fractions_are_bit_identical():
     for width in (1, 2, 3, 4, 6):
         requested = [rng.integers(0, 1 << 40, 20000) for _ in range(width)]
         allocatable = [np.where(rng.random(20000) < 0.1, 0, rng.integers(1, 1 << 40, 20000)) for _ in range(width)]
-        expected = [balanced_resource_score([int(r[i]) for r in requested], [int(a[i]) for a in allocatable])
-                    for i in range(20000)]
+        expected = [
+            balanced_resource_score([int(r[i]) for r in requested], [int(a[i]) for a in allocatable])
+            for i in range(20000)
+        ]
         assert balanced_resource_score_batch(requested, allocatable).tolist() == expected

@@ -25,16 +25,21 @@ from tests.scheduler_core.builders import (
 @st.composite
 def fit_args(draw):
     kind = draw(st.sampled_from((None, "LeastAllocated", "MostAllocated", "RequestedToCapacityRatio")))
-    args = {"ignoredResources": draw(st.lists(st.sampled_from((GPU, "example.com/fpga")), max_size=1)),
-            "ignoredResourceGroups": draw(st.lists(st.sampled_from(("example.com", "other.io")), max_size=1))}
+    args = {
+        "ignoredResources": draw(st.lists(st.sampled_from((GPU, "example.com/fpga")), max_size=1)),
+        "ignoredResourceGroups": draw(st.lists(st.sampled_from(("example.com", "other.io")), max_size=1)),
+    }
     if kind is not None:
-        resources = [{"name": name, "weight": draw(st.integers(1, 100))}
-                     for name in draw(st.lists(st.sampled_from(RESOURCE_NAMES), unique=True, max_size=4))]
+        resources = [
+            {"name": name, "weight": draw(st.integers(1, 100))}
+            for name in draw(st.lists(st.sampled_from(RESOURCE_NAMES), unique=True, max_size=4))
+        ]
         strategy = {"type": kind, "resources": resources}
         if kind == "RequestedToCapacityRatio":
             utilizations = sorted(draw(st.sets(st.integers(0, 100), min_size=1, max_size=4)))
             strategy["requestedToCapacityRatio"] = {
-                "shape": [{"utilization": u, "score": draw(st.integers(0, 10))} for u in utilizations]}
+                "shape": [{"utilization": u, "score": draw(st.integers(0, 10))} for u in utilizations]
+            }
         args["scoringStrategy"] = strategy
     return args
 
@@ -51,13 +56,19 @@ def test_batch_methods_match_the_per_node_ones(cluster, args):
 
 
 def test_combined_reasons_keep_their_order_and_palette_follows_first_appearance():
-    nodes = [make_node("n0", cpu=1000, memory=1 << 30), make_node("n1", cpu=4000, memory=8 << 30),
-             make_node("n2", cpu=1000, memory=8 << 30, pods=0), make_node("n3", cpu=1000, memory=1 << 30)]
+    nodes = [
+        make_node("n0", cpu=1000, memory=1 << 30),
+        make_node("n1", cpu=4000, memory=8 << 30),
+        make_node("n2", cpu=1000, memory=8 << 30, pods=0),
+        make_node("n3", cpu=1000, memory=1 << 30),
+    ]
     snapshot = make_snapshot(nodes)
     plugin, state = node_resources.new_fit(None, None), CycleState()
     pod = make_pod("p", requests={CPU: 2000, MEMORY: 2 << 30})
     plugin.pre_filter(state, pod, snapshot.node_infos)
     verdicts = plugin.filter_batch(state, pod, snapshot.table, np.arange(4))
-    assert verdicts.palette == [Status.unresolvable("Insufficient cpu", "Insufficient memory"),
-                                Status.unresolvable("Too many pods", "Insufficient cpu")]
+    assert verdicts.palette == [
+        Status.unresolvable("Insufficient cpu", "Insufficient memory"),
+        Status.unresolvable("Too many pods", "Insufficient cpu"),
+    ]
     assert verdicts.choice.tolist() == [0, -1, 1, 0]

@@ -20,8 +20,9 @@ from tests.scheduler_core.builders import FakeHandle, affinity, make_node, make_
 
 def _cycle(*extra, vectorized: bool = True, fit: bool = True, pod=None):
     """A framework with Fit (and ``extra`` plugin factories), PreFilter run for a 1500m pod."""
-    snapshot = make_snapshot([make_node("n1", cpu=2000), make_node("n2", cpu=4000)],
-                             [make_pod("r", node="n1", requests={CPU: 1000})])
+    snapshot = make_snapshot(
+        [make_node("n1", cpu=2000), make_node("n2", cpu=4000)], [make_pod("r", node="n1", requests={CPU: 1000})]
+    )
     handle = FakeHandle(snapshot)
     plugins = ([new_fit(None, handle)] if fit else []) + [factory(None, handle) for factory in extra]
     profile = Profile.of({"preFilter": [p for p in plugins if hasattr(p, "pre_filter")], "filter": plugins}, {}, 100)

@@ -25,7 +25,11 @@ def test_utilization_is_clamped_to_zero_and_one_hundred():
     assert scaled_utilization(5000, 3000) == 100
     assert scaled_utilization(1, 0) == 0
     assert scaled_utilization_batch(np.array([1000, 0, 5000, 1]), np.array([3000, 3000, 3000, 0])).tolist() == [
-        33, 0, 100, 0]
+        33,
+        0,
+        100,
+        0,
+    ]
 
 
 def test_the_shape_is_scaled_by_ten_and_the_average_is_rounded():

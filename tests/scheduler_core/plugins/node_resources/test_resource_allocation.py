@@ -40,13 +40,17 @@ def test_resources_default_to_cpu_and_memory_and_weight_zero_means_one():
     problems: list[ArgsProblem] = []
     assert parse_resource_specs(None, "args.resources", problems) == DEFAULT_RESOURCES
     assert parse_resource_specs([{"name": GPU, "weight": 0}, {"name": CPU, "weight": 5}], "r", problems) == (
-        ResourceSpec(GPU, 1), ResourceSpec(CPU, 5))
+        ResourceSpec(GPU, 1),
+        ResourceSpec(CPU, 5),
+    )
     assert problems == []
 
 
 def test_a_weight_that_is_no_integer_is_a_problem_at_its_path():
     problems: list[ArgsProblem] = []
-    assert parse_resource_specs([{"name": CPU, "weight": "heavy"}], "args.resources", problems) == (ResourceSpec(CPU, 1),)
+    assert parse_resource_specs([{"name": CPU, "weight": "heavy"}], "args.resources", problems) == (
+        ResourceSpec(CPU, 1),
+    )
     assert problems == [ArgsProblem("args.resources[0].weight", "Invalid value: 'heavy': must be an integer")]
 
 
@@ -59,7 +63,9 @@ def test_fit_scores_with_non_zero_requests_and_balanced_with_plain_ones():
     assert balanced.pod_request_list(empty) == (0, 0)
     bound = make_pod("b", node="n", requests={})
     assert fit.score(_node(bound), fit.pod_request_list(empty)) == (
-        ((200, 2 * NON_ZERO_DEFAULTS[MEMORY]), (4000, 1 << 30)), None)
+        ((200, 2 * NON_ZERO_DEFAULTS[MEMORY]), (4000, 1 << 30)),
+        None,
+    )
     assert balanced.score(_node(bound), (0, 0)) == (((0, 0), (4000, 1 << 30)), None)
 
 
@@ -80,7 +86,10 @@ def test_the_weighted_average_divides_as_go_does_and_skips_absent_resources():
     average = weighted_average((ResourceSpec(CPU, 1), ResourceSpec(MEMORY, 2)), lambda req, cap: req * 100 // cap)
     assert average([1, 1], [2, 4]) == 33  # (50 + 25*2) / 3 = 33.3
     assert average([1, 1], [2, 0]) == 50
-    batch = weighted_average_batch((ResourceSpec(CPU, 1), ResourceSpec(MEMORY, 2)),
-                                   [np.array([1, 1, 0]), np.array([1, 1, 0])], [np.array([2, 2, 0]), np.array([4, 0, 0])],
-                                   lambda req, cap: req * 100 // cap)
+    batch = weighted_average_batch(
+        (ResourceSpec(CPU, 1), ResourceSpec(MEMORY, 2)),
+        [np.array([1, 1, 0]), np.array([1, 1, 0])],
+        [np.array([2, 2, 0]), np.array([4, 0, 0])],
+        lambda req, cap: req * 100 // cap,
+    )
     assert batch.tolist() == [33, 50, 0]

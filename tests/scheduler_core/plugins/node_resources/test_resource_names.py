@@ -15,16 +15,19 @@ from scheduler_core.plugins.node_resources.resource_names import (
 )
 
 
-@pytest.mark.parametrize("name, extended, scalar", [
-    ("example.com/gpu", True, True),
-    ("cpu", False, False),
-    ("memory", False, False),
-    ("hugepages-2Mi", False, True),
-    ("kubernetes.io/batman", False, True),  # prefixed native: scalar, not extended
-    ("attachable-volumes-csi-x", False, True),
-    ("requests.example.com/gpu", False, False),
-    ("Example.com/gpu", False, False),  # the prefix must be a lowercase DNS subdomain
-])
+@pytest.mark.parametrize(
+    "name, extended, scalar",
+    [
+        ("example.com/gpu", True, True),
+        ("cpu", False, False),
+        ("memory", False, False),
+        ("hugepages-2Mi", False, True),
+        ("kubernetes.io/batman", False, True),  # prefixed native: scalar, not extended
+        ("attachable-volumes-csi-x", False, True),
+        ("requests.example.com/gpu", False, False),
+        ("Example.com/gpu", False, False),  # the prefix must be a lowercase DNS subdomain
+    ],
+)
 def test_extended_and_scalar_names(name, extended, scalar):
     assert is_extended_resource_name(name) is extended
     assert is_scalar_resource_name(name) is scalar

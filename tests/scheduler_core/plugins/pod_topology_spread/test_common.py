@@ -50,16 +50,20 @@ def _node_info(name: str, *pods) -> NodeInfo:
 
 def test_resolve_constraints_keeps_those_of_the_action_with_upstream_defaults():
     """filterTopologySpreadConstraints: minDomains 1, nodeAffinityPolicy Honor, nodeTaintsPolicy Ignore."""
-    resolved = resolve_constraints([_spec("DoNotSchedule"), _spec("ScheduleAnyway", max_skew=3)],
-                                   "DoNotSchedule", {})
+    resolved = resolve_constraints([_spec("DoNotSchedule"), _spec("ScheduleAnyway", max_skew=3)], "DoNotSchedule", {})
     assert resolved == [Constraint(max_skew=1, topology_key="zone", selector=APP_WEB)]
     only = resolved[0]
     assert (only.min_domains, only.honor_node_affinity, only.honor_node_taints) == (1, True, False)
 
 
 def test_resolve_constraints_reads_the_policies_and_merges_match_label_keys():
-    spec = _spec("ScheduleAnyway", min_domains=3, node_affinity_policy="Ignore", node_taints_policy="Honor",
-                 match_label_keys=("rev", "absent"))
+    spec = _spec(
+        "ScheduleAnyway",
+        min_domains=3,
+        node_affinity_policy="Ignore",
+        node_taints_policy="Honor",
+        match_label_keys=("rev", "absent"),
+    )
     [constraint] = resolve_constraints([spec], "ScheduleAnyway", {"rev": "7", "app": "web"})
     assert (constraint.min_domains, constraint.honor_node_affinity, constraint.honor_node_taints) == (3, False, True)
     # only the key the pod carries is merged, as `key In (value)`
@@ -127,10 +131,13 @@ def test_inclusion_policy_honours_required_node_affinity_and_taints_only_when_as
 
 def test_count_matching_counts_the_namespace_and_skips_terminating_pods():
     """countPodsMatchSelector (terminating pods bypassed, kubernetes#87621)."""
-    info = _node_info("n", make_pod("a", labels={"app": "web"}, node="n"),
-                      make_pod("b", labels={"app": "web"}, node="n", deletion_timestamp=DELETED),
-                      make_pod("c", namespace="other", labels={"app": "web"}, node="n"),
-                      make_pod("d", labels={"app": "db"}, node="n"))
+    info = _node_info(
+        "n",
+        make_pod("a", labels={"app": "web"}, node="n"),
+        make_pod("b", labels={"app": "web"}, node="n", deletion_timestamp=DELETED),
+        make_pod("c", namespace="other", labels={"app": "web"}, node="n"),
+        make_pod("d", labels={"app": "db"}, node="n"),
+    )
     assert count_matching(info, "default", Constraint(1, "zone", APP_WEB).matcher) == 1
     assert count_matching(info, "default", Constraint(1, "zone", None).matcher) == 0
 
@@ -152,8 +159,11 @@ def _counts(constraint: Constraint, *infos: NodeInfo, counter: MatchCounter | No
 
 
 def test_match_counter_agrees_with_a_full_count_for_indexed_and_cached_selectors():
-    n1 = _node_info("n1", make_pod("a", labels={"app": "web", "tier": "x"}, node="n1"),
-                    make_pod("b", labels={"app": "web"}, node="n1"))
+    n1 = _node_info(
+        "n1",
+        make_pod("a", labels={"app": "web", "tier": "x"}, node="n1"),
+        make_pod("b", labels={"app": "web"}, node="n1"),
+    )
     n2 = _node_info("n2", make_pod("c", labels={"app": "db"}, node="n2"))
     two_pairs = LabelSelector((("app", "web"), ("tier", "x")))
     exists_only = LabelSelector((), (LabelSelectorRequirement("tier", "Exists"),))

@@ -22,10 +22,17 @@ CORPUS = REPO.parent / "shared" / "conformance" / "public"
 
 
 def spread_pod(*constraints: dict, labels=None, name: str = "p") -> Pod:
-    specs = tuple(TopologySpreadConstraint(
-        max_skew=c.get("maxSkew", 1), topology_key=c["key"], when_unsatisfiable="DoNotSchedule",
-        label_selector=LabelSelector((("app", "web"),)), min_domains=c.get("minDomains"),
-        node_taints_policy=c.get("nodeTaintsPolicy")) for c in constraints)
+    specs = tuple(
+        TopologySpreadConstraint(
+            max_skew=c.get("maxSkew", 1),
+            topology_key=c["key"],
+            when_unsatisfiable="DoNotSchedule",
+            label_selector=LabelSelector((("app", "web"),)),
+            min_domains=c.get("minDomains"),
+            node_taints_policy=c.get("nodeTaintsPolicy"),
+        )
+        for c in constraints
+    )
     return make_pod(name, labels=labels if labels is not None else {"app": "web"}, topology_spread_constraints=specs)
 
 
@@ -42,7 +49,9 @@ def web(name: str, node: str):
 
 
 def test_it_gives_each_constraint_its_own_verdict_per_domain():
-    nodes = [make_node(f"n{i}", {"zone": z, "rack": r}) for i, (z, r) in enumerate([("a", "r1"), ("a", "r2"), ("b", "r3")])]
+    nodes = [
+        make_node(f"n{i}", {"zone": z, "rack": r}) for i, (z, r) in enumerate([("a", "r1"), ("a", "r2"), ("b", "r3")])
+    ]
     pods = [web("w0", "n0"), web("w1", "n0"), web("w2", "n1")]
     picture = picture_of(nodes, pods, spread_pod({"key": "zone"}, {"key": "rack"}))
     zone, rack = picture["constraints"]
@@ -51,13 +60,20 @@ def test_it_gives_each_constraint_its_own_verdict_per_domain():
         ("a", 3, 4, False, ["n0", "n1"]),
         ("b", 0, 1, True, ["n2"]),
     ]
-    assert [(d["value"], d["skew"], d["allowed"]) for d in rack["domains"]] == [("r1", 3, False), ("r2", 2, False), ("r3", 1, True)]
+    assert [(d["value"], d["skew"], d["allowed"]) for d in rack["domains"]] == [
+        ("r1", 3, False),
+        ("r2", 2, False),
+        ("r3", 1, True),
+    ]
 
 
-@pytest.mark.parametrize("labels, self_match, skews", [
-    pytest.param({"app": "web"}, 1, [2, 1, 2], id="a pod its own selector matches adds one to every skew"),
-    pytest.param({"app": "db"}, 0, [1, 0, 1], id="a pod its selector does not match adds nothing"),
-])
+@pytest.mark.parametrize(
+    "labels, self_match, skews",
+    [
+        pytest.param({"app": "web"}, 1, [2, 1, 2], id="a pod its own selector matches adds one to every skew"),
+        pytest.param({"app": "db"}, 0, [1, 0, 1], id="a pod its selector does not match adds nothing"),
+    ],
+)
 def test_the_skew_is_counted_from_the_global_minimum_even_for_large_counts(labels, self_match, skews):
     nodes = [make_node(f"n{i}", {"zone": f"z{i}"}, pods=1000) for i in range(3)]
     pods = [web(f"w{i}-{k}", f"n{i}") for i, count in enumerate([337, 336, 337]) for k in range(count)]
@@ -68,14 +84,20 @@ def test_the_skew_is_counted_from_the_global_minimum_even_for_large_counts(label
 
 
 def test_it_lists_nodes_without_the_key_and_domains_that_were_not_counted():
-    nodes = [make_node("n0", {"zone": "a"}), make_node("n1", {}),
-             make_node("n2", {"zone": "b"}, taints=[Taint("dedicated", "x", "NoSchedule")])]
+    nodes = [
+        make_node("n0", {"zone": "a"}),
+        make_node("n1", {}),
+        make_node("n2", {"zone": "b"}, taints=[Taint("dedicated", "x", "NoSchedule")]),
+    ]
     picture = picture_of(nodes, [web("w0", "n0")], spread_pod({"key": "zone", "nodeTaintsPolicy": "Honor"}))
     [zone] = picture["constraints"]
     assert zone["nodesWithoutKey"] == ["n1"]
     # n2's taint keeps zone b out of the count (nodeTaintsPolicy: Honor), yet Filter still judges
     # n2 by zone b's count, 0.
-    assert [(d["value"], d["counted"], d["matchNum"], d["skew"]) for d in zone["domains"]] == [("a", True, 1, 1), ("b", False, 0, 0)]
+    assert [(d["value"], d["counted"], d["matchNum"], d["skew"]) for d in zone["domains"]] == [
+        ("a", True, 1, 1),
+        ("b", False, 0, 0),
+    ]
 
 
 def test_it_respects_min_domains():
@@ -89,8 +111,11 @@ def test_it_respects_min_domains():
 def test_it_travels_in_the_pre_filter_event_under_its_own_key_and_stays_out_of_the_trace():
     text = (REPO / "webui" / "demos" / "seed_pts_conflict.yaml").read_text()
     events = list(simulate(load_scenario(text)))
-    payload = next(e.to_json()["payload"] for e in events
-                   if e.extension_point is ExtensionPoint.PRE_FILTER and e.plugin == POD_TOPOLOGY_SPREAD)
+    payload = next(
+        e.to_json()["payload"]
+        for e in events
+        if e.extension_point is ExtensionPoint.PRE_FILTER and e.plugin == POD_TOPOLOGY_SPREAD
+    )
     assert set(payload) == {"status", "nodeNames", "state", "picture"}
     assert [c["topologyKey"] for c in payload["picture"]["constraints"]] == ["zone", "node"]
     trace = trace_summary(events)
@@ -105,21 +130,33 @@ def test_plugins_without_a_picture_keep_their_payload_unchanged():
             assert set(event.to_json()["payload"]) == {"status", "nodeNames", "state"}
 
 
-@pytest.mark.parametrize("case", sorted(p.stem for p in CORPUS.glob("*.yaml") if "topologySpreadConstraints" in p.read_text()))
+@pytest.mark.parametrize(
+    "case", sorted(p.stem for p in CORPUS.glob("*.yaml") if "topologySpreadConstraints" in p.read_text())
+)
 def test_the_picture_is_the_same_on_the_fast_and_the_per_node_path(case):
     scenario = load_scenario((CORPUS / f"{case}.yaml").read_bytes())
 
     def pictures(vectorized: bool) -> list:
-        return [e.to_json()["payload"].get("picture") for e in simulate(scenario, vectorized=vectorized)
-                if e.extension_point is ExtensionPoint.PRE_FILTER and e.plugin == POD_TOPOLOGY_SPREAD]
+        return [
+            e.to_json()["payload"].get("picture")
+            for e in simulate(scenario, vectorized=vectorized)
+            if e.extension_point is ExtensionPoint.PRE_FILTER and e.plugin == POD_TOPOLOGY_SPREAD
+        ]
 
     assert pictures(True) == pictures(False)
 
 
 def test_grouping_over_the_node_table_equals_grouping_node_by_node():
-    nodes = [make_node("n0", {"zone": "b"}), make_node("n1", {}), make_node("n2", {"zone": "a"}),
-             make_node("n3", {"zone": "b"}), make_node("n4", {"rack": "r"})]
+    nodes = [
+        make_node("n0", {"zone": "b"}),
+        make_node("n1", {}),
+        make_node("n2", {"zone": "a"}),
+        make_node("n3", {"zone": "b"}),
+        make_node("n4", {"rack": "r"}),
+    ]
     snapshot = make_snapshot(nodes)
     for key in ("zone", "rack", "absent"):
         assert group_table(NodeTable(snapshot.node_infos), key) == group_nodes(snapshot.node_infos, key)
-    assert group_table(NodeTable(snapshot.node_infos), "zone") == DomainNodes(("a", "b"), (("n2",), ("n0", "n3")), ("n1", "n4"))
+    assert group_table(NodeTable(snapshot.node_infos), "zone") == DomainNodes(
+        ("a", "b"), (("n2",), ("n0", "n3")), ("n1", "n4")
+    )

@@ -31,8 +31,9 @@ def _own(action: str = "DoNotSchedule", key: str = "zone") -> TopologySpreadCons
 def test_a_pod_with_constraints_uses_its_own_for_the_action():
     """getConstraints: the pod's constraints win over the profile's defaults."""
     plugin, _ = _plugin(LIST_ARGS)
-    pod = make_pod("p", labels={"app": "web"},
-                   topology_spread_constraints=(_own(), _own("ScheduleAnyway", LABEL_HOSTNAME)))
+    pod = make_pod(
+        "p", labels={"app": "web"}, topology_spread_constraints=(_own(), _own("ScheduleAnyway", LABEL_HOSTNAME))
+    )
     [hard] = plugin.constraints(pod, "DoNotSchedule")
     assert (hard.topology_key, hard.max_skew, hard.selector) == ("zone", 1, WEB)
     [soft] = plugin.constraints(pod, "ScheduleAnyway")

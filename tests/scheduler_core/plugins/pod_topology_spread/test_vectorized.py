@@ -54,8 +54,14 @@ ZONE = "topology.kubernetes.io/zone"
 REGION = "topology.kubernetes.io/region"
 RACK = "rack"
 
-_DEFAULT_SPREADING = ("topologySpreadConstraints", "PodTopologySpread", "kind: Service", "kind: ReplicaSet",
-                      "kind: StatefulSet", "kind: ReplicationController")
+_DEFAULT_SPREADING = (
+    "topologySpreadConstraints",
+    "PodTopologySpread",
+    "kind: Service",
+    "kind: ReplicaSet",
+    "kind: StatefulSet",
+    "kind: ReplicationController",
+)
 
 
 def _spread_cases() -> list[str]:
@@ -97,6 +103,7 @@ def fast_path_calls(monkeypatch):
         def wrapper(*args, **kwargs):
             calls[name] += 1
             return function(*args, **kwargs)
+
         return wrapper
 
     monkeypatch.setattr(vectorized, "compute_pre_filter_state", spy("pre_filter", vectorized.compute_pre_filter_state))
@@ -205,14 +212,23 @@ def _random_scenario(seed: int) -> Scenario:
             labels[REGION] = rng.choice(["r1", "r2"])
         if rng.random() < 0.5:
             labels[RACK] = f"k{rng.randrange(4)}"
-        taints = (Taint("dedicated", "x", rng.choice(["NoSchedule", "PreferNoSchedule"])),) \
-            if rng.random() < 0.2 else ()
+        taints = (
+            (Taint("dedicated", "x", rng.choice(["NoSchedule", "PreferNoSchedule"])),) if rng.random() < 0.2 else ()
+        )
         nodes.append(make_node(name, labels, cpu=rng.choice([2000, 4000]), taints=taints, doc_index=i))
     pods = []
     index = len(nodes)
     for i in range(rng.randint(0, 60)):
-        pods.append(make_pod(f"run-{i}", rng.choice(["default", "default", "other"]), _random_labels(rng),
-                             node=rng.choice(nodes).name, requests={"cpu": 100}, doc_index=index))
+        pods.append(
+            make_pod(
+                f"run-{i}",
+                rng.choice(["default", "default", "other"]),
+                _random_labels(rng),
+                node=rng.choice(nodes).name,
+                requests={"cpu": 100},
+                doc_index=index,
+            )
+        )
         index += 1
     owner = OwnerReference("ReplicaSet", "rs-b", "apps/v1", True)
     for i in range(rng.randint(1, 12)):
@@ -221,24 +237,47 @@ def _random_scenario(seed: int) -> Scenario:
         if rng.random() < 0.25:
             fields["node_selector"] = {REGION: "r1"}
         if rng.random() < 0.2:
-            fields["affinity"] = Affinity(node_affinity=NodeAffinity(required=NodeSelector((NodeSelectorTerm(
-                (NodeSelectorRequirement(ZONE, "In", ("z1", "z2")),)),))))
+            fields["affinity"] = Affinity(
+                node_affinity=NodeAffinity(
+                    required=NodeSelector((NodeSelectorTerm((NodeSelectorRequirement(ZONE, "In", ("z1", "z2")),)),))
+                )
+            )
         if rng.random() < 0.3:
             fields["tolerations"] = (Toleration("dedicated", "Exists"),)
         if not constraints and rng.random() < 0.5:
             fields["owner_references"] = (owner,)
-        pods.append(make_pod(f"pend-{i}", rng.choice(["default", "default", "other"]), _random_labels(rng),
-                             requests={"cpu": rng.choice([100, 1500])}, priority=rng.choice([0, 0, 100]),
-                             topology_spread_constraints=constraints, doc_index=index, **fields))
+        pods.append(
+            make_pod(
+                f"pend-{i}",
+                rng.choice(["default", "default", "other"]),
+                _random_labels(rng),
+                requests={"cpu": rng.choice([100, 1500])},
+                priority=rng.choice([0, 0, 100]),
+                topology_spread_constraints=constraints,
+                doc_index=index,
+                **fields,
+            )
+        )
         index += 1
     services = [Service("default", "svc-a", {"app": "a"})]
     workloads = [Workload("ReplicaSet", "default", "rs-b", LabelSelector((("app", "b"),)))]
     config = None
     if rng.random() < 0.3:
-        config = SchedulerConfiguration((SchedulerConfig(plugin_args={"PodTopologySpread": {
-            "defaultingType": "List",
-            "defaultConstraints": [{"maxSkew": 1, "topologyKey": ZONE, "whenUnsatisfiable": "DoNotSchedule"},
-                                   {"maxSkew": 2, "topologyKey": HOST, "whenUnsatisfiable": "ScheduleAnyway"}]}}),))
+        config = SchedulerConfiguration(
+            (
+                SchedulerConfig(
+                    plugin_args={
+                        "PodTopologySpread": {
+                            "defaultingType": "List",
+                            "defaultConstraints": [
+                                {"maxSkew": 1, "topologyKey": ZONE, "whenUnsatisfiable": "DoNotSchedule"},
+                                {"maxSkew": 2, "topologyKey": HOST, "whenUnsatisfiable": "ScheduleAnyway"},
+                            ],
+                        }
+                    }
+                ),
+            )
+        )
     namespaces = {"default": Namespace("default"), "other": Namespace("other")}
     return Scenario(nodes, pods, namespaces, services, workloads, config)
 

@@ -27,10 +27,19 @@ def binder_for(**objects):
 def test_get_pod_volume_claims_sorts_claims_by_state():
     bound = make_claim("bound", volume="pv")
     delayed, immediate = make_claim("delayed", storage_class="wait"), make_claim("immediate", storage_class="now")
-    binder, _ = binder_for(claims=[bound, delayed, immediate],
-                           volumes=[make_volume("free", storage_class="wait"), make_volume("other", storage_class="x")])
-    pod = make_pod("p", volumes=(claim_volume("bound", "a"), claim_volume("delayed", "b"), claim_volume("immediate", "c"),
-                                 Volume("tmp", "emptyDir")))
+    binder, _ = binder_for(
+        claims=[bound, delayed, immediate],
+        volumes=[make_volume("free", storage_class="wait"), make_volume("other", storage_class="x")],
+    )
+    pod = make_pod(
+        "p",
+        volumes=(
+            claim_volume("bound", "a"),
+            claim_volume("delayed", "b"),
+            claim_volume("immediate", "c"),
+            Volume("tmp", "emptyDir"),
+        ),
+    )
     claims = binder.get_pod_volume_claims(pod)
     assert [c.name for c in claims.bound] == ["bound"]
     assert [c.name for c in claims.unbound_delay_binding] == ["delayed"]
@@ -40,8 +49,9 @@ def test_get_pod_volume_claims_sorts_claims_by_state():
 
 def test_a_claim_selected_for_another_node_stops_the_search_on_this_one():
     selected = make_claim("s", storage_class="wait", annotations={ANN_SELECTED_NODE: "n2"})
-    binder, snapshot = binder_for(claims=[selected, make_claim("m", storage_class="wait")],
-                                  volumes=[make_volume("free", storage_class="wait")])
+    binder, snapshot = binder_for(
+        claims=[selected, make_claim("m", storage_class="wait")], volumes=[make_volume("free", storage_class="wait")]
+    )
     pod = make_pod("p", volumes=(claim_volume("s", "a"), claim_volume("m", "b")))
     claims = binder.get_pod_volume_claims(pod)
     volumes, reasons = binder.find_pod_volumes(pod, claims, snapshot.get("n1").node)
@@ -55,8 +65,9 @@ def test_provisioning_that_the_controller_undid_fails_pre_bind():
     pod = make_pod("p", node="n1", volumes=(claim_volume("data"),))
     volumes, _ = binder.find_pod_volumes(pod, binder.get_pod_volume_claims(pod), snapshot.get("n1").node)
     assert binder.assume_pod_volumes(pod, "n1", volumes) is False
-    volumes.dynamic_provisions[0] = replace(volumes.dynamic_provisions[0],
-                                            claim=replace(claim, annotations={ANN_SELECTED_NODE: "n2"}))
+    volumes.dynamic_provisions[0] = replace(
+        volumes.dynamic_provisions[0], claim=replace(claim, annotations={ANN_SELECTED_NODE: "n2"})
+    )
     with pytest.raises(BinderError, match='binding volumes: provisioning failed for PVC "data"'):
         binder.bind_pod_volumes(pod, volumes)
 
@@ -83,5 +94,6 @@ def test_pre_bind_fails_when_the_bound_volume_does_not_fit_the_node():
     binder.assume_pod_volumes(pod, "n1", volumes)
     with pytest.raises(BinderError) as err:
         binder.bind_pod_volumes(pod, volumes)
-    assert str(err.value) == ('binding volumes: pv "pvc-u" node affinity doesn\'t match node "n1": '
-                              "no matching NodeSelectorTerms")
+    assert str(err.value) == (
+        'binding volumes: pv "pvc-u" node affinity doesn\'t match node "n1": no matching NodeSelectorTerms'
+    )

@@ -12,9 +12,13 @@ from tests.scheduler_core.builders import make_claim, make_volume
 def test_the_claims_picture_lists_bound_claims_and_the_candidates_of_delayed_ones():
     bound = make_claim("data", volume="pv-data")
     delayed = make_claim("scratch", storage_class="local")
-    claims = PodVolumeClaims(bound=[bound], unbound_delay_binding=[delayed],
-                             volumes_by_class={"local": [make_volume("pv-1", storage_class="local"),
-                                                         make_volume("pv-2", storage_class="local")]})
+    claims = PodVolumeClaims(
+        bound=[bound],
+        unbound_delay_binding=[delayed],
+        volumes_by_class={
+            "local": [make_volume("pv-1", storage_class="local"), make_volume("pv-2", storage_class="local")]
+        },
+    )
     assert claims_picture(claims, StorageState(StorageObjects())) == {
         "boundClaims": [{"claim": "default/data", "volume": "pv-data"}],
         "delayedClaims": [{"claim": "default/scratch", "storageClass": "local", "candidateVolumes": ["pv-1", "pv-2"]}],
@@ -35,4 +39,7 @@ def test_the_node_picture_lists_static_bindings_and_provisions():
         "dynamicProvisions": [{"claim": "default/logs", "storageClass": "fast"}],
     }
     assert node_bindings_picture(PodVolumes(), all_bound=True) == {
-        "allBound": True, "staticBindings": [], "dynamicProvisions": []}
+        "allBound": True,
+        "staticBindings": [],
+        "dynamicProvisions": [],
+    }

@@ -47,8 +47,10 @@ BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind"
 NOT_ENOUGH_SPACE = "node(s) did not have enough free storage"
 PV_NOT_EXIST = "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"
 
-NODES = [make_node("n1", labels={"kubernetes.io/hostname": "n1", LABEL_ZONE: "a"}),
-         make_node("n2", labels={"kubernetes.io/hostname": "n2", LABEL_ZONE: "b"})]
+NODES = [
+    make_node("n1", labels={"kubernetes.io/hostname": "n1", LABEL_ZONE: "a"}),
+    make_node("n2", labels={"kubernetes.io/hostname": "n2", LABEL_ZONE: "b"}),
+]
 WAIT = make_class("wait", provisioner="kubernetes.io/no-provisioner")
 PROVISION = make_class("provision", provisioner="csi.example.com")
 IMMEDIATE = make_class("immediate", wait=False)
@@ -85,26 +87,54 @@ def test_a_pod_without_claims_is_skipped():
     assert Run([Volume("tmp", "emptyDir")]).pre_filter == SKIP
 
 
-@pytest.mark.parametrize("volumes, claims, expected", [
-    pytest.param([claim_volume("gone")], [], 'persistentvolumeclaim "gone" not found', id="a missing claim"),
-    pytest.param([Volume("scratch", "ephemeral")], [],
-                 'waiting for ephemeral volume controller to create the persistentvolumeclaim "p-scratch"',
-                 id="a generic ephemeral volume whose claim is not created yet"),
-    pytest.param([claim_volume("lost")], [make_claim("lost", volume="pv-x", phase="Lost", bound=False)],
-                 'persistentvolumeclaim "lost" bound to non-existent persistentvolume "pv-x"', id="a lost claim"),
-    pytest.param([claim_volume("going")], [make_claim("going", terminating=True)],
-                 'persistentvolumeclaim "going" is being deleted', id="a claim being deleted"),
-    pytest.param([Volume("scratch", "ephemeral")], [make_claim("p-scratch")],
-                 "PVC default/p-scratch was not created for pod default/p (pod is not owner)",
-                 id="an ephemeral volume's claim the pod does not own"),
-    pytest.param([claim_volume("unbound")], [make_claim("unbound", storage_class="immediate")],
-                 "pod has unbound immediate PersistentVolumeClaims", id="an unbound Immediate claim"),
-    pytest.param([claim_volume("classless")], [make_claim("classless")],
-                 "pod has unbound immediate PersistentVolumeClaims", id="an unbound claim without a class binds immediately"),
-    pytest.param([claim_volume("prebound")], [make_claim("prebound", storage_class="wait", volume="pv", bound=False)],
-                 "pod has unbound immediate PersistentVolumeClaims",
-                 id="a claim pre-bound to a volume but not bound yet counts as immediate"),
-])
+@pytest.mark.parametrize(
+    "volumes, claims, expected",
+    [
+        pytest.param([claim_volume("gone")], [], 'persistentvolumeclaim "gone" not found', id="a missing claim"),
+        pytest.param(
+            [Volume("scratch", "ephemeral")],
+            [],
+            'waiting for ephemeral volume controller to create the persistentvolumeclaim "p-scratch"',
+            id="a generic ephemeral volume whose claim is not created yet",
+        ),
+        pytest.param(
+            [claim_volume("lost")],
+            [make_claim("lost", volume="pv-x", phase="Lost", bound=False)],
+            'persistentvolumeclaim "lost" bound to non-existent persistentvolume "pv-x"',
+            id="a lost claim",
+        ),
+        pytest.param(
+            [claim_volume("going")],
+            [make_claim("going", terminating=True)],
+            'persistentvolumeclaim "going" is being deleted',
+            id="a claim being deleted",
+        ),
+        pytest.param(
+            [Volume("scratch", "ephemeral")],
+            [make_claim("p-scratch")],
+            "PVC default/p-scratch was not created for pod default/p (pod is not owner)",
+            id="an ephemeral volume's claim the pod does not own",
+        ),
+        pytest.param(
+            [claim_volume("unbound")],
+            [make_claim("unbound", storage_class="immediate")],
+            "pod has unbound immediate PersistentVolumeClaims",
+            id="an unbound Immediate claim",
+        ),
+        pytest.param(
+            [claim_volume("classless")],
+            [make_claim("classless")],
+            "pod has unbound immediate PersistentVolumeClaims",
+            id="an unbound claim without a class binds immediately",
+        ),
+        pytest.param(
+            [claim_volume("prebound")],
+            [make_claim("prebound", storage_class="wait", volume="pv", bound=False)],
+            "pod has unbound immediate PersistentVolumeClaims",
+            id="a claim pre-bound to a volume but not bound yet counts as immediate",
+        ),
+    ],
+)
 def test_pre_filter_rejections(volumes, claims, expected):
     assert Run(volumes, claims=claims).pre_filter == unresolvable(expected)
 
@@ -134,12 +164,22 @@ def test_a_migrated_in_tree_volume_is_checked_after_translation():
     """A zonal GCE PD on a node whose CSINode lists the plugin as migrated: the translated affinity
     asks for topology.gke.io/zone, which n1 lacks and n2 has."""
     claim = make_claim("data", volume="pd")
-    disk = make_volume("pd", claim=claim, csi=None, source_kind="gcePersistentDisk", labels={LABEL_ZONE: "a"},
-                       in_tree=GCEPersistentDisk("disk"))
+    disk = make_volume(
+        "pd",
+        claim=claim,
+        csi=None,
+        source_kind="gcePersistentDisk",
+        labels={LABEL_ZONE: "a"},
+        in_tree=GCEPersistentDisk("disk"),
+    )
     migrated = {ANN_MIGRATED_PLUGINS: "kubernetes.io/gce-pd"}
     nodes = [make_node("n1", labels={LABEL_ZONE: "a"}), make_node("n2", labels={"topology.gke.io/zone": "a"})]
-    snapshot = storage_snapshot(nodes, claims=[claim], volumes=[disk],
-                                csi_nodes=[CSINode("n1", annotations=migrated), CSINode("n2", annotations=migrated)])
+    snapshot = storage_snapshot(
+        nodes,
+        claims=[claim],
+        volumes=[disk],
+        csi_nodes=[CSINode("n1", annotations=migrated), CSINode("n2", annotations=migrated)],
+    )
     plugin = volume_binding.new(None, FakeHandle(snapshot))
     state, pod = CycleState(), make_pod("p", volumes=(claim_volume("data"),))
     assert plugin.pre_filter(state, pod, snapshot.node_infos) == (None, None)
@@ -149,13 +189,27 @@ def test_a_migrated_in_tree_volume_is_checked_after_translation():
 
 def test_an_untranslatable_migrated_volume_is_an_error():
     claim = make_claim("data", volume="pd")
-    disk = make_volume("pd", claim=claim, csi=None, source_kind="gcePersistentDisk",
-                       labels={LABEL_ZONE: "zone-a__zone-b"}, in_tree=GCEPersistentDisk("disk"))
-    run = Run([claim_volume("data")], claims=[claim], volumes=[disk],
-              csi_nodes=[CSINode("n1", annotations={ANN_MIGRATED_PLUGINS: "kubernetes.io/gce-pd"})])
-    assert run.filter["n1"] == Status(Code.ERROR, (
-        "could not translate pv: failed to get region from zones: zone in unexpected format, expected: "
-        "{locale}-{region}-{zone}, got: zone-a",))
+    disk = make_volume(
+        "pd",
+        claim=claim,
+        csi=None,
+        source_kind="gcePersistentDisk",
+        labels={LABEL_ZONE: "zone-a__zone-b"},
+        in_tree=GCEPersistentDisk("disk"),
+    )
+    run = Run(
+        [claim_volume("data")],
+        claims=[claim],
+        volumes=[disk],
+        csi_nodes=[CSINode("n1", annotations={ANN_MIGRATED_PLUGINS: "kubernetes.io/gce-pd"})],
+    )
+    assert run.filter["n1"] == Status(
+        Code.ERROR,
+        (
+            "could not translate pv: failed to get region from zones: zone in unexpected format, expected: "
+            "{locale}-{region}-{zone}, got: zone-a",
+        ),
+    )
     assert run.filter["n2"] is None  # no CSINode: not migrated there
 
 
@@ -170,8 +224,11 @@ def test_an_available_volume_on_the_node_is_found():
 
 def test_two_claims_need_two_volumes():
     claims = [make_claim("a", storage_class="wait"), make_claim("b", storage_class="wait")]
-    volumes = [make_volume("v1", storage_class="wait", node="n1"), make_volume("v2", storage_class="wait", node="n1"),
-               make_volume("v3", storage_class="wait", node="n2")]
+    volumes = [
+        make_volume("v1", storage_class="wait", node="n1"),
+        make_volume("v2", storage_class="wait", node="n1"),
+        make_volume("v3", storage_class="wait", node="n2"),
+    ]
     run = Run([claim_volume("a", "va"), claim_volume("b", "vb")], claims=claims, volumes=volumes)
     assert run.filter == {"n1": None, "n2": unresolvable(BIND_CONFLICT)}
 
@@ -182,26 +239,39 @@ def test_the_smallest_claim_picks_first_and_takes_the_smallest_fitting_volume():
     run = Run([claim_volume("big", "vb"), claim_volume("small", "vs")], claims=claims, volumes=volumes)
     assert run.filter == {"n1": None, "n2": None}
     assert run.plugin.binding_state_json(run.state, "n1") == {
-        "allBound": False, "dynamicProvisions": [],
-        "staticBindings": [{"claim": "default/small", "volume": "v2"}, {"claim": "default/big", "volume": "v5"}]}
+        "allBound": False,
+        "dynamicProvisions": [],
+        "staticBindings": [{"claim": "default/small", "volume": "v2"}, {"claim": "default/big", "volume": "v5"}],
+    }
 
 
 def test_both_reasons_when_a_bound_volume_and_an_unbound_claim_fail():
     bound = make_claim("bound", volume="pv")
     claims = [bound, make_claim("wants", storage_class="wait")]
-    run = Run([claim_volume("bound", "vb"), claim_volume("wants", "vw")], claims=claims,
-              volumes=[make_volume("pv", claim=bound, node="n2")])
+    run = Run(
+        [claim_volume("bound", "vb"), claim_volume("wants", "vw")],
+        claims=claims,
+        volumes=[make_volume("pv", claim=bound, node="n2")],
+    )
     assert run.filter["n1"] == unresolvable(NODE_CONFLICT, BIND_CONFLICT)
 
 
-@pytest.mark.parametrize("storage_class, expected", [
-    pytest.param(PROVISION, {"n1": None, "n2": None}, id="a class that provisions fits every node"),
-    pytest.param(replace(PROVISION, allowed_topologies=((TopologySelectorRequirement(LABEL_ZONE, ("b",)),),)),
-                 {"n1": unresolvable(BIND_CONFLICT), "n2": None}, id="allowedTopologies limit provisioning"),
-    pytest.param(replace(PROVISION, provisioner="kubernetes.io/no-provisioner"),
-                 {"n1": unresolvable(BIND_CONFLICT), "n2": unresolvable(BIND_CONFLICT)},
-                 id="no-provisioner cannot provision"),
-])
+@pytest.mark.parametrize(
+    "storage_class, expected",
+    [
+        pytest.param(PROVISION, {"n1": None, "n2": None}, id="a class that provisions fits every node"),
+        pytest.param(
+            replace(PROVISION, allowed_topologies=((TopologySelectorRequirement(LABEL_ZONE, ("b",)),),)),
+            {"n1": unresolvable(BIND_CONFLICT), "n2": None},
+            id="allowedTopologies limit provisioning",
+        ),
+        pytest.param(
+            replace(PROVISION, provisioner="kubernetes.io/no-provisioner"),
+            {"n1": unresolvable(BIND_CONFLICT), "n2": unresolvable(BIND_CONFLICT)},
+            id="no-provisioner cannot provision",
+        ),
+    ],
+)
 def test_dynamic_provisioning(storage_class, expected):
     claim = make_claim("data", storage_class="provision")
     assert Run([claim_volume("data")], claims=[claim], classes=[storage_class]).filter == expected
@@ -213,28 +283,47 @@ def test_a_claim_being_provisioned_for_another_node_fits_only_that_node():
 
 
 def capacity(size_gi, zone, max_size_gi=None):
-    return CSIStorageCapacity("kube-system", f"cap-{zone}", "provision",
-                              LabelSelector(((LABEL_ZONE, zone),)), Fraction(size_gi * GI),
-                              Fraction(max_size_gi * GI) if max_size_gi is not None else None)
+    return CSIStorageCapacity(
+        "kube-system",
+        f"cap-{zone}",
+        "provision",
+        LabelSelector(((LABEL_ZONE, zone),)),
+        Fraction(size_gi * GI),
+        Fraction(max_size_gi * GI) if max_size_gi is not None else None,
+    )
 
 
-@pytest.mark.parametrize("capacities, expected", [
-    pytest.param([capacity(10, "a"), capacity(1, "b")], {"n1": None, "n2": unresolvable(NOT_ENOUGH_SPACE)},
-                 id="only the node whose capacity is large enough fits"),
-    pytest.param([capacity(100, "a", max_size_gi=2)], {"n1": unresolvable(NOT_ENOUGH_SPACE),
-                                                       "n2": unresolvable(NOT_ENOUGH_SPACE)},
-                 id="maximumVolumeSize wins over capacity; no capacity object means no space"),
-])
+@pytest.mark.parametrize(
+    "capacities, expected",
+    [
+        pytest.param(
+            [capacity(10, "a"), capacity(1, "b")],
+            {"n1": None, "n2": unresolvable(NOT_ENOUGH_SPACE)},
+            id="only the node whose capacity is large enough fits",
+        ),
+        pytest.param(
+            [capacity(100, "a", max_size_gi=2)],
+            {"n1": unresolvable(NOT_ENOUGH_SPACE), "n2": unresolvable(NOT_ENOUGH_SPACE)},
+            id="maximumVolumeSize wins over capacity; no capacity object means no space",
+        ),
+    ],
+)
 def test_storage_capacity_tracking(capacities, expected):
     claim = make_claim("data", size_gi=5, storage_class="provision")
-    run = Run([claim_volume("data")], claims=[claim], csi_drivers=[CSIDriver("csi.example.com", storage_capacity=True)],
-              capacities=capacities)
+    run = Run(
+        [claim_volume("data")],
+        claims=[claim],
+        csi_drivers=[CSIDriver("csi.example.com", storage_capacity=True)],
+        capacities=capacities,
+    )
     assert run.filter == expected
 
 
 def test_capacity_is_not_checked_for_a_driver_that_does_not_track_it():
     claim = make_claim("data", size_gi=5, storage_class="provision")
-    run = Run([claim_volume("data")], claims=[claim], csi_drivers=[CSIDriver("csi.example.com", storage_capacity=False)])
+    run = Run(
+        [claim_volume("data")], claims=[claim], csi_drivers=[CSIDriver("csi.example.com", storage_capacity=False)]
+    )
     assert run.filter == {"n1": None, "n2": None}
 
 
@@ -255,9 +344,11 @@ def test_reserve_assumes_a_static_binding_and_pre_bind_binds_it():
     assert storage.claim("default", "data").is_fully_bound
     assert storage.volume("local").phase == "Bound"
     changes = [(c.event.resource, c.event.action) for c in run.snapshot.cluster_changes]
-    assert changes == [(EventResource.PERSISTENT_VOLUME, ActionType.UPDATE),
-                       (EventResource.PERSISTENT_VOLUME, ActionType.UPDATE),
-                       (EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.UPDATE)]
+    assert changes == [
+        (EventResource.PERSISTENT_VOLUME, ActionType.UPDATE),
+        (EventResource.PERSISTENT_VOLUME, ActionType.UPDATE),
+        (EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.UPDATE),
+    ]
 
 
 def test_pre_bind_provisions_a_volume_pinned_to_the_node():
@@ -270,8 +361,12 @@ def test_pre_bind_provisions_a_volume_pinned_to_the_node():
     assert volume.node_affinity.terms[0].match_expressions[0].values == ("n2",)
     assert volume.capacity == claim.storage_request and volume.claim_ref.uid == "u1"
     changes = [c.event.label for c in run.snapshot.cluster_changes]
-    assert changes == ["PersistentVolumeClaimUpdate", "PersistentVolumeAdd", "PersistentVolumeUpdate",
-                       "PersistentVolumeClaimUpdate"]
+    assert changes == [
+        "PersistentVolumeClaimUpdate",
+        "PersistentVolumeAdd",
+        "PersistentVolumeUpdate",
+        "PersistentVolumeClaimUpdate",
+    ]
 
 
 def test_a_later_pod_sees_the_volume_an_earlier_pod_reserved():
@@ -322,11 +417,15 @@ def test_volume_binding_never_scores_at_the_releases_gates():
 
 def test_pre_filter_state_shows_the_claims():
     claims = [make_claim("bound", volume="pv"), make_claim("wants", storage_class="wait")]
-    run = Run([claim_volume("bound", "vb"), claim_volume("wants", "vw")], claims=claims,
-              volumes=[make_volume("pv", claim=claims[0]), make_volume("free", storage_class="wait")])
+    run = Run(
+        [claim_volume("bound", "vb"), claim_volume("wants", "vw")],
+        claims=claims,
+        volumes=[make_volume("pv", claim=claims[0]), make_volume("free", storage_class="wait")],
+    )
     assert run.plugin.pre_filter_state_json(run.state) == {
         "boundClaims": [{"claim": "default/bound", "volume": "pv"}],
-        "delayedClaims": [{"claim": "default/wants", "storageClass": "wait", "candidateVolumes": ["free"]}]}
+        "delayedClaims": [{"claim": "default/wants", "storageClass": "wait", "candidateVolumes": ["free"]}],
+    }
 
 
 # ---------------------------------------------------------------------- queueing hints
@@ -344,8 +443,10 @@ def test_storage_class_hint_queues_on_creation_or_new_allowed_topologies():
     changed = replace(PROVISION, allowed_topologies=((TopologySelectorRequirement(LABEL_ZONE, ("b",)),),))
     assert storage_class_hint(make_pod("p"), None, PROVISION) == QueueingHint.QUEUE
     assert storage_class_hint(make_pod("p"), PROVISION, changed) == QueueingHint.QUEUE
-    assert storage_class_hint(make_pod("p"), PROVISION, replace(PROVISION, reclaim_policy="Retain")) == \
-        QueueingHint.QUEUE_SKIP
+    assert (
+        storage_class_hint(make_pod("p"), PROVISION, replace(PROVISION, reclaim_policy="Retain"))
+        == QueueingHint.QUEUE_SKIP
+    )
 
 
 def test_csi_node_hint_queues_on_creation_or_a_new_migrated_plugins_annotation():
@@ -355,13 +456,20 @@ def test_csi_node_hint_queues_on_creation_or_a_new_migrated_plugins_annotation()
     assert csi_node_hint(make_pod("p"), plain, plain) == QueueingHint.QUEUE_SKIP
 
 
-@pytest.mark.parametrize("old, new, expected", [
-    pytest.param(None, capacity(1, "a"), QueueingHint.QUEUE, id="a new capacity queues"),
-    pytest.param(capacity(1, "a"), capacity(2, "a"), QueueingHint.QUEUE, id="a larger capacity queues"),
-    pytest.param(capacity(2, "a"), capacity(1, "a"), QueueingHint.QUEUE_SKIP, id="a smaller capacity is skipped"),
-    pytest.param(capacity(5, "a", 1), capacity(9, "a", 1), QueueingHint.QUEUE_SKIP,
-                 id="the maximum volume size decides when present"),
-])
+@pytest.mark.parametrize(
+    "old, new, expected",
+    [
+        pytest.param(None, capacity(1, "a"), QueueingHint.QUEUE, id="a new capacity queues"),
+        pytest.param(capacity(1, "a"), capacity(2, "a"), QueueingHint.QUEUE, id="a larger capacity queues"),
+        pytest.param(capacity(2, "a"), capacity(1, "a"), QueueingHint.QUEUE_SKIP, id="a smaller capacity is skipped"),
+        pytest.param(
+            capacity(5, "a", 1),
+            capacity(9, "a", 1),
+            QueueingHint.QUEUE_SKIP,
+            id="the maximum volume size decides when present",
+        ),
+    ],
+)
 def test_capacity_hint(old, new, expected):
     assert capacity_hint(make_pod("p"), old, new) == expected
 
@@ -375,8 +483,10 @@ def test_csi_driver_hint_queues_an_inline_csi_volume_when_capacity_tracking_stop
 
 
 def test_events_to_register_are_the_releases():
-    registered = [(e.event.resource, e.event.action, e.hint is not None)
-                  for e in volume_binding.new(None, None).events_to_register()]
+    registered = [
+        (e.event.resource, e.event.action, e.hint is not None)
+        for e in volume_binding.new(None, None).events_to_register()
+    ]
     assert registered == [
         (EventResource.STORAGE_CLASS, ActionType.ADD | ActionType.UPDATE, True),
         (EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD | ActionType.UPDATE, True),

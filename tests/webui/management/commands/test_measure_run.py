@@ -16,7 +16,12 @@ def test_it_prints_the_measurement_of_the_first_cycles(tmp_path, capsys):
     path.write_text(support.scenario_text(nodes=2, pending=2))
     call_command("measure_run", str(path), "--cycles=1", "--mode=single")
     result = json.loads(capsys.readouterr().out.strip())
-    assert (result["file"], result["status"], result["cycles"], result["pending_pods"]) == (str(path), "succeeded", 1, 2)
+    assert (result["file"], result["status"], result["cycles"], result["pending_pods"]) == (
+        str(path),
+        "succeeded",
+        1,
+        2,
+    )
     assert len(result["app_to_engine_each"]) == 1
 
 

@@ -21,7 +21,12 @@ def embedded(tmp_path):
     log = tmp_path / "make-run.log"
     process = support.spawn(["make", "run", f"PORT={port}"], env, log)
     try:
-        support.wait_until(lambda: "SchedLab is running at" in log.read_text(errors="replace") or process.poll() is not None, 300, 0.5, "make run")
+        support.wait_until(
+            lambda: "SchedLab is running at" in log.read_text(errors="replace") or process.poll() is not None,
+            300,
+            0.5,
+            "make run",
+        )
         assert process.poll() is None, log.read_text()
         support.wait_until(lambda: support.reachable("127.0.0.1", port), 60, what="daphne")
         yield port, log
@@ -97,9 +102,13 @@ def test_it_restarts_a_killed_worker_keeps_serving_and_finishes_the_run_it_had(t
         support.wait_until(lambda: support.reachable("127.0.0.1", port), 120, what="daphne")
         client = support.HttpClient(f"http://127.0.0.1:{port}")
         client.start_session()
-        scenario = client.request("POST", "/api/scenarios", {"name": "big", "text": support.scenario_text(500, 120, 200)}).body
+        scenario = client.request(
+            "POST", "/api/scenarios", {"name": "big", "text": support.scenario_text(500, 120, 200)}
+        ).body
         run = client.request("POST", f"/api/scenarios/{scenario['id']}/runs").body
-        support.wait_until(lambda: client.request("GET", f"/api/runs/{run['id']}").body["eventCount"] >= 1000, 180, 0.05, "1000 events")
+        support.wait_until(
+            lambda: client.request("GET", f"/api/runs/{run['id']}").body["eventCount"] >= 1000, 180, 0.05, "1000 events"
+        )
 
         doomed = child_pids(process.pid)["worker"]
         os.kill(doomed, signal.SIGKILL)  # the worker alone, as a crash would: its pool process is orphaned
@@ -123,12 +132,15 @@ def test_it_restarts_a_killed_worker_keeps_serving_and_finishes_the_run_it_had(t
     assert process.returncode == 0
 
 
-@pytest.mark.parametrize("ran_for, previous, expected", [
-    pytest.param(0.5, 0.0, 1.0, id="a child that died at once waits a second"),
-    pytest.param(0.5, 1.0, 2.0, id="and twice as long each time it dies at once again"),
-    pytest.param(0.5, 20.0, 30.0, id="but never longer than 30 s"),
-    pytest.param(61.0, 30.0, 0.0, id="a child that ran a while is restarted at once"),
-])
+@pytest.mark.parametrize(
+    "ran_for, previous, expected",
+    [
+        pytest.param(0.5, 0.0, 1.0, id="a child that died at once waits a second"),
+        pytest.param(0.5, 1.0, 2.0, id="and twice as long each time it dies at once again"),
+        pytest.param(0.5, 20.0, 30.0, id="but never longer than 30 s"),
+        pytest.param(61.0, 30.0, 0.0, id="a child that ran a while is restarted at once"),
+    ],
+)
 def test_it_backs_off_restarting_a_child_that_keeps_dying(ran_for, previous, expected):
     child = runembedded.Child("worker", ["true"], started_at=100.0, backoff=previous)
     assert child.schedule_restart(now=100.0 + ran_for) == expected
@@ -137,8 +149,10 @@ def test_it_backs_off_restarting_a_child_that_keeps_dying(ran_for, previous, exp
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
 def test_a_child_does_not_outlive_a_supervisor_killed_with_sigkill(tmp_path):
-    script = ("import sys, time; from webui.management.commands.runembedded import Child; "
-              "c = Child('sleeper', ['sleep', '120']); c.start(); print(c.process.pid, flush=True); time.sleep(120)")
+    script = (
+        "import sys, time; from webui.management.commands.runembedded import Child; "
+        "c = Child('sleeper', ['sleep', '120']); c.start(); print(c.process.pid, flush=True); time.sleep(120)"
+    )
     supervisor = subprocess.Popen([sys.executable, "-c", script], cwd=support.REPO, stdout=subprocess.PIPE, text=True)
     child_pid = int(supervisor.stdout.readline())
     os.kill(supervisor.pid, signal.SIGKILL)
