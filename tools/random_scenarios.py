@@ -5,7 +5,7 @@
 KIND is one of ``general``, ``big`` (100-260 nodes, percentageOfNodesToScore below 100),
 ``preemption``, ``volumes``, ``config`` (profiles, plugin sets, weights and plugin args) and
 ``dra`` (GPU-like clusters with resource slices, device classes, claims and templates). The same arguments always write the same files. They were made to
-diff SchedLab against the real kube-scheduler framework (README, "Checked against the real
+diff SchedLab against the real kube-scheduler framework (docs/FIDELITY.md, "Checked against the real
 scheduler") and reach what the conformance generator does not: pod-level resources, sidecars with
 ports, overhead, hugepages, extended resources, images named every way, Gt/Lt and matchFields,
 matchLabelKeys/mismatchLabelKeys, spreading policies, PriorityClasses, PDBs, hostNetwork,

@@ -98,7 +98,7 @@ TEMPLATES = [
     },
 ]
 
-# PostgreSQL connections per process (see README "Connection budget"): daphne holds at most
+# PostgreSQL connections per process (see docs/OPERATIONS.md, "Connection budget"): daphne holds at most
 # MAX_SIZE; a Celery worker process uses one per pool process plus one for its recovery sweep.
 # 0: a fresh pool opens nothing ahead of its first request (a worker pool process gets a new pool
 # per task, and an eager connection plus the one its first query asks for would be two).

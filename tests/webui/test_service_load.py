@@ -3,7 +3,7 @@ readers hit the API and pages back to back for 60 s. Done when: no request fails
 refused connection), every run succeeds exactly once (one claim, one "succeeded" in the worker log,
 every event stored once).
 
-Figures for the README: `.venv/bin/python -m pytest tests/webui/test_service_load.py -m service -s`
+Figures for docs/OPERATIONS.md: `.venv/bin/python -m pytest tests/webui/test_service_load.py -m service -s`
 (SCHEDLAB_LOAD_SECONDS overrides the 60 s window).
 """
 
@@ -58,7 +58,7 @@ def check_exactly_once(result: load.LoadResult, stored, log_text: str) -> None:
 
 
 WORKER_CONCURRENCY = 2
-# The README's budget: daphne's pool, plus one connection per worker pool process and one for the
+# The connection budget (docs/OPERATIONS.md): daphne's pool, plus one connection per worker pool process and one for the
 # worker's recovery sweep.
 CONNECTION_BUDGET = 10 + WORKER_CONCURRENCY + 1
 
