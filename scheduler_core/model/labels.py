@@ -204,6 +204,24 @@ def node_selector_matches(selector: NodeSelector, node: Node) -> bool:
     return any(node_selector_term_matches(term, node) for term in selector.terms)
 
 
+def node_selector_match_or_error(selector: NodeSelector, node: Node) -> tuple[bool, bool]:
+    """LazyErrorNodeSelector.Match: (matched, a term failed to parse). Empty terms are dropped; a
+    term that does not parse is an error, not a match, and the terms after it are still tried;
+    the first matching term ends the search without an error."""
+    errored = False
+    for term in selector.terms:
+        if not term.match_expressions and not term.match_fields:
+            continue
+        if not all(map(_valid_node_requirement, term.match_expressions)) or not all(
+            map(_valid_field_requirement, term.match_fields)
+        ):
+            errored = True
+            continue
+        if node_selector_term_matches(term, node):
+            return True, False
+    return False, errored
+
+
 def map_selector_matches(required: Mapping[str, str], labels: Labels) -> bool:
     """A pod's ``nodeSelector`` map: every pair must be present."""
     return all(labels.get(k) == v for k, v in required.items())

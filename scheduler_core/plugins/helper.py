@@ -19,6 +19,7 @@ from scheduler_core.framework.status import MaybeStatus
 from scheduler_core.model.labels import (
     FIELD_NODE_NAME,
     map_selector_matches,
+    node_selector_match_or_error,
     node_selector_matches,
     parse_int64,
     _valid_node_requirement as valid_node_requirement,
@@ -172,11 +173,27 @@ def required_node_affinity_matches(pod: Pod, node: Node) -> bool:
     return required is None or node_selector_matches(required, node)
 
 
+def required_node_affinity_match_or_error(pod: Pod, node: Node) -> tuple[bool, bool]:
+    """RequiredNodeAffinity.Match with its error: (matched, a required term failed to parse — an
+    existing pod's kept invalid label value); the nodeSelector map is checked first and never errs."""
+    if pod.node_selector and not map_selector_matches(pod.node_selector, node.labels):
+        return False, False
+    affinity = pod.affinity
+    required = affinity.node_affinity.required if affinity and affinity.node_affinity else None
+    return (True, False) if required is None else node_selector_match_or_error(required, node)
+
+
+def same_pod(pod: Pod, other: Pod) -> bool:
+    """``pod.UID == other.UID``, by key where a dump gave no uid."""
+    return pod.uid == other.uid if pod.uid and other.uid else pod.key == other.key
+
+
 # ---------------------------------------------------------------------------- vectorised (NodeTable) forms
 #
 # The fast path's counterparts of the per-node checks above, over every node of a NodeTable at once.
-# Node labels, taints and images never change while a scenario runs (only pods bind), so the masks
-# below are cached per table; the per-node functions stay the reference the tests compare with.
+# The masks below are derived from node labels, taints and images and cached per table: a node
+# write makes the snapshot build a new table, so they never outlive the nodes they were read from;
+# the per-node functions stay the reference the tests compare with.
 
 _TABLE_CACHES: "weakref.WeakKeyDictionary[NodeTable[NodeInfo], dict[Hashable, Any]]" = weakref.WeakKeyDictionary()
 _CACHE_LIMIT = 4096
@@ -316,7 +333,7 @@ def tainted_verdicts(
     """``judge(taints)`` for every node, as an int64 per table position: 0 where a node has no taints.
 
     Only the (usually few) tainted nodes are looked at in Python; the result is cached under
-    ``(kind, key)``, which must determine the judgement (taints never change during a run).
+    ``(kind, key)``, which must determine the judgement (the table is rebuilt when a node changes).
     """
     cache = table_cache(table, "taint")
     values: Optional[np.ndarray] = cache.get((kind, key))

@@ -18,7 +18,13 @@ import numpy as np
 
 from scheduler_core.model import names
 from scheduler_core.framework import signers
-from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
+from scheduler_core.framework.cluster_events import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+    QueueingHint,
+)
 from scheduler_core.framework.batch import PASS, FilterVerdicts, default_normalize
 from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.filter_facts import LabelFact
@@ -42,6 +48,7 @@ from scheduler_core.plugins.helper import (
     node_selector_mask,
     node_selector_term_mask,
     required_node_affinity_mask,
+    required_node_affinity_match_or_error,
     required_node_affinity_matches,
 )
 
@@ -208,10 +215,30 @@ class NodeAffinity:
         ]
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
-        """EventsToRegister (QueueingHints on). Nodes and a pod's tolerations never change during a
-        SchedLab run, so these registrations only declare the plugin's interest (what the queue's
-        isEventOfInterest reads); the release's hints for them are never asked and are not ported."""
-        return [ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL))]
+        """EventsToRegister (QueueingHints on): a node added or its labels updated (the queue adds
+        taint updates, always queueing, as buildQueueingHintMap does for kubernetes#109437)."""
+        return [
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL),
+                self.node_changed_hint,
+            )
+        ]
+
+    def node_changed_hint(self, pod: Pod, old: Optional[Node], new: Node) -> QueueingHint:
+        """isSchedulableAfterNodeChange: the node now matches the profile's added selector and the
+        pod's required affinity, and did not before (an added node had not); a term that fails to
+        parse (a kept invalid value) is an error, which queues."""
+        if self._added_required is not None and not node_selector_matches(self._added_required, new):
+            return QueueingHint.QUEUE_SKIP
+        matched, errored = required_node_affinity_match_or_error(pod, new)
+        if errored:
+            return QueueingHint.QUEUE
+        if not matched:
+            return QueueingHint.QUEUE_SKIP
+        if old is None:
+            return QueueingHint.QUEUE
+        was_matched, errored = required_node_affinity_match_or_error(pod, old)
+        return QueueingHint.QUEUE if errored or not was_matched else QueueingHint.QUEUE_SKIP
 
     def __init__(self, args: NodeAffinityArgs) -> None:
         added = args.added_affinity

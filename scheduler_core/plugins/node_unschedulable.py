@@ -12,7 +12,13 @@ import numpy as np
 
 from scheduler_core.model import names
 from scheduler_core.framework import signers
-from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
+from scheduler_core.framework.cluster_events import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+    QueueingHint,
+)
 from scheduler_core.framework.batch import FilterVerdicts
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.filter_facts import NodeFact
@@ -20,8 +26,8 @@ from scheduler_core.framework.interfaces import Handle
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.status import MaybeStatus, Status
-from scheduler_core.model import Pod, Taint, TaintEffect
-from scheduler_core.plugins.helper import tolerations_tolerate_taint
+from scheduler_core.model import Node, Pod, Taint, TaintEffect
+from scheduler_core.plugins.helper import same_pod, tolerations_tolerate_taint
 
 REASON_UNSCHEDULABLE = "node(s) were unschedulable"
 UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "", TaintEffect.NO_SCHEDULE.value)
@@ -34,12 +40,15 @@ class NodeUnschedulable:
         return [(signers.TOLERATIONS, signers.tolerations(pod))]
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
-        """EventsToRegister (QueueingHints on). Nodes and a pod's tolerations never change during a
-        SchedLab run, so these registrations only declare the plugin's interest (what the queue's
-        isEventOfInterest reads); the release's hints for them are never asked and are not ported."""
+        """EventsToRegister (QueueingHints on): a node added or its taints (spec.unschedulable
+        included) updated; a pod's tolerations updated."""
         return [
-            ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT)),
-            ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATION)),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT), node_changed_hint
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATION), pod_toleration_changed_hint
+            ),
         ]
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus:
@@ -72,3 +81,19 @@ class NodeUnschedulable:
 
 def new(args: Optional[Mapping[str, Any]], handle: Handle) -> NodeUnschedulable:
     return NodeUnschedulable()
+
+
+def node_changed_hint(pod: Pod, old: Optional[Node], new: Node) -> QueueingHint:
+    """isSchedulableAfterNodeChange: only a node that becomes schedulable — uncordoned, or added
+    schedulable — may help; a cordon, a node added cordoned or another taint change do not."""
+    if old is None:
+        return QueueingHint.QUEUE_SKIP if new.unschedulable else QueueingHint.QUEUE
+    return QueueingHint.QUEUE if old.unschedulable and not new.unschedulable else QueueingHint.QUEUE_SKIP
+
+
+def pod_toleration_changed_hint(pod: Pod, old: Optional[Pod], new: Pod) -> QueueingHint:
+    """isSchedulableAfterPodTolerationChange: the rejected pod itself now tolerating the
+    unschedulable taint (tolerations can only be added, so the old version did not)."""
+    if same_pod(pod, new) and tolerations_tolerate_taint(new.tolerations, UNSCHEDULABLE_TAINT):
+        return QueueingHint.QUEUE
+    return QueueingHint.QUEUE_SKIP

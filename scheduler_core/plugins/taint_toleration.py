@@ -14,7 +14,13 @@ import numpy as np
 
 from scheduler_core.model import names
 from scheduler_core.framework import signers
-from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
+from scheduler_core.framework.cluster_events import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+    QueueingHint,
+)
 from scheduler_core.framework.batch import FilterVerdicts, default_normalize
 from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.filter_facts import TaintFact
@@ -22,10 +28,11 @@ from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle, NodeScor
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.status import MaybeStatus, Status
-from scheduler_core.model import Pod, Taint, TaintEffect, Toleration
+from scheduler_core.model import Node, Pod, Taint, TaintEffect, Toleration
 from scheduler_core.plugins.helper import (
     default_normalize_score,
     find_untolerated_taint,
+    same_pod,
     tainted_verdicts,
     tolerations_tolerate_taint,
 )
@@ -65,12 +72,15 @@ class TaintToleration:
         return [(signers.TOLERATIONS, signers.tolerations(pod))]
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
-        """EventsToRegister (QueueingHints on). Nodes and a pod's tolerations never change during a
-        SchedLab run, so these registrations only declare the plugin's interest (what the queue's
-        isEventOfInterest reads); the release's hints for them are never asked and are not ported."""
+        """EventsToRegister (QueueingHints on): a node added or its taints updated; a pod's
+        tolerations updated."""
         return [
-            ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT)),
-            ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATION)),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT), node_changed_hint
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATION), pod_toleration_changed_hint
+            ),
         ]
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus:
@@ -126,3 +136,17 @@ class TaintToleration:
 
 def new(args: Optional[Mapping[str, Any]], handle: Handle) -> TaintToleration:
     return TaintToleration()
+
+
+def node_changed_hint(pod: Pod, old: Optional[Node], new: Node) -> QueueingHint:
+    """isSchedulableAfterNodeChange: the node had a NoSchedule/NoExecute taint the pod does not
+    tolerate (an added node counts as having had one) and has none now."""
+    was_untolerated = old is None or find_untolerated_taint(old.taints, pod.tolerations) is not None
+    if was_untolerated and find_untolerated_taint(new.taints, pod.tolerations) is None:
+        return QueueingHint.QUEUE
+    return QueueingHint.QUEUE_SKIP
+
+
+def pod_toleration_changed_hint(pod: Pod, old: Optional[Pod], new: Pod) -> QueueingHint:
+    """isSchedulableAfterPodTolerationChange: a toleration added to the rejected pod itself."""
+    return QueueingHint.QUEUE if same_pod(pod, new) else QueueingHint.QUEUE_SKIP

@@ -1,5 +1,6 @@
 import pytest
 
+from scheduler_core.framework.cluster_events import QueueingHint
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import PreFilterResult
 from scheduler_core.framework.node_info import NodeInfo
@@ -203,3 +204,77 @@ NODES = [make_node("n1", {"zone": "a", "disk": "ssd"}), make_node("n2", {"zone":
 def test_node_affinity_scoring(pod, args, expected):
     nodes = [NodeInfo(n) for n in NODES]
     assert run_scoring(node_affinity.new(args, None), pod, nodes) == expected
+
+
+# ------------------------------------------------------------------ queueing hint (upstream's
+# Test_isSchedulableAfterNodeChange, wrong-object cases aside; plus a kept invalid value)
+
+FOO_BAR = required(term(("foo", "In", ["bar"])))
+ADDED_FOO_BAR = {
+    "addedAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchExpressions": [{"key": "foo", "operator": "In", "values": ["bar"]}]}]
+        }
+    }
+}
+
+
+@pytest.mark.parametrize(
+    "args, old, new, expected",
+    [
+        pytest.param(None, None, make_node("n"), QueueingHint.QUEUE_SKIP, id="skip-queue-on-add"),
+        pytest.param(None, None, make_node("n", {"foo": "bar"}), QueueingHint.QUEUE, id="queue-on-add"),
+        pytest.param(None, make_node("n"), make_node("n", cpu=1), QueueingHint.QUEUE_SKIP, id="skip-unrelated-changes"),
+        pytest.param(
+            None,
+            make_node("n"),
+            make_node("n", {"k": "v"}),
+            QueueingHint.QUEUE_SKIP,
+            id="skip-unrelated-changes-on-labels",
+        ),
+        pytest.param(
+            None,
+            make_node("n", {"foo": "bar"}),
+            make_node("n", {"k": "v"}),
+            QueueingHint.QUEUE_SKIP,
+            id="skip-labels-changes-on-node-from-suitable-to-unsuitable",
+        ),
+        pytest.param(
+            None,
+            make_node("n"),
+            make_node("n", {"foo": "bar"}),
+            QueueingHint.QUEUE,
+            id="queue-on-labels-change-makes-pod-schedulable",
+        ),
+        pytest.param(
+            ADDED_FOO_BAR,
+            None,
+            make_node("n"),
+            QueueingHint.QUEUE_SKIP,
+            id="skip-queue-on-add-scheduler-enforced-node-affinity",
+        ),
+        pytest.param(
+            ADDED_FOO_BAR,
+            None,
+            make_node("n", {"foo": "bar"}),
+            QueueingHint.QUEUE,
+            id="queue-on-add-scheduler-enforced-node-affinity",
+        ),
+    ],
+)
+def test_only_a_node_that_comes_to_match_queues(args, old, new, expected):
+    plugin = node_affinity.new(args, None)
+    assert plugin.node_changed_hint(make_pod("p", affinity=FOO_BAR), old, new) is expected
+
+
+def test_a_node_selector_map_and_a_kept_invalid_term_in_the_hint():
+    plugin = node_affinity.new(None, None)
+    selected = make_pod("p", node_selector={"zone": "b"})
+    assert plugin.node_changed_hint(selected, None, make_node("n", {"zone": "a"})) is QueueingHint.QUEUE_SKIP
+    assert plugin.node_changed_hint(selected, None, make_node("n", {"zone": "b"})) is QueueingHint.QUEUE
+    # RequiredNodeAffinity.Match's parse error (an existing pod's invalid label value) makes the
+    # hint queue, though the Filter never matches such a term.
+    invalid = make_pod("p", affinity=required(term(("foo", "In", ["___@#$%^"]))))
+    assert plugin.node_changed_hint(invalid, None, make_node("n")) is QueueingHint.QUEUE
+    either = make_pod("p", affinity=required(term(("foo", "In", ["___@#$%^"])), term(("foo", "In", ["bar"]))))
+    assert plugin.node_changed_hint(either, make_node("n"), make_node("n", {"foo": "bar"})) is QueueingHint.QUEUE

@@ -1,5 +1,6 @@
 import pytest
 
+from scheduler_core.framework.cluster_events import QueueingHint
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.status import Status
@@ -73,3 +74,44 @@ def test_taint_toleration_scores_intolerable_prefer_no_schedule_taints(node_tain
     nodes = [NodeInfo(make_node(f"n{i}", taints=t)) for i, t in enumerate(node_taints)]
     pod = make_pod("p", tolerations=tolerations)
     assert run_scoring(taint_toleration.new(None, None), pod, nodes) == (None, raw, normalized)
+
+
+# ------------------------------------------------------------------ queueing hints (the release's
+# isSchedulableAfterNodeChange / isSchedulableAfterPodTolerationChange)
+
+GPU_ONLY = Taint("dedicated", "gpu", "NoSchedule")
+SOFT = Taint("soft", "", "PreferNoSchedule")
+
+
+@pytest.mark.parametrize(
+    "old, new, expected",
+    [
+        pytest.param(None, make_node("n"), QueueingHint.QUEUE, id="a node added without taints"),
+        pytest.param(None, make_node("n", taints=(GPU_ONLY,)), QueueingHint.QUEUE_SKIP, id="a node added with a taint"),
+        pytest.param(
+            None, make_node("n", taints=(SOFT,)), QueueingHint.QUEUE, id="a PreferNoSchedule taint does not repel"
+        ),
+        pytest.param(
+            make_node("n", taints=(GPU_ONLY,)), make_node("n"), QueueingHint.QUEUE, id="the untolerated taint removed"
+        ),
+        pytest.param(make_node("n"), make_node("n", taints=(GPU_ONLY,)), QueueingHint.QUEUE_SKIP, id="a taint added"),
+        pytest.param(
+            make_node("n"), make_node("n", labels={"k": "v"}), QueueingHint.QUEUE_SKIP, id="tolerated before and after"
+        ),
+    ],
+)
+def test_only_a_node_losing_its_last_untolerated_taint_queues(old, new, expected):
+    assert taint_toleration.node_changed_hint(make_pod("p"), old, new) is expected
+
+
+def test_a_node_added_with_a_taint_the_pod_tolerates_queues():
+    tolerating = make_pod("p", tolerations=(Toleration("dedicated", "Equal", "gpu", "NoSchedule"),))
+    assert (
+        taint_toleration.node_changed_hint(tolerating, None, make_node("n", taints=(GPU_ONLY,))) is QueueingHint.QUEUE
+    )
+
+
+def test_a_toleration_update_queues_the_rejected_pod_alone():
+    pod = make_pod("p")
+    assert taint_toleration.pod_toleration_changed_hint(pod, pod, make_pod("p")) is QueueingHint.QUEUE
+    assert taint_toleration.pod_toleration_changed_hint(pod, None, make_pod("q")) is QueueingHint.QUEUE_SKIP

@@ -136,6 +136,41 @@ def test_it_moves_a_pod_rejected_by_node_affinity_when_a_patch_gives_the_node_th
     assert timeline["final"]["default/p"] == "n1"
 
 
+@pytest.mark.parametrize(
+    "node, pod",
+    [
+        pytest.param(node_text("n1"), pod_text("p", spec="  nodeSelector: {disk: ssd}\n"), id="NodeAffinity"),
+        pytest.param(
+            node_text("n1", taints="{key: dedicated, value: gpu, effect: NoSchedule}"),
+            pod_text("p"),
+            id="TaintToleration",
+        ),
+    ],
+)
+def test_nodes_added_like_the_one_that_rejected_the_pod_do_not_move_it(node, pod):
+    """The release's hints for node events (isSchedulableAfterNodeChange of NodeAffinity,
+    TaintToleration and NodeUnschedulable): a node added that the pod still does not match,
+    tolerate or may not use says QueueSkip, so the pod is not tried again."""
+    _, events, timeline = run(scenario_text(node, pod, changes_text(["addNodes: {like: n1, count: 2, prefix: more-}"])))
+    assert [c.payload.object for c in changes_of(events, ClusterChangeKind.NODE_ADDED)] == ["more-1", "more-2"]
+    assert not [m for m in moves_of(events, "default/p") if m.event == "NodeAdd"]
+    assert len(timeline["attempts"]) == 1 and timeline["steps"][1]["pending"] == ["default/p"]
+
+
+def test_a_node_created_cordoned_does_not_move_a_pod_that_only_cordoned_nodes_rejected():
+    """NodeUnschedulable's hint: a node added with spec.unschedulable says QueueSkip (addNodes
+    copies no cordon, so the node is created as an object)."""
+    cordoned = node_text("n1").replace("spec: {taints: []}", "spec: {taints: [], unschedulable: true}")
+    created = (
+        "create: {apiVersion: v1, kind: Node, metadata: {name: n2, labels: {kubernetes.io/hostname: n2}}, "
+        "spec: {unschedulable: true}, status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}}"
+    )
+    _, events, timeline = run(scenario_text(cordoned, pod_text("p"), changes_text([created])))
+    assert [c.payload.object for c in changes_of(events, ClusterChangeKind.NODE_ADDED)] == ["n2"]
+    assert not [m for m in moves_of(events, "default/p") if m.event == "NodeAdd"]
+    assert len(timeline["attempts"]) == 1 and timeline["steps"][1]["pending"] == ["default/p"]
+
+
 def test_it_removes_a_lost_node_with_its_pods_at_once_and_the_replica_set_replaces_them():
     """deleteNodes: Node/Delete, then the pods go without grace; the ReplicaSet stand-in
     (manageReplicas) creates replacements, which land on the remaining node."""
