@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from typing import Iterator, Optional, Protocol
 
 from scheduler_core.cluster.controllers import (
@@ -666,7 +666,11 @@ class StepDriver:
 
     def _patch(self, spec: PatchOp, line: Optional[int]) -> Iterator[Event]:
         ref = spec.target
-        manifest = manifests.merge_patch(self.manifests.get(ref) or {}, spec.patch)
+        workload = self._workload(ref) if ref.kind not in ("Node", "PodDisruptionBudget") else None
+        written = self.manifests.get(ref) or {}
+        if workload is not None:  # a scale (the step's or a controller's) wrote the size since
+            written = _with_replicas(written, workload)
+        manifest = manifests.merge_patch(written, spec.patch)
         if ref.kind == "Node":
             old = self._node(ref.name)
             if old is not None:
@@ -674,30 +678,28 @@ class StepDriver:
                 yield from self._update_node(old, node, manifest)
         elif ref.kind == "PodDisruptionBudget":
             yield from self._put_budget(ref, manifest, line)
-        else:
-            workload = self._workload(ref)
-            if workload is not None:
-                patched = workload_from_manifest(manifest, line)
-                if workload.kind in _ROLLOUT_KINDS and manifests.plain(patched.template) != manifests.plain(
-                    workload.template
-                ):
-                    self._start_rollout(workload)
-                self.manifests[ref] = manifest
-                self.loop.cluster.update_workload(
-                    replace(
-                        workload,
-                        replicas=patched.replicas,
-                        template=patched.template,
-                        selector=patched.selector,
-                        labels=patched.labels,
-                        pod_management_policy=patched.pod_management_policy,
-                        claim_templates=patched.claim_templates,
-                        min_ready_seconds=patched.min_ready_seconds,
-                        manifest=manifest,
-                    ),
-                    f"{workload.kind} patched",
-                )
-                yield from self.loop.drain_moves()
+        elif workload is not None:
+            patched = workload_from_manifest(manifest, line)
+            if workload.kind in _ROLLOUT_KINDS and manifests.plain(patched.template) != manifests.plain(
+                workload.template
+            ):
+                self._start_rollout(workload)
+            self.manifests[ref] = manifest
+            self.loop.cluster.update_workload(
+                replace(
+                    workload,
+                    replicas=patched.replicas,
+                    template=patched.template,
+                    selector=patched.selector,
+                    labels=patched.labels,
+                    pod_management_policy=patched.pod_management_policy,
+                    claim_templates=patched.claim_templates,
+                    min_ready_seconds=patched.min_ready_seconds,
+                    manifest=manifest,
+                ),
+                f"{workload.kind} patched",
+            )
+            yield from self.loop.drain_moves()
 
     def _start_rollout(self, workload: ControlledWorkload) -> None:
         """A Deployment's, StatefulSet's or DaemonSet's template changed: a Deployment is synced as
@@ -856,7 +858,7 @@ def recorded_creation_times(changes: Changes, pods: list[Pod]) -> dict[str, date
     times: dict[str, datetime] = {}
     for pod in pods:
         manifest = changes.manifests.get(ObjectRef("Pod", pod.namespace, pod.name)) or {}
-        parsed = _parse_time((manifest.get("metadata") or {}).get("creationTimestamp"))
+        parsed = manifests.creation_time(manifest)
         if parsed is not None:
             times[pod.key] = parsed
     return times
@@ -880,13 +882,12 @@ def _deletion_costs(objects: dict[ObjectRef, Manifest]) -> dict[str, int]:
     return costs
 
 
-def _parse_time(value: object) -> Optional[datetime]:
-    if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
-    if not isinstance(value, str):
-        return None
-    try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+def _with_replicas(manifest: Manifest, workload: ControlledWorkload) -> Manifest:
+    """The manifest as the API server holds it now: its size is the workload's (a scale writes
+    ``spec.replicas``, a Job's ``spec.parallelism``; a DaemonSet has none), so a later patch of
+    other fields keeps it, as a merge patch on the live object does."""
+    field_name = {KIND_DAEMON_SET: None, KIND_JOB: "parallelism"}.get(workload.kind, "replicas")
+    spec = manifest.get("spec")
+    if field_name is None or not isinstance(spec, dict) or spec.get(field_name) == workload.replicas:
+        return manifest
+    return {**manifest, "spec": {**spec, field_name: workload.replicas}}

@@ -10,6 +10,7 @@ came from (a template's, a patch's), so a problem still names a line.
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import datetime, timezone
 from typing import Any, Callable, Optional, TypeVar
 
 from scheduler_core.model import (
@@ -145,3 +146,22 @@ def budget_spec(obj: Field, meta: Metadata) -> BudgetSpec:
 
 def _is_percent(value: str) -> bool:
     return value.endswith("%") and value[:-1].isdigit()
+
+
+def parse_time(value: object) -> Optional[datetime]:
+    """A metav1.Time of a manifest (RFC 3339, or a datetime YAML already read), naive as UTC;
+    None when absent or not a time."""
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    if not isinstance(value, datetime):
+        return None
+    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+
+
+def creation_time(manifest: Manifest) -> Optional[datetime]:
+    """metadata.creationTimestamp of a manifest, when it gives one."""
+    metadata = manifest.get("metadata")
+    return parse_time(metadata.get("creationTimestamp")) if isinstance(metadata, dict) else None

@@ -52,7 +52,7 @@ from scheduler_core.model import (
     Pod,
 )
 from scheduler_core.scenario.changes import owner_reference
-from scheduler_core.scenario.manifests import plain
+from scheduler_core.scenario.manifests import parse_time, plain
 
 __all__ = [
     "POD_TEMPLATE_HASH",
@@ -95,9 +95,13 @@ def plan_new_replica_set(
     return None if wanted == new.replicas else wanted
 
 
-def plan_cleanup_unhealthy(old: list[ControlledWorkload], available: Available, most: int) -> list[tuple[int, int]]:
+def plan_cleanup_unhealthy(
+    old: list[ControlledWorkload], available: Available, most: int
+) -> tuple[list[tuple[int, int]], bool]:
     """cleanupUnhealthyReplicas: oldest first, each old ReplicaSet loses up to its unavailable
-    replicas, ``most`` in all: (position in ``old``, new size) for each one scaled."""
+    replicas, ``most`` in all: (position in ``old``, new size) for each one scaled, and whether it
+    ended in the release's error — a ReplicaSet with more available pods than its size (its status
+    not caught up with a scale-down) would be scaled *up*: the writes before it stand, nothing after."""
     scaled: list[tuple[int, int]] = []
     total = 0
     for index in sorted(range(len(old)), key=lambda i: util.creation_order(old[i])):
@@ -107,9 +111,11 @@ def plan_cleanup_unhealthy(old: list[ControlledWorkload], available: Available, 
         if rs.replicas == 0 or rs.replicas == available(rs):
             continue
         count = min(most - total, rs.replicas - available(rs))
+        if count < 0:  # "got invalid request to scale down"
+            return scaled, True
         scaled.append((index, rs.replicas - count))
         total += count
-    return scaled
+    return scaled, False
 
 
 def plan_scale_down_old(
@@ -153,8 +159,10 @@ def plan_old_replica_sets(
     room = sum(rs.replicas for rs in all_sets) - least - (new.replicas - available(new))
     if room <= 0:
         return []
-    cleaned = plan_cleanup_unhealthy(old, available, room)
+    cleaned, failed = plan_cleanup_unhealthy(old, available, room)
     writes = [ScaleWrite(old[index], size) for index, size in cleaned]
+    if failed:  # reconcileOldReplicaSets returns (false, nil): no scale-down this sync
+        return writes
     after = list(old)
     for index, size in cleaned:  # the release goes on with the objects its updates returned
         after[index] = replace(old[index], replicas=size)
@@ -180,6 +188,10 @@ def plan_scale(
     active_or_latest = util.find_active_or_latest(new, old)
     if active_or_latest is not None:
         return [] if active_or_latest.replicas == replicas else [ScaleWrite(active_or_latest, replicas)]
+    # FindActiveOrLatest sorted the caller's old ReplicaSets in place, newest first: the writes
+    # below walk them in that order (the saturated case, and the proportional one with nothing
+    # to add or remove, which sorts nothing itself).
+    old = sorted(old, key=util.creation_order, reverse=True)
     if new is not None and util.is_saturated(replicas, new, available(new)):
         return [ScaleWrite(rs, 0) for rs in util.filter_active(old)]
     if strategy.type != util.STRATEGY_ROLLING_UPDATE:
@@ -674,15 +686,8 @@ def _count(written: dict[str, Any], key: str) -> int:
 
 def _clock_ms(value: Any, epoch: datetime) -> int:
     """A timestamp of the scenario on the run's clock (ms from its start; before it, negative)."""
-    if isinstance(value, str):
-        try:
-            value = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            return 0
-    if not isinstance(value, datetime):
-        return 0
-    value = value if value.tzinfo else value.replace(tzinfo=epoch.tzinfo)
-    return int((value - epoch).total_seconds() * 1000)
+    parsed = parse_time(value)
+    return 0 if parsed is None else int((parsed - epoch).total_seconds() * 1000)
 
 
 # ------------------------------------------------------------------ writes

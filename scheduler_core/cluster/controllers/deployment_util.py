@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Optional, Sequence, Union
 
 from scheduler_core.model import ControlledWorkload
+from scheduler_core.scenario.manifests import creation_time
 
 POD_TEMPLATE_HASH = "pod-template-hash"
 ANN_REVISION = "deployment.kubernetes.io/revision"
@@ -187,9 +188,14 @@ def new_rs_replicas(
 # ------------------------------------------------------------------ which ReplicaSet is which
 
 
-def creation_order(rs: ControlledWorkload) -> tuple[int, str]:
-    """ReplicaSetsByCreationTimestamp: the older first (the scenario's before the run's), then by name."""
-    return rs.created_ms, rs.name
+def creation_order(rs: ControlledWorkload) -> tuple[int, float, str]:
+    """ReplicaSetsByCreationTimestamp: the older first, then by name. The scenario's come before the
+    run's (the run starts after every time the scenario records), among themselves by their
+    metadata.creationTimestamp (one without counts as the oldest)."""
+    if rs.created_ms >= 0:
+        return 1, rs.created_ms, rs.name
+    created = creation_time(rs.manifest)
+    return 0, created.timestamp() if created is not None else -math.inf, rs.name
 
 
 def by_size_older(sets: Iterable[ControlledWorkload]) -> list[ControlledWorkload]:

@@ -40,7 +40,8 @@ ANN_DELETION_COST = "controller.kubernetes.io/pod-deletion-cost"
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 # podPhaseToOrdinal: Pending 0, Unknown 1, Running 2 (any other phase counts as 0).
 _PHASE_ORDINAL = {"Pending": 0, "Unknown": 1, "Running": 2}
-_INTEGER = re.compile(r"[+-]?[0-9]+")  # what strconv.ParseInt(value, 10, 32) accepts
+# validFirstDigit then strconv.ParseInt(value, 10, 32): no plus sign, no leading zero ("0" alone).
+_INTEGER = re.compile(r"-[0-9]+|0|[1-9][0-9]*")
 
 
 def deletion_cost(annotations: dict[str, str]) -> int:

@@ -784,3 +784,22 @@ def test_a_daemon_set_surge_rollout_runs_the_new_pod_beside_the_old_one():
     assert timeline["steps"][1]["created"] == ["default/agent-n1-2", "default/agent-n2-2"]
     assert timeline["steps"][1]["deleted"] == ["default/agent-n1", "default/agent-n2"]
     assert timeline["rollouts"][0]["status"] == 'daemon set "agent" successfully rolled out'
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "set: {name: web, requests: {cpu: 500m}}",
+        "patch: {kind: Deployment, namespace: default, name: web, patch: {metadata: {labels: {tier: front}}}}",
+    ],
+)
+def test_a_template_change_after_a_scale_keeps_the_scaled_size(change):
+    """A merge patch applies to the live object: `scale` wrote spec.replicas 5, so a later change of
+    the template (or of anything else) keeps 5 replicas — it used to merge onto the manifest as
+    first written and put 3 back (found by the differential check against the release's logic)."""
+    deployment = workload_text("Deployment", "web", replicas=3, cpu="100m")
+    scale = "scale: {kind: Deployment, namespace: default, name: web, replicas: 5}"
+    loop, _, timeline = run(scenario_text(node_text("n1", cpu="4"), deployment, changes_text([scale], [change])))
+    assert loop.cluster.workload("Deployment", "default", "web").replicas == 5
+    running = [pod for pod, node in timeline["final"].items() if node not in (None, "deleted", "succeeded")]
+    assert len(running) == 5

@@ -215,8 +215,22 @@ def test_reconcile_old_replica_sets(replicas, unavailable, old, new, ready_old, 
 )
 def test_cleanup_unhealthy_replicas(old, ready, most, expected):
     old_set = _set("foo-v2", old)
-    cleaned = deployment.plan_cleanup_unhealthy([old_set], _available({"foo-v2": ready}), most)
-    assert sum(old_set.replicas - size for _, size in cleaned) == expected
+    cleaned, failed = deployment.plan_cleanup_unhealthy([old_set], _available({"foo-v2": ready}), most)
+    assert sum(old_set.replicas - size for _, size in cleaned) == expected and not failed
+
+
+def test_cleanup_of_a_set_with_more_available_pods_than_its_size_is_the_releases_error_and_writes_nothing():
+    """cleanupUnhealthyReplicas' "got invalid request to scale down": a set just scaled from 4 to
+    1 whose status still counts 4 available would be scaled back up; the release returns an error
+    and reconcileOldReplicaSets writes nothing that sync (the differential check's transient bounce)."""
+    old_set, new_set = _set("foo-old", 1), _set("foo-new", 1)
+    available = _available({"foo-old": 4, "foo-new": 1})
+    cleaned, failed = deployment.plan_cleanup_unhealthy([old_set], available, 3)
+    assert (cleaned, failed) == ([], True)
+    writes = deployment.plan_old_replica_sets(
+        2, deployment.Strategy(ROLLING, 1, 1), [old_set, new_set], [old_set], new_set, available
+    )
+    assert writes == []
 
 
 # TestDeploymentController_scaleDownOldReplicaSetsForRollingUpdate: maxSurge 0; the only set is old.
@@ -713,3 +727,16 @@ def test_sync_rollout_status(deadline, spec, status, condition, old, new, expect
     assert (None if got is None else (got.status, got.reason)) == expected
     if kept:
         assert got.last_transition_ms == TEST_TIME
+
+
+def test_scale_walks_the_old_replica_sets_newest_first_as_find_active_or_latest_left_them():
+    """FindActiveOrLatest sorts the caller's old ReplicaSets in place, newest first, and scale()
+    then scales them to 0 in that order once the new one is saturated (the differential check's
+    write-order case: the sizes agreed, the order of the writes did not)."""
+    annotations = {"deployment.kubernetes.io/desired-replicas": "3", "deployment.kubernetes.io/max-replicas": "4"}
+    old1 = _set("rs-old1", 1, created_ms=1000, annotations=annotations)
+    old2 = _set("rs-old2", 1, created_ms=2000, annotations=annotations)
+    new = _set("rs-new", 3, created_ms=3000, annotations=annotations)
+    available = _available({"rs-old1": 1, "rs-old2": 1, "rs-new": 3})
+    writes = deployment.plan_scale(3, deployment.Strategy(ROLLING, 1, 0), 5, new, [old1, old2], available)
+    assert [(w.replica_set.name, w.replicas) for w in writes] == [("rs-old2", 0), ("rs-old1", 0)]

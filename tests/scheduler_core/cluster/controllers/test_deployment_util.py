@@ -471,3 +471,18 @@ def test_find_active_or_latest_takes_the_only_active_set_or_the_newest():
     active = _rs(3, name="c", created_ms=0)
     assert util.find_active_or_latest(None, [older, active]) is active
     assert util.find_active_or_latest(_rs(1, name="n"), [active]) is None
+
+
+def test_replica_sets_of_the_scenario_are_ordered_by_their_creation_timestamp_before_the_runs():
+    """ReplicaSetsByCreationTimestamp: a dump's ReplicaSets by metadata.creationTimestamp (one
+    without is the oldest), then by name; those the run made come after them all (they used to be
+    ordered by name alone, so a rollout scaled down the wrong old ReplicaSet first)."""
+
+    def dumped(name: str, created: Optional[str]) -> object:
+        metadata = {"name": name} | ({"creationTimestamp": created} if created else {})
+        return controlled_workload("ReplicaSet", name, manifest={"metadata": metadata})
+
+    later, earlier = dumped("web-aaa", "2024-05-01T00:10:00Z"), dumped("web-bbb", "2024-05-01T00:05:00Z")
+    undated, made = dumped("web-zzz", None), _rs(1, name="web-000", created_ms=5000)
+    ordered = sorted([made, later, earlier, undated], key=util.creation_order)
+    assert [rs.name for rs in ordered] == ["web-zzz", "web-bbb", "web-aaa", "web-000"]

@@ -149,7 +149,11 @@ def test_a_bucket_difference_outranks_the_exact_creation_time():
     [
         pytest.param({}, 0, id="no annotation costs 0"),
         pytest.param({ranking.ANN_DELETION_COST: "-7"}, -7, id="a negative integer is read"),
-        pytest.param({ranking.ANN_DELETION_COST: "+12"}, 12, id="a leading plus is read as ParseInt reads it"),
+        pytest.param({ranking.ANN_DELETION_COST: "+12"}, 0, id="a leading plus fails validFirstDigit"),
+        pytest.param({ranking.ANN_DELETION_COST: "007"}, 0, id="a leading zero fails validFirstDigit"),
+        pytest.param({ranking.ANN_DELETION_COST: "0"}, 0, id="zero alone is read"),
+        pytest.param({ranking.ANN_DELETION_COST: "-007"}, -7, id="a minus sign passes validFirstDigit, then ParseInt"),
+        pytest.param({ranking.ANN_DELETION_COST: "-"}, 0, id="a minus sign alone is not an integer"),
         pytest.param({ranking.ANN_DELETION_COST: "1_000"}, 0, id="an underscore is not a Go integer"),
         pytest.param({ranking.ANN_DELETION_COST: " 5"}, 0, id="a space is not a Go integer"),
         pytest.param({ranking.ANN_DELETION_COST: "2147483648"}, 0, id="a value beyond int32 is ignored"),
