@@ -287,10 +287,17 @@ class _Answer:
     ) -> bool:
         return (
             self.node_pools is node_pools
-            and len(self.specs) == len(specs)
-            and all(kept is spec or kept == spec for kept, spec in zip(self.specs, specs))
-            and len(self.classes) == len(classes)
-            and all(map(operator.is_, self.classes, classes))
+            and (
+                self.specs is specs
+                or (
+                    len(self.specs) == len(specs)
+                    and all(kept is spec or kept == spec for kept, spec in zip(self.specs, specs))
+                )
+            )
+            and (
+                self.classes is classes
+                or (len(self.classes) == len(classes) and all(map(operator.is_, self.classes, classes)))
+            )
             and self.in_use == in_use
         )
 
@@ -312,6 +319,9 @@ class Allocator:
         self.slices = slices
         self.selector_cache = selector_cache
         self.memo = memo
+        self._claims_read: Optional[
+            tuple[tuple[ResourceClaim, ...], tuple[ClaimSpec, ...], tuple[Optional[DeviceClass], ...]]
+        ] = None
         # Slices by the node they name; the others (node selector, all nodes) may target any node.
         self._by_node: dict[str, list[tuple[int, ResourceSlice]]] = {}
         self._anywhere: list[tuple[int, ResourceSlice]] = []
@@ -360,14 +370,26 @@ class Allocator:
         kept = self.memo.pools[node.name] = _NodePools(node, self.slices, len(self.slices), pools, devices)
         return kept
 
+    def _specs_and_classes(
+        self, claims: list[ResourceClaim]
+    ) -> tuple[tuple[ClaimSpec, ...], tuple[Optional[DeviceClass], ...]]:
+        """The claims' specs and the classes they name, read once for the same claims (Filter asks
+        on every node with the pod's claims)."""
+        kept = self._claims_read
+        if kept is not None and len(kept[0]) == len(claims) and all(map(operator.is_, kept[0], claims)):
+            return kept[1], kept[2]
+        specs = tuple(claim.spec for claim in claims)
+        classes = tuple(self.classes(name) for name in _class_names(specs))
+        self._claims_read = (tuple(claims), specs, classes)
+        return specs, classes
+
     def allocate(self, node: Node, claims: list[ResourceClaim]) -> Optional[list[AllocationResult]]:
         """Allocate: one result per claim, None when the claims do not fit on the node, or
         AllocationError."""
         if self.memo is None:
             return _Run(self, node, claims).allocate()
         node_pools = self._node_pools(node)
-        specs = tuple(claim.spec for claim in claims)
-        classes = tuple(self.classes(name) for name in _class_names(specs))
+        specs, classes = self._specs_and_classes(claims)
         in_use = node_pools.devices & self.allocated
         kept = self.memo.answers.get(node.name)
         if kept is not None and kept.answers(node_pools, specs, classes, in_use):

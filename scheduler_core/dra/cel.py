@@ -262,15 +262,38 @@ def device_variable(driver: str, device: Device) -> celtypes.MapType:
 # ---------------------------------------------------------------------- compile and evaluate
 
 
+# The selector nearly every DeviceClass has: ``device.driver == "<driver>"`` (either way round).
+# Its answer is a string comparison; cel-python's interpreter over a freshly built device variable
+# takes ~0.15 ms for it, and a node picture asks it of every device of a cluster once.
+_CEL_SPACE = "[ \\t\\n\\r\\f]*"  # the grammar's whitespace
+_DRIVER_EQUALS = (
+    re.compile(rf'{_CEL_SPACE}device\.driver{_CEL_SPACE}=={_CEL_SPACE}"([^"\\\n\r]*)"{_CEL_SPACE}'),
+    re.compile(rf'{_CEL_SPACE}"([^"\\\n\r]*)"{_CEL_SPACE}=={_CEL_SPACE}device\.driver{_CEL_SPACE}'),
+)
+
+
+def _driver_equals(expression: str) -> Optional[str]:
+    """The driver name when the whole expression is ``device.driver == "<name>"`` (a plain
+    double-quoted literal, no escapes), else None."""
+    for pattern in _DRIVER_EQUALS:
+        match = pattern.fullmatch(expression)
+        if match is not None:
+            return match.group(1)
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class CompiledSelector:
     expression: str
     program: Any = None
     error: Optional[str] = None  # "compilation failed: ..." when it does not compile
     max_cost: int = 0  # the API server's worst-case estimate (celcost), compared with its limit at create
+    driver_equals: Optional[str] = None  # the expression is ``device.driver == "<this>"``
 
     def matches(self, driver: str, device: Device) -> bool:
         """CompilationResult.DeviceMatches; raises CelRuntimeError with the release's wording."""
+        if self.driver_equals is not None:
+            return driver == self.driver_equals
         try:
             result = self.program.evaluate({"device": device_variable(driver, device)})
         except CelRuntimeError:
@@ -330,7 +353,8 @@ def compile_selector(expression: str) -> CompiledSelector:
         return CompiledSelector(expression, None, checked.error)
     max_cost = estimate_selector_cost(ast)
     runnable = _expand_binds(_environment().compile(expression))  # a fresh tree: the rewrite is in place
-    return CompiledSelector(expression, _environment().program(runnable, functions=FUNCTIONS), max_cost=max_cost)
+    program = _environment().program(runnable, functions=FUNCTIONS)
+    return CompiledSelector(expression, program, max_cost=max_cost, driver_equals=_driver_equals(expression))
 
 
 _BIND_VALUE, _BIND_RESULT = "__schedlab_bind_value__", "__schedlab_bind_result__"

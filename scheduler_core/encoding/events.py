@@ -122,7 +122,7 @@ class FilterPluginResult(msgspec.Struct):
     nodes: Sequence[str]  # evaluated nodes, in evaluation order
     palette: list[Any]  # distinct Status objects
     choice: Any  # int array aligned with ``nodes``
-    # the plugin's node_picture() per node it rejected, when it has one for this pod
+    # the plugin's node_pictures() of the nodes it rejected, when it has them for this pod
     # (DynamicResources: per request, the devices of its class on the node and who holds them)
     pictures: dict[str, Any] = {}
 

@@ -11,7 +11,7 @@ per profile (``Capabilities.of``), never by method name at run time.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Iterable, Optional, Protocol, TypeVar, runtime_checkable
+from typing import ClassVar, Iterable, Mapping, Optional, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
@@ -99,10 +99,10 @@ class BindingStateJson(Protocol):
 
 @runtime_checkable
 class NodePicture(Protocol):
-    """Why the plugin rejected one node, for explanations (DynamicResources' per-request verdicts);
-    None: the plugin has no picture for this pod."""
+    """Why the plugin rejected each of these nodes, for explanations (DynamicResources'
+    per-request verdicts), by node name; empty: the plugin has no picture for this pod."""
 
-    def node_picture(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> object: ...
+    def node_pictures(self, state: CycleState, pod: Pod, node_infos: list[NodeInfo]) -> Mapping[str, object]: ...
 
 
 # The points whose plugins register queueing hints (buildQueueingHintMap).

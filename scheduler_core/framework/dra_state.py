@@ -15,6 +15,7 @@ from typing import Any, Optional, TypeVar
 from scheduler_core.model import Device, DeviceClass, DraObjects, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 
 DeviceId = tuple[str, str, str]
+PoolId = tuple[str, str]  # driver, pool
 # The allocator's CEL verdicts per (expression, device), kept with the state it reads.
 SelectorCache = dict[tuple[str, str, int], tuple[Device, Optional[bool], str]]
 K = TypeVar("K")
@@ -141,6 +142,12 @@ class _DevicesInUse:
         self.versions = (-1, -1)
         self.holders: dict[DeviceId, ResourceClaim] = {}
         self.owners: dict[DeviceId, str] = {}
+        # When a pool's devices last changed holder, or the claim object holding one was written
+        # (the claims' dict entry of its owner): a picture of those devices made at a later
+        # generation still holds. A rebuild changes every pool.
+        self.generation = 0
+        self.rebuilt_at = 0
+        self.pool_changed_at: dict[PoolId, int] = {}
 
     def follows(self, claims: object, in_flight: object) -> bool:
         return claims is self.holdings[0].claims and in_flight is self.holdings[1].claims
@@ -150,8 +157,11 @@ class _DevicesInUse:
         if versions == self.versions:
             return self.holders, self.owners
         written = [holding.claims.take_written() for holding in self.holdings]
+        self.generation += 1
         if self.versions == (-1, -1) or any(keys is None for keys in written):
             self._rebuild()
+            self.rebuilt_at = self.generation
+            self.pool_changed_at.clear()
         else:
             affected: set[DeviceId] = set()
             for holding, keys in zip(self.holdings, written):
@@ -160,8 +170,31 @@ class _DevicesInUse:
                     affected.update(holding.note(key))
             for device in affected:
                 self._elect(device)
+            affected.update(self._held_in_flight_by(written[0] or set()))
+            for device in affected:
+                self.pool_changed_at[device[:2]] = self.generation
         self.versions = versions
         return self.holders, self.owners
+
+    def _held_in_flight_by(self, claim_keys: set[str]) -> list[DeviceId]:
+        """The devices allocations in flight hold for these claims: their owner's entry in the
+        claims' dict is the claim object a picture shows holding them."""
+        in_flight = self.holdings[1]
+        if not claim_keys or not in_flight.devices_of:
+            return []
+        return [
+            device
+            for uid, devices in in_flight.devices_of.items()
+            if in_flight.claims[uid].key in claim_keys
+            for device in devices
+        ]
+
+    def changed_at(self, pools: tuple[PoolId, ...]) -> int:
+        """The last generation at which a device of these pools changed holder or holding claim."""
+        changed = self.rebuilt_at
+        for pool in pools:
+            changed = max(changed, self.pool_changed_at.get(pool, 0))
+        return changed
 
     def _rebuild(self) -> None:
         self.holders, self.owners = {}, {}
@@ -231,3 +264,20 @@ class DraState:
     def device_owners(self) -> dict[DeviceId, str]:
         """The devices in use, each with its claim's ``namespace/name`` (a new dict for each caller)."""
         return dict(self._holders_and_owners()[1])
+
+    def devices_generation(self) -> Optional[tuple[object, int]]:
+        """Which state of the devices in use ``device_owners`` answers from: equal answers, the
+        same state. None when the dicts are not followed (one was put in place of a
+        VersionedDict): then there is no telling."""
+        claims, in_flight = self.claims, self.in_flight
+        if not isinstance(claims, VersionedDict) or not isinstance(in_flight, VersionedDict):
+            return None
+        self._holders_and_owners()
+        assert self._in_use is not None  # made by the call above for these very dicts
+        return self._in_use, self._in_use.generation
+
+    def pools_changed_at(self, pools: tuple[PoolId, ...]) -> int:
+        """The generation at which a device of these pools last changed holder or holding claim
+        (asked right after ``devices_generation``, which brings the devices in use up to date)."""
+        assert self._in_use is not None
+        return self._in_use.changed_at(pools)

@@ -187,24 +187,16 @@ class CycleRecorder:
         )
 
     def _node_pictures(self, plugin: str, evaluated: np.ndarray, choice: np.ndarray) -> dict[str, Any]:
-        """The plugin's node_picture() per node it rejected (explanations: why not there; a node it
-        let through would cost a picture per feasible node for every pod, 2.5x the run's time on 200
-        GPU nodes). A plugin without a picture for this pod answers None for the first node: the
-        other nodes are not asked."""
+        """The plugin's node pictures of the nodes it rejected (explanations: why not there; a node
+        it let through would cost a picture per feasible node for every pod, 2.5x the run's time on
+        200 GPU nodes). A plugin without a picture for this pod answers none."""
         offering = self.capabilities.node_picture.get(plugin)
-        pictures: dict[str, Any] = {}
         if offering is None:
-            return pictures
-        describe = offering.node_picture
-        state, pod, snapshot = self.cycle.state, self.cycle.pod, self.cycle.snapshot
+            return {}
+        snapshot = self.cycle.snapshot
         names = snapshot.table.names
-        for name in [names[p] for p in evaluated[choice >= 0].tolist()]:  # the rejected ones
-            info = snapshot.get(name)
-            picture = describe(state, pod, info) if info is not None else None
-            if picture is None:
-                return pictures
-            pictures[name] = picture
-        return pictures
+        infos = [info for info in map(snapshot.get, [names[p] for p in evaluated[choice >= 0].tolist()]) if info]
+        return dict(offering.node_pictures(self.cycle.state, self.cycle.pod, infos))
 
     def _post_filter(self, step: PostFilterDone) -> Iterator[Event]:
         run: PostFilterRun = step.run

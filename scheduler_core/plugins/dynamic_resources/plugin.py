@@ -19,7 +19,6 @@
 
 from __future__ import annotations
 
-import operator
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Mapping, Optional
 
@@ -37,7 +36,7 @@ from scheduler_core.dra.allocator import (
     selectors_match,
 )
 from scheduler_core.framework.batch import default_normalize
-from scheduler_core.framework.dra_state import DraState, SelectorCache
+from scheduler_core.framework.dra_state import DraState, PoolId, SelectorCache
 from scheduler_core.framework import signers
 from scheduler_core.framework.cluster_events import (
     ActionType,
@@ -63,10 +62,12 @@ from scheduler_core.model import (
     DeviceClass,
     DeviceRequest,
     DeviceResult,
+    ExactRequest,
     NodeSelector,
     Pod,
     ResourceClaim,
     ResourceSlice,
+    SubRequest,
 )
 from scheduler_core.plugins.dynamic_resources.picture import (
     DeviceVerdict,
@@ -82,6 +83,9 @@ REASON_NOT_AVAILABLE = "resourceclaim not available on the node"
 REASON_CANNOT_ALLOCATE = "cannot allocate all claims"
 REASON_DEALLOCATED = "deallocation of ResourceClaim completed"
 REASON_STILL_NOT_SCHEDULABLE = "still not schedulable"
+# Filter's two verdicts on a node, answered for most nodes of every attempt: statuses are immutable
+_CANNOT_ALLOCATE = Status.unresolvable(REASON_CANNOT_ALLOCATE)
+_NOT_AVAILABLE = Status.unresolvable(REASON_NOT_AVAILABLE)
 # cycleState.Read's ErrNotFound text: PostFilter's answer when PreFilter stored no state.
 ERROR_STATE_NOT_FOUND = "not found"
 MAX_NODE_SCORE = 100
@@ -98,6 +102,7 @@ class _ClaimsState:
     node_failures: dict[str, Status] = field(default_factory=dict)  # Filter's verdicts, memoized per node
     allocations: dict[int, AllocationResult] = field(default_factory=dict)  # set by Reserve
     device_owners: dict[tuple[str, str, str], str] = field(default_factory=dict)
+    owners_as_of: Optional[tuple[object, int]] = None  # DraState.devices_generation when taken
     picture: Optional[PreFilterPicture] = None
 
     def clone(self) -> "_ClaimsState":
@@ -118,6 +123,26 @@ class _Accepted:
     device_class: DeviceClass
     ids: tuple[DeviceId, ...]
     names: tuple[str, ...]  # driver/pool/device
+    pool_ids: tuple[PoolId, ...]  # the pools of those devices, each once
+
+
+@dataclass(frozen=True, slots=True)
+class _Asked:
+    """A request a node picture shows: of the ``position``-th claim to allocate, the alternative
+    pictured (``exact``), its class (None: unknown) and the count wanted as the picture says it."""
+
+    position: int
+    claim: ResourceClaim
+    request: DeviceRequest
+    exact: ExactRequest | SubRequest
+    device_class: Optional[DeviceClass]
+    wanted: str
+
+
+def _chosen(results: tuple[DeviceResult, ...], request: str) -> tuple[str, ...]:
+    """The devices the allocator chose for the request (a firstAvailable one's results name its
+    alternative: ``request/alternative``)."""
+    return tuple(result.device for result in results if result.request.split("/")[0] == request)
 
 
 class DynamicResources:
@@ -132,8 +157,7 @@ class DynamicResources:
         self._device_verdicts: dict[DeviceId, tuple[str, Optional[ResourceClaim], DeviceVerdict]] = {}
         self._accepted_on_node: dict[tuple[str, str, tuple[str, ...]], _Accepted] = {}
         self._node_verdicts: dict[
-            tuple[str, str, tuple[str, ...]],
-            tuple[_Accepted, tuple[Optional[str], ...], tuple[Optional[ResourceClaim], ...], tuple[DeviceVerdict, ...]],
+            tuple[str, str, tuple[str, ...]], tuple[_Accepted, tuple[object, int], tuple[DeviceVerdict, ...]]
         ] = {}
         # node pictures: each slice's devices a class and selectors accept (``_accepted``)
         self._accepted_devices: dict[
@@ -208,6 +232,7 @@ class DynamicResources:
         data.available_on = available_on
         if to_allocate:
             data.device_owners = self.dra.device_owners()
+            data.owners_as_of = self.dra.devices_generation()
             data.allocator = Allocator(
                 set(data.device_owners),
                 self.dra.device_class,
@@ -296,10 +321,10 @@ class DynamicResources:
             except AllocationError as err:
                 return Status.unresolvable(err.message) if err.on_node else Status.error(err.message)
             if found is None or len(found) != len(pending):
-                return Status.unresolvable(REASON_CANNOT_ALLOCATE)
+                return _CANNOT_ALLOCATE
             allocations = found
         if self._unavailable(data, node_info):
-            return Status.unresolvable(REASON_NOT_AVAILABLE)
+            return _NOT_AVAILABLE
         if data.allocator is not None:
             data.node_allocations[node_info.name] = allocations
         return None
@@ -313,48 +338,62 @@ class DynamicResources:
             if selector is not None and not node_selector_matches(selector, node_info.node)
         ]
 
-    def node_picture(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Optional[NodePicture]:
-        """Per request on this node: the devices its class and selectors accept, which are free
-        and who holds the others, and the devices the allocator would give (for explanations)."""
+    def node_pictures(self, state: CycleState, pod: Pod, node_infos: list[NodeInfo]) -> dict[str, NodePicture]:
+        """Per node, per request: the devices its class and selectors accept, which are free and
+        who holds the others, and the devices the allocator would give (for explanations). Empty
+        when the pod has no claims to picture. The recorder asks for every node an attempt
+        rejects: what is the same on every node is read once."""
         data = state.read_optional(_STATE)
         if data is None or not data.claims:
-            return None
-        status = self.filter(state, pod, node_info)
-        chosen = data.node_allocations.get(node_info.name, [])
-        verdicts = []
-        # The allocator's pools of the node (Filter gathered them from its slices by node: the same
-        # pools as over every slice).
-        pools = (
-            data.allocator.pools(node_info.node)
-            if data.allocator is not None
-            else gather_pools(self.dra.slices, node_info.node)
-        )
+            return {}
+        asked = self._requests_asked(data)
+        # A node's verdicts are kept from earlier cycles while this cycle's owners are the devices
+        # in use as they stand (a claim written since PreFilter: this cycle's view is its own).
+        kept = data.owners_as_of is not None and data.owners_as_of == self.dra.devices_generation()
+        pictures = {}
+        for info in node_infos:
+            status = self.filter(state, pod, info)
+            chosen = data.node_allocations.get(info.name, [])
+            # The allocator's pools of the node (Filter gathered them from its slices by node: the
+            # same pools as over every slice).
+            pools = (
+                data.allocator.pools(info.node)
+                if data.allocator is not None
+                else gather_pools(self.dra.slices, info.node)
+            )
+            verdicts = tuple(
+                RequestVerdict(
+                    ask.claim.key,
+                    ask.request.name,
+                    ask.exact.device_class_name,
+                    ask.wanted,
+                    ()
+                    if ask.device_class is None
+                    else self._matching(data, info.name, pools, ask.device_class, ask.claim, ask.exact.selectors, kept),
+                    _chosen(chosen[ask.position].results, ask.request.name) if ask.position < len(chosen) else (),
+                )
+                for ask in asked
+            )
+            pictures[info.name] = NodePicture(info.name, status.message if status is not None else None, verdicts)
+        return pictures
+
+    def node_picture(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Optional[NodePicture]:
+        """One node's picture (``node_pictures``), None when the pod has no claims to picture."""
+        return self.node_pictures(state, pod, [node_info]).get(node_info.name)
+
+    def _requests_asked(self, data: _ClaimsState) -> list["_Asked"]:
+        """The requests of the claims to allocate, each with the alternative a picture shows (the
+        first of a firstAvailable request), its class and the count wanted."""
+        asked = []
         for position, index in enumerate(data.to_allocate()):
             claim = data.claims[index]
-            allocated = chosen[position].results if position < len(chosen) else ()
             for request in claim.spec.requests:
-                verdicts.append(self._request_verdict(data, claim, request, node_info.name, pools, allocated))
-        return NodePicture(node_info.name, status.message if status is not None else None, tuple(verdicts))
-
-    def _request_verdict(
-        self,
-        data: _ClaimsState,
-        claim: ResourceClaim,
-        request: DeviceRequest,
-        node: str,
-        pools: list[Pool],
-        allocated: tuple[DeviceResult, ...],
-    ) -> RequestVerdict:
-        """The node's devices the request's class and selectors accept (the first alternative of a
-        firstAvailable request), free or held by which claim."""
-        exact = request.exactly if request.exactly is not None else request.first_available[0]
-        device_class = self.dra.device_class(exact.device_class_name)
-        matching: tuple[DeviceVerdict, ...] = ()
-        if device_class is not None:
-            matching = self._matching(data, node, pools, device_class, claim, exact.selectors)
-        wanted = "all" if exact.allocation_mode == ALLOCATION_MODE_ALL else str(exact.count)
-        chosen = tuple(r.device for r in allocated if r.request.split("/")[0] == request.name)
-        return RequestVerdict(claim.key, request.name, exact.device_class_name, wanted, matching, chosen)
+                exact = request.exactly if request.exactly is not None else request.first_available[0]
+                wanted = "all" if exact.allocation_mode == ALLOCATION_MODE_ALL else str(exact.count)
+                asked.append(
+                    _Asked(position, claim, request, exact, self.dra.device_class(exact.device_class_name), wanted)
+                )
+        return asked
 
     def _matching(
         self,
@@ -364,25 +403,33 @@ class DynamicResources:
         device_class: DeviceClass,
         claim: ResourceClaim,
         selectors: tuple[str, ...],
+        kept_holds: bool,
     ) -> tuple[DeviceVerdict, ...]:
         """The verdicts of the node's devices the class and selectors accept. Every attempt of a
         pod with claims pictures every node it rejects, and a node's verdicts change only when the
-        claims holding its devices do: they are kept per node, class and selectors, with the
-        holders (their keys and claim objects) they were made for."""
+        holders of its devices do (their keys and claim objects): with ``kept_holds`` they are kept
+        per node, class and selectors with the generation at which their pools' devices last
+        changed holder (DraState.pools_changed_at)."""
         key = (node, device_class.name, selectors)
         accepted = self._node_accepted(key, pools, device_class, claim)
-        holders = tuple(map(data.device_owners.get, accepted.ids))
+        stamp = None
+        if kept_holds:
+            assert data.owners_as_of is not None
+            stamp = (data.owners_as_of[0], self.dra.pools_changed_at(accepted.pool_ids))
+            kept = self._node_verdicts.get(key)
+            if kept is not None and kept[0] is accepted and kept[1] == stamp:
+                return kept[2]
         claims = self.dra.claims
-        holding = tuple(None if holder is None else claims.get(holder) for holder in holders)  # free: None
-        kept = self._node_verdicts.get(key)
-        if kept is not None and kept[0] is accepted and kept[1] == holders and all(map(operator.is_, kept[2], holding)):
-            return kept[3]
-        verdicts = tuple(
-            self._device_verdict(device_id, name, holder or "", claim_held)
-            for device_id, name, holder, claim_held in zip(accepted.ids, accepted.names, holders, holding)
-        )
-        self._node_verdicts[key] = (accepted, holders, holding, verdicts)
-        return verdicts
+        owners = data.device_owners
+        verdicts = []
+        for device_id, name in zip(accepted.ids, accepted.names):
+            holder = owners.get(device_id)
+            holding = None if holder is None else claims.get(holder)  # free: None
+            verdicts.append(self._device_verdict(device_id, name, holder or "", holding))
+        answer = tuple(verdicts)
+        if stamp is not None:
+            self._node_verdicts[key] = (accepted, stamp, answer)
+        return answer
 
     def _device_verdict(
         self, device_id: DeviceId, name: str, holder: str, holding: Optional[ResourceClaim]
@@ -413,8 +460,9 @@ class DynamicResources:
             for slice_ in pool.slices
             for accepted in self._accepted(slice_, device_class, claim, selectors)
         ]
+        ids = tuple(device_id for device_id, _ in found)
         kept = self._accepted_on_node[key] = _Accepted(
-            pools, device_class, tuple(device_id for device_id, _ in found), tuple(name for _, name in found)
+            pools, device_class, ids, tuple(name for _, name in found), tuple(dict.fromkeys(d[:2] for d in ids))
         )
         return kept
 

@@ -100,3 +100,27 @@ def test_the_environment_is_built_by_the_first_compile_not_by_importing_the_engi
         "assert cel._environment.cache_info().currsize == 1"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize(
+    "expression, fast",
+    [
+        ('device.driver == "gpu.example.com"', "gpu.example.com"),
+        ('  "gpu.example.com"==device.driver\n', "gpu.example.com"),
+        ('device.driver == ""', ""),
+        ('device.driver == "gpu.example.com" || false', None),
+        ('device.driver == "gpu\\u002eexample.com"', None),  # an escape: the interpreter decodes it
+        ("device.driver == 'gpu.example.com'", None),
+        ('device.driver == r"gpu.example.com"', None),
+        ('device.driver == "gpu.example.com" // a comment', None),
+        ('device.driver != "gpu.example.com"', None),
+    ],
+)
+def test_a_driver_equality_is_a_string_comparison_with_the_interpreter_s_answer(expression, fast):
+    """``device.driver == "<name>"`` alone is answered without the interpreter, and gives the
+    interpreter's answer for any driver; any other expression goes to the interpreter."""
+    compiled = compile_selector(expression)
+    assert compiled.error is None and compiled.driver_equals == fast
+    interpreted = type(compiled)(compiled.expression, compiled.program, max_cost=compiled.max_cost)
+    for driver in ("gpu.example.com", "other.example.com", "", "gpu.example.co"):
+        assert compiled.matches(driver, DEVICE) == interpreted.matches(driver, DEVICE)

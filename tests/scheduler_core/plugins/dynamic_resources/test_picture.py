@@ -102,7 +102,8 @@ def test_pictures_kept_from_cycle_to_cycle_follow_the_holders_of_the_devices():
         claims=[make_resource_claim("held", on=("gpu-0",), node="n1"), make_resource_claim("c", exact(count=2))],
     )
     plugin = dynamic_resources.new(None, FakeHandle(snapshot))
-    claims = snapshot.dra.claims
+    claims, in_flight = snapshot.dra.claims, snapshot.dra.in_flight
+    flying = make_resource_claim("flying", on=("gpu-1",), node="n1", uid="uid-flying")
     writes = [
         lambda: None,
         lambda: claims.__setitem__(
@@ -111,12 +112,51 @@ def test_pictures_kept_from_cycle_to_cycle_follow_the_holders_of_the_devices():
         lambda: claims.__setitem__("default/more", make_resource_claim("more", on=("gpu-1",), node="n1")),
         lambda: claims.__setitem__("default/held", make_resource_claim("held", on=("gpu-1",), node="n2")),
         lambda: claims.pop("default/more"),
+        # an allocation in flight holds n1's gpu-1; its claim's entry (unallocated) is what the
+        # picture names as holder, and a write of that entry alone changes the picture
+        lambda: in_flight.__setitem__("uid-flying", flying),
+        lambda: claims.__setitem__("default/flying", make_resource_claim("flying", uid="uid-flying")),
+        lambda: claims.__setitem__(
+            "default/flying", make_resource_claim("flying", uid="uid-flying", reserved_for=(holder,))
+        ),
+        lambda: in_flight.pop("uid-flying"),
+        # many keys at once: the devices in use are rebuilt
+        lambda: claims.update({"default/more": make_resource_claim("more", on=("gpu-0",), node="n2")}),
     ]
     for write in writes:
         write()
         pictures = []
-        for candidate in (plugin, dynamic_resources.new(None, FakeHandle(snapshot))):
-            state, pod = CycleState(), claiming_pod("p", "c")
-            candidate.pre_filter(state, pod, [])
-            pictures.append([candidate.node_picture(state, pod, snapshot.get(n)).to_json() for n in ("n1", "n2")])
+        state, pod = CycleState(), claiming_pod("p", "c")
+        plugin.pre_filter(state, pod, [])
+        kept = plugin.node_pictures(state, pod, [snapshot.get("n1"), snapshot.get("n2")])
+        pictures.append([kept[n].to_json() for n in ("n1", "n2")])
+        fresh = dynamic_resources.new(None, FakeHandle(snapshot))
+        state, pod = CycleState(), claiming_pod("p", "c")
+        fresh.pre_filter(state, pod, [])
+        pictures.append([fresh.node_picture(state, pod, snapshot.get(n)).to_json() for n in ("n1", "n2")])
         assert pictures[0] == pictures[1]
+
+
+def test_a_picture_taken_after_a_write_is_not_kept_for_later_cycles():
+    """A cycle's pictures show the devices' holders as its PreFilter found them, even when a claim
+    was written in between; what they show is not kept for a later cycle, which sees the write."""
+    snapshot = dra_snapshot(
+        [make_node("n1")],
+        classes=[make_device_class("gpu")],
+        slices=[make_gpu_slice("n1", 2)],
+        claims=[make_resource_claim("held", on=("gpu-0",), node="n1"), make_resource_claim("c", exact(count=2))],
+    )
+    plugin = dynamic_resources.new(None, FakeHandle(snapshot))
+    claims = snapshot.dra.claims
+
+    def picture(candidate, write=lambda: None):
+        state, pod = CycleState(), claiming_pod("p", "c")
+        candidate.pre_filter(state, pod, [])
+        write()
+        return candidate.node_picture(state, pod, snapshot.get("n1")).to_json()["sentences"][0]
+
+    moved = make_resource_claim("held", on=("gpu-1",), node="n1")
+    assert "gpu-0 allocated" in picture(plugin, lambda: claims.__setitem__("default/held", moved))
+    later = picture(plugin)
+    assert later == picture(dynamic_resources.new(None, FakeHandle(snapshot)))
+    assert "gpu-1 allocated" in later
