@@ -3,7 +3,8 @@
     python tools/attempt_cost.py FILE [--cycles N] [--rounds R]
 
 Both streams are taken in this one process, alternating (single pass, then run to the end, R
-times), each from its first event (the scheduler's set-up is not counted) over its first N cycles,
+times), each from its first cycle's start (the set-up is not counted: the scheduler's, and the
+run's informers listing the pending pods into the queue) over its first N cycles,
 in CPU seconds of the process: on a machine whose speed drifts from minute to minute, the ratio of
 a pair taken seconds apart holds where either figure alone does not. Prints every pair and the
 median ratio (issue 27: an attempt at most 1.2 times a cycle).
@@ -25,8 +26,8 @@ from scheduler_core.scenario.limits import Limits
 
 
 def cpu_ms_per_cycle(events: Iterator[Event], cycles: int) -> float:
-    """CPU milliseconds per cycle over the first ``cycles`` cycles, from the stream's first event."""
-    first = next(events, None)
+    """CPU milliseconds per cycle over the first ``cycles`` cycles, from the first cycle's start."""
+    first = next((event for event in events if event.extension_point is ExtensionPoint.CYCLE_START), None)
     if first is None:
         return 0.0
     started, done = time.process_time(), 0
