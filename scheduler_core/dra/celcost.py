@@ -29,7 +29,8 @@ from lark import Token, Tree
 from scheduler_core.dra import celcheck
 from scheduler_core.dra.celcheck import ATTRIBUTES, CAPACITY, DEVICE, DYN, STRING
 
-SELECTOR_MAX_COST = 1_000_000  # resourceapi.CELSelectorExpressionMaxCost
+from scheduler_core.dra.celvalues import SELECTOR_MAX_COST  # resourceapi.CELSelectorExpressionMaxCost
+
 MAX_COST = 2**64 - 1  # cel-go's costs saturate at math.MaxUint64
 STRING_TRAVERSAL_FACTOR = 0.1  # common.StringTraversalCostFactor
 REGEX_LENGTH_FACTOR = 0.25  # common.RegexStringLengthCostFactor

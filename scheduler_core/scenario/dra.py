@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from scheduler_core.dra.cel import compile_selector, parse_semver
-from scheduler_core.dra.celcost import SELECTOR_MAX_COST
+from scheduler_core.dra.cel import SELECTOR_MAX_COST
 from scheduler_core.model import (
     ALLOCATION_MODE_ALL,
     ALLOCATION_MODE_EXACT_COUNT,
