@@ -26,6 +26,9 @@ from scheduler_core.framework.status import Code, Status
 from scheduler_core.model import Pod
 
 PASS = -1
+# all_pass's choices: views of one read-only array, grown as needed (a verdict is never changed in
+# place: those who change one copy its choices first)
+_all_pass = np.full(0, PASS, dtype=np.int32)
 
 
 @dataclass(slots=True)
@@ -37,7 +40,11 @@ class FilterVerdicts:
 
     @classmethod
     def all_pass(cls, count: int) -> "FilterVerdicts":
-        return cls([], np.full(count, PASS, dtype=np.int32))
+        global _all_pass
+        if len(_all_pass) < count:
+            _all_pass = np.full(max(count, 2 * len(_all_pass)), PASS, dtype=np.int32)
+            _all_pass.flags.writeable = False
+        return cls([], _all_pass[:count])
 
     @classmethod
     def from_mask(cls, failed: np.ndarray, status: Status) -> "FilterVerdicts":

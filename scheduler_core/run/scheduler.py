@@ -401,9 +401,7 @@ class Cycle:
             for p in self.fw.active_filter_plugins(self.state)
         ]
         verdicts = self._with_nominated_pods(candidates, verdicts)
-        fits = np.ones(len(candidates), dtype=bool)
-        for _, verdict in verdicts:
-            fits &= ~verdict.failed
+        fits = _fits(verdicts, len(candidates))
         return pre, FilterPass(candidates, verdicts, candidates[fits], 0, len(candidates))
 
     def _filter(self, nodes: list[NodeInfo], pre: PreFilterOutcome) -> FilterPass:
@@ -436,9 +434,7 @@ class Cycle:
         else:
             verdicts = [(p.name, self.fw.filter_verdicts(p, self.state, self.pod, rotated)) for p in plugins]
             verdicts = self._with_nominated_pods(rotated, verdicts, num_to_find)
-        fits = np.ones(total, dtype=bool)
-        for _, verdict in verdicts:
-            fits &= ~verdict.failed
+        fits = _fits(verdicts, total)
         # checkNode cancels the walk only when it finds one feasible node more than it needs (and
         # drops that one): the nodes failing before it are still evaluated and counted.
         found = np.cumsum(fits)
@@ -502,10 +498,9 @@ class Cycle:
             )
             return [(p.name, batch[p.name] if p.name in batch else walked[p.name]) for p in plugins]
 
-        batch_fits = np.ones(total, dtype=bool)
+        batch_fits = _fits(list(batch.items()), total)
         batch_errs = np.zeros(total, dtype=bool)
         for verdict in batch.values():
-            batch_fits &= ~verdict.failed
             is_error = [status.code == Code.ERROR for status in verdict.palette]
             if any(is_error):
                 failing = verdict.choice >= 0
@@ -723,6 +718,8 @@ def _first_error(verdicts: list[tuple[str, FilterVerdicts]], total: int) -> Opti
     undecided = np.ones(total, dtype=bool)
     erring = np.zeros(total, dtype=bool)
     for _, verdict in verdicts:
+        if not verdict.palette:
+            continue  # every node passed (a choice indexes the palette)
         failing = undecided & (verdict.choice >= 0)
         if not failing.any():
             continue
@@ -734,6 +731,16 @@ def _first_error(verdicts: list[tuple[str, FilterVerdicts]], total: int) -> Opti
         undecided &= ~failing
     positions = np.flatnonzero(erring)
     return int(positions[0]) if len(positions) else None
+
+
+def _fits(verdicts: list[tuple[str, FilterVerdicts]], count: int) -> np.ndarray:
+    """Where every plugin passed. A verdict with an empty palette passed everywhere (its choices
+    index the palette): most plugins on most attempts, skipped without touching their arrays."""
+    fits = np.ones(count, dtype=bool)
+    for _, verdict in verdicts:
+        if verdict.palette:
+            fits &= ~verdict.failed
+    return fits
 
 
 def _rotated(candidates: np.ndarray, first: int) -> np.ndarray:
@@ -748,9 +755,7 @@ def _reach(verdicts: list[tuple[str, FilterVerdicts]], count: int, nominated_slo
     fails with them (the first pass can only turn a fit into a failure, never raise an Error on
     numbers): the walk stops at or before that slot, and nominated nodes from there on are never
     evaluated."""
-    fits = np.ones(count, dtype=bool)
-    for _, verdict in verdicts:
-        fits &= ~verdict.failed
+    fits = _fits(verdicts, count)
     fits[np.asarray(nominated_slots, dtype=np.int64)] = False
     found = np.cumsum(fits)
     return count if not count or found[-1] <= num_to_find else int(np.searchsorted(found, num_to_find + 1))
