@@ -121,7 +121,7 @@ def default_normalize(scores: np.ndarray, max_priority: int, reverse: bool) -> n
     """helper.DefaultNormalizeScore, vectorised: the maximum starts at 0, as in Go."""
     if len(scores) == 0:
         return scores
-    highest = max(int(scores.max()), 0)
+    highest = max(int(np.maximum.reduce(scores)), 0)
     if highest == 0:
         return np.full_like(scores, max_priority) if reverse else scores.copy()
     normalized = go_div(scores * max_priority, highest)

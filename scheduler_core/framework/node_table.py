@@ -104,7 +104,7 @@ def gathered_names(names: list[str], names_array: np.ndarray, positions: np.ndar
 
 def _is_run(positions: np.ndarray, first: int) -> bool:
     """positions == first, first + 1, ..."""
-    return bool((positions == np.arange(first, first + len(positions))).all())
+    return bool(np.logical_and.reduce(positions == np.arange(first, first + len(positions))))
 
 
 class PositionedNames(list[str]):

@@ -348,7 +348,10 @@ class Framework:
         normalized = self._normalized_scores(plugin, state, pod, names, raw)
         if isinstance(normalized, Status):
             return None, Status.error(f'plugin "{plugin.name}" failed with: {normalized.message}')
-        if len(normalized) and (normalized.min() < MIN_NODE_SCORE or normalized.max() > MAX_NODE_SCORE):
+        # the ufuncs' reduce: ndarray.min/max go through a Python wrapper first (five plugins an attempt)
+        if len(normalized) and (
+            np.minimum.reduce(normalized) < MIN_NODE_SCORE or np.maximum.reduce(normalized) > MAX_NODE_SCORE
+        ):
             bad = int(normalized[(normalized < MIN_NODE_SCORE) | (normalized > MAX_NODE_SCORE)][0])
             return None, Status.error(
                 f'plugin "{plugin.name}" returns an invalid score {bad}, '

@@ -57,7 +57,7 @@ def go_round(value: float) -> int:
 
 def go_div_batch_fast(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
     """batch.go_div, taking NumPy's floor division directly when it cannot differ (n >= 0, d > 0)."""
-    if numerator.min(initial=0) >= 0 and denominator.min(initial=1) > 0:
+    if np.minimum.reduce(numerator, initial=0) >= 0 and np.minimum.reduce(denominator, initial=1) > 0:
         quotient: np.ndarray = numerator // denominator
         return quotient
     return go_div_batch(numerator, denominator)

@@ -74,7 +74,7 @@ class NodeUnschedulable:
         self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo], positions: np.ndarray
     ) -> Optional[FilterVerdicts]:
         cordoned = table.unschedulable[positions]
-        if not cordoned.any() or tolerations_tolerate_taint(pod.tolerations, UNSCHEDULABLE_TAINT):
+        if not np.logical_or.reduce(cordoned) or tolerations_tolerate_taint(pod.tolerations, UNSCHEDULABLE_TAINT):
             return None
         return FilterVerdicts.from_mask(cordoned, Status.unresolvable(REASON_UNSCHEDULABLE))
 

@@ -655,7 +655,7 @@ class Cycle:
     ) -> tuple[str, list[str], np.ndarray]:
         """The chosen node, the nodes with the top total (document order) and their positions among
         the feasible ones (``names``: the table's names, ``feasible``: the scored positions)."""
-        positions = np.flatnonzero(totals == totals.max())
+        positions = np.flatnonzero(totals == np.maximum.reduce(totals))
         ties = names[feasible[positions]].tolist()
         if self.scheduler.tie_break == TIE_BREAK_RANDOM:
             return self.scheduler.rng.choice(ties), ties, positions
@@ -721,7 +721,7 @@ def _first_error(verdicts: list[tuple[str, FilterVerdicts]], total: int) -> Opti
         if not verdict.palette:
             continue  # every node passed (a choice indexes the palette)
         failing = undecided & (verdict.choice >= 0)
-        if not failing.any():
+        if not np.logical_or.reduce(failing):
             continue
         is_error = np.fromiter(
             (status.code == Code.ERROR for status in verdict.palette), dtype=bool, count=len(verdict.palette)

@@ -99,15 +99,15 @@ def balanced_resource_score_batch(requested: list[np.ndarray], allocatable: list
         return np.zeros(count, dtype=np.int64)
     huge = np.zeros(count, dtype=bool)
     for values in (*requested, *allocatable):
-        if values.max() >= EXACT_FLOAT_LIMIT or values.min() <= -EXACT_FLOAT_LIMIT:
+        if np.maximum.reduce(values) >= EXACT_FLOAT_LIMIT or np.minimum.reduce(values) <= -EXACT_FLOAT_LIMIT:
             huge |= np.abs(values) >= EXACT_FLOAT_LIMIT
     offered = [alloc != 0 for alloc in allocatable]
-    everywhere = [bool(o.all()) for o in offered]
+    everywhere = [bool(np.logical_and.reduce(o)) for o in offered]
     fractions = [
         np.minimum(req / (alloc if full else np.where(o, alloc, 1)), 1.0)
         for req, alloc, o, full in zip(requested, allocatable, offered, everywhere)
     ]
-    if all(full or not o.any() for o, full in zip(offered, everywhere)):  # one group: the common case
+    if all(full or not np.logical_or.reduce(o) for o, full in zip(offered, everywhere)):  # one group: the common case
         present = [f for f, full in zip(fractions, everywhere) if full]
         scores = ((1 - _std_batch(present, count)) * MAX_NODE_SCORE).astype(np.int64)
     else:

@@ -128,7 +128,7 @@ class ResourceAllocationScorer:
         for index, spec in enumerate(self.resources):
             alloc, req = self._allocatable_and_requested_batch(table, positions, spec.name, pod_request[index])
             offered = alloc != 0
-            requested.append(req if offered.all() else np.where(offered, req, 0))
+            requested.append(req if np.logical_and.reduce(offered) else np.where(offered, req, 0))
             allocatable.append(alloc)
         assert self.batch_scorer is not None  # the batch path is taken only by scorers built with one
         return self.batch_scorer(requested, allocatable)
@@ -180,7 +180,7 @@ def weighted_average_batch(
     weights = np.zeros(count, dtype=np.int64)
     for index, spec in enumerate(resources):
         offered = allocatable[index] != 0
-        if offered.all():  # the common case: no masking needed
+        if np.logical_and.reduce(offered):  # the common case: no masking needed
             total += resource_score(requested[index], allocatable[index]) * spec.weight
             weights += spec.weight
             continue
@@ -188,6 +188,6 @@ def weighted_average_batch(
         total += np.where(offered, value * spec.weight, 0)
         weights += np.where(offered, spec.weight, 0)
     has_weight = weights != 0
-    if has_weight.all():
+    if np.logical_and.reduce(has_weight):
         return go_div_batch_fast(total, weights)
     return np.where(has_weight, go_div_batch_fast(total, np.where(has_weight, weights, 1)), 0)
