@@ -593,6 +593,45 @@ def assert_score_same(plugin, state, pod, table, positions) -> None:
         assert plugin.normalize_batch(state, pod, fast.copy()).tolist() == normalized.tolist()
 
 
+@st.composite
+def pod_moves(draw, max_moves: int = 8):
+    """(node index, a pod to bind there, or None: take off the last pod bound), for
+    assert_same_as_pods_come_and_go."""
+    moves = []
+    for i in range(draw(st.integers(1, max_moves))):
+        bind = draw(st.booleans()) or not moves
+        pod = make_pod(f"moved-{i}", containers=(draw(containers(ports=False)),)) if bind else None
+        moves.append((draw(st.integers(0, 11)), pod))
+    return moves
+
+
+def assert_same_as_pods_come_and_go(plugin, snapshot, pod, positions, moves, *, score: bool) -> None:
+    """The batch methods against the per-node ones on the same table again and again, one pod bound
+    to or taken off a node between asks (``moves``: (node index, pod to bind or None to unbind the
+    last one bound)): what they keep between cycles (plugins.helper.per_node_values) follows."""
+    bound = []
+    for _ in range(3):  # asked three times first: the kept values are in place
+        _assert_batch_same(plugin, pod, snapshot, positions, score)
+    for node, other in moves:
+        if other is None and bound:
+            snapshot.unbind(bound.pop())
+        elif other is not None:
+            snapshot.bind(other, snapshot.node_infos[node % len(snapshot.node_infos)].name)
+            bound.append(other)
+        _assert_batch_same(plugin, pod, snapshot, positions, score)
+
+
+def _assert_batch_same(plugin, pod, snapshot, positions, score: bool) -> None:
+    state = CycleState()
+    if hasattr(plugin, "pre_filter"):
+        plugin.pre_filter(state, pod, snapshot.node_infos)
+    if score:
+        plugin.pre_score(state, pod, snapshot.node_infos)
+        assert_score_same(plugin, state, pod, snapshot.table, positions)
+    else:
+        assert_filter_same(plugin, state, pod, snapshot.table, positions)
+
+
 # ---------------------------------------------------------------------------- InterPodAffinity's terms
 
 ZONE = LABEL_ZONE

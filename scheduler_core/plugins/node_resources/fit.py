@@ -34,7 +34,7 @@ from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.args_errors import ArgsError, ArgsProblem
 from scheduler_core.framework.status import MaybeStatus, Status
 from scheduler_core.model import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Node, Pod, ResourceList
-from scheduler_core.plugins.helper import FunctionShapePoint, distinct_values
+from scheduler_core.plugins.helper import FunctionShapePoint, distinct_values, per_node_values
 from scheduler_core.plugins.node_resources.least_allocated import least_resource_scorer, least_resource_scorer_batch
 from scheduler_core.plugins.node_resources.most_allocated import most_resource_scorer, most_resource_scorer_batch
 from scheduler_core.plugins.node_resources.requested_to_capacity_ratio import (
@@ -315,10 +315,23 @@ def shortfall_verdicts(
 ) -> Optional[FilterVerdicts]:
     """fits_request over many nodes, as Fit.filter's statuses (None when every node fits).
 
-    Each failing node's shortfalls become a bit set (pods, then checked_requests' order) plus an
-    "unresolvable" bit; each distinct set seen becomes one status, in order of first appearance.
+    Each failing node's shortfalls become a bit set (``shortfall_keys``); each distinct set seen
+    becomes one status, in order of first appearance. A node's set depends on its own columns and
+    the checked requests alone: kept per request over the table's nodes (per_node_values).
     """
-    return checked_shortfall_verdicts(checked_requests(request, ignored, ignored_groups), table, positions)
+    checked = checked_requests(request, ignored, ignored_groups)
+    infos = table.node_infos
+    keys = per_node_values(
+        table,
+        "fit-shortfalls",
+        tuple(checked),
+        positions,
+        lambda at: shortfall_keys(checked, table, at),
+        lambda position: shortfall_key(
+            checked, infos[position].allocatable, infos[position].requested, len(infos[position].pods)
+        ),
+    )
+    return shortfall_keys_verdicts(checked, keys)
 
 
 def checked_shortfall_verdicts(
@@ -330,39 +343,62 @@ def checked_shortfall_verdicts(
 ) -> Optional[FilterVerdicts]:
     """shortfall_verdicts for checked requests, optionally with more pods counted on each node
     (``added_requested`` per checked resource and ``added_pods``, one value per position)."""
-    reasons = [REASON_TOO_MANY_PODS]
+    return shortfall_keys_verdicts(checked, shortfall_keys(checked, table, positions, added_requested, added_pods))
+
+
+def shortfall_keys(
+    checked: list[tuple[str, int]],
+    table: NodeTable[NodeInfo],
+    positions: np.ndarray,
+    added_requested: Optional[dict[str, np.ndarray]] = None,
+    added_pods: Optional[np.ndarray] = None,
+) -> np.ndarray:
+    """Per position, fitsRequest's shortfalls as bits (0: the node fits): bit 1 too many pods,
+    bit i + 2 the i-th checked request, and bit 0 when a failed check would fail on the empty node
+    too (UnschedulableAndUnresolvable)."""
     pod_count = table.pod_count[positions] if added_pods is None else table.pod_count[positions] + added_pods
-    lacking = [pod_count + 1 > table.allocatable_of(PODS)[positions]]
-    beyond: list[Optional[np.ndarray]] = [
-        None
-    ]  # per check: the node is too small even when empty (UnschedulableAndUnresolvable)
-    for name, wanted in checked:
+    keys: np.ndarray = (pod_count + 1 > table.allocatable_of(PODS)[positions]).astype(np.int64) << 1
+    for bit, (name, wanted) in enumerate(checked, start=2):
         capacity = table.allocatable_of(name)[positions]
         requested = table.requested_of(name)[positions]
         if added_requested is not None:
             requested = requested + added_requested[name]
-        lacking.append(wanted > capacity - requested)
-        beyond.append(wanted > capacity)
-        reasons.append(REASON_INSUFFICIENT.format(resource=name))
-    any_lacking = np.logical_or.reduce(lacking) if len(lacking) > 1 else lacking[0]
-    failed = np.flatnonzero(any_lacking)
+        short = wanted > capacity - requested
+        keys |= short.astype(np.int64) << bit
+        keys |= short & (wanted > capacity)
+    return keys
+
+
+def shortfall_key(
+    checked: list[tuple[str, int]], allocatable: ResourceList, requested: ResourceList, pod_count: int
+) -> int:
+    """``shortfall_keys`` of one node from its numbers."""
+    key = 2 if pod_count + 1 > allocatable.get(PODS, 0) else 0
+    for bit, (name, wanted) in enumerate(checked, start=2):
+        capacity = allocatable.get(name, 0)
+        if wanted > capacity - requested.get(name, 0):
+            key |= 1 << bit
+            if wanted > capacity:
+                key |= 1
+    return key
+
+
+def shortfall_keys_verdicts(checked: list[tuple[str, int]], keys: np.ndarray) -> Optional[FilterVerdicts]:
+    """Fit.filter's statuses from the nodes' shortfall bits (None when every node fits): one
+    status per distinct set, in order of first appearance."""
+    failed = np.flatnonzero(keys)
     if not len(failed):
         return None
-    keys = np.zeros(len(failed), dtype=np.int64)  # bit 0: unresolvable; bit i+1: reasons[i]
-    for bit, short in enumerate(lacking):
-        short = short[failed]
-        keys |= short.astype(np.int64) << (bit + 1)
-        too_small = beyond[bit]
-        if too_small is not None:
-            keys |= short & too_small[failed]
-    distinct = distinct_values(keys)
-    distinct.sort(key=lambda k: int((keys == k).argmax()))  # palette in order of first appearance
+    failed_keys = keys[failed]
+    distinct = distinct_values(failed_keys)
+    distinct.sort(key=lambda k: int((failed_keys == k).argmax()))  # palette in order of first appearance
+    reasons = [REASON_TOO_MANY_PODS, *(REASON_INSUFFICIENT.format(resource=name) for name, _ in checked)]
     palette = []
-    choice = np.full(len(positions), PASS, dtype=np.int32)
+    choice = np.full(len(keys), PASS, dtype=np.int32)
     for index, key in enumerate(distinct):
         found = tuple(reason for bit, reason in enumerate(reasons) if key >> (bit + 1) & 1)
         palette.append(Status.unresolvable(*found) if key & 1 else Status.unschedulable(*found))
-        choice[failed[keys == key]] = index
+        choice[failed[failed_keys == key]] = index
     return FilterVerdicts(palette, choice)
 
 

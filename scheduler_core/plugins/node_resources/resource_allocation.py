@@ -29,7 +29,7 @@ from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.args_errors import ArgsProblem
 from scheduler_core.framework.status import MaybeStatus, Status
 from scheduler_core.model import CPU, EPHEMERAL_STORAGE, MEMORY, Pod
-from scheduler_core.plugins.helper import go_div, go_div_batch_fast
+from scheduler_core.plugins.helper import go_div, go_div_batch_fast, per_node_values
 from scheduler_core.plugins.node_resources.resource_names import is_scalar_resource_name
 from scheduler_core.model.resources import NON_ZERO_DEFAULTS, pod_requests
 
@@ -122,7 +122,24 @@ class ResourceAllocationScorer:
     # ------------------------------------------------------------------ the fast path
 
     def score_batch(self, table: NodeTable[NodeInfo], positions: np.ndarray, pod_request: Sequence[int]) -> np.ndarray:
-        """``score`` over many nodes: the same (allocatable, requested) pairs as NodeTable columns."""
+        """``score`` over many nodes: the same (allocatable, requested) pairs as NodeTable columns.
+        A node's score depends on its own columns and the pod's request alone: kept per request
+        over the table's nodes, made again only where pods changed (per_node_values)."""
+        if not self.resources:
+            return self._score_positions(table, positions, pod_request)
+        infos = table.node_infos
+        return per_node_values(
+            table,
+            "resource-allocation",
+            (self, tuple(pod_request)),
+            positions,
+            lambda at: self._score_positions(table, at, pod_request),
+            lambda position: self.score(infos[position], pod_request)[0],
+        )
+
+    def _score_positions(
+        self, table: NodeTable[NodeInfo], positions: np.ndarray, pod_request: Sequence[int]
+    ) -> np.ndarray:
         requested: list[np.ndarray] = []
         allocatable: list[np.ndarray] = []
         for index, spec in enumerate(self.resources):

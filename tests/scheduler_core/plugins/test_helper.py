@@ -1,3 +1,4 @@
+import numpy as np
 import pytest
 
 from scheduler_core.framework.interfaces import NodeScore
@@ -94,3 +95,40 @@ def test_broken_linear_function(utilization, expected):
 )
 def test_find_untolerated_taint(taints, tolerations, expected):
     assert find_untolerated_taint(taints, tolerations) == expected
+
+
+# ---------------------------------------------------------------------------- per_node_values
+
+
+def _pods_per_node_values(table, positions, calls):
+    """per_node_values of 'pods on the node * 10' with what it was asked noted."""
+    from scheduler_core.plugins.helper import per_node_values
+
+    def over(at):
+        calls.append(("over", at.tolist()))
+        return table.pod_count[at] * 10
+
+    def at_one(position):
+        calls.append(("at", position))
+        return int(table.pod_count[position]) * 10
+
+    return per_node_values(table, "test-pods", "tens", positions, over, at_one)
+
+
+def test_per_node_values_are_kept_from_the_second_ask_and_made_again_where_pods_changed():
+    from tests.scheduler_core.builders import make_node, make_pod, make_snapshot
+
+    snapshot = make_snapshot([make_node(f"n{i}") for i in range(4)], [make_pod("r0", node="n1")])
+    table, positions, calls = snapshot.table, np.asarray([3, 1], dtype=np.int64), []
+    assert _pods_per_node_values(table, positions, calls).tolist() == [0, 10]
+    assert calls == [("over", [3, 1])]  # asked once: only where asked
+    calls.clear()
+    assert _pods_per_node_values(table, positions, calls).tolist() == [0, 10]
+    assert calls == [("over", [0, 1, 2, 3])]  # asked again: every node, kept
+    calls.clear()
+    snapshot.bind(make_pod("p", requests={"cpu": 100}), "n3")
+    assert _pods_per_node_values(table, positions, calls).tolist() == [10, 10]
+    assert calls == [("at", 3)]  # only the node the binding changed
+    calls.clear()
+    assert _pods_per_node_values(table, np.asarray([0, 3], dtype=np.int64), calls).tolist() == [0, 10]
+    assert calls == []

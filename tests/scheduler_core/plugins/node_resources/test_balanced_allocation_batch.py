@@ -13,7 +13,13 @@ from scheduler_core.plugins.node_resources.balanced_allocation import (
     balanced_resource_score,
     balanced_resource_score_batch,
 )
-from tests.scheduler_core.builders import RESOURCE_NAMES, assert_score_same, clusters
+from tests.scheduler_core.builders import (
+    RESOURCE_NAMES,
+    assert_same_as_pods_come_and_go,
+    assert_score_same,
+    clusters,
+    pod_moves,
+)
 
 amount = st.one_of(st.just(0), st.integers(0, 1000), st.integers(0, 1 << 40), st.integers(0, (1 << 62)))
 
@@ -27,6 +33,19 @@ def test_score_batch_matches_score(cluster, resources):
     if plugin.pre_score(state, pod, snapshot.node_infos) is SKIP:
         return
     assert_score_same(plugin, state, pod, snapshot.table, positions)
+
+
+@settings(max_examples=100, deadline=None)
+@given(clusters(), st.lists(st.sampled_from(RESOURCE_NAMES), unique=True, max_size=4), pod_moves())
+def test_score_batch_matches_score_as_pods_come_and_go(cluster, resources, moves):
+    """The scores are kept per request between cycles and made again where a pod was bound or
+    taken off: still the per-node scores on every ask."""
+    snapshot, pod, positions = cluster
+    args = {"resources": [{"name": name, "weight": 1} for name in resources]}
+    plugin = node_resources.new_balanced_allocation(args, None)
+    if plugin.pre_score(CycleState(), pod, snapshot.node_infos) is SKIP:
+        return
+    assert_same_as_pods_come_and_go(plugin, snapshot, pod, positions, moves, score=True)
 
 
 @settings(max_examples=500, deadline=None)

@@ -17,8 +17,10 @@ from tests.scheduler_core.builders import (
     GPU,
     RESOURCE_NAMES,
     assert_filter_same,
+    assert_same_as_pods_come_and_go,
     assert_score_same,
     clusters,
+    pod_moves,
 )
 
 
@@ -53,6 +55,17 @@ def test_batch_methods_match_the_per_node_ones(cluster, args):
     assert_filter_same(plugin, state, pod, table, positions)
     plugin.pre_score(state, pod, snapshot.node_infos)
     assert_score_same(plugin, state, pod, table, positions)
+
+
+@settings(max_examples=100, deadline=None)
+@given(clusters(), fit_args(), pod_moves())
+def test_batch_methods_match_the_per_node_ones_as_pods_come_and_go(cluster, args, moves):
+    """Filter's shortfalls and the score are kept per request between cycles and made again where
+    a pod was bound or taken off: still the per-node answers on every ask."""
+    snapshot, pod, positions = cluster
+    plugin = node_resources.new_fit(args, None)
+    assert_same_as_pods_come_and_go(plugin, snapshot, pod, positions, moves, score=False)
+    assert_same_as_pods_come_and_go(plugin, snapshot, pod, positions, [], score=True)
 
 
 def test_combined_reasons_keep_their_order_and_palette_follows_first_appearance():
