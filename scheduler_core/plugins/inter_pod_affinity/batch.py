@@ -73,13 +73,14 @@ class TermCounter:
     are matched once per distinct term (``ExistingTerms``). Everything syncs on first use.
     """
 
-    __slots__ = ("_fast", "_table", "_labels_of_namespace", "_synced")
+    __slots__ = ("_fast", "_table", "_labels_of_namespace", "_synced", "_snapshot")
 
     def __init__(self, fast: FastCounts, table: NodeTable[NodeInfo], snapshot: Snapshot) -> None:
         self._fast = fast
         self._table = table
         self._labels_of_namespace = snapshot.labels_of_namespace
         self._synced = False
+        self._snapshot = snapshot
 
     def _sync(self) -> FastCounts:
         fast = self._fast
@@ -114,7 +115,11 @@ class TermCounter:
     # -- running pods' terms
 
     def count_existing_anti_affinity(self, state: PreFilterState) -> None:
-        """filtering._count_existing_anti_affinity: one per matching term at its pod's node."""
+        """filtering._count_existing_anti_affinity: one per matching term at its pod's node. No
+        running pod with required anti-affinity (the snapshot keeps their nodes listed): nothing
+        to count, and no need to bring the per-node counts up to date for it."""
+        if not self._snapshot.have_pods_with_required_anti_affinity():
+            return
         sums = _Sums(self._table)
         pod = state.pod_info.pod
         for (_, term, _), nodes in self._sync().existing.matching(pod, state.namespace_labels, _REQUIRED_ANTI):
