@@ -27,6 +27,7 @@ from yaml.nodes import ScalarNode
 
 from scheduler_core.scenario.jsonstream import as_yaml_stream
 from scheduler_core.scenario.limits import Limits
+from scheduler_core.scenario.yamlfast import compose_block
 
 # The values are re-exported ("as": mypy's strict mode re-exports nothing implicitly): the loader and
 # the readers import them from here.
@@ -285,7 +286,8 @@ class Composer:
         return event.value
 
     def resolve_plain(self, text: str) -> Any:
-        """A plain scalar's value as YAML 1.1 reads it (a problem when it cannot be constructed)."""
+        """A plain scalar's value as YAML 1.1 reads it (a problem when it cannot be constructed). The line
+        composer (``yamlfast``) reads plain scalars through it too, so both read them alike."""
         # Plain scalars repeat a lot (labels, quantities): resolve each distinct text once.
         try:
             return self._resolved[text]
@@ -355,6 +357,9 @@ def compose(text: str, limits: Limits) -> tuple[list[Document], list[SyntaxProbl
     deep = deep_flow_line(text, limits.max_depth)
     if deep is not None:
         return [], [SyntaxProblem(1, deep, f"nesting deeper than {limits.max_depth} levels (Limits.max_depth)")]
-    composer = Composer(limits)
+    fast = compose_block(text, limits, Composer(limits))  # plain block YAML, line by line: ~3x faster
+    if fast is not None:
+        return fast, []
+    composer = Composer(limits)  # a new one: the line composer's may hold a plain scalar's problem
     documents = composer.compose(text)
     return documents, composer.problems
