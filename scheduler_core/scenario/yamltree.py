@@ -354,7 +354,10 @@ def deep_flow_line(text: str, max_depth: int) -> Optional[int]:
 
 def compose(text: str, limits: Limits) -> tuple[list[Document], list[SyntaxProblem]]:
     text = as_yaml_stream(text)  # several JSON values back to back: one document each
-    deep = deep_flow_line(text, limits.max_depth)
+    # The nesting of brackets is at most their count, which str.count finds at memory speed (the scan
+    # takes 30 ms on a 10 MB dump without any).
+    opening = text.count("[") + text.count("{")
+    deep = deep_flow_line(text, limits.max_depth) if opening > limits.max_depth else None
     if deep is not None:
         return [], [SyntaxProblem(1, deep, f"nesting deeper than {limits.max_depth} levels (Limits.max_depth)")]
     fast = compose_block(text, limits, Composer(limits))  # plain block YAML, line by line: ~3x faster
