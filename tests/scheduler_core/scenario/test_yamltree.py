@@ -60,6 +60,29 @@ def test_flow_nesting_is_limited_at_the_limit_itself_whether_or_not_the_bracket_
     assert (document.value, problems) == ({"a": [["x"]]}, [])
 
 
+def test_it_composes_with_the_collector_paused_and_resumes_it(monkeypatch):
+    import gc
+
+    from scheduler_core.scenario import yamltree
+
+    collecting = []
+    line_composer = yamltree.compose_block
+
+    def spy(text, limits, plain):
+        collecting.append(gc.isenabled())
+        return line_composer(text, limits, plain)
+
+    monkeypatch.setattr(yamltree, "compose_block", spy)
+    was_enabled = gc.isenabled()
+    gc.enable()
+    try:
+        compose("a: 1\n", Limits())
+        assert (collecting, gc.isenabled()) == ([False], True)
+    finally:
+        if not was_enabled:
+            gc.disable()
+
+
 def test_block_nesting_is_limited_too():
     text = "".join(" " * i + "a:\n" for i in range(70)) + " " * 70 + "b: 1\n"
     _, problems = compose(text, Limits(max_depth=64))
