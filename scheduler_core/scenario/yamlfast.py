@@ -452,7 +452,7 @@ def _literal_below(lines: list[str], number: int, chomping: str, increment: int,
     value, leading = "", ""
     while index < len(lines):
         line = lines[index]
-        if len(line) - len(line.lstrip(" ")) < indent or len(line) == indent and index == len(lines) - 1:
+        if len(line) - len(line.lstrip(" ")) < indent or (len(line) == indent and index == len(lines) - 1):
             break  # less indented (or the end of the stream): the scalar is over
         value += leading + "\n" * breaks + line[indent:]
         leading = "\n" if index < len(lines) - 1 else ""  # the last line has no break
