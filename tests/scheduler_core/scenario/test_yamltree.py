@@ -52,6 +52,37 @@ def test_it_counts_documents_and_stops_at_the_limit():
     assert len(documents) == 2 and "Limits.max_documents" in problem.message
 
 
+def test_flow_nesting_is_limited_at_the_limit_itself_whether_or_not_the_bracket_scan_runs():
+    # Three brackets may nest three deep: the scan runs (3 > 2) and finds it; two cannot (no scan).
+    _, [problem] = compose("a: [[[x]]]\n", Limits(max_depth=2))
+    assert (problem.line, "Limits.max_depth" in problem.message) == (1, True)
+    [document], problems = compose("a: [[x]]\n", Limits(max_depth=3))
+    assert (document.value, problems) == ({"a": [["x"]]}, [])
+
+
+def test_it_composes_with_the_collector_paused_and_resumes_it(monkeypatch):
+    import gc
+
+    from scheduler_core.scenario import yamltree
+
+    collecting = []
+    line_composer = yamltree.compose_block
+
+    def spy(text, limits, plain):
+        collecting.append(gc.isenabled())
+        return line_composer(text, limits, plain)
+
+    monkeypatch.setattr(yamltree, "compose_block", spy)
+    was_enabled = gc.isenabled()
+    gc.enable()
+    try:
+        compose("a: 1\n", Limits())
+        assert (collecting, gc.isenabled()) == ([False], True)
+    finally:
+        if not was_enabled:
+            gc.disable()
+
+
 def test_block_nesting_is_limited_too():
     text = "".join(" " * i + "a:\n" for i in range(70)) + " " * 70 + "b: 1\n"
     _, problems = compose(text, Limits(max_depth=64))
