@@ -28,7 +28,7 @@ from scheduler_core.framework.diagnosis import NO_NODES_AVAILABLE, fit_error_mes
 from scheduler_core.util.gcfreeze import frozen_after_first
 from scheduler_core.scenario.gcpause import collector_paused
 from scheduler_core.framework.interfaces import FilterPlugin, NodeToStatus
-from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot
+from scheduler_core.framework.node_info import NodeInfo, Snapshot
 from scheduler_core.framework.node_table import NodeList
 from scheduler_core.framework.options import FrameworkOptions
 from scheduler_core.framework.profile import build_profile
@@ -326,7 +326,7 @@ class Cycle:
             return verdicts  # no node has a nominated pod: the first pass is the second
         checked = numeric_fit_applies(self.fw, self.state)
         if checked is not None:
-            return self._nominated_pass_on_numbers(positions, verdicts, checked, num_to_find)
+            return self._nominated_pass_on_numbers(positions, verdicts, checked, num_to_find, nominated_nodes)
         # Only the slots of nodes with nominated pods, in the order ``positions`` lists them.
         nominated_positions = [table.index[name] for name in nominated_nodes if name in table.index]
         slots = np.flatnonzero(np.isin(positions, np.asarray(nominated_positions, dtype=np.int64))).tolist()
@@ -343,30 +343,33 @@ class Cycle:
         verdicts: list[tuple[str, FilterVerdicts]],
         checked: Checked,
         num_to_find: Optional[int],
+        nominated_nodes: set[str],
     ) -> list[tuple[str, FilterVerdicts]]:
         """The nominated pass when only NodeResourcesFit reads the node's pods
         (plugins/node_resources/numeric.py): the other plugins' answers are those already given,
         Fit's is judged with the nominated pods' requests added, on all those nodes at once.
         Every attempt runs it while pods wait nominated, so the nodes are found from the
-        nominator's side (a few) rather than by walking ``positions`` (thousands), and only the
-        nodes the walk can reach are judged (``_reach``)."""
+        nominator's side (a few: those with pods to add for this pod) rather than by walking
+        ``positions`` (thousands), and only the nodes the walk can reach are judged (``_reach``)."""
         table = self.snapshot.table
-        slot_of = np.full(table.size, -1, dtype=np.int64)
-        slot_of[positions] = np.arange(len(positions), dtype=np.int64)
-        nodes = self._nominated_nodes()
-        slots = [int(slot_of[table.index[node]]) for node in nodes]
+        adding = []
+        for node in nominated_nodes:
+            nominated = self.fw.nominated_pods_to_add(self.pod, node)
+            if nominated:
+                adding.append((node, nominated))
+        if not adding:
+            return verdicts  # no pod to add anywhere: the first pass is the second
+        slots = _slots_of(positions, [table.index[node] for node, _ in adding], table.size)
         reach = (
             len(positions)
             if num_to_find is None
             else _reach(verdicts, len(positions), [slot for slot in slots if slot >= 0], num_to_find)
         )
-        found: list[tuple[int, list[PodInfo]]] = []
-        for node, slot in zip(nodes, slots):
-            if slot < 0 or slot >= reach:
-                continue
-            nominated = self.fw.nominated_pods_to_add(self.pod, node)
-            if nominated:
-                found.append((slot, [self.fw.nominated_pod_info(other) for other in nominated]))
+        found = [
+            (slot, [self.fw.nominated_pod_info(other) for other in nominated])
+            for (_, nominated), slot in zip(adding, slots)
+            if 0 <= slot < reach
+        ]
         if not found:
             return verdicts
         found.sort(key=lambda entry: entry[0])  # in the order ``positions`` lists them
@@ -741,6 +744,21 @@ def _fits(verdicts: list[tuple[str, FilterVerdicts]], count: int) -> np.ndarray:
         if verdict.palette:
             fits &= ~verdict.failed
     return fits
+
+
+def _slots_of(positions: np.ndarray, wanted: list[int], size: int) -> list[int]:
+    """Where each of ``wanted`` (table positions) stands in ``positions`` (-1: absent): a few are
+    looked for one by one, many through an inverse of ``positions`` (``size``: the table's)."""
+    if len(wanted) <= 4:
+        slots = []
+        for position in wanted:
+            found = np.flatnonzero(positions == position)
+            slots.append(int(found[0]) if len(found) else -1)
+        return slots
+    slot_of = np.full(size, -1, dtype=np.int64)
+    slot_of[positions] = np.arange(len(positions), dtype=np.int64)
+    found_slots: list[int] = slot_of[np.asarray(wanted, dtype=np.int64)].tolist()
+    return found_slots
 
 
 def _rotated(candidates: np.ndarray, first: int) -> np.ndarray:

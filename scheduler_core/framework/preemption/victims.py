@@ -34,6 +34,9 @@ class Victims:
     pods: tuple[Pod, ...]
     num_pdb_violations: int = 0
     keys: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    # The same as a list, made once: every preemption lists every candidate's victims (thousands),
+    # mostly the same Victims kept from cycle to cycle. Shared by those lists: never changed.
+    key_list: list[str] = field(init=False, repr=False, compare=False)
     highest_priority: int = field(init=False, repr=False, compare=False)
     priority_sum: int = field(init=False, repr=False, compare=False)
     # GetEarliestPodStartTime among the highest-priority victims (None: none has a start time, ``Now``).
@@ -43,6 +46,7 @@ class Victims:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "keys", tuple(sorted(pod.key for pod in self.pods)))
+        object.__setattr__(self, "key_list", list(self.keys))
         priorities = [pod.priority for pod in self.pods]
         top = max(priorities) if priorities else 0
         object.__setattr__(self, "highest_priority", top)
@@ -53,8 +57,9 @@ class Victims:
 
     @property
     def pod_keys(self) -> list[str]:
-        """The victims as sorted "namespace/name" keys, as the trace lists them."""
-        return list(self.keys)
+        """The victims as sorted "namespace/name" keys, as the trace lists them (one list, shared:
+        read it, never change it)."""
+        return self.key_list
 
 
 def may_preempt(victim: Pod, preemptor: Pod) -> bool:

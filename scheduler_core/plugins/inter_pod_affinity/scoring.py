@@ -79,6 +79,8 @@ def compute_pre_score_state(
     has_preferred = bool(pod_info.preferred_affinity_terms or pod_info.preferred_anti_affinity_terms)
     if args.ignore_preferred_terms_of_existing_pods and not has_preferred:
         return None
+    if not has_preferred and not snapshot.have_pods_with_affinity():
+        return None  # nothing to weigh: no term of the pod's, no running pod with terms
     state = PreScoreState(pod_info, snapshot.labels_of_namespace(pod.namespace))
     if counter is not None:
         counter.weigh(state, has_preferred, args.hard_pod_affinity_weight)
