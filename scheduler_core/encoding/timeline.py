@@ -7,7 +7,7 @@ Like ``trace``, it reads typed events: live ones, or stored ones read back from 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Iterable, Optional, Union
+from typing import Any, Callable, Iterable, Optional, Union
 
 import msgspec
 
@@ -101,25 +101,40 @@ class TimelineBuilder:
         self.rollouts: list[RolloutEntry] = []  # a run with a rollout only
 
     def add(self, event: Event) -> None:
+        # Most of a run's events (every extension point's) say nothing to the timeline: the
+        # handler, or None, is found once per payload type (as the isinstance checks below decide).
         payload = event.payload
-        if isinstance(payload, RunStart):
-            self.release = payload.release
-        elif isinstance(payload, CycleStart):
-            self.attempts.append(TimelineAttempt(pod=payload.pod, node_name=None, step=self._step))
-        elif isinstance(payload, StepStarted):
-            self._step = payload.step
-        elif isinstance(payload, StepEnded):
-            self.steps.append(step_entry(payload))
-            messages = last_messages(self.attempts)
-            self.rollouts.extend(rollout_entry(payload.step, r, messages) for r in payload.rollouts)
-        elif isinstance(payload, CycleEnd):
-            cycle_ended(self.attempts[-1], payload)
-        elif isinstance(payload, AttemptEnd):
-            attempt_ended(self.attempts[-1], payload)
-        elif isinstance(payload, RunEnd):
-            self.final = dict(payload.final)
-            self.nominated = dict(payload.nominated)
-            self.stopped_retrying = list(payload.stopped_retrying)
+        kind = type(payload)
+        handler = _HANDLERS.get(kind, _UNKNOWN)
+        if handler is _UNKNOWN:
+            handler = _HANDLERS[kind] = _handler_of(kind)
+        if handler is not None:
+            handler(self, payload)
+
+    def _run_start(self, payload: RunStart) -> None:
+        self.release = payload.release
+
+    def _cycle_start(self, payload: CycleStart) -> None:
+        self.attempts.append(TimelineAttempt(pod=payload.pod, node_name=None, step=self._step))
+
+    def _step_started(self, payload: StepStarted) -> None:
+        self._step = payload.step
+
+    def _step_ended(self, payload: StepEnded) -> None:
+        self.steps.append(step_entry(payload))
+        messages = last_messages(self.attempts)
+        self.rollouts.extend(rollout_entry(payload.step, r, messages) for r in payload.rollouts)
+
+    def _cycle_end(self, payload: CycleEnd) -> None:
+        cycle_ended(self.attempts[-1], payload)
+
+    def _attempt_end(self, payload: AttemptEnd) -> None:
+        attempt_ended(self.attempts[-1], payload)
+
+    def _run_end(self, payload: RunEnd) -> None:
+        self.final = dict(payload.final)
+        self.nominated = dict(payload.nominated)
+        self.stopped_retrying = list(payload.stopped_retrying)
 
     def add_json(self, event: dict[str, Any]) -> None:
         """A stored event (``Event.to_json()``), read back typed."""
@@ -137,6 +152,24 @@ class TimelineBuilder:
         if self.stopped_retrying:  # not in the spec's output: only when the release would never end
             out["stoppedRetrying"] = self.stopped_retrying
         return out
+
+
+# TimelineBuilder.add: what each payload type tells the timeline, in the order its checks run.
+_BY_PAYLOAD: tuple[tuple[type, Callable[[TimelineBuilder, Any], None]], ...] = (
+    (RunStart, TimelineBuilder._run_start),
+    (CycleStart, TimelineBuilder._cycle_start),
+    (StepStarted, TimelineBuilder._step_started),
+    (StepEnded, TimelineBuilder._step_ended),
+    (CycleEnd, TimelineBuilder._cycle_end),
+    (AttemptEnd, TimelineBuilder._attempt_end),
+    (RunEnd, TimelineBuilder._run_end),
+)
+_UNKNOWN = object()
+_HANDLERS: dict[type, Any] = {}  # payload type -> its handler, or None (found by _handler_of)
+
+
+def _handler_of(kind: type) -> Optional[Callable[[TimelineBuilder, Any], None]]:
+    return next((handler for base, handler in _BY_PAYLOAD if issubclass(kind, base)), None)
 
 
 def cycle_ended(attempt: AnyAttempt, payload: CycleEnd) -> None:

@@ -440,8 +440,7 @@ class Cycle:
         fits = _fits(verdicts, total)
         # checkNode cancels the walk only when it finds one feasible node more than it needs (and
         # drops that one): the nodes failing before it are still evaluated and counted.
-        found = np.cumsum(fits)
-        evaluated = total if not total or found[-1] <= num_to_find else int(np.searchsorted(found, num_to_find + 1))
+        evaluated = _walk_end(fits, num_to_find)
         processed = evaluated
         erring = _first_error(verdicts, total)
         if erring is not None and erring < evaluated:
@@ -775,8 +774,14 @@ def _reach(verdicts: list[tuple[str, FilterVerdicts]], count: int, nominated_slo
     evaluated."""
     fits = _fits(verdicts, count)
     fits[np.asarray(nominated_slots, dtype=np.int64)] = False
-    found = np.cumsum(fits)
-    return count if not count or found[-1] <= num_to_find else int(np.searchsorted(found, num_to_find + 1))
+    return _walk_end(fits, num_to_find)
+
+
+def _walk_end(fits: np.ndarray, num_to_find: int) -> int:
+    """Where the walk over these verdicts stops: at the feasible node after the
+    ``num_to_find``-th (not evaluated past it), or at the end."""
+    feasible = fits.nonzero()[0]
+    return len(fits) if len(feasible) <= num_to_find else int(feasible[num_to_find])
 
 
 def _with_nominated_fit(

@@ -6,7 +6,7 @@ Decoders never raise for bad input: a read of the wrong type records a ``Scenari
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Optional
+from typing import Any, Iterator, Optional, Union
 
 from scheduler_core.scenario.errors import ScenarioError
 from scheduler_core.scenario.yamltree import YList, YMap
@@ -68,15 +68,39 @@ def _short(text: str, limit: int = 40) -> str:
 
 
 class Field:
-    """A located value: ``value`` at ``path`` (dotted, with [i]) on ``line``."""
+    """A located value: ``value`` at ``path`` (dotted, with [i]) on ``line``.
 
-    __slots__ = ("value", "path", "line", "ctx")
+    A child's path is written out only when asked for (an error, a notice): a load walks hundreds
+    of thousands of fields and names few of them."""
 
-    def __init__(self, value: Any, path: str, line: Optional[int], ctx: Context) -> None:
+    __slots__ = ("value", "_path", "line", "ctx", "_parent", "_key")
+
+    def __init__(
+        self,
+        value: Any,
+        path: Optional[str],
+        line: Optional[int],
+        ctx: Context,
+        parent: Optional[Field] = None,
+        key: Union[str, int] = "",
+    ) -> None:
         self.value = value
-        self.path = path
+        self._path = path  # None: the parent's path and ``key``, written out on first use
         self.line = line
         self.ctx = ctx
+        self._parent = parent
+        self._key = key
+
+    @property
+    def path(self) -> str:
+        path = self._path
+        if path is None:
+            parent = self._parent
+            assert parent is not None  # a field without a path is a child
+            base, key = parent.path, self._key
+            path = self._path = f"{base}[{key}]" if isinstance(key, int) else (f"{base}.{key}" if base else key)
+            self._parent = None
+        return path
 
     # ------------------------------------------------------------ navigation
     def get(self, key: str) -> Optional[Field]:
@@ -87,7 +111,7 @@ class Field:
         child = value.get(key)
         if child is None:
             return None
-        return Field(child, f"{self.path}.{key}" if self.path else key, value.lines.get(key, value.line), self.ctx)
+        return Field(child, None, value.lines.get(key, value.line), self.ctx, self, key)
 
     def get_map(self, key: str) -> Optional[Field]:
         child = self.get(key)
@@ -104,15 +128,14 @@ class Field:
         if not isinstance(value, YList):
             self.error(f"expected a list, got {describe(value)}")
             return []
-        path, ctx = self.path, self.ctx
-        return [Field(item, f"{path}[{i}]", value.lines[i], ctx) for i, item in enumerate(value)]
+        ctx = self.ctx
+        return [Field(item, None, value.lines[i], ctx, self, i) for i, item in enumerate(value)]
 
     def entries(self) -> Iterator[tuple[str, Field]]:
         """(key, child) of a mapping, nulls included (a null map value is still an error for labels)."""
         value = self.value
-        prefix = f"{self.path}." if self.path else ""
         for key, item in value.items():
-            yield key, Field(item, prefix + key, value.lines.get(key, value.line), self.ctx)
+            yield key, Field(item, None, value.lines.get(key, value.line), self.ctx, self, key)
 
     # ------------------------------------------------------------ type checks
     def error(self, message: str) -> None:
