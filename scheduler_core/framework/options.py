@@ -20,11 +20,16 @@ if TYPE_CHECKING:
 
 
 class NominatedPods(Protocol):
-    """Where the framework learns which pending pods are nominated to a node (the PodNominator)."""
+    """Where the framework learns which pending pods are nominated to a node (the PodNominator).
+    ``version`` counts its changes: what is read from it is good while the count is the same."""
+
+    version: int
 
     def nominated_pods_for_node(self, node: str) -> list[Pod]: ...
 
     def nodes_with_nominated_pods(self) -> set[str]: ...
+
+    def node_of(self, pod: Pod) -> Optional[str]: ...
 
     def delete(self, pod: Pod) -> None: ...
 
@@ -32,8 +37,13 @@ class NominatedPods(Protocol):
 class NoNominations:
     """A nominator that knows of no nomination (a framework built without one)."""
 
+    version = 0
+
     def nominated_pods_for_node(self, node: str) -> list[Pod]:
         return []
+
+    def node_of(self, pod: Pod) -> Optional[str]:
+        return None
 
     def nodes_with_nominated_pods(self) -> set[str]:
         return set()

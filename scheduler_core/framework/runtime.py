@@ -116,6 +116,9 @@ class Framework:
         self.nominator: NominatedPods = options.nominator
         self.clock_ms = options.clock_ms
         self._nominated_infos = PodInfoCache(_NOMINATED_INFOS_KEPT)
+        # nominated_pods_to_add's answers per node, for what they were asked with
+        self._to_add_asked: Optional[tuple[int, int, Optional[str]]] = None
+        self._to_add: dict[str, list[Pod]] = {}
         self.signing_plugins, self.signatures_enabled = _signing_plugins(profile)
         # Each plugin's fast path and NormalizeScore, found once (capabilities.py).
         self._filter_batch = profile.capabilities.filter_batch
@@ -234,9 +237,20 @@ class Framework:
         return True, state_out, info_out
 
     def nominated_pods_to_add(self, pod: Pod, node: str) -> list[Pod]:
-        """addGENominatedPods' choice: the node's nominated pods of equal or higher priority, not the pod itself."""
+        """addGENominatedPods' choice: the node's nominated pods of equal or higher priority, not
+        the pod itself. Every attempt asks it of every node with nominated pods: the answers are
+        kept while the nominations are the same (a nominator that counts its changes) for pods of
+        the same priority (and the pod itself when it is one of the nominated)."""
         priority, key = pod.priority, pod.key
-        return [p for p in self.nominator.nominated_pods_for_node(node) if p.priority >= priority and p.key != key]
+        asked = (self.nominator.version, priority, key if self.nominator.node_of(pod) is not None else None)
+        if asked != self._to_add_asked:
+            self._to_add_asked, self._to_add = asked, {}
+        found = self._to_add.get(node)
+        if found is None:
+            found = self._to_add[node] = [
+                p for p in self.nominator.nominated_pods_for_node(node) if p.priority >= priority and p.key != key
+            ]
+        return list(found)
 
     def nominated_pod_info(self, pod: Pod) -> PodInfo:
         """PodInfo of a nominated pod, built once while nothing it is computed from changed (the

@@ -32,6 +32,7 @@ class Nominator:
         self.nominated_pods: dict[str, list[Pod]] = {}  # node -> pods, in nomination order
         self.nominated_pod_to_node: dict[str, str] = {}  # pod key -> node
         self._is_assigned = is_assigned  # the pod lister: a bound pod is never nominated
+        self.version = 0  # bumped by every change of the nominations (what is read from them may be kept)
 
     def add_nominated_pod(self, pod: Pod, nominating: Optional[NominatingInfo]) -> None:
         """addNominatedPodUnlocked. A nil NominatingInfo is Noop: the pod's own status decides."""
@@ -48,6 +49,7 @@ class Nominator:
         pods = self.nominated_pods.setdefault(node, [])
         if all(p.key != pod.key for p in pods):
             pods.append(pod)
+        self.version += 1
 
     def update_nominated_pod(self, old: Pod, pod: Pod) -> None:
         """UpdateNominatedPod: the pod is nominated again from its new object (at the end of its
@@ -65,6 +67,7 @@ class Nominator:
         node = self.nominated_pod_to_node.pop(pod.key, None)
         if node is None:
             return
+        self.version += 1
         pods = [p for p in self.nominated_pods.get(node, []) if p.key != pod.key]
         if pods:
             self.nominated_pods[node] = pods

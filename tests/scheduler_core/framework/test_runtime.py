@@ -8,6 +8,7 @@ import pytest
 
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import NodeToStatus, PostFilterResult
+from scheduler_core.framework.options import FrameworkOptions
 from scheduler_core.framework.profile import Profile
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.status import Code, Status
@@ -84,8 +85,13 @@ def test_the_last_nominating_result_is_kept_when_every_plugin_rejects():
 
 
 class _OneNomination:
+    version = 0
+
     def __init__(self, pod) -> None:
         self.pod = pod
+
+    def node_of(self, pod):
+        return "n1" if pod.key == self.pod.key else None
 
     def nominated_pods_for_node(self, node: str):
         return [self.pod] if node == "n1" else []
@@ -110,3 +116,27 @@ def test_a_nominated_pods_info_is_built_once_and_again_after_it_changed_in_place
     assert added() is first and first.requests["cpu"] == 500
     nominated.labels["app"] = "web"  # an in-place update: its PodInfo is rebuilt
     assert added() is not first and added().pod is nominated
+
+
+def test_the_nominated_pods_to_add_follow_the_nominations_as_they_change():
+    """What addGENominatedPods adds is kept while the nominator counts no change, for pods of the
+    same priority; a change, another priority or a nominated pod itself asks again."""
+    from scheduler_core.backend.queue.nominator import NominatingInfo, Nominator
+
+    nominator = Nominator(lambda pod: False)
+    snapshot = make_snapshot([make_node("n1")])
+    framework = Framework(Profile.of({}, {}, 100), snapshot, options=FrameworkOptions(nominator=nominator))
+    high, low = make_pod("high", priority=10), make_pod("low", priority=1)
+    incoming, important = make_pod("incoming", priority=5), make_pod("important", priority=20)
+    nominator.add_nominated_pod(high, NominatingInfo("n1"))
+    assert [p.key for p in framework.nominated_pods_to_add(incoming, "n1")] == ["default/high"]
+    nominator.add_nominated_pod(low, NominatingInfo("n1"))
+    assert [p.key for p in framework.nominated_pods_to_add(make_pod("next", priority=1), "n1")] == [
+        "default/high",
+        "default/low",
+    ]
+    assert [p.key for p in framework.nominated_pods_to_add(incoming, "n1")] == ["default/high"]
+    assert framework.nominated_pods_to_add(important, "n1") == []
+    assert framework.nominated_pods_to_add(high, "n1") == []  # not the pod itself
+    nominator.delete(high)
+    assert framework.nominated_pods_to_add(incoming, "n1") == []

@@ -80,3 +80,18 @@ def test_an_update_without_nominations_keeps_the_one_reserved_in_memory():
     nominator.add_nominated_pod(pod, NominatingInfo("n1"))
     nominator.update_nominated_pod(pod, make_pod("p", labels={"a": "b"}))
     assert nominator.node_of(pod) == "n1"
+
+
+def test_every_change_of_the_nominations_counts_and_nothing_else_does():
+    nominator, pod, other = _nominator(), make_pod("p"), make_pod("o")
+    seen = [nominator.version]
+    nominator.add_nominated_pod(pod, NominatingInfo("n1"))
+    seen.append(nominator.version)
+    nominator.delete(other)  # not nominated: nothing changes
+    nominator.add_nominated_pod(other, None)  # carries no nomination: nothing changes
+    seen.append(nominator.version)
+    nominator.update_nominated_pod(pod, make_pod("p", nominated_node_name="n2"))
+    seen.append(nominator.version)
+    nominator.delete(pod)
+    seen.append(nominator.version)
+    assert seen[1] > seen[0] and seen[2] == seen[1] and seen[3] > seen[2] and seen[4] > seen[3]
