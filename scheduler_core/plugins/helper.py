@@ -211,7 +211,8 @@ def table_cache(table: "NodeTable[NodeInfo]", kind: str) -> dict[Hashable, Any]:
 
 
 # per_node_values: the keys asked for once (their values are kept from the second time on) and the
-# values kept, per table; each bounded (a new key past the bound starts the table's afresh).
+# values kept, per table; each bounded (a new key past the bound drops the oldest, so pods of many
+# sizes in turn keep the most recent sixteen rather than none).
 _SEEN_LIMIT = 256
 _KEPT_LIMIT = 16
 
@@ -237,11 +238,11 @@ def per_node_values(
     if entry is None:
         if key not in seen:
             if len(seen) >= _SEEN_LIMIT:
-                seen.clear()
+                del seen[next(iter(seen))]
             seen[key] = None
             return over(positions)
         if len(kept) >= _KEPT_LIMIT:
-            kept.clear()
+            del kept[next(iter(kept))]
         entry = kept[key] = [table.version, over(np.arange(table.size, dtype=np.int64))]
     elif entry[0] != table.version:
         changed = table.changed_since(entry[0])

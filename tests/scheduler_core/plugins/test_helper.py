@@ -132,3 +132,24 @@ def test_per_node_values_are_kept_from_the_second_ask_and_made_again_where_pods_
     calls.clear()
     assert _pods_per_node_values(table, np.asarray([0, 3], dtype=np.int64), calls).tolist() == [0, 10]
     assert calls == []
+
+
+def test_per_node_values_for_many_keys_in_turn_keep_answering_right():
+    """More keys than are kept, asked in turn as pods come: the oldest go, the answers stay right."""
+    from scheduler_core.plugins.helper import per_node_values
+    from tests.scheduler_core.builders import make_node, make_pod, make_snapshot
+
+    snapshot = make_snapshot([make_node(f"n{i}") for i in range(3)])
+    table, positions = snapshot.table, np.asarray([0, 1, 2], dtype=np.int64)
+    for round_ in range(3):
+        for key in range(20):
+            values = per_node_values(
+                table,
+                "test-many",
+                key,
+                positions,
+                lambda at, key=key: table.pod_count[at] + key,
+                lambda position, key=key: int(table.pod_count[position]) + key,
+            )
+            assert values.tolist() == (table.pod_count + key).tolist()
+        snapshot.bind(make_pod(f"p{round_}", requests={"cpu": 100}), f"n{round_}")
