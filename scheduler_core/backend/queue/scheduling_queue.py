@@ -292,6 +292,9 @@ class SchedulingQueue:
         """MoveAllToActiveOrBackoffQueue: every unschedulable pod whose rejectors' hints agree."""
         if not self._is_event_of_interest(event):
             return
+        if not self.unschedulable.pod_infos:  # nothing to move (every binding of a run asks)
+            self.active.add_event_if_any_in_flight(event, old, new)
+            return
         registered = self._registered_for(event)
         # Only the pods one of whose rejectors registered the event can move (``_move_pods`` skips
         # the others without asking); a wildcard event concerns every pod.
@@ -301,13 +304,12 @@ class SchedulingQueue:
             else list(self.unschedulable.pod_infos.values())
         )
         candidates = [info for info in waiting if pre_check is None or pre_check(info.pod)]
-        self._move_pods(candidates, event, old, new)
+        self._move_pods(candidates, event, old, new, registered)
 
-    def _move_pods(self, infos: list[QueuedPodInfo], event: ClusterEvent, old: Any, new: Any) -> None:
-        """movePodsToActiveOrBackoffQueue."""
-        if not self._is_event_of_interest(event):
-            return
-        registered = self._registered_for(event)
+    def _move_pods(
+        self, infos: list[QueuedPodInfo], event: ClusterEvent, old: Any, new: Any, registered: dict[str, frozenset[str]]
+    ) -> None:
+        """movePodsToActiveOrBackoffQueue (an event of interest; ``registered``: _registered_for it)."""
         for info in infos:
             if info.gated and not any(event.matches(e) for e in info.gating_plugin_events):
                 continue
