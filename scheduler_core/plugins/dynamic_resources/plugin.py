@@ -486,13 +486,6 @@ class DynamicResources:
         self._accepted_devices[key] = (slice_, device_class, answer)
         return answer
 
-    def _reserved_for(self, claim_key: str) -> tuple[str, ...]:
-        """The pods the claim is reserved for."""
-        claim = self.dra.claims.get(claim_key) if claim_key else None
-        if claim is None:
-            return ()
-        return tuple(f"{claim.namespace}/{ref.name}" for ref in claim.reserved_for)
-
     # ------------------------------------------------------------------ PostFilter
 
     def post_filter(
