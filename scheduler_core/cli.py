@@ -50,6 +50,9 @@ from scheduler_core.encoding.schema import schema_text
 from scheduler_core.encoding.timeline import TimelineBuilder
 from scheduler_core.encoding.trace import TraceBuilder
 from scheduler_core.encoding.wire import Wire
+from scheduler_core.release.choice import ReleaseRequest
+from scheduler_core.release.gates import FeatureGateError, parse_feature_gates
+from scheduler_core.release.versions import DEFAULT_RELEASE, Release, UnknownRelease, release_named, supported_names
 
 EXIT_INVALID = 2
 EXIT_NO_NODES = 3
@@ -174,7 +177,46 @@ def _add_run_command(
     )
     parser.add_argument("--seed", type=int, default=None, help="random seed for --tie-break random")
     _add_taints_flag(parser)
+    _add_release_flags(parser)
     return parser
+
+
+def _add_release_flags(command: argparse.ArgumentParser) -> None:
+    """--release and --feature-gates: which kube-scheduler to replay (unasked: what the dump says)."""
+    command.add_argument(
+        "--release",
+        type=_release,
+        default=None,
+        metavar="v1.3X",
+        help=f"replay with this release's rules ({supported_names()}); default: the release the dump says "
+        f"(kube-scheduler's image, kubectl version, the kubelets), else {DEFAULT_RELEASE.name}",
+    )
+    command.add_argument(
+        "--feature-gates",
+        type=_gates,
+        default=None,
+        metavar="A=true,B=false",
+        help="kube-scheduler's --feature-gates (default: the release's defaults, or those the dump's kube-scheduler has)",
+    )
+
+
+def _release(text: str) -> Release:
+    try:
+        return release_named(text)
+    except UnknownRelease as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def _gates(text: str) -> dict[str, bool]:
+    try:
+        return parse_feature_gates(text)
+    except FeatureGateError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def release_request(args: argparse.Namespace) -> ReleaseRequest:
+    """What --release and --feature-gates ask for (nothing: the dump decides)."""
+    return ReleaseRequest(getattr(args, "release", None), getattr(args, "feature_gates", None))
 
 
 def _add_taints_flag(command: argparse.ArgumentParser) -> None:
@@ -231,11 +273,13 @@ def _with_flag(message: str) -> str:
     return message
 
 
-def _load(paths: Sequence[str] | str, limits: Optional[Limits] = None) -> Optional[Scenario]:
+def _load(
+    paths: Sequence[str] | str, limits: Optional[Limits] = None, release: ReleaseRequest = ReleaseRequest()
+) -> Optional[Scenario]:
     """The scenario in ``paths`` (one path, or several read as one), or None once every problem is on stderr."""
     paths = [paths] if isinstance(paths, str) else list(paths)
     try:
-        return load_paths(paths, limits=limits or Limits())
+        return load_paths(paths, limits=limits or Limits(), release=release)
     except OSError as err:
         print(f"error: cannot read {' '.join(paths)}: {err.strerror}", file=sys.stderr)
     except ScenarioInvalid as err:
@@ -288,6 +332,8 @@ def _drive(
             print(json.dumps(event.to_json(), sort_keys=True))
         elif not args.json:
             keep(event)
+    if args.json or args.events:  # the JSON is the spec's, exactly: the release is said beside it
+        print(f"release: {scenario.release.sentence()}", file=sys.stderr)
     if args.events and not args.json:
         return None
     # The stream's end thawed the run's objects (util/gcfreeze): the summary's few hundred thousand
@@ -302,7 +348,7 @@ def _drive(
 
 
 def run_trace(args: argparse.Namespace) -> int:
-    scenario = _load(args.scenario, limits_from(args))
+    scenario = _load(args.scenario, limits_from(args), release_request(args))
     if scenario is None:
         return EXIT_INVALID
     scenario, changes = _with_taints(scenario, args)
@@ -326,7 +372,7 @@ def run_trace(args: argparse.Namespace) -> int:
 
 
 def run_timeline(args: argparse.Namespace) -> int:
-    scenario = _load(args.scenario, limits_from(args))
+    scenario = _load(args.scenario, limits_from(args), release_request(args))
     if scenario is None:
         return EXIT_INVALID
     scenario, changes = _with_taints(scenario, args)

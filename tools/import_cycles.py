@@ -31,7 +31,7 @@ DEFAULT_PACKAGES = ("scheduler_core", "webui")
 # ones below it, never one above. The top-level modules (``__init__``, ``cli``, ``__main__``) sit
 # above every package. docs/ENGINE_INTERNALS.md draws the same map.
 ENGINE_LAYERS: tuple[tuple[str, ...], ...] = (
-    ("util", "model"),
+    ("util", "release", "model"),
     ("framework",),
     ("backend", "dra", "volume"),
     ("plugins",),

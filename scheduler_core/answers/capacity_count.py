@@ -38,6 +38,7 @@ from scheduler_core.framework.status import Code, Status
 from scheduler_core.model import PODS, Pod
 from scheduler_core.plugins.node_ports import REASON_PORTS
 from scheduler_core.plugins.node_resources.fit import Fit, checked_shortfall_verdicts
+from scheduler_core.plugins.node_resources.numeric import fit_unresolvable
 from scheduler_core.plugins.node_resources.numeric import NODE_ONLY_FILTERS
 from scheduler_core.run.outcomes import FilterPass
 from scheduler_core.run.scheduler import Cycle, Scheduler
@@ -197,7 +198,8 @@ def full_node_statuses(
     fewer = counts - 1
     if checked_shortfall_verdicts(checked, table, feasible, added_requests(checked, fewer), fewer) is not None:
         return None
-    full = checked_shortfall_verdicts(checked, table, feasible, added_requests(checked, counts), counts)
+    unresolvable = fit_unresolvable(cycle.fw)
+    full = checked_shortfall_verdicts(checked, table, feasible, added_requests(checked, counts), counts, unresolvable)
     ports_first = host_ports and active.index(names.NODE_PORTS) < active.index(names.NODE_RESOURCES_FIT)
     ports = filter_failure_status(names.NODE_PORTS, Status.unschedulable(REASON_PORTS))
     out: dict[str, Status] = {}

@@ -40,6 +40,7 @@ from scheduler_core.cluster.node_lifecycle import NodeTaintChange, controller_ta
 from scheduler_core.plugins.pod_topology_spread.args import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
 from scheduler_core.plugins.pod_topology_spread.common import CONTROLLER_KINDS
 from scheduler_core.plugins.registry import in_tree_registry
+from scheduler_core.release import Features
 from scheduler_core.scenario.objects import SYSTEM_PRIORITY_CLASSES
 from scheduler_core.run.scheduler import FrameworkHandle
 
@@ -134,15 +135,16 @@ def _reads_default_selector(pod: Pod, spreading_profiles: set[str]) -> bool:
 
 
 def _spreading_profiles(scenario: Scenario) -> set[str]:
-    return {name for name, config in _profiles(scenario).items() if _spreads_by_default(config)}
+    features = scenario.rules.features
+    return {name for name, config in _profiles(scenario).items() if _spreads_by_default(config, features)}
 
 
 def _profiles(scenario: Scenario) -> dict[str, Optional[SchedulerConfig]]:
     return {config.scheduler_name if config else "default-scheduler": config for config in scenario.profile_configs}
 
 
-def _spreads_by_default(config: Optional[SchedulerConfig]) -> bool:
-    profile = build_profile(config, FrameworkHandle(None), in_tree_registry())
+def _spreads_by_default(config: Optional[SchedulerConfig], features: Features) -> bool:
+    profile = build_profile(config, FrameworkHandle(None), in_tree_registry(features), features)
     plugin = profile.instances.get(names.POD_TOPOLOGY_SPREAD)
     if plugin is None:
         return False

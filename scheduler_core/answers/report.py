@@ -113,8 +113,8 @@ def _filter_lines(
 
 
 def render_notices(scenario: Scenario) -> list[str]:
-    """What was left out and why, one line each (the objects, cut after a few)."""
-    lines = []
+    """The release replayed, then what was left out and why, one line each (the objects, cut after a few)."""
+    lines = [f"release: {scenario.release.sentence()}"]
     for notice in scenario.scheduling_notices():
         objects = f": {_cut(list(notice.objects))}" if notice.objects else ""
         lines.append(f"note: {notice.message}{objects}")

@@ -1,4 +1,4 @@
-"""A scheduling profile built from KubeSchedulerConfiguration, as v1.35 defaults and expands it.
+"""A scheduling profile built from KubeSchedulerConfiguration, as the release defaults and expands it.
 
 Mirrors three steps of kube-scheduler: the v1 defaulting that merges the user's plugin sets into
 the default MultiPoint set (``mergePluginSet``), the framework's MultiPoint expansion with its
@@ -30,6 +30,7 @@ from scheduler_core.framework.interfaces import (
 )
 from scheduler_core.framework.registry import Registry
 from scheduler_core.model import PluginRef, PluginSet, SchedulerConfig
+from scheduler_core.release import DEFAULT_RULES, Features
 
 # (config field, the protocol a plugin at that extension point implements), in the framework's order.
 EXTENSION_POINTS: tuple[tuple[str, type], ...] = (
@@ -48,8 +49,8 @@ EXTENSION_POINTS: tuple[tuple[str, type], ...] = (
 )
 CONFIG_POINTS = ("multiPoint",) + tuple(point for point, _ in EXTENSION_POINTS)
 
-# getDefaultPlugins() of v1.35 with DynamicResources (GA) in place.
-DEFAULT_MULTI_POINT: tuple[PluginRef, ...] = (
+# getDefaultPlugins() before applyFeatureGates (the same in every supported release).
+BASE_MULTI_POINT: tuple[PluginRef, ...] = (
     PluginRef(names.SCHEDULING_GATES),
     PluginRef(names.PRIORITY_SORT),
     PluginRef(names.NODE_UNSCHEDULABLE),
@@ -64,12 +65,26 @@ DEFAULT_MULTI_POINT: tuple[PluginRef, ...] = (
     PluginRef(names.VOLUME_ZONE),
     PluginRef(names.POD_TOPOLOGY_SPREAD, 2),
     PluginRef(names.INTER_POD_AFFINITY, 2),
-    PluginRef(names.DYNAMIC_RESOURCES, 2),
     PluginRef(names.DEFAULT_PREEMPTION),
     PluginRef(names.NODE_RESOURCES_BALANCED_ALLOCATION, 1),
     PluginRef(names.IMAGE_LOCALITY, 1),
     PluginRef(names.DEFAULT_BINDER),
 )
+
+
+def default_multi_point(features: Features) -> tuple[PluginRef, ...]:
+    """getDefaultPlugins with applyFeatureGates: DynamicResources just before DefaultPreemption when
+    DynamicResourceAllocation is on (weight 2 once it scores, v1.35 on), so that PostFilter frees
+    an idle claim before preempting a pod."""
+    plugins = list(BASE_MULTI_POINT)
+    if features.enable_dynamic_resource_allocation:
+        weight = 2 if features.dynamic_resources_scores else None
+        plugins.insert(plugins.index(PluginRef(names.DEFAULT_PREEMPTION)), PluginRef(names.DYNAMIC_RESOURCES, weight))
+    return tuple(plugins)
+
+
+# The default profile of the default release (tests and documentation read it).
+DEFAULT_MULTI_POINT: tuple[PluginRef, ...] = default_multi_point(DEFAULT_RULES.features)
 
 # No configuration = the release's defaults exactly (../shared/spec/SCENARIO_AND_TRACE.md): v1's
 # percentageOfNodesToScore defaults to 0, the adaptive share of numFeasibleNodesToFind (every node
@@ -206,10 +221,12 @@ def merge_plugin_set(default: PluginSet, custom: PluginSet) -> PluginSet:
     return PluginSet(tuple(enabled), disabled)
 
 
-def merged_plugin_sets(config: Optional[SchedulerConfig]) -> dict[str, PluginSet]:
+def merged_plugin_sets(
+    config: Optional[SchedulerConfig], features: Features = DEFAULT_RULES.features
+) -> dict[str, PluginSet]:
     custom = config.plugins if config else {}
     defaults = {point: PluginSet() for point in CONFIG_POINTS}
-    defaults["multiPoint"] = PluginSet(DEFAULT_MULTI_POINT)
+    defaults["multiPoint"] = PluginSet(default_multi_point(features))
     return {point: merge_plugin_set(defaults[point], custom.get(point, PluginSet())) for point in CONFIG_POINTS}
 
 
@@ -252,10 +269,13 @@ def _score_weights(sets: dict[str, PluginSet], instances: dict[str, Any]) -> dic
     return weights
 
 
-def build_profile(config: Optional[SchedulerConfig], handle: Any, registry: Registry) -> Profile:
+def build_profile(
+    config: Optional[SchedulerConfig], handle: Any, registry: Registry, features: Features = DEFAULT_RULES.features
+) -> Profile:
     """The profile ``config`` makes with the plugins of ``registry`` (the in-tree one is
-    plugins/registry.py's ``in_tree_registry()``, handed in by the caller)."""
-    sets = merged_plugin_sets(config)
+    plugins/registry.py's ``in_tree_registry(features)``, handed in by the caller), over the
+    default plugins of the release whose ``features`` are given."""
+    sets = merged_plugin_sets(config, features)
     problems: list[tuple[str, str]] = []
     instances = _instantiate(sets, config, handle, registry, problems)
     if problems:

@@ -11,6 +11,8 @@ from typing import Optional, TYPE_CHECKING
 from scheduler_core.model.core import DEFAULT_SCHEDULER_NAME
 from scheduler_core.model.storage import StorageObjects
 from scheduler_core.model.resource import DraObjects
+from scheduler_core.release.choice import DEFAULT_CHOICE, ReleaseChoice
+from scheduler_core.release.rules import Rules
 
 if TYPE_CHECKING:
     from scheduler_core.model.core import Namespace, Node, Pod, Service
@@ -69,6 +71,13 @@ class Scenario:
     # read. None: no Changes document, the run is exactly ../shared/spec/TIMELINE.md's.
     changes: Optional["Changes"] = None
     dra: "DraObjects" = field(default_factory=lambda: DraObjects())  # resource.k8s.io objects
+    # The release it is replayed as, and why (release/choice.py): what the dump says, else the default.
+    release: ReleaseChoice = DEFAULT_CHOICE
+
+    @property
+    def rules(self) -> Rules:
+        """The release's rules every part of a replay follows (release/rules.py)."""
+        return self.release.rules
 
     @property
     def profile_configs(self) -> list[Optional[SchedulerConfig]]:

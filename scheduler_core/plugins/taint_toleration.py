@@ -21,7 +21,7 @@ from scheduler_core.framework.cluster_events import (
     EventResource,
     QueueingHint,
 )
-from scheduler_core.framework.batch import FilterVerdicts, default_normalize
+from scheduler_core.framework.batch import FilterVerdicts, Palette, PASS, default_normalize
 from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.filter_facts import TaintFact
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle, NodeScore
@@ -29,6 +29,7 @@ from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.status import MaybeStatus, Status
 from scheduler_core.model import Node, Pod, Taint, TaintEffect, Toleration
+from scheduler_core.release import DEFAULT_RULES, Features
 from scheduler_core.plugins.helper import (
     default_normalize_score,
     find_untolerated_taint,
@@ -38,6 +39,14 @@ from scheduler_core.plugins.helper import (
 )
 
 REASON_UNTOLERATED = "node(s) had untolerated taint(s)"
+
+
+def reason_naming(taint: Taint) -> str:
+    """The reason before v1.34 (release/code.py ``taint_reason_without_taint``): the first
+    untolerated taint by key and value."""
+    return f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}"
+
+
 PREFER_NO_SCHEDULE = TaintEffect.PREFER_NO_SCHEDULE.value
 
 
@@ -68,6 +77,15 @@ def _count_intolerable(taints: Iterable[Taint], tolerations: tuple[Toleration, .
 class TaintToleration:
     name: ClassVar[str] = names.TAINT_TOLERATION
 
+    def __init__(self, features: Features) -> None:
+        self._names_taint = not features.taint_reason_without_taint
+        # Before v1.34: every distinct reason by a code kept for the plugin's life, as the table
+        # caches its nodes' codes from cycle to cycle (0: tolerated).
+        self._reason_codes: dict[str, int] = {}
+
+    def _reason(self, taint: Taint) -> str:
+        return reason_naming(taint) if self._names_taint else REASON_UNTOLERATED
+
     def sign_pod(self, pod: Pod) -> signers.SignResult:
         return [(signers.TOLERATIONS, signers.tolerations(pod))]
 
@@ -84,14 +102,15 @@ class TaintToleration:
         ]
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus:
-        if find_untolerated_taint(node_info.node.taints, pod.tolerations) is None:
+        taint = find_untolerated_taint(node_info.node.taints, pod.tolerations)
+        if taint is None:
             return None
-        return Status.unresolvable(REASON_UNTOLERATED)
+        return Status.unresolvable(self._reason(taint))
 
     def filter_detail(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[TaintFact, ...]:
         """The taint filter stopped at (explanations only)."""
         taint = find_untolerated_taint(node_info.node.taints, pod.tolerations)
-        return () if taint is None else (TaintFact(REASON_UNTOLERATED, taint.key, taint.value, taint.effect),)
+        return () if taint is None else (TaintFact(self._reason(taint), taint.key, taint.value, taint.effect),)
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> MaybeStatus:
         state.write(_PRE_SCORE, _PreScoreState(_prefer_no_schedule_tolerations(pod)))
@@ -114,10 +133,34 @@ class TaintToleration:
         if not len(table.tainted):
             return None
         tolerations = pod.tolerations
+        if self._names_taint:
+            return self._filter_batch_naming_taints(table, positions, tolerations)
         untolerated = tainted_verdicts(
             table, "filter", tolerations, lambda taints: find_untolerated_taint(taints, tolerations) is not None
         )
         return FilterVerdicts.from_mask(untolerated[positions] != 0, Status.unresolvable(REASON_UNTOLERATED))
+
+    def _filter_batch_naming_taints(
+        self, table: NodeTable[NodeInfo], positions: np.ndarray, tolerations: tuple[Toleration, ...]
+    ) -> FilterVerdicts:
+        """Before v1.34 each node's status names its own first untolerated taint: one palette
+        entry per distinct reason (the few tainted nodes are judged in Python)."""
+        reason_codes = self._reason_codes
+
+        def judge(taints: tuple[Taint, ...]) -> int:
+            taint = find_untolerated_taint(taints, tolerations)
+            if taint is None:
+                return 0
+            return reason_codes.setdefault(self._reason(taint), len(reason_codes) + 1)
+
+        codes = tainted_verdicts(table, "filter-named", tolerations, judge)[positions]
+        palette = Palette()
+        choice = np.full(len(positions), PASS, dtype=np.int32)
+        for reason, code in reason_codes.items():
+            hit = codes == code
+            if np.logical_or.reduce(hit):
+                choice[hit] = palette.add(Status.unresolvable(reason))
+        return FilterVerdicts(palette.statuses, choice)
 
     def score_batch(self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo], positions: np.ndarray) -> np.ndarray:
         pre_score = state.read_optional(_PRE_SCORE)
@@ -134,8 +177,10 @@ class TaintToleration:
         return default_normalize(scores, MAX_NODE_SCORE, True)
 
 
-def new(args: Optional[Mapping[str, Any]], handle: Handle) -> TaintToleration:
-    return TaintToleration()
+def new(
+    args: Optional[Mapping[str, Any]], handle: Handle, features: Features = DEFAULT_RULES.features
+) -> TaintToleration:
+    return TaintToleration(features)
 
 
 def node_changed_hint(pod: Pod, old: Optional[Node], new: Node) -> QueueingHint:

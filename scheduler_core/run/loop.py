@@ -28,7 +28,6 @@ from scheduler_core.run.steps import recorded_creation_times
 from scheduler_core.scenario.gcpause import collector_paused
 from scheduler_core.util.gcfreeze import frozen_after_first
 
-RELEASE = "v1.35.4"
 # Where the logical clock starts when the scenario records no time of its own (run_epoch).
 DEFAULT_EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
@@ -99,7 +98,8 @@ class ClusterRun:
 
     def run(self) -> Iterator[Event]:
         scheduler, others = self.kube_scheduler, self.stand_ins
-        yield self.recorder.run_start({pod.key: pod.node_name or None for pod in self._scenario_pods()}, RELEASE)
+        release = self.scenario.rules.name  # the release replayed (release/rules.py), as the spec's "release"
+        yield self.recorder.run_start({pod.key: pod.node_name or None for pod in self._scenario_pods()}, release)
         yield from others.begin()
         for pod in self._pending_pods():  # created one at a time, in document order
             scheduler.listed(pod)

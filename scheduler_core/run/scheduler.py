@@ -39,7 +39,12 @@ from scheduler_core.framework.status import Code, MaybeStatus, Status, is_failur
 from scheduler_core.model import DEFAULT_SCHEDULER_NAME, Pod, Scenario
 from scheduler_core.plugins.registry import in_tree_registry
 from scheduler_core.cluster.resourceclaim_controller import ResourceClaimController
-from scheduler_core.plugins.node_resources.numeric import Checked, fit_verdicts_with, numeric_fit_applies
+from scheduler_core.plugins.node_resources.numeric import (
+    Checked,
+    fit_unresolvable,
+    fit_verdicts_with,
+    numeric_fit_applies,
+)
 from scheduler_core.run.outcomes import (
     BindingFailed,
     BindingStepDone,
@@ -118,7 +123,9 @@ class Scheduler:
         self.snapshot = Snapshot.from_scenario(scenario)
         # ``hand_over_only``: the events go only to event_pipe's hand-over (the engine's process).
         self.snapshot.node_lists_as_positions = hand_over_only
-        registry = registry if registry is not None else in_tree_registry()
+        self.rules = scenario.rules
+        features = self.rules.features
+        registry = registry if registry is not None else in_tree_registry(features)
         single_pass = options is None
         if options is None:
             nominator = Nominator(lambda pod: bool(pod.node_name))
@@ -134,7 +141,8 @@ class Scheduler:
         self.frameworks: dict[str, Framework] = {}
         for config in scenario.profile_configs:
             handle = FrameworkHandle(self.snapshot, options)
-            handle.framework = Framework(build_profile(config, handle, registry), self.snapshot, vectorized, options)
+            profile = build_profile(config, handle, registry, features)
+            handle.framework = Framework(profile, self.snapshot, vectorized, options)
             self.frameworks[config.scheduler_name if config else DEFAULT_SCHEDULER_NAME] = handle.framework
         self.framework = next(iter(self.frameworks.values()))
         _ = self.snapshot.table  # built now, not in the first timed cycle
@@ -374,7 +382,9 @@ class Cycle:
             return verdicts
         found.sort(key=lambda entry: entry[0])  # in the order ``positions`` lists them
         kept = np.fromiter((slot for slot, _ in found), dtype=np.int64, count=len(found))
-        fit = fit_verdicts_with(checked, table, positions[kept], [added for _, added in found])
+        fit = fit_verdicts_with(
+            checked, table, positions[kept], [added for _, added in found], fit_unresolvable(self.fw)
+        )
         return _with_nominated_fit(verdicts, kept, fit)
 
     def _nominated_pass(self, node_info: NodeInfo) -> Optional[list[MaybeStatus]]:

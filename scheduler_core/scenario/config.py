@@ -18,6 +18,7 @@ from scheduler_core.model import (
     SchedulerConfiguration,
 )
 from scheduler_core.plugins.registry import in_tree_registry
+from scheduler_core.release import Features
 from scheduler_core.scenario.fields import INT32_MAX, INT64_MAX, Field
 from scheduler_core.scenario.yamltree import YList, YMap
 
@@ -129,14 +130,15 @@ def _strip_type_meta(raw: Field, plugin: str) -> dict[str, Any]:  # Any: the arg
 # ---------------------------------------------------------------------- validation through profile.py
 
 
-def validate_config(config: SchedulerConfiguration, obj: Field) -> None:
+def validate_config(config: SchedulerConfiguration, obj: Field, features: Features) -> None:
     """build_profile is the single authority on plugins and args; map its problems to YAML lines.
-    Every profile must also sort the queue the same way (validateCommonQueueSort): one queue serves them all."""
+    Every profile must also sort the queue the same way (validateCommonQueueSort): one queue serves
+    them all. ``features``: the release replayed (its registry and default plugins)."""
     queue_sorts: list[tuple[str, ...]] = []
-    registry = in_tree_registry()
+    registry = in_tree_registry(features)
     for index, profile in enumerate(config.profiles):
         try:
-            built = build_profile(profile, None, registry)
+            built = build_profile(profile, None, registry, features)
         except ProfileError as err:
             for path, message in err.problems:
                 field_path, line = _locate(obj, f"profiles[{index}].{path}")

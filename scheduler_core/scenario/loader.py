@@ -51,6 +51,9 @@ from scheduler_core.scenario.validation import (
     is_dns1123_subdomain,
 )
 from scheduler_core.scenario.yamltree import Document, YList, YMap, compose
+from scheduler_core.scenario import release_evidence
+from scheduler_core.release.choice import ReleaseEvidence, ReleaseRequest, choose_release
+from scheduler_core.release.gates import FeatureGateError
 
 FILE = "scenario"  # the object named by whole-file problems
 
@@ -126,42 +129,58 @@ class _Collected:
     pod_specs: SpecMemo = field(default_factory=dict)  # specs decoded so far (pods.decode_pod)
     # The Changes document and every object, for a run with steps (scenario/changes.py).
     changes_input: changes_reader.ChangesInput = field(default_factory=changes_reader.ChangesInput)
+    # What the dump says of its release (scenario/release_evidence.py), in reading order.
+    release_evidence: list[ReleaseEvidence] = field(default_factory=list)
+    version_records: list[str] = field(default_factory=list)  # files read as version records
+    config_obj: Optional[Field] = None  # the KubeSchedulerConfiguration, validated once the release is known
 
 
 class _LimitReached(Exception):
     """Stop reading: the scenario is over a size limit (already recorded as an error)."""
 
 
-def load_scenario(text: Union[str, bytes], *, limits: Optional[Limits] = None) -> Scenario:
-    return load_sources([SourceText(None, text)], limits=limits)
+def load_scenario(
+    text: Union[str, bytes], *, limits: Optional[Limits] = None, release: ReleaseRequest = ReleaseRequest()
+) -> Scenario:
+    return load_sources([SourceText(None, text)], limits=limits, release=release)
 
 
-def load_sources(sources: Sequence[SourceText], *, limits: Optional[Limits] = None) -> Scenario:
+def load_sources(
+    sources: Sequence[SourceText], *, limits: Optional[Limits] = None, release: ReleaseRequest = ReleaseRequest()
+) -> Scenario:
     """Several files as one scenario, in the order given (the order of their Node objects is the
-    tie-break's document order); raises ``ScenarioInvalid`` with every problem, each naming its file."""
-    return _load_checked(sources, limits, None)[0]
+    tie-break's document order); raises ``ScenarioInvalid`` with every problem, each naming its file.
+    ``release``: the release (and feature gates) asked for; unasked, what the dump says decides."""
+    return _load_checked(sources, limits, None, release)[0]
 
 
 def load_sources_or_with(
-    sources: Sequence[SourceText], default: SourceText, *, limits: Optional[Limits] = None
+    sources: Sequence[SourceText],
+    default: SourceText,
+    *,
+    limits: Optional[Limits] = None,
+    release: ReleaseRequest = ReleaseRequest(),
 ) -> tuple[Scenario, bool]:
     """``load_sources(sources)`` when they hold a Changes document, else ``load_sources([*sources,
     default])`` — read once, not twice: ``default`` is read after the others only when none of them
     held one. The flag says whether it was read. Problems are those of the load that applies, except
     that the sources' own problems come with any ``default`` adds (a caller wanting exactly the
     first load's loads again on ``ScenarioInvalid``)."""
-    return _load_checked(sources, limits, default)
+    return _load_checked(sources, limits, default, release)
 
 
 def _load_checked(
-    sources: Sequence[SourceText], limits: Optional[Limits], default: Optional[SourceText]
+    sources: Sequence[SourceText],
+    limits: Optional[Limits],
+    default: Optional[SourceText],
+    release: ReleaseRequest = ReleaseRequest(),
 ) -> tuple[Scenario, bool]:
     limits = limits or Limits()
     errors: list[ScenarioError] = []
     read_default = [False]
     try:
         with collector_paused():
-            scenario = _load(sources, limits, errors, default, read_default)
+            scenario = _load(sources, limits, errors, default, read_default, release)
     except _LimitReached:
         scenario = None
     except RecursionError:
@@ -181,6 +200,7 @@ def _load(
     errors: list[ScenarioError],
     default: Optional[SourceText] = None,
     read_default: Optional[list[bool]] = None,
+    release: ReleaseRequest = ReleaseRequest(),
 ) -> Optional[Scenario]:
     if not _within_total_size(sources, limits, errors):
         return None
@@ -195,6 +215,13 @@ def _load(
         if read_default is not None:
             read_default[0] = True
     _finish(collected, limits, errors)
+    try:
+        choice = choose_release(collected.release_evidence, release)
+    except FeatureGateError as err:
+        errors.extend(ScenarioError(FILE, "featureGates", None, problem) for problem in err.problems)
+        return None
+    if collected.config_obj is not None and collected.config is not None:
+        config_decoder.validate_config(collected.config, collected.config_obj, choice.rules.features)
     changes = changes_reader.finish(collected.changes_input, collected.nodes, collected.pods, errors)
     if changes is not None:  # the stand-in controllers read these kinds: no longer ignored
         for kind in CONTROLLED_KINDS:
@@ -214,6 +241,7 @@ def _load(
         storage=collected.storage,
         changes=changes,
         dra=collected.dra,
+        release=choice,
     )
 
 
@@ -307,6 +335,11 @@ def _read_document(
     value = document.value
     if value is None:
         return  # an empty document ("---" at the end of a stream)
+    record = release_evidence.version_record_evidence(value, source.name)
+    if record is not None:  # kubectl version, /version, a support bundle's record: the release, no objects
+        collected.release_evidence.append(record)
+        collected.version_records.append(source.name or FILE)
+        return
     if source.lenient and not _holds_objects(value, source.kind_hint):
         if source.name not in collected.not_objects[-1:]:
             collected.not_objects.append(source.name or FILE)
@@ -418,7 +451,14 @@ def _read_object(
 
 def _other_kind(obj: Field, kind: str, collected: _Collected) -> None:
     """Any other object is accepted and counted as ignored (the scheduler does not read it); an
-    object without a kind is not a Kubernetes object at all."""
+    object without a kind is not a Kubernetes object at all. An OpenShift ClusterVersion says the
+    release (it is counted as ignored too: the scheduler does not read it)."""
+    if kind == release_evidence.OPENSHIFT_CLUSTER_VERSION and isinstance(obj.value, YMap):
+        metadata = obj.value.get("metadata")
+        name = metadata.get("name", "") if isinstance(metadata, dict) else ""
+        found = release_evidence.cluster_version_evidence(obj.value, str(name))
+        if found is not None:
+            collected.release_evidence.append(found)
     if kind:
         collected.ignored[kind[:80]] += 1
         return
@@ -463,9 +503,17 @@ def _add(obj: Field, kind: str, meta: Metadata, collected: _Collected, limits: L
         pod = pods.decode_pod(obj, meta, len(collected.pods), collected.pod_specs)
         collected.pods.append(pod)
         collected.admitted.append((pod, obj, pods.has_priority(obj)))
+        if meta.namespace == release_evidence.CONTROL_PLANE_NAMESPACE and isinstance(obj.value, YMap):
+            found = release_evidence.pod_evidence(obj.value, meta.namespace, meta.name)
+            if found is not None:
+                collected.release_evidence.append(found)
     elif kind == "Node":
         _check_limit(obj, len(collected.nodes), limits.max_nodes, "nodes", "max_nodes")
         collected.nodes.append(objects.decode_node(obj, meta, len(collected.nodes)))
+        if isinstance(obj.value, YMap):
+            found = release_evidence.node_evidence(obj.value, meta.name)
+            if found is not None:
+                collected.release_evidence.append(found)
     elif kind == "Namespace":
         collected.namespaces[meta.name] = objects.decode_namespace(meta)
     elif kind == "Service":
@@ -503,8 +551,8 @@ def _read_config(obj: Field, api_version: str, collected: _Collected) -> None:
         return
     errors_before = len(obj.ctx.errors)
     collected.config = config_decoder.decode_config(obj)
-    if len(obj.ctx.errors) == errors_before:  # build the profile only from a well-formed config
-        config_decoder.validate_config(collected.config, obj)
+    if len(obj.ctx.errors) == errors_before:  # built into profiles once the release is known (_load)
+        collected.config_obj = obj
 
 
 # ---------------------------------------------------------------------- whole-scenario checks

@@ -30,6 +30,7 @@ from scheduler_core.scenario.archives import (
 from scheduler_core.scenario.errors import ScenarioError, ScenarioInvalid
 from scheduler_core.scenario.layouts import is_yaml_or_json, kind_from_path, vocabulary
 from scheduler_core.scenario.limits import Limits
+from scheduler_core.release.choice import ReleaseRequest
 from scheduler_core.scenario.jsonstream import blank_container_logs
 from scheduler_core.scenario.loader import (
     CONFIG_KIND,
@@ -88,14 +89,18 @@ def _listed(names: list[str]) -> tuple[str, ...]:
 # ---------------------------------------------------------------------- public entry points
 
 
-def load_paths(paths: Sequence[Union[str, Path]], limits: Optional[Limits] = None) -> Scenario:
+def load_paths(
+    paths: Sequence[Union[str, Path]], limits: Optional[Limits] = None, release: ReleaseRequest = ReleaseRequest()
+) -> Scenario:
     """The scenario in ``paths`` (files, directories, archives; '-' is standard input)."""
-    return _load(read_sources(paths, limits), limits)
+    return _load(read_sources(paths, limits), limits, release)
 
 
-def load_upload(files: Sequence[tuple[str, bytes]], limits: Optional[Limits] = None) -> Scenario:
+def load_upload(
+    files: Sequence[tuple[str, bytes]], limits: Optional[Limits] = None, release: ReleaseRequest = ReleaseRequest()
+) -> Scenario:
     """The scenario in uploaded files (name, bytes); an archive among them is unpacked."""
-    return _load(read_upload(files, limits), limits)
+    return _load(read_upload(files, limits), limits, release)
 
 
 def is_archive(data: bytes) -> bool:
@@ -127,12 +132,12 @@ def read_upload(files: Sequence[tuple[str, bytes]], limits: Optional[Limits] = N
     return found
 
 
-def _load(found: SourceSet, limits: Optional[Limits]) -> Scenario:
+def _load(found: SourceSet, limits: Optional[Limits], release: ReleaseRequest = ReleaseRequest()) -> Scenario:
     if not found.sources:
         raise _invalid(
             "no YAML or JSON file found" + (f" (not read: {', '.join(found.unread[:5])})" if found.unread else "")
         )
-    scenario = load_sources(found.sources, limits=limits)
+    scenario = load_sources(found.sources, limits=limits, release=release)
     scenario.notices.extend(found.notices())
     return scenario
 

@@ -32,7 +32,7 @@ from scheduler_core.framework.runtime import Framework, filter_failure_status
 from scheduler_core.framework.status import MaybeStatus
 from scheduler_core.model import PODS, Pod, PodDisruptionBudget, ResourceList
 from scheduler_core.plugins.node_resources.fit import shortfall_status, shortfalls_of
-from scheduler_core.plugins.node_resources.numeric import numeric_fit_applies
+from scheduler_core.plugins.node_resources.numeric import fit_unresolvable, numeric_fit_applies
 
 
 class _Rules:
@@ -46,6 +46,7 @@ class _Rules:
         fit_at = next(i for i, plugin in enumerate(active) if plugin.name == names.NODE_RESOURCES_FIT)
         self.before: list[Any] = active[:fit_at]  # node-only plugins Filter runs before Fit
         self.after: list[Any] = active[fit_at + 1 :]
+        self.fit_unresolvable = fit_unresolvable(framework)
 
     def constant_verdicts(self, plugins: list[Any], pod: Pod, nodes: list[NodeInfo]) -> list[MaybeStatus]:
         """The first rejection among ``plugins`` on each node (None: all pass), in their order."""
@@ -62,7 +63,7 @@ class _Rules:
         return verdicts
 
     def fit_status(self, allocatable: ResourceList, requested: ResourceList, pod_count: int) -> MaybeStatus:
-        status = shortfall_status(shortfalls_of(self.checked, allocatable, requested, pod_count))
+        status = shortfall_status(shortfalls_of(self.checked, allocatable, requested, pod_count), self.fit_unresolvable)
         return None if status is None else filter_failure_status(names.NODE_RESOURCES_FIT, status)
 
 

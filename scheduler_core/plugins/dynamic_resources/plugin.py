@@ -77,6 +77,7 @@ from scheduler_core.plugins.dynamic_resources.picture import (
     claim_picture,
 )
 from scheduler_core.plugins.helper import default_normalize_score
+from scheduler_core.release import DEFAULT_RULES, Features
 
 REASON_NO_CLAIMS_TO_DEALLOCATE = "no new claims to deallocate"
 REASON_NOT_AVAILABLE = "resourceclaim not available on the node"
@@ -519,33 +520,6 @@ class DynamicResources:
                     found.update(self._unavailable(data, node_info))
         return sorted(found)
 
-    # ------------------------------------------------------------------ Score
-
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, MaybeStatus]:
-        data = state.read_optional(_STATE)
-        if data is None:
-            return 0, Status.error(ERROR_STATE_NOT_FOUND)
-        if not data.claims or node_info.name not in data.node_allocations:
-            return 0, None
-        return _compute_score(data.claims, data.node_allocations[node_info.name])
-
-    def score_batch(self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo], positions: np.ndarray) -> np.ndarray:
-        data = state.read_optional(_STATE)
-        if data is None or not data.claims:
-            return np.zeros(len(positions), dtype=np.int64)
-        infos = table.node_infos
-        return np.asarray([self.score(state, pod, infos[p])[0] for p in positions.tolist()], dtype=np.int64)
-
-    def score_extensions(self) -> "DynamicResources":
-        return self
-
-    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> MaybeStatus:
-        return default_normalize_score(MAX_NODE_SCORE, False, scores)
-
-    def normalize_batch(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
-        # Every pod of a default profile passes here, with or without claims: no NodeScore per node.
-        return default_normalize(scores, MAX_NODE_SCORE, False)
-
     # ------------------------------------------------------------------ Reserve, Unreserve, PreBind
 
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> MaybeStatus:
@@ -663,5 +637,86 @@ def _compute_score(claims: list[ResourceClaim], allocations: list[AllocationResu
     return score, None
 
 
-def new(args: Optional[Mapping[str, Any]], handle: Handle) -> DynamicResources:
+class ScoringDynamicResources(DynamicResources):
+    """DynamicResources from v1.35 on: also a Score plugin (release/code.py ``dynamic_resources_scores``),
+    preferring the nodes where a claim's prioritized list gets its earlier alternatives."""
+
+    # ------------------------------------------------------------------ Score
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, MaybeStatus]:
+        data = state.read_optional(_STATE)
+        if data is None:
+            return 0, Status.error(ERROR_STATE_NOT_FOUND)
+        if not data.claims or node_info.name not in data.node_allocations:
+            return 0, None
+        return _compute_score(data.claims, data.node_allocations[node_info.name])
+
+    def score_batch(self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo], positions: np.ndarray) -> np.ndarray:
+        data = state.read_optional(_STATE)
+        if data is None or not data.claims:
+            return np.zeros(len(positions), dtype=np.int64)
+        infos = table.node_infos
+        return np.asarray([self.score(state, pod, infos[p])[0] for p in positions.tolist()], dtype=np.int64)
+
+    def score_extensions(self) -> "DynamicResources":
+        return self
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> MaybeStatus:
+        return default_normalize_score(MAX_NODE_SCORE, False, scores)
+
+    def normalize_batch(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
+        # Every pod of a default profile passes here, with or without claims: no NodeScore per node.
+        return default_normalize(scores, MAX_NODE_SCORE, False)
+
+
+class DisabledDynamicResources:
+    """The plugin when DynamicResourceAllocation is off (v1.32, v1.33 by default): New returns an
+    empty plugin that skips PreFilter, lets every node pass and, asked at PostFilter (a profile
+    that enables it explicitly), answers "plugin disabled". It registers no event."""
+
+    name: ClassVar[str] = names.DYNAMIC_RESOURCES
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return []
+
+    def pre_enqueue(self, pod: Pod) -> MaybeStatus:
+        return None
+
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+    ) -> tuple[Optional[PreFilterResult], MaybeStatus]:
+        return None, SKIP
+
+    def pre_filter_extensions(self) -> None:
+        return None
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus:
+        return None
+
+    def post_filter(
+        self, state: CycleState, pod: Pod, statuses: NodeToStatus
+    ) -> tuple[Optional[PostFilterResult], MaybeStatus]:
+        return None, Status.unschedulable(REASON_PLUGIN_DISABLED)
+
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> MaybeStatus:
+        return None
+
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        return None
+
+    def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> MaybeStatus:
+        return None
+
+
+REASON_PLUGIN_DISABLED = "plugin disabled"
+
+
+def new(
+    args: Optional[Mapping[str, Any]], handle: Handle, features: Features = DEFAULT_RULES.features
+) -> DynamicResources | DisabledDynamicResources:
+    """New: the release's plugin — none when DynamicResourceAllocation is off, without Score before v1.35."""
+    if not features.enable_dynamic_resource_allocation:
+        return DisabledDynamicResources()
+    if features.dynamic_resources_scores:
+        return ScoringDynamicResources(handle)
     return DynamicResources(handle)

@@ -1,9 +1,11 @@
 """NodeResourcesBalancedAllocation: favour nodes whose resources would be used evenly.
 
-Score is ``(1 - std) * 100`` over the fractions requested/allocatable (each capped at 1) of the
-configured resources, counting the pod: with two resources ``std`` is half their difference.
-It uses the plain requests, so a best-effort pod (no request for any of them) is skipped at
-PreScore rather than piling onto one node.
+A node's balance is ``(1 - std) * 100`` over the fractions requested/allocatable (each capped at
+1) of the configured resources: with two resources ``std`` is half their difference. Up to v1.35
+the score is the balance with the pod counted in; from v1.36 it is the change the pod makes,
+``50 + (50 + balance with the pod - balance without it) / 2`` (release/code.py
+``balanced_allocation_scores_the_change``). It uses the plain requests; from v1.33 a best-effort
+pod (no request for any of them) is skipped at PreScore rather than piling onto one node.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from scheduler_core.framework.args_errors import ArgsError, ArgsProblem
 from scheduler_core.framework.status import SKIP, MaybeStatus
 from scheduler_core.model import Pod
 from scheduler_core.plugins.helper import distinct_values
+from scheduler_core.release import DEFAULT_RULES, Features
 from scheduler_core.plugins.node_resources.fit import resources_signature
 from scheduler_core.plugins.node_resources.resource_allocation import (
     DEFAULT_RESOURCES,
@@ -141,21 +144,23 @@ class BalancedAllocation:
     def sign_pod(self, pod: Pod) -> signers.SignResult:
         return [(signers.RESOURCES, resources_signature(pod))]
 
-    def __init__(self, args: NodeResourcesBalancedAllocationArgs) -> None:
-        # Both feature flags on (PodLevelResources and InPlacePodVerticalScaling are on by default),
-        # as New passes them; Fit's scorer has neither (resource_allocation's docstring).
+    def __init__(self, args: NodeResourcesBalancedAllocationArgs, features: Features) -> None:
+        # New passes the release's PodLevelResources and InPlacePodVerticalScaling; Fit's scorer
+        # has neither (resource_allocation's docstring).
         self._scorer = ResourceAllocationScorer(
             args.resources,
             balanced_resource_score,
             use_requested=True,
             batch_scorer=balanced_resource_score_batch,
-            enable_pod_level_resources=True,
-            enable_in_place_resize=True,
+            enable_pod_level_resources=features.enable_pod_level_resources,
+            enable_in_place_resize=features.enable_in_place_pod_vertical_scaling,
+            scores_the_change=features.balanced_allocation_scores_the_change,
         )
+        self._skips_best_effort = features.balanced_allocation_skips_best_effort
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> MaybeStatus:
         requests = self._scorer.pod_request_list(pod)
-        if not any(requests):
+        if self._skips_best_effort and not any(requests):
             return SKIP
         state.write(_PRE_SCORE, _PreScoreState(requests))
         return None
@@ -164,7 +169,7 @@ class BalancedAllocation:
         pre_score = state.read_optional(_PRE_SCORE)
         if pre_score is None:
             requests = self._scorer.pod_request_list(pod)
-            if not any(requests):
+            if self._skips_best_effort and not any(requests):
                 return 0, None
         else:
             requests = pre_score.pod_requests
@@ -174,12 +179,14 @@ class BalancedAllocation:
         pre_score = state.read_optional(_PRE_SCORE)
         if pre_score is None:
             requests = self._scorer.pod_request_list(pod)
-            if not any(requests):
+            if self._skips_best_effort and not any(requests):
                 return np.zeros(len(positions), dtype=np.int64)
         else:
             requests = pre_score.pod_requests
         return self._scorer.score_batch(table, positions, requests)
 
 
-def new_balanced_allocation(args: Optional[Mapping[str, Any]], handle: Handle) -> BalancedAllocation:
-    return BalancedAllocation(NodeResourcesBalancedAllocationArgs.parse(args))
+def new_balanced_allocation(
+    args: Optional[Mapping[str, Any]], handle: Handle, features: Features = DEFAULT_RULES.features
+) -> BalancedAllocation:
+    return BalancedAllocation(NodeResourcesBalancedAllocationArgs.parse(args), features)

@@ -3,7 +3,8 @@
 Filter compares the pod's requests with what is left of the node's allocatable amounts and lists
 every shortfall ("Insufficient cpu", ..., "Too many pods"). A shortfall that no preemption could
 cure — the pod asks for more than the node has at all — makes the status
-UnschedulableAndUnresolvable; otherwise it is Unschedulable. Extended resources named in
+UnschedulableAndUnresolvable from v1.34 on (release/code.py ``fit_unresolvable_beyond_allocatable``;
+before, every shortfall is Unschedulable); otherwise it is Unschedulable. Extended resources named in
 ``ignoredResources`` or in a group of ``ignoredResourceGroups`` are not checked.
 
 Scoring uses the configured ``scoringStrategy`` (LeastAllocated by default, on cpu and memory).
@@ -28,6 +29,7 @@ from scheduler_core.framework.cluster_events import (
 )
 from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.filter_facts import ResourceFact
+from scheduler_core.release import DEFAULT_RULES, Features
 from scheduler_core.framework.interfaces import Handle, PreFilterResult
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
@@ -296,12 +298,13 @@ def shortfalls_of(
     return shortfalls
 
 
-def shortfall_status(shortfalls: list[InsufficientResource]) -> MaybeStatus:
-    """Fit.filter's answer for these shortfalls."""
+def shortfall_status(shortfalls: list[InsufficientResource], unresolvable: bool = True) -> MaybeStatus:
+    """Fit.filter's answer for these shortfalls (``unresolvable``: the release tells a node too
+    small even when empty apart, v1.34 on)."""
     if not shortfalls:
         return None
     reasons = tuple(s.reason for s in shortfalls)
-    if any(s.unresolvable for s in shortfalls):
+    if unresolvable and any(s.unresolvable for s in shortfalls):
         return Status.unresolvable(*reasons)
     return Status.unschedulable(*reasons)
 
@@ -312,6 +315,7 @@ def shortfall_verdicts(
     positions: np.ndarray,
     ignored: frozenset[str] = frozenset(),
     ignored_groups: frozenset[str] = frozenset(),
+    unresolvable: bool = True,
 ) -> Optional[FilterVerdicts]:
     """fits_request over many nodes, as Fit.filter's statuses (None when every node fits).
 
@@ -331,7 +335,7 @@ def shortfall_verdicts(
             checked, infos[position].allocatable, infos[position].requested, len(infos[position].pods)
         ),
     )
-    return shortfall_keys_verdicts(checked, keys)
+    return shortfall_keys_verdicts(checked, keys, unresolvable)
 
 
 def checked_shortfall_verdicts(
@@ -340,10 +344,12 @@ def checked_shortfall_verdicts(
     positions: np.ndarray,
     added_requested: Optional[dict[str, np.ndarray]] = None,
     added_pods: Optional[np.ndarray] = None,
+    unresolvable: bool = True,
 ) -> Optional[FilterVerdicts]:
     """shortfall_verdicts for checked requests, optionally with more pods counted on each node
     (``added_requested`` per checked resource and ``added_pods``, one value per position)."""
-    return shortfall_keys_verdicts(checked, shortfall_keys(checked, table, positions, added_requested, added_pods))
+    keys = shortfall_keys(checked, table, positions, added_requested, added_pods)
+    return shortfall_keys_verdicts(checked, keys, unresolvable)
 
 
 def shortfall_keys(
@@ -383,13 +389,16 @@ def shortfall_key(
     return key
 
 
-def shortfall_keys_verdicts(checked: list[tuple[str, int]], keys: np.ndarray) -> Optional[FilterVerdicts]:
+def shortfall_keys_verdicts(
+    checked: list[tuple[str, int]], keys: np.ndarray, unresolvable: bool = True
+) -> Optional[FilterVerdicts]:
     """Fit.filter's statuses from the nodes' shortfall bits (None when every node fits): one
-    status per distinct set, in order of first appearance."""
+    status per distinct set, in order of first appearance. Without ``unresolvable`` (before
+    v1.34) bit 0 is not told apart: every status is Unschedulable."""
     failed = np.flatnonzero(keys)
     if not len(failed):
         return None
-    failed_keys = keys[failed]
+    failed_keys = keys[failed] if unresolvable else keys[failed] & ~1
     distinct = distinct_values(failed_keys)
     distinct.sort(key=lambda k: int((failed_keys == k).argmax()))  # palette in order of first appearance
     reasons = [REASON_TOO_MANY_PODS, *(REASON_INSUFFICIENT.format(resource=name) for name, _ in checked)]
@@ -416,10 +425,11 @@ class Fit:
     def sign_pod(self, pod: Pod) -> signers.SignResult:
         return [(signers.RESOURCES, resources_signature(pod))]
 
-    def __init__(self, args: NodeResourcesFitArgs) -> None:
+    def __init__(self, args: NodeResourcesFitArgs, features: Features) -> None:
         self._ignored = args.ignored_resources
         self._ignored_groups = args.ignored_resource_groups
         self._scorer = build_scorer(args.scoring_strategy)
+        self.unresolvable = features.fit_unresolvable_beyond_allocatable
 
     def pre_filter(
         self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
@@ -445,7 +455,9 @@ class Fit:
         pre_filter = state.read_optional(_PRE_FILTER)
         if pre_filter is None:
             return Status.error(f"error reading {_PRE_FILTER.name!r} from cycleState: not found")
-        return shortfall_status(fits_request(pre_filter.requests, node_info, self._ignored, self._ignored_groups))
+        return shortfall_status(
+            fits_request(pre_filter.requests, node_info, self._ignored, self._ignored_groups), self.unresolvable
+        )
 
     def checked_requests(self, state: CycleState) -> Optional[list[tuple[str, int]]]:
         """What filter compares on every node for this cycle's pod (checked_requests of its
@@ -473,7 +485,9 @@ class Fit:
         if pre_filter is None:
             error = Status.error(f"error reading {_PRE_FILTER.name!r} from cycleState: not found")
             return FilterVerdicts.from_mask(np.ones(len(positions), dtype=bool), error)
-        return shortfall_verdicts(pre_filter.requests, table, positions, self._ignored, self._ignored_groups)
+        return shortfall_verdicts(
+            pre_filter.requests, table, positions, self._ignored, self._ignored_groups, self.unresolvable
+        )
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> MaybeStatus:
         state.write(_PRE_SCORE, _PreScoreState(self._scorer.pod_request_list(pod)))
@@ -533,5 +547,5 @@ def _scale_down_helps(pod: Pod, old: Pod, new: Pod) -> bool:
     return any(amount and before.get(name, 0) > after.get(name, 0) for name, amount in compute_pod_request(pod).items())
 
 
-def new_fit(args: Optional[Mapping[str, Any]], handle: Handle) -> Fit:
-    return Fit(NodeResourcesFitArgs.parse(args))
+def new_fit(args: Optional[Mapping[str, Any]], handle: Handle, features: Features = DEFAULT_RULES.features) -> Fit:
+    return Fit(NodeResourcesFitArgs.parse(args), features)

@@ -49,8 +49,19 @@ def numeric_fit_applies(framework: Framework, state: CycleState) -> Optional[Che
     return fit.checked_requests(state)
 
 
+def fit_unresolvable(framework: Framework) -> bool:
+    """Whether the framework's NodeResourcesFit tells a node too small even when empty apart
+    (UnschedulableAndUnresolvable, v1.34 on): the numeric paths answer with its statuses."""
+    fit = framework.profile.instances.get(names.NODE_RESOURCES_FIT)
+    return fit.unresolvable if isinstance(fit, Fit) else True
+
+
 def fit_verdicts_with(
-    checked: Checked, table: NodeTable[NodeInfo], positions: np.ndarray, added: list[list[PodInfo]]
+    checked: Checked,
+    table: NodeTable[NodeInfo],
+    positions: np.ndarray,
+    added: list[list[PodInfo]],
+    unresolvable: bool = True,
 ) -> Optional[FilterVerdicts]:
     """Fit.filter's answers on many nodes at once, each with its ``added`` pods counted in (None:
     every node fits)."""
@@ -59,7 +70,7 @@ def fit_verdicts_with(
     totals = totals.reshape(len(added), len(resources))
     added_requested = {name: totals[:, column] for column, name in enumerate(resources)}
     added_pods = np.fromiter((len(infos) for infos in added), dtype=np.int64, count=len(added))
-    return checked_shortfall_verdicts(checked, table, positions, added_requested, added_pods)
+    return checked_shortfall_verdicts(checked, table, positions, added_requested, added_pods, unresolvable)
 
 
 def _summed_requests(resources: list[str], infos: list[PodInfo]) -> list[int]:

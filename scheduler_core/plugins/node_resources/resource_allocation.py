@@ -15,6 +15,11 @@ BalancedAllocation sets both from the feature gates, but Fit's strategy table
 (``nodeResourceStrategyTypeMap``) builds its scorer without them, so Fit *scores* a pod by its
 containers' spec requests even when it states pod-level ones (its Filter does honour them). The
 node side (NodeInfo's requested and non-zero requested) is the same for both.
+
+``scores_the_change`` (BalancedAllocation from v1.36, release/code.py): the strategy scores the
+node twice, with the pod's requests and without them (the amounts already allocated), and the
+score is the change (``scored_change``), as v1.36's ``balancedResourceScorer(requested,
+allocated, allocatable)``.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
+from scheduler_core.framework.interfaces import MAX_NODE_SCORE
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.args_errors import ArgsProblem
@@ -32,6 +38,13 @@ from scheduler_core.model import CPU, EPHEMERAL_STORAGE, MEMORY, Pod
 from scheduler_core.plugins.helper import go_div, go_div_batch_fast, per_node_values
 from scheduler_core.plugins.node_resources.resource_names import is_scalar_resource_name
 from scheduler_core.model.resources import NON_ZERO_DEFAULTS, pod_requests
+
+
+def scored_change(with_pod: int, without_pod: int) -> int:
+    """v1.36's BalancedAllocation score from the balance with and without the pod (both in
+    [50, 100], so the sum is never negative and Go's division is Python's floor division)."""
+    return MAX_NODE_SCORE // 2 + (MAX_NODE_SCORE // 2 + with_pod - without_pod) // 2
+
 
 # A strategy: (requested after placing the pod, allocatable), both per configured resource -> score.
 Scorer = Callable[[Sequence[int], Sequence[int]], int]
@@ -74,6 +87,7 @@ class ResourceAllocationScorer:
         *,
         enable_pod_level_resources: bool = False,
         enable_in_place_resize: bool = False,
+        scores_the_change: bool = False,
     ) -> None:
         self.resources = resources
         self.scorer = scorer
@@ -81,6 +95,7 @@ class ResourceAllocationScorer:
         self.batch_scorer = batch_scorer
         self.enable_pod_level_resources = enable_pod_level_resources
         self.enable_in_place_resize = enable_in_place_resize
+        self.scores_the_change = scores_the_change
 
     def pod_request_list(self, pod: Pod) -> tuple[int, ...]:
         """calculatePodResourceRequestList: the pod's request for each configured resource."""
@@ -103,6 +118,9 @@ class ResourceAllocationScorer:
                 continue
             allocatable[index] = alloc
             requested[index] = req
+        if self.scores_the_change:
+            allocated = [req - pod_request[i] if allocatable[i] else 0 for i, req in enumerate(requested)]
+            return scored_change(self.scorer(requested, allocatable), self.scorer(allocated, allocatable)), None
         return self.scorer(requested, allocatable), None
 
     def _allocatable_and_requested(self, node_info: NodeInfo, name: str, pod_request: int) -> tuple[int, int]:
@@ -141,13 +159,23 @@ class ResourceAllocationScorer:
         self, table: NodeTable[NodeInfo], positions: np.ndarray, pod_request: Sequence[int]
     ) -> np.ndarray:
         requested: list[np.ndarray] = []
+        allocated: list[np.ndarray] = []
         allocatable: list[np.ndarray] = []
         for index, spec in enumerate(self.resources):
             alloc, req = self._allocatable_and_requested_batch(table, positions, spec.name, pod_request[index])
             offered = alloc != 0
-            requested.append(req if np.logical_and.reduce(offered) else np.where(offered, req, 0))
+            everywhere = bool(np.logical_and.reduce(offered))
+            requested.append(req if everywhere else np.where(offered, req, 0))
+            if self.scores_the_change:
+                used = req - pod_request[index]
+                allocated.append(used if everywhere else np.where(offered, used, 0))
             allocatable.append(alloc)
         assert self.batch_scorer is not None  # the batch path is taken only by scorers built with one
+        if self.scores_the_change:
+            with_pod = self.batch_scorer(requested, allocatable)
+            without_pod = self.batch_scorer(allocated, allocatable)
+            changed: np.ndarray = MAX_NODE_SCORE // 2 + (MAX_NODE_SCORE // 2 + with_pod - without_pod) // 2
+            return changed
         return self.batch_scorer(requested, allocatable)
 
     def _allocatable_and_requested_batch(

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from scheduler_core.framework import profile as profile_module
 from scheduler_core.framework.profile import ProfileError, build_profile, merge_plugin_set
-from scheduler_core.model import PluginRef, PluginSet, SchedulerConfig
+from scheduler_core.model import PluginRef, PluginSet, SchedulerConfig, names
+from scheduler_core.release import SUPPORTED_RELEASES, rules_for
 
 
 class _Plugin:
@@ -29,12 +31,15 @@ def _registry():
     return {name: (lambda args, handle, n=name, m=methods: _Plugin(n, m)) for name, methods in shapes.items()}
 
 
+# The real function, kept before the fixture below replaces it for the other tests.
+REAL_DEFAULT_MULTI_POINT = profile_module.default_multi_point
+
 DEFAULTS = (PluginRef("Sort"), PluginRef("Fit", 1), PluginRef("Taints", 3), PluginRef("Spread", 2), PluginRef("Binder"))
 
 
 @pytest.fixture(autouse=True)
 def small_defaults(monkeypatch):
-    monkeypatch.setattr("scheduler_core.framework.profile.DEFAULT_MULTI_POINT", DEFAULTS)
+    monkeypatch.setattr("scheduler_core.framework.profile.default_multi_point", lambda features: DEFAULTS)
 
 
 def _names(profile, point):
@@ -97,3 +102,21 @@ def test_merge_replaces_a_default_in_place_and_appends_new_plugins():
         PluginSet((PluginRef("A", 1), PluginRef("B", 2))), PluginSet((PluginRef("C"), PluginRef("A", 5)))
     )
     assert merged.enabled == (PluginRef("A", 5), PluginRef("B", 2), PluginRef("C"))
+
+
+@pytest.mark.parametrize("minor", [32, 33, 34, 35, 36])
+def test_each_release_places_dynamic_resources_as_its_apply_feature_gates_does(minor):
+    # getDefaultPlugins + applyFeatureGates: DynamicResources only with DynamicResourceAllocation on
+    # (v1.34 on by default), just before DefaultPreemption, weighted 2 once it scores (v1.35).
+    release = next(r for r in SUPPORTED_RELEASES if r.minor == minor)
+    expected = list(profile_module.BASE_MULTI_POINT)
+    if minor >= 34:
+        at = [r.name for r in expected].index(names.DEFAULT_PREEMPTION)
+        expected.insert(at, PluginRef(names.DYNAMIC_RESOURCES, 2 if minor >= 35 else None))
+    assert REAL_DEFAULT_MULTI_POINT(rules_for(release).features) == tuple(expected)
+
+
+def test_a_gate_turned_on_brings_dynamic_resources_into_an_older_release():
+    release = next(r for r in SUPPORTED_RELEASES if r.minor == 33)
+    rules = rules_for(release, {"DynamicResourceAllocation": True})
+    assert PluginRef(names.DYNAMIC_RESOURCES) in REAL_DEFAULT_MULTI_POINT(rules.features)

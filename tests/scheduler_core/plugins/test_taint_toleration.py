@@ -115,3 +115,12 @@ def test_a_toleration_update_queues_the_rejected_pod_alone():
     pod = make_pod("p")
     assert taint_toleration.pod_toleration_changed_hint(pod, pod, make_pod("p")) is QueueingHint.QUEUE
     assert taint_toleration.pod_toleration_changed_hint(pod, None, make_pod("q")) is QueueingHint.QUEUE_SKIP
+
+
+def test_before_v1_34_the_reason_names_the_first_untolerated_taint():
+    from scheduler_core.release import SUPPORTED_RELEASES, rules_for
+
+    v133 = rules_for(next(r for r in SUPPORTED_RELEASES if r.minor == 33)).features
+    node = NodeInfo(make_node("n1", taints=(PREFER, DEDICATED, EVICT)))
+    status = taint_toleration.new(None, None, v133).filter(CycleState(), make_pod("p"), node)
+    assert status == Status.unresolvable("node(s) had untolerated taint {dedicated: gpu}")

@@ -429,3 +429,22 @@ def test_a_same_numa_constraint_needs_devices_with_one_value():
     plugin.reserve(state, pod, "n1")
     plugin.pre_bind(state, pod, "n1")
     assert [r.device for r in snapshot.dra.claim("default", "c").allocation.results] == ["gpu-1", "gpu-2"]
+
+
+def test_the_plugin_follows_the_release():
+    from scheduler_core.framework.interfaces import ScorePlugin
+    from scheduler_core.plugins.dynamic_resources.plugin import DisabledDynamicResources
+    from scheduler_core.release import SUPPORTED_RELEASES, rules_for
+
+    def features(minor, gates=None):
+        return rules_for(next(r for r in SUPPORTED_RELEASES if r.minor == minor), gates).features
+
+    handle = FakeHandle(dra_snapshot([make_node("n1")]))
+    off = dynamic_resources.new(None, handle, features(33))
+    assert isinstance(off, DisabledDynamicResources) and off.events_to_register() == []
+    assert off.post_filter(CycleState(), make_pod("p"), None)[1] == Status.unschedulable("plugin disabled")
+    assert not isinstance(dynamic_resources.new(None, handle, features(34)), ScorePlugin)
+    assert isinstance(dynamic_resources.new(None, handle, features(35)), ScorePlugin)
+    assert not isinstance(
+        dynamic_resources.new(None, handle, features(33, {"DynamicResourceAllocation": True})), DisabledDynamicResources
+    )

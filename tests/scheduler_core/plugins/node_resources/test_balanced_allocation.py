@@ -80,3 +80,34 @@ def test_balanced_allocation_args_validation(raw, problems):
     with pytest.raises(ArgsError) as err:
         node_resources.new_balanced_allocation(raw, None)
     assert [p.path for p in err.value.problems] == problems
+
+
+def _features(minor):
+    from scheduler_core.release import SUPPORTED_RELEASES, rules_for
+
+    return rules_for(next(r for r in SUPPORTED_RELEASES if r.minor == minor)).features
+
+
+def test_v1_36_scores_the_change_the_pod_makes_to_the_balance():
+    # n1 empty: balance 100 without the pod, 87 with it (cpu 1/4, memory 0) -> 50 + (50 + 87 - 100) / 2 = 68;
+    # n2 with 1 cpu used: 87 without, 75 with -> 50 + (50 + 75 - 87) / 2 = 69. v1.35 scores 87 and 75.
+    nodes = [
+        node_with("n1", cpu=4000, memory=8 * GI),
+        node_with("n2", cpu=4000, memory=8 * GI, running=[{CPU: 1000}]),
+    ]
+    pod = make_pod("p", requests={CPU: 1000})
+    v136 = node_resources.new_balanced_allocation(None, None, _features(36))
+    v135 = node_resources.new_balanced_allocation(None, None, _features(35))
+    assert run_scoring(v136, pod, nodes) == (None, [68, 69], [68, 69])
+    assert run_scoring(v135, pod, nodes) == (None, [87, 75], [87, 75])
+
+
+def test_v1_32_scores_a_best_effort_pod_that_later_releases_skip():
+    nodes = [node_with("n1", cpu=4000, memory=8 * GI), node_with("n2", cpu=4000, memory=8 * GI, running=[{CPU: 1000}])]
+    pod = make_pod("p", requests={})
+    assert run_scoring(node_resources.new_balanced_allocation(None, None, _features(32)), pod, nodes) == (
+        None,
+        [100, 87],
+        [100, 87],
+    )
+    assert run_scoring(node_resources.new_balanced_allocation(None, None, _features(33)), pod, nodes) == (SKIP, [], [])

@@ -264,3 +264,15 @@ def test_balanced_allocation_scores_a_pod_by_its_pod_level_requests():
     node = node_with(cpu=4000, memory=16 * GI, running=[{CPU: 800, MEMORY: 256 * MI}])
     plugin = node_resources.new_balanced_allocation(None, None)
     assert run_scoring(plugin, pod_with_pod_level_requests(), [node]) == (None, [59], [59])
+
+
+def test_before_v1_34_every_shortfall_is_unschedulable_even_beyond_allocatable():
+    from scheduler_core.release import SUPPORTED_RELEASES, rules_for
+
+    v133 = rules_for(next(r for r in SUPPORTED_RELEASES if r.minor == 33)).features
+    plugin = node_resources.new_fit(None, None, v133)
+    pod, node = make_pod("p", requests={CPU: 3000}), node_with(cpu=2000)
+    state = CycleState()
+    plugin.pre_filter(state, pod, [node])
+    assert plugin.filter(state, pod, node) == Status.unschedulable("Insufficient cpu")
+    assert run_filter(pod, node) == Status.unresolvable("Insufficient cpu")  # v1.34 on

@@ -1,0 +1,123 @@
+"""The one value a replay takes: the release, its feature gates, and what the plugins read of them.
+
+``Rules`` is handed to everything that schedules (the scheduler's frameworks, the queue, the
+cycle, the stand-in controllers). Plugins read ``rules.features`` — upstream's
+``plugins/feature.Features``, which ``NewInTreeRegistry`` hands every plugin factory — extended
+with the code changes of ``code.py``, each a switch by name. The scheduler's own code (queue,
+scheduleOne, preemption) asks ``rules.gates.enabled(...)`` as upstream asks
+``utilfeature.DefaultFeatureGate``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Optional
+
+from scheduler_core.release.code import code_changes_in
+from scheduler_core.release.gates import FeatureGates, feature_gates
+from scheduler_core.release.versions import DEFAULT_RELEASE, Release
+
+
+@dataclass(frozen=True, slots=True)
+class Features:
+    """What the plugins read (plugins/feature/feature.go's Features, in snake case), plus the
+    release's code changes (release/code.py) by name."""
+
+    enable_dynamic_resource_allocation: bool
+    enable_dra_admin_access: bool
+    enable_dra_prioritized_list: bool
+    enable_dra_device_taints: bool
+    enable_dra_device_taint_rules: bool
+    enable_dra_partitionable_devices: bool
+    enable_dra_consumable_capacity: bool
+    enable_dra_device_binding_conditions: bool
+    enable_dra_resource_claim_device_status: bool
+    enable_dra_scheduler_filter_timeout: bool
+    enable_dra_extended_resource: bool
+    enable_scheduling_queue_hint: bool
+    enable_async_preemption: bool
+    enable_pod_level_resources: bool
+    enable_in_place_pod_vertical_scaling: bool
+    enable_in_place_pod_level_resources_vertical_scaling: bool
+    enable_sidecar_containers: bool
+    enable_node_inclusion_policy_in_pod_topology_spread: bool
+    enable_match_label_keys_in_pod_topology_spread: bool
+    enable_volume_attributes_class: bool
+    enable_storage_capacity_scoring: bool
+    enable_node_declared_features: bool
+    enable_taint_toleration_comparison_operators: bool
+    # code changes (release/code.py)
+    balanced_allocation_skips_best_effort: bool
+    fit_unresolvable_beyond_allocatable: bool
+    taint_reason_without_taint: bool
+    dynamic_resources_scores: bool
+    balanced_allocation_scores_the_change: bool
+
+    @classmethod
+    def of(cls, gates: FeatureGates) -> "Features":
+        on = gates.enabled
+        changes = code_changes_in(gates.release)
+        return cls(
+            enable_dynamic_resource_allocation=on("DynamicResourceAllocation"),
+            enable_dra_admin_access=on("DRAAdminAccess"),
+            enable_dra_prioritized_list=on("DRAPrioritizedList"),
+            enable_dra_device_taints=on("DRADeviceTaints"),
+            enable_dra_device_taint_rules=on("DRADeviceTaintRules"),
+            enable_dra_partitionable_devices=on("DRAPartitionableDevices"),
+            enable_dra_consumable_capacity=on("DRAConsumableCapacity"),
+            enable_dra_device_binding_conditions=on("DRADeviceBindingConditions"),
+            enable_dra_resource_claim_device_status=on("DRAResourceClaimDeviceStatus"),
+            enable_dra_scheduler_filter_timeout=on("DRASchedulerFilterTimeout"),
+            enable_dra_extended_resource=on("DRAExtendedResource"),
+            enable_scheduling_queue_hint=on("SchedulerQueueingHints"),
+            enable_async_preemption=on("SchedulerAsyncPreemption"),
+            enable_pod_level_resources=on("PodLevelResources"),
+            enable_in_place_pod_vertical_scaling=on("InPlacePodVerticalScaling"),
+            enable_in_place_pod_level_resources_vertical_scaling=on("InPlacePodLevelResourcesVerticalScaling"),
+            enable_sidecar_containers=on("SidecarContainers"),
+            enable_node_inclusion_policy_in_pod_topology_spread=on("NodeInclusionPolicyInPodTopologySpread"),
+            enable_match_label_keys_in_pod_topology_spread=on("MatchLabelKeysInPodTopologySpread"),
+            enable_volume_attributes_class=on("VolumeAttributesClass"),
+            enable_storage_capacity_scoring=on("StorageCapacityScoring"),
+            enable_node_declared_features=on("NodeDeclaredFeatures"),
+            enable_taint_toleration_comparison_operators=on("TaintTolerationComparisonOperators"),
+            balanced_allocation_skips_best_effort="balanced_allocation_skips_best_effort" in changes,
+            fit_unresolvable_beyond_allocatable="fit_unresolvable_beyond_allocatable" in changes,
+            taint_reason_without_taint="taint_reason_without_taint" in changes,
+            dynamic_resources_scores="dynamic_resources_scores" in changes,
+            balanced_allocation_scores_the_change="balanced_allocation_scores_the_change" in changes,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """A release with its feature gates: everything a replay needs to follow that release."""
+
+    release: Release
+    gates: FeatureGates
+    features: Features
+
+    @property
+    def name(self) -> str:
+        """``v1.36.3``, with ``+gates`` when --feature-gates changed a default."""
+        changed = self.gates.differences_from_defaults()
+        return self.release.version + (
+            " with " + ",".join(f"{g}={str(v).lower()}" for g, v in changed.items()) if changed else ""
+        )
+
+
+def rules_for(release: Release, gate_overrides: Optional[Mapping[str, bool]] = None) -> Rules:
+    """The rules of ``release`` with kube-scheduler's ``--feature-gates`` (FeatureGateError if refused)."""
+    if not gate_overrides:
+        cached = _CACHE.get(release)
+        if cached is not None:
+            return cached
+    gates = feature_gates(release, gate_overrides)
+    rules = Rules(release, gates, Features.of(gates))
+    if not gate_overrides:
+        _CACHE[release] = rules
+    return rules
+
+
+_CACHE: dict[Release, Rules] = {}
+DEFAULT_RULES = rules_for(DEFAULT_RELEASE)
