@@ -110,6 +110,16 @@ def _parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="a KubeSchedulerConfiguration for A, then one for B (replaces the scenario's own)",
     )
+    compare.add_argument(
+        "--release",
+        action="append",
+        type=_release,
+        default=[],
+        metavar="v1.3X",
+        help="one scenario with --release OLD --release NEW: what changes if the cluster is upgraded, and why "
+        "(each difference traced to the feature gate or code change behind it); one --release: both sides "
+        f"replayed as that release ({supported_names()})",
+    )
     compare.add_argument("--pod", default=None, help="also compare this pod's weighted scores per node and plugin")
     compare.add_argument("--json", action="store_true", help="print the comparison as JSON")
     whatif = commands.add_parser("whatif", help="the smallest single changes that would let a pending pod fit")
@@ -454,6 +464,14 @@ def run_bench(args: argparse.Namespace) -> int:
 def run_compare(args: argparse.Namespace) -> int:
     from scheduler_core.answers.compare import compare_events
 
+    if len(args.release) == 2:
+        return _run_upgrade(args)
+    if len(args.release) > 2:
+        print(
+            "error: give --release twice at most: the release the cluster runs, then the one to upgrade to",
+            file=sys.stderr,
+        )
+        return EXIT_INVALID
     if (
         len(args.scenarios) > 2
         or len(args.config) not in (0, 2)
@@ -464,7 +482,7 @@ def run_compare(args: argparse.Namespace) -> int:
     paths = args.scenarios * (2 // len(args.scenarios))
     sides = []
     for index, path in enumerate(paths):
-        scenario = _load(path)
+        scenario = _load(path, release=ReleaseRequest(args.release[0] if args.release else None))
         if scenario is None:
             return EXIT_INVALID
         if args.config:
@@ -478,6 +496,25 @@ def run_compare(args: argparse.Namespace) -> int:
         print(json.dumps(result, sort_keys=True))
     else:
         print(render_comparison(result))
+    return 0
+
+
+def _run_upgrade(args: argparse.Namespace) -> int:
+    """compare SCENARIO --release OLD --release NEW: the upgrade's effect, each difference with its cause."""
+    from scheduler_core.answers.upgrade import compare_releases
+
+    if len(args.scenarios) != 1 or args.config:
+        print("error: an upgrade comparison takes one scenario and two --release (no --config)", file=sys.stderr)
+        return EXIT_INVALID
+    old, new = args.release
+    scenario = _load(args.scenarios[0])
+    if scenario is None:
+        return EXIT_INVALID
+    result = compare_releases(scenario, old, new, run_to_the_end)
+    if args.json:
+        print(json.dumps(result.to_json(), sort_keys=True))
+    else:
+        print("\n".join(result.lines()))
     return 0
 
 

@@ -20,7 +20,7 @@ DELETED = "deleted"
 
 
 @dataclass
-class _Side:
+class RunSide:
     """What one run says, read from its event stream."""
 
     story: StoryBuilder = field(default_factory=StoryBuilder)
@@ -57,8 +57,13 @@ def compare_reads(pod: Optional[str]) -> Callable[[str, str], bool]:
     return lambda event_pod, point: point in STORY_POINTS or (point in scores and pod is not None and event_pod == pod)
 
 
-def _read(events: Iterable[Event]) -> _Side:
-    side = _Side()
+def read_side(events: Iterable[Event]) -> RunSide:
+    """What one run says: each pod's end, its attempts, its first scored attempt's scores."""
+    return _read(events)
+
+
+def _read(events: Iterable[Event]) -> RunSide:
+    side = RunSide()
     for event in events:
         side.add(event)
     return side
@@ -79,7 +84,11 @@ def compare(
 
 def compare_events(events_a: Iterable[Event], events_b: Iterable[Event], pod: Optional[str] = None) -> dict[str, Any]:
     """The comparison of two runs' event streams, live or read back."""
-    a, b = _read(events_a), _read(events_b)
+    return compare_sides(_read(events_a), _read(events_b), pod)
+
+
+def compare_sides(a: "RunSide", b: "RunSide", pod: Optional[str] = None) -> dict[str, Any]:
+    """The comparison of two runs already read."""
     pods = sorted(set(a.final) | set(b.final))
     rows = [_pod_row(name, a, b) for name in pods]
     changed = [row for row in rows if row["a"] != row["b"]]
@@ -102,7 +111,7 @@ def compare_events(events_a: Iterable[Event], events_b: Iterable[Event], pod: Op
     return out
 
 
-def _pod_row(name: str, a: _Side, b: _Side) -> dict[str, Any]:
+def _pod_row(name: str, a: RunSide, b: RunSide) -> dict[str, Any]:
     row: dict[str, Any] = {"pod": name, "a": a.final.get(name), "b": b.final.get(name)}
     for key, side in (("a", a), ("b", b)):
         node, why = _outcome(side.last_attempt(name))
@@ -111,7 +120,7 @@ def _pod_row(name: str, a: _Side, b: _Side) -> dict[str, Any]:
     return row
 
 
-def _first_divergence(a: _Side, b: _Side) -> Optional[dict[str, Any]]:
+def _first_divergence(a: RunSide, b: RunSide) -> Optional[dict[str, Any]]:
     """The first attempt (by position) that differs in pod or outcome; None when they never part."""
     for index, (x, y) in enumerate(zip(a.story.attempts, b.story.attempts)):
         if (x.pod, x.node_name, x.victims) != (y.pod, y.node_name, y.victims):
@@ -132,14 +141,14 @@ def _attempt_brief(attempt: StoryAttempt) -> dict[str, Any]:
     return {"cycle": attempt.cycle, "pod": attempt.pod, "nodeName": attempt.node_name, "text": attempt.text or ""}
 
 
-def _skipped(side: _Side, pod: str) -> Optional[str]:
+def _skipped(side: RunSide, pod: str) -> Optional[str]:
     """Why that run's scores of the pod decided nothing (one feasible node: the release scores
     nothing), or None when they were the release's."""
     totals = side.totals.get(pod, {})
     return skipped_scoring_sentence(next(iter(totals))) if len(totals) == 1 else None
 
 
-def _score_difference(pod: str, a: _Side, b: _Side) -> dict[str, Any]:
+def _score_difference(pod: str, a: RunSide, b: RunSide) -> dict[str, Any]:
     """Per node and plugin, the weighted score in each run's first scored attempt of the pod; with
     ``skipped`` saying for each run whether the release scored that attempt at all."""
     plugins = sorted(set(a.weighted.get(pod, {})) | set(b.weighted.get(pod, {})))

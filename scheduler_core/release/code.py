@@ -5,7 +5,7 @@ change is one entry here — the release that first has it, what it does, and th
 — and reaches the code that differs as one field of ``rules.Features`` (its ``name``), so the
 plugins ask a switch by name as they ask a gate, and this table is the one place a reader finds
 what each release changed. An entry is confirmed against the release trees (and, for those the
-corpora show, by the release's own traces: ../shared/conformance-v1.3X/README.md).
+corpora show, by the release's own traces: the README of each ../shared/conformance-v1.32 .. v1.36 corpus).
 """
 
 from __future__ import annotations

@@ -38,9 +38,11 @@ class Spec:
 
 @dataclass(frozen=True, slots=True)
 class Removed:
-    """From 1.<since> on the release no longer knows the gate."""
+    """From 1.<since> on the release no longer knows the gate: its code behaves as ``stays`` for
+    good (a GA gate's behaviour is kept; an alpha one's is gone)."""
 
     since: int
+    stays: bool
 
 
 A, B, GA = Stage.ALPHA, Stage.BETA, Stage.GA
@@ -87,9 +89,9 @@ FEATURE_SPECS: dict[str, tuple[Spec | Removed, ...]] = {
     # storage
     "VolumeAttributesClass": (Spec(32, False, B), Spec(34, True, GA), Spec(36, True, GA, LOCKED)),
     "StorageCapacityScoring": (Spec(33, False, A),),
-    "VolumeCapacityPriority": (Spec(32, False, A), Removed(33)),
+    "VolumeCapacityPriority": (Spec(32, False, A), Removed(33, False)),
     "VolumeLimitScaling": (Spec(35, False, A),),
-    "CSIMigrationPortworx": (Spec(32, True, B), Spec(33, True, GA, LOCKED), Removed(36)),
+    "CSIMigrationPortworx": (Spec(32, True, B), Spec(33, True, GA, LOCKED), Removed(36, True)),
     "MutableCSINodeAllocatableCount": (
         Spec(33, False, A),
         Spec(34, False, B),
@@ -150,7 +152,8 @@ class FeatureGates:
     overrides: Mapping[str, bool]  # what --feature-gates set, as given (empty: the release's defaults)
 
     def enabled(self, gate: str) -> bool:
-        """Whether ``gate`` is on; a gate the release does not know is off (its code is absent)."""
+        """Whether ``gate`` is on: its value in the release (a gate it never knew is off, its code absent;
+        one it no longer knows is what its code kept)."""
         return self.values.get(gate, False)
 
     def known(self, gate: str) -> bool:
@@ -161,11 +164,14 @@ class FeatureGates:
 
 
 def _defaults(release: Release) -> dict[str, bool]:
+    """Every gate's value in ``release``: its spec's default, or for a gate the release no longer
+    knows, the behaviour its code kept."""
     defaults: dict[str, bool] = {}
-    for gate in FEATURE_SPECS:
-        spec = spec_at(gate, release.minor)
-        if spec is not None:
-            defaults[gate] = spec.default
+    for gate, specs in FEATURE_SPECS.items():
+        for spec in specs:
+            if spec.since > release.minor:
+                break
+            defaults[gate] = spec.default if isinstance(spec, Spec) else spec.stays
     return defaults
 
 

@@ -10,11 +10,11 @@ scheduleOne, preemption) asks ``rules.gates.enabled(...)`` as upstream asks
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Mapping, Optional
 
-from scheduler_core.release.code import code_changes_in
-from scheduler_core.release.gates import FeatureGates, feature_gates
+from scheduler_core.release.code import CODE_CHANGES, code_changes_in
+from scheduler_core.release.gates import FeatureGates, feature_gates, spec_at
 from scheduler_core.release.versions import DEFAULT_RELEASE, Release
 
 
@@ -121,3 +121,53 @@ def rules_for(release: Release, gate_overrides: Optional[Mapping[str, bool]] = N
 
 _CACHE: dict[Release, Rules] = {}
 DEFAULT_RULES = rules_for(DEFAULT_RELEASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Switch:
+    """One thing two releases' rules set differently: a feature gate, or a code change."""
+
+    kind: str  # "gate" or "code"
+    name: str  # the gate's name, or the code change's (a Features field)
+    old: bool  # its value in the older rules
+    new: bool  # its value in the newer rules
+    what: str  # what it is, as a user reads it
+    upstream: str = ""  # the upstream change, for a code change
+
+    def sentence(self) -> str:
+        if self.kind == "gate":
+            return (
+                f"feature gate {self.name} {'on' if self.new else 'off'} (was {'on' if self.old else 'off'}){self.what}"
+            )
+        return f"{self.what} ({self.upstream})"
+
+
+def switches_between(old: Rules, new: Rules) -> list[Switch]:
+    """Every gate and code change ``old`` and ``new`` set differently, gates first (by name)."""
+    found: list[Switch] = []
+    for gate in sorted(set(old.gates.values) | set(new.gates.values)):
+        before, after = old.gates.enabled(gate), new.gates.enabled(gate)
+        if before != after:
+            spec = spec_at(gate, new.release.minor) or spec_at(gate, old.release.minor)
+            stage = f": {spec.stage.value} in {new.release.name}" if spec is not None else ""
+            found.append(Switch("gate", gate, before, after, stage))
+    for change in CODE_CHANGES:
+        before, after = getattr(old.features, change.name), getattr(new.features, change.name)
+        if before != after:
+            found.append(Switch("code", change.name, before, after, change.what, change.upstream))
+    return found
+
+
+def with_switch(rules: Rules, switch: Switch, value: bool) -> Rules:
+    """``rules`` with one switch set to ``value`` — for finding what a difference between two
+    releases comes from, not for replaying a cluster (no release runs with this mix, so no
+    --feature-gates validation applies)."""
+    if switch.kind == "gate":
+        values = dict(rules.gates.values)
+        values[switch.name] = value
+        gates = FeatureGates(rules.release, values, {**rules.gates.overrides, switch.name: value})
+        features = Features.of(gates)
+        # the code changes stay the release's own
+        kept = {change.name: getattr(rules.features, change.name) for change in CODE_CHANGES}
+        return Rules(rules.release, gates, replace(features, **kept))
+    return Rules(rules.release, rules.gates, replace(rules.features, **{switch.name: value}))

@@ -50,7 +50,8 @@ spec: {schedulingGates: [{name: wait}], containers: [{name: c}]}
 """
     scenario = load_scenario(text)
     lines = render_report(list(simulate(scenario)), scenario).splitlines()
-    assert lines[1:4] == [
+    assert lines[1].startswith("release: replayed as kube-scheduler v1.35.4: the dump does not say")
+    assert lines[2:5] == [
         "note: ignored (the scheduler does not read them): 1 DaemonSet",
         "note: 1 finished pod(s) (phase Succeeded or Failed) left out: the scheduler does not see them: Pod default/job-1",
         "note: 1 pending pod(s) with scheduling gates (SchedulingGated): never attempted until the gates are removed: "

@@ -1,0 +1,91 @@
+"""What changes if we upgrade: two releases' runs compared, each difference with its cause."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scheduler_core.answers.upgrade import compare_releases
+from scheduler_core.release.versions import release_named
+from scheduler_core.run.loop import run_to_the_end
+from scheduler_core.scenario.loader import load_scenario
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
+
+# Two nodes, one pod of cpu only: v1.35 scores the balance with the pod (n1 87, n2 75: n1 wins),
+# v1.36 the change it makes (n1 68, n2 69: n2 wins) — BalancedAllocation's v1.36 formula alone.
+SCENARIO = """
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n2}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: running}
+spec:
+  nodeName: n2
+  containers: [{name: c, image: app, resources: {requests: {cpu: "1"}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web}
+spec:
+  containers: [{name: c, image: app, resources: {requests: {cpu: "1"}}}]
+---
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    score:
+      disabled: [{name: NodeResourcesFit}]
+"""
+
+
+def test_the_balanced_allocation_change_is_named_as_the_cause_of_a_pod_landing_elsewhere():
+    scenario = load_scenario(SCENARIO)
+    result = compare_releases(scenario, release_named("v1.35"), release_named("v1.36"), run_to_the_end)
+    assert (result.old, result.new) == ("v1.35.4", "v1.36.3")
+    [row] = result.pods
+    assert (row.pod, row.old_node, row.new_node) == ("default/web", "n1", "n2")
+    assert row.causes == ["balanced_allocation_scores_the_change"]
+    assert "NodeResourcesBalancedAllocation" in row.plugins
+    text = "\n".join(result.lines())
+    assert "1 pod(s) land elsewhere" in text and "kubernetes#135573" in text
+    quiet = {c.name for c in result.changes if c.checked and not (c.explains or c.touches or c.plugins)}
+    assert "NodeDeclaredFeatures" in quiet
+
+
+def test_nothing_differs_between_a_release_and_itself():
+    scenario = load_scenario(SCENARIO)
+    result = compare_releases(scenario, release_named("v1.36"), release_named("v1.36"), run_to_the_end)
+    assert result.pods == [] and result.changes == []
+    assert result.summary.startswith("nothing changes")
+
+
+def test_dra_only_changes_are_not_run_on_a_cluster_without_devices_and_progress_is_told():
+    told = []
+    scenario = load_scenario(SCENARIO)
+    result = compare_releases(
+        scenario,
+        release_named("v1.35"),
+        release_named("v1.36"),
+        run_to_the_end,
+        progress=lambda done, total, what: told.append((done, total)),
+    )
+    unchecked = {c.name for c in result.changes if not c.checked}
+    assert "DRADeviceTaints" in unchecked and "DynamicResourceAllocation" not in unchecked
+    assert told[-1][0] == told[-1][1]
+
+
+def test_an_older_cluster_names_every_change_that_moves_its_scores():
+    scenario = load_scenario((EXAMPLES / "preemption.yaml").read_bytes())
+    result = compare_releases(scenario, release_named("v1.32"), release_named("v1.36"), run_to_the_end)
+    causes = {cause for row in result.pods for found in row.plugin_causes.values() for cause in found}
+    assert {"balanced_allocation_scores_the_change", "dynamic_resources_scores"} <= causes
+    assert result.to_json()["new"] == "v1.36.3"
