@@ -79,11 +79,13 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("scenario", nargs="+", help=SCENARIO_HELP)
     check.add_argument("--json", action="store_true", help="print the check as JSON (docs/CHECK.md)")
     _add_taints_flag(check)
+    _add_release_flags(check)
     explain_pod = commands.add_parser("explain-pod", help="why is this running pod on its node? (its cycle re-run now)")
     explain_pod.add_argument("scenario", help="scenario: a YAML/JSON file, a directory or an archive of a dump")
     explain_pod.add_argument("pod", help="namespace/name of a running pod")
     explain_pod.add_argument("--json", action="store_true", help="print the answer as JSON")
     _add_taints_flag(explain_pod)
+    _add_release_flags(explain_pod)
     bench = commands.add_parser("bench", help="measure scheduling speed and memory on a scenario")
     bench.add_argument("scenario", nargs="+", help=SCENARIO_HELP)
     bench.add_argument("--percentage", type=int, default=None, help="override percentageOfNodesToScore (0 = adaptive)")
@@ -96,6 +98,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     for command in (trace, timeline, bench):
         _add_limit_flags(command)
+    _add_release_flags(bench)
     compare = commands.add_parser("compare", help="two runs to the end side by side: scenarios or configurations")
     compare.add_argument(
         "scenarios",
@@ -126,6 +129,7 @@ def _parser() -> argparse.ArgumentParser:
     whatif.add_argument("scenario", help="scenario: a YAML/JSON file, a directory or an archive of a dump")
     whatif.add_argument("pod", help="namespace/name of a pending pod")
     whatif.add_argument("--json", action="store_true", help="print the suggestions as JSON")
+    _add_release_flags(whatif)
     capacity = commands.add_parser("capacity", help="how many more fit, nodes needed, nodes that can go, fragmentation")
     capacity.add_argument("scenario", nargs="+", help=SCENARIO_HELP)
     question = capacity.add_mutually_exclusive_group(required=True)
@@ -158,6 +162,7 @@ def _parser() -> argparse.ArgumentParser:
         "trials: always the trial search (docs/CAPACITY.md)",
     )
     capacity.add_argument("--json", action="store_true", help="print the answer as JSON (docs/CAPACITY.md)")
+    _add_release_flags(capacity)
     capacity.add_argument(
         "--progress",
         action="store_true",
@@ -408,22 +413,31 @@ def run_timeline(args: argparse.Namespace) -> int:
 def run_check(args: argparse.Namespace) -> int:
     from scheduler_core.answers.check import check_scenario
 
-    scenario = _load(args.scenario)
+    scenario = _load(args.scenario, release=release_request(args))
     if scenario is None:
         return EXIT_INVALID
     scenario, changes = _with_taints(scenario, args)
     report = check_scenario(scenario, changes)
     if args.json:
-        print(json.dumps(report.to_json(), sort_keys=True))
+        print(json.dumps(_with_release(report.to_json(), scenario), sort_keys=True))
     else:
-        print("\n".join(report.lines()))
+        print("\n".join([_release_line(scenario), *report.lines()]))
     return 0
+
+
+def _with_release(answer: dict[str, Any], scenario: Scenario) -> dict[str, Any]:
+    """An answer's JSON (SchedLab's own formats) with the release it was computed with."""
+    return {**answer, "release": scenario.release.to_json()}
+
+
+def _release_line(scenario: Scenario) -> str:
+    return f"release: {scenario.release.sentence()}"
 
 
 def run_explain_pod(args: argparse.Namespace) -> int:
     from scheduler_core.answers.explain_pod import NotBound, explain_pod
 
-    scenario = _load(args.scenario)
+    scenario = _load(args.scenario, release=release_request(args))
     if scenario is None:
         return EXIT_INVALID
     scenario, changes = _with_taints(scenario, args)
@@ -433,9 +447,9 @@ def run_explain_pod(args: argparse.Namespace) -> int:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_INVALID
     if args.json:
-        print(json.dumps(answer.to_json(), sort_keys=True))
+        print(json.dumps(_with_release(answer.to_json(), scenario), sort_keys=True))
     else:
-        print("\n".join([*_taint_lines(changes), *answer.lines()]))
+        print("\n".join([_release_line(scenario), *_taint_lines(changes), *answer.lines()]))
     return 0
 
 
@@ -445,7 +459,7 @@ def run_bench(args: argparse.Namespace) -> int:
     from scheduler_core.run.bench import BenchResult, LoopBenchResult, run_benchmark, run_loop_benchmark
 
     load_started = time.perf_counter()
-    scenario = _load(args.scenario, limits_from(args))
+    scenario = _load(args.scenario, limits_from(args), release_request(args))
     load_s = time.perf_counter() - load_started
     if scenario is None:
         return EXIT_INVALID
@@ -521,7 +535,7 @@ def _run_upgrade(args: argparse.Namespace) -> int:
 def run_whatif(args: argparse.Namespace) -> int:
     from scheduler_core.answers.whatif import NotPending, what_if
 
-    scenario = _load(args.scenario)
+    scenario = _load(args.scenario, release=release_request(args))
     if scenario is None:
         return EXIT_INVALID
     try:
@@ -530,9 +544,9 @@ def run_whatif(args: argparse.Namespace) -> int:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_INVALID
     if args.json:
-        print(json.dumps(answer, sort_keys=True))
+        print(json.dumps(_with_release(answer, scenario), sort_keys=True))
         return 0
-    lines = [answer["summary"]]
+    lines = [_release_line(scenario), answer["summary"]]
     for suggestion in answer["suggestions"]:
         lines.append(
             f"  {suggestion['text']}: fits on {suggestion['nodeCount']} node(s) ({', '.join(suggestion['nodes'][:5])}"
@@ -551,7 +565,7 @@ def run_capacity(args: argparse.Namespace) -> int:
     from scheduler_core.scenario.sources import read_sources
 
     try:
-        base = capacity.TrialBase.from_sources(read_sources(args.scenario).sources)
+        base = capacity.TrialBase.from_sources(read_sources(args.scenario).sources, release_request(args))
         if args.pod is not None:
             from scheduler_core.answers import capacity_pass
 
@@ -584,10 +598,11 @@ def run_capacity(args: argparse.Namespace) -> int:
     except capacity.CapacityError as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_INVALID
-    if args.json:
+    if args.json:  # the served schema's answer, exactly: the release is said beside it
+        print(_release_line(base.scenario), file=sys.stderr)
         print(json.dumps(answer.to_json(), sort_keys=True))
     else:
-        print("\n".join(answer.lines()))
+        print("\n".join([_release_line(base.scenario), *answer.lines()]))
     return 0
 
 

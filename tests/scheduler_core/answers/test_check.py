@@ -71,7 +71,8 @@ def test_with_add_node_taints_the_finding_is_gone_and_the_change_is_said():
 
 def test_the_readable_report_lists_findings_and_fetch_lines():
     out = run("check", str(DUMPS / "kubeadm_coredns_partial.yaml")).stdout.decode().splitlines()
-    assert out[0] == "read: 3 Node, 8 Pod"
+    assert out[0] == "release: replayed as kube-scheduler v1.35.4: the cluster runs v1.35.4 (Pod kube-system/kube-scheduler-cp-1: image registry.k8s.io/kube-scheduler:v1.35.4)"
+    assert out[1] == "read: 3 Node, 8 Pod"
     assert "  kubectl get replicasets -n kube-system coredns-5d78c9869d -o yaml" in out
     assert any(line.startswith("finding [controller-absent]: 1 pending pod(s)") for line in out)
 
