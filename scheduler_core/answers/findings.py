@@ -22,6 +22,11 @@ command per namespace that fetches exactly that. Only what the scheduler would r
 - ``node-taints-missing``: nodes whose conditions call for taints the node lifecycle controller
   adds, or carry ones it removes (node_taints.py; ``--add-node-taints`` makes the change).
 - ``no-config``: no KubeSchedulerConfiguration: the release's defaults are assumed.
+- ``release-assumed``: the dump does not say which release the cluster runs: the default one is
+  replayed (``kubectl version -o yaml`` added to the dump, or ``--release``, says it).
+- ``release-from-kubelets``: only the nodes' kubelets say it: the control plane is at least that
+  release, maybe newer.
+- ``release-nearest``: the cluster runs a release SchedLab does not replay: the nearest one is.
 
 DRA objects (ResourceClaims, ResourceClaimTemplates, DeviceClasses named by pods) are not checked
 yet: the model does not carry them.
@@ -41,6 +46,7 @@ from scheduler_core.plugins.pod_topology_spread.args import DO_NOT_SCHEDULE, SCH
 from scheduler_core.plugins.pod_topology_spread.common import CONTROLLER_KINDS
 from scheduler_core.plugins.registry import in_tree_registry
 from scheduler_core.release import Features
+from scheduler_core.release.choice import ReleaseSource
 from scheduler_core.scenario.objects import SYSTEM_PRIORITY_CLASSES
 from scheduler_core.run.scheduler import FrameworkHandle
 
@@ -54,6 +60,9 @@ PRIORITY_CLASSES_ABSENT = "priority-classes-absent"
 DRA_OBJECTS_ABSENT = "dra-objects-absent"
 NODE_TAINTS_MISSING = "node-taints-missing"
 NO_CONFIG = "no-config"
+RELEASE_ASSUMED = "release-assumed"
+RELEASE_FROM_KUBELETS = "release-from-kubelets"
+RELEASE_NEAREST = "release-nearest"
 
 # kubectl's resource names for the kinds a finding fetches.
 RESOURCES = {
@@ -97,8 +106,24 @@ def find_all(scenario: Scenario, taint_changes: Optional[list[NodeTaintChange]] 
         _dra_objects(scenario),
         _priority_classes(scenario),
         _no_config(scenario),
+        _release(scenario),  # the report's first line names the release already
     ]
     return [finding for finding in found if finding is not None]
+
+
+def _release(scenario: Scenario) -> Optional[Finding]:
+    """How sure the replay is of the cluster's release (release/choice.py), when it is not certain."""
+    choice = scenario.release
+    version_fix = "kubectl version -o yaml > version.yaml   # add it to the dump"
+    if choice.source is ReleaseSource.DEFAULT:
+        return Finding(RELEASE_ASSUMED, choice.sentence(), [], version_fix)
+    if not choice.exact and choice.source is not ReleaseSource.ASKED:
+        where = [choice.evidence.where] if choice.evidence is not None else []
+        return Finding(RELEASE_NEAREST, choice.sentence(), where, None)
+    if choice.source is ReleaseSource.KUBELET_VERSION:
+        where = [choice.evidence.where] if choice.evidence is not None else []
+        return Finding(RELEASE_FROM_KUBELETS, choice.sentence(), where, version_fix)
+    return None
 
 
 def fetch_commands(findings: Iterable[Finding]) -> list[str]:

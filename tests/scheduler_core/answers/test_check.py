@@ -10,7 +10,13 @@ from pathlib import Path
 
 from scheduler_core import load_scenario
 from scheduler_core.answers.check import check_scenario
-from scheduler_core.answers.findings import CONTROLLER_ABSENT, NO_CONFIG, NODE_TAINTS_MISSING, SERVICES_ABSENT
+from scheduler_core.answers.findings import (
+    CONTROLLER_ABSENT,
+    NO_CONFIG,
+    NODE_TAINTS_MISSING,
+    RELEASE_ASSUMED,
+    SERVICES_ABSENT,
+)
 from scheduler_core.model import NoticeCode
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -28,7 +34,7 @@ def test_it_counts_what_the_scheduler_uses_and_leaves_out_the_gated_pod():
     assert report.objects == {"Node": 3, "Pod": 11, "Service": 1, "ReplicaSet": 1}
     assert (report.running_pods, report.pending_pods) == (8, 3)
     assert [n.code for n in report.notices] == [NoticeCode.SCHEDULING_GATED]
-    assert [f.code for f in report.findings] == [NODE_TAINTS_MISSING, NO_CONFIG]
+    assert [f.code for f in report.findings] == [NODE_TAINTS_MISSING, NO_CONFIG, RELEASE_ASSUMED]
 
 
 def test_the_json_has_the_documented_keys():
@@ -71,7 +77,10 @@ def test_with_add_node_taints_the_finding_is_gone_and_the_change_is_said():
 
 def test_the_readable_report_lists_findings_and_fetch_lines():
     out = run("check", str(DUMPS / "kubeadm_coredns_partial.yaml")).stdout.decode().splitlines()
-    assert out[0] == "release: replayed as kube-scheduler v1.35.4: the cluster runs v1.35.4 (Pod kube-system/kube-scheduler-cp-1: image registry.k8s.io/kube-scheduler:v1.35.4)"
+    assert (
+        out[0]
+        == "release: replayed as kube-scheduler v1.35.4: the cluster runs v1.35.4 (Pod kube-system/kube-scheduler-cp-1: image registry.k8s.io/kube-scheduler:v1.35.4)"
+    )
     assert out[1] == "read: 3 Node, 8 Pod"
     assert "  kubectl get replicasets -n kube-system coredns-5d78c9869d -o yaml" in out
     assert any(line.startswith("finding [controller-absent]: 1 pending pod(s)") for line in out)

@@ -15,6 +15,9 @@ from scheduler_core.answers.findings import (
     NAMESPACES_ABSENT,
     NO_CONFIG,
     NODE_TAINTS_MISSING,
+    RELEASE_ASSUMED,
+    RELEASE_FROM_KUBELETS,
+    RELEASE_NEAREST,
     PRIORITY_CLASSES_ABSENT,
     SERVICES_ABSENT,
     STORAGE_CLASSES_ABSENT,
@@ -25,6 +28,7 @@ from scheduler_core.answers.findings import (
 from tests.scheduler_core.builders import node_text, pod_text
 
 DUMPS = Path(__file__).resolve().parents[2] / "fixtures" / "dumps"
+ROOT = Path(__file__).resolve().parents[3]
 COREDNS = "kubeadm_coredns_partial.yaml"
 PENDING_DNS = "kube-system/coredns-5d78c9869d-tq2zc"
 REPLICA_SET = """---
@@ -208,8 +212,24 @@ def test_a_not_ready_node_without_its_taints_is_a_finding_naming_the_node():
 def test_the_fetch_lines_group_names_by_kind_and_namespace_once_each():
     text = node_text("n1") + "---\n" + using("a", "x", "y") + "---\n" + using("b", "y")
     findings = find_all(load_scenario(text))
-    assert fetch_commands(findings) == ["kubectl get persistentvolumeclaims -n default x y -o yaml"]
-    assert [f.to_json()["code"] for f in findings] == [CLAIMS_ABSENT, NO_CONFIG]
+    assert fetch_commands(findings) == [
+        "kubectl get persistentvolumeclaims -n default x y -o yaml",
+        "kubectl version -o yaml > version.yaml   # add it to the dump",
+    ]
+    assert [f.to_json()["code"] for f in findings] == [CLAIMS_ABSENT, NO_CONFIG, RELEASE_ASSUMED]
+
+
+def test_how_sure_the_release_is_is_a_finding_unless_the_dump_or_the_user_says_it():
+    assumed = {f.code for f in find_all(load_scenario(node_text("n1")))}
+    assert RELEASE_ASSUMED in assumed
+    dump = load_scenario((ROOT / "examples" / "cluster-info-dump" / "nodes.json").read_bytes())
+    kubelets = {f.code: f for f in find_all(dump)}
+    assert "newest kubelet" in kubelets[RELEASE_FROM_KUBELETS].message
+    kubeadm = {f.code for f in find_all(load_scenario((DUMPS / "kubeadm_coredns_partial.yaml").read_bytes()))}
+    assert not kubeadm & {RELEASE_ASSUMED, RELEASE_FROM_KUBELETS, RELEASE_NEAREST}
+    old = node_text("n1").replace("status: {", "status: {nodeInfo: {kubeletVersion: v1.29.4}, ", 1)
+    nearest = {f.code: f for f in find_all(load_scenario(old))}
+    assert "not a supported release" in nearest[RELEASE_NEAREST].message
 
 
 def test_hand_written_pods_without_an_owner_do_not_ask_for_services():
