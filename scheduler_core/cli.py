@@ -46,6 +46,7 @@ from scheduler_core.scenario.sources import load_paths
 from scheduler_core.run.scheduler import TIE_BREAK_FIRST, TIE_BREAK_RANDOM, simulate
 from scheduler_core.answers.capacity_json import CAPACITY_ANSWERS
 from scheduler_core.answers.findings import Finding
+from scheduler_core.answers.upgrade import UpgradeComparison, UpgradeCounts
 from scheduler_core.encoding.schema import schema_text
 from scheduler_core.encoding.timeline import TimelineBuilder
 from scheduler_core.encoding.trace import TraceBuilder
@@ -635,7 +636,7 @@ def run_snapshot(args: argparse.Namespace) -> int:
 
 
 # Payloads declared above the encoding layer, in the schema beside the event stream's and the story's.
-ANSWER_PAYLOADS: tuple[type[Wire], ...] = (Finding, *CAPACITY_ANSWERS)
+ANSWER_PAYLOADS: tuple[type[Wire], ...] = (Finding, *CAPACITY_ANSWERS, UpgradeComparison, UpgradeCounts)
 
 
 def payload_schema_text() -> str:

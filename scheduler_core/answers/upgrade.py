@@ -13,7 +13,7 @@ score change's cause. A difference no single change explains says which changes 
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 from scheduler_core.answers.compare import RunSide, compare_sides, read_side
 from scheduler_core.encoding.events import Event
@@ -69,7 +69,7 @@ class UpgradeComparison(Wire, kw_only=True):
     summary: str
     pods: list[PodUpgrade] = []
     changes: list[SwitchEffect] = []
-    comparison: dict[str, object] = {}  # compare's own JSON of the two runs (counts, rows, first divergence)
+    comparison: dict[str, Any] = {}  # compare's own JSON of the two runs (counts, rows, first divergence)
 
     def lines(self, most: int = 25) -> list[str]:
         """The text `compare` prints: the summary, the first ``most`` pods that differ, the changes."""
@@ -116,6 +116,23 @@ class UpgradeComparison(Wire, kw_only=True):
         if unchecked:
             out.append(f"Not run (the cluster has no resource claims or devices): {', '.join(unchecked)}")
         return out
+
+
+class UpgradeCounts(Wire, kw_only=True):
+    """An upgrade's effect in numbers, as its summary counts it (a fleet check's row)."""
+
+    elsewhere: int  # pods that land on another node
+    more_pending: int  # pods left Pending after the upgrade that were not before (negative: fewer)
+    rescored: int  # pods whose weighted scores differ
+    reworded: int  # pending pods with another FailedScheduling message
+    causes: list[str] = []  # the release changes that explain or move something here, in the changes' order
+
+
+def upgrade_counts(comparison: UpgradeComparison) -> UpgradeCounts:
+    """The numbers behind ``comparison.summary`` and the changes that do something on this cluster."""
+    counts = _counts(comparison.pods)
+    counts.causes = [c.name for c in comparison.changes if c.explains or c.touches or c.plugins]
+    return counts
 
 
 def compare_releases(
@@ -234,14 +251,21 @@ def _attribute(switch: Switch, rows: list[PodUpgrade], a: RunSide, b: RunSide, r
     return effect
 
 
+def _counts(rows: list[PodUpgrade]) -> UpgradeCounts:
+    landed = [r for r in rows if r.old_node != r.new_node]
+    return UpgradeCounts(
+        elsewhere=sum(1 for r in landed if r.old_node and r.new_node),
+        more_pending=sum(1 for r in landed if r.new_node is None) - sum(1 for r in landed if r.old_node is None),
+        rescored=sum(1 for r in rows if r.plugins),
+        reworded=sum(1 for r in rows if r.old_node == r.new_node and r.old_message != r.new_message),
+    )
+
+
 def _summary(rows: list[PodUpgrade], comparison: dict[str, object]) -> str:
     if not rows:
         return "nothing changes on this cluster: every pod ends where it did, with the same scores and messages."
-    landed = [r for r in rows if r.old_node != r.new_node]
-    elsewhere = sum(1 for r in landed if r.old_node and r.new_node)
-    pending = sum(1 for r in landed if r.new_node is None) - sum(1 for r in landed if r.old_node is None)
-    rescored = sum(1 for r in rows if r.plugins)
-    reworded = sum(1 for r in rows if r.old_node == r.new_node and r.old_message != r.new_message)
+    counts = _counts(rows)
+    elsewhere, pending, rescored, reworded = counts.elsewhere, counts.more_pending, counts.rescored, counts.reworded
     parts = []
     if elsewhere:
         parts.append(f"{elsewhere} pod(s) land elsewhere")

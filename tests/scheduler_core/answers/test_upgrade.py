@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scheduler_core.answers.upgrade import compare_releases
+from scheduler_core.answers.upgrade import compare_releases, upgrade_counts
 from scheduler_core.release.versions import release_named
 from scheduler_core.run.loop import run_to_the_end
 from scheduler_core.scenario.loader import load_scenario
@@ -89,3 +89,20 @@ def test_an_older_cluster_names_every_change_that_moves_its_scores():
     causes = {cause for row in result.pods for found in row.plugin_causes.values() for cause in found}
     assert {"balanced_allocation_scores_the_change", "dynamic_resources_scores"} <= causes
     assert result.to_json()["new"] == "v1.36.3"
+
+
+def test_the_counts_are_the_summary_s_numbers_and_the_causes_what_does_something_here():
+    scenario = load_scenario(SCENARIO)
+    result = compare_releases(scenario, release_named("v1.35"), release_named("v1.36"), run_to_the_end)
+    counts = upgrade_counts(result)
+    assert (counts.elsewhere, counts.more_pending, counts.rescored, counts.reworded) == (1, 0, 1, 0)
+    assert counts.causes == ["balanced_allocation_scores_the_change"]
+    assert counts.to_json() == {
+        "elsewhere": 1,
+        "morePending": 0,
+        "rescored": 1,
+        "reworded": 0,
+        "causes": ["balanced_allocation_scores_the_change"],
+    }
+    nothing = compare_releases(scenario, release_named("v1.36"), release_named("v1.36"), run_to_the_end)
+    assert upgrade_counts(nothing).to_json() == {"elsewhere": 0, "morePending": 0, "rescored": 0, "reworded": 0}
