@@ -14,7 +14,18 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.security import APIKeyCookie
 
 from webui import overload
-from webui.routers import capacity, comparisons, demos, runs, scenarios, session, shares, validate
+from webui.routers import (
+    capacity,
+    comparisons,
+    demos,
+    releases,
+    runs,
+    scenarios,
+    session,
+    shares,
+    upgrades,
+    validate,
+)
 from webui.services import access
 from webui.services.access import Actor
 from webui.services.errors import DomainError, LimitExceeded
@@ -39,7 +50,8 @@ class SessionActor(APIKeyCookie):
 
 
 API_DESCRIPTION = (
-    "SchedLab re-runs kube-scheduler v1.35's decisions on a cluster scenario and shows every step. "
+    "SchedLab re-runs kube-scheduler's decisions (v1.32 to v1.36: the release the dump says, or the one asked "
+    "for) on a cluster scenario and shows every step, and what changes if the cluster is upgraded. "
     "Save scenarios (Kubernetes YAML), start runs, read each run's events (the engine's own, one per "
     "extension point and plugin) and the engine's explanation of each cycle, and share read-only links. "
     'Every error has one shape: {"error": {"code", "message", "details"}}. Writes need the '
@@ -110,3 +122,5 @@ api.add_router("/runs", runs.router)
 api.add_router("/comparisons", comparisons.router)
 api.add_router("/share", shares.router)
 api.add_router("/capacity", capacity.router)
+api.add_router("/releases", releases.router)
+api.add_router("/upgrades", upgrades.router)

@@ -34,7 +34,7 @@ def _recover_abandoned_runs(**_kwargs: Any) -> None:
 def _sweep() -> None:
     from django.db import close_old_connections
 
-    from webui.services import capacity, runs
+    from webui.services import capacity, runs, upgrades
 
     try:
         runs.sweep_stale_runs()
@@ -44,6 +44,10 @@ def _sweep() -> None:
         capacity.sweep_stale_questions()
     except Exception:
         log.exception("sweeping stalled capacity questions failed")
+    try:  # upgrade comparisons a dead worker or a lost message left behind (services/upgrades.py)
+        upgrades.sweep_stale_upgrades()
+    except Exception:
+        log.exception("sweeping stalled upgrade comparisons failed")
     finally:
         close_old_connections()
 

@@ -101,6 +101,14 @@ class Run(Owned):
     # The names the segments refer to by index, written when the run starts: gzip of the JSON
     # {"nodes": [{"name", "labels"}], "pods": [pending pod, ...]} (served as is to the browser).
     names_gz = models.BinaryField(null=True, blank=True, editable=False)
+    # The release asked for (issue 48): its name ("v1.36"; "" = as the dump says) and kube-scheduler's
+    # --feature-gates ({gate: bool}; null = the release's defaults, or the dump's scheduler's). The
+    # scenario text is never rewritten: the run carries the choice to the loader (services/engine.py).
+    release = models.CharField(max_length=16, blank=True, default="")
+    feature_gates = models.JSONField(null=True, blank=True)
+    # The release it is replayed as and why, as chosen when it started (ReleaseChoice.to_json()):
+    # null for runs started before releases were chosen.
+    release_choice = models.JSONField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["-created", "-id"]
@@ -176,6 +184,8 @@ class ShareLink(models.Model):
         Run, null=True, blank=True, on_delete=models.CASCADE, related_name="compare_share_links"
     )
     step = models.CharField(max_length=200, blank=True, default="")  # UI position, e.g. "cycle=2&point=Filter"
+    # An upgrade comparison's link (issue 48): its result page, read-only; `version` is the upgrade's.
+    upgrade = models.ForeignKey("Upgrade", null=True, blank=True, on_delete=models.CASCADE, related_name="share_links")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created = models.DateTimeField(default=timezone.now)
     revoked_at = models.DateTimeField(null=True, blank=True)
@@ -247,6 +257,8 @@ class CapacityQuestion(Owned):
     # (none holds it since the last re-send); the holder writes progress and the answer only while
     # it still holds it (a worker that died mid-pass is superseded once recovery sends it again).
     pass_claim = models.PositiveIntegerField(default=0)
+    # The release its engine calls replay (ReleaseChoice.to_json(): the dump's), said beside the answer.
+    release_choice = models.JSONField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["-created", "-id"]
@@ -284,3 +296,75 @@ class CapacityTrial(models.Model):
 
     def __str__(self) -> str:
         return f"trial {self.round}.{self.index} of question {self.question_id}: {self.label}"
+
+
+class UpgradeStatus(models.TextChoices):
+    QUEUED = "queued"
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+    SKIPPED = "skipped"  # a fleet check's scenario already replayed as the target release (or newer)
+
+
+UPGRADE_FINISHED = (UpgradeStatus.SUCCEEDED, UpgradeStatus.FAILED, UpgradeStatus.CANCELLED, UpgradeStatus.SKIPPED)
+
+
+class FleetCheck(Owned):
+    """Several scenarios checked for one upgrade at once (issue 48): one Upgrade per scenario, each
+    from that scenario's own release to ``target``, run on the workers as one Celery group."""
+
+    target = models.CharField(max_length=16)  # "v1.36"
+    feature_gates = models.JSONField(null=True, blank=True)
+    created = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created", "-id"]
+
+    def __str__(self) -> str:
+        return f"fleet check {self.pk} to {self.target}"
+
+
+class Upgrade(Owned):
+    """What changes if we upgrade (issue 48): a version run to the end under two releases, each
+    difference traced to the release change behind it (scheduler_core.answers.upgrade), on a worker
+    of the long-work queue (services/upgrades.py)."""
+
+    version = models.ForeignKey(ScenarioVersion, on_delete=models.CASCADE, related_name="upgrades")
+    fleet = models.ForeignKey(FleetCheck, null=True, blank=True, on_delete=models.CASCADE, related_name="upgrades")
+    old_release = models.CharField(max_length=16)  # "v1.35"
+    new_release = models.CharField(max_length=16)
+    feature_gates = models.JSONField(null=True, blank=True)  # --feature-gates for both sides (null: defaults)
+    # The from side: the release the scenario is replayed as and why (the dump's, or the run's it was asked from).
+    release_choice = models.JSONField(null=True, blank=True)
+    status = models.CharField(max_length=16, choices=UpgradeStatus.choices, default=UpgradeStatus.QUEUED, db_index=True)
+    # compare_releases' progress: runs to the end done of the total, and the last one's name.
+    done = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(default=0)
+    what = models.CharField(max_length=300, blank=True, default="")
+    error = models.TextField(blank=True, default="")
+    answer = models.JSONField(null=True, blank=True)  # UpgradeComparison.to_json(), as the engine wrote it
+    counts = models.JSONField(null=True, blank=True)  # UpgradeCounts.to_json()
+    # Either side opened as a normal run ("Open v1.36 as a run"): made once, then reused.
+    old_run = models.ForeignKey(Run, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    new_run = models.ForeignKey(Run, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    # The worker's claim and heartbeat (as a run's: services/upgrades.py recovers what a dead worker left).
+    claimed_by = models.CharField(max_length=200, blank=True, default="")
+    heartbeat = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    enqueues = models.PositiveIntegerField(default=0)
+    queued_at = models.DateTimeField(default=timezone.now, db_index=True)
+    task_id = models.CharField(max_length=64, blank=True, default="")
+    created = models.DateTimeField(default=timezone.now)
+    started = models.DateTimeField(null=True, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created", "-id"]
+
+    def __str__(self) -> str:
+        return f"upgrade {self.pk} of {self.version} {self.old_release} -> {self.new_release} ({self.status})"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in UPGRADE_FINISHED

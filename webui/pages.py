@@ -11,7 +11,7 @@ from django.shortcuts import render
 from django.urls import path
 from django.views.decorators.csrf import ensure_csrf_cookie
 
-from webui.services import access, scenarios
+from webui.services import access, scenarios, upgrades
 from webui.services.access import Actor
 from webui.services.errors import NotFound
 
@@ -53,6 +53,20 @@ def compare(request: HttpRequest) -> HttpResponse:
 
 
 @ensure_csrf_cookie
+def upgrade(request: HttpRequest, upgrade_id: int) -> HttpResponse:
+    """/upgrades/<id>/[?token=]: what changes if we upgrade (the page reads /api/upgrades/<id>)."""
+    _require_readable(request, lambda actor: upgrades.readable_upgrade(actor, upgrade_id))
+    return render(request, "schedlab/upgrade.html", {"upgrade_id": upgrade_id})
+
+
+@ensure_csrf_cookie
+def fleet(request: HttpRequest, fleet_id: int) -> HttpResponse:
+    """/upgrades/fleet/<id>/: a fleet check's table, filling in as its comparisons finish."""
+    _require_readable(request, lambda actor: upgrades.readable_fleet(actor, fleet_id))
+    return render(request, "schedlab/fleet.html", {"fleet_id": fleet_id})
+
+
+@ensure_csrf_cookie
 def share(request: HttpRequest, token: str) -> HttpResponse:
     return render(request, "schedlab/share.html", {"token": token})
 
@@ -63,6 +77,8 @@ urlpatterns = [
     path("scenarios/<int:scenario_id>/cluster/", cluster, name="cluster"),
     path("runs/<int:run_id>/", run_detail, name="run"),
     path("compare/", compare, name="compare"),
+    path("upgrades/<int:upgrade_id>/", upgrade, name="upgrade"),
+    path("upgrades/fleet/<int:fleet_id>/", fleet, name="fleet"),
     path("share/<str:token>", share, name="share"),  # the URL the API hands out (no trailing slash)
     path("share/<str:token>/", share),
 ]

@@ -6,9 +6,10 @@ from typing import Any
 
 from django.http import HttpRequest
 
-from webui.models import Run, RunCycle, Scenario, ScenarioVersion, ShareLink
-from webui.services import engine, objects
+from webui.models import FleetCheck, Run, RunCycle, Scenario, ScenarioVersion, ShareLink, Upgrade
+from webui.services import engine, objects, upgrades
 from webui.services.access import Actor
+from webui.schemas.releases import ReleaseOut
 from webui.schemas.runs import (
     CycleExplanationOut,
     CycleOut,
@@ -30,6 +31,14 @@ from webui.schemas.scenarios import (
     VersionSummaryOut,
 )
 from webui.schemas.shares import ShareOut, ShareResolvedOut, ShareScenarioOut
+from webui.schemas.upgrades import (
+    CauseOut,
+    FleetOut,
+    FleetRowOut,
+    FleetSummaryOut,
+    UpgradeOut,
+    UpgradeProgressOut,
+)
 from webui.schemas.validate import SummaryOut, ValidationOut
 
 
@@ -69,12 +78,15 @@ UNCHECKED = {
     "objects": {},
     "findings": [],
     "fetch": [],
+    "release": None,
+    "dump_release": None,
     "checked": False,
 }
 
 
-def validation(check: engine.Check) -> ValidationOut:
-    """The check's problems, notices and findings are the engine's JSON: validated as it is."""
+def validation(check: engine.Check, dump: engine.Check | None = None) -> ValidationOut:
+    """The check's problems, notices and findings are the engine's JSON: validated as it is.
+    ``dump``: the check as the dump says (when ``check`` is of a release asked for)."""
     summary = SummaryOut(**vars(check.summary)) if check.summary else None
     return ValidationOut.model_validate(
         {
@@ -85,6 +97,8 @@ def validation(check: engine.Check) -> ValidationOut:
             "objects": check.objects,
             "findings": check.findings,
             "fetch": check.fetch,
+            "release": check.release,
+            "dumpRelease": (dump or check).release,
         }
     )
 
@@ -119,6 +133,9 @@ def run(run: Run) -> RunOut:
         created=run.created,
         started=run.started,
         finished=run.finished,
+        release=run.release_choice,
+        release_asked=run.release,
+        feature_gates=run.feature_gates,
     )
 
 
@@ -189,10 +206,12 @@ def share(request: HttpRequest, link: ShareLink) -> ShareOut:
         step=link.step,
         created=link.created,
         revoked=not link.is_active,
+        upgrade=link.upgrade_id,
     )
 
 
-def share_resolved(link: ShareLink) -> ShareResolvedOut:
+def share_resolved(link: ShareLink, release: dict[str, Any] | None) -> ShareResolvedOut:
+    """``release``: the shared version's choice as the dump says (engine.check's)."""
     target = link.version.scenario
     return ShareResolvedOut(
         read_only=True,
@@ -201,6 +220,8 @@ def share_resolved(link: ShareLink) -> ShareResolvedOut:
         run=run(link.run) if link.run else None,
         compare_run=link.compare_run_id,
         step=link.step,
+        upgrade=link.upgrade_id,
+        release=ReleaseOut.model_validate(release) if release is not None else None,
     )
 
 
@@ -254,3 +275,62 @@ def timeline_steps(story: dict[str, Any]) -> list[dict[str, Any]] | None:
 def step_cluster(found: engine.StepPlacement) -> StepClusterOut:
     """The engine's typed placement at the end of a step, as its JSON validated by the schema."""
     return StepClusterOut.model_validate(found.to_json())
+
+
+def upgrade(found: Upgrade) -> UpgradeOut:
+    """An upgrade comparison; its answer and counts are the engine's JSON, served as stored."""
+    return UpgradeOut(
+        id=found.pk,
+        scenario=found.version.scenario_id,
+        scenario_name=found.version.scenario.name,
+        version=found.version.number,
+        fleet=found.fleet_id,
+        from_release=found.old_release,
+        to_release=found.new_release,
+        feature_gates=found.feature_gates,
+        release=found.release_choice,
+        status=found.status,
+        progress=UpgradeProgressOut(done=found.done, total=found.total, what=found.what),
+        error=found.error,
+        answer=found.answer,
+        counts=found.counts,
+        old_run=found.old_run_id,
+        new_run=found.new_run_id,
+        created=found.created,
+        started=found.started,
+        finished=found.finished,
+    )
+
+
+def fleet_row(found: Upgrade) -> FleetRowOut:
+    return FleetRowOut(
+        upgrade=found.pk,
+        scenario=found.version.scenario_id,
+        scenario_name=found.version.scenario.name,
+        version=found.version.number,
+        status=found.status,
+        from_release=found.old_release,
+        release=found.release_choice,
+        progress=UpgradeProgressOut(done=found.done, total=found.total, what=found.what),
+        counts=found.counts,
+        summary=found.answer.get("summary") if found.answer else None,
+        causes=[CauseOut(**cause) for cause in upgrades.causes(found)],
+        error=found.error,
+    )
+
+
+def fleet(check: FleetCheck, rows: list[Upgrade]) -> FleetOut:
+    return FleetOut(
+        id=check.pk,
+        to_release=check.target,
+        feature_gates=check.feature_gates,
+        created=check.created,
+        finished=all(row.is_finished for row in rows),
+        rows=[fleet_row(row) for row in rows],
+    )
+
+
+def fleet_summary(check: FleetCheck) -> FleetSummaryOut:
+    return FleetSummaryOut(
+        id=check.pk, to_release=check.target, created=check.created, scenarios=check.upgrades.count()
+    )

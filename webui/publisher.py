@@ -162,3 +162,79 @@ def publish_capacity(question_id: int) -> None:
     if layer is None:
         return
     async_to_sync(layer.group_send)(capacity_group_name(question_id), {"type": GROUP_CAPACITY_TYPE})
+
+
+# --- upgrade comparisons and fleet checks (services/upgrades.py, issue 48) ----------------------
+
+GROUP_UPGRADE_TYPE = "upgrade.changed"
+
+
+class UpgradeProgressMessage(TypedDict):
+    type: Literal["progress"]
+    status: str
+    done: int  # runs to the end done (compare_releases' progress)
+    total: int  # of this many: the two releases' runs and one per release change that may matter here
+    what: str  # the last run done ("v1.36.3 without NodeDeclaredFeatures")
+    error: str
+
+
+class UpgradeEndMessage(TypedDict):
+    type: Literal["end"]
+    status: str
+    error: str
+
+
+class FleetRowState(TypedDict):
+    upgrade: int
+    status: str
+    done: int
+    total: int
+
+
+class FleetProgressMessage(TypedDict):
+    """A fleet check's rows changed: their states (the page reads the rows' answers from the API)."""
+
+    type: Literal["progress"]
+    rows: list[FleetRowState]
+
+
+class FleetEndMessage(TypedDict):
+    type: Literal["end"]
+
+
+def upgrade_group_name(upgrade_id: int) -> str:
+    return f"upgrade_{upgrade_id}"
+
+
+def fleet_group_name(fleet_id: int) -> str:
+    return f"fleet_{fleet_id}"
+
+
+def upgrade_progress_message(status: str, done: int, total: int, what: str, error: str) -> UpgradeProgressMessage:
+    return UpgradeProgressMessage(type="progress", status=status, done=done, total=total, what=what, error=error)
+
+
+def upgrade_end_message(status: str, error: str) -> UpgradeEndMessage:
+    return UpgradeEndMessage(type="end", status=status, error=error)
+
+
+def fleet_progress_message(rows: Iterable[tuple[int, str, int, int]]) -> FleetProgressMessage:
+    """``rows``: (upgrade id, status, done, total) per scenario, in the check's order."""
+    return FleetProgressMessage(
+        type="progress",
+        rows=[FleetRowState(upgrade=pk, status=status, done=done, total=total) for pk, status, done, total in rows],
+    )
+
+
+def fleet_end_message() -> FleetEndMessage:
+    return FleetEndMessage(type="end")
+
+
+def publish_upgrade(upgrade_id: int, fleet_id: int | None = None) -> None:
+    """Tell watchers the upgrade's row (and its fleet check's) changed (best effort: they poll it anyway)."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    async_to_sync(layer.group_send)(upgrade_group_name(upgrade_id), {"type": GROUP_UPGRADE_TYPE})
+    if fleet_id is not None:
+        async_to_sync(layer.group_send)(fleet_group_name(fleet_id), {"type": GROUP_UPGRADE_TYPE})

@@ -179,6 +179,12 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 # One run at a time per worker process: runs are long and CPU-bound.
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+# Long work goes to a queue of its own, so that it never holds the workers short runs wait for: an
+# upgrade comparison runs a scenario to the end two times and more (issue 48). Runs, capacity
+# questions and everything else stay on Celery's default queue ("celery"). Start at least one
+# worker with `-Q long` (`make run` starts one: manage.py runembedded).
+SCHEDLAB_LONG_QUEUE = env_str("SCHEDLAB_LONG_QUEUE") or "long"
+CELERY_TASK_ROUTES = {"webui.tasks.compare_upgrade": {"queue": SCHEDLAB_LONG_QUEUE}}
 
 # --- SchedLab limits (every one can be raised or lowered per deployment) ------------------------
 SCHEDLAB_MAX_BYTES = env_int("SCHEDLAB_MAX_BYTES", 8 * 1024 * 1024, minimum=1)  # fits the 5000-node bench files
@@ -225,6 +231,10 @@ SCHEDLAB_CAPACITY_TRIALS_PER_ROUND = env_int("SCHEDLAB_CAPACITY_TRIALS_PER_ROUND
 SCHEDLAB_CAPACITY_STALE_SECONDS = env_float("SCHEDLAB_CAPACITY_STALE_SECONDS", 300.0, minimum=1.0)
 # After recovery sent a question's tasks again this many times it is failed with the reason.
 SCHEDLAB_CAPACITY_MAX_REDISPATCHES = env_int("SCHEDLAB_CAPACITY_MAX_REDISPATCHES", 3, minimum=0)
+# Upgrade comparisons (issue 48) queued or running at once per owner, a fleet check's counted in (429
+# over it), and the scenarios one fleet check may hold (400 over it).
+SCHEDLAB_MAX_QUEUED_UPGRADES_PER_OWNER = env_int("SCHEDLAB_MAX_QUEUED_UPGRADES_PER_OWNER", 50, minimum=1)
+SCHEDLAB_MAX_FLEET_SCENARIOS = env_int("SCHEDLAB_MAX_FLEET_SCENARIOS", 50, minimum=1)
 # JSON envelope around a maximal scenario text (escaping can grow it) still has to fit.
 DATA_UPLOAD_MAX_MEMORY_SIZE = SCHEDLAB_MAX_BYTES * 2 + 65536
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE

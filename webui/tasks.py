@@ -9,7 +9,7 @@ import socket
 from celery import Task, shared_task
 from django.db import DatabaseError
 
-from webui.services import capacity, claims, execution
+from webui.services import capacity, claims, execution, upgrades
 
 log = logging.getLogger(__name__)
 
@@ -49,3 +49,10 @@ def advance_capacity(question_id: int) -> None:
 def run_capacity_trial(trial_id: int) -> str:
     """One trial of a capacity question; the last of its round advances the question."""
     return capacity.run_one_trial(trial_id)
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def compare_upgrade(self: Task[[int], str], upgrade_id: int) -> str:
+    """What changes if we upgrade: one comparison run to its answer (routed to the long-work queue,
+    settings.CELERY_TASK_ROUTES; a fleet check sends a group of them)."""
+    return upgrades.execute(upgrade_id, worker_id(self.request.hostname))

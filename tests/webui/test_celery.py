@@ -8,7 +8,7 @@ import pytest
 from django.conf import settings
 
 from webui import celery
-from webui.services import capacity, runs
+from webui.services import capacity, runs, upgrades
 
 
 def test_the_app_takes_djangos_celery_settings():
@@ -16,13 +16,21 @@ def test_the_app_takes_djangos_celery_settings():
     assert celery.app.conf.broker_url == settings.CELERY_BROKER_URL
 
 
+def test_upgrade_comparisons_go_to_the_long_work_queue_and_runs_stay_on_the_default_one():
+    router = celery.app.amqp.router
+    assert router.route({}, "webui.tasks.compare_upgrade")["queue"].name == settings.SCHEDLAB_LONG_QUEUE == "long"
+    for short in ("webui.tasks.execute_run", "webui.tasks.advance_capacity", "webui.tasks.run_capacity_trial"):
+        assert router.route({}, short)["queue"].name == "celery"
+
+
 @pytest.mark.django_db  # the sweep closes the thread's old connections when it is done
 def test_a_sweep_recovers_abandoned_runs_and_stalled_questions(monkeypatch):
     swept = []
     monkeypatch.setattr(runs, "sweep_stale_runs", lambda: swept.append("runs"))
     monkeypatch.setattr(capacity, "sweep_stale_questions", lambda: swept.append("questions"))
+    monkeypatch.setattr(upgrades, "sweep_stale_upgrades", lambda: swept.append("upgrades"))
     celery._sweep()
-    assert swept == ["runs", "questions"]
+    assert swept == ["runs", "questions", "upgrades"]
 
 
 @pytest.mark.django_db
@@ -33,7 +41,11 @@ def test_a_failing_sweep_is_logged_and_the_sweeper_goes_on(monkeypatch, caplog):
     monkeypatch.setattr(runs, "sweep_stale_runs", broken)
     swept = []
     monkeypatch.setattr(capacity, "sweep_stale_questions", lambda: swept.append("questions"))
+    monkeypatch.setattr(upgrades, "sweep_stale_upgrades", broken)
     with caplog.at_level(logging.ERROR, logger="webui.celery"):
         celery._sweep()  # does not raise
-    assert [record.message for record in caplog.records] == ["sweeping abandoned runs failed"]
+    assert [record.message for record in caplog.records] == [
+        "sweeping abandoned runs failed",
+        "sweeping stalled upgrade comparisons failed",
+    ]
     assert swept == ["questions"]  # a failing run sweep does not keep the questions' from running

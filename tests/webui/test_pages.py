@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 
 from scheduler_core import load_scenario
-from webui.models import Run, Scenario, ScenarioVersion, ShareLink
+from webui.models import FleetCheck, Run, Scenario, ScenarioVersion, ShareLink, Upgrade
 from webui.services import scenarios
 
 pytestmark = pytest.mark.django_db
@@ -120,3 +120,33 @@ def test_a_share_link_opens_the_run_it_shares_and_no_other(stranger: Client, own
     assert stranger.get(f"/runs/{owned_run.pk}/?token={link.token}").status_code == 200
     other = Run.objects.create(version=owned_run.version, owner_session_key=owned_run.owner_session_key)
     assert stranger.get(f"/runs/{other.pk}/?token={link.token}").status_code == 404
+
+
+def test_an_upgrade_comparison_s_page_opens_for_its_asker_and_its_share_link_only(
+    owner: Client, stranger: Client, owned_run: Run
+):
+    upgrade = Upgrade.objects.create(
+        version=owned_run.version,
+        old_release="v1.35",
+        new_release="v1.36",
+        owner_session_key=owned_run.owner_session_key,
+    )
+    page = owner.get(f"/upgrades/{upgrade.pk}/").content.decode()
+    assert f'data-upgrade-id="{upgrade.pk}"' in _main_tag(page) and "js/pages/upgrade.js" in page
+    assert "<title>What changes if we upgrade · SchedLab</title>" in page
+    assert stranger.get(f"/upgrades/{upgrade.pk}/").status_code == 404
+    link = ShareLink.objects.create(version=owned_run.version, upgrade=upgrade)
+    assert stranger.get(f"/upgrades/{upgrade.pk}/?token={link.token}").status_code == 200
+    fleet = FleetCheck.objects.create(target="v1.36", owner_session_key=owned_run.owner_session_key)
+    page = owner.get(f"/upgrades/fleet/{fleet.pk}/").content.decode()
+    assert f'data-fleet-id="{fleet.pk}"' in _main_tag(page) and "js/pages/fleet.js" in page
+    assert stranger.get(f"/upgrades/fleet/{fleet.pk}/").status_code == 404
+    assert owner.get("/upgrades/999/").status_code == 404
+
+
+def test_the_editor_offers_the_release_selector_and_the_upgrade_question(owner: Client, owned_run: Run):
+    page = owner.get(f"/scenarios/{owned_run.version.scenario_id}/").content.decode()
+    assert '<div id="release-selector"></div>' in page and '<div id="upgrade-form"></div>' in page
+    assert "What changes if we upgrade?" in page
+    listing = owner.get("/").content.decode()
+    assert '<div id="fleet-bar" class="fleet-bar"></div>' in listing and 'id="fleet-list"' in listing

@@ -10,7 +10,17 @@ from scheduler_core.model import CPU, MEMORY, PODS, Taint
 from tests.scheduler_core.builders import make_node, make_pod
 from tests.webui.support import node_yaml, pod_yaml
 from webui import presenters
-from webui.models import Run, RunCycle, RunStatus, Scenario, ScenarioVersion, ShareLink
+from webui.models import (
+    FleetCheck,
+    Run,
+    RunCycle,
+    RunStatus,
+    Scenario,
+    ScenarioVersion,
+    ShareLink,
+    Upgrade,
+    UpgradeStatus,
+)
 from webui.services import engine
 from webui.services.access import Actor
 
@@ -147,10 +157,70 @@ def test_a_share_link_has_an_absolute_url_and_says_when_it_is_revoked(version: S
 
 def test_a_resolved_share_is_read_only_and_carries_its_run(version: ScenarioVersion):
     run = Run.objects.create(version=version, status=RunStatus.SUCCEEDED)
-    resolved = presenters.share_resolved(ShareLink.objects.create(version=version, run=run))
+    resolved = presenters.share_resolved(ShareLink.objects.create(version=version, run=run), None)
     assert resolved.read_only is True
     assert (resolved.scenario.name, resolved.version.text, resolved.run.id) == ("spread", "kind: Node\n", run.pk)
-    assert presenters.share_resolved(ShareLink.objects.create(version=version)).run is None
+    assert presenters.share_resolved(ShareLink.objects.create(version=version), None).run is None
+
+
+def test_a_resolved_share_names_its_version_s_release_or_its_upgrade_comparison(version: ScenarioVersion):
+    choice = engine.check(node_yaml("n1", "a")).release
+    resolved = presenters.share_resolved(ShareLink.objects.create(version=version), choice)
+    assert resolved.release is not None and resolved.release.sentence == choice["sentence"] and resolved.upgrade is None
+    upgrade = Upgrade.objects.create(version=version, old_release="v1.35", new_release="v1.36")
+    link = ShareLink.objects.create(version=version, upgrade=upgrade)
+    assert presenters.share_resolved(link, None).upgrade == upgrade.pk
+    assert presenters.share(RequestFactory().get("/"), link).upgrade == upgrade.pk
+
+
+def test_a_run_says_the_release_it_is_replayed_as_and_what_was_asked(version: ScenarioVersion):
+    choice = engine.check(node_yaml("n1", "a"), engine.release_request("v1.34", "SidecarContainers=true")).release
+    run = Run.objects.create(
+        version=version, release="v1.34", feature_gates={"SidecarContainers": True}, release_choice=choice
+    )
+    out = presenters.run(run).model_dump()
+    assert (out["releaseAsked"], out["featureGates"]) == ("v1.34", {"SidecarContainers": True})
+    assert out["release"]["sentence"] == "replayed as kube-scheduler v1.34.9 (asked for)"
+    before = presenters.run(Run.objects.create(version=version)).model_dump()  # a run from before releases
+    assert (before["release"], before["releaseAsked"], before["featureGates"]) == (None, "", None)
+
+
+def test_an_upgrade_and_a_fleet_row_serve_the_engine_s_answer_as_stored(version: ScenarioVersion):
+    check = FleetCheck.objects.create(target="v1.36", owner_session_key="owner-session")
+    answer = {
+        "old": "v1.35.4",
+        "new": "v1.36.3",
+        "summary": "1 pod(s) land elsewhere.",
+        "changes": [{"kind": "code", "name": "c", "sentence": "what c does", "explains": ["default/p"]}],
+    }
+    counts = {"elsewhere": 1, "morePending": 0, "rescored": 0, "reworded": 0, "causes": ["c"]}
+    row = Upgrade.objects.create(
+        version=version,
+        fleet=check,
+        old_release="v1.35",
+        new_release="v1.36",
+        status=UpgradeStatus.SUCCEEDED,
+        done=4,
+        total=4,
+        what="v1.36.3 without c",
+        answer=answer,
+        counts=counts,
+    )
+    out = presenters.upgrade(row).model_dump()
+    assert (out["answer"], out["counts"], out["fleet"], out["scenarioName"]) == (answer, counts, check.pk, "spread")
+    assert (out["fromRelease"], out["toRelease"], out["progress"]) == (
+        "v1.35",
+        "v1.36",
+        {"done": 4, "total": 4, "what": "v1.36.3 without c"},
+    )
+    fleet = presenters.fleet(check, [row]).model_dump()
+    assert fleet["finished"] is True and fleet["toRelease"] == "v1.36"
+    [listed] = fleet["rows"]
+    assert (listed["summary"], listed["causes"]) == (
+        "1 pod(s) land elsewhere.",
+        [{"name": "c", "sentence": "what c does"}],
+    )
+    assert presenters.fleet_summary(check).model_dump()["scenarios"] == 1
 
 
 def _stuck_rollout_story() -> dict:

@@ -111,3 +111,43 @@ def test_capacity_progress_carries_the_one_pass_state():
         "copiesPerSecond": 812.5,
     }
     assert set(message) == set(publisher.CapacityProgressMessage.__annotations__)
+
+
+def test_upgrade_messages_say_the_progress_and_the_end_and_a_fleet_s_rows():
+    assert publisher.upgrade_progress_message("running", 2, 6, "v1.36.3", "") == {
+        "type": "progress",
+        "status": "running",
+        "done": 2,
+        "total": 6,
+        "what": "v1.36.3",
+        "error": "",
+    }
+    assert publisher.upgrade_end_message("failed", "boom") == {"type": "end", "status": "failed", "error": "boom"}
+    assert publisher.fleet_progress_message([(4, "queued", 0, 0), (5, "succeeded", 6, 6)]) == {
+        "type": "progress",
+        "rows": [
+            {"upgrade": 4, "status": "queued", "done": 0, "total": 0},
+            {"upgrade": 5, "status": "succeeded", "done": 6, "total": 6},
+        ],
+    }
+    assert publisher.fleet_end_message() == {"type": "end"}
+    assert len({publisher.upgrade_group_name(3), publisher.fleet_group_name(3), publisher.group_name(3)}) == 3
+
+
+@pytest.mark.skipif(
+    "channels.layers.InMemoryChannelLayer" not in str(get_channel_layer().__class__), reason="needs the in-memory layer"
+)
+def test_an_upgrade_s_change_is_told_to_its_watchers_and_its_fleet_s():
+    def publish_and_receive() -> tuple[dict, dict]:
+        layer = get_channel_layer()
+        mine, fleet = async_to_sync(layer.new_channel)(), async_to_sync(layer.new_channel)()
+        async_to_sync(layer.group_add)(publisher.upgrade_group_name(8), mine)
+        async_to_sync(layer.group_add)(publisher.fleet_group_name(2), fleet)
+        publisher.publish_upgrade(8, 2)
+        return async_to_sync(layer.receive)(mine), async_to_sync(layer.receive)(fleet)
+
+    with ThreadPoolExecutor(1) as pool:
+        assert pool.submit(publish_and_receive).result(timeout=10) == (
+            {"type": "upgrade.changed"},
+            {"type": "upgrade.changed"},
+        )

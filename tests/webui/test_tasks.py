@@ -2,6 +2,7 @@
 
 import gzip
 import json
+import os
 from datetime import timedelta
 
 import pytest
@@ -9,9 +10,10 @@ from django.db import OperationalError
 from django.utils import timezone
 
 from tests.webui import support
-from webui.models import Run, RunCycle, RunSegment, RunStatus, Scenario, ScenarioVersion
+from tests.webui.upgrade_support import MOVES_ON_UPGRADE
+from webui.models import Run, RunCycle, RunSegment, RunStatus, Scenario, ScenarioVersion, Upgrade, UpgradeStatus
 from webui.services import claims, engine, events, execution, runs, segments
-from webui.tasks import execute_run
+from webui.tasks import compare_upgrade, execute_run
 
 pytestmark = pytest.mark.django_db
 
@@ -99,6 +101,16 @@ def test_it_fails_the_run_with_a_message_when_the_engine_raises(run: Run, monkey
     execute_run.apply(args=[run.pk])
     run.refresh_from_db()
     assert (run.status, run.error) == (RunStatus.FAILED, "the simulation failed: RuntimeError: boom")
+
+
+def test_it_runs_the_release_the_run_asked_for(run: Run):
+    Run.objects.filter(pk=run.pk).update(release="v1.33", feature_gates={"SchedulerAsyncPreemption": False})
+    execute_run.apply(args=[run.pk])
+    [start] = events.page(Run.objects.get(pk=run.pk), 0, 1)  # the run's RunStart says what it replays
+    assert (start["extensionPoint"], start["payload"]["release"]) == (
+        "RunStart",
+        "v1.33.13 with SchedulerAsyncPreemption=false",
+    )
 
 
 def test_it_fails_a_run_whose_version_no_longer_validates(run: Run):
@@ -255,3 +267,14 @@ def test_advance_capacity_answers_pod_copies_in_the_task_itself_and_needs_no_tri
         expected.message,
     )
     assert not sent and not CapacityTrial.objects.exists()
+
+
+def test_compare_upgrade_runs_a_queued_comparison_to_its_answer_once():
+    scenario = Scenario.objects.create(name="s", owner_session_key="k")
+    version = ScenarioVersion.objects.create(scenario=scenario, number=1, text=MOVES_ON_UPGRADE)
+    upgrade = Upgrade.objects.create(version=version, old_release="v1.35", new_release="v1.36", owner_session_key="k")
+    assert compare_upgrade.apply(args=[upgrade.pk]).get() == f"upgrade {upgrade.pk}: succeeded"
+    upgrade.refresh_from_db()
+    assert upgrade.status == UpgradeStatus.SUCCEEDED and upgrade.answer["new"] == "v1.36.3"
+    assert upgrade.claimed_by.endswith(f":{os.getpid()}")
+    assert compare_upgrade.apply(args=[upgrade.pk]).get().startswith("not claimed")  # delivered twice: once

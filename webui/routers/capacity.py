@@ -112,6 +112,7 @@ def present(question: CapacityQuestion) -> CapacityOut:
         deciding=deciding,
         created=question.created,
         finished=question.finished,
+        release=question.release_choice,
     )
 
 

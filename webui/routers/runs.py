@@ -11,7 +11,7 @@ from ninja import Query, Router, Status
 
 from webui import presenters, responses
 from webui.models import Run
-from webui.services import access, configs, events, recorded, runs, segments, whatif
+from webui.services import access, configs, events, recorded, releases, runs, segments, whatif
 from webui.services.access import ActorRequest
 from webui.services.errors import NotFound
 from webui.schemas.common import ERRORS, ErrorOut
@@ -203,7 +203,7 @@ def run_whatif_apply(request: ActorRequest, run_id: int, body: WhatIfApplyIn) ->
     `scenario` says which) — and starts a run of it (the same mode)."""
     run = access.derivable_run(request.auth, run_id)
     saved = whatif.apply(request.auth, run, body.pod, body.suggestion)
-    return Status(201, presenters.run(runs.start(request.auth, saved.scenario, run.mode)))
+    return Status(201, presenters.run(runs.start(request.auth, saved.scenario, run.mode, releases.of_run(run))))
 
 
 @router.get("/{int:run_id}/config", response={200: RunConfigOut, **ERRORS}, summary="The run's scheduler configuration")

@@ -11,10 +11,10 @@ from ninja import File, Form, Query, Router, Status
 from ninja.files import UploadedFile
 
 from webui import presenters, responses
-from webui.services import access, engine, fixes, imports, objects, runs, scenarios, shares, whyhere
+from webui.services import access, engine, fixes, imports, objects, releases, runs, scenarios, shares, whyhere
 from webui.services.access import ActorRequest
 from webui.schemas.common import ERRORS, ErrorOut
-from webui.schemas.runs import RunOut
+from webui.schemas.runs import RunOut, RunQuery
 from webui.schemas.scenarios import (
     DiffOut,
     ExplainPodOut,
@@ -207,7 +207,8 @@ def scenario_explain_pod(
     rest of the cluster, its own node included, with the pod taken off (scheduler_core.answers.explain_pod) — whether
     its node would still win now (`outcome`: stays, tie, moves, unschedulable; `chosen`), by how much (`margin`
     against `comparedWith`, `plugins` one by one), where else it fits (`feasible`), the best totals (`top`),
-    and `caveats`, the first always that the cluster may have changed since the pod was placed. 400 when the
+    and `caveats`, the first always that the cluster may have changed since the pod was placed; `release`: the
+    release it was re-run as (the version's, as the dump says). 400 when the
     pod is not running on a node of the version or the version does not load, 404 when there is no such pod."""
     scenario = access.readable_scenario(request.auth, scenario_id)
     return whyhere.explain(scenarios.visible_version(request.auth, scenario, version), pod)
@@ -215,14 +216,24 @@ def scenario_explain_pod(
 
 @router.post("/{int:scenario_id}/runs", response={201: RunOut, **ERRORS, 429: ErrorOut}, summary="Start a run")
 def run_create(
-    request: ActorRequest, scenario_id: int, mode: Query[Literal["timeline", "single"]] = "timeline"
+    request: ActorRequest,
+    scenario_id: int,
+    asked: Query[RunQuery],
+    mode: Query[Literal["timeline", "single"]] = "timeline",
 ) -> Status[RunOut]:
-    """Queues a scheduling run of the latest version; 400 when it does not validate, 429 when you have too many runs
-    queued. `mode=timeline` (the default) runs the scheduler to the end — queue, retries, preemption carried out;
-    `mode=single` gives each pending pod one cycle in queue order (the trace's single pass).
+    """Queues a scheduling run of the latest version (or `version`); 400 when it does not validate, 429 when you have
+    too many runs queued. `mode=timeline` (the default) runs the scheduler to the end — queue, retries, preemption
+    carried out; `mode=single` gives each pending pod one cycle in queue order (the trace's single pass). Which
+    kube-scheduler to replay: `release` ("v1.36"; absent: the release the dump says — its kube-scheduler image,
+    kubectl version record or kubelets — else the default) and `featureGates` ("A=true,B=false", as kube-scheduler's
+    flag); the run keeps them (its `release` says the choice and why), the scenario's text is unchanged.
+    400 release_invalid (`details`: field, problems, release) for a release that is not supported or a gate its
+    kube-scheduler refuses (unknown, locked, a dependency off).
     """
     scenario = access.runnable_scenario(request.auth, scenario_id)
-    run = runs.start(request.auth, scenario, mode)
+    wanted = releases.asked(asked.release, asked.feature_gates)
+    version = scenarios.visible_version(request.auth, scenario, asked.version) if asked.version is not None else None
+    run = runs.start(request.auth, scenario, mode, wanted, version)
     objects.warm(run.version_id)  # its run view asks for the node labels: have them ready
     return Status(201, presenters.run(run))
 
@@ -238,11 +249,12 @@ def scenario_runs(request: ActorRequest, scenario_id: int) -> list[RunOut]:
 @router.post("/{int:scenario_id}/share", response={201: ShareOut, **ERRORS}, summary="Make a share link")
 def share_create(request: ActorRequest, scenario_id: int, body: ShareIn | None = None) -> Status[ShareOut]:
     """An unguessable read-only link to a version (and optionally a run and a step, or two runs compared, the second
-    of any scenario you may read); the owner's scenarios, and demos (public) with your own runs of them.
+    of any scenario you may read, or `upgrade`: one of your upgrade comparisons of it); the owner's scenarios, and
+    demos (public) with your own runs of them.
     """
     body = body or ShareIn()
     scenario = access.shareable_scenario(request.auth, scenario_id)
-    link = shares.create(request.auth, scenario, body.version, body.run, body.step, body.compare_run)
+    link = shares.create(request.auth, scenario, body.version, body.run, body.step, body.compare_run, body.upgrade)
     return Status(201, presenters.share(request, link))
 
 

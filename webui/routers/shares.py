@@ -6,7 +6,7 @@ from __future__ import annotations
 from ninja import Router, Status
 
 from webui import presenters
-from webui.services import access, shares
+from webui.services import access, engine, shares
 from webui.services.access import ActorRequest
 from webui.schemas.common import ERRORS
 from webui.schemas.scenarios import ForkIn, ScenarioOut
@@ -17,8 +17,10 @@ router = Router(tags=["share links"], by_alias=True)
 
 @router.get("/{token}", response={200: ShareResolvedOut, **ERRORS}, summary="Open a share link")
 def share_resolve(request: ActorRequest, token: str) -> ShareResolvedOut:
-    """What the token shares: the scenario, the version's text, the run (if any) and the step."""
-    return presenters.share_resolved(access.active_share(token))
+    """What the token shares: the scenario, the version's text and the release it is replayed as (as the dump
+    says), the run (if any, with the release it was replayed as) and the step, or the upgrade comparison."""
+    link = access.active_share(token)
+    return presenters.share_resolved(link, engine.check(link.version.text).release)
 
 
 @router.post("/{token}/fork", response={201: ScenarioOut, **ERRORS}, summary="Fork a shared version")

@@ -9,6 +9,7 @@ from typing import Literal, Optional
 from pydantic import Field
 
 from webui.schemas.common import ApiInput, ApiSchema
+from webui.schemas.releases import ReleaseOut
 
 NAME_LENGTH = 400
 CopiesMethod = Literal["counted", "placed", "trials"]  # what answers a pod-copies question (CapacityMethod)
@@ -204,6 +205,7 @@ class CapacityOut(ApiSchema):
     deciding: Optional[DecidingOut]
     created: datetime
     finished: Optional[datetime]
+    release: Optional[ReleaseOut] = None  # the release its engine calls replay (the version's, as the dump says)
 
 
 class WorkloadOut(ApiSchema):

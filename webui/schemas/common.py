@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from ninja import Schema
-from pydantic import ConfigDict
+from pydantic import ConfigDict, WithJsonSchema
 from pydantic.alias_generators import to_camel
+
+from webui.services import engine
 
 
 class ApiSchema(Schema):
@@ -27,6 +29,14 @@ class ApiInput(ApiSchema):
     before the fields had Python names (a snake_case key is ignored like any unknown key)."""
 
     model_config = ConfigDict(validate_by_name=False)
+
+
+def engine_schema(name: str) -> WithJsonSchema:
+    """For a field holding an engine payload served exactly as the engine writes it (its ``to_json()``),
+    ``Annotated[dict[str, Any], engine_schema("UpgradeComparison")]``: its JSON Schema in OpenAPI is its
+    one declaration's (the msgspec Struct of the served payloads.json, scheduler_core/cli.py
+    ANSWER_PAYLOADS, every $ref inlined), never a pydantic copy of it."""
+    return WithJsonSchema(engine.payload_json_schema(name))
 
 
 class ErrorBody(ApiSchema):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from webui.schemas.common import ApiSchema
+from webui.schemas.releases import ReleaseOut
 
 
 class ComparisonCountsOut(ApiSchema):
@@ -47,6 +48,12 @@ class ScoreDifferenceOut(ApiSchema):
     skipped: dict[str, str | None]  # "a"/"b" -> why that run scored nothing, or null
 
 
+class ComparedReleasesOut(ApiSchema):
+    a: ReleaseOut | None  # null: a run from before releases were chosen
+    b: ReleaseOut | None
+    same: bool  # both were replayed as the same release with the same gates
+
+
 class ComparisonOut(ApiSchema):
     a: int
     b: int
@@ -57,3 +64,4 @@ class ComparisonOut(ApiSchema):
     pods: list[ComparedPodOut]
     first_divergence: DivergenceOut | None
     scores: ScoreDifferenceOut | None = None  # only with ?pod=
+    releases: ComparedReleasesOut | None = None  # the release each run was replayed as

@@ -6,8 +6,23 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from pydantic import Field
+
 from webui.schemas.common import ApiInput, ApiSchema
+from webui.schemas.releases import ReleaseOut
 from webui.schemas.scenarios import NodeLabelsOut
+from webui.schemas.validate import GATES_LENGTH, RELEASE_LENGTH
+
+
+class RunQuery(ApiInput):
+    """What a run is replayed as (query parameters of POST /api/scenarios/{id}/runs, beside `mode`): a
+    supported release ("v1.36"; absent or "": as the dump says) and kube-scheduler's --feature-gates
+    ("A=true,B=false"; absent: the release's defaults, or the dump's kube-scheduler's). The scenario's
+    text is never changed: the run carries them."""
+
+    release: str | None = Field(default=None, max_length=RELEASE_LENGTH)
+    feature_gates: str | None = Field(default=None, max_length=GATES_LENGTH)
+    version: int | None = None  # default: the latest version
 
 
 class RunProgressOut(ApiSchema):
@@ -30,6 +45,10 @@ class RunOut(ApiSchema):
     created: datetime
     started: datetime | None
     finished: datetime | None
+    # The release it is replayed as and why, as chosen when it started (null: a run from before releases)
+    release: ReleaseOut | None = None
+    release_asked: str = ""  # what was asked: "v1.36", or "" (as the dump says)
+    feature_gates: dict[str, bool] | None = None  # --feature-gates asked (null: none)
 
 
 class EventOut(ApiSchema):
@@ -244,6 +263,7 @@ class WhatIfOut(ApiSchema):
     more_suggestions: int  # verified but not listed
     no_single_change: bool
     summary: str
+    release: ReleaseOut | None = None  # the release the suggestions were verified as (the run's)
 
 
 class TryConfigIn(ApiInput):

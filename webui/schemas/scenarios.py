@@ -9,6 +9,7 @@ from datetime import datetime
 from pydantic import Field
 
 from webui.schemas.common import ApiInput, ApiSchema
+from webui.schemas.releases import ReleaseOut
 from webui.schemas.validate import FindingOut, NoticeOut, ScenarioErrorOut, SummaryOut
 
 
@@ -54,6 +55,8 @@ class ScenarioOut(ScenarioSummaryOut):
     objects: dict[str, int] = {}
     findings: list[FindingOut] = []
     fetch: list[str] = []  # every finding's kubectl lines, each once: fetch everything the dump lacks
+    release: ReleaseOut | None = None  # the release it is replayed as (as the dump says) and why
+    dump_release: ReleaseOut | None = None  # the same, here (a validation with a release asked differs)
     # False only in the answer to an import with check=later: valid/errors/summary are not known
     # yet (GET /api/scenarios/{id} gives them, waiting for the check under way).
     checked: bool = True
@@ -183,3 +186,4 @@ class ExplainPodOut(ApiSchema):
     placed_at: str | None  # its PodScheduled=True time, when dumped
     caveats: list[str]  # always first: the cluster may have changed since the pod was placed
     summary: str
+    release: ReleaseOut | None = None  # the release the cycle was re-run as (the version's, as the dump says)

@@ -8,6 +8,7 @@ from datetime import datetime
 from pydantic import Field
 
 from webui.schemas.common import ApiInput, ApiSchema
+from webui.schemas.releases import ReleaseOut
 from webui.schemas.runs import RunOut
 from webui.schemas.scenarios import VersionOut
 
@@ -17,6 +18,7 @@ class ShareIn(ApiInput):
     run: int | None = None
     compare_run: int | None = None  # a comparison's link: `run` side by side with this run
     step: str = Field(default="", max_length=200)
+    upgrade: int | None = None  # an upgrade comparison's link (of this scenario): its result page
 
 
 class ShareOut(ApiSchema):
@@ -29,6 +31,7 @@ class ShareOut(ApiSchema):
     step: str
     created: datetime
     revoked: bool
+    upgrade: int | None = None
 
 
 class ShareScenarioOut(ApiSchema):
@@ -44,3 +47,5 @@ class ShareResolvedOut(ApiSchema):
     run: RunOut | None
     compare_run: int | None = None  # a comparison's link: open /compare/?a=run&b=compareRun
     step: str
+    upgrade: int | None = None  # an upgrade comparison's link: open /upgrades/<upgrade>/
+    release: ReleaseOut | None = None  # the shared version's release as the dump says (a run's is in `run`)

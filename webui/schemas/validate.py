@@ -6,10 +6,18 @@ from __future__ import annotations
 from pydantic import Field
 
 from webui.schemas.common import ApiInput, ApiSchema
+from webui.schemas.releases import ReleaseOut
+
+RELEASE_LENGTH = 40
+GATES_LENGTH = 4000
 
 
 class TextIn(ApiInput):
     text: str
+    # Replayed as this release ("v1.36"; absent or "": as the dump says) with kube-scheduler's
+    # --feature-gates ("A=true,B=false", or a mapping): `release` in the answer is then that choice.
+    release: str | None = Field(default=None, max_length=RELEASE_LENGTH)
+    feature_gates: str | dict[str, bool] | None = Field(default=None)
 
 
 class ScenarioErrorOut(ApiSchema):
@@ -68,3 +76,7 @@ class ValidationOut(ApiSchema):
     objects: dict[str, int] = {}
     findings: list[FindingOut] = []
     fetch: list[str] = []  # every finding's kubectl lines, each once: fetch everything the dump lacks
+    # The release it is replayed as and why (null while it does not load); with a release asked,
+    # that choice, and `dumpRelease` what the dump alone says (the editor's "as the dump says").
+    release: ReleaseOut | None = None
+    dump_release: ReleaseOut | None = None

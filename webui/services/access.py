@@ -66,7 +66,7 @@ def share_token(request: HttpRequest) -> str:
 
 
 def active_share(token: str) -> ShareLink:
-    link = ShareLink.objects.select_related("version__scenario", "run").filter(token=token).first()
+    link = ShareLink.objects.select_related("version__scenario", "run", "upgrade").filter(token=token).first()
     if link is None or not link.is_active:
         raise NotFound("this share link does not exist or was revoked")
     return link
@@ -224,6 +224,8 @@ def derivable_run(actor: Actor, run_id: int) -> Run:
 def can_read_run(actor: Actor, run: Run) -> bool:
     if actor.share is not None:
         share = actor.share
+        if share.upgrade is not None:  # an upgrade comparison's link: the runs opened of its two sides
+            return run.pk in (share.upgrade.old_run_id, share.upgrade.new_run_id)
         return (
             share.run_id == run.pk
             or share.compare_run_id == run.pk

@@ -116,6 +116,7 @@ def ask(actor: Actor, scenario: Scenario, asked: Asked) -> CapacityQuestion:
             kind=asked.question.kind,
             parameters=parameters_of(asked.question),
             width=trial_slots(),
+            release_choice=base.scenario.release.to_json(),  # what every trial of it replays
             **actor.owner_fields(),
         )
         transaction.on_commit(lambda: _send_advance(question.pk), robust=True)

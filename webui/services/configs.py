@@ -13,7 +13,7 @@ from typing import Any
 import yaml
 
 from webui.models import Run
-from webui.services import engine, runs, scenarios
+from webui.services import engine, releases, runs, scenarios
 from webui.services.access import Actor
 from webui.services.errors import DomainError
 
@@ -82,7 +82,7 @@ def try_config(actor: Actor, run: Run, config: str) -> Run:
     it is a demo) and starts a run of it in the same mode."""
     _check_config(config)
     saved = scenarios.save_derived(actor, run.version, with_config(run.version.text, config), "another configuration")
-    return runs.start(actor, saved.scenario, run.mode)
+    return runs.start(actor, saved.scenario, run.mode, releases.of_run(run))
 
 
 def _check_config(config: str) -> None:

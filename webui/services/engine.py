@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import threading
 from collections import OrderedDict
@@ -78,8 +79,14 @@ from scheduler_core.answers.capacity import (
 from scheduler_core.answers.capacity_pass import DECIDING_TEXT_MOST, NeedsTrials, PassAnswer, one_pass
 from scheduler_core.answers.capacity_rounds import Question, replay, search_for
 from scheduler_core.scenario.changes import SCALABLE_KINDS
+from scheduler_core.answers.upgrade import UpgradeComparison, compare_releases, upgrade_counts
+from scheduler_core.cli import ANSWER_PAYLOADS
+from scheduler_core.encoding.schema import payload_schema
+from scheduler_core.release.choice import ReleaseChoice, ReleaseRequest, rechoose
+from scheduler_core.release.gates import FEATURE_SPECS, FeatureGateError, feature_gates, parse_feature_gates, spec_at
+from scheduler_core.release.versions import DEFAULT_RELEASE, SUPPORTED_RELEASES, Release, UnknownRelease, release_named
 
-from webui.services.errors import InvalidScenario, LimitExceeded
+from webui.services.errors import InvalidScenario, LimitExceeded, ReleaseInvalid
 
 V = TypeVar("V")
 
@@ -156,6 +163,22 @@ __all__ = [
     "replay",
     "search_for",
     "SCALABLE_KINDS",
+    # Releases (scheduler_core/release): what a run is replayed as, and what changes on an upgrade.
+    "NO_RELEASE",
+    "Release",
+    "ReleaseRequest",
+    "UpgradeComparison",
+    "asked_release",
+    "check_gates",
+    "compare_upgrade",
+    "next_release",
+    "release_choice",
+    "release_of_json",
+    "release_request",
+    "replayed_release",
+    "supported_releases",
+    "upgrade_counts",
+    "payload_json_schema",
 ]
 
 
@@ -177,6 +200,8 @@ class Check:
     objects: dict[str, int] = field(default_factory=dict)  # `check --json`'s objects: kind -> count
     findings: list[dict[str, Any]] = field(default_factory=list)  # its completeness findings, as JSON
     fetch: list[str] = field(default_factory=list)  # the findings' kubectl lines, each once
+    # The release it is replayed as and why (ReleaseChoice.to_json()): None while it does not load.
+    release: dict[str, Any] | None = None
 
     @property
     def valid(self) -> bool:
@@ -240,14 +265,23 @@ def enforce_size_bytes(size: int) -> None:
         )
 
 
-def load(text: str) -> Scenario:
-    """Loads once per distinct text: versions never change, and a 5000-node file takes seconds."""
-    key = (_digest(text), engine_limits())
+NO_RELEASE = ReleaseRequest()  # nothing asked: the release the dump says (else the default one)
+
+
+def load(text: str, release: ReleaseRequest = NO_RELEASE) -> Scenario:
+    """Loads once per distinct text (and release asked): versions never change, and a 5000-node
+    file takes seconds. ``release``: what a run asked for (the loader's ReleaseRequest)."""
+    key = (_digest(text), engine_limits(), _release_key(release))
     scenario = _LOADED.get(key)
     if scenario is None:
         # Callers only read the Scenario (simulate() copies the pods it binds), so sharing it is safe.
-        scenario = _LOADED.put(key, load_scenario(text, limits=key[1]))
+        scenario = _LOADED.put(key, load_scenario(text, limits=key[1], release=release))
     return scenario
+
+
+def _release_key(release: ReleaseRequest) -> Hashable:
+    gates = None if release.gates is None else tuple(sorted(release.gates.items()))
+    return (release.release, gates)
 
 
 def _digest(text: str) -> str:
@@ -332,19 +366,21 @@ _LOADED: _Memo[Scenario] = _Memo(4)  # loaded scenarios can be large: keep a few
 _CHECKED: _Memo[Check] = _Memo(256)  # a Check is small: its errors, or three counts
 
 
-def load_valid(text: str) -> Scenario:
+def load_valid(text: str, release: ReleaseRequest = NO_RELEASE) -> Scenario:
     """The loaded scenario, or the API's error for a version that does not validate (400 / 413)."""
     try:
-        return load(text)
+        return load(text, release)
     except ScenarioInvalid as exc:
         Check(errors=[error_json(error) for error in exc.errors]).raise_if_invalid()
         raise  # pragma: no cover - ScenarioInvalid always carries errors
 
 
-def check(text: str) -> Check:
-    """Every problem of a text, or its summary; remembered per distinct text (and limits). A check
-    of the same text already under way (check_soon) is waited for, not started again."""
-    return _CHECKED.get_or_make((_digest(text), engine_limits()), lambda: _check(text))
+def check(text: str, release: ReleaseRequest = NO_RELEASE) -> Check:
+    """Every problem of a text, or its summary; remembered per distinct text (and limits, and
+    release asked). A check of the same text already under way (check_soon) is waited for, not
+    started again."""
+    key = (_digest(text), engine_limits(), _release_key(release))
+    return _CHECKED.get_or_make(key, lambda: _check(text, release))
 
 
 def check_soon(text: str) -> None:
@@ -353,9 +389,9 @@ def check_soon(text: str) -> None:
     threading.Thread(target=check, args=(text,), name="schedlab-check", daemon=True).start()
 
 
-def _check(text: str) -> Check:
+def _check(text: str, release: ReleaseRequest = NO_RELEASE) -> Check:
     try:
-        scenario = load(text)
+        scenario = load(text, release)
     except ScenarioInvalid as exc:
         return Check(errors=[error_json(error) for error in exc.errors])
     summary = Summary(nodes=len(scenario.nodes), pods=len(scenario.pods), pending_pods=len(scenario.pending_pods))
@@ -366,6 +402,7 @@ def _check(text: str) -> Check:
         objects=report["objects"],
         findings=[_finding_json(finding) for finding in report["findings"]],
         fetch=report["fetch"],
+        release=scenario.release.to_json(),
     )
 
 
@@ -525,3 +562,139 @@ def upload_to_text(files: list[tuple[str, bytes]]) -> str:
     except ScenarioInvalid as exc:
         Check(errors=[error_json(error) for error in exc.errors]).raise_if_invalid()
         raise  # pragma: no cover - ScenarioInvalid always carries errors
+
+
+# --- releases (scheduler_core/release) ------------------------------------------------------------
+
+
+def supported_releases() -> list[dict[str, Any]]:
+    """The releases a run can be replayed as, newest first, each with the feature gates its
+    kube-scheduler reads (what --feature-gates may set: its default, stage and lock)."""
+    return [
+        {
+            "name": release.name,
+            "version": release.version,
+            "default": release == DEFAULT_RELEASE,
+            "gates": [
+                {"name": gate, "default": spec.default, "stage": spec.stage.value, "locked": spec.locked}
+                for gate in sorted(FEATURE_SPECS)
+                if (spec := spec_at(gate, release.minor)) is not None
+            ],
+        }
+        for release in SUPPORTED_RELEASES
+    ]
+
+
+def asked_release(name: str) -> Release:
+    """A supported release by name (``v1.36``, ``1.36``, ``v1.36.3``); ReleaseInvalid naming the
+    supported ones otherwise."""
+    try:
+        return release_named(name)
+    except UnknownRelease as exc:
+        raise ReleaseInvalid("release", [str(exc)]) from None
+
+
+def release_request(release: str | None, gates: str | dict[str, bool] | None) -> ReleaseRequest:
+    """What a user asked: a release by name ("" or None: the dump's) and kube-scheduler's
+    --feature-gates, as the flag's text ("A=true,B=false") or a mapping (None: the release's
+    defaults, or the dump's kube-scheduler's). ReleaseInvalid names a name or gate that does not read."""
+    asked = asked_release(release) if release else None
+    if isinstance(gates, str):
+        try:
+            read: dict[str, bool] | None = parse_feature_gates(gates) if gates.strip() else None
+        except FeatureGateError as exc:
+            raise ReleaseInvalid("featureGates", exc.problems) from None
+    else:
+        read = dict(gates) if gates else None
+    return ReleaseRequest(asked, read)
+
+
+def release_choice(scenario: Scenario, release: ReleaseRequest) -> dict[str, Any]:
+    """The release ``scenario`` (loaded as the dump says) is replayed as when ``release`` is asked,
+    and why (ReleaseChoice.to_json()); ReleaseInvalid when that release refuses the gates asked."""
+    try:
+        choice: ReleaseChoice = rechoose(scenario.release, release)
+    except FeatureGateError as exc:
+        raise ReleaseInvalid("featureGates", exc.problems, _release_name(scenario, release)) from None
+    return choice.to_json()
+
+
+def _release_name(scenario: Scenario, release: ReleaseRequest) -> str:
+    return (release.release or scenario.release.release).name
+
+
+def check_gates(release: Release, gates: dict[str, bool] | None) -> None:
+    """ReleaseInvalid when ``release``'s kube-scheduler refuses ``gates`` (an unknown gate, a locked one)."""
+    try:
+        feature_gates(release, gates)
+    except FeatureGateError as exc:
+        raise ReleaseInvalid("featureGates", exc.problems, release.name) from None
+
+
+def next_release(release: Release) -> Release | None:
+    """The next newer supported release (an upgrade's default target); None for the newest."""
+    newer = [r for r in SUPPORTED_RELEASES if r.minor > release.minor]
+    return min(newer, key=lambda r: r.minor) if newer else None
+
+
+def replayed_release(scenario: Scenario) -> Release:
+    """The release ``scenario`` is replayed as."""
+    return scenario.release.release
+
+
+def release_of_json(choice: dict[str, Any]) -> Release:
+    """The release a stored choice (ReleaseChoice.to_json()) names."""
+    return release_named(str(choice["release"]))
+
+
+# compare_releases' progress: (done, total, what): after each run to the end of the comparison.
+UpgradeProgress = Callable[[int, int, str], None]
+
+
+def compare_upgrade(
+    scenario: Scenario,
+    old: Release,
+    new: Release,
+    gates: dict[str, bool] | None = None,
+    progress: UpgradeProgress | None = None,
+    still_wanted: Callable[[], None] | None = None,
+) -> UpgradeComparison:
+    """What changes if the cluster is upgraded from ``old`` to ``new``
+    (scheduler_core.answers.upgrade.compare_releases, as `compare --release OLD --release NEW`):
+    every run to the end with the first tie-break, as runs are stored. ``still_wanted`` is called
+    every UPGRADE_CHECK_EVENTS events of each run and raises to stop (a cancel)."""
+
+    def run(replayed: Scenario) -> Iterator[Event]:
+        for count, event in enumerate(run_to_the_end(replayed, tie_break="first"), start=1):
+            if still_wanted is not None and count % UPGRADE_CHECK_EVENTS == 0:
+                still_wanted()
+            yield event
+
+    return compare_releases(scenario, old, new, run, gates=gates, progress=progress)
+
+
+UPGRADE_CHECK_EVENTS = 2000  # events between two asks whether an upgrade comparison is still wanted
+
+
+def payload_json_schema(name: str) -> dict[str, Any]:
+    """The JSON Schema of an engine payload the API serves as is (UpgradeComparison, UpgradeCounts),
+    from its one declaration as the served payloads.json has it, every $ref inlined (for OpenAPI)."""
+    defs = _served_schema()["$defs"]
+    inlined: dict[str, Any] = _inline(defs[name], defs)
+    return inlined
+
+
+@functools.cache
+def _served_schema() -> dict[str, Any]:
+    return payload_schema(extra=ANSWER_PAYLOADS)
+
+
+def _inline(node: Any, defs: dict[str, Any]) -> Any:
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            return _inline(defs[ref.removeprefix("#/$defs/")], defs)
+        return {key: _inline(value, defs) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_inline(value, defs) for value in node]
+    return node

@@ -45,6 +45,18 @@ class InvalidScenario(DomainError):
         super().__init__(f"the scenario has {len(errors)} problem(s)", {"errors": errors})
 
 
+class ReleaseInvalid(DomainError):
+    """A release that is not a supported one, or kube-scheduler --feature-gates that do not read or
+    that the release refuses: 400 naming the field and each problem."""
+
+    code = "release_invalid"
+
+    def __init__(self, field: str, problems: list[str], release: str | None = None) -> None:
+        where = f" ({release})" if release else ""
+        label = "release" if field == "release" else f"feature gates{where}"
+        super().__init__(f"{label}: {'; '.join(problems)}", {"field": field, "problems": problems, "release": release})
+
+
 class LimitExceeded(DomainError):
     code = "limit_exceeded"
 

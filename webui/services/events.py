@@ -8,7 +8,7 @@ from typing import Any, cast
 
 from webui import publisher
 from webui.models import Run, RunCycle, RunSegment, RunStatus
-from webui.services import engine, segments
+from webui.services import engine, releases, segments
 from webui.services.errors import DomainError, NotFound
 
 CYCLE_START = engine.ExtensionPoint.CYCLE_START.value
@@ -77,7 +77,7 @@ def _filter_details(
     """The replay's facts, or why there are none; a note also says when only some nodes have them."""
     if run.status != RunStatus.SUCCEEDED:
         return None, "the numbers behind the reasons are given once the run has finished"
-    scenario = engine.load_valid(run.version.text)
+    scenario = engine.load_valid(run.version.text, releases.request_of(run))
     replayed = len(scenario.nodes) * (cycle + 1)
     if replayed > EXPLAIN_REPLAY_NODE_CYCLES:
         return None, (
@@ -126,7 +126,9 @@ def step_cluster(run: Run, step: int) -> engine.StepPlacement:
     over the run's own version). 404 when the run has no such step (yet)."""
     found = _STEP_CLUSTERS.get_or_make(
         run.pk,
-        lambda: engine.steps_cluster(engine.load_valid(run.version.text), _all_events(run, engine.story_reads)),
+        lambda: engine.steps_cluster(
+            engine.load_valid(run.version.text, releases.request_of(run)), _all_events(run, engine.story_reads)
+        ),
         keep=run.status == RunStatus.SUCCEEDED,
     )
     for placement in found:
@@ -151,7 +153,17 @@ def comparison(a: Run, b: Run, pod: str | None) -> dict[str, Any]:
     found = _COMPARISONS.get_or_make(
         (a.pk, b.pk, pod), lambda: engine.compare(_all_events(a, reads), _all_events(b, reads), pod=pod)
     )
-    return {"a": a.pk, "b": b.pk, "modes": [a.mode, b.mode], **found}
+    return {"a": a.pk, "b": b.pk, "modes": [a.mode, b.mode], **found, "releases": releases_of(a, b)}
+
+
+def releases_of(a: Run, b: Run) -> dict[str, Any]:
+    """The release each run was replayed as (its stored choice), and whether they are the same."""
+
+    def key(run: Run) -> tuple[Any, ...] | None:
+        choice = run.release_choice
+        return None if choice is None else (choice.get("version"), sorted((choice.get("featureGates") or {}).items()))
+
+    return {"a": a.release_choice, "b": b.release_choice, "same": key(a) == key(b)}
 
 
 def trace(run: Run) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from django.db import DatabaseError, connection, models, transaction
 
 from webui import publisher
 from webui.models import Run, RunCycle, RunSegment, RunStatus
-from webui.services import claims, engine, segments
+from webui.services import claims, engine, releases, segments
 
 log = logging.getLogger(__name__)
 
@@ -183,7 +183,7 @@ def execute(run_id: int, worker: str) -> RunStatus | None:
     """Run a claimed run to the end; returns its final status (None when it was taken away)."""
     try:
         run = Run.objects.select_related("version").get(pk=run_id)
-        scenario = engine.load(run.version.text)
+        scenario = engine.load(run.version.text, releases.request_of(run))
         writer = writer_for(run, worker, scenario)
         # Closed when the run stops early (cancelled, over a limit): a forked engine is killed then.
         with closing(engine.run_events(scenario, run.mode)) as events:

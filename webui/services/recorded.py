@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from webui.models import Run, RunMode, RunStatus
-from webui.services import engine, events
+from webui.services import engine, events, releases
 
 CONDITION_TYPE = "PodScheduled"  # no such word in the text: no condition to compare, nothing is loaded
 
@@ -25,7 +25,7 @@ def of_run(run: Run, story: dict[str, Any]) -> engine.RecordedComparison | None:
 
 
 def _compare(run: Run, story: dict[str, Any]) -> engine.RecordedComparison | None:
-    scenario = engine.load_valid(run.version.text)
+    scenario = engine.load_valid(run.version.text, releases.request_of(run))
     summary = events.trace(run) if run.mode == RunMode.SINGLE else story
     comparison = engine.recorded(
         scenario, engine.MODE_SINGLE if run.mode == RunMode.SINGLE else engine.MODE_TIMELINE, summary

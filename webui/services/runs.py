@@ -17,11 +17,11 @@ from django.db import connection, transaction
 from django.db.models import F, Max, Q, QuerySet
 from django.utils import timezone
 
-from webui.models import FINISHED_STATUSES, Run, RunMode, RunStatus, Scenario
-from webui.services import engine, scenarios
+from webui.models import FINISHED_STATUSES, Run, RunMode, RunStatus, Scenario, ScenarioVersion, Upgrade
+from webui.services import access, releases, scenarios
 from webui.services.claims import stale_before
 from webui.services.access import Actor
-from webui.services.errors import Conflict, LimitExceeded
+from webui.services.errors import Conflict, DomainError, LimitExceeded
 from webui.tasks import execute_run
 
 log = logging.getLogger(__name__)
@@ -78,9 +78,17 @@ QUEUE_LIMITS = (
 )
 
 
-def start(actor: Actor, scenario: Scenario, mode: str = RunMode.TIMELINE) -> Run:
-    version = scenarios.latest_version(scenario)
-    check = engine.check(version.text)
+def start(
+    actor: Actor,
+    scenario: Scenario,
+    mode: str = RunMode.TIMELINE,
+    wanted: releases.Asked = releases.AS_THE_DUMP_SAYS,
+    version: ScenarioVersion | None = None,
+) -> Run:
+    """Queue a run of ``version`` (default: the latest) replayed as the release ``wanted`` (default: as
+    the dump says); the choice is the run's, the text stays as it is."""
+    version = version or scenarios.latest_version(scenario)
+    check = releases.checked(version.text, wanted)  # 400 release_invalid for a refused release or gate
     check.raise_if_invalid()  # 413 limit_exceeded for a size limit, else 400 scenario_invalid
     with transaction.atomic():
         _serialize_starts()
@@ -92,6 +100,9 @@ def start(actor: Actor, scenario: Scenario, mode: str = RunMode.TIMELINE) -> Run
             cycles=check.valid_summary.pending_pods,
             client_address=actor.address,
             enqueues=1,
+            release=wanted.release,
+            feature_gates=wanted.gates,
+            release_choice=check.release,
             **actor.owner_fields(),
         )
         _enqueue_on_commit(run.pk)
@@ -112,6 +123,31 @@ def _enqueue_on_commit(run_id: int) -> None:
 
 def _send_task(run_id: int) -> None:
     execute_run.delay(run_id)
+
+
+# --- an upgrade comparison's sides (services/upgrades.py) -----------------------------------------
+
+UPGRADE_SIDES = ("old", "new")
+
+
+def open_upgrade_side(actor: Actor, upgrade: Upgrade, side: str) -> Run:
+    """Either release of the comparison as a normal run of the same version (made once, then
+    reused while you may read it): the release and gates the comparison replayed that side with."""
+    if side not in UPGRADE_SIDES:
+        raise DomainError(f"side is old or new, not {side!r}", {"field": "side"})
+    existing = upgrade.old_run if side == "old" else upgrade.new_run
+    if existing is not None and access.can_read_run(actor, existing):
+        return existing
+    release = upgrade.old_release if side == "old" else upgrade.new_release
+    if not release:
+        raise DomainError("the scenario's own release is not known yet: wait for the comparison to start")
+    scenario = access.runnable_scenario(actor, upgrade.version.scenario_id)
+    # {} rather than None: exactly the release's defaults, as compare_releases replayed it (None
+    # would take the gates of the dump's kube-scheduler).
+    wanted = releases.Asked(release, upgrade.feature_gates or {})
+    run = start(actor, scenario, RunMode.TIMELINE, wanted, version=upgrade.version)
+    Upgrade.objects.filter(pk=upgrade.pk).update(**{f"{side}_run": run})
+    return run
 
 
 # --- owner actions --------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from django.db.models import Max, Sum
 from django.db.models.functions import Length
 
 from webui.models import Run, RunSegment
-from webui.services import engine
+from webui.services import engine, releases
 
 NAMES_GZIP_LEVEL = 6  # once per run: ~45 KB for 5000 nodes with their labels
 _NAMES: engine.Memo[engine.RunNames] = engine.Memo(16)  # run id -> RunNames (the names of a run never change)
@@ -41,7 +41,7 @@ def run_names_from(document: dict[str, Any]) -> engine.RunNames:
 def stored_names_gz(run: Run) -> bytes:
     """The run's names (gzip JSON). A run stored before they were kept gets them from its version."""
     if run.names_gz is None:
-        blob = names_gz(engine.load_valid(run.version.text))
+        blob = names_gz(engine.load_valid(run.version.text, releases.request_of(run)))
         Run.objects.filter(pk=run.pk, names_gz__isnull=True).update(names_gz=blob)
         run.names_gz = blob
     return bytes(run.names_gz)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from webui.models import Run, Scenario, ShareLink
+from webui.models import Run, Scenario, ShareLink, Upgrade
 from webui.services import scenarios
 from webui.services.access import Actor, can_read_run
 from webui.services.errors import DomainError, Forbidden, NotFound
@@ -18,10 +18,17 @@ def create(
     run_id: int | None,
     step: str,
     compare_run_id: int | None = None,
+    upgrade_id: int | None = None,
 ) -> ShareLink:
     """``scenario`` is one the actor may share (access.shareable_scenario). The run must be one of
     its runs the actor may read (on a demo: their own); the compared run any run they may read,
-    of any scenario (Compare with… lists them all)."""
+    of any scenario (Compare with… lists them all); an upgrade comparison one of the actor's, of
+    this scenario (the link shows its result page)."""
+    if upgrade_id is not None:
+        upgrade = Upgrade.objects.select_related("version").filter(pk=upgrade_id, version__scenario=scenario).first()
+        if upgrade is None or not actor.owns(upgrade):
+            raise NotFound(f"scenario {scenario.pk} has no upgrade comparison {upgrade_id}")
+        return ShareLink.objects.create(version=upgrade.version, upgrade=upgrade, created_by_id=actor.user_id)
     target = scenarios.get_version(scenario, version)
     run = None
     compared = None

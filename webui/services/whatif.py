@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from webui.models import Run
-from webui.services import engine, events, scenarios
+from webui.services import engine, events, releases, scenarios
 from webui.services.access import Actor
 from webui.services.errors import DomainError
 
@@ -17,14 +17,15 @@ from webui.services.errors import DomainError
 def suggestions(run: Run, pod: str) -> dict[str, Any]:
     """The engine's answer for `pod`, against the cluster as the run left it (its bindings and
     evictions made, its nominations kept): read from the run's stored story, not re-run."""
-    scenario = engine.load_valid(run.version.text)
+    scenario = engine.load_valid(run.version.text, releases.request_of(run))
     story = events.story(run)
     placements = dict(story["final"]) if story["finished"] else None
     if placements is not None and run.mode == "single":  # a single pass has no RunEnd: its cycles say
         placements = None
     try:
         answer = engine.what_if(scenario, pod, placements, story.get("nominated") or {})
-        return {"run": run.pk, "version": run.version.number, **answer}
+        # the release this engine call replayed (the run's), said beside the suggestions
+        return {"run": run.pk, "version": run.version.number, **answer, "release": scenario.release.to_json()}
     except engine.NotPending as exc:
         raise DomainError(str(exc), {"pod": pod}) from None
 

@@ -23,6 +23,7 @@ def _explain(version: ScenarioVersion, pod: str) -> dict[str, Any]:
     if not any(candidate.key == pod for candidate in scenario.pods):
         raise NotFound(f"version {version.number} has no pod {pod} (give it as namespace/name)")
     try:
-        return engine.explain_pod(scenario, pod).to_json()
+        # the release this engine call replayed (the version's, as the dump says), said beside the answer
+        return {**engine.explain_pod(scenario, pod).to_json(), "release": scenario.release.to_json()}
     except engine.NotBound as exc:
         raise DomainError(str(exc), {"pod": pod}) from None

@@ -63,3 +63,19 @@ def test_a_comparison_is_the_engine_s_answer_as_typed_with_the_keys_it_has(owner
     [pending] = [row for row in body["pods"] if row["pod"] == "default/p"]
     assert pending["a"] is None and pending["aWhy"] and pending["bWhy"]
     assert not any("aWhy" in row for row in body["pods"] if row["a"] is not None)
+
+
+def test_a_comparison_names_the_release_each_run_was_replayed_as(owner: Client):
+    text = (FIXTURES / "compare" / "two_nodes.yaml").read_text()
+    created = owner.post("/api/scenarios", {"name": "cmp", "text": text}, content_type=JSON).json()
+    a = finished_run(owner, created["id"])
+    b = owner.post(f"/api/scenarios/{created['id']}/runs?release=v1.36").json()
+    execute_run.apply(args=[b["id"]])
+    releases = owner.get(f"/api/comparisons?a={a['id']}&b={b['id']}").json()["releases"]
+    assert (releases["a"]["version"], releases["b"]["version"], releases["same"]) == ("v1.35.4", "v1.36.3", False)
+    assert releases["b"]["sentence"] == "replayed as kube-scheduler v1.36.3 (asked for)"
+    again = finished_run(owner, created["id"])
+    assert owner.get(f"/api/comparisons?a={a['id']}&b={again['id']}").json()["releases"]["same"] is True
+    Run.objects.filter(pk=again["id"]).update(release_choice=None)  # a run from before releases were chosen
+    before = owner.get(f"/api/comparisons?a={a['id']}&b={again['id']}&pod=default/web").json()["releases"]
+    assert before["b"] is None and before["same"] is False

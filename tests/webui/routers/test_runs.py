@@ -55,6 +55,70 @@ def test_it_enqueues_the_task_only_after_commit(
     assert sent == [run["id"]]
 
 
+def test_a_run_is_replayed_as_the_release_asked_and_keeps_it_without_changing_the_text(owner: Client, scenario: dict):
+    response = owner.post(
+        f"/api/scenarios/{scenario['id']}/runs?release=1.33&featureGates=SchedulerAsyncPreemption%3Dfalse"
+    )
+    assert response.status_code == 201, response.content
+    run = response.json()
+    assert (run["releaseAsked"], run["featureGates"]) == ("v1.33", {"SchedulerAsyncPreemption": False})
+    assert run["release"] == {
+        "release": "v1.33",
+        "version": "v1.33.13",
+        "source": "asked",
+        "where": None,
+        "reported": None,
+        "exact": True,
+        "featureGates": {"SchedulerAsyncPreemption": False},
+        "sentence": "replayed as kube-scheduler v1.33.13 with SchedulerAsyncPreemption=false (asked for)",
+    }
+    run_now(run["id"])
+    assert owner.get(f"/api/runs/{run['id']}").json()["release"] == run["release"]
+    [first] = owner.get(f"/api/runs/{run['id']}/events?since=0&limit=1").json()["events"]
+    assert first["payload"]["release"] == "v1.33.13 with SchedulerAsyncPreemption=false"  # its RunStart
+    assert owner.get(f"/api/scenarios/{scenario['id']}").json()["text"] == scenario["text"]  # never rewritten
+    plain = start(owner, scenario["id"]).json()
+    assert (plain["releaseAsked"], plain["featureGates"], plain["release"]["source"]) == ("", None, "default")
+    older = owner.post(f"/api/scenarios/{scenario['id']}/runs?version=1&mode=single&release=v1.32").json()
+    assert (older["version"], older["mode"], older["release"]["version"]) == (1, "single", "v1.32.13")
+
+
+@pytest.mark.parametrize(
+    ("query", "field", "says"),
+    [
+        ("release=v1.31", "release", "v1.31 is not a supported release; supported: v1.36, v1.35, v1.34, v1.33, v1.32"),
+        ("featureGates=NodeDeclaredFeatures", "featureGates", "missing bool value for 'NodeDeclaredFeatures'"),
+        ("release=v1.34&featureGates=NoSuchGate%3Dtrue", "featureGates", "unrecognized feature gate: NoSuchGate"),
+        ("release=v1.36&featureGates=SidecarContainers%3Dfalse", "featureGates", "feature is locked to true"),
+    ],
+    ids=["an unsupported release", "a gate without value", "an unknown gate", "a locked gate"],
+)
+def test_a_refused_release_or_gate_is_a_400_with_the_message_and_starts_nothing(
+    owner: Client, scenario: dict, query: str, field: str, says: str
+):
+    response = owner.post(f"/api/scenarios/{scenario['id']}/runs?{query}")
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert (error["code"], error["details"]["field"]) == ("release_invalid", field) and says in error["message"]
+    assert not Run.objects.exists()
+    assert owner.post(f"/api/scenarios/{scenario['id']}/runs?release={'v' * 41}").status_code == 422
+
+
+def test_what_if_and_another_configuration_keep_the_run_s_release(owner: Client):
+    created = owner.post("/api/scenarios", {"name": "taint", "text": WHATIF_SCENARIO}, content_type=JSON).json()
+    run = owner.post(f"/api/scenarios/{created['id']}/runs?release=v1.34").json()
+    run_now(run["id"])
+    answer = owner.get(f"/api/runs/{run['id']}/whatif?pod=default/p").json()
+    assert answer["release"] == run["release"]  # the engine call replayed the run's release
+    applied = owner.post(
+        f"/api/runs/{run['id']}/whatif/apply", {"pod": "default/p", "suggestion": 0}, content_type=JSON
+    )
+    assert applied.json()["releaseAsked"] == "v1.34"
+    config = owner.get(f"/api/runs/{run['id']}/config").json()["config"]
+    tried = owner.post(f"/api/runs/{run['id']}/try-config", {"config": config}, content_type=JSON).json()
+    assert tried["release"]["version"] == "v1.34.9"
+
+
 def test_it_refuses_to_run_an_invalid_version_with_all_errors(owner: Client, scenario: dict):
     owner.put(f"/api/scenarios/{scenario['id']}", {"text": "kind: [broken"}, content_type=JSON)
     response = start(owner, scenario["id"])

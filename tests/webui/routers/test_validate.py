@@ -20,17 +20,66 @@ def test_it_validates_text_without_saving(owner: Client):
         "kubectl": None,
         "action": None,
     }
+    # The dump says nothing of its release: the default is assumed, and `kubectl version` fetches it.
+    assumed = {
+        "code": "release-assumed",
+        "message": body["findings"][1]["message"],
+        "objects": [],
+        "kubectl": "kubectl version -o yaml > version.yaml   # add it to the dump",
+        "action": None,
+    }
     assert body == {
         "valid": True,
         "errors": [],
         "summary": {"nodes": 2, "pods": 1, "pendingPods": 1},
         "notices": [],
         "objects": {"Node": 2, "Pod": 1},
-        "findings": [no_config],
-        "fetch": [],
+        "findings": [no_config, assumed],
+        "fetch": [assumed["kubectl"]],
+        "release": body["release"],
+        "dumpRelease": body["release"],
     }
+    assert (body["release"]["version"], body["release"]["source"]) == ("v1.35.4", "default")
+    assert body["release"]["sentence"].startswith("replayed as kube-scheduler v1.35.4: the dump does not say")
     body = owner.post("/api/validate", {"text": "- just a list"}, content_type=JSON).json()
-    assert body["valid"] is False and body["errors"]
+    assert body["valid"] is False and body["errors"] and body["release"] is None
+
+
+def test_it_checks_the_text_as_the_release_asked_and_says_what_the_dump_says_beside(owner: Client):
+    text = support.scenario_text(2, 1) + "---\nserverVersion: {major: '1', minor: '34', gitVersion: v1.34.2}\n"
+    body = owner.post("/api/validate", {"text": text, "release": "v1.36"}, content_type=JSON).json()
+    assert body["valid"] is True
+    assert (body["release"]["version"], body["release"]["source"]) == ("v1.36.3", "asked")
+    assert body["release"]["sentence"] == (
+        "replayed as kube-scheduler v1.36.3 (asked for; the dump says v1.34.2: the scenario: serverVersion v1.34.2)"
+    )
+    assert (body["dumpRelease"]["version"], body["dumpRelease"]["source"]) == ("v1.34.9", "server-version")
+    gated = owner.post(
+        "/api/validate", {"text": text, "featureGates": {"SchedulerAsyncPreemption": False}}, content_type=JSON
+    ).json()
+    assert gated["release"]["featureGates"] == {"SchedulerAsyncPreemption": False}
+    assert gated["release"]["version"] == "v1.34.9"  # the gates apply to the dump's release
+
+
+def test_a_refused_release_or_gate_is_a_400_naming_it_never_a_500(owner: Client):
+    text = support.scenario_text(2, 1)
+    for body, field in (
+        ({"release": "v1.99"}, "release"),
+        ({"featureGates": "A=yes"}, "featureGates"),
+        ({"release": "v1.32", "featureGates": "NodeDeclaredFeatures=true"}, "featureGates"),
+    ):
+        response = owner.post("/api/validate", {"text": text, **body}, content_type=JSON)
+        assert response.status_code == 400, body
+        error = response.json()["error"]
+        assert error["code"] == "release_invalid" and error["details"]["field"] == field
+    unknown = owner.post(
+        "/api/validate",
+        {"text": text, "release": "v1.32", "featureGates": "NodeDeclaredFeatures=true"},
+        content_type=JSON,
+    )
+    assert unknown.json()["error"]["details"]["release"] == "v1.32"
+    assert "unrecognized feature gate: NodeDeclaredFeatures" in unknown.json()["error"]["message"]
+    assert owner.post("/api/validate", {"text": text, "featureGates": 7}, content_type=JSON).status_code == 422
 
 
 def test_validation_says_what_the_scheduler_leaves_out(owner: Client, scenario: dict):
@@ -66,7 +115,17 @@ def test_validation_says_what_the_scheduler_leaves_out(owner: Client, scenario: 
 def test_it_never_answers_500_to_arbitrary_text(owner: Client, text: str):
     response = owner.post("/api/validate", {"text": text}, content_type=JSON)
     assert response.status_code == 200
-    assert set(response.json()) == {"valid", "errors", "summary", "notices", "objects", "findings", "fetch"}
+    assert set(response.json()) == {
+        "valid",
+        "errors",
+        "summary",
+        "notices",
+        "objects",
+        "findings",
+        "fetch",
+        "release",
+        "dumpRelease",
+    }
 
 
 def test_it_answers_413_naming_the_limit_for_text_over_it(owner: Client, settings):

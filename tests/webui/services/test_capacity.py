@@ -96,6 +96,12 @@ def test_a_failing_trial_fails_the_question_with_its_reason(
     assert question.status == RunStatus.FAILED and "engine exploded" in question.error
 
 
+def test_a_question_names_the_release_its_trials_replay(owner: Client, web: dict):
+    asked = owner.post(f"/api/capacity/scenarios/{web['id']}", {"kind": "fragmentation"}, content_type=JSON).json()
+    assert asked["release"] == CapacityQuestion.objects.get(pk=asked["id"]).release_choice
+    assert (asked["release"]["version"], asked["release"]["source"]) == ("v1.35.4", "default")
+
+
 def test_targets_lists_the_scalable_workloads_and_nodes(owner: Client, web: dict):
     body = owner.get(f"/api/capacity/scenarios/{web['id']}/targets").json()
     assert body["workloads"] == [{"kind": "Deployment", "namespace": "default", "name": "web", "replicas": 4}]

@@ -16,6 +16,7 @@ from scheduler_core.answers.explain import explain_events
 from scheduler_core.run.loop import run_to_the_end
 from tests.webui import support
 from webui.services import engine
+from webui.services.errors import ReleaseInvalid
 
 SCENARIO = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n{}\n"
 SHARED = Path(__file__).resolve().parents[4] / "shared"
@@ -24,7 +25,11 @@ SHARED = Path(__file__).resolve().parents[4] / "shared"
 def test_it_loads_a_text_once_however_often_it_is_checked(monkeypatch):
     calls = []
     real = engine.load_scenario
-    monkeypatch.setattr(engine, "load_scenario", lambda text, limits: calls.append(1) or real(text, limits=limits))
+    monkeypatch.setattr(
+        engine,
+        "load_scenario",
+        lambda text, limits, release: calls.append(1) or real(text, limits=limits, release=release),
+    )
     text = SCENARIO.format("memo-1")
     first, second = engine.check(text), engine.check(text)
     assert first.valid and first.summary.nodes == 1
@@ -111,3 +116,79 @@ def test_a_big_run_gets_its_engine_a_process_of_its_own_unless_told_otherwise(se
     assert not engine.engine_in_child(big)
     settings.SCHEDLAB_ENGINE_PROCESS = "child"
     assert engine.engine_in_child(small)
+
+
+# --- releases (issue 48) ---------------------------------------------------------------------------
+
+
+def test_a_text_is_loaded_and_checked_once_per_release_asked():
+    text = support.scenario_text(2, 1)
+    plain, asked = engine.load(text), engine.load(text, engine.release_request("v1.33", None))
+    assert engine.load(text) is plain and engine.load(text, engine.release_request("1.33", "")) is asked
+    assert (plain.release.release.name, asked.release.release.name) == ("v1.35", "v1.33")
+    assert engine.check(text).release["version"] == "v1.35.4"
+    assert engine.check(text, engine.release_request("v1.33", None)).release["version"] == "v1.33.13"
+
+
+def test_the_supported_releases_are_listed_newest_first_with_the_gates_each_reads():
+    listed = engine.supported_releases()
+    assert [r["name"] for r in listed] == ["v1.36", "v1.35", "v1.34", "v1.33", "v1.32"]
+    assert [r["default"] for r in listed] == [False, True, False, False, False]
+    assert all(g["stage"] in ("Alpha", "Beta", "GA") for r in listed for g in r["gates"])
+
+
+def test_the_next_newer_release_is_an_upgrade_s_default_target():
+    named = engine.asked_release
+    assert engine.next_release(named("v1.32")) == named("v1.33")
+    assert engine.next_release(named("v1.35")) == named("v1.36")
+    assert engine.next_release(named("v1.36")) is None
+    assert engine.release_of_json(engine.check(support.scenario_text(1, 1)).release) == named("v1.35")
+
+
+def test_a_gate_a_release_refuses_is_named_with_that_release():
+    engine.check_gates(engine.asked_release("v1.36"), {"NodeDeclaredFeatures": False})
+    with pytest.raises(ReleaseInvalid) as refused:
+        engine.check_gates(engine.asked_release("v1.32"), {"NodeDeclaredFeatures": True})
+    assert refused.value.details == {
+        "field": "featureGates",
+        "problems": [
+            "unrecognized feature gate: NodeDeclaredFeatures (not a gate of v1.32 that SchedLab models: the scheduler "
+            "of that release does not read it)"
+        ],
+        "release": "v1.32",
+    }
+
+
+def test_an_upgrade_comparison_asks_whether_it_is_still_wanted_as_its_runs_go(monkeypatch):
+    scenario = engine.load(support.scenario_text(3, 3, 1))
+    monkeypatch.setattr(engine, "UPGRADE_CHECK_EVENTS", 10)
+    asked: list[int] = []
+    told: list[tuple[int, int, str]] = []
+    result = engine.compare_upgrade(
+        scenario,
+        engine.asked_release("v1.35"),
+        engine.asked_release("v1.36"),
+        progress=lambda done, total, what: told.append((done, total, what)),
+        still_wanted=lambda: asked.append(1),
+    )
+    assert asked and told[0][:1] == (1,) and told[-1][0] == told[-1][1]
+    assert (result.old, result.new) == ("v1.35.4", "v1.36.3")
+
+    class Cancelled(Exception):
+        pass
+
+    def cancelled() -> None:
+        raise Cancelled
+
+    with pytest.raises(Cancelled):
+        engine.compare_upgrade(
+            scenario, engine.asked_release("v1.35"), engine.asked_release("v1.36"), still_wanted=cancelled
+        )
+
+
+def test_a_payload_s_schema_for_openapi_is_its_served_declaration_inlined():
+    served = json.loads((Path(__file__).resolve().parents[3] / "static" / "schema" / "payloads.json").read_text())
+    inlined = engine.payload_json_schema("UpgradeComparison")
+    assert inlined["properties"]["old"] == served["$defs"]["UpgradeComparison"]["properties"]["old"]
+    assert inlined["properties"]["pods"]["items"]["properties"] == served["$defs"]["PodUpgrade"]["properties"]
+    assert "$ref" not in json.dumps(inlined)

@@ -34,7 +34,7 @@ def test_each_pending_pod_with_a_condition_is_compared(mode):
 
 def test_a_text_without_pod_scheduled_conditions_is_never_loaded(small_text, monkeypatch):
     run = finished(small_text)
-    monkeypatch.setattr(engine, "load_valid", lambda text: pytest.fail("loaded"))
+    monkeypatch.setattr(engine, "load_valid", lambda text, *release: pytest.fail("loaded"))
     assert recorded.of_run(run, events.story(run)) is None
 
 

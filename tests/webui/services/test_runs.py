@@ -7,8 +7,10 @@ import pytest
 from django.utils import timezone
 
 from tests.webui import support
-from webui.models import Run, RunSegment, RunStatus, Scenario, ScenarioVersion
-from webui.services import claims, engine, execution, runs
+from webui.models import Run, RunSegment, RunStatus, Scenario, ScenarioVersion, Upgrade
+from webui.services import claims, engine, execution, releases, runs
+from webui.services.access import Actor
+from webui.services.errors import DomainError
 
 pytestmark = pytest.mark.django_db
 
@@ -167,3 +169,40 @@ def test_it_cancels_the_runs_of_a_deleted_scenario_before_deleting_so_their_work
     with pytest.raises(execution.LostClaim):
         writer.flush()
     assert not Run.objects.filter(pk=run.pk).exists() and not RunSegment.objects.filter(run_id=run.pk).exists()
+
+
+def test_a_run_starts_replayed_as_the_release_asked_of_the_version_asked():
+    scenario = Scenario.objects.create(name="s", owner_session_key="k")
+    first = ScenarioVersion.objects.create(scenario=scenario, number=1, text=support.scenario_text(2, 1))
+    ScenarioVersion.objects.create(scenario=scenario, number=2, text=support.scenario_text(3, 2))
+    actor = Actor(session_key="k")
+    run = runs.start(actor, scenario, wanted=releases.Asked("v1.32", {"SchedulerAsyncPreemption": True}), version=first)
+    assert (run.version_id, run.cycles, run.release, run.feature_gates) == (
+        first.pk,
+        1,
+        "v1.32",
+        {"SchedulerAsyncPreemption": True},
+    )
+    assert (
+        run.release_choice["sentence"]
+        == "replayed as kube-scheduler v1.32.13 with SchedulerAsyncPreemption=true (asked for)"
+    )
+    latest = runs.start(actor, scenario)
+    assert (latest.version.number, latest.release, latest.feature_gates) == (2, "", None)
+    assert latest.release_choice == engine.check(support.scenario_text(3, 2)).release
+
+
+def test_an_upgrade_s_side_opens_as_a_run_of_its_version_with_exactly_the_release_s_defaults():
+    scenario = Scenario.objects.create(name="s", owner_session_key="k")
+    version = ScenarioVersion.objects.create(scenario=scenario, number=1, text=support.scenario_text(2, 1))
+    upgrade = Upgrade.objects.create(version=version, old_release="v1.34", new_release="v1.35", owner_session_key="k")
+    actor = Actor(session_key="k")
+    old = runs.open_upgrade_side(actor, upgrade, "old")
+    assert (old.release, old.feature_gates, old.version_id) == ("v1.34", {}, version.pk)
+    upgrade.refresh_from_db()
+    assert upgrade.old_run_id == old.pk and runs.open_upgrade_side(actor, upgrade, "old") == old
+    with pytest.raises(DomainError, match="side is old or new"):
+        runs.open_upgrade_side(actor, upgrade, "middle")
+    unknown = Upgrade.objects.create(version=version, old_release="", new_release="v1.36", owner_session_key="k")
+    with pytest.raises(DomainError, match="not known yet"):
+        runs.open_upgrade_side(actor, unknown, "old")

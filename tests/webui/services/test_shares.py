@@ -4,7 +4,7 @@ shared), only readable runs can be shared or compared, and only the owner revoke
 import pytest
 
 from tests.webui import support
-from webui.models import Run
+from webui.models import Run, Upgrade
 from webui.services import scenarios, shares
 from webui.services.access import Actor
 from webui.services.errors import DomainError, Forbidden, NotFound
@@ -71,3 +71,19 @@ def test_a_fork_is_the_visitors_own_copy(saved):
     assert fork.scenario.name == "small (fork)" and fork.version.text == saved.version.text
     assert STRANGER.owns(fork.scenario) and fork.scenario.forked_from_id == saved.version.pk
     assert shares.fork(STRANGER, link, "mine").scenario.name == "mine"
+
+
+def test_a_link_to_an_upgrade_comparison_is_to_one_of_the_owner_s_of_this_scenario(saved):
+    upgrade = Upgrade.objects.create(
+        version=saved.version, old_release="v1.35", new_release="v1.36", **OWNER.owner_fields()
+    )
+    link = shares.create(OWNER, saved.scenario, None, None, "", upgrade_id=upgrade.pk)
+    assert (link.upgrade_id, link.version_id, link.run_id) == (upgrade.pk, saved.version.pk, None)
+    other = scenarios.create(OWNER, "other", support.scenario_text(nodes=1, pending=1))
+    with pytest.raises(NotFound):
+        shares.create(OWNER, other.scenario, None, None, "", upgrade_id=upgrade.pk)
+    theirs = Upgrade.objects.create(
+        version=saved.version, old_release="v1.35", new_release="v1.36", **STRANGER.owner_fields()
+    )
+    with pytest.raises(NotFound):
+        shares.create(OWNER, saved.scenario, None, None, "", upgrade_id=theirs.pk)

@@ -35,3 +35,8 @@ def test_a_pending_pod_is_refused_with_the_engines_reason(version):
 def test_an_unknown_pod_is_not_found(version):
     with pytest.raises(NotFound, match="no pod default/ghost"):
         whyhere.explain(version, "default/ghost")
+
+
+def test_the_answer_names_the_release_the_cycle_was_re_run_as(version):
+    answer = whyhere.explain(version, "kube-system/coredns-6d4b-x7k2p")
+    assert answer["release"] == engine.check(version.text).release and answer["release"]["release"]

@@ -1,4 +1,6 @@
-"""`make run`: migrate, load the demos, then daphne (ASGI) and one Celery worker together.
+"""`make run`: migrate, load the demos, then daphne (ASGI) and two Celery workers together: one for
+runs and everything short, one for the long-work queue (upgrade comparisons: settings.CELERY_TASK_ROUTES),
+so that long work never holds the worker short runs wait for.
 
 Same code path as production, with no servers to install: SQLite in WAL mode, kombu's filesystem
 broker and the in-memory channel layer (the websocket tails the database for cross-process events).
@@ -21,6 +23,7 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import Any
 
+from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
 
@@ -145,23 +148,23 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
         parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
-        parser.add_argument("--concurrency", type=int, default=2, help="Celery worker processes")
+        parser.add_argument("--concurrency", type=int, default=2, help="Celery worker processes (runs, capacity)")
+        parser.add_argument(
+            "--long-concurrency", type=int, default=1, help="processes of the long-work worker (upgrade comparisons)"
+        )
 
-    def handle(self, *args: Any, host: str, port: int, concurrency: int, **options: Any) -> None:
+    def handle(self, *args: Any, host: str, port: int, concurrency: int, long_concurrency: int, **options: Any) -> None:
         call_command("migrate", interactive=False, verbosity=0)
         call_command("load_demos")
-        worker = [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "webui",
-            "worker",
-            "--loglevel=INFO",
-            f"--concurrency={concurrency}",
-        ]
+        worker = celery_worker("default", "celery", concurrency)
+        long_worker = celery_worker("long", settings.SCHEDLAB_LONG_QUEUE, long_concurrency)
         server = [sys.executable, "-m", "daphne", "-b", host, "-p", str(port), "webui.asgi:application"]
-        supervisor = Supervisor([Child("celery worker", worker), Child("daphne", server)], say=self._say)
+        children = [
+            Child("celery worker", worker),
+            Child("celery long-work worker", long_worker),
+            Child("daphne", server),
+        ]
+        supervisor = Supervisor(children, say=self._say)
         signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
         try:
             supervisor.start_all()
@@ -175,6 +178,24 @@ class Command(BaseCommand):
     def _say(self, message: str) -> None:
         self.stdout.write(message, ending="\n")
         self.stdout.flush()
+
+
+def celery_worker(name: str, queue: str, concurrency: int) -> list[str]:
+    """A Celery worker consuming one queue (its node name says which)."""
+    return [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "webui",
+        "worker",
+        "-n",
+        f"{name}@%h",
+        "-Q",
+        queue,
+        "--loglevel=INFO",
+        f"--concurrency={concurrency}",
+    ]
 
 
 def _raise_keyboard_interrupt(_signum: int, _frame: FrameType | None) -> None:

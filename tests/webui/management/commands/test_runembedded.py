@@ -58,10 +58,16 @@ def test_it_stops_the_worker_with_the_server(tmp_path):
     process = support.spawn([support.PYTHON, "manage.py", "runembedded", "--port", str(port)], env, log)
     support.wait_until(lambda: support.reachable("127.0.0.1", port), 120, what="daphne")
     children = subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True, text=True).stdout.split()
-    assert len(children) == 2  # daphne and the Celery worker
+    assert len(children) == 3  # daphne, the Celery worker and the long-work one
     os.kill(process.pid, signal.SIGTERM)  # only the parent: it must stop its children itself
     assert process.wait(timeout=30) == 0
     assert [pid for pid in children if os.path.exists(f"/proc/{pid}")] == []
+
+
+def test_each_worker_consumes_its_own_queue_and_says_which_in_its_name(settings):
+    short, long = runembedded.celery_worker("default", "celery", 2), runembedded.celery_worker("long", "long", 1)
+    assert short[short.index("-Q") + 1] == "celery" and short[short.index("-n") + 1] == "default@%h"
+    assert long[long.index("-Q") + 1] == settings.SCHEDLAB_LONG_QUEUE and "--concurrency=1" in long
 
 
 def child_pids(parent: int) -> dict[str, int]:
@@ -72,7 +78,8 @@ def child_pids(parent: int) -> dict[str, int]:
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
         except FileNotFoundError:  # a child that ended between pgrep and the read (a restart under way)
             continue
-        found["worker" if "celery" in cmdline else "server"] = int(pid)
+        role = "server" if "celery" not in cmdline else "long-worker" if " long@" in cmdline else "worker"
+        found[role] = int(pid)
     return found
 
 
