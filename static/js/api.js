@@ -89,9 +89,15 @@ export function withToken(path) {
 
 const q = encodeURIComponent;
 
+/** "?release=v1.36&featureGates=…" from {release, featureGates, version} (empty values left out). */
+function queryOf(params) {
+  const found = Object.entries(params).filter(([, value]) => value !== undefined && value !== null && value !== "");
+  return found.length ? `?${new URLSearchParams(found.map(([key, value]) => [key, String(value)]))}` : "";
+}
+
 export const api = {
   session: () => request("GET", "/api/session"),
-  validate: (text) => request("POST", "/api/validate", { json: { text } }),
+  validate: (text, release = {}) => request("POST", "/api/validate", { json: { text, ...release } }),
   demos: () => request("GET", "/api/demos"),
   createFromDemo: (slug) => request("POST", `/api/demos/${q(slug)}/scenarios`),
   scenarios: (query = "") => request("GET", `/api/scenarios?q=${q(query)}`),
@@ -107,7 +113,8 @@ export const api = {
   objects: (id, version) => request("GET", `/api/scenarios/${id}/objects` + (version ? `?version=${version}` : "")),
   nodes: (id, version) => request("GET", `/api/scenarios/${id}/nodes` + (version ? `?version=${version}` : "")),
   exportUrl: (id, version) => withToken(`/api/scenarios/${id}/export` + (version ? `?version=${version}` : "")),
-  startRun: (id) => request("POST", `/api/scenarios/${id}/runs`),
+  // asked: {release, featureGates, version} (releases.js asked()): what the run is replayed as.
+  startRun: (id, asked = {}) => request("POST", `/api/scenarios/${id}/runs${queryOf(asked)}`),
   fixNodeTaints: (id) => request("POST", `/api/scenarios/${id}/fixes/node-taints`),
   explainPod: (id, version, pod) => request("GET", `/api/scenarios/${id}/explain-pod?version=${version}&pod=${q(pod)}`),
   scenarioRuns: (id) => request("GET", `/api/scenarios/${id}/runs`),
@@ -129,8 +136,20 @@ export const api = {
   runNames: (id) => request("GET", `/api/runs/${id}/names`),
   trace: (id) => request("GET", `/api/runs/${id}/trace`),
   traceUrl: (id) => withToken(`/api/runs/${id}/trace`),
-  share: (id, { version = null, run = null, step = "", compareRun = null } = {}) =>
-    request("POST", `/api/scenarios/${id}/share`, { json: { version, run, step, compareRun } }),
+  share: (id, { version = null, run = null, step = "", compareRun = null, upgrade = null } = {}) =>
+    request("POST", `/api/scenarios/${id}/share`, { json: { version, run, step, compareRun, upgrade } }),
+  releases: () => request("GET", "/api/releases"),
+  // What changes if we upgrade (issue 48): {version?, run?, fromRelease?, toRelease?, featureGates?}.
+  askUpgrade: (id, body) => request("POST", `/api/upgrades/scenarios/${id}`, { json: body }),
+  scenarioUpgrades: (id) => request("GET", `/api/upgrades/scenarios/${id}`),
+  upgrade: (id) => request("GET", `/api/upgrades/${id}`),
+  cancelUpgrade: (id) => request("POST", `/api/upgrades/${id}/cancel`),
+  openUpgradeSide: (id, side) => request("POST", `/api/upgrades/${id}/runs`, { json: { side } }),
+  askFleet: (scenarios, toRelease, featureGates = null) =>
+    request("POST", "/api/upgrades/fleet", { json: { scenarios, toRelease, ...(featureGates ? { featureGates } : {}) } }),
+  fleets: () => request("GET", "/api/upgrades/fleet"),
+  fleet: (id) => request("GET", `/api/upgrades/fleet/${id}`),
+  cancelFleet: (id) => request("POST", `/api/upgrades/fleet/${id}/cancel`),
   capacityTargets: (id, version) => request("GET", `/api/capacity/scenarios/${id}/targets` + (version ? `?version=${version}` : "")),
   askCapacity: (id, question) => request("POST", `/api/capacity/scenarios/${id}`, { json: question }),
   capacity: (id) => request("GET", `/api/capacity/${id}`),

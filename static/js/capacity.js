@@ -9,6 +9,7 @@
 import { api } from "./api.js";
 import { draw, safe } from "./charts/plot.js";
 import { h, mount } from "./dom.js";
+import { releaseLine } from "./releases.js";
 import { checked } from "./schemacheck.js";
 
 const FINISHED = new Set(["succeeded", "failed", "cancelled"]);
@@ -169,6 +170,7 @@ export function renderAnswer(q) {
   // The engine's answers as `capacity --json` writes them (less the trials the API keeps to itself),
   // held to their declarations when the page checks payloads; `copies` is the API's own shape.
   return [
+    releaseLine(q.release, { lead: "Replayed as" }),
     a.fit ? fitView(checked(a.fit, "FitAnswerJSON")) : null,
     a.copies ? copiesView(a.copies, q.progress) : null,
     a.nodes ? nodesView(checked(a.nodes, "NodesAnswerJSON")) : null,

@@ -3,6 +3,7 @@
 // placements overlaid, the chosen keys kept in local state; "Why here?" on a running pod asks the
 // engine (GET /api/scenarios/{id}/explain-pod) to re-run its cycle without it.
 
+import { releaseLine } from "./releases.js";
 import { api } from "./api.js";
 import { renderCluster } from "./cluster.js";
 import { h, mount } from "./dom.js";
@@ -105,6 +106,7 @@ function whyHereView(answer, close) {
     h("h3", `Why is ${answer.pod} on ${answer.node}?`,
       h("button.linkish.small.why-close", { type: "button", "aria-label": "close", onclick: close }, " ×")),
     h("p.why-verdict", { dataset: { outcome: answer.outcome } }, answer.summary),
+    releaseLine(answer.release, { lead: "Re-run as" }),
     h("p.why-fits", otherCount > 0
       ? `It also fits on ${otherCount} other node(s): ${others.slice(0, SHOWN_NODES).join(", ")}${otherCount > Math.min(others.length, SHOWN_NODES) ? ", …" : ""}.`
       : "It fits on no other node now."),

@@ -9,6 +9,7 @@ import { h, mount, notify } from "./dom.js";
 import { availableSteps, hasStep, neighbour, outcome, RunModel, STEPS, stepId } from "./runmodel.js";
 import { streamRun } from "./socket.js";
 import { CycleLoader, cycleLabel } from "./cycleloader.js";
+import { releaseLine } from "./releases.js";
 import * as bind from "./steps/bind.js";
 import * as filter from "./steps/filter.js";
 import * as postfilter from "./steps/postfilter.js";
@@ -236,6 +237,8 @@ class RunController {
     this.errorLine = h("p.notice.notice-error.run-error", { role: "alert", hidden: true });
     mount(this.root,
       h("div.run-status", this.progress, this.progressText, actions ? actions(this) : null),
+      // The release this run is replayed as and why (chosen when it started: the server's sentence).
+      releaseLine(this.run.release, { id: "run-release", lead: "Replayed as" }),
       this.errorLine,
       this.recorded.el,
       this.timeline?.el ?? null,
@@ -414,7 +417,8 @@ class RunController {
     const cycleChanged = pos.cycle !== this.pos.cycle;
     this.pos = pos;
     if (cycleChanged) Object.assign(this.ui, { expanded: [], reason: null });
-    history.replaceState(null, "", `${location.pathname}?${stepQuery(pos)}`);
+    const token = new URLSearchParams(location.search).get("token"); // a run opened through a share link keeps it
+    history.replaceState(null, "", `${location.pathname}?${stepQuery(pos)}${token ? `&token=${encodeURIComponent(token)}` : ""}`);
     this.timeline?.select(pos.cycle);
     this.render(true);
     if (this.lazy && !this.model.cycles[pos.cycle]?.end) {

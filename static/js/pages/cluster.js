@@ -4,6 +4,7 @@ import { api } from "../api.js";
 import { $, h, mount, notify, pageData } from "../dom.js";
 import { mountCapacity, nodeCapacityActions } from "../capacity.js";
 import { mountClusterView } from "../clusterview.js";
+import { releaseLine } from "../releases.js";
 
 const scenarioId = Number(pageData().scenarioId);
 const params = new URLSearchParams(location.search);
@@ -26,6 +27,11 @@ async function start() {
     });
     const runId = Number(params.get("run")) || null;
     const runStep = runId && params.get("step") !== null && params.get("step") !== "" ? Number(params.get("step")) : null;
+    // The release drawn: the run's (as it was replayed) with a run, else the version's as the dump says.
+    const shownRun = runId ? runs.find((r) => r.id === runId) : null;
+    const release = shownRun ? shownRun.release : number === scenario.version ? scenario.release : null;
+    const line = releaseLine(release, { id: "cluster-release", lead: shownRun ? `Run ${runId} replayed as` : "Replayed as" });
+    if (line) $("#capacity-root").before(line);
     if (runId) await stepChoice(runId, number, runStep);
     const panel = mountCapacity($("#capacity-root"), { scenarioId, version: number }); // its own errors stay in its panel
     const nodeActions = runStep === null ? nodeCapacityActions(panel) : null; // questions are about the version, not a step

@@ -4,6 +4,7 @@
 
 import { api, useShareToken } from "../api.js";
 import { $, h, mount, notify } from "../dom.js";
+import { releaseLine } from "../releases.js";
 import { section, table } from "../steps/common.js";
 
 const params = new URLSearchParams(location.search);
@@ -45,6 +46,7 @@ async function show(pod) {
     h("p.compare-summary", result.summary),
     h("p", "A: ", h("a", { href: `/runs/${a}/` }, `run ${a}`), " · B: ", h("a", { href: `/runs/${b}/` }, `run ${b}`),
       ` · attempts ${result.counts.attempts[0]} / ${result.counts.attempts[1]}`),
+    releasesOf(result.releases),
     divergence(result.firstDivergence),
     section(`Pods that end differently (${changed.length})`,
       changed.length
@@ -68,6 +70,15 @@ function shareButton() {
     }
   } }, "Share this comparison");
   return h("p", button, " ", out);
+}
+
+/** The release each run was replayed as (the server says whether they are the same). */
+function releasesOf(releases) {
+  if (!releases) return null;
+  return h("div.compare-releases#compare-releases",
+    releaseLine(releases.a, { id: "compare-release-a", lead: `A (run ${a})` }),
+    releaseLine(releases.b, { id: "compare-release-b", lead: `B (run ${b})` }),
+    releases.same ? null : h("p.notice.notice-info", "The two runs were replayed as different releases (or feature gates): some differences may come from the release, not the scenario. “What changes if we upgrade?” traces each to its cause."));
 }
 
 function divergence(split) {

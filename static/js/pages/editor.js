@@ -1,5 +1,7 @@
 // Scenario editor: YAML text with inline errors (debounced server validation), Nodes/Pods tables
-// editing the same text, local drafts, save (a new version), run, share, export, fork.
+// editing the same text, local drafts, save (a new version), run, share, export, fork; the release the
+// scenario is replayed as and why, a selector for another one (kept with the run, never written into
+// the text), and "What changes if we upgrade?".
 // The typing path is CodeMirror's own update plus a flag: everything that reads the whole text
 // (drafts, validation, the tables) waits for a pause in typing, and the tables only while shown.
 
@@ -11,6 +13,8 @@ import { ANSWERED_AT, UPLOADED_AT } from "../importer.js";
 import { renderChangesPanel } from "../changespanel.js";
 import { renderTables } from "../tables.js";
 import { readScenario } from "../yamldocs.js";
+import { asked, releaseLine, releaseSelector } from "../releases.js";
+import { upgradeForm } from "../upgradeform.js";
 
 const scenarioId = Number(pageData().scenarioId);
 const state = {
@@ -19,6 +23,29 @@ const state = {
   changesForm: {}, // the Changes panel's choices, kept across redraws
 };
 let editor;
+
+// The release selector's choice, kept per scenario in this browser (the text is never changed for it).
+const RELEASE_KEY = `schedlab.release.${scenarioId}`;
+state.release = (() => {
+  try {
+    const kept = JSON.parse(localStorage.getItem(RELEASE_KEY) || "null");
+    return { release: String(kept?.release || ""), gates: String(kept?.gates || "") };
+  } catch {
+    return { release: "", gates: "" };
+  }
+})();
+const selector = releaseSelector(state.release, {
+  onChange: (choice) => {
+    try {
+      localStorage.setItem(RELEASE_KEY, JSON.stringify({ release: choice.release, gates: choice.gates }));
+    } catch {
+      // storage full or off: the choice holds for this page
+    }
+    validate.flush();
+  },
+});
+$("#release-selector").append(selector.el);
+const upgrades = upgradeForm($("#upgrade-form"), { ask: askUpgrade });
 
 const nameInput = $("#scenario-name");
 const statusLine = $("#save-status");
@@ -65,7 +92,7 @@ const validate = debounce(async () => {
   const text = editor.getText();
   showChecking(seq, text.length);
   try {
-    const result = await api.validate(text);
+    const result = await validateAsked(text);
     if (seq === state.validationSeq) showValidation(result);
   } catch (error) {
     if (seq !== state.validationSeq) return;
@@ -76,6 +103,25 @@ const validate = debounce(async () => {
     showValidation({ valid: false, errors, summary: null, notices: [] });
   }
 }, 400);
+
+/** The text checked as the selector asks; a release or gate the server refuses is said under the
+ * selector, and the text is checked as the dump says meanwhile. */
+async function validateAsked(text) {
+  const wanted = asked(state.release);
+  if (!Object.keys(wanted).length) {
+    selector.setError(null);
+    return api.validate(text);
+  }
+  try {
+    const result = await api.validate(text, wanted);
+    selector.setError(null);
+    return result;
+  } catch (error) {
+    if (error.code !== "release_invalid") throw error;
+    selector.setError(error.message);
+    return api.validate(text);
+  }
+}
 
 /** Validation is on the server (the engine's own check): say so while it works, with its size and time. */
 function showChecking(seq, size, started = performance.now()) {
@@ -94,8 +140,9 @@ function formatBytes(size) {
   return size >= 1 << 20 ? `${(size / (1 << 20)).toFixed(1)} MB` : size >= 1024 ? `${Math.round(size / 1024)} KB` : `${size} B`;
 }
 
-function showValidation({ valid, errors, summary, notices = [], objects = {}, findings = [], fetch = [] }) {
+function showValidation({ valid, errors, summary, notices = [], objects = {}, findings = [], fetch = [], release = null, dumpRelease = null }) {
   editor.setErrors(errors);
+  showRelease(release, dumpRelease);
   const noNodes = valid && !summary.nodes;
   // A scenario with no nodes loads, but nothing can be scheduled: never a green "valid" then.
   validity.className = noNodes ? "validity warn" : valid ? "validity pass" : "validity fail";
@@ -111,6 +158,15 @@ function showValidation({ valid, errors, summary, notices = [], objects = {}, fi
   $("#object-counts").textContent = counted.length ? `Read: ${counted.map(([kind, count]) => `${count} ${kind}`).join(" · ")}` : "";
   mount(noticeList, notices.map(noticeItem));
   showFindings(findings, fetch);
+}
+
+/** The release the scenario will be replayed as and why (the server's choice and sentence). */
+function showRelease(release, dumpRelease) {
+  mount($("#release-choice"), release
+    ? releaseLine(release, { id: "editor-release", lead: "Replayed as" })
+    : h("span.muted", "Once the scenario loads, the release it is replayed as is said here."));
+  selector.setDump(dumpRelease || release);
+  upgrades.setFrom(release);
 }
 
 /** What the scheduler leaves out (ignored kinds, finished pods, other schedulers, gates): said, never dropped. */
@@ -259,10 +315,33 @@ async function run() {
     if (saved.id !== scenarioId) return; // a demo was forked first; the new page runs it
   }
   try {
-    const started = await api.startRun(scenarioId);
+    const started = await api.startRun(scenarioId, asked(state.release));
     location.href = `/runs/${started.id}/`;
   } catch (error) {
+    if (error.code === "release_invalid") selector.setError(error.message);
     notify(error.message, "error");
+  }
+}
+
+/** What changes if we upgrade: the saved version (saved first when edited), compared on the server. */
+async function askUpgrade({ fromRelease, toRelease }) {
+  if (dirty()) {
+    const saved = await save();
+    if (!saved) return;
+    if (saved.id !== scenarioId) return; // a demo was forked first; ask again on its page
+  }
+  const gates = state.release.gates ? { featureGates: state.release.gates } : {};
+  const started = await api.askUpgrade(scenarioId, { version: state.scenario.version, fromRelease, toRelease, ...gates });
+  location.href = `/upgrades/${started.id}/`;
+}
+
+async function loadUpgrades() {
+  try {
+    const found = await api.scenarioUpgrades(scenarioId);
+    mount($("#upgrades"), found.slice(0, 5).map((u) => h("li",
+      h("a", { href: `/upgrades/${u.id}/` }, `${u.fromRelease || "its release"} → ${u.toRelease}`), ` · v${u.version} · ${u.status}`)));
+  } catch {
+    mount($("#upgrades"));
   }
 }
 
@@ -379,7 +458,8 @@ async function start() {
   showValidation(scenario);
   updateDirty();
   noteUsableAfterImport();
-  if (text !== scenario.text) validate();
+  if (text !== scenario.text || Object.keys(asked(state.release)).length) validate(); // under the release asked
+  loadUpgrades();
   rerenderTables.flush();
   loadRuns();
   for (const id of ["#save-button", "#run-button", "#fork-button", "#share-button"]) $(id).disabled = false;

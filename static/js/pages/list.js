@@ -1,12 +1,15 @@
 // Scenario list: search, create (blank or from a demo), import files or an archive (chosen or
-// dropped), fork, open, run.
+// dropped), fork, open, run; select several and "Check upgrade to v1.3X" (a fleet check: one
+// comparison per scenario, from its own release; its page fills in as they finish).
 
 import { api } from "../api.js";
+import { releases } from "../releases.js";
 import { importWithProgress } from "../importer.js";
 import { $, debounce, formatTime, h, mount, notify, pageData } from "../dom.js";
 
 const list = $("#scenario-list");
 const search = $("#scenario-search");
+const selected = new Set(); // scenario ids ticked for a fleet check (kept across searches)
 
 async function refresh() {
   try {
@@ -19,8 +22,15 @@ async function refresh() {
 
 function scenarioTable(scenarios) {
   return h("table.data#scenarios-table",
-    h("thead", h("tr", ["name", "version", "updated", ""].map((t) => h("th", { scope: "col" }, t)))),
+    h("thead", h("tr", h("th", { scope: "col" }, h("span.visually-hidden", "select")), ["name", "version", "updated", ""].map((t) => h("th", { scope: "col" }, t)))),
     h("tbody", scenarios.map((s) => h("tr", { dataset: { id: String(s.id) } },
+      h("td.select-cell", h("input.scenario-select", { type: "checkbox", checked: selected.has(s.id), "aria-label": `select ${s.name}`,
+        dataset: { id: String(s.id) },
+        onchange: (e) => {
+          if (e.target.checked) selected.add(s.id);
+          else selected.delete(s.id);
+          showFleetBar();
+        } })),
       h("th", { scope: "row" }, h("a.scenario-link", { href: `/scenarios/${s.id}/` }, s.name), s.demo ? h("span.badge.demo", "demo") : null,
         s.description ? h("div.muted.small", shorten(s.description, 220)) : null),
       h("td", s.version ? `v${s.version}` : ""),
@@ -30,6 +40,48 @@ function scenarioTable(scenarios) {
         h("button", { type: "button", onclick: () => run(s) }, "Run"),
         h("button", { type: "button", onclick: () => fork(s) }, "Fork"),
         s.owned ? h("button.danger", { type: "button", onclick: () => remove(s) }, "Delete") : null))))));
+}
+
+/** "Check upgrade to v1.3X" for the ticked scenarios: one comparison each, from its own release. */
+const fleetTarget = h("select#fleet-target", { "aria-label": "upgrade to release" });
+const fleetButton = h("button#fleet-check", { type: "button", onclick: checkUpgrade }, "Check upgrade");
+releases().then((found) => {
+  fleetTarget.append(...found.map((r) => h("option", { value: r.name }, `${r.name} (${r.version})`)));
+  fleetTarget.value = found[0]?.name || ""; // the newest: what an upgrade usually goes to
+  showFleetBar();
+}, () => {});
+fleetTarget.addEventListener("change", showFleetBar);
+
+function showFleetBar() {
+  fleetButton.textContent = `Check upgrade to ${fleetTarget.value || "…"} (${selected.size} selected)`;
+  fleetButton.disabled = !selected.size || !fleetTarget.value;
+  mount($("#fleet-bar"), h("p.actions", h("label.inline", "Upgrade to ", fleetTarget), fleetButton,
+    selected.size ? h("button.linkish.small", { type: "button", onclick: () => {
+      selected.clear();
+      showFleetBar();
+      refresh();
+    } }, "clear the selection") : h("span.muted.small", "Tick scenarios to check what an upgrade changes in each.")));
+}
+
+async function checkUpgrade() {
+  try {
+    const fleet = await api.askFleet([...selected], fleetTarget.value);
+    location.href = `/upgrades/fleet/${fleet.id}/`;
+  } catch (error) {
+    notify(error.message, "error");
+  }
+}
+
+async function loadFleets() {
+  const box = $("#fleet-list");
+  try {
+    const found = (await api.fleets()).slice(0, 10);
+    mount(box, found.length ? found.map((f) => h("li",
+      h("a", { href: `/upgrades/fleet/${f.id}/` }, `Check ${f.id}: to ${f.toRelease}`), ` · ${f.scenarios} scenario(s) · ${formatTime(f.created)}`))
+      : h("li.muted", "None yet: tick scenarios and “Check upgrade”."));
+  } catch (error) {
+    mount(box, h("li.muted", error.message));
+  }
 }
 
 /** At most `limit` characters, cut at a word boundary. */
@@ -179,5 +231,7 @@ $("#import-form").addEventListener("submit", async (event) => {
 
 search.addEventListener("input", debounce(refresh, 250));
 refresh();
+showFleetBar();
 loadDemos();
 loadRuns();
+loadFleets();

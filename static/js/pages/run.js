@@ -1,11 +1,23 @@
-// Run page: /runs/<id>/?cycle=N&step=Filter
+// Run page: /runs/<id>/?cycle=N&step=Filter[&token=] (a token: a run an upgrade comparison's share
+// link opened, read-only)
 
-import { api } from "../api.js";
+import { api, useShareToken } from "../api.js";
 import { $, h, notify, pageData } from "../dom.js";
 import { changeStepFromQuery, mountRun, shareControl } from "../run.js";
 import { tryConfigControl } from "../try_config.js";
+import { upgradeForm } from "../upgradeform.js";
 
 const runId = Number(pageData().runId);
+const token = new URLSearchParams(location.search).get("token") || "";
+useShareToken(token);
+
+/** Through a share link: what a reader may do (no edit, run, compare or share). */
+function readOnlyActions(controller) {
+  const { run } = controller;
+  return h("span.actions",
+    h("a.button", { href: api.exportUrl(run.scenario, run.version), download: "" }, "Export YAML"),
+    h("a.button#trace-link", { href: api.traceUrl(run.id), download: `trace-run-${run.id}.json` }, "Download trace JSON"));
+}
 
 function actions(controller) {
   const { run } = controller;
@@ -16,7 +28,27 @@ function actions(controller) {
     h("a.button#trace-link", { href: api.traceUrl(run.id), download: `trace-run-${run.id}.json` }, "Download trace JSON"),
     compareControl(run),
     tryConfigControl(run),
+    upgradeControl(run),
     shareControl(controller));
+}
+
+/** "What changes if we upgrade?" from this run: from its release (and gates) to the next newer one. */
+function upgradeControl(run) {
+  const box = h("div");
+  const dialog = h("dialog#upgrade-dialog", { "aria-label": "what changes if we upgrade" },
+    h("h2", "What changes if we upgrade?"),
+    h("p.muted", `Run ${run.id}'s version ${run.version}, from the release it was replayed as.`),
+    box,
+    h("p.actions", h("button", { type: "button", onclick: () => dialog.close() }, "Close")));
+  document.body.append(dialog);
+  const form = upgradeForm(box, {
+    ask: async ({ fromRelease, toRelease }) => {
+      const started = await api.askUpgrade(run.scenario, { run: run.id, fromRelease, toRelease });
+      location.href = `/upgrades/${started.id}/`;
+    },
+  });
+  form.setFrom(run.release);
+  return h("button#run-upgrade", { type: "button", onclick: () => dialog.showModal() }, "What changes if we upgrade?");
 }
 
 /**
@@ -71,9 +103,11 @@ function filterOptions(picker, text) {
 
 async function start() {
   try {
-    const controller = await mountRun($("#run-root"), { runId, actions, changeStep: changeStepFromQuery(location.search) });
+    const controller = await mountRun($("#run-root"), token
+      ? { runId, token, readOnly: true, actions: readOnlyActions, changeStep: changeStepFromQuery(location.search) }
+      : { runId, actions, changeStep: changeStepFromQuery(location.search) });
     // The title needs only the name: the listing carries it without the (possibly megabytes of) text.
-    const scenario = (await api.scenarios().catch(() => [])).find((s) => s.id === controller.run.scenario);
+    const scenario = token ? null : (await api.scenarios().catch(() => [])).find((s) => s.id === controller.run.scenario);
     const title = scenario ? `${scenario.name} · v${controller.run.version} · run ${runId}` : `Run ${runId}`;
     $("#run-title").textContent = title;
     document.title = `${title} · SchedLab`;

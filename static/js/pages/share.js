@@ -4,6 +4,7 @@ import { api, useShareToken } from "../api.js";
 import { $, h, mount, notify, pageData } from "../dom.js";
 import { mountClusterView } from "../clusterview.js";
 import { createEditor } from "../editor.js";
+import { releaseLine } from "../releases.js";
 import { changeStepFromQuery, mountRun, positionFromQuery } from "../run.js";
 
 const token = pageData().shareToken;
@@ -40,6 +41,10 @@ async function start() {
     mount($("#share-root"), h("p.notice.notice-error", error.message));
     return;
   }
+  if (shared.upgrade) { // an upgrade comparison's link: its result page, read-only
+    location.replace(`/upgrades/${shared.upgrade}/?token=${encodeURIComponent(token)}`);
+    return;
+  }
   if (shared.compareRun && shared.run) {
     location.replace(`/compare/?a=${shared.run.id}&b=${shared.compareRun}&token=${encodeURIComponent(token)}`);
     return;
@@ -51,7 +56,7 @@ async function start() {
   const clusterBox = h("div#cluster-root");
   const runBox = h("div#run-root");
   mount($("#share-root"),
-    shared.run ? runBox : h("div.run-status", actions(shared)()),
+    shared.run ? runBox : [h("div.run-status", actions(shared)()), releaseLine(shared.release, { id: "share-release", lead: "Replayed as" })],
     h("details.panel#shared-cluster", { open: !shared.run }, h("summary", "Cluster"), clusterBox),
     h("details.panel#shared-yaml", h("summary", "Scenario YAML (read-only)"), yamlBox));
   createEditor(yamlBox, { text: shared.version.text, readOnly: true });

@@ -1,5 +1,6 @@
 // PostFilter (DefaultPreemption dry run): candidates, victims and the nominated node.
 
+import { releaseLine } from "../releases.js";
 import { api } from "../api.js";
 import { h, notify } from "../dom.js";
 import { point, POINT } from "../runmodel.js";
@@ -100,6 +101,7 @@ function whatIf(ctx) {
   const answer = found.answer;
   return section("What would make it fit?",
     h("p.whatif-summary", answer.summary),
+    releaseLine(answer.release, { lead: "Verified as" }),
     answer.suggestions.length
       ? h("ol.whatif-list", answer.suggestions.map((s, index) => h("li", { dataset: { kind: s.kind } },
         h("span.text", s.text), ` — fits on ${s.nodeCount} node(s)${s.nodeCount ? `: ${s.nodes.slice(0, 5).join(", ")}${s.nodeCount > 5 ? ", …" : ""}` : ""} `,
