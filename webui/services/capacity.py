@@ -659,7 +659,10 @@ def _save_deciding_run(question: CapacityQuestion, label: str, text: str, pendin
         name=name, description=source.scenario.description, text=text, forked_from=source, **owner
     )
     version = ScenarioVersion.objects.create(scenario=scenario, number=1, text=text)
-    run = Run.objects.create(version=version, cycles=pending, enqueues=1, **owner)
+    # replayed as the question's trials were (its version's release, as the dump says): its header says so
+    run = Run.objects.create(
+        version=version, cycles=pending, enqueues=1, release_choice=question.release_choice, **owner
+    )
     transaction.on_commit(lambda: _send_run(run.pk), robust=True)
     return run
 

@@ -168,6 +168,7 @@ __all__ = [
     "Release",
     "ReleaseRequest",
     "UpgradeComparison",
+    "TooManyEvents",
     "asked_release",
     "check_gates",
     "compare_upgrade",
@@ -651,6 +652,10 @@ def release_of_json(choice: dict[str, Any]) -> Release:
 UpgradeProgress = Callable[[int, int, str], None]
 
 
+class TooManyEvents(Exception):
+    """One run of an upgrade comparison went over the events a run may have (``max_events``)."""
+
+
 def compare_upgrade(
     scenario: Scenario,
     old: Release,
@@ -658,16 +663,20 @@ def compare_upgrade(
     gates: dict[str, bool] | None = None,
     progress: UpgradeProgress | None = None,
     still_wanted: Callable[[], None] | None = None,
+    max_events: int | None = None,
 ) -> UpgradeComparison:
     """What changes if the cluster is upgraded from ``old`` to ``new``
     (scheduler_core.answers.upgrade.compare_releases, as `compare --release OLD --release NEW`):
     every run to the end with the first tie-break, as runs are stored. ``still_wanted`` is called
-    every UPGRADE_CHECK_EVENTS events of each run and raises to stop (a cancel)."""
+    every UPGRADE_CHECK_EVENTS events of each run and raises to stop (a cancel); a run of more than
+    ``max_events`` events raises TooManyEvents (as a stored run is failed over its limit)."""
 
     def run(replayed: Scenario) -> Iterator[Event]:
         for count, event in enumerate(run_to_the_end(replayed, tie_break="first"), start=1):
             if still_wanted is not None and count % UPGRADE_CHECK_EVENTS == 0:
                 still_wanted()
+            if max_events is not None and count > max_events:
+                raise TooManyEvents(max_events)
             yield event
 
     return compare_releases(scenario, old, new, run, gates=gates, progress=progress)

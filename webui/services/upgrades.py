@@ -266,6 +266,10 @@ def execute(upgrade_id: int, worker: str) -> str:
         return "left to recovery"
     except engine.ScenarioInvalid as exc:
         outcome = _finish(mine, UpgradeStatus.FAILED, error=_invalid(exc))
+    except engine.TooManyEvents:
+        limit = settings.SCHEDLAB_MAX_EVENTS_PER_RUN
+        message = f"a run of the comparison produced more than {limit} events (limit SCHEDLAB_MAX_EVENTS_PER_RUN)"
+        outcome = _finish(mine, UpgradeStatus.FAILED, error=message)
     except DomainError as exc:  # a release or gate the scenario's release refuses
         outcome = _finish(mine, UpgradeStatus.FAILED, error=exc.message)
     except Exception as exc:  # an engine bug fails the comparison visibly, never leaves it running
@@ -293,7 +297,15 @@ def _compare(row: Upgrade, mine: QuerySet[Upgrade], told: engine.UpgradeProgress
             )
     engine.check_gates(old, row.feature_gates)
     engine.check_gates(new, row.feature_gates)
-    result = engine.compare_upgrade(loaded, old, new, row.feature_gates, progress=told, still_wanted=still_wanted)
+    result = engine.compare_upgrade(
+        loaded,
+        old,
+        new,
+        row.feature_gates,
+        progress=told,
+        still_wanted=still_wanted,
+        max_events=settings.SCHEDLAB_MAX_EVENTS_PER_RUN,
+    )
     return _finish(
         mine,
         UpgradeStatus.SUCCEEDED,

@@ -69,6 +69,7 @@ def test_rounds_are_dispatched_one_after_another_and_the_answer_keeps_no_scenari
         and question.answer["fit"]["fits"]
         == how_many_fit(TrialBase.from_text(CAPACITY_WEB), workload="default/web").fits
     )
+    assert question.deciding_run.release_choice == question.release_choice  # replayed as the trials were
     trial_scenario = Scenario.objects.get(pk=question.deciding_run.version.scenario_id)
     assert (
         trial_scenario.forked_from_id == question.version_id

@@ -192,3 +192,9 @@ def test_a_payload_s_schema_for_openapi_is_its_served_declaration_inlined():
     assert inlined["properties"]["old"] == served["$defs"]["UpgradeComparison"]["properties"]["old"]
     assert inlined["properties"]["pods"]["items"]["properties"] == served["$defs"]["PodUpgrade"]["properties"]
     assert "$ref" not in json.dumps(inlined)
+
+
+def test_an_upgrade_comparison_s_runs_are_bounded_as_stored_runs_are():
+    scenario = engine.load(support.scenario_text(3, 3, 1))
+    with pytest.raises(engine.TooManyEvents):
+        engine.compare_upgrade(scenario, engine.asked_release("v1.35"), engine.asked_release("v1.36"), max_events=10)

@@ -320,15 +320,29 @@ def test_a_comparison_of_a_bigger_scenario_sends_its_progress_as_the_engine_repo
     seen: list[tuple[int, int]] = []
     real = engine.compare_upgrade
 
-    def watching(scenario, old, new, gates, progress, still_wanted):
+    def watching(scenario, old, new, gates, progress, still_wanted, max_events):
         def told(done: int, total: int, what: str) -> None:
             progress(done, total, what)
             row = Upgrade.objects.get(pk=asked.pk)
             seen.append((row.done, row.total))
 
-        return real(scenario, old, new, gates, progress=told, still_wanted=still_wanted)
+        return real(scenario, old, new, gates, progress=told, still_wanted=still_wanted, max_events=max_events)
 
     monkeypatch.setattr(engine, "compare_upgrade", watching)
     workers.drain()
     assert seen and seen[0][0] == 1 and seen[-1][0] == seen[-1][1]
     assert [done for done, _ in seen] == sorted(done for done, _ in seen)
+
+
+def test_a_run_of_the_comparison_over_the_events_limit_fails_it_naming_the_limit(
+    settings, workers, django_capture_on_commit_callbacks
+):
+    settings.SCHEDLAB_MAX_EVENTS_PER_RUN = 5
+    with django_capture_on_commit_callbacks(execute=True):
+        asked = upgrades.ask(ME, scenario_of(MOVES_ON_UPGRADE), upgrades.Wanted())
+    workers.drain()
+    failed = Upgrade.objects.get(pk=asked.pk)
+    assert (failed.status, failed.error) == (
+        UpgradeStatus.FAILED,
+        "a run of the comparison produced more than 5 events (limit SCHEDLAB_MAX_EVENTS_PER_RUN)",
+    )
