@@ -132,3 +132,18 @@ def test_it_answers_413_naming_the_limit_for_text_over_it(owner: Client, setting
     settings.SCHEDLAB_MAX_NODES = 1
     response = owner.post("/api/validate", {"text": support.scenario_text(2, 1)}, content_type=JSON)
     assert response.status_code == 413 and response.json()["error"]["details"]["limit"] == "max_nodes"
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    release=st.none() | st.text(max_size=40) | st.sampled_from(["v1.32", "1.36.9", "v2.0", "v1.35-eks", " "]),
+    gates=st.none()
+    | st.text(max_size=200)
+    | st.dictionaries(st.sampled_from(["NodeDeclaredFeatures", "SidecarContainers", "x", ""]), st.booleans()),
+)
+def test_any_release_or_gates_asked_is_answered_never_with_a_500(owner: Client, release, gates):
+    body = {"text": support.scenario_text(2, 1), "release": release, "featureGates": gates}
+    response = owner.post("/api/validate", body, content_type=JSON)
+    assert response.status_code in (200, 400), response.content
+    if response.status_code == 400:
+        assert response.json()["error"]["code"] == "release_invalid"
