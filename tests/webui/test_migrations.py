@@ -1,5 +1,6 @@
 """Data migrations: 0003_compact_events (compressed payloads, cycle index) and 0005_columnar_segments
-(one columnar segment per cycle), forwards and back."""
+(one columnar segment per cycle), the capacity and release fields (0010, 0011), forwards and back;
+each test leaves the database at the latest migration for the next tests."""
 
 import json
 import zlib
@@ -7,12 +8,14 @@ import zlib
 import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
+from django.db.migrations.loader import MigrationLoader
 
 from scheduler_core.encoding.columnar import RunNames, decode_segment
 
 pytestmark = pytest.mark.django_db(transaction=True)
 BEFORE, AFTER = [("webui", "0002_run_trace")], [("webui", "0003_compact_events")]
 SEGMENTS = [("webui", "0005_columnar_segments")]
+LATEST = [node for node in MigrationLoader(None).graph.leaf_nodes() if node[0] == "webui"]
 
 
 def migrate(targets):
@@ -54,7 +57,7 @@ def test_it_compresses_existing_payloads_and_indexes_their_cycles():
     assert [
         r.payload for r in back.get_model("webui", "RunEvent").objects.filter(run_id=run.pk).order_by("seq")
     ] == payloads
-    migrate(SEGMENTS)  # the latest state, for the next tests
+    migrate(LATEST)  # the latest state, for the next tests
 
 
 def test_it_turns_stored_events_into_one_segment_per_cycle_and_back():
@@ -93,7 +96,7 @@ def test_it_turns_stored_events_into_one_segment_per_cycle_and_back():
     assert [
         (r.cycle, r.extension_point, r.plugin, json.loads(zlib.decompress(r.payload_z))) for r in restored
     ] == events
-    migrate(SEGMENTS)
+    migrate(LATEST)  # the latest state, for the next tests
 
 
 ONE_PASS_BEFORE, ONE_PASS = [("webui", "0009_capacity_recovery")], [("webui", "0010_capacity_one_pass")]
@@ -127,4 +130,28 @@ def test_capacity_questions_gain_the_one_pass_fields_and_lose_them_again():
     back = migrate(ONE_PASS_BEFORE)
     kept = back.get_model("webui", "CapacityQuestion").objects.get(pk=asked.pk)
     assert kept.answer == {"fit": {"fits": 3}} and not hasattr(kept, "copies_done")
-    migrate(ONE_PASS)  # the latest state, for the next tests
+    migrate(LATEST)  # the latest state, for the next tests
+
+
+RELEASES = [("webui", "0011_releases_and_upgrades")]
+
+
+def test_runs_from_before_releases_are_as_the_dump_says_and_upgrades_come_and_go():
+    old = migrate(ONE_PASS)
+    scenario = old.get_model("webui", "Scenario").objects.create(name="s")
+    version = old.get_model("webui", "ScenarioVersion").objects.create(scenario=scenario, number=1)
+    before = old.get_model("webui", "Run").objects.create(version=version)
+
+    new = migrate(RELEASES)
+    run = new.get_model("webui", "Run").objects.get(pk=before.pk)
+    assert (run.release, run.feature_gates, run.release_choice) == ("", None, None)  # as the dump says; unknown
+    upgrade = new.get_model("webui", "Upgrade").objects.create(
+        version_id=version.pk, old_release="v1.35", new_release="v1.36"
+    )
+    new.get_model("webui", "ShareLink").objects.create(version_id=version.pk, upgrade=upgrade)
+
+    back = migrate(ONE_PASS)
+    kept = back.get_model("webui", "Run").objects.get(pk=before.pk)
+    assert not hasattr(kept, "release")
+    assert back.get_model("webui", "ShareLink").objects.count() == 0  # it would read every run of the version
+    migrate(LATEST)
