@@ -52,6 +52,21 @@ class Features:
     taint_reason_without_taint: bool
     dynamic_resources_scores: bool
     balanced_allocation_scores_the_change: bool
+    # code changes of the run to the end: the queue, the event handlers, scheduleOne
+    backoff_keeps_errors_apart: bool
+    backoff_counts_rejections: bool
+    pre_enqueue_remembers_gating_plugin: bool
+    pre_enqueue_skipped_leaving_backoff: bool
+    queue_signs_pods: bool
+    nomination_changes_requeue: bool
+    one_pod_informer_handler: bool
+    assumed_pod_deletion_forgets: bool
+    forget_absent_pod_succeeds: bool
+    pre_bind_after_done: bool
+    no_post_filter_clears_nomination: bool
+    recreated_pod_not_requeued: bool
+    failure_patch_against_informer_pod: bool
+    parallel_pre_bind: bool
 
     @classmethod
     def of(cls, gates: FeatureGates) -> "Features":
@@ -86,6 +101,20 @@ class Features:
             taint_reason_without_taint="taint_reason_without_taint" in changes,
             dynamic_resources_scores="dynamic_resources_scores" in changes,
             balanced_allocation_scores_the_change="balanced_allocation_scores_the_change" in changes,
+            backoff_keeps_errors_apart="backoff_keeps_errors_apart" in changes,
+            backoff_counts_rejections="backoff_counts_rejections" in changes,
+            pre_enqueue_remembers_gating_plugin="pre_enqueue_remembers_gating_plugin" in changes,
+            pre_enqueue_skipped_leaving_backoff="pre_enqueue_skipped_leaving_backoff" in changes,
+            queue_signs_pods="queue_signs_pods" in changes,
+            nomination_changes_requeue="nomination_changes_requeue" in changes,
+            one_pod_informer_handler="one_pod_informer_handler" in changes,
+            assumed_pod_deletion_forgets="assumed_pod_deletion_forgets" in changes,
+            forget_absent_pod_succeeds="forget_absent_pod_succeeds" in changes,
+            pre_bind_after_done="pre_bind_after_done" in changes,
+            no_post_filter_clears_nomination="no_post_filter_clears_nomination" in changes,
+            recreated_pod_not_requeued="recreated_pod_not_requeued" in changes,
+            failure_patch_against_informer_pod="failure_patch_against_informer_pod" in changes,
+            parallel_pre_bind="parallel_pre_bind" in changes,
         )
 
 
