@@ -11,7 +11,7 @@ corpora show, by the release's own traces: the README of each ../shared/conforma
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Mapping, Optional
 
 from scheduler_core.release.versions import Release
 
@@ -25,8 +25,11 @@ class CodeChange:
     # Cherry picks onto older release branches: minor -> the first patch of it that has the change
     # (as far as the trees SchedLab reads show: a supported release older than that lacks it).
     backports: Mapping[int, int] = field(default_factory=dict)
+    until: Optional[int] = None  # the first minor release whose code no longer has it (undone)
 
     def in_release(self, release: Release) -> bool:
+        if self.until is not None and release.minor >= self.until:
+            return False
         if self.since <= release.minor:
             return True
         first_patch = self.backports.get(release.minor)
@@ -115,6 +118,13 @@ CODE_CHANGES: tuple[CodeChange, ...] = (
         "eventhandlers.go updatePodInSchedulingQueue, deletePodFromSchedulingQueue",
     ),
     CodeChange(
+        "pod_toleration_event_renamed",
+        33,
+        'The event of a pod update that adds tolerations is labelled "UpdatePodToleration" '
+        '(before, "UpdatePodTolerations"); the same events match',
+        "framework/events.go extractPodTolerationChange",
+    ),
+    CodeChange(
         "one_pod_informer_handler",
         35,
         "One pod informer handler: a binding is the queue's Delete only; before, the unscheduled-pod "
@@ -144,6 +154,14 @@ CODE_CHANGES: tuple[CodeChange, ...] = (
         "returned as it is; before, Done came after PreBind and a rejection became a FitError over "
         "the chosen node (its plugin among the unschedulable plugins)",
         "schedule_one.go bindingCycle",
+    ),
+    CodeChange(
+        "failure_nomination_follows_expectation",
+        34,
+        "With NominatedNodeNameForExpectation on, a failed attempt leaves the pod's nomination as it "
+        "is (newFailureNominatingInfo); off (the v1.34 default) it clears it, as every other release does",
+        "schedule_one.go newFailureNominatingInfo (v1.34 only)",
+        until=35,
     ),
     CodeChange(
         "no_post_filter_clears_nomination",

@@ -59,10 +59,12 @@ class Features:
     pre_enqueue_skipped_leaving_backoff: bool
     queue_signs_pods: bool
     nomination_changes_requeue: bool
+    pod_toleration_event_renamed: bool
     one_pod_informer_handler: bool
     assumed_pod_deletion_forgets: bool
     forget_absent_pod_succeeds: bool
     pre_bind_after_done: bool
+    failure_nomination_follows_expectation: bool
     no_post_filter_clears_nomination: bool
     recreated_pod_not_requeued: bool
     failure_patch_against_informer_pod: bool
@@ -107,10 +109,12 @@ class Features:
             pre_enqueue_skipped_leaving_backoff="pre_enqueue_skipped_leaving_backoff" in changes,
             queue_signs_pods="queue_signs_pods" in changes,
             nomination_changes_requeue="nomination_changes_requeue" in changes,
+            pod_toleration_event_renamed="pod_toleration_event_renamed" in changes,
             one_pod_informer_handler="one_pod_informer_handler" in changes,
             assumed_pod_deletion_forgets="assumed_pod_deletion_forgets" in changes,
             forget_absent_pod_succeeds="forget_absent_pod_succeeds" in changes,
             pre_bind_after_done="pre_bind_after_done" in changes,
+            failure_nomination_follows_expectation="failure_nomination_follows_expectation" in changes,
             no_post_filter_clears_nomination="no_post_filter_clears_nomination" in changes,
             recreated_pod_not_requeued="recreated_pod_not_requeued" in changes,
             failure_patch_against_informer_pod="failure_patch_against_informer_pod" in changes,

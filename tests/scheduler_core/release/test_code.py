@@ -27,8 +27,13 @@ def test_a_release_has_the_changes_of_its_own_and_older_releases():
     }
     run_to_the_end = {
         32: set(),
-        33: {"backoff_keeps_errors_apart", "nomination_changes_requeue", "pre_bind_after_done"},
-        34: {"backoff_counts_rejections", "pre_enqueue_remembers_gating_plugin"},
+        33: {
+            "backoff_keeps_errors_apart",
+            "nomination_changes_requeue",
+            "pod_toleration_event_renamed",
+            "pre_bind_after_done",
+        },
+        34: {"backoff_counts_rejections", "pre_enqueue_remembers_gating_plugin", "failure_nomination_follows_expectation"},
         35: {
             "pre_enqueue_skipped_leaving_backoff",
             "one_pod_informer_handler",
@@ -42,8 +47,14 @@ def test_a_release_has_the_changes_of_its_own_and_older_releases():
     expected: set[str] = set()
     for minor in sorted(by_minor):
         expected |= single_pass[minor] | run_to_the_end[minor]
+        expected -= {"failure_nomination_follows_expectation"} if minor >= 35 else set()  # v1.34 only
         assert by_minor[minor] == expected | cherry_picked.get(minor, set()), minor
     assert change_named("balanced_allocation_scores_the_change").upstream == "kubernetes#135573"
+
+
+def test_a_change_undone_later_is_only_in_the_releases_between():
+    change = change_named("failure_nomination_follows_expectation")
+    assert [r.minor for r in SUPPORTED_RELEASES if change.in_release(r)] == [34]
 
 
 def test_a_cherry_pick_is_in_the_patch_releases_from_the_first_that_has_it():
