@@ -174,7 +174,11 @@ class EventHandlers:
                 self.assumed_pod_deleted(pod)
             return
         self.queue.update(old, pod, self._pod_events(pod, old))
-        if self._nomination_frees_room and old.nominated_node_name and old.nominated_node_name != pod.nominated_node_name:
+        if (
+            self._nomination_frees_room
+            and old.nominated_node_name
+            and old.nominated_node_name != pod.nominated_node_name
+        ):
             self._nomination_gone(old)
 
     def unscheduled_pod_deleted(self, pod: Pod) -> None:

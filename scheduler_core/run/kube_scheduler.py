@@ -374,7 +374,11 @@ class KubeScheduler:
         if forgotten is not None and binding is not None and not binding.rejected:
             self.handlers.assumed_pod_forgotten(forgotten, skip_itself=False)
         info.unschedulable_plugins = set(
-            fit_error.unschedulable_plugins if fit_error is not None else binding.unschedulable_plugins if binding else ()
+            fit_error.unschedulable_plugins
+            if fit_error is not None
+            else binding.unschedulable_plugins
+            if binding
+            else ()
         )
         nominating = fit_error.nominating if fit_error is not None else self.scheduler.failure_nominating
         cached = self.cluster.pod(pod.key)  # the pod lister's version goes back to the queue

@@ -135,9 +135,7 @@ class Scheduler:
         self.failure_nominating: Optional[NominatingInfo] = (
             None if features.failure_nomination_follows_expectation and expectation else CLEAR_NOMINATED_NODE
         )
-        self.no_post_filter_nominating = (
-            self.failure_nominating if features.no_post_filter_clears_nomination else None
-        )
+        self.no_post_filter_nominating = self.failure_nominating if features.no_post_filter_clears_nomination else None
         self.pre_bind_rejection_is_fit_error = not features.pre_bind_after_done
         # PreBindPreFlight (with NominatedNodeNameForExpectation) groups the plugins that allow it.
         self.parallel_pre_bind = PARALLEL_PRE_BIND if features.parallel_pre_bind and expectation else frozenset()

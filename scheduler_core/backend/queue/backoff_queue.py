@@ -106,7 +106,6 @@ class BackoffQueue:
             return not self.backoff_time(info) < truncate_to_second(self.clock.ms)
         return self.backoff_time(info) > self.clock.ms
 
-
     # ------------------------------------------------------------------ contents
 
     def add(self, info: QueuedPodInfo) -> None:

@@ -33,7 +33,11 @@ def test_a_release_has_the_changes_of_its_own_and_older_releases():
             "pod_toleration_event_renamed",
             "pre_bind_after_done",
         },
-        34: {"backoff_counts_rejections", "pre_enqueue_remembers_gating_plugin", "failure_nomination_follows_expectation"},
+        34: {
+            "backoff_counts_rejections",
+            "pre_enqueue_remembers_gating_plugin",
+            "failure_nomination_follows_expectation",
+        },
         35: {
             "pre_enqueue_skipped_leaving_backoff",
             "one_pod_informer_handler",

@@ -357,11 +357,16 @@ def test_before_v1_34_pre_enqueue_runs_in_profile_order_and_the_gate_is_not_reme
     order = []
 
     def plugin(name, passes):
-        return PreEnqueuePlugin(name, lambda pod: order.append(name) or (None if passes() else Status.unschedulable("x")))
+        return PreEnqueuePlugin(
+            name, lambda pod: order.append(name) or (None if passes() else Status.unschedulable("x"))
+        )
 
     second_passes = {"yes": False}
     plugins = (plugin("First", lambda: True), plugin("Second", lambda: second_passes["yes"]))
-    for release, wanted in (("v1.33", ["First", "Second", "First", "Second"]), ("v1.34", ["First", "Second", "Second", "First"])):
+    for release, wanted in (
+        ("v1.33", ["First", "Second", "First", "Second"]),
+        ("v1.34", ["First", "Second", "Second", "First"]),
+    ):
         order.clear()
         queue = release_queue(LogicalClock(), release, plugins)
         queue.add(Pod("p"))
@@ -401,7 +406,9 @@ def test_which_events_look_at_a_gated_pod(clock, release, moved):
 
 
 def test_before_v1_34_a_pod_gated_by_scheduling_gates_is_skipped_by_every_event(clock):
-    gates = PreEnqueuePlugin("SchedulingGates", lambda pod: Status.unresolvable("gated") if pod.scheduling_gates else None)
+    gates = PreEnqueuePlugin(
+        "SchedulingGates", lambda pod: Status.unresolvable("gated") if pod.scheduling_gates else None
+    )
     queue = release_queue(clock, "v1.33", (gates,))
     queue.add(Pod("p", scheduling_gates=("g",)))
     queue.move_all_to_active_or_backoff(NODE_ADDED, None, object())
