@@ -484,3 +484,85 @@ def test_v1_36_signs_a_pod_when_it_is_queued_and_when_it_is_updated(clock):
     assert info.signature == (("labels", (("v", "2"),)),)
     queue.update(info.pod, Pod("p", labels={"v": "3"}), [UNSCHEDULED_UPDATE])
     assert info.signature == (("labels", (("v", "2"),)),)
+
+
+def _hint_error(pod, old, new):
+    raise AssertionError("QueueingHintFn should not be called as pod is gated")
+
+
+@pytest.mark.parametrize(
+    "attempts, unschedulable, pending, gating, hint, waited_ms, expected",
+    [
+        pytest.param(0, (), ("foo",), "", None, 0, QueueName.ACTIVE, id="Queue queues pod to activeQ"),
+        pytest.param(
+            1, ("foo",), (), "", None, 0, QueueName.BACKOFF, id="Queue queues pod to backoffQ if Pod is backing off"
+        ),
+        pytest.param(
+            0,
+            ("foo",),
+            (),
+            "",
+            None,
+            1000,
+            QueueName.ACTIVE,
+            id="Queue queues pod to activeQ if Pod is not backing off",
+        ),
+        pytest.param(
+            0,
+            ("foo",),
+            (),
+            "",
+            lambda pod, old, new: QueueingHint.QUEUE_SKIP,
+            0,
+            QueueName.UNSCHEDULABLE,
+            id="Skip queues pod to unschedulablePods",
+        ),
+        pytest.param(
+            0,
+            ("SchedulingGates", "foo"),
+            (),
+            "SchedulingGates",
+            _hint_error,
+            0,
+            QueueName.UNSCHEDULABLE,
+            id="QueueHintFunction is not called when Pod is gated by SchedulingGates plugin",
+        ),
+        pytest.param(
+            0,
+            ("foo",),
+            (),
+            "foo",
+            None,
+            0,
+            QueueName.ACTIVE,
+            id="QueueHintFunction is called when Pod is gated by a plugin other than SchedulingGates",
+        ),
+        pytest.param(
+            1,
+            ("foo",),
+            (),
+            "foo",
+            None,
+            0,
+            QueueName.BACKOFF,
+            id="Pod that experienced a scheduling failure before should be queued to backoffQ after un-gated",
+        ),
+    ],
+)
+def test_v1_33_move_all_with_queueing_hint(clock, attempts, unschedulable, pending, gating, hint, waited_ms, expected):
+    # TestPriorityQueue_MoveAllToActiveOrBackoffQueueWithQueueingHint of v1.33's
+    # scheduling_queue_test.go: the back-off counts Attempts, and only a pod SchedulingGates gates
+    # is skipped without asking the hints (setQueuedPodInfoGated: gated, no PreEnqueue plugin).
+    from scheduler_core.backend.queue.queued_pod_info import QueuedPodInfo
+    from scheduler_core.framework.node_info import PodInfo
+
+    queue = release_queue(clock, "v1.33", hints={NODE_ADDED: [HintFunction("foo", hint)]})
+    pod = Pod("pod1", namespace="ns1")
+    queue.add(pod)
+    assert queue.pop().pod is pod
+    info = QueuedPodInfo(PodInfo(pod), clock.now(), attempts=attempts)
+    info.unschedulable_plugins, info.pending_plugins, info.gating_plugin = set(unschedulable), set(pending), gating
+    queue.add_unschedulable_if_not_present(info)
+    clock.advance_to(clock.ms + waited_ms)
+    queue.move_all_to_active_or_backoff(NODE_ADDED, None, None)
+    assert queue.where()[expected] == ["ns1/pod1"]
