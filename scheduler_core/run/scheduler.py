@@ -699,7 +699,7 @@ class Cycle:
         steps = (
             (ExtensionPoint.RESERVE, self.fw.run_reserve),
             (ExtensionPoint.PERMIT, self.fw.run_permit),
-            (ExtensionPoint.PRE_BIND, self._run_pre_bind),
+            (ExtensionPoint.PRE_BIND, self._run_pre_bind if self.scheduler.parallel_pre_bind else self.fw.run_pre_bind),
             (ExtensionPoint.BIND, self.fw.run_bind),
             (ExtensionPoint.POST_BIND, self.fw.run_post_bind),
         )
