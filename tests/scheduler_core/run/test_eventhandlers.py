@@ -395,3 +395,49 @@ def test_a_changed_declared_feature_is_an_event_with_node_declared_features(rele
     handlers, queue, _ = handlers_of(release)
     events = handlers.node_updated(old, new)
     assert [e.label for e in events] == (["NodeUpdateNodeDeclaredFeature"] if emitted else [])
+
+
+@pytest.mark.parametrize(
+    "new_fields, in_cache",
+    [
+        pytest.param({"labels": {"foo": "bar"}}, True, id="update assumed pod"),
+        pytest.param({"deletion_timestamp": "now"}, False, id="delete assumed pod with deletion timestamp"),
+    ],
+)
+def test_v1_35_update_pod_of_an_assumed_pod(new_fields, in_cache):
+    # The assumed rows of TestUpdatePod in v1.35's eventhandlers_test.go: an assumed pod's update
+    # leaves the cache's assumed version and the queue alone, unless it starts the pod's deletion:
+    # then it leaves the cache. Neither is in the queue.
+    from datetime import datetime, timezone
+
+    from scheduler_core.backend.queue import LogicalClock, SchedulingQueue
+
+    queue = SchedulingQueue(
+        LogicalClock(), lambda info: info.timestamp, {"default-scheduler": {}}, {}, 1000, 10_000, bool
+    )
+    snapshot = make_snapshot([make_node("node1")])
+    handlers = EventHandlers(queue, snapshot, rules=rules_for(release_named("v1.35")))
+    pod = make_pod("pod1", namespace="ns1", uid="pod1", resource_version=1)
+    snapshot.bind(dataclasses.replace(pod), "node1")  # AssumePod(scheduledPod)
+    if new_fields.get("deletion_timestamp"):
+        new_fields = {"deletion_timestamp": datetime(2026, 1, 1, tzinfo=timezone.utc)}
+    handlers.update_pod(pod, dataclasses.replace(pod, resource_version=2, **new_fields))
+    assert (snapshot.assumed_pod("ns1/pod1") is not None) is in_cache
+    assert queue.queued_info("ns1/pod1") is None
+
+
+def test_v1_35_delete_pod_of_an_assumed_pod():
+    # TestDeletePod's "delete assumed pod" of v1.35: the deletion of the (unassigned) API object
+    # removes the assumed pod from the cache.
+    from scheduler_core.backend.queue import LogicalClock, SchedulingQueue
+
+    queue = SchedulingQueue(
+        LogicalClock(), lambda info: info.timestamp, {"default-scheduler": {}}, {}, 1000, 10_000, bool
+    )
+    snapshot = make_snapshot([make_node("node1")])
+    handlers = EventHandlers(queue, snapshot, rules=rules_for(release_named("v1.35")))
+    pod = make_pod("pod1", namespace="ns1", uid="pod1")
+    snapshot.bind(dataclasses.replace(pod), "node1")
+    handlers.delete_pod(pod)
+    assert snapshot.assumed_pod("ns1/pod1") is None and snapshot.get("node1").pods == []
+    assert queue.queued_info("ns1/pod1") is None
