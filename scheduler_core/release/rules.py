@@ -52,6 +52,13 @@ class Features:
     taint_reason_without_taint: bool
     dynamic_resources_scores: bool
     balanced_allocation_scores_the_change: bool
+    # code changes of preemption (release/code.py)
+    not_helpful_preemption_leaves_nomination_to_failure_handler: bool
+    default_preemption_registers_pod_delete: bool
+    preemption_skips_terminating_victims: bool
+    preemption_waits_for_last_victim: bool
+    preemption_tolerates_gone_victim: bool
+    preemption_cancels_pre_bind: bool
 
     @classmethod
     def of(cls, gates: FeatureGates) -> "Features":
@@ -86,6 +93,14 @@ class Features:
             taint_reason_without_taint="taint_reason_without_taint" in changes,
             dynamic_resources_scores="dynamic_resources_scores" in changes,
             balanced_allocation_scores_the_change="balanced_allocation_scores_the_change" in changes,
+            not_helpful_preemption_leaves_nomination_to_failure_handler=(
+                "not_helpful_preemption_leaves_nomination_to_failure_handler" in changes
+            ),
+            default_preemption_registers_pod_delete="default_preemption_registers_pod_delete" in changes,
+            preemption_skips_terminating_victims="preemption_skips_terminating_victims" in changes,
+            preemption_waits_for_last_victim="preemption_waits_for_last_victim" in changes,
+            preemption_tolerates_gone_victim="preemption_tolerates_gone_victim" in changes,
+            preemption_cancels_pre_bind="preemption_cancels_pre_bind" in changes,
         )
 
 

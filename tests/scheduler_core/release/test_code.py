@@ -20,7 +20,17 @@ def test_a_release_has_the_changes_of_its_own_and_older_releases():
     by_minor = {release.minor: code_changes_in(release) for release in SUPPORTED_RELEASES}
     assert by_minor[32] == frozenset()
     assert by_minor[33] == {"balanced_allocation_skips_best_effort"}
-    assert by_minor[34] == by_minor[33] | {"fit_unresolvable_beyond_allocatable", "taint_reason_without_taint"}
-    assert by_minor[35] == by_minor[34] | {"dynamic_resources_scores"}
-    assert by_minor[36] == by_minor[35] | {"balanced_allocation_scores_the_change"}
+    assert by_minor[34] == by_minor[33] | {
+        "fit_unresolvable_beyond_allocatable",
+        "taint_reason_without_taint",
+        "not_helpful_preemption_leaves_nomination_to_failure_handler",
+        "default_preemption_registers_pod_delete",
+    }
+    assert by_minor[35] == by_minor[34] | {
+        "dynamic_resources_scores",
+        "preemption_skips_terminating_victims",
+        "preemption_waits_for_last_victim",
+        "preemption_tolerates_gone_victim",
+    }
+    assert by_minor[36] == by_minor[35] | {"balanced_allocation_scores_the_change", "preemption_cancels_pre_bind"}
     assert change_named("balanced_allocation_scores_the_change").upstream == "kubernetes#135573"
