@@ -30,6 +30,7 @@ BACKOFF_COMPLETE = "BackoffComplete"
 POP_FROM_BACKOFF_Q = "PopFromBackoffQ"
 UNSCHEDULED_POD_ADD = "UnschedulablePodAdd"
 UNSCHEDULED_POD_UPDATE = "UnschedulablePodUpdate"
+FORCE_ACTIVATE = "ForceActivate"
 
 
 class QueueName(str, Enum):
@@ -373,6 +374,13 @@ class SchedulingQueue:
             self.backoff.delete(info)
             return
         self.unschedulable.delete(pod.key)
+
+    def activate(self, pod: Pod) -> None:
+        """Activate (a failed preemption goroutine's): a pod waiting in unschedulablePods or
+        backoffQ goes to activeQ through PreEnqueue; one in activeQ or in no queue is left."""
+        info = self.unschedulable.get(pod.key) or self.backoff.get(pod.key)
+        if info is not None:
+            self._move_to_active(info, FORCE_ACTIVATE, ())
 
     def flush_backoff_completed(self) -> None:
         """flushBackoffQCompleted: the pump at each window boundary."""

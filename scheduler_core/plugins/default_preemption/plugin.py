@@ -3,10 +3,10 @@
 When no node fits, PostFilter hands the pod to its evaluator (``framework.preemption.evaluator``,
 upstream's Evaluator.Preempt), which asks this policy whether the pod may preempt at all
 (PodEligibleToPreemptOthers) and which victims each potential node would need
-(SelectVictimsOnNode), picks the node and, in a run to the end, starts the victims' deletion
-(prepareCandidateAsync); a single-pass ``trace`` only reports it. With SchedulerAsyncPreemption
-(on by default in v1.35) PreEnqueue keeps a preemptor out of the active queue while the
-evaluator says its preemption is under way.
+(SelectVictimsOnNode), picks the node and, in a run to the end, has its executor preempt the
+victims (framework.preemption.executor); a single-pass ``trace`` only reports it. With
+SchedulerAsyncPreemption (on by default in v1.35) PreEnqueue keeps a preemptor out of the active
+queue while the executor says its preemption is under way.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from scheduler_core.framework.interfaces import Handle, NodeToStatus, PostFilter
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.preemption.candidates import DryRun, dry_run_preemption
 from scheduler_core.framework.preemption.evaluator import Evaluator
+from scheduler_core.framework.preemption.executor import Executor
 from scheduler_core.framework.preemption.victims import may_preempt
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.status import Code, MaybeStatus, Status
@@ -45,8 +46,10 @@ class DefaultPreemption:
     def __init__(self, args: DefaultPreemptionArgs, handle: Handle) -> None:
         self.args = args
         self._handle = handle
-        # The evaluator runs Preempt with this policy and owns the preemptions under way.
-        self.evaluator = Evaluator(handle, self)
+        # The executor preempts the victims and keeps the preemptions under way; the evaluator runs
+        # Preempt with this policy and hands its pick to the executor.
+        self.executor = Executor(handle)
+        self.evaluator = Evaluator(handle, self, executor=self.executor)
         # The numeric dry run's per-node verdicts, kept across cycles (batch.NodeVerdictMemo).
         self._verdicts = NodeVerdictMemo()
 
@@ -87,7 +90,7 @@ class DefaultPreemption:
 
     def pre_enqueue(self, pod: Pod) -> MaybeStatus:
         """Keeps a preemptor out of activeQ while its preemption's API calls are under way."""
-        if self.evaluator.is_pod_running_preemption(pod):
+        if self.executor.is_pod_running_preemption(pod):
             return Status.unresolvable(REASON_WAITING)
         return None
 
