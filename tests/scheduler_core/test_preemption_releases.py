@@ -12,7 +12,7 @@ from typing import Any, Optional
 
 import pytest
 
-from scheduler_core import load_scenario
+from scheduler_core import load_scenario, simulate, trace_summary
 from scheduler_core.encoding.events import ClusterChangeKind, Event, ExtensionPoint
 from scheduler_core.encoding.timeline import timeline_summary
 from scheduler_core.release import release_named
@@ -175,3 +175,27 @@ def test_the_nomination_is_cleared_in_the_cycle_before_v1_34(release):
     ended = ("default/stranded", ("attempt", 1))
     told = _order(events, [cleared, ended])
     assert told == ([cleared, ended] if release in ("v1.32", "v1.33") else [ended, cleared])
+
+
+# ---------------------------------------------------------------------------- the single pass
+#
+# The dry run a trace shows (postFilter) is the same code in every release: PodEligibleToPreemptOthers,
+# findCandidates/DryRunPreemption with SelectVictimsOnNode (v1.36 collects the victims before
+# removing them: the same removals in the same order), the PDB split, pickOneNodeForPreemption and
+# the messages are unchanged from v1.32 to v1.36 (diffed); what differs is only how the choice is
+# carried out, which a single pass never does (no PreemptionAPI: no call, no nomination cleared).
+# The statuses it starts from do differ (NodeResourcesFit's Unresolvable from v1.34): the release
+# corpora hold those cases.
+
+
+@pytest.mark.parametrize("name", ["preemption_in_the_cycle", "preemption_terminating_victim", "preemption_not_helpful"])
+def test_the_single_pass_dry_run_is_the_same_in_every_release(name):
+    dry_runs = {}
+    for release in RELEASES:
+        scenario = load_scenario(
+            (FIXTURES / f"{name}.yaml").read_bytes(), release=ReleaseRequest(release_named(release))
+        )
+        trace = trace_summary(simulate(scenario))
+        dry_runs[release] = [(cycle["pod"], cycle.get("postFilter")) for cycle in trace["cycles"]]
+    assert all(dry_runs[release] == dry_runs["v1.35"] for release in RELEASES)
+    assert any(post is not None for _, post in dry_runs["v1.35"])
