@@ -64,6 +64,54 @@ CODE_CHANGES: tuple[CodeChange, ...] = (
         "the devices a claim's prioritized list would get",
         "apis/config/v1/default_plugins.go: applyDynamicResources",
     ),
+    # Preemption (framework/preemption, plugins/default_preemption): how the chosen candidate is
+    # carried out. Whether it is carried out in the cycle or by a goroutine is the
+    # SchedulerAsyncPreemption gate's (features.enable_async_preemption).
+    CodeChange(
+        "not_helpful_preemption_leaves_nomination_to_failure_handler",
+        34,
+        "When preemption cannot help on any node, PostFilter no longer clears the preemptor's "
+        "nomination itself with a status patch: the failure handler's patch clears it, after the cycle",
+        "kubernetes#131278",
+    ),
+    CodeChange(
+        "default_preemption_registers_pod_delete",
+        34,
+        "DefaultPreemption registers Pod/Delete (a hint that never queues) while asynchronous preemption "
+        "is on, so a preemptor its PreEnqueue holds back is looked at again on a pod's deletion; before, "
+        "it registered no event",
+        "framework/plugins/defaultpreemption/default_preemption.go: EventsToRegister",
+    ),
+    CodeChange(
+        "preemption_skips_terminating_victims",
+        35,
+        "Preemption makes no API call for a victim already being deleted; when every victim is, no "
+        "goroutine starts: the preemptor is not held back and lower-priority nominations on the node stay",
+        "kubernetes#134927",
+    ),
+    CodeChange(
+        "preemption_waits_for_last_victim",
+        35,
+        "An asynchronous preemption holds its preemptor back until its last victim is being deleted "
+        "(lastVictimsPendingPreemption); before, the preemptor was let go just before the last victim's "
+        "API calls were made",
+        "kubernetes#134730",
+    ),
+    CodeChange(
+        "preemption_tolerates_gone_victim",
+        35,
+        "A victim already gone when its DisruptionTarget condition is patched counts as preempted; before, "
+        "the NotFound failed the preemption (in the cycle: an Error status; in the goroutine: the "
+        "remaining calls are cancelled and the preemptor is activated)",
+        "framework/preemption/preemption.go: PreemptPod, IsNotFound on the status patch",
+    ),
+    CodeChange(
+        "preemption_cancels_pre_bind",
+        36,
+        "A victim in PreBind has its binding cancelled instead of being deleted, and a victim waiting at "
+        "Permit is deleted when it cannot be preempted in memory",
+        "kubernetes#135502, kubernetes#135719",
+    ),
     CodeChange(
         "balanced_allocation_scores_the_change",
         36,

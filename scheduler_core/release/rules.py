@@ -69,6 +69,13 @@ class Features:
     recreated_pod_not_requeued: bool
     failure_patch_against_informer_pod: bool
     parallel_pre_bind: bool
+    # code changes of preemption (release/code.py)
+    not_helpful_preemption_leaves_nomination_to_failure_handler: bool
+    default_preemption_registers_pod_delete: bool
+    preemption_skips_terminating_victims: bool
+    preemption_waits_for_last_victim: bool
+    preemption_tolerates_gone_victim: bool
+    preemption_cancels_pre_bind: bool
 
     @classmethod
     def of(cls, gates: FeatureGates) -> "Features":
@@ -98,27 +105,8 @@ class Features:
             enable_storage_capacity_scoring=on("StorageCapacityScoring"),
             enable_node_declared_features=on("NodeDeclaredFeatures"),
             enable_taint_toleration_comparison_operators=on("TaintTolerationComparisonOperators"),
-            balanced_allocation_skips_best_effort="balanced_allocation_skips_best_effort" in changes,
-            fit_unresolvable_beyond_allocatable="fit_unresolvable_beyond_allocatable" in changes,
-            taint_reason_without_taint="taint_reason_without_taint" in changes,
-            dynamic_resources_scores="dynamic_resources_scores" in changes,
-            balanced_allocation_scores_the_change="balanced_allocation_scores_the_change" in changes,
-            backoff_keeps_errors_apart="backoff_keeps_errors_apart" in changes,
-            backoff_counts_rejections="backoff_counts_rejections" in changes,
-            pre_enqueue_remembers_gating_plugin="pre_enqueue_remembers_gating_plugin" in changes,
-            pre_enqueue_skipped_leaving_backoff="pre_enqueue_skipped_leaving_backoff" in changes,
-            queue_signs_pods="queue_signs_pods" in changes,
-            nomination_changes_requeue="nomination_changes_requeue" in changes,
-            pod_toleration_event_renamed="pod_toleration_event_renamed" in changes,
-            one_pod_informer_handler="one_pod_informer_handler" in changes,
-            assumed_pod_deletion_forgets="assumed_pod_deletion_forgets" in changes,
-            forget_absent_pod_succeeds="forget_absent_pod_succeeds" in changes,
-            pre_bind_after_done="pre_bind_after_done" in changes,
-            failure_nomination_follows_expectation="failure_nomination_follows_expectation" in changes,
-            no_post_filter_clears_nomination="no_post_filter_clears_nomination" in changes,
-            recreated_pod_not_requeued="recreated_pod_not_requeued" in changes,
-            failure_patch_against_informer_pod="failure_patch_against_informer_pod" in changes,
-            parallel_pre_bind="parallel_pre_bind" in changes,
+            # each code change of release/code.py is the field of its name, on in the releases that have it
+            **{change.name: change.name in changes for change in CODE_CHANGES},
         )
 
 

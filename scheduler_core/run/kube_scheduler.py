@@ -17,7 +17,7 @@ scheduler's own writes have been delivered, as they would act while it goes on.
 from __future__ import annotations
 
 import copy
-from typing import Callable, Generator, Iterator, Optional
+from typing import Callable, Generator, Iterator, Optional, TypeVar
 
 from scheduler_core.backend.queue import (
     MODE_OVERRIDE,
@@ -74,6 +74,9 @@ NODE_TAINT_UPDATE = ClusterEvent(EventResource.NODE, ActionType.UPDATE_NODE_TAIN
 # A pod failing with an error goes back to backoffQ and is retried forever (a CEL runtime error in a
 # device selector, a pool being updated): after this long with nothing but such retries the run stops.
 ERROR_RETRY_HORIZON_MS = 60 * MS_PER_SECOND
+
+
+Result = TypeVar("Result")
 
 
 def _nothing() -> Iterator[Event]:
@@ -176,6 +179,11 @@ class KubeScheduler:
         # informer events while the scheduler is already busy with the next pod: it lands once
         # that pod's attempt is over (at once when nothing else is queued).
         self._async_work: list[AsyncWork] = []
+        # The events of API calls a scheduling cycle makes itself (PreemptionAPI.now), told after it,
+        # and whether the other components get their turn then (the calls preempted).
+        self._held: list[Event] = []
+        self._in_cycle_calls = False
+        self._others_after_cycle = False
 
     # ------------------------------------------------------------------ the informers
 
@@ -279,6 +287,7 @@ class KubeScheduler:
         mark = len(pending_writes)
         cycle = self._scheduling_cycle(info)
         yield from record_cycle(cycle)
+        yield from self._cycle_writes()
         ending = cycle.outcome
         assert ending is not None  # the recorder ran the cycle to its end
         # The cycle's PreBind writes (claims, volumes) are its binding goroutine's: they reach the
@@ -446,10 +455,37 @@ class KubeScheduler:
         return forgotten
 
     # ------------------------------------------------------------------ preemption carried out
-    # The API the preemption evaluator's goroutine writes through (framework.options.PreemptionAPI).
+    # The API preemption's calls go through (framework.options.PreemptionAPI): a goroutine's
+    # (prepareCandidateAsync) or the scheduling cycle's own (prepareCandidate without
+    # SchedulerAsyncPreemption, findCandidates' nomination clear before v1.34).
 
     def go(self, begin: Callable[[], None], land: Callable[[], Iterator[Event]]) -> None:
         self._async_work.append(AsyncWork(begin, land))
+
+    def now(self, calls: Callable[[], Generator[Event, None, Result]]) -> Result:
+        """The cycle's own calls, made at once: their writes reach the informers as they are made
+        (the cache and the queue hear them while the pod is still in flight); their events are
+        told once the cycle's are, and the other components act after that (``_cycle_writes``)."""
+        made = calls()
+        self._in_cycle_calls = True
+        try:
+            while True:
+                try:
+                    self._held.append(next(made))
+                except StopIteration as done:
+                    result: Result = done.value
+                    return result
+        finally:
+            self._in_cycle_calls = False
+
+    def _cycle_writes(self) -> Iterator[Event]:
+        """The events of the API calls the cycle just made itself, after the cycle's own; then, if
+        they preempted, the other components' turn."""
+        held, self._held = self._held, []
+        yield from held
+        if self._others_after_cycle:
+            self._others_after_cycle = False
+            yield from self.others_react()
 
     def lower_priority_nominated_pods(self, preemptor: Pod, node: str) -> list[Pod]:
         """getLowerPriorityNominatedPods, as the queue answers it: a pod being scheduled right
@@ -467,35 +503,29 @@ class KubeScheduler:
         self.cluster.patch_pod_status(pod.key, ClusterChangeKind.POD_STATUS, nominated_node_name="")
         yield from self.flush()
 
-    def preempt_pods(self, preemptor: Pod, victims: list[Pod]) -> Generator[Event, None, list[Pod]]:
-        """PreemptPod for every victim: each gets the DisruptionTarget condition and is deleted
-        gracefully (it stays, terminating, until the kubelet removes it); one already being
-        deleted, or gone, gets no call."""
-        # The victims of one preemption are deleted in namespace/name order (the order the
-        # stand-in kubelet then removes them in, ../shared/spec/TIMELINE.md).
-        deleted = []
-        for victim in sorted(victims, key=lambda pod: pod.key):
-            current = self.cluster.pod(victim.key)
-            if current is None or current.is_terminating:
-                continue  # another preemption's victim already: left to that one
-            deleted.append(current)
-            yield from self._delete_victim(current, preemptor)
-        return deleted
+    def preempt_in_memory(self, victim: Pod, cancel_pre_bind: bool) -> bool:
+        """No victim can be preempted without an API call here: no plugin of a run waits at Permit,
+        and a binding cycle's PreBind runs within its attempt, before any preemption's calls are
+        made (a cycle's calls come after its own PreBind; a goroutine's after the next attempt's)."""
+        return False
 
-    def preemption_done(self, preemptor: Pod, deleted: list[Pod]) -> Iterator[Event]:
-        """The goroutine is over: the other components act on its deletions (the victims'
-        controllers replace them)."""
-        yield from self.others_react()
-
-    def _delete_victim(self, victim: Pod, preemptor: Pod) -> Iterator[Event]:
-        """PreemptPod: the DisruptionTarget condition, then the delete. A victim with a zero
-        grace period and no finalizers is deleted by the API server at once (../shared/spec/TIMELINE.md);
-        any other stays, terminating, for the kubelet."""
+    def mark_disruption_target(self, preemptor: Pod, victim: Pod) -> Generator[Event, None, bool]:
+        """PreemptPod's DisruptionTarget condition (a pod that has it already is not written)."""
+        if self.cluster.pod(victim.key) is None:
+            return False
         by = f"preempted by {preemptor.key}"
         self.cluster.patch_pod_status(
             victim.key, ClusterChangeKind.POD_STATUS, f"DisruptionTarget: {by}", preempted_by_scheduler=True
         )
-        self.cluster.delete_pod(
+        yield from self.flush()
+        return True
+
+    def delete_victim(self, preemptor: Pod, victim: Pod) -> Generator[Event, None, bool]:
+        """PreemptPod's delete. A victim with a zero grace period and no finalizers is deleted by the
+        API server at once (../shared/spec/TIMELINE.md); any other stays, terminating, for the
+        kubelet; one already terminating is left as it is."""
+        by = f"preempted by {preemptor.key}"
+        deleted = self.cluster.delete_pod(
             victim.key,
             ClusterChangeKind.POD_TERMINATING,
             by,
@@ -503,6 +533,20 @@ class KubeScheduler:
             gone_detail=f"{by}, grace period 0",
         )
         yield from self.flush()
+        return deleted is not None
+
+    def activate(self, preemptor: Pod) -> Iterator[Event]:
+        """Activate: the preemptor back to activeQ (through PreEnqueue)."""
+        self.queue.activate([preemptor])
+        yield from self.moves()
+
+    def preemption_done(self, preemptor: Pod) -> Iterator[Event]:
+        """The preemption's calls are over: the other components act on its deletions (the
+        victims' controllers replace them) — once the cycle is, when the cycle made the calls."""
+        if self._in_cycle_calls:
+            self._others_after_cycle = True
+            return
+        yield from self.others_react()
 
 
 def _failure_condition(ending: FitError | SchedulingError | BindingFailed) -> PodScheduledCondition:

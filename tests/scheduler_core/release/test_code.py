@@ -47,10 +47,21 @@ def test_a_release_has_the_changes_of_its_own_and_older_releases():
         },
         36: {"queue_signs_pods", "failure_patch_against_informer_pod", "parallel_pre_bind"},
     }
+    preemption = {
+        32: set(),
+        33: set(),
+        34: {"not_helpful_preemption_leaves_nomination_to_failure_handler", "default_preemption_registers_pod_delete"},
+        35: {
+            "preemption_skips_terminating_victims",
+            "preemption_waits_for_last_victim",
+            "preemption_tolerates_gone_victim",
+        },
+        36: {"preemption_cancels_pre_bind"},
+    }
     cherry_picked = {34: {"recreated_pod_not_requeued"}, 36: {"recreated_pod_not_requeued"}}
     expected: set[str] = set()
     for minor in sorted(by_minor):
-        expected |= single_pass[minor] | run_to_the_end[minor]
+        expected |= single_pass[minor] | run_to_the_end[minor] | preemption[minor]
         expected -= {"failure_nomination_follows_expectation"} if minor >= 35 else set()  # v1.34 only
         assert by_minor[minor] == expected | cherry_picked.get(minor, set()), minor
     assert change_named("balanced_allocation_scores_the_change").upstream == "kubernetes#135573"

@@ -35,7 +35,7 @@ def test_every_framework_is_built_with_the_runs_nominator_clock_batch_and_preemp
     assert framework.options.preemption_ties_in_node_order
     run.clock.advance_to(1234)
     assert framework.clock_ms() == 1234
-    assert framework.plugin(names.DEFAULT_PREEMPTION).evaluator.preempting == {}
+    assert framework.plugin(names.DEFAULT_PREEMPTION).executor.preempting == {}
 
 
 def test_a_pod_written_by_another_component_reaches_the_queue_through_the_informer_alone():
@@ -274,3 +274,75 @@ def test_v1_36_patches_against_the_informers_pod(release, nomination_after):
     list(scheduler._schedule_one(info))
     list(scheduler.land_goroutines())
     assert run.cluster.pod("default/p").nominated_node_name == nomination_after
+
+
+def _victims_scenario() -> str:
+    victim = """apiVersion: v1
+kind: Pod
+metadata: {name: %s, namespace: default}
+spec:
+  nodeName: n1
+  terminationGracePeriodSeconds: %d
+  containers: [{name: c, resources: {requests: {cpu: 100m}}}]
+"""
+    return scenario_text(node_text("n1", cpu="2"), victim % ("graceful", 30), victim % ("at-once", 0))
+
+
+def test_the_preemption_api_patches_then_deletes_through_the_cluster_and_says_when_a_pod_is_gone():
+    """PreemptPod's calls (framework.options.PreemptionAPI): the DisruptionTarget condition (no write
+    when it is there), the delete (graceful, or at once with a zero grace period; nothing more for a
+    pod already terminating), and NotFound as False for a pod gone."""
+    run = ClusterRun(load_scenario(_victims_scenario()))
+    scheduler = run.kube_scheduler
+    preemptor = load_scenario(scenario_text(node_text("n1"), pod_text("p"))).pods[0]
+    graceful, at_once = run.cluster.pod("default/graceful"), run.cluster.pod("default/at-once")
+
+    def calls(made):
+        events = []
+        while True:
+            try:
+                events.append(next(made))
+            except StopIteration as done:
+                return done.value, [e.payload.kind for e in events if e.extension_point is ExtensionPoint.CLUSTER]
+
+    assert calls(scheduler.mark_disruption_target(preemptor, graceful)) == (True, [ClusterChangeKind.POD_STATUS])
+    assert calls(scheduler.mark_disruption_target(preemptor, graceful)) == (True, [])  # already has it
+    assert calls(scheduler.delete_victim(preemptor, graceful)) == (True, [ClusterChangeKind.POD_TERMINATING])
+    assert calls(scheduler.delete_victim(preemptor, graceful)) == (True, [])  # already terminating
+    assert calls(scheduler.delete_victim(preemptor, at_once)) == (True, [ClusterChangeKind.POD_REMOVED])
+    assert calls(scheduler.mark_disruption_target(preemptor, at_once)) == (False, [])
+    assert calls(scheduler.delete_victim(preemptor, at_once)) == (False, [])
+    assert not scheduler.preempt_in_memory(graceful, cancel_pre_bind=True)  # no pod of a run waits there
+
+
+def test_the_cycles_own_calls_are_made_at_once_and_told_after_the_cycle():
+    """PreemptionAPI.now: the writes happen (and reach the informers) at once; their events wait
+    for the cycle's, then go out before the failure handler's."""
+    run = ClusterRun(load_scenario(_victims_scenario()))
+    scheduler = run.kube_scheduler
+    preemptor = load_scenario(scenario_text(node_text("n1"), pod_text("p"))).pods[0]
+    victim = run.cluster.pod("default/at-once")
+    assert scheduler.now(lambda: scheduler.delete_victim(preemptor, victim)) is True
+    assert run.cluster.pod("default/at-once") is None
+    assert scheduler.snapshot.get("n1").pods and all(i.pod.key != victim.key for i in scheduler.snapshot.get("n1").pods)
+    held = list(scheduler._cycle_writes())
+    assert [e.payload.kind for e in held if e.extension_point is ExtensionPoint.CLUSTER] == [
+        ClusterChangeKind.POD_REMOVED
+    ]
+    assert list(scheduler._cycle_writes()) == []
+
+
+def test_the_other_components_act_after_the_cycles_own_preemption_is_told():
+    """prepareCandidate's calls are the cycle's: the controllers get their turn once those writes
+    were told after the cycle, not while the pod is still in its cycle."""
+    run = ClusterRun(load_scenario(_victims_scenario()))
+    scheduler = run.kube_scheduler
+    turns = []
+    scheduler.others_react = lambda: iter(turns.append("others") or ())
+    preemptor = load_scenario(scenario_text(node_text("n1"), pod_text("p"))).pods[0]
+    scheduler.now(lambda: scheduler.preemption_done(preemptor))
+    assert turns == []
+    list(scheduler._cycle_writes())
+    assert turns == ["others"]
+    list(scheduler.preemption_done(preemptor))  # a goroutine's: at once
+    assert turns == ["others", "others"]

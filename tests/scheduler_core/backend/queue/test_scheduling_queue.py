@@ -8,8 +8,9 @@ import pytest
 
 from scheduler_core.backend.queue.clock import LogicalClock
 from scheduler_core.backend.queue.nominator import CLEAR_NOMINATED_NODE, MODE_NOOP, NominatingInfo
-from scheduler_core.backend.queue.scheduling_queue import HintFunction, QueueName, SchedulingQueue
+from scheduler_core.backend.queue.scheduling_queue import HintFunction, PreEnqueuePlugin, QueueName, SchedulingQueue
 from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, EventResource, QueueingHint
+from scheduler_core.framework.status import Status
 from scheduler_core.model import Pod
 
 POD_DELETED = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE)
@@ -566,3 +567,29 @@ def test_v1_33_move_all_with_queueing_hint(clock, attempts, unschedulable, pendi
     clock.advance_to(clock.ms + waited_ms)
     queue.move_all_to_active_or_backoff(NODE_ADDED, None, None)
     assert queue.where()[expected] == ["ns1/pod1"]
+
+
+def test_activate_moves_a_waiting_pod_to_active_through_pre_enqueue(clock):
+    """Activate (a failed preemption goroutine's): from unschedulablePods or backoffQ to activeQ,
+    unless a PreEnqueue plugin still holds it back; a pod in activeQ stays where it is."""
+    held = {"default/gated"}
+    gate = PreEnqueuePlugin(
+        "DefaultPreemption", lambda pod: Status.unresolvable("waiting") if pod.key in held else None
+    )
+    sort_key = lambda info: (-info.pod.priority, info.timestamp)  # noqa: E731 - PrioritySort
+    queue = SchedulingQueue(
+        clock, sort_key, {"default-scheduler": {}}, {"default-scheduler": [gate]}, 1000, 10_000, lambda pod: False
+    )
+    waiting, backing_off, gated = Pod("waiting"), Pod("backing-off"), Pod("gated")
+    fail(queue, waiting, "NodeResourcesFit")
+    fail(queue, backing_off)  # an error: backoffQ
+    held.clear()
+    fail(queue, gated, "NodeResourcesFit")
+    held.add("default/gated")
+    for pod in (waiting, backing_off, gated):
+        queue.activate([pod])
+    assert queue.where()[QueueName.ACTIVE] == ["default/waiting", "default/backing-off"]
+    assert queue.where()[QueueName.UNSCHEDULABLE] == ["default/gated"]
+    assert [m.event for m in queue.moves if m.to is QueueName.ACTIVE][-2:] == ["ForceActivate", "ForceActivate"]
+    queue.activate([waiting])  # already active: nothing
+    assert queue.where()[QueueName.ACTIVE] == ["default/waiting", "default/backing-off"]
