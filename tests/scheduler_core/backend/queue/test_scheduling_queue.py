@@ -12,6 +12,8 @@ from scheduler_core.backend.queue.scheduling_queue import HintFunction, PreEnque
 from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, EventResource, QueueingHint
 from scheduler_core.framework.status import Status
 from scheduler_core.model import Pod
+from scheduler_core.release.rules import rules_for
+from scheduler_core.release.versions import release_named
 
 POD_DELETED = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE)
 NODE_ADDED = ClusterEvent(EventResource.NODE, ActionType.ADD)
@@ -242,11 +244,6 @@ def test_a_pod_whose_rejectors_registered_nothing_for_the_event_stays_without_it
 
 # ---------------------------------------------------------------------------- releases
 # The queue follows the rules it is built with (release/code.py, release/gates.py).
-
-from scheduler_core.backend.queue.scheduling_queue import PreEnqueuePlugin  # noqa: E402
-from scheduler_core.framework.status import Status  # noqa: E402
-from scheduler_core.release.rules import rules_for  # noqa: E402
-from scheduler_core.release.versions import release_named  # noqa: E402
 
 
 def rules(release: str, **gates: bool):
