@@ -136,21 +136,9 @@ def test_a_victim_already_terminating_still_clears_nominations_before_v1_35(rele
     assert set(summary["final"].values()) == {"node-1", "node-2", None}
 
 
-@pytest.mark.parametrize(
-    "release",
-    [
-        pytest.param(
-            "v1.32",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="v1.32 makes no MoveAll when a nomination changes (release-diffs B1, rel-queue) and "
-                "its NodeResourcesFit hint ignores a deleted pod's nomination (E11): the nominee's clear, "
-                "seen while the preemptor is in flight, does not send it back; the run still retries it once",
-            ),
-        ),
-        *RELEASES[1:],
-    ],
-)
+# v1.32 makes no MoveAll when a nomination changes (release-diffs B1): the nominee's clear, seen
+# while the preemptor is in flight, does not send it back; the attempts come out the same.
+@pytest.mark.parametrize("release", RELEASES)
 def test_a_victim_already_terminating_attempts(release):
     summary, _ = _run("preemption_terminating_victim", release)
     assert _attempts(summary) == TERMINATING_ATTEMPTS
