@@ -178,16 +178,18 @@ class Cluster:
         self._deliver(WatchEvent(KIND_POD, Action.ADDED, None, created, change, detail))
         return created
 
-    def bind(self, key: str, node: str) -> Optional[Pod]:
+    def bind(self, key: str, node: str, clear_nomination: bool = True) -> Optional[Pod]:
         """The binding subresource: spec.nodeName and PodScheduled=True; the nomination goes
-        (ClearingNominatedNodeNameAfterBinding, on in v1.35)."""
+        with ClearingNominatedNodeNameAfterBinding (on from v1.35; before, a bound pod keeps
+        status.nominatedNodeName). None when the pod is gone."""
+        nomination = {"nominated_node_name": ""} if clear_nomination else {}
         return self._write_pod(
             key,
             ClusterChangeKind.POD_BOUND,
             "",
             node_name=node,
-            nominated_node_name="",
             scheduled_condition=PodScheduledCondition("True", "", ""),
+            **nomination,
         )
 
     def patch_pod_status(

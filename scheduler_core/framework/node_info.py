@@ -417,6 +417,17 @@ class Snapshot:
         """IsAssumedPod: bound in a cycle, its binding not yet heard back."""
         return pod.key in self.assumed
 
+    def assumed_pod(self, key: str) -> Optional[Pod]:
+        """The cache's GetPod for an assumed pod: the cycle's copy, on the node it is being bound
+        to; None when no pod of that key is assumed (rare: a search of the nodes)."""
+        if key not in self.assumed:
+            return None
+        for node_info in self.node_infos:
+            for info in node_info.pods:
+                if info.pod.key == key:
+                    return info.pod
+        return None
+
     def add_pod(self, pod: Pod) -> None:
         """The cache's AddPod for an assigned pod: a new one joins its node; the version a
         binding confirms replaces the assumed one where it stands."""

@@ -73,11 +73,14 @@ class ObjectWriter(Protocol):
 
 
 RunEvent = TypeVar("RunEvent")  # what a run records of an API write (its own type)
+Result = TypeVar("Result")
 
 
 class PreemptionAPI(Protocol[RunEvent]):
-    """The API calls of preemption's goroutine (prepareCandidateAsync) and how it is started.
+    """The API calls preemption makes once it has chosen its victims, and how they are made.
 
+    Without SchedulerAsyncPreemption the scheduling cycle makes them itself, in PostFilter
+    (prepareCandidate: ``now``); with it a goroutine makes them (prepareCandidateAsync: ``go``).
     Each write yields what the run records of it (its informer events, the queue's moves); the
     type is the run's own, the evaluator only passes it on."""
 
@@ -85,18 +88,33 @@ class PreemptionAPI(Protocol[RunEvent]):
         """Starts a goroutine: ``begin`` reads the scheduler's state when it starts, ``land`` makes
         its API writes, which come back as informer events later."""
 
+    def now(self, calls: Callable[[], Generator[RunEvent, None, Result]]) -> Result:
+        """The scheduling cycle's own API calls, made at once (their informer events are told
+        after the cycle's); returns what ``calls`` returns."""
+
     def lower_priority_nominated_pods(self, preemptor: Pod, node: str) -> list[Pod]:
         """getLowerPriorityNominatedPods, as the run's queue answers it."""
 
     def clear_nominated_node_name(self, pod: Pod) -> Iterator[RunEvent]:
         """clearNominatedNodeName: the pod's status patch."""
 
-    def preempt_pods(self, preemptor: Pod, victims: list[Pod]) -> Generator[RunEvent, None, list[Pod]]:
-        """PreemptPod for each victim not already being deleted (its DisruptionTarget condition,
-        then the delete); returns the victims it deleted."""
+    def preempt_in_memory(self, victim: Pod, cancel_pre_bind: bool) -> bool:
+        """PreemptPod without an API call: a victim waiting at Permit is rejected, or (with
+        ``cancel_pre_bind``) a victim in PreBind has its binding cancelled; False when it is neither."""
 
-    def preemption_done(self, preemptor: Pod, deleted: list[Pod]) -> Iterator[RunEvent]:
-        """What follows the goroutine's deletions (the kubelet, the victims' controllers)."""
+    def mark_disruption_target(self, preemptor: Pod, victim: Pod) -> Generator[RunEvent, None, bool]:
+        """PreemptPod's status patch: the scheduler's DisruptionTarget condition (no write when the
+        pod already has it); False when the pod is gone (NotFound)."""
+
+    def delete_victim(self, preemptor: Pod, victim: Pod) -> Generator[RunEvent, None, bool]:
+        """PreemptPod's delete (graceful; a pod already terminating is left as it is); False when
+        the pod is gone (NotFound)."""
+
+    def activate(self, preemptor: Pod) -> Iterator[RunEvent]:
+        """Handle.Activate: the preemptor back to activeQ (a goroutine that failed)."""
+
+    def preemption_done(self, preemptor: Pod) -> Iterator[RunEvent]:
+        """What follows the preemption's API calls (the kubelet, the victims' controllers)."""
 
 
 def _time_zero() -> int:
@@ -115,8 +133,8 @@ class FrameworkOptions:
     # When preemption candidates tie after every criterion the real evaluator picks at random: a
     # single pass reports the tie, a run to the end takes the first in node order (the spec's rule).
     preemption_ties_in_node_order: bool = False
-    # SchedulerAsyncPreemption: where prepareCandidateAsync's API calls go; None: a dry run (the
-    # result carries the victims, nothing is deleted). Any: the run's event type, which the
+    # Where preemption's API calls go (prepareCandidate, prepareCandidateAsync); None: a dry run
+    # (the result carries the victims, nothing is deleted). Any: the run's event type, which the
     # framework passes on unread (the options would otherwise be generic in it, and every handle).
     preemption_api: Optional[PreemptionAPI[Any]] = None
     # Where the plugins' storage and device writes go (the scheduler makes one on its snapshot when

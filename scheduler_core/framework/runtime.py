@@ -408,8 +408,28 @@ class Framework:
     def run_permit(self, state: CycleState, pod: Pod, node: str) -> list[tuple[str, MaybeStatus]]:
         return _run_each([(p.name, p.permit) for p in self.profile.permit], state, pod, node)
 
-    def run_pre_bind(self, state: CycleState, pod: Pod, node: str) -> list[tuple[str, MaybeStatus]]:
-        return _run_each([(p.name, p.pre_bind) for p in self.profile.pre_bind], state, pod, node)
+    def run_pre_bind(
+        self, state: CycleState, pod: Pod, node: str, parallel: frozenset[str] = frozenset()
+    ) -> list[tuple[str, MaybeStatus]]:
+        """PreBind in profile order until one fails. ``parallel`` (v1.36, RunPreBindPlugins' groups):
+        consecutive plugins named there run side by side, so each of them makes its writes even
+        when another of the group fails; the group's first failure, in profile order, stops it."""
+        steps: list[tuple[str, BindingStep]] = [(p.name, p.pre_bind) for p in self.profile.pre_bind]
+        if not parallel:
+            return _run_each(steps, state, pod, node)
+        results: list[tuple[str, MaybeStatus]] = []
+        i = 0
+        while i < len(steps):
+            group = [steps[i]]
+            while steps[i][0] in parallel and i + 1 < len(steps) and steps[i + 1][0] in parallel:
+                i += 1
+                group.append(steps[i])
+            i += 1
+            ran = [(name, step(state, pod, node)) for name, step in group]
+            results.extend(ran)
+            if any(is_failure(status) and not status.is_skip for _, status in ran):
+                return results
+        return results
 
     def run_bind(self, state: CycleState, pod: Pod, node: str) -> list[tuple[str, MaybeStatus]]:
         """Bind plugins run until one does not Skip."""

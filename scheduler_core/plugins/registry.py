@@ -68,7 +68,7 @@ def in_tree_registry(features: Features = DEFAULT_RULES.features) -> Registry:
         names.POD_TOPOLOGY_SPREAD: pod_topology_spread.new,
         names.INTER_POD_AFFINITY: inter_pod_affinity.new,
         names.DYNAMIC_RESOURCES: _adapted(features, dynamic_resources.new),
-        names.DEFAULT_PREEMPTION: default_preemption.new,
+        names.DEFAULT_PREEMPTION: _adapted(features, default_preemption.new),
         names.IMAGE_LOCALITY: image_locality.new,
         names.DEFAULT_BINDER: default_binder.new,
     }

@@ -10,7 +10,8 @@ corpora show, by the release's own traces: the README of each ../shared/conforma
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Mapping, Optional
 
 from scheduler_core.release.versions import Release
 
@@ -21,6 +22,18 @@ class CodeChange:
     since: int  # the first minor release whose code has it
     what: str  # what the change does, as a user reads it
     upstream: str  # the upstream change (pull request), or where the code is
+    # Cherry picks onto older release branches: minor -> the first patch of it that has the change
+    # (as far as the trees SchedLab reads show: a supported release older than that lacks it).
+    backports: Mapping[int, int] = field(default_factory=dict)
+    until: Optional[int] = None  # the first minor release whose code no longer has it (undone)
+
+    def in_release(self, release: Release) -> bool:
+        if self.until is not None and release.minor >= self.until:
+            return False
+        if self.since <= release.minor:
+            return True
+        first_patch = self.backports.get(release.minor)
+        return first_patch is not None and release.patch >= first_patch
 
 
 CODE_CHANGES: tuple[CodeChange, ...] = (
@@ -51,6 +64,54 @@ CODE_CHANGES: tuple[CodeChange, ...] = (
         "the devices a claim's prioritized list would get",
         "apis/config/v1/default_plugins.go: applyDynamicResources",
     ),
+    # Preemption (framework/preemption, plugins/default_preemption): how the chosen candidate is
+    # carried out. Whether it is carried out in the cycle or by a goroutine is the
+    # SchedulerAsyncPreemption gate's (features.enable_async_preemption).
+    CodeChange(
+        "not_helpful_preemption_leaves_nomination_to_failure_handler",
+        34,
+        "When preemption cannot help on any node, PostFilter no longer clears the preemptor's "
+        "nomination itself with a status patch: the failure handler's patch clears it, after the cycle",
+        "kubernetes#131278",
+    ),
+    CodeChange(
+        "default_preemption_registers_pod_delete",
+        34,
+        "DefaultPreemption registers Pod/Delete (a hint that never queues) while asynchronous preemption "
+        "is on, so a preemptor its PreEnqueue holds back is looked at again on a pod's deletion; before, "
+        "it registered no event",
+        "framework/plugins/defaultpreemption/default_preemption.go: EventsToRegister",
+    ),
+    CodeChange(
+        "preemption_skips_terminating_victims",
+        35,
+        "Preemption makes no API call for a victim already being deleted; when every victim is, no "
+        "goroutine starts: the preemptor is not held back and lower-priority nominations on the node stay",
+        "kubernetes#134927",
+    ),
+    CodeChange(
+        "preemption_waits_for_last_victim",
+        35,
+        "An asynchronous preemption holds its preemptor back until its last victim is being deleted "
+        "(lastVictimsPendingPreemption); before, the preemptor was let go just before the last victim's "
+        "API calls were made",
+        "kubernetes#134730",
+    ),
+    CodeChange(
+        "preemption_tolerates_gone_victim",
+        35,
+        "A victim already gone when its DisruptionTarget condition is patched counts as preempted; before, "
+        "the NotFound failed the preemption (in the cycle: an Error status; in the goroutine: the "
+        "remaining calls are cancelled and the preemptor is activated)",
+        "framework/preemption/preemption.go: PreemptPod, IsNotFound on the status patch",
+    ),
+    CodeChange(
+        "preemption_cancels_pre_bind",
+        36,
+        "A victim in PreBind has its binding cancelled instead of being deleted, and a victim waiting at "
+        "Permit is deleted when it cannot be preempted in memory",
+        "kubernetes#135502, kubernetes#135719",
+    ),
     CodeChange(
         "balanced_allocation_scores_the_change",
         36,
@@ -58,12 +119,134 @@ CODE_CHANGES: tuple[CodeChange, ...] = (
         "50 + (50 + score with the pod - score without it) / 2, not the balance with the pod alone",
         "kubernetes#135573",
     ),
+    # ---------------------------------------------------------------- the run to the end: the queue
+    CodeChange(
+        "backoff_keeps_errors_apart",
+        33,
+        "backoffQ keeps the pods whose attempt ended in an error in a heap of their own "
+        "(podErrorBackoffQ), flushed after the rejected pods' heap",
+        "backend/queue/backoff_queue.go podErrorBackoffQ (KEP-5142)",
+    ),
+    CodeChange(
+        "backoff_counts_rejections",
+        34,
+        "A pod's back-off doubles with its rejections (UnschedulableCount) or, after an error, its "
+        "consecutive errors, not with every attempt (Attempts); podMaxBackoffSeconds 0 turns back-off off",
+        "backend/queue/backoff_queue.go getBackoffTime (kubernetes#128748)",
+    ),
+    CodeChange(
+        "pre_enqueue_remembers_gating_plugin",
+        34,
+        "The queue remembers which PreEnqueue plugin gates a pod (GatingPlugin): it runs that one first "
+        "next time, and only the cluster events that plugin registered can move the gated pod; before, "
+        "PreEnqueue ran in profile order and every event but a SchedulingGates gate looked at the pod",
+        "backend/queue/scheduling_queue.go runPreEnqueuePlugins, movePodsToActiveOrBackoffQueue (kubernetes#127180)",
+    ),
+    CodeChange(
+        "pre_enqueue_skipped_leaving_backoff",
+        35,
+        "With SchedulerPopFromBackoffQ, a pod moved straight from backoffQ to activeQ for any reason "
+        "(an Activate too) skips PreEnqueue (it ran on the way in); before, only a completed back-off did",
+        "backend/queue/scheduling_queue.go moveToActiveQ(movesFromBackoffQ)",
+    ),
+    CodeChange(
+        "queue_signs_pods",
+        36,
+        "With OpportunisticBatching the queue signs a pod when it is added or updated in a queue "
+        "(QueuedPodInfo.PodSignature), not the cycle when it starts: a pod updated while it is being "
+        "scheduled keeps the signature it was popped with",
+        "backend/queue/scheduling_queue.go signPod; schedule_one.go GetNodeHint(podInfo.PodSignature)",
+    ),
+    # ---------------------------------------------------------------- the event handlers
+    CodeChange(
+        "nomination_changes_requeue",
+        33,
+        "A pending pod whose nomination changes or clears, or that is deleted while nominated, moves "
+        "the pods of lower or equal priority as an AssignedPodDelete would (the room it held is free)",
+        "eventhandlers.go updatePodInSchedulingQueue, deletePodFromSchedulingQueue",
+    ),
+    CodeChange(
+        "pod_toleration_event_renamed",
+        33,
+        'The event of a pod update that adds tolerations is labelled "UpdatePodToleration" '
+        '(before, "UpdatePodTolerations"); the same events match',
+        "framework/events.go extractPodTolerationChange",
+    ),
+    CodeChange(
+        "one_pod_informer_handler",
+        35,
+        "One pod informer handler: a binding is the queue's Delete only; before, the unscheduled-pod "
+        "handler saw a binding as a deletion and moved the lower or equal priority pods when the "
+        "bound pod carried a nomination",
+        "eventhandlers.go updatePod -> deletePodFromSchedulingQueue(pod, inBinding)",
+    ),
+    CodeChange(
+        "assumed_pod_deletion_forgets",
+        35,
+        "A pod deleted (or marked for deletion) while its binding is under way is forgotten at once "
+        "(its room freed, an AssignedPodDelete); before, it held its room until its binding failed",
+        "eventhandlers.go handleAssumedPodDeletion",
+    ),
+    CodeChange(
+        "forget_absent_pod_succeeds",
+        35,
+        "ForgetPod of a pod the cache no longer has succeeds, so a binding that fails after the pod "
+        "was forgotten still moves the waiting pods (AssignedPodDelete); before, it was an error and nothing moved",
+        "backend/cache/cache.go ForgetPod",
+    ),
+    # ---------------------------------------------------------------- scheduleOne
+    CodeChange(
+        "pre_bind_after_done",
+        33,
+        "The binding cycle tells the queue the pod is done before PreBind, and a PreBind rejection is "
+        "returned as it is; before, Done came after PreBind and a rejection became a FitError over "
+        "the chosen node (its plugin among the unschedulable plugins)",
+        "schedule_one.go bindingCycle",
+    ),
+    CodeChange(
+        "failure_nomination_follows_expectation",
+        34,
+        "With NominatedNodeNameForExpectation on, a failed attempt leaves the pod's nomination as it "
+        "is (newFailureNominatingInfo); off (the v1.34 default) it clears it, as every other release does",
+        "schedule_one.go newFailureNominatingInfo (v1.34 only)",
+        until=35,
+    ),
+    CodeChange(
+        "no_post_filter_clears_nomination",
+        35,
+        "A profile without PostFilter plugins clears the nomination of a pod that fits nowhere; before, "
+        "the nomination was left as it was",
+        "schedule_one.go schedulingCycle (nominatingInfo: clearNominatedNode)",
+    ),
+    CodeChange(
+        "recreated_pod_not_requeued",
+        36,
+        "A pod deleted and made again under the same name while its attempt failed is left alone by "
+        "the failure handler (the new pod is queued by its own Add): no requeue, nomination or status patch",
+        "kubernetes#138324",
+        backports={34: 9, 35: 6},
+    ),
+    CodeChange(
+        "failure_patch_against_informer_pod",
+        36,
+        "The failure handler patches the pod's status against the informer's current object; before, "
+        "against the copy popped from the queue",
+        "schedule_one.go handleSchedulingFailure (pod = podInfo.Pod after NewPodInfo(cachedPod))",
+    ),
+    CodeChange(
+        "parallel_pre_bind",
+        36,
+        "With PreBindPreFlight (NominatedNodeNameForExpectation), the PreBind plugins that allow it "
+        "(VolumeBinding, DynamicResources) run side by side: each makes its API writes, the first "
+        "failure is the result; before, PreBind stopped at the first failure",
+        "framework/runtime/framework.go getPreBindPluginGroups (kubernetes#135393)",
+    ),
 )
 
 
 def code_changes_in(release: Release) -> frozenset[str]:
     """The names of the code changes ``release`` has."""
-    return frozenset(change.name for change in CODE_CHANGES if change.since <= release.minor)
+    return frozenset(change.name for change in CODE_CHANGES if change.in_release(release))
 
 
 def change_named(name: str) -> CodeChange:

@@ -52,6 +52,30 @@ class Features:
     taint_reason_without_taint: bool
     dynamic_resources_scores: bool
     balanced_allocation_scores_the_change: bool
+    # code changes of the run to the end: the queue, the event handlers, scheduleOne
+    backoff_keeps_errors_apart: bool
+    backoff_counts_rejections: bool
+    pre_enqueue_remembers_gating_plugin: bool
+    pre_enqueue_skipped_leaving_backoff: bool
+    queue_signs_pods: bool
+    nomination_changes_requeue: bool
+    pod_toleration_event_renamed: bool
+    one_pod_informer_handler: bool
+    assumed_pod_deletion_forgets: bool
+    forget_absent_pod_succeeds: bool
+    pre_bind_after_done: bool
+    failure_nomination_follows_expectation: bool
+    no_post_filter_clears_nomination: bool
+    recreated_pod_not_requeued: bool
+    failure_patch_against_informer_pod: bool
+    parallel_pre_bind: bool
+    # code changes of preemption (release/code.py)
+    not_helpful_preemption_leaves_nomination_to_failure_handler: bool
+    default_preemption_registers_pod_delete: bool
+    preemption_skips_terminating_victims: bool
+    preemption_waits_for_last_victim: bool
+    preemption_tolerates_gone_victim: bool
+    preemption_cancels_pre_bind: bool
 
     @classmethod
     def of(cls, gates: FeatureGates) -> "Features":
@@ -81,11 +105,8 @@ class Features:
             enable_storage_capacity_scoring=on("StorageCapacityScoring"),
             enable_node_declared_features=on("NodeDeclaredFeatures"),
             enable_taint_toleration_comparison_operators=on("TaintTolerationComparisonOperators"),
-            balanced_allocation_skips_best_effort="balanced_allocation_skips_best_effort" in changes,
-            fit_unresolvable_beyond_allocatable="fit_unresolvable_beyond_allocatable" in changes,
-            taint_reason_without_taint="taint_reason_without_taint" in changes,
-            dynamic_resources_scores="dynamic_resources_scores" in changes,
-            balanced_allocation_scores_the_change="balanced_allocation_scores_the_change" in changes,
+            # each code change of release/code.py is the field of its name, on in the releases that have it
+            **{change.name: change.name in changes for change in CODE_CHANGES},
         )
 
 

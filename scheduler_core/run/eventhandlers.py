@@ -6,6 +6,11 @@ the release's addPod / updatePod / deletePod and addNodeToCache / updateNodeInCa
 deleteNodeFromCache do — the scheduler's own writes (bindings, status patches, victims) included.
 SchedulerQueueingHints is on (GA), so every event goes through MoveAllToActiveOrBackoffQueue and
 the rejecting plugins' hints. Storage and device objects arrive as ClusterChanges (``cluster_changed``).
+
+The handlers follow the release they are given (release/code.py): a nomination that changes or
+goes with its pod frees room from v1.33 on; v1.33 and v1.34 have two pod informer handlers, so a
+binding of a nominated pod is also such a deletion for the unscheduled-pod one; v1.35 on forget
+an assumed pod as soon as it is deleted.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from scheduler_core.framework.cluster_events import ActionType, ClusterChange, C
 from scheduler_core.framework.node_info import Snapshot
 from scheduler_core.model import KIND_REPLICA_SET, KIND_STATEFUL_SET, Node, Pod, Workload
 from scheduler_core.model.resources import pod_requests
+from scheduler_core.release.rules import DEFAULT_RULES, Rules
 
 ASSIGNED_POD_ADD = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD)
 ASSIGNED_POD_DELETE = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE)
@@ -32,11 +38,25 @@ SPREADING_KINDS = (KIND_REPLICA_SET, KIND_STATEFUL_SET)
 
 class EventHandlers:
     def __init__(
-        self, queue: SchedulingQueue, snapshot: Snapshot, responsible_for: Callable[[Pod], bool] = lambda pod: True
+        self,
+        queue: SchedulingQueue,
+        snapshot: Snapshot,
+        responsible_for: Callable[[Pod], bool] = lambda pod: True,
+        rules: Rules = DEFAULT_RULES,
     ) -> None:
         self.queue = queue
         self.snapshot = snapshot
         self.responsible_for = responsible_for  # responsibleForPod: a profile has the pod's schedulerName
+        features = rules.features
+        self._nomination_frees_room = features.nomination_changes_requeue
+        # Two pod informer handlers (before v1.35): the unscheduled-pod one sees a binding as a delete.
+        self._binding_is_a_queue_delete = self._nomination_frees_room and not features.one_pod_informer_handler
+        self._forgets_deleted_assumed = features.assumed_pod_deletion_forgets
+        self._pod_events = PodChangeEvents(
+            generated_claims=rules.gates.enabled("DynamicResourceAllocation"),
+            toleration_label=features.pod_toleration_event_renamed,
+        )
+        self._declared_features = rules.gates.enabled("NodeDeclaredFeatures")
 
     # ------------------------------------------------------------------ the informers' callbacks
 
@@ -94,6 +114,10 @@ class EventHandlers:
             self.add_assigned_pod_to_cache(pod)
             if self.responsible_for(old):
                 self.queue.delete(old)  # deletePodFromSchedulingQueue(inBinding): nothing else moves
+                if self._binding_is_a_queue_delete and old.nominated_node_name:
+                    # v1.33, v1.34: the unscheduled-pod handler's OnDelete of the old object, which
+                    # carried a nomination: the room it held goes, as for a deleted nominated pod.
+                    self._nomination_gone(old)
         elif self.responsible_for(old):
             self.unscheduled_pod_updated(old, pod)
 
@@ -117,7 +141,7 @@ class EventHandlers:
         """updateAssignedPodInCache: the cache follows, and each kind of change is an event."""
         if self.snapshot.get(pod.node_name) is not None:
             self.snapshot.update_pod(old, pod)
-        for event in pod_scheduling_properties_change(pod, old):
+        for event in self._pod_events(pod, old):
             self.queue.move_all_to_active_or_backoff(event, old, pod)
 
     def assigned_pod_deleted(self, pod: Pod) -> None:
@@ -141,25 +165,48 @@ class EventHandlers:
         scheduler's own status patches included (its nomination, its PodScheduled condition), so
         the queue takes the new object (Update); a nomination that existed and changed frees its
         room as if the pod had been deleted from that node, for pods of lower or equal priority.
-        An assumed pod's update (its binding is under way) is not for the queue."""
+        An assumed pod's update (its binding is under way) is not for the queue, unless (v1.35 on)
+        it marks the pod for deletion: then the assumed pod is forgotten."""
         if old.resource_version == pod.resource_version and pod.resource_version:
             return
         if self.snapshot.is_assumed(pod):
+            if self._forgets_deleted_assumed and pod.is_terminating and not old.is_terminating:
+                self.assumed_pod_deleted(pod)
             return
-        self.queue.update(old, pod, pod_scheduling_properties_change(pod, old))
-        if old.nominated_node_name and old.nominated_node_name != pod.nominated_node_name:
-            self.queue.move_all_to_active_or_backoff(
-                ASSIGNED_POD_DELETE, old, None, pre_check=lambda other: other.priority <= old.priority
-            )
+        self.queue.update(old, pod, self._pod_events(pod, old))
+        if (
+            self._nomination_frees_room
+            and old.nominated_node_name
+            and old.nominated_node_name != pod.nominated_node_name
+        ):
+            self._nomination_gone(old)
 
     def unscheduled_pod_deleted(self, pod: Pod) -> None:
-        """deletePodFromSchedulingQueue: out of the queue; a pod that carried a nomination frees
-        its room for pods of lower or equal priority."""
+        """deletePodFromSchedulingQueue: out of the queue; an assumed pod is forgotten (v1.35 on);
+        a pod that carried a nomination frees its room for pods of lower or equal priority (v1.33 on)."""
         self.queue.delete(pod)
-        if pod.nominated_node_name:
-            self.queue.move_all_to_active_or_backoff(
-                ASSIGNED_POD_DELETE, pod, None, pre_check=lambda other: other.priority <= pod.priority
-            )
+        if self._forgets_deleted_assumed and self.snapshot.is_assumed(pod):
+            self.assumed_pod_deleted(pod)
+        elif self._nomination_frees_room and pod.nominated_node_name:
+            self._nomination_gone(pod)
+
+    def _nomination_gone(self, pod: Pod) -> None:
+        """The room a nominated pod held on its node is free: AssignedPodDelete for the pods of
+        lower or equal priority (getLEPriorityPreCheck)."""
+        self.queue.move_all_to_active_or_backoff(
+            ASSIGNED_POD_DELETE, pod, None, pre_check=lambda other: other.priority <= pod.priority
+        )
+
+    def assumed_pod_deleted(self, pod: Pod) -> None:
+        """handleAssumedPodDeletion: the cache's assumed version (on the node it is being bound
+        to) is forgotten at once, freeing its room, and the pods waiting hear an AssignedPodDelete
+        (its binding will fail later; the stand-in has no pod waiting at Permit to reject)."""
+        assumed = self.snapshot.assumed_pod(pod.key)
+        if assumed is None:
+            return
+        forgotten = snapshot_of(assumed)
+        self.snapshot.unbind(assumed)
+        self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, forgotten, None)
 
     # ------------------------------------------------------------------ nodes
 
@@ -171,7 +218,7 @@ class EventHandlers:
     def node_updated(self, old: Node, node: Node) -> list[ClusterEvent]:
         """updateNodeInCache: the cache follows, then one move per NodeSchedulingPropertiesChange event."""
         self.snapshot.update_node(node)
-        events = node_scheduling_properties_change(node, old)
+        events = node_scheduling_properties_change(node, old, declared_features=self._declared_features)
         for event in events:
             self.queue.move_all_to_active_or_backoff(event, old, node)
         return events
@@ -188,27 +235,45 @@ class EventHandlers:
         self.queue.move_all_to_active_or_backoff(change.event, change.old, change.new)
 
 
-def pod_scheduling_properties_change(new: Pod, old: Pod) -> list[ClusterEvent]:
-    """PodSchedulingPropertiesChange: the specific updates, else a general Update."""
+def pod_scheduling_properties_change(
+    new: Pod, old: Pod, *, generated_claims: bool = True, toleration_label: bool = True
+) -> list[ClusterEvent]:
+    """PodSchedulingPropertiesChange: the specific updates, else a general Update. The generated
+    claims' extractor runs only with DynamicResourceAllocation on (off by default before v1.34);
+    before v1.33 the toleration update was labelled UpdatePodTolerations."""
     resource = EventResource.ASSIGNED_POD if new.node_name else EventResource.UNSCHEDULABLE_POD
-    actions = []
+    events = []
     if new.labels != old.labels:
-        actions.append(ActionType.UPDATE_POD_LABEL)
+        events.append(ClusterEvent(resource, ActionType.UPDATE_POD_LABEL))
     if _scaled_down(new, old):
-        actions.append(ActionType.UPDATE_POD_SCALE_DOWN)
+        events.append(ClusterEvent(resource, ActionType.UPDATE_POD_SCALE_DOWN))
     if not new.scheduling_gates and old.scheduling_gates:
-        actions.append(ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED)
+        events.append(ClusterEvent(resource, ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED))
     if len(new.tolerations) != len(old.tolerations):
-        actions.append(ActionType.UPDATE_POD_TOLERATION)
-    if new.claim_statuses != old.claim_statuses:
-        actions.append(ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM)
-    return [ClusterEvent(resource, action) for action in actions or [ActionType.UPDATE]]
+        label = "" if toleration_label else f"{resource.value}UpdatePodTolerations"
+        events.append(ClusterEvent(resource, ActionType.UPDATE_POD_TOLERATION, label))
+    if generated_claims and new.claim_statuses != old.claim_statuses:
+        events.append(ClusterEvent(resource, ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM))
+    return events or [ClusterEvent(resource, ActionType.UPDATE)]
 
 
-def node_scheduling_properties_change(new: Node, old: Node) -> list[ClusterEvent]:
+class PodChangeEvents:
+    """PodSchedulingPropertiesChange with a release's extractors and labels."""
+
+    def __init__(self, *, generated_claims: bool, toleration_label: bool) -> None:
+        self.generated_claims = generated_claims
+        self.toleration_label = toleration_label
+
+    def __call__(self, new: Pod, old: Pod) -> list[ClusterEvent]:
+        return pod_scheduling_properties_change(
+            new, old, generated_claims=self.generated_claims, toleration_label=self.toleration_label
+        )
+
+
+def node_scheduling_properties_change(new: Node, old: Node, *, declared_features: bool = False) -> list[ClusterEvent]:
     """NodeSchedulingPropertiesChange, its extractors in the release's order: spec.unschedulable
     cleared (as a taint update), allocatable, labels, taints, conditions (type -> status),
-    annotations. NodeDeclaredFeatures is off by default."""
+    annotations, and with NodeDeclaredFeatures (on in v1.36) status.declaredFeatures."""
     actions = []
     if old.unschedulable and not new.unschedulable:
         actions.append(ActionType.UPDATE_NODE_TAINT)
@@ -222,7 +287,16 @@ def node_scheduling_properties_change(new: Node, old: Node) -> list[ClusterEvent
         actions.append(ActionType.UPDATE_NODE_CONDITION)
     if old.annotations != new.annotations:
         actions.append(ActionType.UPDATE_NODE_ANNOTATION)
+    if declared_features and _declared_features(old) != _declared_features(new):
+        actions.append(ActionType.UPDATE_NODE_DECLARED_FEATURE)
     return [ClusterEvent(EventResource.NODE, action) for action in actions]
+
+
+def _declared_features(node: Node) -> tuple[str, ...]:
+    """status.declaredFeatures, compared as a list (the kubelet keeps it sorted). The node model
+    gains the field with the NodeDeclaredFeatures plugin (release-diffs E1); until then no node
+    declares any."""
+    return tuple(getattr(node, "declared_features", ()))
 
 
 def _conditions(node: Node) -> dict[str, str]:

@@ -17,14 +17,14 @@ scheduler's own writes have been delivered, as they would act while it goes on.
 from __future__ import annotations
 
 import copy
-from typing import Callable, Generator, Iterator, Optional
+from typing import Callable, Generator, Iterator, Optional, TypeVar
 
 from scheduler_core.backend.queue import (
-    CLEAR_NOMINATED_NODE,
     MODE_OVERRIDE,
     HintFunction,
     LogicalClock,
     Nominator,
+    PodSigner,
     PreEnqueuePlugin,
     QueuedPodInfo,
     QueueingHintMap,
@@ -44,6 +44,7 @@ from scheduler_core.framework.cluster_events import (
 from scheduler_core.framework.node_info import PodInfo
 from scheduler_core.framework.options import FrameworkOptions
 from scheduler_core.framework.runtime import Framework
+from scheduler_core.framework.signers import Signature
 from scheduler_core.model import Pod, PodScheduledCondition, Scenario
 from scheduler_core.plugins.queue_sort import PrioritySort
 from scheduler_core.run.eventhandlers import EventHandlers, snapshot_of
@@ -73,6 +74,9 @@ NODE_TAINT_UPDATE = ClusterEvent(EventResource.NODE, ActionType.UPDATE_NODE_TAIN
 # A pod failing with an error goes back to backoffQ and is retried forever (a CEL runtime error in a
 # device selector, a pool being updated): after this long with nothing but such retries the run stops.
 ERROR_RETRY_HORIZON_MS = 60 * MS_PER_SECOND
+
+
+Result = TypeVar("Result")
 
 
 def _nothing() -> Iterator[Event]:
@@ -112,14 +116,18 @@ class KubeScheduler:
         self.recorder = recorder
         self.others_react = others_react
         nominator = Nominator(self._not_pending)
+        rules = scenario.rules
+        self.rules = rules
+        features = rules.features
         # Everything the frameworks need is handed in as they are built: the queue's nominator, the
-        # logical clock, OpportunisticBatching (on by default in the release), the tie-break of
+        # logical clock, OpportunisticBatching (its gate: on from v1.35), the tie-break of
         # preemption candidates (the spec's rule for the random pick) and the API the preemption
         # evaluator's goroutines write through (this scheduler, which writes through the cluster).
+        batching = rules.gates.enabled("OpportunisticBatching")
         options = FrameworkOptions(
             nominator=nominator,
             clock_ms=lambda: clock.ms,
-            opportunistic_batching=True,
+            opportunistic_batching=batching,
             preemption_ties_in_node_order=True,
             preemption_api=self,
             next_version=next_version,
@@ -145,9 +153,16 @@ class KubeScheduler:
             (config.pod_max_backoff_seconds if config else 10) * MS_PER_SECOND,
             self._not_pending,
             nominator,
+            rules=rules,
+            signers=_signers(self.scheduler.frameworks) if batching and features.queue_signs_pods else None,
         )
         names_ = scenario.scheduler_names
-        self.handlers = EventHandlers(self.queue, self.snapshot, lambda pod: pod.scheduler_name in names_)
+        self.handlers = EventHandlers(self.queue, self.snapshot, lambda pod: pod.scheduler_name in names_, rules)
+        # What scheduleOne does differently by release (release/code.py), read once.
+        self._clears_nomination_when_bound = rules.gates.enabled("ClearingNominatedNodeNameAfterBinding")
+        self._skips_recreated_pods = features.recreated_pod_not_requeued
+        self._patches_informer_pod = features.failure_patch_against_informer_pod
+        self._forgets_absent_pods = features.forget_absent_pod_succeeds
         self._told: list[Event] = []  # events of writes delivered since the last flush
         # The informers: every write of the cluster reaches the scheduler's cache and queue.
         for kind, handler in (
@@ -164,6 +179,11 @@ class KubeScheduler:
         # informer events while the scheduler is already busy with the next pod: it lands once
         # that pod's attempt is over (at once when nothing else is queued).
         self._async_work: list[AsyncWork] = []
+        # The events of API calls a scheduling cycle makes itself (PreemptionAPI.now), told after it,
+        # and whether the other components get their turn then (the calls preempted).
+        self._held: list[Event] = []
+        self._in_cycle_calls = False
+        self._others_after_cycle = False
 
     # ------------------------------------------------------------------ the informers
 
@@ -267,6 +287,7 @@ class KubeScheduler:
         mark = len(pending_writes)
         cycle = self._scheduling_cycle(info)
         yield from record_cycle(cycle)
+        yield from self._cycle_writes()
         ending = cycle.outcome
         assert ending is not None  # the recorder ran the cycle to its end
         # The cycle's PreBind writes (claims, volumes) are its binding goroutine's: they reach the
@@ -275,7 +296,7 @@ class KubeScheduler:
         del pending_writes[mark:]
         self._note_progress(pod, ending)
         if isinstance(ending, Bound):
-            yield from self._binding_cycle(info, ending, own_writes)
+            yield from self._binding_cycle(info, ending, own_writes, cycle)
         else:
             yield from self._handle_scheduling_failure(info, ending, own_writes)
 
@@ -296,6 +317,7 @@ class KubeScheduler:
             nominated_node=pod.nominated_node_name,
             queues=queues,
             cycle_count=self.queue.active.scheduling_cycle,
+            queued_signature=(info.signature,) if self.queue.signers is not None else None,
         )
 
     def _note_progress(self, pod: Pod, ending: CycleEnding) -> None:
@@ -305,20 +327,44 @@ class KubeScheduler:
         self._erroring.pop(pod.key, None)
         self._last_progress_ms = self.clock.ms
 
-    def _binding_cycle(self, info: QueuedPodInfo, bound: Bound, prebind_writes: list[ClusterChange]) -> Iterator[Event]:
+    def _binding_cycle(
+        self, info: QueuedPodInfo, bound: Bound, prebind_writes: list[ClusterChange], cycle: Cycle
+    ) -> Iterator[Event]:
         """The binding cycle calls Done before PreBind; its writes come back later."""
         pod = info.pod
         self.queue.done(pod)
         yield self.recorder.bound(pod.key, info.attempts)
-        self.go(lambda: None, lambda: self._binding_done(pod, bound.node_name, prebind_writes))
+        self.go(lambda: None, lambda: self._binding_done(cycle, bound.node_name, prebind_writes))
 
-    def _binding_done(self, pod: Pod, node: str, prebind_writes: list[ClusterChange]) -> Iterator[Event]:
+    def _binding_done(self, cycle: Cycle, node: str, prebind_writes: list[ClusterChange]) -> Iterator[Event]:
         """The informer events of a finished binding: its PreBind's storage writes, then the pod
-        bound; then the other components act on it."""
+        bound (the nomination cleared with ClearingNominatedNodeNameAfterBinding, on from v1.35);
+        then the other components act on it. A pod deleted meanwhile cannot be bound."""
         yield from self.storage_changes(prebind_writes)
-        self.cluster.bind(pod.key, node)
+        if self.cluster.bind(cycle.pod.key, node, clear_nomination=self._clears_nomination_when_bound) is None:
+            yield from self._bound_pod_gone(cycle, node)
         yield from self.flush()
         yield from self.others_react()
+
+    def _bound_pod_gone(self, cycle: Cycle, node: str) -> Iterator[Event]:
+        """The pod was deleted while its binding was under way: Bind fails (not found) and
+        handleBindingCycleError unreserves and forgets it, which is an AssignedPodDelete for the
+        pods waiting. v1.35 on forgot it when it was deleted (the handlers' assumed_pod_deleted)
+        and ForgetPod of a pod no longer there succeeds, so the pods are moved a second time;
+        before, ForgetPod fails then and moves nothing. The failure handler finds no pod to
+        requeue or patch."""
+        pod = cycle.pod  # the assumed copy, on the node
+        cycle.fw.run_unreserve(cycle.state, pod, node)
+        forgotten = snapshot_of(pod)
+        forgotten.node_name = node
+        was_assumed = self.snapshot.is_assumed(pod)
+        if was_assumed:
+            self.snapshot.unbind(self.snapshot.assumed_pod(pod.key) or pod)
+        yield self.recorder.cluster(pod.key, ClusterChangeKind.BINDING_FAILED, node=node)
+        if was_assumed or self._forgets_absent_pods:
+            self.handlers.assumed_pod_forgotten(forgotten, skip_itself=False)
+        yield from self.storage_changes()
+        yield from self.moves()
 
     def _handle_scheduling_failure(
         self,
@@ -336,19 +382,34 @@ class KubeScheduler:
         forgotten = self._forgotten(pod, binding)
         if forgotten is not None and binding is not None and not binding.rejected:
             self.handlers.assumed_pod_forgotten(forgotten, skip_itself=False)
-        info.unschedulable_plugins = set(fit_error.unschedulable_plugins) if fit_error is not None else set()
-        nominating = fit_error.nominating if fit_error is not None else CLEAR_NOMINATED_NODE
+        info.unschedulable_plugins = set(
+            fit_error.unschedulable_plugins
+            if fit_error is not None
+            else binding.unschedulable_plugins
+            if binding
+            else ()
+        )
+        nominating = fit_error.nominating if fit_error is not None else self.scheduler.failure_nominating
         cached = self.cluster.pod(pod.key)  # the pod lister's version goes back to the queue
-        if cached is not None and not cached.node_name:
+        pending = cached is not None and not cached.node_name
+        # kubernetes#138324 (v1.34.9, v1.35.6, v1.36): a pod made again under its name while this
+        # attempt ran is the new pod's business (its own Add queued it): no requeue, no nomination,
+        # no status patch for the old one.
+        recreated = pending and self._skips_recreated_pods and cached is not None and cached.uid != pod.uid
+        if pending and not recreated:
+            assert cached is not None
             if cached is not pod:
                 info.pod_info = PodInfo(cached)
             self.queue.add_unschedulable_if_not_present(info)
         else:
             self.queue.done(pod)
-        self.queue.add_nominated_pod(info.pod, nominating)
+        if not recreated:
+            self.queue.add_nominated_pod(info.pod, nominating)
         if forgotten is not None and binding is not None and binding.rejected:  # deferred past the failure handler
             self.handlers.assumed_pod_forgotten(forgotten, skip_itself=True)
         written = nominating.nominated_node_name if nominating and nominating.mode == MODE_OVERRIDE else None
+        if recreated:
+            written = None
         preemption = fit_error.preemption if fit_error is not None else None
         victims = sorted(victim.key for victim in preemption.victims) if preemption is not None else []
         yield self.recorder.failed(pod.key, info.attempts, written, victims, binding)
@@ -359,16 +420,21 @@ class KubeScheduler:
         # leaves those writes: the API has no rollback, so their events still reach the queue.
         yield from self.storage_changes(prebind_writes)
         yield from self.moves()
+        if recreated:
+            return
         # The patch is sent now; its Update reaches the scheduler with the writes of goroutines
         # started in this attempt (after them, as the reference runs saw it: a preemptor's own
-        # Update finds its victim already terminating).
+        # Update finds its victim already terminating). v1.36 patches against the informer's pod
+        # the queue took back, earlier releases against the popped copy.
         condition = _failure_condition(ending)
-        self.go(lambda: None, lambda: self._patch_status(pod, written, condition))
+        against = info.pod if self._patches_informer_pod and pending else pod
+        self.go(lambda: None, lambda: self._patch_status(against, written, condition))
 
     def _patch_status(self, popped: Pod, written: Optional[str], condition: PodScheduledCondition) -> Iterator[Event]:
         """updatePod: one status patch with the PodScheduled condition and, when the nomination
-        changes against the popped copy, the nomination; none when neither changes against that
-        copy. The write comes back to the scheduler as an Update of the pending pod."""
+        changes against ``popped`` (the popped copy; v1.36: the informer's pod), the nomination;
+        none when neither changes against it. The write comes back to the scheduler as an Update
+        of the pending pod."""
         nominating = written is not None and written != popped.nominated_node_name
         if not nominating and popped.scheduled_condition == condition:
             return
@@ -389,10 +455,37 @@ class KubeScheduler:
         return forgotten
 
     # ------------------------------------------------------------------ preemption carried out
-    # The API the preemption evaluator's goroutine writes through (framework.options.PreemptionAPI).
+    # The API preemption's calls go through (framework.options.PreemptionAPI): a goroutine's
+    # (prepareCandidateAsync) or the scheduling cycle's own (prepareCandidate without
+    # SchedulerAsyncPreemption, findCandidates' nomination clear before v1.34).
 
     def go(self, begin: Callable[[], None], land: Callable[[], Iterator[Event]]) -> None:
         self._async_work.append(AsyncWork(begin, land))
+
+    def now(self, calls: Callable[[], Generator[Event, None, Result]]) -> Result:
+        """The cycle's own calls, made at once: their writes reach the informers as they are made
+        (the cache and the queue hear them while the pod is still in flight); their events are
+        told once the cycle's are, and the other components act after that (``_cycle_writes``)."""
+        made = calls()
+        self._in_cycle_calls = True
+        try:
+            while True:
+                try:
+                    self._held.append(next(made))
+                except StopIteration as done:
+                    result: Result = done.value
+                    return result
+        finally:
+            self._in_cycle_calls = False
+
+    def _cycle_writes(self) -> Iterator[Event]:
+        """The events of the API calls the cycle just made itself, after the cycle's own; then, if
+        they preempted, the other components' turn."""
+        held, self._held = self._held, []
+        yield from held
+        if self._others_after_cycle:
+            self._others_after_cycle = False
+            yield from self.others_react()
 
     def lower_priority_nominated_pods(self, preemptor: Pod, node: str) -> list[Pod]:
         """getLowerPriorityNominatedPods, as the queue answers it: a pod being scheduled right
@@ -410,35 +503,29 @@ class KubeScheduler:
         self.cluster.patch_pod_status(pod.key, ClusterChangeKind.POD_STATUS, nominated_node_name="")
         yield from self.flush()
 
-    def preempt_pods(self, preemptor: Pod, victims: list[Pod]) -> Generator[Event, None, list[Pod]]:
-        """PreemptPod for every victim: each gets the DisruptionTarget condition and is deleted
-        gracefully (it stays, terminating, until the kubelet removes it); one already being
-        deleted, or gone, gets no call."""
-        # The victims of one preemption are deleted in namespace/name order (the order the
-        # stand-in kubelet then removes them in, ../shared/spec/TIMELINE.md).
-        deleted = []
-        for victim in sorted(victims, key=lambda pod: pod.key):
-            current = self.cluster.pod(victim.key)
-            if current is None or current.is_terminating:
-                continue  # another preemption's victim already: left to that one
-            deleted.append(current)
-            yield from self._delete_victim(current, preemptor)
-        return deleted
+    def preempt_in_memory(self, victim: Pod, cancel_pre_bind: bool) -> bool:
+        """No victim can be preempted without an API call here: no plugin of a run waits at Permit,
+        and a binding cycle's PreBind runs within its attempt, before any preemption's calls are
+        made (a cycle's calls come after its own PreBind; a goroutine's after the next attempt's)."""
+        return False
 
-    def preemption_done(self, preemptor: Pod, deleted: list[Pod]) -> Iterator[Event]:
-        """The goroutine is over: the other components act on its deletions (the victims'
-        controllers replace them)."""
-        yield from self.others_react()
-
-    def _delete_victim(self, victim: Pod, preemptor: Pod) -> Iterator[Event]:
-        """PreemptPod: the DisruptionTarget condition, then the delete. A victim with a zero
-        grace period and no finalizers is deleted by the API server at once (../shared/spec/TIMELINE.md);
-        any other stays, terminating, for the kubelet."""
+    def mark_disruption_target(self, preemptor: Pod, victim: Pod) -> Generator[Event, None, bool]:
+        """PreemptPod's DisruptionTarget condition (a pod that has it already is not written)."""
+        if self.cluster.pod(victim.key) is None:
+            return False
         by = f"preempted by {preemptor.key}"
         self.cluster.patch_pod_status(
             victim.key, ClusterChangeKind.POD_STATUS, f"DisruptionTarget: {by}", preempted_by_scheduler=True
         )
-        self.cluster.delete_pod(
+        yield from self.flush()
+        return True
+
+    def delete_victim(self, preemptor: Pod, victim: Pod) -> Generator[Event, None, bool]:
+        """PreemptPod's delete. A victim with a zero grace period and no finalizers is deleted by the
+        API server at once (../shared/spec/TIMELINE.md); any other stays, terminating, for the
+        kubelet; one already terminating is left as it is."""
+        by = f"preempted by {preemptor.key}"
+        deleted = self.cluster.delete_pod(
             victim.key,
             ClusterChangeKind.POD_TERMINATING,
             by,
@@ -446,6 +533,20 @@ class KubeScheduler:
             gone_detail=f"{by}, grace period 0",
         )
         yield from self.flush()
+        return deleted is not None
+
+    def activate(self, preemptor: Pod) -> Iterator[Event]:
+        """Activate: the preemptor back to activeQ (through PreEnqueue)."""
+        self.queue.activate([preemptor])
+        yield from self.moves()
+
+    def preemption_done(self, preemptor: Pod) -> Iterator[Event]:
+        """The preemption's calls are over: the other components act on its deletions (the
+        victims' controllers replace them) — once the cycle is, when the cycle made the calls."""
+        if self._in_cycle_calls:
+            self._others_after_cycle = True
+            return
+        yield from self.others_react()
 
 
 def _failure_condition(ending: FitError | SchedulingError | BindingFailed) -> PodScheduledCondition:
@@ -471,6 +572,20 @@ def _hint_map(framework: Framework) -> QueueingHintMap:
         ):
             hints.setdefault(NODE_TAINT_UPDATE, []).append(HintFunction(name, None))
     return hints
+
+
+def _signers(frameworks: dict[str, Framework]) -> dict[str, PodSigner]:
+    """Each profile's SignPod for the queue (v1.36 signs pods as they are queued); a pod it cannot
+    sign gets no signature."""
+
+    def signer(framework: Framework) -> PodSigner:
+        def sign(pod: Pod) -> Optional[Signature]:
+            signed = framework.sign_pod(pod)
+            return signed if isinstance(signed, tuple) else None
+
+        return sign
+
+    return {name: signer(framework) for name, framework in frameworks.items()}
 
 
 def _pre_enqueue(framework: Framework) -> list[PreEnqueuePlugin]:

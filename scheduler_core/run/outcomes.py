@@ -175,6 +175,8 @@ class BindingFailed(Unbound):
     node: str
     message: str
     rejected: bool
+    # v1.32: a PreBind rejection is a FitError over the node, its plugin unschedulable (hints move it).
+    unschedulable_plugins: frozenset[str] = frozenset()
 
 
 CycleEnding = Union[Bound, FitError, SchedulingError, BindingFailed]

@@ -66,6 +66,10 @@ from scheduler_core.run.outcomes import (
 )
 from scheduler_core.run.recorder import record_cycle
 
+# The PreBind plugins whose PreBindPreFlight answers AllowParallel in v1.36 (VolumeBinding's and
+# DynamicResources'): run side by side when both have work.
+PARALLEL_PRE_BIND = frozenset({names.VOLUME_BINDING, names.DYNAMIC_RESOURCES})
+
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 BASE_PERCENTAGE_OF_NODES_TO_SCORE = 50
@@ -125,6 +129,16 @@ class Scheduler:
         self.snapshot.node_lists_as_positions = hand_over_only
         self.rules = scenario.rules
         features = self.rules.features
+        # What the cycle does differently by release (release/code.py), read once.
+        expectation = self.rules.gates.enabled("NominatedNodeNameForExpectation")
+        # newFailureNominatingInfo: v1.34 with NominatedNodeNameForExpectation leaves the nomination.
+        self.failure_nominating: Optional[NominatingInfo] = (
+            None if features.failure_nomination_follows_expectation and expectation else CLEAR_NOMINATED_NODE
+        )
+        self.no_post_filter_nominating = self.failure_nominating if features.no_post_filter_clears_nomination else None
+        self.pre_bind_rejection_is_fit_error = not features.pre_bind_after_done
+        # PreBindPreFlight (with NominatedNodeNameForExpectation) groups the plugins that allow it.
+        self.parallel_pre_bind = PARALLEL_PRE_BIND if features.parallel_pre_bind and expectation else frozenset()
         registry = registry if registry is not None else in_tree_registry(features)
         single_pass = options is None
         if options is None:
@@ -211,6 +225,7 @@ class Cycle:
         nominated_node: Optional[str] = None,
         queues: Optional[dict[str, list[str]]] = None,
         cycle_count: int = 0,
+        queued_signature: Optional[tuple[Optional[Signature]]] = None,
     ) -> None:
         self.scheduler = scheduler
         self.fw = scheduler.framework_for(pod)
@@ -225,6 +240,8 @@ class Cycle:
         self.nominated_node = pod.nominated_node_name if nominated_node is None else nominated_node
         self.outcome: Optional[CycleEnding] = None  # set once the cycle has ended
         self.cycle_count = cycle_count  # the queue's scheduling cycle (pops so far), for OpportunisticBatching
+        # v1.36: the signature the queue gave the pod (one element: it may be None); else signed here.
+        self.queued_signature = queued_signature
         # Diagnosis.NodeToStatus entries found before the main Filter pass (the nominated node's).
         self._early_statuses: dict[str, Status] = {}
         # Diagnosis.UnschedulablePlugins as the cycle finds them.
@@ -241,7 +258,7 @@ class Cycle:
         yield CycleStarted(self.queue_view, self.queues, len(self.scheduler.queue))
         nodes = self.snapshot.node_infos
         if not nodes:  # schedulePod returns ErrNoNodesAvailable before PreFilter; no PostFilter runs
-            return FitError(NO_NODES_AVAILABLE, frozenset(), CLEAR_NOMINATED_NODE)
+            return FitError(NO_NODES_AVAILABLE, frozenset(), self.scheduler.failure_nominating)
         pre = self.fw.run_pre_filter(self.state, self.pod, nodes)
         self._unschedulable_plugins.update(pre.unschedulable_plugins)
         yield PreFilterDone(pre)
@@ -275,8 +292,11 @@ class Cycle:
         batch = self.fw.batch
         if batch is None:
             return None, None
-        signed = self.fw.sign_pod(self.pod)
-        signature = signed if isinstance(signed, tuple) else None
+        if self.queued_signature is not None:
+            signature = self.queued_signature[0]
+        else:
+            signed = self.fw.sign_pod(self.pod)
+            signature = signed if isinstance(signed, tuple) else None
         hint = batch.node_hint(
             signature, self.cycle_count, self.fw.clock_ms(), lambda node: self.fw.rejects_on(self.state, self.pod, node)
         )
@@ -595,13 +615,13 @@ class Cycle:
         return self._fit_error(message, post)
 
     def _fit_error(self, message: str, post: Optional[PostFilterVerdict]) -> FitError:
+        """The PostFilter's nomination (none: ModeNoop); without PostFilter plugins, v1.35 on clear
+        the nomination (before, ModeNoop)."""
         preemption = post.preemption if post is not None else None
-        return FitError(
-            message,
-            frozenset(self._unschedulable_plugins),
-            preemption.nominating if preemption is not None else None,
-            preemption,
-        )
+        nominating = preemption.nominating if preemption is not None else None
+        if post is None:
+            nominating = self.scheduler.no_post_filter_nominating
+        return FitError(message, frozenset(self._unschedulable_plugins), nominating, preemption)
 
     def _post_filter(self, statuses: NodeToStatus) -> Generator[CycleStep, None, Optional[PostFilterVerdict]]:
         """Runs PostFilter (in a single pass a dry run: nothing is evicted); None without plugins."""
@@ -679,16 +699,25 @@ class Cycle:
         steps = (
             (ExtensionPoint.RESERVE, self.fw.run_reserve),
             (ExtensionPoint.PERMIT, self.fw.run_permit),
-            (ExtensionPoint.PRE_BIND, self.fw.run_pre_bind),
+            (ExtensionPoint.PRE_BIND, self._run_pre_bind if self.scheduler.parallel_pre_bind else self.fw.run_pre_bind),
             (ExtensionPoint.BIND, self.fw.run_bind),
             (ExtensionPoint.POST_BIND, self.fw.run_post_bind),
         )
         for point, run in steps:
+            failed: Optional[tuple[str, Status]] = None
             for plugin, status in run(self.state, self.pod, node):
                 yield BindingStepDone(point, plugin, status, node)
-                if is_failure(status) and not status.is_skip:
-                    return self._binding_failed(point, plugin, status, node)
+                if failed is None and is_failure(status) and not status.is_skip:
+                    assert status is not None  # a failure is a status
+                    failed = (plugin, status)
+            if failed is not None:
+                return self._binding_failed(point, failed[0], failed[1], node)
         return Bound(node)
+
+    def _run_pre_bind(self, state: CycleState, pod: Pod, node: str) -> list[tuple[str, MaybeStatus]]:
+        """RunPreBindPlugins; v1.36 runs VolumeBinding and DynamicResources side by side (each
+        plugin's writes are made, the first failure in profile order is the result)."""
+        return self.fw.run_pre_bind(state, pod, node, self.scheduler.parallel_pre_bind)
 
     def _binding_failed(self, point: ExtensionPoint, plugin: str, status: Status, node: str) -> CycleEnding:
         """Unreserve and forget the assumed pod. A Reserve or Permit rejection is a FitError over
@@ -699,6 +728,11 @@ class Cycle:
         self.snapshot.unbind(self.pod)
         status = status.with_plugin(plugin)
         if point in (ExtensionPoint.PRE_BIND, ExtensionPoint.BIND):
+            fit_error = self.scheduler.pre_bind_rejection_is_fit_error and point is ExtensionPoint.PRE_BIND
+            if status.is_rejected and fit_error:
+                # v1.32: a FitError over the one node, its plugin unschedulable (Done came after PreBind).
+                message = fit_error_message(1, node_statuses={node: status})
+                return BindingFailed(node, message, True, frozenset({plugin}))
             message = (
                 status.message if status.is_rejected else f'running {point.value} plugin "{plugin}": {status.message}'
             )
@@ -711,7 +745,7 @@ class Cycle:
         return FitError(
             fit_error_message(1, node_statuses={node: status}),
             frozenset(self._unschedulable_plugins),
-            CLEAR_NOMINATED_NODE,
+            self.scheduler.failure_nominating,
             after_host_selection=True,
         )
 

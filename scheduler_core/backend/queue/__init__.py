@@ -5,6 +5,7 @@ from scheduler_core.backend.queue.nominator import CLEAR_NOMINATED_NODE, MODE_OV
 from scheduler_core.backend.queue.queued_pod_info import QueuedPodInfo
 from scheduler_core.backend.queue.scheduling_queue import (
     HintFunction,
+    PodSigner,
     PreEnqueuePlugin,
     QueueingHintMap,
     QueueMove,
@@ -20,6 +21,7 @@ __all__ = [
     "LogicalClock",
     "NominatingInfo",
     "Nominator",
+    "PodSigner",
     "PreEnqueuePlugin",
     "QueueMove",
     "QueueName",

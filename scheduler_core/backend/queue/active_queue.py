@@ -24,9 +24,13 @@ class InFlightEvent:
 
 
 class ActiveQueue:
-    def __init__(self, sort_key: Callable[[QueuedPodInfo], tuple[object, ...]], backoff: BackoffQueue) -> None:
+    def __init__(
+        self, sort_key: Callable[[QueuedPodInfo], tuple[object, ...]], backoff: Optional[BackoffQueue]
+    ) -> None:
         self.queue = KeyedHeap(lambda info: info.key, sort_key)
-        self.backoff = backoff  # SchedulerPopFromBackoffQ: popped from when activeQ is empty
+        # SchedulerPopFromBackoffQ: popped from when activeQ is empty (None without the gate: the
+        # scheduler waits for the flush).
+        self.backoff = backoff
         # The in-flight list interleaves pods (their keys) and events, in arrival order.
         self._in_flight: list[Any] = []
         self.scheduling_cycle = 0
@@ -47,13 +51,15 @@ class ActiveQueue:
         return len(self.queue)
 
     def can_pop(self) -> bool:
-        return len(self.queue) > 0 or self.backoff.len_backoff > 0
+        return len(self.queue) > 0 or (self.backoff is not None and self.backoff.len_backoff > 0)
 
     def pop(self) -> tuple[Optional[QueuedPodInfo], bool]:
         """unlockedPop: the head of activeQ, else of backoffQ. Returns (pod, popped from backoffQ)."""
         info = self.queue.pop()
         from_backoff = info is None
         if info is None:
+            if self.backoff is None:
+                return None, False
             info = self.backoff.pop_backoff()
             if info is None:
                 return None, False

@@ -8,6 +8,7 @@ from typing import Optional
 from scheduler_core.backend.queue.clock import Instant
 from scheduler_core.framework.cluster_events import ClusterEvent
 from scheduler_core.framework.node_info import PodInfo
+from scheduler_core.framework.signers import Signature
 from scheduler_core.model import Pod
 
 
@@ -25,6 +26,9 @@ class QueuedPodInfo:
     gating_plugin: str = ""  # the PreEnqueue plugin keeping it out of activeQ
     gating_plugin_events: list[ClusterEvent] = field(default_factory=list)
     backoff_expiration_ms: Optional[int] = None  # cached, window-aligned; None = not computed
+    # PodSignature, when the queue signs pods (v1.36 with OpportunisticBatching): None otherwise,
+    # or when the pod cannot be signed.
+    signature: Optional[Signature] = None
 
     @property
     def pod(self) -> Pod:

@@ -5,6 +5,11 @@ back-off) and unschedulablePods (waiting for a cluster event that could help). A
 goes to unschedulablePods; a cluster event moves it back only when one of the plugins that
 rejected it says, through its queueing hint, that the event may help (QueueingHints, GA). Every
 move is recorded (``moves``) so the run can show why a pod was tried again.
+
+The queue follows the release it is given (``rules``): SchedulerPopFromBackoffQ (v1.33 on) pops
+from backoffQ when activeQ is empty and runs PreEnqueue when a pod enters backoffQ rather than
+when it leaves; v1.34 on remember the gating PreEnqueue plugin and let only its events move a
+gated pod; v1.36 signs pods as they are queued (release/code.py names each change).
 """
 
 from __future__ import annotations
@@ -15,14 +20,23 @@ from typing import Any, Callable, Optional
 
 from scheduler_core.backend.queue.active_queue import ActiveQueue
 from scheduler_core.backend.queue.backoff_queue import BackoffQueue
-from scheduler_core.backend.queue.clock import LogicalClock
+from scheduler_core.backend.queue.clock import LogicalClock, truncate_to_second
 from scheduler_core.backend.queue.nominator import NominatingInfo, Nominator
 from scheduler_core.backend.queue.queued_pod_info import QueuedPodInfo
 from scheduler_core.backend.queue.unschedulable_pods import UnschedulablePods
-from scheduler_core.framework.cluster_events import ClusterEvent, QueueingHint, QueueingHintFn
+from scheduler_core.framework.cluster_events import (
+    ActionType,
+    ClusterEvent,
+    EventResource,
+    QueueingHint,
+    QueueingHintFn,
+)
 from scheduler_core.framework.node_info import PodInfo
+from scheduler_core.framework.signers import Signature
 from scheduler_core.framework.status import Code, MaybeStatus
 from scheduler_core.model import Pod
+from scheduler_core.model.names import SCHEDULING_GATES
+from scheduler_core.release.rules import DEFAULT_RULES, Rules
 
 # The event labels the release logs for moves that are not cluster events (framework/events.go).
 SCHEDULE_ATTEMPT_FAILURE = "ScheduleAttemptFailure"
@@ -30,6 +44,9 @@ BACKOFF_COMPLETE = "BackoffComplete"
 POP_FROM_BACKOFF_Q = "PopFromBackoffQ"
 UNSCHEDULED_POD_ADD = "UnschedulablePodAdd"
 UNSCHEDULED_POD_UPDATE = "UnschedulablePodUpdate"
+FORCE_ACTIVATE = "ForceActivate"
+# EventForceActivate: a wildcard event that names its pod (Activate of a pod being scheduled).
+FORCE_ACTIVATE_EVENT = ClusterEvent(EventResource.WILDCARD, ActionType.ALL, FORCE_ACTIVATE)
 
 
 class QueueName(str, Enum):
@@ -68,6 +85,8 @@ class QueueMove:
 
 
 PreEnqueueFn = Callable[[Pod], MaybeStatus]
+# PodSigner: a profile's SignPod, None for a pod it cannot sign.
+PodSigner = Callable[[Pod], Optional[Signature]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,17 +106,34 @@ class SchedulingQueue:
         max_backoff_ms: int,
         is_assigned: Callable[[Pod], bool],
         nominator: Optional[Nominator] = None,
+        *,
+        rules: Rules = DEFAULT_RULES,
+        signers: Optional[dict[str, PodSigner]] = None,
     ) -> None:
         self.clock = clock
         self.hint_maps = hint_maps
         self.pre_enqueue = pre_enqueue
+        features = rules.features
+        # SchedulerPopFromBackoffQ (absent in v1.32): pop from backoffQ, PreEnqueue on the way in.
+        self.pops_from_backoff = rules.gates.enabled("SchedulerPopFromBackoffQ")
+        self._remembers_gating_plugin = features.pre_enqueue_remembers_gating_plugin
+        self._skips_pre_enqueue_from_backoff = features.pre_enqueue_skipped_leaving_backoff
+        self.signers = signers  # v1.36 with OpportunisticBatching: the queue signs the pods
         self.plugin_events = _events_by_plugin(hint_maps)
         # Per profile and event: the hints registered for events it matches, in the map's order,
         # and their plugins (the hint maps are fixed for the queue's life).
         self._hints_for: dict[tuple[str, ClusterEvent], tuple[list[HintFunction], frozenset[str]]] = {}
         self._of_interest: dict[ClusterEvent, bool] = {}
-        self.backoff = BackoffQueue(clock, initial_backoff_ms, max_backoff_ms, sort_key)
-        self.active = ActiveQueue(sort_key, self.backoff)
+        self.backoff = BackoffQueue(
+            clock,
+            initial_backoff_ms,
+            max_backoff_ms,
+            sort_key,
+            aligned=self.pops_from_backoff,
+            counts_rejections=features.backoff_counts_rejections,
+            errors_apart=features.backoff_keeps_errors_apart,
+        )
+        self.active = ActiveQueue(sort_key, self.backoff if self.pops_from_backoff else None)
         self.unschedulable = UnschedulablePods(hint_maps)
         # The frameworks are built with the queue's nominator (the run makes it first and hands it to both).
         self.nominator = nominator if nominator is not None else Nominator(is_assigned)
@@ -106,7 +142,16 @@ class SchedulingQueue:
     # ------------------------------------------------------------------ adding and popping
 
     def new_queued_pod_info(self, pod: Pod) -> QueuedPodInfo:
-        return QueuedPodInfo(PodInfo(pod), self.clock.now())
+        info = QueuedPodInfo(PodInfo(pod), self.clock.now())
+        if self.signers is not None:
+            info.signature = self._sign(pod)
+        return info
+
+    def _sign(self, pod: Pod) -> Optional[Signature]:
+        """signPod: the pod's profile signs it (a profile the queue has no signer for: none)."""
+        assert self.signers is not None  # only asked when the queue signs
+        signer = self.signers.get(pod.scheduler_name)
+        return signer(pod) if signer is not None else None
 
     def add(self, pod: Pod) -> None:
         """A new pending pod (the unscheduled-pod informer's Add)."""
@@ -127,9 +172,14 @@ class SchedulingQueue:
     # ------------------------------------------------------------------ PreEnqueue and the moves
 
     def _run_pre_enqueue(self, info: QueuedPodInfo) -> None:
-        """runPreEnqueuePlugins: the gating plugin first; the first failure gates the pod."""
+        """runPreEnqueuePlugins: the gating plugin first (v1.34 on; before, the profile's order);
+        the first failure gates the pod and joins its unschedulable plugins."""
         plugins = self.pre_enqueue.get(info.pod.scheduler_name, [])
-        ordered = sorted(plugins, key=lambda p: p.name != info.gating_plugin) if info.gating_plugin else plugins
+        ordered = (
+            sorted(plugins, key=lambda p: p.name != info.gating_plugin)
+            if info.gating_plugin and self._remembers_gating_plugin
+            else plugins
+        )
         for plugin in ordered:
             status = plugin.pre_enqueue(info.pod)
             if status is not None and status.code != Code.SUCCESS:
@@ -144,7 +194,7 @@ class SchedulingQueue:
     ) -> bool:
         """moveToActiveQ: PreEnqueue (unless it ran when the pod entered backoffQ), then activeQ,
         or unschedulablePods when a PreEnqueue plugin gates the pod."""
-        if not from_backoff:
+        if not self._pre_enqueue_ran_entering_backoff(event, from_backoff):
             self._run_pre_enqueue(info)
         if info.gated:
             if not (self.active.has(info) or self.backoff.has(info) or self.unschedulable.get(info.key)):
@@ -161,14 +211,24 @@ class SchedulingQueue:
             self.nominator.add_nominated_pod(info.pod, None)
         return True
 
-    def _move_to_backoff(self, info: QueuedPodInfo, event: str, plugins: tuple[str, ...]) -> bool:
-        """moveToBackoffQ: PreEnqueue runs on the way in (SchedulerPopFromBackoffQ)."""
-        self._run_pre_enqueue(info)
-        if info.gated:
-            if self.unschedulable.get(info.key) is None:
-                self.unschedulable.add_or_update(info)
-                self.moves.append(QueueMove(info.key, QueueName.UNSCHEDULABLE, event, plugins))
+    def _pre_enqueue_ran_entering_backoff(self, event: str, from_backoff: bool) -> bool:
+        """Whether moveToActiveQ skips PreEnqueue: with SchedulerPopFromBackoffQ it ran when the pod
+        entered backoffQ; v1.35 skips it for any move straight from there, v1.33 and v1.34 only
+        when the back-off completed (an Activate from backoffQ runs it again)."""
+        if not self.pops_from_backoff:
             return False
+        return from_backoff if self._skips_pre_enqueue_from_backoff else event == BACKOFF_COMPLETE
+
+    def _move_to_backoff(self, info: QueuedPodInfo, event: str, plugins: tuple[str, ...]) -> bool:
+        """moveToBackoffQ: PreEnqueue runs on the way in (SchedulerPopFromBackoffQ; without it,
+        when the pod leaves)."""
+        if self.pops_from_backoff:
+            self._run_pre_enqueue(info)
+            if info.gated:
+                if self.unschedulable.get(info.key) is None:
+                    self.unschedulable.add_or_update(info)
+                    self.moves.append(QueueMove(info.key, QueueName.UNSCHEDULABLE, event, plugins))
+                return False
         self.unschedulable.delete(info.key)
         self.backoff.add(info)
         self.moves.append(QueueMove(info.key, QueueName.BACKOFF, event, plugins))
@@ -311,7 +371,7 @@ class SchedulingQueue:
     ) -> None:
         """movePodsToActiveOrBackoffQueue (an event of interest; ``registered``: _registered_for it)."""
         for info in infos:
-            if info.gated and not any(event.matches(e) for e in info.gating_plugin_events):
+            if info.gated and self._gate_ignores(info, event):
                 continue
             listening = registered.get(info.pod.scheduler_name)
             if (
@@ -327,6 +387,14 @@ class SchedulingQueue:
             self.unschedulable.delete(info.key)
             self._requeue(info, strategy, event.label, plugins)
         self.active.add_event_if_any_in_flight(event, old, new)
+
+    def _gate_ignores(self, info: QueuedPodInfo, event: ClusterEvent) -> bool:
+        """A gated pod the event cannot move: v1.34 on, an event its gating plugin did not
+        register; before, any event for a pod SchedulingGates gates (only its own update ungates
+        it), while a pod gated by another PreEnqueue plugin is asked like any other."""
+        if self._remembers_gating_plugin:
+            return not any(event.matches(e) for e in info.gating_plugin_events)
+        return SCHEDULING_GATES in info.unschedulable_plugins
 
     def update(self, old: Pod, pod: Pod, events: list[ClusterEvent]) -> None:
         """Update (PriorityQueue.Update) for a pending pod whose object changed (``events``:
@@ -347,18 +415,27 @@ class SchedulingQueue:
             self._move_to_active(self.new_queued_pod_info(pod), UNSCHEDULED_POD_UPDATE, ())
             return
         self._take_new_object(info, old, pod)
+        moved = False
         for event in events:
             strategy, plugins = self._worth_requeuing(info, event, old, pod)
             if strategy == Strategy.SKIP:
+                if moved:  # requeuePodWithQueueingStrategy's addOrUpdate puts it back there too
+                    self.unschedulable.add_or_update(info)
                 continue  # addOrUpdate of a pod already there: nothing moves
             self.unschedulable.delete(info.key)
-            if self._requeue(info, strategy, event.label, plugins) != QueueName.UNSCHEDULABLE:
+            queue = self._requeue(info, strategy, event.label, plugins)
+            # The loop stops once the pod can be popped: in activeQ, or in backoffQ with
+            # SchedulerPopFromBackoffQ; without it a move to backoffQ lets the next event try again.
+            if queue == QueueName.ACTIVE or (queue == QueueName.BACKOFF and self.pops_from_backoff):
                 break
+            moved = queue == QueueName.BACKOFF
 
     def _take_new_object(self, info: QueuedPodInfo, old: Pod, pod: Pod) -> None:
-        """QueuedPodInfo.Update, then UpdateNominatedPod."""
+        """QueuedPodInfo.Update (signed again when the queue signs), then UpdateNominatedPod."""
         if info.pod is not pod:
             info.pod_info = PodInfo(pod)
+        if self.signers is not None:
+            info.signature = self._sign(pod)
         self.nominator.update_nominated_pod(old, pod)
 
     def delete(self, pod: Pod) -> None:
@@ -374,9 +451,28 @@ class SchedulingQueue:
             return
         self.unschedulable.delete(pod.key)
 
+    def activate(self, pods: list[Pod]) -> None:
+        """Activate: each pod waiting in unschedulablePods or backoffQ goes to activeQ at once
+        (PreEnqueue as moveToActiveQ decides); a pod being scheduled gets a ForceActivate event of
+        its own, so its failure requeues it; any other pod is ignored."""
+        for pod in pods:
+            info = self.unschedulable.get(pod.key)
+            from_backoff = False
+            if info is None:
+                info = self.backoff.get(pod.key)
+                if info is None:
+                    if self.active.is_in_flight(pod.key):
+                        self.active.add_event_if_any_in_flight(FORCE_ACTIVATE_EVENT, None, pod)
+                    continue
+                self.backoff.delete(info)
+                from_backoff = True
+            self._move_to_active(info, FORCE_ACTIVATE, (), from_backoff=from_backoff)
+
     def flush_backoff_completed(self) -> None:
-        """flushBackoffQCompleted: the pump at each window boundary."""
-        for info in self.backoff.pop_all_backoff_completed():
+        """flushBackoffQCompleted: the pump at each window boundary (without
+        SchedulerPopFromBackoffQ, the flush of the current second: see backoff_queue)."""
+        tick = None if self.pops_from_backoff else truncate_to_second(self.clock.ms)
+        for info in self.backoff.pop_all_backoff_completed(tick):
             self._move_to_active(info, BACKOFF_COMPLETE, (), from_backoff=True)
 
     # ------------------------------------------------------------------ nominations and pictures

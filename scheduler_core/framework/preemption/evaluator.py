@@ -1,23 +1,26 @@
 """The preemption evaluator (framework/preemption/preemption.go's Evaluator).
 
 ``preempt`` is Evaluator.Preempt: is the pod eligible (the policy says), which potential nodes
-could make room (the policy's dry run over them), which candidate wins (SelectCandidate), and,
-with SchedulerAsyncPreemption, the start of the victims' deletion (prepareCandidateAsync). The
-evaluator owns the set of preemptors whose deletions are under way (``preempting``, with the last
-victim each waits for): IsPodRunningPreemption reads it. A plugin such as DefaultPreemption keeps
-only its policy (``PreemptionPolicy``: PodEligibleToPreemptOthers, SelectVictimsOnNode over the
-potential nodes) and builds its evaluator with the framework's options.
+could make room (the policy's dry run over them), which candidate wins (SelectCandidate), then the
+victims' preemption, which its executor carries out (prepareCandidate in the cycle, or
+prepareCandidateAsync's goroutine: executor.py, with the preemptions under way that
+IsPodRunningPreemption reads). A plugin such as DefaultPreemption keeps only its policy
+(``PreemptionPolicy``: PodEligibleToPreemptOthers, SelectVictimsOnNode over the potential nodes)
+and builds its evaluator with the framework's options and the release's features.
+
+Before v1.34 (``not_helpful_preemption_leaves_nomination_to_failure_handler`` off), a pod no node
+could be helped for has its nomination cleared by PostFilter itself, a status patch made in the
+cycle; from v1.34 only the failure handler's patch clears it.
 """
 
 from __future__ import annotations
 
-from typing import Callable, Iterator, Optional, Protocol
+from typing import Callable, Optional, Protocol
 
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.diagnosis import nodes_available_message, reason_histogram
 from scheduler_core.framework.interfaces import Handle, NodeToStatus, PostFilterResult
 from scheduler_core.framework.node_info import NodeInfo
-from scheduler_core.framework.options import PreemptionAPI, RunEvent
 from scheduler_core.framework.preemption.candidates import (
     Candidate,
     DryRun,
@@ -26,8 +29,10 @@ from scheduler_core.framework.preemption.candidates import (
     potential_nodes,
     rank_candidates,
 )
+from scheduler_core.framework.preemption.executor import Executor
 from scheduler_core.framework.status import MaybeStatus, Status
 from scheduler_core.model import Pod
+from scheduler_core.release import DEFAULT_RULES, Features
 
 MESSAGE_PREFIX = "preemption: "
 REASON_NOT_HELPFUL = "Preemption is not helpful for scheduling"
@@ -49,13 +54,19 @@ class PreemptionPolicy(Protocol):
 
 
 class Evaluator:
-    def __init__(self, handle: Handle, policy: PreemptionPolicy) -> None:
-        # The handle's options say how ties are broken and where the goroutine writes (a
+    def __init__(
+        self,
+        handle: Handle,
+        policy: PreemptionPolicy,
+        features: Features = DEFAULT_RULES.features,
+        executor: Optional[Executor] = None,
+    ) -> None:
+        # The handle's options say how ties are broken and where the victims' calls go (a
         # configuration being validated builds its plugins without a handle: they are read on use).
         self._handle = handle
         self._policy = policy
-        # preempting / lastVictimsPendingPreemption: preemptor -> its last victim, once known.
-        self.preempting: dict[str, Optional[Pod]] = {}
+        self._features = features
+        self.executor = executor if executor is not None else Executor(handle, features)
         # Explanations only (scheduler_core.answers.filter_details): told each pick's ranking. Never set in a run.
         self.ranking_observer: Optional[Callable[[Pod, PreemptionRanking], None]] = None
 
@@ -76,6 +87,8 @@ class Evaluator:
             return None, Status.error(MESSAGE_PREFIX + REASON_NO_NODES)
         potential = potential_nodes(all_nodes, statuses)
         if not potential:
+            if not self._features.not_helpful_preemption_leaves_nomination_to_failure_handler:
+                self.executor.clear_nomination_now(pod)  # findCandidates' util.ClearNominatedNodeName
             return _not_helpful(len(all_nodes), DryRun(), TRACE_NO_POTENTIAL_NODES)
         dry_run = self._policy.dry_run_preemption(state, pod, potential)
         if not dry_run.candidates:
@@ -83,8 +96,10 @@ class Evaluator:
                 return None, Status.error(MESSAGE_PREFIX + _aggregate(dry_run.errors))
             return _not_helpful(len(all_nodes), dry_run, TRACE_NO_CANDIDATES)
         result = self.select_candidate(pod, dry_run.candidates)
-        if result.nominates and self._handle.options.preemption_api is not None:
-            self._prepare_candidate_async(pod, result.nominated_node_name or "", list(result.victim_pods))
+        if result.nominates:
+            failed = self.executor.actuate(pod, result.nominated_node_name or "", result.victim_pods)
+            if failed is not None:
+                return None, Status.error(MESSAGE_PREFIX + failed.message)
         return result, None
 
     def select_candidate(self, pod: Pod, candidates: list[Candidate]) -> PostFilterResult:
@@ -108,53 +123,6 @@ class Evaluator:
         if self.ranking_observer is not None:
             position = self._handle.snapshot.position
             self.ranking_observer(pod, rank_candidates(candidates, chosen, lambda node: position[node]))
-
-    # ------------------------------------------------------------------ the victims' deletion
-
-    def _prepare_candidate_async(self, pod: Pod, node: str, victims: list[Pod]) -> None:
-        """prepareCandidateAsync: victims already being deleted get no API call; with any left the
-        pod is marked as preempting at once (PreEnqueue keeps it out of activeQ), and a goroutine
-        clears the lower-priority nominations on the node and deletes the victims."""
-        to_delete = [victim for victim in victims if not victim.is_terminating]
-        api = self._handle.options.preemption_api  # None: a dry run, nothing is deleted
-        if not to_delete or api is None:
-            return
-        self.preempting[pod.key] = None
-        nominees: list[Pod] = []
-        api.go(
-            lambda: nominees.extend(api.lower_priority_nominated_pods(pod, node)),
-            lambda: self._preempt_victims(api, pod, nominees, to_delete),
-        )
-
-    def _preempt_victims(
-        self, api: PreemptionAPI[RunEvent], pod: Pod, nominees: list[Pod], to_delete: list[Pod]
-    ) -> Iterator[RunEvent]:
-        """The goroutine's API calls: lower-priority nominations on the node are cleared, the last
-        victim is remembered, every victim is preempted; then the preemption is over."""
-        for nominee in nominees:
-            yield from api.clear_nominated_node_name(nominee)
-        self.preempting[pod.key] = to_delete[-1]
-        deleted = yield from api.preempt_pods(pod, to_delete)
-        del self.preempting[pod.key]
-        yield from api.preemption_done(pod, deleted)
-
-    def is_pod_running_preemption(self, pod: Pod) -> bool:
-        """IsPodRunningPreemption: running until its last victim is being deleted or is gone
-        (a victim with a zero grace period is deleted at once), as the pod lister has it now."""
-        if pod.key not in self.preempting:
-            return False
-        last_victim = self.preempting[pod.key]
-        if last_victim is None:
-            return True
-        current = self._current(last_victim)
-        return current is not None and not current.is_terminating
-
-    def _current(self, victim: Pod) -> Optional[Pod]:
-        """The victim's version in the scheduler's cache (None: it left its node)."""
-        node_info = self._handle.snapshot.get(victim.node_name)
-        if node_info is None:
-            return None
-        return next((info.pod for info in node_info.pods if info.pod.key == victim.key), None)
 
 
 def _not_helpful(num_all_nodes: int, dry_run: DryRun, summary: str) -> tuple[PostFilterResult, Status]:

@@ -3,10 +3,11 @@
 When no node fits, PostFilter hands the pod to its evaluator (``framework.preemption.evaluator``,
 upstream's Evaluator.Preempt), which asks this policy whether the pod may preempt at all
 (PodEligibleToPreemptOthers) and which victims each potential node would need
-(SelectVictimsOnNode), picks the node and, in a run to the end, starts the victims' deletion
-(prepareCandidateAsync); a single-pass ``trace`` only reports it. With SchedulerAsyncPreemption
-(on by default in v1.35) PreEnqueue keeps a preemptor out of the active queue while the
-evaluator says its preemption is under way.
+(SelectVictimsOnNode), picks the node and, in a run to the end, has its executor preempt the
+victims (framework.preemption.executor); a single-pass ``trace`` only reports it. With
+SchedulerAsyncPreemption (on by default from v1.33) PreEnqueue keeps a preemptor out of the active
+queue while the executor says its preemption is under way; from v1.34 the plugin also registers
+Pod/Delete for that (a hint that never queues), before it registered no event at all.
 """
 
 from __future__ import annotations
@@ -26,12 +27,14 @@ from scheduler_core.framework.interfaces import Handle, NodeToStatus, PostFilter
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.preemption.candidates import DryRun, dry_run_preemption
 from scheduler_core.framework.preemption.evaluator import Evaluator
+from scheduler_core.framework.preemption.executor import Executor
 from scheduler_core.framework.preemption.victims import may_preempt
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.status import Code, MaybeStatus, Status
 from scheduler_core.model import Pod
 from scheduler_core.plugins.default_preemption.args import DefaultPreemptionArgs
 from scheduler_core.plugins.default_preemption.batch import NodeVerdictMemo, numeric_dry_run, numeric_dry_run_applies
+from scheduler_core.release import DEFAULT_RULES, Features
 
 PREEMPT_NEVER = "Never"
 REASON_NOT_ELIGIBLE = "not eligible due to preemptionPolicy=Never."
@@ -42,11 +45,16 @@ REASON_WAITING = "waiting for the preemption for this pod to be finished"
 class DefaultPreemption:
     name: ClassVar[str] = names.DEFAULT_PREEMPTION
 
-    def __init__(self, args: DefaultPreemptionArgs, handle: Handle) -> None:
+    def __init__(
+        self, args: DefaultPreemptionArgs, handle: Handle, features: Features = DEFAULT_RULES.features
+    ) -> None:
         self.args = args
         self._handle = handle
-        # The evaluator runs Preempt with this policy and owns the preemptions under way.
-        self.evaluator = Evaluator(handle, self)
+        self._features = features
+        # The executor preempts the victims and keeps the preemptions under way; the evaluator runs
+        # Preempt with this policy and hands its pick to the executor.
+        self.executor = Executor(handle, features)
+        self.evaluator = Evaluator(handle, self, features, self.executor)
         # The numeric dry run's per-node verdicts, kept across cycles (batch.NodeVerdictMemo).
         self._verdicts = NodeVerdictMemo()
 
@@ -86,13 +94,17 @@ class DefaultPreemption:
     # ------------------------------------------------------------------ async preemption
 
     def pre_enqueue(self, pod: Pod) -> MaybeStatus:
-        """Keeps a preemptor out of activeQ while its preemption's API calls are under way."""
-        if self.evaluator.is_pod_running_preemption(pod):
+        """Keeps a preemptor out of activeQ while its preemption's API calls are under way (never
+        without SchedulerAsyncPreemption: the cycle made them)."""
+        if self._features.enable_async_preemption and self.executor.is_pod_running_preemption(pod):
             return Status.unresolvable(REASON_WAITING)
         return None
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
-        """A pod deletion may end a preemption; the hint itself never requeues (the release's)."""
+        """A pod deletion may end a preemption; the hint itself never requeues. Registered from
+        v1.34 and only with asynchronous preemption (before: no event, as without it)."""
+        if not (self._features.default_preemption_registers_pod_delete and self._features.enable_async_preemption):
+            return []
         return [ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.DELETE), _never_after_deletion)]
 
 
@@ -106,5 +118,7 @@ def _terminating_by_preemption(pod: Pod) -> bool:
     return pod.is_terminating and pod.preempted_by_scheduler
 
 
-def new(args: Optional[Mapping[str, Any]], handle: Handle) -> DefaultPreemption:
-    return DefaultPreemption(DefaultPreemptionArgs.parse(args), handle)
+def new(
+    args: Optional[Mapping[str, Any]], handle: Handle, features: Features = DEFAULT_RULES.features
+) -> DefaultPreemption:
+    return DefaultPreemption(DefaultPreemptionArgs.parse(args), handle, features)

@@ -236,3 +236,11 @@ def test_a_listers_list_follows_writes_in_place_appending_the_new_and_dropping_t
     budgets.put_budget(PodDisruptionBudget("default", "c", WEB, 2))
     budgets.delete_budget("default/b")
     assert [(b.key, b.disruptions_allowed) for b in listed] == [("default/a", 0), ("default/c", 2)]
+
+
+def test_before_v1_35_a_bound_pod_keeps_its_nomination(cluster):
+    # ClearingNominatedNodeNameAfterBinding (on from v1.35) clears it in the binding; without the
+    # gate the binding leaves status.nominatedNodeName as it was.
+    bound = cluster.bind("default/pending", "n1", clear_nomination=False)
+    assert (bound.node_name, bound.nominated_node_name) == ("n1", "n1")
+    assert cluster.bind("default/gone", "n1", clear_nomination=False) is None

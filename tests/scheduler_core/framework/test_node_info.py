@@ -162,3 +162,14 @@ def test_the_pod_info_cache_answers_what_a_fresh_pod_info_would():
     for name in ("q", "r", "s"):
         cache.of(make_pod(name))
     assert len(cache._infos) <= 2
+
+
+def test_the_cache_gives_back_an_assumed_pod_on_its_node_until_it_is_forgotten():
+    # The cache's GetPod for an assumed pod (handleAssumedPodDeletion reads it).
+    snapshot = make_snapshot([make_node("n1"), make_node("n2")])
+    pod = make_pod("p")
+    snapshot.bind(pod, "n2")
+    assumed = snapshot.assumed_pod("default/p")
+    assert assumed is pod and assumed.node_name == "n2"
+    snapshot.unbind(assumed)
+    assert snapshot.assumed_pod("default/p") is None and snapshot.get("n2").pods == []

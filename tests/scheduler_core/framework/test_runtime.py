@@ -140,3 +140,43 @@ def test_the_nominated_pods_to_add_follow_the_nominations_as_they_change():
     assert framework.nominated_pods_to_add(high, "n1") == []  # not the pod itself
     nominator.delete(high)
     assert framework.nominated_pods_to_add(incoming, "n1") == []
+
+
+class _PreBind:
+    """A PreBind plugin that answers what it is told and records that it ran."""
+
+    def __init__(self, name: str, status: Optional[Status], ran: list[str]) -> None:
+        self.name = name
+        self.status = status
+        self.ran = ran
+
+    def pre_bind(self, state, pod, node_name):
+        self.ran.append(self.name)
+        return self.status
+
+
+@pytest.mark.parametrize(
+    "parallel, ran",
+    [
+        pytest.param(frozenset(), ["VolumeBinding"], id="in profile order PreBind stops at the first failure"),
+        pytest.param(
+            frozenset({"VolumeBinding", "DynamicResources"}),
+            ["VolumeBinding", "DynamicResources"],
+            id="v1.36 runs the parallel group whole, the first failure in profile order is the result",
+        ),
+    ],
+)
+def test_pre_bind_plugins_that_allow_it_run_side_by_side(parallel, ran):
+    # C9: RunPreBindPlugins of v1.36 runs each group of AllowParallel plugins together
+    # (getPreBindPluginGroups); a later, sequential plugin is not reached once the group failed.
+    calls: list[str] = []
+    failing = Status(Code.ERROR, ["binding volumes: timed out"])
+    plugins = [
+        _PreBind("VolumeBinding", failing, calls),
+        _PreBind("DynamicResources", None, calls),
+        _PreBind("Custom", None, calls),
+    ]
+    framework = Framework(Profile.of({"preBind": plugins}, {}, 100), make_snapshot([make_node("n1")]))
+    results = framework.run_pre_bind(CycleState(), make_pod("p"), "n1", parallel)
+    assert calls == ran and [name for name, _ in results] == ran
+    assert results[0] == ("VolumeBinding", failing)

@@ -37,3 +37,10 @@ def test_gates_given_change_the_features_and_the_name():
 
 def test_rules_without_overrides_are_made_once_per_release():
     assert rules_for(_release(34)) is rules_for(_release(34))
+
+
+def test_the_run_to_the_end_reads_its_code_changes_from_the_features():
+    v134, v135 = rules_for(_release(34)).features, rules_for(_release(35)).features
+    assert v134.recreated_pod_not_requeued and not v135.recreated_pod_not_requeued  # v1.34.9 has the pick
+    assert v135.no_post_filter_clears_nomination and not v134.no_post_filter_clears_nomination
+    assert not rules_for(_release(32)).gates.enabled("SchedulerPopFromBackoffQ")

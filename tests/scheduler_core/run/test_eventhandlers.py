@@ -256,3 +256,188 @@ def test_the_old_version_is_a_copy_the_change_does_not_touch():
 def test_node_scheduling_properties_change(old, new, labels):
     events = node_scheduling_properties_change(new, old)
     assert [event.label for event in events] == labels
+
+
+# ---------------------------------------------------------------------------- releases
+
+from scheduler_core.model import Node  # noqa: E402
+from scheduler_core.release.rules import rules_for  # noqa: E402
+from scheduler_core.release.versions import release_named  # noqa: E402
+
+
+def handlers_of(release: str, **gates: bool):
+    running = make_pod("running", node="n1", requests={CPU: 1000})
+    snapshot = make_snapshot([make_node("n1")], [running])
+    queue = RecordingQueue()
+    rules = rules_for(release_named(release), gates or None)
+    return EventHandlers(queue, snapshot, rules=rules), queue, snapshot
+
+
+def moves(queue: RecordingQueue) -> list[tuple]:
+    return [(call[1], call[2]) for call in queue.calls if call[0] == "move"]
+
+
+@pytest.mark.parametrize("release, moved", [("v1.32", False), ("v1.33", True), ("v1.35", True)])
+def test_a_changed_nomination_frees_room_from_v1_33_on(release, moved):
+    # B1: updatePodInSchedulingQueue's hasNominatedNodeNameChanged branch is new in v1.33.
+    handlers, queue, _ = handlers_of(release)
+    nominated = make_pod("nominated", priority=100, nominated_node_name="n1")
+    handlers.unscheduled_pod_updated(nominated, dataclasses.replace(nominated, nominated_node_name=""))
+    assert moves(queue) == ([(ASSIGNED_POD_DELETE, nominated)] if moved else [])
+
+
+@pytest.mark.parametrize("release, moved", [("v1.32", False), ("v1.33", True), ("v1.35", True)])
+def test_a_deleted_nominated_pod_frees_room_from_v1_33_on(release, moved):
+    # B1: deletePodFromSchedulingQueue's NominatedNodeName branch is new in v1.33.
+    handlers, queue, _ = handlers_of(release)
+    nominated = make_pod("nominated", priority=100, nominated_node_name="n1")
+    handlers.unscheduled_pod_deleted(nominated)
+    assert queue.calls[0] == ("delete", nominated)
+    assert moves(queue) == ([(ASSIGNED_POD_DELETE, nominated)] if moved else [])
+
+
+@pytest.mark.parametrize(
+    "release, moved",
+    [("v1.32", False), ("v1.33", True), ("v1.34", True), ("v1.35", False), ("v1.36", False)],
+)
+def test_binding_a_nominated_pod_is_also_a_queue_delete_in_v1_33_and_v1_34(release, moved):
+    # B2: before v1.35 the unscheduled-pod informer handler sees the binding as OnDelete(old); v1.33
+    # and v1.34 then move the pods of lower or equal priority for the nomination the old object
+    # carried, after the assigned-pod handler's AssignedPodAdd. v1.35's one handler only deletes.
+    handlers, queue, _ = handlers_of(release)
+    pending = make_pod("preemptor", priority=100, nominated_node_name="n1")
+    bound = dataclasses.replace(pending, node_name="n1")
+    handlers.update_pod(pending, bound)
+    expected = [(ASSIGNED_POD_ADD, None)] + ([(ASSIGNED_POD_DELETE, pending)] if moved else [])
+    assert moves(queue) == expected
+    if moved:
+        pre_check = queue.calls[-1][4]
+        assert [pre_check(make_pod(f"p{p}", priority=p)) for p in (50, 100, 150)] == [True, True, False]
+
+
+@pytest.mark.parametrize("release, forgotten", [("v1.34", False), ("v1.35", True), ("v1.36", True)])
+def test_a_deleted_assumed_pod_is_forgotten_at_once_from_v1_35(release, forgotten):
+    # B3: handleAssumedPodDeletion (v1.35): the pod whose binding is under way is deleted; the cache
+    # forgets the assumed version at once (its cpu is free) and AssignedPodDelete moves the waiting
+    # pods. v1.34 only drops it from the queue; the cache keeps it until its binding fails.
+    handlers, queue, snapshot = handlers_of(release)
+    assumed = make_pod("assumed", requests={CPU: 500})
+    snapshot.bind(assumed, "n1")
+    deleted = make_pod("assumed", requests={CPU: 500})  # the API's object: still unassigned
+    handlers.unscheduled_pod_deleted(deleted)
+    assert snapshot.is_assumed(deleted) is not forgotten
+    assert snapshot.get("n1").requested.get(CPU, 0) == (1000 if forgotten else 1500)
+    if forgotten:
+        [(event, old)] = moves(queue)
+        assert (event, old.key, old.node_name) == (ASSIGNED_POD_DELETE, "default/assumed", "n1")
+    else:
+        assert moves(queue) == []
+
+
+def test_an_assumed_pod_marked_for_deletion_is_forgotten_from_v1_35():
+    # B3: updatePodInSchedulingQueue of an assumed pod whose deletionTimestamp was just set.
+    from datetime import datetime, timezone
+
+    for release, forgotten in (("v1.34", False), ("v1.35", True)):
+        handlers, queue, snapshot = handlers_of(release)
+        snapshot.bind(make_pod("assumed"), "n1")
+        before = make_pod("assumed", resource_version=1)
+        terminating = dataclasses.replace(
+            before, resource_version=2, deletion_timestamp=datetime(2026, 1, 1, tzinfo=timezone.utc)
+        )
+        handlers.unscheduled_pod_updated(before, terminating)
+        assert snapshot.is_assumed(before) is not forgotten, release
+        assert [call[0] for call in queue.calls] == (["move"] if forgotten else []), release
+
+
+@pytest.mark.parametrize("release, sees_claims", [("v1.33", False), ("v1.34", True)])
+def test_the_generated_claims_event_needs_dynamic_resource_allocation(release, sees_claims):
+    # B4: PodSchedulingPropertiesChange adds extractPodGeneratedResourceClaimChange only with the
+    # DRA gate (off by default before v1.34).
+    handlers, queue, _ = handlers_of(release)
+    pending = make_pod("p")
+    with_claims = dataclasses.replace(pending, claim_statuses=(("c", "p-c-abcde"),))
+    handlers.unscheduled_pod_updated(pending, with_claims)
+    [(_, _, _, events)] = queue.calls
+    wanted = ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM if sees_claims else ActionType.UPDATE
+    assert events == [ClusterEvent(EventResource.UNSCHEDULABLE_POD, wanted)]
+
+
+def test_v1_32_labels_a_toleration_update_update_pod_tolerations():
+    # B4: the same event (it matches the same registrations), named as v1.32 names it.
+    pending = make_pod("p")
+    tolerating = dataclasses.replace(pending, tolerations=(Toleration("k", "Exists"),))
+    for release, label in (
+        ("v1.32", "UnschedulablePodUpdatePodTolerations"),
+        ("v1.33", "UnschedulablePodUpdatePodToleration"),
+    ):
+        handlers, queue, _ = handlers_of(release)
+        handlers.unscheduled_pod_updated(pending, tolerating)
+        [event] = queue.calls[0][3]
+        assert (event.label, event.action) == (label, ActionType.UPDATE_POD_TOLERATION)
+
+
+@dataclasses.dataclass(slots=True, eq=False)
+class DeclaringNode(Node):
+    """A node with status.declaredFeatures (the model gains the field with NodeDeclaredFeatures)."""
+
+    declared_features: tuple[str, ...] = ()
+
+
+@pytest.mark.parametrize("release, emitted", [("v1.35", False), ("v1.36", True)])
+def test_a_changed_declared_feature_is_an_event_with_node_declared_features(release, emitted):
+    # B4: NodeSchedulingPropertiesChange's extractNodeFeaturesChange, behind NodeDeclaredFeatures
+    # (on in v1.36).
+    base = make_node("n1")
+    old = DeclaringNode(**{f.name: getattr(base, f.name) for f in dataclasses.fields(Node)})
+    new = DeclaringNode(**{f.name: getattr(base, f.name) for f in dataclasses.fields(Node)})
+    new.declared_features = ("RestartAllContainersOnContainerExits",)
+    handlers, queue, _ = handlers_of(release)
+    events = handlers.node_updated(old, new)
+    assert [e.label for e in events] == (["NodeUpdateNodeDeclaredFeature"] if emitted else [])
+
+
+@pytest.mark.parametrize(
+    "new_fields, in_cache",
+    [
+        pytest.param({"labels": {"foo": "bar"}}, True, id="update assumed pod"),
+        pytest.param({"deletion_timestamp": "now"}, False, id="delete assumed pod with deletion timestamp"),
+    ],
+)
+def test_v1_35_update_pod_of_an_assumed_pod(new_fields, in_cache):
+    # The assumed rows of TestUpdatePod in v1.35's eventhandlers_test.go: an assumed pod's update
+    # leaves the cache's assumed version and the queue alone, unless it starts the pod's deletion:
+    # then it leaves the cache. Neither is in the queue.
+    from datetime import datetime, timezone
+
+    from scheduler_core.backend.queue import LogicalClock, SchedulingQueue
+
+    queue = SchedulingQueue(
+        LogicalClock(), lambda info: info.timestamp, {"default-scheduler": {}}, {}, 1000, 10_000, bool
+    )
+    snapshot = make_snapshot([make_node("node1")])
+    handlers = EventHandlers(queue, snapshot, rules=rules_for(release_named("v1.35")))
+    pod = make_pod("pod1", namespace="ns1", uid="pod1", resource_version=1)
+    snapshot.bind(dataclasses.replace(pod), "node1")  # AssumePod(scheduledPod)
+    if new_fields.get("deletion_timestamp"):
+        new_fields = {"deletion_timestamp": datetime(2026, 1, 1, tzinfo=timezone.utc)}
+    handlers.update_pod(pod, dataclasses.replace(pod, resource_version=2, **new_fields))
+    assert (snapshot.assumed_pod("ns1/pod1") is not None) is in_cache
+    assert queue.queued_info("ns1/pod1") is None
+
+
+def test_v1_35_delete_pod_of_an_assumed_pod():
+    # TestDeletePod's "delete assumed pod" of v1.35: the deletion of the (unassigned) API object
+    # removes the assumed pod from the cache.
+    from scheduler_core.backend.queue import LogicalClock, SchedulingQueue
+
+    queue = SchedulingQueue(
+        LogicalClock(), lambda info: info.timestamp, {"default-scheduler": {}}, {}, 1000, 10_000, bool
+    )
+    snapshot = make_snapshot([make_node("node1")])
+    handlers = EventHandlers(queue, snapshot, rules=rules_for(release_named("v1.35")))
+    pod = make_pod("pod1", namespace="ns1", uid="pod1")
+    snapshot.bind(dataclasses.replace(pod), "node1")
+    handlers.delete_pod(pod)
+    assert snapshot.assumed_pod("ns1/pod1") is None and snapshot.get("node1").pods == []
+    assert queue.queued_info("ns1/pod1") is None

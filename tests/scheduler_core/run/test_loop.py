@@ -415,3 +415,108 @@ def test_preemption_picks_the_node_whose_victims_started_last(start_a, victim):
     ran after every time their scenarios wrote (a fixed 2026-01-01 start took low-a for the second
     case: the harness against the release found it)."""
     assert _victims(_two_equal_victims(start_a)) == [victim]
+
+
+# ---------------------------------------------------------------------------- releases
+# Timelines of tests/fixtures/releases/ run as each release: the attempts (pod, time in ms, node or
+# None; "error" for a failed binding) follow from the release's queue and handlers as derived here
+# from each release's source (/work/notes/release-diffs.md §4-6), not from a reference run.
+
+from pathlib import Path  # noqa: E402
+
+from scheduler_core.release.choice import ReleaseRequest  # noqa: E402
+from scheduler_core.release.versions import release_named  # noqa: E402
+
+RELEASE_FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "releases"
+ALL = ("v1.32", "v1.33", "v1.34", "v1.35", "v1.36")
+
+
+def _timed_attempts(name: str, release: str):
+    text = (RELEASE_FIXTURES / name).read_text()
+    scenario = load_scenario(text, release=ReleaseRequest(release_named(release)))
+    attempts, node = [], None
+    for event in run_to_the_end(scenario, tie_break="first"):
+        if event.extension_point is ExtensionPoint.TOTAL:
+            node = event.payload.node_name
+        if event.extension_point is ExtensionPoint.ATTEMPT_END:
+            result = "error" if event.payload.binding_error is not None else node
+            attempts.append((event.pod.split("/")[1], event.payload.time_ms, result))
+            node = None
+    return attempts
+
+
+# backoff_flush.yaml (initial back-off 2 s): p is rejected at 0 ms; the step at 1000 ms deletes the
+# hog (grace 0: gone at once), an AssignedPodDelete that NodeResourcesFit lets through while p still
+# backs off (expiry 2000). v1.33 on (SchedulerPopFromBackoffQ): p enters backoffQ and, activeQ being
+# empty, is popped at once (active_queue.go unlockedPop). v1.32: backoffQ is left only by the flush
+# (wait.Until every 1 s from the start); the tick at 2000 comes before an expiry of 2000 + the
+# moment p failed after 0 ms, so the tick at 3000 moves it (isPodBackingoff: boTime.After(now)).
+BACKOFF_FLUSH = {
+    "v1.32": [("p", 0, None), ("p", 3000, "n1")],
+    **{release: [("p", 0, None), ("p", 1000, "n1")] for release in ALL[1:]},
+}
+
+# error_backoff_counts.yaml: p is rejected at 0 ms (n1 tainted), tried again at 1000 ms when the
+# step removes the taint (v1.32: its exact 1 s back-off has just ended: activeQ; later releases pop
+# it from backoffQ) and fails in PreBind (the provisioned volume needs a hostname label n1 lacks): an
+# error, in the error heap (v1.32: the one heap), never popped early. v1.34 on back off the error
+# streak: 1 error, 1 s, expiry 2000, flushed by the tick after it: 3000. v1.32 and v1.33 count
+# Attempts: 2 attempts, 2 s, expiry 3000, flushed at 4000. The third attempt finds the volume's
+# node affinity against n1.
+ERROR_BACKOFF = {
+    **{release: [("p", 0, None), ("p", 1000, "error"), ("p", 4000, None)] for release in ALL[:2]},
+    **{release: [("p", 0, None), ("p", 1000, "error"), ("p", 3000, None)] for release in ALL[2:]},
+}
+
+# nominated_binding.yaml: "nominated" binds to its node at 0 ms; "low" was rejected meanwhile (the
+# assumed pod fills n1). v1.33 and v1.34 have two pod informer handlers: the unscheduled-pod one
+# sees the binding as OnDelete of the old object, which carried status.nominatedNodeName, so
+# deletePodFromSchedulingQueue moves the pods of lower or equal priority (AssignedPodDelete, which
+# NodeResourcesFit lets through for a nominated pod): low is tried again at once, and fails again.
+# v1.32 has no such branch, v1.35 on one handler that only deletes.
+NOMINATED_BINDING = {
+    release: [("nominated", 0, "n1"), ("low", 0, None)] + ([("low", 0, None)] if release in ("v1.33", "v1.34") else [])
+    for release in ALL
+}
+
+# no_post_filter_nomination.yaml: no PostFilter plugin, and "big" nominated to n1 fits nowhere.
+# v1.35 on: clearNominatedNode, whose patch changes the nomination, and the handler's
+# hasNominatedNodeNameChanged move brings big itself back once (its equal priority; the deleted
+# object is nominated): a second attempt at 0 ms. v1.34 and earlier: ModeNoop, nothing changes.
+NO_POST_FILTER = {release: [("big", 0, None)] * (2 if release >= "v1.35" else 1) for release in ALL}
+
+
+@pytest.mark.parametrize("release", ALL)
+@pytest.mark.parametrize(
+    "fixture, expected",
+    [
+        pytest.param("backoff_flush.yaml", BACKOFF_FLUSH, id="backoff flush"),
+        pytest.param("error_backoff_counts.yaml", ERROR_BACKOFF, id="error backoff counts"),
+        pytest.param("nominated_binding.yaml", NOMINATED_BINDING, id="nominated binding"),
+        pytest.param("no_post_filter_nomination.yaml", NO_POST_FILTER, id="no post filter"),
+    ],
+)
+def test_each_release_runs_the_fixture_as_its_source_says(fixture, expected, release):
+    assert _timed_attempts(fixture, release) == expected[release]
+
+
+def test_the_nomination_stays_without_post_filter_before_v1_35():
+    from scheduler_core.encoding.timeline import timeline_summary
+
+    text = (RELEASE_FIXTURES / "no_post_filter_nomination.yaml").read_text()
+    for release, nominated in (("v1.34", {"default/big": "n1"}), ("v1.35", None)):
+        scenario = load_scenario(text, release=ReleaseRequest(release_named(release)))
+        summary = timeline_summary(list(run_to_the_end(scenario, tie_break="first")))
+        assert summary.get("nominated") == nominated, release
+
+
+def test_before_v1_35_a_pod_like_the_last_one_gets_a_full_pass():
+    # C8: no OpportunisticBatching before v1.35: p1 is not offered n020 (the last ranking's next
+    # node) but walks the nodes from the rotating start index and takes n120.
+    text = no_default_spreading() + fill_one_node_each()
+    nodes = {}
+    for release in ("v1.34", "v1.35"):
+        scenario = load_scenario(text, release=ReleaseRequest(release_named(release)))
+        events = run_to_the_end(scenario, tie_break="first")
+        nodes[release] = [e.payload.node_name for e in events if e.extension_point is ExtensionPoint.TOTAL]
+    assert nodes["v1.35"][1] == "n020" and nodes["v1.34"][1] == "n120"

@@ -343,3 +343,101 @@ def test_the_walk_stops_at_the_first_error_and_the_next_starts_after_the_nodes_b
     assert big["failedSchedulingMessage"].endswith(INCOMPLETE_POOL.format("node-1"))
     assert small["failedSchedulingMessage"].endswith(INCOMPLETE_POOL.format("node-1"))
     assert list(small["filter"]) == ["node-1"]  # the walk ended at its first node: node-0 not reached
+
+
+# ---------------------------------------------------------------------------- releases
+
+
+def _as(text: str, release: str, **gates: bool) -> Scheduler:
+    from scheduler_core import load_scenario
+    from scheduler_core.release.choice import ReleaseRequest
+    from scheduler_core.release.versions import release_named
+
+    return Scheduler(load_scenario(text, release=ReleaseRequest(release_named(release), gates or None)))
+
+
+NO_POST_FILTER = """\
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- plugins:
+    postFilter: {disabled: [{name: '*'}]}
+"""
+
+
+@pytest.mark.parametrize("release, cleared", [("v1.34", False), ("v1.35", True), ("v1.36", True)])
+def test_without_post_filter_plugins_v1_35_clears_the_nomination(release, cleared):
+    # C1: schedulingCycle returns nominatingInfo clearNominatedNode when the profile has no
+    # PostFilter plugin from v1.35 on; v1.34 and earlier return none (ModeNoop: it stays).
+    from scheduler_core.backend.queue.nominator import CLEAR_NOMINATED_NODE
+    from scheduler_core.run.scheduler import Cycle
+    from tests.scheduler_core.builders import node_text, pod_text, scenario_text
+
+    pod = pod_text("p", cpu="8").replace("spec:", "status: {nominatedNodeName: n1}\nspec:", 1)
+    scheduler = _as(scenario_text(NO_POST_FILTER, node_text("n1", cpu="2"), pod), release)
+    cycle = Cycle(scheduler, 0, scheduler.queue[0])
+    list(cycle.run())
+    assert cycle.outcome.nominating == (CLEAR_NOMINATED_NODE if cleared else None)
+
+
+@pytest.mark.parametrize(
+    "release, gates, cleared",
+    [
+        ("v1.34", {}, True),
+        ("v1.34", {"NominatedNodeNameForExpectation": True}, False),
+        ("v1.35", {}, True),
+        ("v1.33", {}, True),
+    ],
+    ids=["v1.34", "v1.34 with NominatedNodeNameForExpectation", "v1.35 (gate on)", "v1.33"],
+)
+def test_v1_34_leaves_the_nomination_of_a_failed_pod_with_nominated_node_name_for_expectation(release, gates, cleared):
+    # C3: newFailureNominatingInfo of v1.34 answers nil (ModeNoop) when the gate is on; v1.35 always clears.
+    from scheduler_core.backend.queue.nominator import CLEAR_NOMINATED_NODE
+    from scheduler_core.run.scheduler import Cycle
+    from tests.scheduler_core.builders import pod_text
+
+    scheduler = _as(pod_text("p"), release, **gates)  # no node at all: ErrNoNodesAvailable
+    cycle = Cycle(scheduler, 0, scheduler.queue[0])
+    list(cycle.run())
+    assert cycle.outcome.nominating == (CLEAR_NOMINATED_NODE if cleared else None)
+
+
+@pytest.mark.parametrize("release, fit_error", [("v1.32", True), ("v1.33", False)])
+def test_a_v1_32_pre_bind_rejection_is_a_fit_error_over_the_node(release, fit_error):
+    # C2: bindingCycle of v1.32 turns a rejecting PreBind into a FitError (NumAllNodes 1, the plugin
+    # in UnschedulablePlugins); v1.33 on return the status as it is.
+    from scheduler_core.encoding.events import ExtensionPoint
+    from scheduler_core.run.outcomes import BindingFailed
+    from scheduler_core.run.scheduler import Cycle
+    from tests.scheduler_core.builders import node_text, pod_text, scenario_text
+
+    scheduler = _as(scenario_text(node_text("n1"), pod_text("p")), release)
+    cycle = Cycle(scheduler, 0, scheduler.queue[0])
+    scheduler.snapshot.bind(cycle.pod, "n1")
+    ending = cycle._binding_failed(ExtensionPoint.PRE_BIND, "Custom", Status.unschedulable("waiting for a lease"), "n1")
+    assert isinstance(ending, BindingFailed) and ending.rejected
+    if fit_error:
+        assert ending.message == "0/1 nodes are available: 1 waiting for a lease."
+        assert ending.unschedulable_plugins == {"Custom"}
+    else:
+        assert (ending.message, ending.unschedulable_plugins) == ("waiting for a lease", frozenset())
+
+
+def test_a_cycle_given_the_queues_signature_does_not_sign_the_pod_again():
+    # A5: v1.36's GetNodeHint takes podInfo.PodSignature (signed when the pod was queued); a pod
+    # that changed since keeps it. Here the queued signature is None (the pod could not be signed
+    # then), so the kept ranking, made for the pod's signature now, is not offered.
+    from scheduler_core.encoding.events import ExtensionPoint
+    from scheduler_core.run.scheduler import Cycle
+
+    def first_pass(queued_signature):
+        scheduler, pod = _batching_scheduler()
+        scheduler.framework.batch.store(scheduler.framework.sign_pod(pod), None, "n1", ["n3"], 1, 0)
+        cycle = Cycle(scheduler, 0, pod, cycle_count=2, queued_signature=queued_signature)
+        events = cycle.run()
+        return next(
+            e.payload.to_json() for e in events if e.extension_point is ExtensionPoint.FILTER and e.plugin is None
+        )
+
+    assert first_pass(None)["evaluated"] == ["n3"]  # signed in the cycle: the hint n3, alone
+    assert "batchHint" not in first_pass((None,))  # the queue's (no) signature: a full pass

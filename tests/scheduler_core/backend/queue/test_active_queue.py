@@ -71,3 +71,15 @@ def test_events_are_kept_only_while_a_pod_is_in_flight_and_given_to_the_pods_pop
     assert queue._in_flight == ["default/b", InFlightEvent(POD_DELETED, "p", None)]
     queue.done("default/b")
     assert queue._in_flight == [] and not queue.is_in_flight("default/b")
+
+
+def test_without_pop_from_backoff_an_empty_active_queue_has_nothing_to_pop():
+    # unlockedPop without SchedulerPopFromBackoffQ (v1.32): activeQ alone; backoffQ waits for the flush.
+    clock = LogicalClock()
+    backoff = BackoffQueue(clock, 1000, 10_000, by_priority)
+    waiting = _info(clock, "waiting")
+    waiting.unschedulable_count = 1
+    waiting.unschedulable_plugins = {"NodeResourcesFit"}
+    backoff.add(waiting)
+    queue = ActiveQueue(by_priority, None)
+    assert not queue.can_pop() and queue.pop() == (None, False) and backoff.has(waiting)

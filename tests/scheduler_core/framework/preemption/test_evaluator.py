@@ -1,11 +1,13 @@
 """The preemption evaluator (framework/preemption/preemption.go's Evaluator): Preempt's flow with a
-policy, SelectCandidate's tie-break from the framework's options, prepareCandidateAsync's preempting
-set and its goroutine's API calls, IsPodRunningPreemption."""
+policy, SelectCandidate's tie-break from the framework's options, the pick handed to the executor
+(its calls: test_executor.py) and, before v1.34, the nomination findCandidates clears itself."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+import dataclasses
 from typing import Callable, Generator, Iterator
+
+import pytest
 
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import NodeToStatus
@@ -16,7 +18,8 @@ from scheduler_core.framework.preemption.evaluator import MESSAGE_PREFIX, TRACE_
 from scheduler_core.framework.preemption.victims import Victims
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.model import Pod
-from tests.scheduler_core.builders import FakeHandle, make_node, make_pod, make_snapshot, preemptor, running
+from scheduler_core.release import release_named, rules_for
+from tests.scheduler_core.builders import FakeHandle, make_node, make_snapshot, preemptor, running
 
 UNSCHEDULABLE = NodeToStatus({}, Status(Code.UNSCHEDULABLE, ("Insufficient cpu",)))
 
@@ -35,38 +38,59 @@ class OneVictimPerNode:
 
 
 class RecordingAPI:
-    """The run's side of the goroutine: records each call; ``go`` keeps the goroutine to run later."""
+    """The run's side: records each call; ``go`` keeps the goroutine, ``now`` runs the calls at once."""
 
-    def __init__(self, nominees: list[Pod] = ()) -> None:
+    def __init__(self, gone: frozenset[str] = frozenset()) -> None:
+        self.gone = gone
         self.calls: list[str] = []
         self.started: list[tuple[Callable[[], None], Callable[[], Iterator[object]]]] = []
-        self.nominees = list(nominees)
 
     def go(self, begin: Callable[[], None], land: Callable[[], Iterator[object]]) -> None:
         self.started.append((begin, land))
 
+    def now(self, calls: Callable[[], Generator[object, None, object]]):
+        made = calls()
+        while True:
+            try:
+                next(made)
+            except StopIteration as done:
+                return done.value
+
     def lower_priority_nominated_pods(self, preemptor: Pod, node: str) -> list[Pod]:
-        self.calls.append(f"nominees on {node}")
-        return self.nominees
+        return []
 
     def clear_nominated_node_name(self, pod: Pod) -> Iterator[object]:
         self.calls.append(f"clear {pod.key}")
         yield f"cleared {pod.key}"
 
-    def preempt_pods(self, preemptor: Pod, victims: list[Pod]) -> Generator[object, None, list[Pod]]:
-        for victim in victims:
-            self.calls.append(f"preempt {victim.key}")
-            yield f"deleted {victim.key}"
-        return victims
+    def preempt_in_memory(self, victim: Pod, cancel_pre_bind: bool) -> bool:
+        return False
 
-    def preemption_done(self, preemptor: Pod, deleted: list[Pod]) -> Iterator[object]:
-        self.calls.append(f"done {[victim.key for victim in deleted]}")
+    def mark_disruption_target(self, preemptor: Pod, victim: Pod) -> Generator[object, None, bool]:
+        if victim.key in self.gone:
+            return False
+        self.calls.append(f"patch {victim.key}")
+        yield victim.key
+        return True
+
+    def delete_victim(self, preemptor: Pod, victim: Pod) -> Generator[object, None, bool]:
+        self.calls.append(f"delete {victim.key}")
+        yield victim.key
+        return True
+
+    def activate(self, preemptor: Pod) -> Iterator[object]:
+        return iter(())
+
+    def preemption_done(self, preemptor: Pod) -> Iterator[object]:
         return iter(())
 
 
-def _evaluator(pods, options: FrameworkOptions = FrameworkOptions(), policy=None, nodes=("n1", "n2")) -> Evaluator:
+def _evaluator(
+    pods, options: FrameworkOptions = FrameworkOptions(), policy=None, nodes=("n1", "n2"), release="v1.35", **changed
+) -> Evaluator:
     snapshot = make_snapshot([make_node(name, cpu=1000) for name in nodes], pods)
-    return Evaluator(FakeHandle(snapshot, options=options), policy or OneVictimPerNode())
+    fts = dataclasses.replace(rules_for(release_named(release)).features, **changed)
+    return Evaluator(FakeHandle(snapshot, options=options), policy or OneVictimPerNode(), fts)
 
 
 def test_an_ineligible_pod_gets_the_policys_reason_and_no_result():
@@ -100,49 +124,62 @@ def test_a_dry_run_marks_nothing_and_starts_no_goroutine():
     evaluator = _evaluator([running("a", "n1", 1000, 0)], nodes=("n1",))
     pod = preemptor()
     result, _ = evaluator.preempt(CycleState(), pod, UNSCHEDULABLE)
-    assert result.victims == ["default/a"] and evaluator.preempting == {}
-    assert not evaluator.is_pod_running_preemption(pod)
+    assert result.victims == ["default/a"] and evaluator.executor.preempting == {}
+    assert not evaluator.executor.is_pod_running_preemption(pod)
 
 
-def test_prepare_candidate_async_marks_the_pod_then_its_goroutine_clears_nominations_and_deletes():
-    """prepareCandidateAsync: the pod is preempting at once (PreEnqueue keeps it out); the goroutine
-    clears lower-priority nominations, records the last victim, preempts, then leaves the set."""
-    nominee = make_pod("nominee", priority=1)
-    api = RecordingAPI([nominee])
+@pytest.mark.parametrize(
+    "release, calls",
+    [
+        ("v1.32", ["clear default/incoming"]),
+        ("v1.33", ["clear default/incoming"]),
+        ("v1.34", []),
+        ("v1.36", []),
+    ],
+    ids=[
+        "v1.32: findCandidates clears the nomination itself, in the cycle",
+        "v1.33: the same",
+        "v1.34: left to the failure handler's patch (kubernetes#131278)",
+        "v1.36: the same",
+    ],
+)
+def test_no_potential_node_clears_the_nomination_in_the_cycle_before_v1_34(release, calls):
+    api = RecordingAPI()
+    evaluator = _evaluator([running("a", "n1", 1000, 0)], FrameworkOptions(preemption_api=api), release=release)
+    unresolvable = NodeToStatus({}, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("node(s) had taints",)))
+    result, _ = evaluator.preempt(CycleState(), preemptor(nominated_node_name="n1"), unresolvable)
+    assert result.nominated_node_name == "" and api.calls == calls and api.started == []
+
+
+def test_no_candidate_among_potential_nodes_leaves_the_nomination_to_the_failure_handler():
+    """findCandidates clears only when no node is a potential one, not when the dry run finds none."""
+    api = RecordingAPI()
+    evaluator = _evaluator([], FrameworkOptions(preemption_api=api), release="v1.32")
+    result, _ = evaluator.preempt(CycleState(), preemptor(nominated_node_name="n1"), UNSCHEDULABLE)
+    assert result.nominated_node_name == "" and api.calls == []
+
+
+@pytest.mark.parametrize("release", ["v1.32", "v1.34"])
+def test_a_failed_call_in_the_cycle_is_postfilters_error_and_keeps_the_nomination(release):
+    """prepareCandidate's error: <nil, Error> (the nomination is left as it was)."""
+    api = RecordingAPI(gone=frozenset({"default/a"}))
+    options = FrameworkOptions(preemption_api=api)
+    pods = [running("a", "n1", 1000, 0)]
+    evaluator = _evaluator(pods, options, nodes=("n1",), release=release, enable_async_preemption=False)
+    result, status = evaluator.preempt(CycleState(), preemptor(), UNSCHEDULABLE)
+    assert result is None
+    assert (status.code, status.message) == (Code.ERROR, MESSAGE_PREFIX + 'pods "a" not found')
+
+
+def test_the_pick_goes_to_the_executor_with_its_victims():
+    """Preempt step 5: the chosen node's victims are preempted (here in a goroutine, v1.35)."""
+    api = RecordingAPI()
     evaluator = _evaluator([running("a", "n1", 1000, 0)], FrameworkOptions(preemption_api=api), nodes=("n1",))
     pod = preemptor()
-    evaluator.preempt(CycleState(), pod, UNSCHEDULABLE)
-    assert evaluator.preempting == {pod.key: None} and evaluator.is_pod_running_preemption(pod)
+    result, status = evaluator.preempt(CycleState(), pod, UNSCHEDULABLE)
+    assert (result.nominated_node_name, status) == ("n1", None)
+    assert evaluator.executor.is_pod_running_preemption(pod)
     ((begin, land),) = api.started
     begin()
-    writes = land()
-    assert next(writes) == "cleared default/nominee"
-    assert next(writes) == "deleted default/a"
-    assert evaluator.preempting[pod.key].key == "default/a"  # the last victim, not yet being deleted
-    assert list(writes) == []
-    assert evaluator.preempting == {}
-    assert api.calls == ["nominees on n1", "clear default/nominee", "preempt default/a", "done ['default/a']"]
-
-
-def test_victims_already_being_deleted_get_no_goroutine():
-    """prepareCandidateAsync skips a victim with a DeletionTimestamp; with none left nothing starts."""
-    api = RecordingAPI()
-    victim = running("a", "n1", 1000, 0, deletion_timestamp=datetime(2026, 1, 1, tzinfo=timezone.utc))
-    evaluator = _evaluator([victim], FrameworkOptions(preemption_api=api), nodes=("n1",))
-    evaluator.preempt(CycleState(), preemptor(), UNSCHEDULABLE)
-    assert api.started == [] and evaluator.preempting == {}
-
-
-def test_a_preemption_is_over_once_its_last_victim_is_terminating_or_gone():
-    """IsPodRunningPreemption: the last victim being deleted, or gone from the lister, ends it."""
-    victim = running("a", "n1", 1000, 0)
-    evaluator = _evaluator([victim], nodes=("n1",))
-    pod = preemptor()
-    evaluator.preempting[pod.key] = victim
-    assert evaluator.is_pod_running_preemption(pod)
-    evaluator.preempting[pod.key] = running("b", "n1", 1000, 0)  # a pod the node does not hold
-    assert not evaluator.is_pod_running_preemption(pod)
-    terminating = running("a", "n1", 1000, 0, deletion_timestamp=datetime(2026, 1, 1, tzinfo=timezone.utc))
-    evaluator._handle.snapshot.update_pod(victim, terminating)  # the lister's newer version of the victim
-    evaluator.preempting[pod.key] = victim
-    assert not evaluator.is_pod_running_preemption(pod)
+    list(land())
+    assert api.calls == ["patch default/a", "delete default/a"]

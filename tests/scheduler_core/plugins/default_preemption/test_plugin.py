@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import ClassVar
 
 import pytest
 
+from scheduler_core.framework.cluster_events import ActionType, ClusterEvent, EventResource, QueueingHint
 from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.interfaces import NodeToStatus, PostFilterResult
 from scheduler_core.framework.node_info import NodeInfo, PodInfo
 from scheduler_core.framework.status import Code, MaybeStatus, Status
 from scheduler_core.model import Pod, Taint
 from scheduler_core.plugins.default_preemption import new
+from scheduler_core.plugins.registry import in_tree_registry
+from scheduler_core.release import release_named, rules_for
 from tests.scheduler_core.builders import FakeHandle, make_node, make_snapshot, preemptor, run_post_filter, running
 
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
@@ -311,3 +315,74 @@ def test_preemption_policy_never_never_preempts():
     assert plugin.eligible_to_preempt_others(
         preemptor(preemption_policy="Never"), NodeToStatus({}, Status.unschedulable("x"))
     ) == (False, "not eligible due to preemptionPolicy=Never.")
+
+
+# ---------------------------------------------------------------------------- per release: PreEnqueue, events
+
+
+def _plugin(release: str, **changed: bool):
+    fts = dataclasses.replace(rules_for(release_named(release)).features, **changed)
+    return new(None, FakeHandle(make_snapshot([make_node("n1")])), fts)
+
+
+WAITING = Status.unresolvable("waiting for the preemption for this pod to be finished")
+
+
+# Upstream's TestPreEnqueue (v1.36), the pod-group rows left out (their gates are off).
+@pytest.mark.parametrize(
+    "release, asynchronous, preempting, expected",
+    [
+        ("v1.36", False, "default/incoming", None),
+        ("v1.36", True, "default/incoming", WAITING),
+        ("v1.36", True, "default/other", None),
+        ("v1.32", False, "default/incoming", None),
+        ("v1.33", True, "default/incoming", WAITING),
+    ],
+    ids=[
+        "AsyncPreemption disabled, returns nil",
+        "AsyncPreemption enabled, same pod, returns UnschedulableAndUnresolvable",
+        "AsyncPreemption enabled, different pod, returns nil",
+        "v1.32 (async off by default): PreEnqueue never holds a pod back",
+        "v1.33 (async on by default): the preemptor is held back",
+    ],
+)
+def test_pre_enqueue_holds_a_preemptor_back_only_with_async_preemption(release, asynchronous, preempting, expected):
+    plugin = _plugin(release, enable_async_preemption=asynchronous)
+    plugin.executor.preempting[preempting] = None
+    assert plugin.pre_enqueue(preemptor()) == expected
+
+
+@pytest.mark.parametrize(
+    "release, asynchronous, registered",
+    [
+        ("v1.32", False, False),
+        ("v1.33", True, False),
+        ("v1.34", True, True),
+        ("v1.34", False, False),
+        ("v1.35", True, True),
+        ("v1.36", True, True),
+    ],
+    ids=[
+        "v1.32: no event (EventsToRegister returns nil)",
+        "v1.33: no event either, even with async preemption",
+        "v1.34: Pod/Delete with a hint that never queues, under async preemption",
+        "v1.34 without async preemption: no event",
+        "v1.35: Pod/Delete",
+        "v1.36: Pod/Delete",
+    ],
+)
+def test_events_to_register_per_release(release, asynchronous, registered):
+    events = _plugin(release, enable_async_preemption=asynchronous).events_to_register()
+    if not registered:
+        assert events == []
+        return
+    (event,) = events
+    assert event.event == ClusterEvent(EventResource.POD, ActionType.DELETE)
+    assert event.hint(preemptor(), running("v", "n1", 1, 0), None) == QueueingHint.QUEUE_SKIP
+
+
+@pytest.mark.parametrize("release", ["v1.32", "v1.33", "v1.34", "v1.35", "v1.36"])
+def test_the_registry_hands_the_plugin_its_releases_features(release):
+    features = rules_for(release_named(release)).features
+    plugin = in_tree_registry(features)["DefaultPreemption"](None, FakeHandle(make_snapshot([make_node("n1")])))
+    assert plugin.executor._features is features and plugin.evaluator.executor is plugin.executor
