@@ -82,7 +82,8 @@ class ReleaseChoice:
         if self.source is ReleaseSource.DEFAULT:
             return (
                 f"replayed as kube-scheduler {rules}: the dump does not say which release the cluster runs "
-                f"(give it with --release, e.g. --release v1.34; supported: {supported_names()})"
+                f"(add `kubectl version -o yaml`'s output to it, or choose one: --release v1.34 on the command "
+                f"line, the Release selector in the app; supported: {supported_names()})"
             )
         assert self.evidence is not None  # every other source is a piece of evidence
         said = f"{self.evidence.version} ({self.evidence.where})"
