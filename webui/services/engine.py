@@ -23,6 +23,7 @@ from scheduler_core import (
     load_scenario,
     pod_requests,
     simulate,
+    trace_cycles,
     trace_summary,
 )
 from scheduler_core.answers.check import check_scenario
@@ -505,6 +506,11 @@ def steps_cluster(scenario: Scenario, events_json: Iterable[dict[str, Any]]) -> 
 def trace(events_json: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """A stored run's trace summary (scheduler_core.encoding.trace), its events read back typed."""
     return trace_summary(read_events(events_json))
+
+
+def trace_cycle_by_cycle(events_json: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """The same summary's cycles one at a time (a download streamed in one cycle's memory)."""
+    return trace_cycles(read_events(events_json))
 
 
 def explain(
