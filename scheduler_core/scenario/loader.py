@@ -42,7 +42,7 @@ from scheduler_core.scenario.errors import ScenarioError, ScenarioInvalid
 from scheduler_core.scenario.jsonstream import blank_container_logs
 from scheduler_core.scenario.fields import Context, Field
 from scheduler_core.scenario.gcpause import collector_paused
-from scheduler_core.scenario.limits import Limits
+from scheduler_core.scenario.limits import Limits, megabytes
 from scheduler_core.scenario.metadata import Metadata, read_metadata
 from scheduler_core.scenario.pods import SpecMemo
 from scheduler_core.scenario.validation import (
@@ -255,8 +255,8 @@ def _within_total_size(sources: Sequence[SourceText], limits: Limits, errors: li
                 FILE,
                 "",
                 None,
-                f"the scenario's files hold {size} bytes together, more than the "
-                f"limit of {limits.max_bytes} (Limits.max_bytes)",
+                f"the scenario's files hold {megabytes(size)} together, more than the "
+                f"limit of {megabytes(limits.max_bytes)} (Limits.max_bytes)",
             )
         )
         return False
@@ -292,7 +292,8 @@ def _decode_text(
                 FILE,
                 "",
                 None,
-                f"the scenario is {size} bytes, more than the limit of {limits.max_bytes} (Limits.max_bytes)",
+                f"the scenario is {megabytes(size)}, more than the limit of {megabytes(limits.max_bytes)} "
+                "(Limits.max_bytes)",
                 file,
             )
         )

@@ -330,7 +330,7 @@ def test_it_saves_a_version_over_the_node_limit_but_refuses_to_run_it_with_413(o
     assert response.status_code == 413
     error = response.json()["error"]
     assert (error["code"], error["details"]["limit"], error["details"]["max"]) == ("limit_exceeded", "max_nodes", 2)
-    assert "max_nodes" in error["message"] and error["details"]["errors"] == [problem]
+    assert "SCHEDLAB_MAX_NODES" in error["message"] and error["details"]["errors"] == [problem]
 
 
 def test_it_answers_validate_over_a_size_limit_with_413_and_every_problem(owner: Client, settings):
