@@ -244,10 +244,12 @@ function removableView(r) {
 }
 
 function fragmentationView(f) {
+  // The amounts with their unit, as the server wrote them (an answer stored before it wrote them: the count).
+  const text = (r, key) => r[`${key}Text`] ?? String(r[key]);
   const chart = h("div.chart.capacity-fragmentation-chart");
   const names = f.resources.map((r) => safe(r.resource));
   const share = (value, total) => (total ? (100 * value) / total : 0);
-  const hover = (label, key) => f.resources.map((r) => safe(`${label}: ${r[key]} of ${r.freeTotal} free (${r.resource})`));
+  const hover = (label, key) => f.resources.map((r) => safe(`${label}: ${text(r, key)} of ${text(r, "freeTotal")} free (${r.resource})`));
   draw(chart, [
     { type: "bar", name: "largest request that fits on one node", x: names, y: f.resources.map((r) => share(r.largestFit, r.freeTotal)),
       hovertext: hover("largest fit", "largestFit"), hoverinfo: "text" },
@@ -256,9 +258,9 @@ function fragmentationView(f) {
   ], { barmode: "group", yaxis: { title: { text: "% of the free capacity" }, range: [0, 100] }, height: 280 }, "fragmentation");
   return h("div.capacity-fragmentation", chart,
     h("table.data", h("thead", h("tr", ["resource", "free in total", "largest that fits (node)", "stranded (nodes)"].map((t) => h("th", { scope: "col" }, t)))),
-      h("tbody", f.resources.map((r) => h("tr", h("td", r.resource), h("td", String(r.freeTotal)),
-        h("td", `${r.largestFit} (${r.largestNode || "no node"})`),
-        h("td", `${r.strandedTotal}${r.stranded.length ? ` (${r.stranded.slice(0, 5).map((s) => s.node).join(", ")}${r.stranded.length > 5 ? ", …" : ""})` : ""}`))))));
+      h("tbody", f.resources.map((r) => h("tr", h("td", r.resource), h("td", text(r, "freeTotal")),
+        h("td", `${text(r, "largestFit")} (${r.largestNode || "no node"})`),
+        h("td", `${text(r, "strandedTotal")}${r.stranded.length ? ` (${r.stranded.slice(0, 5).map((s) => s.node).join(", ")}${r.stranded.length > 5 ? ", …" : ""})` : ""}`))))));
 }
 
 function decidingView(q) {
