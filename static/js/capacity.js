@@ -109,8 +109,8 @@ function methodText(method, why) {
 }
 
 /** A rate as the server measured it, for reading: whole copies per second. */
-function perSecond(rate, unit = "per second") {
-  return rate === null || rate === undefined ? "" : `, ${Math.round(rate).toLocaleString("en")} ${unit}`;
+function perSecond(rate) {
+  return rate === null || rate === undefined ? "" : `, ${Math.round(rate).toLocaleString("en")} per second`;
 }
 
 export function progressText({ status, done, estimate, method, copies, copiesPerSecond, copiesQuestion }) {
@@ -199,7 +199,7 @@ function copiesView(c, progress) {
     h("p.capacity-verdict", `${c.fits.toLocaleString("en")} more fit (${c.target}).`),
     h("p.capacity-method", methodText(c.method, c.why)),
     c.method !== "trials" && progress.copiesPerSecond !== null
-      ? h("p.capacity-rate", `${progress.copies.toLocaleString("en")} copies${perSecond(progress.copiesPerSecond, "per CPU second")} of the worker's pass.`)
+      ? h("p.capacity-rate", `${progress.copies.toLocaleString("en")} copies tried in one pass over the cluster.`)
       : (c.method === "trials" ? h("p.capacity-rate", `${c.trials} trial runs.`) : null),
     per.nodeCount ? h("table.data.capacity-per-node",
       h("caption", `Copies per node: ${per.total.toLocaleString("en")} on ${per.nodeCount.toLocaleString("en")} node(s)`),
@@ -209,7 +209,7 @@ function copiesView(c, progress) {
       : h("p.muted", "No copy fits on any node."),
     c.perDomain ? domainsView(c.perDomain) : null,
     c.stoppedAtMax
-      ? h("p.capacity-max", `Stopped at --max ${c.bound}: at least ${c.fits.toLocaleString("en")} fit`,
+      ? h("p.capacity-max", `Stopped at the most you asked for (${c.bound.toLocaleString("en")}): at least ${c.fits.toLocaleString("en")} fit`,
         c.countedTotal !== null ? ` (counting says ${c.countedTotal.toLocaleString("en")} fit).` : ".")
       : [h("p.capacity-stopper", "The next copy, ", h("span.capacity-stopped-by", c.stoppedBy), ", does not fit: ", h("code", c.message)),
         c.messageExact ? null : h("p.muted", "The reason per domain: placing the copies one by one gives the scheduler's exact message."),
