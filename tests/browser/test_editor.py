@@ -239,3 +239,14 @@ def test_a_cell_typed_wrong_is_written_as_typed_and_named_by_the_check(page):
     problems = page.locator("#error-list")
     expect(problems).to_contain_text("spec.priority: expected an integer")
     expect(problems).to_contain_text("spec.taints[0].effect: Required value")
+
+
+def test_a_rename_shows_at_once_and_keeps_the_version(page):
+    scenario_id = open_editor(page, cluster_text(1, 1))
+    page.fill("#scenario-name", "renamed cluster")
+    page.keyboard.press("Control+s")
+    expect(page.locator("#scenario-title")).to_have_text("renamed cluster")
+    expect(page).to_have_title("renamed cluster · SchedLab")
+    expect(page.locator("#notices")).to_contain_text("Renamed: still version 1.")
+    versions = page.evaluate(f"fetch('/api/scenarios/{scenario_id}/versions').then((r) => r.json())")
+    assert [v["number"] for v in versions] == [1]
