@@ -462,3 +462,21 @@ def test_stateful_and_daemon_set_rollouts_have_their_rows_and_a_pending_pod_outs
     row.locator("td.pending summary").click()
     expect(row.locator("td.pending li strong")).to_have_text(["default/big"])
     expect(row.locator("td.pending li .why")).to_contain_text(["0/3 nodes are available: 3 Insufficient cpu."])
+
+
+def test_a_second_add_nodes_with_the_form_s_defaults_gets_names_of_its_own(page):
+    """The second "add nodes like" with the default prefix made names the first had made (issue 51)."""
+    created = api_post(page, "/api/scenarios", {"name": "grow", "text": SCENARIO})
+    page.goto(f"{page.base_url}/scenarios/{created['id']}/")
+    expect(page.locator("#validity")).to_contain_text("valid")
+    page.click("#tab-changes")
+    _add(page, "addNodes", select={"#changes-node": "n2"})
+    expect(page.locator("#changes-steps li.changes-op")).to_have_count(1)
+    page.select_option("#changes-verb", "addNodes")
+    expect(page.locator("#changes-prefix")).to_have_value("new-node-2-")
+    page.select_option("#changes-node", "n2")
+    page.click("#changes-add")
+    expect(page.locator("#changes-steps li.changes-op")).to_have_count(2)
+    text = editor_text(page)
+    assert "prefix: new-node-\n" in text and "prefix: new-node-2-\n" in text
+    expect(page.locator("#validity")).to_contain_text("✓ valid")
