@@ -314,6 +314,11 @@ def test_a_rollout_added_in_the_panel_runs_stuck_and_the_step_names_its_pending_
     row = panel.locator("#steps-summary tr.step-row[data-step='1']")
     expect(row.locator("td.created .count")).to_have_text("1")
     expect(row.locator("td.pending .count")).to_have_text("1")
+    # "succeeded" (the run ran to its end) is not the whole word: the stuck rollout is said beside it.
+    expect(page.locator("#run-stuck")).to_contain_text(
+        "The run ended with 1 rollout(s) stuck: Deployment default/web at the end of step 1 "
+        '(Waiting for deployment "web" rollout to finish: 1 out of 3 new replicas have been updated...)'
+    )
     rollout = panel.locator("tr.rollout-row[data-step='1']")
     expect(rollout).to_have_count(1)
     expect(rollout).to_have_attribute("data-workload", "default/web")
