@@ -349,7 +349,7 @@ class Node:
     annotations: dict[str, str] = field(default_factory=dict)  # metadata.annotations
     resource_version: int = 0  # as the run's cluster gave it (see Pod.resource_version)
     # status.declaredFeatures (NodeDeclaredFeatures; the API server keeps it sorted, no duplicates);
-    # empty when the release's gate is off (the API server drops the field).
+    # read only with the release's gate on (the loader says so when it is off).
     declared_features: tuple[str, ...] = ()
 
     def __repr__(self) -> str:

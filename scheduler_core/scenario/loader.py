@@ -135,7 +135,7 @@ class _Collected:
     release_evidence: list[ReleaseEvidence] = field(default_factory=list)
     version_records: list[str] = field(default_factory=list)  # files read as version records
     config_obj: Optional[Field] = None  # the KubeSchedulerConfiguration, validated once the release is known
-    declared_features_dropped: list[str] = field(default_factory=list)  # nodes whose declaredFeatures the gate drops
+    declared_features_ignored: list[str] = field(default_factory=list)  # nodes whose declaredFeatures the gate ignores
 
 
 class _LimitReached(Exception):
@@ -226,7 +226,7 @@ def _load(
     if collected.config_obj is not None and collected.config is not None:
         config_decoder.validate_config(collected.config, collected.config_obj, choice.rules.features)
     if not choice.rules.gates.enabled(DECLARED_FEATURES_GATE):
-        _drop_declared_features(collected)
+        _ignored_declared_features(collected)
     check_gated_pod_fields(collected.pods, choice.rules.gates, errors)
     changes = changes_reader.finish(collected.changes_input, collected.nodes, collected.pods, errors)
     if changes is not None:  # the stand-in controllers read these kinds: no longer ignored
@@ -613,13 +613,14 @@ def _resolve_priorities(collected: _Collected) -> None:
             pod.preemption_policy = priority_class.preemption_policy
 
 
-def _drop_declared_features(collected: _Collected) -> None:
-    """The node strategy's dropDisabledFields: without NodeDeclaredFeatures the API server keeps
-    no status.declaredFeatures (said in a notice, not silently)."""
+def _ignored_declared_features(collected: _Collected) -> None:
+    """The node strategy's dropDisabledFields: without NodeDeclaredFeatures the API server keeps no
+    status.declaredFeatures, and nothing of the scheduler reads them (the plugin is not in the
+    profile, the node-update extractor is off). Said in a notice, not silently; the model keeps
+    them, for a replay of the same scenario under a release that has the gate on (an upgrade)."""
     for node in collected.nodes:
         if node.declared_features:
-            collected.declared_features_dropped.append(f"Node {node.name}")
-            node.declared_features = ()
+            collected.declared_features_ignored.append(f"Node {node.name}")
 
 
 def _notices(collected: _Collected, changes_make_work: bool = False) -> list[Notice]:
@@ -677,13 +678,13 @@ def _notices(collected: _Collected, changes_make_work: bool = False) -> list[Not
                 tuple(f"Pod {p.key}" for p in absent),
             )
         )
-    if collected.declared_features_dropped:
-        dropped = collected.declared_features_dropped
+    if collected.declared_features_ignored:
+        dropped = collected.declared_features_ignored
         notices.append(
             Notice(
                 NoticeCode.DECLARED_FEATURES_OFF,
                 f"status.declaredFeatures of {len(dropped)} node(s) ignored: the feature gate "
-                f"{DECLARED_FEATURES_GATE} is off in this release, so the API server drops the field "
+                f"{DECLARED_FEATURES_GATE} is off in this release (its API server drops the field) "
                 "and the NodeDeclaredFeatures plugin does not run",
                 tuple(dropped),
             )
