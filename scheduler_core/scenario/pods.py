@@ -516,14 +516,19 @@ def _container(item: Field, init: bool, host_network: bool) -> Optional[Containe
         return None
     name = _dns_label_name(item)
     restart = item.get_str("restartPolicy")
-    if init and restart and restart != "Always":
-        item.error_at("restartPolicy", f'unsupported value "{restart[:80]}": supported values: "Always"')
+    if restart and restart not in CONTAINER_RESTART_POLICIES:
+        # the values ContainerRestartRules allows (v1.35 on); which of them a release takes is
+        # checked once it is known (check_gated_pod_fields)
+        item.error_at("restartPolicy", f'unsupported value "{restart[:80]}": supported values: {_SUPPORTED_POLICIES}')
     requests, limits = resources.container_resources(item.get("resources"))
     ports = tuple(p for p in (_port(p, host_network, check_host_network=not init) for p in item.get_list("ports")) if p)
     actions = _restart_rule_actions(item, restart)
     return Container(name, item.get_str("image"), requests, ports, restart, limits, actions)
 
 
+RESTART_ALWAYS = "Always"  # on an init container: a sidecar
+CONTAINER_RESTART_POLICIES = (RESTART_ALWAYS, "Never", "OnFailure")
+_SUPPORTED_POLICIES = ", ".join(f'"{policy}"' for policy in CONTAINER_RESTART_POLICIES)
 RESTART_ALL_CONTAINERS = "RestartAllContainers"  # allowed with RestartAllContainersOnContainerExits
 RESTART_RULE_ACTIONS = ("Restart", RESTART_ALL_CONTAINERS)
 RESTART_RULE_OPERATORS = ("In", "NotIn")
@@ -668,33 +673,72 @@ def _ephemeral_template(source: Field) -> None:
 
 
 def check_gated_pod_fields(pods: list[Pod], gates: FeatureGates, errors: list[ScenarioError]) -> None:
-    """What the API server does with the fields NodeDeclaredFeatures infers from, once the release
-    is known: dropDisabledPodFields drops hostUsers without UserNamespacesSupport and the restart
-    rules without ContainerRestartRules; validation refuses a RestartAllContainers action without
-    RestartAllContainersOnContainerExits and hostNetwork with hostUsers false without
-    UserNamespacesHostNetworkSupport."""
-    rules_kept = gates.enabled("ContainerRestartRules")
-    restart_all = gates.enabled("RestartAllContainersOnContainerExits")
+    """What the release's API server does with the fields NodeDeclaredFeatures infers from, once
+    the release is known: dropDisabledPodFields drops hostUsers without UserNamespacesSupport and
+    the containers' restart policies (an init container's Always excepted) and rules without
+    ContainerRestartRules; validation refuses what the gates do not allow."""
     for pod in pods:
         if not gates.enabled("UserNamespacesSupport"):
             pod.host_users = None
-        if not rules_kept:
-            pod.containers = _without_restart_rules(pod.containers)
-            pod.init_containers = _without_restart_rules(pod.init_containers)
-        elif not restart_all:
-            for key, containers in (("containers", pod.containers), ("initContainers", pod.init_containers)):
-                for i, container in enumerate(containers):
-                    for j, action in enumerate(container.restart_rule_actions):
-                        if action == RESTART_ALL_CONTAINERS:
-                            path = f"spec.{key}[{i}].restartPolicyRules[{j}].action"
-                            message = f'Unsupported value: "{action}": supported values: "Restart"'
-                            errors.append(ScenarioError(f"Pod {pod.key}", path, pod.line, message))
+        if gates.enabled("ContainerRestartRules"):
+            _check_restart_rules(pod, gates.enabled("RestartAllContainersOnContainerExits"), errors)
+        elif gates.known("ContainerRestartRules"):
+            pod.containers = _restart_rules_dropped(pod.containers, init=False)
+            pod.init_containers = _restart_rules_dropped(pod.init_containers, init=True)
+        else:
+            _check_restart_policies_before_rules(pod, errors)
         if pod.host_network and pod.host_users is False and not gates.enabled("UserNamespacesHostNetworkSupport"):
-            message = "Forbidden: when `hostUsers` is false"
-            errors.append(ScenarioError(f"Pod {pod.key}", "spec.hostNetwork", pod.line, message))
+            _refuse(pod, "spec.hostNetwork", "Forbidden: when `hostUsers` is false", errors)
 
 
-def _without_restart_rules(containers: tuple[Container, ...]) -> tuple[Container, ...]:
-    if not any(c.restart_rule_actions for c in containers):
-        return containers
-    return tuple(replace(c, restart_rule_actions=()) for c in containers)
+def _refuse(pod: Pod, path: str, message: str, errors: list[ScenarioError]) -> None:
+    errors.append(ScenarioError(f"Pod {pod.key}", path, pod.line, message))
+
+
+def _check_restart_rules(pod: Pod, restart_all: bool, errors: list[ScenarioError]) -> None:
+    """validateContainerRestartPolicy's gated parts: RestartAllContainers needs its gate, and so do
+    rules on a sidecar (validateInitContainerRestartPolicy)."""
+    for key, containers in (("containers", pod.containers), ("initContainers", pod.init_containers)):
+        for i, container in enumerate(containers):
+            if restart_all:
+                continue
+            if (
+                key == "initContainers"
+                and container.restart_policy == RESTART_ALWAYS
+                and container.restart_rule_actions
+            ):
+                message = "Forbidden: restartPolicyRules are not allowed for init containers with restart policy Always"
+                _refuse(pod, f"spec.{key}[{i}].restartPolicyRules", message, errors)
+                continue
+            for j, action in enumerate(container.restart_rule_actions):
+                if action == RESTART_ALL_CONTAINERS:
+                    message = f'Unsupported value: "{action}": supported values: "Restart"'
+                    _refuse(pod, f"spec.{key}[{i}].restartPolicyRules[{j}].action", message, errors)
+
+
+def _check_restart_policies_before_rules(pod: Pod, errors: list[ScenarioError]) -> None:
+    """v1.32, v1.33 (no ContainerRestartRules): only an init container may have a restart policy,
+    Always; restartPolicyRules is a field these releases do not know (not read)."""
+    for i, container in enumerate(pod.init_containers):
+        if container.restart_policy and container.restart_policy != RESTART_ALWAYS:
+            message = f'unsupported value "{container.restart_policy}": supported values: "{RESTART_ALWAYS}"'
+            _refuse(pod, f"spec.initContainers[{i}].restartPolicy", message, errors)
+    for i, container in enumerate(pod.containers):
+        if container.restart_policy:
+            _refuse(
+                pod, f"spec.containers[{i}].restartPolicy", "Forbidden: may not be set for non-init containers", errors
+            )
+    pod.containers = _restart_rules_dropped(pod.containers, init=False)
+    pod.init_containers = _restart_rules_dropped(pod.init_containers, init=True)
+
+
+def _restart_rules_dropped(containers: tuple[Container, ...], init: bool) -> tuple[Container, ...]:
+    """dropContainerRestartRules: no rules, and no restart policy but an init container's Always."""
+
+    def kept(container: Container) -> Container:
+        policy = container.restart_policy if init and container.restart_policy == RESTART_ALWAYS else ""
+        if policy == container.restart_policy and not container.restart_rule_actions:
+            return container
+        return replace(container, restart_policy=policy, restart_rule_actions=())
+
+    return tuple(kept(c) for c in containers)

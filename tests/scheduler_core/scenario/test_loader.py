@@ -634,8 +634,8 @@ ERROR_CASES = [
         'unsupported value "Always"',
     ),
     (
-        "a sidecar restartPolicy other than Always",
-        pod(CONTAINER + "initContainers: [{name: i, restartPolicy: Never}]\n"),
+        "an unknown container restartPolicy",
+        pod(CONTAINER + "initContainers: [{name: i, restartPolicy: Sometimes}]\n"),
         "spec.initContainers[0].restartPolicy",
         "initContainers",
         'supported values: "Always"',

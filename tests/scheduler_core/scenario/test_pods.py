@@ -449,3 +449,55 @@ def test_host_network_in_a_user_namespace_needs_user_namespaces_host_network_sup
     assert [(e.path, e.message) for e in raised.value.errors] == [
         ("spec.hostNetwork", "Forbidden: when `hostUsers` is false")
     ]
+
+
+INIT_NEVER = CONTAINER + "initContainers: [{name: i, image: busybox, restartPolicy: Never}]\n"
+
+
+@pytest.mark.parametrize(
+    "release, policy, refused",
+    [
+        pytest.param("v1.33", "", 'unsupported value "Never": supported values: "Always"', id="v1.33 refuses it"),
+        pytest.param("v1.34", "", None, id="v1.34 drops it (ContainerRestartRules off)"),
+        pytest.param("v1.35", "Never", None, id="v1.35 on keep it (ContainerRestartRules on)"),
+    ],
+)
+def test_an_init_containers_restart_policy_other_than_always_follows_container_restart_rules(release, policy, refused):
+    text = stream(NODE, pod(INIT_NEVER))
+    request = ReleaseRequest(release_named(release))
+    if refused:
+        with pytest.raises(ScenarioInvalid) as raised:
+            load_scenario(text, release=request)
+        assert [(e.path, e.message) for e in raised.value.errors] == [("spec.initContainers[0].restartPolicy", refused)]
+    else:
+        [read] = load_scenario(text, release=request).pods
+        assert read.init_containers[0].restart_policy == policy
+
+
+def test_rules_on_a_sidecar_need_restart_all_containers_on_container_exits():
+    spec = (
+        "containers:\n- name: main\n  image: nginx\ninitContainers:\n- name: side\n  image: nginx\n"
+        "  restartPolicy: Always\n  restartPolicyRules:\n  - {action: Restart, exitCodes: {operator: In, values: [1]}}\n"
+    )
+    text = stream(NODE, pod(spec))
+    with pytest.raises(ScenarioInvalid) as raised:
+        load_scenario(text, release=ReleaseRequest(release_named("v1.35")))
+    assert [(e.path, e.message) for e in raised.value.errors] == [
+        (
+            "spec.initContainers[0].restartPolicyRules",
+            "Forbidden: restartPolicyRules are not allowed for init containers with restart policy Always",
+        )
+    ]
+    [read] = load_scenario(text, release=ReleaseRequest(release_named("v1.36"))).pods
+    assert read.init_containers[0].restart_rule_actions == ("Restart",)
+
+
+def test_before_v1_34_a_regular_container_may_not_have_a_restart_policy():
+    text = stream(NODE, pod("containers:\n- name: main\n  image: nginx\n  restartPolicy: Never\n"))
+    with pytest.raises(ScenarioInvalid) as raised:
+        load_scenario(text, release=ReleaseRequest(release_named("v1.33")))
+    assert [(e.path, e.message) for e in raised.value.errors] == [
+        ("spec.containers[0].restartPolicy", "Forbidden: may not be set for non-init containers")
+    ]
+    [read] = load_scenario(text, release=ReleaseRequest(release_named("v1.35"))).pods
+    assert read.containers[0].restart_policy == "Never"
