@@ -73,6 +73,6 @@ def in_tree_registry(features: Features = DEFAULT_RULES.features) -> Registry:
         names.IMAGE_LOCALITY: image_locality.new,
         names.DEFAULT_BINDER: default_binder.new,
     }
-    if features.enable_node_declared_features:
+    if features.declared_features_plugin_registered or features.enable_node_declared_features:
         registry[names.NODE_DECLARED_FEATURES] = _adapted(features, node_declared_features.new)
     return registry

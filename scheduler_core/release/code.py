@@ -65,6 +65,13 @@ CODE_CHANGES: tuple[CodeChange, ...] = (
         "apis/config/v1/default_plugins.go: applyDynamicResources",
     ),
     CodeChange(
+        "declared_features_plugin_registered",
+        35,
+        "NodeDeclaredFeatures is in the in-tree registry, built disabled while its gate is off (its "
+        "PreFilter skips every pod): a configuration may name it",
+        "framework/plugins/registry.go: nodedeclaredfeatures.New",
+    ),
+    CodeChange(
         "declared_features_reason_unnamed",
         36,
         "NodeDeclaredFeatures' reason no longer names the missing features: \"node(s) didn't match Pod's "

@@ -353,3 +353,26 @@ def test_a_node_declaring_the_feature_later_requeues_the_pod_through_its_hint(tm
     assert by_hint["plugins"] == ["NodeDeclaredFeatures"]
     [end] = [e for e in events if e["extensionPoint"] == "RunEnd"]
     assert end["payload"]["final"]["default/restarter"] == "plain"
+
+
+NAMED_IN_CONFIG = """\
+---
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    multiPoint:
+      enabled: [{name: NodeDeclaredFeatures}]
+"""
+
+
+def test_v1_35_accepts_a_configuration_naming_the_plugin_with_its_gate_off_and_skips_every_pod():
+    ordinary_only = SCENARIO[: SCENARIO.index("---\napiVersion: v1\nkind: Pod\nmetadata: {name: restarter")]
+    ordinary_only += SCENARIO[SCENARIO.index("---\napiVersion: v1\nkind: Pod\nmetadata: {name: ordinary") :]
+    request = ReleaseRequest(release_named("v1.35"))
+    events = list(simulate(load_scenario(ordinary_only + NAMED_IN_CONFIG, release=request)))
+    [cycle] = trace_summary(events)["cycles"]
+    assert cycle["nodeName"] == "plain" and "NodeDeclaredFeatures" not in json.dumps(cycle)
+    skipped = [e for e in events if e.plugin == "NodeDeclaredFeatures"]
+    assert [(e.extension_point.value, e.payload.status["code"]) for e in skipped] == [("PreFilter", "Skip")]
