@@ -31,6 +31,7 @@ from scheduler_core.framework.cluster_events import (
     QueueingHint,
 )
 from scheduler_core.framework.cycle_state import CycleState, StateKey
+from scheduler_core.framework.filter_facts import NodeFact
 from scheduler_core.framework.interfaces import Handle, PreFilterResult
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.status import SKIP, MaybeStatus, Status
@@ -157,14 +158,28 @@ class NodeDeclaredFeatures:
         pre_filter = state.read_optional(_PRE_FILTER)
         if pre_filter is None:
             return Status.error(f'error reading "{_PRE_FILTER.name}" from cycle-state: not found')
-        declared = node_features(node_info.node, self.registered)
-        missing = [name for name in pre_filter.required if name not in declared]
+        missing = self._missing(pre_filter.required, node_info.node)
         if not missing:
             return None
         if self.reason_unnamed:
             return Status.unresolvable(REASON_UNSATISFIED)
         # v1.35 lists them in its map's order: at most one can be missing there (one feature is inferred)
         return Status.unresolvable(REASON_UNSATISFIED_V1_35 + ", ".join(missing))
+
+    def filter_detail(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[NodeFact, ...]:
+        """Explanations only: the features the pod needs that the node does not declare."""
+        status = self.filter(state, pod, node_info)
+        pre_filter = state.read_optional(_PRE_FILTER)
+        if status is None or pre_filter is None or not status.reasons:
+            return ()
+        missing = self._missing(pre_filter.required, node_info.node)
+        declared = ", ".join(node_info.node.declared_features) or "none"
+        detail = f"the pod needs {', '.join(missing)}; the node's status.declaredFeatures: {declared}"
+        return (NodeFact(status.reasons[0], detail),)
+
+    def _missing(self, required: FeatureSet, node: Node) -> list[str]:
+        declared = node_features(node, self.registered)
+        return [name for name in required if name not in declared]
 
     def pod_updated_hint(self, pod: Pod, old: Pod, new: Pod) -> QueueingHint:
         """isSchedulableAfterPodUpdate: only the pod's own update, when what it needs changed."""

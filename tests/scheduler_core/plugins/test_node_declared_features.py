@@ -376,3 +376,16 @@ def test_v1_35_accepts_a_configuration_naming_the_plugin_with_its_gate_off_and_s
     assert cycle["nodeName"] == "plain" and "NodeDeclaredFeatures" not in json.dumps(cycle)
     skipped = [e for e in events if e.plugin == "NodeDeclaredFeatures"]
     assert [(e.extension_point.value, e.payload.status["code"]) for e in skipped] == [("PreFilter", "Skip")]
+
+
+def test_the_explanation_names_what_the_node_lacks():
+    plugin, pod = plugin_of("v1.36"), restarting_pod()
+    state = CycleState()
+    plugin.pre_filter(state, pod, [])
+    [fact] = plugin.filter_detail(state, pod, NodeInfo(node_declaring("ExtendWebSocketsToKubelet")))
+    assert fact.reason == V1_36_REASON.reasons[0]
+    assert fact.text() == (
+        "the pod needs RestartAllContainersOnContainerExits; the node's status.declaredFeatures: "
+        "ExtendWebSocketsToKubelet"
+    )
+    assert plugin.filter_detail(state, pod, NodeInfo(node_declaring(RESTART_ALL))) == ()
