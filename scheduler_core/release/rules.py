@@ -52,6 +52,9 @@ class Features:
     taint_reason_without_taint: bool
     dynamic_resources_scores: bool
     balanced_allocation_scores_the_change: bool
+    declared_features_plugin_registered: bool
+    declared_features_reason_unnamed: bool
+    declared_features_user_namespaces_host_network: bool
     # code changes of the run to the end: the queue, the event handlers, scheduleOne
     backoff_keeps_errors_apart: bool
     backoff_counts_rejections: bool

@@ -44,7 +44,7 @@ from scheduler_core.scenario.fields import Context, Field
 from scheduler_core.scenario.gcpause import collector_paused
 from scheduler_core.scenario.limits import Limits, megabytes
 from scheduler_core.scenario.metadata import Metadata, read_metadata
-from scheduler_core.scenario.pods import SpecMemo
+from scheduler_core.scenario.pods import SpecMemo, check_gated_pod_fields
 from scheduler_core.scenario.validation import (
     is_dns1035_label,
     is_dns1123_label,
@@ -54,6 +54,8 @@ from scheduler_core.scenario.yamltree import Document, YList, YMap, compose
 from scheduler_core.scenario import release_evidence
 from scheduler_core.release.choice import ReleaseEvidence, ReleaseRequest, choose_release
 from scheduler_core.release.gates import FeatureGateError
+
+DECLARED_FEATURES_GATE = "NodeDeclaredFeatures"
 
 FILE = "scenario"  # the object named by whole-file problems
 
@@ -133,6 +135,7 @@ class _Collected:
     release_evidence: list[ReleaseEvidence] = field(default_factory=list)
     version_records: list[str] = field(default_factory=list)  # files read as version records
     config_obj: Optional[Field] = None  # the KubeSchedulerConfiguration, validated once the release is known
+    declared_features_ignored: list[str] = field(default_factory=list)  # nodes whose declaredFeatures the gate ignores
 
 
 class _LimitReached(Exception):
@@ -222,6 +225,9 @@ def _load(
         return None
     if collected.config_obj is not None and collected.config is not None:
         config_decoder.validate_config(collected.config, collected.config_obj, choice.rules.features)
+    if not choice.rules.gates.enabled(DECLARED_FEATURES_GATE):
+        _ignored_declared_features(collected)
+    check_gated_pod_fields(collected.pods, choice.rules.gates, errors)
     changes = changes_reader.finish(collected.changes_input, collected.nodes, collected.pods, errors)
     if changes is not None:  # the stand-in controllers read these kinds: no longer ignored
         for kind in CONTROLLED_KINDS:
@@ -608,6 +614,16 @@ def _resolve_priorities(collected: _Collected) -> None:
             pod.preemption_policy = priority_class.preemption_policy
 
 
+def _ignored_declared_features(collected: _Collected) -> None:
+    """The node strategy's dropDisabledFields: without NodeDeclaredFeatures the API server keeps no
+    status.declaredFeatures, and nothing of the scheduler reads them (the plugin is not in the
+    profile, the node-update extractor is off). Said in a notice, not silently; the model keeps
+    them, for a replay of the same scenario under a release that has the gate on (an upgrade)."""
+    for node in collected.nodes:
+        if node.declared_features:
+            collected.declared_features_ignored.append(f"Node {node.name}")
+
+
 def _notices(collected: _Collected, changes_make_work: bool = False) -> list[Notice]:
     """What the loader leaves out, said once each: other kinds, finished pods, pods on absent nodes."""
     notices: list[Notice] = []
@@ -661,6 +677,17 @@ def _notices(collected: _Collected, changes_make_work: bool = False) -> list[Not
                 f"{len(absent)} pod(s) bound to node(s) not in the scenario "
                 f"({missing}{', ...' if len({p.node_name for p in absent}) > 5 else ''}) ignored",
                 tuple(f"Pod {p.key}" for p in absent),
+            )
+        )
+    if collected.declared_features_ignored:
+        dropped = collected.declared_features_ignored
+        notices.append(
+            Notice(
+                NoticeCode.DECLARED_FEATURES_OFF,
+                f"status.declaredFeatures of {len(dropped)} node(s) ignored: the feature gate "
+                f"{DECLARED_FEATURES_GATE} is off in this release (its API server drops the field) "
+                "and the NodeDeclaredFeatures plugin does not run",
+                tuple(dropped),
             )
         )
     kept = _kept_notice(collected.kept)

@@ -106,3 +106,10 @@ def test_the_counts_are_the_summary_s_numbers_and_the_causes_what_does_something
     }
     nothing = compare_releases(scenario, release_named("v1.36"), release_named("v1.36"), run_to_the_end)
     assert upgrade_counts(nothing).to_json() == {"elsewhere": 0, "morePending": 0, "rescored": 0, "reworded": 0}
+
+
+def test_the_declared_features_code_changes_are_run_only_for_pods_needing_a_node_feature():
+    scenario = load_scenario(SCENARIO)
+    result = compare_releases(scenario, release_named("v1.35"), release_named("v1.36"), run_to_the_end)
+    unchecked = {c.name for c in result.changes if not c.checked}
+    assert {"declared_features_reason_unnamed", "declared_features_user_namespaces_host_network"} <= unchecked
