@@ -126,9 +126,7 @@ def test_placed_copies_show_their_progress_and_stop_at_max(page):
     expect(answer.locator(".capacity-copies-answer .capacity-method")).to_contain_text(
         "Placed one by one: not counted: 2 DoNotSchedule spread constraints"
     )
-    expect(answer.locator(".capacity-rate")).to_contain_text(
-        "2,500 copies tried in one pass over the cluster."
-    )
+    expect(answer.locator(".capacity-rate")).to_contain_text("2,500 copies tried in one pass over the cluster.")
     expect(answer.locator(".capacity-per-node caption")).to_have_text("Copies per node: 2,500 on 1,500 node(s)")
     expect(answer.locator(".capacity-per-node tfoot")).to_have_text("… and 1,400 more node(s)")
     expect(answer.locator(".capacity-stopper")).to_have_count(0)
