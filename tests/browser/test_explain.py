@@ -351,10 +351,18 @@ def test_create_blank_opens_a_small_valid_template(page, snap):
 def test_demo_descriptions_say_what_each_example_teaches(page):
     page.goto(page.base_url + "/")
     descriptions = page.locator("#demo-list .demo-description")
-    expect(descriptions).to_have_count(5)
+    expect(descriptions).to_have_count(10)  # the seeds and examples/' preemption, steps, capacity and DRA files
     for text in descriptions.all_text_contents():
         assert len(text) > 80 and "maxSkew" not in text and "Hand-written" not in text and not text.endswith(","), text
     expect(page.locator("#demo-list li", has_text="conflicting")).to_contain_text("No node satisfies both")
+
+
+def test_an_example_demo_runs_to_the_end_from_the_list(page):
+    """The stuck rollout of examples/ as a new user meets it: demo -> run -> the stuck line."""
+    create_from_demo(page, "rollout_stuck")
+    start_run(page)
+    expect(page.locator("#run-root")).to_have_attribute("data-status", "succeeded", timeout=60_000)
+    expect(page.locator("#run-stuck")).to_contain_text("rollout(s) stuck: Deployment default/web")
 
 
 def test_arrows_step_even_when_the_cycle_picker_has_focus(page):
