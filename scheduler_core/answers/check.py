@@ -33,6 +33,10 @@ KIND_ORDER = (
     "CSIDriver",
     "CSIStorageCapacity",
     "VolumeAttachment",
+    "DeviceClass",
+    "ResourceSlice",
+    "ResourceClaim",
+    "ResourceClaimTemplate",
     "KubeSchedulerConfiguration",
 )
 
@@ -117,6 +121,11 @@ def _counts(scenario: Scenario, pods: int) -> dict[str, int]:
             "CSIDriver": len(storage.csi_drivers),
             "CSIStorageCapacity": len(storage.capacities),
             "VolumeAttachment": len(storage.attachments),
+            # DynamicResources reads them (they were read and used but not listed: issue 51 item 7)
+            "DeviceClass": len(scenario.dra.classes),
+            "ResourceSlice": len(scenario.dra.slices),
+            "ResourceClaim": len(scenario.dra.claims),
+            "ResourceClaimTemplate": len(scenario.dra.templates),
             "KubeSchedulerConfiguration": int(scenario.config is not None),
         }
     )

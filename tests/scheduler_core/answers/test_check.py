@@ -37,6 +37,12 @@ def test_it_counts_what_the_scheduler_uses_and_leaves_out_the_gated_pod():
     assert [f.code for f in report.findings] == [NODE_TAINTS_MISSING, NO_CONFIG, RELEASE_ASSUMED]
 
 
+def test_device_claims_and_their_classes_and_slices_are_counted_as_read():
+    """DynamicResources reads them: they were read and used but not listed under "Read" (issue 51)."""
+    report = check_scenario(load_scenario((ROOT / "examples" / "dra_pending_gpu.yaml").read_bytes()))
+    assert report.objects == {"Node": 2, "Pod": 2, "DeviceClass": 2, "ResourceSlice": 2, "ResourceClaim": 2}
+
+
 def test_the_json_has_the_documented_keys():
     out = check_scenario(load_scenario((DUMPS / "kubeadm_coredns_partial.yaml").read_bytes())).to_json()
     assert set(out) == {"objects", "pods", "notices", "findings", "fetch"}
