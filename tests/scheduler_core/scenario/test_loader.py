@@ -1197,6 +1197,16 @@ def test_a_scenario_without_pending_pods_says_there_is_nothing_to_schedule():
     assert "1 pod(s) already on nodes" in scenario.notices[0].message
 
 
+def test_the_pods_already_on_nodes_are_those_check_calls_running():
+    """A pod bound to a node the dump lacks is left out with its own notice, not counted as on a
+    node ("4 pod(s) already on nodes" under "3 running": issue 51 item 7)."""
+    scenario = load_scenario(
+        stream(NODE, pod(CONTAINER + "nodeName: n1\n"), pod(CONTAINER + "nodeName: gone\n", name="b"))
+    )
+    [nothing] = [n for n in scenario.notices if n.code is NoticeCode.NO_PENDING_PODS]
+    assert "(1 pod(s) already on nodes)" in nothing.message
+
+
 def test_an_empty_list_reads_as_nothing_and_says_so():
     scenario = load_scenario(raw_list("NodeList"))
     assert [n.code for n in scenario.notices] == [NoticeCode.NO_NODES, NoticeCode.NO_PENDING_PODS]
