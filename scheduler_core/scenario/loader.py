@@ -629,7 +629,15 @@ def _notices(collected: _Collected, changes_make_work: bool = False) -> list[Not
     notices: list[Notice] = []
     if collected.ignored:
         counts = ", ".join(f"{n} {kind}" for kind, n in sorted(collected.ignored.items()))
-        notices.append(Notice(NoticeCode.IGNORED_KINDS, f"ignored (the scheduler does not read them): {counts}"))
+        message = f"ignored (the scheduler does not read them): {counts}"
+        workloads = [kind for kind in changes_reader.SCALABLE_KINDS if kind in collected.ignored]
+        if workloads:
+            # Said, so "ignored" does not read as "unused": the capacity questions place their replicas.
+            message += (
+                f"; the {'/'.join(workloads)} objects are read by the capacity questions, and by a run's "
+                "stand-in controllers once the scenario has a Changes document"
+            )
+        notices.append(Notice(NoticeCode.IGNORED_KINDS, message))
     finished = [p for p in collected.pods if p.is_finished]
     if finished:
         notices.append(

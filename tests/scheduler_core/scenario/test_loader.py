@@ -961,7 +961,10 @@ def test_it_accepts_every_other_kind_and_reports_it_once_as_ignored():
     )
     [notice] = scenario.notices
     assert notice.code is NoticeCode.IGNORED_KINDS
-    assert notice.message == "ignored (the scheduler does not read them): 2 ConfigMap, 2 Deployment"
+    assert notice.message == (
+        "ignored (the scheduler does not read them): 2 ConfigMap, 2 Deployment; the Deployment objects are "
+        "read by the capacity questions, and by a run's stand-in controllers once the scenario has a Changes document"
+    )
 
 
 def test_errors_inside_a_list_name_the_object_not_its_position():
