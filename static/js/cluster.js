@@ -28,6 +28,7 @@ export function clusterLayout(nodes, pods, groupKey, placements = new Map()) {
     const entry = {
       ...pod, id, evicted, nominatedTo: placements.nominated?.get(id) ?? "",
       boundByRun: !pod.nodeName && Boolean(placed) && !evicted,
+      placedLink: placements.links?.get(id) ?? "", // the run's cycle that placed it (why there)
       unschedulable: (!pod.nodeName && placements.has(id) && !placed) || (pod.mark !== undefined && !pod.nodeName && !pod.gone),
     };
     if (evicted && pod.nodeName && byNode.has(pod.nodeName)) byNode.get(pod.nodeName).pods.push(entry);
@@ -161,6 +162,7 @@ function nodeCard(node, colours, colorKey, onPod, nodeActions = null) {
 /** A pod bound in the scenario (running on its node) can be asked "Why here?": its chip is a button then. */
 function podChip(pod, colours, colorKey, onPod = null) {
   const chip = podChipSpan(pod, colours, colorKey);
+  if (pod.boundByRun && pod.placedLink) return placedChip(chip, pod.placedLink);
   if (!onPod || !pod.nodeName || pod.evicted) return chip;
   chip.classList.add("explainable");
   chip.setAttribute("role", "button");
@@ -172,6 +174,21 @@ function podChip(pod, colours, colorKey, onPod = null) {
       event.preventDefault();
       onPod(pod);
     }
+  });
+  return chip;
+}
+
+/** A pod the run placed (★): a click opens the run at the cycle that placed it, where its Filter and
+ * Score steps say why that node. */
+function placedChip(chip, link) {
+  chip.classList.add("explainable");
+  chip.setAttribute("role", "link");
+  chip.tabIndex = 0;
+  chip.title += "\nclick: the cycle that placed it (why there)";
+  const go = () => { location.href = link; };
+  chip.addEventListener("click", go);
+  chip.addEventListener("keydown", (event) => {
+    if (event.key === "Enter") go();
   });
   return chip;
 }

@@ -4,7 +4,7 @@
 // engine (GET /api/scenarios/{id}/explain-pod) to re-run its cycle without it.
 
 import { releaseLine } from "./releases.js";
-import { api } from "./api.js";
+import { api, withToken } from "./api.js";
 import { renderCluster } from "./cluster.js";
 import { h, mount } from "./dom.js";
 import { loadObjects } from "./objects.js";
@@ -71,16 +71,23 @@ async function runPlacements(runId) {
   // A run to the end says where every pod ended: placed, still pending (maybe nominated), or
   // deleted as a preemption victim.
   const story = await api.timeline(runId).catch(() => null);
+  // Each placed pod links to the run's cycle that bound it (its last attempt with a node).
+  const cycleLink = (cycle) => withToken(`/runs/${runId}/?cycle=${cycle}`); // a shared run: its token goes along
   if (story?.mode === "timeline" && story.finished) {
     const placements = new Map(Object.entries(story.final));
     placements.nominated = new Map(Object.entries(story.nominated));
+    placements.links = new Map((story.attempts || []).filter((a) => a.nodeName).map((a) => [a.pod, cycleLink(a.cycle)]));
     return placements;
   }
   const placements = new Map();
+  placements.links = new Map();
   // The cycle index (pod, nodeName per cycle) is small; the trace summary is the fallback.
   const cycles = await api.cycles(runId).catch((error) => (error.status === 404 ? null : Promise.reject(error)));
   const list = cycles || (await api.trace(runId)).cycles || [];
-  for (const cycle of list) placements.set(cycle.pod, cycle.nodeName ?? null);
+  list.forEach((cycle, i) => {
+    placements.set(cycle.pod, cycle.nodeName ?? null);
+    if (cycle.nodeName) placements.links.set(cycle.pod, cycleLink(cycle.cycle ?? i));
+  });
   return placements;
 }
 

@@ -228,6 +228,10 @@ def test_the_cluster_view_groups_nodes_and_queues_pending_pods(page, snap):
     expect(placed).to_have_text(["★ mypod"])
     expect(page.locator(".queue-lane .pod")).to_have_count(0)
     snap(page, "cluster")
+    # ★ answers "why did the run put it there?": the run at the cycle that placed it (issue 51 item 10).
+    placed.click()
+    page.wait_for_url(re.compile(rf"/runs/{run_id}/\?cycle=0"))
+    expect(page.locator("#step-heading")).to_contain_text("default/mypod")
 
 
 AFFINITY_TEXT = """apiVersion: v1
