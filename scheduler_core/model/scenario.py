@@ -32,7 +32,7 @@ class NoticeCode(str, Enum):
     SCHEDULING_GATED = "scheduling-gated"  # spec.schedulingGates: never attempted
     PENDING_VOLUMES = "pending-volumes"  # PersistentVolumes without status.phase: stored as Pending
     RESOURCE_CLAIMS = "resource-claims"  # pending pods whose claims are missing: PreEnqueue holds them
-    DRA_FEATURE_OFF = "dra-feature-off"  # resource.k8s.io fields of features off in v1.35.4: dropped
+    DRA_FEATURE_OFF = "dra-feature-off"  # resource.k8s.io fields of features off in the release: dropped
     NO_NODES = "no-nodes"  # no Node objects: nothing to schedule against (the CLI exits 3)
     NO_PENDING_PODS = "no-pending-pods"  # no pod waits for a node: nothing to schedule
     UNREAD_FILES = "unread-files"  # files of a directory or archive that are not YAML/JSON (logs, ...)
