@@ -4,7 +4,11 @@ With the release's default feature gates the allocator features are AdminAccess 
 PrioritizedList, so ``NewAllocator`` picks the "incubating" variant (the first whose supported
 features cover those): ``internal/incubating/allocator_incubating.go`` and ``pools_incubating.go``.
 PartitionableDevices, DeviceTaints, ConsumableCapacity and binding conditions are off: slices with
-partitionable fields are skipped, as GatherPools does then.
+partitionable fields are skipped, as GatherPools does then. With DeviceTaints on (``device_taints``,
+the DRADeviceTaints gate: on by default in v1.36) a device with a NoSchedule or NoExecute taint that
+the request (or subrequest) does not tolerate is passed over, as allocateDevice does; v1.36's other
+default-on features (ConsumableCapacity, DeviceBindingAndStatus, PartitionableDevices) change nothing
+for the objects the loader lets through (it refuses their fields while they are on).
 
 Allocation is a depth-first search: claims in order, their requests in order, each request's
 devices one after the other, every candidate device taken in pool order and slice order; a
@@ -30,9 +34,12 @@ from scheduler_core.model import (
     AllocationResult,
     AttributeValue,
     ClaimSpec,
+    TAINT_EFFECT_NO_EXECUTE,
+    TAINT_EFFECT_NO_SCHEDULE,
     Device,
     DeviceClass,
     DeviceResult,
+    DeviceToleration,
     Node,
     NodeSelector,
     NodeSelectorRequirement,
@@ -150,6 +157,7 @@ class Request:
     count: int
     admin_access: Optional[bool] = None
     parent: str = ""  # the request holding this subrequest
+    tolerations: tuple[DeviceToleration, ...] = ()
 
     @property
     def full_name(self) -> str:
@@ -313,8 +321,10 @@ class Allocator:
         slices: list[ResourceSlice],
         selector_cache: Optional[SelectorCache] = None,
         memo: Optional[AllocationMemo] = None,
+        device_taints: bool = False,
     ) -> None:
         self.allocated = allocated
+        self.device_taints = device_taints  # features.DeviceTaints (DRADeviceTaints)
         self.classes = classes
         self.slices = slices
         self.selector_cache = selector_cache
@@ -455,7 +465,14 @@ class _Run:
             minimum = None
             for sub_index, sub in enumerate(request.first_available):
                 accessor = Request(
-                    sub.name, sub.device_class_name, sub.selectors, sub.allocation_mode, sub.count, None, request.name
+                    sub.name,
+                    sub.device_class_name,
+                    sub.selectors,
+                    sub.allocation_mode,
+                    sub.count,
+                    None,
+                    request.name,
+                    sub.tolerations,
                 )
                 data = self._validate(claim, accessor, (claim_index, request_index, sub_index))
                 self.request_data[(claim_index, request_index, sub_index)] = data
@@ -473,6 +490,7 @@ class _Run:
             exact.allocation_mode,
             exact.count,
             exact.admin_access,
+            tolerations=exact.tolerations,
         )
         data = self._validate(claim, accessor, (claim_index, request_index, 0))
         self.request_data[(claim_index, request_index, 0)] = data
@@ -648,6 +666,9 @@ class _Run:
             return None
         if not request.admin_access and self._in_use(device_id):
             return None
+        # Might be tainted, in which case the taint has to be tolerated (checked only with the feature on).
+        if self.owner.device_taints and taint_prevents_allocation(candidate.device, request.tolerations):
+            return None
         base, sub = (request.parent, request.name) if request.parent else (request.name, "")
         constraints = self.constraints[claim_index]
         for index, constraint in enumerate(constraints):
@@ -682,6 +703,16 @@ class _Run:
             for request, device_id, _ in self.results[claim_index]
         )
         return AllocationResult(devices, _node_selector([slice_ for _, _, slice_ in self.results[claim_index]]))
+
+
+def taint_prevents_allocation(device: Device, tolerations: tuple[DeviceToleration, ...]) -> bool:
+    """taintPreventsAllocation: a NoSchedule or NoExecute taint no toleration matches (other
+    effects, "None" among them, do not prevent allocation)."""
+    return any(
+        taint.effect in (TAINT_EFFECT_NO_SCHEDULE, TAINT_EFFECT_NO_EXECUTE)
+        and not any(toleration.tolerates(taint) for toleration in tolerations)
+        for taint in device.taints
+    )
 
 
 def _node_selector(slices: list[ResourceSlice]) -> Optional[NodeSelector]:

@@ -51,6 +51,7 @@ class Features:
     fit_unresolvable_beyond_allocatable: bool
     taint_reason_without_taint: bool
     dynamic_resources_scores: bool
+    claim_owner_message_capitalized: bool
     balanced_allocation_scores_the_change: bool
     # code changes of the run to the end: the queue, the event handlers, scheduleOne
     backoff_keeps_errors_apart: bool

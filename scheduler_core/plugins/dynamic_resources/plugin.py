@@ -13,8 +13,11 @@
 - Score: only firstAvailable subrequests score; NormalizeScore is the default normalization.
 - Reserve marks the allocations in flight; Unreserve takes them back (and the pod's reservation);
   PreBind writes each claim: the finalizer (an update), then allocation and reservedFor (a status
-  update). The feature gates that are off in v1.35.4 (DRAExtendedResource,
-  DRADeviceBindingConditions, DRAConsumableCapacity, ...) take their "off" paths.
+  update). The allocator checks device taints against the requests' tolerations when
+  DRADeviceTaints is on (v1.36). The features SchedLab does not replay (DRAExtendedResource,
+  DRADeviceBindingConditions, DRAConsumableCapacity, DRAPartitionableDevices) take their "off"
+  paths: a scenario using their fields under a release where they are on is refused by the loader
+  (scenario/dra.py), so those paths give the release's answer for every scenario that loads.
 """
 
 from __future__ import annotations
@@ -149,8 +152,9 @@ def _chosen(results: tuple[DeviceResult, ...], request: str) -> tuple[str, ...]:
 class DynamicResources:
     name: ClassVar[str] = names.DYNAMIC_RESOURCES
 
-    def __init__(self, handle: Handle) -> None:
+    def __init__(self, handle: Handle, features: Features = DEFAULT_RULES.features) -> None:
         self.handle = handle
+        self.features = features
         # Allocate's answers per node, kept from one cycle's allocator to the next
         self._allocation_memo = AllocationMemo()
         # node pictures: each device's verdict with the holder (its key and claim object) it was made
@@ -197,7 +201,7 @@ class DynamicResources:
         ]
 
     def claim_hint(self, pod: Pod, old: Optional[ResourceClaim], new: ResourceClaim) -> QueueingHint:
-        return pod_claims.after_claim_change(pod, self.dra, old, new)
+        return pod_claims.after_claim_change(pod, self.dra, old, new, self.features.claim_owner_message_capitalized)
 
     def pod_hint(self, pod: Pod, old: Optional[Pod], new: Pod) -> QueueingHint:
         return pod_claims.after_pod_change(pod, self.dra, new)
@@ -205,7 +209,7 @@ class DynamicResources:
     # ------------------------------------------------------------------ PreEnqueue and PreFilter
 
     def pre_enqueue(self, pod: Pod) -> MaybeStatus:
-        found = pod_claims.claims_or_problem(pod, self.dra)
+        found = pod_claims.claims_or_problem(pod, self.dra, self.features.claim_owner_message_capitalized)
         return Status.unresolvable(str(found)) if isinstance(found, pod_claims.ClaimProblem) else None
 
     def pre_filter(
@@ -213,7 +217,7 @@ class DynamicResources:
     ) -> tuple[Optional[PreFilterResult], MaybeStatus]:
         data = _ClaimsState()
         state.write(_STATE, data)  # written before anything else, as upstream does
-        found = pod_claims.claims_or_problem(pod, self.dra)
+        found = pod_claims.claims_or_problem(pod, self.dra, self.features.claim_owner_message_capitalized)
         if isinstance(found, pod_claims.ClaimProblem):
             return None, Status.unresolvable(str(found))
         if not found:
@@ -240,6 +244,7 @@ class DynamicResources:
                 self.dra.slices,
                 self.dra.selector_cache,
                 self._allocation_memo,
+                device_taints=self.features.enable_dra_device_taints,
             )
         data.claims = list(found)
         data.picture = self._picture(data)
@@ -718,5 +723,5 @@ def new(
     if not features.enable_dynamic_resource_allocation:
         return DisabledDynamicResources()
     if features.dynamic_resources_scores:
-        return ScoringDynamicResources(handle)
-    return DynamicResources(handle)
+        return ScoringDynamicResources(handle, features)
+    return DynamicResources(handle, features)
