@@ -794,8 +794,11 @@ def apply_release(objects: DraObjects, gated: list[GatedField], rules: Rules) ->
     return dropped, errors
 
 
-def not_replayed(gate: str, rules: Rules) -> str:
-    """Why a field of ``gate`` (on in ``rules``) refuses the scenario, and the two ways out."""
+def not_replayed(
+    gate: str, rules: Rules, uses: str = "where the API server keeps this field and the scheduler uses it"
+) -> str:
+    """Why a field of ``gate`` (on in ``rules``) refuses the scenario (``uses``: what the release
+    does with it), and the two ways out."""
     release = rules.release
     asked = rules.gates.overrides.get(gate) is True
     where = f"{release.name} with --feature-gates {gate}=true" if asked else release.name
@@ -803,13 +806,11 @@ def not_replayed(gate: str, rules: Rules) -> str:
         remedy = f"leave {gate}=true out of --feature-gates"
     else:
         older = [r for r in SUPPORTED_RELEASES if r.minor < release.minor and not _default_on(gate, r.minor)]
-        remedy = f"pass --feature-gates {gate}=false (the API server then drops the field)"
+        remedy = f"pass --feature-gates {gate}=false"
         if older:
-            remedy = f"replay as --release {older[-1].name} or " + remedy
-    return (
-        f"SchedLab does not replay {gate} yet: the gate is on in {where}, where the API server keeps this field "
-        f"and the scheduler uses it; {remedy}"
-    )
+            newest = max(older, key=lambda r: r.minor)
+            remedy = f"replay as --release {newest.name} or " + remedy
+    return f"SchedLab does not replay {gate} yet: the gate is on in {where}, {uses}; {remedy}"
 
 
 def _default_on(gate: str, minor: int) -> bool:

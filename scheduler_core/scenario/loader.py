@@ -633,14 +633,15 @@ def _not_replayed_for_release(collected: _Collected, rules: Rules) -> list[Scena
     errors: list[ScenarioError] = []
     if rules.gates.enabled("DRADeviceTaintRules"):
         for rule in collected.taint_rules:
-            message = dra.not_replayed("DRADeviceTaintRules", rules)
+            message = dra.not_replayed(
+                "DRADeviceTaintRules", rules, "where the scheduler taints the devices the rule selects"
+            )
             errors.append(replace(rule, message=message))
     if rules.gates.enabled(dra.EXTENDED_RESOURCE):
         for pod, obj, _ in collected.admitted:
             for path, name in _device_class_resources(pod):
-                message = dra.not_replayed(dra.EXTENDED_RESOURCE, rules) + (
-                    f" (a request for {name} is met by devices of a DeviceClass there)"
-                )
+                uses = f"where the scheduler meets a request for {name} with devices of that class"
+                message = dra.not_replayed(dra.EXTENDED_RESOURCE, rules, uses)
                 errors.append(ScenarioError(obj.ctx.object, path, pod.line, message, obj.ctx.file))
     return errors
 
