@@ -37,6 +37,7 @@ from scheduler_core.dra.allocator import (
     Pool,
     gather_pools,
     selectors_match,
+    taint_prevents_allocation,
 )
 from scheduler_core.framework.batch import default_normalize
 from scheduler_core.framework.dra_state import DraState, PoolId, SelectorCache
@@ -65,6 +66,7 @@ from scheduler_core.model import (
     DeviceClass,
     DeviceRequest,
     DeviceResult,
+    DeviceToleration,
     ExactRequest,
     NodeSelector,
     Pod,
@@ -375,13 +377,42 @@ class DynamicResources:
                     ask.wanted,
                     ()
                     if ask.device_class is None
-                    else self._matching(data, info.name, pools, ask.device_class, ask.claim, ask.exact.selectors, kept),
+                    else self._untolerated(
+                        self._matching(data, info.name, pools, ask.device_class, ask.claim, ask.exact.selectors, kept),
+                        pools,
+                        ask.exact.tolerations,
+                    ),
                     _chosen(chosen[ask.position].results, ask.request.name) if ask.position < len(chosen) else (),
                 )
                 for ask in asked
             )
             pictures[info.name] = NodePicture(info.name, status.message if status is not None else None, verdicts)
         return pictures
+
+    def _untolerated(
+        self, verdicts: tuple[DeviceVerdict, ...], pools: list[Pool], tolerations: tuple[DeviceToleration, ...]
+    ) -> tuple[DeviceVerdict, ...]:
+        """Free devices with a taint the request does not tolerate are not free (DRADeviceTaints on:
+        the allocator passes over them)."""
+        if not self.features.enable_dra_device_taints:
+            return verdicts
+        tainted = {
+            f"{pool.driver}/{pool.name}/{device.name}": device
+            for pool in pools
+            for slice_ in pool.slices
+            for device in slice_.devices
+            if device.taints
+        }
+        if not tainted:
+            return verdicts
+        return tuple(
+            replace(verdict, free=False, tainted=True)
+            if verdict.free
+            and verdict.device in tainted
+            and taint_prevents_allocation(tainted[verdict.device], tolerations)
+            else verdict
+            for verdict in verdicts
+        )
 
     def node_picture(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Optional[NodePicture]:
         """One node's picture (``node_pictures``), None when the pod has no claims to picture."""
