@@ -8,7 +8,9 @@ partitionable fields are skipped, as GatherPools does then. With DeviceTaints on
 the DRADeviceTaints gate: on by default in v1.36) a device with a NoSchedule or NoExecute taint that
 the request (or subrequest) does not tolerate is passed over, as allocateDevice does; v1.36's other
 default-on features (ConsumableCapacity, DeviceBindingAndStatus, PartitionableDevices) change nothing
-for the objects the loader lets through (it refuses their fields while they are on).
+for the objects the loader lets through (it refuses their fields while they are on). v1.36's
+incubating variant also sorts the pools by driver and pool name and each pool's slices by name
+(``sort_pools``); its stable variant, picked when only the features it supports are on, does not.
 
 Allocation is a depth-first search: claims in order, their requests in order, each request's
 devices one after the other, every candidate device taken in pool order and slice order; a
@@ -91,11 +93,18 @@ def slice_matches_node(slice_: ResourceSlice, node: Optional[Node]) -> Optional[
 
 
 def gather_pools(
-    slices: list[ResourceSlice], node: Optional[Node], candidates: Optional[list[ResourceSlice]] = None
+    slices: list[ResourceSlice],
+    node: Optional[Node],
+    candidates: Optional[list[ResourceSlice]] = None,
+    sort_by_name: bool = False,
 ) -> list[Pool]:
     """GatherPools: the pools with devices for this node, the newest generation of each; a pool
     missing some of its slices is incomplete, one with a duplicate device name invalid.
-    ``candidates``: the slices that may target the node, in ``slices``' order (all by default)."""
+    ``candidates``: the slices that may target the node, in ``slices``' order (all by default).
+    ``sort_by_name``: v1.36's incubating and experimental variants (sortPoolsByID, and
+    sortSlicesByName in buildPool) put the pools in (driver, pool name) order and each pool's
+    slices in name order; before, pools come in the order their first slice appears (the release:
+    Go map order) and slices as listed."""
     targeting: dict[tuple[str, str], list[ResourceSlice]] = {}
     for slice_ in slices if candidates is None else candidates:
         if slice_.partitionable:
@@ -119,8 +128,10 @@ def gather_pools(
         if duplicate is not None:
             pool.invalid, pool.invalid_reason = True, f"duplicate device name {duplicate}"
         else:
-            pool.slices = members
+            pool.slices = sorted(members, key=lambda s: s.name) if sort_by_name else members
         pools.append(pool)
+    if sort_by_name:
+        pools.sort(key=lambda pool: (pool.driver, pool.name))
     return pools
 
 
@@ -322,9 +333,11 @@ class Allocator:
         selector_cache: Optional[SelectorCache] = None,
         memo: Optional[AllocationMemo] = None,
         device_taints: bool = False,
+        sort_pools: bool = False,
     ) -> None:
         self.allocated = allocated
         self.device_taints = device_taints  # features.DeviceTaints (DRADeviceTaints)
+        self.sort_pools = sort_pools  # v1.36's incubating/experimental GatherPools (gather_pools)
         self.classes = classes
         self.slices = slices
         self.selector_cache = selector_cache
@@ -355,7 +368,7 @@ class Allocator:
         kept = self._pools.get(node.name)
         if kept is not None and kept[0] is node:
             return kept[1]
-        pools = gather_pools(self.slices, node, self.candidates(node))
+        pools = gather_pools(self.slices, node, self.candidates(node), self.sort_pools)
         self._pools[node.name] = (node, pools)
         return pools
 
@@ -370,7 +383,7 @@ class Allocator:
             and kept.slice_count == len(self.slices)
         ):
             return kept
-        pools = gather_pools(self.slices, node, self.candidates(node))
+        pools = gather_pools(self.slices, node, self.candidates(node), self.sort_pools)
         devices = frozenset(
             (pool.driver, pool.name, device.name)
             for pool in pools

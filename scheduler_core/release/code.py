@@ -120,6 +120,15 @@ CODE_CHANGES: tuple[CodeChange, ...] = (
         "dynamic-resource-allocation/resourceclaim/resourceclaim.go: IsForPod (rewritten with IsForPodGroup)",
     ),
     CodeChange(
+        "dra_allocator_sorts_pools",
+        36,
+        "The structured allocator's incubating and experimental variants (v1.36 picks incubating while "
+        "DRAConsumableCapacity or DRADeviceBindingConditions is on) try pools in (driver, pool name) order "
+        "and a pool's slices in name order; before, pools in Go map order and slices as listed",
+        "dynamic-resource-allocation/structured/internal/incubating/pools_incubating.go: sortPoolsByID, "
+        "sortSlicesByName",
+    ),
+    CodeChange(
         "balanced_allocation_scores_the_change",
         36,
         "NodeResourcesBalancedAllocation scores the change the pod makes to a node's balance: "

@@ -34,6 +34,7 @@ class Features:
     enable_dra_resource_claim_device_status: bool
     enable_dra_scheduler_filter_timeout: bool
     enable_dra_extended_resource: bool
+    enable_dra_list_type_attributes: bool
     enable_scheduling_queue_hint: bool
     enable_async_preemption: bool
     enable_pod_level_resources: bool
@@ -52,6 +53,7 @@ class Features:
     taint_reason_without_taint: bool
     dynamic_resources_scores: bool
     claim_owner_message_capitalized: bool
+    dra_allocator_sorts_pools: bool
     balanced_allocation_scores_the_change: bool
     # code changes of the run to the end: the queue, the event handlers, scheduleOne
     backoff_keeps_errors_apart: bool
@@ -94,6 +96,7 @@ class Features:
             enable_dra_resource_claim_device_status=on("DRAResourceClaimDeviceStatus"),
             enable_dra_scheduler_filter_timeout=on("DRASchedulerFilterTimeout"),
             enable_dra_extended_resource=on("DRAExtendedResource"),
+            enable_dra_list_type_attributes=on("DRAListTypeAttributes"),
             enable_scheduling_queue_hint=on("SchedulerQueueingHints"),
             enable_async_preemption=on("SchedulerAsyncPreemption"),
             enable_pod_level_resources=on("PodLevelResources"),

@@ -247,6 +247,7 @@ class DynamicResources:
                 self.dra.selector_cache,
                 self._allocation_memo,
                 device_taints=self.features.enable_dra_device_taints,
+                sort_pools=self._sorts_pools(),
             )
         data.claims = list(found)
         data.picture = self._picture(data)
@@ -367,7 +368,7 @@ class DynamicResources:
             pools = (
                 data.allocator.pools(info.node)
                 if data.allocator is not None
-                else gather_pools(self.dra.slices, info.node)
+                else gather_pools(self.dra.slices, info.node, sort_by_name=self._sorts_pools())
             )
             verdicts = tuple(
                 RequestVerdict(
@@ -388,6 +389,19 @@ class DynamicResources:
             )
             pictures[info.name] = NodePicture(info.name, status.message if status is not None else None, verdicts)
         return pictures
+
+    def _sorts_pools(self) -> bool:
+        """Whether the allocator variant the release picks (structured.NewAllocator: the first whose
+        supported features cover the enabled ones) sorts pools and slices by name: from v1.36 the
+        incubating and experimental variants do, needed once ConsumableCapacity, DeviceBindingAndStatus
+        or ListTypeAttributes is on; v1.36's stable variant does not."""
+        f = self.features
+        beyond_stable = (
+            f.enable_dra_consumable_capacity
+            or (f.enable_dra_device_binding_conditions and f.enable_dra_resource_claim_device_status)
+            or f.enable_dra_list_type_attributes
+        )
+        return f.dra_allocator_sorts_pools and beyond_stable
 
     def _untolerated(
         self, verdicts: tuple[DeviceVerdict, ...], pools: list[Pool], tolerations: tuple[DeviceToleration, ...]

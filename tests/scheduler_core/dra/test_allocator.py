@@ -318,3 +318,32 @@ def test_a_subrequest_is_checked_against_its_own_tolerations():
     claim = make_resource_claim("c", DeviceRequest("gpu", None, (strict, tolerant)))
     [result] = _allocate_with_taints([claim], slices)
     assert [r.request for r in result.results] == ["gpu/tolerant", "gpu/tolerant"]
+
+
+# ---------------------------------------------------------------------- pool and slice order
+
+
+def _pool_slices():
+    """Pool `b` listed before pool `a`; pool `a` of two slices listed `a-2` before `a-1`."""
+    b = replace(make_gpu_slice("n1", 1), name="b-1", pool="b")
+    a2 = replace(make_gpu_slice("n1", 1), name="a-2", pool="a", slice_count=2)
+    a1 = replace(
+        make_gpu_slice("n1", 1), name="a-1", pool="a", slice_count=2, devices=(replace(a2.devices[0], name="gpu-9"),)
+    )
+    return [b, a2, a1]
+
+
+def test_pools_come_in_listing_order_unless_sorted_by_name():
+    """GatherPools: v1.36's incubating variant sorts pools by ID and a pool's slices by name."""
+    listed = gather_pools(_pool_slices(), NODE)
+    assert [(p.name, [s.name for s in p.slices]) for p in listed] == [("b", ["b-1"]), ("a", ["a-2", "a-1"])]
+    ordered = gather_pools(_pool_slices(), NODE, sort_by_name=True)
+    assert [(p.name, [s.name for s in p.slices]) for p in ordered] == [("a", ["a-1", "a-2"]), ("b", ["b-1"])]
+
+
+def test_first_fit_follows_the_pool_order():
+    claim = make_resource_claim("c")
+    [listed] = Allocator(set(), CLASSES.get, _pool_slices()).allocate(NODE, [claim])
+    [ordered] = Allocator(set(), CLASSES.get, _pool_slices(), sort_pools=True).allocate(NODE, [claim])
+    assert [(r.pool, r.device) for r in listed.results] == [("b", "gpu-0")]
+    assert [(r.pool, r.device) for r in ordered.results] == [("a", "gpu-9")]

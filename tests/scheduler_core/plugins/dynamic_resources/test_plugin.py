@@ -556,3 +556,32 @@ def test_a_tainted_device_is_allocated_in_v1_35_but_not_in_v1_36_unless_tolerate
     assert _trace(tmp_path, "tolerant", "v1.36", "--json")["nodeName"] == "n1"
     # v1.36 with the gate turned off replays as v1.35 does
     assert _trace(tmp_path, "plain", "v1.36", "--json", "--feature-gates", "DRADeviceTaints=false")["nodeName"] == "n1"
+
+
+@pytest.mark.parametrize(
+    "minor, gates, pool",
+    [
+        (35, None, "b"),  # v1.35's incubating variant: pools in listing order
+        (36, None, "a"),  # v1.36 picks incubating (ConsumableCapacity, DeviceBindingAndStatus on): sorted
+        (36, {"DRAConsumableCapacity": False, "DRADeviceBindingConditions": False}, "b"),  # stable: not sorted
+        (36, {"DRAConsumableCapacity": False}, "a"),
+    ],
+)
+def test_the_allocator_variant_of_the_release_decides_the_pool_order(minor, gates, pool):
+    """structured.NewAllocator picks the first variant whose supported features cover the enabled
+    ones; from v1.36 the incubating one sorts pools by ID (release/code.py dra_allocator_sorts_pools)."""
+    from scheduler_core.release import SUPPORTED_RELEASES, rules_for
+
+    release = next(r for r in SUPPORTED_RELEASES if r.minor == minor)
+    slices = [replace(make_gpu_slice("n1", 1), name="b-1", pool="b"), replace(make_gpu_slice("n1", 1), pool="a")]
+    snapshot = dra_snapshot(
+        [make_node("n1")], (), classes=[make_device_class()], slices=slices, claims=[make_resource_claim("c")]
+    )
+    plugin = dynamic_resources.new(None, FakeHandle(snapshot), rules_for(release, gates).features)
+    state, pod = CycleState(), claiming_pod("p", "c")
+    plugin.pre_filter(state, pod, [])
+    assert plugin.filter(state, pod, snapshot.get("n1")) is None
+    [result] = plugin.node_picture(state, pod, snapshot.get("n1")).requests
+    assert result.allocated == ("gpu-0",)
+    [allocation] = state.read_optional(dynamic_resources.plugin._STATE).node_allocations["n1"]
+    assert [r.pool for r in allocation.results] == [pool]
