@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from scheduler_core.model.policy import PodDisruptionBudget
     from scheduler_core.model.scheduling import PriorityClass, SchedulerConfig, SchedulerConfiguration
     from scheduler_core.model.changes import Changes
+    from scheduler_core.scenario.dra import DraReading
 
 
 class NoticeCode(str, Enum):
@@ -73,6 +74,9 @@ class Scenario:
     dra: "DraObjects" = field(default_factory=lambda: DraObjects())  # resource.k8s.io objects
     # The release it is replayed as, and why (release/choice.py): what the dump says, else the default.
     release: ReleaseChoice = DEFAULT_CHOICE
+    # The resource.k8s.io objects as read, before the release's API server settled their gated
+    # fields (scenario/dra.py): replaying as another release settles them again (replayed_as).
+    dra_reading: Optional["DraReading"] = None
 
     @property
     def rules(self) -> Rules:

@@ -19,6 +19,7 @@ the load fail with an error naming the field, the release and the gate, never a 
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, replace
 from typing import Callable, Optional
 
@@ -49,16 +50,19 @@ from scheduler_core.model import (
     DraObjects,
     ExactRequest,
     Namespace,
+    Pod,
     ResourceClaim,
     ResourceClaimTemplate,
     ResourceSlice,
     SubRequest,
     Version,
 )
+from scheduler_core.model.scenario import Scenario
+from scheduler_core.release.choice import ReleaseChoice
 from scheduler_core.release.rules import Rules
 from scheduler_core.release.versions import SUPPORTED_RELEASES
 from scheduler_core.release.gates import spec_at
-from scheduler_core.scenario.errors import ScenarioError
+from scheduler_core.scenario.errors import ScenarioError, ScenarioInvalid
 from scheduler_core.scenario.fields import Context, Field
 from scheduler_core.scenario.metadata import Metadata
 from scheduler_core.scenario.pods import owner_references, read_time
@@ -92,6 +96,9 @@ TAINT_EFFECTS_SINCE = {TAINT_EFFECT_NO_EXECUTE: 0, TAINT_EFFECT_NO_SCHEDULE: 0, 
 TOLERATION_OPERATORS = (TOLERATION_OP_EQUAL, TOLERATION_OP_EXISTS)  # validDeviceTolerationOperators
 
 DEVICE_TAINTS = "DRADeviceTaints"
+TAINT_RULES = "DRADeviceTaintRules"
+EXTENDED_RESOURCE = "DRAExtendedResource"
+DEVICE_CLASS_PREFIX = "deviceclass.resource.kubernetes.io/"  # resourceapi.ResourceDeviceClassPrefix
 # The gates whose kept fields SchedLab replays; the kept fields of any other gate are refused.
 REPLAYED_GATES = frozenset({DEVICE_TAINTS})
 # A slice's binding conditions are kept only with DRAResourceClaimDeviceStatus on too
@@ -774,24 +781,47 @@ def _claim_status(
 # ---------------------------------------------------------------------- the release's gates
 
 
-def apply_release(objects: DraObjects, gated: list[GatedField], rules: Rules) -> tuple[list[str], list[ScenarioError]]:
-    """Settle the gated fields read as ``rules``' API server does on create: the dropped ones
-    ("Kind name: path (Gate)", for the notice), and the errors — validation of kept fields, and a
-    refusal for each kept field of a feature SchedLab does not replay. Device taints and request
-    tolerations are taken out of ``objects`` while DRADeviceTaints is off."""
+@dataclass(frozen=True, slots=True)
+class DraReading:
+    """The resource.k8s.io objects as read, before any release's API server settled their gated
+    fields, with what a release may refuse: kept so the scenario can be replayed as another release
+    (an upgrade comparison) exactly as a load under that release would have it."""
+
+    objects: DraObjects  # every gated field that the model holds kept (device taints, tolerations)
+    gated: tuple[GatedField, ...] = ()
+    taint_rules: tuple[ScenarioError, ...] = ()  # each DeviceTaintRule object, located
+    class_resources: tuple[tuple[ScenarioError, str], ...] = ()  # pods' deviceclass.resource... requests
+
+
+def settle(reading: DraReading, rules: Rules) -> tuple[DraObjects, list[str], list[ScenarioError]]:
+    """The objects as ``rules``' API server stores them (gated fields dropped on create while their
+    gate is off: device taints and request tolerations taken out while DRADeviceTaints is off), the
+    dropped fields ("Kind name: path (Gate)", for the notice), and the errors: validation of kept
+    fields, a refusal for each kept field of a feature SchedLab does not replay, for each
+    DeviceTaintRule while DRADeviceTaintRules is on, and for each pod request of a device class's
+    extended resource while DRAExtendedResource is on."""
     dropped: list[str] = []
     errors: list[ScenarioError] = []
     minor = rules.release.minor
-    for item in gated:
+    for item in reading.gated:
         if not all(rules.gates.enabled(gate) for gate in item.needs):
             dropped.append(item.text)
         elif item.gate in REPLAYED_GATES:
             errors.extend(deferred.error for deferred in item.errors if deferred.applies(minor))
         else:
             errors.append(ScenarioError(item.object, item.path, item.line, not_replayed(item.gate, rules), item.file))
+    if rules.gates.enabled(TAINT_RULES):
+        uses = "where the scheduler taints the devices the rule selects"
+        errors.extend(replace(rule, message=not_replayed(TAINT_RULES, rules, uses)) for rule in reading.taint_rules)
+    if rules.gates.enabled(EXTENDED_RESOURCE):
+        for located, name in reading.class_resources:
+            uses = f"where the scheduler meets a request for {name} with devices of that class"
+            errors.append(replace(located, message=not_replayed(EXTENDED_RESOURCE, rules, uses)))
+    objects = reading.objects
+    settled = DraObjects(list(objects.classes), list(objects.slices), list(objects.claims), list(objects.templates))
     if not rules.gates.enabled(DEVICE_TAINTS):
-        _without_taints(objects)
-    return dropped, errors
+        _without_taints(settled)
+    return settled, dropped, errors
 
 
 def not_replayed(
@@ -857,5 +887,27 @@ def _spec_without_tolerations(spec: ClaimSpec) -> ClaimSpec:
     return replace(spec, requests=requests)
 
 
-DEVICE_CLASS_PREFIX = "deviceclass.resource.kubernetes.io/"  # resourceapi.ResourceDeviceClassPrefix
-EXTENDED_RESOURCE = "DRAExtendedResource"
+def class_resource_requests(pod: Pod) -> list[tuple[str, str]]:
+    """(path, resource) of each container's request or limit of a deviceclass.resource.kubernetes.io/
+    name: the extended resource every DeviceClass stands for while DRAExtendedResource is on."""
+    found = []
+    for group, containers in (("initContainers", pod.init_containers), ("containers", pod.containers)):
+        for index, container in enumerate(containers):
+            for what, resources in (("requests", container.requests), ("limits", container.limits)):
+                for name in resources:
+                    if name.startswith(DEVICE_CLASS_PREFIX):
+                        found.append((f"spec.{group}[{index}].resources.{what}.{name}", name))
+    return found
+
+
+def replayed_as(scenario: Scenario, choice: ReleaseChoice) -> Scenario:
+    """``scenario`` replayed as ``choice``'s release: its DRA objects settled again as that release's
+    API server stores them (``settle``); ScenarioInvalid when that release keeps a field SchedLab
+    does not replay, as a load under it would be refused."""
+    reading = scenario.dra_reading
+    if reading is None:
+        return dataclasses.replace(scenario, release=choice)
+    objects, _, errors = settle(reading, choice.rules)
+    if errors:
+        raise ScenarioInvalid(errors)
+    return dataclasses.replace(scenario, dra=objects, release=choice)

@@ -223,9 +223,9 @@ def _load(
     except FeatureGateError as err:
         errors.extend(ScenarioError(FILE, "featureGates", None, problem) for problem in err.problems)
         return None
-    collected.dra_dropped, gated_errors = dra.apply_release(collected.dra, collected.dra_gated, choice.rules)
+    reading = _dra_reading(collected)
+    collected.dra, collected.dra_dropped, gated_errors = dra.settle(reading, choice.rules)
     errors.extend(gated_errors)
-    errors.extend(_not_replayed_for_release(collected, choice.rules))
     if collected.config_obj is not None and collected.config is not None:
         config_decoder.validate_config(collected.config, collected.config_obj, choice.rules.features)
     changes = changes_reader.finish(collected.changes_input, collected.nodes, collected.pods, errors)
@@ -252,6 +252,7 @@ def _load(
         changes=changes,
         dra=collected.dra,
         release=choice,
+        dra_reading=reading,
     )
 
 
@@ -624,38 +625,15 @@ def _resolve_priorities(collected: _Collected) -> None:
 TAINT_RULE_KIND = "DeviceTaintRule"  # resource.k8s.io/v1beta2 (DRADeviceTaintRules)
 
 
-def _not_replayed_for_release(collected: _Collected, rules: Rules) -> list[ScenarioError]:
-    """What the release would read but SchedLab does not replay, refused rather than ignored:
-    DeviceTaintRules while DRADeviceTaintRules is on (the scheduler applies their taints to the
-    devices they select), and a pod's request for a device class's implicit extended resource
-    (deviceclass.resource.kubernetes.io/<class>) while DRAExtendedResource is on (the scheduler
-    then allocates devices for it)."""
-    errors: list[ScenarioError] = []
-    if rules.gates.enabled("DRADeviceTaintRules"):
-        for rule in collected.taint_rules:
-            message = dra.not_replayed(
-                "DRADeviceTaintRules", rules, "where the scheduler taints the devices the rule selects"
-            )
-            errors.append(replace(rule, message=message))
-    if rules.gates.enabled(dra.EXTENDED_RESOURCE):
-        for pod, obj, _ in collected.admitted:
-            for path, name in _device_class_resources(pod):
-                uses = f"where the scheduler meets a request for {name} with devices of that class"
-                message = dra.not_replayed(dra.EXTENDED_RESOURCE, rules, uses)
-                errors.append(ScenarioError(obj.ctx.object, path, pod.line, message, obj.ctx.file))
-    return errors
-
-
-def _device_class_resources(pod: Pod) -> list[tuple[str, str]]:
-    """(path, resource) of each container's request or limit of a deviceclass.resource.kubernetes.io/ name."""
-    found = []
-    for group, containers in (("initContainers", pod.init_containers), ("containers", pod.containers)):
-        for index, container in enumerate(containers):
-            for what, resources in (("requests", container.requests), ("limits", container.limits)):
-                for name in resources:
-                    if name.startswith(dra.DEVICE_CLASS_PREFIX):
-                        found.append((f"spec.{group}[{index}].resources.{what}.{name}", name))
-    return found
+def _dra_reading(collected: _Collected) -> dra.DraReading:
+    """The DRA objects as read, with what a release may refuse (dra.settle)."""
+    class_resources = []
+    for pod, obj, _ in collected.admitted:
+        for path, name in dra.class_resource_requests(pod):
+            class_resources.append((ScenarioError(obj.ctx.object, path, pod.line, "", obj.ctx.file), name))
+    return dra.DraReading(
+        collected.dra, tuple(collected.dra_gated), tuple(collected.taint_rules), tuple(class_resources)
+    )
 
 
 def _notices(collected: _Collected, changes_make_work: bool = False, rules: Optional[Rules] = None) -> list[Notice]:

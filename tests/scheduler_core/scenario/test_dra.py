@@ -5,6 +5,7 @@ where SchedLab does not replay the feature the release has on."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 
 import pytest
@@ -695,3 +696,20 @@ def test_a_claims_config_follows_validate_device_claim_configuration(config, pat
         return
     [error] = errors_of(stream(NODE, document))
     assert error.path == path and message in error.message
+
+
+def test_a_scenario_replayed_as_another_release_has_its_dra_fields_settled_again():
+    from scheduler_core.release.choice import ReleaseSource
+    from scheduler_core.release.rules import rules_for
+    from scheduler_core.scenario.dra import replayed_as
+
+    loaded = _as(V135, NODE, TAINTED, TOLERATING)
+    assert loaded.dra.slices[0].devices[0].taints == ()
+    newer = replayed_as(loaded, replace(loaded.release, rules=rules_for(V136), source=ReleaseSource.ASKED))
+    assert newer.dra.slices[0].devices[0].taints == (DeviceTaint("broken", "", "NoSchedule"),)
+    assert newer.dra.claims[0].spec.requests[0].exactly.tolerations
+    older = replayed_as(newer, loaded.release)
+    assert older.dra.slices[0].devices[0].taints == ()
+    refused = _as(V135, NODE, CLASS, CONSUMABLE)
+    with pytest.raises(ScenarioInvalid):
+        replayed_as(refused, replace(refused.release, rules=rules_for(V136)))
