@@ -798,8 +798,8 @@ def settle(reading: DraReading, rules: Rules) -> tuple[DraObjects, list[str], li
     gate is off: device taints and request tolerations taken out while DRADeviceTaints is off), the
     dropped fields ("Kind name: path (Gate)", for the notice), and the errors: validation of kept
     fields, a refusal for each kept field of a feature SchedLab does not replay, for each
-    DeviceTaintRule while DRADeviceTaintRules is on, and for each pod request of a device class's
-    extended resource while DRAExtendedResource is on."""
+    DeviceTaintRule while DRADeviceTaintRules is on, and for each pod request of the extended
+    resource of a DeviceClass the scenario has while DRAExtendedResource is on."""
     dropped: list[str] = []
     errors: list[ScenarioError] = []
     minor = rules.release.minor
@@ -814,7 +814,10 @@ def settle(reading: DraReading, rules: Rules) -> tuple[DraObjects, list[str], li
         uses = "where the scheduler taints the devices the rule selects"
         errors.extend(replace(rule, message=not_replayed(TAINT_RULES, rules, uses)) for rule in reading.taint_rules)
     if rules.gates.enabled(EXTENDED_RESOURCE):
+        classes = {device_class.name for device_class in reading.objects.classes}
         for located, name in reading.class_resources:
+            if name[len(DEVICE_CLASS_PREFIX) :] not in classes:
+                continue  # no class stands for it (DeviceClassResolver): NodeResourcesFit checks it as before
             uses = f"where the scheduler meets a request for {name} with devices of that class"
             errors.append(replace(located, message=not_replayed(EXTENDED_RESOURCE, rules, uses)))
     objects = reading.objects

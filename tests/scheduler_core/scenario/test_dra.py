@@ -375,6 +375,7 @@ def test_a_request_for_a_device_class_resource_is_refused_while_dra_extended_res
     assert "spec.containers[0].resources.requests.deviceclass.resource.kubernetes.io/gpu" in error
     assert "SchedLab does not replay DRAExtendedResource yet" in error
     assert _as(V135, NODE, CLASS, pod(spec)).pods  # off in v1.35: an ordinary extended resource
+    assert _as(V136, NODE, pod(spec)).pods  # no class `gpu`: nothing stands for it, Fit checks it as before
 
 
 def test_scenarios_without_gated_fields_load_alike_in_every_release():
