@@ -159,10 +159,6 @@ class GatedField:
     def gate(self) -> str:
         return self.needs[0]
 
-    @property
-    def text(self) -> str:
-        return f"{self.object}: {self.path} ({self.gate})"
-
 
 @dataclass(frozen=True, slots=True)
 class AdminAccessRequest:
@@ -804,8 +800,9 @@ def settle(reading: DraReading, rules: Rules) -> tuple[DraObjects, list[str], li
     errors: list[ScenarioError] = []
     minor = rules.release.minor
     for item in reading.gated:
-        if not all(rules.gates.enabled(gate) for gate in item.needs):
-            dropped.append(item.text)
+        off = [gate for gate in item.needs if not rules.gates.enabled(gate)]
+        if off:
+            dropped.append(f"{item.object}: {item.path} ({off[0]})")  # the gate that drops it
         elif item.gate in REPLAYED_GATES:
             errors.extend(deferred.error for deferred in item.errors if deferred.applies(minor))
         else:

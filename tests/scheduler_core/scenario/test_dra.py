@@ -714,3 +714,16 @@ def test_a_scenario_replayed_as_another_release_has_its_dra_fields_settled_again
     refused = _as(V135, NODE, CLASS, CONSUMABLE)
     with pytest.raises(ScenarioInvalid):
         replayed_as(refused, replace(refused.release, rules=rules_for(V136)))
+
+
+def test_binding_conditions_are_dropped_when_the_device_status_gate_is_off_and_the_notice_names_it():
+    """resourceslice/strategy.go keeps them only with DRADeviceBindingConditions and DRAResourceClaimDeviceStatus."""
+    bound = SLICE.replace("    capacity:\n", "    bindsToNode: true\n    capacity:\n")
+    scenario = _as(
+        V136, NODE, bound, gates={"DRAResourceClaimDeviceStatus": False, "DRADeviceBindingConditions": False}
+    )
+    assert _dropped(scenario) == ("ResourceSlice n1-gpu: spec.devices[0].bindsToNode (DRADeviceBindingConditions)",)
+    only_status_off = _as(V135, NODE, bound, gates={"DRAResourceClaimDeviceStatus": False})
+    assert _dropped(only_status_off) == (
+        "ResourceSlice n1-gpu: spec.devices[0].bindsToNode (DRADeviceBindingConditions)",
+    )
