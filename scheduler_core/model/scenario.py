@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from scheduler_core.model.policy import PodDisruptionBudget
     from scheduler_core.model.scheduling import PriorityClass, SchedulerConfig, SchedulerConfiguration
     from scheduler_core.model.changes import Changes
-    from scheduler_core.scenario.dra import DraReading
 
 
 class NoticeCode(str, Enum):
@@ -75,8 +74,9 @@ class Scenario:
     # The release it is replayed as, and why (release/choice.py): what the dump says, else the default.
     release: ReleaseChoice = DEFAULT_CHOICE
     # The resource.k8s.io objects as read, before the release's API server settled their gated
-    # fields (scenario/dra.py): replaying as another release settles them again (replayed_as).
-    dra_reading: Optional["DraReading"] = None
+    # fields: a scenario/dra.py DraReading (typed there: the model does not import the loader's
+    # layer), which replaying as another release settles again (replayed_as).
+    dra_reading: Optional[object] = None
 
     @property
     def rules(self) -> Rules:

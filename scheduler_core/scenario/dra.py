@@ -905,7 +905,7 @@ def replayed_as(scenario: Scenario, choice: ReleaseChoice) -> Scenario:
     API server stores them (``settle``); ScenarioInvalid when that release keeps a field SchedLab
     does not replay, as a load under it would be refused."""
     reading = scenario.dra_reading
-    if reading is None:
+    if not isinstance(reading, DraReading):  # a scenario not made by the loader
         return dataclasses.replace(scenario, release=choice)
     objects, _, errors = settle(reading, choice.rules)
     if errors:
