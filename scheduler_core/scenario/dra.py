@@ -777,6 +777,86 @@ def _claim_status(
 # ---------------------------------------------------------------------- the release's gates
 
 
+TAINT_RULE_KIND = "DeviceTaintRule"  # resource.k8s.io/v1beta2 (v1alpha3 in v1.35)
+
+
+@dataclass(frozen=True, slots=True)
+class TaintRule:
+    """A DeviceTaintRule (DRADeviceTaintRules): its taint added to every device its selector
+    matches (driver, pool, device: each when set), as the scheduler's ResourceSlice tracker
+    patches the slices it lists (resourceslice/tracker: applyPatches)."""
+
+    taint: DeviceTaint
+    driver: Optional[str] = None
+    pool: Optional[str] = None
+    device: Optional[str] = None
+    errors: tuple[DeferredError, ...] = ()  # ValidateDeviceTaintRule, said where the gate is on
+
+    def matches(self, slice_: ResourceSlice, device: Device) -> bool:
+        return (
+            (self.driver is None or self.driver == slice_.driver)
+            and (self.pool is None or self.pool == slice_.pool)
+            and (self.device is None or self.device == device.name)
+        )
+
+
+def taint_rule(obj: Field, object_name: str) -> TaintRule:
+    """A DeviceTaintRule as read; its validation (ValidateDeviceTaintRule: name, deviceSelector's
+    driver, pool and device, the taint as a device's) deferred: the scheduler reads the rules only
+    while DRADeviceTaintRules is on."""
+    errors: list[ScenarioError] = []
+    checked = Field(obj.value, "", obj.line, Context(object_name, errors, obj.ctx.file))
+    deferred: list[DeferredError] = []
+    metadata = checked.get_map("metadata")
+    if metadata is not None:
+        _required_name(metadata, "name", is_dns1123_subdomain)
+    spec = checked.get_map("spec")
+    if spec is None:
+        checked.error_at("spec", "Required value")
+    selector = spec.get_map("deviceSelector") if spec is not None else None
+    found: dict[str, Optional[str]] = {}
+    for key, validate in (
+        ("driver", dra_names.driver_name),
+        ("pool", dra_names.pool_name),
+        ("device", is_dns1123_label),
+    ):
+        child = selector.get(key) if selector is not None else None
+        found[key] = child.as_str() if child is not None else None
+        value = found[key]
+        if child is not None and value is not None:
+            if not value:
+                child.error("Required value")
+            else:
+                check(child, value, validate(value))
+    taint_field = spec.get_map("taint") if spec is not None else None
+    if taint_field is None:
+        if spec is not None:
+            spec.error_at("taint", "Required value")
+        taint = DeviceTaint("", "", "")
+    else:
+        key = _required_name(taint_field, "key", is_qualified_name)
+        value = taint_field.get_str("value")
+        if value:
+            check(taint_field.get("value"), value, is_label_value(value))  # type: ignore[arg-type]
+        taint = DeviceTaint(key, value, _effect(taint_field, True, deferred))
+    deferred.extend(DeferredError(error) for error in errors)
+    return TaintRule(taint, found["driver"], found["pool"], found["device"], tuple(deferred))
+
+
+def _with_rule_taints(slices: list[ResourceSlice], rules: tuple[TaintRule, ...]) -> list[ResourceSlice]:
+    """The slices as the scheduler lists them with DeviceTaintRules (ListWithDeviceTaintRules): each
+    matching rule's taint appended to a device's own, in the rules' order."""
+    patched = []
+    for slice_ in slices:
+        devices = []
+        for device in slice_.devices:
+            added = tuple(rule.taint for rule in rules if rule.matches(slice_, device))
+            devices.append(replace(device, taints=device.taints + added) if added else device)
+        changed = any(new is not old for new, old in zip(devices, slice_.devices))
+        patched.append(replace(slice_, devices=tuple(devices)) if changed else slice_)
+    return patched
+
+
 @dataclass(frozen=True, slots=True)
 class DraReading:
     """The resource.k8s.io objects as read, before any release's API server settled their gated
@@ -785,7 +865,7 @@ class DraReading:
 
     objects: DraObjects  # every gated field that the model holds kept (device taints, tolerations)
     gated: tuple[GatedField, ...] = ()
-    taint_rules: tuple[ScenarioError, ...] = ()  # each DeviceTaintRule object, located
+    taint_rules: tuple[TaintRule, ...] = ()  # the DeviceTaintRule objects
     class_resources: tuple[tuple[ScenarioError, str], ...] = ()  # pods' deviceclass.resource... requests
 
 
@@ -793,8 +873,9 @@ def settle(reading: DraReading, rules: Rules) -> tuple[DraObjects, list[str], li
     """The objects as ``rules``' API server stores them (gated fields dropped on create while their
     gate is off: device taints and request tolerations taken out while DRADeviceTaints is off), the
     dropped fields ("Kind name: path (Gate)", for the notice), and the errors: validation of kept
-    fields, a refusal for each kept field of a feature SchedLab does not replay, for each
-    DeviceTaintRule while DRADeviceTaintRules is on, and for each pod request of the extended
+    fields and of DeviceTaintRules (whose taints the devices they select get while
+    DRADeviceTaintRules is on), a refusal for each kept field of a feature SchedLab does not
+    replay, and for each pod request of the extended
     resource of a DeviceClass the scenario has while DRAExtendedResource is on."""
     dropped: list[str] = []
     errors: list[ScenarioError] = []
@@ -808,8 +889,8 @@ def settle(reading: DraReading, rules: Rules) -> tuple[DraObjects, list[str], li
         else:
             errors.append(ScenarioError(item.object, item.path, item.line, not_replayed(item.gate, rules), item.file))
     if rules.gates.enabled(TAINT_RULES):
-        uses = "where the scheduler taints the devices the rule selects"
-        errors.extend(replace(rule, message=not_replayed(TAINT_RULES, rules, uses)) for rule in reading.taint_rules)
+        for rule in reading.taint_rules:
+            errors.extend(deferred.error for deferred in rule.errors if deferred.applies(minor))
     if rules.gates.enabled(EXTENDED_RESOURCE):
         classes = {device_class.name for device_class in reading.objects.classes}
         for located, name in reading.class_resources:
@@ -821,6 +902,8 @@ def settle(reading: DraReading, rules: Rules) -> tuple[DraObjects, list[str], li
     settled = DraObjects(list(objects.classes), list(objects.slices), list(objects.claims), list(objects.templates))
     if not rules.gates.enabled(DEVICE_TAINTS):
         _without_taints(settled)
+    if rules.gates.enabled(TAINT_RULES) and reading.taint_rules:
+        settled.slices = _with_rule_taints(settled.slices, reading.taint_rules)
     return settled, dropped, errors
 
 

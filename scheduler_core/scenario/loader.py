@@ -37,7 +37,7 @@ from scheduler_core.scenario import changes as changes_reader
 from scheduler_core.scenario import dra, objects, pods, storage
 
 # By name: in _Collected's body "dra" and "pods" are its fields, not these modules.
-from scheduler_core.scenario.dra import AdminAccessRequest, GatedField
+from scheduler_core.scenario.dra import AdminAccessRequest, GatedField, TaintRule
 from scheduler_core.scenario.errors import ScenarioError, ScenarioInvalid
 from scheduler_core.scenario.jsonstream import blank_container_logs
 from scheduler_core.scenario.fields import Context, Field
@@ -118,7 +118,7 @@ class _Collected:
     dra: DraObjects = field(default_factory=DraObjects)
     dra_gated: list[GatedField] = field(default_factory=list)  # fields of DRA feature gates, as read
     dra_dropped: list[str] = field(default_factory=list)  # those the release's API server drops (gate off)
-    taint_rules: list[ScenarioError] = field(default_factory=list)  # DeviceTaintRule objects, located
+    taint_rules: list[TaintRule] = field(default_factory=list)  # DeviceTaintRule objects
     dra_admin: list[AdminAccessRequest] = field(default_factory=list)  # claims asking for admin access
     pending_volumes: list[str] = field(default_factory=list)  # PVs without status.phase
     seen: dict[tuple[str, str, str], _Seen] = field(default_factory=dict)  # (kind, ns, name) -> first one
@@ -226,6 +226,8 @@ def _load(
     reading = _dra_reading(collected)
     collected.dra, collected.dra_dropped, gated_errors = dra.settle(reading, choice.rules)
     errors.extend(gated_errors)
+    if choice.rules.gates.enabled(dra.TAINT_RULES):  # the scheduler reads them: no longer ignored
+        collected.ignored.pop(dra.TAINT_RULE_KIND, None)
     if collected.config_obj is not None and collected.config is not None:
         config_decoder.validate_config(collected.config, collected.config_obj, choice.rules.features)
     changes = changes_reader.finish(collected.changes_input, collected.nodes, collected.pods, errors)
@@ -470,10 +472,10 @@ def _other_kind(obj: Field, kind: str, collected: _Collected) -> None:
         found = release_evidence.cluster_version_evidence(obj.value, str(name))
         if found is not None:
             collected.release_evidence.append(found)
-    if kind == TAINT_RULE_KIND:
+    if kind == dra.TAINT_RULE_KIND:  # read by the scheduler only while DRADeviceTaintRules is on (dra.settle)
         metadata = obj.get("metadata")
         name = metadata.get_str("name") if metadata is not None and isinstance(metadata.value, YMap) else ""
-        collected.taint_rules.append(ScenarioError(f"{kind} {name[:80]}".strip(), "", obj.line, "", obj.ctx.file))
+        collected.taint_rules.append(dra.taint_rule(obj, f"{kind} {name[:80]}".strip()))
     if kind:
         collected.ignored[kind[:80]] += 1
         return
@@ -620,9 +622,6 @@ def _resolve_priorities(collected: _Collected) -> None:
             pod.priority_class_name = priority_class.name
         if spec.get("preemptionPolicy") is None:
             pod.preemption_policy = priority_class.preemption_policy
-
-
-TAINT_RULE_KIND = "DeviceTaintRule"  # resource.k8s.io/v1beta2 (DRADeviceTaintRules)
 
 
 def _dra_reading(collected: _Collected) -> dra.DraReading:

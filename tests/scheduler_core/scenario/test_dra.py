@@ -360,13 +360,32 @@ spec:
 """
 
 
-def test_device_taint_rules_are_ignored_while_their_gate_is_off_and_refused_when_on():
-    scenario = _as(V136, NODE, TAINT_RULE)  # DRADeviceTaintRules: beta, off by default in v1.36
+def test_device_taint_rules_are_ignored_while_their_gate_is_off_and_taint_their_devices_when_on():
+    scenario = _as(V136, NODE, SLICE, TAINT_RULE)  # DRADeviceTaintRules: beta, off by default in v1.36
     assert any("1 DeviceTaintRule" in n.message for n in scenario.notices if n.code is NoticeCode.IGNORED_KINDS)
-    [error] = _refused(V136, NODE, TAINT_RULE, gates={"DRADeviceTaintRules": True})
-    line = line_of(stream(NODE, TAINT_RULE), "kind: DeviceTaintRule") - 1  # the object's first line
-    assert error.startswith(f"line {line}: DeviceTaintRule broken-gpus: SchedLab does not replay DRADeviceTaintRules")
-    assert "the gate is on in v1.36 with --feature-gates DRADeviceTaintRules=true" in error
+    assert scenario.dra.slices[0].devices[0].taints == ()
+    on = _as(V136, NODE, SLICE, TAINT_RULE, gates={"DRADeviceTaintRules": True})
+    assert not any(n.code is NoticeCode.IGNORED_KINDS for n in on.notices)
+    assert on.dra.slices[0].devices[0].taints == (DeviceTaint("broken", "", "NoSchedule"),)
+    # appended to the device's own taints; a selector that names another pool leaves it alone
+    both = _as(V136, NODE, TAINTED, TAINT_RULE, gates={"DRADeviceTaintRules": True})
+    assert [t.key for t in both.dra.slices[0].devices[0].taints] == ["broken", "broken"]
+    other = TAINT_RULE.replace("spec:\n", "spec:\n  deviceSelector: {driver: gpu.example.com, pool: other}\n")
+    assert _as(V136, NODE, SLICE, other, gates={"DRADeviceTaintRules": True}).dra.slices[0].devices[0].taints == ()
+    same = TAINT_RULE.replace("spec:\n", "spec:\n  deviceSelector: {pool: n1, device: gpu-0}\n")
+    assert _as(V136, NODE, SLICE, same, gates={"DRADeviceTaintRules": True}).dra.slices[0].devices[0].taints
+
+
+def test_an_invalid_device_taint_rule_is_refused_only_where_the_scheduler_reads_it():
+    invalid = TAINT_RULE.replace("{key: broken, effect: NoSchedule}", "{key: broken}").replace(
+        "spec:\n", "spec:\n  deviceSelector: {device: Not_A_Label}\n"
+    )
+    assert _as(V136, NODE, SLICE, invalid).dra.slices[0].devices[0].taints == ()
+    errors = _refused(V136, NODE, SLICE, invalid, gates={"DRADeviceTaintRules": True})
+    assert any("DeviceTaintRule broken-gpus: spec.taint.effect: Required value" in e for e in errors), errors
+    assert any(
+        'DeviceTaintRule broken-gpus: spec.deviceSelector.device: invalid value "Not_A_Label"' in e for e in errors
+    )
 
 
 def test_a_request_for_a_device_class_resource_is_refused_while_dra_extended_resource_is_on():

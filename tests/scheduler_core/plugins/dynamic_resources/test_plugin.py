@@ -585,3 +585,35 @@ def test_the_allocator_variant_of_the_release_decides_the_pool_order(minor, gate
     assert result.allocated == ("gpu-0",)
     [allocation] = state.read_optional(dynamic_resources.plugin._STATE).node_allocations["n1"]
     assert [r.pool for r in allocation.results] == [pool]
+
+
+def test_a_device_taint_rule_keeps_its_devices_from_being_allocated_where_its_gate_is_on(tmp_path):
+    """With DRADeviceTaintRules on, the scheduler lists slices with the rules' taints (ListWithDeviceTaintRules)."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    rule = (
+        "---\napiVersion: resource.k8s.io/v1beta2\nkind: DeviceTaintRule\nmetadata: {name: broken}\n"
+        "spec:\n  deviceSelector: {driver: gpu.example.com}\n  taint: {key: example.com/broken, effect: NoExecute}\n"
+    )
+    untainted = TAINTED_SCENARIO.replace(
+        '    taints: [{key: example.com/broken, value: "true", effect: NoSchedule}]\n', ""
+    )
+    scenario = tmp_path / "rule.yaml"
+    scenario.write_text(untainted.replace("POD", "p").replace("CLAIM", "plain") + rule)
+    root = Path(__file__).resolve().parents[4]
+
+    def node(*gates: str):
+        done = subprocess.run(
+            [sys.executable, "-m", "scheduler_core", "trace", str(scenario), "--json", "--release", "v1.36", *gates],
+            cwd=root,
+            capture_output=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)["cycles"][0]["nodeName"]
+
+    assert node() == "n1"  # the gate is off by default in v1.36: the rule is not read
+    assert node("--feature-gates", "DRADeviceTaintRules=true") is None
