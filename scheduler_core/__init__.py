@@ -1,4 +1,4 @@
-"""scheduler_core: kube-scheduler v1.35's framework and default plugins, in pure Python.
+"""scheduler_core: kube-scheduler's framework and default plugins (v1.32 to v1.36), in pure Python.
 
 The public API is listed in docs/ENGINE_API.md; everything else is internal.
 """
@@ -9,7 +9,7 @@ from scheduler_core.model import Scenario
 from scheduler_core.model.resources import pod_requests
 from scheduler_core.scenario import Limits, ScenarioError, ScenarioInvalid, load_scenario
 from scheduler_core.run.scheduler import simulate
-from scheduler_core.encoding.trace import TraceBuilder, trace_summary
+from scheduler_core.encoding.trace import TraceBuilder, trace_cycles, trace_summary
 
 __all__ = [
     "CycleExplanation",
@@ -24,5 +24,6 @@ __all__ = [
     "load_scenario",
     "pod_requests",
     "simulate",
+    "trace_cycles",
     "trace_summary",
 ]

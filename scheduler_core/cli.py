@@ -64,7 +64,8 @@ SCENARIO_HELP = (
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m scheduler_core", description="Replay kube-scheduler v1.35's decisions on a scenario file."
+        prog="python -m scheduler_core",
+        description="Replay kube-scheduler's decisions on a scenario file, with the rules of your cluster's release (v1.32 to v1.36: --release, else as the dump says).",
     )
     commands = parser.add_subparsers(dest="command", required=True)
     trace = _add_run_command(

@@ -13,7 +13,8 @@ but that edge is not counted (every module would otherwise sit in a cycle with i
 Prints one line per cycle (a strongly connected component of two or more modules, or a module
 importing itself), largest first, then the count, then every import that runs upward across the
 engine's layers (``ENGINE_LAYERS``), then every web module that imports the engine other than its
-door (``WEB_ENGINE_DOOR``); exits 1 when there is any of them.
+door (``WEB_ENGINE_DOOR``), then every web import of an engine module other than its published API
+(``ENGINE_API``); exits 1 when there is any of them.
 """
 
 from __future__ import annotations
@@ -41,11 +42,13 @@ ENGINE_LAYERS: tuple[tuple[str, ...], ...] = (
     ("run",),
     ("answers",),
 )
-ENGINE_TOP_MODULES = ("scheduler_core", "scheduler_core.cli", "scheduler_core.__main__")
+ENGINE_TOP_MODULES = ("scheduler_core", "scheduler_core.api", "scheduler_core.cli", "scheduler_core.__main__")
 
 # The web app reaches the engine through one module only (issue 40): every other module under
 # ``webui`` (migrations and imports inside functions included) goes through it.
 WEB_ENGINE_DOOR = "webui.services.engine"
+# ... and the door imports the engine's published API only (issue 49): nothing of its insides.
+ENGINE_API = "scheduler_core.api"
 
 
 @dataclass(frozen=True)
@@ -227,6 +230,14 @@ def imports_past_the_door(
     return [(module, target) for module, target in imports_between(graph, outside, inside) if module != door]
 
 
+def imports_beside_the_api(
+    graph: ImportGraph, outside: str = "webui", inside: str = "scheduler_core", api: str = ENGINE_API
+) -> list[tuple[str, str]]:
+    """(importer, imported) pairs where a module under ``outside`` imports a module of ``inside``
+    other than its published ``api``."""
+    return [(module, target) for module, target in imports_between(graph, outside, inside) if target != api]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("packages", nargs="*", default=list(DEFAULT_PACKAGES))
@@ -244,7 +255,11 @@ def main(argv: list[str] | None = None) -> int:
     for importer, imported in past:
         print(f"past {WEB_ENGINE_DOOR}: {importer} -> {imported}")
     print(f"{len(past)} web module import(s) of the engine past {WEB_ENGINE_DOOR}")
-    return 1 if found or upward or past else 0
+    beside = imports_beside_the_api(graph)
+    for importer, imported in beside:
+        print(f"beside {ENGINE_API}: {importer} -> {imported}")
+    print(f"{len(beside)} web import(s) of the engine's insides (not {ENGINE_API})")
+    return 1 if found or upward or past or beside else 0
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ from webui.routers import (
     upgrades,
     validate,
 )
-from webui.services import access
+from webui.services import access, engine
 from webui.services.access import Actor
 from webui.services.errors import DomainError, LimitExceeded
 
@@ -107,7 +107,10 @@ def on_too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
     limit = LimitExceeded(
         "max_bytes",
         settings.SCHEDLAB_MAX_BYTES,
-        f"the request body is over the limit (SCHEDLAB_MAX_BYTES={settings.SCHEDLAB_MAX_BYTES})",
+        engine.in_server_words(
+            f"the request is more than {engine.megabytes(settings.SCHEDLAB_MAX_BYTES)}, the limit of a "
+            "scenario (Limits.max_bytes)"
+        ),
     )
     return on_domain_error(request, limit)
 

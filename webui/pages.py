@@ -1,6 +1,7 @@
 """Browser pages. Each view only renders a shell; the page's ES module reads the API (which checks access).
 A page about one scenario or run is a 404 when the API would not show it to this visitor (it does
-not exist, or it is someone else's), so a wrong link never renders an empty shell."""
+not exist, or it is someone else's), so a wrong link never renders an empty shell; templates/404.html
+says why in words (Django's bare "Not Found" otherwise)."""
 
 from __future__ import annotations
 
@@ -68,6 +69,9 @@ def fleet(request: HttpRequest, fleet_id: int) -> HttpResponse:
 
 @ensure_csrf_cookie
 def share(request: HttpRequest, token: str) -> HttpResponse:
+    """A share link that does not exist (or was revoked) is a 404 saying so, never the read-only
+    banner above an empty page."""
+    _require_readable(request, lambda actor: access.active_share(token))
     return render(request, "schedlab/share.html", {"token": token})
 
 

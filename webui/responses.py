@@ -1,13 +1,16 @@
 """HTTP answers the routers build themselves, for bodies that are already bytes: prebuilt JSON
-(gzipped when large) and JSON stored gzipped. Both skip ninja's serialization on purpose: the
+(gzipped when large), JSON stored gzipped, and JSON written out as it is made (streamed). Both skip ninja's serialization on purpose: the
 bytes were validated by their schema when they were made (or stored), and a big run's answer is
 megabytes that need not be parsed again."""
 
 from __future__ import annotations
 
 import gzip
+from collections.abc import AsyncIterator, Iterator
 
-from django.http import HttpRequest, HttpResponse
+from asgiref.sync import sync_to_async
+from django.core.handlers.asgi import ASGIRequest
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.utils.cache import patch_vary_headers
 
 GZIP_LEVEL = 1  # fast: a 2 MB cycle compresses ~10x at level 1 in a few ms
@@ -42,3 +45,23 @@ def json_bytes(request: HttpRequest, body: bytes) -> HttpResponse:
     if large:
         patch_vary_headers(response, ("Accept-Encoding",))
     return response
+
+
+def streamed_json(request: HttpRequest, chunks: Iterator[bytes]) -> StreamingHttpResponse:
+    """JSON sent as its chunks are made, so the process holds one chunk however long the answer.
+    Under ASGI (daphne) the chunks are pulled one at a time on the thread the sync views share (they
+    read the database): given a plain iterator, Django's ASGI handler would read it whole first."""
+    body = _pulled(chunks) if isinstance(request, ASGIRequest) else chunks
+    response = StreamingHttpResponse(body, content_type=JSON_CONTENT_TYPE)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+def _next_chunk(chunks: Iterator[bytes]) -> bytes | None:
+    return next(chunks, None)
+
+
+async def _pulled(chunks: Iterator[bytes]) -> AsyncIterator[bytes]:
+    step = sync_to_async(_next_chunk, thread_sensitive=True)
+    while (chunk := await step(chunks)) is not None:
+        yield chunk

@@ -56,6 +56,7 @@ from scheduler_core.model import (
     Scenario,
     Step,
 )
+from scheduler_core.model.quantity import format_amount
 from scheduler_core.model.resources import pod_requests
 from scheduler_core.scenario import manifests
 from scheduler_core.scenario.changes import API_VERSION, KIND as CHANGES_KIND, SCALABLE_KINDS
@@ -1028,15 +1029,23 @@ class ResourceFragmentation:
         return self.wire().to_json()
 
     def wire(self) -> ResourceFragmentationJSON:
+        stranded_total = sum(s.free for s in self.stranded)
         return ResourceFragmentationJSON(
             self.resource,
             self.free_total,
             self.largest_fit,
             self.largest_node,
             self.smallest_request,
-            [StrandedJSON(s.node, s.free, s.blocked_by) for s in self.stranded],
-            sum(s.free for s in self.stranded),
+            [StrandedJSON(s.node, s.free, s.blocked_by, self.amount(s.free)) for s in self.stranded],
+            stranded_total,
+            self.amount(self.free_total),
+            self.amount(self.largest_fit),
+            self.amount(stranded_total),
         )
+
+    def amount(self, value: int) -> str:
+        """An amount of this resource for people, with its unit ("22Gi", "4000m")."""
+        return format_amount(self.resource, value)
 
 
 @dataclass
@@ -1050,12 +1059,15 @@ class FragmentationAnswer:
     def lines(self) -> list[str]:
         out = ["after the scenario's own run (schedulable nodes only):"]
         for r in self.resources:
-            stranded = sum(s.free for s in r.stranded)
+            stranded = r.amount(sum(s.free for s in r.stranded))
             out.append(
-                f"  {r.resource}: {r.free_total} free in total, the largest request that fits is {r.largest_fit}"
-                f" (on {r.largest_node or 'no node'}); {stranded} stranded on {len(r.stranded)} node(s)"
+                f"  {r.resource}: {r.amount(r.free_total)} free in total, the largest request that fits is "
+                f"{r.amount(r.largest_fit)} (on {r.largest_node or 'no node'}); {stranded} stranded on "
+                f"{len(r.stranded)} node(s)"
             )
-            out += [f"    {s.node}: {s.free} free, but too little {s.blocked_by}" for s in r.stranded[:LISTED]]
+            out += [
+                f"    {s.node}: {r.amount(s.free)} free, but too little {s.blocked_by}" for s in r.stranded[:LISTED]
+            ]
             if len(r.stranded) > LISTED:
                 out.append(f"    … and {len(r.stranded) - LISTED} more")
         return out

@@ -144,6 +144,7 @@ class StrandedJSON(Wire):
     node: str
     free: int
     blocked_by: str
+    free_text: str  # the amount for people, with its unit ("22Gi", "1500m"): the browser draws it as given
 
 
 class ResourceFragmentationJSON(Wire):
@@ -154,6 +155,10 @@ class ResourceFragmentationJSON(Wire):
     smallest_request: int
     stranded: list[StrandedJSON]
     stranded_total: int
+    # The amounts above for people, with their unit (model.quantity.format_amount).
+    free_total_text: str
+    largest_fit_text: str
+    stranded_total_text: str
 
 
 class FragmentationAnswerJSON(Wire):

@@ -155,6 +155,13 @@ def _bound_pod(scenario: Scenario, pod_key: str) -> Pod:
         raise NotBound(f"{pod_key} is bound to {pod.node_name}, a node the scenario does not hold")
     if pod.scheduler_name not in scenario.scheduler_names:
         raise NotBound(f"{pod_key} is for scheduler {pod.scheduler_name}, which no profile of the scenario is")
+    static_on = next((ref.name for ref in pod.owner_references if ref.kind == "Node"), None)
+    if static_on is not None:
+        # A mirror pod: the kubelet runs a static pod from a file and writes this pod owned by its Node.
+        raise NotBound(
+            f"{pod_key} is a static pod: the kubelet of {static_on} runs it from a manifest on that node "
+            "and the API server shows its mirror pod; the scheduler never placed it"
+        )
     return pod
 
 

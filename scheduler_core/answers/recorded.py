@@ -22,13 +22,31 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
-from scheduler_core.answers.findings import NO_CONFIG, NODE_TAINTS_MISSING, SERVICES_ABSENT, Finding, find_all
+from scheduler_core.answers.findings import (
+    NO_CONFIG,
+    NODE_TAINTS_MISSING,
+    RELEASE_ASSUMED,
+    RELEASE_FROM_KUBELETS,
+    RELEASE_NEAREST,
+    SERVICES_ABSENT,
+    Finding,
+    find_all,
+)
 from scheduler_core.model import Pod, RecordedScheduling, Scenario
 
 REASON_GATED = "SchedulingGated"
 REASON_UNSCHEDULABLE = "Unschedulable"
-# Findings that can change any pod's answer (the others name the pods they concern).
-CLUSTER_WIDE = (NODE_TAINTS_MISSING, SERVICES_ABSENT, NO_CONFIG)
+# Findings that can change any pod's answer (the others name the pods they concern). A release that
+# was assumed or guessed from the kubelets changes every FailedScheduling text that differs between
+# releases (v1.33's TaintToleration reason, v1.34+'s "no new claims to deallocate," ...).
+CLUSTER_WIDE = (
+    NODE_TAINTS_MISSING,
+    SERVICES_ABSENT,
+    NO_CONFIG,
+    RELEASE_ASSUMED,
+    RELEASE_FROM_KUBELETS,
+    RELEASE_NEAREST,
+)
 _NODE_COUNT = re.compile(r"^0/(\d+) nodes are available")
 _PORTS_REASON = "didn't have free ports for the requested pod ports"
 

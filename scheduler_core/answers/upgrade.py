@@ -18,6 +18,7 @@ from scheduler_core.answers.compare import RunSide, compare_sides, read_side
 from scheduler_core.encoding.events import Event
 from scheduler_core.encoding.wire import Wire
 from scheduler_core.model import Scenario
+from scheduler_core.plugins.node_declared_features import required_features
 from scheduler_core.release.choice import ReleaseChoice, ReleaseSource
 from scheduler_core.release.rules import Rules, Switch, rules_for, switches_between, with_switch
 from scheduler_core.release.versions import Release
@@ -27,6 +28,7 @@ from scheduler_core.scenario.dra import replayed_as
 # cannot tell them apart, so their runs are not made. (DynamicResourceAllocation itself also puts
 # the plugin in the default profile: it is always run.)
 _DRA_ONLY_PREFIXES = ("DRA",)
+_DECLARED_FEATURES_ONLY_PREFIX = "declared_features_"
 
 Runner = Callable[[Scenario], Iterable[Event]]
 Progress = Callable[[int, int, str], None]  # (done, total, what)
@@ -200,6 +202,9 @@ def _may_matter(scenario: Scenario, switch: Switch) -> bool:
     if switch.kind == "gate" and switch.name.startswith(_DRA_ONLY_PREFIXES):
         dra = scenario.dra
         return bool(dra.claims or dra.slices or dra.templates or any(p.resource_claims for p in scenario.pods))
+    if switch.kind == "code" and switch.name.startswith(_DECLARED_FEATURES_ONLY_PREFIX):
+        # the plugin's reason and inference: only a pod needing a node feature can tell them apart
+        return any(required_features(p) for p in scenario.pods)
     return True
 
 

@@ -417,4 +417,13 @@ def _workload_fields(workload: ControlledWorkload) -> tuple[Any, ...]:
 
 
 # What a node update may change (its name stays; where it was in the file and line too).
-_NODE_SPEC_AND_STATUS = ("labels", "taints", "unschedulable", "allocatable", "images", "conditions", "annotations")
+_NODE_SPEC_AND_STATUS = (
+    "labels",
+    "taints",
+    "unschedulable",
+    "allocatable",
+    "images",
+    "conditions",
+    "annotations",
+    "declared_features",
+)

@@ -14,7 +14,7 @@ from typing import Optional
 
 from scheduler_core.dra.allocator import AllocationError, gather_pools, selectors_match
 from scheduler_core.framework.dra_state import DraState
-from scheduler_core.model import AttributeValue, Device, DeviceRequest, Node, Pod, ResourceClaim, Version
+from scheduler_core.model import AttributeValue, Device, DeviceRequest, Node, Pod, ResourceClaim, Scenario, Version
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,3 +141,13 @@ def _describe(request: DeviceRequest) -> str:
         return f"{request.name}: {amount} x {exact.device_class_name}"
     options = " | ".join(f"{sub.count} x {sub.device_class_name}" for sub in request.first_available)
     return f"{request.name}: first of {options}"
+
+
+def scenario_devices(scenario: Scenario) -> tuple[list[NodeDevices], dict[str, list[PodClaim]]]:
+    """Every node's devices (when the scenario has ResourceSlices) and each pod's claims (for pods
+    with claims, keyed namespace/name), as the scheduler's DRA state sees them at the start."""
+    if not (scenario.dra.slices or scenario.dra.claims):
+        return [], {}
+    dra = DraState(scenario.dra)
+    devices = node_devices(dra, list(scenario.nodes)) if scenario.dra.slices else []
+    return devices, {pod.key: pod_claims(dra, pod) for pod in scenario.pods if pod.claim_sources}

@@ -425,13 +425,13 @@ class ProgressDeadline(Wire):
     exceeded: bool
 
 
-class RolloutStatus(Wire):
-    """A workload's rollout as its step left it (kubectl rollout status's counts): its kind and
+class RolloutCounts(Wire):
+    """kubectl rollout status's counts of a workload, the fields every form of a rollout shares (the
+    event's ``RolloutStatus``, ``timeline --json``'s ``RolloutEntry``): its kind and
     ``namespace/name``, the revision rolled out to (a Deployment's new ReplicaSet, a StatefulSet's
     update ControllerRevision) and its number, the replicas wanted, the live pods at the new
     revision (updated), all its live pods (replicas), the available (bound, not terminating) ones,
-    the pods of older revisions still there, whether it is complete, and the new pods still
-    pending when the step went quiet (a stuck rollout). ``partition``: a StatefulSet's."""
+    the pods of older revisions still there, and whether it is complete."""
 
     kind: str
     workload: str
@@ -444,6 +444,12 @@ class RolloutStatus(Wire):
     available: int
     old_pods: list[str]
     complete: bool
+
+
+class RolloutStatus(RolloutCounts):
+    """A workload's rollout as its step left it: its counts and the new pods still pending when the
+    step went quiet (a stuck rollout). ``partition``: a StatefulSet's."""
+
     pending: list[str]
     partition: Optional[int] = None
     paused: Optional[bool] = None  # a paused Deployment (spec.paused): True, else absent

@@ -21,6 +21,7 @@ from scheduler_core.encoding.events import (
     Event,
     ExtensionPoint,
     QueueMoved,
+    RolloutCounts,
     RolloutStatus,
     RunEnd,
     RunStart,
@@ -62,23 +63,12 @@ class DeadlineEntry(Wire):
     exceeded: bool
 
 
-class RolloutEntry(Wire, kw_only=True):
-    """A rollout of ``timeline --json`` and of the run view's steps: the step, every field of its
-    ``RolloutStatus`` (made from them: a field added there and not here fails loudly), the new pods
-    still pending with their messages, and kubectl rollout status's sentence."""
+class RolloutEntry(RolloutCounts, kw_only=True):
+    """A rollout of ``timeline --json`` and of the run view's steps: the step, the counts of its
+    ``RolloutStatus`` (declared once, in ``RolloutCounts``), the new pods still pending with their
+    messages, and kubectl rollout status's sentence."""
 
     step: int
-    kind: str
-    workload: str
-    revision: int
-    update_revision: str
-    strategy: str
-    desired: int
-    updated: int
-    replicas: int
-    available: int
-    old_pods: list[str]
-    complete: bool
     pending: list[PendingPod]
     partition: Optional[int] = None
     paused: Optional[bool] = None

@@ -73,10 +73,13 @@ BASE_MULTI_POINT: tuple[PluginRef, ...] = (
 
 
 def default_multi_point(features: Features) -> tuple[PluginRef, ...]:
-    """getDefaultPlugins with applyFeatureGates: DynamicResources just before DefaultPreemption when
+    """getDefaultPlugins with applyFeatureGates: NodeDeclaredFeatures last when its gate is on (on
+    by default from v1.36); DynamicResources just before DefaultPreemption when
     DynamicResourceAllocation is on (weight 2 once it scores, v1.35 on), so that PostFilter frees
     an idle claim before preempting a pod."""
     plugins = list(BASE_MULTI_POINT)
+    if features.enable_node_declared_features:
+        plugins.append(PluginRef(names.NODE_DECLARED_FEATURES))
     if features.enable_dynamic_resource_allocation:
         weight = 2 if features.dynamic_resources_scores else None
         plugins.insert(plugins.index(PluginRef(names.DEFAULT_PREEMPTION)), PluginRef(names.DYNAMIC_RESOURCES, weight))

@@ -179,6 +179,9 @@ class Container:
     ports: tuple[ContainerPort, ...] = ()
     restart_policy: str = ""  # "Always" marks a sidecar init container
     limits: ResourceList = field(default_factory=dict)  # read only to default pod-level resources
+    # spec's restartPolicyRules[].action, in order (NodeDeclaredFeatures infers a required feature
+    # from a RestartAllContainers action).
+    restart_rule_actions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,6 +278,10 @@ class Pod:
     doc_index: int = 0  # position in the scenario file: the queue's FIFO order for equal priority
     line: Optional[int] = None  # YAML line of the object, for messages
     volumes: tuple["Volume", ...] = ()  # spec.volumes (types in the storage section at the end)
+    # spec.hostNetwork and spec.hostUsers (None: unset, the default true); NodeDeclaredFeatures reads
+    # both (a hostNetwork pod in its own user namespace needs UserNamespacesHostNetworkSupport).
+    host_network: bool = False
+    host_users: Optional[bool] = None
     recorded: Optional[RecordedScheduling] = None  # status.conditions[type=PodScheduled], when dumped
     # The same condition as the run's writes leave it (the dump's to begin with).
     scheduled_condition: Optional[PodScheduledCondition] = None
@@ -341,6 +348,9 @@ class Node:
     conditions: tuple[NodeCondition, ...] = ()  # status.conditions, in the order written
     annotations: dict[str, str] = field(default_factory=dict)  # metadata.annotations
     resource_version: int = 0  # as the run's cluster gave it (see Pod.resource_version)
+    # status.declaredFeatures (NodeDeclaredFeatures; the API server keeps it sorted, no duplicates);
+    # read only with the release's gate on (the loader says so when it is off).
+    declared_features: tuple[str, ...] = ()
 
     def __repr__(self) -> str:
         return f"Node({self.name})"

@@ -43,6 +43,8 @@ class NoticeCode(str, Enum):
     # Invalid values the API server lets an existing pod keep (a required node affinity term's label
     # values): loaded as they are, never matching.
     KEPT_INVALID = "kept-invalid"
+    # Node status.declaredFeatures with NodeDeclaredFeatures off: the API server drops the field.
+    DECLARED_FEATURES_OFF = "declared-features-off"
 
 
 @dataclass(frozen=True, slots=True)

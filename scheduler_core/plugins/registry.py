@@ -22,6 +22,7 @@ from scheduler_core.plugins import (
     image_locality,
     inter_pod_affinity,
     node_affinity,
+    node_declared_features,
     node_name,
     node_ports,
     node_resources,
@@ -72,4 +73,6 @@ def in_tree_registry(features: Features = DEFAULT_RULES.features) -> Registry:
         names.IMAGE_LOCALITY: image_locality.new,
         names.DEFAULT_BINDER: default_binder.new,
     }
+    if features.declared_features_plugin_registered or features.enable_node_declared_features:
+        registry[names.NODE_DECLARED_FEATURES] = _adapted(features, node_declared_features.new)
     return registry

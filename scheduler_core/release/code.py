@@ -64,6 +64,27 @@ CODE_CHANGES: tuple[CodeChange, ...] = (
         "the devices a claim's prioritized list would get",
         "apis/config/v1/default_plugins.go: applyDynamicResources",
     ),
+    CodeChange(
+        "declared_features_plugin_registered",
+        35,
+        "NodeDeclaredFeatures is in the in-tree registry, built disabled while its gate is off (its "
+        "PreFilter skips every pod): a configuration may name it",
+        "framework/plugins/registry.go: nodedeclaredfeatures.New",
+    ),
+    CodeChange(
+        "declared_features_reason_unnamed",
+        36,
+        "NodeDeclaredFeatures' reason no longer names the missing features: \"node(s) didn't match Pod's "
+        'required features" instead of "node declared features check failed - unsatisfied requirements: ..."',
+        "nodedeclaredfeatures.go: errReasonUnsatisfiedRequirements (FeatureSet as a bitmap)",
+    ),
+    CodeChange(
+        "declared_features_user_namespaces_host_network",
+        36,
+        "NodeDeclaredFeatures requires UserNamespacesHostNetworkSupport of a pod on the host network in "
+        "its own user namespace (hostNetwork: true, hostUsers: false)",
+        "component-helpers nodedeclaredfeatures/features/registry.go: usernamespaceshostnetwork.Feature",
+    ),
     # Preemption (framework/preemption, plugins/default_preemption): how the chosen candidate is
     # carried out. Whether it is carried out in the cycle or by a goroutine is the
     # SchedulerAsyncPreemption gate's (features.enable_async_preemption).

@@ -82,6 +82,7 @@ FEATURE_SPECS: dict[str, tuple[Spec | Removed, ...]] = {
     "ContainerRestartRules": (Spec(34, False, A), Spec(35, True, B)),
     "RestartAllContainersOnContainerExits": (Spec(35, False, A), Spec(36, True, B)),
     "UserNamespacesHostNetworkSupport": (Spec(35, False, A),),
+    "UserNamespacesSupport": (Spec(32, False, B), Spec(33, True, B), Spec(36, True, GA, LOCKED)),
     # spreading
     "MatchLabelKeysInPodTopologySpread": (Spec(32, True, B),),
     "MatchLabelKeysInPodTopologySpreadSelectorMerge": (Spec(34, True, B),),
@@ -121,6 +122,12 @@ DEPENDENCIES: dict[str, tuple[str, ...]] = {
     "DRAPrioritizedList": ("DynamicResourceAllocation",),
     "DRASchedulerFilterTimeout": ("DynamicResourceAllocation",),
     "DRAWorkloadResourceClaims": ("DynamicResourceAllocation", "GenericWorkload"),
+    "InPlacePodLevelResourcesVerticalScaling": (
+        "InPlacePodVerticalScaling",
+        "PodLevelResources",
+        "NodeDeclaredFeatures",
+    ),
+    "RestartAllContainersOnContainerExits": ("ContainerRestartRules", "NodeDeclaredFeatures"),
 }
 DEPENDENCIES_CHECKED_SINCE = 35  # the release that added AddDependencies to the feature gate
 

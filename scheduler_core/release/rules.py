@@ -55,6 +55,9 @@ class Features:
     claim_owner_message_capitalized: bool
     dra_allocator_sorts_pools: bool
     balanced_allocation_scores_the_change: bool
+    declared_features_plugin_registered: bool
+    declared_features_reason_unnamed: bool
+    declared_features_user_namespaces_host_network: bool
     # code changes of the run to the end: the queue, the event handlers, scheduleOne
     backoff_keeps_errors_apart: bool
     backoff_counts_rejections: bool

@@ -287,16 +287,10 @@ def node_scheduling_properties_change(new: Node, old: Node, *, declared_features
         actions.append(ActionType.UPDATE_NODE_CONDITION)
     if old.annotations != new.annotations:
         actions.append(ActionType.UPDATE_NODE_ANNOTATION)
-    if declared_features and _declared_features(old) != _declared_features(new):
+    # extractNodeFeaturesChange: compared as lists (the API server keeps them sorted)
+    if declared_features and old.declared_features != new.declared_features:
         actions.append(ActionType.UPDATE_NODE_DECLARED_FEATURE)
     return [ClusterEvent(EventResource.NODE, action) for action in actions]
-
-
-def _declared_features(node: Node) -> tuple[str, ...]:
-    """status.declaredFeatures, compared as a list (the kubelet keeps it sorted). The node model
-    gains the field with the NodeDeclaredFeatures plugin (release-diffs E1); until then no node
-    declares any."""
-    return tuple(getattr(node, "declared_features", ()))
 
 
 def _conditions(node: Node) -> dict[str, str]:

@@ -551,7 +551,8 @@ class StepDriver:
 
     def _update_node(self, old: Node, node: Node, new_manifest: Manifest) -> Iterator[Event]:
         self.manifests[ObjectRef("Node", "", node.name)] = new_manifest
-        self.loop.cluster.update_node(node, _node_change_labels)
+        declared_features = self.loop.scenario.rules.gates.enabled("NodeDeclaredFeatures")
+        self.loop.cluster.update_node(node, lambda old, new: _node_change_labels(old, new, declared_features))
         yield from self.loop.drain_moves()
 
     def _set_unschedulable(self, name: str, unschedulable: bool) -> Iterator[Event]:
@@ -839,9 +840,9 @@ _ROLLOUT_STATUS = {
 }
 
 
-def _node_change_labels(old: Node, new: Node) -> str:
-    """How the story tells a node update: the scheduling events it gave."""
-    events = node_scheduling_properties_change(new, old)
+def _node_change_labels(old: Node, new: Node, declared_features: bool) -> str:
+    """How the story tells a node update: the scheduling events it gave (the release's extractors)."""
+    events = node_scheduling_properties_change(new, old, declared_features=declared_features)
     return ", ".join(event.label for event in events) or "no scheduling change"
 
 

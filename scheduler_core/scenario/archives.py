@@ -18,7 +18,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import IO, BinaryIO, Callable, Optional
 
-from scheduler_core.scenario.limits import Limits
+from scheduler_core.scenario.limits import Limits, megabytes
 
 CHUNK = 1024 * 1024
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
@@ -51,7 +51,7 @@ class Budget:
         self.unpacked_bytes += size
         if self.unpacked_bytes > self.limits.max_unpacked_bytes:
             raise ReadRefused(
-                f"{where}: the archive unpacks to more than {self.limits.max_unpacked_bytes} bytes "
+                f"{where}: the archive unpacks to more than {megabytes(self.limits.max_unpacked_bytes)} "
                 "(Limits.max_unpacked_bytes)"
             )
 
@@ -59,7 +59,7 @@ class Budget:
         self.read_bytes += size
         if self.read_bytes > self.limits.max_bytes:
             raise ReadRefused(
-                f"{where}: the scenario's YAML/JSON is more than {self.limits.max_bytes} bytes (Limits.max_bytes)"
+                f"{where}: the scenario's YAML/JSON is more than {megabytes(self.limits.max_bytes)} (Limits.max_bytes)"
             )
 
 

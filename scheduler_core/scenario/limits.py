@@ -21,3 +21,8 @@ class Limits:
     # them, all files together; these bound the walk itself, members that are not read included.
     max_files: int = 20_000  # entries of a directory tree or an archive
     max_unpacked_bytes: int = 1024 * MIB  # bytes an archive inflates to, skipped members included
+
+
+def megabytes(size: int) -> str:
+    """A size as a person reads it: "19.1 MB", "8 MB" (MB of 1,048,576 bytes, as the limits are set)."""
+    return f"{size / MIB:.1f}".removesuffix(".0") + " MB"

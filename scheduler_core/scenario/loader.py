@@ -42,9 +42,9 @@ from scheduler_core.scenario.errors import ScenarioError, ScenarioInvalid
 from scheduler_core.scenario.jsonstream import blank_container_logs
 from scheduler_core.scenario.fields import Context, Field
 from scheduler_core.scenario.gcpause import collector_paused
-from scheduler_core.scenario.limits import Limits
+from scheduler_core.scenario.limits import Limits, megabytes
 from scheduler_core.scenario.metadata import Metadata, read_metadata
-from scheduler_core.scenario.pods import SpecMemo
+from scheduler_core.scenario.pods import SpecMemo, check_gated_pod_fields
 from scheduler_core.scenario.validation import (
     is_dns1035_label,
     is_dns1123_label,
@@ -55,6 +55,8 @@ from scheduler_core.scenario import release_evidence
 from scheduler_core.release.choice import ReleaseEvidence, ReleaseRequest, choose_release
 from scheduler_core.release.gates import FeatureGateError
 from scheduler_core.release.rules import DEFAULT_RULES, Rules
+
+DECLARED_FEATURES_GATE = "NodeDeclaredFeatures"
 
 FILE = "scenario"  # the object named by whole-file problems
 
@@ -136,6 +138,7 @@ class _Collected:
     release_evidence: list[ReleaseEvidence] = field(default_factory=list)
     version_records: list[str] = field(default_factory=list)  # files read as version records
     config_obj: Optional[Field] = None  # the KubeSchedulerConfiguration, validated once the release is known
+    declared_features_ignored: list[str] = field(default_factory=list)  # nodes whose declaredFeatures the gate ignores
 
 
 class _LimitReached(Exception):
@@ -230,6 +233,9 @@ def _load(
         collected.ignored.pop(dra.TAINT_RULE_KIND, None)
     if collected.config_obj is not None and collected.config is not None:
         config_decoder.validate_config(collected.config, collected.config_obj, choice.rules.features)
+    if not choice.rules.gates.enabled(DECLARED_FEATURES_GATE):
+        _ignored_declared_features(collected)
+    check_gated_pod_fields(collected.pods, choice.rules.gates, errors)
     changes = changes_reader.finish(collected.changes_input, collected.nodes, collected.pods, errors)
     if changes is not None:  # the stand-in controllers read these kinds: no longer ignored
         for kind in CONTROLLED_KINDS:
@@ -268,8 +274,8 @@ def _within_total_size(sources: Sequence[SourceText], limits: Limits, errors: li
                 FILE,
                 "",
                 None,
-                f"the scenario's files hold {size} bytes together, more than the "
-                f"limit of {limits.max_bytes} (Limits.max_bytes)",
+                f"the scenario's files hold {megabytes(size)} together, more than the "
+                f"limit of {megabytes(limits.max_bytes)} (Limits.max_bytes)",
             )
         )
         return False
@@ -305,7 +311,8 @@ def _decode_text(
                 FILE,
                 "",
                 None,
-                f"the scenario is {size} bytes, more than the limit of {limits.max_bytes} (Limits.max_bytes)",
+                f"the scenario is {megabytes(size)}, more than the limit of {megabytes(limits.max_bytes)} "
+                "(Limits.max_bytes)",
                 file,
             )
         )
@@ -635,6 +642,16 @@ def _dra_reading(collected: _Collected) -> dra.DraReading:
     )
 
 
+def _ignored_declared_features(collected: _Collected) -> None:
+    """The node strategy's dropDisabledFields: without NodeDeclaredFeatures the API server keeps no
+    status.declaredFeatures, and nothing of the scheduler reads them (the plugin is not in the
+    profile, the node-update extractor is off). Said in a notice, not silently; the model keeps
+    them, for a replay of the same scenario under a release that has the gate on (an upgrade)."""
+    for node in collected.nodes:
+        if node.declared_features:
+            collected.declared_features_ignored.append(f"Node {node.name}")
+
+
 def _notices(collected: _Collected, changes_make_work: bool = False, rules: Optional[Rules] = None) -> list[Notice]:
     """What the loader leaves out, said once each: other kinds, finished pods, pods on absent nodes."""
     notices: list[Notice] = []
@@ -692,6 +709,17 @@ def _notices(collected: _Collected, changes_make_work: bool = False, rules: Opti
                 f"{len(absent)} pod(s) bound to node(s) not in the scenario "
                 f"({missing}{', ...' if len({p.node_name for p in absent}) > 5 else ''}) ignored",
                 tuple(f"Pod {p.key}" for p in absent),
+            )
+        )
+    if collected.declared_features_ignored:
+        dropped = collected.declared_features_ignored
+        notices.append(
+            Notice(
+                NoticeCode.DECLARED_FEATURES_OFF,
+                f"status.declaredFeatures of {len(dropped)} node(s) ignored: the feature gate "
+                f"{DECLARED_FEATURES_GATE} is off in this release (its API server drops the field) "
+                "and the NodeDeclaredFeatures plugin does not run",
+                tuple(dropped),
             )
         )
     kept = _kept_notice(collected.kept)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 from scheduler_core.model.labels import selector_from_map
@@ -21,7 +22,14 @@ from scheduler_core.scenario.fields import INT32_MAX, INT64_MAX, Field
 from scheduler_core.scenario.metadata import Metadata
 from scheduler_core.scenario.pods import PREEMPTION_POLICIES, TAINT_EFFECTS
 from scheduler_core.scenario.selectors import label_selector
-from scheduler_core.scenario.validation import check, check_str_enum, is_label_value, is_qualified_name, label_map
+from scheduler_core.scenario.validation import (
+    MAX_SUBDOMAIN_LENGTH,
+    check,
+    check_str_enum,
+    is_label_value,
+    is_qualified_name,
+    label_map,
+)
 
 
 # ---------------------------------------------------------------------- Node
@@ -38,7 +46,38 @@ def decode_node(obj: Field, meta: Metadata, doc_index: int) -> Node:
         node.allocatable = _allocatable(status)
         node.images = tuple(i for i in (_image(f) for f in status.get_list("images")) if i)
         node.conditions = _conditions(status)
+        node.declared_features = _declared_features(status)
     return node
+
+
+# validateNodeDeclaredFeatureName: an UpperCamelCase segment, then "/"-separated alphanumeric ones.
+_DECLARED_FEATURE = re.compile(r"[A-Z][a-zA-Z0-9]*(/[a-zA-Z][a-zA-Z0-9]*)*")
+_DECLARED_FEATURE_SHAPE = (
+    "must start with an UpperCamelCase segment, with subsequent segments separated by '/' "
+    "(e.g., MyFeature or MyFeature/mySubFeature), and contain only alphanumeric characters and slashes"
+)
+
+
+def _declared_features(status: Field) -> tuple[str, ...]:
+    """status.declaredFeatures as validateNodeDeclaredFeatures checks it: valid names, sorted, no
+    duplicates. Read whatever the release; the loader drops it when NodeDeclaredFeatures is off."""
+    items = status.get_list("declaredFeatures")
+    names = [item.as_str() for item in items]
+    for i, (item, name) in enumerate(zip(items, names)):
+        if len(name) > MAX_SUBDOMAIN_LENGTH:
+            item.error(
+                f'Invalid value: "{name[:80]}": invalid feature name "{name[:80]}": '
+                f"must be no more than {MAX_SUBDOMAIN_LENGTH} characters"
+            )
+        elif not _DECLARED_FEATURE.fullmatch(name):
+            item.error(f'Invalid value: "{name[:80]}": invalid feature name "{name[:80]}": {_DECLARED_FEATURE_SHAPE}')
+        if i + 1 < len(names):
+            following = items[i + 1]
+            if name == names[i + 1]:
+                following.error(f'Duplicate value: "{name[:80]}"')
+            elif name > names[i + 1]:
+                following.error(f'Invalid value: "{names[i + 1][:80]}": list must be sorted alphabetically')
+    return tuple(names)
 
 
 def _annotations(obj: Field) -> dict[str, str]:

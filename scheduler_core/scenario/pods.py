@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any, Callable, Optional
 
@@ -24,6 +25,8 @@ from scheduler_core.model import (
     Volume,
 )
 from scheduler_core.model.resources import aggregate_container_requests
+from scheduler_core.release.gates import FeatureGates
+from scheduler_core.scenario.errors import ScenarioError
 from scheduler_core.scenario import resources, volume_sources
 from scheduler_core.scenario.fields import INT32_MAX, INT64_MAX, Field
 from scheduler_core.scenario.metadata import Metadata
@@ -74,6 +77,8 @@ SPEC_FIELDS = (
     "overhead",
     "pod_level_requests",
     "volumes",
+    "host_network",
+    "host_users",
 )
 # frozen spec (nodeName left out) -> its SPEC_FIELDS values, for one load
 SpecMemo = dict[tuple[tuple[str, object], ...], tuple[object, ...]]
@@ -137,6 +142,9 @@ def _frozen(value: Any) -> object:
 def _decode_spec(obj: Field, spec: Field, pod: Pod) -> None:
     _decode_scheduling(spec, pod)
     host_network = spec.get_bool("hostNetwork")
+    pod.host_network = host_network
+    host_users = spec.get("hostUsers")
+    pod.host_users = host_users.as_bool(True) if host_users is not None else None
     pod.containers = _containers(spec, "containers", required=True, host_network=host_network)
     pod.init_containers = _containers(spec, "initContainers", required=False, host_network=host_network)
     _check_unique_containers(pod.containers + pod.init_containers, spec)
@@ -508,11 +516,55 @@ def _container(item: Field, init: bool, host_network: bool) -> Optional[Containe
         return None
     name = _dns_label_name(item)
     restart = item.get_str("restartPolicy")
-    if init and restart and restart != "Always":
-        item.error_at("restartPolicy", f'unsupported value "{restart[:80]}": supported values: "Always"')
+    if restart and restart not in CONTAINER_RESTART_POLICIES:
+        # the values ContainerRestartRules allows (v1.35 on); which of them a release takes is
+        # checked once it is known (check_gated_pod_fields)
+        item.error_at("restartPolicy", f'unsupported value "{restart[:80]}": supported values: {_SUPPORTED_POLICIES}')
     requests, limits = resources.container_resources(item.get("resources"))
     ports = tuple(p for p in (_port(p, host_network, check_host_network=not init) for p in item.get_list("ports")) if p)
-    return Container(name, item.get_str("image"), requests, ports, restart, limits)
+    actions = _restart_rule_actions(item, restart)
+    return Container(name, item.get_str("image"), requests, ports, restart, limits, actions)
+
+
+RESTART_ALWAYS = "Always"  # on an init container: a sidecar
+CONTAINER_RESTART_POLICIES = (RESTART_ALWAYS, "Never", "OnFailure")
+_SUPPORTED_POLICIES = ", ".join(f'"{policy}"' for policy in CONTAINER_RESTART_POLICIES)
+RESTART_ALL_CONTAINERS = "RestartAllContainers"  # allowed with RestartAllContainersOnContainerExits
+RESTART_RULE_ACTIONS = ("Restart", RESTART_ALL_CONTAINERS)
+RESTART_RULE_OPERATORS = ("In", "NotIn")
+MAX_RESTART_RULES = 20
+MAX_RESTART_RULE_EXIT_CODES = 255
+
+
+def _restart_rule_actions(item: Field, restart: str) -> tuple[str, ...]:
+    """restartPolicyRules' actions, checked as validateContainerRestartPolicy does whatever the
+    gates; what the gates decide (ContainerRestartRules drops the rules, RestartAllContainers
+    needs its gate) the loader checks once the release is known (check_gated_pod_fields)."""
+    rules = item.get_list("restartPolicyRules")
+    if not rules:
+        return ()
+    if not restart:
+        item.error_at("restartPolicy", "Required value: must specify restartPolicy when restart rules are used")
+    if len(rules) > MAX_RESTART_RULES:
+        item.error_at("restartPolicyRules", f"Too many: {len(rules)}: must have at most {MAX_RESTART_RULES} items")
+    actions = []
+    for rule in rules:
+        if not rule.expect_map():
+            continue
+        action = rule.get_str("action")
+        if check_str_enum(rule.get("action") or rule, action, RESTART_RULE_ACTIONS):
+            actions.append(action)
+        exit_codes = rule.get_map("exitCodes")
+        if exit_codes is None:
+            rule.error_at("exitCodes", "Required value: must be specified")
+            continue
+        check_str_enum(exit_codes.get("operator") or exit_codes, exit_codes.get_str("operator"), RESTART_RULE_OPERATORS)
+        values = exit_codes.get_list("values")
+        if len(values) > MAX_RESTART_RULE_EXIT_CODES:
+            exit_codes.error_at(
+                "values", f"Too many: {len(values)}: must have at most {MAX_RESTART_RULE_EXIT_CODES} items"
+            )
+    return tuple(actions)
 
 
 def _port(item: Field, host_network: bool, check_host_network: bool) -> Optional[ContainerPort]:
@@ -615,3 +667,78 @@ def _ephemeral_template(source: Field) -> None:
         template.error_at("spec", "Required value")
         return
     volume_sources.claim_spec(spec)
+
+
+# ---------------------------------------------------------------------- fields the release's gates decide
+
+
+def check_gated_pod_fields(pods: list[Pod], gates: FeatureGates, errors: list[ScenarioError]) -> None:
+    """What the release's API server does with the fields NodeDeclaredFeatures infers from, once
+    the release is known: dropDisabledPodFields drops hostUsers without UserNamespacesSupport and
+    the containers' restart policies (an init container's Always excepted) and rules without
+    ContainerRestartRules; validation refuses what the gates do not allow."""
+    for pod in pods:
+        if not gates.enabled("UserNamespacesSupport"):
+            pod.host_users = None
+        if gates.enabled("ContainerRestartRules"):
+            _check_restart_rules(pod, gates.enabled("RestartAllContainersOnContainerExits"), errors)
+        elif gates.known("ContainerRestartRules"):
+            pod.containers = _restart_rules_dropped(pod.containers, init=False)
+            pod.init_containers = _restart_rules_dropped(pod.init_containers, init=True)
+        else:
+            _check_restart_policies_before_rules(pod, errors)
+        if pod.host_network and pod.host_users is False and not gates.enabled("UserNamespacesHostNetworkSupport"):
+            _refuse(pod, "spec.hostNetwork", "Forbidden: when `hostUsers` is false", errors)
+
+
+def _refuse(pod: Pod, path: str, message: str, errors: list[ScenarioError]) -> None:
+    errors.append(ScenarioError(f"Pod {pod.key}", path, pod.line, message))
+
+
+def _check_restart_rules(pod: Pod, restart_all: bool, errors: list[ScenarioError]) -> None:
+    """validateContainerRestartPolicy's gated parts: RestartAllContainers needs its gate, and so do
+    rules on a sidecar (validateInitContainerRestartPolicy)."""
+    for key, containers in (("containers", pod.containers), ("initContainers", pod.init_containers)):
+        for i, container in enumerate(containers):
+            if restart_all:
+                continue
+            if (
+                key == "initContainers"
+                and container.restart_policy == RESTART_ALWAYS
+                and container.restart_rule_actions
+            ):
+                message = "Forbidden: restartPolicyRules are not allowed for init containers with restart policy Always"
+                _refuse(pod, f"spec.{key}[{i}].restartPolicyRules", message, errors)
+                continue
+            for j, action in enumerate(container.restart_rule_actions):
+                if action == RESTART_ALL_CONTAINERS:
+                    message = f'Unsupported value: "{action}": supported values: "Restart"'
+                    _refuse(pod, f"spec.{key}[{i}].restartPolicyRules[{j}].action", message, errors)
+
+
+def _check_restart_policies_before_rules(pod: Pod, errors: list[ScenarioError]) -> None:
+    """v1.32, v1.33 (no ContainerRestartRules): only an init container may have a restart policy,
+    Always; restartPolicyRules is a field these releases do not know (not read)."""
+    for i, container in enumerate(pod.init_containers):
+        if container.restart_policy and container.restart_policy != RESTART_ALWAYS:
+            message = f'unsupported value "{container.restart_policy}": supported values: "{RESTART_ALWAYS}"'
+            _refuse(pod, f"spec.initContainers[{i}].restartPolicy", message, errors)
+    for i, container in enumerate(pod.containers):
+        if container.restart_policy:
+            _refuse(
+                pod, f"spec.containers[{i}].restartPolicy", "Forbidden: may not be set for non-init containers", errors
+            )
+    pod.containers = _restart_rules_dropped(pod.containers, init=False)
+    pod.init_containers = _restart_rules_dropped(pod.init_containers, init=True)
+
+
+def _restart_rules_dropped(containers: tuple[Container, ...], init: bool) -> tuple[Container, ...]:
+    """dropContainerRestartRules: no rules, and no restart policy but an init container's Always."""
+
+    def kept(container: Container) -> Container:
+        policy = container.restart_policy if init and container.restart_policy == RESTART_ALWAYS else ""
+        if policy == container.restart_policy and not container.restart_rule_actions:
+            return container
+        return replace(container, restart_policy=policy, restart_rule_actions=())
+
+    return tuple(kept(c) for c in containers)

@@ -29,7 +29,7 @@ from scheduler_core.scenario.archives import (
 )
 from scheduler_core.scenario.errors import ScenarioError, ScenarioInvalid
 from scheduler_core.scenario.layouts import is_yaml_or_json, kind_from_path, vocabulary
-from scheduler_core.scenario.limits import Limits
+from scheduler_core.scenario.limits import Limits, megabytes
 from scheduler_core.release.choice import ReleaseRequest
 from scheduler_core.scenario.jsonstream import blank_container_logs
 from scheduler_core.scenario.loader import (
@@ -172,7 +172,8 @@ def _add_file(path: str, stream: BinaryIO, size: int, only: bool, found: SourceS
     budget.count_file(path)
     if size > budget.limits.max_bytes:  # refused before it is read, as the loader would after
         raise ReadRefused(
-            f"{path}: the scenario is {size} bytes, more than the limit of {budget.limits.max_bytes} (Limits.max_bytes)"
+            f"{path}: the scenario is {megabytes(size)}, more than the limit of {megabytes(budget.limits.max_bytes)} "
+            "(Limits.max_bytes)"
         )
     data = stream.read()
     budget.keep(len(data), path)

@@ -109,8 +109,8 @@ function methodText(method, why) {
 }
 
 /** A rate as the server measured it, for reading: whole copies per second. */
-function perSecond(rate, unit = "per second") {
-  return rate === null || rate === undefined ? "" : `, ${Math.round(rate).toLocaleString("en")} ${unit}`;
+function perSecond(rate) {
+  return rate === null || rate === undefined ? "" : `, ${Math.round(rate).toLocaleString("en")} per second`;
 }
 
 export function progressText({ status, done, estimate, method, copies, copiesPerSecond, copiesQuestion }) {
@@ -199,7 +199,7 @@ function copiesView(c, progress) {
     h("p.capacity-verdict", `${c.fits.toLocaleString("en")} more fit (${c.target}).`),
     h("p.capacity-method", methodText(c.method, c.why)),
     c.method !== "trials" && progress.copiesPerSecond !== null
-      ? h("p.capacity-rate", `${progress.copies.toLocaleString("en")} copies${perSecond(progress.copiesPerSecond, "per CPU second")} of the worker's pass.`)
+      ? h("p.capacity-rate", `${progress.copies.toLocaleString("en")} copies tried in one pass over the cluster.`)
       : (c.method === "trials" ? h("p.capacity-rate", `${c.trials} trial runs.`) : null),
     per.nodeCount ? h("table.data.capacity-per-node",
       h("caption", `Copies per node: ${per.total.toLocaleString("en")} on ${per.nodeCount.toLocaleString("en")} node(s)`),
@@ -209,7 +209,7 @@ function copiesView(c, progress) {
       : h("p.muted", "No copy fits on any node."),
     c.perDomain ? domainsView(c.perDomain) : null,
     c.stoppedAtMax
-      ? h("p.capacity-max", `Stopped at --max ${c.bound}: at least ${c.fits.toLocaleString("en")} fit`,
+      ? h("p.capacity-max", `Stopped at the most you asked for (${c.bound.toLocaleString("en")}): at least ${c.fits.toLocaleString("en")} fit`,
         c.countedTotal !== null ? ` (counting says ${c.countedTotal.toLocaleString("en")} fit).` : ".")
       : [h("p.capacity-stopper", "The next copy, ", h("span.capacity-stopped-by", c.stoppedBy), ", does not fit: ", h("code", c.message)),
         c.messageExact ? null : h("p.muted", "The reason per domain: placing the copies one by one gives the scheduler's exact message."),
@@ -244,10 +244,12 @@ function removableView(r) {
 }
 
 function fragmentationView(f) {
+  // The amounts with their unit, as the server wrote them (an answer stored before it wrote them: the count).
+  const text = (r, key) => r[`${key}Text`] ?? String(r[key]);
   const chart = h("div.chart.capacity-fragmentation-chart");
   const names = f.resources.map((r) => safe(r.resource));
   const share = (value, total) => (total ? (100 * value) / total : 0);
-  const hover = (label, key) => f.resources.map((r) => safe(`${label}: ${r[key]} of ${r.freeTotal} free (${r.resource})`));
+  const hover = (label, key) => f.resources.map((r) => safe(`${label}: ${text(r, key)} of ${text(r, "freeTotal")} free (${r.resource})`));
   draw(chart, [
     { type: "bar", name: "largest request that fits on one node", x: names, y: f.resources.map((r) => share(r.largestFit, r.freeTotal)),
       hovertext: hover("largest fit", "largestFit"), hoverinfo: "text" },
@@ -256,9 +258,9 @@ function fragmentationView(f) {
   ], { barmode: "group", yaxis: { title: { text: "% of the free capacity" }, range: [0, 100] }, height: 280 }, "fragmentation");
   return h("div.capacity-fragmentation", chart,
     h("table.data", h("thead", h("tr", ["resource", "free in total", "largest that fits (node)", "stranded (nodes)"].map((t) => h("th", { scope: "col" }, t)))),
-      h("tbody", f.resources.map((r) => h("tr", h("td", r.resource), h("td", String(r.freeTotal)),
-        h("td", `${r.largestFit} (${r.largestNode || "no node"})`),
-        h("td", `${r.strandedTotal}${r.stranded.length ? ` (${r.stranded.slice(0, 5).map((s) => s.node).join(", ")}${r.stranded.length > 5 ? ", …" : ""})` : ""}`))))));
+      h("tbody", f.resources.map((r) => h("tr", h("td", r.resource), h("td", text(r, "freeTotal")),
+        h("td", `${text(r, "largestFit")} (${r.largestNode || "no node"})`),
+        h("td", `${text(r, "strandedTotal")}${r.stranded.length ? ` (${r.stranded.slice(0, 5).map((s) => s.node).join(", ")}${r.stranded.length > 5 ? ", …" : ""})` : ""}`))))));
 }
 
 function decidingView(q) {

@@ -70,6 +70,15 @@ function stepList(steps, { edit, readOnly }) {
   }));
 }
 
+/** "new-node-", else "new-node-2-", ...: a prefix no addNodes of the steps uses (a second "add
+ * nodes like" with the form's default made names the first had made, and the run refused it). */
+function unusedPrefix(steps) {
+  const used = new Set(steps.flatMap((step) => (step.operations || []).map((op) => op.addNodes?.prefix).filter(Boolean)));
+  let prefix = "new-node-";
+  for (let n = 2; used.has(prefix); n += 1) prefix = `new-node-${n}-`;
+  return prefix;
+}
+
 function addForm(read, steps, form, edit) {
   const workloads = read.workloads.map((w) => [`${w.kind}/${w.namespace}/${w.name}`, `${w.kind} ${w.namespace}/${w.name} (${w.replicas} now)`]);
   const nodes = read.nodes.map((n) => [n.name, n.name]);
@@ -92,7 +101,7 @@ function addForm(read, steps, form, edit) {
   form.container = containers.includes(form.container) ? form.container : containers.length === 1 ? containers[0] : "";
   if (form.replicas === undefined) form.replicas = String((read.workloads[0]?.replicas ?? 0) + 1);
   form.count ||= "1";
-  form.prefix ||= "new-node-";
+  form.prefix ||= unusedPrefix(steps);
   form.name ??= "";
   for (const key of ["image", "requests", "limits", "nodeSelector", "tolerations", "affinity", "patch", "manifest"]) form[key] ??= "";
   if (form.target !== "new" && Number(form.target) > steps.length) form.target = "new";
@@ -124,6 +133,7 @@ function addForm(read, steps, form, edit) {
       return all;
     });
     form.name = "";
+    if (form.verb === "addNodes") form.prefix = ""; // the next one gets a prefix no step uses yet
   };
   const redrawOn = (key) => ({ onchange: (e) => { form[key] = e.target.value; form.error = ""; form.redraw(); } });
   return h("form.changes-form#changes-form", { onsubmit: submit, novalidate: true },

@@ -121,6 +121,20 @@ class RunController {
     this.render(true);
   }
 
+  /** A run that "succeeded" ran to its end; a rollout it left stuck is said beside that word, each
+   * with kubectl rollout status's sentence as the engine wrote it (OnDelete waits are not stuck). */
+  onStory(story) {
+    this.recorded.show(story);
+    const stuck = (story.steps || []).flatMap((step) => (step.summary?.rollouts || [])
+      .filter((r) => !r.complete && r.strategy !== "OnDelete").map((r) => ({ step: step.step, rollout: r })));
+    this.stuckLine.hidden = !stuck.length;
+    mount(this.stuckLine, stuck.length ? [
+      h("strong", `The run ended with ${stuck.length} rollout(s) stuck: `),
+      stuck.map(({ step, rollout }, i) => [i ? "; " : "", `${rollout.kind} ${rollout.workload} at the end of step ${step} (`, h("code", rollout.status), ")"]),
+      " — the Steps table below says which pods are pending and why."] : []);
+    this.root.dataset.rolloutsStuck = String(stuck.length);
+  }
+
   /** The run's story (GET /api/runs/N/timeline), read once the run has ended: the timeline panel
    * (a run to the end) and the recorded answers beside the replay (any run) draw from it. */
   loadStory() {
@@ -224,7 +238,7 @@ class RunController {
     // A run to the end: its attempts, queue moves and cluster changes in order, read once it has ended.
     this.recorded = new RecordedPanel();
     this.timeline = this.run.mode === "timeline"
-      ? new TimelinePanel(this.runId, (cycle) => this.goAttempt(cycle), (story) => this.recorded.show(story), this.stepOptions())
+      ? new TimelinePanel(this.runId, (cycle) => this.goAttempt(cycle), (story) => this.onStory(story), this.stepOptions())
       : null;
     if (this.timeline) this.timeline.current = this.pos.cycle;
     this.progress = h("progress", { max: "1", value: "0", "aria-label": "cycles finished" });
@@ -235,11 +249,13 @@ class RunController {
     this.view = h("div#step-view", { tabindex: "-1" });
     this.heading = h("h2#step-heading");
     this.errorLine = h("p.notice.notice-error.run-error", { role: "alert", hidden: true });
+    this.stuckLine = h("p.notice.notice-warn.run-stuck#run-stuck", { hidden: true });
     mount(this.root,
       h("div.run-status", this.progress, this.progressText, actions ? actions(this) : null),
       // The release this run is replayed as and why (chosen when it started: the server's sentence).
       releaseLine(this.run.release, { id: "run-release", lead: "Replayed as" }),
       this.errorLine,
+      this.stuckLine,
       this.recorded.el,
       this.timeline?.el ?? null,
       h("nav.stepper", { "aria-label": "run steps" },

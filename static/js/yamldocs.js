@@ -163,7 +163,9 @@ export function formatTaints(taints) {
   return taints.map((t) => `${str(t.key)}${t.value ? `=${str(t.value)}` : ""}:${str(t.effect)}`).join(", ");
 }
 
-/** "key=value:NoSchedule, other:NoExecute" -> [{key, value?, effect}] */
+/** "key=value:NoSchedule, other:NoExecute" -> [{key, value?, effect}]. A taint typed without an
+ * effect is written without one: the check then names spec.taints[i].effect as the API server
+ * would, rather than a NoSchedule the user never typed. */
 export function parseTaints(text) {
   const out = [];
   for (const part of text.split(",")) {
@@ -171,11 +173,11 @@ export function parseTaints(text) {
     if (!item) continue;
     const colon = item.lastIndexOf(":");
     const head = colon >= 0 ? item.slice(0, colon) : item;
-    const effect = colon >= 0 ? item.slice(colon + 1).trim() : "NoSchedule";
+    const effect = colon >= 0 ? item.slice(colon + 1).trim() : "";
     const eq = head.indexOf("=");
     const taint = { key: (eq >= 0 ? head.slice(0, eq) : head).trim() };
     if (eq >= 0 && head.slice(eq + 1).trim()) taint.value = head.slice(eq + 1).trim();
-    taint.effect = effect;
+    if (effect) taint.effect = effect;
     out.push(taint);
   }
   return out;
@@ -346,8 +348,11 @@ export const podFields = {
   labels: (obj, text) => setOrDelete(ensure(obj, "metadata"), "labels", parseMap(text)),
   nodeName: (obj, text) => setOrDelete(ensure(obj, "spec"), "nodeName", text.trim()),
   priority: (obj, text) => {
+    // A whole number is written as one; anything else as typed (not NaN, which YAML writes .nan),
+    // so the check names spec.priority and the line as the API server would refuse it.
     const value = text.trim();
-    setOrDelete(ensure(obj, "spec"), "priority", value === "" ? undefined : Number.parseInt(value, 10));
+    const typed = /^[+-]?\d+$/.test(value) ? Number.parseInt(value, 10) : value;
+    setOrDelete(ensure(obj, "spec"), "priority", value === "" ? undefined : typed);
   },
   requests: (obj, text) => {
     const s = ensure(obj, "spec");

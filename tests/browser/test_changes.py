@@ -314,6 +314,11 @@ def test_a_rollout_added_in_the_panel_runs_stuck_and_the_step_names_its_pending_
     row = panel.locator("#steps-summary tr.step-row[data-step='1']")
     expect(row.locator("td.created .count")).to_have_text("1")
     expect(row.locator("td.pending .count")).to_have_text("1")
+    # "succeeded" (the run ran to its end) is not the whole word: the stuck rollout is said beside it.
+    expect(page.locator("#run-stuck")).to_contain_text(
+        "The run ended with 1 rollout(s) stuck: Deployment default/web at the end of step 1 "
+        '(Waiting for deployment "web" rollout to finish: 1 out of 3 new replicas have been updated...)'
+    )
     rollout = panel.locator("tr.rollout-row[data-step='1']")
     expect(rollout).to_have_count(1)
     expect(rollout).to_have_attribute("data-workload", "default/web")
@@ -462,3 +467,21 @@ def test_stateful_and_daemon_set_rollouts_have_their_rows_and_a_pending_pod_outs
     row.locator("td.pending summary").click()
     expect(row.locator("td.pending li strong")).to_have_text(["default/big"])
     expect(row.locator("td.pending li .why")).to_contain_text(["0/3 nodes are available: 3 Insufficient cpu."])
+
+
+def test_a_second_add_nodes_with_the_form_s_defaults_gets_names_of_its_own(page):
+    """The second "add nodes like" with the default prefix made names the first had made (issue 51)."""
+    created = api_post(page, "/api/scenarios", {"name": "grow", "text": SCENARIO})
+    page.goto(f"{page.base_url}/scenarios/{created['id']}/")
+    expect(page.locator("#validity")).to_contain_text("valid")
+    page.click("#tab-changes")
+    _add(page, "addNodes", select={"#changes-node": "n2"})
+    expect(page.locator("#changes-steps li.changes-op")).to_have_count(1)
+    page.select_option("#changes-verb", "addNodes")
+    expect(page.locator("#changes-prefix")).to_have_value("new-node-2-")
+    page.select_option("#changes-node", "n2")
+    page.click("#changes-add")
+    expect(page.locator("#changes-steps li.changes-op")).to_have_count(2)
+    text = editor_text(page)
+    assert "prefix: new-node-\n" in text and "prefix: new-node-2-\n" in text
+    expect(page.locator("#validity")).to_contain_text("✓ valid")

@@ -220,3 +220,33 @@ spec:
     expect(gated.locator("summary")).to_contain_text("1 pending pod(s) with scheduling gates")
     gated.locator("summary").click()
     expect(gated.locator(".notice-objects li")).to_have_text(["Pod default/gated"])
+
+
+def test_a_cell_typed_wrong_is_written_as_typed_and_named_by_the_check(page):
+    """ "abc" as a priority was written .nan (NaN) and a taint without an effect became NoSchedule in
+    silence (issue 51 item 10): both are written as typed and the check names the field and line."""
+    open_editor(page, cluster_text(1, 1))
+    page.click("#tab-tables")
+    priority = page.locator("[data-key='pod-0-priority']")
+    priority.fill("abc")
+    priority.press("Enter")
+    expect_editor_text(page, re.compile(r"priority: abc\n"))
+    taints = page.locator("[data-key='node-0-taints']")
+    taints.fill("garbage")
+    taints.press("Enter")
+    expect_editor_text(page, re.compile(r"taints:\n\s+- key: garbage\nstatus:"))
+    expect(page.locator("#validity")).to_contain_text("problem")
+    problems = page.locator("#error-list")
+    expect(problems).to_contain_text("spec.priority: expected an integer")
+    expect(problems).to_contain_text("spec.taints[0].effect: Required value")
+
+
+def test_a_rename_shows_at_once_and_keeps_the_version(page):
+    scenario_id = open_editor(page, cluster_text(1, 1))
+    page.fill("#scenario-name", "renamed cluster")
+    page.keyboard.press("Control+s")
+    expect(page.locator("#scenario-title")).to_have_text("renamed cluster")
+    expect(page).to_have_title("renamed cluster · SchedLab")
+    expect(page.locator("#notices")).to_contain_text("Renamed: still version 1.")
+    versions = page.evaluate(f"fetch('/api/scenarios/{scenario_id}/versions').then((r) => r.json())")
+    assert [v["number"] for v in versions] == [1]

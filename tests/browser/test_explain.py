@@ -255,7 +255,25 @@ def test_only_preemption_says_no_node_would_have_room_and_never_above_a_preempti
     dra = page.locator("section.panel", has=page.locator("h3", has_text="DynamicResources"))
     expect(dra).to_contain_text("no new claims to deallocate")
     expect(page.locator("section.panel", has=page.locator("h3", has_text="DefaultPreemption"))).to_contain_text("★ a")
-    expect(page.get_by_text("No node would have room even after preempting lower-priority pods.")).to_have_count(0)
+    expect(page.get_by_text(re.compile("No candidate node"))).to_have_count(0)
+
+
+def test_a_preemption_that_finds_no_candidate_says_so_with_its_reasons_not_a_cause_of_its_own(page):
+    """Every pod at the pending pod's priority: no victim anywhere. The box said "No node would have
+    room even after preempting lower-priority pods" where no pod had a lower priority (issue 51)."""
+    nodes = "".join(
+        f"---\napiVersion: v1\nkind: Node\nmetadata: {{name: {n}}}\nstatus: {{allocatable: {{cpu: '1', pods: '10'}}}}\n"
+        f"---\napiVersion: v1\nkind: Pod\nmetadata: {{name: busy-{n}}}\nspec: {{nodeName: {n}, "
+        "containers: [{name: c, image: x, resources: {requests: {cpu: '1'}}}]}\n"
+        for n in ("a", "b")
+    )
+    pending = "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: x, resources: {requests: {cpu: '1'}}}]}\n"
+    run_id = run_text(page, "no victims", nodes + pending)
+    open_step(page, run_id, 0, "PostFilter")
+    box = page.locator("section.panel", has=page.locator("h3", has_text="DefaultPreemption"))
+    expect(box).to_contain_text("No preemption victims found for incoming pod")
+    expect(box).to_contain_text("No candidate node: preemption would not help on any node (the reasons above say why).")
+    expect(page.get_by_text(re.compile("lower-priority"))).to_have_count(0)
 
 
 def test_scoring_steps_of_a_single_feasible_node_are_drawn_as_skipped(page, snap):
@@ -333,10 +351,18 @@ def test_create_blank_opens_a_small_valid_template(page, snap):
 def test_demo_descriptions_say_what_each_example_teaches(page):
     page.goto(page.base_url + "/")
     descriptions = page.locator("#demo-list .demo-description")
-    expect(descriptions).to_have_count(5)
+    expect(descriptions).to_have_count(10)  # the seeds and examples/' preemption, steps, capacity and DRA files
     for text in descriptions.all_text_contents():
         assert len(text) > 80 and "maxSkew" not in text and "Hand-written" not in text and not text.endswith(","), text
     expect(page.locator("#demo-list li", has_text="conflicting")).to_contain_text("No node satisfies both")
+
+
+def test_an_example_demo_runs_to_the_end_from_the_list(page):
+    """The stuck rollout of examples/ as a new user meets it: demo -> run -> the stuck line."""
+    create_from_demo(page, "rollout_stuck")
+    start_run(page)
+    expect(page.locator("#run-root")).to_have_attribute("data-status", "succeeded", timeout=60_000)
+    expect(page.locator("#run-stuck")).to_contain_text("rollout(s) stuck: Deployment default/web")
 
 
 def test_arrows_step_even_when_the_cycle_picker_has_focus(page):

@@ -114,4 +114,12 @@ def test_the_capacity_answers_read_only_fields_their_declarations_have(page):
     expect(answer.locator(".capacity-verdicts li")).not_to_have_count(0, timeout=ANSWER_MS)
     page.locator("#capacity-fragmentation").click()
     expect(answer.locator(".capacity-fragmentation table tbody tr")).not_to_have_count(0, timeout=ANSWER_MS)
+    # Amounts with their unit, as the engine writes them (not 23622320128 bytes or 4000 millicores bare).
+    rows = answer.locator(".capacity-fragmentation table tbody tr")
+    cells = {
+        rows.nth(i).locator("td").nth(0).inner_text(): rows.nth(i).locator("td").nth(1).inner_text()
+        for i in range(rows.count())
+    }
+    assert cells["cpu"].endswith("m"), cells
+    assert cells["memory"][-2:] in ("Ki", "Mi", "Gi", "Ti"), cells
     assert violations(page) == []

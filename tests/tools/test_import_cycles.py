@@ -1,7 +1,8 @@
 """tools/import_cycles.py: the project's modules import each other without a cycle (imports inside
 functions and under TYPE_CHECKING count), the framework imports no plugin (issue 23), the engine's
 packages import only downward, nothing is loose at its top, and the web app reaches the engine through
-webui/services/engine.py alone (issue 40)."""
+webui/services/engine.py alone (issue 40), which imports the engine's published API
+(scheduler_core/api.py) and nothing else (issue 49)."""
 
 from __future__ import annotations
 
@@ -65,9 +66,25 @@ def test_the_engine_imports_nothing_of_the_web_app(project_graph):
 
 def test_the_web_app_reaches_the_engine_through_its_one_door(project_graph):
     assert import_cycles.imports_past_the_door(project_graph) == []
-    assert ("webui.services.engine", "scheduler_core") in import_cycles.imports_between(
-        project_graph, "webui", "scheduler_core"
+    assert import_cycles.imports_between(project_graph, "webui", "scheduler_core") == [
+        ("webui.services.engine", "scheduler_core.api")
+    ]
+
+
+def test_the_web_app_imports_the_engine_s_published_api_and_nothing_of_its_insides(project_graph, tmp_path):
+    assert import_cycles.imports_beside_the_api(project_graph) == []
+    _write(
+        tmp_path,
+        {
+            "eng/__init__.py": "",
+            "eng/api.py": "from eng.inside import thing\n",
+            "eng/inside.py": "thing = 1\n",
+            "web/__init__.py": "",
+            "web/door.py": "from eng.api import thing\ndef later():\n    from eng.inside import thing\n",
+        },
     )
+    graph = import_cycles.build_graph(tmp_path, ("eng", "web"))
+    assert import_cycles.imports_beside_the_api(graph, "web", "eng", "eng.api") == [("web.door", "eng.inside")]
 
 
 def test_an_engine_import_past_the_door_is_named_even_inside_a_function_or_a_migration(tmp_path):

@@ -101,7 +101,17 @@ def test_the_compare_and_share_pages_render_their_shells(client: Client, owned_r
 def test_a_page_about_something_that_does_not_exist_is_a_404(owner: Client, path: str):
     response = owner.get(path)
     assert response.status_code == 404
-    assert "data-run-id" not in response.content.decode()
+    page = response.content.decode()
+    assert "data-run-id" not in page
+    # In words, not Django's bare "Not Found": why a link may show nothing, and the way home.
+    assert "<h1>Not here</h1>" in page and "browser session that made it" in page and 'href="/"' in page
+
+
+def test_a_share_link_that_does_not_exist_is_a_404_without_the_read_only_banner(stranger: Client):
+    response = stranger.get("/share/no-such-token")
+    assert response.status_code == 404
+    page = response.content.decode()
+    assert "this share link does not exist or was revoked" in page and "Read-only shared link" not in page
 
 
 def test_someone_elses_run_and_scenario_are_404s_as_in_the_api(owner: Client, stranger: Client, owned_run: Run):

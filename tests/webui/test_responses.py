@@ -46,3 +46,28 @@ def test_stored_gzipped_json_is_sent_as_the_client_can_read_it(accepts):
     assert response.content == (stored if accepts else BODY)
     assert (response.get("Content-Encoding") == "gzip") is accepts
     assert "Accept-Encoding" in response["Vary"]
+
+
+def test_a_streamed_answer_is_pulled_chunk_by_chunk_under_asgi_and_iterated_under_wsgi():
+    import asyncio
+
+    from django.core.handlers.asgi import ASGIRequest
+
+    pulled = []
+
+    def chunks():
+        for part in (b'{"a":', b"1}"):
+            pulled.append(part)
+            yield part
+
+    wsgi = responses.streamed_json(request(False), chunks())
+    assert not wsgi.is_async and pulled == [] and b"".join(wsgi.streaming_content) == b'{"a":1}'
+    pulled.clear()
+    scope = {"type": "http", "method": "GET", "path": "/api/runs/1/trace", "query_string": b"", "headers": []}
+    asgi = responses.streamed_json(ASGIRequest(scope, __import__("io").BytesIO()), chunks())
+    assert asgi.is_async and asgi["Cache-Control"] == "no-store" and pulled == []
+
+    async def read() -> list[bytes]:
+        return [part async for part in asgi.streaming_content]
+
+    assert asyncio.run(read()) == [b'{"a":', b"1}"] and pulled == [b'{"a":', b"1}"]

@@ -93,7 +93,8 @@ def scenario_detail(request: ActorRequest, scenario_id: int) -> ScenarioOut:
 
 @router.put("/{int:scenario_id}", response={200: ScenarioOut, **ERRORS}, summary="Save a new version")
 def scenario_update(request: ActorRequest, scenario_id: int, body: ScenarioUpdateIn) -> ScenarioOut:
-    """Always makes a new version (invalid YAML included); `valid` and `errors` describe it. Demos and other people's
+    """Makes a new version of a changed text (invalid YAML included); a save of the same text (a rename,
+    a new description) changes only those. `valid` and `errors` describe it. Demos and other people's
     scenarios are read-only.
     """
     scenario = access.writable_scenario(request.auth, scenario_id)

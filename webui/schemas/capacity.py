@@ -151,6 +151,7 @@ class StrandedOut(ApiSchema):
     node: str
     free: int
     blocked_by: str
+    free_text: str | None = None  # with its unit ("22Gi", "1500m"); absent in answers stored before it was
 
 
 class ResourceOut(ApiSchema):
@@ -161,6 +162,10 @@ class ResourceOut(ApiSchema):
     smallest_request: int
     stranded: list[StrandedOut]
     stranded_total: int
+    # The amounts with their unit ("22Gi", "4000m"); absent in answers stored before they were.
+    free_total_text: str | None = None
+    largest_fit_text: str | None = None
+    stranded_total_text: str | None = None
 
 
 class FragmentationOut(ApiSchema):

@@ -1,10 +1,15 @@
-"""Demo scenarios shipped as package data in webui/demos/ (the seed examples of the conformance corpus)."""
+"""Demo scenarios: the seed examples of the conformance corpus, shipped as package data in
+webui/demos/, and the repository's examples/ that a new user should meet first (preemption, steps,
+a stuck rollout, capacity, device claims), read from examples/ itself so the CLI's examples and the
+app's demos are the same files."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 
+from django.conf import settings
 from django.db import transaction
 
 from webui.models import Scenario, ScenarioVersion
@@ -22,6 +27,36 @@ class Lesson:
 
 
 LESSONS = {
+    "preemption": Lesson(
+        "Preemption: a high-priority pod makes room",
+        "A high-priority pod fits nowhere, so the scheduler picks lower-priority pods to evict and nominates "
+        "a node for it; other pending pods of lower priority must not take the room it freed. Run it to the "
+        "end and open the PostFilter step: the candidates, the victims and why this node was chosen.",
+    ),
+    "changes_scale_drain": Lesson(
+        "Steps: scale a Deployment, then drain a node",
+        "A Deployment scaled from 4 to 6 copies, then node-1 drained while a disruption budget keeps 5 of them "
+        "running. The run shows each step: which pods were created, where they went, which evictions the "
+        "budget blocked, and the cluster at the end of each step.",
+    ),
+    "rollout_stuck": Lesson(
+        "Steps: a rollout that cannot finish",
+        "The web app's memory request is raised from 1Gi to 2Gi, but no node has 2Gi free. The new pod stays "
+        "Pending, the old pods stay, and the run says the rollout is stuck, with the new pod's "
+        "FailedScheduling message.",
+    ),
+    "capacity_pods": Lesson(
+        "Capacity: how many more copies of a pod fit",
+        "Three kinds of pod: one whose copies are counted node by node, one that must keep away from its own "
+        "copies (placed one by one), and a high-priority one whose copies could evict others (answered by "
+        "trial runs). Open the cluster view and ask for each.",
+    ),
+    "dra_pending_gpu": Lesson(
+        "Devices: a pod asking for two GPUs",
+        "Two GPU nodes, one device already taken: two devices are free in the cluster, but never two on one "
+        "node, so the pod asking for two stays Pending. The Filter step shows each node's devices and why "
+        "the claim cannot be allocated there.",
+    ),
     "capacity_web": Lesson(
         "Capacity: how many more copies fit",
         "Three nodes of 2 CPU run four copies of a web app (500m each). How many more fit? Open the cluster view "
@@ -62,11 +97,32 @@ class Demo:
     text: str
 
 
+# The examples/ files offered as demos, in the order the scenario list shows them after the seeds.
+EXAMPLE_DEMOS = (
+    "preemption",
+    "changes_scale_drain",
+    "rollout_stuck",
+    "capacity_web",
+    "capacity_pods",
+    "dra_pending_gpu",
+)
+
+
+def examples_dir() -> Path:
+    return Path(settings.BASE_DIR) / "examples"
+
+
 def all_demos() -> list[Demo]:
     files = sorted(
         (f for f in resources.files("webui.demos").iterdir() if f.name.endswith(".yaml")), key=lambda f: f.name
     )
-    return [_demo(f.name.removesuffix(".yaml"), f.read_text(encoding="utf-8")) for f in files]
+    seeds = [_demo(f.name.removesuffix(".yaml"), f.read_text(encoding="utf-8")) for f in files]
+    examples = [
+        _demo(slug, (examples_dir() / f"{slug}.yaml").read_text(encoding="utf-8"))
+        for slug in EXAMPLE_DEMOS
+        if (examples_dir() / f"{slug}.yaml").is_file()  # an installed copy without the repository's examples/
+    ]
+    return seeds + examples
 
 
 def _demo(slug: str, text: str) -> Demo:

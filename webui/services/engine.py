@@ -1,9 +1,10 @@
-"""The one place the web app talks to scheduler_core (through its public API only)."""
+"""The one place the web app talks to scheduler_core, through its published API (scheduler_core.api) only."""
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Generator, Hashable, Iterable, Iterator
@@ -11,80 +12,102 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, cast
 
 from django.conf import settings
-from scheduler_core.dra.inventory import node_devices, pod_claims
-from scheduler_core.framework.dra_state import DraState
-from scheduler_core import (
-    CycleExplanation,
-    Event,
-    ExtensionPoint,
-    Limits,
-    ScenarioError,
-    ScenarioInvalid,
-    load_scenario,
-    pod_requests,
-    simulate,
-    trace_summary,
-)
-from scheduler_core.answers.check import check_scenario
-from scheduler_core.encoding.events import CycleEnd, read_events
-from scheduler_core.encoding.pipe import can_fork, events_in_child
-from scheduler_core.answers.explain import explain_events
-from scheduler_core.encoding.columnar import (
-    EventFilter,
-    FormatError,
-    RunNames,
-    SegmentEncoder,
-    decode_segment,
-    decode_selected,
-)
-from scheduler_core.run.loop import run_to_the_end
-from scheduler_core.answers.filter_details import cycle_details
-from scheduler_core.framework.filter_facts import CycleDetails
-from scheduler_core.answers.compare import compare_events, compare_reads
-from scheduler_core.answers.explain_pod import NotBound, PodPlacementExplanation
-from scheduler_core.answers.explain_pod import explain_pod as scheduler_explain_pod
-from scheduler_core.answers.findings import NODE_TAINTS_MISSING
-from scheduler_core.cluster.node_lifecycle import add_node_taints_to_text, controller_taint_changes
-from scheduler_core.answers.recorded import (
-    RecordedComparison,
-    compare_recorded,
-    replayed_from_timeline,
-    replayed_from_trace,
-)
-from scheduler_core.answers.whatif import NotPending
-from scheduler_core.answers.whatif import what_if as scheduler_what_if
-from scheduler_core.answers.stepplacements import StepPlacement, step_placements
-from scheduler_core.encoding.timeline import run_story, story_reads
-from scheduler_core.volume.pictures import cluster_volume_json
-from scheduler_core.scenario import sources
-from scheduler_core.scenario.jsonstream import as_yaml_stream
-from scheduler_core.model.scenario import Scenario
-from scheduler_core.model.core import Node, Pod
-from scheduler_core.scenario.textedit import LOADER as YAML_LOADER
-from scheduler_core.scenario.textedit import documents
-from scheduler_core.answers.whatif_text import apply_to_text
-from scheduler_core.answers.capacity import (
+from scheduler_core.api import (
+    add_node_taints_to_text,
+    ANSWER_PAYLOADS,
+    apply_to_text,
+    as_yaml_stream,
+    can_fork,
     CapacityAnswer,
     CapacityError,
+    check_scenario,
+    cluster_volume_json,
+    compare_events,
+    compare_reads,
+    compare_recorded,
+    compare_releases,
+    controller_taint_changes,
+    cycle_details,
+    CycleDetails,
+    CycleEnd,
+    CycleExplanation,
+    DECIDING_TEXT_MOST,
+    decode_segment,
+    decode_selected,
+    DEFAULT_RELEASE,
+    documents,
+    Event,
+    EventFilter,
+    events_in_child,
+    explain_events,
+    explain_pod as scheduler_explain_pod,
+    ExtensionPoint,
+    feature_gates,
+    FEATURE_SPECS,
+    FeatureGateError,
     FitAnswer,
+    FormatError,
     FragmentationAnswer,
+    is_archive as scheduler_is_archive,
+    kind_named_by as scheduler_kind_named_by,
+    Limits,
+    load_scenario,
+    YAML_LOADER,
+    megabytes,
+    NeedsTrials,
+    Node,
+    NODE_TAINTS_MISSING,
     NodesAnswer,
+    NotBound,
+    NotPending,
+    one_pass,
+    parse_feature_gates,
+    PassAnswer,
+    payload_schema,
+    Pod,
+    pod_requests,
+    PodPlacementExplanation,
+    Question,
+    read_events,
+    rechoose,
+    RecordedComparison,
+    Release,
+    release_named,
+    ReleaseChoice,
+    ReleaseRequest,
     RemovableAnswer,
+    replay,
+    replayed_from_timeline,
+    replayed_from_trace,
+    run_story,
+    run_to_the_end,
+    run_trial,
+    RunNames,
+    SCALABLE_KINDS,
+    Scenario,
+    scenario_devices,
+    ScenarioError,
+    ScenarioInvalid,
+    search_for,
+    SegmentEncoder,
+    simulate,
+    spec_at,
+    step_placements,
+    StepPlacement,
+    story_reads,
+    SUPPORTED_RELEASES,
+    trace_cycles,
+    trace_summary,
     Trial,
     TrialBase,
     TrialChanges,
     TrialOutcome,
-    run_trial,
+    UnknownRelease,
+    upgrade_counts,
+    UpgradeComparison,
+    upload_to_text as scheduler_upload_to_text,
+    what_if as scheduler_what_if,
 )
-from scheduler_core.answers.capacity_pass import DECIDING_TEXT_MOST, NeedsTrials, PassAnswer, one_pass
-from scheduler_core.answers.capacity_rounds import Question, replay, search_for
-from scheduler_core.scenario.changes import SCALABLE_KINDS
-from scheduler_core.answers.upgrade import UpgradeComparison, compare_releases, upgrade_counts
-from scheduler_core.cli import ANSWER_PAYLOADS
-from scheduler_core.encoding.schema import payload_schema
-from scheduler_core.release.choice import ReleaseChoice, ReleaseRequest, rechoose
-from scheduler_core.release.gates import FEATURE_SPECS, FeatureGateError, feature_gates, parse_feature_gates, spec_at
-from scheduler_core.release.versions import DEFAULT_RELEASE, SUPPORTED_RELEASES, Release, UnknownRelease, release_named
 
 from webui.services.errors import InvalidScenario, LimitExceeded, ReleaseInvalid
 
@@ -92,6 +115,7 @@ V = TypeVar("V")
 
 __all__ = [
     "Scenario",
+    "megabytes",
     "Node",
     "Pod",
     "Check",
@@ -230,15 +254,45 @@ class Check:
 def _limit_exceeded(error: dict[str, Any], errors: list[dict[str, Any]]) -> LimitExceeded:
     limit = error["limit"]
     maximum: int | None = getattr(engine_limits(), limit, None)  # None: a limit Limits does not hold (max_depth)
-    exc = LimitExceeded(limit, maximum, f"the scenario is over a size limit: {error['message']}")
+    exc = LimitExceeded(limit, maximum, error["message"])
     exc.details["errors"] = errors  # every problem, as with scenario_invalid
     return exc
 
 
 def error_json(error: ScenarioError) -> dict[str, Any]:
     """The problem as every answer gives it: `file` always present (null for a single text), so an
-    error's details list and the scenario's `errors` (ScenarioErrorOut) are the same JSON."""
-    return {"file": None, **error.to_json()}
+    error's details list and the scenario's `errors` (ScenarioErrorOut) are the same JSON; a size
+    limit named in the server's words."""
+    out = {"file": None, **error.to_json()}
+    out["message"] = in_server_words(out["message"])
+    return out
+
+
+# The settings that set the engine's size limits here (engine_limits); the other limits are fixed.
+LIMIT_SETTINGS = {
+    "max_bytes": "SCHEDLAB_MAX_BYTES",
+    "max_nodes": "SCHEDLAB_MAX_NODES",
+    "max_pods": "SCHEDLAB_MAX_PODS",
+    "max_pending_pods": "SCHEDLAB_MAX_PENDING_PODS",
+    "max_unpacked_bytes": "SCHEDLAB_MAX_UNPACKED_BYTES",
+    "max_files": "SCHEDLAB_MAX_ARCHIVE_FILES",
+}
+_ENGINE_LIMIT = re.compile(r"\s*\(Limits\.(\w+)\)$")
+
+
+def in_server_words(message: str) -> str:
+    """The engine ends a size-limit message with its field ("(Limits.max_pending_pods)"), which
+    the CLI turns into its flag; here the user is told the server setting that raises it."""
+    match = _ENGINE_LIMIT.search(message)
+    if match is None:
+        return message
+    setting = LIMIT_SETTINGS.get(match.group(1))
+    said = (
+        f"this server's limit; its administrator raises it with the setting {setting}"
+        if setting
+        else "a fixed limit that keeps a hostile file from exhausting the server"
+    )
+    return f"{message[: match.start()]} ({said})"
 
 
 def engine_limits() -> Limits:
@@ -262,7 +316,10 @@ def enforce_size_bytes(size: int) -> None:
         raise LimitExceeded(
             "max_bytes",
             settings.SCHEDLAB_MAX_BYTES,
-            f"the scenario is {size} bytes; the limit (SCHEDLAB_MAX_BYTES) is {settings.SCHEDLAB_MAX_BYTES}",
+            in_server_words(
+                f"the scenario is {megabytes(size)}, more than the limit of "
+                f"{megabytes(settings.SCHEDLAB_MAX_BYTES)} (Limits.max_bytes)"
+            ),
         )
 
 
@@ -463,14 +520,10 @@ def cluster_devices(scenario: Scenario) -> tuple[list[dict[str, Any]], dict[str,
     """DRA devices per node (scheduler_core.dra.inventory: classes, holder claim and its pods) and
     each pod's claims (requests, allocated devices, reserved for), keyed by namespace/name; both
     empty for a scenario without ResourceSlices or claims."""
-    if not (scenario.dra.slices or scenario.dra.claims):
-        return [], {}
-    dra = DraState(scenario.dra)
-    devices = [listed.to_json() for listed in node_devices(dra, list(scenario.nodes))] if scenario.dra.slices else []
-    claims = {
-        pod.key: [claim.to_json() for claim in pod_claims(dra, pod)] for pod in scenario.pods if pod.claim_sources
+    devices, claims = scenario_devices(scenario)
+    return [listed.to_json() for listed in devices], {
+        pod: [claim.to_json() for claim in listed] for pod, listed in claims.items()
     }
-    return devices, claims
 
 
 def cluster_volumes(scenario: Scenario) -> list[dict[str, Any]]:
@@ -505,6 +558,11 @@ def steps_cluster(scenario: Scenario, events_json: Iterable[dict[str, Any]]) -> 
 def trace(events_json: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """A stored run's trace summary (scheduler_core.encoding.trace), its events read back typed."""
     return trace_summary(read_events(events_json))
+
+
+def trace_cycle_by_cycle(events_json: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """The same summary's cycles one at a time (a download streamed in one cycle's memory)."""
+    return trace_cycles(read_events(events_json))
 
 
 def explain(
@@ -546,12 +604,12 @@ def recorded(scenario: Scenario, mode: str, summary: dict[str, Any]) -> Recorded
 
 def is_archive(data: bytes) -> bool:
     """An uploaded archive (.tar, .tar.gz/.tgz, .zip), told by its first bytes, not its name."""
-    return sources.is_archive(data)
+    return scheduler_is_archive(data)
 
 
 def kind_named_by(file_name: str) -> str:
     """The kind a file's name says ("nodes.json": Node), or ""."""
-    return sources.kind_named_by(file_name)
+    return scheduler_kind_named_by(file_name)
 
 
 def upload_to_text(files: list[tuple[str, bytes]]) -> str:
@@ -559,7 +617,7 @@ def upload_to_text(files: list[tuple[str, bytes]]) -> str:
     one YAML stream of every object (scheduler_core.scenario.sources.upload_to_text); the API's
     error (400 naming file and line, 413 naming the limit) when they do not load."""
     try:
-        return sources.upload_to_text(files, limits=engine_limits())
+        return scheduler_upload_to_text(files, limits=engine_limits())
     except ScenarioInvalid as exc:
         Check(errors=[error_json(error) for error in exc.errors]).raise_if_invalid()
         raise  # pragma: no cover - ScenarioInvalid always carries errors

@@ -78,8 +78,14 @@ def save(scenario: Scenario, text: str, name: str | None = None, description: st
     with transaction.atomic():
         # Lock the scenario row so two concurrent saves cannot pick the same version number.
         scenario = Scenario.objects.select_for_update().get(pk=scenario.pk)
-        number = (scenario.versions.aggregate(n=Max("number"))["n"] or 0) + 1
-        version = ScenarioVersion.objects.create(scenario=scenario, number=number, text=text)
+        latest = scenario.versions.order_by("-number").first()
+        if latest is not None and latest.text == text:
+            # A rename or a new description keeps the text: the scenario's latest version stays its
+            # version (a version is a text; renaming made a copy of it under a new number).
+            version = latest
+        else:
+            number = (latest.number if latest is not None else 0) + 1
+            version = ScenarioVersion.objects.create(scenario=scenario, number=number, text=text)
         scenario.text = text
         scenario.name = name if name is not None else scenario.name
         scenario.description = description if description is not None else scenario.description

@@ -283,6 +283,7 @@ function changed() {
 async function save() {
   const text = editor.getText();
   const name = nameInput.value.trim() || state.scenario.name;
+  const versionBefore = state.scenario.version;
   try {
     let saved;
     if (state.scenario.owned) {
@@ -297,9 +298,11 @@ async function save() {
     state.scenario = saved;
     markSaved(text);
     state.savedName = saved.name;
+    document.title = `${saved.name} · SchedLab`; // a rename shows at once
+    $("#scenario-title").textContent = saved.name;
     clearDraft(scenarioId);
     updateDirty();
-    notify(`Saved version ${saved.version}.`);
+    notify(saved.version === versionBefore ? `Renamed: still version ${saved.version}.` : `Saved version ${saved.version}.`);
     loadRuns();
     return saved;
   } catch (error) {

@@ -37,7 +37,9 @@ export function render(ctx) {
  */
 function noCandidates(plugin, payload) {
   if (plugin !== "DefaultPreemption" || payload.code === "Success") return null;
-  return note("No node would have room even after preempting lower-priority pods.");
+  // Said without a cause of its own: the status above carries the dry run's reason for each node
+  // (no lower-priority pod, not helpful, a PodDisruptionBudget, ...), and room is only one of them.
+  return note("No candidate node: preemption would not help on any node (the reasons above say why).");
 }
 
 /**

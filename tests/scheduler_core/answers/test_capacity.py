@@ -243,7 +243,11 @@ def test_the_cli_answers_in_json(tmp_path, capsys):
     assert out["fits"] == 5 and out["placements"] == {"a1": 3, "b1": 2}
     assert main(["capacity", str(path), "--fragmentation", "--progress"]) == 0
     captured = capsys.readouterr()
-    assert captured.err == "trial 1: the scenario's own run\n" and "cpu: 3000 free in total" in captured.out
+    assert captured.err == "trial 1: the scenario's own run\n" and "cpu: 3000m free in total" in captured.out
+    assert main(["capacity", str(path), "--fragmentation", "--json"]) == 0
+    by_resource = {r["resource"]: r for r in json.loads(capsys.readouterr().out)["resources"]}
+    assert (by_resource["cpu"]["freeTotal"], by_resource["cpu"]["freeTotalText"]) == (3000, "3000m")
+    assert by_resource["pods"]["largestFitText"] == "110"
     assert main(["capacity", str(path), "--workload", "default/nope"]) == 2
     assert "no Deployment, ReplicaSet, StatefulSet or Job default/nope" in capsys.readouterr().err
 

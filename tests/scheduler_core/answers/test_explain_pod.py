@@ -121,6 +121,19 @@ def test_it_refuses_what_is_not_a_running_pod(pod, words):
         explain_pod(load_scenario(EKS.read_bytes()), pod)
 
 
+def test_a_static_pod_is_not_explained_as_if_the_scheduler_had_placed_it():
+    """kube-proxy as kubeadm runs it: a mirror pod owned by its Node (issue 51 item 10)."""
+    text = (
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}\n"
+        "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: kube-proxy-n1\n  namespace: kube-system\n"
+        "  annotations: {kubernetes.io/config.mirror: abc}\n"
+        "  ownerReferences: [{apiVersion: v1, kind: Node, name: n1, uid: u1, controller: true}]\n"
+        "spec:\n  nodeName: n1\n  containers: [{name: c, image: proxy}]\n"
+    )
+    with pytest.raises(NotBound, match="kube-system/kube-proxy-n1 is a static pod: the kubelet of n1 runs it"):
+        explain_pod(load_scenario(text), "kube-system/kube-proxy-n1")
+
+
 def test_the_cli_prints_json_and_exits_2_for_a_pending_pod():
     def run(*args):
         return subprocess.run(

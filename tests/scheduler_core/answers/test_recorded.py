@@ -109,7 +109,8 @@ def test_the_json_gets_a_recorded_object_only_when_a_pod_carries_a_condition():
         "replayedNode": NOT_READY,
         "agrees": False,
     }
-    assert causes[0].startswith(f"{NODE_TAINTS_MISSING}: 1 node(s) do not carry") and len(causes) == 3
+    assert causes[0].startswith(f"{NODE_TAINTS_MISSING}: 1 node(s) do not carry") and len(causes) == 4
+    assert causes[2].startswith("release-assumed: replayed as kube-scheduler v1.35.4")  # the dump names none
     assert out["recorded"][CANARY]["replayed"] == "not attempted (scheduling gates)"
     plain = load_scenario(node_text("n1") + "---\n" + pod_text("p"))
     plain_summary = trace_summary(simulate(plain))
@@ -185,3 +186,38 @@ def test_the_cli_shows_the_comparison_and_the_taint_flag_brings_agreement():
         "note: --add-node-taints: ip-10-0-3-77.eu-west-1.compute.internal +node.kubernetes.io/not-ready:NoSchedule"
     )
     assert readable.rstrip().endswith("the replay agrees with your cluster on 4 of 4 pending pod(s)")
+
+
+EXAMPLE_DUMP = Path(__file__).resolve().parents[3] / "examples" / "cluster-info-dump"
+
+
+def test_a_dump_of_an_older_release_is_compared_with_what_that_release_writes():
+    """examples/cluster-info-dump's kubelets are v1.32 and its pending pod's condition has no
+    "no new claims to deallocate," (v1.32 has no DynamicResources plugin): replayed as v1.35 every
+    such pod differed; replayed as the release the dump names, it agrees."""
+    from scheduler_core.release.choice import ReleaseRequest
+    from scheduler_core.release.versions import release_named
+    from scheduler_core.scenario.sources import load_paths
+
+    def compared(release: ReleaseRequest):
+        scenario = load_paths([EXAMPLE_DUMP], release=release)
+        return compare_recorded(scenario, replayed_from_trace(trace_summary(simulate(scenario))))
+
+    [as_dumped] = compared(ReleaseRequest()).outcomes
+    assert as_dumped.agrees and "no new claims to deallocate" not in as_dumped.message
+    [as_v135] = compared(ReleaseRequest(release=release_named("v1.35"))).outcomes
+    assert not as_v135.agrees and "no new claims to deallocate," in as_v135.replayed.message
+
+
+def test_a_release_read_off_the_kubelets_is_named_among_the_causes_of_a_difference():
+    node = node_text("n1").replace("status: {", "status: {nodeInfo: {kubeletVersion: v1.33.2}, ")
+    scenario = load_scenario(
+        node
+        + "---\n"
+        + pod_text("p", cpu="64")
+        + "status:\n  conditions:\n  - {type: PodScheduled, status: 'False', reason: Unschedulable, "
+        "message: 'something else'}\n"
+    )
+    [outcome] = single_pass(scenario).outcomes
+    assert not outcome.agrees
+    assert any(cause.startswith("release-from-kubelets: replayed as kube-scheduler v1.33") for cause in outcome.causes)

@@ -173,3 +173,10 @@ def test_a_newer_release_keeping_a_field_schedlab_does_not_replay_refuses_the_co
         compare_releases(scenario, release_named("v1.35"), release_named("v1.36"), run_to_the_end)
     [error] = raised.value.errors
     assert "SchedLab does not replay DRAConsumableCapacity yet: the gate is on in v1.36" in error.message
+
+
+def test_the_declared_features_code_changes_are_run_only_for_pods_needing_a_node_feature():
+    scenario = load_scenario(SCENARIO)
+    result = compare_releases(scenario, release_named("v1.35"), release_named("v1.36"), run_to_the_end)
+    unchecked = {c.name for c in result.changes if not c.checked}
+    assert {"declared_features_reason_unnamed", "declared_features_user_namespaces_host_network"} <= unchecked

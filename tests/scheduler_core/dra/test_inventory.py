@@ -49,3 +49,18 @@ def test_a_pods_claims_show_requests_devices_and_reservations():
     }
     [missing] = pod_claims(snapshot.dra, claiming_pod("p", templates=("tpl",)))
     assert missing.claim == "" and missing.devices == ()
+
+
+def test_a_scenario_s_devices_and_claims_are_read_as_the_scheduler_starts_with_them():
+    from pathlib import Path
+
+    from scheduler_core import load_scenario
+    from scheduler_core.dra.inventory import scenario_devices
+
+    example = Path(__file__).resolve().parents[3] / "examples" / "dra_pending_gpu.yaml"
+    scenario = load_scenario(example.read_bytes())
+    devices, claims = scenario_devices(scenario)
+    assert [listed.node for listed in devices] == [node.name for node in scenario.nodes]
+    assert sum(len(listed.devices) for listed in devices) > 0
+    assert set(claims) == {pod.key for pod in scenario.pods if pod.claim_sources} != set()
+    assert scenario_devices(load_scenario("apiVersion: v1\nkind: Node\nmetadata: {name: n}\n")) == ([], {})

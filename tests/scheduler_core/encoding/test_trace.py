@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from scheduler_core import TraceBuilder, load_scenario, simulate, trace_summary
+from scheduler_core import TraceBuilder, load_scenario, simulate, trace_cycles, trace_summary
 
 CORPUS = Path(__file__).resolve().parents[4] / "shared" / "conformance" / "public"
 
@@ -50,3 +50,23 @@ def test_volume_plugins_states_stay_out_of_the_trace_but_travel_in_the_event_str
     assert start["volumes"][0]["claim"] == "default/want-0"
     reserve = next(e for e in events if e.extension_point.value == "Reserve" and e.plugin == "VolumeBinding")
     assert reserve.to_json()["payload"]["state"]["staticBindings"] == [{"claim": "default/want-0", "volume": "lpv-1"}]
+
+
+def test_cycles_are_given_one_at_a_time_each_once_the_next_starts():
+    events = _events("gen_1001")  # three pending pods
+    summary = trace_summary(events)
+    assert len(summary["cycles"]) > 1
+    started = []
+
+    def watched():
+        for event in events:
+            if event.extension_point.value == "CycleStart":
+                started.append(event.pod)  # the cycles the builder has been handed the start of
+            yield event
+
+    seen = []
+    for cycle in trace_cycles(watched()):
+        seen.append(cycle)
+        # a cycle comes out when the one after it starts (or at the end), never later
+        assert len(started) in (len(seen) + 1, len(summary["cycles"]))
+    assert seen == summary["cycles"]

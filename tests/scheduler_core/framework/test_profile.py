@@ -105,15 +105,25 @@ def test_merge_replaces_a_default_in_place_and_appends_new_plugins():
 
 
 @pytest.mark.parametrize("minor", [32, 33, 34, 35, 36])
-def test_each_release_places_dynamic_resources_as_its_apply_feature_gates_does(minor):
-    # getDefaultPlugins + applyFeatureGates: DynamicResources only with DynamicResourceAllocation on
-    # (v1.34 on by default), just before DefaultPreemption, weighted 2 once it scores (v1.35).
+def test_each_release_places_its_gated_plugins_as_its_apply_feature_gates_does(minor):
+    # getDefaultPlugins + applyFeatureGates: NodeDeclaredFeatures appended with its gate (on by
+    # default in v1.36); DynamicResources only with DynamicResourceAllocation on (v1.34 on by
+    # default), just before DefaultPreemption, weighted 2 once it scores (v1.35).
     release = next(r for r in SUPPORTED_RELEASES if r.minor == minor)
     expected = list(profile_module.BASE_MULTI_POINT)
+    if minor >= 36:
+        expected.append(PluginRef(names.NODE_DECLARED_FEATURES))
     if minor >= 34:
         at = [r.name for r in expected].index(names.DEFAULT_PREEMPTION)
         expected.insert(at, PluginRef(names.DYNAMIC_RESOURCES, 2 if minor >= 35 else None))
     assert REAL_DEFAULT_MULTI_POINT(rules_for(release).features) == tuple(expected)
+
+
+def test_node_declared_features_comes_last_with_its_gate_on_in_v1_35():
+    release = next(r for r in SUPPORTED_RELEASES if r.minor == 35)
+    assert names.NODE_DECLARED_FEATURES not in [r.name for r in REAL_DEFAULT_MULTI_POINT(rules_for(release).features)]
+    rules = rules_for(release, {"NodeDeclaredFeatures": True})
+    assert REAL_DEFAULT_MULTI_POINT(rules.features)[-1] == PluginRef(names.NODE_DECLARED_FEATURES)
 
 
 def test_a_gate_turned_on_brings_dynamic_resources_into_an_older_release():

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from scheduler_core.framework.profile import DEFAULT_MULTI_POINT, EXTENSION_POINTS, build_profile
+from scheduler_core.framework.profile import DEFAULT_MULTI_POINT, EXTENSION_POINTS, build_profile, default_multi_point
 from scheduler_core.plugins.registry import in_tree_registry
+from scheduler_core.release import rules_for
+from scheduler_core.release.versions import release_named
 from tests.scheduler_core.builders import FakeHandle, make_node, make_snapshot
 
 
@@ -57,3 +59,19 @@ def test_each_plugin_extends_the_points_the_release_declares_for_it(plugin):
     profile = build_profile(None, handle, in_tree_registry())
     points = [point for point, _ in EXTENSION_POINTS if any(p.name == plugin for p in profile[point])]
     assert points == UPSTREAM_POINTS[plugin]
+
+
+def test_node_declared_features_is_registered_from_v1_35_and_in_the_defaults_with_its_gate():
+    # registry.go registers it from v1.35 whatever the gate (New builds it disabled while it is off);
+    # applyFeatureGates puts it in the default set only with the gate on.
+    v1_34, v1_35, v1_36 = (rules_for(release_named(r)).features for r in ("v1.34", "v1.35", "v1.36"))
+    assert "NodeDeclaredFeatures" not in in_tree_registry(v1_34)
+    assert "NodeDeclaredFeatures" in in_tree_registry(v1_35)
+    assert "NodeDeclaredFeatures" not in [ref.name for ref in default_multi_point(v1_35)]
+    assert "NodeDeclaredFeatures" in in_tree_registry(
+        rules_for(release_named("v1.35"), {"NodeDeclaredFeatures": True}).features
+    )
+    handle = FakeHandle(make_snapshot([make_node("n1")]))
+    profile = build_profile(None, handle, in_tree_registry(v1_36), v1_36)
+    points = [point for point, _ in EXTENSION_POINTS if any(p.name == "NodeDeclaredFeatures" for p in profile[point])]
+    assert points == ["preFilter", "filter"]

@@ -4,6 +4,7 @@ for an updated node (framework/events.go)."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 
 import pytest
@@ -260,7 +261,6 @@ def test_node_scheduling_properties_change(old, new, labels):
 
 # ---------------------------------------------------------------------------- releases
 
-from scheduler_core.model import Node  # noqa: E402
 from scheduler_core.release.rules import rules_for  # noqa: E402
 from scheduler_core.release.versions import release_named  # noqa: E402
 
@@ -377,20 +377,12 @@ def test_v1_32_labels_a_toleration_update_update_pod_tolerations():
         assert (event.label, event.action) == (label, ActionType.UPDATE_POD_TOLERATION)
 
 
-@dataclasses.dataclass(slots=True, eq=False)
-class DeclaringNode(Node):
-    """A node with status.declaredFeatures (the model gains the field with NodeDeclaredFeatures)."""
-
-    declared_features: tuple[str, ...] = ()
-
-
 @pytest.mark.parametrize("release, emitted", [("v1.35", False), ("v1.36", True)])
 def test_a_changed_declared_feature_is_an_event_with_node_declared_features(release, emitted):
     # B4: NodeSchedulingPropertiesChange's extractNodeFeaturesChange, behind NodeDeclaredFeatures
     # (on in v1.36).
-    base = make_node("n1")
-    old = DeclaringNode(**{f.name: getattr(base, f.name) for f in dataclasses.fields(Node)})
-    new = DeclaringNode(**{f.name: getattr(base, f.name) for f in dataclasses.fields(Node)})
+    old = make_node("n1")
+    new = copy.copy(old)
     new.declared_features = ("RestartAllContainersOnContainerExits",)
     handlers, queue, _ = handlers_of(release)
     events = handlers.node_updated(old, new)

@@ -7,6 +7,8 @@ import json
 import pytest
 
 from scheduler_core.model import LabelSelector, NoticeCode, Toleration
+from scheduler_core.release.choice import ReleaseRequest
+from scheduler_core.release.versions import release_named
 from scheduler_core.scenario import Limits, ScenarioError, ScenarioInvalid, load_scenario
 
 from tests.scheduler_core.scenario.support import CONTAINER, NODE, errors_of, line_of, pod, stream
@@ -632,8 +634,8 @@ ERROR_CASES = [
         'unsupported value "Always"',
     ),
     (
-        "a sidecar restartPolicy other than Always",
-        pod(CONTAINER + "initContainers: [{name: i, restartPolicy: Never}]\n"),
+        "an unknown container restartPolicy",
+        pod(CONTAINER + "initContainers: [{name: i, restartPolicy: Sometimes}]\n"),
         "spec.initContainers[0].restartPolicy",
         "initContainers",
         'supported values: "Always"',
@@ -1278,3 +1280,25 @@ steps:
     (spec,) = [pdb.spec for pdb in loaded.pdbs]
     assert (spec.max_unavailable, spec.min_available) == ("25%", None)
     assert loaded.pdbs[0].disruptions_allowed == 1
+
+
+DECLARING_NODE = NODE + "  declaredFeatures: [RestartAllContainersOnContainerExits]\n"
+
+
+def test_declared_features_are_kept_with_node_declared_features_on():
+    scenario = load_scenario(DECLARING_NODE, release=ReleaseRequest(release_named("v1.36")))
+    assert scenario.nodes[0].declared_features == ("RestartAllContainersOnContainerExits",)
+    assert not [n for n in scenario.notices if n.code is NoticeCode.DECLARED_FEATURES_OFF]
+
+
+def test_declared_features_are_ignored_with_a_notice_when_the_gate_is_off():
+    # Kept in the model (an upgrade comparison replays the scenario as loaded under the newer
+    # release); nothing reads them with the gate off.
+    scenario = load_scenario(DECLARING_NODE, release=ReleaseRequest(release_named("v1.35")))
+    assert scenario.nodes[0].declared_features == ("RestartAllContainersOnContainerExits",)
+    [notice] = [n for n in scenario.notices if n.code is NoticeCode.DECLARED_FEATURES_OFF]
+    assert notice.objects == ("Node n1",)
+    assert notice.message == (
+        "status.declaredFeatures of 1 node(s) ignored: the feature gate NodeDeclaredFeatures is off in "
+        "this release (its API server drops the field) and the NodeDeclaredFeatures plugin does not run"
+    )

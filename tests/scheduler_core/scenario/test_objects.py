@@ -148,3 +148,26 @@ def test_a_budget_reads_its_status_and_refuses_both_bounds():
     assert _messages(errors) == [("spec", "minAvailable and maxUnavailable cannot be both set")]
     unseen, _ = _obj("spec:\n  minAvailable: 1\n")
     assert decode_pod_disruption_budget(unseen, Metadata("pdb", "default")).disruptions_allowed == 0
+
+
+def test_declared_features_are_read_as_written():
+    obj, errors = _obj(
+        "status:\n  declaredFeatures: [ExtendWebSocketsToKubelet, RestartAllContainersOnContainerExits]\n"
+    )
+    node = decode_node(obj, Metadata("n1"), 0)
+    assert node.declared_features == ("ExtendWebSocketsToKubelet", "RestartAllContainersOnContainerExits")
+    assert errors == []
+
+
+def test_declared_features_are_checked_as_validate_node_declared_features_does():
+    obj, errors = _obj("status:\n  declaredFeatures: [Alpha, Zed, Zed, Beta, Good/sub, lowerCase]\n")
+    decode_node(obj, Metadata("n1"), 0)
+    shape = (
+        "must start with an UpperCamelCase segment, with subsequent segments separated by '/' "
+        "(e.g., MyFeature or MyFeature/mySubFeature), and contain only alphanumeric characters and slashes"
+    )
+    assert _messages(errors) == [
+        ("status.declaredFeatures[2]", 'Duplicate value: "Zed"'),
+        ("status.declaredFeatures[3]", 'Invalid value: "Beta": list must be sorted alphabetically'),
+        ("status.declaredFeatures[5]", f'Invalid value: "lowerCase": invalid feature name "lowerCase": {shape}'),
+    ]

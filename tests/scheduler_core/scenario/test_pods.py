@@ -9,7 +9,9 @@ from datetime import datetime, timezone
 import pytest
 
 from scheduler_core.model import CPU, MEMORY, OwnerReference, Toleration
-from scheduler_core.scenario import load_scenario
+from scheduler_core.release.choice import ReleaseRequest
+from scheduler_core.release.versions import release_named
+from scheduler_core.scenario import ScenarioInvalid, load_scenario
 from tests.scheduler_core.scenario.support import CONTAINER, NODE, errors_of, line_of, pod, stream
 
 
@@ -333,3 +335,169 @@ def test_a_value_written_as_another_type_is_another_spec():
 def test_a_reused_spec_still_checks_each_pods_own_node_name():
     text = stream(NODE, pod(CONTAINER + "nodeName: n1\n", "web-1"), pod(CONTAINER + "nodeName: Not_A_Node\n", "web-2"))
     assert [(e.object, e.path) for e in errors_of(text)] == [("Pod default/web-2", "spec.nodeName")]
+
+
+# ---------------------------------------------------------------------- what NodeDeclaredFeatures reads
+
+
+def test_it_reads_host_network_host_users_and_restart_rule_actions():
+    spec = """\
+hostNetwork: true
+hostUsers: false
+containers:
+- name: c
+  image: nginx
+  restartPolicy: Never
+  restartPolicyRules:
+  - {action: Restart, exitCodes: {operator: In, values: [1]}}
+  - {action: RestartAllContainers, exitCodes: {operator: NotIn, values: [0]}}
+"""
+    text = stream(NODE, pod(spec))
+    request = ReleaseRequest(release_named("v1.36"), {"UserNamespacesHostNetworkSupport": True})
+    [read] = load_scenario(text, release=request).pods
+    assert (read.host_network, read.host_users) == (True, False)
+    assert read.containers[0].restart_rule_actions == ("Restart", "RestartAllContainers")
+
+
+def test_a_pod_leaves_host_users_unset_by_default():
+    read = the_pod()
+    assert (read.host_network, read.host_users) == (False, None)
+
+
+@pytest.mark.parametrize(
+    "rule, path, message",
+    [
+        pytest.param(
+            "{action: Explode, exitCodes: {operator: In, values: [1]}}",
+            "spec.containers[0].restartPolicyRules[0].action",
+            'unsupported value "Explode": supported values: "Restart", "RestartAllContainers"',
+            id="an unknown action",
+        ),
+        pytest.param(
+            "{action: Restart}",
+            "spec.containers[0].restartPolicyRules[0].exitCodes",
+            "Required value: must be specified",
+            id="a rule without exit codes",
+        ),
+        pytest.param(
+            "{action: Restart, exitCodes: {operator: Maybe}}",
+            "spec.containers[0].restartPolicyRules[0].exitCodes.operator",
+            'unsupported value "Maybe": supported values: "In", "NotIn"',
+            id="an unknown operator",
+        ),
+    ],
+)
+def test_restart_rules_are_checked_as_validate_container_restart_policy_does(rule, path, message):
+    spec = f"containers:\n- name: main\n  image: nginx\n  restartPolicy: Never\n  restartPolicyRules:\n  - {rule}\n"
+    found, _ = problems(spec)
+    assert [(p, m) for p, m, _ in found] == [(path, message)]
+
+
+def test_restart_rules_need_a_container_restart_policy():
+    spec = "containers:\n- name: main\n  image: nginx\n  restartPolicyRules:\n  - {action: Restart, exitCodes: {operator: In}}\n"
+    found, _ = problems(spec)
+    assert [(p, m) for p, m, _ in found] == [
+        ("spec.containers[0].restartPolicy", "Required value: must specify restartPolicy when restart rules are used")
+    ]
+
+
+RESTART_ALL = (
+    "containers:\n- name: main\n  image: nginx\n  restartPolicy: Never\n  restartPolicyRules:\n"
+    "  - {action: RestartAllContainers, exitCodes: {operator: In, values: [42]}}\n"
+)
+
+
+@pytest.mark.parametrize(
+    "release, gates, refused",
+    [
+        pytest.param("v1.36", None, False, id="v1.36 allows RestartAllContainers"),
+        pytest.param("v1.35", None, True, id="v1.35 refuses it with its gate off"),
+        pytest.param(
+            "v1.35",
+            {"RestartAllContainersOnContainerExits": True, "NodeDeclaredFeatures": True},
+            False,
+            id="v1.35 allows it with its gate on",
+        ),
+    ],
+)
+def test_a_restart_all_containers_action_needs_its_gate(release, gates, refused):
+    text = stream(NODE, pod(RESTART_ALL))
+    request = ReleaseRequest(release_named(release), gates)
+    if refused:
+        with pytest.raises(ScenarioInvalid) as raised:
+            load_scenario(text, release=request)
+        assert [(e.path, e.message) for e in raised.value.errors] == [
+            (
+                "spec.containers[0].restartPolicyRules[0].action",
+                'Unsupported value: "RestartAllContainers": supported values: "Restart"',
+            )
+        ]
+    else:
+        [read] = load_scenario(text, release=request).pods
+        assert read.containers[0].restart_rule_actions == ("RestartAllContainers",)
+
+
+def test_before_container_restart_rules_the_api_server_drops_the_rules():
+    [read] = load_scenario(stream(NODE, pod(RESTART_ALL)), release=ReleaseRequest(release_named("v1.34"))).pods
+    assert read.containers[0].restart_rule_actions == ()
+
+
+def test_host_network_in_a_user_namespace_needs_user_namespaces_host_network_support():
+    text = stream(NODE, pod(CONTAINER + "hostNetwork: true\nhostUsers: false\n"))
+    with pytest.raises(ScenarioInvalid) as raised:
+        load_scenario(text, release=ReleaseRequest(release_named("v1.36")))
+    assert [(e.path, e.message) for e in raised.value.errors] == [
+        ("spec.hostNetwork", "Forbidden: when `hostUsers` is false")
+    ]
+
+
+INIT_NEVER = CONTAINER + "initContainers: [{name: i, image: busybox, restartPolicy: Never}]\n"
+
+
+@pytest.mark.parametrize(
+    "release, policy, refused",
+    [
+        pytest.param("v1.33", "", 'unsupported value "Never": supported values: "Always"', id="v1.33 refuses it"),
+        pytest.param("v1.34", "", None, id="v1.34 drops it (ContainerRestartRules off)"),
+        pytest.param("v1.35", "Never", None, id="v1.35 on keep it (ContainerRestartRules on)"),
+    ],
+)
+def test_an_init_containers_restart_policy_other_than_always_follows_container_restart_rules(release, policy, refused):
+    text = stream(NODE, pod(INIT_NEVER))
+    request = ReleaseRequest(release_named(release))
+    if refused:
+        with pytest.raises(ScenarioInvalid) as raised:
+            load_scenario(text, release=request)
+        assert [(e.path, e.message) for e in raised.value.errors] == [("spec.initContainers[0].restartPolicy", refused)]
+    else:
+        [read] = load_scenario(text, release=request).pods
+        assert read.init_containers[0].restart_policy == policy
+
+
+def test_rules_on_a_sidecar_need_restart_all_containers_on_container_exits():
+    spec = (
+        "containers:\n- name: main\n  image: nginx\ninitContainers:\n- name: side\n  image: nginx\n"
+        "  restartPolicy: Always\n  restartPolicyRules:\n  - {action: Restart, exitCodes: {operator: In, values: [1]}}\n"
+    )
+    text = stream(NODE, pod(spec))
+    with pytest.raises(ScenarioInvalid) as raised:
+        load_scenario(text, release=ReleaseRequest(release_named("v1.35")))
+    assert [(e.path, e.message) for e in raised.value.errors] == [
+        (
+            "spec.initContainers[0].restartPolicyRules",
+            "Forbidden: restartPolicyRules are not allowed for init containers with restart policy Always",
+        )
+    ]
+    [read] = load_scenario(text, release=ReleaseRequest(release_named("v1.36"))).pods
+    assert read.init_containers[0].restart_rule_actions == ("Restart",)
+
+
+def test_before_v1_34_a_regular_container_may_not_have_a_restart_policy():
+    text = stream(NODE, pod("containers:\n- name: main\n  image: nginx\n  restartPolicy: Never\n"))
+    with pytest.raises(ScenarioInvalid) as raised:
+        load_scenario(text, release=ReleaseRequest(release_named("v1.33")))
+    assert [(e.path, e.message) for e in raised.value.errors] == [
+        ("spec.containers[0].restartPolicy", "Forbidden: may not be set for non-init containers")
+    ]
+    [read] = load_scenario(text, release=ReleaseRequest(release_named("v1.35"))).pods
+    assert read.containers[0].restart_policy == "Never"

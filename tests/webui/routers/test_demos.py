@@ -9,11 +9,16 @@ pytestmark = pytest.mark.django_db
 def test_it_lists_the_demo_scenarios(owner: Client):
     demos = owner.get("/api/demos").json()
     assert [d["slug"] for d in demos] == [
-        "capacity_web",
         "seed_pod_affinity",
         "seed_pts_conflict",
         "seed_pts_single_constraint",
         "seed_pts_two_constraints",
+        "preemption",
+        "changes_scale_drain",
+        "rollout_stuck",
+        "capacity_web",
+        "capacity_pods",
+        "dra_pending_gpu",
     ]
     assert all(d["name"] and d["description"] for d in demos)
 

@@ -53,6 +53,17 @@ def test_it_saves_invalid_yaml_as_a_version_and_returns_the_errors(owner: Client
     assert body["errors"] and {"object", "path", "line", "message"} <= set(body["errors"][0])
 
 
+def test_a_rename_keeps_the_version_and_a_changed_text_makes_one(owner: Client, scenario: dict, small_text: str):
+    """Renaming made a new version holding the same text (issue 51 item 10)."""
+    path = f"/api/scenarios/{scenario['id']}"
+    renamed = owner.put(path, {"text": scenario["text"], "name": "renamed"}, content_type=JSON).json()
+    assert (renamed["name"], renamed["version"]) == ("renamed", 1)
+    assert owner.get(path).json()["name"] == "renamed"
+    changed = owner.put(path, {"text": small_text + "\n# changed\n", "name": "renamed"}, content_type=JSON).json()
+    assert changed["version"] == 2
+    assert [v["number"] for v in owner.get(f"{path}/versions").json()] == [1, 2]
+
+
 def test_it_keeps_every_save_as_a_version(owner: Client, scenario: dict, small_text: str):
     for text in ("a: 1", "a: 2", small_text):
         owner.put(f"/api/scenarios/{scenario['id']}", {"text": text}, content_type=JSON)

@@ -1,6 +1,8 @@
 """Share links (webui/routers/shares.py and /api/scenarios/{id}/share): read-only access to one version
 (and optionally one run), revocable."""
 
+import json
+
 import pytest
 from django.core.management import call_command
 from django.test import Client
@@ -54,7 +56,8 @@ def test_it_lets_a_token_read_the_scenario_run_events_and_trace(
     assert stranger.get(f"/api/scenarios/{scenario['id']}", headers=headers).json()["owned"] is False
     assert stranger.get(f"/api/runs/{run['id']}?token={token}").json()["status"] == "succeeded"
     assert stranger.get(f"/api/runs/{run['id']}/events", headers=headers).json()["events"]
-    assert stranger.get(f"/api/runs/{run['id']}/trace", headers=headers).json()["cycles"]
+    trace = stranger.get(f"/api/runs/{run['id']}/trace", headers=headers)
+    assert json.loads(b"".join(trace.streaming_content))["cycles"]
 
 
 def test_it_shows_only_the_shared_version(owner: Client, stranger: Client, token: str, scenario: dict):

@@ -8,20 +8,30 @@ from webui.services import demos
 pytestmark = pytest.mark.django_db
 
 
-def test_it_ships_the_four_seed_examples_and_the_capacity_demo_as_package_data():
+def test_it_offers_the_four_seed_examples_and_the_repository_s_examples():
+    """Only the seeds and the capacity demo were offered: none of examples/' preemption, steps,
+    rollout, capacity or DRA files (issue 51 item 10)."""
     assert [d.slug for d in demos.all_demos()] == [
-        "capacity_web",
         "seed_pod_affinity",
         "seed_pts_conflict",
         "seed_pts_single_constraint",
         "seed_pts_two_constraints",
+        "preemption",
+        "changes_scale_drain",
+        "rollout_stuck",
+        "capacity_web",
+        "capacity_pods",
+        "dra_pending_gpu",
     ]
+    for slug in demos.EXAMPLE_DEMOS:  # the CLI's examples and the app's demos are the same files
+        assert demos.get(slug).text == (demos.examples_dir() / f"{slug}.yaml").read_text()
 
 
 def test_it_adds_a_version_when_a_demo_changed():
     demos.load_all()
     scenario = Scenario.objects.get(demo_slug="seed_pts_conflict")
-    Scenario.objects.filter(pk=scenario.pk).update(text="old")
+    Scenario.objects.filter(pk=scenario.pk).update(text="old")  # as shipped before the file changed
+    scenario.versions.update(text="old")
     demos.load_all()
     assert scenario.versions.count() == 2
 

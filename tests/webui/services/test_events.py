@@ -79,6 +79,13 @@ def test_an_explanation_carries_the_numbers_once_the_run_has_finished():
         events.explanation(run, 5)
 
 
+def test_the_trace_download_is_built_cycle_by_cycle_in_chunks(run: Run, monkeypatch):
+    monkeypatch.setattr(events, "TRACE_CHUNK_BYTES", 1)  # a chunk per cycle
+    chunks = list(events.trace_chunks(run))
+    assert len(chunks) == len(events.trace(Run.objects.get(pk=run.pk))["cycles"]) + 1  # the last closes the list
+    assert json.loads(b"".join(chunks)) == json.loads(json.dumps(events.trace(run)))
+
+
 def test_a_succeeded_runs_trace_is_kept_on_the_run(run: Run):
     assert run.trace is None
     summary = events.trace(run)
