@@ -526,7 +526,16 @@ def _run_upgrade(args: argparse.Namespace) -> int:
     scenario = _load(args.scenarios[0])
     if scenario is None:
         return EXIT_INVALID
-    result = compare_releases(scenario, old, new, run_to_the_end)
+    try:
+        result = compare_releases(scenario, old, new, run_to_the_end)
+    except ScenarioInvalid as err:  # a release keeps DRA fields SchedLab does not replay
+        print(
+            f"error: {args.scenarios[0]} cannot be replayed as both releases ({len(err.errors)} problem(s)):",
+            file=sys.stderr,
+        )
+        for problem in err.errors:
+            print(f"  {_with_flag(str(problem))}", file=sys.stderr)
+        return EXIT_INVALID
     if args.json:
         print(json.dumps(result.to_json(), sort_keys=True))
     else:

@@ -12,7 +12,6 @@ score change's cause. A difference no single change explains says which changes 
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, Callable, Iterable, Optional
 
 from scheduler_core.answers.compare import RunSide, compare_sides, read_side
@@ -23,6 +22,7 @@ from scheduler_core.plugins.node_declared_features import required_features
 from scheduler_core.release.choice import ReleaseChoice, ReleaseSource
 from scheduler_core.release.rules import Rules, Switch, rules_for, switches_between, with_switch
 from scheduler_core.release.versions import Release
+from scheduler_core.scenario.dra import replayed_as
 
 # Gates whose code reads only resource.k8s.io objects and pods' claims: a cluster without any
 # cannot tell them apart, so their runs are not made. (DynamicResourceAllocation itself also puts
@@ -191,9 +191,11 @@ def _say(progress: Optional[Progress], done: int, total: int, what: str) -> None
 
 
 def _as(scenario: Scenario, rules: Rules) -> Scenario:
-    """The scenario replayed with ``rules`` (the choice says it was asked for)."""
+    """The scenario replayed with ``rules`` (the choice says it was asked for), its DRA objects as
+    that release's API server stores them; ScenarioInvalid where that release keeps a field of a
+    feature SchedLab does not replay (scenario/dra.py replayed_as)."""
     choice = ReleaseChoice(rules, ReleaseSource.ASKED, scenario.release.evidence, scenario.release.reported)
-    return dataclasses.replace(scenario, release=choice)
+    return replayed_as(scenario, choice)
 
 
 def _may_matter(scenario: Scenario, switch: Switch) -> bool:

@@ -4,7 +4,13 @@ With the release's default feature gates the allocator features are AdminAccess 
 PrioritizedList, so ``NewAllocator`` picks the "incubating" variant (the first whose supported
 features cover those): ``internal/incubating/allocator_incubating.go`` and ``pools_incubating.go``.
 PartitionableDevices, DeviceTaints, ConsumableCapacity and binding conditions are off: slices with
-partitionable fields are skipped, as GatherPools does then.
+partitionable fields are skipped, as GatherPools does then. With DeviceTaints on (``device_taints``,
+the DRADeviceTaints gate: on by default in v1.36) a device with a NoSchedule or NoExecute taint that
+the request (or subrequest) does not tolerate is passed over, as allocateDevice does; v1.36's other
+default-on features (ConsumableCapacity, DeviceBindingAndStatus, PartitionableDevices) change nothing
+for the objects the loader lets through (it refuses their fields while they are on). v1.36's
+incubating variant also sorts the pools by driver and pool name and each pool's slices by name
+(``sort_pools``); its stable variant, picked when only the features it supports are on, does not.
 
 Allocation is a depth-first search: claims in order, their requests in order, each request's
 devices one after the other, every candidate device taken in pool order and slice order; a
@@ -30,9 +36,12 @@ from scheduler_core.model import (
     AllocationResult,
     AttributeValue,
     ClaimSpec,
+    TAINT_EFFECT_NO_EXECUTE,
+    TAINT_EFFECT_NO_SCHEDULE,
     Device,
     DeviceClass,
     DeviceResult,
+    DeviceToleration,
     Node,
     NodeSelector,
     NodeSelectorRequirement,
@@ -84,11 +93,18 @@ def slice_matches_node(slice_: ResourceSlice, node: Optional[Node]) -> Optional[
 
 
 def gather_pools(
-    slices: list[ResourceSlice], node: Optional[Node], candidates: Optional[list[ResourceSlice]] = None
+    slices: list[ResourceSlice],
+    node: Optional[Node],
+    candidates: Optional[list[ResourceSlice]] = None,
+    sort_by_name: bool = False,
 ) -> list[Pool]:
     """GatherPools: the pools with devices for this node, the newest generation of each; a pool
     missing some of its slices is incomplete, one with a duplicate device name invalid.
-    ``candidates``: the slices that may target the node, in ``slices``' order (all by default)."""
+    ``candidates``: the slices that may target the node, in ``slices``' order (all by default).
+    ``sort_by_name``: v1.36's incubating and experimental variants (sortPoolsByID, and
+    sortSlicesByName in buildPool) put the pools in (driver, pool name) order and each pool's
+    slices in name order; before, pools come in the order their first slice appears (the release:
+    Go map order) and slices as listed."""
     targeting: dict[tuple[str, str], list[ResourceSlice]] = {}
     for slice_ in slices if candidates is None else candidates:
         if slice_.partitionable:
@@ -112,8 +128,10 @@ def gather_pools(
         if duplicate is not None:
             pool.invalid, pool.invalid_reason = True, f"duplicate device name {duplicate}"
         else:
-            pool.slices = members
+            pool.slices = sorted(members, key=lambda s: s.name) if sort_by_name else members
         pools.append(pool)
+    if sort_by_name:
+        pools.sort(key=lambda pool: (pool.driver, pool.name))
     return pools
 
 
@@ -150,6 +168,7 @@ class Request:
     count: int
     admin_access: Optional[bool] = None
     parent: str = ""  # the request holding this subrequest
+    tolerations: tuple[DeviceToleration, ...] = ()
 
     @property
     def full_name(self) -> str:
@@ -313,8 +332,12 @@ class Allocator:
         slices: list[ResourceSlice],
         selector_cache: Optional[SelectorCache] = None,
         memo: Optional[AllocationMemo] = None,
+        device_taints: bool = False,
+        sort_pools: bool = False,
     ) -> None:
         self.allocated = allocated
+        self.device_taints = device_taints  # features.DeviceTaints (DRADeviceTaints)
+        self.sort_pools = sort_pools  # v1.36's incubating/experimental GatherPools (gather_pools)
         self.classes = classes
         self.slices = slices
         self.selector_cache = selector_cache
@@ -345,7 +368,7 @@ class Allocator:
         kept = self._pools.get(node.name)
         if kept is not None and kept[0] is node:
             return kept[1]
-        pools = gather_pools(self.slices, node, self.candidates(node))
+        pools = gather_pools(self.slices, node, self.candidates(node), self.sort_pools)
         self._pools[node.name] = (node, pools)
         return pools
 
@@ -360,7 +383,7 @@ class Allocator:
             and kept.slice_count == len(self.slices)
         ):
             return kept
-        pools = gather_pools(self.slices, node, self.candidates(node))
+        pools = gather_pools(self.slices, node, self.candidates(node), self.sort_pools)
         devices = frozenset(
             (pool.driver, pool.name, device.name)
             for pool in pools
@@ -455,7 +478,14 @@ class _Run:
             minimum = None
             for sub_index, sub in enumerate(request.first_available):
                 accessor = Request(
-                    sub.name, sub.device_class_name, sub.selectors, sub.allocation_mode, sub.count, None, request.name
+                    sub.name,
+                    sub.device_class_name,
+                    sub.selectors,
+                    sub.allocation_mode,
+                    sub.count,
+                    None,
+                    request.name,
+                    sub.tolerations,
                 )
                 data = self._validate(claim, accessor, (claim_index, request_index, sub_index))
                 self.request_data[(claim_index, request_index, sub_index)] = data
@@ -473,6 +503,7 @@ class _Run:
             exact.allocation_mode,
             exact.count,
             exact.admin_access,
+            tolerations=exact.tolerations,
         )
         data = self._validate(claim, accessor, (claim_index, request_index, 0))
         self.request_data[(claim_index, request_index, 0)] = data
@@ -648,6 +679,9 @@ class _Run:
             return None
         if not request.admin_access and self._in_use(device_id):
             return None
+        # Might be tainted, in which case the taint has to be tolerated (checked only with the feature on).
+        if self.owner.device_taints and taint_prevents_allocation(candidate.device, request.tolerations):
+            return None
         base, sub = (request.parent, request.name) if request.parent else (request.name, "")
         constraints = self.constraints[claim_index]
         for index, constraint in enumerate(constraints):
@@ -682,6 +716,16 @@ class _Run:
             for request, device_id, _ in self.results[claim_index]
         )
         return AllocationResult(devices, _node_selector([slice_ for _, _, slice_ in self.results[claim_index]]))
+
+
+def taint_prevents_allocation(device: Device, tolerations: tuple[DeviceToleration, ...]) -> bool:
+    """taintPreventsAllocation: a NoSchedule or NoExecute taint no toleration matches (other
+    effects, "None" among them, do not prevent allocation)."""
+    return any(
+        taint.effect in (TAINT_EFFECT_NO_SCHEDULE, TAINT_EFFECT_NO_EXECUTE)
+        and not any(toleration.tolerates(taint) for toleration in tolerations)
+        for taint in device.taints
+    )
 
 
 def _node_selector(slices: list[ResourceSlice]) -> Optional[NodeSelector]:

@@ -73,8 +73,9 @@ def claim_name(pod: Pod, source_name: str, claim_name_: str, template: str) -> t
     raise ClaimProblem(f'pod "{pod.namespace}/{pod.name}": ResourceClaim not created yet')
 
 
-def pod_claims(pod: Pod, dra: DraState) -> list[ResourceClaim]:
-    """foreachPodResourceClaim: every claim of the pod, in spec order, or ClaimProblem."""
+def pod_claims(pod: Pod, dra: DraState, capitalized: bool = False) -> list[ResourceClaim]:
+    """foreachPodResourceClaim: every claim of the pod, in spec order, or ClaimProblem
+    (``capitalized``: v1.36's "Pod is not owner", release/code.py claim_owner_message_capitalized)."""
     claims: list[ResourceClaim] = []
     for source in pod.claim_sources:
         name, must_own = claim_name(pod, source.name, source.claim_name, source.template_name)
@@ -86,25 +87,28 @@ def pod_claims(pod: Pod, dra: DraState) -> list[ResourceClaim]:
         if claim.terminating:
             raise ClaimProblem(f'resourceclaim "{claim.name}" is being deleted')
         if must_own and (claim.namespace != pod.namespace or not claim.controlled_by(pod.uid)):
+            kind = "Pod" if capitalized else "pod"
             raise ClaimProblem(
-                f"ResourceClaim {claim.namespace}/{claim.name} was not created for pod "
-                f"{pod.namespace}/{pod.name} (pod is not owner)"
+                f"ResourceClaim {claim.namespace}/{claim.name} was not created for {kind} "
+                f"{pod.namespace}/{pod.name} ({kind} is not owner)"
             )
         claims.append(claim)
     return claims
 
 
-def claims_or_problem(pod: Pod, dra: DraState) -> Union[list[ResourceClaim], ClaimProblem]:
+def claims_or_problem(pod: Pod, dra: DraState, capitalized: bool = False) -> Union[list[ResourceClaim], ClaimProblem]:
     try:
-        return pod_claims(pod, dra)
+        return pod_claims(pod, dra, capitalized)
     except ClaimProblem as problem:
         return problem
 
 
-def after_claim_change(pod: Pod, dra: DraState, old: Optional[ResourceClaim], new: ResourceClaim) -> QueueingHint:
+def after_claim_change(
+    pod: Pod, dra: DraState, old: Optional[ResourceClaim], new: ResourceClaim, capitalized: bool = False
+) -> QueueingHint:
     """isSchedulableAfterClaimChange: the pod's own claim created or its status changed, or any
     claim deallocated; not while the pod still misses a claim."""
-    claims = claims_or_problem(pod, dra)
+    claims = claims_or_problem(pod, dra, capitalized)
     if isinstance(claims, ClaimProblem):
         return QueueingHint.QUEUE_SKIP
     if old is not None and old.allocation is not None and new.allocation is None:
@@ -127,7 +131,7 @@ def after_pod_change(pod: Pod, dra: DraState, new: Pod) -> QueueingHint:
     return QueueingHint.QUEUE
 
 
-def pods_held_at_pre_enqueue(pods: list[Pod], objects: DraObjects) -> list[tuple[Pod, str]]:
+def pods_held_at_pre_enqueue(pods: list[Pod], objects: DraObjects, capitalized: bool = False) -> list[tuple[Pod, str]]:
     """The pending pods among ``pods`` (document order) that DynamicResources' PreEnqueue would
     hold once the stand-in controller made the claims of every pod: with the reason."""
     state = DraState(objects)
@@ -141,7 +145,7 @@ def pods_held_at_pre_enqueue(pods: list[Pod], objects: DraObjects) -> list[tuple
             state.claims[claim.key] = claim  # a probe's cache: nobody hears these
             made.append((source_name, claim.name))
         probe.claim_statuses = (*probe.claim_statuses, *made)
-        problem = claims_or_problem(probe, state)
+        problem = claims_or_problem(probe, state, capitalized)
         if not pod.node_name and isinstance(problem, ClaimProblem):
             held.append((pod, str(problem)))
     return held

@@ -16,8 +16,8 @@ if TYPE_CHECKING:
 # resource.k8s.io/v1 DeviceClass, ResourceSlice, ResourceClaimTemplate and ResourceClaim as the
 # scheduler reads them (k8s.io/api/resource/v1), after the API server's defaulting (an ``exactly``
 # request without ``allocationMode`` is ExactCount with count 1). Fields of features that are off
-# in v1.35.4 (DRAPartitionableDevices, DRADeviceTaints, DRAConsumableCapacity, DRAExtendedResource)
-# are dropped by the loader with a notice (scenario/dra.py), as the API server drops them.
+# in the release replayed are dropped by the loader with a notice (scenario/dra.py), as the API
+# server drops them; device taints and request tolerations (DRADeviceTaints) are kept when it is on.
 
 # resource.k8s.io/v1 constants.
 FINALIZER = "resource.kubernetes.io/delete-protection"
@@ -39,12 +39,50 @@ class Version:
 
 AttributeValue = Union[bool, int, str, Version]
 
+# DeviceTaintEffect: only these two keep a device from being allocated ("None" does not).
+TAINT_EFFECT_NO_SCHEDULE = "NoSchedule"
+TAINT_EFFECT_NO_EXECUTE = "NoExecute"
+TAINT_EFFECT_NONE = "None"  # from v1.35
+TOLERATION_OP_EQUAL = "Equal"
+TOLERATION_OP_EXISTS = "Exists"
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceTaint:
+    """A device's taint (DRADeviceTaints)."""
+
+    key: str
+    value: str = ""
+    effect: str = TAINT_EFFECT_NO_SCHEDULE
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceToleration:
+    """A request's toleration (DRADeviceTaints); ``operator`` defaulted to Equal as the API server does."""
+
+    key: str = ""
+    operator: str = TOLERATION_OP_EQUAL
+    value: str = ""
+    effect: str = ""
+
+    def tolerates(self, taint: DeviceTaint) -> bool:
+        """resourceclaim.ToleratesTaint: an empty effect or key matches any; Equal compares the
+        values, Exists matches any value."""
+        if self.effect and self.effect != taint.effect:
+            return False
+        if self.key and self.key != taint.key:
+            return False
+        if self.operator in ("", TOLERATION_OP_EQUAL):
+            return self.value == taint.value
+        return self.operator == TOLERATION_OP_EXISTS
+
 
 @dataclass(frozen=True, slots=True)
 class Device:
     name: str
     attributes: dict[str, AttributeValue] = field(default_factory=dict)  # qualified name -> value
     capacity: dict[str, Fraction] = field(default_factory=dict)  # qualified name -> quantity
+    taints: tuple[DeviceTaint, ...] = ()  # kept only while DRADeviceTaints is on
 
     def attribute(self, driver: str, fully_qualified: str) -> Optional[AttributeValue]:
         """lookupAttribute: the fully qualified name, or the bare id when the domain is the driver."""
@@ -89,6 +127,7 @@ class ExactRequest:
     allocation_mode: str = ALLOCATION_MODE_EXACT_COUNT
     count: int = 1
     admin_access: Optional[bool] = None
+    tolerations: tuple[DeviceToleration, ...] = ()  # kept only while DRADeviceTaints is on
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +139,7 @@ class SubRequest:
     selectors: tuple[str, ...] = ()
     allocation_mode: str = ALLOCATION_MODE_EXACT_COUNT
     count: int = 1
+    tolerations: tuple[DeviceToleration, ...] = ()  # kept only while DRADeviceTaints is on
 
     @property
     def admin_access(self) -> Optional[bool]:

@@ -32,7 +32,7 @@ class NoticeCode(str, Enum):
     SCHEDULING_GATED = "scheduling-gated"  # spec.schedulingGates: never attempted
     PENDING_VOLUMES = "pending-volumes"  # PersistentVolumes without status.phase: stored as Pending
     RESOURCE_CLAIMS = "resource-claims"  # pending pods whose claims are missing: PreEnqueue holds them
-    DRA_FEATURE_OFF = "dra-feature-off"  # resource.k8s.io fields of features off in v1.35.4: dropped
+    DRA_FEATURE_OFF = "dra-feature-off"  # resource.k8s.io fields of features off in the release: dropped
     NO_NODES = "no-nodes"  # no Node objects: nothing to schedule against (the CLI exits 3)
     NO_PENDING_PODS = "no-pending-pods"  # no pod waits for a node: nothing to schedule
     UNREAD_FILES = "unread-files"  # files of a directory or archive that are not YAML/JSON (logs, ...)
@@ -75,6 +75,10 @@ class Scenario:
     dra: "DraObjects" = field(default_factory=lambda: DraObjects())  # resource.k8s.io objects
     # The release it is replayed as, and why (release/choice.py): what the dump says, else the default.
     release: ReleaseChoice = DEFAULT_CHOICE
+    # The resource.k8s.io objects as read, before the release's API server settled their gated
+    # fields: a scenario/dra.py DraReading (typed there: the model does not import the loader's
+    # layer), which replaying as another release settles again (replayed_as).
+    dra_reading: Optional[object] = None
 
     @property
     def rules(self) -> Rules:

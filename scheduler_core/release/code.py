@@ -134,6 +134,22 @@ CODE_CHANGES: tuple[CodeChange, ...] = (
         "kubernetes#135502, kubernetes#135719",
     ),
     CodeChange(
+        "claim_owner_message_capitalized",
+        36,
+        "DynamicResources' PreEnqueue and PreFilter say a template's claim the pod does not own \"was not "
+        'created for Pod ns/name (Pod is not owner)", where v1.35 and before wrote "pod"',
+        "dynamic-resource-allocation/resourceclaim/resourceclaim.go: IsForPod (rewritten with IsForPodGroup)",
+    ),
+    CodeChange(
+        "dra_allocator_sorts_pools",
+        36,
+        "The structured allocator's incubating and experimental variants (v1.36 picks incubating while "
+        "DRAConsumableCapacity or DRADeviceBindingConditions is on) try pools in (driver, pool name) order "
+        "and a pool's slices in name order; before, pools in Go map order and slices as listed",
+        "dynamic-resource-allocation/structured/internal/incubating/pools_incubating.go: sortPoolsByID, "
+        "sortSlicesByName",
+    ),
+    CodeChange(
         "balanced_allocation_scores_the_change",
         36,
         "NodeResourcesBalancedAllocation scores the change the pod makes to a node's balance: "

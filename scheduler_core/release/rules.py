@@ -34,6 +34,7 @@ class Features:
     enable_dra_resource_claim_device_status: bool
     enable_dra_scheduler_filter_timeout: bool
     enable_dra_extended_resource: bool
+    enable_dra_list_type_attributes: bool
     enable_scheduling_queue_hint: bool
     enable_async_preemption: bool
     enable_pod_level_resources: bool
@@ -51,6 +52,8 @@ class Features:
     fit_unresolvable_beyond_allocatable: bool
     taint_reason_without_taint: bool
     dynamic_resources_scores: bool
+    claim_owner_message_capitalized: bool
+    dra_allocator_sorts_pools: bool
     balanced_allocation_scores_the_change: bool
     declared_features_plugin_registered: bool
     declared_features_reason_unnamed: bool
@@ -96,6 +99,7 @@ class Features:
             enable_dra_resource_claim_device_status=on("DRAResourceClaimDeviceStatus"),
             enable_dra_scheduler_filter_timeout=on("DRASchedulerFilterTimeout"),
             enable_dra_extended_resource=on("DRAExtendedResource"),
+            enable_dra_list_type_attributes=on("DRAListTypeAttributes"),
             enable_scheduling_queue_hint=on("SchedulerQueueingHints"),
             enable_async_preemption=on("SchedulerAsyncPreemption"),
             enable_pod_level_resources=on("PodLevelResources"),

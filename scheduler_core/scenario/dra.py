@@ -1,25 +1,36 @@
 """resource.k8s.io/v1 objects -> model: DeviceClass, ResourceSlice, ResourceClaimTemplate and
 ResourceClaim as ``kubectl get -o yaml`` writes them, with the API server's defaulting (an
-``exactly`` request without ``allocationMode`` is ExactCount, ``count`` then 1) and the validation
-that would make it refuse them (pkg/apis/resource/validation), each error located.
+``exactly`` request without ``allocationMode`` is ExactCount, ``count`` then 1; a toleration's
+``operator`` Equal) and the validation that would make it refuse them
+(pkg/apis/resource/validation), each error located.
 
-Fields of features that are off by default in v1.35.4 are dropped, as the API server drops them
-when their gate is off, and named in a notice (``dropped``): DRAPartitionableDevices
-(sharedCounters, consumesCounters, perDeviceNodeSelection and per-device node selection),
-DRADeviceTaints (device taints, request tolerations), DRAConsumableCapacity
-(allowMultipleAllocations, capacity requestPolicy, request capacity, distinctAttribute),
-DRAExtendedResource (a class's extendedResourceName) and DRADeviceBindingConditions
-(bindingConditions, bindingFailureConditions, bindsToNode).
+Fields of feature gates are recorded while reading (``GatedField``), before the release is known;
+once the loader has chosen it, ``apply_release`` settles each as that release's API server does
+(pkg/registry/resource/*/strategy.go, dropDisabledFields on create): a field whose gate is off is
+dropped and named in a notice; one whose gate is on is kept. Kept fields of DRADeviceTaints (device
+taints, request tolerations) are validated then and replayed by the allocator. Kept fields of the
+features SchedLab does not replay — DRAPartitionableDevices (sharedCounters, consumesCounters,
+perDeviceNodeSelection, per-device node selection), DRAConsumableCapacity
+(allowMultipleAllocations, capacity requestPolicy, request capacity, distinctAttribute, an
+allocation's shareID and consumedCapacity), DRAExtendedResource (a class's extendedResourceName)
+and DRADeviceBindingConditions (bindingConditions, bindingFailureConditions, bindsToNode) — make
+the load fail with an error naming the field, the release and the gate, never a silent drop.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
+from dataclasses import dataclass, replace
 from typing import Callable, Optional
 
 from scheduler_core.dra.cel import compile_selector, parse_semver
 from scheduler_core.dra.cel import SELECTOR_MAX_COST
 from scheduler_core.model import (
+    TAINT_EFFECT_NO_EXECUTE,
+    TAINT_EFFECT_NO_SCHEDULE,
+    TAINT_EFFECT_NONE,
+    TOLERATION_OP_EQUAL,
+    TOLERATION_OP_EXISTS,
     ALLOCATION_MODE_ALL,
     ALLOCATION_MODE_EXACT_COUNT,
     ALLOCATION_MODES,
@@ -34,17 +45,25 @@ from scheduler_core.model import (
     DeviceConstraint,
     DeviceRequest,
     DeviceResult,
+    DeviceTaint,
+    DeviceToleration,
     DraObjects,
     ExactRequest,
     Namespace,
+    Pod,
     ResourceClaim,
     ResourceClaimTemplate,
     ResourceSlice,
     SubRequest,
     Version,
 )
-from scheduler_core.scenario.errors import ScenarioError
-from scheduler_core.scenario.fields import Field
+from scheduler_core.model.scenario import Scenario
+from scheduler_core.release.choice import ReleaseChoice
+from scheduler_core.release.rules import Rules
+from scheduler_core.release.versions import SUPPORTED_RELEASES
+from scheduler_core.release.gates import spec_at
+from scheduler_core.scenario.errors import ScenarioError, ScenarioInvalid
+from scheduler_core.scenario.fields import Context, Field
 from scheduler_core.scenario.metadata import Metadata
 from scheduler_core.scenario.pods import owner_references, read_time
 from scheduler_core.scenario.selectors import node_selector
@@ -54,6 +73,8 @@ from scheduler_core.scenario.validation import (
     check_str_enum,
     is_dns1123_label,
     is_dns1123_subdomain,
+    is_label_value,
+    is_qualified_name,
     read_quantity,
 )
 
@@ -66,21 +87,77 @@ MAX_ATTRIBUTES_AND_CAPACITIES = 32  # ResourceSliceMaxAttributesAndCapacitiesPer
 ATTRIBUTE_VALUE_MAX_LENGTH = 64  # DeviceAttributeMaxValueLength
 CEL_EXPRESSION_MAX_LENGTH = 10 * 1024  # CELSelectorExpressionMaxLength
 RESERVED_FOR_MAX_SIZE = 256  # ResourceClaimReservedForMaxSize
+DEVICE_TAINTS_MAX_LENGTH = 16  # resourceapi.DeviceTaintsMaxLength
+# ResourceSliceMaxDevicesWithAdvancedFeatures (v1.35: ...WithTaintsOrConsumesCounters): a slice with
+# a tainted device holds at most 64 devices, from v1.35 on.
+MAX_DEVICES_PER_SLICE_WITH_TAINTS = 64
+MAX_DEVICES_WITH_TAINTS_SINCE = 35
+TAINT_EFFECTS_SINCE = {TAINT_EFFECT_NO_EXECUTE: 0, TAINT_EFFECT_NO_SCHEDULE: 0, TAINT_EFFECT_NONE: 35}
+TOLERATION_OPERATORS = (TOLERATION_OP_EQUAL, TOLERATION_OP_EXISTS)  # validDeviceTolerationOperators
 
-# (field, feature gate) pairs the API server drops while the gate is off.
-_SLICE_GATED = (("sharedCounters", "DRAPartitionableDevices"), ("perDeviceNodeSelection", "DRAPartitionableDevices"))
-_DEVICE_GATED = (
-    ("consumesCounters", "DRAPartitionableDevices"),
-    ("nodeName", "DRAPartitionableDevices"),
-    ("nodeSelector", "DRAPartitionableDevices"),
-    ("allNodes", "DRAPartitionableDevices"),
-    ("taints", "DRADeviceTaints"),
-    ("bindingConditions", "DRADeviceBindingConditions"),
-    ("bindingFailureConditions", "DRADeviceBindingConditions"),
-    ("bindsToNode", "DRADeviceBindingConditions"),
-    ("allowMultipleAllocations", "DRAConsumableCapacity"),
+DEVICE_TAINTS = "DRADeviceTaints"
+TAINT_RULES = "DRADeviceTaintRules"
+EXTENDED_RESOURCE = "DRAExtendedResource"
+DEVICE_CLASS_PREFIX = "deviceclass.resource.kubernetes.io/"  # resourceapi.ResourceDeviceClassPrefix
+# The gates whose kept fields SchedLab replays; the kept fields of any other gate are refused.
+REPLAYED_GATES = frozenset({DEVICE_TAINTS})
+# A slice's binding conditions are kept only with DRAResourceClaimDeviceStatus on too
+# (resourceslice/strategy.go: dropDisabledDRADeviceBindingConditionsFields).
+_BINDING = ("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus")
+
+# (field, gates that must all be on for the API server to keep it; the first names it).
+_SLICE_GATED = (
+    ("sharedCounters", ("DRAPartitionableDevices",)),
+    ("perDeviceNodeSelection", ("DRAPartitionableDevices",)),
 )
-_REQUEST_GATED = (("tolerations", "DRADeviceTaints"), ("capacity", "DRAConsumableCapacity"))
+_DEVICE_GATED = (
+    ("consumesCounters", ("DRAPartitionableDevices",)),
+    ("nodeName", ("DRAPartitionableDevices",)),
+    ("nodeSelector", ("DRAPartitionableDevices",)),
+    ("allNodes", ("DRAPartitionableDevices",)),
+    ("bindingConditions", _BINDING),
+    ("bindingFailureConditions", _BINDING),
+    ("bindsToNode", _BINDING),
+    ("allowMultipleAllocations", ("DRAConsumableCapacity",)),
+)
+_REQUEST_GATED = (("capacity", ("DRAConsumableCapacity",)),)
+# An allocation result's fields (resourceclaim/strategy.go: dropDisabledStatusFields).
+_RESULT_GATED = (
+    ("shareID", ("DRAConsumableCapacity",)),
+    ("consumedCapacity", ("DRAConsumableCapacity",)),
+    ("bindingConditions", ("DRADeviceBindingConditions",)),
+    ("bindingFailureConditions", ("DRADeviceBindingConditions",)),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class DeferredError:
+    """A validation error the API server reports only when it keeps the field (its gate on), in the
+    releases from ``since`` (a minor) until before ``until``."""
+
+    error: ScenarioError
+    since: int = 0
+    until: Optional[int] = None
+
+    def applies(self, minor: int) -> bool:
+        return self.since <= minor and (self.until is None or minor < self.until)
+
+
+@dataclass(frozen=True, slots=True)
+class GatedField:
+    """A field written in the scenario that the API server keeps only while ``needs`` are all on
+    (``gate``, the first, names it)."""
+
+    needs: tuple[str, ...]
+    object: str  # "ResourceSlice n1-gpu"
+    path: str
+    line: Optional[int]
+    file: Optional[str]
+    errors: tuple[DeferredError, ...] = ()
+
+    @property
+    def gate(self) -> str:
+        return self.needs[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,22 +201,22 @@ def add(
     obj: Field,
     kind: str,
     meta: Metadata,
-    dropped: list[str],
+    gated: list[GatedField],
     admin: Optional[list[AdminAccessRequest]] = None,
 ) -> None:
-    """Decode one object of ``kind`` into ``objects``; ``dropped`` collects "Kind name: field (Gate)",
+    """Decode one object of ``kind`` into ``objects``; ``gated`` collects the fields of feature gates,
     ``admin`` the claims and templates asking for admin access."""
     if kind == "DeviceClass":
-        objects.classes.append(_device_class(obj, meta, dropped))
+        objects.classes.append(_device_class(obj, meta, gated))
     elif kind == "ResourceSlice":
-        objects.slices.append(_resource_slice(obj, meta, len(objects.slices), dropped))
+        objects.slices.append(_resource_slice(obj, meta, len(objects.slices), gated))
     elif kind == "ResourceClaimTemplate":
         spec = obj.get_map("spec")
         inner = spec.get_map("spec") if spec is not None else None
         if inner is None:
             (spec or obj).error_at("spec", "Required value")
         claim_spec = (
-            _claim_spec(inner, f"ResourceClaimTemplate {meta.namespace}/{meta.name}", dropped)
+            _claim_spec(inner, f"ResourceClaimTemplate {meta.namespace}/{meta.name}", gated)
             if inner is not None
             else ClaimSpec()
         )
@@ -150,7 +227,7 @@ def add(
         )
         _note_admin_access(inner, meta.namespace, admin)
     else:
-        objects.claims.append(_resource_claim(obj, meta, len(objects.claims), dropped))
+        objects.claims.append(_resource_claim(obj, meta, len(objects.claims), gated))
         _note_admin_access(obj.get_map("spec"), meta.namespace, admin)
 
 
@@ -197,20 +274,111 @@ def _duplicates(named: list[tuple[str, Field]]) -> None:
         seen.add(name)
 
 
-def _drop(field: Field, gated: tuple[tuple[str, str], ...], owner: str, dropped: list[str]) -> None:
-    for key, gate in gated:
-        if field.get(key) is not None:
-            dropped.append(f"{owner}: {field.path}.{key} ({gate})" if field.path else f"{owner}: {key} ({gate})")
+def _drop(field: Field, gated: tuple[tuple[str, tuple[str, ...]], ...], owner: str, sink: list[GatedField]) -> None:
+    """Record each of ``gated`` that ``field`` has: kept or dropped once the release is known."""
+    for key, needs in gated:
+        child = field.get(key)
+        if child is not None:
+            sink.append(GatedField(needs, owner, child.path, child.line, child.ctx.file))
+
+
+def _deferred(field: Field) -> tuple[Field, list[ScenarioError]]:
+    """``field`` read again with its own error list: errors the API server reports only when it
+    keeps the field."""
+    errors: list[ScenarioError] = []
+    return Field(field.value, field.path, field.line, Context(field.ctx.object, errors, field.ctx.file)), errors
+
+
+def _effect(parent: Field, required: bool, deferred: list[DeferredError]) -> str:
+    """A taint's (required) or a toleration's (optional) effect: one of the release's
+    validDeviceTaintEffects ("None" from v1.35 on)."""
+    child = parent.get("effect")
+    effect = child.as_str() if child is not None else ""
+    if child is None or not effect:
+        if required:
+            parent.error_at("effect", "Required value")
+        return effect
+    for since, until in ((0, TAINT_EFFECTS_SINCE[TAINT_EFFECT_NONE]), (TAINT_EFFECTS_SINCE[TAINT_EFFECT_NONE], None)):
+        allowed = sorted(name for name, first in TAINT_EFFECTS_SINCE.items() if first <= since)
+        if effect not in allowed:
+            choices = ", ".join(f'"{name}"' for name in allowed)
+            message = f'unsupported value "{effect[:80]}": supported values: {choices}'
+            error = ScenarioError(child.ctx.object, child.path, child.line, message, child.ctx.file)
+            deferred.append(DeferredError(error, since, until))
+    return effect
+
+
+def _taints(item: Field, owner: str, sink: list[GatedField]) -> tuple[DeviceTaint, ...]:
+    """A device's taints (validateDeviceTaint), kept while DRADeviceTaints is on."""
+    field = item.get("taints")
+    if field is None:
+        return ()
+    checked, errors = _deferred(field)
+    deferred: list[DeferredError] = []
+    taints = []
+    for taint in _bounded_list_of(checked, DEVICE_TAINTS_MAX_LENGTH):
+        if not taint.expect_map():
+            continue
+        key = _required_name(taint, "key", is_qualified_name)
+        value = taint.get_str("value")
+        if value:
+            check(taint.get("value"), value, is_label_value(value))  # type: ignore[arg-type]
+        effect = _effect(taint, True, deferred)
+        taints.append(DeviceTaint(key, value, effect))
+    deferred.extend(DeferredError(error) for error in errors)
+    sink.append(GatedField((DEVICE_TAINTS,), owner, field.path, field.line, field.ctx.file, tuple(deferred)))
+    return tuple(taints)
+
+
+def _tolerations(request: Field, owner: str, sink: list[GatedField]) -> tuple[DeviceToleration, ...]:
+    """A request's tolerations (validateDeviceToleration, after defaulting: operator Equal), kept
+    while DRADeviceTaints is on."""
+    field = request.get("tolerations")
+    if field is None:
+        return ()
+    checked, errors = _deferred(field)
+    deferred: list[DeferredError] = []
+    tolerations = []
+    for item in checked.items():
+        if not item.expect_map():
+            continue
+        key = item.get_str("key")
+        if key:
+            check(item.get("key"), key, is_qualified_name(key))  # type: ignore[arg-type]
+        operator_field = item.get("operator")
+        operator = (operator_field.as_str() if operator_field is not None else "") or TOLERATION_OP_EQUAL
+        value = item.get_str("value")
+        if operator == TOLERATION_OP_EXISTS:
+            if value:
+                item.error_at("value", f'Invalid value: "{value[:80]}": must be empty for operator `Exists`')
+        elif operator == TOLERATION_OP_EQUAL:
+            check(item.get("value") or item, value, is_label_value(value))
+        elif operator_field is not None:
+            check_str_enum(operator_field, operator, TOLERATION_OPERATORS)
+        effect = _effect(item, False, deferred)
+        tolerations.append(DeviceToleration(key, operator, value, effect))
+    deferred.extend(DeferredError(error) for error in errors)
+    sink.append(GatedField((DEVICE_TAINTS,), owner, field.path, field.line, field.ctx.file, tuple(deferred)))
+    return tuple(tolerations)
+
+
+def _bounded_list_of(field: Field, limit: int) -> list[Field]:
+    """validateSlice's size check on a list field itself."""
+    items = field.items()
+    if len(items) > limit:
+        field.error(f"Too many: {len(items)}: must have at most {limit} items")
+        return []
+    return items
 
 
 # ---------------------------------------------------------------------- DeviceClass
 
 
-def _device_class(obj: Field, meta: Metadata, dropped: list[str]) -> DeviceClass:
+def _device_class(obj: Field, meta: Metadata, gated: list[GatedField]) -> DeviceClass:
     spec = obj.get_map("spec")
     if spec is None:
         return DeviceClass(meta.name, line=obj.line)
-    _drop(spec, (("extendedResourceName", "DRAExtendedResource"),), f"DeviceClass {meta.name}", dropped)
+    _drop(spec, (("extendedResourceName", ("DRAExtendedResource",)),), f"DeviceClass {meta.name}", gated)
     return DeviceClass(meta.name, _selectors(spec), len(_configs(spec)), obj.line)
 
 
@@ -280,7 +448,7 @@ def _request_references(item: Field, requests: dict[str, tuple[str, ...]]) -> tu
     return tuple(name for name, _ in references)
 
 
-def _resource_slice(obj: Field, meta: Metadata, doc_index: int, dropped: list[str]) -> ResourceSlice:
+def _resource_slice(obj: Field, meta: Metadata, doc_index: int, gated: list[GatedField]) -> ResourceSlice:
     owner = f"ResourceSlice {meta.name}"
     spec = obj.get_map("spec")
     if spec is None:
@@ -296,7 +464,7 @@ def _resource_slice(obj: Field, meta: Metadata, doc_index: int, dropped: list[st
         generation = _bounded_int(pool, "generation", 0, "must be greater than or equal to zero")
         count = _bounded_int(pool, "resourceSliceCount", 1, "must be greater than zero")
     partitionable = any(spec.get(key) is not None for key, _ in _SLICE_GATED)
-    _drop(spec, _SLICE_GATED, owner, dropped)
+    _drop(spec, _SLICE_GATED, owner, gated)
     node_name = spec.get_str("nodeName")
     selector_field = spec.get("nodeSelector")
     selector = node_selector(selector_field) if selector_field is not None else None
@@ -316,7 +484,10 @@ def _resource_slice(obj: Field, meta: Metadata, doc_index: int, dropped: list[st
     if len(items) > MAX_DEVICES_PER_SLICE:
         spec.error_at("devices", f"Too many: {len(items)}: must have at most {MAX_DEVICES_PER_SLICE} items")
         items = []
-    devices = tuple(_device(item, owner, dropped) for item in items)
+    first_gated = len(gated)
+    devices = tuple(_device(item, owner, gated) for item in items)
+    if len(items) > MAX_DEVICES_PER_SLICE_WITH_TAINTS and any(device.taints for device in devices):
+        _limit_tainted_slice(spec, len(items), gated, first_gated)
     _duplicates([(device.name, item.get("name") or item) for device, item in zip(devices, items) if device.name])
     return ResourceSlice(
         meta.name,
@@ -332,6 +503,22 @@ def _resource_slice(obj: Field, meta: Metadata, doc_index: int, dropped: list[st
         doc_index,
         obj.line,
     )
+
+
+def _limit_tainted_slice(spec: Field, count: int, gated: list[GatedField], first: int) -> None:
+    """From v1.35 a slice with a tainted device holds at most 64 devices: an error only where the
+    taints are kept, so it goes with the slice's first taints."""
+    devices = spec.get("devices") or spec
+    message = f"Too many: {count}: must have at most {MAX_DEVICES_PER_SLICE_WITH_TAINTS} items"
+    error = ScenarioError(spec.ctx.object, devices.path, devices.line, message, spec.ctx.file)
+    for index in range(first, len(gated)):
+        entry = gated[index]
+        if entry.gate == DEVICE_TAINTS:
+            limit = DeferredError(error, MAX_DEVICES_WITH_TAINTS_SINCE)
+            gated[index] = GatedField(
+                entry.needs, entry.object, entry.path, entry.line, entry.file, (*entry.errors, limit)
+            )
+            return
 
 
 def _bounded_int(parent: Field, key: str, low: int, message: str) -> int:
@@ -358,9 +545,10 @@ def _true_or_unset(parent: Field, key: str) -> bool:
     return value
 
 
-def _device(item: Field, owner: str, dropped: list[str]) -> Device:
+def _device(item: Field, owner: str, gated: list[GatedField]) -> Device:
     name = _required_name(item, "name", is_dns1123_label)
-    _drop(item, _DEVICE_GATED, owner, dropped)
+    _drop(item, _DEVICE_GATED, owner, gated)
+    taints = _taints(item, owner, gated)
     attributes: dict[str, AttributeValue] = {}
     attributes_field = item.get_map("attributes")
     capacity_field = item.get_map("capacity")
@@ -380,7 +568,7 @@ def _device(item: Field, owner: str, dropped: list[str]) -> Device:
         check(value, key, dra_names.attribute_key(key))
         if not value.expect_map():
             continue
-        _drop(value, (("requestPolicy", "DRAConsumableCapacity"),), owner, dropped)
+        _drop(value, (("requestPolicy", ("DRAConsumableCapacity",)),), owner, gated)
         amount_field = value.get("value")
         if amount_field is None:
             value.error_at("value", "Required value")
@@ -388,7 +576,7 @@ def _device(item: Field, owner: str, dropped: list[str]) -> Device:
         amount = read_quantity(amount_field)
         if amount is not None:
             capacity[key] = amount
-    return Device(name, attributes, capacity)
+    return Device(name, attributes, capacity, taints)
 
 
 def _attribute(value: Field) -> Optional[AttributeValue]:
@@ -422,14 +610,14 @@ def _attribute(value: Field) -> Optional[AttributeValue]:
 # ---------------------------------------------------------------------- claims
 
 
-def _claim_spec(spec: Field, owner: str, dropped: list[str]) -> ClaimSpec:
+def _claim_spec(spec: Field, owner: str, gated: list[GatedField]) -> ClaimSpec:
     devices = spec.get_map("devices")
     if devices is None:
         return ClaimSpec()
     requests = []
     items = [item for item in _bounded_list(devices, "requests", MAX_LIST_SIZE) if item.expect_map()]
     for item in items:
-        requests.append(_request(item, owner, dropped))
+        requests.append(_request(item, owner, gated))
     _duplicates([(request.name, item.get("name") or item) for request, item in zip(requests, items) if request.name])
     # gatherRequestNames: each request with its subrequests' names (none for `exactly`).
     names = {request.name: tuple(sub.name for sub in request.first_available) for request in requests}
@@ -437,7 +625,7 @@ def _claim_spec(spec: Field, owner: str, dropped: list[str]) -> ClaimSpec:
     for item in _bounded_list(devices, "constraints", MAX_LIST_SIZE):
         if not item.expect_map():
             continue
-        _drop(item, (("distinctAttribute", "DRAConsumableCapacity"),), owner, dropped)
+        _drop(item, (("distinctAttribute", ("DRAConsumableCapacity",)),), owner, gated)
         referenced = _request_references(item, names)
         match = item.get("matchAttribute")
         if match is None:
@@ -448,18 +636,22 @@ def _claim_spec(spec: Field, owner: str, dropped: list[str]) -> ClaimSpec:
     return ClaimSpec(tuple(requests), tuple(constraints), len(_configs(devices, names)))
 
 
-def _request(item: Field, owner: str, dropped: list[str]) -> DeviceRequest:
+def _request(item: Field, owner: str, gated: list[GatedField]) -> DeviceRequest:
     name = _required_name(item, "name", is_dns1123_label)
     exactly = item.get_map("exactly")
     first = item.get_list("firstAvailable")
     if (exactly is None) == (not first):
         item.error("exactly one of `exactly` or `firstAvailable` is required")
     if exactly is not None:
-        _drop(exactly, _REQUEST_GATED, owner, dropped)
+        _drop(exactly, _REQUEST_GATED, owner, gated)
         class_name, selectors, mode, count = _exact_fields(exactly)
+        tolerations = _tolerations(exactly, owner, gated)
         admin = exactly.get("adminAccess")
         return DeviceRequest(
-            name, ExactRequest(class_name, selectors, mode, count, admin.as_bool() if admin is not None else None)
+            name,
+            ExactRequest(
+                class_name, selectors, mode, count, admin.as_bool() if admin is not None else None, tolerations
+            ),
         )
     if len(first) > FIRST_AVAILABLE_MAX_SIZE:
         item.error_at("firstAvailable", f"Too many: {len(first)}: must have at most {FIRST_AVAILABLE_MAX_SIZE} items")
@@ -469,10 +661,10 @@ def _request(item: Field, owner: str, dropped: list[str]) -> DeviceRequest:
     for sub in first:
         if not sub.expect_map():
             continue
-        _drop(sub, _REQUEST_GATED, owner, dropped)
+        _drop(sub, _REQUEST_GATED, owner, gated)
         sub_name = _required_name(sub, "name", is_dns1123_label)
         class_name, selectors, mode, count = _exact_fields(sub)
-        subs.append(SubRequest(sub_name, class_name, selectors, mode, count))
+        subs.append(SubRequest(sub_name, class_name, selectors, mode, count, _tolerations(sub, owner, gated)))
         if sub_name:
             named.append((sub_name, sub.get("name") or sub))
     _duplicates(named)
@@ -500,7 +692,7 @@ def _exact_fields(field: Field) -> tuple[str, tuple[str, ...], str, int]:
     return class_name, _selectors(field), mode, count
 
 
-def _resource_claim(obj: Field, meta: Metadata, doc_index: int, dropped: list[str]) -> ResourceClaim:
+def _resource_claim(obj: Field, meta: Metadata, doc_index: int, gated: list[GatedField]) -> ResourceClaim:
     owner = f"ResourceClaim {meta.namespace}/{meta.name}"
     metadata = obj.get_map("metadata")
     finalizers = tuple(name for name, _ in metadata.get_str_list("finalizers")) if metadata is not None else ()
@@ -508,9 +700,9 @@ def _resource_claim(obj: Field, meta: Metadata, doc_index: int, dropped: list[st
     spec = obj.get_map("spec")
     if spec is None:
         obj.error_at("spec", "Required value")
-    claim_spec = _claim_spec(spec, owner, dropped) if spec is not None else ClaimSpec()
+    claim_spec = _claim_spec(spec, owner, gated) if spec is not None else ClaimSpec()
     names = {request.name: tuple(sub.name for sub in request.first_available) for request in claim_spec.requests}
-    allocation, reserved = _claim_status(obj.get_map("status"), names)
+    allocation, reserved = _claim_status(obj.get_map("status"), names, owner, gated)
     uid = meta.uid or f"uid-resourceclaim-{meta.namespace}-{meta.name}"  # the API server always sets one
     return ResourceClaim(
         meta.namespace,
@@ -530,7 +722,7 @@ def _resource_claim(obj: Field, meta: Metadata, doc_index: int, dropped: list[st
 
 
 def _claim_status(
-    status: Optional[Field], names: dict[str, tuple[str, ...]]
+    status: Optional[Field], names: dict[str, tuple[str, ...]], owner: str, gated: list[GatedField]
 ) -> tuple[Optional[AllocationResult], tuple[ConsumerRef, ...]]:
     """validateResourceClaimStatusUpdate: reservedFor (at most 256, unique by uid) and the
     allocation (at most 32 results, each naming a request of the claim)."""
@@ -545,6 +737,7 @@ def _claim_status(
         for item in listed:
             if not item.expect_map():
                 continue
+            _drop(item, _RESULT_GATED, owner, gated)
             for key in ("driver", "pool", "device"):
                 if not item.get_str(key):
                     item.error_at(key, "Required value")
@@ -579,3 +772,225 @@ def _claim_status(
     if reserved and allocation is None:
         status.error_at("reservedFor", "Forbidden: may not be specified when `allocated` is not set")
     return allocation, tuple(reserved)
+
+
+# ---------------------------------------------------------------------- the release's gates
+
+
+TAINT_RULE_KIND = "DeviceTaintRule"  # resource.k8s.io/v1beta2 (v1alpha3 in v1.35)
+
+
+@dataclass(frozen=True, slots=True)
+class TaintRule:
+    """A DeviceTaintRule (DRADeviceTaintRules): its taint added to every device its selector
+    matches (driver, pool, device: each when set), as the scheduler's ResourceSlice tracker
+    patches the slices it lists (resourceslice/tracker: applyPatches)."""
+
+    taint: DeviceTaint
+    driver: Optional[str] = None
+    pool: Optional[str] = None
+    device: Optional[str] = None
+    errors: tuple[DeferredError, ...] = ()  # ValidateDeviceTaintRule, said where the gate is on
+
+    def matches(self, slice_: ResourceSlice, device: Device) -> bool:
+        return (
+            (self.driver is None or self.driver == slice_.driver)
+            and (self.pool is None or self.pool == slice_.pool)
+            and (self.device is None or self.device == device.name)
+        )
+
+
+def taint_rule(obj: Field, object_name: str) -> TaintRule:
+    """A DeviceTaintRule as read; its validation (ValidateDeviceTaintRule: name, deviceSelector's
+    driver, pool and device, the taint as a device's) deferred: the scheduler reads the rules only
+    while DRADeviceTaintRules is on."""
+    errors: list[ScenarioError] = []
+    checked = Field(obj.value, "", obj.line, Context(object_name, errors, obj.ctx.file))
+    deferred: list[DeferredError] = []
+    metadata = checked.get_map("metadata")
+    if metadata is not None:
+        _required_name(metadata, "name", is_dns1123_subdomain)
+    spec = checked.get_map("spec")
+    if spec is None:
+        checked.error_at("spec", "Required value")
+    selector = spec.get_map("deviceSelector") if spec is not None else None
+    found: dict[str, Optional[str]] = {}
+    for key, validate in (
+        ("driver", dra_names.driver_name),
+        ("pool", dra_names.pool_name),
+        ("device", is_dns1123_label),
+    ):
+        child = selector.get(key) if selector is not None else None
+        found[key] = child.as_str() if child is not None else None
+        value = found[key]
+        if child is not None and value is not None:
+            if not value:
+                child.error("Required value")
+            else:
+                check(child, value, validate(value))
+    taint_field = spec.get_map("taint") if spec is not None else None
+    if taint_field is None:
+        if spec is not None:
+            spec.error_at("taint", "Required value")
+        taint = DeviceTaint("", "", "")
+    else:
+        key = _required_name(taint_field, "key", is_qualified_name)
+        value = taint_field.get_str("value")
+        if value:
+            check(taint_field.get("value"), value, is_label_value(value))  # type: ignore[arg-type]
+        taint = DeviceTaint(key, value, _effect(taint_field, True, deferred))
+    deferred.extend(DeferredError(error) for error in errors)
+    return TaintRule(taint, found["driver"], found["pool"], found["device"], tuple(deferred))
+
+
+def _with_rule_taints(slices: list[ResourceSlice], rules: tuple[TaintRule, ...]) -> list[ResourceSlice]:
+    """The slices as the scheduler lists them with DeviceTaintRules (ListWithDeviceTaintRules): each
+    matching rule's taint appended to a device's own, in the rules' order."""
+    patched = []
+    for slice_ in slices:
+        devices = []
+        for device in slice_.devices:
+            added = tuple(rule.taint for rule in rules if rule.matches(slice_, device))
+            devices.append(replace(device, taints=device.taints + added) if added else device)
+        changed = any(new is not old for new, old in zip(devices, slice_.devices))
+        patched.append(replace(slice_, devices=tuple(devices)) if changed else slice_)
+    return patched
+
+
+@dataclass(frozen=True, slots=True)
+class DraReading:
+    """The resource.k8s.io objects as read, before any release's API server settled their gated
+    fields, with what a release may refuse: kept so the scenario can be replayed as another release
+    (an upgrade comparison) exactly as a load under that release would have it."""
+
+    objects: DraObjects  # every gated field that the model holds kept (device taints, tolerations)
+    gated: tuple[GatedField, ...] = ()
+    taint_rules: tuple[TaintRule, ...] = ()  # the DeviceTaintRule objects
+    class_resources: tuple[tuple[ScenarioError, str], ...] = ()  # pods' deviceclass.resource... requests
+
+
+def settle(reading: DraReading, rules: Rules) -> tuple[DraObjects, list[str], list[ScenarioError]]:
+    """The objects as ``rules``' API server stores them (gated fields dropped on create while their
+    gate is off: device taints and request tolerations taken out while DRADeviceTaints is off), the
+    dropped fields ("Kind name: path (Gate)", for the notice), and the errors: validation of kept
+    fields and of DeviceTaintRules (whose taints the devices they select get while
+    DRADeviceTaintRules is on), a refusal for each kept field of a feature SchedLab does not
+    replay, and for each pod request of the extended
+    resource of a DeviceClass the scenario has while DRAExtendedResource is on."""
+    dropped: list[str] = []
+    errors: list[ScenarioError] = []
+    minor = rules.release.minor
+    for item in reading.gated:
+        off = [gate for gate in item.needs if not rules.gates.enabled(gate)]
+        if off:
+            dropped.append(f"{item.object}: {item.path} ({off[0]})")  # the gate that drops it
+        elif item.gate in REPLAYED_GATES:
+            errors.extend(deferred.error for deferred in item.errors if deferred.applies(minor))
+        else:
+            errors.append(ScenarioError(item.object, item.path, item.line, not_replayed(item.gate, rules), item.file))
+    if rules.gates.enabled(TAINT_RULES):
+        for rule in reading.taint_rules:
+            errors.extend(deferred.error for deferred in rule.errors if deferred.applies(minor))
+    if rules.gates.enabled(EXTENDED_RESOURCE):
+        classes = {device_class.name for device_class in reading.objects.classes}
+        for located, name in reading.class_resources:
+            if name[len(DEVICE_CLASS_PREFIX) :] not in classes:
+                continue  # no class stands for it (DeviceClassResolver): NodeResourcesFit checks it as before
+            uses = f"where the scheduler meets a request for {name} with devices of that class"
+            errors.append(replace(located, message=not_replayed(EXTENDED_RESOURCE, rules, uses)))
+    objects = reading.objects
+    settled = DraObjects(list(objects.classes), list(objects.slices), list(objects.claims), list(objects.templates))
+    if not rules.gates.enabled(DEVICE_TAINTS):
+        _without_taints(settled)
+    if rules.gates.enabled(TAINT_RULES) and reading.taint_rules:
+        settled.slices = _with_rule_taints(settled.slices, reading.taint_rules)
+    return settled, dropped, errors
+
+
+def not_replayed(
+    gate: str, rules: Rules, uses: str = "where the API server keeps this field and the scheduler uses it"
+) -> str:
+    """Why a field of ``gate`` (on in ``rules``) refuses the scenario (``uses``: what the release
+    does with it), and the two ways out."""
+    release = rules.release
+    asked = rules.gates.overrides.get(gate) is True
+    where = f"{release.name} with --feature-gates {gate}=true" if asked else release.name
+    if asked:
+        remedy = f"leave {gate}=true out of --feature-gates"
+    else:
+        older = [r for r in SUPPORTED_RELEASES if r.minor < release.minor and not _default_on(gate, r.minor)]
+        remedy = f"pass --feature-gates {gate}=false"
+        if older:
+            newest = max(older, key=lambda r: r.minor)
+            remedy = f"replay as --release {newest.name} or " + remedy
+    return f"SchedLab does not replay {gate} yet: the gate is on in {where}, {uses}; {remedy}"
+
+
+def _default_on(gate: str, minor: int) -> bool:
+    spec = spec_at(gate, minor)
+    return spec is not None and spec.default
+
+
+def _without_taints(objects: DraObjects) -> None:
+    """The objects as the API server stores them while DRADeviceTaints is off: no device taints,
+    no request tolerations."""
+    objects.slices = [
+        replace(slice_, devices=tuple(replace(d, taints=()) if d.taints else d for d in slice_.devices))
+        if any(d.taints for d in slice_.devices)
+        else slice_
+        for slice_ in objects.slices
+    ]
+    objects.claims = [
+        replace(claim, spec=_spec_without_tolerations(claim.spec)) if _tolerates(claim.spec) else claim
+        for claim in objects.claims
+    ]
+    objects.templates = [
+        replace(template, spec=_spec_without_tolerations(template.spec)) if _tolerates(template.spec) else template
+        for template in objects.templates
+    ]
+
+
+def _tolerates(spec: ClaimSpec) -> bool:
+    return any(
+        (request.exactly is not None and request.exactly.tolerations)
+        or any(sub.tolerations for sub in request.first_available)
+        for request in spec.requests
+    )
+
+
+def _spec_without_tolerations(spec: ClaimSpec) -> ClaimSpec:
+    requests = tuple(
+        replace(
+            request,
+            exactly=replace(request.exactly, tolerations=()) if request.exactly is not None else None,
+            first_available=tuple(replace(sub, tolerations=()) for sub in request.first_available),
+        )
+        for request in spec.requests
+    )
+    return replace(spec, requests=requests)
+
+
+def class_resource_requests(pod: Pod) -> list[tuple[str, str]]:
+    """(path, resource) of each container's request or limit of a deviceclass.resource.kubernetes.io/
+    name: the extended resource every DeviceClass stands for while DRAExtendedResource is on."""
+    found = []
+    for group, containers in (("initContainers", pod.init_containers), ("containers", pod.containers)):
+        for index, container in enumerate(containers):
+            for what, resources in (("requests", container.requests), ("limits", container.limits)):
+                for name in resources:
+                    if name.startswith(DEVICE_CLASS_PREFIX):
+                        found.append((f"spec.{group}[{index}].resources.{what}.{name}", name))
+    return found
+
+
+def replayed_as(scenario: Scenario, choice: ReleaseChoice) -> Scenario:
+    """``scenario`` replayed as ``choice``'s release: its DRA objects settled again as that release's
+    API server stores them (``settle``); ScenarioInvalid when that release keeps a field SchedLab
+    does not replay, as a load under it would be refused."""
+    reading = scenario.dra_reading
+    if not isinstance(reading, DraReading):  # a scenario not made by the loader
+        return dataclasses.replace(scenario, release=choice)
+    objects, _, errors = settle(reading, choice.rules)
+    if errors:
+        raise ScenarioInvalid(errors)
+    return dataclasses.replace(scenario, dra=objects, release=choice)

@@ -37,7 +37,7 @@ from scheduler_core.scenario import changes as changes_reader
 from scheduler_core.scenario import dra, objects, pods, storage
 
 # By name: in _Collected's body "dra" and "pods" are its fields, not these modules.
-from scheduler_core.scenario.dra import AdminAccessRequest
+from scheduler_core.scenario.dra import AdminAccessRequest, GatedField, TaintRule
 from scheduler_core.scenario.errors import ScenarioError, ScenarioInvalid
 from scheduler_core.scenario.jsonstream import blank_container_logs
 from scheduler_core.scenario.fields import Context, Field
@@ -54,6 +54,7 @@ from scheduler_core.scenario.yamltree import Document, YList, YMap, compose
 from scheduler_core.scenario import release_evidence
 from scheduler_core.release.choice import ReleaseEvidence, ReleaseRequest, choose_release
 from scheduler_core.release.gates import FeatureGateError
+from scheduler_core.release.rules import DEFAULT_RULES, Rules
 
 DECLARED_FEATURES_GATE = "NodeDeclaredFeatures"
 
@@ -117,7 +118,9 @@ class _Collected:
     pdbs: list[PodDisruptionBudget] = field(default_factory=list)
     storage: StorageObjects = field(default_factory=StorageObjects)
     dra: DraObjects = field(default_factory=DraObjects)
-    dra_dropped: list[str] = field(default_factory=list)  # fields of DRA features that are off
+    dra_gated: list[GatedField] = field(default_factory=list)  # fields of DRA feature gates, as read
+    dra_dropped: list[str] = field(default_factory=list)  # those the release's API server drops (gate off)
+    taint_rules: list[TaintRule] = field(default_factory=list)  # DeviceTaintRule objects
     dra_admin: list[AdminAccessRequest] = field(default_factory=list)  # claims asking for admin access
     pending_volumes: list[str] = field(default_factory=list)  # PVs without status.phase
     seen: dict[tuple[str, str, str], _Seen] = field(default_factory=dict)  # (kind, ns, name) -> first one
@@ -223,6 +226,11 @@ def _load(
     except FeatureGateError as err:
         errors.extend(ScenarioError(FILE, "featureGates", None, problem) for problem in err.problems)
         return None
+    reading = _dra_reading(collected)
+    collected.dra, collected.dra_dropped, gated_errors = dra.settle(reading, choice.rules)
+    errors.extend(gated_errors)
+    if choice.rules.gates.enabled(dra.TAINT_RULES):  # the scheduler reads them: no longer ignored
+        collected.ignored.pop(dra.TAINT_RULE_KIND, None)
     if collected.config_obj is not None and collected.config is not None:
         config_decoder.validate_config(collected.config, collected.config_obj, choice.rules.features)
     if not choice.rules.gates.enabled(DECLARED_FEATURES_GATE):
@@ -242,12 +250,17 @@ def _load(
         collected.workloads,
         collected.config,
         collected.priority_classes,
-        _notices(collected, changes_make_work=changes is not None and bool(changes.steps or changes.workloads)),
+        _notices(
+            collected,
+            changes_make_work=changes is not None and bool(changes.steps or changes.workloads),
+            rules=choice.rules,
+        ),
         pdbs=collected.pdbs,
         storage=collected.storage,
         changes=changes,
         dra=collected.dra,
         release=choice,
+        dra_reading=reading,
     )
 
 
@@ -466,6 +479,10 @@ def _other_kind(obj: Field, kind: str, collected: _Collected) -> None:
         found = release_evidence.cluster_version_evidence(obj.value, str(name))
         if found is not None:
             collected.release_evidence.append(found)
+    if kind == dra.TAINT_RULE_KIND:  # read by the scheduler only while DRADeviceTaintRules is on (dra.settle)
+        metadata = obj.get("metadata")
+        name = metadata.get_str("name") if metadata is not None and isinstance(metadata.value, YMap) else ""
+        collected.taint_rules.append(dra.taint_rule(obj, f"{kind} {name[:80]}".strip()))
     if kind:
         collected.ignored[kind[:80]] += 1
         return
@@ -532,7 +549,7 @@ def _add(obj: Field, kind: str, meta: Metadata, collected: _Collected, limits: L
     elif kind == "ReplicationController":
         collected.workloads.append(objects.decode_replication_controller(obj, meta))
     elif kind in dra.KINDS:
-        dra.add(collected.dra, obj, kind, meta, collected.dra_dropped, collected.dra_admin)
+        dra.add(collected.dra, obj, kind, meta, collected.dra_gated, collected.dra_admin)
     elif kind in storage.KINDS:
         if storage.add(collected.storage, obj, kind, meta):
             collected.pending_volumes.append(meta.name)
@@ -614,6 +631,17 @@ def _resolve_priorities(collected: _Collected) -> None:
             pod.preemption_policy = priority_class.preemption_policy
 
 
+def _dra_reading(collected: _Collected) -> dra.DraReading:
+    """The DRA objects as read, with what a release may refuse (dra.settle)."""
+    class_resources = []
+    for pod, obj, _ in collected.admitted:
+        for path, name in dra.class_resource_requests(pod):
+            class_resources.append((ScenarioError(obj.ctx.object, path, pod.line, "", obj.ctx.file), name))
+    return dra.DraReading(
+        collected.dra, tuple(collected.dra_gated), tuple(collected.taint_rules), tuple(class_resources)
+    )
+
+
 def _ignored_declared_features(collected: _Collected) -> None:
     """The node strategy's dropDisabledFields: without NodeDeclaredFeatures the API server keeps no
     status.declaredFeatures, and nothing of the scheduler reads them (the plugin is not in the
@@ -624,7 +652,7 @@ def _ignored_declared_features(collected: _Collected) -> None:
             collected.declared_features_ignored.append(f"Node {node.name}")
 
 
-def _notices(collected: _Collected, changes_make_work: bool = False) -> list[Notice]:
+def _notices(collected: _Collected, changes_make_work: bool = False, rules: Optional[Rules] = None) -> list[Notice]:
     """What the loader leaves out, said once each: other kinds, finished pods, pods on absent nodes."""
     notices: list[Notice] = []
     if collected.ignored:
@@ -655,14 +683,18 @@ def _notices(collected: _Collected, changes_make_work: bool = False) -> list[Not
         notices.append(
             Notice(
                 NoticeCode.DRA_FEATURE_OFF,
-                f"{len(collected.dra_dropped)} field(s) of DRA features that are off by default in "
-                "v1.35.4 dropped, as the API server drops them: "
+                f"{len(collected.dra_dropped)} field(s) of DRA features that are off in "
+                f"{_release_words(rules)} dropped, as the API server drops them: "
                 + "; ".join(collected.dra_dropped[:5])
                 + ("; ..." if len(collected.dra_dropped) > 5 else ""),
                 tuple(collected.dra_dropped),
             )
         )
-    held = pods_held_at_pre_enqueue([p for p in collected.pods if not p.is_finished], collected.dra)
+    held = pods_held_at_pre_enqueue(
+        [p for p in collected.pods if not p.is_finished],
+        collected.dra,
+        (rules or DEFAULT_RULES).features.claim_owner_message_capitalized,
+    )
     if held:
         notices.append(
             Notice(
@@ -702,6 +734,14 @@ def _notices(collected: _Collected, changes_make_work: bool = False) -> list[Not
     if kept is not None:
         notices.append(kept)
     return [*notices, *_reading_notices(collected), *_emptiness_notices(collected, changes_make_work)]
+
+
+def _release_words(rules: Optional[Rules]) -> str:
+    """ "v1.36", or "v1.36 with --feature-gates DRADeviceTaints=false" when the gates were changed."""
+    rules = rules or DEFAULT_RULES
+    changed = rules.gates.differences_from_defaults()
+    gates = ",".join(f"{gate}={str(on).lower()}" for gate, on in changed.items())
+    return rules.release.name + (f" with --feature-gates {gates}" if gates else "")
 
 
 def _kept_notice(kept: list[ScenarioError]) -> Optional[Notice]:

@@ -69,6 +69,7 @@ class DeviceVerdict:
     free: bool
     holder: str = ""  # the claim holding it (namespace/name) when it is not free
     pods: tuple[str, ...] = ()  # the pods (namespace/name) that claim is reserved for
+    tainted: bool = False  # not free: a taint the request does not tolerate (DRADeviceTaints)
 
     @property
     def held_by_text(self) -> str:
@@ -78,7 +79,14 @@ class DeviceVerdict:
         return f"{', '.join(self.pods)} (claim {self.holder.split('/', 1)[-1]})"
 
     def to_json(self) -> dict[str, Any]:
-        return {"device": self.device, "free": self.free, "heldBy": self.holder or None, "pods": list(self.pods)}
+        tainted = {"tainted": True} if self.tainted else {}
+        return {
+            "device": self.device,
+            "free": self.free,
+            "heldBy": self.holder or None,
+            "pods": list(self.pods),
+            **tainted,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +107,12 @@ class RequestVerdict:
 
     def sentence(self, node: str) -> str:
         """ "request `gpu`: 2 devices of class `gpu.example.com` — node-3 has 1 free: gpu-0 allocated to ..."."""
-        taken = [f"{d.device.rsplit('/', 1)[-1]} allocated to {d.held_by_text}" for d in self.matching if not d.free]
+        taken = [
+            f"{d.device.rsplit('/', 1)[-1]} "
+            + ("has a taint the request does not tolerate" if d.tainted else f"allocated to {d.held_by_text}")
+            for d in self.matching
+            if not d.free
+        ]
         text = (
             f"request `{self.request}`: {self.wanted} device(s) of class `{self.device_class}` — "
             f"{node} has {self.free} free"

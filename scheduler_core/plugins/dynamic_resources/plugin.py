@@ -13,8 +13,11 @@
 - Score: only firstAvailable subrequests score; NormalizeScore is the default normalization.
 - Reserve marks the allocations in flight; Unreserve takes them back (and the pod's reservation);
   PreBind writes each claim: the finalizer (an update), then allocation and reservedFor (a status
-  update). The feature gates that are off in v1.35.4 (DRAExtendedResource,
-  DRADeviceBindingConditions, DRAConsumableCapacity, ...) take their "off" paths.
+  update). The allocator checks device taints against the requests' tolerations when
+  DRADeviceTaints is on (v1.36). The features SchedLab does not replay (DRAExtendedResource,
+  DRADeviceBindingConditions, DRAConsumableCapacity, DRAPartitionableDevices) take their "off"
+  paths: a scenario using their fields under a release where they are on is refused by the loader
+  (scenario/dra.py), so those paths give the release's answer for every scenario that loads.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from scheduler_core.dra.allocator import (
     Pool,
     gather_pools,
     selectors_match,
+    taint_prevents_allocation,
 )
 from scheduler_core.framework.batch import default_normalize
 from scheduler_core.framework.dra_state import DraState, PoolId, SelectorCache
@@ -62,6 +66,7 @@ from scheduler_core.model import (
     DeviceClass,
     DeviceRequest,
     DeviceResult,
+    DeviceToleration,
     ExactRequest,
     NodeSelector,
     Pod,
@@ -149,8 +154,9 @@ def _chosen(results: tuple[DeviceResult, ...], request: str) -> tuple[str, ...]:
 class DynamicResources:
     name: ClassVar[str] = names.DYNAMIC_RESOURCES
 
-    def __init__(self, handle: Handle) -> None:
+    def __init__(self, handle: Handle, features: Features = DEFAULT_RULES.features) -> None:
         self.handle = handle
+        self.features = features
         # Allocate's answers per node, kept from one cycle's allocator to the next
         self._allocation_memo = AllocationMemo()
         # node pictures: each device's verdict with the holder (its key and claim object) it was made
@@ -197,7 +203,7 @@ class DynamicResources:
         ]
 
     def claim_hint(self, pod: Pod, old: Optional[ResourceClaim], new: ResourceClaim) -> QueueingHint:
-        return pod_claims.after_claim_change(pod, self.dra, old, new)
+        return pod_claims.after_claim_change(pod, self.dra, old, new, self.features.claim_owner_message_capitalized)
 
     def pod_hint(self, pod: Pod, old: Optional[Pod], new: Pod) -> QueueingHint:
         return pod_claims.after_pod_change(pod, self.dra, new)
@@ -205,7 +211,7 @@ class DynamicResources:
     # ------------------------------------------------------------------ PreEnqueue and PreFilter
 
     def pre_enqueue(self, pod: Pod) -> MaybeStatus:
-        found = pod_claims.claims_or_problem(pod, self.dra)
+        found = pod_claims.claims_or_problem(pod, self.dra, self.features.claim_owner_message_capitalized)
         return Status.unresolvable(str(found)) if isinstance(found, pod_claims.ClaimProblem) else None
 
     def pre_filter(
@@ -213,7 +219,7 @@ class DynamicResources:
     ) -> tuple[Optional[PreFilterResult], MaybeStatus]:
         data = _ClaimsState()
         state.write(_STATE, data)  # written before anything else, as upstream does
-        found = pod_claims.claims_or_problem(pod, self.dra)
+        found = pod_claims.claims_or_problem(pod, self.dra, self.features.claim_owner_message_capitalized)
         if isinstance(found, pod_claims.ClaimProblem):
             return None, Status.unresolvable(str(found))
         if not found:
@@ -240,6 +246,8 @@ class DynamicResources:
                 self.dra.slices,
                 self.dra.selector_cache,
                 self._allocation_memo,
+                device_taints=self.features.enable_dra_device_taints,
+                sort_pools=self._sorts_pools(),
             )
         data.claims = list(found)
         data.picture = self._picture(data)
@@ -360,7 +368,7 @@ class DynamicResources:
             pools = (
                 data.allocator.pools(info.node)
                 if data.allocator is not None
-                else gather_pools(self.dra.slices, info.node)
+                else gather_pools(self.dra.slices, info.node, sort_by_name=self._sorts_pools())
             )
             verdicts = tuple(
                 RequestVerdict(
@@ -370,13 +378,55 @@ class DynamicResources:
                     ask.wanted,
                     ()
                     if ask.device_class is None
-                    else self._matching(data, info.name, pools, ask.device_class, ask.claim, ask.exact.selectors, kept),
+                    else self._untolerated(
+                        self._matching(data, info.name, pools, ask.device_class, ask.claim, ask.exact.selectors, kept),
+                        pools,
+                        ask.exact.tolerations,
+                    ),
                     _chosen(chosen[ask.position].results, ask.request.name) if ask.position < len(chosen) else (),
                 )
                 for ask in asked
             )
             pictures[info.name] = NodePicture(info.name, status.message if status is not None else None, verdicts)
         return pictures
+
+    def _sorts_pools(self) -> bool:
+        """Whether the allocator variant the release picks (structured.NewAllocator: the first whose
+        supported features cover the enabled ones) sorts pools and slices by name: from v1.36 the
+        incubating and experimental variants do, needed once ConsumableCapacity, DeviceBindingAndStatus
+        or ListTypeAttributes is on; v1.36's stable variant does not."""
+        f = self.features
+        beyond_stable = (
+            f.enable_dra_consumable_capacity
+            or (f.enable_dra_device_binding_conditions and f.enable_dra_resource_claim_device_status)
+            or f.enable_dra_list_type_attributes
+        )
+        return f.dra_allocator_sorts_pools and beyond_stable
+
+    def _untolerated(
+        self, verdicts: tuple[DeviceVerdict, ...], pools: list[Pool], tolerations: tuple[DeviceToleration, ...]
+    ) -> tuple[DeviceVerdict, ...]:
+        """Free devices with a taint the request does not tolerate are not free (DRADeviceTaints on:
+        the allocator passes over them)."""
+        if not self.features.enable_dra_device_taints:
+            return verdicts
+        tainted = {
+            f"{pool.driver}/{pool.name}/{device.name}": device
+            for pool in pools
+            for slice_ in pool.slices
+            for device in slice_.devices
+            if device.taints
+        }
+        if not tainted:
+            return verdicts
+        return tuple(
+            replace(verdict, free=False, tainted=True)
+            if verdict.free
+            and verdict.device in tainted
+            and taint_prevents_allocation(tainted[verdict.device], tolerations)
+            else verdict
+            for verdict in verdicts
+        )
 
     def node_picture(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Optional[NodePicture]:
         """One node's picture (``node_pictures``), None when the pod has no claims to picture."""
@@ -718,5 +768,5 @@ def new(
     if not features.enable_dynamic_resource_allocation:
         return DisabledDynamicResources()
     if features.dynamic_resources_scores:
-        return ScoringDynamicResources(handle)
-    return DynamicResources(handle)
+        return ScoringDynamicResources(handle, features)
+    return DynamicResources(handle, features)

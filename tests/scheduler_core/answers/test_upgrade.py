@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from scheduler_core.answers.upgrade import compare_releases, upgrade_counts
+from scheduler_core.release.choice import ReleaseRequest
 from scheduler_core.release.versions import release_named
 from scheduler_core.run.loop import run_to_the_end
+from scheduler_core.scenario.errors import ScenarioInvalid
 from scheduler_core.scenario.loader import load_scenario
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
@@ -106,6 +110,69 @@ def test_the_counts_are_the_summary_s_numbers_and_the_causes_what_does_something
     }
     nothing = compare_releases(scenario, release_named("v1.36"), release_named("v1.36"), run_to_the_end)
     assert upgrade_counts(nothing).to_json() == {"elsewhere": 0, "morePending": 0, "rescored": 0, "reworded": 0}
+
+
+TAINTED_GPU = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status:
+  allocatable: {cpu: "4", memory: 8Gi, pods: "110"}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu}
+spec:
+  selectors:
+  - cel: {expression: 'device.driver == "gpu.example.com"'}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: n1-gpu}
+spec:
+  driver: gpu.example.com
+  nodeName: n1
+  pool: {name: n1, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: gpu-0
+    taints: [{key: example.com/broken, effect: NoSchedule}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: plain, namespace: default}
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly: {deviceClassName: gpu}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default}
+spec:
+  containers: [{name: c, image: x}]
+  resourceClaims: [{name: gpu, resourceClaimName: plain}]
+"""
+
+
+def test_the_newer_release_replays_the_dra_fields_its_api_server_keeps():
+    """Loaded as v1.35 (the taint dropped), replayed as v1.36 with the taint its API server keeps."""
+    scenario = load_scenario(TAINTED_GPU, release=ReleaseRequest(release_named("v1.35")))
+    assert scenario.dra.slices[0].devices[0].taints == ()
+    result = compare_releases(scenario, release_named("v1.35"), release_named("v1.36"), run_to_the_end)
+    [row] = result.pods
+    assert (row.old_node, row.new_node, row.causes) == ("n1", None, ["DRADeviceTaints"])
+
+
+def test_a_newer_release_keeping_a_field_schedlab_does_not_replay_refuses_the_comparison():
+    capacity = TAINTED_GPU.replace(
+        "exactly: {deviceClassName: gpu}", "exactly: {deviceClassName: gpu, capacity: {requests: {memory: 1Gi}}}"
+    )
+    scenario = load_scenario(capacity, release=ReleaseRequest(release_named("v1.35")))
+    with pytest.raises(ScenarioInvalid) as raised:
+        compare_releases(scenario, release_named("v1.35"), release_named("v1.36"), run_to_the_end)
+    [error] = raised.value.errors
+    assert "SchedLab does not replay DRAConsumableCapacity yet: the gate is on in v1.36" in error.message
 
 
 def test_the_declared_features_code_changes_are_run_only_for_pods_needing_a_node_feature():

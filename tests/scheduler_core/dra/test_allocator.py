@@ -1,4 +1,5 @@
-"""The structured allocator, incubating variant (structured/internal/incubating, v1.35.4)."""
+"""The structured allocator, incubating variant (structured/internal/incubating, v1.35.4; v1.36's
+device taints)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ from scheduler_core.dra.allocator import AllocationError, Allocator, gather_pool
 from scheduler_core.model import (
     DeviceConstraint,
     DeviceRequest,
+    DeviceTaint,
+    DeviceToleration,
+    ExactRequest,
     NodeSelector,
     NodeSelectorRequirement,
     NodeSelectorTerm,
@@ -246,3 +250,100 @@ def test_a_memo_keeps_no_error():
         with pytest.raises(AllocationError, match="missing"):
             Allocator(set(), CLASSES.get, [make_gpu_slice("n1", 1)], memo=memo).allocate(NODE, claims)
     assert not memo.answers
+
+
+# ---------------------------------------------------------------------- device taints (DRADeviceTaints)
+
+BROKEN = DeviceTaint("example.com/broken", "true", "NoSchedule")
+
+
+def _tainted_slice(*taints: DeviceTaint):  # gpu-0 tainted, gpu-1 clean
+    slice_ = make_gpu_slice("n1", 2)
+    first, second = slice_.devices
+    return replace(slice_, devices=(replace(first, taints=taints), second))
+
+
+def _allocate_with_taints(claims, slices, device_taints=True):
+    return Allocator(set(), CLASSES.get, slices, device_taints=device_taints).allocate(NODE, list(claims))
+
+
+def _tolerating(*tolerations: DeviceToleration, count: int = 1) -> DeviceRequest:
+    return DeviceRequest("gpu", ExactRequest("gpu", (), "ExactCount", count, None, tolerations))
+
+
+def test_an_untolerated_no_schedule_or_no_execute_taint_keeps_a_device_from_being_allocated():
+    """allocateDevice: taintPreventsAllocation, checked only with the feature on."""
+    for effect in ("NoSchedule", "NoExecute"):
+        slices = [_tainted_slice(replace(BROKEN, effect=effect))]
+        assert devices(_allocate_with_taints([make_resource_claim("c")], slices)) == [["gpu-1"]]
+        assert _allocate_with_taints([make_resource_claim("c", exact(count=2))], slices) is None
+        # the feature off: taints are not looked at
+        assert devices(_allocate_with_taints([make_resource_claim("c")], slices, device_taints=False)) == [["gpu-0"]]
+
+
+def test_a_none_effect_taint_does_not_prevent_allocation():
+    slices = [_tainted_slice(replace(BROKEN, effect="None"))]
+    assert devices(_allocate_with_taints([make_resource_claim("c")], slices)) == [["gpu-0"]]
+
+
+def test_all_mode_fails_on_a_tainted_device_it_does_not_tolerate():
+    slices = [_tainted_slice(BROKEN)]
+    assert _allocate_with_taints([make_resource_claim("c", exact(mode="All"))], slices) is None
+
+
+@pytest.mark.parametrize(
+    "toleration, tolerated",
+    [
+        (DeviceToleration("example.com/broken", "Exists"), True),
+        (DeviceToleration("", "Exists"), True),  # an empty key with Exists matches every taint
+        (DeviceToleration("example.com/broken", "Equal", "true"), True),
+        (DeviceToleration("example.com/broken", "Equal", "false"), False),
+        (DeviceToleration("example.com/broken", "Exists", "", "NoSchedule"), True),
+        (DeviceToleration("example.com/broken", "Exists", "", "NoExecute"), False),  # another effect
+        (DeviceToleration("example.com/other", "Exists"), False),
+    ],
+)
+def test_a_tolerated_taint_does_not_prevent_allocation(toleration, tolerated):
+    """resourceclaim.ToleratesTaint: effect and key when set, then Equal compares values, Exists any."""
+    slices = [_tainted_slice(BROKEN)]
+    claim = make_resource_claim("c", _tolerating(toleration, count=2))
+    result = _allocate_with_taints([claim], slices)
+    assert (devices(result) == [["gpu-0", "gpu-1"]]) if tolerated else result is None
+
+
+def test_a_subrequest_is_checked_against_its_own_tolerations():
+    slices = [_tainted_slice(BROKEN)]
+    tolerant = SubRequest("tolerant", "gpu", count=2, tolerations=(DeviceToleration("", "Exists"),))
+    strict = SubRequest("strict", "gpu", count=2)
+    claim = make_resource_claim("c", DeviceRequest("gpu", None, (strict, tolerant)))
+    [result] = _allocate_with_taints([claim], slices)
+    assert [r.request for r in result.results] == ["gpu/tolerant", "gpu/tolerant"]
+
+
+# ---------------------------------------------------------------------- pool and slice order
+
+
+def _pool_slices():
+    """Pool `b` listed before pool `a`; pool `a` of two slices listed `a-2` before `a-1`."""
+    b = replace(make_gpu_slice("n1", 1), name="b-1", pool="b")
+    a2 = replace(make_gpu_slice("n1", 1), name="a-2", pool="a", slice_count=2)
+    a1 = replace(
+        make_gpu_slice("n1", 1), name="a-1", pool="a", slice_count=2, devices=(replace(a2.devices[0], name="gpu-9"),)
+    )
+    return [b, a2, a1]
+
+
+def test_pools_come_in_listing_order_unless_sorted_by_name():
+    """GatherPools: v1.36's incubating variant sorts pools by ID and a pool's slices by name."""
+    listed = gather_pools(_pool_slices(), NODE)
+    assert [(p.name, [s.name for s in p.slices]) for p in listed] == [("b", ["b-1"]), ("a", ["a-2", "a-1"])]
+    ordered = gather_pools(_pool_slices(), NODE, sort_by_name=True)
+    assert [(p.name, [s.name for s in p.slices]) for p in ordered] == [("a", ["a-1", "a-2"]), ("b", ["b-1"])]
+
+
+def test_first_fit_follows_the_pool_order():
+    claim = make_resource_claim("c")
+    [listed] = Allocator(set(), CLASSES.get, _pool_slices()).allocate(NODE, [claim])
+    [ordered] = Allocator(set(), CLASSES.get, _pool_slices(), sort_pools=True).allocate(NODE, [claim])
+    assert [(r.pool, r.device) for r in listed.results] == [("b", "gpu-0")]
+    assert [(r.pool, r.device) for r in ordered.results] == [("a", "gpu-9")]

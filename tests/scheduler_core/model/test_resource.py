@@ -23,3 +23,16 @@ def test_a_claim_knows_its_consumers_and_its_controller_and_deallocates_as_a_new
     assert claim.controlled_by("uid-train") and not claim.controlled_by("uid-other")
     released = claim.deallocated()
     assert released.reserved_for == () and claim.reserved_for != ()
+
+
+def test_a_device_toleration_matches_as_tolerates_taint_does():
+    """resourceclaim.ToleratesTaint: effect, then key (each when set), then the operator."""
+    from scheduler_core.model import DeviceTaint, DeviceToleration
+
+    taint = DeviceTaint("example.com/broken", "true", "NoExecute")
+    assert DeviceToleration("example.com/broken", "Equal", "true").tolerates(taint)
+    assert DeviceToleration("example.com/broken", "", "true").tolerates(taint)  # an empty operator is Equal
+    assert not DeviceToleration("example.com/broken", "Equal", "").tolerates(taint)
+    assert DeviceToleration("", "Exists", "", "NoExecute").tolerates(taint)
+    assert not DeviceToleration("", "Exists", "", "NoSchedule").tolerates(taint)
+    assert not DeviceToleration("example.com/broken", "Unknown").tolerates(taint)

@@ -25,6 +25,8 @@ def test_a_release_has_the_changes_of_its_own_and_older_releases():
         35: {"dynamic_resources_scores", "declared_features_plugin_registered"},
         36: {
             "balanced_allocation_scores_the_change",
+            "claim_owner_message_capitalized",
+            "dra_allocator_sorts_pools",
             "declared_features_reason_unnamed",
             "declared_features_user_namespaces_host_network",
         },

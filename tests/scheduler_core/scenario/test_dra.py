@@ -1,15 +1,19 @@
 """resource.k8s.io/v1 objects in a scenario: read as the API server stores them (defaulting),
 refused where it would refuse them (pkg/apis/resource/validation), fields of features that are
-off in v1.35.4 dropped with a notice."""
+off in the release replayed dropped with a notice, kept where they are on (device taints), refused
+where SchedLab does not replay the feature the release has on."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 
 import pytest
 
-from scheduler_core.model import NoticeCode, PodResourceClaim, Version
-from scheduler_core.scenario import load_scenario
+from scheduler_core.model import DeviceTaint, DeviceToleration, NoticeCode, PodResourceClaim, Version
+from scheduler_core.release.choice import ReleaseRequest
+from scheduler_core.release.versions import Release
+from scheduler_core.scenario import ScenarioInvalid, load_scenario
 from tests.scheduler_core.scenario.support import CONTAINER, NODE, errors_of, line_of, pod, stream
 
 CLASS = """\
@@ -196,16 +200,207 @@ def test_what_the_api_server_refuses_is_a_located_error(document, fragment, path
     assert error.line == line_of(text, fragment)
 
 
-def test_fields_of_features_off_in_the_release_are_dropped_with_a_notice():
-    """DRADeviceTaints and DRAExtendedResource are off in v1.35.4: the API server drops their fields."""
-    tainted = SLICE.replace("    capacity:\n", "    taints: [{key: broken, effect: NoSchedule}]\n    capacity:\n")
+V135, V136, V134 = Release(35, 4), Release(36, 3), Release(34, 9)
+TAINTED = SLICE.replace("    capacity:\n", "    taints: [{key: broken, effect: NoSchedule}]\n    capacity:\n")
+TOLERATING = CLAIM.replace(
+    "      exactly: {deviceClassName: gpu}\n",
+    "      exactly:\n        deviceClassName: gpu\n        tolerations: [{key: broken, operator: Exists}]\n",
+)
+
+
+def _as(release: Release, *documents: str, gates: dict[str, bool] | None = None):  # type: ignore[no-untyped-def]
+    return load_scenario(stream(*documents), release=ReleaseRequest(release, gates))
+
+
+def _refused(release: Release, *documents: str, gates: dict[str, bool] | None = None) -> list[str]:
+    with pytest.raises(ScenarioInvalid) as raised:
+        _as(release, *documents, gates=gates)
+    return [str(error) for error in raised.value.errors]
+
+
+def _dropped(scenario) -> tuple[str, ...]:  # type: ignore[no-untyped-def]
+    notices = [n for n in scenario.notices if n.code is NoticeCode.DRA_FEATURE_OFF]
+    return notices[0].objects if notices else ()
+
+
+def test_fields_of_features_off_in_the_release_are_dropped_with_a_notice_naming_it():
+    """DRADeviceTaints and DRAExtendedResource are off in v1.35: the API server drops their fields."""
     extended = CLASS + "  extendedResourceName: example.com/gpu\n"
-    scenario = load_scenario(stream(NODE, tainted, extended))
+    scenario = _as(V135, NODE, TAINTED, extended, TOLERATING)
     [notice] = [n for n in scenario.notices if n.code is NoticeCode.DRA_FEATURE_OFF]
     assert notice.objects == (
         "ResourceSlice n1-gpu: spec.devices[0].taints (DRADeviceTaints)",
         "DeviceClass gpu: spec.extendedResourceName (DRAExtendedResource)",
+        "ResourceClaim default/shared: spec.devices.requests[0].exactly.tolerations (DRADeviceTaints)",
     )
+    assert "off in v1.35 dropped" in notice.message
+    assert scenario.dra.slices[0].devices[0].taints == ()  # as stored: the API server dropped them
+    assert scenario.dra.claims[0].spec.requests[0].exactly.tolerations == ()
+
+
+def test_device_taints_and_tolerations_are_kept_where_the_gate_is_on():
+    scenario = _as(V136, NODE, TAINTED, TOLERATING)
+    assert _dropped(scenario) == ()
+    assert scenario.dra.slices[0].devices[0].taints == (DeviceTaint("broken", "", "NoSchedule"),)
+    # the API server defaults an empty operator to Equal; here it is written
+    assert scenario.dra.claims[0].spec.requests[0].exactly.tolerations == (DeviceToleration("broken", "Exists"),)
+    # and in an older release whose user turns the gate on
+    on = _as(V135, NODE, TAINTED, gates={"DRADeviceTaints": True})
+    assert on.dra.slices[0].devices[0].taints and _dropped(on) == ()
+
+
+def test_a_gate_turned_off_drops_in_the_newer_release_and_the_notice_says_so():
+    scenario = _as(V136, NODE, TAINTED, gates={"DRADeviceTaints": False})
+    assert _dropped(scenario) == ("ResourceSlice n1-gpu: spec.devices[0].taints (DRADeviceTaints)",)
+    [notice] = [n for n in scenario.notices if n.code is NoticeCode.DRA_FEATURE_OFF]
+    assert "off in v1.36 with --feature-gates DRADeviceTaints=false dropped" in notice.message
+    assert scenario.dra.slices[0].devices[0].taints == ()
+
+
+def test_a_tolerations_operator_defaults_to_equal():
+    claim = TOLERATING.replace("{key: broken, operator: Exists}", "{key: broken, value: 'yes', effect: NoExecute}")
+    scenario = _as(V136, NODE, claim)
+    assert scenario.dra.claims[0].spec.requests[0].exactly.tolerations == (
+        DeviceToleration("broken", "Equal", "yes", "NoExecute"),
+    )
+
+
+def test_kept_taints_are_validated_as_the_release_validates_them():
+    none_effect = SLICE.replace("    capacity:\n", "    taints: [{key: broken, effect: None}]\n    capacity:\n")
+    assert _as(V136, NODE, none_effect).dra.slices[0].devices[0].taints[0].effect == "None"  # valid from v1.35
+    [error] = _refused(V134, NODE, none_effect, gates={"DRADeviceTaints": True})
+    assert (
+        'spec.devices[0].taints[0].effect: unsupported value "None": supported values: "NoExecute", "NoSchedule"'
+        in (error)
+    )
+    assert _dropped(_as(V134, NODE, none_effect)) != ()  # gate off: dropped before validation, no error
+    bad = SLICE.replace("    capacity:\n", "    taints: [{value: 'a b'}]\n    capacity:\n")
+    errors = _refused(V136, NODE, bad)
+    assert any("taints[0].key: Required value" in e for e in errors)
+    assert any("taints[0].effect: Required value" in e for e in errors)
+    assert any('taints[0].value: invalid value "a b"' in e for e in errors)
+    exists_value = TOLERATING.replace("operator: Exists}", "operator: Exists, value: x}")
+    [error] = _refused(V136, NODE, exists_value)
+    assert 'tolerations[0].value: Invalid value: "x": must be empty for operator `Exists`' in error
+
+
+def test_a_slice_with_a_tainted_device_holds_at_most_64_devices_from_v1_35():
+    devices = "".join(f"  - name: d{i}\n" for i in range(65))
+    tainted = (
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: big}\nspec:\n"
+        "  driver: gpu.example.com\n  nodeName: n1\n  pool: {name: n1, generation: 1, resourceSliceCount: 1}\n"
+        "  devices:\n" + devices + "    taints: [{key: broken, effect: NoSchedule}]\n"
+    )
+    [error] = _refused(V136, NODE, tainted)
+    assert "spec.devices: Too many: 65: must have at most 64 items" in error
+    assert len(_as(V134, NODE, tainted, gates={"DRADeviceTaints": True}).dra.slices[0].devices) == 65
+
+
+CONSUMABLE = TOLERATING.replace(
+    "        tolerations: [{key: broken, operator: Exists}]\n", "        capacity: {requests: {memory: 1Gi}}\n"
+)
+
+
+def test_a_field_of_a_feature_on_in_the_release_but_not_replayed_is_refused_with_the_way_out():
+    [error] = _refused(V136, NODE, CLASS, CONSUMABLE)
+    assert error == (
+        f"line {line_of(stream(NODE, CLASS, CONSUMABLE), 'capacity: {requests')}: ResourceClaim default/shared: "
+        "spec.devices.requests[0].exactly.capacity: SchedLab does not replay DRAConsumableCapacity yet: the gate is "
+        "on in v1.36, where the API server keeps this field and the scheduler uses it; replay as --release v1.35 or "
+        "pass --feature-gates DRAConsumableCapacity=false"
+    )
+    # with the gate off the field is dropped as that release's API server drops it
+    scenario = _as(V136, NODE, CLASS, CONSUMABLE, gates={"DRAConsumableCapacity": False})
+    assert _dropped(scenario) == (
+        "ResourceClaim default/shared: spec.devices.requests[0].exactly.capacity (DRAConsumableCapacity)",
+    )
+
+
+@pytest.mark.parametrize(
+    "document, gate, path",
+    [
+        (CLASS + "  extendedResourceName: example.com/gpu\n", "DRAExtendedResource", "spec.extendedResourceName"),
+        (
+            SLICE.replace("    capacity:\n", "    bindsToNode: true\n    capacity:\n"),
+            "DRADeviceBindingConditions",
+            "spec.devices[0].bindsToNode",
+        ),
+        (
+            SLICE.replace("    capacity:\n", "    allowMultipleAllocations: true\n    capacity:\n"),
+            "DRAConsumableCapacity",
+            "spec.devices[0].allowMultipleAllocations",
+        ),
+        (
+            SLICE.replace("  nodeName: n1\n", "  perDeviceNodeSelection: true\n").replace(
+                "  - name: gpu-0\n", "  - name: gpu-0\n    nodeName: n1\n"
+            ),
+            "DRAPartitionableDevices",
+            "spec.perDeviceNodeSelection",
+        ),
+    ],
+)
+def test_each_feature_not_replayed_is_refused_in_v1_36_and_dropped_in_v1_35(document, gate, path):
+    errors = _refused(V136, NODE, document)
+    assert any(f"{path}: SchedLab does not replay {gate} yet" in e for e in errors), errors
+    assert any(path in dropped and gate in dropped for dropped in _dropped(_as(V135, NODE, document)))
+
+
+def test_a_gate_turned_on_in_an_older_release_is_refused_naming_the_flag():
+    [error] = _refused(V135, NODE, CLASS, CONSUMABLE, gates={"DRAConsumableCapacity": True})
+    assert "the gate is on in v1.35 with --feature-gates DRAConsumableCapacity=true" in error
+    assert error.endswith("leave DRAConsumableCapacity=true out of --feature-gates")
+
+
+TAINT_RULE = """\
+apiVersion: resource.k8s.io/v1beta2
+kind: DeviceTaintRule
+metadata: {name: broken-gpus}
+spec:
+  taint: {key: broken, effect: NoSchedule}
+"""
+
+
+def test_device_taint_rules_are_ignored_while_their_gate_is_off_and_taint_their_devices_when_on():
+    scenario = _as(V136, NODE, SLICE, TAINT_RULE)  # DRADeviceTaintRules: beta, off by default in v1.36
+    assert any("1 DeviceTaintRule" in n.message for n in scenario.notices if n.code is NoticeCode.IGNORED_KINDS)
+    assert scenario.dra.slices[0].devices[0].taints == ()
+    on = _as(V136, NODE, SLICE, TAINT_RULE, gates={"DRADeviceTaintRules": True})
+    assert not any(n.code is NoticeCode.IGNORED_KINDS for n in on.notices)
+    assert on.dra.slices[0].devices[0].taints == (DeviceTaint("broken", "", "NoSchedule"),)
+    # appended to the device's own taints; a selector that names another pool leaves it alone
+    both = _as(V136, NODE, TAINTED, TAINT_RULE, gates={"DRADeviceTaintRules": True})
+    assert [t.key for t in both.dra.slices[0].devices[0].taints] == ["broken", "broken"]
+    other = TAINT_RULE.replace("spec:\n", "spec:\n  deviceSelector: {driver: gpu.example.com, pool: other}\n")
+    assert _as(V136, NODE, SLICE, other, gates={"DRADeviceTaintRules": True}).dra.slices[0].devices[0].taints == ()
+    same = TAINT_RULE.replace("spec:\n", "spec:\n  deviceSelector: {pool: n1, device: gpu-0}\n")
+    assert _as(V136, NODE, SLICE, same, gates={"DRADeviceTaintRules": True}).dra.slices[0].devices[0].taints
+
+
+def test_an_invalid_device_taint_rule_is_refused_only_where_the_scheduler_reads_it():
+    invalid = TAINT_RULE.replace("{key: broken, effect: NoSchedule}", "{key: broken}").replace(
+        "spec:\n", "spec:\n  deviceSelector: {device: Not_A_Label}\n"
+    )
+    assert _as(V136, NODE, SLICE, invalid).dra.slices[0].devices[0].taints == ()
+    errors = _refused(V136, NODE, SLICE, invalid, gates={"DRADeviceTaintRules": True})
+    assert any("DeviceTaintRule broken-gpus: spec.taint.effect: Required value" in e for e in errors), errors
+    assert any(
+        'DeviceTaintRule broken-gpus: spec.deviceSelector.device: invalid value "Not_A_Label"' in e for e in errors
+    )
+
+
+def test_a_request_for_a_device_class_resource_is_refused_while_dra_extended_resource_is_on():
+    spec = "\n" + CONTAINER + "  resources: {requests: {deviceclass.resource.kubernetes.io/gpu: '1'}}\n"
+    [error] = _refused(V136, NODE, CLASS, pod(spec))
+    assert "spec.containers[0].resources.requests.deviceclass.resource.kubernetes.io/gpu" in error
+    assert "SchedLab does not replay DRAExtendedResource yet" in error
+    assert _as(V135, NODE, CLASS, pod(spec)).pods  # off in v1.35: an ordinary extended resource
+    assert _as(V136, NODE, pod(spec)).pods  # no class `gpu`: nothing stands for it, Fit checks it as before
+
+
+def test_scenarios_without_gated_fields_load_alike_in_every_release():
+    for release in (V134, V135, V136):
+        scenario = _as(release, NODE, CLASS, SLICE, CLAIM, TEMPLATE)
+        assert _dropped(scenario) == () and len(scenario.dra.slices) == 1
 
 
 @pytest.mark.parametrize(
@@ -521,3 +716,33 @@ def test_a_claims_config_follows_validate_device_claim_configuration(config, pat
         return
     [error] = errors_of(stream(NODE, document))
     assert error.path == path and message in error.message
+
+
+def test_a_scenario_replayed_as_another_release_has_its_dra_fields_settled_again():
+    from scheduler_core.release.choice import ReleaseSource
+    from scheduler_core.release.rules import rules_for
+    from scheduler_core.scenario.dra import replayed_as
+
+    loaded = _as(V135, NODE, TAINTED, TOLERATING)
+    assert loaded.dra.slices[0].devices[0].taints == ()
+    newer = replayed_as(loaded, replace(loaded.release, rules=rules_for(V136), source=ReleaseSource.ASKED))
+    assert newer.dra.slices[0].devices[0].taints == (DeviceTaint("broken", "", "NoSchedule"),)
+    assert newer.dra.claims[0].spec.requests[0].exactly.tolerations
+    older = replayed_as(newer, loaded.release)
+    assert older.dra.slices[0].devices[0].taints == ()
+    refused = _as(V135, NODE, CLASS, CONSUMABLE)
+    with pytest.raises(ScenarioInvalid):
+        replayed_as(refused, replace(refused.release, rules=rules_for(V136)))
+
+
+def test_binding_conditions_are_dropped_when_the_device_status_gate_is_off_and_the_notice_names_it():
+    """resourceslice/strategy.go keeps them only with DRADeviceBindingConditions and DRAResourceClaimDeviceStatus."""
+    bound = SLICE.replace("    capacity:\n", "    bindsToNode: true\n    capacity:\n")
+    scenario = _as(
+        V136, NODE, bound, gates={"DRAResourceClaimDeviceStatus": False, "DRADeviceBindingConditions": False}
+    )
+    assert _dropped(scenario) == ("ResourceSlice n1-gpu: spec.devices[0].bindsToNode (DRADeviceBindingConditions)",)
+    only_status_off = _as(V135, NODE, bound, gates={"DRAResourceClaimDeviceStatus": False})
+    assert _dropped(only_status_off) == (
+        "ResourceSlice n1-gpu: spec.devices[0].bindsToNode (DRADeviceBindingConditions)",
+    )

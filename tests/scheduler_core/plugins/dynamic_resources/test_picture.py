@@ -160,3 +160,31 @@ def test_a_picture_taken_after_a_write_is_not_kept_for_later_cycles():
     later = picture(plugin)
     assert later == picture(dynamic_resources.new(None, FakeHandle(snapshot)))
     assert "gpu-1 allocated" in later
+
+
+def test_a_device_with_a_taint_the_request_does_not_tolerate_is_not_free_where_taints_are_on():
+    """DRADeviceTaints (on in v1.36): the allocator passes over such a device, and the picture says why."""
+    from dataclasses import replace
+
+    from scheduler_core.model import DeviceTaint
+    from scheduler_core.release import SUPPORTED_RELEASES, rules_for
+
+    slice_ = make_gpu_slice("n1", 2)
+    tainted = replace(slice_.devices[0], taints=(DeviceTaint("broken", "", "NoSchedule"),))
+    snapshot = dra_snapshot(
+        [make_node("n1")],
+        classes=[make_device_class("gpu")],
+        slices=[replace(slice_, devices=(tainted, slice_.devices[1]))],
+        claims=[make_resource_claim("c", exact(count=2))],
+    )
+    v136 = next(r for r in SUPPORTED_RELEASES if r.minor == 36)
+    plugin = dynamic_resources.new(None, FakeHandle(snapshot), rules_for(v136).features)
+    state, pod = CycleState(), claiming_pod("p", "c")
+    plugin.pre_filter(state, pod, [])
+    n1 = plugin.node_picture(state, pod, snapshot.get("n1"))
+    assert n1.status == "cannot allocate all claims"
+    [request] = n1.requests
+    assert request.sentence("n1") == (
+        "request `gpu`: 2 device(s) of class `gpu` — n1 has 1 free: gpu-0 has a taint the request does not tolerate"
+    )
+    assert request.to_json()["devices"][0]["tainted"] is True

@@ -448,3 +448,172 @@ def test_the_plugin_follows_the_release():
     assert not isinstance(
         dynamic_resources.new(None, handle, features(33, {"DynamicResourceAllocation": True})), DisabledDynamicResources
     )
+
+
+def test_v1_36_says_pod_is_not_owner_with_a_capital():
+    """resourceclaim.IsForPod, v1.36 (release/code.py claim_owner_message_capitalized)."""
+    from scheduler_core.release import SUPPORTED_RELEASES, rules_for
+
+    pod = replace(
+        claiming_pod("p"), claim_sources=(PodResourceClaim("t0", template_name="tpl"),), claim_statuses=(("t0", "c"),)
+    )
+    snapshot = dra_snapshot(NODES, (), classes=[make_device_class()], claims=[make_resource_claim("c")])
+    messages = {}
+    for release in SUPPORTED_RELEASES:
+        if release.minor >= 34:  # DynamicResourceAllocation on by default
+            plugin = dynamic_resources.new(None, FakeHandle(snapshot), rules_for(release).features)
+            messages[release.minor] = plugin.pre_enqueue(pod).reasons[0]
+    assert messages[35] == "ResourceClaim default/c was not created for pod default/p (pod is not owner)"
+    assert messages[36] == "ResourceClaim default/c was not created for Pod default/p (Pod is not owner)"
+
+
+# ---------------------------------------------------------------------- device taints, through a trace
+
+TAINTED_SCENARIO = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status:
+  allocatable: {cpu: "4", memory: 8Gi, pods: "110"}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu}
+spec:
+  selectors:
+  - cel: {expression: 'device.driver == "gpu.example.com"'}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: n1-gpu}
+spec:
+  driver: gpu.example.com
+  nodeName: n1
+  pool: {name: n1, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: gpu-0
+    taints: [{key: example.com/broken, value: "true", effect: NoSchedule}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: plain, namespace: default}
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly: {deviceClassName: gpu}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: tolerant, namespace: default}
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly:
+        deviceClassName: gpu
+        tolerations: [{key: example.com/broken, operator: Exists, effect: NoSchedule}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: POD, namespace: default}
+spec:
+  containers: [{name: c, image: x}]
+  resourceClaims: [{name: gpu, resourceClaimName: CLAIM}]
+"""
+
+
+def _trace(tmp_path, claim, release, *options):
+    """`python -m scheduler_core trace FILE --release R`: its output (the JSON summary with --json)."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    scenario = tmp_path / f"{claim}.yaml"
+    scenario.write_text(TAINTED_SCENARIO.replace("POD", "p").replace("CLAIM", claim))
+    root = Path(__file__).resolve().parents[4]
+    done = subprocess.run(
+        [sys.executable, "-m", "scheduler_core", "trace", str(scenario), "--release", release, *options],
+        cwd=root,
+        capture_output=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)["cycles"][0] if "--json" in options else done.stdout.decode()
+
+
+def test_a_tainted_device_is_allocated_in_v1_35_but_not_in_v1_36_unless_tolerated(tmp_path):
+    """v1.35: DRADeviceTaints off, the API server dropped the taint (said in a note); v1.36: on,
+    allocateDevice passes over the device its request does not tolerate."""
+    assert _trace(tmp_path, "plain", "v1.35", "--json")["nodeName"] == "n1"
+    notes = _trace(tmp_path, "plain", "v1.35")
+    assert "off in v1.35 dropped" in notes and "spec.devices[0].taints (DRADeviceTaints)" in notes
+    cycle = _trace(tmp_path, "plain", "v1.36", "--json")
+    assert cycle["nodeName"] is None
+    assert "cannot allocate all claims" in cycle["failedSchedulingMessage"]
+    assert "dropped" not in _trace(tmp_path, "plain", "v1.36")
+    assert _trace(tmp_path, "tolerant", "v1.36", "--json")["nodeName"] == "n1"
+    # v1.36 with the gate turned off replays as v1.35 does
+    assert _trace(tmp_path, "plain", "v1.36", "--json", "--feature-gates", "DRADeviceTaints=false")["nodeName"] == "n1"
+
+
+@pytest.mark.parametrize(
+    "minor, gates, pool",
+    [
+        (35, None, "b"),  # v1.35's incubating variant: pools in listing order
+        (36, None, "a"),  # v1.36 picks incubating (ConsumableCapacity, DeviceBindingAndStatus on): sorted
+        (36, {"DRAConsumableCapacity": False, "DRADeviceBindingConditions": False}, "b"),  # stable: not sorted
+        (36, {"DRAConsumableCapacity": False}, "a"),
+    ],
+)
+def test_the_allocator_variant_of_the_release_decides_the_pool_order(minor, gates, pool):
+    """structured.NewAllocator picks the first variant whose supported features cover the enabled
+    ones; from v1.36 the incubating one sorts pools by ID (release/code.py dra_allocator_sorts_pools)."""
+    from scheduler_core.release import SUPPORTED_RELEASES, rules_for
+
+    release = next(r for r in SUPPORTED_RELEASES if r.minor == minor)
+    slices = [replace(make_gpu_slice("n1", 1), name="b-1", pool="b"), replace(make_gpu_slice("n1", 1), pool="a")]
+    snapshot = dra_snapshot(
+        [make_node("n1")], (), classes=[make_device_class()], slices=slices, claims=[make_resource_claim("c")]
+    )
+    plugin = dynamic_resources.new(None, FakeHandle(snapshot), rules_for(release, gates).features)
+    state, pod = CycleState(), claiming_pod("p", "c")
+    plugin.pre_filter(state, pod, [])
+    assert plugin.filter(state, pod, snapshot.get("n1")) is None
+    [result] = plugin.node_picture(state, pod, snapshot.get("n1")).requests
+    assert result.allocated == ("gpu-0",)
+    [allocation] = state.read_optional(dynamic_resources.plugin._STATE).node_allocations["n1"]
+    assert [r.pool for r in allocation.results] == [pool]
+
+
+def test_a_device_taint_rule_keeps_its_devices_from_being_allocated_where_its_gate_is_on(tmp_path):
+    """With DRADeviceTaintRules on, the scheduler lists slices with the rules' taints (ListWithDeviceTaintRules)."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    rule = (
+        "---\napiVersion: resource.k8s.io/v1beta2\nkind: DeviceTaintRule\nmetadata: {name: broken}\n"
+        "spec:\n  deviceSelector: {driver: gpu.example.com}\n  taint: {key: example.com/broken, effect: NoExecute}\n"
+    )
+    untainted = TAINTED_SCENARIO.replace(
+        '    taints: [{key: example.com/broken, value: "true", effect: NoSchedule}]\n', ""
+    )
+    scenario = tmp_path / "rule.yaml"
+    scenario.write_text(untainted.replace("POD", "p").replace("CLAIM", "plain") + rule)
+    root = Path(__file__).resolve().parents[4]
+
+    def node(*gates: str):
+        done = subprocess.run(
+            [sys.executable, "-m", "scheduler_core", "trace", str(scenario), "--json", "--release", "v1.36", *gates],
+            cwd=root,
+            capture_output=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)["cycles"][0]["nodeName"]
+
+    assert node() == "n1"  # the gate is off by default in v1.36: the rule is not read
+    assert node("--feature-gates", "DRADeviceTaintRules=true") is None
