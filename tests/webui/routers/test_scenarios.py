@@ -865,7 +865,7 @@ def test_import_saves_or_refuses_every_uploaded_archive(owner: Client, members, 
     assert_saved_or_refused(response, started, UPLOAD_REFUSALS)
 
 
-def test_a_list_whose_items_share_yaml_anchors_imports_as_typed_and_runs_as_the_cli_traces_it(owner: Client, capsys):
+def test_a_list_whose_items_share_yaml_anchors_imports_as_typed_and_runs_as_the_cli_reads_it(owner: Client, capsys):
     """PyYAML writes a List whose items share a value with `&id001` in one item and `*id001` in the
     others: cut into one document per item, those aliases would point into other documents (the
     scenario no longer loads). The import keeps such a List as typed; a run answers as the CLI."""
@@ -886,3 +886,10 @@ def test_a_list_whose_items_share_yaml_anchors_imports_as_typed_and_runs_as_the_
         (c["pod"], c["nodeName"]) for c in expected["cycles"]
     ]
     assert [c["nodeName"] for c in trace["cycles"]].count(None) == 1  # 6 of 7 pods fit: the same one waits
+    saved = owner.put(f"/api/scenarios/{body['id']}", {"text": body["text"]}, content_type=JSON).json()
+    assert (saved["text"], saved["valid"]) == (path.read_text(), True)  # saved as it was read
+    assert main(["timeline", str(path), "--json"]) == 0
+    expected_final = json.loads(capsys.readouterr().out)["final"]
+    run = finished_run(owner, body["id"], "timeline")
+    assert run["status"] == "succeeded", run
+    assert owner.get(f"/api/runs/{run['id']}/timeline").json()["final"] == expected_final
