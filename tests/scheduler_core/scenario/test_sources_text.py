@@ -127,6 +127,10 @@ def test_a_list_whose_items_share_yaml_anchors_becomes_documents_that_each_read_
         ]
     text = upload_to_text(upload)
     assert "*id" not in text and "&id" not in text
+    assert (
+        "# 10 object(s) used YAML aliases (*name): written with the values they point at, as they were read "
+        "(an alias cannot point into another document).\n"
+    ) in text
     same_reading(text, upload)
     nodes = [doc for doc in yaml.safe_load_all(text) if doc and doc["kind"] == "Node"]
     assert [n["status"]["allocatable"] for n in nodes] == [{"cpu": "2", "memory": "8Gi", "pods": "110"}] * 3
@@ -140,3 +144,8 @@ def _tar_gz_of(members: list[tuple[str, bytes]]) -> bytes:
             info.size = len(data)
             archive.addfile(info, io.BytesIO(data))
     return buffer.getvalue()
+
+
+def test_a_text_without_aliases_says_nothing_of_them():
+    upload = [("dump.tar.gz", tar_gz(FORMS / "raw-api-lists"))]
+    assert "alias" not in upload_to_text(upload)
