@@ -609,12 +609,22 @@ def run_capacity(args: argparse.Namespace) -> int:
     except capacity.CapacityError as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_INVALID
-    if args.json:  # the served schema's answer, exactly: the release is said beside it
-        print(_release_line(base.scenario), file=sys.stderr)
+    said = [_release_line(base.scenario), *_unusable_lines(base.scenario)]
+    if args.json:  # the served schema's answer, exactly: the release and what was set aside are said beside it
+        print("\n".join(said), file=sys.stderr)
         print(json.dumps(answer.to_json(), sort_keys=True))
     else:
-        print("\n".join([_release_line(base.scenario), *answer.lines()]))
+        print("\n".join([*said, *answer.lines()]))
     return 0
+
+
+def _unusable_lines(scenario: Scenario) -> list[str]:
+    """The workloads the controllers cannot use, each named with why (the question went on without them)."""
+    return [
+        f"note: {notice.message}:" + "".join(f"\n  {text}" for text in notice.objects)
+        for notice in scenario.notices
+        if notice.code is NoticeCode.UNUSABLE_WORKLOADS
+    ]
 
 
 def _say_trial(number: int, label: str) -> None:

@@ -59,7 +59,13 @@ from scheduler_core.model import (
 from scheduler_core.model.quantity import format_amount
 from scheduler_core.model.resources import pod_requests
 from scheduler_core.scenario import manifests
-from scheduler_core.scenario.changes import API_VERSION, KIND as CHANGES_KIND, SCALABLE_KINDS
+from scheduler_core.scenario.changes import (
+    API_VERSION,
+    KIND as CHANGES_KIND,
+    SCALABLE_KINDS,
+    UNUSABLE_FIELD,
+    UNUSABLE_IGNORE,
+)
 from scheduler_core.scenario.errors import ScenarioInvalid
 from scheduler_core.scenario.loader import SourceText, load_sources, load_sources_or_with
 from scheduler_core.release.choice import ReleaseRequest
@@ -67,7 +73,9 @@ from scheduler_core.release.choice import ReleaseRequest
 DELETED = "deleted"
 LISTED = 20  # nodes or pods a readable answer lists (the JSON has them all)
 CAPACITY_SOURCE = "capacity-changes.yaml"  # the name the trial's Changes document is read under
-EMPTY_CHANGES = f"apiVersion: {API_VERSION}\nkind: {CHANGES_KIND}\nsteps: []\n"
+# A dump's workloads are read as kube-controller-manager would use them: one it could not use (a
+# trimmed Deployment without its pod template) is set aside and named, not a refused question.
+EMPTY_CHANGES = f"apiVersion: {API_VERSION}\nkind: {CHANGES_KIND}\n{UNUSABLE_FIELD}: {UNUSABLE_IGNORE}\nsteps: []\n"
 BASELINE_LABEL = "the scenario's own run"  # the first trial of every question: no changes
 
 
@@ -114,6 +122,7 @@ class TrialChanges:
         document = {
             "apiVersion": API_VERSION,
             "kind": CHANGES_KIND,
+            UNUSABLE_FIELD: UNUSABLE_IGNORE,  # as the base was read (EMPTY_CHANGES): a saved trial loads alike
             "steps": [
                 {"name": step.name, "operations": [{_verb(spec): _written(spec)} for spec in step.operations]}
                 for step in self.steps
@@ -585,6 +594,13 @@ def copies_maker(
             if w.namespace == (namespace or "default") and w.name == name and w.kind in SCALABLE_KINDS
         ]
         if not found:
+            unusable = [
+                w
+                for w in scenario.changes.unusable
+                if w.namespace == (namespace or "default") and w.name == name and w.kind in SCALABLE_KINDS
+            ]
+            if unusable:
+                raise CapacityError(f"{unusable[0].label} cannot be used by the controllers: {unusable[0].reason}")
             raise CapacityError(f"no Deployment, ReplicaSet, StatefulSet or Job {workload} in the scenario")
         chosen = found[0]
         ref = ObjectRef(chosen.kind, chosen.namespace, chosen.name)

@@ -171,6 +171,7 @@ from scheduler_core.model.resource import (
 from scheduler_core.model.changes import (
     AddNodesOp,
     Changes,
+    UnusableWorkload,
     CompleteOp,
     CordonOp,
     CreateOp,
@@ -225,6 +226,7 @@ __all__ = [
     "CSIPersistentSource",
     "CSIStorageCapacity",
     "Changes",
+    "UnusableWorkload",
     "CinderVolume",
     "ClaimRef",
     "ClaimSpec",

@@ -113,6 +113,26 @@ class Step:
         return self.name or "; ".join(op.text for op in self.operations) or "no operations"
 
 
+@dataclass(frozen=True, slots=True)
+class UnusableWorkload:
+    """A workload the stand-in controllers cannot use — a dump trimmed of what the API server always
+    stores (a Deployment without its pod template) — set aside and said, never a failed load (the
+    Changes document's ``unusableWorkloads: Ignore``, which capacity questions write)."""
+
+    kind: str
+    namespace: str
+    name: str
+    reason: str  # its first problem: field path, message, file and line
+
+    @property
+    def label(self) -> str:
+        return f"{self.kind} {self.namespace}/{self.name}"
+
+    @property
+    def text(self) -> str:
+        return f"{self.label}: {self.reason}"
+
+
 @dataclass(slots=True)
 class Changes:
     """The Changes document and what the stand-ins need from the rest of the scenario."""
@@ -122,3 +142,4 @@ class Changes:
     budgets: dict[str, BudgetSpec] = field(default_factory=dict)  # "namespace/name" -> spec
     manifests: dict[ObjectRef, Manifest] = field(default_factory=dict)  # nodes and pods as written
     line: Optional[int] = None
+    unusable: list[UnusableWorkload] = field(default_factory=list)  # set aside (unusableWorkloads: Ignore)

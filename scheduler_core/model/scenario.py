@@ -45,6 +45,9 @@ class NoticeCode(str, Enum):
     KEPT_INVALID = "kept-invalid"
     # Node status.declaredFeatures with NodeDeclaredFeatures off: the API server drops the field.
     DECLARED_FEATURES_OFF = "declared-features-off"
+    # Workloads the stand-in controllers cannot use (a dump's Deployment without its pod template):
+    # set aside, each named with why (a Changes document's unusableWorkloads: Ignore; capacity's).
+    UNUSABLE_WORKLOADS = "unusable-workloads"
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,6 +33,8 @@ from scheduler_core.model import (
     DeleteOp,
     DrainOp,
     Node,
+    Notice,
+    NoticeCode,
     ObjectRef,
     Operation,
     OperationSpec,
@@ -41,6 +43,7 @@ from scheduler_core.model import (
     Pod,
     ScaleOp,
     Step,
+    UnusableWorkload,
 )
 from scheduler_core.model.labels import compile_selector
 from scheduler_core.scenario import manifests, objects, pods
@@ -92,6 +95,10 @@ SET_CONTAINER_FIELDS = ("image", "requests", "limits")
 SET_POD_FIELDS = ("nodeSelector", "affinity", "tolerations")
 SET_FIELDS = ("kind", "namespace", "name", "container", *SET_CONTAINER_FIELDS, *SET_POD_FIELDS)
 STRATEGY_TYPES = ("RollingUpdate", "Recreate")
+# The document's unusableWorkloads: Refuse (the default) makes a workload the stand-ins cannot use an
+# error; Ignore sets it aside and names it with why (a dump's objects, as capacity questions read them).
+UNUSABLE_FIELD = "unusableWorkloads"
+UNUSABLE_REFUSE, UNUSABLE_IGNORE = "Refuse", "Ignore"
 
 
 @dataclass
@@ -99,15 +106,17 @@ class ChangesInput:
     """What the loader collects for ``finish``: the Changes documents and every object read."""
 
     documents: list[Field] = field(default_factory=list)
-    objects: list[tuple[str, Field]] = field(default_factory=list)  # (kind, object), document order
+    # (kind, apiVersion, object), document order; the apiVersion its list or file gives it when it has none
+    objects: list[tuple[str, str, Field]] = field(default_factory=list)
 
 
-def note_object(obj: Field, kind: str, collected: ChangesInput) -> bool:
-    """Remember an object; True when it is a Changes document (the loader reads nothing more of it)."""
+def note_object(obj: Field, kind: str, collected: ChangesInput, api_version: str = "") -> bool:
+    """Remember an object (``api_version``: its own, else its typed list's, as the loader reads it);
+    True when it is a Changes document (the loader reads nothing more of it)."""
     if kind == KIND:
         collected.documents.append(obj)
         return True
-    collected.objects.append((kind, obj))
+    collected.objects.append((kind, api_version, obj))
     return False
 
 
@@ -127,11 +136,39 @@ def finish(
         document.error_at("apiVersion", f'expected "{API_VERSION}", got "{api_version[:80]}"')
     changes = Changes((), line=document.line)
     names = _Names(nodes, scenario_pods)
-    for kind, obj in collected.objects:
-        _read_object(kind, obj, changes, names, errors)
+    ignore_unusable = _ignores_unusable(document)
+    for kind, api_version, obj in collected.objects:
+        if ignore_unusable and (kind in CONTROLLED_KINDS or kind in _UNREGISTERED_KINDS):
+            _read_or_set_aside(kind, api_version, obj, changes, names)
+        else:
+            _read_object(kind, api_version, obj, changes, names, errors)
     names.manifests = dict(changes.manifests)
     changes.steps = tuple(_steps(document, names))
     return changes
+
+
+def _ignores_unusable(document: Field) -> bool:
+    mode = document.get_str(UNUSABLE_FIELD, UNUSABLE_REFUSE)
+    if mode not in (UNUSABLE_REFUSE, UNUSABLE_IGNORE):
+        document.error_at(
+            UNUSABLE_FIELD,
+            f'Unsupported value: "{mode[:40]}": supported values: "{UNUSABLE_IGNORE}", "{UNUSABLE_REFUSE}"',
+        )
+    return mode == UNUSABLE_IGNORE
+
+
+def unusable_notice(changes: Optional[Changes]) -> list[Notice]:
+    """The workloads set aside, each with why (none: no notice)."""
+    if changes is None or not changes.unusable:
+        return []
+    return [
+        Notice(
+            NoticeCode.UNUSABLE_WORKLOADS,
+            f"{len(changes.unusable)} workload(s) the controllers cannot use, left out "
+            "(their pods stay as they are, nothing makes more)",
+            tuple(w.text for w in changes.unusable),
+        )
+    ]
 
 
 # ---------------------------------------------------------------------- the scenario's objects
@@ -145,6 +182,7 @@ class _Names:
         self.objects: set[ObjectRef] = {ObjectRef("Pod", pod.namespace, pod.name) for pod in scenario_pods}
         self.objects.update(ObjectRef("Node", "", node.name) for node in nodes)
         self.manifests: dict[ObjectRef, Any] = {}  # workloads as the steps so far leave them
+        self.unusable: dict[ObjectRef, UnusableWorkload] = {}  # set aside: no step may name them
 
     def exists(self, ref: ObjectRef) -> bool:
         return ref in self.objects
@@ -161,7 +199,34 @@ class _Names:
             self.node_labels.pop(ref.name, None)
 
 
-def _read_object(kind: str, obj: Field, changes: Changes, names: _Names, errors: list[ScenarioError]) -> None:
+def _read_or_set_aside(kind: str, api_version: str, obj: Field, changes: Changes, names: _Names) -> None:
+    """A workload read as ``_read_object`` reads it, its problems kept apart: with any, it is set
+    aside (named with its first problem), as kube-controller-manager could not use it either."""
+    problems: list[ScenarioError] = []
+    own = Field(obj.value, obj.path, obj.line, Context(obj.ctx.object, problems, obj.ctx.file, obj.ctx.kept))
+    before = len(changes.workloads)
+    _read_object(kind, api_version, own, changes, names, problems)
+    if not problems:
+        return
+    del changes.workloads[before:]
+    meta = _name_and_namespace(obj.value, True)
+    ref = ObjectRef(kind, meta.namespace, meta.name)
+    if changes.manifests.get(ref) is obj.value:
+        del changes.manifests[ref]
+    first = problems[0]
+    where = " ".join(part for part in (first.file or "", f"line {first.line}" if first.line else "") if part)
+    reason = f"{first.path + ': ' if first.path else ''}{first.message}" + (f" ({where})" if where else "")
+    if len(problems) > 1:
+        reason += f" and {len(problems) - 1} more problem(s)"
+    unusable = UnusableWorkload(kind, meta.namespace, meta.name, reason)
+    changes.unusable.append(unusable)
+    if not any(ObjectRef(w.kind, w.namespace, w.name) == ref for w in changes.workloads):
+        names.unusable[ref] = unusable  # (a second one of a usable workload's name leaves that one usable)
+
+
+def _read_object(
+    kind: str, api_version: str, obj: Field, changes: Changes, names: _Names, errors: list[ScenarioError]
+) -> None:
     namespaced = kind not in CLUSTER_SCOPED and kind not in (
         "Namespace",
         "PriorityClass",
@@ -178,9 +243,9 @@ def _read_object(kind: str, obj: Field, changes: Changes, names: _Names, errors:
     if not meta.name:
         return
     ref = ObjectRef(kind, meta.namespace if namespaced else "", meta.name)
-    if kind in _UNREGISTERED_KINDS:  # kinds the loader itself does not check
-        api_version = obj.get_str("apiVersion")
-        if api_version != _UNREGISTERED_KINDS[kind]:
+    if kind in _UNREGISTERED_KINDS:  # kinds the loader itself does not check (an apiVersion left out: as it does)
+        api_version = obj.get_str("apiVersion") or api_version
+        if api_version and api_version != _UNREGISTERED_KINDS[kind]:
             obj.error_at(
                 "apiVersion",
                 f'unsupported value "{api_version[:80]}" for kind {kind}: supported values: '
@@ -475,6 +540,10 @@ def _ref(body: Field, default_kind: str = "") -> ObjectRef:
 
 
 def _existing(body: Field, ref: ObjectRef, names: _Names, field_name: str = "name") -> bool:
+    unusable = names.unusable.get(ref)
+    if unusable is not None:
+        body.error_at(field_name, f"{ref} cannot be used by the controllers: {unusable.reason}")
+        return False
     if ref.name and not names.exists(ref):
         body.error_at(
             field_name,

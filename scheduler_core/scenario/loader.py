@@ -254,7 +254,8 @@ def _load(
             collected,
             changes_make_work=changes is not None and bool(changes.steps or changes.workloads),
             rules=choice.rules,
-        ),
+        )
+        + changes_reader.unusable_notice(changes),
         pdbs=collected.pdbs,
         storage=collected.storage,
         changes=changes,
@@ -451,7 +452,7 @@ def _read_object(
     if kind == CONFIG_KIND:
         _read_config(obj, api_version, collected)
         return
-    if changes_reader.note_object(obj, kind, collected.changes_input):
+    if changes_reader.note_object(obj, kind, collected.changes_input, api_version):
         return
     spec = KINDS.get(kind)
     if spec is None:

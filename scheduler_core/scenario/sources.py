@@ -11,6 +11,7 @@ describes the forms, the dump layouts recognised and the limits.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -260,22 +261,31 @@ def upload_to_text(files: Sequence[tuple[str, bytes]], limits: Optional[Limits] 
     scenario as text: every object ``load_upload`` reads, in file order, as a YAML stream, each with
     the ``apiVersion`` and ``kind`` its list or its file's place in the dump gives it (kinds the
     scheduler does not read included, an object a dump tool wrote twice once). What the text cannot
-    hold (files not read, links, container logs) is said in comments at its top. Raises
+    hold (files not read, links, container logs) is said in comments at its top, and so are the objects
+    that used YAML aliases: each is written with the values they point at (an alias cannot point
+    into another document), so every document reads alone, as the upload was read. Raises
     ``ScenarioInvalid`` as ``load_upload`` does, every problem naming its file and line: nothing is
     written from files that do not load."""
     found = read_upload(files, limits)
     scenario = _load(found, limits)
     seen: dict[tuple[str, str, str], str] = {}
-    objects = [
-        _plain(obj)
-        for source in found.sources
-        for obj in _source_objects(source, limits or Limits())
-        if _first_time(obj, seen)
-    ]
+    objects: list[Any] = []
+    aliased = 0
+    for source in found.sources:
+        aliases = _Aliases() if _may_hold_alias(source.text) else None
+        for obj in _source_objects(source, limits or Limits()):
+            if _first_time(obj, seen):
+                objects.append(_plain(obj, aliases))
+                aliased += aliases is not None and aliases.take()
     names = ", ".join(name for name, _ in files)
     header = [
         f"Imported from {names}: {len(objects)} object(s), apiVersion and kind filled in from their lists or files."
     ]
+    if aliased:
+        header.append(
+            f"{aliased} object(s) used YAML aliases (*name): written with the values they point at, as they were "
+            "read (an alias cannot point into another document)."
+        )
     for notice in scenario.notices:
         if notice.code in _NOT_CARRIED:
             header += [notice.message, *(f"  {name}" for name in notice.objects)]
@@ -337,10 +347,42 @@ def _first_time(obj: YMap, seen: dict[tuple[str, str, str], str]) -> bool:
     return not (uid and seen[key] == uid)
 
 
-def _plain(value: Any) -> Any:
-    """Plain dicts and lists for the YAML writer (the reader's mappings remember their lines)."""
+class _Aliases:
+    """The mappings and lists met while writing one file's objects: the reader gives an alias the very
+    value of its anchor, so one met again was reached through an alias (``take``: since last asked)."""
+
+    def __init__(self) -> None:
+        self.seen: set[int] = set()  # ids: the file's documents stay alive while its objects are written
+        self.met = False
+
+    def meet(self, value: Any) -> None:
+        if id(value) in self.seen:
+            self.met = True
+        else:
+            self.seen.add(id(value))
+
+    def take(self) -> bool:
+        met, self.met = self.met, False
+        return met
+
+
+_ALIAS = re.compile(rb"(?:^|[\s\[{,:])\*[^\s,\[\]{}]")  # a `*name` where a value starts
+
+
+def _may_hold_alias(text: Union[str, bytes]) -> bool:
+    """Whether a file may hold an alias (only then are its values tracked)."""
+    return _ALIAS.search(text.encode("utf-8") if isinstance(text, str) else text) is not None
+
+
+def _plain(value: Any, aliases: Optional[_Aliases] = None) -> Any:
+    """Plain dicts and lists for the YAML writer (the reader's mappings remember their lines); a value
+    an alias points at is written in full wherever it is used."""
     if isinstance(value, dict):
-        return {key: _plain(item) for key, item in value.items()}
+        if aliases is not None:
+            aliases.meet(value)
+        return {key: _plain(item, aliases) for key, item in value.items()}
     if isinstance(value, list):
-        return [_plain(item) for item in value]
+        if aliases is not None:
+            aliases.meet(value)
+        return [_plain(item, aliases) for item in value]
     return value

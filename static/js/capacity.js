@@ -45,6 +45,11 @@ export async function mountCapacity(container, { scenarioId, version }) {
           "How many more fit?"))))
         : h("tr", h("td.muted", "No Deployment, ReplicaSet, StatefulSet or Job in this version."))),
     ),
+    // Workloads the controllers cannot use (a trimmed dump's Deployment without its pod template): left
+    // out of every question, each said with why, never dropped silently.
+    (targets.unusable || []).length ? h("div.notice.capacity-unusable",
+      h("p", `Left out: ${targets.unusable.length} workload(s) the controllers cannot use (their pods stay as they are)`),
+      h("ul", targets.unusable.map((w) => h("li", `${w.kind} ${w.namespace}/${w.name}: ${w.reason}`)))) : null,
     targets.pods.length ? h("p.capacity-pod-actions", h("label.inline", "Pod ", podInput),
       h("datalist#capacity-pods", targets.pods.map((p) => h("option", { value: p }))), " ",
       h("label.inline", "at most ", maxInput), " ",

@@ -213,3 +213,61 @@ def test_bench_loop_reports_loading_apart_from_the_run():
     assert (data["attempts"], data["bound"]) == (1, 1)
     text = _run("bench", str(SEED), "--loop").stdout.decode()
     assert "1 attempts" in text and "loading" in text and "peak RSS" in text
+
+
+# --- capacity on a dump whose workloads were trimmed (examples/cluster-info-dump)
+
+CLUSTER_INFO_DUMP = ROOT / "examples" / "cluster-info-dump"
+
+
+def test_capacity_answers_a_dump_whose_workloads_the_controllers_cannot_use_and_names_each_with_why():
+    """Its Deployments lack a pod template, its ReplicaSets and DaemonSet have one without containers:
+    `trace` reads the dump, so `capacity` answers it too, naming what it left out (it refused it)."""
+    result = _run("capacity", str(CLUSTER_INFO_DUMP), "--fragmentation")
+    out = result.stdout.decode()
+    assert result.returncode == 0, result.stderr.decode()
+    assert "note: 5 workload(s) the controllers cannot use, left out" in out
+    assert (
+        f"  Deployment default/web: spec.template: Required value ({CLUSTER_INFO_DUMP}/default/deployments.json line 15)"
+    ) in out.splitlines()
+    assert "after the scenario's own run" in out
+
+
+def test_capacity_of_a_workload_the_controllers_cannot_use_says_why_in_one_line():
+    result = _run("capacity", str(CLUSTER_INFO_DUMP), "--workload", "default/web")
+    assert result.returncode == 2 and result.stdout == b""
+    assert result.stderr.decode() == (
+        "error: Deployment default/web cannot be used by the controllers: spec.template: Required value "
+        f"({CLUSTER_INFO_DUMP}/default/deployments.json line 15)\n"
+    )
+
+
+def test_capacity_reads_a_dumps_workloads_with_the_api_servers_defaults(tmp_path: Path):
+    """Typed lists whose items carry no apiVersion, workloads without replicas, strategy,
+    revisionHistoryLimit or updateStrategy: read as the API server defaults them, as the controllers see them."""
+    (tmp_path / "default").mkdir()
+    node = {"status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}
+    nodes = [{"metadata": {"name": name}, **node} for name in ("n1", "n2")]
+    (tmp_path / "nodes.json").write_text(json.dumps({"kind": "NodeList", "apiVersion": "v1", "items": nodes}))
+
+    def workload(name: str, cpu: str) -> dict:
+        template = {"metadata": {"labels": {"app": name}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}
+        template["spec"]["containers"][0]["resources"] = {"requests": {"cpu": cpu}}
+        return {
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {"selector": {"matchLabels": {"app": name}}, "template": template},
+        }
+
+    for kind, item in (
+        ("Deployment", workload("web", "1")),
+        ("StatefulSet", workload("db", "500m")),
+        ("DaemonSet", workload("agent", "100m")),
+    ):
+        listed = {"kind": f"{kind}List", "apiVersion": "apps/v1", "items": [item]}
+        (tmp_path / "default" / f"{kind.lower()}s.json").write_text(json.dumps(listed))
+    result = _run("capacity", str(tmp_path), "--workload", "default/web", "--json")
+    assert result.returncode == 0, result.stderr.decode()
+    answer = json.loads(result.stdout)
+    # 8 CPUs; the agent on each node (0.1), db's one replica (0.5) and web's one (1, the default): 5 more fit
+    assert (answer["target"], answer["fits"]) == ("Deployment default/web", 5), answer
+    assert "cannot use" not in result.stderr.decode()

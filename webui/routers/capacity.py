@@ -21,6 +21,7 @@ from webui.schemas.capacity import (
     ParametersOut,
     PerNodeOut,
     TargetsOut,
+    UnusableWorkloadOut,
     WorkloadOut,
 )
 from webui.schemas.common import ERRORS, ErrorOut
@@ -181,9 +182,15 @@ def capacity_cancel(request: ActorRequest, question_id: int) -> CapacityOut:
 )
 def capacity_targets(request: ActorRequest, scenario_id: int, version: Optional[int] = None) -> TargetsOut:
     """The Deployments, ReplicaSets, StatefulSets and Jobs (for `fit`), the nodes (for `nodes` and `removable`) and
-    the pods of a version, as the engine loads them. 400 when the version does not validate or has steps of its own."""
+    the pods of a version, as the engine loads them, and the workloads the controllers cannot use (`unusable`, each
+    with its reason: a dump's Deployment without its pod template). 400 when the version does not validate or has
+    steps of its own."""
     scenario = access.readable_scenario(request.auth, scenario_id)
     found = capacity.targets(scenarios.visible_version(request.auth, scenario, version))
     return TargetsOut(
-        version=found.version, workloads=[WorkloadOut(**w) for w in found.workloads], nodes=found.nodes, pods=found.pods
+        version=found.version,
+        workloads=[WorkloadOut(**w) for w in found.workloads],
+        nodes=found.nodes,
+        pods=found.pods,
+        unusable=[UnusableWorkloadOut(**w) for w in found.unusable],
     )

@@ -220,10 +220,21 @@ class WorkloadOut(ApiSchema):
     replicas: int
 
 
+class UnusableWorkloadOut(ApiSchema):
+    """A workload the controllers cannot use (a dump's Deployment without its pod template): left out, with why."""
+
+    kind: str
+    namespace: str
+    name: str
+    reason: str  # its first problem: field path, message, file and line
+
+
 class TargetsOut(ApiSchema):
-    """What a question may name: the scalable workloads, the nodes and the pods, as the engine reads them."""
+    """What a question may name: the scalable workloads, the nodes and the pods, as the engine reads them;
+    the workloads left out, each with why."""
 
     version: int
     workloads: list[WorkloadOut]
     nodes: list[str]
     pods: list[str]
+    unusable: list[UnusableWorkloadOut] = []

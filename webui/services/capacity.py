@@ -70,6 +70,7 @@ from webui.services.engine import (
     PassAnswer,
     Question,
     RemovableAnswer,
+    ScenarioInvalid,
     Trial,
     TrialBase,
     TrialChanges,
@@ -129,6 +130,7 @@ class Targets:
     workloads: list[dict[str, Any]]  # kind, namespace, name, replicas
     nodes: list[str]
     pods: list[str]
+    unusable: list[dict[str, str]]  # kind, namespace, name, reason: workloads the controllers cannot use
 
 
 def targets(version: ScenarioVersion) -> Targets:
@@ -141,8 +143,16 @@ def targets(version: ScenarioVersion) -> Targets:
         for w in scenario.changes.workloads
         if w.kind in SCALABLE_KINDS
     ]
+    unusable = [
+        {"kind": w.kind, "namespace": w.namespace, "name": w.name, "reason": w.reason}
+        for w in scenario.changes.unusable
+    ]
     return Targets(
-        version.number, workloads, [node.name for node in scenario.nodes], [pod.key for pod in scenario.pods]
+        version.number,
+        workloads,
+        [node.name for node in scenario.nodes],
+        [pod.key for pod in scenario.pods],
+        unusable,
     )
 
 
@@ -256,6 +266,13 @@ def trial_base(version: ScenarioVersion) -> TrialBase:
             base = TrialBase.from_text(version.text)
         except CapacityError as exc:
             raise DomainError(str(exc)) from None
+        except ScenarioInvalid as exc:  # it checks, but not with the controllers on: each problem said (400)
+            errors = [engine.error_json(error) for error in exc.errors]
+            raise DomainError(
+                f"capacity questions cannot read the scenario with its controllers ({len(errors)} problem(s)): "
+                + "; ".join(str(error) for error in exc.errors[:3]),
+                {"errors": errors},
+            ) from None
         _bases[version.pk] = (version.text, base)
         while len(_bases) > BASES_KEPT:
             _bases.popitem(last=False)

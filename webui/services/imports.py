@@ -9,10 +9,17 @@ Speed: a 5 MB dump is parsed once, by the engine's own check of the saved text. 
 List is kept without parsing; kubectl's block-style List is unwrapped line by line (each item's lines
 lose their two-space list indent, the server's metadata lines are dropped), keeping kubectl's own
 layout; any other List (JSON, flow style) goes through the YAML parser (libyaml when present).
+
+YAML anchors: an item may point (`*id001`) at an anchor (`&id001`) written in another item — PyYAML
+writes a List so whenever items share a value. Cut into documents, such an alias would point into
+another document, where YAML cannot follow it: the List is then kept exactly as typed (the engine
+reads Lists as they are), rather than rewriting the user's items. The parser's path writes every
+document with its own anchors: its aliases never cross documents.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +34,8 @@ LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 # A List somewhere at the top level, in block style or JSON: only then is the text looked into.
 MENTIONS_LIST = re.compile(r'^kind:[ \t]*["\']?List["\']?[ \t]*$|"kind"[ \t]*:[ \t]*"List"', re.MULTILINE)
 TOP_LEVEL_KEY = re.compile(r"^([A-Za-z]+):(.*)$")
+# A YAML alias (`*name`) where a value starts: only text holding one is scanned for anchors.
+MAY_HOLD_ALIAS = re.compile(r"(?:^|[\s\[{,:])\*[^\s,\[\]{}]")
 LIST_KEYS = {"apiVersion", "items", "kind", "metadata"}
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -91,24 +100,52 @@ def normalize(text: str) -> str:
 
 
 def unwrap_block_list(text: str) -> str | None:
-    """The items of a one-document block-style `kind: List` as a stream; None for any other layout."""
+    """The items of a one-document block-style `kind: List` as a stream; None for any other layout;
+    the text as typed when an alias in it points outside its own item (see the module's doc)."""
     lines = text.split("\n")
     items_at = _top_level_items(lines)
     if items_at is None:
         return None
     start, end = items_at
     items: list[list[str]] = []
-    for line in lines[start:end]:
+    item_lines: list[int] = []  # the line (0-based) each item starts at
+    for number, line in enumerate(lines[start:end], start):
         if line.startswith("- "):
             items.append([line[2:]])
+            item_lines.append(number)
         elif items and (line.startswith("  ") or not line.strip()):
             items[-1].append(line[2:])
         else:
             return None  # a comment or anything else at column 0 inside items: not kubectl's layout
     if not items:
         return None
+    if _alias_crosses_items(text, item_lines, end):
+        return text  # cut into documents, an alias would point into another one: kept as typed
     documents = ["\n".join(_without_server_lines(_trimmed(item))) for item in items]
     return "\n---\n".join(documents) + "\n"
+
+
+def _alias_crosses_items(text: str, item_lines: list[int], end: int) -> bool:
+    """Whether an alias of the List points at an anchor outside its own item (in another item, or
+    in the List's own fields): the scanner's tokens tell them from a `*` inside a string."""
+    if not MAY_HOLD_ALIAS.search(text):
+        return False
+    anchors: dict[str, int] = {}  # name -> the line of its latest anchor (a later one replaces it)
+    try:
+        for token in yaml.scan(text, Loader=LOADER):
+            if isinstance(token, yaml.AnchorToken):
+                anchors[token.value] = token.start_mark.line
+            elif isinstance(token, yaml.AliasToken) and token.value in anchors:
+                if _item_at(anchors[token.value], item_lines, end) != _item_at(token.start_mark.line, item_lines, end):
+                    return True
+    except yaml.YAMLError:
+        return True  # text the scanner refuses is not cut up: kept as typed, its problems shown where they are
+    return False
+
+
+def _item_at(line: int, item_lines: list[int], end: int) -> int:
+    """The index of the item holding ``line``; -1 outside the items (the List's own fields)."""
+    return bisect.bisect_right(item_lines, line) - 1 if line < end else -1
 
 
 def _top_level_items(lines: list[str]) -> tuple[int, int] | None:

@@ -148,6 +148,53 @@ def test_it_checks_the_api_version_and_duplicates_of_kinds_only_the_stand_ins_re
     assert [e.path for e in errors] == ["apiVersion", "metadata.name"]
 
 
+IGNORING = "apiVersion: schedlab.io/v1alpha1\nkind: Changes\nunusableWorkloads: Ignore\nsteps: []\n"
+TRIMMED = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: trimmed, namespace: default}\nspec: {replicas: 2}\n"
+
+
+def test_unusable_workloads_ignore_sets_aside_a_workload_the_controllers_cannot_use_and_names_why():
+    scenario = load_scenario(scenario_text(node_text("n1"), workload_text("Deployment", "web"), TRIMMED, IGNORING))
+    assert [w.name for w in scenario.changes.workloads] == ["web"]
+    [unusable] = scenario.changes.unusable
+    assert (unusable.label, unusable.reason) == (
+        "Deployment default/trimmed",
+        "spec.template: Required value (line 24)",
+    )
+    [notice] = [n for n in scenario.notices if n.code is NoticeCode.UNUSABLE_WORKLOADS]
+    assert notice.objects == ("Deployment default/trimmed: spec.template: Required value (line 24)",)
+
+
+def test_a_step_naming_a_workload_set_aside_is_refused_with_why():
+    changes = IGNORING.replace(
+        "steps: []\n", "steps:\n- operations:\n  - scale: {kind: Deployment, name: trimmed, replicas: 3}\n"
+    )
+    errors = problems(scenario_text(node_text("n1"), TRIMMED, changes))
+    assert [e.message for e in errors] == [
+        "Deployment default/trimmed cannot be used by the controllers: spec.template: Required value (line 10)"
+    ]
+
+
+def test_without_ignore_a_workload_the_controllers_cannot_use_is_an_error_as_before():
+    errors = problems(scenario_text(node_text("n1"), TRIMMED, changes_text([])))
+    assert [(e.object, e.path, e.message) for e in errors] == [
+        ("Deployment default/trimmed", "spec.template", "Required value")
+    ]
+    errors = problems(scenario_text(node_text("n1"), IGNORING.replace("Ignore", "Sometimes")))
+    assert [(e.path, e.message) for e in errors] == [
+        ("unusableWorkloads", 'Unsupported value: "Sometimes": supported values: "Ignore", "Refuse"')
+    ]
+
+
+def test_a_typed_lists_api_version_is_its_items_for_the_kinds_only_the_stand_ins_read():
+    listed = (
+        "apiVersion: apps/v1\nkind: DeploymentList\nitems:\n"
+        "- metadata: {name: web, namespace: default}\n  spec:\n    selector: {matchLabels: {app: web}}\n"
+        "    template:\n      metadata: {labels: {app: web}}\n      spec: {containers: [{name: c, image: i}]}\n"
+    )
+    [web] = load_scenario(scenario_text(node_text("n1"), listed, changes_text([]))).changes.workloads
+    assert (web.kind, web.name, web.replicas) == ("Deployment", "web", 1)  # replicas defaulted, as the API server does
+
+
 # ---------------------------------------------------------------------------- set (rollouts)
 
 
@@ -333,3 +380,16 @@ def test_it_validates_a_daemon_set_update_strategy_as_the_api_server_does(strate
     daemon_set = workload_text("DaemonSet", "agent", extra_spec=f"  updateStrategy: {strategy}\n")
     errors = problems(scenario_text(node_text("n1"), daemon_set, changes_text([])))
     assert len(errors) == 1 and words in errors[0].message and errors[0].object == "DaemonSet default/agent"
+
+
+def test_a_second_workload_of_a_usable_ones_name_is_set_aside_and_the_first_stays_usable():
+    twice = workload_text("Deployment", "web") + "---\n" + workload_text("Deployment", "web", replicas=3)
+    changes = IGNORING.replace(
+        "steps: []\n", "steps:\n- operations:\n  - scale: {kind: Deployment, name: web, replicas: 2}\n"
+    )
+    scenario = load_scenario(scenario_text(node_text("n1"), twice, changes))
+    assert [(w.name, w.replicas) for w in scenario.changes.workloads] == [("web", 1)]
+    assert [u.reason.split(" (")[0] for u in scenario.changes.unusable] == [
+        'metadata.name: Duplicate value: Deployment "web" is defined twice'
+    ]
+    assert [op.spec.replicas for step in scenario.changes.steps for op in step.operations] == [2]

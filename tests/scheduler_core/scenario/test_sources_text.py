@@ -107,3 +107,45 @@ def test_archives_are_told_by_their_first_bytes():
 )
 def test_a_given_files_own_name_may_say_its_kind(name: str, kind: str):
     assert kind_named_by(name) == kind
+
+
+ANCHORED_LIST = FORMS.parents[1] / "webui_import" / "anchored-list.yaml"
+
+
+@pytest.mark.parametrize("packed", ["archive", "files"])
+def test_a_list_whose_items_share_yaml_anchors_becomes_documents_that_each_read_alone(packed: str):
+    """Items of a List pointing (`*id001`) at an anchor of another item: each object is written out with
+    the values it points at, so no document of the text points into another; it reads as the upload."""
+    data = ANCHORED_LIST.read_bytes()
+    assert b"*id001" in data
+    if packed == "archive":
+        upload = [("dump.tar.gz", _tar_gz_of([("dump/anchored-list.yaml", data)]))]
+    else:
+        upload = [
+            ("anchored-list.yaml", data),
+            ("more.yaml", b"apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n"),
+        ]
+    text = upload_to_text(upload)
+    assert "*id" not in text and "&id" not in text
+    assert (
+        "# 10 object(s) used YAML aliases (*name): written with the values they point at, as they were read "
+        "(an alias cannot point into another document).\n"
+    ) in text
+    same_reading(text, upload)
+    nodes = [doc for doc in yaml.safe_load_all(text) if doc and doc["kind"] == "Node"]
+    assert [n["status"]["allocatable"] for n in nodes] == [{"cpu": "2", "memory": "8Gi", "pods": "110"}] * 3
+
+
+def _tar_gz_of(members: list[tuple[str, bytes]]) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for name, data in members:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def test_a_text_without_aliases_says_nothing_of_them():
+    upload = [("dump.tar.gz", tar_gz(FORMS / "raw-api-lists"))]
+    assert "alias" not in upload_to_text(upload)

@@ -4,6 +4,7 @@ deciding trial's run opens at the step that shows the answer (webui/routers/capa
 from __future__ import annotations
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from scheduler_core.answers.capacity import TrialBase, how_many_fit
@@ -232,3 +233,81 @@ def test_copies_that_only_trials_answer_say_why(
     assert read["method"] == copies["method"] == "trials" and "could preempt" in read["why"]
     assert copies["trials"] == read["progress"]["done"] > 1 and copies["displaced"]
     assert ask(owner, pods["id"], kind="fit", pod="default/ghost").status_code == 400
+
+
+def test_a_dump_whose_workloads_the_controllers_cannot_use_names_them_and_answers(owner: Client):
+    """examples/cluster-info-dump's Deployments have no pod template, its ReplicaSets and DaemonSet one
+    without containers (trimmed, as the API server never stores them): the targets answer 200 naming
+    each with why (it was a 500), and a question about one is refused in words (400), not a traceback."""
+    from tests.webui import support
+
+    archive = support.dump_archive("tar.gz", support.REPO / "examples" / "cluster-info-dump")
+    upload = SimpleUploadedFile("cluster-info-dump.tar.gz", archive, content_type="application/gzip")
+    imported = owner.post("/api/scenarios/import", {"file": upload}).json()
+    assert imported["valid"] is True, imported
+    response = owner.get(f"/api/capacity/scenarios/{imported['id']}/targets")
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["workloads"] == [] and len(body["nodes"]) == 3
+    unusable = {(w["kind"], w["namespace"], w["name"]): w["reason"] for w in body["unusable"]}
+    assert set(unusable) == {
+        ("Deployment", "default", "web"),
+        ("Deployment", "kube-system", "coredns"),
+        ("ReplicaSet", "default", "web-6b7f6d9f4c"),
+        ("ReplicaSet", "kube-system", "coredns-5d78c9869d"),
+        ("DaemonSet", "kube-system", "kube-proxy"),
+    }
+    assert unusable[("Deployment", "default", "web")].startswith("spec.template: Required value (line ")
+    refused = ask(owner, imported["id"], kind="fit", workload="default/web")
+    assert refused.status_code == 400, refused.content
+    assert (
+        "Deployment default/web cannot be used by the controllers: spec.template: Required value"
+        in (refused.json()["error"]["message"])
+    )
+
+
+def test_a_dumps_workloads_are_read_with_the_api_servers_defaults(owner: Client):
+    """A Deployment of a typed list (its items without apiVersion or kind) with no replicas, strategy,
+    revisionHistoryLimit or progressDeadlineSeconds: read with the defaults the API server fills in."""
+    text = """apiVersion: apps/v1
+kind: DeploymentList
+items:
+- metadata: {name: web, namespace: default}
+  spec:
+    selector: {matchLabels: {app: web}}
+    template:
+      metadata: {labels: {app: web}}
+      spec: {containers: [{name: web, image: nginx, resources: {requests: {cpu: "1"}}}]}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+"""
+    scenario = owner.post("/api/scenarios", {"name": "defaults", "text": text}, content_type=JSON).json()
+    body = owner.get(f"/api/capacity/scenarios/{scenario['id']}/targets").json()
+    assert body["workloads"] == [{"kind": "Deployment", "namespace": "default", "name": "web", "replicas": 1}]
+    assert body["unusable"] == []
+
+
+def test_a_version_that_checks_but_does_not_load_with_the_controllers_on_is_a_400_naming_each_problem(
+    owner: Client, web: dict, monkeypatch
+):
+    from scheduler_core.scenario.errors import ScenarioError, ScenarioInvalid
+    from webui.services import capacity as capacity_service
+
+    def refused(text: str) -> TrialBase:
+        raise ScenarioInvalid([ScenarioError("Deployment default/web", "spec.template", 7, "Required value")])
+
+    monkeypatch.setattr(capacity_service.TrialBase, "from_text", staticmethod(refused))
+    capacity_service._bases.clear()
+    response = owner.get(f"/api/capacity/scenarios/{web['id']}/targets")
+    assert response.status_code == 400, response.content
+    error = response.json()["error"]
+    assert error["message"] == (
+        "capacity questions cannot read the scenario with its controllers (1 problem(s)): "
+        "line 7: Deployment default/web: spec.template: Required value"
+    )
+    assert [(e["object"], e["path"], e["line"]) for e in error["details"]["errors"]] == [
+        ("Deployment default/web", "spec.template", 7)
+    ]

@@ -863,3 +863,33 @@ def test_import_saves_or_refuses_every_uploaded_archive(owner: Client, members, 
         {"file": [upload, SimpleUploadedFile("extra.yaml", b"kind: Namespace\nmetadata: {name: x}\napiVersion: v1\n")]},
     )
     assert_saved_or_refused(response, started, UPLOAD_REFUSALS)
+
+
+def test_a_list_whose_items_share_yaml_anchors_imports_as_typed_and_runs_as_the_cli_reads_it(owner: Client, capsys):
+    """PyYAML writes a List whose items share a value with `&id001` in one item and `*id001` in the
+    others: cut into one document per item, those aliases would point into other documents (the
+    scenario no longer loads). The import keeps such a List as typed; a run answers as the CLI."""
+    from scheduler_core.cli import main
+
+    path = support.REPO / "tests" / "fixtures" / "webui_import" / "anchored-list.yaml"
+    upload = SimpleUploadedFile("anchored.yaml", path.read_bytes(), content_type="application/yaml")
+    body = owner.post("/api/scenarios/import", {"file": upload}).json()
+    assert (body["text"], body["valid"], body["errors"]) == (path.read_text(), True, [])
+    capsys.readouterr()
+    assert main(["trace", str(path), "--json"]) == 0
+    expected = json.loads(capsys.readouterr().out)
+    run = finished_run(owner, body["id"], "single")
+    assert run["status"] == "succeeded", run
+    response = owner.get(f"/api/runs/{run['id']}/trace")  # streamed, cycle by cycle
+    trace = json.loads(b"".join(response.streaming_content))
+    assert [(c["pod"], c["nodeName"]) for c in trace["cycles"]] == [
+        (c["pod"], c["nodeName"]) for c in expected["cycles"]
+    ]
+    assert [c["nodeName"] for c in trace["cycles"]].count(None) == 1  # 6 of 7 pods fit: the same one waits
+    saved = owner.put(f"/api/scenarios/{body['id']}", {"text": body["text"]}, content_type=JSON).json()
+    assert (saved["text"], saved["valid"]) == (path.read_text(), True)  # saved as it was read
+    assert main(["timeline", str(path), "--json"]) == 0
+    expected_final = json.loads(capsys.readouterr().out)["final"]
+    run = finished_run(owner, body["id"], "timeline")
+    assert run["status"] == "succeeded", run
+    assert owner.get(f"/api/runs/{run['id']}/timeline").json()["final"] == expected_final

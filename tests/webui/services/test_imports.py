@@ -1,6 +1,7 @@
 """webui.services.imports: kubectl List output becomes an editable stream; anything else is kept."""
 
 import json
+from pathlib import Path
 
 import pytest
 import yaml
@@ -185,3 +186,43 @@ def test_an_uploaded_file_that_is_neither_text_nor_an_archive_is_refused_by_name
 )
 def test_an_upload_is_named_after_its_files(names, title):
     assert imports.title_of([imports.Upload(name, b"") for name in names]) == title
+
+
+# --- YAML anchors: a List whose items share values (PyYAML writes `&id001` in one item, `*id001` in others)
+
+ANCHORED_LIST = Path(__file__).resolve().parents[2] / "fixtures" / "webui_import" / "anchored-list.yaml"
+
+
+def test_a_list_whose_aliases_point_into_other_items_is_kept_exactly_as_typed():
+    text = ANCHORED_LIST.read_text()
+    assert "*id001" in text and imports.normalize(text) == text
+    assert imports.upload_text([imports.Upload("anchored.yaml", text.encode())]) == text
+
+
+def test_a_list_whose_aliases_stay_inside_their_items_is_still_unwrapped():
+    text = (
+        "apiVersion: v1\nkind: List\nitems:\n"
+        "- kind: Node\n  metadata:\n    name: n\n    uid: u\n  status:\n    allocatable: &a\n      cpu: '2'\n"
+        "    capacity: *a\n"
+        "- kind: Node\n  metadata:\n    name: m\n  status:\n    allocatable: &a\n      cpu: '4'\n    capacity: *a\n"
+    )
+    documents = list(yaml.safe_load_all(imports.normalize(text)))
+    assert [d["status"]["capacity"] for d in documents] == [{"cpu": "2"}, {"cpu": "4"}]
+    assert "uid" not in documents[0]["metadata"]
+
+
+def test_an_alias_to_the_lists_own_fields_keeps_the_list_as_typed():
+    text = "apiVersion: v1\nkind: List\nmetadata: &m\n  name: shared\nitems:\n- kind: Node\n  metadata: *m\n"
+    assert imports.normalize(text) == text
+
+
+def test_a_star_inside_a_string_is_no_alias():
+    text = "apiVersion: v1\nkind: List\nitems:\n- kind: Pod\n  metadata:\n    name: p\n    annotations:\n      glob: 'a *b'\n"
+    assert yaml.safe_load(imports.normalize(text))["metadata"]["annotations"] == {"glob": "a *b"}
+
+
+def test_a_flow_style_list_with_shared_values_is_written_with_aliases_resolvable_in_each_document():
+    text = "kind: List\nitems: [{kind: Node, metadata: {name: n}, status: {allocatable: &a {cpu: '2'}}},\n"
+    text += "  {kind: Node, metadata: {name: m}, status: {allocatable: *a}}]\n"
+    documents = list(yaml.safe_load_all(imports.normalize(text)))
+    assert [d["status"]["allocatable"] for d in documents] == [{"cpu": "2"}, {"cpu": "2"}]
