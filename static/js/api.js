@@ -116,6 +116,7 @@ export const api = {
   // asked: {release, featureGates, version} (releases.js asked()): what the run is replayed as.
   startRun: (id, asked = {}) => request("POST", `/api/scenarios/${id}/runs${queryOf(asked)}`),
   fixNodeTaints: (id) => request("POST", `/api/scenarios/${id}/fixes/node-taints`),
+  addFiles: (id, form) => request("POST", `/api/scenarios/${id}/files`, { form }),
   explainPod: (id, version, pod) => request("GET", `/api/scenarios/${id}/explain-pod?version=${version}&pod=${q(pod)}`),
   scenarioRuns: (id) => request("GET", `/api/scenarios/${id}/runs`),
   runs: () => request("GET", "/api/runs"),

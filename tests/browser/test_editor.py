@@ -250,3 +250,20 @@ def test_a_rename_shows_at_once_and_keeps_the_version(page):
     expect(page.locator("#notices")).to_contain_text("Renamed: still version 1.")
     versions = page.evaluate(f"fetch('/api/scenarios/{scenario_id}/versions').then((r) => r.json())")
     assert [v["number"] for v in versions] == [1]
+
+
+def test_what_the_fetch_commands_wrote_is_added_from_the_findings(page):
+    """A pod's claim is missing: the fetch line names it, and the file it writes is added as the next version."""
+    text = (
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: '4', memory: 8Gi, pods: '10'}}\n"
+        "---\napiVersion: v1\nkind: Pod\nmetadata: {name: db}\nspec:\n  containers: [{name: c, image: x}]\n"
+        "  volumes: [{name: data, persistentVolumeClaim: {claimName: data}}]\n"
+    )
+    open_editor(page, text)
+    expect(page.locator("#finding-list li[data-code=claims-absent]")).to_have_count(1)
+    page.locator("#fetch-all summary").click()
+    pvc = b"apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data, namespace: default}\nspec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}\n"
+    page.set_input_files("#add-fetched", files=[{"name": "pvc.yaml", "mimeType": "application/yaml", "buffer": pvc}])
+    expect(page.locator("#notices")).to_contain_text("Added pvc.yaml: saved version 2.")
+    expect_editor_text(page, re.compile(r"# added from pvc.yaml\n(.|\n)*kind: PersistentVolumeClaim"))
+    expect(page.locator("#finding-list li[data-code=claims-absent]")).to_have_count(0)

@@ -78,6 +78,24 @@ def scenario_import(
     return Status(201, _saved(request, saved))
 
 
+@router.post(
+    "/{int:scenario_id}/files", response={201: ScenarioOut, **ERRORS}, summary="Add fetched files to a scenario"
+)
+def scenario_add_files(
+    request: ActorRequest, scenario_id: int, file: File[list[UploadedFile]], version: Form[int | None] = None
+) -> Status[ScenarioOut]:
+    """What the findings' `kubectl` lines fetched (one or more files, or an archive), added after the
+    version's text (the latest by default) as the scenario's next version — in your fork when it is a
+    demo or someone else's shared scenario (the answer's `id` says which). The version's text is kept as
+    typed; the added objects are written as an import writes them. 400 naming file and line when the
+    files do not read, 413 over a size limit; nothing is saved then."""
+    scenario = access.readable_scenario(request.auth, scenario_id)
+    source = scenarios.get_version(scenario, version)
+    text = imports.added_to(source.text, [_upload(f) for f in file])
+    engine.enforce_size(text)
+    return Status(201, _saved(request, scenarios.save_derived(request.auth, source, text, "fetched files added")))
+
+
 def _upload(file: UploadedFile) -> imports.Upload:
     engine.enforce_size_bytes(file.size or 0)  # an uploaded file knows its size; the text it becomes is checked too
     return imports.Upload(name=file.name or "upload", data=file.read())

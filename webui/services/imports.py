@@ -61,6 +61,17 @@ def upload_text(uploads: list[Upload]) -> str:
     return engine.upload_to_text([(upload.name, upload.data) for upload in uploads])
 
 
+def added_to(version_text: str, uploads: list[Upload]) -> str:
+    """A version's text with uploaded files added after it, each object as the import would write it
+    (what `kubectl get` fetched for a finding): the version's own text is kept as typed, and the
+    added part says which files it came from. The loader reads an object named twice once, with a
+    notice, so fetching an object the dump already had does no harm."""
+    added = upload_text(uploads)
+    names = ", ".join(upload.name for upload in uploads)[:200]
+    head = version_text.rstrip("\n")
+    return f"{head}\n---\n# added from {names}\n{added.lstrip()}" if head.strip() else added
+
+
 def _one_file(upload: Upload) -> str:
     """One plain file, as typed — unless only its name says what its kind-less objects are (a support
     bundle's `nodes.json`: a list whose items carry no kind) and it loads so, but not as typed: then it is

@@ -198,7 +198,42 @@ function showFindings(findings, fetch) {
   mount($("#finding-fixes"),
     fixable ? h("button#fix-node-taints", { type: "button", onclick: addNodeTaints }, "Add the taints the node lifecycle controller would add") : null,
     fetch.length ? h("details#fetch-all", h("summary", `Fetch everything the dump lacks (${fetch.length} command(s))`),
-      h("pre.kubectl", commands), h("button.linkish.small", { type: "button", onclick: () => copyText(commands) }, "Copy the commands")) : null);
+      h("pre.kubectl", commands), h("button.linkish.small", { type: "button", onclick: () => copyText(commands) }, "Copy the commands"),
+      h("p.small", h("label", "Then add what they wrote to this scenario (files or an archive): ",
+        h("input#add-fetched", { type: "file", multiple: true, onchange: (e) => addFetched(e.target) })))) : null);
+}
+
+/** The files the fetch commands wrote, added after the text as the next version (the server reads them). */
+async function addFetched(input) {
+  const files = [...input.files];
+  if (!files.length) return;
+  if (dirty()) {
+    const saved = await save();
+    if (!saved) return;
+    if (saved.id !== scenarioId) return; // a demo was forked first; the new page offers it again
+  }
+  const form = new FormData();
+  for (const file of files) form.append("file", file, file.name);
+  try {
+    const added = await api.addFiles(scenarioId, form);
+    if (added.id !== scenarioId) {
+      location.href = `/scenarios/${added.id}/`;
+      return;
+    }
+    state.scenario = added;
+    editor.setText(added.text);
+    markSaved(added.text);
+    clearDraft(scenarioId);
+    updateDirty();
+    state.validationSeq += 1; // a check under way was for the older text
+    showValidation(added);
+    notify(`Added ${files.map((f) => f.name).join(", ")}: saved version ${added.version}.`);
+    loadRuns();
+  } catch (error) {
+    notify(`Not added: ${error.message}`, "error");
+  } finally {
+    input.value = "";
+  }
 }
 
 function copyText(text) {

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from tests.webui import support
 from webui import responses
-from webui.models import ScenarioVersion
+from webui.models import Scenario, ScenarioVersion
 from webui.services import objects
 from webui.services.objects import quantity_text
 from webui.tasks import execute_run
@@ -893,3 +893,55 @@ def test_a_list_whose_items_share_yaml_anchors_imports_as_typed_and_runs_as_the_
     run = finished_run(owner, body["id"], "timeline")
     assert run["status"] == "succeeded", run
     assert owner.get(f"/api/runs/{run['id']}/timeline").json()["final"] == expected_final
+
+
+MISSING_CLAIM = """apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: db, namespace: default}
+spec:
+  containers: [{name: c, image: x}]
+  volumes: [{name: data, persistentVolumeClaim: {claimName: data}}]
+"""
+FETCHED_CLAIM = """apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data, namespace: default}
+spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
+"""
+
+
+def test_what_the_findings_fetch_is_added_to_the_scenario_as_its_next_version(owner: Client):
+    """'Fetch everything the dump lacks' gave kubectl lines and no way to add what they wrote (issue 51)."""
+    created = owner.post("/api/scenarios", {"name": "db", "text": MISSING_CLAIM}, content_type=JSON).json()
+    assert "claims-absent" in [f["code"] for f in created["findings"]]
+    upload = SimpleUploadedFile("pvc.yaml", FETCHED_CLAIM.encode(), content_type="application/yaml")
+    response = owner.post(f"/api/scenarios/{created['id']}/files", {"file": upload})
+    assert response.status_code == 201, response.json()
+    added = response.json()
+    assert (added["id"], added["version"]) == (created["id"], 2)
+    assert added["text"].startswith(MISSING_CLAIM.rstrip("\n") + "\n---\n# added from pvc.yaml\n")
+    assert "kind: PersistentVolumeClaim" in added["text"]
+    assert "claims-absent" not in [f["code"] for f in added["findings"]]
+
+
+def test_fetched_files_that_do_not_read_are_refused_and_nothing_is_saved(owner: Client):
+    created = owner.post("/api/scenarios", {"name": "db", "text": MISSING_CLAIM}, content_type=JSON).json()
+    bad = SimpleUploadedFile("a.yaml", b"kind: [unclosed", content_type="application/yaml")
+    archive = SimpleUploadedFile("b.yaml", FETCHED_CLAIM.encode(), content_type="application/yaml")
+    response = owner.post(f"/api/scenarios/{created['id']}/files", {"file": [bad, archive]})
+    assert response.status_code == 400 and response.json()["error"]["code"] == "scenario_invalid"
+    assert [v["number"] for v in owner.get(f"/api/scenarios/{created['id']}/versions").json()] == [1]
+
+
+def test_fetched_files_added_to_a_demo_go_to_your_own_copy(owner: Client):
+    from django.core.management import call_command
+
+    call_command("load_demos", stdout=None)
+    demo = Scenario.objects.get(demo_slug="seed_pts_conflict")
+    upload = SimpleUploadedFile("pvc.yaml", FETCHED_CLAIM.encode(), content_type="application/yaml")
+    added = owner.post(f"/api/scenarios/{demo.pk}/files", {"file": upload}).json()
+    assert added["id"] != demo.pk and added["owned"] is True and "fetched files added" in added["name"]

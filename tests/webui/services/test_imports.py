@@ -226,3 +226,12 @@ def test_a_flow_style_list_with_shared_values_is_written_with_aliases_resolvable
     text += "  {kind: Node, metadata: {name: m}, status: {allocatable: *a}}]\n"
     documents = list(yaml.safe_load_all(imports.normalize(text)))
     assert [d["status"]["allocatable"] for d in documents] == [{"cpu": "2"}, {"cpu": "2"}]
+
+
+def test_added_files_follow_the_version_s_text_as_typed_and_say_where_they_came_from():
+    kept = "# my cluster\napiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+    fetched = imports.Upload("pvc.yaml", b"apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\n")
+    text = imports.added_to(kept, [fetched])
+    assert text.startswith(kept + "---\n# added from pvc.yaml\n")
+    assert text.endswith("kind: PersistentVolumeClaim\nmetadata: {name: data}\n")
+    assert imports.added_to("", [fetched]) == imports.upload_text([fetched])
