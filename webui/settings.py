@@ -180,11 +180,15 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 # Long work goes to a queue of its own, so that it never holds the workers short runs wait for: an
-# upgrade comparison runs a scenario to the end two times and more (issue 48). Runs, capacity
-# questions and everything else stay on Celery's default queue ("celery"). Start at least one
-# worker with `-Q long` (`make run` starts one: manage.py runembedded).
+# upgrade comparison runs a scenario to the end two times and more (issue 48), a capacity question
+# on 5,000 nodes thousands of trials (an abandoned one held both workers and a 4-node run failed
+# unclaimed: issue 51). Runs and everything else stay on Celery's default queue ("celery"). Start
+# at least one worker with `-Q long` (`make run` starts one: manage.py runembedded).
 SCHEDLAB_LONG_QUEUE = env_str("SCHEDLAB_LONG_QUEUE") or "long"
-CELERY_TASK_ROUTES = {"webui.tasks.compare_upgrade": {"queue": SCHEDLAB_LONG_QUEUE}}
+CELERY_TASK_ROUTES = {
+    f"webui.tasks.{task}": {"queue": SCHEDLAB_LONG_QUEUE}
+    for task in ("compare_upgrade", "advance_capacity", "run_capacity_trial")
+}
 
 # --- SchedLab limits (every one can be raised or lowered per deployment) ------------------------
 SCHEDLAB_MAX_BYTES = env_int("SCHEDLAB_MAX_BYTES", 8 * 1024 * 1024, minimum=1)  # fits the 5000-node bench files

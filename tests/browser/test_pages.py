@@ -400,3 +400,30 @@ def test_payload_omitted_events_are_fetched_in_order(page):
     assert result["asked"] == [5, 7]
     assert result["seqs"] == [4, 5, 6, 7]
     assert result["payloads"] == [{"small": 1}, {"full": 5}, {"small": 2}, {"full": 7}]
+
+
+def test_a_queued_run_is_cancelled_from_its_page_and_run_again(page):
+    """Cancel wherever work is shown, and a run that did not finish offers Run again (issue 51 item 2).
+    The one worker is busy with a big run, so the second run waits queued while its page is open."""
+    from tests.webui.support import scenario_text
+
+    big = api_post(page, "/api/scenarios", {"name": "big", "text": scenario_text(500, 1000, 200)})
+    small = api_post(page, "/api/scenarios", {"name": "small", "text": scenario_text(3, 2)})
+    busy = api_post(page, f"/api/scenarios/{big['id']}/runs", {})
+    waiting = api_post(page, f"/api/scenarios/{small['id']}/runs?mode=single", {})
+    try:
+        page.goto(f"{page.base_url}/runs/{waiting['id']}/")
+        expect(page.locator("#run-root")).to_have_attribute("data-status", "streaming")
+        expect(page.locator("#run-again")).to_be_hidden()
+        page.click("#cancel-run")
+        expect(page.locator("#run-root")).to_have_attribute("data-status", "cancelled", timeout=60_000)
+        expect(page.locator("#cancel-run")).to_be_hidden()
+        page.click("#run-again")
+        page.wait_for_url(re.compile(r"/runs/(?!%d/)\d+/$" % waiting["id"]))
+        again = int(re.search(r"/runs/(\d+)/", page.url).group(1))
+        listed = page.request.get(f"{page.base_url}/api/runs/{again}").json()
+        assert (listed["scenario"], listed["version"], listed["mode"]) == (small["id"], 1, "single")
+    finally:
+        # Frees the one worker for the next tests (a run that has ended answers no; that is fine too).
+        token = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
+        page.request.post(f"{page.base_url}/api/runs/{busy['id']}/cancel", headers={"X-CSRFToken": token})

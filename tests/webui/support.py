@@ -359,7 +359,9 @@ class Stack:
         wait_until(lambda: reachable("127.0.0.1", self.port), 60, what="daphne to listen")
         return self
 
-    def start_worker(self, name: str, concurrency: int = 1) -> subprocess.Popen:
+    def start_worker(self, name: str, concurrency: int = 1, queues: str = "celery,long") -> subprocess.Popen:
+        """A worker of the stack; by default one that consumes both queues (runs, and the long work:
+        capacity questions and upgrade comparisons), as the tests' one worker stands in for both."""
         args = [
             PYTHON,
             "-m",
@@ -370,6 +372,8 @@ class Stack:
             "-n",
             f"{name}@%h",
             f"--concurrency={concurrency}",
+            "-Q",
+            queues,
             "--loglevel=INFO",
             "--without-gossip",
             "--without-mingle",

@@ -16,11 +16,12 @@ def test_the_app_takes_djangos_celery_settings():
     assert celery.app.conf.broker_url == settings.CELERY_BROKER_URL
 
 
-def test_upgrade_comparisons_go_to_the_long_work_queue_and_runs_stay_on_the_default_one():
+def test_upgrade_comparisons_and_capacity_questions_go_to_the_long_work_queue_and_runs_stay_on_the_default_one():
+    """A capacity question held both default workers and a 4-node run failed unclaimed (issue 51 item 2)."""
     router = celery.app.amqp.router
-    assert router.route({}, "webui.tasks.compare_upgrade")["queue"].name == settings.SCHEDLAB_LONG_QUEUE == "long"
-    for short in ("webui.tasks.execute_run", "webui.tasks.advance_capacity", "webui.tasks.run_capacity_trial"):
-        assert router.route({}, short)["queue"].name == "celery"
+    for long in ("webui.tasks.compare_upgrade", "webui.tasks.advance_capacity", "webui.tasks.run_capacity_trial"):
+        assert router.route({}, long)["queue"].name == settings.SCHEDLAB_LONG_QUEUE == "long"
+    assert router.route({}, "webui.tasks.execute_run")["queue"].name == "celery"
 
 
 @pytest.mark.django_db  # the sweep closes the thread's old connections when it is done

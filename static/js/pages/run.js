@@ -22,6 +22,7 @@ function readOnlyActions(controller) {
 function actions(controller) {
   const { run } = controller;
   return h("span.actions",
+    runControls(run),
     h("a.button", { href: `/scenarios/${run.scenario}/` }, "Edit scenario"),
     h("a.button", { href: `/scenarios/${run.scenario}/cluster/?version=${run.version}&run=${run.id}` }, "Cluster view"),
     h("a.button", { href: api.exportUrl(run.scenario, run.version), download: "" }, "Export YAML"),
@@ -30,6 +31,35 @@ function actions(controller) {
     tryConfigControl(run),
     upgradeControl(run),
     shareControl(controller));
+}
+
+/**
+ * Cancel while the run is queued or under way; Run again once it failed or was cancelled (the same
+ * version, mode, release and gates). Which one shows follows #run-root's data-status (app.css).
+ */
+function runControls(run) {
+  const cancel = h("button.cancel-run#cancel-run", { type: "button", onclick: async () => {
+    cancel.disabled = true;
+    try {
+      await api.cancelRun(run.id);
+      notify("Cancelled: the worker stops at its next write.");
+    } catch (error) {
+      cancel.disabled = false;
+      notify(`Not cancelled: ${error.message}`, "error");
+    }
+  } }, "Cancel");
+  const gates = run.featureGates ? Object.entries(run.featureGates).map(([gate, on]) => `${gate}=${on}`).join(",") : "";
+  const again = h("button.run-again#run-again", { type: "button", onclick: async () => {
+    again.disabled = true;
+    try {
+      const started = await api.startRun(run.scenario, { version: run.version, mode: run.mode, release: run.releaseAsked, featureGates: gates });
+      location.href = `/runs/${started.id}/`;
+    } catch (error) {
+      again.disabled = false;
+      notify(`Not started: ${error.message}`, "error");
+    }
+  } }, "Run again");
+  return [cancel, again];
 }
 
 /** "What changes if we upgrade?" from this run: from its release (and gates) to the next newer one. */

@@ -148,9 +148,12 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
         parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
-        parser.add_argument("--concurrency", type=int, default=2, help="Celery worker processes (runs, capacity)")
+        parser.add_argument("--concurrency", type=int, default=2, help="Celery worker processes (runs)")
         parser.add_argument(
-            "--long-concurrency", type=int, default=1, help="processes of the long-work worker (upgrade comparisons)"
+            "--long-concurrency",
+            type=int,
+            default=2,
+            help="processes of the long-work worker (capacity questions' trials, upgrade comparisons)",
         )
 
     def handle(self, *args: Any, host: str, port: int, concurrency: int, long_concurrency: int, **options: Any) -> None:
