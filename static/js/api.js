@@ -110,6 +110,7 @@ export const api = {
     request("POST", `/api/scenarios/${id}/fork`, { json: { version, name } }),
   versions: (id) => request("GET", `/api/scenarios/${id}/versions`),
   version: (id, number) => request("GET", `/api/scenarios/${id}/versions/${number}`),
+  diff: (id, old, neu) => request("GET", `/api/scenarios/${id}/diff?old=${old}&new=${neu}`),
   objects: (id, version) => request("GET", `/api/scenarios/${id}/objects` + (version ? `?version=${version}` : "")),
   nodes: (id, version) => request("GET", `/api/scenarios/${id}/nodes` + (version ? `?version=${version}` : "")),
   exportUrl: (id, version) => withToken(`/api/scenarios/${id}/export` + (version ? `?version=${version}` : "")),

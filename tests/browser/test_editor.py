@@ -267,3 +267,32 @@ def test_what_the_fetch_commands_wrote_is_added_from_the_findings(page):
     expect(page.locator("#notices")).to_contain_text("Added pvc.yaml: saved version 2.")
     expect_editor_text(page, re.compile(r"# added from pvc.yaml\n(.|\n)*kind: PersistentVolumeClaim"))
     expect(page.locator("#finding-list li[data-code=claims-absent]")).to_have_count(0)
+
+
+def test_versions_are_listed_with_what_each_changed_and_an_old_one_is_restored_by_saving_it(page):
+    """Every save is a version, but the browser showed none (issue 51 item 4)."""
+    first = cluster_text(1, 1)
+    scenario_id = open_editor(page, first)
+    second = first.replace("pool: pool-0", "pool: pool-9")
+    page.evaluate(
+        """([id, text]) => fetch(`/api/scenarios/${id}`, {method: 'PUT', headers: {'Content-Type': 'application/json',
+        'X-CSRFToken': document.cookie.match(/csrftoken=([^;]+)/)[1]}, body: JSON.stringify({text})})""",
+        [scenario_id, second],
+    )
+    page.reload()
+    versions = page.locator("#versions li")
+    expect(versions).to_have_count(2)
+    expect(versions.nth(0)).to_contain_text("v2")
+    expect(versions.nth(0).locator(".muted")).to_have_text("latest")
+    versions.nth(0).locator(".version-diff-button").click()
+    expect(page.locator("#version-diff")).to_contain_text(
+        "+  labels: {kubernetes.io/hostname: node-000, zone: zone-a, pool: pool-9"
+    )
+    expect(page.locator("#version-diff")).to_contain_text(
+        "-  labels: {kubernetes.io/hostname: node-000, zone: zone-a, pool: pool-0"
+    )
+    versions.nth(1).locator(".version-open").click()
+    expect_editor_text(page, first)
+    page.click("#save-button")
+    expect(page.locator("#notices")).to_contain_text("Saved version 3.")
+    expect(page.locator("#versions li")).to_have_count(3)

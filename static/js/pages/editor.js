@@ -404,7 +404,49 @@ async function fork() {
   }
 }
 
+/** Every version, newest first: what it changed (the server's diff against the one before) and Open
+ * (its text into the editor, unsaved: Save makes it the latest version — a restore that loses nothing). */
+async function loadVersions() {
+  const box = $("#versions");
+  try {
+    const versions = (await api.versions(scenarioId)).slice().reverse();
+    mount(box, versions.map((v) => h("li", { dataset: { version: String(v.number) } },
+      h("strong", `v${v.number}`), ` · ${formatTime(v.created)} · ${formatBytes(v.size)} `,
+      v.number > 1 ? h("button.linkish.small.version-diff-button", { type: "button", onclick: () => showDiff(v.number - 1, v.number) }, "what changed") : null, " ",
+      v.number !== state.scenario.version
+        ? h("button.linkish.small.version-open", { type: "button", onclick: () => openVersion(v.number) }, "open")
+        : h("span.muted", "latest"))));
+  } catch {
+    mount(box, h("li.muted", "Versions unavailable."));
+  }
+}
+
+async function showDiff(old, neu) {
+  const box = $("#version-diff");
+  try {
+    const answer = await api.diff(scenarioId, old, neu);
+    box.hidden = false;
+    box.dataset.versions = `${old}-${neu}`;
+    box.textContent = answer.diff || `v${old} and v${neu} hold the same text.`;
+  } catch (error) {
+    notify(`No diff: ${error.message}`, "error");
+  }
+}
+
+async function openVersion(number) {
+  if (dirty() && !confirm("Replace your unsaved text with this version? (Your text stays in this browser's draft until then.)")) return;
+  try {
+    const version = await api.version(scenarioId, number);
+    editor.setText(version.text);
+    changed();
+    notify(`Opened version ${number}: save to make it the latest version (nothing is lost: every save is kept).`);
+  } catch (error) {
+    notify(`Not opened: ${error.message}`, "error");
+  }
+}
+
 async function loadRuns() {
+  loadVersions();
   try {
     const runs = await api.scenarioRuns(scenarioId);
     mount($("#runs"), runs.length
