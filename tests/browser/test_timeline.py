@@ -236,7 +236,9 @@ def test_a_demo_with_another_configuration_compared_then_a_what_if_applied(page)
     expect(page.locator(".compare-summary")).to_have_text(re.compile(r"\S"))
     second = int(re.search(r"b=(\d+)", page.url).group(1))
     versions = page.request.get(f"{page.base_url}/api/scenarios/{scenario}/versions").json()
-    assert len(versions) == 2  # the configuration became version 2 of the user's scenario
+    assert len(versions) == 1  # the tried configuration is the comparison's, not a version of the scenario
+    tried = page.request.get(f"{page.base_url}/api/runs/{second}").json()["scenario"]
+    assert page.request.get(f"{page.base_url}/api/scenarios/{tried}").json()["name"].endswith("(another configuration)")
 
     open_step(page, first, 0, "PostFilter")
     page.click("#whatif-button")

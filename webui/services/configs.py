@@ -78,10 +78,19 @@ def with_config(text: str, config: str) -> str:
 
 
 def try_config(actor: Actor, run: Run, config: str) -> Run:
-    """Saves the run's version with `config` as the scenario's new version (in the actor's fork when
-    it is a demo) and starts a run of it in the same mode."""
+    """The run's version with `config`, saved as a scenario of its own ("NAME (another
+    configuration)", forked from that version) and run in the same mode. A tried configuration
+    belongs to the comparison, not to the scenario: saved as the scenario's next version, it became
+    what the next plain Run used (issue 51 item 4)."""
     _check_config(config)
-    saved = scenarios.save_derived(actor, run.version, with_config(run.version.text, config), "another configuration")
+    source = run.version
+    saved = scenarios.create(
+        actor,
+        f"{source.scenario.name} (another configuration)"[:200],
+        with_config(source.text, config),
+        source.scenario.description,
+        forked_from=source,
+    )
     return runs.start(actor, saved.scenario, run.mode, releases.of_run(run))
 
 

@@ -447,14 +447,19 @@ def test_a_comparison_share_link_reads_both_runs_and_nothing_else(owner: Client,
 MOST_ALLOCATED = (FIXTURES / "compare" / "most_allocated.yaml").read_text()
 
 
-def test_another_configuration_is_a_new_version_run_and_compared(owner: Client, scenario: dict):
+def test_another_configuration_is_a_scenario_of_its_own_run_and_compared(owner: Client, scenario: dict):
+    """The tried configuration belongs to the comparison: the scenario's latest version, which the next
+    plain Run uses, stays as it was (issue 51 item 4)."""
     first = start(owner, scenario["id"]).json()
     run_now(first["id"])
     assert owner.get(f"/api/runs/{first['id']}/config").json()["fromScenario"] is False
     response = owner.post(f"/api/runs/{first['id']}/try-config", {"config": MOST_ALLOCATED}, content_type=JSON)
     assert response.status_code == 201, response.content
     second = response.json()
-    assert (second["scenario"], second["version"], second["mode"]) == (scenario["id"], 2, first["mode"])
+    assert second["scenario"] != scenario["id"] and (second["version"], second["mode"]) == (1, first["mode"])
+    tried = owner.get(f"/api/scenarios/{second['scenario']}").json()
+    assert tried["name"].endswith("(another configuration)") and tried["owned"] is True
+    assert [v["number"] for v in owner.get(f"/api/scenarios/{scenario['id']}/versions").json()] == [1]
     config = owner.get(f"/api/runs/{second['id']}/config").json()
     assert (config["config"], config["fromScenario"]) == (MOST_ALLOCATED, True) and config["presets"]
     run_now(second["id"])
