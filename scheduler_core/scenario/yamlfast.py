@@ -305,11 +305,7 @@ class _LineComposer:
         return self.resolve(plain), _SCALAR, key_col, (plain if comment < 0 else None)
 
     def resolve(self, text: str) -> Any:
-        problems = len(self.plain.problems)
-        value = self.plain.resolve_plain(text)
-        if len(self.plain.problems) != problems:
-            raise _Decline()  # e.g. "0x_": an int by its pattern that int() cannot read
-        return value
+        return self.plain.resolve_plain(text)  # go-yaml's reading never fails: no problem to decline on
 
     # -------------------------------------------------------------- scalars over several lines
     def multiline(self, lines: list[str], number: int, kind: int, header: Any, parent_col: int) -> tuple[str, int]:

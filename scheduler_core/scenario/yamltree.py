@@ -25,6 +25,7 @@ from yaml.events import (
 )
 from yaml.nodes import ScalarNode
 
+from scheduler_core.scenario import goyaml
 from scheduler_core.scenario.gcpause import collector_paused
 from scheduler_core.scenario.jsonstream import as_yaml_stream
 from scheduler_core.scenario.limits import Limits
@@ -41,7 +42,7 @@ from scheduler_core.scenario.yamlvalues import key_text
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 _TAG = "tag:yaml.org,2002:"
-_STR, _MERGE = _TAG + "str", _TAG + "merge"
+_STR = _TAG + "str"
 _CONSTRUCTED_TAGS = {_TAG + t for t in ("int", "float", "bool", "null")}
 _KNOWN_TAGS = _CONSTRUCTED_TAGS | {_STR, _TAG + "timestamp", _TAG + "binary", _TAG + "map", _TAG + "seq"}
 _UNRESOLVED = object()  # a plain scalar's text not resolved yet (its value may be None)
@@ -73,7 +74,6 @@ class Composer:
         self.problems: list[SyntaxProblem] = []
         self.documents: list[Document] = []
         self._constructor = SafeConstructor()
-        self._resolver = yaml.resolver.Resolver()  # the SafeLoader's implicit types (YAML 1.1)
         self._resolved: dict[str, Any] = {}
         self._depth_reported = False
         self._aliases = 0
@@ -287,20 +287,15 @@ class Composer:
         return event.value
 
     def resolve_plain(self, text: str) -> Any:
-        """A plain scalar's value as YAML 1.1 reads it (a problem when it cannot be constructed). The line
-        composer (``yamlfast``) reads plain scalars through it too, so both read them alike."""
+        """A plain scalar's value as Kubernetes reads it (go-yaml v2, through sigs.k8s.io/yaml:
+        ``goyaml``), not as YAML 1.1 does. The line composer (``yamlfast``) reads plain scalars
+        through it too, so both read them alike."""
         # Plain scalars repeat a lot (labels, quantities): resolve each distinct text once.
         try:
             return self._resolved[text]
         except KeyError:
             pass
-        tag = self._resolver.resolve(ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]  # PyYAML's stubs leave it unannotated
-        if tag == _MERGE:
-            value: Any = "<<"
-        elif tag in _CONSTRUCTED_TAGS:
-            value = self._construct(tag, text, None)
-        else:
-            value = text
+        value = goyaml.resolve_plain(text)
         self._resolved[text] = value
         return value
 

@@ -42,7 +42,7 @@ def test_typed_reads_accept_their_type_and_json_integers():
     spec = root.get("spec")
     assert spec.get_int("replicas") == 3
     assert spec.get_int("ratio") == 2  # JSON has one number type
-    assert spec.get_bool("paused") is True  # YAML 1.1: yes is a boolean
+    assert spec.get_bool("paused") is True  # go-yaml v2 (sigs.k8s.io/yaml): yes is a boolean
     assert root.get("metadata").get_str("name") == "web"
     assert spec.get_optional_int("absent") is None
     assert errors == []

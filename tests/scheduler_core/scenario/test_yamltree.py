@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from scheduler_core.scenario.limits import Limits
+from scheduler_core.scenario import goyaml
 from scheduler_core.scenario.yamltree import YList, YMap, compose
 
 
@@ -38,8 +39,8 @@ def test_it_refuses_undefined_and_recursive_aliases():
 
 
 def test_it_merges_merge_keys_without_overriding():
-    [document], problems = compose("base: &b {x: 1, y: 2}\nd:\n  <<: *b\n  y: 3\n", Limits())
-    assert not problems and document.value["d"] == {"x": 1, "y": 3}
+    [document], problems = compose("base: &b {x: 1, z: 2}\nd:\n  <<: *b\n  z: 3\n", Limits())
+    assert not problems and document.value["d"] == {"x": 1, "z": 3}
 
 
 def test_it_refuses_unknown_tags():
@@ -108,19 +109,30 @@ empty:
 """
 
 
+def _scalar(node, constructor):
+    """A plain scalar as Kubernetes reads it (go-yaml v2: scenario/goyaml.py), not as YAML 1.1; a
+    quoted or explicitly tagged one as PyYAML constructs it. (libyaml marks a plain style '', PyYAML None.)"""
+    import yaml
+
+    plain = node.style in (None, "")
+    if plain and yaml.resolver.Resolver().resolve(yaml.ScalarNode, node.value, (True, False)) == node.tag:
+        return goyaml.resolve_plain(node.value)
+    return constructor.construct_object(node, deep=True)
+
+
 def _reference(node, constructor):
     """(value, lines) from PyYAML's composed nodes: what the composer must give (keys as JSON text)."""
     import yaml
 
     if isinstance(node, yaml.ScalarNode):
-        return constructor.construct_object(node, deep=True), None
+        return _scalar(node, constructor), None
     if isinstance(node, yaml.SequenceNode):
         items = [_reference(item, constructor) for item in node.value]
         return [value for value, _ in items], [item.start_mark.line + 1 for item in node.value]
     constructor.flatten_mapping(node)
     values, lines = {}, {}
     for key_node, value_node in node.value:
-        key = constructor.construct_object(key_node, deep=True)
+        key = _scalar(key_node, constructor) if isinstance(key_node, yaml.ScalarNode) else None
         key = (
             {True: "true", False: "false", None: "null"}.get(key, key)
             if not isinstance(key, int) or isinstance(key, bool)
