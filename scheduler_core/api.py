@@ -15,6 +15,8 @@ from scheduler_core.scenario.limits import Limits, megabytes
 from scheduler_core.scenario.loader import load_scenario
 from scheduler_core.scenario.sources import is_archive, kind_named_by, upload_to_text
 from scheduler_core.scenario.jsonstream import as_yaml_stream
+from scheduler_core.scenario.goyaml import resolve_plain as resolve_plain_scalar
+from scheduler_core.scenario.textedit import DUMPER as YAML_DUMPER
 from scheduler_core.scenario.textedit import LOADER as YAML_LOADER
 from scheduler_core.scenario.textedit import documents
 from scheduler_core.scenario.changes import SCALABLE_KINDS
@@ -130,6 +132,7 @@ __all__ = [
     "TrialOutcome",
     "UnknownRelease",
     "UpgradeComparison",
+    "YAML_DUMPER",
     "YAML_LOADER",
     "add_node_taints_to_text",
     "apply_to_text",
@@ -163,6 +166,7 @@ __all__ = [
     "rechoose",
     "release_named",
     "replay",
+    "resolve_plain_scalar",
     "replayed_from_timeline",
     "replayed_from_trace",
     "run_story",

@@ -161,7 +161,9 @@ class Field:
         value = self.value
         if isinstance(value, str):
             return value
-        hint = f' (quote it: "{value}")' if isinstance(value, (int, float, bool)) else ""
+        # As it was probably typed: a plain true/false/number (go-yaml also reads y, n, on, off as booleans).
+        shown = ("true" if value else "false") if isinstance(value, bool) else value
+        hint = f' (quote it: "{shown}")' if isinstance(value, (int, float, bool)) else ""
         self.error(f"expected a string, got {describe(value)}{hint}")
         return default
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Union
+from typing import Any, Union
+
+import yaml
 
 
 _TRUE = frozenset(("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"))
@@ -91,3 +93,38 @@ def _float(plain: str, text: str = "") -> Scalar:
     if math.isinf(value):  # ParseFloat's ErrRange: go-yaml keeps the text
         return text or plain
     return value
+
+
+# PyYAML, for the text edits that load a document and write it again (scenario/textedit.py, the web
+# app's import of Lists), with plain scalars read as above and strings that Kubernetes would read as
+# something else ("y", "1e3", "0o17") written quoted, so a rewritten text means what it meant.
+_SAFE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_SAFE_DUMPER: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
+class KubernetesLoader(_SAFE_LOADER):  # type: ignore[misc]  # PyYAML's classes are untyped
+    """PyYAML's safe loader with every plain scalar read by ``resolve_plain``."""
+
+    yaml_implicit_resolvers: dict[Any, Any] = {}  # every plain scalar reaches the str constructor
+
+
+def _construct_plain(loader: Any, node: Any) -> Any:
+    text = loader.construct_scalar(node)
+    return resolve_plain(text) if node.style in (None, "") else text  # libyaml marks plain '', PyYAML None
+
+
+KubernetesLoader.add_constructor(_STR_TAG, _construct_plain)
+
+
+class KubernetesDumper(_SAFE_DUMPER):  # type: ignore[misc]  # PyYAML's classes are untyped
+    """PyYAML's safe dumper that quotes a string ``resolve_plain`` would read as something else."""
+
+
+def _represent_str(dumper: Any, text: str) -> Any:
+    read = resolve_plain(text) if text else None
+    quoted = not (isinstance(read, str) and read == text)
+    return dumper.represent_scalar(_STR_TAG, text, style="'" if quoted else None)
+
+
+KubernetesDumper.add_representer(str, _represent_str)

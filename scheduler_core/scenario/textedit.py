@@ -17,12 +17,15 @@ from typing import Any, Callable
 
 import yaml
 
+from scheduler_core.scenario import goyaml
+
 from scheduler_core.scenario.jsonstream import as_yaml_stream
 
 # A document start: `---` alone, before a comment, or before the document's first value ("--- {").
 DOCUMENT_START = re.compile(r"^---(?=[ \t\r]|$)[ \t]*(?:#.*)?$|^--- (?=\S)", re.MULTILINE)
-LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+# Plain scalars read, and strings written, as Kubernetes reads them (go-yaml v2: scenario/goyaml.py).
+LOADER = goyaml.KubernetesLoader
+DUMPER = goyaml.KubernetesDumper
 LIST_SUFFIX = "List"  # kind: List, and the typed lists the API returns (NodeList, PodList, ...)
 NAMESPACED = {
     "Pod",

@@ -52,6 +52,7 @@ from scheduler_core.api import (
     kind_named_by as scheduler_kind_named_by,
     Limits,
     load_scenario,
+    YAML_DUMPER,
     YAML_LOADER,
     megabytes,
     NeedsTrials,
@@ -77,6 +78,7 @@ from scheduler_core.api import (
     ReleaseRequest,
     RemovableAnswer,
     replay,
+    resolve_plain_scalar,
     replayed_from_timeline,
     replayed_from_trace,
     run_story,
@@ -116,6 +118,7 @@ V = TypeVar("V")
 __all__ = [
     "Scenario",
     "megabytes",
+    "resolve_plain_scalar",
     "Node",
     "Pod",
     "Check",
@@ -164,6 +167,7 @@ __all__ = [
     "kind_named_by",
     "upload_to_text",
     # Editing a version's text document by document (another configuration, a what-if applied).
+    "YAML_DUMPER",
     "YAML_LOADER",
     "documents",
     "apply_to_text",

@@ -37,8 +37,9 @@ TOP_LEVEL_KEY = re.compile(r"^([A-Za-z]+):(.*)$")
 # A YAML alias (`*name`) where a value starts: only text holding one is scanned for anchors.
 MAY_HOLD_ALIAS = re.compile(r"(?:^|[\s\[{,:])\*[^\s,\[\]{}]")
 LIST_KEYS = {"apiVersion", "items", "kind", "metadata"}
-LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+# Plain scalars read, and strings written, as Kubernetes reads them (the engine's go-yaml reading).
+LOADER = engine.YAML_LOADER
+DUMPER = engine.YAML_DUMPER
 
 
 @dataclass(frozen=True)

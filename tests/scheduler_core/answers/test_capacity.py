@@ -218,7 +218,7 @@ def test_it_reports_free_capacity_against_the_largest_request_and_stranded_remai
         node("n1", cpu="2"),
         node("n2", cpu="4", pods=1),
         pod("x", cpu="1", node_name="n1"),
-        pod("y", cpu="1", node_name="n2"),
+        pod("w", cpu="1", node_name="n2"),  # not "y": go-yaml reads it as true,
     )
     answer = fragmentation_of(base)
     cpu = next(r for r in answer.resources if r.resource == "cpu")

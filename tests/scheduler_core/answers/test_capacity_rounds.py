@@ -144,7 +144,7 @@ def test_the_fragmentation_search_is_the_baseline():
         node("n1", cpu="2"),
         node("n2", cpu="4", pods=1),
         pod("x", cpu="1", node_name="n1"),
-        pod("y", cpu="1", node_name="n2"),
+        pod("w", cpu="1", node_name="n2"),
     )
     answer, recorder = ask(base, Question("fragmentation"), 4)
     assert answer.to_json() == fragmentation_of(base).to_json() and recorder.sizes == [1]

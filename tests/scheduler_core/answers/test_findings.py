@@ -210,10 +210,12 @@ def test_a_not_ready_node_without_its_taints_is_a_finding_naming_the_node():
 
 
 def test_the_fetch_lines_group_names_by_kind_and_namespace_once_each():
-    text = node_text("n1") + "---\n" + using("a", "x", "y") + "---\n" + using("b", "y")
+    text = (
+        node_text("n1") + "---\n" + using("a", "x", "z") + "---\n" + using("b", "z")
+    )  # not "y": go-yaml reads it as true
     findings = find_all(load_scenario(text))
     assert fetch_commands(findings) == [
-        "kubectl get persistentvolumeclaims -n default x y -o yaml",
+        "kubectl get persistentvolumeclaims -n default x z -o yaml",
         "kubectl version -o yaml > version.yaml   # add it to the dump",
     ]
     assert [f.to_json()["code"] for f in findings] == [CLAIMS_ABSENT, NO_CONFIG, RELEASE_ASSUMED]

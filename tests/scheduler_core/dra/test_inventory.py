@@ -63,4 +63,4 @@ def test_a_scenario_s_devices_and_claims_are_read_as_the_scheduler_starts_with_t
     assert [listed.node for listed in devices] == [node.name for node in scenario.nodes]
     assert sum(len(listed.devices) for listed in devices) > 0
     assert set(claims) == {pod.key for pod in scenario.pods if pod.claim_sources} != set()
-    assert scenario_devices(load_scenario("apiVersion: v1\nkind: Node\nmetadata: {name: n}\n")) == ([], {})
+    assert scenario_devices(load_scenario("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n")) == ([], {})

@@ -75,3 +75,17 @@ def test_a_duration_written_1_30_is_refused_as_the_api_server_refuses_it():
 def test_1e3_and_0o17_are_read_where_kubernetes_reads_them():
     assert load_scenario(POD % "1e3").pods[0].termination_grace_period_seconds == 1000
     assert load_scenario(POD % "0o17").pods[0].termination_grace_period_seconds == 15
+
+
+def test_a_document_loaded_and_written_again_means_what_it_meant():
+    """The text edits load a document and write it again: "y" or "1e3" written plain would read back
+    as true or 1000; "1:30" loaded as YAML 1.1 would be written 90."""
+    import yaml
+
+    from scheduler_core.scenario.goyaml import KubernetesDumper, KubernetesLoader
+
+    document = yaml.load("a: 'y'\nb: '1e3'\nc: 1:30\nd: y\ne: x\n", Loader=KubernetesLoader)
+    assert document == {"a": "y", "b": "1e3", "c": "1:30", "d": True, "e": "x"}
+    written = yaml.dump(document, Dumper=KubernetesDumper, sort_keys=False)
+    assert written == "a: 'y'\nb: '1e3'\nc: '1:30'\nd: true\ne: x\n"  # PyYAML quotes 1:30 too: harmless
+    assert yaml.load(written, Loader=KubernetesLoader) == document

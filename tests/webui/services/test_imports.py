@@ -124,11 +124,12 @@ def _without_server_fields(item: dict) -> dict:
     return {**item, "metadata": metadata}
 
 
+# (Node names other than "n": unquoted, go-yaml reads n as false, as the API server would.)
 OTHER_LAYOUTS = {
-    "a JSON list": '{"kind": "List", "items": [{"kind": "Node", "metadata": {"name": "n", "uid": "u"}}]}',
-    "a comment inside the items": "apiVersion: v1\nitems:\n# note\n- kind: Node\n  metadata: {name: n, uid: u}\nkind: List\n",
-    "a flow-style item list": "apiVersion: v1\nitems: [{kind: Node, metadata: {name: n, uid: u}}]\nkind: List\n",
-    "a second document after the list": "kind: List\nitems:\n- kind: Node\n  metadata: {name: n}\n---\nkind: Pod\n",
+    "a JSON list": '{"kind": "List", "items": [{"kind": "Node", "metadata": {"name": "n1", "uid": "u"}}]}',
+    "a comment inside the items": "apiVersion: v1\nitems:\n# note\n- kind: Node\n  metadata: {name: n1, uid: u}\nkind: List\n",
+    "a flow-style item list": "apiVersion: v1\nitems: [{kind: Node, metadata: {name: n1, uid: u}}]\nkind: List\n",
+    "a second document after the list": "kind: List\nitems:\n- kind: Node\n  metadata: {name: n1}\n---\nkind: Pod\n",
 }
 
 
@@ -137,7 +138,7 @@ def test_other_list_layouts_go_through_the_parser(text):
     assert imports.unwrap_block_list(text) is None
     tidied = imports.normalize(text)
     documents = list(yaml.safe_load_all(tidied))
-    assert documents[0] == {"kind": "Node", "metadata": {"name": "n"}}
+    assert documents[0] == {"kind": "Node", "metadata": {"name": "n1"}}
     assert documents[1:] == ([{"kind": "Pod"}] if "---" in text else [])  # a List and more: all, in order
 
 
@@ -148,12 +149,12 @@ def test_a_stream_that_never_mentions_a_list_is_not_parsed(monkeypatch):
 
 
 def test_it_joins_several_lists_in_one_file_in_file_order():
-    nodes = {"apiVersion": "v1", "kind": "List", "items": [{"kind": "Node", "metadata": {"name": "n", "uid": "u"}}]}
+    nodes = {"apiVersion": "v1", "kind": "List", "items": [{"kind": "Node", "metadata": {"name": "n1", "uid": "u"}}]}
     pods = {"apiVersion": "v1", "kind": "List", "items": [{"kind": "Pod", "metadata": {"name": "p"}}]}
     loose = {"kind": "PriorityClass", "metadata": {"name": "high"}, "value": 1000}
     as_yaml = yaml.safe_dump_all([nodes, loose, pods])
     as_json = "\n".join(json.dumps(doc, indent=2) for doc in (nodes, loose, pods))
-    wanted = [{"kind": "Node", "metadata": {"name": "n"}}, loose, {"kind": "Pod", "metadata": {"name": "p"}}]
+    wanted = [{"kind": "Node", "metadata": {"name": "n1"}}, loose, {"kind": "Pod", "metadata": {"name": "p"}}]
     for text in (as_yaml, as_json):
         assert list(yaml.safe_load_all(imports.normalize(text))) == wanted
 
@@ -235,3 +236,18 @@ def test_added_files_follow_the_version_s_text_as_typed_and_say_where_they_came_
     assert text.startswith(kept + "---\n# added from pvc.yaml\n")
     assert text.endswith("kind: PersistentVolumeClaim\nmetadata: {name: data}\n")
     assert imports.added_to("", [fetched]) == imports.upload_text([fetched])
+
+
+def test_a_list_rewritten_through_the_parser_keeps_each_value_as_kubernetes_reads_it():
+    """A List the text cut cannot unwrap goes through PyYAML: its plain scalars must read as go-yaml
+    reads them ("1:30" a string, not 90) and a string go-yaml would read otherwise ("y", "1e3") must be
+    written quoted, or the rewritten text would mean something else (issue 51 item 6)."""
+    listed = (
+        '{"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "ConfigMap", '
+        '"metadata": {"name": "c", "labels": {"a": "y", "b": "1e3", "c": "0o17"}}, "data": {"t": "1:30"}}]}'
+    )
+    text = imports.normalize(listed)
+    [item] = list(yaml.load_all(text, Loader=imports.LOADER))
+    assert item["metadata"]["labels"] == {"a": "y", "b": "1e3", "c": "0o17"} and item["data"] == {"t": "1:30"}
+    assert "a: 'y'" in text and "b: '1e3'" in text
+    assert yaml.load("t: 1:30\nu: y\nv: 1e3\n", Loader=imports.LOADER) == {"t": "1:30", "u": True, "v": 1000.0}
