@@ -21,7 +21,7 @@ def test_unchanged_documents_keep_their_exact_text():
     edited = edit_objects(text, "Node", labelled("b"))
     assert edited.startswith(NODE_A + "---\n")
     assert edited.endswith("--- # pods\n" + POD)
-    assert "labels:\n    x: y" in edited
+    assert "labels:\n    x: 'y'" in edited  # quoted: plain y is true to Kubernetes (go-yaml)
 
 
 def test_a_pod_is_keyed_by_namespace_and_name_and_none_removes_it():
