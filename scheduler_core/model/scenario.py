@@ -48,6 +48,9 @@ class NoticeCode(str, Enum):
     # Workloads the stand-in controllers cannot use (a dump's Deployment without its pod template):
     # set aside, each named with why (a Changes document's unusableWorkloads: Ignore; capacity's).
     UNUSABLE_WORKLOADS = "unusable-workloads"
+    # Fields of the object's type in other supported releases only (scenario/unknown_fields.py): the
+    # release's API server drops them; fields no supported release knows are errors instead.
+    UNKNOWN_FIELDS = "unknown-fields"
 
 
 @dataclass(frozen=True, slots=True)

@@ -52,6 +52,7 @@ from scheduler_core.scenario.fields import INT32_MAX, Context, Field
 from scheduler_core.scenario.metadata import DEFAULT_NAMESPACE, Metadata, read_metadata
 from scheduler_core.scenario.pods import owner_references
 from scheduler_core.scenario.selectors import label_selector
+from scheduler_core.scenario.unknown_fields import check_written
 from scheduler_core.scenario.validation import is_dns1123_subdomain, label_map
 from scheduler_core.scenario.yamltree import YMap
 
@@ -647,6 +648,7 @@ def _read_patch(body: Field, names: _Names) -> Optional[OperationSpec]:
             "delete it and create it again instead",
         )
         return None
+    check_written(patch, ref.kind)  # a merge patch names fields of the object: strict, as the API server
     if ref.kind == "Node":
         labels = (patch.value.get("metadata") or {}).get("labels")
         if isinstance(labels, dict):
@@ -791,6 +793,7 @@ def _read_create(body: Field, names: _Names) -> Optional[OperationSpec]:
     if names.exists(ref):
         body.error_at("metadata.name", f"{ref} already exists")
         return None
+    check_written(body, kind, body.get_str("apiVersion"))
     if kind in CONTROLLED_KINDS:
         meta_labels = label_map(metadata.get("labels"))
         decode_workload(kind, body, namespace, name, "", meta_labels)  # its problems, located here

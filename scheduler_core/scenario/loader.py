@@ -44,7 +44,7 @@ from scheduler_core.scenario.fields import Context, Field
 from scheduler_core.scenario.gcpause import collector_paused
 from scheduler_core.scenario.limits import Limits, megabytes
 from scheduler_core.scenario.metadata import Metadata, read_metadata
-from scheduler_core.scenario.pods import SpecMemo, check_gated_pod_fields
+from scheduler_core.scenario.pods import SpecKey, SpecMemo, check_gated_pod_fields
 from scheduler_core.scenario.validation import (
     is_dns1035_label,
     is_dns1123_label,
@@ -52,6 +52,14 @@ from scheduler_core.scenario.validation import (
 )
 from scheduler_core.scenario.yamltree import Document, YList, YMap, compose
 from scheduler_core.scenario import release_evidence
+from scheduler_core.scenario.unknown_fields import (
+    ReleaseField,
+    SpecFields,
+    check_fields,
+    check_pod_fields,
+    releases_of,
+    unknown_to,
+)
 from scheduler_core.release.choice import ReleaseEvidence, ReleaseRequest, choose_release
 from scheduler_core.release.gates import FeatureGateError
 from scheduler_core.release.rules import DEFAULT_RULES, Rules
@@ -132,6 +140,7 @@ class _Collected:
     # Every pod with its object and whether spec.priority is written, for the Priority admission.
     admitted: list[tuple[Pod, Field, bool]] = field(default_factory=list)
     pod_specs: SpecMemo = field(default_factory=dict)  # specs decoded so far (pods.decode_pod)
+    checked_specs: SpecFields = field(default_factory=dict)  # specs checked for unknown fields so far
     # The Changes document and every object, for a run with steps (scenario/changes.py).
     changes_input: changes_reader.ChangesInput = field(default_factory=changes_reader.ChangesInput)
     # What the dump says of its release (scenario/release_evidence.py), in reading order.
@@ -139,6 +148,7 @@ class _Collected:
     version_records: list[str] = field(default_factory=list)  # files read as version records
     config_obj: Optional[Field] = None  # the KubeSchedulerConfiguration, validated once the release is known
     declared_features_ignored: list[str] = field(default_factory=list)  # nodes whose declaredFeatures the gate ignores
+    release_fields: list[ReleaseField] = field(default_factory=list)  # fields only some releases know
 
 
 class _LimitReached(Exception):
@@ -255,7 +265,8 @@ def _load(
             changes_make_work=changes is not None and bool(changes.steps or changes.workloads),
             rules=choice.rules,
         )
-        + changes_reader.unusable_notice(changes),
+        + changes_reader.unusable_notice(changes)
+        + _release_fields_notice(collected, choice.rules),
         pdbs=collected.pdbs,
         storage=collected.storage,
         changes=changes,
@@ -467,6 +478,15 @@ def _read_object(
         )
     if meta.name and not _register(obj, kind, meta, collected):
         return
+    if kind == "Pod":  # pods of one template share their spec: it is checked and decoded once
+        value = obj.value.get("spec") if type(obj.value) is YMap else None
+        key = pods.frozen_spec(value) if type(value) is YMap else None
+        check_pod_fields(
+            obj, api_version or spec.api_versions[0], collected.release_fields, key, collected.checked_specs
+        )
+        _add(obj, kind, meta, collected, limits, key)
+        return
+    check_fields(obj, api_version or spec.api_versions[0], kind, collected.release_fields)
     _add(obj, kind, meta, collected, limits)
 
 
@@ -522,10 +542,12 @@ def _register(obj: Field, kind: str, meta: Metadata, collected: _Collected) -> b
     return True
 
 
-def _add(obj: Field, kind: str, meta: Metadata, collected: _Collected, limits: Limits) -> None:
+def _add(
+    obj: Field, kind: str, meta: Metadata, collected: _Collected, limits: Limits, key: Optional[SpecKey] = None
+) -> None:
     if kind == "Pod":
         _check_limit(obj, len(collected.pods), limits.max_pods, "pods", "max_pods")
-        pod = pods.decode_pod(obj, meta, len(collected.pods), collected.pod_specs)
+        pod = pods.decode_pod(obj, meta, len(collected.pods), collected.pod_specs, key)
         collected.pods.append(pod)
         collected.admitted.append((pod, obj, pods.has_priority(obj)))
         if meta.namespace == release_evidence.CONTROL_PLANE_NAMESPACE and isinstance(obj.value, YMap):
@@ -735,6 +757,18 @@ def _notices(collected: _Collected, changes_make_work: bool = False, rules: Opti
     if kept is not None:
         notices.append(kept)
     return [*notices, *_reading_notices(collected), *_emptiness_notices(collected, changes_make_work)]
+
+
+def _release_fields_notice(collected: _Collected, rules: Rules) -> list[Notice]:
+    """Fields only other supported releases know (scenario/unknown_fields.py; those no release knows
+    are errors): the release's API server would drop them, so the replay ignores them, said here."""
+    dropped = unknown_to(rules.release.name, collected.release_fields)
+    if not dropped:
+        return []
+    named = [f"{found.object} {found.path} (known to {releases_of(found.releases)})" for found in dropped]
+    shown = "; ".join(named[:10]) + (f"; and {len(named) - 10} more" if len(named) > 10 else "")
+    message = f"fields the {rules.release.name} API server does not know, ignored: {shown}"
+    return [Notice(NoticeCode.UNKNOWN_FIELDS, message, tuple(dict.fromkeys(found.object for found in dropped)))]
 
 
 def _release_words(rules: Optional[Rules]) -> str:

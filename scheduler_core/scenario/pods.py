@@ -80,16 +80,21 @@ SPEC_FIELDS = (
     "host_network",
     "host_users",
 )
-# frozen spec (nodeName left out) -> its SPEC_FIELDS values, for one load
-SpecMemo = dict[tuple[tuple[str, object], ...], tuple[object, ...]]
+# A pod's spec as a hashable value, nodeName left out (frozen_spec).
+SpecKey = tuple[tuple[str, object], ...]
+# frozen spec -> its SPEC_FIELDS values, for one load
+SpecMemo = dict[SpecKey, tuple[object, ...]]
 
 
-def decode_pod(obj: Field, meta: Metadata, doc_index: int, specs: Optional[SpecMemo] = None) -> Pod:
+def decode_pod(
+    obj: Field, meta: Metadata, doc_index: int, specs: Optional[SpecMemo] = None, key: Optional[SpecKey] = None
+) -> Pod:
     """The pod; with ``specs``, a spec written like one decoded before in the same load without an
     error takes that one's values (a 5,000-node benchmark holds 25,000 pods of a few templates: a
     third of its loading was decoding their specs again). The values are shared, never changed in
     place (the engine's simulation copies already share them), and carry no lines. A spec that
-    gave an error is never remembered, so every pod written with it reports its own."""
+    gave an error is never remembered, so every pod written with it reports its own. ``key``: the
+    spec's ``frozen_spec``, when the caller has it already."""
     spec = obj.get_map("spec")
     pod = Pod(
         name=meta.name,
@@ -104,7 +109,8 @@ def decode_pod(obj: Field, meta: Metadata, doc_index: int, specs: Optional[SpecM
     if spec is None:
         obj.error_at("spec", "Required value")
         return pod
-    key = _frozen_spec(spec.value) if specs is not None else None
+    if key is None and specs is not None:
+        key = frozen_spec(spec.value)
     try:
         known = specs.get(key) if specs is not None and key is not None else None
     except TypeError:  # a value that cannot be a key (none that YAML or JSON writes)
@@ -122,7 +128,7 @@ def decode_pod(obj: Field, meta: Metadata, doc_index: int, specs: Optional[SpecM
     return pod
 
 
-def _frozen_spec(spec: YMap) -> tuple[tuple[str, object], ...]:
+def frozen_spec(spec: YMap) -> SpecKey:
     """The spec as a hashable value, nodeName left out; scalars other than strings with their
     type (``1``, ``1.0`` and ``true`` are equal keys in Python but decode differently)."""
     return tuple((key, _frozen(value)) for key, value in spec.items() if key != "nodeName")

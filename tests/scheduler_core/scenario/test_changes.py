@@ -107,6 +107,28 @@ def test_it_refuses_an_unknown_operation_and_a_pod_patch():
     assert ["unknown operation" in e.message or "not modelled" in e.message for e in errors] == [True, True]
 
 
+def test_a_patch_or_a_created_object_naming_a_field_no_release_knows_is_refused():
+    # Strict field validation, as the API server's (scenario/unknown_fields.py).
+    errors = problems(
+        scenario_text(
+            node_text("n1"),
+            changes_text(
+                [
+                    "patch: {kind: Node, name: n1, patch: {spec: {replicas: banana}}}",
+                    "create: {apiVersion: v1, kind: Pod, metadata: {name: p2}, "
+                    "spec: {containers: [{name: c, image: x, resourcse: {}}]}}",
+                ]
+            ),
+        )
+    )
+    assert [(e.path, e.message) for e in errors] == [
+        ("steps[0].operations[0].patch.patch.spec.replicas", 'unknown field "spec.replicas"'),
+        ("steps[0].operations[1].create.spec.containers[0].resourcse", 'unknown field "spec.containers[0].resourcse"'),
+    ]
+    fine = "patch: {kind: Node, name: n1, patch: {metadata: {labels: {a: b}}, spec: {unschedulable: true}}}"
+    assert load_scenario(scenario_text(node_text("n1"), changes_text([fine]))).changes is not None
+
+
 def test_it_reports_a_bad_template_at_load_time_located_in_the_workload():
     bad = workload_text("Deployment", "web", cpu="lots")
     errors = problems(scenario_text(node_text("n1"), bad, changes_text([])))

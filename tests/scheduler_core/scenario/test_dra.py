@@ -602,8 +602,7 @@ def test_what_the_api_server_accepts_loads_however_close_to_its_limits():
         "      model: {string: h100}\n", f"      {domain}/{'m' * 32}: {{string: {'h' * 64}}}\n"
     ).replace(
         "  nodeName: n1\n",
-        "  nodeSelector: {nodeSelectorTerms: [{matchLabels: {}, matchExpressions: "
-        "[{key: pool, operator: In, values: [a]}]}]}\n",
+        "  nodeSelector: {nodeSelectorTerms: [{matchExpressions: [{key: pool, operator: In, values: [a]}]}]}\n",
     )
     scenario = load_scenario(stream(NODE, CLASS, slice_, claim, template))
     dra = scenario.dra

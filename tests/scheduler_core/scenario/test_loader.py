@@ -210,10 +210,11 @@ def test_it_reads_a_kind_list_in_yaml_and_in_json():
     assert errors[0].line == line_of(as_json, '"name": "c"')
 
 
-def test_it_ignores_status_managed_fields_and_unknown_fields():
+def test_it_accepts_status_and_managed_fields_and_refuses_unknown_fields():
+    # Strict field validation (scenario/unknown_fields.py): a field no release's API type has is refused.
     text = (
         pod(
-            CONTAINER + "futureField: {x: 1}\n",
+            CONTAINER,
             extra_meta="""\
         managedFields: [{manager: kubectl, operation: Update}]
         creationTimestamp: "2024-01-01T00:00:00Z"
@@ -222,6 +223,10 @@ def test_it_ignores_status_managed_fields_and_unknown_fields():
         + "status:\n  phase: Pending\n  conditions: [{type: PodScheduled, status: 'False'}]\n"
     )
     assert load_scenario(text).pods[0].name == "web-1"
+    unknown = text.replace("containers:", "futureField: {x: 1}\n  containers:")
+    assert [(e.path, e.message) for e in errors_of(unknown)] == [
+        ("spec.futureField", 'unknown field "spec.futureField"')
+    ]
 
 
 def test_it_accepts_bytes_with_a_bom_and_skips_empty_documents():
