@@ -207,32 +207,40 @@ function showFindings(findings, fetch) {
 async function addFetched(input) {
   const files = [...input.files];
   if (!files.length) return;
+  const form = new FormData();
+  for (const file of files) form.append("file", file, file.name);
+  const names = files.map((f) => f.name).join(", ");
+  await saveDerived(() => api.addFiles(scenarioId, form), (added) => `Added ${names}: saved version ${added.version}.`, "Not added: ");
+  input.value = "";
+}
+
+/**
+ * A version the server makes from this one (fetched files added, node taints added): the typed text
+ * saved first, then the server's version shown as saved — or, for a demo, the fork it went to opened.
+ */
+async function saveDerived(make, said, failed = "") {
   if (dirty()) {
     const saved = await save();
     if (!saved) return;
     if (saved.id !== scenarioId) return; // a demo was forked first; the new page offers it again
   }
-  const form = new FormData();
-  for (const file of files) form.append("file", file, file.name);
   try {
-    const added = await api.addFiles(scenarioId, form);
-    if (added.id !== scenarioId) {
-      location.href = `/scenarios/${added.id}/`;
+    const derived = await make();
+    if (derived.id !== scenarioId) {
+      location.href = `/scenarios/${derived.id}/`;
       return;
     }
-    state.scenario = added;
-    editor.setText(added.text);
-    markSaved(added.text);
+    state.scenario = derived;
+    editor.setText(derived.text);
+    markSaved(derived.text);
     clearDraft(scenarioId);
     updateDirty();
     state.validationSeq += 1; // a check under way was for the older text
-    showValidation(added);
-    notify(`Added ${files.map((f) => f.name).join(", ")}: saved version ${added.version}.`);
+    showValidation(derived);
+    notify(said(derived));
     loadRuns();
   } catch (error) {
-    notify(`Not added: ${error.message}`, "error");
-  } finally {
-    input.value = "";
+    notify(`${failed}${error.message}`, "error");
   }
 }
 
@@ -242,29 +250,7 @@ function copyText(text) {
 
 /** Saves (a new version, or your copy of a demo) the text with the node taints added. */
 async function addNodeTaints() {
-  if (dirty()) {
-    const saved = await save();
-    if (!saved) return;
-    if (saved.id !== scenarioId) return; // a demo was forked first; the new page offers the fix again
-  }
-  try {
-    const fixed = await api.fixNodeTaints(scenarioId);
-    if (fixed.id !== scenarioId) {
-      location.href = `/scenarios/${fixed.id}/`;
-      return;
-    }
-    state.scenario = fixed;
-    editor.setText(fixed.text);
-    markSaved(fixed.text);
-    clearDraft(scenarioId);
-    updateDirty();
-    state.validationSeq += 1; // a check under way was for the older text
-    showValidation(fixed);
-    notify(`Added the node taints: saved version ${fixed.version}.`);
-    loadRuns();
-  } catch (error) {
-    notify(error.message, "error");
-  }
+  await saveDerived(() => api.fixNodeTaints(scenarioId), (fixed) => `Added the node taints: saved version ${fixed.version}.`);
 }
 
 const tablesShown = () => !$("#panel-tables").hidden;
