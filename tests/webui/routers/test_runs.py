@@ -403,7 +403,12 @@ def test_the_what_if_answer_is_the_engine_s_as_typed_with_the_keys_it_has(owner:
     assert body == json.loads(json.dumps(whatif.suggestions(Run.objects.get(pk=run["id"]), "default/p")))
     assert body["rejectedBy"] == {"TaintToleration": 1} and body["suggestions"][0]["nodeCount"] == 1
     untainted = owner.post(
-        "/api/scenarios", {"name": "fits", "text": WHATIF_SCENARIO.replace("taints:", "x-taints:")}, content_type=JSON
+        "/api/scenarios",
+        {
+            "name": "fits",
+            "text": WHATIF_SCENARIO.replace("taints: [{key: gpu, value: a100, effect: NoSchedule}]", "taints: []"),
+        },
+        content_type=JSON,
     ).json()
     single = owner.post(f"/api/scenarios/{untainted['id']}/runs?mode=single").json()
     fits = owner.get(f"/api/runs/{single['id']}/whatif?pod=default/p").json()
