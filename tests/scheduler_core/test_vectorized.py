@@ -194,7 +194,9 @@ spec: {{priority: 10, terminationGracePeriodSeconds: 0,
             id="a node-only plugin rejecting after Fit in the profile's order",
         ),
         pytest.param(_preemption_basic(12, 10, node_spec="unschedulable: true"), id="unschedulable nodes"),
-        pytest.param(_preemption_basic(6, 8, victim_spec="hostNetwork: false,"), id="few nodes: the nominated pods fill them"),
+        pytest.param(
+            _preemption_basic(6, 8, victim_spec="hostNetwork: false,"), id="few nodes: the nominated pods fill them"
+        ),
         pytest.param(_preemption_basic(6, 4, extra=SMALL), id="small pods that fit next to the nominated ones"),
         pytest.param(_preemption_basic(8, 5, extra=LOW), id="lower-priority pods filtered with the nominated ones"),
         pytest.param(
