@@ -110,7 +110,7 @@ def test_it_restarts_a_killed_worker_keeps_serving_and_finishes_the_run_it_had(t
         client = support.HttpClient(f"http://127.0.0.1:{port}")
         client.start_session()
         scenario = client.request(
-            "POST", "/api/scenarios", {"name": "big", "text": support.scenario_text(500, 120, 200)}
+            "POST", "/api/scenarios", {"name": "big", "text": support.scenario_text(500, 600, 200)}
         ).body
         run = client.request("POST", f"/api/scenarios/{scenario['id']}/runs").body
         support.wait_until(
@@ -122,7 +122,8 @@ def test_it_restarts_a_killed_worker_keeps_serving_and_finishes_the_run_it_had(t
         assert client.request("GET", "/api/session").status == 200  # the app keeps serving meanwhile
         support.wait_until(lambda: child_pids(process.pid).get("worker", doomed) != doomed, 60, 0.2, "a new worker")
         support.wait_until(lambda: not group_alive(doomed), 30, 0.2, "the orphaned pool process to go with it")
-        assert client.request("GET", f"/api/runs/{run['id']}").body["status"] == "running"
+        # the new worker may already have finished the run again: what matters is that it was not failed
+        assert client.request("GET", f"/api/runs/{run['id']}").body["status"] in ("queued", "running", "succeeded")
 
         final = support.wait_for_run(client, run["id"], 300)
         assert (final["status"], final["attempts"]) == ("succeeded", 2), log.read_text()[-3000:]
