@@ -98,7 +98,7 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="run the scheduler to the end (queue, retries, preemption): attempts/s and pods bound/s",
     )
-    for command in (trace, timeline, bench):
+    for command in (trace, timeline, bench, check, explain_pod):
         _add_limit_flags(command)
     _add_release_flags(bench)
     compare = commands.add_parser("compare", help="two runs to the end side by side: scenarios or configurations")
@@ -126,12 +126,14 @@ def _parser() -> argparse.ArgumentParser:
         f"replayed as that release ({supported_names()})",
     )
     compare.add_argument("--pod", default=None, help="also compare this pod's weighted scores per node and plugin")
+    _add_limit_flags(compare)
     compare.add_argument("--json", action="store_true", help="print the comparison as JSON")
     whatif = commands.add_parser("whatif", help="the smallest single changes that would let a pending pod fit")
     whatif.add_argument("scenario", help="scenario: a YAML/JSON file, a directory or an archive of a dump")
     whatif.add_argument("pod", help="namespace/name of a pending pod")
     whatif.add_argument("--json", action="store_true", help="print the suggestions as JSON")
     _add_release_flags(whatif)
+    _add_limit_flags(whatif)
     capacity = commands.add_parser("capacity", help="how many more fit, nodes needed, nodes that can go, fragmentation")
     capacity.add_argument("scenario", nargs="+", help=SCENARIO_HELP)
     question = capacity.add_mutually_exclusive_group(required=True)
@@ -165,6 +167,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     capacity.add_argument("--json", action="store_true", help="print the answer as JSON (docs/CAPACITY.md)")
     _add_release_flags(capacity)
+    _add_limit_flags(capacity)
     capacity.add_argument(
         "--progress",
         action="store_true",
@@ -415,7 +418,7 @@ def run_timeline(args: argparse.Namespace) -> int:
 def run_check(args: argparse.Namespace) -> int:
     from scheduler_core.answers.check import check_scenario
 
-    scenario = _load(args.scenario, release=release_request(args))
+    scenario = _load(args.scenario, limits_from(args), release_request(args))
     if scenario is None:
         return EXIT_INVALID
     scenario, changes = _with_taints(scenario, args)
@@ -439,7 +442,7 @@ def _release_line(scenario: Scenario) -> str:
 def run_explain_pod(args: argparse.Namespace) -> int:
     from scheduler_core.answers.explain_pod import NotBound, explain_pod
 
-    scenario = _load(args.scenario, release=release_request(args))
+    scenario = _load(args.scenario, limits_from(args), release_request(args))
     if scenario is None:
         return EXIT_INVALID
     scenario, changes = _with_taints(scenario, args)
@@ -498,11 +501,11 @@ def run_compare(args: argparse.Namespace) -> int:
     paths = args.scenarios * (2 // len(args.scenarios))
     sides = []
     for index, path in enumerate(paths):
-        scenario = _load(path, release=ReleaseRequest(args.release[0] if args.release else None))
+        scenario = _load(path, limits_from(args), ReleaseRequest(args.release[0] if args.release else None))
         if scenario is None:
             return EXIT_INVALID
         if args.config:
-            configured = _load(args.config[index])
+            configured = _load(args.config[index], limits_from(args))
             if configured is None:
                 return EXIT_INVALID
             scenario = dataclasses.replace(scenario, config=configured.config)
@@ -523,7 +526,7 @@ def _run_upgrade(args: argparse.Namespace) -> int:
         print("error: an upgrade comparison takes one scenario and two --release (no --config)", file=sys.stderr)
         return EXIT_INVALID
     old, new = args.release
-    scenario = _load(args.scenarios[0])
+    scenario = _load(args.scenarios[0], limits_from(args))
     if scenario is None:
         return EXIT_INVALID
     try:
@@ -546,7 +549,7 @@ def _run_upgrade(args: argparse.Namespace) -> int:
 def run_whatif(args: argparse.Namespace) -> int:
     from scheduler_core.answers.whatif import NotPending, what_if
 
-    scenario = _load(args.scenario, release=release_request(args))
+    scenario = _load(args.scenario, limits_from(args), release_request(args))
     if scenario is None:
         return EXIT_INVALID
     try:
@@ -576,7 +579,10 @@ def run_capacity(args: argparse.Namespace) -> int:
     from scheduler_core.scenario.sources import read_sources
 
     try:
-        base = capacity.TrialBase.from_sources(read_sources(args.scenario).sources, release_request(args))
+        limits = limits_from(args)
+        base = capacity.TrialBase.from_sources(
+            read_sources(args.scenario, limits).sources, release_request(args), limits
+        )
         if args.pod is not None:
             from scheduler_core.answers import capacity_pass
 
@@ -604,7 +610,7 @@ def run_capacity(args: argparse.Namespace) -> int:
             f"error: {' '.join(args.scenario)} is not a valid scenario ({len(err.errors)} problem(s)):", file=sys.stderr
         )
         for problem in err.errors:
-            print(f"  {problem}", file=sys.stderr)
+            print(f"  {_with_flag(str(problem))}", file=sys.stderr)
         return EXIT_INVALID
     except capacity.CapacityError as err:
         print(f"error: {err}", file=sys.stderr)

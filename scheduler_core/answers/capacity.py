@@ -68,6 +68,7 @@ from scheduler_core.scenario.changes import (
 )
 from scheduler_core.scenario.errors import ScenarioInvalid
 from scheduler_core.scenario.loader import SourceText, load_sources, load_sources_or_with
+from scheduler_core.scenario.limits import Limits
 from scheduler_core.release.choice import ReleaseRequest
 
 DELETED = "deleted"
@@ -165,13 +166,18 @@ class TrialBase:
     text: str
 
     @staticmethod
-    def from_text(text: str, release: ReleaseRequest = ReleaseRequest()) -> "TrialBase":
-        return TrialBase.from_sources([SourceText(None, text)], release)
+    def from_text(
+        text: str, release: ReleaseRequest = ReleaseRequest(), limits: Optional[Limits] = None
+    ) -> "TrialBase":
+        return TrialBase.from_sources([SourceText(None, text)], release, limits)
 
     @staticmethod
-    def from_sources(sources: Sequence[SourceText], release: ReleaseRequest = ReleaseRequest()) -> "TrialBase":
-        """``release``: the release asked for (unasked, what the dump says); every trial keeps it."""
-        scenario, own_changes = _load_base(sources, release)
+    def from_sources(
+        sources: Sequence[SourceText], release: ReleaseRequest = ReleaseRequest(), limits: Optional[Limits] = None
+    ) -> "TrialBase":
+        """``release``: the release asked for (unasked, what the dump says); every trial keeps it.
+        ``limits``: the size limits the base is read under (the defaults unless raised)."""
+        scenario, own_changes = _load_base(sources, release, limits)
         texts = [s.text.decode("utf-8") if isinstance(s.text, bytes) else s.text for s in sources]
         if own_changes:
             assert scenario.changes is not None
@@ -188,19 +194,21 @@ class TrialBase:
         return f"{self.text}\n---\n{changes.to_yaml()}"
 
 
-def _load_base(sources: Sequence[SourceText], release: ReleaseRequest) -> tuple[Scenario, bool]:
+def _load_base(
+    sources: Sequence[SourceText], release: ReleaseRequest, limits: Optional[Limits]
+) -> tuple[Scenario, bool]:
     """The sources loaded with an empty Changes document after them when they hold none (the flag:
     they held one). Read once; an invalid scenario is loaded again the way it always was, so its
     problems are said as before (the sources' own, else those with the empty Changes added)."""
     empty = SourceText(CAPACITY_SOURCE, EMPTY_CHANGES)
     try:
-        scenario, added = load_sources_or_with(sources, empty, release=release)
+        scenario, added = load_sources_or_with(sources, empty, limits=limits, release=release)
         return scenario, not added
     except ScenarioInvalid:
-        scenario = load_sources(sources, release=release)
+        scenario = load_sources(sources, limits=limits, release=release)
         if scenario.changes is not None:
             return scenario, True
-        return load_sources([*sources, empty], release=release), False
+        return load_sources([*sources, empty], limits=limits, release=release), False
 
 
 def _without_changes(text: str) -> str:

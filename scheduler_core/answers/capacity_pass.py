@@ -46,6 +46,7 @@ from scheduler_core.run.kube_scheduler import KubeScheduler
 from scheduler_core.model import CreateOp, Pod
 from scheduler_core.run.outcomes import Bound, CycleEnding, FitError
 from scheduler_core.scenario import manifests
+from scheduler_core.scenario.pods import refused_at_load, settle_gated_fields
 from scheduler_core.run.scheduler import Cycle
 from scheduler_core.run.steps import STEP_GAP_MS
 
@@ -326,9 +327,11 @@ class CopyPlacer:
         loop.clock.advance_to(loop.clock.ms + STEP_GAP_MS)
 
     def copy(self, k: int) -> Pod:
-        """Copy k as the step's create makes it (decoded, the Priority admission applied)."""
+        """Copy k as the step's create makes it (decoded, the release's drops made, the Priority
+        admission applied)."""
         manifest = self.copies.manifest(k)
         pod = manifests.decode_pod(manifest, len(self.base.scenario.pods) + k, None)
+        settle_gated_fields(pod, self.base.scenario.rules.gates, refused_at_load)  # a copy of a pod that loaded
         admit_priority(
             pod,
             manifests.pod_has_priority(manifest),

@@ -131,6 +131,23 @@ DEPENDENCIES: dict[str, tuple[str, ...]] = {
 }
 DEPENDENCIES_CHECKED_SINCE = 35  # the release that added AddDependencies to the feature gate
 
+# Gates whose code SchedLab does not replay: set against the release's default (by --feature-gates
+# or the dump's kube-scheduler), the answers would not be that scheduler's, so the setting is
+# refused, naming what the gate changes, rather than replayed as if it were unset.
+NOT_REPLAYED: dict[str, str] = {
+    "SchedulerAsyncAPICalls": "the scheduler queues its API calls and sends them asynchronously",
+    "DRANodeAllocatableResources": "DynamicResources checks and records the node-allocatable resources devices map to",
+    "DRAWorkloadResourceClaims": "claims reserved for a workload's pod group rather than for each pod",
+    "DRAListTypeAttributes": "list-valued device attributes, matched as sets, and CEL's includes()",
+    "GangScheduling": "pod groups scheduled all or nothing (the GangScheduling plugin)",
+    "GenericWorkload": "Workload objects and pod groups in the queue and the snapshot",
+    "TopologyAwareWorkloadScheduling": "pod groups placed within one topology domain",
+    "WorkloadAwarePreemption": "preemption of whole pod groups",
+    "TaintTolerationComparisonOperators": "tolerations with the Gt and Lt operators",
+    "VolumeLimitScaling": "NodeVolumeLimits scaling CSI attach limits",
+    "VolumeCapacityPriority": "VolumeBinding scoring nodes by the capacity of the volumes it would bind",
+}
+
 
 def spec_at(gate: str, minor: int) -> Optional[Spec]:
     """The spec of ``gate`` in Kubernetes 1.<minor>; None when that release does not know it."""
@@ -219,6 +236,12 @@ def feature_gates(release: Release, overrides: Optional[Mapping[str, bool]] = No
         if spec.locked and on != spec.default:
             problems.append(
                 f"cannot set feature gate {gate} to {str(on).lower()}, feature is locked to {str(spec.default).lower()}"
+            )
+            continue
+        if gate in NOT_REPLAYED and on != spec.default:
+            problems.append(
+                f"SchedLab does not replay feature gate {gate}={str(on).lower()} ({release.name}'s scheduler then "
+                f"changes this: {NOT_REPLAYED[gate]}); leave it at its default ({str(spec.default).lower()})"
             )
             continue
         values[gate] = on

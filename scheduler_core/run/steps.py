@@ -87,6 +87,7 @@ from scheduler_core.model import (
 )
 from scheduler_core.scenario import manifests
 from scheduler_core.scenario.changes import workload_from_manifest
+from scheduler_core.scenario.pods import refused_at_load, settle_gated_fields
 from scheduler_core.scenario.storage import default_storage_class
 
 
@@ -149,6 +150,7 @@ class StepDriver:
             dict(scenario.priority_classes),
             epoch,
             created_at=_creation_times(changes, scenario.pods, epoch),
+            gates=scenario.rules.gates,
         )
         self.state.claims = {claim.key for claim in scenario.storage.claims}
         self.state.clock_ms = lambda: loop.clock.ms
@@ -734,6 +736,7 @@ class StepDriver:
         if ref.kind == "Pod":
             self.state.deletion_costs.update(_deletion_costs({ref: manifest}))
             pod = manifests.decode_pod(manifest, len(self.state.pods), line)
+            settle_gated_fields(pod, self.loop.scenario.rules.gates, refused_at_load)
             if pod.claim_sources and not pod.uid:
                 pod.uid = self._step_pod_uid(pod)
             admit_priority(

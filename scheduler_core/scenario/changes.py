@@ -46,6 +46,7 @@ from scheduler_core.model import (
     UnusableWorkload,
 )
 from scheduler_core.model.labels import compile_selector
+from scheduler_core.release.gates import FeatureGates
 from scheduler_core.scenario import manifests, objects, pods
 from scheduler_core.scenario.errors import ScenarioError, ScenarioInvalid
 from scheduler_core.scenario.fields import INT32_MAX, Context, Field
@@ -122,9 +123,14 @@ def note_object(obj: Field, kind: str, collected: ChangesInput, api_version: str
 
 
 def finish(
-    collected: ChangesInput, nodes: list[Node], scenario_pods: list[Pod], errors: list[ScenarioError]
+    collected: ChangesInput,
+    nodes: list[Node],
+    scenario_pods: list[Pod],
+    errors: list[ScenarioError],
+    gates: Optional[FeatureGates] = None,
 ) -> Optional[Changes]:
-    """The decoded Changes (None without a document); every problem goes to ``errors``."""
+    """The decoded Changes (None without a document); every problem goes to ``errors``. ``gates``:
+    the release's, which decide what its API server refuses in a pod template or a step's pod."""
     if not collected.documents:
         return None
     document = collected.documents[0]
@@ -136,7 +142,7 @@ def finish(
     if api_version != API_VERSION:
         document.error_at("apiVersion", f'expected "{API_VERSION}", got "{api_version[:80]}"')
     changes = Changes((), line=document.line)
-    names = _Names(nodes, scenario_pods)
+    names = _Names(nodes, scenario_pods, gates)
     ignore_unusable = _ignores_unusable(document)
     for kind, api_version, obj in collected.objects:
         if ignore_unusable and (kind in CONTROLLED_KINDS or kind in _UNREGISTERED_KINDS):
@@ -178,7 +184,8 @@ def unusable_notice(changes: Optional[Changes]) -> list[Notice]:
 class _Names:
     """Which objects exist, as the steps go: checked by each operation, changed by it."""
 
-    def __init__(self, nodes: list[Node], scenario_pods: list[Pod]) -> None:
+    def __init__(self, nodes: list[Node], scenario_pods: list[Pod], gates: Optional[FeatureGates] = None) -> None:
+        self.gates = gates  # the release's: its API server's checks of the pods written
         self.node_labels: dict[str, dict[str, str]] = {node.name: dict(node.labels) for node in nodes}
         self.objects: set[ObjectRef] = {ObjectRef("Pod", pod.namespace, pod.name) for pod in scenario_pods}
         self.objects.update(ObjectRef("Node", "", node.name) for node in nodes)
@@ -259,7 +266,7 @@ def _read_object(
     if kind in WRITABLE_KINDS:
         changes.manifests[ref] = obj.value
     if kind in CONTROLLED_KINDS:
-        workload = decode_workload(kind, obj, meta.namespace, meta.name, meta.uid, meta.labels)
+        workload = decode_workload(kind, obj, meta.namespace, meta.name, meta.uid, meta.labels, names.gates)
         if workload is not None:
             changes.workloads.append(workload)
     elif kind == "PodDisruptionBudget":
@@ -281,10 +288,17 @@ def _name_and_namespace(value: Any, namespaced: bool) -> Metadata:
 
 
 def decode_workload(
-    kind: str, obj: Field, namespace: str, name: str, uid: str, labels: dict[str, str]
+    kind: str,
+    obj: Field,
+    namespace: str,
+    name: str,
+    uid: str,
+    labels: dict[str, str],
+    gates: Optional[FeatureGates] = None,
 ) -> Optional[ControlledWorkload]:
     """apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job: what the stand-ins read.
-    The pod template is decoded once as a pod here, so a bad template is reported at load time."""
+    The pod template is decoded once as a pod here, so a bad template is reported at load time
+    (with ``gates``, also what the release's API server refuses in it)."""
     spec = obj.get_map("spec")
     if spec is None:
         obj.error_at("spec", "Required value")
@@ -301,7 +315,7 @@ def decode_workload(
     template_labels = label_map(template_metadata.get("labels")) if template_metadata is not None else {}
     if selector is not None and not selector.is_empty and not _selects(selector, template_labels):
         spec.error_at("template", "metadata.labels: Invalid value: `selector` does not match template `labels`")
-    _check_template(template, namespace, name)
+    _check_template(template, namespace, name, gates)
     workload = ControlledWorkload(
         kind,
         namespace,
@@ -461,8 +475,9 @@ def _annotation(obj: Field, key: str) -> str:
     return value.value if value is not None and isinstance(value.value, str) else ""
 
 
-def _check_template(template: Field, namespace: str, name: str) -> None:
-    """The template must make a valid pod: decoded once, its problems located in the template."""
+def _check_template(template: Field, namespace: str, name: str, gates: Optional[FeatureGates]) -> None:
+    """The template must make a valid pod: decoded once, its problems located in the template
+    (the release's gated checks too: the API server validates a template's pod spec as a pod's)."""
     pod = {
         "apiVersion": "v1",
         "kind": "Pod",
@@ -474,7 +489,9 @@ def _check_template(template: Field, namespace: str, name: str) -> None:
         tree.lines["spec"] = template.value.lines.get("spec", template.line)
     root = Field(tree, template.path, template.line, template.ctx)
     meta = read_metadata(Field(tree, template.path, template.line, Context("", [])), "Pod", is_dns1123_subdomain, True)
-    pods.decode_pod(root, meta, 0)
+    pod = pods.decode_pod(root, meta, 0)
+    if gates is not None:
+        pods.settle_gated_fields(pod, gates, lambda path, message: template.error_at(path, message))
 
 
 def _claim_template(item: Field) -> Manifest:
@@ -666,7 +683,7 @@ def _patched_workload(body: Field, ref: ObjectRef, patch: Any, names: _Names, wh
     errors: list[ScenarioError] = []
     tree = manifests.to_tree(merged, body.line)
     root = Field(tree, "", body.line, Context(body.ctx.object, errors))
-    decode_workload(ref.kind, root, ref.namespace, ref.name, "", {})
+    decode_workload(ref.kind, root, ref.namespace, ref.name, "", {}, names.gates)
     for error in errors:
         body.ctx.error(f"{body.path}.{where}{error.path}", body.line, error.message)
     if errors:
@@ -796,19 +813,22 @@ def _read_create(body: Field, names: _Names) -> Optional[OperationSpec]:
     check_written(body, kind, body.get_str("apiVersion"))
     if kind in CONTROLLED_KINDS:
         meta_labels = label_map(metadata.get("labels"))
-        decode_workload(kind, body, namespace, name, "", meta_labels)  # its problems, located here
+        decode_workload(kind, body, namespace, name, "", meta_labels, names.gates)  # its problems, located here
         names.manifests[ref] = body.value
     else:
-        _check_manifest(body, kind)
+        _check_manifest(body, kind, names.gates)
     names.add(ref, label_map(metadata.get("labels")))
     return CreateOp(ref, body.value)
 
 
-def _check_manifest(body: Field, kind: str) -> None:
-    """Decode the object as the run will, reporting its problems at the operation's lines."""
+def _check_manifest(body: Field, kind: str, gates: Optional[FeatureGates]) -> None:
+    """Decode the object as the run will, reporting its problems at the operation's lines (a pod's
+    also as the release's API server checks it)."""
     try:
         if kind == "Pod":
-            manifests.decode_pod(body.value, 0, body.line)
+            pod = manifests.decode_pod(body.value, 0, body.line)
+            if gates is not None:
+                pods.settle_gated_fields(pod, gates, lambda path, message: body.error_at(path, message))
         elif kind == "Node":
             manifests.decode_node(body.value, 0, body.line)
         elif kind == "PersistentVolumeClaim":

@@ -246,7 +246,9 @@ def _load(
     if not choice.rules.gates.enabled(DECLARED_FEATURES_GATE):
         _ignored_declared_features(collected)
     check_gated_pod_fields(collected.pods, choice.rules.gates, errors)
-    changes = changes_reader.finish(collected.changes_input, collected.nodes, collected.pods, errors)
+    changes = changes_reader.finish(
+        collected.changes_input, collected.nodes, collected.pods, errors, choice.rules.gates
+    )
     if changes is not None:  # the stand-in controllers read these kinds: no longer ignored
         for kind in CONTROLLED_KINDS:
             collected.ignored.pop(kind, None)

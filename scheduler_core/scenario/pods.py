@@ -678,30 +678,50 @@ def _ephemeral_template(source: Field) -> None:
 # ---------------------------------------------------------------------- fields the release's gates decide
 
 
+Refuse = Callable[[str, str], None]  # (field path from the pod's root, the API server's message)
+
+
 def check_gated_pod_fields(pods: list[Pod], gates: FeatureGates, errors: list[ScenarioError]) -> None:
     """What the release's API server does with the fields NodeDeclaredFeatures infers from, once
     the release is known: dropDisabledPodFields drops hostUsers without UserNamespacesSupport and
     the containers' restart policies (an init container's Always excepted) and rules without
     ContainerRestartRules; validation refuses what the gates do not allow."""
     for pod in pods:
-        if not gates.enabled("UserNamespacesSupport"):
-            pod.host_users = None
-        if gates.enabled("ContainerRestartRules"):
-            _check_restart_rules(pod, gates.enabled("RestartAllContainersOnContainerExits"), errors)
-        elif gates.known("ContainerRestartRules"):
-            pod.containers = _restart_rules_dropped(pod.containers, init=False)
-            pod.init_containers = _restart_rules_dropped(pod.init_containers, init=True)
-        else:
-            _check_restart_policies_before_rules(pod, errors)
-        if pod.host_network and pod.host_users is False and not gates.enabled("UserNamespacesHostNetworkSupport"):
-            _refuse(pod, "spec.hostNetwork", "Forbidden: when `hostUsers` is false", errors)
+        settle_gated_fields(pod, gates, _refusing(pod, errors))
 
 
-def _refuse(pod: Pod, path: str, message: str, errors: list[ScenarioError]) -> None:
-    errors.append(ScenarioError(f"Pod {pod.key}", path, pod.line, message))
+def settle_gated_fields(pod: Pod, gates: FeatureGates, refuse: Refuse) -> None:
+    """One pod (the scenario's, or a workload template's or a step's pod decoded as one): what the
+    release drops is dropped from ``pod``, what it refuses goes to ``refuse`` with its path."""
+    if not gates.enabled("UserNamespacesSupport"):
+        pod.host_users = None
+    if gates.enabled("ContainerRestartRules"):
+        _check_restart_rules(pod, gates.enabled("RestartAllContainersOnContainerExits"), refuse)
+    elif gates.known("ContainerRestartRules"):
+        pod.containers = _restart_rules_dropped(pod.containers, init=False)
+        pod.init_containers = _restart_rules_dropped(pod.init_containers, init=True)
+    else:
+        _check_restart_policies_before_rules(pod, refuse)
+    if pod.host_network and pod.host_users is False and not gates.enabled("UserNamespacesHostNetworkSupport"):
+        refuse("spec.hostNetwork", "Forbidden: when `hostUsers` is false")
 
 
-def _check_restart_rules(pod: Pod, restart_all: bool, errors: list[ScenarioError]) -> None:
+def refused_at_load(path: str, message: str) -> None:
+    """The refusal callback for a pod made during a run from a template or a step: what the
+    release refuses in it was refused when the scenario loaded (changes.finish), so only the
+    drops are left to make."""
+
+
+def _refusing(pod: Pod, errors: list[ScenarioError]) -> Refuse:
+    """A scenario pod's refusals: each an error naming the pod, the field and the pod's line."""
+
+    def refuse(path: str, message: str) -> None:
+        errors.append(ScenarioError(f"Pod {pod.key}", path, pod.line, message))
+
+    return refuse
+
+
+def _check_restart_rules(pod: Pod, restart_all: bool, refuse: Refuse) -> None:
     """validateContainerRestartPolicy's gated parts: RestartAllContainers needs its gate, and so do
     rules on a sidecar (validateInitContainerRestartPolicy)."""
     for key, containers in (("containers", pod.containers), ("initContainers", pod.init_containers)):
@@ -714,26 +734,24 @@ def _check_restart_rules(pod: Pod, restart_all: bool, errors: list[ScenarioError
                 and container.restart_rule_actions
             ):
                 message = "Forbidden: restartPolicyRules are not allowed for init containers with restart policy Always"
-                _refuse(pod, f"spec.{key}[{i}].restartPolicyRules", message, errors)
+                refuse(f"spec.{key}[{i}].restartPolicyRules", message)
                 continue
             for j, action in enumerate(container.restart_rule_actions):
                 if action == RESTART_ALL_CONTAINERS:
                     message = f'Unsupported value: "{action}": supported values: "Restart"'
-                    _refuse(pod, f"spec.{key}[{i}].restartPolicyRules[{j}].action", message, errors)
+                    refuse(f"spec.{key}[{i}].restartPolicyRules[{j}].action", message)
 
 
-def _check_restart_policies_before_rules(pod: Pod, errors: list[ScenarioError]) -> None:
+def _check_restart_policies_before_rules(pod: Pod, refuse: Refuse) -> None:
     """v1.32, v1.33 (no ContainerRestartRules): only an init container may have a restart policy,
     Always; restartPolicyRules is a field these releases do not know (not read)."""
     for i, container in enumerate(pod.init_containers):
         if container.restart_policy and container.restart_policy != RESTART_ALWAYS:
             message = f'unsupported value "{container.restart_policy}": supported values: "{RESTART_ALWAYS}"'
-            _refuse(pod, f"spec.initContainers[{i}].restartPolicy", message, errors)
+            refuse(f"spec.initContainers[{i}].restartPolicy", message)
     for i, container in enumerate(pod.containers):
         if container.restart_policy:
-            _refuse(
-                pod, f"spec.containers[{i}].restartPolicy", "Forbidden: may not be set for non-init containers", errors
-            )
+            refuse(f"spec.containers[{i}].restartPolicy", "Forbidden: may not be set for non-init containers")
     pod.containers = _restart_rules_dropped(pod.containers, init=False)
     pod.init_containers = _restart_rules_dropped(pod.init_containers, init=True)
 

@@ -411,7 +411,9 @@ def _template_pod(state: ClusterState, daemon_set: ControlledWorkload) -> Pod:
     """The template as a pod with the daemon tolerations (what NodeShouldRunDaemonPod checks)."""
     spec = dict(daemon_set.template.get("spec") or {})
     spec["tolerations"] = daemon_pod_spec(daemon_set, "-")["tolerations"]
-    return make_pod(pod_manifest(daemon_set, daemon_set.name, {}, spec), 0, state.priority_classes, daemon_set.line)
+    return make_pod(
+        pod_manifest(daemon_set, daemon_set.name, {}, spec), 0, state.priority_classes, daemon_set.line, state.gates
+    )
 
 
 def _pod_node(pod: Pod) -> str:
@@ -444,6 +446,7 @@ def _new_pod(state: ClusterState, daemon_set: ControlledWorkload, node_name: str
         state.pod_count,
         state.priority_classes,
         daemon_set.line,
+        state.gates,
     )
     state.add_pod(pod)
     state.created_ms[pod.key] = state.now_ms

@@ -8,7 +8,9 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from scheduler_core.model import ControlledWorkload, Manifest, Pod, PriorityClass
+from scheduler_core.release.gates import FeatureGates
 from scheduler_core.scenario import manifests
+from scheduler_core.scenario.pods import refused_at_load, settle_gated_fields
 from scheduler_core.scenario.changes import owner_reference
 from scheduler_core.scenario.objects import SYSTEM_PRIORITY_CLASSES
 
@@ -50,8 +52,18 @@ def pod_manifest(
     }
 
 
-def make_pod(manifest: dict[str, Any], doc_index: int, classes: dict[str, PriorityClass], line: Optional[int]) -> Pod:
+def make_pod(
+    manifest: dict[str, Any],
+    doc_index: int,
+    classes: dict[str, PriorityClass],
+    line: Optional[int],
+    gates: Optional[FeatureGates] = None,
+) -> Pod:
+    """The pod a controller creates, as the API server stores it: decoded, its gated fields
+    dropped as the release drops them (its template's refusals were said at load), admitted."""
     pod = manifests.decode_pod(manifest, doc_index, line)
+    if gates is not None:
+        settle_gated_fields(pod, gates, refused_at_load)
     pod.uid = pod.uid or f"uid-{pod.namespace}-{pod.name}"
     admit_priority(
         pod, manifests.pod_has_priority(manifest), "preemptionPolicy" in (manifest.get("spec") or {}), classes

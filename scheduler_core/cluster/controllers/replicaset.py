@@ -44,7 +44,9 @@ def next_name(state: ClusterState, workload: ControlledWorkload) -> str:
 
 def new_pod(state: ClusterState, workload: ControlledWorkload, labels: dict[str, str]) -> Pod:
     name = next_name(state, workload)
-    pod = make_pod(pod_manifest(workload, name, labels), state.pod_count, state.priority_classes, workload.line)
+    pod = make_pod(
+        pod_manifest(workload, name, labels), state.pod_count, state.priority_classes, workload.line, state.gates
+    )
     state.add_pod(pod)  # known at once: the next name skips it
     state.created_ms[pod.key] = state.now_ms
     cost = ranking.deletion_cost((workload.template.get("metadata") or {}).get("annotations") or {})

@@ -9,6 +9,7 @@ from typing import Any, Callable, Optional, Protocol, Union
 from scheduler_core.cluster.store import KIND_NODE, KIND_WORKLOAD, Action, WatchEvent, follow, workload_key
 from scheduler_core.encoding.events import ClusterChangeKind
 from scheduler_core.model.labels import compile_selector
+from scheduler_core.release.gates import FeatureGates
 from scheduler_core.model import (
     ControlledWorkload,
     Node,
@@ -105,6 +106,8 @@ class ClusterState:
     # Where workload writes go: the run's cluster, whose events come back through
     # ``track_workload``; None: the state is its own API (a controller tested alone).
     api: Optional[WorkloadApi] = None
+    # The release's: what its API server drops from the pods the controllers create.
+    gates: Optional[FeatureGates] = None
 
     def __post_init__(self, initial_pods: list[Pod]) -> None:
         # Every pod ever, in creation order (finished and deleted ones included), and indexes over

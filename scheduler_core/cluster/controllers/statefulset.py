@@ -220,6 +220,7 @@ def _new_pod(state: ClusterState, stateful_set: ControlledWorkload, ordinal: int
         state.pod_count,
         state.priority_classes,
         stateful_set.line,
+        state.gates,
     )
     state.add_pod(pod)
     state.created_ms[pod.key] = state.now_ms

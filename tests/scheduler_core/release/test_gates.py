@@ -87,3 +87,21 @@ def test_every_spec_is_in_release_order():
     for gate, specs in FEATURE_SPECS.items():
         sinces = [spec.since for spec in specs]
         assert sinces == sorted(sinces) and len(set(sinces)) == len(sinces), gate
+
+
+@pytest.mark.parametrize(
+    ("minor", "gate"),
+    [
+        (36, "DRANodeAllocatableResources"),
+        (36, "DRAListTypeAttributes"),
+        (35, "GangScheduling"),
+        (35, "TaintTolerationComparisonOperators"),
+        (34, "SchedulerAsyncAPICalls"),
+        (32, "VolumeCapacityPriority"),
+    ],
+)
+def test_a_gate_whose_code_is_not_replayed_is_refused_when_set_against_its_default(minor, gate):
+    """Replaying it as if unset would be a silently wrong answer: the setting is refused, naming why."""
+    with pytest.raises(FeatureGateError, match=f"SchedLab does not replay feature gate {gate}=true"):
+        feature_gates(_release(minor), {gate: True})
+    assert not feature_gates(_release(minor), {gate: False}).enabled(gate)  # its default: accepted

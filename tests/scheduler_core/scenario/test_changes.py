@@ -17,6 +17,8 @@ from scheduler_core.model import (
     PatchOp,
     ScaleOp,
 )
+from scheduler_core.release.choice import ReleaseRequest
+from scheduler_core.release.versions import release_named
 from scheduler_core.scenario import ScenarioInvalid, load_scenario
 from tests.scheduler_core.builders import changes_text, node_text, pod_text, scenario_text, workload_text
 
@@ -415,3 +417,51 @@ def test_a_second_workload_of_a_usable_ones_name_is_set_aside_and_the_first_stay
         'metadata.name: Duplicate value: Deployment "web" is defined twice'
     ]
     assert [op.spec.replicas for step in scenario.changes.steps for op in step.operations] == [2]
+
+
+# ---------------------------------------------------------------------- what the release's API server refuses
+
+
+ONFAILURE_INIT = "      initContainers:\n      - {name: setup, image: x, restartPolicy: OnFailure}\n"
+
+
+@pytest.mark.parametrize("release, refused", [("v1.33", True), ("v1.34", False), ("v1.36", False)])
+def test_a_workload_template_is_checked_with_the_releases_gated_pod_rules(release, refused):
+    """v1.32 and v1.33 know no restart policy on an init container but Always: the API server
+    validates a template's pod spec as a pod's, so the Deployment is refused, at its template."""
+    text = scenario_text(node_text("n1"), workload_text("Deployment", "web", pod_spec=ONFAILURE_INIT), changes_text([]))
+    request = ReleaseRequest(release_named(release))
+    if not refused:
+        load_scenario(text, release=request)
+        return
+    with pytest.raises(ScenarioInvalid) as raised:
+        load_scenario(text, release=request)
+    assert [(e.object, e.path, e.message) for e in raised.value.errors] == [
+        (
+            "Deployment default/web",
+            "spec.template.spec.initContainers[0].restartPolicy",
+            'unsupported value "OnFailure": supported values: "Always"',
+        )
+    ]
+
+
+HOST_NETWORK_POD = (
+    "create: {apiVersion: v1, kind: Pod, metadata: {name: extra}, "
+    "spec: {hostNetwork: true, hostUsers: false, containers: [{name: c, image: x}]}}"
+)
+
+
+@pytest.mark.parametrize("release, refused", [("v1.32", False), ("v1.35", True)])
+def test_a_pod_a_step_creates_is_checked_with_the_releases_gated_pod_rules(release, refused):
+    """hostUsers: false beside hostNetwork is refused without UserNamespacesHostNetworkSupport; v1.32
+    drops hostUsers (UserNamespacesSupport off), so there is nothing to refuse."""
+    text = scenario_text(node_text("n1"), changes_text([HOST_NETWORK_POD]))
+    request = ReleaseRequest(release_named(release))
+    if not refused:
+        load_scenario(text, release=request)
+        return
+    with pytest.raises(ScenarioInvalid) as raised:
+        load_scenario(text, release=request)
+    assert [(e.path, e.message) for e in raised.value.errors] == [
+        ("steps[0].operations[0].create.spec.hostNetwork", "Forbidden: when `hostUsers` is false")
+    ]

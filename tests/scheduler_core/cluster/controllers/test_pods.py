@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from scheduler_core.cluster.controllers.pods import admit_priority, make_pod, pod_manifest
 from scheduler_core.model import PriorityClass
+from scheduler_core.release.rules import rules_for
+from scheduler_core.release.versions import release_named
 from tests.scheduler_core.builders import controlled_workload
 from tests.scheduler_core.builders import make_pod as pod_of
 
@@ -37,6 +39,16 @@ def test_make_pod_decodes_the_manifest_and_admits_its_priority():
     pod = make_pod(pod_manifest(web, "batch-1", {}), doc_index=7, classes={"high": HIGH}, line=None)
     assert (pod.name, pod.uid, pod.priority, pod.preemption_policy) == ("batch-1", "uid-default-batch-1", 1000, "Never")
     assert pod.owner_references[0].api_version == "batch/v1"
+
+
+def test_make_pod_drops_what_the_release_drops():
+    """v1.32 (UserNamespacesSupport off) drops hostUsers as its API server does; v1.36 keeps it."""
+    spec = {"hostNetwork": True, "hostUsers": False, "containers": [{"name": "c", "image": "x"}]}
+    web = controlled_workload("ReplicaSet", "web", template_spec=spec)
+    manifest = pod_manifest(web, "web-1", {})
+    old = make_pod(manifest, 0, {}, None, rules_for(release_named("v1.32")).gates)
+    new = make_pod(manifest, 0, {}, None, rules_for(release_named("v1.36")).gates)
+    assert (old.host_users, new.host_users) == (None, False)
 
 
 def test_admission_takes_the_global_default_and_keeps_what_the_pod_wrote():
