@@ -51,6 +51,9 @@ class NoticeCode(str, Enum):
     # Fields of the object's type in other supported releases only (scenario/unknown_fields.py): the
     # release's API server drops them; fields no supported release knows are errors instead.
     UNKNOWN_FIELDS = "unknown-fields"
+    # Running pods whose allocated devices carry a NoExecute taint their claim does not tolerate
+    # (DRADeviceTaints on): kube-controller-manager would evict them; the replay keeps them.
+    DEVICE_TAINT_EVICTIONS = "device-taint-evictions"
 
 
 @dataclass(frozen=True, slots=True)

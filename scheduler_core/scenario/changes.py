@@ -478,13 +478,13 @@ def _annotation(obj: Field, key: str) -> str:
 def _check_template(template: Field, namespace: str, name: str, gates: Optional[FeatureGates]) -> None:
     """The template must make a valid pod: decoded once, its problems located in the template
     (the release's gated checks too: the API server validates a template's pod spec as a pod's)."""
-    pod = {
+    manifest = {
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {"name": name, "namespace": namespace},
         "spec": template.value.get("spec"),
     }
-    tree = manifests.to_tree(pod, template.line)
+    tree = manifests.to_tree(manifest, template.line)
     if template.value.get("spec") is not None:
         tree.lines["spec"] = template.value.lines.get("spec", template.line)
     root = Field(tree, template.path, template.line, template.ctx)

@@ -907,6 +907,46 @@ def settle(reading: DraReading, rules: Rules) -> tuple[DraObjects, list[str], li
     return settled, dropped, errors
 
 
+def untolerated_no_execute(objects: DraObjects) -> list[tuple[str, str]]:
+    """(claim key, consumer pod name) for each pod an allocated claim is reserved for whose devices
+    carry a NoExecute taint the request's tolerations do not tolerate: the pods kube-controller-
+    manager's device taint eviction controller (DRADeviceTaints on) would evict. The objects are
+    as ``settle`` leaves them (rule taints added, taints gone while the gate is off)."""
+    devices = {
+        (slice_.driver, slice_.pool, device.name): device for slice_ in objects.slices for device in slice_.devices
+    }
+    found: list[tuple[str, str]] = []
+    for claim in objects.claims:
+        if claim.allocation is None or not claim.reserved_for:
+            continue
+        if any(
+            _evicts(devices.get(result.device_id), _result_tolerations(claim, result.request))
+            for result in claim.allocation.results
+        ):
+            found.extend((claim.key, consumer.name) for consumer in claim.reserved_for if consumer.resource == "pods")
+    return found
+
+
+def _evicts(device: Optional[Device], tolerations: tuple[DeviceToleration, ...]) -> bool:
+    return device is not None and any(
+        taint.effect == TAINT_EFFECT_NO_EXECUTE and not any(t.tolerates(taint) for t in tolerations)
+        for taint in device.taints
+    )
+
+
+def _result_tolerations(claim: ResourceClaim, request_name: str) -> tuple[DeviceToleration, ...]:
+    """The tolerations of the request a result names ("request" or "request/subrequest"), as the
+    allocation result copies them."""
+    name, _, sub = request_name.partition("/")
+    for request in claim.spec.requests:
+        if request.name != name:
+            continue
+        if request.exactly is not None and not sub:
+            return request.exactly.tolerations
+        return next((alt.tolerations for alt in request.first_available if alt.name == sub), ())
+    return ()
+
+
 def not_replayed(
     gate: str, rules: Rules, uses: str = "where the API server keeps this field and the scheduler uses it"
 ) -> str:

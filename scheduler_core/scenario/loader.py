@@ -758,7 +758,27 @@ def _notices(collected: _Collected, changes_make_work: bool = False, rules: Opti
     kept = _kept_notice(collected.kept)
     if kept is not None:
         notices.append(kept)
+    if rules is not None and rules.gates.enabled(dra.DEVICE_TAINTS):
+        notices.extend(_device_taint_evictions(collected.dra))
     return [*notices, *_reading_notices(collected), *_emptiness_notices(collected, changes_make_work)]
+
+
+def _device_taint_evictions(objects: DraObjects) -> list[Notice]:
+    """The pods the device taint eviction controller would evict (dra.untolerated_no_execute)."""
+    found = dra.untolerated_no_execute(objects)
+    if not found:
+        return []
+    pods = sorted({f"Pod {claim.split('/')[0]}/{pod}" for claim, pod in found})
+    claims = sorted({claim for claim, _ in found})
+    return [
+        Notice(
+            NoticeCode.DEVICE_TAINT_EVICTIONS,
+            f"{len(pods)} running pod(s) use devices with a NoExecute taint their claim does not tolerate "
+            f"(claim(s) {', '.join(claims[:5])}{', ...' if len(claims) > 5 else ''}): kube-controller-manager's "
+            "device taint eviction controller would evict them; SchedLab does not replay it, so they stay running",
+            tuple(pods),
+        )
+    ]
 
 
 def _release_fields_notice(collected: _Collected, rules: Rules) -> list[Notice]:

@@ -42,7 +42,8 @@ class NoticeOut(ApiSchema):
     code: str = Field(
         description="ignored-kinds, finished-pods, missing-node, other-scheduler, scheduling-gated, resource-claims, "
         "dra-feature-off, pending-volumes, no-nodes, no-pending-pods, unread-files, not-objects, links, "
-        "container-logs, duplicate-objects, kept-invalid, declared-features-off, unusable-workloads, unknown-fields"
+        "container-logs, duplicate-objects, kept-invalid, declared-features-off, unusable-workloads, unknown-fields, "
+        "device-taint-evictions"
     )
     message: str
     objects: list[str] = Field(description='the objects concerned, e.g. "Pod default/web-1", in document order')

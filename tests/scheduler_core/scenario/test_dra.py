@@ -745,3 +745,38 @@ def test_binding_conditions_are_dropped_when_the_device_status_gate_is_off_and_t
     assert _dropped(only_status_off) == (
         "ResourceSlice n1-gpu: spec.devices[0].bindsToNode (DRADeviceBindingConditions)",
     )
+
+
+NO_EXECUTE = SLICE.replace("    capacity:\n", "    taints: [{key: broken, effect: NoExecute}]\n    capacity:\n")
+
+
+def _evictions(scenario) -> tuple[str, ...]:  # type: ignore[no-untyped-def]
+    notices = [n for n in scenario.notices if n.code is NoticeCode.DEVICE_TAINT_EVICTIONS]
+    return notices[0].objects if notices else ()
+
+
+def test_pods_the_device_taint_eviction_controller_would_evict_are_named():
+    """v1.36 (DRADeviceTaints on): web-1's claim holds gpu-0, whose NoExecute taint it does not
+    tolerate; kube-controller-manager would evict it, the replay does not, and says so."""
+    scenario = _as(V136, NODE, NO_EXECUTE, CLAIM)
+    assert _evictions(scenario) == ("Pod default/web-1",)
+    [notice] = [n for n in scenario.notices if n.code is NoticeCode.DEVICE_TAINT_EVICTIONS]
+    assert "claim(s) default/shared" in notice.message and "SchedLab does not replay it" in notice.message
+
+
+@pytest.mark.parametrize(
+    "release, slice_, claim",
+    [
+        pytest.param(V136, NO_EXECUTE, TOLERATING, id="the claim tolerates the taint"),
+        pytest.param(V136, TAINTED, CLAIM, id="a NoSchedule taint evicts nothing"),
+        pytest.param(V135, NO_EXECUTE, CLAIM, id="v1.35: DRADeviceTaints off, the taint is dropped"),
+        pytest.param(
+            V136,
+            NO_EXECUTE,
+            CLAIM.replace("  reservedFor:\n  - {resource: pods, name: web-1, uid: u-web-1}\n", ""),
+            id="no pod uses the claim",
+        ),
+    ],
+)
+def test_nothing_is_named_when_no_pod_would_be_evicted(release, slice_, claim):
+    assert _evictions(_as(release, NODE, slice_, claim)) == ()
