@@ -135,3 +135,73 @@ def test_it_serves_30_runs_and_20_readers_in_embedded_mode_without_an_error(embe
     port, database, log = embedded
     result = load.run_load(f"http://127.0.0.1:{port}", PLAN)
     check_exactly_once(result, sqlite_seqs(database), log.read_text(errors="replace"))
+
+
+# --- long work beside short work (issue 51, item 2) -----------------------------------------------
+
+SHORT_RUNS = 30
+
+
+@pytest.fixture
+def deployed(tmp_path):
+    """Production mode as docs/OPERATIONS.md deploys it: one worker for runs (-Q celery), one for
+    long work (-Q long), so a capacity question can never hold the runs' pool."""
+    limits = {"SCHEDLAB_MAX_QUEUED_RUNS_PER_ADDRESS": "40", "SCHEDLAB_MAX_QUEUED_RUNS_PER_OWNER": "40"}
+    stack = support.Stack(tmp_path, **limits).start()
+    runs = stack.start_worker("runs", concurrency=2, queues="celery")
+    long = stack.start_worker("long", concurrency=1, queues="long")
+    stack.wait_for_worker("runs", runs)
+    stack.wait_for_worker("long", long)
+    yield stack
+    stack.stop()
+
+
+def test_short_runs_start_and_finish_while_a_long_question_is_running_and_it_can_be_cancelled(deployed):
+    """A 'which nodes can go?' question on 150 nodes running a 300-replica Deployment (a trial per
+    node, then the greedy set: many minutes of work on the long worker) is running; 30 runs of a
+    3-node scenario started together all succeed before it ends (none waits for it), and the
+    question is then cancelled through the API."""
+    client = deployed.client()
+    big = client.request("POST", "/api/scenarios", {"name": "big", "text": _deployed_text(150, 300)}).body
+    asked = client.request("POST", f"/api/capacity/scenarios/{big['id']}", {"kind": "removable"})
+    assert asked.status == 201, asked.body
+    question = asked.body["id"]
+    support.wait_until(
+        lambda: client.request("GET", f"/api/capacity/{question}").body["progress"]["done"] >= 1,
+        300,
+        0.2,
+        "the question's first trial",
+    )
+
+    small = client.request("POST", "/api/scenarios", {"name": "small", "text": support.scenario_text(3, 5)}).body
+    runs = [client.request("POST", f"/api/scenarios/{small['id']}/runs").body for _ in range(SHORT_RUNS)]
+    finals = [support.wait_for_run(client, run["id"], 600) for run in runs]
+    assert {final["status"] for final in finals} == {"succeeded"}, [f for f in finals if f["status"] != "succeeded"][:2]
+    still = client.request("GET", f"/api/capacity/{question}").body
+    assert still["status"] in ("queued", "running"), still["status"]  # every run ended before the question did
+
+    waits = sorted((_when(final["started"]) - _when(final["created"])).total_seconds() for final in finals)
+    print(
+        f"\n{SHORT_RUNS} runs beside a running question: start waits median {waits[len(waits) // 2]:.2f} s, "
+        f"max {waits[-1]:.2f} s; the question was at trial {still['progress']['done']} of ~{still['progress']['estimate']}"
+    )
+
+    cancelled = client.request("POST", f"/api/capacity/{question}/cancel")
+    assert cancelled.status == 200 and cancelled.body["status"] == "cancelled", cancelled.body
+
+
+def _deployed_text(nodes: int, replicas: int) -> str:
+    documents = [support.node_yaml(f"node-{i}", f"zone-{i % 3}") for i in range(nodes)]
+    documents.append(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec:\n"
+        f"  replicas: {replicas}\n  selector: {{matchLabels: {{app: web}}}}\n  template:\n"
+        "    metadata: {labels: {app: web}}\n    spec:\n"
+        "      containers:\n      - {name: web, image: nginx, resources: {requests: {cpu: 100m}}}\n"
+    )
+    return "---\n".join(documents)
+
+
+def _when(text: str):  # type: ignore[no-untyped-def]
+    from datetime import datetime
+
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
