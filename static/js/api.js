@@ -155,6 +155,7 @@ export const api = {
   capacityTargets: (id, version) => request("GET", `/api/capacity/scenarios/${id}/targets` + (version ? `?version=${version}` : "")),
   askCapacity: (id, question) => request("POST", `/api/capacity/scenarios/${id}`, { json: question }),
   capacity: (id) => request("GET", `/api/capacity/${id}`),
+  capacityQuestions: (scenarioId) => request("GET", `/api/capacity/scenarios/${scenarioId}`),
   cancelCapacity: (id) => request("POST", `/api/capacity/${id}/cancel`),
   resolveShare: (token) => request("GET", `/api/share/${q(token)}`, { token }),
   forkShare: (token, name = null) => request("POST", `/api/share/${q(token)}/fork`, { json: { name }, token: "" }),

@@ -61,7 +61,16 @@ export async function mountCapacity(container, { scenarioId, version }) {
       h("button.small#capacity-removable", { type: "button", onclick: () => ask({ kind: "removable" }) }, "Which nodes can go?"), " ",
       h("button.small#capacity-fragmentation", { type: "button", onclick: () => ask({ kind: "fragmentation" }) }, "Fragmentation")),
     answer);
+  resumeUnfinished(answer, scenarioId);
   return { ask: (question) => { answer.scrollIntoView({ block: "nearest" }); return ask(question); } };
+}
+
+/** A question still queued or running (asked before this page opened: the tab was closed, or another
+ * tab asked it) is followed here, with its progress and Cancel, as if it had just been asked. */
+async function resumeUnfinished(box, scenarioId) {
+  const questions = await api.capacityQuestions(scenarioId).catch(() => []);
+  const unfinished = questions.find((q) => !FINISHED.has(q.status));
+  if (unfinished && !box.hasChildNodes()) await followAsked(box, unfinished);
 }
 
 /** The capacity questions about one node, as buttons for its card in the cluster view. */
@@ -83,6 +92,11 @@ async function follow(box, scenarioId, question) {
     mount(box, h("p.notice.notice-error", error.message));
     return;
   }
+  await followAsked(box, asked);
+}
+
+/** A question as the API gives it, followed until its answer: progress, method, Cancel. */
+async function followAsked(box, asked) {
   const progress = h("p.capacity-progress", "Starting…");
   const cancel = h("button.small#capacity-cancel", { type: "button", onclick: async () => {
     cancel.disabled = true;

@@ -14,6 +14,7 @@ from playwright.sync_api import expect
 from tests.browser.conftest import REPO
 from tests.browser.helpers import api_post, create_from_demo, table_rows
 from tests.webui.capacity_support import many_copies_text
+from tests.webui.support import deployment_text
 
 pytestmark = pytest.mark.browser
 ANSWER_MS = 180_000  # trial runs on the one embedded worker of a machine shared with others
@@ -59,6 +60,22 @@ def test_can_this_node_go_names_the_budget_that_keeps_it(page):
     expect(answer.locator("#capacity-deciding-link")).to_have_attribute(
         "href", re.compile(r"/runs/\d+/\?changeStep=1$")
     )
+
+
+def test_a_question_asked_before_the_page_opened_is_followed_and_can_be_cancelled(page):
+    """The tab that asked was closed: the cluster view shows the unfinished question with its
+    progress and Cancel, and Cancel stops it."""
+    scenario = api_post(page, "/api/scenarios", {"name": "long", "text": deployment_text(150, 300)})
+    asked = api_post(page, f"/api/capacity/scenarios/{scenario['id']}", {"kind": "removable"})
+    page.goto(f"{page.base_url}/scenarios/{scenario['id']}/cluster/")
+    answer = page.locator("#capacity-answer")
+    expect(answer.locator("h3")).to_have_text("Which nodes can go?")
+    expect(answer.locator(".capacity-progress")).to_have_text(re.compile(r"Queued|trial \d+ of ~\d+"))
+    answer.locator("#capacity-cancel").click()
+    expect(answer.locator(".capacity-error")).to_have_text(
+        "The question cancelled: cancelled by the owner", timeout=ANSWER_MS
+    )
+    assert page.request.get(f"{page.base_url}/api/capacity/{asked['id']}").json()["status"] == "cancelled"
 
 
 # --- how many more copies of a pod fit: the one pass (issue 42) ------------------------------------

@@ -89,6 +89,19 @@ def scenario_text(nodes: int, pending: int, running: int = 0) -> str:
     return "---\n".join(docs)
 
 
+def deployment_text(nodes: int, replicas: int) -> str:
+    """``nodes`` nodes and a Deployment of ``replicas`` 100m pods its controllers create: a "which
+    nodes can go?" question on it drains each node in a trial of its own (long work)."""
+    documents = [node_yaml(f"node-{i}", f"zone-{i % 3}") for i in range(nodes)]
+    documents.append(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec:\n"
+        f"  replicas: {replicas}\n  selector: {{matchLabels: {{app: web}}}}\n  template:\n"
+        "    metadata: {labels: {app: web}}\n    spec:\n"
+        "      containers:\n      - {name: web, image: nginx, resources: {requests: {cpu: 100m}}}\n"
+    )
+    return "---\n".join(documents)
+
+
 # --- dumps as uploaded: archives built from a fixture directory -----------------------------------
 
 CLUSTER_INFO_DUMP = REPO / "tests" / "fixtures" / "webui_import" / "cluster-info"

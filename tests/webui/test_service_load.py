@@ -162,7 +162,7 @@ def test_short_runs_start_and_finish_while_a_long_question_is_running_and_it_can
     3-node scenario started together all succeed before it ends (none waits for it), and the
     question is then cancelled through the API."""
     client = deployed.client()
-    big = client.request("POST", "/api/scenarios", {"name": "big", "text": _deployed_text(150, 300)}).body
+    big = client.request("POST", "/api/scenarios", {"name": "big", "text": support.deployment_text(150, 300)}).body
     asked = client.request("POST", f"/api/capacity/scenarios/{big['id']}", {"kind": "removable"})
     assert asked.status == 201, asked.body
     question = asked.body["id"]
@@ -188,17 +188,6 @@ def test_short_runs_start_and_finish_while_a_long_question_is_running_and_it_can
 
     cancelled = client.request("POST", f"/api/capacity/{question}/cancel")
     assert cancelled.status == 200 and cancelled.body["status"] == "cancelled", cancelled.body
-
-
-def _deployed_text(nodes: int, replicas: int) -> str:
-    documents = [support.node_yaml(f"node-{i}", f"zone-{i % 3}") for i in range(nodes)]
-    documents.append(
-        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec:\n"
-        f"  replicas: {replicas}\n  selector: {{matchLabels: {{app: web}}}}\n  template:\n"
-        "    metadata: {labels: {app: web}}\n    spec:\n"
-        "      containers:\n      - {name: web, image: nginx, resources: {requests: {cpu: 100m}}}\n"
-    )
-    return "---\n".join(documents)
 
 
 def _when(text: str):  # type: ignore[no-untyped-def]
