@@ -190,19 +190,25 @@ export function renderAnswer(q) {
   // held to their declarations when the page checks payloads; `copies` is the API's own shape.
   return [
     releaseLine(q.release, { lead: "Replayed as" }),
-    a.fit ? fitView(checked(a.fit, "FitAnswerJSON")) : null,
-    a.copies ? copiesView(a.copies, q.progress) : null,
-    a.nodes ? nodesView(checked(a.nodes, "NodesAnswerJSON")) : null,
+    a.fit ? fitView(checked(a.fit, "FitAnswerJSON"), q.width) : null,
+    a.copies ? copiesView(a.copies, q.progress, q.width) : null,
+    a.nodes ? nodesView(checked(a.nodes, "NodesAnswerJSON"), q.width) : null,
     a.removable ? removableView(checked(a.removable, "RemovableAnswerJSON")) : null,
     a.fragmentation ? fragmentationView(checked(a.fragmentation, "FragmentationAnswerJSON")) : null,
     q.deciding ? decidingView(q) : null,
   ];
 }
 
-function fitView(fit) {
+/** "10 trial runs": with rounds of several trials at once, said, as a search run one trial at a
+ * time (the CLI's) can take a different number of trials to reach the same answer. */
+function trialRuns(count, width) {
+  return `${count} trial runs` + (width > 1 ? `, up to ${width} at once (one at a time, as the CLI runs them, the count can differ)` : "");
+}
+
+function fitView(fit, width) {
   const where = Object.entries(fit.placements);
   return h("div.capacity-fit-answer",
-    h("p.capacity-verdict", `${fit.fits} more fit (${fit.target}; ${fit.trials} trial runs).`),
+    h("p.capacity-verdict", `${fit.fits} more fit (${fit.target}; ${trialRuns(fit.trials, width)}).`),
     where.length ? h("p", `Where they land: ${where.slice(0, LISTED).map(([node, n]) => `${node} ${n}`).join(", ")}${where.length > LISTED ? ", …" : ""}.`) : null,
     fit.checkedNext
       ? [h("p.capacity-stopper", `Copy ${fit.fits + 1} stays pending (${fit.stoppedBy.join(", ")}): `, h("code", fit.message)),
@@ -212,14 +218,14 @@ function fitView(fit) {
 }
 
 /** How many more copies of a pod fit: the method and why, each node's copies, what stops the next copy. */
-function copiesView(c, progress) {
+function copiesView(c, progress, width) {
   const per = c.perNode;
   return h("div.capacity-copies-answer", { dataset: { method: c.method } },
     h("p.capacity-verdict", `${c.fits.toLocaleString("en")} more fit (${c.target}).`),
     h("p.capacity-method", methodText(c.method, c.why)),
     c.method !== "trials" && progress.copiesPerSecond !== null
       ? h("p.capacity-rate", `${progress.copies.toLocaleString("en")} copies tried in one pass over the cluster.`)
-      : (c.method === "trials" ? h("p.capacity-rate", `${c.trials} trial runs.`) : null),
+      : (c.method === "trials" ? h("p.capacity-rate", `${trialRuns(c.trials, width)}.`) : null),
     per.nodeCount ? h("table.data.capacity-per-node",
       h("caption", `Copies per node: ${per.total.toLocaleString("en")} on ${per.nodeCount.toLocaleString("en")} node(s)`),
       h("thead", h("tr", h("th", { scope: "col" }, "node"), h("th.num", { scope: "col" }, "copies"))),
@@ -245,9 +251,9 @@ function domainsView(d) {
     d.domains.length < d.domainCount ? h("tfoot", h("tr", h("td", { colspan: 5 }, `… and ${d.domainCount - d.domains.length} more`))) : null);
 }
 
-function nodesView(nodes) {
+function nodesView(nodes, width) {
   if (!nodes.pending.length) return h("p.capacity-verdict", "No pod is pending after the scenario's run: no node is needed.");
-  return h("div", h("p", `${nodes.pending.length} pod(s) pending after the scenario's run (${nodes.trials} trial runs).`),
+  return h("div", h("p", `${nodes.pending.length} pod(s) pending after the scenario's run (${trialRuns(nodes.trials, width)}).`),
     nodes.templates.map((t) => h("div.capacity-template",
       h("p.capacity-verdict", `Nodes like ${t.like}: ${t.needed} needed.`),
       h("ul", Object.entries(t.podsPerNode).slice(0, LISTED).map(([node, pods]) => h("li", `${node}: ${pods.join(", ") || "nothing"}`))),

@@ -28,6 +28,13 @@ def test_how_many_more_fit_opens_the_deciding_step(page):
     expect(answer.locator(".capacity-progress")).to_have_text(re.compile(r"Queued|trial \d+ of ~\d+"))
     expect(answer.locator(".capacity-verdict")).to_contain_text("8 more fit", timeout=ANSWER_MS)
     expect(answer).to_contain_text("node-1 3, node-2 2, node-3 3")
+    # the trials' count says when rounds ran several at once (the CLI's one-at-a-time count can differ)
+    [asked] = page.request.get(f"{page.base_url}/api/capacity/scenarios/{scenario_id}").json()
+    at_once = f", up to {asked['width']} at once (one at a time, as the CLI runs them, the count can differ)"
+    trials = asked["answer"]["fit"]["trials"]
+    expect(answer.locator(".capacity-verdict")).to_contain_text(
+        f"{trials} trial runs" + (at_once if asked["width"] > 1 else "") + ")."
+    )
     stopper = answer.locator(".capacity-stopper")
     expect(stopper).to_contain_text("Copy 9 stays pending")
     expect(stopper).to_contain_text("3 Insufficient cpu")
