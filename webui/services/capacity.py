@@ -263,14 +263,14 @@ def trial_base(version: ScenarioVersion) -> TrialBase:
     base = kept[1] if kept is not None and kept[0] == version.text else None
     if base is None:
         try:
-            base = TrialBase.from_text(version.text)
+            base = TrialBase.from_text(version.text, limits=engine.engine_limits())  # the server's, as its runs
         except CapacityError as exc:
             raise DomainError(str(exc)) from None
         except ScenarioInvalid as exc:  # it checks, but not with the controllers on: each problem said (400)
             errors = [engine.error_json(error) for error in exc.errors]
             raise DomainError(
                 f"capacity questions cannot read the scenario with its controllers ({len(errors)} problem(s)): "
-                + "; ".join(str(error) for error in exc.errors[:3]),
+                + "; ".join(engine.in_server_words(str(error)) for error in exc.errors[:3]),
                 {"errors": errors},
             ) from None
         _bases[version.pk] = (version.text, base)

@@ -3,6 +3,7 @@ process; tests/webui/test_service_capacity.py runs it on real workers)."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from datetime import timedelta
 
 import pytest
@@ -107,6 +108,17 @@ def test_targets_lists_the_scalable_workloads_and_nodes(owner: Client, web: dict
     body = owner.get(f"/api/capacity/scenarios/{web['id']}/targets").json()
     assert body["workloads"] == [{"kind": "Deployment", "namespace": "default", "name": "web", "replicas": 4}]
     assert body["nodes"] == ["node-1", "node-2", "node-3"] and body["version"] == 1
+
+
+def test_trials_read_the_scenario_under_the_servers_limits_as_its_runs_do(web: dict, settings, monkeypatch):
+    """A server's limits (raised or lowered) are the capacity questions' too, not the engine's defaults."""
+    settings.SCHEDLAB_MAX_NODES = 2
+    monkeypatch.setattr(
+        capacity, "_bases", OrderedDict()
+    )  # a server's settings never change: the kept bases do not say them
+    version = Scenario.objects.get(pk=web["id"]).versions.get()
+    with pytest.raises(capacity.DomainError, match=r"more than 2 nodes \(this server's limit; .* SCHEDLAB_MAX_NODES\)"):
+        capacity.trial_base(version)
 
 
 # --- recovery: lost task messages -----------------------------------------------------------------
