@@ -33,6 +33,14 @@ VAR_DIR = Path(env_str("SCHEDLAB_VAR_DIR") or BASE_DIR / "var")
 
 EMBEDDED = not os.environ.get("SECRET_KEY")
 DEBUG = env_bool("DEBUG", False)
+# Single-user mode (the embedded default): everyone who reaches the server is the one person on this
+# machine, who sees and changes everything made on it without signing in (webui/services/access.py).
+# Production keeps each person's scenarios theirs: there it is refused, it would show them to anyone.
+SCHEDLAB_SINGLE_USER = env_bool("SCHEDLAB_SINGLE_USER", EMBEDDED)
+if SCHEDLAB_SINGLE_USER and not EMBEDDED:
+    raise ImproperlyConfigured(
+        "SCHEDLAB_SINGLE_USER shows everyone's scenarios to anyone: only without SECRET_KEY (the embedded mode)"
+    )
 
 
 def _embedded_secret_key() -> str:
