@@ -4,6 +4,7 @@ context processor that tells every page who is here (the header, the ownership n
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django import forms
@@ -18,7 +19,7 @@ from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_POST
 
 from webui.services import accounts
-from webui.services.accounts import Claimed
+from webui.services.accounts import Claimed, SignedIn
 from webui.services.errors import AccountInvalid, LimitExceeded, SignInFailed
 
 NEXT = "next"
@@ -83,46 +84,38 @@ def _kept(claimed: Claimed) -> str:
 @never_cache
 def sign_up(request: HttpRequest) -> HttpResponse:
     form = SignUpForm(request.POST if request.method == "POST" else None)
-    status = 200
-    if form.is_valid():
-        try:
-            signed_in = accounts.sign_up(request, form.cleaned_data["username"], form.cleaned_data["password"])
-        except AccountInvalid as err:
-            form.add_error(err.field, err.problems)
-            status = 400
-        except LimitExceeded as err:
-            form.add_error(None, err.message)
-            status = 429
-        else:
-            messages.success(
-                request, f"Welcome, {signed_in.user.get_username()}: you are signed in.{_kept(signed_in.claimed)}"
-            )
-            return redirect(_next_url(request))
-    elif form.is_bound:
-        status = 400
-    return render(request, "schedlab/sign_up.html", {"form": form, NEXT: _next_url(request)}, status=status)
+    return _account_form(
+        request, form, accounts.sign_up, "schedlab/sign_up.html", "Welcome, {name}: you are signed in."
+    )
 
 
 @sensitive_post_parameters()
 @never_cache
 def sign_in(request: HttpRequest) -> HttpResponse:
     form = SignInForm(request.POST if request.method == "POST" else None)
-    status = 200
+    return _account_form(request, form, accounts.sign_in, "schedlab/sign_in.html", "Signed in as {name}.")
+
+
+def _account_form(
+    request: HttpRequest, form: SignInForm, act: Callable[[HttpRequest, str, str], SignedIn], template: str, said: str
+) -> HttpResponse:
+    """The form again with what went wrong beside the field it concerns (400, 401 or 429), or, once
+    ``act`` signed the person in, the page they came from with ``said`` as a message."""
+    status = 400 if form.is_bound else 200
     if form.is_valid():
         try:
-            signed_in = accounts.sign_in(request, form.cleaned_data["username"], form.cleaned_data["password"])
-        except SignInFailed as err:
+            signed_in = act(request, form.cleaned_data["username"], form.cleaned_data["password"])
+        except AccountInvalid as err:
+            form.add_error(err.field, err.problems)
+            status = err.status
+        except (SignInFailed, LimitExceeded) as err:
             form.add_error(None, err.message[:1].upper() + err.message[1:] + ".")
-            status = 401
-        except LimitExceeded as err:
-            form.add_error(None, err.message)
-            status = 429
+            status = err.status
         else:
-            messages.success(request, f"Signed in as {signed_in.user.get_username()}.{_kept(signed_in.claimed)}")
+            name = signed_in.user.get_username()
+            messages.success(request, said.format(name=name) + _kept(signed_in.claimed))
             return redirect(_next_url(request))
-    elif form.is_bound:
-        status = 400
-    return render(request, "schedlab/sign_in.html", {"form": form, NEXT: _next_url(request)}, status=status)
+    return render(request, template, {"form": form, NEXT: _next_url(request)}, status=status)
 
 
 @require_POST

@@ -139,7 +139,7 @@ def test_too_many_tries_are_said_on_the_page_with_429(settings):
     client = Client()
     assert client.post("/accounts/login/", {"username": "ada", "password": "nope"}).status_code == 401
     limited = client.post("/accounts/login/", {"username": "ada", "password": "nope"})
-    assert limited.status_code == 429 and "too many sign-in tries from your network address" in limited.content.decode()
+    assert limited.status_code == 429 and "Too many sign-in tries from your network address" in limited.content.decode()
 
 
 @pytest.mark.parametrize(
