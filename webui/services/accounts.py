@@ -16,7 +16,7 @@ from django.contrib.auth.models import User
 from django.contrib.auth.password_validation import validate_password
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.http import HttpRequest
 
@@ -67,8 +67,21 @@ def sign_up(request: HttpRequest, username: str, password: str) -> SignedIn:
         raise AccountInvalid(PASSWORD, list(err.messages)) from None
     user.set_password(password)
     with transaction.atomic():
-        user.save()
+        _save_new(user)
         return SignedIn(user, sign_in_as(request, user))
+
+
+def _save_new(user: User) -> None:
+    """Two sign-ups of one name at the same moment both pass the check: the database keeps one."""
+    try:
+        with transaction.atomic():
+            user.save()
+    except IntegrityError:
+        raise AccountInvalid(USERNAME, [_taken(user.username)]) from None
+
+
+def _taken(username: str) -> str:
+    return f"{username!r} is taken; choose another name, or sign in."
 
 
 def _check_username(user: User) -> None:
@@ -79,7 +92,7 @@ def _check_username(user: User) -> None:
     except ValidationError as err:
         raise AccountInvalid(USERNAME, list(err.messages)) from None
     if User.objects.filter(username__iexact=user.username).exists():
-        raise AccountInvalid(USERNAME, [f"{user.username!r} is taken; choose another name, or sign in."])
+        raise AccountInvalid(USERNAME, [_taken(user.username)])
 
 
 def sign_in(request: HttpRequest, username: str, password: str) -> SignedIn:

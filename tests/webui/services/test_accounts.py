@@ -2,12 +2,13 @@
 claimed on sign-in in one transaction, and the per-address limit on tries."""
 
 import pytest
+from django.apps import apps
 from django.contrib.auth import SESSION_KEY
 from django.contrib.auth.models import AnonymousUser, User
 from django.contrib.sessions.backends.db import SessionStore
 from django.test import RequestFactory
 
-from webui.models import CapacityQuestion, FleetCheck, Run, Scenario, ScenarioVersion, ShareLink, Upgrade
+from webui.models import CapacityQuestion, FleetCheck, Owned, Run, Scenario, ScenarioVersion, ShareLink, Upgrade
 from webui.services import accounts, scenarios
 from webui.services.access import Actor
 from webui.services.errors import AccountInvalid, LimitExceeded, SignInFailed
@@ -78,6 +79,20 @@ def test_it_refuses_a_name_already_taken_whatever_its_case():
         accounts.sign_up(_request(), "ada", GOOD_PASSWORD)
     assert refused.value.field == "username" and "'ada' is taken" in refused.value.message
     assert User.objects.count() == 1
+
+
+def test_a_name_taken_at_the_same_moment_is_refused_by_the_database_not_a_500(monkeypatch):
+    """Two sign-ups of one name at once both pass the name check; the unique username keeps one."""
+    User.objects.create_user("ada")
+    monkeypatch.setattr(User.objects, "filter", lambda **kwargs: User.objects.none())  # the check saw no "ada"
+    with pytest.raises(AccountInvalid) as refused:
+        accounts.sign_up(_request(), "ada", GOOD_PASSWORD)
+    assert refused.value.field == "username" and "'ada' is taken" in refused.value.message
+
+
+def test_every_owned_model_is_claimed():
+    owned = {model for model in apps.get_models() if issubclass(model, Owned)}
+    assert set(accounts.OWNED_MODELS.values()) == owned
 
 
 def test_it_signs_in_with_the_right_password_and_refuses_a_wrong_one_without_saying_which_was_wrong():
