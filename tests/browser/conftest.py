@@ -61,7 +61,14 @@ def _wait_until_up(url: str, process: subprocess.Popen, log: Path) -> None:
 @pytest.fixture(scope="session")
 def server(tmp_path_factory) -> str:
     """Base URL of a fresh SchedLab (own SQLite database and broker folder), embedded as `make run`
-    starts it: no SECRET_KEY, so single-user mode."""
+    starts it but with visitors apart (SCHEDLAB_SINGLE_USER=0, as in production): each test is a
+    visitor of its own, who sees only what they made, whatever the tests before made."""
+    yield from _serve(tmp_path_factory, {"SCHEDLAB_SINGLE_USER": "0"})
+
+
+@pytest.fixture(scope="session")
+def embedded_server(tmp_path_factory) -> str:
+    """Exactly as `make run` starts it: no SECRET_KEY, so single-user mode."""
     yield from _serve(tmp_path_factory, {})
 
 
@@ -165,8 +172,18 @@ def page(browser, server, page_errors):
 @pytest.fixture
 def production_page(browser, production_server, page_errors):
     """A visitor of the production-mode server (its base_url)."""
+    yield from _visit(browser, production_server, page_errors)
+
+
+@pytest.fixture
+def embedded_page(browser, embedded_server, page_errors):
+    """A visitor of the single-user embedded server (its base_url)."""
+    yield from _visit(browser, embedded_server, page_errors)
+
+
+def _visit(browser, base_url: str, page_errors: PageErrors):
     context, page = new_page(browser, page_errors)
-    page.base_url = production_server
+    page.base_url = base_url
     yield page
     context.close()
     assert not page_errors, page_errors

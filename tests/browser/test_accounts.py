@@ -6,6 +6,8 @@ import re
 
 from playwright.sync_api import expect
 
+from tests.browser.helpers import api_post
+
 NAME = "made before signing up"
 PERSON = "ada"
 PASSWORD = "correct horse battery"
@@ -73,10 +75,21 @@ def test_a_wrong_password_is_said_in_words_on_the_page(production_page):
     expect(page.locator(".form-errors")).to_have_text("That name and password do not match an account.")
 
 
-def test_the_embedded_server_says_it_is_single_user_instead_of_offering_accounts(page):
-    page.goto(page.base_url + "/")
-    expect(page.locator("#account")).to_have_text("single-user mode (this machine)")
-    expect(page.locator("#owner-notice")).to_contain_text("Single-user mode (this machine)")
-    expect(page.locator("#sign-in-link")).to_have_count(0)
-    page.goto(page.base_url + "/accounts/signup/")
-    expect(page.locator("#not-needed")).to_contain_text("an account is not needed")
+def test_the_embedded_server_is_single_user_and_says_so_instead_of_offering_accounts(embedded_page, browser):
+    """Another browser on the machine (its own cookies) sees and may delete what the first one made."""
+    page = embedded_page
+    made = api_post(page, "/api/scenarios", {"name": "made in another browser", "text": ""})
+    other = browser.new_context(viewport=page.viewport_size)
+    try:
+        visitor = other.new_page()
+        visitor.goto(page.base_url + "/")
+        expect(visitor.locator("#account")).to_have_text("single-user mode (this machine)")
+        expect(visitor.locator("#owner-notice")).to_contain_text("Single-user mode (this machine)")
+        expect(visitor.locator("#sign-in-link")).to_have_count(0)
+        row = visitor.locator(f"#scenarios-table tr[data-id='{made['id']}']")
+        expect(row).to_contain_text("made in another browser")
+        expect(row.locator("button.danger")).to_have_text("Delete")  # theirs too
+        visitor.goto(page.base_url + "/accounts/signup/")
+        expect(visitor.locator("#not-needed")).to_contain_text("an account is not needed")
+    finally:
+        other.close()
