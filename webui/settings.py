@@ -33,6 +33,14 @@ VAR_DIR = Path(env_str("SCHEDLAB_VAR_DIR") or BASE_DIR / "var")
 
 EMBEDDED = not os.environ.get("SECRET_KEY")
 DEBUG = env_bool("DEBUG", False)
+# Single-user mode (the embedded default): everyone who reaches the server is the one person on this
+# machine, who sees and changes everything made on it without signing in (webui/services/access.py).
+# Production keeps each person's scenarios theirs: there it is refused, it would show them to anyone.
+SCHEDLAB_SINGLE_USER = env_bool("SCHEDLAB_SINGLE_USER", EMBEDDED)
+if SCHEDLAB_SINGLE_USER and not EMBEDDED:
+    raise ImproperlyConfigured(
+        "SCHEDLAB_SINGLE_USER shows everyone's scenarios to anyone: only without SECRET_KEY (the embedded mode)"
+    )
 
 
 def _embedded_secret_key() -> str:
@@ -93,6 +101,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "webui.accounts.context",  # who is here, for the header and the ownership notices
             ],
         },
     },
@@ -157,6 +166,8 @@ if REDIS_URL:
         "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [_redis_host]}}
     }
     CELERY_BROKER_URL = REDIS_URL
+    # Shared by every process: the sign-in limit counts an address's tries across all of them.
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
     # acks_late: a task killed mid-run is redelivered after this many seconds (the heartbeat sweep
     # usually re-queues it sooner).
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=1)}
@@ -242,6 +253,12 @@ SCHEDLAB_MAX_FLEET_SCENARIOS = env_int("SCHEDLAB_MAX_FLEET_SCENARIOS", 50, minim
 # JSON envelope around a maximal scenario text (escaping can grow it) still has to fit.
 DATA_UPLOAD_MAX_MEMORY_SIZE = SCHEDLAB_MAX_BYTES * 2 + 65536
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
+# Sign-in tries (failed sign-ins and every sign-up) one client address may make per window; over it:
+# 429 naming the limit (webui/services/accounts.py). Counted in Django's cache (Redis in production).
+SCHEDLAB_MAX_SIGN_IN_TRIES = env_int("SCHEDLAB_MAX_SIGN_IN_TRIES", 10, minimum=1)
+SCHEDLAB_SIGN_IN_WINDOW_SECONDS = env_int("SCHEDLAB_SIGN_IN_WINDOW_SECONDS", 900, minimum=1)
+LOGIN_URL = "sign-in"
+LOGIN_REDIRECT_URL = "home"
 
 # --- Security headers ---------------------------------------------------------------------------
 X_FRAME_OPTIONS = "DENY"

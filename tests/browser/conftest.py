@@ -6,6 +6,7 @@ driven by Debian's Chromium through Playwright. No browser is ever downloaded: w
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -59,7 +60,27 @@ def _wait_until_up(url: str, process: subprocess.Popen, log: Path) -> None:
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory) -> str:
-    """Base URL of a fresh SchedLab (own SQLite database and broker folder)."""
+    """Base URL of a fresh SchedLab (own SQLite database and broker folder), embedded as `make run`
+    starts it but with visitors apart (SCHEDLAB_SINGLE_USER=0, as in production): each test is a
+    visitor of its own, who sees only what they made, whatever the tests before made."""
+    yield from _serve(tmp_path_factory, {"SCHEDLAB_SINGLE_USER": "0"})
+
+
+@pytest.fixture(scope="session")
+def embedded_server(tmp_path_factory) -> str:
+    """Exactly as `make run` starts it: no SECRET_KEY, so single-user mode."""
+    yield from _serve(tmp_path_factory, {})
+
+
+@pytest.fixture(scope="session")
+def production_server(tmp_path_factory) -> str:
+    """The same app in production mode (SECRET_KEY set: each visitor's scenarios their own, accounts),
+    still on its own SQLite database and broker folder, over plain HTTP on loopback."""
+    production = {"SECRET_KEY": secrets.token_urlsafe(50), "ALLOWED_HOSTS": "127.0.0.1", "HTTPS": "false"}
+    yield from _serve(tmp_path_factory, production)
+
+
+def _serve(tmp_path_factory, extra_env: dict[str, str]):
     var = tmp_path_factory.mktemp("schedlab-var")
     port = _free_port()
     env = {
@@ -67,7 +88,7 @@ def server(tmp_path_factory) -> str:
         for k, v in os.environ.items()
         if k not in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DJANGO_SETTINGS_MODULE", "DEBUG")
     }
-    env.update(SCHEDLAB_VAR_DIR=str(var), PYTHONUNBUFFERED="1")
+    env.update(SCHEDLAB_VAR_DIR=str(var), PYTHONUNBUFFERED="1", **extra_env)
     log = var / "server.log"
     with open(log, "ab") as handle:
         process = subprocess.Popen(
@@ -143,6 +164,26 @@ def page_errors() -> PageErrors:
 def page(browser, server, page_errors):
     context, page = new_page(browser, page_errors)
     page.base_url = server
+    yield page
+    context.close()
+    assert not page_errors, page_errors
+
+
+@pytest.fixture
+def production_page(browser, production_server, page_errors):
+    """A visitor of the production-mode server (its base_url)."""
+    yield from _visit(browser, production_server, page_errors)
+
+
+@pytest.fixture
+def embedded_page(browser, embedded_server, page_errors):
+    """A visitor of the single-user embedded server (its base_url)."""
+    yield from _visit(browser, embedded_server, page_errors)
+
+
+def _visit(browser, base_url: str, page_errors: PageErrors):
+    context, page = new_page(browser, page_errors)
+    page.base_url = base_url
     yield page
     context.close()
     assert not page_errors, page_errors

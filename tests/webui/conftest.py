@@ -26,6 +26,21 @@ def _fast_password_hashing(settings) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _people_apart(settings) -> None:
+    # The tests run without SECRET_KEY, where single-user mode is the default: they pin the rules of
+    # production (each visitor or user sees only their own); a single-user test turns it back on.
+    settings.SCHEDLAB_SINGLE_USER = False
+
+
+@pytest.fixture(autouse=True)
+def _no_sign_in_tries_counted() -> None:
+    # The sign-in limit counts tries per address in Django's cache, which outlives a test.
+    from django.core.cache import cache
+
+    cache.clear()
+
+
+@pytest.fixture(autouse=True)
 def _require_services(request) -> None:
     """`service` tests skip when PostgreSQL/Redis are missing locally, but fail under CI."""
     if request.node.get_closest_marker("service") is None:

@@ -65,3 +65,9 @@ def test_it_refuses_a_trusted_proxy_that_is_not_an_address():
     result = manage("check", **production(SCHEDLAB_TRUSTED_PROXIES="proxy.example.com"))
     assert result.returncode != 0
     assert "SCHEDLAB_TRUSTED_PROXIES: 'proxy.example.com' is not an IP address or network" in result.stderr
+
+
+def test_it_refuses_single_user_mode_in_production():
+    result = manage("check", **production(SCHEDLAB_SINGLE_USER="1"))
+    assert result.returncode != 0
+    assert "SCHEDLAB_SINGLE_USER shows everyone's scenarios to anyone" in result.stderr

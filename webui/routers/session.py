@@ -1,20 +1,57 @@
-"""/api/session: who you are, and the CSRF token. Mounted at /api/session (webui/api.py)."""
+"""/api/session: who you are and the CSRF token; sign up, sign in, sign out (Django's own auth, through
+webui/services/accounts.py). Mounted at /api/session (webui/api.py)."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.http import HttpRequest
 from django.middleware.csrf import get_token
-from ninja import Router
+from ninja import Router, Status
 
-from webui.schemas.session import SessionOut
+from webui.schemas.common import ERRORS, ErrorOut
+from webui.schemas.session import CredentialsIn, SessionOut
+from webui.services import accounts
 
 router = Router(tags=["session"], by_alias=True)
+SIGN_IN_ERRORS = {**ERRORS, 401: ErrorOut, 429: ErrorOut}
+
+
+def _session(request: HttpRequest) -> SessionOut:
+    user = request.user.get_username() if request.user.is_authenticated else None
+    return SessionOut(
+        csrf_token=get_token(request), user=user, anonymous=user is None, single_user=settings.SCHEDLAB_SINGLE_USER
+    )
 
 
 @router.get("", response=SessionOut, summary="Who you are, and the CSRF token")
 def session(request: HttpRequest) -> SessionOut:
-    """The current user (or anonymous) and the CSRF token to send back as X-CSRFToken on every POST/PUT/DELETE; also
+    """The current user (or anonymous), whether this is the single-user mode (everything made on this machine
+    visible without signing in), and the CSRF token to send back as X-CSRFToken on every POST/PUT/DELETE; also
     sets the csrftoken cookie.
     """
-    user = request.user.get_username() if request.user.is_authenticated else None
-    return SessionOut(csrf_token=get_token(request), user=user, anonymous=user is None)
+    return _session(request)
+
+
+@router.post("/signup", response={201: SessionOut, **SIGN_IN_ERRORS}, summary="Sign up and sign in")
+def signup(request: HttpRequest, body: CredentialsIn) -> Status[SessionOut]:
+    """Makes an account (Django's User: the name must be free, the password pass the server's validators: 400
+    `account_invalid` naming the field otherwise) and signs in: everything this browser's anonymous session made
+    becomes the account's. The CSRF token changes: the answer carries the new one."""
+    accounts.sign_up(request, body.username, body.password)
+    return Status(201, _session(request))
+
+
+@router.post("/login", response={200: SessionOut, **SIGN_IN_ERRORS}, summary="Sign in")
+def login(request: HttpRequest, body: CredentialsIn) -> SessionOut:
+    """Signs in (401 `sign_in_failed` when the name and password match no account; 429 after too many tries
+    from one address); everything this browser's anonymous session made becomes the account's. The CSRF token
+    changes: the answer carries the new one."""
+    accounts.sign_in(request, body.username, body.password)
+    return _session(request)
+
+
+@router.post("/logout", response={200: SessionOut, **ERRORS}, summary="Sign out")
+def logout(request: HttpRequest) -> SessionOut:
+    """Signs out: what you made stays with your account; this browser starts a new, empty anonymous session."""
+    accounts.sign_out(request)
+    return _session(request)

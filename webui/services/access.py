@@ -1,7 +1,10 @@
 """Who is asking, and what they may see or change.
 
-An actor is a Django user, or an anonymous visitor identified by their session (the embedded,
-single-user default), optionally holding a share token. A share token only ever grants reads.
+An actor is a Django user, or an anonymous visitor identified by their session, optionally holding a
+share token. A share token only ever grants reads. In single-user mode (settings.SCHEDLAB_SINGLE_USER,
+the embedded default) every actor is the one person on this machine: whatever anyone made here (every
+row with an owner: not the demos) is theirs to read and change. What they make is still written with
+their own user or session, and the per-owner queue limits still count by it (``started_q``).
 """
 
 from __future__ import annotations
@@ -35,8 +38,12 @@ class Actor:
     session_key: str = ""
     share: ShareLink | None = None
     address: str = ""  # client_address(): what the per-address limits count by
+    single_user: bool = False  # settings.SCHEDLAB_SINGLE_USER: everything owned on this machine is theirs
 
     def owns(self, obj: Owned) -> bool:
+        """May act as its owner: started it, or (single-user mode) anyone here did (a demo is no one's)."""
+        if self.single_user and (obj.owner_id is not None or obj.owner_session_key):
+            return True
         if obj.owner_id is not None:
             return obj.owner_id == self.user_id
         return bool(self.session_key) and obj.owner_session_key == self.session_key
@@ -47,6 +54,13 @@ class Actor:
         return {"owner_id": None, "owner_session_key": self.session_key}
 
     def owned_q(self, prefix: str = "") -> Q:
+        """The rows ``owns`` is true of: what the actor lists and may change."""
+        if self.single_user:
+            return ~Q(**{f"{prefix}owner_id": None, f"{prefix}owner_session_key": ""})
+        return self.started_q(prefix)
+
+    def started_q(self, prefix: str = "") -> Q:
+        """The rows this user or session made itself, even in single-user mode: what per-owner limits count."""
         if self.user_id is not None:
             return Q(**{f"{prefix}owner_id": self.user_id})
         if not self.session_key:
@@ -104,7 +118,8 @@ def actor_for(
     user_id = user.pk if user is not None and user.is_authenticated else None
     share = active_share(token) if token else None
     key = _session_key(session, create=writing and user_id is None)
-    return Actor(user_id=user_id, session_key=key, share=share, address=address)
+    single_user = settings.SCHEDLAB_SINGLE_USER
+    return Actor(user_id=user_id, session_key=key, share=share, address=address, single_user=single_user)
 
 
 def _session_key(session: SessionBase | None, *, create: bool) -> str:

@@ -57,6 +57,28 @@ class ReleaseInvalid(DomainError):
         super().__init__(f"{label}: {'; '.join(problems)}", {"field": field, "problems": problems, "release": release})
 
 
+class AccountInvalid(DomainError):
+    """A sign-up refused: the name is taken or not allowed, or the password is too weak (400). The
+    message names the field; ``details``: {field, problems}."""
+
+    code = "account_invalid"
+
+    def __init__(self, field: str, problems: list[str]) -> None:
+        super().__init__(f"{field}: {' '.join(problems)}", {"field": field, "problems": problems})
+        self.field = field
+        self.problems = problems
+
+
+class SignInFailed(DomainError):
+    """A name and password that match no account (401); we do not say which of the two was wrong."""
+
+    status = 401
+    code = "sign_in_failed"
+
+    def __init__(self) -> None:
+        super().__init__("that name and password do not match an account")
+
+
 class LimitExceeded(DomainError):
     code = "limit_exceeded"
 

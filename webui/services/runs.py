@@ -66,7 +66,7 @@ class QueueLimit:
 
 QUEUE_LIMITS = (
     QueueLimit(
-        "max_queued_runs_per_owner", "SCHEDLAB_MAX_QUEUED_RUNS_PER_OWNER", lambda actor: actor.owned_q(), "you have"
+        "max_queued_runs_per_owner", "SCHEDLAB_MAX_QUEUED_RUNS_PER_OWNER", lambda actor: actor.started_q(), "you have"
     ),
     QueueLimit(
         "max_queued_runs_per_address",

@@ -147,7 +147,7 @@ def fleet(actor: Actor, scenario_ids: list[int], target: str, gates: str | dict[
 
 def _within_limit(actor: Actor, adding: int) -> None:
     most = settings.SCHEDLAB_MAX_QUEUED_UPGRADES_PER_OWNER
-    active = Upgrade.objects.filter(actor.owned_q(), status__in=ACTIVE).count()
+    active = Upgrade.objects.filter(actor.started_q(), status__in=ACTIVE).count()
     if active + adding > most:
         raise LimitExceeded(
             "max_queued_upgrades_per_owner",

@@ -104,3 +104,36 @@ def test_a_websocket_watcher_is_the_scope_s_user_and_session_and_its_token():
     actor = access.websocket_actor({"user": AnonymousUser(), "session": session}, link.token)
     assert actor == access.Actor(session_key=session.session_key, share=link)
     assert access.websocket_actor({}) == access.Actor()
+
+
+@pytest.mark.django_db
+def test_single_user_mode_makes_every_actor_the_one_person_here(settings):
+    settings.SCHEDLAB_SINGLE_USER = True
+    assert access.request_actor(_request("get")).single_user is True
+    settings.SCHEDLAB_SINGLE_USER = False
+    assert access.request_actor(_request("get")).single_user is False
+
+
+@pytest.mark.django_db
+def test_in_single_user_mode_everything_anyone_made_is_owned_but_the_demos_stay_no_one_s():
+    user = User.objects.create_user("ada")
+    anonymous = Scenario.objects.create(name="a visitor's", owner_session_key="someone")
+    users = Scenario.objects.create(name="ada's", owner=user)
+    demo = Scenario.objects.create(name="demo", demo_slug="demo")
+    here = access.Actor(session_key="me", single_user=True)
+    assert [here.owns(s) for s in (anonymous, users, demo)] == [True, True, False]
+    assert set(Scenario.objects.filter(here.owned_q())) == {anonymous, users}
+    apart = access.Actor(session_key="me")
+    assert [apart.owns(s) for s in (anonymous, users, demo)] == [False, False, False]
+    assert not Scenario.objects.filter(apart.owned_q()).exists()
+
+
+@pytest.mark.django_db
+def test_what_an_actor_started_is_its_own_even_in_single_user_mode():
+    """The per-owner queue limits count started_q: single-user mode shows more, it does not count more."""
+    mine = Scenario.objects.create(name="mine", owner_session_key="me")
+    Scenario.objects.create(name="theirs", owner_session_key="someone")
+    for single_user in (True, False):
+        actor = access.Actor(session_key="me", single_user=single_user)
+        assert list(Scenario.objects.filter(actor.started_q())) == [mine]
+    assert not Scenario.objects.filter(access.Actor(single_user=True).started_q()).exists()

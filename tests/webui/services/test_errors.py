@@ -2,6 +2,7 @@
 the API answers with ({"error": {"code", "message", "details"}})."""
 
 from webui.services.errors import (
+    AccountInvalid,
     Conflict,
     DomainError,
     Forbidden,
@@ -9,6 +10,7 @@ from webui.services.errors import (
     LimitExceeded,
     NotFound,
     ReadOnlyShare,
+    SignInFailed,
     Unavailable,
 )
 
@@ -60,3 +62,12 @@ def test_unavailable_says_when_to_retry():
         {"retryAfter": 5},
     )
     assert "retry in 5 s" in error.message
+
+
+def test_a_refused_sign_up_names_its_field_and_a_failed_sign_in_says_nothing_more():
+    refused = AccountInvalid("password", ["This password is too short.", "This password is too common."])
+    assert (refused.status, refused.code, refused.field) == (400, "account_invalid", "password")
+    assert refused.message == "password: This password is too short. This password is too common."
+    assert refused.details == {"field": "password", "problems": refused.problems}
+    failed = SignInFailed()
+    assert (failed.status, failed.code, failed.details) == (401, "sign_in_failed", {})

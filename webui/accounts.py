@@ -1,0 +1,134 @@
+"""The account pages: sign up, sign in, sign out (server-rendered forms with Django's CSRF token, the work
+done by webui/services/accounts.py, as the API's /api/session does it), and ``context``, the template
+context processor that tells every page who is here (the header, the ownership notices)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django import forms
+from django.conf import settings
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import path, reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.cache import never_cache
+from django.views.decorators.debug import sensitive_post_parameters
+from django.views.decorators.http import require_POST
+
+from webui.services import accounts
+from webui.services.accounts import Claimed, SignedIn
+from webui.services.errors import AccountInvalid, LimitExceeded, SignInFailed
+
+NEXT = "next"
+ACCOUNT_PAGES = "/accounts/"
+
+
+def context(request: HttpRequest) -> dict[str, Any]:
+    """For every template: single-user mode, and where signing in or up comes back to (this page; from
+    an account page, the scenario list)."""
+    here = reverse("home") if request.path.startswith(ACCOUNT_PAGES) else request.get_full_path()
+    return {"single_user": settings.SCHEDLAB_SINGLE_USER, "here": here}
+
+
+class SignInForm(forms.Form):
+    username = forms.CharField(
+        label="Name", max_length=150, widget=forms.TextInput(attrs={"autocomplete": "username", "autofocus": True})
+    )
+    password = forms.CharField(
+        label="Password",
+        max_length=4096,
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )
+
+
+class SignUpForm(SignInForm):
+    password = forms.CharField(
+        label="Password",
+        max_length=4096,
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
+    )
+    password_again = forms.CharField(
+        label="Password again",
+        max_length=4096,
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
+    )
+
+    def clean(self) -> dict[str, Any] | None:
+        cleaned = super().clean()
+        if cleaned and cleaned.get("password") != cleaned.get("password_again"):
+            self.add_error("password_again", "The two passwords differ: type the same one twice.")
+        return cleaned
+
+
+def _next_url(request: HttpRequest) -> str:
+    """Where to go afterwards: ?next= (or the form's) when it is on this site, else the scenario list."""
+    wanted = request.POST.get(NEXT) or request.GET.get(NEXT) or ""
+    if url_has_allowed_host_and_scheme(wanted, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
+        return wanted
+    return reverse("home")
+
+
+def _kept(claimed: Claimed) -> str:
+    if not claimed.scenarios and not claimed.runs:
+        return ""
+    return f" The {claimed.scenarios} scenario(s) and {claimed.runs} run(s) this browser made are now in your account."
+
+
+@sensitive_post_parameters()
+@never_cache
+def sign_up(request: HttpRequest) -> HttpResponse:
+    form = SignUpForm(request.POST if request.method == "POST" else None)
+    return _account_form(
+        request, form, accounts.sign_up, "schedlab/sign_up.html", "Welcome, {name}: you are signed in."
+    )
+
+
+@sensitive_post_parameters()
+@never_cache
+def sign_in(request: HttpRequest) -> HttpResponse:
+    form = SignInForm(request.POST if request.method == "POST" else None)
+    return _account_form(request, form, accounts.sign_in, "schedlab/sign_in.html", "Signed in as {name}.")
+
+
+def _account_form(
+    request: HttpRequest, form: SignInForm, act: Callable[[HttpRequest, str, str], SignedIn], template: str, said: str
+) -> HttpResponse:
+    """The form again with what went wrong beside the field it concerns (400, 401 or 429), or, once
+    ``act`` signed the person in, the page they came from with ``said`` as a message."""
+    status = 400 if form.is_bound else 200
+    if form.is_valid():
+        try:
+            signed_in = act(request, form.cleaned_data["username"], form.cleaned_data["password"])
+        except AccountInvalid as err:
+            form.add_error(err.field, err.problems)
+            status = err.status
+        except (SignInFailed, LimitExceeded) as err:
+            form.add_error(None, err.message[:1].upper() + err.message[1:] + ".")
+            status = err.status
+        else:
+            name = signed_in.user.get_username()
+            messages.success(request, said.format(name=name) + _kept(signed_in.claimed))
+            return redirect(_next_url(request))
+    return render(request, template, {"form": form, NEXT: _next_url(request)}, status=status)
+
+
+@require_POST
+def sign_out(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated:
+        name = request.user.get_username()
+        accounts.sign_out(request)
+        messages.info(request, f"Signed out. What {name} made stays in that account: sign in to see it again.")
+    return redirect("home")
+
+
+urlpatterns = [
+    path("accounts/signup/", sign_up, name="sign-up"),
+    path("accounts/login/", sign_in, name="sign-in"),
+    path("accounts/logout/", sign_out, name="sign-out"),
+]
