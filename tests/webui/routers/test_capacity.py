@@ -296,7 +296,7 @@ def test_a_version_that_checks_but_does_not_load_with_the_controllers_on_is_a_40
     from scheduler_core.scenario.errors import ScenarioError, ScenarioInvalid
     from webui.services import capacity as capacity_service
 
-    def refused(text: str) -> TrialBase:
+    def refused(text: str, limits: object = None) -> TrialBase:
         raise ScenarioInvalid([ScenarioError("Deployment default/web", "spec.template", 7, "Required value")])
 
     monkeypatch.setattr(capacity_service.TrialBase, "from_text", staticmethod(refused))
