@@ -27,6 +27,7 @@ from scheduler_core.framework.interfaces import Handle, PreFilterResult
 from scheduler_core.framework.node_info import NodeInfo, PodInfo
 from scheduler_core.framework.storage import claim_key
 from scheduler_core.framework.status import SKIP, MaybeStatus, Status
+from scheduler_core.release import DEFAULT_RULES, Features
 from scheduler_core.model import (
     READ_WRITE_ONCE_POD,
     AWSElasticBlockStore,
@@ -41,6 +42,10 @@ from scheduler_core.model import (
 REASON_DISK_CONFLICT = "node(s) had no available disk"
 REASON_READ_WRITE_ONCE_POD_CONFLICT = (
     "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another pod"
+)
+# v1.32 and v1.33's words for it (release/code.py: read_write_once_pod_reason_reworded).
+REASON_READ_WRITE_ONCE_POD_CONFLICT_BEFORE_V1_34 = (
+    "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode"
 )
 _STATE_NAME = "PreFilterVolumeRestrictions"
 _RESTRICTED_SOURCES = (GCEPersistentDisk, AWSElasticBlockStore, RBDVolume, ISCSIVolume)
@@ -123,8 +128,13 @@ class VolumeRestrictions:
     def sign_pod(self, pod: Pod) -> signers.SignResult:
         return [(signers.VOLUMES, signers.volumes(pod))]
 
-    def __init__(self, handle: Handle) -> None:
+    def __init__(self, handle: Handle, features: Features = DEFAULT_RULES.features) -> None:
         self.handle = handle
+        self._read_write_once_pod_conflict = (
+            REASON_READ_WRITE_ONCE_POD_CONFLICT
+            if features.read_write_once_pod_reason_reworded
+            else REASON_READ_WRITE_ONCE_POD_CONFLICT_BEFORE_V1_34
+        )
 
     def pre_filter(
         self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
@@ -180,7 +190,7 @@ class VolumeRestrictions:
         except StateNotFound:
             return Status.error(f'cannot read "{_STATE_NAME}" from cycleState')
         if data.conflicting_claim_refs > 0:
-            return Status.unschedulable(REASON_READ_WRITE_ONCE_POD_CONFLICT)
+            return Status.unschedulable(self._read_write_once_pod_conflict)
         return None
 
     def filter_detail(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[VolumeFact, ...]:
@@ -208,7 +218,7 @@ class VolumeRestrictions:
         holders = ", ".join(users) if users else "a pod counted by the scheduler"
         return (
             VolumeFact(
-                REASON_READ_WRITE_ONCE_POD_CONFLICT,
+                self._read_write_once_pod_conflict,
                 f"PersistentVolumeClaim {', '.join(claims)}",
                 f"ReadWriteOncePod, already in use by {holders}",
                 data.conflicting_claim_refs,
@@ -254,5 +264,7 @@ def pod_deleted_hint(pod: Pod, old: Pod, new: Optional[Pod]) -> QueueingHint:
     return QueueingHint.QUEUE_SKIP
 
 
-def new(args: Optional[Mapping[str, Any]], handle: Handle) -> VolumeRestrictions:
-    return VolumeRestrictions(handle)
+def new(
+    args: Optional[Mapping[str, Any]], handle: Handle, features: Features = DEFAULT_RULES.features
+) -> VolumeRestrictions:
+    return VolumeRestrictions(handle, features)

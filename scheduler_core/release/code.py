@@ -58,6 +58,22 @@ CODE_CHANGES: tuple[CodeChange, ...] = (
         "kubernetes#134740 (v1.35), kubernetes#135023 (its v1.34 backport)",
     ),
     CodeChange(
+        "volume_node_conflict_reason_reworded",
+        33,
+        "VolumeBinding's reason for a bound volume whose node affinity rules a node out reads "
+        '"node(s) didn\'t match PersistentVolume\'s node affinity" instead of "node(s) had volume node '
+        'affinity conflict"',
+        "volumebinding/binder.go: ErrReasonNodeConflict",
+    ),
+    CodeChange(
+        "read_write_once_pod_reason_reworded",
+        34,
+        "VolumeRestrictions' reason for a ReadWriteOncePod claim already in use reads \"node(s) unavailable "
+        'due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another pod" '
+        'instead of "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode"',
+        "volumerestrictions/volume_restrictions.go: ErrReasonReadWriteOncePodConflict",
+    ),
+    CodeChange(
         "dynamic_resources_scores",
         35,
         "DynamicResources is a Score plugin (weight 2 in the default profile), preferring nodes by "

@@ -51,6 +51,8 @@ class Features:
     balanced_allocation_skips_best_effort: bool
     fit_unresolvable_beyond_allocatable: bool
     taint_reason_without_taint: bool
+    volume_node_conflict_reason_reworded: bool
+    read_write_once_pod_reason_reworded: bool
     dynamic_resources_scores: bool
     claim_owner_message_capitalized: bool
     dra_allocator_sorts_pools: bool

@@ -35,6 +35,8 @@ from scheduler_core.volume import helpers, translation
 
 # ConflictReasons, in the order FindPodVolumes appends them.
 REASON_NODE_CONFLICT = "node(s) didn't match PersistentVolume's node affinity"
+# v1.32's words for it (release/code.py: volume_node_conflict_reason_reworded).
+REASON_NODE_CONFLICT_BEFORE_V1_33 = "node(s) had volume node affinity conflict"
 REASON_BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind"
 REASON_NOT_ENOUGH_SPACE = "node(s) did not have enough free storage"
 REASON_PV_NOT_EXIST = "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"
@@ -87,10 +89,10 @@ class _Verdict:
     sufficient_storage: bool = True
     bound_volumes_found: bool = True
 
-    @property
-    def reasons(self) -> list[str]:
+    def reasons(self, node_conflict: str) -> list[str]:
+        """The reasons, the node-affinity conflict in the release's words."""
         checks = (
-            (self.bound_satisfied, REASON_NODE_CONFLICT),
+            (self.bound_satisfied, node_conflict),
             (self.unbound_satisfied, REASON_BIND_CONFLICT),
             (self.sufficient_storage, REASON_NOT_ENOUGH_SPACE),
             (self.bound_volumes_found, REASON_PV_NOT_EXIST),
@@ -99,8 +101,15 @@ class _Verdict:
 
 
 class VolumeBinder:
-    def __init__(self, snapshot: Snapshot, bind_timeout_seconds: int, writes: Optional[ObjectWriter] = None) -> None:
+    def __init__(
+        self,
+        snapshot: Snapshot,
+        bind_timeout_seconds: int,
+        writes: Optional[ObjectWriter] = None,
+        node_conflict: str = REASON_NODE_CONFLICT,
+    ) -> None:
         self.snapshot = snapshot
+        self.node_conflict = node_conflict  # ErrReasonNodeConflict as the release words it
         self.bind_timeout_seconds = bind_timeout_seconds
         self.writes = writes  # the API: PreBind's writes (None: a binder that never binds)
 
@@ -156,7 +165,7 @@ class VolumeBinder:
         if claims.bound:
             verdict.bound_satisfied, verdict.bound_volumes_found = self._check_bound_claims(claims.bound, node)
         if not claims.unbound_delay_binding:
-            return result, verdict.reasons
+            return result, verdict.reasons(self.node_conflict)
         to_match, to_provision = [], []
         for claim in claims.unbound_delay_binding:
             selected = claim.annotations.get(ANN_SELECTED_NODE)
@@ -164,7 +173,7 @@ class VolumeBinder:
                 to_match.append(claim)
             elif selected != node.name:
                 verdict.unbound_satisfied = False  # provisioning was started for another node
-                return PodVolumes(), verdict.reasons
+                return PodVolumes(), verdict.reasons(self.node_conflict)
             else:
                 to_provision.append(claim)
         if to_match:
@@ -176,7 +185,7 @@ class VolumeBinder:
             verdict.unbound_satisfied, verdict.sufficient_storage, result.dynamic_provisions = (
                 self._check_volume_provisions(to_provision, node)
             )
-        return result, verdict.reasons
+        return result, verdict.reasons(self.node_conflict)
 
     def explain_reasons(self, pod: Pod, claims: PodVolumeClaims, node: Node, reasons: list[str]) -> list[VolumeFact]:
         """The claims and volumes behind find_pod_volumes' reasons on this node (explanations only)."""
@@ -195,12 +204,12 @@ class VolumeBinder:
                 )
             elif (
                 volume is not None
-                and REASON_NODE_CONFLICT in reasons
+                and self.node_conflict in reasons
                 and not helpers.check_node_affinity(self.translate(volume, csi_node), node.labels)
             ):
                 facts.append(
                     VolumeFact(
-                        REASON_NODE_CONFLICT,
+                        self.node_conflict,
                         subject,
                         f"its PersistentVolume {volume.name}'s node affinity does not admit this node",
                     )

@@ -39,6 +39,7 @@ from scheduler_core.plugins.volume_binding import binder as binder_module
 from scheduler_core.plugins.volume_binding.args import VolumeBindingArgs
 from scheduler_core.plugins.volume_binding.binder import BinderError, PodVolumeClaims, PodVolumes, VolumeBinder
 from scheduler_core.plugins.volume_binding.pictures import claims_picture, node_bindings_picture
+from scheduler_core.release import DEFAULT_RULES, Features
 from scheduler_core.volume import helpers
 
 REASON_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
@@ -69,13 +70,20 @@ class VolumeBinding:
     def sign_pod(self, pod: Pod) -> signers.SignResult:
         return [(signers.VOLUMES, signers.volumes(pod))]
 
-    def __init__(self, args: VolumeBindingArgs, handle: Handle) -> None:
+    def __init__(self, args: VolumeBindingArgs, handle: Handle, features: Features = DEFAULT_RULES.features) -> None:
         self.args = args
         self.handle = handle
+        self._node_conflict = (
+            binder_module.REASON_NODE_CONFLICT
+            if features.volume_node_conflict_reason_reworded
+            else binder_module.REASON_NODE_CONFLICT_BEFORE_V1_33
+        )
 
     @property
     def binder(self) -> VolumeBinder:
-        return VolumeBinder(self.handle.snapshot, self.args.bind_timeout_seconds, self.handle.options.object_writes)
+        return VolumeBinder(
+            self.handle.snapshot, self.args.bind_timeout_seconds, self.handle.options.object_writes, self._node_conflict
+        )
 
     # ------------------------------------------------------------------ PreFilter
 
@@ -291,5 +299,7 @@ def csi_driver_hint(pod: Pod, old: CSIDriver, new: CSIDriver) -> QueueingHint:
     return QueueingHint.QUEUE_SKIP
 
 
-def new(args: Optional[Mapping[str, Any]], handle: Handle) -> VolumeBinding:
-    return VolumeBinding(VolumeBindingArgs.parse(args), handle)
+def new(
+    args: Optional[Mapping[str, Any]], handle: Handle, features: Features = DEFAULT_RULES.features
+) -> VolumeBinding:
+    return VolumeBinding(VolumeBindingArgs.parse(args), handle, features)

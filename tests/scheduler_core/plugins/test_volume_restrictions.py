@@ -12,6 +12,8 @@ from scheduler_core.model import (
     Volume,
 )
 from scheduler_core.plugins import volume_restrictions
+from scheduler_core.release import rules_for
+from scheduler_core.release.versions import release_named
 from scheduler_core.plugins.volume_restrictions import claim_added_hint, pod_deleted_hint
 from tests.scheduler_core.builders import claim_volume, make_claim, make_node, make_pod, storage_snapshot, FakeHandle
 
@@ -49,11 +51,15 @@ def iscsi(iqn, read_only=False):
     return disk(ISCSIVolume("127.0.0.1:3260", iqn, 0, read_only))
 
 
-def run_filter(wanted, existing, claims=(), running=()):
-    """PreFilter then Filter on node n1, where a pod with ``existing`` volumes runs."""
+def run_filter(wanted, existing, claims=(), running=(), release=None):
+    """PreFilter then Filter on node n1, where a pod with ``existing`` volumes runs (as ``release``
+    words it: "v1.33"; the default release when None)."""
     pods = [make_pod("old", node="n1", volumes=tuple(existing))] + list(running)
     snapshot = storage_snapshot([make_node("n1"), make_node("n2")], pods, claims=claims)
-    plugin = volume_restrictions.new(None, FakeHandle(snapshot))
+    if release is None:
+        plugin = volume_restrictions.new(None, FakeHandle(snapshot))
+    else:
+        plugin = volume_restrictions.new(None, FakeHandle(snapshot), rules_for(release_named(release)).features)
     state, pod = CycleState(), make_pod("p", volumes=tuple(wanted))
     _, status = plugin.pre_filter(state, pod, snapshot.node_infos)
     if status is not None:
@@ -123,6 +129,23 @@ def test_a_read_write_once_pod_claim_in_use_by_a_scheduled_pod_rejects_every_nod
     claim = make_claim("solo", volume="pv", modes=("ReadWriteOncePod",))
     user = make_pod("user", node="n2", volumes=(claim_volume("solo"),))
     assert run_filter([claim_volume("solo")], [], claims=[claim], running=[user]) == ("Filter", RWOP_CONFLICT)
+
+
+@pytest.mark.parametrize("release", ["v1.32", "v1.33"])
+def test_before_v1_34_the_read_write_once_pod_reason_has_its_older_words(release):
+    claim = make_claim("solo", volume="pv", modes=("ReadWriteOncePod",))
+    user = make_pod("user", node="n2", volumes=(claim_volume("solo"),))
+    older = Status.unschedulable(
+        "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode"
+    )
+    assert run_filter([claim_volume("solo")], [], claims=[claim], running=[user], release=release) == (
+        "Filter",
+        older,
+    )
+    assert run_filter([claim_volume("solo")], [], claims=[claim], running=[user], release="v1.34") == (
+        "Filter",
+        RWOP_CONFLICT,
+    )
 
 
 def test_a_read_write_once_pod_claim_nobody_uses_is_skipped():

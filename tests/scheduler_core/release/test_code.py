@@ -20,8 +20,12 @@ def test_a_release_has_the_changes_of_its_own_and_older_releases():
     by_minor = {release.minor: code_changes_in(release) for release in SUPPORTED_RELEASES}
     single_pass = {
         32: set(),
-        33: {"balanced_allocation_skips_best_effort"},
-        34: {"fit_unresolvable_beyond_allocatable", "taint_reason_without_taint"},
+        33: {"balanced_allocation_skips_best_effort", "volume_node_conflict_reason_reworded"},
+        34: {
+            "fit_unresolvable_beyond_allocatable",
+            "taint_reason_without_taint",
+            "read_write_once_pod_reason_reworded",
+        },
         35: {"dynamic_resources_scores", "declared_features_plugin_registered"},
         36: {
             "balanced_allocation_scores_the_change",

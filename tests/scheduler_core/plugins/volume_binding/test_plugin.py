@@ -23,6 +23,8 @@ from scheduler_core.model import (
     Volume,
 )
 from scheduler_core.plugins import volume_binding
+from scheduler_core.release import rules_for
+from scheduler_core.release.versions import release_named
 from scheduler_core.plugins.volume_binding.plugin import (
     capacity_hint,
     claim_hint,
@@ -59,10 +61,13 @@ IMMEDIATE = make_class("immediate", wait=False)
 class Run:
     """One cycle of the plugin: PreFilter, Filter on every node."""
 
-    def __init__(self, pod_volumes, args=None, pod_uid="pod-uid", **objects):
+    def __init__(self, pod_volumes, args=None, pod_uid="pod-uid", features=None, **objects):
         objects.setdefault("classes", [WAIT, PROVISION, IMMEDIATE])
         self.snapshot = storage_snapshot(NODES, **objects)
-        self.plugin = volume_binding.new(args, FakeHandle(self.snapshot))
+        if features is None:
+            self.plugin = volume_binding.new(args, FakeHandle(self.snapshot))
+        else:
+            self.plugin = volume_binding.new(args, FakeHandle(self.snapshot), features)
         self.pod = make_pod("p", volumes=tuple(pod_volumes), uid=pod_uid)
         self.state = CycleState()
         _, self.pre_filter = self.plugin.pre_filter(self.state, self.pod, self.snapshot.node_infos)
@@ -153,6 +158,18 @@ def test_a_bound_claims_volume_node_affinity_picks_the_node():
     claim = make_claim("data", volume="pv")
     run = Run([claim_volume("data")], claims=[claim], volumes=[make_volume("pv", claim=claim, node="n2")])
     assert run.filter == {"n1": unresolvable(NODE_CONFLICT), "n2": None}
+
+
+def test_v1_32_words_the_node_affinity_conflict_as_its_code_did():
+    claim = make_claim("data", volume="pv")
+    v132 = rules_for(release_named("v1.32")).features
+    run = Run(
+        [claim_volume("data")], features=v132, claims=[claim], volumes=[make_volume("pv", claim=claim, node="n2")]
+    )
+    assert run.filter == {"n1": unresolvable("node(s) had volume node affinity conflict"), "n2": None}
+    # the facts behind the reason (explanations) name it in the same words
+    [fact] = run.plugin.filter_detail(run.state, run.pod, run.snapshot.get("n1"))
+    assert fact.reason == "node(s) had volume node affinity conflict"
 
 
 def test_a_claim_bound_to_a_missing_volume_rejects_every_node():
