@@ -32,7 +32,9 @@ class NoticeCode(str, Enum):
     SCHEDULING_GATED = "scheduling-gated"  # spec.schedulingGates: never attempted
     PENDING_VOLUMES = "pending-volumes"  # PersistentVolumes without status.phase: stored as Pending
     RESOURCE_CLAIMS = "resource-claims"  # pending pods whose claims are missing: PreEnqueue holds them
-    DRA_FEATURE_OFF = "dra-feature-off"  # resource.k8s.io fields of features off in the release: dropped
+    DRA_FEATURE_OFF = "dra-feature-off"
+    # Pod fields of features off in the release (spec.resources without PodLevelResources, ...): dropped.
+    POD_FEATURE_OFF = "pod-feature-off"  # resource.k8s.io fields of features off in the release: dropped
     NO_NODES = "no-nodes"  # no Node objects: nothing to schedule against (the CLI exits 3)
     NO_PENDING_PODS = "no-pending-pods"  # no pod waits for a node: nothing to schedule
     UNREAD_FILES = "unread-files"  # files of a directory or archive that are not YAML/JSON (logs, ...)
@@ -88,6 +90,10 @@ class Scenario:
     # fields: a scenario/dra.py DraReading (typed there: the model does not import the loader's
     # layer), which replaying as another release settles again (replayed_as).
     dra_reading: Optional[object] = None
+    # The pods with gated fields (pod-level resources, hostUsers, restart rules) as written, before
+    # the release's API server settled them, by their index in ``pods``: replaying as another
+    # release settles them again (scenario/pods.py pods_as_released).
+    gated_pods: dict[int, Pod] = field(default_factory=dict)
 
     @property
     def rules(self) -> Rules:

@@ -65,7 +65,7 @@ from scheduler_core.release.gates import spec_at
 from scheduler_core.scenario.errors import ScenarioError, ScenarioInvalid
 from scheduler_core.scenario.fields import Context, Field
 from scheduler_core.scenario.metadata import Metadata
-from scheduler_core.scenario.pods import owner_references, read_time
+from scheduler_core.scenario.pods import owner_references, pods_as_released, read_time
 from scheduler_core.scenario.selectors import node_selector
 from scheduler_core.scenario import dra_names, storage
 from scheduler_core.scenario.validation import (
@@ -1024,13 +1024,17 @@ def class_resource_requests(pod: Pod) -> list[tuple[str, str]]:
 
 
 def replayed_as(scenario: Scenario, choice: ReleaseChoice) -> Scenario:
-    """``scenario`` replayed as ``choice``'s release: its DRA objects settled again as that release's
-    API server stores them (``settle``); ScenarioInvalid when that release keeps a field SchedLab
-    does not replay, as a load under it would be refused."""
+    """``scenario`` replayed as ``choice``'s release: its pods' gated fields and its DRA objects
+    settled again as that release's API server stores them (``pods_as_released``, ``settle``);
+    ScenarioInvalid when that release refuses a pod field or keeps a field SchedLab does not
+    replay, as a load under it would be refused."""
+    pods, errors = pods_as_released(scenario.pods, scenario.gated_pods, choice.rules.gates)
     reading = scenario.dra_reading
     if not isinstance(reading, DraReading):  # a scenario not made by the loader
-        return dataclasses.replace(scenario, release=choice)
-    objects, _, errors = settle(reading, choice.rules)
-    if errors:
-        raise ScenarioInvalid(errors)
-    return dataclasses.replace(scenario, dra=objects, release=choice)
+        if errors:
+            raise ScenarioInvalid(errors)
+        return dataclasses.replace(scenario, pods=pods, release=choice)
+    objects, _, dra_errors = settle(reading, choice.rules)
+    if errors or dra_errors:
+        raise ScenarioInvalid(errors + dra_errors)
+    return dataclasses.replace(scenario, pods=pods, dra=objects, release=choice)

@@ -44,7 +44,7 @@ from scheduler_core.scenario.fields import Context, Field
 from scheduler_core.scenario.gcpause import collector_paused
 from scheduler_core.scenario.limits import Limits, megabytes
 from scheduler_core.scenario.metadata import Metadata, read_metadata
-from scheduler_core.scenario.pods import SpecKey, SpecMemo, check_gated_pod_fields
+from scheduler_core.scenario.pods import SpecKey, SpecMemo, check_gated_pod_fields, gated_as_written
 from scheduler_core.scenario.validation import (
     is_dns1035_label,
     is_dns1123_label,
@@ -128,6 +128,7 @@ class _Collected:
     dra: DraObjects = field(default_factory=DraObjects)
     dra_gated: list[GatedField] = field(default_factory=list)  # fields of DRA feature gates, as read
     dra_dropped: list[str] = field(default_factory=list)  # those the release's API server drops (gate off)
+    pod_fields_dropped: list[str] = field(default_factory=list)  # gated pod fields the release drops
     taint_rules: list[TaintRule] = field(default_factory=list)  # DeviceTaintRule objects
     dra_admin: list[AdminAccessRequest] = field(default_factory=list)  # claims asking for admin access
     pending_volumes: list[str] = field(default_factory=list)  # PVs without status.phase
@@ -245,7 +246,8 @@ def _load(
         config_decoder.validate_config(collected.config, collected.config_obj, choice.rules.features)
     if not choice.rules.gates.enabled(DECLARED_FEATURES_GATE):
         _ignored_declared_features(collected)
-    check_gated_pod_fields(collected.pods, choice.rules.gates, errors)
+    gated_pods = gated_as_written(collected.pods)
+    collected.pod_fields_dropped = check_gated_pod_fields(collected.pods, choice.rules.gates, errors)
     changes = changes_reader.finish(
         collected.changes_input, collected.nodes, collected.pods, errors, choice.rules.gates
     )
@@ -275,6 +277,7 @@ def _load(
         dra=collected.dra,
         release=choice,
         dra_reading=reading,
+        gated_pods=gated_pods,
     )
 
 
@@ -704,6 +707,16 @@ def _notices(collected: _Collected, changes_make_work: bool = False, rules: Opti
     pending_volumes = storage.pending_volumes_notice(collected.pending_volumes)
     if pending_volumes is not None:
         notices.append(pending_volumes)
+    if collected.pod_fields_dropped:
+        dropped = collected.pod_fields_dropped
+        notices.append(
+            Notice(
+                NoticeCode.POD_FEATURE_OFF,
+                f"{len(dropped)} pod field(s) of features that are off in {_release_words(rules)} dropped, as "
+                "the API server drops them",
+                tuple(dropped),
+            )
+        )
     if collected.dra_dropped:
         notices.append(
             Notice(

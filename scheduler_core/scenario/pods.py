@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 
 from dataclasses import replace
@@ -681,29 +682,68 @@ def _ephemeral_template(source: Field) -> None:
 Refuse = Callable[[str, str], None]  # (field path from the pod's root, the API server's message)
 
 
-def check_gated_pod_fields(pods: list[Pod], gates: FeatureGates, errors: list[ScenarioError]) -> None:
-    """What the release's API server does with the fields NodeDeclaredFeatures infers from, once
-    the release is known: dropDisabledPodFields drops hostUsers without UserNamespacesSupport and
-    the containers' restart policies (an init container's Always excepted) and rules without
-    ContainerRestartRules; validation refuses what the gates do not allow."""
-    for pod in pods:
+def gated_as_written(pods: list[Pod]) -> dict[int, Pod]:
+    """Copies of the pods that hold a field some release drops or refuses, by index, taken before
+    ``check_gated_pod_fields`` settles them (it replaces those fields, never changes them in place)."""
+    return {
+        index: copy.copy(pod)
+        for index, pod in enumerate(pods)
+        if pod.pod_level_requests
+        or pod.host_users is not None
+        or any(c.restart_policy or c.restart_rule_actions for c in (*pod.containers, *pod.init_containers))
+    }
+
+
+def pods_as_released(
+    pods: list[Pod], gated: dict[int, Pod], gates: FeatureGates
+) -> tuple[list[Pod], list[ScenarioError]]:
+    """``pods`` with each pod of ``gated`` settled again as ``gates``' release settles it (an
+    upgrade comparison replays one loaded scenario as two releases), and what that release refuses."""
+    errors: list[ScenarioError] = []
+    settled = list(pods)
+    for index, written in gated.items():
+        pod = copy.copy(written)
         settle_gated_fields(pod, gates, _refusing(pod, errors))
+        settled[index] = pod
+    return settled, errors
 
 
-def settle_gated_fields(pod: Pod, gates: FeatureGates, refuse: Refuse) -> None:
+def check_gated_pod_fields(pods: list[Pod], gates: FeatureGates, errors: list[ScenarioError]) -> list[str]:
+    """What the release's API server does with gated pod fields, once the release is known:
+    dropDisabledPodFields drops pod-level resources without PodLevelResources, hostUsers without
+    UserNamespacesSupport and the containers' restart policies (an init container's Always
+    excepted) and rules without ContainerRestartRules; validation refuses what the gates do not
+    allow. The fields dropped are returned, "Pod ns/name: path (Gate)", for the loader's notice."""
+    dropped: list[str] = []
+    for pod in pods:
+        dropped.extend(f"Pod {pod.key}: {path}" for path in settle_gated_fields(pod, gates, _refusing(pod, errors)))
+    return dropped
+
+
+def settle_gated_fields(pod: Pod, gates: FeatureGates, refuse: Refuse) -> list[str]:
     """One pod (the scenario's, or a workload template's or a step's pod decoded as one): what the
-    release drops is dropped from ``pod``, what it refuses goes to ``refuse`` with its path."""
-    if not gates.enabled("UserNamespacesSupport"):
+    release drops is dropped from ``pod`` (dropDisabledPodFields; each returned as "path (Gate)"),
+    what it refuses goes to ``refuse`` with its path."""
+    dropped: list[str] = []
+    if not gates.enabled("PodLevelResources") and pod.pod_level_requests:
+        pod.pod_level_requests = {}  # the scheduler then counts the containers' requests
+        dropped.append("spec.resources (PodLevelResources)")
+    if not gates.enabled("UserNamespacesSupport") and pod.host_users is not None:
         pod.host_users = None
+        dropped.append("spec.hostUsers (UserNamespacesSupport)")
     if gates.enabled("ContainerRestartRules"):
         _check_restart_rules(pod, gates.enabled("RestartAllContainersOnContainerExits"), refuse)
     elif gates.known("ContainerRestartRules"):
+        containers, init_containers = pod.containers, pod.init_containers
         pod.containers = _restart_rules_dropped(pod.containers, init=False)
         pod.init_containers = _restart_rules_dropped(pod.init_containers, init=True)
+        if (pod.containers, pod.init_containers) != (containers, init_containers):
+            dropped.append("the containers' restartPolicy and restartPolicyRules (ContainerRestartRules)")
     else:
         _check_restart_policies_before_rules(pod, refuse)
     if pod.host_network and pod.host_users is False and not gates.enabled("UserNamespacesHostNetworkSupport"):
         refuse("spec.hostNetwork", "Forbidden: when `hostUsers` is false")
+    return dropped
 
 
 def refused_at_load(path: str, message: str) -> None:

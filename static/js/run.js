@@ -383,6 +383,8 @@ class RunController {
     mount(this.view, VIEWS[this.pos.step](ctx));
     performance.mark("step-mounted");
     requestAnimationFrame(() => setTimeout(() => performance.mark("step-painted"), 0));
+    // "atEnd": → has nowhere to go (the run's last step); set before "shown", which says the step is drawn.
+    this.root.dataset.atEnd = String(this.stepFrom(1) === null);
     this.root.dataset.shown = `${this.pos.cycle}:${this.pos.step}:${this.nodeLabels.size ? "grouped" : "plain"}`;
     for (const drawNow of this.pendingDraws) drawNow(); // after mounting, so Plotly sizes to the page
     this.firstStepShown?.();
@@ -473,12 +475,19 @@ class RunController {
       this.moveCycle(direction);
       return;
     }
+    const next = this.stepFrom(direction);
+    if (next) this.go(next);
+  }
+
+  /** The step ←/→ goes to from here (direction -1/+1), or null at either end of the run. */
+  stepFrom(direction) {
     let next = neighbour(this.model, this.pos, direction);
     if (this.lazy && next && next.cycle !== this.pos.cycle) next = null; // other cached cycles are not adjacent
-    if (next) this.go(next);
-    else if (this.lazy && this.pos.cycle + direction >= 0 && this.pos.cycle + direction < this.run.progress.cycles) {
-      this.go({ cycle: this.pos.cycle + direction, step: direction > 0 ? "QueueSort" : "Bind" });
+    if (next) return next;
+    if (this.lazy && this.pos.cycle + direction >= 0 && this.pos.cycle + direction < this.run.progress.cycles) {
+      return { cycle: this.pos.cycle + direction, step: direction > 0 ? "QueueSort" : "Bind" };
     }
+    return null;
   }
 
   close() {

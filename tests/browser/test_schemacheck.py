@@ -11,7 +11,6 @@ import re
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
 from tests.browser.helpers import api_post, create_from_demo, run_to_end, zoned_scenario
@@ -37,17 +36,15 @@ def violations(page) -> list[str]:
 
 
 def walk_steps(page, cycles: int) -> list[str]:
-    """Presses → until the stepper leaves the first ``cycles`` cycles or stops moving; the steps shown."""
+    """Presses → until the stepper leaves the first ``cycles`` cycles or reaches the run's last step
+    (the page says so: data-at-end), waiting each time for the next step to be drawn; the steps shown."""
     root = page.locator("#run-root")
     shown = [root.get_attribute("data-shown")]
-    while int(shown[-1].split(":")[0]) < cycles:
+    while int(shown[-1].split(":")[0]) < cycles and root.get_attribute("data-at-end") != "true":
         page.keyboard.press("ArrowRight")
-        try:
-            page.wait_for_function(
-                "was => document.querySelector('#run-root').dataset.shown !== was", arg=shown[-1], timeout=5000
-            )
-        except PlaywrightTimeout:
-            break  # the last step of the run
+        page.wait_for_function(
+            "was => document.querySelector('#run-root').dataset.shown !== was", arg=shown[-1], timeout=60_000
+        )
         shown.append(root.get_attribute("data-shown"))
     return shown
 

@@ -41,7 +41,7 @@ class NoticeOut(ApiSchema):
 
     code: str = Field(
         description="ignored-kinds, finished-pods, missing-node, other-scheduler, scheduling-gated, resource-claims, "
-        "dra-feature-off, pending-volumes, no-nodes, no-pending-pods, unread-files, not-objects, links, "
+        "dra-feature-off, pod-feature-off, pending-volumes, no-nodes, no-pending-pods, unread-files, not-objects, links, "
         "container-logs, duplicate-objects, kept-invalid, declared-features-off, unusable-workloads, unknown-fields, "
         "device-taint-evictions"
     )

@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from scheduler_core.model import CPU, MEMORY, OwnerReference, Toleration
+from scheduler_core.model import CPU, MEMORY, NoticeCode, OwnerReference, Toleration
 from scheduler_core.release.choice import ReleaseRequest
 from scheduler_core.release.versions import release_named
 from scheduler_core.scenario import ScenarioInvalid, load_scenario
@@ -196,6 +196,38 @@ resources:
 def test_pod_level_requests_without_limits_stay_as_written():
     spec = CONTAINER + "resources:\n  requests: {cpu: '1'}\n"
     assert the_pod(spec).pod_level_requests == {CPU: 1000}
+
+
+POD_LEVEL = CONTAINER + "resources: {requests: {cpu: '1'}}\n"
+
+
+@pytest.mark.parametrize("release, kept", [("v1.32", False), ("v1.33", False), ("v1.34", True), ("v1.36", True)])
+def test_pod_level_resources_are_dropped_where_the_gate_is_off_and_said(release, kept):
+    """PodLevelResources is off in v1.32 and v1.33: the API server drops spec.resources on create
+    (the scheduler counts the containers' requests); on from v1.34."""
+    scenario = load_scenario(stream(NODE, pod(POD_LEVEL)), release=ReleaseRequest(release_named(release)))
+    assert scenario.pods[0].pod_level_requests == ({CPU: 1000} if kept else {})
+    notices = [n for n in scenario.notices if n.code is NoticeCode.POD_FEATURE_OFF]
+    if kept:
+        assert notices == []
+    else:
+        [notice] = notices
+        assert notice.objects == ("Pod default/web-1: spec.resources (PodLevelResources)",)
+        assert f"off in {release}" in notice.message
+
+
+def test_an_upgrade_replay_settles_the_pods_as_written_again():
+    """Loaded as v1.33 (spec.resources dropped), replayed as v1.34: the field is back."""
+    from scheduler_core.release import rules_for
+    from scheduler_core.release.choice import ReleaseChoice, ReleaseSource
+    from scheduler_core.scenario.dra import replayed_as
+
+    old = load_scenario(stream(NODE, pod(POD_LEVEL)), release=ReleaseRequest(release_named("v1.33")))
+    new_choice = ReleaseChoice(
+        rules_for(release_named("v1.34")), ReleaseSource.ASKED, old.release.evidence, old.release.reported
+    )
+    assert replayed_as(old, new_choice).pods[0].pod_level_requests == {CPU: 1000}
+    assert old.pods[0].pod_level_requests == {}  # the loaded scenario is left as it was
 
 
 def test_it_reads_an_in_place_resize_from_the_container_statuses():
