@@ -82,6 +82,9 @@ class TaintToleration:
         # Before v1.34: every distinct reason by a code kept for the plugin's life, as the table
         # caches its nodes' codes from cycle to cycle (0: tolerated).
         self._reason_codes: dict[str, int] = {}
+        # The codes are this instance's: its cached verdicts are keyed by it too (each profile has
+        # its own instance, and the node table, with its cache, is shared by every profile).
+        self._codes_owner = object()
 
     def _reason(self, taint: Taint) -> str:
         return reason_naming(taint) if self._names_taint else REASON_UNTOLERATED
@@ -153,7 +156,7 @@ class TaintToleration:
                 return 0
             return reason_codes.setdefault(self._reason(taint), len(reason_codes) + 1)
 
-        codes = tainted_verdicts(table, "filter-named", tolerations, judge)[positions]
+        codes = tainted_verdicts(table, "filter-named", (self._codes_owner, tolerations), judge)[positions]
         palette = Palette()
         choice = np.full(len(positions), PASS, dtype=np.int32)
         for reason, code in reason_codes.items():

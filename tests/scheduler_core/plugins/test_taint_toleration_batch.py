@@ -31,3 +31,15 @@ def test_before_v1_34_each_node_names_its_own_taint_in_the_batch_too(cluster):
     plugin, state, table = TaintToleration(V1_33), CycleState(), snapshot.table
     assert_filter_same(plugin, state, pod, table, positions)
     assert_filter_same(plugin, state, pod, table, positions[::-1].copy())
+
+
+@settings(max_examples=100, deadline=None)
+@given(clusters())
+def test_before_v1_34_two_profiles_sharing_the_node_table_each_judge_the_taints(cluster):
+    """Each profile has its own TaintToleration, both read one node table: the verdicts one cached
+    (in its own reason codes) must not pass every node for the other (a v1.33 pod of the second
+    profile was placed on a node whose NoExecute taint it did not tolerate)."""
+    snapshot, pod, positions = cluster
+    first, second, table = TaintToleration(V1_33), TaintToleration(V1_33), snapshot.table
+    assert_filter_same(first, CycleState(), pod, table, positions)
+    assert_filter_same(second, CycleState(), pod, table, positions)
