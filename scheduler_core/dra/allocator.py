@@ -97,6 +97,7 @@ def gather_pools(
     node: Optional[Node],
     candidates: Optional[list[ResourceSlice]] = None,
     sort_by_name: bool = False,
+    skip_unusable: bool = True,
 ) -> list[Pool]:
     """GatherPools: the pools with devices for this node, the newest generation of each; a pool
     missing some of its slices is incomplete, one with a duplicate device name invalid.
@@ -104,7 +105,9 @@ def gather_pools(
     ``sort_by_name``: v1.36's incubating and experimental variants (sortPoolsByID, and
     sortSlicesByName in buildPool) put the pools in (driver, pool name) order and each pool's
     slices in name order; before, pools come in the order their first slice appears (the release:
-    Go map order) and slices as listed."""
+    Go map order) and slices as listed. ``skip_unusable`` False: before v1.35 (release/code.py:
+    dra_allocator_skips_unusable_pools) a pool is the newest generation of the slices that target
+    the node, incomplete when they are fewer than its slice count, and keeps its slices either way."""
     targeting: dict[tuple[str, str], list[ResourceSlice]] = {}
     for slice_ in slices if candidates is None else candidates:
         if slice_.partitionable:
@@ -115,6 +118,14 @@ def gather_pools(
     for (driver, name), members in targeting.items():
         generation = members[0].generation
         pool = Pool(driver, name)
+        if not skip_unusable:
+            pool.incomplete = len(members) != members[0].slice_count
+            duplicate = _duplicate_device(members)
+            if duplicate is not None:
+                pool.invalid, pool.invalid_reason = True, f"duplicate device name {duplicate}"
+            pool.slices = members
+            pools.append(pool)
+            continue
         if len(members) != members[0].slice_count:
             newer = any(s.driver == driver and s.pool == name and s.generation > generation for s in slices)
             if newer:
@@ -334,10 +345,15 @@ class Allocator:
         memo: Optional[AllocationMemo] = None,
         device_taints: bool = False,
         sort_pools: bool = False,
+        skips_unusable_pools: bool = True,
     ) -> None:
         self.allocated = allocated
         self.device_taints = device_taints  # features.DeviceTaints (DRADeviceTaints)
         self.sort_pools = sort_pools  # v1.36's incubating/experimental GatherPools (gather_pools)
+        # v1.35 on: incomplete and invalid pools are passed over (an invalid one said only when
+        # nothing fits); before, an incomplete pool's devices are allocated and reaching an
+        # invalid pool is an error (release/code.py: dra_allocator_skips_unusable_pools).
+        self.skips_unusable_pools = skips_unusable_pools
         self.classes = classes
         self.slices = slices
         self.selector_cache = selector_cache
@@ -368,7 +384,7 @@ class Allocator:
         kept = self._pools.get(node.name)
         if kept is not None and kept[0] is node:
             return kept[1]
-        pools = gather_pools(self.slices, node, self.candidates(node), self.sort_pools)
+        pools = gather_pools(self.slices, node, self.candidates(node), self.sort_pools, self.skips_unusable_pools)
         self._pools[node.name] = (node, pools)
         return pools
 
@@ -383,7 +399,7 @@ class Allocator:
             and kept.slice_count == len(self.slices)
         ):
             return kept
-        pools = gather_pools(self.slices, node, self.candidates(node), self.sort_pools)
+        pools = gather_pools(self.slices, node, self.candidates(node), self.sort_pools, self.skips_unusable_pools)
         devices = frozenset(
             (pool.driver, pool.name, device.name)
             for pool in pools
@@ -465,7 +481,7 @@ class _Run:
         except _MaxSizeExceeded:
             raise AllocationError("allocation max size exceeded") from None
         if not done:
-            if any(pool.invalid for pool in self.pools):
+            if self.owner.skips_unusable_pools and any(pool.invalid for pool in self.pools):
                 raise AllocationError("invalid resource pools were encountered", on_node=True)
             return None
         return [self._result(index) for index in range(len(self.claims))]
@@ -624,8 +640,11 @@ class _Run:
                 undo()
             return done
         for pool in self.pools:
-            if pool.incomplete or pool.invalid:
-                continue
+            if self.owner.skips_unusable_pools:
+                if pool.incomplete or pool.invalid:
+                    continue
+            elif pool.invalid:  # "not safe to allocate from an invalid pool": the cycle fails
+                raise AllocationError(f"pool {pool.name} is invalid: {pool.invalid_reason}")
             for slice_ in pool.slices:
                 for device in slice_.devices:
                     device_id = (pool.driver, pool.name, device.name)

@@ -74,6 +74,14 @@ CODE_CHANGES: tuple[CodeChange, ...] = (
         "volumerestrictions/volume_restrictions.go: ErrReasonReadWriteOncePodConflict",
     ),
     CodeChange(
+        "dra_allocator_skips_unusable_pools",
+        35,
+        "The DRA allocator passes over incomplete and invalid resource pools (an invalid one fails the "
+        "node only when nothing could be allocated); before, an incomplete pool's devices are allocated "
+        "and reaching an invalid pool fails the scheduling cycle",
+        "dynamic-resource-allocation/structured/internal/*/allocator_*.go: allocateOne",
+    ),
+    CodeChange(
         "dynamic_resources_scores",
         35,
         "DynamicResources is a Score plugin (weight 2 in the default profile), preferring nodes by "

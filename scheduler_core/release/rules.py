@@ -53,6 +53,7 @@ class Features:
     taint_reason_without_taint: bool
     volume_node_conflict_reason_reworded: bool
     read_write_once_pod_reason_reworded: bool
+    dra_allocator_skips_unusable_pools: bool
     dynamic_resources_scores: bool
     claim_owner_message_capitalized: bool
     dra_allocator_sorts_pools: bool

@@ -248,6 +248,7 @@ class DynamicResources:
                 self._allocation_memo,
                 device_taints=self.features.enable_dra_device_taints,
                 sort_pools=self._sorts_pools(),
+                skips_unusable_pools=self.features.dra_allocator_skips_unusable_pools,
             )
         data.claims = list(found)
         data.picture = self._picture(data)
@@ -368,7 +369,12 @@ class DynamicResources:
             pools = (
                 data.allocator.pools(info.node)
                 if data.allocator is not None
-                else gather_pools(self.dra.slices, info.node, sort_by_name=self._sorts_pools())
+                else gather_pools(
+                    self.dra.slices,
+                    info.node,
+                    sort_by_name=self._sorts_pools(),
+                    skip_unusable=self.features.dra_allocator_skips_unusable_pools,
+                )
             )
             verdicts = tuple(
                 RequestVerdict(

@@ -152,6 +152,25 @@ def test_an_incomplete_pool_is_not_used_and_refuses_all_mode():
         allocate([make_resource_claim("c", exact(mode="All"))], [slice_])
 
 
+def test_before_v1_35_an_incomplete_pools_devices_are_allocated_and_an_invalid_pool_fails():
+    """v1.34's allocator (release/code.py: dra_allocator_skips_unusable_pools off): GatherPools keeps
+    an incomplete pool's slices and allocateOne takes its devices (All mode still refuses it); an
+    invalid pool reached by the search is an error of the cycle, not of the node."""
+    incomplete = make_gpu_slice("n1", 2, slice_count=2)
+    older = Allocator(set(), CLASSES.get, [incomplete], skips_unusable_pools=False)
+    assert devices(older.allocate(NODE, [make_resource_claim("c")])) == [["gpu-0"]]
+    with pytest.raises(AllocationError, match="is currently being updated"):
+        Allocator(set(), CLASSES.get, [incomplete], skips_unusable_pools=False).allocate(
+            NODE, [make_resource_claim("c", exact(mode="All"))]
+        )
+    first, second = make_gpu_slice("n1", 1, slice_count=2), replace(make_gpu_slice("n1", 1, slice_count=2), name="b")
+    with pytest.raises(AllocationError, match="pool n1 is invalid: duplicate device name gpu-0") as raised:
+        Allocator(set(), CLASSES.get, [first, second], skips_unusable_pools=False).allocate(
+            NODE, [make_resource_claim("c")]
+        )
+    assert not raised.value.on_node
+
+
 def test_the_newest_generation_of_a_pool_wins():
     old = make_gpu_slice("n1", 1, generation=1)
     new = replace(make_gpu_slice("n1", 2, generation=2), name="newer")

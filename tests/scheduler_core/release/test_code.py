@@ -26,7 +26,7 @@ def test_a_release_has_the_changes_of_its_own_and_older_releases():
             "taint_reason_without_taint",
             "read_write_once_pod_reason_reworded",
         },
-        35: {"dynamic_resources_scores", "declared_features_plugin_registered"},
+        35: {"dynamic_resources_scores", "declared_features_plugin_registered", "dra_allocator_skips_unusable_pools"},
         36: {
             "balanced_allocation_scores_the_change",
             "claim_owner_message_capitalized",
