@@ -154,6 +154,28 @@ def test_editing_the_changes_document_in_the_yaml_updates_the_panel(page):
     expect(page.locator("#changes-error")).to_contain_text("The Changes document does not parse")
 
 
+def test_tabs_opened_before_the_scenario_loads_are_drawn_once_it_has(page):
+    """A busy server: the Changes and Tables tabs (and the release's validation) are asked for
+    before the scenario's text arrives; nothing fails (the page_errors fixture sees every page
+    error) and both are drawn once it comes."""
+    text = (
+        SCENARIO
+        + "---\nkind: Changes\napiVersion: schedlab.io/v1alpha1\nsteps:\n- operations:\n  - cordon: {node: n3}\n"
+    )
+    created = api_post(page, "/api/scenarios", {"name": "slow to load", "text": text})
+    held = []
+    page.route(re.compile(rf"/api/scenarios/{created['id']}$"), lambda route: held.append(route))
+    page.goto(f"{page.base_url}/scenarios/{created['id']}/", wait_until="domcontentloaded")
+    while not held:  # the page has asked for its scenario: the answer is held back
+        page.wait_for_timeout(50)
+    page.click("#tab-tables")
+    page.click("#tab-changes")
+    held[0].continue_()
+    expect(page.locator("#changes-steps li.changes-op")).to_have_text(["cordon n3✕"])
+    page.click("#tab-tables")
+    expect(page.locator("#tables")).to_contain_text("n3")
+
+
 JOB = """apiVersion: batch/v1
 kind: Job
 metadata: {name: batch, namespace: default}

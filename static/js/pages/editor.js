@@ -88,6 +88,7 @@ const persistDraft = debounce(() => {
 }, 200);
 
 const validate = debounce(async () => {
+  if (editor === undefined) return; // asked before the scenario loaded: load() validates under the release asked
   const seq = ++state.validationSeq;
   const text = editor.getText();
   showChecking(seq, text.length);
@@ -257,7 +258,7 @@ const tablesShown = () => !$("#panel-tables").hidden;
 const LARGE_TEXT = 256 * 1024;
 
 const rerenderTables = debounce(() => {
-  if (!tablesShown()) return; // parsed again when the tab opens
+  if (!tablesShown() || editor === undefined) return; // parsed again when the tab opens (or the scenario loads)
   const parsed = readScenario(editor.getText());
   renderTables($("#tables"), parsed, {
     readOnly: false,
@@ -285,7 +286,8 @@ function applyEdit(fn) {
 
 // The Changes panel reads the text again after each pause in typing (only while it is shown).
 const rerenderChanges = debounce(() => {
-  if (!changesShown()) return;
+  // A tab opened before the scenario has loaded renders once the editor exists (load() flushes it).
+  if (!changesShown() || editor === undefined) return;
   state.changesForm.redraw = () => rerenderChanges.flush();
   renderChangesPanel($("#changes"), editor.getText(), {
     form: state.changesForm,
@@ -451,7 +453,7 @@ function showTab(name) {
     $(`#${tab.getAttribute("aria-controls")}`).hidden = !selected;
   }
   if (name === "changes") rerenderChanges.flush();
-  if (name !== "tables") return;
+  if (name !== "tables" || editor === undefined) return; // before the scenario loads: load() renders it
   // Reading every document takes a moment on a big file: say so first, then parse.
   const size = editor.getDoc().length;
   if (size > LARGE_TEXT) {
@@ -527,6 +529,7 @@ async function start() {
   if (text !== scenario.text || Object.keys(asked(state.release)).length) validate(); // under the release asked
   loadUpgrades();
   rerenderTables.flush();
+  rerenderChanges.flush();
   loadRuns();
   for (const id of ["#save-button", "#run-button", "#fork-button", "#share-button"]) $(id).disabled = false;
 }
