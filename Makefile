@@ -15,7 +15,10 @@ $(INSTALLED): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $(INSTALLED)
 
+# The engine's bytecode, compiled once here: a machine with PYTHONDONTWRITEBYTECODE would otherwise
+# compile every module again in each CLI process (~0.3 s of a 5 s timeline). Up to date: a no-op.
 install: $(INSTALLED)
+	$(BIN)/python -m compileall -q scheduler_core > /dev/null
 
 migrate: install
 	$(BIN)/python manage.py migrate --noinput

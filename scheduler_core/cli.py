@@ -48,7 +48,7 @@ from scheduler_core.answers.capacity_json import CAPACITY_ANSWERS
 from scheduler_core.answers.findings import Finding
 from scheduler_core.answers.upgrade import UpgradeComparison, UpgradeCounts
 from scheduler_core.encoding.schema import schema_text
-from scheduler_core.encoding.timeline import TimelineBuilder
+from scheduler_core.encoding.timeline import TIMELINE_READS, TimelineBuilder
 from scheduler_core.encoding.trace import TraceBuilder
 from scheduler_core.encoding.wire import Wire
 from scheduler_core.release.choice import ReleaseRequest
@@ -402,10 +402,12 @@ def run_timeline(args: argparse.Namespace) -> int:
         print("\n".join(render_notices(scenario)))
         return _exit_code(scenario)
     report = TimelineReport()
+    # --json alone reads the builder's summary: the run writes only the events the builder reads.
+    reads = TIMELINE_READS if args.json and not args.events else None
     recorded = _drive(
         args,
         scenario,
-        run_to_the_end(scenario, tie_break=args.tie_break, seed=args.seed),
+        run_to_the_end(scenario, tie_break=args.tie_break, seed=args.seed, reads=reads),
         TimelineBuilder(),
         replayed_from_timeline,
         report.add,

@@ -18,6 +18,7 @@ from scheduler_core.encoding.events import (
     ClusterChangeKind,
     CycleEnd,
     CycleStart,
+    EVENT_KINDS,
     Event,
     ExtensionPoint,
     QueueMoved,
@@ -154,6 +155,20 @@ _BY_PAYLOAD: tuple[tuple[type, Callable[[TimelineBuilder, Any], None]], ...] = (
     (AttemptEnd, TimelineBuilder._attempt_end),
     (RunEnd, TimelineBuilder._run_end),
 )
+
+
+def _points_read() -> frozenset[ExtensionPoint]:
+    bases = tuple(base for base, _ in _BY_PAYLOAD)
+    return frozenset(
+        kind.point
+        for kind in EVENT_KINDS.values()
+        if any(declared is not None and issubclass(declared, bases) for declared in (kind.by_plugin, kind.summary))
+    )
+
+
+# The points whose events the builder reads, those of its payloads' declarations: a run made for it
+# alone (``run_to_the_end(reads=...)``, `timeline --json`) leaves the cycles' other events unwritten.
+TIMELINE_READS = _points_read()
 _UNKNOWN = object()
 _HANDLERS: dict[type, Any] = {}  # payload type -> its handler, or None (found by _handler_of)
 

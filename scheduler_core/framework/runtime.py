@@ -9,7 +9,7 @@ and scoring also runs when a single node is feasible.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Iterable, Optional, Sequence
 
 import numpy as np
 
@@ -119,6 +119,11 @@ class Framework:
         # nominated_pods_to_add's answers per node, for what they were asked with
         self._to_add_asked: Optional[tuple[int, int, Optional[str]]] = None
         self._to_add: dict[str, list[Pod]] = {}
+        # nominated_additions' answer, for what it was asked with
+        self._additions_asked: Optional[tuple[object, ...]] = None
+        self._additions: list[tuple[str, list[Pod]]] = []
+        self._nominated_nodes_asked: Optional[tuple[int, object]] = None
+        self._nominated_nodes: set[str] = set()
         self.signing_plugins, self.signatures_enabled = _signing_plugins(profile)
         # Each plugin's fast path and NormalizeScore, found once (capabilities.py).
         self._filter_batch = profile.capabilities.filter_batch
@@ -251,6 +256,31 @@ class Framework:
                 p for p in self.nominator.nominated_pods_for_node(node) if p.priority >= priority and p.key != key
             ]
         return list(found)
+
+    def nominated_nodes_in(self, index: dict[str, int]) -> set[str]:
+        """The nodes of ``index`` (a node table's) some pending pod is nominated to. The nominator
+        also keeps pods whose nomination was cleared (under "", as the release's does) and
+        nominations to nodes that are gone: the first filter pass has nothing to add on those.
+        Asked by every attempt: kept while the nominations and the table are the same. Read only."""
+        asked = (self.nominator.version, index)
+        if asked != self._nominated_nodes_asked:
+            nodes = {node for node in self.nominator.nodes_with_nominated_pods() if node in index}
+            self._nominated_nodes_asked, self._nominated_nodes = asked, nodes
+        return self._nominated_nodes
+
+    def nominated_additions(
+        self, pod: Pod, nodes: Callable[[], Iterable[str]], table: object
+    ) -> list[tuple[str, list[Pod]]]:
+        """Each of ``nodes`` (those of ``table`` with nominated pods) where nominated_pods_to_add
+        has pods for ``pod``, with them. Every attempt asks it while pods wait nominated: the answer
+        is kept while the nominations, the table, the pod's priority (and the pod itself when it is
+        one of the nominated) are the same. Read only."""
+        nominated = self.nominator.node_of(pod) is not None
+        asked = (self.nominator.version, pod.priority, pod.key if nominated else None, table)
+        if asked != self._additions_asked:
+            additions = [(node, found) for node in nodes() if (found := self.nominated_pods_to_add(pod, node))]
+            self._additions_asked, self._additions = asked, additions
+        return self._additions
 
     def nominated_pod_info(self, pod: Pod) -> PodInfo:
         """PodInfo of a nominated pod, built once while nothing it is computed from changed (the

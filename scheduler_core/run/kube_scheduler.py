@@ -286,7 +286,7 @@ class KubeScheduler:
         pending_writes = self.snapshot.cluster_changes
         mark = len(pending_writes)
         cycle = self._scheduling_cycle(info)
-        yield from record_cycle(cycle)
+        yield from record_cycle(cycle, self.recorder.reads)
         yield from self._cycle_writes()
         ending = cycle.outcome
         assert ending is not None  # the recorder ran the cycle to its end

@@ -21,7 +21,7 @@ from scheduler_core.cluster.store import Cluster
 from scheduler_core.encoding.events import Event
 from scheduler_core.model import Pod, PodScheduledCondition, Scenario
 from scheduler_core.run.kube_scheduler import KubeScheduler
-from scheduler_core.run.recorder import RunRecorder
+from scheduler_core.run.recorder import Reads, RunRecorder
 from scheduler_core.run.scheduler import TIE_BREAK_FIRST, fresh_copy
 from scheduler_core.run.standins import StandIns
 from scheduler_core.run.steps import recorded_creation_times
@@ -46,6 +46,7 @@ class ClusterRun:
         vectorized: bool = True,
         audit_writes: bool = False,
         hand_over_only: bool = False,
+        reads: Reads = None,
     ) -> None:
         self.scenario = fresh_copy(scenario)
         self.epoch = run_epoch(self.scenario)
@@ -65,7 +66,7 @@ class ClusterRun:
             budgets=self.scenario.pdbs,
         )
         # The recorder tells every event with the attempt it happens in (the scheduler's count).
-        self.recorder = RunRecorder(lambda: self.clock.ms, lambda: self.kube_scheduler.attempts)
+        self.recorder = RunRecorder(lambda: self.clock.ms, lambda: self.kube_scheduler.attempts, reads)
         self.kube_scheduler = KubeScheduler(
             self.scenario,
             self.cluster,
@@ -210,9 +211,13 @@ def run_to_the_end(
     seed: Optional[int] = None,
     vectorized: bool = True,
     hand_over_only: bool = False,
+    reads: Reads = None,
 ) -> Iterator[Event]:
     """The scheduler as it really runs, to the end: the timeline's event stream (``hand_over_only``:
-    for event_pipe's hand-over alone, its node lists kept as positions)."""
+    for event_pipe's hand-over alone, its node lists kept as positions; ``reads``: for a reader of
+    those points only, as ``TimelineBuilder.READS``, the cycles' other events left unwritten)."""
     with collector_paused():  # the set-up builds the snapshot: nothing there for the collector
-        run = ClusterRun(scenario, tie_break=tie_break, seed=seed, vectorized=vectorized, hand_over_only=hand_over_only)
+        run = ClusterRun(
+            scenario, tie_break=tie_break, seed=seed, vectorized=vectorized, hand_over_only=hand_over_only, reads=reads
+        )
     return frozen_after_first(run.run())

@@ -81,14 +81,30 @@ class RecordedCycle(Protocol):
     def steps(self) -> Generator[CycleStep, None, CycleEnding]: ...
 
 
-def record_cycle(cycle: RecordedCycle) -> Iterator[Event]:
-    """The cycle's events, step by step; the cycle's ending is left in ``cycle.outcome``."""
+Reads = Optional[frozenset[ExtensionPoint]]  # the points a stream's reader reads (None: every one)
+
+
+def record_cycle(cycle: RecordedCycle, reads: Reads = None) -> Iterator[Event]:
+    """The cycle's events, step by step; the cycle's ending is left in ``cycle.outcome``. A step
+    whose events are all at points ``reads`` leaves out is not written (nor its pictures drawn):
+    the cycle itself runs the same."""
     recorder = CycleRecorder(cycle)
     step_events = recorder.step
-    for step in cycle.steps():
-        yield from step_events(step)
+    if reads is None:
+        for step in cycle.steps():
+            yield from step_events(step)
+    else:
+        for step in cycle.steps():
+            if _read_by(step, reads):
+                yield from step_events(step)
     assert cycle.outcome is not None  # steps() leaves its ending there
     yield recorder.ended(cycle.outcome)
+
+
+def _read_by(step: CycleStep, reads: frozenset[ExtensionPoint]) -> bool:
+    if type(step) is BindingStepDone:
+        return step.point in reads
+    return not reads.isdisjoint(_STEP_POINTS[type(step)])
 
 
 class CycleRecorder:
@@ -288,6 +304,19 @@ def _pre_filter_state_json(capabilities: Capabilities, plugin: str, state: Cycle
     return describe.pre_filter_state_json(state) if describe is not None else None
 
 
+# The points each step's events are written at (a binding step's: the one it names).
+_STEP_POINTS: dict[type, frozenset[ExtensionPoint]] = {
+    CycleStarted: frozenset({ExtensionPoint.CYCLE_START, ExtensionPoint.QUEUE_SORT}),
+    PreFilterDone: frozenset({ExtensionPoint.PRE_FILTER}),
+    FilterDone: frozenset({ExtensionPoint.FILTER}),
+    PostFilterDone: frozenset({ExtensionPoint.POST_FILTER}),
+    PreScoreDone: frozenset({ExtensionPoint.PRE_SCORE}),
+    ScoreDone: frozenset({ExtensionPoint.SCORE, ExtensionPoint.NORMALIZE_SCORE}),
+    HostSelected: frozenset({ExtensionPoint.TOTAL}),
+    ScoringFailed: frozenset({ExtensionPoint.TOTAL}),
+}
+
+
 # ---------------------------------------------------------------------------- the run to the end
 
 
@@ -295,9 +324,10 @@ class RunRecorder:
     """What the run to the end does around the cycles, as events: they carry the attempt they
     happen in (the last one started) and the logical clock."""
 
-    def __init__(self, clock_ms: Callable[[], int], attempts: Callable[[], int]) -> None:
+    def __init__(self, clock_ms: Callable[[], int], attempts: Callable[[], int], reads: Reads = None) -> None:
         self._clock_ms = clock_ms
         self._attempts = attempts
+        self.reads = reads  # the cycles' events are written for a reader of these points only
 
     def event(self, pod: Optional[str], point: ExtensionPoint, payload: Payload) -> Event:
         return Event(max(self._attempts() - 1, 0), pod or "", point, None, payload)

@@ -24,7 +24,7 @@ from scheduler_core.encoding.events import Event, ExtensionPoint
 from scheduler_core.backend.queue.nominator import CLEAR_NOMINATED_NODE, NominatingInfo, Nominator
 from scheduler_core.framework.batch import PASS, FilterVerdicts, Palette
 from scheduler_core.framework.cycle_state import CycleState
-from scheduler_core.framework.diagnosis import NO_NODES_AVAILABLE, fit_error_message
+from scheduler_core.framework.diagnosis import NO_NODES_AVAILABLE, fit_error_message, status_groups
 from scheduler_core.util.gcfreeze import frozen_after_first
 from scheduler_core.scenario.gcpause import collector_paused
 from scheduler_core.framework.interfaces import FilterPlugin, NodeToStatus
@@ -380,11 +380,7 @@ class Cycle:
         nominator's side (a few: those with pods to add for this pod) rather than by walking
         ``positions`` (thousands), and only the nodes the walk can reach are judged (``_reach``)."""
         table = self.snapshot.table
-        adding = []
-        for node in nominated_nodes:
-            nominated = self.fw.nominated_pods_to_add(self.pod, node)
-            if nominated:
-                adding.append((node, nominated))
+        adding = self.fw.nominated_additions(self.pod, lambda: nominated_nodes, table)
         if not adding:
             return verdicts  # no pod to add anywhere: the first pass is the second
         slots = _slots_of(positions, [table.index[node] for node, _ in adding], table.size)
@@ -496,11 +492,8 @@ class Cycle:
         )
 
     def _nominated_nodes(self) -> set[str]:
-        """The nodes of the snapshot some pending pod is nominated to. The nominator also keeps
-        pods whose nomination was cleared (under "", as the release's does) and nominations to
-        nodes that are gone: the first filter pass has nothing to add on those."""
-        index = self.snapshot.table.index
-        return {node for node in self.fw.nominator.nodes_with_nominated_pods() if node in index}
+        """The nodes of the snapshot some pending pod is nominated to (read only)."""
+        return self.fw.nominated_nodes_in(self.snapshot.table.index)
 
     def _walked_verdicts(
         self, plugins: list[FilterPlugin], rotated: np.ndarray, num_to_find: int
@@ -562,24 +555,45 @@ class Cycle:
         if observer is not None:
             observer(self, passed)
 
-    def _first_failures(self, passed: FilterPass) -> dict[str, Status]:
-        """Each evaluated node's first failing plugin in Filter order: the real scheduler's verdict."""
+    def _first_failures(self, passed: FilterPass) -> tuple[dict[str, Status], list[tuple[Status, int]]]:
+        """Each evaluated node's first failing plugin in Filter order: the real scheduler's verdict;
+        and each status object once (in the order the dict first holds it) with its count of nodes."""
         names = self.snapshot.table.names
         first: dict[str, Status] = {}
+        groups: list[tuple[Status, int]] = []
         undecided = np.ones(len(passed.evaluated), dtype=bool)
         for plugin, verdict in passed.verdicts:
             failing = np.flatnonzero(undecided & (verdict.choice >= 0))
             if not len(failing):
                 continue
             undecided[failing] = False
-            # One status per palette entry, shared by every node it judged (statuses are immutable).
-            converted: dict[int, Status] = {}
-            for position, choice in zip(passed.evaluated[failing].tolist(), verdict.choice[failing].tolist()):
-                status = converted.get(choice)
-                if status is None:
-                    status = converted[choice] = filter_failure_status(plugin, verdict.palette[choice])
-                first[names[position]] = status
-        return first
+            # One status per palette entry, shared by every node it judged (statuses are immutable),
+            # handed out by NumPy: an unschedulable pod on 5,000 nodes is 5,000 entries per attempt.
+            choices = verdict.choice[failing]
+            used, met_at, counts = np.unique(choices, return_index=True, return_counts=True)
+            status_of = np.empty(len(verdict.palette), dtype=object)
+            for slot in np.argsort(met_at, kind="stable").tolist():
+                choice = int(used[slot])
+                status_of[choice] = filter_failure_status(plugin, verdict.palette[choice])
+                groups.append((status_of[choice], int(counts[slot])))
+            failing_names = map(names.__getitem__, passed.evaluated[failing].tolist())
+            first.update(zip(failing_names, status_of[choices].tolist()))
+        return first, groups
+
+    def _judged(self, passed: FilterPass) -> tuple[dict[str, Status], list[tuple[Status, int]]]:
+        """The statuses of the Diagnosis (the nominated node's early one, then the full pass's, which
+        wins for a node judged in both) and their status_groups, as ``{**early, **first}`` would give them."""
+        first, groups = self._first_failures(passed)
+        early = self._early_statuses
+        if not early:
+            return first, groups
+        statuses = {**early, **first}
+        # An early key keeps its place (with the full pass's status when it has one): those come first.
+        merged: dict[int, tuple[Status, int]] = {id(statuses[name]): (statuses[name], 0) for name in early}
+        only_early = [status for name, status in early.items() if name not in first]
+        for status, count in [*groups, *status_groups(only_early)]:
+            merged[id(status)] = (status, merged.get(id(status), (status, 0))[1] + count)
+        return statuses, list(merged.values())
 
     # ------------------------------------------------------------------ no node fits
 
@@ -599,8 +613,8 @@ class Cycle:
     def _unschedulable_after_filter(
         self, passed: FilterPass, absent: Status
     ) -> Generator[CycleStep, None, CycleEnding]:
-        statuses = {**self._early_statuses, **self._first_failures(passed)}
-        distinct = list({id(s): s for s in statuses.values()}.values())  # nodes share status objects
+        statuses, groups = self._judged(passed)
+        distinct = [status for status, _ in groups]
         errors = [s for s in distinct if s.code == Code.ERROR]
         if errors:
             return SchedulingError(errors[0].message)
@@ -608,7 +622,7 @@ class Cycle:
         post = yield from self._post_filter(NodeToStatus(statuses, absent))
         message = fit_error_message(
             len(self.snapshot.node_infos),
-            node_statuses=statuses,
+            grouped=(groups, len(statuses)),
             absent_reasons=absent.reasons,
             post_filter_message=post.message if post is not None else None,
         )

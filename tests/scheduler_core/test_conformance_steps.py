@@ -15,7 +15,7 @@ import pytest
 
 from scheduler_core import load_scenario
 from scheduler_core.run.loop import run_to_the_end
-from scheduler_core.encoding.timeline import timeline_summary
+from scheduler_core.encoding.timeline import TIMELINE_READS, timeline_summary
 from tests.scheduler_core.conformance import diff
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "conformance-steps" / "public"
@@ -65,10 +65,12 @@ def test_comparable_keeps_order_where_the_corpus_does_and_forgets_it_where_it_do
     ]
 
 
+# The app reads every event; `timeline --json` has the run write only those its summary reads.
+@pytest.mark.parametrize("reads", [None, TIMELINE_READS], ids=["every-event", "timeline-json"])
 @pytest.mark.parametrize("case", CASES)
-def test_steps_timeline_matches_the_real_scheduler(case):
+def test_steps_timeline_matches_the_real_scheduler(case, reads):
     scenario = load_scenario((CORPUS / f"{case}.yaml").read_bytes())
     expected = json.loads((CORPUS / f"{case}.expected.json").read_text())
-    actual = json.loads(json.dumps(timeline_summary(run_to_the_end(scenario))))
+    actual = json.loads(json.dumps(timeline_summary(run_to_the_end(scenario, reads=reads))))
     problems = diff(comparable(expected), comparable(actual))
     assert not problems, "\n".join(problems[:40])

@@ -9,9 +9,10 @@ import pytest
 
 from scheduler_core import load_scenario, simulate
 from scheduler_core.run.loop import run_to_the_end
-from scheduler_core.encoding.events import ProgressDeadline, RolloutStatus
+from scheduler_core.encoding.events import ExtensionPoint as P, ProgressDeadline, RolloutStatus
 from scheduler_core.encoding.timeline import (
     STORY_POINTS,
+    TIMELINE_READS,
     TimelineBuilder,
     clock_text,
     rollout_entry,
@@ -204,3 +205,16 @@ def test_a_rollout_entry_writes_its_deadline_on_the_runs_clock():
     entry = rollout_entry(1, _stuck_with_deadline(False), {}).to_json()
     assert entry["progressDeadline"] == {"seconds": 600, "passesAt": "10:01.000", "exceeded": False}
     assert "paused" not in entry and "progressDeadline" not in rollout_entry(1, _rollout(1, 4, 3), {}).to_json()
+
+
+def test_the_builder_reads_the_points_of_its_payloads_and_no_cycle_step_else():
+    """TIMELINE_READS comes from the builder's handlers: a handler added for a payload adds its point."""
+    assert {
+        P.RUN_START,
+        P.CYCLE_START,
+        P.CYCLE_END,
+        P.ATTEMPT_END,
+        P.STEP_START,
+        P.STEP_END,
+        P.RUN_END,
+    } == TIMELINE_READS

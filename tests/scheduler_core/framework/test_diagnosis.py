@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scheduler_core.framework.diagnosis import fit_error_message, reason_histogram
+from scheduler_core.framework.diagnosis import fit_error_message, reason_histogram, status_groups
 from scheduler_core.framework.status import Status
 
 
@@ -45,3 +45,18 @@ def test_a_pre_filter_rejection_gives_its_message_without_counts():
 
 def test_an_empty_cluster_has_its_own_message():
     assert fit_error_message(0) == "no nodes available to schedule pods"
+
+
+def test_statuses_grouped_once_give_the_same_message_as_the_statuses_of_every_node():
+    cpu, memory = Status.unschedulable("Insufficient cpu"), Status.unschedulable("Insufficient memory")
+    statuses = {"a": memory, "b": cpu, "c": memory, "d": Status.unschedulable("Insufficient cpu")}
+    groups = status_groups(statuses.values())
+    assert [(status.reasons, count) for status, count in groups] == [
+        (("Insufficient memory",), 2),
+        (("Insufficient cpu",), 1),
+        (("Insufficient cpu",), 1),
+    ]  # by object, in the order first met
+    absent = ["node(s) didn't satisfy plugin(s) [NodeAffinity]"]
+    assert fit_error_message(6, grouped=(groups, len(statuses)), absent_reasons=absent) == fit_error_message(
+        6, node_statuses=statuses, absent_reasons=absent
+    )

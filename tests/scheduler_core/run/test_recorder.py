@@ -89,3 +89,17 @@ def test_in_the_engines_own_process_the_node_lists_stay_positions():
     summary = next(e.payload for e in hollow if e.extension_point is ExtensionPoint.FILTER and not e.plugin)
     assert type(summary.evaluated) is NodePositions and type(summary.feasible_nodes) is NodePositions
     assert [e.to_json() for e in hollow] == [e.to_json() for e in events]
+
+
+def test_a_reader_of_some_points_is_written_the_steps_at_those_points_only():
+    """``reads``: the steps at no point read are not written; those read are the full stream's own."""
+    text = preemption_scenario()
+    every = list(record_cycle(_cycle(text)))
+    reads = frozenset({ExtensionPoint.CYCLE_START, ExtensionPoint.POST_FILTER})
+    some = list(record_cycle(_cycle(text), reads))
+    points = [event.extension_point for event in some]
+    assert points[:2] == [ExtensionPoint.CYCLE_START, ExtensionPoint.QUEUE_SORT]  # one step writes both
+    assert ExtensionPoint.PRE_FILTER not in points and ExtensionPoint.FILTER not in points
+    assert points[-1] is ExtensionPoint.CYCLE_END  # the ending is always written
+    kept = {ExtensionPoint.CYCLE_START, ExtensionPoint.QUEUE_SORT, ExtensionPoint.POST_FILTER, ExtensionPoint.CYCLE_END}
+    assert [e.to_json() for e in some] == [e.to_json() for e in every if e.extension_point in kept]
