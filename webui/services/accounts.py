@@ -42,7 +42,7 @@ USERNAME = "username"
 PASSWORD = "password"
 CURRENT_PASSWORD = "currentPassword"
 NEW_PASSWORD = "newPassword"
-WRONG_PASSWORD = "that is not your password."
+WRONG_PASSWORD = "That is not your password."
 # The error of work cancelled because its account is being deleted (seen only if the delete then fails).
 ACCOUNT_DELETED = "cancelled: its account was deleted"
 TRIES_KEY = "schedlab:sign-in-tries:{address}"

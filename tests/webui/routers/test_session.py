@@ -202,7 +202,7 @@ def test_changing_the_password_keeps_the_session_signed_in(owner: Client):
         pytest.param(
             {"currentPassword": "not it at all", "newPassword": NEW_PASSWORD},
             "currentPassword",
-            "that is not your password",
+            "That is not your password",
             id="a wrong current password",
         ),
         pytest.param(

@@ -231,7 +231,7 @@ def test_changing_the_password_keeps_this_session_signed_in():
 @pytest.mark.parametrize(
     "current, new, field, problem",
     [
-        pytest.param("not it at all", NEW_PASSWORD, "currentPassword", "that is not your password", id="wrong current"),
+        pytest.param("not it at all", NEW_PASSWORD, "currentPassword", "That is not your password", id="wrong current"),
         pytest.param(GOOD_PASSWORD, "short", "newPassword", "too short", id="a short new one"),
         pytest.param(GOOD_PASSWORD, "73920561848", "newPassword", "entirely numeric", id="all digits"),
     ],
