@@ -272,6 +272,12 @@ def delete_account(request: HttpRequest, password: str) -> Holdings:
     return held
 
 
+def count_reset_request(request: HttpRequest) -> None:
+    """A password-reset request (webui/password_reset.py) sends e-mail: it counts as a sign-in try of
+    the address (429 over the limit), so one address cannot flood a mailbox or probe for long."""
+    _count_try(request)
+
+
 def _tries_key(request: HttpRequest) -> str:
     return TRIES_KEY.format(address=access.client_address(request) or "unknown")
 

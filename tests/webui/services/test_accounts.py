@@ -367,3 +367,14 @@ def test_a_worker_that_gets_a_deleted_account_s_task_skips_it_quietly(caplog):
     capacity.advance(made["question"].pk)
     assert upgrades.execute(made["upgrade"].pk, "w1").startswith("not claimed")
     assert [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")] == []
+
+
+def test_a_reset_request_counts_as_a_try_of_its_address(settings):
+    settings.SCHEDLAB_MAX_SIGN_IN_TRIES = 2
+    for _ in range(2):
+        accounts.count_reset_request(_request())
+    with pytest.raises(LimitExceeded):
+        accounts.count_reset_request(_request())
+    with pytest.raises(LimitExceeded):
+        accounts.sign_in(_request(), "ada", GOOD_PASSWORD)
+    accounts.count_reset_request(_request(address="198.51.100.1"))
