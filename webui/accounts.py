@@ -49,6 +49,13 @@ class SignInForm(forms.Form):
 
 
 class SignUpForm(SignInForm):
+    field_order = ["username", "email", "password", "password_again"]
+    email = forms.EmailField(
+        label="E-mail (optional: where a forgotten password's reset link goes)",
+        max_length=254,
+        required=False,
+        widget=forms.EmailInput(attrs={"autocomplete": "email"}),
+    )
     password = forms.CharField(
         label="Password",
         max_length=4096,
@@ -87,27 +94,37 @@ def _kept(claimed: Claimed) -> str:
 @never_cache
 def sign_up(request: HttpRequest) -> HttpResponse:
     form = SignUpForm(request.POST if request.method == "POST" else None)
-    return _account_form(
-        request, form, accounts.sign_up, "schedlab/sign_up.html", "Welcome, {name}: you are signed in."
-    )
+
+    def act(request: HttpRequest, data: dict[str, str]) -> SignedIn:
+        return accounts.sign_up(request, data["username"], data["password"], data.get("email", ""))
+
+    return _account_form(request, form, act, "schedlab/sign_up.html", "Welcome, {name}: you are signed in.")
 
 
 @sensitive_post_parameters()
 @never_cache
 def sign_in(request: HttpRequest) -> HttpResponse:
     form = SignInForm(request.POST if request.method == "POST" else None)
-    return _account_form(request, form, accounts.sign_in, "schedlab/sign_in.html", "Signed in as {name}.")
+
+    def act(request: HttpRequest, data: dict[str, str]) -> SignedIn:
+        return accounts.sign_in(request, data["username"], data["password"])
+
+    return _account_form(request, form, act, "schedlab/sign_in.html", "Signed in as {name}.")
 
 
 def _account_form(
-    request: HttpRequest, form: SignInForm, act: Callable[[HttpRequest, str, str], SignedIn], template: str, said: str
+    request: HttpRequest,
+    form: SignInForm,
+    act: Callable[[HttpRequest, dict[str, str]], SignedIn],
+    template: str,
+    said: str,
 ) -> HttpResponse:
     """The form again with what went wrong beside the field it concerns (400, 401 or 429), or, once
     ``act`` signed the person in, the page they came from with ``said`` as a message."""
     status = 400 if form.is_bound else 200
     if form.is_valid():
         try:
-            signed_in = act(request, form.cleaned_data["username"], form.cleaned_data["password"])
+            signed_in = act(request, form.cleaned_data)
         except AccountInvalid as err:
             form.add_error(err.field, err.problems)
             status = err.status

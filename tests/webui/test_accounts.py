@@ -287,3 +287,14 @@ def test_single_user_mode_has_no_account_to_delete_and_says_so(settings):
     refused = client.post("/accounts/delete/", {"password": GOOD_PASSWORD})
     assert refused.status_code == 403 and User.objects.filter(username="ada").exists()
     assert "/accounts/delete/" not in client.get("/accounts/password/").content.decode()
+
+
+def test_signing_up_may_give_an_e_mail_address_for_a_forgotten_password():
+    page = Client().get("/accounts/signup/").content.decode()
+    form = re.search(r'<form method="post" action="/accounts/signup/".*?</form>', page, re.S).group(0)
+    assert 'type="email" name="email"' in form and 'autocomplete="email"' in form
+    assert form.index('name="username"') < form.index('name="email"') < form.index('name="password"')
+    refused = _sign_up(Client(), email="not an address")
+    assert refused.status_code == 400 and "Enter a valid email address." in refused.content.decode()
+    assert _sign_up(Client(), email="ada@example.com").status_code == 302
+    assert User.objects.get(username="ada").email == "ada@example.com"

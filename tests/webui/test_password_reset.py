@@ -112,3 +112,10 @@ def test_single_user_mode_has_no_reset_and_says_so(ada, settings):
         assert page.status_code == 200 and "no password is needed here" in page.content.decode(), path
         assert "<form" not in page.content.decode().split("<main", 1)[1], path
     assert _ask(client).status_code == 403 and mail.outbox == []
+
+
+def test_an_account_signed_up_with_an_e_mail_address_can_reset_its_password():
+    form = {"username": "bob", "email": "bob@example.com", "password": GOOD_PASSWORD, "password_again": GOOD_PASSWORD}
+    Client().post("/accounts/signup/", form)
+    assert _ask(Client(), "bob@example.com").status_code == 302
+    assert mail.outbox[0].to == ["bob@example.com"] and "/accounts/password/reset/" in _link()

@@ -18,6 +18,7 @@ from webui.schemas.session import (
     PasswordChangeIn,
     PasswordIn,
     SessionOut,
+    SignUpIn,
 )
 from webui.services import accounts
 
@@ -42,11 +43,12 @@ def session(request: HttpRequest) -> SessionOut:
 
 
 @router.post("/signup", response={201: SessionOut, **SIGN_IN_ERRORS}, summary="Sign up and sign in")
-def signup(request: HttpRequest, body: CredentialsIn) -> Status[SessionOut]:
-    """Makes an account (Django's User: the name must be free, the password pass the server's validators: 400
-    `account_invalid` naming the field otherwise) and signs in: everything this browser's anonymous session made
-    becomes the account's. The CSRF token changes: the answer carries the new one."""
-    accounts.sign_up(request, body.username, body.password)
+def signup(request: HttpRequest, body: SignUpIn) -> Status[SessionOut]:
+    """Makes an account (Django's User: the name must be free, the password pass the server's validators, the
+    optional `email` — where a forgotten password's reset link goes — be an address: 400 `account_invalid`
+    naming the field otherwise) and signs in: everything this browser's anonymous session made becomes the
+    account's. The CSRF token changes: the answer carries the new one."""
+    accounts.sign_up(request, body.username, body.password, body.email)
     return Status(201, _session(request))
 
 

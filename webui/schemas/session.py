@@ -25,6 +25,13 @@ class CredentialsIn(ApiInput):
     password: str = Field(max_length=4096)
 
 
+class SignUpIn(CredentialsIn):
+    """A sign-up's name and password, and optionally an e-mail address: the one a forgotten password's
+    reset link is sent to (an account without one cannot reset it that way)."""
+
+    email: str = Field(default="", max_length=254)
+
+
 class PasswordChangeIn(ApiInput):
     """The signed-in person's current password and the new one (which the server's AUTH_PASSWORD_VALIDATORS
     must accept)."""

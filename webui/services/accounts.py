@@ -21,6 +21,7 @@ from django.contrib.auth.models import User
 from django.contrib.auth.password_validation import validate_password
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest
@@ -39,6 +40,7 @@ OWNED_MODELS: dict[str, type[Owned]] = {
 }
 # The fields an AccountInvalid names: the API's JSON names (the pages map them to their forms' fields).
 USERNAME = "username"
+EMAIL = "email"
 PASSWORD = "password"
 CURRENT_PASSWORD = "currentPassword"
 NEW_PASSWORD = "newPassword"
@@ -66,12 +68,14 @@ class SignedIn:
     claimed: Claimed
 
 
-def sign_up(request: HttpRequest, username: str, password: str) -> SignedIn:
-    """A new account with Django's checks (its username rules, AUTH_PASSWORD_VALIDATORS), signed in."""
+def sign_up(request: HttpRequest, username: str, password: str, email: str = "") -> SignedIn:
+    """A new account with Django's checks (its username rules, AUTH_PASSWORD_VALIDATORS), signed in. The
+    e-mail address is optional: only an account with one can reset a forgotten password."""
     _count_try(request)
     username = username.strip()
-    user = User(username=username)
+    user = User(username=username, email=User.objects.normalize_email(email.strip()))
     _check_username(user)
+    _check_email(user)
     try:
         validate_password(password, user)
     except ValidationError as err:
@@ -104,6 +108,15 @@ def _check_username(user: User) -> None:
         raise AccountInvalid(USERNAME, list(err.messages)) from None
     if User.objects.filter(username__iexact=user.username).exists():
         raise AccountInvalid(USERNAME, [_taken(user.username)])
+
+
+def _check_email(user: User) -> None:
+    if not user.email:
+        return
+    try:
+        validate_email(user.email)
+    except ValidationError as err:
+        raise AccountInvalid(EMAIL, list(err.messages)) from None
 
 
 def sign_in(request: HttpRequest, username: str, password: str) -> SignedIn:

@@ -332,3 +332,10 @@ def test_single_user_mode_changes_a_password_but_deletes_no_account(owner: Clien
     assert "not available in single-user mode" in refused.json()["error"]["message"]
     assert User.objects.filter(username="ada").exists() and owner.get("/api/session").json()["user"] == "ada"
     assert owner.get(f"/api/scenarios/{scenario['id']}").status_code == 200
+
+
+def test_signing_up_may_give_an_e_mail_address_and_a_bad_one_is_400_naming_it(owner: Client, stranger: Client):
+    refused = _post(stranger, "signup", {"username": "bob", "password": GOOD_PASSWORD, "email": "not an address"})
+    assert _error(refused) == (400, "account_invalid", "email") and not User.objects.filter(username="bob").exists()
+    made = _post(owner, "signup", {"username": "ada", "password": GOOD_PASSWORD, "email": "ada@example.com"})
+    assert made.status_code == 201 and User.objects.get(username="ada").email == "ada@example.com"

@@ -12,6 +12,7 @@ from webui.schemas.session import (
     PasswordChangeIn,
     PasswordIn,
     SessionOut,
+    SignUpIn,
 )
 
 
@@ -63,3 +64,10 @@ def test_deleting_reads_the_password_and_answers_the_session_with_what_was_delet
         "shareLinks": 7,
     }
     assert out.model_dump()["anonymous"] is True
+
+
+def test_a_sign_up_s_e_mail_address_is_optional_and_bounded():
+    assert SignUpIn.model_validate({"username": "ada", "password": "pw"}).email == ""
+    assert SignUpIn.model_validate({"username": "ada", "password": "pw", "email": "a@example.com"}).email
+    with pytest.raises(ValidationError):
+        SignUpIn.model_validate({"username": "ada", "password": "pw", "email": "a" * 255})

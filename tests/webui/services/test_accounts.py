@@ -378,3 +378,12 @@ def test_a_reset_request_counts_as_a_try_of_its_address(settings):
     with pytest.raises(LimitExceeded):
         accounts.sign_in(_request(), "ada", GOOD_PASSWORD)
     accounts.count_reset_request(_request(address="198.51.100.1"))
+
+
+def test_a_sign_up_may_give_an_e_mail_address_for_resetting_the_password():
+    assert accounts.sign_up(_request(), "ada", GOOD_PASSWORD, " ada@Example.COM ").user.email == "ada@example.com"
+    assert accounts.sign_up(_request(), "bob", GOOD_PASSWORD).user.email == ""
+    with pytest.raises(AccountInvalid) as refused:
+        accounts.sign_up(_request(), "carol", GOOD_PASSWORD, "not an address")
+    assert refused.value.field == "email" and "Enter a valid email address." in refused.value.message
+    assert not User.objects.filter(username="carol").exists()
