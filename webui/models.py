@@ -17,6 +17,15 @@ class Owned(models.Model):
         abstract = True
 
 
+# The anonymous owners the measurement commands (manage.py measure_run, measure_capacity) make their
+# scenarios, runs and questions under. No browser's session can have these keys (Django's are 32
+# lowercase letters and digits), and single-user mode, where everything with an owner is listed,
+# leaves them out (services/access.py): a measurement is not the person's work.
+MEASURE_RUN_OWNER = "measure_run"
+MEASURE_CAPACITY_OWNER = "measure_capacity"
+MEASUREMENT_OWNERS = (MEASURE_RUN_OWNER, MEASURE_CAPACITY_OWNER)
+
+
 class Scenario(Owned):
     name = models.CharField(max_length=200)
     description = models.TextField(blank=True, default="")

@@ -260,6 +260,24 @@ SCHEDLAB_SIGN_IN_WINDOW_SECONDS = env_int("SCHEDLAB_SIGN_IN_WINDOW_SECONDS", 900
 LOGIN_URL = "sign-in"
 LOGIN_REDIRECT_URL = "home"
 
+# --- E-mail: the password-reset links (webui/password_reset.py) -----------------------------------
+# Written to the server's log (Django's console backend) unless EMAIL_HOST names an SMTP server.
+EMAIL_HOST = env_str("EMAIL_HOST") or ""
+EMAIL_BACKEND = (
+    "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST else "django.core.mail.backends.console.EmailBackend"
+)
+EMAIL_PORT = env_int("EMAIL_PORT", 587, minimum=1)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER") or ""
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD") or ""
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)  # TLS from the first byte (port 465)
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", not EMAIL_USE_SSL)  # STARTTLS (port 587)
+if EMAIL_USE_SSL and EMAIL_USE_TLS:
+    raise ImproperlyConfigured("EMAIL_USE_SSL and EMAIL_USE_TLS exclude each other: set one")
+# A slow mail server must not hold a web request for long: the reset page then says the link was sent
+# and the failure is logged (Django's PasswordResetForm).
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10, minimum=1)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL") or "SchedLab <noreply@localhost>"
+
 # --- Security headers ---------------------------------------------------------------------------
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True

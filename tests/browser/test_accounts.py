@@ -1,6 +1,7 @@
 """Accounts in the browser: in production mode an anonymous visitor is told their scenarios are kept
 only in this browser, signs up and keeps the scenario made before, signs out to an empty list and signs
-in to find it again; the embedded server says it is single-user instead."""
+in to find it again; a person changes their password, signs in with the new one and deletes their
+account with what it holds; the embedded server says it is single-user instead."""
 
 import re
 
@@ -93,3 +94,53 @@ def test_the_embedded_server_is_single_user_and_says_so_instead_of_offering_acco
         expect(visitor.locator("#not-needed")).to_contain_text("an account is not needed")
     finally:
         other.close()
+
+
+def _sign_in(page, person: str, password: str) -> None:
+    page.click("#sign-in-link")
+    expect(page.locator("h1")).to_have_text("Sign in")
+    page.fill("#id_username", person)
+    page.fill("#id_password", password)
+    page.locator("main form button[type=submit]").click()
+
+
+def test_a_person_changes_the_password_signs_in_with_it_and_deletes_the_account(production_page):
+    page = production_page
+    person, new_password = "grace", "a new horse staple"
+    page.goto(page.base_url + "/accounts/signup/")
+    page.fill("#id_username", person)
+    page.fill("#id_password", PASSWORD)
+    page.fill("#id_password_again", PASSWORD)
+    page.locator("main form button[type=submit]").click()
+    expect(page.locator("#account-name")).to_have_text(person)
+    made = api_post(page, "/api/scenarios", {"name": NAME, "text": ""})
+
+    page.click("#change-password-link")
+    expect(page.locator("h1")).to_have_text("Change your password")
+    page.fill("#id_current_password", PASSWORD)
+    page.fill("#id_new_password", new_password)
+    page.fill("#id_new_password_again", new_password)
+    page.locator("main form button[type=submit]").click()
+    expect(page.locator(".messages")).to_contain_text("Your password is changed")
+    expect(page.locator("#account-name")).to_have_text(person)  # still signed in
+
+    page.click("#sign-out")
+    expect(page.locator(".messages")).to_contain_text("Signed out")
+    _sign_in(page, person, PASSWORD)
+    expect(page.locator(".form-errors")).to_have_text("That name and password do not match an account.")
+    page.goto(page.base_url + "/")
+    _sign_in(page, person, new_password)
+    expect(page.locator("#account-name")).to_have_text(person)
+    expect(_scenario_links(page)).to_have_count(1)
+
+    page.click("#delete-account-link")
+    expect(page.locator("h1")).to_have_text("Delete your account")
+    expect(page.locator("#holdings li[data-kind=scenarios]")).to_have_text("1 scenario")
+    page.fill("#id_password", new_password)
+    page.locator("main form button[type=submit]").click()
+    expect(page.locator(".messages")).to_contain_text(f"The account {person} is deleted, with 1 scenario")
+    expect(page.locator("#sign-in-link")).to_be_visible()
+    expect(_scenario_links(page)).to_have_count(0)
+    expect(page.locator(f"#scenarios-table tr[data-id='{made['id']}']")).to_have_count(0)
+    _sign_in(page, person, new_password)
+    expect(page.locator(".form-errors")).to_have_text("That name and password do not match an account.")

@@ -71,3 +71,35 @@ def test_it_refuses_single_user_mode_in_production():
     result = manage("check", **production(SCHEDLAB_SINGLE_USER="1"))
     assert result.returncode != 0
     assert "SCHEDLAB_SINGLE_USER shows everyone's scenarios to anyone" in result.stderr
+
+
+EMAIL_SETTINGS = (
+    "from django.conf import settings as s; "
+    "print(s.EMAIL_BACKEND, s.EMAIL_HOST, s.EMAIL_PORT, s.EMAIL_USE_TLS, s.EMAIL_USE_SSL, s.EMAIL_TIMEOUT, s.DEFAULT_FROM_EMAIL)"
+)
+
+
+def test_reset_e_mail_goes_to_the_log_unless_an_smtp_server_is_named():
+    console = manage("shell", "-c", EMAIL_SETTINGS, **production())
+    assert console.returncode == 0, console.stderr
+    assert console.stdout.strip().splitlines()[-1] == (
+        "django.core.mail.backends.console.EmailBackend  587 True False 10 SchedLab <noreply@localhost>"
+    )
+    smtp = manage(
+        "shell",
+        "-c",
+        EMAIL_SETTINGS,
+        **production(
+            EMAIL_HOST="smtp.example.com", EMAIL_PORT="465", EMAIL_USE_SSL="1", DEFAULT_FROM_EMAIL="x@example.com"
+        ),
+    )
+    assert smtp.returncode == 0, smtp.stderr
+    assert smtp.stdout.strip().splitlines()[-1] == (
+        "django.core.mail.backends.smtp.EmailBackend smtp.example.com 465 False True 10 x@example.com"
+    )
+
+
+def test_it_refuses_both_smtp_tls_modes_at_once():
+    result = manage("check", **production(EMAIL_HOST="smtp.example.com", EMAIL_USE_SSL="1", EMAIL_USE_TLS="1"))
+    assert result.returncode != 0
+    assert "EMAIL_USE_SSL and EMAIL_USE_TLS exclude each other" in result.stderr

@@ -3,8 +3,9 @@
 An actor is a Django user, or an anonymous visitor identified by their session, optionally holding a
 share token. A share token only ever grants reads. In single-user mode (settings.SCHEDLAB_SINGLE_USER,
 the embedded default) every actor is the one person on this machine: whatever anyone made here (every
-row with an owner: not the demos) is theirs to read and change. What they make is still written with
-their own user or session, and the per-owner queue limits still count by it (``started_q``).
+row with an owner: not the demos, nor what the measurement commands made, models.MEASUREMENT_OWNERS) is
+theirs to read and change. What they make is still written with their own user or session, and the
+per-owner queue limits still count by it (``started_q``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from django.contrib.sessions.backends.base import SessionBase
 from django.db.models import Q
 from django.http import HttpRequest
 
-from webui.models import Owned, Run, Scenario, ShareLink
+from webui.models import MEASUREMENT_OWNERS, Owned, Run, Scenario, ShareLink
 from webui.services.errors import Forbidden, NotFound, ReadOnlyShare
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
@@ -41,9 +42,10 @@ class Actor:
     single_user: bool = False  # settings.SCHEDLAB_SINGLE_USER: everything owned on this machine is theirs
 
     def owns(self, obj: Owned) -> bool:
-        """May act as its owner: started it, or (single-user mode) anyone here did (a demo is no one's)."""
+        """May act as its owner: started it, or (single-user mode) anyone here did (a demo is no one's,
+        a measurement's is the command's)."""
         if self.single_user and (obj.owner_id is not None or obj.owner_session_key):
-            return True
+            return obj.owner_session_key not in MEASUREMENT_OWNERS
         if obj.owner_id is not None:
             return obj.owner_id == self.user_id
         return bool(self.session_key) and obj.owner_session_key == self.session_key
@@ -56,7 +58,9 @@ class Actor:
     def owned_q(self, prefix: str = "") -> Q:
         """The rows ``owns`` is true of: what the actor lists and may change."""
         if self.single_user:
-            return ~Q(**{f"{prefix}owner_id": None, f"{prefix}owner_session_key": ""})
+            return ~Q(**{f"{prefix}owner_id": None, f"{prefix}owner_session_key": ""}) & ~Q(
+                **{f"{prefix}owner_session_key__in": MEASUREMENT_OWNERS}
+            )
         return self.started_q(prefix)
 
     def started_q(self, prefix: str = "") -> Q:

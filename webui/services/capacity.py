@@ -224,21 +224,30 @@ def listing(actor: Actor, scenario: Scenario) -> QuerySet[CapacityQuestion]:
 
 def cancel(question: CapacityQuestion) -> CapacityQuestion:
     """Stop it: status cancelled, outstanding trials revoked (and skipped by workers that got them)."""
-    stopped = CapacityQuestion.objects.filter(pk=question.pk, status__in=ACTIVE_STATUSES).update(
-        status=RunStatus.CANCELLED, finished=timezone.now(), error=CANCELLED_BY_OWNER
-    )
-    if not stopped:
+    if not stop_all(CapacityQuestion.objects.filter(pk=question.pk), CANCELLED_BY_OWNER):
         raise Conflict(
             f"capacity question {question.pk} already finished ({CapacityQuestion.objects.get(pk=question.pk).status})"
         )
+    return CapacityQuestion.objects.get(pk=question.pk)
+
+
+def stop_all(found: QuerySet[CapacityQuestion], reason: str) -> int:
+    """Cancel the active questions among ``found`` (a cancel, or an account about to be deleted): their
+    one pass stops at its next progress report, their workers skip the trials not yet run, the rest
+    are revoked. Returns how many were stopped."""
+    ids = list(found.filter(status__in=ACTIVE_STATUSES).values_list("pk", flat=True))
+    stopped = CapacityQuestion.objects.filter(pk__in=ids, status__in=ACTIVE_STATUSES).update(
+        status=RunStatus.CANCELLED, finished=timezone.now(), error=reason
+    )
     outstanding = list(
-        CapacityTrial.objects.filter(question=question, outcome__isnull=True)
+        CapacityTrial.objects.filter(question_id__in=ids, outcome__isnull=True)
         .exclude(task_id="")
         .values_list("task_id", flat=True)
     )
     _revoke(outstanding)
-    publisher.publish_capacity(question.pk)
-    return CapacityQuestion.objects.get(pk=question.pk)
+    for question_id in ids:
+        publisher.publish_capacity(question_id)
+    return stopped
 
 
 def _revoke(task_ids: list[str]) -> None:

@@ -58,8 +58,8 @@ class ReleaseInvalid(DomainError):
 
 
 class AccountInvalid(DomainError):
-    """A sign-up refused: the name is taken or not allowed, or the password is too weak (400). The
-    message names the field; ``details``: {field, problems}."""
+    """A sign-up refused (the name taken or not allowed, the password too weak), a new password refused,
+    or a wrong current password (400). The message names the field; ``details``: {field, problems}."""
 
     code = "account_invalid"
 
@@ -77,6 +77,29 @@ class SignInFailed(DomainError):
 
     def __init__(self) -> None:
         super().__init__("that name and password do not match an account")
+
+
+class NotSignedIn(DomainError):
+    """An account's own action (changing its password, deleting it) asked without signing in (401, the
+    code an API call that needs authentication answers with)."""
+
+    status = 401
+    code = "unauthenticated"
+
+    def __init__(self, what: str) -> None:
+        super().__init__(f"sign in first: {what} is for a signed-in person's own account")
+
+
+class SingleUserMode(Forbidden):
+    """An account action that does not exist in single-user mode (settings.SCHEDLAB_SINGLE_USER): there,
+    everything made on the machine is everyone's, so no account holds anything of its own (403)."""
+
+    code = "single_user_mode"
+
+    def __init__(self, what: str) -> None:
+        super().__init__(
+            f"{what} is not available in single-user mode: everything made on this machine is shared, not any account's"
+        )
 
 
 class LimitExceeded(DomainError):

@@ -27,11 +27,11 @@ from django.db import connection
 from django.test.utils import override_settings
 
 from webui import publisher
-from webui.models import Run, RunSegment, Scenario, ScenarioVersion
+from webui.models import MEASURE_RUN_OWNER, Run, RunSegment, Scenario, ScenarioVersion
 from webui.services import engine, segments
 from webui.tasks import execute_run
 
-OWNER = "measure_run"
+OWNER = MEASURE_RUN_OWNER  # kept out of every list, single-user mode's too (models.MEASUREMENT_OWNERS)
 
 
 @dataclass(frozen=True)

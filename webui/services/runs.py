@@ -168,6 +168,12 @@ def _stop_active(found: QuerySet[Run], reason: str) -> int:
     )
 
 
+def stop_all(found: QuerySet[Run], reason: str) -> int:
+    """Cancel the active runs among ``found``, committed before they are deleted (as delete_scenario does
+    for one scenario's): an account's, when it is deleted (services/accounts.py)."""
+    return _stop_active(found, reason)
+
+
 def delete(run: Run) -> None:
     """Cancel it first, then delete it with its events: see delete_scenario."""
     _stop_active(Run.objects.filter(pk=run.pk), DELETED_WHILE_ACTIVE)

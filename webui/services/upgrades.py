@@ -349,10 +349,20 @@ def cancel_fleet(check: FleetCheck) -> FleetCheck:
     return check
 
 
-def _stop(found: QuerySet[Upgrade]) -> int:
+def stop_all(found: QuerySet[Upgrade], reason: str) -> int:
+    """Cancel the active comparisons among ``found``, an account's about to be deleted (services/accounts.py):
+    a worker running one stops at its next report or heartbeat, queued ones are revoked."""
+    stopped = list(found.filter(status__in=ACTIVE).values_list("pk", "fleet_id"))
+    count = _stop(Upgrade.objects.filter(pk__in=[pk for pk, _ in stopped]), reason)
+    for pk, fleet_id in stopped:
+        publisher.publish_upgrade(pk, fleet_id)
+    return count
+
+
+def _stop(found: QuerySet[Upgrade], reason: str = CANCELLED_BY_OWNER) -> int:
     active = found.filter(status__in=ACTIVE)
     waiting = list(active.exclude(task_id="").values_list("task_id", flat=True))
-    stopped = active.update(status=UpgradeStatus.CANCELLED, finished=timezone.now(), error=CANCELLED_BY_OWNER)
+    stopped = active.update(status=UpgradeStatus.CANCELLED, finished=timezone.now(), error=reason)
     _revoke(waiting)
     return stopped
 

@@ -8,7 +8,7 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.contrib.sessions.backends.db import SessionStore
 from django.test import RequestFactory
 
-from webui.models import Scenario, ScenarioVersion, ShareLink
+from webui.models import Run, Scenario, ScenarioVersion, ShareLink
 from webui.services import access
 from webui.services.errors import NotFound, ReadOnlyShare
 
@@ -137,3 +137,19 @@ def test_what_an_actor_started_is_its_own_even_in_single_user_mode():
         actor = access.Actor(session_key="me", single_user=single_user)
         assert list(Scenario.objects.filter(actor.started_q())) == [mine]
     assert not Scenario.objects.filter(access.Actor(single_user=True).started_q()).exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("command", ["measure_run", "measure_capacity"])
+def test_in_single_user_mode_what_a_measurement_command_made_is_no_one_s(command):
+    """The measurement commands own their rows by a session key of their own: not the person's work."""
+    measured = Scenario.objects.create(name="measure big.yaml", owner_session_key=command)
+    made = Scenario.objects.create(name="made here", owner_session_key="someone")
+    here = access.Actor(session_key="me", single_user=True)
+    assert [here.owns(s) for s in (measured, made)] == [False, True]
+    assert list(Scenario.objects.filter(here.owned_q())) == [made]
+    run = Run.objects.create(
+        version=ScenarioVersion.objects.create(scenario=measured, number=1), **{"owner_session_key": command}
+    )
+    assert not Run.objects.filter(here.owned_q()).exists() and not here.owns(run)
+    assert Scenario.objects.filter(access.Actor(session_key=command).owned_q()).get() == measured

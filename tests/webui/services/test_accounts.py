@@ -3,15 +3,28 @@ claimed on sign-in in one transaction, and the per-address limit on tries."""
 
 import pytest
 from django.apps import apps
-from django.contrib.auth import SESSION_KEY
+from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY, get_user
 from django.contrib.auth.models import AnonymousUser, User
 from django.contrib.sessions.backends.db import SessionStore
 from django.test import RequestFactory
 
-from webui.models import CapacityQuestion, FleetCheck, Owned, Run, Scenario, ScenarioVersion, ShareLink, Upgrade
-from webui.services import accounts, scenarios
+from webui.models import (
+    CapacityQuestion,
+    CapacityTrial,
+    FleetCheck,
+    Owned,
+    Run,
+    RunSegment,
+    RunStatus,
+    Scenario,
+    ScenarioVersion,
+    ShareLink,
+    Upgrade,
+)
+from webui.services import accounts, capacity, scenarios, upgrades
 from webui.services.access import Actor
-from webui.services.errors import AccountInvalid, LimitExceeded, SignInFailed
+from webui.services.errors import AccountInvalid, LimitExceeded, NotSignedIn, SignInFailed, SingleUserMode
+from webui.tasks import execute_run
 
 pytestmark = pytest.mark.django_db
 
@@ -194,3 +207,183 @@ def test_a_good_sign_in_is_not_counted_but_every_sign_up_is(settings):
         accounts.sign_up(_request(), "carol", "short")
     with pytest.raises(LimitExceeded):
         accounts.sign_up(_request(), "dave", GOOD_PASSWORD)
+
+
+def _signed_in(name: str = "ada", address: str = "203.0.113.7") -> tuple[object, User]:
+    """A request of ``name``'s, signed in as the pages and the API find it."""
+    request = _request(address)
+    user = accounts.sign_up(request, name, GOOD_PASSWORD).user
+    return request, user
+
+
+NEW_PASSWORD = "a new horse staple"
+
+
+def test_changing_the_password_keeps_this_session_signed_in():
+    request, user = _signed_in()
+    accounts.change_password(request, GOOD_PASSWORD, NEW_PASSWORD)
+    user.refresh_from_db()
+    assert user.check_password(NEW_PASSWORD) and not user.check_password(GOOD_PASSWORD)
+    assert request.session[HASH_SESSION_KEY] == user.get_session_auth_hash(), "this session follows the password"
+    assert get_user(request) == user
+
+
+@pytest.mark.parametrize(
+    "current, new, field, problem",
+    [
+        pytest.param("not it at all", NEW_PASSWORD, "currentPassword", "That is not your password", id="wrong current"),
+        pytest.param(GOOD_PASSWORD, "short", "newPassword", "too short", id="a short new one"),
+        pytest.param(GOOD_PASSWORD, "73920561848", "newPassword", "entirely numeric", id="all digits"),
+    ],
+)
+def test_a_refused_password_change_names_the_field_and_keeps_the_password(current, new, field, problem):
+    request, user = _signed_in()
+    with pytest.raises(AccountInvalid) as refused:
+        accounts.change_password(request, current, new)
+    assert refused.value.field == field and problem in refused.value.message
+    user.refresh_from_db()
+    assert user.check_password(GOOD_PASSWORD)
+
+
+def test_wrong_current_passwords_count_as_sign_in_tries(settings):
+    settings.SCHEDLAB_MAX_SIGN_IN_TRIES = 3
+    request, user = _signed_in()  # the sign-up is the first try
+    for _ in range(2):
+        with pytest.raises(AccountInvalid):
+            accounts.change_password(request, "not it at all", NEW_PASSWORD)
+    with pytest.raises(LimitExceeded) as limited:
+        accounts.change_password(request, GOOD_PASSWORD, NEW_PASSWORD)
+    assert limited.value.status == 429 and limited.value.details["limit"] == "max_sign_in_tries"
+    with pytest.raises(LimitExceeded):
+        accounts.delete_account(request, GOOD_PASSWORD)
+    assert User.objects.filter(pk=user.pk).exists()
+
+
+def test_only_a_signed_in_person_changes_a_password_or_deletes_an_account():
+    with pytest.raises(NotSignedIn):
+        accounts.change_password(_request(), GOOD_PASSWORD, NEW_PASSWORD)
+    with pytest.raises(NotSignedIn):
+        accounts.delete_account(_request(), GOOD_PASSWORD)
+    with pytest.raises(NotSignedIn):
+        accounts.holdings(_request())
+
+
+def test_single_user_mode_changes_a_password_but_deletes_no_account(settings):
+    settings.SCHEDLAB_SINGLE_USER = True
+    request, user = _signed_in()
+    accounts.change_password(request, GOOD_PASSWORD, NEW_PASSWORD)
+    with pytest.raises(SingleUserMode):
+        accounts.delete_account(request, NEW_PASSWORD)
+    assert User.objects.filter(pk=user.pk).exists() and get_user(request) == user
+
+
+def _everything_of_user(user: User) -> dict[str, object]:
+    """A scenario of ``user``'s with two versions, a run with a segment, a question with a trial, an
+    upgrade in a fleet check, share links of the run and of the upgrade; a run of a demo and a share
+    link of the demo's version."""
+    made = _everything_of(_anonymous_session())
+    accounts.claim(made["scenario"].owner_session_key, user)
+    version = ScenarioVersion.objects.create(scenario=made["scenario"], number=2, text=scenarios.blank_template())
+    RunSegment.objects.create(run=made["run"], cycle=0, first_seq=0, end_seq=1, blob=b"x")
+    CapacityTrial.objects.create(question=made["question"], round=0, index=0, label="one more", changes=b"")
+    ShareLink.objects.create(version=made["upgrade"].version, upgrade=made["upgrade"], created_by=user)
+    demo, _ = Scenario.objects.get_or_create(demo_slug="a-demo", defaults={"name": "demo"})
+    demo_version, _ = ScenarioVersion.objects.get_or_create(scenario=demo, number=1)
+    demo_run = Run.objects.create(version=demo_version, owner=user)
+    demo_link = ShareLink.objects.create(version=demo_version, created_by=user)
+    return {**made, "version": version, "demo": demo, "demo_run": demo_run, "demo_link": demo_link}
+
+
+def test_holdings_count_what_deleting_the_account_would_delete():
+    request, user = _signed_in()
+    _everything_of_user(user)
+    _everything_of_user(User.objects.create_user("bob"))  # another account's: not counted
+    expected = accounts.Holdings(
+        scenarios=1, versions=2, runs=2, questions=1, upgrades=1, fleet_checks=1, share_links=3
+    )
+    assert accounts.holdings(request) == expected
+
+
+def test_deleting_the_account_deletes_everything_it_holds_and_signs_out():
+    request, user = _signed_in()
+    made = _everything_of_user(user)
+    others = _everything_of_user(User.objects.create_user("bob"))
+    deleted = accounts.delete_account(request, GOOD_PASSWORD)
+    assert deleted == accounts.Holdings(
+        scenarios=1, versions=2, runs=2, questions=1, upgrades=1, fleet_checks=1, share_links=3
+    )
+    assert not User.objects.filter(pk=user.pk).exists() and not request.user.is_authenticated
+    for name in ("scenario", "run", "fleet", "upgrade", "question", "link", "version", "demo_run", "demo_link"):
+        assert not type(made[name]).objects.filter(pk=made[name].pk).exists(), name
+    assert not RunSegment.objects.filter(run_id=made["run"].pk).exists()
+    assert not CapacityTrial.objects.filter(question_id=made["question"].pk).exists()
+    assert Scenario.objects.filter(pk=made["demo"].pk).exists(), "the demo is no one's: it stays"
+    for name in ("scenario", "run", "fleet", "upgrade", "question", "link", "demo_run", "demo_link"):
+        assert type(others[name]).objects.filter(pk=others[name].pk).exists(), f"bob's {name}"
+
+
+def test_a_wrong_password_deletes_nothing():
+    request, user = _signed_in()
+    made = _everything_of_user(user)
+    with pytest.raises(AccountInvalid) as refused:
+        accounts.delete_account(request, "not it at all")
+    assert refused.value.field == "password"
+    assert User.objects.filter(pk=user.pk).exists() and Scenario.objects.filter(pk=made["scenario"].pk).exists()
+    assert get_user(request) == user
+
+
+def test_their_queued_and_running_work_is_cancelled_before_anything_is_deleted(monkeypatch):
+    request, user = _signed_in()
+    made = _everything_of_user(user)
+    Run.objects.filter(pk=made["run"].pk).update(status=RunStatus.RUNNING, claimed_by="w1")
+    CapacityQuestion.objects.filter(pk=made["question"].pk).update(status=RunStatus.RUNNING)
+    CapacityTrial.objects.filter(question=made["question"]).update(task_id="trial-task")
+    Upgrade.objects.filter(pk=made["upgrade"].pk).update(task_id="upgrade-task")
+    revoked: list[list[str]] = []
+    monkeypatch.setattr(capacity, "_revoke", revoked.append)
+    monkeypatch.setattr(upgrades, "_revoke", revoked.append)
+    seen: dict[str, str] = {}
+    real_delete = User.delete
+
+    def delete_seeing(self, *args, **kwargs):
+        seen["run"] = Run.objects.get(pk=made["run"].pk).status
+        seen["question"] = CapacityQuestion.objects.get(pk=made["question"].pk).status
+        seen["upgrade"] = Upgrade.objects.get(pk=made["upgrade"].pk).status
+        return real_delete(self, *args, **kwargs)
+
+    monkeypatch.setattr(User, "delete", delete_seeing)
+    accounts.delete_account(request, GOOD_PASSWORD)
+    assert seen == {"run": "cancelled", "question": "cancelled", "upgrade": "cancelled"}
+    assert revoked == [["trial-task"], ["upgrade-task"]]
+
+
+def test_a_worker_that_gets_a_deleted_account_s_task_skips_it_quietly(caplog):
+    request, user = _signed_in()
+    made = _everything_of_user(user)
+    trial = CapacityTrial.objects.get(question=made["question"])
+    accounts.delete_account(request, GOOD_PASSWORD)
+    assert execute_run.apply(args=(made["run"].pk,)).get().startswith("not claimed")
+    assert capacity.run_one_trial(trial.pk).startswith("skipped")
+    capacity.advance(made["question"].pk)
+    assert upgrades.execute(made["upgrade"].pk, "w1").startswith("not claimed")
+    assert [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")] == []
+
+
+def test_a_reset_request_counts_as_a_try_of_its_address(settings):
+    settings.SCHEDLAB_MAX_SIGN_IN_TRIES = 2
+    for _ in range(2):
+        accounts.count_reset_request(_request())
+    with pytest.raises(LimitExceeded):
+        accounts.count_reset_request(_request())
+    with pytest.raises(LimitExceeded):
+        accounts.sign_in(_request(), "ada", GOOD_PASSWORD)
+    accounts.count_reset_request(_request(address="198.51.100.1"))
+
+
+def test_a_sign_up_may_give_an_e_mail_address_for_resetting_the_password():
+    assert accounts.sign_up(_request(), "ada", GOOD_PASSWORD, " ada@Example.COM ").user.email == "ada@example.com"
+    assert accounts.sign_up(_request(), "bob", GOOD_PASSWORD).user.email == ""
+    with pytest.raises(AccountInvalid) as refused:
+        accounts.sign_up(_request(), "carol", GOOD_PASSWORD, "not an address")
+    assert refused.value.field == "email" and "Enter a valid email address." in refused.value.message
+    assert not User.objects.filter(username="carol").exists()

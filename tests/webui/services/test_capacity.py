@@ -15,7 +15,7 @@ from scheduler_core.answers.capacity import TrialBase, TrialChanges, how_many_fi
 from scheduler_core.answers.capacity_pass import PROGRESS_EVERY, how_many_copies
 from tests.webui.capacity_support import CAPACITY_PODS, CAPACITY_WEB, InProcessWorkers, many_copies_text
 from webui import publisher
-from webui.models import CapacityQuestion, CapacityTrial, Run, RunStatus, Scenario
+from webui.models import CapacityQuestion, CapacityTrial, Run, RunStatus, Scenario, ScenarioVersion
 from webui.services import capacity
 
 pytestmark = pytest.mark.django_db
@@ -407,3 +407,28 @@ def test_a_second_delivery_leaves_the_pass_to_the_first_and_recovery_takes_over_
         2,
     )
     assert question.copies_done == how_many_copies(TrialBase.from_text(CAPACITY_PODS), "default/cache-0").fits
+
+
+def test_stopping_all_cancels_the_active_questions_found_revokes_their_trials_and_tells_watchers(monkeypatch):
+    version = ScenarioVersion.objects.create(
+        scenario=Scenario.objects.create(name="s", owner_session_key="k"), number=1
+    )
+    running, done, elsewhere = (
+        CapacityQuestion.objects.create(version=version, kind="fit", status=status)
+        for status in (RunStatus.RUNNING, RunStatus.SUCCEEDED, RunStatus.QUEUED)
+    )
+    CapacityTrial.objects.create(question=running, round=0, index=0, label="a", changes=b"", task_id="t-1")
+    CapacityTrial.objects.create(
+        question=running, round=0, index=1, label="b", changes=b"", outcome=b"x", task_id="t-2"
+    )
+    revoked: list[list[str]] = []
+    told: list[int] = []
+    monkeypatch.setattr(capacity, "_revoke", revoked.append)
+    monkeypatch.setattr(publisher, "publish_capacity", told.append)
+    found = CapacityQuestion.objects.filter(pk__in=[running.pk, done.pk])
+    assert capacity.stop_all(found, "its account was deleted") == 1
+    running.refresh_from_db()
+    assert (running.status, running.error) == (RunStatus.CANCELLED, "its account was deleted")
+    assert revoked == [["t-1"]] and told == [running.pk]
+    assert CapacityQuestion.objects.get(pk=done.pk).status == RunStatus.SUCCEEDED
+    assert CapacityQuestion.objects.get(pk=elsewhere.pk).status == RunStatus.QUEUED

@@ -9,8 +9,10 @@ from webui.services.errors import (
     InvalidScenario,
     LimitExceeded,
     NotFound,
+    NotSignedIn,
     ReadOnlyShare,
     SignInFailed,
+    SingleUserMode,
     Unavailable,
 )
 
@@ -71,3 +73,12 @@ def test_a_refused_sign_up_names_its_field_and_a_failed_sign_in_says_nothing_mor
     assert refused.details == {"field": "password", "problems": refused.problems}
     failed = SignInFailed()
     assert (failed.status, failed.code, failed.details) == (401, "sign_in_failed", {})
+
+
+def test_an_account_action_asks_to_sign_in_first_and_says_single_user_mode_has_no_accounts():
+    anonymous = NotSignedIn("changing the password")
+    assert (anonymous.status, anonymous.code) == (401, "unauthenticated")
+    assert anonymous.message == "sign in first: changing the password is for a signed-in person's own account"
+    shared = SingleUserMode("deleting an account")
+    assert (shared.status, shared.code, isinstance(shared, Forbidden)) == (403, "single_user_mode", True)
+    assert shared.message.startswith("deleting an account is not available in single-user mode: ")

@@ -5,8 +5,10 @@ import json
 
 import pytest
 from django.db import connection
+from django.test import Client
 
 from tests.webui import support
+from webui.models import Scenario
 from webui.services import engine, measure
 
 pytestmark = pytest.mark.django_db
@@ -43,3 +45,13 @@ def test_the_ratio_is_engine_time_over_app_time_and_pairs_are_medians():
     assert measure._ratio(app=0.0, alone=1.0) == 0.0
     median = measure._median_clock([measure.Clock(1, 3), measure.Clock(5, 1), measure.Clock(2, 2)])
     assert median == measure.Clock(2, 2)
+
+
+def test_what_it_made_is_left_out_of_the_single_user_list(scenario_file, settings):
+    """`make run` is single-user (everything made on the machine listed): a measurement is not listed."""
+    settings.SCHEDLAB_SINGLE_USER = True
+    measure.measure(scenario_file, first_cycles=1)
+    client = Client()
+    assert [s for s in client.get("/api/scenarios").json() if not s["demo"]] == []
+    assert client.get("/api/runs").json() == []
+    assert Scenario.objects.filter(owner_session_key=measure.OWNER).count() == 1  # kept, for a look in the admin

@@ -206,3 +206,18 @@ def test_an_upgrade_s_side_opens_as_a_run_of_its_version_with_exactly_the_releas
     unknown = Upgrade.objects.create(version=version, old_release="", new_release="v1.36", owner_session_key="k")
     with pytest.raises(DomainError, match="not known yet"):
         runs.open_upgrade_side(actor, unknown, "old")
+
+
+def test_stopping_all_cancels_only_the_active_runs_among_those_found_with_the_reason():
+    version = ScenarioVersion.objects.create(
+        scenario=Scenario.objects.create(name="s", owner_session_key="k"), number=1
+    )
+    queued, running = Run.objects.create(version=version), Run.objects.create(version=version, status=RunStatus.RUNNING)
+    done = Run.objects.create(version=version, status=RunStatus.SUCCEEDED)
+    elsewhere = Run.objects.create(version=version)
+    assert runs.stop_all(Run.objects.exclude(pk=elsewhere.pk), "its account was deleted") == 2
+    for run in (queued, running):
+        run.refresh_from_db()
+        assert (run.status, run.error) == (RunStatus.CANCELLED, "its account was deleted") and run.finished
+    assert Run.objects.get(pk=done.pk).status == RunStatus.SUCCEEDED
+    assert Run.objects.get(pk=elsewhere.pk).status == RunStatus.QUEUED

@@ -346,3 +346,19 @@ def test_a_run_of_the_comparison_over_the_events_limit_fails_it_naming_the_limit
         UpgradeStatus.FAILED,
         "a run of the comparison produced more than 5 events (limit SCHEDLAB_MAX_EVENTS_PER_RUN)",
     )
+
+
+def test_stopping_all_cancels_the_active_comparisons_found_revokes_their_tasks_and_tells_watchers(
+    workers, told, monkeypatch
+):
+    revoked: list[list[str]] = []
+    monkeypatch.setattr(upgrades, "_revoke", revoked.append)
+    asked = [upgrades.ask(ME, scenario_of(MOVES_ON_UPGRADE), upgrades.Wanted()) for _ in range(3)]
+    Upgrade.objects.filter(pk=asked[0].pk).update(task_id="task-1")
+    Upgrade.objects.filter(pk=asked[1].pk).update(status=UpgradeStatus.SUCCEEDED)
+    found = Upgrade.objects.filter(pk__in=[asked[0].pk, asked[1].pk])
+    assert upgrades.stop_all(found, "its account was deleted") == 1
+    stopped = Upgrade.objects.get(pk=asked[0].pk)
+    assert (stopped.status, stopped.error) == (UpgradeStatus.CANCELLED, "its account was deleted")
+    assert revoked == [["task-1"]] and told == [(asked[0].pk, None)]
+    assert Upgrade.objects.get(pk=asked[2].pk).status == UpgradeStatus.QUEUED

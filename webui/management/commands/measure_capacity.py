@@ -15,13 +15,13 @@ from unittest import mock
 from django.core.management.base import BaseCommand, CommandParser
 from django.test.utils import override_settings
 
-from webui.models import CapacityQuestion, Scenario, ScenarioVersion
+from webui.models import MEASURE_CAPACITY_OWNER, CapacityQuestion, Scenario, ScenarioVersion
 from webui.services import capacity, engine
 from webui.services.access import Actor
 from webui.services.capacity import Asked
 from webui.tasks import advance_capacity
 
-OWNER = "measure_capacity"
+OWNER = MEASURE_CAPACITY_OWNER  # kept out of every list, single-user mode's too (models.MEASUREMENT_OWNERS)
 
 
 class Command(BaseCommand):
