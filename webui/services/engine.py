@@ -8,6 +8,7 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Generator, Hashable, Iterable, Iterator
+from contextlib import closing
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, cast
 
@@ -525,16 +526,30 @@ def simulate_events(scenario: Scenario, mode: str = MODE_TIMELINE, hand_over_onl
 ENGINE_PROCESS_FROM_CELLS = 100_000
 
 
-def run_events(scenario: Scenario, mode: str = MODE_TIMELINE) -> Generator[Event, None, None]:
+def run_events(
+    scenario: Scenario, mode: str = MODE_TIMELINE, on_first_event: Callable[[], None] | None = None
+) -> Generator[Event, None, None]:
     """``simulate_events`` as a run stores it: for a big run, in a forked engine process while this
     one stores (scheduler_core.encoding.pipe), so scheduling and storing use two cores; the events are
     the same either way (SCHEDLAB_ENGINE_PROCESS: auto, child or inline). Every one of these streams
-    is a generator (the engine declares an Iterator): closing it early stops a forked engine."""
+    is a generator (the engine declares an Iterator): closing it early stops a forked engine.
+    ``on_first_event`` is called once the first event has arrived, before it is handed on: what came
+    before is the scheduler's set-up (its snapshot of the nodes and pods), which measure.py times apart."""
     if engine_in_child(scenario):
         events = events_in_child(lambda in_child: simulate_events(scenario, mode, hand_over_only=in_child))
     else:
         events = simulate_events(scenario, mode)
-    return cast(Generator[Event, None, None], events)
+    stream = cast(Generator[Event, None, None], events)
+    return stream if on_first_event is None else _telling_first(stream, on_first_event)
+
+
+def _telling_first(events: Generator[Event, None, None], told: Callable[[], None]) -> Generator[Event, None, None]:
+    with closing(events):  # closing this stream closes the engine's (a forked engine stops)
+        first = next(events, None)
+        told()
+        if first is not None:
+            yield first
+            yield from events
 
 
 def engine_in_child(scenario: Scenario) -> bool:
