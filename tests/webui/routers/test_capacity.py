@@ -344,3 +344,35 @@ def test_a_version_that_checks_but_does_not_load_with_the_controllers_on_is_a_40
     assert [(e["object"], e["path"], e["line"]) for e in error["details"]["errors"]] == [
         ("Deployment default/web", "spec.template", 7)
     ]
+
+
+def test_an_answer_stored_before_the_declarations_is_served_as_the_migration_left_it(
+    owner: Client, pods: dict, monkeypatch, django_capture_on_commit_callbacks
+):
+    """0012 gave an older pod-copies answer the engine's types (stoppedBy a list, explanation an object
+    keeping its headline); its per-domain count kept its first domains and their number."""
+    read = answered(owner, pods, monkeypatch, django_capture_on_commit_callbacks, pod="default/cache-0")
+    older = {
+        "target": "Pod default/cache-0",
+        "method": "placed",
+        "why": "w",
+        "fits": 2,
+        "bound": None,
+        "checkedNext": True,
+        "stoppedBy": ["default/cache-0-copy-3"],
+        "message": "m",
+        "messageExact": True,
+        "explanation": {"headline": "No node passed every Filter plugin."},
+        "countedTotal": None,
+        "perDomain": None,
+        "trials": 1,
+        "displaced": [],
+    }
+    CapacityQuestion.objects.filter(pk=read["id"]).update(answer={"copies": older})
+    copies = owner.get(f"/api/capacity/{read['id']}").json()["answer"]["copies"]
+    assert (copies["stoppedBy"], copies["explanation"], copies["stoppedAtMax"]) == (
+        ["default/cache-0-copy-3"],
+        {"headline": "No node passed every Filter plugin."},
+        False,
+    )
+    assert "checkedNext" not in copies and copies["perNode"]["total"] == 2
