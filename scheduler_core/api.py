@@ -22,6 +22,7 @@ from scheduler_core.scenario.textedit import documents
 from scheduler_core.scenario.changes import SCALABLE_KINDS
 from scheduler_core.model.scenario import Scenario
 from scheduler_core.model.core import Node, Pod
+from scheduler_core.model.quantity import format_amount
 from scheduler_core.model.resources import pod_requests
 from scheduler_core.answers.check import check_scenario
 from scheduler_core.answers.findings import NODE_TAINTS_MISSING
@@ -48,6 +49,7 @@ from scheduler_core.encoding.columnar import (
 from scheduler_core.encoding.trace import TraceBuilder, trace_cycles, trace_summary
 from scheduler_core.encoding.timeline import run_story, story_reads
 from scheduler_core.encoding.schema import payload_schema
+from scheduler_core.encoding.wire import holds
 from scheduler_core.cli import ANSWER_PAYLOADS
 
 # Answers.
@@ -79,7 +81,23 @@ from scheduler_core.answers.capacity import (
     TrialOutcome,
     run_trial,
 )
-from scheduler_core.answers.capacity_pass import DECIDING_TEXT_MOST, NeedsTrials, PassAnswer, one_pass
+from scheduler_core.answers.capacity_json import (
+    FitAnswerJSON,
+    FragmentationAnswerJSON,
+    NodesAnswerJSON,
+    PassAnswerJSON,
+    RemovableAnswerJSON,
+    SpreadCountedJSON,
+    TrialJSON,
+    without_trials,
+)
+from scheduler_core.answers.capacity_pass import (
+    DECIDING_TEXT_MOST,
+    NeedsTrials,
+    PassAnswer,
+    copies_by_trials,
+    one_pass,
+)
 from scheduler_core.answers.capacity_rounds import Question, replay, search_for
 from scheduler_core.dra.inventory import scenario_devices
 from scheduler_core.volume.pictures import cluster_volume_json
@@ -99,16 +117,20 @@ __all__ = [
     "FEATURE_SPECS",
     "FeatureGateError",
     "FitAnswer",
+    "FitAnswerJSON",
     "FormatError",
     "FragmentationAnswer",
+    "FragmentationAnswerJSON",
     "Limits",
     "NODE_TAINTS_MISSING",
     "NeedsTrials",
     "Node",
     "NodesAnswer",
+    "NodesAnswerJSON",
     "NotBound",
     "NotPending",
     "PassAnswer",
+    "PassAnswerJSON",
     "Pod",
     "PodPlacementExplanation",
     "Question",
@@ -117,6 +139,7 @@ __all__ = [
     "ReleaseChoice",
     "ReleaseRequest",
     "RemovableAnswer",
+    "RemovableAnswerJSON",
     "RunNames",
     "SCALABLE_KINDS",
     "SUPPORTED_RELEASES",
@@ -124,11 +147,13 @@ __all__ = [
     "ScenarioError",
     "ScenarioInvalid",
     "SegmentEncoder",
+    "SpreadCountedJSON",
     "StepPlacement",
     "TraceBuilder",
     "Trial",
     "TrialBase",
     "TrialChanges",
+    "TrialJSON",
     "TrialOutcome",
     "UnknownRelease",
     "UpgradeComparison",
@@ -145,6 +170,7 @@ __all__ = [
     "compare_recorded",
     "compare_releases",
     "controller_taint_changes",
+    "copies_by_trials",
     "cycle_details",
     "decode_segment",
     "decode_selected",
@@ -153,7 +179,9 @@ __all__ = [
     "explain_cycle",
     "explain_events",
     "explain_pod",
+    "holds",
     "feature_gates",
+    "format_amount",
     "is_archive",
     "kind_named_by",
     "load_scenario",
@@ -182,5 +210,6 @@ __all__ = [
     "trace_summary",
     "upgrade_counts",
     "upload_to_text",
+    "without_trials",
     "what_if",
 ]

@@ -458,6 +458,9 @@ class FitAnswer:
         return explanation if explanation.pod == self.stopped_by[0] else None
 
     def to_json(self) -> dict[str, Any]:
+        return self.wire().to_json()
+
+    def wire(self) -> FitAnswerJSON:
         return FitAnswerJSON(
             self.target,
             self.fits,
@@ -472,7 +475,7 @@ class FitAnswer:
             self.fitting.wire(),
             self.displaced,
             self.explanation.to_json() if self.explanation is not None else None,
-        ).to_json()
+        )
 
     def lines(self) -> list[str]:
         out = [
@@ -762,7 +765,10 @@ class NodesAnswer:
     trials: int
 
     def to_json(self) -> dict[str, Any]:
-        return NodesAnswerJSON(self.pending, [t.wire() for t in self.templates], self.trials).to_json()
+        return self.wire().to_json()
+
+    def wire(self) -> NodesAnswerJSON:
+        return NodesAnswerJSON(self.pending, [t.wire() for t in self.templates], self.trials)
 
     def lines(self) -> list[str]:
         if not self.pending:
@@ -903,6 +909,9 @@ class RemovableAnswer:
     deciding: dict[str, Trial]  # node -> its own drain trial
 
     def to_json(self) -> dict[str, Any]:
+        return self.wire().to_json()
+
+    def wire(self) -> RemovableAnswerJSON:
         return RemovableAnswerJSON(
             self.order,
             [v.wire() for v in self.verdicts],
@@ -910,7 +919,7 @@ class RemovableAnswer:
             self.trials,
             self.together_trial.wire() if self.together_trial else None,
             {node: trial.wire() for node, trial in self.deciding.items()},
-        ).to_json()
+        )
 
     def lines(self) -> list[str]:
         out = [
@@ -1078,7 +1087,10 @@ class FragmentationAnswer:
     trials: int
 
     def to_json(self) -> dict[str, Any]:
-        return FragmentationAnswerJSON([r.wire() for r in self.resources], self.trials).to_json()
+        return self.wire().to_json()
+
+    def wire(self) -> FragmentationAnswerJSON:
+        return FragmentationAnswerJSON([r.wire() for r in self.resources], self.trials)
 
     def lines(self) -> list[str]:
         out = ["after the scenario's own run (schedulable nodes only):"]

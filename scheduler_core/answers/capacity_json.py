@@ -5,6 +5,10 @@ trials' outcomes, the scenario they started from, explanations as objects — so
 stream's Score or Total (encoding/events.py), each declares its wire form here and its ``to_json``
 fills it: the keys, their order and their types are said once, and the JSON Schema the web app
 serves (``python -m scheduler_core schema``) is made from these. Every key is always written.
+
+The web app stores and serves them less their trials (``without_trials``: every field holding a
+``TrialJSON``: the deciding one is saved as a run, and a trial's scenario text can be megabytes); its
+API schemas are made from these declarations, leaving out the same fields (webui/schemas/capacity.py).
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from scheduler_core.encoding.events import BlockedEviction
-from scheduler_core.encoding.wire import Wire
+from scheduler_core.encoding.wire import Wire, json_without
 
 
 class TrialStepJSON(Wire):
@@ -174,3 +178,9 @@ CAPACITY_ANSWERS: tuple[type[Wire], ...] = (
     RemovableAnswerJSON,
     FragmentationAnswerJSON,
 )
+
+
+def without_trials(payload: Wire) -> dict[str, Any]:
+    """The answer's JSON form less every field, at any depth, holding a trial (``TrialJSON``): as the
+    web app stores and serves it. The other keys are ``to_json``'s, in its order."""
+    return json_without(payload, TrialJSON)

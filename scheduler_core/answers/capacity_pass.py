@@ -26,6 +26,7 @@ from typing import Any, Callable, Optional, Union
 from scheduler_core.answers.capacity import (
     LISTED,
     CapacityAnswer,
+    FitAnswer,
     PodCopies,
     Progress,
     TrialBase,
@@ -116,6 +117,9 @@ class PassAnswer:
         )
 
     def to_json(self) -> dict[str, Any]:
+        return self.wire().to_json()
+
+    def wire(self) -> PassAnswerJSON:
         deciding = None
         if self.fits < DECIDING_TEXT_MOST:
             changes = self.deciding_changes()
@@ -137,7 +141,7 @@ class PassAnswer:
             deciding,
             self.spread.wire() if self.spread is not None else None,
             self.spread is None or self.spread.message_exact,
-        ).to_json()
+        )
 
     def lines(self) -> list[str]:
         how = (
@@ -192,6 +196,31 @@ class NeedsTrials:
     what only a trial run shows; the caller runs the trial search (``how_many_fit`` or its rounds)."""
 
     why: str
+
+
+def copies_by_trials(answer: FitAnswer, why: str) -> PassAnswerJSON:
+    """A pod-copies question the trial search answered (after NeedsTrials: ``why`` is its reason) in
+    the pass's wire form, as the web app serves every pod-copies answer: method "trials", FitAnswer's
+    values under the keys they share, nothing counted (the CLI prints the FitAnswer itself)."""
+    explanation = answer.explanation
+    return PassAnswerJSON(
+        answer.target,
+        METHOD_TRIALS,
+        why,
+        answer.fits,
+        answer.checked_next,
+        answer.bound,
+        answer.placements,
+        answer.stopped_by,
+        answer.message,
+        explanation.to_json() if explanation is not None else None,
+        answer.displaced,
+        answer.trials,
+        None,
+        answer.deciding.wire() if answer.deciding is not None else None,
+        None,
+        True,
+    )
 
 
 def one_pass(

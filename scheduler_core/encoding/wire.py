@@ -10,7 +10,11 @@ in its ``Wire`` subclass; every form is derived from that:
 - ``from_json(data)`` — the typed form read back (``msgspec.convert``: checked against the
   declared types, fields left out get their defaults);
 - the JSON Schema (``encoding/schema.py``, from ``msgspec.json.schema_components``), the pipe
-  codec's and the columnar form's field lists (``__struct_fields__``).
+  codec's and the columnar form's field lists (``__struct_fields__``);
+- ``json_without(payload, kind)`` — the JSON form less every field whose declared type holds a
+  ``kind`` (``holds``): the capacity answers as the web app stores and serves them, without their
+  trials (answers/capacity_json.py ``without_trials``); the web app's schemas of them leave out the
+  same fields by the same test (webui/schemas/common.py ``EngineSchema``).
 
 Why not ``msgspec.to_builtins`` for the JSON form: it copies every container (a CycleStart with a
 1,000-pod queue took 26 µs instead of 0.7), and the columnar encoder hands its own markers through
@@ -20,6 +24,7 @@ the JSON, which a copy would lose. ``to_builtins`` stays the reference the tests
 from __future__ import annotations
 
 import enum
+import functools
 import types
 import typing
 from collections.abc import Callable
@@ -117,3 +122,51 @@ def written(value: Any) -> Any:
     a plugin's typed picture or state), else the value (already JSON)."""
     to_json = getattr(value, "to_json", None)
     return to_json() if to_json is not None else value
+
+
+def holds(hint: Any, kind: type) -> bool:
+    """Whether a declared type holds a ``kind``: is it, or has it inside (an Optional, a list's items,
+    a map's values, a union's choices)."""
+    return hint is kind or any(holds(arg, kind) for arg in typing.get_args(hint))
+
+
+def json_without(payload: Wire, kind: type[Wire]) -> dict[str, Any]:
+    """``payload.to_json()`` less every field, at any depth, whose declared type holds a ``kind``
+    (``holds``); every other key as ``to_json`` writes it, in its order."""
+    fields = type(payload).__dict__.get("__wire_fields__") or _prepare(type(payload))
+    hints = _hints(type(payload))
+    out: dict[str, Any] = {}
+    for attribute, key, left_out, convert in fields:
+        hint = hints[attribute]
+        if holds(hint, kind):
+            continue
+        value = getattr(payload, attribute)
+        if left_out is not None and left_out(value):
+            continue
+        if _nests_payloads(hint):
+            out[key] = _without(value, kind)
+        else:
+            out[key] = value if convert is None else convert(value)
+    return out
+
+
+@functools.cache
+def _hints(cls: type[Wire]) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def _nests_payloads(hint: Any) -> bool:
+    """The declared type holds payloads of their own (a nested Wire): they are walked, not written whole."""
+    if isinstance(hint, type):
+        return issubclass(hint, Wire)
+    return any(_nests_payloads(arg) for arg in typing.get_args(hint))
+
+
+def _without(value: Any, kind: type[Wire]) -> Any:
+    if isinstance(value, Wire):
+        return json_without(value, kind)
+    if isinstance(value, list):
+        return [_without(item, kind) for item in value]
+    if isinstance(value, dict):
+        return {key: _without(item, kind) for key, item in value.items()}
+    return written(value.value if isinstance(value, enum.Enum) else value)

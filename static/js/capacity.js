@@ -187,7 +187,8 @@ export function renderAnswer(q) {
   if (q.status !== "succeeded") return h("p.notice.notice-error.capacity-error", `The question ${q.status}${q.error ? `: ${q.error}` : "."}`);
   const a = q.answer;
   // The engine's answers as `capacity --json` writes them (less the trials the API keeps to itself),
-  // held to their declarations when the page checks payloads; `copies` is the API's own shape.
+  // held to their declarations when the page checks payloads; `copies` is the engine's pass answer
+  // with the question's own view of it (perNode, stoppedAtMax, perDomain's domainCount).
   return [
     releaseLine(q.release, { lead: "Replayed as" }),
     a.fit ? fitView(checked(a.fit, "FitAnswerJSON"), q.width) : null,
@@ -212,7 +213,7 @@ function fitView(fit, width) {
     where.length ? h("p", `Where they land: ${where.slice(0, LISTED).map(([node, n]) => `${node} ${n}`).join(", ")}${where.length > LISTED ? ", …" : ""}.`) : null,
     fit.checkedNext
       ? [h("p.capacity-stopper", `Copy ${fit.fits + 1} stays pending (${fit.stoppedBy.join(", ")}): `, h("code", fit.message)),
-        fit.explanation ? h("p.capacity-why", `Why: ${fit.explanation}`) : null]
+        fit.explanation ? h("p.capacity-why", `Why: ${fit.explanation.headline}`) : null]
       : h("p", `No count that fails was found: at least ${fit.fits} fit (the bound was ${fit.bound}).`),
     fit.displaced.length ? h("p", `Placing them preempts ${fit.displaced.length} pod(s): ${fit.displaced.slice(0, 10).join(", ")}`) : null);
 }
@@ -236,9 +237,9 @@ function copiesView(c, progress, width) {
     c.stoppedAtMax
       ? h("p.capacity-max", `Stopped at the most you asked for (${c.bound.toLocaleString("en")}): at least ${c.fits.toLocaleString("en")} fit`,
         c.countedTotal !== null ? ` (counting says ${c.countedTotal.toLocaleString("en")} fit).` : ".")
-      : [h("p.capacity-stopper", "The next copy, ", h("span.capacity-stopped-by", c.stoppedBy), ", does not fit: ", h("code", c.message)),
+      : [h("p.capacity-stopper", "The next copy, ", h("span.capacity-stopped-by", c.stoppedBy.join(", ")), ", does not fit: ", h("code", c.message)),
         c.messageExact ? null : h("p.muted", "The reason per domain: placing the copies one by one gives the scheduler's exact message."),
-        c.explanation ? h("p.capacity-why", `Why: ${c.explanation}`) : null],
+        c.explanation ? h("p.capacity-why", `Why: ${c.explanation.headline}`) : null],
     c.displaced.length ? h("p", `Placing them preempts ${c.displaced.length} pod(s): ${c.displaced.slice(0, 10).join(", ")}`) : null);
 }
 
@@ -269,8 +270,8 @@ function removableView(r) {
 }
 
 function fragmentationView(f) {
-  // The amounts with their unit, as the server wrote them (an answer stored before it wrote them: the count).
-  const text = (r, key) => r[`${key}Text`] ?? String(r[key]);
+  // The amounts with their unit, as the engine wrote them ("22Gi", "4000m").
+  const text = (r, key) => r[`${key}Text`];
   const chart = h("div.chart.capacity-fragmentation-chart");
   const names = f.resources.map((r) => safe(r.resource));
   const share = (value, total) => (total ? (100 * value) / total : 0);

@@ -1,6 +1,7 @@
 """Data migrations: 0003_compact_events (compressed payloads, cycle index) and 0005_columnar_segments
-(one columnar segment per cycle), the capacity and release fields (0010, 0011), forwards and back;
-each test leaves the database at the latest migration for the next tests."""
+(one columnar segment per cycle), the capacity and release fields (0010, 0011), the capacity answers
+as the engine declares them (0012), forwards and back; each test leaves the database at the latest
+migration for the next tests."""
 
 import json
 import zlib
@@ -154,4 +155,58 @@ def test_runs_from_before_releases_are_as_the_dump_says_and_upgrades_come_and_go
     kept = back.get_model("webui", "Run").objects.get(pk=before.pk)
     assert not hasattr(kept, "release")
     assert back.get_model("webui", "ShareLink").objects.count() == 0  # it would read every run of the version
+    migrate(LATEST)
+
+
+DECLARED = [("webui", "0012_capacity_answers_as_declared")]
+STORED_BEFORE = {
+    "fit": {"fits": 8, "stoppedBy": ["default/web-9"], "explanation": "No node passed every Filter plugin."},
+    "copies": {"fits": 2, "stoppedBy": "default/p-copy-3", "explanation": None, "checkedNext": True},
+    "removable": {"order": "o", "verdicts": [{"node": "n1", "removable": True, "reasons": []}], "trials": 1},
+    "fragmentation": {
+        "resources": [
+            {
+                "resource": "memory",
+                "freeTotal": 3 << 30,
+                "largestFit": 1 << 30,
+                "strandedTotal": 512 << 20,
+                "stranded": [{"node": "n1", "free": 512 << 20, "blockedBy": "cpu"}],
+            }
+        ],
+        "trials": 1,
+    },
+}
+
+
+def test_stored_capacity_answers_become_the_engine_s_declarations_and_back():
+    old = migrate(RELEASES)
+    scenario = old.get_model("webui", "Scenario").objects.create(name="s")
+    version = old.get_model("webui", "ScenarioVersion").objects.create(scenario=scenario, number=1)
+    stored = old.get_model("webui", "CapacityQuestion").objects
+    ids = {
+        kind: stored.create(version=version, kind="fit", answer={kind: answer}).pk
+        for kind, answer in STORED_BEFORE.items()
+    }
+    stopped_at_max = stored.create(version=version, kind="fit", answer={"copies": {"stoppedBy": None}}).pk
+    unanswered = stored.create(version=version, kind="nodes").pk
+
+    new = migrate(DECLARED)
+    answer = {
+        kind: new.get_model("webui", "CapacityQuestion").objects.get(pk=pk).answer[kind] for kind, pk in ids.items()
+    }
+    assert answer["fit"] == {**STORED_BEFORE["fit"], "explanation": {"headline": "No node passed every Filter plugin."}}
+    assert answer["copies"] == {**STORED_BEFORE["copies"], "stoppedBy": ["default/p-copy-3"]}
+    assert answer["removable"]["verdicts"] == [{"node": "n1", "removable": True, "reasons": [], "knownBy": "trial"}]
+    memory = answer["fragmentation"]["resources"][0]
+    assert (memory["freeTotalText"], memory["largestFitText"], memory["strandedTotalText"]) == ("3Gi", "1Gi", "512Mi")
+    assert memory["stranded"][0]["freeText"] == "512Mi"
+    questions = new.get_model("webui", "CapacityQuestion").objects
+    assert questions.get(pk=stopped_at_max).answer == {"copies": {"stoppedBy": []}}
+    assert questions.get(pk=unanswered).answer is None
+
+    back = migrate(RELEASES)
+    questions = back.get_model("webui", "CapacityQuestion").objects
+    assert questions.get(pk=ids["fit"]).answer == {"fit": STORED_BEFORE["fit"]}
+    assert questions.get(pk=ids["copies"]).answer == {"copies": STORED_BEFORE["copies"]}
+    assert questions.get(pk=stopped_at_max).answer == {"copies": {"stoppedBy": None}}
     migrate(LATEST)

@@ -19,6 +19,7 @@ from webui.schemas.capacity import (
     DecidingOut,
     NodeCopiesOut,
     ParametersOut,
+    PerDomainOut,
     PerNodeOut,
     TargetsOut,
     UnusableWorkloadOut,
@@ -32,6 +33,7 @@ from webui.services.capacity import Asked
 router = Router(tags=["capacity"], by_alias=True)
 LISTED_QUESTIONS = 50
 PER_NODE_LISTED = 100  # nodes a pod-copies answer lists (perNode.nodeCount and total count them all)
+DOMAINS_LISTED = 100  # domains a counted-per-domain answer lists (perDomain.domainCount counts them all)
 
 
 def deciding_url(question: CapacityQuestion) -> str:
@@ -51,29 +53,23 @@ def per_node(counts: Optional[dict[str, int]]) -> PerNodeOut:
     return PerNodeOut(nodes=listed, node_count=held, total=sum(copies for _, copies in ranked), more=held - len(listed))
 
 
+def per_domain(spread: dict[str, Any]) -> PerDomainOut:
+    """The engine's count per domain with its first DOMAINS_LISTED domains (hostname spreading: one per node)."""
+    domains = spread["domains"]
+    return PerDomainOut.model_validate({**spread, "domains": domains[:DOMAINS_LISTED], "domainCount": len(domains)})
+
+
 def copies_out(question: CapacityQuestion, stored: dict[str, Any]) -> CopiesOut:
-    """``stored``: the answer's JSON (by its camelCase names); the stopping copy and the nodes are the row's."""
-    return CopiesOut(
-        **{
-            key: stored[key]
-            for key in (
-                "target",
-                "method",
-                "why",
-                "fits",
-                "bound",
-                "messageExact",
-                "explanation",
-                "countedTotal",
-                "perDomain",
-                "trials",
-                "displaced",
-            )
-        },
-        stopped_at_max=question.stopped_at_max,
-        stopped_by=question.stopped_by or None,
-        message=question.stop_message,
-        per_node=per_node(question.per_node),
+    """``stored``: the engine's answer (PassAnswerJSON less its trial); each node's copies and whether
+    it stopped at max are the question's (its ``per_node`` and ``stopped_at_max``)."""
+    spread = stored["perDomain"]
+    return CopiesOut.model_validate(
+        {
+            **stored,
+            "perDomain": None if spread is None else per_domain(spread),
+            "stoppedAtMax": question.stopped_at_max,
+            "perNode": per_node(question.per_node),
+        }
     )
 
 
@@ -122,7 +118,7 @@ def _answer_out(question: CapacityQuestion) -> Optional[AnswerOut]:
         return None
     if "copies" in question.answer:
         return AnswerOut(copies=copies_out(question, question.answer["copies"]))
-    return AnswerOut(**question.answer)
+    return AnswerOut.model_validate(question.answer)
 
 
 def _fresh(question_id: int) -> CapacityQuestion:

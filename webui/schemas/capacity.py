@@ -8,8 +8,9 @@ from typing import Literal, Optional
 
 from pydantic import Field
 
-from webui.schemas.common import ApiInput, ApiSchema
+from webui.schemas.common import ApiInput, ApiSchema, EngineSchema
 from webui.schemas.releases import ReleaseOut
+from webui.services import engine
 
 NAME_LENGTH = 400
 CopiesMethod = Literal["counted", "placed", "trials"]  # what answers a pod-copies question (CapacityMethod)
@@ -42,18 +43,15 @@ class CapacityProgressOut(ApiSchema):
     copies_per_second: Optional[float]  # per CPU second of the worker's pass (None: not measured yet)
 
 
-class FitOut(ApiSchema):
-    target: str
-    fits: int
-    checked_next: bool
-    bound: int
-    placements: dict[str, int]  # where the N copies land: node -> count
-    stopped_by: list[str]  # the copies of trial N+1 left pending
-    message: str  # the FailedScheduling message of the first of them
-    explanation: Optional[str]  # the explanation's headline of its last failed cycle
-    displaced: list[str]
-    trials: int
-    tried: dict[str, bool]
+# The engine's answers (scheduler_core/answers/capacity_json.py, `capacity --json`), each schema made from
+# its declaration (EngineSchema), less the trials: the deciding one is saved as a run (``deciding``
+# below) and a trial's scenario text can be megabytes. The answers are stored so
+# (services/capacity.py: engine.without_trials) and served as stored.
+WITHOUT_TRIALS = (engine.TrialJSON,)
+
+
+class FitOut(EngineSchema, payload=engine.FitAnswerJSON, without=WITHOUT_TRIALS):
+    """How many more of a workload fit, by trial runs: the engine's FitAnswerJSON less its trials."""
 
 
 class NodeCopiesOut(ApiSchema):
@@ -70,107 +68,35 @@ class PerNodeOut(ApiSchema):
     more: int  # nodes not listed
 
 
-class DomainCopiesOut(ApiSchema):
-    domain: str
-    before: int  # pods the constraint counted there before the copies
-    room: int  # copies its nodes have room for
-    added: int  # copies it ends with
-    full: bool
+class PerDomainOut(EngineSchema, payload=engine.SpreadCountedJSON):
+    """Counted per domain of one DoNotSchedule spread constraint (docs/CAPACITY.md): the engine's
+    SpreadCountedJSON, its domains the first DOMAINS_LISTED (webui/routers/capacity.py)."""
+
+    domain_count: int  # every domain, listed or not
 
 
-class PerDomainOut(ApiSchema):
-    """Counted per domain of one DoNotSchedule spread constraint (docs/CAPACITY.md)."""
-
-    topology_key: str
-    max_skew: int
-    min_domains: int
-    smallest: int
-    nodes_exact: bool  # False: perNode lists only the nodes whose count is certain
-    message_exact: bool
-    reason: str
-    domains: list[DomainCopiesOut]  # the first DOMAINS_LISTED
-    domain_count: int
-
-
-class CopiesOut(ApiSchema):
+class CopiesOut(EngineSchema, payload=engine.PassAnswerJSON, without=(*WITHOUT_TRIALS, "checked_next", "placements")):
     """How many more copies of a pod fit, by the one pass (counted or placed) or by the trial rounds
-    when the pass could differ (``method`` and ``why`` say which and why)."""
+    when the pass could differ (``method`` and ``why`` say which and why): the engine's PassAnswerJSON
+    (engine.copies_by_trials for the rounds' answer) less its trial, with the question's view of where
+    the copies are (``perNode``, bounded, in place of ``placements``) and ``stoppedAtMax`` (in place of
+    ``checkedNext``: every copy up to ``bound`` fitted, the next was not tried)."""
 
-    target: str
-    method: CopiesMethod
-    why: str
-    fits: int
-    bound: Optional[int]  # the max asked (trials: the bound the search used)
-    stopped_at_max: bool  # every copy up to the bound fitted; the next was not tried
-    stopped_by: Optional[str]  # the copy that did not fit
-    message: str  # its FailedScheduling message ("" when stopped at the bound)
-    message_exact: bool  # False: the reason per domain, not the scheduler's message
-    explanation: Optional[str]  # the explanation's headline of its failed cycle (placed, trials)
-    counted_total: Optional[int]  # stopped at max: how many counting says fit
+    per_domain: Optional[PerDomainOut]  # the engine's, its domains bounded
+    stopped_at_max: bool
     per_node: PerNodeOut
-    per_domain: Optional[PerDomainOut]
-    trials: int  # 1 for the pass
-    displaced: list[str]  # pods the copies preempt (trials only)
 
 
-class UnplaceableOut(ApiSchema):
-    pod: str
-    reason: str
+class NodesNeededOut(EngineSchema, payload=engine.NodesAnswerJSON, without=WITHOUT_TRIALS):
+    """The fewest nodes like each template that place the pending pods: the engine's NodesAnswerJSON less its trials."""
 
 
-class TemplateOut(ApiSchema):
-    like: str
-    needed: int
-    most: int
-    exhaustive: bool
-    pods_per_node: dict[str, list[str]]
-    unplaceable: list[UnplaceableOut]
-    tried: dict[str, int]
+class RemovableOut(EngineSchema, payload=engine.RemovableAnswerJSON, without=WITHOUT_TRIALS):
+    """Which nodes can be drained and go, alone and together: the engine's RemovableAnswerJSON less its trials."""
 
 
-class NodesNeededOut(ApiSchema):
-    pending: list[str]
-    templates: list[TemplateOut]
-    trials: int
-
-
-class VerdictOut(ApiSchema):
-    node: str
-    removable: bool
-    reasons: list[str]
-
-
-class RemovableOut(ApiSchema):
-    order: str
-    verdicts: list[VerdictOut]
-    together: list[str]
-    trials: int
-
-
-class StrandedOut(ApiSchema):
-    node: str
-    free: int
-    blocked_by: str
-    free_text: str | None = None  # with its unit ("22Gi", "1500m"); absent in answers stored before it was
-
-
-class ResourceOut(ApiSchema):
-    resource: str
-    free_total: int
-    largest_fit: int
-    largest_node: str
-    smallest_request: int
-    stranded: list[StrandedOut]
-    stranded_total: int
-    # The amounts with their unit ("22Gi", "4000m"); absent in answers stored before they were.
-    free_total_text: str | None = None
-    largest_fit_text: str | None = None
-    stranded_total_text: str | None = None
-
-
-class FragmentationOut(ApiSchema):
-    resources: list[ResourceOut]
-    trials: int
+class FragmentationOut(EngineSchema, payload=engine.FragmentationAnswerJSON):
+    """Free capacity against the largest request that fits: the engine's FragmentationAnswerJSON."""
 
 
 class AnswerOut(ApiSchema):

@@ -35,7 +35,7 @@ import zlib
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Optional, Union
+from typing import Any, Optional
 
 from celery import current_app, group, signature
 from celery.result import GroupResult
@@ -386,7 +386,7 @@ def _pass_fields(question: CapacityQuestion, answer: PassAnswer) -> dict[str, An
         "stopped_by": answer.stopped_by or "",
         "stop_message": answer.message,
         "stopped_at_max": not answer.checked_next,
-        "answer": {"copies": copies_json(answer)},
+        "answer": {"copies": engine.without_trials(answer.wire())},
     }
     if answer.checked_next and answer.fits < DECIDING_TEXT_MOST:
         changes = answer.deciding_changes()
@@ -398,51 +398,6 @@ def _pass_fields(question: CapacityQuestion, answer: PassAnswer) -> dict[str, An
             deciding_step=1,
         )
     return fields
-
-
-def copies_json(answer: Union[PassAnswer, FitAnswer], why: str = "") -> dict[str, Any]:
-    """A pod-copies answer as the API serves it (``answer.copies``), whichever method gave it; each
-    node's copies are the question's ``per_node`` (listed by the API, sorted and bounded)."""
-    if isinstance(answer, PassAnswer):
-        spread = answer.spread.to_json() if answer.spread is not None else None
-        if spread is not None:
-            spread = {**spread, "domainCount": len(spread["domains"]), "domains": spread["domains"][:DOMAINS_LISTED]}
-        return {
-            "target": answer.target,
-            "method": answer.method,
-            "why": answer.why,
-            "fits": answer.fits,
-            "bound": answer.max_count,
-            "checkedNext": answer.checked_next,
-            "stoppedBy": answer.stopped_by,
-            "message": answer.message,
-            "messageExact": answer.spread is None or answer.spread.message_exact,
-            "explanation": answer.explanation.headline if answer.explanation is not None else None,
-            "countedTotal": answer.counted_total,
-            "perDomain": spread,
-            "trials": 1,
-            "displaced": [],
-        }
-    explanation = answer.explanation
-    return {
-        "target": answer.target,
-        "method": CapacityMethod.TRIALS.value,
-        "why": why,
-        "fits": answer.fits,
-        "bound": answer.bound,
-        "checkedNext": answer.checked_next,
-        "stoppedBy": answer.stopped_by[0] if answer.stopped_by else None,
-        "message": answer.message,
-        "messageExact": True,
-        "explanation": explanation.headline if explanation is not None else None,
-        "countedTotal": None,
-        "perDomain": None,
-        "trials": answer.trials,
-        "displaced": answer.displaced,
-    }
-
-
-DOMAINS_LISTED = 100  # the domains a counted-per-domain answer keeps (hostname spreading: one per node)
 
 
 def _round_open(question: CapacityQuestion) -> bool:
@@ -630,14 +585,15 @@ def _fail_stalled(question: CapacityQuestion) -> None:
 def _finish(question: CapacityQuestion, base: TrialBase, answer: CapacityAnswer) -> None:
     deciding = deciding_of(answer)
     fields: dict[str, Any] = {
-        "answer": answer_json(answer),
         "status": RunStatus.SUCCEEDED,
         "finished": timezone.now(),
         "trials_estimate": F("trials_done"),
     }
-    if isinstance(answer, FitAnswer) and question.asks_copies:  # the pass needed trials: the same fields
+    if not (isinstance(answer, FitAnswer) and question.asks_copies):
+        fields["answer"] = answer_json(answer)
+    else:  # the pass needed trials: the same fields, the answer in the pass's form
         fields.update(
-            answer={"copies": copies_json(answer, question.why)},
+            answer={"copies": engine.without_trials(engine.copies_by_trials(answer, question.why))},
             copies_done=answer.fits,
             per_node=answer.placements,
             stopped_by=answer.stopped_by[0] if answer.stopped_by else "",
@@ -694,30 +650,17 @@ def _save_deciding_run(question: CapacityQuestion, label: str, text: str, pendin
 
 
 def answer_json(answer: CapacityAnswer) -> dict[str, Any]:
-    """The answer as the API serves it: the engine's JSON without the trials' scenario texts (the
-    deciding one is saved as a run; they can be megabytes)."""
-    if isinstance(answer, FitAnswer):
-        return {
-            "fit": {
-                **_without_trials(answer.to_json(), ("deciding", "fitting", "explanation")),
-                "explanation": answer.explanation.headline if answer.explanation is not None else None,
-            }
-        }
-    if isinstance(answer, NodesAnswer):
-        return {
-            "nodes": {
-                **answer.to_json(),
-                "templates": [_without_trials(t.to_json(), ("deciding", "fitting")) for t in answer.templates],
-            }
-        }
-    if isinstance(answer, RemovableAnswer):
-        return {"removable": _without_trials(answer.to_json(), ("togetherTrial", "drainTrials"))}
-    assert isinstance(answer, FragmentationAnswer)
-    return {"fragmentation": answer.to_json()}
+    """The answer as stored and served, under its kind: the engine's declaration of it less its trials
+    (engine.without_trials: the deciding one is saved as a run; they can be megabytes)."""
+    return {_ANSWER_KEYS[type(answer)]: engine.without_trials(answer.wire())}
 
 
-def _without_trials(document: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
-    return {k: v for k, v in document.items() if k not in keys}
+_ANSWER_KEYS: dict[type[CapacityAnswer], str] = {
+    FitAnswer: "fit",
+    NodesAnswer: "nodes",
+    RemovableAnswer: "removable",
+    FragmentationAnswer: "fragmentation",
+}
 
 
 # --- sealed pickles -------------------------------------------------------------------------------

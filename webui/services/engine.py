@@ -8,6 +8,7 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Generator, Hashable, Iterable, Iterator
+from contextlib import closing
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, cast
 
@@ -27,6 +28,7 @@ from scheduler_core.api import (
     compare_recorded,
     compare_releases,
     controller_taint_changes,
+    copies_by_trials,
     cycle_details,
     CycleDetails,
     CycleEnd,
@@ -46,10 +48,14 @@ from scheduler_core.api import (
     FEATURE_SPECS,
     FeatureGateError,
     FitAnswer,
+    FitAnswerJSON,
     FormatError,
+    format_amount,
     FragmentationAnswer,
+    FragmentationAnswerJSON,
     is_archive as scheduler_is_archive,
     kind_named_by as scheduler_kind_named_by,
+    holds,
     Limits,
     load_scenario,
     YAML_DUMPER,
@@ -59,11 +65,13 @@ from scheduler_core.api import (
     Node,
     NODE_TAINTS_MISSING,
     NodesAnswer,
+    NodesAnswerJSON,
     NotBound,
     NotPending,
     one_pass,
     parse_feature_gates,
     PassAnswer,
+    PassAnswerJSON,
     payload_schema,
     Pod,
     pod_requests,
@@ -77,6 +85,7 @@ from scheduler_core.api import (
     ReleaseChoice,
     ReleaseRequest,
     RemovableAnswer,
+    RemovableAnswerJSON,
     replay,
     resolve_plain_scalar,
     replayed_from_timeline,
@@ -94,6 +103,7 @@ from scheduler_core.api import (
     SegmentEncoder,
     simulate,
     spec_at,
+    SpreadCountedJSON,
     step_placements,
     StepPlacement,
     story_reads,
@@ -103,12 +113,14 @@ from scheduler_core.api import (
     Trial,
     TrialBase,
     TrialChanges,
+    TrialJSON,
     TrialOutcome,
     UnknownRelease,
     upgrade_counts,
     UpgradeComparison,
     upload_to_text as scheduler_upload_to_text,
     what_if as scheduler_what_if,
+    without_trials,
 )
 
 from webui.services.errors import InvalidScenario, LimitExceeded, ReleaseInvalid
@@ -187,10 +199,23 @@ __all__ = [
     "NeedsTrials",
     "PassAnswer",
     "one_pass",
+    "copies_by_trials",
     "Question",
     "replay",
     "search_for",
     "SCALABLE_KINDS",
+    # The capacity answers' declarations: the API's schemas of them are made from these
+    # (webui/schemas/capacity.py), the stored answers are their JSON less the trials (without_trials).
+    "FitAnswerJSON",
+    "PassAnswerJSON",
+    "SpreadCountedJSON",
+    "NodesAnswerJSON",
+    "RemovableAnswerJSON",
+    "FragmentationAnswerJSON",
+    "TrialJSON",
+    "without_trials",
+    "holds",
+    "format_amount",
     # Releases (scheduler_core/release): what a run is replayed as, and what changes on an upgrade.
     "NO_RELEASE",
     "Release",
@@ -501,16 +526,30 @@ def simulate_events(scenario: Scenario, mode: str = MODE_TIMELINE, hand_over_onl
 ENGINE_PROCESS_FROM_CELLS = 100_000
 
 
-def run_events(scenario: Scenario, mode: str = MODE_TIMELINE) -> Generator[Event, None, None]:
+def run_events(
+    scenario: Scenario, mode: str = MODE_TIMELINE, on_first_event: Callable[[], None] | None = None
+) -> Generator[Event, None, None]:
     """``simulate_events`` as a run stores it: for a big run, in a forked engine process while this
     one stores (scheduler_core.encoding.pipe), so scheduling and storing use two cores; the events are
     the same either way (SCHEDLAB_ENGINE_PROCESS: auto, child or inline). Every one of these streams
-    is a generator (the engine declares an Iterator): closing it early stops a forked engine."""
+    is a generator (the engine declares an Iterator): closing it early stops a forked engine.
+    ``on_first_event`` is called once the first event has arrived, before it is handed on: what came
+    before is the scheduler's set-up (its snapshot of the nodes and pods), which measure.py times apart."""
     if engine_in_child(scenario):
         events = events_in_child(lambda in_child: simulate_events(scenario, mode, hand_over_only=in_child))
     else:
         events = simulate_events(scenario, mode)
-    return cast(Generator[Event, None, None], events)
+    stream = cast(Generator[Event, None, None], events)
+    return stream if on_first_event is None else _telling_first(stream, on_first_event)
+
+
+def _telling_first(events: Generator[Event, None, None], told: Callable[[], None]) -> Generator[Event, None, None]:
+    with closing(events):  # closing this stream closes the engine's (a forked engine stops)
+        first = next(events, None)
+        told()
+        if first is not None:
+            yield first
+            yield from events
 
 
 def engine_in_child(scenario: Scenario) -> bool:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass, field
 from typing import Any
@@ -179,14 +180,15 @@ def writer_for(run: Run, worker: str, scenario: engine.Scenario) -> EventWriter:
     return EventWriter(run.pk, worker, names, resume_from=resume_from, stored_bytes=stored)
 
 
-def execute(run_id: int, worker: str) -> RunStatus | None:
-    """Run a claimed run to the end; returns its final status (None when it was taken away)."""
+def execute(run_id: int, worker: str, on_first_event: Callable[[], None] | None = None) -> RunStatus | None:
+    """Run a claimed run to the end; returns its final status (None when it was taken away).
+    ``on_first_event``: told when the engine's first event arrives (engine.run_events; measure.py)."""
     try:
         run = Run.objects.select_related("version").get(pk=run_id)
         scenario = engine.load(run.version.text, releases.request_of(run))
         writer = writer_for(run, worker, scenario)
         # Closed when the run stops early (cancelled, over a limit): a forked engine is killed then.
-        with closing(engine.run_events(scenario, run.mode)) as events:
+        with closing(engine.run_events(scenario, run.mode, on_first_event)) as events:
             for event in events:
                 writer.add(event)
                 if writer.finished_enough:

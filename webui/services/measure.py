@@ -1,10 +1,12 @@
 """Issue 11's figures: the engine alone and a run through the real task, on one file, back to back.
 
 The engine is timed first (``scheduler_core``'s own benchmark over the same first cycles), then the
-Celery task runs the file as a user's run does (engine + columnar encoding + writes + publishing).
-Both start from the loaded scenario (the task finds it in the engine memo, as validating a version
-leaves it) and both count from the engine's first event (the scheduler's set-up before it, ~0.4 s at
-5000 nodes, is reported apart), so the ratio compares scheduling with scheduling-and-storing. Wall
+task's work (webui.tasks.execute_run's: claim the run, services.execution.execute it) runs the file as
+a user's run does (engine + columnar encoding + writes + publishing). Both start from the loaded
+scenario (the task finds it in the engine memo, as validating a version leaves it) and both count from
+the engine's first event (the execution service says when it arrives: its ``on_first_event``; the
+scheduler's set-up before it, ~0.4 s at 5000 nodes, is reported apart), so the ratio compares
+scheduling with scheduling-and-storing. Wall
 and CPU time are both given: on a machine shared with other work, CPU time is the steadier figure.
 With ``repeat`` > 1 the pair (engine, then task) is measured that many times, alternating, and the
 speeds and ratios are the medians (each pair's ratio is kept in ``app_to_engine_each``): on a
@@ -17,19 +19,18 @@ import itertools
 import json
 import statistics
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Any, cast
+from typing import cast
 from pathlib import Path
-from unittest import mock
 
 from django.db import connection
 from django.test.utils import override_settings
 
 from webui import publisher
 from webui.models import MEASURE_RUN_OWNER, Run, RunSegment, Scenario, ScenarioVersion
-from webui.services import engine, segments
-from webui.tasks import execute_run
+from webui.services import claims, engine, execution, segments
+from webui.tasks import worker_id
 
 OWNER = MEASURE_RUN_OWNER  # kept out of every list, single-user mode's too (models.MEASUREMENT_OWNERS)
 
@@ -77,8 +78,7 @@ def measure(path: Path, first_cycles: int = 0, mode: str = engine.MODE_TIMELINE,
             table_before = _table_bytes()
             first_event = _FirstEvent()
             started = time.perf_counter()
-            with mock.patch.object(engine, "run_events", first_event.wrap(engine.run_events)):
-                execute_run.apply(args=(run.pk,))
+            _execute(run, first_event.note)
             pairs.append((alone, Clock.since(first_event.at)))
             seconds = time.perf_counter() - started
     run.refresh_from_db()
@@ -169,16 +169,17 @@ class _FirstEvent:
 
     at: Clock = Clock(0.0, 0.0)
 
-    def wrap(self, simulate: Callable[..., Iterator[engine.Event]]) -> Callable[..., Iterator[engine.Event]]:
-        def timed(*args: Any, **kwargs: Any) -> Iterator[engine.Event]:
-            events = simulate(*args, **kwargs)
-            first = next(events, None)
-            self.at = Clock.now()
-            if first is not None:
-                yield first
-                yield from events
+    def note(self) -> None:
+        self.at = Clock.now()
 
-        return timed
+
+def _execute(run: Run, on_first_event: Callable[[], None]) -> None:
+    """What the task (webui.tasks.execute_run) does with a run — claim it, execute it — here, with the
+    execution service told when the engine's first event arrives."""
+    worker = worker_id(None)
+    if not claims.claim(run.pk, worker):
+        raise RuntimeError(f"run {run.pk} could not be claimed")
+    execution.execute(run.pk, worker, on_first_event=on_first_event)
 
 
 def _queued_run(name: str, text: str, mode: str) -> Run:

@@ -1,10 +1,11 @@
 """scheduler_core.answers.capacity_json: each capacity answer's wire form, declared once — written as
 msgspec reads the declaration, and what `capacity --json` prints for every kind of question fits the
-served schema."""
+served schema; less its trials (as the web app stores it) it is the same JSON without them."""
 
 from __future__ import annotations
 
 import json
+import typing
 from pathlib import Path
 
 import jsonschema
@@ -51,3 +52,38 @@ def test_what_capacity_json_prints_fits_the_served_schema(capsys, arguments, dec
     printed = json.loads(capsys.readouterr().out)
     validator = jsonschema.Draft202012Validator({**SERVED, "$ref": f"#/$defs/{declared}"})
     assert [error.message for error in validator.iter_errors(printed)] == []
+
+
+def _less_trials(written, struct):
+    """``written`` (a declaration's JSON) less, at any depth, the keys whose declared type holds a TrialJSON."""
+    hints = typing.get_type_hints(struct)
+    out = {}
+    for info in msgspec.structs.fields(struct):
+        hint = hints[info.name]
+        if "TrialJSON" in repr(hint):
+            continue
+        value = written[info.encode_name]
+        nested = next((a for a in _args(hint) if isinstance(a, type) and issubclass(a, Wire)), None)
+        if nested is not None and isinstance(value, list):
+            value = [_less_trials(item, nested) for item in value]
+        elif nested is not None and isinstance(value, dict) and typing.get_origin(hint) is dict:
+            value = {key: _less_trials(item, nested) for key, item in value.items()}
+        elif nested is not None and value is not None:
+            value = _less_trials(value, nested)
+        out[info.encode_name] = value
+    return out
+
+
+def _args(hint):
+    yield hint
+    for arg in typing.get_args(hint):
+        yield from _args(arg)
+
+
+@pytest.mark.parametrize("declared", capacity_json.CAPACITY_ANSWERS, ids=lambda t: t.__name__)
+def test_an_answer_less_its_trials_is_its_json_without_them(declared):
+    payload = every_field_set(declared)
+    written = capacity_json.without_trials(payload)
+    assert written == _less_trials(payload.to_json(), declared)
+    assert "changesText" not in str(written) and "scenarioText" not in str(written)
+    assert list(written) == [key for key in payload.to_json() if key in written]  # to_json's order

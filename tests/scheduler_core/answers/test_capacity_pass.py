@@ -9,7 +9,14 @@ import json
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from scheduler_core.answers.capacity import FitAnswer, TrialBase, how_many_fit
-from scheduler_core.answers.capacity_pass import PROGRESS_EVERY, NeedsTrials, PassAnswer, how_many_copies, one_pass
+from scheduler_core.answers.capacity_pass import (
+    PROGRESS_EVERY,
+    NeedsTrials,
+    PassAnswer,
+    copies_by_trials,
+    how_many_copies,
+    one_pass,
+)
 from scheduler_core.cli import main
 from scheduler_core.run.loop import run_to_the_end
 from scheduler_core.scenario import load_scenario
@@ -121,6 +128,42 @@ def test_it_leaves_copies_that_could_preempt_to_the_trial_search():
     assert isinstance(answer, FitAnswer) and answer.displaced == ["default/low"]
     forced = how_many_copies(base, "default/p", method="place")
     assert forced.fits == 0 and "could preempt lower-priority pods (default/low)" in forced.why
+
+
+def test_copies_the_trials_answered_are_written_in_the_pass_s_form_with_the_trials_values():
+    classes = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 100\n"
+    base = base_of(
+        classes,
+        node("n1", cpu="1"),
+        node("n2", cpu="1"),
+        pod("p", cpu="600m", node_name="n2", spec_extra="  priorityClassName: high\n"),
+        pod("low", cpu="600m", node_name="n1"),
+    )
+    trials = how_many_copies(base, "default/p")
+    assert isinstance(trials, FitAnswer) and trials.explanation is not None
+    written = copies_by_trials(trials, "the copies could preempt").to_json()
+    fit = trials.to_json()
+    assert list(written) == list(how_many_copies(base, "default/p", method="place").to_json())  # the pass's keys
+    shared = ("target", "fits", "checkedNext", "bound", "placements", "stoppedBy", "message", "explanation")
+    assert {key: written[key] for key in shared} == {key: fit[key] for key in shared}
+    assert (written["displaced"], written["trials"], written["deciding"]) == (
+        fit["displaced"],
+        fit["trials"],
+        fit["deciding"],
+    )
+    assert (
+        written["method"],
+        written["why"],
+        written["countedTotal"],
+        written["perDomain"],
+        written["messageExact"],
+    ) == (
+        "trials",
+        "the copies could preempt",
+        None,
+        None,
+        True,
+    )
 
 
 def test_it_leaves_a_scenario_with_pods_still_pending_to_the_trial_search():

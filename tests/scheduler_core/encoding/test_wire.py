@@ -3,7 +3,7 @@ own reading of it (``msgspec.to_builtins``), without copying what the engine han
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 import msgspec
 import pytest
@@ -20,7 +20,7 @@ from scheduler_core.encoding.events import (
     StepEnded,
     WrittenJSON,
 )
-from scheduler_core.encoding.wire import Wire
+from scheduler_core.encoding.wire import Wire, holds, json_without
 from tests.scheduler_core.encoding.payload_examples import every_field_set
 
 DECLARED = sorted(
@@ -104,3 +104,39 @@ def test_a_field_of_open_type_holding_a_typed_value_writes_its_json():
 def test_a_payload_missing_a_field_it_always_has_does_not_read():
     with pytest.raises(msgspec.ValidationError, match="missing required field `nodeName`"):
         CycleEnd.from_json({"failedSchedulingMessage": "0/3 nodes"})
+
+
+class Draft(Wire):
+    text: str
+
+
+class Verdict(Wire):
+    node: str
+    kind: ClusterChangeKind
+    draft: Optional[Draft] = None
+
+
+class Verdicts(Wire):
+    verdicts: list[Verdict]
+    drafts: dict[str, Draft]
+    together: Optional[Draft]
+    count: int = 0
+
+
+def test_a_declared_type_holds_what_it_is_or_has_inside():
+    assert holds(Draft, Draft) and holds(Optional[Draft], Draft) and holds(dict[str, list[Draft]], Draft)
+    assert not holds(list[Verdict], Draft)  # inside a nested payload is that payload's business
+    assert not holds(Optional[dict[str, Any]], Draft)
+
+
+def test_the_json_without_a_kind_leaves_out_every_field_holding_it_at_any_depth():
+    payload = Verdicts(
+        [Verdict("n1", ClusterChangeKind.POD_BOUND, Draft("a")), Verdict("n2", ClusterChangeKind.POD_BOUND)],
+        {"n1": Draft("b")},
+        None,
+    )
+    assert json_without(payload, Draft) == {
+        "verdicts": [{"node": "n1", "kind": "PodBound"}, {"node": "n2", "kind": "PodBound"}]
+    }  # a default still left out (count), an enum written as its value
+    assert json_without(Verdicts([], {}, None, count=2), Draft) == {"verdicts": [], "count": 2}
+    assert json_without(payload, Verdict) == {"drafts": {"n1": {"text": "b"}}, "together": None}

@@ -50,7 +50,10 @@ def test_it_answers_how_many_more_fit_as_the_cli_does_and_opens_the_deciding_cyc
         sequential.message,
         sequential.placements,
     )
-    assert fit["explanation"] == sequential.explanation.headline
+    assert (
+        fit["explanation"] == sequential.explanation.to_json()
+    )  # the engine's explanation (the browser: its headline)
+    assert list(fit) == [key for key in sequential.to_json() if key not in ("deciding", "fitting")]  # less the trials
     assert read["progress"]["done"] == read["progress"]["estimate"] == fit["trials"]
     assert max(len(r) for r in workers.rounds) == 3 and len(workers.rounds) < sequential.trials
     deciding = read["deciding"]
@@ -170,7 +173,7 @@ def test_counted_copies_list_each_node_most_first_with_the_next_copys_message(
     }
     assert (copies["fits"], copies["stoppedBy"], copies["message"], copies["stoppedAtMax"], copies["trials"]) == (
         19,
-        "default/api-0-copy-20",
+        ["default/api-0-copy-20"],
         cli.message,
         False,
         1,
@@ -182,7 +185,7 @@ def test_counted_copies_list_each_node_most_first_with_the_next_copys_message(
     execute_run.apply(args=[deciding["run"]])
     cycle = RunCycle.objects.get(run_id=deciding["run"], cycle=deciding["cycle"])
     assert (cycle.pod, cycle.node_name, cycle.failed_scheduling_message) == (
-        copies["stoppedBy"],
+        copies["stoppedBy"][0],
         None,
         copies["message"],
     )
@@ -193,14 +196,16 @@ def test_placed_copies_open_the_failed_copys_cycle_in_the_deciding_run(
 ):
     read = answered(owner, pods, monkeypatch, django_capture_on_commit_callbacks, pod="default/cache-0")
     copies = read["answer"]["copies"]
-    assert (read["method"], copies["fits"], copies["stoppedBy"]) == ("placed", 2, "default/cache-0-copy-3")
-    assert copies["explanation"].startswith("No node passed every Filter plugin") and copies["perDomain"] is None
+    assert (read["method"], copies["fits"], copies["stoppedBy"]) == ("placed", 2, ["default/cache-0-copy-3"])
+    explanation = copies["explanation"]
+    assert explanation["headline"].startswith("No node passed every Filter plugin") and copies["perDomain"] is None
+    assert explanation["pod"] == "default/cache-0-copy-3"  # the engine's explanation, whole
     assert "didn't match pod anti-affinity rules" in copies["message"]
     deciding = read["deciding"]
     execute_run.apply(args=[deciding["run"]])
     cycle = RunCycle.objects.get(run_id=deciding["run"], cycle=deciding["cycle"])
     assert (cycle.pod, cycle.node_name, cycle.failed_scheduling_message) == (
-        copies["stoppedBy"],
+        copies["stoppedBy"][0],
         None,
         copies["message"],
     )
@@ -216,13 +221,41 @@ def test_copies_stopped_at_max_say_so_and_give_the_count(
     assert (copies["fits"], copies["stoppedAtMax"], copies["stoppedBy"], copies["message"], copies["bound"]) == (
         5,
         True,
-        None,
+        [],
         "",
         5,
     )
     assert (read["method"], copies["countedTotal"]) == ("placed", 19) and read["why"].startswith("counting: more than")
     assert len(copies["perNode"]["nodes"]) == 2 and copies["perNode"]["total"] == 5
     assert copies["perNode"]["more"] == copies["perNode"]["nodeCount"] - 2 and read["deciding"] is None
+
+
+ZONED = "---\n".join(
+    [
+        *(
+            f"apiVersion: v1\nkind: Node\nmetadata: {{name: {name}, labels: {{kubernetes.io/hostname: {name}, "
+            f"topology.kubernetes.io/zone: {zone}}}}}\nstatus: {{allocatable: {{cpu: '{cpu}', memory: 8Gi, pods: '110'}}}}\n"
+            for name, zone, cpu in (("a1", "a", "2"), ("a2", "a", "2"), ("b1", "b", "1"), ("c1", "c", "2"))
+        ),
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default, labels: {app: p}}\nspec:\n"
+        "  containers:\n  - {name: c, image: x, resources: {requests: {cpu: 250m}}}\n"
+        "  topologySpreadConstraints:\n  - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, "
+        "whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: p}}}\n",
+    ]
+)
+
+
+def test_copies_counted_per_domain_are_the_engine_s_count_with_the_first_domains_listed(
+    owner: Client, monkeypatch, django_capture_on_commit_callbacks
+):
+    zoned = owner.post("/api/scenarios", {"name": "zoned", "text": ZONED}, content_type=JSON).json()
+    monkeypatch.setattr(capacity_router, "DOMAINS_LISTED", 2)
+    read = answered(owner, zoned, monkeypatch, django_capture_on_commit_callbacks, pod="default/p")
+    cli = how_many_copies(TrialBase.from_text(ZONED), "default/p")
+    assert read["method"] == "counted" and cli.spread is not None
+    spread = cli.spread.to_json()
+    assert read["answer"]["copies"]["perDomain"] == {**spread, "domains": spread["domains"][:2], "domainCount": 3}
+    assert read["answer"]["copies"]["messageExact"] == cli.spread.message_exact
 
 
 def test_copies_that_only_trials_answer_say_why(
@@ -311,3 +344,35 @@ def test_a_version_that_checks_but_does_not_load_with_the_controllers_on_is_a_40
     assert [(e["object"], e["path"], e["line"]) for e in error["details"]["errors"]] == [
         ("Deployment default/web", "spec.template", 7)
     ]
+
+
+def test_an_answer_stored_before_the_declarations_is_served_as_the_migration_left_it(
+    owner: Client, pods: dict, monkeypatch, django_capture_on_commit_callbacks
+):
+    """0012 gave an older pod-copies answer the engine's types (stoppedBy a list, explanation an object
+    keeping its headline); its per-domain count kept its first domains and their number."""
+    read = answered(owner, pods, monkeypatch, django_capture_on_commit_callbacks, pod="default/cache-0")
+    older = {
+        "target": "Pod default/cache-0",
+        "method": "placed",
+        "why": "w",
+        "fits": 2,
+        "bound": None,
+        "checkedNext": True,
+        "stoppedBy": ["default/cache-0-copy-3"],
+        "message": "m",
+        "messageExact": True,
+        "explanation": {"headline": "No node passed every Filter plugin."},
+        "countedTotal": None,
+        "perDomain": None,
+        "trials": 1,
+        "displaced": [],
+    }
+    CapacityQuestion.objects.filter(pk=read["id"]).update(answer={"copies": older})
+    copies = owner.get(f"/api/capacity/{read['id']}").json()["answer"]["copies"]
+    assert (copies["stoppedBy"], copies["explanation"], copies["stoppedAtMax"]) == (
+        ["default/cache-0-copy-3"],
+        {"headline": "No node passed every Filter plugin."},
+        False,
+    )
+    assert "checkedNext" not in copies and copies["perNode"]["total"] == 2

@@ -12,7 +12,8 @@ from django.test import Client
 from django.utils import timezone
 
 from scheduler_core.answers.capacity import TrialBase, TrialChanges, how_many_fit, run_trial
-from scheduler_core.answers.capacity_pass import PROGRESS_EVERY, how_many_copies
+from scheduler_core.answers.capacity_json import without_trials
+from scheduler_core.answers.capacity_pass import PROGRESS_EVERY, copies_by_trials, how_many_copies
 from tests.webui.capacity_support import CAPACITY_PODS, CAPACITY_WEB, InProcessWorkers, many_copies_text
 from webui import publisher
 from webui.models import CapacityQuestion, CapacityTrial, Run, RunStatus, Scenario, ScenarioVersion
@@ -313,7 +314,8 @@ def test_a_pod_copies_question_is_answered_by_one_pass_as_the_cli(
         question.stopped_at_max,
     ) == (cli.fits, cli.placements, cli.stopped_by, cli.message, False)
     assert not workers.rounds and not CapacityTrial.objects.exists() and question.trials_done == 0  # no trial at all
-    assert question.answer["copies"]["fits"] == cli.fits and "scenarioText" not in str(question.answer)
+    assert question.answer == {"copies": without_trials(cli.wire())}  # the engine's answer, less its trial
+    assert "scenarioText" not in str(question.answer)
     assert workers.runs == [question.deciding_run_id] and question.deciding_label == f"{cli.fits + 1} more"
     assert question.deciding_cycle == cli.deciding_cycle == 0 + cli.fits  # the scenario's own run has no attempt
 
@@ -336,6 +338,8 @@ def test_copies_that_could_preempt_fall_back_to_the_trial_rounds_saying_why(
     )
     copies = question.answer["copies"]
     assert (copies["method"], copies["why"], copies["displaced"]) == ("trials", question.why, trials.displaced)
+    assert (copies["stoppedBy"], copies["explanation"]) == (trials.stopped_by, trials.explanation.to_json())
+    assert list(copies) == [key for key in without_trials(copies_by_trials(trials, question.why))]  # the pass's keys
 
 
 def test_the_pass_reports_its_copies_and_rate_every_thousand_copies(

@@ -198,3 +198,19 @@ def test_an_upgrade_comparison_s_runs_are_bounded_as_stored_runs_are():
     scenario = engine.load(support.scenario_text(3, 3, 1))
     with pytest.raises(engine.TooManyEvents):
         engine.compare_upgrade(scenario, engine.asked_release("v1.35"), engine.asked_release("v1.36"), max_events=10)
+
+
+@pytest.mark.parametrize("where", ["inline", "child"])
+def test_a_run_s_stream_says_when_its_first_event_arrives_and_closes_the_engine_s(settings, where):
+    settings.SCHEDLAB_ENGINE_PROCESS = where
+    scenario = engine.load(support.scenario_text(3, 2))
+    seen: list[engine.Event] = []
+    told: list[int] = []
+    stream = engine.run_events(scenario, on_first_event=lambda: told.append(len(seen)))
+    seen.extend(stream)
+    assert told == [0]  # once, before the first event was handed on
+    assert [e.to_json() for e in seen] == [e.to_json() for e in engine.simulate_events(scenario)]
+    early = engine.run_events(scenario, on_first_event=lambda: None)
+    next(early)
+    early.close()
+    assert early.gi_frame is None  # closed, and the engine's stream with it (a forked engine is stopped)

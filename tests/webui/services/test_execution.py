@@ -142,3 +142,11 @@ def test_a_run_stopped_early_kills_its_forked_engine(run: Run, settings, monkeyp
     monkeypatch.setattr(engine, "run_events", watched)
     assert execution.execute(run.pk, "w") == RunStatus.SUCCEEDED
     assert closed and closed[0].gi_frame is None  # closed, its finally (kill and reap the child) done
+
+
+def test_it_tells_when_the_engine_s_first_event_arrives(run: Run):
+    told: list[int] = []
+    assert execution.execute(run.pk, "w", on_first_event=lambda: told.append(RunSegment.objects.count())) == (
+        RunStatus.SUCCEEDED
+    )
+    assert told == [0]  # once, before anything was stored
