@@ -72,13 +72,15 @@ class PodClaim:
         }
 
 
-def node_devices(dra: DraState, nodes: list[Node]) -> list[NodeDevices]:
-    """Every node's devices, in node order, then slice order."""
+def node_devices(dra: DraState, nodes: list[Node], skip_unusable: bool = True) -> list[NodeDevices]:
+    """Every node's devices, in node order, then slice order: the pools as the release's allocator
+    gathers them (``skip_unusable``: the release's dra_allocator_skips_unusable_pools; before v1.35
+    an incomplete pool's slices that target the node are kept)."""
     holders = dra.device_holders()
     result = []
     for node in nodes:
         entries = []
-        for pool in gather_pools(dra.slices, node):
+        for pool in gather_pools(dra.slices, node, skip_unusable=skip_unusable):
             for slice_ in pool.slices:
                 for device in slice_.devices:
                     device_id = (slice_.driver, slice_.pool, device.name)
@@ -149,5 +151,6 @@ def scenario_devices(scenario: Scenario) -> tuple[list[NodeDevices], dict[str, l
     if not (scenario.dra.slices or scenario.dra.claims):
         return [], {}
     dra = DraState(scenario.dra)
-    devices = node_devices(dra, list(scenario.nodes)) if scenario.dra.slices else []
+    skip_unusable = scenario.rules.features.dra_allocator_skips_unusable_pools
+    devices = node_devices(dra, list(scenario.nodes), skip_unusable) if scenario.dra.slices else []
     return devices, {pod.key: pod_claims(dra, pod) for pod in scenario.pods if pod.claim_sources}

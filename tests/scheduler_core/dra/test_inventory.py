@@ -64,3 +64,40 @@ def test_a_scenario_s_devices_and_claims_are_read_as_the_scheduler_starts_with_t
     assert sum(len(listed.devices) for listed in devices) > 0
     assert set(claims) == {pod.key for pod in scenario.pods if pod.claim_sources} != set()
     assert scenario_devices(load_scenario("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n")) == ([], {})
+
+
+def test_an_incomplete_pool_is_listed_as_the_release_s_allocator_gathers_it():
+    """From v1.35 the allocator skips a pool missing some of its slices: the list shows no device
+    there; before, the slices that target the node are kept, and so are their devices."""
+    snapshot = dra_snapshot(
+        [make_node("n1")], [], classes=[make_device_class("gpu")], slices=[make_gpu_slice("n1", 2, slice_count=2)]
+    )
+    nodes = [info.node for info in snapshot.node_infos]
+    [v1_35] = node_devices(snapshot.dra, nodes)
+    [v1_34] = node_devices(snapshot.dra, nodes, skip_unusable=False)
+    assert (v1_35.devices, [d.name for d in v1_34.devices]) == ((), ["gpu-0", "gpu-1"])
+
+
+def test_a_scenario_s_device_list_follows_its_release():
+    from scheduler_core import load_scenario
+    from scheduler_core.dra.inventory import scenario_devices
+    from scheduler_core.release.choice import ReleaseRequest
+    from scheduler_core.release.versions import release_named
+
+    text = """apiVersion: v1
+kind: Node
+metadata: {name: n1}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: n1-gpu}
+spec:
+  driver: gpu.example.com
+  nodeName: n1
+  pool: {name: n1, generation: 1, resourceSliceCount: 2}
+  devices:
+  - name: gpu-0
+"""
+    [as_v1_35], _ = scenario_devices(load_scenario(text, release=ReleaseRequest(release_named("v1.35"))))
+    [as_v1_34], _ = scenario_devices(load_scenario(text, release=ReleaseRequest(release_named("v1.34"))))
+    assert (len(as_v1_35.devices), len(as_v1_34.devices)) == (0, 1)
