@@ -596,12 +596,17 @@ def run_capacity(args: argparse.Namespace) -> int:
                 progress=_say_trial if args.progress else None,
                 copy_progress=_say_copies if args.progress else None,
             )
+        elif args.add_like:
+            from scheduler_core.answers import capacity_rounds
+
+            answer = capacity_rounds.nodes_needed(
+                base, args.add_like, max_count=args.max, progress=_say_trial if args.progress else None
+            )
         else:
             answer = capacity.answer(
                 base,
                 workload=args.workload,
                 pod=args.pod,
-                add_like=args.add_like,
                 removable=args.removable,
                 fragmentation=args.fragmentation,
                 max_count=args.max,

@@ -3,11 +3,12 @@ and fragmentation — found by trial runs with steps (../shared/spec/CHANGES.md)
 
 A trial is the scenario run to the end with one extra step (``run_trial``): a pure function of the
 base scenario and the trial's changes, independent of every other trial, so a caller (the web app)
-may fan trials out to workers. The searches (``how_many_fit``, ``nodes_needed``, ``removable_nodes``)
-are drivers over it; ``fragmentation`` reads the baseline trial's placements. docs/CAPACITY.md says
-the search strategies and what is exact. The same searches in rounds (``capacity_rounds.py``) use
-this module's public pieces: how a trial's changes are made and how an answer is read from the
-trials run, written once here.
+may fan trials out to workers. The searches (``how_many_fit``, ``removable_nodes``) are drivers over
+it; ``fragmentation`` reads the baseline trial's placements. docs/CAPACITY.md says the search
+strategies and what is exact. The same searches in rounds (``capacity_rounds.py``) use this module's
+public pieces: how a trial's changes are made and how an answer is read from the trials run,
+written once here. The nodes question is searched only there (``capacity_rounds.nodes_needed``, the
+CLI's, drives its rounds one trial at a time); its answer and its trials are made here.
 """
 
 from __future__ import annotations
@@ -688,22 +689,20 @@ def answer(
     *,
     workload: Optional[str] = None,
     pod: Optional[str] = None,
-    add_like: Optional[Sequence[str]] = None,
     removable: bool = False,
     fragmentation: bool = False,
     max_count: Optional[int] = None,
     progress: Optional[Progress] = None,
 ) -> "CapacityAnswer":
-    """The question the CLI's flags ask (exactly one)."""
+    """The question the CLI's flags ask (exactly one) of those searched here: ``--pod`` is
+    ``capacity_pass.how_many_copies``'s and ``--add-like`` is ``capacity_rounds.nodes_needed``'s."""
     if workload is not None or pod is not None:
         return how_many_fit(base, workload=workload, pod=pod, max_count=max_count, progress=progress)
-    if add_like:
-        return nodes_needed(base, list(add_like), max_count=max_count, progress=progress)
     if removable:
         return removable_nodes(base, max_count=max_count, progress=progress)
     if fragmentation:
         return fragmentation_of(base, progress=progress)
-    raise CapacityError("ask one question: --workload, --pod, --add-like, --removable or --fragmentation")
+    raise CapacityError("ask one question: --workload, --pod, --removable or --fragmentation")
 
 
 # ---------------------------------------------------------------------- 2. how many nodes are needed
@@ -779,24 +778,6 @@ class NodesAnswer:
         return out
 
 
-def nodes_needed(
-    base: TrialBase,
-    likes: Sequence[str],
-    max_count: Optional[int] = None,
-    trial: TrialFunction = run_trial,
-    progress: Optional[Progress] = None,
-) -> NodesAnswer:
-    """For each template node: the fewest copies that leave no pending pod pending that any number
-    of copies could place. One node per pending pod is the most tried: with that many, each pod
-    met a node no other pending pod had taken (docs/CAPACITY.md)."""
-    check_templates(base.scenario, likes)
-    runner = TrialRunner(base, trial, progress)
-    baseline = runner.run(BASELINE_LABEL, TrialChanges())
-    pending = sorted(still_pending(baseline))
-    templates = [_search_template(runner, baseline, like, pending, max_count) for like in likes] if pending else []
-    return NodesAnswer(pending, templates, runner.count)
-
-
 def check_templates(scenario: Scenario, likes: Sequence[str]) -> None:
     """CapacityError for the first template node the scenario does not have."""
     names = {node.name for node in scenario.nodes}
@@ -843,36 +824,6 @@ def template_answer(
     return TemplateAnswer(
         like, hi, per_node, unplaceable, tried, trials[lo] if hi > 0 else None, fitting, most, most >= len(pending)
     )
-
-
-def _search_template(
-    runner: TrialRunner, baseline: Trial, like: str, pending: list[str], max_count: Optional[int]
-) -> TemplateAnswer:
-    trials: dict[int, Trial] = {0: baseline}
-
-    def left(count: int) -> list[str]:
-        if count not in trials:
-            trials[count] = runner.run(added_nodes_label(like, count), added_nodes(like, count))
-        return still_pending(trials[count])
-
-    most = len(pending) if max_count is None else max(1, max_count)
-    never = left(most)
-    lo, hi = 0, most  # left(lo) has more pending than never; left(hi) has only ``never``
-    if len(left(0)) == len(never):
-        hi = 0
-    count = 1
-    while hi > 0 and count < most:
-        if len(left(count)) == len(never):
-            hi = count
-            break
-        lo, count = count, count * 2
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if len(left(mid)) == len(never):
-            hi = mid
-        else:
-            lo = mid
-    return template_answer(like, trials, lo, hi, most, pending, never)
 
 
 def _reason_on(outcome: TrialOutcome, pod: str, node: str) -> str:

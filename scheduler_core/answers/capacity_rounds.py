@@ -16,13 +16,14 @@ may rebuild a search and replay stored outcomes to reach the round it is at.
 - fragmentation: the baseline alone.
 With ``width`` 1 each search runs exactly the trials of its sequential twin in ``capacity.py`` and
 returns an equal answer; with more, the answer's count is the same whenever fitting is monotone
-(docs/CAPACITY.md), and the rounds are fewer.
+(docs/CAPACITY.md), and the rounds are fewer. The nodes question has no sequential twin: the CLI's
+``nodes_needed`` is ``nodes_search`` driven one trial a round, in this process (``in_order``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Generator, Optional, Sequence
+from typing import Callable, Generator, Optional, Sequence, TypeVar
 
 from scheduler_core.answers.capacity import (
     BASELINE_LABEL,
@@ -31,12 +32,15 @@ from scheduler_core.answers.capacity import (
     CapacityError,
     DrainVerdict,
     NodesAnswer,
+    Progress,
     RemovableAnswer,
     TemplateAnswer,
     Trial,
     TrialBase,
     TrialChanges,
+    TrialFunction,
     TrialOutcome,
+    TrialRunner,
     added_nodes,
     added_nodes_label,
     check_templates,
@@ -69,6 +73,7 @@ class Round:
     estimate: int
 
 
+Answer = TypeVar("Answer", bound=CapacityAnswer)
 Search = Generator[Round, list[TrialOutcome], CapacityAnswer]
 Outcomes = Generator[Round, list[TrialOutcome], list[Trial]]
 
@@ -164,8 +169,27 @@ def fit_search(
 # ---------------------------------------------------------------------- 2. how many nodes are needed
 
 
-def nodes_search(base: TrialBase, likes: Sequence[str], max_count: Optional[int] = None, width: int = 1) -> Search:
-    """``capacity.nodes_needed`` in rounds: every template's search advances in the same rounds."""
+def nodes_needed(
+    base: TrialBase,
+    likes: Sequence[str],
+    max_count: Optional[int] = None,
+    trial: TrialFunction = run_trial,
+    progress: Optional[Progress] = None,
+) -> NodesAnswer:
+    """The CLI's nodes question: ``nodes_search`` one trial a round (width 1), each round's trials
+    run here one after another by ``trial`` and told to ``progress`` as each starts (``in_order``).
+    The app runs the same search in wider rounds on its workers."""
+    return answer_in_rounds(nodes_search(base, likes, max_count, 1), base, in_order(base, trial, progress))
+
+
+def nodes_search(
+    base: TrialBase, likes: Sequence[str], max_count: Optional[int] = None, width: int = 1
+) -> Generator[Round, list[TrialOutcome], NodesAnswer]:
+    """For each template node: the fewest copies that leave no pending pod pending that any number
+    of copies could place. One node per pending pod is the most tried: with that many, each pod met
+    a node no other pending pod had taken (docs/CAPACITY.md). The baseline first; then every
+    template's search advances in the same rounds, each one doubling then bisecting (``width``
+    counts a round)."""
     check_templates(base.scenario, likes)
     rounds = _Rounds(base)
     (baseline,) = yield from rounds.ask([Proposal(BASELINE_LABEL, TrialChanges())], 1 + 5 * len(likes))
@@ -212,8 +236,8 @@ def _next(
 def _template_search(
     baseline: Trial, like: str, pending: list[str], max_count: Optional[int], width: int
 ) -> TemplateSearch:
-    """One template's search (``capacity.nodes_needed``'s, in rounds); its rounds' estimates are
-    the trials it still expects, the caller adds them up."""
+    """One template's search; its rounds' estimates are the trials it still expects, the caller adds
+    them up. Width 1: doubling 1, 2, 4, … below the most tried, then bisection, one count a round."""
     rounds = _Rounds(baseline.base)
     trials: dict[int, Trial] = {0: baseline}
 
@@ -354,14 +378,28 @@ def one_by_one(base: TrialBase, proposals: tuple[Proposal, ...]) -> list[TrialOu
     return [run_trial(base, proposal.changes) for proposal in proposals]
 
 
-def answer_in_rounds(search: Search, base: TrialBase, run_round: RoundRunner = one_by_one) -> CapacityAnswer:
+def in_order(base: TrialBase, trial: TrialFunction = run_trial, progress: Optional[Progress] = None) -> RoundRunner:
+    """The CLI's way to run rounds: each round's trials one after another in this process by
+    ``trial``, numbered from 1 across the rounds and told to ``progress`` as each starts
+    (``capacity.TrialRunner``, as the CLI's other searches run theirs)."""
+    runner = TrialRunner(base, trial, progress)
+
+    def run_round(_: TrialBase, proposals: tuple[Proposal, ...]) -> list[TrialOutcome]:
+        return [runner.run(proposal.label, proposal.changes).outcome for proposal in proposals]
+
+    return run_round
+
+
+def answer_in_rounds(
+    search: Generator[Round, list[TrialOutcome], Answer], base: TrialBase, run_round: RoundRunner = one_by_one
+) -> Answer:
     """Drive a search to its answer, each round run by ``run_round`` (in this process by default)."""
     try:
         asked = next(search)
         while True:
             asked = search.send(run_round(base, asked.proposals))
     except StopIteration as stop:
-        answer: CapacityAnswer = stop.value  # what the search returned (StopIteration.value is untyped)
+        answer: Answer = stop.value  # what the search returned (StopIteration.value is untyped)
         return answer
 
 

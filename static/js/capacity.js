@@ -200,10 +200,11 @@ export function renderAnswer(q) {
   ];
 }
 
-/** "10 trial runs": with rounds of several trials at once, said, as a search run one trial at a
- * time (the CLI's) can take a different number of trials to reach the same answer. */
+/** "10 trial runs": with rounds of several trials at once, said. The CLI runs the same search one
+ * trial a round, so at width 1 the counts are equal; a wider round also runs trials the one-at-a-time
+ * search would have skipped (and bisects in other steps), so its count can differ. */
 function trialRuns(count, width) {
-  return `${count} trial runs` + (width > 1 ? `, up to ${width} at once (one at a time, as the CLI runs them, the count can differ)` : "");
+  return `${count} trial runs` + (width > 1 ? `, up to ${width} at once (the CLI runs the same search one trial at a time, so its count can differ)` : "");
 }
 
 function fitView(fit, width) {

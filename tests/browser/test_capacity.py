@@ -28,9 +28,11 @@ def test_how_many_more_fit_opens_the_deciding_step(page):
     expect(answer.locator(".capacity-progress")).to_have_text(re.compile(r"Queued|trial \d+ of ~\d+"))
     expect(answer.locator(".capacity-verdict")).to_contain_text("8 more fit", timeout=ANSWER_MS)
     expect(answer).to_contain_text("node-1 3, node-2 2, node-3 3")
-    # the trials' count says when rounds ran several at once (the CLI's one-at-a-time count can differ)
+    # the trials' count says when rounds ran several at once (the CLI runs the same search one at a time)
     [asked] = page.request.get(f"{page.base_url}/api/capacity/scenarios/{scenario_id}").json()
-    at_once = f", up to {asked['width']} at once (one at a time, as the CLI runs them, the count can differ)"
+    at_once = (
+        f", up to {asked['width']} at once (the CLI runs the same search one trial at a time, so its count can differ)"
+    )
     trials = asked["answer"]["fit"]["trials"]
     expect(answer.locator(".capacity-verdict")).to_contain_text(
         f"{trials} trial runs" + (at_once if asked["width"] > 1 else "") + ")."

@@ -248,6 +248,22 @@ def test_capacity_answers_a_dump_whose_workloads_the_controllers_cannot_use_and_
     assert "after the scenario's own run" in out
 
 
+def test_capacity_add_like_tells_each_trial_as_it_starts_and_answers_each_template():
+    """--add-like runs the rounds' nodes search one trial at a time: numbered across the templates,
+    each round's trials in order (every template's most nodes tried, here one per pending pod)."""
+    first, second = "ip-10-0-1-10.ec2.internal", "ip-10-0-2-20.ec2.internal"
+    result = _run("capacity", str(CLUSTER_INFO_DUMP), "--add-like", first, "--add-like", second, "--progress")
+    assert result.returncode == 0, result.stderr.decode()
+    assert result.stderr.decode().splitlines() == [
+        "trial 1: the scenario's own run",
+        f"trial 2: 1 node(s) like {first}",
+        f"trial 3: 1 node(s) like {second}",
+    ]
+    out = result.stdout.decode()
+    assert "1 pod(s) pending after the scenario's run (3 trial runs)" in out
+    assert f"nodes like {first}: 1 needed" in out and f"nodes like {second}: 1 needed" in out
+
+
 def test_capacity_of_a_workload_the_controllers_cannot_use_says_why_in_one_line():
     result = _run("capacity", str(CLUSTER_INFO_DUMP), "--workload", "default/web")
     assert result.returncode == 2 and result.stdout == b""

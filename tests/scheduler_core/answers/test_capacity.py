@@ -10,7 +10,6 @@ from scheduler_core.answers.capacity import (
     TrialChanges,
     fragmentation_of,
     how_many_fit,
-    nodes_needed,
     removable_nodes,
     run_trial,
 )
@@ -183,33 +182,6 @@ def test_it_removes_nodes_together_only_while_the_pods_still_fit():
     assert all(v.removable for v in answer.verdicts)
     assert answer.together[0] == "n4" and len(answer.together) == 2
     assert answer.together_trial is not None and answer.together_trial.outcome.step(1).pending == []
-
-
-def test_it_counts_nodes_like_a_template_and_names_the_pods_none_can_take():
-    selector = "  nodeSelector: {disk: ssd}\n"
-    base = scenario(
-        node("n1", cpu="2"),
-        pod("busy", cpu="1", node_name="n1"),
-        pod("a", cpu="1500m"),
-        pod("b", cpu="1500m"),
-        pod("sel", spec_extra=selector),
-        pod("huge", cpu="3"),
-    )
-    answer = nodes_needed(base, ["n1"])
-    assert answer.pending == ["default/a", "default/b", "default/huge", "default/sel"]
-    template = answer.templates[0]
-    assert template.needed == 2
-    assert sorted(p for pods in template.pods_per_node.values() for p in pods) == ["default/a", "default/b"]
-    reasons = {u.pod: u.reason for u in template.unplaceable}
-    assert "Insufficient cpu" in reasons["default/huge"]
-    assert "didn't match Pod's node affinity/selector" in reasons["default/sel"]
-    assert template.deciding is not None
-    assert len([p for p, n in template.deciding.outcome.final.items() if n is None]) == 3
-    assert (template.most, template.exhaustive) == (4, True)
-    bounded = nodes_needed(base, ["n1"], max_count=1).templates[0]
-    # one node takes a or b, not both: the other is "not taken by 1 node", not "by no number"
-    assert (bounded.needed, bounded.exhaustive, len(bounded.unplaceable)) == (1, False, 3)
-    assert "1 of them do not take" in "\n".join(bounded.lines())
 
 
 def test_it_reports_free_capacity_against_the_largest_request_and_stranded_remainders():
