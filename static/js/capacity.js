@@ -25,7 +25,12 @@ export async function mountCapacity(container, { scenarioId, version }) {
   try {
     targets = await api.capacityTargets(scenarioId, version);
   } catch (error) {
-    mount(container, h("p.muted", `Capacity questions: ${error.message}`));
+    // A version with steps of its own (a step just added in the Changes panel): the newest one before it
+    // that questions can be asked of, when there is one.
+    const earlier = error.details?.withoutSteps;
+    mount(container, h("p.muted#capacity-refused", `Capacity questions: ${error.message}`),
+      earlier ? h("p#capacity-without-steps", h("a.button", { href: `/scenarios/${scenarioId}/cluster/?version=${earlier}` },
+        `Ask them of version ${earlier}`), ` (the latest version without steps)`) : null);
     return null;
   }
   const answer = h("div.capacity-answer#capacity-answer", { "aria-live": "polite" });

@@ -243,7 +243,8 @@ class RunController {
     if (this.timeline) this.timeline.current = this.pos.cycle;
     this.progress = h("progress", { max: "1", value: "0", "aria-label": "cycles finished" });
     this.progressText = h("span.progress-text");
-    this.cycleSelect = h("select#cycle-select", { "aria-label": "cycle", onchange: (e) => this.go({ cycle: Number(e.target.value), step: this.pos.step }) });
+    // A cycle picked keeps the step when it ran there, else opens its first (as Shift+→ and the timeline do).
+    this.cycleSelect = h("select#cycle-select", { "aria-label": "cycle", onchange: (e) => this.goAttempt(Number(e.target.value)) });
     this.tabs = h("ol.steps", { "aria-label": "extension points" },
       STEPS.map((s) => h("li", h("button.step", { type: "button", dataset: { step: s.id }, onclick: () => this.go({ cycle: this.pos.cycle, step: s.id }) }, s.label))));
     this.view = h("div#step-view", { tabindex: "-1" });
@@ -444,7 +445,7 @@ class RunController {
     }
   }
 
-  /** From the timeline: the attempt's cycle, on the same step when it ran there, else its first. */
+  /** From the timeline or the cycle picker: the attempt's cycle, on the same step when it ran there, else its first. */
   goAttempt(cycle) {
     const target = this.model.cycles[cycle];
     const steps = target ? availableSteps(target) : [];

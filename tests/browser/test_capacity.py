@@ -87,6 +87,26 @@ def test_a_question_asked_before_the_page_opened_is_followed_and_can_be_cancelle
     assert page.request.get(f"{page.base_url}/api/capacity/{asked['id']}").json()["status"] == "cancelled"
 
 
+def test_a_version_with_steps_offers_the_latest_version_without_them(page):
+    """Questions start from the scenario's own run: after a step is added in the Changes panel, the
+    panel says why it cannot ask and opens the version before the step, where it can."""
+    scenario_id = create_from_demo(page, "capacity_web")
+    page.click("#tab-changes")
+    page.select_option("#changes-verb", "cordon")
+    page.click("#changes-add")
+    expect(page.locator("#changes-steps li.changes-op")).to_have_count(1)
+    page.click("#save-button")
+    expect(page.locator("#save-status")).to_have_text("Saved · version 2")
+    page.click("#cluster-link")
+    expect(page.locator("#capacity-refused")).to_contain_text("has its own steps")
+    expect(page.locator("#capacity-without-steps")).to_have_text(
+        "Ask them of version 1 (the latest version without steps)"
+    )
+    page.click("#capacity-without-steps a")
+    page.wait_for_url(re.compile(rf"/scenarios/{scenario_id}/cluster/\?version=1$"))
+    expect(page.locator("tr[data-workload='default/web'] button.capacity-fit")).to_be_visible()
+
+
 # --- how many more copies of a pod fit: the one pass (issue 42) ------------------------------------
 
 PODS = (REPO / "examples" / "capacity_pods.yaml").read_text()

@@ -105,6 +105,15 @@ def test_a_step_built_in_the_changes_panel_runs_and_its_summary_is_shown(page, f
     page.select_option("#step-select", "0")
     expect(page.locator("#cluster-root")).to_have_attribute("data-step", "0")
     expect(page.locator("#cluster-root .pod.mark-new")).to_have_count(2)
+    # Without a step asked for, the run's cluster is its last step's end (the end of the run): the run's
+    # placements drawn over the scenario as written would leave out the pods its steps created.
+    page.goto(f"{page.base_url}/scenarios/{created['id']}/cluster/?version=2&run={run_id}")
+    expect(page.locator("#step-select")).to_have_value("1")
+    expect(page.locator("#step-select option")).to_have_text(
+        ["at the end of step 0 — scenario", "at the end of step 1 — scale web to 5 (the end of the run)"]
+    )
+    expect(page.locator("#cluster-root")).to_have_attribute("data-step", "1")
+    expect(page.locator("#cluster-root .pod.mark-new")).to_have_count(3)
 
 
 CHANGES_DOC = """async ([text]) => {

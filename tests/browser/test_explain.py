@@ -381,6 +381,19 @@ def test_arrows_step_even_when_the_cycle_picker_has_focus(page):
     expect(page.locator("#cycle-select")).to_have_value("1")
 
 
+def test_a_cycle_picked_where_the_step_did_not_run_opens_its_first_step(page):
+    """From the Total of a placed pod, the picker's unschedulable cycle (no Total there) opens on its
+    first step, as Shift+→ does, not on a step that did not run."""
+    text = "---\n".join([node_text("a"), pod_text("one"), pod_text("huge", cpu="64")])
+    run_id = run_text(page, "one fits", text)
+    open_step(page, run_id, 0, "Total")
+    page.select_option("#cycle-select", "1")
+    expect(page).to_have_url(re.compile(r"cycle=1&step=QueueSort$"))
+    expect(page.locator("#step-heading")).to_have_text("Cycle 2 · default/huge · QueueSort")
+    page.select_option("#cycle-select", "0")
+    expect(page).to_have_url(re.compile(r"cycle=0&step=QueueSort$"))  # it ran there: kept
+
+
 def test_the_api_docs_describe_every_operation(page, snap):
     spec = page.request.get(page.base_url + "/api/openapi.json").json()
     operations = [op for item in spec["paths"].values() for op in item.values()]

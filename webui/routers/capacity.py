@@ -180,9 +180,11 @@ def capacity_targets(request: ActorRequest, scenario_id: int, version: Optional[
     """The Deployments, ReplicaSets, StatefulSets and Jobs (for `fit`), the nodes (for `nodes` and `removable`) and
     the pods of a version, as the engine loads them, and the workloads the controllers cannot use (`unusable`, each
     with its reason: a dump's Deployment without its pod template). 400 when the version does not validate or has
-    steps of its own."""
+    steps of its own (then `details.withoutSteps`: the newest version before it that questions can be asked of, or
+    null; always null through a share link, which shows its one version)."""
     scenario = access.readable_scenario(request.auth, scenario_id)
-    found = capacity.targets(scenarios.visible_version(request.auth, scenario, version))
+    look_back = request.auth.share is None
+    found = capacity.targets(scenarios.visible_version(request.auth, scenario, version), look_back)
     return TargetsOut(
         version=found.version,
         workloads=[WorkloadOut(**w) for w in found.workloads],

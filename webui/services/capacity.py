@@ -133,10 +133,26 @@ class Targets:
     unusable: list[dict[str, str]]  # kind, namespace, name, reason: workloads the controllers cannot use
 
 
-def targets(version: ScenarioVersion) -> Targets:
-    """What a question about ``version`` may name (the scenario loaded, nothing scheduled)."""
+class OwnSteps(DomainError):
+    """The version has steps of its own (a Changes document with steps): capacity questions start from
+    the scenario's own run, so they cannot be asked of it (scheduler_core.answers.capacity.TrialBase)."""
+
+
+EARLIER_LOOKED_AT = 10  # versions before a refused one looked at for one the questions can be asked of
+
+
+def targets(version: ScenarioVersion, look_back: bool = True) -> Targets:
+    """What a question about ``version`` may name (the scenario loaded, nothing scheduled). A version
+    with steps of its own is refused (400) naming, when ``look_back``, the newest of the versions just
+    before it that questions can be asked of (``details.withoutSteps``, null when none is): after a
+    step was added in the Changes panel, the cluster view offers the version before it."""
     engine.check(version.text).raise_if_invalid()
-    scenario = trial_base(version).scenario
+    try:
+        base = trial_base(version)
+    except OwnSteps as exc:
+        earlier = latest_without_steps(version) if look_back else None
+        raise OwnSteps(exc.message, {"withoutSteps": earlier}) from None
+    scenario = base.scenario
     assert scenario.changes is not None
     workloads = [
         {"kind": w.kind, "namespace": w.namespace, "name": w.name, "replicas": w.replicas}
@@ -154,6 +170,20 @@ def targets(version: ScenarioVersion) -> Targets:
         [pod.key for pod in scenario.pods],
         unusable,
     )
+
+
+def latest_without_steps(version: ScenarioVersion) -> Optional[int]:
+    """The newest of the EARLIER_LOOKED_AT versions before ``version`` that checks and has no steps
+    of its own, or None."""
+    earlier = version.scenario.versions.filter(number__lt=version.number).order_by("-number")
+    for candidate in earlier[:EARLIER_LOOKED_AT]:
+        try:
+            engine.check(candidate.text).raise_if_invalid()
+            trial_base(candidate)
+        except DomainError:
+            continue
+        return candidate.number
+    return None
 
 
 def parameters_of(question: Question) -> dict[str, Any]:
@@ -273,8 +303,8 @@ def trial_base(version: ScenarioVersion) -> TrialBase:
     if base is None:
         try:
             base = TrialBase.from_text(version.text, limits=engine.engine_limits())  # the server's, as its runs
-        except CapacityError as exc:
-            raise DomainError(str(exc)) from None
+        except CapacityError as exc:  # from_text refuses only a scenario with steps of its own
+            raise OwnSteps(str(exc)) from None
         except ScenarioInvalid as exc:  # it checks, but not with the controllers on: each problem said (400)
             errors = [engine.error_json(error) for error in exc.errors]
             raise DomainError(

@@ -26,13 +26,13 @@ async function start() {
       location.search = next.toString();
     });
     const runId = Number(params.get("run")) || null;
-    const runStep = runId && params.get("step") !== null && params.get("step") !== "" ? Number(params.get("step")) : null;
+    let runStep = runId && params.get("step") !== null && params.get("step") !== "" ? Number(params.get("step")) : null;
     // The release drawn: the run's (as it was replayed) with a run, else the version's as the dump says.
     const shownRun = runId ? runs.find((r) => r.id === runId) : null;
     const release = shownRun ? shownRun.release : number === scenario.version ? scenario.release : null;
     const line = releaseLine(release, { id: "cluster-release", lead: shownRun ? `Run ${runId} replayed as` : "Replayed as" });
     if (line) $("#capacity-root").before(line);
-    if (runId) await stepChoice(runId, number, runStep);
+    if (runId) runStep = await stepChoice(runId, number, runStep);
     const panel = mountCapacity($("#capacity-root"), { scenarioId, version: number }); // its own errors stay in its panel
     const nodeActions = runStep === null ? nodeCapacityActions(panel) : null; // questions are about the version, not a step
     await mountClusterView($("#cluster-root"), { scenarioId, version: number, text, runId, runStep, nodeActions });
@@ -41,17 +41,24 @@ async function start() {
   }
 }
 
-/** A run with steps: the cluster at the end of any step (the server computes it; ?step=K). */
+/**
+ * A run with steps: the cluster at the end of any step (the server computes it; ?step=K), the last
+ * one's — the end of the run — unless another is asked for: the run's placements drawn over the
+ * scenario as written would leave out what its steps made (a pod placed on a node a step added would
+ * sit in the queue lane). Resolves to the step to draw (null for a run without steps).
+ */
 async function stepChoice(runId, version, current) {
   const story = await api.timeline(runId).catch(() => null);
-  if (!story?.steps?.length) return;
+  const ended = (story?.steps || []).filter((s) => s.summary);
+  if (!ended.length) return current;
+  const last = ended[ended.length - 1].step;
+  const shown = current ?? last;
   const chooser = h("select#step-select", { "aria-label": "step", onchange: (e) => {
-    const next = new URLSearchParams({ version: String(version), run: String(runId) });
-    if (e.target.value !== "") next.set("step", e.target.value);
-    location.search = next.toString();
-  } }, h("option", { value: "" }, "at the end of the run"),
-  story.steps.filter((s) => s.summary).map((s) => h("option", { value: String(s.step), selected: s.step === current }, `at the end of step ${s.step} — ${s.name}`)));
+    location.search = new URLSearchParams({ version: String(version), run: String(runId), step: e.target.value }).toString();
+  } }, ended.map((s) => h("option", { value: String(s.step), selected: s.step === shown },
+    `at the end of step ${s.step} — ${s.name}${s.step === last ? " (the end of the run)" : ""}`)));
   $("#run-select").after(" ", chooser);
+  return shown;
 }
 
 start();

@@ -106,6 +106,34 @@ def test_it_refuses_a_question_the_scenario_cannot_answer(owner: Client, web: di
     assert CapacityQuestion.objects.count() == 0
 
 
+STEP = "---\napiVersion: schedlab.io/v1alpha1\nkind: Changes\nsteps:\n- operations:\n  - cordon: {node: node-1}\n"
+
+
+def test_a_version_with_steps_is_refused_naming_the_latest_version_without_them(
+    owner: Client, stranger: Client, web: dict
+):
+    """A step added in the Changes panel (v2, v3 with steps): the cluster view offers v1, the newest before
+    them that questions can be asked of; a version with steps from the start has none to offer, and a share
+    link (which shows its one version) none either."""
+    path = f"/api/scenarios/{web['id']}"
+    for text in (CAPACITY_WEB + STEP, CAPACITY_WEB + STEP + "# again\n"):
+        assert owner.put(path, {"text": text}, content_type=JSON).status_code == 200
+    targets = f"/api/capacity/scenarios/{web['id']}/targets"
+    refused = owner.get(targets).json()["error"]
+    assert "has its own steps" in refused["message"]
+    assert refused["details"] == {"withoutSteps": 1}
+    assert owner.get(f"{targets}?version=1").status_code == 200
+    assert "has its own steps" in ask(owner, web["id"], kind="removable").json()["error"]["message"]
+
+    stepped = owner.post("/api/scenarios", {"name": "steps", "text": CAPACITY_WEB + STEP}, content_type=JSON).json()
+    assert owner.get(f"/api/capacity/scenarios/{stepped['id']}/targets").json()["error"]["details"] == {
+        "withoutSteps": None
+    }
+    token = owner.post(f"{path}/share", {"version": 3}, content_type=JSON).json()["token"]
+    shared = stranger.get(f"{targets}?token={token}").json()["error"]
+    assert shared["details"] == {"withoutSteps": None}
+
+
 def test_only_the_asker_reads_or_cancels_a_question(
     owner: Client, stranger: Client, web: dict, monkeypatch, django_capture_on_commit_callbacks
 ):
