@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence, Union
 
 from scheduler_core.scenario import live_cluster as snapshot
 from scheduler_core.run.loop import run_to_the_end
-from scheduler_core.encoding.events import Event
+from scheduler_core.encoding.events import Event, ExtensionPoint
 from scheduler_core.answers.filter_details import collect_details
 from scheduler_core.model import NoticeCode, Scenario
 from scheduler_core.cluster.node_lifecycle import NodeTaintChange, controller_taint_changes, with_controller_taints
@@ -367,11 +367,43 @@ def _drive(
     return recorded
 
 
+def _stream_trace_json(scenario: Scenario, events: Iterable[Event]) -> None:
+    """`trace --json`, written a cycle at a time: the bytes ``json.dumps(summary, sort_keys=True)``
+    would print, without the whole summary in memory (3,340 pending pods on 5,000 nodes are 1.5 GB
+    of JSON: held whole, 5.7 GB of Python objects). Only each pod's outcome is kept, for the
+    recorded answer that follows the cycles."""
+    builder = TraceBuilder()
+    outcomes: dict[str, Replayed] = {}
+    out = sys.stdout
+    separator = ""
+    out.write('{"cycles": [')
+
+    def write_done() -> None:
+        nonlocal separator
+        for cycle in builder.take():
+            outcomes.update(replayed_from_trace({"cycles": [cycle]}))
+            out.write(separator + json.dumps(cycle, sort_keys=True))
+            separator = ", "
+
+    for event in events:
+        if event.extension_point is ExtensionPoint.CYCLE_START:
+            write_done()  # the cycle before it is complete
+        builder.add(event)
+    write_done()
+    print(f"release: {scenario.release.sentence()}", file=sys.stderr)
+    recorded = compare_recorded(scenario, outcomes)
+    tail = f', "recorded": {json.dumps(recorded.to_json(), sort_keys=True)}' if recorded.outcomes else ""
+    out.write(f"]{tail}}}\n")
+
+
 def run_trace(args: argparse.Namespace) -> int:
     scenario = _load(args.scenario, limits_from(args), release_request(args))
     if scenario is None:
         return EXIT_INVALID
     scenario, changes = _with_taints(scenario, args)
+    if args.json and not args.events:
+        _stream_trace_json(scenario, simulate(scenario, tie_break=args.tie_break, seed=args.seed))
+        return _exit_code(scenario)
     events: list[Event] = []
     recorded = _drive(
         args,

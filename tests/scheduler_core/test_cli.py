@@ -32,6 +32,27 @@ def test_trace_json_prints_exactly_the_expected_summary():
     assert diff_traces(expected, json.loads(result.stdout)) == []
 
 
+@pytest.mark.parametrize(
+    "scenario",
+    [SEED, ROOT / "examples" / "cluster-info-dump", ROOT / "examples" / "preemption.yaml"],
+    ids=["corpus", "recorded-answer", "preemption"],
+)
+def test_trace_json_is_written_a_cycle_at_a_time_as_the_whole_summary_would_print(scenario):
+    """The streamed `trace --json` is byte for byte ``json.dumps(summary, sort_keys=True)``, the
+    recorded answer included where the dump has one."""
+    from scheduler_core import load_scenario, simulate, trace_summary
+    from scheduler_core.answers.recorded import compare_recorded, replayed_from_trace, with_recorded
+    from scheduler_core.scenario.sources import load_paths
+
+    result = _run("trace", str(scenario), "--json")
+    assert result.returncode == 0, result.stderr.decode()
+    loaded = load_paths([str(scenario)]) if scenario.is_dir() else load_scenario(scenario.read_bytes())
+    summary = trace_summary(simulate(loaded, tie_break="first"))
+    whole = with_recorded(summary, compare_recorded(loaded, replayed_from_trace(summary)))
+    assert result.stdout.decode() == json.dumps(whole, sort_keys=True) + "\n"
+    assert ("recorded" in whole) == (scenario.name == "cluster-info-dump")
+
+
 def test_trace_without_json_prints_a_readable_report():
     result = _run("trace", str(SEED))
     out = result.stdout.decode()
