@@ -121,6 +121,20 @@ class PositionedNames(list[str]):
         self.table_names = table_names
 
 
+class PositionedInfos(list[InfoT]):
+    """NodeInfos gathered from a table, with the positions they were gathered from and the table's
+    own NodeInfo list: a reader that indexes the table's columns (PodTopologySpread's PreScore over
+    the feasible nodes) takes the positions instead of finding 5,000 positions again by identity.
+    A plain list to everyone else; nothing may change it in place."""
+
+    __slots__ = ("positions", "table_infos")
+
+    def __init__(self, infos: list[InfoT], positions: np.ndarray, table_infos: list[InfoT]) -> None:
+        super().__init__(infos)
+        self.positions = positions
+        self.table_infos = table_infos
+
+
 class NodePositions(Sequence[str]):
     """A node list as the table positions it would be gathered from, the names looked up only
     when read: the node lists a cycle hands on in the engine's own process (``hand_over_only``),
@@ -262,9 +276,8 @@ class NodeTable(Generic[InfoT]):
         """The names at these positions as a cycle hands them on (its events, scoring)."""
         return node_list(self.names, self.names_array, positions, self.lists_as_positions)
 
-    def infos_at(self, positions: np.ndarray) -> list[InfoT]:
-        infos: list[InfoT] = self.infos_array[positions].tolist()
-        return infos
+    def infos_at(self, positions: np.ndarray) -> PositionedInfos[InfoT]:
+        return PositionedInfos(self.infos_array[positions].tolist(), positions, self.node_infos)
 
     def in_tree_order(self, positions: np.ndarray) -> np.ndarray:
         """These positions as the snapshot lists them (framework/node_tree.py; upstream backend/cache/node_tree.go)."""

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Mapping, Optiona
 
 import numpy as np
 
+from scheduler_core.framework.node_table import PositionedInfos
 from scheduler_core.model.labels import Matcher
 
 if TYPE_CHECKING:
@@ -237,6 +238,8 @@ class PodCounts:
 
     def positions_of(self, nodes: Sequence["NodeInfo"]) -> Optional[np.ndarray]:
         """The table positions of these NodeInfo objects, or None when one is not the table's own."""
+        if isinstance(nodes, PositionedInfos) and nodes.table_infos is self._infos:
+            return nodes.positions  # gathered from this table: its positions came along
         if len(nodes) == len(self._infos) and nodes == self._infos:  # identity compare, in C
             return np.arange(len(nodes), dtype=np.int64)
         try:

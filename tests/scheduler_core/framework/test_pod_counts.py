@@ -147,3 +147,18 @@ def test_weighted_bincount_skips_nodes_without_the_key_and_empty_values():
     assert found.tolist() == [0, 1] and sums.tolist() == [3, 3]
     found, sums = weighted_bincount(codes, np.zeros(6, dtype=np.int64))
     assert found.tolist() == [] and sums.tolist() == []
+
+
+def test_positions_of_nodes_gathered_from_the_table_are_the_positions_they_came_from():
+    nodes = [NodeInfo(make_node(f"n{i}")) for i in range(5)]
+    table = NodeTable(nodes)
+    counts = PodCounts()
+    counts.sync(table)
+    wanted = np.asarray([3, 0, 4], dtype=np.int64)
+    gathered = table.infos_at(wanted)
+    assert list(gathered) == [nodes[3], nodes[0], nodes[4]]
+    assert counts.positions_of(gathered) is gathered.positions  # taken along, not found again
+    assert counts.positions_of(list(gathered)).tolist() == [3, 0, 4]  # a plain list: found by identity
+    elsewhere = NodeTable(list(nodes)).infos_at(wanted)  # another table's list: found by identity too
+    assert counts.positions_of(elsewhere) is not elsewhere.positions
+    assert counts.positions_of(elsewhere).tolist() == [3, 0, 4]
