@@ -9,7 +9,7 @@ and scoring also runs when a single node is feasible.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
@@ -247,7 +247,7 @@ class Framework:
         kept while the nominations are the same (a nominator that counts its changes) for pods of
         the same priority (and the pod itself when it is one of the nominated)."""
         priority, key = pod.priority, pod.key
-        asked = (self.nominator.version, priority, key if self.nominator.node_of(pod) is not None else None)
+        asked = self._nominations_as_seen_by(pod)
         if asked != self._to_add_asked:
             self._to_add_asked, self._to_add = asked, {}
         found = self._to_add.get(node)
@@ -268,19 +268,23 @@ class Framework:
             self._nominated_nodes_asked, self._nominated_nodes = asked, nodes
         return self._nominated_nodes
 
-    def nominated_additions(
-        self, pod: Pod, nodes: Callable[[], Iterable[str]], table: object
-    ) -> list[tuple[str, list[Pod]]]:
-        """Each of ``nodes`` (those of ``table`` with nominated pods) where nominated_pods_to_add
-        has pods for ``pod``, with them. Every attempt asks it while pods wait nominated: the answer
-        is kept while the nominations, the table, the pod's priority (and the pod itself when it is
-        one of the nominated) are the same. Read only."""
-        nominated = self.nominator.node_of(pod) is not None
-        asked = (self.nominator.version, pod.priority, pod.key if nominated else None, table)
+    def nominated_additions(self, pod: Pod, index: dict[str, int]) -> list[tuple[str, list[Pod]]]:
+        """Each node of ``index`` (a node table's) where nominated_pods_to_add has pods for ``pod``,
+        with them. Every attempt asks it while pods wait nominated: the answer is kept while the
+        nominations, the table, the pod's priority (and the pod itself when it is one of the
+        nominated) are the same. Read only."""
+        asked = (*self._nominations_as_seen_by(pod), index)
         if asked != self._additions_asked:
-            additions = [(node, found) for node in nodes() if (found := self.nominated_pods_to_add(pod, node))]
+            nodes = self.nominated_nodes_in(index)
+            additions = [(node, found) for node in nodes if (found := self.nominated_pods_to_add(pod, node))]
             self._additions_asked, self._additions = asked, additions
         return self._additions
+
+    def _nominations_as_seen_by(self, pod: Pod) -> tuple[int, int, Optional[str]]:
+        """What the nominated pods to add for ``pod`` depend on: the nominations (the nominator's
+        count of its changes), the pod's priority, and the pod itself when it is one of the nominated."""
+        nominated = self.nominator.node_of(pod) is not None
+        return self.nominator.version, pod.priority, pod.key if nominated else None
 
     def nominated_pod_info(self, pod: Pod) -> PodInfo:
         """PodInfo of a nominated pod, built once while nothing it is computed from changed (the

@@ -354,7 +354,7 @@ class Cycle:
             return verdicts  # no node has a nominated pod: the first pass is the second
         checked = numeric_fit_applies(self.fw, self.state)
         if checked is not None:
-            return self._nominated_pass_on_numbers(positions, verdicts, checked, num_to_find, nominated_nodes)
+            return self._nominated_pass_on_numbers(positions, verdicts, checked, num_to_find)
         # Only the slots of nodes with nominated pods, in the order ``positions`` lists them.
         nominated_positions = [table.index[name] for name in nominated_nodes if name in table.index]
         slots = np.flatnonzero(np.isin(positions, np.asarray(nominated_positions, dtype=np.int64))).tolist()
@@ -371,7 +371,6 @@ class Cycle:
         verdicts: list[tuple[str, FilterVerdicts]],
         checked: Checked,
         num_to_find: Optional[int],
-        nominated_nodes: set[str],
     ) -> list[tuple[str, FilterVerdicts]]:
         """The nominated pass when only NodeResourcesFit reads the node's pods
         (plugins/node_resources/numeric.py): the other plugins' answers are those already given,
@@ -380,7 +379,7 @@ class Cycle:
         nominator's side (a few: those with pods to add for this pod) rather than by walking
         ``positions`` (thousands), and only the nodes the walk can reach are judged (``_reach``)."""
         table = self.snapshot.table
-        adding = self.fw.nominated_additions(self.pod, lambda: nominated_nodes, table)
+        adding = self.fw.nominated_additions(self.pod, table.index)
         if not adding:
             return verdicts  # no pod to add anywhere: the first pass is the second
         slots = _slots_of(positions, [table.index[node] for node, _ in adding], table.size)
