@@ -50,7 +50,7 @@ from scheduler_core.answers.upgrade import UpgradeComparison, UpgradeCounts
 from scheduler_core.encoding.schema import schema_text
 from scheduler_core.encoding.timeline import TIMELINE_READS, TimelineBuilder
 from scheduler_core.encoding.trace import TraceBuilder
-from scheduler_core.encoding.wire import Wire
+from scheduler_core.util.wire import Wire
 from scheduler_core.release.choice import ReleaseRequest
 from scheduler_core.release.gates import FeatureGateError, parse_feature_gates
 from scheduler_core.release.versions import DEFAULT_RELEASE, Release, UnknownRelease, release_named, supported_names

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from scheduler_core.encoding.events import BlockedEviction
-from scheduler_core.encoding.wire import Wire, json_without
+from scheduler_core.util.wire import Wire, json_without
 
 
 class TrialStepJSON(Wire):

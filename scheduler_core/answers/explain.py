@@ -22,7 +22,6 @@ draws them.
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Optional, Sequence, Union, cast
 
 from scheduler_core.encoding.events import (
@@ -40,8 +39,9 @@ from scheduler_core.encoding.events import (
     TotalResult,
     read_events,
 )
+from scheduler_core.util.wire import Wire
 from scheduler_core.framework.diagnosis import pre_filter_absent_reason
-from scheduler_core.framework.filter_facts import CycleDetails, FilterFact, NodeDetail
+from scheduler_core.framework.filter_facts import CycleDetails, FilterDetails, FilterFact, NodeDetail
 from scheduler_core.framework.preemption.candidates import PreemptionRanking
 from scheduler_core.model.names import DYNAMIC_RESOURCES, POD_TOPOLOGY_SPREAD
 
@@ -58,8 +58,7 @@ MAX_WITH_NUMBERS = 2  # nodes a reason's sentence gives numbers for; filterDetai
 # ---------------------------------------------------------------------------- typed answers
 
 
-@dataclass(frozen=True, slots=True)
-class ReasonGroup:
+class ReasonGroup(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
     """Nodes whose first failing Filter plugin gave ``reason`` (how FailedScheduling counts them).
 
     ``outside_pre_filter``: the nodes a PreFilterResult left out; the events count them but do not
@@ -72,18 +71,8 @@ class ReasonGroup:
     nodes: tuple[str, ...]
     outside_pre_filter: bool = False
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "reason": self.reason,
-            "count": self.count,
-            "plugins": list(self.plugins),
-            "nodes": list(self.nodes),
-            "outsidePreFilter": self.outside_pre_filter,
-        }
 
-
-@dataclass(frozen=True, slots=True)
-class PreFilterExplanation:
+class PreFilterExplanation(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
     rejected: bool  # PreFilter stopped the cycle: Filter did not run
     plugins: tuple[str, ...]  # the plugins that rejected (rejected) or narrowed the nodes
     reasons: tuple[str, ...]  # the merged status's reasons when rejected
@@ -91,44 +80,20 @@ class PreFilterExplanation:
     missing_nodes: tuple[str, ...]  # narrowed-to names that are not nodes of the cluster
     sentence: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "rejected": self.rejected,
-            "plugins": list(self.plugins),
-            "reasons": list(self.reasons),
-            "narrowedTo": None if self.narrowed_to is None else list(self.narrowed_to),
-            "missingNodes": list(self.missing_nodes),
-            "sentence": self.sentence,
-        }
 
-
-@dataclass(frozen=True, slots=True)
-class FilterExplanation:
+class FilterExplanation(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
     evaluated: int
     feasible: int
     groups: tuple[ReasonGroup, ...]  # most nodes first
     sentence: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "evaluated": self.evaluated,
-            "feasible": self.feasible,
-            "groups": [g.to_json() for g in self.groups],
-            "sentence": self.sentence,
-        }
 
-
-@dataclass(frozen=True, slots=True)
-class AllowedDomain:
+class AllowedDomain(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
     value: str
     nodes: tuple[str, ...]
 
-    def to_json(self) -> dict[str, Any]:
-        return {"value": self.value, "nodes": list(self.nodes)}
 
-
-@dataclass(frozen=True, slots=True)
-class ConstraintAllowance:
+class ConstraintAllowance(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
     """What one hard constraint alone allows: its domains within maxSkew, and their nodes."""
 
     topology_key: str
@@ -140,49 +105,22 @@ class ConstraintAllowance:
     def allowed_nodes(self) -> set[str]:
         return {node for domain in self.allowed for node in domain.nodes}
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "topologyKey": self.topology_key,
-            "maxSkew": self.max_skew,
-            "allowed": [d.to_json() for d in self.allowed],
-            "sentence": self.sentence,
-        }
 
-
-@dataclass(frozen=True, slots=True)
-class SpreadExplanation:
+class SpreadExplanation(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
     constraints: tuple[ConstraintAllowance, ...]
     allowed_by_all: tuple[str, ...]  # Filter's candidate nodes every hard constraint allows
     sentence: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "constraints": [c.to_json() for c in self.constraints],
-            "allowedByAll": list(self.allowed_by_all),
-            "sentence": self.sentence,
-        }
 
-
-@dataclass(frozen=True, slots=True)
-class PluginMargin:
+class PluginMargin(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
     plugin: str
     weight: int
     winner: int  # the winner's weighted score
     runner_up: int
     difference: int  # winner - runner_up
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "plugin": self.plugin,
-            "weight": self.weight,
-            "winner": self.winner,
-            "runnerUp": self.runner_up,
-            "difference": self.difference,
-        }
 
-
-@dataclass(frozen=True, slots=True)
-class WinnerExplanation:
+class WinnerExplanation(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
     node: str
     total: int
     runner_up: Optional[str]  # None when a single node was scored
@@ -192,21 +130,8 @@ class WinnerExplanation:
     ties: tuple[str, ...]
     sentence: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "node": self.node,
-            "total": self.total,
-            "runnerUp": self.runner_up,
-            "runnerUpTotal": self.runner_up_total,
-            "margin": self.margin,
-            "plugins": [p.to_json() for p in self.plugins],
-            "ties": list(self.ties),
-            "sentence": self.sentence,
-        }
 
-
-@dataclass(frozen=True, slots=True)
-class ScoringExplanation:
+class ScoringExplanation(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
     """Whether kube-scheduler scored this cycle. With one feasible node it does not (schedulePod:
     "When only one node after predicate, just use it"): PreScore, Score and NormalizeScore never
     run. The spec's trace still lists scores for such a cycle, so the engine computes them; they
@@ -215,9 +140,6 @@ class ScoringExplanation:
     skipped: bool
     node: Optional[str]  # the one feasible node, when skipped
     sentence: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {"skipped": self.skipped, "node": self.node, "sentence": self.sentence}
 
 
 def skipped_scoring_sentence(node: str) -> str:
@@ -229,8 +151,7 @@ def skipped_scoring_sentence(node: str) -> str:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class RequestShortfall:
+class RequestShortfall(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
     """One request of a claim across the nodes DynamicResources looked at: the most devices of its
     class any one node has free, and where."""
 
@@ -241,19 +162,8 @@ class RequestShortfall:
     most_free: int
     best_nodes: tuple[str, ...]  # the nodes with that many free
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "claim": self.claim,
-            "request": self.request,
-            "deviceClass": self.device_class,
-            "wanted": self.wanted,
-            "mostFree": self.most_free,
-            "bestNodes": list(self.best_nodes),
-        }
 
-
-@dataclass(frozen=True, slots=True)
-class ClaimsExplanation:
+class ClaimsExplanation(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
     """DynamicResources' per-node verdicts put into words: ``per_node`` holds the plugin's sentences
     (one per request), ``sentence`` sums up the requests no node could serve."""
 
@@ -261,16 +171,8 @@ class ClaimsExplanation:
     shortfalls: tuple[RequestShortfall, ...]
     sentence: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "perNode": {node: list(sentences) for node, sentences in self.per_node.items()},
-            "shortfalls": [s.to_json() for s in self.shortfalls],
-            "sentence": self.sentence,
-        }
 
-
-@dataclass(frozen=True, slots=True)
-class CycleExplanation:
+class CycleExplanation(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
     cycle: int
     pod: str
     outcome: str  # scheduled | unschedulable | error | running
@@ -281,33 +183,12 @@ class CycleExplanation:
     spread: Optional[SpreadExplanation]
     winner: Optional[WinnerExplanation]
     # The facts behind each rejection (None: not asked for, or not available: see the note).
-    filter_details: Optional[CycleDetails] = None
-    filter_details_note: Optional[str] = None
-    scoring: Optional[ScoringExplanation] = None  # None: the cycle reached no scoring
-    claims: Optional[ClaimsExplanation] = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "cycle": self.cycle,
-            "pod": self.pod,
-            "outcome": self.outcome,
-            "node": self.node,
-            "headline": self.headline,
-            "preFilter": self.pre_filter.to_json() if self.pre_filter else None,
-            "filter": self.filter.to_json() if self.filter else None,
-            "spread": self.spread.to_json() if self.spread else None,
-            "winner": self.winner.to_json() if self.winner else None,
-            "filterDetails": self.filter_details.to_json() if self.filter_details else None,
-            "filterDetailsNote": self.filter_details_note,
-            "preemption": self.preemption.to_json() if self.preemption else None,
-            "scoring": self.scoring.to_json() if self.scoring else None,
-            "claims": self.claims.to_json() if self.claims else None,
-        }
-
-    @property
-    def preemption(self) -> Optional[PreemptionRanking]:
-        """DefaultPreemption's ranking of its candidates (from the replay), when it picked among some."""
-        return self.filter_details.preemption if self.filter_details else None
+    filter_details: Optional[FilterDetails]
+    filter_details_note: Optional[str]
+    # DefaultPreemption's ranking of its candidates (from the replay), when it picked among some.
+    preemption: Optional[PreemptionRanking]
+    scoring: Optional[ScoringExplanation]  # None: the cycle reached no scoring
+    claims: Optional[ClaimsExplanation]
 
 
 # ---------------------------------------------------------------------------- reading the events
@@ -409,8 +290,9 @@ def explain_events(
         filtering,
         spread,
         winner,
-        details,
+        details.facts if details else None,
         details_note,
+        details.preemption if details else None,
         _scoring(cycle),
         claims,
     )
@@ -616,8 +498,8 @@ def _node_numbers(node: str, group: ReasonGroup, detail: Optional[NodeDetail]) -
     """``node: <the facts behind the group's reason>`` from the plugin that decided the node."""
     facts: tuple[FilterFact, ...] = ()
     if detail is not None:
-        facts = next((p.facts_for(group.reason) for p in detail.plugins if group.reason in p.reasons), ())
-    return f"{node}: {', '.join(f.text() for f in facts)}" if facts else node
+        facts = next((p.facts_for(group.reason) for p in detail.plugins.values() if group.reason in p.reasons), ())
+    return f"{node}: {', '.join(f.text for f in facts)}" if facts else node
 
 
 # ---------------------------------------------------------------------------- DynamicResources

@@ -12,13 +12,15 @@ says so every time.
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass, field
-from typing import Any, Optional
+from dataclasses import dataclass
+from typing import Optional
 
+import msgspec
 import numpy as np
+from msgspec.structs import force_setattr
 
 from scheduler_core.encoding.events import CycleEnd, Event, NormalizeResult, TotalResult
+from scheduler_core.util.wire import Wire
 from scheduler_core.answers.explain import explain_events
 from scheduler_core.framework.runtime import filter_failure_status
 from scheduler_core.model import Pod, Scenario
@@ -44,33 +46,27 @@ class NotBound(ValueError):
     on a node the scenario lacks, or for another scheduler)."""
 
 
-@dataclass(frozen=True, slots=True)
-class NodeTotal:
+class NodeTotal(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
     node: str
-    total: int
-
-    def to_json(self) -> dict[str, Any]:
-        return {"node": self.node, "total": self.total}
+    total: int  # the weighted total of the pod's re-run cycle
 
 
-@dataclass(frozen=True, slots=True)
-class PluginGap:
+class PluginGap(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
     """One score plugin's weighted points on the pod's node against the other node compared."""
 
     plugin: str
-    own: int
-    other: int
+    own: int  # weighted points on the pod's node
+    other: int  # on the node compared (the winner, or the runner-up when its node wins)
+    difference: int = 0  # derived: own - other, filled in when made
 
-    @property
-    def difference(self) -> int:
-        return self.own - self.other
-
-    def to_json(self) -> dict[str, Any]:
-        return {"plugin": self.plugin, "own": self.own, "other": self.other, "difference": self.difference}
+    def __post_init__(self) -> None:
+        force_setattr(self, "difference", self.own - self.other)
 
 
-@dataclass(frozen=True)
-class PodPlacementExplanation:
+class PodPlacementExplanation(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
+    """Why is this running pod here: its cycle re-run now, the pod taken off its node, against the
+    rest of the cluster (its node included)."""
+
     pod: str
     node: str  # where the pod runs
     outcome: str  # stays | tie | moves | unschedulable | error
@@ -83,35 +79,13 @@ class PodPlacementExplanation:
     margin: Optional[int]  # own total minus compared_with's total
     top: list[NodeTotal]  # best first
     scored: int  # nodes the cycle scored
-    feasible: list[str]  # every node it fits (document order)
-    plugins: list[PluginGap] = field(default_factory=list)
-    failed_message: Optional[str] = None  # the FailedScheduling text when it fits nowhere
-    placed_at: Optional[str] = None  # its PodScheduled=True lastTransitionTime, when dumped
-    caveats: list[str] = field(default_factory=list)
+    feasible: list[str]  # the nodes it fits now: the first MAX_FEASIBLE_LISTED, document order
+    feasible_count: int  # every node it fits
+    plugins: list[PluginGap]
+    failed_scheduling_message: Optional[str]  # when it fits nowhere
+    placed_at: Optional[str]  # its PodScheduled=True lastTransitionTime, when dumped
+    caveats: list[str]  # always first: the cluster may have changed since the pod was placed
     summary: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "pod": self.pod,
-            "node": self.node,
-            "outcome": self.outcome,
-            "chosen": self.chosen,
-            "ownNodeFits": self.own_node_fits,
-            "ownNodeRejection": self.own_node_rejection,
-            "ownRank": self.own_rank,
-            "ownTotal": self.own_total,
-            "comparedWith": self.compared_with,
-            "margin": self.margin,
-            "top": [t.to_json() for t in self.top],
-            "scored": self.scored,
-            "feasible": self.feasible[:MAX_FEASIBLE_LISTED],
-            "feasibleCount": len(self.feasible),
-            "plugins": [p.to_json() for p in self.plugins],
-            "failedSchedulingMessage": self.failed_message,
-            "placedAt": self.placed_at,
-            "caveats": list(self.caveats),
-            "summary": self.summary,
-        }
 
     def lines(self) -> list[str]:
         """The readable answer `explain-pod` prints."""
@@ -125,8 +99,8 @@ class PodPlacementExplanation:
                 f"{self.node} against {self.compared_with}, plugin by plugin (weighted): "
                 + ", ".join(f"{p.plugin} {p.own}-{p.other}={p.difference:+d}" for p in self.plugins)
             )
-        shown = ", ".join(self.feasible[:20]) + (", …" if len(self.feasible) > 20 else "")
-        out.append(f"fits on {len(self.feasible)} node(s): {shown or '(none)'}")
+        shown = ", ".join(self.feasible[:20]) + (", …" if self.feasible_count > 20 else "")
+        out.append(f"fits on {self.feasible_count} node(s): {shown or '(none)'}")
         out.extend(f"note: {caveat}" for caveat in self.caveats)
         return out
 
@@ -227,7 +201,8 @@ def _answer(pod: Pod, events: list[Event], feasible: list[str], rejection: Optio
         margin,
         [NodeTotal(n, v) for n, v in result.ranked[:TOP_NODES]],
         len(result.ranked),
-        feasible,
+        feasible[:MAX_FEASIBLE_LISTED],
+        len(feasible),
         _gaps(events, own, compared) if compared is not None else [],
         result.end.failed_scheduling_message or result.end.error,
         _placed_at(pod),
@@ -286,9 +261,9 @@ def _caveats(pod: Pod, feasible_not_scored: bool, scored: int, tied: bool) -> li
 def _with_summary(answer: PodPlacementExplanation, headline: str) -> PodPlacementExplanation:
     pod, own = answer.pod, answer.node
     if answer.outcome == OUTCOME_UNSCHEDULABLE:
-        text = f"{pod} would fit on no node now ({answer.own_node_rejection or 'see the message'}): {answer.failed_message}"
+        text = f"{pod} would fit on no node now ({answer.own_node_rejection or 'see the message'}): {answer.failed_scheduling_message}"
     elif answer.outcome == OUTCOME_ERROR:
-        text = f"{pod}'s cycle stops on an error now: {answer.failed_message}"
+        text = f"{pod}'s cycle stops on an error now: {answer.failed_scheduling_message}"
     elif not answer.own_node_fits:
         text = f"{pod} would no longer fit on {own} ({answer.own_node_rejection}); it would go to {answer.chosen}."
     elif answer.outcome == OUTCOME_STAYS:
@@ -306,4 +281,4 @@ def _with_summary(answer: PodPlacementExplanation, headline: str) -> PodPlacemen
             f"{pod} would go to {answer.chosen} now: {own} ranks {answer.own_rank} of {answer.scored}, "
             f"{behind} point(s) behind."
         )
-    return dataclasses.replace(answer, summary=text)
+    return msgspec.structs.replace(answer, summary=text)

@@ -19,7 +19,7 @@ from typing import Any, Optional
 from scheduler_core.model import names
 from scheduler_core.encoding.events import Event, ExtensionPoint
 from scheduler_core.framework.preemption.candidates import PreemptionRanking
-from scheduler_core.framework.filter_facts import CycleDetails, NodeDetail, PluginDetail
+from scheduler_core.framework.filter_facts import CycleDetails, FilterDetails, NodeDetail, PluginDetail
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.status import Status, is_success
 from scheduler_core.run.loop import ClusterRun
@@ -60,7 +60,7 @@ def details_of_pass(cycle: Cycle, passed: FilterPass, per_plugin: Optional[int] 
         details = tuple(
             _plugin_detail(plugins.get(name), name, status, state, cycle, judged) for name, status in failing
         )
-        out[info.name] = NodeDetail(info.name, details, counted)
+        out[info.name] = NodeDetail({detail.plugin: detail for detail in details}, counted)
     return out
 
 
@@ -114,7 +114,8 @@ def collect_details(
             return
         known = found.get(cycle.index)
         nodes = {**(known.nodes if known else {}), **details_of_pass(cycle, passed, per_plugin)}
-        found[cycle.index] = CycleDetails(cycle.index, cycle.pod.key, nodes, known.preemption if known else None)
+        facts = FilterDetails(cycle.index, cycle.pod.key, nodes)
+        found[cycle.index] = CycleDetails(facts, known.preemption if known else None)
 
     current = {"cycle": -1}
 
@@ -123,7 +124,9 @@ def collect_details(
         if wanted is not None and index not in wanted:
             return
         known = found.get(index)
-        found[index] = replace(known, preemption=ranking) if known else CycleDetails(index, pod.key, {}, ranking)
+        found[index] = (
+            replace(known, preemption=ranking) if known else CycleDetails(FilterDetails(index, pod.key, {}), ranking)
+        )
 
     scheduler.filter_observer = observe
     for framework in scheduler.frameworks.values():

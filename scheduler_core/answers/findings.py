@@ -37,7 +37,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Iterable, Optional
 
-from scheduler_core.encoding.wire import Wire
+from scheduler_core.util.wire import Wire
 from scheduler_core.model import names
 from scheduler_core.framework.profile import build_profile
 from scheduler_core.model import Pod, Scenario, SchedulerConfig
@@ -86,7 +86,7 @@ MAX_NAMED = 5  # names a message lists before "and N more" (the objects list kee
 # dataclass_transform, whose rules forbid it for dataclasses.
 class Finding(Wire, frozen=True):  # type: ignore[misc]
     """What a dump lacks that the replay reads (`check --json`'s findings); its declaration is its
-    wire form (scheduler_core/encoding/wire.py): every key always written, ``fix`` null when kubectl
+    wire form (scheduler_core/util/wire.py): every key always written, ``fix`` null when kubectl
     cannot fetch what is missing."""
 
     code: str

@@ -43,7 +43,7 @@ def _numbers(details: Optional[CycleDetails], node: str, plugin: str) -> str:
     """`` — <the facts behind the plugin's rejection of node>`` when the report was given them."""
     detail = details.nodes.get(node) if details is not None else None
     found = detail.plugin(plugin) if detail is not None else None
-    return f" — {found.text()}" if found is not None else ""
+    return f" — {found.text}" if found is not None else ""
 
 
 def _tie_line(total: TotalResult, totals: dict[str, int], tie_break: str) -> list[str]:

@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable, Optional
 
 from scheduler_core.answers.compare import RunSide, compare_sides, read_side
 from scheduler_core.encoding.events import Event
-from scheduler_core.encoding.wire import Wire
+from scheduler_core.util.wire import Wire
 from scheduler_core.model import Scenario
 from scheduler_core.plugins.node_declared_features import required_features
 from scheduler_core.release.choice import ReleaseChoice, ReleaseSource

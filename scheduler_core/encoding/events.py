@@ -1,7 +1,7 @@
 """The typed event stream a run emits: one event per extension point per plugin.
 
 Every consumer — the CLI, the Celery task, the trace summary, the tests — reads this one stream.
-Each payload is declared once, as a ``Wire`` struct (``encoding/wire.py``) whose fields are its wire
+Each payload is declared once, as a ``Wire`` struct (``util/wire.py``) whose fields are its wire
 form: ``Event.to_json`` (docs/ENGINE_API.md), the typed reading back, the JSON Schema the browser is
 held to, the pipe codec's and the columnar form's field lists all come from these declarations. The
 few payloads whose live form holds more (arrays aligned with a node list: Filter, Score,
@@ -19,7 +19,7 @@ from typing import Any, Optional, Union
 import msgspec
 import numpy as np
 
-from scheduler_core.encoding.wire import Wire
+from scheduler_core.util.wire import Wire
 from scheduler_core.framework.status import StatusJson
 
 

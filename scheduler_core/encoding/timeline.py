@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable, Optional, Union
 
 import msgspec
 
-from scheduler_core.encoding.wire import Wire
+from scheduler_core.util.wire import Wire
 from scheduler_core.encoding.events import (
     AttemptEnd,
     ClusterChanged,

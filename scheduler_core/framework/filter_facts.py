@@ -4,13 +4,22 @@ A plugin's ``filter_detail(state, pod, node_info)`` returns these for a node it 
 from the very state and NodeInfo its ``filter`` judged; they never change a Status or an event.
 ``scheduler_core.answers.filter_details`` asks for them only when a cycle is explained. Each fact names the
 reason it explains (one of the plugin's Status reasons) and says itself in words (``text``).
+
+Each fact, a plugin's rejection of a node and a cycle's rejected nodes are declared once, as the
+payloads the explanation writes (``Wire``: the API's schemas are made from these, webui/schemas/runs.py):
+a fact is tagged with its ``kind``, and what it derives (``text``, a resource's ``free``, a spread's
+``skew``) is filled in when it is made, so the JSON says what the sentences say.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional, Union
+from typing import Optional, Union
 
+import msgspec
+from msgspec.structs import force_setattr
+
+from scheduler_core.util.wire import Wire
 from scheduler_core.framework.preemption.candidates import PreemptionRanking
 from scheduler_core.model.quantity import format_amount
 
@@ -18,8 +27,7 @@ PODS = "pods"
 NO_FACTS = "the plugin reports no numbers for this reason"
 
 
-@dataclass(frozen=True, slots=True)
-class ResourceFact:
+class ResourceFact(Wire, frozen=True, omit_defaults=False, tag_field="kind", tag="resource"):  # type: ignore[misc]
     """NodeResourcesFit: one resource fitsRequest checked. For ``pods`` the pod asks for 1,
     ``used`` is the pods already on the node and ``allocatable`` how many it allows."""
 
@@ -30,13 +38,14 @@ class ResourceFact:
     allocatable: int
     pods: int  # pods on the node
 
-    kind = "resource"
+    free: int = 0  # derived: filled in when made
+    text: str = ""  # derived: the fact in words, filled in when made
 
-    @property
-    def free(self) -> int:
-        return self.allocatable - self.used
+    def __post_init__(self) -> None:
+        force_setattr(self, "free", self.allocatable - self.used)
+        force_setattr(self, "text", self._said())
 
-    def text(self) -> str:
+    def _said(self) -> str:
         if self.resource == PODS:
             return f"pods: {self.used} of {self.allocatable} allowed already run here; the pod would be one more"
 
@@ -48,22 +57,8 @@ class ResourceFact:
             f"{amount(self.allocatable)} allocatable ({amount(self.used)} requested by {self.pods} pod(s))"
         )
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "reason": self.reason,
-            "resource": self.resource,
-            "requested": self.requested,
-            "used": self.used,
-            "allocatable": self.allocatable,
-            "free": self.free,
-            "pods": self.pods,
-            "text": self.text(),
-        }
 
-
-@dataclass(frozen=True, slots=True)
-class TaintFact:
+class TaintFact(Wire, frozen=True, omit_defaults=False, tag_field="kind", tag="taint"):  # type: ignore[misc]
     """TaintToleration: the first NoSchedule / NoExecute taint no toleration of the pod tolerates."""
 
     reason: str
@@ -71,53 +66,36 @@ class TaintFact:
     value: str
     effect: str
 
-    kind = "taint"
+    text: str = ""  # derived: the fact in words, filled in when made
 
-    def text(self) -> str:
+    def __post_init__(self) -> None:
+        force_setattr(self, "text", self._said())
+
+    def _said(self) -> str:
         shown = f"{self.key}={self.value}" if self.value else self.key
         return f"untolerated taint {shown}:{self.effect}"
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "reason": self.reason,
-            "key": self.key,
-            "value": self.value,
-            "effect": self.effect,
-            "text": self.text(),
-        }
 
-
-@dataclass(frozen=True, slots=True)
-class PortFact:
+class PortFact(Wire, frozen=True, omit_defaults=False, tag_field="kind", tag="port"):  # type: ignore[misc]
     """NodePorts: a host port the pod wants that is in use on the node, and the pods using it."""
 
     reason: str
     protocol: str
-    host_ip: str
+    host_ip: str = msgspec.field(name="hostIP")  # the API's spelling
     port: int
     used_by: tuple[str, ...]  # pods on the node holding a conflicting port (namespace/name)
 
-    kind = "port"
+    text: str = ""  # derived: the fact in words, filled in when made
 
-    def text(self) -> str:
+    def __post_init__(self) -> None:
+        force_setattr(self, "text", self._said())
+
+    def _said(self) -> str:
         users = ", ".join(self.used_by) if self.used_by else "a pod counted on the node"
         return f"hostPort {self.port}/{self.protocol} on {self.host_ip} is in use by {users}"
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "reason": self.reason,
-            "protocol": self.protocol,
-            "hostIP": self.host_ip,
-            "port": self.port,
-            "usedBy": list(self.used_by),
-            "text": self.text(),
-        }
 
-
-@dataclass(frozen=True, slots=True)
-class LabelFact:
+class LabelFact(Wire, frozen=True, omit_defaults=False, tag_field="kind", tag="label"):  # type: ignore[misc]
     """NodeAffinity: a requirement the node fails, with the node's own value (None: no such label).
     ``source``: "nodeSelector", "required term N" (1-based) or "addedAffinity term N"."""
 
@@ -131,9 +109,12 @@ class LabelFact:
     # that is no label value): it matches no node whatever the node's value.
     never_matches: bool = False
 
-    kind = "label"
+    text: str = ""  # derived: the fact in words, filled in when made
 
-    def text(self) -> str:
+    def __post_init__(self) -> None:
+        force_setattr(self, "text", self._said())
+
+    def _said(self) -> str:
         if self.operator == "In" and len(self.values) == 1:
             wanted = f"{self.key}={self.values[0]}"
         elif self.operator in ("Exists", "DoesNotExist"):
@@ -149,22 +130,8 @@ class LabelFact:
             return f"{self.source} wants {wanted}, which as written matches no node; {has}"
         return f"{self.source} wants {wanted}; {has}"
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "reason": self.reason,
-            "source": self.source,
-            "key": self.key,
-            "operator": self.operator,
-            "values": list(self.values),
-            "nodeValue": self.node_value,
-            "neverMatches": self.never_matches,
-            "text": self.text(),
-        }
 
-
-@dataclass(frozen=True, slots=True)
-class SpreadFact:
+class SpreadFact(Wire, frozen=True, omit_defaults=False, tag_field="kind", tag="spread"):  # type: ignore[misc]
     """PodTopologySpread: one hard constraint on this node — its domain, the matching pods there,
     the pod itself (1 when it matches its own selector), the global minimum and the skew they make.
     ``domain`` None: the node lacks the constraint's key."""
@@ -177,13 +144,14 @@ class SpreadFact:
     global_minimum: int
     max_skew: int
 
-    kind = "spread"
+    skew: int = 0  # derived: filled in when made
+    text: str = ""  # derived: the fact in words, filled in when made
 
-    @property
-    def skew(self) -> int:
-        return self.matching + self.self_match - self.global_minimum
+    def __post_init__(self) -> None:
+        force_setattr(self, "skew", self.matching + self.self_match - self.global_minimum)
+        force_setattr(self, "text", self._said())
 
-    def text(self) -> str:
+    def _said(self) -> str:
         if self.domain is None:
             return f"the node has no {self.topology_key} label"
         verdict = ">" if self.skew > self.max_skew else "≤"
@@ -192,23 +160,8 @@ class SpreadFact:
             f"− minimum {self.global_minimum} = skew {self.skew} {verdict} maxSkew {self.max_skew}"
         )
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "reason": self.reason,
-            "topologyKey": self.topology_key,
-            "domain": self.domain,
-            "matching": self.matching,
-            "selfMatch": self.self_match,
-            "globalMinimum": self.global_minimum,
-            "maxSkew": self.max_skew,
-            "skew": self.skew,
-            "text": self.text(),
-        }
 
-
-@dataclass(frozen=True, slots=True)
-class AffinityFact:
+class AffinityFact(Wire, frozen=True, omit_defaults=False, tag_field="kind", tag="affinity"):  # type: ignore[misc]
     """InterPodAffinity: one required term (the pod's affinity or anti-affinity term, 1-based, or
     running pods' anti-affinity terms against the pod) and the matching pods counted in the node's
     domain. ``domain`` None: the node lacks the term's topology key."""
@@ -219,9 +172,12 @@ class AffinityFact:
     domain: Optional[str]
     matching: int
 
-    kind = "affinity"
+    text: str = ""  # derived: the fact in words, filled in when made
 
-    def text(self) -> str:
+    def __post_init__(self) -> None:
+        force_setattr(self, "text", self._said())
+
+    def _said(self) -> str:
         if self.domain is None:
             return f"{self.term}: the node has no {self.topology_key} label"
         where = f"{self.topology_key}={self.domain}"
@@ -234,20 +190,8 @@ class AffinityFact:
             f"{self.term}: {self.matching} running pod(s) whose required anti-affinity matches this pod are in {where}"
         )
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "reason": self.reason,
-            "term": self.term,
-            "topologyKey": self.topology_key,
-            "domain": self.domain,
-            "matching": self.matching,
-            "text": self.text(),
-        }
 
-
-@dataclass(frozen=True, slots=True)
-class VolumeFact:
+class VolumeFact(Wire, frozen=True, tag_field="kind", tag="volume"):  # type: ignore[misc]
     """A volume plugin's finding on the node: the claim or volume concerned and what collided
     (another pod, a zone label, an attach limit); ``count``/``limit`` for NodeVolumeLimits."""
 
@@ -257,38 +201,20 @@ class VolumeFact:
     count: Optional[int] = None
     limit: Optional[int] = None
 
-    kind = "volume"
+    text: str = ""  # derived: the fact in words, filled in when made
 
-    def text(self) -> str:
+    def __post_init__(self) -> None:
+        force_setattr(self, "text", self._said())
+
+    def _said(self) -> str:
         return f"{self.subject}: {self.detail}"
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "kind": self.kind,
-            "reason": self.reason,
-            "subject": self.subject,
-            "detail": self.detail,
-            "text": self.text(),
-        }
-        if self.count is not None:
-            out["count"], out["limit"] = self.count, self.limit
-        return out
 
-
-@dataclass(frozen=True, slots=True)
-class NodeFact:
+class NodeFact(Wire, frozen=True, omit_defaults=False, tag_field="kind", tag="node"):  # type: ignore[misc]
     """A plain property of the node the plugin read (spec.unschedulable, its name)."""
 
     reason: str
-    detail: str
-
-    kind = "node"
-
-    def text(self) -> str:
-        return self.detail
-
-    def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "reason": self.reason, "text": self.text()}
+    text: str  # the property, in words
 
 
 FilterFact = Union[ResourceFact, TaintFact, PortFact, LabelFact, SpreadFact, AffinityFact, VolumeFact, NodeFact]
@@ -297,59 +223,57 @@ FilterFact = Union[ResourceFact, TaintFact, PortFact, LabelFact, SpreadFact, Aff
 # ---------------------------------------------------------------------------- per node, per cycle
 
 
-@dataclass(frozen=True, slots=True)
-class PluginDetail:
+class PluginDetail(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
     """One plugin's rejection of one node: its status's reasons and the facts behind them."""
 
     plugin: str
     code: str
     reasons: tuple[str, ...]
     facts: tuple[FilterFact, ...]
+    text: str = ""  # derived: the facts in words, filled in when made
+
+    def __post_init__(self) -> None:
+        force_setattr(self, "text", "; ".join(fact.text for fact in self.facts) if self.facts else NO_FACTS)
 
     def facts_for(self, reason: str) -> tuple[FilterFact, ...]:
         return tuple(fact for fact in self.facts if fact.reason == reason)
 
-    def text(self) -> str:
-        return "; ".join(fact.text() for fact in self.facts) if self.facts else NO_FACTS
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "plugin": self.plugin,
-            "code": self.code,
-            "reasons": list(self.reasons),
-            "facts": [fact.to_json() for fact in self.facts],
-            "text": self.text(),
-        }
+class NodeDetail(Wire, frozen=True):  # type: ignore[misc]
+    """Every plugin that rejected the node, by name in Filter order (the first one decided the verdict)."""
 
-
-@dataclass(frozen=True, slots=True)
-class NodeDetail:
-    """Every plugin that rejected the node, in Filter order (the first one decided the verdict)."""
-
-    node: str
-    plugins: tuple[PluginDetail, ...]
-    nominated_pods: tuple[str, ...]  # pods nominated here that were counted (the first filter pass)
+    plugins: dict[str, PluginDetail]
+    nominated_pods: tuple[str, ...] = ()  # pods nominated here that were counted (the first filter pass)
 
     def plugin(self, name: str) -> Optional[PluginDetail]:
-        return next((p for p in self.plugins if p.plugin == name), None)
+        return self.plugins.get(name)
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"plugins": {p.plugin: p.to_json() for p in self.plugins}}
-        if self.nominated_pods:
-            out["nominatedPods"] = list(self.nominated_pods)
-        return out
+
+class FilterDetails(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
+    """The facts behind each Filter rejection of one cycle, as an explanation writes them."""
+
+    cycle: int
+    pod: str
+    nodes: dict[str, NodeDetail]  # rejected nodes, in evaluation order
 
 
 @dataclass(frozen=True, slots=True)
 class CycleDetails:
     """What a replay learns of one cycle beyond its events: the facts behind each Filter rejection
-    and, when DefaultPreemption picked among candidates, its ranking."""
+    and, when DefaultPreemption picked among candidates, its ranking (an explanation writes the two
+    side by side)."""
 
-    cycle: int
-    pod: str
-    nodes: dict[str, NodeDetail]  # rejected nodes, in evaluation order
+    facts: FilterDetails
     preemption: Optional[PreemptionRanking] = None
 
-    def to_json(self) -> dict[str, Any]:
-        """The Filter facts (the ranking is written by the explanation, beside them)."""
-        return {"cycle": self.cycle, "pod": self.pod, "nodes": {name: d.to_json() for name, d in self.nodes.items()}}
+    @property
+    def cycle(self) -> int:
+        return self.facts.cycle
+
+    @property
+    def pod(self) -> str:
+        return self.facts.pod
+
+    @property
+    def nodes(self) -> dict[str, NodeDetail]:
+        return self.facts.nodes

@@ -95,6 +95,11 @@ def _payload_fields(payload: type[msgspec.Struct], without: LeftOut, namespace: 
     hints = typing.get_type_hints(payload)
     annotations: dict[str, Any] = {}
     fields: dict[str, Any] = {}
+    config = payload.__struct_config__
+    if config.tag_field is not None:  # one of a union: its tag first, as the engine writes it
+        tag_name = config.tag_field.replace("-", "_")
+        annotations[tag_name] = Literal[config.tag]
+        fields[tag_name] = Field(alias=config.tag_field, default=config.tag)
     for info in msgspec.structs.fields(payload):
         hint = hints[info.name]
         if info.name in without or any(engine.holds(hint, kind) for kind in kinds):

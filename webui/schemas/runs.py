@@ -8,10 +8,11 @@ from typing import Any
 
 from pydantic import Field
 
-from webui.schemas.common import ApiInput, ApiSchema
+from webui.schemas.common import ApiInput, ApiSchema, EngineSchema
 from webui.schemas.releases import ReleaseOut
 from webui.schemas.scenarios import NodeLabelsOut
 from webui.schemas.validate import GATES_LENGTH, RELEASE_LENGTH
+from webui.services import engine
 
 
 class RunQuery(ApiInput):
@@ -83,151 +84,10 @@ class RunNamesOut(ApiSchema):
 # ---------------------------------------------------------------- explanations (scheduler_core.answers.explain)
 
 
-class ReasonGroupOut(ApiSchema):
-    reason: str  # a Filter reason, as FailedScheduling counts it (each node under its first failing plugin)
-    count: int
-    plugins: list[str]
-    nodes: list[str]  # empty for the nodes a PreFilterResult left out (the events do not name them)
-    outside_pre_filter: bool
-
-
-class PreFilterExplanationOut(ApiSchema):
-    rejected: bool  # PreFilter stopped the cycle (Filter did not run)
-    plugins: list[str]  # the plugins that rejected, or that narrowed the nodes
-    reasons: list[str]
-    narrowed_to: list[str] | None  # the PreFilterResult's nodes; null: every node went to Filter
-    missing_nodes: list[str]  # narrowed-to names that are not nodes of the cluster
-    sentence: str
-
-
-class FilterExplanationOut(ApiSchema):
-    evaluated: int
-    feasible: int
-    groups: list[ReasonGroupOut]  # most nodes first
-    sentence: str
-
-
-class AllowedDomainOut(ApiSchema):
-    value: str
-    nodes: list[str]
-
-
-class ConstraintAllowanceOut(ApiSchema):
-    topology_key: str
-    max_skew: int
-    allowed: list[AllowedDomainOut]  # the domains this hard constraint alone allows
-    sentence: str
-
-
-class SpreadExplanationOut(ApiSchema):
-    constraints: list[ConstraintAllowanceOut]
-    allowed_by_all: list[str]  # the candidate nodes every hard constraint allows
-    sentence: str
-
-
-class PluginMarginOut(ApiSchema):
-    plugin: str
-    weight: int
-    winner: int  # the chosen node's weighted score
-    runner_up: int
-    difference: int
-
-
-class WinnerExplanationOut(ApiSchema):
-    node: str
-    total: int
-    runner_up: str | None  # null when one node was scored
-    runner_up_total: int | None
-    margin: int
-    plugins: list[PluginMarginOut]
-    ties: list[str]
-    sentence: str
-
-
-class PluginDetailOut(ApiSchema):
-    plugin: str
-    code: str  # the recorded status's code
-    reasons: list[str]  # the recorded status's reasons
-    # typed facts by "kind": resource (resource, requested, used, allocatable, free, pods), taint (key,
-    # value, effect), port (protocol, hostIP, port, usedBy), label (source, key, operator, values,
-    # nodeValue), spread (topologyKey, domain, matching, selfMatch, globalMinimum, maxSkew, skew),
-    # volume (subject, detail, count, limit), node; each with its "reason" and "text"
-    facts: list[dict[str, Any]]
-    text: str
-
-
-class NodeDetailOut(ApiSchema):
-    plugins: dict[str, PluginDetailOut]  # every plugin that rejected the node, in Filter order
-    nominated_pods: list[str] = []  # nominated pods counted on the node (first filter pass)
-
-
-class CycleDetailsOut(ApiSchema):
-    cycle: int
-    pod: str
-    nodes: dict[str, NodeDetailOut]  # every rejected node, in evaluation order
-
-
-class CriterionOut(ApiSchema):
-    key: str  # pdbViolations | highestPriority | prioritySum | victims | latestStart
-    prefers: str
-
-
-class CandidateCriteriaOut(ApiSchema):
-    node: str
-    victims: list[str]
-    pdb_violations: int
-    highest_priority: int
-    priority_sum: int
-    victim_count: int
-    earliest_start: str | None  # of its highest-priority victims; null: none has a start time ("now")
-    dropped_at: str | None  # the criterion key that ruled it out; null: best on every criterion
-    chosen: bool
-
-
-class PreemptionRankingOut(ApiSchema):
-    criteria: list[CriterionOut]  # pickOneNodeForPreemption's criteria, in order
-    candidates: list[CandidateCriteriaOut]  # node order
-    chosen: str | None  # null: a random tie left open (single pass)
-    deciding: str  # a criterion key, or onlyCandidate | tieBreak | randomTie
-    sentence: str
-
-
-class ScoringExplanationOut(ApiSchema):
-    skipped: bool  # one feasible node: kube-scheduler ran no PreScore / Score / NormalizeScore
-    node: str | None
-    sentence: str
-
-
-class RequestShortfallOut(ApiSchema):
-    claim: str  # namespace/name
-    request: str
-    device_class: str
-    wanted: str  # a count, or "all"
-    most_free: int  # the most devices of the class any one node has free
-    best_nodes: list[str]  # the nodes with that many free
-
-
-class ClaimsExplanationOut(ApiSchema):
-    per_node: dict[str, list[str]]  # node -> DynamicResources' sentence per request
-    shortfalls: list[RequestShortfallOut]
-    sentence: str
-
-
-class CycleExplanationOut(ApiSchema):
-    cycle: int
-    pod: str
-    outcome: str  # scheduled | unschedulable | error | running
-    node: str | None
-    headline: str
-    pre_filter: PreFilterExplanationOut | None
-    filter: FilterExplanationOut | None
-    spread: SpreadExplanationOut | None
-    winner: WinnerExplanationOut | None
-    filter_details: CycleDetailsOut | None = None  # the numbers behind each Filter rejection
-    filter_details_note: str | None = None  # why filterDetails is null when some node was rejected
-    preemption: PreemptionRankingOut | None = None  # DefaultPreemption's ranking of its candidates (from the replay)
-    scoring: ScoringExplanationOut | None = None  # null: the cycle reached no scoring
-    claims: ClaimsExplanationOut | None = None  # a pod with claims: DynamicResources' per-node verdicts
+class CycleExplanationOut(EngineSchema, payload=engine.CycleExplanation):
+    """Why the cycle's pod landed where it did, or nowhere: the engine's explanation as it declares it
+    (scheduler_core/answers/explain.py ``CycleExplanation``; its parts, Filter facts and preemption
+    ranking are its nested payloads, each schema made from its Struct)."""
 
 
 # ---------------------------------------------------------------- what if, another configuration

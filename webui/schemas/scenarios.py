@@ -8,9 +8,10 @@ from datetime import datetime
 
 from pydantic import Field
 
-from webui.schemas.common import ApiInput, ApiSchema
+from webui.schemas.common import ApiInput, ApiSchema, EngineSchema
 from webui.schemas.releases import ReleaseOut
 from webui.schemas.validate import FindingOut, NoticeOut, ScenarioErrorOut, SummaryOut
+from webui.services import engine
 
 
 class ScenarioIn(ApiInput):
@@ -151,39 +152,8 @@ class NodesOut(ApiSchema):
     nodes: list[NodeLabelsOut]
 
 
-class NodeTotalOut(ApiSchema):
-    node: str
-    total: int  # the weighted total of the pod's re-run cycle
-
-
-class PluginGapOut(ApiSchema):
-    plugin: str
-    own: int  # weighted points on the pod's node
-    other: int  # on the node compared (the winner, or the runner-up when its node wins)
-    difference: int
-
-
-class ExplainPodOut(ApiSchema):
+class ExplainPodOut(EngineSchema, payload=engine.PodPlacementExplanation):
     """Why is this running pod here: its cycle re-run now, the pod taken off its node, against the rest of
-    the cluster (its node included) — scheduler_core.answers.explain_pod's answer."""
+    the cluster (its node included) — scheduler_core.answers.explain_pod's answer, as it declares it."""
 
-    pod: str
-    node: str  # where it runs
-    outcome: str = Field(description="stays | tie | moves | unschedulable | error")
-    chosen: str | None  # where the cycle would bind it now
-    own_node_fits: bool
-    own_node_rejection: str | None  # "Plugin: reason" when its node would no longer take it
-    own_rank: int | None  # 1 = best total (ties share a rank); null when its node was not scored
-    own_total: int | None
-    compared_with: str | None  # the winner, or the runner-up when its node wins
-    margin: int | None  # its node's total minus comparedWith's
-    top: list[NodeTotalOut]  # best first
-    scored: int
-    feasible: list[str]  # the nodes it fits now (the first 50, document order)
-    feasible_count: int
-    plugins: list[PluginGapOut]
-    failed_scheduling_message: str | None  # when it would fit nowhere
-    placed_at: str | None  # its PodScheduled=True time, when dumped
-    caveats: list[str]  # always first: the cluster may have changed since the pod was placed
-    summary: str
     release: ReleaseOut | None = None  # the release the cycle was re-run as (the version's, as the dump says)

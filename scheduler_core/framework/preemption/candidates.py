@@ -10,8 +10,11 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Iterable, Optional, Sequence
+from typing import Callable, Iterable, Optional, Sequence
 
+from msgspec.structs import force_setattr
+
+from scheduler_core.util.wire import Wire
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import NodeToStatus, PluginsRunner
 from scheduler_core.framework.node_info import NodeInfo
@@ -201,8 +204,7 @@ def best_candidates(candidates: list[Candidate]) -> list[Candidate]:
 # ---------------------------------------------------------------------------- the ranking, explained
 
 
-@dataclass(frozen=True, slots=True)
-class CandidateCriteria:
+class CandidateCriteria(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
     """What pickOneNodeForPreemption compared for one candidate, and where it was ruled out."""
 
     node: str
@@ -215,31 +217,29 @@ class CandidateCriteria:
     dropped_at: Optional[str]  # the criterion key that ruled it out; None: among the best after every one
     chosen: bool
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "node": self.node,
-            "victims": list(self.victims),
-            "pdbViolations": self.pdb_violations,
-            "highestPriority": self.highest_priority,
-            "prioritySum": self.priority_sum,
-            "victimCount": self.victim_count,
-            "earliestStart": self.earliest_start.isoformat().replace("+00:00", "Z") if self.earliest_start else None,
-            "droppedAt": self.dropped_at,
-            "chosen": self.chosen,
-        }
+
+class Criterion(Wire, frozen=True):  # type: ignore[misc]
+    """One of pickOneNodeForPreemption's criteria: its key and what it prefers."""
+
+    key: str
+    prefers: str
 
 
-@dataclass(frozen=True, slots=True)
-class PreemptionRanking:
+class PreemptionRanking(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
     """Every candidate's criteria in node order, the chosen node (None: a random tie left open) and
-    the criterion that decided: a key of CRITERIA, or ONLY_CANDIDATE, TIE_BREAK, RANDOM_TIE."""
+    the criterion that decided: a key of CRITERIA, or ONLY_CANDIDATE, TIE_BREAK, RANDOM_TIE; with the
+    criteria in order and the decision in words (``sentence``, filled in when made)."""
 
+    criteria: tuple[Criterion, ...]  # CRITERIA, as written
     candidates: tuple[CandidateCriteria, ...]
     chosen: Optional[str]
     deciding: str
+    sentence: str = ""  # derived
 
-    @property
-    def sentence(self) -> str:
+    def __post_init__(self) -> None:
+        force_setattr(self, "sentence", self._said())
+
+    def _said(self) -> str:
         if self.deciding == ONLY_CANDIDATE:
             return f"{self.chosen} was the only candidate."
         tied = [c.node for c in self.candidates if c.dropped_at is None]
@@ -253,14 +253,8 @@ class PreemptionRanking:
         words = dict(CRITERIA)[self.deciding]
         return f"{self.chosen} won on {words} (criterion {_criterion_number(self.deciding)} of 5)."
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "criteria": [{"key": key, "prefers": words} for key, words in CRITERIA],
-            "candidates": [c.to_json() for c in self.candidates],
-            "chosen": self.chosen,
-            "deciding": self.deciding,
-            "sentence": self.sentence,
-        }
+
+_CRITERIA_WRITTEN = tuple(Criterion(key, words) for key, words in CRITERIA)
 
 
 def _criterion_number(key: str) -> int:
@@ -283,7 +277,7 @@ def rank_candidates(
         _criteria(c, walk.dropped_at.get(c.node), c.node == chosen)
         for c in sorted(candidates, key=lambda c: node_order(c.node))
     )
-    return PreemptionRanking(rows, chosen, deciding)
+    return PreemptionRanking(_CRITERIA_WRITTEN, rows, chosen, deciding)
 
 
 def _criteria(candidate: Candidate, dropped_at: Optional[str], chosen: bool) -> CandidateCriteria:

@@ -14,7 +14,7 @@ import pytest
 
 from scheduler_core.answers import capacity_json
 from scheduler_core.cli import main
-from scheduler_core.encoding.wire import Wire
+from scheduler_core.util.wire import Wire
 from tests.scheduler_core.encoding.payload_examples import every_field_set
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -105,7 +105,7 @@ def test_a_pod_that_fits_nowhere_now_gives_the_failed_scheduling_text():
     )
     answer = explain_pod(load_scenario(bigger), API)
     assert (answer.outcome, answer.chosen, answer.feasible) == (OUTCOME_UNSCHEDULABLE, None, [])
-    assert answer.failed_message.startswith("0/3 nodes are available: 3 Insufficient cpu.")
+    assert answer.failed_scheduling_message.startswith("0/3 nodes are available: 3 Insufficient cpu.")
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,8 @@ from scheduler_core import load_scenario, simulate
 from scheduler_core.answers.explain import explain_cycle
 from scheduler_core.answers.filter_details import MODE_SINGLE, MODE_TIMELINE, collect_details, cycle_details
 from scheduler_core.framework.filter_facts import (
+    CycleDetails,
+    FilterDetails,
     AffinityFact,
     LabelFact,
     PortFact,
@@ -64,7 +66,7 @@ def facts_of(plugin: str, node: str, text: str = numbers_scenario()):
 def test_it_gives_request_against_free_room_with_what_the_node_already_runs():
     [fact] = facts_of(NODE_RESOURCES_FIT, "full")
     assert fact == ResourceFact("Insufficient cpu", "cpu", 2500, 2200, 4000, 9)
-    assert fact.text() == "cpu: asks 2500m; free 1800m of 4000m allocatable (2200m requested by 9 pod(s))"
+    assert fact.text == "cpu: asks 2500m; free 1800m of 4000m allocatable (2200m requested by 9 pod(s))"
 
 
 def test_it_names_the_taint_the_port_holder_and_the_label_the_pod_wanted():
@@ -74,7 +76,7 @@ def test_it_names_the_taint_the_port_holder_and_the_label_the_pod_wanted():
     [port] = facts_of(NODE_PORTS, "ports")
     assert (port.port, port.protocol, port.host_ip, port.used_by) == (8080, "TCP", "0.0.0.0", ("default/web-0",))
     [label] = facts_of(NODE_AFFINITY, "hdd")
-    assert label.text() == "nodeSelector wants disktype=ssd; the node has disktype=hdd"
+    assert label.text == "nodeSelector wants disktype=ssd; the node has disktype=hdd"
 
 
 def test_it_counts_pods_against_the_pods_allocatable():
@@ -104,7 +106,7 @@ def test_it_refuses_details_of_another_cycle():
     text = numbers_scenario()
     events = [event.to_json() for event in simulate(load_scenario(text))]
     with pytest.raises(ValueError, match="cycle"):
-        explain_cycle(events, cycle_details(load_scenario(text), 0).__class__(3, "default/big", {}))
+        explain_cycle(events, CycleDetails(FilterDetails(3, "default/big", {})))
 
 
 def _check_facts(details) -> int:
@@ -112,7 +114,7 @@ def _check_facts(details) -> int:
     checked = 0
     for cycle in details.values():
         for node, detail in cycle.nodes.items():
-            for plugin in detail.plugins:
+            for plugin in detail.plugins.values():
                 if plugin.plugin not in WITH_FACTS:
                     continue
                 for reason in plugin.reasons:
@@ -293,10 +295,10 @@ def test_volume_plugins_name_the_claim_or_volume_and_what_collided(case, plugin,
         pytest.skip(f"no corpus under {TIMELINE}")
     details = collect_details(load_scenario(path.read_bytes()), mode=MODE_TIMELINE)
     texts = {
-        p.text()
+        p.text
         for cycle in details.values()
         for node in cycle.nodes.values()
-        for p in node.plugins
+        for p in node.plugins.values()
         if p.plugin == plugin
     }
     assert text in texts

@@ -15,7 +15,7 @@ from typing import Any, Union
 import msgspec
 
 from scheduler_core.encoding.events import EVENT_KINDS, Event, event_from_json
-from scheduler_core.encoding.wire import Wire
+from scheduler_core.util.wire import Wire
 from scheduler_core.framework.status import StatusJson
 
 

@@ -5,8 +5,10 @@ in its ``Wire`` subclass; every form is derived from that:
 
 - ``to_json()`` — the JSON form (a dict): each field under its camelCase key, in declaration
   order, a field left out when it holds its default (msgspec's ``omit_defaults``; a field without
-  a default is always written). Values are not copied: a list the engine handed over is the list
-  in the JSON, so the columnar encoder's identity caches keep working and nothing is walked twice;
+  a default is always written, and so is every field of a payload declared ``omit_defaults=False``);
+  a tagged payload's tag first. Values are not copied: a list the engine handed over is the list
+  in the JSON, so the columnar encoder's identity caches keep working and nothing is walked twice
+  (a tuple, which a frozen payload holds, becomes a list);
 - ``from_json(data)`` — the typed form read back (``msgspec.convert``: checked against the
   declared types, fields left out get their defaults);
 - the JSON Schema (``encoding/schema.py``, from ``msgspec.json.schema_components``), the pipe
@@ -27,6 +29,7 @@ import enum
 import functools
 import types
 import typing
+from datetime import datetime
 from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar, Union
 
@@ -59,19 +62,28 @@ class Wire(msgspec.Struct, omit_defaults=True, rename="camel"):
 
 
 def _prepare(cls: type[Wire]) -> tuple[FieldWriter, ...]:
-    """The writer of each field of ``cls``, made once per class from its declaration."""
+    """The writer of each field of ``cls``, made once per class from its declaration; a tagged
+    payload (one of a union, ``tag_field``) writes its tag first, as msgspec does."""
     hints = typing.get_type_hints(cls)
+    config = cls.__struct_config__
     fields = tuple(
-        (info.name, info.encode_name, _left_out_test(info), _converter(hints[info.name]))
+        (info.name, info.encode_name, _left_out_test(info, config.omit_defaults), _converter(hints[info.name]))
         for info in msgspec.structs.fields(cls)
     )
+    if config.tag_field is not None:
+        tag = config.tag
+        fields = ((_TAG, config.tag_field, None, lambda _: tag), *fields)
     cls.__wire_fields__ = fields
     return fields
 
 
-def _left_out_test(info: msgspec.structs.FieldInfo) -> Callable[[Any], bool] | None:
-    """When the field is not written: it holds its default (never, for a field without one)."""
-    if info.required:
+_TAG = "__class__"  # the tag's writer reads an attribute every object has, and writes the tag instead
+
+
+def _left_out_test(info: msgspec.structs.FieldInfo, omit_defaults: bool) -> Callable[[Any], bool] | None:
+    """When the field is not written: it holds its default (never, for a field without one, nor in a
+    payload declared ``omit_defaults=False``, which writes every key)."""
+    if info.required or not omit_defaults:
         return None
     default = info.default if info.default is not msgspec.NODEFAULT else info.default_factory()
     if default is None:
@@ -98,11 +110,18 @@ def _converter(hint: Any, inside: bool = False) -> Callable[[Any], Any] | None:
         return None if convert is None else _unless_none(convert)
     if isinstance(hint, type) and issubclass(hint, enum.Enum):
         return _enum_value
+    if hint is datetime:
+        return _rfc3339
     if isinstance(hint, type) and issubclass(hint, Wire):
         return written
     if origin is list and args:
         item = _converter(args[0], inside=True)
         return None if item is None else lambda values: [item(value) for value in values]
+    if origin is tuple and args:  # a frozen payload's sequence: a JSON list, as msgspec writes it
+        each = _converter(args[0], inside=True)
+        if each is None:
+            return list
+        return lambda values: [each(value) for value in values]
     if origin is dict and len(args) == 2:
         entry = _converter(args[1], inside=True)
         return None if entry is None else lambda values: {key: entry(value) for key, value in values.items()}
@@ -115,6 +134,11 @@ def _unless_none(convert: Callable[[Any], Any]) -> Callable[[Any], Any]:
 
 def _enum_value(value: enum.Enum) -> Any:
     return value.value
+
+
+def _rfc3339(value: datetime) -> str:
+    """A time as msgspec writes it (and the API server): UTC as ``Z``."""
+    return value.isoformat().replace("+00:00", "Z")
 
 
 def written(value: Any) -> Any:

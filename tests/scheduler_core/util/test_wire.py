@@ -1,4 +1,4 @@
-"""scheduler_core.encoding.wire: the JSON form derived from a payload's declaration, held to msgspec's
+"""scheduler_core.util.wire: the JSON form derived from a payload's declaration, held to msgspec's
 own reading of it (``msgspec.to_builtins``), without copying what the engine handed over."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from scheduler_core.encoding.events import (
     StepEnded,
     WrittenJSON,
 )
-from scheduler_core.encoding.wire import Wire, holds, json_without
+from scheduler_core.util.wire import Wire, holds, json_without
 from tests.scheduler_core.encoding.payload_examples import every_field_set
 
 DECLARED = sorted(
