@@ -49,7 +49,7 @@ from scheduler_core.run.outcomes import Bound, CycleEnding, FitError
 from scheduler_core.scenario import manifests
 from scheduler_core.scenario.pods import refused_at_load, settle_gated_fields
 from scheduler_core.run.scheduler import Cycle
-from scheduler_core.run.steps import STEP_GAP_MS
+from scheduler_core.run.steps.driver import STEP_GAP_MS
 
 METHOD_AUTO = "auto"  # counted where copies are independent, else placed, else trials
 METHOD_PLACE = "place"  # placed one by one even where counting applies (and where pods stay pending)

@@ -231,7 +231,7 @@ def _mark(pod: str, node: Optional[str], before: dict[str, Optional[str]]) -> st
 
 def _added_node_labels(scenario: Scenario) -> dict[str, dict[str, str]]:
     """The labels of every node an addNodes operation makes: its model's, the operation's, and
-    the hostname label set to the new name (as scheduler_core.run.steps writes them)."""
+    the hostname label set to the new name (as scheduler_core.run.steps.nodes writes them)."""
     labels = {n.name: dict(n.labels) for n in scenario.nodes}
     for step in scenario.changes.steps if scenario.changes is not None else ():
         for operation in step.operations:

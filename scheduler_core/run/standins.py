@@ -23,7 +23,7 @@ from scheduler_core.encoding.events import ClusterChangeKind, Event, ExtensionPo
 from scheduler_core.framework.node_info import Snapshot
 from scheduler_core.model import Pod, Scenario
 from scheduler_core.run.recorder import RunRecorder
-from scheduler_core.run.steps import StepDriver
+from scheduler_core.run.steps.driver import StepDriver
 
 DELETED = "deleted"
 

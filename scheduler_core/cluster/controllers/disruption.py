@@ -1,11 +1,11 @@
-"""The disruption controller stand-in (pkg/controller/disruption: getExpectedPodCount,
-updatePdbStatus): a budget's status.disruptionsAllowed after every change."""
+"""The disruption controller stand-in (pkg/controller/disruption: sync, trySync,
+getExpectedPodCount, updatePdbStatus): a budget's status.disruptionsAllowed after every change."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import Optional, Union
+from typing import Iterator, Optional, Protocol, Union
 
 from scheduler_core.cluster.controllers.deployment import owned_replica_sets
 from scheduler_core.cluster.controllers.state import ClusterState, is_running
@@ -23,6 +23,36 @@ from scheduler_core.model import (
 # The controllers whose scale the release finds for a pod (finders: ReplicaSet, Deployment via its
 # ReplicaSet, StatefulSet; ReplicationController has no stand-in here).
 _SCALED_KINDS = (KIND_REPLICA_SET, KIND_STATEFUL_SET)
+
+
+class BudgetApi(Protocol):
+    """What the controller uses of the API server: the budgets, and its status writes."""
+
+    def budgets(self) -> list[PodDisruptionBudget]: ...
+
+    def put_budget(self, budget: PodDisruptionBudget, detail: str = "") -> Optional[PodDisruptionBudget]: ...
+
+
+def sync(state: ClusterState, api: BudgetApi, changed: Optional[Pod] = None) -> Iterator[PodDisruptionBudget]:
+    """sync over every budget (with ``changed``, only the budgets that select that pod, as the
+    pod handlers enqueue getPdbForPod's): each status that moved is written, and yielded once
+    written so that the caller delivers it before the next."""
+    for budget in api.budgets():
+        if changed is not None and not selects(budget, changed):
+            continue
+        updated = recompute(state, budget, budget.spec)
+        if updated.disruptions_allowed != budget.disruptions_allowed:
+            api.put_budget(updated, f"disruptionsAllowed {budget.disruptions_allowed} → {updated.disruptions_allowed}")
+            yield updated
+
+
+def selects(budget: PodDisruptionBudget, pod: Pod) -> bool:
+    """Whether the budget's selector selects the pod (in its namespace)."""
+    return (
+        budget.namespace == pod.namespace
+        and budget.selector is not None
+        and compile_selector(budget.selector).matches(pod.labels)
+    )
 
 
 def recompute(state: ClusterState, budget: PodDisruptionBudget, spec: Optional[BudgetSpec]) -> PodDisruptionBudget:

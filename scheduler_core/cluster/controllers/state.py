@@ -13,6 +13,7 @@ from scheduler_core.release.gates import FeatureGates
 from scheduler_core.model import (
     ControlledWorkload,
     Node,
+    ObjectRef,
     PersistentVolumeClaim,
     Pod,
     PriorityClass,
@@ -216,6 +217,13 @@ class ClusterState:
             )
             return
         self.api.delete_workload(workload.kind, workload.namespace, workload.name, detail)
+
+    def workload(self, ref: ObjectRef) -> Optional[ControlledWorkload]:
+        """The workload ``ref`` names, as the cache holds it (the lister's Get); None if there is none."""
+        return next(
+            (w for w in self.workloads if w.kind == ref.kind and w.namespace == ref.namespace and w.name == ref.name),
+            None,
+        )
 
     def current(self, workload: ControlledWorkload) -> ControlledWorkload:
         """The cache's version of a workload (the same name and kind)."""

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from scheduler_core.cluster.controllers import availability
-from tests.scheduler_core.builders import cluster_state, make_pod
+from scheduler_core.model import ObjectRef, OwnerReference
+from tests.scheduler_core.builders import cluster_state, controlled_workload, make_pod
 
 
 @pytest.mark.parametrize(
@@ -39,3 +40,34 @@ def test_the_controller_looks_again_min_ready_seconds_and_a_second_after_the_bin
     state.bound_ms[pod.key] = 1_500
     assert availability.resync_ms(state, pod, 10) == 12_500
     assert availability.resync_ms(state, pod, 0) is None
+
+
+def _owned_pod(workload):
+    ref = OwnerReference(workload.kind, workload.name, "apps/v1", controller=True, uid=workload.uid)
+    return make_pod(f"{workload.name}-1", labels={"app": workload.name}, node="n1", owner_references=(ref,))
+
+
+def test_a_pod_becoming_ready_matters_to_its_controller_only_while_it_waits_for_it():
+    ordered = controlled_workload("StatefulSet", "db", min_ready_seconds=5)
+    parallel = controlled_workload("StatefulSet", "cache", min_ready_seconds=5, pod_management_policy="Parallel")
+    agent = controlled_workload("DaemonSet", "agent", min_ready_seconds=5)
+    quick = controlled_workload("StatefulSet", "quick")
+    state = cluster_state(workloads=[ordered, parallel, agent, quick])
+    assert availability.owner_to_resync(state, _owned_pod(ordered), []) is ordered  # OrderedReady progress
+    assert availability.owner_to_resync(state, _owned_pod(parallel), []) is None
+    assert availability.owner_to_resync(state, _owned_pod(agent), []) is None
+    assert availability.owner_to_resync(state, _owned_pod(agent), [ObjectRef("DaemonSet", "default", "agent")]) is agent
+    assert availability.owner_to_resync(state, _owned_pod(quick), []) is None  # no minReadySeconds
+
+
+def test_the_resyncs_wake_the_run_soonest_first_and_are_taken_once_due():
+    db = controlled_workload("StatefulSet", "db", min_ready_seconds=5)
+    pod = _owned_pod(db)
+    state = cluster_state(workloads=[db], pods=[pod])
+    state.bound_ms[pod.key] = 1_000
+    resyncs = availability.Resyncs(state)
+    assert resyncs.next_ms() is None
+    resyncs.expect_available(pod, 1_000, [])
+    assert resyncs.next_ms() == 7_000 and state.now_ms == 1_000
+    assert not resyncs.take_due(6_999)
+    assert resyncs.take_due(7_000) and resyncs.next_ms() is None

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 from scheduler_core.cluster.controllers.state import ClusterState, is_running
 from scheduler_core.cluster.store import KIND_POD, KIND_WORKLOAD, Action, Cluster, WatchEvent
 from scheduler_core.encoding.events import ClusterChangeKind
-from scheduler_core.model import OwnerReference
+from scheduler_core.model import ObjectRef, OwnerReference
 from tests.scheduler_core.builders import cluster_state, controlled_workload, make_node, make_pod
 
 EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -117,3 +117,11 @@ def test_workload_writes_go_through_the_api_and_the_cache_follows_its_events():
     assert state.workloads == [scaled, made]
     cluster.delete_workload("ReplicaSet", "default", "web")
     assert state.workloads == [made]
+
+
+def test_a_workload_is_found_by_kind_namespace_and_name():
+    web = controlled_workload("ReplicaSet", "web")
+    state = cluster_state(workloads=[web, controlled_workload("StatefulSet", "web")])
+    assert state.workload(ObjectRef("ReplicaSet", "default", "web")) is web
+    assert state.workload(ObjectRef("ReplicaSet", "other", "web")) is None
+    assert state.workload(ObjectRef("Deployment", "default", "web")) is None
