@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
 from scheduler_core.cluster.controllers.deployment import POD_TEMPLATE_HASH, template_hash
+from scheduler_core.util.wire import Wire
 from scheduler_core.encoding.events import ClusterChanged, ClusterChangeKind, StepEnded, StepStarted, read_events
 from scheduler_core.model import (
     KIND_DEPLOYMENT,
@@ -44,66 +45,36 @@ _GONE_BY_KIND = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class NodeAtStep:
+class NodeAtStep(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
     name: str
     labels: dict[str, str]
     unschedulable: bool
     added: bool  # added during this step
 
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "labels": self.labels, "unschedulable": self.unschedulable, "added": self.added}
 
-
-@dataclass(frozen=True, slots=True)
-class PodAtStep:
+class PodAtStep(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
     pod: str  # namespace/name
     node: Optional[str]  # None: pending
     mark: str  # MARK_*
     previous_node: Optional[str]  # at the end of the step before (None: pending or did not exist)
     labels: dict[str, str]  # as written or as created (a run stored before PodCreated carried them: its template's)
-    claims: list[dict[str, str]] = field(default_factory=list)  # spec.resourceClaims as written or created
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "pod": self.pod,
-            "node": self.node,
-            "mark": self.mark,
-            "previousNode": self.previous_node,
-            "labels": self.labels,
-            "claims": self.claims,
-        }
+    claims: list[dict[str, str]] = []  # spec.resourceClaims: {name, resourceClaimName | resourceClaimTemplateName}
 
 
-@dataclass(frozen=True, slots=True)
-class GonePod:
+class GonePod(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
     pod: str
     node: Optional[str]  # where it was when it left (None: it was pending)
     how: str  # GONE_*
     labels: dict[str, str]
 
-    def to_json(self) -> dict[str, Any]:
-        return {"pod": self.pod, "node": self.node, "how": self.how, "labels": self.labels}
 
-
-@dataclass(frozen=True, slots=True)
-class StepPlacement:
+class StepPlacement(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
     step: int
     name: str
     nodes: list[NodeAtStep]  # the nodes at the end of the step, in the order they came
     deleted_nodes: list[str]  # nodes lost during the step
     pods: list[PodAtStep]  # every pod at the end of the step (first seen first)
     gone: list[GonePod]  # pods that left during the step, in the order they left
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "step": self.step,
-            "name": self.name,
-            "nodes": [n.to_json() for n in self.nodes],
-            "deletedNodes": self.deleted_nodes,
-            "pods": [p.to_json() for p in self.pods],
-            "gone": [g.to_json() for g in self.gone],
-        }
 
 
 @dataclass(slots=True)

@@ -279,37 +279,5 @@ class TimelineOut(ApiSchema):
     recorded: RecordedComparisonOut | None
 
 
-class StepNodeOut(ApiSchema):
-    name: str
-    labels: dict[str, str]
-    unschedulable: bool
-    added: bool  # added during this step
-
-
-class StepPodOut(ApiSchema):
-    pod: str
-    node: str | None  # null: pending at the end of the step
-    mark: str  # "new" | "placed" | "moved" | "pending" | "" (where it was)
-    previous_node: str | None  # at the end of the step before
-    labels: dict[
-        str, str
-    ]  # as written or as its controller created it (a run stored before events carried them: the template's)
-    claims: list[dict[str, str]] = []  # spec.resourceClaims: {name, resourceClaimName | resourceClaimTemplateName}
-
-
-class StepGoneOut(ApiSchema):
-    pod: str
-    node: str | None  # where it was when it left
-    how: str  # "evicted" | "deleted" | "succeeded"
-    labels: dict[str, str]
-
-
-class StepClusterOut(ApiSchema):
-    """The cluster at the end of a step (scheduler_core.answers.stepplacements)."""
-
-    step: int
-    name: str
-    nodes: list[StepNodeOut]
-    deleted_nodes: list[str]
-    pods: list[StepPodOut]
-    gone: list[StepGoneOut]
+class StepClusterOut(EngineSchema, payload=engine.StepPlacement):
+    """The cluster at the end of a step (scheduler_core.answers.stepplacements ``StepPlacement``, as it declares it)."""
