@@ -29,7 +29,7 @@ from scheduler_core.answers.findings import NODE_TAINTS_MISSING
 from scheduler_core.cluster.node_lifecycle import add_node_taints_to_text, controller_taint_changes
 
 # Releases.
-from scheduler_core.release.choice import ReleaseChoice, ReleaseRequest, rechoose
+from scheduler_core.release.choice import ReleaseChoice, ReleaseRequest, ReleaseSaid, rechoose
 from scheduler_core.release.gates import FEATURE_SPECS, FeatureGateError, feature_gates, parse_feature_gates, spec_at
 from scheduler_core.release.versions import DEFAULT_RELEASE, SUPPORTED_RELEASES, Release, UnknownRelease, release_named
 
@@ -137,6 +137,7 @@ __all__ = [
     "RecordedComparison",
     "Release",
     "ReleaseChoice",
+    "ReleaseSaid",
     "ReleaseRequest",
     "RemovableAnswer",
     "RemovableAnswerJSON",

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Mapping, Optional
+from typing import Any, Mapping, Optional
 
+from scheduler_core.util.wire import Wire
 from scheduler_core.release.rules import Rules, rules_for
 from scheduler_core.release.versions import (
     DEFAULT_RELEASE,
@@ -95,17 +96,35 @@ class ReleaseChoice:
             lead += f"; {self.evidence.version} is not a supported release, so the nearest one is replayed"
         return lead
 
-    def to_json(self) -> dict[str, object]:
-        return {
-            "release": self.release.name,
-            "version": self.release.version,
-            "source": self.source.value,
-            "where": self.evidence.where if self.evidence else None,
-            "reported": str(self.reported) if self.reported else None,
-            "exact": self.exact,
-            "featureGates": dict(self.rules.gates.overrides),
-            "sentence": self.sentence(),
-        }
+    def wire(self) -> ReleaseSaid:
+        return ReleaseSaid(
+            self.release.name,
+            self.release.version,
+            self.source.value,
+            self.evidence.where if self.evidence else None,
+            str(self.reported) if self.reported else None,
+            self.exact,
+            dict(self.rules.gates.overrides),
+            self.sentence(),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return self.wire().to_json()
+
+
+class ReleaseSaid(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
+    """The release replayed and why, as every answer that names its release writes it."""
+
+    release: str  # "v1.36"
+    version: str  # "v1.36.3": the patch release whose code is ported
+    # asked, kube-scheduler-image, server-version, openshift-version, kube-apiserver-image,
+    # kubelet-version (a lower bound only), default (the dump says nothing)
+    source: str
+    where: Optional[str]  # where the dump says it ("Pod kube-system/kube-scheduler-cp-1: image ...")
+    reported: Optional[str]  # the cluster's own version, when the dump says it
+    exact: bool  # false: the cluster's version is not a supported release; the nearest is replayed
+    feature_gates: dict[str, bool]  # kube-scheduler's --feature-gates applied
+    sentence: str  # "replayed as kube-scheduler v1.35.4: the cluster runs v1.35.2 (Pod ...)"
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,25 +3,12 @@ scenario, run or answer is replayed as and why (ReleaseOut: every router that na
 
 from __future__ import annotations
 
-from pydantic import Field
+from webui.schemas.common import ApiSchema, EngineSchema
+from webui.services import engine
 
-from webui.schemas.common import ApiSchema
 
-
-class ReleaseOut(ApiSchema):
-    """The release replayed and why: scheduler_core.release.choice.ReleaseChoice.to_json()."""
-
-    release: str  # "v1.36"
-    version: str  # "v1.36.3": the patch release whose code is ported
-    source: str = Field(
-        description="asked, kube-scheduler-image, server-version, openshift-version, kube-apiserver-image, "
-        "kubelet-version (a lower bound only), default (the dump says nothing)"
-    )
-    where: str | None  # where the dump says it ("Pod kube-system/kube-scheduler-cp-1: image ...")
-    reported: str | None  # the cluster's own version, when the dump says it
-    exact: bool  # false: the cluster's version is not a supported release; the nearest is replayed
-    feature_gates: dict[str, bool]  # kube-scheduler's --feature-gates applied
-    sentence: str  # "replayed as kube-scheduler v1.35.4: the cluster runs v1.35.2 (Pod ...)"
+class ReleaseOut(EngineSchema, payload=engine.ReleaseSaid):
+    """The release replayed and why: scheduler_core.release.choice.ReleaseChoice.to_json(), as ``ReleaseSaid`` declares it."""
 
 
 class GateOut(ApiSchema):
