@@ -59,6 +59,7 @@ from scheduler_core.framework.filter_facts import CycleDetails
 from scheduler_core.answers.compare import compare_events, compare_reads
 from scheduler_core.answers.explain_pod import NotBound, PodPlacementExplanation, explain_pod
 from scheduler_core.answers.recorded import (
+    RecordedAnswers,
     RecordedComparison,
     compare_recorded,
     replayed_from_timeline,
@@ -134,6 +135,7 @@ __all__ = [
     "Pod",
     "PodPlacementExplanation",
     "Question",
+    "RecordedAnswers",
     "RecordedComparison",
     "Release",
     "ReleaseChoice",

@@ -14,7 +14,6 @@ from webui.schemas.runs import (
     CycleExplanationOut,
     CycleOut,
     RecordedComparisonOut,
-    RecordedPodOut,
     RunOut,
     RunProgressOut,
     StepClusterOut,
@@ -231,29 +230,8 @@ def explanation(found: engine.CycleExplanation) -> CycleExplanationOut:
 
 
 def recorded(comparison: engine.RecordedComparison | None) -> RecordedComparisonOut | None:
-    """The engine's comparison, typed: every compared pod in queue order, with the summary line."""
-    if comparison is None:
-        return None
-    pods = [
-        RecordedPodOut(
-            pod=o.pod,
-            reason=o.reason,
-            message=o.message,
-            time=o.time or None,
-            replayed=o.replayed_text,
-            replayed_node=o.replayed.node if o.replayed else None,
-            agrees=o.agrees,
-            causes=list(o.causes),
-        )
-        for o in comparison.outcomes
-    ]
-    return RecordedComparisonOut(
-        compared=len(pods),
-        agree=comparison.agreeing,
-        summary=comparison.summary,
-        without_condition=len(comparison.without_condition),
-        pods=pods,
-    )
+    """The engine's comparison as it serves it: every compared pod in queue order, with the summary line."""
+    return None if comparison is None else RecordedComparisonOut.model_validate(comparison.answers().to_json())
 
 
 def timeline_steps(story: dict[str, Any]) -> list[dict[str, Any]] | None:

@@ -32,6 +32,7 @@ from scheduler_core.answers.findings import (
     Finding,
     find_all,
 )
+from scheduler_core.util.wire import Wire
 from scheduler_core.model import Pod, RecordedScheduling, Scenario
 
 REASON_GATED = "SchedulingGated"
@@ -116,6 +117,23 @@ class RecordedComparison:
         """The ``recorded`` object of the trace and timeline JSON: pod -> its comparison."""
         return {outcome.pod: outcome.to_json() for outcome in self.outcomes}
 
+    def answers(self) -> RecordedAnswers:
+        """The comparison as the web app serves it: every compared pod in queue order, with the counts."""
+        pods = [
+            RecordedPod(
+                o.pod,
+                o.reason,
+                o.message,
+                o.time or None,
+                o.replayed_text,
+                o.replayed.node if o.replayed else None,
+                o.agrees,
+                list(o.causes),
+            )
+            for o in self.outcomes
+        ]
+        return RecordedAnswers(len(pods), self.agreeing, len(self.without_condition), self.summary, pods)
+
     def lines(self) -> list[str]:
         """The readable account `trace` and `timeline` print after the run."""
         if not self.outcomes:
@@ -129,6 +147,29 @@ class RecordedComparison:
             out.extend(f"    likely cause: {cause}" for cause in outcome.causes)
         out.append(self.summary)
         return out
+
+
+class RecordedPod(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
+    """One pending pod: its PodScheduled condition as dumped (the real scheduler's last word) beside the replay."""
+
+    pod: str
+    reason: str  # Unschedulable, SchedulingGated
+    message: str
+    time: Optional[str]  # lastTransitionTime as written
+    replayed: str  # the replay's FailedScheduling text, "bound to NODE", or "not attempted (scheduling gates)"
+    replayed_node: Optional[str]  # where the replay bound it (None: left pending)
+    agrees: bool
+    causes: list[str]  # when they differ: the likely causes (the dump's findings first), most specific first
+
+
+class RecordedAnswers(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
+    """The recorded answers beside the replay, for every pending pod that carries one."""
+
+    compared: int  # pending pods with a PodScheduled=False condition
+    agree: int
+    without_condition: int  # pending pods the dump gives no condition
+    summary: str  # "the replay agrees with your cluster on 23 of 25 pending pod(s)"
+    pods: list[RecordedPod]  # queue order
 
 
 # ---------------------------------------------------------------------------- what the replay did

@@ -164,27 +164,8 @@ class TraceOut(ApiSchema):
 # ---------------------------------------------------------------- the story, runs with steps (../shared/spec/CHANGES.md)
 
 
-class RecordedPodOut(ApiSchema):
-    """One pending pod: its PodScheduled condition as dumped (the real scheduler's last word) beside the replay."""
-
-    pod: str
-    reason: str  # Unschedulable, SchedulingGated
-    message: str
-    time: str | None  # lastTransitionTime as written
-    replayed: str  # the replay's FailedScheduling text, "bound to NODE", or "not attempted (scheduling gates)"
-    replayed_node: str | None  # where the replay bound it (null: left pending)
-    agrees: bool
-    causes: list[str]  # when they differ: the likely causes (the dump's findings first), most specific first
-
-
-class RecordedComparisonOut(ApiSchema):
-    """The recorded answers beside the replay, for every pending pod that carries one."""
-
-    compared: int  # pending pods with a PodScheduled=False condition
-    agree: int
-    without_condition: int  # pending pods the dump gives no condition
-    summary: str  # "the replay agrees with your cluster on 23 of 25 pending pod(s)"
-    pods: list[RecordedPodOut]  # queue order
+class RecordedComparisonOut(EngineSchema, payload=engine.RecordedAnswers):
+    """The recorded answers beside the replay (scheduler_core.answers.recorded ``RecordedAnswers``)."""
 
 
 class StepBlockedOut(ApiSchema):
