@@ -12,7 +12,8 @@ MIB = 1024 * 1024
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    max_bytes: int = 32 * MIB  # the CLI reads local files; the web app configures its own, smaller limit
+    # A 5,000-node dump as `kubectl get -o json` writes it is ~41 MB (the embedded app takes as much).
+    max_bytes: int = 128 * MIB
     max_documents: int = 100_000
     max_nodes: int = 10_000
     max_pods: int = 60_000

@@ -14,7 +14,7 @@ from tests.scheduler_core.builders import node_text, scenario_text
 def test_the_defaults_bound_size_objects_and_yaml_shape():
     limits = Limits()
     assert (limits.max_bytes, limits.max_nodes, limits.max_pods, limits.max_pending_pods) == (
-        32 * MIB,
+        128 * MIB,
         10_000,
         60_000,
         5_000,
