@@ -11,7 +11,7 @@ from __future__ import annotations
 
 # Loading and checking a scenario.
 from scheduler_core.scenario.errors import ScenarioError, ScenarioInvalid
-from scheduler_core.scenario.limits import Limits, megabytes
+from scheduler_core.scenario.limits import Limits, in_own_words, megabytes, setting_value
 from scheduler_core.scenario.loader import load_scenario
 from scheduler_core.scenario.sources import is_archive, kind_named_by, upload_to_text
 from scheduler_core.scenario.jsonstream import as_yaml_stream
@@ -189,6 +189,8 @@ __all__ = [
     "kind_named_by",
     "load_scenario",
     "megabytes",
+    "in_own_words",
+    "setting_value",
     "one_pass",
     "parse_feature_gates",
     "payload_schema",

@@ -41,6 +41,7 @@ from scheduler_core.answers.report import (
     render_report,
 )
 from scheduler_core.scenario import Limits, ScenarioInvalid
+from scheduler_core.scenario.limits import in_own_words, setting_value
 from scheduler_core.scenario.gcpause import collector_paused
 from scheduler_core.scenario.sources import load_paths
 from scheduler_core.run.scheduler import TIE_BREAK_FIRST, TIE_BREAK_RANDOM, simulate
@@ -286,11 +287,11 @@ def limits_from(args: argparse.Namespace) -> Limits:
 
 
 def _with_flag(message: str) -> str:
-    """A size-limit message names its field ("(Limits.max_pending_pods)"): add the flag that raises it."""
-    for limit in dataclasses.fields(Limits):
-        if message.endswith(f"(Limits.{limit.name})"):
-            return f"{message}; raise it with {_limit_flag(limit.name)}"
-    return message
+    """A size-limit message ends with its field ("(Limits.max_pending_pods)"): the flag that raises
+    it, with the value that would take this scenario when the message says it, in its place."""
+    return in_own_words(
+        message, lambda limit, value: f"raise it with {_limit_flag(limit)} {setting_value(limit, value)}"
+    )
 
 
 def _load(

@@ -104,12 +104,19 @@ def on_auth_error(request: HttpRequest, exc: AuthenticationError) -> HttpRespons
 
 @api.exception_handler(RequestDataTooBig)
 def on_too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
+    """A body Django will not hold (DATA_UPLOAD_MAX_MEMORY_SIZE: room for a scenario of SCHEDLAB_MAX_BYTES
+    escaped in JSON, twice over)."""
+    try:
+        size = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        size = 0
+    said = f"the request is {engine.megabytes(size)}," if size else "the request is"
     limit = LimitExceeded(
         "max_bytes",
         settings.SCHEDLAB_MAX_BYTES,
         engine.in_server_words(
-            f"the request is more than {engine.megabytes(settings.SCHEDLAB_MAX_BYTES)}, the limit of a "
-            "scenario (Limits.max_bytes)"
+            f"{said} more than a scenario of the limit of {engine.megabytes(settings.SCHEDLAB_MAX_BYTES)} "
+            "takes (Limits.max_bytes)"
         ),
     )
     return on_domain_error(request, limit)

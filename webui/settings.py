@@ -157,7 +157,7 @@ WHITENOISE_USE_FINDERS = True
 
 # --- Redis / channel layer / Celery -------------------------------------------------------
 REDIS_URL = env_str("REDIS_URL")
-CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, str | bool | int]  # set by the branch that picks the broker
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, str | bool | int | float]  # set by the branch that picks the broker
 if REDIS_URL:
     # redis-py 8 reads with a 5 s socket timeout by default, exactly channels_redis's 5 s BZPOPMIN
     # wait: a quiet channel then raises TimeoutError and kills the websocket. Read longer than that.
@@ -182,6 +182,9 @@ else:
         "data_folder_in": str(_broker_dir / "queue"),
         "data_folder_out": str(_broker_dir / "queue"),
         "store_processed": False,
+        # How often an idle worker looks for a message: kombu's 1 s put up to a second before every
+        # run's start (issue 50: the first cycle within 5 s of the start); a directory listing is cheap.
+        "polling_interval": 0.1,
     }
 
 CELERY_TASK_IGNORE_RESULT = True
@@ -202,19 +205,34 @@ CELERY_TASK_ROUTES = {
 }
 
 # --- SchedLab limits (every one can be raised or lowered per deployment) ------------------------
-SCHEDLAB_MAX_BYTES = env_int("SCHEDLAB_MAX_BYTES", 8 * 1024 * 1024, minimum=1)  # fits the 5000-node bench files
+# Two sets of defaults. The embedded mode (`make run`: one person, their own machine) takes a
+# cluster at Kubernetes' envelope of 5,000 nodes (docs/OPERATIONS.md, "Big clusters"): a 5,000-node
+# dump of ~15,000 pods is 18 MB as YAML and 43 MB as `kubectl get -o json`, runs to the end in about a
+# minute, and no process grows past ~1.3 GB (README, "How fast": tools/app_bench.py). Production
+# serves many people on shared workers: its defaults stay small, each a setting to raise.
+MIB = 1024 * 1024
+SCHEDLAB_MAX_BYTES = env_int("SCHEDLAB_MAX_BYTES", (128 if EMBEDDED else 8) * MIB, minimum=1)
 SCHEDLAB_MAX_NODES = env_int("SCHEDLAB_MAX_NODES", 10_000, minimum=1)
-SCHEDLAB_MAX_PODS = env_int("SCHEDLAB_MAX_PODS", 50_000, minimum=1)
-SCHEDLAB_MAX_PENDING_PODS = env_int("SCHEDLAB_MAX_PENDING_PODS", 2_000, minimum=1)
+SCHEDLAB_MAX_PODS = env_int("SCHEDLAB_MAX_PODS", 150_000 if EMBEDDED else 50_000, minimum=1)
+SCHEDLAB_MAX_PENDING_PODS = env_int("SCHEDLAB_MAX_PENDING_PODS", 20_000 if EMBEDDED else 2_000, minimum=1)
 # An uploaded archive (support bundle, must-gather...) is untrusted: what it may inflate to, skipped
 # members (logs) included, and how many entries it may hold; the YAML/JSON read from it is bounded
 # by SCHEDLAB_MAX_BYTES like any scenario text.
-SCHEDLAB_MAX_UNPACKED_BYTES = env_int("SCHEDLAB_MAX_UNPACKED_BYTES", 256 * 1024 * 1024, minimum=1)
+SCHEDLAB_MAX_UNPACKED_BYTES = env_int("SCHEDLAB_MAX_UNPACKED_BYTES", (1024 if EMBEDDED else 256) * MIB, minimum=1)
 SCHEDLAB_MAX_ARCHIVE_FILES = env_int("SCHEDLAB_MAX_ARCHIVE_FILES", 20_000, minimum=1)
-# About 45 events per cycle with the default profile: 2000 pending pods stay well inside this.
-SCHEDLAB_MAX_EVENTS_PER_RUN = env_int("SCHEDLAB_MAX_EVENTS_PER_RUN", 250_000, minimum=1)
+# About 45 events per cycle with the default profile: the pending pods allowed stay well inside this.
+SCHEDLAB_MAX_EVENTS_PER_RUN = env_int("SCHEDLAB_MAX_EVENTS_PER_RUN", 2_000_000 if EMBEDDED else 250_000, minimum=1)
 # Compressed payload bytes one run may store (a 5000-node cycle is ~100 KiB: ~5000 such cycles).
-SCHEDLAB_MAX_STORED_BYTES_PER_RUN = env_int("SCHEDLAB_MAX_STORED_BYTES_PER_RUN", 512 * 1024 * 1024, minimum=1)
+SCHEDLAB_MAX_STORED_BYTES_PER_RUN = env_int(
+    "SCHEDLAB_MAX_STORED_BYTES_PER_RUN", (4096 if EMBEDDED else 512) * MIB, minimum=1
+)
+# Loaded scenarios kept on disk for the app's other processes (webui/services/loaded_cache.py): the
+# worker that runs a big dump reads what the web process read to check it (0.6 s instead of 3.5 s
+# at 5,000 nodes), so its first cycle comes sooner. Embedded only by default: production's workers
+# may be on other machines (set a directory all of them share, or leave it empty: off).
+SCHEDLAB_LOADED_CACHE_DIR = env_str("SCHEDLAB_LOADED_CACHE_DIR") or (str(VAR_DIR / "loaded") if EMBEDDED else "")
+SCHEDLAB_LOADED_CACHE_MIN_BYTES = env_int("SCHEDLAB_LOADED_CACHE_MIN_BYTES", MIB, minimum=0)  # smaller: read at once
+SCHEDLAB_LOADED_CACHE_FILES = env_int("SCHEDLAB_LOADED_CACHE_FILES", 8, minimum=1)  # ~8 MB each at 5,000 nodes
 # Where a run's engine runs: "auto" (its own forked process for a run of 100,000 nodes × pending
 # pods or more, so scheduling and storing use two cores), "child" (always) or "inline" (never).
 SCHEDLAB_ENGINE_PROCESS = env_choice("SCHEDLAB_ENGINE_PROCESS", "auto", ("auto", "child", "inline"))

@@ -102,7 +102,10 @@ class RunController {
     if (finished) this.afterFirstStep(() => this.loadStory());
     if (!finished) await this.loadNodes(); // a live run's size is known from its node count
     const forced = new URLSearchParams(location.search).get("load") === "cycle"; // ?load=cycle: per cycle at any size
-    this.lazy = forced || (finished ? this.run.eventCount > LAZY_EVENTS : this.run.progress.cycles * this.nodeLabels.size > LAZY_NODE_CYCLES);
+    // A live run will have a cycle per pending pod at least: a 5,000-node run opened as it starts is
+    // read per cycle too, not streamed whole into the page (issue 50).
+    const cycles = Math.max(this.run.progress.cycles, this.pendingPods || 0);
+    this.lazy = forced || (finished ? this.run.eventCount > LAZY_EVENTS : cycles * this.nodeLabels.size > LAZY_NODE_CYCLES);
     if (this.lazy) {
       this.loaded = []; // cycles held in the model, oldest first
       // The step's events and the node labels side by side; the step is drawn as soon as its events
@@ -201,7 +204,10 @@ class RunController {
    * them too), else the version's /nodes; the full /objects (or the YAML) on an older server. */
   async nodeList() {
     const names = await this.loader.names().catch(() => null);
-    if (names) return names.nodes;
+    if (names) {
+      this.pendingPods = (names.pods || []).length;
+      return names.nodes;
+    }
     try {
       return (await api.nodes(this.run.scenario, this.run.version)).nodes || [];
     } catch (error) {

@@ -195,7 +195,18 @@ def _pending_pods(count: int) -> bytes:
 def test_a_size_limit_names_the_flag_that_raises_it():
     result = _run("trace", "-", "--json", "--max-pending-pods", "2", stdin=_pending_pods(3))
     assert result.returncode == 2
-    assert b"3 pending pods, more than 2 (Limits.max_pending_pods); raise it with --max-pending-pods" in result.stderr
+    assert b"3 pending pods, more than 2; raise it with --max-pending-pods 3\n" in result.stderr
+    assert b"Limits." not in result.stderr
+
+
+def test_a_size_refusal_says_the_size_and_the_limit_in_mb_and_the_flag_with_a_value_that_takes_it(tmp_path):
+    text = _pending_pods(300)
+    (tmp_path / "big.yaml").write_bytes(text)
+    result = _run("check", str(tmp_path / "big.yaml"), "--max-bytes", "10000")
+    assert result.returncode == 2
+    said = result.stderr.decode()
+    assert f"the scenario is {len(text)} bytes, more than the limit of 10000 bytes; " in said
+    assert said.count("raise it with --max-bytes 1048576 (1 MB)") == 1 and "Limits." not in said
 
 
 @pytest.mark.parametrize(
@@ -217,7 +228,7 @@ def test_every_loading_command_takes_the_size_limits_as_flags(command):
     text = _pending_pods(3)
     refused = _run(*command, "--json", "--max-pending-pods", "2", stdin=text)
     assert refused.returncode == 2
-    assert b"more than 2 (Limits.max_pending_pods); raise it with --max-pending-pods" in refused.stderr
+    assert b"more than 2; raise it with --max-pending-pods 3" in refused.stderr and b"Limits." not in refused.stderr
     accepted = _run(*command, "--json", "--max-pending-pods", "3", "--max-nodes", "1", stdin=text)
     assert b"Limits." not in accepted.stderr, accepted.stderr.decode()[-500:]
 
@@ -225,7 +236,7 @@ def test_every_loading_command_takes_the_size_limits_as_flags(command):
 def test_the_default_limits_are_the_loaders():
     """Without flags, scheduler_core.scenario.limits.Limits: at most 5,000 pending pods."""
     refused = _run("timeline", "-", "--json", stdin=_pending_pods(5001))
-    assert refused.returncode == 2 and b"5001 pending pods, more than 5000 (Limits.max_pending_pods)" in refused.stderr
+    assert refused.returncode == 2 and b"5001 pending pods, more than 5000; raise it with" in refused.stderr
 
 
 def test_a_limit_flag_must_be_a_positive_whole_number():

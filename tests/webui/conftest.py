@@ -20,6 +20,12 @@ def _fresh_memos() -> None:
 
 
 @pytest.fixture(autouse=True)
+def _loaded_scenarios_apart(settings, tmp_path) -> None:
+    # The loaded scenarios kept on disk (loaded_cache) outlive a process: each test keeps its own.
+    settings.SCHEDLAB_LOADED_CACHE_DIR = str(tmp_path / "loaded")
+
+
+@pytest.fixture(autouse=True)
 def _fast_password_hashing(settings) -> None:
     # Tests create users; the production hasher is deliberately slow.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -2,6 +2,8 @@
 shape for every failure the handlers map, one router per area each under its own prefix, and the
 OpenAPI docs."""
 
+import re
+
 import pytest
 from django.db import OperationalError
 from django.test import Client
@@ -29,7 +31,15 @@ def test_it_answers_413_for_an_oversized_request_body(owner: Client, settings):
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
     response = owner.post("/api/scenarios", {"name": "big", "text": "x" * 5000}, content_type=JSON)
     assert response.status_code == 413
-    assert response.json()["error"]["details"]["limit"] == "max_bytes"
+    error = response.json()["error"]
+    assert error["details"]["limit"] == "max_bytes"
+    assert re.match(
+        r"the request is 50\d\d bytes, more than a scenario of the limit of \d+ MB takes; ", error["message"]
+    )
+    assert (
+        error["message"].endswith("raises it with SCHEDLAB_MAX_BYTES=1048576 (1 MB)")
+        and "Limits." not in error["message"]
+    )
 
 
 def test_a_share_token_refuses_every_write_before_the_operation_runs(owner: Client, scenario: dict):

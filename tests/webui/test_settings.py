@@ -103,3 +103,33 @@ def test_it_refuses_both_smtp_tls_modes_at_once():
     result = manage("check", **production(EMAIL_HOST="smtp.example.com", EMAIL_USE_SSL="1", EMAIL_USE_TLS="1"))
     assert result.returncode != 0
     assert "EMAIL_USE_SSL and EMAIL_USE_TLS exclude each other" in result.stderr
+
+
+def test_the_embedded_mode_takes_a_cluster_at_kubernetes_envelope_and_production_keeps_small_limits():
+    """`make run` (one person, their machine) reads a 5,000-node dump as kubectl writes it, 43 MB of JSON
+    (docs/OPERATIONS.md, "Big clusters"); production's shared workers keep their small defaults, each a
+    setting; either way a request body has room for a scenario of the limit escaped in JSON."""
+    names = (
+        "SCHEDLAB_MAX_BYTES",
+        "SCHEDLAB_MAX_NODES",
+        "SCHEDLAB_MAX_PODS",
+        "SCHEDLAB_MAX_PENDING_PODS",
+        "SCHEDLAB_MAX_EVENTS_PER_RUN",
+        "SCHEDLAB_MAX_STORED_BYTES_PER_RUN",
+        "SCHEDLAB_MAX_UNPACKED_BYTES",
+        "DATA_UPLOAD_MAX_MEMORY_SIZE",
+    )
+    code = f"from django.conf import settings; print([getattr(settings, n) for n in {names!r}])"
+    mib = 1024 * 1024
+    embedded = manage("shell", "-c", code)
+    assert embedded.returncode == 0, embedded.stderr
+    assert embedded.stdout.strip().splitlines()[-1] == str(
+        [128 * mib, 10_000, 150_000, 20_000, 2_000_000, 4096 * mib, 1024 * mib, 256 * mib + 65536]
+    )
+    served = manage("shell", "-c", code, **production())
+    assert served.returncode == 0, served.stderr
+    assert served.stdout.strip().splitlines()[-1] == str(
+        [8 * mib, 10_000, 50_000, 2_000, 250_000, 512 * mib, 256 * mib, 16 * mib + 65536]
+    )
+    raised = manage("shell", "-c", code, **production(SCHEDLAB_MAX_BYTES=str(64 * mib)))
+    assert raised.stdout.strip().splitlines()[-1].startswith(f"[{64 * mib}, ")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import re
 import threading
+from pathlib import Path
 from collections import OrderedDict
 from collections.abc import Callable, Generator, Hashable, Iterable, Iterator
 from contextlib import closing
@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, cast
 
 from django.conf import settings
+
+import scheduler_core.api
 from scheduler_core.api import (
     add_node_taints_to_text,
     ANSWER_PAYLOADS,
@@ -61,6 +63,8 @@ from scheduler_core.api import (
     YAML_DUMPER,
     YAML_LOADER,
     megabytes,
+    in_own_words,
+    setting_value,
     NeedsTrials,
     Node,
     NODE_TAINTS_MISSING,
@@ -126,6 +130,7 @@ from scheduler_core.api import (
 )
 
 from webui.services.errors import InvalidScenario, LimitExceeded, ReleaseInvalid
+from webui.services import loaded_cache
 
 V = TypeVar("V")
 
@@ -310,22 +315,20 @@ LIMIT_SETTINGS = {
     "max_unpacked_bytes": "SCHEDLAB_MAX_UNPACKED_BYTES",
     "max_files": "SCHEDLAB_MAX_ARCHIVE_FILES",
 }
-_ENGINE_LIMIT = re.compile(r"\s*\(Limits\.(\w+)\)$")
 
 
 def in_server_words(message: str) -> str:
     """The engine ends a size-limit message with its field ("(Limits.max_pending_pods)"), which
-    the CLI turns into its flag; here the user is told the server setting that raises it."""
-    match = _ENGINE_LIMIT.search(message)
-    if match is None:
-        return message
-    setting = LIMIT_SETTINGS.get(match.group(1))
-    said = (
-        f"this server's limit; its administrator raises it with the setting {setting}"
-        if setting
-        else "a fixed limit that keeps a hostile file from exhausting the server"
-    )
-    return f"{message[: match.start()]} ({said})"
+    the CLI turns into its flag; here the user is told the server setting that raises it, with the
+    value that would take this scenario when the message says it."""
+    return in_own_words(message, _raised_with)
+
+
+def _raised_with(limit: str, value: int | None) -> str:
+    setting = LIMIT_SETTINGS.get(limit)
+    if setting is None:
+        return "a fixed limit that keeps a hostile file from exhausting the server"
+    return f"this server's administrator raises it with {setting}={setting_value(limit, value)}"
 
 
 def engine_limits() -> Limits:
@@ -366,7 +369,24 @@ def load(text: str, release: ReleaseRequest = NO_RELEASE) -> Scenario:
     scenario = _LOADED.get(key)
     if scenario is None:
         # Callers only read the Scenario (simulate() copies the pods it binds), so sharing it is safe.
-        scenario = _LOADED.put(key, load_scenario(text, limits=key[1], release=release))
+        scenario = _LOADED.put(key, _loaded(text, key, release))
+    return scenario
+
+
+ENGINE_PACKAGE = Path(scheduler_core.api.__file__).parent  # its code names the files loaded_cache keeps
+
+
+def _loaded(text: str, key: tuple[str, Limits, Hashable], release: ReleaseRequest) -> Scenario:
+    """Read from the text, or from what another of the app's processes read from it (loaded_cache:
+    a big text's worker has it in a fraction of the time); kept there for them when it is big."""
+    keep = loaded_cache.wanted(len(text))
+    if keep:
+        kept = loaded_cache.get(key, ENGINE_PACKAGE)
+        if isinstance(kept, Scenario):
+            return kept
+    scenario = load_scenario(text, limits=key[1], release=release)
+    if keep:
+        loaded_cache.put(key, ENGINE_PACKAGE, scenario)  # before anyone uses it: as read
     return scenario
 
 

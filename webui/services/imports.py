@@ -20,6 +20,7 @@ document with its own anchors: its aliases never cross documents.
 from __future__ import annotations
 
 import bisect
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -239,16 +240,52 @@ def _without_empty_annotations(lines: list[str]) -> list[str]:
 def _reformat_list(text: str) -> str:
     """Every List's items (several Lists, JSON values back to back, objects between them) as one
     stream, in file order; anything that does not parse, or holds something else, is kept as given."""
-    try:
-        documents = [doc for doc in yaml.load_all(engine.as_yaml_stream(text), Loader=LOADER) if doc is not None]
-    except (yaml.YAMLError, RecursionError):  # deep nesting overflows PyYAML; the engine's max_depth names it
-        return text
+    documents = _json_values(text)
+    if documents is None:
+        try:
+            documents = [doc for doc in yaml.load_all(engine.as_yaml_stream(text), Loader=LOADER) if doc is not None]
+        except (yaml.YAMLError, RecursionError):  # deep nesting overflows PyYAML; the engine's max_depth names it
+            return text
     if not documents or not all(isinstance(doc, dict) for doc in documents) or not any(map(_is_list, documents)):
         return text
     items = [item for doc in documents for item in (doc.get("items") or [] if _is_list(doc) else [doc])]
     return yaml.dump_all(
         [_without_server_fields(item) for item in items], Dumper=DUMPER, sort_keys=False, default_flow_style=False
     )
+
+
+def _json_values(text: str) -> list[Any] | None:
+    """The top-level values of text that is JSON and nothing else (`kubectl get -o json`, or JSON values
+    back to back), read as the YAML parser reads them (a number as Kubernetes reads its text) but some
+    30 times faster (a 40 MB List: 1 s instead of 28); None for anything else, which the parser reads."""
+    decoder = json.JSONDecoder(
+        parse_int=engine.resolve_plain_scalar, parse_float=engine.resolve_plain_scalar, parse_constant=_not_json
+    )
+    values: list[Any] = []
+    at = _skip_space(text, 0)
+    if text[at : at + 1] not in ("{", "["):
+        return None
+    try:
+        while at < len(text):
+            value, at = decoder.raw_decode(text, at)
+            if value is not None:
+                values.append(value)
+            at = _skip_space(text, at)
+    except (ValueError, RecursionError):  # not JSON from end to end (YAML, logs between the values)
+        return None
+    return values
+
+
+JSON_SPACE = re.compile(r"[ \t\r\n]*")
+
+
+def _skip_space(text: str, at: int) -> int:
+    match = JSON_SPACE.match(text, at)
+    return match.end() if match else at
+
+
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not JSON")
 
 
 def _is_list(document: dict[str, Any]) -> bool:

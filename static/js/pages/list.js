@@ -203,7 +203,8 @@ function describe(error) {
 
 /** Problems in the uploaded files, each naming its file (an archive's member) and line. */
 function showImportErrors(error) {
-  const found = Array.isArray(error.details?.errors) ? error.details.errors : [];
+  // A size refusal's message is the notice itself (the size, the limit, the setting that raises it): not listed again.
+  const found = (Array.isArray(error.details?.errors) ? error.details.errors : []).filter((e) => e.message !== error.message);
   mount($("#import-errors"), found.slice(0, 200).map((e) => h("li", describe(e))),
     found.length > 200 ? h("li.muted", `… and ${found.length - 200} more`) : null);
 }
@@ -224,8 +225,7 @@ $("#import-form").addEventListener("submit", async (event) => {
     location.href = `/scenarios/${created.id}/`;
   } catch (error) {
     showImportErrors(error);
-    const limit = error.details?.limit ? ` (limit ${error.details.limit}: ${error.details.max})` : "";
-    notify(`Not imported: ${error.message}${limit}`, "error");
+    notify(`Not imported: ${error.message}`, "error");
   }
 });
 

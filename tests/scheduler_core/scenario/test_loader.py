@@ -793,7 +793,7 @@ def test_it_names_the_limit_a_scenario_exceeds(limits, text, fragment):
 def test_the_default_limits_fit_the_largest_bench_file():
     limits = Limits()
     assert (limits.max_bytes, limits.max_nodes, limits.max_pods, limits.max_pending_pods, limits.max_depth) == (
-        32 * 2**20,
+        128 * 2**20,
         10_000,
         60_000,
         5_000,

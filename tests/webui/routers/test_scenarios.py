@@ -130,7 +130,10 @@ def test_it_rejects_text_over_the_size_limit_naming_the_limit(owner: Client, set
     error = response.json()["error"]
     assert error["code"] == "limit_exceeded"
     assert error["details"] == {"limit": "max_bytes", "max": 100}
-    assert "SCHEDLAB_MAX_BYTES" in error["message"]
+    assert error["message"] == (
+        "the scenario is 101 bytes, more than the limit of 100 bytes; "
+        "this server's administrator raises it with SCHEDLAB_MAX_BYTES=1048576 (1 MB)"
+    )
 
 
 def test_it_rejects_a_malformed_body_with_the_common_error_shape(owner: Client):

@@ -46,6 +46,28 @@ def test_changed_limits_are_checked_afresh():
     assert check.errors[0]["limit"] == "max_nodes"
 
 
+def test_a_big_text_read_by_one_process_is_read_from_disk_by_the_next(monkeypatch, settings, tmp_path):
+    """loaded_cache: the worker that runs a big dump has what the web process read to check it."""
+    settings.SCHEDLAB_LOADED_CACHE_MIN_BYTES = 0
+    text = SCENARIO.format("kept-1") + "---\n" + SCENARIO.format("kept-2")
+    first = engine.load(text)
+    assert len(list(Path(settings.SCHEDLAB_LOADED_CACHE_DIR).glob("*.pickle"))) == 1
+    engine.forget_everything()  # as another process: nothing in memory
+    monkeypatch.setattr(engine, "load_scenario", lambda *args, **kwargs: pytest.fail("read from the text again"))
+    again = engine.load(text)
+    assert again is not first and [n.name for n in again.nodes] == [n.name for n in first.nodes] == [
+        "nkept-1",
+        "nkept-2",
+    ]
+    with override_settings(SCHEDLAB_MAX_NODES=1), pytest.raises(pytest.fail.Exception):
+        engine.load(text)  # other limits: another file, read from the text
+
+
+def test_a_small_text_is_not_kept_on_disk(settings):
+    engine.load(SCENARIO.format("small"))
+    assert not Path(settings.SCHEDLAB_LOADED_CACHE_DIR).exists()
+
+
 def test_a_memo_makes_a_value_once_while_several_threads_ask_for_it():
     memo = engine.Memo(4)
     started, release = threading.Event(), threading.Event()

@@ -1,0 +1,52 @@
+"""tools/app_bench.py: a dump through the embedded app's own path (upload, check, the run's first cycle
+as the run view reads it, the run to the end in the worker), each phase with its seconds and the web
+and worker processes' peak memory; a refusal is reported in the user's words, not as a crash."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+TOOL = ROOT / "tools" / "app_bench.py"
+DUMP = ROOT / "tests" / "fixtures" / "dumps" / "aks_mid_preemption.yaml"
+
+
+def _bench(*args: str) -> tuple[int, dict]:
+    result = subprocess.run(
+        [sys.executable, str(TOOL), str(DUMP), "--json", "--timeout", "120", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.stdout, result.stderr[-3000:]
+    return result.returncode, json.loads(result.stdout)
+
+
+def test_it_reports_every_phase_with_its_time_and_both_processes_memory():
+    code, report = _bench()
+    assert code == 0, report
+    assert [phase["name"] for phase in report["phases"]] == ["upload", "check", "first cycle", "run"]
+    for phase in report["phases"]:
+        assert phase["ok"], phase
+        assert phase["seconds"] >= 0 and phase["web_peak_mb"] > 0 and phase["worker_peak_mb"] > 0, phase
+        assert phase["worker_tree_peak_mb"] >= phase["worker_peak_mb"]
+    upload, check, first, run = report["phases"]
+    assert check["answer_bytes"] > DUMP.stat().st_size  # the editor's read carries the text and its check
+    assert first["answer_bytes"] > 0 and first["seconds"] <= run["seconds"]
+    assert (report["status"], report["error"]) == ("succeeded", "")
+    assert report["cycles"] >= 1 and report["events"] > 0
+    roles = {name.split()[0] for name in report["process_peaks_mb"]}
+    assert roles == {"web", "worker"}
+
+
+def test_a_refusal_ends_the_bench_with_the_app_s_own_words():
+    code, report = _bench("--env", "SCHEDLAB_MAX_BYTES=1000")
+    assert code == 1
+    [upload] = report["phases"]
+    assert not upload["ok"] and upload["detail"].startswith("413 limit_exceeded: the scenario is ")
+    assert "raises it with SCHEDLAB_MAX_BYTES=1048576 (1 MB)" in upload["detail"] and "Limits." not in upload["detail"]
+    assert report["error"] == upload["detail"]
