@@ -330,10 +330,8 @@ class Snapshot:
             {name: dict(ns.labels) for name, ns in scenario.namespaces.items()},
             list(scenario.services),
             list(scenario.workloads),
-            StorageState(scenario.storage),
-            list(scenario.pdbs),
+            pdbs=list(scenario.pdbs),
         )
-        snapshot.dra = DraState(scenario.dra)
         for pod in scenario.running_pods:
             snapshot.by_name[pod.node_name].add_pod(PodInfo(pod))
         return snapshot

@@ -101,7 +101,6 @@ class KubeScheduler:
         scenario: Scenario,
         api: Cluster,
         clock: LogicalClock,
-        next_version: Callable[[], int],
         recorder: RunRecorder,
         *,
         tie_break: str,
@@ -130,14 +129,15 @@ class KubeScheduler:
             opportunistic_batching=batching,
             preemption_ties_in_node_order=True,
             preemption_api=self,
-            next_version=next_version,
         )
+        # The scheduler's storage and device caches are informers of the cluster (listed now).
         self.scheduler = Scheduler(
-            scenario, tie_break, seed, vectorized, options=options, hand_over_only=hand_over_only
+            scenario, tie_break, seed, vectorized, options=options, hand_over_only=hand_over_only, api=api
         )
         self.snapshot = self.scheduler.snapshot
-        # The storage door the frameworks' plugins write through; the stand-ins write storage and
-        # device objects through it too, and its writes reach this scheduler as storage events.
+        # The typed API calls the frameworks' plugins write storage and device objects with (on the
+        # cluster); the stand-ins write through it too, and the writes reach this scheduler through
+        # its informers, their handlers' notifications at the run's points (storage_changes).
         object_writes = self.scheduler.options.object_writes
         assert isinstance(object_writes, ObjectWrites)  # the Scheduler made it: none was handed in
         self.object_writes = object_writes

@@ -49,12 +49,13 @@ class StandIns:
         self.clock = clock
         self.recorder = recorder
         self.writes = writes
-        # The step driver reads storage classes and node infos from the scheduler's informer cache
-        # (the same objects the cluster delivered), rather than keeping caches of its own.
+        # The step driver reads node infos from the scheduler's informer cache (the same objects
+        # the cluster delivered), rather than keeping caches of its own; storage objects it reads
+        # from the cluster's listers.
         self.snapshot = informer_cache
         self._deliver = deliver
         self._deliver_storage = deliver_storage
-        self.claim_controller = ResourceClaimController(informer_cache.dra, writes, lambda: clock.ms)
+        self.claim_controller = ResourceClaimController(api, lambda: clock.ms)
         for pod in scenario.running_pods:  # their claims exist before the run
             self.claim_controller.create_claims(pod)
         self.kubelet = StandInKubelet(api)

@@ -40,7 +40,16 @@ from scheduler_core.cluster.controllers.drain import GIVE_UP_MS, RETRY_MS, Drain
 from scheduler_core.cluster.controllers.state import ClusterState, CreateClaim, CreatePod, DeletePod, Write
 from scheduler_core.backend.queue import LogicalClock
 from scheduler_core.cluster.objects import ObjectWrites
-from scheduler_core.cluster.store import KIND_NODE, KIND_POD, KIND_WORKLOAD, Action, Cluster, WatchEvent
+from scheduler_core.cluster.store import (
+    KIND_NODE,
+    KIND_POD,
+    KIND_STORAGE_CLASS,
+    KIND_VOLUME,
+    KIND_WORKLOAD,
+    Action,
+    Cluster,
+    WatchEvent,
+)
 from scheduler_core.run.eventhandlers import node_scheduling_properties_change
 from scheduler_core.encoding.events import (
     BlockedEviction,
@@ -84,6 +93,7 @@ from scheduler_core.model import (
     ScaleOp,
     Scenario,
     Step,
+    StorageClass,
 )
 from scheduler_core.scenario import manifests
 from scheduler_core.scenario.changes import workload_from_manifest
@@ -385,7 +395,7 @@ class StepDriver:
         yield from self.react()
 
     def _writes_made(self) -> int:
-        return self.loop.cluster.write_count + self.loop.writes.write_count
+        return self.loop.cluster.write_count
 
     def _why_unchanged(self, spec: OperationSpec) -> Optional[str]:
         """Why an operation wrote nothing (None where that is no news: a create or a budget's spec,
@@ -482,7 +492,7 @@ class StepDriver:
         for workload in [w for w in state.workloads if w.kind == KIND_DEPLOYMENT and KIND_DEPLOYMENT in kinds]:
             deployment.reconcile(state, workload)
         writes: list[Write] = []
-        classes = list(self.loop.snapshot.storage.classes.values())
+        classes = self._storage_classes()
         for kind in (KIND_REPLICA_SET, KIND_STATEFUL_SET, KIND_DAEMON_SET, KIND_JOB):
             if kind not in kinds:
                 continue
@@ -752,10 +762,10 @@ class StepDriver:
             yield from self._put_budget(ref, manifest, line)
         elif ref.kind == "PersistentVolumeClaim":
             claim = manifests.decode_claim(manifest, len(self.state.claims), line)
-            claim = default_storage_class([claim], list(self.loop.snapshot.storage.classes.values()))[0]
+            claim = default_storage_class([claim], self._storage_classes())[0]
             yield from self._claim_created(claim, "by the step")
         elif ref.kind == "PersistentVolume":
-            volume = manifests.decode_volume(manifest, len(self.loop.snapshot.storage.volumes), line)
+            volume = manifests.decode_volume(manifest, len(self.loop.cluster.listed(KIND_VOLUME)), line)
             self.loop.writes.write_volume(volume)
             yield from self.loop.storage_changes("created by the step")
         elif ref.kind == "StorageClass":
@@ -763,6 +773,10 @@ class StepDriver:
             yield from self.loop.storage_changes("created by the step")
         else:
             yield from self._add_workload(workload_from_manifest(manifest, line), "by the step")
+
+    def _storage_classes(self) -> list[StorageClass]:
+        """The cluster's storage classes (its lister), in the order they were created."""
+        return list(self.loop.cluster.listed(KIND_STORAGE_CLASS).values())
 
     def _step_pod_uid(self, pod: Pod) -> str:
         """The uid the API server gives a step's pod with claims, as the loader gives one to the
