@@ -50,4 +50,4 @@ class ObjectWrites:
     def await_volume_bindings(self, claim_keys: list[str]) -> None:
         """The time BindPodVolumes waits: the stand-in PV controller and provisioner act on the
         claims (their writes come through this same door)."""
-        volume_controller.settle(self, claim_keys)
+        volume_controller.settle(self.api, self, claim_keys)

@@ -18,9 +18,10 @@ storage classes, nodes), never from the scheduler's caches.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 from scheduler_core.cluster.store import KIND_CLAIM, KIND_STORAGE_CLASS, KIND_VOLUME, Cluster
+from scheduler_core.framework.options import ObjectWriter
 from scheduler_core.model import (
     ANN_BIND_COMPLETED,
     ANN_BOUND_BY_CONTROLLER,
@@ -43,8 +44,6 @@ from scheduler_core.model import (
 )
 from scheduler_core.volume import translation
 
-if TYPE_CHECKING:
-    from scheduler_core.cluster.objects import ObjectWrites
 
 PROVISIONED_NAME_PREFIX = "pvc"  # external-provisioner names a volume pvc-<claim uid>
 
@@ -52,9 +51,9 @@ PROVISIONED_NAME_PREFIX = "pvc"  # external-provisioner names a volume pvc-<clai
 # ---------------------------------------------------------------------- the controller
 
 
-def settle(writes: "ObjectWrites", claim_keys: list[str]) -> None:
-    """Let the stand-in controllers act on these claims (``namespace/name``), at once."""
-    api = writes.api
+def settle(api: Cluster, writes: ObjectWriter, claim_keys: list[str]) -> None:
+    """Let the stand-in controllers act on these claims (``namespace/name``), at once: they read
+    ``api``'s listers and write through ``writes`` (its typed API calls)."""
     for key in claim_keys:
         claim: Optional[PersistentVolumeClaim] = api.object(KIND_CLAIM, key)
         if claim is None or claim.is_fully_bound:
@@ -62,7 +61,7 @@ def settle(writes: "ObjectWrites", claim_keys: list[str]) -> None:
         volume = _volume_pre_bound_to(api, claim)
         provisioning = _provisioning_class(api, claim) if volume is None else None
         if provisioning is not None:
-            volume = _provision(writes, claim, provisioning)
+            volume = _provision(api, writes, claim, provisioning)
         if volume is not None:
             _bind(writes, claim, volume)
 
@@ -95,9 +94,10 @@ def _provisioning_class(api: Cluster, claim: PersistentVolumeClaim) -> Optional[
     return None
 
 
-def _provision(writes: "ObjectWrites", claim: PersistentVolumeClaim, storage_class: StorageClass) -> PersistentVolume:
+def _provision(
+    api: Cluster, writes: ObjectWriter, claim: PersistentVolumeClaim, storage_class: StorageClass
+) -> PersistentVolume:
     """The provisioner creates a volume on the selected node, already naming the claim."""
-    api = writes.api
     node_name = claim.annotations[ANN_SELECTED_NODE]
     node = api.node(node_name)
     hostname = node.labels.get(LABEL_HOSTNAME, node_name) if node is not None else node_name
@@ -132,7 +132,7 @@ def _volume_name(api: Cluster, claim: PersistentVolumeClaim) -> str:
     return name
 
 
-def _bind(writes: "ObjectWrites", claim: PersistentVolumeClaim, volume: PersistentVolume) -> None:
+def _bind(writes: ObjectWriter, claim: PersistentVolumeClaim, volume: PersistentVolume) -> None:
     """The PV controller's bind: the volume's phase, then the claim's volumeName, annotations and
     status (one update here; the controller writes the claim's spec and status separately)."""
     if volume.phase != VOLUME_BOUND:

@@ -12,11 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from scheduler_core.cluster import informers
-from scheduler_core.cluster.store import Cluster
 from scheduler_core.dra.allocator import AllocationError, gather_pools, selectors_match
 from scheduler_core.framework.dra_state import DraState
-from scheduler_core.framework.node_info import Snapshot
 from scheduler_core.model import AttributeValue, Device, DeviceRequest, Node, Pod, ResourceClaim, Scenario, Version
 
 
@@ -153,14 +150,7 @@ def scenario_devices(scenario: Scenario) -> tuple[list[NodeDevices], dict[str, l
     with claims, keyed namespace/name), as the scheduler's DRA state sees them at the start."""
     if not (scenario.dra.slices or scenario.dra.claims):
         return [], {}
-    dra = _listed_dra(scenario)
+    dra = DraState.as_listed(scenario.dra)
     skip_unusable = scenario.rules.features.dra_allocator_skips_unusable_pools
     devices = node_devices(dra, list(scenario.nodes), skip_unusable) if scenario.dra.slices else []
     return devices, {pod.key: pod_claims(dra, pod) for pod in scenario.pods if pod.claim_sources}
-
-
-def _listed_dra(scenario: Scenario) -> DraState:
-    """The scheduler's DRA caches as their informers list the scenario's objects at the start."""
-    snapshot = Snapshot([])
-    informers.start(Cluster([], [], dra=scenario.dra), snapshot)
-    return snapshot.dra

@@ -21,7 +21,7 @@ from types import MappingProxyType
 from typing import Any, Mapping, Optional, TypeVar, Union
 
 from scheduler_core.framework.informer import take
-from scheduler_core.model import Device, DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
+from scheduler_core.model import Device, DeviceClass, DraObjects, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 
 DeviceId = tuple[str, str, str]
 PoolId = tuple[str, str]  # driver, pool
@@ -249,6 +249,17 @@ class DraState:
         self.in_flight: dict[str, ResourceClaim] = VersionedDict()
         self.selector_cache: SelectorCache = {}  # CEL verdicts per (expression, device)
         self._in_use: Optional[_DevicesInUse] = None
+
+    @classmethod
+    def as_listed(cls, objects: DraObjects) -> "DraState":
+        """The caches as their informers' first list of ``objects`` leaves them, for a reader of the
+        start that has no cluster (the objects API's devices per node); a scheduler's caches are
+        informed by its cluster (scheduler_core.cluster.informers)."""
+        state = cls()
+        listed: list[DeviceObject] = [*objects.classes, *objects.slices, *objects.claims, *objects.templates]
+        for obj in listed:
+            state.informed(None, obj)
+        return state
 
     def informed(self, old: Optional[DeviceObject], new: Optional[DeviceObject]) -> None:
         """One object of the API server's first list (``old`` None) or one watch event, taken by

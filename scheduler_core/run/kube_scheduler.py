@@ -1,8 +1,9 @@
 """The kube-scheduler process of a run (scheduler.go's Scheduler and Run, schedule_one.go's ScheduleOne).
 
 What the release's binary does and nothing else: its informers (the run's cluster delivers every
-pod, node, workload and budget write to ``EventHandlers``; storage and device objects arrive
-through the frameworks' storage door), its scheduling queue, and ScheduleOne — pop a pod, run its
+pod, node, workload and budget write to ``EventHandlers``; its storage and device writes reach the
+caches at once through scheduler_core.cluster.informers, and the handlers at the run's points,
+``storage_changes``), its scheduling queue, and ScheduleOne — pop a pod, run its
 scheduling cycle (the same ``Cycle`` the single pass runs, which returns a typed ending,
 scheduler_core.run.outcomes), then the binding cycle or handleSchedulingFailure. The scheduler
 writes only through the cluster (bindings, status patches, nominations, a preemption's victims).
@@ -213,9 +214,9 @@ class KubeScheduler:
         yield from self.moves()
 
     def storage_changes(self, changes: Optional[list[ClusterChange]] = None) -> Iterator[Event]:
-        """The storage and device writes made since the last call (by the stand-ins), or the
-        given ones (a binding goroutine's own), each told, then handed to the informers'
-        handlers, then the moves it caused."""
+        """The informers' notifications of the storage and device writes delivered since the last
+        call (by the stand-ins, the steps), or the given ones (a binding goroutine's own), each
+        told, then handed to the handlers, then the moves it caused."""
         if changes is None:
             changes = self.snapshot.cluster_changes
         while changes:

@@ -2,9 +2,9 @@
 
 The stand-in kubelet (it removes pods deleted with grace, scheduler_core.cluster.kubelet), the
 resourceclaim controller (claims from templates, released devices), and in a run with steps the
-step driver with its controllers (scheduler_core.run.steps). Each watches the run's cluster and
-acts by writing through it, or through the storage door for storage and device objects; none
-calls the scheduler. What they write reaches the scheduler's informers as the cluster delivers
+step driver with its controllers (scheduler_core.run.steps). Each watches the run's cluster, reads
+it (its listers) and acts by writing through it — storage and device objects through its typed API
+calls (scheduler_core.cluster.objects); none calls the scheduler. What they write reaches the scheduler's informers as the cluster delivers
 it; ``deliver`` and ``deliver_storage`` hand those deliveries' events to the run's stream, in
 the order the writes were made, before the scheduler's next attempt.
 """

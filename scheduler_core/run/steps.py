@@ -103,8 +103,9 @@ from scheduler_core.scenario.storage import default_storage_class
 
 class RunLoop(Protocol):
     """What the driver uses of the run's other components (``standins.StandIns``; named here,
-    not imported, so they can import the driver without a cycle): the clock, the cluster, the
-    storage door, the informer cache it reads, and the deliveries of its writes."""
+    not imported, so they can import the driver without a cycle): the clock, the cluster (its
+    listers too), the typed storage API calls on it, the informer cache of node infos it reads, and
+    the deliveries of its writes."""
 
     clock: LogicalClock
     scenario: Scenario
