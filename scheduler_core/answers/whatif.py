@@ -36,6 +36,7 @@ import numpy as np
 
 from scheduler_core.model import names
 from scheduler_core.model.labels import parse_int64
+from scheduler_core.cluster.objects import ObjectWrites
 from scheduler_core.dra.inventory import node_devices
 from scheduler_core.model import (
     ALLOCATION_MODE_EXACT_COUNT,
@@ -660,16 +661,17 @@ def _claim_changes(base: _Baseline) -> list[Suggestion]:
 def _verified_claim(
     base: _Baseline, claim: ResourceClaim, index: int, exact: ExactRequest, suggestion: Suggestion
 ) -> Suggestion:
-    """PreFilter/Filter re-run with the changed claim in the scheduler's claim cache (put back after)."""
+    """PreFilter/Filter re-run with the changed claim written to the scheduler's API server (its
+    claim cache follows), and the claim written back after."""
     requests = list(claim.spec.requests)
     requests[index] = dataclasses.replace(requests[index], exactly=exact)
     changed = dataclasses.replace(claim, spec=dataclasses.replace(claim.spec, requests=tuple(requests)))
-    dra = base.scheduler.snapshot.dra
-    dra.claims[claim.key] = changed
+    writes = ObjectWrites(base.scheduler.api)
+    writes.write_resource_claim(changed)
     try:
         suggestion.nodes = _fits(base.scheduler, base.pod)
     finally:
-        dra.claims[claim.key] = claim
+        writes.write_resource_claim(claim)
     return suggestion
 
 

@@ -1,101 +1,53 @@
-"""Writes of storage and device objects: claims, volumes, storage classes, ResourceClaims.
+"""The typed API calls for storage and device objects (client-go's clientset:
+``CoreV1().PersistentVolumeClaims().Update``, ``ResourceV1().ResourceClaims().UpdateStatus``, ...).
 
-The one way these objects are written, by the scheduler's plugins (VolumeBinding's and
-DynamicResources' PreBind, DynamicResources' PostFilter), the stand-in volume and resourceclaim
-controllers and the steps. As with the real API server, each write is a new version of the object
-(``resource_version`` from the run's counter); the scheduler's caches of these objects
-(``Snapshot.storage``, ``Snapshot.dra``) take it at once, and a ``ClusterChange`` is queued for the
-scheduler's event handlers, which the run delivers at its points (``Snapshot.cluster_changes``): the
-informer latency of the writes a binding cycle makes, which land with its binding.
+The one way these objects are written at run time, by the scheduler's plugins (VolumeBinding's
+and DynamicResources' PreBind, DynamicResources' PostFilter and Unreserve, through
+``options.object_writes``), the stand-in volume and resourceclaim controllers and the steps. Each
+call is a write of the run's cluster (scheduler_core.cluster.store): a new version of the object
+with the next ``resourceVersion`` (none when it changes nothing), delivered to the cluster's
+watchers in write order — among them the scheduler's informers (scheduler_core.cluster.informers),
+whose caches take it at once and whose handlers hear of it at the run's points.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Callable, Optional, TypeVar
+from typing import Optional
 
 from scheduler_core.cluster import volume_controller
-from scheduler_core.framework.cluster_events import ActionType, ClusterChange, ClusterEvent, EventResource
-from scheduler_core.framework.node_info import Snapshot
+from scheduler_core.cluster.store import KIND_CLAIM, KIND_RESOURCE_CLAIM, KIND_STORAGE_CLASS, KIND_VOLUME, Cluster
 from scheduler_core.model import PersistentVolume, PersistentVolumeClaim, ResourceClaim, StorageClass
-
-Written = TypeVar("Written", PersistentVolumeClaim, PersistentVolume, StorageClass, ResourceClaim)
 
 
 class ObjectWrites:
-    """The API calls for storage and device objects, on ``snapshot``'s caches; ``next_version``
-    numbers the versions (the run's cluster shares its counter)."""
+    """The API calls for storage and device objects, on the cluster ``api``."""
 
-    def __init__(self, snapshot: Snapshot, next_version: Optional[Callable[[], int]] = None) -> None:
-        self._snapshot = snapshot
-        self._next_version = next_version or _counter()
-        self.write_count = 0  # writes made so far
-
-    @property
-    def snapshot(self) -> Snapshot:
-        """The caches the writes land in (what the writers read back)."""
-        return self._snapshot
+    def __init__(self, api: Cluster) -> None:
+        self.api = api
 
     def write_claim(self, claim: PersistentVolumeClaim) -> PersistentVolumeClaim:
-        """Create or update a PersistentVolumeClaim (an assumed copy expires)."""
-        claim = self._versioned(claim)
-        old = self._snapshot.storage.put_claim(claim)
-        self._tell(EventResource.PERSISTENT_VOLUME_CLAIM, old, claim)
-        return claim
+        """Create or update a PersistentVolumeClaim; the claim as the cluster holds it after."""
+        return self.api.put(KIND_CLAIM, claim)
 
     def delete_claim(self, key: str) -> Optional[PersistentVolumeClaim]:
-        return self._pop(self._snapshot.storage.claims, key, EventResource.PERSISTENT_VOLUME_CLAIM)
+        deleted: Optional[PersistentVolumeClaim] = self.api.delete(KIND_CLAIM, key)
+        return deleted
 
     def write_volume(self, volume: PersistentVolume) -> PersistentVolume:
-        volume = self._versioned(volume)
-        old = self._snapshot.storage.put_volume(volume)
-        self._tell(EventResource.PERSISTENT_VOLUME, old, volume)
-        return volume
+        return self.api.put(KIND_VOLUME, volume)
 
     def write_storage_class(self, storage_class: StorageClass) -> StorageClass:
-        return self._put(self._snapshot.storage.classes, storage_class.name, storage_class, EventResource.STORAGE_CLASS)
+        return self.api.put(KIND_STORAGE_CLASS, storage_class)
 
     def write_resource_claim(self, claim: ResourceClaim) -> ResourceClaim:
-        """Create or update a ResourceClaim (its status included): the claims' cache follows."""
-        return self._put(self._snapshot.dra.claims, claim.key, claim, EventResource.RESOURCE_CLAIM)
+        """Create or update a ResourceClaim, its status included."""
+        return self.api.put(KIND_RESOURCE_CLAIM, claim)
 
     def delete_resource_claim(self, key: str) -> Optional[ResourceClaim]:
-        return self._pop(self._snapshot.dra.claims, key, EventResource.RESOURCE_CLAIM)
+        deleted: Optional[ResourceClaim] = self.api.delete(KIND_RESOURCE_CLAIM, key)
+        return deleted
 
     def await_volume_bindings(self, claim_keys: list[str]) -> None:
         """The time BindPodVolumes waits: the stand-in PV controller and provisioner act on the
         claims (their writes come through this same door)."""
-        volume_controller.settle(self, claim_keys)
-
-    def _put(self, cache: dict[str, Written], key: str, obj: Written, resource: EventResource) -> Written:
-        """A create or update of an object the caches hold by ``key`` as they are (no assumptions)."""
-        written = self._versioned(obj)
-        old = cache.get(key)
-        cache[key] = written
-        self._tell(resource, old, written)
-        return written
-
-    def _pop(self, cache: dict[str, Written], key: str, resource: EventResource) -> Optional[Written]:
-        old = cache.pop(key, None)
-        if old is not None:
-            self._tell(resource, old, None)
-        return old
-
-    def _versioned(self, obj: Written) -> Written:
-        return dataclasses.replace(obj, resource_version=self._next_version())
-
-    def _tell(self, resource: EventResource, old: object, new: object) -> None:
-        self.write_count += 1
-        action = ActionType.DELETE if new is None else ActionType.ADD if old is None else ActionType.UPDATE
-        self._snapshot.cluster_changes.append(ClusterChange(ClusterEvent(resource, action), old, new))
-
-
-def _counter() -> Callable[[], int]:
-    count = 0
-
-    def next_version() -> int:
-        nonlocal count
-        count += 1
-        return count
-
-    return next_version
+        volume_controller.settle(self.api, self, claim_keys)

@@ -12,20 +12,20 @@ resource allocation").
   finalizer, the allocation goes too, then the finalizer in a second update); a claim the pod owns
   that is no longer reserved is then deleted.
 
-Writes go through the API (``cluster.objects.ObjectWrites``); the scheduler hears of them as
-ClusterChanges.
+It reads claims and templates from the API server (its listers), never from the scheduler's
+caches, and writes through it (``cluster.objects.ObjectWrites``); the scheduler hears of the writes
+through its informers.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Callable, Optional
+from typing import Callable, Mapping, Optional
 
-from scheduler_core.cluster.store import Action, WatchEvent
-from scheduler_core.framework.dra_state import DraState
-from scheduler_core.framework.options import ObjectWriter
+from scheduler_core.cluster.objects import ObjectWrites
+from scheduler_core.cluster.store import KIND_CLAIM_TEMPLATE, KIND_RESOURCE_CLAIM, Action, Cluster, WatchEvent
 from scheduler_core.dra.claims import missing_template_claims
-from scheduler_core.model import FINALIZER, Pod, ResourceClaim
+from scheduler_core.model import FINALIZER, Pod, ResourceClaim, ResourceClaimTemplate
 
 RELEASE_DELAY_MS = 100
 
@@ -36,10 +36,29 @@ class _Release:
     due_ms: int
 
 
+class ClaimListers:
+    """The controller's listers of claims and templates: the API server's current objects."""
+
+    def __init__(self, api: Cluster) -> None:
+        self._api = api
+
+    @property
+    def claims(self) -> Mapping[str, ResourceClaim]:
+        return self._api.listed(KIND_RESOURCE_CLAIM)
+
+    def claim(self, namespace: str, name: str) -> Optional[ResourceClaim]:
+        claim: Optional[ResourceClaim] = self._api.object(KIND_RESOURCE_CLAIM, f"{namespace}/{name}")
+        return claim
+
+    def template(self, namespace: str, name: str) -> Optional[ResourceClaimTemplate]:
+        template: Optional[ResourceClaimTemplate] = self._api.object(KIND_CLAIM_TEMPLATE, f"{namespace}/{name}")
+        return template
+
+
 class ResourceClaimController:
-    def __init__(self, dra: DraState, writes: ObjectWriter, clock_ms: Callable[[], int] = lambda: 0) -> None:
-        self.dra = dra  # what it reads: classes, templates, claims
-        self.writes = writes
+    def __init__(self, api: Cluster, clock_ms: Callable[[], int] = lambda: 0) -> None:
+        self.listers = ClaimListers(api)  # what it reads: templates, claims
+        self.writes = ObjectWrites(api)
         self._clock_ms = clock_ms
         self._releases: list[_Release] = []
 
@@ -67,7 +86,7 @@ class ResourceClaimController:
         """Creates the pod's missing claims (API writes); the (pod claim, claim name) pairs for the
         pod's status update, which the caller makes once the claims' events went out."""
         added: list[tuple[str, str]] = []
-        for source_name, claim in missing_template_claims(pod, self.dra):
+        for source_name, claim in missing_template_claims(pod, self.listers):
             self.writes.write_resource_claim(claim)
             added.append((source_name, claim.name))
         return tuple(added)
@@ -91,7 +110,7 @@ class ResourceClaimController:
 
     def _release(self, pod: Pod) -> None:
         in_namespace = sorted(
-            (claim for claim in self.dra.claims.values() if claim.namespace == pod.namespace),
+            (claim for claim in self.listers.claims.values() if claim.namespace == pod.namespace),
             key=lambda claim: claim.name,
         )
         for claim in in_namespace:

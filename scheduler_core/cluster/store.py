@@ -17,8 +17,17 @@ Workloads (Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs) and PodDisr
 are objects of the same door: created, updated (a new version, never in place) and deleted here,
 and the eviction subresource checks and uses up a budget before it deletes a pod.
 
+Storage and device objects — PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes,
+CSIDrivers, CSIStorageCapacities, VolumeAttachments, ResourceClaims, ResourceClaimTemplates,
+ResourceSlices, DeviceClasses — are held by kind and key as client-go's object tracker holds them
+(``namespace/name``, or the name of a cluster-scoped kind), with the same three verbs: ``create``,
+``update`` (a new version, never in place; one that changes nothing is no write) and ``delete``;
+``put`` is a create or an update, as the stand-ins and the plugins write whole objects. The
+scheduler's caches of them are informers on this store (scheduler_core.cluster.informers).
+
 Reads (listers) give the current version: ``pod``, ``node``, ``pods``, ``nodes``, ``workload``,
-``workloads``, ``budget``, ``budgets``.
+``workloads``, ``budget``, ``budgets``; ``object`` and ``listed`` (a read-only view, in listing
+order) for the storage and device kinds.
 """
 
 from __future__ import annotations
@@ -28,18 +37,83 @@ import dataclasses
 import itertools
 from collections import deque
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from enum import Enum
-from typing import Any, Callable, Hashable, Iterable, Optional, TypeVar, Union
+from types import MappingProxyType
+from typing import Any, Callable, Hashable, Iterable, Mapping, Optional, TypeVar, Union
 
 from scheduler_core.cluster.eviction import EvictionAnswer, evict
 from scheduler_core.encoding.events import ClusterChangeKind
-from scheduler_core.model import ControlledWorkload, Node, Pod, PodDisruptionBudget, PodScheduledCondition
+from scheduler_core.framework.informer import object_key
+from scheduler_core.model import (
+    ControlledWorkload,
+    CSIDriver,
+    CSINode,
+    CSIStorageCapacity,
+    DeviceClass,
+    DraObjects,
+    Node,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    Pod,
+    PodDisruptionBudget,
+    PodScheduledCondition,
+    ResourceClaim,
+    ResourceClaimTemplate,
+    ResourceSlice,
+    StorageClass,
+    StorageObjects,
+    VolumeAttachment,
+)
 
 KIND_POD = "Pod"
 KIND_NODE = "Node"
 KIND_WORKLOAD = "Workload"  # apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job
 KIND_BUDGET = "PodDisruptionBudget"
+# core/v1 and storage.k8s.io/v1
+KIND_CLAIM = "PersistentVolumeClaim"
+KIND_VOLUME = "PersistentVolume"
+KIND_STORAGE_CLASS = "StorageClass"
+KIND_CSI_NODE = "CSINode"
+KIND_CSI_DRIVER = "CSIDriver"
+KIND_CAPACITY = "CSIStorageCapacity"
+KIND_ATTACHMENT = "VolumeAttachment"
+# resource.k8s.io
+KIND_RESOURCE_CLAIM = "ResourceClaim"
+KIND_CLAIM_TEMPLATE = "ResourceClaimTemplate"
+KIND_SLICE = "ResourceSlice"
+KIND_DEVICE_CLASS = "DeviceClass"
+STORAGE_KINDS = (
+    KIND_CLAIM,
+    KIND_VOLUME,
+    KIND_STORAGE_CLASS,
+    KIND_CSI_NODE,
+    KIND_CSI_DRIVER,
+    KIND_CAPACITY,
+    KIND_ATTACHMENT,
+)
+DEVICE_KINDS = (KIND_RESOURCE_CLAIM, KIND_CLAIM_TEMPLATE, KIND_SLICE, KIND_DEVICE_CLASS)
+OBJECT_KINDS = STORAGE_KINDS + DEVICE_KINDS
+
+# Where the logical clock starts when the scenario records no time of its own (run/loop.py
+# run_epoch), and where a cluster built without a clock has it (a single pass's).
+DEFAULT_EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+# A storage or device object (every one a frozen dataclass whose version equality ignores).
+Stored = TypeVar(
+    "Stored",
+    PersistentVolumeClaim,
+    PersistentVolume,
+    StorageClass,
+    CSINode,
+    CSIDriver,
+    CSIStorageCapacity,
+    VolumeAttachment,
+    ResourceClaim,
+    ResourceClaimTemplate,
+    ResourceSlice,
+    DeviceClass,
+)
 
 
 class Action(str, Enum):
@@ -105,12 +179,14 @@ class Cluster:
         self,
         pods: Iterable[Pod],
         nodes: Iterable[Node],
-        epoch: datetime,
-        clock_ms: Callable[[], int],
+        epoch: datetime = DEFAULT_EPOCH,
+        clock_ms: Callable[[], int] = lambda: 0,
         next_version: Optional[Callable[[], int]] = None,
         audit: bool = False,
         workloads: Iterable[ControlledWorkload] = (),
         budgets: Iterable[PodDisruptionBudget] = (),
+        storage: Optional[StorageObjects] = None,
+        dra: Optional[DraObjects] = None,
     ) -> None:
         self._pods: dict[str, Pod] = {pod.key: pod for pod in pods}
         self._nodes: dict[str, Node] = {node.name: node for node in nodes}
@@ -119,10 +195,19 @@ class Cluster:
             workload_key(workload): workload for workload in workloads
         }
         self._budgets: dict[str, PodDisruptionBudget] = {budget.key: budget for budget in budgets}
+        # Storage and device objects by kind, then key, in document order (created ones last).
+        self._objects: dict[str, dict[str, Any]] = {
+            kind: {object_key(obj): obj for obj in listed} for kind, listed in _listed_objects(storage, dra)
+        }
+        self._views: dict[str, Mapping[str, Any]] = {
+            kind: MappingProxyType(objects) for kind, objects in self._objects.items()
+        }
         self._epoch = epoch
         self._clock_ms = clock_ms
         self._next_version = next_version or itertools.count(1).__next__
-        self._watchers: dict[str, list[Watcher]] = {KIND_POD: [], KIND_NODE: [], KIND_WORKLOAD: [], KIND_BUDGET: []}
+        self._watchers: dict[str, list[Watcher]] = {
+            kind: [] for kind in (KIND_POD, KIND_NODE, KIND_WORKLOAD, KIND_BUDGET, *OBJECT_KINDS)
+        }
         self._on_the_way: deque[WatchEvent] = deque()
         self._delivering = False
         self.write_count = 0  # writes made so far (an operation that made none can say so)
@@ -131,11 +216,15 @@ class Cluster:
         self._audited: Optional[list[tuple[Any, Any]]] = [] if audit else None
         for obj in [*self._pods.values(), *self._nodes.values(), *self._workloads.values(), *self._budgets.values()]:
             self._audit(obj)
+        for objects in self._objects.values():
+            for obj in objects.values():
+                self._audit(obj)
 
     # ------------------------------------------------------------------ watching and reading
 
     def watch(self, kind: str, watcher: Watcher) -> None:
-        """Subscribe to every later write of ``kind`` (KIND_POD, KIND_NODE, KIND_WORKLOAD, KIND_BUDGET)."""
+        """Subscribe to every later write of ``kind`` (KIND_POD, KIND_NODE, KIND_WORKLOAD, KIND_BUDGET,
+        or one of OBJECT_KINDS)."""
         self._watchers[kind].append(watcher)
 
     def pod(self, key: str) -> Optional[Pod]:
@@ -161,6 +250,16 @@ class Cluster:
 
     def budgets(self) -> list[PodDisruptionBudget]:
         return list(self._budgets.values())
+
+    def object(self, kind: str, key: str) -> Any:
+        """The current version of a storage or device object (``namespace/name``, or the name of a
+        cluster-scoped kind); None when there is none."""
+        return self._objects[kind].get(key)
+
+    def listed(self, kind: str) -> Mapping[str, Any]:
+        """Every object of a storage or device kind by key, in listing order: a read-only view that
+        follows the writes (a lister's)."""
+        return self._views[kind]
 
     @property
     def now_ms(self) -> int:
@@ -358,6 +457,46 @@ class Cluster:
         self.delete_pod(key, ClusterChangeKind.POD_EVICTED, detail, gone=ClusterChangeKind.POD_EVICTED)
         return answer
 
+    # ------------------------------------------------------------------ storage and device objects
+
+    def create(self, kind: str, obj: Stored, detail: str = "") -> Optional[Stored]:
+        """A create; None when an object of that kind has the name already (AlreadyExists)."""
+        key = object_key(obj)
+        if key in self._objects[kind]:
+            return None
+        created: Stored = dataclasses.replace(obj, resource_version=self._next_version())
+        self._objects[kind][key] = created
+        self._deliver(WatchEvent(kind, Action.ADDED, None, created, ClusterChangeKind.STORAGE, detail))
+        return created
+
+    def update(self, kind: str, obj: Stored, detail: str = "") -> Optional[Stored]:
+        """An update replacing the object of that name; None when it is gone or nothing changes
+        (equality ignores the version)."""
+        key = object_key(obj)
+        old = self._objects[kind].get(key)
+        if old is None or old == obj:
+            return None
+        new: Stored = dataclasses.replace(obj, resource_version=self._next_version())
+        self._objects[kind][key] = new
+        self._deliver(WatchEvent(kind, Action.MODIFIED, old, new, ClusterChangeKind.STORAGE, detail))
+        return new
+
+    def put(self, kind: str, obj: Stored, detail: str = "") -> Stored:
+        """A create, or an update of the object of that name (the writers send whole objects);
+        the object as the cluster holds it afterwards (the current one when nothing changed)."""
+        written = self.create(kind, obj, detail) or self.update(kind, obj, detail)
+        if written is not None:
+            return written
+        current: Stored = self._objects[kind][object_key(obj)]
+        return current
+
+    def delete(self, kind: str, key: str, detail: str = "") -> Any:
+        """A delete; the object's last version (None: it was not there)."""
+        old = self._objects[kind].pop(key, None)
+        if old is not None:
+            self._deliver(WatchEvent(kind, Action.DELETED, old, None, ClusterChangeKind.STORAGE, detail))
+        return old
+
     # ------------------------------------------------------------------ versions and delivery
 
     def _versioned(self, obj: Versioned) -> Versioned:
@@ -367,15 +506,16 @@ class Cluster:
 
     def _audit(self, obj: Any) -> None:
         if self._audited is not None:
-            self._audited.append((obj, copy.copy(obj)))
+            self._audited.append((obj, _fields_as_now(obj)))
 
     def changed_in_place(self) -> list[str]:
         """Objects (as "kind name: field") whose fields changed after the cluster handed them
-        out: a write that did not go through the door. Only with ``audit``."""
+        out: a write that did not go through the door (a field set, or an item of a field's
+        dict, list or set). Only with ``audit``."""
         found = []
         for obj, taken in self._audited or ():
-            for name in obj.__slots__:
-                if getattr(obj, name) != getattr(taken, name):
+            for name, value in taken.items():
+                if getattr(obj, name) != value:
                     found.append(f"{type(obj).__name__} {getattr(obj, 'key', getattr(obj, 'name', ''))}: {name}")
         return found
 
@@ -404,6 +544,34 @@ class Cluster:
                     watcher(sent)
         finally:
             self._delivering = False
+
+
+def _fields_as_now(obj: Any) -> dict[str, Any]:
+    """Every field's value, a container's copied (a frozen object's labels are still a dict)."""
+    return {
+        name: copy.copy(value) if isinstance(value, (dict, list, set)) else value
+        for name in obj.__slots__
+        for value in (getattr(obj, name),)
+    }
+
+
+def _listed_objects(storage: Optional[StorageObjects], dra: Optional[DraObjects]) -> list[tuple[str, Iterable[Any]]]:
+    """The scenario's storage and device objects by kind."""
+    storage = storage or StorageObjects()
+    dra = dra or DraObjects()
+    return [
+        (KIND_CLAIM, storage.claims),
+        (KIND_VOLUME, storage.volumes),
+        (KIND_STORAGE_CLASS, storage.classes),
+        (KIND_CSI_NODE, storage.csi_nodes),
+        (KIND_CSI_DRIVER, storage.csi_drivers),
+        (KIND_CAPACITY, storage.capacities),
+        (KIND_ATTACHMENT, storage.attachments),
+        (KIND_RESOURCE_CLAIM, dra.claims),
+        (KIND_CLAIM_TEMPLATE, dra.templates),
+        (KIND_SLICE, dra.slices),
+        (KIND_DEVICE_CLASS, dra.classes),
+    ]
 
 
 def workload_key(workload: ControlledWorkload) -> tuple[str, str, str]:

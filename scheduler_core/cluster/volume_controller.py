@@ -11,14 +11,16 @@ external provisioner, which act at once on what VolumeBinding's PreBind wrote:
 - Immediate claims that are unbound stay unbound (nobody provisions them).
 
 Every write goes through the API (``cluster.objects.ObjectWrites``), in the order the API server would see
-the writes.
+the writes; what the stand-ins read they read from the API server too (its listers: claims, volumes,
+storage classes, nodes), never from the scheduler's caches.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
+from scheduler_core.cluster.store import KIND_CLAIM, KIND_STORAGE_CLASS, KIND_VOLUME, Cluster
 from scheduler_core.framework.options import ObjectWriter
 from scheduler_core.model import (
     ANN_BIND_COMPLETED,
@@ -42,8 +44,6 @@ from scheduler_core.model import (
 )
 from scheduler_core.volume import translation
 
-if TYPE_CHECKING:
-    from scheduler_core.framework.node_info import Snapshot
 
 PROVISIONED_NAME_PREFIX = "pvc"  # external-provisioner names a volume pvc-<claim uid>
 
@@ -51,24 +51,25 @@ PROVISIONED_NAME_PREFIX = "pvc"  # external-provisioner names a volume pvc-<clai
 # ---------------------------------------------------------------------- the controller
 
 
-def settle(writes: ObjectWriter, claim_keys: list[str]) -> None:
-    """Let the stand-in controllers act on these claims (``namespace/name``), at once."""
-    snapshot = writes.snapshot
+def settle(api: Cluster, writes: ObjectWriter, claim_keys: list[str]) -> None:
+    """Let the stand-in controllers act on these claims (``namespace/name``), at once: they read
+    ``api``'s listers and write through ``writes`` (its typed API calls)."""
     for key in claim_keys:
-        claim = snapshot.storage.claims.get(key)
+        claim: Optional[PersistentVolumeClaim] = api.object(KIND_CLAIM, key)
         if claim is None or claim.is_fully_bound:
             continue
-        volume = _volume_pre_bound_to(snapshot, claim)
-        provisioning = _provisioning_class(snapshot, claim) if volume is None else None
+        volume = _volume_pre_bound_to(api, claim)
+        provisioning = _provisioning_class(api, claim) if volume is None else None
         if provisioning is not None:
-            volume = _provision(writes, claim, provisioning)
+            volume = _provision(api, writes, claim, provisioning)
         if volume is not None:
             _bind(writes, claim, volume)
 
 
-def _volume_pre_bound_to(snapshot: "Snapshot", claim: PersistentVolumeClaim) -> Optional[PersistentVolume]:
+def _volume_pre_bound_to(api: Cluster, claim: PersistentVolumeClaim) -> Optional[PersistentVolume]:
     """The volume whose claimRef names this claim (the scheduler wrote it at PreBind)."""
-    for volume in snapshot.storage.volumes.values():
+    volume: PersistentVolume
+    for volume in api.listed(KIND_VOLUME).values():
         ref = volume.claim_ref
         if (
             ref is not None
@@ -79,10 +80,10 @@ def _volume_pre_bound_to(snapshot: "Snapshot", claim: PersistentVolumeClaim) -> 
     return None
 
 
-def _provisioning_class(snapshot: "Snapshot", claim: PersistentVolumeClaim) -> Optional[StorageClass]:
+def _provisioning_class(api: Cluster, claim: PersistentVolumeClaim) -> Optional[StorageClass]:
     """The class that provisions for a WaitForFirstConsumer claim the scheduler chose a node for
     (None: nothing is provisioned)."""
-    storage_class = snapshot.storage.storage_class(claim.class_name)
+    storage_class: Optional[StorageClass] = api.object(KIND_STORAGE_CLASS, claim.class_name)
     if (
         ANN_SELECTED_NODE in claim.annotations
         and storage_class is not None
@@ -93,15 +94,16 @@ def _provisioning_class(snapshot: "Snapshot", claim: PersistentVolumeClaim) -> O
     return None
 
 
-def _provision(writes: ObjectWriter, claim: PersistentVolumeClaim, storage_class: StorageClass) -> PersistentVolume:
+def _provision(
+    api: Cluster, writes: ObjectWriter, claim: PersistentVolumeClaim, storage_class: StorageClass
+) -> PersistentVolume:
     """The provisioner creates a volume on the selected node, already naming the claim."""
-    snapshot = writes.snapshot
     node_name = claim.annotations[ANN_SELECTED_NODE]
-    node_info = snapshot.get(node_name)
-    hostname = node_info.node.labels.get(LABEL_HOSTNAME, node_name) if node_info is not None else node_name
+    node = api.node(node_name)
+    hostname = node.labels.get(LABEL_HOSTNAME, node_name) if node is not None else node_name
     plugin = translation.plugin_named(storage_class.provisioner)
     driver = plugin.driver_name if plugin is not None else storage_class.provisioner  # in-tree names migrate
-    name = _volume_name(snapshot, claim)
+    name = _volume_name(api, claim)
     volume = PersistentVolume(
         name,
         annotations={ANN_PROVISIONED_BY: storage_class.provisioner},
@@ -116,15 +118,15 @@ def _provision(writes: ObjectWriter, claim: PersistentVolumeClaim, storage_class
         csi=CSIPersistentSource(driver, name),
         reclaim_policy=storage_class.reclaim_policy,
         phase=VOLUME_PENDING,
-        doc_index=len(snapshot.storage.volumes),
+        doc_index=len(api.listed(KIND_VOLUME)),
     )
     return writes.write_volume(volume)
 
 
-def _volume_name(snapshot: "Snapshot", claim: PersistentVolumeClaim) -> str:
+def _volume_name(api: Cluster, claim: PersistentVolumeClaim) -> str:
     base = f"{PROVISIONED_NAME_PREFIX}-{claim.uid or f'{claim.namespace}-{claim.name}'}"
     name, suffix = base, 1
-    while name in snapshot.storage.volumes:
+    while name in api.listed(KIND_VOLUME):
         suffix += 1
         name = f"{base}-{suffix}"
     return name

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 from scheduler_core.dra.cel import CelRuntimeError, compile_selector
 from scheduler_core.framework.dra_state import SelectorCache
@@ -93,7 +93,7 @@ def slice_matches_node(slice_: ResourceSlice, node: Optional[Node]) -> Optional[
 
 
 def gather_pools(
-    slices: list[ResourceSlice],
+    slices: Sequence[ResourceSlice],
     node: Optional[Node],
     candidates: Optional[list[ResourceSlice]] = None,
     sort_by_name: bool = False,
@@ -294,7 +294,7 @@ class AllocationMemo:
 @dataclass(frozen=True, slots=True)
 class _NodePools:
     node: Node
-    slices: list[ResourceSlice]  # the list they were gathered from (compared by identity and length)
+    slices: Sequence[ResourceSlice]  # the list they were gathered from (compared by identity and length)
     slice_count: int
     pools: list[Pool]
     devices: frozenset[DeviceId]  # every device the search may look at on the node
@@ -340,7 +340,7 @@ class Allocator:
         self,
         allocated: set[DeviceId],
         classes: Callable[[str], Optional[DeviceClass]],
-        slices: list[ResourceSlice],
+        slices: Sequence[ResourceSlice],
         selector_cache: Optional[SelectorCache] = None,
         memo: Optional[AllocationMemo] = None,
         device_taints: bool = False,

@@ -6,16 +6,35 @@ from __future__ import annotations
 
 import copy
 import hashlib
-from typing import Iterator, Optional, Union
+from typing import Iterator, Mapping, Optional, Protocol, Union
 
 from scheduler_core.framework.dra_state import DraState
 from scheduler_core.framework.cluster_events import QueueingHint
-from scheduler_core.model import POD_CLAIM_NAME_ANNOTATION, DraObjects, OwnerReference, Pod, ResourceClaim
+from scheduler_core.model import (
+    POD_CLAIM_NAME_ANNOTATION,
+    DraObjects,
+    OwnerReference,
+    Pod,
+    ResourceClaim,
+    ResourceClaimTemplate,
+)
 
 # The resourceclaim controller's claims from templates (../shared/spec/TIMELINE.md): the names it
 # gives them (the real controller's generateName suffix is random; ours is the digest's).
 SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 NAME_PREFIX_LIMIT = 57
+
+
+class ClaimLister(Protocol):
+    """Where claims and templates are read: the scheduler's caches (DraState), the API server's
+    listers (the stand-in controller's), or a probe's own."""
+
+    @property
+    def claims(self) -> Mapping[str, ResourceClaim]: ...
+
+    def claim(self, namespace: str, name: str) -> Optional[ResourceClaim]: ...
+
+    def template(self, namespace: str, name: str) -> Optional[ResourceClaimTemplate]: ...
 
 
 def generated_claim_name(namespace: str, pod: str, claim: str) -> str:
@@ -29,7 +48,7 @@ def claim_uid(namespace: str, name: str) -> str:
     return f"uid-resourceclaim-{namespace}-{name}"
 
 
-def missing_template_claims(pod: Pod, dra: DraState) -> Iterator[tuple[str, ResourceClaim]]:
+def missing_template_claims(pod: Pod, dra: ClaimLister) -> Iterator[tuple[str, ResourceClaim]]:
     """The claims the resourceclaim controller makes for the pod's template claims that have no
     ``status.resourceClaimStatuses`` entry yet, one at a time (the caller creates each before the
     next is made: its place in the claims follows the ones made before), with the pod's claim name.
@@ -73,7 +92,7 @@ def claim_name(pod: Pod, source_name: str, claim_name_: str, template: str) -> t
     raise ClaimProblem(f'pod "{pod.namespace}/{pod.name}": ResourceClaim not created yet')
 
 
-def pod_claims(pod: Pod, dra: DraState, capitalized: bool = False) -> list[ResourceClaim]:
+def pod_claims(pod: Pod, dra: ClaimLister, capitalized: bool = False) -> list[ResourceClaim]:
     """foreachPodResourceClaim: every claim of the pod, in spec order, or ClaimProblem
     (``capitalized``: v1.36's "Pod is not owner", release/code.py claim_owner_message_capitalized)."""
     claims: list[ResourceClaim] = []
@@ -96,7 +115,9 @@ def pod_claims(pod: Pod, dra: DraState, capitalized: bool = False) -> list[Resou
     return claims
 
 
-def claims_or_problem(pod: Pod, dra: DraState, capitalized: bool = False) -> Union[list[ResourceClaim], ClaimProblem]:
+def claims_or_problem(
+    pod: Pod, dra: ClaimLister, capitalized: bool = False
+) -> Union[list[ResourceClaim], ClaimProblem]:
     try:
         return pod_claims(pod, dra, capitalized)
     except ClaimProblem as problem:
@@ -134,7 +155,7 @@ def after_pod_change(pod: Pod, dra: DraState, new: Pod) -> QueueingHint:
 def pods_held_at_pre_enqueue(pods: list[Pod], objects: DraObjects, capitalized: bool = False) -> list[tuple[Pod, str]]:
     """The pending pods among ``pods`` (document order) that DynamicResources' PreEnqueue would
     hold once the stand-in controller made the claims of every pod: with the reason."""
-    state = DraState(objects)
+    state = _Probe(objects)
     held: list[tuple[Pod, str]] = []
     for pod in pods:
         if not pod.claim_sources:
@@ -142,10 +163,24 @@ def pods_held_at_pre_enqueue(pods: list[Pod], objects: DraObjects, capitalized: 
         probe = copy.copy(pod)
         made = []
         for source_name, claim in missing_template_claims(probe, state):
-            state.claims[claim.key] = claim  # a probe's cache: nobody hears these
+            state.claims[claim.key] = claim  # the probe's own claims: no cluster, nobody hears these
             made.append((source_name, claim.name))
         probe.claim_statuses = (*probe.claim_statuses, *made)
         problem = claims_or_problem(probe, state, capitalized)
         if not pod.node_name and isinstance(problem, ClaimProblem):
             held.append((pod, str(problem)))
     return held
+
+
+class _Probe:
+    """The claims and templates of a probe (no cluster's objects, no scheduler's caches)."""
+
+    def __init__(self, objects: DraObjects) -> None:
+        self.claims: dict[str, ResourceClaim] = {claim.key: claim for claim in objects.claims}
+        self._templates = {template.key: template for template in objects.templates}
+
+    def claim(self, namespace: str, name: str) -> Optional[ResourceClaim]:
+        return self.claims.get(f"{namespace}/{name}")
+
+    def template(self, namespace: str, name: str) -> Optional[ResourceClaimTemplate]:
+        return self._templates.get(f"{namespace}/{name}")

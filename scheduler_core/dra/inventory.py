@@ -150,7 +150,7 @@ def scenario_devices(scenario: Scenario) -> tuple[list[NodeDevices], dict[str, l
     with claims, keyed namespace/name), as the scheduler's DRA state sees them at the start."""
     if not (scenario.dra.slices or scenario.dra.claims):
         return [], {}
-    dra = DraState(scenario.dra)
+    dra = DraState.as_listed(scenario.dra)
     skip_unusable = scenario.rules.features.dra_allocator_skips_unusable_pools
     devices = node_devices(dra, list(scenario.nodes), skip_unusable) if scenario.dra.slices else []
     return devices, {pod.key: pod_claims(dra, pod) for pod in scenario.pods if pod.claim_sources}

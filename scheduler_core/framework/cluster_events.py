@@ -110,10 +110,10 @@ class ClusterEventWithHint:
 class ClusterChange:
     """One change a component made to the cluster during a run, for the queue to hear about.
 
-    The scheduler itself produces pod changes (bound, deleted, marked terminating); other
-    components (VolumeBinding's PreBind, the stand-in volume controller, the stand-in kubelet)
-    append theirs to ``Snapshot.cluster_changes``, and the run loop drains that list after each
-    step and dispatches every change to the queue's hints. ``old`` is None for an Add, ``new`` is
+    The scheduler's informers of storage and device objects (scheduler_core.cluster.informers)
+    append one to ``Snapshot.cluster_changes`` for every write the run's cluster delivers (by
+    VolumeBinding's and DynamicResources' PreBind, the stand-in controllers, the steps), and the
+    run drains that list at its points and dispatches every change to the queue's hints. ``old`` is None for an Add, ``new`` is
     None for a Delete.
     """
 

@@ -1,17 +1,26 @@
 """DraState: the scheduler's view of resource.k8s.io objects (the DRA manager of
-dynamicresources/dra_manager.go): device classes, resource slices, the claims' assume cache and
-the allocations in flight (Reserve signalled them, PreBind has not written them yet).
+dynamicresources/dra_manager.go): the informers' stores of device classes, resource slices and
+claim templates, the claims' cache (the manager's assume cache over the claim informer) and the
+allocations in flight (Reserve signalled them, PreBind has not written them yet).
 
-Writes of claims (by DynamicResources' PreBind and PostFilter, by the stand-in resourceclaim
-controller) go through the API (``cluster.objects.ObjectWrites``): this cache follows at once and a
-``ClusterChange`` is queued for the queue's hints, as the release's assume cache does with its
-event handlers.
+The informer stores and the claims' cache hold only what the run's API server
+(scheduler_core.cluster.store) lists and then delivers: its informers
+(scheduler_core.cluster.informers) hand every object and every watch event to ``informed``, at
+once; nothing else writes them, and everyone else reads them through read-only views
+(``classes``, ``claims``, ``templates`` map keys to objects; ``slices`` is a tuple). Writes of
+claims (by DynamicResources' PreBind, PostFilter and Unreserve, by the stand-in resourceclaim
+controller) go to the API server (``cluster.objects.ObjectWrites``); the claims' cache follows as
+the write is delivered, and the event handlers hear of it at the run's points, as the release's
+assume cache and its event handlers do. The allocations in flight and the allocator's CEL
+verdicts are the scheduler's own state, written by the plugin.
 """
 
 from __future__ import annotations
 
-from typing import Any, Optional, TypeVar
+from types import MappingProxyType
+from typing import Any, Mapping, Optional, TypeVar, Union
 
+from scheduler_core.framework.informer import take
 from scheduler_core.model import Device, DeviceClass, DraObjects, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 
 DeviceId = tuple[str, str, str]
@@ -20,6 +29,7 @@ PoolId = tuple[str, str]  # driver, pool
 SelectorCache = dict[tuple[str, str, int], tuple[Device, Optional[bool], str]]
 K = TypeVar("K")
 V = TypeVar("V")
+DeviceObject = Union[DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate]
 
 
 class VersionedDict(dict[K, V]):
@@ -219,37 +229,66 @@ class _DevicesInUse:
 
 
 class DraState:
-    def __init__(self, objects: Optional[DraObjects] = None) -> None:
-        objects = objects or DraObjects()
-        self.classes: dict[str, DeviceClass] = {c.name: c for c in objects.classes}
-        self.slices: list[ResourceSlice] = list(objects.slices)
-        self.claims: dict[str, ResourceClaim] = VersionedDict((c.key, c) for c in objects.claims)
-        self.templates: dict[str, ResourceClaimTemplate] = {t.key: t for t in objects.templates}
+    def __init__(self) -> None:
+        self._classes: dict[str, DeviceClass] = {}
+        self._slices: dict[str, ResourceSlice] = {}
+        self._claims: VersionedDict[str, ResourceClaim] = VersionedDict()
+        self._templates: dict[str, ResourceClaimTemplate] = {}
+        self._tables: dict[type, dict[str, Any]] = {
+            DeviceClass: self._classes,
+            ResourceSlice: self._slices,
+            ResourceClaim: self._claims,
+            ResourceClaimTemplate: self._templates,
+        }
+        # What everyone else reads: views that follow the informers' writes and refuse their own.
+        self.classes: Mapping[str, DeviceClass] = MappingProxyType(self._classes)
+        self.slices: tuple[ResourceSlice, ...] = ()
+        self.claims: Mapping[str, ResourceClaim] = MappingProxyType(self._claims)
+        self.templates: Mapping[str, ResourceClaimTemplate] = MappingProxyType(self._templates)
         # claim uid -> the claim with its allocation
         self.in_flight: dict[str, ResourceClaim] = VersionedDict()
         self.selector_cache: SelectorCache = {}  # CEL verdicts per (expression, device)
         self._in_use: Optional[_DevicesInUse] = None
 
+    @classmethod
+    def as_listed(cls, objects: DraObjects) -> "DraState":
+        """The caches as their informers' first list of ``objects`` leaves them, for a reader of the
+        start that has no cluster (the objects API's devices per node); a scheduler's caches are
+        informed by its cluster (scheduler_core.cluster.informers)."""
+        state = cls()
+        listed: list[DeviceObject] = [*objects.classes, *objects.slices, *objects.claims, *objects.templates]
+        for obj in listed:
+            state.informed(None, obj)
+        return state
+
+    def informed(self, old: Optional[DeviceObject], new: Optional[DeviceObject]) -> None:
+        """One object of the API server's first list (``old`` None) or one watch event, taken by
+        its kind's store (``new`` None: deleted)."""
+        changed = new if new is not None else old
+        take(self._tables[type(changed)], old, new)
+        if isinstance(changed, ResourceSlice):
+            self.slices = tuple(self._slices.values())
+
     # ------------------------------------------------------------------ listers
 
     def device_class(self, name: str) -> Optional[DeviceClass]:
-        return self.classes.get(name)
+        return self._classes.get(name)
 
     def claim(self, namespace: str, name: str) -> Optional[ResourceClaim]:
-        return self.claims.get(f"{namespace}/{name}")
+        return self._claims.get(f"{namespace}/{name}")
 
     def template(self, namespace: str, name: str) -> Optional[ResourceClaimTemplate]:
-        return self.templates.get(f"{namespace}/{name}")
+        return self._templates.get(f"{namespace}/{name}")
 
     def has_pending_allocation(self, uid: str) -> bool:
         """ClaimHasPendingAllocation."""
         return uid in self.in_flight
 
     def _holders_and_owners(self) -> tuple[dict[DeviceId, ResourceClaim], dict[DeviceId, str]]:
-        """Kept in step with the writes of the two dicts; computed afresh on every call when
-        either is not a VersionedDict (one put in their place)."""
-        claims, in_flight = self.claims, self.in_flight
-        if not isinstance(claims, VersionedDict) or not isinstance(in_flight, VersionedDict):
+        """Kept in step with the writes of the two dicts; computed afresh on every call when the
+        allocations in flight are not a VersionedDict (one put in its place)."""
+        claims, in_flight = self._claims, self.in_flight
+        if not isinstance(in_flight, VersionedDict):
             return _DevicesInUse(VersionedDict(claims), VersionedDict(in_flight)).up_to_date()
         if self._in_use is None or not self._in_use.follows(claims, in_flight):
             self._in_use = _DevicesInUse(claims, in_flight)
@@ -267,10 +306,9 @@ class DraState:
 
     def devices_generation(self) -> Optional[tuple[object, int]]:
         """Which state of the devices in use ``device_owners`` answers from: equal answers, the
-        same state. None when the dicts are not followed (one was put in place of a
-        VersionedDict): then there is no telling."""
-        claims, in_flight = self.claims, self.in_flight
-        if not isinstance(claims, VersionedDict) or not isinstance(in_flight, VersionedDict):
+        same state. None when the allocations in flight are not followed (a dict was put in place
+        of their VersionedDict): then there is no telling."""
+        if not isinstance(self.in_flight, VersionedDict):
             return None
         self._holders_and_owners()
         assert self._in_use is not None  # made by the call above for these very dicts

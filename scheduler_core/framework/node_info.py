@@ -285,8 +285,8 @@ class Snapshot:
     storage: StorageState = field(default_factory=StorageState)  # claims, volumes, classes, CSI objects
     pdbs: list[PodDisruptionBudget] = field(default_factory=list)  # what preemption must respect
     by_name: dict[str, NodeInfo] = field(init=False)
-    # Changes made during a run by components other than the scheduler's own pod binds (volume
-    # binding, stand-in controllers), drained by the run loop for the queue (ClusterChange).
+    # The storage and device informers' notifications for the event handlers (ClusterChange), one
+    # per write the cluster delivered, waiting until the run hands them to the queue at its points.
     cluster_changes: list[ClusterChange] = field(default_factory=list)
     dra: DraState = field(default_factory=DraState)  # device classes, slices, resource claims
     # The node lists its table hands on stay positions (the engine's own process, event_pipe).
@@ -330,10 +330,8 @@ class Snapshot:
             {name: dict(ns.labels) for name, ns in scenario.namespaces.items()},
             list(scenario.services),
             list(scenario.workloads),
-            StorageState(scenario.storage),
-            list(scenario.pdbs),
+            pdbs=list(scenario.pdbs),
         )
-        snapshot.dra = DraState(scenario.dra)
         for pod in scenario.running_pods:
             snapshot.by_name[pod.node_name].add_pod(PodInfo(pod))
         return snapshot

@@ -11,12 +11,9 @@ frameworks with the defaults: its own nominator, time zero, no batching, preempt
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Generator, Iterator, Optional, Protocol, TypeVar
+from typing import Any, Callable, Generator, Iterator, Optional, Protocol, TypeVar
 
 from scheduler_core.model import PersistentVolume, PersistentVolumeClaim, Pod, ResourceClaim
-
-if TYPE_CHECKING:
-    from scheduler_core.framework.node_info import Snapshot
 
 
 class NominatedPods(Protocol):
@@ -53,11 +50,10 @@ class NoNominations:
 
 
 class ObjectWriter(Protocol):
-    """The API calls plugins make for storage and device objects (cluster.objects.ObjectWrites):
-    VolumeBinding's and DynamicResources' PreBind, DynamicResources' PostFilter."""
-
-    @property
-    def snapshot(self) -> "Snapshot": ...
+    """The API calls plugins make for storage and device objects (cluster.objects.ObjectWrites, on
+    the run's cluster): VolumeBinding's and DynamicResources' PreBind, DynamicResources' PostFilter
+    and Unreserve. Each returns the object as the cluster holds it after the write; the
+    scheduler's caches hear of it through their informers, never from the plugin."""
 
     def write_claim(self, claim: PersistentVolumeClaim) -> PersistentVolumeClaim: ...
 
@@ -137,7 +133,5 @@ class FrameworkOptions:
     # (the result carries the victims, nothing is deleted). Any: the run's event type, which the
     # framework passes on unread (the options would otherwise be generic in it, and every handle).
     preemption_api: Optional[PreemptionAPI[Any]] = None
-    # Where the plugins' storage and device writes go (the scheduler makes one on its snapshot when
-    # None), and how the run numbers object versions (None: the writer counts on its own).
+    # Where the plugins' storage and device writes go (None: the scheduler makes one on its cluster).
     object_writes: Optional[ObjectWriter] = None
-    next_version: Optional[Callable[[], int]] = None

@@ -110,6 +110,7 @@ class ResourceSlice:
     partitionable: bool = False
     doc_index: int = 0
     line: Optional[int] = None
+    resource_version: int = field(default=0, compare=False)  # as the run's API server gave it
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +119,7 @@ class DeviceClass:
     selectors: tuple[str, ...] = ()  # CEL expressions
     config_count: int = 0  # spec.config entries (opaque, copied into allocations)
     line: Optional[int] = None
+    resource_version: int = field(default=0, compare=False)  # as the run's API server gave it
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,6 +261,7 @@ class ResourceClaimTemplate:
     annotations: dict[str, str] = field(default_factory=dict)
     spec: ClaimSpec = field(default_factory=ClaimSpec)
     line: Optional[int] = None
+    resource_version: int = field(default=0, compare=False)  # as the run's API server gave it
 
     @property
     def key(self) -> str:

@@ -163,6 +163,7 @@ class CSINode:
     drivers: tuple[CSINodeDriver, ...] = ()
     annotations: dict[str, str] = field(default_factory=dict)
     line: Optional[int] = None
+    resource_version: int = field(default=0, compare=False)  # as the run's API server gave it
 
     @property
     def migrated_plugins_annotation(self) -> str:
@@ -181,6 +182,7 @@ class CSIDriver:
     attach_required: bool = True
     storage_capacity: Optional[bool] = None  # spec.storageCapacity (the API server defaults false)
     line: Optional[int] = None
+    resource_version: int = field(default=0, compare=False)  # as the run's API server gave it
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +194,7 @@ class CSIStorageCapacity:
     capacity: Optional[Fraction] = None
     maximum_volume_size: Optional[Fraction] = None
     line: Optional[int] = None
+    resource_version: int = field(default=0, compare=False)  # as the run's API server gave it
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +204,7 @@ class VolumeAttachment:
     node_name: str
     persistent_volume_name: Optional[str] = None  # spec.source.persistentVolumeName
     line: Optional[int] = None
+    resource_version: int = field(default=0, compare=False)  # as the run's API server gave it
 
 
 @dataclass(slots=True)

@@ -1,8 +1,9 @@
 """The kube-scheduler process of a run (scheduler.go's Scheduler and Run, schedule_one.go's ScheduleOne).
 
 What the release's binary does and nothing else: its informers (the run's cluster delivers every
-pod, node, workload and budget write to ``EventHandlers``; storage and device objects arrive
-through the frameworks' storage door), its scheduling queue, and ScheduleOne — pop a pod, run its
+pod, node, workload and budget write to ``EventHandlers``; its storage and device writes reach the
+caches at once through scheduler_core.cluster.informers, and the handlers at the run's points,
+``storage_changes``), its scheduling queue, and ScheduleOne — pop a pod, run its
 scheduling cycle (the same ``Cycle`` the single pass runs, which returns a typed ending,
 scheduler_core.run.outcomes), then the binding cycle or handleSchedulingFailure. The scheduler
 writes only through the cluster (bindings, status patches, nominations, a preemption's victims).
@@ -101,7 +102,6 @@ class KubeScheduler:
         scenario: Scenario,
         api: Cluster,
         clock: LogicalClock,
-        next_version: Callable[[], int],
         recorder: RunRecorder,
         *,
         tie_break: str,
@@ -130,14 +130,15 @@ class KubeScheduler:
             opportunistic_batching=batching,
             preemption_ties_in_node_order=True,
             preemption_api=self,
-            next_version=next_version,
         )
+        # The scheduler's storage and device caches are informers of the cluster (listed now).
         self.scheduler = Scheduler(
-            scenario, tie_break, seed, vectorized, options=options, hand_over_only=hand_over_only
+            scenario, tie_break, seed, vectorized, options=options, hand_over_only=hand_over_only, api=api
         )
         self.snapshot = self.scheduler.snapshot
-        # The storage door the frameworks' plugins write through; the stand-ins write storage and
-        # device objects through it too, and its writes reach this scheduler as storage events.
+        # The typed API calls the frameworks' plugins write storage and device objects with (on the
+        # cluster); the stand-ins write through it too, and the writes reach this scheduler through
+        # its informers, their handlers' notifications at the run's points (storage_changes).
         object_writes = self.scheduler.options.object_writes
         assert isinstance(object_writes, ObjectWrites)  # the Scheduler made it: none was handed in
         self.object_writes = object_writes
@@ -213,9 +214,9 @@ class KubeScheduler:
         yield from self.moves()
 
     def storage_changes(self, changes: Optional[list[ClusterChange]] = None) -> Iterator[Event]:
-        """The storage and device writes made since the last call (by the stand-ins), or the
-        given ones (a binding goroutine's own), each told, then handed to the informers'
-        handlers, then the moves it caused."""
+        """The informers' notifications of the storage and device writes delivered since the last
+        call (by the stand-ins, the steps), or the given ones (a binding goroutine's own), each
+        told, then handed to the handlers, then the moves it caused."""
         if changes is None:
             changes = self.snapshot.cluster_changes
         while changes:

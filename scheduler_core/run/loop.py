@@ -13,11 +13,11 @@ Everything goes out as one typed event stream, through one recorder (scheduler_c
 from __future__ import annotations
 
 import itertools
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from typing import Generator, Iterator, Optional
 
 from scheduler_core.backend.queue import LogicalClock
-from scheduler_core.cluster.store import Cluster
+from scheduler_core.cluster.store import DEFAULT_EPOCH, Cluster
 from scheduler_core.encoding.events import Event
 from scheduler_core.model import Pod, PodScheduledCondition, Scenario
 from scheduler_core.run.kube_scheduler import KubeScheduler
@@ -27,9 +27,6 @@ from scheduler_core.run.standins import StandIns
 from scheduler_core.run.steps.driver import recorded_creation_times
 from scheduler_core.scenario.gcpause import collector_paused
 from scheduler_core.util.gcfreeze import frozen_after_first
-
-# Where the logical clock starts when the scenario records no time of its own (run_epoch).
-DEFAULT_EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
 
 class ClusterRun:
@@ -64,6 +61,8 @@ class ClusterRun:
             audit_writes,
             workloads=changes.workloads if changes is not None else (),
             budgets=self.scenario.pdbs,
+            storage=self.scenario.storage,
+            dra=self.scenario.dra,
         )
         # The recorder tells every event with the attempt it happens in (the scheduler's count).
         self.recorder = RunRecorder(lambda: self.clock.ms, lambda: self.kube_scheduler.attempts, reads)
@@ -71,7 +70,6 @@ class ClusterRun:
             self.scenario,
             self.cluster,
             self.clock,
-            lambda: next(versions),
             self.recorder,
             tie_break=tie_break,
             seed=seed,

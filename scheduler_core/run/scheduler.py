@@ -19,7 +19,9 @@ import numpy as np
 
 from scheduler_core.model import names
 
+from scheduler_core.cluster import informers
 from scheduler_core.cluster.objects import ObjectWrites
+from scheduler_core.cluster.store import Cluster
 from scheduler_core.encoding.events import Event, ExtensionPoint
 from scheduler_core.backend.queue.nominator import CLEAR_NOMINATED_NODE, NominatingInfo, Nominator
 from scheduler_core.framework.batch import PASS, FilterVerdicts, Palette
@@ -123,8 +125,14 @@ class Scheduler:
         registry: Optional[Registry] = None,
         options: Optional[FrameworkOptions] = None,
         hand_over_only: bool = False,
+        api: Optional[Cluster] = None,
     ) -> None:
         self.snapshot = Snapshot.from_scenario(scenario)
+        # The API server the scheduler's storage and device caches are informers of (the run's
+        # cluster; a single pass's own, holding the scenario's nodes and storage and device
+        # objects: it binds in its snapshot, so its pods stay out of an API server's keeping).
+        self.api = api if api is not None else Cluster([], scenario.nodes, storage=scenario.storage, dra=scenario.dra)
+        informers.start(self.api, self.snapshot)
         # ``hand_over_only``: the events go only to event_pipe's hand-over (the engine's process).
         self.snapshot.node_lists_as_positions = hand_over_only
         self.rules = scenario.rules
@@ -146,8 +154,8 @@ class Scheduler:
             for pod in scenario.pending_pods:
                 nominator.add_nominated_pod(pod, None)
             options = FrameworkOptions(nominator=nominator)
-        if options.object_writes is None:  # the plugins' writes land in this snapshot's caches
-            options = dataclasses.replace(options, object_writes=ObjectWrites(self.snapshot, options.next_version))
+        if options.object_writes is None:  # the plugins write through the API server
+            options = dataclasses.replace(options, object_writes=ObjectWrites(self.api))
         self.options = options
         self.nominator = options.nominator
         # One framework per profile, keyed by its schedulerName (profile.NewMap); every profile
@@ -175,7 +183,7 @@ class Scheduler:
         """The single pass: the stand-in resourceclaim controller makes every pod's claims from
         templates first (../shared/spec/TIMELINE.md), then a pod that a PreEnqueue plugin holds (its
         claims missing) gets no cycle, as in the real queue (the loader's notice names it)."""
-        controller = ResourceClaimController(self.snapshot.dra, ObjectWrites(self.snapshot))
+        controller = ResourceClaimController(self.api)
         for pod in scenario.pods:
             if not pod.is_finished:
                 controller.create_claims(pod)

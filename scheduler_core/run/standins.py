@@ -2,9 +2,9 @@
 
 The stand-in kubelet (it removes pods deleted with grace, scheduler_core.cluster.kubelet), the
 resourceclaim controller (claims from templates, released devices), and in a run with steps the
-step driver with its controllers (scheduler_core.run.steps). Each watches the run's cluster and
-acts by writing through it, or through the storage door for storage and device objects; none
-calls the scheduler. What they write reaches the scheduler's informers as the cluster delivers
+step driver with its controllers (scheduler_core.run.steps). Each watches the run's cluster, reads
+it (its listers) and acts by writing through it — storage and device objects through its typed API
+calls (scheduler_core.cluster.objects); none calls the scheduler. What they write reaches the scheduler's informers as the cluster delivers
 it; ``deliver`` and ``deliver_storage`` hand those deliveries' events to the run's stream, in
 the order the writes were made, before the scheduler's next attempt.
 """
@@ -49,12 +49,13 @@ class StandIns:
         self.clock = clock
         self.recorder = recorder
         self.writes = writes
-        # The step driver reads storage classes and node infos from the scheduler's informer cache
-        # (the same objects the cluster delivered), rather than keeping caches of its own.
+        # The step driver reads node infos from the scheduler's informer cache (the same objects
+        # the cluster delivered), rather than keeping caches of its own; storage objects it reads
+        # from the cluster's listers.
         self.snapshot = informer_cache
         self._deliver = deliver
         self._deliver_storage = deliver_storage
-        self.claim_controller = ResourceClaimController(informer_cache.dra, writes, lambda: clock.ms)
+        self.claim_controller = ResourceClaimController(api, lambda: clock.ms)
         for pod in scenario.running_pods:  # their claims exist before the run
             self.claim_controller.create_claims(pod)
         self.kubelet = StandInKubelet(api)

@@ -14,18 +14,18 @@ from typing import Iterable, Optional
 import numpy as np
 from hypothesis import strategies as st
 
+from scheduler_core.cluster import informers
 from scheduler_core.cluster.controllers.state import ClusterState
 from scheduler_core.cluster.objects import ObjectWrites
+from scheduler_core.cluster.store import Cluster
 from scheduler_core.framework.options import FrameworkOptions
 from scheduler_core.framework.batch import FilterVerdicts, filter_per_node, normalize_per_node, score_per_node
 from scheduler_core.framework.cycle_state import CycleState
-from scheduler_core.framework.dra_state import DraState
 from scheduler_core.framework.interfaces import NodeToStatus, PostFilterResult
 from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot
 from scheduler_core.framework.profile import Profile
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.status import Code, Status
-from scheduler_core.framework.storage import StorageState
 from scheduler_core.model import (
     ANN_BIND_COMPLETED,
     AllocationResult,
@@ -119,12 +119,32 @@ def make_pod(
 
 
 def make_snapshot(
-    nodes: Iterable[Node], pods: Iterable[Pod] = (), namespaces: Optional[dict] = None, **fields
+    nodes: Iterable[Node],
+    pods: Iterable[Pod] = (),
+    namespaces: Optional[dict] = None,
+    *,
+    storage: Optional[StorageObjects] = None,
+    dra: Optional[DraObjects] = None,
+    **fields,
 ) -> Snapshot:
+    """A snapshot whose storage and device caches are informers of its own API server (``api``,
+    holding the nodes and the ``storage`` and ``dra`` objects), as the scheduler's are."""
+    nodes = list(nodes)
     snapshot = Snapshot([NodeInfo(n) for n in nodes], dict(namespaces or {}), **fields)
     for pod in pods:
         snapshot.by_name[pod.node_name].add_pod(PodInfo(pod))
+    snapshot.api = Cluster([], nodes, storage=storage, dra=dra)
+    informers.start(snapshot.api, snapshot)
     return snapshot
+
+
+def api_of(snapshot: Snapshot) -> Cluster:
+    """The API server a test snapshot's caches are informers of (one made now for a snapshot
+    built without ``make_snapshot``)."""
+    if getattr(snapshot, "api", None) is None:
+        snapshot.api = Cluster([], [info.node for info in snapshot.node_infos])
+        informers.start(snapshot.api, snapshot)
+    return snapshot.api
 
 
 class FakeHandle:
@@ -137,7 +157,7 @@ class FakeHandle:
         self.options = (
             options
             if options.object_writes is not None
-            else dataclasses.replace(options, object_writes=ObjectWrites(snapshot))
+            else dataclasses.replace(options, object_writes=ObjectWrites(api_of(snapshot)))
         )
 
 
@@ -293,9 +313,7 @@ def make_class(name: str, *, wait: bool = True, provisioner: str = "csi.example.
 
 def storage_snapshot(nodes: Iterable[Node], pods: Iterable[Pod] = (), **objects) -> Snapshot:
     """A snapshot with storage objects: claims=, volumes=, classes=, csi_nodes=, csi_drivers=, ..."""
-    snapshot = make_snapshot(nodes, pods)
-    snapshot.storage = StorageState(StorageObjects(**{k: list(v) for k, v in objects.items()}))
-    return snapshot
+    return make_snapshot(nodes, pods, storage=StorageObjects(**{k: list(v) for k, v in objects.items()}))
 
 
 # ---------------------------------------------------------------------------- OpportunisticBatching
@@ -826,6 +844,4 @@ def dra_snapshot(
     claims: Iterable[ResourceClaim] = (),
     templates: Iterable[ResourceClaimTemplate] = (),
 ) -> Snapshot:
-    snapshot = make_snapshot(nodes, pods)
-    snapshot.dra = DraState(DraObjects(list(classes), list(slices), list(claims), list(templates)))
-    return snapshot
+    return make_snapshot(nodes, pods, dra=DraObjects(list(classes), list(slices), list(claims), list(templates)))

@@ -27,7 +27,7 @@ from scheduler_core.cluster.store import KIND_NODE, KIND_POD, KIND_WORKLOAD, Act
 from scheduler_core.encoding.events import ClusterChangeKind, Event, ExtensionPoint, StepStarted
 from scheduler_core.model import Changes, ObjectRef, Pod, Step
 from scheduler_core.run.steps.operations import StepOperations, pod_deletion_costs
-from scheduler_core.run.steps.pod_control import RunLoop
+from scheduler_core.run.steps.pod_control import RunLoop, storage_classes
 from scheduler_core.run.steps.record import StepRecord
 from scheduler_core.run.steps.rollout_status import Rollouts
 from scheduler_core.scenario import manifests
@@ -73,7 +73,7 @@ class StepDriver:
         self.state.now_ms = self.loop.clock.ms
         wrote = False
         for _ in range(MAX_CONTROLLER_PASSES):
-            writes = manager.sync_pass(self.state, kinds, list(self.loop.snapshot.storage.classes.values()))
+            writes = manager.sync_pass(self.state, kinds, storage_classes(self.loop.cluster))
             yield from self.loop.drain_moves()  # the workloads they wrote, told before the pods
             if not writes:
                 break

@@ -12,6 +12,7 @@ from typing import Callable, Iterator, Optional, Sequence
 from scheduler_core.cluster.controllers import deployment, job, ranking
 from scheduler_core.cluster.controllers.pods import admit_priority
 from scheduler_core.cluster.controllers.state import ClusterState
+from scheduler_core.cluster.store import KIND_VOLUME
 from scheduler_core.encoding.events import ClusterChangeKind, Event
 from scheduler_core.model import (
     KIND_DAEMON_SET,
@@ -35,7 +36,7 @@ from scheduler_core.model import (
     ScaleOp,
 )
 from scheduler_core.run.steps.nodes import NodeOperations
-from scheduler_core.run.steps.pod_control import PodControl, RunLoop
+from scheduler_core.run.steps.pod_control import PodControl, RunLoop, storage_classes
 from scheduler_core.run.steps.rollout_status import ROLLOUT_KINDS, Rollouts
 from scheduler_core.scenario import manifests
 from scheduler_core.scenario.changes import workload_from_manifest
@@ -74,7 +75,7 @@ class StepOperations:
                 )
 
     def _writes_made(self) -> int:
-        return self.loop.cluster.write_count + self.loop.writes.write_count
+        return self.loop.cluster.write_count
 
     def _apply(self, operation: Operation, step: int) -> Iterator[Event]:
         spec = operation.spec
@@ -193,10 +194,10 @@ class StepOperations:
             yield from self._put_budget(ref, manifest, line)
         elif ref.kind == "PersistentVolumeClaim":
             claim = manifests.decode_claim(manifest, len(self.state.claims), line)
-            claim = default_storage_class([claim], list(self.loop.snapshot.storage.classes.values()))[0]
+            claim = default_storage_class([claim], storage_classes(self.loop.cluster))[0]
             yield from self.pods.create_claim(claim, "by the step")
         elif ref.kind == "PersistentVolume":
-            volume = manifests.decode_volume(manifest, len(self.loop.snapshot.storage.volumes), line)
+            volume = manifests.decode_volume(manifest, len(self.loop.cluster.listed(KIND_VOLUME)), line)
             self.loop.writes.write_volume(volume)
             yield from self.loop.storage_changes("created by the step")
         elif ref.kind == "StorageClass":

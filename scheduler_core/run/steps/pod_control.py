@@ -11,16 +11,17 @@ from typing import Iterator, Optional, Protocol
 from scheduler_core.backend.queue import LogicalClock
 from scheduler_core.cluster.controllers.state import ClusterState, CreateClaim, CreatePod, DeletePod, Write
 from scheduler_core.cluster.objects import ObjectWrites
-from scheduler_core.cluster.store import Cluster
+from scheduler_core.cluster.store import KIND_STORAGE_CLASS, Cluster
 from scheduler_core.encoding.events import ClusterChangeKind, Event, ExtensionPoint, Payload
 from scheduler_core.framework.node_info import Snapshot
-from scheduler_core.model import PersistentVolumeClaim, Pod, Scenario
+from scheduler_core.model import PersistentVolumeClaim, Pod, Scenario, StorageClass
 
 
 class RunLoop(Protocol):
     """What the steps use of the run's other components (``standins.StandIns``; named here, not
-    imported, so they can import the step driver without a cycle): the clock, the cluster, the
-    storage door, the informer cache they read, and the deliveries of their writes."""
+    imported, so they can import the step driver without a cycle): the clock, the cluster (its
+    listers too), the typed storage API calls on it, the informer cache of node infos they read,
+    and the deliveries of their writes."""
 
     clock: LogicalClock
     scenario: Scenario
@@ -83,3 +84,8 @@ class PodControl:
         self.loop.writes.write_claim(claim)
         self.state.claims.add(claim.key)
         yield from self.loop.storage_changes(f"created {by}")
+
+
+def storage_classes(cluster: Cluster) -> list[StorageClass]:
+    """The cluster's storage classes (its lister), in the order they were created."""
+    return list(cluster.listed(KIND_STORAGE_CLASS).values())

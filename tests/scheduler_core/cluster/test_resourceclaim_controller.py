@@ -4,28 +4,19 @@ from __future__ import annotations
 
 import hashlib
 
-from scheduler_core.cluster.objects import ObjectWrites
-from scheduler_core.framework.dra_state import DraState
-from scheduler_core.framework.node_info import Snapshot
 from scheduler_core.framework.cluster_events import ActionType
 from scheduler_core.model import FINALIZER, POD_CLAIM_NAME_ANNOTATION, ClaimSpec, DraObjects, ResourceClaimTemplate
 from scheduler_core.cluster.resourceclaim_controller import RELEASE_DELAY_MS, ResourceClaimController
+from scheduler_core.cluster.store import KIND_RESOURCE_CLAIM, Cluster
 from scheduler_core.dra.claims import generated_claim_name
-from tests.scheduler_core.builders import claiming_pod, exact, make_resource_claim
+from tests.scheduler_core.builders import claiming_pod, exact, make_resource_claim, make_snapshot
 
 
-class Changes(list):
-    """The ClusterChanges the controller's writes queued (the API's record of them)."""
-
-    writes: ObjectWrites
-
-
-def _api(state: DraState) -> tuple[DraState, Changes]:
-    snapshot = Snapshot([], dra=state)
-    changes = Changes()
-    snapshot.cluster_changes = changes
-    changes.writes = ObjectWrites(snapshot)
-    return state, changes
+def _api(objects: DraObjects):
+    """The controller on an API server holding ``objects``, and the scheduler's caches informed by
+    it: the DRA state, and the ClusterChanges its handlers hear (the record of the writes)."""
+    snapshot = make_snapshot([], dra=objects)
+    return snapshot.api, snapshot.dra, snapshot.cluster_changes
 
 
 TEMPLATE = ResourceClaimTemplate("default", "tpl", {"team": "ml"}, {"note": "x"}, ClaimSpec((exact(count=2),)))
@@ -45,22 +36,22 @@ def test_the_corpus_names_are_reproduced():
 
 
 def test_claims_from_templates_are_owned_by_the_pod_and_named_in_its_status():
-    state, changes = _api(DraState(DraObjects(templates=[TEMPLATE])))
+    api, state, changes = _api(DraObjects(templates=[TEMPLATE]))
     pod = claiming_pod("train", templates=("tpl",))
-    assert ResourceClaimController(state, changes.writes).create_claims(pod)
+    assert ResourceClaimController(api).create_claims(pod)
     name = generated_claim_name("default", "train", "t0")
     claim = state.claim("default", name)
     assert pod.claim_statuses == (("t0", name),)
     assert claim.controlled_by(pod.uid) and claim.spec == TEMPLATE.spec and claim.allocation is None
     assert claim.labels == {"team": "ml"} and claim.annotations == {"note": "x", POD_CLAIM_NAME_ANNOTATION: "t0"}
     assert [c.event.action for c in changes] == [ActionType.ADD]
-    assert not ResourceClaimController(state, changes.writes).create_claims(pod)  # already named: nothing more
+    assert not ResourceClaimController(api).create_claims(pod)  # already named: nothing more
 
 
 def test_a_missing_template_creates_nothing():
     pod = claiming_pod("train", templates=("gone",))
-    state, changes = _api(DraState())
-    assert not ResourceClaimController(state, changes.writes).create_claims(pod)
+    api, _, _ = _api(DraObjects())
+    assert not ResourceClaimController(api).create_claims(pod)
     assert pod.claim_statuses == ()
 
 
@@ -69,8 +60,8 @@ def test_release_unreserves_deallocates_unfinalizes_and_deletes_the_pods_own_cla
     own = make_resource_claim("own", on=("gpu-0",), node="n1", reserved_for=(pod,), owner=pod, finalizers=(FINALIZER,))
     other = claiming_pod("other", node="n1")
     shared = make_resource_claim("shared", on=("gpu-1",), node="n1", reserved_for=(pod, other), finalizers=(FINALIZER,))
-    state, changes = _api(DraState(DraObjects(claims=[shared, own])))
-    controller = ResourceClaimController(state, changes.writes)
+    api, state, changes = _api(DraObjects(claims=[shared, own]))
+    controller = ResourceClaimController(api)
     controller.pod_removed(pod, 1000)
     assert controller.next_release_ms() == 1000 + RELEASE_DELAY_MS
     assert controller.release_due(1099) == [] and controller.release_due(1100) == [pod]
@@ -86,3 +77,11 @@ def test_release_unreserves_deallocates_unfinalizes_and_deletes_the_pods_own_cla
     ]
     assert changes[0].new.allocation is None and FINALIZER in changes[0].new.finalizers
     assert changes[1].new.finalizers == ()
+
+
+def test_the_controller_reads_the_api_server_not_the_schedulers_caches():
+    """Its listers are the cluster's: with no scheduler informed at all it finds the template."""
+    api = Cluster([], [], dra=DraObjects(templates=[TEMPLATE]))
+    pod = claiming_pod("train", templates=("tpl",))
+    assert ResourceClaimController(api).create_claims(pod)
+    assert list(api.listed(KIND_RESOURCE_CLAIM)) == [f"default/{generated_claim_name('default', 'train', 't0')}"]

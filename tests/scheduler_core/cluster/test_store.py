@@ -13,10 +13,22 @@ import pytest
 
 from scheduler_core import load_scenario
 from scheduler_core.cluster.store import (
+    KIND_ATTACHMENT,
     KIND_BUDGET,
+    KIND_CAPACITY,
+    KIND_CLAIM,
+    KIND_CLAIM_TEMPLATE,
+    KIND_CSI_DRIVER,
+    KIND_CSI_NODE,
+    KIND_DEVICE_CLASS,
     KIND_NODE,
     KIND_POD,
+    KIND_RESOURCE_CLAIM,
+    KIND_SLICE,
+    KIND_STORAGE_CLASS,
+    KIND_VOLUME,
     KIND_WORKLOAD,
+    OBJECT_KINDS,
     Action,
     Cluster,
     WatchEvent,
@@ -24,8 +36,29 @@ from scheduler_core.cluster.store import (
 )
 from scheduler_core.run.loop import ClusterRun
 from scheduler_core.encoding.events import ClusterChangeKind as Change
-from scheduler_core.model import LabelSelector, PodDisruptionBudget, PodScheduledCondition
-from tests.scheduler_core.builders import controlled_workload, make_node, make_pod
+from scheduler_core.model import (
+    CSIDriver,
+    CSINode,
+    CSIStorageCapacity,
+    DeviceClass,
+    DraObjects,
+    LabelSelector,
+    PodDisruptionBudget,
+    PodScheduledCondition,
+    ResourceClaimTemplate,
+    ResourceSlice,
+    StorageObjects,
+    VolumeAttachment,
+)
+from tests.scheduler_core.builders import (
+    controlled_workload,
+    make_claim,
+    make_class,
+    make_node,
+    make_pod,
+    make_resource_claim,
+    make_volume,
+)
 
 EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
@@ -208,8 +241,9 @@ def test_the_corpora_are_there_to_audit():
 
 @pytest.mark.parametrize("path", RUNS, ids=lambda path: path.stem)
 def test_no_run_changes_an_object_of_the_cluster_in_place(path):
-    """Only the cluster writes pods, nodes, workloads and budgets: every version it handed out during a whole run
-    (the scheduler's writes, the kubelet's, the controllers' and the steps') is as it was then."""
+    """Only the cluster writes pods, nodes, workloads, budgets and the storage and device objects: every
+    version it handed out during a whole run (the scheduler's writes, its plugins', the kubelet's, the
+    controllers' and the steps') is as it was then, its dicts and lists included."""
     run = ClusterRun(load_scenario(path.read_bytes()), audit_writes=True)
     for _ in run.run():
         pass
@@ -220,6 +254,150 @@ def test_the_audit_sees_a_change_made_in_place(cluster):
     audited = Cluster([make_pod("p", node="n1")], [], EPOCH, lambda: 0, audit=True)
     audited.pod("default/p").node_name = "n2"
     assert audited.changed_in_place() == ["Pod default/p: node_name"]
+
+
+# One object of every kind the cluster holds, and a change made in place to it (a field of a
+# mutable object set; an item of a frozen object's dict set, or the field forced).
+EVERY_KIND = [
+    (KIND_POD, lambda: make_pod("p", node="n1"), lambda pod: setattr(pod, "node_name", "n2"), "node_name"),
+    (KIND_NODE, lambda: make_node("n1"), lambda node: node.labels.update(zone="b"), "labels"),
+    (
+        KIND_WORKLOAD,
+        lambda: controlled_workload("ReplicaSet", "web", replicas=1),
+        lambda workload: object.__setattr__(workload, "replicas", 2),
+        "replicas",
+    ),
+    (
+        KIND_BUDGET,
+        lambda: PodDisruptionBudget("default", "b", WEB, 1),
+        lambda budget: object.__setattr__(budget, "disruptions_allowed", 0),
+        "disruptions_allowed",
+    ),
+    (KIND_CLAIM, lambda: make_claim("data"), lambda claim: claim.annotations.update(x="y"), "annotations"),
+    (KIND_VOLUME, lambda: make_volume("pv"), lambda volume: volume.labels.update(x="y"), "labels"),
+    (
+        KIND_STORAGE_CLASS,
+        lambda: make_class("fast"),
+        lambda storage_class: storage_class.annotations.update(x="y"),
+        "annotations",
+    ),
+    (KIND_CSI_NODE, lambda: CSINode("n1"), lambda csi_node: csi_node.annotations.update(x="y"), "annotations"),
+    (
+        KIND_CSI_DRIVER,
+        lambda: CSIDriver("csi.example.com"),
+        lambda driver: object.__setattr__(driver, "attach_required", False),
+        "attach_required",
+    ),
+    (
+        KIND_CAPACITY,
+        lambda: CSIStorageCapacity("default", "cap", "fast"),
+        lambda capacity: object.__setattr__(capacity, "storage_class_name", "slow"),
+        "storage_class_name",
+    ),
+    (
+        KIND_ATTACHMENT,
+        lambda: VolumeAttachment("va", "csi.example.com", "n1"),
+        lambda attachment: object.__setattr__(attachment, "node_name", "n2"),
+        "node_name",
+    ),
+    (KIND_RESOURCE_CLAIM, lambda: make_resource_claim("c"), lambda claim: claim.labels.update(x="y"), "labels"),
+    (
+        KIND_CLAIM_TEMPLATE,
+        lambda: ResourceClaimTemplate("default", "tpl"),
+        lambda template: template.labels.update(x="y"),
+        "labels",
+    ),
+    (
+        KIND_SLICE,
+        lambda: ResourceSlice("n1-gpu", "gpu.example.com", "n1"),
+        lambda slice_: object.__setattr__(slice_, "generation", 2),
+        "generation",
+    ),
+    (
+        KIND_DEVICE_CLASS,
+        lambda: DeviceClass("gpu"),
+        lambda device_class: object.__setattr__(device_class, "selectors", ("true",)),
+        "selectors",
+    ),
+]
+
+
+def test_every_kind_the_cluster_holds_is_audited():
+    assert {kind for kind, *_ in EVERY_KIND} == {KIND_POD, KIND_NODE, KIND_WORKLOAD, KIND_BUDGET, *OBJECT_KINDS}
+
+
+def _holding(kind: str, obj) -> Cluster:
+    """An audited cluster holding ``obj`` from the start."""
+    by_kind = {KIND_POD: "pods", KIND_NODE: "nodes", KIND_WORKLOAD: "workloads", KIND_BUDGET: "budgets"}
+    if kind in by_kind:
+        fields = {"pods": [], "nodes": [], by_kind[kind]: [obj]}
+        return Cluster(fields.pop("pods"), fields.pop("nodes"), EPOCH, lambda: 0, audit=True, **fields)
+    storage, dra = StorageObjects(), DraObjects()
+    holder = {
+        KIND_CLAIM: storage.claims,
+        KIND_VOLUME: storage.volumes,
+        KIND_STORAGE_CLASS: storage.classes,
+        KIND_CSI_NODE: storage.csi_nodes,
+        KIND_CSI_DRIVER: storage.csi_drivers,
+        KIND_CAPACITY: storage.capacities,
+        KIND_ATTACHMENT: storage.attachments,
+        KIND_RESOURCE_CLAIM: dra.claims,
+        KIND_CLAIM_TEMPLATE: dra.templates,
+        KIND_SLICE: dra.slices,
+        KIND_DEVICE_CLASS: dra.classes,
+    }[kind]
+    holder.append(obj)
+    return Cluster([], [], EPOCH, lambda: 0, audit=True, storage=storage, dra=dra)
+
+
+@pytest.mark.parametrize("kind, made, change, field", EVERY_KIND, ids=[kind for kind, *_ in EVERY_KIND])
+def test_the_audit_sees_an_object_of_every_kind_changed_in_place(kind, made, change, field):
+    listed = made()
+    audited = _holding(kind, listed)
+    assert audited.changed_in_place() == []
+    change(listed)
+    [found] = audited.changed_in_place()
+    assert found.endswith(f": {field}")
+
+
+@pytest.mark.parametrize("kind, made, change, field", EVERY_KIND[4:], ids=[kind for kind, *_ in EVERY_KIND[4:]])
+def test_the_audit_sees_a_written_version_of_every_storage_and_device_kind_changed_in_place(kind, made, change, field):
+    """What a write hands out is audited too (here an update of the object listed at the start)."""
+    listed = made()
+    audited = _holding(kind, listed)
+    written = audited.update(kind, _relabelled(listed))
+    assert written is not None and audited.changed_in_place() == []
+    change(written)  # (a dict the new version shares with the listed one changes in both)
+    assert {problem.rsplit(": ", 1)[1] for problem in audited.changed_in_place()} == {field}
+
+
+def _relabelled(obj):
+    """The object with something else changed (its line: every kind has one)."""
+    return dataclasses.replace(obj, line=(obj.line or 0) + 1)
+
+
+def test_storage_and_device_writes_are_versions_heard_in_write_order_and_a_no_op_is_no_write():
+    cluster = Cluster([], [], EPOCH, lambda: 0, storage=StorageObjects(claims=[make_claim("data")]))
+    events = heard(cluster, KIND_CLAIM)
+    cluster.watch(KIND_VOLUME, events.append)
+    listed = cluster.object(KIND_CLAIM, "default/data")
+    bound = cluster.update(KIND_CLAIM, dataclasses.replace(listed, volume_name="pv"))
+    created = cluster.create(KIND_VOLUME, make_volume("pv"))
+    assert cluster.create(KIND_VOLUME, make_volume("pv")) is None  # AlreadyExists
+    assert cluster.update(KIND_CLAIM, dataclasses.replace(listed, volume_name="pv")) is None  # nothing changes
+    assert cluster.put(KIND_CLAIM, dataclasses.replace(listed, volume_name="pv")) is bound
+    assert cluster.update(KIND_VOLUME, make_volume("gone")) is None
+    deleted = cluster.delete(KIND_CLAIM, "default/data")
+    assert (bound.resource_version, created.resource_version, cluster.write_count) == (1, 2, 3)
+    assert listed.volume_name == "" and deleted is bound  # never changed in place
+    assert [(e.kind, e.action, e.old, e.new) for e in events] == [
+        (KIND_CLAIM, Action.MODIFIED, listed, bound),
+        (KIND_VOLUME, Action.ADDED, None, created),
+        (KIND_CLAIM, Action.DELETED, bound, None),
+    ]
+    assert list(cluster.listed(KIND_CLAIM)) == [] and list(cluster.listed(KIND_VOLUME)) == ["pv"]
+    with pytest.raises(TypeError):
+        cluster.listed(KIND_VOLUME)["x"] = created  # a lister's view: read-only
 
 
 def test_a_listers_list_follows_writes_in_place_appending_the_new_and_dropping_the_deleted():

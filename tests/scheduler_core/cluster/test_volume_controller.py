@@ -6,6 +6,10 @@ from tests.scheduler_core.builders import make_claim, make_class, make_node, mak
 NODE = make_node("n1", labels={"kubernetes.io/hostname": "host-1"})
 
 
+# The snapshot's caches are informers of its API server (``snapshot.api``): the controller writes
+# there and the caches follow; what it tells the scheduler's handlers waits in cluster_changes.
+
+
 def labels(snapshot):
     return [(c.event.label, getattr(c.new, "name", None)) for c in snapshot.cluster_changes]
 
@@ -13,7 +17,7 @@ def labels(snapshot):
 def test_a_claim_the_scheduler_selected_a_node_for_is_provisioned_there_and_bound():
     claim = make_claim("data", storage_class="wffc", uid="u9", annotations={ANN_SELECTED_NODE: "n1"})
     snapshot = storage_snapshot([NODE], claims=[claim], classes=[make_class("wffc", reclaim_policy="Retain")])
-    volume_controller.settle(ObjectWrites(snapshot), ["default/data"])
+    volume_controller.settle(snapshot.api, ObjectWrites(snapshot.api), ["default/data"])
     volume = snapshot.storage.volume("pvc-u9")
     assert (volume.claim_ref, volume.phase, volume.reclaim_policy, volume.csi.driver) == (
         ClaimRef("default", "data", "u9"),
@@ -39,7 +43,7 @@ def test_a_claim_the_scheduler_selected_a_node_for_is_provisioned_there_and_boun
 def test_a_volume_the_scheduler_pre_bound_binds_its_claim():
     claim = make_claim("data", storage_class="wffc")
     snapshot = storage_snapshot([NODE], claims=[claim], volumes=[make_volume("pv", claim=claim, phase="Available")])
-    volume_controller.settle(ObjectWrites(snapshot), ["default/data"])
+    volume_controller.settle(snapshot.api, ObjectWrites(snapshot.api), ["default/data"])
     assert snapshot.storage.claim("default", "data").volume_name == "pv"
     assert labels(snapshot) == [("PersistentVolumeUpdate", "pv"), ("PersistentVolumeClaimUpdate", "data")]
 
@@ -47,7 +51,7 @@ def test_a_volume_the_scheduler_pre_bound_binds_its_claim():
 def test_an_immediate_claim_stays_unbound():
     claim = make_claim("data", storage_class="now", annotations={ANN_SELECTED_NODE: "n1"})
     snapshot = storage_snapshot([NODE], claims=[claim], classes=[make_class("now", wait=False)])
-    volume_controller.settle(ObjectWrites(snapshot), ["default/data"])
+    volume_controller.settle(snapshot.api, ObjectWrites(snapshot.api), ["default/data"])
     assert snapshot.storage.claim("default", "data").volume_name == "" and snapshot.cluster_changes == []
 
 
@@ -56,7 +60,7 @@ def test_nothing_is_provisioned_for_a_class_that_does_not_provision():
     snapshot = storage_snapshot(
         [NODE], claims=[claim], classes=[make_class("local", provisioner="kubernetes.io/no-provisioner")]
     )
-    volume_controller.settle(ObjectWrites(snapshot), ["default/data"])
+    volume_controller.settle(snapshot.api, ObjectWrites(snapshot.api), ["default/data"])
     assert snapshot.cluster_changes == []
 
 
@@ -68,6 +72,6 @@ def test_an_in_tree_provisioner_provisions_under_its_csi_driver_and_names_never_
         volumes=[make_volume("pvc-default-data")],
         classes=[make_class("gce", provisioner="kubernetes.io/gce-pd")],
     )
-    volume_controller.settle(ObjectWrites(snapshot), ["default/data"])
+    volume_controller.settle(snapshot.api, ObjectWrites(snapshot.api), ["default/data"])
     volume = snapshot.storage.volume("pvc-default-data-2")
     assert volume.csi.driver == "pd.csi.storage.gke.io"

@@ -3,6 +3,7 @@ or why not."""
 
 from __future__ import annotations
 
+from scheduler_core.cluster.store import KIND_RESOURCE_CLAIM
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.plugins import dynamic_resources
 from tests.scheduler_core.builders import (
@@ -102,26 +103,25 @@ def test_pictures_kept_from_cycle_to_cycle_follow_the_holders_of_the_devices():
         claims=[make_resource_claim("held", on=("gpu-0",), node="n1"), make_resource_claim("c", exact(count=2))],
     )
     plugin = dynamic_resources.new(None, FakeHandle(snapshot))
-    claims, in_flight = snapshot.dra.claims, snapshot.dra.in_flight
+    api, in_flight = snapshot.api, snapshot.dra.in_flight  # claims are written through the API server
+
+    def put(claim):
+        return lambda: api.put(KIND_RESOURCE_CLAIM, claim)
+
     flying = make_resource_claim("flying", on=("gpu-1",), node="n1", uid="uid-flying")
     writes = [
         lambda: None,
-        lambda: claims.__setitem__(
-            "default/held", make_resource_claim("held", on=("gpu-0",), node="n1", reserved_for=(holder,))
-        ),
-        lambda: claims.__setitem__("default/more", make_resource_claim("more", on=("gpu-1",), node="n1")),
-        lambda: claims.__setitem__("default/held", make_resource_claim("held", on=("gpu-1",), node="n2")),
-        lambda: claims.pop("default/more"),
+        put(make_resource_claim("held", on=("gpu-0",), node="n1", reserved_for=(holder,))),
+        put(make_resource_claim("more", on=("gpu-1",), node="n1")),
+        put(make_resource_claim("held", on=("gpu-1",), node="n2")),
+        lambda: api.delete(KIND_RESOURCE_CLAIM, "default/more"),
         # an allocation in flight holds n1's gpu-1; its claim's entry (unallocated) is what the
         # picture names as holder, and a write of that entry alone changes the picture
         lambda: in_flight.__setitem__("uid-flying", flying),
-        lambda: claims.__setitem__("default/flying", make_resource_claim("flying", uid="uid-flying")),
-        lambda: claims.__setitem__(
-            "default/flying", make_resource_claim("flying", uid="uid-flying", reserved_for=(holder,))
-        ),
+        put(make_resource_claim("flying", uid="uid-flying")),
+        put(make_resource_claim("flying", uid="uid-flying", reserved_for=(holder,))),
         lambda: in_flight.pop("uid-flying"),
-        # many keys at once: the devices in use are rebuilt
-        lambda: claims.update({"default/more": make_resource_claim("more", on=("gpu-0",), node="n2")}),
+        put(make_resource_claim("more", on=("gpu-0",), node="n2")),
     ]
     for write in writes:
         write()
@@ -147,7 +147,6 @@ def test_a_picture_taken_after_a_write_is_not_kept_for_later_cycles():
         claims=[make_resource_claim("held", on=("gpu-0",), node="n1"), make_resource_claim("c", exact(count=2))],
     )
     plugin = dynamic_resources.new(None, FakeHandle(snapshot))
-    claims = snapshot.dra.claims
 
     def picture(candidate, write=lambda: None):
         state, pod = CycleState(), claiming_pod("p", "c")
@@ -156,7 +155,7 @@ def test_a_picture_taken_after_a_write_is_not_kept_for_later_cycles():
         return candidate.node_picture(state, pod, snapshot.get("n1")).to_json()["sentences"][0]
 
     moved = make_resource_claim("held", on=("gpu-1",), node="n1")
-    assert "gpu-0 allocated" in picture(plugin, lambda: claims.__setitem__("default/held", moved))
+    assert "gpu-0 allocated" in picture(plugin, lambda: snapshot.api.put(KIND_RESOURCE_CLAIM, moved))
     later = picture(plugin)
     assert later == picture(dynamic_resources.new(None, FakeHandle(snapshot)))
     assert "gpu-1 allocated" in later

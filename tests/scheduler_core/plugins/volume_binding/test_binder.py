@@ -21,7 +21,7 @@ CLASSES = [make_class("wait"), make_class("now", wait=False)]
 def binder_for(**objects):
     objects.setdefault("classes", CLASSES)
     snapshot = storage_snapshot([make_node("n1"), make_node("n2")], **objects)
-    return VolumeBinder(snapshot, 600, ObjectWrites(snapshot)), snapshot
+    return VolumeBinder(snapshot, 600, ObjectWrites(snapshot.api)), snapshot
 
 
 def test_get_pod_volume_claims_sorts_claims_by_state():

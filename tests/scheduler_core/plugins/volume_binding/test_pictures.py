@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from scheduler_core.framework.storage import StorageState
-from scheduler_core.model import StorageObjects
 from scheduler_core.plugins.volume_binding.binder import BindingInfo, DynamicProvision, PodVolumeClaims, PodVolumes
 from scheduler_core.plugins.volume_binding.pictures import claims_picture, node_bindings_picture
 from tests.scheduler_core.builders import make_claim, make_volume
@@ -19,7 +18,7 @@ def test_the_claims_picture_lists_bound_claims_and_the_candidates_of_delayed_one
             "local": [make_volume("pv-1", storage_class="local"), make_volume("pv-2", storage_class="local")]
         },
     )
-    assert claims_picture(claims, StorageState(StorageObjects())) == {
+    assert claims_picture(claims, StorageState()) == {
         "boundClaims": [{"claim": "default/data", "volume": "pv-data"}],
         "delayedClaims": [{"claim": "default/scratch", "storageClass": "local", "candidateVolumes": ["pv-1", "pv-2"]}],
     }
@@ -27,7 +26,7 @@ def test_the_claims_picture_lists_bound_claims_and_the_candidates_of_delayed_one
 
 def test_a_delayed_claim_of_a_class_without_volumes_has_no_candidates():
     claims = PodVolumeClaims(unbound_delay_binding=[make_claim("c", storage_class="fast")])
-    assert claims_picture(claims, StorageState(StorageObjects()))["delayedClaims"][0]["candidateVolumes"] == []
+    assert claims_picture(claims, StorageState())["delayedClaims"][0]["candidateVolumes"] == []
 
 
 def test_the_node_picture_lists_static_bindings_and_provisions():
