@@ -20,12 +20,12 @@ from scheduler_core.scenario.textedit import DUMPER as YAML_DUMPER
 from scheduler_core.scenario.textedit import LOADER as YAML_LOADER
 from scheduler_core.scenario.textedit import documents
 from scheduler_core.scenario.changes import SCALABLE_KINDS
-from scheduler_core.model.scenario import Scenario
+from scheduler_core.model.scenario import Notice, Scenario
 from scheduler_core.model.core import Node, Pod
 from scheduler_core.model.quantity import format_amount
 from scheduler_core.model.resources import pod_requests
 from scheduler_core.answers.check import check_scenario
-from scheduler_core.answers.findings import NODE_TAINTS_MISSING
+from scheduler_core.answers.findings import NODE_TAINTS_MISSING, Finding
 from scheduler_core.cluster.node_lifecycle import add_node_taints_to_text, controller_taint_changes
 
 # Releases.
@@ -124,6 +124,8 @@ __all__ = [
     "FragmentationAnswerJSON",
     "Limits",
     "NODE_TAINTS_MISSING",
+    "Finding",
+    "Notice",
     "NeedsTrials",
     "Node",
     "NodesAnswer",

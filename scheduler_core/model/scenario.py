@@ -13,6 +13,7 @@ from scheduler_core.model.storage import StorageObjects
 from scheduler_core.model.resource import DraObjects
 from scheduler_core.release.choice import DEFAULT_CHOICE, ReleaseChoice
 from scheduler_core.release.rules import Rules
+from scheduler_core.util.wire import Wire
 
 if TYPE_CHECKING:
     from scheduler_core.model.core import Namespace, Node, Pod, Service
@@ -58,14 +59,12 @@ class NoticeCode(str, Enum):
     DEVICE_TAINT_EVICTIONS = "device-taint-evictions"
 
 
-@dataclass(frozen=True, slots=True)
-class Notice:
+class Notice(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
+    """Something the scheduler leaves out of a valid scenario, said once (never silently dropped)."""
+
     code: NoticeCode
     message: str  # one sentence a user reads ("ignored: 3 Deployment, 12 ConfigMap")
     objects: tuple[str, ...] = ()  # the objects concerned ("Pod ns/name"), in document order
-
-    def to_json(self) -> dict[str, object]:
-        return {"code": self.code.value, "message": self.message, "objects": list(self.objects)}
 
 
 @dataclass(slots=True)

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from webui.schemas.common import ApiInput, ApiSchema
+from webui.schemas.common import ApiInput, ApiSchema, EngineSchema
 from webui.schemas.releases import ReleaseOut
+from webui.services import engine
 
 RELEASE_LENGTH = 40
 GATES_LENGTH = 4000
@@ -36,28 +37,16 @@ class SummaryOut(ApiSchema):
     pending_pods: int
 
 
-class NoticeOut(ApiSchema):
-    """Something the scheduler leaves out of a valid scenario, said once (never silently dropped)."""
-
-    code: str = Field(
-        description="ignored-kinds, finished-pods, missing-node, other-scheduler, scheduling-gated, resource-claims, "
-        "dra-feature-off, pod-feature-off, pending-volumes, no-nodes, no-pending-pods, unread-files, not-objects, links, "
-        "container-logs, duplicate-objects, kept-invalid, declared-features-off, unusable-workloads, unknown-fields, "
-        "device-taint-evictions"
-    )
-    message: str
-    objects: list[str] = Field(description='the objects concerned, e.g. "Pod default/web-1", in document order')
+class NoticeOut(EngineSchema, payload=engine.Notice):
+    """Something the scheduler leaves out of a valid scenario, said once (never silently dropped):
+    scheduler_core.model.scenario ``Notice``, as it declares it."""
 
 
-class FindingOut(ApiSchema):
-    """Something the dump lacks that the replay reads (`check --json`'s findings): said before the run."""
+class FindingOut(EngineSchema, payload=engine.Finding, without=("fix",)):
+    """Something the dump lacks that the replay reads (`check --json`'s findings, scheduler_core.answers.findings
+    ``Finding``): said before the run. The API names the engine's `fix` `kubectl`, beside the one-click change it
+    makes for the finding."""
 
-    code: str = Field(
-        description="controller-absent, services-absent, namespaces-absent, claims-absent, volumes-absent, "
-        "storage-classes-absent, priority-classes-absent, node-taints-missing, no-config"
-    )
-    message: str
-    objects: list[str] = Field(description='the objects concerned, e.g. "Pod kube-system/coredns-1"')
     kubectl: str | None = Field(
         default=None, description="kubectl command line(s), one per line, that fetch exactly what is missing"
     )

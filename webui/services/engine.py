@@ -127,6 +127,8 @@ from scheduler_core.api import (
     upload_to_text as scheduler_upload_to_text,
     what_if as scheduler_what_if,
     without_trials,
+    Finding,
+    Notice,
 )
 
 from webui.services.errors import InvalidScenario, LimitExceeded, ReleaseInvalid
@@ -135,6 +137,8 @@ from webui.services import loaded_cache
 V = TypeVar("V")
 
 __all__ = [
+    "Finding",
+    "Notice",
     "Scenario",
     "megabytes",
     "resolve_plain_scalar",
