@@ -33,6 +33,9 @@ import logging
 import pickle
 import zlib
 from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Optional
@@ -230,12 +233,53 @@ RUN_TASK = "webui.tasks.execute_run"
 ACTIVE_STATUSES = (RunStatus.QUEUED, RunStatus.RUNNING)
 
 
-def _send_advance(question_id: int) -> None:
+@dataclass(frozen=True)
+class Dispatch:
+    """Where the service sends its work: a question to advance, a saved run to execute, a round's
+    trials to run. Celery's workers (``CELERY``) unless a caller runs them itself (``dispatched_by``)."""
+
+    advance: Callable[[int], None]
+    run: Callable[[int], None]
+    trials: Callable[[list[int]], None]
+
+
+def _celery_advance(question_id: int) -> None:
     current_app.send_task(ADVANCE_TASK, args=[question_id])
 
 
-def _send_run(run_id: int) -> None:
+def _celery_run(run_id: int) -> None:
     current_app.send_task(RUN_TASK, args=[run_id])
+
+
+def _celery_trials(trial_ids: list[int]) -> None:
+    """The round as one Celery group: each trial goes to whichever worker is free."""
+    sent = group(signature(TRIAL_TASK, args=(trial_id,), immutable=True) for trial_id in trial_ids).apply_async()
+    assert isinstance(sent, GroupResult)  # a group's result (Celery's stubs type it as one task's)
+    for trial_id, result in zip(trial_ids, sent.results or []):
+        CapacityTrial.objects.filter(pk=trial_id).update(task_id=result.id)
+
+
+CELERY = Dispatch(_celery_advance, _celery_run, _celery_trials)
+_DISPATCH: ContextVar[Dispatch] = ContextVar("capacity_dispatch", default=CELERY)
+
+
+@contextmanager
+def dispatched_by(dispatch: Dispatch) -> Iterator[None]:
+    """The service's work sent to ``dispatch`` instead of Celery while the block runs (in this
+    context): a measurement that runs the task in its own process (manage.py measure_capacity)."""
+    token = _DISPATCH.set(dispatch)
+    try:
+        yield
+    finally:
+        _DISPATCH.reset(token)
+
+
+def _send_advance(question_id: int) -> None:
+    _DISPATCH.get().advance(question_id)
+
+
+def _send_run(run_id: int) -> None:
+    _DISPATCH.get().run(run_id)
 
 
 def readable_question(actor: Actor, question_id: int) -> CapacityQuestion:
@@ -468,11 +512,7 @@ def _stored_rounds(question: CapacityQuestion) -> list[list[TrialOutcome]]:
 
 
 def _dispatch(trial_ids: list[int]) -> None:
-    """The round as one Celery group: each trial goes to whichever worker is free."""
-    sent = group(signature(TRIAL_TASK, args=(trial_id,), immutable=True) for trial_id in trial_ids).apply_async()
-    assert isinstance(sent, GroupResult)  # a group's result (Celery's stubs type it as one task's)
-    for trial_id, result in zip(trial_ids, sent.results or []):
-        CapacityTrial.objects.filter(pk=trial_id).update(task_id=result.id)
+    _DISPATCH.get().trials(trial_ids)
 
 
 def run_one_trial(trial_id: int) -> str:

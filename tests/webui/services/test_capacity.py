@@ -439,3 +439,15 @@ def test_stopping_all_cancels_the_active_questions_found_revokes_their_trials_an
     assert revoked == [["t-1"]] and told == [running.pk]
     assert CapacityQuestion.objects.get(pk=done.pk).status == RunStatus.SUCCEEDED
     assert CapacityQuestion.objects.get(pk=elsewhere.pk).status == RunStatus.QUEUED
+
+
+def test_work_goes_where_dispatched_by_says_while_the_block_runs_and_to_celery_after():
+    advanced: list[int] = []
+    ran: list[int] = []
+    rounds: list[list[int]] = []
+    with capacity.dispatched_by(capacity.Dispatch(advanced.append, ran.append, rounds.append)):
+        capacity._send_advance(7)
+        capacity._send_run(8)
+        capacity._dispatch([9, 10])
+    assert (advanced, ran, rounds) == ([7], [8], [[9, 10]])
+    assert capacity._DISPATCH.get() is capacity.CELERY

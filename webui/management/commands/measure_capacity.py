@@ -10,7 +10,6 @@ import json
 import time
 from pathlib import Path
 from typing import Any, Optional
-from unittest import mock
 
 from django.core.management.base import BaseCommand, CommandParser
 from django.test.utils import override_settings
@@ -49,9 +48,7 @@ def measure(path: Path, pod: str, max_count: Optional[int] = None) -> dict[str, 
 
     with (
         override_settings(SCHEDLAB_MAX_BYTES=max(len(text.encode()) + 1, 1 << 20)),
-        mock.patch.object(capacity, "_send_advance", advances.append),
-        mock.patch.object(capacity, "_send_run", lambda run_id: None),
-        mock.patch.object(capacity, "_dispatch", in_process),
+        capacity.dispatched_by(capacity.Dispatch(advances.append, lambda run_id: None, in_process)),
     ):
         ask = _Clock()
         question = capacity.ask(actor, scenario, Asked(engine.Question("fit", pod=pod, max_count=max_count)))
