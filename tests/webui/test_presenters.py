@@ -67,7 +67,7 @@ def test_a_scenario_carries_its_check_or_says_it_was_not_checked(version: Scenar
     checked = presenters.scenario(OWNER, version.scenario, version, check)
     assert (checked.version, checked.text, checked.valid, checked.checked) == (2, "kind: Node\n", True, True)
     assert (checked.summary.nodes, checked.summary.pods, checked.summary.pending_pods) == (1, 2, 1)
-    assert [notice.model_dump() for notice in checked.notices] == check.notices
+    assert [notice.model_dump(mode="json") for notice in checked.notices] == check.notices
     assert any("ConfigMap" in str(notice) for notice in check.notices), "the ignored kind is a notice"
     unchecked = presenters.scenario(OWNER, version.scenario, version, None)
     assert (unchecked.valid, unchecked.checked, unchecked.errors, unchecked.summary) == (False, False, [], None)
