@@ -65,7 +65,7 @@ from scheduler_core.answers.recorded import (
     replayed_from_timeline,
     replayed_from_trace,
 )
-from scheduler_core.answers.whatif import NotPending, what_if
+from scheduler_core.answers.whatif import NotPending, WhatIfAnswerJSON, what_if
 from scheduler_core.answers.whatif_text import apply_to_text
 from scheduler_core.answers.stepplacements import StepPlacement, step_placements
 from scheduler_core.answers.upgrade import UpgradeComparison, compare_releases, upgrade_counts
@@ -219,4 +219,5 @@ __all__ = [
     "upload_to_text",
     "without_trials",
     "what_if",
+    "WhatIfAnswerJSON",
 ]

@@ -54,12 +54,14 @@ from scheduler_core.model import (
 )
 from scheduler_core.model.quantity import format_amount
 from scheduler_core.encoding.events import CycleEnd, PostFilterOutcome
+from scheduler_core.util.wire import Wire
 from scheduler_core.run.scheduler import Cycle, Scheduler, fresh_copy
 
 MAX_SKEW_STEPS = 8
 MAX_SUGGESTIONS = 25  # the least intrusive; on a big cluster eviction alone can offer one per node
 NODES_TRIED = 2  # node-side changes: the best few nodes are rebuilt and re-checked
 DELETED = "deleted"  # a run's final place of a preemption victim
+MAX_NODES_LISTED = 50  # nodes an answer names (the counts say how many more)
 SHRINKABLE = (CPU, MEMORY)  # pod-level requests (PodLevelResources) may set only these
 
 
@@ -76,14 +78,36 @@ class Suggestion:
     nodes: list[str] = field(default_factory=list)  # where the pod then fits (document order)
     change: dict[str, Any] = field(default_factory=dict)
 
+    def wire(self) -> SuggestionJSON:
+        return SuggestionJSON(self.kind, self.text, self.change, self.nodes[:MAX_NODES_LISTED], len(self.nodes))
+
     def to_json(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "text": self.text,
-            "change": self.change,
-            "nodes": self.nodes[:50],
-            "nodeCount": len(self.nodes),
-        }
+        return self.wire().to_json()
+
+
+class SuggestionJSON(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
+    """One verified change as the answer writes it; ``change`` is what whatif_text writes into the text."""
+
+    kind: str  # toleration | maxSkew | scheduleAnyway | dropAffinityTerm | dropNodeSelector | requests | nodeLabels
+    #            | allocatable | evict | claimCount | claimClass | evictHolder
+    text: str
+    change: dict[str, Any]  # its fields depend on ``kind`` (docs/WEB_API.md)
+    nodes: list[str]  # where the pod then fits (the first MAX_NODES_LISTED)
+    node_count: int
+
+
+class WhatIfAnswerJSON(Wire, frozen=True):  # type: ignore[misc]
+    """What single change would let a pending pod in (``what_if``'s answer, `whatif --json`).
+    ``rejectedBy`` and ``failedSchedulingMessage`` are absent when the pod fits now."""
+
+    pod: str
+    fits_now: list[str]  # the nodes it fits as things stand (the first MAX_NODES_LISTED)
+    suggestions: list[SuggestionJSON]  # least intrusive first
+    more_suggestions: int  # verified but not listed
+    no_single_change: bool
+    summary: str
+    rejected_by: Optional[dict[str, int]] = None  # plugin -> how many nodes it rejected
+    failed_scheduling_message: Optional[str] = None
 
 
 @dataclass
@@ -130,14 +154,14 @@ def what_if(
         else _baseline_after(scenario, pod_key, placements, nominated or {})
     )
     if baseline.fits:
-        return {
-            "pod": pod_key,
-            "fitsNow": baseline.fits[:50],
-            "suggestions": [],
-            "moreSuggestions": 0,
-            "noSingleChange": False,
-            "summary": f"{pod_key} already fits on {len(baseline.fits)} node(s): nothing needs to change.",
-        }
+        return WhatIfAnswerJSON(
+            pod_key,
+            baseline.fits[:MAX_NODES_LISTED],
+            [],
+            0,
+            False,
+            f"{pod_key} already fits on {len(baseline.fits)} node(s): nothing needs to change.",
+        ).to_json()
     suggestions = [s for s in _candidates(baseline) if s.nodes]
     suggestions.sort(key=lambda s: (s.cost, -len(s.nodes), s.text))
     summary = (
@@ -145,16 +169,16 @@ def what_if(
         if suggestions
         else f"No single change lets {pod_key} onto any node."
     )
-    return {
-        "pod": pod_key,
-        "fitsNow": [],
-        "rejectedBy": {k: len(v) for k, v in baseline.rejected_by.items()},
-        "failedSchedulingMessage": baseline.message,
-        "suggestions": [s.to_json() for s in suggestions[:MAX_SUGGESTIONS]],
-        "moreSuggestions": max(0, len(suggestions) - MAX_SUGGESTIONS),
-        "noSingleChange": not suggestions,
-        "summary": summary,
-    }
+    return WhatIfAnswerJSON(
+        pod_key,
+        [],
+        [s.wire() for s in suggestions[:MAX_SUGGESTIONS]],
+        max(0, len(suggestions) - MAX_SUGGESTIONS),
+        not suggestions,
+        summary,
+        {k: len(v) for k, v in baseline.rejected_by.items()},
+        baseline.message,
+    ).to_json()
 
 
 # ---------------------------------------------------------------------------- the pod where it is tried

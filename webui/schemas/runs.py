@@ -98,31 +98,12 @@ class WhatIfApplyIn(ApiInput):
     suggestion: int = 0
 
 
-class SuggestionOut(ApiSchema):
-    """One verified change (scheduler_core.answers.whatif.Suggestion); `change` is what whatif_text writes into the text."""
-
-    kind: str  # toleration | maxSkew | scheduleAnyway | dropAffinityTerm | dropNodeSelector | requests | nodeLabels
-    #            | allocatable | evict | claimCount | claimClass | evictHolder
-    text: str
-    change: dict[str, Any]  # its fields depend on `kind` (docs/WEB_API.md)
-    nodes: list[str]  # where the pod then fits (the first 50)
-    node_count: int
-
-
-class WhatIfOut(ApiSchema):
-    """scheduler_core.answers.whatif.what_if's answer for one pod of a run. `rejectedBy` and
-    `failedSchedulingMessage` are absent when the pod fits now."""
+class WhatIfOut(EngineSchema, payload=engine.WhatIfAnswerJSON):
+    """scheduler_core.answers.whatif.what_if's answer for one pod of a run, as ``WhatIfAnswerJSON`` declares it,
+    with the run it was asked of. `rejectedBy` and `failedSchedulingMessage` are absent when the pod fits now."""
 
     run: int
     version: int
-    pod: str
-    fits_now: list[str]  # the nodes it fits as things stand (the first 50)
-    rejected_by: dict[str, int] | None = None  # plugin -> how many nodes it rejected
-    failed_scheduling_message: str | None = None
-    suggestions: list[SuggestionOut]  # least intrusive first
-    more_suggestions: int  # verified but not listed
-    no_single_change: bool
-    summary: str
     release: ReleaseOut | None = None  # the release the suggestions were verified as (the run's)
 
 

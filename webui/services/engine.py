@@ -129,6 +129,7 @@ from scheduler_core.api import (
     without_trials,
     Finding,
     Notice,
+    WhatIfAnswerJSON,
 )
 
 from webui.services.errors import InvalidScenario, LimitExceeded, ReleaseInvalid
@@ -137,6 +138,7 @@ from webui.services import loaded_cache
 V = TypeVar("V")
 
 __all__ = [
+    "WhatIfAnswerJSON",
     "Finding",
     "Notice",
     "Scenario",
