@@ -44,7 +44,7 @@ from scheduler_core.encoding.events import (
 from scheduler_core.framework.capabilities import Capabilities
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import PostFilterResult
-from scheduler_core.framework.node_info import Snapshot
+from scheduler_core.backend.cache.snapshot import Snapshot
 from scheduler_core.framework.runtime import Framework, PostFilterRun, PreFilterOutcome
 from scheduler_core.framework.status import MaybeStatus, is_failure, is_success, status_json
 from scheduler_core.run.outcomes import (

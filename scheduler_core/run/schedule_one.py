@@ -39,7 +39,8 @@ from scheduler_core.framework.diagnosis import NO_NODES_AVAILABLE, fit_error_mes
 from scheduler_core.util.gcfreeze import frozen_after_first
 from scheduler_core.scenario.gcpause import collector_paused
 from scheduler_core.framework.interfaces import FilterPlugin, NodeToStatus
-from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot
+from scheduler_core.framework.node_info import NodeInfo, PodInfo
+from scheduler_core.backend.cache.snapshot import Snapshot
 from scheduler_core.framework.node_table import NodeList
 from scheduler_core.framework.options import FrameworkOptions
 from scheduler_core.framework.profile import build_profile
@@ -453,7 +454,7 @@ class Cycle:
     def _filter(self, nodes: list[NodeInfo], pre: PreFilterOutcome) -> FilterPass:
         """findNodesThatPassFilters: from the rotating start index until enough nodes fit.
 
-        The nodes are walked as the snapshot lists them (zones round-robin, framework/node_tree.py).
+        The nodes are walked as the snapshot lists them (zones round-robin, backend/cache/node_tree.py).
         Each plugin judges every candidate at once (pure functions, so judging more nodes than the
         real scheduler does changes nothing); the evaluated prefix is then cut where the sequential
         loop would stop: just before the feasible node after the ``numFeasibleNodesToFind``-th. A
