@@ -1,6 +1,6 @@
 """The recorder: what the scheduler does, as the one event stream (scheduler_core.encoding.events).
 
-A cycle (scheduler.Cycle.steps) yields typed step records and returns a typed ending
+A cycle (schedule_one.Cycle.steps) yields typed step records and returns a typed ending
 (scheduler_core.run.outcomes); ``record_cycle`` turns each into its events — and draws the plugins'
 pictures for the browser — while the cycle waits at that step, so a picture sees the cycle state
 and the cluster exactly as the plugins judged them. ``RunRecorder`` does the same for what the run
@@ -69,7 +69,7 @@ from scheduler_core.volume.pictures import pod_volumes_json
 
 
 class RecordedCycle(Protocol):
-    """What the recorder reads of a cycle (scheduler.Cycle): who it schedules, where it stands."""
+    """What the recorder reads of a cycle (schedule_one.Cycle): who it schedules, where it stands."""
 
     index: int
     pod: Pod
