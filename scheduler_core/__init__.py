@@ -8,7 +8,7 @@ from scheduler_core.answers.explain import CycleExplanation, explain_cycle
 from scheduler_core.model import Scenario
 from scheduler_core.model.resources import pod_requests
 from scheduler_core.scenario import Limits, ScenarioError, ScenarioInvalid, load_scenario
-from scheduler_core.run.scheduler import simulate
+from scheduler_core.run.schedule_one import simulate
 from scheduler_core.encoding.trace import TraceBuilder, trace_cycles, trace_summary
 
 __all__ = [

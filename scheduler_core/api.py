@@ -34,7 +34,7 @@ from scheduler_core.release.gates import FEATURE_SPECS, FeatureGateError, featur
 from scheduler_core.release.versions import DEFAULT_RELEASE, SUPPORTED_RELEASES, Release, UnknownRelease, release_named
 
 # Running: the single pass, the run to the end, and the event stream they give.
-from scheduler_core.run.scheduler import simulate
+from scheduler_core.run.schedule_one import simulate
 from scheduler_core.run.loop import run_to_the_end
 from scheduler_core.encoding.events import CycleEnd, Event, ExtensionPoint, read_events
 from scheduler_core.encoding.pipe import can_fork, events_in_child

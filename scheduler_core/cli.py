@@ -44,7 +44,7 @@ from scheduler_core.scenario import Limits, ScenarioInvalid
 from scheduler_core.scenario.limits import in_own_words, setting_value
 from scheduler_core.scenario.gcpause import collector_paused
 from scheduler_core.scenario.sources import load_paths
-from scheduler_core.run.scheduler import TIE_BREAK_FIRST, TIE_BREAK_RANDOM, simulate
+from scheduler_core.run.schedule_one import TIE_BREAK_FIRST, TIE_BREAK_RANDOM, simulate
 from scheduler_core.answers.capacity_json import CAPACITY_ANSWERS
 from scheduler_core.answers.findings import Finding
 from scheduler_core.answers.upgrade import UpgradeComparison, UpgradeCounts

@@ -41,7 +41,7 @@ from scheduler_core.plugins.node_resources.fit import Fit, checked_shortfall_ver
 from scheduler_core.plugins.node_resources.numeric import fit_unresolvable
 from scheduler_core.plugins.node_resources.numeric import NODE_ONLY_FILTERS
 from scheduler_core.run.outcomes import FilterPass
-from scheduler_core.run.scheduler import Cycle, Scheduler
+from scheduler_core.run.schedule_one import Cycle, Scheduler
 
 # Filter plugins whose verdict on a node a copy placed elsewhere cannot change, for a pod that
 # passes ``_self_dependent`` (InterPodAffinity then reads only the pods already running).

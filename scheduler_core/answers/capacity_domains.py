@@ -61,7 +61,7 @@ from scheduler_core.model import Pod
 from scheduler_core.plugins.pod_topology_spread.common import Constraint, InclusionPolicy
 from scheduler_core.plugins.pod_topology_spread.filtering import REASON_CONSTRAINTS_NOT_MATCH, PreFilterState
 from scheduler_core.plugins.pod_topology_spread.plugin import PodTopologySpread
-from scheduler_core.run.scheduler import Scheduler
+from scheduler_core.run.schedule_one import Scheduler
 
 SKEWED = filter_failure_status(names.POD_TOPOLOGY_SPREAD, Status.unschedulable(REASON_CONSTRAINTS_NOT_MATCH))
 

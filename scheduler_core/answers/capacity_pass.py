@@ -48,7 +48,7 @@ from scheduler_core.model import CreateOp, Pod
 from scheduler_core.run.outcomes import Bound, CycleEnding, FitError
 from scheduler_core.scenario import manifests
 from scheduler_core.scenario.pods import refused_at_load, settle_gated_fields
-from scheduler_core.run.scheduler import Cycle
+from scheduler_core.run.schedule_one import Cycle
 from scheduler_core.run.steps.driver import STEP_GAP_MS
 
 METHOD_AUTO = "auto"  # counted where copies are independent, else placed, else trials

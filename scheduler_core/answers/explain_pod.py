@@ -24,7 +24,7 @@ from scheduler_core.util.wire import Wire
 from scheduler_core.answers.explain import explain_events
 from scheduler_core.framework.runtime import filter_failure_status
 from scheduler_core.model import Pod, Scenario
-from scheduler_core.run.scheduler import Cycle, Scheduler, fresh_copy
+from scheduler_core.run.schedule_one import Cycle, Scheduler, fresh_copy
 
 TOP_NODES = 10  # totals listed, best first
 MAX_FEASIBLE_LISTED = 50

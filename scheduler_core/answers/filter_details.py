@@ -25,7 +25,7 @@ from scheduler_core.framework.status import Status, is_success
 from scheduler_core.run.loop import ClusterRun
 from scheduler_core.model import Pod, Scenario
 from scheduler_core.run.outcomes import FilterPass
-from scheduler_core.run.scheduler import TIE_BREAK_FIRST, Cycle, Scheduler, fresh_copy
+from scheduler_core.run.schedule_one import TIE_BREAK_FIRST, Cycle, Scheduler, fresh_copy
 
 MODE_SINGLE = "single"
 MODE_TIMELINE = "timeline"

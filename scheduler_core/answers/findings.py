@@ -48,7 +48,7 @@ from scheduler_core.plugins.registry import in_tree_registry
 from scheduler_core.release import Features
 from scheduler_core.release.choice import ReleaseSource
 from scheduler_core.scenario.objects import SYSTEM_PRIORITY_CLASSES
-from scheduler_core.run.scheduler import FrameworkHandle
+from scheduler_core.run.schedule_one import FrameworkHandle
 
 CONTROLLER_ABSENT = "controller-absent"
 SERVICES_ABSENT = "services-absent"

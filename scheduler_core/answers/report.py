@@ -19,7 +19,7 @@ from scheduler_core.encoding.events import (
 )
 from scheduler_core.framework.filter_facts import CycleDetails
 from scheduler_core.model import Scenario
-from scheduler_core.run.scheduler import TIE_BREAK_FIRST
+from scheduler_core.run.schedule_one import TIE_BREAK_FIRST
 from scheduler_core.encoding.timeline import StoryBuilder
 
 MAX_NODES_LISTED = 20

@@ -55,7 +55,7 @@ from scheduler_core.model import (
 from scheduler_core.model.quantity import format_amount
 from scheduler_core.encoding.events import CycleEnd, PostFilterOutcome
 from scheduler_core.util.wire import Wire
-from scheduler_core.run.scheduler import Cycle, Scheduler, fresh_copy
+from scheduler_core.run.schedule_one import Cycle, Scheduler, fresh_copy
 
 MAX_SKEW_STEPS = 8
 MAX_SUGGESTIONS = 25  # the least intrusive; on a big cluster eviction alone can offer one per node

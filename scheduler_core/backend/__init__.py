@@ -1,1 +1,1 @@
-"""The scheduler's backend (pkg/scheduler/backend): the scheduling queue."""
+"""The scheduler's backend (pkg/scheduler/backend): the scheduling queue and the scheduler cache."""

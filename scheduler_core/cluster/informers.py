@@ -37,7 +37,7 @@ from scheduler_core.cluster.store import (
     WatchEvent,
 )
 from scheduler_core.framework.cluster_events import ActionType, ClusterChange, ClusterEvent, EventResource
-from scheduler_core.framework.node_info import Snapshot
+from scheduler_core.backend.cache.snapshot import Snapshot
 
 # The event each kind's handlers hear (none for templates: no plugin registers for them).
 _RESOURCES: dict[str, EventResource] = {

@@ -15,7 +15,8 @@ from typing import ClassVar, Optional, Protocol, runtime_checkable
 
 from scheduler_core.framework.cluster_events import ClusterEventWithHint
 from scheduler_core.framework.cycle_state import CycleState
-from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot
+from scheduler_core.framework.listers import SharedLister
+from scheduler_core.framework.node_info import NodeInfo, PodInfo
 from scheduler_core.framework.options import FrameworkOptions
 from scheduler_core.framework.status import MaybeStatus, Status
 from scheduler_core.model import Pod
@@ -224,7 +225,7 @@ class Handle(Protocol):
     """What a plugin may ask of the framework (framework.Handle), kept small on purpose."""
 
     @property
-    def snapshot(self) -> Snapshot: ...
+    def snapshot(self) -> SharedLister: ...
 
     @property
     def framework(self) -> PluginsRunner: ...

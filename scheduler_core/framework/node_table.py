@@ -14,7 +14,6 @@ from typing import Generic, Iterable, Optional, Protocol, Sized, TypeVar, Union,
 
 import numpy as np
 
-from scheduler_core.framework.node_tree import tree_order
 from scheduler_core.model import CPU, MEMORY, Node, ResourceList
 
 MISSING = -1  # label code of a node without the key
@@ -187,7 +186,9 @@ def node_list(names: list[str], names_array: np.ndarray, positions: np.ndarray, 
 
 
 class NodeTable(Generic[InfoT]):
-    def __init__(self, node_infos: list[InfoT], lists_as_positions: bool = False) -> None:
+    def __init__(
+        self, node_infos: list[InfoT], lists_as_positions: bool = False, tree_order: Optional[np.ndarray] = None
+    ) -> None:
         self.node_infos = node_infos
         self.lists_as_positions = lists_as_positions  # the node lists it hands on (``node_list``)
         self.names = [info.name for info in node_infos]
@@ -210,9 +211,9 @@ class NodeTable(Generic[InfoT]):
         # The position each version bump touched: _changes[v - _changes_from] moved version v to v+1.
         self._changes: list[int] = []
         self._changes_from = 0
-        # The snapshot's own listing order (zones round-robin), which Filter walks; positions stay
-        # document order everywhere else.
-        self.tree_order = tree_order(info.node.labels for info in node_infos)
+        # The snapshot's own listing order (zones round-robin, backend/cache/node_tree.py: the
+        # snapshot hands it in), which Filter walks; positions stay document order everywhere else.
+        self.tree_order = tree_order if tree_order is not None else np.arange(self.size, dtype=np.int64)
         self._tree_rank = np.empty(self.size, dtype=np.int64)
         self._tree_rank[self.tree_order] = np.arange(self.size, dtype=np.int64)
 
@@ -280,7 +281,7 @@ class NodeTable(Generic[InfoT]):
         return PositionedInfos(self.infos_array[positions].tolist(), positions, self.node_infos)
 
     def in_tree_order(self, positions: np.ndarray) -> np.ndarray:
-        """These positions as the snapshot lists them (framework/node_tree.py; upstream backend/cache/node_tree.go)."""
+        """These positions as the snapshot lists them (backend/cache/node_tree.py, upstream backend/cache/node_tree.go)."""
         return positions[np.argsort(self._tree_rank[positions], kind="stable")]
 
     def positions(self, names: Optional[Iterable[str]] = None) -> np.ndarray:

@@ -29,7 +29,8 @@ from scheduler_core.framework.interfaces import (
     PreFilterResult,
     ScorePlugin,
 )
-from scheduler_core.framework.node_info import NodeInfo, PodInfo, PodInfoCache, Snapshot
+from scheduler_core.framework.listers import SharedLister
+from scheduler_core.framework.node_info import NodeInfo, PodInfo, PodInfoCache
 from scheduler_core.framework.opportunistic_batch import OpportunisticBatch
 from scheduler_core.framework.options import FrameworkOptions, NominatedPods
 from scheduler_core.framework.profile import Profile
@@ -104,7 +105,7 @@ class Framework:
     def __init__(
         self,
         profile: Profile,
-        snapshot: Snapshot,
+        snapshot: SharedLister,
         vectorized: bool = True,
         options: FrameworkOptions = FrameworkOptions(),
     ) -> None:

@@ -17,7 +17,7 @@ from typing import Any, Optional
 
 from scheduler_core.encoding.events import ExtensionPoint
 from scheduler_core.model import Scenario, SchedulerConfig, SchedulerConfiguration
-from scheduler_core.run.scheduler import Scheduler, fresh_copy
+from scheduler_core.run.schedule_one import Scheduler, fresh_copy
 
 
 @dataclass(frozen=True)

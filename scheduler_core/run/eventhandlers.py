@@ -21,7 +21,7 @@ from typing import Callable
 from scheduler_core.backend.queue import SchedulingQueue
 from scheduler_core.cluster.store import Action, WatchEvent, follow
 from scheduler_core.framework.cluster_events import ActionType, ClusterChange, ClusterEvent, EventResource
-from scheduler_core.framework.node_info import Snapshot
+from scheduler_core.backend.cache.snapshot import Snapshot
 from scheduler_core.model import KIND_REPLICA_SET, KIND_STATEFUL_SET, Node, Pod, Workload
 from scheduler_core.model.resources import pod_requests
 from scheduler_core.release.rules import DEFAULT_RULES, Rules

@@ -1,12 +1,13 @@
-"""The kube-scheduler process of a run (scheduler.go's Scheduler and Run, schedule_one.go's ScheduleOne).
+"""The kube-scheduler process of a run (pkg/scheduler/scheduler.go): the Scheduler, New and Run.
 
 What the release's binary does and nothing else: its informers (the run's cluster delivers every
 pod, node, workload and budget write to ``EventHandlers``; its storage and device writes reach the
 caches at once through scheduler_core.cluster.informers, and the handlers at the run's points,
-``storage_changes``), its scheduling queue, and ScheduleOne — pop a pod, run its
-scheduling cycle (the same ``Cycle`` the single pass runs, which returns a typed ending,
-scheduler_core.run.outcomes), then the binding cycle or handleSchedulingFailure. The scheduler
-writes only through the cluster (bindings, status patches, nominations, a preemption's victims).
+``storage_changes``), its scheduling queue, and Run's loop calling ScheduleOne — whose attempt
+(pop a pod, run its scheduling cycle, then the binding cycle or handleSchedulingFailure) is
+scheduler_core.run.schedule_one's, as upstream's methods of one ``*Scheduler`` are spread over
+scheduler.go and schedule_one.go. The scheduler writes only through the cluster (bindings, status
+patches, nominations, a preemption's victims).
 
 Work the release hands to goroutines — a binding cycle's API calls, a preemption's — is kept as
 ``AsyncWork`` and lands once the next pod's attempt is over (scheduler_core.run.loop decides when).
@@ -17,19 +18,15 @@ scheduler's own writes have been delivered, as they would act while it goes on.
 
 from __future__ import annotations
 
-import copy
 from typing import Callable, Generator, Iterator, Optional, TypeVar
 
 from scheduler_core.backend.queue import (
-    MODE_OVERRIDE,
     HintFunction,
     LogicalClock,
     Nominator,
     PodSigner,
     PreEnqueuePlugin,
-    QueuedPodInfo,
     QueueingHintMap,
-    QueueName,
     SchedulingQueue,
 )
 from scheduler_core.cluster.objects import ObjectWrites
@@ -42,16 +39,14 @@ from scheduler_core.framework.cluster_events import (
     ClusterEventWithHint,
     EventResource,
 )
-from scheduler_core.framework.node_info import PodInfo
 from scheduler_core.framework.options import FrameworkOptions
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.signers import Signature
-from scheduler_core.model import Pod, PodScheduledCondition, Scenario
+from scheduler_core.model import Pod, Scenario
 from scheduler_core.plugins.queue_sort import PrioritySort
-from scheduler_core.run.eventhandlers import EventHandlers, snapshot_of
-from scheduler_core.run.outcomes import BindingFailed, Bound, CycleEnding, FitError, SchedulingError
-from scheduler_core.run.recorder import RunRecorder, record_cycle
-from scheduler_core.run.scheduler import Cycle, Scheduler
+from scheduler_core.run.eventhandlers import EventHandlers
+from scheduler_core.run.recorder import RunRecorder
+from scheduler_core.run.schedule_one import ScheduleOne, Scheduler
 
 MS_PER_SECOND = 1000
 # defaultEnqueueExtension: a plugin that says nothing is moved by every kind of event.
@@ -94,8 +89,9 @@ class AsyncWork:
         self.land = land
 
 
-class KubeScheduler:
-    """scheduler.New and what Run does with it, on the run's cluster and logical clock."""
+class KubeScheduler(ScheduleOne):
+    """scheduler.New and what Run does with it, on the run's cluster and logical clock; ScheduleOne
+    (scheduler_core.run.schedule_one) runs each popped pod's attempt."""
 
     def __init__(
         self,
@@ -275,186 +271,6 @@ class KubeScheduler:
     def still_retrying_errors(self) -> list[str]:
         return [key for key in self._erroring if self.queue.queued_info(key) is not None]
 
-    # ------------------------------------------------------------------ ScheduleOne
-
-    def _schedule_one(self, info: QueuedPodInfo) -> Iterator[Event]:
-        """ScheduleOne: a pod being deleted is skipped; otherwise its scheduling cycle, then the
-        binding cycle's writes or the failure handler. The cycle's events come from the recorder."""
-        pod = info.pod
-        if pod.is_terminating:  # skipPodSchedule: a pod being deleted is not scheduled
-            self.queue.done(pod)
-            return
-        pending_writes = self.snapshot.cluster_changes
-        mark = len(pending_writes)
-        cycle = self._scheduling_cycle(info)
-        yield from record_cycle(cycle, self.recorder.reads)
-        yield from self._cycle_writes()
-        ending = cycle.outcome
-        assert ending is not None  # the recorder ran the cycle to its end
-        # The cycle's PreBind writes (claims, volumes) are its binding goroutine's: they reach the
-        # informers when that goroutine lands, not with whichever write is delivered next.
-        own_writes = pending_writes[mark:]
-        del pending_writes[mark:]
-        self._note_progress(pod, ending)
-        if isinstance(ending, Bound):
-            yield from self._binding_cycle(info, ending, own_writes, cycle)
-        else:
-            yield from self._handle_scheduling_failure(info, ending, own_writes)
-
-    def _scheduling_cycle(self, info: QueuedPodInfo) -> Cycle:
-        """The cycle of the popped pod: the queues as they stand, the nomination its queue copy carries."""
-        pod = info.pod
-        index = self.attempts
-        self.attempts += 1
-        queues = {name.value: keys for name, keys in self.queue.where().items()}
-        view = [pod.key, *queues[QueueName.ACTIVE.value]]
-        # The cycle assumes its own copy of the pod (AssumePod's DeepCopy): the queue's and the
-        # cluster's versions stay as they are until the binding comes back.
-        return Cycle(
-            self.scheduler,
-            index,
-            copy.copy(pod),
-            queue_view=view,
-            nominated_node=pod.nominated_node_name,
-            queues=queues,
-            cycle_count=self.queue.active.scheduling_cycle,
-            queued_signature=(info.signature,) if self.queue.signers is not None else None,
-        )
-
-    def _note_progress(self, pod: Pod, ending: CycleEnding) -> None:
-        if isinstance(ending, (SchedulingError, BindingFailed)):
-            self._erroring[pod.key] = None
-            return
-        self._erroring.pop(pod.key, None)
-        self._last_progress_ms = self.clock.ms
-
-    def _binding_cycle(
-        self, info: QueuedPodInfo, bound: Bound, prebind_writes: list[ClusterChange], cycle: Cycle
-    ) -> Iterator[Event]:
-        """The binding cycle calls Done before PreBind; its writes come back later."""
-        pod = info.pod
-        self.queue.done(pod)
-        yield self.recorder.bound(pod.key, info.attempts)
-        self.go(lambda: None, lambda: self._binding_done(cycle, bound.node_name, prebind_writes))
-
-    def _binding_done(self, cycle: Cycle, node: str, prebind_writes: list[ClusterChange]) -> Iterator[Event]:
-        """The informer events of a finished binding: its PreBind's storage writes, then the pod
-        bound (the nomination cleared with ClearingNominatedNodeNameAfterBinding, on from v1.35);
-        then the other components act on it. A pod deleted meanwhile cannot be bound."""
-        yield from self.storage_changes(prebind_writes)
-        if self.cluster.bind(cycle.pod.key, node, clear_nomination=self._clears_nomination_when_bound) is None:
-            yield from self._bound_pod_gone(cycle, node)
-        yield from self.flush()
-        yield from self.others_react()
-
-    def _bound_pod_gone(self, cycle: Cycle, node: str) -> Iterator[Event]:
-        """The pod was deleted while its binding was under way: Bind fails (not found) and
-        handleBindingCycleError unreserves and forgets it, which is an AssignedPodDelete for the
-        pods waiting. v1.35 on forgot it when it was deleted (the handlers' assumed_pod_deleted)
-        and ForgetPod of a pod no longer there succeeds, so the pods are moved a second time;
-        before, ForgetPod fails then and moves nothing. The failure handler finds no pod to
-        requeue or patch."""
-        pod = cycle.pod  # the assumed copy, on the node
-        cycle.fw.run_unreserve(cycle.state, pod, node)
-        forgotten = snapshot_of(pod)
-        forgotten.node_name = node
-        was_assumed = self.snapshot.is_assumed(pod)
-        if was_assumed:
-            self.snapshot.unbind(self.snapshot.assumed_pod(pod.key) or pod)
-        yield self.recorder.cluster(pod.key, ClusterChangeKind.BINDING_FAILED, node=node)
-        if was_assumed or self._forgets_absent_pods:
-            self.handlers.assumed_pod_forgotten(forgotten, skip_itself=False)
-        yield from self.storage_changes()
-        yield from self.moves()
-
-    def _handle_scheduling_failure(
-        self,
-        info: QueuedPodInfo,
-        ending: FitError | SchedulingError | BindingFailed,
-        prebind_writes: list[ClusterChange],
-    ) -> Iterator[Event]:
-        """handleSchedulingFailure (after handleBindingCycleError for a failed binding cycle): back
-        to the queue, the nomination, the status patch. A preemption that chose victims already
-        marked its pod as preempting and started its goroutine (the evaluator's
-        prepareCandidateAsync, before PostFilter returned); its API calls land after this handler."""
-        pod = info.pod  # the popped copy: the status patch is made against it
-        binding = ending if isinstance(ending, BindingFailed) else None
-        fit_error = ending if isinstance(ending, FitError) else None
-        forgotten = self._forgotten(pod, binding)
-        if forgotten is not None and binding is not None and not binding.rejected:
-            self.handlers.assumed_pod_forgotten(forgotten, skip_itself=False)
-        info.unschedulable_plugins = set(
-            fit_error.unschedulable_plugins
-            if fit_error is not None
-            else binding.unschedulable_plugins
-            if binding
-            else ()
-        )
-        nominating = fit_error.nominating if fit_error is not None else self.scheduler.failure_nominating
-        cached = self.cluster.pod(pod.key)  # the pod lister's version goes back to the queue
-        pending = cached is not None and not cached.node_name
-        # kubernetes#138324 (v1.34.9, v1.35.6, v1.36): a pod made again under its name while this
-        # attempt ran is the new pod's business (its own Add queued it): no requeue, no nomination,
-        # no status patch for the old one.
-        recreated = pending and self._skips_recreated_pods and cached is not None and cached.uid != pod.uid
-        if pending and not recreated:
-            assert cached is not None
-            if cached is not pod:
-                info.pod_info = PodInfo(cached)
-            self.queue.add_unschedulable_if_not_present(info)
-        else:
-            self.queue.done(pod)
-        if not recreated:
-            self.queue.add_nominated_pod(info.pod, nominating)
-        if forgotten is not None and binding is not None and binding.rejected:  # deferred past the failure handler
-            self.handlers.assumed_pod_forgotten(forgotten, skip_itself=True)
-        written = nominating.nominated_node_name if nominating and nominating.mode == MODE_OVERRIDE else None
-        if recreated:
-            written = None
-        preemption = fit_error.preemption if fit_error is not None else None
-        victims = sorted(victim.key for victim in preemption.victims) if preemption is not None else []
-        yield self.recorder.failed(pod.key, info.attempts, written, victims, binding)
-        if forgotten is not None:  # told before the moves it caused
-            yield self.recorder.cluster(pod.key, ClusterChangeKind.BINDING_FAILED, node=forgotten.node_name)
-            yield from self.moves()
-        # A PreBind that failed after writing (VolumeBinding's claim annotation, a provisioned volume)
-        # leaves those writes: the API has no rollback, so their events still reach the queue.
-        yield from self.storage_changes(prebind_writes)
-        yield from self.moves()
-        if recreated:
-            return
-        # The patch is sent now; its Update reaches the scheduler with the writes of goroutines
-        # started in this attempt (after them, as the reference runs saw it: a preemptor's own
-        # Update finds its victim already terminating). v1.36 patches against the informer's pod
-        # the queue took back, earlier releases against the popped copy.
-        condition = _failure_condition(ending)
-        against = info.pod if self._patches_informer_pod and pending else pod
-        self.go(lambda: None, lambda: self._patch_status(against, written, condition))
-
-    def _patch_status(self, popped: Pod, written: Optional[str], condition: PodScheduledCondition) -> Iterator[Event]:
-        """updatePod: one status patch with the PodScheduled condition and, when the nomination
-        changes against ``popped`` (the popped copy; v1.36: the informer's pod), the nomination;
-        none when neither changes against it. The write comes back to the scheduler as an Update
-        of the pending pod."""
-        nominating = written is not None and written != popped.nominated_node_name
-        if not nominating and popped.scheduled_condition == condition:
-            return
-        fields = {"nominated_node_name": written} if nominating else {}
-        self.cluster.patch_pod_status(
-            popped.key, ClusterChangeKind.POD_STATUS, condition.reason, condition=condition, **fields
-        )
-        yield from self.flush()
-
-    def _forgotten(self, pod: Pod, binding: Optional[BindingFailed]) -> Optional[Pod]:
-        """The assumed pod a failed binding cycle forgets (on the node it was binding to), after
-        the queue's Done that the binding cycle calls before PreBind; None when binding never began."""
-        if binding is None:
-            return None
-        self.queue.done(pod)
-        forgotten = snapshot_of(pod)
-        forgotten.node_name = binding.node
-        return forgotten
-
     # ------------------------------------------------------------------ preemption carried out
     # The API preemption's calls go through (framework.options.PreemptionAPI): a goroutine's
     # (prepareCandidateAsync) or the scheduling cycle's own (prepareCandidate without
@@ -548,13 +364,6 @@ class KubeScheduler:
             self._others_after_cycle = True
             return
         yield from self.others_react()
-
-
-def _failure_condition(ending: FitError | SchedulingError | BindingFailed) -> PodScheduledCondition:
-    """The PodScheduled condition handleSchedulingFailure writes: Unschedulable when a plugin
-    rejected the pod (no nodes at all included), SchedulerError otherwise; the error's text."""
-    rejected = isinstance(ending, FitError) or (isinstance(ending, BindingFailed) and ending.rejected)
-    return PodScheduledCondition("False", "Unschedulable" if rejected else "SchedulerError", ending.message)
 
 
 def _hint_map(framework: Framework) -> QueueingHintMap:

@@ -22,7 +22,7 @@ from scheduler_core.encoding.events import Event
 from scheduler_core.model import Pod, PodScheduledCondition, Scenario
 from scheduler_core.run.kube_scheduler import KubeScheduler
 from scheduler_core.run.recorder import Reads, RunRecorder
-from scheduler_core.run.scheduler import TIE_BREAK_FIRST, fresh_copy
+from scheduler_core.run.schedule_one import TIE_BREAK_FIRST, fresh_copy
 from scheduler_core.run.standins import StandIns
 from scheduler_core.run.steps.driver import recorded_creation_times
 from scheduler_core.scenario.gcpause import collector_paused

@@ -1,6 +1,6 @@
-"""What a scheduling cycle returns, typed (schedule_one.go's ScheduleResult, FitError, ...).
+"""What a scheduling cycle returns, typed (upstream's ScheduleResult, FitError, ...).
 
-A cycle (``scheduler.Cycle.steps``) yields one step record after each algorithm step — PreFilter,
+A cycle (``schedule_one.Cycle.steps``) yields one step record after each algorithm step — PreFilter,
 a Filter pass, PostFilter, each PreScore and Score plugin, the host selection, each binding step
 — and returns how it ended: ``Bound``, ``FitError`` (no node fits; with PostFilter's
 ``PreemptionOutcome``), ``SchedulingError`` or ``BindingFailed``. The recorder

@@ -1,6 +1,6 @@
 """The recorder: what the scheduler does, as the one event stream (scheduler_core.encoding.events).
 
-A cycle (scheduler.Cycle.steps) yields typed step records and returns a typed ending
+A cycle (schedule_one.Cycle.steps) yields typed step records and returns a typed ending
 (scheduler_core.run.outcomes); ``record_cycle`` turns each into its events — and draws the plugins'
 pictures for the browser — while the cycle waits at that step, so a picture sees the cycle state
 and the cluster exactly as the plugins judged them. ``RunRecorder`` does the same for what the run
@@ -44,7 +44,7 @@ from scheduler_core.encoding.events import (
 from scheduler_core.framework.capabilities import Capabilities
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import PostFilterResult
-from scheduler_core.framework.node_info import Snapshot
+from scheduler_core.backend.cache.snapshot import Snapshot
 from scheduler_core.framework.runtime import Framework, PostFilterRun, PreFilterOutcome
 from scheduler_core.framework.status import MaybeStatus, is_failure, is_success, status_json
 from scheduler_core.run.outcomes import (
@@ -69,7 +69,7 @@ from scheduler_core.volume.pictures import pod_volumes_json
 
 
 class RecordedCycle(Protocol):
-    """What the recorder reads of a cycle (scheduler.Cycle): who it schedules, where it stands."""
+    """What the recorder reads of a cycle (schedule_one.Cycle): who it schedules, where it stands."""
 
     index: int
     pod: Pod

@@ -20,7 +20,7 @@ from scheduler_core.cluster.objects import ObjectWrites
 from scheduler_core.cluster.resourceclaim_controller import ResourceClaimController
 from scheduler_core.cluster.store import KIND_POD, Cluster
 from scheduler_core.encoding.events import ClusterChangeKind, Event, ExtensionPoint, Payload
-from scheduler_core.framework.node_info import Snapshot
+from scheduler_core.backend.cache.snapshot import Snapshot
 from scheduler_core.model import Pod, Scenario
 from scheduler_core.run.recorder import RunRecorder
 from scheduler_core.run.steps.driver import StepDriver

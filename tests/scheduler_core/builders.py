@@ -22,7 +22,8 @@ from scheduler_core.framework.options import FrameworkOptions
 from scheduler_core.framework.batch import FilterVerdicts, filter_per_node, normalize_per_node, score_per_node
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import NodeToStatus, PostFilterResult
-from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot
+from scheduler_core.framework.node_info import NodeInfo, PodInfo
+from scheduler_core.backend.cache.snapshot import Snapshot
 from scheduler_core.framework.profile import Profile
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.status import Code, Status

@@ -22,7 +22,7 @@ from pathlib import Path
 from scheduler_core import load_scenario, simulate, trace_summary
 from scheduler_core.encoding.events import ExtensionPoint
 from scheduler_core.model import ANN_SELECTED_NODE, LABEL_HOSTNAME
-from scheduler_core.run.scheduler import Scheduler, fresh_copy
+from scheduler_core.run.schedule_one import Scheduler, fresh_copy
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "statefulset_ebs.yaml"
 NODE_A, NODE_B, NODE_C = "ip-10-0-1-10.ec2.internal", "ip-10-0-2-20.ec2.internal", "ip-10-0-3-30.ec2.internal"

@@ -16,7 +16,7 @@ import pytest
 
 from scheduler_core import load_scenario, trace_summary
 from scheduler_core.run.bench import with_percentage
-from scheduler_core.run.scheduler import Scheduler, fresh_copy, simulate
+from scheduler_core.run.schedule_one import Scheduler, fresh_copy, simulate
 from tests.scheduler_core.conformance import diff_traces
 
 SHARED = Path(__file__).resolve().parents[3] / "shared"

@@ -11,7 +11,7 @@ import pytest
 
 from scheduler_core import load_scenario, trace_summary
 from scheduler_core.run.loop import run_to_the_end
-from scheduler_core.run.scheduler import simulate
+from scheduler_core.run.schedule_one import simulate
 from scheduler_core.encoding.timeline import timeline_summary
 from tests.scheduler_core.conformance import diff_traces
 

@@ -17,7 +17,8 @@ import numpy as np
 
 from scheduler_core.framework.batch import PASS, FilterVerdicts
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE
-from scheduler_core.framework.node_info import AffinityTerm, NodeInfo, Snapshot
+from scheduler_core.framework.listers import SharedLister
+from scheduler_core.framework.node_info import AffinityTerm, NodeInfo
 from scheduler_core.framework.node_table import LabelColumn, NodeTable
 from scheduler_core.framework.status import Status
 from scheduler_core.plugins.inter_pod_affinity.filtering import (
@@ -49,7 +50,7 @@ class FastCounts:
         self.existing = ExistingTerms()
         self._names: dict[str, tuple[LabelColumn, np.ndarray, np.ndarray]] = {}
 
-    def cycle(self, table: NodeTable[NodeInfo], snapshot: Snapshot) -> "TermCounter":
+    def cycle(self, table: NodeTable[NodeInfo], snapshot: SharedLister) -> "TermCounter":
         return TermCounter(self, table, snapshot)
 
     def names(self, key: str, column: LabelColumn) -> tuple[np.ndarray, np.ndarray]:
@@ -75,7 +76,7 @@ class TermCounter:
 
     __slots__ = ("_fast", "_table", "_labels_of_namespace", "_synced", "_snapshot")
 
-    def __init__(self, fast: FastCounts, table: NodeTable[NodeInfo], snapshot: Snapshot) -> None:
+    def __init__(self, fast: FastCounts, table: NodeTable[NodeInfo], snapshot: SharedLister) -> None:
         self._fast = fast
         self._table = table
         self._labels_of_namespace = snapshot.labels_of_namespace

@@ -15,7 +15,8 @@ from typing import Mapping, Optional, Protocol, Sequence
 
 from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.filter_facts import AffinityFact
-from scheduler_core.framework.node_info import AffinityTerm, NodeInfo, PodInfo, Snapshot, cycle_pod_info
+from scheduler_core.framework.listers import SharedLister
+from scheduler_core.framework.node_info import AffinityTerm, NodeInfo, PodInfo, cycle_pod_info
 from scheduler_core.framework.status import MaybeStatus, Status
 from scheduler_core.model import Node, Pod
 from scheduler_core.model.names import INTER_POD_AFFINITY
@@ -66,7 +67,7 @@ class PreFilterState:
         other.matches_own_affinity = self.matches_own_affinity
         return other
 
-    def update_with_pod(self, other: PodInfo, node: Node, sign: int, snapshot: Snapshot) -> None:
+    def update_with_pod(self, other: PodInfo, node: Node, sign: int, snapshot: SharedLister) -> None:
         """A running pod appears on (sign +1) or leaves (-1) ``node`` during preemption."""
         incoming = self.pod_info
         for term in other.required_anti_affinity_terms:
@@ -119,7 +120,7 @@ def matches_all(terms: list[AffinityTerm], pod: Pod, namespace_labels: Mapping[s
 
 
 def compute_pre_filter_state(
-    pod: Pod, snapshot: Snapshot, index: PodLabelIndex, counter: Optional[FastTermCounts] = None
+    pod: Pod, snapshot: SharedLister, index: PodLabelIndex, counter: Optional[FastTermCounts] = None
 ) -> tuple[PreFilterState, bool]:
     """The state, and whether Filter has anything to check (False means Skip).
 
@@ -143,7 +144,7 @@ def compute_pre_filter_state(
     return state, needed
 
 
-def _count_existing_anti_affinity(state: PreFilterState, snapshot: Snapshot) -> None:
+def _count_existing_anti_affinity(state: PreFilterState, snapshot: SharedLister) -> None:
     pod, ns_labels, counts = state.pod_info.pod, state.namespace_labels, state.existing_anti
     for node_info in snapshot.have_pods_with_required_anti_affinity():
         node = node_info.node
@@ -153,7 +154,7 @@ def _count_existing_anti_affinity(state: PreFilterState, snapshot: Snapshot) -> 
                     _add(counts, node, term.topology_key)
 
 
-def _count_incoming_affinity(state: PreFilterState, snapshot: Snapshot, index: PodLabelIndex) -> None:
+def _count_incoming_affinity(state: PreFilterState, snapshot: SharedLister, index: PodLabelIndex) -> None:
     terms = state.pod_info.required_affinity_terms
     if not terms:
         return
@@ -166,7 +167,7 @@ def _count_incoming_affinity(state: PreFilterState, snapshot: Snapshot, index: P
                     _add(state.affinity, node_info.node, term.topology_key)
 
 
-def _count_incoming_anti_affinity(state: PreFilterState, snapshot: Snapshot, index: PodLabelIndex) -> None:
+def _count_incoming_anti_affinity(state: PreFilterState, snapshot: SharedLister, index: PodLabelIndex) -> None:
     for term in state.pod_info.required_anti_affinity_terms:
         for value, count in count_by_topology_value(term, index, snapshot).items():
             pair = (term.topology_key, value)

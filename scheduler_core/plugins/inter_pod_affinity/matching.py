@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Callable
 
-from scheduler_core.framework.node_info import AffinityTerm, Snapshot
+from scheduler_core.framework.listers import SharedLister
+from scheduler_core.framework.node_info import AffinityTerm
 from scheduler_core.plugins.inter_pod_affinity.pod_index import Candidates, PodLabelIndex
 
 
-def namespace_check(terms: list[AffinityTerm], snapshot: Snapshot) -> Callable[[str], bool]:
+def namespace_check(terms: list[AffinityTerm], snapshot: SharedLister) -> Callable[[str], bool]:
     """Whether a namespace is in every term's namespaces (the namespace half of
     ``AffinityTerm.matches``), memoised per namespace for one cycle.
 
@@ -30,7 +31,7 @@ def namespace_check(terms: list[AffinityTerm], snapshot: Snapshot) -> Callable[[
 
 
 def candidates(
-    terms: list[AffinityTerm], index: PodLabelIndex, snapshot: Snapshot, allowed: Callable[[str], bool]
+    terms: list[AffinityTerm], index: PodLabelIndex, snapshot: SharedLister, allowed: Callable[[str], bool]
 ) -> Candidates:
     """Running pods that may match all ``terms`` (a superset, see ``Candidates``' flags).
 
@@ -39,7 +40,7 @@ def candidates(
     return found if found is not None else Candidates.scan(snapshot.node_infos)
 
 
-def count_by_topology_value(term: AffinityTerm, index: PodLabelIndex, snapshot: Snapshot) -> dict[str, int]:
+def count_by_topology_value(term: AffinityTerm, index: PodLabelIndex, snapshot: SharedLister) -> dict[str, int]:
     """How many running pods match ``term``, per value of its topology key at their nodes."""
     allowed = namespace_check([term], snapshot)
     found = candidates([term], index, snapshot, allowed)

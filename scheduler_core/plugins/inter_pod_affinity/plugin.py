@@ -22,7 +22,8 @@ from scheduler_core.framework.cluster_events import (
 )
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import Handle, NodeScore, PreFilterResult
-from scheduler_core.framework.node_info import AffinityTerm, NodeInfo, PodInfo, Snapshot, resolve_term
+from scheduler_core.framework.listers import SharedLister
+from scheduler_core.framework.node_info import AffinityTerm, NodeInfo, PodInfo, resolve_term
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.status import SKIP, MaybeStatus, Status
 from scheduler_core.model import Node, Pod
@@ -60,7 +61,7 @@ class InterPodAffinity:
         ]
 
     @property
-    def _snapshot(self) -> Snapshot:
+    def _snapshot(self) -> SharedLister:
         return self._handle.snapshot
 
     def _counter(self) -> Optional[batch.TermCounter]:

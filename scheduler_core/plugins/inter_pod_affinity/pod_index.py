@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Optional
 
-from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot
+from scheduler_core.framework.listers import SharedLister
+from scheduler_core.framework.node_info import NodeInfo, PodInfo
 from scheduler_core.model.labels import Matcher
 
 Pair = tuple[str, str]
@@ -49,13 +50,13 @@ class PodLabelIndex:
     """``(namespace, key, value) -> node name -> pods``, refreshed lazily from a Snapshot."""
 
     def __init__(self) -> None:
-        self._snapshot: Optional[Snapshot] = None
+        self._snapshot: Optional[SharedLister] = None
         self._nodes: dict[str, _IndexedNode] = {}
         self._buckets: dict[Bucket, dict[str, list[PodInfo]]] = {}
         # pair -> namespace -> how many pods carry the pair there
         self._sizes: dict[Pair, dict[str, int]] = {}
 
-    def refresh(self, snapshot: Snapshot) -> None:
+    def refresh(self, snapshot: SharedLister) -> None:
         """Re-read the nodes whose pods changed since the last call (all of them for a new snapshot)."""
         if snapshot is not self._snapshot:
             self._snapshot = snapshot

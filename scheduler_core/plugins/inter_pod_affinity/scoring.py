@@ -15,7 +15,8 @@ import numpy as np
 
 from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, NodeScore
-from scheduler_core.framework.node_info import NodeInfo, PodInfo, Snapshot, WeightedAffinityTerm, cycle_pod_info
+from scheduler_core.framework.listers import SharedLister
+from scheduler_core.framework.node_info import NodeInfo, PodInfo, WeightedAffinityTerm, cycle_pod_info
 from scheduler_core.model import Node, Pod
 from scheduler_core.model.names import INTER_POD_AFFINITY
 from scheduler_core.plugins.inter_pod_affinity.args import InterPodAffinityArgs
@@ -65,7 +66,7 @@ PRE_SCORE_STATE = StateKey[PreScoreState]("PreScore" + INTER_POD_AFFINITY)
 
 def compute_pre_score_state(
     pod: Pod,
-    snapshot: Snapshot,
+    snapshot: SharedLister,
     index: PodLabelIndex,
     args: InterPodAffinityArgs,
     counter: Optional[FastWeigher] = None,
@@ -97,7 +98,7 @@ def compute_pre_score_state(
 
 
 def _weigh_incoming_terms(
-    state: PreScoreState, snapshot: Snapshot, index: PodLabelIndex, terms: list[WeightedAffinityTerm], sign: int
+    state: PreScoreState, snapshot: SharedLister, index: PodLabelIndex, terms: list[WeightedAffinityTerm], sign: int
 ) -> None:
     """The incoming pod's preferred terms against every running pod (candidates from the index)."""
     for weighted in terms:

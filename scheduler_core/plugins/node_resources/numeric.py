@@ -7,7 +7,7 @@ NodeAffinity) and no active PreFilter plugin keeps per-pod state (no PreFilterEx
 NodeResourcesFit's verdict on the node's requested amounts and pod count is the only one that
 moves: callers keep those numbers instead of cloning nodes and cycle states. Used by the
 preemption dry run (plugins/default_preemption/batch.py) and the Filter pass with nominated pods
-(scheduler.Cycle); both are compared with the per-node path in tests/scheduler_core/test_vectorized.py.
+(schedule_one.Cycle); both are compared with the per-node path in tests/scheduler_core/test_vectorized.py.
 """
 
 from __future__ import annotations

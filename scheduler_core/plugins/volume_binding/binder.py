@@ -14,7 +14,7 @@ from typing import Any, Optional
 
 from scheduler_core.model import quantity
 from scheduler_core.framework.filter_facts import VolumeFact
-from scheduler_core.framework.node_info import Snapshot
+from scheduler_core.framework.listers import SharedLister
 from scheduler_core.framework.options import ObjectWriter
 from scheduler_core.framework.storage import StorageState
 from scheduler_core.util.gosort import sorted_slice
@@ -103,7 +103,7 @@ class _Verdict:
 class VolumeBinder:
     def __init__(
         self,
-        snapshot: Snapshot,
+        snapshot: SharedLister,
         bind_timeout_seconds: int,
         writes: Optional[ObjectWriter] = None,
         node_conflict: str = REASON_NODE_CONFLICT,

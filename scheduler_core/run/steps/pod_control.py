@@ -13,7 +13,7 @@ from scheduler_core.cluster.controllers.state import ClusterState, CreateClaim, 
 from scheduler_core.cluster.objects import ObjectWrites
 from scheduler_core.cluster.store import KIND_STORAGE_CLASS, Cluster
 from scheduler_core.encoding.events import ClusterChangeKind, Event, ExtensionPoint, Payload
-from scheduler_core.framework.node_info import Snapshot
+from scheduler_core.backend.cache.snapshot import Snapshot
 from scheduler_core.model import PersistentVolumeClaim, Pod, Scenario, StorageClass
 
 

@@ -8,7 +8,7 @@ import pytest
 from scheduler_core.answers.capacity import TrialBase
 from scheduler_core.answers.capacity_count import Counted, CountRefused, count_copies
 from scheduler_core.answers.capacity_pass import how_many_copies
-from scheduler_core.run.scheduler import Scheduler
+from scheduler_core.run.schedule_one import Scheduler
 
 
 def node(name: str, cpu: str = "2", pods: int = 110, extra: str = "", spec: str = "") -> str:

@@ -15,7 +15,7 @@ from scheduler_core.answers.capacity import FitAnswer, TrialBase
 from scheduler_core.answers.capacity_count import CountRefused
 from scheduler_core.answers.capacity_domains import SpreadCounted, count_spreading
 from scheduler_core.answers.capacity_pass import PassAnswer, how_many_copies
-from scheduler_core.run.scheduler import Scheduler
+from scheduler_core.run.schedule_one import Scheduler
 
 ZONE = "topology.kubernetes.io/zone"
 

@@ -15,7 +15,7 @@ from scheduler_core.cluster.objects import ObjectWrites
 from scheduler_core.cluster.store import KIND_CLAIM, KIND_SLICE, Cluster
 from scheduler_core.framework.cluster_events import ActionType, EventResource
 from scheduler_core.framework.dra_state import DraState
-from scheduler_core.framework.node_info import Snapshot
+from scheduler_core.backend.cache.snapshot import Snapshot
 from scheduler_core.framework.storage import StorageState
 from scheduler_core.model import (
     CSIDriver,

@@ -10,7 +10,7 @@ from dataclasses import replace
 from scheduler_core.cluster.objects import ObjectWrites
 from scheduler_core.cluster.store import KIND_CLAIM, KIND_RESOURCE_CLAIM
 from scheduler_core.framework.cluster_events import ActionType, EventResource
-from scheduler_core.framework.node_info import Snapshot
+from scheduler_core.backend.cache.snapshot import Snapshot
 from tests.scheduler_core.builders import (
     make_claim,
     make_class,

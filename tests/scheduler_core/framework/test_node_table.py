@@ -143,3 +143,9 @@ def test_node_positions_read_as_the_list_of_their_names():
     assert listed != gathered[:4] and listed != "n7n8n9n0n1" and "n9" in listed and "n5" not in listed
     with pytest.raises(TypeError):
         json.dumps(listed)
+
+
+def test_a_table_given_no_listing_order_walks_its_nodes_in_document_order():
+    nodes = [NodeInfo(make_node(n, {LABEL_ZONE: z})) for n, z in (("a1", "a"), ("a2", "a"), ("b1", "b"))]
+    assert NodeTable(nodes).tree_order.tolist() == [0, 1, 2]
+    assert NodeTable(nodes, tree_order=np.asarray([0, 2, 1])).in_tree_order(np.asarray([1, 2])).tolist() == [2, 1]

@@ -18,7 +18,7 @@ from scheduler_core.model import (
     TopologySpreadConstraint,
 )
 from scheduler_core.model import Container
-from scheduler_core.run.scheduler import Scheduler
+from scheduler_core.run.schedule_one import Scheduler
 from tests.scheduler_core.builders import make_pod, no_default_spreading, node_text
 
 

@@ -20,7 +20,7 @@ from scheduler_core.run.outcomes import (
     ScoreDone,
 )
 from scheduler_core.scenario import load_scenario
-from scheduler_core.run.scheduler import Cycle, Scheduler
+from scheduler_core.run.schedule_one import Cycle, Scheduler
 from tests.scheduler_core.builders import node_text, pod_text, preemption_scenario
 
 

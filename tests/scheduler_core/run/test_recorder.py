@@ -9,7 +9,7 @@ from scheduler_core.encoding.events import ClusterChangeKind, Event, ExtensionPo
 from scheduler_core.run.outcomes import BindingFailed, Bound, FitError, SchedulingError
 from scheduler_core.run.recorder import CycleRecorder, RunRecorder, record_cycle
 from scheduler_core.scenario import load_scenario
-from scheduler_core.run.scheduler import Cycle, Scheduler
+from scheduler_core.run.schedule_one import Cycle, Scheduler
 from tests.scheduler_core.builders import node_text, pod_text, preemption_scenario
 
 

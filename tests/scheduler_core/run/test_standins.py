@@ -24,7 +24,7 @@ PREEMPTION = scenario_text(
 def test_the_stand_ins_import_nothing_of_the_scheduler():
     imported = {node.module for node in ast.walk(ast.parse(SOURCE.read_text())) if isinstance(node, ast.ImportFrom)}
     assert "scheduler_core.run.kube_scheduler" not in imported
-    assert "scheduler_core.run.scheduler" not in imported
+    assert "scheduler_core.run.schedule_one" not in imported
 
 
 def test_without_steps_only_the_kubelet_and_the_claim_controller_act():

@@ -40,7 +40,7 @@ def test_the_config_is_checked_on_its_own_at_its_own_lines():
 
 def test_every_preset_is_a_configuration_the_engine_runs_with_what_it_says():
     from scheduler_core import load_scenario
-    from scheduler_core.run.scheduler import Scheduler
+    from scheduler_core.run.schedule_one import Scheduler
 
     def profile(name):
         return Scheduler(load_scenario(NODE + "---\n" + PRESETS[name])).framework.profile
@@ -70,7 +70,7 @@ NODE_PAIR = "---\n".join(
 def placed(text: str) -> str:
     """Where the single pass puts default/p: LeastAllocated spreads to the empty n2, MostAllocated packs n1."""
     from scheduler_core import load_scenario
-    from scheduler_core.run.scheduler import Scheduler
+    from scheduler_core.run.schedule_one import Scheduler
 
     ends = [e.payload.node_name for e in Scheduler(load_scenario(text)).run() if e.extension_point.value == "CycleEnd"]
     return ends[-1]

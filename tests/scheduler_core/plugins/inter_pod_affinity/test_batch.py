@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from scheduler_core.framework.node_info import Snapshot
+from scheduler_core.backend.cache.snapshot import Snapshot
 from scheduler_core.model import LabelSelector, LabelSelectorRequirement
 from scheduler_core.plugins.inter_pod_affinity import batch, filtering, scoring
 from scheduler_core.plugins.inter_pod_affinity.args import InterPodAffinityArgs

@@ -42,7 +42,7 @@ from scheduler_core.model import (
 )
 from scheduler_core.plugins.pod_topology_spread import vectorized
 from scheduler_core.plugins.pod_topology_spread.common import Constraint, count_matching
-from scheduler_core.run.scheduler import Scheduler, fresh_copy
+from scheduler_core.run.schedule_one import Scheduler, fresh_copy
 from tests.scheduler_core.builders import make_node, make_pod
 
 ROOT = Path(__file__).resolve().parents[5] / "shared"

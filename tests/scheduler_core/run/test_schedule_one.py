@@ -1,4 +1,4 @@
-"""The scheduling loop: numFeasibleNodesToFind, the rotating start index, host selection."""
+"""One pod's attempt (scheduler_core.run.schedule_one): numFeasibleNodesToFind, the rotating start index, host selection."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from scheduler_core.model import Scenario, SchedulerConfig, SchedulerConfigurati
 from scheduler_core.model import names
 from scheduler_core.framework.batch import PASS, FilterVerdicts
 from scheduler_core.framework.status import Code, Status, is_failure
-from scheduler_core.run.scheduler import (
+from scheduler_core.run.schedule_one import (
     Scheduler,
     _rotated,
     _with_nominated_fit,
@@ -214,7 +214,7 @@ def test_a_prefilter_stop_after_a_narrowing_records_only_the_plugin_that_stopped
     # ends PreFilter: NodeAffinity narrowed (matchFields), VolumeRestrictions then found the claim
     # missing; only VolumeRestrictions' hints may requeue the pod.
     from scheduler_core import load_scenario
-    from scheduler_core.run.scheduler import Cycle
+    from scheduler_core.run.schedule_one import Cycle
     from tests.scheduler_core.builders import node_text
 
     pod = """apiVersion: v1
@@ -261,7 +261,7 @@ profiles:
 
 def test_a_hint_that_does_not_fit_is_followed_by_the_usual_pass_whose_ranking_replaces_it():
     from scheduler_core.encoding.events import ExtensionPoint
-    from scheduler_core.run.scheduler import Cycle
+    from scheduler_core.run.schedule_one import Cycle
 
     scheduler, pod = _batching_scheduler()
     batch = scheduler.framework.batch
@@ -277,7 +277,7 @@ def test_a_hint_that_does_not_fit_is_followed_by_the_usual_pass_whose_ranking_re
 
 
 def test_a_nominated_pod_tries_its_nomination_not_the_hint():
-    from scheduler_core.run.scheduler import Cycle
+    from scheduler_core.run.schedule_one import Cycle
 
     scheduler, pod = _batching_scheduler()
     batch = scheduler.framework.batch
@@ -370,7 +370,7 @@ def test_without_post_filter_plugins_v1_35_clears_the_nomination(release, cleare
     # C1: schedulingCycle returns nominatingInfo clearNominatedNode when the profile has no
     # PostFilter plugin from v1.35 on; v1.34 and earlier return none (ModeNoop: it stays).
     from scheduler_core.backend.queue.nominator import CLEAR_NOMINATED_NODE
-    from scheduler_core.run.scheduler import Cycle
+    from scheduler_core.run.schedule_one import Cycle
     from tests.scheduler_core.builders import node_text, pod_text, scenario_text
 
     pod = pod_text("p", cpu="8").replace("spec:", "status: {nominatedNodeName: n1}\nspec:", 1)
@@ -393,7 +393,7 @@ def test_without_post_filter_plugins_v1_35_clears_the_nomination(release, cleare
 def test_v1_34_leaves_the_nomination_of_a_failed_pod_with_nominated_node_name_for_expectation(release, gates, cleared):
     # C3: newFailureNominatingInfo of v1.34 answers nil (ModeNoop) when the gate is on; v1.35 always clears.
     from scheduler_core.backend.queue.nominator import CLEAR_NOMINATED_NODE
-    from scheduler_core.run.scheduler import Cycle
+    from scheduler_core.run.schedule_one import Cycle
     from tests.scheduler_core.builders import pod_text
 
     scheduler = _as(pod_text("p"), release, **gates)  # no node at all: ErrNoNodesAvailable
@@ -408,7 +408,7 @@ def test_a_v1_32_pre_bind_rejection_is_a_fit_error_over_the_node(release, fit_er
     # in UnschedulablePlugins); v1.33 on return the status as it is.
     from scheduler_core.encoding.events import ExtensionPoint
     from scheduler_core.run.outcomes import BindingFailed
-    from scheduler_core.run.scheduler import Cycle
+    from scheduler_core.run.schedule_one import Cycle
     from tests.scheduler_core.builders import node_text, pod_text, scenario_text
 
     scheduler = _as(scenario_text(node_text("n1"), pod_text("p")), release)
@@ -428,7 +428,7 @@ def test_a_cycle_given_the_queues_signature_does_not_sign_the_pod_again():
     # that changed since keeps it. Here the queued signature is None (the pod could not be signed
     # then), so the kept ranking, made for the pod's signature now, is not offered.
     from scheduler_core.encoding.events import ExtensionPoint
-    from scheduler_core.run.scheduler import Cycle
+    from scheduler_core.run.schedule_one import Cycle
 
     def first_pass(queued_signature):
         scheduler, pod = _batching_scheduler()

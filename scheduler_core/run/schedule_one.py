@@ -1,15 +1,22 @@
-"""The scheduling loop: one cycle per pending pod, in queue order (schedule_one.go).
+"""One pod's attempt (pkg/scheduler/schedule_one.go): ScheduleOne, its scheduling and binding cycles
+and handleSchedulingFailure.
 
-Each cycle runs PreFilter, Filter (every plugin on every candidate node, from the rotating start
-index, until ``numFeasibleNodesToFind`` nodes fit), PostFilter when nothing fits, then PreScore,
-Score, NormalizeScore, host selection and the binding cycle; a bound pod joins the snapshot and
-counts as running for every later cycle. Everything it learns goes out as ``Event``s.
+``Cycle`` is schedulingCycle + bindingCycle: PreFilter, Filter (findNodesThatFitPod: every plugin
+on every candidate node, from the rotating start index, until ``numFeasibleNodesToFind`` nodes
+fit), PostFilter when nothing fits, then PreScore, Score, NormalizeScore (prioritizeNodes), host
+selection (selectHost) and the binding cycle; a bound pod joins the snapshot and counts as running
+for every later cycle. Everything it learns goes out as ``Event``s. ``Scheduler`` is what the
+cycles read off upstream's Scheduler (the profiles' frameworks over one snapshot, the start index);
+``simulate`` runs one cycle per pending pod, in queue order (the single pass). ``ScheduleOne`` is
+the run to the end's attempt around a cycle: the pod popped, its cycle, then the binding cycle's
+writes or handleSchedulingFailure (the process it runs in is scheduler_core.run.kube_scheduler).
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
+from abc import abstractmethod
 import functools
 import random
 from dataclasses import dataclass
@@ -22,7 +29,9 @@ from scheduler_core.model import names
 from scheduler_core.cluster import informers
 from scheduler_core.cluster.objects import ObjectWrites
 from scheduler_core.cluster.store import Cluster
-from scheduler_core.encoding.events import Event, ExtensionPoint
+from scheduler_core.encoding.events import ClusterChangeKind, Event, ExtensionPoint
+from scheduler_core.framework.cluster_events import ClusterChange
+from scheduler_core.backend.queue import MODE_OVERRIDE, LogicalClock, QueuedPodInfo, QueueName, SchedulingQueue
 from scheduler_core.backend.queue.nominator import CLEAR_NOMINATED_NODE, NominatingInfo, Nominator
 from scheduler_core.framework.batch import PASS, FilterVerdicts, Palette
 from scheduler_core.framework.cycle_state import CycleState
@@ -30,7 +39,8 @@ from scheduler_core.framework.diagnosis import NO_NODES_AVAILABLE, fit_error_mes
 from scheduler_core.util.gcfreeze import frozen_after_first
 from scheduler_core.scenario.gcpause import collector_paused
 from scheduler_core.framework.interfaces import FilterPlugin, NodeToStatus
-from scheduler_core.framework.node_info import NodeInfo, Snapshot
+from scheduler_core.framework.node_info import NodeInfo, PodInfo
+from scheduler_core.backend.cache.snapshot import Snapshot
 from scheduler_core.framework.node_table import NodeList
 from scheduler_core.framework.options import FrameworkOptions
 from scheduler_core.framework.profile import build_profile
@@ -38,7 +48,7 @@ from scheduler_core.framework.registry import Registry
 from scheduler_core.framework.runtime import Framework, PreFilterOutcome, filter_failure_status
 from scheduler_core.framework.signers import Signature
 from scheduler_core.framework.status import Code, MaybeStatus, Status, is_failure, is_success
-from scheduler_core.model import DEFAULT_SCHEDULER_NAME, Pod, Scenario
+from scheduler_core.model import DEFAULT_SCHEDULER_NAME, Pod, PodScheduledCondition, Scenario
 from scheduler_core.plugins.registry import in_tree_registry
 from scheduler_core.cluster.resourceclaim_controller import ResourceClaimController
 from scheduler_core.plugins.node_resources.numeric import (
@@ -66,7 +76,8 @@ from scheduler_core.run.outcomes import (
     ScoreDone,
     ScoringFailed,
 )
-from scheduler_core.run.recorder import record_cycle
+from scheduler_core.run.eventhandlers import EventHandlers, snapshot_of
+from scheduler_core.run.recorder import RunRecorder, record_cycle
 
 # The PreBind plugins whose PreBindPreFlight answers AllowParallel in v1.36 (VolumeBinding's and
 # DynamicResources'): run side by side when both have work.
@@ -443,7 +454,7 @@ class Cycle:
     def _filter(self, nodes: list[NodeInfo], pre: PreFilterOutcome) -> FilterPass:
         """findNodesThatPassFilters: from the rotating start index until enough nodes fit.
 
-        The nodes are walked as the snapshot lists them (zones round-robin, framework/node_tree.py).
+        The nodes are walked as the snapshot lists them (zones round-robin, backend/cache/node_tree.py).
         Each plugin judges every candidate at once (pure functions, so judging more nodes than the
         real scheduler does changes nothing); the evaluated prefix is then cut where the sequential
         loop would stop: just before the feasible node after the ``numFeasibleNodesToFind``-th. A
@@ -922,3 +933,232 @@ def simulate(
 def fresh_copy(scenario: Scenario) -> Scenario:
     """Binding sets ``pod.node_name``: work on copies so a Scenario can be simulated twice."""
     return dataclasses.replace(scenario, pods=[copy.copy(p) for p in scenario.pods])
+
+
+class ScheduleOne:
+    """ScheduleOne and handleSchedulingFailure: one popped pod's attempt in the scheduler process
+    (scheduler_core.run.kube_scheduler's ``KubeScheduler``, which is this class and scheduler.go's
+    New and Run, as upstream's methods of one ``*Scheduler`` are spread over both files). What
+    the attempt needs of the process is declared here: its cycle state (``Scheduler``), cache,
+    queue, cluster, clock, recorder and event handlers, and how its writes are told."""
+
+    scheduler: Scheduler
+    snapshot: Snapshot
+    queue: SchedulingQueue
+    cluster: Cluster
+    clock: LogicalClock
+    recorder: RunRecorder
+    handlers: EventHandlers
+    others_react: Callable[[], Iterator[Event]]
+    attempts: int
+    _erroring: dict[str, None]
+    _last_progress_ms: int
+    _clears_nomination_when_bound: bool
+    _skips_recreated_pods: bool
+    _patches_informer_pod: bool
+    _forgets_absent_pods: bool
+
+    @abstractmethod
+    def go(self, begin: Callable[[], None], land: Callable[[], Iterator[Event]]) -> None:
+        """Hands work to a goroutine (it lands once the next pod's attempt is over)."""
+
+    @abstractmethod
+    def flush(self) -> Iterator[Event]:
+        """The events of the writes delivered since the last flush (and any queue moves)."""
+
+    @abstractmethod
+    def storage_changes(self, changes: Optional[list[ClusterChange]] = None) -> Iterator[Event]:
+        """The informers' notifications of storage and device writes, told and handed on."""
+
+    @abstractmethod
+    def moves(self) -> Iterator[Event]:
+        """The queue moves since the last call, told."""
+
+    @abstractmethod
+    def _cycle_writes(self) -> Iterator[Event]:
+        """The events of the API calls the cycle made itself."""
+
+    def _schedule_one(self, info: QueuedPodInfo) -> Iterator[Event]:
+        """ScheduleOne: a pod being deleted is skipped; otherwise its scheduling cycle, then the
+        binding cycle's writes or the failure handler. The cycle's events come from the recorder."""
+        pod = info.pod
+        if pod.is_terminating:  # skipPodSchedule: a pod being deleted is not scheduled
+            self.queue.done(pod)
+            return
+        pending_writes = self.snapshot.cluster_changes
+        mark = len(pending_writes)
+        cycle = self._scheduling_cycle(info)
+        yield from record_cycle(cycle, self.recorder.reads)
+        yield from self._cycle_writes()
+        ending = cycle.outcome
+        assert ending is not None  # the recorder ran the cycle to its end
+        # The cycle's PreBind writes (claims, volumes) are its binding goroutine's: they reach the
+        # informers when that goroutine lands, not with whichever write is delivered next.
+        own_writes = pending_writes[mark:]
+        del pending_writes[mark:]
+        self._note_progress(pod, ending)
+        if isinstance(ending, Bound):
+            yield from self._binding_cycle(info, ending, own_writes, cycle)
+        else:
+            yield from self._handle_scheduling_failure(info, ending, own_writes)
+
+    def _scheduling_cycle(self, info: QueuedPodInfo) -> Cycle:
+        """The cycle of the popped pod: the queues as they stand, the nomination its queue copy carries."""
+        pod = info.pod
+        index = self.attempts
+        self.attempts += 1
+        queues = {name.value: keys for name, keys in self.queue.where().items()}
+        view = [pod.key, *queues[QueueName.ACTIVE.value]]
+        # The cycle assumes its own copy of the pod (AssumePod's DeepCopy): the queue's and the
+        # cluster's versions stay as they are until the binding comes back.
+        return Cycle(
+            self.scheduler,
+            index,
+            copy.copy(pod),
+            queue_view=view,
+            nominated_node=pod.nominated_node_name,
+            queues=queues,
+            cycle_count=self.queue.active.scheduling_cycle,
+            queued_signature=(info.signature,) if self.queue.signers is not None else None,
+        )
+
+    def _note_progress(self, pod: Pod, ending: CycleEnding) -> None:
+        if isinstance(ending, (SchedulingError, BindingFailed)):
+            self._erroring[pod.key] = None
+            return
+        self._erroring.pop(pod.key, None)
+        self._last_progress_ms = self.clock.ms
+
+    def _binding_cycle(
+        self, info: QueuedPodInfo, bound: Bound, prebind_writes: list[ClusterChange], cycle: Cycle
+    ) -> Iterator[Event]:
+        """The binding cycle calls Done before PreBind; its writes come back later."""
+        pod = info.pod
+        self.queue.done(pod)
+        yield self.recorder.bound(pod.key, info.attempts)
+        self.go(lambda: None, lambda: self._binding_done(cycle, bound.node_name, prebind_writes))
+
+    def _binding_done(self, cycle: Cycle, node: str, prebind_writes: list[ClusterChange]) -> Iterator[Event]:
+        """The informer events of a finished binding: its PreBind's storage writes, then the pod
+        bound (the nomination cleared with ClearingNominatedNodeNameAfterBinding, on from v1.35);
+        then the other components act on it. A pod deleted meanwhile cannot be bound."""
+        yield from self.storage_changes(prebind_writes)
+        if self.cluster.bind(cycle.pod.key, node, clear_nomination=self._clears_nomination_when_bound) is None:
+            yield from self._bound_pod_gone(cycle, node)
+        yield from self.flush()
+        yield from self.others_react()
+
+    def _bound_pod_gone(self, cycle: Cycle, node: str) -> Iterator[Event]:
+        """The pod was deleted while its binding was under way: Bind fails (not found) and
+        handleBindingCycleError unreserves and forgets it, which is an AssignedPodDelete for the
+        pods waiting. v1.35 on forgot it when it was deleted (the handlers' assumed_pod_deleted)
+        and ForgetPod of a pod no longer there succeeds, so the pods are moved a second time;
+        before, ForgetPod fails then and moves nothing. The failure handler finds no pod to
+        requeue or patch."""
+        pod = cycle.pod  # the assumed copy, on the node
+        cycle.fw.run_unreserve(cycle.state, pod, node)
+        forgotten = snapshot_of(pod)
+        forgotten.node_name = node
+        was_assumed = self.snapshot.is_assumed(pod)
+        if was_assumed:
+            self.snapshot.unbind(self.snapshot.assumed_pod(pod.key) or pod)
+        yield self.recorder.cluster(pod.key, ClusterChangeKind.BINDING_FAILED, node=node)
+        if was_assumed or self._forgets_absent_pods:
+            self.handlers.assumed_pod_forgotten(forgotten, skip_itself=False)
+        yield from self.storage_changes()
+        yield from self.moves()
+
+    def _handle_scheduling_failure(
+        self,
+        info: QueuedPodInfo,
+        ending: FitError | SchedulingError | BindingFailed,
+        prebind_writes: list[ClusterChange],
+    ) -> Iterator[Event]:
+        """handleSchedulingFailure (after handleBindingCycleError for a failed binding cycle): back
+        to the queue, the nomination, the status patch. A preemption that chose victims already
+        marked its pod as preempting and started its goroutine (the evaluator's
+        prepareCandidateAsync, before PostFilter returned); its API calls land after this handler."""
+        pod = info.pod  # the popped copy: the status patch is made against it
+        binding = ending if isinstance(ending, BindingFailed) else None
+        fit_error = ending if isinstance(ending, FitError) else None
+        forgotten = self._forgotten(pod, binding)
+        if forgotten is not None and binding is not None and not binding.rejected:
+            self.handlers.assumed_pod_forgotten(forgotten, skip_itself=False)
+        info.unschedulable_plugins = set(
+            fit_error.unschedulable_plugins
+            if fit_error is not None
+            else binding.unschedulable_plugins
+            if binding
+            else ()
+        )
+        nominating = fit_error.nominating if fit_error is not None else self.scheduler.failure_nominating
+        cached = self.cluster.pod(pod.key)  # the pod lister's version goes back to the queue
+        pending = cached is not None and not cached.node_name
+        # kubernetes#138324 (v1.34.9, v1.35.6, v1.36): a pod made again under its name while this
+        # attempt ran is the new pod's business (its own Add queued it): no requeue, no nomination,
+        # no status patch for the old one.
+        recreated = pending and self._skips_recreated_pods and cached is not None and cached.uid != pod.uid
+        if pending and not recreated:
+            assert cached is not None
+            if cached is not pod:
+                info.pod_info = PodInfo(cached)
+            self.queue.add_unschedulable_if_not_present(info)
+        else:
+            self.queue.done(pod)
+        if not recreated:
+            self.queue.add_nominated_pod(info.pod, nominating)
+        if forgotten is not None and binding is not None and binding.rejected:  # deferred past the failure handler
+            self.handlers.assumed_pod_forgotten(forgotten, skip_itself=True)
+        written = nominating.nominated_node_name if nominating and nominating.mode == MODE_OVERRIDE else None
+        if recreated:
+            written = None
+        preemption = fit_error.preemption if fit_error is not None else None
+        victims = sorted(victim.key for victim in preemption.victims) if preemption is not None else []
+        yield self.recorder.failed(pod.key, info.attempts, written, victims, binding)
+        if forgotten is not None:  # told before the moves it caused
+            yield self.recorder.cluster(pod.key, ClusterChangeKind.BINDING_FAILED, node=forgotten.node_name)
+            yield from self.moves()
+        # A PreBind that failed after writing (VolumeBinding's claim annotation, a provisioned volume)
+        # leaves those writes: the API has no rollback, so their events still reach the queue.
+        yield from self.storage_changes(prebind_writes)
+        yield from self.moves()
+        if recreated:
+            return
+        # The patch is sent now; its Update reaches the scheduler with the writes of goroutines
+        # started in this attempt (after them, as the reference runs saw it: a preemptor's own
+        # Update finds its victim already terminating). v1.36 patches against the informer's pod
+        # the queue took back, earlier releases against the popped copy.
+        condition = _failure_condition(ending)
+        against = info.pod if self._patches_informer_pod and pending else pod
+        self.go(lambda: None, lambda: self._patch_status(against, written, condition))
+
+    def _patch_status(self, popped: Pod, written: Optional[str], condition: PodScheduledCondition) -> Iterator[Event]:
+        """updatePod: one status patch with the PodScheduled condition and, when the nomination
+        changes against ``popped`` (the popped copy; v1.36: the informer's pod), the nomination;
+        none when neither changes against it. The write comes back to the scheduler as an Update
+        of the pending pod."""
+        nominating = written is not None and written != popped.nominated_node_name
+        if not nominating and popped.scheduled_condition == condition:
+            return
+        fields = {"nominated_node_name": written} if nominating else {}
+        self.cluster.patch_pod_status(
+            popped.key, ClusterChangeKind.POD_STATUS, condition.reason, condition=condition, **fields
+        )
+        yield from self.flush()
+
+    def _forgotten(self, pod: Pod, binding: Optional[BindingFailed]) -> Optional[Pod]:
+        """The assumed pod a failed binding cycle forgets (on the node it was binding to), after
+        the queue's Done that the binding cycle calls before PreBind; None when binding never began."""
+        if binding is None:
+            return None
+        self.queue.done(pod)
+        forgotten = snapshot_of(pod)
+        forgotten.node_name = binding.node
+        return forgotten
+
+
+def _failure_condition(ending: FitError | SchedulingError | BindingFailed) -> PodScheduledCondition:
+    """The PodScheduled condition handleSchedulingFailure writes: Unschedulable when a plugin
+    rejected the pod (no nodes at all included), SchedulerError otherwise; the error's text."""
+    rejected = isinstance(ending, FitError) or (isinstance(ending, BindingFailed) and ending.rejected)
+    return PodScheduledCondition("False", "Unschedulable" if rejected else "SchedulerError", ending.message)
