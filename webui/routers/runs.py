@@ -136,7 +136,7 @@ def run_cycle_explain(request: ActorRequest, run_id: int, cycle: int) -> CycleEx
     exclude_unset=True,
     summary="The run's attempts, queue moves and cluster changes",
 )
-def run_timeline(request: ActorRequest, run_id: int) -> dict[str, Any]:
+def run_timeline(request: ActorRequest, run_id: int) -> HttpResponse:
     """Every attempt (`cycle`, `pod`, `attempt`, `timeMs`, `nodeName` or `failedSchedulingMessage`, the nomination it
     wrote, its preemption's `victims`), every queue move (`pod`, `queue`, `event`, `plugins`: whose queueing hints let it
     through) and every cluster change (`kind`: PodBound, PodTerminating, PodRemoved, BindingFailed, NominationSet/Cleared, Storage),
@@ -152,12 +152,16 @@ def run_timeline(request: ActorRequest, run_id: int) -> dict[str, Any]:
     story = events.story(run)
     found = presenters.recorded(recorded.of_run(run, story))
     steps = presenters.timeline_steps(story)
-    # Dicts, not schemas: with exclude_unset a schema's defaulted fields would be left out.
-    return {
+    # Dicts, not schemas: with exclude_unset a schema's defaulted fields would be left out. Validated and written
+    # as the router would (exclude_unset), then gzipped when large: a big run's story is megabytes of JSON.
+    answer = {
         **story,
         **({"steps": steps} if steps is not None else {}),
         "recorded": found.model_dump() if found is not None else None,
     }
+    return responses.json_bytes(
+        request, TimelineOut.model_validate(answer).model_dump_json(exclude_unset=True).encode()
+    )
 
 
 @router.get(
