@@ -80,4 +80,13 @@ def test_a_big_clusters_views_show_what_a_person_can_read_with_the_rest_a_click_
     expect(page.locator("#step-heading")).to_contain_text("Score")
     expect(page.locator("#step-view")).to_contain_text(re.compile(r"\d+ scored nodes in \d+ domain\(s\)"))
     expect(page.locator("#step-view")).to_contain_text("(best 30)")  # the heatmap's nodes: the top ones
-    expect(page.locator("#timeline-panel .timeline-list li.attempt").first).to_be_visible()
+    entries = len(page.request.get(f"{page.base_url}/api/runs/{run['id']}/timeline").json()["entries"])
+    assert entries > 500, entries  # the timeline draws 500 at a time
+    drawn = page.locator("#timeline-panel .timeline-list > li:not(.timeline-more)")
+    expect(drawn).to_have_count(500)
+    expect(page.locator("#timeline-panel li.timeline-more")).to_contain_text(f"showing 500 of {entries} entries")
+    page.click("#timeline-more")
+    expect(drawn).to_have_count(entries)
+    expect(page.locator("#timeline-panel li.timeline-more")).to_have_count(0)
+    page.goto(f"{page.base_url}/runs/{run['id']}/?cycle={cycles[-1]['cycle']}&step=Filter")  # the last attempt
+    expect(page.locator("#timeline-panel li.attempt.current")).to_have_attribute("data-cycle", str(cycles[-1]["cycle"]))
