@@ -20,6 +20,7 @@ from webui.schemas.runs import (
     TimelineStepOut,
 )
 from webui.schemas.scenarios import (
+    ClusterPageOut,
     NodeObjectOut,
     ObjectsOut,
     PodClaimOut,
@@ -158,6 +159,17 @@ def scenario_objects(found: objects.Objects) -> ObjectsOut:
             "pods": [pod_object(pod, id(pod) in found.pending, found.claims.get(pod.key, [])) for pod in found.pods],
             "volumes": found.volumes,
             "devices": found.devices,
+        }
+    )
+
+
+def cluster_page(found: objects.Objects, page: dict[str, Any]) -> ClusterPageOut:
+    """The cluster view's page (objects.cluster_page) with its nodes and pods shaped as /objects shapes them."""
+    return ClusterPageOut.model_validate(
+        {
+            **page,
+            "nodes": [node_object(node) for node in page["nodes"]],
+            "pods": [pod_object(pod, id(pod) in found.pending, found.claims.get(pod.key, [])) for pod in page["pods"]],
         }
     )
 

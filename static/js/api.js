@@ -112,6 +112,8 @@ export const api = {
   version: (id, number) => request("GET", `/api/scenarios/${id}/versions/${number}`),
   diff: (id, old, neu) => request("GET", `/api/scenarios/${id}/diff?old=${old}&new=${neu}`),
   objects: (id, version) => request("GET", `/api/scenarios/${id}/objects` + (version ? `?version=${version}` : "")),
+  // One page of the cluster view (docs/WEB_API.md): asked {version, run, groupKey, domain, search, offset, limit}.
+  clusterPage: (id, asked = {}) => request("GET", `/api/scenarios/${id}/cluster${queryOf(asked)}`),
   nodes: (id, version) => request("GET", `/api/scenarios/${id}/nodes` + (version ? `?version=${version}` : "")),
   exportUrl: (id, version) => withToken(`/api/scenarios/${id}/export` + (version ? `?version=${version}` : "")),
   // asked: {release, featureGates, version} (releases.js asked()): what the run is replayed as.

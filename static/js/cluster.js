@@ -209,3 +209,45 @@ function podChipSpan(pod, colours, colorKey) {
   chip.style.borderLeftColor = colours.get(value);
   return chip;
 }
+
+/**
+ * A big cluster, a page at a time (the server's GET /api/scenarios/{id}/cluster answers): every domain of the
+ * grouping key with its counts (a click shows its nodes), a search, the nodes shown so far of those matching
+ * with "more" for the next page, and the first pending pods. Only the shown nodes and pods are here.
+ */
+export function renderClusterPage(container, { page, nodes, pods, placements, state, onState, onMore, onPod = null, nodeActions = null }) {
+  const layout = clusterLayout(nodes, pods, page.groupKey, placements);
+  const podKeys = page.podKeys;
+  const colorKey = podKeys.includes(state.colorKey) ? state.colorKey : (podKeys.includes("app") ? "app" : podKeys[0] || "");
+  const colours = colourMap(pods, colorKey);
+  const search = h("input#cluster-search", { type: "search", value: state.search, placeholder: "node name or key=value", "aria-label": "search nodes" });
+  const where = [state.domain !== null ? `in ${page.groupKey}=${state.domain}` : "", state.search ? `matching “${state.search}”` : ""].filter(Boolean).join(" ");
+  const domains = page.groups.map((g) => h(`li${g.domain === state.domain ? ".current" : ""}`,
+    h("button.linkish.domain-pick", { type: "button", dataset: { domain: g.domain }, "aria-pressed": String(g.domain === state.domain),
+      onclick: () => onState({ domain: g.domain === state.domain ? null : g.domain }) }, `${page.groupKey}=${g.domain}`),
+    h("span.muted", ` ${g.nodes} node(s) · ${g.pods} pod(s)`)));
+  mount(container,
+    h("div.controls",
+      select("group-key", "group nodes by", page.nodeKeys, page.groupKey, (v) => onState({ groupKey: v, domain: null })),
+      select("color-key", "colour pods by", podKeys, colorKey, (v) => { state.colorKey = v; onState({}); }),
+      h("form.inline#cluster-search-form", { onsubmit: (e) => { e.preventDefault(); onState({ search: search.value.trim() }); } },
+        search, h("button", { type: "submit" }, "search")),
+      h("span.muted#cluster-counts", `${page.nodeCount} nodes · ${page.podCount} pods · ${page.pendingCount} pending`)),
+    legend(colours, colorKey),
+    h("section.queue-lane", { "aria-label": "pending pods" },
+      h("h3", `Queue (${page.pendingCount} pending)`),
+      layout.pending.length ? h("div.pods", layout.pending.map((p) => podChip(p, colours, colorKey))) : h("p.muted", "No pending pods."),
+      page.pendingCount > layout.pending.length ? h("p.muted#pending-shown", `showing ${layout.pending.length} of ${page.pendingCount} pending pods (highest priority first)`) : null),
+    h("section.domain-counts", { "aria-label": "domains" },
+      h("h3", `${page.groupCount} domain(s) by ${page.groupKey}`),
+      h("ul.plain.domain-list", domains),
+      page.groupCount > page.groups.length ? h("p.muted", `the ${page.groups.length} largest of ${page.groupCount} domains; search finds the others`) : null),
+    onPod ? h("p.muted.small.why-hint", "Click a running pod (bound in the scenario) to ask why it is on its node.") : null,
+    h("section.paged-nodes", { "aria-label": "nodes" },
+      h("p#cluster-shown", `showing ${nodes.length} of ${page.matched} nodes${where ? ` ${where}` : ""}`,
+        state.domain !== null || state.search ? h("button.linkish#cluster-all", { type: "button", onclick: () => onState({ domain: null, search: "" }) }, " (show all)") : null),
+      h("div.nodes", layout.groups.flatMap((g) => g.nodes).map((n) => nodeCard(n, colours, colorKey, onPod, nodeActions))),
+      nodes.length < page.matched ? h("button#cluster-more", { type: "button", onclick: onMore }, `more (next ${Math.min(50, page.matched - nodes.length)})`) : null),
+    devicesSection(page.devices || []),
+    claimsSection(pods));
+}

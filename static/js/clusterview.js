@@ -5,11 +5,88 @@
 
 import { releaseLine } from "./releases.js";
 import { api, withToken } from "./api.js";
-import { renderCluster } from "./cluster.js";
+import { renderCluster, renderClusterPage } from "./cluster.js";
 import { h, mount } from "./dom.js";
-import { loadObjects } from "./objects.js";
+import { loadObjects, nodeFromApi, podFromApi } from "./objects.js";
+
+// A cluster with more nodes (or pending pods) than these is drawn a page at a time: the server groups,
+// searches and pages it (GET /api/scenarios/{id}/cluster); the whole of it never comes to the browser.
+const WHOLE_NODES = 300;
+const WHOLE_PENDING = 200;
+const PAGE_NODES = 50;
 
 export async function mountClusterView(container, { scenarioId, version, text = null, runId = null, runStep = null, nodeActions = null }) {
+  if (runStep === null) {
+    const asked = { version, run: runId ?? undefined, limit: PAGE_NODES };
+    // An older server (404) or a version the engine cannot load: the whole objects, as before.
+    const first = await api.clusterPage(scenarioId, asked).catch(() => null);
+    if (first && (first.nodeCount > WHOLE_NODES || first.pendingCount > WHOLE_PENDING)) {
+      return mountPaged(container, { scenarioId, version, runId, first, nodeActions });
+    }
+  }
+  return mountWhole(container, { scenarioId, version, text, runId, runStep, nodeActions });
+}
+
+/**
+ * A big cluster: the domains with their counts, a page of nodes (search, a domain, "more" for the next page)
+ * and the first pending pods, each answer the server's; a change of key, domain or search asks again.
+ */
+function mountPaged(container, { scenarioId, version, runId, first, nodeActions }) {
+  container.dataset.step = "";
+  container.dataset.source = "api";
+  container.dataset.paged = "true";
+  const why = h("section.why-here#why-here", { "aria-live": "polite", hidden: true });
+  const body = h("div.cluster-body");
+  mount(container, why, body);
+  const onPod = (pod) => whyHere(why, { scenarioId, version }, pod);
+  const state = { groupKey: first.groupKey, colorKey: "", domain: null, search: "" };
+  let shown = { page: first, nodes: [], pods: [], placements: placementsOf(runId) };
+  const add = (page) => {
+    shown.page = page;
+    shown.nodes.push(...page.nodes.map(nodeFromApi));
+    const known = new Set(shown.pods.map((p) => `${p.namespace}/${p.name}`));
+    shown.pods.push(...page.pods.map(podFromApi).filter((p) => !known.has(`${p.namespace}/${p.name}`)));
+    for (const [pod, node] of Object.entries(page.placements || {})) shown.placements.set(pod, node);
+    for (const [pod, node] of Object.entries(page.nominated || {})) shown.placements.nominated.set(pod, node);
+    for (const [pod, cycle] of Object.entries(page.placedIn || {})) shown.placements.links.set(pod, withToken(`/runs/${runId}/?cycle=${cycle}`));
+  };
+  const ask = (offset) => api.clusterPage(scenarioId, {
+    version, run: runId ?? undefined, groupKey: state.groupKey, domain: state.domain ?? undefined,
+    search: state.search || undefined, offset, limit: PAGE_NODES,
+  });
+  const draw = () => {
+    container.dataset.loading = "";
+    renderClusterPage(body, {
+      ...shown, state, onPod, nodeActions,
+      onState: async (patch) => {
+        Object.assign(state, patch);
+        container.dataset.loading = "true";
+        const page = await ask(0);
+        shown = { page, nodes: [], pods: [], placements: placementsOf(runId) };
+        add(page);
+        if (patch.groupKey !== undefined) state.groupKey = page.groupKey;
+        draw();
+      },
+      onMore: async () => {
+        container.dataset.loading = "true";
+        add(await ask(shown.page.offset + shown.page.nodes.length));
+        draw();
+      },
+    });
+  };
+  add(first);
+  draw();
+}
+
+function placementsOf(runId) {
+  const placements = new Map();
+  placements.nominated = new Map();
+  placements.links = new Map();
+  placements.run = runId;
+  return placements;
+}
+
+async function mountWhole(container, { scenarioId, version, text = null, runId = null, runStep = null, nodeActions = null }) {
   const [loaded, placements, atStep] = await Promise.all([
     loadObjects(scenarioId, version, { text }),
     runId && runStep === null ? runPlacements(runId) : new Map(),

@@ -9,6 +9,7 @@ import { h, mount } from "./dom.js";
 import { checked } from "./schemacheck.js";
 
 const KIND_LABEL = { attempt: "attempt", move: "queue", change: "cluster", step: "step" };
+const SHOWN_ENTRIES = 500; // entries drawn at first (a big run has tens of thousands); "more" draws the next
 
 export class TimelinePanel {
   /** goCycle(n): open the stepper on cycle n; onStory(story): the story as read (other panels draw from it). */
@@ -22,6 +23,7 @@ export class TimelinePanel {
     this.story = null;
     this.pod = "";
     this.current = null;
+    this.shown = SHOWN_ENTRIES;
     this.attemptItems = new Map(); // cycle -> its attempt's list item
     this.marked = null; // the list item marked current
     this.list = h("ol.timeline-list", { "aria-label": "attempts, queue moves and cluster changes" });
@@ -117,6 +119,7 @@ export class TimelinePanel {
 
   showPod(pod) {
     this.pod = pod;
+    this.shown = SHOWN_ENTRIES;
     this.render();
   }
 
@@ -124,6 +127,12 @@ export class TimelinePanel {
   select(cycle) {
     this.current = cycle;
     this.marked?.classList.remove("current");
+    if (!this.attemptItems.has(cycle) && this.entries?.some((e) => e.kind === "attempt" && e.item.cycle === cycle)) {
+      // An attempt past the entries drawn: draw up to it (render() marks it).
+      this.shown = this.entries.findIndex((e) => e.kind === "attempt" && e.item.cycle === cycle) + SHOWN_ENTRIES;
+      this.render();
+      return;
+    }
     this.marked = this.attemptItems.get(cycle) ?? null;
     if (!this.marked) return;
     this.marked.classList.add("current");
@@ -137,10 +146,15 @@ export class TimelinePanel {
     // A run with steps is grouped by step: each step's heading (kept whatever pod is picked) before its entries.
     const entries = story.entries.map(({ kind, index }) => ({ kind, item: items[kind][index] }))
       .filter(({ kind, item }) => item && (kind === "step" || !this.pod || item.pod === this.pod));
-    const rows = entries.map(({ kind, item }) => this.entry(kind, item));
+    this.entries = entries;
+    const rows = entries.slice(0, this.shown).map(({ kind, item }) => this.entry(kind, item));
     this.attemptItems = new Map(rows.filter((li) => li.dataset.cycle !== undefined).map((li) => [Number(li.dataset.cycle), li]));
     this.marked = null;
-    mount(this.list, rows);
+    const left = entries.length - rows.length;
+    const more = left > 0 ? h("li.timeline-more", h("span.muted", `showing ${rows.length} of ${entries.length} entries `),
+      h("button.linkish#timeline-more", { type: "button", onclick: () => { this.shown += SHOWN_ENTRIES; this.render(); } },
+        `show ${Math.min(left, SHOWN_ENTRIES)} more`)) : null;
+    mount(this.list, rows, more);
     this.summary.textContent = story.outcome;
     this.select(this.current);
   }

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.http import HttpResponse, StreamingHttpResponse
 from ninja import Query, Router, Status
+from pydantic import TypeAdapter
 
 from webui import presenters, responses
 from webui.models import Run
@@ -29,6 +30,8 @@ from webui.schemas.runs import (
     WhatIfApplyIn,
     WhatIfOut,
 )
+
+CYCLES = TypeAdapter(list[CycleOut])
 
 router = Router(tags=["runs"], by_alias=True)
 SEGMENT_CONTENT_TYPE = "application/x-npz"  # NumPy's .npz: a ZIP of .npy arrays
@@ -107,12 +110,14 @@ def run_names(request: ActorRequest, run_id: int) -> HttpResponse:
 
 
 @router.get("/{int:run_id}/cycles", response={200: list[CycleOut], **ERRORS}, summary="List a run's cycles")
-def run_cycles(request: ActorRequest, run_id: int) -> list[CycleOut]:
+def run_cycles(request: ActorRequest, run_id: int) -> HttpResponse:
     """Each finished cycle's pod, node (or null) and FailedScheduling message, with its seq range; read from an
     index, no payload is decoded.
     """
     run = access.readable_run(request.auth, run_id)
-    return [presenters.cycle(row) for row in events.cycles(run.pk)]
+    # Written by pydantic and gzipped when large: thousands of cycles through the router's encoder took seconds.
+    rows = [presenters.cycle(row) for row in events.cycles(run.pk)]
+    return responses.json_bytes(request, CYCLES.dump_json(rows, by_alias=True))
 
 
 @router.get(
@@ -136,7 +141,7 @@ def run_cycle_explain(request: ActorRequest, run_id: int, cycle: int) -> CycleEx
     exclude_unset=True,
     summary="The run's attempts, queue moves and cluster changes",
 )
-def run_timeline(request: ActorRequest, run_id: int) -> dict[str, Any]:
+def run_timeline(request: ActorRequest, run_id: int) -> HttpResponse:
     """Every attempt (`cycle`, `pod`, `attempt`, `timeMs`, `nodeName` or `failedSchedulingMessage`, the nomination it
     wrote, its preemption's `victims`), every queue move (`pod`, `queue`, `event`, `plugins`: whose queueing hints let it
     through) and every cluster change (`kind`: PodBound, PodTerminating, PodRemoved, BindingFailed, NominationSet/Cleared, Storage),
@@ -152,12 +157,16 @@ def run_timeline(request: ActorRequest, run_id: int) -> dict[str, Any]:
     story = events.story(run)
     found = presenters.recorded(recorded.of_run(run, story))
     steps = presenters.timeline_steps(story)
-    # Dicts, not schemas: with exclude_unset a schema's defaulted fields would be left out.
-    return {
+    # Dicts, not schemas: with exclude_unset a schema's defaulted fields would be left out. Validated and written
+    # as the router would (exclude_unset), then gzipped when large: a big run's story is megabytes of JSON.
+    answer = {
         **story,
         **({"steps": steps} if steps is not None else {}),
         "recorded": found.model_dump() if found is not None else None,
     }
+    return responses.json_bytes(
+        request, TimelineOut.model_validate(answer).model_dump_json(exclude_unset=True).encode()
+    )
 
 
 @router.get(

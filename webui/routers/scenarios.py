@@ -11,11 +11,13 @@ from ninja import File, Form, Query, Router, Status
 from ninja.files import UploadedFile
 
 from webui import presenters, responses
-from webui.services import access, engine, fixes, imports, objects, releases, runs, scenarios, shares, whyhere
+from webui.services import access, engine, events, fixes, imports, objects, releases, runs, scenarios, shares, whyhere
 from webui.services.access import ActorRequest
 from webui.schemas.common import ERRORS, ErrorOut
 from webui.schemas.runs import RunOut, RunQuery
 from webui.schemas.scenarios import (
+    ClusterPageOut,
+    ClusterQuery,
     DiffOut,
     ExplainPodOut,
     FixIn,
@@ -190,6 +192,27 @@ def scenario_objects(request: ActorRequest, scenario_id: int, version: int | Non
         request,
         objects.objects_json(chosen, lambda found: presenters.scenario_objects(found).model_dump_json().encode()),
     )
+
+
+@router.get(
+    "/{int:scenario_id}/cluster", response={200: ClusterPageOut, **ERRORS}, summary="One page of the cluster view"
+)
+def scenario_cluster(request: ActorRequest, scenario_id: int, asked: Query[ClusterQuery]) -> HttpResponse:
+    """What the cluster view draws of a big cluster, never all of it: the counts of the whole, every domain of
+    `groupKey` (default: zone, region, hostname, the first key) with its nodes and pods (the largest 200 first),
+    then the nodes in `domain` (when given) whose name or `key=value` label contains `search`, `limit` (≤ 500) of
+    them from `offset` (`matched` says how many in all), with the pods on them and the first 200 pending pods.
+    `run`: a finished run of the version whose final placements are drawn (`placements`, `nominated`,
+    `placedIn`). The same errors as /objects."""
+    scenario = access.readable_scenario(request.auth, scenario_id)
+    chosen = scenarios.visible_version(request.auth, scenario, asked.version)
+    placed = None
+    if asked.run is not None:
+        placed = objects.run_placements(events.story(access.readable_run(request.auth, asked.run)))
+    found = objects.found_of(chosen)
+    query = objects.PageQuery(asked.group_key, asked.domain, asked.search, asked.offset, asked.limit)
+    page = objects.cluster_page(found, query, placed)
+    return responses.json_bytes(request, presenters.cluster_page(found, page).model_dump_json(by_alias=True).encode())
 
 
 @router.get("/{int:scenario_id}/nodes", response={200: NodesOut, **ERRORS}, summary="Node names and labels")

@@ -142,6 +142,50 @@ class ObjectsOut(ApiSchema):
     devices: list[NodeDevicesOut] = []  # DRA devices per node (nodes with ResourceSlices)
 
 
+class DomainCountOut(ApiSchema):
+    domain: str  # the grouping key's value, "(none)" for nodes without the label
+    nodes: int
+    pods: int  # the pods on its nodes (a run's placements applied)
+
+
+class ClusterQuery(ApiInput):
+    """The query of GET /api/scenarios/{id}/cluster (docs/WEB_API.md)."""
+
+    version: int | None = None  # default: the latest version
+    run: int | None = None  # a finished run of it whose final placements are drawn
+    group_key: str = Field(default="", max_length=317)  # default: zone, region, hostname, the first key
+    domain: str | None = Field(default=None, max_length=1000)  # only that domain's nodes
+    search: str = Field(default="", max_length=317)  # a substring of a node's name or of a key=value label
+    offset: int = Field(default=0, ge=0)
+    limit: int = Field(default=50, ge=1, le=500)
+
+
+class ClusterPageOut(ApiSchema):
+    """One page of the cluster view (GET .../cluster): counts of the whole, the domains, a page of nodes."""
+
+    version: int
+    node_count: int
+    pod_count: int
+    pending_count: int
+    node_keys: list[str]  # every node label key (what nodes can be grouped by)
+    pod_keys: list[str]  # every pod label key (what pods can be coloured by)
+    group_key: str  # the key asked, else the default (zone, region, hostname, the first)
+    group_count: int  # domains in all
+    groups: list[DomainCountOut]  # the largest first, at most 200
+    domain: str | None  # the domain asked (only its nodes), or null
+    search: str
+    matched: int  # nodes matching domain and search; the page is nodes[offset:offset+limit] of them
+    offset: int
+    limit: int
+    nodes: list[NodeObjectOut]
+    pods: list[PodObjectOut]  # the pods on the page's nodes, then at most 200 pending pods (highest priority first)
+    placements: dict[str, str | None] = {}  # with run=: where the run left each of those pods (null pending, "deleted")
+    nominated: dict[str, str] = {}  # with run=: their nominations at the end
+    placed_in: dict[str, int] = {}  # with run=: the cycle that placed each
+    volumes: list[VolumeObjectOut] = []
+    devices: list[NodeDevicesOut] = []  # the page's nodes' DRA devices
+
+
 class NodeLabelsOut(ApiSchema):
     name: str
     labels: dict[str, str]

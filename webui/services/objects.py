@@ -127,3 +127,134 @@ def quantity_text(resource: str, amount: int) -> str:
 
 def quantities_text(amounts: dict[str, int]) -> dict[str, str]:
     return {name: quantity_text(name, amount) for name, amount in amounts.items()}
+
+
+# --- the cluster view's page (issue 50): what a person can read of a big cluster, never all of it ---------
+
+PAGE_NODES = 50  # nodes in one page unless `limit` says otherwise
+MAX_PAGE_NODES = 500
+MAX_PENDING_SHOWN = 200  # pending pods listed in one answer (the count says how many in all)
+MAX_GROUPS = 200  # domains listed (largest first); `groupCount` says how many in all
+NO_VALUE = "(none)"
+# The grouping key when none is asked: the cluster view's own preference (static/js/steps/common.js).
+PREFERRED_KEYS = (
+    "topology.kubernetes.io/zone",
+    "zone",
+    "topology.kubernetes.io/region",
+    "region",
+    "kubernetes.io/hostname",
+)
+
+_FOUND: engine.Memo[Objects] = engine.Memo(2)
+
+
+def found_of(version: ScenarioVersion) -> Objects:
+    """of_version, kept for the last versions asked (a page is asked many times: search, more, domain)."""
+    return _FOUND.get_or_make((version.pk, engine.engine_limits()), lambda: of_version(version))
+
+
+@dataclass(frozen=True)
+class PageQuery:
+    group_key: str = ""
+    domain: str | None = None
+    search: str = ""
+    offset: int = 0
+    limit: int = PAGE_NODES
+
+
+@dataclass(frozen=True)
+class RunPlacements:
+    """A finished run's story, as the cluster view overlays it: where each pod ended (node, None: pending,
+    "deleted": a preemption victim), its nomination, and the cycle that placed it."""
+
+    final: dict[str, str | None]
+    nominated: dict[str, str]
+    placed_in: dict[str, int]
+
+
+def run_placements(story: dict[str, Any]) -> RunPlacements | None:
+    if story.get("mode") != "timeline" or not story.get("finished"):
+        return None
+    placed_in = {a["pod"]: a["cycle"] for a in story.get("attempts", []) if a.get("nodeName")}
+    return RunPlacements(dict(story.get("final", {})), dict(story.get("nominated", {})), placed_in)
+
+
+def _matches(node: engine.Node, needle: str) -> bool:
+    if not needle:
+        return True
+    if needle in node.name.lower():
+        return True
+    return any(needle in f"{k}={v}".lower() for k, v in node.labels.items())
+
+
+def cluster_page(found: Objects, query: PageQuery, placed: RunPlacements | None) -> dict[str, Any]:
+    """One page of the cluster view: the domains of `group_key` with their counts (all of them, largest first,
+    up to MAX_GROUPS), the nodes matching `search` (a substring of a name or of a `key=value` label) and `domain`
+    from `offset`, at most `limit`, with the pods on them (the run's placements applied), and the first pending pods.
+    Counts say how many there are in all: the rest is a further request away."""
+    node_keys = sorted({k for node in found.nodes for k in node.labels})
+    pod_keys = sorted({k for pod in found.pods for k in pod.labels})
+    group_key = (
+        query.group_key
+        if query.group_key in node_keys
+        else next((k for k in PREFERRED_KEYS if k in node_keys), node_keys[0] if node_keys else "")
+    )
+    final = placed.final if placed else {}
+
+    def where(pod: engine.Pod) -> str | None:
+        """The node the pod is drawn on: its own, else the run's (a victim stays on its node, crossed out)."""
+        if pod.node_name:
+            return str(pod.node_name)
+        at = final.get(pod.key)
+        return at if at and at != "deleted" else None
+
+    domain_of = {node.name: node.labels.get(group_key, NO_VALUE) for node in found.nodes}
+    on_node: dict[str, list[engine.Pod]] = {}
+    pending: list[engine.Pod] = []
+    for pod in found.pods:
+        at = where(pod)
+        if at is not None and at in domain_of:
+            on_node.setdefault(at, []).append(pod)
+        elif not pod.node_name:
+            pending.append(pod)
+    groups: dict[str, list[int]] = {}
+    for node in found.nodes:
+        counts = groups.setdefault(domain_of[node.name], [0, 0])
+        counts[0] += 1
+        counts[1] += len(on_node.get(node.name, ()))
+    ordered = sorted(groups.items(), key=lambda item: (-item[1][0], item[0]))
+    needle = query.search.strip().lower()
+    matched = [
+        node
+        for node in found.nodes
+        if (query.domain is None or domain_of[node.name] == query.domain) and _matches(node, needle)
+    ]
+    offset = max(query.offset, 0)
+    limit = min(max(query.limit, 1), MAX_PAGE_NODES)
+    shown = matched[offset : offset + limit]
+    shown_names = {node.name for node in shown}
+    pending.sort(key=lambda pod: -pod.priority)  # stable: document order within a priority
+    pods = [pod for node in shown for pod in on_node.get(node.name, ())] + pending[:MAX_PENDING_SHOWN]
+    return {
+        "version": found.version.number,
+        "nodeCount": len(found.nodes),
+        "podCount": len(found.pods),
+        "pendingCount": len(pending),
+        "nodeKeys": node_keys,
+        "podKeys": pod_keys,
+        "groupKey": group_key,
+        "groupCount": len(groups),
+        "groups": [{"domain": d, "nodes": n, "pods": p} for d, (n, p) in ordered[:MAX_GROUPS]],
+        "domain": query.domain,
+        "search": query.search,
+        "matched": len(matched),
+        "offset": offset,
+        "limit": limit,
+        "nodes": shown,
+        "pods": pods,
+        "placements": {pod.key: final[pod.key] for pod in pods if pod.key in final},
+        "nominated": {pod.key: placed.nominated[pod.key] for pod in pods if placed and pod.key in placed.nominated},
+        "placedIn": {pod.key: placed.placed_in[pod.key] for pod in pods if placed and pod.key in placed.placed_in},
+        "volumes": found.volumes,
+        "devices": [d for d in found.devices if d.get("node") in shown_names],
+    }

@@ -217,6 +217,17 @@ def test_a_single_pass_run_is_the_traces_cycles_only(owner: Client, scenario: di
     assert owner.post(f"/api/scenarios/{scenario['id']}/runs?mode=sideways").status_code == 422
 
 
+def test_a_large_timeline_is_gzipped_for_clients_that_accept_it(owner: Client, scenario: dict, monkeypatch):
+    monkeypatch.setattr(responses, "GZIP_MIN_BYTES", 10)  # a big run's story is megabytes of JSON
+    run = start(owner, scenario["id"]).json()
+    run_now(run["id"])
+    plain = owner.get(f"/api/runs/{run['id']}/timeline")
+    zipped = owner.get(f"/api/runs/{run['id']}/timeline", headers={"Accept-Encoding": "gzip"})
+    assert "Content-Encoding" not in plain and zipped["Content-Encoding"] == "gzip"
+    assert json.loads(gzip.decompress(zipped.content)) == plain.json()
+    assert "steps" not in plain.json()  # exclude_unset as before: a run without steps has none
+
+
 def test_the_timeline_lists_attempts_moves_and_changes(owner: Client, scenario: dict):
     run = start(owner, scenario["id"]).json()
     run_now(run["id"])

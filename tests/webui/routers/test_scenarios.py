@@ -293,6 +293,70 @@ def test_a_version_is_warmed_in_the_background(scenario: dict):
     assert objects.warm(None) is None
 
 
+# --- GET /api/scenarios/{id}/cluster: one page of the cluster view (issue 50), never the whole cluster.
+
+
+@pytest.fixture
+def zoned(owner: Client) -> dict:
+    text = support.scenario_text(nodes=12, pending=5, running=8)
+    created = owner.post("/api/scenarios", {"name": "zoned", "text": text}, content_type=JSON)
+    assert created.status_code == 201, created.content
+    return created.json()
+
+
+def test_a_cluster_page_counts_the_whole_groups_every_domain_and_pages_the_nodes(owner: Client, zoned: dict):
+    body = owner.get(f"/api/scenarios/{zoned['id']}/cluster?limit=5").json()
+    assert (body["nodeCount"], body["podCount"], body["pendingCount"]) == (12, 13, 5)
+    assert body["groupKey"] == "zone" and body["groupCount"] == 3
+    assert body["groups"] == [{"domain": f"zone-{i}", "nodes": 4, "pods": 3 if i < 2 else 2} for i in range(3)]
+    assert (body["matched"], body["offset"], body["limit"]) == (12, 0, 5)
+    assert [n["name"] for n in body["nodes"]] == [f"node-{i}" for i in range(5)]
+    assert body["nodes"][0]["allocatableText"]["cpu"] == "8"  # shaped as /objects shapes them
+    on_page = [p["name"] for p in body["pods"] if p["nodeName"]]
+    assert on_page == ["running-0", "running-1", "running-2", "running-3", "running-4"]
+    assert [p["name"] for p in body["pods"] if p["pending"]] == [f"pending-{i}" for i in range(5)]
+    after = owner.get(f"/api/scenarios/{zoned['id']}/cluster?limit=5&offset=10").json()
+    assert [n["name"] for n in after["nodes"]] == ["node-10", "node-11"]
+
+
+def test_a_cluster_page_finds_nodes_by_domain_and_by_search(owner: Client, zoned: dict):
+    url = f"/api/scenarios/{zoned['id']}/cluster"
+    in_zone = owner.get(f"{url}?domain=zone-1").json()
+    assert in_zone["matched"] == 4 and [n["name"] for n in in_zone["nodes"]] == [
+        "node-1",
+        "node-4",
+        "node-7",
+        "node-10",
+    ]
+    assert owner.get(f"{url}?search=NODE-1").json()["matched"] == 3  # node-1, node-10, node-11
+    assert owner.get(f"{url}?search=zone%3Dzone-2").json()["matched"] == 4  # a key=value label
+    by_host = owner.get(f"{url}?groupKey=kubernetes.io/hostname&limit=1").json()
+    assert by_host["groupKey"] == "kubernetes.io/hostname" and by_host["groupCount"] == 12
+    assert owner.get(f"{url}?groupKey=nope").json()["groupKey"] == "zone"  # an unknown key: the default
+    assert owner.get(f"{url}?limit=501").status_code == 422
+    assert owner.get(f"{url}?offset=-1").status_code == 422
+
+
+def test_a_cluster_page_draws_a_finished_runs_placements(owner: Client, zoned: dict):
+    run = finished_run(owner, zoned["id"])
+    assert run["status"] == "succeeded", run
+    body = owner.get(f"/api/scenarios/{zoned['id']}/cluster?run={run['id']}&limit=12").json()
+    assert body["pendingCount"] == 0  # the run placed every pending pod
+    assert len(body["placements"]) == 13 and all(body["placements"].values())  # where every pod ended
+    assert sorted(body["placedIn"]) == [f"default/pending-{i}" for i in range(5)]  # the run placed these
+    assert all(
+        p["name"].startswith("running") for p in body["pods"] if p["nodeName"]
+    )  # as written: the others on their node
+    assert sum(g["pods"] for g in body["groups"]) == 13
+
+
+def test_a_cluster_page_answers_the_same_errors_as_objects(owner: Client, zoned: dict, stranger: Client, settings):
+    assert stranger.get(f"/api/scenarios/{zoned['id']}/cluster").status_code == 404
+    settings.SCHEDLAB_MAX_NODES = 1
+    response = owner.get(f"/api/scenarios/{zoned['id']}/cluster")
+    assert response.status_code == 413 and response.json()["error"]["details"]["limit"] == "max_nodes"
+
+
 # --- GET /api/scenarios/{id}/objects: nodes and pods as the engine reads them.
 
 

@@ -71,3 +71,42 @@ def test_an_invalid_version_answers_its_problems():
         objects.of_version(version)
     assert objects.warm(None) is None
     engine.forget_everything()
+
+
+# --- the cluster view's page: counts of the whole, domains, a page of nodes and the first pending pods
+
+
+@pytest.mark.django_db
+def test_a_cluster_page_is_bounded_whatever_the_cluster(monkeypatch):
+    monkeypatch.setattr(objects, "MAX_PENDING_SHOWN", 2)
+    monkeypatch.setattr(objects, "MAX_GROUPS", 2)
+    version = scenarios.create(OWNER, "s", support.scenario_text(nodes=6, pending=4, running=3)).version
+    found = objects.found_of(version)
+    assert objects.found_of(version) is found  # kept: "more", a search and a domain ask again
+    page = objects.cluster_page(found, objects.PageQuery(group_key="kubernetes.io/hostname", limit=2), None)
+    assert (page["groupCount"], len(page["groups"]), page["matched"]) == (6, 2, 6)
+    assert [n.name for n in page["nodes"]] == ["node-0", "node-1"]
+    assert [p.name for p in page["pods"]] == ["running-0", "running-1", "pending-0", "pending-1"]
+    assert page["pendingCount"] == 4 and page["placements"] == {}
+
+
+@pytest.mark.django_db
+def test_a_cluster_page_puts_the_runs_pods_on_their_nodes():
+    version = scenarios.create(OWNER, "s", support.scenario_text(nodes=2, pending=2, running=1)).version
+    story = {
+        "mode": "timeline",
+        "finished": True,
+        "final": {"default/pending-0": "node-1", "default/pending-1": None, "default/running-0": "deleted"},
+        "nominated": {"default/pending-1": "node-1"},
+        "attempts": [
+            {"pod": "default/pending-0", "cycle": 0, "nodeName": "node-1"},
+            {"pod": "default/pending-1", "cycle": 1},
+        ],
+    }
+    placed = objects.run_placements(story)
+    assert placed is not None and placed.placed_in == {"default/pending-0": 0}
+    page = objects.cluster_page(objects.of_version(version), objects.PageQuery(), placed)
+    assert [p.name for p in page["pods"]] == ["running-0", "pending-0", "pending-1"]  # the victim stays on its node
+    assert page["pendingCount"] == 1 and page["nominated"] == {"default/pending-1": "node-1"}
+    assert page["groups"] == [{"domain": "zone-0", "nodes": 1, "pods": 1}, {"domain": "zone-1", "nodes": 1, "pods": 1}]
+    assert objects.run_placements({"mode": "single"}) is None
