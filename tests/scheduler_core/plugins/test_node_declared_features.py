@@ -384,7 +384,7 @@ def test_the_explanation_names_what_the_node_lacks():
     plugin.pre_filter(state, pod, [])
     [fact] = plugin.filter_detail(state, pod, NodeInfo(node_declaring("ExtendWebSocketsToKubelet")))
     assert fact.reason == V1_36_REASON.reasons[0]
-    assert fact.text() == (
+    assert fact.text == (
         "the pod needs RestartAllContainersOnContainerExits; the node's status.declaredFeatures: "
         "ExtendWebSocketsToKubelet"
     )
