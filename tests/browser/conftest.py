@@ -38,6 +38,34 @@ def pytest_collection_modifyitems(items) -> None:
             item.add_marker(pytest.mark.browser)
 
 
+# The log of every server started (path -> its size when the running test began): a failing test's
+# report carries what the servers wrote during it (the worker's, daphne's), so a failure seen once on
+# a busy CI machine can be read afterwards rather than only guessed at.
+SERVER_LOGS: dict[Path, int] = {}
+LOG_EXCERPT_CHARS = 6000
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item) -> None:
+    for log in SERVER_LOGS:
+        SERVER_LOGS[log] = log.stat().st_size if log.exists() else 0
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed and SERVER_LOGS:
+        for log, start in SERVER_LOGS.items():
+            if log.exists():
+                with open(log, "rb") as handle:
+                    handle.seek(start)
+                    written = handle.read().decode(errors="replace")
+                report.sections.append(
+                    (f"server log during the test ({log.parent.name})", written[-LOG_EXCERPT_CHARS:])
+                )
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -90,6 +118,7 @@ def _serve(tmp_path_factory, extra_env: dict[str, str]):
     }
     env.update(SCHEDLAB_VAR_DIR=str(var), PYTHONUNBUFFERED="1", **extra_env)
     log = var / "server.log"
+    SERVER_LOGS[log] = 0
     with open(log, "ab") as handle:
         process = subprocess.Popen(
             [sys.executable, "manage.py", "runembedded", "--port", str(port), "--concurrency", "1"],

@@ -67,8 +67,13 @@ def expect_editor_text(page: Page, wanted: str | re.Pattern, timeout: float = 10
 def start_run(page: Page) -> int:
     page.click("#run-button")
     page.wait_for_url(re.compile(r"/runs/\d+/"))
-    expect(page.locator("#run-root")).to_have_attribute("data-status", "succeeded", timeout=60_000)
-    return int(re.search(r"/runs/(\d+)/", page.url).group(1))
+    run_id = int(re.search(r"/runs/(\d+)/", page.url).group(1))
+    try:
+        expect(page.locator("#run-root")).to_have_attribute("data-status", "succeeded", timeout=60_000)
+    except AssertionError as error:  # what the API says of the run beside what the page shows
+        stored = page.request.get(f"{page.base_url}/api/runs/{run_id}").json()
+        raise AssertionError(f"{error}\nthe API's run {run_id}: {stored}") from error
+    return run_id
 
 
 def open_step(page: Page, run_id: int, cycle: int, step: str, base: str | None = None) -> None:
