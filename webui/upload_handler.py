@@ -4,9 +4,13 @@ into a file under SCHEDLAB_UPLOAD_DIR, never whole into the web process's memory
 (or at once, when its Content-Length already says so), naming the size in MB, the limit and the
 setting that raises it. A refused or broken upload leaves no file behind.
 
-Django reads the multipart body through the request's upload handlers when anything first touches
-request.POST or request.FILES (the API's CSRF check does): the middleware below puts this handler
-alone in place for the uploads endpoint before that happens; every other request keeps Django's.
+Two ways in. The browser sends one file as the request's raw body (POST /api/uploads/file, read here
+by ``body_to_disk``): daphne's HTTP layer (Twisted's Request) parses every multipart body whole into
+memory before the application sees it — an 84 MB file made the web process peak at ~1 GB, a raw body
+of the same file at ~0.3 GB. A multipart POST /api/uploads (several files, curl -F) is read by Django
+through the request's upload handlers when anything first touches request.POST or request.FILES (the
+API's CSRF check does): the middleware below puts StreamToDiskHandler alone in place for it before
+that happens; every other request keeps Django's.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from webui.services import engine
 from webui.services.errors import LimitExceeded
 
 UPLOADS_PATH = "/api/uploads"
+CHUNK = 1024 * 1024  # a raw body is copied to disk 1 MiB at a time
 # What a multipart body adds around its files (boundaries, part headers, the name field): a request
 # whose Content-Length is over the limit by more than this is refused before a byte of it is read.
 MULTIPART_ALLOWANCE = 64 * 1024
@@ -70,6 +75,28 @@ def refusal(size: int | None) -> LimitExceeded:
     return LimitExceeded(
         "max_bytes", limit, engine.in_server_words(f"{said} more than the limit of {limit_said} (Limits.max_bytes)")
     )
+
+
+def body_to_disk(request: HttpRequest, file_name: str) -> StoredUpload:
+    """The request's raw body, copied to a file under the upload dir a chunk at a time: refused at once
+    when its Content-Length is over SCHEDLAB_MAX_BYTES, else at the first chunk past it (the part
+    written goes). The caller closes it (keep_at first, to keep it)."""
+    try:
+        length = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        length = 0
+    if length > settings.SCHEDLAB_MAX_BYTES:
+        raise refusal(length)
+    stored = tempfile.NamedTemporaryFile(dir=incoming_dir(), prefix="upload-", suffix=".part")  # noqa: SIM115 - returned
+    size = 0
+    while chunk := request.read(CHUNK):
+        size += len(chunk)
+        if size > settings.SCHEDLAB_MAX_BYTES:
+            stored.close()
+            raise refusal(length or None)
+        stored.write(chunk)
+    stored.flush()
+    return StoredUpload(stored, file_name, request.content_type or "", size, None)
 
 
 class StreamToDiskHandler(FileUploadHandler):

@@ -10,7 +10,7 @@ import pytest
 from django.test import RequestFactory
 
 from webui.services.errors import LimitExceeded
-from webui.upload_handler import StoredUpload, StreamToDiskHandler, UploadStreamingMiddleware, refusal
+from webui.upload_handler import StoredUpload, StreamToDiskHandler, UploadStreamingMiddleware, body_to_disk, refusal
 
 
 @pytest.fixture(autouse=True)
@@ -69,3 +69,24 @@ def test_only_the_uploads_endpoint_gets_the_handler():
     assert [type(h) for h in handlers] == [StreamToDiskHandler]
     assert StreamToDiskHandler not in [type(h) for h in middleware(factory.post("/api/scenarios/import"))]
     assert StreamToDiskHandler not in [type(h) for h in middleware(factory.get("/api/uploads"))]
+
+
+def test_a_raw_body_is_copied_to_disk_a_chunk_at_a_time(upload_dir, monkeypatch, tmp_path):
+    monkeypatch.setattr("webui.upload_handler.CHUNK", 4)
+    request = RequestFactory().post("/api/uploads/file", b"0123456789", content_type="application/octet-stream")
+    stored = body_to_disk(request, "a.json")
+    assert (stored.name, stored.size) == ("a.json", 10)
+    stored.keep_at(tmp_path / "kept")
+    stored.close()
+    assert (tmp_path / "kept").read_bytes() == b"0123456789"
+    assert list((upload_dir / "incoming").iterdir()) == []
+
+
+def test_a_raw_body_past_the_limit_without_a_length_is_refused_at_the_chunk_past_it(settings, upload_dir, monkeypatch):
+    settings.SCHEDLAB_MAX_BYTES = 6
+    monkeypatch.setattr("webui.upload_handler.CHUNK", 4)
+    request = RequestFactory().post("/api/uploads/file", b"0123456789", content_type="application/octet-stream")
+    del request.META["CONTENT_LENGTH"]  # sent chunked: only counting tells
+    with pytest.raises(LimitExceeded, match=r"^the upload is more than the limit of 6 bytes; "):
+        body_to_disk(request, "a.json")
+    assert list((upload_dir / "incoming").iterdir()) == []

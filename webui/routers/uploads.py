@@ -14,7 +14,7 @@ from webui.schemas.uploads import UploadOut
 from webui.services import uploads
 from webui.services.access import ActorRequest
 from webui.services.errors import DomainError
-from webui.upload_handler import StoredUpload
+from webui.upload_handler import StoredUpload, body_to_disk
 
 router = Router(tags=["uploads"], by_alias=True)
 
@@ -32,6 +32,21 @@ def upload_create(request: ActorRequest, file: File[list[UploadedFile]], name: F
     stored = [_stored(f) for f in file]
     received = [uploads.Received(f.name or "upload", f.size or 0, f.keep_at) for f in stored]
     return Status(202, presenters.upload(uploads.receive(request.auth, name, received)))
+
+
+@router.post("/file", response={202: UploadOut, **ERRORS}, summary="Upload one big file as the request's body")
+def upload_body(request: ActorRequest, filename: str, name: str = "") -> Status[UploadOut]:
+    """One file (a dump, or an archive) as the request's raw body — what the browser sends: no
+    multipart, which the web server would parse whole into memory — named by `?filename=` (`name`:
+    the scenario's, by default the file's). Otherwise as the multipart POST /api/uploads: copied to
+    disk a chunk at a time, refused over `SCHEDLAB_MAX_BYTES` (413 `limit_exceeded` `max_bytes`) with
+    nothing kept, 202 with the upload queued for a long-work worker."""
+    stored = body_to_disk(request, filename[:255] or "upload")
+    try:
+        received = [uploads.Received(stored.name or "upload", stored.size or 0, stored.keep_at)]
+        return Status(202, presenters.upload(uploads.receive(request.auth, name, received)))
+    finally:
+        stored.close()
 
 
 def _stored(file: UploadedFile) -> StoredUpload:

@@ -152,3 +152,51 @@ def test_only_its_uploader_reads_an_upload(owner: Client, stranger: Client, sent
     body = post(owner, SimpleUploadedFile("cluster.yaml", b"kind: List\n")).json()
     assert stranger.get(f"/api/uploads/{body['id']}").status_code == 404
     assert owner.get(f"/api/uploads/{body['id']}").status_code == 200
+
+
+# --- POST /api/uploads/file: one file as the raw body (what the browser sends) -----------------------
+
+
+def post_body(client: Client, data: bytes, filename: str = "cluster.json", name: str = ""):
+    query = f"filename={filename}" + (f"&name={name}" if name else "")
+    return client.post(f"/api/uploads/file?{query}", data, content_type="application/octet-stream")
+
+
+def test_a_raw_body_upload_is_kept_as_sent_and_becomes_a_version_after_the_task(
+    owner: Client, upload_dir: Path, sent: list[int], django_capture_on_commit_callbacks
+):
+    text = support.scenario_text(nodes=2, pending=1)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = post_body(owner, text.encode(), "../../etc/cluster.yaml")
+    assert response.status_code == 202
+    body = response.json()
+    assert (body["status"], body["name"], body["files"]) == (
+        "queued",
+        "cluster.yaml",  # a path in the name is not followed
+        [{"name": "cluster.yaml", "size": len(text.encode())}],
+    )
+    assert [p.read_bytes() for p in kept_files(upload_dir)] == [text.encode()]
+    read_upload(sent[0])
+    done = owner.get(f"/api/uploads/{body['id']}").json()
+    assert (done["status"], done["valid"], done["version"]) == ("succeeded", True, 1)
+    assert ScenarioVersion.objects.get(scenario_id=done["scenario"]).text == text
+
+
+def test_a_raw_body_over_the_limit_is_refused_in_the_user_s_words_and_nothing_is_kept(
+    owner: Client, settings, upload_dir: Path, sent: list[int]
+):
+    settings.SCHEDLAB_MAX_BYTES = 1024 * 1024
+    response = post_body(owner, b"x" * (3 * 1024 * 1024))
+    assert response.status_code == 413
+    error = response.json()["error"]
+    assert error["details"] == {"limit": "max_bytes", "max": 1024 * 1024}
+    assert error["message"] == (
+        "the upload is 3 MB, more than the limit of 1 MB; this server's administrator raises it with "
+        "SCHEDLAB_MAX_BYTES=4194304 (4 MB)"  # room above the size, as every refusal says
+    )
+    assert kept_files(upload_dir) == [] and not Upload.objects.exists() and sent == []
+
+
+def test_a_raw_body_without_a_file_name_is_refused(owner: Client):
+    response = owner.post("/api/uploads/file", b"kind: List\n", content_type="application/octet-stream")
+    assert response.status_code == 422
