@@ -278,6 +278,10 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = env_int("SCHEDLAB_UPLOAD_MEMORY_BYTES", 2 * MIB + 
 # (webui/upload_handler.py, services/uploads.py); in production, a directory the web processes and
 # the long-work workers share.
 SCHEDLAB_UPLOAD_DIR = env_str("SCHEDLAB_UPLOAD_DIR") or str(VAR_DIR / "uploads")
+# The importer sends one file of this size or more as a big upload (read by a long-work worker, its
+# progress shown); a smaller one, or several files, as an import (saved at once, checked by the web
+# process: a second or two under this size). Production's SCHEDLAB_MAX_BYTES is this size.
+SCHEDLAB_BIG_UPLOAD_BYTES = env_int("SCHEDLAB_BIG_UPLOAD_BYTES", 8 * MIB, minimum=0)
 # Sign-in tries (failed sign-ins and every sign-up) one client address may make per window; over it:
 # 429 naming the limit (webui/services/accounts.py). Counted in Django's cache (Redis in production).
 SCHEDLAB_MAX_SIGN_IN_TRIES = env_int("SCHEDLAB_MAX_SIGN_IN_TRIES", 10, minimum=1)
