@@ -148,8 +148,13 @@ function showProgress(bar, text, status, what, size, bytesRead, objectsRead) {
     bar.max = size;
     bar.value = bytesRead;
     text.textContent = `Reading ${what.slice(8)} on the server: ${megabytes(bytesRead)} / ${megabytes(size)} MB (${Math.round((100 * bytesRead) / size)} %)`;
+  } else if (status === "reading" && /^tidying the text: \d+ of \d+ objects$/.test(what)) {
+    const [done, total] = what.match(/\d+/g).map(Number);
+    bar.max = total;
+    bar.value = done;
+    text.textContent = `Read ${megabytes(size)} MB on the server; ${what} (${Math.round((100 * done) / total)} %)…`;
   } else if (status === "reading") {
-    bar.removeAttribute("value"); // the tidying and the check have no steps to count
+    bar.removeAttribute("value"); // the check has no steps to count
     text.textContent = `Read ${megabytes(size)} MB on the server; ${what}…`;
   } else if (status === "succeeded") {
     text.textContent = `Saved: ${objectsRead} object(s) read.`;

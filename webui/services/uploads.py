@@ -114,7 +114,9 @@ def read(upload_id: int, worker: str) -> str:
     try:
         files = _read_files(upload, progress)
         progress(force=True, what="tidying the text", bytes_read=upload.size)
-        text = imports.upload_text(files)
+        text = imports.upload_text(
+            files, lambda done, total: progress(what=f"tidying the text: {done} of {total} objects", objects_read=done)
+        )
         del files
         engine.enforce_size(text)
         progress(force=True, what="checking what was read")

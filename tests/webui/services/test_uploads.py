@@ -4,9 +4,11 @@ with the version or every problem; an upload is read once, and only its uploader
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.webui import support
 from webui.models import Scenario, Upload, UploadStatus
@@ -115,3 +117,22 @@ def test_only_its_uploader_reads_it(tmp_path, sent):
         uploads.readable_upload(Actor(session_key="s" * 32), upload.pk)
     with pytest.raises(NotFound):
         uploads.readable_upload(OWNER, upload.pk + 1)
+
+
+def test_a_kubectl_json_list_reports_the_objects_tidied_as_it_goes(monkeypatch, tmp_path, sent):
+    items = [yaml.safe_load(support.node_yaml(f"n{i}", "a")) for i in range(5)]
+    data = json.dumps({"apiVersion": "v1", "kind": "List", "items": items}).encode()
+    monkeypatch.setattr(uploads, "REPORT_SECONDS", 0.0)
+    monkeypatch.setattr(uploads.imports, "DUMP_BATCH", 2)
+    seen: list[tuple[str, int]] = []
+    monkeypatch.setattr(
+        uploads.publisher,
+        "publish_upload",
+        lambda pk: seen.append(tuple(Upload.objects.filter(pk=pk).values_list("what", "objects_read").get())),
+    )
+    upload = uploads.receive(OWNER, "x", [received(tmp_path, "dump.json", data)])
+    uploads.read(upload.pk, "w1")
+    tidied = [entry for entry in seen if entry[0].startswith("tidying the text: ")]
+    assert tidied == [(f"tidying the text: {n} of 5 objects", n) for n in (2, 4, 5)]
+    assert seen[-1] == ("saved", 5)
+    assert Upload.objects.get(pk=upload.pk).version.text.startswith("apiVersion: v1\nkind: Node\n")
