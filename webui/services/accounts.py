@@ -26,7 +26,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 
-from webui.models import CapacityQuestion, FleetCheck, Owned, Run, Scenario, ScenarioVersion, ShareLink, Upgrade
+from webui.models import CapacityQuestion, FleetCheck, Owned, Run, Scenario, ScenarioVersion, ShareLink, Upgrade, Upload
 from webui.services import access, capacity, runs, upgrades
 from webui.services.errors import AccountInvalid, LimitExceeded, NotSignedIn, SignInFailed, SingleUserMode
 
@@ -37,6 +37,7 @@ OWNED_MODELS: dict[str, type[Owned]] = {
     "questions": CapacityQuestion,
     "fleet_checks": FleetCheck,
     "upgrades": Upgrade,
+    "uploads": Upload,  # a big upload being read: the scenario it becomes is saved as its owner's then
 }
 # The fields an AccountInvalid names: the API's JSON names (the pages map them to their forms' fields).
 USERNAME = "username"
@@ -59,6 +60,7 @@ class Claimed:
     questions: int = 0
     fleet_checks: int = 0
     upgrades: int = 0
+    uploads: int = 0
     share_links: int = 0
 
 

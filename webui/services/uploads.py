@@ -120,7 +120,9 @@ def read(upload_id: int, worker: str) -> str:
         del files
         engine.enforce_size(text)
         progress(force=True, what="checking what was read")
-        actor = Actor(user_id=upload.owner_id, session_key=upload.owner_session_key)
+        # Its owner now: a sign-in meanwhile made the upload its account's (services/accounts.py claim).
+        owner_id, session_key = Upload.objects.values_list("owner_id", "owner_session_key").get(pk=upload_id)
+        actor = Actor(user_id=owner_id, session_key=session_key)
         saved = scenarios.create(actor, upload.name, text)  # checked here, in the worker
         check = saved.check
         assert check is not None  # create() checks unless told to check later

@@ -12,7 +12,9 @@ import yaml
 
 from tests.webui import support
 from webui.models import Scenario, Upload, UploadStatus
-from webui.services import uploads
+from django.contrib.auth.models import User
+
+from webui.services import accounts, uploads
 from webui.services.access import Actor
 from webui.services.errors import DomainError, NotFound
 
@@ -136,3 +138,14 @@ def test_a_kubectl_json_list_reports_the_objects_tidied_as_it_goes(monkeypatch, 
     assert tidied == [(f"tidying the text: {n} of 5 objects", n) for n in (2, 4, 5)]
     assert seen[-1] == ("saved", 5)
     assert Upload.objects.get(pk=upload.pk).version.text.startswith("apiVersion: v1\nkind: Node\n")
+
+
+def test_signing_in_while_it_waits_makes_the_scenario_it_becomes_the_account_s(tmp_path, sent):
+    upload = uploads.receive(
+        OWNER, "x", [received(tmp_path, "a.yaml", support.scenario_text(nodes=1, pending=1).encode())]
+    )
+    user = User.objects.create_user("ada")
+    assert accounts.claim(OWNER.session_key, user).uploads == 1
+    uploads.read(upload.pk, "w1")
+    scenario = Upload.objects.get(pk=upload.pk).scenario
+    assert scenario is not None and (scenario.owner_id, scenario.owner_session_key) == (user.pk, "")
