@@ -408,7 +408,13 @@ class Upload(Owned):
     valid = models.BooleanField(null=True, blank=True)  # whether that version checks valid (null: not yet)
     scenario = models.ForeignKey(Scenario, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     version = models.ForeignKey(ScenarioVersion, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    # The worker's claim and heartbeat (as a run's: services/uploads.py recovers what a dead worker or a
+    # lost message left behind).
     claimed_by = models.CharField(max_length=200, blank=True, default="")
+    heartbeat = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    enqueues = models.PositiveIntegerField(default=1)  # its task's messages sent (the first with the upload)
+    queued_at = models.DateTimeField(default=timezone.now, db_index=True)
     created = models.DateTimeField(default=timezone.now)
     started = models.DateTimeField(null=True, blank=True)
     finished = models.DateTimeField(null=True, blank=True)

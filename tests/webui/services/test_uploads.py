@@ -5,6 +5,7 @@ with the version or every problem; an upload is read once, and only its uploader
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ import yaml
 from tests.webui import support
 from webui.models import Scenario, Upload, UploadStatus
 from django.contrib.auth.models import User
+from django.utils import timezone
 
 from webui.services import accounts, uploads
 from webui.services.access import Actor
@@ -149,3 +151,69 @@ def test_signing_in_while_it_waits_makes_the_scenario_it_becomes_the_account_s(t
     uploads.read(upload.pk, "w1")
     scenario = Upload.objects.get(pk=upload.pk).scenario
     assert scenario is not None and (scenario.owner_id, scenario.owner_session_key) == (user.pk, "")
+
+
+# --- recovery --------------------------------------------------------------------------------------
+
+
+def _reading(tmp_path, attempts: int, beat_seconds_ago: float) -> Upload:
+    upload = uploads.receive(
+        OWNER, "x", [received(tmp_path, "a.yaml", support.scenario_text(nodes=1, pending=1).encode())]
+    )
+    Upload.objects.filter(pk=upload.pk).update(
+        status=UploadStatus.READING,
+        claimed_by="dead-worker",
+        attempts=attempts,
+        heartbeat=timezone.now() - timedelta(seconds=beat_seconds_ago),
+    )
+    return Upload.objects.get(pk=upload.pk)
+
+
+def test_an_upload_whose_worker_died_is_sent_again_and_read_from_its_kept_files(
+    tmp_path, sent, django_capture_on_commit_callbacks
+):
+    upload = _reading(tmp_path, attempts=1, beat_seconds_ago=120)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert uploads.sweep_stale_uploads() == 1
+    row = Upload.objects.get(pk=upload.pk)
+    assert (row.status, row.enqueues, sent) == (UploadStatus.QUEUED, 2, [upload.pk])
+    assert "saved" in uploads.read(upload.pk, "w2")
+    assert Upload.objects.get(pk=upload.pk).attempts == 2
+
+
+def test_an_upload_beating_is_left_alone_and_one_out_of_tries_fails_saying_why(tmp_path, sent):
+    alive = _reading(tmp_path, attempts=1, beat_seconds_ago=5)
+    spent = _reading(tmp_path, attempts=3, beat_seconds_ago=120)
+    assert uploads.sweep_stale_uploads() == 1
+    assert Upload.objects.get(pk=alive.pk).status == UploadStatus.READING
+    row = Upload.objects.get(pk=spent.pk)
+    assert row.status == UploadStatus.FAILED
+    assert row.error.startswith("no worker finished reading it after 3 tries (SCHEDLAB_MAX_RUN_ATTEMPTS)")
+
+
+def test_a_queued_upload_whose_message_was_lost_is_sent_again_when_no_upload_is_being_read(
+    tmp_path, sent, django_capture_on_commit_callbacks
+):
+    upload = uploads.receive(OWNER, "x", [received(tmp_path, "a.yaml", b"kind: List\n")])
+    Upload.objects.filter(pk=upload.pk).update(queued_at=timezone.now() - timedelta(minutes=5))
+    alive = _reading(tmp_path, attempts=1, beat_seconds_ago=5)
+    assert uploads.sweep_stale_uploads() == 0  # a worker is reading: the queue may just be long
+    Upload.objects.filter(pk=alive.pk).update(status=UploadStatus.SUCCEEDED)
+    with django_capture_on_commit_callbacks(execute=True):
+        found = uploads.readable_upload(OWNER, upload.pk)  # read through the API: recovered there too
+    assert (found.status, found.enqueues, sent) == (UploadStatus.QUEUED, 2, [upload.pk])
+
+
+def test_a_worker_whose_upload_was_given_to_another_saves_nothing(tmp_path, sent, monkeypatch):
+    upload = uploads.receive(
+        OWNER, "x", [received(tmp_path, "a.yaml", support.scenario_text(nodes=1, pending=1).encode())]
+    )
+    check = uploads.engine.check
+
+    def recovered_meanwhile(text: str):
+        Upload.objects.filter(pk=upload.pk).update(claimed_by="w2")  # its heartbeat went stale: requeued, reclaimed
+        return check(text)
+
+    monkeypatch.setattr(uploads.engine, "check", recovered_meanwhile)
+    assert uploads.read(upload.pk, "w1") == f"upload {upload.pk}: no longer this worker's"
+    assert not Scenario.objects.exists()
