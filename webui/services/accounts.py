@@ -27,7 +27,7 @@ from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 
 from webui.models import CapacityQuestion, FleetCheck, Owned, Run, Scenario, ScenarioVersion, ShareLink, Upgrade, Upload
-from webui.services import access, capacity, runs, upgrades
+from webui.services import access, capacity, runs, upgrades, uploads
 from webui.services.errors import AccountInvalid, LimitExceeded, NotSignedIn, SignInFailed, SingleUserMode
 
 # Every model owned by a user or a session (models.Owned), by its field in Claimed.
@@ -280,9 +280,11 @@ def delete_account(request: HttpRequest, password: str) -> Holdings:
     runs.stop_all(theirs.runs, ACCOUNT_DELETED)
     capacity.stop_all(theirs.questions, ACCOUNT_DELETED)
     upgrades.stop_all(theirs.upgrades, ACCOUNT_DELETED)
+    their_uploads = list(Upload.objects.filter(owner=user).values_list("pk", flat=True))
     with transaction.atomic():
         theirs.share_links.delete()
         user.delete()  # models.Owned's owner is CASCADE: everything they own, and what hangs off it
+        transaction.on_commit(lambda: uploads.forget_files(their_uploads))  # the files kept as uploaded
     logout(request)
     return held
 

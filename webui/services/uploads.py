@@ -11,6 +11,7 @@ user gave is never lost nor rewritten (the version is what the import made of it
 from __future__ import annotations
 
 import logging
+import shutil
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -73,6 +74,12 @@ def receive(actor: Actor, name: str, files: Sequence[Received]) -> Upload:
         upload.save(update_fields=["files"])
         transaction.on_commit(lambda: _send(upload.pk), robust=True)
     return upload
+
+
+def forget_files(upload_ids: Sequence[int]) -> None:
+    """The files of uploads whose rows are gone (their account deleted): removed from the upload dir."""
+    for upload_id in upload_ids:
+        shutil.rmtree(upload_dir(upload_id), ignore_errors=True)
 
 
 def _send(upload_id: int) -> None:
@@ -142,6 +149,8 @@ def read(upload_id: int, worker: str) -> str:
     heartbeat.start()
     try:
         return _read(upload_id, worker)
+    except (Upload.DoesNotExist, FileNotFoundError):
+        return f"upload {upload_id}: deleted meanwhile (its account was)"
     finally:
         heartbeat.stopped.set()
         heartbeat.join()
