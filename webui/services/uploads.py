@@ -59,6 +59,7 @@ def receive(actor: Actor, name: str, files: Sequence[Received]) -> Upload:
     title = (name or imports.title_of([imports.Upload(f.name, b"") for f in files]) or "Uploaded scenario")[:200]
     with transaction.atomic():
         upload = Upload.objects.create(name=title, size=sum(f.size for f in files), **actor.owner_fields())
+        shutil.rmtree(upload_dir(upload.pk), ignore_errors=True)  # left by a database since reset: no row's
         kept = []
         for number, received in enumerate(files):
             path = upload_dir(upload.pk) / f"{number}"

@@ -217,3 +217,10 @@ def test_a_worker_whose_upload_was_given_to_another_saves_nothing(tmp_path, sent
     monkeypatch.setattr(uploads.engine, "check", recovered_meanwhile)
     assert uploads.read(upload.pk, "w1") == f"upload {upload.pk}: no longer this worker's"
     assert not Scenario.objects.exists()
+
+
+def test_a_directory_no_upload_owns_does_not_stop_a_new_one(tmp_path, upload_dir, sent):
+    (upload_dir / "1").mkdir(parents=True)
+    (upload_dir / "1" / "0").write_bytes(b"from a database since reset")
+    upload = uploads.receive(OWNER, "x", [received(tmp_path, "a.yaml", b"kind: List\n")])
+    assert (upload_dir / str(upload.pk) / "0").read_bytes() == b"kind: List\n"
