@@ -5,13 +5,13 @@ into a file under SCHEDLAB_UPLOAD_DIR, never whole into the web process's memory
 setting that raises it. A refused or broken upload leaves no file behind.
 
 Two ways in. The browser sends one file as the request's raw body (POST /api/uploads/file, read here
-by ``body_to_disk``): daphne's HTTP layer (Twisted's Request) parses every multipart body whole into
-memory before the application sees it — an 84 MB file made the web process peak at ~1 GB, a raw body
-of the same file at ~0.2 GB (daphne still hands any body over as a queue of 8 KiB chunks that holds it
-once, briefly; Django spools it to disk past SCHEDLAB_UPLOAD_MEMORY_BYTES before the view reads it). A multipart POST /api/uploads (several files, curl -F) is read by Django
-through the request's upload handlers when anything first touches request.POST or request.FILES (the
-API's CSRF check does): the middleware below puts StreamToDiskHandler alone in place for it before
-that happens; every other request keeps Django's.
+by ``body_to_disk``). A multipart POST /api/uploads (several files, curl -F) is read by Django through
+the request's upload handlers when anything first touches request.POST or request.FILES (the API's
+CSRF check does): the middleware below puts StreamToDiskHandler alone in place for it before that
+happens; every other request keeps Django's. Either way the web process holds the body once, briefly:
+daphne hands any body over as a queue of 8 KiB chunks, and Django spools it to disk past
+SCHEDLAB_UPLOAD_MEMORY_BYTES before the view reads it. (daphne's Twisted request would also parse a
+multipart body whole into memory first, ~11 times its size: webui/asgi.py turns that off.)
 """
 
 from __future__ import annotations

@@ -36,8 +36,8 @@ def upload_create(request: ActorRequest, file: File[list[UploadedFile]], name: F
 
 @router.post("/file", response={202: UploadOut, **ERRORS}, summary="Upload one big file as the request's body")
 def upload_body(request: ActorRequest, filename: str, name: str = "") -> Status[UploadOut]:
-    """One file (a dump, or an archive) as the request's raw body — what the browser sends: no
-    multipart, which the web server would parse whole into memory — named by `?filename=` (`name`:
+    """One file (a dump, or an archive) as the request's raw body — what the browser sends — named by
+    `?filename=` (`name`:
     the scenario's, by default the file's). Otherwise as the multipart POST /api/uploads: copied to
     disk a chunk at a time, refused over `SCHEDLAB_MAX_BYTES` (413 `limit_exceeded` `max_bytes`) with
     nothing kept, 202 with the upload queued for a long-work worker."""
