@@ -1,12 +1,17 @@
 """A dump through the app's own path, as a user of `make run` meets it (issue 50): seconds and peak RSS.
 
     .venv/bin/python tools/app_bench.py DUMP [--json] [--env SCHEDLAB_X=N ...] [--timeout 1800]
+        [--through import|uploads] [--stop-after check|run]
 
 Starts the embedded app (`manage.py runembedded`: daphne and the Celery workers, SQLite and the
 file-system broker in a fresh temporary `SCHEDLAB_VAR_DIR`, the settings' defaults unless `--env`
 says otherwise), then does over HTTP what the browser does:
 
 - **upload**: the importer's `POST /api/scenarios/import` (multipart, `check=later`), until it answers;
+  with `--through uploads`, a big upload as the browser sends it (`POST /api/uploads/file`, the file as
+  the raw body, streamed to disk and answered at once), then
+  **read**: until `GET /api/uploads/{id}` says the long-work worker read, checked and saved it (that
+  worker, `long@`, is sampled too);
 - **check**: the editor's `GET /api/scenarios/{id}`, which answers once the server has read and
   checked the text (the web process does both);
 - **first cycle**: from the answer of `POST /api/scenarios/{id}/runs` until the run view can draw the
@@ -53,6 +58,7 @@ class Phase:
     web_peak_mb: float = 0.0  # daphne's RSS, its peak over the phase
     worker_peak_mb: float = 0.0  # the largest process of the runs' Celery worker (its pool and engine processes)
     worker_tree_peak_mb: float = 0.0  # the same processes summed (idle pool processes included)
+    long_worker_peak_mb: float = 0.0  # the long-work worker's largest process (--through uploads only)
     web_cpu_s: float = 0.0  # CPU seconds the web process spent in the phase
     worker_cpu_s: float = 0.0  # the same for the worker's processes (a finished engine process included)
     ok: bool = True
@@ -138,35 +144,40 @@ def _hwm(pid: int) -> int:
 class Sampler(threading.Thread):
     """The web process's RSS and the runs' worker tree's, every ``interval`` seconds."""
 
-    def __init__(self, supervisor: int, interval: float) -> None:
+    def __init__(self, supervisor: int, interval: float, track_long: bool = False) -> None:
         super().__init__(daemon=True)
-        self.supervisor, self.interval = supervisor, interval
+        self.supervisor, self.interval, self.track_long = supervisor, interval, track_long
+        self.long_samples: list[tuple[float, int]] = []  # time, the long-work worker's largest process
         self.samples: list[tuple[float, int, int, int]] = []  # time, web, worker's largest process, worker's sum
         self.cpu: list[tuple[float, float, float]] = []  # time, web CPU seconds, worker CPU seconds
         self.hwm: dict[str, int] = {}
         self.stopped = threading.Event()
         self.lock = threading.Lock()
 
-    def roots(self) -> tuple[list[int], list[int]]:
+    def roots(self) -> tuple[list[int], list[int], list[int]]:
         tree = _children()
         web: list[int] = []
         worker: list[int] = []
+        long: list[int] = []
         for child in tree.get(self.supervisor, []):
             line = _cmdline(child)
             if "daphne" in line:
                 web = _descendants(child, tree)
             elif "celery" in line and "default@" in line:
                 worker = _descendants(child, tree)
-        return web, worker
+            elif "celery" in line and "long@" in line and self.track_long:
+                long = _descendants(child, tree)
+        return web, worker, long
 
     def sample(self) -> None:
-        web, worker = self.roots()
+        web, worker, long = self.roots()
         workers = [_rss(pid) for pid in worker]
         now = time.monotonic()
         with self.lock:
             self.samples.append((now, sum(map(_rss, web)), max(workers, default=0), sum(workers)))
+            self.long_samples.append((now, max(map(_rss, long), default=0)))
             self.cpu.append((now, sum(map(_cpu, web)), sum(map(_cpu, worker))))
-            for role, pids in (("web", web), ("worker", worker)):
+            for role, pids in (("web", web), ("worker", worker), ("long", long)):
                 for pid in pids:
                     key = f"{role} {pid} {_cmdline(pid)[:60].strip()}"
                     self.hwm[key] = max(self.hwm.get(key, 0), _hwm(pid))
@@ -187,6 +198,10 @@ class Sampler(threading.Thread):
         with self.lock:
             inside = [s for s in self.samples if start <= s[0] <= end] or self.samples[-1:]
         return tuple(max((s[i] for s in inside), default=0) / MB for i in (1, 2, 3))  # type: ignore[return-value]
+
+    def long_peak(self, start: float, end: float) -> float:
+        with self.lock:
+            return max((s[1] for s in self.long_samples if start <= s[0] <= end), default=0) / MB
 
 
 # --- the app --------------------------------------------------------------------------------------
@@ -253,7 +268,15 @@ def _error(answer: requests.Response) -> str:
 
 
 def measure(
-    dump: Path, base: str, http: requests.Session, sampler: Sampler, timeout: float, poll: float, end_poll: float
+    dump: Path,
+    base: str,
+    http: requests.Session,
+    sampler: Sampler,
+    timeout: float,
+    poll: float,
+    end_poll: float,
+    through: str = "import",
+    stop_after: str = "run",
 ) -> Report:
     report = Report(file=str(dump), bytes=dump.stat().st_size)
 
@@ -264,11 +287,27 @@ def measure(
         done = Phase(name, round(end - start, 2), round(web, 1), round(worker, 1), round(tree, 1))
         done.web_cpu_s, done.worker_cpu_s = round(web_cpu, 2), round(worker_cpu, 2)
         done.ok, done.detail, done.answer_bytes = ok, detail, size
+        done.long_worker_peak_mb = round(sampler.long_peak(start, time.monotonic()), 1)
         report.phases.append(done)
         return done
 
-    # upload: the importer's request, the check left to the server's background
-    sampler.sample()
+    if through == "uploads":
+        found = upload_through_uploads(dump, base, http, phase, timeout, poll)
+        if isinstance(found, str):
+            report.error = found
+            return report
+        scenario = found
+    else:
+        found = upload_through_import(dump, base, http, phase, timeout)
+        if isinstance(found, str):
+            report.error = found
+            return report
+        scenario = found
+    return check_and_run(scenario, report, base, http, sampler, phase, timeout, poll, end_poll, stop_after)
+
+
+def upload_through_import(dump: Path, base: str, http: requests.Session, phase: Any, timeout: float) -> int | str:
+    """The importer's request, the check left to the server's background: the scenario, or the error."""
     start = time.monotonic()
     with dump.open("rb") as data:
         answer = http.post(
@@ -279,11 +318,62 @@ def measure(
         )
     if answer.status_code != 201:
         phase("upload", start, time.monotonic(), False, _error(answer))
-        report.error = _error(answer)
-        return report
+        return _error(answer)
     phase("upload", start, time.monotonic(), size=len(answer.content))
-    scenario = answer.json()["id"]
+    return int(answer.json()["id"])
 
+
+def upload_through_uploads(
+    dump: Path, base: str, http: requests.Session, phase: Any, timeout: float, poll: float
+) -> int | str:
+    """A big upload as the browser sends it (POST /api/uploads/file, the file as the raw body), then its
+    read in the long-work worker: the scenario, or the error."""
+    start = time.monotonic()
+    with dump.open("rb") as data:
+        answer = http.post(
+            f"{base}/api/uploads/file",
+            params={"filename": dump.name, "name": dump.stem},
+            data=data,  # streamed from the file
+            headers={"Content-Type": "application/octet-stream"},
+            timeout=timeout,
+        )
+    if answer.status_code != 202:
+        phase("upload", start, time.monotonic(), False, _error(answer))
+        return _error(answer)
+    phase("upload", start, time.monotonic(), size=len(answer.content))
+    upload = answer.json()["id"]
+    start = time.monotonic()
+    while True:
+        answer = http.get(f"{base}/api/uploads/{upload}", timeout=timeout)
+        body = answer.json() if answer.ok else {}
+        if not answer.ok or body.get("status") in ("succeeded", "failed"):
+            break
+        if time.monotonic() - start > timeout:
+            phase("read", start, time.monotonic(), False, f"not read in {timeout:g} s")
+            return f"the upload was not read in {timeout:g} s"
+        time.sleep(poll)
+    saved = answer.ok and body.get("status") == "succeeded"
+    detail = (
+        ""
+        if saved
+        else (_error(answer) if not answer.ok else body.get("error") or json.dumps(body.get("errors", [])[:3]))
+    )
+    phase("read", start, time.monotonic(), saved, detail, len(answer.content))
+    return int(body["scenario"]) if saved else detail
+
+
+def check_and_run(
+    scenario: int,
+    report: Report,
+    base: str,
+    http: requests.Session,
+    sampler: Sampler,
+    phase: Any,
+    timeout: float,
+    poll: float,
+    end_poll: float,
+    stop_after: str = "run",
+) -> Report:
     # read + check: the editor's read, answered once the text is checked
     sampler.sample()
     start = time.monotonic()
@@ -294,6 +384,8 @@ def measure(
     phase("check", start, time.monotonic(), valid, detail, len(answer.content))
     if not valid:
         report.error = detail
+        return report
+    if stop_after == "check":
         return report
 
     # the run: started, its first cycle as the run view gets it, then its end
@@ -348,19 +440,28 @@ def measure(
 
 
 def bench(
-    dump: Path, extra_env: dict[str, str], timeout: float, poll: float, sample: float, end_poll: float = 1.0
+    dump: Path,
+    extra_env: dict[str, str],
+    timeout: float,
+    poll: float,
+    sample: float,
+    end_poll: float = 1.0,
+    through: str = "import",
+    stop_after: str = "run",
 ) -> Report:
     with tempfile.TemporaryDirectory(prefix="app_bench_") as tmp:
         var_dir = Path(tmp)
         port = _free_port()
         log = var_dir / "app.log"
         app = start_app(var_dir, port, extra_env, log)
-        sampler = Sampler(app.pid, sample)
+        sampler = Sampler(app.pid, sample, track_long=through == "uploads")
         try:
             http = wait_until_served(f"http://127.0.0.1:{port}", app, timeout)
             sampler.sample()
             sampler.start()
-            report = measure(dump, f"http://127.0.0.1:{port}", http, sampler, timeout, poll, end_poll)
+            report = measure(
+                dump, f"http://127.0.0.1:{port}", http, sampler, timeout, poll, end_poll, through, stop_after
+            )
         except Exception as err:
             tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
             raise RuntimeError(f"{err}\n--- the app's log, last lines:\n{tail}") from err
@@ -403,9 +504,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--poll", type=float, default=0.2, help="seconds between reads until the first cycle")
     parser.add_argument("--end-poll", type=float, default=1.0, help="seconds between reads after it (the run's end)")
     parser.add_argument("--sample", type=float, default=0.1, help="seconds between memory samples")
+    parser.add_argument(
+        "--through",
+        choices=("import", "uploads"),
+        default="import",
+        help="the importer's POST /api/scenarios/import, or a big upload's POST /api/uploads read by the long-work worker",
+    )
+    parser.add_argument("--stop-after", choices=("check", "run"), default="run", help="stop after the check (no run)")
     args = parser.parse_args(argv)
     extra = dict(item.split("=", 1) for item in args.env)
-    report = bench(args.dump.resolve(), extra, args.timeout, args.poll, args.sample, args.end_poll)
+    report = bench(
+        args.dump.resolve(), extra, args.timeout, args.poll, args.sample, args.end_poll, args.through, args.stop_after
+    )
     print(json.dumps(asdict(report), indent=2) if args.json else markdown(report))
     return 0 if not report.error and all(p.ok for p in report.phases) else 1
 

@@ -39,7 +39,6 @@ NOTHING_TO_TEST = frozenset(
         "scheduler_core/__main__.py",  # `python -m scheduler_core`: calls cli.main (tests/scheduler_core/test_cli.py)
         "scheduler_core/model/names.py",  # plugin-name constants only
         "scheduler_core/framework/registry.py",  # two type aliases (mypy checks their use)
-        "webui/asgi.py",  # the ASGI application: Django's and Channels' routers wired together
         "webui/routing.py",  # one websocket URL pattern (tests/webui/test_consumers.py connects to it)
         "webui/urls.py",  # URL patterns only (the page and API tests request every one)
     }

@@ -24,6 +24,7 @@ from webui.routers import (
     session,
     shares,
     upgrades,
+    uploads,
     validate,
 )
 from webui.services import access, engine
@@ -134,3 +135,4 @@ api.add_router("/share", shares.router)
 api.add_router("/capacity", capacity.router)
 api.add_router("/releases", releases.router)
 api.add_router("/upgrades", upgrades.router)
+api.add_router("/uploads", uploads.router)

@@ -34,7 +34,7 @@ def _recover_abandoned_runs(**_kwargs: Any) -> None:
 def _sweep() -> None:
     from django.db import close_old_connections
 
-    from webui.services import capacity, runs, upgrades
+    from webui.services import capacity, runs, upgrades, uploads
 
     try:
         runs.sweep_stale_runs()
@@ -48,6 +48,10 @@ def _sweep() -> None:
         upgrades.sweep_stale_upgrades()
     except Exception:
         log.exception("sweeping stalled upgrade comparisons failed")
+    try:  # big uploads a dead worker or a lost message left behind (services/uploads.py)
+        uploads.sweep_stale_uploads()
+    except Exception:
+        log.exception("sweeping stalled uploads failed")
     finally:
         close_old_connections()
 

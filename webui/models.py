@@ -377,3 +377,50 @@ class Upgrade(Owned):
     @property
     def is_finished(self) -> bool:
         return self.status in UPGRADE_FINISHED
+
+
+class UploadStatus(models.TextChoices):
+    QUEUED = "queued"  # received and stored, waiting for a long-work worker
+    READING = "reading"  # a worker reads, tidies and checks it
+    SUCCEEDED = "succeeded"  # saved as a scenario's version
+    FAILED = "failed"  # nothing saved: ``error`` and ``errors`` say why
+
+
+UPLOAD_FINISHED = (UploadStatus.SUCCEEDED, UploadStatus.FAILED)
+
+
+class Upload(Owned):
+    """A big upload (issue 50): the files exactly as received, streamed to SCHEDLAB_UPLOAD_DIR by the
+    request (webui/upload_handler.py) and kept there as uploaded, then read, checked and saved as a
+    scenario's version by a worker of the long-work queue (services/uploads.py)."""
+
+    name = models.CharField(max_length=200)  # the scenario's name
+    files = models.JSONField(default=list)  # [{"name": as uploaded, "path": under the upload dir, "size": bytes}]
+    size = models.BigIntegerField(default=0)  # the files' bytes together
+    status = models.CharField(max_length=16, choices=UploadStatus.choices, default=UploadStatus.QUEUED)
+    what = models.CharField(max_length=200, blank=True, default="")  # the step under way, as a person reads it
+    bytes_read = models.BigIntegerField(default=0)
+    objects_read = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True, default="")
+    errors = models.JSONField(default=list)  # every problem: {file, object, path, line, message, code, limit}
+    details = models.JSONField(null=True, blank=True)  # a refusal's details ({limit, max}), as the API answers them
+    summary = models.JSONField(null=True, blank=True)  # {nodes, pods, pendingPods} of the version it became
+    valid = models.BooleanField(null=True, blank=True)  # whether that version checks valid (null: not yet)
+    scenario = models.ForeignKey(Scenario, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    version = models.ForeignKey(ScenarioVersion, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    # The worker's claim and heartbeat (as a run's: services/uploads.py recovers what a dead worker or a
+    # lost message left behind).
+    claimed_by = models.CharField(max_length=200, blank=True, default="")
+    heartbeat = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    enqueues = models.PositiveIntegerField(default=1)  # its task's messages sent (the first with the upload)
+    queued_at = models.DateTimeField(default=timezone.now, db_index=True)
+    created = models.DateTimeField(default=timezone.now)
+    started = models.DateTimeField(null=True, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created", "-id"]
+
+    def __str__(self) -> str:
+        return f"upload {self.pk} {self.name} ({self.status})"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import path
@@ -26,7 +27,11 @@ def _require_readable(request: HttpRequest, find: Callable[[Actor], object]) -> 
 
 @ensure_csrf_cookie
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "schedlab/scenario_list.html", {"blank_template": scenarios.blank_template()})
+    return render(
+        request,
+        "schedlab/scenario_list.html",
+        {"blank_template": scenarios.blank_template(), "big_upload_bytes": settings.SCHEDLAB_BIG_UPLOAD_BYTES},
+    )
 
 
 @ensure_csrf_cookie

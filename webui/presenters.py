@@ -6,7 +6,7 @@ from typing import Any
 
 from django.http import HttpRequest
 
-from webui.models import FleetCheck, Run, RunCycle, Scenario, ScenarioVersion, ShareLink, Upgrade
+from webui.models import FleetCheck, Run, RunCycle, Scenario, ScenarioVersion, ShareLink, Upgrade, Upload
 from webui.services import engine, objects, upgrades
 from webui.services.access import Actor
 from webui.schemas.releases import ReleaseOut
@@ -39,7 +39,8 @@ from webui.schemas.upgrades import (
     UpgradeOut,
     UpgradeProgressOut,
 )
-from webui.schemas.validate import SummaryOut, ValidationOut
+from webui.schemas.uploads import UploadFileOut, UploadOut, UploadProgressOut
+from webui.schemas.validate import ScenarioErrorOut, SummaryOut, ValidationOut
 
 
 def scenario_summary(actor: Actor, scenario: Scenario) -> ScenarioSummaryOut:
@@ -323,4 +324,26 @@ def fleet(check: FleetCheck, rows: list[Upgrade]) -> FleetOut:
 def fleet_summary(check: FleetCheck) -> FleetSummaryOut:
     return FleetSummaryOut(
         id=check.pk, to_release=check.target, created=check.created, scenarios=check.upgrades.count()
+    )
+
+
+def upload(found: Upload) -> UploadOut:
+    """A big upload: where its worker is, then the version it became or every problem."""
+    return UploadOut(
+        id=found.pk,
+        name=found.name,
+        files=[UploadFileOut(name=f["name"], size=f["size"]) for f in found.files],
+        size=found.size,
+        status=found.status,
+        progress=UploadProgressOut(what=found.what, bytes_read=found.bytes_read, objects_read=found.objects_read),
+        error=found.error,
+        errors=[ScenarioErrorOut(**error) for error in found.errors],
+        details=found.details,
+        scenario=found.scenario_id,
+        version=found.version.number if found.version is not None else None,
+        valid=found.valid,
+        summary=SummaryOut.model_validate(found.summary) if found.summary is not None else None,
+        created=found.created,
+        started=found.started,
+        finished=found.finished,
     )

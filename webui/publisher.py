@@ -238,3 +238,58 @@ def publish_upgrade(upgrade_id: int, fleet_id: int | None = None) -> None:
     async_to_sync(layer.group_send)(upgrade_group_name(upgrade_id), {"type": GROUP_UPGRADE_TYPE})
     if fleet_id is not None:
         async_to_sync(layer.group_send)(fleet_group_name(fleet_id), {"type": GROUP_UPGRADE_TYPE})
+
+
+# --- big uploads (services/uploads.py, upload_consumer.py) ----------------------------------------
+
+GROUP_UPLOAD_TYPE = "upload.changed"
+
+
+class UploadProgressMessage(TypedDict):
+    type: Literal["progress"]
+    status: str  # queued, reading, succeeded, failed
+    what: str  # the step under way ("reading cluster.json", "checking what was read")
+    size: int  # the upload's bytes
+    bytesRead: int  # of them, read by the worker so far
+    objectsRead: int  # the objects the version holds (once checked)
+    error: str
+
+
+class UploadEndMessage(TypedDict):
+    """The upload finished: the page reads its answer (the version, or every problem) from the API."""
+
+    type: Literal["end"]
+    status: str
+    error: str
+    scenario: int | None
+    version: int | None  # the version's number
+
+
+def upload_group_name(upload_id: int) -> str:
+    return f"upload_{upload_id}"
+
+
+def upload_progress_message(
+    status: str, what: str, size: int, bytes_read: int, objects_read: int, error: str
+) -> UploadProgressMessage:
+    return UploadProgressMessage(
+        type="progress",
+        status=status,
+        what=what,
+        size=size,
+        bytesRead=bytes_read,
+        objectsRead=objects_read,
+        error=error,
+    )
+
+
+def upload_end_message(status: str, error: str, scenario: int | None, version: int | None) -> UploadEndMessage:
+    return UploadEndMessage(type="end", status=status, error=error, scenario=scenario, version=version)
+
+
+def publish_upload(upload_id: int) -> None:
+    """Tell watchers the upload's row changed (best effort: they poll it anyway)."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    async_to_sync(layer.group_send)(upload_group_name(upload_id), {"type": GROUP_UPLOAD_TYPE})

@@ -76,6 +76,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "webui.upload_handler.UploadStreamingMiddleware",  # before anything reads a POST /api/uploads body
     "django.middleware.security.SecurityMiddleware",
     "webui.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -201,7 +202,7 @@ CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 SCHEDLAB_LONG_QUEUE = env_str("SCHEDLAB_LONG_QUEUE") or "long"
 CELERY_TASK_ROUTES = {
     f"webui.tasks.{task}": {"queue": SCHEDLAB_LONG_QUEUE}
-    for task in ("compare_upgrade", "advance_capacity", "run_capacity_trial")
+    for task in ("compare_upgrade", "advance_capacity", "run_capacity_trial", "read_upload")
 }
 
 # --- SchedLab limits (every one can be raised or lowered per deployment) ------------------------
@@ -270,7 +271,17 @@ SCHEDLAB_MAX_QUEUED_UPGRADES_PER_OWNER = env_int("SCHEDLAB_MAX_QUEUED_UPGRADES_P
 SCHEDLAB_MAX_FLEET_SCENARIOS = env_int("SCHEDLAB_MAX_FLEET_SCENARIOS", 50, minimum=1)
 # JSON envelope around a maximal scenario text (escaping can grow it) still has to fit.
 DATA_UPLOAD_MAX_MEMORY_SIZE = SCHEDLAB_MAX_BYTES * 2 + 65536
-FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
+# A request body (ASGI: Django spools it before the view) and an uploaded file are kept in memory up
+# to this size, on disk beyond it: a 100 MB upload is never held whole in the web process (issue 50).
+FILE_UPLOAD_MAX_MEMORY_SIZE = env_int("SCHEDLAB_UPLOAD_MEMORY_BYTES", 2 * MIB + MIB // 2, minimum=0)
+# Big uploads (POST /api/uploads) are streamed into this directory and kept there as uploaded
+# (webui/upload_handler.py, services/uploads.py); in production, a directory the web processes and
+# the long-work workers share.
+SCHEDLAB_UPLOAD_DIR = env_str("SCHEDLAB_UPLOAD_DIR") or str(VAR_DIR / "uploads")
+# The importer sends one file of this size or more as a big upload (read by a long-work worker, its
+# progress shown); a smaller one, or several files, as an import (saved at once, checked by the web
+# process: a second or two under this size). Production's SCHEDLAB_MAX_BYTES is this size.
+SCHEDLAB_BIG_UPLOAD_BYTES = env_int("SCHEDLAB_BIG_UPLOAD_BYTES", 8 * MIB, minimum=0)
 # Sign-in tries (failed sign-ins and every sign-up) one client address may make per window; over it:
 # 429 naming the limit (webui/services/accounts.py). Counted in Django's cache (Redis in production).
 SCHEDLAB_MAX_SIGN_IN_TRIES = env_int("SCHEDLAB_MAX_SIGN_IN_TRIES", 10, minimum=1)

@@ -9,7 +9,7 @@ import socket
 from celery import Task, shared_task
 from django.db import DatabaseError
 
-from webui.services import capacity, claims, execution, upgrades
+from webui.services import capacity, claims, execution, upgrades, uploads
 
 log = logging.getLogger(__name__)
 
@@ -56,3 +56,10 @@ def compare_upgrade(self: Task[[int], str], upgrade_id: int) -> str:
     """What changes if we upgrade: one comparison run to its answer (routed to the long-work queue,
     settings.CELERY_TASK_ROUTES; a fleet check sends a group of them)."""
     return upgrades.execute(upgrade_id, worker_id(self.request.hostname))
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def read_upload(self: Task[[int], str], upload_id: int) -> str:
+    """A big upload read, checked and saved as a version (routed to the long-work queue,
+    settings.CELERY_TASK_ROUTES: reading a 100 MB dump never holds the workers short runs wait for)."""
+    return uploads.read(upload_id, worker_id(self.request.hostname))

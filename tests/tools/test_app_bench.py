@@ -50,3 +50,13 @@ def test_a_refusal_ends_the_bench_with_the_app_s_own_words():
     assert not upload["ok"] and upload["detail"].startswith("413 limit_exceeded: the scenario is ")
     assert "raises it with SCHEDLAB_MAX_BYTES=1048576 (1 MB)" in upload["detail"] and "Limits." not in upload["detail"]
     assert report["error"] == upload["detail"]
+
+
+def test_through_a_big_upload_the_long_work_worker_reads_it_and_is_measured_too():
+    code, report = _bench("--through", "uploads", "--stop-after", "check")
+    assert code == 0, report
+    assert [phase["name"] for phase in report["phases"]] == ["upload", "read", "check"]
+    upload, read, check = report["phases"]
+    assert all(phase["ok"] for phase in report["phases"]), report
+    assert read["long_worker_peak_mb"] > 0 and check["answer_bytes"] > DUMP.stat().st_size
+    assert {name.split()[0] for name in report["process_peaks_mb"]} == {"web", "worker", "long"}

@@ -186,6 +186,17 @@ class HttpClient:
         except urllib.error.HTTPError as err:
             return Response(err.code, _decode(err.read()))
 
+    def post_bytes(self, path: str, data: bytes, content_type: str = "application/octet-stream") -> Response:
+        """A raw body, as the importer sends a big file (POST /api/uploads/file)."""
+        req = urllib.request.Request(self.base + path, data=data, method="POST")
+        req.add_header("Content-Type", content_type)
+        req.add_header("X-CSRFToken", self.csrf)
+        try:
+            with self.opener.open(req, timeout=60) as resp:
+                return Response(resp.status, _decode(resp.read()))
+        except urllib.error.HTTPError as err:
+            return Response(err.code, _decode(err.read()))
+
 
 def _decode(raw: bytes) -> object:
     try:

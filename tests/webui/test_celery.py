@@ -19,7 +19,8 @@ def test_the_app_takes_djangos_celery_settings():
 def test_upgrade_comparisons_and_capacity_questions_go_to_the_long_work_queue_and_runs_stay_on_the_default_one():
     """A capacity question held both default workers and a 4-node run failed unclaimed (issue 51 item 2)."""
     router = celery.app.amqp.router
-    for long in ("webui.tasks.compare_upgrade", "webui.tasks.advance_capacity", "webui.tasks.run_capacity_trial"):
+    long_tasks = ("compare_upgrade", "advance_capacity", "run_capacity_trial", "read_upload")  # read_upload: issue 50
+    for long in (f"webui.tasks.{task}" for task in long_tasks):
         assert router.route({}, long)["queue"].name == settings.SCHEDLAB_LONG_QUEUE == "long"
     assert router.route({}, "webui.tasks.execute_run")["queue"].name == "celery"
 

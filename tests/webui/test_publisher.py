@@ -151,3 +151,23 @@ def test_an_upgrade_s_change_is_told_to_its_watchers_and_its_fleet_s():
             {"type": "upgrade.changed"},
             {"type": "upgrade.changed"},
         )
+
+
+def test_upload_messages_say_the_bytes_read_and_the_end_with_the_version():
+    assert publisher.upload_progress_message("reading", "reading a.json", 100, 40, 0, "") == {
+        "type": "progress",
+        "status": "reading",
+        "what": "reading a.json",
+        "size": 100,
+        "bytesRead": 40,
+        "objectsRead": 0,
+        "error": "",
+    }
+    assert publisher.upload_end_message("succeeded", "", 4, 1) == {
+        "type": "end",
+        "status": "succeeded",
+        "error": "",
+        "scenario": 4,
+        "version": 1,
+    }
+    assert publisher.upload_group_name(3) not in {publisher.upgrade_group_name(3), publisher.group_name(3)}

@@ -1,6 +1,9 @@
 """End to end against the production setup: PostgreSQL, Redis, daphne and a real Celery worker."""
 
+import json
+
 import pytest
+import yaml
 
 from tests.webui import support
 
@@ -44,3 +47,29 @@ def test_it_resumes_a_websocket_from_a_cursor(stack):
     middle = len(everything) // 2
     rest, end = support.receive_all(stack.websocket(client, f"/ws/runs/{run['id']}/?since={middle}"))
     assert rest == everything[middle:] and end["status"] == "succeeded"
+
+
+def test_a_big_upload_streams_to_disk_is_read_by_the_long_work_worker_and_followed_over_the_websocket(stack):
+    """Issue 50: the raw body kept as sent, the reading on a worker, its progress and end over Redis."""
+    nodes = [yaml.safe_load(support.node_yaml(f"n{i}", "ab"[i % 2])) for i in range(1500)]
+    pods = [yaml.safe_load(support.pod_yaml(f"p{i}")) for i in range(20)]
+    data = json.dumps({"apiVersion": "v1", "kind": "List", "items": nodes + pods}).encode()
+    client = stack.client()
+    answer = client.post_bytes("/api/uploads/file?filename=cluster.json&name=big", data)
+    assert answer.status == 202, answer.body
+    upload = answer.body["id"]
+    ws = stack.websocket(client, f"/ws/uploads/{upload}/")
+    messages = []
+    try:
+        while (message := ws.receive()) is not None:
+            messages.append(message)
+    except ConnectionError:
+        pass
+    finally:
+        ws.close()
+    assert messages and messages[-1]["type"] == "end" and messages[-1]["status"] == "succeeded", stack.logs()
+    progress = [m for m in messages if m["type"] == "progress"]
+    assert progress[-1]["objectsRead"] == 1520 and progress[-1]["bytesRead"] == len(data)
+    scenario = client.request("GET", f"/api/scenarios/{messages[-1]['scenario']}").body
+    assert (scenario["name"], scenario["valid"], scenario["summary"]["nodes"]) == ("big", True, 1500)
+    assert (stack.tmp / "var" / "uploads" / str(upload) / "0").read_bytes() == data  # kept as sent

@@ -11,9 +11,20 @@ from django.utils import timezone
 
 from tests.webui import support
 from tests.webui.upgrade_support import MOVES_ON_UPGRADE
-from webui.models import Run, RunCycle, RunSegment, RunStatus, Scenario, ScenarioVersion, Upgrade, UpgradeStatus
+from webui.models import (
+    Run,
+    RunCycle,
+    RunSegment,
+    RunStatus,
+    Scenario,
+    ScenarioVersion,
+    Upgrade,
+    UpgradeStatus,
+    Upload,
+    UploadStatus,
+)
 from webui.services import claims, engine, events, execution, runs, segments
-from webui.tasks import compare_upgrade, execute_run
+from webui.tasks import compare_upgrade, execute_run, read_upload
 
 pytestmark = pytest.mark.django_db
 
@@ -278,3 +289,24 @@ def test_compare_upgrade_runs_a_queued_comparison_to_its_answer_once():
     assert upgrade.status == UpgradeStatus.SUCCEEDED and upgrade.answer["new"] == "v1.36.3"
     assert upgrade.claimed_by.endswith(f":{os.getpid()}")
     assert compare_upgrade.apply(args=[upgrade.pk]).get().startswith("not claimed")  # delivered twice: once
+
+
+def test_read_upload_saves_a_queued_upload_as_a_version_once_telling_its_watchers(monkeypatch, settings, tmp_path):
+    settings.SCHEDLAB_UPLOAD_DIR = str(tmp_path)
+    text = support.scenario_text(nodes=2, pending=1)
+    (tmp_path / "1").mkdir()
+    (tmp_path / "1" / "0").write_text(text)
+    upload = Upload.objects.create(
+        name="u", size=len(text), files=[{"name": "a.yaml", "path": "1/0", "size": len(text)}], owner_session_key="k"
+    )
+    told: list[tuple[str, int]] = []
+    monkeypatch.setattr(
+        "webui.services.uploads.publisher.publish_upload",
+        lambda pk: told.append(tuple(Upload.objects.filter(pk=pk).values_list("status", "bytes_read").get())),
+    )
+    assert read_upload.apply(args=[upload.pk]).get().startswith(f"upload {upload.pk}: saved as scenario ")
+    upload.refresh_from_db()
+    assert upload.status == UploadStatus.SUCCEEDED and upload.version.text == text
+    assert upload.claimed_by.endswith(f":{os.getpid()}")
+    assert told[0] == ("reading", 0) and told[-1] == ("succeeded", len(text))
+    assert read_upload.apply(args=[upload.pk]).get().endswith("not queued (finished, or read elsewhere)")

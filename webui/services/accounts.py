@@ -26,8 +26,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 
-from webui.models import CapacityQuestion, FleetCheck, Owned, Run, Scenario, ScenarioVersion, ShareLink, Upgrade
-from webui.services import access, capacity, runs, upgrades
+from webui.models import CapacityQuestion, FleetCheck, Owned, Run, Scenario, ScenarioVersion, ShareLink, Upgrade, Upload
+from webui.services import access, capacity, runs, upgrades, uploads
 from webui.services.errors import AccountInvalid, LimitExceeded, NotSignedIn, SignInFailed, SingleUserMode
 
 # Every model owned by a user or a session (models.Owned), by its field in Claimed.
@@ -37,6 +37,7 @@ OWNED_MODELS: dict[str, type[Owned]] = {
     "questions": CapacityQuestion,
     "fleet_checks": FleetCheck,
     "upgrades": Upgrade,
+    "uploads": Upload,  # a big upload being read: the scenario it becomes is saved as its owner's then
 }
 # The fields an AccountInvalid names: the API's JSON names (the pages map them to their forms' fields).
 USERNAME = "username"
@@ -59,6 +60,7 @@ class Claimed:
     questions: int = 0
     fleet_checks: int = 0
     upgrades: int = 0
+    uploads: int = 0
     share_links: int = 0
 
 
@@ -278,9 +280,11 @@ def delete_account(request: HttpRequest, password: str) -> Holdings:
     runs.stop_all(theirs.runs, ACCOUNT_DELETED)
     capacity.stop_all(theirs.questions, ACCOUNT_DELETED)
     upgrades.stop_all(theirs.upgrades, ACCOUNT_DELETED)
+    their_uploads = list(Upload.objects.filter(owner=user).values_list("pk", flat=True))
     with transaction.atomic():
         theirs.share_links.delete()
         user.delete()  # models.Owned's owner is CASCADE: everything they own, and what hangs off it
+        transaction.on_commit(lambda: uploads.forget_files(their_uploads))  # the files kept as uploaded
     logout(request)
     return held
 

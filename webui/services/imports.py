@@ -22,6 +22,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +42,10 @@ LIST_KEYS = {"apiVersion", "items", "kind", "metadata"}
 # Plain scalars read, and strings written, as Kubernetes reads them (the engine's go-yaml reading).
 LOADER = engine.YAML_LOADER
 DUMPER = engine.YAML_DUMPER
+# Told how many objects of how many a List's items have been written out so far (a big upload's worker
+# reports it: services/uploads.py); the items are written this many at a time.
+Progress = Callable[[int, int], None]
+DUMP_BATCH = 1000
 
 
 @dataclass(frozen=True)
@@ -51,7 +56,7 @@ class Upload:
     data: bytes
 
 
-def upload_text(uploads: list[Upload]) -> str:
+def upload_text(uploads: list[Upload], progress: Progress | None = None) -> str:
     """The scenario text of an upload. One plain file is kept as typed (tidied when it is kubectl's
     List), so its comments and layout stay and its problems are shown at its own lines in the editor;
     several files, or an archive, are read by the engine (typed lists, layouts, archive limits) and
@@ -59,7 +64,7 @@ def upload_text(uploads: list[Upload]) -> str:
     the limit), as there is no single text to show them in."""
     engine.enforce_size_bytes(sum(len(upload.data) for upload in uploads))
     if len(uploads) == 1 and not engine.is_archive(uploads[0].data):
-        return _one_file(uploads[0])
+        return _one_file(uploads[0], progress)
     return engine.upload_to_text([(upload.name, upload.data) for upload in uploads])
 
 
@@ -74,11 +79,11 @@ def added_to(version_text: str, uploads: list[Upload]) -> str:
     return f"{head}\n---\n# added from {names}\n{added.lstrip()}" if head.strip() else added
 
 
-def _one_file(upload: Upload) -> str:
+def _one_file(upload: Upload, progress: Progress | None = None) -> str:
     """One plain file, as typed — unless only its name says what its kind-less objects are (a support
     bundle's `nodes.json`: a list whose items carry no kind) and it loads so, but not as typed: then it is
     written out as the engine reads it with its name. Only a file named after a kind is checked here."""
-    text = normalize(_utf8(upload))
+    text = normalize(_utf8(upload), progress)
     if not engine.kind_named_by(upload.name) or engine.check(text).valid:
         return text
     try:
@@ -102,11 +107,11 @@ def _utf8(upload: Upload) -> str:
         raise DomainError(f"{upload.name} is not UTF-8 text (nor a .tar, .tar.gz, .tgz or .zip archive)") from None
 
 
-def normalize(text: str) -> str:
+def normalize(text: str, progress: Progress | None = None) -> str:
     if not MENTIONS_LIST.search(text):
         return text
     unwrapped = unwrap_block_list(text)
-    return unwrapped if unwrapped is not None else _reformat_list(text)
+    return unwrapped if unwrapped is not None else _reformat_list(text, progress)
 
 
 # --- kubectl's block-style List, line by line --------------------------------------------------
@@ -237,7 +242,7 @@ def _without_empty_annotations(lines: list[str]) -> list[str]:
 # --- any other List: through the YAML parser ---------------------------------------------------
 
 
-def _reformat_list(text: str) -> str:
+def _reformat_list(text: str, progress: Progress | None = None) -> str:
     """Every List's items (several Lists, JSON values back to back, objects between them) as one
     stream, in file order; anything that does not parse, or holds something else, is kept as given."""
     documents = _json_values(text)
@@ -249,9 +254,21 @@ def _reformat_list(text: str) -> str:
     if not documents or not all(isinstance(doc, dict) for doc in documents) or not any(map(_is_list, documents)):
         return text
     items = [item for doc in documents for item in (doc.get("items") or [] if _is_list(doc) else [doc])]
-    return yaml.dump_all(
-        [_without_server_fields(item) for item in items], Dumper=DUMPER, sort_keys=False, default_flow_style=False
-    )
+    del documents
+    return _dump_items(items, progress)
+
+
+def _dump_items(items: list[Any], progress: Progress | None) -> str:
+    """The items as one YAML stream, written DUMP_BATCH at a time (progress told after each): the
+    same text as one dump_all of them all, whose later documents each start with `---`."""
+    parts = []
+    for start in range(0, len(items), DUMP_BATCH):
+        batch = [_without_server_fields(item) for item in items[start : start + DUMP_BATCH]]
+        dumped = yaml.dump_all(batch, Dumper=DUMPER, sort_keys=False, default_flow_style=False)
+        parts.append(dumped if not start else "---\n" + dumped)
+        if progress is not None:
+            progress(min(start + DUMP_BATCH, len(items)), len(items))
+    return "".join(parts) if parts else yaml.dump_all([], Dumper=DUMPER)
 
 
 def _json_values(text: str) -> list[Any] | None:

@@ -221,7 +221,8 @@ $("#import-form").addEventListener("submit", async (event) => {
     return;
   }
   try {
-    const created = await importWithProgress(form, $("#import-progress"));
+    const bigUploadBytes = Number(event.target.dataset.bigUploadBytes || Infinity);
+    const created = await importWithProgress(form, $("#import-progress"), { bigUploadBytes });
     location.href = `/scenarios/${created.id}/`;
   } catch (error) {
     showImportErrors(error);

@@ -6,7 +6,7 @@ from django.apps import apps
 from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY, get_user
 from django.contrib.auth.models import AnonymousUser, User
 from django.contrib.sessions.backends.db import SessionStore
-from django.test import RequestFactory
+from django.test import RequestFactory, TestCase
 
 from webui.models import (
     CapacityQuestion,
@@ -20,8 +20,9 @@ from webui.models import (
     ScenarioVersion,
     ShareLink,
     Upgrade,
+    Upload,
 )
-from webui.services import accounts, capacity, scenarios, upgrades
+from webui.services import accounts, capacity, scenarios, upgrades, uploads
 from webui.services.access import Actor
 from webui.services.errors import AccountInvalid, LimitExceeded, NotSignedIn, SignInFailed, SingleUserMode
 from webui.tasks import execute_run
@@ -387,3 +388,18 @@ def test_a_sign_up_may_give_an_e_mail_address_for_resetting_the_password():
         accounts.sign_up(_request(), "carol", GOOD_PASSWORD, "not an address")
     assert refused.value.field == "email" and "Enter a valid email address." in refused.value.message
     assert not User.objects.filter(username="carol").exists()
+
+
+def test_deleting_the_account_removes_its_uploads_files_kept_as_uploaded(settings, tmp_path, monkeypatch):
+    settings.SCHEDLAB_UPLOAD_DIR = str(tmp_path / "uploads")
+    monkeypatch.setattr(uploads, "_send", lambda upload_id: None)
+    request, user = _signed_in()
+    source = tmp_path / "dump.json"
+    source.write_bytes(b"{}")
+    kept = uploads.Received("dump.json", 2, lambda path: (path.parent.mkdir(parents=True), path.hardlink_to(source)))
+    upload = uploads.receive(Actor(user_id=user.pk), "", [kept])
+    assert uploads.upload_dir(upload.pk).exists()
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        accounts.delete_account(request, GOOD_PASSWORD)
+    assert not Upload.objects.filter(pk=upload.pk).exists() and not uploads.upload_dir(upload.pk).exists()
+    assert uploads.read(upload.pk, "w1") == f"upload {upload.pk}: not queued (finished, or read elsewhere)"

@@ -277,3 +277,17 @@ def test_a_json_list_is_not_given_to_the_yaml_parser(monkeypatch):
     monkeypatch.setattr(imports.yaml, "load_all", lambda *a, **k: pytest.fail("parsed by the YAML parser"))
     text = json.dumps({"apiVersion": "v1", "kind": "List", "items": [{"kind": "Node", "metadata": {"name": "n"}}]})
     assert yaml.safe_load(imports.normalize(text)) == {"kind": "Node", "metadata": {"name": "n"}}
+
+
+def test_a_json_list_is_written_out_in_batches_as_one_stream_telling_its_progress(monkeypatch):
+    items = [
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{i}", "uid": "u"}, "spec": {"containers": []}}
+        for i in range(5)
+    ]
+    text = json.dumps({"apiVersion": "v1", "kind": "List", "items": items})
+    whole = imports.normalize(text)
+    monkeypatch.setattr(imports, "DUMP_BATCH", 2)
+    told: list[tuple[int, int]] = []
+    assert imports.normalize(text, lambda done, total: told.append((done, total))) == whole
+    assert told == [(2, 5), (4, 5), (5, 5)]
+    assert whole.count("---\n") == 4 and "uid" not in whole
