@@ -20,7 +20,7 @@ from scheduler_core.encoding.events import (
     StepEnded,
     WrittenJSON,
 )
-from scheduler_core.util.wire import Wire, holds, json_without
+from scheduler_core.util.wire import Wire, holds, json_without, row_writer, rows_writer
 from tests.scheduler_core.encoding.payload_examples import every_field_set
 
 DECLARED = sorted(
@@ -140,3 +140,32 @@ def test_the_json_without_a_kind_leaves_out_every_field_holding_it_at_any_depth(
     }  # a default still left out (count), an enum written as its value
     assert json_without(Verdicts([], {}, None, count=2), Draft) == {"verdicts": [], "count": 2}
     assert json_without(payload, Verdict) == {"drafts": {"n1": {"text": "b"}}, "together": None}
+
+
+class _Row(Wire, omit_defaults=False):
+    name: str
+    node_count: int
+    nodes: list[str] = []
+
+
+def test_rows_written_straight_from_their_values_are_the_payloads_json():
+    nodes = ["n1"]
+    assert (
+        row_writer(_Row)("a", 2, nodes)
+        == _Row("a", 2, nodes).to_json()
+        == {"name": "a", "nodeCount": 2, "nodes": ["n1"]}
+    )
+    assert row_writer(_Row)("a", 2, nodes)["nodes"] is nodes  # handed over as it is (a column reference stays one)
+    rows = [("a", 1, []), ("b", 2, ["n2"])]
+    assert rows_writer(_Row)(iter(rows)) == [_Row(*row).to_json() for row in rows]
+
+
+class _TaggedRow(Wire, omit_defaults=False, tag_field="kind", tag="row"):
+    name: str
+
+
+def test_a_payload_that_may_leave_a_key_out_has_no_row_writer():
+    with pytest.raises(TypeError, match="leaves a key out"):
+        rows_writer(CycleEnd)
+    with pytest.raises(TypeError, match="tagged"):
+        row_writer(_TaggedRow)
