@@ -100,7 +100,7 @@ from scheduler_core.answers.capacity_pass import (
     one_pass,
 )
 from scheduler_core.answers.capacity_rounds import Question, replay, search_for
-from scheduler_core.dra.inventory import scenario_devices
+from scheduler_core.dra.inventory import DeviceEntry, NodeDevices, PodClaim, scenario_devices
 from scheduler_core.volume.pictures import cluster_volume_json
 
 __all__ = [
@@ -208,6 +208,9 @@ __all__ = [
     "run_to_the_end",
     "run_trial",
     "scenario_devices",
+    "DeviceEntry",
+    "NodeDevices",
+    "PodClaim",
     "search_for",
     "simulate",
     "spec_at",

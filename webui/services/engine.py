@@ -103,6 +103,9 @@ from scheduler_core.api import (
     SCALABLE_KINDS,
     Scenario,
     scenario_devices,
+    DeviceEntry,
+    NodeDevices,
+    PodClaim,
     ScenarioError,
     ScenarioInvalid,
     search_for,
@@ -139,6 +142,9 @@ V = TypeVar("V")
 
 __all__ = [
     "WhatIfAnswerJSON",
+    "DeviceEntry",
+    "NodeDevices",
+    "PodClaim",
     "Finding",
     "Notice",
     "Scenario",
