@@ -10,7 +10,7 @@ signatures cannot break a caller; one that changes them changes this module and 
 from __future__ import annotations
 
 # Loading and checking a scenario.
-from scheduler_core.scenario.errors import ScenarioError, ScenarioInvalid
+from scheduler_core.scenario.errors import ScenarioError, ScenarioErrorJSON, ScenarioInvalid
 from scheduler_core.scenario.limits import Limits, in_own_words, megabytes, setting_value
 from scheduler_core.scenario.loader import load_scenario
 from scheduler_core.scenario.sources import is_archive, kind_named_by, upload_to_text
@@ -150,6 +150,7 @@ __all__ = [
     "SUPPORTED_RELEASES",
     "Scenario",
     "ScenarioError",
+    "ScenarioErrorJSON",
     "ScenarioInvalid",
     "SegmentEncoder",
     "SpreadCountedJSON",

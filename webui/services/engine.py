@@ -107,6 +107,7 @@ from scheduler_core.api import (
     NodeDevices,
     PodClaim,
     ScenarioError,
+    ScenarioErrorJSON,
     ScenarioInvalid,
     search_for,
     SegmentEncoder,
@@ -142,6 +143,7 @@ V = TypeVar("V")
 
 __all__ = [
     "WhatIfAnswerJSON",
+    "ScenarioErrorJSON",
     "DeviceEntry",
     "NodeDevices",
     "PodClaim",
