@@ -49,7 +49,7 @@ from scheduler_core.encoding.columnar import (
 from scheduler_core.encoding.trace import TraceBuilder, trace_cycles, trace_summary
 from scheduler_core.encoding.timeline import run_story, story_reads
 from scheduler_core.encoding.schema import payload_schema
-from scheduler_core.util.wire import holds
+from scheduler_core.util.wire import holds, reaches
 from scheduler_core.cli import ANSWER_PAYLOADS
 
 # Answers.
@@ -186,6 +186,7 @@ __all__ = [
     "explain_events",
     "explain_pod",
     "holds",
+    "reaches",
     "feature_gates",
     "format_amount",
     "is_archive",

@@ -198,20 +198,51 @@ def holds(hint: Any, kind: type) -> bool:
     return hint is kind or any(holds(arg, kind) for arg in typing.get_args(hint))
 
 
+def reaches(hint: Any, kind: type) -> bool:
+    """Whether a declared type holds a ``kind`` at any depth: it ``holds`` it, or a payload it holds
+    has a field that reaches it (an answer's trial inside a nested template)."""
+    return _reaches(hint, kind, ())
+
+
+def _reaches(hint: Any, kind: type, walking: tuple[type, ...]) -> bool:
+    if holds(hint, kind):
+        return True
+    if isinstance(hint, type) and issubclass(hint, Wire):
+        if hint in walking:  # a payload nested in itself: its fields are being walked already
+            return False
+        known = _reached.get((hint, kind))
+        if known is None:
+            known = any(_reaches(field, kind, (*walking, hint)) for field in _hints(hint).values())
+            if not walking:  # an answer found inside a cycle could depend on where the walk began
+                _reached[(hint, kind)] = known
+        return known
+    if isinstance(hint, list):  # a Callable's parameters
+        return any(_reaches(arg, kind, walking) for arg in hint)
+    return any(_reaches(arg, kind, walking) for arg in typing.get_args(hint))
+
+
+_reached: dict[tuple[type, type], bool] = {}  # (payload, kind) -> whether it reaches the kind
+
+
 def json_without(payload: Wire, kind: type[Wire]) -> dict[str, Any]:
     """``payload.to_json()`` less every field, at any depth, whose declared type holds a ``kind``
-    (``holds``); every other key as ``to_json`` writes it, in its order."""
+    (``holds``); every other key as ``to_json`` writes it, in its order. Only the fields that
+    ``reaches`` the kind are walked: the others (a nested explanation) are written by ``to_json``'s
+    own writers."""
     fields = type(payload).__dict__.get("__wire_fields__") or _prepare(type(payload))
     hints = _hints(type(payload))
     out: dict[str, Any] = {}
     for attribute, key, left_out, convert in fields:
+        if attribute == _TAG:  # a tagged payload's tag: written as to_json writes it
+            out[key] = convert(payload) if convert is not None else None
+            continue
         hint = hints[attribute]
         if holds(hint, kind):
             continue
         value = getattr(payload, attribute)
         if left_out is not None and left_out(value):
             continue
-        if _nests_payloads(hint):
+        if reaches(hint, kind):
             out[key] = _without(value, kind)
         else:
             out[key] = value if convert is None else convert(value)
@@ -223,17 +254,10 @@ def _hints(cls: type[Wire]) -> dict[str, Any]:
     return typing.get_type_hints(cls)
 
 
-def _nests_payloads(hint: Any) -> bool:
-    """The declared type holds payloads of their own (a nested Wire): they are walked, not written whole."""
-    if isinstance(hint, type):
-        return issubclass(hint, Wire)
-    return any(_nests_payloads(arg) for arg in typing.get_args(hint))
-
-
 def _without(value: Any, kind: type[Wire]) -> Any:
     if isinstance(value, Wire):
         return json_without(value, kind)
-    if isinstance(value, list):
+    if isinstance(value, (list, tuple)):
         return [_without(item, kind) for item in value]
     if isinstance(value, dict):
         return {key: _without(item, kind) for key, item in value.items()}

@@ -58,6 +58,7 @@ from scheduler_core.api import (
     is_archive as scheduler_is_archive,
     kind_named_by as scheduler_kind_named_by,
     holds,
+    reaches,
     Limits,
     load_scenario,
     YAML_DUMPER,
@@ -238,6 +239,7 @@ __all__ = [
     "TrialJSON",
     "without_trials",
     "holds",
+    "reaches",
     "format_amount",
     # Releases (scheduler_core/release): what a run is replayed as, and what changes on an upgrade.
     "NO_RELEASE",
