@@ -16,7 +16,8 @@ in its ``Wire`` subclass; every form is derived from that:
 - ``row_writer(cls)`` / ``rows_writer(cls)`` — the JSON form of one or many payloads written
   straight from their values, without making the structs: for a picture that writes thousands of
   domains a cycle (a comprehension compiled from the declared keys is as fast as a hand-written
-  literal; making each struct and its ``to_json`` took six times as long);
+  literal; making each struct and its ``to_json`` took four times as long: 500 domains 0.87 ms against
+  0.20 ms);
 - ``json_without(payload, kind)`` — the JSON form less every field whose declared type holds a
   ``kind`` (``holds``): the capacity answers as the web app stores and serves them, without their
   trials (answers/capacity_json.py ``without_trials``); the web app's schemas of them leave out the
