@@ -101,7 +101,7 @@ from scheduler_core.answers.capacity_pass import (
 )
 from scheduler_core.answers.capacity_rounds import Question, replay, search_for
 from scheduler_core.dra.inventory import DeviceEntry, NodeDevices, PodClaim, scenario_devices
-from scheduler_core.volume.pictures import cluster_volume_json
+from scheduler_core.volume.pictures import ClusterVolume, cluster_volume_json
 
 __all__ = [
     "ANSWER_PAYLOADS",
@@ -171,6 +171,7 @@ __all__ = [
     "can_fork",
     "check_scenario",
     "cluster_volume_json",
+    "ClusterVolume",
     "compare_events",
     "compare_reads",
     "compare_recorded",

@@ -113,13 +113,10 @@ class NodeDevicesOut(EngineSchema, payload=engine.NodeDevices):
     when free) and that claim's pods."""
 
 
-class VolumeObjectOut(ApiSchema):
-    name: str
-    phase: str
-    storage_class: str | None
-    claim: str | None  # the bound claim (spec.claimRef), "namespace/name"
-    domains: dict[str, list[str]]  # topology key -> values the volume can be used in (labels and node affinity)
-    capacity_bytes: int | None = None
+class VolumeObjectOut(EngineSchema, payload=engine.ClusterVolume):
+    """A PersistentVolume as the cluster view draws it (scheduler_core.volume.pictures ``ClusterVolume``,
+    as it declares it): where it can be used per topology key (its labels and node affinity), its
+    bound claim ("namespace/name") and size."""
 
 
 class ObjectsOut(ApiSchema):

@@ -25,6 +25,7 @@ from scheduler_core.api import (
     CapacityError,
     check_scenario,
     cluster_volume_json,
+    ClusterVolume,
     compare_events,
     compare_reads,
     compare_recorded,
@@ -144,6 +145,7 @@ V = TypeVar("V")
 
 __all__ = [
     "WhatIfAnswerJSON",
+    "ClusterVolume",
     "ScenarioErrorJSON",
     "DeviceEntry",
     "NodeDevices",
