@@ -10,7 +10,7 @@ signatures cannot break a caller; one that changes them changes this module and 
 from __future__ import annotations
 
 # Loading and checking a scenario.
-from scheduler_core.scenario.errors import ScenarioError, ScenarioInvalid
+from scheduler_core.scenario.errors import ScenarioError, ScenarioErrorJSON, ScenarioInvalid
 from scheduler_core.scenario.limits import Limits, in_own_words, megabytes, setting_value
 from scheduler_core.scenario.loader import load_scenario
 from scheduler_core.scenario.sources import is_archive, kind_named_by, upload_to_text
@@ -49,7 +49,7 @@ from scheduler_core.encoding.columnar import (
 from scheduler_core.encoding.trace import TraceBuilder, trace_cycles, trace_summary
 from scheduler_core.encoding.timeline import run_story, story_reads
 from scheduler_core.encoding.schema import payload_schema
-from scheduler_core.util.wire import holds
+from scheduler_core.util.wire import holds, reaches
 from scheduler_core.cli import ANSWER_PAYLOADS
 
 # Answers.
@@ -100,8 +100,8 @@ from scheduler_core.answers.capacity_pass import (
     one_pass,
 )
 from scheduler_core.answers.capacity_rounds import Question, replay, search_for
-from scheduler_core.dra.inventory import scenario_devices
-from scheduler_core.volume.pictures import cluster_volume_json
+from scheduler_core.dra.inventory import DeviceEntry, NodeDevices, PodClaim, scenario_devices
+from scheduler_core.volume.pictures import ClusterVolume, cluster_volume_json
 
 __all__ = [
     "ANSWER_PAYLOADS",
@@ -150,6 +150,7 @@ __all__ = [
     "SUPPORTED_RELEASES",
     "Scenario",
     "ScenarioError",
+    "ScenarioErrorJSON",
     "ScenarioInvalid",
     "SegmentEncoder",
     "SpreadCountedJSON",
@@ -170,6 +171,7 @@ __all__ = [
     "can_fork",
     "check_scenario",
     "cluster_volume_json",
+    "ClusterVolume",
     "compare_events",
     "compare_reads",
     "compare_recorded",
@@ -185,6 +187,7 @@ __all__ = [
     "explain_events",
     "explain_pod",
     "holds",
+    "reaches",
     "feature_gates",
     "format_amount",
     "is_archive",
@@ -208,6 +211,9 @@ __all__ = [
     "run_to_the_end",
     "run_trial",
     "scenario_devices",
+    "DeviceEntry",
+    "NodeDevices",
+    "PodClaim",
     "search_for",
     "simulate",
     "spec_at",

@@ -475,7 +475,7 @@ class FitAnswer:
             self.deciding.wire() if self.deciding else None,
             self.fitting.wire(),
             self.displaced,
-            self.explanation.to_json() if self.explanation is not None else None,
+            self.explanation,
         )
 
     def lines(self) -> list[str]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from scheduler_core.answers.explain import CycleExplanation
 from scheduler_core.encoding.events import BlockedEviction
 from scheduler_core.util.wire import Wire, json_without
 
@@ -55,7 +56,7 @@ class FitAnswerJSON(Wire):
     deciding: Optional[TrialJSON]
     fitting: TrialJSON
     displaced: list[str]
-    explanation: Optional[dict[str, Any]]  # the explanation of the copy that stays pending (CycleExplanation)
+    explanation: Optional[CycleExplanation]  # the last failed cycle of the copy that stays pending
 
 
 class DomainCountJSON(Wire):
@@ -92,7 +93,7 @@ class PassAnswerJSON(Wire):
     placements: dict[str, int]
     stopped_by: list[str]
     message: str
-    explanation: Optional[dict[str, Any]]
+    explanation: Optional[CycleExplanation]  # the last failed cycle of the copy that stays pending
     displaced: list[str]
     trials: int
     counted_total: Optional[int]

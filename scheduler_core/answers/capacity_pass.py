@@ -134,7 +134,7 @@ class PassAnswer:
             self.placements,
             [self.stopped_by] if self.stopped_by else [],
             self.message,
-            self.explanation.to_json() if self.explanation is not None else None,
+            self.explanation,
             [],
             1,
             self.counted_total,
@@ -202,7 +202,6 @@ def copies_by_trials(answer: FitAnswer, why: str) -> PassAnswerJSON:
     """A pod-copies question the trial search answered (after NeedsTrials: ``why`` is its reason) in
     the pass's wire form, as the web app serves every pod-copies answer: method "trials", FitAnswer's
     values under the keys they share, nothing counted (the CLI prints the FitAnswer itself)."""
-    explanation = answer.explanation
     return PassAnswerJSON(
         answer.target,
         METHOD_TRIALS,
@@ -213,7 +212,7 @@ def copies_by_trials(answer: FitAnswer, why: str) -> PassAnswerJSON:
         answer.placements,
         answer.stopped_by,
         answer.message,
-        explanation.to_json() if explanation is not None else None,
+        answer.explanation,
         answer.displaced,
         answer.trials,
         None,

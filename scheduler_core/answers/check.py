@@ -13,7 +13,8 @@ from typing import Any, Optional
 
 from scheduler_core.answers.findings import MAX_NAMED, Finding, fetch_commands, find_all
 from scheduler_core.model import Notice, Scenario
-from scheduler_core.cluster.node_lifecycle import NodeTaintChange
+from scheduler_core.cluster.node_lifecycle import NodeTaintChange, NodeTaintChangeJSON
+from scheduler_core.util.wire import Wire
 
 # The order kinds are counted in (the scheduler's own first, then storage).
 KIND_ORDER = (
@@ -41,6 +42,24 @@ KIND_ORDER = (
 )
 
 
+class PodCounts(Wire, frozen=True):  # type: ignore[misc]
+    running: int
+    pending: int
+
+
+class CheckJSON(Wire, frozen=True):  # type: ignore[misc]
+    """`check --json`'s answer (``CheckReport``'s wire form): the objects the scheduler uses by kind,
+    its running and pending pods, the notices and findings with the kubectl lines that fetch what
+    they lack, and, only when --add-node-taints applied them, the taints added."""
+
+    objects: dict[str, int]
+    pods: PodCounts
+    notices: list[Notice]
+    findings: list[Finding]
+    fetch: list[str]
+    added_node_taints: Optional[list[NodeTaintChangeJSON]] = None
+
+
 @dataclass(frozen=True)
 class CheckReport:
     objects: dict[str, int]  # kind -> objects the scheduler uses (Node and Pod always, others when present)
@@ -51,17 +70,20 @@ class CheckReport:
     added_node_taints: Optional[list[NodeTaintChange]] = None  # set when --add-node-taints applied them
     fetch: list[str] = field(default_factory=list)  # kubectl lines fetching what the findings lack
 
+    def wire(self) -> CheckJSON:
+        """Its wire form (`check --json`)."""
+        added = None if self.added_node_taints is None else [change.wire() for change in self.added_node_taints]
+        return CheckJSON(
+            dict(self.objects),
+            PodCounts(self.running_pods, self.pending_pods),
+            self.notices,
+            self.findings,
+            list(self.fetch),
+            added,
+        )
+
     def to_json(self) -> dict[str, Any]:
-        out = {
-            "objects": dict(self.objects),
-            "pods": {"running": self.running_pods, "pending": self.pending_pods},
-            "notices": [n.to_json() for n in self.notices],
-            "findings": [f.to_json() for f in self.findings],
-            "fetch": list(self.fetch),
-        }
-        if self.added_node_taints is not None:
-            out["addedNodeTaints"] = [change.to_json() for change in self.added_node_taints]
-        return out
+        return self.wire().to_json()
 
     def lines(self) -> list[str]:
         """The readable report `check` prints without --json."""

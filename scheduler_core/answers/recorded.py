@@ -78,19 +78,28 @@ class RecordedOutcome:
     def replayed_text(self) -> str:
         return self.replayed.text if self.replayed is not None else "not attempted (scheduling gates)"
 
+    def wire(self) -> RecordedOutcomeJSON:
+        """Its wire form in the trace and timeline JSON (``recorded``, keyed by pod)."""
+        node = self.replayed.node if self.replayed is not None else None
+        return RecordedOutcomeJSON(
+            self.reason, self.message, self.time or None, self.replayed_text, self.agrees, node or None, self.causes
+        )
+
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "reason": self.reason,
-            "message": self.message,
-            "time": self.time or None,
-            "replayed": self.replayed_text,
-            "agrees": self.agrees,
-        }
-        if self.replayed is not None and self.replayed.node:
-            out["replayedNode"] = self.replayed.node
-        if self.causes:
-            out["causes"] = list(self.causes)
-        return out
+        return self.wire().to_json()
+
+
+class RecordedOutcomeJSON(Wire, frozen=True):  # type: ignore[misc]
+    """One pod under ``recorded`` in the trace and timeline JSON (``RecordedOutcome``'s wire form):
+    ``replayedNode`` only when the replay bound the pod, ``causes`` only when they differ."""
+
+    reason: str
+    message: str
+    time: Optional[str]  # lastTransitionTime as written, None when absent
+    replayed: str  # the replay's FailedScheduling text, "bound to NODE", or "not attempted (scheduling gates)"
+    agrees: bool
+    replayed_node: Optional[str] = None
+    causes: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)

@@ -33,6 +33,7 @@ from typing import Any, Optional
 from scheduler_core.model import Node, NodeCondition, Scenario, Taint, TaintEffect
 from scheduler_core.scenario import load_scenario
 from scheduler_core.scenario.textedit import KEEP, edit_objects
+from scheduler_core.util.wire import Wire
 
 TAINT_NOT_READY = "node.kubernetes.io/not-ready"
 TAINT_UNREACHABLE = "node.kubernetes.io/unreachable"
@@ -74,13 +75,28 @@ class NodeTaintChange:
             [self.node, *(f"+{taint_text(t)}" for t in self.add), *(f"-{taint_text(t)}" for t in self.remove)]
         )
 
+    def wire(self) -> NodeTaintChangeJSON:
+        """Its wire form: each taint and condition as text."""
+        return NodeTaintChangeJSON(
+            self.node,
+            [taint_text(t) for t in self.add],
+            [taint_text(t) for t in self.remove],
+            [f"{c.type}={c.status}" for c in self.conditions],
+        )
+
     def to_json(self) -> dict[str, Any]:
-        return {
-            "node": self.node,
-            "add": [taint_text(t) for t in self.add],
-            "remove": [taint_text(t) for t in self.remove],
-            "conditions": [f"{c.type}={c.status}" for c in self.conditions],
-        }
+        return self.wire().to_json()
+
+
+class NodeTaintChangeJSON(Wire, frozen=True):  # type: ignore[misc]
+    """What the controller would do to one node's taints, as `check --json` writes it
+    (``addedNodeTaints``): the taints added and removed ("key=value:Effect") and the conditions that
+    call for them ("Ready=False")."""
+
+    node: str
+    add: list[str]
+    remove: list[str]
+    conditions: list[str]
 
 
 def taint_text(taint: Taint) -> str:

@@ -1,5 +1,7 @@
 """The devices of each node as the scheduler sees them, for the cluster view (a node x device map
-coloured by class and allocation) and for claims per pod: typed, each with ``to_json``.
+coloured by class and allocation) and for claims per pod. Each is declared once, as its wire form
+(``Wire``, util/wire.py): the web app serves it (webui/schemas/scenarios.py makes its schemas from
+these declarations).
 
 A device belongs to a node when its slice targets the node (GatherPools: node name, node selector
 or all nodes), so a device of an all-nodes slice is listed under every node. Its classes are the
@@ -9,67 +11,45 @@ in flight) has it, with the pods the claim is reserved for.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Union
+
+from msgspec.structs import force_setattr
 
 from scheduler_core.dra.allocator import AllocationError, gather_pools, selectors_match
 from scheduler_core.framework.dra_state import DraState
-from scheduler_core.model import AttributeValue, Device, DeviceRequest, Node, Pod, ResourceClaim, Scenario, Version
+from scheduler_core.model import Device, DeviceRequest, Node, Pod, ResourceClaim, Scenario, Version
+from scheduler_core.util.wire import Wire
 
 
-@dataclass(frozen=True, slots=True)
-class DeviceEntry:
+class DeviceEntry(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
     device: str  # driver/pool/device
     name: str
-    attributes: dict[str, AttributeValue]
+    attributes: dict[str, Union[int, bool, str]]  # a version attribute as its text
     classes: tuple[str, ...]  # the DeviceClasses that select it
-    claim: str = ""  # the claim holding it (namespace/name), "" when free
-    reserved_for: tuple[str, ...] = ()  # that claim's pods
+    claim: Optional[str]  # the claim holding it (namespace/name), None when free
+    reserved_for: tuple[str, ...]  # that claim's pods
     in_flight: bool = False  # held by an allocation Reserve made that PreBind has not written yet
 
-    def to_json(self) -> dict[str, object]:
-        return {
-            "device": self.device,
-            "name": self.name,
-            "attributes": {k: (v.text if isinstance(v, Version) else v) for k, v in self.attributes.items()},
-            "classes": list(self.classes),
-            "claim": self.claim or None,
-            "reservedFor": list(self.reserved_for),
-            "inFlight": self.in_flight,
-        }
 
+class NodeDevices(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
+    """A node's devices; ``free`` (those no claim holds) is derived: filled in when made."""
 
-@dataclass(frozen=True, slots=True)
-class NodeDevices:
     node: str
-    devices: tuple[DeviceEntry, ...]
+    free: int = 0
+    devices: tuple[DeviceEntry, ...] = ()
 
-    @property
-    def free(self) -> int:
-        return sum(1 for device in self.devices if not device.claim)
-
-    def to_json(self) -> dict[str, object]:
-        return {"node": self.node, "free": self.free, "devices": [d.to_json() for d in self.devices]}
+    def __post_init__(self) -> None:
+        force_setattr(self, "free", sum(1 for device in self.devices if not device.claim))
 
 
-@dataclass(frozen=True, slots=True)
-class PodClaim:
+class PodClaim(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
     """One of a pod's claims: its requests, the devices allocated, the pods it is reserved for."""
 
     pod_claim: str  # the name in the pod's spec.resourceClaims
-    claim: str  # namespace/name, "" when not created yet
+    claim: Optional[str]  # namespace/name, None when not created yet
     requests: tuple[str, ...]  # "gpu: 2 x gpu-l4", "gpu: all of gpu"
     devices: tuple[str, ...]  # driver/pool/device of the allocation
     reserved_for: tuple[str, ...]
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "podClaim": self.pod_claim,
-            "claim": self.claim or None,
-            "requests": list(self.requests),
-            "devices": list(self.devices),
-            "reservedFor": list(self.reserved_for),
-        }
 
 
 def node_devices(dra: DraState, nodes: list[Node], skip_unusable: bool = True) -> list[NodeDevices]:
@@ -89,14 +69,14 @@ def node_devices(dra: DraState, nodes: list[Node], skip_unusable: bool = True) -
                         DeviceEntry(
                             "/".join(device_id),
                             device.name,
-                            dict(device.attributes),
+                            {k: (v.text if isinstance(v, Version) else v) for k, v in device.attributes.items()},
                             _classes(dra, device_id, device),
-                            holder.key if holder else "",
+                            holder.key if holder else None,
                             tuple(ref.name for ref in holder.reserved_for) if holder else (),
                             holder is not None and dra.has_pending_allocation(holder.uid),
                         )
                     )
-        result.append(NodeDevices(node.name, tuple(entries)))
+        result.append(NodeDevices(node.name, devices=tuple(entries)))
     return result
 
 
@@ -108,7 +88,7 @@ def pod_claims(dra: DraState, pod: Pod) -> list[PodClaim]:
         name = source.claim_name or statuses.get(source.name, "")
         claim: Optional[ResourceClaim] = dra.claim(pod.namespace, name) if name else None
         if claim is None:
-            result.append(PodClaim(source.name, "", (), (), ()))
+            result.append(PodClaim(source.name, None, (), (), ()))
             continue
         devices = tuple("/".join(r.device_id) for r in claim.allocation.results) if claim.allocation else ()
         result.append(

@@ -9,6 +9,10 @@ from datetime import datetime
 from enum import Enum
 from typing import Any, Callable, Optional, TYPE_CHECKING, cast
 
+import msgspec
+
+from scheduler_core.util.wire import Wire
+
 if TYPE_CHECKING:
     from scheduler_core.model.volumes import Volume
 
@@ -375,19 +379,10 @@ class Service:
     selector: dict[str, str]
 
 
-@dataclass(frozen=True, slots=True)
-class PodResourceClaim:
-    """One entry of a pod's ``spec.resourceClaims``: exactly one of the two sources is set."""
+class PodResourceClaim(Wire, frozen=True):  # type: ignore[misc]
+    """One entry of a pod's ``spec.resourceClaims``: exactly one of the two sources is set. Its
+    declaration is the entry as the API writes it (the source not set left out)."""
 
     name: str
-    claim_name: str = ""  # resourceClaimName
-    template_name: str = ""  # resourceClaimTemplateName
-
-    def to_json(self) -> dict[str, str]:
-        """The entry as the API writes it."""
-        out = {"name": self.name}
-        if self.claim_name:
-            out["resourceClaimName"] = self.claim_name
-        if self.template_name:
-            out["resourceClaimTemplateName"] = self.template_name
-        return out
+    claim_name: str = msgspec.field(default="", name="resourceClaimName")
+    template_name: str = msgspec.field(default="", name="resourceClaimTemplateName")

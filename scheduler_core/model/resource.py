@@ -8,6 +8,8 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Optional, TYPE_CHECKING, Union
 
+from scheduler_core.util.wire import Wire
+
 if TYPE_CHECKING:
     from scheduler_core.model.core import NodeSelector, OwnerReference
 
@@ -168,8 +170,10 @@ class ClaimSpec:
     config_count: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class DeviceResult:
+class DeviceResult(Wire, frozen=True):  # type: ignore[misc]
+    """One allocated device; its declaration is its wire form (util/wire.py): ``adminAccess`` only
+    when set."""
+
     request: str  # request name, or "<request>/<subrequest>"
     driver: str
     pool: str
@@ -180,16 +184,20 @@ class DeviceResult:
     def device_id(self) -> tuple[str, str, str]:
         return (self.driver, self.pool, self.device)
 
-    def to_json(self) -> dict[str, object]:
-        data: dict[str, object] = {
-            "request": self.request,
-            "driver": self.driver,
-            "pool": self.pool,
-            "device": self.device,
-        }
-        if self.admin_access is not None:
-            data["adminAccess"] = self.admin_access
-        return data
+
+class SelectorTermJSON(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
+    """A node selector term of an allocation as the stream writes it: each requirement one line,
+    "key operator value,value"."""
+
+    match_fields: tuple[str, ...]
+    match_expressions: tuple[str, ...]
+
+
+class AllocationJSON(Wire, frozen=True):  # type: ignore[misc]
+    """``AllocationResult``'s wire form: its devices, and ``nodeSelector`` only when it has one."""
+
+    devices: tuple[DeviceResult, ...]
+    node_selector: Optional[tuple[SelectorTermJSON, ...]] = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,17 +205,21 @@ class AllocationResult:
     results: tuple[DeviceResult, ...] = ()
     node_selector: Optional[NodeSelector] = None
 
+    def wire(self) -> AllocationJSON:
+        """Its wire form (the requirements said as lines)."""
+        if self.node_selector is None:
+            return AllocationJSON(self.results)
+        terms = tuple(
+            SelectorTermJSON(
+                tuple(f"{r.key} {r.operator} {','.join(r.values)}" for r in term.match_fields),
+                tuple(f"{r.key} {r.operator} {','.join(r.values)}" for r in term.match_expressions),
+            )
+            for term in self.node_selector.terms
+        )
+        return AllocationJSON(self.results, terms)
+
     def to_json(self) -> dict[str, object]:
-        data: dict[str, object] = {"devices": [result.to_json() for result in self.results]}
-        if self.node_selector is not None:
-            data["nodeSelector"] = [
-                {
-                    "matchFields": [f"{r.key} {r.operator} {','.join(r.values)}" for r in term.match_fields],
-                    "matchExpressions": [f"{r.key} {r.operator} {','.join(r.values)}" for r in term.match_expressions],
-                }
-                for term in self.node_selector.terms
-            ]
-        return data
+        return self.wire().to_json()
 
 
 @dataclass(frozen=True, slots=True)

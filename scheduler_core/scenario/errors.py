@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from scheduler_core.util.wire import Wire
+
 INVALID = "invalid"
 LIMIT_EXCEEDED = "limit_exceeded"
 # Every size-limit message ends with the limit's name, e.g. "more than 10000 nodes (Limits.max_nodes)".
@@ -30,23 +32,41 @@ class ScenarioError:
     def code(self) -> str:
         return LIMIT_EXCEEDED if self.limit else INVALID
 
+    def wire(self) -> ScenarioErrorJSON:
+        """Its wire form: what it is, with the code and limit its message says."""
+        return ScenarioErrorJSON(
+            file=self.file,
+            object=self.object,
+            path=self.path,
+            line=self.line,
+            message=self.message,
+            code=self.code,
+            limit=self.limit,
+        )
+
     def to_json(self) -> dict[str, Any]:
-        located = {"file": self.file} if self.file is not None else {}
-        return {
-            **located,
-            "object": self.object,
-            "path": self.path,
-            "line": self.line,
-            "message": self.message,
-            "code": self.code,
-            "limit": self.limit,
-        }
+        return self.wire().to_json()
 
     def __str__(self) -> str:
         line = f"line {self.line}: " if self.line is not None else ""
         where = f"{self.file}: {line}" if self.file is not None else line
         path = f"{self.path}: " if self.path else ""
         return f"{where}{self.object}: {path}{self.message}"
+
+
+class ScenarioErrorJSON(Wire, frozen=True, kw_only=True):  # type: ignore[misc]
+    """A scenario problem as `check --json` and the API write it (``ScenarioError``'s wire form):
+    ``file`` first, and only when several files were read as one scenario; ``code`` is "invalid" or
+    "limit_exceeded", with the exceeded ``Limits`` field in ``limit`` (else null). Keyword-only: the
+    optional ``file`` comes before the fields every problem has."""
+
+    file: Optional[str] = None
+    object: str
+    path: str
+    line: Optional[int]
+    message: str
+    code: str
+    limit: Optional[str]
 
 
 def _sorted(errors: list[ScenarioError]) -> list[ScenarioError]:

@@ -22,6 +22,7 @@ from scheduler_core.model import (
     Volume,
 )
 from scheduler_core.volume import translation
+from scheduler_core.util.wire import Wire
 
 TOPOLOGY_LABELS = (LABEL_ZONE_BETA, LABEL_REGION_BETA, LABEL_ZONE, LABEL_REGION)
 
@@ -82,18 +83,34 @@ def volume_domains(volume: PersistentVolume) -> dict[str, list[str]]:
     return domains
 
 
-def cluster_volume_json(volume: PersistentVolume) -> dict[str, object]:
+class ClusterVolume(Wire, frozen=True):  # type: ignore[misc]
+    """A PersistentVolume as the cluster view draws it (the web app serves it as it is declared
+    here): its phase, class and bound claim, where it can be used (``volume_domains``) and its size,
+    only when it says one."""
+
+    name: str
+    phase: str
+    storage_class: Optional[str]
+    claim: Optional[str]  # the bound claim (spec.claimRef), "namespace/name"
+    domains: dict[str, list[str]]  # topology key -> values the volume can be used in
+    capacity_bytes: Optional[int] = None
+
+
+def cluster_volume(volume: PersistentVolume) -> ClusterVolume:
     """A PersistentVolume as the cluster view draws it: its domains, state and claim."""
-    out: dict[str, object] = {
-        "name": volume.name,
-        "phase": volume.phase,
-        "storageClass": volume.class_name or None,
-        "claim": f"{volume.claim_ref.namespace}/{volume.claim_ref.name}" if volume.claim_ref else None,
-        "domains": volume_domains(volume),
-    }
-    if volume.capacity is not None:
-        out["capacityBytes"] = quantity.value(volume.capacity)
-    return out
+    return ClusterVolume(
+        volume.name,
+        volume.phase,
+        volume.class_name or None,
+        f"{volume.claim_ref.namespace}/{volume.claim_ref.name}" if volume.claim_ref else None,
+        volume_domains(volume),
+        quantity.value(volume.capacity) if volume.capacity is not None else None,
+    )
+
+
+def cluster_volume_json(volume: PersistentVolume) -> dict[str, object]:
+    """``cluster_volume(volume)``'s JSON form."""
+    return cluster_volume(volume).to_json()
 
 
 def _claim_state(claim: PersistentVolumeClaim) -> str:

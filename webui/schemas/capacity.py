@@ -4,7 +4,7 @@ docs/CAPACITY.md)."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal, Optional
+from typing import Any, Literal, Optional
 
 from pydantic import Field
 
@@ -50,8 +50,15 @@ class CapacityProgressOut(ApiSchema):
 WITHOUT_TRIALS = (engine.TrialJSON,)
 
 
+# The engine's explanation (a CycleExplanation) served as stored: an answer stored before the
+# declarations kept only its headline (migration 0012), so the API does not hold it to the declaration.
+StoredExplanation = Optional[dict[str, Any]]
+
+
 class FitOut(EngineSchema, payload=engine.FitAnswerJSON, without=WITHOUT_TRIALS):
     """How many more of a workload fit, by trial runs: the engine's FitAnswerJSON less its trials."""
+
+    explanation: StoredExplanation
 
 
 class NodeCopiesOut(ApiSchema):
@@ -82,6 +89,7 @@ class CopiesOut(EngineSchema, payload=engine.PassAnswerJSON, without=(*WITHOUT_T
     the copies are (``perNode``, bounded, in place of ``placements``) and ``stoppedAtMax`` (in place of
     ``checkedNext``: every copy up to ``bound`` fitted, the next was not tried)."""
 
+    explanation: StoredExplanation
     per_domain: Optional[PerDomainOut]  # the engine's, its domains bounded
     stopped_at_max: bool
     per_node: PerNodeOut

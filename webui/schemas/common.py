@@ -123,8 +123,11 @@ _made: dict[tuple[type[msgspec.Struct], tuple[type, ...]], type[EngineSchema]] =
 
 
 def _schema_type(hint: Any, kinds: tuple[type, ...]) -> Any:
-    """The declared type with each nested payload replaced by its schema (made once per payload)."""
+    """The declared type with each nested payload replaced by its schema (made once per payload and
+    the kinds it leaves out: a payload that reaches none of them, a capacity answer's explanation,
+    is the one schema every answer shares, as the runs' CycleExplanationOut's parts are)."""
     if isinstance(hint, type) and issubclass(hint, msgspec.Struct):
+        kinds = tuple(kind for kind in kinds if engine.reaches(hint, kind))
         made = _made.get((hint, kinds))
         if made is None:
             named = {"__module__": __name__, "__qualname__": hint.__name__}

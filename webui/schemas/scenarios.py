@@ -89,12 +89,10 @@ class NodeObjectOut(ApiSchema):
     unschedulable: bool
 
 
-class PodClaimOut(ApiSchema):
-    pod_claim: str  # the entry's name in spec.resourceClaims
-    claim: str | None  # namespace/name; None while a template's claim is not created yet
-    requests: list[str]  # "gpu: 2 x gpu.example.com", "gpu: all of ...", "gpu: first of ..."
-    devices: list[str]  # driver/pool/device of its allocation
-    reserved_for: list[str]  # pod names
+class PodClaimOut(EngineSchema, payload=engine.PodClaim):
+    """One of a pod's ResourceClaims (scheduler_core.dra.inventory ``PodClaim``, as it declares it):
+    its requests ("gpu: 2 x gpu.example.com", "gpu: first of ..."), the devices of its allocation
+    and the pods it is reserved for; ``claim`` is null while a template's claim is not created yet."""
 
 
 class PodObjectOut(ApiSchema):
@@ -109,29 +107,16 @@ class PodObjectOut(ApiSchema):
     claims: list[PodClaimOut] = []  # its ResourceClaims (DRA), in spec.resourceClaims order
 
 
-class DeviceOut(ApiSchema):
-    device: str  # driver/pool/device
-    name: str
-    attributes: dict[str, int | bool | str]
-    classes: list[str]  # the DeviceClasses whose selectors accept it
-    claim: str | None  # the claim holding it (namespace/name), None when free
-    reserved_for: list[str]  # that claim's pods
-    in_flight: bool = False  # held by an allocation Reserve made and PreBind has not written
+class NodeDevicesOut(EngineSchema, payload=engine.NodeDevices):
+    """A node's DRA devices (scheduler_core.dra.inventory ``NodeDevices`` and ``DeviceEntry``, as they
+    declare them): each with the DeviceClasses whose selectors accept it, the claim holding it (null
+    when free) and that claim's pods."""
 
 
-class NodeDevicesOut(ApiSchema):
-    node: str
-    free: int
-    devices: list[DeviceOut]
-
-
-class VolumeObjectOut(ApiSchema):
-    name: str
-    phase: str
-    storage_class: str | None
-    claim: str | None  # the bound claim (spec.claimRef), "namespace/name"
-    domains: dict[str, list[str]]  # topology key -> values the volume can be used in (labels and node affinity)
-    capacity_bytes: int | None = None
+class VolumeObjectOut(EngineSchema, payload=engine.ClusterVolume):
+    """A PersistentVolume as the cluster view draws it (scheduler_core.volume.pictures ``ClusterVolume``,
+    as it declares it): where it can be used per topology key (its labels and node affinity), its
+    bound claim ("namespace/name") and size."""
 
 
 class ObjectsOut(ApiSchema):

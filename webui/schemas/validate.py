@@ -21,14 +21,11 @@ class TextIn(ApiInput):
     feature_gates: str | dict[str, bool] | None = Field(default=None)
 
 
-class ScenarioErrorOut(ApiSchema):
-    file: str | None = None  # the file (inside a directory or archive) when several were read as one scenario
-    object: str
-    path: str
-    line: int | None
-    message: str
-    code: str = "invalid"  # or "limit_exceeded"
-    limit: str | None = None  # with limit_exceeded: the limit's name, e.g. "max_nodes"
+class ScenarioErrorOut(EngineSchema, payload=engine.ScenarioErrorJSON):
+    """A problem in the scenario (scheduler_core.scenario.errors ``ScenarioErrorJSON``, as it declares
+    it): the object, the field path, the YAML line and what was expected. The API always writes
+    `file` (null for a single text) and says a size limit in the server's words (the setting that
+    raises it)."""
 
 
 class SummaryOut(ApiSchema):

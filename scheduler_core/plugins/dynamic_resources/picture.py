@@ -1,109 +1,83 @@
 """DynamicResources' pictures for explanations: PreFilter's claims and classes, and per node what
-each request would get or why not (typed, each with ``to_json``)."""
+each request would get or why not. Each is declared once, as its wire form (``Wire``,
+util/wire.py): the event stream writes them, the browser reads them; what a picture derives (a
+request's free devices, a node's sentences) is filled in when it is made, so the JSON says what
+the sentences say."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
-from scheduler_core.model import AllocationResult, ResourceClaim
+import msgspec
+from msgspec.structs import force_setattr
+
+from scheduler_core.model import AllocationJSON, ResourceClaim
+from scheduler_core.util.wire import Wire
 
 
-@dataclass(frozen=True, slots=True)
-class RequestPicture:
+class RequestPicture(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
     name: str
     device_class: str  # the class (for firstAvailable, the alternatives' classes joined by "|")
-    mode: str
+    mode: str = msgspec.field(name="allocationMode")
     count: int
     selectors: tuple[str, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "deviceClass": self.device_class,
-            "allocationMode": self.mode,
-            "count": self.count,
-            "selectors": list(self.selectors),
-        }
 
-
-@dataclass(frozen=True, slots=True)
-class ClaimPicture:
+class ClaimPicture(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
     claim: str  # namespace/name
     requests: tuple[RequestPicture, ...]
-    allocation: Optional[AllocationResult] = None
+    allocation: Optional[AllocationJSON] = None
     reserved_for: tuple[str, ...] = ()  # pod names
     in_flight: bool = False
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "claim": self.claim,
-            "requests": [r.to_json() for r in self.requests],
-            "allocation": self.allocation.to_json() if self.allocation is not None else None,
-            "reservedFor": list(self.reserved_for),
-            "inFlight": self.in_flight,
-        }
 
-
-@dataclass(frozen=True, slots=True)
-class PreFilterPicture:
+class PreFilterPicture(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
     """The pod's claims as PreFilter read them, and the device classes they name (missing ones too)."""
 
     claims: tuple[ClaimPicture, ...]
-    classes: dict[str, tuple[str, ...]] = field(default_factory=dict)  # class -> selectors
+    classes: dict[str, tuple[str, ...]] = {}  # class -> selectors
     missing_classes: tuple[str, ...] = ()
     devices_in_use: int = 0
 
     def to_json(self, node_list: Callable[[Sequence[str]], Any] = list) -> dict[str, Any]:
-        return {
-            "claims": [c.to_json() for c in self.claims],
-            "classes": {name: list(selectors) for name, selectors in self.classes.items()},
-            "missingClasses": list(self.missing_classes),
-            "devicesInUse": self.devices_in_use,
-        }
+        """A PreFilter picture is written with ``node_list`` (the stream's node lists: columns, marks);
+        this one holds no node list, so it is its declaration's JSON."""
+        return Wire.to_json(self)
 
 
-@dataclass(frozen=True, slots=True)
-class DeviceVerdict:
+class DeviceVerdict(Wire, frozen=True):  # type: ignore[misc]
+    """One device on a node for a request: free, or held (``holder``) by a claim reserved for ``pods``.
+    ``tainted`` is written only when set."""
+
     device: str  # driver/pool/device
     free: bool
-    holder: str = ""  # the claim holding it (namespace/name) when it is not free
-    pods: tuple[str, ...] = ()  # the pods (namespace/name) that claim is reserved for
+    holder: Optional[str] = msgspec.field(name="heldBy")  # the claim holding it (namespace/name); None when free
+    pods: tuple[str, ...]  # the pods (namespace/name) that claim is reserved for
     tainted: bool = False  # not free: a taint the request does not tolerate (DRADeviceTaints)
 
     @property
     def held_by_text(self) -> str:
         """ "default/train-1 (claim train-1-gpu)", or the claim alone when it is reserved for nobody."""
+        holder = self.holder or ""
         if not self.pods:
-            return f"claim {self.holder}"
-        return f"{', '.join(self.pods)} (claim {self.holder.split('/', 1)[-1]})"
-
-    def to_json(self) -> dict[str, Any]:
-        tainted = {"tainted": True} if self.tainted else {}
-        return {
-            "device": self.device,
-            "free": self.free,
-            "heldBy": self.holder or None,
-            "pods": list(self.pods),
-            **tainted,
-        }
+            return f"claim {holder}"
+        return f"{', '.join(self.pods)} (claim {holder.split('/', 1)[-1]})"
 
 
-@dataclass(frozen=True, slots=True)
-class RequestVerdict:
+class RequestVerdict(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
     """One request on one node: the devices of the node its class and selectors accept, and which
-    of them are free; ``wanted`` is the count (or all)."""
+    of them are free; ``wanted`` is the count (or all). ``free`` is derived: filled in when made."""
 
     claim: str
     request: str
     device_class: str
     wanted: str
-    matching: tuple[DeviceVerdict, ...]
+    free: int = 0  # derived: how many of ``matching`` are free
+    matching: tuple[DeviceVerdict, ...] = msgspec.field(default=(), name="devices")
     allocated: tuple[str, ...] = ()  # the devices the allocator chose, when the node fits
 
-    @property
-    def free(self) -> int:
-        return sum(1 for device in self.matching if device.free)
+    def __post_init__(self) -> None:
+        force_setattr(self, "free", sum(1 for device in self.matching if device.free))
 
     def sentence(self, node: str) -> str:
         """ "request `gpu`: 2 devices of class `gpu.example.com` — node-3 has 1 free: gpu-0 allocated to ..."."""
@@ -119,31 +93,18 @@ class RequestVerdict:
         )
         return text + (": " + ", ".join(taken) if taken else "")
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "claim": self.claim,
-            "request": self.request,
-            "deviceClass": self.device_class,
-            "wanted": self.wanted,
-            "free": self.free,
-            "devices": [d.to_json() for d in self.matching],
-            "allocated": list(self.allocated),
-        }
 
+class NodePicture(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
+    """A node the plugin judged: its status (None: the node fits), each request's verdict and the
+    verdicts in words (``sentences``, derived: filled in when made)."""
 
-@dataclass(frozen=True, slots=True)
-class NodePicture:
     node: str
-    status: Optional[str]  # None: the node fits
+    status: Optional[str]
     requests: tuple[RequestVerdict, ...] = ()
+    sentences: tuple[str, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "node": self.node,
-            "status": self.status,
-            "requests": [r.to_json() for r in self.requests],
-            "sentences": [r.sentence(self.node) for r in self.requests],
-        }
+    def __post_init__(self) -> None:
+        force_setattr(self, "sentences", tuple(r.sentence(self.node) for r in self.requests))
 
 
 def claim_picture(claim: ResourceClaim, in_flight: bool) -> ClaimPicture:
@@ -160,5 +121,9 @@ def claim_picture(claim: ResourceClaim, in_flight: bool) -> ClaimPicture:
             classes = "|".join(sub.device_class_name for sub in request.first_available)
             requests.append(RequestPicture(request.name, classes, "FirstAvailable", 0))
     return ClaimPicture(
-        claim.key, tuple(requests), claim.allocation, tuple(ref.name for ref in claim.reserved_for), in_flight
+        claim.key,
+        tuple(requests),
+        None if claim.allocation is None else claim.allocation.wire(),
+        tuple(ref.name for ref in claim.reserved_for),
+        in_flight,
     )

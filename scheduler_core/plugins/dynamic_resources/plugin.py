@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Mapping, Optional
 
+import msgspec
 import numpy as np
 
 from scheduler_core.model import names
@@ -382,14 +383,16 @@ class DynamicResources:
                     ask.request.name,
                     ask.exact.device_class_name,
                     ask.wanted,
-                    ()
+                    matching=()
                     if ask.device_class is None
                     else self._untolerated(
                         self._matching(data, info.name, pools, ask.device_class, ask.claim, ask.exact.selectors, kept),
                         pools,
                         ask.exact.tolerations,
                     ),
-                    _chosen(chosen[ask.position].results, ask.request.name) if ask.position < len(chosen) else (),
+                    allocated=_chosen(chosen[ask.position].results, ask.request.name)
+                    if ask.position < len(chosen)
+                    else (),
                 )
                 for ask in asked
             )
@@ -426,7 +429,7 @@ class DynamicResources:
         if not tainted:
             return verdicts
         return tuple(
-            replace(verdict, free=False, tainted=True)
+            msgspec.structs.replace(verdict, free=False, tainted=True)
             if verdict.free
             and verdict.device in tainted
             and taint_prevents_allocation(tainted[verdict.device], tolerations)
@@ -497,7 +500,7 @@ class DynamicResources:
         if kept is not None and kept[0] == holder and kept[1] is holding:
             return kept[2]
         pods = tuple(f"{holding.namespace}/{ref.name}" for ref in holding.reserved_for) if holding is not None else ()
-        verdict = DeviceVerdict(name, not holder, holder, pods)
+        verdict = DeviceVerdict(name, not holder, holder or None, pods)
         self._device_verdicts[device_id] = (holder, holding, verdict)
         return verdict
 

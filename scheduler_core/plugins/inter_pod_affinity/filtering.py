@@ -11,7 +11,7 @@ Filter then reads only these maps, in O(terms + node labels) per node.
 
 from __future__ import annotations
 
-from typing import Mapping, Optional, Protocol, Sequence
+from typing import Any, Mapping, Optional, Protocol, Sequence
 
 from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.filter_facts import AffinityFact
@@ -22,6 +22,7 @@ from scheduler_core.model import Node, Pod
 from scheduler_core.model.names import INTER_POD_AFFINITY
 from scheduler_core.plugins.inter_pod_affinity.matching import candidates, count_by_topology_value, namespace_check
 from scheduler_core.plugins.inter_pod_affinity.pod_index import PodLabelIndex
+from scheduler_core.util.wire import Wire
 
 
 class FastTermCounts(Protocol):
@@ -81,12 +82,20 @@ class PreFilterState:
             if term.matches(other.pod, other_ns_labels):
                 _bump(self.anti, node, term.topology_key, sign)
 
-    def to_json(self) -> dict[str, dict[str, int]]:
-        return {
-            "existingAntiAffinityCounts": pair_counts_json(self.existing_anti),
-            "affinityCounts": pair_counts_json(self.affinity),
-            "antiAffinityCounts": pair_counts_json(self.anti),
-        }
+    def to_json(self) -> dict[str, Any]:
+        return PreFilterCounts(
+            pair_counts_json(self.existing_anti), pair_counts_json(self.affinity), pair_counts_json(self.anti)
+        ).to_json()
+
+
+class PreFilterCounts(Wire, omit_defaults=False):
+    """``PreFilterState``'s wire form (the PreFilter event's state): per "key=value" pair, the running
+    pods whose required anti-affinity matches the pod, and the pods matching its own required
+    affinity and anti-affinity terms."""
+
+    existing_anti_affinity_counts: dict[str, int]
+    affinity_counts: dict[str, int]
+    anti_affinity_counts: dict[str, int]
 
 
 PRE_FILTER_STATE = StateKey[PreFilterState]("PreFilter" + INTER_POD_AFFINITY)

@@ -9,7 +9,7 @@ A node scores the sum over the topology keys it has; NormalizeScore maps [min, m
 
 from __future__ import annotations
 
-from typing import Mapping, Optional, Protocol
+from typing import Any, Mapping, Optional, Protocol
 
 import numpy as np
 
@@ -22,6 +22,7 @@ from scheduler_core.model.names import INTER_POD_AFFINITY
 from scheduler_core.plugins.inter_pod_affinity.args import InterPodAffinityArgs
 from scheduler_core.plugins.inter_pod_affinity.matching import count_by_topology_value
 from scheduler_core.plugins.inter_pod_affinity.pod_index import PodLabelIndex
+from scheduler_core.util.wire import Wire
 
 
 class FastWeigher(Protocol):
@@ -53,12 +54,19 @@ class PreScoreState:
             values = self.topology_score.setdefault(topology_key, {})
             values[value] = values.get(value, 0) + weight
 
-    def to_json(self) -> dict[str, TopologyScore]:
+    def to_json(self) -> dict[str, Any]:
         if self.values_sorted:
-            return {"topologyScore": {key: dict(values) for key, values in sorted(self.topology_score.items())}}
-        return {
-            "topologyScore": {key: dict(sorted(values.items())) for key, values in sorted(self.topology_score.items())}
-        }
+            return PreScoreScores({key: dict(values) for key, values in sorted(self.topology_score.items())}).to_json()
+        return PreScoreScores(
+            {key: dict(sorted(values.items())) for key, values in sorted(self.topology_score.items())}
+        ).to_json()
+
+
+class PreScoreScores(Wire, omit_defaults=False):
+    """``PreScoreState``'s wire form (the PreScore event's state): per topology key and value, the
+    summed weight of the terms the pods there match, keys and values sorted."""
+
+    topology_score: TopologyScore
 
 
 PRE_SCORE_STATE = StateKey[PreScoreState]("PreScore" + INTER_POD_AFFINITY)

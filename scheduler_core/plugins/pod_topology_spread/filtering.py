@@ -13,6 +13,7 @@ from typing import Any, Optional
 from scheduler_core.framework.filter_facts import SpreadFact
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.status import MaybeStatus, Status
+from scheduler_core.util.wire import Wire
 from scheduler_core.model import Node, Pod
 from scheduler_core.plugins.pod_topology_spread.common import (
     Constraint,
@@ -101,15 +102,26 @@ class PreFilterState:
 
     def to_json(self) -> list[dict[str, Any]]:
         return [
-            {
-                "topologyKey": c.topology_key,
-                "maxSkew": c.max_skew,
-                "minDomains": c.min_domains,
-                "matchNum": dict(sorted(self.match_num[i].items())),
-                "minMatchNum": self.min_match_num(i),
-            }
+            ConstraintCounts(
+                c.topology_key,
+                c.max_skew,
+                c.min_domains,
+                dict(sorted(self.match_num[i].items())),
+                self.min_match_num(i),
+            ).to_json()
             for i, c in enumerate(self.constraints)
         ]
+
+
+class ConstraintCounts(Wire, omit_defaults=False):
+    """One hard constraint of ``PreFilterState`` as the PreFilter event's state writes it (the state
+    is a list of these): matching pods per domain, sorted, and the global minimum Filter subtracts."""
+
+    topology_key: str
+    max_skew: int
+    min_domains: int
+    match_num: dict[str, int]
+    min_match_num: int
 
 
 def compute_pre_filter_state(

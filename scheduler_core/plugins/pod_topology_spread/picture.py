@@ -23,6 +23,7 @@ from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import MISSING, NodeTable
 from scheduler_core.model import Pod
 from scheduler_core.plugins.pod_topology_spread.filtering import PreFilterState
+from scheduler_core.util.wire import Wire, row_writer, rows_writer
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,36 +88,29 @@ class ConstraintVerdicts:
     allowed: np.ndarray  # bool: skew <= max_skew
 
     def to_json(self, node_list: Callable[[tuple[str, ...]], Any] = list) -> dict[str, Any]:
-        """``node_list`` turns a domain's node names into their JSON (a list; the columnar encoder
-        passes its own, which stores the same, fixed, tuple once per run instead of once per cycle)."""
-        rows = zip(
-            self.domains.values,
-            self.match_num.tolist(),
-            self.skew.tolist(),
-            self.allowed.tolist(),
-            self.counted.tolist(),
-            self.domains.nodes,
+        """Its wire form (``ConstraintPicture``). ``node_list`` turns a domain's node names into their
+        JSON (a list; the columnar encoder passes its own, which stores the same, fixed, tuple once per
+        run instead of once per cycle)."""
+        domains = _DOMAINS(
+            zip(
+                self.domains.values,
+                self.match_num.tolist(),
+                self.skew.tolist(),
+                self.allowed.tolist(),
+                self.counted.tolist(),
+                map(node_list, self.domains.nodes),
+            )
         )
-        return {
-            "topologyKey": self.topology_key,
-            "maxSkew": self.max_skew,
-            "minDomains": self.min_domains,
-            "selfMatch": self.self_match,
-            "minMatchNum": self.min_match_num,
-            "eligibleDomains": self.eligible_domains,
-            "domains": [
-                {
-                    "value": value,
-                    "matchNum": match,
-                    "skew": skew,
-                    "allowed": allowed,
-                    "counted": counted,
-                    "nodes": node_list(nodes),
-                }
-                for value, match, skew, allowed, counted, nodes in rows
-            ],
-            "nodesWithoutKey": node_list(self.domains.without_key),
-        }
+        return _CONSTRAINT(
+            self.topology_key,
+            self.max_skew,
+            self.min_domains,
+            self.self_match,
+            self.min_match_num,
+            self.eligible_domains,
+            domains,
+            node_list(self.domains.without_key),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +120,49 @@ class SpreadPicture:
     constraints: tuple[ConstraintVerdicts, ...]
 
     def to_json(self, node_list: Callable[[tuple[str, ...]], Any] = list) -> dict[str, Any]:
-        return {"constraints": [c.to_json(node_list) for c in self.constraints]}
+        """Its wire form (``SpreadPictureJSON``)."""
+        return _PICTURE([c.to_json(node_list) for c in self.constraints])
+
+
+# The wire forms: the PreFilter event's picture as the stream writes it and the browser reads it.
+
+
+class DomainPicture(Wire, omit_defaults=False):
+    """One domain (label value) under one constraint: matching pods counted there, the skew placing
+    the pod there would make, whether that is allowed, whether PreFilter counted the domain, and its
+    nodes (a column reference where the columnar encoder stores them)."""
+
+    value: str
+    match_num: int
+    skew: int
+    allowed: bool
+    counted: bool
+    nodes: list[str]
+
+
+class ConstraintPicture(Wire, omit_defaults=False):
+    """``ConstraintVerdicts``' wire form."""
+
+    topology_key: str
+    max_skew: int
+    min_domains: int
+    self_match: int
+    min_match_num: int
+    eligible_domains: int
+    domains: list[DomainPicture]
+    nodes_without_key: list[str]
+
+
+class SpreadPictureJSON(Wire, omit_defaults=False):
+    """``SpreadPicture``'s wire form."""
+
+    constraints: list[ConstraintPicture]
+
+
+# Thousands of domains a cycle (a hostname key) are written straight from the arrays (util/wire.py).
+_DOMAINS = rows_writer(DomainPicture)
+_CONSTRAINT = row_writer(ConstraintPicture)
+_PICTURE = row_writer(SpreadPictureJSON)
 
 
 def spread_picture(state: PreFilterState, pod: Pod, groupings: list[DomainNodes]) -> SpreadPicture:

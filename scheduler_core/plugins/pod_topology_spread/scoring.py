@@ -18,6 +18,7 @@ from scheduler_core.framework.interfaces import MAX_NODE_SCORE, NodeScore
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.model import Pod
 from scheduler_core.plugins.helper import go_div
+from scheduler_core.util.wire import Wire
 from scheduler_core.plugins.pod_topology_spread.common import (
     Constraint,
     InclusionPolicy,
@@ -77,13 +78,27 @@ class PreScoreState:
                     counts = dict(zip(names, values.tolist()))
             else:
                 counts = dict(sorted((self.host_counts[i] if c.is_hostname else self.domain_counts[i]).items()))
-            constraints.append(
-                {"topologyKey": c.topology_key, "maxSkew": c.max_skew, "counts": counts, "weight": self.weights[i]}
-            )
-        picture: dict[str, Any] = {"constraints": constraints}
-        if self.ignored_nodes:
-            picture["ignoredNodes"] = sorted(self.ignored_nodes)
-        return picture
+            constraints.append(ConstraintScoreCounts(c.topology_key, c.max_skew, counts, self.weights[i]))
+        return PreScoreCounts(constraints, sorted(self.ignored_nodes)).to_json()
+
+
+class ConstraintScoreCounts(Wire, omit_defaults=False):
+    """One soft constraint of ``PreScoreState`` as the PreScore event writes it: matching pods per
+    domain (per node for the hostname key), sorted, and its normalising weight. ``counts`` is a
+    column reference where the columnar encoder stores the fast path's arrays as they are."""
+
+    topology_key: str
+    max_skew: int
+    counts: dict[str, int]
+    weight: float
+
+
+class PreScoreCounts(Wire):
+    """``PreScoreState``'s wire form: its soft constraints, and the nodes it ignores (missing a
+    constraint's key) only when there are any."""
+
+    constraints: list[ConstraintScoreCounts]
+    ignored_nodes: list[str] = []
 
 
 def topology_normalizing_weight(size: int) -> float:

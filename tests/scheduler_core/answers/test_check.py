@@ -8,8 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import msgspec
+
 from scheduler_core import load_scenario
 from scheduler_core.answers.check import check_scenario
+from scheduler_core.cluster.node_lifecycle import controller_taint_changes, with_controller_taints
 from scheduler_core.answers.findings import (
     CONTROLLER_ABSENT,
     NO_CONFIG,
@@ -52,6 +55,19 @@ def test_the_json_has_the_documented_keys():
         "kubectl get replicasets -n kube-system coredns-5d78c9869d -o yaml",
         "kubectl get services -n kube-system -o yaml",
     ]
+
+
+def test_the_json_is_written_as_check_json_declares_it():
+    """CheckJSON: its keys in declaration order, addedNodeTaints only when the taints were added, and
+    what msgspec writes of it."""
+    scenario = load_scenario(EKS.read_bytes())
+    changes = controller_taint_changes(scenario)
+    for report in (check_scenario(scenario), check_scenario(with_controller_taints(scenario, changes), changes)):
+        out = report.to_json()
+        keys = ["objects", "pods", "notices", "findings", "fetch", "addedNodeTaints"]
+        assert list(out) == keys[: len(out)]
+        assert out == msgspec.json.decode(msgspec.json.encode(report.wire()))
+    assert list(out["addedNodeTaints"][0]) == ["node", "add", "remove", "conditions"]
 
 
 def test_the_cli_prints_the_check_as_json_and_exits_0():

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import msgspec
+
 from scheduler_core import load_scenario, simulate, trace_summary
 from scheduler_core.answers.findings import NODE_TAINTS_MISSING, find_all
 from scheduler_core.run.loop import run_to_the_end
@@ -221,3 +223,17 @@ def test_a_release_read_off_the_kubelets_is_named_among_the_causes_of_a_differen
     [outcome] = single_pass(scenario).outcomes
     assert not outcome.agrees
     assert any(cause.startswith("release-from-kubelets: replayed as kube-scheduler v1.33") for cause in outcome.causes)
+
+
+def test_each_outcome_in_the_trace_json_is_written_as_its_declaration_says():
+    """RecordedOutcomeJSON: what msgspec writes of it, ``replayedNode`` only for a pod the replay
+    bound and ``causes`` only when they differ, in declaration order."""
+    comparison = single_pass(load(EKS))
+    for outcome in comparison.outcomes:
+        written = outcome.to_json()
+        assert written == msgspec.json.decode(msgspec.json.encode(outcome.wire()))
+        keys = ["reason", "message", "time", "replayed", "agrees", "replayedNode", "causes"]
+        assert list(written) == [key for key in keys if key in written]
+        assert ("replayedNode" in written) == bool(outcome.replayed and outcome.replayed.node)
+        assert ("causes" in written) == bool(outcome.causes)
+    assert {"replayedNode" in o.to_json() for o in comparison.outcomes} == {True, False}

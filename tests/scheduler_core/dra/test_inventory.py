@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import msgspec
+
 from scheduler_core.dra.inventory import node_devices, pod_claims
 from tests.scheduler_core.builders import (
     claiming_pod,
@@ -31,7 +33,7 @@ def test_each_node_lists_its_devices_with_their_classes_and_holders():
     n1, n2 = node_devices(snapshot.dra, [info.node for info in snapshot.node_infos])
     assert [(d.name, d.classes, d.claim, d.reserved_for) for d in n1.devices] == [
         ("gpu-0", ("gpu",), "default/held", ("holder",)),
-        ("gpu-1", ("gpu", "big"), "", ()),
+        ("gpu-1", ("gpu", "big"), None, ()),
     ]
     assert (n1.free, n2.free) == (1, 1)
     assert n2.to_json()["devices"][0]["attributes"] == {"model": "h100", "index": 0, "numa": 0}
@@ -48,7 +50,7 @@ def test_a_pods_claims_show_requests_devices_and_reservations():
         "reservedFor": ["holder"],
     }
     [missing] = pod_claims(snapshot.dra, claiming_pod("p", templates=("tpl",)))
-    assert missing.claim == "" and missing.devices == ()
+    assert missing.claim is None and missing.devices == ()
 
 
 def test_a_scenario_s_devices_and_claims_are_read_as_the_scheduler_starts_with_them():
@@ -101,3 +103,15 @@ spec:
     [as_v1_35], _ = scenario_devices(load_scenario(text, release=ReleaseRequest(release_named("v1.35"))))
     [as_v1_34], _ = scenario_devices(load_scenario(text, release=ReleaseRequest(release_named("v1.34"))))
     assert (len(as_v1_35.devices), len(as_v1_34.devices)) == (0, 1)
+
+
+def test_the_lists_are_written_as_their_declarations_say():
+    """Wire payloads: their JSON is what msgspec writes of them, a free device's claim null and a
+    node's free devices counted when it is made."""
+    snapshot, holder = scene()
+    n1, _ = node_devices(snapshot.dra, [info.node for info in snapshot.node_infos])
+    [claim] = pod_claims(snapshot.dra, holder)
+    for listed in (n1, claim):
+        assert listed.to_json() == msgspec.json.decode(msgspec.json.encode(listed))
+    assert [device["claim"] for device in n1.to_json()["devices"]] == ["default/held", None]
+    assert type(n1).from_json(n1.to_json()).free == 1

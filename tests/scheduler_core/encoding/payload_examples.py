@@ -10,11 +10,13 @@ import enum
 import types
 import typing
 from collections.abc import Sequence
+from datetime import datetime, timezone
 from typing import Any, Union
 
 import msgspec
 
 from scheduler_core.encoding.events import EVENT_KINDS, Event, event_from_json
+from scheduler_core.framework.preemption.candidates import ONLY_CANDIDATE, PreemptionRanking
 from scheduler_core.util.wire import Wire
 from scheduler_core.framework.status import StatusJson
 
@@ -22,8 +24,15 @@ from scheduler_core.framework.status import StatusJson
 def every_field_set(cls: type[Wire]) -> Wire:
     """An instance of ``cls`` whose every field holds a value of its declared type, none its default."""
     hints = typing.get_type_hints(cls)
-    values = {info.name: example_of(hints[info.name], info.name) for info in msgspec.structs.fields(cls)}
+    values = {
+        info.name: _MEANINGFUL.get((cls, info.name)) or example_of(hints[info.name], info.name)
+        for info in msgspec.structs.fields(cls)
+    }
     return cls(**values)
+
+
+# Fields a payload reads when it is made (what it derives, its sentence, says what they mean).
+_MEANINGFUL: dict[tuple[type, str], Any] = {(PreemptionRanking, "deciding"): ONLY_CANDIDATE}
 
 
 def example_of(hint: Any, name: str) -> Any:
@@ -41,12 +50,19 @@ def example_of(hint: Any, name: str) -> Any:
         return every_field_set(hint)
     if origin in (list, Sequence):
         return [example_of(args[0], name), example_of(args[0], f"{name}-2")]
+    if origin is tuple:  # a frozen payload's sequence (tuple[X, ...])
+        return (example_of(args[0], name), example_of(args[0], f"{name}-2"))
     if origin is dict:  # one key for every map: a payload's maps are keyed by the same nodes
         return {"node-a": example_of(args[1], name)}
     return _SCALARS[hint](name)
 
 
-_SCALARS = {str: lambda name: f"{name}-value", int: lambda name: 7, bool: lambda name: True}
+_SCALARS = {
+    str: lambda name: f"{name}-value",
+    int: lambda name: 7,
+    bool: lambda name: True,
+    datetime: lambda name: datetime(2026, 11, 26, 8, 30, tzinfo=timezone.utc),
+}
 
 
 def example_events() -> list[Event]:

@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from scheduler_core.model.core import Node, Pod, Taint, Toleration
+from scheduler_core.model.core import Node, Pod, PodResourceClaim, Taint, Toleration
 from tests.scheduler_core.builders import make_pod
 
 GPU_TAINT = Taint("dedicated", "gpu", "NoSchedule")
@@ -50,3 +50,10 @@ def test_a_shallow_copy_is_a_new_object_holding_every_field_of_the_old(obj):
     assert all(getattr(copied, name) is getattr(obj, name) for name in type(obj).__slots__)
     copied.labels = {}
     assert obj.labels != {}  # the original is untouched
+
+
+def test_a_pod_s_resource_claim_entry_is_written_as_the_api_writes_it():
+    """PodResourceClaim is a Wire payload: the source not set is left out."""
+    assert PodResourceClaim("gpu", claim_name="c").to_json() == {"name": "gpu", "resourceClaimName": "c"}
+    assert PodResourceClaim("gpu", template_name="t").to_json() == {"name": "gpu", "resourceClaimTemplateName": "t"}
+    assert PodResourceClaim.from_json({"name": "gpu", "resourceClaimName": "c"}) == PodResourceClaim("gpu", "c")

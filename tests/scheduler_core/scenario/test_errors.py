@@ -3,7 +3,9 @@ ScenarioInvalid sorts problems file by file, then by line."""
 
 from __future__ import annotations
 
-from scheduler_core.scenario.errors import INVALID, LIMIT_EXCEEDED, ScenarioError, ScenarioInvalid
+import msgspec
+
+from scheduler_core.scenario.errors import INVALID, LIMIT_EXCEEDED, ScenarioError, ScenarioErrorJSON, ScenarioInvalid
 
 
 def test_a_problem_reads_as_where_what_and_why():
@@ -26,7 +28,25 @@ def test_a_size_limit_problem_names_its_limit():
         "code": LIMIT_EXCEEDED,
         "limit": "max_nodes",
     }
-    assert ScenarioError("x", "", 1, "m", file="a.yaml").to_json()["file"] == "a.yaml"
+    assert list(ScenarioError("x", "", 1, "m", file="a.yaml").to_json()) == [  # the file first, when there is one
+        "file",
+        "object",
+        "path",
+        "line",
+        "message",
+        "code",
+        "limit",
+    ]
+
+
+def test_a_problem_s_wire_form_is_what_msgspec_writes_of_its_declaration():
+    for error in (
+        ScenarioError("Pod default/p", "spec", 1, "Required value"),
+        ScenarioError("x", "", None, "m", "a.yaml"),
+    ):
+        wire = error.wire()
+        assert error.to_json() == msgspec.json.decode(msgspec.json.encode(wire))
+        assert ScenarioErrorJSON.from_json(error.to_json()) == wire
 
 
 def test_invalid_sorts_by_file_read_order_then_line_with_whole_file_problems_first():

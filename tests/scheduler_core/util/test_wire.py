@@ -3,11 +3,14 @@ own reading of it (``msgspec.to_builtins``), without copying what the engine han
 
 from __future__ import annotations
 
+import typing
 from typing import Any, Optional
 
 import msgspec
 import pytest
 
+from scheduler_core.answers.capacity_json import FitAnswerJSON, NodesAnswerJSON, TemplateAnswerJSON, TrialJSON
+from scheduler_core.answers.explain import CycleExplanation
 from scheduler_core.encoding.events import (
     EVENT_KINDS,
     BlockedEviction,
@@ -20,7 +23,7 @@ from scheduler_core.encoding.events import (
     StepEnded,
     WrittenJSON,
 )
-from scheduler_core.util.wire import Wire, holds, json_without
+from scheduler_core.util.wire import Wire, holds, json_without, reaches, row_writer, rows_writer
 from tests.scheduler_core.encoding.payload_examples import every_field_set
 
 DECLARED = sorted(
@@ -140,3 +143,45 @@ def test_the_json_without_a_kind_leaves_out_every_field_holding_it_at_any_depth(
     }  # a default still left out (count), an enum written as its value
     assert json_without(Verdicts([], {}, None, count=2), Draft) == {"verdicts": [], "count": 2}
     assert json_without(payload, Verdict) == {"drafts": {"n1": {"text": "b"}}, "together": None}
+
+
+class _Row(Wire, omit_defaults=False):
+    name: str
+    node_count: int
+    nodes: list[str] = []
+
+
+def test_rows_written_straight_from_their_values_are_the_payloads_json():
+    nodes = ["n1"]
+    assert (
+        row_writer(_Row)("a", 2, nodes)
+        == _Row("a", 2, nodes).to_json()
+        == {"name": "a", "nodeCount": 2, "nodes": ["n1"]}
+    )
+    assert row_writer(_Row)("a", 2, nodes)["nodes"] is nodes  # handed over as it is (a column reference stays one)
+    rows = [("a", 1, []), ("b", 2, ["n2"])]
+    assert rows_writer(_Row)(iter(rows)) == [_Row(*row).to_json() for row in rows]
+
+
+class _TaggedRow(Wire, omit_defaults=False, tag_field="kind", tag="row"):
+    name: str
+
+
+def test_a_payload_that_may_leave_a_key_out_has_no_row_writer():
+    with pytest.raises(TypeError, match="leaves a key out"):
+        rows_writer(CycleEnd)
+    with pytest.raises(TypeError, match="tagged"):
+        row_writer(_TaggedRow)
+
+
+def test_a_declared_type_reaches_what_a_payload_it_holds_has_at_any_depth():
+    assert not holds(NodesAnswerJSON, TrialJSON) and reaches(NodesAnswerJSON, TrialJSON)  # through its templates
+    assert reaches(list[TemplateAnswerJSON], TrialJSON)
+    assert not reaches(Optional[CycleExplanation], TrialJSON)
+    assert typing.get_type_hints(FitAnswerJSON)["explanation"] == Optional[CycleExplanation]
+
+
+def test_the_json_without_a_kind_writes_a_nested_payload_it_cannot_reach_as_to_json_does():
+    """A frozen payload's tuples of tagged payloads (an explanation's facts) are not walked: to_json writes them."""
+    answer = every_field_set(FitAnswerJSON)
+    assert json_without(answer, TrialJSON)["explanation"] == answer.explanation.to_json()

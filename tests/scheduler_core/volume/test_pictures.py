@@ -1,5 +1,7 @@
+import msgspec
+
 from scheduler_core.model import LABEL_ZONE, GCEPersistentDisk, Volume
-from scheduler_core.volume.pictures import pod_volumes_json
+from scheduler_core.volume.pictures import cluster_volume, cluster_volume_json, pod_volumes_json
 from tests.scheduler_core.builders import (
     claim_volume,
     make_claim,
@@ -54,3 +56,12 @@ def test_a_volumes_domains_merge_its_zone_labels_and_its_node_affinity():
     assert volume_domains(make_volume("anywhere")) == {}
     picture = cluster_volume_json(zonal)
     assert (picture["claim"], picture["domains"][LABEL_ZONE]) == ("default/data", ["a", "b"])
+
+
+def test_a_volume_in_the_cluster_view_is_written_as_cluster_volume_declares_it():
+    """Every key in declaration order (a class it lacks and a claim it has not: null), as msgspec writes it."""
+    volume = make_volume("anywhere")
+    picture = cluster_volume_json(volume)
+    assert list(picture) == ["name", "phase", "storageClass", "claim", "domains", "capacityBytes"][: len(picture)]
+    assert picture == msgspec.json.decode(msgspec.json.encode(cluster_volume(volume)))
+    assert picture["claim"] is None

@@ -96,6 +96,8 @@ def test_each_answer_the_api_serves_is_the_engine_s_declaration_less_its_trials(
     assert {"$ref": f"#/components/schemas/{component}"} in answer["anyOf"]
     served = inlined(COMPONENTS[component], COMPONENTS)
     expected = declared(struct)
+    if "explanation" in expected["properties"]:  # the engine's CycleExplanation, served as stored (an object)
+        expected["properties"]["explanation"] = {"anyOf": [{"type": "object"}, {"type": "null"}]}
     for key, schema in added.items():  # what the web app adds in place of, or beside, the engine's fields
         if schema is None:
             del expected["properties"][key]

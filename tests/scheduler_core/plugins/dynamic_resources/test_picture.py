@@ -3,6 +3,8 @@ or why not."""
 
 from __future__ import annotations
 
+import msgspec
+
 from scheduler_core.cluster.store import KIND_RESOURCE_CLAIM
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.plugins import dynamic_resources
@@ -187,3 +189,24 @@ def test_a_device_with_a_taint_the_request_does_not_tolerate_is_not_free_where_t
         "request `gpu`: 2 device(s) of class `gpu` — n1 has 1 free: gpu-0 has a taint the request does not tolerate"
     )
     assert request.to_json()["devices"][0]["tainted"] is True
+
+
+def test_each_picture_writes_what_its_declaration_says():
+    """The pictures are Wire payloads: their JSON is what msgspec writes of the declaration, a taken
+    device's holder included and ``tainted`` left out while it is not set."""
+    snapshot, plugin, state, pod = scene()
+    pre_filter = plugin.pre_filter_picture(state, pod)
+    n1 = plugin.node_picture(state, pod, snapshot.get("n1"))
+    for picture in (pre_filter, n1):
+        assert picture.to_json() == msgspec.json.decode(msgspec.json.encode(picture))
+    taken = next(device for device in n1.requests[0].matching if not device.free)
+    assert taken.to_json() == {"device": taken.device, "free": False, "heldBy": "default/held", "pods": []}
+
+
+def test_a_picture_read_back_from_its_json_says_the_same():
+    """What a picture derives (a request's free devices, the node's sentences) is a field: read back,
+    it is the same picture."""
+    snapshot, plugin, state, pod = scene()
+    n1 = plugin.node_picture(state, pod, snapshot.get("n1"))
+    again = type(n1).from_json(n1.to_json())
+    assert again == n1 and again.sentences == n1.sentences and again.requests[0].free == 1

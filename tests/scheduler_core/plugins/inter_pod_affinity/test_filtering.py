@@ -9,6 +9,7 @@ from scheduler_core.framework.batch import PASS
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.node_info import PodInfo
 from scheduler_core.framework.status import SKIP, Status
+from scheduler_core.plugins.inter_pod_affinity.filtering import PreFilterCounts
 from tests.scheduler_core.builders import make_pod
 from tests.scheduler_core.builders import (
     HOST,
@@ -276,6 +277,8 @@ def test_pre_filter_state_json(running, pod, expected):
     assert plugin.pre_filter(state, pod, snapshot.node_infos) == (None, None)
     picture = plugin.pre_filter_state_json(state)
     assert picture == expected
+    assert list(picture) == ["existingAntiAffinityCounts", "affinityCounts", "antiAffinityCounts"]  # PreFilterCounts'
+    assert PreFilterCounts.from_json(picture).to_json() == picture
     for counts in picture.values():
         assert list(counts) == sorted(counts)
 

@@ -7,6 +7,7 @@ import pytest
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import NodeScore
 from scheduler_core.framework.status import SKIP, Status
+from scheduler_core.plugins.inter_pod_affinity.scoring import PreScoreScores
 from tests.scheduler_core.builders import make_node, make_pod
 from tests.scheduler_core.builders import (
     HOST,
@@ -164,6 +165,7 @@ def test_score(running, args, pod, raw, normalized, topology_score):
     assert got_raw == raw
     assert got_normalized == normalized
     assert picture == {"topologyScore": topology_score}
+    assert PreScoreScores.from_json(picture).to_json() == picture
 
 
 @pytest.mark.parametrize(("running", "args", "pod", "raw", "normalized", "topology_score"), SCORE_CASES)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import msgspec
+
 import pytest
 
 from scheduler_core.framework.cycle_state import CycleState
@@ -21,6 +23,7 @@ from scheduler_core.model import (
 )
 from scheduler_core.plugins import pod_topology_spread
 from scheduler_core.plugins.pod_topology_spread.filtering import (
+    ConstraintCounts,
     REASON_CONSTRAINTS_NOT_MATCH,
     REASON_NODE_LABEL_NOT_MATCH,
 )
@@ -372,3 +375,13 @@ def test_counting_stays_right_as_pods_bind(selector, expected):
     fresh = CycleState()
     plugin.pre_filter(fresh, pod, snapshot.node_infos)
     assert plugin.pre_filter_state_json(fresh)[0]["matchNum"] == expected
+
+
+def test_the_pre_filter_state_is_written_as_its_declaration_says():
+    """Each constraint's keys in the order ConstraintCounts declares them, and read back it is the same JSON."""
+    pod = make_pod("mypod", labels={"foo": "bar"}, topology_spread_constraints=(hard("zone"), hard("node")))
+    plugin, state, _, _ = run_filters(seed_nodes(), running({"node1": 1}), pod)
+    written = plugin.pre_filter_state_json(state)
+    keys = [info.encode_name for info in msgspec.structs.fields(ConstraintCounts)]
+    assert [list(constraint) for constraint in written] == [keys, keys]
+    assert [ConstraintCounts.from_json(constraint).to_json() for constraint in written] == written

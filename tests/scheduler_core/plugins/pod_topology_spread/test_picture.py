@@ -12,7 +12,7 @@ from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.model import LabelSelector, Pod, Taint, TopologySpreadConstraint
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.model.names import POD_TOPOLOGY_SPREAD
-from scheduler_core.plugins.pod_topology_spread.picture import DomainNodes, group_nodes, group_table
+from scheduler_core.plugins.pod_topology_spread.picture import SpreadPictureJSON, DomainNodes, group_nodes, group_table
 from scheduler_core.plugins.pod_topology_spread.plugin import new
 from scheduler_core.encoding.trace import trace_summary
 from tests.scheduler_core.builders import FakeHandle, make_node, make_pod, make_snapshot
@@ -160,3 +160,23 @@ def test_grouping_over_the_node_table_equals_grouping_node_by_node():
     assert group_table(NodeTable(snapshot.node_infos), "zone") == DomainNodes(
         ("a", "b"), (("n2",), ("n0", "n3")), ("n1", "n4")
     )
+
+
+def test_the_picture_is_written_as_its_declaration_says():
+    """Written straight from the arrays (util/wire.py rows_writer), the picture is SpreadPictureJSON's
+    JSON: its keys in declaration order, and read back it is the same JSON."""
+    nodes = [make_node("n0", {"zone": "a"}), make_node("n1", {"zone": "b"}), make_node("n2")]
+    picture = picture_of(nodes, [web("w0", "n0")], spread_pod({"key": "zone"}, {"key": "kubernetes.io/hostname"}))
+    assert SpreadPictureJSON.from_json(picture).to_json() == picture
+    zone = picture["constraints"][0]
+    assert list(zone) == [
+        "topologyKey",
+        "maxSkew",
+        "minDomains",
+        "selfMatch",
+        "minMatchNum",
+        "eligibleDomains",
+        "domains",
+        "nodesWithoutKey",
+    ]
+    assert list(zone["domains"][0]) == ["value", "matchNum", "skew", "allowed", "counted", "nodes"]

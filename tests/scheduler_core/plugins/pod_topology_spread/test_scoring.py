@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+
 import pytest
 
 from scheduler_core.framework.cycle_state import CycleState
@@ -10,7 +11,7 @@ from scheduler_core.framework.status import SKIP
 from scheduler_core.model import LabelSelector, OwnerReference, Service, TopologySpreadConstraint, Workload
 from scheduler_core.plugins import pod_topology_spread
 from scheduler_core.plugins.pod_topology_spread.common import go_log, go_round
-from scheduler_core.plugins.pod_topology_spread.scoring import topology_normalizing_weight
+from scheduler_core.plugins.pod_topology_spread.scoring import PreScoreCounts, topology_normalizing_weight
 from tests.scheduler_core.builders import FakeHandle, make_node, make_pod, make_snapshot
 
 HOST = "kubernetes.io/hostname"
@@ -260,3 +261,14 @@ def test_topology_normalizing_weight_is_go_math_log(size, weight):
 )
 def test_go_round(value, rounded):
     assert go_round(value) == rounded
+
+
+def test_the_pre_score_state_is_written_as_its_declaration_says():
+    """Its keys in PreScoreCounts' order (ignoredNodes last, only when there are some), and read back
+    it is the same JSON."""
+    pod = make_pod("web-new", labels={"app": "web"}, topology_spread_constraints=(soft(HOST), soft(ZONE)))
+    for nodes in ([node("a", "z1"), node("b", "z1"), node("c")], [node("a", "z1"), node("b", "z2")]):
+        _, _, _, picture = run_scoring(nodes, web_pods({"a": 1}), pod)
+        assert PreScoreCounts.from_json(picture).to_json() == picture
+        assert list(picture) == ["constraints", "ignoredNodes"][: len(picture)]
+        assert list(picture["constraints"][0]) == ["topologyKey", "maxSkew", "counts", "weight"]
