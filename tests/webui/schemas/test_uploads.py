@@ -17,7 +17,11 @@ def test_it_is_written_by_its_camel_case_names():
         status="failed",
         progress=UploadProgressOut(what="refused", bytes_read=10, objects_read=0),
         error="bundle.zip:pods.yaml does not read",
-        errors=[ScenarioErrorOut(file="bundle.zip:pods.yaml", object="", path="", line=3, message="bad")],
+        errors=[
+            ScenarioErrorOut(
+                file="bundle.zip:pods.yaml", object="", path="", line=3, message="bad", code="invalid", limit=None
+            )
+        ],
         details=None,
         scenario=None,
         version=None,
