@@ -8,16 +8,21 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 MIB = 1024 * 1024
+ENVELOPE_NODES = 5_000  # Kubernetes' scalability envelope (the SIG Scalability thresholds)
+ENVELOPE_PODS = 150_000
 
 
 @dataclass(frozen=True, slots=True)
 class Limits:
     # A 5,000-node dump as `kubectl get -o json` writes it is ~41 MB (the embedded app takes as much).
     max_bytes: int = 128 * MIB
-    max_documents: int = 100_000
+    # Kubernetes' published envelope, 5,000 nodes and 150,000 pods (ENVELOPE_NODES, ENVELOPE_PODS),
+    # is taken by default, as the embedded app takes it: as a stream of one object per document
+    # (`kubectl get -o yaml` item by item) with its workloads, claims and services beside the pods.
+    max_documents: int = 250_000
     max_nodes: int = 10_000
-    max_pods: int = 60_000
-    max_pending_pods: int = 5_000
+    max_pods: int = 150_000
+    max_pending_pods: int = 20_000
     max_depth: int = 64  # nesting of YAML mappings/sequences
     max_aliases: int = 100  # YAML aliases (*name) in the whole file
     max_alias_expansion: int = 10_000  # YAML nodes reachable through aliases, summed

@@ -234,9 +234,9 @@ def test_every_loading_command_takes_the_size_limits_as_flags(command):
 
 
 def test_the_default_limits_are_the_loaders():
-    """Without flags, scheduler_core.scenario.limits.Limits: at most 5,000 pending pods."""
-    refused = _run("timeline", "-", "--json", stdin=_pending_pods(5001))
-    assert refused.returncode == 2 and b"5001 pending pods, more than 5000; raise it with" in refused.stderr
+    """Without flags, scheduler_core.scenario.limits.Limits: at most 20,000 pending pods."""
+    refused = _run("timeline", "-", "--json", stdin=_pending_pods(20_001))
+    assert refused.returncode == 2 and b"20001 pending pods, more than 20000; raise it with" in refused.stderr
 
 
 def test_a_limit_flag_must_be_a_positive_whole_number():

@@ -7,7 +7,16 @@ import dataclasses
 import pytest
 
 from scheduler_core.scenario import ScenarioInvalid, load_scenario
-from scheduler_core.scenario.limits import MIB, Limits, in_own_words, megabytes, needed, setting_value
+from scheduler_core.scenario.limits import (
+    ENVELOPE_NODES,
+    ENVELOPE_PODS,
+    MIB,
+    Limits,
+    in_own_words,
+    megabytes,
+    needed,
+    setting_value,
+)
 from tests.scheduler_core.builders import node_text, scenario_text
 
 
@@ -16,12 +25,19 @@ def test_the_defaults_bound_size_objects_and_yaml_shape():
     assert (limits.max_bytes, limits.max_nodes, limits.max_pods, limits.max_pending_pods) == (
         128 * MIB,
         10_000,
-        60_000,
-        5_000,
+        150_000,
+        20_000,
     )
     assert (limits.max_depth, limits.max_aliases, limits.max_files) == (64, 100, 20_000)
     with pytest.raises(dataclasses.FrozenInstanceError):
         limits.max_nodes = 1
+
+
+def test_the_defaults_take_kubernetes_envelope_as_one_object_per_document():
+    limits = Limits()
+    assert limits.max_nodes >= ENVELOPE_NODES and limits.max_pods >= ENVELOPE_PODS
+    # every node and pod a document of its own, with a workload, a claim or a service per two pods
+    assert limits.max_documents >= ENVELOPE_NODES + ENVELOPE_PODS * 3 // 2
 
 
 def test_a_tightened_limit_names_itself_in_the_problem():
