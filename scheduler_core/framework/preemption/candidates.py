@@ -48,8 +48,10 @@ class DryRun:
         return [s for s in self.node_statuses.values() if s.code == Code.ERROR]
 
     def ordered(self) -> "DryRun":
-        """Candidates without PDB violations come first, as the real evaluator lists them."""
-        self.candidates.sort(key=lambda c: c.victims.num_pdb_violations > 0)
+        """Candidates without PDB violations come first, as the real evaluator lists them (without
+        any violation, as mostly, the order stays as it is: no sort key is made for each)."""
+        if any(c.victims.num_pdb_violations for c in self.candidates):
+            self.candidates.sort(key=lambda c: c.victims.num_pdb_violations > 0)
         return self
 
 
