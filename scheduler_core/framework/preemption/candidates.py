@@ -126,7 +126,7 @@ def _latest_start(candidates: list[Candidate]) -> list[Candidate]:
     """The fifth criterion: the node whose highest-priority victims started latest. ``Now``
     (no start time) is later than any start, and every read of it later than the previous one,
     so nodes that tie on ``Now`` are the real scheduler's random pick: they all stay."""
-    starts = [earliest_start_of_highest_priority(c.victims) for c in candidates]
+    starts = [c.victims.earliest_top_start for c in candidates]  # earliest_start_of_highest_priority
     if any(start is None for start in starts):
         return [c for c, start in zip(candidates, starts) if start is None]
     latest = max(start for start in starts if start is not None)  # none is None here

@@ -64,7 +64,7 @@ class _Rules:
     def table_positions(self, nodes: list[NodeInfo]) -> np.ndarray:
         """The nodes' positions in the snapshot's table."""
         index = self.framework.snapshot.table.index
-        return np.fromiter((index[info.node.name] for info in nodes), dtype=np.int64, count=len(nodes))
+        return np.array([index[info.node.name] for info in nodes], dtype=np.int64)
 
     def fit_status(self, allocatable: ResourceList, requested: ResourceList, pod_count: int) -> MaybeStatus:
         status = shortfall_status(shortfalls_of(self.checked, allocatable, requested, pod_count), self.fit_unresolvable)
@@ -176,9 +176,12 @@ class _NodeNumbers:
 
     def remove_all(self, infos: list[PodInfo]) -> None:
         """Every one of ``infos`` leaves the node."""
-        self.requested = [
-            used - sum(info.requests.get(name, 0) for info in infos) for name, used in zip(self.names, self.requested)
-        ]
+        requested = list(self.requested)
+        for info in infos:
+            requests = info.requests
+            for i, name in enumerate(self.names):
+                requested[i] -= requests.get(name, 0)
+        self.requested = requested
         self.pod_count -= len(infos)
 
     def add(self, info: PodInfo) -> None:
