@@ -123,6 +123,7 @@ class Framework:
         # nominated_additions' answer, for what it was asked with
         self._additions_asked: Optional[tuple[object, ...]] = None
         self._additions: list[tuple[str, list[Pod]]] = []
+        self._addition_positions: np.ndarray = np.zeros(0, dtype=np.int64)  # their nodes' positions
         self._nominated_nodes_asked: Optional[tuple[int, object]] = None
         self._nominated_nodes: set[str] = set()
         self.signing_plugins, self.signatures_enabled = _signing_plugins(profile)
@@ -279,7 +280,15 @@ class Framework:
             nodes = self.nominated_nodes_in(index)
             additions = [(node, found) for node in nodes if (found := self.nominated_pods_to_add(pod, node))]
             self._additions_asked, self._additions = asked, additions
+            self._addition_positions = np.fromiter(
+                (index[node] for node, _ in additions), dtype=np.int64, count=len(additions)
+            )
         return self._additions
+
+    def nominated_addition_positions(self, pod: Pod, index: dict[str, int]) -> np.ndarray:
+        """The positions in ``index`` of nominated_additions' nodes, in its order (kept with it). Read only."""
+        self.nominated_additions(pod, index)
+        return self._addition_positions
 
     def _nominations_as_seen_by(self, pod: Pod) -> tuple[int, int, Optional[str]]:
         """What the nominated pods to add for ``pod`` depend on: the nominations (the nominator's

@@ -401,24 +401,17 @@ class Cycle:
         adding = self.fw.nominated_additions(self.pod, table.index)
         if not adding:
             return verdicts  # no pod to add anywhere: the first pass is the second
-        slots = _slots_of(positions, [table.index[node] for node, _ in adding], table.size)
+        slots = _slots_of(positions, self.fw.nominated_addition_positions(self.pod, table.index), table.size)
         reach = (
-            len(positions)
-            if num_to_find is None
-            else _reach(verdicts, len(positions), [slot for slot in slots if slot >= 0], num_to_find)
+            len(positions) if num_to_find is None else _reach(verdicts, len(positions), slots[slots >= 0], num_to_find)
         )
-        found = [
-            (slot, [self.fw.nominated_pod_info(other) for other in nominated])
-            for (_, nominated), slot in zip(adding, slots)
-            if 0 <= slot < reach
-        ]
-        if not found:
+        found = np.flatnonzero((slots >= 0) & (slots < reach))  # entries of ``adding`` the walk reaches
+        if not len(found):
             return verdicts
-        found.sort(key=lambda entry: entry[0])  # in the order ``positions`` lists them
-        kept = np.fromiter((slot for slot, _ in found), dtype=np.int64, count=len(found))
-        fit = fit_verdicts_with(
-            checked, table, positions[kept], [added for _, added in found], fit_unresolvable(self.fw)
-        )
+        found = found[np.argsort(slots[found])]  # in the order ``positions`` lists them
+        kept = slots[found]
+        added = [[self.fw.nominated_pod_info(other) for other in adding[entry][1]] for entry in found.tolist()]
+        fit = fit_verdicts_with(checked, table, positions[kept], added, fit_unresolvable(self.fw))
         return _with_nominated_fit(verdicts, kept, fit)
 
     def _nominated_pass(self, node_info: NodeInfo) -> Optional[list[MaybeStatus]]:
@@ -821,18 +814,19 @@ def _fits(verdicts: list[tuple[str, FilterVerdicts]], count: int) -> np.ndarray:
     return fits
 
 
-def _slots_of(positions: np.ndarray, wanted: list[int], size: int) -> list[int]:
+def _slots_of(positions: np.ndarray, wanted: np.ndarray, size: int) -> np.ndarray:
     """Where each of ``wanted`` (table positions) stands in ``positions`` (-1: absent): a few are
     looked for one by one, many through an inverse of ``positions`` (``size``: the table's)."""
     if len(wanted) <= 4:
-        slots = []
-        for position in wanted:
+        slots = np.full(len(wanted), -1, dtype=np.int64)
+        for i, position in enumerate(wanted.tolist()):
             found = np.flatnonzero(positions == position)
-            slots.append(int(found[0]) if len(found) else -1)
+            if len(found):
+                slots[i] = found[0]
         return slots
     slot_of = np.full(size, -1, dtype=np.int64)
     slot_of[positions] = np.arange(len(positions), dtype=np.int64)
-    found_slots: list[int] = slot_of[np.asarray(wanted, dtype=np.int64)].tolist()
+    found_slots: np.ndarray = slot_of[wanted]
     return found_slots
 
 
@@ -842,14 +836,16 @@ def _rotated(candidates: np.ndarray, first: int) -> np.ndarray:
     return np.concatenate((candidates[first:], candidates[:first])) if first else candidates.copy()
 
 
-def _reach(verdicts: list[tuple[str, FilterVerdicts]], count: int, nominated_slots: list[int], num_to_find: int) -> int:
+def _reach(
+    verdicts: list[tuple[str, FilterVerdicts]], count: int, nominated_slots: np.ndarray, num_to_find: int
+) -> int:
     """How far the Filter walk can go at most: the slot where it would stop if every node with
     nominated pods failed. Those pods only add to what Fit counts, so a node failing without them
     fails with them (the first pass can only turn a fit into a failure, never raise an Error on
     numbers): the walk stops at or before that slot, and nominated nodes from there on are never
     evaluated."""
     fits = _fits(verdicts, count)
-    fits[np.asarray(nominated_slots, dtype=np.int64)] = False
+    fits[nominated_slots] = False
     return _walk_end(fits, num_to_find)
 
 

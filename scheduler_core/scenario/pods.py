@@ -132,17 +132,18 @@ def decode_pod(
 def frozen_spec(spec: YMap) -> SpecKey:
     """The spec as a hashable value, nodeName left out; scalars other than strings with their
     type (``1``, ``1.0`` and ``true`` are equal keys in Python but decode differently)."""
-    return tuple((key, _frozen(value)) for key, value in spec.items() if key != "nodeName")
+    return tuple([(key, _frozen(value)) for key, value in spec.items() if key != "nodeName"])
 
 
 def _frozen(value: Any) -> object:
+    # Every pod's spec goes through here: strings (most values) are kept without a call for each.
     kind = type(value)
     if kind is str:
         return value
     if kind is YMap:
-        return kind, tuple((key, _frozen(item)) for key, item in value.items())
+        return kind, tuple([(key, item if type(item) is str else _frozen(item)) for key, item in value.items()])
     if kind is YList:
-        return kind, tuple(map(_frozen, value))
+        return kind, tuple([item if type(item) is str else _frozen(item) for item in value])
     return kind, value
 
 

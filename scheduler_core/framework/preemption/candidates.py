@@ -48,8 +48,10 @@ class DryRun:
         return [s for s in self.node_statuses.values() if s.code == Code.ERROR]
 
     def ordered(self) -> "DryRun":
-        """Candidates without PDB violations come first, as the real evaluator lists them."""
-        self.candidates.sort(key=lambda c: c.victims.num_pdb_violations > 0)
+        """Candidates without PDB violations come first, as the real evaluator lists them (without
+        any violation, as mostly, the order stays as it is: no sort key is made for each)."""
+        if any(c.victims.num_pdb_violations for c in self.candidates):
+            self.candidates.sort(key=lambda c: c.victims.num_pdb_violations > 0)
         return self
 
 
@@ -124,7 +126,7 @@ def _latest_start(candidates: list[Candidate]) -> list[Candidate]:
     """The fifth criterion: the node whose highest-priority victims started latest. ``Now``
     (no start time) is later than any start, and every read of it later than the previous one,
     so nodes that tie on ``Now`` are the real scheduler's random pick: they all stay."""
-    starts = [earliest_start_of_highest_priority(c.victims) for c in candidates]
+    starts = [c.victims.earliest_top_start for c in candidates]  # earliest_start_of_highest_priority
     if any(start is None for start in starts):
         return [c for c, start in zip(candidates, starts) if start is None]
     latest = max(start for start in starts if start is not None)  # none is None here

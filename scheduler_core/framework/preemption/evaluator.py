@@ -104,7 +104,7 @@ class Evaluator:
 
     def select_candidate(self, pod: Pod, candidates: list[Candidate]) -> PostFilterResult:
         """SelectCandidate: a unique best node is nominated; a tie is the real scheduler's coin toss."""
-        by_node = {c.node: c.victims.pod_keys for c in candidates}
+        by_node = {c.node: c.victims.key_list for c in candidates}  # pod_keys' list, thousands of times
         best = best_candidates(candidates)
         position = self._handle.snapshot.position
         if len(best) > 1 and not self._handle.options.preemption_ties_in_node_order:

@@ -48,19 +48,23 @@ class _Rules:
         self.after: list[Any] = active[fit_at + 1 :]
         self.fit_unresolvable = fit_unresolvable(framework)
 
-    def constant_verdicts(self, plugins: list[Any], pod: Pod, nodes: list[NodeInfo]) -> list[MaybeStatus]:
-        """The first rejection among ``plugins`` on each node (None: all pass), in their order."""
-        verdicts: list[MaybeStatus] = [None] * len(nodes)
-        if not plugins or not nodes:
+    def constant_verdicts(self, plugins: list[Any], pod: Pod, positions: np.ndarray) -> list[MaybeStatus]:
+        """The first rejection among ``plugins`` on each node (None: all pass), in their order;
+        ``positions``: the nodes' in the table (``table_positions``)."""
+        verdicts: list[MaybeStatus] = [None] * len(positions)
+        if not plugins or not len(positions):
             return verdicts
-        table = self.framework.snapshot.table
-        positions = np.fromiter((table.index[info.name] for info in nodes), dtype=np.int64, count=len(nodes))
         for plugin in plugins:
             judged = self.framework.filter_verdicts(plugin, self.state, pod, positions)
             for slot in np.flatnonzero(judged.choice >= 0):
                 if verdicts[slot] is None:
                     verdicts[slot] = filter_failure_status(plugin.name, judged.palette[judged.choice[slot]])
         return verdicts
+
+    def table_positions(self, nodes: list[NodeInfo]) -> np.ndarray:
+        """The nodes' positions in the snapshot's table."""
+        index = self.framework.snapshot.table.index
+        return np.array([index[info.node.name] for info in nodes], dtype=np.int64)
 
     def fit_status(self, allocatable: ResourceList, requested: ResourceList, pod_count: int) -> MaybeStatus:
         status = shortfall_status(shortfalls_of(self.checked, allocatable, requested, pod_count), self.fit_unresolvable)
@@ -86,14 +90,15 @@ class NodeVerdictMemo:
     def __init__(self) -> None:
         self._by_node: dict[str, tuple[NodeInfo, tuple[Any, ...], _Kept]] = {}
 
-    def get(self, node_info: NodeInfo, key: tuple[Any, ...]) -> Optional[_Kept]:
-        entry = self._by_node.get(node_info.node.name)
+    def get(self, name: str, node_info: NodeInfo, key: tuple[Any, ...]) -> Optional[_Kept]:
+        """The verdict kept for node ``name`` (``node_info``'s) under ``key``, if any."""
+        entry = self._by_node.get(name)
         if entry is None or entry[0] is not node_info or entry[1] != key:
             return None
         return entry[2]
 
-    def put(self, node_info: NodeInfo, key: tuple[Any, ...], kept: _Kept) -> None:
-        self._by_node[node_info.node.name] = (node_info, key, kept)
+    def put(self, name: str, node_info: NodeInfo, key: tuple[Any, ...], kept: _Kept) -> None:
+        self._by_node[name] = (node_info, key, kept)
 
 
 def numeric_dry_run(
@@ -107,8 +112,9 @@ def numeric_dry_run(
 ) -> DryRun:
     """dry_run_preemption's answer, every potential node judged on its numbers."""
     rules = _Rules(framework, state, checked)
-    before = rules.constant_verdicts(rules.before, pod, nodes)
-    after = rules.constant_verdicts(rules.after, pod, nodes)
+    positions = rules.table_positions(nodes) if rules.before or rules.after else np.zeros(0, dtype=np.int64)
+    before = rules.constant_verdicts(rules.before, pod, positions) if rules.before else [None] * len(nodes)
+    after = rules.constant_verdicts(rules.after, pod, positions) if rules.after else [None] * len(nodes)
     memo = memo if not pdbs else None
     preemptor = (pod.priority, tuple(checked))  # one object: the per-node keys share it
     nominated_nodes = framework.nominator.nodes_with_nominated_pods()
@@ -116,20 +122,18 @@ def numeric_dry_run(
     candidates, node_statuses = result.candidates, result.node_statuses
     for node_info, before_status, after_status in zip(nodes, before, after):
         name = node_info.node.name
-        nominated = framework.nominated_pods_to_add(pod, name) if name in nominated_nodes else []
-        key = (
-            node_info.generation,
-            preemptor,
-            tuple(other.key for other in nominated) if nominated else (),
-            before_status,
-            after_status,
-        )
-        kept = memo.get(node_info, key) if memo is not None else None
+        if name in nominated_nodes:
+            nominated = framework.nominated_pods_to_add(pod, name)
+            nominated_keys = tuple(other.key for other in nominated)
+        else:
+            nominated, nominated_keys = [], ()
+        key = (node_info.generation, preemptor, nominated_keys, before_status, after_status)
+        kept = memo.get(name, node_info, key) if memo is not None else None
         if kept is None:
             victims, status = _verdict(rules, pod, node_info, nominated, before_status, after_status, pdbs)
             kept = (Candidate(name, victims) if victims is not None else None, status)
             if memo is not None:
-                memo.put(node_info, key, kept)
+                memo.put(name, node_info, key, kept)
         candidate, status = kept
         if candidate is not None:
             candidates.append(candidate)
@@ -170,21 +174,44 @@ class _NodeNumbers:
         for info in nominated:
             self.add(info)
 
-    def remove(self, info: PodInfo) -> None:
-        requests = info.requests
-        self.requested = [used - requests.get(name, 0) for name, used in zip(self.names, self.requested)]
-        self.pod_count -= 1
+    def remove_all(self, infos: list[PodInfo]) -> None:
+        """Every one of ``infos`` leaves the node."""
+        requested = list(self.requested)
+        for info in infos:
+            requests = info.requests
+            for i, name in enumerate(self.names):
+                requested[i] -= requests.get(name, 0)
+        self.requested = requested
+        self.pod_count -= len(infos)
 
     def add(self, info: PodInfo) -> None:
         requests = info.requests
         self.requested = [used + requests.get(name, 0) for name, used in zip(self.names, self.requested)]
         self.pod_count += 1
 
+    def try_add(self, info: PodInfo) -> bool:
+        """``info`` comes back if the pod still fits with it (reprieved: True); else nothing changes."""
+        requests = info.requests
+        requested = [used + requests.get(name, 0) for name, used in zip(self.names, self.requested)]
+        if self.pod_count + 1 > self.pod_room or not _within(requested, self.room):
+            return False
+        self.requested = requested
+        self.pod_count += 1
+        return True
+
     def fit(self) -> bool:
-        return self.pod_count <= self.pod_room and all(used <= room for used, room in zip(self.requested, self.room))
+        return self.pod_count <= self.pod_room and _within(self.requested, self.room)
 
     def as_requested(self) -> ResourceList:
         return dict(zip(self.names, self.requested))
+
+
+def _within(requested: list[int], room: list[int]) -> bool:
+    """Every requested amount within its room (a loop: a generator costs more for a few resources)."""
+    for used, left in zip(requested, room):
+        if used > left:
+            return False
+    return True
 
 
 def _victims_on_node(
@@ -201,8 +228,7 @@ def _victims_on_node(
         return None, before
     numbers = _NodeNumbers(node_info, rules.checked, [PodInfo(other) for other in nominated])
     potential = [info for info in node_info.pods if may_preempt(info.pod, pod)]
-    for info in potential:
-        numbers.remove(info)
+    numbers.remove_all(potential)
     if not numbers.fit():
         return None, rules.fit_status(node_info.allocatable, numbers.as_requested(), numbers.pod_count)
     if after is not None:
@@ -212,10 +238,8 @@ def _victims_on_node(
     num_violations = 0
     for group in (violating, non_violating):
         for info in group:
-            numbers.add(info)
-            if numbers.fit():
+            if numbers.try_add(info):
                 continue  # reprieved
-            numbers.remove(info)
             victims.append(info)
             num_violations += group is violating
     if not victims:

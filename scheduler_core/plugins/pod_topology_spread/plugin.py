@@ -103,14 +103,16 @@ class PodTopologySpread:
         return self._default_constraints_for(pod, action)
 
     def _default_constraints_for(self, pod: Pod, action: str) -> list[Constraint]:
-        """buildDefaultConstraints: defaults for ``action`` with the selector deduced for the pod."""
-        defaults = resolve_constraints(self._default_constraints, action, pod.labels)
-        if not defaults:
+        """buildDefaultConstraints: defaults for ``action`` with the selector deduced for the pod.
+        The defaults are built once the selector is known not to be empty (most pods, in no
+        Service and without a controller, have none): they would be dropped anyway."""
+        if not any(spec.when_unsatisfiable == action for spec in self._default_constraints):
             return []
         snapshot = self._handle.snapshot
         selector = default_selector(pod, snapshot.services, snapshot.workloads)
         if selector.is_empty:
             return []
+        defaults = resolve_constraints(self._default_constraints, action, pod.labels)
         return [
             Constraint(c.max_skew, c.topology_key, selector, c.min_domains, c.honor_node_affinity, c.honor_node_taints)
             for c in defaults

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace as replace_fields
 
+from scheduler_core import load_scenario
+from scheduler_core.backend.cache.snapshot import Snapshot
 from scheduler_core.model import (
     Affinity,
     LabelSelector,
@@ -12,7 +14,15 @@ from scheduler_core.model import (
     PodAffinityTerm,
     Volume,
 )
-from tests.scheduler_core.builders import make_node, make_pod, make_snapshot
+from tests.scheduler_core.builders import (
+    make_node,
+    make_pod,
+    make_snapshot,
+    node_text,
+    pinned_spec,
+    pod_text,
+    scenario_text,
+)
 
 
 def _anti_affinity_pod(name: str):
@@ -108,3 +118,21 @@ def test_the_cache_gives_back_an_assumed_pod_on_its_node_until_it_is_forgotten()
     assert assumed is pod and assumed.node_name == "n2"
     snapshot.unbind(assumed)
     assert snapshot.assumed_pod("default/p") is None and snapshot.get("n2").pods == []
+
+
+def test_running_pods_of_one_template_share_their_computed_requests_but_not_their_pod():
+    text = scenario_text(
+        node_text("n0"),
+        node_text("n1"),
+        pod_text("a", cpu="1", node_name="n0"),
+        pod_text("b", cpu="1", node_name="n1"),
+        pod_text("c", cpu="2", node_name="n1"),
+        pod_text("d", cpu="1", node_name="n1", labels="{app: x}", spec=pinned_spec("n1")),
+    )
+    snapshot = Snapshot.from_scenario(load_scenario(text))
+    infos = {info.pod.name: info for node in snapshot.node_infos for info in node.pods}
+    assert [infos[name].pod.name for name in "abcd"] == list("abcd")
+    assert infos["a"].requests is infos["b"].requests  # one spec, decoded once: summed once
+    assert infos["c"].requests is not infos["a"].requests and infos["c"].requests["cpu"] == 2000
+    assert infos["d"].requests == infos["a"].requests  # another spec (node affinity): its own
+    assert snapshot.by_name["n1"].requested["cpu"] == 4000

@@ -70,9 +70,9 @@ def test_it_answers_as_the_per_node_dry_run_and_reuses_a_verdict_only_while_the_
     assert [c.node for c in fast.candidates] == ["n1"] and set(fast.node_statuses) == {"n4"}
     n1 = framework.snapshot.get("n1")
     key = (n1.generation, (pod.priority, tuple(checked)), (), None, None)
-    assert memo.get(n1, key) is not None
+    assert memo.get("n1", n1, key) is not None
     framework.snapshot.remove_pod(n1.pods[0].pod)  # a pod leaves n1: its generation moves on
-    assert memo.get(n1, (n1.generation, *key[1:])) is None
+    assert memo.get("n1", n1, (n1.generation, *key[1:])) is None
 
 
 @pytest.mark.parametrize(
