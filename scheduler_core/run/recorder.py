@@ -65,7 +65,7 @@ from scheduler_core.run.outcomes import (
     ScoringFailed,
 )
 from scheduler_core.model import Pod
-from scheduler_core.volume.pictures import pod_volumes_json
+from scheduler_core.volume.pictures import pod_volumes
 
 
 class RecordedCycle(Protocol):
@@ -149,7 +149,7 @@ class CycleRecorder:
                 step.queue_view,
                 len(snapshot.node_infos),
                 step.pending,
-                pod_volumes_json(pod, snapshot.storage) if pod.volumes else [],
+                pod_volumes(pod, snapshot.storage) if pod.volumes else [],
                 step.queues,
             ),
         )

@@ -4,7 +4,9 @@ binding mode and provisioner. Documented in docs/ENGINE_API.md (CycleStart ``vol
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Optional, Union
+
+import msgspec
 
 from scheduler_core.model import quantity
 from scheduler_core.framework.storage import StorageState
@@ -16,6 +18,7 @@ from scheduler_core.model import (
     LABEL_ZONE,
     LABEL_ZONE_BETA,
     NodeSelector,
+    NodeSelectorRequirement,
     PersistentVolume,
     PersistentVolumeClaim,
     Pod,
@@ -34,35 +37,56 @@ CLAIM_LOST_STATE = "lost"
 CLAIM_TERMINATING = "terminating"
 
 
-def node_affinity_json(selector: Optional[NodeSelector]) -> Optional[list[list[dict[str, Sequence[str]]]]]:
+Requirement = dict[str, Union[str, list[str]]]  # {"key"|"field", "operator", "values"}
+
+
+def node_affinity_json(selector: Optional[NodeSelector]) -> Optional[list[list[Requirement]]]:
     """Required node affinity as terms (ORed) of requirements (ANDed)."""
     if selector is None:
         return None
     return [
-        [{"key": r.key, "operator": r.operator, "values": list(r.values)} for r in term.match_expressions]
-        + [{"field": r.key, "operator": r.operator, "values": list(r.values)} for r in term.match_fields]
+        [_requirement("key", r) for r in term.match_expressions] + [_requirement("field", r) for r in term.match_fields]
         for term in selector.terms
     ]
 
 
-def volume_json(volume: PersistentVolume) -> dict[str, object]:
-    out: dict[str, object] = {
-        "name": volume.name,
-        "phase": volume.phase,
-        "storageClass": volume.class_name,
-        "accessModes": list(volume.access_modes),
-        "nodeAffinity": node_affinity_json(volume.node_affinity),
-        "topologyLabels": {k: volume.labels[k] for k in TOPOLOGY_LABELS if k in volume.labels},
-        "source": volume.source_kind,
-    }
-    if volume.capacity is not None:
-        out["capacityBytes"] = quantity.value(volume.capacity)
-    if volume.csi is not None:
-        out["driver"] = volume.csi.driver
+def _requirement(name: str, requirement: NodeSelectorRequirement) -> Requirement:
+    """A requirement on a label (``name`` "key") or a field ("field")."""
+    return {name: requirement.key, "operator": requirement.operator, "values": list(requirement.values)}
+
+
+class BoundVolume(Wire, frozen=True):  # type: ignore[misc]
+    """The PersistentVolume a pod volume's claim is bound to (``PodVolume.persistent_volume``): its
+    phase, class, access modes, required node affinity (None: it has none), zone/region labels and
+    source; its size, CSI driver and the driver CSI migration counts an in-tree source under only
+    when it has them."""
+
+    name: str
+    phase: str
+    storage_class: str
+    access_modes: list[str]
+    node_affinity: Optional[list[list[Requirement]]]  # terms (ORed) of requirements (ANDed)
+    topology_labels: dict[str, str]  # the zone/region labels it has
+    source: str  # the PersistentVolumeSource field set: "csi", "local", "gcePersistentDisk", ...
+    capacity_bytes: Optional[int] = None
+    driver: Optional[str] = None
+    migrates_to: Optional[str] = None
+
+
+def bound_volume(volume: PersistentVolume) -> BoundVolume:
     plugin = translation.plugin_for(volume.in_tree)
-    if plugin is not None:
-        out["migratesTo"] = plugin.driver_name
-    return out
+    return BoundVolume(
+        volume.name,
+        volume.phase,
+        volume.class_name,
+        list(volume.access_modes),
+        node_affinity_json(volume.node_affinity),
+        {k: volume.labels[k] for k in TOPOLOGY_LABELS if k in volume.labels},
+        volume.source_kind,
+        quantity.value(volume.capacity) if volume.capacity is not None else None,
+        volume.csi.driver if volume.csi is not None else None,
+        plugin.driver_name if plugin is not None else None,
+    )
 
 
 def volume_domains(volume: PersistentVolume) -> dict[str, list[str]]:
@@ -123,52 +147,85 @@ def _claim_state(claim: PersistentVolumeClaim) -> str:
     return CLAIM_PRE_BOUND if claim.volume_name else CLAIM_UNBOUND
 
 
-def claim_json(claim: PersistentVolumeClaim, storage: StorageState) -> dict[str, object]:
+class PodVolume(Wire, frozen=True):  # type: ignore[misc]
+    """One of a pod's volumes that the volume plugins read, as the cycle-start event carries it
+    (``CycleStart.volumes``; docs/ENGINE_API.md "Volume payloads"): its name and kind, then its claim's
+    key and state when it uses one. A claim that exists adds its phase, class, access modes and its
+    class's binding mode and provisioner, each written even when null (UNSET: the volume has no claim,
+    or no such claim); its request, selected node, bound volume (or the name of a bound volume that
+    is missing), the CSI driver an in-tree source migrates to and an inline CSI driver only when
+    there are."""
+
+    volume: str
+    kind: str  # the VolumeSource field set: "persistentVolumeClaim", "ephemeral", "csi", ...
+    claim: Optional[str] = None  # "namespace/name"
+    state: Optional[str] = None  # CLAIM_BOUND, ..., CLAIM_MISSING
+    phase: Optional[str] = None
+    storage_class: Union[Optional[str], msgspec.UnsetType] = msgspec.UNSET
+    access_modes: Optional[list[str]] = None
+    binding_mode: Union[Optional[str], msgspec.UnsetType] = msgspec.UNSET
+    provisioner: Union[Optional[str], msgspec.UnsetType] = msgspec.UNSET
+    request_bytes: Optional[int] = None
+    selected_node: Optional[str] = None  # the claim's volume.kubernetes.io/selected-node
+    persistent_volume: Optional[BoundVolume] = None
+    missing_volume: Optional[str] = None  # the bound volume's name, when there is no such volume
+    migrates_to: Optional[str] = None
+    driver: Optional[str] = None
+
+
+def pod_volume(pod: Pod, volume: Volume, storage: StorageState) -> PodVolume:
+    plugin = translation.plugin_for(volume.in_tree)
+    migrates_to = plugin.driver_name if plugin is not None else None
+    driver = volume.csi_driver or None
+    claim_name = volume.claim_for(pod.name)
+    if claim_name is None:
+        return PodVolume(volume.name, volume.kind, migrates_to=migrates_to, driver=driver)
+    claim = storage.claim(pod.namespace, claim_name)
+    if claim is None:
+        return PodVolume(
+            volume.name,
+            volume.kind,
+            f"{pod.namespace}/{claim_name}",
+            CLAIM_MISSING,
+            migrates_to=migrates_to,
+            driver=driver,
+        )
     storage_class = storage.storage_class(claim.class_name) if claim.class_name else None
-    out: dict[str, object] = {
-        "claim": claim.key,
-        "state": _claim_state(claim),
-        "phase": claim.phase,
-        "storageClass": claim.class_name or None,
-        "accessModes": list(claim.access_modes),
-        "bindingMode": storage_class.volume_binding_mode if storage_class else None,
-        "provisioner": storage_class.provisioner if storage_class else None,
-    }
-    if claim.storage_request is not None:
-        out["requestBytes"] = quantity.value(claim.storage_request)
-    if ANN_SELECTED_NODE in claim.annotations:
-        out["selectedNode"] = claim.annotations[ANN_SELECTED_NODE]
-    volume = storage.volume(claim.volume_name) if claim.volume_name else None
-    if volume is not None:
-        out["persistentVolume"] = volume_json(volume)
-    elif claim.volume_name:
-        out["missingVolume"] = claim.volume_name
-    return out
+    bound = storage.volume(claim.volume_name) if claim.volume_name else None
+    return PodVolume(
+        volume.name,
+        volume.kind,
+        claim.key,
+        _claim_state(claim),
+        claim.phase,
+        claim.class_name or None,
+        list(claim.access_modes),
+        storage_class.volume_binding_mode if storage_class else None,
+        storage_class.provisioner if storage_class else None,
+        quantity.value(claim.storage_request) if claim.storage_request is not None else None,
+        claim.annotations.get(ANN_SELECTED_NODE),
+        bound_volume(bound) if bound is not None else None,
+        claim.volume_name if bound is None and claim.volume_name else None,
+        migrates_to,
+        driver,
+    )
 
 
 def pod_volume_json(pod: Pod, volume: Volume, storage: StorageState) -> dict[str, object]:
-    out: dict[str, object] = {"volume": volume.name, "kind": volume.kind}
-    claim_name = volume.claim_for(pod.name)
-    if claim_name is not None:
-        claim = storage.claim(pod.namespace, claim_name)
-        out.update(
-            claim_json(claim, storage)
-            if claim is not None
-            else {"claim": f"{pod.namespace}/{claim_name}", "state": CLAIM_MISSING}
-        )
-    plugin = translation.plugin_for(volume.in_tree)
-    if plugin is not None:
-        out["migratesTo"] = plugin.driver_name
-    if volume.csi_driver:
-        out["driver"] = volume.csi_driver
-    return out
+    """``pod_volume(pod, volume, storage)``'s JSON form."""
+    return pod_volume(pod, volume, storage).to_json()
 
 
-def pod_volumes_json(pod: Pod, storage: StorageState) -> list[dict[str, object]]:
+def pod_volumes(pod: Pod, storage: StorageState) -> list[PodVolume]:
     """The pod's volumes that the volume plugins look at (claims, ephemeral claims, in-tree disks,
     inline CSI); others (emptyDir, configMap, ...) are left out."""
     return [
-        pod_volume_json(pod, v, storage)
+        pod_volume(pod, v, storage)
         for v in pod.volumes
         if v.claim_for(pod.name) is not None or v.in_tree is not None or v.csi_driver
     ]
+
+
+def pod_volumes_json(pod: Pod, storage: StorageState) -> list[dict[str, object]]:
+    """``pod_volumes(pod, storage)``'s JSON form."""
+    return [v.to_json() for v in pod_volumes(pod, storage)]

@@ -1,7 +1,15 @@
 import msgspec
 
 from scheduler_core.model import LABEL_ZONE, GCEPersistentDisk, Volume
-from scheduler_core.volume.pictures import cluster_volume, cluster_volume_json, pod_volumes_json
+from scheduler_core.volume.pictures import (
+    PodVolume,
+    cluster_volume,
+    cluster_volume_json,
+    pod_volume,
+    pod_volume_json,
+    pod_volumes,
+    pod_volumes_json,
+)
 from tests.scheduler_core.builders import (
     claim_volume,
     make_claim,
@@ -65,3 +73,56 @@ def test_a_volume_in_the_cluster_view_is_written_as_cluster_volume_declares_it()
     assert list(picture) == ["name", "phase", "storageClass", "claim", "domains", "capacityBytes"][: len(picture)]
     assert picture == msgspec.json.decode(msgspec.json.encode(cluster_volume(volume)))
     assert picture["claim"] is None
+
+
+def test_a_pod_volume_is_written_as_pod_volume_declares_it_a_claims_nulls_kept_and_absent_keys_left_out():
+    """A claim that exists writes its class, binding mode and provisioner even when null; a missing
+    claim and a volume without one write none of them (UNSET), nor what they lack (None): as msgspec
+    writes the declaration, keys in its order, and read back the same."""
+    bound = make_claim("bound", volume="pv")  # no class: storageClass, bindingMode, provisioner null
+    snapshot = storage_snapshot([make_node("n1")], claims=[bound], volumes=[make_volume("pv", claim=bound, node="n1")])
+    pod = make_pod(
+        "p",
+        volumes=(
+            claim_volume("bound", "a"),
+            claim_volume("gone", "b"),
+            Volume("inline", "csi", csi_driver="inline.example.com"),
+        ),
+    )
+    typed = pod_volumes(pod, snapshot.storage)
+    pictures = pod_volumes_json(pod, snapshot.storage)
+    assert [list(p) for p in pictures] == [
+        [
+            "volume",
+            "kind",
+            "claim",
+            "state",
+            "phase",
+            "storageClass",
+            "accessModes",
+            "bindingMode",
+            "provisioner",
+            "requestBytes",
+            "persistentVolume",
+        ],
+        ["volume", "kind", "claim", "state"],
+        ["volume", "kind", "driver"],
+    ]
+    assert (pictures[0]["storageClass"], pictures[0]["bindingMode"], pictures[0]["provisioner"]) == (None, None, None)
+    assert list(pictures[0]["persistentVolume"]) == [
+        "name",
+        "phase",
+        "storageClass",
+        "accessModes",
+        "nodeAffinity",
+        "topologyLabels",
+        "source",
+        "capacityBytes",
+        "driver",
+    ]
+    assert pictures == [msgspec.json.decode(msgspec.json.encode(p)) for p in typed]
+    assert [PodVolume.from_json(p) for p in pictures] == typed
+    assert (
+        pod_volume_json(pod, pod.volumes[2], snapshot.storage)
+        == pod_volume(pod, pod.volumes[2], snapshot.storage).to_json()
+    )
