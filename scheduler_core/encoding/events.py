@@ -21,7 +21,7 @@ import numpy as np
 
 from scheduler_core.util.wire import Wire
 from scheduler_core.framework.status import StatusJson
-from scheduler_core.volume.pictures import PodVolume
+from scheduler_core.volume.pictures import PodVolumePicture
 
 
 class ExtensionPoint(str, Enum):
@@ -66,7 +66,7 @@ class CycleStart(Wire):
     cycles: int
     # The pod's volumes the volume plugins look at, with their claims' state (volume/pictures.py);
     # left out of the JSON when there are none.
-    volumes: list[PodVolume] = []
+    volumes: list[PodVolumePicture] = []
     # The run to the end only: every queue as the attempt starts (the pod itself is in flight),
     # {"activeQ": [...], "backoffQ": [...], "unschedulablePods": [...]} in pop order.
     queues: Optional[dict[str, list[str]]] = None

@@ -56,7 +56,7 @@ def _requirement(name: str, requirement: NodeSelectorRequirement) -> Requirement
 
 
 class BoundVolume(Wire, frozen=True):  # type: ignore[misc]
-    """The PersistentVolume a pod volume's claim is bound to (``PodVolume.persistent_volume``): its
+    """The PersistentVolume a pod volume's claim is bound to (``PodVolumePicture.persistent_volume``): its
     phase, class, access modes, required node affinity (None: it has none), zone/region labels and
     source; its size, CSI driver and the driver CSI migration counts an in-tree source under only
     when it has them."""
@@ -147,7 +147,7 @@ def _claim_state(claim: PersistentVolumeClaim) -> str:
     return CLAIM_PRE_BOUND if claim.volume_name else CLAIM_UNBOUND
 
 
-class PodVolume(Wire, frozen=True):  # type: ignore[misc]
+class PodVolumePicture(Wire, frozen=True):  # type: ignore[misc]
     """One of a pod's volumes that the volume plugins read, as the cycle-start event carries it
     (``CycleStart.volumes``; docs/ENGINE_API.md "Volume payloads"): its name and kind, then its claim's
     key and state when it uses one. A claim that exists adds its phase, class, access modes and its
@@ -173,16 +173,16 @@ class PodVolume(Wire, frozen=True):  # type: ignore[misc]
     driver: Optional[str] = None
 
 
-def pod_volume(pod: Pod, volume: Volume, storage: StorageState) -> PodVolume:
+def pod_volume(pod: Pod, volume: Volume, storage: StorageState) -> PodVolumePicture:
     plugin = translation.plugin_for(volume.in_tree)
     migrates_to = plugin.driver_name if plugin is not None else None
     driver = volume.csi_driver or None
     claim_name = volume.claim_for(pod.name)
     if claim_name is None:
-        return PodVolume(volume.name, volume.kind, migrates_to=migrates_to, driver=driver)
+        return PodVolumePicture(volume.name, volume.kind, migrates_to=migrates_to, driver=driver)
     claim = storage.claim(pod.namespace, claim_name)
     if claim is None:
-        return PodVolume(
+        return PodVolumePicture(
             volume.name,
             volume.kind,
             f"{pod.namespace}/{claim_name}",
@@ -192,7 +192,7 @@ def pod_volume(pod: Pod, volume: Volume, storage: StorageState) -> PodVolume:
         )
     storage_class = storage.storage_class(claim.class_name) if claim.class_name else None
     bound = storage.volume(claim.volume_name) if claim.volume_name else None
-    return PodVolume(
+    return PodVolumePicture(
         volume.name,
         volume.kind,
         claim.key,
@@ -216,7 +216,7 @@ def pod_volume_json(pod: Pod, volume: Volume, storage: StorageState) -> dict[str
     return pod_volume(pod, volume, storage).to_json()
 
 
-def pod_volumes(pod: Pod, storage: StorageState) -> list[PodVolume]:
+def pod_volumes(pod: Pod, storage: StorageState) -> list[PodVolumePicture]:
     """The pod's volumes that the volume plugins look at (claims, ephemeral claims, in-tree disks,
     inline CSI); others (emptyDir, configMap, ...) are left out."""
     return [

@@ -2,7 +2,7 @@ import msgspec
 
 from scheduler_core.model import LABEL_ZONE, GCEPersistentDisk, Volume
 from scheduler_core.volume.pictures import (
-    PodVolume,
+    PodVolumePicture,
     cluster_volume,
     cluster_volume_json,
     pod_volume,
@@ -121,7 +121,7 @@ def test_a_pod_volume_is_written_as_pod_volume_declares_it_a_claims_nulls_kept_a
         "driver",
     ]
     assert pictures == [msgspec.json.decode(msgspec.json.encode(p)) for p in typed]
-    assert [PodVolume.from_json(p) for p in pictures] == typed
+    assert [PodVolumePicture.from_json(p) for p in pictures] == typed
     assert (
         pod_volume_json(pod, pod.volumes[2], snapshot.storage)
         == pod_volume(pod, pod.volumes[2], snapshot.storage).to_json()
