@@ -8,19 +8,15 @@ never carries the worker's messages to this process). A message is sent when the
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from collections.abc import Mapping
 from typing import Any
 
 from channels.db import database_sync_to_async
 
-from webui import overload, publisher
-from webui.consumers import CLOSE_NOT_FOUND, CLOSE_TRY_AGAIN_LATER, RowWatcher
+from webui import publisher
+from webui.consumers import RowStateWatcher
 from webui.models import FINISHED_STATUSES, CapacityQuestion
 from webui.services import access, capacity
-
-POLL_SECONDS = 0.5
 
 
 @database_sync_to_async
@@ -41,49 +37,27 @@ STATE_FIELDS = (
 
 
 @database_sync_to_async
-def _state(question_id: int) -> tuple[Any, ...] | None:
+def _question_state(question_id: int) -> tuple[Any, ...] | None:
     """The row's progress and state (trials; method, why and the one pass's copies), as sent."""
     row = CapacityQuestion.objects.filter(pk=question_id).values_list(*STATE_FIELDS).first()
     return tuple(row) if row is not None else None
 
 
-class CapacityProgressConsumer(RowWatcher):
+class CapacityProgressConsumer(RowStateWatcher):
     async def _open(self) -> str:
         self.question_id = int(self.scope["url_route"]["kwargs"]["question_id"])
         await _authorize(self.scope, self.question_id)
-        self.sent: tuple[Any, ...] | str | None = None  # the state last sent, "end" once the end was
         return publisher.capacity_group_name(self.question_id)
 
     async def capacity_changed(self, message: dict[str, Any]) -> None:
-        if await self._tick():
-            await self.close()
+        await self._hinted()
 
-    async def _poll(self) -> None:
-        with contextlib.suppress(asyncio.CancelledError):
-            try:
-                while not await self._tick():
-                    await asyncio.sleep(POLL_SECONDS)
-            except overload.UNAVAILABLE_ERRORS:
-                await self.close(code=CLOSE_TRY_AGAIN_LATER)
-                return
-            await self.close()
+    async def _state(self) -> tuple[Any, ...] | None:
+        return await _question_state(self.question_id)
 
-    async def _tick(self) -> bool:
-        """Send the state when it changed; True once the question is finished (its end was sent)."""
-        async with self.lock:
-            if self.sent == "end":
-                return True
-            state = await _state(self.question_id)
-            if state is None:
-                await self.close(code=CLOSE_NOT_FOUND)
-                self.sent = "end"
-                return True
-            status, error = state[0], state[3]
-            if state != self.sent:
-                await self.send_json(publisher.capacity_progress_message(*state))
-                self.sent = state
-            if status in FINISHED_STATUSES:
-                await self.send_json(publisher.capacity_end_message(status, error))
-                self.sent = "end"
-                return True
-        return False
+    def _progress_message(self, state: tuple[Any, ...]) -> Mapping[str, Any]:
+        return publisher.capacity_progress_message(*state)
+
+    def _end_message(self, state: tuple[Any, ...]) -> Mapping[str, Any] | None:
+        status, error = state[0], state[3]
+        return publisher.capacity_end_message(status, error) if status in FINISHED_STATUSES else None

@@ -38,6 +38,10 @@ def _authorize(scope: Mapping[str, Any], run_id: int, token: str) -> bool:
     return True
 
 
+class RowGone(Exception):
+    """The watched row was deleted: the watcher closes with CLOSE_NOT_FOUND."""
+
+
 class RowWatcher(AsyncJsonWebsocketConsumer, abc.ABC):
     """What the run and capacity-question watchers (capacity_consumer.py) share around their polls:
     a visitor who may not read the row is refused (CLOSE_NOT_FOUND, or CLOSE_TRY_AGAIN_LATER while
@@ -49,8 +53,28 @@ class RowWatcher(AsyncJsonWebsocketConsumer, abc.ABC):
         """Read the URL and check access (a DomainError refuses); the row's group name."""
 
     @abc.abstractmethod
+    async def _tick(self) -> bool:
+        """Send what changed since the last tick; True once the row is finished and its end was sent."""
+
     async def _poll(self) -> None:
-        """Send what changed until the row is finished, then close."""
+        """Tick every POLL_SECONDS until the row is finished, then close (a database that stopped
+        answering closes with CLOSE_TRY_AGAIN_LATER: the browser reconnects)."""
+        with contextlib.suppress(asyncio.CancelledError):
+            try:
+                while not await self._tick():
+                    await asyncio.sleep(POLL_SECONDS)
+            except RowGone:
+                await self.close(code=CLOSE_NOT_FOUND)
+                return
+            except overload.UNAVAILABLE_ERRORS:
+                await self.close(code=CLOSE_TRY_AGAIN_LATER)  # the browser reconnects (from its cursor)
+                return
+            await self.close()
+
+    async def _hinted(self) -> None:
+        """A worker's group message: read the row now rather than at the next poll."""
+        if await self._tick():
+            await self.close()
 
     async def connect(self) -> None:
         try:
@@ -72,7 +96,46 @@ class RowWatcher(AsyncJsonWebsocketConsumer, abc.ABC):
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
 
-class RunGone(Exception):
+class RowStateWatcher(RowWatcher):
+    """A row whose progress is a few of its fields (a capacity question, an upgrade comparison, an
+    upload): the fields sent each time they changed, then the end once the row finished; a row gone
+    closes with CLOSE_NOT_FOUND."""
+
+    sent: tuple[Any, ...] | str | None = None  # the state last sent, "end" once the end was
+
+    @abc.abstractmethod
+    async def _state(self) -> tuple[Any, ...] | None:
+        """The row's fields as sent (None: the row is gone)."""
+
+    @abc.abstractmethod
+    def _progress_message(self, state: tuple[Any, ...]) -> Mapping[str, Any]:
+        """What the state says while the row is under way."""
+
+    @abc.abstractmethod
+    def _end_message(self, state: tuple[Any, ...]) -> Mapping[str, Any] | None:
+        """The end the state says, once the row finished (None while it has not)."""
+
+    async def _tick(self) -> bool:
+        async with self.lock:
+            if self.sent == "end":
+                return True
+            state = await self._state()
+            if state is None:
+                await self.close(code=CLOSE_NOT_FOUND)
+                self.sent = "end"
+                return True
+            if state != self.sent:
+                await self.send_json(self._progress_message(state))
+                self.sent = state
+            end = self._end_message(state)
+            if end is not None:
+                await self.send_json(end)
+                self.sent = "end"
+                return True
+        return False
+
+
+class RunGone(RowGone):
     """The run was deleted (with its scenario) while someone watched it."""
 
 
@@ -102,19 +165,6 @@ class RunEventsConsumer(RowWatcher):
         async with self.lock:
             run = await _run_state(self.run_id)
             await self._catch_up(run)
-
-    async def _poll(self) -> None:
-        with contextlib.suppress(asyncio.CancelledError):
-            try:
-                while not await self._tick():
-                    await asyncio.sleep(POLL_SECONDS)
-            except RunGone:
-                await self.close(code=CLOSE_NOT_FOUND)
-                return
-            except overload.UNAVAILABLE_ERRORS:
-                await self.close(code=CLOSE_TRY_AGAIN_LATER)  # the browser reconnects from its cursor
-                return
-            await self.close()
 
     async def _tick(self) -> bool:
         """Catch up from the log; True once the run is finished and everything was sent."""

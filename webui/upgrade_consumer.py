@@ -10,20 +10,17 @@ is sent when what it says changed. Nothing is computed here.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 
-from webui import overload, publisher
-from webui.consumers import CLOSE_NOT_FOUND, CLOSE_TRY_AGAIN_LATER, RowWatcher
+from webui import publisher
+from webui.consumers import RowStateWatcher, RowWatcher
 from webui.models import UPGRADE_FINISHED, Upgrade
 from webui.services import access, upgrades
 
-POLL_SECONDS = 0.5
 STATE_FIELDS = ("status", "done", "total", "what", "error")
 
 
@@ -48,62 +45,36 @@ def _fleet_state(fleet_id: int) -> list[tuple[int, str, int, int]]:
     return list(Upgrade.objects.filter(fleet_id=fleet_id).order_by("pk").values_list("pk", "status", "done", "total"))
 
 
-class _Watcher(RowWatcher):
-    """Polls ``_tick`` until it says the row (or rows) finished; a worker's hint ticks at once."""
-
-    async def upgrade_changed(self, message: dict[str, Any]) -> None:
-        if await self._tick():
-            await self.close()
-
-    async def _poll(self) -> None:
-        with contextlib.suppress(asyncio.CancelledError):
-            try:
-                while not await self._tick():
-                    await asyncio.sleep(POLL_SECONDS)
-            except overload.UNAVAILABLE_ERRORS:
-                await self.close(code=CLOSE_TRY_AGAIN_LATER)
-                return
-            await self.close()
-
-    async def _tick(self) -> bool:  # pragma: no cover - each watcher has its own
-        raise NotImplementedError
-
-
-class UpgradeProgressConsumer(_Watcher):
+class UpgradeProgressConsumer(RowStateWatcher):
     async def _open(self) -> str:
         self.upgrade_id = int(self.scope["url_route"]["kwargs"]["upgrade_id"])
         query = parse_qs(self.scope.get("query_string", b"").decode())
         await _authorize_upgrade(self.scope, self.upgrade_id, query.get("token", [""])[0])
-        self.sent: tuple[Any, ...] | str | None = None  # the state last sent, "end" once the end was
         return publisher.upgrade_group_name(self.upgrade_id)
 
-    async def _tick(self) -> bool:
-        """Send the state when it changed; True once the comparison finished (its end was sent)."""
-        async with self.lock:
-            if self.sent == "end":
-                return True
-            state = await _upgrade_state(self.upgrade_id)
-            if state is None:
-                await self.close(code=CLOSE_NOT_FOUND)
-                self.sent = "end"
-                return True
-            status, _done, _total, _what, error = state
-            if state != self.sent:
-                await self.send_json(publisher.upgrade_progress_message(*state))
-                self.sent = state
-            if status in UPGRADE_FINISHED:
-                await self.send_json(publisher.upgrade_end_message(status, error))
-                self.sent = "end"
-                return True
-        return False
+    async def upgrade_changed(self, message: dict[str, Any]) -> None:
+        await self._hinted()
+
+    async def _state(self) -> tuple[Any, ...] | None:
+        return await _upgrade_state(self.upgrade_id)
+
+    def _progress_message(self, state: tuple[Any, ...]) -> Mapping[str, Any]:
+        return publisher.upgrade_progress_message(*state)
+
+    def _end_message(self, state: tuple[Any, ...]) -> Mapping[str, Any] | None:
+        status, _done, _total, _what, error = state
+        return publisher.upgrade_end_message(status, error) if status in UPGRADE_FINISHED else None
 
 
-class FleetProgressConsumer(_Watcher):
+class FleetProgressConsumer(RowWatcher):
     async def _open(self) -> str:
         self.fleet_id = int(self.scope["url_route"]["kwargs"]["fleet_id"])
         await _authorize_fleet(self.scope, self.fleet_id)
         self.sent: list[tuple[int, str, int, int]] | str | None = None
         return publisher.fleet_group_name(self.fleet_id)
+
+    async def upgrade_changed(self, message: dict[str, Any]) -> None:
+        await self._hinted()
 
     async def _tick(self) -> bool:
         """Send the rows' states when one changed; True once every row finished (the end was sent)."""

@@ -21,29 +21,8 @@ function megabytes(bytes) {
 }
 
 /** POST /api/scenarios/import with progress callbacks: onUpload(loaded, total), onUploaded(). */
-export function uploadScenario(form, { onUpload = () => {}, onUploaded = () => {} } = {}) {
-  return new Promise((resolve, reject) => {
-    csrfHeader().then((headers) => {
-      const request = new XMLHttpRequest();
-      request.open("POST", "/api/scenarios/import");
-      for (const [name, value] of Object.entries(headers)) request.setRequestHeader(name, value);
-      request.setRequestHeader("Accept", "application/json");
-      request.upload.addEventListener("progress", (event) => onUpload(event.loaded, event.lengthComputable ? event.total : 0));
-      request.upload.addEventListener("load", () => onUploaded());
-      request.addEventListener("load", () => {
-        let data = null;
-        try {
-          data = JSON.parse(request.responseText);
-        } catch {
-          data = null;
-        }
-        if (request.status >= 200 && request.status < 300) resolve(data);
-        else reject(new ApiError(request.status, data));
-      });
-      request.addEventListener("error", () => reject(new Error("the upload failed (network error)")));
-      request.send(form);
-    }, reject);
-  });
+export function uploadScenario(form, callbacks = {}) {
+  return send("/api/scenarios/import", form, {}, callbacks);
 }
 
 /** XMLHttpRequest `method` `url` with `body`, upload progress callbacks; resolves with the JSON answer. */

@@ -81,3 +81,15 @@ async def test_another_visitor_is_refused():
     assert not connected
     connected, ws = await connect(f"/ws/uploads/{upload.pk + 1}/", other)
     assert not connected
+
+
+async def test_an_upload_deleted_while_watched_closes_as_not_found():
+    key, cookie = await database_sync_to_async(session_cookie)()
+    upload = await make_upload(key)
+    connected, ws = await connect(f"/ws/uploads/{upload.pk}/", cookie)
+    assert connected
+    assert await ws.receive_json_from(timeout=10) == progress("reading", "reading big.json", 0)
+    await database_sync_to_async(Upload.objects.filter(pk=upload.pk).delete)()
+    await database_sync_to_async(publisher.publish_upload)(upload.pk)
+    closed = await ws.receive_output(timeout=10)
+    assert closed == {"type": "websocket.close", "code": 4404}
