@@ -4,12 +4,13 @@ docs/CAPACITY.md)."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal, Optional
+from typing import Literal, Optional, Union
 
 from pydantic import Field
 
 from webui.schemas.common import ApiInput, ApiSchema, EngineSchema
 from webui.schemas.releases import ReleaseOut
+from webui.schemas.runs import CycleExplanationOut
 from webui.services import engine
 
 NAME_LENGTH = 400
@@ -50,9 +51,15 @@ class CapacityProgressOut(ApiSchema):
 WITHOUT_TRIALS = (engine.TrialJSON,)
 
 
-# The engine's explanation (a CycleExplanation) served as stored: an answer stored before the
-# declarations kept only its headline (migration 0012), so the API does not hold it to the declaration.
-StoredExplanation = Optional[dict[str, Any]]
+class HeadlineOnlyOut(ApiSchema):
+    """The explanation of an answer stored before the engine declared it (migration 0012): its headline."""
+
+    headline: str
+
+
+# The engine's explanation (a CycleExplanation, its schema made from the declaration), or, for an
+# answer stored before the declarations, its headline only (migration 0012).
+StoredExplanation = Optional[Union[CycleExplanationOut, HeadlineOnlyOut]]
 
 
 class FitOut(EngineSchema, payload=engine.FitAnswerJSON, without=WITHOUT_TRIALS):
