@@ -790,17 +790,6 @@ def test_it_names_the_limit_a_scenario_exceeds(limits, text, fragment):
     assert any(fragment in e.message for e in errors_of(text, limits))
 
 
-def test_the_default_limits_fit_the_largest_bench_file():
-    limits = Limits()
-    assert (limits.max_bytes, limits.max_nodes, limits.max_pods, limits.max_pending_pods, limits.max_depth) == (
-        128 * 2**20,
-        10_000,
-        60_000,
-        5_000,
-        64,
-    )
-
-
 def test_it_refuses_an_alias_bomb_quickly():
     bomb = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
     for i in range(1, 12):
