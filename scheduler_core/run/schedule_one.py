@@ -77,7 +77,7 @@ from scheduler_core.run.outcomes import (
     ScoringFailed,
 )
 from scheduler_core.run.eventhandlers import EventHandlers, snapshot_of
-from scheduler_core.run.recorder import RunRecorder, record_cycle
+from scheduler_core.run.recorder import RunRecorder, reads_queues, record_cycle
 
 # The PreBind plugins whose PreBindPreFlight answers AllowParallel in v1.36 (VolumeBinding's and
 # DynamicResources'): run side by side when both have work.
@@ -1003,8 +1003,11 @@ class ScheduleOne:
         pod = info.pod
         index = self.attempts
         self.attempts += 1
-        queues = {name.value: keys for name, keys in self.queue.where().items()}
-        view = [pod.key, *queues[QueueName.ACTIVE.value]]
+        queues: Optional[dict[str, list[str]]] = None
+        view = [pod.key]
+        if reads_queues(self.recorder.reads):
+            queues = {name.value: keys for name, keys in self.queue.where().items()}
+            view.extend(queues[QueueName.ACTIVE.value])
         # The cycle assumes its own copy of the pod (AssumePod's DeepCopy): the queue's and the
         # cluster's versions stay as they are until the binding comes back.
         return Cycle(

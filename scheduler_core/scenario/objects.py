@@ -43,7 +43,7 @@ def decode_node(obj: Field, meta: Metadata, doc_index: int) -> Node:
         node.unschedulable = spec.get_bool("unschedulable")
     status = obj.get_map("status")
     if status is not None:
-        node.allocatable = _allocatable(status)
+        node.allocatable = resources.node_allocatable(status)
         node.images = tuple(i for i in (_image(f) for f in status.get_list("images")) if i)
         node.conditions = _conditions(status)
         node.declared_features = _declared_features(status)
@@ -98,15 +98,6 @@ def _conditions(status: Field) -> tuple[NodeCondition, ...]:
         if item.expect_map() and item.get_str("type") and item.get_str("status"):
             found.append(NodeCondition(item.get_str("type"), item.get_str("status")))
     return tuple(found)
-
-
-def _allocatable(status: Field) -> dict[str, int]:
-    """SetDefaults_NodeStatus: a node without allocatable gets a copy of its capacity."""
-    capacity = resources.quantities(status.get("capacity"), container=False)
-    allocatable_field = status.get("allocatable")
-    if allocatable_field is None:
-        return resources.to_amounts(capacity)
-    return resources.to_amounts(resources.quantities(allocatable_field, container=False))
 
 
 def _taints(spec: Field) -> tuple[Taint, ...]:

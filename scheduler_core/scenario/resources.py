@@ -74,14 +74,16 @@ WrittenResources = tuple[tuple[str, tuple[tuple[str, type, object], ...]], ...]
 _resources_read: dict[WrittenResources, tuple[ResourceList, ResourceList]] = {}
 
 
-def _written(resources: Field) -> Optional[WrittenResources]:
-    """The mapping's sections and scalars in document order, typed (1 and 1.0 and "1" differ),
-    or None when it holds anything else (then it is read the long way)."""
+def _written(resources: Field, only: Optional[tuple[str, ...]] = None) -> Optional[WrittenResources]:
+    """The mapping's sections (``only``: these of them) and scalars in document order, typed (1 and
+    1.0 and "1" differ), or None when it holds anything else (then it is read the long way)."""
     value = resources.value
     if not isinstance(value, YMap):
         return None
     sections = []
     for section, inner in value.items():
+        if only is not None and section not in only:
+            continue
         if not isinstance(inner, YMap):
             return None
         items = []
@@ -109,6 +111,35 @@ def container_resources(resources: Optional[Field]) -> tuple[ResourceList, Resou
             _resources_read.clear()
         _resources_read[written] = (dict(requests), dict(limits))
     return requests, limits
+
+
+# node_allocatable's answers by the node status's capacity and allocatable as written: the nodes
+# of one pool repeat the same few thousands of times. Only answers that recorded no error are kept.
+_NODE_SECTIONS = ("capacity", "allocatable")
+_allocatable_read: dict[WrittenResources, ResourceList] = {}
+
+
+def node_allocatable(status: Field) -> ResourceList:
+    """A node's allocatable; SetDefaults_NodeStatus: a node without it gets a copy of its capacity."""
+    written = _written(status, _NODE_SECTIONS)
+    known = _allocatable_read.get(written) if written is not None else None
+    if known is not None:
+        return dict(known)
+    errors = len(status.ctx.errors)
+    allocatable = _read_allocatable(status)
+    if written is not None and len(status.ctx.errors) == errors:
+        if len(_allocatable_read) >= _KEPT_RESOURCES:
+            _allocatable_read.clear()
+        _allocatable_read[written] = dict(allocatable)
+    return allocatable
+
+
+def _read_allocatable(status: Field) -> ResourceList:
+    capacity = quantities(status.get("capacity"), container=False)
+    allocatable_field = status.get("allocatable")
+    if allocatable_field is None:
+        return to_amounts(capacity)
+    return to_amounts(quantities(allocatable_field, container=False))
 
 
 def _read_container_resources(resources: Field) -> tuple[ResourceList, ResourceList]:

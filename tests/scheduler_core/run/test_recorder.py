@@ -7,7 +7,7 @@ from __future__ import annotations
 from scheduler_core.backend.queue import QueueMove, QueueName
 from scheduler_core.encoding.events import ClusterChangeKind, Event, ExtensionPoint
 from scheduler_core.run.outcomes import BindingFailed, Bound, FitError, SchedulingError
-from scheduler_core.run.recorder import CycleRecorder, RunRecorder, record_cycle
+from scheduler_core.run.recorder import CycleRecorder, RunRecorder, reads_queues, record_cycle
 from scheduler_core.scenario import load_scenario
 from scheduler_core.run.schedule_one import Cycle, Scheduler
 from tests.scheduler_core.builders import node_text, pod_text, preemption_scenario
@@ -103,3 +103,9 @@ def test_a_reader_of_some_points_is_written_the_steps_at_those_points_only():
     assert points[-1] is ExtensionPoint.CYCLE_END  # the ending is always written
     kept = {ExtensionPoint.CYCLE_START, ExtensionPoint.QUEUE_SORT, ExtensionPoint.POST_FILTER, ExtensionPoint.CYCLE_END}
     assert [e.to_json() for e in some] == [e.to_json() for e in every if e.extension_point in kept]
+
+
+def test_the_queues_are_read_by_a_reader_of_queue_sort_only():
+    assert reads_queues(None)
+    assert reads_queues(frozenset({ExtensionPoint.QUEUE_SORT}))
+    assert not reads_queues(frozenset({ExtensionPoint.CYCLE_START, ExtensionPoint.CYCLE_END}))

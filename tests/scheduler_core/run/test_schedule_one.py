@@ -19,8 +19,11 @@ from scheduler_core.run.schedule_one import (
     num_feasible_nodes_to_find,
     simulate,
 )
+from scheduler_core.encoding.events import CycleStart, ExtensionPoint
 from scheduler_core.encoding.trace import trace_summary
-from tests.scheduler_core.builders import make_node, make_pod
+from scheduler_core.run.loop import run_to_the_end
+from scheduler_core.scenario import load_scenario
+from tests.scheduler_core.builders import make_node, make_pod, node_text, pod_text
 
 
 @pytest.mark.parametrize(
@@ -441,3 +444,14 @@ def test_a_cycle_given_the_queues_signature_does_not_sign_the_pod_again():
 
     assert first_pass(None)["evaluated"] == ["n3"]  # signed in the cycle: the hint n3, alone
     assert "batchHint" not in first_pass((None,))  # the queue's (no) signature: a full pass
+
+
+def test_a_run_read_without_queue_sort_names_the_pod_alone_as_its_cycles_start():
+    """The timeline reads CycleStart for its pod: the run copies no queue for it per attempt."""
+    text = "---\n".join([node_text("n1"), pod_text("a"), pod_text("b")])
+    reads = frozenset({ExtensionPoint.CYCLE_START, ExtensionPoint.CYCLE_END})
+    every = [e.payload for e in run_to_the_end(load_scenario(text)) if isinstance(e.payload, CycleStart)]
+    some = [e.payload for e in run_to_the_end(load_scenario(text), reads=reads) if isinstance(e.payload, CycleStart)]
+    assert [p.queue for p in every] == [["default/a", "default/b"], ["default/b"]]
+    assert [p.queue for p in some] == [["default/a"], ["default/b"]] and all(p.queues is None for p in some)
+    assert [p.pod for p in some] == [p.pod for p in every]

@@ -10,7 +10,12 @@ from scheduler_core import simulate
 from scheduler_core.model.quantity import CPU_OVERFLOW
 from scheduler_core.scenario import load_scenario
 from scheduler_core.scenario.fields import Context, Field
-from scheduler_core.scenario.resources import _read_container_resources, container_resources
+from scheduler_core.scenario.resources import (
+    _read_allocatable,
+    _read_container_resources,
+    container_resources,
+    node_allocatable,
+)
 from scheduler_core.scenario.yamltree import YMap
 
 from tests.scheduler_core.scenario.support import errors_of, line_of, pod, stream
@@ -152,3 +157,27 @@ def test_a_resources_mapping_read_again_answers_as_the_first_reading(written):
     reference = _read(_read_container_resources, written)
     assert _read(container_resources, written) == reference
     assert _read(container_resources, written) == reference
+
+
+def _read_status(reader, written: dict) -> tuple:
+    errors: list = []
+    sections = {
+        section: _ymap(amounts) if isinstance(amounts, dict) else amounts for section, amounts in written.items()
+    }
+    allocatable = reader(Field(_ymap(sections), "status", 1, Context("Node n1", errors)))
+    return allocatable, list(allocatable), errors
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from(["capacity", "allocatable", "conditions"]),
+        st.dictionaries(_NAMES, _AMOUNTS, max_size=4) | st.just("x"),
+        max_size=3,
+    )
+)
+def test_a_node_status_read_again_answers_as_the_first_reading(written):
+    # node_allocatable keeps the answers of capacity and allocatable it read without error (the
+    # status's other fields do not matter to it); the reference reads them field by field.
+    reference = _read_status(_read_allocatable, written)
+    assert _read_status(node_allocatable, written) == reference
+    assert _read_status(node_allocatable, written) == reference
