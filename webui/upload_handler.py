@@ -68,14 +68,7 @@ class StoredUpload(_UploadedBytes):
 
 def refusal(size: int | None) -> LimitExceeded:
     """The upload is over SCHEDLAB_MAX_BYTES: its size (when known) in MB, the limit, the setting."""
-    limit = settings.SCHEDLAB_MAX_BYTES
-    size_said, limit_said = engine.megabytes(size or 0), engine.megabytes(limit)
-    if size_said == limit_said:  # "1 MB, more than the limit of 1 MB" would read as nonsense
-        size_said, limit_said = f"{size} bytes", f"{limit_said} ({limit} bytes)"
-    said = f"the upload is {size_said}," if size else "the upload is"
-    return LimitExceeded(
-        "max_bytes", limit, engine.in_server_words(f"{said} more than the limit of {limit_said} (Limits.max_bytes)")
-    )
+    return engine.size_refusal("the upload", size)
 
 
 def body_to_disk(request: HttpRequest, file_name: str) -> StoredUpload:

@@ -367,14 +367,21 @@ def enforce_size(text: str) -> None:
 
 def enforce_size_bytes(size: int) -> None:
     if size > settings.SCHEDLAB_MAX_BYTES:
-        raise LimitExceeded(
-            "max_bytes",
-            settings.SCHEDLAB_MAX_BYTES,
-            in_server_words(
-                f"the scenario is {megabytes(size)}, more than the limit of "
-                f"{megabytes(settings.SCHEDLAB_MAX_BYTES)} (Limits.max_bytes)"
-            ),
-        )
+        raise size_refusal("the scenario", size)
+
+
+def size_refusal(what: str, size: int | None) -> LimitExceeded:
+    """``what`` ("the scenario", "the upload") is over SCHEDLAB_MAX_BYTES: its size in MB (when known),
+    the limit and the setting that raises it. Sizes that read alike in MB are said in bytes too: "1 MB,
+    more than the limit of 1 MB" would read as nonsense."""
+    limit = settings.SCHEDLAB_MAX_BYTES
+    size_said, limit_said = megabytes(size or 0), megabytes(limit)
+    if size_said == limit_said:
+        size_said, limit_said = f"{size} bytes", f"{limit_said} ({limit} bytes)"
+    said = f"{what} is {size_said}," if size else f"{what} is"
+    return LimitExceeded(
+        "max_bytes", limit, in_server_words(f"{said} more than the limit of {limit_said} (Limits.max_bytes)")
+    )
 
 
 NO_RELEASE = ReleaseRequest()  # nothing asked: the release the dump says (else the default one)
