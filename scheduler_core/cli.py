@@ -50,7 +50,7 @@ from scheduler_core.answers.findings import Finding
 from scheduler_core.answers.upgrade import UpgradeComparison, UpgradeCounts
 from scheduler_core.encoding.schema import schema_text
 from scheduler_core.encoding.timeline import TIMELINE_READS, TimelineBuilder
-from scheduler_core.encoding.trace import TraceBuilder
+from scheduler_core.encoding.trace import TRACE_READS, TraceBuilder
 from scheduler_core.util.wire import Wire
 from scheduler_core.release.choice import ReleaseRequest
 from scheduler_core.release.gates import FeatureGateError, parse_feature_gates
@@ -403,7 +403,8 @@ def run_trace(args: argparse.Namespace) -> int:
         return EXIT_INVALID
     scenario, changes = _with_taints(scenario, args)
     if args.json and not args.events:
-        _stream_trace_json(scenario, simulate(scenario, tie_break=args.tie_break, seed=args.seed))
+        # --json alone reads the builder's summary: the pass writes only the events the builder reads.
+        _stream_trace_json(scenario, simulate(scenario, tie_break=args.tie_break, seed=args.seed, reads=TRACE_READS))
         return _exit_code(scenario)
     events: list[Event] = []
     recorded = _drive(

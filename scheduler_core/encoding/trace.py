@@ -189,3 +189,8 @@ def trace_cycles(events: Iterable[Event]) -> Iterator[dict[str, Any]]:
             yield from builder.take()
         builder.add(event)
     yield from builder.take()
+
+
+# The points whose events the builder reads: a single pass made for it alone (``simulate(reads=...)``,
+# `trace --json`) writes no QueueSort, Reserve or binding events, and copies no queue per cycle.
+TRACE_READS = frozenset({ExtensionPoint.CYCLE_START, *_HANDLERS})

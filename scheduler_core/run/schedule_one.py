@@ -77,7 +77,7 @@ from scheduler_core.run.outcomes import (
     ScoringFailed,
 )
 from scheduler_core.run.eventhandlers import EventHandlers, snapshot_of
-from scheduler_core.run.recorder import RunRecorder, reads_queues, record_cycle
+from scheduler_core.run.recorder import Reads, RunRecorder, reads_queues, record_cycle
 
 # The PreBind plugins whose PreBindPreFlight answers AllowParallel in v1.36 (VolumeBinding's and
 # DynamicResources'): run side by side when both have work.
@@ -225,9 +225,14 @@ class Scheduler:
         """The profile named by the pod's schedulerName (the queue holds only such pods)."""
         return self.frameworks[pod.scheduler_name]
 
-    def run(self) -> Iterator[Event]:
+    def run(self, reads: Reads = None) -> Iterator[Event]:
+        """The single pass's cycles in queue order. A reader of ``reads`` alone (the trace's summary:
+        no QueueSort) gets each cycle's CycleStart naming its pod only: the pass copies no queue
+        tail per cycle (O(pending) each, quadratic over the pass)."""
+        whole_queue = reads_queues(reads)
         for cycle, pod in enumerate(self.queue):
-            yield from Cycle(self, cycle, pod).run()
+            view = None if whole_queue else [pod.key]
+            yield from record_cycle(Cycle(self, cycle, pod, queue_view=view), reads)
 
 
 class Cycle:
@@ -916,14 +921,16 @@ def simulate(
     seed: Optional[int] = None,
     vectorized: bool = True,
     hand_over_only: bool = False,
+    reads: Reads = None,
 ) -> Iterator[Event]:
     """Replays the scenario's scheduling cycles; the scenario's pods are not modified.
 
     ``vectorized=False`` runs every plugin node by node: the reference the fast path is tested against.
+    ``reads``: for a reader of those points only (``TRACE_READS``), the cycles' other events unwritten.
     """
     with collector_paused():  # the set-up builds the snapshot: nothing there for the collector
         scheduler = Scheduler(fresh_copy(scenario), tie_break, seed, vectorized, hand_over_only=hand_over_only)
-    return frozen_after_first(scheduler.run())
+    return frozen_after_first(scheduler.run(reads))
 
 
 def fresh_copy(scenario: Scenario) -> Scenario:

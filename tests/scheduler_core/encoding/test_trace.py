@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 
 from scheduler_core import TraceBuilder, load_scenario, simulate, trace_cycles, trace_summary
+from scheduler_core.encoding.trace import TRACE_READS
+from scheduler_core.encoding.events import ExtensionPoint
 
 CORPUS = Path(__file__).resolve().parents[4] / "shared" / "conformance" / "public"
 
@@ -70,3 +72,16 @@ def test_cycles_are_given_one_at_a_time_each_once_the_next_starts():
         # a cycle comes out when the one after it starts (or at the end), never later
         assert len(started) in (len(seen) + 1, len(summary["cycles"]))
     assert seen == summary["cycles"]
+
+
+def test_a_pass_made_for_the_summary_alone_gives_the_same_summary():
+    """``TRACE_READS`` names every point the builder reads: a pass that writes only those (no
+    QueueSort, no binding events) builds the summary of the pass that writes everything."""
+    left_out: set[ExtensionPoint] = set()
+    for case in ("gen_1001", "gen_1005", "seed_pts_conflict"):
+        scenario = load_scenario((CORPUS / f"{case}.yaml").read_bytes())
+        every = list(simulate(scenario))
+        some = list(simulate(scenario, reads=TRACE_READS))
+        assert trace_summary(some) == trace_summary(every)
+        left_out |= {e.extension_point for e in every} - {e.extension_point for e in some}
+    assert left_out == {ExtensionPoint.RESERVE, ExtensionPoint.PRE_BIND, ExtensionPoint.BIND}

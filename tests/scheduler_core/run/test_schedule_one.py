@@ -455,3 +455,16 @@ def test_a_run_read_without_queue_sort_names_the_pod_alone_as_its_cycles_start()
     assert [p.queue for p in every] == [["default/a", "default/b"], ["default/b"]]
     assert [p.queue for p in some] == [["default/a"], ["default/b"]] and all(p.queues is None for p in some)
     assert [p.pod for p in some] == [p.pod for p in every]
+
+
+def test_a_single_pass_read_without_queue_sort_names_the_pod_alone_as_its_cycles_start():
+    """The trace's summary reads no QueueSort: the pass copies no queue tail for it per cycle."""
+    text = "---\n".join([node_text("n1"), pod_text("a"), pod_text("b")])
+    reads = frozenset({ExtensionPoint.CYCLE_START, ExtensionPoint.CYCLE_END})
+    every = list(simulate(load_scenario(text)))
+    some = list(simulate(load_scenario(text), reads=reads))
+    starts = [e.payload.queue for e in every if isinstance(e.payload, CycleStart)]
+    assert starts == [["default/a", "default/b"], ["default/b"]]
+    assert [e.payload.queue for e in some if isinstance(e.payload, CycleStart)] == [["default/a"], ["default/b"]]
+    orders = [e.payload.order for e in some if e.extension_point is ExtensionPoint.QUEUE_SORT]
+    assert orders == [["default/a"], ["default/b"]]  # written with CycleStart, in the same step
