@@ -1,10 +1,14 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Iterator
+from typing import Any
 
 from django.conf import settings
-from django.db import models
+from django.db import models, transaction
 from django.utils import timezone
+
+from webui import textstore
 
 
 class Owned(models.Model):
@@ -31,7 +35,6 @@ class Scenario(Owned):
     description = models.TextField(blank=True, default="")
     # Demo scenarios (loaded by `load_demos`) have no owner; anyone may read, run and fork them.
     demo_slug = models.SlugField(max_length=100, null=True, blank=True, unique=True)
-    text = models.TextField(blank=True, default="")  # the latest version's text, for listing/search
     forked_from = models.ForeignKey(
         "ScenarioVersion", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -49,12 +52,28 @@ class Scenario(Owned):
         return bool(self.demo_slug)
 
 
+class TextPiece(models.Model):
+    """A piece of one or more versions' texts (webui.textstore cuts them), stored once, compressed."""
+
+    digest = models.CharField(max_length=64, primary_key=True)  # sha256 of the piece's UTF-8 bytes
+    size = models.PositiveIntegerField()  # characters
+    data = models.BinaryField()  # zlib
+
+    def __str__(self) -> str:
+        return f"{self.digest[:12]} ({self.size} characters)"
+
+
 class ScenarioVersion(models.Model):
-    """One per save, never changed afterwards: runs and share links point at exactly what was run."""
+    """One per save, never changed afterwards: runs and share links point at exactly what was run.
+
+    Its text is kept as pieces shared with every version that has the same ones (VersionPiece): a
+    version that changes a few objects of a big dump adds a piece or two, not a copy of the dump.
+    ``text`` reads it (once per object) and is set before the first save, as a field would be."""
 
     scenario = models.ForeignKey(Scenario, on_delete=models.CASCADE, related_name="versions")
     number = models.PositiveIntegerField()
-    text = models.TextField(blank=True, default="")
+    length = models.PositiveBigIntegerField(default=0)  # the text's characters
+    digest = models.CharField(max_length=64, blank=True, default="")  # sha256 of the whole text
     created = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -63,6 +82,102 @@ class ScenarioVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.scenario.name} v{self.number}"
+
+    @classmethod
+    def saved(cls, scenario: Scenario, number: int, text: str) -> ScenarioVersion:
+        """A new version of ``scenario`` holding ``text``, saved."""
+        version = cls(scenario=scenario, number=number)
+        version.text = text
+        version.save(force_insert=True)
+        return version
+
+    @property
+    def text(self) -> str:
+        held: str | None = self.__dict__.get("_text")
+        if held is None:
+            held = "".join(textstore.decompress(data) for data in self._piece_data())
+            self.__dict__["_text"] = held
+        return held
+
+    @text.setter
+    def text(self, value: str) -> None:
+        if not self._state.adding:
+            raise ValueError(f"version {self.number} of scenario {self.scenario_id} is saved: a version never changes")
+        self.__dict__["_text"] = value
+
+    def _piece_data(self) -> Iterator[bytes]:
+        rows = VersionPiece.objects.filter(version=self).order_by("index").values_list("piece__data", flat=True)
+        for data in rows.iterator(chunk_size=64):
+            yield bytes(data)
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        text: str | None = self.__dict__.get("_text", "") if self._state.adding else None
+        if text is not None:
+            self.length, self.digest = len(text), textstore.digest_of(text)
+        with transaction.atomic():
+            super().save(*args, **kwargs)
+            if text is not None:
+                _store_pieces(self, text)
+
+
+class VersionPiece(models.Model):
+    """The ``index``-th piece of a version's text."""
+
+    version = models.ForeignKey(ScenarioVersion, on_delete=models.CASCADE, related_name="pieces")
+    index = models.PositiveIntegerField()
+    piece = models.ForeignKey(TextPiece, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["version", "index"], name="unique_version_piece")]
+
+
+STORE_BATCH = 200  # pieces looked up or written per query (~200 KB each at most 4 MB)
+
+
+def _store_pieces(version: ScenarioVersion, text: str) -> None:
+    """The text's pieces stored (those no version has yet, compressed) and listed for the version."""
+    batch: list[textstore.Piece] = []
+    index = 0
+    for piece in textstore.pieces(text):
+        batch.append(piece)
+        if len(batch) == STORE_BATCH:
+            index = _store_batch(version, batch, index)
+            batch = []
+    _store_batch(version, batch, index)
+
+
+def _store_batch(version: ScenarioVersion, batch: list[textstore.Piece], index: int) -> int:
+    if not batch:
+        return index
+    digests = {piece.digest for piece in batch}
+    have = set(TextPiece.objects.filter(digest__in=digests).values_list("digest", flat=True))
+    new = {piece.digest: piece for piece in batch if piece.digest not in have}
+    TextPiece.objects.bulk_create(
+        [TextPiece(digest=d, size=len(p.text), data=textstore.compress(p)) for d, p in new.items()],
+        ignore_conflicts=True,  # the same piece saved by another version at the same time
+    )
+    VersionPiece.objects.bulk_create(
+        [VersionPiece(version=version, index=index + i, piece_id=piece.digest) for i, piece in enumerate(batch)]
+    )
+    return index + len(batch)
+
+
+def pieces_of(versions: models.QuerySet[ScenarioVersion]) -> set[str]:
+    """The digests of the pieces these versions list: what to look at once they are deleted."""
+    return set(VersionPiece.objects.filter(version__in=versions).values_list("piece_id", flat=True))
+
+
+def forget_unused_pieces(digests: set[str]) -> int:
+    """Those of these pieces that no version lists any more (their scenarios deleted), removed; how many.
+    Only the deleted versions' pieces are looked at: no scan of every piece a deletion."""
+    count = 0
+    listed = list(digests)
+    for start in range(0, len(listed), STORE_BATCH):
+        batch = listed[start : start + STORE_BATCH]
+        used = VersionPiece.objects.filter(piece_id__in=batch).values("piece_id")
+        removed, _ = TextPiece.objects.filter(digest__in=batch).exclude(digest__in=used).delete()
+        count += removed
+    return count
 
 
 class RunStatus(models.TextChoices):

@@ -105,14 +105,14 @@ def validation(check: engine.Check, dump: engine.Check | None = None) -> Validat
 
 
 def version_summary(version: ScenarioVersion) -> VersionSummaryOut:
-    return VersionSummaryOut(number=version.number, created=version.created, size=len(version.text))
+    return VersionSummaryOut(number=version.number, created=version.created, size=version.length)
 
 
 def version(version: ScenarioVersion) -> VersionOut:
     return VersionOut(
         number=version.number,
         created=version.created,
-        size=len(version.text),
+        size=version.length,
         scenario=version.scenario_id,
         text=version.text,
     )

@@ -210,3 +210,33 @@ def test_stored_capacity_answers_become_the_engine_s_declarations_and_back():
     assert questions.get(pk=ids["copies"]).answer == {"copies": STORED_BEFORE["copies"]}
     assert questions.get(pk=stopped_at_max).answer == {"copies": {"stoppedBy": None}}
     migrate(LATEST)
+
+
+UPLOADS, PIECES = [("webui", "0013_uploads")], [("webui", "0014_versions_in_pieces")]
+
+
+def test_saved_texts_move_into_shared_pieces_and_back():
+    old = migrate(UPLOADS)
+    big = "".join(f"---\nkind: Node\nmetadata:\n  name: node-{i}\n" for i in range(30000))
+    scenario = old.get_model("webui", "Scenario").objects.create(name="s", text=big + "---\nkind: Pod\n")
+    versions = old.get_model("webui", "ScenarioVersion").objects
+    first = versions.create(scenario=scenario, number=1, text=big).pk
+    second = versions.create(scenario=scenario, number=2, text=big + "---\nkind: Pod\n").pk
+    empty = versions.create(scenario=scenario, number=3, text="").pk
+
+    new = migrate(PIECES)
+    moved = new.get_model("webui", "ScenarioVersion").objects
+    pieces = new.get_model("webui", "VersionPiece").objects
+    for pk, text in ((first, big), (second, big + "---\nkind: Pod\n"), (empty, "")):
+        version = moved.get(pk=pk)
+        rows = pieces.filter(version=version).order_by("index").values_list("piece__data", flat=True)
+        assert "".join(zlib.decompress(bytes(data)).decode() for data in rows) == text
+        assert version.length == len(text)
+    shared = new.get_model("webui", "TextPiece").objects.count()
+    assert shared < pieces.count()  # the second version shares every piece of the first but its last
+
+    back = migrate(UPLOADS)
+    restored = back.get_model("webui", "ScenarioVersion").objects
+    assert [restored.get(pk=pk).text for pk in (first, second, empty)] == [big, big + "---\nkind: Pod\n", ""]
+    assert back.get_model("webui", "Scenario").objects.get(pk=scenario.pk).text == ""  # latest: version 3
+    migrate(LATEST)

@@ -125,7 +125,8 @@ def test_it_runs_the_release_the_run_asked_for(run: Run):
 
 
 def test_it_fails_a_run_whose_version_no_longer_validates(run: Run):
-    ScenarioVersion.objects.filter(pk=run.version_id).update(text="kind: [broken")
+    broken = ScenarioVersion.saved(run.version.scenario, run.version.number + 1, "kind: [broken")
+    Run.objects.filter(pk=run.pk).update(version=broken)  # as if a changed engine no longer read it
     execute_run.apply(args=[run.pk])
     run.refresh_from_db()
     assert run.status == RunStatus.FAILED and run.error.startswith("the scenario does not validate: ")

@@ -26,7 +26,19 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 
-from webui.models import CapacityQuestion, FleetCheck, Owned, Run, Scenario, ScenarioVersion, ShareLink, Upgrade, Upload
+from webui.models import (
+    CapacityQuestion,
+    FleetCheck,
+    Owned,
+    Run,
+    Scenario,
+    ScenarioVersion,
+    ShareLink,
+    Upgrade,
+    Upload,
+    forget_unused_pieces,
+    pieces_of,
+)
 from webui.services import access, capacity, runs, upgrades, uploads
 from webui.services.errors import AccountInvalid, LimitExceeded, NotSignedIn, SignInFailed, SingleUserMode
 
@@ -283,7 +295,9 @@ def delete_account(request: HttpRequest, password: str) -> Holdings:
     their_uploads = list(Upload.objects.filter(owner=user).values_list("pk", flat=True))
     with transaction.atomic():
         theirs.share_links.delete()
+        their_pieces = pieces_of(ScenarioVersion.objects.filter(scenario__owner=user))
         user.delete()  # models.Owned's owner is CASCADE: everything they own, and what hangs off it
+        forget_unused_pieces(their_pieces)  # their texts' pieces that no one else's version shares
         transaction.on_commit(lambda: uploads.forget_files(their_uploads))  # the files kept as uploaded
     logout(request)
     return held

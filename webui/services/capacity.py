@@ -707,10 +707,8 @@ def _save_deciding_run(question: CapacityQuestion, label: str, text: str, pendin
     source = question.version
     owner = {"owner_id": question.owner_id, "owner_session_key": question.owner_session_key}
     name = f"{source.scenario.name} · capacity trial: {label}"[:200]
-    scenario = Scenario.objects.create(
-        name=name, description=source.scenario.description, text=text, forked_from=source, **owner
-    )
-    version = ScenarioVersion.objects.create(scenario=scenario, number=1, text=text)
+    scenario = Scenario.objects.create(name=name, description=source.scenario.description, forked_from=source, **owner)
+    version = ScenarioVersion.saved(scenario, 1, text)
     # replayed as the question's trials were (its version's release, as the dump says): its header says so
     run = Run.objects.create(
         version=version, cycles=pending, enqueues=1, release_choice=question.release_choice, **owner

@@ -12,6 +12,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 
+from webui import textstore
 from webui.models import Scenario, ScenarioVersion
 from webui.services import scenarios
 from webui.services.access import Actor
@@ -154,12 +155,11 @@ def load_all() -> list[tuple[Demo, bool]]:
 def _load(demo: Demo) -> bool:
     scenario = Scenario.objects.filter(demo_slug=demo.slug).first()
     if scenario is None:
-        scenario = Scenario.objects.create(
-            name=demo.name, description=demo.description, demo_slug=demo.slug, text=demo.text
-        )
-        ScenarioVersion.objects.create(scenario=scenario, number=1, text=demo.text)
+        scenario = Scenario.objects.create(name=demo.name, description=demo.description, demo_slug=demo.slug)
+        ScenarioVersion.saved(scenario, 1, demo.text)
         return True
-    if scenario.text == demo.text:
+    latest = scenario.versions.order_by("-number").first()
+    if latest is not None and latest.digest == textstore.digest_of(demo.text):
         if (scenario.name, scenario.description) == (demo.name, demo.description):
             return False
         Scenario.objects.filter(pk=scenario.pk).update(name=demo.name, description=demo.description)

@@ -183,8 +183,8 @@ def _execute(run: Run, on_first_event: Callable[[], None]) -> None:
 
 
 def _queued_run(name: str, text: str, mode: str) -> Run:
-    scenario = Scenario.objects.create(name=f"measure {name}", owner_session_key=OWNER, text=text)
-    version = ScenarioVersion.objects.create(scenario=scenario, number=1, text=text)
+    scenario = Scenario.objects.create(name=f"measure {name}", owner_session_key=OWNER)
+    version = ScenarioVersion.saved(scenario, 1, text)
     return Run.objects.create(
         version=version, mode=mode, cycles=engine.check(text).valid_summary.pending_pods, owner_session_key=OWNER
     )

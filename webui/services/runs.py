@@ -17,7 +17,17 @@ from django.db import connection, transaction
 from django.db.models import F, Max, Q, QuerySet
 from django.utils import timezone
 
-from webui.models import FINISHED_STATUSES, Run, RunMode, RunStatus, Scenario, ScenarioVersion, Upgrade
+from webui.models import (
+    FINISHED_STATUSES,
+    Run,
+    RunMode,
+    RunStatus,
+    Scenario,
+    ScenarioVersion,
+    Upgrade,
+    forget_unused_pieces,
+    pieces_of,
+)
 from webui.services import access, releases, scenarios
 from webui.services.claims import stale_before
 from webui.services.access import Actor
@@ -187,7 +197,10 @@ def delete_scenario(scenario: Scenario) -> None:
     cascade's DELETE of the events but before the run's DELETE breaks the event -> run foreign key
     (PostgreSQL checks it at commit: a 500). After the cancel commits no batch can be written."""
     _stop_active(Run.objects.filter(version__scenario=scenario), DELETED_WHILE_ACTIVE)
-    scenario.delete()
+    with transaction.atomic():
+        held = pieces_of(ScenarioVersion.objects.filter(scenario=scenario))
+        scenario.delete()
+        forget_unused_pieces(held)  # its texts' pieces that no other version shares
 
 
 def listing(actor: Actor, scenario: Scenario | None = None) -> QuerySet[Run]:

@@ -11,6 +11,7 @@ from django.db import transaction
 from django.db.models import Max, Q, QuerySet
 from django.utils import timezone
 
+from webui import textstore
 from webui.models import Scenario, ScenarioVersion
 from webui.services import engine
 from webui.services.access import Actor
@@ -65,9 +66,9 @@ def create(
         engine.check_soon(text)  # begun before the save: writing 5 MB twice overlaps the parse
     with transaction.atomic():
         scenario = Scenario.objects.create(
-            name=name, description=description, text=text, forked_from=forked_from, **actor.owner_fields()
+            name=name, description=description, forked_from=forked_from, **actor.owner_fields()
         )
-        version = ScenarioVersion.objects.create(scenario=scenario, number=1, text=text)
+        version = ScenarioVersion.saved(scenario, 1, text)
     if check_later:
         return Saved(scenario, version, None)
     return Saved(scenario, version, engine.check(text))
@@ -79,14 +80,13 @@ def save(scenario: Scenario, text: str, name: str | None = None, description: st
         # Lock the scenario row so two concurrent saves cannot pick the same version number.
         scenario = Scenario.objects.select_for_update().get(pk=scenario.pk)
         latest = scenario.versions.order_by("-number").first()
-        if latest is not None and latest.text == text:
+        if latest is not None and latest.digest == textstore.digest_of(text):
             # A rename or a new description keeps the text: the scenario's latest version stays its
             # version (a version is a text; renaming made a copy of it under a new number).
             version = latest
         else:
             number = (latest.number if latest is not None else 0) + 1
-            version = ScenarioVersion.objects.create(scenario=scenario, number=number, text=text)
-        scenario.text = text
+            version = ScenarioVersion.saved(scenario, number, text)
         scenario.name = name if name is not None else scenario.name
         scenario.description = description if description is not None else scenario.description
         scenario.updated = timezone.now()

@@ -78,7 +78,7 @@ def test_rounds_are_dispatched_one_after_another_and_the_answer_keeps_no_scenari
         and trial_scenario.owner_session_key == question.owner_session_key
     )
     assert (
-        "kind: Changes" in trial_scenario.text
+        "kind: Changes" in question.deciding_run.version.text
         and question.deciding_label == f"{question.answer['fit']['fits'] + 1} more"
     )
 

@@ -146,8 +146,7 @@ def test_it_fails_with_the_reason_a_queued_run_no_worker_could_start(version, se
 def test_it_cancels_the_runs_of_a_deleted_scenario_before_deleting_so_their_worker_writes_nothing(version, monkeypatch):
     """The race itself needs PostgreSQL and a real worker (test_service_reliability.py); here: the
     runs are cancelled first, on their own, and the worker's next write is refused."""
-    version.text = support.scenario_text(3, 2)
-    version.save()
+    version = ScenarioVersion.objects.create(scenario=version.scenario, number=2, text=support.scenario_text(3, 2))
     run = Run.objects.create(version=version, cycles=2)
     assert claims.claim(run.pk, "w")
     loaded = engine.load(version.text)

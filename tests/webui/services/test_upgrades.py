@@ -27,7 +27,7 @@ ME = Actor(session_key="me")
 
 
 def scenario_of(text: str, name: str = "s", owner: str = "me") -> Scenario:
-    scenario = Scenario.objects.create(name=name, owner_session_key=owner, text=text)
+    scenario = Scenario.objects.create(name=name, owner_session_key=owner)
     ScenarioVersion.objects.create(scenario=scenario, number=1, text=text)
     return scenario
 

@@ -38,8 +38,8 @@ class Command(BaseCommand):
 def measure(path: Path, pod: str, max_count: Optional[int] = None) -> dict[str, Any]:
     text = path.read_text()
     actor = Actor(session_key=OWNER)
-    scenario = Scenario.objects.create(name=path.name, text=text, owner_session_key=OWNER)
-    ScenarioVersion.objects.create(scenario=scenario, number=1, text=text)
+    scenario = Scenario.objects.create(name=path.name, owner_session_key=OWNER)
+    ScenarioVersion.saved(scenario, 1, text)
     advances: list[int] = []
 
     def in_process(trial_ids: list[int]) -> None:  # the trial rounds, when the pass needs them, run here
