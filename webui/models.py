@@ -95,7 +95,7 @@ class ScenarioVersion(models.Model):
     def text(self) -> str:
         held: str | None = self.__dict__.get("_text")
         if held is None:
-            held = "".join(textstore.decompress(data) for data in self._piece_data())
+            held = "".join(self.text_pieces())
             self.__dict__["_text"] = held
         return held
 
@@ -105,9 +105,26 @@ class ScenarioVersion(models.Model):
             raise ValueError(f"version {self.number} of scenario {self.scenario_id} is saved: a version never changes")
         self.__dict__["_text"] = value
 
-    def _piece_data(self) -> Iterator[bytes]:
-        rows = VersionPiece.objects.filter(version=self).order_by("index").values_list("piece__data", flat=True)
-        for data in rows.iterator(chunk_size=64):
+    def piece_digests(self) -> list[tuple[str, int]]:
+        """Each of the text's pieces, in order: its digest and its size (characters)."""
+        rows = VersionPiece.objects.filter(version=self).order_by("index").values_list("piece_id", "piece__size")
+        return list(rows)
+
+    def text_pieces(self, first: int = 0, end: int | None = None) -> Iterator[str]:
+        """The text's pieces ``first`` to ``end`` (default: all), read one at a time: an export or a diff
+        of a 1 GB dump holds one piece, not the text."""
+        if self._state.adding:  # not saved yet: the text is all there is
+            yield self.__dict__.get("_text", "")
+            return
+        for data in self._piece_data(first, end):
+            yield textstore.decompress(data)
+
+    def _piece_data(self, first: int = 0, end: int | None = None) -> Iterator[bytes]:
+        listed = VersionPiece.objects.filter(version=self, index__gte=first)
+        if end is not None:
+            listed = listed.filter(index__lt=end)
+        rows = listed.order_by("index").values_list("piece__data", flat=True)
+        for data in rows.iterator(chunk_size=16):
             yield bytes(data)
 
     def save(self, *args: Any, **kwargs: Any) -> None:

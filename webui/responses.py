@@ -48,11 +48,16 @@ def json_bytes(request: HttpRequest, body: bytes) -> HttpResponse:
 
 
 def streamed_json(request: HttpRequest, chunks: Iterator[bytes]) -> StreamingHttpResponse:
-    """JSON sent as its chunks are made, so the process holds one chunk however long the answer.
+    """JSON sent as its chunks are made (``streamed``)."""
+    return streamed(request, chunks, JSON_CONTENT_TYPE)
+
+
+def streamed(request: HttpRequest, chunks: Iterator[bytes], content_type: str) -> StreamingHttpResponse:
+    """A body sent as its chunks are made, so the process holds one chunk however long the answer.
     Under ASGI (daphne) the chunks are pulled one at a time on the thread the sync views share (they
     read the database): given a plain iterator, Django's ASGI handler would read it whole first."""
     body = _pulled(chunks) if isinstance(request, ASGIRequest) else chunks
-    response = StreamingHttpResponse(body, content_type=JSON_CONTENT_TYPE)
+    response = StreamingHttpResponse(body, content_type=content_type)
     response["Cache-Control"] = "no-store"
     return response
 

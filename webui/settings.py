@@ -214,6 +214,9 @@ CELERY_TASK_ROUTES = {
 MIB = 1024 * 1024
 SCHEDLAB_MAX_BYTES = env_int("SCHEDLAB_MAX_BYTES", (128 if EMBEDDED else 8) * MIB, minimum=1)
 SCHEDLAB_MAX_NODES = env_int("SCHEDLAB_MAX_NODES", 10_000, minimum=1)
+# Text two versions' diff compares (the pieces they share at either end are skipped: one object changed
+# in a big dump compares a few hundred KB); difflib on more would hold a request for minutes.
+SCHEDLAB_MAX_DIFF_BYTES = env_int("SCHEDLAB_MAX_DIFF_BYTES", 16 * MIB, minimum=1)
 SCHEDLAB_MAX_PODS = env_int("SCHEDLAB_MAX_PODS", 150_000 if EMBEDDED else 50_000, minimum=1)
 SCHEDLAB_MAX_PENDING_PODS = env_int("SCHEDLAB_MAX_PENDING_PODS", 20_000 if EMBEDDED else 2_000, minimum=1)
 # An uploaded archive (support bundle, must-gather...) is untrusted: what it may inflate to, skipped

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Max, Q, QuerySet
 from django.utils import timezone
@@ -15,7 +17,7 @@ from webui import textstore
 from webui.models import Scenario, ScenarioVersion
 from webui.services import engine
 from webui.services.access import Actor
-from webui.services.errors import NotFound
+from webui.services.errors import LimitExceeded, NotFound
 
 
 @dataclass(frozen=True)
@@ -116,10 +118,60 @@ def fork(actor: Actor, scenario: Scenario, number: int | None, name: str | None)
 
 
 def diff(before: ScenarioVersion, after: ScenarioVersion) -> str:
+    """A unified diff from ``before`` to ``after``. The pieces both texts begin and end with
+    (webui/textstore.py) are not compared — only what lies between, with one shared piece on each
+    side for the hunks' context, and the line numbers counted past the pieces skipped — so one object
+    changed in a 1 GB dump is a diff of a few hundred KB. More than SCHEDLAB_MAX_DIFF_BYTES to compare
+    is refused (413), in the user's words."""
+    old, new = before.piece_digests(), after.piece_digests()
+    same_start = _shared_run(old, new)
+    same_end = _shared_run(old[same_start:][::-1], new[same_start:][::-1])
+    first = max(0, same_start - 1)
+    old_end, new_end = len(old) - max(0, same_end - 1), len(new) - max(0, same_end - 1)
+    compared = sum(size for _, size in old[first:old_end]) + sum(size for _, size in new[first:new_end])
+    if compared > settings.SCHEDLAB_MAX_DIFF_BYTES:
+        raise _diff_refusal(before, after, compared)
+    skipped = sum(piece.count("\n") for piece in before.text_pieces(0, first))
     lines = difflib.unified_diff(
-        before.text.splitlines(keepends=True),
-        after.text.splitlines(keepends=True),
+        "".join(before.text_pieces(first, old_end)).splitlines(keepends=True),
+        "".join(after.text_pieces(first, new_end)).splitlines(keepends=True),
         fromfile=f"v{before.number}",
         tofile=f"v{after.number}",
     )
-    return "".join(lines)
+    return "".join(_shifted(line, skipped) for line in lines)
+
+
+HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
+
+
+def _shared_run(old: list[tuple[str, int]], new: list[tuple[str, int]]) -> int:
+    """How many pieces the two lists begin with alike."""
+    count = 0
+    for a, b in zip(old, new):
+        if a[0] != b[0]:
+            break
+        count += 1
+    return count
+
+
+def _shifted(line: str, skipped: int) -> str:
+    """A hunk's header with its line numbers moved past the ``skipped`` lines before the compared text."""
+    if not skipped:
+        return line
+    found = HUNK.match(line)
+    if found is None:
+        return line
+    old_line, old_count, new_line, new_count = found.groups()
+    shifted = f"@@ -{int(old_line) + skipped}{old_count or ''} +{int(new_line) + skipped}{new_count or ''} @@"
+    return shifted + line[found.end() :]
+
+
+def _diff_refusal(before: ScenarioVersion, after: ScenarioVersion, compared: int) -> LimitExceeded:
+    limit = settings.SCHEDLAB_MAX_DIFF_BYTES
+    return LimitExceeded(
+        "max_diff_bytes",
+        limit,
+        f"versions {before.number} and {after.number} differ across {engine.megabytes(compared)} of text, more "
+        f"than the {engine.megabytes(limit)} this server compares; download both (Export) to compare them "
+        f"elsewhere, or this server's administrator raises it with SCHEDLAB_MAX_DIFF_BYTES={compared}",
+    )

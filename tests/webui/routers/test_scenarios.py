@@ -81,6 +81,15 @@ def test_it_diffs_two_versions(owner: Client, scenario: dict):
     assert "-b: 2\n+b: 3\n" in body["diff"]
 
 
+def test_it_refuses_a_diff_over_the_server_s_limit_naming_the_setting(owner: Client, scenario: dict, settings):
+    settings.SCHEDLAB_MAX_DIFF_BYTES = 10
+    owner.put(f"/api/scenarios/{scenario['id']}", {"text": "a: 1\nb: 2\n"}, content_type=JSON)
+    response = owner.get(f"/api/scenarios/{scenario['id']}/diff?old=1&new=2")
+    assert response.status_code == 413
+    message = response.json()["error"]["message"]
+    assert "more than the 10 bytes this server compares" in message and "SCHEDLAB_MAX_DIFF_BYTES=" in message
+
+
 def test_it_hides_scenarios_from_other_visitors(scenario: dict, stranger: Client):
     response = stranger.get(f"/api/scenarios/{scenario['id']}")
     assert response.status_code == 404
@@ -220,7 +229,7 @@ def test_it_exports_a_version_as_yaml(owner: Client, scenario: dict):
     response = owner.get(f"/api/scenarios/{scenario['id']}/export?version=1")
     assert response["Content-Type"].startswith("application/yaml")
     assert 'filename="scenario-' in response["Content-Disposition"]
-    assert response.content.decode() == scenario["text"]
+    assert b"".join(response.streaming_content).decode() == scenario["text"]  # streamed a piece at a time
 
 
 def test_it_gives_each_logged_in_user_their_own_scenarios(django_user_model, small_text: str):

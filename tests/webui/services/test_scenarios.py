@@ -1,6 +1,8 @@
 """webui/services/scenarios.py: every save is a new immutable version (valid or not), numbered in
 order; versions are read by number; demos are copied rather than changed; forks keep their source."""
 
+import difflib
+
 import pytest
 
 from tests.webui import support
@@ -70,6 +72,38 @@ def test_the_diff_is_unified_between_version_numbers(saved):
     second = scenarios.save(saved.scenario, saved.version.text + "# more\n").version
     diff = scenarios.diff(saved.version, second)
     assert diff.startswith("--- v1\n+++ v2\n") and "+# more\n" in diff
+
+
+def _nodes(count: int) -> str:
+    return "".join(
+        f"---\nkind: Node\nmetadata:\n  name: node-{i}\n  labels: {{zone: z{i % 5}}}\n" for i in range(count)
+    )
+
+
+def test_a_big_version_s_diff_compares_only_the_pieces_that_differ_and_numbers_lines_as_the_whole_diff():
+    """One node changed in a dump of many pieces: the shared pieces at either end are skipped, yet
+    the diff (hunks, line numbers, context) is the whole texts' unified diff."""
+    text = _nodes(8000)
+    first = scenarios.create(OWNER, "big", text, check_later=True).version
+    edited = text.replace("name: node-5000\n", "name: node-5000-b\n").replace("name: node-5001\n", "")
+    second = ScenarioVersion.saved(first.scenario, 2, edited)
+    assert len(second.piece_digests()) > 5
+    whole = "".join(
+        difflib.unified_diff(
+            text.splitlines(keepends=True), edited.splitlines(keepends=True), fromfile="v1", tofile="v2"
+        )
+    )
+    assert scenarios.diff(first, second) == whole and "@@ -2" in whole
+
+
+def test_a_diff_of_more_text_than_the_server_compares_is_refused_in_the_user_s_words(settings):
+    settings.SCHEDLAB_MAX_DIFF_BYTES = 100_000
+    first = scenarios.create(OWNER, "big", _nodes(8000), check_later=True).version
+    second = ScenarioVersion.saved(first.scenario, 2, _nodes(8000).replace("zone: z", "zone: y"))
+    with pytest.raises(LimitExceeded) as refused:
+        scenarios.diff(first, second)
+    assert "versions 1 and 2 differ across" in str(refused.value) and "SCHEDLAB_MAX_DIFF_BYTES=" in str(refused.value)
+    assert scenarios.diff(first, first) == ""  # the same pieces: nothing compared
 
 
 def test_the_blank_template_loads():
