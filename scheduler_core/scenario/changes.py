@@ -110,6 +110,9 @@ class ChangesInput:
     documents: list[Field] = field(default_factory=list)
     # (kind, apiVersion, object), document order; the apiVersion its list or file gives it when it has none
     objects: list[tuple[str, str, Field]] = field(default_factory=list)
+    # False when no text read can hold a Changes document (its kind's name is nowhere in them): the
+    # objects are then not kept, so a big dump's trees go as they are read (yamltree.compose_runs).
+    keep_objects: bool = True
 
 
 def note_object(obj: Field, kind: str, collected: ChangesInput, api_version: str = "") -> bool:
@@ -118,7 +121,8 @@ def note_object(obj: Field, kind: str, collected: ChangesInput, api_version: str
     if kind == KIND:
         collected.documents.append(obj)
         return True
-    collected.objects.append((kind, api_version, obj))
+    if collected.keep_objects:
+        collected.objects.append((kind, api_version, obj))
     return False
 
 

@@ -50,7 +50,7 @@ from scheduler_core.scenario.validation import (
     is_dns1123_label,
     is_dns1123_subdomain,
 )
-from scheduler_core.scenario.yamltree import Document, YList, YMap, compose
+from scheduler_core.scenario.yamltree import Document, YList, YMap, compose_runs
 from scheduler_core.scenario import release_evidence
 from scheduler_core.scenario.unknown_fields import (
     ReleaseField,
@@ -114,6 +114,29 @@ class _Seen:
     uid: str
 
 
+@dataclass(slots=True)
+class _Admitted:
+    """A pod as the Priority admission plugin reads it once every PriorityClass is known (_finish):
+    what it needs of the pod's document, not the document, whose tree goes with its run (compose_runs)."""
+
+    pod: Pod
+    ctx: Context
+    priority_written: bool
+    spec_path: Optional[str]  # None: the pod has no spec
+    class_line: Optional[int]  # the line of spec.priorityClassName (the spec's when it is not written)
+    policy_written: bool
+
+    @classmethod
+    def of(cls, pod: Pod, obj: Field) -> _Admitted:
+        spec = obj.get("spec")
+        if spec is None:
+            return cls(pod, obj.ctx, False, None, None, False)
+        lines = getattr(spec.value, "lines", None)
+        line = lines.get("priorityClassName", spec.line) if isinstance(lines, dict) else spec.line
+        written = spec.get("priority") is not None
+        return cls(pod, obj.ctx, written, spec.path, line, spec.get("preemptionPolicy") is not None)
+
+
 @dataclass
 class _Collected:
     nodes: list[Node] = field(default_factory=list)
@@ -139,7 +162,7 @@ class _Collected:
     container_logs: list[str] = field(default_factory=list)  # "ns/pod container" blocks skipped
     kept: list[ScenarioError] = field(default_factory=list)  # problems existing objects may keep (Context.keep)
     # Every pod with its object and whether spec.priority is written, for the Priority admission.
-    admitted: list[tuple[Pod, Field, bool]] = field(default_factory=list)
+    admitted: list[_Admitted] = field(default_factory=list)
     pod_specs: SpecMemo = field(default_factory=dict)  # specs decoded so far (pods.decode_pod)
     checked_specs: SpecFields = field(default_factory=dict)  # specs checked for unknown fields so far
     # The Changes document and every object, for a run with steps (scenario/changes.py).
@@ -222,6 +245,11 @@ def _load(
     if not _within_total_size(sources, limits, errors):
         return None
     collected = _Collected()
+    # Every object is kept for a Changes document, which can come after them; none can without its
+    # kind's name in a text read (a big dump's objects then go as they are read).
+    collected.changes_input.keep_objects = default is not None or any(
+        _may_name(source.text, changes_reader.KIND) for source in sources
+    )
     for source in sources:
         _read_source(source, collected, limits, errors)
     if default is not None and not collected.changes_input.documents:
@@ -281,6 +309,15 @@ def _load(
     )
 
 
+def _may_name(text: object, word: str) -> bool:
+    """Whether ``word`` is in the text (or cannot be ruled out: not a text)."""
+    if isinstance(text, str):
+        return word in text
+    if isinstance(text, bytes):
+        return word.encode() in text
+    return True
+
+
 def _within_total_size(sources: Sequence[SourceText], limits: Limits, errors: list[ScenarioError]) -> bool:
     if len(sources) < 2:
         return True  # one text: _decode_text says it, with the file's own words
@@ -309,10 +346,13 @@ def _read_source(source: SourceText, collected: _Collected, limits: Limits, erro
         return
     decoded, logs = blank_container_logs(decoded)
     collected.container_logs.extend(logs)
-    documents, problems = compose(decoded, limits)
-    errors.extend(ScenarioError(f"document {p.document}", "", p.line, p.message, source.name) for p in problems)
-    for document in documents:
-        _read_document(document, source, collected, limits, errors)
+    # A big text is composed a run of documents at a time, each run read and let go before the next
+    # (compose_runs: its trees are ~7x the text). ScenarioInvalid sorts the problems by line.
+    for documents, problems in compose_runs(decoded, limits):
+        errors.extend(ScenarioError(f"document {p.document}", "", p.line, p.message, source.name) for p in problems)
+        for document in documents:
+            _read_document(document, source, collected, limits, errors)
+        del documents  # the run's trees go before the next run is composed
 
 
 def _decode_text(
@@ -554,7 +594,7 @@ def _add(
         _check_limit(obj, len(collected.pods), limits.max_pods, "pods", "max_pods")
         pod = pods.decode_pod(obj, meta, len(collected.pods), collected.pod_specs, key)
         collected.pods.append(pod)
-        collected.admitted.append((pod, obj, pods.has_priority(obj)))
+        collected.admitted.append(_Admitted.of(pod, obj))
         if meta.namespace == release_evidence.CONTROL_PLANE_NAMESPACE and isinstance(obj.value, YMap):
             found = release_evidence.pod_evidence(obj.value, meta.namespace, meta.name)
             if found is not None:
@@ -639,32 +679,35 @@ def _resolve_priorities(collected: _Collected) -> None:
     default = min(
         (c for c in collected.priority_classes.values() if c.global_default), key=lambda c: c.value, default=None
     )
-    for pod, obj, priority_written in collected.admitted:
-        spec = obj.get("spec")
-        if spec is None:
+    for admitted in collected.admitted:
+        if admitted.spec_path is None:
             continue
+        pod = admitted.pod
         priority_class = classes.get(pod.priority_class_name) if pod.priority_class_name else default
         if priority_class is None:
-            if pod.priority_class_name and not priority_written:
-                spec.error_at(
-                    "priorityClassName",
+            if pod.priority_class_name and not admitted.priority_written:
+                path = f"{admitted.spec_path}.priorityClassName" if admitted.spec_path else "priorityClassName"
+                admitted.ctx.error(
+                    path,
+                    admitted.class_line,
                     f'no PriorityClass with name "{pod.priority_class_name}" '
                     "was found (add it to the scenario, or set spec.priority)",
                 )
             continue
-        if not priority_written:
+        if not admitted.priority_written:
             pod.priority = priority_class.value
             pod.priority_class_name = priority_class.name
-        if spec.get("preemptionPolicy") is None:
+        if not admitted.policy_written:
             pod.preemption_policy = priority_class.preemption_policy
 
 
 def _dra_reading(collected: _Collected) -> dra.DraReading:
     """The DRA objects as read, with what a release may refuse (dra.settle)."""
     class_resources = []
-    for pod, obj, _ in collected.admitted:
+    for admitted in collected.admitted:
+        pod, ctx = admitted.pod, admitted.ctx
         for path, name in dra.class_resource_requests(pod):
-            class_resources.append((ScenarioError(obj.ctx.object, path, pod.line, "", obj.ctx.file), name))
+            class_resources.append((ScenarioError(ctx.object, path, pod.line, "", ctx.file), name))
     return dra.DraReading(
         collected.dra, tuple(collected.dra_gated), tuple(collected.taint_rules), tuple(class_resources)
     )

@@ -240,12 +240,6 @@ def _decode_scheduling(spec: Field, pod: Pod) -> None:
             pod.preemption_policy = value
 
 
-def has_priority(obj: Field) -> bool:
-    """Whether spec.priority is written (a stored pod always has it; a hand-written one may not)."""
-    spec = obj.get("spec")
-    return spec is not None and spec.get("priority") is not None
-
-
 def _scheduling_gates(spec: Field) -> tuple[str, ...]:
     return tuple(name for _, name in _named_items(spec, "schedulingGates", is_qualified_name))
 

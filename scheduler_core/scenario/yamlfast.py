@@ -64,15 +64,16 @@ _MAX_KEY = 250  # libyaml drops a simple key 1024 bytes before its ":"; 250 char
 _LITERAL_HEADER = re.compile(r"\|([+-]?)([1-9]?)([+-]?)(?: +(?:#.*)?)?")
 
 
-def compose_block(text: str, limits: Limits, plain: PlainScalars) -> Optional[list[Document]]:
+def compose_block(text: str, limits: Limits, plain: PlainScalars, earlier: int = 0) -> Optional[list[Document]]:
     """The documents of ``text`` as ``yamltree.Composer`` composes them, or None when the text is
-    outside the subset or composing it would report a problem."""
+    outside the subset or composing it would report a problem. ``earlier``: the documents before
+    ``text`` in its stream (yamltree.compose_runs), which its documents are numbered after."""
     if "\r" in text:
         if text.count("\r") != text.count("\r\n"):
             return None  # a lone CR is a line break too
         text = text.replace("\r\n", "\n")
     try:
-        documents = _LineComposer(limits, plain).compose(text.split("\n"))
+        documents = _LineComposer(limits, plain, earlier).compose(text.split("\n"))
     except _Decline:
         return None
     return documents if _readable(text) else None  # checked last: texts that decline mostly do early
@@ -86,9 +87,10 @@ def _readable(text: str) -> bool:
 
 
 class _LineComposer:
-    def __init__(self, limits: Limits, plain: PlainScalars) -> None:
+    def __init__(self, limits: Limits, plain: PlainScalars, earlier: int = 0) -> None:
         self.limits = limits
         self.plain = plain
+        self.earlier = earlier  # documents before this text in its stream
         self.documents: list[Document] = []
         self.parsed: dict[str, Any] = {}  # each distinct line's parse
         self.consumed = 0  # the last line read as part of a scalar over several lines
@@ -104,6 +106,7 @@ class _LineComposer:
         parse = self.parse_line
         max_depth = self.limits.max_depth
         documents = self.documents
+        earlier = self.earlier
         cols: list[int] = []
         kinds: list[int] = []
         nodes: list[Any] = []
@@ -125,8 +128,8 @@ class _LineComposer:
                     if pend_node is not None:
                         pend_node[pend_slot] = None
                     if doc_line:
-                        documents.append(Document(len(documents) + 1, doc_line, nodes[0][0]))
-                    if len(documents) >= self.limits.max_documents:
+                        documents.append(Document(earlier + len(documents) + 1, doc_line, nodes[0][0]))
+                    if earlier + len(documents) >= self.limits.max_documents:
                         raise _Decline()
                     doc_line = number
                     cols, kinds, nodes = [-1], [_ROOT], [[None]]  # the root frame: a slot for the value
@@ -213,7 +216,7 @@ class _LineComposer:
         if pend_node is not None:
             pend_node[pend_slot] = None
         if doc_line:
-            documents.append(Document(len(documents) + 1, doc_line, nodes[0][0]))
+            documents.append(Document(earlier + len(documents) + 1, doc_line, nodes[0][0]))
         return documents
 
     # -------------------------------------------------------------- one line

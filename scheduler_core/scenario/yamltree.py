@@ -9,6 +9,7 @@ recurse (a deep document overflows the stack) and would silently keep the last d
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any, Callable, Optional
 
 import yaml
@@ -73,6 +74,9 @@ class Composer:
         self.limits = limits
         self.problems: list[SyntaxProblem] = []
         self.documents: list[Document] = []
+        self.earlier = 0  # documents of the stream's earlier runs (compose_runs): numbered after them
+        self.first_line = 1  # the number of the text's first line (compose_runs: a run's, in the whole text)
+        self.stopped = False  # a problem ended the parse: nothing after it is composed
         self._constructor = SafeConstructor()
         self._resolved: dict[str, Any] = {}
         self._depth_reported = False
@@ -85,17 +89,24 @@ class Composer:
         try:
             self._run(loader)
         except yaml.MarkedYAMLError as err:
-            self._problem(_mark_line(err.problem_mark or err.context_mark), _yaml_message(err))
+            self._problem(_mark_line(err.problem_mark or err.context_mark, self.first_line), _yaml_message(err))
+            self.stopped = True
         except yaml.YAMLError as err:
             self._problem(None, str(err))
+            self.stopped = True
         except _AliasBudgetExceeded:
-            pass
+            self.stopped = True
         finally:
             loader.dispose()
         return self.documents
 
+    def next_run(self) -> None:
+        """The run composed was read: forget its documents and problems (their count stays)."""
+        self.earlier += len(self.documents)
+        self.documents, self.problems = [], []
+
     def _problem(self, line: Optional[int], message: str) -> None:
-        self.problems.append(SyntaxProblem(len(self.documents) + 1, line, message))
+        self.problems.append(SyntaxProblem(self.earlier + len(self.documents) + 1, line, message))
 
     def _run(self, loader: Any) -> None:
         # The hot loop of loading (a million events for a 10 MB file): dispatch on the exact event
@@ -106,7 +117,8 @@ class Composer:
         top: Optional[_Frame] = None  # stack[-1]
         anchors: dict[str, tuple[Any, int]] = {}
         resolved = self._resolved
-        doc_line = 1
+        first = self.first_line  # a mark's line 0 is this one
+        doc_line = first
         root: Any = None
         get_event = loader.get_event
         while True:
@@ -115,7 +127,7 @@ class Composer:
                 return
             kind = type(event)
             if kind is ScalarEvent:
-                line = event.start_mark.line + 1
+                line = event.start_mark.line + first
                 if event.tag is not None:
                     value: Any = self._scalar(event, line, stack)
                 elif event.implicit[0]:
@@ -138,7 +150,7 @@ class Composer:
                     continue
                 size = 1
             elif kind is MappingStartEvent or kind is SequenceStartEvent:
-                top = self._open(event, event.start_mark.line + 1, stack, top)
+                top = self._open(event, event.start_mark.line + first, stack, top)
                 continue
             elif kind is MappingEndEvent or kind is SequenceEndEvent:
                 frame = stack.pop()
@@ -146,21 +158,22 @@ class Composer:
                 value = None if frame.skipped else frame.container
                 size, line, anchor = frame.size, frame.container.line, frame.anchor
             elif kind is AliasEvent:
-                line = event.start_mark.line + 1
+                line = event.start_mark.line + first
                 value, size = self._alias(event, line, anchors)
                 anchor = None
             elif kind is DocumentStartEvent:
-                if len(self.documents) >= self.limits.max_documents:
+                if self.earlier + len(self.documents) >= self.limits.max_documents:
                     self._problem(
-                        event.start_mark.line + 1,
+                        event.start_mark.line + first,
                         f"more than {self.limits.max_documents} documents (Limits.max_documents)",
                     )
+                    self.stopped = True
                     return
-                doc_line, root, anchors = event.start_mark.line + 1, None, {}
+                doc_line, root, anchors = event.start_mark.line + first, None, {}
                 self._depth_reported = False
                 continue
             elif kind is DocumentEndEvent:
-                self.documents.append(Document(len(self.documents) + 1, doc_line, root))
+                self.documents.append(Document(self.earlier + len(self.documents) + 1, doc_line, root))
                 continue
             else:
                 continue  # the stream's start and end
@@ -319,8 +332,8 @@ class Composer:
             self._problem(line, f"unsupported YAML tag {tag[:60]!r}")
 
 
-def _mark_line(mark: Any) -> Optional[int]:
-    return mark.line + 1 if mark is not None else None
+def _mark_line(mark: Any, first_line: int = 1) -> Optional[int]:
+    return mark.line + first_line if mark is not None else None
 
 
 def _yaml_message(err: yaml.MarkedYAMLError) -> str:
@@ -348,6 +361,99 @@ def deep_flow_line(text: str, max_depth: int) -> Optional[int]:
     return None
 
 
+# A text longer than this is composed a run of whole documents at a time (compose_runs).
+RUN_CHARS = 16 * 1024 * 1024
+# A line that starts a document: "---" alone or before a space (libyaml ends every open node there).
+_DOCUMENT_LINE = re.compile(r"^---(?:[ \t\r]|$)", re.MULTILINE)
+
+
+def compose_runs(text: str, limits: Limits) -> Iterator[tuple[list[Document], list[SyntaxProblem]]]:
+    """``compose(text)``'s documents and problems, a run of whole documents (~RUN_CHARS) at a time:
+    the loader reads each run's trees and lets them go before the next is composed, so a 1 GB dump
+    never holds all its trees (about seven times its text) at once. A run ends where a line starts a
+    document, which ends every node open before it, so a run composes as it does within the whole
+    text: the same documents, their numbers and lines (moved to the whole text's), the document limit
+    and the alias budget counted over the whole text (one composer for every run), nothing composed
+    past a problem that ends the parse. A text of one run is ``compose``'s."""
+    text = as_yaml_stream(text)
+    if len(text) <= RUN_CHARS:
+        yield compose(text, limits)
+        return
+    problem = _too_deep(text, limits)
+    if problem is not None:
+        yield [], [problem]
+        return
+    composer = Composer(limits)  # one for every run: the document count and alias budget are the text's
+    lines_before = 0
+    for run in _document_runs(text):
+        with collector_paused():
+            fast = compose_block(run, limits, Composer(limits), composer.earlier)
+            if fast is None:
+                composer.first_line = lines_before + 1  # its lines and messages are the whole text's
+                composer.compose(run)
+        if fast is not None:
+            composer.earlier += len(fast)
+            yield _moved(fast, lines_before), []
+        else:
+            yield composer.documents, composer.problems
+            if composer.stopped:
+                return
+            composer.next_run()
+        fast = None  # the run read: its trees go before the next run is composed
+        lines_before += run.count("\n")
+
+
+def _document_runs(text: str) -> Iterator[str]:
+    start = 0
+    while len(text) - start > RUN_CHARS:
+        found = _DOCUMENT_LINE.search(text, start + RUN_CHARS)
+        while found is not None and _after_directive(text, found.start()):
+            found = _DOCUMENT_LINE.search(text, found.end())
+        if found is None:
+            break
+        yield text[start : found.start()]
+        start = found.start()
+    yield text[start:]
+
+
+def _after_directive(text: str, at: int) -> bool:
+    """Whether the line before ``at`` is a directive ("%YAML 1.2"): it belongs to the document after it."""
+    previous = text.rfind("\n", 0, max(0, at - 1)) + 1
+    return text.startswith("%", previous)
+
+
+def _moved(documents: list[Document], lines: int) -> list[Document]:
+    """The line composer's documents with every line number ``lines`` further on (it composes no
+    alias, so each node is met once; the set only makes sure)."""
+    if not lines:
+        return documents
+    seen: set[int] = set()
+    open_nodes = [d.value for d in documents if isinstance(d.value, (YMap, YList))]
+    while open_nodes:
+        node = open_nodes.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        node.line += lines
+        if isinstance(node, YMap):
+            node.lines = {key: line + lines for key, line in node.lines.items()}
+            open_nodes.extend(v for v in node.values() if isinstance(v, (YMap, YList)))
+        else:
+            node.lines = [line + lines for line in node.lines]
+            open_nodes.extend(v for v in node if isinstance(v, (YMap, YList)))
+    return [Document(d.index, d.line + lines, d.value) for d in documents]
+
+
+def _too_deep(text: str, limits: Limits) -> Optional[SyntaxProblem]:
+    # The nesting of brackets is at most their count, which str.count finds at memory speed (the scan
+    # takes 30 ms on a 10 MB dump without any).
+    opening = text.count("[") + text.count("{")
+    deep = deep_flow_line(text, limits.max_depth) if opening > limits.max_depth else None
+    if deep is None:
+        return None
+    return SyntaxProblem(1, deep, f"nesting deeper than {limits.max_depth} levels (Limits.max_depth)")
+
+
 def compose(text: str, limits: Limits) -> tuple[list[Document], list[SyntaxProblem]]:
     # The collector paused as the loader pauses it (gcpause): the tree has no cycle to find, and its
     # passes over the growing tree cost as much as composing it (0.7 s on a 10 MB dump).
@@ -357,12 +463,9 @@ def compose(text: str, limits: Limits) -> tuple[list[Document], list[SyntaxProbl
 
 def _compose(text: str, limits: Limits) -> tuple[list[Document], list[SyntaxProblem]]:
     text = as_yaml_stream(text)  # several JSON values back to back: one document each
-    # The nesting of brackets is at most their count, which str.count finds at memory speed (the scan
-    # takes 30 ms on a 10 MB dump without any).
-    opening = text.count("[") + text.count("{")
-    deep = deep_flow_line(text, limits.max_depth) if opening > limits.max_depth else None
-    if deep is not None:
-        return [], [SyntaxProblem(1, deep, f"nesting deeper than {limits.max_depth} levels (Limits.max_depth)")]
+    problem = _too_deep(text, limits)
+    if problem is not None:
+        return [], [problem]
     fast = compose_block(text, limits, Composer(limits))  # plain block YAML, line by line: ~3x faster
     if fast is not None:
         return fast, []

@@ -460,3 +460,14 @@ def test_a_pod_a_step_creates_is_checked_with_the_releases_gated_pod_rules(relea
     text = scenario_text(node_text("n1"), changes_text([HOST_NETWORK_POD]))
     expected = ("steps[0].operations[0].create.spec.hostNetwork", "Forbidden: when `hostUsers` is false")
     assert [(e.path, e.message) for e in errors_as(release, text)] == ([expected] if refused else [])
+
+
+def test_objects_are_kept_for_a_changes_document_only_when_one_can_come():
+    from scheduler_core.scenario.changes import ChangesInput, note_object
+    from scheduler_core.scenario.fields import Context, Field
+
+    obj = Field({"kind": "Pod"}, "", 1, Context("Pod p", []))
+    kept, not_kept = ChangesInput(), ChangesInput(keep_objects=False)
+    assert not note_object(obj, "Pod", kept) and not note_object(obj, "Pod", not_kept)
+    assert kept.objects == [("Pod", "", obj)] and not_kept.objects == []
+    assert note_object(obj, "Changes", not_kept) and not_kept.documents == [obj]  # the document itself always

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -1309,3 +1310,53 @@ def test_declared_features_are_ignored_with_a_notice_when_the_gate_is_off():
         "status.declaredFeatures of 1 node(s) ignored: the feature gate NodeDeclaredFeatures is off in "
         "this release (its API server drops the field) and the NodeDeclaredFeatures plugin does not run"
     )
+
+
+DUMPS = Path(__file__).resolve().parents[2] / "fixtures" / "dumps"
+
+
+def _loaded_or_errors(text: str):
+    """What a load gives, comparable (the model's objects compare by identity): the check report,
+    the single pass's trace, every object's line — or the problems."""
+    from scheduler_core import simulate, trace_summary
+    from scheduler_core.answers.check import check_scenario
+
+    try:
+        scenario = load_scenario(text)
+    except ScenarioInvalid as invalid:
+        return invalid.errors
+    lines = [(n.name, n.line) for n in scenario.nodes] + [(p.key, p.line) for p in scenario.pods]
+    steps = len(scenario.changes.steps) if scenario.changes is not None else None
+    return check_scenario(scenario).to_json(), trace_summary(simulate(scenario)), lines, steps
+
+
+def test_a_big_text_read_a_run_of_documents_at_a_time_loads_as_it_does_whole(monkeypatch):
+    """Runs of a few documents (as a 16 MB run of a big dump): the same scenario, or the same
+    problems, syntax problems and each object's, as for one run."""
+    from scheduler_core.scenario import yamltree
+
+    broken = stream(
+        NODE,
+        pod(CONTAINER + "nodeName: [5]\n", "z"),
+        pod(CONTAINER, "a"),
+        pod(CONTAINER + "priorityClassName: nowhere\n", "b"),
+        pod(CONTAINER, "c", extra_meta="labels: {x: '1'}\nlabels: {y: '2'}"),
+        pod(CONTAINER + "nodeName: 5\n", "d"),
+        NODE,
+    )
+    texts = [(DUMPS / name).read_text() for name in ("kubeadm_calico.yaml", "aks_mid_preemption.yaml")]
+    texts += [
+        (DUMPS / "onprem_sidecars_resize.yaml").read_text()
+        + "---\nkind: Changes\napiVersion: schedlab.io/v1\nsteps: []\n"
+    ]
+    for text in [*texts, broken]:
+        whole = _loaded_or_errors(text)
+        monkeypatch.setattr(yamltree, "RUN_CHARS", 300)
+        in_runs = _loaded_or_errors(text)
+        monkeypatch.undo()
+        assert in_runs == whole
+    problems = _loaded_or_errors(broken)
+    assert isinstance(problems, list) and len(problems) == 5
+    messages = [problem.message for problem in problems]
+    assert any("duplicate key" in m for m in messages)  # a syntax problem, and the objects' own
+    assert any('no PriorityClass with name "nowhere"' in m for m in messages)  # said once every class is known

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from scheduler_core.scenario.limits import Limits
 from scheduler_core.scenario import goyaml
-from scheduler_core.scenario.yamltree import YList, YMap, compose
+from scheduler_core.scenario.yamltree import YList, YMap, compose, compose_runs
 
 
 def test_it_records_the_line_of_every_key_and_item():
@@ -210,3 +210,63 @@ def test_pyyaml_s_own_parser_composes_the_same_as_libyaml_s(monkeypatch):
     pure, pure_problems = compose(EDGES, Limits())
     assert [(d.index, d.line, d.value) for d in pure] == [(d.index, d.line, d.value) for d in with_libyaml]
     assert pure_problems == problems and len(pure) == 1
+
+
+def _composed_in_runs(text: str, limits: Limits, run_chars: int, monkeypatch):
+    from scheduler_core.scenario import yamltree
+
+    monkeypatch.setattr(yamltree, "RUN_CHARS", run_chars)
+    documents, problems, runs = [], [], 0
+    for run_documents, run_problems in compose_runs(text, limits):
+        documents += run_documents
+        problems += run_problems
+        runs += 1
+    return documents, problems, runs
+
+
+def _as_composed(documents):
+    return [(d.index, d.line, d.value, list(_lines_of(d.value))) for d in documents]
+
+
+STREAM = "".join(
+    f"---\nkind: Pod\nmetadata:\n  name: p{i}\n  labels: {{app: a{i % 3}}}\nspec:\n  containers:\n  - name: c\n"
+    f"    args:\n    - |\n      line one\n      line two\n"
+    for i in range(60)
+)
+
+
+def test_a_text_composed_a_run_of_documents_at_a_time_is_the_text_composed_whole(monkeypatch):
+    """Documents, their numbers, every line (moved to the whole text's) and problems, whichever
+    composer each run takes: the line composer, or PyYAML's where a run has an anchor or a problem."""
+    with_anchor = STREAM.replace("name: p30\n", "name: &n p30\n  alias: *n\n")
+    with_duplicate = STREAM.replace("name: p45\n", "name: p45\n  name: again\n")
+    json_values = "".join(f'{{"kind": "Pod", "metadata": {{"name": "j{i}"}}}}\n' for i in range(40))
+    for text in (STREAM, with_anchor, with_duplicate, json_values):
+        whole, whole_problems = compose(text, Limits())
+        documents, problems, runs = _composed_in_runs(text, Limits(), 500, monkeypatch)
+        assert runs > 3
+        assert _as_composed(documents) == _as_composed(whole) and problems == whole_problems
+
+
+def test_composing_in_runs_stops_where_a_syntax_error_stops_the_whole_text(monkeypatch):
+    broken = STREAM.replace("name: p20\n", "name: [p20\n")
+    whole, whole_problems = compose(broken, Limits())
+    documents, problems, _ = _composed_in_runs(broken, Limits(), 500, monkeypatch)
+    assert [d.index for d in documents] == [d.index for d in whole] and len(whole) < 60
+    assert problems == whole_problems and problems[0].message.startswith("YAML syntax error")
+
+
+def test_the_document_limit_counts_every_run(monkeypatch):
+    whole, whole_problems = compose(STREAM, Limits(max_documents=25))
+    documents, problems, _ = _composed_in_runs(STREAM, Limits(max_documents=25), 500, monkeypatch)
+    assert len(documents) == len(whole) == 25
+    assert problems == whole_problems and "more than 25 documents" in problems[0].message
+
+
+def test_a_directive_stays_with_the_document_after_it(monkeypatch):
+    text = STREAM.replace(
+        "---\nkind: Pod\nmetadata:\n  name: p40\n", "...\n%YAML 1.1\n---\nkind: Pod\nmetadata:\n  name: p40\n"
+    )
+    whole, whole_problems = compose(text, Limits())
+    documents, problems, _ = _composed_in_runs(text, Limits(), 500, monkeypatch)
+    assert _as_composed(documents) == _as_composed(whole) and problems == whole_problems
