@@ -256,6 +256,8 @@ def timeline_steps(story: dict[str, Any]) -> list[dict[str, Any]] | None:
     steps = [TimelineStepOut.model_validate(step).model_dump() for step in story["steps"]]
     for step in steps:  # `rollouts` (and a rollout's `partition`, `paused`, `progressDeadline`) only where written
         summary = step["summary"]
+        if summary is not None:
+            del summary["counts"]  # the summary endpoint's own (brief_steps)
         if summary is not None and summary["rollouts"] is None:
             del summary["rollouts"]
         for rollout in (summary or {}).get("rollouts") or ():
@@ -265,9 +267,33 @@ def timeline_steps(story: dict[str, Any]) -> list[dict[str, Any]] | None:
     return steps
 
 
+STEP_PODS_LISTED = 100  # pods a list of a step's summary names in GET .../timeline/summary (`counts` says all)
+STEP_POD_LISTS = ("created", "deleted", "evicted", "placed", "pending", "succeeded")
+
+
+def brief_steps(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The steps as the run view reads them at once: each summary's pod lists (and pendingWhy) cut to their first
+    STEP_PODS_LISTED, with `counts` of each in all (a step of a 150,000-pod run places them all: named whole, the
+    summary would be megabytes; a pod's entries are a search away)."""
+    out = []
+    for step in steps:
+        summary = step["summary"]
+        if summary is not None:
+            summary = {
+                **summary,
+                **{key: summary[key][:STEP_PODS_LISTED] for key in STEP_POD_LISTS},
+                "pendingWhy": summary["pendingWhy"][:STEP_PODS_LISTED],
+                "counts": {key: len(summary[key]) for key in STEP_POD_LISTS},
+            }
+        out.append({**step, "summary": summary})
+    return out
+
+
 def timeline_summary(story: dict[str, Any], comparison: engine.RecordedComparison | None) -> TimelineSummaryOut:
-    """What the run view reads of the story at once (events.timeline_summary), its steps and recorded answers."""
-    steps = timeline_steps(story)
+    """What the run view reads of the story at once (events.timeline_summary), its steps (brief_steps) and recorded
+    answers."""
+    whole = timeline_steps(story)
+    steps = brief_steps(whole) if whole is not None else None
     found = recorded(comparison)
     return TimelineSummaryOut.model_validate(
         {

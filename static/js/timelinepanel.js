@@ -126,8 +126,8 @@ export class TimelinePanel {
           const row = h("tr.step-row", { dataset: { step: String(step.step) } },
             h("td", String(step.step)),
             h("td.step-name", h("strong", step.name), step.operations.length ? h("div.muted.small", step.operations.join("; ")) : null),
-            ...(sum ? [...columns.map((c) => c === "pending" && sum.pendingWhy ? pendingCell(sum.pendingWhy, step.step)
-              : podsCell(sum[c] || [], c, step.step)),
+            ...(sum ? [...columns.map((c) => c === "pending" && sum.pendingWhy ? pendingCell(sum.pendingWhy, sum.counts?.pending, step.step)
+              : podsCell(sum[c] || [], sum.counts?.[c], c, step.step)),
               h("td.blocked", sum.blocked.length ? h("ul.plain", sum.blocked.map((b) => h("li", `${b.pod} — budget ${b.budget}`))) : "—")]
               : [h("td", { colspan: String(columns.length + 1) }, "under way")]),
             h("td.step-actions", sum ? [
@@ -223,20 +223,27 @@ export class TimelinePanel {
   }
 }
 
+/** The server lists a step's first pods (its `counts` says how many in all): a line says so under a cut list. */
+function firstOf(shown, count) {
+  return count > shown ? h("li.muted.pods-cut", `the first ${shown} of ${count}: search the timeline for a pod`) : null;
+}
+
 /** A count of pods that opens to their names (the engine's lists, in the order things happened). */
-function podsCell(pods, cls, step) {
-  if (!pods.length) return h(`td.${cls}`, h("span.count", "0"));
-  return h(`td.${cls}`, h("details.pods-list", h("summary", { "aria-label": `${pods.length} ${cls} in step ${step}: show the pods` },
-    h("span.count", String(pods.length))), h("ul.plain.small", pods.map((pod) => h("li", pod)))));
+function podsCell(pods, count, cls, step) {
+  const all = count ?? pods.length;
+  if (!all) return h(`td.${cls}`, h("span.count", "0"));
+  return h(`td.${cls}`, h("details.pods-list", h("summary", { "aria-label": `${all} ${cls} in step ${step}: show the pods` },
+    h("span.count", String(all))), h("ul.plain.small", pods.map((pod) => h("li", pod)), firstOf(pods.length, all))));
 }
 
 /** The pods still pending when the step went quiet, each with why: its last FailedScheduling message (the engine's
  * `pendingWhy`; a rollout's new pods or any other). */
-function pendingCell(pending, step) {
-  if (!pending.length) return h("td.pending", h("span.count", "0"));
-  return h("td.pending", h("details.pods-list", h("summary", { "aria-label": `${pending.length} pending in step ${step}: show the pods` },
-    h("span.count", String(pending.length))), h("ul.plain.small", pending.map((p) => h("li.pending-pod", { dataset: { pod: p.pod } },
-      h("strong", p.pod), " — ", h("span.why", p.failedSchedulingMessage ?? "not attempted yet"))))));
+function pendingCell(pending, count, step) {
+  const all = count ?? pending.length;
+  if (!all) return h("td.pending", h("span.count", "0"));
+  return h("td.pending", h("details.pods-list", h("summary", { "aria-label": `${all} pending in step ${step}: show the pods` },
+    h("span.count", String(all))), h("ul.plain.small", pending.map((p) => h("li.pending-pod", { dataset: { pod: p.pod } },
+      h("strong", p.pod), " — ", h("span.why", p.failedSchedulingMessage ?? "not attempted yet"))), firstOf(pending.length, all))));
 }
 
 /** A Deployment rollout's progress deadline: when it passes if nothing moves the rollout, or that it passed. */

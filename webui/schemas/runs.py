@@ -188,6 +188,17 @@ class StepRolloutOut(ApiSchema):
     progress_deadline: ProgressDeadlineOut | None = None  # a Deployment's rollout not complete
 
 
+class StepCountsOut(ApiSchema):
+    """How many pods each list of a step's summary has in all (GET .../timeline/summary lists the first ones)."""
+
+    created: int
+    deleted: int
+    evicted: int
+    placed: int
+    pending: int
+    succeeded: int
+
+
 class StepSummaryOut(ApiSchema):
     """What a step did, as its StepEnd event says it (pods as namespace/name, in the order they happened)."""
 
@@ -204,6 +215,8 @@ class StepSummaryOut(ApiSchema):
     succeeded: list[str]  # a `complete` made them succeed (they left the scheduler's view)
     rollouts: list[StepRolloutOut] | None = None  # only a step with a rollout under way at its end
     pending_why: list[RolloutPendingOut] = []  # each pod still pending with its last FailedScheduling message
+    # Only in GET .../timeline/summary: each list's length in all, the lists (and pendingWhy) cut to their first 100
+    counts: StepCountsOut | None = None
 
 
 class TimelineStepOut(ApiSchema):

@@ -14,7 +14,7 @@ from django.utils import timezone
 from scheduler_core.encoding.columnar import RunNames, decode_segment
 from tests.scheduler_core.builders import node_text, numbers_scenario, pod_text, preemption_scenario
 from tests.webui import support
-from webui import responses
+from webui import presenters, responses
 from webui.models import Run, RunSegment, RunStatus
 from webui.schemas.runs import TimelineOut
 from webui.services import claims, configs, demos, engine, events, execution, whatif
@@ -1051,3 +1051,12 @@ def test_the_cluster_at_the_end_of_a_step_is_read_a_page_at_a_time(owner: Client
 def test_the_cluster_of_a_step_is_read_only_to_a_share_link(owner: Client, stranger: Client, stepped_run: dict):
     headers = _share(owner, stepped_run)
     assert stranger.get(f"/api/runs/{stepped_run['id']}/steps/1/cluster", headers=headers).json()["step"] == 1
+
+
+def test_the_summary_names_a_steps_first_pods_and_counts_them_all(owner: Client, stepped_run: dict, monkeypatch):
+    monkeypatch.setattr(presenters, "STEP_PODS_LISTED", 1)
+    scale = owner.get(f"/api/runs/{stepped_run['id']}/timeline/summary").json()["steps"][1]["summary"]
+    whole = streamed_json(owner.get(f"/api/runs/{stepped_run['id']}/timeline"))["steps"][1]["summary"]
+    assert scale["created"] == whole["created"][:1] and len(whole["created"]) == 2
+    assert scale["counts"] == {"created": 2, "deleted": 0, "evicted": 0, "placed": 2, "pending": 0, "succeeded": 0}
+    assert "counts" not in whole  # the download keeps every name, as timeline --json writes them
