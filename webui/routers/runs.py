@@ -197,7 +197,8 @@ def run_timeline_summary(request: ActorRequest, run_id: int) -> HttpResponse:
 def run_timeline_entries(request: ActorRequest, run_id: int, asked: Query[TimelineEntriesQuery]) -> HttpResponse:
     """The story's entries in the order they happened, `limit` (1–1000, default 200) from `offset`: each
     `{kind, index, item}` — `kind` attempt, move, change or step, `index` into that list of the whole story, `item`
-    the attempt, queue move, cluster change or step heading as /timeline has it. `kind` keeps that kind only; `pod`
+    the attempt, queue move or cluster change as /timeline has it, or a step's heading (its `summary` left out: the
+    summary's lists are /timeline/summary's). `kind` keeps that kind only; `pod`
     those whose pod contains it (step headings stay: a run with steps reads by step); `cycle` answers the page
     (of `limit`) holding that cycle's attempt instead of `offset`'s (`offset` says which). `total`: entries in the
     whole story; `matched`: those matching `kind` and `pod` (the next page: `offset + limit`; an offset past the

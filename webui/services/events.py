@@ -267,7 +267,7 @@ def timeline_summary(story: dict[str, Any]) -> dict[str, Any]:
 
 def timeline_entries(story: dict[str, Any], query: EntryQuery) -> dict[str, Any]:
     """A window of the story's entries in the order they happened, each with its item (an attempt, a queue move,
-    a cluster change or a step's heading, as the engine wrote it): those of `kind`, those whose pod contains
+    a cluster change as the engine wrote it, or a step's heading): those of `kind`, those whose pod contains
     `pod`, `limit` of them from `offset` — or from the start of the page holding `cycle`'s attempt. `matched` says
     how many match in all."""
     lists = {kind: story.get(name) or [] for kind, name in _ENTRY_LISTS.items()}
@@ -304,10 +304,17 @@ def timeline_entries(story: dict[str, Any], query: EntryQuery) -> dict[str, Any]
         "pod": query.pod,
         "kind": query.kind,
         "entries": [
-            {"kind": entry["kind"], "index": entry["index"], "item": lists[entry["kind"]][entry["index"]]}
+            {"kind": entry["kind"], "index": entry["index"], "item": _item(lists, entry)}
             for entry in matched[offset : offset + limit]
         ],
     }
+
+
+def _item(lists: dict[str, list[dict[str, Any]]], entry: dict[str, Any]) -> dict[str, Any]:
+    """An entry's item as the story has it; a step's heading without its summary (the summary's lists name every
+    pod the step created or placed: the timeline summary carries them, cut)."""
+    item = lists[entry["kind"]][entry["index"]]
+    return {key: value for key, value in item.items() if key != "summary"} if entry["kind"] == "step" else item
 
 
 def step_page(run: Run, step: int, query: objects.PageQuery) -> dict[str, Any]:

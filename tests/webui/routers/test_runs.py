@@ -1026,6 +1026,9 @@ def test_the_summary_of_a_run_with_steps_has_its_steps(owner: Client, stepped_ru
     )
     headings = owner.get(f"/api/runs/{stepped_run['id']}/timeline/entries?pod=nobody").json()
     assert [e["kind"] for e in headings["entries"]] == ["step", "step", "step"]  # a pod's journey keeps the steps
+    # A heading without its summary (whose lists name every pod the step touched): the summary's own.
+    assert headings["entries"][1]["item"]["text"] == summary["steps"][1]["text"]
+    assert all("summary" not in e["item"] for e in headings["entries"])
 
 
 def test_the_cluster_at_the_end_of_a_step_is_read_a_page_at_a_time(owner: Client, stepped_run: dict):

@@ -122,7 +122,7 @@ def _story() -> dict:
     ]
     moves = [{"cycle": 0, "pod": "default/web-1", "text": "web-1 moved"}]
     changes = [{"cycle": 2, "pod": "default/web-1", "text": "web-1 bound"}]
-    steps = [{"step": 0, "text": "step 0"}]
+    steps = [{"step": 0, "text": "step 0", "summary": {"created": ["default/web-1", "default/web-10"]}}]
     entries = [
         {"kind": "step", "index": 0},
         {"kind": "attempt", "index": 0},
@@ -186,6 +186,7 @@ def test_entries_filter_by_a_part_of_the_pod_keeping_step_headings_and_by_kind()
     story = _story()
     web_10 = events.timeline_entries(story, events.EntryQuery(pod="web-10"))
     assert [(e["kind"], e["index"]) for e in web_10["entries"]] == [("step", 0), ("attempt", 1)]
+    assert web_10["entries"][0]["item"] == {"step": 0, "text": "step 0"}  # a heading: its summary is the summary's
     web_1 = events.timeline_entries(story, events.EntryQuery(pod=" web-1 "))  # also web-10: a part of a name
     assert web_1["matched"] == 6 and web_1["pod"] == " web-1 "
     attempts = events.timeline_entries(story, events.EntryQuery(kind="attempt", pod="default/web-1"))
