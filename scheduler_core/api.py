@@ -67,7 +67,14 @@ from scheduler_core.answers.recorded import (
 )
 from scheduler_core.answers.whatif import NotPending, WhatIfAnswerJSON, what_if
 from scheduler_core.answers.whatif_text import apply_to_text
-from scheduler_core.answers.stepplacements import StepPlacement, step_placements
+from scheduler_core.answers.stepplacements import (
+    STEP_MARKS,
+    GonePod,
+    NodeAtStep,
+    PodAtStep,
+    StepPlacement,
+    step_placements,
+)
 from scheduler_core.answers.upgrade import UpgradeComparison, compare_releases, upgrade_counts
 from scheduler_core.answers.capacity import (
     CapacityAnswer,
@@ -155,6 +162,10 @@ __all__ = [
     "SegmentEncoder",
     "SpreadCountedJSON",
     "StepPlacement",
+    "STEP_MARKS",
+    "GonePod",
+    "NodeAtStep",
+    "PodAtStep",
     "TraceBuilder",
     "Trial",
     "TrialBase",

@@ -7,7 +7,7 @@ from typing import Any
 from django.http import HttpRequest
 
 from webui.models import FleetCheck, Run, RunCycle, Scenario, ScenarioVersion, ShareLink, Upgrade, Upload
-from webui.services import engine, objects, upgrades
+from webui.services import engine, events, objects, upgrades
 from webui.services.access import Actor
 from webui.schemas.releases import ReleaseOut
 from webui.schemas.runs import (
@@ -16,8 +16,10 @@ from webui.schemas.runs import (
     RecordedComparisonOut,
     RunOut,
     RunProgressOut,
-    StepClusterOut,
+    StepClusterPageOut,
+    StepNodeOut,
     TimelineStepOut,
+    TimelineSummaryOut,
 )
 from webui.schemas.scenarios import (
     ClusterPageOut,
@@ -254,6 +256,8 @@ def timeline_steps(story: dict[str, Any]) -> list[dict[str, Any]] | None:
     steps = [TimelineStepOut.model_validate(step).model_dump() for step in story["steps"]]
     for step in steps:  # `rollouts` (and a rollout's `partition`, `paused`, `progressDeadline`) only where written
         summary = step["summary"]
+        if summary is not None:
+            del summary["counts"]  # the summary endpoint's own (brief_steps)
         if summary is not None and summary["rollouts"] is None:
             del summary["rollouts"]
         for rollout in (summary or {}).get("rollouts") or ():
@@ -263,9 +267,69 @@ def timeline_steps(story: dict[str, Any]) -> list[dict[str, Any]] | None:
     return steps
 
 
-def step_cluster(found: engine.StepPlacement) -> StepClusterOut:
-    """The engine's typed placement at the end of a step, as its JSON validated by the schema."""
-    return StepClusterOut.model_validate(found.to_json())
+STEP_PODS_LISTED = 100  # pods a list of a step's summary names in GET .../timeline/summary (`counts` says all)
+STEP_POD_LISTS = ("created", "deleted", "evicted", "placed", "pending", "succeeded")
+
+
+def brief_steps(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The steps as the run view reads them at once: each summary's pod lists (and pendingWhy) cut to their first
+    STEP_PODS_LISTED, with `counts` of each in all (a step of a 150,000-pod run places them all: named whole, the
+    summary would be megabytes; a pod's entries are a search away)."""
+    out = []
+    for step in steps:
+        summary = step["summary"]
+        if summary is not None:
+            summary = {
+                **summary,
+                **{key: summary[key][:STEP_PODS_LISTED] for key in STEP_POD_LISTS},
+                "pendingWhy": summary["pendingWhy"][:STEP_PODS_LISTED],
+                "counts": {key: len(summary[key]) for key in STEP_POD_LISTS},
+            }
+        out.append({**step, "summary": summary})
+    return out
+
+
+def timeline_summary(story: dict[str, Any], comparison: engine.RecordedComparison | None) -> TimelineSummaryOut:
+    """What the run view reads of the story at once (events.timeline_summary), its steps (brief_steps) and recorded
+    answers."""
+    whole = timeline_steps(story)
+    steps = brief_steps(whole) if whole is not None else None
+    found = recorded(comparison)
+    return TimelineSummaryOut.model_validate(
+        {
+            **events.timeline_summary(story),
+            **({"steps": steps} if steps is not None else {}),
+            "recorded": found.model_dump() if found is not None else None,
+        }
+    )
+
+
+def step_cluster_page(page: dict[str, Any]) -> StepClusterPageOut:
+    """A page of the cluster at the end of a step (events.step_page): the engine's nodes, pods and gone pods as
+    their JSON, each node with the version's taints and allocatable when the version has it."""
+
+    def node(at: engine.NodeAtStep, written: engine.Node | None) -> StepNodeOut:
+        return StepNodeOut.model_validate(
+            {
+                **at.to_json(),
+                **(
+                    node_object(written).model_dump(
+                        include={"taints", "allocatable", "allocatable_text"}, by_alias=True
+                    )
+                    if written
+                    else {}
+                ),
+            }
+        )
+
+    return StepClusterPageOut.model_validate(
+        {
+            **page,
+            "nodes": [node(at, written) for at, written in page["nodes"]],
+            "pods": [pod.to_json() for pod in page["pods"]],
+            "gone": [gone.to_json() for gone in page["gone"]],
+        }
+    )
 
 
 def upgrade(found: Upgrade) -> UpgradeOut:

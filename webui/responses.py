@@ -6,6 +6,7 @@ megabytes that need not be parsed again."""
 from __future__ import annotations
 
 import gzip
+import zlib
 from collections.abc import AsyncIterator, Iterator
 
 from asgiref.sync import sync_to_async
@@ -47,19 +48,38 @@ def json_bytes(request: HttpRequest, body: bytes) -> HttpResponse:
     return response
 
 
-def streamed_json(request: HttpRequest, chunks: Iterator[bytes]) -> StreamingHttpResponse:
+def streamed_json(request: HttpRequest, chunks: Iterator[bytes], compress: bool = False) -> StreamingHttpResponse:
     """JSON sent as its chunks are made (``streamed``)."""
-    return streamed(request, chunks, JSON_CONTENT_TYPE)
+    return streamed(request, chunks, JSON_CONTENT_TYPE, compress)
 
 
-def streamed(request: HttpRequest, chunks: Iterator[bytes], content_type: str) -> StreamingHttpResponse:
-    """A body sent as its chunks are made, so the process holds one chunk however long the answer.
+def streamed(
+    request: HttpRequest, chunks: Iterator[bytes], content_type: str, compress: bool = False
+) -> StreamingHttpResponse:
+    """A body sent as its chunks are made, so the process holds one chunk however long the answer; with
+    `compress`, gzipped as it goes to clients that accept it (the same rule as json_bytes: no secret in it).
     Under ASGI (daphne) the chunks are pulled one at a time on the thread the sync views share (they
     read the database): given a plain iterator, Django's ASGI handler would read it whole first."""
+    gzipped = compress and _accepts_gzip(request)
+    if gzipped:
+        chunks = _gzipped(chunks)
     body = _pulled(chunks) if isinstance(request, ASGIRequest) else chunks
     response = StreamingHttpResponse(body, content_type=content_type)
     response["Cache-Control"] = "no-store"
+    if gzipped:
+        response["Content-Encoding"] = "gzip"
+    if compress:
+        patch_vary_headers(response, ("Accept-Encoding",))
     return response
+
+
+def _gzipped(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    packer = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, 31)  # wbits 31: a gzip header and trailer
+    for chunk in chunks:
+        packed = packer.compress(chunk)
+        if packed:
+            yield packed
+    yield packer.flush()
 
 
 def _next_chunk(chunks: Iterator[bytes]) -> bytes | None:

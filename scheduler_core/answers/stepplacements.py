@@ -31,6 +31,7 @@ MARK_PLACED = "placed"  # pending before, on a node now
 MARK_MOVED = "moved"  # on another node than before (a pod re-created with its name elsewhere)
 MARK_PENDING = "pending"  # no node at the end of the step (and not new)
 MARK_SAME = ""  # where it was
+STEP_MARKS = (MARK_NEW, MARK_PLACED, MARK_MOVED, MARK_PENDING)  # the marks a step's pods are counted by
 
 # How a pod left during a step (its last node kept, to draw it there crossed out).
 GONE_EVICTED = "evicted"  # a drain's eviction

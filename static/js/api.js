@@ -129,8 +129,12 @@ export const api = {
   cycles: (id) => request("GET", `/api/runs/${id}/cycles`),
   cycleEvents: (id, cycle) => request("GET", `/api/runs/${id}/events?cycle=${cycle}`),
   explain: (id, cycle) => request("GET", `/api/runs/${id}/cycles/${cycle}/explain`),
-  timeline: (id) => request("GET", `/api/runs/${id}/timeline`),
-  stepCluster: (id, step) => request("GET", `/api/runs/${id}/steps/${step}/cluster`),
+  // The story's summary (counts, steps, recorded answers) and its entries a page at a time: asked {pod, kind,
+  // cycle, offset, limit}. The whole story (GET /api/runs/{id}/timeline) is a download for programs, never read here.
+  timelineSummary: (id) => request("GET", `/api/runs/${id}/timeline/summary`),
+  timelineEntries: (id, asked = {}) => request("GET", `/api/runs/${id}/timeline/entries${queryOf(asked)}`),
+  // One page of the cluster at the end of a step: asked {groupKey, domain, search, offset, limit}, as clusterPage.
+  stepCluster: (id, step, asked = {}) => request("GET", `/api/runs/${id}/steps/${step}/cluster${queryOf(asked)}`),
   whatif: (id, pod) => request("GET", `/api/runs/${id}/whatif?pod=${encodeURIComponent(pod)}`),
   applyWhatIf: (id, pod, suggestion) => request("POST", `/api/runs/${id}/whatif/apply`, { json: { pod, suggestion } }),
   runConfig: (id) => request("GET", `/api/runs/${id}/config`),

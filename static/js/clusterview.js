@@ -1,7 +1,9 @@
 // Glue for the cluster view: the version's Nodes and Pods (from /api/scenarios/{id}/objects, as the
-// engine loads them; parsed from the YAML only against a server without that endpoint), a run's
-// placements overlaid, the chosen keys kept in local state; "Why here?" on a running pod asks the
-// engine (GET /api/scenarios/{id}/explain-pod) to re-run its cycle without it.
+// engine loads them; parsed from the YAML only against a server without that endpoint; a big one a page
+// at a time from /api/scenarios/{id}/cluster), a run's placements overlaid, the cluster at the end of a
+// step (from /api/runs/{id}/steps/{k}/cluster, paged the same way), the chosen keys kept in local state;
+// "Why here?" on a running pod asks the engine (GET /api/scenarios/{id}/explain-pod) to re-run its cycle
+// without it.
 
 import { releaseLine } from "./releases.js";
 import { api, withToken } from "./api.js";
@@ -16,44 +18,48 @@ const WHOLE_PENDING = 200;
 const PAGE_NODES = 50;
 
 export async function mountClusterView(container, { scenarioId, version, text = null, runId = null, runStep = null, nodeActions = null }) {
-  if (runStep === null) {
-    const asked = { version, run: runId ?? undefined, limit: PAGE_NODES };
-    // An older server (404) or a version the engine cannot load: the whole objects, as before.
-    const first = await api.clusterPage(scenarioId, asked).catch(() => null);
-    if (first && (first.nodeCount > WHOLE_NODES || first.pendingCount > WHOLE_PENDING)) {
-      return mountPaged(container, { scenarioId, version, runId, first, nodeActions });
-    }
+  if (runStep !== null) return mountStep(container, { runId, runStep });
+  const asked = { version, run: runId ?? undefined, limit: PAGE_NODES };
+  // An older server (404) or a version the engine cannot load: the whole objects, as before.
+  const first = await api.clusterPage(scenarioId, asked).catch(() => null);
+  if (first && (first.nodeCount > WHOLE_NODES || first.pendingCount > WHOLE_PENDING)) {
+    const why = h("section.why-here#why-here", { "aria-live": "polite", hidden: true });
+    const ask = (state, offset) => api.clusterPage(scenarioId, {
+      version, run: runId ?? undefined, groupKey: state.groupKey, domain: state.domain ?? undefined,
+      search: state.search || undefined, offset, limit: PAGE_NODES,
+    });
+    const shape = (page) => ({ nodes: page.nodes.map(nodeFromApi), pods: page.pods.map(podFromApi) });
+    return mountPaged(container, {
+      first, ask, shape, runId, nodeActions, above: [why], step: "",
+      onPod: (pod) => whyHere(why, { scenarioId, version }, pod),
+    });
   }
-  return mountWhole(container, { scenarioId, version, text, runId, runStep, nodeActions });
+  return mountWhole(container, { scenarioId, version, text, runId, nodeActions });
 }
 
 /**
  * A big cluster: the domains with their counts, a page of nodes (search, a domain, "more" for the next page)
  * and the first pending pods, each answer the server's; a change of key, domain or search asks again.
+ * ask(state, offset) -> the page; shape(page) -> {nodes, pods} as the cluster layout reads them.
  */
-function mountPaged(container, { scenarioId, version, runId, first, nodeActions }) {
-  container.dataset.step = "";
+function mountPaged(container, { first, ask, shape, runId = null, nodeActions = null, above = [], step = "", onPod = null }) {
+  container.dataset.step = step;
   container.dataset.source = "api";
   container.dataset.paged = "true";
-  const why = h("section.why-here#why-here", { "aria-live": "polite", hidden: true });
   const body = h("div.cluster-body");
-  mount(container, why, body);
-  const onPod = (pod) => whyHere(why, { scenarioId, version }, pod);
+  mount(container, above, body);
   const state = { groupKey: first.groupKey, colorKey: "", domain: null, search: "" };
   let shown = { page: first, nodes: [], pods: [], placements: placementsOf(runId) };
   const add = (page) => {
+    const { nodes, pods } = shape(page);
     shown.page = page;
-    shown.nodes.push(...page.nodes.map(nodeFromApi));
+    shown.nodes.push(...nodes);
     const known = new Set(shown.pods.map((p) => `${p.namespace}/${p.name}`));
-    shown.pods.push(...page.pods.map(podFromApi).filter((p) => !known.has(`${p.namespace}/${p.name}`)));
+    shown.pods.push(...pods.filter((p) => !known.has(`${p.namespace}/${p.name}`)));
     for (const [pod, node] of Object.entries(page.placements || {})) shown.placements.set(pod, node);
     for (const [pod, node] of Object.entries(page.nominated || {})) shown.placements.nominated.set(pod, node);
     for (const [pod, cycle] of Object.entries(page.placedIn || {})) shown.placements.links.set(pod, withToken(`/runs/${runId}/?cycle=${cycle}`));
   };
-  const ask = (offset) => api.clusterPage(scenarioId, {
-    version, run: runId ?? undefined, groupKey: state.groupKey, domain: state.domain ?? undefined,
-    search: state.search || undefined, offset, limit: PAGE_NODES,
-  });
   const draw = () => {
     container.dataset.loading = "";
     renderClusterPage(body, {
@@ -61,7 +67,7 @@ function mountPaged(container, { scenarioId, version, runId, first, nodeActions 
       onState: async (patch) => {
         Object.assign(state, patch);
         container.dataset.loading = "true";
-        const page = await ask(0);
+        const page = await ask(state, 0);
         shown = { page, nodes: [], pods: [], placements: placementsOf(runId) };
         add(page);
         if (patch.groupKey !== undefined) state.groupKey = page.groupKey;
@@ -69,7 +75,7 @@ function mountPaged(container, { scenarioId, version, runId, first, nodeActions 
       },
       onMore: async () => {
         container.dataset.loading = "true";
-        add(await ask(shown.page.offset + shown.page.nodes.length));
+        add(await ask(state, shown.page.offset + shown.page.nodes.length));
         draw();
       },
     });
@@ -86,27 +92,29 @@ function placementsOf(runId) {
   return placements;
 }
 
-async function mountWhole(container, { scenarioId, version, text = null, runId = null, runStep = null, nodeActions = null }) {
-  const [loaded, placements, atStep] = await Promise.all([
+async function mountWhole(container, { scenarioId, version, text = null, runId = null, nodeActions = null }) {
+  const [objects, placements] = await Promise.all([
     loadObjects(scenarioId, version, { text }),
-    runId && runStep === null ? runPlacements(runId) : new Map(),
-    runId && runStep !== null ? api.stepCluster(runId, runStep) : null,
+    runId ? runPlacements(scenarioId, version, runId) : new Map(),
   ]);
-  const objects = atStep ? stepObjects(loaded, atStep) : loaded;
-  container.dataset.step = atStep ? String(atStep.step) : "";
+  container.dataset.step = "";
   container.dataset.source = objects.source;
   if (objects.errors.length && !objects.nodes.length) {
     mount(container, h("p.notice.notice-error", `The scenario does not parse: ${objects.errors[0].message} (line ${objects.errors[0].line}).`));
     return;
   }
-  const state = { groupKey: "", colorKey: "", opened: null };
   const banner = objects.engineErrors?.length
     ? h("p.notice.notice-info.engine-errors", `The scheduler cannot load this version (${objects.engineErrors.length} problem(s), listed in the editor); showing the YAML as written.`)
     : null;
-  const body = h("div.cluster-body");
   const why = h("section.why-here#why-here", { "aria-live": "polite", hidden: true });
-  mount(container, banner, atStep ? stepBanner(atStep) : null, why, body);
-  const onPod = objects.engineErrors?.length || atStep ? null : (pod) => whyHere(why, { scenarioId, version }, pod);
+  const onPod = objects.engineErrors?.length ? null : (pod) => whyHere(why, { scenarioId, version }, pod);
+  drawWhole(container, { objects, placements, above: [banner, why], onPod, nodeActions });
+}
+
+function drawWhole(container, { objects, placements, above = [], onPod = null, nodeActions = null }) {
+  const state = { groupKey: "", colorKey: "", opened: null };
+  const body = h("div.cluster-body");
+  mount(container, above, body);
   const draw = () => renderCluster(body, {
     nodes: objects.nodes, pods: objects.pods, volumes: objects.volumes || [], devices: objects.devices || [], placements, state, onPod, nodeActions,
     onState: (patch) => { Object.assign(state, patch); draw(); },
@@ -115,14 +123,33 @@ async function mountWhole(container, { scenarioId, version, text = null, runId =
 }
 
 /**
- * The cluster at the end of a step, as the server computed it (GET /api/runs/{id}/steps/{k}/cluster):
- * its nodes (with the scenario's allocatable and taints for those it had), every pod where it is, marked
- * new / placed / moved / pending, and the pods that left during the step drawn crossed out where they were.
+ * The cluster at the end of a step, as the server computed it and pages it (GET /api/runs/{id}/steps/{k}/cluster):
+ * its nodes (with the version's allocatable and taints for those it had), the pods on them marked new / placed /
+ * moved / pending, and the pods that left during the step drawn crossed out where they were. A small one is drawn
+ * whole (one page holds it), a big one a page at a time as the version's cluster view is.
  */
-function stepObjects(loaded, atStep) {
-  const written = new Map(loaded.nodes.map((n) => [n.name, n]));
-  const nodes = atStep.nodes.map((n) => ({
-    taints: [], allocatable: {}, ...(written.get(n.name) || {}), name: n.name, labels: n.labels, unschedulable: n.unschedulable, added: n.added,
+async function mountStep(container, { runId, runStep }) {
+  const ask = (asked) => api.stepCluster(runId, runStep, asked);
+  const first = await ask({ limit: PAGE_NODES });
+  const banner = stepBanner(first);
+  const small = first.nodeCount <= WHOLE_NODES && first.pendingCount <= WHOLE_PENDING && first.goneCount <= WHOLE_PENDING;
+  if (small) {
+    const whole = first.matched > first.nodes.length ? await ask({ limit: WHOLE_NODES }) : first;
+    container.dataset.source = "api";
+    drawWhole(container, { objects: stepObjects(whole), placements: new Map(), above: [banner] });
+    container.dataset.step = String(whole.step);
+    return;
+  }
+  mountPaged(container, {
+    first, shape: stepObjects, step: String(first.step), above: [banner],
+    ask: (state, offset) => ask({ groupKey: state.groupKey, domain: state.domain ?? undefined, search: state.search || undefined, offset, limit: PAGE_NODES }),
+  });
+}
+
+/** A page of a step's cluster as the cluster layout reads it: nodes, then its pods and the pods that left. */
+function stepObjects(page) {
+  const nodes = page.nodes.map((n) => ({
+    name: n.name, labels: n.labels, unschedulable: n.unschedulable, added: n.added, taints: n.taints, allocatable: n.allocatableText,
   }));
   const podOf = (key, labels) => {
     const at = key.indexOf("/");
@@ -133,27 +160,30 @@ function stepObjects(loaded, atStep) {
   const claimsOf = (p) => (p.claims || []).map((c) => ({
     podClaim: c.name, claim: c.resourceClaimName ?? null, requests: c.resourceClaimTemplateName ? [`from template ${c.resourceClaimTemplateName}`] : [],
     devices: [], reservedFor: [] }));
-  const pods = atStep.pods.map((p) => ({ ...podOf(p.pod, p.labels), nodeName: p.node || "", mark: p.mark, previousNode: p.previousNode, claims: claimsOf(p) }));
-  const gone = atStep.gone.map((g) => ({ ...podOf(g.pod, g.labels), nodeName: g.node || "", gone: g.how }));
-  return { ...loaded, nodes, pods: [...pods, ...gone], volumes: [], engineErrors: [] };
+  const pods = page.pods.map((p) => ({ ...podOf(p.pod, p.labels), nodeName: p.node || "", mark: p.mark, previousNode: p.previousNode, claims: claimsOf(p) }));
+  const gone = page.gone.map((g) => ({ ...podOf(g.pod, g.labels), nodeName: g.node || "", gone: g.how }));
+  return { source: "api", errors: [], nodes, pods: [...pods, ...gone], volumes: [], devices: [], engineErrors: [] };
 }
 
-function stepBanner(atStep) {
-  return h("p.notice.notice-info.step-banner", `At the end of step ${atStep.step} — ${atStep.name}: `,
+function stepBanner(page) {
+  const marks = page.marks;
+  return h("p.notice.notice-info.step-banner", `At the end of step ${page.step} — ${page.name}: `,
     "+ new, ★ placed (pending before), → moved, ✕ left during the step (evicted or deleted), ✗ pending.",
-    atStep.deletedNodes.length ? ` Nodes lost: ${atStep.deletedNodes.join(", ")}.` : "");
+    h("span.step-marks#step-marks", ` ${marks.new} new · ${marks.placed} placed · ${marks.moved} moved · ${marks.pending} pending · ${marks.gone} left.`),
+    page.deletedNodes.length ? ` Nodes lost: ${page.deletedNodes.join(", ")}.` : "");
 }
 
-async function runPlacements(runId) {
-  // A run to the end says where every pod ended: placed, still pending (maybe nominated), or
-  // deleted as a preemption victim.
-  const story = await api.timeline(runId).catch(() => null);
-  // Each placed pod links to the run's cycle that bound it (its last attempt with a node).
+/** Where a finished run left the pods of a small cluster (the whole view): a run to the end says it in one page of
+ * GET /api/scenarios/{id}/cluster?run= (the whole view is only for clusters one page holds), a single pass in its
+ * cycle index. */
+async function runPlacements(scenarioId, version, runId) {
   const cycleLink = (cycle) => withToken(`/runs/${runId}/?cycle=${cycle}`); // a shared run: its token goes along
-  if (story?.mode === "timeline" && story.finished) {
-    const placements = new Map(Object.entries(story.final));
-    placements.nominated = new Map(Object.entries(story.nominated));
-    placements.links = new Map((story.attempts || []).filter((a) => a.nodeName).map((a) => [a.pod, cycleLink(a.cycle)]));
+  const summary = await api.timelineSummary(runId).catch(() => null);
+  if (summary?.mode === "timeline" && summary.finished) {
+    const page = await api.clusterPage(scenarioId, { version, run: runId, limit: WHOLE_NODES }).catch(() => null);
+    const placements = new Map(Object.entries(page?.placements || {}));
+    placements.nominated = new Map(Object.entries(page?.nominated || {}));
+    placements.links = new Map(Object.entries(page?.placedIn || {}).map(([pod, cycle]) => [pod, cycleLink(cycle)]));
     return placements;
   }
   const placements = new Map();

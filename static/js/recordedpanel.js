@@ -2,7 +2,7 @@
 // scheduler's last word (status.conditions[type=PodScheduled]: reason, message, time), that word
 // next to the replay's FailedScheduling message (or the node the replay chose), whether they agree
 // and, when not, the likely causes (the dump's completeness findings). The comparison is the
-// engine's (GET /api/runs/N/timeline, `recorded`); this only lays it out. Text only (untrusted).
+// engine's (GET /api/runs/N/timeline/summary, `recorded`); this only lays it out. Text only (untrusted).
 
 import { h, mount } from "./dom.js";
 

@@ -138,11 +138,12 @@ class RunController {
     this.root.dataset.rolloutsStuck = String(stuck.length);
   }
 
-  /** The run's story (GET /api/runs/N/timeline), read once the run has ended: the timeline panel
-   * (a run to the end) and the recorded answers beside the replay (any run) draw from it. */
+  /** The run's story (its summary, GET /api/runs/N/timeline/summary; the timeline panel reads its entries a page
+   * at a time), read once the run has ended: the timeline panel (a run to the end) and the recorded answers
+   * beside the replay (any run) draw from it. */
   loadStory() {
     if (this.timeline) this.timeline.load();
-    else api.timeline(this.runId).then((story) => this.recorded.show(story), () => {});
+    else api.timelineSummary(this.runId).then((story) => this.recorded.show(story), () => {});
   }
 
   /** then() after the first step is painted, or after TIMELINE_WAIT_MS should no step show. */

@@ -1,18 +1,21 @@
 // The run to the end, told in order: every attempt (opens the stepper on it), every queue move and
-// every change to the cluster, each with its time on the run's logical clock. A pod picked in the
-// list shows its journey: its attempts, why it was moved back to the queue, its nomination and
-// binding. The sentences and the times are the engine's (GET /api/runs/N/timeline); this file only
-// lays them out and filters them by pod.
+// every change to the cluster, each with its time on the run's logical clock — a page at a time (a big
+// run has hundreds of thousands): GET /api/runs/N/timeline/summary says how the run ended and how many
+// there are, GET /api/runs/N/timeline/entries a window of them, filtered by pod (a pod's journey: its
+// attempts, why it was moved back to the queue, its nomination and binding) or kind. The sentences,
+// times and counts are the engine's and the server's; this file only lays them out.
 
 import { api } from "./api.js";
 import { h, mount } from "./dom.js";
 import { checked } from "./schemacheck.js";
 
 const KIND_LABEL = { attempt: "attempt", move: "queue", change: "cluster", step: "step" };
-const SHOWN_ENTRIES = 500; // entries drawn at first (a big run has tens of thousands); "more" draws the next
+const KIND_SCHEMA = { attempt: "StoryAttempt", move: "StoryMove", change: "StoryChange", step: "StoryStep" };
+const KIND_CHOICES = [["", "every kind"], ["attempt", "attempts"], ["move", "queue moves"], ["change", "cluster changes"], ["step", "steps"]];
+const PAGE_ENTRIES = 200; // entries in a page (the server's default; it allows 1000 at most)
 
 export class TimelinePanel {
-  /** goCycle(n): open the stepper on cycle n; onStory(story): the story as read (other panels draw from it). */
+  /** goCycle(n): open the stepper on cycle n; onStory(summary): the story's summary as read (other panels draw from it). */
   /** steps (a run with steps): {showCluster(step, box), share(step) -> url | null, open: the step to open first}. */
   constructor(runId, goCycle, onStory = () => {}, steps = {}) {
     this.runId = runId;
@@ -20,38 +23,87 @@ export class TimelinePanel {
     this.onStory = onStory;
     this.stepOptions = steps;
     this.stepsBox = h("section.steps-summary#steps-summary", { hidden: true, "aria-label": "steps" });
-    this.story = null;
-    this.pod = "";
+    this.story = null; // the summary (GET .../timeline/summary)
+    this.query = { pod: "", kind: "" };
+    this.page = null; // the last page answered
+    this.first = 0; // the offset of the first entry drawn
+    this.rows = []; // the entries drawn ({kind, index, item}), from `first`
     this.current = null;
-    this.shown = SHOWN_ENTRIES;
+    this.asked = 0; // the latest request's number: an older answer arriving late is dropped
+    this.loading = null; // the summary and first page being read
     this.attemptItems = new Map(); // cycle -> its attempt's list item
     this.marked = null; // the list item marked current
     this.list = h("ol.timeline-list", { "aria-label": "attempts, queue moves and cluster changes" });
-    this.podSelect = h("select#journey-pod", { "aria-label": "pod", onchange: (e) => this.showPod(e.target.value) });
+    this.podInput = h("input#journey-pod", { type: "search", placeholder: "pod name, or part of it", "aria-label": "pod" });
+    this.kindSelect = h("select#timeline-kind", { "aria-label": "kind", onchange: (e) => this.ask({ kind: e.target.value }) },
+      KIND_CHOICES.map(([value, label]) => h("option", { value }, label)));
+    this.counts = h("p.timeline-counts.muted#timeline-counts");
+    this.pager = h("div.timeline-pager#timeline-pager");
     this.summary = h("p.timeline-summary");
     this.el = h("details.panel.timeline-panel#timeline-panel", { open: true },
       h("summary", h("h2", "Timeline")),
-      h("div.controls", h("label", "Journey of ", this.podSelect)),
+      h("div.controls",
+        h("form.inline#timeline-search", { onsubmit: (e) => { e.preventDefault(); this.ask({ pod: this.podInput.value.trim() }); } },
+          h("label", "Journey of ", this.podInput), h("button", { type: "submit" }, "show"),
+          h("button.linkish#timeline-every-pod", { type: "button", onclick: () => { this.podInput.value = ""; this.ask({ pod: "" }); } }, "every pod")),
+        h("label", " Kind ", this.kindSelect)),
       this.summary,
       this.stepsBox,
-      this.list);
+      this.counts,
+      this.list,
+      this.pager);
   }
 
-  async load() {
+  /** Reads the summary and the first page (once: a second call while it is read waits for the same). */
+  load() {
+    this.loading ??= this.read().finally(() => { this.loading = null; });
+    return this.loading;
+  }
+
+  async read() {
     let served;
     try {
-      served = await api.timeline(this.runId);
+      served = await api.timelineSummary(this.runId);
     } catch (error) {
       mount(this.list, h("li.muted", `The timeline could not be read: ${error.message}`));
       return;
     }
-    this.onStory(served); // with the web app's own keys (mode, recorded) beside the engine's story
-    this.story = checked(served, "RunStory");
-    const pods = [...new Set(this.story.attempts.map((a) => a.pod))];
-    mount(this.podSelect, new Option("every pod", ""), pods.map((pod) => new Option(pod, pod)));
-    this.podSelect.value = this.pod;
+    this.onStory(served); // the summary: mode, outcome, counts, steps, recorded
+    this.story = served;
+    this.summary.textContent = served.outcome;
+    if (served.steps?.length) this.renderSteps();
+    await this.show(0, { cycle: this.current ?? undefined }); // the first page, or the one holding the attempt shown
+  }
+
+  /** A new filter: its first page. */
+  ask(patch) {
+    Object.assign(this.query, patch);
+    return this.show(0);
+  }
+
+  /** The page of entries from `offset` (or the page holding `cycle`'s attempt); `append`: after those drawn. */
+  async show(offset, { append = false, cycle = undefined } = {}) {
+    const number = ++this.asked;
+    this.el.dataset.loading = "true";
+    let page;
+    try {
+      page = await api.timelineEntries(this.runId, {
+        pod: this.query.pod || undefined, kind: this.query.kind || undefined, offset, limit: PAGE_ENTRIES, cycle,
+      });
+    } catch (error) {
+      if (number === this.asked) mount(this.list, h("li.muted", `The timeline could not be read: ${error.message}`));
+      return;
+    }
+    if (number !== this.asked) return;
+    this.page = page;
+    const entries = page.entries.map((e) => ({ ...e, item: checked(e.item, KIND_SCHEMA[e.kind]) }));
+    if (append) this.rows = this.rows.concat(entries);
+    else {
+      this.first = page.offset;
+      this.rows = entries;
+    }
     this.render();
-    if (this.story.steps?.length) this.renderSteps();
+    this.el.dataset.loading = "";
   }
 
   /** A run with steps: each step's summary as the engine wrote it (GET /api/runs/N/timeline `steps`: the pods it
@@ -74,8 +126,8 @@ export class TimelinePanel {
           const row = h("tr.step-row", { dataset: { step: String(step.step) } },
             h("td", String(step.step)),
             h("td.step-name", h("strong", step.name), step.operations.length ? h("div.muted.small", step.operations.join("; ")) : null),
-            ...(sum ? [...columns.map((c) => c === "pending" && sum.pendingWhy ? pendingCell(sum.pendingWhy, step.step)
-              : podsCell(sum[c] || [], c, step.step)),
+            ...(sum ? [...columns.map((c) => c === "pending" && sum.pendingWhy ? pendingCell(sum.pendingWhy, sum.counts?.pending, step.step)
+              : podsCell(sum[c] || [], sum.counts?.[c], c, step.step)),
               h("td.blocked", sum.blocked.length ? h("ul.plain", sum.blocked.map((b) => h("li", `${b.pod} — budget ${b.budget}`))) : "—")]
               : [h("td", { colspan: String(columns.length + 1) }, "under way")]),
             h("td.step-actions", sum ? [
@@ -117,46 +169,46 @@ export class TimelinePanel {
     }
   }
 
-  showPod(pod) {
-    this.pod = pod;
-    this.shown = SHOWN_ENTRIES;
-    this.render();
-  }
-
-  /** The stepper moved: mark the attempt it shows (a big run lists thousands: touch only two). */
+  /** The stepper moved: mark the attempt it shows; one not drawn brings the page holding it. */
   select(cycle) {
     this.current = cycle;
-    this.marked?.classList.remove("current");
-    if (!this.attemptItems.has(cycle) && this.entries?.some((e) => e.kind === "attempt" && e.item.cycle === cycle)) {
-      // An attempt past the entries drawn: draw up to it (render() marks it).
-      this.shown = this.entries.findIndex((e) => e.kind === "attempt" && e.item.cycle === cycle) + SHOWN_ENTRIES;
-      this.render();
+    if (!this.page) return;
+    if (cycle !== null && cycle !== undefined && !this.attemptItems.has(cycle) && (!this.query.kind || this.query.kind === "attempt")) {
+      this.show(0, { cycle });
       return;
     }
-    this.marked = this.attemptItems.get(cycle) ?? null;
+    this.mark();
+  }
+
+  mark() {
+    this.marked?.classList.remove("current");
+    this.marked = this.attemptItems.get(this.current) ?? null;
     if (!this.marked) return;
     this.marked.classList.add("current");
     this.list.scrollTop = Math.max(0, this.marked.offsetTop - this.list.offsetTop - this.list.clientHeight / 3);
   }
 
   render() {
-    const story = this.story;
-    if (!story) return;
-    const items = { attempt: story.attempts, move: story.moves, change: story.changes, step: story.steps || [] };
-    // A run with steps is grouped by step: each step's heading (kept whatever pod is picked) before its entries.
-    const entries = story.entries.map(({ kind, index }) => ({ kind, item: items[kind][index] }))
-      .filter(({ kind, item }) => item && (kind === "step" || !this.pod || item.pod === this.pod));
-    this.entries = entries;
-    const rows = entries.slice(0, this.shown).map(({ kind, item }) => this.entry(kind, item));
+    const page = this.page;
+    const rows = this.rows.map(({ kind, item }) => this.entry(kind, item));
     this.attemptItems = new Map(rows.filter((li) => li.dataset.cycle !== undefined).map((li) => [Number(li.dataset.cycle), li]));
     this.marked = null;
-    const left = entries.length - rows.length;
-    const more = left > 0 ? h("li.timeline-more", h("span.muted", `showing ${rows.length} of ${entries.length} entries `),
-      h("button.linkish#timeline-more", { type: "button", onclick: () => { this.shown += SHOWN_ENTRIES; this.render(); } },
-        `show ${Math.min(left, SHOWN_ENTRIES)} more`)) : null;
+    const last = this.first + rows.length; // one past the last entry drawn, of those matching
+    const left = page.matched - last;
+    const which = [this.query.kind ? KIND_CHOICES.find(([k]) => k === this.query.kind)[1] : "", this.query.pod ? `of pods matching “${this.query.pod}”` : ""]
+      .filter(Boolean).join(" ");
+    this.counts.textContent = page.matched
+      ? `entries ${this.first + 1}–${last} of ${page.matched}${which ? ` (${which}; ${page.total} in all)` : ""}`
+      : `no entries${which ? ` ${which}` : ""} (${page.total} in all)`;
+    const more = left > 0 ? h("li.timeline-more", h("span.muted", `${left} more `),
+      h("button.linkish#timeline-more", { type: "button", onclick: () => this.show(last, { append: true }) },
+        `show ${Math.min(left, PAGE_ENTRIES)} more`)) : null;
     mount(this.list, rows, more);
-    this.summary.textContent = story.outcome;
-    this.select(this.current);
+    mount(this.pager,
+      h("button#timeline-prev", { type: "button", disabled: this.first === 0, onclick: () => this.show(Math.max(0, this.first - PAGE_ENTRIES)) }, "← previous page"),
+      " ",
+      h("button#timeline-next", { type: "button", disabled: left <= 0, onclick: () => this.show(last) }, "next page →"));
+    this.mark();
   }
 
   entry(kind, item) {
@@ -171,20 +223,27 @@ export class TimelinePanel {
   }
 }
 
+/** The server lists a step's first pods (its `counts` says how many in all): a line says so under a cut list. */
+function firstOf(shown, count) {
+  return count > shown ? h("li.muted.pods-cut", `the first ${shown} of ${count}: search the timeline for a pod`) : null;
+}
+
 /** A count of pods that opens to their names (the engine's lists, in the order things happened). */
-function podsCell(pods, cls, step) {
-  if (!pods.length) return h(`td.${cls}`, h("span.count", "0"));
-  return h(`td.${cls}`, h("details.pods-list", h("summary", { "aria-label": `${pods.length} ${cls} in step ${step}: show the pods` },
-    h("span.count", String(pods.length))), h("ul.plain.small", pods.map((pod) => h("li", pod)))));
+function podsCell(pods, count, cls, step) {
+  const all = count ?? pods.length;
+  if (!all) return h(`td.${cls}`, h("span.count", "0"));
+  return h(`td.${cls}`, h("details.pods-list", h("summary", { "aria-label": `${all} ${cls} in step ${step}: show the pods` },
+    h("span.count", String(all))), h("ul.plain.small", pods.map((pod) => h("li", pod)), firstOf(pods.length, all))));
 }
 
 /** The pods still pending when the step went quiet, each with why: its last FailedScheduling message (the engine's
  * `pendingWhy`; a rollout's new pods or any other). */
-function pendingCell(pending, step) {
-  if (!pending.length) return h("td.pending", h("span.count", "0"));
-  return h("td.pending", h("details.pods-list", h("summary", { "aria-label": `${pending.length} pending in step ${step}: show the pods` },
-    h("span.count", String(pending.length))), h("ul.plain.small", pending.map((p) => h("li.pending-pod", { dataset: { pod: p.pod } },
-      h("strong", p.pod), " — ", h("span.why", p.failedSchedulingMessage ?? "not attempted yet"))))));
+function pendingCell(pending, count, step) {
+  const all = count ?? pending.length;
+  if (!all) return h("td.pending", h("span.count", "0"));
+  return h("td.pending", h("details.pods-list", h("summary", { "aria-label": `${all} pending in step ${step}: show the pods` },
+    h("span.count", String(all))), h("ul.plain.small", pending.map((p) => h("li.pending-pod", { dataset: { pod: p.pod } },
+      h("strong", p.pod), " — ", h("span.why", p.failedSchedulingMessage ?? "not attempted yet"))), firstOf(pending.length, all))));
 }
 
 /** A Deployment rollout's progress deadline: when it passes if nothing moves the rollout, or that it passed. */

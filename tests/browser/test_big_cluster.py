@@ -80,13 +80,19 @@ def test_a_big_clusters_views_show_what_a_person_can_read_with_the_rest_a_click_
     expect(page.locator("#step-heading")).to_contain_text("Score")
     expect(page.locator("#step-view")).to_contain_text(re.compile(r"\d+ scored nodes in \d+ domain\(s\)"))
     expect(page.locator("#step-view")).to_contain_text("(best 30)")  # the heatmap's nodes: the top ones
-    entries = len(page.request.get(f"{page.base_url}/api/runs/{run['id']}/timeline").json()["entries"])
-    assert entries > 500, entries  # the timeline draws 500 at a time
+    # The timeline: a page of 200 entries (the one holding the attempt shown), the next a click away.
+    base = f"{page.base_url}/api/runs/{run['id']}/timeline"
+    entries = page.request.get(f"{base}/summary").json()["counts"]["entries"]
+    assert entries > 400, entries
+    first = page.request.get(f"{base}/entries?cycle={placed}&limit=200").json()["offset"]
     drawn = page.locator("#timeline-panel .timeline-list > li:not(.timeline-more)")
-    expect(drawn).to_have_count(500)
-    expect(page.locator("#timeline-panel li.timeline-more")).to_contain_text(f"showing 500 of {entries} entries")
-    page.click("#timeline-more")
-    expect(drawn).to_have_count(entries)
-    expect(page.locator("#timeline-panel li.timeline-more")).to_have_count(0)
+    counts = page.locator("#timeline-counts")
+    expect(counts).to_have_text(f"entries {first + 1}–{min(first + 200, entries)} of {entries}")
+    expect(drawn).to_have_count(min(200, entries - first))
+    expect(page.locator(f"#timeline-panel li.attempt[data-cycle='{placed}']")).to_have_class(re.compile("current"))
+    page.click("#timeline-prev") if first else page.click("#timeline-next")
+    expect(counts).to_have_text(re.compile(rf"entries \d+–\d+ of {entries}$"))
+    expect(counts).not_to_have_text(f"entries {first + 1}–{min(first + 200, entries)} of {entries}")
+    expect(drawn).to_have_count(200)
     page.goto(f"{page.base_url}/runs/{run['id']}/?cycle={cycles[-1]['cycle']}&step=Filter")  # the last attempt
     expect(page.locator("#timeline-panel li.attempt.current")).to_have_attribute("data-cycle", str(cycles[-1]["cycle"]))

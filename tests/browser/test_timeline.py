@@ -96,18 +96,21 @@ def test_the_timeline_steps_through_a_preemption_and_a_retry_caused_by_a_binding
     snap(page, "run-timeline", full_page=True)
 
     # b's journey: rejected, moved back by a's binding through InterPodAffinity's hint, bound.
-    page.select_option("#journey-pod", "default/b")
-    journey = panel.locator("li .text").all_text_contents()
-    assert journey == [
-        "default/b moved to activeQ: created",
-        "default/b (attempt 1): unschedulable — 0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match pod "
-        "affinity rules. no new claims to deallocate, preemption: 0/2 nodes are available: 1 Preemption is not helpful "
-        "for scheduling, 1 node(s) didn't match pod affinity rules.",
-        "default/b moved to backoffQ: pod default/a bound (InterPodAffinity)",
-        "default/b moved to activeQ: PopFromBackoffQ",
-        "default/b (attempt 2): scheduled to n2",
-        "default/b bound to n2",
-    ]
+    page.fill("#journey-pod", "default/b")
+    page.press("#journey-pod", "Enter")  # the server's entries of that pod (a search: part of a name finds it)
+    expect(page.locator("#timeline-counts")).to_contain_text("matching “default/b”")
+    expect(panel.locator("li .text")).to_have_text(
+        [
+            "default/b moved to activeQ: created",
+            "default/b (attempt 1): unschedulable — 0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match pod "
+            "affinity rules. no new claims to deallocate, preemption: 0/2 nodes are available: 1 Preemption is not helpful "
+            "for scheduling, 1 node(s) didn't match pod affinity rules.",
+            "default/b moved to backoffQ: pod default/a bound (InterPodAffinity)",
+            "default/b moved to activeQ: PopFromBackoffQ",
+            "default/b (attempt 2): scheduled to n2",
+            "default/b bound to n2",
+        ]
+    )
 
     # The cluster view of the run: the victims struck out on n1, where high now runs.
     page.goto(f"{page.base_url}/scenarios/{created['id']}/cluster/?version=1&run={run_id}")

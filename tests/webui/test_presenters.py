@@ -258,26 +258,39 @@ def test_timeline_steps_refuse_a_story_whose_rollout_lacks_its_counts():
         presenters.timeline_steps(story)
 
 
-def test_step_cluster_carries_the_pods_labels_and_claims():
-    from scheduler_core.answers.stepplacements import PodAtStep, StepPlacement
+def test_a_step_cluster_page_carries_the_pods_labels_and_claims_and_the_versions_allocatable():
+    from scheduler_core.answers.stepplacements import GonePod, NodeAtStep, PodAtStep
 
-    found = StepPlacement(
-        1,
-        "roll",
-        [],
-        [],
-        [
-            PodAtStep(
-                "default/web-abc-1",
-                None,
-                "new",
-                None,
-                {"app": "web"},
-                [{"name": "gpu", "resourceClaimTemplateName": "gpu-t"}],
-            )
-        ],
-        [],
+    pod = PodAtStep(
+        "default/web-abc-1", None, "new", None, {"app": "web"}, [{"name": "gpu", "resourceClaimTemplateName": "gpu-t"}]
     )
-    out = presenters.step_cluster(found)
+    written = make_node("node-1", cpu=2000)
+    page = {
+        "step": 1,
+        "name": "roll",
+        "deletedNodes": [],
+        "nodeCount": 2,
+        "podCount": 1,
+        "pendingCount": 1,
+        "nodeKeys": [],
+        "podKeys": ["app"],
+        "groupKey": "",
+        "groupCount": 1,
+        "groups": [{"domain": "(none)", "nodes": 2, "pods": 0}],
+        "domain": None,
+        "search": "",
+        "matched": 2,
+        "offset": 0,
+        "limit": 50,
+        "marks": {"new": 1, "placed": 0, "moved": 0, "pending": 0, "gone": 1},
+        "goneCount": 1,
+        "nodes": [(NodeAtStep("node-1", {}, False, False), written), (NodeAtStep("node-9", {}, False, True), None)],
+        "pods": [pod],
+        "gone": [GonePod("default/old", "node-1", "evicted", {"app": "web"})],
+    }
+    out = presenters.step_cluster_page(page)
     assert out.pods[0].labels == {"app": "web"}
     assert out.pods[0].claims == [{"name": "gpu", "resourceClaimTemplateName": "gpu-t"}]
+    assert out.nodes[0].allocatable_text["cpu"] == "2" and out.nodes[0].allocatable["cpu"] == 2000
+    assert out.nodes[1].added is True and out.nodes[1].allocatable == {} and out.nodes[1].taints == []
+    assert out.gone[0].how == "evicted" and out.marks["gone"] == 1

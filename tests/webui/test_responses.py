@@ -75,3 +75,19 @@ def test_a_streamed_answer_is_pulled_chunk_by_chunk_under_asgi_and_iterated_unde
     # Playwright leaves an event loop running in this one (asyncio.run and async_to_sync refuse then).
     with ThreadPoolExecutor(1) as reader:
         assert reader.submit(asyncio.run, read()).result() == [b'{"a":', b"1}"] and pulled == [b'{"a":', b"1}"]
+
+
+@pytest.mark.parametrize("accepts", [True, False], ids=["gzipped as it goes", "as it is for a client without gzip"])
+def test_a_streamed_answer_asked_compressed_is_gzipped_for_clients_that_accept_it(accepts):
+    parts = [b'{"a":[', b"1," * 5000, b"2]}"]
+    response = responses.streamed_json(request(accepts), iter(parts), compress=True)
+    body = b"".join(response.streaming_content)
+    assert (gzip.decompress(body) if accepts else body) == b"".join(parts)
+    assert (response.get("Content-Encoding") == "gzip") is accepts
+    assert "Accept-Encoding" in response["Vary"]
+    assert len(body) < len(b"".join(parts)) or not accepts
+
+
+def test_a_streamed_answer_is_not_compressed_unless_asked():
+    response = responses.streamed_json(request(True), iter([b"{}"]))
+    assert b"".join(response.streaming_content) == b"{}" and not response.has_header("Content-Encoding")

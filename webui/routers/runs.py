@@ -12,10 +12,11 @@ from pydantic import TypeAdapter
 
 from webui import presenters, responses
 from webui.models import Run
-from webui.services import access, configs, events, recorded, releases, runs, segments, whatif
+from webui.services import access, configs, events, objects, recorded, releases, runs, segments, whatif
 from webui.services.access import ActorRequest
 from webui.services.errors import NotFound
 from webui.schemas.common import ERRORS, ErrorOut
+from webui.schemas.scenarios import ClusterPageQuery
 from webui.schemas.runs import (
     CycleExplanationOut,
     CycleOut,
@@ -23,8 +24,11 @@ from webui.schemas.runs import (
     RunConfigOut,
     RunNamesOut,
     RunOut,
-    StepClusterOut,
+    StepClusterPageOut,
+    TimelineEntriesOut,
+    TimelineEntriesQuery,
     TimelineOut,
+    TimelineSummaryOut,
     TraceOut,
     TryConfigIn,
     WhatIfApplyIn,
@@ -139,54 +143,94 @@ def run_cycle_explain(request: ActorRequest, run_id: int, cycle: int) -> CycleEx
     "/{int:run_id}/timeline",
     response={200: TimelineOut, **ERRORS},
     exclude_unset=True,
-    summary="The run's attempts, queue moves and cluster changes",
+    summary="Download the run's whole story",
 )
-def run_timeline(request: ActorRequest, run_id: int) -> HttpResponse:
-    """Every attempt (`cycle`, `pod`, `attempt`, `timeMs`, `nodeName` or `failedSchedulingMessage`, the nomination it
-    wrote, its preemption's `victims`), every queue move (`pod`, `queue`, `event`, `plugins`: whose queueing hints let it
-    through) and every cluster change (`kind`: PodBound, PodTerminating, PodRemoved, BindingFailed, NominationSet/Cleared, Storage),
-    each with the `cycle` it followed; then `final` placements and remaining `nominated` pods. A single-pass run has
-    attempts only. A run with steps adds `steps` (TimelineStepOut: each step's heading, operations and `summary` —
-    created, deleted, evicted, placed, `blocked` drains with their budget, pending —) and `{kind: "step", index}`
-    entries where each step begins. `recorded` (RecordedComparisonOut, null when no pending pod carries one): each pending pod's
-    PodScheduled condition as dumped — the real scheduler's reason, message and time — beside the replay's answer,
-    whether they agree and, when not, the likely causes; `summary` "the replay agrees with your cluster on N of M
-    pending pod(s)".
-    """
+def run_timeline(request: ActorRequest, run_id: int) -> StreamingHttpResponse:
+    """The whole story, for a program to download (the run view reads /timeline/summary and /timeline/entries,
+    never this): every attempt (`cycle`, `pod`, `attempt`, `timeMs`, `nodeName` or `failedSchedulingMessage`, the
+    nomination it wrote, its preemption's `victims`), every queue move (`pod`, `queue`, `event`, `plugins`: whose
+    queueing hints let it through) and every cluster change (`kind`: PodBound, PodTerminating, PodRemoved,
+    BindingFailed, NominationSet/Cleared, Storage), each with the `cycle` it followed; then `final` placements and
+    remaining `nominated` pods. A single-pass run has attempts only. A run with steps adds `steps` (TimelineStepOut:
+    each step's heading, operations and `summary` — created, deleted, evicted, placed, `blocked` drains with their
+    budget, pending —) and `{kind: "step", index}` entries where each step begins. `recorded`
+    (RecordedComparisonOut, null when no pending pod carries one): each pending pod's PodScheduled condition as
+    dumped — the real scheduler's reason, message and time — beside the replay's answer, whether they agree and,
+    when not, the likely causes; `summary` "the replay agrees with your cluster on N of M pending pod(s)".
+    Streamed a few thousand items at a time (gzipped as it goes to clients that accept it): a 5,000-node run's story
+    is megabytes, a 150,000-pod run's hundreds; steps and recorded are checked by their schemas, the items are the
+    engine's as it declares them (RunStory) and are not re-validated."""
     run = access.readable_run(request.auth, run_id)
     story = events.story(run)
     found = presenters.recorded(recorded.of_run(run, story))
     steps = presenters.timeline_steps(story)
-    # Dicts, not schemas: with exclude_unset a schema's defaulted fields would be left out. Validated and written
-    # as the router would (exclude_unset), then gzipped when large: a big run's story is megabytes of JSON.
-    answer = {
-        **story,
+    tail = {
         **({"steps": steps} if steps is not None else {}),
         "recorded": found.model_dump() if found is not None else None,
     }
-    return responses.json_bytes(
-        request, TimelineOut.model_validate(answer).model_dump_json(exclude_unset=True).encode()
-    )
+    return responses.streamed_json(request, events.story_chunks(story, tail), compress=True)
+
+
+@router.get(
+    "/{int:run_id}/timeline/summary",
+    response={200: TimelineSummaryOut, **ERRORS},
+    exclude_unset=True,
+    summary="How the run's story ended, with its counts",
+)
+def run_timeline_summary(request: ActorRequest, run_id: int) -> HttpResponse:
+    """What the run view reads of the story at once: `mode`, `timeMs`, `finished`, `outcome` (the run's end in one
+    sentence) and `counts` (`entries`, `attempts`, `moves`, `changes`; of the pods with a final place: `pods`,
+    `placed`, `pending`, `deleted` — preemption victims —, `nominated`), with `steps` (a run with steps, as in
+    /timeline) and `recorded` (as in /timeline: it grows with the pending pods only). The entries themselves are
+    read a page at a time from /timeline/entries; where a pod ended, from GET /api/scenarios/{id}/cluster?run=."""
+    run = access.readable_run(request.auth, run_id)
+    story = events.story(run)
+    answer = presenters.timeline_summary(story, recorded.of_run(run, story))
+    return responses.json_bytes(request, answer.model_dump_json(by_alias=True, exclude_unset=True).encode())
+
+
+@router.get(
+    "/{int:run_id}/timeline/entries",
+    response={200: TimelineEntriesOut, **ERRORS},
+    summary="A page of the run's attempts, queue moves and cluster changes",
+)
+def run_timeline_entries(request: ActorRequest, run_id: int, asked: Query[TimelineEntriesQuery]) -> HttpResponse:
+    """The story's entries in the order they happened, `limit` (1–1000, default 200) from `offset`: each
+    `{kind, index, item}` — `kind` attempt, move, change or step, `index` into that list of the whole story, `item`
+    the attempt, queue move or cluster change as /timeline has it, or a step's heading (its `summary` left out: the
+    summary's lists are /timeline/summary's). `kind` keeps that kind only; `pod`
+    those whose pod contains it (step headings stay: a run with steps reads by step); `cycle` answers the page
+    (of `limit`) holding that cycle's attempt instead of `offset`'s (`offset` says which). `total`: entries in the
+    whole story; `matched`: those matching `kind` and `pod` (the next page: `offset + limit`; an offset past the
+    end answers none). 422 naming the parameter when one is out of its range."""
+    run = access.readable_run(request.auth, run_id)
+    query = events.EntryQuery(asked.pod, asked.kind, asked.cycle, asked.offset, asked.limit)
+    answer = TimelineEntriesOut.model_validate(events.timeline_entries(events.story(run), query))
+    return responses.json_bytes(request, answer.model_dump_json(by_alias=True).encode())
 
 
 @router.get(
     "/{int:run_id}/steps/{int:step}/cluster",
-    response={200: StepClusterOut, **ERRORS},
-    summary="The cluster at the end of a step",
+    response={200: StepClusterPageOut, **ERRORS},
+    summary="One page of the cluster at the end of a step",
 )
-def run_step_cluster(request: ActorRequest, run_id: int, step: int) -> HttpResponse:
-    """For a run with steps (a `Changes` document): every node at the end of step `step` (`added` during it,
-    `unschedulable` as cordoned or drained), every pod with its node (null: pending), its node at the end of the
-    step before and its `mark` — `new` (created in the step), `placed` (pending before), `moved` (another node),
-    `pending`, or "" (where it was) —, and the pods that left during the step (`gone`: `evicted`, `deleted`,
-    `succeeded`, with the node they left). Computed by the engine (scheduler_core.answers.stepplacements) from the run's
-    stored story events and its version; 404 when the run has no such step, or it has not ended yet.
-    """
+def run_step_cluster(request: ActorRequest, run_id: int, step: int, asked: Query[ClusterPageQuery]) -> HttpResponse:
+    """For a run with steps (a `Changes` document): the cluster at the end of step `step` a page at a time, as
+    GET /api/scenarios/{id}/cluster pages a version's (the same query: `groupKey`, `domain`, `search`, `offset`,
+    `limit` ≤ 500; the same counts: `nodeCount`, `podCount`, `pendingCount`, `nodeKeys`, `podKeys`, `groupKey`,
+    `groupCount`, `groups`, `domain`, `search`, `matched`, `offset`, `limit`), with the step's: `step`, `name`,
+    `deletedNodes`, `marks` (pods by mark at its end — `new`, `placed`, `moved`, `pending` — and `gone`),
+    `goneCount`. `nodes`: the page's (`added` during the step, `unschedulable` as cordoned or drained; `taints`,
+    `allocatable` as the version has them); `pods`: those on them, then at most 200 pending, each with its node
+    (null: pending), its node at the end of the step before and its `mark` — `new` (created in the step), `placed`
+    (pending before), `moved` (another node), `pending`, or "" (where it was); `gone`: the pods that left during the
+    step (`evicted`, `deleted`, `succeeded`) from the page's nodes, then at most 200 that were pending. Computed by
+    the engine (scheduler_core.answers.stepplacements) from the run's stored story events and its version; 404 when
+    the run has no such step, or it has not ended yet."""
     run = access.readable_run(request.auth, run_id)
-    # Validated by its schema, sent gzipped when large (5000 nodes' labels: 1.3 MB of JSON).
-    return responses.json_bytes(
-        request, presenters.step_cluster(events.step_cluster(run, step)).model_dump_json().encode()
-    )
+    query = objects.PageQuery(asked.group_key, asked.domain, asked.search, asked.offset, asked.limit)
+    page = presenters.step_cluster_page(events.step_page(run, step, query))
+    return responses.json_bytes(request, page.model_dump_json(by_alias=True).encode())
 
 
 @router.get(

@@ -174,7 +174,7 @@ def scenario_export(request: ActorRequest, scenario_id: int, version: int | None
     scenario = access.readable_scenario(request.auth, scenario_id)
     chosen = scenarios.visible_version(request.auth, scenario, version)
     pieces = (piece.encode() for piece in chosen.text_pieces())
-    response = responses.streamed(request, pieces, "application/yaml; charset=utf-8")
+    response = responses.streamed(request, pieces, "application/yaml; charset=utf-8", compress=True)
     response["Content-Disposition"] = f'attachment; filename="scenario-{scenario.pk}-v{chosen.number}.yaml"'
     return response
 

@@ -4,13 +4,13 @@ step's cluster, the trace) and what to try next (what if, another configuration)
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
 from webui.schemas.common import ApiInput, ApiSchema, EngineSchema
 from webui.schemas.releases import ReleaseOut
-from webui.schemas.scenarios import NodeLabelsOut
+from webui.schemas.scenarios import ClusterCountsOut, NodeLabelsOut
 from webui.schemas.validate import GATES_LENGTH, RELEASE_LENGTH
 from webui.services import engine
 
@@ -188,6 +188,17 @@ class StepRolloutOut(ApiSchema):
     progress_deadline: ProgressDeadlineOut | None = None  # a Deployment's rollout not complete
 
 
+class StepCountsOut(ApiSchema):
+    """How many pods each list of a step's summary has in all (GET .../timeline/summary lists the first ones)."""
+
+    created: int
+    deleted: int
+    evicted: int
+    placed: int
+    pending: int
+    succeeded: int
+
+
 class StepSummaryOut(ApiSchema):
     """What a step did, as its StepEnd event says it (pods as namespace/name, in the order they happened)."""
 
@@ -204,6 +215,8 @@ class StepSummaryOut(ApiSchema):
     succeeded: list[str]  # a `complete` made them succeed (they left the scheduler's view)
     rollouts: list[StepRolloutOut] | None = None  # only a step with a rollout under way at its end
     pending_why: list[RolloutPendingOut] = []  # each pod still pending with its last FailedScheduling message
+    # Only in GET .../timeline/summary: each list's length in all, the lists (and pendingWhy) cut to their first 100
+    counts: StepCountsOut | None = None
 
 
 class TimelineStepOut(ApiSchema):
@@ -241,5 +254,83 @@ class TimelineOut(ApiSchema):
     recorded: RecordedComparisonOut | None
 
 
-class StepClusterOut(EngineSchema, payload=engine.StepPlacement):
-    """The cluster at the end of a step (scheduler_core.answers.stepplacements ``StepPlacement``, as it declares it)."""
+class TimelineCountsOut(ApiSchema):
+    entries: int  # every attempt, move, change and step heading
+    attempts: int
+    moves: int
+    changes: int
+    pods: int  # pods with a final place
+    placed: int  # on a node at the end
+    pending: int  # left pending
+    deleted: int  # preemption victims
+    nominated: int  # pending with a nomination at the end
+
+
+class TimelineSummaryOut(ApiSchema):
+    """What the run view reads of the story at once (GET .../timeline/summary): how it ended, how many of each,
+    the steps' summaries and the recorded answers; the entries are read a page at a time (.../timeline/entries)."""
+
+    mode: str
+    time_ms: int | None  # when the run ended (null: not yet)
+    finished: bool
+    outcome: str
+    counts: TimelineCountsOut
+    steps: list[TimelineStepOut] | None = None
+    recorded: RecordedComparisonOut | None
+
+
+class TimelineEntriesQuery(ApiInput):
+    """Which entries of the story (GET .../timeline/entries)."""
+
+    pod: str = Field(default="", max_length=317)  # a substring of the entry's pod (step headings are kept)
+    kind: Literal["attempt", "move", "change", "step"] | None = None
+    cycle: int | None = Field(default=None, ge=0)  # the page holding this cycle's attempt (over offset)
+    offset: int = Field(default=0, ge=0)
+    limit: int = Field(default=200, ge=1, le=1000)
+
+
+class TimelineItemOut(ApiSchema):
+    kind: str  # attempt | move | change | step
+    index: int  # into that list of the whole story
+    item: dict[str, Any]  # the attempt, move, change or step as the whole story has it
+
+
+class TimelineEntriesOut(ApiSchema):
+    total: int  # entries in the whole story
+    matched: int  # entries matching pod and kind; the page is entries[offset:offset+limit] of them
+    offset: int
+    limit: int
+    pod: str
+    kind: str | None
+    entries: list[TimelineItemOut]
+
+
+class StepNodeOut(EngineSchema, payload=engine.NodeAtStep):
+    """A node at the end of a step, as the engine declares it, with the version's taints and allocatable (a node
+    the version has; a node a step added has none here)."""
+
+    taints: list[dict[str, str]] = []
+    allocatable: dict[str, int] = {}
+    allocatable_text: dict[str, str] = {}
+
+
+class PodAtStepOut(EngineSchema, payload=engine.PodAtStep):
+    """A pod at the end of a step (scheduler_core.answers.stepplacements ``PodAtStep``)."""
+
+
+class GonePodOut(EngineSchema, payload=engine.GonePod):
+    """A pod that left during a step (scheduler_core.answers.stepplacements ``GonePod``)."""
+
+
+class StepClusterPageOut(ClusterCountsOut):
+    """One page of the cluster at the end of a step (GET .../steps/{k}/cluster): the counts of the whole, the
+    step's marks, the domains, a page of nodes with their pods, the first pending pods and the pods that left."""
+
+    step: int
+    name: str
+    deleted_nodes: list[str]  # nodes lost during the step
+    marks: dict[str, int]  # pods by mark at the step's end (new, placed, moved, pending) and `gone` (left during it)
+    gone_count: int
+    nodes: list[StepNodeOut]
+    pods: list[PodAtStepOut]  # on the page's nodes, then at most 200 pending
+    gone: list[GonePodOut]  # those that left from the page's nodes, then at most 200 that were pending

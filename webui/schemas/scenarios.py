@@ -133,11 +133,9 @@ class DomainCountOut(ApiSchema):
     pods: int  # the pods on its nodes (a run's placements applied)
 
 
-class ClusterQuery(ApiInput):
-    """The query of GET /api/scenarios/{id}/cluster (docs/WEB_API.md)."""
+class ClusterPageQuery(ApiInput):
+    """Which page of a cluster (GET /api/scenarios/{id}/cluster, GET /api/runs/{id}/steps/{k}/cluster)."""
 
-    version: int | None = None  # default: the latest version
-    run: int | None = None  # a finished run of it whose final placements are drawn
     group_key: str = Field(default="", max_length=317)  # default: zone, region, hostname, the first key
     domain: str | None = Field(default=None, max_length=1000)  # only that domain's nodes
     search: str = Field(default="", max_length=317)  # a substring of a node's name or of a key=value label
@@ -145,10 +143,16 @@ class ClusterQuery(ApiInput):
     limit: int = Field(default=50, ge=1, le=500)
 
 
-class ClusterPageOut(ApiSchema):
-    """One page of the cluster view (GET .../cluster): counts of the whole, the domains, a page of nodes."""
+class ClusterQuery(ClusterPageQuery):
+    """The query of GET /api/scenarios/{id}/cluster (docs/WEB_API.md)."""
 
-    version: int
+    version: int | None = None  # default: the latest version
+    run: int | None = None  # a finished run of it whose final placements are drawn
+
+
+class ClusterCountsOut(ApiSchema):
+    """What a page of a cluster says of the whole (services/objects.py page_of): counts, keys, domains, window."""
+
     node_count: int
     pod_count: int
     pending_count: int
@@ -162,6 +166,12 @@ class ClusterPageOut(ApiSchema):
     matched: int  # nodes matching domain and search; the page is nodes[offset:offset+limit] of them
     offset: int
     limit: int
+
+
+class ClusterPageOut(ClusterCountsOut):
+    """One page of the cluster view (GET .../cluster): counts of the whole, the domains, a page of nodes."""
+
+    version: int
     nodes: list[NodeObjectOut]
     pods: list[PodObjectOut]  # the pods on the page's nodes, then at most 200 pending pods (highest priority first)
     placements: dict[str, str | None] = {}  # with run=: where the run left each of those pods (null pending, "deleted")

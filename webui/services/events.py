@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any, cast
 
 import orjson
 
 from webui import publisher
 from webui.models import Run, RunCycle, RunSegment, RunStatus
-from webui.services import engine, releases, segments
+from webui.services import engine, objects, releases, segments
 from webui.services.errors import DomainError, NotFound
 
 CYCLE_START = engine.ExtensionPoint.CYCLE_START.value
@@ -190,6 +191,30 @@ def trace_chunks(run: Run) -> Iterator[bytes]:
     yield bytes(chunk)
 
 
+STORY_CHUNK_ITEMS = 2000  # attempts, moves, changes, entries or placements written at a time
+
+
+def story_chunks(story: dict[str, Any], tail: dict[str, Any]) -> Iterator[bytes]:
+    """The whole story as JSON bytes (TimelineOut's keys in its order, `tail` — steps, recorded — last), written
+    a few thousand items at a time: a 150,000-pod run's story is hundreds of MB written whole. The items are the
+    engine's (RunStory declares them), written as they are."""
+    yield b'{"mode":' + orjson.dumps(story["mode"])
+    for key in ("attempts", "moves", "changes", "entries"):
+        items: list[Any] = story.get(key) or []
+        yield b',"' + key.encode() + b'":['
+        for start in range(0, len(items), STORY_CHUNK_ITEMS):
+            yield (b"," if start else b"") + orjson.dumps(items[start : start + STORY_CHUNK_ITEMS])[1:-1]
+        yield b"]"
+    for key in ("final", "nominated"):
+        pairs = list((story.get(key) or {}).items())
+        yield b',"' + key.encode() + b'":{'
+        for start in range(0, len(pairs), STORY_CHUNK_ITEMS):
+            yield (b"," if start else b"") + orjson.dumps(dict(pairs[start : start + STORY_CHUNK_ITEMS]))[1:-1]
+        yield b"}"
+    rest = {"timeMs": story.get("timeMs"), "finished": story.get("finished"), "outcome": story.get("outcome"), **tail}
+    yield b"," + orjson.dumps(rest)[1:]
+
+
 def trace(run: Run) -> dict[str, Any]:
     if run.trace is not None:
         stored: dict[str, Any] = run.trace
@@ -198,3 +223,133 @@ def trace(run: Run) -> dict[str, Any]:
     if run.status == RunStatus.SUCCEEDED:  # a running run's trace is partial: build it again next time
         Run.objects.filter(pk=run.pk).update(trace=summary)
     return summary
+
+
+# --- the run view's bounded reads (issue 50): a page of the story's entries, a page of a step's cluster ---------
+
+TIMELINE_PAGE = 200  # entries in one page unless `limit` says otherwise
+MAX_TIMELINE_PAGE = 1000
+ENTRY_KINDS = ("attempt", "move", "change", "step")
+_ENTRY_LISTS = {"attempt": "attempts", "move": "moves", "change": "changes", "step": "steps"}
+
+
+@dataclass(frozen=True)
+class EntryQuery:
+    pod: str = ""  # a substring of the entry's pod (step headings are kept: a run with steps reads by step)
+    kind: str | None = None  # only that kind (ENTRY_KINDS)
+    cycle: int | None = None  # the page holding this cycle's attempt (over `offset`)
+    offset: int = 0
+    limit: int = TIMELINE_PAGE
+
+
+def timeline_summary(story: dict[str, Any]) -> dict[str, Any]:
+    """What the run view needs of the story at once: how it ended and how many of each there are (its steps and
+    recorded answers are added by the router). Never the entries, nor every pod's placement."""
+    final: dict[str, str | None] = story.get("final", {})
+    return {
+        "mode": story["mode"],
+        "timeMs": story.get("timeMs"),
+        "finished": story.get("finished", False),
+        "outcome": story.get("outcome", ""),
+        "counts": {
+            "entries": len(story.get("entries", ())),
+            "attempts": len(story.get("attempts", ())),
+            "moves": len(story.get("moves", ())),
+            "changes": len(story.get("changes", ())),
+            "pods": len(final),
+            "placed": sum(1 for node in final.values() if node and node != "deleted"),
+            "pending": sum(1 for node in final.values() if node is None),
+            "deleted": sum(1 for node in final.values() if node == "deleted"),
+            "nominated": len(story.get("nominated", {})),
+        },
+    }
+
+
+def timeline_entries(story: dict[str, Any], query: EntryQuery) -> dict[str, Any]:
+    """A window of the story's entries in the order they happened, each with its item (an attempt, a queue move,
+    a cluster change as the engine wrote it, or a step's heading): those of `kind`, those whose pod contains
+    `pod`, `limit` of them from `offset` — or from the start of the page holding `cycle`'s attempt. `matched` says
+    how many match in all."""
+    lists = {kind: story.get(name) or [] for kind, name in _ENTRY_LISTS.items()}
+    needle = query.pod.strip()
+
+    def wanted(entry: dict[str, Any]) -> bool:
+        kind = entry["kind"]
+        if query.kind is not None and kind != query.kind:
+            return False
+        if not needle or kind == "step":
+            return True
+        return needle in lists[kind][entry["index"]].get("pod", "")
+
+    matched = [entry for entry in story.get("entries", ()) if wanted(entry)]
+    limit = min(max(query.limit, 1), MAX_TIMELINE_PAGE)
+    offset = max(query.offset, 0)
+    if query.cycle is not None:
+        attempts = lists["attempt"]
+        at = next(
+            (
+                i
+                for i, entry in enumerate(matched)
+                if entry["kind"] == "attempt" and attempts[entry["index"]].get("cycle") == query.cycle
+            ),
+            None,
+        )
+        if at is not None:
+            offset = at - at % limit
+    return {
+        "total": len(story.get("entries", ())),
+        "matched": len(matched),
+        "offset": offset,
+        "limit": limit,
+        "pod": query.pod,
+        "kind": query.kind,
+        "entries": [
+            {"kind": entry["kind"], "index": entry["index"], "item": _item(lists, entry)}
+            for entry in matched[offset : offset + limit]
+        ],
+    }
+
+
+def _item(lists: dict[str, list[dict[str, Any]]], entry: dict[str, Any]) -> dict[str, Any]:
+    """An entry's item as the story has it; a step's heading without its summary (the summary's lists name every
+    pod the step created or placed: the timeline summary carries them, cut)."""
+    item = lists[entry["kind"]][entry["index"]]
+    return {key: value for key, value in item.items() if key != "summary"} if entry["kind"] == "step" else item
+
+
+def step_page(run: Run, step: int, query: objects.PageQuery) -> dict[str, Any]:
+    """One page of the cluster at the end of a step (objects.page_of over step_cluster): the counts of the whole
+    with the step's marks, the domains, a page of nodes (with the version's taints and allocatable for those it
+    has) with the pods on them and the first pending pods, and the pods that left during the step from the page's
+    nodes (or pending when they left)."""
+    found = step_cluster(run, step)
+    shelf: objects.Shelf[engine.NodeAtStep, engine.PodAtStep] = objects.Shelf(
+        found.nodes,
+        lambda node: node.name,
+        lambda node: node.labels,
+        found.pods,
+        lambda pod: pod.labels,
+        lambda pod: pod.node,
+        lambda pod: pod.node is None,
+        lambda pod: 0,
+    )
+    page = objects.page_of(shelf, query)
+    shown = {node.name for node in page.nodes}
+    marks = {mark: 0 for mark in engine.STEP_MARKS}
+    for pod in found.pods:
+        if pod.mark in marks:
+            marks[pod.mark] += 1
+    marks["gone"] = len(found.gone)
+    gone_pending = [g for g in found.gone if g.node is None][: objects.MAX_PENDING_SHOWN]
+    written = {node.name: node for node in objects.found_of(run.version).nodes}
+    return {
+        "step": found.step,
+        "name": found.name,
+        "deletedNodes": found.deleted_nodes,
+        **page.counts,
+        "marks": marks,
+        "goneCount": len(found.gone),
+        "nodes": [(node, written.get(node.name)) for node in page.nodes],
+        "pods": page.pods,
+        "gone": [g for g in found.gone if g.node in shown] + gone_pending,
+    }

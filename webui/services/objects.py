@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from django import db
 
@@ -179,66 +179,83 @@ def run_placements(story: dict[str, Any]) -> RunPlacements | None:
     return RunPlacements(dict(story.get("final", {})), dict(story.get("nominated", {})), placed_in)
 
 
-def _matches(node: engine.Node, needle: str) -> bool:
+def _matches(name: str, labels: Mapping[str, str], needle: str) -> bool:
     if not needle:
         return True
-    if needle in node.name.lower():
+    if needle in name.lower():
         return True
-    return any(needle in f"{k}={v}".lower() for k, v in node.labels.items())
+    return any(needle in f"{k}={v}".lower() for k, v in labels.items())
 
 
-def cluster_page(found: Objects, query: PageQuery, placed: RunPlacements | None) -> dict[str, Any]:
-    """One page of the cluster view: the domains of `group_key` with their counts (all of them, largest first,
-    up to MAX_GROUPS), the nodes matching `search` (a substring of a name or of a `key=value` label) and `domain`
-    from `offset`, at most `limit`, with the pods on them (the run's placements applied), and the first pending pods.
-    Counts say how many there are in all: the rest is a further request away."""
-    node_keys = sorted({k for node in found.nodes for k in node.labels})
-    pod_keys = sorted({k for pod in found.pods for k in pod.labels})
+N = TypeVar("N")
+P = TypeVar("P")
+
+
+@dataclass(frozen=True)
+class Shelf(Generic[N, P]):
+    """A cluster as a page reads it, whoever's nodes and pods they are (a version's, a step's): each node's name
+    and labels, each pod's labels, priority, the node it is drawn on (None: none), and whether it is pending (a pod
+    drawn on no node and not pending — on a node the cluster lacks — is on no page)."""
+
+    nodes: Sequence[N]
+    node_name: Callable[[N], str]
+    node_labels: Callable[[N], Mapping[str, str]]
+    pods: Sequence[P]
+    pod_labels: Callable[[P], Mapping[str, str]]
+    pod_node: Callable[[P], str | None]
+    pending: Callable[[P], bool]
+    priority: Callable[[P], int]
+
+
+@dataclass(frozen=True)
+class Page(Generic[N, P]):
+    counts: dict[str, Any]  # the answer's counts, keys, domains, search and window (ClusterPageOut's names)
+    nodes: list[N]  # the page's nodes
+    pods: list[P]  # the pods on them, then the first MAX_PENDING_SHOWN pending (highest priority first)
+
+
+def page_of(shelf: Shelf[N, P], query: PageQuery) -> Page[N, P]:
+    """One page of a cluster: the domains of `group_key` with their counts (all of them, largest first, up to
+    MAX_GROUPS), the nodes matching `search` (a substring of a name or of a `key=value` label) and `domain` from
+    `offset`, at most `limit`, with the pods on them, and the first pending pods. Counts say how many there are
+    in all: the rest is a further request away. The one pager of the cluster view (a version's, a step's)."""
+    name_of, labels_of = shelf.node_name, shelf.node_labels
+    node_keys = sorted({k for node in shelf.nodes for k in labels_of(node)})
+    pod_keys = sorted({k for pod in shelf.pods for k in shelf.pod_labels(pod)})
     group_key = (
         query.group_key
         if query.group_key in node_keys
         else next((k for k in PREFERRED_KEYS if k in node_keys), node_keys[0] if node_keys else "")
     )
-    final = placed.final if placed else {}
-
-    def where(pod: engine.Pod) -> str | None:
-        """The node the pod is drawn on: its own, else the run's (a victim stays on its node, crossed out)."""
-        if pod.node_name:
-            return str(pod.node_name)
-        at = final.get(pod.key)
-        return at if at and at != "deleted" else None
-
-    domain_of = {node.name: node.labels.get(group_key, NO_VALUE) for node in found.nodes}
-    on_node: dict[str, list[engine.Pod]] = {}
-    pending: list[engine.Pod] = []
-    for pod in found.pods:
-        at = where(pod)
+    domain_of = {name_of(node): labels_of(node).get(group_key, NO_VALUE) for node in shelf.nodes}
+    on_node: dict[str, list[P]] = {}
+    pending: list[P] = []
+    for pod in shelf.pods:
+        at = shelf.pod_node(pod)
         if at is not None and at in domain_of:
             on_node.setdefault(at, []).append(pod)
-        elif not pod.node_name:
+        elif shelf.pending(pod):
             pending.append(pod)
     groups: dict[str, list[int]] = {}
-    for node in found.nodes:
-        counts = groups.setdefault(domain_of[node.name], [0, 0])
+    for node in shelf.nodes:
+        counts = groups.setdefault(domain_of[name_of(node)], [0, 0])
         counts[0] += 1
-        counts[1] += len(on_node.get(node.name, ()))
+        counts[1] += len(on_node.get(name_of(node), ()))
     ordered = sorted(groups.items(), key=lambda item: (-item[1][0], item[0]))
     needle = query.search.strip().lower()
     matched = [
         node
-        for node in found.nodes
-        if (query.domain is None or domain_of[node.name] == query.domain) and _matches(node, needle)
+        for node in shelf.nodes
+        if (query.domain is None or domain_of[name_of(node)] == query.domain)
+        and _matches(name_of(node), labels_of(node), needle)
     ]
     offset = max(query.offset, 0)
     limit = min(max(query.limit, 1), MAX_PAGE_NODES)
     shown = matched[offset : offset + limit]
-    shown_names = {node.name for node in shown}
-    pending.sort(key=lambda pod: -pod.priority)  # stable: document order within a priority
-    pods = [pod for node in shown for pod in on_node.get(node.name, ())] + pending[:MAX_PENDING_SHOWN]
-    return {
-        "version": found.version.number,
-        "nodeCount": len(found.nodes),
-        "podCount": len(found.pods),
+    pending.sort(key=lambda pod: -shelf.priority(pod))  # stable: document order within a priority
+    said: dict[str, Any] = {
+        "nodeCount": len(shelf.nodes),
+        "podCount": len(shelf.pods),
         "pendingCount": len(pending),
         "nodeKeys": node_keys,
         "podKeys": pod_keys,
@@ -250,7 +267,39 @@ def cluster_page(found: Objects, query: PageQuery, placed: RunPlacements | None)
         "matched": len(matched),
         "offset": offset,
         "limit": limit,
-        "nodes": shown,
+    }
+    pods = [pod for node in shown for pod in on_node.get(name_of(node), ())] + pending[:MAX_PENDING_SHOWN]
+    return Page(said, shown, pods)
+
+
+def cluster_page(found: Objects, query: PageQuery, placed: RunPlacements | None) -> dict[str, Any]:
+    """One page of a version's cluster (page_of), the run's placements applied: a pod is drawn on its own node,
+    else on the run's (a victim stays on its node, crossed out)."""
+    final = placed.final if placed else {}
+
+    def where(pod: engine.Pod) -> str | None:
+        if pod.node_name:
+            return str(pod.node_name)
+        at = final.get(pod.key)
+        return at if at and at != "deleted" else None
+
+    shelf: Shelf[engine.Node, engine.Pod] = Shelf(
+        found.nodes,
+        lambda node: node.name,
+        lambda node: node.labels,
+        found.pods,
+        lambda pod: pod.labels,
+        where,
+        lambda pod: not pod.node_name,
+        lambda pod: pod.priority,
+    )
+    page = page_of(shelf, query)
+    shown_names = {node.name for node in page.nodes}
+    pods = page.pods
+    return {
+        "version": found.version.number,
+        **page.counts,
+        "nodes": page.nodes,
         "pods": pods,
         "placements": {pod.key: final[pod.key] for pod in pods if pod.key in final},
         "nominated": {pod.key: placed.nominated[pod.key] for pod in pods if placed and pod.key in placed.nominated},

@@ -48,7 +48,7 @@ async function start() {
  * sit in the queue lane). Resolves to the step to draw (null for a run without steps).
  */
 async function stepChoice(runId, version, current) {
-  const story = await api.timeline(runId).catch(() => null);
+  const story = await api.timelineSummary(runId).catch(() => null); // its steps, never its entries
   const ended = (story?.steps || []).filter((s) => s.summary);
   if (!ended.length) return current;
   const last = ended[ended.length - 1].step;

@@ -13,8 +13,10 @@ from django.utils import timezone
 
 from scheduler_core.encoding.columnar import RunNames, decode_segment
 from tests.scheduler_core.builders import node_text, numbers_scenario, pod_text, preemption_scenario
-from webui import responses
+from tests.webui import support
+from webui import presenters, responses
 from webui.models import Run, RunSegment, RunStatus
+from webui.schemas.runs import TimelineOut
 from webui.services import claims, configs, demos, engine, events, execution, whatif
 from webui.tasks import execute_run
 
@@ -217,21 +219,37 @@ def test_a_single_pass_run_is_the_traces_cycles_only(owner: Client, scenario: di
     assert owner.post(f"/api/scenarios/{scenario['id']}/runs?mode=sideways").status_code == 422
 
 
-def test_a_large_timeline_is_gzipped_for_clients_that_accept_it(owner: Client, scenario: dict, monkeypatch):
-    monkeypatch.setattr(responses, "GZIP_MIN_BYTES", 10)  # a big run's story is megabytes of JSON
+def test_the_whole_timeline_streams_gzipped_to_clients_that_accept_it(owner: Client, scenario: dict, monkeypatch):
+    monkeypatch.setattr(events, "STORY_CHUNK_ITEMS", 1)  # an item a chunk: the joins between chunks are tested
     run = start(owner, scenario["id"]).json()
     run_now(run["id"])
     plain = owner.get(f"/api/runs/{run['id']}/timeline")
     zipped = owner.get(f"/api/runs/{run['id']}/timeline", headers={"Accept-Encoding": "gzip"})
-    assert "Content-Encoding" not in plain and zipped["Content-Encoding"] == "gzip"
-    assert json.loads(gzip.decompress(zipped.content)) == plain.json()
-    assert "steps" not in plain.json()  # exclude_unset as before: a run without steps has none
+    assert plain.streaming and "Content-Encoding" not in plain and zipped["Content-Encoding"] == "gzip"
+    whole = streamed_json(plain)
+    assert json.loads(gzip.decompress(b"".join(zipped.streaming_content))) == whole
+    assert len(whole["attempts"]) > 1 and len(whole["final"]) > 1
+    # The shape the schema writes (exclude_unset as before: a run without steps has none), key for key.
+    assert TimelineOut.model_validate(whole).model_dump(by_alias=True, exclude_unset=True) == whole
+    assert list(whole) == [
+        "mode",
+        "attempts",
+        "moves",
+        "changes",
+        "entries",
+        "final",
+        "nominated",
+        "timeMs",
+        "finished",
+        "outcome",
+        "recorded",
+    ]
 
 
 def test_the_timeline_lists_attempts_moves_and_changes(owner: Client, scenario: dict):
     run = start(owner, scenario["id"]).json()
     run_now(run["id"])
-    story = owner.get(f"/api/runs/{run['id']}/timeline").json()
+    story = streamed_json(owner.get(f"/api/runs/{run['id']}/timeline"))
     assert story["mode"] == "timeline" and story["finished"] is True
     assert [(a["cycle"], a["pod"], a["attempt"]) for a in story["attempts"]] == [
         (0, "default/pending-0", 1),
@@ -399,7 +417,7 @@ def test_what_would_make_it_fit_then_apply_and_run_it(owner: Client):
     new_run = applied.json()
     assert new_run["version"] == 2
     run_now(new_run["id"])
-    assert owner.get(f"/api/runs/{new_run['id']}/timeline").json()["final"]["default/p"] == "n1"
+    assert streamed_json(owner.get(f"/api/runs/{new_run['id']}/timeline"))["final"]["default/p"] == "n1"
     text = owner.get(f"/api/scenarios/{created['id']}").json()["text"]
     assert text.startswith("# a tainted node and a pod without the toleration\n")  # untouched documents keep their text
     assert "tolerations" in text
@@ -431,7 +449,7 @@ def test_the_story_config_and_trace_are_the_services_answers_as_typed(owner: Cli
     run = start(owner, scenario["id"]).json()
     run_now(run["id"])
     stored = Run.objects.get(pk=run["id"])
-    story = owner.get(f"/api/runs/{run['id']}/timeline").json()
+    story = streamed_json(owner.get(f"/api/runs/{run['id']}/timeline"))
     assert story == {**json.loads(json.dumps(events.story(stored))), "recorded": None}
     assert owner.get(f"/api/runs/{run['id']}/config").json() == configs.config_of(stored.version.text)
     trace = streamed_json(owner.get(f"/api/runs/{run['id']}/trace"))
@@ -529,7 +547,7 @@ def test_applying_a_what_if_to_a_demo_run_saves_it_in_a_fork(stranger: Client):
     new_run = applied.json()
     assert new_run["scenario"] != demo["id"]
     run_now(new_run["id"])
-    assert stranger.get(f"/api/runs/{new_run['id']}/timeline").json()["final"]["default/mypod"] is not None
+    assert streamed_json(stranger.get(f"/api/runs/{new_run['id']}/timeline"))["final"]["default/mypod"] is not None
     assert stranger.get(f"/api/scenarios/{new_run['scenario']}").json()["name"].endswith("(what if)")
 
 
@@ -810,7 +828,7 @@ def stepped_run(owner: Client) -> dict:
 
 
 def test_the_timeline_gives_each_step_with_its_summary(owner: Client, stepped_run: dict):
-    story = owner.get(f"/api/runs/{stepped_run['id']}/timeline").json()
+    story = streamed_json(owner.get(f"/api/runs/{stepped_run['id']}/timeline"))
     assert [(s["step"], s["name"]) for s in story["steps"]] == [
         (0, "scenario"),
         (1, "scale web to 6"),
@@ -828,7 +846,7 @@ def test_the_timeline_gives_each_step_with_its_summary(owner: Client, stepped_ru
 def test_a_run_without_steps_has_no_steps_in_its_timeline(owner: Client, scenario: dict):
     run = owner.post(f"/api/scenarios/{scenario['id']}/runs").json()
     execute_run.apply(args=[run["id"]])
-    assert "steps" not in owner.get(f"/api/runs/{run['id']}/timeline").json()
+    assert "steps" not in streamed_json(owner.get(f"/api/runs/{run['id']}/timeline"))
     assert owner.get(f"/api/runs/{run['id']}/steps/0/cluster").status_code == 404
 
 
@@ -858,7 +876,7 @@ def test_a_drain_blocked_by_a_budget_is_in_the_steps_summary_with_the_budget(own
     created = owner.post("/api/scenarios", {"name": "blocked", "text": text}, content_type="application/json").json()
     run = owner.post(f"/api/scenarios/{created['id']}/runs").json()
     execute_run.apply(args=[run["id"]])
-    drain = owner.get(f"/api/runs/{run['id']}/timeline").json()["steps"][2]["summary"]
+    drain = streamed_json(owner.get(f"/api/runs/{run['id']}/timeline"))["steps"][2]["summary"]
     assert drain["evicted"] == [] and drain["blocked"]
     assert {b["budget"] for b in drain["blocked"]} == {"default/web-pdb"}
     cluster = owner.get(f"/api/runs/{run['id']}/steps/2/cluster").json()
@@ -879,7 +897,7 @@ def test_a_stuck_rollout_is_in_its_steps_summary_and_its_new_pod_has_the_new_tem
     ).json()
     run = owner.post(f"/api/scenarios/{created['id']}/runs").json()
     execute_run.apply(args=[run["id"]])
-    story = owner.get(f"/api/runs/{run['id']}/timeline").json()
+    story = streamed_json(owner.get(f"/api/runs/{run['id']}/timeline"))
     assert "rollouts" not in story["steps"][0]["summary"]
     (rollout,) = story["steps"][1]["summary"]["rollouts"]
     assert (rollout["kind"], rollout["complete"], rollout["updated"], rollout["available"], rollout["desired"]) == (
@@ -895,3 +913,153 @@ def test_a_stuck_rollout_is_in_its_steps_summary_and_its_new_pod_has_the_new_tem
     (new,) = [p for p in cluster["pods"] if p["mark"] == "new"]
     assert new["labels"]["app"] == "web" and new["pod"].startswith(f"default/web-{new['labels']['pod-template-hash']}-")
     assert rollout["updateRevision"] == new["pod"].rsplit("-", 1)[0]
+
+
+# --- The run view's bounded reads (issue 50): the story's summary, its entries a page at a time, a step's
+# cluster a page at a time; the whole story only as a streamed download.
+
+
+def _share(owner: Client, run: dict) -> dict:
+    """A share link to the run's version and the run: the headers a holder of it sends."""
+    response = owner.post(f"/api/scenarios/{run['scenario']}/share", {"run": run["id"]}, content_type=JSON)
+    assert response.status_code == 201, response.content
+    return {"X-Share-Token": response.json()["token"]}
+
+
+@pytest.fixture
+def busy_run(owner: Client) -> dict:
+    """6 pending pods on 3 nodes run to the end: attempts, queue moves and bindings to page through."""
+    text = support.scenario_text(nodes=3, pending=6, running=1)
+    created = owner.post("/api/scenarios", {"name": "busy", "text": text}, content_type=JSON).json()
+    run = start(owner, created["id"]).json()
+    run_now(run["id"])
+    return owner.get(f"/api/runs/{run['id']}").json()
+
+
+def test_the_timeline_summary_counts_the_story_and_leaves_its_entries_out(owner: Client, busy_run: dict):
+    whole = streamed_json(owner.get(f"/api/runs/{busy_run['id']}/timeline"))
+    summary = owner.get(f"/api/runs/{busy_run['id']}/timeline/summary").json()
+    assert set(summary) == {"mode", "timeMs", "finished", "outcome", "counts", "recorded"}
+    assert (summary["outcome"], summary["timeMs"], summary["finished"]) == (
+        whole["outcome"],
+        whole["timeMs"],
+        True,
+    )
+    counts = summary["counts"]
+    assert (counts["entries"], counts["attempts"], counts["moves"], counts["changes"]) == tuple(
+        len(whole[key]) for key in ("entries", "attempts", "moves", "changes")
+    )
+    assert counts["pods"] == len(whole["final"]) == counts["placed"] + counts["pending"] + counts["deleted"]
+    assert (counts["placed"], counts["pending"]) == (7, 0)  # the running pod and the 6 placed
+
+
+def test_the_timeline_entries_are_read_a_page_at_a_time(owner: Client, busy_run: dict):
+    url = f"/api/runs/{busy_run['id']}/timeline/entries"
+    whole = streamed_json(owner.get(f"/api/runs/{busy_run['id']}/timeline"))
+    total = len(whole["entries"])
+    first = owner.get(f"{url}?limit=3").json()
+    assert (first["total"], first["matched"], first["offset"], first["limit"]) == (total, total, 0, 3)
+    second = owner.get(f"{url}?limit=3&offset=3").json()
+    lists = {"attempt": "attempts", "move": "moves", "change": "changes"}
+    paged = first["entries"] + second["entries"]
+    assert [{"kind": e["kind"], "index": e["index"]} for e in paged] == whole["entries"][:6]
+    assert all(e["item"] == whole[lists[e["kind"]]][e["index"]] for e in paged)
+    past = owner.get(f"{url}?offset={total + 10}").json()
+    assert past["entries"] == [] and (past["matched"], past["offset"]) == (total, total + 10)
+    assert len(owner.get(url).json()["entries"]) == min(total, events.TIMELINE_PAGE)
+
+
+def test_the_timeline_entries_filter_by_pod_and_kind_and_find_a_cycles_page(owner: Client, busy_run: dict):
+    url = f"/api/runs/{busy_run['id']}/timeline/entries"
+    whole = streamed_json(owner.get(f"/api/runs/{busy_run['id']}/timeline"))
+    attempts = owner.get(f"{url}?kind=attempt&limit=1000").json()
+    assert attempts["matched"] == len(whole["attempts"]) and {e["kind"] for e in attempts["entries"]} == {"attempt"}
+    pod = owner.get(f"{url}?pod=pending-3").json()
+    assert pod["matched"] >= 2 and pod["pod"] == "pending-3"  # its attempt and its binding at least
+    assert all(e["item"]["pod"] == "default/pending-3" for e in pod["entries"])
+    assert owner.get(f"{url}?pod=nobody").json()["matched"] == 0
+    last = whole["attempts"][-1]["cycle"]
+    found = owner.get(f"{url}?cycle={last}&limit=2").json()
+    assert found["offset"] % 2 == 0 and any(
+        e["kind"] == "attempt" and e["item"]["cycle"] == last for e in found["entries"]
+    )
+    assert owner.get(f"{url}?cycle=9999&offset=2&limit=2").json()["offset"] == 2  # no such attempt: as asked
+
+
+@pytest.mark.parametrize(
+    ("query", "name"),
+    [
+        ("limit=0", "limit"),
+        ("limit=1001", "limit"),
+        ("offset=-1", "offset"),
+        ("kind=pods", "kind"),
+        ("cycle=-1", "cycle"),
+    ],
+)
+def test_a_timeline_entries_parameter_out_of_its_range_is_refused_by_name(
+    owner: Client, busy_run: dict, query: str, name: str
+):
+    response = owner.get(f"/api/runs/{busy_run['id']}/timeline/entries?{query}")
+    assert response.status_code == 422
+    assert [error["loc"][-1] for error in response.json()["error"]["details"]["errors"]] == [name]
+
+
+def test_the_timeline_summary_and_entries_are_read_only_to_a_share_link_and_hidden_from_others(
+    owner: Client, stranger: Client, busy_run: dict
+):
+    headers = _share(owner, busy_run)
+    base = f"/api/runs/{busy_run['id']}/timeline"
+    assert stranger.get(f"{base}/summary", headers=headers).json()["finished"] is True
+    assert stranger.get(f"{base}/entries?limit=2", headers=headers).json()["entries"]
+    assert stranger.get(f"{base}/summary").status_code == 404
+    assert stranger.get(f"{base}/entries").status_code == 404
+    assert stranger.post(f"/api/runs/{busy_run['id']}/cancel", headers=headers).status_code in (403, 404)
+    assert stranger.delete(f"/api/runs/{busy_run['id']}", headers=headers).status_code in (403, 404)
+
+
+def test_the_summary_of_a_run_with_steps_has_its_steps(owner: Client, stepped_run: dict):
+    summary = owner.get(f"/api/runs/{stepped_run['id']}/timeline/summary").json()
+    assert [s["step"] for s in summary["steps"]] == [0, 1, 2]
+    assert (
+        summary["steps"][1]["summary"]["created"]
+        == streamed_json(owner.get(f"/api/runs/{stepped_run['id']}/timeline"))["steps"][1]["summary"]["created"]
+    )
+    headings = owner.get(f"/api/runs/{stepped_run['id']}/timeline/entries?pod=nobody").json()
+    assert [e["kind"] for e in headings["entries"]] == ["step", "step", "step"]  # a pod's journey keeps the steps
+    # A heading without its summary (whose lists name every pod the step touched): the summary's own.
+    assert headings["entries"][1]["item"]["text"] == summary["steps"][1]["text"]
+    assert all("summary" not in e["item"] for e in headings["entries"])
+
+
+def test_the_cluster_at_the_end_of_a_step_is_read_a_page_at_a_time(owner: Client, stepped_run: dict):
+    url = f"/api/runs/{stepped_run['id']}/steps/2/cluster"
+    whole = owner.get(url).json()
+    assert (whole["nodeCount"], whole["matched"], whole["step"], whole["goneCount"]) == (3, 3, 2, 2)
+    assert whole["marks"]["gone"] == 2 and whole["marks"]["new"] == 2
+    assert sum(whole["marks"][m] for m in ("new", "placed", "moved", "pending")) <= whole["podCount"]
+    assert whole["nodes"][0]["allocatable"] and whole["nodes"][0]["allocatableText"]  # the version's
+    first = owner.get(f"{url}?limit=1").json()
+    assert [n["name"] for n in first["nodes"]] == ["node-1"] and first["matched"] == 3
+    assert {g["node"] for g in first["gone"]} == {"node-1"}  # the pods that left from the page's node
+    assert all(p["node"] == "node-1" or p["node"] is None for p in first["pods"])
+    second = owner.get(f"{url}?limit=1&offset=1").json()
+    assert [n["name"] for n in second["nodes"]] == ["node-2"] and second["gone"] == []
+    assert owner.get(f"{url}?offset=9").json()["nodes"] == []
+    assert [n["name"] for n in owner.get(f"{url}?search=NODE-3").json()["nodes"]] == ["node-3"]
+    assert owner.get(f"{url}?groupKey=kubernetes.io/hostname").json()["groupCount"] == 3
+    refused = owner.get(f"{url}?limit=501")
+    assert refused.status_code == 422 and refused.json()["error"]["details"]["errors"][0]["loc"][-1] == "limit"
+
+
+def test_the_cluster_of_a_step_is_read_only_to_a_share_link(owner: Client, stranger: Client, stepped_run: dict):
+    headers = _share(owner, stepped_run)
+    assert stranger.get(f"/api/runs/{stepped_run['id']}/steps/1/cluster", headers=headers).json()["step"] == 1
+
+
+def test_the_summary_names_a_steps_first_pods_and_counts_them_all(owner: Client, stepped_run: dict, monkeypatch):
+    monkeypatch.setattr(presenters, "STEP_PODS_LISTED", 1)
+    scale = owner.get(f"/api/runs/{stepped_run['id']}/timeline/summary").json()["steps"][1]["summary"]
+    whole = streamed_json(owner.get(f"/api/runs/{stepped_run['id']}/timeline"))["steps"][1]["summary"]
+    assert scale["created"] == whole["created"][:1] and len(whole["created"]) == 2
+    assert scale["counts"] == {"created": 2, "deleted": 0, "evicted": 0, "placed": 2, "pending": 0, "succeeded": 0}
+    assert "counts" not in whole  # the download keeps every name, as timeline --json writes them

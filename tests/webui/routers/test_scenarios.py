@@ -619,7 +619,7 @@ def test_the_runs_timeline_has_the_recorded_answer_beside_the_replay(owner: Clie
     owner.post(f"/api/scenarios/{imported['id']}/fixes/node-taints", content_type=JSON)
     run = finished_run(owner, imported["id"], mode)
     assert run["status"] == "succeeded", run
-    story = owner.get(f"/api/runs/{run['id']}/timeline").json()
+    story = owner.get(f"/api/runs/{run['id']}/timeline/summary").json()
     recorded = story["recorded"]
     assert (recorded["compared"], recorded["agree"]) == (2, 1)
     assert recorded["summary"] == "the replay agrees with your cluster on 1 of 2 pending pod(s)"
@@ -636,7 +636,7 @@ def test_the_runs_timeline_has_the_recorded_answer_beside_the_replay(owner: Clie
 
 def test_a_run_without_recorded_conditions_has_none(owner: Client, scenario: dict):
     run = finished_run(owner, scenario["id"])
-    assert owner.get(f"/api/runs/{run['id']}/timeline").json()["recorded"] is None
+    assert owner.get(f"/api/runs/{run['id']}/timeline/summary").json()["recorded"] is None
 
 
 def test_why_here_reruns_a_running_pods_cycle_without_it(owner: Client, imported: dict):
@@ -968,7 +968,8 @@ def test_a_list_whose_items_share_yaml_anchors_imports_as_typed_and_runs_as_the_
     expected_final = json.loads(capsys.readouterr().out)["final"]
     run = finished_run(owner, body["id"], "timeline")
     assert run["status"] == "succeeded", run
-    assert owner.get(f"/api/runs/{run['id']}/timeline").json()["final"] == expected_final
+    story = json.loads(b"".join(owner.get(f"/api/runs/{run['id']}/timeline").streaming_content))
+    assert story["final"] == expected_final
 
 
 MISSING_CLAIM = """apiVersion: v1

@@ -9,7 +9,7 @@ import pytest
 from tests.scheduler_core.builders import numbers_scenario
 from tests.webui import support
 from webui.models import Run, RunMode, RunStatus, Scenario, ScenarioVersion
-from webui.services import events
+from webui.services import events, objects
 from webui.services.errors import DomainError, NotFound
 from webui.tasks import execute_run
 
@@ -108,3 +108,131 @@ def test_a_run_without_steps_has_no_step_cluster_and_its_story_names_its_mode(ru
     with pytest.raises(NotFound, match="has no step 1"):
         events.step_cluster(run, 1)
     assert events.story(run)["mode"] == "timeline"
+
+
+# --- the run view's bounded reads: the story's summary and entries, the whole story in chunks, a step's page
+
+
+def _story() -> dict:
+    """A story as the engine writes it, small enough to read: two pods' attempts, a move, a change, a step."""
+    attempts = [
+        {"cycle": 0, "pod": "default/web-1", "nodeName": None, "text": "web-1 unschedulable"},
+        {"cycle": 1, "pod": "default/web-10", "nodeName": "n1", "text": "web-10 scheduled"},
+        {"cycle": 2, "pod": "default/web-1", "nodeName": "n2", "text": "web-1 scheduled"},
+    ]
+    moves = [{"cycle": 0, "pod": "default/web-1", "text": "web-1 moved"}]
+    changes = [{"cycle": 2, "pod": "default/web-1", "text": "web-1 bound"}]
+    steps = [{"step": 0, "text": "step 0", "summary": {"created": ["default/web-1", "default/web-10"]}}]
+    entries = [
+        {"kind": "step", "index": 0},
+        {"kind": "attempt", "index": 0},
+        {"kind": "move", "index": 0},
+        {"kind": "attempt", "index": 1},
+        {"kind": "attempt", "index": 2},
+        {"kind": "change", "index": 0},
+    ]
+    final = {"default/web-1": "n2", "default/web-10": "n1", "default/gone": "deleted", "default/late": None}
+    return {
+        "mode": "timeline",
+        "attempts": attempts,
+        "moves": moves,
+        "changes": changes,
+        "entries": entries,
+        "steps": steps,
+        "final": final,
+        "nominated": {"default/late": "n1"},
+        "timeMs": 700,
+        "finished": True,
+        "outcome": "the end",
+    }
+
+
+def test_the_summary_counts_the_story_and_carries_none_of_its_items():
+    summary = events.timeline_summary(_story())
+    assert summary == {
+        "mode": "timeline",
+        "timeMs": 700,
+        "finished": True,
+        "outcome": "the end",
+        "counts": {
+            "entries": 6,
+            "attempts": 3,
+            "moves": 1,
+            "changes": 1,
+            "pods": 4,
+            "placed": 2,
+            "pending": 1,
+            "deleted": 1,
+            "nominated": 1,
+        },
+    }
+
+
+def test_entries_are_a_window_with_their_items_and_an_offset_past_the_end_reads_none():
+    story = _story()
+    page = events.timeline_entries(story, events.EntryQuery(offset=1, limit=2))
+    assert (page["total"], page["matched"], page["offset"], page["limit"]) == (6, 6, 1, 2)
+    assert page["entries"] == [
+        {"kind": "attempt", "index": 0, "item": story["attempts"][0]},
+        {"kind": "move", "index": 0, "item": story["moves"][0]},
+    ]
+    past = events.timeline_entries(story, events.EntryQuery(offset=50))
+    assert past["entries"] == [] and past["matched"] == 6
+    clamped = events.timeline_entries(story, events.EntryQuery(limit=10**6))
+    assert clamped["limit"] == events.MAX_TIMELINE_PAGE and len(clamped["entries"]) == 6
+
+
+def test_entries_filter_by_a_part_of_the_pod_keeping_step_headings_and_by_kind():
+    story = _story()
+    web_10 = events.timeline_entries(story, events.EntryQuery(pod="web-10"))
+    assert [(e["kind"], e["index"]) for e in web_10["entries"]] == [("step", 0), ("attempt", 1)]
+    assert web_10["entries"][0]["item"] == {"step": 0, "text": "step 0"}  # a heading: its summary is the summary's
+    web_1 = events.timeline_entries(story, events.EntryQuery(pod=" web-1 "))  # also web-10: a part of a name
+    assert web_1["matched"] == 6 and web_1["pod"] == " web-1 "
+    attempts = events.timeline_entries(story, events.EntryQuery(kind="attempt", pod="default/web-1"))
+    assert [e["index"] for e in attempts["entries"]] == [0, 1, 2]
+
+
+def test_entries_asked_for_a_cycle_answer_the_page_holding_its_attempt():
+    story = _story()
+    assert events.timeline_entries(story, events.EntryQuery(cycle=2, limit=2))["offset"] == 4
+    assert events.timeline_entries(story, events.EntryQuery(cycle=1, limit=2))["offset"] == 2
+    assert events.timeline_entries(story, events.EntryQuery(cycle=9, offset=3, limit=2))["offset"] == 3
+
+
+def test_the_whole_story_written_in_chunks_is_the_story(monkeypatch):
+    monkeypatch.setattr(events, "STORY_CHUNK_ITEMS", 2)
+    story = _story()
+    chunks = list(events.story_chunks(story, {"recorded": None}))
+    assert len(chunks) > 10
+    whole = json.loads(b"".join(chunks))
+    assert list(whole) == [
+        "mode",
+        "attempts",
+        "moves",
+        "changes",
+        "entries",
+        "final",
+        "nominated",
+        "timeMs",
+        "finished",
+        "outcome",
+        "recorded",
+    ]
+    assert all(whole[key] == story[key] for key in whole if key != "recorded") and whole["recorded"] is None
+    empty = json.loads(b"".join(events.story_chunks({"mode": "single", "attempts": []}, {})))
+    assert empty["attempts"] == empty["moves"] == [] and empty["final"] == {}
+
+
+def test_a_steps_page_counts_its_marks_and_lists_the_gone_of_its_nodes():
+    run = _run((support.REPO / "examples" / "changes_scale_drain.yaml").read_text(), 0)
+    drained = events.step_page(run, 2, objects.PageQuery(limit=1))
+    assert (drained["step"], drained["nodeCount"], drained["matched"], drained["goneCount"]) == (2, 3, 3, 2)
+    assert drained["marks"]["gone"] == 2 and sum(drained["marks"].values()) >= 2
+    ((node, written),) = drained["nodes"]
+    assert node.name == "node-1" and node.unschedulable and written is not None and written.name == "node-1"
+    assert [g.how for g in drained["gone"]] == ["evicted", "evicted"]
+    other = events.step_page(run, 2, objects.PageQuery(offset=1, limit=1))
+    assert other["gone"] == [] and all(p.node in ("node-2", None) for p in other["pods"])
+    with pytest.raises(NotFound):
+        events.step_page(run, 3, objects.PageQuery())

@@ -110,3 +110,31 @@ def test_a_cluster_page_puts_the_runs_pods_on_their_nodes():
     assert page["pendingCount"] == 1 and page["nominated"] == {"default/pending-1": "node-1"}
     assert page["groups"] == [{"domain": "zone-0", "nodes": 1, "pods": 1}, {"domain": "zone-1", "nodes": 1, "pods": 1}]
     assert objects.run_placements({"mode": "single"}) is None
+
+
+def test_the_one_pager_reads_any_cluster_by_its_shelf_of_accessors():
+    """page_of over plain tuples (a step's nodes and pods are the engine's own types): domains, a search, a window."""
+    nodes = [(f"n{i}", {"zone": "ab"[i % 2]}) for i in range(5)]
+    pods = [("p-low", "n0", 0), ("p-far", "gone-node", 0), ("q-1", None, 1), ("q-2", None, 5), ("p-on-4", "n4", 0)]
+    shelf: objects.Shelf[tuple[str, dict[str, str]], tuple[str, str | None, int]] = objects.Shelf(
+        nodes,
+        lambda node: node[0],
+        lambda node: node[1],
+        pods,
+        lambda pod: {"app": pod[0]},
+        lambda pod: pod[1],
+        lambda pod: pod[1] is None,
+        lambda pod: pod[2],
+    )
+    page = objects.page_of(shelf, objects.PageQuery(offset=1, limit=2))
+    assert [n[0] for n in page.nodes] == ["n1", "n2"]
+    assert [p[0] for p in page.pods] == ["q-2", "q-1"]  # none on n1, n2; the pending, highest priority first
+    said = page.counts
+    assert (said["nodeCount"], said["podCount"], said["pendingCount"], said["matched"]) == (5, 5, 2, 5)
+    assert said["groupKey"] == "zone" and said["groups"] == [
+        {"domain": "a", "nodes": 3, "pods": 2},
+        {"domain": "b", "nodes": 2, "pods": 0},
+    ]  # p-far is on a node the cluster lacks: on no page, in no domain
+    in_a = objects.page_of(shelf, objects.PageQuery(domain="a", search="N4", limit=500))
+    assert [n[0] for n in in_a.nodes] == ["n4"] and [p[0] for p in in_a.pods] == ["p-on-4", "q-2", "q-1"]
+    assert objects.page_of(shelf, objects.PageQuery(offset=9)).nodes == []
