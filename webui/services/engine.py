@@ -170,6 +170,8 @@ __all__ = [
     "SegmentEncoder",
     "check",
     "check_soon",
+    "known_check",
+    "checking",
     "compare_reads",
     "decode_segment",
     "decode_selected",
@@ -463,6 +465,11 @@ class _Memo(Generic[V]):
                 return self._items[key]
         return None
 
+    def making(self, key: Hashable) -> bool:
+        """A value of ``key`` is being made (get_or_make under way)."""
+        with self._lock:
+            return key in self._making
+
     def put(self, key: Hashable, value: V) -> V:
         with self._lock:
             self._items[key] = value
@@ -517,6 +524,17 @@ def check(text: str, release: ReleaseRequest = NO_RELEASE) -> Check:
     started again."""
     key = (_digest(text), engine_limits(), _release_key(release))
     return _CHECKED.get_or_make(key, lambda: _check(text, release))
+
+
+def known_check(digest: str) -> Check | None:
+    """The check of the text with this digest (ScenarioVersion.digest) as the dump says, when this
+    process has made it: never waits, never reads the text."""
+    return _CHECKED.get((digest, engine_limits(), _release_key(NO_RELEASE)))
+
+
+def checking(digest: str) -> bool:
+    """That check is under way in this process (check_soon)."""
+    return _CHECKED.making((digest, engine_limits(), _release_key(NO_RELEASE)))
 
 
 def check_soon(text: str) -> None:

@@ -74,7 +74,12 @@ def create(
     return Saved(scenario, version, engine.check(text))
 
 
-def save(scenario: Scenario, text: str, name: str | None = None, description: str | None = None) -> Saved:
+def save(
+    scenario: Scenario, text: str, name: str | None = None, description: str | None = None, check_later: bool = False
+) -> Saved:
+    """``text`` as the scenario's next version (a rename keeps the latest). ``check_later``: the
+    answer does not wait for the engine's whole check, begun in the background (an edit of one object
+    of a big version, services/documents.py); GET /api/scenarios/{id} gives it once done."""
     engine.enforce_size(text)
     with transaction.atomic():
         # Lock the scenario row so two concurrent saves cannot pick the same version number.
@@ -91,6 +96,9 @@ def save(scenario: Scenario, text: str, name: str | None = None, description: st
         scenario.description = description if description is not None else scenario.description
         scenario.updated = timezone.now()
         scenario.save()
+    if check_later:
+        engine.check_soon(text)
+        return Saved(scenario, version, None)
     return Saved(scenario, version, engine.check(text))
 
 

@@ -37,6 +37,29 @@ def test_it_loads_a_text_once_however_often_it_is_checked(monkeypatch):
     assert len(calls) == 1
 
 
+def test_a_check_is_known_by_the_texts_digest_without_waiting_and_said_while_under_way(monkeypatch):
+    from webui import textstore
+
+    text = SCENARIO.format("known-1")
+    digest = textstore.digest_of(text)
+    assert engine.known_check(digest) is None and not engine.checking(digest)
+    started, release = threading.Event(), threading.Event()
+    real = engine._check
+
+    def slow(checked, asked=engine.NO_RELEASE):
+        started.set()
+        release.wait(10)
+        return real(checked, asked)
+
+    monkeypatch.setattr(engine, "_check", slow)
+    engine.check_soon(text)
+    assert started.wait(10)
+    assert engine.checking(digest) and engine.known_check(digest) is None  # under way: not waited for
+    release.set()
+    assert engine.check(text).valid  # waits for the one under way
+    assert engine.known_check(digest) is engine.check(text) and not engine.checking(digest)
+
+
 def test_changed_limits_are_checked_afresh():
     text = SCENARIO.format("memo-2") + "---\n" + SCENARIO.format("memo-3")
     assert engine.check(text).valid
