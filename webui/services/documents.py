@@ -283,7 +283,7 @@ def _save(
         moved = len(new_text) - len(text)
         lines = new_text.count("\n") - text.count("\n")
         rest = tuple(
-            replace(e, start=e.start + moved, body=e.body + moved, end=e.end + moved, line=e.line + lines)
+            Entry(e.kind, e.namespace, e.name, e.start + moved, e.body + moved, e.end + moved, e.line + lines)
             for e in index.entries[last:]
         )
         _remember(Index(saved.version.digest, saved.version.length, index.entries[:first] + tuple(new) + rest))
