@@ -202,6 +202,23 @@ def forget_unused_pieces(digests: set[str]) -> int:
     return count
 
 
+class TextCheck(models.Model):
+    """The engine's whole check of a text (by its digest) made by a long-work worker, for a version
+    edited object by object (services/documents.py): the web process never runs it. ``engine`` names
+    the limits and the engine's code it was made with; ``result`` null: asked, not done yet."""
+
+    digest = models.CharField(max_length=64)
+    engine = models.CharField(max_length=64)
+    result = models.JSONField(null=True, blank=True)
+    asked = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["digest", "engine"], name="unique_text_check")]
+
+    def __str__(self) -> str:
+        return f"check of {self.digest[:12]}"
+
+
 class RunStatus(models.TextChoices):
     QUEUED = "queued"
     RUNNING = "running"

@@ -202,7 +202,7 @@ CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 SCHEDLAB_LONG_QUEUE = env_str("SCHEDLAB_LONG_QUEUE") or "long"
 CELERY_TASK_ROUTES = {
     f"webui.tasks.{task}": {"queue": SCHEDLAB_LONG_QUEUE}
-    for task in ("compare_upgrade", "advance_capacity", "run_capacity_trial", "read_upload")
+    for task in ("compare_upgrade", "advance_capacity", "run_capacity_trial", "read_upload", "check_version")
 }
 
 # --- SchedLab limits (every one can be raised or lowered per deployment) ------------------------

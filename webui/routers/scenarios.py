@@ -127,8 +127,8 @@ def scenario_detail(request: ActorRequest, scenario_id: int) -> ScenarioOut:
     `mode` says how the editor edits it. `"text"`: `text` is the whole text, and the answer waits for
     its check. `"objects"` — a text over SCHEDLAB_EDITOR_MAX_BYTES (`editorMaxBytes`; `size` is the
     text's characters): `text` is null, the version is read and edited object by object
-    (`/documents`), and the answer never waits for the engine's whole check: `checked` false while it
-    runs in the background (ask again), else its result."""
+    (`/documents`), and the answer never runs nor waits for the engine's whole check: `checked` false
+    while a long-work worker makes it (asked here when nobody has; ask again), else its stored result."""
     scenario = access.readable_scenario(request.auth, scenario_id)
     version = scenarios.visible_version(request.auth, scenario)
     if documents.mode_of(version) == "objects":
@@ -182,8 +182,8 @@ def document_replace(request: ActorRequest, scenario_id: int, index: int, body: 
     """Document `index` of the latest version replaced by `text` (one document), saved as the next
     version; every other character of the text is kept. The document is checked on its own first:
     400 `scenario_invalid` naming each problem's object, field path and line in the whole text, and
-    nothing is saved. The answer does not wait for the whole check (`checked` false; GET the scenario
-    for it). 409 `conflict` when `version` is not the latest; owner only (a share link is read-only)."""
+    nothing is saved. The whole check is asked of a long-work worker (`checked` false; GET the
+    scenario for it). 409 `conflict` when `version` is not the latest; owner only (a share link is read-only)."""
     scenario = access.writable_scenario(request.auth, scenario_id)
     return _saved(request, documents.replace_document(scenario, body.version, index, body.text))
 

@@ -14,8 +14,9 @@ version's (the documents after the edit shifted), not made again from its text.
 An edit never runs the engine's whole check in the request: the edited document is checked on its
 own (its YAML, then the engine's check of it alone; a Changes document's steps that name objects of
 the rest are left to the whole check), a problem refusing the edit (400 naming the object, field path
-and line in the whole text); the new version is saved and its whole check starts in the background
-(services/scenarios.py ``save(check_later=True)``), which GET /api/scenarios/{id} answers once done.
+and line in the whole text); the new version is saved and its whole check asked of a long-work worker
+(webui.tasks.check_version, where big uploads are read), stored (TextCheck) for GET
+/api/scenarios/{id} to answer once done — which never runs it either.
 """
 
 from __future__ import annotations
@@ -23,12 +24,16 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
+from datetime import timedelta
 from typing import Any, Literal
 
 import yaml
+from celery import current_app
 from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
 
-from webui.models import Scenario, ScenarioVersion
+from webui.models import Scenario, ScenarioVersion, TextCheck
 from webui.services import engine, loaded_cache, scenarios
 from webui.services.errors import Conflict, InvalidScenario, NotFound
 
@@ -175,13 +180,54 @@ def _remember(index: Index) -> None:
         loaded_cache.put(_disk_key(index.digest), engine.ENGINE_PACKAGE, index)
 
 
+# --- the whole check, on the long-work queue ----------------------------------------------------------
+
+CHECK_TASK = "webui.tasks.check_version"  # sent by name: webui.tasks imports this module
+CHECK_STALE = timedelta(minutes=10)  # asked this long ago and not done: its worker died, ask again
+
+
 def check_without_waiting(version: ScenarioVersion) -> engine.Check | None:
-    """The version's whole check when this process has it, else None — started in the background
-    when it is not under way already (GET /api/scenarios/{id} in objects mode never waits for it)."""
+    """The version's whole check when known (this process's, or a long-work worker's stored), else
+    None — asked of a long-work worker when not asked already: GET /api/scenarios/{id} in objects
+    mode never runs it, nor waits for it."""
     known = engine.known_check(version.digest)
-    if known is None and not engine.checking(version.digest):
-        engine.check_soon(version.text)
-    return known
+    if known is not None:
+        return known
+    row = TextCheck.objects.filter(digest=version.digest, engine=engine.check_fingerprint()).first()
+    if row is not None and row.result is not None:
+        return engine.remember_check(version.digest, engine.check_of_json(row.result))
+    if row is None or row.asked < timezone.now() - CHECK_STALE:
+        ask_check(version)
+    return None
+
+
+def ask_check(version: ScenarioVersion) -> None:
+    """The version's whole check asked of a long-work worker (webui.tasks.check_version), once saved."""
+    TextCheck.objects.update_or_create(
+        digest=version.digest, engine=engine.check_fingerprint(), defaults={"result": None, "asked": timezone.now()}
+    )
+    version_id = version.pk
+    transaction.on_commit(lambda: _send_check(version_id), robust=True)
+
+
+def _send_check(version_id: int) -> None:
+    current_app.send_task(CHECK_TASK, args=[version_id])  # routed to the long-work queue
+
+
+def run_check(version_id: int) -> str:
+    """The task's work, in a long-work worker: the engine's whole check of the version, stored."""
+    version = ScenarioVersion.objects.filter(pk=version_id).first()
+    if version is None:
+        return f"version {version_id}: deleted meanwhile"
+    keep_check(version.digest, engine.check(version.text))
+    return f"version {version_id}: checked"
+
+
+def keep_check(digest: str, check: engine.Check) -> None:
+    """A whole check made here, stored for the web processes (also a big upload's: services/uploads.py)."""
+    TextCheck.objects.update_or_create(
+        digest=digest, engine=engine.check_fingerprint(), defaults={"result": engine.check_json(check)}
+    )
 
 
 # --- reading ---------------------------------------------------------------------------------------
@@ -279,6 +325,8 @@ def _save(
     version, its whole check started in the background; its index derived from the base's."""
     engine.enforce_size(new_text)
     saved = scenarios.save(scenario, new_text, check_later=True)
+    if engine.known_check(saved.version.digest) is None:
+        ask_check(saved.version)
     if saved.version.digest != index.digest:
         moved = len(new_text) - len(text)
         lines = new_text.count("\n") - text.count("\n")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import threading
@@ -171,7 +172,10 @@ __all__ = [
     "check",
     "check_soon",
     "known_check",
-    "checking",
+    "remember_check",
+    "check_json",
+    "check_of_json",
+    "check_fingerprint",
     "compare_reads",
     "decode_segment",
     "decode_selected",
@@ -465,11 +469,6 @@ class _Memo(Generic[V]):
                 return self._items[key]
         return None
 
-    def making(self, key: Hashable) -> bool:
-        """A value of ``key`` is being made (get_or_make under way)."""
-        with self._lock:
-            return key in self._making
-
     def put(self, key: Hashable, value: V) -> V:
         with self._lock:
             self._items[key] = value
@@ -532,9 +531,25 @@ def known_check(digest: str) -> Check | None:
     return _CHECKED.get((digest, engine_limits(), _release_key(NO_RELEASE)))
 
 
-def checking(digest: str) -> bool:
-    """That check is under way in this process (check_soon)."""
-    return _CHECKED.making((digest, engine_limits(), _release_key(NO_RELEASE)))
+def remember_check(digest: str, check: Check) -> Check:
+    """A check made elsewhere (a long-work worker's, read back) kept as this process's."""
+    return _CHECKED.put((digest, engine_limits(), _release_key(NO_RELEASE)), check)
+
+
+def check_json(check: Check) -> dict[str, Any]:
+    """The check as stored (TextCheck.result); check_of_json reads it back."""
+    return dataclasses.asdict(check)
+
+
+def check_of_json(stored: dict[str, Any]) -> Check:
+    summary = stored.get("summary")
+    return Check(**{**stored, "summary": Summary(**summary) if summary else None})
+
+
+def check_fingerprint() -> str:
+    """What a check depends on besides the text: the limits and the engine's code."""
+    made_with = f"{engine_limits()!r}|{loaded_cache.code_fingerprint(ENGINE_PACKAGE)}"
+    return hashlib.sha256(made_with.encode()).hexdigest()[:32]
 
 
 def check_soon(text: str) -> None:

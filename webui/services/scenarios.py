@@ -77,9 +77,9 @@ def create(
 def save(
     scenario: Scenario, text: str, name: str | None = None, description: str | None = None, check_later: bool = False
 ) -> Saved:
-    """``text`` as the scenario's next version (a rename keeps the latest). ``check_later``: the
-    answer does not wait for the engine's whole check, begun in the background (an edit of one object
-    of a big version, services/documents.py); GET /api/scenarios/{id} gives it once done."""
+    """``text`` as the scenario's next version (a rename keeps the latest). ``check_later``: no
+    whole check here (an edit of one object of a big version: services/documents.py asks a long-work
+    worker for it)."""
     engine.enforce_size(text)
     with transaction.atomic():
         # Lock the scenario row so two concurrent saves cannot pick the same version number.
@@ -96,10 +96,7 @@ def save(
         scenario.description = description if description is not None else scenario.description
         scenario.updated = timezone.now()
         scenario.save()
-    if check_later:
-        engine.check_soon(text)
-        return Saved(scenario, version, None)
-    return Saved(scenario, version, engine.check(text))
+    return Saved(scenario, version, None if check_later else engine.check(text))
 
 
 def save_derived(actor: Actor, source: ScenarioVersion, text: str, why: str) -> Saved:

@@ -7,7 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from webui.models import ScenarioVersion
+from datetime import timedelta
+
+from django.utils import timezone
+
+from webui.models import ScenarioVersion, TextCheck
 from webui.services import documents, engine, scenarios
 from webui.services.access import Actor
 from webui.services.errors import Conflict, InvalidScenario, NotFound
@@ -43,10 +47,10 @@ def saved() -> scenarios.Saved:
 
 
 @pytest.fixture
-def checks_started(monkeypatch) -> list[str]:
-    """The whole checks begun in the background (none run here: the test waits on nothing)."""
-    started: list[str] = []
-    monkeypatch.setattr(engine, "check_soon", started.append)
+def checks_started(monkeypatch, django_capture_on_commit_callbacks) -> list[int]:
+    """The versions whose whole check was asked of a long-work worker (sent once saved)."""
+    started: list[int] = []
+    monkeypatch.setattr(documents, "_send_check", started.append)
     return started
 
 
@@ -104,11 +108,15 @@ def test_one_document_is_read_as_saved_without_the_rest(saved):
         documents.document_text(saved.version, 5)
 
 
-def test_a_replaced_object_is_a_new_version_with_every_other_character_kept(saved, checks_started):
+def test_a_replaced_object_is_a_new_version_with_every_other_character_kept(
+    saved, checks_started, django_capture_on_commit_callbacks
+):
     new_pod = POD.format(name="web-1").replace("100m", "250m")
-    edited = documents.replace_document(saved.scenario, 1, 3, new_pod)
+    with django_capture_on_commit_callbacks(execute=True):
+        edited = documents.replace_document(saved.scenario, 1, 3, new_pod)
     assert edited.version.number == 2
-    assert edited.check is None and checks_started == [edited.version.text]  # checked in the background
+    assert edited.check is None and checks_started == [edited.version.pk]  # asked of a long-work worker
+    assert TextCheck.objects.get(digest=edited.version.digest).result is None
     old, new = saved.version.text, ScenarioVersion.objects.get(pk=edited.version.pk).text
     entry = documents.index_of(saved.version).entries[3]
     assert new == old[: entry.body] + new_pod + old[entry.end :]
@@ -200,10 +208,27 @@ def test_a_version_over_the_editor_limit_is_edited_object_by_object(saved, setti
     assert documents.mode_of(saved.version) == "objects"
 
 
-def test_the_whole_check_is_answered_when_known_and_started_once_when_not(saved, checks_started):
+def test_the_whole_check_is_asked_once_of_a_worker_and_answered_once_it_stored_it(
+    saved, checks_started, django_capture_on_commit_callbacks
+):
+    engine.forget_everything()  # a web process that never checked it
+    with django_capture_on_commit_callbacks(execute=True):
+        assert documents.check_without_waiting(saved.version) is None
+        assert documents.check_without_waiting(saved.version) is None
+    assert checks_started == [saved.version.pk]  # asked once
+    assert documents.run_check(saved.version.pk) == f"version {saved.version.pk}: checked"  # the worker's work
     engine.forget_everything()
-    assert documents.check_without_waiting(saved.version) is None
-    assert checks_started == [TEXT]
-    engine.check(TEXT)
-    known = documents.check_without_waiting(saved.version)
-    assert known is not None and known.valid and checks_started == [TEXT]
+    stored = documents.check_without_waiting(saved.version)
+    assert stored is not None and stored.valid and stored.summary.nodes == 2
+    assert documents.run_check(10_000) == "version 10000: deleted meanwhile"
+
+
+def test_a_check_asked_long_ago_and_never_done_is_asked_again(
+    saved, checks_started, django_capture_on_commit_callbacks
+):
+    engine.forget_everything()
+    with django_capture_on_commit_callbacks(execute=True):
+        documents.check_without_waiting(saved.version)
+        TextCheck.objects.update(asked=timezone.now() - documents.CHECK_STALE - timedelta(seconds=1))
+        documents.check_without_waiting(saved.version)
+    assert checks_started == [saved.version.pk, saved.version.pk]

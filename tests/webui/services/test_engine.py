@@ -37,27 +37,22 @@ def test_it_loads_a_text_once_however_often_it_is_checked(monkeypatch):
     assert len(calls) == 1
 
 
-def test_a_check_is_known_by_the_texts_digest_without_waiting_and_said_while_under_way(monkeypatch):
+def test_a_check_is_known_by_the_texts_digest_and_one_made_elsewhere_reads_back_the_same(settings):
     from webui import textstore
 
-    text = SCENARIO.format("known-1")
+    text, broken = SCENARIO.format("known-1"), "apiVersion: v1\nkind: Node\nmetadata: {}\n"
     digest = textstore.digest_of(text)
-    assert engine.known_check(digest) is None and not engine.checking(digest)
-    started, release = threading.Event(), threading.Event()
-    real = engine._check
-
-    def slow(checked, asked=engine.NO_RELEASE):
-        started.set()
-        release.wait(10)
-        return real(checked, asked)
-
-    monkeypatch.setattr(engine, "_check", slow)
-    engine.check_soon(text)
-    assert started.wait(10)
-    assert engine.checking(digest) and engine.known_check(digest) is None  # under way: not waited for
-    release.set()
-    assert engine.check(text).valid  # waits for the one under way
-    assert engine.known_check(digest) is engine.check(text) and not engine.checking(digest)
+    assert engine.known_check(digest) is None  # never made here: not waited for, not made
+    made = engine.check(text)
+    assert engine.known_check(digest) is made
+    for check in (made, engine.check(broken)):
+        stored = json.loads(json.dumps(engine.check_json(check)))  # as a JSONField keeps it
+        assert engine.check_of_json(stored) == check
+    engine.forget_everything()
+    assert engine.remember_check(digest, made) is engine.known_check(digest)
+    fingerprint = engine.check_fingerprint()
+    settings.SCHEDLAB_MAX_NODES = 3
+    assert engine.check_fingerprint() != fingerprint and engine.known_check(digest) is None
 
 
 def test_changed_limits_are_checked_afresh():
