@@ -179,6 +179,7 @@ def _read(upload_id: int, worker: str) -> str:
             saved = scenarios.create(actor, upload.name, text)
             if documents.mode_of(saved.version) == "objects":
                 documents.keep_check(saved.version.digest, check)  # the editor's answer without checking again
+                documents.index_of(saved.version)  # its object list, kept on disk for the web process when shared
             if not _finish(
                 upload_id,
                 worker,
