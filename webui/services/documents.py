@@ -284,7 +284,7 @@ def replace_document(scenario: Scenario, number: int | None, position: int, body
     text = version.text
     new_text = text[: entry.body] + body + text[entry.end :]
     new = [replace(made, start=entry.start) for made in _entries(body, entry.body, entry.line)]
-    return _save(scenario, index, text, new_text, position, position + 1, new)
+    return _save(version, index, text, new_text, position, position + 1, new)
 
 
 def delete_document(scenario: Scenario, number: int | None, position: int) -> scenarios.Saved:
@@ -293,7 +293,7 @@ def delete_document(scenario: Scenario, number: int | None, position: int) -> sc
     index = index_of(version)
     entry = entry_at(version, position)
     text = version.text
-    return _save(scenario, index, text, text[: entry.start] + text[entry.end :], position, position + 1, [])
+    return _save(version, index, text, text[: entry.start] + text[entry.end :], position, position + 1, [])
 
 
 def add_documents(scenario: Scenario, number: int | None, added: str) -> scenarios.Saved:
@@ -314,16 +314,17 @@ def add_documents(scenario: Scenario, number: int | None, added: str) -> scenari
     at, line = len(text) + len(lead), text.count("\n") + len(lead) + 1
     _check_documents(segment, line, len(entries), single=False)
     base = replace(index, entries=tuple(entries))
-    return _save(scenario, base, text, text + lead + segment, len(entries), len(entries), _entries(segment, at, line))
+    return _save(version, base, text, text + lead + segment, len(entries), len(entries), _entries(segment, at, line))
 
 
 def _save(
-    scenario: Scenario, index: Index, text: str, new_text: str, first: int, last: int, new: list[Entry]
+    base: ScenarioVersion, index: Index, text: str, new_text: str, first: int, last: int, new: list[Entry]
 ) -> scenarios.Saved:
-    """``new_text`` (the base ``text`` with its entries [first:last] made ``new``) saved as the next
-    version, its whole check started in the background; its index derived from the base's."""
+    """``new_text`` (the ``base`` version's ``text`` with its entries [first:last] made ``new``) saved
+    as the next version if ``base`` is still the latest, its whole check asked of a long-work worker;
+    its index derived from the base's."""
     engine.enforce_size(new_text)
-    saved = scenarios.save(scenario, new_text, check_later=True)
+    saved = scenarios.save(base.scenario, new_text, check_later=True, based_on=base.number)
     if engine.known_check(saved.version.digest) is None:
         ask_check(saved.version)
     if saved.version.digest != index.digest:

@@ -15,7 +15,7 @@ from webui import textstore
 from webui.models import Scenario, ScenarioVersion
 from webui.services import engine
 from webui.services.access import Actor
-from webui.services.errors import NotFound
+from webui.services.errors import Conflict, NotFound
 
 
 @dataclass(frozen=True)
@@ -75,16 +75,27 @@ def create(
 
 
 def save(
-    scenario: Scenario, text: str, name: str | None = None, description: str | None = None, check_later: bool = False
+    scenario: Scenario,
+    text: str,
+    name: str | None = None,
+    description: str | None = None,
+    check_later: bool = False,
+    based_on: int | None = None,
 ) -> Saved:
     """``text`` as the scenario's next version (a rename keeps the latest). ``check_later``: no
     whole check here (an edit of one object of a big version: services/documents.py asks a long-work
-    worker for it)."""
+    worker for it). ``based_on``: the version ``text`` was made from, which must still be the latest
+    (Conflict otherwise: another save came between, whose change ``text`` would undo)."""
     engine.enforce_size(text)
     with transaction.atomic():
         # Lock the scenario row so two concurrent saves cannot pick the same version number.
         scenario = Scenario.objects.select_for_update().get(pk=scenario.pk)
         latest = scenario.versions.order_by("-number").first()
+        if based_on is not None and (latest.number if latest is not None else 0) != based_on:
+            raise Conflict(
+                f"version {based_on} is not the latest any more (another save made version "
+                f"{latest.number if latest is not None else 0}): reload the scenario and edit that one"
+            )
         if latest is not None and latest.digest == textstore.digest_of(text):
             # A rename or a new description keeps the text: the scenario's latest version stays its
             # version (a version is a text; renaming made a copy of it under a new number).

@@ -74,3 +74,13 @@ def test_the_diff_is_unified_between_version_numbers(saved):
 
 def test_the_blank_template_loads():
     assert scenarios.blank_template().count("kind: Node") == 2
+
+
+def test_a_save_based_on_a_version_is_refused_once_another_came_after_it(saved):
+    from webui.services.errors import Conflict
+
+    edited = scenarios.save(saved.scenario, BROKEN, based_on=1, check_later=True)
+    assert (edited.version.number, edited.check) == (2, None)
+    with pytest.raises(Conflict, match="version 1 is not the latest any more"):
+        scenarios.save(saved.scenario, BROKEN + "# again\n", based_on=1)
+    assert scenarios.latest_version(saved.scenario).number == 2
