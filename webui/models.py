@@ -119,6 +119,26 @@ class ScenarioVersion(models.Model):
         for data in self._piece_data(first, end):
             yield textstore.decompress(data)
 
+    def text_between(self, start: int, end: int) -> str:
+        """``text[start:end]``, reading only the pieces that hold it (one object of a 1 GB dump
+        without the rest: webui/services/documents.py)."""
+        held: str | None = self.__dict__.get("_text")
+        if held is not None:
+            return held[start:end]
+        wanted, at = [], 0
+        for digest, size in self.piece_digests():
+            if at < end and at + size > start:
+                wanted.append((at, digest))
+            at += size
+            if at >= end:
+                break
+        if not wanted:
+            return ""
+        data = dict(TextPiece.objects.filter(digest__in=[d for _, d in wanted]).values_list("digest", "data"))
+        joined = "".join(textstore.decompress(bytes(data[digest])) for _, digest in wanted)
+        first = wanted[0][0]
+        return joined[start - first : end - first]
+
     def _piece_data(self, first: int = 0, end: int | None = None) -> Iterator[bytes]:
         listed = VersionPiece.objects.filter(version=self, index__gte=first)
         if end is not None:
@@ -195,6 +215,23 @@ def forget_unused_pieces(digests: set[str]) -> int:
         removed, _ = TextPiece.objects.filter(digest__in=batch).exclude(digest__in=used).delete()
         count += removed
     return count
+
+
+class TextCheck(models.Model):
+    """The engine's whole check of a text (by its digest) made by a long-work worker, for a version
+    edited object by object (services/documents.py): the web process never runs it. ``engine`` names
+    the limits and the engine's code it was made with; ``result`` null: asked, not done yet."""
+
+    digest = models.CharField(max_length=64)
+    engine = models.CharField(max_length=64)
+    result = models.JSONField(null=True, blank=True)
+    asked = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["digest", "engine"], name="unique_text_check")]
+
+    def __str__(self) -> str:
+        return f"check of {self.digest[:12]}"
 
 
 class RunStatus(models.TextChoices):

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest
 
 from webui.models import FleetCheck, Run, RunCycle, Scenario, ScenarioVersion, ShareLink, Upgrade, Upload
-from webui.services import engine, events, objects, upgrades
+from webui.services import documents, engine, events, objects, upgrades
 from webui.services.access import Actor
 from webui.schemas.releases import ReleaseOut
 from webui.schemas.runs import (
@@ -23,6 +24,9 @@ from webui.schemas.runs import (
 )
 from webui.schemas.scenarios import (
     ClusterPageOut,
+    DocumentOut,
+    DocumentsOut,
+    DocumentTextOut,
     NodeObjectOut,
     ObjectsOut,
     PodClaimOut,
@@ -66,11 +70,55 @@ def scenario(actor: Actor, scenario: Scenario, version: ScenarioVersion, check: 
         demo=scenario.is_demo,
         owned=actor.share is None and actor.owns(scenario),
         updated=scenario.updated,
-        text=version.text,
+        **_text_or_objects(version),
         created=scenario.created,
         forked_from=scenario.forked_from.scenario_id if scenario.forked_from else None,
         **(validation(check).model_dump() if check is not None else UNCHECKED),
     )
+
+
+def _text_or_objects(version: ScenarioVersion) -> dict[str, Any]:
+    """The text in "text" mode; none in "objects" mode (services/documents.py)."""
+    mode = documents.mode_of(version)
+    return {
+        "text": version.text if mode == "text" else None,
+        "mode": mode,
+        "size": version.length,
+        "editor_max_bytes": settings.SCHEDLAB_EDITOR_MAX_BYTES,
+    }
+
+
+def document(index: int, entry: documents.Entry) -> DocumentOut:
+    return DocumentOut(
+        index=index,
+        kind=entry.kind,
+        namespace=entry.namespace,
+        name=entry.name,
+        line=entry.line,
+        size=entry.end - entry.body,
+    )
+
+
+def document_page(version: ScenarioVersion, page: documents.Page) -> DocumentsOut:
+    entries = page.index.entries
+    shown = page.matched[page.offset : page.offset + page.limit]
+    return DocumentsOut(
+        version=version.number,
+        mode=documents.mode_of(version),
+        size=version.length,
+        total=len(entries),
+        counts=page.index.counts(),
+        kind=page.kind,
+        search=page.search,
+        matched=len(page.matched),
+        offset=page.offset,
+        limit=page.limit,
+        documents=[document(position, entries[position]) for position in shown],
+    )
+
+
+def document_text(version: ScenarioVersion, index: int, entry: documents.Entry, text: str) -> DocumentTextOut:
+    return DocumentTextOut(**document(index, entry).model_dump(), version=version.number, text=text)
 
 
 UNCHECKED = {

@@ -202,7 +202,7 @@ CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 SCHEDLAB_LONG_QUEUE = env_str("SCHEDLAB_LONG_QUEUE") or "long"
 CELERY_TASK_ROUTES = {
     f"webui.tasks.{task}": {"queue": SCHEDLAB_LONG_QUEUE}
-    for task in ("compare_upgrade", "advance_capacity", "run_capacity_trial", "read_upload")
+    for task in ("compare_upgrade", "advance_capacity", "run_capacity_trial", "read_upload", "check_version")
 }
 
 # --- SchedLab limits (every one can be raised or lowered per deployment) ------------------------
@@ -224,6 +224,10 @@ SCHEDLAB_MAX_PENDING_PODS = env_int("SCHEDLAB_MAX_PENDING_PODS", 20_000 if EMBED
 # by SCHEDLAB_MAX_BYTES like any scenario text.
 SCHEDLAB_MAX_UNPACKED_BYTES = env_int("SCHEDLAB_MAX_UNPACKED_BYTES", (1024 if EMBEDDED else 256) * MIB, minimum=1)
 SCHEDLAB_MAX_ARCHIVE_FILES = env_int("SCHEDLAB_MAX_ARCHIVE_FILES", 20_000, minimum=1)
+# The editor's raw text is for what a person types (the changes, the configuration, a small
+# cluster): a version over this size is edited object by object (GET /api/scenarios/{id} says
+# `mode: "objects"` and sends no text; webui/services/documents.py), each edit a new version.
+SCHEDLAB_EDITOR_MAX_BYTES = env_int("SCHEDLAB_EDITOR_MAX_BYTES", 4 * MIB, minimum=1)
 # About 45 events per cycle with the default profile: the pending pods allowed stay well inside this.
 SCHEDLAB_MAX_EVENTS_PER_RUN = env_int("SCHEDLAB_MAX_EVENTS_PER_RUN", 2_000_000 if EMBEDDED else 250_000, minimum=1)
 # Compressed payload bytes one run may store (a 5000-node cycle is ~100 KiB: ~5000 such cycles).

@@ -9,7 +9,7 @@ import socket
 from celery import Task, shared_task
 from django.db import DatabaseError
 
-from webui.services import capacity, claims, execution, upgrades, uploads
+from webui.services import capacity, claims, documents, execution, upgrades, uploads
 
 log = logging.getLogger(__name__)
 
@@ -63,3 +63,10 @@ def read_upload(self: Task[[int], str], upload_id: int) -> str:
     """A big upload read, checked and saved as a version (routed to the long-work queue,
     settings.CELERY_TASK_ROUTES: reading a 100 MB dump never holds the workers short runs wait for)."""
     return uploads.read(upload_id, worker_id(self.request.hostname))
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def check_version(version_id: int) -> str:
+    """The engine's whole check of a version edited object by object (services/documents.py), stored for
+    the web processes (routed to the long-work queue, settings.CELERY_TASK_ROUTES: never in a request)."""
+    return documents.run_check(version_id)

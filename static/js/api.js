@@ -115,6 +115,12 @@ export const api = {
   // One page of the cluster view (docs/WEB_API.md): asked {version, run, groupKey, domain, search, offset, limit}.
   clusterPage: (id, asked = {}) => request("GET", `/api/scenarios/${id}/cluster${queryOf(asked)}`),
   nodes: (id, version) => request("GET", `/api/scenarios/${id}/nodes` + (version ? `?version=${version}` : "")),
+  // A big scenario's objects, one at a time (objects mode): each edit answers the new version.
+  documents: (id, asked = {}) => request("GET", `/api/scenarios/${id}/documents${queryOf(asked)}`),
+  document: (id, index, version) => request("GET", `/api/scenarios/${id}/documents/${index}${queryOf({ version })}`),
+  replaceDocument: (id, index, text, version) => request("PUT", `/api/scenarios/${id}/documents/${index}`, { json: { text, version } }),
+  deleteDocument: (id, index, version) => request("DELETE", `/api/scenarios/${id}/documents/${index}${queryOf({ version })}`),
+  addDocuments: (id, text, version) => request("POST", `/api/scenarios/${id}/documents`, { json: { text, version } }),
   exportUrl: (id, version) => withToken(`/api/scenarios/${id}/export` + (version ? `?version=${version}` : "")),
   // asked: {release, featureGates, version} (releases.js asked()): what the run is replayed as.
   startRun: (id, asked = {}) => request("POST", `/api/scenarios/${id}/runs${queryOf(asked)}`),

@@ -83,6 +83,11 @@ export function formatTime(iso) {
   return d.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
 }
 
+/** A size as people read it: "84.0 MB", "12 KB", "300 B". */
+export function formatBytes(size) {
+  return size >= 1 << 20 ? `${(size / (1 << 20)).toFixed(1)} MB` : size >= 1024 ? `${Math.round(size / 1024)} KB` : `${size} B`;
+}
+
 /** Page data comes from data-* attributes on <main> (no inline scripts). */
 export function pageData() {
   return { ...($("main")?.dataset || {}) };

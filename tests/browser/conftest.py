@@ -108,6 +108,19 @@ def production_server(tmp_path_factory) -> str:
     yield from _serve(tmp_path_factory, production)
 
 
+# What the objects-mode server takes for a big scenario: a few small objects' worth (the editor's
+# objects mode without a 4 MiB text in the test).
+SMALL_EDITOR_MAX_BYTES = 2000
+
+
+@pytest.fixture(scope="session")
+def small_editor_server(tmp_path_factory) -> str:
+    """The server with SCHEDLAB_EDITOR_MAX_BYTES small: a scenario of a few objects is in objects mode."""
+    yield from _serve(
+        tmp_path_factory, {"SCHEDLAB_SINGLE_USER": "0", "SCHEDLAB_EDITOR_MAX_BYTES": str(SMALL_EDITOR_MAX_BYTES)}
+    )
+
+
 def _serve(tmp_path_factory, extra_env: dict[str, str]):
     var = tmp_path_factory.mktemp("schedlab-var")
     port = _free_port()
@@ -202,6 +215,12 @@ def page(browser, server, page_errors):
 def production_page(browser, production_server, page_errors):
     """A visitor of the production-mode server (its base_url)."""
     yield from _visit(browser, production_server, page_errors)
+
+
+@pytest.fixture
+def small_editor_page(browser, small_editor_server, page_errors):
+    """A visitor of the server whose editor takes a few objects for a big scenario (its base_url)."""
+    yield from _visit(browser, small_editor_server, page_errors)
 
 
 @pytest.fixture

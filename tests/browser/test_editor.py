@@ -8,7 +8,14 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.helpers import api_post, create_from_demo, editor_text, expect_editor_text, table_rows
+from tests.browser.helpers import (
+    api_post,
+    create_from_demo,
+    editor_text,
+    expect_editor_text,
+    set_editor_text,
+    table_rows,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -296,3 +303,35 @@ def test_versions_are_listed_with_what_each_changed_and_an_old_one_is_restored_b
     page.click("#save-button")
     expect(page.locator("#notices")).to_contain_text("Saved version 3.")
     expect(page.locator("#versions li")).to_have_count(3)
+
+
+def test_a_scenario_over_the_editor_limit_is_edited_object_by_object(small_editor_page):
+    """Issue 50, item 3: the server (SCHEDLAB_EDITOR_MAX_BYTES=2000) sends no text; the page says why,
+    lists the objects, and an object's edit is saved as the next version with the rest unchanged."""
+    page = small_editor_page
+    text = cluster_text(nodes=4, pods=6)
+    created = api_post(page, "/api/scenarios", {"name": "big", "text": text})
+    page.goto(f"{page.base_url}/scenarios/{created['id']}/")
+    note = page.locator("#mode-note")
+    expect(note).to_contain_text("(4 nodes, 6 pods): it is edited object by object")
+    expect(note).to_contain_text("the raw text is for scenarios under 2 KB — download it to edit elsewhere")
+    expect(page.locator("#tab-yaml")).to_have_text("Objects")
+    expect(page.locator("#objects-summary")).to_contain_text("objects 1–10 of 10")
+    page.fill("#objects-search", "web-3")
+    rows = page.locator("#objects-table tbody tr")
+    expect(rows).to_have_count(1)
+    expect(rows.first).to_contain_text("Pod")
+    rows.first.locator(".object-open").click()
+    expect(page.locator("#object-title")).to_contain_text("Pod web-3")
+    expect(page.locator(".code-editor .cm-editor")).to_have_count(1)  # the object's, no whole text
+    pod = editor_text(page)
+    assert pod.startswith("apiVersion: v1\nkind: Pod\nmetadata: {name: web-3,") and "priority: 103" in pod
+    set_editor_text(page, pod.replace("priority: 103", "priority: 999"))
+    page.click("#object-save")
+    expect(page.locator("#save-status")).to_have_text("Saved · version 2")
+    expect(page.locator("#objects-summary")).to_contain_text("Version 2")
+    expect(page.locator("#object-editor")).to_be_hidden()
+    saved = page.request.get(f"{page.base_url}/api/scenarios/{created['id']}/versions/2").json()
+    assert saved["text"] == text.replace("priority: 103", "priority: 999")
+    expect(page.locator("#versions li[data-version='2']")).to_be_visible()
+    expect(page.locator("#validity")).to_contain_text("valid", timeout=30_000)  # the whole check, from the background

@@ -58,6 +58,18 @@ def test_a_version_reads_back_the_text_it_was_saved_with_from_shared_pieces():
     assert sum(len(bytes(p.data)) for p in TextPiece.objects.all()) < len(BIG) / 5
 
 
+def test_a_part_of_a_versions_text_is_read_from_the_pieces_that_hold_it(django_assert_num_queries):
+    scenario = Scenario.objects.create(name="s")
+    saved = ScenarioVersion.saved(scenario, 1, BIG)
+    middle = len(BIG) // 2
+    for start, end in ((0, 10), (middle - 5, middle + 70_000), (len(BIG) - 3, len(BIG) + 5), (len(BIG), len(BIG))):
+        version = ScenarioVersion.objects.get(pk=saved.pk)
+        with django_assert_num_queries(2 if start < len(BIG) else 1):  # the piece list, then only its pieces
+            assert version.text_between(start, end) == BIG[start:end]
+        assert "_text" not in version.__dict__  # the whole text was not read
+    assert saved.text_between(3, 9) == BIG[3:9]  # a version holding its text slices it
+
+
 def test_a_saved_version_never_changes_its_text():
     version = ScenarioVersion.saved(Scenario.objects.create(name="s"), 1, "kind: Node\n")
     with pytest.raises(ValueError, match="a version never changes"):

@@ -24,7 +24,7 @@ from webui.models import (
     UploadStatus,
 )
 from webui.services import claims, engine, events, execution, runs, segments
-from webui.tasks import compare_upgrade, execute_run, read_upload
+from webui.tasks import check_version, compare_upgrade, execute_run, read_upload
 
 pytestmark = pytest.mark.django_db
 
@@ -311,3 +311,13 @@ def test_read_upload_saves_a_queued_upload_as_a_version_once_telling_its_watcher
     assert upload.claimed_by.endswith(f":{os.getpid()}")
     assert told[0] == ("reading", 0) and told[-1] == ("succeeded", len(text))
     assert read_upload.apply(args=[upload.pk]).get().endswith("not queued (finished, or read elsewhere)")
+
+
+def test_check_version_stores_a_versions_whole_check_for_the_web_processes():
+    from webui.models import Scenario, ScenarioVersion, TextCheck
+
+    scenario = Scenario.objects.create(name="big", owner_session_key="k" * 32)
+    version = ScenarioVersion.saved(scenario, 1, support.scenario_text(nodes=2, pending=1))
+    assert check_version.apply(args=[version.pk]).get() == f"version {version.pk}: checked"
+    stored = TextCheck.objects.get(digest=version.digest)
+    assert stored.engine == engine.check_fingerprint() and stored.result["summary"]["nodes"] == 2

@@ -11,7 +11,20 @@ from ninja import File, Form, Query, Router, Status
 from ninja.files import UploadedFile
 
 from webui import presenters, responses
-from webui.services import access, engine, events, fixes, imports, objects, releases, runs, scenarios, shares, whyhere
+from webui.services import (
+    access,
+    documents,
+    engine,
+    events,
+    fixes,
+    imports,
+    objects,
+    releases,
+    runs,
+    scenarios,
+    shares,
+    whyhere,
+)
 from webui.services.access import ActorRequest
 from webui.schemas.common import ERRORS, ErrorOut
 from webui.schemas.runs import RunOut, RunQuery
@@ -19,6 +32,10 @@ from webui.schemas.scenarios import (
     ClusterPageOut,
     ClusterQuery,
     DiffOut,
+    DocumentIn,
+    DocumentQuery,
+    DocumentsOut,
+    DocumentTextOut,
     ExplainPodOut,
     FixIn,
     ForkIn,
@@ -105,9 +122,17 @@ def _upload(file: UploadedFile) -> imports.Upload:
 
 @router.get("/{int:scenario_id}", response={200: ScenarioOut, **ERRORS}, summary="Read a scenario")
 def scenario_detail(request: ActorRequest, scenario_id: int) -> ScenarioOut:
-    """The latest version's text with its validation result; with a share token, the shared version."""
+    """The latest version with its validation result; with a share token, the shared version.
+
+    `mode` says how the editor edits it. `"text"`: `text` is the whole text, and the answer waits for
+    its check. `"objects"` — a text over SCHEDLAB_EDITOR_MAX_BYTES (`editorMaxBytes`; `size` is the
+    text's characters): `text` is null, the version is read and edited object by object
+    (`/documents`), and the answer never runs nor waits for the engine's whole check: `checked` false
+    while a long-work worker makes it (asked here when nobody has; ask again), else its stored result."""
     scenario = access.readable_scenario(request.auth, scenario_id)
     version = scenarios.visible_version(request.auth, scenario)
+    if documents.mode_of(version) == "objects":
+        return presenters.scenario(request.auth, scenario, version, documents.check_without_waiting(version))
     return presenters.scenario(request.auth, scenario, version, engine.check(version.text))
 
 
@@ -119,6 +144,66 @@ def scenario_update(request: ActorRequest, scenario_id: int, body: ScenarioUpdat
     """
     scenario = access.writable_scenario(request.auth, scenario_id)
     return _saved(request, scenarios.save(scenario, body.text, body.name, body.description))
+
+
+@router.get(
+    "/{int:scenario_id}/documents", response={200: DocumentsOut, **ERRORS}, summary="One page of a version's objects"
+)
+def document_list(request: ActorRequest, scenario_id: int, asked: Query[DocumentQuery]) -> DocumentsOut:
+    """The version's documents (the latest by default), each object of a dump one: `limit` (≤ 500) of
+    those of `kind` whose namespace/name contains `search` (any case), from `offset`, in text order —
+    each with its `index` (what the edits below name), kind, namespace, name, first `line` and size;
+    `matched` says how many match, `counts` how many of each kind the version holds. Listed from an
+    index made once per text, never by parsing the text again."""
+    scenario = access.readable_scenario(request.auth, scenario_id)
+    version = scenarios.visible_version(request.auth, scenario, asked.version)
+    found = documents.page(version, asked.kind, asked.search, asked.offset, asked.limit)
+    return presenters.document_page(version, found)
+
+
+@router.get(
+    "/{int:scenario_id}/documents/{int:index}",
+    response={200: DocumentTextOut, **ERRORS},
+    summary="Read one object of a version",
+)
+def document_detail(request: ActorRequest, scenario_id: int, index: int, version: int | None = None) -> DocumentTextOut:
+    """Document `index` of the version (the latest by default): its text as saved (without the `---`
+    line before it), read from the pieces that hold it. 404 when the version has no such document."""
+    scenario = access.readable_scenario(request.auth, scenario_id)
+    chosen = scenarios.visible_version(request.auth, scenario, version)
+    entry = documents.entry_at(chosen, index)
+    return presenters.document_text(chosen, index, entry, documents.document_text(chosen, index))
+
+
+@router.put(
+    "/{int:scenario_id}/documents/{int:index}", response={200: ScenarioOut, **ERRORS}, summary="Replace one object"
+)
+def document_replace(request: ActorRequest, scenario_id: int, index: int, body: DocumentIn) -> ScenarioOut:
+    """Document `index` of the latest version replaced by `text` (one document), saved as the next
+    version; every other character of the text is kept. The document is checked on its own first:
+    400 `scenario_invalid` naming each problem's object, field path and line in the whole text, and
+    nothing is saved. The whole check is asked of a long-work worker (`checked` false; GET the
+    scenario for it). 409 `conflict` when `version` is not the latest; owner only (a share link is read-only)."""
+    scenario = access.writable_scenario(request.auth, scenario_id)
+    return _saved(request, documents.replace_document(scenario, body.version, index, body.text))
+
+
+@router.delete(
+    "/{int:scenario_id}/documents/{int:index}", response={200: ScenarioOut, **ERRORS}, summary="Delete one object"
+)
+def document_delete(request: ActorRequest, scenario_id: int, index: int, version: int | None = None) -> ScenarioOut:
+    """Document `index` of the latest version (with its `---` line) removed, saved as the next version,
+    the rest of the text kept; as PUT for the check, `version` and who may."""
+    scenario = access.writable_scenario(request.auth, scenario_id)
+    return _saved(request, documents.delete_document(scenario, version, index))
+
+
+@router.post("/{int:scenario_id}/documents", response={201: ScenarioOut, **ERRORS}, summary="Add objects")
+def document_add(request: ActorRequest, scenario_id: int, body: DocumentIn) -> Status[ScenarioOut]:
+    """`text` (one or more YAML documents) added after the latest version's last document, saved as the
+    next version; each added document is checked on its own first (400 as PUT)."""
+    scenario = access.writable_scenario(request.auth, scenario_id)
+    return Status(201, _saved(request, documents.add_documents(scenario, body.version, body.text)))
 
 
 @router.delete("/{int:scenario_id}", response={204: None, **ERRORS}, summary="Delete a scenario")

@@ -5,6 +5,7 @@ schemas/shares.py's)."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Literal
 
 from pydantic import Field
 
@@ -46,7 +47,13 @@ class ScenarioSummaryOut(ApiSchema):
 
 
 class ScenarioOut(ScenarioSummaryOut):
-    text: str
+    # The version's whole text in "text" mode; null in "objects" mode (a text over
+    # SCHEDLAB_EDITOR_MAX_BYTES, `editorMaxBytes`): read and edit it object by object
+    # (GET /api/scenarios/{id}/documents), or download it (/export).
+    text: str | None
+    mode: Literal["text", "objects"] = "text"
+    size: int = 0  # the version's text, in characters
+    editor_max_bytes: int = 0
     created: datetime
     forked_from: int | None  # the scenario id this one was forked from
     valid: bool
@@ -196,3 +203,49 @@ class ExplainPodOut(EngineSchema, payload=engine.PodPlacementExplanation):
     the cluster (its node included) — scheduler_core.answers.explain_pod's answer, as it declares it."""
 
     release: ReleaseOut | None = None  # the release the cycle was re-run as (the version's, as the dump says)
+
+
+class DocumentQuery(ApiInput):
+    """The query of GET /api/scenarios/{id}/documents (docs/WEB_API.md, "Editing a big scenario")."""
+
+    version: int | None = None  # default: the latest version
+    kind: str = Field(default="", max_length=253)  # only this kind ("Pod", "Changes"); "" every kind
+    search: str = Field(default="", max_length=317)  # a substring of namespace/name, any case
+    offset: int = Field(default=0, ge=0)
+    limit: int = Field(default=50, ge=1, le=500)
+
+
+class DocumentOut(ApiSchema):
+    """One document of a version: its position (what the edits name), what it is and where."""
+
+    index: int
+    kind: str  # "" for comments only, or a document whose kind does not read
+    namespace: str
+    name: str
+    line: int  # the line of its first line in the version's text
+    size: int  # its characters
+
+
+class DocumentsOut(ApiSchema):
+    version: int
+    mode: Literal["text", "objects"]
+    size: int  # the version's text, in characters
+    total: int  # documents in all
+    counts: dict[str, int]  # documents per kind ("" : comments only or unreadable)
+    kind: str
+    search: str
+    matched: int  # documents matching kind and search; the page is documents[offset:offset+limit] of them
+    offset: int
+    limit: int
+    documents: list[DocumentOut]
+
+
+class DocumentTextOut(DocumentOut):
+    version: int
+    text: str  # the document as saved, without the `---` line before it
+
+
+class DocumentIn(ApiInput):
+    text: str
+    # The version the editor shows (its positions): 409 when another was saved since. Default: the latest.
+    version: int | None = None

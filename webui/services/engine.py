@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import threading
@@ -174,6 +175,11 @@ __all__ = [
     "SegmentEncoder",
     "check",
     "check_soon",
+    "known_check",
+    "remember_check",
+    "check_json",
+    "check_of_json",
+    "check_fingerprint",
     "compare_reads",
     "decode_segment",
     "decode_selected",
@@ -525,6 +531,33 @@ def check(text: str, release: ReleaseRequest = NO_RELEASE) -> Check:
     started again."""
     key = (_digest(text), engine_limits(), _release_key(release))
     return _CHECKED.get_or_make(key, lambda: _check(text, release))
+
+
+def known_check(digest: str) -> Check | None:
+    """The check of the text with this digest (ScenarioVersion.digest) as the dump says, when this
+    process has made it: never waits, never reads the text."""
+    return _CHECKED.get((digest, engine_limits(), _release_key(NO_RELEASE)))
+
+
+def remember_check(digest: str, check: Check) -> Check:
+    """A check made elsewhere (a long-work worker's, read back) kept as this process's."""
+    return _CHECKED.put((digest, engine_limits(), _release_key(NO_RELEASE)), check)
+
+
+def check_json(check: Check) -> dict[str, Any]:
+    """The check as stored (TextCheck.result); check_of_json reads it back."""
+    return dataclasses.asdict(check)
+
+
+def check_of_json(stored: dict[str, Any]) -> Check:
+    summary = stored.get("summary")
+    return Check(**{**stored, "summary": Summary(**summary) if summary else None})
+
+
+def check_fingerprint() -> str:
+    """What a check depends on besides the text: the limits and the engine's code."""
+    made_with = f"{engine_limits()!r}|{loaded_cache.code_fingerprint(ENGINE_PACKAGE)}"
+    return hashlib.sha256(made_with.encode()).hexdigest()[:32]
 
 
 def check_soon(text: str) -> None:

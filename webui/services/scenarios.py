@@ -17,7 +17,7 @@ from webui import textstore
 from webui.models import Scenario, ScenarioVersion
 from webui.services import engine
 from webui.services.access import Actor
-from webui.services.errors import LimitExceeded, NotFound
+from webui.services.errors import Conflict, LimitExceeded, NotFound
 
 
 @dataclass(frozen=True)
@@ -76,12 +76,28 @@ def create(
     return Saved(scenario, version, engine.check(text))
 
 
-def save(scenario: Scenario, text: str, name: str | None = None, description: str | None = None) -> Saved:
+def save(
+    scenario: Scenario,
+    text: str,
+    name: str | None = None,
+    description: str | None = None,
+    check_later: bool = False,
+    based_on: int | None = None,
+) -> Saved:
+    """``text`` as the scenario's next version (a rename keeps the latest). ``check_later``: no
+    whole check here (an edit of one object of a big version: services/documents.py asks a long-work
+    worker for it). ``based_on``: the version ``text`` was made from, which must still be the latest
+    (Conflict otherwise: another save came between, whose change ``text`` would undo)."""
     engine.enforce_size(text)
     with transaction.atomic():
         # Lock the scenario row so two concurrent saves cannot pick the same version number.
         scenario = Scenario.objects.select_for_update().get(pk=scenario.pk)
         latest = scenario.versions.order_by("-number").first()
+        if based_on is not None and (latest.number if latest is not None else 0) != based_on:
+            raise Conflict(
+                f"version {based_on} is not the latest any more (another save made version "
+                f"{latest.number if latest is not None else 0}): reload the scenario and edit that one"
+            )
         if latest is not None and latest.digest == textstore.digest_of(text):
             # A rename or a new description keeps the text: the scenario's latest version stays its
             # version (a version is a text; renaming made a copy of it under a new number).
@@ -93,7 +109,7 @@ def save(scenario: Scenario, text: str, name: str | None = None, description: st
         scenario.description = description if description is not None else scenario.description
         scenario.updated = timezone.now()
         scenario.save()
-    return Saved(scenario, version, engine.check(text))
+    return Saved(scenario, version, None if check_later else engine.check(text))
 
 
 def save_derived(actor: Actor, source: ScenarioVersion, text: str, why: str) -> Saved:

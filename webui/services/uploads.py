@@ -26,7 +26,7 @@ from django.utils import timezone
 
 from webui import publisher
 from webui.models import Upload, UploadStatus
-from webui.services import engine, imports, scenarios
+from webui.services import documents, engine, imports, scenarios
 from webui.services.access import Actor
 from webui.services.errors import DomainError, NotFound
 
@@ -177,6 +177,9 @@ def _read(upload_id: int, worker: str) -> str:
         summary = check.summary
         with transaction.atomic():
             saved = scenarios.create(actor, upload.name, text)
+            if documents.mode_of(saved.version) == "objects":
+                documents.keep_check(saved.version.digest, check)  # the editor's answer without checking again
+                documents.index_of(saved.version)  # its object list, kept on disk for the web process when shared
             if not _finish(
                 upload_id,
                 worker,

@@ -6,9 +6,10 @@
 // (drafts, validation, the tables) waits for a pause in typing, and the tables only while shown.
 
 import { api } from "../api.js";
-import { $, debounce, formatTime, h, mount, notify, pageData } from "../dom.js";
+import { $, debounce, formatBytes, formatTime, h, mount, notify, pageData } from "../dom.js";
 import { clearDraft, loadDraft, saveDraft } from "../drafts.js";
 import { createEditor, describe } from "../editor.js";
+import { mountObjectsMode } from "../objectsmode.js";
 import { ANSWERED_AT, UPLOADED_AT } from "../importer.js";
 import { renderChangesPanel } from "../changespanel.js";
 import { renderTables } from "../tables.js";
@@ -137,12 +138,8 @@ function showChecking(seq, size, started = performance.now()) {
   tick();
 }
 
-function formatBytes(size) {
-  return size >= 1 << 20 ? `${(size / (1 << 20)).toFixed(1)} MB` : size >= 1024 ? `${Math.round(size / 1024)} KB` : `${size} B`;
-}
-
 function showValidation({ valid, errors, summary, notices = [], objects = {}, findings = [], fetch = [], release = null, dumpRelease = null }) {
-  editor.setErrors(errors);
+  editor?.setErrors(errors); // objects mode has no whole text to mark
   showRelease(release, dumpRelease);
   const noNodes = valid && !summary.nodes;
   // A scenario with no nodes loads, but nothing can be scheduled: never a green "valid" then.
@@ -153,7 +150,9 @@ function showValidation({ valid, errors, summary, notices = [], objects = {}, fi
       ? `✓ valid · ${summary.nodes} node(s), ${summary.pods} pod(s), ${summary.pendingPods} pending`
       : `✗ ${errors.length} problem(s)`;
   mount(errorList, errors.map((e) => h("li",
-    e.line ? h("button.linkish.error-jump", { type: "button", onclick: () => editor.goToLine(e.line) }, `line ${e.line}`) : h("span.muted", "no line"),
+    !e.line ? h("span.muted", "no line")
+      : editor ? h("button.linkish.error-jump", { type: "button", onclick: () => editor.goToLine(e.line) }, `line ${e.line}`)
+        : h("span", `line ${e.line}`),
     " ", describe(e))));
   const counted = Object.entries(objects);
   $("#object-counts").textContent = counted.length ? `Read: ${counted.map(([kind, count]) => `${count} ${kind}`).join(" · ")}` : "";
@@ -232,6 +231,13 @@ async function saveDerived(make, said, failed = "") {
       return;
     }
     state.scenario = derived;
+    if (state.objects) {
+      state.objects.follow(derived);
+      showWholeCheck(derived);
+      notify(said(derived));
+      loadRuns();
+      return;
+    }
     editor.setText(derived.text);
     markSaved(derived.text);
     clearDraft(scenarioId);
@@ -304,6 +310,7 @@ function changed() {
 }
 
 async function save() {
+  if (state.objects) return null; // objects mode: each object is saved on its own
   const text = editor.getText();
   const name = nameInput.value.trim() || state.scenario.name;
   const versionBefore = state.scenario.version;
@@ -400,8 +407,9 @@ async function loadVersions() {
     const versions = (await api.versions(scenarioId)).slice().reverse();
     mount(box, versions.map((v) => h("li", { dataset: { version: String(v.number) } },
       h("strong", `v${v.number}`), ` · ${formatTime(v.created)} · ${formatBytes(v.size)} `,
-      v.number > 1 ? h("button.linkish.small.version-diff-button", { type: "button", onclick: () => showDiff(v.number - 1, v.number) }, "what changed") : null, " ",
-      v.number !== state.scenario.version
+      v.number > 1 && !state.objects ? h("button.linkish.small.version-diff-button", { type: "button", onclick: () => showDiff(v.number - 1, v.number) }, "what changed") : null, " ",
+      state.objects ? null // a big version is not opened into the browser
+        : v.number !== state.scenario.version
         ? h("button.linkish.small.version-open", { type: "button", onclick: () => openVersion(v.number) }, "open")
         : h("span.muted", "latest"))));
   } catch {
@@ -446,6 +454,12 @@ async function loadRuns() {
 }
 
 function showTab(name) {
+  if (state.objects && name === "changes") {
+    // Objects mode: the Changes document is an object like the others, opened in the objects editor.
+    showTab("yaml");
+    state.objects.openChanges();
+    return;
+  }
   for (const tab of document.querySelectorAll("[role=tab]")) {
     const selected = tab.dataset.tab === name;
     tab.setAttribute("aria-selected", String(selected));
@@ -493,6 +507,10 @@ async function start() {
     return;
   }
   state.scenario = scenario;
+  if (scenario.mode === "objects") {
+    startObjectsMode(scenario);
+    return;
+  }
   state.savedText = scenario.text;
   state.savedName = scenario.name;
   document.title = `${scenario.name} · SchedLab`;
@@ -532,6 +550,58 @@ async function start() {
   rerenderChanges.flush();
   loadRuns();
   for (const id of ["#save-button", "#run-button", "#fork-button", "#share-button"]) $(id).disabled = false;
+}
+
+/** A scenario over the editor's limit (the server says `mode: "objects"` and sends no text): its
+ * objects listed and edited one at a time, each edit a version; the whole check runs on the server
+ * in the background and is shown once done. */
+function startObjectsMode(scenario) {
+  document.body.classList.add("objects-mode");
+  document.title = `${scenario.name} · SchedLab`;
+  $("#scenario-title").textContent = scenario.name;
+  nameInput.value = scenario.name;
+  nameInput.disabled = true; // a rename saves the text: not in objects mode
+  $("#export-link").href = api.exportUrl(scenarioId);
+  $("#cluster-link").href = `/scenarios/${scenarioId}/cluster/`;
+  $("#tab-yaml").textContent = "Objects";
+  $("#tab-tables").hidden = true;
+  $("#save-button").hidden = true;
+  if (!scenario.owned) $("#owner-note").textContent = scenario.demo ? "This is a demo: fork it to edit your own copy." : "Read-only for you: fork it to edit your own copy.";
+  statusLine.textContent = `Saved · version ${scenario.version}`;
+  state.objects = mountObjectsMode($("#editor-root"), {
+    scenarioId, scenario, notices: $("#editor-notices"), exportUrl: api.exportUrl(scenarioId), readOnly: !scenario.owned,
+    onSaved: (answer) => {
+      state.scenario = answer;
+      statusLine.textContent = `Saved · version ${answer.version}`;
+      showWholeCheck(answer);
+      loadRuns();
+    },
+  });
+  showWholeCheck(scenario);
+  loadUpgrades();
+  loadRuns();
+  for (const id of ["#run-button", "#fork-button", "#share-button"]) $(id).disabled = false;
+}
+
+const WHOLE_CHECK_POLL_MS = 2000;
+
+/** The server's whole check of a big version: shown when done, else said as under way and asked again. */
+function showWholeCheck(answer) {
+  const seq = ++state.validationSeq;
+  if (answer.checked) {
+    showValidation(answer);
+    return;
+  }
+  showChecking(seq, answer.size);
+  setTimeout(async () => {
+    if (seq !== state.validationSeq) return;
+    try {
+      const again = await api.scenario(scenarioId);
+      if (seq === state.validationSeq && again.version === state.scenario.version) showWholeCheck(again);
+    } catch (error) {
+      if (seq === state.validationSeq) notify(`The check did not answer: ${error.message}`, "error");
+    }
+  }, WHOLE_CHECK_POLL_MS);
 }
 
 nameInput.addEventListener("input", () => { updateDirty(); persistDraft(); });

@@ -5,7 +5,7 @@
 import { api } from "../api.js";
 import { releases } from "../releases.js";
 import { importWithProgress } from "../importer.js";
-import { $, debounce, formatTime, h, mount, notify, pageData } from "../dom.js";
+import { $, debounce, formatBytes, formatTime, h, mount, notify, pageData } from "../dom.js";
 
 const list = $("#scenario-list");
 const search = $("#scenario-search");
@@ -171,11 +171,7 @@ const dropZone = $("#import-drop");
 /** The chosen files by name and size (an archive counts as one file: the server unpacks it). */
 function showChosen() {
   const files = [...importInput.files];
-  mount($("#import-chosen"), files.map((file) => h("li", `${file.name} · ${formatSize(file.size)}`)));
-}
-
-function formatSize(bytes) {
-  return bytes >= 1 << 20 ? `${(bytes / (1 << 20)).toFixed(1)} MB` : bytes >= 1024 ? `${Math.round(bytes / 1024)} KB` : `${bytes} B`;
+  mount($("#import-chosen"), files.map((file) => h("li", `${file.name} · ${formatBytes(file.size)}`)));
 }
 
 importInput.addEventListener("change", showChosen);

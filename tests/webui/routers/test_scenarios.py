@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from tests.webui import support
 from webui import responses
 from webui.models import Scenario, ScenarioVersion
-from webui.services import objects
+from webui.services import documents, engine, objects
 from webui.services.objects import quantity_text
 from webui.tasks import execute_run
 
@@ -1022,3 +1022,126 @@ def test_fetched_files_added_to_a_demo_go_to_your_own_copy(owner: Client):
     upload = SimpleUploadedFile("pvc.yaml", FETCHED_CLAIM.encode(), content_type="application/yaml")
     added = owner.post(f"/api/scenarios/{demo.pk}/files", {"file": upload}).json()
     assert added["id"] != demo.pk and added["owned"] is True and "fetched files added" in added["name"]
+
+
+# --- editing a big scenario object by object (issue 50, item 3): /documents, the editor's modes.
+
+
+@pytest.fixture
+def objects_mode(settings, scenario: dict, monkeypatch) -> dict:
+    """The small scenario over a test threshold: in objects mode; the versions whose whole check is
+    asked of a long-work worker are recorded (the test client runs each request's on-commit hooks)."""
+    settings.SCHEDLAB_EDITOR_MAX_BYTES = len(scenario["text"]) // 2
+    started: list[int] = []
+    monkeypatch.setattr(documents, "_send_check", started.append)
+    return {**scenario, "checks": started}
+
+
+def test_a_scenario_over_the_editor_limit_is_answered_without_its_text(
+    owner: Client, objects_mode: dict, django_capture_on_commit_callbacks
+):
+    body = owner.get(f"/api/scenarios/{objects_mode['id']}").json()
+    assert (body["mode"], body["text"], body["size"]) == ("objects", None, len(objects_mode["text"]))
+    assert body["editorMaxBytes"] == len(objects_mode["text"]) // 2
+    assert body["checked"] is True  # its check is known here (made when it was created)
+    engine.forget_everything()
+    with django_capture_on_commit_callbacks(execute=True):
+        unknown = owner.get(f"/api/scenarios/{objects_mode['id']}").json()
+    assert (unknown["checked"], len(objects_mode["checks"])) == (False, 1)  # asked of a worker, not waited for
+    documents.run_check(objects_mode["checks"][0])  # the worker's work
+    engine.forget_everything()
+    assert owner.get(f"/api/scenarios/{objects_mode['id']}").json()["summary"]["nodes"] == 3
+
+
+def test_a_scenario_under_it_keeps_its_text(owner: Client, scenario: dict):
+    body = owner.get(f"/api/scenarios/{scenario['id']}").json()
+    assert (body["mode"], body["text"]) == ("text", scenario["text"])
+
+
+def test_the_objects_are_listed_a_page_at_a_time_filtered_and_counted(owner: Client, objects_mode: dict):
+    path = f"/api/scenarios/{objects_mode['id']}/documents"
+    body = owner.get(path).json()
+    assert (body["version"], body["mode"], body["total"], body["counts"]) == (1, "objects", 6, {"Node": 3, "Pod": 3})
+    assert body["documents"][0] == {
+        "index": 0,
+        "kind": "Node",
+        "namespace": "",
+        "name": "node-0",
+        "line": 1,
+        "size": len(support.node_yaml("node-0", "zone-0")),
+    }
+    pods = owner.get(f"{path}?kind=Pod&limit=2&offset=1").json()
+    assert (pods["matched"], [d["name"] for d in pods["documents"]]) == (3, ["pending-0", "pending-1"])
+    assert [d["index"] for d in owner.get(f"{path}?search=DEFAULT/PENDING-1").json()["documents"]] == [5]
+    assert owner.get(f"{path}?limit=501").status_code == 422
+
+
+def test_one_object_is_read_replaced_deleted_and_added_each_a_new_version(
+    owner: Client, objects_mode: dict, django_capture_on_commit_callbacks
+):
+    path = f"/api/scenarios/{objects_mode['id']}/documents"
+    pod = owner.get(f"{path}/4").json()
+    assert (pod["kind"], pod["name"], pod["version"]) == ("Pod", "pending-0", 1)
+    original = objects_mode["text"]
+    assert original.endswith(pod["text"]) is False and pod["text"] in original
+    with django_capture_on_commit_callbacks(execute=True):
+        replaced = owner.put(
+            f"{path}/4", {"text": pod["text"].replace("100m", "300m"), "version": 1}, content_type=JSON
+        )
+    assert replaced.status_code == 200, replaced.content
+    body = replaced.json()
+    assert (body["version"], body["mode"], body["text"], body["checked"]) == (2, "objects", None, False)
+    assert owner.get(f"/api/scenarios/{objects_mode['id']}/versions/2").json()["text"] == original.replace(
+        pod["text"], pod["text"].replace("100m", "300m")
+    )
+    deleted = owner.delete(f"{path}/0?version=2")
+    assert deleted.json()["version"] == 3
+    added = owner.post(path, {"text": support.node_yaml("node-9", "zone-0")}, content_type=JSON)
+    assert (added.status_code, added.json()["version"]) == (201, 4)
+    names = [d["name"] for d in owner.get(path).json()["documents"]]
+    assert names == ["node-1", "node-2", "running-0", "pending-0", "pending-1", "node-9"]
+    assert objects_mode["checks"] == [ScenarioVersion.objects.get(scenario_id=objects_mode["id"], number=2).pk]
+
+
+def test_a_bad_object_is_a_400_naming_the_object_field_and_line(owner: Client, objects_mode: dict):
+    path = f"/api/scenarios/{objects_mode['id']}/documents"
+    pod = owner.get(f"{path}/4").json()
+    response = owner.put(f"{path}/4", {"text": pod["text"].replace("100m", "lots")}, content_type=JSON)
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "scenario_invalid"
+    [problem] = error["details"]["errors"]
+    assert (problem["object"], problem["path"]) == (
+        "Pod default/pending-0",
+        "spec.containers[0].resources.requests.cpu",
+    )
+    assert objects_mode["text"].splitlines()[problem["line"] - 1].strip().startswith("resources:")
+    assert owner.get(f"/api/scenarios/{objects_mode['id']}").json()["version"] == 1
+    stale = owner.delete(f"{path}/0?version=7")
+    assert (stale.status_code, stale.json()["error"]["code"]) == (409, "conflict")
+    assert owner.get(f"{path}/6").status_code == 404
+
+
+def test_a_share_link_reads_the_objects_but_never_edits_them_and_others_see_nothing(
+    owner: Client, stranger: Client, objects_mode: dict
+):
+    path = f"/api/scenarios/{objects_mode['id']}/documents"
+    token = owner.post(f"/api/scenarios/{objects_mode['id']}/share", {}, content_type=JSON).json()["token"]
+    shared = {"HTTP_X_SHARE_TOKEN": token}
+    assert stranger.get(path, **shared).json()["total"] == 6
+    assert stranger.get(f"{path}/0", **shared).json()["name"] == "node-0"
+    for response in (
+        stranger.put(f"{path}/0", {"text": "kind: Node\n"}, content_type=JSON, **shared),
+        stranger.delete(f"{path}/0", **shared),
+        stranger.post(path, {"text": "kind: Node\n"}, content_type=JSON, **shared),
+    ):
+        assert (response.status_code, response.json()["error"]["code"]) == (403, "share_read_only")
+    for response in (
+        stranger.get(path),
+        stranger.get(f"{path}/0"),
+        stranger.put(f"{path}/0", {"text": "kind: Node\n"}, content_type=JSON),
+        stranger.delete(f"{path}/0"),
+        stranger.post(path, {"text": "kind: Node\n"}, content_type=JSON),
+    ):
+        assert response.status_code == 404
+    assert owner.get(f"/api/scenarios/{objects_mode['id']}").json()["version"] == 1

@@ -37,6 +37,24 @@ def test_it_loads_a_text_once_however_often_it_is_checked(monkeypatch):
     assert len(calls) == 1
 
 
+def test_a_check_is_known_by_the_texts_digest_and_one_made_elsewhere_reads_back_the_same(settings):
+    from webui import textstore
+
+    text, broken = SCENARIO.format("known-1"), "apiVersion: v1\nkind: Node\nmetadata: {}\n"
+    digest = textstore.digest_of(text)
+    assert engine.known_check(digest) is None  # never made here: not waited for, not made
+    made = engine.check(text)
+    assert engine.known_check(digest) is made
+    for check in (made, engine.check(broken)):
+        stored = json.loads(json.dumps(engine.check_json(check)))  # as a JSONField keeps it
+        assert engine.check_of_json(stored) == check
+    engine.forget_everything()
+    assert engine.remember_check(digest, made) is engine.known_check(digest)
+    fingerprint = engine.check_fingerprint()
+    settings.SCHEDLAB_MAX_NODES = 3
+    assert engine.check_fingerprint() != fingerprint and engine.known_check(digest) is None
+
+
 def test_changed_limits_are_checked_afresh():
     text = SCENARIO.format("memo-2") + "---\n" + SCENARIO.format("memo-3")
     assert engine.check(text).valid

@@ -108,3 +108,13 @@ def test_a_diff_of_more_text_than_the_server_compares_is_refused_in_the_user_s_w
 
 def test_the_blank_template_loads():
     assert scenarios.blank_template().count("kind: Node") == 2
+
+
+def test_a_save_based_on_a_version_is_refused_once_another_came_after_it(saved):
+    from webui.services.errors import Conflict
+
+    edited = scenarios.save(saved.scenario, BROKEN, based_on=1, check_later=True)
+    assert (edited.version.number, edited.check) == (2, None)
+    with pytest.raises(Conflict, match="version 1 is not the latest any more"):
+        scenarios.save(saved.scenario, BROKEN + "# again\n", based_on=1)
+    assert scenarios.latest_version(saved.scenario).number == 2

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from tests.webui import support
-from webui.models import Scenario, Upload, UploadStatus
+from webui.models import Scenario, TextCheck, Upload, UploadStatus
 from django.contrib.auth.models import User
 from django.utils import timezone
 
@@ -85,6 +85,26 @@ def test_an_upload_is_read_once(tmp_path, sent):
     assert "saved" in uploads.read(upload.pk, "w1")
     assert uploads.read(upload.pk, "w2") == f"upload {upload.pk}: not queued (finished, or read elsewhere)"
     assert Scenario.objects.count() == 1
+
+
+def test_a_big_upload_s_check_is_kept_for_the_editor_which_does_not_check_it_again(tmp_path, sent, settings):
+    from webui.services import documents, engine
+
+    settings.SCHEDLAB_EDITOR_MAX_BYTES = 100  # the scenario is in objects mode
+    upload = uploads.receive(
+        OWNER, "x", [received(tmp_path, "a.yaml", support.scenario_text(nodes=2, pending=1).encode())]
+    )
+    uploads.read(upload.pk, "w1")
+    version = Scenario.objects.get().versions.get()
+    engine.forget_everything()  # the web process: it never checked it
+    kept = documents.check_without_waiting(version)
+    assert kept is not None and kept.summary.nodes == 2
+    settings.SCHEDLAB_EDITOR_MAX_BYTES = 10_000_000
+    other = uploads.receive(
+        OWNER, "y", [received(tmp_path, "b.yaml", support.scenario_text(nodes=3, pending=1).encode())]
+    )
+    uploads.read(other.pk, "w1")
+    assert TextCheck.objects.count() == 1  # a scenario the editor reads whole is checked as it opens
 
 
 def test_a_text_over_the_limit_once_tidied_is_refused_in_the_user_s_words_and_nothing_is_saved(
