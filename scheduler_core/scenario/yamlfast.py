@@ -64,16 +64,19 @@ _MAX_KEY = 250  # libyaml drops a simple key 1024 bytes before its ":"; 250 char
 _LITERAL_HEADER = re.compile(r"\|([+-]?)([1-9]?)([+-]?)(?: +(?:#.*)?)?")
 
 
-def compose_block(text: str, limits: Limits, plain: PlainScalars, earlier: int = 0) -> Optional[list[Document]]:
+def compose_block(
+    text: str, limits: Limits, plain: PlainScalars, earlier: int = 0, first_line: int = 1
+) -> Optional[list[Document]]:
     """The documents of ``text`` as ``yamltree.Composer`` composes them, or None when the text is
-    outside the subset or composing it would report a problem. ``earlier``: the documents before
-    ``text`` in its stream (yamltree.compose_runs), which its documents are numbered after."""
+    outside the subset or composing it would report a problem. ``earlier`` and ``first_line``: the
+    documents before ``text`` in its stream and the number of its first line there (a run of a
+    longer text: yamltree.compose_runs), which its documents and lines are numbered after."""
     if "\r" in text:
         if text.count("\r") != text.count("\r\n"):
             return None  # a lone CR is a line break too
         text = text.replace("\r\n", "\n")
     try:
-        documents = _LineComposer(limits, plain, earlier).compose(text.split("\n"))
+        documents = _LineComposer(limits, plain, earlier, first_line).compose(text.split("\n"))
     except _Decline:
         return None
     return documents if _readable(text) else None  # checked last: texts that decline mostly do early
@@ -87,10 +90,11 @@ def _readable(text: str) -> bool:
 
 
 class _LineComposer:
-    def __init__(self, limits: Limits, plain: PlainScalars, earlier: int = 0) -> None:
+    def __init__(self, limits: Limits, plain: PlainScalars, earlier: int = 0, first_line: int = 1) -> None:
         self.limits = limits
         self.plain = plain
         self.earlier = earlier  # documents before this text in its stream
+        self.first_line = first_line  # the number of its first line in the stream
         self.documents: list[Document] = []
         self.parsed: dict[str, Any] = {}  # each distinct line's parse
         self.consumed = 0  # the last line read as part of a scalar over several lines
@@ -116,7 +120,10 @@ class _LineComposer:
         pend_slot: Any = None
         pend_col = -1
         doc_line = 0  # 0: no document open
-        numbered = enumerate(lines, 1)
+        # Lines are numbered from first_line (a run's first line in its whole text: yamltree.compose_runs);
+        # the scalars over several lines index ``lines`` with ``number - before``.
+        before = self.first_line - 1
+        numbered = enumerate(lines, self.first_line)
         for number, line in numbered:
             try:
                 parsed = parsed_lines.get(line)
@@ -202,16 +209,16 @@ class _LineComposer:
                             raise _Decline()
                         value = YMap(number) if value_kind == _EMPTY_MAP else YList(number)
                     elif value_kind != _SCALAR:
-                        value, last = self.multiline(lines, number, value_kind, value, top_col)
-                        for _ in range(last - number):
+                        value, last = self.multiline(lines, number - before, value_kind, value, top_col)
+                        for _ in range(last + before - number):
                             next(numbered)
                     pend_node[pend_slot] = value
                     pend_node = None
             except _Decline:
                 # A line deeper than its collection allows continues a plain scalar, when the line
                 # before it (blank lines aside) ended with one: rare, so looked into only then.
-                last = self.continue_plain(lines, number, top_col, top_node)
-                for _ in range(last - number):
+                last = self.continue_plain(lines, number - before, top_col, top_node)
+                for _ in range(last + before - number):
                     next(numbered)
         if pend_node is not None:
             pend_node[pend_slot] = None

@@ -372,7 +372,7 @@ def compose_runs(text: str, limits: Limits) -> Iterator[tuple[list[Document], li
     the loader reads each run's trees and lets them go before the next is composed, so a 1 GB dump
     never holds all its trees (about seven times its text) at once. A run ends where a line starts a
     document, which ends every node open before it, so a run composes as it does within the whole
-    text: the same documents, their numbers and lines (moved to the whole text's), the document limit
+    text: the same documents, their numbers and lines (the whole text's), the document limit
     and the alias budget counted over the whole text (one composer for every run), nothing composed
     past a problem that ends the parse. A text of one run is ``compose``'s."""
     text = as_yaml_stream(text)
@@ -387,13 +387,13 @@ def compose_runs(text: str, limits: Limits) -> Iterator[tuple[list[Document], li
     lines_before = 0
     for run in _document_runs(text):
         with collector_paused():
-            fast = compose_block(run, limits, Composer(limits), composer.earlier)
+            fast = compose_block(run, limits, Composer(limits), composer.earlier, lines_before + 1)
             if fast is None:
                 composer.first_line = lines_before + 1  # its lines and messages are the whole text's
                 composer.compose(run)
         if fast is not None:
             composer.earlier += len(fast)
-            yield _moved(fast, lines_before), []
+            yield fast, []
         else:
             yield composer.documents, composer.problems
             if composer.stopped:
@@ -420,28 +420,6 @@ def _after_directive(text: str, at: int) -> bool:
     """Whether the line before ``at`` is a directive ("%YAML 1.2"): it belongs to the document after it."""
     previous = text.rfind("\n", 0, max(0, at - 1)) + 1
     return text.startswith("%", previous)
-
-
-def _moved(documents: list[Document], lines: int) -> list[Document]:
-    """The line composer's documents with every line number ``lines`` further on (it composes no
-    alias, so each node is met once; the set only makes sure)."""
-    if not lines:
-        return documents
-    seen: set[int] = set()
-    open_nodes = [d.value for d in documents if isinstance(d.value, (YMap, YList))]
-    while open_nodes:
-        node = open_nodes.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        node.line += lines
-        if isinstance(node, YMap):
-            node.lines = {key: line + lines for key, line in node.lines.items()}
-            open_nodes.extend(v for v in node.values() if isinstance(v, (YMap, YList)))
-        else:
-            node.lines = [line + lines for line in node.lines]
-            open_nodes.extend(v for v in node if isinstance(v, (YMap, YList)))
-    return [Document(d.index, d.line + lines, d.value) for d in documents]
 
 
 def _too_deep(text: str, limits: Limits) -> Optional[SyntaxProblem]:
