@@ -112,44 +112,47 @@ class Budgets:
     node: at the envelope, thousands of budgets times thousands of nodes per preemption. Here each
     selector is compiled once per preemption and a budget is asked only about the pods of its
     namespace that carry its selector's first ``key=value`` equality (every selector with one
-    requires it); the others (only set-based requirements) about every pod of their namespace. A
-    budget with a nil or empty selector matches nothing and is left out. The answers are those of
-    asking every budget in order: each budget's allowance is its own, spent in the pods' order.
+    requires it); the others (only set-based requirements) about every pod of their namespace.
+    Budgets with the same selector share its compiled matcher, asked once per pod (a workload's
+    copies each have a budget selecting all of them). A budget with a nil or empty selector matches
+    nothing and is left out. The answers are those of asking every budget in order: each budget's
+    allowance is its own, so the order budgets are spent in does not matter, only the pods'.
     """
 
     __slots__ = ("pdbs", "_by_pair", "_by_namespace")
 
     def __init__(self, pdbs: Sequence[PodDisruptionBudget]) -> None:
         self.pdbs = pdbs
-        # (namespace, key, value) -> the budgets whose selector's first equality that is, in order
-        self._by_pair: dict[tuple[str, str, str], list[tuple[int, PodDisruptionBudget, Matcher]]] = {}
-        # namespace -> the budgets whose selector has no equality, in order
-        self._by_namespace: dict[str, list[tuple[int, PodDisruptionBudget, Matcher]]] = {}
+        # (namespace, key, value) -> matcher -> the budgets (with their index) whose selector it is
+        # and whose first equality that is
+        self._by_pair: dict[tuple[str, str, str], dict[Matcher, list[tuple[int, PodDisruptionBudget]]]] = {}
+        # namespace -> matcher -> the budgets whose selector it is and has no equality
+        self._by_namespace: dict[str, dict[Matcher, list[tuple[int, PodDisruptionBudget]]]] = {}
         for index, pdb in enumerate(pdbs):
             if pdb.selector is None or pdb.selector.is_empty:
                 continue
-            matcher = compile_selector(pdb.selector)
+            matcher = compile_selector(pdb.selector)  # one object per distinct selector (cached)
             if matcher.pairs:
                 key, value = matcher.pairs[0]
-                self._by_pair.setdefault((pdb.namespace, key, value), []).append((index, pdb, matcher))
+                bucket = self._by_pair.setdefault((pdb.namespace, key, value), {})
             else:
-                self._by_namespace.setdefault(pdb.namespace, []).append((index, pdb, matcher))
+                bucket = self._by_namespace.setdefault(pdb.namespace, {})
+            bucket.setdefault(matcher, []).append((index, pdb))
 
     def __len__(self) -> int:
         return len(self.pdbs)
 
     def matching(self, pod: Pod) -> list[tuple[int, PodDisruptionBudget]]:
-        """The budgets (with their index) whose selector matches the pod, in the budgets' order."""
+        """The budgets (with their index) whose selector matches the pod."""
         namespace, labels = pod.namespace, pod.labels
-        found = [
-            (index, pdb) for index, pdb, matcher in self._by_namespace.get(namespace, ()) if matcher.matches(labels)
-        ]
+        found: list[tuple[int, PodDisruptionBudget]] = []
+        for matcher, budgets in self._by_namespace.get(namespace, {}).items():
+            if matcher.matches(labels):
+                found.extend(budgets)
         for key, value in labels.items():
-            for index, pdb, matcher in self._by_pair.get((namespace, key, value), ()):
+            for matcher, budgets in self._by_pair.get((namespace, key, value), {}).items():
                 if matcher.matches(labels):
-                    found.append((index, pdb))
-        if len(found) > 1:
-            found.sort(key=lambda item: item[0])
+                    found.extend(budgets)
         return found
 
 
