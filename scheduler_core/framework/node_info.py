@@ -69,12 +69,16 @@ class PodInfo:
         "required_anti_affinity_terms",
         "preferred_affinity_terms",
         "preferred_anti_affinity_terms",
+        "host_ports",
     )
 
     def __init__(self, pod: Pod) -> None:
         self.pod = pod
         self.requests: ResourceList = pod_requests(pod)
         self.non_zero_requests: ResourceList = non_zero_requests(pod)
+        # The (hostIP, protocol, port) a node's used ports count for the pod, read at every add and
+        # remove (preemption's dry run removes and puts back pods on thousands of cloned nodes).
+        self.host_ports: tuple[tuple[str, str, int], ...] = tuple(host_ports(pod))
         affinity = pod.affinity
         pod_aff = affinity.pod_affinity if affinity else None
         anti = affinity.pod_anti_affinity if affinity else None
@@ -173,6 +177,7 @@ class NodeInfo:
         "image_sizes",
         "pvc_ref_counts",
         "generation",
+        "_lowest_priority",
     )
 
     def __init__(self, node: Node) -> None:
@@ -189,6 +194,8 @@ class NodeInfo:
         # "namespace/claim" -> how many of the node's pods use it (persistentVolumeClaim volumes only)
         self.pvc_ref_counts: dict[str, int] = {}
         self.generation = 0
+        # (generation, the lowest priority of the node's pods then): see lowest_priority
+        self._lowest_priority: Optional[tuple[int, Optional[int]]] = None
 
     @property
     def name(self) -> str:
@@ -227,7 +234,7 @@ class NodeInfo:
             self.requested[name] = self.requested.get(name, 0) + sign * amount
         self.non_zero_requested[CPU] += sign * info.non_zero_requests.get(CPU, 0)
         self.non_zero_requested[MEMORY] += sign * info.non_zero_requests.get(MEMORY, 0)
-        for port in host_ports(info.pod):
+        for port in info.host_ports:
             # HostPortInfo is a set, not a count: removing a pod frees its ports even when another
             # pod on the node declares the same one (the release's cache, and so its preemption
             # dry run, do this).
@@ -251,7 +258,8 @@ class NodeInfo:
                 self.pvc_ref_counts.pop(key, None)
 
     def clone(self) -> "NodeInfo":
-        other = NodeInfo(self.node)
+        other = NodeInfo.__new__(NodeInfo)  # every slot is set below: no empty maps made to be replaced
+        other.node = self.node
         other.pods = list(self.pods)
         other.pods_with_affinity = list(self.pods_with_affinity)
         other.pods_with_required_anti_affinity = list(self.pods_with_required_anti_affinity)
@@ -261,7 +269,19 @@ class NodeInfo:
         other.image_sizes = self.image_sizes
         other.pvc_ref_counts = dict(self.pvc_ref_counts)
         other.generation = self.generation
+        other._lowest_priority = self._lowest_priority
         return other
+
+    def lowest_priority(self) -> Optional[int]:
+        """The lowest priority of the node's pods (None: no pods). Kept while the node's pods are the
+        same (its generation): preemption asks it of every potential node on every attempt, to skip
+        the nodes where the pod may evict nobody."""
+        known = self._lowest_priority
+        if known is not None and known[0] == self.generation:
+            return known[1]
+        lowest = min((info.pod.priority for info in self.pods), default=None)
+        self._lowest_priority = (self.generation, lowest)
+        return lowest
 
     def __repr__(self) -> str:
         return f"NodeInfo({self.name}, {len(self.pods)} pods)"

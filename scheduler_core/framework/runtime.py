@@ -26,6 +26,7 @@ from scheduler_core.framework.interfaces import (
     FilterPlugin,
     NodeToStatus,
     PostFilterResult,
+    PreFilterExtensions,
     PreFilterResult,
     ScorePlugin,
 )
@@ -127,6 +128,13 @@ class Framework:
         self._nominated_nodes_asked: Optional[tuple[int, object]] = None
         self._nominated_nodes: set[str] = set()
         self.signing_plugins, self.signatures_enabled = _signing_plugins(profile)
+        # The PreFilter plugins with extensions, in order, each with them (PreFilterExtensions() is
+        # the plugin's constant): preemption's dry run runs them for every pod it takes off a node.
+        self._pre_filter_extensions: list[tuple[str, PreFilterExtensions]] = [
+            (plugin.name, extensions)
+            for plugin in profile.pre_filter
+            if (extensions := plugin.pre_filter_extensions()) is not None
+        ]
         # Each plugin's fast path and NormalizeScore, found once (capabilities.py).
         self._filter_batch = profile.capabilities.filter_batch
         self._score_batch = profile.capabilities.score_batch
@@ -189,9 +197,9 @@ class Framework:
     def _run_extensions(
         self, state: CycleState, pod: Pod, other: PodInfo, node_info: NodeInfo, adding: bool
     ) -> MaybeStatus:
-        for plugin in self.profile.pre_filter:
-            extensions = plugin.pre_filter_extensions()
-            if extensions is None or plugin.name in state.skip_filter_plugins:
+        skipped = state.skip_filter_plugins
+        for name, extensions in self._pre_filter_extensions:
+            if name in skipped:
                 continue
             if adding:
                 status = extensions.add_pod(state, pod, other, node_info)
@@ -199,7 +207,7 @@ class Framework:
                 status = extensions.remove_pod(state, pod, other, node_info)
             if is_failure(status):
                 method = "add_pod" if adding else "remove_pod"
-                return Status.error(f'running {method} on PreFilter plugin "{plugin.name}": {status.message}')
+                return Status.error(f'running {method} on PreFilter plugin "{name}": {status.message}')
         return None
 
     # ------------------------------------------------------------------ Filter

@@ -163,3 +163,45 @@ def test_rollout_spreads_the_new_replicaset_on_its_own_without_the_terminating_p
     assert pending["nodeName"] == "ip-10-20-2-17.eu-west-1.compute.internal"
     rejected = rejected_by(pending, "PodTopologySpread")
     assert sorted(rejected) == ["ip-10-20-1-17.eu-west-1.compute.internal", "ip-10-20-3-17.eu-west-1.compute.internal"]
+
+
+# ------------------------------------------------------------------ EKS + Istio + node-local DNS (issue 50, item 7)
+# Free CPU of the general nodes (3920m each) before the run, sidecars' 100m counted (istio-init's 100m
+# is under the containers' sum): 11-21 1445, 12-34 1045, 13-47 695, 21-18 345, 22-55 745, 23-92 895,
+# 31-64 645, 32-77 845; the ingress nodes are tainted dedicated=ingress:NoSchedule.
+ISTIO = "istio_nodelocaldns_10.yaml"
+
+
+def test_istio_dump_loads_as_kubectl_wrote_it():
+    scenario = load(ISTIO)
+    assert (len(scenario.nodes), len(scenario.running_pods), len(scenario.pending_pods)) == (10, 70, 10)
+    said = notices(scenario)
+    assert said[NoticeCode.FINISHED_PODS] == ("Pod shop/pg-backup-29390400-8xq2m",)
+    # a sidecar pod's requests: the app's and istio-proxy's (istio-init's 100m is the lesser)
+    [checkout] = [p for p in scenario.pending_pods if p.key == "shop/checkout-59jxw56675-75x7d"]
+    assert pod_requests(checkout)["cpu"] == 1000
+
+
+def test_istio_run_to_the_end_who_stays_pending_and_why():
+    summary = timeline_summary(run_to_the_end(load(ISTIO)))
+    final = summary["final"]
+    pending = sorted(pod for pod, node in final.items() if node is None)
+    assert pending == [
+        "batch/model-training-qmz7xd4bt8-2vxzw",  # 6 CPUs: more than any node has
+        "shop/checkout-59jxw56675-4mxwc",  # zone spread 2/2/1: only us-east-1c, where no node has 1000m
+        "shop/checkout-59jxw56675-75x7d",
+        "shop/payments-x6r4tx9dsx-xff25",  # one per node: the ninth has no general node left
+    ]
+    assert final["shop/payments-x6r4tx9dsx-7g9n7"] == "ip-10-0-23-92.ec2.internal"  # the one node without payments
+    assert final["shop/postgres-2"] in {"ip-10-0-31-64.ec2.internal", "ip-10-0-32-77.ec2.internal"}  # its volume's zone
+    # the recommenders wait for the model server (required pod affinity), then join it
+    model = final["shop/reco-model-nrbcsnzj27-flp8c"]
+    assert final["shop/recommendation-cfxpmgt6mb-nqcsr"] == final["shop/recommendation-cfxpmgt6mb-lqv4f"] == model
+    # nightly-etl (1600m, batch-high) fits nowhere; evicting one batch-low report-worker (1000m) frees enough on
+    # 13-47 (695 + 1000) and 22-55 (745 + 1000), each within the budget (minAvailable 3 of 4): the victim that
+    # started later (11-16 against 11-14) decides
+    victims = {a["pod"]: a["victims"] for a in summary["attempts"] if a.get("victims")}
+    assert victims == {"batch/nightly-etl-nkqt7t5hjk-htq42": ["batch/report-worker-4hzbggq7rx-26szd"]}
+    assert final["batch/nightly-etl-nkqt7t5hjk-htq42"] == "ip-10-0-22-55.ec2.internal"
+    assert final["batch/report-worker-4hzbggq7rx-26szd"] == "deleted"
+    assert len(summary["attempts"]) == 17

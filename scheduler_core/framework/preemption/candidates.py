@@ -22,7 +22,9 @@ from scheduler_core.framework.status import Code, Status, is_failure, is_success
 from scheduler_core.model import Pod, PodDisruptionBudget
 from scheduler_core.framework.preemption.victims import (
     REASON_NO_VICTIMS,
+    Budgets,
     Victims,
+    budgets_of,
     has_potential_victims,
     select_victims_on_node,
 )
@@ -77,16 +79,17 @@ def dry_run_preemption(
     state: CycleState,
     pod: Pod,
     nodes: list[NodeInfo],
-    pdbs: Sequence[PodDisruptionBudget] = (),
+    pdbs: "Sequence[PodDisruptionBudget] | Budgets" = (),
 ) -> DryRun:
     """SelectVictimsOnNode on a clone of each node and of the cycle state."""
     result = DryRun()
+    budgets = budgets_of(pdbs)  # looked up once for every node's victims
     for node_info in nodes:
         if not has_potential_victims(node_info, pod):
             # Same verdict select_victims_on_node would reach, without cloning anything.
             result.node_statuses[node_info.name] = NO_VICTIMS
             continue
-        victims, status = select_victims_on_node(framework, state.clone(), pod, node_info.clone(), pdbs)
+        victims, status = select_victims_on_node(framework, state.clone(), pod, node_info.clone(), budgets)
         if is_success(status) and victims is not None and victims.pods:
             result.candidates.append(Candidate(node_info.name, victims))
             continue

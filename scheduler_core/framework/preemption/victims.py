@@ -16,7 +16,7 @@ from scheduler_core.framework.interfaces import PluginsRunner
 from scheduler_core.framework.node_info import NodeInfo, PodInfo
 from scheduler_core.framework.status import MaybeStatus, Status, is_success
 from scheduler_core.util.gosort import sorted_slice
-from scheduler_core.model.labels import compile_selector
+from scheduler_core.model.labels import Matcher, compile_selector
 from scheduler_core.model import Pod, PodDisruptionBudget
 
 REASON_NO_VICTIMS = "No preemption victims found for incoming pod"
@@ -68,8 +68,10 @@ def may_preempt(victim: Pod, preemptor: Pod) -> bool:
 
 
 def has_potential_victims(node_info: NodeInfo, preemptor: Pod) -> bool:
-    """Cheap test: does the node run any pod the preemptor may evict?"""
-    return any(may_preempt(info.pod, preemptor) for info in node_info.pods)
+    """Cheap test: does the node run any pod the preemptor may evict (``may_preempt``: a lower
+    priority)? Asked of every potential node of every preemption: the node keeps its lowest."""
+    lowest = node_info.lowest_priority()
+    return lowest is not None and lowest < preemptor.priority
 
 
 def started_before(a: Pod, b: Pod) -> bool:
@@ -103,32 +105,82 @@ def by_importance(infos: Sequence[PodInfo]) -> list[PodInfo]:
     return sorted_slice(infos, more_important)
 
 
+class Budgets:
+    """The PodDisruptionBudgets one preemption reads, looked up by what a pod could match.
+
+    filterPodsWithPDBViolation asks every budget about every potential victim, on every potential
+    node: at the envelope, thousands of budgets times thousands of nodes per preemption. Here each
+    selector is compiled once per preemption and a budget is asked only about the pods of its
+    namespace that carry its selector's first ``key=value`` equality (every selector with one
+    requires it); the others (only set-based requirements) about every pod of their namespace.
+    Budgets with the same selector share its compiled matcher, asked once per pod (a workload's
+    copies each have a budget selecting all of them). A budget with a nil or empty selector matches
+    nothing and is left out. The answers are those of asking every budget in order: each budget's
+    allowance is its own, so the order budgets are spent in does not matter, only the pods'.
+    """
+
+    __slots__ = ("pdbs", "_by_pair", "_by_namespace")
+
+    def __init__(self, pdbs: Sequence[PodDisruptionBudget]) -> None:
+        self.pdbs = pdbs
+        # (namespace, key, value) -> matcher -> the budgets (with their index) whose selector it is
+        # and whose first equality that is
+        self._by_pair: dict[tuple[str, str, str], dict[Matcher, list[tuple[int, PodDisruptionBudget]]]] = {}
+        # namespace -> matcher -> the budgets whose selector it is and has no equality
+        self._by_namespace: dict[str, dict[Matcher, list[tuple[int, PodDisruptionBudget]]]] = {}
+        for index, pdb in enumerate(pdbs):
+            if pdb.selector is None or pdb.selector.is_empty:
+                continue
+            matcher = compile_selector(pdb.selector)  # one object per distinct selector (cached)
+            if matcher.pairs:
+                key, value = matcher.pairs[0]
+                bucket = self._by_pair.setdefault((pdb.namespace, key, value), {})
+            else:
+                bucket = self._by_namespace.setdefault(pdb.namespace, {})
+            bucket.setdefault(matcher, []).append((index, pdb))
+
+    def __len__(self) -> int:
+        return len(self.pdbs)
+
+    def matching(self, pod: Pod) -> list[tuple[int, PodDisruptionBudget]]:
+        """The budgets (with their index) whose selector matches the pod."""
+        namespace, labels = pod.namespace, pod.labels
+        found: list[tuple[int, PodDisruptionBudget]] = []
+        for matcher, budgets in self._by_namespace.get(namespace, {}).items():
+            if matcher.matches(labels):
+                found.extend(budgets)
+        for key, value in labels.items():
+            for matcher, budgets in self._by_pair.get((namespace, key, value), {}).items():
+                if matcher.matches(labels):
+                    found.extend(budgets)
+        return found
+
+
+def budgets_of(pdbs: "Sequence[PodDisruptionBudget] | Budgets") -> Budgets:
+    return pdbs if isinstance(pdbs, Budgets) else Budgets(pdbs)
+
+
 def split_by_pdb_violation(
-    infos: list[PodInfo], pdbs: Sequence[PodDisruptionBudget]
+    infos: list[PodInfo], pdbs: "Sequence[PodDisruptionBudget] | Budgets"
 ) -> tuple[list[PodInfo], list[PodInfo]]:
     """filterPodsWithPDBViolation: (violating, non-violating), each in the given order.
 
     Each budget's allowance is spent pod by pod in that order; a pod that takes a budget below
-    zero would violate it. Pods without labels, or already listed as disrupted, spend nothing."""
-    allowed = [pdb.disruptions_allowed for pdb in pdbs]
-    matchers = [
-        compile_selector(pdb.selector) if pdb.selector is not None and not pdb.selector.is_empty else None
-        for pdb in pdbs
-    ]
+    zero would violate it. Pods without labels, or already listed as disrupted, spend nothing.
+    Only the budgets that match a pod are looked at (``Budgets``)."""
+    budgets = budgets_of(pdbs)
+    spent: dict[int, int] = {}  # budget index -> the disruptions this call has spent of it
     violating: list[PodInfo] = []
     non_violating: list[PodInfo] = []
     for info in infos:
         pod = info.pod
         violated = False
         if pod.labels:
-            for index, pdb in enumerate(pdbs):
-                matcher = matchers[index]
-                if pdb.namespace != pod.namespace or matcher is None or not matcher.matches(pod.labels):
-                    continue
+            for index, pdb in budgets.matching(pod):
                 if pod.name in pdb.disrupted_pods:
                     continue
-                allowed[index] -= 1
-                if allowed[index] < 0:
+                spent[index] = used = spent.get(index, 0) + 1
+                if pdb.disruptions_allowed - used < 0:
                     violated = True
         (violating if violated else non_violating).append(info)
     return violating, non_violating
@@ -157,7 +209,11 @@ class _DryRunNode:
 
 
 def select_victims_on_node(
-    framework: PluginsRunner, state: CycleState, pod: Pod, node_info: NodeInfo, pdbs: Sequence[PodDisruptionBudget] = ()
+    framework: PluginsRunner,
+    state: CycleState,
+    pod: Pod,
+    node_info: NodeInfo,
+    pdbs: "Sequence[PodDisruptionBudget] | Budgets" = (),
 ) -> tuple[Optional[Victims], MaybeStatus]:
     """The victims on ``node_info`` (a clone, as ``state`` is), or the status saying why none work.
 

@@ -23,8 +23,11 @@ from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.node_info import NodeInfo, PodInfo
 from scheduler_core.framework.preemption.candidates import NO_VICTIMS, Candidate, DryRun, expected_a_victim
 from scheduler_core.framework.preemption.victims import (
+    Budgets,
     Victims,
+    budgets_of,
     by_importance,
+    has_potential_victims,
     may_preempt,
     split_by_pdb_violation,
 )
@@ -116,6 +119,7 @@ def numeric_dry_run(
     before = rules.constant_verdicts(rules.before, pod, positions) if rules.before else [None] * len(nodes)
     after = rules.constant_verdicts(rules.after, pod, positions) if rules.after else [None] * len(nodes)
     memo = memo if not pdbs else None
+    budgets = budgets_of(pdbs)  # looked up once for every node's victims
     preemptor = (pod.priority, tuple(checked))  # one object: the per-node keys share it
     nominated_nodes = framework.nominator.nodes_with_nominated_pods()
     result = DryRun()
@@ -130,7 +134,7 @@ def numeric_dry_run(
         key = (node_info.generation, preemptor, nominated_keys, before_status, after_status)
         kept = memo.get(name, node_info, key) if memo is not None else None
         if kept is None:
-            victims, status = _verdict(rules, pod, node_info, nominated, before_status, after_status, pdbs)
+            victims, status = _verdict(rules, pod, node_info, nominated, before_status, after_status, budgets)
             kept = (Candidate(name, victims) if victims is not None else None, status)
             if memo is not None:
                 memo.put(name, node_info, key, kept)
@@ -149,10 +153,10 @@ def _verdict(
     nominated: list[Pod],
     before: MaybeStatus,
     after: MaybeStatus,
-    pdbs: Sequence[PodDisruptionBudget],
+    pdbs: Budgets,
 ) -> NodeVerdict:
     """dry_run_preemption's verdict on one node (a node without lower-priority pods has no victims)."""
-    if not any(may_preempt(info.pod, pod) for info in node_info.pods):
+    if not has_potential_victims(node_info, pod):
         return None, NO_VICTIMS
     return _victims_on_node(rules, pod, node_info, nominated, before, after, pdbs)
 
@@ -221,7 +225,7 @@ def _victims_on_node(
     nominated: list[Pod],
     before: MaybeStatus,
     after: MaybeStatus,
-    pdbs: Sequence[PodDisruptionBudget],
+    pdbs: Budgets,
 ) -> NodeVerdict:
     """select_victims_on_node on numbers: the Filter answer is ``before``, else Fit's, else ``after``."""
     if before is not None:  # every Filter call on this node stops there

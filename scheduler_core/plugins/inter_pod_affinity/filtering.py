@@ -47,7 +47,15 @@ PairCounts = dict[TopologyPair, int]
 class PreFilterState:
     """What Filter reads; cloned before preemption's dry run changes it through add/remove_pod."""
 
-    __slots__ = ("existing_anti", "affinity", "anti", "pod_info", "namespace_labels", "matches_own_affinity")
+    __slots__ = (
+        "existing_anti",
+        "affinity",
+        "anti",
+        "pod_info",
+        "namespace_labels",
+        "matches_own_affinity",
+        "_shared",
+    )
 
     def __init__(self, pod_info: PodInfo, namespace_labels: Mapping[str, str]) -> None:
         self.existing_anti: PairCounts = {}
@@ -57,30 +65,51 @@ class PreFilterState:
         self.namespace_labels = namespace_labels  # of the incoming pod's namespace
         # The pod matches all its own required affinity terms (false when it has none).
         self.matches_own_affinity = matches_all(pod_info.required_affinity_terms, pod_info.pod, namespace_labels)
+        # The count maps are shared with a clone (or the state cloned) until one side changes them.
+        self._shared = False
 
     def clone(self) -> "PreFilterState":
+        """preFilterState.Clone: the copy's counts are its own. Copied when first changed, not here:
+        preemption's dry run clones the state for every potential node (thousands) and mostly
+        removes pods no count is about, while a count keyed by hostname has a pair per node."""
         other = PreFilterState.__new__(PreFilterState)
-        other.existing_anti = dict(self.existing_anti)
-        other.affinity = dict(self.affinity)
-        other.anti = dict(self.anti)
+        other.existing_anti = self.existing_anti
+        other.affinity = self.affinity
+        other.anti = self.anti
         other.pod_info = self.pod_info  # never changes
         other.namespace_labels = self.namespace_labels
         other.matches_own_affinity = self.matches_own_affinity
+        other._shared = self._shared = True
         return other
+
+    def _own_counts(self) -> None:
+        """Before a change: the count maps are made this state's own if a clone shares them."""
+        if self._shared:
+            self.existing_anti = dict(self.existing_anti)
+            self.affinity = dict(self.affinity)
+            self.anti = dict(self.anti)
+            self._shared = False
 
     def update_with_pod(self, other: PodInfo, node: Node, sign: int, snapshot: SharedLister) -> None:
         """A running pod appears on (sign +1) or leaves (-1) ``node`` during preemption."""
         incoming = self.pod_info
+        bumps: list[tuple[int, str]] = []  # (which count map, topology key), in updateWithPod's order
         for term in other.required_anti_affinity_terms:
             if term.matches(incoming.pod, self.namespace_labels):
-                _bump(self.existing_anti, node, term.topology_key, sign)
+                bumps.append((0, term.topology_key))
         other_ns_labels = snapshot.labels_of_namespace(other.pod.namespace)
         if matches_all(incoming.required_affinity_terms, other.pod, other_ns_labels):
             for term in incoming.required_affinity_terms:
-                _bump(self.affinity, node, term.topology_key, sign)
+                bumps.append((1, term.topology_key))
         for term in incoming.required_anti_affinity_terms:
             if term.matches(other.pod, other_ns_labels):
-                _bump(self.anti, node, term.topology_key, sign)
+                bumps.append((2, term.topology_key))
+        if not bumps:
+            return
+        self._own_counts()
+        counts = (self.existing_anti, self.affinity, self.anti)
+        for which, topology_key in bumps:
+            _bump(counts[which], node, topology_key, sign)
 
     def to_json(self) -> dict[str, Any]:
         return PreFilterCounts(

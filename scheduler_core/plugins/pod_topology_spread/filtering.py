@@ -76,7 +76,7 @@ class CriticalPaths:
 class PreFilterState:
     """Per hard constraint: matching pods per domain and the critical paths (preFilterState)."""
 
-    __slots__ = ("constraints", "match_num", "critical_paths", "batch")
+    __slots__ = ("constraints", "match_num", "critical_paths", "batch", "_shared")
 
     def __init__(
         self, constraints: list[Constraint], match_num: list[dict[str, int]], critical_paths: list[CriticalPaths]
@@ -88,6 +88,8 @@ class PreFilterState:
         # and by update_with_pod, after which Filter goes node by node. Any: vectorized.py imports
         # this module, so the type cannot be named here without an import cycle.
         self.batch: Any = None
+        # match_num's maps are shared with a clone (or the state cloned) until one side changes them.
+        self._shared = False
 
     def min_match_num(self, index: int) -> int:
         """The global minimum, 0 while fewer domains than minDomains are eligible."""
@@ -96,9 +98,19 @@ class PreFilterState:
         return self.critical_paths[index].minimum
 
     def clone(self) -> "PreFilterState":
-        return PreFilterState(
-            self.constraints, [dict(m) for m in self.match_num], [p.clone() for p in self.critical_paths]
-        )
+        """preFilterState.Clone: the copy's counts are its own. The per-domain maps are copied when
+        first changed, not here: preemption's dry run clones the state for every potential node
+        (thousands) and mostly removes pods no constraint selects, while a constraint keyed by
+        hostname has a domain per node."""
+        other = PreFilterState(self.constraints, self.match_num, [p.clone() for p in self.critical_paths])
+        other._shared = self._shared = True
+        return other
+
+    def own_counts(self) -> None:
+        """Before a change: match_num's maps are made this state's own if a clone shares them."""
+        if self._shared:
+            self.match_num = [dict(m) for m in self.match_num]
+            self._shared = False
 
     def to_json(self) -> list[dict[str, Any]]:
         return [
@@ -209,5 +221,6 @@ def update_with_pod(state: PreFilterState, changed: Pod, pod: Pod, node: Optiona
         if not constraint.matcher.matches(changed.labels) or not policy.includes(constraint, node):
             continue
         value = labels[constraint.topology_key]
+        state.own_counts()
         state.match_num[i][value] = state.match_num[i].get(value, 0) + delta
         state.critical_paths[i].update(value, state.match_num[i][value])

@@ -44,6 +44,7 @@ def _pod_info_fields(info) -> tuple:
         info.required_anti_affinity_terms,
         info.preferred_affinity_terms,
         info.preferred_anti_affinity_terms,
+        info.host_ports,
     )
 
 
@@ -77,3 +78,35 @@ def test_the_pod_info_cache_answers_what_a_fresh_pod_info_would():
     for name in ("q", "r", "s"):
         cache.of(make_pod(name))
     assert len(cache._infos) <= 2
+
+
+def test_the_lowest_priority_follows_the_pods_added_and_removed_and_a_clone_keeps_its_own():
+    from scheduler_core.framework.node_info import NodeInfo
+
+    info = NodeInfo(make_node("n1"))
+    assert info.lowest_priority() is None
+    low, high = make_pod("low", node="n1", priority=-100), make_pod("high", node="n1", priority=1000)
+    info.add_pod(PodInfo(high))
+    assert info.lowest_priority() == 1000
+    info.add_pod(PodInfo(low))
+    assert info.lowest_priority() == -100
+    trial = info.clone()  # preemption's dry run takes the low one off its copy
+    trial.remove_pod(low)
+    assert (trial.lowest_priority(), info.lowest_priority()) == (1000, -100)
+    info.remove_pod(high)
+    assert (trial.lowest_priority(), info.lowest_priority()) == (1000, -100)
+    info.remove_pod(low)
+    assert info.lowest_priority() is None
+
+
+def test_host_ports_are_those_of_the_sidecars_and_containers():
+    from scheduler_core.model import Container, ContainerPort
+
+    sidecar = Container("proxy", ports=(ContainerPort(15090, 15090),), restart_policy="Always")
+    init = Container("init", ports=(ContainerPort(9000, 9000),))  # an ordinary init container holds none
+    pod = make_pod(
+        "p",
+        containers=(Container("c", ports=(ContainerPort(53, 53, protocol="UDP"),)),),
+        init_containers=(init, sidecar),
+    )
+    assert PodInfo(pod).host_ports == (("0.0.0.0", "TCP", 15090), ("0.0.0.0", "UDP", 53))

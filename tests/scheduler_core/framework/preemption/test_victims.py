@@ -3,16 +3,19 @@
 
 from __future__ import annotations
 
+import random
 from datetime import datetime, timedelta, timezone
 
 from scheduler_core.framework.node_info import PodInfo
 from scheduler_core.framework.preemption.victims import (
+    Budgets,
     may_preempt,
     more_important,
     split_by_pdb_violation,
     started_before,
 )
-from scheduler_core.model import LabelSelector, PodDisruptionBudget
+from scheduler_core.model import LabelSelector, LabelSelectorRequirement, PodDisruptionBudget
+from scheduler_core.model.labels import compile_selector
 from tests.scheduler_core.builders import make_pod
 
 T0 = datetime(2026, 11, 1, tzinfo=timezone.utc)
@@ -78,3 +81,60 @@ def test_a_pdb_with_an_empty_or_missing_selector_selects_nothing():
         budget = PodDisruptionBudget("default", "all", selector, disruptions_allowed=0)
         violating, fine = split_by_pdb_violation([info("a")], [budget])
         assert (names(violating), names(fine)) == ([], ["a"])
+
+
+def _every_budget_in_order(infos, pdbs):
+    """filterPodsWithPDBViolation as written upstream: every budget asked about every pod, in order."""
+    allowed = [pdb.disruptions_allowed for pdb in pdbs]
+    violating, fine = [], []
+    for one in infos:
+        pod, violated = one.pod, False
+        for index, pdb in enumerate(pdbs):
+            if not pod.labels or pdb.selector is None or pdb.selector.is_empty or pdb.namespace != pod.namespace:
+                continue
+            if not compile_selector(pdb.selector).matches(pod.labels) or pod.name in pdb.disrupted_pods:
+                continue
+            allowed[index] -= 1
+            violated = violated or allowed[index] < 0
+        (violating if violated else fine).append(one)
+    return violating, fine
+
+
+def test_budgets_looked_up_by_label_answer_as_every_budget_asked_in_order():
+    # Budgets asks a budget only about pods carrying its selector's first equality (or, without one,
+    # every pod of its namespace): random budgets and pods, the same split as asking every budget.
+    rng = random.Random(7)
+    values = ("a", "b", "c")
+
+    def selector():
+        kind = rng.randrange(5)
+        if kind == 0:
+            return None if rng.random() < 0.5 else LabelSelector()
+        labels = tuple(sorted({(rng.choice(("app", "tier")), rng.choice(values)) for _ in range(rng.randint(0, 2))}))
+        operator = rng.choice(("In", "NotIn", "Exists", "DoesNotExist"))
+        chosen = tuple(rng.sample(values, rng.randint(1, 2))) if operator in ("In", "NotIn") else ()
+        expressions = (LabelSelectorRequirement(rng.choice(("app", "tier")), operator, chosen),) if kind > 2 else ()
+        return LabelSelector(labels, expressions)
+
+    for _ in range(300):
+        pdbs = [
+            PodDisruptionBudget(
+                rng.choice(("default", "shop")),
+                f"b{i}",
+                selector(),
+                rng.randint(0, 2),
+                frozenset(rng.sample(["p0", "p1", "p2"], rng.randint(0, 1))),
+            )
+            for i in range(rng.randint(0, 6))
+        ]
+        pods = [
+            info(
+                f"p{i}",
+                namespace=rng.choice(("default", "shop")),
+                labels={k: rng.choice(values) for k in ("app", "tier") if rng.random() < 0.7},
+            )
+            for i in range(rng.randint(0, 6))
+        ]
+        expected = _every_budget_in_order(pods, pdbs)
+        assert split_by_pdb_violation(pods, pdbs) == expected
+        assert split_by_pdb_violation(pods, Budgets(pdbs)) == expected

@@ -9,6 +9,7 @@ from scheduler_core.framework.batch import PASS
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.node_info import PodInfo
 from scheduler_core.framework.status import SKIP, Status
+from scheduler_core.plugins.inter_pod_affinity import filtering
 from scheduler_core.plugins.inter_pod_affinity.filtering import PreFilterCounts
 from tests.scheduler_core.builders import make_pod
 from tests.scheduler_core.builders import (
@@ -331,3 +332,33 @@ def test_filter_without_pre_filter_state_is_an_error():
     plugin, snapshot = make_inter_pod_affinity([])
     status = plugin.filter(CycleState(), make_pod("web"), snapshot.get("node1"))
     assert status == Status.error('error reading "PreFilterInterPodAffinity" from cycleState: not found')
+
+
+def test_a_clone_shares_the_counts_until_either_side_changes_them():
+    # The dry run clones the state for every potential node: the count maps are copied only by the
+    # side that changes them first, whichever it is, and a change never shows on the other side.
+    db = make_pod("db", labels={"app": "db"}, node="node1")
+    plugin, snapshot = make_inter_pod_affinity([db])
+    pod = make_pod("web", labels={"app": "web"}, affinity=affinity(anti_required=[term({"app": "db"}, HOST)]))
+    state = CycleState()
+    plugin.pre_filter(state, pod, snapshot.node_infos)
+    computed = state.read(filtering.PRE_FILTER_STATE)
+    node1, node3 = snapshot.get("node1"), snapshot.get("node3")
+
+    untouched = state.clone()
+    unrelated = PodInfo(make_pod("cache", labels={"app": "cache"}, node="node1"))
+    assert plugin.remove_pod(untouched, pod, unrelated, node1) is None  # no count is about it: nothing copied
+    assert untouched.read(filtering.PRE_FILTER_STATE).anti is computed.anti
+
+    dry_run = state.clone()
+    assert plugin.remove_pod(dry_run, pod, node1.pods[0], node1) is None
+    assert plugin.pre_filter_state_json(dry_run)["antiAffinityCounts"] == {}
+    assert plugin.pre_filter_state_json(state)["antiAffinityCounts"] == {f"{HOST}=node1": 1}
+
+    # the original changed after cloning: the clone that shared its maps keeps what it had
+    assert plugin.add_pod(state, pod, PodInfo(make_pod("db-2", labels={"app": "db"}, node="node3")), node3) is None
+    assert plugin.pre_filter_state_json(state)["antiAffinityCounts"] == {f"{HOST}=node1": 1, f"{HOST}=node3": 1}
+    assert plugin.pre_filter_state_json(untouched)["antiAffinityCounts"] == {f"{HOST}=node1": 1}
+    assert plugin.pre_filter_state_json(dry_run)["antiAffinityCounts"] == {}
+    assert plugin.filter(untouched, pod, node3) is None
+    assert plugin.filter(state, pod, node3) == ANTI

@@ -27,6 +27,7 @@ from scheduler_core.plugins.pod_topology_spread.filtering import (
     REASON_CONSTRAINTS_NOT_MATCH,
     REASON_NODE_LABEL_NOT_MATCH,
 )
+from scheduler_core.plugins.pod_topology_spread.plugin import _PRE_FILTER_STATE as PTS_STATE
 from tests.scheduler_core.builders import FakeHandle, make_node, make_pod, make_snapshot
 
 FOO = LabelSelector(match_labels=(("foo", "bar"),))
@@ -385,3 +386,28 @@ def test_the_pre_filter_state_is_written_as_its_declaration_says():
     keys = [info.encode_name for info in msgspec.structs.fields(ConstraintCounts)]
     assert [list(constraint) for constraint in written] == [keys, keys]
     assert [ConstraintCounts.from_json(constraint).to_json() for constraint in written] == written
+
+
+def test_a_clone_shares_the_domain_counts_until_either_side_changes_them():
+    # The dry run clones the state for every potential node: match_num is copied only by the side
+    # that changes it first, whichever it is, and a change never shows on the other side.
+    pod = make_pod("mypod", labels={"foo": "bar"}, topology_spread_constraints=(hard("zone"),))
+    plugin, state, _, _ = run_filters(seed_nodes(), running({"node1": 2, "node3": 1}), pod)
+    snapshot = plugin._handle.snapshot
+    node1, node4 = snapshot.by_name["node1"], snapshot.by_name["node4"]
+    original = state.read(PTS_STATE)
+
+    untouched = state.clone()
+    other = PodInfo(make_pod("other", labels={"foo": "baz"}, node="node1"))
+    assert plugin.remove_pod(untouched, pod, other, node1) is None  # not selected: nothing copied
+    assert untouched.read(PTS_STATE).match_num is original.match_num
+
+    trial = state.clone()
+    assert plugin.remove_pod(trial, pod, node1.pods[0], node1) is None
+    assert plugin.pre_filter_state_json(trial)[0]["matchNum"] == {"zoneA": 1, "zoneB": 1}
+
+    # the original changed after cloning: the clone that shared its counts keeps what it had
+    assert plugin.add_pod(state, pod, PodInfo(make_pod("new", labels={"foo": "bar"}, node="node4")), node4) is None
+    assert plugin.pre_filter_state_json(state)[0]["matchNum"] == {"zoneA": 2, "zoneB": 2}
+    assert plugin.pre_filter_state_json(untouched)[0]["matchNum"] == {"zoneA": 2, "zoneB": 1}
+    assert plugin.pre_filter_state_json(trial)[0]["matchNum"] == {"zoneA": 1, "zoneB": 1}
