@@ -22,19 +22,19 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
-from webui.services import engine
+from webui.services import engine, listtidy
 from webui.services.errors import DomainError
 
 SERVER_METADATA = ("managedFields", "uid", "resourceVersion", "creationTimestamp", "generation", "selfLink")
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 # A List somewhere at the top level, in block style or JSON: only then is the text looked into.
 MENTIONS_LIST = re.compile(r'^kind:[ \t]*["\']?List["\']?[ \t]*$|"kind"[ \t]*:[ \t]*"List"', re.MULTILINE)
+FLOW_START = re.compile(r"[ \t\r\n]*[\[{]")
 TOP_LEVEL_KEY = re.compile(r"^([A-Za-z]+):(.*)$")
 # A YAML alias (`*name`) where a value starts: only text holding one is scanned for anchors.
 MAY_HOLD_ALIAS = re.compile(r"(?:^|[\s\[{,:])\*[^\s,\[\]{}]")
@@ -42,9 +42,9 @@ LIST_KEYS = {"apiVersion", "items", "kind", "metadata"}
 # Plain scalars read, and strings written, as Kubernetes reads them (the engine's go-yaml reading).
 LOADER = engine.YAML_LOADER
 DUMPER = engine.YAML_DUMPER
-# Told how many objects of how many a List's items have been written out so far (a big upload's worker
-# reports it: services/uploads.py); the items are written this many at a time.
-Progress = Callable[[int, int], None]
+# Told how many of a List's items have been written out so far and what percent of the work that is
+# (a big upload's worker reports it: services/uploads.py); the items are written this many at a time.
+Progress = listtidy.Progress
 DUMP_BATCH = 1000
 
 
@@ -120,6 +120,8 @@ def normalize(text: str, progress: Progress | None = None) -> str:
 def unwrap_block_list(text: str) -> str | None:
     """The items of a one-document block-style `kind: List` as a stream; None for any other layout;
     the text as typed when an alias in it points outside its own item (see the module's doc)."""
+    if FLOW_START.match(text):
+        return None  # JSON or flow style: not split into lines (a 262 MB List is 11 M of them, ~0.8 GB)
     lines = text.split("\n")
     items_at = _top_level_items(lines)
     if items_at is None:
@@ -245,6 +247,9 @@ def _without_empty_annotations(lines: list[str]) -> list[str]:
 def _reformat_list(text: str, progress: Progress | None = None) -> str:
     """Every List's items (several Lists, JSON values back to back, objects between them) as one
     stream, in file order; anything that does not parse, or holds something else, is kept as given."""
+    streamed = listtidy.tidied_lists(text, _json_decoder(), DUMPER, _without_server_fields, progress)
+    if streamed is not None:
+        return streamed
     documents = _json_values(text)
     if documents is None:
         try:
@@ -267,7 +272,8 @@ def _dump_items(items: list[Any], progress: Progress | None) -> str:
         dumped = yaml.dump_all(batch, Dumper=DUMPER, sort_keys=False, default_flow_style=False)
         parts.append(dumped if not start else "---\n" + dumped)
         if progress is not None:
-            progress(min(start + DUMP_BATCH, len(items)), len(items))
+            done = min(start + DUMP_BATCH, len(items))
+            progress(done, done * 100 // len(items))
     return "".join(parts) if parts else yaml.dump_all([], Dumper=DUMPER)
 
 
@@ -275,9 +281,7 @@ def _json_values(text: str) -> list[Any] | None:
     """The top-level values of text that is JSON and nothing else (`kubectl get -o json`, or JSON values
     back to back), read as the YAML parser reads them (a number as Kubernetes reads its text) but some
     30 times faster (a 40 MB List: 1 s instead of 28); None for anything else, which the parser reads."""
-    decoder = json.JSONDecoder(
-        parse_int=engine.resolve_plain_scalar, parse_float=engine.resolve_plain_scalar, parse_constant=_not_json
-    )
+    decoder = _json_decoder()
     values: list[Any] = []
     at = _skip_space(text, 0)
     if text[at : at + 1] not in ("{", "["):
@@ -293,7 +297,13 @@ def _json_values(text: str) -> list[Any] | None:
     return values
 
 
-JSON_SPACE = re.compile(r"[ \t\r\n]*")
+def _json_decoder() -> json.JSONDecoder:
+    return json.JSONDecoder(
+        parse_int=engine.resolve_plain_scalar, parse_float=engine.resolve_plain_scalar, parse_constant=_not_json
+    )
+
+
+JSON_SPACE = listtidy.JSON_SPACE
 
 
 def _skip_space(text: str, at: int) -> int:

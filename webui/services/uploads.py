@@ -165,7 +165,8 @@ def _read(upload_id: int, worker: str) -> str:
         files = _read_files(upload, progress)
         progress(force=True, what="tidying the text", bytes_read=upload.size)
         text = imports.upload_text(
-            files, lambda done, total: progress(what=f"tidying the text: {done} of {total} objects", objects_read=done)
+            files,
+            lambda done, percent: progress(what=f"tidying the text: {done:,} objects ({percent}%)", objects_read=done),
         )
         del files
         engine.enforce_size(text)

@@ -147,7 +147,7 @@ def test_a_kubectl_json_list_reports_the_objects_tidied_as_it_goes(monkeypatch, 
     items = [yaml.safe_load(support.node_yaml(f"n{i}", "a")) for i in range(5)]
     data = json.dumps({"apiVersion": "v1", "kind": "List", "items": items}).encode()
     monkeypatch.setattr(uploads, "REPORT_SECONDS", 0.0)
-    monkeypatch.setattr(uploads.imports, "DUMP_BATCH", 2)
+    monkeypatch.setattr(uploads.imports.listtidy, "PROGRESS_EVERY", 2)
     seen: list[tuple[str, int]] = []
     monkeypatch.setattr(
         uploads.publisher,
@@ -157,7 +157,9 @@ def test_a_kubectl_json_list_reports_the_objects_tidied_as_it_goes(monkeypatch, 
     upload = uploads.receive(OWNER, "x", [received(tmp_path, "dump.json", data)])
     uploads.read(upload.pk, "w1")
     tidied = [entry for entry in seen if entry[0].startswith("tidying the text: ")]
-    assert tidied == [(f"tidying the text: {n} of 5 objects", n) for n in (2, 4, 5)]
+    assert [objects for _what, objects in tidied] == [2, 4, 5]
+    assert [what.split(" objects")[0] for what, _objects in tidied] == [f"tidying the text: {n}" for n in (2, 4, 5)]
+    assert tidied[-1][0].endswith("objects (100%)")
     assert seen[-1] == ("saved", 5)
     assert Upload.objects.get(pk=upload.pk).version.text.startswith("apiVersion: v1\nkind: Node\n")
 
