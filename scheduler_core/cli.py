@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence, Union
 from scheduler_core.scenario import live_cluster as snapshot
 from scheduler_core.run.loop import run_to_the_end
 from scheduler_core.encoding.events import Event, ExtensionPoint
-from scheduler_core.answers.filter_details import collect_details
+from scheduler_core.answers.filter_details import cycles_with_details
 from scheduler_core.model import NoticeCode, Scenario
 from scheduler_core.cluster.node_lifecycle import NodeTaintChange, controller_taint_changes, with_controller_taints
 from scheduler_core.answers.recorded import (
@@ -37,8 +37,9 @@ from scheduler_core.answers.report import (
     MAX_NODES_LISTED,
     TimelineReport,
     render_comparison,
+    cycle_report_lines,
     render_notices,
-    render_report,
+    report_header,
 )
 from scheduler_core.scenario import Limits, ScenarioInvalid
 from scheduler_core.scenario.limits import in_own_words, setting_value
@@ -406,23 +407,41 @@ def run_trace(args: argparse.Namespace) -> int:
         # --json alone reads the builder's summary: the pass writes only the events the builder reads.
         _stream_trace_json(scenario, simulate(scenario, tie_break=args.tie_break, seed=args.seed, reads=TRACE_READS))
         return _exit_code(scenario)
-    events: list[Event] = []
-    recorded = _drive(
+    if not args.json and not args.events:
+        _stream_trace_text(args, scenario, changes)
+        return _exit_code(scenario)
+    _drive(
         args,
         scenario,
         simulate(scenario, tie_break=args.tie_break, seed=args.seed),
         TraceBuilder(),
         replayed_from_trace,
-        events.append,
+        lambda event: None,
     )
-    if recorded is not None:
-        details = collect_details(scenario, tie_break=args.tie_break, seed=args.seed, per_plugin=MAX_NODES_LISTED)
-        print(
-            "\n".join(
-                [*_taint_lines(changes), render_report(events, scenario, details, args.tie_break), *recorded.lines()]
-            )
-        )
     return _exit_code(scenario)
+
+
+def _stream_trace_text(args: argparse.Namespace, scenario: Scenario, changes: Any) -> None:
+    """`trace`'s text report, written a cycle at a time from one replay (each cycle's events with the
+    facts behind its rejections): only each pod's outcome is kept, for the recorded answer after the
+    cycles. Held whole, 5,000 pending pods on 5,000 nodes grew past 8 GB."""
+    out = sys.stdout
+    builder = TraceBuilder()
+    outcomes: dict[str, Replayed] = {}
+    for line in [*_taint_lines(changes), *report_header(scenario)]:
+        out.write(line + "\n")
+    cycles = cycles_with_details(scenario, tie_break=args.tie_break, seed=args.seed, per_plugin=MAX_NODES_LISTED)
+    for events, details in cycles:
+        for event in events:
+            builder.add(event)
+        for line in cycle_report_lines(events, details, args.tie_break):
+            out.write(line + "\n")
+        for cycle in builder.take():
+            outcomes.update(replayed_from_trace({"cycles": [cycle]}))
+    for cycle in builder.take():
+        outcomes.update(replayed_from_trace({"cycles": [cycle]}))
+    for line in compare_recorded(scenario, outcomes).lines():
+        out.write(line + "\n")
 
 
 def run_timeline(args: argparse.Namespace) -> int:

@@ -105,22 +105,22 @@ def on_auth_error(request: HttpRequest, exc: AuthenticationError) -> HttpRespons
 
 @api.exception_handler(RequestDataTooBig)
 def on_too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
-    """A body Django will not hold (DATA_UPLOAD_MAX_MEMORY_SIZE: room for a scenario of SCHEDLAB_MAX_BYTES
-    escaped in JSON, twice over)."""
+    """A body Django will not hold in memory (DATA_UPLOAD_MAX_MEMORY_SIZE, which is
+    SCHEDLAB_MAX_BODY_BYTES): a scenario that big is sent as a file, streamed to disk."""
     try:
         size = int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
         size = 0
     said = f"the request is {engine.megabytes(size)}," if size else "the request is"
-    limit = LimitExceeded(
-        "max_bytes",
-        settings.SCHEDLAB_MAX_BYTES,
-        engine.in_server_words(
-            f"{said} more than a scenario of the limit of {engine.megabytes(settings.SCHEDLAB_MAX_BYTES)} "
-            "takes (Limits.max_bytes)"
-        ),
+    held = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    wanted = f"={size}" if size > held else ""
+    message = (
+        f"{said} more than the {engine.megabytes(held)} a request's body may hold; send a scenario that big "
+        f"as a file (POST /api/uploads/file, as the importer sends any file of "
+        f"{engine.megabytes(settings.SCHEDLAB_BIG_UPLOAD_BYTES)} or more), or this server's administrator "
+        f"raises the limit with SCHEDLAB_MAX_BODY_BYTES{wanted}"
     )
-    return on_domain_error(request, limit)
+    return on_domain_error(request, LimitExceeded("max_body_bytes", held, message))
 
 
 # One router per area (webui/routers/<area>.py, its schemas in webui/schemas/<area>.py), each under its

@@ -207,12 +207,12 @@ CELERY_TASK_ROUTES = {
 
 # --- SchedLab limits (every one can be raised or lowered per deployment) ------------------------
 # Two sets of defaults. The embedded mode (`make run`: one person, their own machine) takes a
-# cluster at Kubernetes' envelope of 5,000 nodes (docs/OPERATIONS.md, "Big clusters"): a 5,000-node
-# dump of ~15,000 pods is 18 MB as YAML and 43 MB as `kubectl get -o json`, runs to the end in about a
-# minute, and no process grows past ~1.3 GB (README, "How fast": tools/app_bench.py). Production
-# serves many people on shared workers: its defaults stay small, each a setting to raise.
+# cluster at Kubernetes' envelope of 5,000 nodes (docs/OPERATIONS.md, "Big clusters"): 5,000 nodes and
+# 40,500 pods of a realistic cluster are 121 MB as YAML and 275 MB as `kubectl get -o json`; a 1 GB
+# JSON List is read by the long-work worker at ~3 GB (README, "How fast": tools/app_bench.py).
+# Production serves many people on shared workers: its defaults stay small, each a setting to raise.
 MIB = 1024 * 1024
-SCHEDLAB_MAX_BYTES = env_int("SCHEDLAB_MAX_BYTES", (128 if EMBEDDED else 8) * MIB, minimum=1)
+SCHEDLAB_MAX_BYTES = env_int("SCHEDLAB_MAX_BYTES", (1024 if EMBEDDED else 8) * MIB, minimum=1)
 SCHEDLAB_MAX_NODES = env_int("SCHEDLAB_MAX_NODES", 10_000, minimum=1)
 # Text two versions' diff compares (the pieces they share at either end are skipped: one object changed
 # in a big dump compares a few hundred KB); difflib on more would hold a request for minutes.
@@ -276,8 +276,11 @@ SCHEDLAB_CAPACITY_MAX_REDISPATCHES = env_int("SCHEDLAB_CAPACITY_MAX_REDISPATCHES
 # over it), and the scenarios one fleet check may hold (400 over it).
 SCHEDLAB_MAX_QUEUED_UPGRADES_PER_OWNER = env_int("SCHEDLAB_MAX_QUEUED_UPGRADES_PER_OWNER", 50, minimum=1)
 SCHEDLAB_MAX_FLEET_SCENARIOS = env_int("SCHEDLAB_MAX_FLEET_SCENARIOS", 50, minimum=1)
-# JSON envelope around a maximal scenario text (escaping can grow it) still has to fit.
-DATA_UPLOAD_MAX_MEMORY_SIZE = SCHEDLAB_MAX_BYTES * 2 + 65536
+# A request body Django holds in memory (a scenario's text in JSON, escaping can double it): a big
+# scenario comes as a file instead (POST /api/uploads/file streams it to disk; the importer sends any
+# file of SCHEDLAB_BIG_UPLOAD_BYTES or more so), so a body stays far below a 1 GiB scenario.
+SCHEDLAB_MAX_BODY_BYTES = env_int("SCHEDLAB_MAX_BODY_BYTES", min(SCHEDLAB_MAX_BYTES, 128 * MIB) * 2 + 65536, minimum=1)
+DATA_UPLOAD_MAX_MEMORY_SIZE = SCHEDLAB_MAX_BODY_BYTES
 # A request body (ASGI: Django spools it before the view) and an uploaded file are kept in memory up
 # to this size, on disk beyond it: a 100 MB upload is never held whole in the web process (issue 50).
 FILE_UPLOAD_MAX_MEMORY_SIZE = env_int("SCHEDLAB_UPLOAD_MEMORY_BYTES", 2 * MIB + MIB // 2, minimum=0)

@@ -26,6 +26,8 @@ from scheduler_core.run.loop import ClusterRun
 from scheduler_core.model import Pod, Scenario
 from scheduler_core.run.outcomes import FilterPass
 from scheduler_core.run.schedule_one import TIE_BREAK_FIRST, Cycle, Scheduler, fresh_copy
+from scheduler_core.scenario.gcpause import collector_paused
+from scheduler_core.util.gcfreeze import frozen_after_first
 
 MODE_SINGLE = "single"
 MODE_TIMELINE = "timeline"
@@ -107,6 +109,47 @@ def collect_details(
     ``per_plugin`` nodes each plugin rejected, when given). The replay stops after the last wanted cycle."""
     scheduler, events = _replay(scenario, mode, tie_break, seed)
     wanted = None if cycles is None else set(cycles)
+    found, current = _observed(scheduler, wanted, per_plugin)
+    last = max(wanted) if wanted else None
+    for event in events:
+        if event.extension_point is ExtensionPoint.CYCLE_START:
+            current["cycle"] = event.cycle
+        if last is not None and event.extension_point is ExtensionPoint.CYCLE_END and event.cycle >= last:
+            break
+    return found
+
+
+def cycles_with_details(
+    scenario: Scenario,
+    *,
+    tie_break: str = TIE_BREAK_FIRST,
+    seed: Optional[int] = None,
+    per_plugin: Optional[int] = None,
+) -> Iterator[tuple[list[Event], Optional[CycleDetails]]]:
+    """The single pass's events a cycle at a time, each cycle's with the facts behind its Filter
+    rejections, from one replay: what ``collect_details`` finds for every cycle, without holding every
+    cycle's events and facts until the last (a 5,000-node dump's text trace grew past 8 GB that way)."""
+    with collector_paused():  # the set-up builds the snapshot: nothing there for the collector (as simulate)
+        scheduler, events = _replay(scenario, MODE_SINGLE, tie_break, seed)
+    found, current = _observed(scheduler, None, per_plugin)
+    held: list[Event] = []
+    events = frozen_after_first(events)
+    for event in events:
+        if held and event.cycle != held[0].cycle:
+            yield held, found.pop(held[0].cycle, None)  # the next cycle began: every observer of this one was told
+            held = []
+        if event.extension_point is ExtensionPoint.CYCLE_START:
+            current["cycle"] = event.cycle
+        held.append(event)
+    if held:
+        yield held, found.pop(held[0].cycle, None)
+
+
+def _observed(
+    scheduler: Scheduler, wanted: Optional[set[int]], per_plugin: Optional[int]
+) -> tuple[dict[int, CycleDetails], dict[str, int]]:
+    """The facts of each wanted cycle (every cycle when None), filled in as the scheduler runs, and
+    the index of the cycle running (the caller sets it at each CycleStart) for the preemption ranking."""
     found: dict[int, CycleDetails] = {}
 
     def observe(cycle: Cycle, passed: FilterPass) -> None:
@@ -133,13 +176,12 @@ def collect_details(
         preemption = framework.plugin(names.DEFAULT_PREEMPTION)
         if preemption is not None:
             preemption.evaluator.ranking_observer = ranked
-    last = max(wanted) if wanted else None
-    for event in events:
-        if event.extension_point is ExtensionPoint.CYCLE_START:
-            current["cycle"] = event.cycle
-        if last is not None and event.extension_point is ExtensionPoint.CYCLE_END and event.cycle >= last:
-            break
-    return found
+    scheduler.filter_observer = observe
+    for framework in scheduler.frameworks.values():
+        preemption = framework.plugin(names.DEFAULT_PREEMPTION)
+        if preemption is not None:
+            preemption.evaluator.ranking_observer = ranked
+    return found, current
 
 
 def cycle_details(

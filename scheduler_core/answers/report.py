@@ -129,14 +129,26 @@ def render_report(
 ) -> str:
     """``details``: per cycle, the facts behind Filter rejections (filter_details.collect_details with
     ``per_plugin=MAX_NODES_LISTED``); each listed rejection then carries its numbers."""
-    lines = [
+    lines = report_header(scenario)
+    for event in events:
+        lines.extend(_line(event, (details or {}).get(event.cycle), tie_break))
+    return "\n".join(lines)
+
+
+def report_header(scenario: Scenario) -> list[str]:
+    """The report's first lines: the cluster's size and the scenario's notices."""
+    return [
         f"{len(scenario.nodes)} node(s), {len(scenario.running_pods)} running pod(s), "
         f"{len(scenario.pending_pods)} pending pod(s)",
         *render_notices(scenario),
     ]
-    for event in events:
-        lines.extend(_line(event, (details or {}).get(event.cycle), tie_break))
-    return "\n".join(lines)
+
+
+def cycle_report_lines(
+    events: Iterable[Event], details: Optional[CycleDetails], tie_break: str = TIE_BREAK_FIRST
+) -> list[str]:
+    """``render_report``'s lines for one cycle's events (a report written a cycle at a time)."""
+    return [line for event in events for line in _line(event, details, tie_break)]
 
 
 # ---------------------------------------------------------------------- the run to the end
@@ -160,12 +172,7 @@ def render_timeline(events: Iterable[Event], scenario: Scenario) -> str:
     report = TimelineReport()
     for event in events:
         report.add(event)
-    header = [
-        f"{len(scenario.nodes)} node(s), {len(scenario.running_pods)} running pod(s), "
-        f"{len(scenario.pending_pods)} pending pod(s)",
-        *render_notices(scenario),
-    ]
-    return "\n".join([*header, *report.lines])
+    return "\n".join([*report_header(scenario), *report.lines])
 
 
 def render_comparison(result: dict[str, Any]) -> str:

@@ -106,9 +106,10 @@ def test_it_refuses_both_smtp_tls_modes_at_once():
 
 
 def test_the_embedded_mode_takes_a_cluster_at_kubernetes_envelope_and_production_keeps_small_limits():
-    """`make run` (one person, their machine) reads a 5,000-node dump as kubectl writes it, 43 MB of JSON
+    """`make run` (one person, their machine) reads a 5,000-node dump as kubectl writes it, up to 1 GiB
     (docs/OPERATIONS.md, "Big clusters"); production's shared workers keep their small defaults, each a
-    setting; either way a request body has room for a scenario of the limit escaped in JSON."""
+    setting; a request body held in memory has room for a scenario of the limit escaped in JSON, up to
+    128 MiB of it (a bigger scenario comes as a file, streamed to disk)."""
     names = (
         "SCHEDLAB_MAX_BYTES",
         "SCHEDLAB_MAX_NODES",
@@ -124,7 +125,7 @@ def test_the_embedded_mode_takes_a_cluster_at_kubernetes_envelope_and_production
     embedded = manage("shell", "-c", code)
     assert embedded.returncode == 0, embedded.stderr
     assert embedded.stdout.strip().splitlines()[-1] == str(
-        [128 * mib, 10_000, 150_000, 20_000, 2_000_000, 4096 * mib, 1024 * mib, 256 * mib + 65536]
+        [1024 * mib, 10_000, 150_000, 20_000, 2_000_000, 4096 * mib, 1024 * mib, 256 * mib + 65536]
     )
     served = manage("shell", "-c", code, **production())
     assert served.returncode == 0, served.stderr
@@ -133,3 +134,6 @@ def test_the_embedded_mode_takes_a_cluster_at_kubernetes_envelope_and_production
     )
     raised = manage("shell", "-c", code, **production(SCHEDLAB_MAX_BYTES=str(64 * mib)))
     assert raised.stdout.strip().splitlines()[-1].startswith(f"[{64 * mib}, ")
+    assert raised.stdout.strip().splitlines()[-1].endswith(f", {128 * mib + 65536}]")
+    body = manage("shell", "-c", code, **production(SCHEDLAB_MAX_BODY_BYTES=str(mib)))
+    assert body.stdout.strip().splitlines()[-1].endswith(f", {mib}]")

@@ -12,7 +12,13 @@ import pytest
 
 from scheduler_core import load_scenario, simulate
 from scheduler_core.answers.explain import explain_cycle
-from scheduler_core.answers.filter_details import MODE_SINGLE, MODE_TIMELINE, collect_details, cycle_details
+from scheduler_core.answers.filter_details import (
+    MODE_SINGLE,
+    MODE_TIMELINE,
+    collect_details,
+    cycle_details,
+    cycles_with_details,
+)
 from scheduler_core.framework.filter_facts import (
     CycleDetails,
     FilterDetails,
@@ -158,6 +164,19 @@ def test_every_reason_of_the_conformance_corpus_carries_numbers_that_add_up():
             assert cycle in details, (path.name, cycle)
         checked += _check_facts(details)
     assert checked > 5000
+
+
+def test_a_cycle_at_a_time_gives_the_single_pass_s_events_with_the_facts_collect_details_finds():
+    files = sorted(CORPUS.glob("*.yaml"))[:40]
+    if not files:
+        pytest.skip(f"no corpus under {CORPUS}")
+    for path in files:
+        scenario = load_scenario(path.read_bytes())
+        grouped = list(cycles_with_details(scenario, per_plugin=3))
+        assert [e.to_json() for events, _ in grouped for e in events] == [e.to_json() for e in simulate(scenario)]
+        assert all(len({e.cycle for e in events}) == 1 for events, _ in grouped)  # one cycle per group
+        found = collect_details(scenario, per_plugin=3)
+        assert {events[0].cycle: facts for events, facts in grouped if facts is not None} == found, path.name
 
 
 def test_every_reason_of_the_timeline_corpus_carries_numbers_that_add_up():

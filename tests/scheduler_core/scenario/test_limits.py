@@ -23,7 +23,7 @@ from tests.scheduler_core.builders import node_text, scenario_text
 def test_the_defaults_bound_size_objects_and_yaml_shape():
     limits = Limits()
     assert (limits.max_bytes, limits.max_nodes, limits.max_pods, limits.max_pending_pods) == (
-        128 * MIB,
+        1024 * MIB,
         10_000,
         150_000,
         20_000,
