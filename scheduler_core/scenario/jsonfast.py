@@ -42,13 +42,15 @@ class _Decline(Exception):
     """Outside the layout, or a problem for the event composer to report: the caller composes with events."""
 
 
-# What a line holds: the kind of its value (after its key, if any). Its parse is the tuple
-# (kind, key or None, the scalar's value, a comma after it, the brackets inside its strings,
-# "--- " before it).
-_OPEN_MAP, _OPEN_LIST, _EMPTY_MAP, _EMPTY_LIST, _SCALAR, _CLOSE_MAP, _CLOSE_LIST = range(7)
-_BLANK = "blank"
-# The state of the innermost open collection: just opened, an item and a comma read, an item read.
-_START, _MORE, _DONE = range(3)
+# What a line holds: the kind of its value (after its key, if any). Its parse is the tuple (kind,
+# key or None, the scalar's value, a comma after it, extra); a line with brackets inside its strings
+# or "--- " before it (rare) has ``_RARE`` added to its kind and (those brackets, whether "--- ") as extra.
+_KEY_SCALAR, _OPEN_MAP, _OPEN_LIST, _EMPTY_MAP, _EMPTY_LIST, _SCALAR, _CLOSE_MAP, _CLOSE_LIST, _BLANK = range(9)
+_RARE = 16
+_BLANK_LINE = (_BLANK, None, None, False, None)
+# The state of the innermost open collection: an item read (no comma after it), an item and a comma
+# read (``comma`` is the state after an item), just opened.
+_DONE, _MORE, _START = False, True, 2
 
 _STRUCTURAL = {
     "{": _OPEN_MAP,
@@ -129,8 +131,9 @@ class _JsonComposer:
         documents: list[Document] = []
         stack: list[Any] = []
         top: Any = None
+        key_lines: dict[str, int] = {}  # top's when it is a mapping
         is_map = False
-        state = _DONE
+        state: Any = _DONE
         depth = shift = 0
         root: Any = None
         doc_line = 0
@@ -139,11 +142,22 @@ class _JsonComposer:
             parsed = parsed_lines.get(line)
             if parsed is None:
                 parsed = parsed_lines[line] = parse(line)
-            if parsed is _BLANK:
+            kind, key, value, comma, extra = parsed
+            if kind == _KEY_SCALAR and is_map and state:  # "key": scalar, in a mapping that takes it: most lines
+                if key in key_lines:
+                    raise _Decline()  # a duplicate key: a problem
+                key_lines[key] = number
+                top[key] = value
+                state = comma
                 continue
-            kind, key, value, comma, brackets, marked = parsed
-            if brackets:
-                shift = self.count_brackets(brackets, depth, shift)
+            if kind == _BLANK:
+                continue
+            marked = False
+            if kind >= _RARE:
+                kind -= _RARE
+                brackets, marked = extra
+                if brackets:
+                    shift = self.count_brackets(brackets, depth, shift)
             if top is None:  # a top-level value starts: a document
                 if key is not None or comma or kind > _EMPTY_LIST:
                     raise _Decline()
@@ -162,12 +176,14 @@ class _JsonComposer:
                     continue
                 doc_line = number
                 top, is_map, state, depth = root, kind == _OPEN_MAP, _START, 1
+                if is_map:
+                    key_lines = root.lines
                 stack = [root]
                 continue
             if marked:
                 raise _Decline()  # "---" inside a value
             if kind >= _CLOSE_MAP:
-                if state == _MORE or (kind == _CLOSE_MAP) != is_map:
+                if state is _MORE or (kind == _CLOSE_MAP) != is_map:
                     raise _Decline()  # a trailing comma, or a bracket closing what it did not open
                 stack.pop()
                 depth -= 1
@@ -175,24 +191,25 @@ class _JsonComposer:
                     if comma:
                         raise _Decline()
                     documents.append(Document(earlier + len(documents) + 1, doc_line, root))
-                    top = None
+                    top, is_map = None, False
                     continue
                 top = stack[-1]
                 is_map = type(top) is YMap
-                state = _MORE if comma else _DONE
+                if is_map:
+                    key_lines = top.lines
+                state = comma
                 continue
-            if state == _DONE:
+            if not state:
                 raise _Decline()  # no comma after the item before
             if is_map:
                 if key is None:
                     raise _Decline()
-                key_lines = top.lines
                 if key in key_lines:
-                    raise _Decline()  # a duplicate key: a problem
+                    raise _Decline()
                 key_lines[key] = number
-                if kind == _SCALAR:
+                if kind == _KEY_SCALAR:  # (with brackets in its strings)
                     top[key] = value
-                    state = _MORE if comma else _DONE
+                    state = comma
                     continue
             else:
                 if key is not None:
@@ -200,7 +217,7 @@ class _JsonComposer:
                 top.lines.append(number)
                 if kind == _SCALAR:
                     top.append(value)
-                    state = _MORE if comma else _DONE
+                    state = comma
                     continue
             if depth + shift >= max_depth:
                 raise _Decline()  # the event composer (and deep_flow_line) report it
@@ -210,11 +227,13 @@ class _JsonComposer:
             else:
                 top.append(node)
             if kind >= _EMPTY_MAP:
-                state = _MORE if comma else _DONE
+                state = comma
                 continue
             stack.append(node)
             depth += 1
             top, is_map, state = node, kind == _OPEN_MAP, _START
+            if is_map:
+                key_lines = top.lines
         if top is not None or not documents or (marked_any and unmarked_later):
             # A value open at the end; no value at all; "---" before some values but not all after
             # the first (as_yaml_stream marks none, and the event composer finds two in one document).
@@ -237,20 +256,20 @@ class _JsonComposer:
 
     # -------------------------------------------------------------- one line
     def parse_line(self, line: str) -> Any:
-        """``_BLANK`` or (kind, key, value, comma, brackets inside strings, "--- " before)."""
+        """(kind, key or None, the scalar's value, a comma after it, extra): see ``_RARE``."""
         if _OUTSIDE.search(line):
             raise _Decline()
         content = line.strip(" ")
         if not content:
-            return _BLANK
-        marked = False
+            return _BLANK_LINE
         if line[:4] == "--- ":
-            marked, content = True, content[3:].lstrip(" ")
+            kind = _STRUCTURAL.get(content[3:].lstrip(" "))
+            if kind is None or kind >= _CLOSE_MAP:
+                raise _Decline()
+            return kind + _RARE, None, None, False, ("", True)
         kind = _STRUCTURAL.get(content)
         if kind is not None:
-            return kind, None, None, content[-1] == ",", "", marked
-        if marked:
-            raise _Decline()
+            return kind, None, None, content[-1] == ",", None
         key: Optional[str] = None
         brackets = ""
         if content[0] == '"':
@@ -265,7 +284,7 @@ class _JsonComposer:
                 if kind is not None:
                     if kind >= _CLOSE_MAP:
                         raise _Decline()
-                    return kind, key, None, content[-1] == ",", brackets, False
+                    return _line(kind, key, None, content[-1] == ",", brackets)
                 if not content:
                     raise _Decline()
         if content[0] == '"':
@@ -273,11 +292,19 @@ class _JsonComposer:
             tail = content[end:].lstrip(" ")
             if tail not in ("", ","):
                 raise _Decline()
-            return _SCALAR, key, value, tail == ",", brackets + _brackets(raw), False
+            kind = _SCALAR if key is None else _KEY_SCALAR
+            return _line(kind, key, value, tail == ",", brackets + _brackets(raw))
         scalar = _PLAIN.fullmatch(content)
         if scalar is None:
             raise _Decline()
-        return _SCALAR, key, self.plain.resolve_plain(scalar[1]), scalar[2] == ",", brackets, False
+        kind = _SCALAR if key is None else _KEY_SCALAR
+        return _line(kind, key, self.plain.resolve_plain(scalar[1]), scalar[2] == ",", brackets)
+
+
+def _line(kind: int, key: Optional[str], value: Any, comma: bool, brackets: str) -> tuple[Any, ...]:
+    if brackets:
+        return kind + _RARE, key, value, comma, (brackets, False)
+    return kind, key, value, comma, None
 
 
 def _string(text: str, start: int) -> tuple[str, str, int]:
