@@ -255,6 +255,9 @@ def test_several_values_are_declined_when_a_single_one_is_asked_for():
 @pytest.mark.parametrize("dump", ["aks_mid_preemption.yaml", "kubeadm_calico.yaml"])
 def test_compose_runs_answers_as_compose_on_json_values_big_or_not(dump, monkeypatch):
     one = _envelope(ROOT / "tests/fixtures/dumps" / dump)
+    events: list[int] = []
+    by_events = Composer.compose
+    monkeypatch.setattr(Composer, "compose", lambda self, text: events.append(len(text)) or by_events(self, text))
     for text in (one, one + one, one + "\n" + one.replace("\n", "\n\n", 3) + one):
         expected = _by_events(text, Limits())
         for run_chars in (yamltree.RUN_CHARS, 4096, len(text) // 3):
@@ -265,6 +268,8 @@ def test_compose_runs_answers_as_compose_on_json_values_big_or_not(dump, monkeyp
                 documents += _documents(run_documents)
                 problems += run_problems
             assert (documents, problems) == expected
+        assert events == [len(as_yaml_stream(text))]  # _by_events' own: every run was composed line by line
+        events.clear()
 
 
 def test_compose_answers_pretty_json_without_the_scans_or_the_event_composer(monkeypatch):
