@@ -263,9 +263,10 @@ class _JsonComposer:
         if not content:
             return _BLANK_LINE
         if line[:4] == "--- ":
-            kind = _STRUCTURAL.get(content[3:].lstrip(" "))
-            if kind is None or kind >= _CLOSE_MAP:
-                raise _Decline()
+            content = content[3:].lstrip(" ")
+            kind = _STRUCTURAL.get(content)
+            if kind is None or kind >= _CLOSE_MAP or content[-1] == ",":
+                raise _Decline()  # (only the top level's "{", "[", "{}" and "[]" come after it)
             return kind + _RARE, None, None, False, ("", True)
         kind = _STRUCTURAL.get(content)
         if kind is not None:

@@ -123,12 +123,25 @@ def test_the_depth_and_document_limits_decline_where_the_event_composer_reports_
 
 
 @EXAMPLES
-@given(st.lists(DATA, min_size=1, max_size=3), DUMPS, st.booleans(), st.sampled_from([0, 1, 2]))
-def test_a_hand_edited_dump_is_answered_as_the_event_composer_answers_it_or_declined(values, options, crlf, edit):
-    text = _dump(values, options)
-    lines = text.split("\n")
-    at = len(lines) // 2
-    lines[at] = [lines[at].rstrip(","), lines[at] + ",", lines[at] + "  "][edit]  # a comma less or more, spaces
+@given(
+    st.lists(DATA, min_size=1, max_size=3),
+    DUMPS,
+    st.booleans(),
+    st.lists(st.tuples(st.floats(0, 1, exclude_max=True), st.integers(0, 6)), min_size=1, max_size=3),
+)
+def test_a_hand_edited_dump_is_answered_as_the_event_composer_answers_it_or_declined(values, options, crlf, edits):
+    lines = _dump(values, options).split("\n")
+    for where, edit in edits:
+        if not lines:
+            break
+        at = int(where * len(lines))
+        line = lines[at]
+        if edit == 5:
+            del lines[at]  # a line less
+        elif edit == 6:
+            lines.insert(at, line)  # a line twice
+        else:  # a comma less or more, spaces after, "---" before, a blank line
+            lines[at] = [line.rstrip(","), line + ",", line + "  ", "--- " + line, line + "\n"][edit]
     text = "\n".join(lines)
     event("answered" if _same_or_declined(text.replace("\n", "\r\n") if crlf else text) else "declined")
 
@@ -227,6 +240,7 @@ def test_documents_are_numbered_and_lined_as_the_event_composer_numbers_them():
         "[\n]\n]\n",
         '"a"\n',  # a scalar at the top level
         "{\n}\n--- [\n]\n[\n]\n",  # "---" before some values only
+        "[]\n--- [],\n",  # a comma after a top-level value
         '{\n  "a": [\n--- 1\n  ]\n}\n',
         '{\n  "' + "k" * 300 + '": 1\n}\n',  # a key too long for a simple key
         "[\n  1\r]\n",  # a lone CR
