@@ -28,6 +28,7 @@ from yaml.nodes import ScalarNode
 
 from scheduler_core.scenario import goyaml
 from scheduler_core.scenario.gcpause import collector_paused
+from scheduler_core.scenario.jsonfast import compose_json
 from scheduler_core.scenario.jsonstream import as_yaml_stream
 from scheduler_core.scenario.limits import Limits
 from scheduler_core.scenario.yamlfast import compose_block
@@ -361,6 +362,8 @@ def deep_flow_line(text: str, max_depth: int) -> Optional[int]:
     return None
 
 
+# A text that may be JSON (or a run of JSON values as_yaml_stream marked): the JSON line composer is tried.
+_JSON_START = re.compile(r"[ \t\r\n\ufeff]*(?:--- +)?[\[{]")
 # A text longer than this is composed a run of whole documents at a time (compose_runs).
 RUN_CHARS = 16 * 1024 * 1024
 # A line that starts a document: "---" alone or before a space (libyaml ends every open node there).
@@ -374,10 +377,23 @@ def compose_runs(text: str, limits: Limits) -> Iterator[tuple[list[Document], li
     document, which ends every node open before it, so a run composes as it does within the whole
     text: the same documents, their numbers and lines (the whole text's), the document limit
     and the alias budget counted over the whole text (one composer for every run), nothing composed
-    past a problem that ends the parse. A text of one run is ``compose``'s."""
+    past a problem that ends the parse. A text of one run is ``compose``'s.
+
+    One JSON value (``kubectl get -A -o json``), pretty-printed, is composed line by line at once
+    (jsonfast), without the scans of the whole text: it is one run anyway. Several are composed a
+    run at a time, as YAML is, after those scans."""
+    json = _JSON_START.match(text) is not None
+    if json:
+        with collector_paused():
+            fast = compose_json(text, limits, Composer(limits), single=len(text) > RUN_CHARS)
+        if fast is not None:
+            yield fast, []
+            return
     text = as_yaml_stream(text)
     if len(text) <= RUN_CHARS:
-        yield compose(text, limits)
+        with collector_paused():
+            composed = _compose(text, limits, json_tried=json)
+        yield composed
         return
     problem = _too_deep(text, limits)
     if problem is not None:
@@ -387,7 +403,11 @@ def compose_runs(text: str, limits: Limits) -> Iterator[tuple[list[Document], li
     lines_before = 0
     for run in _document_runs(text):
         with collector_paused():
-            fast = compose_block(run, limits, Composer(limits), composer.earlier, lines_before + 1)
+            fast = None
+            if json and _JSON_START.match(run):  # a run of JSON values, "--- " before each but the text's first
+                fast = compose_json(run, limits, Composer(limits), composer.earlier, lines_before + 1)
+            if fast is None:
+                fast = compose_block(run, limits, Composer(limits), composer.earlier, lines_before + 1)
             if fast is None:
                 composer.first_line = lines_before + 1  # its lines and messages are the whole text's
                 composer.compose(run)
@@ -439,7 +459,13 @@ def compose(text: str, limits: Limits) -> tuple[list[Document], list[SyntaxProbl
         return _compose(text, limits)
 
 
-def _compose(text: str, limits: Limits) -> tuple[list[Document], list[SyntaxProblem]]:
+def _compose(text: str, limits: Limits, json_tried: bool = False) -> tuple[list[Document], list[SyntaxProblem]]:
+    if not json_tried and _JSON_START.match(text):
+        # Pretty-printed JSON, line by line: what the event composer answers after the scans below,
+        # which the line composer makes itself (it declines where they would find a problem).
+        fast = compose_json(text, limits, Composer(limits))
+        if fast is not None:
+            return fast, []
     text = as_yaml_stream(text)  # several JSON values back to back: one document each
     problem = _too_deep(text, limits)
     if problem is not None:
