@@ -26,6 +26,7 @@ class SharedLister(Protocol):
     position: dict[str, int]
     services: list[Service]
     workloads: list[Workload]
+    indexed_listers: dict[str, object]  # what plugins index of the two above, by plugin
     storage: StorageState
     dra: DraState
     pdbs: list[PodDisruptionBudget]

@@ -98,6 +98,7 @@ class EventHandlers:
                 lambda listed: (listed.kind, listed.namespace, listed.name),
                 lambda workload: Workload(workload.kind, workload.namespace, workload.name, workload.selector),
             )
+            self.snapshot.indexed_listers.clear()  # built from the workloads listed
 
     def add_pod(self, pod: Pod) -> None:
         """addPod."""

@@ -80,34 +80,51 @@ def resolve_constraints(
 
 
 def default_selector(pod: Pod, services: Iterable[Service], workloads: Iterable[Workload]) -> LabelSelector:
-    """helper.DefaultSelector: the union of the selectors of the pod's Services and its controller.
-
-    Services of the pod's namespace that select it contribute their label sets; a controller
-    ReplicationController merges its map in too (overriding equal keys), a ReplicaSet or
-    StatefulSet adds its selector's requirements. An empty result means "no default spreading".
-    """
-    label_set: dict[str, str] = {}
-    for service in services:
-        if (
-            service.namespace == pod.namespace
-            and service.selector
-            and map_selector_matches(service.selector, pod.labels)
-        ):
-            label_set.update(service.selector)
-    extra: tuple[LabelSelectorRequirement, ...] = ()
-    owner = next((ref for ref in pod.owner_references if ref.controller), None)
-    if owner is not None and (owner.api_version, owner.kind) in CONTROLLER_KINDS:
-        workload = _find_workload(workloads, owner.kind, pod.namespace, owner.name)
-        if workload is not None and workload.selector is not None:
-            if owner.kind == "ReplicationController":
-                label_set.update(workload.selector.match_labels)
-            else:
-                extra = _requirements(workload.selector)
-    return LabelSelector(tuple(sorted(label_set.items())), extra)
+    """helper.DefaultSelector over these Services and controllers (SpreadingListers.default_selector)."""
+    return SpreadingListers(services, workloads).default_selector(pod)
 
 
-def _find_workload(workloads: Iterable[Workload], kind: str, namespace: str, name: str) -> Optional[Workload]:
-    return next((w for w in workloads if w.kind == kind and w.namespace == namespace and w.name == name), None)
+class SpreadingListers:
+    """The Services and controllers helper.DefaultSelector reads, indexed as its listers look them up:
+    a Service by its namespace and the first pair of its selector (it selects a pod only when the
+    pod has every pair of its selector, that one too), a controller by kind, namespace and name
+    (the first listed, as a lister's Get finds the one there is). A 5,000-node cluster's 6,000
+    Services were scanned whole for every pod, 14 ms a cycle."""
+
+    def __init__(self, services: Iterable[Service], workloads: Iterable[Workload]) -> None:
+        self.services: dict[tuple[str, str, str], list[Service]] = {}
+        for service in services:
+            if service.selector:
+                key, value = next(iter(service.selector.items()))
+                self.services.setdefault((service.namespace, key, value), []).append(service)
+        self.workloads: dict[tuple[str, str, str], Workload] = {}
+        for workload in workloads:
+            self.workloads.setdefault((workload.kind, workload.namespace, workload.name), workload)
+
+    def default_selector(self, pod: Pod) -> LabelSelector:
+        """The union of the selectors of the pod's Services and its controller.
+
+        Services of the pod's namespace that select it contribute their label sets (each a subset
+        of the pod's labels, so the union is the same in any order); a controller
+        ReplicationController merges its map in too (overriding equal keys), a ReplicaSet or
+        StatefulSet adds its selector's requirements. An empty result means "no default spreading".
+        """
+        label_set: dict[str, str] = {}
+        namespace, labels = pod.namespace, pod.labels
+        for key, value in labels.items():
+            for service in self.services.get((namespace, key, value), ()):
+                if map_selector_matches(service.selector, labels):
+                    label_set.update(service.selector)
+        extra: tuple[LabelSelectorRequirement, ...] = ()
+        owner = next((ref for ref in pod.owner_references if ref.controller), None)
+        if owner is not None and (owner.api_version, owner.kind) in CONTROLLER_KINDS:
+            workload = self.workloads.get((owner.kind, namespace, owner.name))
+            if workload is not None and workload.selector is not None:
+                if owner.kind == "ReplicationController":
+                    label_set.update(workload.selector.match_labels)
+                else:
+                    extra = _requirements(workload.selector)
+        return LabelSelector(tuple(sorted(label_set.items())), extra)
 
 
 def _requirements(selector: LabelSelector) -> tuple[LabelSelectorRequirement, ...]:

@@ -37,7 +37,7 @@ from scheduler_core.plugins.pod_topology_spread.args import (
 from scheduler_core.plugins.pod_topology_spread.common import (
     Constraint,
     MatchCounter,
-    default_selector,
+    SpreadingListers,
     resolve_constraints,
 )
 from scheduler_core.plugins.pod_topology_spread.filtering import (
@@ -109,7 +109,12 @@ class PodTopologySpread:
         if not any(spec.when_unsatisfiable == action for spec in self._default_constraints):
             return []
         snapshot = self._handle.snapshot
-        selector = default_selector(pod, snapshot.services, snapshot.workloads)
+        listers = snapshot.indexed_listers.get(names.POD_TOPOLOGY_SPREAD)
+        if not isinstance(listers, SpreadingListers):
+            listers = snapshot.indexed_listers[names.POD_TOPOLOGY_SPREAD] = SpreadingListers(
+                snapshot.services, snapshot.workloads
+            )
+        selector = listers.default_selector(pod)
         if selector.is_empty:
             return []
         defaults = resolve_constraints(self._default_constraints, action, pod.labels)

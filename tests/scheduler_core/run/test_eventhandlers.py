@@ -18,9 +18,18 @@ from scheduler_core.run.eventhandlers import (
     snapshot_of,
 )
 from scheduler_core.framework.cluster_events import ActionType, ClusterChange, ClusterEvent, EventResource
-from scheduler_core.cluster.store import KIND_POD, Action, WatchEvent
+from scheduler_core.cluster.store import KIND_POD, KIND_WORKLOAD, Action, WatchEvent
 from scheduler_core.encoding.events import ClusterChangeKind
-from scheduler_core.model import CPU, MEMORY, NodeCondition, Taint, Toleration
+from scheduler_core.model import (
+    CPU,
+    KIND_REPLICA_SET,
+    MEMORY,
+    LabelSelector,
+    NodeCondition,
+    Taint,
+    Toleration,
+    Workload,
+)
 from tests.scheduler_core.builders import make_node, make_pod, make_snapshot
 
 
@@ -433,3 +442,12 @@ def test_v1_35_delete_pod_of_an_assumed_pod():
     handlers.delete_pod(pod)
     assert snapshot.assumed_pod("ns1/pod1") is None and snapshot.get("node1").pods == []
     assert queue.queued_info("ns1/pod1") is None
+
+
+def test_a_workload_s_write_drops_what_the_plugins_indexed_of_the_workloads(cluster):
+    """The ReplicaSet lister PodTopologySpread's default selector reads: its index is built anew after a write."""
+    handlers, _queue, snapshot, _ = cluster
+    snapshot.indexed_listers["PodTopologySpread"] = object()
+    replica_set = Workload(KIND_REPLICA_SET, "default", "rs", LabelSelector((("app", "web"),)))
+    handlers.on_workload(WatchEvent(KIND_WORKLOAD, Action.ADDED, None, replica_set, ClusterChangeKind.WORKLOAD_CHANGED))
+    assert snapshot.indexed_listers == {} and [(w.kind, w.name) for w in snapshot.workloads] == [("ReplicaSet", "rs")]

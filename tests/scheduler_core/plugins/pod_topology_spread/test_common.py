@@ -23,6 +23,7 @@ from scheduler_core.plugins.pod_topology_spread.common import (
     InclusionPolicy,
     LabelIndex,
     MatchCounter,
+    SpreadingListers,
     count_matching,
     default_selector,
     go_log,
@@ -104,6 +105,74 @@ def test_default_selector_merges_a_replication_controller_map_and_ignores_other_
     pod = make_pod("p", labels={"app": "web"}, owner_references=(wrong_group,))
     rs = Workload("ReplicaSet", "default", "rs", LabelSelector((("app", "web"),)))
     assert default_selector(pod, [], [rs]).is_empty  # "no default spreading"
+
+
+def test_the_indexed_listers_find_what_a_scan_of_every_service_and_controller_finds():
+    """SpreadingListers against helper.DefaultSelector's scan, written out here: Services with a
+    selector of one or several pairs, in and out of the pod's namespace, a name listed twice (the
+    first is the one Get finds)."""
+    services = [
+        Service(namespace, f"s{i}", selector)
+        for i, (namespace, selector) in enumerate(
+            [
+                ("default", {"app": "web"}),
+                ("default", {"app": "web", "tier": "front"}),
+                ("default", {"tier": "front", "app": "db"}),
+                ("default", {}),
+                ("other", {"app": "web"}),
+                ("default", {"zone": "a", "app": "web"}),
+            ]
+        )
+    ]
+    selector = LabelSelector((("app", "web"),))
+    workloads = [
+        Workload("ReplicaSet", "default", "rs", selector),
+        Workload("ReplicaSet", "default", "rs", LabelSelector((("app", "db"),))),
+        Workload("ReplicaSet", "other", "rs", selector),
+        Workload("StatefulSet", "default", "ss", LabelSelector((("tier", "front"),))),
+    ]
+
+    def scanned(pod):
+        label_set = {}
+        for service in services:
+            if service.namespace == pod.namespace and service.selector:
+                if all(pod.labels.get(k) == v for k, v in service.selector.items()):
+                    label_set.update(service.selector)
+        extra = ()
+        owner = next((ref for ref in pod.owner_references if ref.controller), None)
+        if owner is not None:
+            found = next(
+                (w for w in workloads if (w.kind, w.namespace, w.name) == (owner.kind, pod.namespace, owner.name)),
+                None,
+            )
+            if found is not None:
+                extra = tuple(LabelSelectorRequirement(k, "In", (v,)) for k, v in found.selector.match_labels)
+        return LabelSelector(tuple(sorted(label_set.items())), extra)
+
+    owners = [
+        (),
+        (OwnerReference("ReplicaSet", "rs", "apps/v1", True),),
+        (OwnerReference("StatefulSet", "ss", "apps/v1", True),),
+    ]
+    label_sets = [
+        {},
+        {"app": "web"},
+        {"app": "web", "tier": "front"},
+        {"app": "db", "tier": "front"},
+        {"zone": "a", "app": "web"},
+    ]
+    pods = [
+        make_pod(f"p{i}", namespace=namespace, labels=labels, owner_references=owned)
+        for i, (namespace, labels, owned) in enumerate(
+            (namespace, labels, owned)
+            for namespace in ("default", "other")
+            for labels in label_sets
+            for owned in owners
+        )
+    ]
+    listers = SpreadingListers(services, workloads)
+    assert [listers.default_selector(pod) for pod in pods] == [scanned(pod) for pod in pods]
+    assert any(not listers.default_selector(pod).is_empty for pod in pods)
 
 
 def test_node_has_all_keys_needs_every_topology_key():
