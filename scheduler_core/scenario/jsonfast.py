@@ -34,7 +34,7 @@ from itertools import chain
 from typing import Any, Optional
 
 from scheduler_core.scenario.limits import Limits
-from scheduler_core.scenario.yamlfast import PlainScalars
+from scheduler_core.scenario.yamlfast import READABLE, PlainScalars
 from scheduler_core.scenario.yamlvalues import Document, YList, YMap
 
 
@@ -66,7 +66,7 @@ _STRUCTURAL = {
 }
 # libyaml refuses characters outside this set and reads NEL, LS and PS as line breaks; tabs, a BOM
 # and CR (after CRLF became LF) are outside the layout. (yamlfast's set, without the line break.)
-_OUTSIDE = re.compile("[^ -~\u00a0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+_OUTSIDE = re.compile(f"[^{READABLE}]")  # within a line: yamlfast's characters without its line break
 _STRING = re.compile(r'"((?:[^"\\]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*)"')
 _ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|(.))")
 _SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}

@@ -57,7 +57,9 @@ _ROOT, _MAP, _SEQ, _ISEQ = range(4)
 
 # libyaml refuses characters outside this set and reads NEL, LS and PS as line breaks; tabs, a BOM
 # and CR (after CRLF became LF) are outside the subset.
-_OUTSIDE = re.compile("[^\n -~\u00a0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+# The characters libyaml reads as characters of the subset (a regular expression's class, line breaks apart).
+READABLE = " -~\u00a0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff"
+_OUTSIDE = re.compile(f"[^\n{READABLE}]")
 _ASCII_INSIDE = b"\n" + bytes(range(0x20, 0x7F))
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")  # may not start a plain scalar (but "-x", "?x", ":x")
 _MAX_KEY = 250  # libyaml drops a simple key 1024 bytes before its ":"; 250 characters are at most 1000
