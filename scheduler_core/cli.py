@@ -421,7 +421,7 @@ def run_trace(args: argparse.Namespace) -> int:
     return _exit_code(scenario)
 
 
-def _stream_trace_text(args: argparse.Namespace, scenario: Scenario, changes: Any) -> None:
+def _stream_trace_text(args: argparse.Namespace, scenario: Scenario, changes: Optional[list[NodeTaintChange]]) -> None:
     """`trace`'s text report, written a cycle at a time from one replay (each cycle's events with the
     facts behind its rejections): only each pod's outcome is kept, for the recorded answer after the
     cycles. Held whole, 5,000 pending pods on 5,000 nodes grew past 8 GB."""
@@ -436,10 +436,8 @@ def _stream_trace_text(args: argparse.Namespace, scenario: Scenario, changes: An
             builder.add(event)
         for line in cycle_report_lines(events, details, args.tie_break):
             out.write(line + "\n")
-        for cycle in builder.take():
+        for cycle in builder.take():  # the group is the whole cycle: the next one began
             outcomes.update(replayed_from_trace({"cycles": [cycle]}))
-    for cycle in builder.take():
-        outcomes.update(replayed_from_trace({"cycles": [cycle]}))
     for line in compare_recorded(scenario, outcomes).lines():
         out.write(line + "\n")
 
