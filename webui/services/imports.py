@@ -56,15 +56,20 @@ class Upload:
     data: bytes
 
 
-def upload_text(uploads: list[Upload], progress: Progress | None = None) -> str:
+def upload_text(uploads: list[Upload], progress: Progress | None = None, let_go: bool = False) -> str:
     """The scenario text of an upload. One plain file is kept as typed (tidied when it is kubectl's
     List), so its comments and layout stay and its problems are shown at its own lines in the editor;
     several files, or an archive, are read by the engine (typed lists, layouts, archive limits) and
     written out as one stream — their problems answer the import (400 naming file and line, 413 naming
-    the limit), as there is no single text to show them in."""
+    the limit), as there is no single text to show them in. ``let_go``: one plain file's bytes are
+    dropped from ``uploads`` once decoded, so a big upload is not held twice while it is tidied
+    (its caller keeps no other reference: a big upload's worker)."""
     engine.enforce_size_bytes(sum(len(upload.data) for upload in uploads))
     if len(uploads) == 1 and not engine.is_archive(uploads[0].data):
-        return _one_file(uploads[0], progress)
+        name, decoded = uploads[0].name, _utf8(uploads[0])
+        if let_go:
+            uploads.clear()
+        return _one_file(name, decoded, progress)
     return engine.upload_to_text([(upload.name, upload.data) for upload in uploads])
 
 
@@ -79,15 +84,15 @@ def added_to(version_text: str, uploads: list[Upload]) -> str:
     return f"{head}\n---\n# added from {names}\n{added.lstrip()}" if head.strip() else added
 
 
-def _one_file(upload: Upload, progress: Progress | None = None) -> str:
+def _one_file(name: str, decoded: str, progress: Progress | None = None) -> str:
     """One plain file, as typed — unless only its name says what its kind-less objects are (a support
     bundle's `nodes.json`: a list whose items carry no kind) and it loads so, but not as typed: then it is
     written out as the engine reads it with its name. Only a file named after a kind is checked here."""
-    text = normalize(_utf8(upload), progress)
-    if not engine.kind_named_by(upload.name) or engine.check(text).valid:
+    text = normalize(decoded, progress)
+    if not engine.kind_named_by(name) or engine.check(text).valid:
         return text
     try:
-        return engine.upload_to_text([(upload.name, upload.data)])
+        return engine.upload_to_text([(name, decoded.encode("utf-8"))])  # its bytes: decoded strictly from them
     except DomainError:
         return text  # it does not load with its name either: kept as typed, its problems at its own lines
 

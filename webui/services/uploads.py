@@ -167,6 +167,7 @@ def _read(upload_id: int, worker: str) -> str:
         text = imports.upload_text(
             files,
             lambda done, percent: progress(what=f"tidying the text: {done:,} objects ({percent}%)", objects_read=done),
+            let_go=True,  # one file's bytes go once decoded: a 262 MB JSON List is not held twice while tidied
         )
         del files
         engine.enforce_size(text)

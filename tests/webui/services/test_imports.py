@@ -292,3 +292,20 @@ def test_a_json_list_is_written_out_in_batches_as_one_stream_telling_its_progres
     assert imports.normalize(text, lambda done, percent: told.append((done, percent))) == whole
     assert told == [(2, 40), (4, 80), (5, 100)]
     assert whole.count("---\n") == 4 and "uid" not in whole
+
+
+def test_one_file_s_bytes_are_let_go_once_decoded_when_asked_with_the_same_text():
+    """A big upload's worker asks: the tidy then holds the decoded text, not the bytes beside it."""
+    text = json.dumps({"apiVersion": "v1", "kind": "List", "items": [{"kind": "Node", "metadata": {"name": "n"}}]})
+    kept = [imports.Upload("dump.json", text.encode())]
+    let_go = [imports.Upload("dump.json", text.encode())]
+    assert imports.upload_text(let_go, let_go=True) == imports.upload_text(kept)
+    assert let_go == [] and len(kept) == 1
+
+
+def test_a_file_named_for_a_kind_is_read_with_its_name_from_the_bytes_it_came_as():
+    """nodes.json without kinds: written out as the engine reads it with its name, the bytes let go or not."""
+    text = json.dumps({"items": [{"metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "1", "pods": "10"}}}]})
+    kept = imports.upload_text([imports.Upload("nodes.json", text.encode())])
+    assert imports.upload_text([imports.Upload("nodes.json", text.encode())], let_go=True) == kept
+    assert "kind: Node" in kept
