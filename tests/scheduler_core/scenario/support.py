@@ -1,4 +1,4 @@
-"""Helpers for scenario tests: tiny YAML builders and error extraction."""
+"""Helpers for scenario tests: tiny YAML builders, error extraction, composed trees as comparable values."""
 
 from __future__ import annotations
 
@@ -7,11 +7,13 @@ import tarfile
 import textwrap
 import zipfile
 from pathlib import Path
-from typing import Optional
+import math
+from typing import Any, Optional
 
 import pytest
 
 from scheduler_core.scenario import Limits, ScenarioError, ScenarioInvalid, load_scenario
+from scheduler_core.scenario.yamlvalues import YList, YMap
 
 CONTAINER = """\
 containers:
@@ -101,3 +103,19 @@ def zip_bytes(members: dict[str, bytes]) -> bytes:
         for name, data in members.items():
             archive.writestr(name, data)
     return buffer.getvalue()
+
+
+def tree_shape(value: Any) -> Any:
+    """Everything the loader can see of a composed value: types (True is no 1), order, ``line`` and
+    ``lines`` (the line composers' tests compare theirs with the event composer's)."""
+    if isinstance(value, YMap):
+        return ("map", value.line, list(value.lines.items()), [(k, tree_shape(v)) for k, v in value.items()])
+    if isinstance(value, YList):
+        return ("list", value.line, list(value.lines), [tree_shape(v) for v in value])
+    if isinstance(value, float) and math.isnan(value):
+        return ("float", "nan")
+    return (type(value).__name__, repr(value))
+
+
+def documents_shape(documents: Any) -> list[Any]:
+    return [(d.index, d.line, tree_shape(d.value)) for d in documents]

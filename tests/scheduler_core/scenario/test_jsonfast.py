@@ -9,7 +9,6 @@ event composer alone does."""
 from __future__ import annotations
 
 import json
-import math
 import re
 import subprocess
 import sys
@@ -24,28 +23,14 @@ from scheduler_core.scenario import yamltree
 from scheduler_core.scenario.jsonfast import compose_json
 from scheduler_core.scenario.jsonstream import as_yaml_stream
 from scheduler_core.scenario.limits import Limits
-from scheduler_core.scenario.yamltree import Composer, YList, YMap, compose
+from scheduler_core.scenario.yamltree import Composer, compose
+from tests.scheduler_core.scenario.support import documents_shape
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
 def _fast(text: str, limits: Limits = Limits(), **options: Any):
     return compose_json(text, limits, Composer(limits), **options)
-
-
-def _shape(value: Any) -> Any:
-    """Everything the loader can see of a value: types (True is no 1), order, ``line`` and ``lines``."""
-    if isinstance(value, YMap):
-        return ("map", value.line, list(value.lines.items()), [(k, _shape(v)) for k, v in value.items()])
-    if isinstance(value, YList):
-        return ("list", value.line, list(value.lines), [_shape(v) for v in value])
-    if isinstance(value, float) and math.isnan(value):
-        return ("float", "nan")
-    return (type(value).__name__, repr(value))
-
-
-def _documents(documents) -> list[Any]:
-    return [(d.index, d.line, _shape(d.value)) for d in documents]
 
 
 def _by_events(text: str, limits: Limits) -> tuple[list[Any], list[Any]]:
@@ -55,7 +40,7 @@ def _by_events(text: str, limits: Limits) -> tuple[list[Any], list[Any]]:
     if problem is not None:
         return [], [problem]
     composer = Composer(limits)
-    return _documents(composer.compose(text)), composer.problems
+    return documents_shape(composer.compose(text)), composer.problems
 
 
 def _same_or_declined(text: str, limits: Limits = Limits()) -> bool:
@@ -64,10 +49,10 @@ def _same_or_declined(text: str, limits: Limits = Limits()) -> bool:
     fast = _fast(text, limits)
     expected = _by_events(text, limits)
     documents, problems = compose(text, limits)
-    assert (_documents(documents), problems) == expected
+    assert (documents_shape(documents), problems) == expected
     if fast is None:
         return False
-    assert expected == (_documents(fast), [])
+    assert expected == (documents_shape(fast), [])
     return True
 
 
@@ -279,7 +264,7 @@ def test_compose_runs_answers_as_compose_on_json_values_big_or_not(dump, monkeyp
             documents: list[Any] = []
             problems: list[Any] = []
             for run_documents, run_problems in yamltree.compose_runs(text, Limits()):
-                documents += _documents(run_documents)
+                documents += documents_shape(run_documents)
                 problems += run_problems
             assert (documents, problems) == expected
         assert events == [len(as_yaml_stream(text))]  # _by_events' own: every run was composed line by line

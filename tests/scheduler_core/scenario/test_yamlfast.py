@@ -6,9 +6,7 @@ decline."""
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
@@ -20,7 +18,8 @@ from scheduler_core.scenario.goyaml import resolve_plain
 from scheduler_core.scenario.jsonstream import as_yaml_stream
 from scheduler_core.scenario.limits import Limits
 from scheduler_core.scenario.yamlfast import compose_block
-from scheduler_core.scenario.yamltree import Composer, YList, YMap, compose
+from scheduler_core.scenario.yamltree import Composer, compose
+from tests.scheduler_core.scenario.support import documents_shape
 
 ROOT = Path(__file__).resolve().parents[3]
 SHARED = ROOT.parent / "shared"
@@ -29,21 +28,6 @@ BIG = 1_000_000  # bytes: files above it are composed twice only in the slow run
 
 def _fast(text: str, limits: Limits = Limits()):
     return compose_block(text, limits, Composer(limits))
-
-
-def _shape(value: Any) -> Any:
-    """Everything the loader can see of a value: types (True is no 1), order, ``line`` and ``lines``."""
-    if isinstance(value, YMap):
-        return ("map", value.line, list(value.lines.items()), [(k, _shape(v)) for k, v in value.items()])
-    if isinstance(value, YList):
-        return ("list", value.line, list(value.lines), [_shape(v) for v in value])
-    if isinstance(value, float) and math.isnan(value):
-        return ("float", "nan")
-    return (type(value).__name__, repr(value))
-
-
-def _documents(documents) -> list[Any]:
-    return [(d.index, d.line, _shape(d.value)) for d in documents]
 
 
 def _same_or_declined(text: str, limits: Limits = Limits()) -> bool:
@@ -56,7 +40,7 @@ def _same_or_declined(text: str, limits: Limits = Limits()) -> bool:
     composer = Composer(limits)
     documents = composer.compose(text)
     assert composer.problems == []
-    assert _documents(fast) == _documents(documents)
+    assert documents_shape(fast) == documents_shape(documents)
     return True
 
 
@@ -453,7 +437,7 @@ def test_it_declines_and_compose_answers_as_the_event_composer(text, limits):
     composer = Composer(limits)
     documents = composer.compose(as_yaml_stream(text))
     composed, problems = compose(text, limits)
-    assert (_documents(composed), problems) == (_documents(documents), composer.problems)
+    assert (documents_shape(composed), problems) == (documents_shape(documents), composer.problems)
 
 
 # ------------------------------------------------------------------ in compose
