@@ -13,6 +13,8 @@ from __future__ import annotations
 from scheduler_core.scenario.errors import ScenarioError, ScenarioErrorJSON, ScenarioInvalid
 from scheduler_core.scenario.limits import Limits, in_own_words, megabytes, setting_value
 from scheduler_core.scenario.loader import load_scenario
+from scheduler_core.scenario.gcpause import collector_paused
+from scheduler_core.util.fastpickle import dump as dump_pickled
 from scheduler_core.scenario.sources import is_archive, kind_named_by, upload_to_text
 from scheduler_core.scenario.jsonstream import as_yaml_stream
 from scheduler_core.scenario.goyaml import resolve_plain as resolve_plain_scalar
@@ -114,6 +116,8 @@ __all__ = [
     "ANSWER_PAYLOADS",
     "CapacityAnswer",
     "CapacityError",
+    "collector_paused",
+    "dump_pickled",
     "CycleDetails",
     "CycleEnd",
     "CycleExplanation",

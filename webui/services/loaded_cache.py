@@ -20,9 +20,9 @@ import logging
 import os
 import pickle
 import tempfile
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from django.conf import settings
 
@@ -74,9 +74,10 @@ def get(key: Hashable, package: Path) -> Any | None:
         return None
 
 
-def put(key: Hashable, package: Path, value: Any) -> None:
+def put(key: Hashable, package: Path, value: Any, dump: Callable[[Any, IO[bytes]], None] | None = None) -> None:
     """Keep ``value`` under ``key`` (written whole, then renamed); the oldest files beyond
-    SCHEDLAB_LOADED_CACHE_FILES go. A failure to write is logged, never raised: it is only a cache."""
+    SCHEDLAB_LOADED_CACHE_FILES go. A failure to write is logged, never raised: it is only a cache.
+    ``dump``: writes the pickle (the engine's own is faster for its records); ``pickle.load`` reads it."""
     directory = _directory()
     if directory is None:
         return
@@ -85,7 +86,10 @@ def put(key: Hashable, package: Path, value: Any) -> None:
         handle, temporary = tempfile.mkstemp(dir=directory, suffix=".part")
         try:
             with os.fdopen(handle, "wb") as file:
-                pickle.dump(value, file, protocol=pickle.HIGHEST_PROTOCOL)
+                if dump is None:
+                    pickle.dump(value, file, protocol=pickle.HIGHEST_PROTOCOL)
+                else:
+                    dump(value, file)
             os.replace(temporary, _path(directory, key, package))
         finally:
             Path(temporary).unlink(missing_ok=True)
