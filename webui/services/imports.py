@@ -56,20 +56,23 @@ class Upload:
     data: bytes
 
 
-def upload_text(uploads: list[Upload], progress: Progress | None = None, let_go: bool = False) -> str:
+def upload_text(
+    uploads: list[Upload], progress: Progress | None = None, let_go: bool = False, second_process: bool = False
+) -> str:
     """The scenario text of an upload. One plain file is kept as typed (tidied when it is kubectl's
     List), so its comments and layout stay and its problems are shown at its own lines in the editor;
     several files, or an archive, are read by the engine (typed lists, layouts, archive limits) and
     written out as one stream — their problems answer the import (400 naming file and line, 413 naming
     the limit), as there is no single text to show them in. ``let_go``: one plain file's bytes are
     dropped from ``uploads`` once decoded, so a big upload is not held twice while it is tidied
-    (its caller keeps no other reference: a big upload's worker)."""
+    (its caller keeps no other reference: a big upload's worker). ``second_process``: a big JSON
+    List's items are tidied in two processes (a caller that may fork: a big upload's worker)."""
     engine.enforce_size_bytes(sum(len(upload.data) for upload in uploads))
     if len(uploads) == 1 and not engine.is_archive(uploads[0].data):
         name, decoded = uploads[0].name, _utf8(uploads[0])
         if let_go:
             uploads.clear()
-        return _one_file(name, decoded, progress)
+        return _one_file(name, decoded, progress, second_process)
     return engine.upload_to_text([(upload.name, upload.data) for upload in uploads])
 
 
@@ -84,11 +87,11 @@ def added_to(version_text: str, uploads: list[Upload]) -> str:
     return f"{head}\n---\n# added from {names}\n{added.lstrip()}" if head.strip() else added
 
 
-def _one_file(name: str, decoded: str, progress: Progress | None = None) -> str:
+def _one_file(name: str, decoded: str, progress: Progress | None = None, second_process: bool = False) -> str:
     """One plain file, as typed — unless only its name says what its kind-less objects are (a support
     bundle's `nodes.json`: a list whose items carry no kind) and it loads so, but not as typed: then it is
     written out as the engine reads it with its name. Only a file named after a kind is checked here."""
-    text = normalize(decoded, progress)
+    text = normalize(decoded, progress, second_process)
     if not engine.kind_named_by(name) or engine.check(text).valid:
         return text
     try:
@@ -112,11 +115,11 @@ def _utf8(upload: Upload) -> str:
         raise DomainError(f"{upload.name} is not UTF-8 text (nor a .tar, .tar.gz, .tgz or .zip archive)") from None
 
 
-def normalize(text: str, progress: Progress | None = None) -> str:
+def normalize(text: str, progress: Progress | None = None, second_process: bool = False) -> str:
     if not MENTIONS_LIST.search(text):
         return text
     unwrapped = unwrap_block_list(text)
-    return unwrapped if unwrapped is not None else _reformat_list(text, progress)
+    return unwrapped if unwrapped is not None else _reformat_list(text, progress, second_process)
 
 
 # --- kubectl's block-style List, line by line --------------------------------------------------
@@ -249,10 +252,10 @@ def _without_empty_annotations(lines: list[str]) -> list[str]:
 # --- any other List: through the YAML parser ---------------------------------------------------
 
 
-def _reformat_list(text: str, progress: Progress | None = None) -> str:
+def _reformat_list(text: str, progress: Progress | None = None, second_process: bool = False) -> str:
     """Every List's items (several Lists, JSON values back to back, objects between them) as one
     stream, in file order; anything that does not parse, or holds something else, is kept as given."""
-    streamed = listtidy.tidied_lists(text, _json_decoder(), DUMPER, _without_server_fields, progress)
+    streamed = listtidy.tidied_lists(text, _json_decoder(), DUMPER, _without_server_fields, progress, second_process)
     if streamed is not None:
         return streamed
     documents = _json_values(text)

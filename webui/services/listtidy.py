@@ -23,7 +23,10 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import pickle
 import re
+import signal
 from collections.abc import Callable
 from typing import Any
 
@@ -36,6 +39,10 @@ PROGRESS_EVERY = 1000  # items written between two progress reports
 # The remembered scalars are forgotten past this many (a 150,000-pod dump has millions of distinct
 # names, addresses and timestamps; the labels, keys and quantities that repeat come back at once).
 REMEMBERED = 200_000
+# A List's items from this many characters on are written in two processes (``second_process``): the
+# second half of them by a forked child, in the same time as the first half here. Below it a fork
+# costs more than it saves (and only a big upload's worker asks for it).
+TWO_PROCESSES_FROM = 16 << 20
 
 # Told (items written, percent of the text walked) now and then.
 Progress = Callable[[int, int], None]
@@ -47,12 +54,20 @@ class NotTaken(Exception):
 
 
 def tidied_lists(
-    text: str, decoder: json.JSONDecoder, dumper_class: Any, tidy: Tidy, progress: Progress | None = None
+    text: str,
+    decoder: json.JSONDecoder,
+    dumper_class: Any,
+    tidy: Tidy,
+    progress: Progress | None = None,
+    second_process: bool = False,
 ) -> str | None:
     """Every List's items (and every other top-level object) of a text of JSON objects, each tidied by
     ``tidy``, as one YAML stream written by ``dumper_class`` as ``yaml.dump_all(documents,
-    Dumper=dumper_class, sort_keys=False, default_flow_style=False)`` writes it; None when not taken."""
-    walk = _Walk(text, decoder, _Writer(dumper_class), tidy, progress)
+    Dumper=dumper_class, sort_keys=False, default_flow_style=False)`` writes it; None when not taken.
+    ``second_process``: a big List's second half of items is written by a forked child meanwhile
+    (the same text; a caller that may fork: a big upload's worker)."""
+    walk = _Walk(text, decoder, dumper_class, tidy, progress)
+    walk.split = second_process and hasattr(os, "fork")
     try:
         return walk.run()
     except (NotTaken, ValueError, RecursionError, IndexError):  # IndexError: the text ended mid-value
@@ -60,13 +75,15 @@ def tidied_lists(
 
 
 class _Walk:
-    def __init__(self, text: str, decoder: json.JSONDecoder, writer: _Writer, tidy: Tidy, progress: Progress | None):
+    def __init__(self, text: str, decoder: json.JSONDecoder, dumper_class: Any, tidy: Tidy, progress: Progress | None):
         self.text = text
         self.decode = decoder.raw_decode
-        self.writer = writer
+        self.dumper_class = dumper_class
+        self.writer = _Writer(dumper_class)
         self.tidy = tidy
         self.progress = progress
         self.lists = 0
+        self.split = False  # the next big List's items in two processes
 
     def run(self) -> str:
         text = self.text
@@ -128,15 +145,28 @@ class _Walk:
         return at
 
     def items(self, at: int) -> int:
-        """A List's items from its "[", each written as soon as it is decoded."""
+        """A List's items from its "[", each written as soon as it is decoded (the second half of a
+        big List's by a child process, when the walk may fork)."""
+        if self.split and len(self.text) - at >= TWO_PROCESSES_FROM:
+            self.split = False  # one child per walk: the first big List
+            return self.items_in_two(at, at + (len(self.text) - at) // 2)
+        return self.items_from(self.space(at + 1), None)
+
+    def items_from(self, at: int, middle: int | None) -> int:
+        """The items from ``at`` (the first one's start, or "]") to the List's end; with ``middle``,
+        only up to the first item other than the first that starts at or after it: the position of
+        that item's start is returned (or of the end, past the "]", when there is none)."""
         text = self.text
-        at = self.space(at + 1)
+        first = True
         if text[at] == "]":
             return at + 1
         while True:
+            if middle is not None and at >= middle and not first:
+                return at
             item, at = self.decode(text, at)
             self.writer.write(self.tidy(item))
             del item
+            first = False
             if self.progress is not None and self.writer.written % PROGRESS_EVERY == 0:
                 self.progress(self.writer.written, at * 100 // len(text))
             at = self.space(at)
@@ -146,6 +176,121 @@ class _Walk:
             if text[at] != "]":
                 raise NotTaken
             return at + 1
+
+    def items_in_two(self, at: int, middle: int) -> int:
+        """The items, the first half written here while a forked child writes the second half
+        (from the first item other than the first that starts at or after ``middle``), its text then
+        put in place. The child's stream starts at the item before its half, as this one's emitter
+        has it there (``_SecondHalf``), so the documents' separators are the emitter's own."""
+        reading, writing = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:  # no process to spare now: all of it here
+            os.close(reading)
+            os.close(writing)
+            return self.items_from(self.space(at + 1), None)
+        if pid == 0:
+            os.close(reading)
+            _SecondHalf(self, writing).run(self.space(at + 1), middle)  # never returns
+        os.close(writing)
+        try:
+            try:
+                boundary = self.items_from(self.space(at + 1), middle)
+            except BaseException:
+                os.kill(pid, signal.SIGKILL)  # its half is of no use now
+                os.waitpid(pid, 0)
+                raise
+            half = _received(reading, pid)
+        finally:
+            os.close(reading)
+        if self.text[boundary - 1] == "]":  # the List ended before the middle: no second half
+            return boundary
+        if half is None:  # the child did not take its half (or failed): written here, whatever it meets
+            return self.items_from(boundary, None)
+        return self.writer.append_half(half, self)
+
+
+class _Half:
+    """What the child wrote: the text after the document before its half, how many items, where the
+    last one starts and where the List's items end."""
+
+    def __init__(self, text: str, written: int, last_start: int, end: int) -> None:
+        self.text = text
+        self.written = written
+        self.last_start = last_start
+        self.end = end
+
+
+class _SecondHalf:
+    """The child's side of ``items_in_two``: it finds the same boundary the parent stops at, writes
+    from the item before it in a stream of its own, and sends what follows that item's document."""
+
+    def __init__(self, walk: _Walk, writing: int) -> None:
+        self.walk = walk
+        self.writing = writing
+
+    def run(self, at: int, middle: int) -> None:
+        code = 1
+        try:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the worker's handlers are the parent's
+            half = self.half(at, middle)
+            _send_all(self.writing, pickle.dumps(half, protocol=pickle.HIGHEST_PROTOCOL))
+            code = 0
+        except BaseException:  # noqa: BLE001 - the parent writes the half itself when nothing arrives
+            pass
+        finally:
+            os._exit(code)  # never the parent's exit handlers or its connections
+
+    def half(self, at: int, middle: int) -> _Half | None:
+        walk, text = self.walk, self.walk.text
+        previous = -1
+        while at < middle or previous < 0:  # to the boundary, as the parent's items_from(middle) stops
+            if text[at] == "]":
+                return None
+            previous = at
+            _, at = walk.decode(text, at)
+            at = walk.space(at)
+            if text[at] == ",":
+                at = walk.space(at + 1)
+            elif text[at] == "]":
+                return None  # the List ends before the middle: no second half
+            else:
+                raise NotTaken
+        writer = walk.writer = _Writer(walk.dumper_class)
+        walk.progress = None  # the parent reports
+        item, _ = walk.decode(text, previous)
+        writer.write(walk.tidy(item))
+        cut = writer.stream.tell()
+        last_start = at
+        while True:
+            last_start = at
+            item, at = walk.decode(text, at)
+            writer.write(walk.tidy(item))
+            at = walk.space(at)
+            if text[at] == ",":
+                at = walk.space(at + 1)
+                continue
+            if text[at] != "]":
+                raise NotTaken
+            return _Half(writer.stream.getvalue()[cut:], writer.written - 1, last_start, at + 1)
+
+
+def _send_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _received(fd: int, pid: int) -> _Half | None:
+    """The child's half once it has ended, or None when it sent none (no second half, or it failed)."""
+    chunks = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    _, status = os.waitpid(pid, 0)
+    if not chunks or not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
+        return None
+    half = pickle.loads(b"".join(chunks))
+    return half if isinstance(half, _Half) else None
 
 
 class _Streamed:
@@ -193,6 +338,19 @@ class _Writer:
     def write(self, document: Any) -> None:
         self.dumper.serialize(self.node(document))
         self.written += 1
+
+    def append_half(self, half: _Half, walk: _Walk) -> int:
+        """The child's documents after this stream's: its last item written here too (so the
+        emitter is left as that document leaves it: an open end, a "..." before the next), its text
+        then replaced by the child's, which holds every document of the half as this stream would."""
+        end = self.stream.tell()
+        item, _ = walk.decode(walk.text, half.last_start)
+        self.write(walk.tidy(item))
+        self.stream.seek(end)
+        self.stream.truncate()
+        self.stream.write(half.text)
+        self.written += half.written - 1
+        return half.end
 
     def finish(self) -> str:
         self.dumper.close()

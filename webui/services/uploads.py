@@ -168,6 +168,7 @@ def _read(upload_id: int, worker: str) -> str:
             files,
             lambda done, percent: progress(what=f"tidying the text: {done:,} objects ({percent}%)", objects_read=done),
             let_go=True,  # one file's bytes go once decoded: a 262 MB JSON List is not held twice while tidied
+            second_process=True,  # a big JSON List's second half of items tidied by a forked child meanwhile
         )
         del files
         engine.enforce_size(text)

@@ -171,3 +171,68 @@ def test_the_remembered_scalars_are_forgotten_past_their_bound_with_the_same_tex
     whole = streamed(text)
     monkeypatch.setattr(listtidy, "REMEMBERED", 3)
     assert streamed(text) == whole == whole_text_path(text)
+
+
+# --- a big List's items in two processes ---------------------------------------------------------
+
+
+def in_two_processes(text: str) -> str | None:
+    return listtidy.tidied_lists(
+        text, imports._json_decoder(), imports.DUMPER, imports._without_server_fields, second_process=True
+    )
+
+
+@pytest.fixture
+def every_list_split(monkeypatch):
+    monkeypatch.setattr(listtidy, "TWO_PROCESSES_FROM", 0)
+
+
+@settings(
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(st.one_of(lists, objects), min_size=1, max_size=3))
+def test_a_list_split_between_two_processes_is_the_same_text(every_list_split, documents):
+    for text in layouts(documents):
+        assert in_two_processes(text) == streamed(text)
+
+
+@pytest.mark.parametrize("dump", sorted(DUMPS.glob("*.yaml")), ids=lambda path: path.name)
+def test_real_dumps_split_between_two_processes_are_the_same_text(every_list_split, monkeypatch, dump):
+    import yaml
+
+    appended = []
+    append_half = listtidy._Writer.append_half
+    monkeypatch.setattr(listtidy._Writer, "append_half", lambda *args: appended.append(1) or append_half(*args))
+
+    documents = [doc for doc in yaml.load_all(dump.read_text(), Loader=imports.LOADER) if doc is not None]
+    documents = [item for doc in documents for item in (doc.get("items") or [] if imports._is_list(doc) else [doc])]
+    text = json.dumps({"apiVersion": "v1", "items": documents, "kind": "List", "metadata": {}}, indent=4)
+    split = in_two_processes(text)
+    assert split is not None and split == streamed(text)
+    assert appended == [1]  # the second half came from the child
+
+
+def test_the_documents_at_the_boundary_keep_the_emitters_separators(every_list_split):
+    # A scalar item is a document that starts on its "---" line; a mapping's "---" stands alone.
+    for count in range(1, 7):
+        for where in range(count):
+            listed: list[object] = [{"kind": "Pod", "metadata": {"name": f"p{i}"}} for i in range(count)]
+            listed[where] = ["plain", "a\nb\n\n", 1, None, ""][where % 5]
+            text = json.dumps({"kind": "List", "items": listed}, indent=4)
+            split = in_two_processes(text)
+            assert split == streamed(text) == whole_text_path(text)
+            assert split is not None and ("--- " in split or where == 0)
+
+
+def test_a_child_that_fails_leaves_its_half_to_the_parent(every_list_split, monkeypatch):
+    def fails(self, at, middle):
+        raise RuntimeError("the child's half")
+
+    monkeypatch.setattr(listtidy._SecondHalf, "half", fails)
+    text = json.dumps({"kind": "List", "items": [{"kind": "Pod", "metadata": {"name": f"p{i}"}} for i in range(9)]})
+    assert in_two_processes(text) == streamed(text) == whole_text_path(text)
+
+
+def test_what_the_parent_does_not_take_is_not_taken_with_the_child_stopped(every_list_split):
+    text = '{"kind": "List", "items": [{"a": 1}, NaN, ' + ", ".join(['{"b": 2}'] * 20) + "]}"
+    assert in_two_processes(text) is None
