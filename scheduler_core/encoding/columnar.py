@@ -407,9 +407,12 @@ def _has_reference_key(value: dict[str, Any]) -> bool:
 def _smallest_type(values: np.ndarray) -> str:
     if not len(values):
         return "u1"
+    # Most columns (counts, scores, indices) hold no negative value: then the OR of all of them is
+    # non-negative and at most a bound exactly when every value is (one pass instead of min and max).
+    bits = int(np.bitwise_or.reduce(values))
+    if bits >= 0:
+        return "u1" if bits <= 0xFF else "u2" if bits <= 0xFFFF else "u4" if bits <= 0xFFFFFFFF else "i8"
     low, high = int(values.min()), int(values.max())
-    if low >= 0:  # most columns: counts, scores, indices
-        return "u1" if high <= 0xFF else "u2" if high <= 0xFFFF else "u4" if high <= 0xFFFFFFFF else "i8"
     return next(name for name in INT_TYPES if INT_RANGES[name][0] <= low and high <= INT_RANGES[name][1])
 
 

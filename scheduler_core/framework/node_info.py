@@ -215,19 +215,26 @@ class NodeInfo:
 
     def remove_pod(self, pod: Pod) -> PodInfo:
         """The pod's entry, whichever version of the pod it holds (the cache keys pods by name)."""
-        key = pod.key
-        for index, info in enumerate(self.pods):
-            if info.pod is pod or info.pod.key == key:
-                del self.pods[index]
-                break
-        else:
-            raise KeyError(f"pod {pod.key} is not on node {self.name}")
+        index = self._index_of(pod)
+        info = self.pods.pop(index)
         if info in self.pods_with_affinity:
             self.pods_with_affinity.remove(info)
         if info in self.pods_with_required_anti_affinity:
             self.pods_with_required_anti_affinity.remove(info)
         self._account(info, -1)
         return info
+
+    def _index_of(self, pod: Pod) -> int:
+        """The position of the pod's entry: the very object first (preemption's dry run takes off
+        the node's own entries, a victim at a time), else the entry of the same key."""
+        for index, info in enumerate(self.pods):
+            if info.pod is pod:
+                return index
+        key = pod.key
+        for index, info in enumerate(self.pods):
+            if info.pod.key == key:
+                return index
+        raise KeyError(f"pod {key} is not on node {self.name}")
 
     def _account(self, info: PodInfo, sign: int) -> None:
         for name, amount in info.requests.items():
