@@ -84,6 +84,7 @@ class _Walk:
         self.progress = progress
         self.lists = 0
         self.split = False  # the next big List's items in two processes
+        self.last_start = 0  # where the last item written started (the child's half: its last)
 
     def run(self) -> str:
         text = self.text
@@ -163,6 +164,7 @@ class _Walk:
         while True:
             if middle is not None and at >= middle and not first:
                 return at
+            self.last_start = at
             item, at = self.decode(text, at)
             self.writer.write(self.tidy(item))
             del item
@@ -261,18 +263,8 @@ class _SecondHalf:
         item, _ = walk.decode(text, previous)
         writer.write(walk.tidy(item))
         cut = writer.stream.tell()
-        last_start = at
-        while True:
-            last_start = at
-            item, at = walk.decode(text, at)
-            writer.write(walk.tidy(item))
-            at = walk.space(at)
-            if text[at] == ",":
-                at = walk.space(at + 1)
-                continue
-            if text[at] != "]":
-                raise NotTaken
-            return _Half(writer.stream.getvalue()[cut:], writer.written - 1, last_start, at + 1)
+        end = walk.items_from(at, None)
+        return _Half(writer.stream.getvalue()[cut:], writer.written - 1, walk.last_start, end)
 
 
 def _send_all(fd: int, data: bytes) -> None:
