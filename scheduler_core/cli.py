@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import itertools
 import json
 import sys
 from pathlib import Path
-from typing import Any, Callable, Iterable, Optional, Sequence, Union
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, Union
 
 from scheduler_core.scenario import live_cluster as snapshot
 from scheduler_core.run.loop import run_to_the_end
@@ -443,29 +444,33 @@ def _stream_trace_text(args: argparse.Namespace, scenario: Scenario, changes: Op
 
 
 def run_timeline(args: argparse.Namespace) -> int:
-    scenario = _load(args.scenario, limits_from(args), release_request(args))
-    if scenario is None:
-        return EXIT_INVALID
-    scenario, changes = _with_taints(scenario, args)
-    if not scenario.nodes:
-        # Without a node a pending pod is retried with back-off for ever (ErrNoNodesAvailable is
-        # no unschedulable status that would park it): there is no end to run to.
-        print("\n".join(render_notices(scenario)))
-        return _exit_code(scenario)
+    # The collector stays off from the read to the run's first event, where the run freezes what
+    # is alive (util/gcfreeze): on in between, its first passes walk every object the read and the
+    # scheduler's set-up made, none of them garbage (~0.1 s of a 5,000-node timeline).
+    with collector_paused():
+        scenario = _load(args.scenario, limits_from(args), release_request(args))
+        if scenario is None:
+            return EXIT_INVALID
+        scenario, changes = _with_taints(scenario, args)
+        if not scenario.nodes:
+            # Without a node a pending pod is retried with back-off for ever (ErrNoNodesAvailable is
+            # no unschedulable status that would park it): there is no end to run to.
+            print("\n".join(render_notices(scenario)))
+            return _exit_code(scenario)
+        # --json alone reads the builder's summary: the run writes only the events the builder reads.
+        reads = TIMELINE_READS if args.json and not args.events else None
+        events = _started(run_to_the_end(scenario, tie_break=args.tie_break, seed=args.seed, reads=reads))
     report = TimelineReport()
-    # --json alone reads the builder's summary: the run writes only the events the builder reads.
-    reads = TIMELINE_READS if args.json and not args.events else None
-    recorded = _drive(
-        args,
-        scenario,
-        run_to_the_end(scenario, tie_break=args.tie_break, seed=args.seed, reads=reads),
-        TimelineBuilder(),
-        replayed_from_timeline,
-        report.add,
-    )
+    recorded = _drive(args, scenario, events, TimelineBuilder(), replayed_from_timeline, report.add)
     if recorded is not None:
         print("\n".join([*_taint_lines(changes), *render_notices(scenario), *report.lines, *recorded.lines()]))
     return _exit_code(scenario)
+
+
+def _started(events: Iterator[Event]) -> Iterator[Event]:
+    """The same events, the first one already made (the scheduler's set-up done by then)."""
+    first = next(events, None)
+    return events if first is None else itertools.chain([first], events)
 
 
 def run_check(args: argparse.Namespace) -> int:

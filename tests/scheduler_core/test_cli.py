@@ -334,3 +334,33 @@ def test_capacity_reads_a_dumps_workloads_with_the_api_servers_defaults(tmp_path
     # 8 CPUs; the agent on each node (0.1), db's one replica (0.5) and web's one (1, the default): 5 more fit
     assert (answer["target"], answer["fits"]) == ("Deployment default/web", 5), answer
     assert "cannot use" not in result.stderr.decode()
+
+
+def test_timeline_keeps_the_collector_off_from_the_read_to_the_runs_first_event(monkeypatch, capsys):
+    # The run freezes what is alive at its first event; turned on before it, the collector would walk
+    # every object the read and the scheduler's set-up made.
+    import gc
+
+    from scheduler_core import cli
+
+    seen: list[bool] = []
+    running = cli.run_to_the_end
+
+    def watched(*args, **kwargs):
+        events = running(*args, **kwargs)
+        seen.append(gc.isenabled())  # after the scheduler's set-up
+        for event in events:
+            if len(seen) == 1:
+                seen.append(gc.isenabled())  # at the first event
+            yield event
+
+    monkeypatch.setattr(cli, "run_to_the_end", watched)
+    was_enabled = gc.isenabled()
+    gc.enable()
+    try:
+        assert cli.main(["timeline", "--json", str(ROOT / "examples" / "preemption.yaml")]) == 0
+        assert seen == [False, False] and gc.isenabled()
+    finally:
+        if not was_enabled:
+            gc.disable()
+    assert json.loads(capsys.readouterr().out)
