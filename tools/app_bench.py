@@ -404,7 +404,7 @@ def check_and_run(
     status = answer.json()["status"]
     while True:
         current = http.get(f"{base}/api/runs/{run}", timeout=timeout).json()
-        status, cycles = current["status"], current["progress"]["cycles"]
+        status, cycles = current["status"], current["progress"]["cycle"]  # cycles done (not "cycles", the pods to try)
         if not first_seen and cycles >= 1:
             # The run view's reads; a cycle counted but not stored yet (404) is asked again at the next poll.
             size, failed, pending = 0, "", False
@@ -431,7 +431,7 @@ def check_and_run(
     end = time.monotonic()
     if not first_seen:
         phase("first cycle", started, end, False, f"the run ended ({status}) with no cycle")
-    report.status, report.cycles = status, current["progress"]["cycles"]
+    report.status, report.cycles = status, current["progress"]["cycle"]
     report.events, report.stored_mb = current["eventCount"], round(current["storedBytes"] / MB, 1)
     phase("run", started, end, status == "succeeded", current.get("error") or "")
     if status != "succeeded" and not report.error:

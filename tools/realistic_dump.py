@@ -1,6 +1,6 @@
 """A realistic 10-node cluster dump, as ``kubectl get ... -A -o yaml`` writes it (issue 50, item 7).
 
-    .venv/bin/python tools/realistic_dump.py [--out tests/fixtures/dumps/istio_nodelocaldns_10.yaml] [--json]
+    .venv/bin/python tools/realistic_dump.py [--out tests/fixtures/dumps/istio_nodelocaldns_10.yaml] [--json] [--dense]
 
 An EKS-style cluster of v1.35 kubelets in three zones: eight m6i.xlarge workers and two m6i.large
 nodes of an ingress pool tainted ``dedicated=ingress:NoSchedule``; kube-proxy and node-local-dns
@@ -14,8 +14,11 @@ whose only allowed zone is full, a per-node anti-affinity with more replicas tha
 than any node), some fit once others bind (pod affinity to a pending pod), one preempts a batch pod.
 
 The dump is the fixture of ``tests/fixtures/dumps``; ``tools/envelope_dump.py`` copies it N times
-into a cluster at Kubernetes' envelope (``--copies 500``: 5,000 nodes). The same arguments always
-write the same bytes.
+into a cluster at Kubernetes' envelope (``--copies 500``: 5,000 nodes). ``--dense`` adds a platform
+team's 24 small services (by turns zone-spread, anti-affine per node, pinned to the pool by node
+affinity, or plain; one scaled up by a replica that fits): 300 pods on the 10 nodes, the envelope's
+density, so 500 copies are its 5,000 nodes and 150,000 pods (500 of them finished). The same
+arguments always write the same bytes.
 """
 
 from __future__ import annotations
@@ -684,6 +687,53 @@ def workloads() -> list[Workload]:
     ]
 
 
+# ---- --dense: the envelope's density (150,000 pods on 5,000 nodes is 30 a node)
+
+TENANT_WORKLOADS = 24  # x 9 running replicas (11 for the first): 27 more pods a general node, 300 pods in all
+TENANT_REPLICAS = 9
+TENANT_REQUESTS = (
+    {"cpu": "10m", "memory": "48Mi"},
+    {"cpu": "5m", "memory": "32Mi"},
+    {"cpu": "15m", "memory": "64Mi"},
+    {"cpu": "10m", "memory": "16Mi"},
+)
+GENERAL_NODES = [i for i, (_, _, pool) in enumerate(NODES) if pool == "general"]
+
+
+def tenant_workloads() -> list[Workload]:
+    """A platform team's small services, as most pods of a big cluster are: nine replicas each over
+    the general pool, by turns with a zone spread (ScheduleAnyway), a preferred per-node
+    anti-affinity, a required node affinity to the pool, or nothing; the last one scaled up by a
+    replica that fits (Pending until the scheduler places it)."""
+    general_affinity = {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [{"matchExpressions": [{"key": "pool", "operator": "In", "values": ["general"]}]}]
+            }
+        }
+    }
+    out = []
+    for i in range(TENANT_WORKLOADS):
+        name = f"svc-{i:02d}"
+        first = i * TENANT_REPLICAS + (2 if i else 0)
+        replicas = TENANT_REPLICAS + (0 if i else 2)  # 300 pods in all, 81 of them the fixture's
+        placement = on(*(GENERAL_NODES[(first + r) % len(GENERAL_NODES)] for r in range(replicas)))
+        if i == TENANT_WORKLOADS - 1:
+            placement += PENDING
+        spec: dict[str, Any] = [
+            {"topologySpreadConstraints": [spread("topology.kubernetes.io/zone", "ScheduleAnyway", name)]},
+            {"affinity": anti_affinity(name, required=False)},
+            {"affinity": general_affinity},
+            {},
+        ][i % 4]
+        out.append(
+            Workload(
+                "Deployment", f"tenant-{i % 6}", name, TENANT_REQUESTS[i % len(TENANT_REQUESTS)], placement, spec=spec
+            )
+        )
+    return out
+
+
 def controllers(w: Workload, index: int) -> list[dict[str, Any]]:
     """The workload's Deployment and ReplicaSet (or StatefulSet, DaemonSet) and its Service."""
     replicas = len(w.placement)
@@ -811,11 +861,11 @@ def controllers(w: Workload, index: int) -> list[dict[str, Any]]:
     return out
 
 
-def cluster() -> list[dict[str, Any]]:
+def cluster(dense: bool = False) -> list[dict[str, Any]]:
     objects: list[dict[str, Any]] = [node(name, zone, pool, i) for i, (name, zone, pool) in enumerate(NODES)]
     pods: list[dict[str, Any]] = []
     owners: list[dict[str, Any]] = []
-    for index, w in enumerate(workloads()):
+    for index, w in enumerate(workloads() + (tenant_workloads() if dense else [])):
         owners += controllers(w, index)
         for ordinal, node_name in enumerate(w.placement):
             pods.append(pod(w, ordinal, node_name, len(pods)))
@@ -1043,16 +1093,30 @@ NoAliases.add_representer(dict, _mapping)
 NoAliases.add_representer(list, _sequence)
 
 
+def _pending_of(items: list[dict[str, Any]]) -> str:
+    """ "N of its M pods", as the header says it."""
+    pods = [item for item in items if item["kind"] == "Pod"]
+    pending = sum(1 for item in pods if item["status"]["phase"] == "Pending")
+    return f"{pending} of its {len(pods)} pods"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", help="the file to write (default: standard output)")
     parser.add_argument("--json", action="store_true", help="kubectl's JSON (default: its YAML)")
+    parser.add_argument(
+        "--dense",
+        action="store_true",
+        help="with 24 small services more: 30 pods a node, the envelope's density (not the fixture)",
+    )
     args = parser.parse_args(argv)
-    listed = {"apiVersion": "v1", "items": cluster(), "kind": "List", "metadata": {"resourceVersion": ""}}
+    items = cluster(args.dense)
+    listed = {"apiVersion": "v1", "items": items, "kind": "List", "metadata": {"resourceVersion": ""}}
     if args.json:
         text = json.dumps(listed, indent=4) + "\n"
     else:
-        text = HEADER + yaml.dump(listed, Dumper=NoAliases, sort_keys=True, default_flow_style=False, width=200)
+        header = HEADER if not args.dense else HEADER.replace("10 of its 81 pods", _pending_of(items))
+        text = header + yaml.dump(listed, Dumper=NoAliases, sort_keys=True, default_flow_style=False, width=200)
     if args.out is None:
         sys.stdout.write(text)
     else:

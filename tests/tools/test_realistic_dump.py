@@ -65,3 +65,16 @@ def test_copies_of_the_dump_are_one_cluster_that_many_times_as_big():
     one, three = load_scenario(FIXTURE.read_bytes()), load_scenario(out.getvalue())
     assert (len(three.nodes), len(three.running_pods), len(three.pending_pods)) == (30, 210, 30)
     assert len(one.pending_pods) == 10
+
+
+def test_dense_is_the_envelopes_thirty_pods_a_node_and_still_a_real_dump():
+    text = _written("--dense")
+    assert _written("--dense") == text  # the same arguments, the same bytes
+    scenario = load_scenario(text)
+    fixture = load_scenario(FIXTURE.read_bytes())
+    pods = len(scenario.running_pods) + len(scenario.pending_pods) + 1  # the finished backup pod
+    assert (len(scenario.nodes), pods) == (10, 300)  # 500 copies: Kubernetes' 5,000 nodes and 150,000 pods
+    assert len(scenario.pending_pods) == len(fixture.pending_pods) + 1  # the scaled-up service's replica
+    assert "11 of its 300 pods are Pending" in text.splitlines()[4]
+    fixture_names = {pod.name for pod in fixture.running_pods}
+    assert fixture_names < {pod.name for pod in scenario.running_pods}  # the fixture's pods, and more

@@ -13,7 +13,7 @@ from django.utils import timezone
 from tests.webui.websocket_support import APP, session_cookie
 from webui import consumers, publisher
 from webui.models import Run, RunSegment, RunStatus, Scenario, ScenarioVersion, ShareLink
-from webui.services import engine, segments
+from webui.services import engine
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -22,7 +22,7 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 def make_run(session_key: str, stored: int, status: str = RunStatus.RUNNING) -> Run:
     scenario = Scenario.objects.create(name="s", owner_session_key=session_key)
     version = ScenarioVersion.objects.create(scenario=scenario, number=1, text="")
-    names = segments.names_gz(engine.load(""))
+    names = engine.run_names_gz(engine.load(""))
     run = Run.objects.create(version=version, status=status, owner_session_key=session_key, names_gz=names)
     if stored:
         store(run.pk, range(stored))

@@ -106,9 +106,10 @@ def run_segment(request: ActorRequest, run_id: int, cycle: int) -> HttpResponse:
     return response
 
 
-@router.get("/{int:run_id}/names", response={200: RunNamesOut, **ERRORS})
+@router.get("/{int:run_id}/names", response={200: RunNamesOut, **ERRORS, 409: ErrorOut})
 def run_names(request: ActorRequest, run_id: int) -> HttpResponse:
-    """What the segments' indices refer to: the nodes (with labels) and the pending pods, once per run."""
+    """What the segments' indices refer to: the nodes (with labels) and the pending pods, once per run;
+    409 names_not_ready before the run's worker has started it (ask again)."""
     run = access.readable_run(request.auth, run_id)
     return responses.gzipped_json(request, segments.stored_names_gz(run))
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import gzip
 import hashlib
+import json
 import threading
 from pathlib import Path
 from collections import OrderedDict
@@ -65,6 +67,7 @@ from scheduler_core.api import (
     load_scenario,
     collector_paused,
     dump_pickled,
+    frozen_after_first,
     YAML_DUMPER,
     YAML_LOADER,
     megabytes,
@@ -189,6 +192,11 @@ __all__ = [
     "engine_limits",
     "explain",
     "load",
+    "load_stored",
+    "kept_run_names",
+    "run_names_document",
+    "run_names_gz",
+    "collector_paused",
     "load_valid",
     "pod_requests",
     "simulate_events",
@@ -406,21 +414,38 @@ NO_RELEASE = ReleaseRequest()  # nothing asked: the release the dump says (else 
 def load(text: str, release: ReleaseRequest = NO_RELEASE) -> Scenario:
     """Loads once per distinct text (and release asked): versions never change, and a 5000-node
     file takes seconds. ``release``: what a run asked for (the loader's ReleaseRequest)."""
-    key = (_digest(text), engine_limits(), _release_key(release))
+    return _load_keyed(_digest(text), len(text), lambda: text, release)
+
+
+def load_stored(digest: str, length: int, text_of: Callable[[], str], release: ReleaseRequest = NO_RELEASE) -> Scenario:
+    """``load`` of a stored text named by its digest and length (ScenarioVersion.digest, .length):
+    the text is read (``text_of``) only when neither this process nor loaded_cache has the
+    scenario — a run's worker skips reading and hashing a dump another process has read (a second
+    for 150,000 pods). A text stored without its digest is read as ``load`` reads it."""
+    if not digest:
+        return load(text_of(), release)
+    return _load_keyed(digest, length, text_of, release)
+
+
+def _load_keyed(digest: str, length: int, text_of: Callable[[], str], release: ReleaseRequest) -> Scenario:
+    key = (digest, engine_limits(), _release_key(release))
     scenario = _LOADED.get(key)
     if scenario is None:
         # Callers only read the Scenario (simulate() copies the pods it binds), so sharing it is safe.
-        scenario = _LOADED.put(key, _loaded(text, key, release))
+        scenario = _LOADED.put(key, _loaded(text_of, length, key, release))
     return scenario
 
 
 ENGINE_PACKAGE = Path(scheduler_core.api.__file__).parent  # its code names the files loaded_cache keeps
 
 
-def _loaded(text: str, key: tuple[str, Limits, Hashable], release: ReleaseRequest) -> Scenario:
+def _loaded(
+    text_of: Callable[[], str], length: int, key: tuple[str, Limits, Hashable], release: ReleaseRequest
+) -> Scenario:
     """Read from the text, or from what another of the app's processes read from it (loaded_cache:
-    a big text's worker has it in a fraction of the time); kept there for them when it is big."""
-    keep = loaded_cache.wanted(len(text))
+    a big text's worker has it in a fraction of the time); kept there for them when it is big,
+    with the run's names beside it (kept_run_names: a run of it has them before its worker starts)."""
+    keep = loaded_cache.wanted(length)
     if keep:
         # A million objects pickled or unpickled, none of them garbage: with the collector on, its
         # passes over them took more than half of each (2.9 of 4.2 s reading 5,000 nodes' back).
@@ -428,11 +453,42 @@ def _loaded(text: str, key: tuple[str, Limits, Hashable], release: ReleaseReques
             kept = loaded_cache.get(key, ENGINE_PACKAGE)
         if isinstance(kept, Scenario):
             return kept
-    scenario = load_scenario(text, limits=key[1], release=release)
+    scenario = load_scenario(text_of(), limits=key[1], release=release)
     if keep:
         with collector_paused():
             loaded_cache.put(key, ENGINE_PACKAGE, scenario, dump_pickled)  # before anyone uses it: as read
+        loaded_cache.put(_names_key(key), ENGINE_PACKAGE, run_names_gz(scenario))
     return scenario
+
+
+def _names_key(key: tuple[str, Limits, Hashable]) -> tuple[Hashable, ...]:
+    return ("run-names", *key)
+
+
+def kept_run_names(digest: str, release: ReleaseRequest = NO_RELEASE) -> bytes | None:
+    """The run names (run_names_gz) of the scenario a stored text loads to, when another of the
+    app's processes loaded it and kept them (loaded_cache); None otherwise. Never reads the text."""
+    if not digest:
+        return None
+    kept = loaded_cache.get(_names_key((digest, engine_limits(), _release_key(release))), ENGINE_PACKAGE)
+    return kept if isinstance(kept, bytes) else None
+
+
+RUN_NAMES_GZIP_LEVEL = 6  # once per run: ~45 KB for 5000 nodes with their labels
+
+
+def run_names_document(scenario: Scenario) -> dict[str, Any]:
+    """What a run's segments' indices refer to: nodes in document order (with labels), pending pods in queue order."""
+    return {
+        "nodes": [{"name": node.name, "labels": dict(node.labels)} for node in scenario.nodes],
+        "pods": [pod.key for pod in scenario.pending_pods],
+    }
+
+
+def run_names_gz(scenario: Scenario) -> bytes:
+    """run_names_document as stored with a run (Run.names_gz): gzip of its compact JSON."""
+    body = json.dumps(run_names_document(scenario), separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return gzip.compress(body, compresslevel=RUN_NAMES_GZIP_LEVEL, mtime=0)
 
 
 def _release_key(release: ReleaseRequest) -> Hashable:
@@ -632,7 +688,11 @@ def run_events(
     ``on_first_event`` is called once the first event has arrived, before it is handed on: what came
     before is the scheduler's set-up (its snapshot of the nodes and pods), which measure.py times apart."""
     if engine_in_child(scenario):
-        events = events_in_child(lambda in_child: simulate_events(scenario, mode, hand_over_only=in_child))
+        # This process freezes what is alive at the first event too (the loaded scenario), as the
+        # engine's own process does: the collector need not walk a million objects that stay.
+        events = frozen_after_first(
+            events_in_child(lambda in_child: simulate_events(scenario, mode, hand_over_only=in_child))
+        )
     else:
         events = simulate_events(scenario, mode)
     stream = cast(Generator[Event, None, None], events)

@@ -48,8 +48,9 @@ def cycle_page_json(run: Run, cycle: int, run_finished: bool) -> bytes:
 
 def _all_events(run: Run, wanted: engine.EventFilter | None = None) -> Iterator[dict[str, Any]]:
     """Every stored event in order, or only those ``wanted`` picks (the rest are never decoded)."""
-    names = segments.run_names(run)
+    names = None  # read with the first segment: a run not started yet has neither
     for row in RunSegment.objects.filter(run=run).order_by("first_seq").iterator(chunk_size=16):
+        names = names or segments.run_names(run)
         yield from segments.decode(row, names) if wanted is None else segments.decode_selected(row, names, wanted)
 
 

@@ -28,7 +28,7 @@ from webui.models import (
     forget_unused_pieces,
     pieces_of,
 )
-from webui.services import access, releases, scenarios
+from webui.services import access, engine, releases, scenarios
 from webui.services.claims import stale_before
 from webui.services.access import Actor
 from webui.services.errors import Conflict, DomainError, LimitExceeded
@@ -113,6 +113,8 @@ def start(
             release=wanted.release,
             feature_gates=wanted.gates,
             release_choice=check.release,
+            # the names its view reads first, when the process that checked the text kept them
+            names_gz=engine.kept_run_names(version.digest, wanted.request),
             **actor.owner_fields(),
         )
         _enqueue_on_commit(run.pk)

@@ -16,32 +16,30 @@ from django.db.models.functions import Length
 
 from webui.models import Run, RunSegment
 from webui.services import engine, releases
+from webui.services.errors import Conflict
 
-NAMES_GZIP_LEVEL = 6  # once per run: ~45 KB for 5000 nodes with their labels
 _NAMES: engine.Memo[engine.RunNames] = engine.Memo(16)  # run id -> RunNames (the names of a run never change)
-
-
-def names_document(scenario: Any) -> dict[str, Any]:
-    """What the segments' indices refer to: nodes in document order (with labels), pending pods in queue order."""
-    return {
-        "nodes": [{"name": node.name, "labels": dict(node.labels)} for node in scenario.nodes],
-        "pods": [pod.key for pod in scenario.pending_pods],
-    }
-
-
-def names_gz(scenario: Any) -> bytes:
-    body = json.dumps(names_document(scenario), separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-    return gzip.compress(body, compresslevel=NAMES_GZIP_LEVEL, mtime=0)
 
 
 def run_names_from(document: dict[str, Any]) -> engine.RunNames:
     return engine.RunNames([node["name"] for node in document["nodes"]], list(document["pods"]))
 
 
+class NamesNotReady(Conflict):
+    """A run whose worker has not started it: it keeps the names before its first event."""
+
+    code = "names_not_ready"
+
+
 def stored_names_gz(run: Run) -> bytes:
-    """The run's names (gzip JSON). A run stored before they were kept gets them from its version."""
+    """The run's names (gzip JSON), which its worker keeps before the first event. Asked sooner
+    (queued, or its worker still reading the scenario): NamesNotReady, rather than this process
+    reading the whole scenario for them as the worker does (seconds and gigabytes on a 5,000-node
+    dump). A finished run stored before they were kept gets them from its version."""
+    if run.names_gz is None and not run.is_finished:
+        raise NamesNotReady(f"run {run.pk} has not started yet: its names are kept when it starts; ask again")
     if run.names_gz is None:
-        blob = names_gz(engine.load_valid(run.version.text, releases.request_of(run)))
+        blob = engine.run_names_gz(engine.load_valid(run.version.text, releases.request_of(run)))
         Run.objects.filter(pk=run.pk, names_gz__isnull=True).update(names_gz=blob)
         run.names_gz = blob
     return bytes(run.names_gz)
@@ -100,8 +98,11 @@ def cycle_rows(run_id: int, cycle: int) -> list[RunSegment]:
 
 
 def cycle_events(run: Run, cycle: int) -> list[dict[str, Any]]:
+    rows = cycle_rows(run.pk, cycle)
+    if not rows:  # not stored yet (its run may not have started: no names either)
+        return []
     names = run_names(run)
-    return [event for row in cycle_rows(run.pk, cycle) for event in decode(row, names) if event["cycle"] == cycle]
+    return [event for row in rows for event in decode(row, names) if event["cycle"] == cycle]
 
 
 def cycle_blob(run: Run, cycle: int) -> bytes | None:

@@ -273,11 +273,15 @@ def _set_membership(nodes: list[NodeInfo], node_info: NodeInfo, member: bool, po
 def _template_pod_info(pod: Pod, templates: dict[tuple[int, ...], PodInfo]) -> PodInfo:
     """PodInfo(pod). Pods of one template share their spec's decoded values (scenario/pods.py's
     decode_pod: the very same containers, overhead and pod-level requests): without pod affinity
-    (whose terms read the pod's namespace and labels) or a resize under way, such a pod's PodInfo
-    is the first one's computed parts (PodInfo.with_pod). 20,000 running pods of one template,
-    as scheduler_perf's files have, then sum their requests once. ``templates``: the first PodInfo
-    of each set of those values, by identity (its pod keeps them alive)."""
-    if pod.affinity is not None or pod.container_statuses or pod.resize_infeasible:
+    (whose terms read the pod's namespace and labels; node affinity, which a DaemonSet's every pod
+    has, is not PodInfo's) or a resize under way, such a pod's PodInfo is the first one's computed
+    parts (PodInfo.with_pod). 20,000 running pods of one template, as scheduler_perf's files have,
+    then sum their requests once. ``templates``: the first PodInfo of each set of those values, by
+    identity (its pod keeps them alive)."""
+    affinity = pod.affinity
+    if affinity is not None and (affinity.pod_affinity is not None or affinity.pod_anti_affinity is not None):
+        return PodInfo(pod)
+    if pod.container_statuses or pod.resize_infeasible:
         return PodInfo(pod)
     key = (id(pod.containers), id(pod.init_containers), id(pod.overhead), id(pod.pod_level_requests))
     first = templates.get(key)

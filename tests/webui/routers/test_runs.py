@@ -654,6 +654,19 @@ def test_it_builds_the_names_of_a_run_stored_before_they_were_kept(owner: Client
     assert [n["name"] for n in names["nodes"]] and Run.objects.get(pk=run["id"]).names_gz is not None
 
 
+def test_a_run_not_started_yet_says_ask_again_for_its_names_rather_than_reading_the_scenario(
+    owner: Client, scenario: dict, monkeypatch: pytest.MonkeyPatch
+):
+    queued = owner.post(f"/api/scenarios/{scenario['id']}/runs").json()  # no worker has claimed it
+    monkeypatch.setattr(engine, "load_valid", lambda *args: pytest.fail("the web process read the scenario"))
+    answer = owner.get(f"/api/runs/{queued['id']}/names")
+    assert answer.status_code == 409 and answer.json()["error"]["code"] == "names_not_ready"
+    assert "ask again" in answer.json()["error"]["message"]
+    monkeypatch.undo()
+    execute_run.apply(args=[queued["id"]])  # the worker keeps them before its first event
+    assert [n["name"] for n in owner.get(f"/api/runs/{queued['id']}/names").json()["nodes"]]
+
+
 def test_it_lets_a_share_token_read_segments_and_names_but_not_strangers(
     owner: Client, stranger: Client, scenario: dict, run: dict
 ):

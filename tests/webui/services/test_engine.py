@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import threading
 from pathlib import Path
@@ -69,7 +70,7 @@ def test_a_big_text_read_by_one_process_is_read_from_disk_by_the_next(monkeypatc
     settings.SCHEDLAB_LOADED_CACHE_MIN_BYTES = 0
     text = SCENARIO.format("kept-1") + "---\n" + SCENARIO.format("kept-2")
     first = engine.load(text)
-    assert len(list(Path(settings.SCHEDLAB_LOADED_CACHE_DIR).glob("*.pickle"))) == 1
+    assert len(list(Path(settings.SCHEDLAB_LOADED_CACHE_DIR).glob("*.pickle"))) == 2  # the scenario, its run names
     engine.forget_everything()  # as another process: nothing in memory
     monkeypatch.setattr(engine, "load_scenario", lambda *args, **kwargs: pytest.fail("read from the text again"))
     again = engine.load(text)
@@ -79,6 +80,31 @@ def test_a_big_text_read_by_one_process_is_read_from_disk_by_the_next(monkeypatc
     ]
     with override_settings(SCHEDLAB_MAX_NODES=1), pytest.raises(pytest.fail.Exception):
         engine.load(text)  # other limits: another file, read from the text
+
+
+def test_a_stored_text_is_read_only_when_no_process_has_its_scenario_and_its_run_names_are_kept(monkeypatch, settings):
+    from webui import textstore
+
+    settings.SCHEDLAB_LOADED_CACHE_MIN_BYTES = 0
+    text = SCENARIO.format("stored-1") + "---\n" + SCENARIO.format("stored-2")
+    digest, reads = textstore.digest_of(text), []
+
+    def text_of() -> str:
+        reads.append(1)
+        return text
+
+    assert engine.kept_run_names(digest) is None  # nobody has read it yet
+    first = engine.load_stored(digest, len(text), text_of)
+    assert reads == [1] and engine.load(text) is first  # the same key as the text's own
+    kept = engine.kept_run_names(digest)
+    assert kept is not None and json.loads(gzip.decompress(kept)) == engine.run_names_document(first)
+    assert kept == engine.run_names_gz(first)
+    assert engine.kept_run_names(digest, engine.ReleaseRequest(engine.asked_release("v1.33"))) is None
+    engine.forget_everything()  # as another process: read back from disk, the text never read
+    again = engine.load_stored(digest, len(text), text_of)
+    assert reads == [1] and [n.name for n in again.nodes] == ["nstored-1", "nstored-2"]
+    assert engine.load_stored("", len(text), text_of) is engine.load(text)  # no digest: the text's own
+    assert reads == [1, 1]
 
 
 def test_a_small_text_is_not_kept_on_disk(settings):

@@ -220,3 +220,18 @@ def test_stopping_all_cancels_only_the_active_runs_among_those_found_with_the_re
         assert (run.status, run.error) == (RunStatus.CANCELLED, "its account was deleted") and run.finished
     assert Run.objects.get(pk=done.pk).status == RunStatus.SUCCEEDED
     assert Run.objects.get(pk=elsewhere.pk).status == RunStatus.QUEUED
+
+
+def test_a_run_of_a_text_another_process_read_starts_with_its_names_and_otherwise_without(settings):
+    scenario = Scenario.objects.create(name="s", owner_session_key="k")
+    text = support.scenario_text(3, 2)
+    ScenarioVersion.objects.create(scenario=scenario, number=1, text=text)
+    actor = Actor(session_key="k")
+    assert runs.start(actor, scenario).names_gz is None  # a small text: nobody keeps it on disk
+    engine.forget_everything()
+    settings.SCHEDLAB_LOADED_CACHE_MIN_BYTES = 0  # a big one: the check's process keeps it and its names
+    run = runs.start(actor, scenario)
+    assert bytes(run.names_gz) == engine.run_names_gz(engine.load(text))
+    asked = runs.start(actor, scenario, wanted=releases.Asked("v1.33"))
+    loaded = engine.load(text, releases.Asked("v1.33").request)
+    assert bytes(asked.names_gz) == engine.run_names_gz(loaded)
