@@ -10,7 +10,7 @@ against thousands of pods per cycle.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Callable, Mapping, Optional, cast
+from typing import Callable, Mapping, Optional
 
 from scheduler_core.model.validation import is_label_value
 from scheduler_core.model import (
@@ -159,14 +159,29 @@ def _compile_node_term(term: NodeSelectorTerm) -> Optional[Callable[[Node], bool
     """One term: all its expressions and fields must match. An empty term matches nothing (None)."""
     if not term.match_expressions and not term.match_fields:
         return None
-    if not all(map(_valid_node_requirement, term.match_expressions)):
-        return None  # nodeaffinity: a term whose requirements do not parse never matches
-    label_preds = [_requirement_predicate(r.key, r.operator, r.values) for r in term.match_expressions]
+    labels_match = _compile_label_requirements(term.match_expressions)
+    if labels_match is None:
+        return None
     field_preds = [_field_predicate(r) for r in term.match_fields]
 
     def matches(node: Node) -> bool:
-        labels = node.labels
-        return all(p(labels) for p in label_preds) and all(p(node) for p in field_preds)
+        return labels_match(node.labels) and all(p(node) for p in field_preds)
+
+    return matches
+
+
+@lru_cache(maxsize=65536)
+def _compile_label_requirements(
+    requirements: tuple[NodeSelectorRequirement, ...],
+) -> Optional[Callable[[Labels], bool]]:
+    """A term's matchExpressions on a node's labels: all must match; None when one does not parse
+    (nodeaffinity: such a term never matches)."""
+    if not all(map(_valid_node_requirement, requirements)):
+        return None
+    label_preds = [_requirement_predicate(r.key, r.operator, r.values) for r in requirements]
+
+    def matches(labels: Labels) -> bool:
+        return all(p(labels) for p in label_preds)
 
     return matches
 
@@ -237,10 +252,9 @@ def node_selector_matches_labels(selector: NodeSelector, labels: Labels) -> bool
         if not all(map(_valid_field_requirement, term.match_fields)):
             continue
         if term.match_expressions:
-            compiled = _compile_node_term(NodeSelectorTerm(term.match_expressions))
-            if compiled is None or not compiled(
-                Node(name="", labels=cast("dict[str, str]", labels))
-            ):  # a probe: only read
+            # the term's expressions alone, on the labels (no probe Node built per node checked)
+            compiled = _compile_label_requirements(term.match_expressions)
+            if compiled is None or not compiled(labels):
                 continue
         return True
     return False
